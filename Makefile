@@ -1,0 +1,52 @@
+# hybridlab: every target sets itself up; `make lab` opens the course, `make test` checks it.
+VENV      ?= .venv
+BIN       := $(VENV)/bin
+PY        := $(BIN)/python
+STAMP     := $(VENV)/.installed
+PORT      ?= 8888
+PYTEST_ARGS ?=
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+.PHONY: setup lab test book release grade lint bench clean doctor
+
+setup: $(STAMP)
+	@$(BIN)/hybridlab build --all --quiet
+	@$(PY) -m hybridlab.kernelspec --quiet
+
+$(STAMP): requirements.lock pyproject.toml
+	@command -v cc >/dev/null 2>&1 || { echo "make: no C compiler found (cc). Install one: sudo apt-get install gcc libc6-dev  (macOS: xcode-select --install)"; exit 1; }
+	@command -v python3 >/dev/null 2>&1 || { echo "make: python3 (3.10 or newer) is needed"; exit 1; }
+	@test -x $(PY) || python3 -m venv $(VENV) || { echo "make: could not create $(VENV); on Debian/Ubuntu: sudo apt-get install python3-venv"; exit 1; }
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.lock
+	$(PY) -m pip install --quiet --no-deps -e .
+	@touch $@
+
+lab: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/jupyter lab --notebook-dir=labs --port=$(PORT) --ip=0.0.0.0 --no-browser $(ROOT_FLAG)
+
+test: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest $(PYTEST_ARGS)
+
+doctor: setup
+	$(BIN)/hybridlab doctor
+
+book: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/jupyter-book build book --warningiserror --nitpick --keep-going
+
+release: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/hybridlab release
+
+grade: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/hybridlab grade $(LAB)
+
+bench: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/run_benchmarks.py
+
+lint: setup
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/hadolint Dockerfile
+
+clean:
+	rm -rf book/_build .pytest_cache
+	$(BIN)/hybridlab clean || true

@@ -1,0 +1,452 @@
+/* hybridlab.h: the measurement method and result records shared by every kernel.
+ *
+ * A kernel file includes this header once and defines
+ *     const char *const hl_kernel_description;
+ *     const hl_param hl_kernel_params[];          (ends with HL_END_PARAMS)
+ *     int hl_kernel(MPI_Comm comm, hl_ctx *ctx);   (0 on success, hl_fail(...) on error)
+ *
+ * Built as a shared library (the default) the header adds hl_entry(), which the Python harness
+ * calls inside each MPI engine with the engine's communicator. Built with -DHL_PROGRAM it adds
+ * main(), which initialises MPI itself and prints the same records as JSON lines on stdout.
+ *
+ * Every record is one JSON object per line. hl_emit() prefixes the fields that say where it ran:
+ * rank, thread, cpu (sched_getcpu) and numa node (getcpu).
+ */
+#ifndef HYBRIDLAB_H
+#define HYBRIDLAB_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <mpi.h>
+#include <omp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- parameters */
+
+typedef struct {
+    const char *name;
+    const char *value; /* default */
+    const char *help;
+} hl_param;
+
+#define HL_END_PARAMS {NULL, NULL, NULL}
+
+extern const char *const hl_kernel_description;
+extern const hl_param hl_kernel_params[];
+
+/* ------------------------------------------------------------- the call state */
+
+typedef struct {
+    int argc;
+    char **argv;    /* "name=value" tokens */
+    MPI_Comm comm;
+    int rank, size;
+    char *out;      /* JSON lines, grown as needed */
+    size_t len, cap;
+    char error[512];
+    omp_lock_t lock;
+} hl_ctx;
+
+int hl_kernel(MPI_Comm comm, hl_ctx *ctx);
+
+/* Record a failure; the kernel returns the value. */
+static inline int hl_fail(hl_ctx *ctx, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* ------------------------------------------------------------------ placement */
+
+/* The CPU and NUMA node the calling thread runs on right now. */
+static inline void hl_where(int *cpu, int *numa) {
+    unsigned c = 0, n = 0;
+    if (syscall(SYS_getcpu, &c, &n, NULL) != 0) {
+        c = (unsigned)sched_getcpu();
+        n = 0;
+    }
+    *cpu = (int)c;
+    *numa = (int)n;
+}
+
+/* The calling thread's allowed CPUs as a JSON array, e.g. "[0,1]". */
+static inline void hl_allowed_cpus(char *buf, size_t cap) {
+    cpu_set_t set;
+    size_t used = 0;
+    buf[0] = '\0';
+    if (sched_getaffinity(0, sizeof set, &set) != 0) {
+        snprintf(buf, cap, "[]");
+        return;
+    }
+    used += (size_t)snprintf(buf + used, cap - used, "[");
+    int first = 1;
+    for (int c = 0; c < CPU_SETSIZE && used + 8 < cap; c++) {
+        if (CPU_ISSET(c, &set)) {
+            used += (size_t)snprintf(buf + used, cap - used, first ? "%d" : ",%d", c);
+            first = 0;
+        }
+    }
+    snprintf(buf + used, cap - used, "]");
+}
+
+static inline const char *hl_level_name(int level) {
+    switch (level) {
+    case MPI_THREAD_SINGLE: return "single";
+    case MPI_THREAD_FUNNELED: return "funneled";
+    case MPI_THREAD_SERIALIZED: return "serialized";
+    case MPI_THREAD_MULTIPLE: return "multiple";
+    default: return "unknown";
+    }
+}
+
+/* -------------------------------------------------------------------- records */
+
+static inline void hl_append(hl_ctx *ctx, const char *text, size_t n) {
+    if (ctx->len + n + 1 > ctx->cap) {
+        size_t cap = ctx->cap ? ctx->cap : 4096;
+        while (ctx->len + n + 1 > cap) cap *= 2;
+        char *grown = realloc(ctx->out, cap);
+        if (!grown) {
+            fprintf(stderr, "hybridlab: out of memory for records\n");
+            abort();
+        }
+        ctx->out = grown;
+        ctx->cap = cap;
+    }
+    memcpy(ctx->out + ctx->len, text, n);
+    ctx->len += n;
+    ctx->out[ctx->len] = '\0';
+}
+
+/* Emit one record: `fields` is the inside of a JSON object ("\"phase\":\"halo\",..."), to which
+ * rank, thread, cpu and numa are prefixed. Safe to call from any OpenMP thread. */
+static inline void hl_emit(hl_ctx *ctx, const char *fields, ...) {
+    char body[2048], line[2300];
+    int cpu, numa;
+    va_list ap;
+    va_start(ap, fields);
+    vsnprintf(body, sizeof body, fields, ap);
+    va_end(ap);
+    hl_where(&cpu, &numa);
+    int n = snprintf(line, sizeof line, "{\"rank\":%d,\"thread\":%d,\"cpu\":%d,\"numa\":%d%s%s}\n",
+                     ctx->rank, omp_get_thread_num(), cpu, numa, body[0] ? "," : "", body);
+    if (n >= (int)sizeof line) n = (int)sizeof line - 1;
+    omp_set_lock(&ctx->lock);
+    hl_append(ctx, line, (size_t)n);
+    omp_unset_lock(&ctx->lock);
+}
+
+/* Each rank's description of where and how it runs, read by the harness as run metadata. */
+static inline void hl_emit_meta(hl_ctx *ctx) {
+    char host[256] = "", lib[MPI_MAX_LIBRARY_VERSION_STRING] = "", allowed[1024], line[2048];
+    int provided = 0, len = 0;
+    gethostname(host, sizeof host - 1);
+    MPI_Get_library_version(lib, &len);
+    lib[strcspn(lib, "\n")] = '\0'; /* the first line names the library and version */
+    for (char *p = lib; *p; p++)
+        if (*p == '"' || *p == '\\' || *p == '\t') *p = ' ';
+    MPI_Query_thread(&provided);
+    hl_allowed_cpus(allowed, sizeof allowed);
+    int n = snprintf(line, sizeof line,
+                     "{\"meta\":true,\"rank\":%d,\"size\":%d,\"host\":\"%s\",\"pid\":%d,"
+                     "\"thread_level\":\"%s\",\"omp_max_threads\":%d,\"allowed_cpus\":%s,"
+                     "\"mpi_library\":\"%s\"}\n",
+                     ctx->rank, ctx->size, host, (int)getpid(), hl_level_name(provided),
+                     omp_get_max_threads(), allowed, lib);
+    if (n >= (int)sizeof line) n = (int)sizeof line - 1;
+    hl_append(ctx, line, (size_t)n);
+}
+
+/* ----------------------------------------------------------- parameter access */
+
+static inline const hl_param *hl_find_param(const char *name, size_t n) {
+    for (const hl_param *p = hl_kernel_params; p->name; p++)
+        if (strlen(p->name) == n && strncmp(p->name, name, n) == 0) return p;
+    return NULL;
+}
+
+/* Check that every argument is a known "name=value"; fills ctx->error otherwise. */
+static inline int hl_check_args(hl_ctx *ctx) {
+    for (int i = 0; i < ctx->argc; i++) {
+        const char *eq = strchr(ctx->argv[i], '=');
+        if (!eq) return hl_fail(ctx, "argument '%s' is not name=value", ctx->argv[i]);
+        if (!hl_find_param(ctx->argv[i], (size_t)(eq - ctx->argv[i]))) {
+            char known[400] = "";
+            for (const hl_param *p = hl_kernel_params; p->name; p++) {
+                strncat(known, known[0] ? ", " : "", sizeof known - strlen(known) - 1);
+                strncat(known, p->name, sizeof known - strlen(known) - 1);
+            }
+            return hl_fail(ctx, "unknown parameter '%.*s' (known: %s)",
+                           (int)(eq - ctx->argv[i]), ctx->argv[i], known[0] ? known : "none");
+        }
+    }
+    return 0;
+}
+
+static inline const char *hl_param_str(hl_ctx *ctx, const char *name) {
+    size_t n = strlen(name);
+    for (int i = ctx->argc - 1; i >= 0; i--)
+        if (strncmp(ctx->argv[i], name, n) == 0 && ctx->argv[i][n] == '=') return ctx->argv[i] + n + 1;
+    const hl_param *p = hl_find_param(name, n);
+    return p ? p->value : NULL;
+}
+
+/* Integer parameter; a malformed value or one below `min` is an error (returns 0 and sets ok=0). */
+static inline long hl_param_long(hl_ctx *ctx, const char *name, long min, int *ok) {
+    const char *s = hl_param_str(ctx, name);
+    char *end = NULL;
+    errno = 0;
+    long v = s ? strtol(s, &end, 10) : 0;
+    if (!s || errno || end == s || *end) {
+        hl_fail(ctx, "parameter %s=%s is not an integer", name, s ? s : "(missing)");
+        *ok = 0;
+        return 0;
+    }
+    if (v < min) {
+        hl_fail(ctx, "parameter %s=%ld must be at least %ld", name, v, min);
+        *ok = 0;
+    }
+    return v;
+}
+
+static inline double hl_param_double(hl_ctx *ctx, const char *name, double min, int *ok) {
+    const char *s = hl_param_str(ctx, name);
+    char *end = NULL;
+    errno = 0;
+    double v = s ? strtod(s, &end) : 0.0;
+    if (!s || errno || end == s || *end) {
+        hl_fail(ctx, "parameter %s=%s is not a number", name, s ? s : "(missing)");
+        *ok = 0;
+        return 0.0;
+    }
+    if (v < min) {
+        hl_fail(ctx, "parameter %s=%g must be at least %g", name, v, min);
+        *ok = 0;
+    }
+    return v;
+}
+
+/* ---------------------------------------------------------- measurement method */
+
+static inline double hl_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Runs the timed work `inner` times. */
+typedef void (*hl_work_fn)(void *arg, long inner);
+
+/* Warm up once, then double the inner repetitions until one call lasts at least `target`
+ * seconds (EPCC: about 1 ms). All ranks of `comm` agree on the largest count. */
+static inline long hl_calibrate(MPI_Comm comm, hl_work_fn work, void *arg, double target) {
+    long inner = 1;
+    work(arg, 1); /* warm-up, discarded */
+    for (;;) {
+        double t0 = hl_now();
+        work(arg, inner);
+        if (hl_now() - t0 >= target || inner >= (1L << 40)) break;
+        inner *= 2;
+    }
+    long agreed = inner;
+    if (comm != MPI_COMM_NULL) MPI_Allreduce(&inner, &agreed, 1, MPI_LONG, MPI_MAX, comm);
+    return agreed;
+}
+
+/* Take `outer` samples of `inner` repetitions; samples[i] is seconds per repetition. */
+static inline void hl_sample(hl_work_fn work, void *arg, long inner, int outer, double *samples) {
+    for (int i = 0; i < outer; i++) {
+        double t0 = hl_now();
+        work(arg, inner);
+        samples[i] = (hl_now() - t0) / (double)inner;
+    }
+}
+
+/* ------------------------------------------------------------ crash reports */
+
+/* A rank that dies on a signal says which rank it was before it goes, so the harness can name
+ * it whatever the launcher reports. Only async-signal-safe calls in the handler. */
+static volatile sig_atomic_t hl_crash_rank = -1;
+static char hl_crash_file[512]; /* HL_CRASH_FILE: also written there (engines capture stderr) */
+static const int hl_fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define HL_NFATAL (int)(sizeof hl_fatal_signals / sizeof hl_fatal_signals[0])
+
+static inline size_t hl_put_int(char *buf, long v) {
+    char digits[24];
+    size_t n = 0, len = 0;
+    if (v < 0) { buf[len++] = '-'; v = -v; }
+    do { digits[n++] = (char)('0' + v % 10); v /= 10; } while (v > 0);
+    while (n > 0) buf[len++] = digits[--n];
+    return len;
+}
+
+static inline void hl_on_fatal(int sig) {
+    char msg[96] = "hybridlab: rank ";
+    size_t len = strlen(msg);
+    len += hl_put_int(msg + len, hl_crash_rank);
+    memcpy(msg + len, " died on signal ", 16);
+    len += 16;
+    len += hl_put_int(msg + len, sig);
+    msg[len++] = '\n';
+    if (write(STDERR_FILENO, msg, len) < 0) { /* nothing more can be done */ }
+    if (hl_crash_file[0]) {
+        int fd = open(hl_crash_file, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        if (fd >= 0) {
+            if (write(fd, msg, len) < 0) { /* as above */ }
+            close(fd);
+        }
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static inline void hl_catch_fatal(int rank, struct sigaction saved[HL_NFATAL]) {
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = hl_on_fatal;
+    sigemptyset(&act.sa_mask);
+    const char *file = getenv("HL_CRASH_FILE");
+    snprintf(hl_crash_file, sizeof hl_crash_file, "%s", file ? file : "");
+    hl_crash_rank = rank;
+    for (int i = 0; i < HL_NFATAL; i++) sigaction(hl_fatal_signals[i], &act, &saved[i]);
+}
+
+static inline void hl_release_fatal(const struct sigaction saved[HL_NFATAL]) {
+    for (int i = 0; i < HL_NFATAL; i++) sigaction(hl_fatal_signals[i], &saved[i], NULL);
+}
+
+/* --------------------------------------------------------------- entry points */
+
+static inline int hl_run(MPI_Comm comm, int argc, char **argv, hl_ctx *ctx) {
+    memset(ctx, 0, sizeof *ctx);
+    ctx->argc = argc;
+    ctx->argv = argv;
+    ctx->comm = comm;
+    omp_init_lock(&ctx->lock);
+    MPI_Comm_rank(comm, &ctx->rank);
+    MPI_Comm_size(comm, &ctx->size);
+    struct sigaction saved[HL_NFATAL];
+    hl_catch_fatal(ctx->rank, saved);
+    int rc = hl_check_args(ctx);
+    if (rc == 0) {
+        hl_emit_meta(ctx);
+        rc = hl_kernel(comm, ctx);
+        if (rc != 0 && !ctx->error[0]) hl_fail(ctx, "kernel returned %d", rc);
+    }
+    hl_release_fatal(saved);
+    omp_destroy_lock(&ctx->lock);
+    return rc;
+}
+
+#ifndef HL_PROGRAM
+
+/* In-process call from an engine: `fcomm` comes from mpi4py's comm.py2f(). On return *out holds
+ * the records (free with hl_free) and, if the call failed, *error the message. */
+int hl_entry(MPI_Fint fcomm, int argc, char **argv, char **out, size_t *len, char *error,
+             size_t error_cap) {
+    hl_ctx ctx;
+    int rc = hl_run(MPI_Comm_f2c(fcomm), argc, argv, &ctx);
+    *out = ctx.out;
+    *len = ctx.len;
+    snprintf(error, error_cap, "%s", ctx.error);
+    return rc;
+}
+
+void hl_free(char *p) { free(p); }
+
+const char *hl_description(void) { return hl_kernel_description; }
+
+/* The parameter table as JSON lines {"name","default","help"}, for the harness. */
+const char *hl_params_json(void) {
+    static char buf[8192];
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const hl_param *p = hl_kernel_params; p->name && used < sizeof buf; p++)
+        used += (size_t)snprintf(buf + used, sizeof buf - used,
+                                 "{\"name\":\"%s\",\"default\":\"%s\",\"help\":\"%s\"}\n",
+                                 p->name, p->value, p->help);
+    return buf;
+}
+
+#else /* HL_PROGRAM */
+
+static inline void hl_usage(const char *prog) {
+    printf("%s: %s\n\nusage: mpiexec -n RANKS %s [name=value ...]\n\nparameters:\n", prog,
+           hl_kernel_description, prog);
+    for (const hl_param *p = hl_kernel_params; p->name; p++)
+        printf("  %-14s %s (default %s)\n", p->name, p->help, p->value);
+    printf("\nenvironment: HL_THREAD_LEVEL=single|funneled|serialized|multiple (default funneled),"
+           "\n             OMP_NUM_THREADS, OMP_PLACES, OMP_PROC_BIND\n"
+           "output: one JSON record per line on stdout (rank 0 prints all ranks')\n");
+}
+
+static inline int hl_level_from_env(void) {
+    const char *s = getenv("HL_THREAD_LEVEL");
+    if (!s || !*s || strcmp(s, "funneled") == 0) return MPI_THREAD_FUNNELED;
+    if (strcmp(s, "single") == 0) return MPI_THREAD_SINGLE;
+    if (strcmp(s, "serialized") == 0) return MPI_THREAD_SERIALIZED;
+    if (strcmp(s, "multiple") == 0) return MPI_THREAD_MULTIPLE;
+    fprintf(stderr, "HL_THREAD_LEVEL=%s is not one of single, funneled, serialized, multiple\n", s);
+    exit(2);
+}
+
+/* Gather every rank's records on rank 0, which prints them in rank order. */
+static inline void hl_print_all(hl_ctx *ctx) {
+    int mine = (int)ctx->len, *counts = NULL, *displs = NULL, total = 0;
+    char *all = NULL;
+    if (ctx->rank == 0) {
+        counts = calloc((size_t)ctx->size, sizeof *counts);
+        displs = calloc((size_t)ctx->size, sizeof *displs);
+    }
+    MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, ctx->comm);
+    if (ctx->rank == 0) {
+        for (int r = 0; r < ctx->size; r++) {
+            displs[r] = total;
+            total += counts[r];
+        }
+        all = malloc((size_t)total + 1);
+    }
+    MPI_Gatherv(ctx->out ? ctx->out : "", mine, MPI_CHAR, all, counts, displs, MPI_CHAR, 0,
+                ctx->comm);
+    if (ctx->rank == 0) {
+        fwrite(all, 1, (size_t)total, stdout);
+        fflush(stdout);
+        free(all);
+        free(counts);
+        free(displs);
+    }
+}
+
+int main(int argc, char **argv) {
+    int provided;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            hl_usage(argv[0]);
+            return 0;
+        }
+    MPI_Init_thread(&argc, &argv, hl_level_from_env(), &provided);
+    hl_ctx ctx;
+    int rc = hl_run(MPI_COMM_WORLD, argc - 1, argv + 1, &ctx);
+    int worst = 0;
+    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rc != 0) fprintf(stderr, "rank %d: %s\n", ctx.rank, ctx.error);
+    if (worst == 0) hl_print_all(&ctx);
+    free(ctx.out);
+    MPI_Finalize();
+    return worst == 0 ? 0 : 1;
+}
+
+#endif /* HL_PROGRAM */
+#endif /* HYBRIDLAB_H */

@@ -1,0 +1,185 @@
+"""Compile a C kernel with mpicc into a shared library and a program, cached by content.
+
+A kernel is a file in kernels_c/ (or C source from a notebook cell) that includes hybridlab.h.
+The cache key covers the source, the shared header, the flags and the MPI/compiler in use, so a
+change to any of them rebuilds and nothing else does.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .topology import compiler_info, venv_bin
+
+KERNELS_DIR = Path(
+    os.environ.get("HYBRIDLAB_KERNELS", Path(__file__).resolve().parents[2] / "kernels_c")
+)
+HEADER = "hybridlab.h"
+DEFAULT_FLAGS = ("-std=gnu11", "-O2", "-Wall", "-Wextra", "-fopenmp")
+_DIAGNOSTIC = re.compile(
+    r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>error|warning|fatal error): (?P<msg>.*)$",
+    re.M,
+)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    file: str
+    line: int
+    kind: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.kind}: {self.message}"
+
+
+class BuildError(RuntimeError):
+    """The compiler refused a kernel; the message shows its diagnostics with file and line."""
+
+    def __init__(self, name: str, command: list[str], output: str):
+        self.name, self.command, self.output = name, command, output
+        self.diagnostics = _diagnostics(output)
+        shown = "\n".join(str(d) for d in self.diagnostics if d.kind != "warning") or output
+        super().__init__(
+            f"kernel '{name}' did not compile:\n{shown}\n\ncommand: {' '.join(command)}"
+        )
+
+
+def _diagnostics(output: str) -> list[Diagnostic]:
+    return [
+        Diagnostic(Path(m["file"]).name, int(m["line"]), m["kind"], m["msg"])
+        for m in _DIAGNOSTIC.finditer(output)
+    ]
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A built kernel: the library engines load, the program mpiexec runs, and its parameters."""
+
+    name: str
+    source: Path
+    library: Path
+    program: Path
+    flags: tuple[str, ...]
+    warnings: tuple[Diagnostic, ...] = field(default=())
+
+    @functools.cached_property
+    def params(self) -> dict[str, dict[str, str]]:
+        """name -> {default, help}, read from the library's own parameter table."""
+        lib = ctypes.CDLL(str(self.library), mode=ctypes.RTLD_LOCAL)
+        lib.hl_params_json.restype = ctypes.c_char_p
+        rows = [json.loads(line) for line in lib.hl_params_json().decode().splitlines() if line]
+        return {r["name"]: {"default": r["default"], "help": r["help"]} for r in rows}
+
+    def arguments(self, params: dict[str, object]) -> list[str]:
+        """Check parameter names against the kernel's table; return name=value tokens."""
+        unknown = sorted(set(params) - set(self.params))
+        if unknown:
+            known = ", ".join(self.params) or "none"
+            raise ValueError(
+                f"kernel '{self.name}' has no parameter {', '.join(unknown)} (known: {known})"
+            )
+        return [f"{k}={_format(v)}" for k, v in params.items()]
+
+
+def _format(value: object) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("HYBRIDLAB_CACHE") or Path.home() / ".cache" / "hybridlab"
+    return Path(root) / "build"
+
+
+def mpicc() -> str:
+    """The venv's mpicc when there is one, else the first on PATH."""
+    local = venv_bin() / "mpicc"
+    found = str(local) if local.exists() else shutil.which("mpicc")
+    if found is None:
+        raise BuildError("mpicc", ["mpicc"], "no mpicc found: run `make setup` (it installs MPICH)")
+    return found
+
+
+@functools.lru_cache(maxsize=4)
+def _wrapper_identity(cc: str) -> str:
+    show = subprocess.run([cc, "-show"], capture_output=True, text=True, check=False)
+    return show.stdout + compiler_info()
+
+
+def available_kernels() -> list[str]:
+    return sorted(p.stem for p in KERNELS_DIR.glob("*.c"))
+
+
+def build(name: str, flags: tuple[str, ...] = ()) -> Kernel:
+    """Build kernels_c/<name>.c (cached)."""
+    source = KERNELS_DIR / f"{name}.c"
+    if not source.exists():
+        raise FileNotFoundError(
+            f"no kernel '{name}' in {KERNELS_DIR} (available: {', '.join(available_kernels())})"
+        )
+    return _build(name, source.read_text(), source, flags)
+
+
+def build_source(name: str, code: str, flags: tuple[str, ...] = ()) -> Kernel:
+    """Build C source written in a notebook cell; errors point at <name>.c and its lines."""
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        raise ValueError(f"kernel name {name!r} must be a C identifier (letters, digits, _)")
+    return _build(name, code, None, flags)
+
+
+def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) -> Kernel:
+    cc = mpicc()
+    all_flags = DEFAULT_FLAGS + tuple(flags)
+    key = hashlib.sha256(
+        "\0".join(
+            [code, (KERNELS_DIR / HEADER).read_text(), *all_flags, _wrapper_identity(cc)]
+        ).encode()
+    ).hexdigest()[:16]
+    target = cache_dir() / f"{name}-{key}"
+    library, program = target / f"lib{name}.so", target / name
+    log = target / "compiler.log"
+    if not (library.exists() and program.exists()):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=target.parent))
+        src = source or work / f"{name}.c"
+        if source is None:
+            src.write_text(code)
+        base = [cc, *all_flags, f"-I{KERNELS_DIR}"]
+        output = ""
+        for cmd in (
+            base + ["-fPIC", "-shared", str(src), "-o", str(work / library.name), "-lm"],
+            base + ["-DHL_PROGRAM", str(src), "-o", str(work / program.name), "-lm"],
+        ):
+            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            output += done.stderr
+            if done.returncode != 0:
+                shutil.rmtree(work, ignore_errors=True)
+                raise BuildError(name, cmd, done.stderr)
+        (work / log.name).write_text(output)
+        try:
+            work.rename(target)  # atomic: a concurrent build of the same key simply loses
+        except OSError:
+            shutil.rmtree(work, ignore_errors=True)
+    warnings = tuple(d for d in _diagnostics(log.read_text()) if d.kind == "warning")
+    return Kernel(name, source or target / f"{name}.c", library, program, all_flags, warnings)
+
+
+def clean_cache() -> int:
+    """Remove every cached build; returns how many were removed."""
+    root = cache_dir()
+    entries = list(root.glob("*")) if root.exists() else []
+    for entry in entries:
+        shutil.rmtree(entry, ignore_errors=True)
+    return len(entries)

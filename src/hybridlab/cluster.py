@@ -1,0 +1,276 @@
+"""MPI engines with a placement: start, run kernels in-process, survive crashes and hangs, stop.
+
+    with Cluster(ranks=2, threads=2, bind="cores") as cluster:
+        results = cluster.run("hello_hybrid")
+
+The engines are ipyparallel engines started by the MPI launcher, so each engine is one MPI rank
+whose OpenMP threads are placed by the environment and flags from placement.py. A kernel that
+crashes or hangs kills the engines (never the notebook) and raises an error naming the rank;
+`cluster.restart()` brings them back.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from collections.abc import Callable
+
+import ipyparallel as ipp
+import psutil
+from traitlets.config import Config
+
+from . import engine, reaper
+from .build import Kernel, build
+from .errors import ClusterNotRunning, KernelCrash, KernelError, KernelTimeout, failed_rank
+from .metadata import make_results
+from .placement import Placement
+from .probe import probe
+from .records import Results, parse_lines
+from .topology import Topology, mpi_info, read_topology, venv_bin
+
+THREAD_LEVELS = ("single", "funneled", "serialized", "multiple")
+HEARTBEAT_MS = 500  # ipyparallel's default 3000 ms makes start-up take seconds longer
+
+
+class Cluster:
+    """`ranks` MPI engines with `threads` OpenMP threads each, placed by `bind`."""
+
+    def __init__(
+        self,
+        ranks: int = 2,
+        threads: int = 1,
+        bind: str = "none",
+        *,
+        thread_level: str = "funneled",
+        timeout: float = 120.0,
+        start_timeout: float = 60.0,
+    ):
+        self.placement = Placement(ranks, threads, bind)
+        if thread_level not in THREAD_LEVELS:
+            raise ValueError(f"thread_level must be one of {', '.join(THREAD_LEVELS)}")
+        if timeout <= 0 or start_timeout <= 0:
+            raise ValueError("timeouts must be positive numbers of seconds")
+        self.topology: Topology = read_topology()
+        self.placement.check_fits(len(self.topology.usable))
+        local = venv_bin() / "mpiexec"
+        self.mpi = mpi_info(str(local) if local.exists() else None)
+        if self.mpi.mpiexec is None:
+            raise ClusterNotRunning("no mpiexec found: run `make setup` (it installs MPICH)")
+        self.thread_level = thread_level
+        self.timeout = timeout
+        self.start_timeout = start_timeout
+        self.tag = f"cluster-{uuid.uuid4().hex[:12]}"
+        self._crash_file = Path(tempfile.gettempdir()) / f"hybridlab-{self.tag}.crash"
+        self._ipp: ipp.Cluster | None = None
+        self.client: ipp.Client | None = None
+        self.view: ipp.DirectView | None = None
+        self.engines: list[dict] = []  # identity of each engine, in rank order
+        self.stopped_because: str | None = None
+
+    # ------------------------------------------------------------------ life cycle
+
+    @property
+    def running(self) -> bool:
+        return self.client is not None
+
+    def _engine_environment(self) -> dict[str, str]:
+        env = self.placement.environment(self.mpi.implementation, len(self.topology.usable))
+        env[reaper.TAG] = self.tag
+        env["MPI4PY_RC_THREAD_LEVEL"] = self.thread_level
+        env["HL_CRASH_FILE"] = str(self._crash_file)
+        env["PATH"] = f"{venv_bin()}{os.pathsep}{os.environ.get('PATH', '')}"
+        return env
+
+    def start(self) -> Cluster:
+        """Start the controller and the engines; waits until every rank has registered."""
+        if self.running:
+            return self
+        os.environ.setdefault("IPP_NONINTERACTIVE", "1")
+        config = Config()
+        launcher = config.MPIEngineSetLauncher
+        launcher.mpi_cmd = [self.mpi.mpiexec]
+        launcher.mpi_args = self.placement.launcher_args(self.mpi.implementation)
+        launcher.environment = self._engine_environment()
+        self._ipp = ipp.Cluster(
+            engines="mpi",
+            n=self.placement.ranks,
+            controller_args=[f"--HeartMonitor.period={HEARTBEAT_MS}"],
+            engine_timeout=int(self.start_timeout),
+            delay=0,
+            config=config,
+            log_level=logging.WARNING,
+        )
+        try:
+            self.client = self._ipp.start_and_connect_sync()
+            self.client.wait_for_engines(self.placement.ranks, timeout=self.start_timeout)
+            ids = list(self.client.ids)
+            found = self.client[ids].apply_sync(engine.identity)  # in the order of ids
+            order = sorted(zip(found, ids, strict=True), key=lambda pair: pair[0]["rank"])
+            self.engines = [identity for identity, _ in order]
+            self.view = self.client[[eid for _, eid in order]]
+            self.view.block = True
+            self.view.activate()  # %px / %%px in the notebook now talk to these engines
+        except BaseException:
+            self._kill("start-up failed")
+            raise
+        self.stopped_because = None
+        return self
+
+    def stop(self) -> None:
+        """Stop engines and controller; leaves no process or shared-memory segment behind."""
+        if self._ipp is not None:
+            try:
+                if self.client is not None:
+                    self.client.close()
+                # engines first: stopping both at once takes seconds longer
+                self._ipp.stop_engines_sync()
+                self._ipp.stop_controller_sync()
+            except Exception:  # noqa: BLE001 - whatever failed, the reaper below finishes it
+                pass
+        self._forget()
+        reaper.reap(self.tag)
+        self._crash_file.unlink(missing_ok=True)
+
+    def restart(self) -> Cluster:
+        """Stop whatever is left and start fresh engines with the same placement."""
+        self.stop()
+        return self.start()
+
+    def _forget(self) -> None:
+        self._ipp = self.client = self.view = None
+        self.engines = []
+
+    def _kill(self, reason: str) -> None:
+        """Kill the engines at once (after a crash or hang) and the controller with them."""
+        self.stopped_because = reason
+        procs = reaper.tagged(self.tag)
+        if self._ipp is not None:
+            for engine_set in self._ipp.engines.values():
+                if getattr(engine_set, "process", None) is not None:
+                    procs.append(engine_set.process)
+        reaper.kill(procs)
+        self.stop()
+        self.stopped_because = reason
+
+    def __enter__(self) -> Cluster:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -------------------------------------------------------------------- running
+
+    def _require_running(self) -> None:
+        if not self.running:
+            why = f" ({self.stopped_because})" if self.stopped_because else ""
+            raise ClusterNotRunning(f"the cluster is not running{why}: call cluster.restart()")
+
+    def _launcher_alive(self) -> bool:
+        assert self._ipp is not None
+        for engine_set in self._ipp.engines.values():
+            proc = getattr(engine_set, "process", None)
+            if proc is None or not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE:
+                return False
+        return True
+
+    def _launcher_output(self) -> str:
+        """The kernels' own crash reports, then what the launcher printed."""
+        assert self._ipp is not None
+        crash = self._crash_file.read_text() if self._crash_file.exists() else ""
+        return crash + "".join(es.get_output() for es in self._ipp.engines.values())
+
+    def apply(self, func: Callable, *args, timeout: float | None = None, **kwargs) -> list:
+        """Call func(*args, **kwargs) on every rank; returns the results in rank order."""
+        return self._apply(
+            getattr(func, "__name__", "function"), func, *args, timeout=timeout, **kwargs
+        )
+
+    def _apply(self, name: str, func: Callable, *args, timeout: float | None, **kwargs) -> list:
+        self._require_running()
+        assert self.view is not None
+        limit = self.timeout if timeout is None else timeout
+        result = self.view.apply_async(func, *args, **kwargs)
+        start = time.monotonic()
+        while not result.ready():
+            if not self._launcher_alive():
+                self._crashed(name)
+            if time.monotonic() - start > limit:
+                self._kill(f"{name} timed out")
+                raise KernelTimeout(
+                    f"{name} did not finish within {limit:g} s (a deadlock or an endless loop?); "
+                    "the engines were stopped: call cluster.restart()"
+                )
+            result.wait(0.05)
+        try:
+            return result.get()
+        except ipp.error.CompositeError as err:
+            if any(kind == "EngineError" for kind, *_ in err.elist):
+                self._crashed(name)
+            raise
+
+    def _crashed(self, name: str) -> None:
+        """An engine died: find the rank from the launcher's report, clean up, raise."""
+        deadline = time.monotonic() + 2.0
+        while self._launcher_alive() and time.monotonic() < deadline:
+            time.sleep(0.05)  # the launcher is still writing its report
+        rank, how = failed_rank(
+            self._launcher_output(), {e["pid"]: e["rank"] for e in self.engines}
+        )
+        where = f"rank {rank}" if rank is not None else "a rank"
+        self._kill(f"{where} died running {name}")
+        raise KernelCrash(
+            f"{where} died while running {name}{f' ({how})' if how else ''}; "
+            "the engines were stopped: call cluster.restart()",
+            rank,
+        )
+
+    def run(self, kernel: str | Kernel, *, timeout: float | None = None, **params) -> Results:
+        """Run a kernel in every engine in-process and gather the records of all ranks."""
+        kernel = build(kernel) if isinstance(kernel, str) else kernel
+        argv = kernel.arguments(params)
+        self._require_running()
+        before = probe(self.topology.usable)
+        start = time.monotonic()
+        outputs = self._apply(
+            f"kernel '{kernel.name}'",
+            engine.call_kernel,
+            str(kernel.library),
+            argv,
+            timeout=timeout,
+        )
+        seconds = time.monotonic() - start
+        after = probe(self.topology.usable)
+        failures = [(rank, err) for rank, (status, _, err) in enumerate(outputs) if status != 0]
+        if failures:
+            rank, err = failures[0]
+            raise KernelError(f"kernel '{kernel.name}' failed on rank {rank}: {err}")
+        rows, ranks = [], []
+        for rank, (_, text, _) in enumerate(outputs):
+            r, m = parse_lines(text, f"kernel '{kernel.name}' rank {rank}")
+            rows += r
+            ranks += m
+        return make_results(
+            kernel,
+            params,
+            self.placement,
+            self.topology,
+            self.mpi,
+            rows,
+            ranks,
+            (before, after),
+            run_by="engines",
+            seconds=round(seconds, 4),
+        )
+
+    def __repr__(self) -> str:
+        state = (
+            "running"
+            if self.running
+            else f"stopped{f' ({self.stopped_because})' if self.stopped_because else ''}"
+        )
+        p = self.placement
+        return f"Cluster(ranks={p.ranks}, threads={p.threads}, bind='{p.bind}', {self.mpi.implementation}, {state})"

@@ -1,0 +1,73 @@
+"""Functions that run inside the MPI engines: who am I, and call a kernel in-process."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import socket
+
+_LIBRARIES: dict[str, ctypes.CDLL] = {}
+_ERROR_CAP = 512
+
+
+def _load(path: str) -> ctypes.CDLL:
+    lib = _LIBRARIES.get(path)
+    if lib is None:
+        lib = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
+        lib.hl_entry.restype = ctypes.c_int
+        lib.hl_entry.argtypes = [
+            ctypes.c_int,
+            ctypes.c_int,
+            ctypes.POINTER(ctypes.c_char_p),
+            ctypes.POINTER(ctypes.POINTER(ctypes.c_char)),
+            ctypes.POINTER(ctypes.c_size_t),
+            ctypes.c_char_p,
+            ctypes.c_size_t,
+        ]
+        lib.hl_free.argtypes = [ctypes.POINTER(ctypes.c_char)]
+        _LIBRARIES[path] = lib
+    return lib
+
+
+def call_kernel(library: str, argv: list[str]) -> tuple[int, str, str]:
+    """Run the kernel on COMM_WORLD; returns (status, JSON-lines records, error message)."""
+    from mpi4py import MPI
+
+    lib = _load(library)
+    args = (ctypes.c_char_p * max(len(argv), 1))(*[a.encode() for a in argv])
+    out = ctypes.POINTER(ctypes.c_char)()
+    length = ctypes.c_size_t(0)
+    error = ctypes.create_string_buffer(_ERROR_CAP)
+    status = lib.hl_entry(
+        MPI.COMM_WORLD.py2f(),
+        len(argv),
+        args,
+        ctypes.byref(out),
+        ctypes.byref(length),
+        error,
+        _ERROR_CAP,
+    )
+    text = ctypes.string_at(out, length.value).decode(errors="replace") if out else ""
+    if out:
+        lib.hl_free(out)
+    return status, text, error.value.decode(errors="replace")
+
+
+def identity() -> dict[str, object]:
+    """This engine's rank, process and placement."""
+    from mpi4py import MPI
+
+    return {
+        "rank": MPI.COMM_WORLD.Get_rank(),
+        "size": MPI.COMM_WORLD.Get_size(),
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "thread_level": {
+            MPI.THREAD_SINGLE: "single",
+            MPI.THREAD_FUNNELED: "funneled",
+            MPI.THREAD_SERIALIZED: "serialized",
+            MPI.THREAD_MULTIPLE: "multiple",
+        }[MPI.Query_thread()],
+        "allowed_cpus": sorted(os.sched_getaffinity(0)),
+        "omp": {k: v for k, v in os.environ.items() if k.startswith("OMP_")},
+    }

@@ -1,0 +1,57 @@
+"""Errors a run can end with, and reading which rank failed from the launcher's report."""
+
+from __future__ import annotations
+
+import re
+import signal
+
+
+class KernelError(RuntimeError):
+    """A kernel reported an error (bad parameter, failed self-check...)."""
+
+
+class KernelCrash(KernelError):
+    """A rank died (segfault, abort, exit) while running a kernel."""
+
+    def __init__(self, message: str, rank: int | None = None):
+        super().__init__(message)
+        self.rank = rank
+
+
+class KernelTimeout(KernelError):
+    """A kernel did not finish within its time limit (deadlock or endless loop)."""
+
+
+class ClusterNotRunning(RuntimeError):
+    """The cluster was stopped, or stopped itself after a crash or timeout."""
+
+
+# Our own report, written by the kernel's signal handler (hybridlab.h)
+_OURS = re.compile(r"hybridlab: rank (?P<rank>\d+) died on signal (?P<signal>\d+)")
+# MPICH (hydra) names the process id: "PID 4242 RUNNING AT vm\n=   EXIT CODE: 11"
+_HYDRA = re.compile(r"PID (?P<pid>\d+) RUNNING AT \S+\s*\n[=\s]*EXIT CODE: (?P<code>\d+)")
+# Open MPI: "process rank 1 with PID 4242 on node vm exited on signal 11 (Segmentation fault)"
+_OPENMPI = re.compile(
+    r"process rank (?P<rank>\d+) with PID \d+ on node \S+ exited on signal (?P<signal>\d+)"
+)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return f"signal {number} ({signal.Signals(number).name})"
+    except ValueError:
+        return f"signal {number}"
+
+
+def failed_rank(output: str, ranks_by_pid: dict[int, int] | None = None) -> tuple[int | None, str]:
+    """The rank the output reports as dead and how it died; (None, '') when none is named."""
+    for pattern in (_OURS, _OPENMPI):
+        m = pattern.search(output)
+        if m:
+            return int(m["rank"]), _signal_name(int(m["signal"]))
+    m = _HYDRA.search(output)
+    if m:
+        code = int(m["code"])
+        how = _signal_name(code) if 0 < code < 64 else f"exit code {code}"
+        return (ranks_by_pid or {}).get(int(m["pid"])), how
+    return None, ""

@@ -1,0 +1,64 @@
+"""What every result records about where and how it ran (DESIGN section 5)."""
+
+from __future__ import annotations
+
+import os
+import platform
+
+from .build import Kernel
+from .placement import Placement
+from .probe import compare
+from .records import Results
+from .topology import MpiInfo, Topology, compiler_info
+
+
+def describe_run(
+    kernel: Kernel, params: dict, placement: Placement, topology: Topology, mpi: MpiInfo
+) -> dict[str, object]:
+    return {
+        "kernel": kernel.name,
+        "params": {k: str(v) for k, v in params.items()},
+        "placement": f"{placement.ranks} ranks x {placement.threads} threads, bind={placement.bind}",
+        "ranks": placement.ranks,
+        "threads": placement.threads,
+        "bind": placement.bind,
+        "oversubscribed": placement.oversubscribed(len(topology.usable)),
+        "machine": topology.summary(),
+        "host": platform.node(),
+        "mpi": f"{mpi.implementation} {mpi.version}".strip(),
+        "mpiexec": mpi.mpiexec,
+        "compiler": compiler_info(),
+        "flags": " ".join(kernel.flags),
+        "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "default"),
+    }
+
+
+def run_warnings(placement: Placement, topology: Topology, kernel: Kernel) -> list[str]:
+    warnings = []
+    over = placement.oversubscription_warning(len(topology.usable))
+    if over:
+        warnings.append(over)
+    warnings.extend(f"compiler: {w}" for w in kernel.warnings)
+    return warnings
+
+
+def make_results(
+    kernel: Kernel,
+    params: dict,
+    placement: Placement,
+    topology: Topology,
+    mpi: MpiInfo,
+    rows: list[dict],
+    ranks: list[dict],
+    probes: tuple[dict, dict],
+    **extra: object,
+) -> Results:
+    """Records plus everything about the run, and the warnings that say how far to trust it."""
+    meta = describe_run(kernel, params, placement, topology, mpi)
+    meta.update(extra)
+    meta["probe"] = {"before": probes[0], "after": probes[1]}
+    warnings = run_warnings(placement, topology, kernel)
+    changed = compare(*probes)
+    if changed:
+        warnings.append(changed)
+    return Results.from_rows(rows, ranks, meta, warnings)

@@ -1,0 +1,115 @@
+"""Turn (ranks, threads, bind) into the launcher's flags and the OpenMP/MPI environment.
+
+One place knows how MPICH's hydra and Open MPI spell binding, so the engines (cluster.py) and
+standalone runs (launch.py) place processes the same way.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+BIND_MODES = {
+    "none": "no binding: the operating system moves ranks and threads freely",
+    "cores": "each rank bound to `threads` neighbouring cores, one thread per core (close)",
+    "spread": "ranks spread over sockets/NUMA nodes, threads spread over the rank's cores",
+    "one-core": "each rank bound to a single core, so all its threads share it "
+    "(Open MPI's default binding, a classic hybrid mistake)",
+}
+
+# MPICH's busy polling makes oversubscribed runs crawl; these make a waiting rank yield.
+MPICH_THROTTLE = {
+    "MPIR_CVAR_CH4_PROGRESS_THROTTLE": "1",
+    "MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT": "1",
+}
+
+
+class PlacementError(ValueError):
+    """Parameters that cannot be placed; raised before anything is launched."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    ranks: int = 2
+    threads: int = 1
+    bind: str = "none"
+
+    def __post_init__(self) -> None:
+        for name in ("ranks", "threads"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise PlacementError(f"{name} must be a whole number of at least 1, not {value!r}")
+        if self.bind not in BIND_MODES:
+            modes = ", ".join(f"'{m}'" for m in BIND_MODES)
+            raise PlacementError(f"bind must be one of {modes}, not {self.bind!r}")
+
+    @property
+    def cpus_wanted(self) -> int:
+        return self.ranks * self.threads
+
+    def oversubscribed(self, usable_cpus: int) -> bool:
+        return self.cpus_wanted > usable_cpus
+
+    def check_fits(self, usable_cpus: int) -> None:
+        """Binding needs a CPU per thread (one per rank for 'one-core'); say so before launch."""
+        if self.bind in ("cores", "spread") and self.oversubscribed(usable_cpus):
+            raise PlacementError(
+                f"bind='{self.bind}' needs a CPU for each of the {self.ranks} x {self.threads} = "
+                f"{self.cpus_wanted} threads, but this process may use {usable_cpus}; "
+                "use fewer ranks or threads, or bind='none' to oversubscribe"
+            )
+        if self.bind == "one-core" and self.ranks > usable_cpus:
+            raise PlacementError(
+                f"bind='one-core' needs a CPU for each of the {self.ranks} ranks, "
+                f"but this process may use {usable_cpus}"
+            )
+
+    def launcher_args(self, implementation: str) -> list[str]:
+        """The mpiexec flags that place the ranks."""
+        t = self.threads
+        if implementation == "openmpi":
+            common = ["--oversubscribe"]
+            return (
+                common
+                + {
+                    "none": ["--bind-to", "none"],
+                    "cores": ["--map-by", f"slot:PE={t}", "--bind-to", "core"],
+                    "spread": ["--map-by", f"numa:PE={t}", "--bind-to", "core"],
+                    "one-core": ["--map-by", "core", "--bind-to", "core"],
+                }[self.bind]
+            )
+        if implementation == "mpich":
+            return {
+                "none": [],
+                "cores": ["-bind-to", f"core:{t}", "-map-by", f"core:{t}"],
+                "spread": ["-bind-to", f"core:{t}", "-map-by", "socket"],
+                "one-core": ["-bind-to", "core", "-map-by", "core"],
+            }[self.bind]
+        return []
+
+    def environment(self, implementation: str, usable_cpus: int) -> dict[str, str]:
+        """OpenMP placement for the threads, and what the MPI needs when oversubscribed."""
+        env = {"OMP_NUM_THREADS": str(self.threads)}
+        if self.bind == "none":
+            env["OMP_PROC_BIND"] = "false"
+        else:
+            env["OMP_PLACES"] = "cores" if self.bind != "one-core" else "threads"
+            env["OMP_PROC_BIND"] = "spread" if self.bind == "spread" else "close"
+        if implementation == "openmpi" and os.geteuid() == 0:
+            env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+            env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+        if self.oversubscribed(usable_cpus):
+            if implementation == "mpich":
+                env.update(MPICH_THROTTLE)
+            elif implementation == "openmpi":
+                env["OMPI_MCA_mpi_yield_when_idle"] = "1"
+        return env
+
+    def oversubscription_warning(self, usable_cpus: int) -> str | None:
+        if not self.oversubscribed(usable_cpus):
+            return None
+        return (
+            f"oversubscribed: {self.ranks} ranks x {self.threads} threads = {self.cpus_wanted} "
+            f"on {usable_cpus} usable CPUs. Threads take turns on the CPUs, so timings of this run "
+            "mean little (the MPI's busy polling was throttled to soften it)."
+        )

@@ -1,0 +1,106 @@
+"""Leave nothing behind: kill tagged MPI processes and remove the files a killed MPICH leaves.
+
+Every process the kit launches carries HYBRIDLAB_TAG in its environment, so it can be found and
+killed even when its parent has died. A killed MPICH leaves /dev/shm/mpich_shm_* segments and
+/tmp/hydra_hwloc_xmlfile_* files; they are removed once no live process uses them.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+
+import psutil
+
+TAG = "HYBRIDLAB_TAG"
+SHM_PATTERNS = ("/dev/shm/mpich_shm_*", "/dev/shm/ompi.*", "/dev/shm/sm_segment.*")
+HYDRA_FILES = "/tmp/hydra_hwloc_xmlfile_*"
+_LAUNCHERS = ("mpiexec", "mpiexec.hydra", "mpirun", "hydra_pmi_proxy", "prterun", "prted")
+
+
+def tagged(value: str) -> list[psutil.Process]:
+    """Live processes (other than us) whose environment has HYBRIDLAB_TAG=value."""
+    found = []
+    for proc in psutil.process_iter(["pid"]):
+        if proc.pid == os.getpid():
+            continue
+        try:
+            if proc.environ().get(TAG) == value:
+                found.append(proc)
+        except (psutil.Error, OSError):
+            continue
+    return found
+
+
+def kill(processes: list[psutil.Process], timeout: float = 5.0) -> None:
+    """SIGKILL the processes and their children, and wait for them to go."""
+    everything: dict[int, psutil.Process] = {}
+    for proc in processes:
+        try:
+            everything[proc.pid] = proc
+            for child in proc.children(recursive=True):
+                everything[child.pid] = child
+        except psutil.Error:
+            continue
+    for proc in everything.values():
+        try:
+            proc.kill()
+        except psutil.Error:
+            continue
+    psutil.wait_procs(list(everything.values()), timeout=timeout)
+
+
+def _files_in_use() -> set[str]:
+    used: set[str] = set()
+    for proc in psutil.process_iter(["pid"]):
+        try:
+            used.update(m.path for m in proc.memory_maps(grouped=True))
+            used.update(f.path for f in proc.open_files())
+        except (psutil.Error, OSError):
+            continue
+    return used
+
+
+def _oldest_live_launcher() -> float | None:
+    starts = []
+    for proc in psutil.process_iter(["name", "create_time"]):
+        if proc.info["name"] in _LAUNCHERS:
+            starts.append(proc.info["create_time"])
+    return min(starts, default=None)
+
+
+def clean_files() -> list[str]:
+    """Remove MPI shared-memory segments and hydra files that no live process still needs."""
+    used = _files_in_use()
+    removed = []
+    for pattern in SHM_PATTERNS:
+        for path in glob.glob(pattern):
+            if path not in used and _remove(path):
+                removed.append(path)
+    oldest = _oldest_live_launcher()
+    for path in glob.glob(HYDRA_FILES):
+        try:
+            written = Path(path).stat().st_mtime
+        except OSError:
+            continue
+        # a live launcher started before the file was written may still read it
+        if (oldest is None or written < oldest) and path not in used and _remove(path):
+            removed.append(path)
+    return removed
+
+
+def _remove(path: str) -> bool:
+    try:
+        os.remove(path)
+        return True
+    except OSError:
+        return False
+
+
+def reap(value: str) -> int:
+    """Kill every process tagged `value` and clean the files; returns how many were killed."""
+    procs = tagged(value)
+    kill(procs)
+    clean_files()
+    return len(procs)

@@ -1,0 +1,104 @@
+"""The tidy result table every run returns: one row per record, plus where and how it ran.
+
+Kernels write JSON lines (hybridlab.h). Lines with "meta": true describe a rank; all others are
+records with at least rank, thread, cpu and numa. Results keeps both, and the warnings of the run.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+PLACE_COLUMNS = ["rank", "thread", "cpu", "numa"]
+
+
+class RecordError(ValueError):
+    """A kernel's output could not be read as records."""
+
+
+def parse_lines(text: str, source: str = "kernel") -> tuple[list[dict], list[dict]]:
+    """Split JSON-lines output into (records, rank metadata); other lines are an error."""
+    records, ranks = [], []
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise RecordError(f"{source}: line {n} is not a JSON record: {line[:120]!r}") from err
+        if not isinstance(row, dict):
+            raise RecordError(f"{source}: line {n} is not a JSON object: {line[:120]!r}")
+        (ranks if row.pop("meta", False) else records).append(row)
+    return records, ranks
+
+
+@dataclass
+class Results:
+    """Records of one run as a DataFrame, its metadata, and warnings about trusting it."""
+
+    records: pd.DataFrame
+    meta: dict = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_rows(
+        cls, rows: list[dict], ranks: list[dict], meta: dict, warnings: list[str]
+    ) -> Results:
+        frame = pd.DataFrame(rows)
+        for col in PLACE_COLUMNS:
+            if col not in frame:
+                frame[col] = pd.Series(dtype="int64")
+        frame = frame[PLACE_COLUMNS + [c for c in frame.columns if c not in PLACE_COLUMNS]]
+        frame = frame.sort_values(["rank", "thread"], kind="stable").reset_index(drop=True)
+        meta = dict(meta)
+        meta["ranks"] = sorted(ranks, key=lambda r: r.get("rank", 0))
+        if ranks:
+            meta.setdefault("thread_level", ranks[0].get("thread_level"))
+            meta.setdefault("mpi_library", " ".join(ranks[0].get("mpi_library", "").split()))
+        return cls(frame, meta, list(warnings))
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def save(self, path: str | Path) -> Path:
+        """Write records, metadata and warnings to one JSON file (nothing lost)."""
+        path = Path(path)
+        path.write_text(
+            json.dumps(
+                {
+                    "records": self.records.to_dict(orient="records"),
+                    "meta": self.meta,
+                    "warnings": self.warnings,
+                },
+                indent=1,
+                default=str,
+            )
+        )
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> Results:
+        data = json.loads(Path(path).read_text())
+        return cls(pd.DataFrame(data["records"]), data["meta"], data["warnings"])
+
+    def _repr_html_(self) -> str:
+        shown = ["kernel", "mpi_library", "thread_level", "placement", "machine", "probe"]
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>"
+            f"{html.escape(str(self.meta[k]))}</td></tr>"
+            for k in shown
+            if k in self.meta
+        )
+        warn = "".join(
+            f"<p style='color:#a40'><b>warning:</b> {html.escape(w)}</p>" for w in self.warnings
+        )
+        return f"{warn}<table>{rows}</table>{self.records.to_html(max_rows=40, index=False)}"
+
+    def __repr__(self) -> str:
+        warn = "".join(f"warning: {w}\n" for w in self.warnings)
+        return f"{warn}{self.records.to_string(max_rows=40, index=False)}"

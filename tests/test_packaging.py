@@ -1,0 +1,239 @@
+"""Packaging checks: Dockerfile, environment.yml and requirements.lock agree with pyproject.toml.
+
+No network and no Docker engine: the files are parsed and hadolint lints the Dockerfile.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from packaging.requirements import Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+# pip name -> conda-forge name, for packages that are named differently on conda-forge.
+# None differ today; add an entry here rather than special-casing names in the tests.
+CONDA_NAMES: dict[str, str] = {}
+
+# Files that `make setup` needs inside the image (they must not be in .dockerignore).
+SETUP_INPUTS = ["Makefile", "pyproject.toml", "requirements.lock", "README.md", "src", "kernels_c"]
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def _requirements() -> list[Requirement]:
+    """All requirements of the project: dependencies plus every optional extra."""
+    project = _pyproject()["project"]
+    reqs = [Requirement(r) for r in project["dependencies"]]
+    for extra in project.get("optional-dependencies", {}).values():
+        reqs.extend(Requirement(r) for r in extra)
+    return reqs
+
+
+def _lock_pins() -> dict[str, str]:
+    """name -> pinned version from requirements.lock (uv pip compile output)."""
+    pins: dict[str, str] = {}
+    for line in (ROOT / "requirements.lock").read_text().splitlines():
+        m = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([^\s;\\]+)", line)
+        if m:
+            pins[canonicalize_name(m.group(1))] = m.group(2)
+    return pins
+
+
+def _environment() -> tuple[dict[str, str], dict[str, str]]:
+    """(conda specs, pip specs) of environment.yml, each name -> version-spec text."""
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    conda: dict[str, str] = {}
+    pip: dict[str, str] = {}
+    for dep in env["dependencies"]:
+        if isinstance(dep, dict):
+            for line in dep.get("pip", []):
+                req = Requirement(line)
+                pip[canonicalize_name(req.name)] = str(req.specifier)
+            continue
+        m = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*)$", dep.strip())
+        assert m, f"environment.yml: cannot parse dependency {dep!r}"
+        conda[canonicalize_name(m.group(1))] = m.group(2).strip()
+    return conda, pip
+
+
+def _conda_name(pip_name: str) -> str:
+    return canonicalize_name(CONDA_NAMES.get(canonicalize_name(pip_name), pip_name))
+
+
+def _dockerfile_instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) pairs of the Dockerfile, continuation lines joined."""
+    text = (ROOT / "Dockerfile").read_text()
+    logical: list[str] = []
+    buf = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not buf and (not line or line.startswith("#")):
+            continue
+        if line.startswith("#"):  # comment inside a continued instruction
+            continue
+        if line.endswith("\\"):
+            buf += line[:-1] + " "
+            continue
+        logical.append(buf + line)
+        buf = ""
+    if buf:
+        logical.append(buf)
+    out = []
+    for item in logical:
+        keyword, _, args = item.partition(" ")
+        out.append((keyword.upper(), args.strip()))
+    return out
+
+
+# --- (a) hadolint ---------------------------------------------------------------------------
+
+
+def test_hadolint_is_clean() -> None:
+    hadolint = BIN / "hadolint"
+    assert hadolint.exists(), f"hadolint not found next to {sys.executable}: install the dev extra"
+    proc = subprocess.run(
+        [str(hadolint), "--no-color", "Dockerfile"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, f"hadolint findings:\n{proc.stdout}{proc.stderr}"
+
+
+# --- (b) every dependency is in environment.yml and pinned in range in requirements.lock ------
+
+
+@pytest.mark.parametrize("req", _requirements(), ids=lambda r: r.name)
+def test_dependency_in_environment_yml(req: Requirement) -> None:
+    conda, pip = _environment()
+    name = canonicalize_name(req.name)
+    assert _conda_name(name) in conda or name in pip, (
+        f"{req.name} is a pyproject dependency but not in environment.yml "
+        f"(conda name {_conda_name(name)!r}; PyPI-only packages go under pip:)"
+    )
+
+
+@pytest.mark.parametrize("req", _requirements(), ids=lambda r: r.name)
+def test_dependency_pinned_in_lock_within_range(req: Requirement) -> None:
+    pins = _lock_pins()
+    name = canonicalize_name(req.name)
+    assert name in pins, f"{req.name} is missing from requirements.lock: re-run uv pip compile"
+    version = pins[name]
+    assert req.specifier.contains(version, prereleases=True), (
+        f"requirements.lock pins {req.name}=={version}, outside pyproject's {req.specifier}"
+    )
+
+
+def test_lock_environment_and_image_use_the_same_python() -> None:
+    header = (ROOT / "requirements.lock").read_text()
+    m = re.search(r"--python-version[ =](\d+\.\d+)", header)
+    assert m, "requirements.lock does not say which Python it was compiled for"
+    conda, _ = _environment()
+    assert conda.get("python") == f"={m.group(1)}", (
+        f"environment.yml python {conda.get('python')!r} differs from the lock's {m.group(1)}"
+    )
+    # debian:bookworm ships Python 3.11, the default base of the Dockerfile.
+    assert m.group(1) == "3.11", "the lock's Python no longer matches debian:bookworm's 3.11"
+
+
+# --- (c) the Dockerfile ------------------------------------------------------------------------
+
+
+def test_dockerfile_base_is_a_bookworm_arg() -> None:
+    instr = _dockerfile_instructions()
+    first_from = next(i for i, (k, _) in enumerate(instr) if k == "FROM")
+    args_before = [a for k, a in instr[:first_from] if k == "ARG"]
+    assert "BASE=debian:bookworm-slim" in args_before
+    assert instr[first_from][1] in ("${BASE}", "$BASE")
+
+
+def test_dockerfile_installs_like_the_makefile() -> None:
+    instr = _dockerfile_instructions()
+    runs = [a for k, a in instr if k == "RUN"]
+    assert any(re.search(r"\bmake setup\b", r) or "requirements.lock" in r for r in runs), (
+        "the image must install with `make setup` (or from requirements.lock)"
+    )
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"pip install .*-r requirements\.lock", makefile), (
+        "`make setup` no longer installs from requirements.lock"
+    )
+    apt = " ".join(r for r in runs if "apt-get install" in r)
+    for pkg in ("python3", "python3-venv", "gcc", "libc6-dev", "make"):
+        assert re.search(rf"(?<![\w-]){re.escape(pkg)}(?![\w-])", apt), f"apt installs no {pkg}"
+    assert "--no-install-recommends" in apt
+
+
+def test_dockerfile_runs_as_a_created_non_root_user() -> None:
+    instr = _dockerfile_instructions()
+    users = [(i, a) for i, (k, a) in enumerate(instr) if k == "USER"]
+    assert users, "the Dockerfile has no USER: the image would run as root"
+    last_index, last_user = users[-1]
+    user = last_user.split(":")[0]
+    assert user not in ("root", "0"), f"final USER is {last_user}"
+    created = " ".join(a for k, a in instr if k == "RUN" and "useradd" in a)
+    if user.isdigit():
+        assert re.search(rf"--uid[ =]{user}\b|-u {user}\b", created), f"no useradd for uid {user}"
+    else:
+        assert re.search(rf"\b{re.escape(user)}\b", created), f"no useradd for user {user}"
+    setup = [i for i, (k, a) in enumerate(instr) if k == "RUN" and "make setup" in a]
+    assert setup, "the Dockerfile never runs `make setup`"
+    assert last_index < setup[0], "run `make setup` as the student so .venv is theirs"
+
+
+def test_dockerfile_serves_jupyterlab_on_8888() -> None:
+    instr = _dockerfile_instructions()
+    assert ("EXPOSE", "8888") in instr
+    cmd = [a for k, a in instr if k == "CMD"][-1]
+    for part in ("jupyter", "lab", "--ip=0.0.0.0", "--port=8888", "--no-browser", "labs"):
+        assert part in cmd, f"CMD lacks {part}: {cmd}"
+    env = " ".join(a for k, a in instr if k == "ENV")
+    assert re.search(r"PATH=\"?/home/student/hybridlab/\.venv/bin:", env), "venv bin not first"
+
+
+def test_dockerignore_keeps_local_state_out_and_setup_inputs_in() -> None:
+    patterns = [
+        line.strip().strip("/")
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    for required in (".venv", ".git", "book/_build", "grading/submitted"):
+        assert required in patterns, f".dockerignore does not exclude {required}"
+    for needed in SETUP_INPUTS:
+        hits = [p for p in patterns if not p.startswith("!") and fnmatch.fnmatch(needed, p)]
+        assert not hits, f".dockerignore excludes {needed}, which make setup needs: {hits}"
+
+
+# --- (d) environment.yml ranges agree with pyproject -------------------------------------------
+
+
+@pytest.mark.parametrize("req", [r for r in _requirements() if r.specifier], ids=lambda r: r.name)
+def test_environment_yml_range_matches_pyproject(req: Requirement) -> None:
+    conda, pip = _environment()
+    name = canonicalize_name(req.name)
+    text = pip[name] if name in pip else conda.get(_conda_name(name))
+    assert text is not None, f"{req.name} missing from environment.yml"
+    try:
+        spec = SpecifierSet(text.replace(" ", ""))
+    except InvalidSpecifier:
+        pytest.fail(f"environment.yml range {text!r} for {req.name} is not a pip-style range")
+    assert spec == req.specifier, (
+        f"{req.name}: environment.yml has {text!r}, pyproject has {str(req.specifier)!r}"
+    )
