@@ -25,4 +25,12 @@ __all__ = [
     "mpi_info",
     "read_topology",
     "run_program",
+    "quick_mode",
 ]
+
+
+def quick_mode() -> bool:
+    """True when HYBRIDLAB_QUICK=1: labs shrink their problem sizes (CI, a first look)."""
+    import os
+
+    return os.environ.get("HYBRIDLAB_QUICK") == "1"

@@ -36,6 +36,14 @@ THREAD_LEVELS = ("single", "funneled", "serialized", "multiple")
 HEARTBEAT_MS = 500  # ipyparallel's default 3000 ms makes start-up take seconds longer
 
 
+def _in_ipython() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    return get_ipython() is not None
+
+
 class Cluster:
     """`ranks` MPI engines with `threads` OpenMP threads each, placed by `bind`."""
 
@@ -102,7 +110,7 @@ class Cluster:
             engine_timeout=int(self.start_timeout),
             delay=0,
             config=config,
-            log_level=logging.WARNING,
+            log_level=logging.ERROR,
         )
         try:
             self.client = self._ipp.start_and_connect_sync()
@@ -113,7 +121,8 @@ class Cluster:
             self.engines = [identity for identity, _ in order]
             self.view = self.client[[eid for _, eid in order]]
             self.view.block = True
-            self.view.activate()  # %px / %%px in the notebook now talk to these engines
+            if _in_ipython():
+                self.view.activate()  # %px / %%px in the notebook now talk to these engines
         except BaseException:
             self._kill("start-up failed")
             raise
@@ -124,6 +133,9 @@ class Cluster:
         """Stop engines and controller; leaves no process or shared-memory segment behind."""
         if self._ipp is not None:
             try:
+                if self.client is not None and self.stopped_because is None:
+                    # ask the engines to finish cleanly, so MPI_Finalize removes its segments
+                    self.client.shutdown(targets="all", hub=False, block=True)
                 if self.client is not None:
                     self.client.close()
                 # engines first: stopping both at once takes seconds longer

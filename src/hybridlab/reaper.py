@@ -1,8 +1,9 @@
 """Leave nothing behind: kill tagged MPI processes and remove the files a killed MPICH leaves.
 
-Every process the kit launches carries HYBRIDLAB_TAG in its environment, so it can be found and
-killed even when its parent has died. A killed MPICH leaves /dev/shm/mpich_shm_* segments and
-/tmp/hydra_hwloc_xmlfile_* files; they are removed once no live process uses them.
+Every process the kit launches carries HYBRIDLAB_TAG (and, under a headless notebook run,
+HYBRIDLAB_SESSION) in its environment, so it can be found and killed even when its parent died.
+A killed MPICH leaves /dev/shm/mpich_shm_* segments and /tmp/hydra_hwloc_xmlfile_* files; they
+are removed once no live process uses them.
 """
 
 from __future__ import annotations
@@ -13,20 +14,22 @@ from pathlib import Path
 
 import psutil
 
-TAG = "HYBRIDLAB_TAG"
+TAG = "HYBRIDLAB_TAG"  # set on the processes of one cluster or program run
+SESSION = "HYBRIDLAB_SESSION"  # set on everything one headless notebook run starts
 SHM_PATTERNS = ("/dev/shm/mpich_shm_*", "/dev/shm/ompi.*", "/dev/shm/sm_segment.*")
 HYDRA_FILES = "/tmp/hydra_hwloc_xmlfile_*"
 _LAUNCHERS = ("mpiexec", "mpiexec.hydra", "mpirun", "hydra_pmi_proxy", "prterun", "prted")
 
 
 def tagged(value: str) -> list[psutil.Process]:
-    """Live processes (other than us) whose environment has HYBRIDLAB_TAG=value."""
+    """Live processes (other than us) whose HYBRIDLAB_TAG or HYBRIDLAB_SESSION is `value`."""
     found = []
     for proc in psutil.process_iter(["pid"]):
         if proc.pid == os.getpid():
             continue
         try:
-            if proc.environ().get(TAG) == value:
+            env = proc.environ()
+            if value in (env.get(TAG), env.get(SESSION)):
                 found.append(proc)
         except (psutil.Error, OSError):
             continue

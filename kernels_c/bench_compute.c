@@ -1,0 +1,132 @@
+/* bench_compute: a self-timed triad with a checksum allreduce, for the engines-vs-mpiexec check.
+ *
+ * Each repetition runs a[i] = b[i] + s * c[i] over n doubles with `omp parallel for`, sums a[]
+ * in the same loop (a reduction, so no extra memory pass) and MPI_Allreduces that checksum over
+ * the communicator, so every repetition involves OpenMP threads, memory traffic and MPI progress.
+ * The method is DESIGN section 5: warm-up, inner repetitions until one sample lasts about 1 ms,
+ * then `samples` outer samples. Thread 0 of every rank emits one record per sample with the
+ * seconds per repetition and the bytes a repetition moves on that rank (24 * n, the STREAM way).
+ *
+ * The data are chosen so that the checksum is exact in any summation order (every value and
+ * every partial sum is a multiple of 0.5 far below 2^52): it must equal the serial expectation
+ * exactly, or the kernel fails.
+ */
+#include "hybridlab.h"
+
+const char *const hl_kernel_description =
+    "triad a=b+s*c over n doubles per rank (omp parallel for) plus an allreduce of its checksum; "
+    "one record per sample";
+
+const hl_param hl_kernel_params[] = {
+    {"n", "2000000", "doubles per array on each rank (three arrays)"},
+    {"samples", "20", "outer samples, each at least 1 ms of repetitions"},
+    HL_END_PARAMS,
+};
+
+#define TRIAD_SCALAR 0.5
+#define TARGET_SECONDS 1e-3
+
+typedef struct {
+    double *a, *b, *c;
+    long n;
+    MPI_Comm comm;
+    int collective;      /* 0 while calibrating (see hl_kernel), 1 while sampling */
+    double local_expect; /* the checksum of one rank's a[] */
+    double global_expect;
+    double bad_value; /* the first wrong checksum seen, if any */
+    long bad;         /* how many repetitions had a wrong checksum */
+} triad_args;
+
+static double b_value(long i) { return (double)(i % 8); }
+static double c_value(long i) { return (double)(i % 4); }
+
+static void triad(void *arg, long inner) {
+    triad_args *t = arg;
+    double *restrict a = t->a;
+    const double *restrict b = t->b;
+    const double *restrict c = t->c;
+    const long n = t->n;
+    for (long r = 0; r < inner; r++) {
+        double sum = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+        for (long i = 0; i < n; i++) {
+            a[i] = b[i] + TRIAD_SCALAR * c[i];
+            sum += a[i];
+        }
+        double expect = t->local_expect;
+        if (t->collective) {
+            double local = sum;
+            MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, t->comm);
+            expect = t->global_expect;
+        }
+        if (sum != expect) {
+            if (t->bad == 0) t->bad_value = sum;
+            t->bad++;
+        }
+    }
+}
+
+int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
+    int ok = 1;
+    long n = hl_param_long(ctx, "n", 1, &ok);
+    if (!ok) return -1;
+    long samples = hl_param_long(ctx, "samples", 1, &ok);
+    if (!ok) return -1;
+    if (samples > 1000000)
+        return hl_fail(ctx, "parameter samples=%ld is too large (at most 1000000)", samples);
+
+    triad_args t = {.n = n, .comm = comm};
+    t.a = malloc((size_t)n * sizeof(double));
+    t.b = malloc((size_t)n * sizeof(double));
+    t.c = malloc((size_t)n * sizeof(double));
+    double *seconds = malloc((size_t)samples * sizeof(double));
+    int have = t.a && t.b && t.c && seconds, everyone = 0;
+    MPI_Allreduce(&have, &everyone, 1, MPI_INT, MPI_MIN, comm);
+    if (!everyone) {
+        free(t.a);
+        free(t.b);
+        free(t.c);
+        free(seconds);
+        return hl_fail(ctx, "rank %d: could not allocate 3 x %ld doubles (n too large?)",
+                       ctx->rank, n);
+    }
+
+    /* First touch by the threads that will use each part (the same static schedule). */
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++) {
+        t.a[i] = 0.0;
+        t.b[i] = b_value(i);
+        t.c[i] = c_value(i);
+    }
+    for (long i = 0; i < n; i++) t.local_expect += b_value(i) + TRIAD_SCALAR * c_value(i);
+    t.global_expect = t.local_expect * (double)ctx->size;
+
+    /* hl_calibrate lets each rank decide on its own when a call is long enough, so the work it
+     * times must not contain a collective: ranks that decided differently would call different
+     * numbers of allreduces. Calibrate the local triad, then sample with the allreduce on. */
+    long inner = hl_calibrate(comm, triad, &t, TARGET_SECONDS);
+    t.collective = 1;
+    triad(&t, 1); /* warm-up of the collective path, discarded */
+    MPI_Barrier(comm);
+    hl_sample(triad, &t, inner, (int)samples, seconds);
+
+    int rc = 0;
+    if (t.bad) {
+        rc = hl_fail(ctx,
+                     "rank %d: wrong checksum in %ld repetitions (got %.17g, expected %.17g "
+                     "locally / %.17g over %d ranks)",
+                     ctx->rank, t.bad, t.bad_value, t.local_expect, t.global_expect, ctx->size);
+    } else {
+        int threads = omp_get_max_threads();
+        for (long i = 0; i < samples; i++)
+            hl_emit(ctx,
+                    "\"phase\":\"triad\",\"sample\":%ld,\"seconds\":%.9g,\"bytes\":%ld,"
+                    "\"inner\":%ld,\"threads\":%d",
+                    i, seconds[i], 24 * n, inner, threads);
+    }
+    free(t.a);
+    free(t.b);
+    free(t.c);
+    free(seconds);
+    return rc;
+}

@@ -1,0 +1,124 @@
+"""The `hybridlab` command: doctor, build, run, clean, release, grade."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import reaper
+from .build import BuildError, available_kernels, build, clean_cache
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from .doctor import examine
+
+    facts, findings = examine()
+    width = max(len(k) for k in facts)
+    for key, value in facts.items():
+        print(f"{key:<{width}}  {value}")
+    print()
+    for f in findings:
+        print(f"[{f.level}] {f.text}")
+    return 1 if any(f.level == "problem" for f in findings) else 0
+
+
+def _build(args: argparse.Namespace) -> int:
+    names = available_kernels() if args.all else args.names
+    if not names:
+        print("name kernels to build, or --all", file=sys.stderr)
+        return 2
+    for name in names:
+        try:
+            kernel = build(name)
+        except (BuildError, FileNotFoundError) as err:
+            print(err, file=sys.stderr)
+            return 1
+        if not args.quiet:
+            print(f"{name}: {kernel.library.parent}")
+        for warning in kernel.warnings:
+            print(f"{name}: {warning}", file=sys.stderr)
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .runner import NotebookError, run_notebook
+
+    out = Path(args.out)
+    try:
+        executed, figures = run_notebook(
+            args.notebook,
+            out,
+            quick=args.quick,
+            timeout=args.timeout,
+            allow_errors=args.allow_errors,
+        )
+    except (NotebookError, FileNotFoundError) as err:
+        print(err, file=sys.stderr)
+        return 1
+    print(f"executed: {executed}")
+    print(f"figures:  {len(figures)} in {out / 'figures'}")
+    return 0
+
+
+def _clean(args: argparse.Namespace) -> int:
+    removed = reaper.clean_files()
+    print(f"removed {len(removed)} unused MPI shared-memory/hydra file(s)")
+    if args.cache:
+        print(f"removed {clean_cache()} cached kernel build(s)")
+    return 0
+
+
+def _release(args: argparse.Namespace) -> int:
+    from .grading import release
+
+    for path in release(args.labs or None):
+        print(f"released {path}")
+    return 0
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from .grading import grade
+
+    report = grade(args.lab)
+    print(report)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="hybridlab", description="hybrid MPI + OpenMP course kit")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("doctor", help="describe the machine and name problems").set_defaults(
+        func=_doctor
+    )
+    b = sub.add_parser("build", help="compile kernels from kernels_c/")
+    b.add_argument("names", nargs="*")
+    b.add_argument("--all", action="store_true", help="every kernel")
+    b.add_argument("--quiet", action="store_true")
+    b.set_defaults(func=_build)
+    r = sub.add_parser("run", help="execute a notebook headless, keep the copy and figures")
+    r.add_argument("notebook")
+    r.add_argument("--out", default="out", help="folder for the executed copy (default: out)")
+    r.add_argument("--quick", action="store_true", help="small problem sizes (HYBRIDLAB_QUICK=1)")
+    r.add_argument("--timeout", type=int, default=900, help="seconds per cell (default 900)")
+    r.add_argument("--allow-errors", action="store_true", help="go on after a cell raises")
+    r.set_defaults(func=_run)
+    c = sub.add_parser("clean", help="remove MPI files a killed run left behind")
+    c.add_argument("--cache", action="store_true", help="also remove cached kernel builds")
+    c.set_defaults(func=_clean)
+    rel = sub.add_parser("release", help="regenerate labs/ from grading/source/ with nbgrader")
+    rel.add_argument("labs", nargs="*")
+    rel.set_defaults(func=_release)
+    g = sub.add_parser("grade", help="autograde grading/submitted/*/LAB, export grades, feedback")
+    g.add_argument("lab")
+    g.set_defaults(func=_grade)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

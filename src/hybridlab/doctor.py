@@ -1,0 +1,125 @@
+"""`hybridlab doctor`: describe the machine and name anything that will get in the way."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+from dataclasses import dataclass
+
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+from . import reaper
+from .kernelspec import NAME as KERNEL_NAME
+from .topology import compiler_info, mpi_info, read_topology, venv_bin
+
+SMALL_SHM_BYTES = 256 * 1024**2
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: str  # "ok", "note", "problem"
+    text: str
+
+
+def _binding_possible(cpus: tuple[int, ...]) -> bool:
+    if len(cpus) < 1 or not hasattr(os, "sched_setaffinity"):
+        return False
+    saved = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {cpus[0]})
+        return True
+    except OSError:
+        return False
+    finally:
+        os.sched_setaffinity(0, saved)
+
+
+def examine() -> tuple[dict[str, object], list[Finding]]:
+    """The machine's description and the findings about it."""
+    topo = read_topology()
+    on_path = mpi_info()
+    local = venv_bin() / "mpiexec"
+    mpi = mpi_info(str(local)) if local.exists() else on_path
+    facts: dict[str, object] = dict(topo.summary())
+    facts.update(
+        {
+            "NUMA node CPUs": "; ".join(f"{n}: {c}" for n, c in topo.numa_nodes.items()),
+            "MPI": f"{mpi.implementation} {mpi.version} ({mpi.mpiexec})",
+            "compiler": compiler_info(),
+            "lstopo": shutil.which("lstopo-no-graphics")
+            or shutil.which("lstopo")
+            or "not installed",
+            "numactl": shutil.which("numactl") or "not installed",
+        }
+    )
+    found: list[Finding] = []
+    if mpi.mpiexec is None:
+        found.append(
+            Finding("problem", "no mpiexec: run `make setup` (it installs MPICH from PyPI)")
+        )
+    elif on_path.mpiexec and not on_path.in_venv:
+        found.append(
+            Finding(
+                "problem",
+                f"the mpiexec first on PATH ({on_path.mpiexec}, {on_path.implementation}) is not "
+                f"this venv's; engines started from a shell would use it. Put {venv_bin()} first "
+                "on PATH, or use the 'hybridlab' Jupyter kernel, which does.",
+            )
+        )
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        found.append(
+            Finding("problem", "no C compiler: install gcc (Debian: apt-get install gcc libc6-dev)")
+        )
+    if len(topo.usable) < 2:
+        found.append(
+            Finding(
+                "problem",
+                f"only {len(topo.usable)} usable CPU: hybrid runs will all be oversubscribed",
+            )
+        )
+    if not _binding_possible(topo.usable):
+        found.append(
+            Finding(
+                "problem", "this process may not set CPU affinity: binding (bind='cores') will fail"
+            )
+        )
+    if len(topo.numa_nodes) < 2:
+        found.append(
+            Finding(
+                "note",
+                "one NUMA node: the NUMA labs show published reference data beside your numbers",
+            )
+        )
+    if facts["lstopo"] == "not installed":
+        found.append(
+            Finding(
+                "note",
+                "hwloc not installed: the machine picture is drawn from sysfs (apt-get install hwloc-nox)",
+            )
+        )
+    try:
+        KernelSpecManager().get_kernel_spec(KERNEL_NAME)
+    except NoSuchKernel:
+        found.append(
+            Finding("problem", f"Jupyter kernel '{KERNEL_NAME}' missing: run `make setup`")
+        )
+    shm = shutil.disk_usage("/dev/shm").total if os.path.isdir("/dev/shm") else 0
+    if shm and shm < SMALL_SHM_BYTES:
+        found.append(
+            Finding(
+                "note",
+                f"/dev/shm is only {shm // 1024**2} MiB: large messages may fail (docker run --shm-size=1g)",
+            )
+        )
+    leftovers = [p for pattern in reaper.SHM_PATTERNS for p in glob.glob(pattern)]
+    if leftovers:
+        found.append(
+            Finding(
+                "note",
+                f"{len(leftovers)} MPI shared-memory segment(s) in /dev/shm: `hybridlab clean` removes unused ones",
+            )
+        )
+    if not any(f.level == "problem" for f in found):
+        found.append(Finding("ok", "ready: MPI, compiler and Jupyter kernel found"))
+    return facts, found

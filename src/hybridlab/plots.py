@@ -1,0 +1,161 @@
+"""Pictures of the student's machine and of where ranks and threads ran.
+
+Plots take records (a DataFrame or Results) and a Topology; they launch nothing.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from .records import Results
+from .topology import Topology
+
+RANK_COLOURS = plt.get_cmap("tab10").colors
+SHARED = "#d62728"
+
+
+def _frame(records: Results | pd.DataFrame) -> pd.DataFrame:
+    frame = records.records if isinstance(records, Results) else records
+    missing = {"rank", "thread", "cpu"} - set(frame.columns)
+    if missing:
+        raise ValueError(
+            f"records need the columns rank, thread and cpu (missing: {sorted(missing)})"
+        )
+    return frame
+
+
+def placement_map(
+    records: Results | pd.DataFrame,
+    topology: Topology,
+    title: str | None = None,
+    ax: Axes | None = None,
+) -> Figure:
+    """One column per CPU; a box for each (rank, thread) that ran there, CPUs shared in red."""
+    frame = _frame(records).drop_duplicates(["rank", "thread"])
+    cpus = [c.cpu for c in topology.cpus]
+    column = {cpu: i for i, cpu in enumerate(cpus)}
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(cpus) + 1.5), 3.2))
+    else:
+        fig = ax.figure
+    # NUMA nodes as shaded bands behind the columns
+    for node, members in topology.numa_nodes.items():
+        cols = [column[c] for c in members if c in column]
+        if cols:
+            ax.axvspan(
+                min(cols) - 0.5,
+                max(cols) + 0.5,
+                color="0.93" if node % 2 == 0 else "0.86",
+                zorder=0,
+            )
+            ax.text(
+                (min(cols) + max(cols)) / 2,
+                -0.55,
+                f"NUMA {node}",
+                ha="center",
+                va="top",
+                fontsize=8,
+            )
+    height = 1
+    for cpu, group in frame.groupby("cpu"):
+        if cpu not in column:
+            continue
+        shared = len(group) > 1
+        for level, (_, row) in enumerate(group.sort_values(["rank", "thread"]).iterrows()):
+            colour = RANK_COLOURS[int(row["rank"]) % len(RANK_COLOURS)]
+            ax.add_patch(
+                Rectangle(
+                    (column[cpu] - 0.4, level + 0.05),
+                    0.8,
+                    0.9,
+                    facecolor=colour,
+                    edgecolor=SHARED if shared else "black",
+                    linewidth=2.5 if shared else 0.8,
+                    zorder=2,
+                )
+            )
+            ax.text(
+                column[cpu],
+                level + 0.5,
+                f"r{int(row['rank'])} t{int(row['thread'])}",
+                ha="center",
+                va="center",
+                color="white",
+                fontsize=8,
+                zorder=3,
+            )
+        if shared:
+            ax.text(
+                column[cpu],
+                len(group) + 0.1,
+                "shared",
+                ha="center",
+                va="bottom",
+                color=SHARED,
+                fontsize=8,
+            )
+        height = max(height, len(group) + 1)
+    labels = [
+        f"cpu {c.cpu}\ncore {c.core}" + (f"\nsock {c.socket}" if len(topology.sockets) > 1 else "")
+        for c in topology.cpus
+    ]
+    ax.set_xticks(range(len(cpus)), labels, fontsize=8)
+    ax.set_xlim(-0.6, len(cpus) - 0.4)
+    ax.set_ylim(-0.9, height + 0.2)
+    ax.set_yticks([])
+    ax.set_ylabel("threads on the CPU")
+    ax.set_title(title or "where each rank (r) and thread (t) ran")
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def machine_picture(topology: Topology) -> Figure:
+    """The machine drawn from sysfs (for when hwloc's lstopo is not installed):
+    sockets contain NUMA nodes, which contain cores, which contain CPUs (hardware threads)."""
+    nodes = topology.numa_nodes
+    cores = topology.cores
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(cores) + 1), 2.2 + 0.4 * len(nodes)))
+    x = 0.0
+    for node, members in nodes.items():
+        node_cores = [core for core, cpus in cores.items() if cpus[0] in members]
+        width = 1.1 * len(node_cores) + 0.1
+        socket = topology.cpu(members[0]).socket
+        ax.add_patch(Rectangle((x, 0), width, 2.2, facecolor="#e8f0f8", edgecolor="#336"))
+        ax.text(x + 0.05, 2.1, f"socket {socket} / NUMA node {node}", va="top", fontsize=8)
+        for i, core in enumerate(node_cores):
+            cx = x + 0.1 + 1.1 * i
+            ax.add_patch(Rectangle((cx, 0.1), 1.0, 1.6, facecolor="#fdf6e3", edgecolor="#663"))
+            ax.text(cx + 0.5, 1.6, f"core {core}", ha="center", va="top", fontsize=8)
+            pus = cores[core]
+            for j, cpu in enumerate(pus):
+                w = 0.9 / len(pus)
+                ax.add_patch(
+                    Rectangle(
+                        (cx + 0.05 + j * w, 0.2), w - 0.04, 0.8, facecolor="white", edgecolor="0.4"
+                    )
+                )
+                ax.text(
+                    cx + 0.05 + (j + 0.5) * w,
+                    0.6,
+                    f"cpu\n{cpu}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                )
+        x += width + 0.2
+    caches = topology.summary()["caches"]
+    ax.set_title(
+        f"{len(topology.cpus)} CPUs, {len(cores)} cores, {len(nodes)} NUMA node(s)\n{caches}",
+        fontsize=9,
+    )
+    ax.set_xlim(-0.1, x)
+    ax.set_ylim(-0.1, 2.4)
+    ax.axis("off")
+    fig.tight_layout()
+    return fig
