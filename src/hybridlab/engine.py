@@ -71,3 +71,8 @@ def identity() -> dict[str, object]:
         "allowed_cpus": sorted(os.sched_getaffinity(0)),
         "omp": {k: v for k, v in os.environ.items() if k.startswith("OMP_")},
     }
+
+
+def getenv(name: str) -> str | None:
+    """An environment variable as the engine sees it (to check what the launcher set)."""
+    return os.environ.get(name)

@@ -1,0 +1,85 @@
+"""The benchmark kernel and script behave: records, errors, reports. No timing is asserted."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hybridlab as hl
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPT = REPO / "benchmarks" / "run_benchmarks.py"
+
+
+def test_bench_compute_builds_without_warnings():
+    kernel = hl.build("bench_compute")
+    assert kernel.warnings == ()
+    assert {"n", "samples"} <= kernel.params.keys()
+
+
+def test_bench_compute_gives_one_record_per_sample_and_rank():
+    n = 10_000
+    res = hl.run_program("bench_compute", ranks=2, threads=1, n=n, samples=3)
+    df = res.records
+    assert len(df) == 6
+    assert df.groupby("rank")["sample"].apply(sorted).tolist() == [[0, 1, 2], [0, 1, 2]]
+    assert set(df["phase"]) == {"triad"}
+    assert set(df["thread"]) == {0}
+    assert (df["seconds"] > 0).all()
+    assert (df["bytes"] == 24 * n).all()
+    assert (df["inner"] >= 1).all()
+    assert {"before", "after"} <= res.meta["probe"].keys()
+
+
+@pytest.mark.parametrize("param", ["n", "samples"])
+def test_a_bad_parameter_is_a_kernel_error_that_names_it(param):
+    with pytest.raises(hl.KernelError, match=rf"parameter {param}=0 must be at least 1"):
+        hl.run_program("bench_compute", ranks=2, threads=1, **{param: 0})
+
+
+def test_run_benchmarks_quick_writes_the_report_and_the_json(tmp_path):
+    out, raw = tmp_path / "R.md", tmp_path / "r.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--repeats",
+            "1",
+            "--quick",
+            "--out",
+            str(out),
+            "--json",
+            str(raw),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=REPO,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "[bench" in done.stderr  # progress on stderr
+    report = out.read_text()
+    for heading in (
+        "# hybridlab benchmarks",
+        "## Machine",
+        "## Cluster start and stop",
+        "## Engines vs mpiexec",
+        "## What the numbers mean",
+    ):
+        assert f"\n{heading}\n" in f"\n{report}", heading
+    assert "Quick mode" in report
+    assert "PASS" in report or "MISS" in report
+    data = json.loads(raw.read_text())
+    assert data["quick"] is True and data["repeats"] == 1
+    assert {"machine", "start_stop", "compare"} <= data.keys()
+    assert len(data["start_stop"]["repeats"]) == 1
+    assert [(c["ranks"], c["threads"]) for c in data["compare"]] == [(2, 1), (1, 2)]
+    for c in data["compare"]:
+        assert c["error"] is None
+        assert sorted(r["mode"] for r in c["runs"]) == ["engines", "mpiexec"]
+        assert c["ratio"] > 0

@@ -1,0 +1,67 @@
+import pytest
+
+from hybridlab.build import BuildError, available_kernels, build, build_source
+
+GOOD = r"""
+#include "hybridlab.h"
+const char *const hl_kernel_description = "answer";
+const hl_param hl_kernel_params[] = {{"value", "42", "what each rank reports"}, HL_END_PARAMS};
+int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
+    (void)comm;
+    int ok = 1;
+    long v = hl_param_long(ctx, "value", 0, &ok);
+    if (!ok) return -1;
+    hl_emit(ctx, "\"value\":%ld", v);
+    return 0;
+}
+"""
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("HYBRIDLAB_CACHE", str(tmp_path / "cache"))
+
+
+def test_a_kernel_builds_into_a_library_and_a_program_with_its_parameters():
+    kernel = build("hello_hybrid")
+    assert kernel.library.exists() and kernel.program.exists()
+    assert kernel.warnings == ()
+    assert "spin_ms" in kernel.params and kernel.params["spin_ms"]["default"] == "50"
+
+
+def test_builds_are_cached_by_content_and_flags():
+    first = build_source("answer", GOOD)
+    stamp = first.library.stat().st_mtime_ns
+    again = build_source("answer", GOOD)
+    assert again.library == first.library and again.library.stat().st_mtime_ns == stamp
+    changed = build_source("answer", GOOD.replace("42", "43"))
+    assert changed.library != first.library
+    flagged = build_source("answer", GOOD, flags=("-DEXTRA=1",))
+    assert flagged.library not in (first.library, changed.library)
+
+
+def test_a_syntax_error_is_reported_with_file_and_line():
+    broken = GOOD.replace("hl_emit(ctx", "hl_emit(ctx,,")
+    with pytest.raises(BuildError) as caught:
+        build_source("broken", broken)
+    line = broken.splitlines().index(next(x for x in broken.splitlines() if ",," in x)) + 1
+    errors = [d for d in caught.value.diagnostics if d.kind == "error"]
+    assert errors and errors[0].file == "broken.c" and errors[0].line == line
+    assert f"broken.c:{line}: error" in str(caught.value)
+
+
+def test_compiler_warnings_are_kept_with_the_kernel():
+    kernel = build_source("warned", GOOD.replace("int ok = 1;", "int ok = 1, unused;"))
+    assert any("unused" in w.message for w in kernel.warnings)
+
+
+def test_unknown_kernels_names_and_parameters_are_refused_clearly():
+    with pytest.raises(FileNotFoundError, match="no kernel 'nope'.*hello_hybrid"):
+        build("nope")
+    with pytest.raises(ValueError, match="must be a C identifier"):
+        build_source("two words", GOOD)
+    kernel = build_source("answer", GOOD)
+    with pytest.raises(ValueError, match=r"has no parameter valu \(known: value\)"):
+        kernel.arguments({"valu": 1})
+    assert kernel.arguments({"value": 7}) == ["value=7"]
+    assert "hello_hybrid" in available_kernels()

@@ -1,0 +1,81 @@
+"""MPI engines: kernels in-process, placement, crash and hang recovery, clean stop."""
+
+import time
+
+import pytest
+from conftest import mpi_leftovers
+from faulty_kernels import CRASH, HANG
+
+import hybridlab as hl
+from hybridlab.engine import getenv, identity
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with hl.Cluster(ranks=2, threads=1, timeout=60) as c:
+        yield c
+    assert mpi_leftovers(c.tag) == []
+
+
+def test_kernels_run_in_every_engine_and_records_say_where(cluster):
+    res = cluster.run("hello_hybrid", spin_ms=1)
+    assert list(res.records["rank"]) == [0, 1]
+    assert set(res.records["thread_level"]) == {"funneled"}
+    assert res.meta["run_by"] == "engines" and res.meta["placement"].startswith("2 ranks x 1 threads")
+    assert res.meta["mpi_library"].startswith("MPICH")
+    assert {"before", "after"} <= res.meta["probe"].keys()
+    assert [r["rank"] for r in res.meta["ranks"]] == [0, 1]
+
+
+def test_apply_returns_results_in_rank_order(cluster):
+    assert [e["rank"] for e in cluster.apply(identity)] == [0, 1]
+    assert cluster.apply(getenv, "OMP_NUM_THREADS") == ["1", "1"]
+
+
+def test_unknown_parameters_are_refused_before_anything_runs(cluster):
+    with pytest.raises(ValueError, match="no parameter spin"):
+        cluster.run("hello_hybrid", spin=1)
+    assert cluster.running
+
+
+def test_a_crash_names_the_rank_and_one_call_restarts(cluster):
+    with pytest.raises(hl.KernelCrash, match="rank 1 died while running kernel 'crash'") as caught:
+        cluster.run(hl.build_source("crash", CRASH), timeout=60)
+    assert caught.value.rank == 1
+    assert not cluster.running and "rank 1 died" in repr(cluster)
+    with pytest.raises(hl.ClusterNotRunning, match="call cluster.restart()"):
+        cluster.run("hello_hybrid")
+    assert mpi_leftovers(cluster.tag) == []
+    cluster.restart()
+    assert list(cluster.run("hello_hybrid", spin_ms=0).records["rank"]) == [0, 1]
+
+
+def test_a_hang_times_out_and_leaves_nothing_behind(cluster):
+    start = time.monotonic()
+    with pytest.raises(hl.KernelTimeout, match="kernel 'hang' did not finish within 2 s"):
+        cluster.run(hl.build_source("hang", HANG), timeout=2)
+    assert time.monotonic() - start < 30
+    assert mpi_leftovers(cluster.tag) == []
+    cluster.restart()
+    assert cluster.apply(getenv, "OMP_NUM_THREADS") == ["1", "1"]
+
+
+def test_oversubscribed_engines_are_throttled_and_warned_about():
+    threads = len(hl.read_topology().usable)
+    with hl.Cluster(ranks=2, threads=threads, thread_level="multiple") as c:
+        res = c.run("hello_hybrid", spin_ms=0)
+        throttle = c.apply(getenv, "MPIR_CVAR_CH4_PROGRESS_THROTTLE")
+    assert throttle == ["1", "1"]
+    assert any(w.startswith("oversubscribed") for w in res.warnings)
+    assert set(res.records["thread_level"]) == {"multiple"}
+    assert len(res.records) == 2 * threads
+    assert mpi_leftovers(c.tag) == []
+
+
+def test_bad_placements_fail_before_launch():
+    with pytest.raises(hl.PlacementError, match="threads must be"):
+        hl.Cluster(ranks=2, threads=0)
+    with pytest.raises(ValueError, match="thread_level must be one of"):
+        hl.Cluster(thread_level="lots")
+    with pytest.raises(hl.PlacementError, match="needs a CPU for each"):
+        hl.Cluster(ranks=64, threads=64, bind="cores")

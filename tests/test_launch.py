@@ -1,0 +1,78 @@
+"""Kernels as standalone programs under mpiexec: records, failures, nothing left behind."""
+
+import subprocess
+import time
+
+import pytest
+from conftest import mpi_leftovers
+from faulty_kernels import CRASH, HANG
+
+import hybridlab as hl
+
+
+def test_hello_reports_every_rank_and_thread_with_its_cpu():
+    res = hl.run_program("hello_hybrid", ranks=2, threads=2, spin_ms=1)
+    assert sorted(zip(res.records["rank"], res.records["thread"])) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert set(res.records["thread_level"]) == {"funneled"}
+    assert res.records["cpu"].ge(0).all()
+    assert res.meta["run_by"] == "mpiexec" and "-n 2" in res.meta["command"]
+    assert {"before", "after"} <= res.meta["probe"].keys()
+    assert res.meta["mpi_library"].startswith("MPICH")
+
+
+def test_an_oversubscribed_run_carries_a_warning():
+    res = hl.run_program("hello_hybrid", ranks=2, threads=len(hl.read_topology().usable) + 1, spin_ms=0)
+    assert any(w.startswith("oversubscribed") for w in res.warnings)
+
+
+def test_binding_to_cores_gives_each_thread_its_own_cpu():
+    topo = hl.read_topology()
+    if len(topo.usable) < 2:
+        pytest.skip("needs two CPUs")
+    res = hl.run_program("hello_hybrid", ranks=1, threads=2, bind="cores", spin_ms=1)
+    assert [len(a) for a in res.records["allowed_cpus"]] == [1, 1]
+    assert res.records["cpu"].nunique() == 2
+    piled = hl.run_program("hello_hybrid", ranks=1, threads=2, bind="one-core", spin_ms=1)
+    assert piled.records["cpu"].nunique() == 1
+
+
+def test_the_thread_level_asked_for_is_the_one_reported():
+    res = hl.run_program("hello_hybrid", ranks=1, thread_level="multiple", spin_ms=0)
+    assert set(res.records["thread_level"]) == {"multiple"}
+
+
+def test_bad_parameter_values_come_back_as_the_kernels_message():
+    with pytest.raises(hl.KernelError, match="spin_ms=-1 must be at least 0"):
+        hl.run_program("hello_hybrid", ranks=1, spin_ms=-1)
+    with pytest.raises(hl.KernelError, match="spin_ms=soon is not an integer"):
+        hl.run_program("hello_hybrid", ranks=1, spin_ms="soon")
+
+
+def test_unknown_parameters_and_placements_are_refused_before_launch():
+    with pytest.raises(ValueError, match="no parameter spin"):
+        hl.run_program("hello_hybrid", ranks=1, spin=3)
+    with pytest.raises(hl.PlacementError):
+        hl.run_program("hello_hybrid", ranks=0)
+
+
+def test_a_segfault_names_the_rank():
+    kernel = hl.build_source("crash", CRASH)
+    with pytest.raises(hl.KernelCrash, match=r"rank 1 of crash died \(signal 11 \(SIGSEGV\)\)") as caught:
+        hl.run_program(kernel, ranks=2, timeout=60)
+    assert caught.value.rank == 1
+    assert mpi_leftovers() == []
+
+
+def test_a_deadlock_times_out_and_leaves_nothing_behind():
+    kernel = hl.build_source("hang", HANG)
+    start = time.monotonic()
+    with pytest.raises(hl.KernelTimeout, match="did not finish within 2 s"):
+        hl.run_program(kernel, ranks=2, timeout=2)
+    assert time.monotonic() - start < 30
+    assert mpi_leftovers() == []
+
+
+def test_every_program_prints_its_parameters_with_help():
+    kernel = hl.build("hello_hybrid")
+    out = subprocess.run([str(kernel.program), "--help"], capture_output=True, text=True, check=True)
+    assert "spin_ms" in out.stdout and "usage: mpiexec -n RANKS" in out.stdout

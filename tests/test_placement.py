@@ -1,0 +1,63 @@
+import pytest
+
+from hybridlab.placement import MPICH_THROTTLE, Placement, PlacementError
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"ranks": 0}, "ranks must be a whole number of at least 1, not 0"),
+        ({"threads": -2}, "threads must be a whole number of at least 1, not -2"),
+        ({"threads": "2"}, "not '2'"),
+        ({"threads": True}, "not True"),
+        ({"ranks": 1.5}, "not 1.5"),
+        ({"bind": "socket"}, "bind must be one of 'none', 'cores', 'spread', 'one-core'"),
+    ],
+)
+def test_bad_parameters_are_refused_with_a_clear_message(kwargs, message):
+    with pytest.raises(PlacementError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        Placement(**kwargs)
+
+
+def test_binding_more_threads_than_cpus_is_refused_before_launch():
+    with pytest.raises(PlacementError, match="needs a CPU for each of the 2 x 2 = 4 threads"):
+        Placement(2, 2, "cores").check_fits(2)
+    with pytest.raises(PlacementError, match="needs a CPU for each of the 3 ranks"):
+        Placement(3, 1, "one-core").check_fits(2)
+    Placement(4, 4, "none").check_fits(2)  # unbound may oversubscribe
+    Placement(2, 4, "one-core").check_fits(2)  # threads share their rank's core by design
+
+
+def test_mpich_flags_bind_each_rank_to_its_threads_cores():
+    assert Placement(2, 3, "cores").launcher_args("mpich") == ["-bind-to", "core:3", "-map-by", "core:3"]
+    assert Placement(2, 3, "one-core").launcher_args("mpich") == ["-bind-to", "core", "-map-by", "core"]
+    assert Placement(2, 3, "none").launcher_args("mpich") == []
+
+
+def test_open_mpi_flags_give_each_rank_threads_cores_and_allow_oversubscription():
+    args = Placement(2, 4, "cores").launcher_args("openmpi")
+    assert args[:1] == ["--oversubscribe"]
+    assert ["--map-by", "slot:PE=4", "--bind-to", "core"] == args[1:]
+    assert Placement(2, 4, "none").launcher_args("openmpi") == ["--oversubscribe", "--bind-to", "none"]
+
+
+def test_openmp_environment_follows_the_binding():
+    assert Placement(1, 2, "none").environment("mpich", 8) == {
+        "OMP_NUM_THREADS": "2",
+        "OMP_PROC_BIND": "false",
+    }
+    env = Placement(1, 2, "spread").environment("mpich", 8)
+    assert (env["OMP_PLACES"], env["OMP_PROC_BIND"]) == ("cores", "spread")
+    env = Placement(1, 2, "cores").environment("mpich", 8)
+    assert (env["OMP_PLACES"], env["OMP_PROC_BIND"]) == ("cores", "close")
+
+
+def test_oversubscription_throttles_busy_polling_and_warns():
+    p = Placement(4, 1, "none")
+    assert p.oversubscribed(2)
+    env = p.environment("mpich", 2)
+    assert MPICH_THROTTLE.items() <= env.items()
+    assert p.environment("openmpi", 2)["OMPI_MCA_mpi_yield_when_idle"] == "1"
+    assert "4 ranks x 1 threads = 4 on 2 usable CPUs" in p.oversubscription_warning(2)
+    assert not MPICH_THROTTLE.keys() & Placement(2, 1).environment("mpich", 2).keys()
+    assert Placement(2, 1).oversubscription_warning(2) is None

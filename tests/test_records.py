@@ -1,0 +1,54 @@
+import pytest
+
+from hybridlab.errors import failed_rank
+from hybridlab.records import RecordError, Results, parse_lines
+
+OUTPUT = """{"meta":true,"rank":0,"thread_level":"funneled","mpi_library":"MPICH Version:   5.0.2"}
+{"rank":0,"thread":1,"cpu":1,"numa":0,"seconds":0.5}
+{"rank":0,"thread":0,"cpu":0,"numa":0,"seconds":0.25}
+"""
+
+
+def test_records_and_rank_metadata_are_separated():
+    rows, ranks = parse_lines(OUTPUT)
+    assert len(rows) == 2 and len(ranks) == 1 and "meta" not in ranks[0]
+
+
+def test_lines_that_are_not_records_are_an_error_naming_the_line():
+    with pytest.raises(RecordError, match="line 2 is not a JSON record"):
+        parse_lines('{"rank":0}\nSegmentation fault\n', "demo")
+    with pytest.raises(RecordError, match="not a JSON object"):
+        parse_lines("[1, 2]\n")
+
+
+def test_results_are_tidy_sorted_and_survive_a_round_trip(tmp_path):
+    rows, ranks = parse_lines(OUTPUT)
+    res = Results.from_rows(rows, ranks, {"kernel": "demo"}, ["oversubscribed: ..."])
+    assert list(res.records.columns[:4]) == ["rank", "thread", "cpu", "numa"]
+    assert list(res.records["thread"]) == [0, 1]
+    assert res.meta["mpi_library"] == "MPICH Version: 5.0.2"
+    assert res.meta["thread_level"] == "funneled"
+    assert "warning: oversubscribed" in repr(res) and "oversubscribed" in res._repr_html_()
+    back = Results.load(res.save(tmp_path / "r.json"))
+    assert back.records.equals(res.records) and back.warnings == res.warnings
+
+
+@pytest.mark.parametrize(
+    "output, rank, how",
+    [
+        ("hybridlab: rank 3 died on signal 11\n", 3, "signal 11 (SIGSEGV)"),
+        (
+            "=   PID 4242 RUNNING AT vm\n=   EXIT CODE: 9\n=   CLEANING UP",
+            1,
+            "signal 9 (SIGKILL)",
+        ),
+        (
+            "mpiexec noticed that process rank 2 with PID 0 on node vm exited on signal 6 (Aborted).",
+            2,
+            "signal 6 (SIGABRT)",
+        ),
+        ("all good", None, ""),
+    ],
+)
+def test_the_dead_rank_is_read_from_the_report(output, rank, how):
+    assert failed_rank(output, {4242: 1}) == (rank, how)

@@ -1,0 +1,64 @@
+from pathlib import Path
+
+from hybridlab.topology import mpi_info, parse_cpu_list, read_topology, venv_bin
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text + "\n")
+
+
+def fake_sysfs(root: Path) -> Path:
+    """Two sockets, one NUMA node each, two cores per socket, two hardware threads per core."""
+    _write(root / "cpu" / "online", "0-7")
+    for cpu in range(8):
+        socket, core, sibling = cpu // 4, (cpu % 4) // 2, cpu % 2
+        topo = root / "cpu" / f"cpu{cpu}" / "topology"
+        _write(topo / "physical_package_id", str(socket))
+        _write(topo / "core_id", str(core))
+        cache = root / "cpu" / f"cpu{cpu}" / "cache"
+        pair = f"{cpu - sibling}-{cpu - sibling + 1}"
+        for index, (level, kind, size, shared) in enumerate(
+            [(1, "Data", "32K", pair), (2, "Unified", "1024K", pair), (3, "Unified", "16384K",
+             "0-3" if socket == 0 else "4-7")]
+        ):
+            _write(cache / f"index{index}" / "level", str(level))
+            _write(cache / f"index{index}" / "type", kind)
+            _write(cache / f"index{index}" / "size", size)
+            _write(cache / f"index{index}" / "shared_cpu_list", shared)
+    _write(root / "node" / "node0" / "cpulist", "0-3")
+    _write(root / "node" / "node1" / "cpulist", "4-7")
+    return root
+
+
+def test_cpu_lists_are_parsed_like_the_kernel_writes_them():
+    assert parse_cpu_list("0-3,8,10-11\n") == [0, 1, 2, 3, 8, 10, 11]
+    assert parse_cpu_list("") == []
+
+
+def test_sockets_numa_nodes_cores_and_caches_are_read_from_sysfs(tmp_path):
+    topo = read_topology(fake_sysfs(tmp_path))
+    assert len(topo.cpus) == 8
+    assert topo.sockets == [0, 1]
+    assert topo.numa_nodes == {0: [0, 1, 2, 3], 1: [4, 5, 6, 7]}
+    assert len(topo.cores) == 4 and topo.smt == 2
+    assert topo.cores[0] == [0, 1] and topo.cores[3] == [6, 7]
+    assert topo.last_level_cache_bytes() == 16 * 1024**2
+    summary = topo.summary()
+    assert summary["numa_nodes"] == 2 and summary["cores"] == 4
+    assert "L3u 16384 KiB x2" in summary["caches"]
+
+
+def test_this_machine_is_read_and_its_mpi_is_the_venvs_mpich():
+    topo = read_topology()
+    assert topo.cpus and topo.usable
+    mpi = mpi_info(str(venv_bin() / "mpiexec"))
+    assert mpi.implementation == "mpich" and mpi.in_venv and mpi.version
+
+
+def test_an_open_mpi_launcher_is_recognised(tmp_path):
+    fake = tmp_path / "mpiexec"
+    fake.write_text("#!/bin/sh\necho 'mpiexec (Open MPI) 5.0.3'\n")
+    fake.chmod(0o755)
+    mpi = mpi_info(str(fake))
+    assert (mpi.implementation, mpi.version, mpi.in_venv) == ("openmpi", "5.0.3", False)
