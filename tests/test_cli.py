@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+
 from conftest import mpi_leftovers
 
 HYBRIDLAB = str(Path(sys.executable).parent / "hybridlab")
@@ -13,7 +14,13 @@ HYBRIDLAB = str(Path(sys.executable).parent / "hybridlab")
 
 def run(*args, env=None, cwd=None):
     return subprocess.run(
-        [HYBRIDLAB, *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=600, check=False
+        [HYBRIDLAB, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=600,
+        check=False,
     )
 
 
@@ -52,7 +59,9 @@ def test_run_executes_a_notebook_keeps_its_figures_and_cleans_up(tmp_path):
             "cluster = hl.Cluster(ranks=2).start()\nres = cluster.run('hello_hybrid', spin_ms=1)\n"
             "placement_map(res, cluster.topology);"
         ),
-        nbformat.v4.new_code_cell("%%px\nfrom mpi4py import MPI\nprint('rank', MPI.COMM_WORLD.rank)"),
+        nbformat.v4.new_code_cell(
+            "%%px\nfrom mpi4py import MPI\nprint('rank', MPI.COMM_WORLD.rank)"
+        ),
         # no cluster.stop(): the runner must clean up what the notebook left running
     ]
     nbformat.write(nb, tmp_path / "demo.ipynb")

@@ -3,10 +3,10 @@
 import time
 
 import pytest
-from conftest import mpi_leftovers
-from faulty_kernels import CRASH, HANG
 
 import hybridlab as hl
+from conftest import mpi_leftovers
+from faulty_kernels import CRASH, HANG
 from hybridlab.engine import getenv, identity
 
 
@@ -21,7 +21,9 @@ def test_kernels_run_in_every_engine_and_records_say_where(cluster):
     res = cluster.run("hello_hybrid", spin_ms=1)
     assert list(res.records["rank"]) == [0, 1]
     assert set(res.records["thread_level"]) == {"funneled"}
-    assert res.meta["run_by"] == "engines" and res.meta["placement"].startswith("2 ranks x 1 threads")
+    assert res.meta["run_by"] == "engines" and res.meta["placement"].startswith(
+        "2 ranks x 1 threads"
+    )
     assert res.meta["mpi_library"].startswith("MPICH")
     assert {"before", "after"} <= res.meta["probe"].keys()
     assert [r["rank"] for r in res.meta["ranks"]] == [0, 1]

@@ -4,15 +4,20 @@ import subprocess
 import time
 
 import pytest
-from conftest import mpi_leftovers
-from faulty_kernels import CRASH, HANG
 
 import hybridlab as hl
+from conftest import mpi_leftovers
+from faulty_kernels import CRASH, HANG
 
 
 def test_hello_reports_every_rank_and_thread_with_its_cpu():
     res = hl.run_program("hello_hybrid", ranks=2, threads=2, spin_ms=1)
-    assert sorted(zip(res.records["rank"], res.records["thread"])) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert sorted(zip(res.records["rank"], res.records["thread"], strict=True)) == [
+        (0, 0),
+        (0, 1),
+        (1, 0),
+        (1, 1),
+    ]
     assert set(res.records["thread_level"]) == {"funneled"}
     assert res.records["cpu"].ge(0).all()
     assert res.meta["run_by"] == "mpiexec" and "-n 2" in res.meta["command"]
@@ -21,7 +26,9 @@ def test_hello_reports_every_rank_and_thread_with_its_cpu():
 
 
 def test_an_oversubscribed_run_carries_a_warning():
-    res = hl.run_program("hello_hybrid", ranks=2, threads=len(hl.read_topology().usable) + 1, spin_ms=0)
+    res = hl.run_program(
+        "hello_hybrid", ranks=2, threads=len(hl.read_topology().usable) + 1, spin_ms=0
+    )
     assert any(w.startswith("oversubscribed") for w in res.warnings)
 
 
@@ -57,7 +64,9 @@ def test_unknown_parameters_and_placements_are_refused_before_launch():
 
 def test_a_segfault_names_the_rank():
     kernel = hl.build_source("crash", CRASH)
-    with pytest.raises(hl.KernelCrash, match=r"rank 1 of crash died \(signal 11 \(SIGSEGV\)\)") as caught:
+    with pytest.raises(
+        hl.KernelCrash, match=r"rank 1 of crash died \(signal 11 \(SIGSEGV\)\)"
+    ) as caught:
         hl.run_program(kernel, ranks=2, timeout=60)
     assert caught.value.rank == 1
     assert mpi_leftovers() == []
@@ -74,5 +83,7 @@ def test_a_deadlock_times_out_and_leaves_nothing_behind():
 
 def test_every_program_prints_its_parameters_with_help():
     kernel = hl.build("hello_hybrid")
-    out = subprocess.run([str(kernel.program), "--help"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [str(kernel.program), "--help"], capture_output=True, text=True, check=True
+    )
     assert "spin_ms" in out.stdout and "usage: mpiexec -n RANKS" in out.stdout

@@ -29,8 +29,18 @@ def test_binding_more_threads_than_cpus_is_refused_before_launch():
 
 
 def test_mpich_flags_bind_each_rank_to_its_threads_cores():
-    assert Placement(2, 3, "cores").launcher_args("mpich") == ["-bind-to", "core:3", "-map-by", "core:3"]
-    assert Placement(2, 3, "one-core").launcher_args("mpich") == ["-bind-to", "core", "-map-by", "core"]
+    assert Placement(2, 3, "cores").launcher_args("mpich") == [
+        "-bind-to",
+        "core:3",
+        "-map-by",
+        "core:3",
+    ]
+    assert Placement(2, 3, "one-core").launcher_args("mpich") == [
+        "-bind-to",
+        "core",
+        "-map-by",
+        "core",
+    ]
     assert Placement(2, 3, "none").launcher_args("mpich") == []
 
 
@@ -38,7 +48,11 @@ def test_open_mpi_flags_give_each_rank_threads_cores_and_allow_oversubscription(
     args = Placement(2, 4, "cores").launcher_args("openmpi")
     assert args[:1] == ["--oversubscribe"]
     assert ["--map-by", "slot:PE=4", "--bind-to", "core"] == args[1:]
-    assert Placement(2, 4, "none").launcher_args("openmpi") == ["--oversubscribe", "--bind-to", "none"]
+    assert Placement(2, 4, "none").launcher_args("openmpi") == [
+        "--oversubscribe",
+        "--bind-to",
+        "none",
+    ]
 
 
 def test_openmp_environment_follows_the_binding():

@@ -19,8 +19,11 @@ def fake_sysfs(root: Path) -> Path:
         cache = root / "cpu" / f"cpu{cpu}" / "cache"
         pair = f"{cpu - sibling}-{cpu - sibling + 1}"
         for index, (level, kind, size, shared) in enumerate(
-            [(1, "Data", "32K", pair), (2, "Unified", "1024K", pair), (3, "Unified", "16384K",
-             "0-3" if socket == 0 else "4-7")]
+            [
+                (1, "Data", "32K", pair),
+                (2, "Unified", "1024K", pair),
+                (3, "Unified", "16384K", "0-3" if socket == 0 else "4-7"),
+            ]
         ):
             _write(cache / f"index{index}" / "level", str(level))
             _write(cache / f"index{index}" / "type", kind)

@@ -16,8 +16,8 @@ import os
 import tempfile
 import time
 import uuid
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 
 import ipyparallel as ipp
 import psutil
