@@ -88,3 +88,22 @@ def test_clean_removes_segments_no_process_uses(tmp_path):
     stale.write_bytes(b"\0" * 64)
     done = run("clean")
     assert done.returncode == 0 and not stale.exists()
+
+
+def test_clean_stops_engines_whose_notebook_died(tmp_path):
+    script = tmp_path / "dies.py"
+    script.write_text(
+        "import os, signal, hybridlab as hl\n"
+        "c = hl.Cluster(ranks=2).start()\n"
+        "print('up', flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert "up" in done.stdout
+    cleaned = run("clean")
+    assert cleaned.returncode == 0
+    stopped = int(cleaned.stdout.split("stopped ")[1].split()[0])
+    assert stopped >= 3  # two engines, their launcher and the controller
+    assert mpi_leftovers() == []

@@ -62,6 +62,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _clean(args: argparse.Namespace) -> int:
+    killed = reaper.reap_orphans()
+    print(f"stopped {killed} process(es) left by notebooks that died")
     removed = reaper.clean_files()
     print(f"removed {len(removed)} unused MPI shared-memory/hydra file(s)")
     if args.cache:

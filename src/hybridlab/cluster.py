@@ -88,6 +88,7 @@ class Cluster:
     def _engine_environment(self) -> dict[str, str]:
         env = self.placement.environment(self.mpi.implementation, len(self.topology.usable))
         env[reaper.TAG] = self.tag
+        env[reaper.OWNER] = reaper.owner_stamp()
         env["MPI4PY_RC_THREAD_LEVEL"] = self.thread_level
         env["HL_CRASH_FILE"] = str(self._crash_file)
         env["PATH"] = f"{venv_bin()}{os.pathsep}{os.environ.get('PATH', '')}"
@@ -98,11 +99,16 @@ class Cluster:
         if self.running:
             return self
         os.environ.setdefault("IPP_NONINTERACTIVE", "1")
+        reaper.reap_orphans()  # engines of notebooks that died without stopping them
         config = Config()
         launcher = config.MPIEngineSetLauncher
         launcher.mpi_cmd = [self.mpi.mpiexec]
         launcher.mpi_args = self.placement.launcher_args(self.mpi.implementation)
         launcher.environment = self._engine_environment()
+        config.LocalControllerLauncher.environment = {
+            reaper.TAG: self.tag,
+            reaper.OWNER: reaper.owner_stamp(),
+        }
         self._ipp = ipp.Cluster(
             engines="mpi",
             n=self.placement.ranks,
@@ -216,7 +222,12 @@ class Cluster:
                     f"{name} did not finish within {limit:g} s (a deadlock or an endless loop?); "
                     "the engines were stopped: call cluster.restart()"
                 )
-            result.wait(0.05)
+            try:
+                result.wait(0.05)
+            except KeyboardInterrupt:
+                # the engines cannot be interrupted inside C code: stop them, keep the notebook
+                self._kill(f"{name} was interrupted")
+                raise
         try:
             return result.get()
         except ipp.error.CompositeError as err:

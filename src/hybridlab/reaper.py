@@ -16,6 +16,7 @@ import psutil
 
 TAG = "HYBRIDLAB_TAG"  # set on the processes of one cluster or program run
 SESSION = "HYBRIDLAB_SESSION"  # set on everything one headless notebook run starts
+OWNER = "HYBRIDLAB_OWNER"  # "pid:start time" of the Python process that launched them
 SHM_PATTERNS = ("/dev/shm/mpich_shm_*", "/dev/shm/ompi.*", "/dev/shm/sm_segment.*")
 HYDRA_FILES = "/tmp/hydra_hwloc_xmlfile_*"
 _LAUNCHERS = ("mpiexec", "mpiexec.hydra", "mpirun", "hydra_pmi_proxy", "prterun", "prted")
@@ -33,6 +34,33 @@ def tagged(value: str) -> list[psutil.Process]:
                 found.append(proc)
         except (psutil.Error, OSError):
             continue
+    return found
+
+
+def owner_stamp() -> str:
+    """This process as an owner: its pid and start time (pids are reused, start times are not)."""
+    me = psutil.Process()
+    return f"{me.pid}:{me.create_time():.2f}"
+
+
+def _owner_alive(stamp: str) -> bool:
+    pid, _, started = stamp.partition(":")
+    try:
+        return f"{psutil.Process(int(pid)).create_time():.2f}" == started
+    except (psutil.Error, ValueError):
+        return False
+
+
+def orphans() -> list[psutil.Process]:
+    """Processes the kit launched for a notebook or script that has since died."""
+    found = []
+    for proc in psutil.process_iter(["pid"]):
+        try:
+            stamp = proc.environ().get(OWNER)
+        except (psutil.Error, OSError):
+            continue
+        if stamp and not _owner_alive(stamp):
+            found.append(proc)
     return found
 
 
@@ -99,6 +127,14 @@ def _remove(path: str) -> bool:
         return True
     except OSError:
         return False
+
+
+def reap_orphans() -> int:
+    """Kill what dead notebooks left running (engines, controllers) and clean the files."""
+    procs = orphans()
+    kill(procs)
+    clean_files()
+    return len(procs)
 
 
 def reap(value: str) -> int:
