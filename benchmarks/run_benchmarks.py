@@ -208,12 +208,17 @@ def _import_seconds(statement: str, setup: str = "pass", repeats: int = 3) -> fl
     return round(statistics.median(times), 3)
 
 
-def startup_breakdown(repeats: int) -> dict[str, object]:
-    """Where Cluster.start's time goes: its steps redone with ipyparallel, each timed.
+NO_NANNY = "--IPEngine.enable_nanny=False"
 
-    Mirrors Cluster.start (same launcher, environment and heartbeat); the engines' first call
+
+def _startup_cycle(nanny: bool) -> list[tuple[str, float]]:
+    """One start/stop of 2 engines, step by step, as Cluster.start and Cluster.stop do them.
+
+    Mirrors the harness (same launcher, environment and heartbeat); the engines' first call
     is split in two, a bare os.getpid and then hybridlab's engine.identity, to show the cost of
-    importing hybridlab inside each engine. Diagnostic only: the figures that count are above.
+    importing hybridlab inside each engine. With nanny=False each engine is started without
+    ipyparallel's nanny process (a second Python per engine that the engine waits for).
+    Returns (step, seconds) pairs; raises on failure.
     """
     import ipyparallel as ipp
     from traitlets.config import Config
@@ -222,78 +227,93 @@ def startup_breakdown(repeats: int) -> dict[str, object]:
     from hybridlab import engine
 
     ranks, threads, bind = START_STOP_PLACEMENT
-    steps: dict[str, list[float]] = {}
-    for i in range(repeats):
-        c = hl.Cluster(ranks=ranks, threads=threads, bind=bind)
-        config = Config()
-        launcher = config.MPIEngineSetLauncher
-        launcher.mpi_cmd = [c.mpi.mpiexec]
-        launcher.mpi_args = c.placement.launcher_args(c.mpi.implementation)
-        launcher.environment = c._engine_environment()  # noqa: SLF001 - the same as start()
-        marks = [("begin", time.perf_counter())]
+    c = hl.Cluster(ranks=ranks, threads=threads, bind=bind)
+    config = Config()
+    launcher = config.MPIEngineSetLauncher
+    launcher.mpi_cmd = [c.mpi.mpiexec]
+    launcher.mpi_args = c.placement.launcher_args(c.mpi.implementation)
+    launcher.environment = c._engine_environment()  # noqa: SLF001 - the same as start()
+    if not nanny:
+        launcher.engine_args = [NO_NANNY]
+    marks = [("begin", time.perf_counter())]
 
-        def mark(name: str, marks: list = marks) -> None:
-            marks.append((name, time.perf_counter()))
+    def mark(name: str) -> None:
+        marks.append((name, time.perf_counter()))
 
-        ipc = ipp.Cluster(
-            engines="mpi",
-            n=ranks,
-            controller_args=[f"--HeartMonitor.period={cluster_module.HEARTBEAT_MS}"],
-            engine_timeout=60,
-            delay=0,
-            config=config,
-            log_level=logging.WARNING,
-        )
-        client, stopped = None, False
-        try:
-            ipc.start_controller_sync()
-            mark("controller started (start_controller)")
-            ipc.start_engines_sync()
-            mark("mpiexec launched, controller ready (start_engines)")
-            client = ipc.connect_client_sync()
-            mark("client connected")
-            client.wait_for_engines(ranks, timeout=60)
-            mark("engines registered (Python + ipyparallel + MPI init)")
-            client[:].apply_sync(os.getpid)
-            mark("first call to every engine (os.getpid)")
-            client[:].apply_sync(engine.identity)
-            mark("engine.identity (imports hybridlab in each engine)")
-            start_total = marks[-1][1] - marks[0][1]
+    ipc = ipp.Cluster(
+        engines="mpi",
+        n=ranks,
+        controller_args=[f"--HeartMonitor.period={cluster_module.HEARTBEAT_MS}"],
+        engine_timeout=60,
+        delay=0,
+        config=config,
+        log_level=logging.WARNING,
+    )
+    client, stopped = None, False
+    try:
+        ipc.start_controller_sync()
+        mark("controller started (start_controller)")
+        ipc.start_engines_sync()
+        mark("mpiexec launched, controller ready (start_engines)")
+        client = ipc.connect_client_sync()
+        mark("client connected")
+        client.wait_for_engines(ranks, timeout=60)
+        mark("engines registered (Python, imports, nanny, MPI init)")
+        client[:].apply_sync(os.getpid)
+        mark("first call to every engine (os.getpid)")
+        client[:].apply_sync(engine.identity)
+        mark("engine.identity (imports hybridlab in each engine)")
+        begin_stop = marks[-1]
+        client.close()
+        client = None
+        ipc.stop_engines_sync()
+        mark("stop engines")
+        ipc.stop_controller_sync()
+        mark("stop controller")
+        stopped = True
+        reaper.reap(c.tag)
+        mark("reaper: look for leftovers, clean MPI files")
+    finally:
+        if client is not None:
             client.close()
-            client = None
-            t = time.perf_counter()
-            ipc.stop_engines_sync()
-            mark("stop engines")
-            ipc.stop_controller_sync()
-            mark("stop controller")
-            stopped = True
+        if not stopped:
+            try:
+                ipc.stop_engines_sync()
+                ipc.stop_controller_sync()
+            except Exception:  # noqa: BLE001 - the reaper below finishes the job
+                pass
             reaper.reap(c.tag)
-            mark("reaper: look for leftovers, clean MPI files")
-            stop_total = marks[-1][1] - t
-        except Exception as err:  # noqa: BLE001
-            say(f"start-up breakdown failed: {type(err).__name__}: {err}")
-            return {"error": f"{type(err).__name__}: {err}"}
-        finally:
-            if client is not None:
-                client.close()
-            if not stopped:
-                try:
-                    ipc.stop_engines_sync()
-                    ipc.stop_controller_sync()
-                except Exception:  # noqa: BLE001 - the reaper below finishes the job
-                    pass
-                reaper.reap(c.tag)
-        for (_, before), (name, after) in zip(marks, marks[1:], strict=False):
-            steps.setdefault(name, []).append(after - before)
-        steps.setdefault("start total", []).append(start_total)
-        steps.setdefault("stop total", []).append(stop_total)
-        say(
-            f"start-up breakdown {i + 1}/{repeats}: start {start_total:.2f} s, "
-            f"stop {stop_total:.2f} s"
-        )
+    pairs = zip(marks, marks[1:], strict=False)
+    steps = [(name, after - before) for (_, before), (name, after) in pairs]
+    steps.append(("start total", begin_stop[1] - marks[0][1]))
+    steps.append(("stop total", marks[-1][1] - begin_stop[1]))
+    return steps
+
+
+def startup_breakdown(repeats: int) -> dict[str, object]:
+    """Where start and stop time goes, as the harness does it and without the nanny, interleaved.
+
+    Diagnostic only: the figures that count are the Cluster.start/stop timings.
+    """
+    steps: dict[str, dict[str, list[float]]] = {"harness": {}, "no_nanny": {}}
+    for i in range(repeats):
+        for variant in ("harness", "no_nanny") if i % 2 == 0 else ("no_nanny", "harness"):
+            try:
+                cycle = _startup_cycle(nanny=variant == "harness")
+            except Exception as err:  # noqa: BLE001 - a benchmark reports, it does not stop
+                say(f"start-up breakdown failed: {type(err).__name__}: {err}")
+                return {"error": f"{type(err).__name__}: {err}"}
+            for name, seconds in cycle:
+                steps[variant].setdefault(name, []).append(seconds)
+            totals = dict(cycle)
+            say(
+                f"start-up breakdown {i + 1}/{repeats} ({variant}): "
+                f"start {totals['start total']:.2f} s, stop {totals['stop total']:.2f} s"
+            )
     imports = {
         "python -c pass (interpreter start)": _import_seconds("pass"),
         "import ipyparallel.engine.app": _import_seconds("import ipyparallel.engine.app"),
+        "import ipyparallel.engine.nanny": _import_seconds("import ipyparallel.engine.nanny"),
         "import mpi4py": _import_seconds("import mpi4py"),
         "import hybridlab.engine, after ipyparallel": _import_seconds(
             "import hybridlab.engine", setup="import ipyparallel.engine.app"
@@ -302,7 +322,11 @@ def startup_breakdown(repeats: int) -> dict[str, object]:
     }
     say("import times measured")
     return {
-        "steps_s": {k: summary([round(v, 4) for v in vs]) for k, vs in steps.items()},
+        "steps_s": {k: summary([round(v, 4) for v in vs]) for k, vs in steps["harness"].items()},
+        "steps_no_nanny_s": {
+            k: summary([round(v, 4) for v in vs]) for k, vs in steps["no_nanny"].items()
+        },
+        "no_nanny_flag": NO_NANNY,
         "imports_s": imports,
     }
 
@@ -590,15 +614,24 @@ def write_report(data: dict, path: Path) -> None:
     if b and "steps_s" in b:
         out += ["### Where the start-up time goes", ""]
         out += [
-            "Cluster.start's steps redone one by one with ipyparallel (same launcher, "
-            "environment and heartbeat), median of "
-            f"{next(iter(b['steps_s'].values()))['n']} cycles:",
+            "Cluster.start's and Cluster.stop's steps redone one by one with ipyparallel (same "
+            "launcher, environment and heartbeat), median of "
+            f"{next(iter(b['steps_s'].values()))['n']} cycles; the last column is the same with "
+            "each engine started without ipyparallel's nanny process, in cycles interleaved "
+            "with the others:",
             "",
         ]
+        nn = b.get("steps_no_nanny_s", {})
         out += _table(
-            ["step", "median", "min", "max"],
+            ["step", "median", "min", "max", f"median with engine_args `{b.get('no_nanny_flag')}`"],
             [
-                [k, _fmt(v["median"], 2, " s"), _fmt(v["min"], 2, " s"), _fmt(v["max"], 2, " s")]
+                [
+                    k,
+                    _fmt(v["median"], 2, " s"),
+                    _fmt(v["min"], 2, " s"),
+                    _fmt(v["max"], 2, " s"),
+                    _fmt(nn.get(k, {}).get("median"), 2, " s"),
+                ]
                 for k, v in b["steps_s"].items()
             ],
         )
@@ -743,25 +776,33 @@ def start_stop_explanation(s: dict, b: dict | None) -> str:
     )
     if b and "steps_s" in b:
         st = {k: v["median"] for k, v in b["steps_s"].items()}
+        nn = {k: v["median"] for k, v in b.get("steps_no_nanny_s", {}).items()}
         imp = b["imports_s"]
 
-        def get(prefix: str) -> float:
-            return next((v for k, v in st.items() if k.startswith(prefix)), 0.0) or 0.0
+        def get(prefix: str, table: dict = st) -> float:
+            return next((v for k, v in table.items() if k.startswith(prefix)), 0.0) or 0.0
 
         text += (
-            f" In the breakdown, the controller takes {get('mpiexec launched'):.2f} s before the "
-            f"engines are launched (ipyparallel waits for its connection file; importing the "
-            "controller alone takes "
-            f"{_fmt(imp.get('import ipyparallel.controller.app'), 2, ' s')}), "
-            f"the engines then take {get('engines registered'):.2f} s to start Python, import "
-            f"ipyparallel ({_fmt(imp.get('import ipyparallel.engine.app'), 2, ' s')} each, two at "
-            f"once on two cores), initialise MPI and register, and the first call to the engines "
-            f"costs {get('engine.identity'):.2f} s for engine.identity against "
+            f" In the breakdown (start {get('start total'):.2f} s there), the controller takes "
+            f"{get('controller started') + get('mpiexec launched'):.2f} s before the engines are "
+            "launched (ipyparallel waits for its connection file; importing the controller "
+            f"alone takes {_fmt(imp.get('import ipyparallel.controller.app'), 2, ' s')}). "
+            f"The engines then take {get('engines registered'):.2f} s to register: each starts "
+            "Python, imports ipyparallel "
+            f"({_fmt(imp.get('import ipyparallel.engine.app'), 2, ' s')}), then starts a nanny "
+            "process, a second Python that imports ipyparallel again "
+            f"({_fmt(imp.get('import ipyparallel.engine.nanny'), 2, ' s')}), and waits for it "
+            "before registering, all at once on two cores next to the controller. Without the "
+            f"nanny ({b.get('no_nanny_flag')}) registration took "
+            f"{get('engines registered', nn):.2f} s and the whole start "
+            f"{get('start total', nn):.2f} s. Finally the harness's first call "
+            f"(engine.identity) costs {get('engine.identity'):.2f} s against "
             f"{get('first call'):.2f} s for a bare os.getpid: unpickling a function of "
-            f"hybridlab.engine imports the whole hybridlab package (pandas, the ipyparallel "
-            f"client) in every engine "
-            f"({_fmt(imp.get('import hybridlab.engine, after ipyparallel'), 2, ' s')}). "
-            f"Stop: engines {get('stop engines'):.2f} s, "
+            "hybridlab.engine imports the whole hybridlab package (pandas, the ipyparallel "
+            "client) in every engine "
+            f"({_fmt(imp.get('import hybridlab.engine, after ipyparallel'), 2, ' s')} on its own). "
+            f"Stop: engines {get('stop engines'):.2f} s "
+            f"({get('stop engines', nn):.2f} s without the nanny), "
             f"controller {get('stop controller'):.2f} s, "
             f"reaper {get('reaper'):.2f} s (it reads every process's environment and memory maps)."
         )

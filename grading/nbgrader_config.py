@@ -27,13 +27,11 @@ c.ClearHiddenTests.begin_test_delimeter = "BEGIN HIDDEN TESTS"
 c.ClearHiddenTests.end_test_delimeter = "END HIDDEN TESTS"
 
 # Feedback: nbgrader renders the autograded notebook, into which autograde has copied the hidden
-# tests back (and their tracebacks quote them). HideHiddenTests removes both before rendering.
-try:
-    from hybridlab.grading import HideHiddenTests
-except ImportError:  # hybridlab not installed here: `hybridlab grade` would still catch a leak
-    pass
-else:
-    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-    from nbgrader.preprocessors import GetGrades
-
-    c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
+# tests back (and their tracebacks quote them). HideHiddenTests (src/hybridlab/grading.py)
+# removes both before rendering; `hybridlab grade` then checks the HTML for any hidden line.
+# Named by string, so hybridlab is imported only when feedback is generated.
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "hybridlab.grading.HideHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]

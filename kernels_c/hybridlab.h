@@ -387,18 +387,29 @@ static inline void hl_usage(const char *prog) {
            hl_kernel_description, prog);
     for (const hl_param *p = hl_kernel_params; p->name; p++)
         printf("  %-14s %s (default %s)\n", p->name, p->help, p->value);
-    printf("\nenvironment: HL_THREAD_LEVEL=single|funneled|serialized|multiple (default funneled),"
-           "\n             OMP_NUM_THREADS, OMP_PLACES, OMP_PROC_BIND\n"
+    printf("\n  --thread-level=single|funneled|serialized|multiple  asked of MPI_Init_thread"
+           " (default funneled)\n\nenvironment: OMP_NUM_THREADS, OMP_PLACES, OMP_PROC_BIND\n"
            "output: one JSON record per line on stdout (rank 0 prints all ranks')\n");
 }
 
-static inline int hl_level_from_env(void) {
-    const char *s = getenv("HL_THREAD_LEVEL");
-    if (!s || !*s || strcmp(s, "funneled") == 0) return MPI_THREAD_FUNNELED;
-    if (strcmp(s, "single") == 0) return MPI_THREAD_SINGLE;
-    if (strcmp(s, "serialized") == 0) return MPI_THREAD_SERIALIZED;
-    if (strcmp(s, "multiple") == 0) return MPI_THREAD_MULTIPLE;
-    fprintf(stderr, "HL_THREAD_LEVEL=%s is not one of single, funneled, serialized, multiple\n", s);
+/* The thread level named on the command line (--thread-level=NAME, default funneled). */
+static inline int hl_level_from_args(int *argc, char **argv) {
+    const char *flag = "--thread-level=";
+    const char *name = "funneled";
+    int kept = 1;
+    for (int i = 1; i < *argc; i++) {
+        if (strncmp(argv[i], flag, strlen(flag)) == 0)
+            name = argv[i] + strlen(flag);
+        else
+            argv[kept++] = argv[i];
+    }
+    *argc = kept;
+    static const int levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
+                                 MPI_THREAD_MULTIPLE};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(name, hl_level_name(levels[i])) == 0) return levels[i];
+    fprintf(stderr, "--thread-level=%s is not one of single, funneled, serialized, multiple\n",
+            name);
     exit(2);
 }
 
@@ -436,7 +447,8 @@ int main(int argc, char **argv) {
             hl_usage(argv[0]);
             return 0;
         }
-    MPI_Init_thread(&argc, &argv, hl_level_from_env(), &provided);
+    int requested = hl_level_from_args(&argc, argv);
+    MPI_Init_thread(&argc, &argv, requested, &provided);
     hl_ctx ctx;
     int rc = hl_run(MPI_COMM_WORLD, argc - 1, argv + 1, &ctx);
     int worst = 0;

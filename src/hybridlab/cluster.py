@@ -32,7 +32,6 @@ from .probe import probe
 from .records import Results, parse_lines
 from .topology import Topology, mpi_info, read_topology, venv_bin
 
-THREAD_LEVELS = ("single", "funneled", "serialized", "multiple")
 HEARTBEAT_MS = 500  # ipyparallel's default 3000 ms makes start-up take seconds longer
 
 
@@ -58,8 +57,7 @@ class Cluster:
         start_timeout: float = 60.0,
     ):
         self.placement = Placement(ranks, threads, bind)
-        if thread_level not in THREAD_LEVELS:
-            raise ValueError(f"thread_level must be one of {', '.join(THREAD_LEVELS)}")
+        Placement.check_thread_level(thread_level)
         if timeout <= 0 or start_timeout <= 0:
             raise ValueError("timeouts must be positive numbers of seconds")
         self.topology: Topology = read_topology()

@@ -47,10 +47,14 @@ def run_program(
 ) -> Results:
     """`mpiexec -n ranks program name=value...`; parse its JSON lines into Results."""
     placement = Placement(ranks, threads, bind)
+    if thread_level is not None:
+        Placement.check_thread_level(thread_level)
     topology = read_topology()
     placement.check_fits(len(topology.usable))
     kernel = build(kernel) if isinstance(kernel, str) else kernel
     argv = kernel.arguments(params)
+    if thread_level is not None:
+        argv.insert(0, f"--thread-level={thread_level}")
     cmd, implementation = mpiexec_command(kernel, placement, argv)
     tag = f"program-{uuid.uuid4().hex[:12]}"
     full_env = dict(os.environ)
@@ -58,8 +62,6 @@ def run_program(
     full_env.update(env or {})
     full_env[reaper.TAG] = tag
     full_env["PATH"] = f"{venv_bin()}{os.pathsep}{full_env.get('PATH', '')}"
-    if thread_level:
-        full_env["HL_THREAD_LEVEL"] = thread_level
     before = probe(topology.usable)
     start = time.monotonic()
     proc = subprocess.Popen(

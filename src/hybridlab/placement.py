@@ -17,6 +17,8 @@ BIND_MODES = {
     "(Open MPI's default binding, a classic hybrid mistake)",
 }
 
+THREAD_LEVELS = ("single", "funneled", "serialized", "multiple")  # MPI_THREAD_*, in order
+
 # MPICH's busy polling makes oversubscribed runs crawl; these make a waiting rank yield.
 MPICH_THROTTLE = {
     "MPIR_CVAR_CH4_PROGRESS_THROTTLE": "1",
@@ -104,6 +106,13 @@ class Placement:
             elif implementation == "openmpi":
                 env["OMPI_MCA_mpi_yield_when_idle"] = "1"
         return env
+
+    @staticmethod
+    def check_thread_level(level: str) -> None:
+        if level not in THREAD_LEVELS:
+            raise PlacementError(
+                f"thread_level must be one of {', '.join(THREAD_LEVELS)}, not {level!r}"
+            )
 
     def oversubscription_warning(self, usable_cpus: int) -> str | None:
         if not self.oversubscribed(usable_cpus):
