@@ -32,6 +32,7 @@ from .probe import probe
 from .records import Results, parse_lines
 from .topology import Topology, mpi_info, read_topology, venv_bin
 
+CLEAN_EXIT_SECONDS = 3.0  # how long engines get to shut down cleanly before being terminated
 HEARTBEAT_MS = 500  # ipyparallel's default 3000 ms makes start-up take seconds longer
 
 
@@ -138,8 +139,10 @@ class Cluster:
         if self._ipp is not None:
             try:
                 if self.client is not None and self.stopped_because is None:
-                    # ask the engines to finish cleanly, so MPI_Finalize removes its segments
-                    self.client.shutdown(targets="all", hub=False, block=True)
+                    # ask the engines to finish cleanly, so MPI_Finalize removes its segments;
+                    # engines that do not answer in time are terminated below
+                    self.client.shutdown(targets="all", hub=False, block=False)
+                    self._wait_for_launcher(CLEAN_EXIT_SECONDS)
                 if self.client is not None:
                     self.client.close()
                 # engines first: stopping both at once takes seconds longer
@@ -192,6 +195,11 @@ class Cluster:
             if proc is None or not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE:
                 return False
         return True
+
+    def _wait_for_launcher(self, seconds: float) -> None:
+        assert self._ipp is not None
+        procs = [es.process for es in self._ipp.engines.values() if getattr(es, "process", None)]
+        psutil.wait_procs(procs, timeout=seconds)
 
     def _launcher_output(self) -> str:
         """The kernels' own crash reports, then what the launcher printed."""
