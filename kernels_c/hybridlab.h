@@ -250,19 +250,19 @@ static inline double hl_now(void) {
 typedef void (*hl_work_fn)(void *arg, long inner);
 
 /* Warm up once, then double the inner repetitions until one call lasts at least `target`
- * seconds (EPCC: about 1 ms). All ranks of `comm` agree on the largest count. */
+ * seconds (EPCC: about 1 ms). With a communicator, the ranks decide together at every step (the
+ * slowest rank's time counts), so work that synchronises ranks is called equally often on all. */
 static inline long hl_calibrate(MPI_Comm comm, hl_work_fn work, void *arg, double target) {
     long inner = 1;
     work(arg, 1); /* warm-up, discarded */
     for (;;) {
         double t0 = hl_now();
         work(arg, inner);
-        if (hl_now() - t0 >= target || inner >= (1L << 40)) break;
+        double took = hl_now() - t0, slowest = took;
+        if (comm != MPI_COMM_NULL) MPI_Allreduce(&took, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+        if (slowest >= target || inner >= (1L << 40)) return inner;
         inner *= 2;
     }
-    long agreed = inner;
-    if (comm != MPI_COMM_NULL) MPI_Allreduce(&inner, &agreed, 1, MPI_LONG, MPI_MAX, comm);
-    return agreed;
 }
 
 /* Take `outer` samples of `inner` repetitions; samples[i] is seconds per repetition. */

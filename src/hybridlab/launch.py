@@ -105,4 +105,5 @@ def run_program(
         run_by="mpiexec",
         command=" ".join(cmd),
         seconds=round(seconds, 4),
+        omp_wait_policy=full_env.get("OMP_WAIT_POLICY", "default"),
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,3 +103,15 @@ class Results:
     def __repr__(self) -> str:
         warn = "".join(f"warning: {w}\n" for w in self.warnings)
         return f"{warn}{self.records.to_string(max_rows=40, index=False)}"
+
+
+def as_frame(records: Results | pd.DataFrame) -> pd.DataFrame:
+    """The records of a Results, or a DataFrame as it is."""
+    return records.records if isinstance(records, Results) else records
+
+
+def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    """A clear error when records lack columns an analysis needs."""
+    missing = sorted(set(columns) - set(frame.columns))
+    if missing:
+        raise ValueError(f"{what} need the columns {', '.join(columns)} (missing: {missing})")

@@ -8,21 +8,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from ..records import Results
+from ..records import Results, as_frame, require_columns
 from ..topology import Topology
 
 RANK_COLOURS = plt.get_cmap("tab10").colors
 SHARED = "#d62728"
-
-
-def _frame(records: Results | pd.DataFrame) -> pd.DataFrame:
-    frame = records.records if isinstance(records, Results) else records
-    missing = {"rank", "thread", "cpu"} - set(frame.columns)
-    if missing:
-        raise ValueError(
-            f"records need the columns rank, thread and cpu (missing: {sorted(missing)})"
-        )
-    return frame
 
 
 def placement_map(
@@ -32,7 +22,9 @@ def placement_map(
     ax: Axes | None = None,
 ) -> Figure:
     """One column per CPU; a box for each (rank, thread) that ran there, CPUs shared in red."""
-    frame = _frame(records).drop_duplicates(["rank", "thread"])
+    frame = as_frame(records)
+    require_columns(frame, ["rank", "thread", "cpu"], "placement maps")
+    frame = frame.drop_duplicates(["rank", "thread"])
     cpus = [c.cpu for c in topology.cpus]
     column = {cpu: i for i, cpu in enumerate(cpus)}
     if ax is None:

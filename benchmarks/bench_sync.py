@@ -1,0 +1,255 @@
+#!/usr/bin/env python
+"""Synchronisation overheads measured by the kit (kernels_c/syncbench.c), written to
+benchmarks/sync_results.md (and sync_results.json).
+
+EPCC syncbench method (DESIGN section 5): for each construct, the median time per repetition of
+the test loop minus that of the reference loop, with the spread sqrt(sd_test^2 + sd_ref^2), from
+`samples` outer samples of at least `target_ms` each. Measured here:
+
+* OpenMP parallel, for, barrier and reduction with 1 and 2 threads (1 rank, bound to cores);
+* MPI_Barrier with 2 ranks (1 thread each, bound to cores).
+
+Each configuration is run `--repeats` times, interleaved, so that drift of the machine hits all
+alike; every run records the core-to-core probe before and after it (SMT siblings or separate
+cores). Nothing is asserted: this is a benchmark, not a test. Progress goes to stderr.
+
+    python benchmarks/bench_sync.py [--repeats 5] [--samples 20] [--target-ms 1]
+                                    [--out benchmarks/sync_results.md]
+                                    [--json benchmarks/sync_results.json] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+
+import hybridlab as hl
+from hybridlab.sync_tables import overhead_table
+from hybridlab.topology import compiler_info
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+OPENMP = ["parallel", "for", "barrier", "reduction"]
+CONFIGS = (  # (label, ranks, threads, constructs)
+    ("1 thread", 1, 1, OPENMP),
+    ("2 threads", 1, 2, OPENMP),
+    ("2 ranks", 2, 1, ["mpi_barrier"]),
+)
+
+_T0 = time.monotonic()
+
+
+def say(message: str) -> None:
+    print(f"[bench_sync {time.monotonic() - _T0:6.1f} s] {message}", file=sys.stderr, flush=True)
+
+
+def _run(cmd: list[str]) -> str:
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout.strip()
+
+
+def describe_machine() -> dict[str, object]:
+    model = ""
+    for line in _run(["lscpu"]).splitlines():
+        if line.startswith("Model name:"):
+            model = line.split(":", 1)[1].strip()
+    topo = hl.read_topology()
+    commit = _run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"])
+    mpi = hl.mpi_info()
+    return {
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "host": platform.node(),
+        "cpu": model or platform.processor() or "unknown",
+        "usable_cpus": len(topo.usable),
+        "cores": len(topo.cores),
+        "numa_nodes": len(topo.numa_nodes),
+        "mpi": f"{mpi.implementation} {mpi.version}".strip(),
+        "compiler": compiler_info(),
+        "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "unset (libgomp default)"),
+        "git": commit or "unknown",
+    }
+
+
+def one_run(label: str, ranks: int, threads: int, constructs: list[str], args) -> dict:
+    """One program run: its overheads, spreads, trust flags and probe states."""
+    res = hl.run_program(
+        "syncbench",
+        ranks=ranks,
+        threads=threads,
+        bind="cores",
+        construct=",".join(["reference", *constructs]),
+        samples=args.samples,
+        target_ms=args.target_ms,
+        timeout=300,
+    )
+    table = overhead_table(res.records, by=[])
+    probe = res.meta["probe"]
+    states = {probe["before"]["state"], probe["after"]["state"]}
+    return {
+        "config": label,
+        "ranks": ranks,
+        "threads": threads,
+        "probe_before_ns": probe["before"]["roundtrip_ns"],
+        "probe_after_ns": probe["after"]["roundtrip_ns"],
+        "probe_state": states.pop() if len(states) == 1 else "changed during the run",
+        "loadavg_1min": round(os.getloadavg()[0], 2),
+        "warnings": res.warnings,
+        "overheads": table[
+            ["construct", "overhead_us", "spread_us", "test_us", "reference_us", "trusted"]
+        ].to_dict(orient="records"),
+    }
+
+
+def _name(construct: str) -> str:
+    return "MPI_Barrier" if construct == "mpi_barrier" else f"omp {construct}"
+
+
+def summarise(runs: list[dict]) -> pd.DataFrame:
+    rows = []
+    for run in runs:
+        for o in run["overheads"]:
+            rows.append({"config": run["config"], "probe_state": run["probe_state"], **o})
+    frame = pd.DataFrame(rows)
+    out = []
+    for (config, construct), group in frame.groupby(["config", "construct"], sort=False):
+        states = Counter(group["probe_state"])
+        out.append(
+            {
+                "construct": _name(construct),
+                "config": config,
+                "overhead_us": statistics.median(group["overhead_us"]),
+                "spread_us": statistics.median(group["spread_us"]),
+                "min_us": min(group["overhead_us"]),
+                "max_us": max(group["overhead_us"]),
+                "trusted": f"{int(group['trusted'].sum())}/{len(group)}",
+                "probe": ", ".join(f"{n}x {s}" for s, n in states.items()),
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def by_state(runs: list[dict]) -> pd.DataFrame:
+    rows = []
+    for run in runs:
+        for o in run["overheads"]:
+            rows.append(
+                {
+                    "construct": _name(o["construct"]),
+                    "config": run["config"],
+                    "probe_state": run["probe_state"],
+                    "overhead_us": o["overhead_us"],
+                }
+            )
+    frame = pd.DataFrame(rows)
+    return (
+        frame.groupby(["construct", "config", "probe_state"], sort=False)["overhead_us"]
+        .agg(["median", "count"])
+        .reset_index()
+    )
+
+
+def report(machine: dict, runs: list[dict], args, seconds: float) -> str:
+    table = summarise(runs)
+    states = by_state(runs)
+    lines = [
+        "# Synchronisation overheads (syncbench)",
+        "",
+        f"Measured {machine['date']} on {machine['host']} ({machine['cpu']}; "
+        f"{machine['usable_cpus']} usable CPUs, {machine['cores']} cores, "
+        f"{machine['numa_nodes']} NUMA node(s)); {machine['mpi']}; {machine['compiler']}; "
+        f"OMP_WAIT_POLICY {machine['omp_wait_policy']}; git {machine['git']}.",
+        f"{args.repeats} runs per configuration, interleaved; each run {args.samples} samples of "
+        f"at least {args.target_ms:g} ms per construct; delay 0.1 µs inside every construct; "
+        f"bind=cores. Benchmark time {seconds:.0f} s."
+        + (" **Quick mode**: few samples, not for comparison." if args.quick else ""),
+        "",
+        "| construct | placement | overhead (µs), median of runs | spread (µs), median of runs "
+        "| overhead min .. max over runs (µs) | runs trusted | probe state of the runs |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in table.itertuples():
+        lines.append(
+            f"| {r.construct} | {r.config} | {r.overhead_us:.3f} | {r.spread_us:.3f} | "
+            f"{r.min_us:.3f} .. {r.max_us:.3f} | {r.trusted} | {r.probe} |"
+        )
+    lines += [
+        "",
+        "Overhead = median test time per repetition - median reference time per repetition "
+        "(EPCC syncbench), from the kit's own records (`hybridlab.sync_tables.overhead_table`, "
+        "which uses `hybridlab.stats.overhead`); for MPI_Barrier each sample is the slowest "
+        "rank's. Spread = sqrt(sd_test^2 + sd_reference^2) within one run. A run is trusted "
+        "when both its test and its reference samples scatter by at most 10 % of their median. "
+        "The probe is the core-to-core round trip before and after each run: 'shared core (SMT "
+        "siblings)' makes synchronisation faster than 'separate cores'; compare like with like.",
+        "",
+        "By probe state (median overhead of the runs in each state, µs):",
+        "",
+        "| construct | placement | probe state | median (µs) | runs |",
+        "|---|---|---|---|---|",
+    ]
+    for r in states.itertuples():
+        lines.append(
+            f"| {r.construct} | {r.config} | {r.probe_state} | {r.median:.3f} | {r.count} |"
+        )
+    loads = [r["loadavg_1min"] for r in runs]
+    lines += [
+        "",
+        f"Load average (1 min) after the runs: {min(loads):.2f} .. {max(loads):.2f}. Other "
+        "programs on the machine go straight into these figures (wider spreads, untrusted "
+        "runs); run it on a quiet machine for reference numbers.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--samples", type=int, default=20)
+    parser.add_argument("--target-ms", type=float, default=1.0)
+    parser.add_argument("--out", type=Path, default=HERE / "sync_results.md")
+    parser.add_argument("--json", type=Path, default=HERE / "sync_results.json")
+    parser.add_argument("--quick", action="store_true", help="1 repeat, 5 samples of 0.2 ms")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.repeats, args.samples, args.target_ms = 1, 5, 0.2
+    if args.repeats < 1 or args.samples < 2 or args.target_ms <= 0:
+        parser.error("need --repeats >= 1, --samples >= 2 and --target-ms > 0")
+    machine = describe_machine()
+    if machine["usable_cpus"] < 2:
+        parser.error("needs at least 2 usable CPUs (2 threads, 2 ranks)")
+    runs = []
+    for repeat in range(args.repeats):
+        order = CONFIGS if repeat % 2 == 0 else tuple(reversed(CONFIGS))
+        for label, ranks, threads, constructs in order:
+            say(f"repeat {repeat + 1}/{args.repeats}: {label}")
+            runs.append(one_run(label, ranks, threads, constructs, args))
+    seconds = time.monotonic() - _T0
+    args.out.write_text(report(machine, runs, args, seconds))
+    args.json.write_text(
+        json.dumps(
+            {"machine": machine, "args": {k: str(v) for k, v in vars(args).items()}, "runs": runs},
+            indent=1,
+            default=str,
+        )
+    )
+    say(f"wrote {args.out} and {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

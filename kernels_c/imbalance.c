@@ -1,0 +1,283 @@
+/* imbalance: barrier time is load imbalance, and threads that idle while the master communicates.
+ *
+ * mode=barrier: every iteration, each thread of rank r computes for work_ms * weight[r] (the
+ * rank's work split evenly over its threads, so the compute phase lasts that long), then the
+ * rank synchronises the hybrid way: omp barrier, MPI_Barrier on the master, omp barrier. A rank
+ * that got less work waits in the barrier for the one that got the most: 001_5ad4b92b950a4cc3.txt
+ * section 9 (Table 3, Figures 4-5). Weights are 1 + imbalance * r / (P - 1) unless `weights`
+ * gives one per rank.
+ *
+ * mode=sleeping: every iteration, all threads compute for work_ms, then only the master
+ * communicates for comm_ms (MPI ping-pong with the neighbouring rank, or with itself on a lone
+ * rank; or a plain sleep with comm=sleep) while the other threads wait at an omp barrier: the
+ * "sleeping threads" of masteronly hybrid codes (002_21a7b3db713838d9.txt, slides 10, 15, 35).
+ * Each thread's CPU time (CLOCK_THREAD_CPUTIME_ID) beside its wall time shows whether the idle
+ * threads really sleep (OMP_WAIT_POLICY=passive) or spin (active).
+ *
+ * "Work" is a busy loop whose speed is measured once at the start (the ranks agree on the
+ * fastest rate), so a rank given twice the work takes about twice as long on an idle core.
+ *
+ * Records: one per (rank, thread, iteration, phase), emitted after the timed loop, with start
+ * and end in seconds since a common start (the end of an initial MPI_Barrier), the wall and CPU
+ * seconds of the phase. Phases: compute and barrier (mode=barrier); compute, comm (the master)
+ * and idle (the others) (mode=sleeping). The kernel checks that every thread recorded every
+ * phase in order and that the ping-pong partners agree on the number of round trips.
+ */
+#include "hybridlab.h"
+
+const char *const hl_kernel_description =
+    "per-rank work with a chosen imbalance, then a hybrid barrier (mode=barrier); or compute, "
+    "then master-only communication while the other threads wait (mode=sleeping); one record "
+    "per rank, thread, iteration and phase with start/end times and CPU time";
+
+const hl_param hl_kernel_params[] = {
+    {"mode", "barrier", "barrier (imbalance then barrier) or sleeping (master-only comm phase)"},
+    {"work_ms", "20", "compute phase of a rank of weight 1, ms per iteration"},
+    {"imbalance", "0.5", "rank r gets weight 1 + imbalance * r / (P - 1)"},
+    {"weights", "", "comma list of one weight per rank (overrides imbalance)"},
+    {"iterations", "5", "compute + synchronisation steps"},
+    {"num_threads", "0", "OpenMP threads per rank (0: OMP_NUM_THREADS)"},
+    {"comm_ms", "20", "mode=sleeping: length of the master-only communication phase, ms"},
+    {"comm", "pingpong", "mode=sleeping: pingpong (MPI with the neighbour rank) or sleep"},
+    HL_END_PARAMS,
+};
+
+#define MAX_ITERATIONS 100000
+#define PINGPONG_TAG 4242
+
+typedef struct {
+    double start, end, cpu, mpi; /* mpi: seconds the master spent inside MPI in this phase */
+    long trips;                  /* ping-pong round trips (comm phase of the master) */
+} span;
+
+static void busy(long length) {
+    float a = 0.0f;
+    for (long i = 0; i < length; i++) a += (float)i;
+    if (a < 0.0f) printf("%f\n", a);
+}
+
+static double thread_cpu(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Iterations of busy() per second of CPU time, agreed across ranks (the fastest rate). Timed with
+ * the thread's CPU clock, so a calibration run that is preempted by other programs still counts
+ * only the time it actually ran. */
+static double busy_rate(MPI_Comm comm) {
+    long n = 1 << 16;
+    double best = 1e30;
+    for (;;) {
+        best = 1e30;
+        for (int trial = 0; trial < 3; trial++) {
+            double c0 = thread_cpu();
+            busy(n);
+            double dt = thread_cpu() - c0;
+            if (dt > 0 && dt < best) best = dt;
+        }
+        if ((best >= 5e-3 && best < 1e30) || n >= (1L << 34)) break;
+        n *= 2;
+    }
+    double rate = (double)n / best, agreed = rate;
+    MPI_Allreduce(&rate, &agreed, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return agreed;
+}
+
+/* The weight of this rank: from the `weights` list, or from `imbalance`. */
+static int rank_weight(hl_ctx *ctx, double imbalance, const char *list, double *weight) {
+    int P = ctx->size;
+    if (list && list[0]) {
+        char buf[4096];
+        snprintf(buf, sizeof buf, "%s", list);
+        int n = 0;
+        char *save = NULL;
+        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++) {
+            char *end = NULL;
+            errno = 0;
+            double w = strtod(tok, &end);
+            while (end && *end == ' ') end++;
+            if (errno || end == tok || *end || !(w >= 0.0) || w > 1e6)
+                return hl_fail(ctx, "weights: '%s' is not a number between 0 and 1e6", tok);
+            if (n == ctx->rank) *weight = w;
+        }
+        if (n != P)
+            return hl_fail(ctx, "weights has %d value%s for %d rank%s: give one per rank", n,
+                           n == 1 ? "" : "s", P, P == 1 ? "" : "s");
+        return 0;
+    }
+    *weight = P > 1 ? 1.0 + imbalance * (double)ctx->rank / (double)(P - 1) : 1.0;
+    return 0;
+}
+
+/* The master-only communication phase; returns the round trips made. */
+static long comm_phase(MPI_Comm comm, int rank, int size, double seconds, int sleep_only) {
+    if (sleep_only) {
+        struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+        return 0;
+    }
+    int partner = rank ^ 1;
+    if (partner >= size) partner = rank;
+    double t0 = hl_now();
+    long trips = 0;
+    int go = 1, echo = 0;
+    if (partner == rank) { /* a lone rank exchanges with itself */
+        do {
+            MPI_Sendrecv(&go, 1, MPI_INT, rank, PINGPONG_TAG, &echo, 1, MPI_INT, rank,
+                         PINGPONG_TAG, comm, MPI_STATUS_IGNORE);
+            trips++;
+        } while (hl_now() - t0 < seconds);
+    } else if (rank < partner) { /* the leader decides when to stop and tells the partner */
+        do {
+            go = hl_now() - t0 < seconds;
+            MPI_Send(&go, 1, MPI_INT, partner, PINGPONG_TAG, comm);
+            MPI_Recv(&echo, 1, MPI_INT, partner, PINGPONG_TAG, comm, MPI_STATUS_IGNORE);
+            trips++;
+        } while (go);
+    } else {
+        do {
+            MPI_Recv(&go, 1, MPI_INT, partner, PINGPONG_TAG, comm, MPI_STATUS_IGNORE);
+            MPI_Send(&go, 1, MPI_INT, partner, PINGPONG_TAG, comm);
+            trips++;
+        } while (go);
+    }
+    return trips;
+}
+
+int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
+    int ok = 1;
+    const char *mode = hl_param_str(ctx, "mode");
+    int sleeping = 0;
+    if (strcmp(mode, "sleeping") == 0)
+        sleeping = 1;
+    else if (strcmp(mode, "barrier") != 0)
+        return hl_fail(ctx, "unknown mode '%s' (valid: barrier, sleeping)", mode);
+    double work_ms = hl_param_double(ctx, "work_ms", 0.0, &ok);
+    if (!ok) return -1;
+    double imbalance = hl_param_double(ctx, "imbalance", 0.0, &ok);
+    if (!ok) return -1;
+    long iterations = hl_param_long(ctx, "iterations", 1, &ok);
+    if (!ok) return -1;
+    long threads = hl_param_long(ctx, "num_threads", 0, &ok);
+    if (!ok) return -1;
+    double comm_ms = hl_param_double(ctx, "comm_ms", 0.0, &ok);
+    if (!ok) return -1;
+    const char *comm_kind = hl_param_str(ctx, "comm");
+    int sleep_only = 0;
+    if (strcmp(comm_kind, "sleep") == 0)
+        sleep_only = 1;
+    else if (strcmp(comm_kind, "pingpong") != 0)
+        return hl_fail(ctx, "unknown comm '%s' (valid: pingpong, sleep)", comm_kind);
+    if (iterations > MAX_ITERATIONS)
+        return hl_fail(ctx, "parameter iterations=%ld is too large (at most %d)", iterations,
+                       MAX_ITERATIONS);
+    if (work_ms > 60000.0 || comm_ms > 60000.0)
+        return hl_fail(ctx, "work_ms and comm_ms must be at most 60000 (one minute)");
+    if (threads > 1024) return hl_fail(ctx, "parameter num_threads=%ld is too large", threads);
+    double weight = 1.0;
+    if (rank_weight(ctx, imbalance, hl_param_str(ctx, "weights"), &weight) != 0) return -1;
+
+    int nthreads = threads > 0 ? (int)threads : omp_get_max_threads();
+    int phases = 2;
+    span *spans = calloc((size_t)nthreads * (size_t)iterations * (size_t)phases, sizeof *spans);
+    int have = spans != NULL, everyone = 0;
+    MPI_Allreduce(&have, &everyone, 1, MPI_INT, MPI_MIN, comm);
+    if (!everyone) {
+        free(spans);
+        return hl_fail(ctx, "rank %d: no memory for %ld iterations of records", ctx->rank,
+                       iterations);
+    }
+
+    double rate = busy_rate(comm);
+    double my_ms = sleeping ? work_ms : work_ms * weight;
+    long length = (long)(rate * my_ms * 1e-3 + 0.5);
+    long bad_team = 0, bad_order = 0, bad_trips = 0;
+
+    MPI_Barrier(comm);
+    const double t0 = hl_now(); /* the common start: everyone just left the same barrier */
+
+#pragma omp parallel num_threads(nthreads) reduction(+ : bad_team, bad_order)
+    {
+        int me = omp_get_thread_num();
+        if (omp_get_num_threads() != nthreads) bad_team++;
+        span *mine = spans + (size_t)me * (size_t)iterations * (size_t)phases;
+        for (long it = 0; it < iterations; it++) {
+            span *work = &mine[it * phases], *sync = &mine[it * phases + 1];
+            double c0 = thread_cpu();
+            work->start = hl_now() - t0;
+            busy(length);
+            work->end = hl_now() - t0;
+            double c1 = thread_cpu();
+            work->cpu = c1 - c0;
+            sync->start = work->end;
+#pragma omp barrier
+#pragma omp master
+            {
+                double m0 = hl_now();
+                if (sleeping)
+                    sync->trips = comm_phase(comm, ctx->rank, ctx->size, comm_ms * 1e-3,
+                                             sleep_only);
+                else
+                    MPI_Barrier(comm);
+                sync->mpi = hl_now() - m0;
+            }
+#pragma omp barrier
+            sync->end = hl_now() - t0;
+            sync->cpu = thread_cpu() - c1;
+            if (!(work->start <= work->end && sync->start <= sync->end) ||
+                (it > 0 && work->start < mine[(it - 1) * phases + 1].end))
+                bad_order++;
+        }
+    }
+
+    /* Ping-pong partners must agree on the number of round trips. */
+    if (sleeping && !sleep_only && ctx->size > 1) {
+        int partner = ctx->rank ^ 1;
+        long my_trips = 0, their_trips = 0;
+        for (long it = 0; it < iterations; it++) my_trips += spans[it * phases + 1].trips;
+        if (partner >= ctx->size) partner = ctx->rank;
+        MPI_Sendrecv(&my_trips, 1, MPI_LONG, partner, PINGPONG_TAG + 1, &their_trips, 1, MPI_LONG,
+                     partner, PINGPONG_TAG + 1, comm, MPI_STATUS_IGNORE);
+        if (my_trips != their_trips) bad_trips = 1;
+    }
+
+    int rc = 0;
+    if (bad_team)
+        rc = hl_fail(ctx, "rank %d: the parallel region had other than %d threads", ctx->rank,
+                     nthreads);
+    else if (bad_order)
+        rc = hl_fail(ctx, "rank %d: %ld phases were recorded out of order", ctx->rank, bad_order);
+    else if (bad_trips)
+        rc = hl_fail(ctx, "rank %d: ping-pong partners counted different round trips",
+                     ctx->rank);
+    if (rc != 0) {
+        free(spans);
+        return rc;
+    }
+
+    const char *sync_name = sleeping ? "idle" : "barrier";
+#pragma omp parallel num_threads(nthreads)
+    {
+        int me = omp_get_thread_num();
+        const span *mine = spans + (size_t)me * (size_t)iterations * (size_t)phases;
+        for (long it = 0; it < iterations; it++) {
+            for (int ph = 0; ph < phases; ph++) {
+                const span *s = &mine[it * phases + ph];
+                const char *phase =
+                    ph == 0 ? "compute" : (sleeping && me == 0 ? "comm" : sync_name);
+                hl_emit(ctx,
+                        "\"mode\":\"%s\",\"iteration\":%ld,\"phase\":\"%s\",\"start\":%.9f,"
+                        "\"end\":%.9f,\"seconds\":%.9f,\"cpu_seconds\":%.9f,\"mpi_seconds\":%.9f,"
+                        "\"trips\":%ld,\"weight\":%g,\"work_ms\":%g,\"comm_ms\":%g,"
+                        "\"threads\":%d,\"ranks\":%d",
+                        sleeping ? "sleeping" : "barrier", it, phase, s->start, s->end,
+                        s->end - s->start, s->cpu, s->mpi, s->trips, sleeping ? 1.0 : weight,
+                        my_ms, sleeping ? comm_ms : 0.0, nthreads, ctx->size);
+            }
+        }
+    }
+    free(spans);
+    return 0;
+}

@@ -1,0 +1,428 @@
+"""Lab 02 (synchronisation): kernels correct and strict about parameters, reference data present
+and cited, plots render, and the notebook runs headless (solution and released versions).
+
+No timing is asserted anywhere: timings go to benchmarks/bench_sync.py.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import matplotlib
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+
+import hybridlab as hl
+from hybridlab import runner
+from hybridlab.plots.sync import (
+    barrier_range_plot,
+    overhead_plot,
+    timeline_plot,
+    wait_policy_plot,
+)
+from hybridlab.reference import REFERENCE, reference
+from hybridlab.sync_tables import (
+    barrier_table,
+    overhead_table,
+    slowest_rank_samples,
+    wait_policy_table,
+)
+
+matplotlib.use("Agg")
+
+ROOT = Path(__file__).resolve().parents[1]
+LAB = "02_synchronisation"
+SOURCE = ROOT / "grading" / "source" / LAB / f"{LAB}.ipynb"
+SEEDS = Path("/work/shared/seeds")
+OPENMP = ["parallel", "for", "barrier", "single", "critical", "reduction"]
+ALL = ["reference", *OPENMP, "mpi_barrier", "hybrid_barrier"]
+FAST = {"samples": 3, "target_ms": 0.05}
+
+
+# ------------------------------------------------------------------------------- syncbench
+
+
+def test_kernels_build_without_warnings():
+    sync, imb = hl.build("syncbench"), hl.build("imbalance")
+    assert sync.warnings == () and imb.warnings == ()
+    assert {"construct", "delay_ns", "samples", "target_ms"} <= sync.params.keys()
+    assert sync.params["samples"]["default"] == "20"
+    assert {
+        "work_ms",
+        "imbalance",
+        "weights",
+        "iterations",
+        "num_threads",
+        "mode",
+    } <= imb.params.keys()
+
+
+def test_syncbench_runs_every_construct_on_two_ranks():
+    res = hl.run_program("syncbench", ranks=2, threads=1, construct=",".join(ALL), **FAST)
+    df = res.records
+    assert len(df) == 2 * len(ALL) * 3
+    assert set(df["construct"]) == set(ALL)
+    assert set(df["thread"]) == {0}  # one record per sample, from thread 0 of each rank
+    for (rank, construct), group in df.groupby(["rank", "construct"]):
+        assert sorted(group["sample"]) == [0, 1, 2], (rank, construct)
+        assert group["inner"].nunique() == 1 and group["inner"].iloc[0] >= 8
+    # the ranks agree on the repetitions of every construct (collective loops stay matched)
+    assert (df.groupby("construct")["inner"].nunique() == 1).all()
+    assert (df["seconds"] > 0).all()
+    assert (df["ranks"] == 2).all() and (df["threads"] == 1).all()
+    assert df["delay_length"].nunique() == 1 and (df["delay_ns"] == 100).all()
+
+
+def test_syncbench_self_checks_pass_with_two_threads():
+    res = hl.run_program("syncbench", ranks=1, threads=2, construct=",".join(ALL), **FAST)
+    df = res.records
+    assert set(df["construct"]) == set(ALL)
+    assert (df["threads"] == 2).all()
+
+
+def test_syncbench_without_delay_still_measures():
+    res = hl.run_program(
+        "syncbench", ranks=1, threads=1, construct="reference,barrier", delay_ns=0, **FAST
+    )
+    assert (res.records["delay_length"] == 0).all()
+    assert len(res.records) == 6
+
+
+def test_syncbench_in_the_engines_matches_the_program_records():
+    with hl.Cluster(ranks=2, threads=1) as cluster:
+        res = cluster.run("syncbench", construct="reference,mpi_barrier,hybrid_barrier", **FAST)
+        imb = cluster.run("imbalance", work_ms=1, iterations=2)
+    assert len(res.records) == 2 * 3 * 3
+    assert set(res.records["construct"]) == {"reference", "mpi_barrier", "hybrid_barrier"}
+    assert len(imb.records) == 2 * 2 * 2
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        (
+            {"construct": "reference,nowait"},
+            r"unknown construct 'nowait' \(valid: reference, parallel, for, barrier, single, "
+            r"critical, reduction, mpi_barrier, hybrid_barrier\)",
+        ),
+        ({"construct": " , "}, r"construct is empty"),
+        ({"samples": 0}, r"parameter samples=0 must be at least 1"),
+        ({"target_ms": 0}, r"target_ms=0 must be above 0"),
+        ({"delay_ns": -5}, r"parameter delay_ns=-5 must be at least 0"),
+        ({"delay_ns": "fast"}, r"parameter delay_ns=fast is not a number"),
+    ],
+)
+def test_syncbench_rejects_bad_parameters(params, message):
+    with pytest.raises(hl.KernelError, match=message):
+        hl.run_program("syncbench", ranks=1, threads=1, **params)
+
+
+# ------------------------------------------------------------------------------- imbalance
+
+
+def _check_phase_order(df: pd.DataFrame, phases: tuple[str, str]) -> None:
+    for (_, _), group in df.groupby(["rank", "thread"]):
+        group = group.sort_values(["iteration", "start"])
+        assert list(group["phase"]) == list(phases) * group["iteration"].nunique()
+        starts, ends = group["start"].to_numpy(), group["end"].to_numpy()
+        assert (starts <= ends).all()
+        assert (starts[1:] >= ends[:-1] - 1e-9).all()  # phases follow each other
+        assert np.allclose(group["seconds"], ends - starts, atol=1e-8)
+
+
+def test_imbalance_gives_each_rank_its_weight_and_records_every_phase():
+    res = hl.run_program("imbalance", ranks=2, threads=1, work_ms=2, imbalance=0.5, iterations=3)
+    df = res.records
+    assert len(df) == 2 * 1 * 3 * 2
+    assert set(df["phase"]) == {"compute", "barrier"}
+    assert set(df["mode"]) == {"barrier"}
+    weights = df.groupby("rank")["weight"].first()
+    assert weights.to_dict() == {0: 1.0, 1: 1.5}
+    assert df.groupby("rank")["work_ms"].first().to_dict() == {0: 2.0, 1: 3.0}
+    assert (df["cpu_seconds"] >= 0).all()
+    assert (df.loc[df["phase"] == "compute", "mpi_seconds"] == 0).all()
+    _check_phase_order(df, ("compute", "barrier"))
+
+
+def test_imbalance_with_explicit_weights():
+    res = hl.run_program("imbalance", ranks=2, threads=1, work_ms=1, weights="0, 3", iterations=2)
+    df = res.records
+    assert df.groupby("rank")["work_ms"].first().to_dict() == {0: 0.0, 1: 3.0}
+    assert df.groupby("rank")["weight"].first().to_dict() == {0: 0.0, 1: 3.0}
+    _check_phase_order(df, ("compute", "barrier"))
+
+
+def test_imbalance_num_threads_parameter_sets_the_team():
+    res = hl.run_program("imbalance", ranks=1, threads=1, work_ms=1, iterations=2, num_threads=2)
+    df = res.records
+    assert set(df["thread"]) == {0, 1}
+    assert (df["threads"] == 2).all()
+    _check_phase_order(df, ("compute", "barrier"))
+
+
+@pytest.mark.parametrize("comm", ["pingpong", "sleep"])
+def test_sleeping_mode_records_master_comm_and_idle_threads(comm):
+    res = hl.run_program(
+        "imbalance",
+        ranks=1,
+        threads=2,
+        mode="sleeping",
+        work_ms=1,
+        comm_ms=2,
+        iterations=2,
+        comm=comm,
+        env={"OMP_WAIT_POLICY": "passive"},
+    )
+    df = res.records
+    assert set(df.loc[df["thread"] == 0, "phase"]) == {"compute", "comm"}
+    assert set(df.loc[df["thread"] == 1, "phase"]) == {"compute", "idle"}
+    comm_rows = df[df["phase"] == "comm"]
+    if comm == "pingpong":
+        assert (comm_rows["trips"] > 0).all()
+    else:
+        assert (comm_rows["trips"] == 0).all()
+    assert (df["comm_ms"] == 2).all()
+    table = wait_policy_table({"passive": res})
+    assert list(table["role"]) == ["master (communicates)", "waits"]
+
+
+def test_sleeping_mode_pingpong_partners_agree():
+    res = hl.run_program(
+        "imbalance", ranks=2, threads=1, mode="sleeping", work_ms=1, comm_ms=2, iterations=2
+    )
+    trips = res.records[res.records["phase"] == "comm"].groupby("rank")["trips"].sum()
+    assert trips[0] == trips[1] > 0
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"weights": "1,2,3"}, r"weights has 3 values for 2 ranks: give one per rank"),
+        ({"weights": "1,heavy"}, r"weights: 'heavy' is not a number"),
+        ({"weights": "1,-2"}, r"weights: '-2' is not a number between 0 and 1e6"),
+        ({"mode": "nap"}, r"unknown mode 'nap' \(valid: barrier, sleeping\)"),
+        ({"comm": "carrier-pigeon"}, r"unknown comm 'carrier-pigeon' \(valid: pingpong, sleep\)"),
+        ({"iterations": 0}, r"parameter iterations=0 must be at least 1"),
+        ({"imbalance": -1}, r"parameter imbalance=-1 must be at least 0"),
+    ],
+)
+def test_imbalance_rejects_bad_parameters(params, message):
+    with pytest.raises(hl.KernelError, match=message):
+        hl.run_program("imbalance", ranks=2, threads=1, work_ms=1, **params)
+
+
+# -------------------------------------------------------------------------- reference data
+
+
+def test_reference_tables_are_cited_and_consistent():
+    t3 = reference("001-table-3")
+    assert "001_5ad4b92b950a4cc3.txt" in t3.citation and "Table 3" in t3.citation
+    assert "section 9" in t3.citation
+    frame = t3.frame
+    assert len(frame) == 24
+    assert sorted(frame["processors"].unique()) == [6, 15, 28, 45, 120, 210]
+    assert set(frame["routine"]) == {"Total", "MPI_BSend", "MPI_Recv", "MPI_Barrier"}
+    assert (frame["max_s"] >= frame["avg_s"]).all() and (frame["avg_s"] >= frame["min_s"]).all()
+    row = frame[(frame["processors"] == 6) & (frame["routine"] == "MPI_Barrier")].iloc[0]
+    assert (row["avg_s"], row["max_s"], row["min_s"]) == (4.36, 9.01, 1.47)
+    frame.loc[0, "avg_s"] = -1.0  # a copy: the reference itself is unchanged
+    assert REFERENCE["001-table-3"].frame.loc[0, "avg_s"] == 13.74
+    for key, table in REFERENCE.items():
+        assert table.key == key
+        assert re.search(r"\d{3}_[0-9a-f]{16}\.txt", table.citation), key
+        assert "Table" in table.citation and table.note
+    with pytest.raises(KeyError, match="known: 000-table-4.2"):
+        reference("999-table-1")
+
+
+def _seed_numbers(name: str, start: str, end: str) -> list[float]:
+    text = (SEEDS / name).read_text()
+    part = text[text.index(start) : text.index(end)]
+    return [float(x) for x in re.findall(r"(?<![\w.])\d+\.\d+(?![\w.])", part)]
+
+
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents are not on this machine")
+def test_reference_numbers_match_the_source_text():
+    printed = _seed_numbers(
+        "001_5ad4b92b950a4cc3.txt", "Number of Processors = 6", "Table 3: Timings"
+    )
+    ours = [v for row in REFERENCE["001-table-3"].rows for v in row[2:]]
+    assert ours == printed
+    for key, start, end in (
+        ("000-table-4.2", "Function group\tpure MPI", "Table 4.2:"),
+        ("000-table-4.3", "USER\t180.86", "Table 4.3:"),
+    ):
+        text_numbers = _seed_numbers("000_137a3e4545ee2d4e.txt", start, end)
+        seconds = [row[2] for row in REFERENCE[key].rows]
+        assert all(s in text_numbers for s in seconds), key
+
+
+# ---------------------------------------------------------------------------------- plots
+
+
+def _synthetic_syncbench() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    rows = []
+    for threads in (1, 2):
+        for construct, base in (("reference", 1e-7), ("barrier", 3e-7 * threads)):
+            for sample in range(10):
+                for rank in (0, 1):
+                    noise = 5e-6 if (construct == "barrier" and threads == 2 and sample == 3) else 0
+                    rows.append(
+                        {
+                            "rank": rank,
+                            "thread": 0,
+                            "cpu": rank,
+                            "numa": 0,
+                            "construct": construct,
+                            "sample": sample,
+                            "inner": 1024,
+                            "seconds": base * (1 + 0.01 * rng.standard_normal()) + noise,
+                            "threads": threads,
+                            "ranks": 2,
+                        }
+                    )
+    return pd.DataFrame(rows)
+
+
+def test_overhead_table_uses_the_slowest_rank_and_the_kit_statistics():
+    df = _synthetic_syncbench()
+    slow = slowest_rank_samples(df)
+    assert len(slow) == len(df) // 2
+    table = overhead_table(df, by=["threads"])
+    assert list(table["construct"]) == ["barrier", "barrier"]
+    one = table[table["threads"] == 1].iloc[0]
+    assert one["overhead_us"] == pytest.approx(0.2, rel=0.05)
+    assert bool(one["trusted"]) and bool(one["resolved"])
+    noisy = table[table["threads"] == 2].iloc[0]
+    assert not bool(noisy["trusted"])  # one preempted sample: flagged, not hidden
+    with pytest.raises(ValueError, match="no 'reference' samples"):
+        overhead_table(df[df["construct"] != "reference"], by=["threads"])
+
+
+def test_overhead_plot_marks_untrusted_points_and_handles_categories():
+    table = overhead_table(_synthetic_syncbench(), by=["threads"])
+    fig = overhead_plot(table, x="threads")
+    labels = fig.axes[0].get_legend().get_texts()
+    assert "hollow: spread too wide to trust" in [t.get_text() for t in labels]
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "some error bars extend beyond the frame" in texts
+    shaped = table.assign(shape=["1x2", "2x1"])
+    fig = overhead_plot(shaped, x="shape", log=True)
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["1x2", "2x1"]
+
+
+def _synthetic_timeline() -> pd.DataFrame:
+    rows = []
+    for rank, work in ((0, 0.010), (1, 0.020)):
+        for it in range(2):
+            t0 = it * 0.021
+            rows.append((rank, 0, it, "compute", t0, t0 + work, work))
+            rows.append((rank, 0, it, "barrier", t0 + work, t0 + 0.021, 0.021 - work))
+    return pd.DataFrame(
+        rows, columns=["rank", "thread", "iteration", "phase", "start", "end", "seconds"]
+    )
+
+
+def test_timeline_and_barrier_table():
+    tl = _synthetic_timeline()
+    fig = timeline_plot(tl)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["rank 0 thread 0", "rank 1 thread 0"]
+    assert len(ax.collections) == 4  # one bar set per (phase, lane)
+    table = barrier_table(tl)
+    assert table.loc["barrier", "max_s"] == pytest.approx(0.022)
+    assert table.loc["barrier", "min_s"] == pytest.approx(0.002)
+    assert table.loc["barrier", "avg_s"] == pytest.approx(0.012)
+    assert table.loc["compute", "slowest_rank"] == 1
+    assert table.loc["barrier", "slowest_rank"] == 0  # the rank that waits most
+    fig = barrier_range_plot({"a": table, "b": table}, REFERENCE["001-table-3"].frame)
+    assert len(fig.axes) == 2
+    with pytest.raises(ValueError, match="missing"):
+        timeline_plot(tl.drop(columns=["start"]))
+
+
+def test_wait_policy_plot_renders():
+    rows = []
+    for thread, phase, cpu in ((0, "comm", 0.010), (1, "idle", 0.0001)):
+        rows.append((0, thread, 0, "compute", 0.0, 0.005, 0.005, 0.005))
+        rows.append((0, thread, 0, phase, 0.005, 0.015, 0.010, cpu))
+    df = pd.DataFrame(
+        rows,
+        columns=["rank", "thread", "iteration", "phase", "start", "end", "seconds", "cpu_seconds"],
+    )
+    table = wait_policy_table({"passive": df})
+    assert table["cpu_share_while_waiting"].round(3).tolist() == [1.0, 0.01]
+    fig = wait_policy_plot({"passive": df, "again": df})
+    assert len(fig.axes[0].get_xticklabels()) == 4
+
+
+# ------------------------------------------------------------------------------ notebooks
+
+
+def _errors(nb: nbformat.NotebookNode) -> list[tuple[int, nbformat.NotebookNode, dict]]:
+    return [
+        (i, cell, out)
+        for i, cell in enumerate(nb.cells)
+        for out in cell.get("outputs", [])
+        if out.get("output_type") == "error"
+    ]
+
+
+def test_the_notebook_follows_the_course_conventions():
+    nb = nbformat.read(SOURCE, as_version=4)
+    assert nb.metadata["kernelspec"]["name"] == "hybridlab"
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+    ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.metadata]
+    assert len(ids) == len(set(ids)) == 9
+    sources = "\n".join(c.source for c in nb.cells)
+    assert "QUICK = hl.quick_mode()" in sources
+    assert sources.count("### BEGIN SOLUTION") == 3 and sources.count("### BEGIN HIDDEN TESTS") == 3
+    assert nb.cells[-1].source.startswith("cluster.stop()")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_solution_runs_headless_in_quick_mode(tmp_path):
+    executed, figures = runner.run_notebook(SOURCE, tmp_path, quick=True, timeout=600)
+    nb = nbformat.read(executed, as_version=4)
+    assert _errors(nb) == []
+    assert len(figures) >= 8
+    text = "".join(out.get("text", "") for cell in nb.cells for out in cell.get("outputs", []))
+    for part in ("a", "b", "c"):
+        assert f"visible tests for ({part}) passed" in text
+
+
+def _released(tmp_path: Path) -> Path:
+    """The student version: solutions replaced by nbgrader's stub, hidden tests removed."""
+    from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
+
+    nb = nbformat.read(SOURCE, as_version=4)
+    stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+    nb, resources = ClearSolutions(code_stub=stub).preprocess(nb, {})
+    nb, _ = ClearHiddenTests().preprocess(nb, resources)
+    text = "\n".join(c.source for c in nb.cells)
+    assert "BEGIN HIDDEN TESTS" not in text and "BEGIN SOLUTION" not in text
+    path = tmp_path / "release" / f"{LAB}.ipynb"
+    path.parent.mkdir(parents=True)
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_released_version_fails_only_at_its_blanks(tmp_path):
+    executed, figures = runner.run_notebook(
+        _released(tmp_path), tmp_path / "out", quick=True, timeout=600, allow_errors=True
+    )
+    nb = nbformat.read(executed, as_version=4)
+    found = _errors(nb)
+    for index, cell, out in found:
+        assert out["ename"] == "NotImplementedError", f"cell {index}: {out['ename']}"
+        assert "nbgrader" in cell.metadata, f"an error outside the exercises, in cell {index}"
+    failing = {cell.metadata["nbgrader"]["grade_id"] for _, cell, _ in found}
+    assert failing == {"test_overhead_from_samples", "test_predict_waits", "test_slowest_rank"}
+    assert len(figures) >= 8
