@@ -72,17 +72,26 @@ def _clean(args: argparse.Namespace) -> int:
 
 
 def _release(args: argparse.Namespace) -> int:
-    from .grading import release
+    from .grading import GradingError, release
 
-    for path in release(args.labs or None):
+    try:
+        paths = release(args.labs or None)
+    except GradingError as err:
+        print(err, file=sys.stderr)
+        return 1
+    for path in paths:
         print(f"released {path}")
     return 0
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from .grading import grade
+    from .grading import GradingError, grade
 
-    report = grade(args.lab)
+    try:
+        report = grade(args.lab)
+    except GradingError as err:
+        print(err, file=sys.stderr)
+        return 1
     print(report)
     return 0
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import nbformat
 from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
 
 from . import reaper
 
@@ -31,7 +32,7 @@ GRADING = REPO / "grading"
 LABS = REPO / "labs"
 COURSE_ID = "hybridlab"
 BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
-HIDDEN_NOTE = "# (hidden tests run here when the lab is graded; they are not shown)"
+HIDDEN_NOTE = "# (the hidden tests are not shown in feedback)"
 RELEASE_TIMEOUT = 600  # seconds for one `nbgrader generate_assignment`
 STUDENT_TIMEOUT = 1200  # seconds of autograding allowed per submission
 OUTPUT_TAIL = 3000  # characters of nbgrader's log quoted in an error
@@ -96,6 +97,7 @@ def _environment(tag: str | None = None, quick: bool = False) -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["IPP_NONINTERACTIVE"] = "1"
+    env["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"  # figures in the feedback
     if tag:
         env[reaper.SESSION] = tag
     if quick:
@@ -141,8 +143,11 @@ def release(
 # -------------------------------------------------------------------------------- grade
 
 
-def grade(lab: str, *, root: Path = GRADING, quick: bool = False) -> str:
-    """Autograde every submission of `lab`, export grades.csv, write feedback; return a report."""
+def grade(lab: str, *, root: Path = GRADING, quick: bool = False, tag: str | None = None) -> str:
+    """Autograde every submission of `lab`, export grades.csv, write feedback; return a report.
+
+    `tag` (default: a fresh one) is set as HYBRIDLAB_SESSION on everything autograde starts;
+    `quick` runs the notebooks with HYBRIDLAB_QUICK=1."""
     root = Path(root)
     _check_labs([lab], root)
     submitted = root / "submitted"
@@ -153,10 +158,16 @@ def grade(lab: str, *, root: Path = GRADING, quick: bool = False) -> str:
         raise GradingError(
             f"no submissions of {lab}: expected notebooks in {submitted}/<student>/{lab}/"
         )
+    _check_kernel(root, lab)
     if not _in_gradebook(root, lab):
-        _nbgrader(["generate_assignment", lab, "--force"], root, timeout=RELEASE_TIMEOUT)
+        _nbgrader(
+            ["generate_assignment", lab, "--force"],
+            root,
+            timeout=RELEASE_TIMEOUT,
+            env=_environment(),
+        )
 
-    tag = f"grade-{uuid.uuid4().hex[:12]}"
+    tag = tag or f"grade-{uuid.uuid4().hex[:12]}"
     start = time.monotonic()
     try:
         auto = _nbgrader(
@@ -190,6 +201,21 @@ def grade(lab: str, *, root: Path = GRADING, quick: bool = False) -> str:
         lines.append(f"nbgrader autograde reported errors (exit {auto.returncode}):\n{log}")
     lines.append(f"grades: {root / 'grades.csv'}; feedback: {root / 'feedback'}/<student>/{lab}/")
     return "\n".join(lines)
+
+
+def _check_kernel(root: Path, lab: str) -> None:
+    """The Jupyter kernel the lab names must be installed, or every submission would fail."""
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    nb = nbformat.read(Path(root) / "source" / lab / f"{lab}.ipynb", as_version=4)
+    name = nb.metadata.get("kernelspec", {}).get("name", "python3")
+    try:
+        KernelSpecManager().get_kernel_spec(name)
+    except NoSuchKernel as err:
+        raise GradingError(
+            f"{lab} runs on the Jupyter kernel '{name}', which is not installed: "
+            "run `make setup` (or python -m hybridlab.kernelspec)"
+        ) from err
 
 
 def _gradebook_url(root: Path) -> str:
@@ -267,6 +293,8 @@ class HideHiddenTests(Preprocessor):
     Autograde copies the hidden tests back into the graded notebook, so nbgrader's feedback would
     show them, and their tracebacks quote them. Only the name of a failure is kept."""
 
+    enabled = Bool(True).tag(config=True)  # nbconvert's preprocessors are off by default
+
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code" or BEGIN_HIDDEN not in cell.source:
             return cell, resources
@@ -290,7 +318,11 @@ def hidden_test_lines(root: Path, lab: str) -> set[str]:
             outside, inside = _split_hidden(cell.source)
             shown.update(line.strip() for line in outside)
             hidden.update(line.strip() for line in inside)
-    return {line for line in hidden - shown if len(line) >= 20 and not line.startswith("#")}
+    return {
+        line
+        for line in hidden
+        if len(line) >= 20 and not line.startswith("#") and not any(line in s for s in shown)
+    }
 
 
 def _visible_text(page: str) -> str:
