@@ -1,0 +1,329 @@
+"""Lab 01 (programming models and thread levels): its kernels, checks, figure and notebook.
+
+The kernels are checked for what they must guarantee whatever the timing (thread levels as the
+MPI reports them; no value overwritten behind a barrier before the receive, none stale behind a
+barrier after it). That the race shows without the barriers is timing, so it is asserted only as
+"on at least one of a few tries", with the injected delay that makes it near certain.
+"""
+
+from __future__ import annotations
+
+import glob
+import re
+import shutil
+import time
+from pathlib import Path
+
+import matplotlib
+import nbformat
+import pandas as pd
+import pytest
+
+import hybridlab as hl
+from hybridlab import checks, grading, runner
+from hybridlab.placement import THREAD_LEVELS
+from hybridlab.plots.models import MODEL_NAMES, programming_models, thread_level_table
+
+matplotlib.use("Agg")
+
+ROOT = Path(__file__).resolve().parents[1]
+LAB = "01_programming_models"
+SOURCE = ROOT / "grading" / "source" / LAB / f"{LAB}.ipynb"
+SHM = "/dev/shm/mpich_shm_*"
+PAIRS_2X2 = [(0, 0), (0, 1), (1, 0), (1, 1)]
+
+
+# ------------------------------------------------------------------------------ thread_levels
+
+
+@pytest.mark.parametrize("level", THREAD_LEVELS)
+def test_thread_levels_reports_what_mpi_provided_on_every_thread(level):
+    res = hl.run_program("thread_levels", ranks=2, threads=2, thread_level=level, requested=level)
+    rec = res.records
+    assert sorted(zip(rec["rank"], rec["thread"], strict=True)) == PAIRS_2X2
+    assert set(rec["requested"]) == {level}
+    assert rec["provided"].nunique() == 1, "every rank and thread sees the same level"
+    provided = rec["provided"].iloc[0]
+    assert provided in THREAD_LEVELS
+    assert (rec["query"] == rec["provided"]).all()
+    assert (rec["query_value"] == rec["provided_value"]).all()
+    # the header's metadata (MPI_Query_thread after MPI_Init_thread) says the same
+    assert res.meta["thread_level"] == provided
+    ok = THREAD_LEVELS.index(provided) >= THREAD_LEVELS.index(level)
+    assert rec["level_ok"].eq(ok).all()
+    # the thread that called MPI_Init_thread is the master of the team: thread 0, and only it
+    assert rec.loc[rec["is_thread_main"], "thread"].tolist() == [0, 0]
+    assert (rec["threads"] == 2).all()
+
+
+def test_thread_level_constants_increase_in_the_order_of_the_names():
+    values = []
+    for level in THREAD_LEVELS:
+        rec = hl.run_program(
+            "thread_levels", ranks=1, threads=1, thread_level=level, requested=level
+        ).records
+        values.append(int(rec["requested_value"].iloc[0]))
+    assert values == sorted(values) and len(set(values)) == 4
+
+
+def test_thread_levels_rejects_an_unknown_level():
+    with pytest.raises(hl.KernelError, match="masteronly"):
+        hl.run_program("thread_levels", ranks=1, threads=1, requested="masteronly")
+
+
+# -------------------------------------------------------------------------------- master_race
+
+
+def race(ranks: int, threads: int, before: int, after: int, **params) -> pd.DataFrame:
+    params.setdefault("iterations", 10)
+    return hl.run_program(
+        "master_race",
+        ranks=ranks,
+        threads=threads,
+        thread_level="funneled",
+        barrier_before=before,
+        barrier_after=after,
+        timeout=120,
+        **params,
+    ).records
+
+
+@pytest.mark.parametrize("ranks,threads", [(1, 1), (1, 2), (2, 1), (2, 2), (3, 1), (1, 3)])
+def test_master_race_with_both_barriers_reads_nothing_wrong(ranks, threads):
+    for delay in (1000, 0):
+        rec = race(ranks, threads, 1, 1, delay_us=delay, iterations=8)
+        assert len(rec) == ranks * threads * 8, "one record per rank, thread and iteration"
+        assert sorted(set(rec["iteration"])) == list(range(1, 9))
+        assert rec["wrong"].sum() == 0
+
+
+def test_each_barrier_prevents_its_own_kind_of_wrong_value():
+    """Whatever the timing: barrier (1) means nothing overwritten, barrier (2) nothing stale."""
+    for before, after in ((1, 0), (0, 1)):
+        rec = race(2, 2, before, after, delay_us=1000)
+        assert (rec["wrong"] == rec["overwritten"] + rec["stale"]).all()
+        if before:
+            assert rec["overwritten"].sum() == 0
+        if after:
+            assert rec["stale"].sum() == 0
+
+
+@pytest.mark.parametrize("ranks", [1, 2])
+def test_the_race_shows_without_barriers(ranks):
+    """With the injected delay each missing barrier shows its error (at least once in 3 tries)."""
+    wanted = {(0, 1): "overwritten", (1, 0): "stale", (0, 0): "overwritten"}
+    for (before, after), column in wanted.items():
+        seen = 0
+        for _ in range(3):
+            seen = int(race(ranks, 2, before, after, delay_us=1000)[column].sum())
+            if seen > 0:
+                break
+        assert seen > 0, f"no {column} value with barrier_before={before}, after={after}"
+
+
+def test_master_race_checks_its_parameters():
+    with pytest.raises(hl.KernelError, match="barrier_before and barrier_after are 0 or 1"):
+        race(1, 1, 2, 1)
+    with pytest.raises(hl.KernelError, match="iterations"):
+        race(1, 1, 1, 1, iterations=0)
+
+
+def test_lab_kernels_compile_without_warnings():
+    for name in ("thread_levels", "master_race"):
+        assert hl.build(name).warnings == (), name
+
+
+def test_kernels_run_in_the_engines_at_the_engines_level():
+    with hl.Cluster(ranks=2, threads=2) as cluster:
+        rec = cluster.run("thread_levels", requested=cluster.thread_level).records
+        assert set(rec["provided"]) == {cluster.thread_level}
+        assert rec.loc[rec["is_thread_main"], "thread"].tolist() == [0, 0]
+        clean = cluster.run("master_race", barrier_before=1, barrier_after=1, iterations=5)
+        assert clean.records["wrong"].sum() == 0
+        assert len(clean.records) == 2 * 2 * 5
+
+
+# --------------------------------------------------------------------------- checks, plots
+
+
+def test_require_level_accepts_equal_or_higher_levels_and_rejects_lower_ones():
+    for i, required in enumerate(THREAD_LEVELS):
+        for j, provided in enumerate(THREAD_LEVELS):
+            if j >= i:
+                assert checks.require_level(required, provided) is None
+            else:
+                with pytest.raises(checks.ThreadLevelError) as err:
+                    checks.require_level(required, provided)
+                message = str(err.value)
+                assert f"MPI provided '{provided}' but this program needs '{required}'" in message
+    assert issubclass(checks.ThreadLevelError, RuntimeError)
+
+
+@pytest.mark.parametrize("args", [("masteronly", "multiple"), ("funneled", "MULTIPLE"), ("", "")])
+def test_require_level_names_the_valid_levels_for_an_unknown_one(args):
+    with pytest.raises(ValueError, match="single, funneled, serialized, multiple"):
+        checks.require_level(*args)
+
+
+def test_the_taxonomy_figure_names_every_model():
+    fig = programming_models()
+    texts = " ".join(t.get_text().replace("\n", " ") for t in fig.axes[0].texts)
+    for name in (*MODEL_NAMES, "hybrid MPI + OpenMP", "overlapping", "masteronly"):
+        assert name in texts, name
+    for level in ("SINGLE", "FUNNELED", "MULTIPLE"):
+        assert f"thread level: {level}" in texts
+    assert "002_21a7b3db713838d9.txt" in texts
+    fig.canvas.draw()  # renders without error
+    matplotlib.pyplot.close(fig)
+
+
+def test_thread_level_table_marks_a_level_below_the_request():
+    frame = pd.DataFrame(
+        {
+            "requested": ["multiple", "multiple", "single"],
+            "rank": [0, 0, 0],
+            "thread": [0, 1, 0],
+            "provided": ["funneled", "funneled", "single"],
+            "query": ["funneled", "funneled", "single"],
+            "is_thread_main": [True, False, True],
+        }
+    )
+    html = thread_level_table(frame).to_html()
+    assert html.count("#f6d5d5") == 1 and html.count("#d9efd9") == 1  # one rule each
+    assert html.index(">single<") < html.index(">multiple<"), "rows in the order of the levels"
+    with pytest.raises(ValueError, match="is_thread_main"):
+        thread_level_table(frame.drop(columns="is_thread_main"))
+
+
+# ------------------------------------------------------------------------------- notebook
+
+
+def test_the_notebook_follows_the_course_conventions():
+    nb = nbformat.read(SOURCE, as_version=4)
+    assert nb.metadata["kernelspec"]["name"] == "hybridlab"
+    ids, points = [], 0.0
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, "committed with outputs"
+        meta = cell.metadata.get("nbgrader")
+        if meta:
+            assert meta["schema_version"] == 3
+            ids.append(meta["grade_id"])
+            points += meta.get("points", 0)
+            if "BEGIN HIDDEN TESTS" in cell.source:
+                assert meta["grade"] and not meta["solution"]
+            if "BEGIN SOLUTION" in cell.source:
+                assert meta["solution"] and not meta["grade"]
+    assert len(ids) == len(set(ids)), "grade ids must be unique"
+    assert points == 11
+    assert "hl.quick_mode()" in nb.cells[1].source
+    assert "cluster.stop()" in nb.cells[-1].source
+
+
+def _cell(nb: nbformat.NotebookNode, grade_id: str) -> str:
+    (cell,) = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id]
+    return cell.source
+
+
+def test_the_racy_exercise_fails_until_both_barriers_are_in():
+    """The exercise is fair: the kernel as given, or with one barrier, reads wrong values;
+    the instructor's fix reads none."""
+    nb = nbformat.read(SOURCE, as_version=4)
+    scope: dict = {}
+    exec(_cell(nb, "racy_source"), scope)
+    exec(_cell(nb, "fixed_source"), scope)
+    racy, fixed = scope["racy_source"], scope["fixed_source"]
+    assert fixed.count("#pragma omp barrier") == 2 and racy.count("#pragma omp barrier") == 0
+    half = {
+        "racy": racy,
+        "only before": racy.replace(
+            "\n#pragma omp master\n", "\n#pragma omp barrier\n#pragma omp master\n"
+        ),
+        "only after": racy.replace(
+            "\n            /* second loop", "\n#pragma omp barrier\n            /* second loop"
+        ),
+    }
+    for name, code in half.items():
+        kernel = hl.build_source(f"lab01_{name.replace(' ', '_')}", code)
+        assert kernel.warnings == ()
+        wrong = 0
+        for _ in range(3):
+            wrong = int(
+                hl.run_program(kernel, 2, 2, thread_level="funneled", iterations=10)
+                .records["wrong"]
+                .sum()
+            )
+            if wrong:
+                break
+        assert wrong > 0, f"the {name} kernel never read a wrong value"
+    kernel = hl.build_source("lab01_fixed", fixed)
+    for _ in range(3):
+        rec = hl.run_program(kernel, 2, 2, thread_level="funneled", iterations=10).records
+        assert sorted(zip(rec["rank"], rec["thread"], strict=True)) == PAIRS_2X2
+        assert rec["wrong"].sum() == 0
+
+
+def _errors(nb: nbformat.NotebookNode) -> list[tuple[nbformat.NotebookNode, dict]]:
+    return [
+        (cell, out)
+        for cell in nb.cells
+        for out in cell.get("outputs", [])
+        if out.get("output_type") == "error"
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_solution_runs_headless_in_quick_mode(tmp_path):
+    before = set(glob.glob(SHM))
+    start = time.monotonic()
+    executed, figures = runner.run_notebook(SOURCE, tmp_path, quick=True, timeout=600)
+    print(f"instructor notebook, quick mode: {time.monotonic() - start:.1f} s")
+    nb = nbformat.read(executed, as_version=4)
+    assert _errors(nb) == []
+    assert len(figures) >= 2 and all(f.stat().st_size > 1000 for f in figures)
+    text = "".join(out.get("text", "") for cell in nb.cells for out in cell.get("outputs", []))
+    for part in ("(a)", "(b)", "(c)"):
+        assert re.search(rf"visible tests? for {re.escape(part)} passed", text), part
+    assert not set(glob.glob(SHM)) - before - _mapped(), "MPI shared memory left behind"
+
+
+def _mapped() -> set[str]:
+    import psutil
+
+    used: set[str] = set()
+    for proc in psutil.process_iter():
+        try:
+            used.update(m.path for m in proc.memory_maps(grouped=True))
+        except (psutil.Error, OSError):
+            continue
+    return used
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_released_lab_fails_only_at_its_blanks(tmp_path):
+    course = tmp_path / "course"
+    (course / "source").mkdir(parents=True)
+    shutil.copy(ROOT / "grading" / "nbgrader_config.py", course)
+    shutil.copytree(ROOT / "grading" / "source" / LAB, course / "source" / LAB)
+    (released,) = grading.release([LAB], root=course, labs_dir=course / "labs")
+    text = released.read_text()
+    assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text
+    assert "_checks.require_level" not in text, "hidden tests must not be released"
+
+    executed, _ = runner.run_notebook(
+        released, tmp_path / "run", quick=True, timeout=600, allow_errors=True
+    )
+    found = _errors(nbformat.read(executed, as_version=4))
+    for cell, out in found:
+        assert out["ename"] == "NotImplementedError", f"{out['ename']} in {cell.source[:80]!r}"
+        assert "nbgrader" in cell.metadata, f"an error outside the exercises: {cell.source[:80]!r}"
+    failing = {cell.metadata["nbgrader"]["grade_id"] for cell, _ in found}
+    assert failing == {
+        "fixed_source",
+        "test_fixed_source",
+        "test_require_level",
+        "answers",
+        "test_answers",
+    }
