@@ -1,7 +1,9 @@
-"""A real nbgrader round trip on lab 00, in a temporary copy of the course folder.
+"""A real nbgrader round trip on every lab, in a temporary copy of the course folder.
 
-One release and one `nbgrader autograde` run serve every check: three students submit the
-instructor solution, the blank released lab, and a solution whose ring exchange deadlocks.
+Per lab, one release and one `nbgrader autograde` run serve every check: three students submit
+the instructor solution, the blank released lab, and a solution one of whose answers deadlocks
+(lab 00: a ring exchange in the engines), crashes (lab 01: a C kernel that segfaults on rank 1)
+or raises (lab 02).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import re
 import shutil
 import time
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -24,23 +27,64 @@ import pytest
 from hybridlab import grading, reaper
 
 ROOT = Path(__file__).resolve().parents[1]
-LAB = "00_getting_started"
-SOURCE = ROOT / "grading" / "source" / LAB / f"{LAB}.ipynb"
-COMMITTED = ROOT / "labs" / f"{LAB}.ipynb"
 SHM = "/dev/shm/mpich_shm_*"
 CELL_TIMEOUT = 300  # c.Execute.timeout in grading/nbgrader_config.py
-RING_PARTS = {"test_ring_exchange", "hidden_ring_exchange"}
 
-DEADLOCK = '''
+
+@dataclass(frozen=True)
+class Broken:
+    """A submission whose answer to one part deadlocks or crashes."""
+
+    answer: str  # grade_id of the answer cell replaced
+    source: str  # what the student wrote instead
+    parts: frozenset[str]  # grade_ids of the test cells that must score zero
+    error: str  # the exception those test cells end with
+
+
+DEADLOCKING_RING = """
 def ring_exchange():
-    """Blocking synchronous send first on every rank: nobody ever reaches the receive."""
+    \"\"\"Blocking synchronous send first on every rank: nobody ever reaches the receive.\"\"\"
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
     comm.ssend(rank, dest=(rank + 1) % size)
     return comm.recv(source=(rank - 1) % size)
-'''
+"""
+
+CRASHING_FIX = """
+fixed_source = racy_source.replace(
+    "int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {",
+    "int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {\\n    if (ctx->rank == 1) { volatile int *p = 0; *p = 1; }",
+)
+"""
+
+FAILING_PREDICTION = """
+def predict_waits(work_ms_per_rank):
+    slowest = max(work_ms_per_rank)
+    return [slowest / (slowest - w) for w in work_ms_per_rank]  # divides by zero
+"""
+
+LABS = {
+    "00_getting_started": Broken(
+        "ring_exchange",
+        DEADLOCKING_RING,
+        frozenset({"test_ring_exchange", "hidden_ring_exchange"}),
+        "KernelTimeout",
+    ),
+    "01_programming_models": Broken(
+        "fixed_source",
+        CRASHING_FIX,
+        frozenset({"test_fixed_source", "hidden_fixed_source"}),
+        "KernelCrash",
+    ),
+    "02_synchronisation": Broken(
+        "predict_waits",
+        FAILING_PREDICTION,
+        frozenset({"test_predict_waits", "hidden_predict_waits"}),
+        "ZeroDivisionError",
+    ),
+}
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
 
@@ -59,9 +103,13 @@ def orphaned_segments(before: set[str]) -> list[str]:
     return sorted(new)
 
 
-def points() -> dict[str, float]:
+def source(lab: str) -> Path:
+    return ROOT / "grading" / "source" / lab / f"{lab}.ipynb"
+
+
+def points(lab: str) -> dict[str, float]:
     """grade_id -> points of every graded cell of the instructor notebook."""
-    nb = nbformat.read(SOURCE, as_version=4)
+    nb = nbformat.read(source(lab), as_version=4)
     return {
         c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"]["points"])
         for c in nb.cells
@@ -69,10 +117,10 @@ def points() -> dict[str, float]:
     }
 
 
-def submit(root: Path, student: str, nb: nbformat.NotebookNode) -> None:
-    folder = root / "submitted" / student / LAB
+def submit(root: Path, lab: str, student: str, nb: nbformat.NotebookNode) -> None:
+    folder = root / "submitted" / student / lab
     folder.mkdir(parents=True)
-    nbformat.write(nb, folder / f"{LAB}.ipynb")
+    nbformat.write(nb, folder / f"{lab}.ipynb")
 
 
 def cell_seconds(nb: nbformat.NotebookNode) -> list[float]:
@@ -89,45 +137,52 @@ def cell_seconds(nb: nbformat.NotebookNode) -> list[float]:
     return found
 
 
-@pytest.fixture(scope="module")
-def course(tmp_path_factory):
-    """Release lab 00 in a copy of grading/, then autograde three submissions in one run."""
-    root = tmp_path_factory.mktemp("course")
+@pytest.fixture(scope="module", params=sorted(LABS))
+def course(request, tmp_path_factory):
+    """Release one lab in a copy of grading/, then autograde three submissions in one run."""
+    lab, broken = request.param, LABS[request.param]
+    root = tmp_path_factory.mktemp(f"course-{lab}")
     shutil.copy(ROOT / "grading" / "nbgrader_config.py", root)
     shutil.copytree(ROOT / "grading" / "source", root / "source")
     timings = {}
 
     start = time.monotonic()
-    (released,) = grading.release([LAB], root=root, labs_dir=root / "labs")
+    (released,) = grading.release([lab], root=root, labs_dir=root / "labs")
     timings["release"] = time.monotonic() - start
 
-    solution = nbformat.read(SOURCE, as_version=4)
-    deadlock = copy.deepcopy(solution)
-    for cell in deadlock.cells:
-        if cell.metadata.get("nbgrader", {}).get("grade_id") == "ring_exchange":
-            cell.source = DEADLOCK.strip()
-    submit(root, "solution", solution)
-    submit(root, "blank", nbformat.read(released, as_version=4))
-    submit(root, "deadlock", deadlock)
+    solution = nbformat.read(source(lab), as_version=4)
+    faulty = copy.deepcopy(solution)
+    replaced = 0
+    for cell in faulty.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == broken.answer:
+            cell.source = broken.source.strip()
+            replaced += 1
+    assert replaced == 1, f"{lab} has no answer cell {broken.answer!r}"
+    submit(root, lab, "solution", solution)
+    submit(root, lab, "blank", nbformat.read(released, as_version=4))
+    submit(root, lab, "faulty", faulty)
 
     tag = f"test-grading-{uuid.uuid4().hex[:8]}"
     shm_before = set(glob.glob(SHM))
     start = time.monotonic()
-    report = grading.grade(LAB, root=root, quick=True, tag=tag)
+    report = grading.grade(lab, root=root, quick=True, tag=tag)
     timings["grade (3 submissions)"] = time.monotonic() - start
     print(report)
-    print("timings:", {k: f"{v:.0f} s" for k, v in timings.items()})
+    print(lab, "timings:", {k: f"{v:.0f} s" for k, v in timings.items()})
 
     def autograded(student: str) -> nbformat.NotebookNode:
-        return nbformat.read(root / "autograded" / student / LAB / f"{LAB}.ipynb", as_version=4)
+        return nbformat.read(root / "autograded" / student / lab / f"{lab}.ipynb", as_version=4)
 
     return SimpleNamespace(
+        lab=lab,
+        broken=broken,
+        points=points(lab),
         root=root,
         released=released,
         report=report,
         tag=tag,
         shm_before=shm_before,
-        scores=grading.scores(root, LAB),
+        scores=grading.scores(root, lab),
         autograded=autograded,
         timings=timings,
     )
@@ -135,8 +190,8 @@ def course(tmp_path_factory):
 
 def test_committed_lab_is_up_to_date(course):
     fresh = nbformat.read(course.released, as_version=4)
-    committed = nbformat.read(COMMITTED, as_version=4)
-    stale = "labs/00_getting_started.ipynb is out of date with grading/source: run `make release`"
+    committed = nbformat.read(ROOT / "labs" / f"{course.lab}.ipynb", as_version=4)
+    stale = f"labs/{course.lab}.ipynb is out of date with grading/source: run `make release`"
     assert [c.cell_type for c in fresh.cells] == [c.cell_type for c in committed.cells], stale
     for new, old in zip(fresh.cells, committed.cells, strict=True):
         assert new.source == old.source, f"{stale}\n(first difference in: {old.source[:80]!r})"
@@ -145,13 +200,13 @@ def test_committed_lab_is_up_to_date(course):
 
 
 def test_solution_gets_full_marks(course):
-    assert course.scores["solution"] == points()
-    total = sum(points().values())
+    assert course.scores["solution"] == course.points
+    total = sum(course.points.values())
     assert re.search(rf"solution\s+{total:g} / {total:g}", course.report), course.report
 
 
 def test_blank_lab_gets_zero_quickly(course):
-    assert set(course.scores["blank"]) == set(points())
+    assert set(course.scores["blank"]) == set(course.points)
     assert all(score == 0 for score in course.scores["blank"].values())
     nb = course.autograded("blank")
     seconds = cell_seconds(nb)
@@ -161,28 +216,31 @@ def test_blank_lab_gets_zero_quickly(course):
     assert "KernelTimeout" not in names and "CellTimeoutError" not in names
 
 
-def test_deadlock_loses_only_its_part_and_leaves_nothing(course):
-    expected = {gid: (0.0 if gid in RING_PARTS else p) for gid, p in points().items()}
-    assert course.scores["deadlock"] == expected
-    nb = course.autograded("deadlock")
-    timeouts = [
+def test_a_deadlock_or_crash_loses_only_its_part_and_leaves_nothing(course):
+    broken = course.broken
+    expected = {gid: (0.0 if gid in broken.parts else p) for gid, p in course.points.items()}
+    assert course.scores["faulty"] == expected
+    nb = course.autograded("faulty")
+    failed = {
         c.metadata["nbgrader"]["grade_id"]
         for c in nb.cells
         for o in c.get("outputs", [])
-        if o.output_type == "error" and o.ename == "KernelTimeout"
-    ]
-    assert set(timeouts) == RING_PARTS, f"KernelTimeout expected in both ring tests: {timeouts}"
+        if o.output_type == "error" and broken.error in (o.ename + o.evalue)
+    }
+    assert failed & broken.parts, f"{broken.error} expected in {sorted(broken.parts)}: {failed}"
     seconds = cell_seconds(nb)
     assert max(seconds) < CELL_TIMEOUT / 3, f"a cell took {max(seconds):.0f} s"
-    print(f"deadlocked submission: slowest cell {max(seconds):.0f} s, all {sum(seconds):.0f} s")
+    print(
+        f"{course.lab} faulty submission: slowest cell {max(seconds):.0f} s, all {sum(seconds):.0f} s"
+    )
     assert reaper.tagged(course.tag) == [], "processes of the autograde run survived"
     assert orphaned_segments(course.shm_before) == [], "MPI shared memory was left behind"
 
 
-def _hidden_lines() -> set[str]:
+def _hidden_lines(lab: str) -> set[str]:
     """Lines between the hidden-test markers that are not also visible code."""
     hidden, shown = set(), set()
-    for cell in nbformat.read(SOURCE, as_version=4).cells:
+    for cell in nbformat.read(source(lab), as_version=4).cells:
         inside = False
         for line in cell.source.splitlines():
             if "BEGIN HIDDEN TESTS" in line:
@@ -195,17 +253,16 @@ def _hidden_lines() -> set[str]:
 
 
 def test_feedback_exists_without_hidden_tests(course):
-    lines = _hidden_lines()
-    assert len(lines) > 10
-    pages = sorted((course.root / "feedback").glob(f"*/{LAB}/{LAB}.html"))
-    assert {p.parts[-3] for p in pages} == {"solution", "blank", "deadlock"}
+    lab = course.lab
+    lines = _hidden_lines(lab)
+    assert len(lines) > 5
+    pages = sorted((course.root / "feedback").glob(f"*/{lab}/{lab}.html"))
+    assert {p.parts[-3] for p in pages} == {"solution", "blank", "faulty"}
     for page in pages:
         raw = page.read_text()
         text = html.unescape(re.sub(r"<[^>]+>", "", raw))
         leaked = [line for line in lines if line in text]
         assert leaked == [], f"{page.parts[-3]}'s feedback shows hidden tests: {leaked[:3]}"
-        for name in ("_expected_cores", "_same_pair_twice", "_ring3"):
-            assert name not in raw
         assert "Score" in text
-    assert grading.feedback_leaks(course.root, LAB) == []
-    assert (course.root / "grades.csv").read_text().count(LAB) == 3
+    assert grading.feedback_leaks(course.root, lab) == []
+    assert (course.root / "grades.csv").read_text().count(lab) == 3
