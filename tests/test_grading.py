@@ -222,7 +222,7 @@ def test_a_deadlock_or_crash_loses_only_its_part_and_leaves_nothing(course):
     assert course.scores["faulty"] == expected
     nb = course.autograded("faulty")
     failed = {
-        c.metadata["nbgrader"]["grade_id"]
+        c.metadata.get("nbgrader", {}).get("grade_id")
         for c in nb.cells
         for o in c.get("outputs", [])
         if o.output_type == "error" and broken.error in (o.ename + o.evalue)
