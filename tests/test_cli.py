@@ -57,7 +57,7 @@ def test_run_executes_a_notebook_keeps_its_figures_and_cleans_up(tmp_path):
         nbformat.v4.new_code_cell(
             "import hybridlab as hl\nfrom hybridlab.plots import placement_map\n"
             "cluster = hl.Cluster(ranks=2).start()\nres = cluster.run('hello_hybrid', spin_ms=1)\n"
-            "placement_map(res, cluster.topology);"
+            "placement_map(res, cluster.topology);\nprint(cluster.tag)"
         ),
         nbformat.v4.new_code_cell(
             "%%px\nfrom mpi4py import MPI\nprint('rank', MPI.COMM_WORLD.rank)"
@@ -71,7 +71,8 @@ def test_run_executes_a_notebook_keeps_its_figures_and_cleans_up(tmp_path):
     printed = "".join(o.get("text", "") for o in executed.cells[1].outputs)
     assert "rank 0" in printed and "rank 1" in printed
     assert len(list((tmp_path / "out" / "figures").glob("demo-cell00-*.png"))) == 1
-    assert mpi_leftovers() == []
+    tag = "".join(o.get("text", "") for o in executed.cells[0].outputs).split()[-1]
+    assert tag.startswith("cluster-") and mpi_leftovers(tag) == []
 
 
 def test_run_reports_the_failing_cell(tmp_path):
@@ -95,7 +96,7 @@ def test_clean_stops_engines_whose_notebook_died(tmp_path):
     script.write_text(
         "import os, signal, hybridlab as hl\n"
         "c = hl.Cluster(ranks=2).start()\n"
-        "print('up', flush=True)\n"
+        "print('up', c.tag, flush=True)\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )
     done = subprocess.run(
@@ -106,4 +107,4 @@ def test_clean_stops_engines_whose_notebook_died(tmp_path):
     assert cleaned.returncode == 0
     stopped = int(cleaned.stdout.split("stopped ")[1].split()[0])
     assert stopped >= 3  # two engines, their launcher and the controller
-    assert mpi_leftovers() == []
+    assert mpi_leftovers(done.stdout.split()[-1]) == []
