@@ -3,7 +3,7 @@
 Per lab, one release and one `nbgrader autograde` run serve every check: three students submit
 the instructor solution, the blank released lab, and a solution one of whose answers deadlocks
 (lab 00: a ring exchange in the engines), crashes (lab 01: a C kernel that segfaults on rank 1)
-or raises (lab 02).
+or raises (labs 02 and 03, whose exercises run no MPI code).
 """
 
 from __future__ import annotations
@@ -65,6 +65,11 @@ def predict_waits(work_ms_per_rank):
     return [slowest / (slowest - w) for w in work_ms_per_rank]  # divides by zero
 """
 
+FAILING_KNEE = """
+def locate_knee(sizes, seconds):
+    return sorted(sizes)[len(sizes)]  # one past the end
+"""
+
 LABS = {
     "00_getting_started": Broken(
         "ring_exchange",
@@ -83,6 +88,12 @@ LABS = {
         FAILING_PREDICTION,
         frozenset({"test_predict_waits", "hidden_predict_waits"}),
         "ZeroDivisionError",
+    ),
+    "03_point_to_point": Broken(
+        "locate_knee",
+        FAILING_KNEE,
+        frozenset({"test_locate_knee", "hidden_locate_knee"}),
+        "IndexError",
     ),
 }
 

@@ -1,0 +1,191 @@
+#!/usr/bin/env python
+"""Point-to-point latency and bandwidth measured by the kit (kernels_c/pingpong.c, mode=sweep),
+written to benchmarks/p2p_results.md (and p2p_results.json).
+
+OSU osu_latency method (DESIGN section 5): rank 0 and rank 1 ping-pong a message; `skip`
+warm-up round trips are discarded, then `iterations` are timed and halved (OSU counts: 10000
+and 100 skipped up to 8 KiB, 1000 and 10 above, scaled by --scale). Two numbers, for 2 ranks
+bound to cores:
+
+* latency: the half round trip of an 8-byte message (us);
+* bandwidth: 1 MiB divided by the half round trip of a 1 MiB message (GB/s, 1e9 B/s). This is
+  ping-pong bandwidth, one message in flight, not the windowed osu_bw.
+
+Each run takes `--samples` samples; runs are repeated `--repeats` times, interleaved with each
+other. The table gives the median over all samples with min and max, and the core-to-core probe
+state of every run. Nothing is asserted: this is a benchmark, not a test.
+
+    python benchmarks/bench_p2p.py [--repeats 5] [--samples 10] [--scale 1.0] [--quick]
+                                   [--out benchmarks/p2p_results.md]
+                                   [--json benchmarks/p2p_results.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import hybridlab as hl
+from hybridlab.topology import compiler_info
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+POINTS = (("latency", 8), ("bandwidth", 1 << 20))
+_T0 = time.monotonic()
+
+
+def say(message: str) -> None:
+    print(f"[bench_p2p {time.monotonic() - _T0:6.1f} s] {message}", file=sys.stderr, flush=True)
+
+
+def _run(cmd: list[str]) -> str:
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout.strip()
+
+
+def machine() -> dict:
+    model = ""
+    for line in _run(["lscpu"]).splitlines():
+        if line.startswith("Model name:"):
+            model = line.split(":", 1)[1].strip()
+    topo = hl.read_topology()
+    mpi = hl.mpi_info()
+    return {
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "host": platform.node(),
+        "cpu": model or platform.processor() or "unknown",
+        "usable_cpus": len(topo.usable),
+        "cores": len(topo.cores),
+        "numa_nodes": len(topo.numa_nodes),
+        "mpi": f"{mpi.implementation} {mpi.version}".strip(),
+        "compiler": compiler_info(),
+        "git": _run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"]) or "unknown",
+    }
+
+
+def one_run(size: int, args) -> dict:
+    counts = {
+        "iterations": max(1, int(10000 * args.scale)),
+        "skip": max(1, int(100 * args.scale)),
+        "iterations_large": max(1, int(1000 * args.scale)),
+        "skip_large": max(1, int(10 * args.scale)),
+    }
+    res = hl.run_program(
+        "pingpong",
+        ranks=2,
+        threads=1,
+        bind="cores",
+        mode="sweep",
+        min_bytes=size,
+        max_bytes=size,
+        samples=args.samples,
+        **counts,
+    )
+    probe = res.meta["probe"]
+    states = {probe["before"]["state"], probe["after"]["state"]}
+    return {
+        "bytes": size,
+        "seconds": [float(s) for s in res.records["seconds"]],
+        "iterations": int(res.records["iterations"].iloc[0]),
+        "probe_state": states.pop() if len(states) == 1 else "changed during the run",
+    }
+
+
+def summarise(runs: list[dict]) -> list[dict]:
+    rows = []
+    for name, size in POINTS:
+        mine = [r for r in runs if r["bytes"] == size]
+        seconds = [s for r in mine for s in r["seconds"]]
+        if name == "latency":
+            values = [s * 1e6 for s in seconds]
+            unit = "us"
+        else:
+            values = [size / s / 1e9 for s in seconds]
+            unit = "GB/s"
+        rows.append(
+            {
+                "quantity": f"{name} at {size} B",
+                "unit": unit,
+                "median": statistics.median(values),
+                "min": min(values),
+                "max": max(values),
+                "samples": len(values),
+                "runs": len(mine),
+                "iterations": mine[0]["iterations"],
+                "probe": ", ".join(sorted({r["probe_state"] for r in mine})),
+            }
+        )
+    return rows
+
+
+def markdown(info: dict, rows: list[dict], args) -> str:
+    lines = [
+        "# Point-to-point benchmark (kernels_c/pingpong.c)",
+        "",
+        "Written by `benchmarks/bench_p2p.py`; do not edit by hand. OSU-style ping-pong between 2",
+        "ranks bound to cores (one node, shared memory): half round trip, warm-up skipped.",
+        "Bandwidth is ping-pong bandwidth (one message in flight), not the windowed `osu_bw`.",
+        "",
+        f"- date: {info['date']}, host: {info['host']}, git: {info['git']}",
+        f"- CPU: {info['cpu']}; {info['usable_cpus']} usable CPUs, {info['cores']} cores, "
+        f"{info['numa_nodes']} NUMA node(s)",
+        f"- MPI: {info['mpi']}; compiler: {info['compiler']}",
+        f"- {args.repeats} runs x {args.samples} samples per point; OSU counts scaled by "
+        f"{args.scale}",
+        "",
+        "| quantity | median | min | max | unit | samples | iterations/sample | probe |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['quantity']} | {r['median']:.3f} | {r['min']:.3f} | {r['max']:.3f} | "
+            f"{r['unit']} | {r['samples']} | {r['iterations']} | {r['probe']} |"
+        )
+    lines += [
+        "",
+        "No OSU binary is installed in the venv, so these numbers are not yet checked against",
+        "`osu_latency` on the same machine (DESIGN section 5 asks for that check).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--samples", type=int, default=10)
+    parser.add_argument("--scale", type=float, default=1.0, help="scale the OSU iteration counts")
+    parser.add_argument("--quick", action="store_true", help="2 repeats, 3 samples, scale 0.1")
+    parser.add_argument("--out", type=Path, default=HERE / "p2p_results.md")
+    parser.add_argument("--json", type=Path, default=HERE / "p2p_results.json")
+    args = parser.parse_args()
+    if args.quick:
+        args.repeats, args.samples, args.scale = 2, 3, 0.1
+    info = machine()
+    runs = []
+    for repeat in range(args.repeats):
+        for name, size in POINTS:
+            say(f"run {repeat + 1}/{args.repeats}: {name} at {size} B")
+            runs.append(one_run(size, args))
+    rows = summarise(runs)
+    args.out.write_text(markdown(info, rows, args))
+    args.json.write_text(json.dumps({"machine": info, "rows": rows, "runs": runs}, indent=1))
+    for r in rows:
+        say(
+            f"{r['quantity']}: median {r['median']:.3f} {r['unit']} ({r['min']:.3f}..{r['max']:.3f})"
+        )
+    say(f"wrote {args.out} and {args.json}")
+
+
+if __name__ == "__main__":
+    main()

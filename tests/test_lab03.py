@@ -1,0 +1,334 @@
+"""Lab 03 (point to point): the pingpong kernel is correct and strict about its parameters, the
+reference data are cited, the plots render and the notebook runs headless (solution and
+released versions). The fits themselves are tested in tests/test_models.py.
+
+No timing is asserted anywhere: timings go to benchmarks/bench_p2p.py.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import matplotlib
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+
+import hybridlab as hl
+from hybridlab import grading, runner
+from hybridlab.models import piecewise_hockney
+from hybridlab.plots.p2p import (
+    aggregation_plot,
+    aggregation_ratio,
+    sendmodes_plot,
+    sweep_plot,
+)
+from hybridlab.reference import REFERENCE, reference
+
+matplotlib.use("Agg")
+
+ROOT = Path(__file__).resolve().parents[1]
+LAB = "03_point_to_point"
+SOURCE = ROOT / "grading" / "source" / LAB / f"{LAB}.ipynb"
+SEEDS = Path("/work/shared/seeds")
+TINY = {"iterations": 5, "skip": 2, "iterations_large": 3, "skip_large": 1, "samples": 2}
+
+
+# -------------------------------------------------------------------------------- kernel
+
+
+def test_kernel_builds_without_warnings():
+    k = hl.build("pingpong")
+    assert k.warnings == ()
+    assert {
+        "mode",
+        "min_bytes",
+        "max_bytes",
+        "iterations",
+        "skip",
+        "iterations_large",
+        "skip_large",
+        "large_bytes",
+        "samples",
+        "send_modes",
+        "late_us",
+        "k",
+    } <= k.params.keys()
+    assert k.params["large_bytes"]["default"] == "8192"  # OSU's LARGE_MESSAGE_SIZE
+
+
+def test_sweep_records_every_size_and_sample_with_osu_counts():
+    res = hl.run_program("pingpong", ranks=2, min_bytes=1, max_bytes=65536, **TINY)
+    df = res.records
+    sizes = [2**i for i in range(17)]
+    assert len(df) == len(sizes) * 2
+    assert set(df["rank"]) == {0} and set(df["mode"]) == {"sweep"}
+    assert sorted(df["bytes"].unique()) == sizes
+    for _, group in df.groupby("bytes"):
+        assert sorted(group["sample"]) == [0, 1]
+    small, large = df[df["bytes"] <= 8192], df[df["bytes"] > 8192]
+    assert (small["iterations"] == 5).all() and (small["skip"] == 2).all()
+    assert (large["iterations"] == 3).all() and (large["skip"] == 1).all()
+    assert (df["seconds"] > 0).all()
+    assert np.allclose(df["bandwidth_Bps"], df["bytes"] / df["seconds"], rtol=1e-5)
+
+
+def test_sweep_stops_at_max_bytes_even_when_not_a_power_of_two():
+    res = hl.run_program("pingpong", ranks=2, min_bytes=3, max_bytes=100, **TINY)
+    assert sorted(res.records["bytes"].unique()) == [3, 6, 12, 24, 48, 96]
+
+
+def test_sendmodes_record_sender_and_late_receiver():
+    res = hl.run_program(
+        "pingpong",
+        ranks=2,
+        mode="sendmodes",
+        min_bytes=8,
+        max_bytes=64,
+        samples=1,
+        late_us=5000,
+    )
+    df = res.records
+    modes = ["send", "ssend", "bsend", "isend"]
+    assert set(df["send_mode"]) == set(modes)
+    assert df.groupby("role")["rank"].unique().map(list).to_dict() == {
+        "receiver": [1],
+        "sender": [0],
+    }
+    assert len(df) == 2 * 4 * 4  # roles x sizes x modes
+    receiver = df[df["role"] == "receiver"]
+    assert (receiver["posted_seconds"] >= 0.005).all()  # it really arrived late
+    sender = df[df["role"] == "sender"]
+    assert (sender["seconds"] >= sender["call_seconds"]).all()
+    assert (sender.loc[sender["send_mode"] != "isend", "wait_seconds"] == 0).all()
+    # a synchronous send cannot complete before the receive is posted
+    assert (sender.loc[sender["send_mode"] == "ssend", "call_seconds"] >= 0.002).all()
+    assert np.allclose(df["late_seconds"], 0.005)
+
+
+def test_sendmodes_subset():
+    res = hl.run_program(
+        "pingpong", ranks=2, mode="sendmodes", send_modes=" bsend, isend", max_bytes=4, samples=1
+    )
+    assert set(res.records["send_mode"]) == {"bsend", "isend"}
+
+
+def test_aggregate_compares_k_messages_with_one():
+    res = hl.run_program(
+        "pingpong", ranks=2, mode="aggregate", min_bytes=4, max_bytes=64, k=8, **TINY
+    )
+    df = res.records
+    assert set(df["variant"]) == {"one", "split"}
+    assert len(df) == 5 * 2 * 2
+    split = df[df["variant"] == "split"]
+    assert (split["messages"] == 8).all() and (df["k"] == 8).all()
+    assert split.set_index("bytes")["message_bytes"].groupby(level=0).first().to_dict() == {
+        4: 0,
+        8: 1,
+        16: 2,
+        32: 4,
+        64: 8,
+    }
+    assert (df.loc[df["variant"] == "one", "messages"] == 1).all()
+
+
+def test_extra_ranks_idle_and_in_the_engines():
+    res = hl.run_program("pingpong", ranks=3, max_bytes=16, **TINY)
+    assert set(res.records["rank"]) == {0}
+    with hl.Cluster(ranks=2, threads=1) as cluster:
+        sweep = cluster.run("pingpong", max_bytes=1024, **TINY)
+        modes = cluster.run("pingpong", mode="sendmodes", max_bytes=1024, late_us=100, samples=1)
+        agg = cluster.run("pingpong", mode="aggregate", max_bytes=1024, **TINY)
+    assert len(sweep.records) == 11 * 2
+    assert len(modes.records) == 11 * 4 * 2
+    assert len(agg.records) == 11 * 2 * 2
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"mode": "pingping"}, r"unknown mode 'pingping' \(valid: sweep, sendmodes, aggregate\)"),
+        ({"min_bytes": 0}, r"parameter min_bytes=0 must be at least 1"),
+        ({"min_bytes": 64, "max_bytes": 8}, r"min_bytes=64 is above max_bytes=8"),
+        ({"max_bytes": 1 << 31}, r"max_bytes=2147483648 must be at most 1073741824"),
+        ({"iterations": 0}, r"parameter iterations=0 must be at least 1"),
+        ({"samples": "many"}, r"parameter samples=many is not an integer"),
+        ({"k": 0}, r"parameter k=0 must be at least 1"),
+        ({"late_us": -1}, r"parameter late_us=-1 must be at least 0"),
+        (
+            {"mode": "sendmodes", "send_modes": "send,rsend"},
+            r"unknown send mode 'rsend' \(valid: send, ssend, bsend, isend\)",
+        ),
+        ({"mode": "sendmodes", "send_modes": " , "}, r"send_modes is empty"),
+    ],
+)
+def test_rejects_bad_parameters(params, message):
+    with pytest.raises(hl.KernelError, match=message):
+        hl.run_program("pingpong", ranks=2, **params)
+
+
+def test_needs_two_ranks():
+    with pytest.raises(hl.KernelError, match=r"pingpong needs at least 2 ranks \(got 1\)"):
+        hl.run_program("pingpong", ranks=1, max_bytes=8)
+
+
+# -------------------------------------------------------------------------- reference data
+
+
+def test_reference_tables_are_cited():
+    t4 = reference("001-table-4").frame
+    assert len(t4) == 12 and set(t4["processors"]) == {6, 120}
+    row = t4[(t4["processors"] == 120) & (t4["operation"] == "MPI_Isend + MPI_Irecv")]
+    assert row.set_index("css")["seconds"].to_dict() == {False: 279.4, True: 279.9}
+    assert "Table 4" in REFERENCE["001-table-4"].citation
+    sr = reference("002-slides-14-17")
+    assert "002_21a7b3db713838d9.txt" in sr.citation and "slide 17" in sr.citation
+    ms = sr.frame.set_index("scheme")["milliseconds"]
+    assert ms["pure MPI intra-node"] + ms["pure MPI inter-node"] == pytest.approx(
+        ms["pure MPI total"]
+    )
+
+
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents are not on this machine")
+def test_reference_numbers_match_the_source_text():
+    text = (SEEDS / "001_5ad4b92b950a4cc3.txt").read_text()
+    part = text[text.index("Operation\tTime (s)") : text.index("Table 4: Timings")]
+    printed = [float(x) for x in re.findall(r"\t(\d+\.\d)", part)]
+    assert printed == [row[3] for row in REFERENCE["001-table-4"].rows]
+    slides = (SEEDS / "002_21a7b3db713838d9.txt").read_text()
+    for needle in ("2.0 ms", "9.6 ms", "11.6 ms", "19.2 ms", "message size > 32 kB"):
+        assert needle in slides
+
+
+# ---------------------------------------------------------------------------------- plots
+
+
+def _synthetic_sweep() -> pd.DataFrame:
+    rng = np.random.default_rng(3)
+    sizes = 2 ** np.arange(0, 21)
+    rows = []
+    for b in sizes:
+        t = 1e-6 + b / 2e9 if b < 8192 else 4e-6 + b / 10e9
+        for sample in range(3):
+            rows.append(
+                {
+                    "mode": "sweep",
+                    "bytes": int(b),
+                    "sample": sample,
+                    "seconds": t * (1 + 0.01 * rng.standard_normal()),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_sweep_plot_shows_fit_and_knee():
+    df = _synthetic_sweep()
+    fig = sweep_plot(df)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert any(label.startswith("below: alpha=") for label in labels)
+    assert any("knee: 8192 B" in t.get_text() for t in fig.axes[0].texts)
+    pw = piecewise_hockney(df["bytes"], df["seconds"])
+    assert len(sweep_plot(df, pw).axes) == 2
+
+
+def test_sendmodes_and_aggregation_plots_render():
+    rows = []
+    for mode in ("send", "ssend", "bsend", "isend"):
+        for b in (8, 64, 8192, 65536):
+            wait = 0.005 if (mode == "ssend" or (mode == "send" and b >= 8192)) else 1e-6
+            call = 1e-6 if mode == "isend" else wait
+            w = 0.005 if (mode == "isend" and b >= 8192) else 0.0
+            rows.append(("sender", 0, mode, b, call, w, 0.005))
+            rows.append(("receiver", 1, mode, b, 1e-6, 0.0, 0.005))
+    df = pd.DataFrame(
+        rows,
+        columns=[
+            "role",
+            "rank",
+            "send_mode",
+            "bytes",
+            "call_seconds",
+            "wait_seconds",
+            "late_seconds",
+        ],
+    )
+    fig = sendmodes_plot(df, REFERENCE["001-table-4"].frame)
+    assert len(fig.axes) == 3
+    assert len(sendmodes_plot(df).axes) == 2
+    agg = []
+    for v in 2 ** np.arange(3, 16):
+        agg.append(("one", int(v), 8, 1e-6 + v / 1e9))
+        agg.append(("split", int(v), 8, 8e-6 + v / 1e9))
+    agg = pd.DataFrame(agg, columns=["variant", "bytes", "k", "seconds"])
+    table = aggregation_ratio(agg)
+    assert table["ratio"].iloc[0] == pytest.approx((1e-6 + 8e-9) / (8e-6 + 8e-9))
+    assert list(table["message_bytes"][:2]) == [1, 2]
+    fit = piecewise_hockney(_synthetic_sweep()["bytes"], _synthetic_sweep()["seconds"]).below
+    fig = aggregation_plot(agg, REFERENCE["002-slides-14-17"].frame, fit=fit)
+    assert len(fig.axes) == 2
+    assert len(aggregation_plot(agg).axes) == 1
+
+
+# ------------------------------------------------------------------------------ notebooks
+
+
+def _errors(nb: nbformat.NotebookNode) -> list[tuple[nbformat.NotebookNode, dict]]:
+    return [
+        (cell, out)
+        for cell in nb.cells
+        for out in cell.get("outputs", [])
+        if out.get("output_type") == "error"
+    ]
+
+
+def test_the_notebook_follows_the_course_conventions():
+    nb = nbformat.read(SOURCE, as_version=4)
+    assert nb.metadata["kernelspec"]["name"] == "hybridlab"
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+    graded = [c.metadata["nbgrader"] for c in nb.cells if "nbgrader" in c.metadata]
+    ids = [g["grade_id"] for g in graded]
+    assert len(ids) == len(set(ids)) == 9
+    assert all(g["schema_version"] == 3 for g in graded)
+    points = {g["grade_id"]: g.get("points") for g in graded if g["grade"]}
+    assert sorted(points.values()) == [1, 1, 1, 2, 2, 2]
+    sources = "\n".join(c.source for c in nb.cells)
+    assert "QUICK = hl.quick_mode()" in sources
+    assert sources.count("### BEGIN SOLUTION") == 3 and sources.count("### BEGIN HIDDEN TESTS") == 3
+    assert nb.cells[-1].source.startswith("cluster.stop()")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_solution_runs_headless_in_quick_mode(tmp_path):
+    executed, figures = runner.run_notebook(SOURCE, tmp_path, quick=True, timeout=600)
+    nb = nbformat.read(executed, as_version=4)
+    assert _errors(nb) == []
+    assert len(figures) >= 3
+    text = "".join(out.get("text", "") for cell in nb.cells for out in cell.get("outputs", []))
+    for part in ("a", "b", "c"):
+        assert f"visible tests for ({part}) passed" in text
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_released_version_fails_only_at_its_blanks(tmp_path):
+    course = tmp_path / "course"
+    (course / "source").mkdir(parents=True)
+    shutil.copy(ROOT / "grading" / "nbgrader_config.py", course)
+    shutil.copytree(ROOT / "grading" / "source" / LAB, course / "source" / LAB)
+    (released,) = grading.release([LAB], root=course, labs_dir=course / "labs")
+    text = released.read_text()
+    assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text
+    executed, figures = runner.run_notebook(
+        released, tmp_path / "run", quick=True, timeout=600, allow_errors=True
+    )
+    found = _errors(nbformat.read(executed, as_version=4))
+    for cell, out in found:
+        assert out["ename"] == "NotImplementedError", out["ename"]
+        assert "nbgrader" in cell.metadata, "an error outside the exercises"
+    failing = {cell.metadata["nbgrader"]["grade_id"] for cell, _ in found}
+    assert failing == {"test_fit_hockney", "test_locate_knee", "test_predict_aggregated"}
+    assert len(figures) >= 3
