@@ -2,7 +2,7 @@
 
 Per lab, one release and one `nbgrader autograde` run serve every check: three students submit
 the instructor solution, the blank released lab, and a solution one of whose answers deadlocks
-(lab 00: a ring exchange in the engines), crashes (lab 01: a C kernel that segfaults on rank 1)
+(labs 00 and 04: a ring or halo exchange), crashes (lab 01: a C kernel that segfaults on rank 1)
 or raises (labs 02 and 03, whose exercises run no MPI code).
 """
 
@@ -70,6 +70,18 @@ def locate_knee(sizes, seconds):
     return sorted(sizes)[len(sizes)]  # one past the end
 """
 
+DEADLOCKING_HALO = r'''
+EXCHANGE_C = r"""
+void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    MPI_Send(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm);
+    MPI_Send(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm);
+    MPI_Recv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, MPI_STATUS_IGNORE);
+    MPI_Recv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, MPI_STATUS_IGNORE);
+}
+"""
+'''
+
 LABS = {
     "00_getting_started": Broken(
         "ring_exchange",
@@ -94,6 +106,12 @@ LABS = {
         FAILING_KNEE,
         frozenset({"test_locate_knee", "hidden_locate_knee"}),
         "IndexError",
+    ),
+    "04_halo_exchange": Broken(
+        "exchange_halos",
+        DEADLOCKING_HALO,
+        frozenset({"test_exchange_halos", "hidden_exchange_halos"}),
+        "KernelTimeout",
     ),
 }
 

@@ -1,0 +1,392 @@
+/* halo2d: 2-D Jacobi with a 1-D row decomposition and MPI_Sendrecv halos, after seed 003
+ * (Cray XT5, sections 2-3): pure MPI and the three hybrid versions.
+ *
+ *   pure     no OpenMP; compute, copy, two MPI_Sendrecv, MPI_Allreduce of delta
+ *   hybrid1  a parallel region per iteration (compute + copy); MPI outside it (FUNNELED)
+ *   hybrid2  one parallel region for all iterations; `omp single` sends the halos and reduces
+ *            delta (MPI_THREAD_SERIALIZED, as 003 asks)
+ *   hybrid3  one parallel region; `omp sections`: the two MPI_Sendrecv and the allreduce run in
+ *            different threads at once (MPI_THREAD_MULTIPLE)
+ * Loops use schedule(runtime); the schedule (static|dynamic|guided, chunk) is set at run time
+ * with omp_set_schedule.
+ *
+ * Grid: nx columns by ny rows of interior points plus a fixed boundary ring. Global point
+ * (i, j), i = 0..ny+1 (row), j = 0..nx+1 (column), starts at
+ *     u0(i, j) = ((7 i + 13 j) mod 17) / 16
+ * (boundary included; the boundary never changes). One iteration:
+ *     new(i,j) = 0.25 * (u(i-1,j) + u(i+1,j) + u(i,j-1) + u(i,j+1))     (added in this order)
+ *     delta    = sum over the interior of (new - u)^2, summed over ranks (MPI_Allreduce)
+ *     u        = new on the interior, then the halo rows are exchanged.
+ * Rows are split in blocks: the first ny mod P ranks get one row more. hybridlab.jacobi
+ * reproduces this in numpy (jacobi2d).
+ *
+ * Records: every thread of every rank emits one record per phase (jacobi = stencil + copy,
+ * halo = MPI_Sendrecv, reduction = combining delta + MPI_Allreduce, other = waiting at the
+ * barriers that end each loop and region) and `total` (its whole iteration loop); rank 0 also
+ * emits a checksum record: the sum of the interior after the last iteration (MPI_Reduce over
+ * ranks) and the last delta.
+ */
+#include "hybridlab.h"
+
+#ifdef HL_STUDENT_EXCHANGE
+/* Lab 04 exercise: the student's halo exchange, used by variant=student (hybrid1 otherwise).
+ * `a` holds m + 2 rows of nx + 2 values (row-major); rows 1..m are this rank's, rows 0 and
+ * m + 1 the halos. Send row 1 to `up` and receive row m + 1 from `down`; send row m to `down`
+ * and receive row 0 from `up`; up/down are MPI_PROC_NULL at the edges of the grid. */
+void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm);
+#endif
+
+const char *const hl_kernel_description =
+    "2-D Jacobi, 1-D row decomposition, MPI_Sendrecv halos (seed 003): pure MPI and hybrid "
+    "versions 1-3; per-thread phase timers jacobi/halo/reduction/other and a checksum";
+
+const hl_param hl_kernel_params[] = {
+    {"variant", "pure", "pure | hybrid1 | hybrid2 | hybrid3 (003 versions 1-3)"},
+    {"nx", "256", "interior columns (length of a halo message)"},
+    {"ny", "256", "interior rows, split over the ranks in blocks"},
+    {"iterations", "100", "Jacobi iterations"},
+    {"schedule", "static", "OpenMP schedule of the loops: static | dynamic | guided"},
+    {"chunk", "0", "chunk size of the schedule (0: the schedule's default)"},
+    HL_END_PARAMS,
+};
+
+enum { P_JACOBI, P_HALO, P_REDUCTION, P_OTHER, P_TOTAL, P_COUNT };
+static const char *const phase_names[P_COUNT] = {"jacobi", "halo", "reduction", "other",
+                                                 "total"};
+enum { V_PURE, V_HYBRID1, V_HYBRID2, V_HYBRID3, V_STUDENT, V_ALL };
+#ifdef HL_STUDENT_EXCHANGE
+#define V_COUNT V_ALL
+#else
+#define V_COUNT V_STUDENT
+#endif
+static const char *const variant_names[V_ALL] = {"pure", "hybrid1", "hybrid2", "hybrid3",
+                                                 "student"};
+
+#define TAG_DOWN 1 /* a message travelling to rank + 1 */
+#define TAG_UP 2   /* a message travelling to rank - 1 */
+
+/* One cache line per thread so the timers do not share lines. */
+typedef struct {
+    double t[P_COUNT];
+    double delta;
+    double pad[8 - P_COUNT - 1 > 0 ? 8 - P_COUNT - 1 : 1];
+} thread_acc;
+
+typedef struct {
+    MPI_Comm comm;
+    long nx, m; /* interior columns; rows owned by this rank */
+    long w;     /* row length with the halo columns: nx + 2 */
+    double *a, *b;
+    int up, down;   /* neighbour ranks or MPI_PROC_NULL */
+    long iterations;
+    thread_acc *acc;
+    double delta; /* global delta of the last iteration */
+    int student;  /* call the student's exchange_halos (lab 04 exercise) */
+} grid2d;
+
+#define A(g, i, j) ((g)->a[(i) * (g)->w + (j)])
+#define B(g, i, j) ((g)->b[(i) * (g)->w + (j)])
+
+static double initial(long i, long j) { return (double)((7 * i + 13 * j) % 17) / 16.0; }
+
+/* Stencil on row i into b; returns the row's sum of squared changes. */
+static inline double stencil_row(grid2d *g, long i) {
+    double d2 = 0.0;
+    /* simd: the sum of squares may be reassociated (vectorised); the checksum is unaffected */
+#pragma omp simd reduction(+ : d2)
+    for (long j = 1; j <= g->nx; j++) {
+        double v = 0.25 * (A(g, i - 1, j) + A(g, i + 1, j) + A(g, i, j - 1) + A(g, i, j + 1));
+        double d = v - A(g, i, j);
+        d2 += d * d;
+        B(g, i, j) = v;
+    }
+    return d2;
+}
+
+static inline void copy_row(grid2d *g, long i) {
+    memcpy(&A(g, i, 1), &B(g, i, 1), (size_t)g->nx * sizeof(double));
+}
+
+/* 003's exchange: b's edge rows (equal to a's after the copy) into a's halo rows. */
+static void send_down(grid2d *g) {
+    MPI_Sendrecv(&B(g, g->m, 1), (int)g->nx, MPI_DOUBLE, g->down, TAG_DOWN, &A(g, 0, 1),
+                 (int)g->nx, MPI_DOUBLE, g->up, TAG_DOWN, g->comm, MPI_STATUS_IGNORE);
+}
+
+static void send_up(grid2d *g) {
+    MPI_Sendrecv(&B(g, 1, 1), (int)g->nx, MPI_DOUBLE, g->up, TAG_UP, &A(g, g->m + 1, 1),
+                 (int)g->nx, MPI_DOUBLE, g->down, TAG_UP, g->comm, MPI_STATUS_IGNORE);
+}
+
+static void run_pure(grid2d *g) {
+    thread_acc *me = &g->acc[0];
+    double start = hl_now();
+    for (long it = 0; it < g->iterations; it++) {
+        double t0 = hl_now(), local = 0.0;
+        for (long i = 1; i <= g->m; i++) local += stencil_row(g, i);
+        for (long i = 1; i <= g->m; i++) copy_row(g, i);
+        double t1 = hl_now();
+        send_down(g);
+        send_up(g);
+        double t2 = hl_now();
+        MPI_Allreduce(&local, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->comm);
+        double t3 = hl_now();
+        me->t[P_JACOBI] += t1 - t0;
+        me->t[P_HALO] += t2 - t1;
+        me->t[P_REDUCTION] += t3 - t2;
+    }
+    me->t[P_TOTAL] = hl_now() - start;
+}
+
+/* Sum the threads' partial deltas in thread order (the same answer whoever adds). */
+static double thread_sum(grid2d *g, int nthreads) {
+    double s = 0.0;
+    for (int t = 0; t < nthreads; t++) s += g->acc[t].delta;
+    return s;
+}
+
+/* Stencil then copy, each with schedule(runtime) and a timed barrier between and after; called
+ * by every thread of the team. */
+static void sweep(grid2d *g, thread_acc *me) {
+    double t0 = hl_now(), local = 0.0;
+#pragma omp for schedule(runtime) nowait
+    for (long i = 1; i <= g->m; i++) local += stencil_row(g, i);
+    me->delta = local;
+    double t1 = hl_now();
+#pragma omp barrier
+    double t2 = hl_now();
+#pragma omp for schedule(runtime) nowait
+    for (long i = 1; i <= g->m; i++) copy_row(g, i);
+    double t3 = hl_now();
+    me->t[P_JACOBI] += (t1 - t0) + (t3 - t2);
+    me->t[P_OTHER] += t2 - t1;
+}
+
+static void exchange_hybrid1(grid2d *g) {
+#ifdef HL_STUDENT_EXCHANGE
+    if (g->student) {
+        exchange_halos(g->a, g->m, g->nx, g->up, g->down, g->comm);
+        return;
+    }
+#endif
+    send_down(g);
+    send_up(g);
+}
+
+static void run_hybrid1(grid2d *g, int nthreads) {
+    double start = hl_now();
+    for (long it = 0; it < g->iterations; it++) {
+#pragma omp parallel num_threads(nthreads)
+        {
+            thread_acc *me = &g->acc[omp_get_thread_num()];
+            sweep(g, me);
+            double t0 = hl_now();
+#pragma omp barrier
+            me->t[P_OTHER] += hl_now() - t0;
+        }
+        thread_acc *me = &g->acc[0];
+        double t1 = hl_now();
+        exchange_hybrid1(g);
+        double t2 = hl_now();
+        double local = thread_sum(g, nthreads);
+        MPI_Allreduce(&local, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->comm);
+        double t3 = hl_now();
+        me->t[P_HALO] += t2 - t1;
+        me->t[P_REDUCTION] += t3 - t2;
+    }
+    double total = hl_now() - start;
+    for (int t = 0; t < nthreads; t++) g->acc[t].t[P_TOTAL] = total;
+}
+
+static void run_hybrid2(grid2d *g, int nthreads) {
+#pragma omp parallel num_threads(nthreads)
+    {
+        thread_acc *me = &g->acc[omp_get_thread_num()];
+        double start = hl_now();
+        for (long it = 0; it < g->iterations; it++) {
+            sweep(g, me);
+            double t0 = hl_now();
+#pragma omp barrier
+            double t1 = hl_now();
+            me->t[P_OTHER] += t1 - t0;
+            /* 003 runs the single straight after the copy (nowait); the barrier above is
+             * needed here because delta is summed from every thread's part. */
+#pragma omp single nowait
+            {
+                double h0 = hl_now();
+                send_down(g);
+                send_up(g);
+                double h1 = hl_now();
+                double local = thread_sum(g, nthreads);
+                MPI_Allreduce(&local, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->comm);
+                me->t[P_HALO] += h1 - h0;
+                me->t[P_REDUCTION] += hl_now() - h1;
+            }
+            double t2 = hl_now();
+#pragma omp barrier
+            me->t[P_OTHER] += hl_now() - t2;
+        }
+        me->t[P_TOTAL] = hl_now() - start;
+    }
+}
+
+static void run_hybrid3(grid2d *g, int nthreads) {
+#pragma omp parallel num_threads(nthreads)
+    {
+        thread_acc *me = &g->acc[omp_get_thread_num()];
+        double start = hl_now();
+        for (long it = 0; it < g->iterations; it++) {
+            sweep(g, me);
+            double t0 = hl_now();
+#pragma omp barrier
+            me->t[P_OTHER] += hl_now() - t0;
+#pragma omp sections nowait
+            {
+#pragma omp section
+                {
+                    double h0 = hl_now();
+                    send_down(g);
+                    me->t[P_HALO] += hl_now() - h0;
+                }
+#pragma omp section
+                {
+                    double h0 = hl_now();
+                    send_up(g);
+                    me->t[P_HALO] += hl_now() - h0;
+                }
+#pragma omp section
+                {
+                    double r0 = hl_now();
+                    double local = thread_sum(g, nthreads);
+                    MPI_Allreduce(&local, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->comm);
+                    me->t[P_REDUCTION] += hl_now() - r0;
+                }
+            }
+            double t2 = hl_now();
+#pragma omp barrier
+            me->t[P_OTHER] += hl_now() - t2;
+        }
+        me->t[P_TOTAL] = hl_now() - start;
+    }
+}
+
+static int parse_schedule(hl_ctx *ctx, const char *name, omp_sched_t *kind) {
+    static const char *const names[] = {"static", "dynamic", "guided"};
+    static const omp_sched_t kinds[] = {omp_sched_static, omp_sched_dynamic, omp_sched_guided};
+    for (int k = 0; k < 3; k++)
+        if (name && strcmp(name, names[k]) == 0) {
+            *kind = kinds[k];
+            return 0;
+        }
+    return hl_fail(ctx, "parameter schedule=%s is not one of static, dynamic, guided",
+                   name ? name : "(missing)");
+}
+
+int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
+    int ok = 1;
+    const char *vname = hl_param_str(ctx, "variant");
+    int variant = -1;
+    for (int v = 0; v < V_COUNT; v++)
+        if (vname && strcmp(vname, variant_names[v]) == 0) variant = v;
+    if (variant < 0)
+        return hl_fail(ctx, "parameter variant=%s is not one of pure, hybrid1, hybrid2, hybrid3%s",
+                       vname ? vname : "(missing)", V_COUNT == V_ALL ? ", student" : "");
+    long nx = hl_param_long(ctx, "nx", 1, &ok);
+    if (!ok) return -1;
+    long ny = hl_param_long(ctx, "ny", 1, &ok);
+    if (!ok) return -1;
+    long iterations = hl_param_long(ctx, "iterations", 0, &ok);
+    if (!ok) return -1;
+    long chunk = hl_param_long(ctx, "chunk", 0, &ok);
+    if (!ok) return -1;
+    const char *sname = hl_param_str(ctx, "schedule");
+    omp_sched_t kind = omp_sched_static;
+    if (parse_schedule(ctx, sname, &kind) != 0) return -1;
+    if (nx > 100000000L || ny > 100000000L || nx * ny > 400000000L)
+        return hl_fail(ctx, "grid nx=%ld x ny=%ld is too large (at most 4e8 points)", nx, ny);
+    if (ny < ctx->size)
+        return hl_fail(ctx,
+                       "grid too small: ny=%ld rows cannot be split over %d ranks (each rank "
+                       "needs at least one row); use ny >= %d or fewer ranks",
+                       ny, ctx->size, ctx->size);
+    if (chunk > 1000000000L) return hl_fail(ctx, "parameter chunk=%ld is too large", chunk);
+
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    if (variant == V_HYBRID3 && provided < MPI_THREAD_MULTIPLE)
+        return hl_fail(ctx,
+                       "variant hybrid3 calls MPI from several threads at once (omp sections) "
+                       "and needs MPI_THREAD_MULTIPLE, but MPI provided only '%s': ask for "
+                       "thread_level='multiple' (--thread-level=multiple)",
+                       hl_level_name(provided));
+    if (variant == V_HYBRID2 && provided < MPI_THREAD_SERIALIZED)
+        return hl_fail(ctx,
+                       "variant hybrid2 calls MPI inside `omp single` (any thread) and needs "
+                       "MPI_THREAD_SERIALIZED, but MPI provided only '%s': ask for "
+                       "thread_level='serialized' or 'multiple'",
+                       hl_level_name(provided));
+
+    int nthreads = variant == V_PURE ? 1 : omp_get_max_threads();
+    omp_set_schedule(kind, (int)chunk);
+
+    grid2d g = {.comm = comm, .nx = nx, .w = nx + 2, .iterations = iterations,
+                .student = variant == V_STUDENT};
+    long base = ny / ctx->size, extra = ny % ctx->size;
+    g.m = base + (ctx->rank < extra ? 1 : 0);
+    long first = 1 + ctx->rank * base + (ctx->rank < extra ? ctx->rank : extra); /* global row */
+    g.up = ctx->rank > 0 ? ctx->rank - 1 : MPI_PROC_NULL;
+    g.down = ctx->rank < ctx->size - 1 ? ctx->rank + 1 : MPI_PROC_NULL;
+
+    size_t points = (size_t)(g.m + 2) * (size_t)g.w;
+    g.a = malloc(points * sizeof(double));
+    g.b = malloc(points * sizeof(double));
+    g.acc = calloc((size_t)nthreads, sizeof(thread_acc));
+    int mine_ok = g.a && g.b && g.acc, all_ok = 0;
+    MPI_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+        free(g.a);
+        free(g.b);
+        free(g.acc);
+        return hl_fail(ctx, "no memory for a %ld x %ld grid on some rank", nx, ny);
+    }
+    /* First touch by the threads that will update the rows (static schedule). */
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+    for (long li = 0; li < g.m + 2; li++)
+        for (long j = 0; j < g.w; j++)
+            A(&g, li, j) = B(&g, li, j) = initial(first - 1 + li, j);
+
+    MPI_Barrier(comm);
+    switch (variant) {
+    case V_PURE: run_pure(&g); break;
+    case V_HYBRID1:
+    case V_STUDENT: run_hybrid1(&g, nthreads); break;
+    case V_HYBRID2: run_hybrid2(&g, nthreads); break;
+    default: run_hybrid3(&g, nthreads); break;
+    }
+
+    double local = 0.0, checksum = 0.0;
+    for (long i = 1; i <= g.m; i++)
+        for (long j = 1; j <= nx; j++) local += A(&g, i, j);
+    MPI_Reduce(&local, &checksum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+
+    const char *fmt = "\"record\":\"timer\",\"phase\":\"%s\",\"seconds\":%.9g,\"variant\":\"%s\","
+                      "\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,\"rows\":%ld,"
+                      "\"iterations\":%ld,\"schedule\":\"%s\",\"chunk\":%ld";
+#pragma omp parallel num_threads(nthreads)
+    {
+        thread_acc *me = &g.acc[omp_get_thread_num()];
+        for (int p = 0; p < P_COUNT; p++)
+            hl_emit(ctx, fmt, phase_names[p], me->t[p], variant_names[variant], ctx->size,
+                    nthreads, nx, ny, g.m, iterations, sname, chunk);
+    }
+    if (ctx->rank == 0)
+        hl_emit(ctx,
+                "\"record\":\"checksum\",\"checksum\":%.17g,\"delta\":%.17g,\"variant\":\"%s\","
+                "\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,\"iterations\":%ld",
+                checksum, g.delta, variant_names[variant], ctx->size, nthreads, nx, ny,
+                iterations);
+    free(g.a);
+    free(g.b);
+    free(g.acc);
+    return 0;
+}

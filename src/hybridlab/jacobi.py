@@ -1,0 +1,208 @@
+"""Serial numpy references for the halo kernels (halo2d.c, halo3d.c), and grid checks.
+
+The kernels start from a formula and apply a fixed update, so the answer of every variant and
+every P x T is the answer of one serial sweep here: the lab and the tests compare checksums.
+
+    from hybridlab.jacobi import jacobi2d, check_grid
+    check_grid(nx=64, ny=64, ranks=4)          # raises ValueError before anything is launched
+    checksum, delta = jacobi2d(64, 64, iterations=10)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+VARIANTS_2D = ("pure", "hybrid1", "hybrid2", "hybrid3")
+VARIANTS_3D = ("pure", "masteronly", "funnelled", "multiple")
+SCHEDULES = ("static", "dynamic", "guided")
+THREAD_LEVEL_2D = {"pure": None, "hybrid1": None, "hybrid2": "serialized", "hybrid3": "multiple"}
+THREAD_LEVEL_3D = {"pure": None, "masteronly": None, "funnelled": None, "multiple": "multiple"}
+
+
+def initial2d(nx: int, ny: int) -> np.ndarray:
+    """u0(i, j) = ((7 i + 13 j) mod 17) / 16 on the (ny+2) x (nx+2) grid, boundary included."""
+    i = np.arange(ny + 2)[:, None]
+    j = np.arange(nx + 2)[None, :]
+    return ((7 * i + 13 * j) % 17) / 16.0
+
+
+def jacobi2d(nx: int, ny: int, iterations: int) -> tuple[float, float]:
+    """(sum of the interior after the last iteration, delta of the last iteration), as halo2d."""
+    u = initial2d(nx, ny)
+    delta = 0.0
+    for _ in range(iterations):
+        new = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+        change = new - u[1:-1, 1:-1]
+        delta = float(np.sum(change * change))
+        u[1:-1, 1:-1] = new
+    return float(u[1:-1, 1:-1].sum()), delta
+
+
+def initial3d(nx: int, ny: int, nz: int) -> np.ndarray:
+    """u0(i, j, k) = ((7 i + 13 j + 19 k) mod 23) / 22, indexed [i, j, k], boundary included."""
+    i = np.arange(nx + 2)[:, None, None]
+    j = np.arange(ny + 2)[None, :, None]
+    k = np.arange(nz + 2)[None, None, :]
+    return ((7 * i + 13 * j + 19 * k) % 23) / 22.0
+
+
+def jacobi3d(nx: int, ny: int, nz: int, iterations: int) -> tuple[float, float]:
+    """(interior sum after the last iteration, last delta) of the 7-point Jacobi, as halo3d."""
+    u = initial3d(nx, ny, nz)
+    c = (slice(1, -1),) * 3
+    delta = 0.0
+    for _ in range(iterations):
+        new = (
+            u[:-2, 1:-1, 1:-1]
+            + u[2:, 1:-1, 1:-1]
+            + u[1:-1, :-2, 1:-1]
+            + u[1:-1, 2:, 1:-1]
+            + u[1:-1, 1:-1, :-2]
+            + u[1:-1, 1:-1, 2:]
+        ) / 6.0
+        change = new - u[c]
+        delta = float(np.sum(change * change))
+        u[c] = new
+    return float(u[c].sum()), delta
+
+
+def _whole(name: str, value: object, least: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        raise ValueError(f"{name} must be a whole number of at least {least}, not {value!r}")
+    return int(value)
+
+
+def check_grid(
+    nx: int, ny: int, ranks: int, variant: str = "pure", schedule: str = "static"
+) -> None:
+    """Raise ValueError, before launch, when halo2d cannot run (each rank needs a row)."""
+    nx, ny, ranks = _whole("nx", nx, 1), _whole("ny", ny, 1), _whole("ranks", ranks, 1)
+    if variant not in VARIANTS_2D:
+        raise ValueError(f"variant must be one of {', '.join(VARIANTS_2D)}, not {variant!r}")
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, not {schedule!r}")
+    if ranks > ny:
+        raise ValueError(
+            f"grid too small: ny={ny} rows cannot be split over {ranks} ranks (each rank needs "
+            f"at least one row); use ny >= {ranks} or at most {ny} ranks"
+        )
+    if nx * ny > 400_000_000:
+        raise ValueError(f"grid nx={nx} x ny={ny} is too large (at most 4e8 points)")
+
+
+def process_grid(ranks: int) -> tuple[int, int, int]:
+    """MPI_Dims_create(ranks, 3): the most even 3-D factorisation, largest first."""
+    ranks = _whole("ranks", ranks, 1)
+    best: tuple[int, int, int] | None = None
+    for a in range(1, ranks + 1):
+        if ranks % a:
+            continue
+        for b in range(1, ranks // a + 1):
+            if (ranks // a) % b:
+                continue
+            dims = tuple(sorted((a, b, ranks // a // b), reverse=True))
+            if best is None or max(dims) - min(dims) < max(best) - min(best):
+                best = dims  # type: ignore[assignment]
+    assert best is not None
+    return best
+
+
+def check_grid3d(
+    nx: int, ny: int, nz: int, ranks: int, threads: int = 1, variant: str = "pure"
+) -> tuple[int, int, int]:
+    """Raise ValueError before launch when halo3d cannot run; returns the process grid.
+
+    Each rank needs at least one point per dimension of the grid MPI_Dims_create gives it."""
+    nx, ny, nz = _whole("nx", nx, 1), _whole("ny", ny, 1), _whole("nz", nz, 1)
+    threads = _whole("threads", threads, 1)
+    if variant not in VARIANTS_3D:
+        raise ValueError(f"variant must be one of {', '.join(VARIANTS_3D)}, not {variant!r}")
+    dims = process_grid(ranks)
+    for name, n, p in zip(("nx", "ny", "nz"), (nx, ny, nz), dims, strict=True):
+        if n < p:
+            raise ValueError(
+                f"grid too small: {ranks} ranks form a {dims[0]} x {dims[1]} x {dims[2]} process "
+                f"grid, so {name}={n} must be at least {p}"
+            )
+    if variant == "multiple" and nx // dims[0] < threads:
+        raise ValueError(
+            f"variant multiple gives each thread its own X planes: nx={nx} over {dims[0]} ranks "
+            f"along X leaves fewer than {threads} planes (threads) on some rank"
+        )
+    if nx * ny * nz > 400_000_000:
+        raise ValueError(f"grid {nx} x {ny} x {nz} is too large (at most 4e8 points)")
+    return dims
+
+
+# ------------------------------------------------------------------ lab 04 exercise (C cell)
+
+# MPI_Send may legally wait for the matching receive (the standard allows it; MPICH buffers
+# instead, which hides unsafe orderings on one machine): the exercise makes it do so.
+STUDENT_PROLOGUE = (
+    "#define HL_STUDENT_EXCHANGE 1\n"
+    '#include "halo2d.c"\n'
+    "/* a standard send is allowed to wait for its receive: here it always does */\n"
+    "#define MPI_Send MPI_Ssend\n"
+)
+STUDENT_SIGNATURE = (
+    "void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm)"
+)
+
+
+def student_halo_source(code: str) -> str:
+    """The whole kernel: halo2d.c with the student's exchange_halos() (code of a C cell)."""
+    if "NotImplementedError" in code or "YOUR CODE HERE" in code:
+        raise NotImplementedError("write exchange_halos first (the C code in the cell above)")
+    if "exchange_halos" not in code:
+        raise ValueError(f"the code must define {STUDENT_SIGNATURE} {{ ... }}")
+    return STUDENT_PROLOGUE + code
+
+
+def build_student_halo(code: str, name: str = "student_halo"):
+    """Compile the student's exchange into halo2d (variant=student); BuildError names lines."""
+    from .build import build_source
+
+    return build_source(name, student_halo_source(code))
+
+
+def check_student_halo(
+    code_or_kernel,
+    shapes: tuple[tuple[int, int], ...] = ((1, 1), (2, 1), (3, 1), (2, 2)),
+    nx: int = 13,
+    ny: int = 11,
+    iterations: int = 5,
+    timeout: float = 30.0,
+) -> list[dict]:
+    """Run the student's exchange at every (ranks, threads) and compare with jacobi2d.
+
+    Raises AssertionError naming the first P x T whose checksum differs; a deadlock ends as a
+    KernelTimeout after `timeout` seconds. Returns one row per shape (checksums)."""
+    from .build import Kernel
+    from .launch import run_program
+
+    kernel = code_or_kernel
+    if not isinstance(kernel, Kernel):
+        kernel = build_student_halo(str(code_or_kernel))
+    want, want_delta = jacobi2d(nx, ny, iterations)
+    rows = []
+    for ranks, threads in shapes:
+        check_grid(nx, ny, ranks)
+        res = run_program(
+            kernel,
+            ranks=ranks,
+            threads=threads,
+            timeout=timeout,
+            variant="student",
+            nx=nx,
+            ny=ny,
+            iterations=iterations,
+        )
+        rec = res.records[res.records["record"] == "checksum"]
+        got = float(rec["checksum"].iloc[0])
+        ok = bool(np.isclose(got, want, rtol=1e-12, atol=0))
+        rows.append({"ranks": ranks, "threads": threads, "checksum": got, "expected": want})
+        assert ok, (
+            f"{ranks}x{threads} ({nx}x{ny}, {iterations} iterations): checksum {got!r}, expected "
+            f"{want!r}: the halo rows do not hold the neighbours' edge rows"
+        )
+    return rows
