@@ -10,13 +10,11 @@ import re
 from pathlib import Path
 
 import matplotlib
-import nbformat
 import numpy as np
 import pandas as pd
 import pytest
 
 import hybridlab as hl
-from hybridlab import runner
 from hybridlab.plots.sync import (
     barrier_range_plot,
     overhead_plot,
@@ -33,9 +31,6 @@ from hybridlab.sync_tables import (
 
 matplotlib.use("Agg")
 
-ROOT = Path(__file__).resolve().parents[1]
-LAB = "02_synchronisation"
-SOURCE = ROOT / "grading" / "source" / LAB / f"{LAB}.ipynb"
 SEEDS = Path("/work/shared/seeds")
 OPENMP = ["parallel", "for", "barrier", "single", "critical", "reduction"]
 ALL = ["reference", *OPENMP, "mpi_barrier", "hybrid_barrier"]
@@ -234,7 +229,7 @@ def test_reference_tables_are_cited_and_consistent():
         assert table.key == key
         assert re.search(r"\d{3}_[0-9a-f]{16}\.txt", table.citation), key
         assert "Table" in table.citation and table.note
-    with pytest.raises(KeyError, match="known: 000-table-4.2"):
+    with pytest.raises(KeyError, match="known: .*000-table-4.2"):
         reference("999-table-1")
 
 
@@ -361,68 +356,3 @@ def test_wait_policy_plot_renders():
 
 
 # ------------------------------------------------------------------------------ notebooks
-
-
-def _errors(nb: nbformat.NotebookNode) -> list[tuple[int, nbformat.NotebookNode, dict]]:
-    return [
-        (i, cell, out)
-        for i, cell in enumerate(nb.cells)
-        for out in cell.get("outputs", [])
-        if out.get("output_type") == "error"
-    ]
-
-
-def test_the_notebook_follows_the_course_conventions():
-    nb = nbformat.read(SOURCE, as_version=4)
-    assert nb.metadata["kernelspec"]["name"] == "hybridlab"
-    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
-    ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.metadata]
-    assert len(ids) == len(set(ids)) == 9
-    sources = "\n".join(c.source for c in nb.cells)
-    assert "QUICK = hl.quick_mode()" in sources
-    assert sources.count("### BEGIN SOLUTION") == 3 and sources.count("### BEGIN HIDDEN TESTS") == 3
-    assert nb.cells[-1].source.startswith("cluster.stop()")
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(900)
-def test_solution_runs_headless_in_quick_mode(tmp_path):
-    executed, figures = runner.run_notebook(SOURCE, tmp_path, quick=True, timeout=600)
-    nb = nbformat.read(executed, as_version=4)
-    assert _errors(nb) == []
-    assert len(figures) >= 8
-    text = "".join(out.get("text", "") for cell in nb.cells for out in cell.get("outputs", []))
-    for part in ("a", "b", "c"):
-        assert f"visible tests for ({part}) passed" in text
-
-
-def _released(tmp_path: Path) -> Path:
-    """The student version: solutions replaced by nbgrader's stub, hidden tests removed."""
-    from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
-
-    nb = nbformat.read(SOURCE, as_version=4)
-    stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
-    nb, resources = ClearSolutions(code_stub=stub).preprocess(nb, {})
-    nb, _ = ClearHiddenTests().preprocess(nb, resources)
-    text = "\n".join(c.source for c in nb.cells)
-    assert "BEGIN HIDDEN TESTS" not in text and "BEGIN SOLUTION" not in text
-    path = tmp_path / "release" / f"{LAB}.ipynb"
-    path.parent.mkdir(parents=True)
-    nbformat.write(nb, path)
-    return path
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(900)
-def test_released_version_fails_only_at_its_blanks(tmp_path):
-    executed, figures = runner.run_notebook(
-        _released(tmp_path), tmp_path / "out", quick=True, timeout=600, allow_errors=True
-    )
-    nb = nbformat.read(executed, as_version=4)
-    found = _errors(nb)
-    for index, cell, out in found:
-        assert out["ename"] == "NotImplementedError", f"cell {index}: {out['ename']}"
-        assert "nbgrader" in cell.metadata, f"an error outside the exercises, in cell {index}"
-    failing = {cell.metadata["nbgrader"]["grade_id"] for _, cell, _ in found}
-    assert failing == {"test_overhead_from_samples", "test_predict_waits", "test_slowest_rank"}
-    assert len(figures) >= 8

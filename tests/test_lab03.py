@@ -8,17 +8,14 @@ No timing is asserted anywhere: timings go to benchmarks/bench_p2p.py.
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import matplotlib
-import nbformat
 import numpy as np
 import pandas as pd
 import pytest
 
 import hybridlab as hl
-from hybridlab import grading, runner
 from hybridlab.models import piecewise_hockney
 from hybridlab.plots.p2p import (
     aggregation_plot,
@@ -30,9 +27,6 @@ from hybridlab.reference import REFERENCE, reference
 
 matplotlib.use("Agg")
 
-ROOT = Path(__file__).resolve().parents[1]
-LAB = "03_point_to_point"
-SOURCE = ROOT / "grading" / "source" / LAB / f"{LAB}.ipynb"
 SEEDS = Path("/work/shared/seeds")
 TINY = {"iterations": 5, "skip": 2, "iterations_large": 3, "skip_large": 1, "samples": 2}
 
@@ -273,62 +267,3 @@ def test_sendmodes_and_aggregation_plots_render():
 
 
 # ------------------------------------------------------------------------------ notebooks
-
-
-def _errors(nb: nbformat.NotebookNode) -> list[tuple[nbformat.NotebookNode, dict]]:
-    return [
-        (cell, out)
-        for cell in nb.cells
-        for out in cell.get("outputs", [])
-        if out.get("output_type") == "error"
-    ]
-
-
-def test_the_notebook_follows_the_course_conventions():
-    nb = nbformat.read(SOURCE, as_version=4)
-    assert nb.metadata["kernelspec"]["name"] == "hybridlab"
-    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
-    graded = [c.metadata["nbgrader"] for c in nb.cells if "nbgrader" in c.metadata]
-    ids = [g["grade_id"] for g in graded]
-    assert len(ids) == len(set(ids)) == 9
-    assert all(g["schema_version"] == 3 for g in graded)
-    points = {g["grade_id"]: g.get("points") for g in graded if g["grade"]}
-    assert sorted(points.values()) == [1, 1, 1, 2, 2, 2]
-    sources = "\n".join(c.source for c in nb.cells)
-    assert "QUICK = hl.quick_mode()" in sources
-    assert sources.count("### BEGIN SOLUTION") == 3 and sources.count("### BEGIN HIDDEN TESTS") == 3
-    assert nb.cells[-1].source.startswith("cluster.stop()")
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(900)
-def test_solution_runs_headless_in_quick_mode(tmp_path):
-    executed, figures = runner.run_notebook(SOURCE, tmp_path, quick=True, timeout=600)
-    nb = nbformat.read(executed, as_version=4)
-    assert _errors(nb) == []
-    assert len(figures) >= 3
-    text = "".join(out.get("text", "") for cell in nb.cells for out in cell.get("outputs", []))
-    for part in ("a", "b", "c"):
-        assert f"visible tests for ({part}) passed" in text
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(900)
-def test_released_version_fails_only_at_its_blanks(tmp_path):
-    course = tmp_path / "course"
-    (course / "source").mkdir(parents=True)
-    shutil.copy(ROOT / "grading" / "nbgrader_config.py", course)
-    shutil.copytree(ROOT / "grading" / "source" / LAB, course / "source" / LAB)
-    (released,) = grading.release([LAB], root=course, labs_dir=course / "labs")
-    text = released.read_text()
-    assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text
-    executed, figures = runner.run_notebook(
-        released, tmp_path / "run", quick=True, timeout=600, allow_errors=True
-    )
-    found = _errors(nbformat.read(executed, as_version=4))
-    for cell, out in found:
-        assert out["ename"] == "NotImplementedError", out["ename"]
-        assert "nbgrader" in cell.metadata, "an error outside the exercises"
-    failing = {cell.metadata["nbgrader"]["grade_id"] for cell, _ in found}
-    assert failing == {"test_fit_hockney", "test_locate_knee", "test_predict_aggregated"}
-    assert len(figures) >= 3

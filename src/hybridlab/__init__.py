@@ -1,6 +1,6 @@
 """hybridlab: hybrid MPI + OpenMP programming, measured on your own machine.
 
-The names below are imported on first use, so that an MPI engine that only needs
+Most names below are imported on first use, so that an MPI engine that only needs
 hybridlab.engine does not import pandas, matplotlib and the ipyparallel client at start-up.
 """
 
@@ -9,11 +9,13 @@ from __future__ import annotations
 import importlib
 import os
 
+# Light, and `build` must name the function, not the submodule of the same name.
+from .build import BuildError as BuildError
+from .build import Kernel as Kernel
+from .build import build as build
+from .build import build_source as build_source
+
 _WHERE = {
-    "BuildError": "build",
-    "Kernel": "build",
-    "build": "build",
-    "build_source": "build",
     "Cluster": "cluster",
     "ClusterNotRunning": "errors",
     "KernelCrash": "errors",
@@ -28,7 +30,7 @@ _WHERE = {
     "read_topology": "topology",
 }
 
-__all__ = sorted([*_WHERE, "quick_mode"])
+__all__ = sorted([*_WHERE, "BuildError", "Kernel", "build", "build_source", "quick_mode"])
 
 
 def __getattr__(name: str) -> object:
