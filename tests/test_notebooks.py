@@ -100,7 +100,7 @@ def test_solution_runs_clean_in_quick_mode(lab, tmp_path, session):
     executed, figures = runner.run_notebook(source(lab), tmp_path, quick=True, timeout=600)
     print(f"{lab} solution, quick mode: {time.monotonic() - start:.1f} s, {len(figures)} figures")
     assert errors(nbformat.read(executed, as_version=4)) == []
-    assert len(figures) >= 3 and all(f.stat().st_size > 1000 for f in figures)
+    assert len(figures) >= 2 and all(f.stat().st_size > 1000 for f in figures)
 
 
 def _blank_answer_error(out: dict) -> bool:
