@@ -1,6 +1,7 @@
 /* hybridlab.h: the measurement method and result records shared by every kernel.
  *
- * A kernel file includes this header once and defines
+ * A kernel file includes this header once, before any system header (it defines _GNU_SOURCE),
+ * and defines
  *     const char *const hl_kernel_description;
  *     const hl_param hl_kernel_params[];          (ends with HL_END_PARAMS)
  *     int hl_kernel(MPI_Comm comm, hl_ctx *ctx);   (0 on success, hl_fail(...) on error)
