@@ -116,7 +116,7 @@ def describe_machine() -> dict[str, object]:
         "mpi": {
             "implementation": mpi.implementation,
             "version": mpi.version,
-            "mpiexec": mpi.mpiexec,
+            "mpiexec": os.path.relpath(mpi.mpiexec, REPO) if mpi.mpiexec else None,
             "in_venv": mpi.in_venv,
         },
         "compiler": compiler_info(),
