@@ -22,18 +22,18 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 
 RUN useradd --create-home --uid 1000 --user-group --shell /bin/bash student \
-    && install -d -o student -g student /home/student/hybridlab
+    && install -d -o student -g student /opt/hybridlab
 
 # Numeric, so that runtimes enforcing "run as non-root" can check it without /etc/passwd.
 USER 1000:1000
-WORKDIR /home/student/hybridlab
+WORKDIR /opt/hybridlab
 COPY --chown=student:student . .
 
 # The same setup as `make lab` / `make test` on a laptop: .venv from requirements.lock,
 # the package in editable mode, all kernels built, the kernelspec installed.
 RUN make setup
 
-ENV PATH="/home/student/hybridlab/.venv/bin:${PATH}" \
+ENV PATH="/opt/hybridlab/.venv/bin:${PATH}" \
     IPP_NONINTERACTIVE=1
 
 EXPOSE 8888

@@ -216,6 +216,11 @@ def report(machine: dict, runs: list[dict], args, seconds: float) -> str:
     return "\n".join(lines)
 
 
+def _plain(value: object) -> str:
+    """An argument as text; paths relative to the working folder (no machine's paths recorded)."""
+    return os.path.relpath(value) if isinstance(value, Path) else str(value)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -242,7 +247,11 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(report(machine, runs, args, seconds))
     args.json.write_text(
         json.dumps(
-            {"machine": machine, "args": {k: str(v) for k, v in vars(args).items()}, "runs": runs},
+            {
+                "machine": machine,
+                "args": {k: _plain(v) for k, v in vars(args).items()},
+                "runs": runs,
+            },
             indent=1,
             default=str,
         )

@@ -39,6 +39,23 @@ def mpi_leftovers(tag: str | None = None) -> list[str]:
     return found
 
 
+SHM = "/dev/shm/mpich_shm_*"
+
+
+def orphaned_segments(before: set[str]) -> list[str]:
+    """MPICH segments that appeared since `before` and that no live process maps or holds open."""
+    new = set(glob.glob(SHM)) - before
+    for proc in psutil.process_iter():
+        if not new:
+            break
+        try:
+            new -= {m.path for m in proc.memory_maps(grouped=True)}
+            new -= {f.path for f in proc.open_files()}
+        except (psutil.Error, OSError):
+            continue
+    return sorted(new)
+
+
 @pytest.fixture
 def repo() -> Path:
     return REPO

@@ -21,13 +21,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import nbformat
-import psutil
 import pytest
 
+from conftest import SHM, orphaned_segments
 from hybridlab import grading, reaper
 
 ROOT = Path(__file__).resolve().parents[1]
-SHM = "/dev/shm/mpich_shm_*"
 CELL_TIMEOUT = 300  # c.Execute.timeout in grading/nbgrader_config.py
 
 
@@ -116,20 +115,6 @@ LABS = {
 }
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
-
-
-def orphaned_segments(before: set[str]) -> list[str]:
-    """MPICH segments that appeared since `before` and that no live process maps or holds open."""
-    new = set(glob.glob(SHM)) - before
-    for proc in psutil.process_iter():
-        if not new:
-            break
-        try:
-            new -= {m.path for m in proc.memory_maps(grouped=True)}
-            new -= {f.path for f in proc.open_files()}
-        except (psutil.Error, OSError):
-            continue
-    return sorted(new)
 
 
 def source(lab: str) -> Path:

@@ -31,7 +31,7 @@ from hybridlab.sync_tables import (
 
 matplotlib.use("Agg")
 
-SEEDS = Path("/work/shared/seeds")
+SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"  # beside the clone
 OPENMP = ["parallel", "for", "barrier", "single", "critical", "reduction"]
 ALL = ["reference", *OPENMP, "mpi_barrier", "hybrid_barrier"]
 FAST = {"samples": 3, "target_ms": 0.05}

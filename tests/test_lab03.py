@@ -27,7 +27,7 @@ from hybridlab.reference import REFERENCE, reference
 
 matplotlib.use("Agg")
 
-SEEDS = Path("/work/shared/seeds")
+SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"  # beside the clone
 TINY = {"iterations": 5, "skip": 2, "iterations_large": 3, "skip_large": 1, "samples": 2}
 
 

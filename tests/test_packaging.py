@@ -205,7 +205,7 @@ def test_dockerfile_serves_jupyterlab_on_8888() -> None:
     for part in ("jupyter", "lab", "--ip=0.0.0.0", "--port=8888", "--no-browser", "labs"):
         assert part in cmd, f"CMD lacks {part}: {cmd}"
     env = " ".join(a for k, a in instr if k == "ENV")
-    assert re.search(r"PATH=\"?/home/student/hybridlab/\.venv/bin:", env), "venv bin not first"
+    assert re.search(r"PATH=\"?/opt/hybridlab/\.venv/bin:", env), "venv bin not first"
 
 
 def test_dockerignore_keeps_local_state_out_and_setup_inputs_in() -> None:
