@@ -25,23 +25,16 @@ Nothing is asserted: this is a benchmark, not a test. Progress goes to stderr.
 from __future__ import annotations
 
 import argparse
-import datetime
 import math
-import os
-import platform
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import hybridlab as hl
+from _common import Progress, describe_machine, load_lines, machine_lines, other_load, write_report
 
 HERE = Path(__file__).resolve().parent
-_T0 = time.monotonic()
-
-
-def say(message: str) -> None:
-    print(f"[bench_halo {time.monotonic() - _T0:6.1f} s] {message}", file=sys.stderr, flush=True)
+say = Progress("bench_halo")
 
 
 def triad_bandwidth(threads: int, n: int, samples: int) -> float:
@@ -88,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     say(f"{cpus} CPUs, LLC {llc >> 20} MiB: {elements} doubles per array; sides {side2}, {side3}")
 
-    load_before = os.getloadavg()[0]
+    load = [other_load("before")]
     rows = []
     for threads in threads_list:
         # interleaved: each repeat measures the triad and then the kernels, so that drift of a
@@ -108,14 +101,13 @@ def main(argv: list[str] | None = None) -> int:
                 (name, v, threads, max(kernels[name]), max(triads), statistics.median(ratios))
             )
             say(f"{name} {v}, {threads} thread(s): median ratio {rows[-1][-1]:.2f}")
-    load_after = os.getloadavg()[0]
+    load.append(other_load("after"))
 
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    machine = describe_machine()
     lines = [
         "# Halo kernels: Jacobi bandwidth vs a STREAM-style triad",
         "",
-        f"Measured {now} by `benchmarks/bench_halo.py`{' --quick' if args.quick else ''} on "
-        f"{platform.node()}: {cpus} usable CPUs, {len(topo.numa_nodes)} NUMA node(s), last-level "
+        f"Measured by `benchmarks/bench_halo.py`{' --quick' if args.quick else ''}; last-level "
         f"cache {llc >> 20} MiB. {elements} doubles per array (triad) / points per grid "
         f"(halo2d {side2}x{side2}, halo3d {side3}^3), {iterations} iterations, best of "
         f"{args.repeats} runs; 1 rank, bound to cores.",
@@ -124,9 +116,11 @@ def main(argv: list[str] | None = None) -> int:
         "(stencil 16 + copy 16); halo3d 16 B/point/iteration. A ratio near 1 means the sweep "
         "streams memory as fast as the triad; well below 1, the kernel is losing time elsewhere.",
         "",
-        f"Load average (1 min) {load_before:.2f} before and {load_after:.2f} after the run "
-        f"({cpus} CPUs): above about {cpus - 1} other programs were competing, and every figure is "
-        "lower than the machine can do.",
+        *machine_lines(machine),
+        "",
+        *load_lines(load),
+        f"A load average above about {cpus - 1} means other programs were competing, and every "
+        "figure is lower than the machine can do.",
         "",
         "| kernel | variant | threads | best jacobi GB/s | best triad GB/s | median ratio |",
         "|---|---|---|---|---|---|",
@@ -151,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         "run, not absolute numbers from different runs.",
         "",
     ]
-    args.out.write_text("\n".join(lines))
+    write_report(args.out, lines)
     say(f"wrote {args.out}")
     return 0
 

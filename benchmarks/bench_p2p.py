@@ -23,54 +23,16 @@ state of every run. Nothing is asserted: this is a benchmark, not a test.
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
-import platform
 import statistics
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import hybridlab as hl
-from hybridlab.topology import compiler_info
+from _common import Progress, describe_machine, machine_lines, write_json, write_report
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 POINTS = (("latency", 8), ("bandwidth", 1 << 20))
-_T0 = time.monotonic()
-
-
-def say(message: str) -> None:
-    print(f"[bench_p2p {time.monotonic() - _T0:6.1f} s] {message}", file=sys.stderr, flush=True)
-
-
-def _run(cmd: list[str]) -> str:
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    return done.stdout.strip()
-
-
-def machine() -> dict:
-    model = ""
-    for line in _run(["lscpu"]).splitlines():
-        if line.startswith("Model name:"):
-            model = line.split(":", 1)[1].strip()
-    topo = hl.read_topology()
-    mpi = hl.mpi_info()
-    return {
-        "date": datetime.datetime.now().isoformat(timespec="seconds"),
-        "host": platform.node(),
-        "cpu": model or platform.processor() or "unknown",
-        "usable_cpus": len(topo.usable),
-        "cores": len(topo.cores),
-        "numa_nodes": len(topo.numa_nodes),
-        "mpi": f"{mpi.implementation} {mpi.version}".strip(),
-        "compiler": compiler_info(),
-        "git": _run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"]) or "unknown",
-    }
+say = Progress("bench_p2p")
 
 
 def one_run(size: int, args) -> dict:
@@ -136,10 +98,7 @@ def markdown(info: dict, rows: list[dict], args) -> str:
         "ranks bound to cores (one node, shared memory): half round trip, warm-up skipped.",
         "Bandwidth is ping-pong bandwidth (one message in flight), not the windowed `osu_bw`.",
         "",
-        f"- date: {info['date']}, host: {info['host']}, git: {info['git']}",
-        f"- CPU: {info['cpu']}; {info['usable_cpus']} usable CPUs, {info['cores']} cores, "
-        f"{info['numa_nodes']} NUMA node(s)",
-        f"- MPI: {info['mpi']}; compiler: {info['compiler']}",
+        *machine_lines(info),
         f"- {args.repeats} runs x {args.samples} samples per point; OSU counts scaled by "
         f"{args.scale}",
         "",
@@ -171,15 +130,15 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.repeats, args.samples, args.scale = 2, 3, 0.1
-    info = machine()
+    info = describe_machine()
     runs = []
     for repeat in range(args.repeats):
         for name, size in POINTS:
             say(f"run {repeat + 1}/{args.repeats}: {name} at {size} B")
             runs.append(one_run(size, args))
     rows = summarise(runs)
-    args.out.write_text(markdown(info, rows, args))
-    args.json.write_text(json.dumps({"machine": info, "rows": rows, "runs": runs}, indent=1))
+    write_report(args.out, markdown(info, rows, args))
+    write_json(args.json, {"machine": info, "rows": rows, "runs": runs})
     for r in rows:
         say(
             f"{r['quantity']}: median {r['median']:.3f} {r['unit']} ({r['min']:.3f}..{r['max']:.3f})"

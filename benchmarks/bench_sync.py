@@ -21,22 +21,17 @@ cores). Nothing is asserted: this is a benchmark, not a test. Progress goes to s
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import os
-import platform
 import statistics
-import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
 import pandas as pd
 
 import hybridlab as hl
+from _common import Progress, describe_machine, machine_lines, plain, write_json, write_report
 from hybridlab.sync_tables import overhead_table
-from hybridlab.topology import compiler_info
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -47,41 +42,7 @@ CONFIGS = (  # (label, ranks, threads, constructs)
     ("2 ranks", 2, 1, ["mpi_barrier"]),
 )
 
-_T0 = time.monotonic()
-
-
-def say(message: str) -> None:
-    print(f"[bench_sync {time.monotonic() - _T0:6.1f} s] {message}", file=sys.stderr, flush=True)
-
-
-def _run(cmd: list[str]) -> str:
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    return done.stdout.strip()
-
-
-def describe_machine() -> dict[str, object]:
-    model = ""
-    for line in _run(["lscpu"]).splitlines():
-        if line.startswith("Model name:"):
-            model = line.split(":", 1)[1].strip()
-    topo = hl.read_topology()
-    commit = _run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"])
-    mpi = hl.mpi_info()
-    return {
-        "date": datetime.datetime.now().isoformat(timespec="seconds"),
-        "host": platform.node(),
-        "cpu": model or platform.processor() or "unknown",
-        "usable_cpus": len(topo.usable),
-        "cores": len(topo.cores),
-        "numa_nodes": len(topo.numa_nodes),
-        "mpi": f"{mpi.implementation} {mpi.version}".strip(),
-        "compiler": compiler_info(),
-        "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "unset (libgomp default)"),
-        "git": commit or "unknown",
-    }
+say = Progress("bench_sync")
 
 
 def one_run(label: str, ranks: int, threads: int, constructs: list[str], args) -> dict:
@@ -168,10 +129,8 @@ def report(machine: dict, runs: list[dict], args, seconds: float) -> str:
     lines = [
         "# Synchronisation overheads (syncbench)",
         "",
-        f"Measured {machine['date']} on {machine['host']} ({machine['cpu']}; "
-        f"{machine['usable_cpus']} usable CPUs, {machine['cores']} cores, "
-        f"{machine['numa_nodes']} NUMA node(s)); {machine['mpi']}; {machine['compiler']}; "
-        f"OMP_WAIT_POLICY {machine['omp_wait_policy']}; git {machine['git']}.",
+        *machine_lines(machine),
+        "",
         f"{args.repeats} runs per configuration, interleaved; each run {args.samples} samples of "
         f"at least {args.target_ms:g} ms per construct; delay 0.1 µs inside every construct; "
         f"bind=cores. Benchmark time {seconds:.0f} s."
@@ -216,11 +175,6 @@ def report(machine: dict, runs: list[dict], args, seconds: float) -> str:
     return "\n".join(lines)
 
 
-def _plain(value: object) -> str:
-    """An argument as text; paths relative to the working folder (no machine's paths recorded)."""
-    return os.path.relpath(value) if isinstance(value, Path) else str(value)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -235,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeats < 1 or args.samples < 2 or args.target_ms <= 0:
         parser.error("need --repeats >= 1, --samples >= 2 and --target-ms > 0")
     machine = describe_machine()
-    if machine["usable_cpus"] < 2:
+    if len(machine["usable_cpus"]) < 2:
         parser.error("needs at least 2 usable CPUs (2 threads, 2 ranks)")
     runs = []
     for repeat in range(args.repeats):
@@ -243,18 +197,10 @@ def main(argv: list[str] | None = None) -> int:
         for label, ranks, threads, constructs in order:
             say(f"repeat {repeat + 1}/{args.repeats}: {label}")
             runs.append(one_run(label, ranks, threads, constructs, args))
-    seconds = time.monotonic() - _T0
-    args.out.write_text(report(machine, runs, args, seconds))
-    args.json.write_text(
-        json.dumps(
-            {
-                "machine": machine,
-                "args": {k: _plain(v) for k, v in vars(args).items()},
-                "runs": runs,
-            },
-            indent=1,
-            default=str,
-        )
+    write_report(args.out, report(machine, runs, args, say.elapsed()))
+    write_json(
+        args.json,
+        {"machine": machine, "args": {k: plain(v) for k, v in vars(args).items()}, "runs": runs},
     )
     say(f"wrote {args.out} and {args.json}")
     return 0

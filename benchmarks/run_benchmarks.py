@@ -17,136 +17,42 @@ and marked PASS or MISS in the report. Progress goes to stderr.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import logging
 import os
-import platform
 import statistics
-import subprocess
 import sys
 import time
 import warnings
 from collections import Counter
-from importlib import metadata
 from pathlib import Path
 
 import psutil
 
+import foundation_report as report
 import hybridlab as hl
-from hybridlab import reaper
+from _common import (
+    HERE,
+    Progress,
+    describe_machine,
+    fmt,
+    other_load,
+    run_text,
+    summary,
+    verdict,
+    write_json,
+)
+from foundation_report import KERNEL, RATIO_HIGH, RATIO_LOW, START_TARGET_S, STOP_TARGET_S
+from hybridlab import _reaper as reaper
 from hybridlab.build import build
-from hybridlab.topology import compiler_info, venv_bin
+from hybridlab.topology import venv_bin
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-KERNEL = "bench_compute"
-
-START_TARGET_S = 3.0  # start under 3 s
-STOP_TARGET_S = 1.5  # stop under 1.5 s
-RATIO_LOW, RATIO_HIGH = 0.9, 1.1  # engines / mpiexec
 START_STOP_PLACEMENT = (2, 1, "none")
 COMPARE_PLACEMENTS = ((2, 1, "cores"), (1, 2, "cores"))
 FULL_PARAMS = {"n": 2_000_000, "samples": 20}
 QUICK_PARAMS = {"n": 200_000, "samples": 5}
 
-_T0 = time.monotonic()
-
-
-def say(message: str) -> None:
-    print(f"[bench {time.monotonic() - _T0:6.1f} s] {message}", file=sys.stderr, flush=True)
-
-
-def summary(values: list[float]) -> dict[str, float | int | None]:
-    if not values:
-        return {"median": None, "min": None, "max": None, "n": 0}
-    return {
-        "median": statistics.median(values),
-        "min": min(values),
-        "max": max(values),
-        "n": len(values),
-    }
-
-
-def verdict(ok: bool | None) -> str:
-    return "n/a" if ok is None else ("PASS" if ok else "MISS")
-
-
-# ------------------------------------------------------------------------- the machine
-
-
-def _run(cmd: list[str]) -> str:
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    return done.stdout.strip()
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def _version(package: str) -> str:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "not installed"
-
-
-def describe_machine() -> dict[str, object]:
-    topo = hl.read_topology()
-    local = venv_bin() / "mpiexec"
-    mpi = hl.mpi_info(str(local) if local.exists() else None)
-    commit = _run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"])
-    dirty = _run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"])
-    return {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "host": platform.node(),
-        "os": f"{platform.system()} {platform.release()}",
-        "cpu_model": _cpu_model(),
-        "topology": topo.summary(),
-        "usable_cpus": list(topo.usable),
-        "mpi": {
-            "implementation": mpi.implementation,
-            "version": mpi.version,
-            "mpiexec": os.path.relpath(mpi.mpiexec, REPO) if mpi.mpiexec else None,
-            "in_venv": mpi.in_venv,
-        },
-        "compiler": compiler_info(),
-        "python": platform.python_version(),
-        "packages": {p: _version(p) for p in ("ipyparallel", "mpi4py", "mpich", "pyzmq")},
-        "git": f"{commit}{' (uncommitted changes)' if dirty else ''}" if commit else "unknown",
-    }
-
-
-def other_load(label: str, window: float = 0.5) -> dict[str, object]:
-    """Load average and processes outside this run busy over `window` s: noise to declare."""
-    me = psutil.Process()
-    mine = {me.pid} | {p.pid for p in me.children(recursive=True)}
-    procs = [p for p in psutil.process_iter(["pid", "name", "cmdline"]) if p.pid not in mine]
-    for p in procs:
-        try:
-            p.cpu_percent(None)
-        except psutil.Error:
-            continue
-    time.sleep(window)
-    busy = []
-    for p in procs:
-        try:
-            pct = p.cpu_percent(None)
-        except psutil.Error:
-            continue
-        if pct >= 10:
-            cmd = " ".join(p.info["cmdline"] or [p.info["name"] or "?"])
-            busy.append({"pid": p.pid, "cmd": cmd[:100], "cpu_percent": round(pct)})
-    return {"when": label, "loadavg_1min": round(os.getloadavg()[0], 2), "busy_others": busy}
+say = Progress("bench")
 
 
 # ---------------------------------------------------------------- 1. start and stop
@@ -201,7 +107,7 @@ def _import_seconds(statement: str, setup: str = "pass", repeats: int = 3) -> fl
     )
     times = []
     for _ in range(repeats):
-        out = _run([sys.executable, "-c", code])
+        out = run_text([sys.executable, "-c", code])
         try:
             times.append(float(out.splitlines()[-1]))
         except (ValueError, IndexError):
@@ -224,8 +130,8 @@ def _startup_cycle(nanny: bool) -> list[tuple[str, float]]:
     import ipyparallel as ipp
     from traitlets.config import Config
 
+    from hybridlab import _engine as engine
     from hybridlab import cluster as cluster_module
-    from hybridlab import engine
 
     ranks, threads, bind = START_STOP_PLACEMENT
     c = hl.Cluster(ranks=ranks, threads=threads, bind=bind)
@@ -233,7 +139,7 @@ def _startup_cycle(nanny: bool) -> list[tuple[str, float]]:
     launcher = config.MPIEngineSetLauncher
     launcher.mpi_cmd = [c.mpi.mpiexec]
     launcher.mpi_args = c.placement.launcher_args(c.mpi.implementation)
-    launcher.environment = c._engine_environment()  # noqa: SLF001 - the same as start()
+    launcher.environment = c.engine_environment()  # the same as start()
     if not nanny:
         launcher.engine_args = [NO_NANNY]
     marks = [("begin", time.perf_counter())]
@@ -296,7 +202,7 @@ def _process_seconds(repeats: int = 3) -> float:
     times = []
     for _ in range(repeats):
         t = time.perf_counter()
-        _run([sys.executable, "-c", "pass"])
+        run_text([sys.executable, "-c", "pass"])
         times.append(time.perf_counter() - t)
     return round(statistics.median(times), 3)
 
@@ -512,375 +418,6 @@ def ratio_of(runs: list[dict]) -> dict[str, object]:
     }
 
 
-# -------------------------------------------------------------------------- report
-
-
-def _fmt(value: object, digits: int = 2, unit: str = "") -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}{unit}"
-    return f"{value}{unit}"
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return lines + [""]
-
-
-def write_report(data: dict, path: Path) -> None:
-    m = data["machine"]
-    topo = m["topology"]
-    out = [
-        "# hybridlab benchmarks",
-        "",
-        f"Generated {m['date']} by `{data['command']}` (hybridlab {m['git']}). "
-        "Regenerate with `make bench`; the raw figures are in "
-        f"`{data['json_name']}`. Benchmarks are not tests: nothing asserts a timing, each figure "
-        "is compared with its target and marked PASS or MISS."
-        + (
-            " **Quick mode** (small arrays, few samples): a smoke run, not the real figures."
-            if data["quick"]
-            else ""
-        ),
-        "",
-        "## Machine",
-        "",
-    ]
-    out += _table(
-        ["", ""],
-        [
-            ["host", m["host"]],
-            ["CPU", m["cpu_model"]],
-            ["cores / CPUs / usable", f"{topo['cores']} / {topo['cpus']} / {topo['usable_cpus']}"],
-            ["sockets, NUMA nodes, SMT", f"{topo['sockets']}, {topo['numa_nodes']}, {topo['smt']}"],
-            ["caches", topo["caches"]],
-            ["OS", m["os"]],
-            ["MPI", f"{m['mpi']['implementation']} {m['mpi']['version']} ({m['mpi']['mpiexec']})"],
-            ["MPI library", data.get("mpi_library") or "n/a"],
-            ["compiler", f"{m['compiler']}; flags `{data.get('flags', '')}`"],
-            [
-                "Python, packages",
-                f"{m['python']}; " + ", ".join(f"{k} {v}" for k, v in m["packages"].items()),
-            ],
-            ["date (UTC)", m["date"]],
-            [
-                "load average (1 min) at checkpoints",
-                ", ".join(f"{e['loadavg_1min']:g} ({e['when']})" for e in data.get("load", [])),
-            ],
-        ],
-    )
-    busy = [(e["when"], b) for e in data.get("load", []) for b in e["busy_others"]]
-    if busy:
-        out += [
-            "**Other processes were busy during this run**, so its timings are disturbed "
-            "(sampled for 0.5 s at each checkpoint, 10 % CPU or more):",
-            "",
-        ]
-        out += [f"- {when}: pid {b['pid']} `{b['cmd']}` {b['cpu_percent']} %" for when, b in busy]
-        out.append("")
-    else:
-        out += [
-            "No other process used 10 % CPU or more at any checkpoint (sampled for 0.5 s "
-            "before, between and after the measurements).",
-            "",
-        ]
-
-    s = data["start_stop"]
-    out += ["## Cluster start and stop", ""]
-    out += [
-        f"`Cluster({s['placement']})`, {s['start_s']['n']} start/stop cycles in one process. "
-        "Start is `Cluster.start()` until it returns (every engine registered and asked for "
-        "its rank); stop is `Cluster.stop()` until it returns (engines, controller, and the "
-        "reaper's check that nothing is left).",
-        "",
-    ]
-    out += _table(
-        ["measurement", "median", "min", "max", "first cycle", "target", "result"],
-        [
-            [
-                "start",
-                _fmt(s["start_s"]["median"], 2, " s"),
-                _fmt(s["start_s"]["min"], 2, " s"),
-                _fmt(s["start_s"]["max"], 2, " s"),
-                _fmt(s["first_start_s"], 2, " s"),
-                f"< {START_TARGET_S:g} s",
-                verdict(s["pass"]["start"]),
-            ],
-            [
-                "stop",
-                _fmt(s["stop_s"]["median"], 2, " s"),
-                _fmt(s["stop_s"]["min"], 2, " s"),
-                _fmt(s["stop_s"]["max"], 2, " s"),
-                _fmt(next((r["stop_s"] for r in s["repeats"]), None), 2, " s"),
-                f"< {STOP_TARGET_S:g} s",
-                verdict(s["pass"]["stop"]),
-            ],
-        ],
-    )
-    errors = [r for r in s["repeats"] if "error" in r or r.get("left_behind")]
-    for r in errors:
-        out.append(
-            f"- cycle {r['repeat']}: {r.get('error', '')} "
-            f"{r.get('left_behind', 0)} processes left behind after stop"
-        )
-    if errors:
-        out.append("")
-    out += [start_stop_explanation(s, data.get("breakdown")), ""]
-
-    b = data.get("breakdown")
-    if b and "steps_s" in b:
-        out += ["### Where the start-up time goes", ""]
-        out += [
-            "Cluster.start's and Cluster.stop's steps redone one by one with ipyparallel (same "
-            "launcher, environment and heartbeat), median of "
-            f"{next(iter(b['steps_s'].values()))['n']} cycles; the last column is the same with "
-            "each engine started without ipyparallel's nanny process, in cycles interleaved "
-            "with the others:",
-            "",
-        ]
-        nn = b.get("steps_no_nanny_s", {})
-        out += _table(
-            ["step", "median", "min", "max", f"median with engine_args `{b.get('no_nanny_flag')}`"],
-            [
-                [
-                    k,
-                    _fmt(v["median"], 2, " s"),
-                    _fmt(v["min"], 2, " s"),
-                    _fmt(v["max"], 2, " s"),
-                    _fmt(nn.get(k, {}).get("median"), 2, " s"),
-                ]
-                for k, v in b["steps_s"].items()
-            ],
-        )
-        out += [
-            "Import times in a fresh interpreter (median of 3), which every engine and the "
-            "controller pay at start-up:",
-            "",
-        ]
-        out += _table(
-            ["import", "seconds"], [[k, _fmt(v, 2, " s")] for k, v in b["imports_s"].items()]
-        )
-    elif b and "error" in b:
-        out += [f"(The start-up breakdown failed: {b['error']}.)", ""]
-
-    out += ["## Engines vs mpiexec", ""]
-    p = data["params"]
-    out += [
-        f"`{KERNEL}` (n={p['n']} doubles per array per rank, samples={p['samples']}): a triad "
-        "over n doubles with `omp parallel for` plus an `MPI_Allreduce` of its checksum per "
-        "repetition, self-timed inside the kernel (warm-up, repetitions to 1 ms, then the "
-        "samples). Each run's figure is the median over samples of the slowest rank's "
-        "seconds per repetition. The two modes alternate within each repeat (engines first "
-        "in odd repeats, mpiexec first in even ones) so drift affects both. ratio = median "
-        "of the engine runs / median of the mpiexec runs; spread = min and max of the "
-        f"per-repeat ratios. Target {RATIO_LOW:g} <= ratio <= {RATIO_HIGH:g}.",
-        "",
-    ]
-    rows = []
-    for c in data["compare"]:
-        rows.append(
-            [
-                c["placement"],
-                _fmt(_ms(c.get("engines_median_s")), 3, " ms")
-                + f" ({_fmt(c.get('engines_gb_per_s'), 1)} GB/s)",
-                _fmt(_ms(c.get("mpiexec_median_s")), 3, " ms")
-                + f" ({_fmt(c.get('mpiexec_gb_per_s'), 1)} GB/s)",
-                _fmt(c["ratio"], 3),
-                f"{_fmt(c['ratio_min'], 3)} .. {_fmt(c['ratio_max'], 3)}",
-                _fmt(c.get("best_ratio"), 3),
-                "; ".join(
-                    f"{state}: {_fmt(v['ratio'], 3)} ({len(v['repeats'])} of "
-                    f"{len(c['per_repeat_ratio'])})"
-                    for state, v in c["like_with_like_ratio"].items()
-                )
-                or "none",
-                ", ".join(f"{k}: {v}" for k, v in c["states"].items()) or "n/a",
-                f"{RATIO_LOW:g} .. {RATIO_HIGH:g}",
-                verdict(c["pass"]),
-            ]
-        )
-    out += _table(
-        [
-            "placement",
-            "engines",
-            "mpiexec",
-            "ratio",
-            "spread",
-            "ratio of best samples",
-            "ratio per probe state (repeats with all 4 probes in it)",
-            "probe states seen (before+after)",
-            "target",
-            "result",
-        ],
-        rows,
-    )
-    out += [
-        "Every run (probe = core-to-core round trip before -> after, ns; idle cluster CPU = "
-        "CPU seconds the idle engines and controller used while the mpiexec run ran):",
-        "",
-    ]
-    run_rows = []
-    for c in data["compare"]:
-        for r in c["runs"]:
-            run_rows.append(
-                [
-                    c["placement"].split(",")[0],
-                    r["repeat"],
-                    r["mode"],
-                    _fmt(r["median_s"] * 1e3, 3),
-                    _fmt(r["min_s"] * 1e3, 3),
-                    _fmt(r["max_s"] * 1e3, 3),
-                    r["outliers_3sigma"],
-                    r["inner"],
-                    f"{r['probe']['before']['roundtrip_ns']} -> "
-                    f"{r['probe']['after']['roundtrip_ns']}",
-                    _fmt(r["idle_cluster_cpu_s"], 3),
-                ]
-            )
-    out += _table(
-        [
-            "placement",
-            "repeat",
-            "mode",
-            "median ms",
-            "min ms",
-            "max ms",
-            "outliers > 3 sigma",
-            "inner reps",
-            "probe ns",
-            "idle cluster CPU s",
-        ],
-        run_rows,
-    )
-    flags = [(c["placement"], f) for c in data["compare"] for f in c["flags"]]
-    errors = [(c["placement"], c["error"]) for c in data["compare"] if c["error"]]
-    if flags or errors:
-        out += ["Flagged:", ""]
-        out += [f"- {pl}: {f}" for pl, f in flags + errors]
-        out.append("")
-    out += [ratio_explanation(data["compare"]), ""]
-
-    out += ["## What the numbers mean", ""]
-    out += [
-        "Start and stop are what a student waits for at the top of a lab and when restarting "
-        "after a crash. They are dominated by starting Python processes and importing "
-        "ipyparallel, ZeroMQ and mpi4py on a machine with two cores, not by MPI itself, so they "
-        "scale with the speed of one core and with how many processes start at once (the "
-        "controller and every engine).",
-        "",
-        "The ratio checks the promise that the engines do not disturb what they measure: a kernel "
-        "timed inside an ipyparallel engine (a Python process with ZeroMQ threads and a "
-        "heartbeat) should see the same time as the same kernel in a plain C program under "
-        "mpiexec. It is a ratio of self-timed medians, so launch costs do not enter it. A ratio "
-        "inside 0.9 .. 1.1 means the engines are transparent to within the noise of this "
-        "machine; a single repeat can fall outside because memory bandwidth on this virtual "
-        "machine drifts (DESIGN section 4 saw 4x within an hour), which is why the modes "
-        "alternate and the ratio is taken of medians over repeats. The core probe tells the two "
-        "states of the virtual CPUs apart (SMT siblings of one host core: about 60-120 ns; "
-        "separate cores: about 350 ns); only runs made in the same state are like with like, "
-        "hence the column that recomputes the ratio for each state from the repeats whose four probes all saw it. The ratio of "
-        "best samples (the fastest sample of each mode over all repeats) is the least "
-        "sensitive to other load: when it is near 1 and the ratio of medians is not, the "
-        "difference comes from outside (other processes, the host), not from the engines.",
-        "",
-    ]
-    path.write_text("\n".join(out))
-
-
-def _ms(seconds: float | None) -> float | None:
-    return None if seconds is None else seconds * 1e3
-
-
-def start_stop_explanation(s: dict, b: dict | None) -> str:
-    med_start, med_stop = s["start_s"]["median"], s["stop_s"]["median"]
-    if med_start is None:
-        return "No cycle started: see the errors above."
-    text = (
-        f"Median start {med_start:.2f} s against a target of {START_TARGET_S:g} s "
-        f"({verdict(s['pass']['start'])}), median stop {med_stop:.2f} s against "
-        f"{STOP_TARGET_S:g} s ({verdict(s['pass']['stop'])})."
-    )
-    if b and "steps_s" in b:
-        st = {k: v["median"] for k, v in b["steps_s"].items()}
-        nn = {k: v["median"] for k, v in b.get("steps_no_nanny_s", {}).items()}
-        imp = b["imports_s"]
-
-        def get(prefix: str, table: dict = st) -> float:
-            return next((v for k, v in table.items() if k.startswith(prefix)), 0.0) or 0.0
-
-        text += (
-            f" In the breakdown (start {get('start total'):.2f} s there), the controller takes "
-            f"{get('controller started') + get('mpiexec launched'):.2f} s before the engines are "
-            "launched (ipyparallel waits for its connection file; importing the controller "
-            f"alone takes {_fmt(imp.get('import ipyparallel.controller.app'), 2, ' s')}). "
-            f"The engines then take {get('engines registered'):.2f} s to register: each starts "
-            "Python, imports ipyparallel "
-            f"({_fmt(imp.get('import ipyparallel.engine.app'), 2, ' s')}), then starts a nanny "
-            "process, a second Python that imports ipyparallel again "
-            f"({_fmt(imp.get('import ipyparallel.engine.nanny'), 2, ' s')}), and waits for it "
-            "before registering, all at once on two cores next to the controller. Without the "
-            f"nanny ({b.get('no_nanny_flag')}) registration took "
-            f"{get('engines registered', nn):.2f} s and the whole start "
-            f"{get('start total', nn):.2f} s. The first call to the engines "
-            f"(a bare os.getpid) takes {get('first call'):.2f} s, and the harness's "
-            f"engine.identity {get('engine.identity'):.2f} s more"
-            + (
-                ": unpickling a function of hybridlab.engine imports the hybridlab package "
-                "(pandas, the ipyparallel client) in every engine "
-                f"({_fmt(imp.get('import hybridlab.engine, after ipyparallel'), 2, ' s')} "
-                "on its own). "
-                if get("engine.identity") > 0.2
-                else " (importing hybridlab.engine in an engine costs "
-                f"{_fmt(imp.get('import hybridlab.engine, after ipyparallel'), 2, ' s')}: the "
-                "package imports its heavy parts lazily). "
-            )
-            + f"Stop: engines {get('stop engines'):.2f} s "
-            f"({get('stop engines', nn):.2f} s without the nanny), "
-            f"controller {get('stop controller'):.2f} s, "
-            f"reaper {get('reaper'):.2f} s (it reads every process's environment and memory maps)."
-        )
-        if not s["pass"]["start"]:
-            text += (
-                " So most of the start is Python start-up and imports, serialised in two waves "
-                "(the controller, then the engines and their nannies) on two cores. What would "
-                "shorten it, in the harness: start the engines without the nanny (the harness "
-                "kills engines itself and does not use ipyparallel's per-engine signals); and, "
-                "untested, launch mpiexec while the controller is still starting instead of "
-                "after its connection file appears (ipengine can wait for that file itself)."
-            )
-    return text
-
-
-def ratio_explanation(compare: list[dict]) -> str:
-    parts = []
-    for c in compare:
-        if c["ratio"] is None:
-            parts.append(f"{c['placement']}: no complete pair of runs ({c['error']}).")
-            continue
-        inside = sum(RATIO_LOW <= v <= RATIO_HIGH for v in c["per_repeat_ratio"].values())
-        parts.append(
-            f"{c['placement']}: engines/mpiexec = {c['ratio']:.3f} "
-            f"({verdict(c['pass'])}); {inside} of {len(c['per_repeat_ratio'])} repeats fall "
-            f"inside {RATIO_LOW:g} .. {RATIO_HIGH:g} on their own (spread "
-            f"{c['ratio_min']:.3f} .. {c['ratio_max']:.3f}); best samples "
-            f"{c['best_ratio']:.3f}."
-        )
-    idle = [
-        r["idle_cluster_cpu_s"]
-        for c in compare
-        for r in c["runs"]
-        if r.get("idle_cluster_cpu_s") is not None
-    ]
-    if idle:
-        parts.append(
-            f"While the mpiexec runs ran, the idle cluster used at most {max(idle):.3f} "
-            "CPU seconds, so its presence does not bias the mpiexec side."
-        )
-    return " ".join(parts)
-
-
 # ---------------------------------------------------------------------------- main
 
 
@@ -909,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
         data = json.loads(args.json.read_text())
         for c in data["compare"]:
             c.update(ratio_of(c["runs"]))
-        write_report(data, args.out)
+        report.write(data, args.out)
         say(f"rewrote {args.out} from {args.json}")
         return 0
 
@@ -960,16 +497,15 @@ def main(argv: list[str] | None = None) -> int:
     except hl.KernelError as err:
         data["mpi_library"] = f"unknown ({err})"
 
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(data, indent=1, default=str) + "\n")
-    write_report(data, args.out)
+    write_json(args.json, data)
+    report.write(data, args.out)
     say(f"wrote {args.out} and {args.json}")
     s = data["start_stop"]
     say(
-        f"start {_fmt(s['start_s']['median'])} s ({verdict(s['pass']['start'])}), "
-        f"stop {_fmt(s['stop_s']['median'])} s ({verdict(s['pass']['stop'])}); "
+        f"start {fmt(s['start_s']['median'])} s ({verdict(s['pass']['start'])}), "
+        f"stop {fmt(s['stop_s']['median'])} s ({verdict(s['pass']['stop'])}); "
         + "; ".join(
-            f"{c['placement']}: ratio {_fmt(c['ratio'], 3)} ({verdict(c['pass'])})"
+            f"{c['placement']}: ratio {fmt(c['ratio'], 3)} ({verdict(c['pass'])})"
             for c in data["compare"]
         )
     )

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import glob
 import os
 import sys
 from pathlib import Path
 
 import psutil
 import pytest
+
+from hybridlab import _reaper as reaper
 
 BIN = str(Path(sys.executable).parent)
 os.environ["PATH"] = BIN + os.pathsep + os.environ.get("PATH", "")
@@ -19,24 +20,14 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def mpi_leftovers(tag: str | None = None) -> list[str]:
-    """MPI processes tagged `tag` (any hybridlab tag when None) and MPICH shm segments."""
+    """MPI processes tagged `tag` (any hybridlab tag when None) and unused MPICH shm segments."""
     found = []
-    for proc in psutil.process_iter(["pid", "name"]):
+    for proc in reaper.tagged(tag):
         try:
-            env = proc.environ()
-        except (psutil.Error, OSError):
+            found.append(f"pid {proc.pid} {proc.name()}")
+        except psutil.Error:
             continue
-        values = {env.get("HYBRIDLAB_TAG"), env.get("HYBRIDLAB_SESSION")} - {None}
-        if values and (tag is None or tag in values):
-            found.append(f"pid {proc.pid} {proc.info['name']} {values}")
-    used = set()
-    for proc in psutil.process_iter():
-        try:
-            used.update(m.path for m in proc.memory_maps(grouped=True))
-        except (psutil.Error, OSError):
-            continue
-    found += [p for p in glob.glob("/dev/shm/mpich_shm_*") if p not in used]
-    return found
+    return found + reaper.unused_segments((SHM,))
 
 
 SHM = "/dev/shm/mpich_shm_*"
@@ -44,16 +35,7 @@ SHM = "/dev/shm/mpich_shm_*"
 
 def orphaned_segments(before: set[str]) -> list[str]:
     """MPICH segments that appeared since `before` and that no live process maps or holds open."""
-    new = set(glob.glob(SHM)) - before
-    for proc in psutil.process_iter():
-        if not new:
-            break
-        try:
-            new -= {m.path for m in proc.memory_maps(grouped=True)}
-            new -= {f.path for f in proc.open_files()}
-        except (psutil.Error, OSError):
-            continue
-    return sorted(new)
+    return sorted(set(reaper.unused_segments((SHM,))) - before)
 
 
 @pytest.fixture

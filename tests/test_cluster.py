@@ -7,7 +7,7 @@ import pytest
 import hybridlab as hl
 from conftest import mpi_leftovers
 from faulty_kernels import CRASH, HANG
-from hybridlab.engine import getenv, identity
+from hybridlab._engine import getenv, identity
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,8 @@ import nbformat
 import pytest
 
 from conftest import SHM, orphaned_segments
-from hybridlab import reaper, runner
+from hybridlab import _reaper as reaper
+from hybridlab import runner
 from hybridlab.grading import known_labs
 
 ROOT = Path(__file__).resolve().parents[1]

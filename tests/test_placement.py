@@ -75,3 +75,17 @@ def test_oversubscription_throttles_busy_polling_and_warns():
     assert "4 ranks x 1 threads = 4 on 2 usable CPUs" in p.oversubscription_warning(2)
     assert not MPICH_THROTTLE.keys() & Placement(2, 1).environment("mpich", 2).keys()
     assert Placement(2, 1).oversubscription_warning(2) is None
+
+
+def test_the_placement_owns_the_thread_level_for_both_run_paths():
+    funneled = Placement(2, 1)  # engines' default
+    assert funneled.thread_level == "funneled"
+    env = funneled.engine_environment("mpich", 2)
+    assert env["MPI4PY_RC_THREAD_LEVEL"] == "funneled"
+    assert env.items() >= funneled.environment("mpich", 2).items()
+    assert funneled.program_arguments() == ["--thread-level=funneled"]
+    own_choice = Placement(2, 1, thread_level=None)  # run_program's default: no flag at all
+    assert own_choice.program_arguments() == []
+    assert "MPI4PY_RC_THREAD_LEVEL" not in own_choice.engine_environment("mpich", 2)
+    with pytest.raises(PlacementError, match="thread_level must be one of single, funneled"):
+        Placement(thread_level="lots")

@@ -65,3 +65,10 @@ def test_an_open_mpi_launcher_is_recognised(tmp_path):
     fake.chmod(0o755)
     mpi = mpi_info(str(fake))
     assert (mpi.implementation, mpi.version, mpi.in_venv) == ("openmpi", "5.0.3", False)
+
+
+def test_find_mpiexec_prefers_this_venvs_launcher():
+    from hybridlab.topology import find_mpiexec
+
+    mpi = find_mpiexec()
+    assert mpi.mpiexec == str(venv_bin() / "mpiexec") and mpi.in_venv

@@ -1,7 +1,25 @@
 """hybridlab: hybrid MPI + OpenMP programming, measured on your own machine.
 
+Layers, bottom to top (a module imports only from its own layer or below):
+
+  harness   paths, errors, topology (find_mpiexec), thread_levels, placement, records, stats,
+            build; internals _probe, _metadata, _reaper, _engine; runs (the one run path:
+            build -> probe -> time -> parse -> Results), launch (run_program, the mpiexec
+            adapter), cluster (life cycle) with _supervisor (timeouts, crashes, restart);
+            kernelspec, doctor, cli, notebooks/runner; reference (published data, cited);
+            plots (pictures shared by several topics); grading
+  topics    hybrid_models, sync, p2p, halo, memory, mapping, collectives, modelling, pykernels:
+            one package per course topic, importing the harness and other topics'
+            non-exercise modules
+
+Rules (tests/test_architecture.py reads every module's imports and checks them):
+  - a harness module never imports a topic;
+  - records, stats, reference, plots and every topic module except a topic's `exercise`
+    never import cluster, launch, build, runs or _engine: they launch nothing;
+  - published numbers live in reference/data/*.toml with their citations, not in code.
+
 Most names below are imported on first use, so that an MPI engine that only needs
-hybridlab.engine does not import pandas, matplotlib and the ipyparallel client at start-up.
+hybridlab._engine does not import pandas, matplotlib and the ipyparallel client at start-up.
 """
 
 from __future__ import annotations

@@ -19,11 +19,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .paths import kernels_dir
 from .topology import compiler_info, venv_bin
 
-KERNELS_DIR = Path(
-    os.environ.get("HYBRIDLAB_KERNELS", Path(__file__).resolve().parents[2] / "kernels_c")
-)
 HEADER = "hybridlab.h"
 DEFAULT_FLAGS = ("-std=gnu11", "-O2", "-Wall", "-Wextra", "-fopenmp")
 _DIAGNOSTIC = re.compile(
@@ -119,15 +117,15 @@ def _wrapper_identity(cc: str) -> str:
 
 
 def available_kernels() -> list[str]:
-    return sorted(p.stem for p in KERNELS_DIR.glob("*.c"))
+    return sorted(p.stem for p in kernels_dir().glob("*.c"))
 
 
 def build(name: str, flags: tuple[str, ...] = ()) -> Kernel:
     """Build kernels_c/<name>.c (cached)."""
-    source = KERNELS_DIR / f"{name}.c"
+    source = kernels_dir() / f"{name}.c"
     if not source.exists():
         raise FileNotFoundError(
-            f"no kernel '{name}' in {KERNELS_DIR} (available: {', '.join(available_kernels())})"
+            f"no kernel '{name}' in {source.parent} (available: {', '.join(available_kernels())})"
         )
     return _build(name, source.read_text(), source, flags)
 
@@ -141,10 +139,11 @@ def build_source(name: str, code: str, flags: tuple[str, ...] = ()) -> Kernel:
 
 def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) -> Kernel:
     cc = mpicc()
+    kernels = kernels_dir()
     all_flags = DEFAULT_FLAGS + tuple(flags)
     key = hashlib.sha256(
         "\0".join(
-            [code, (KERNELS_DIR / HEADER).read_text(), *all_flags, _wrapper_identity(cc)]
+            [code, (kernels / HEADER).read_text(), *all_flags, _wrapper_identity(cc)]
         ).encode()
     ).hexdigest()[:16]
     target = cache_dir() / f"{name}-{key}"
@@ -156,7 +155,7 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
         src = source or work / f"{name}.c"
         if source is None:
             src.write_text(code)
-        base = [cc, *all_flags, f"-I{KERNELS_DIR}"]
+        base = [cc, *all_flags, f"-I{kernels}"]
         output = ""
         for cmd in (
             base + ["-fPIC", "-shared", str(src), "-o", str(work / library.name), "-lm"],

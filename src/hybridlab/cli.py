@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import reaper
+from . import _reaper as reaper
 from .build import BuildError, available_kernels, build, clean_cache
 
 

@@ -14,23 +14,22 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 import ipyparallel as ipp
-import psutil
 from traitlets.config import Config
 
-from . import engine, reaper
-from .build import Kernel, build
-from .errors import ClusterNotRunning, KernelCrash, KernelError, KernelTimeout, failed_rank
-from .metadata import make_results
+from . import _engine as engine
+from . import _reaper as reaper
+from . import runs
+from ._supervisor import Supervisor
+from .build import Kernel
+from .errors import ClusterNotRunning, KernelError
 from .placement import Placement
-from .probe import probe
-from .records import Results, parse_lines
-from .topology import Topology, mpi_info, read_topology, venv_bin
+from .records import Results
+from .topology import NO_MPIEXEC, Topology, find_mpiexec, read_topology, venv_bin
 
 CLEAN_EXIT_SECONDS = 3.0  # how long engines get to shut down cleanly before being terminated
 HEARTBEAT_MS = 500  # ipyparallel's default 3000 ms makes start-up take seconds longer
@@ -57,21 +56,19 @@ class Cluster:
         timeout: float = 120.0,
         start_timeout: float = 60.0,
     ):
-        self.placement = Placement(ranks, threads, bind)
-        Placement.check_thread_level(thread_level)
+        self.placement = Placement(ranks, threads, bind, thread_level)
         if timeout <= 0 or start_timeout <= 0:
             raise ValueError("timeouts must be positive numbers of seconds")
         self.topology: Topology = read_topology()
         self.placement.check_fits(len(self.topology.usable))
-        local = venv_bin() / "mpiexec"
-        self.mpi = mpi_info(str(local) if local.exists() else None)
+        self.mpi = find_mpiexec()
         if self.mpi.mpiexec is None:
-            raise ClusterNotRunning("no mpiexec found: run `make setup` (it installs MPICH)")
-        self.thread_level = thread_level
+            raise ClusterNotRunning(NO_MPIEXEC)
         self.timeout = timeout
         self.start_timeout = start_timeout
         self.tag = f"cluster-{uuid.uuid4().hex[:12]}"
         self._crash_file = Path(tempfile.gettempdir()) / f"hybridlab-{self.tag}.crash"
+        self._supervisor = Supervisor(self.tag, self._crash_file)
         self._ipp: ipp.Cluster | None = None
         self.client: ipp.Client | None = None
         self.view: ipp.DirectView | None = None
@@ -81,14 +78,19 @@ class Cluster:
     # ------------------------------------------------------------------ life cycle
 
     @property
+    def thread_level(self) -> str:
+        assert self.placement.thread_level is not None
+        return self.placement.thread_level
+
+    @property
     def running(self) -> bool:
         return self.client is not None
 
-    def _engine_environment(self) -> dict[str, str]:
-        env = self.placement.environment(self.mpi.implementation, len(self.topology.usable))
+    def engine_environment(self) -> dict[str, str]:
+        """What the launcher puts in every engine's environment (placement, thread level, tag)."""
+        env = self.placement.engine_environment(self.mpi.implementation, len(self.topology.usable))
         env[reaper.TAG] = self.tag
         env[reaper.OWNER] = reaper.owner_stamp()
-        env["MPI4PY_RC_THREAD_LEVEL"] = self.thread_level
         env["HL_CRASH_FILE"] = str(self._crash_file)
         env["PATH"] = f"{venv_bin()}{os.pathsep}{os.environ.get('PATH', '')}"
         return env
@@ -103,7 +105,7 @@ class Cluster:
         launcher = config.MPIEngineSetLauncher
         launcher.mpi_cmd = [self.mpi.mpiexec]
         launcher.mpi_args = self.placement.launcher_args(self.mpi.implementation)
-        launcher.environment = self._engine_environment()
+        launcher.environment = self.engine_environment()
         config.LocalControllerLauncher.environment = {
             reaper.TAG: self.tag,
             reaper.OWNER: reaper.owner_stamp(),
@@ -119,6 +121,11 @@ class Cluster:
         )
         try:
             self.client = self._ipp.start_and_connect_sync()
+            engine_sets = list(self._ipp.engines.values())
+            self._supervisor.watch(
+                [es.process for es in engine_sets if getattr(es, "process", None) is not None],
+                lambda: "".join(es.get_output() for es in engine_sets),
+            )
             self.client.wait_for_engines(self.placement.ranks, timeout=self.start_timeout)
             ids = list(self.client.ids)
             found = self.client[ids].apply_sync(engine.identity)  # in the order of ids
@@ -142,7 +149,7 @@ class Cluster:
                     # ask the engines to finish cleanly, so MPI_Finalize removes its segments;
                     # engines that do not answer in time are terminated below
                     self.client.shutdown(targets="all", hub=False, block=False)
-                    self._wait_for_launcher(CLEAN_EXIT_SECONDS)
+                    self._supervisor.wait_for_launcher(CLEAN_EXIT_SECONDS)
                 if self.client is not None:
                     self.client.close()
                 # engines first: stopping both at once takes seconds longer
@@ -162,16 +169,12 @@ class Cluster:
     def _forget(self) -> None:
         self._ipp = self.client = self.view = None
         self.engines = []
+        self._supervisor.forget()
 
     def _kill(self, reason: str) -> None:
         """Kill the engines at once (after a crash or hang) and the controller with them."""
         self.stopped_because = reason
-        procs = reaper.tagged(self.tag)
-        if self._ipp is not None:
-            for engine_set in self._ipp.engines.values():
-                if getattr(engine_set, "process", None) is not None:
-                    procs.append(engine_set.process)
-        reaper.kill(procs)
+        self._supervisor.kill()
         self.stop()
         self.stopped_because = reason
 
@@ -188,25 +191,6 @@ class Cluster:
             why = f" ({self.stopped_because})" if self.stopped_because else ""
             raise ClusterNotRunning(f"the cluster is not running{why}: call cluster.restart()")
 
-    def _launcher_alive(self) -> bool:
-        assert self._ipp is not None
-        for engine_set in self._ipp.engines.values():
-            proc = getattr(engine_set, "process", None)
-            if proc is None or not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE:
-                return False
-        return True
-
-    def _wait_for_launcher(self, seconds: float) -> None:
-        assert self._ipp is not None
-        procs = [es.process for es in self._ipp.engines.values() if getattr(es, "process", None)]
-        psutil.wait_procs(procs, timeout=seconds)
-
-    def _launcher_output(self) -> str:
-        """The kernels' own crash reports, then what the launcher printed."""
-        assert self._ipp is not None
-        crash = self._crash_file.read_text() if self._crash_file.exists() else ""
-        return crash + "".join(es.get_output() for es in self._ipp.engines.values())
-
     def apply(self, func: Callable, *args, timeout: float | None = None, **kwargs) -> list:
         """Call func(*args, **kwargs) on every rank; returns the results in rank order."""
         return self._apply(
@@ -216,83 +200,43 @@ class Cluster:
     def _apply(self, name: str, func: Callable, *args, timeout: float | None, **kwargs) -> list:
         self._require_running()
         assert self.view is not None
-        limit = self.timeout if timeout is None else timeout
         result = self.view.apply_async(func, *args, **kwargs)
-        start = time.monotonic()
-        while not result.ready():
-            if not self._launcher_alive():
-                self._crashed(name)
-            if time.monotonic() - start > limit:
-                self._kill(f"{name} timed out")
-                raise KernelTimeout(
-                    f"{name} did not finish within {limit:g} s (a deadlock or an endless loop?); "
-                    "the engines were stopped: call cluster.restart()"
-                )
-            try:
-                result.wait(0.05)
-            except KeyboardInterrupt:
-                # the engines cannot be interrupted inside C code: stop them, keep the notebook
-                self._kill(f"{name} was interrupted")
-                raise
+        ranks_by_pid = {e["pid"]: e["rank"] for e in self.engines}
+        limit = self.timeout if timeout is None else timeout
+        self._supervisor.wait(result, name, limit, self._kill, ranks_by_pid)
         try:
             return result.get()
         except ipp.error.CompositeError as err:
             if any(kind == "EngineError" for kind, *_ in err.elist):
-                self._crashed(name)
+                self._supervisor.crashed(name, self._kill, ranks_by_pid)
             raise
-
-    def _crashed(self, name: str) -> None:
-        """An engine died: find the rank from the launcher's report, clean up, raise."""
-        deadline = time.monotonic() + 2.0
-        while self._launcher_alive() and time.monotonic() < deadline:
-            time.sleep(0.05)  # the launcher is still writing its report
-        rank, how = failed_rank(
-            self._launcher_output(), {e["pid"]: e["rank"] for e in self.engines}
-        )
-        where = f"rank {rank}" if rank is not None else "a rank"
-        self._kill(f"{where} died running {name}")
-        raise KernelCrash(
-            f"{where} died while running {name}{f' ({how})' if how else ''}; "
-            "the engines were stopped: call cluster.restart()",
-            rank,
-        )
 
     def run(self, kernel: str | Kernel, *, timeout: float | None = None, **params) -> Results:
         """Run a kernel in every engine in-process and gather the records of all ranks."""
-        kernel = build(kernel) if isinstance(kernel, str) else kernel
-        argv = kernel.arguments(params)
+
+        def invoke(kernel: Kernel, argv: list[str]) -> runs.Output:
+            outputs = self._apply(
+                f"kernel '{kernel.name}'",
+                engine.call_kernel,
+                str(kernel.library),
+                argv,
+                timeout=timeout,
+            )
+            for rank, (status, _, err) in enumerate(outputs):
+                if status != 0:
+                    raise KernelError(f"kernel '{kernel.name}' failed on rank {rank}: {err}")
+            return runs.Output(
+                [
+                    (f"kernel '{kernel.name}' rank {rank}", text)
+                    for rank, (_, text, _) in enumerate(outputs)
+                ]
+            )
+
+        kernel = runs.as_kernel(kernel)
+        kernel.arguments(params)  # unknown parameters are refused before anything else
         self._require_running()
-        before = probe(self.topology.usable)
-        start = time.monotonic()
-        outputs = self._apply(
-            f"kernel '{kernel.name}'",
-            engine.call_kernel,
-            str(kernel.library),
-            argv,
-            timeout=timeout,
-        )
-        seconds = time.monotonic() - start
-        after = probe(self.topology.usable)
-        failures = [(rank, err) for rank, (status, _, err) in enumerate(outputs) if status != 0]
-        if failures:
-            rank, err = failures[0]
-            raise KernelError(f"kernel '{kernel.name}' failed on rank {rank}: {err}")
-        rows, ranks = [], []
-        for rank, (_, text, _) in enumerate(outputs):
-            r, m = parse_lines(text, f"kernel '{kernel.name}' rank {rank}")
-            rows += r
-            ranks += m
-        return make_results(
-            kernel,
-            params,
-            self.placement,
-            self.topology,
-            self.mpi,
-            rows,
-            ranks,
-            (before, after),
-            run_by="engines",
-            seconds=round(seconds, 4),
+        return runs.run(
+            kernel, params, self.placement, self.topology, self.mpi, invoke, run_by="engines"
         )
 
     def __repr__(self) -> str:

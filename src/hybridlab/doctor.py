@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
-from . import reaper
+from . import _reaper as reaper
 from .kernelspec import NAME as KERNEL_NAME
-from .topology import compiler_info, mpi_info, read_topology, venv_bin
+from .topology import compiler_info, find_mpiexec, mpi_info, read_topology, venv_bin
 
 SMALL_SHM_BYTES = 256 * 1024**2
 
@@ -39,8 +39,7 @@ def examine() -> tuple[dict[str, object], list[Finding]]:
     """The machine's description and the findings about it."""
     topo = read_topology()
     on_path = mpi_info()
-    local = venv_bin() / "mpiexec"
-    mpi = mpi_info(str(local)) if local.exists() else on_path
+    mpi = find_mpiexec()
     facts: dict[str, object] = dict(topo.summary())
     facts.update(
         {

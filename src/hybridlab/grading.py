@@ -25,7 +25,7 @@ import nbformat
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from . import reaper
+from . import _reaper as reaper
 
 REPO = Path(__file__).resolve().parents[2]
 GRADING = REPO / "grading"

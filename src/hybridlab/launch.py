@@ -1,37 +1,34 @@
 """Run a kernel as a standalone program under mpiexec, from the notebook's own process.
 
 For kernels that must own MPI_Init_thread (a thread level of their choosing), and to check that
-the engines do not disturb what they measure. Returns the same Results as Cluster.run.
+the engines do not disturb what they measure. An adapter of runs.run (which returns the same
+Results as Cluster.run): it only says how mpiexec invokes the ranks.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
-import time
 import uuid
 
-from . import reaper
-from .build import Kernel, build
+from . import _reaper as reaper
+from . import runs
+from .build import Kernel
 from .errors import KernelCrash, KernelError, KernelTimeout, failed_rank
-from .metadata import make_results
 from .placement import Placement
-from .probe import probe
-from .records import Results, parse_lines
-from .topology import mpi_info, read_topology, venv_bin
+from .records import Results
+from .topology import NO_MPIEXEC, MpiInfo, find_mpiexec, read_topology, venv_bin
 
 OUTPUT_TAIL = 2000  # characters of stderr quoted in an error
 
 
-def mpiexec_command(kernel: Kernel, placement: Placement, argv: list[str]) -> tuple[list[str], str]:
-    """The mpiexec command line for a placement, and the MPI implementation it uses."""
-    local = venv_bin() / "mpiexec"
-    mpi = mpi_info(str(local) if local.exists() else None)
-    if mpi.mpiexec is None:
-        raise KernelError("no mpiexec found: run `make setup` (it installs MPICH)")
-    cmd = [mpi.mpiexec, "-n", str(placement.ranks)]
-    cmd += placement.launcher_args(mpi.implementation) + [str(kernel.program), *argv]
-    return cmd, mpi.implementation
+def mpiexec_command(
+    mpi: MpiInfo, kernel: Kernel, placement: Placement, argv: list[str]
+) -> list[str]:
+    """The mpiexec command line for a placement: flags, then the program's thread level."""
+    assert mpi.mpiexec is not None
+    cmd = [mpi.mpiexec, "-n", str(placement.ranks), *placement.launcher_args(mpi.implementation)]
+    return cmd + [str(kernel.program), *placement.program_arguments(), *argv]
 
 
 def run_program(
@@ -46,30 +43,42 @@ def run_program(
     **params,
 ) -> Results:
     """`mpiexec -n ranks program name=value...`; parse its JSON lines into Results."""
-    placement = Placement(ranks, threads, bind)
-    if thread_level is not None:
-        Placement.check_thread_level(thread_level)
+    placement = Placement(ranks, threads, bind, thread_level)
     topology = read_topology()
     placement.check_fits(len(topology.usable))
-    kernel = build(kernel) if isinstance(kernel, str) else kernel
-    argv = kernel.arguments(params)
-    if thread_level is not None:
-        argv.insert(0, f"--thread-level={thread_level}")
-    cmd, implementation = mpiexec_command(kernel, placement, argv)
+    kernel = runs.as_kernel(kernel)
+    mpi = find_mpiexec()
+    if mpi.mpiexec is None:
+        raise KernelError(NO_MPIEXEC)
+
+    def invoke(kernel: Kernel, argv: list[str]) -> runs.Output:
+        cmd = mpiexec_command(mpi, kernel, placement, argv)
+        full_env = dict(os.environ)
+        full_env.update(placement.environment(mpi.implementation, len(topology.usable)))
+        full_env.update(env or {})
+        out = _mpiexec(cmd, full_env, kernel.name, timeout)
+        return runs.Output(
+            [(kernel.name, out)],
+            {
+                "command": " ".join(cmd),
+                "omp_wait_policy": full_env.get("OMP_WAIT_POLICY", "default"),
+            },
+        )
+
+    return runs.run(kernel, params, placement, topology, mpi, invoke, run_by="mpiexec")
+
+
+def _mpiexec(cmd: list[str], env: dict[str, str], name: str, timeout: float) -> str:
+    """Run mpiexec tagged for the reaper; its stdout, or the error naming the rank that died."""
     tag = f"program-{uuid.uuid4().hex[:12]}"
-    full_env = dict(os.environ)
-    full_env.update(placement.environment(implementation, len(topology.usable)))
-    full_env.update(env or {})
-    full_env[reaper.TAG] = tag
-    full_env["PATH"] = f"{venv_bin()}{os.pathsep}{full_env.get('PATH', '')}"
-    before = probe(topology.usable)
-    start = time.monotonic()
+    env[reaper.TAG] = tag
+    env["PATH"] = f"{venv_bin()}{os.pathsep}{env.get('PATH', '')}"
     proc = subprocess.Popen(
         cmd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=full_env,
+        env=env,
         start_new_session=True,
     )
     try:
@@ -79,31 +88,15 @@ def run_program(
         proc.communicate()
         reaper.clean_files()
         raise KernelTimeout(
-            f"{kernel.name} did not finish within {timeout:g} s (a deadlock or an endless loop?); "
+            f"{name} did not finish within {timeout:g} s (a deadlock or an endless loop?); "
             "its processes were killed"
         ) from expired
     finally:
         reaper.reap(tag)
-    seconds = time.monotonic() - start
-    after = probe(topology.usable)
     if proc.returncode != 0:
         rank, how = failed_rank(out + err)
         tail = (err or out)[-OUTPUT_TAIL:].strip()
         if rank is not None:
-            raise KernelCrash(f"rank {rank} of {kernel.name} died ({how}):\n{tail}", rank)
-        raise KernelError(f"{kernel.name} exited with status {proc.returncode}:\n{tail}")
-    rows, ranks_meta = parse_lines(out, kernel.name)
-    return make_results(
-        kernel,
-        params,
-        placement,
-        topology,
-        mpi_info(cmd[0]),
-        rows,
-        ranks_meta,
-        (before, after),
-        run_by="mpiexec",
-        command=" ".join(cmd),
-        seconds=round(seconds, 4),
-        omp_wait_policy=full_env.get("OMP_WAIT_POLICY", "default"),
-    )
+            raise KernelCrash(f"rank {rank} of {name} died ({how}):\n{tail}", rank)
+        raise KernelError(f"{name} exited with status {proc.returncode}:\n{tail}")
+    return out

@@ -1,13 +1,16 @@
-"""Turn (ranks, threads, bind) into the launcher's flags and the OpenMP/MPI environment.
+"""Turn (ranks, threads, bind, thread_level) into the launcher's flags and the environment.
 
-One place knows how MPICH's hydra and Open MPI spell binding, so the engines (cluster.py) and
-standalone runs (launch.py) place processes the same way.
+One place knows how MPICH's hydra and Open MPI spell binding, and how each run path asks MPI for
+a thread level (an environment variable for mpi4py in the engines, a flag for a program), so the
+engines (cluster.py) and standalone runs (launch.py) place processes the same way.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+
+from .thread_levels import THREAD_LEVELS
 
 BIND_MODES = {
     "none": "no binding: the operating system moves ranks and threads freely",
@@ -16,8 +19,6 @@ BIND_MODES = {
     "one-core": "each rank bound to a single core, so all its threads share it "
     "(Open MPI's default binding, a classic hybrid mistake)",
 }
-
-THREAD_LEVELS = ("single", "funneled", "serialized", "multiple")  # MPI_THREAD_*, in order
 
 # MPICH's busy polling makes oversubscribed runs crawl; these make a waiting rank yield.
 MPICH_THROTTLE = {
@@ -35,6 +36,8 @@ class Placement:
     ranks: int = 2
     threads: int = 1
     bind: str = "none"
+    # MPI_THREAD_* asked of MPI_Init_thread; None: the program's own choice (no flag is passed)
+    thread_level: str | None = "funneled"
 
     def __post_init__(self) -> None:
         for name in ("ranks", "threads"):
@@ -44,6 +47,8 @@ class Placement:
         if self.bind not in BIND_MODES:
             modes = ", ".join(f"'{m}'" for m in BIND_MODES)
             raise PlacementError(f"bind must be one of {modes}, not {self.bind!r}")
+        if self.thread_level is not None:
+            self.check_thread_level(self.thread_level)
 
     @property
     def cpus_wanted(self) -> int:
@@ -106,6 +111,17 @@ class Placement:
             elif implementation == "openmpi":
                 env["OMPI_MCA_mpi_yield_when_idle"] = "1"
         return env
+
+    def engine_environment(self, implementation: str, usable_cpus: int) -> dict[str, str]:
+        """environment() plus the thread level mpi4py asks for when an engine initialises MPI."""
+        env = self.environment(implementation, usable_cpus)
+        if self.thread_level is not None:
+            env["MPI4PY_RC_THREAD_LEVEL"] = self.thread_level
+        return env
+
+    def program_arguments(self) -> list[str]:
+        """The flag a standalone program (hybridlab.h's main) reads its thread level from."""
+        return [] if self.thread_level is None else [f"--thread-level={self.thread_level}"]
 
     @staticmethod
     def check_thread_level(level: str) -> None:

@@ -12,7 +12,7 @@ from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from . import reaper
+from . import _reaper as reaper
 from .kernelspec import NAME as KERNEL_NAME
 
 

@@ -201,6 +201,18 @@ def mpi_info(path: str | None = None) -> MpiInfo:
     return MpiInfo(impl, m.group(1) if m else "", exe, in_venv)
 
 
+def find_mpiexec() -> MpiInfo:
+    """The MPI the kit launches with: this venv's mpiexec when there is one, else PATH's.
+
+    The one way cluster, launch and doctor find mpiexec; `.mpiexec` is None when there is none.
+    """
+    local = venv_bin() / "mpiexec"
+    return mpi_info(str(local) if local.exists() else None)
+
+
+NO_MPIEXEC = "no mpiexec found: run `make setup` (it installs MPICH)"
+
+
 @functools.lru_cache(maxsize=1)
 def compiler_info() -> str:
     """First line of `mpicc --version` (the C compiler behind the MPI wrapper)."""

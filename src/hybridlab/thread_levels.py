@@ -1,8 +1,12 @@
-"""Helpers that exercise tests use: reference answers the hidden tests compare a student's with."""
+"""MPI thread levels: their order, what each allows, and the check a program makes at start-up.
+
+Placement carries the level a run asks for (engines and standalone programs alike); lab 01's
+hidden tests compare a student's require_level with the one here.
+"""
 
 from __future__ import annotations
 
-from .placement import THREAD_LEVELS
+THREAD_LEVELS = ("single", "funneled", "serialized", "multiple")  # MPI_THREAD_*, in order
 
 _MEANING = {
     "single": "only one thread exists",
@@ -16,7 +20,8 @@ class ThreadLevelError(RuntimeError):
     """The MPI library provided a lower thread level than the program needs."""
 
 
-def _rank(level: str, what: str) -> int:
+def check_level(level: str, what: str = "thread_level") -> int:
+    """The level's position in MPI_THREAD_* order; ValueError naming the valid ones otherwise."""
     if level not in THREAD_LEVELS:
         raise ValueError(
             f"{what}={level!r} is not a thread level; valid: {', '.join(THREAD_LEVELS)}"
@@ -26,7 +31,7 @@ def _rank(level: str, what: str) -> int:
 
 def require_level(required: str, provided: str) -> None:
     """Raise ThreadLevelError when `provided` is below `required` (MPI_THREAD_* order)."""
-    if _rank(provided, "provided") < _rank(required, "required"):
+    if check_level(provided, "provided") < check_level(required, "required"):
         raise ThreadLevelError(
             f"MPI provided {provided!r} but this program needs {required!r}: "
             f"with {provided!r} {_MEANING[provided]}, and the program needs {_MEANING[required]}. "

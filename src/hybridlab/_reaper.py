@@ -22,15 +22,17 @@ HYDRA_FILES = "/tmp/hydra_hwloc_xmlfile_*"
 _LAUNCHERS = ("mpiexec", "mpiexec.hydra", "mpirun", "hydra_pmi_proxy", "prterun", "prted")
 
 
-def tagged(value: str) -> list[psutil.Process]:
-    """Live processes (other than us) whose HYBRIDLAB_TAG or HYBRIDLAB_SESSION is `value`."""
+def tagged(value: str | None) -> list[psutil.Process]:
+    """Live processes (other than us) whose HYBRIDLAB_TAG or HYBRIDLAB_SESSION is `value`
+    (any value when None: everything the kit launched)."""
     found = []
     for proc in psutil.process_iter(["pid"]):
         if proc.pid == os.getpid():
             continue
         try:
             env = proc.environ()
-            if value in (env.get(TAG), env.get(SESSION)):
+            values = {env.get(TAG), env.get(SESSION)} - {None}
+            if values and (value is None or value in values):
                 found.append(proc)
         except (psutil.Error, OSError):
             continue
@@ -101,14 +103,16 @@ def _oldest_live_launcher() -> float | None:
     return min(starts, default=None)
 
 
+def unused_segments(patterns: tuple[str, ...] = SHM_PATTERNS) -> list[str]:
+    """MPI shared-memory segments that no live process maps or holds open."""
+    used = _files_in_use()
+    return sorted(p for pattern in patterns for p in glob.glob(pattern) if p not in used)
+
+
 def clean_files() -> list[str]:
     """Remove MPI shared-memory segments and hydra files that no live process still needs."""
+    removed = [path for path in unused_segments() if _remove(path)]
     used = _files_in_use()
-    removed = []
-    for pattern in SHM_PATTERNS:
-        for path in glob.glob(pattern):
-            if path not in used and _remove(path):
-                removed.append(path)
     oldest = _oldest_live_launcher()
     for path in glob.glob(HYDRA_FILES):
         try:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import platform
 
+from ._probe import compare
 from .build import Kernel
 from .placement import Placement
-from .probe import compare
 from .records import Results
 from .topology import MpiInfo, Topology, compiler_info
 

@@ -1,0 +1,56 @@
+"""Where the kit's folders are: kernels_c/, grading/ and labs/.
+
+In a checkout (an editable install, the Docker image) they sit beside src/. Elsewhere (a wheel
+installed into a site's Python, a Slurm job with a copy of the course), point at them with
+HYBRIDLAB_KERNELS, HYBRIDLAB_GRADING and HYBRIDLAB_LABS. A folder that cannot be found raises
+KitPathError saying which variable to set, instead of failing later on a missing file.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# the checkout this module sits in: <repo>/src/hybridlab/paths.py
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+_FOLDERS = {
+    # name: (environment variable, folder in a checkout, a file that proves it is the right one)
+    "kernels": ("HYBRIDLAB_KERNELS", "kernels_c", "hybridlab.h"),
+    "grading": ("HYBRIDLAB_GRADING", "grading", "nbgrader_config.py"),
+    "labs": ("HYBRIDLAB_LABS", "labs", None),
+}
+
+
+class KitPathError(FileNotFoundError):
+    """A folder of the kit is not where it should be; the message names the variable to set."""
+
+
+def _locate(name: str, *, must_exist: bool = True) -> Path:
+    variable, folder, marker = _FOLDERS[name]
+    given = os.environ.get(variable)
+    path = Path(given).expanduser() if given else CHECKOUT / folder
+    if must_exist and not path.is_dir():
+        where = f"{variable}={given}" if given else f"{path} (beside the package's src/)"
+        raise KitPathError(
+            f"the kit's {folder}/ folder was not found at {where}: hybridlab is not installed "
+            f"from a checkout; set {variable} to the folder holding {marker or folder}"
+        )
+    if must_exist and marker and not (path / marker).exists():
+        raise KitPathError(f"{path} has no {marker}: set {variable} to the kit's {folder}/ folder")
+    return path
+
+
+def kernels_dir() -> Path:
+    """kernels_c/: the C kernels and hybridlab.h (HYBRIDLAB_KERNELS overrides)."""
+    return _locate("kernels")
+
+
+def grading_dir() -> Path:
+    """grading/: nbgrader's course folder (HYBRIDLAB_GRADING overrides)."""
+    return _locate("grading")
+
+
+def labs_dir(*, must_exist: bool = True) -> Path:
+    """labs/: the released notebooks (HYBRIDLAB_LABS overrides); release may create it."""
+    return _locate("labs", must_exist=must_exist)

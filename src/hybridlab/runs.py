@@ -1,0 +1,67 @@
+"""The one run path: build -> probe -> time -> parse -> Results.
+
+Cluster.run (kernels called in the engines) and run_program (a program under mpiexec) differ only
+in how the ranks are invoked; each passes that as `invoke`, and everything around it (argument
+checking, the core-to-core probe before and after, timing, parsing the JSON lines, the run's
+description and warnings) happens here, once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ._metadata import make_results
+from ._probe import probe
+from .build import Kernel, build
+from .placement import Placement
+from .records import Results, parse_lines
+from .topology import MpiInfo, Topology
+
+
+@dataclass
+class Output:
+    """What invoking the ranks produced: (label, JSON-lines text) pairs and what to record."""
+
+    texts: list[tuple[str, str]]
+    meta: dict[str, object] = field(default_factory=dict)
+
+
+# how to invoke the ranks: (built kernel, name=value arguments) -> their output
+Invoke = Callable[[Kernel, list[str]], Output]
+
+
+def as_kernel(kernel: str | Kernel) -> Kernel:
+    """A kernel name is built (cached); a built Kernel is used as it is."""
+    return build(kernel) if isinstance(kernel, str) else kernel
+
+
+def run(
+    kernel: str | Kernel,
+    params: dict[str, object],
+    placement: Placement,
+    topology: Topology,
+    mpi: MpiInfo,
+    invoke: Invoke,
+    *,
+    run_by: str,
+) -> Results:
+    """Build the kernel, check its parameters, invoke the ranks between two probes, parse."""
+    kernel = as_kernel(kernel)
+    argv = kernel.arguments(params)
+    before = probe(topology.usable)
+    start = time.monotonic()
+    output = invoke(kernel, argv)
+    seconds = time.monotonic() - start
+    after = probe(topology.usable)
+    rows: list[dict] = []
+    ranks: list[dict] = []
+    for label, text in output.texts:
+        r, m = parse_lines(text, label)
+        rows += r
+        ranks += m
+    meta: dict[str, object] = {"run_by": run_by, **output.meta, "seconds": round(seconds, 4)}
+    return make_results(
+        kernel, params, placement, topology, mpi, rows, ranks, (before, after), **meta
+    )
