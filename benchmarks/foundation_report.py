@@ -65,64 +65,110 @@ def write(data: dict, path: Path) -> None:
         "reaper's check that nothing is left).",
         "",
     ]
-    out += table(
-        ["measurement", "median", "min", "max", "first cycle", "target", "result"],
+    r = data.get("restart") or {}
+    rows = [
         [
-            [
-                "start",
-                fmt(s["start_s"]["median"], 2, " s"),
-                fmt(s["start_s"]["min"], 2, " s"),
-                fmt(s["start_s"]["max"], 2, " s"),
-                fmt(s["first_start_s"], 2, " s"),
-                f"< {START_TARGET_S:g} s",
-                verdict(s["pass"]["start"]),
-            ],
-            [
-                "stop",
-                fmt(s["stop_s"]["median"], 2, " s"),
-                fmt(s["stop_s"]["min"], 2, " s"),
-                fmt(s["stop_s"]["max"], 2, " s"),
-                fmt(next((r["stop_s"] for r in s["repeats"]), None), 2, " s"),
-                f"< {STOP_TARGET_S:g} s",
-                verdict(s["pass"]["stop"]),
-            ],
+            "start",
+            fmt(s["start_s"]["median"], 2, " s"),
+            fmt(s["start_s"]["min"], 2, " s"),
+            fmt(s["start_s"]["max"], 2, " s"),
+            s["start_s"]["n"],
+            f"< {START_TARGET_S:g} s",
+            verdict(s["pass"]["start"]),
         ],
-    )
+        [
+            "stop",
+            fmt(s["stop_s"]["median"], 2, " s"),
+            fmt(s["stop_s"]["min"], 2, " s"),
+            fmt(s["stop_s"]["max"], 2, " s"),
+            s["stop_s"]["n"],
+            f"< {STOP_TARGET_S:g} s",
+            verdict(s["pass"]["stop"]),
+        ],
+    ]
+    if s.get("start_cpu_s"):
+        c = s["start_cpu_s"]
+        rows.append(
+            [
+                "CPU seconds the cluster's processes used to start",
+                fmt(c["median"], 2, " s"),
+                fmt(c["min"], 2, " s"),
+                fmt(c["max"], 2, " s"),
+                c["n"],
+                "",
+                "",
+            ]
+        )
+    if r.get("restart_s"):
+        for key, label, target in (
+            ("crash_to_error_s", "a rank crashes: until KernelCrash is raised", None),
+            ("restart_s", "then cluster.restart()", RESTART_TARGET_S),
+        ):
+            v = r[key]
+            rows.append(
+                [
+                    label,
+                    fmt(v["median"], 2, " s"),
+                    fmt(v["min"], 2, " s"),
+                    fmt(v["max"], 2, " s"),
+                    v["n"],
+                    f"< {target:g} s" if target else "",
+                    verdict(r["pass"]) if target else "",
+                ]
+            )
+    out += table(["measurement", "median", "min", "max", "n", "target", "result"], rows)
     errors = [r for r in s["repeats"] if "error" in r or r.get("left_behind")]
-    for r in errors:
+    for e in errors:
         out.append(
-            f"- cycle {r['repeat']}: {r.get('error', '')} "
-            f"{r.get('left_behind', 0)} processes left behind after stop"
+            f"- cycle {e['repeat']}: {e.get('error', '')} "
+            f"{e.get('left_behind', 0)} processes left behind after stop"
         )
     if errors:
         out.append("")
     out += [start_stop_explanation(s, data.get("breakdown")), ""]
 
     b = data.get("breakdown")
-    if b and "steps_s" in b:
-        out += ["### Where the start-up time goes", ""]
+    if b and "variants" in b:
+        out += ["### The start-up ideas, measured", ""]
         out += [
-            "Cluster.start's and Cluster.stop's steps redone one by one with ipyparallel (same "
-            "launcher, environment and heartbeat), median of "
-            f"{next(iter(b['steps_s'].values()))['n']} cycles; the last column is the same with "
-            "each engine started without ipyparallel's nanny process, in cycles interleaved "
-            "with the others:",
+            "Each idea is an option of `Cluster` (`overlap_start`, `nanny`); the variants ran in "
+            "interleaved cycles (order reversed every other cycle), so drift and other load hit "
+            "them alike. CPU = CPU seconds the cluster's processes had used when start() "
+            "returned (less sensitive to other load than the wall time).",
             "",
         ]
-        nn = b.get("steps_no_nanny_s", {})
         out += table(
-            ["step", "median", "min", "max", f"median with engine_args `{b.get('no_nanny_flag')}`"],
+            ["variant", "start median (min .. max)", "CPU median", "stop median", "n", "load"],
             [
                 [
-                    k,
-                    fmt(v["median"], 2, " s"),
-                    fmt(v["min"], 2, " s"),
-                    fmt(v["max"], 2, " s"),
-                    fmt(nn.get(k, {}).get("median"), 2, " s"),
+                    name,
+                    f"{fmt(v['start_s']['median'], 2, ' s')} ({fmt(v['start_s']['min'], 2)} .. "
+                    f"{fmt(v['start_s']['max'], 2)})",
+                    fmt(v["start_cpu_s"]["median"], 2, " s"),
+                    fmt(v["stop_s"]["median"], 2, " s"),
+                    v["start_s"]["n"],
+                    ", ".join(f"{x:g}" for x in v["loadavg_1min"]),
                 ]
-                for k, v in b["steps_s"].items()
+                for name, v in b["variants"].items()
             ],
         )
+        names = list(b["variants"])
+        steps = list(dict.fromkeys(k for v in b["variants"].values() for k in v["steps_s"]))
+        out += ["Steps of start() and stop(), median seconds per variant:", ""]
+        out += table(
+            ["step", *[f"({i + 1})" for i in range(len(names))]],
+            [
+                [
+                    step,
+                    *[
+                        fmt(b["variants"][n]["steps_s"].get(step, {}).get("median"), 2)
+                        for n in names
+                    ],
+                ]
+                for step in steps
+            ],
+        )
+        out += [", ".join(f"({i + 1}) {n}" for i, n in enumerate(names)), ""]
         out += [
             "Import times in a fresh interpreter (median of 3), which every engine and the "
             "controller pay at start-up:",
@@ -131,8 +177,6 @@ def write(data: dict, path: Path) -> None:
         out += table(
             ["import", "seconds"], [[k, fmt(v, 2, " s")] for k, v in b["imports_s"].items()]
         )
-    elif b and "error" in b:
-        out += [f"(The start-up breakdown failed: {b['error']}.)", ""]
 
     out += ["## Engines vs mpiexec", ""]
     p = data["params"]
@@ -271,54 +315,12 @@ def start_stop_explanation(s: dict, b: dict | None) -> str:
         f"({verdict(s['pass']['start'])}), median stop {med_stop:.2f} s against "
         f"{STOP_TARGET_S:g} s ({verdict(s['pass']['stop'])})."
     )
-    if b and "steps_s" in b:
-        st = {k: v["median"] for k, v in b["steps_s"].items()}
-        nn = {k: v["median"] for k, v in b.get("steps_no_nanny_s", {}).items()}
-        imp = b["imports_s"]
-
-        def get(prefix: str, table: dict = st) -> float:
-            return next((v for k, v in table.items() if k.startswith(prefix)), 0.0) or 0.0
-
+    if b and "variants" in b:
+        best = min(b["variants"].items(), key=lambda kv: kv[1]["start_s"]["median"] or 1e9)
         text += (
-            f" In the breakdown (start {get('start total'):.2f} s there), the controller takes "
-            f"{get('controller started') + get('mpiexec launched'):.2f} s before the engines are "
-            "launched (ipyparallel waits for its connection file; importing the controller "
-            f"alone takes {fmt(imp.get('import ipyparallel.controller.app'), 2, ' s')}). "
-            f"The engines then take {get('engines registered'):.2f} s to register: each starts "
-            "Python, imports ipyparallel "
-            f"({fmt(imp.get('import ipyparallel.engine.app'), 2, ' s')}), then starts a nanny "
-            "process, a second Python that imports ipyparallel again "
-            f"({fmt(imp.get('import ipyparallel.engine.nanny'), 2, ' s')}), and waits for it "
-            "before registering, all at once on two cores next to the controller. Without the "
-            f"nanny ({b.get('no_nanny_flag')}) registration took "
-            f"{get('engines registered', nn):.2f} s and the whole start "
-            f"{get('start total', nn):.2f} s. The first call to the engines "
-            f"(a bare os.getpid) takes {get('first call'):.2f} s, and the harness's "
-            f"engine.identity {get('engine.identity'):.2f} s more"
-            + (
-                ": unpickling a function of hybridlab.engine imports the hybridlab package "
-                "(pandas, the ipyparallel client) in every engine "
-                f"({fmt(imp.get('import hybridlab.engine, after ipyparallel'), 2, ' s')} "
-                "on its own). "
-                if get("engine.identity") > 0.2
-                else " (importing hybridlab.engine in an engine costs "
-                f"{fmt(imp.get('import hybridlab.engine, after ipyparallel'), 2, ' s')}: the "
-                "package imports its heavy parts lazily). "
-            )
-            + f"Stop: engines {get('stop engines'):.2f} s "
-            f"({get('stop engines', nn):.2f} s without the nanny), "
-            f"controller {get('stop controller'):.2f} s, "
-            f"reaper {get('reaper'):.2f} s (it reads every process's environment and memory maps)."
+            f" Of the start-up variants, '{best[0]}' started fastest "
+            f"(median {fmt(best[1]['start_s']['median'], 2, ' s')})."
         )
-        if not s["pass"]["start"]:
-            text += (
-                " So most of the start is Python start-up and imports, serialised in two waves "
-                "(the controller, then the engines and their nannies) on two cores. What would "
-                "shorten it, in the harness: start the engines without the nanny (the harness "
-                "kills engines itself and does not use ipyparallel's per-engine signals); and, "
-                "untested, launch mpiexec while the controller is still starting instead of "
-                "after its connection file appears (ipengine can wait for that file itself)."
-            )
     return text
 
 

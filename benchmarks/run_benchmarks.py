@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import statistics
 import sys
@@ -42,12 +41,29 @@ from _common import (
     verdict,
     write_json,
 )
-from foundation_report import KERNEL, RATIO_HIGH, RATIO_LOW, START_TARGET_S, STOP_TARGET_S
+from foundation_report import (
+    KERNEL,
+    RATIO_HIGH,
+    RATIO_LOW,
+    RESTART_TARGET_S,
+    START_TARGET_S,
+    STOP_TARGET_S,
+)
 from hybridlab import _reaper as reaper
 from hybridlab.build import build
 from hybridlab.topology import venv_bin
 
 START_STOP_PLACEMENT = (2, 1, "none")
+CRASH = r"""
+#include "hybridlab.h"
+const char *const hl_kernel_description = "rank 1 dereferences NULL (restart benchmark)";
+const hl_param hl_kernel_params[] = {HL_END_PARAMS};
+int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
+    if (ctx->rank == 1) { volatile int *p = NULL; *p = 1; }
+    MPI_Barrier(comm);
+    return 0;
+}
+"""
 COMPARE_PLACEMENTS = ((2, 1, "cores"), (1, 2, "cores"))
 FULL_PARAMS = {"n": 2_000_000, "samples": 20}
 QUICK_PARAMS = {"n": 200_000, "samples": 5}
@@ -58,28 +74,46 @@ say = Progress("bench")
 # ---------------------------------------------------------------- 1. start and stop
 
 
+def _tree_cpu_seconds(cluster: hl.Cluster) -> float:
+    """CPU seconds the cluster's processes (controller, mpiexec, engines) have used so far:
+    what a start costs the machine, less sensitive to other load than wall time."""
+    return _cpu_seconds(psutil.Process().children(recursive=True))
+
+
+def _one_cycle(options: dict[str, bool]) -> dict[str, object]:
+    """Start and stop one Cluster with the start-up options given; its times and steps."""
+    ranks, threads, bind = START_STOP_PLACEMENT
+    cluster = hl.Cluster(ranks=ranks, threads=threads, bind=bind)
+    for name, value in options.items():
+        setattr(cluster, name, value)  # public knobs, the defaults being the fastest
+    row: dict[str, object] = {"options": options}
+    try:
+        t0 = time.perf_counter()
+        cluster.start()
+        row["start_s"] = round(time.perf_counter() - t0, 4)
+        row["start_cpu_s"] = round(_tree_cpu_seconds(cluster), 4)
+        row["start_steps"] = cluster.start_steps
+        row["engines"] = len(cluster.engines)
+    except Exception as err:  # noqa: BLE001 - a benchmark reports, it does not stop
+        row["error"] = f"start failed: {type(err).__name__}: {err}"
+    finally:
+        t0 = time.perf_counter()
+        cluster.stop()
+        row["stop_s"] = round(time.perf_counter() - t0, 4)
+        row["stop_steps"] = cluster.stop_steps
+    row["left_behind"] = len(reaper.tagged(cluster.tag))  # outside the timing
+    return row
+
+
 def measure_start_stop(repeats: int) -> dict[str, object]:
     ranks, threads, bind = START_STOP_PLACEMENT
     rows: list[dict[str, object]] = []
     for i in range(repeats):
-        cluster = hl.Cluster(ranks=ranks, threads=threads, bind=bind)
-        row: dict[str, object] = {"repeat": i + 1}
-        try:
-            t0 = time.perf_counter()
-            cluster.start()
-            row["start_s"] = round(time.perf_counter() - t0, 4)
-            row["engines"] = len(cluster.engines)
-        except Exception as err:  # noqa: BLE001 - a benchmark reports, it does not stop
-            row["error"] = f"start failed: {type(err).__name__}: {err}"
-        finally:
-            t0 = time.perf_counter()
-            cluster.stop()
-            row["stop_s"] = round(time.perf_counter() - t0, 4)
-        row["left_behind"] = len(reaper.tagged(cluster.tag))  # outside the timing
+        row = {"repeat": i + 1, **_one_cycle({})}
         rows.append(row)
         say(
             f"start/stop {i + 1}/{repeats}: start {row.get('start_s', 'failed')} s, "
-            f"stop {row['stop_s']} s"
+            f"stop {row['stop_s']} s (load {os.getloadavg()[0]:.1f})"
             + (f", {row['left_behind']} processes left behind" if row["left_behind"] else "")
         )
     starts = [float(r["start_s"]) for r in rows if "start_s" in r]
@@ -90,12 +124,47 @@ def measure_start_stop(repeats: int) -> dict[str, object]:
         "repeats": rows,
         "start_s": start,
         "stop_s": stop,
+        "start_cpu_s": summary([float(r["start_cpu_s"]) for r in rows if "start_cpu_s" in r]),
         "first_start_s": starts[0] if starts else None,
         "targets": {"start_s": START_TARGET_S, "stop_s": STOP_TARGET_S},
         "pass": {
             "start": None if start["median"] is None else start["median"] < START_TARGET_S,
             "stop": None if stop["median"] is None else stop["median"] < STOP_TARGET_S,
         },
+    }
+
+
+def measure_restart_after_crash(repeats: int) -> dict[str, object]:
+    """A kernel crashes a rank: how long until the error is raised, and until restart() returns."""
+    kernel = hl.build_source("bench_crash", CRASH)
+    ranks, threads, bind = START_STOP_PLACEMENT
+    rows = []
+    cluster = hl.Cluster(ranks=ranks, threads=threads, bind=bind)
+    try:
+        cluster.start()
+        for i in range(repeats):
+            t0 = time.perf_counter()
+            try:
+                cluster.run(kernel, timeout=60)
+            except hl.KernelCrash:
+                pass
+            detected = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            cluster.restart()
+            restart = time.perf_counter() - t0
+            rows.append({"repeat": i + 1, "crash_to_error_s": detected, "restart_s": restart})
+            say(f"crash {i + 1}/{repeats}: error after {detected:.2f} s, restart {restart:.2f} s")
+    except Exception as err:  # noqa: BLE001 - a benchmark reports, it does not stop
+        rows.append({"error": f"{type(err).__name__}: {err}"})
+    finally:
+        cluster.stop()
+    restarts = summary([r["restart_s"] for r in rows if "restart_s" in r])
+    return {
+        "repeats": rows,
+        "crash_to_error_s": summary([r["crash_to_error_s"] for r in rows if "restart_s" in r]),
+        "restart_s": restarts,
+        "target_s": RESTART_TARGET_S,
+        "pass": None if restarts["median"] is None else restarts["median"] < RESTART_TARGET_S,
     }
 
 
@@ -115,88 +184,6 @@ def _import_seconds(statement: str, setup: str = "pass", repeats: int = 3) -> fl
     return round(statistics.median(times), 3)
 
 
-NO_NANNY = "--IPEngine.enable_nanny=False"
-
-
-def _startup_cycle(nanny: bool) -> list[tuple[str, float]]:
-    """One start/stop of 2 engines, step by step, as Cluster.start and Cluster.stop do them.
-
-    Mirrors the harness (same launcher, environment and heartbeat); the engines' first call
-    is split in two, a bare os.getpid and then hybridlab's engine.identity, to show the cost of
-    importing hybridlab inside each engine. With nanny=False each engine is started without
-    ipyparallel's nanny process (a second Python per engine that the engine waits for).
-    Returns (step, seconds) pairs; raises on failure.
-    """
-    import ipyparallel as ipp
-    from traitlets.config import Config
-
-    from hybridlab import _engine as engine
-    from hybridlab import cluster as cluster_module
-
-    ranks, threads, bind = START_STOP_PLACEMENT
-    c = hl.Cluster(ranks=ranks, threads=threads, bind=bind)
-    config = Config()
-    launcher = config.MPIEngineSetLauncher
-    launcher.mpi_cmd = [c.mpi.mpiexec]
-    launcher.mpi_args = c.placement.launcher_args(c.mpi.implementation)
-    launcher.environment = c.engine_environment()  # the same as start()
-    if not nanny:
-        launcher.engine_args = [NO_NANNY]
-    marks = [("begin", time.perf_counter())]
-
-    def mark(name: str) -> None:
-        marks.append((name, time.perf_counter()))
-
-    ipc = ipp.Cluster(
-        engines="mpi",
-        n=ranks,
-        controller_args=[f"--HeartMonitor.period={cluster_module.HEARTBEAT_MS}"],
-        engine_timeout=60,
-        delay=0,
-        config=config,
-        log_level=logging.WARNING,
-    )
-    client, stopped = None, False
-    try:
-        ipc.start_controller_sync()
-        mark("controller started (start_controller)")
-        ipc.start_engines_sync()
-        mark("mpiexec launched, controller ready (start_engines)")
-        client = ipc.connect_client_sync()
-        mark("client connected")
-        client.wait_for_engines(ranks, timeout=60)
-        mark("engines registered (Python, imports, nanny, MPI init)")
-        client[:].apply_sync(os.getpid)
-        mark("first call to every engine (os.getpid)")
-        client[:].apply_sync(engine.identity)
-        mark("engine.identity (imports hybridlab in each engine)")
-        begin_stop = marks[-1]
-        client.close()
-        client = None
-        ipc.stop_engines_sync()
-        mark("stop engines")
-        ipc.stop_controller_sync()
-        mark("stop controller")
-        stopped = True
-        reaper.reap(c.tag)
-        mark("reaper: look for leftovers, clean MPI files")
-    finally:
-        if client is not None:
-            client.close()
-        if not stopped:
-            try:
-                ipc.stop_engines_sync()
-                ipc.stop_controller_sync()
-            except Exception:  # noqa: BLE001 - the reaper below finishes the job
-                pass
-            reaper.reap(c.tag)
-    pairs = zip(marks, marks[1:], strict=False)
-    steps = [(name, after - before) for (_, before), (name, after) in pairs]
-    steps.append(("start total", begin_stop[1] - marks[0][1]))
-    steps.append(("stop total", marks[-1][1] - begin_stop[1]))
-    return steps
-
-
 def _process_seconds(repeats: int = 3) -> float:
     """Median wall time of `python -c pass`, start to exit."""
     times = []
@@ -207,47 +194,67 @@ def _process_seconds(repeats: int = 3) -> float:
     return round(statistics.median(times), 3)
 
 
-def startup_breakdown(repeats: int) -> dict[str, object]:
-    """Where start and stop time goes, as the harness does it and without the nanny, interleaved.
+# The start-up ideas of issue 12 that the harness implements, as Cluster's options; the
+# harness's defaults are the last (the fastest). Measured in interleaved cycles.
+STARTUP_VARIANTS = {
+    "controller first, engines with nanny (ipyparallel's way)": {
+        "overlap_start": False,
+        "nanny": True,
+    },
+    "controller first, no nanny": {"overlap_start": False, "nanny": False},
+    "engines launched while the controller starts, with nanny": {
+        "overlap_start": True,
+        "nanny": True,
+    },
+    "engines launched while the controller starts, no nanny (default)": {
+        "overlap_start": True,
+        "nanny": False,
+    },
+}
 
-    Diagnostic only: the figures that count are the Cluster.start/stop timings.
-    """
-    steps: dict[str, dict[str, list[float]]] = {"harness": {}, "no_nanny": {}}
+
+def startup_breakdown(repeats: int) -> dict[str, object]:
+    """Each start-up variant's start, stop, CPU and steps, in interleaved cycles."""
+    names = list(STARTUP_VARIANTS)
+    cycles: dict[str, list[dict]] = {name: [] for name in names}
     for i in range(repeats):
-        for variant in ("harness", "no_nanny") if i % 2 == 0 else ("no_nanny", "harness"):
-            try:
-                cycle = _startup_cycle(nanny=variant == "harness")
-            except Exception as err:  # noqa: BLE001 - a benchmark reports, it does not stop
-                say(f"start-up breakdown failed: {type(err).__name__}: {err}")
-                return {"error": f"{type(err).__name__}: {err}"}
-            for name, seconds in cycle:
-                steps[variant].setdefault(name, []).append(seconds)
-            totals = dict(cycle)
+        order = names if i % 2 == 0 else names[::-1]
+        for name in order:
+            row = _one_cycle(STARTUP_VARIANTS[name])
+            row["loadavg_1min"] = round(os.getloadavg()[0], 2)
+            cycles[name].append(row)
             say(
-                f"start-up breakdown {i + 1}/{repeats} ({variant}): "
-                f"start {totals['start total']:.2f} s, stop {totals['stop total']:.2f} s"
+                f"start-up variant {i + 1}/{repeats} [{name}]: start {row.get('start_s')} s, "
+                f"CPU {row.get('start_cpu_s')} s, stop {row['stop_s']} s "
+                f"(load {row['loadavg_1min']})"
             )
+    variants = {}
+    for name, rows in cycles.items():
+        ok = [r for r in rows if "start_s" in r]
+        steps: dict[str, list[float]] = {}
+        for r in ok:
+            for step, seconds in r["start_steps"] + r["stop_steps"]:
+                steps.setdefault(step, []).append(seconds)
+        variants[name] = {
+            "options": STARTUP_VARIANTS[name],
+            "start_s": summary([r["start_s"] for r in ok]),
+            "start_cpu_s": summary([r["start_cpu_s"] for r in ok]),
+            "stop_s": summary([r["stop_s"] for r in ok]),
+            "steps_s": {k: summary(v) for k, v in steps.items()},
+            "errors": [r["error"] for r in rows if "error" in r],
+            "loadavg_1min": [r["loadavg_1min"] for r in rows],
+        }
     imports = {
         "python -c pass (a whole interpreter start and exit)": _process_seconds(),
         "import ipyparallel.engine.app": _import_seconds("import ipyparallel.engine.app"),
         "import ipyparallel.engine.nanny": _import_seconds("import ipyparallel.engine.nanny"),
-        "import hybridlab.engine, after ipyparallel": _import_seconds(
-            "import hybridlab.engine", setup="import ipyparallel.engine.app"
+        "import hybridlab._engine, after ipyparallel": _import_seconds(
+            "import hybridlab._engine", setup="import ipyparallel.engine.app"
         ),
         "import ipyparallel.controller.app": _import_seconds("import ipyparallel.controller.app"),
     }
     say("import times measured")
-    return {
-        "steps_s": {k: summary([round(v, 4) for v in vs]) for k, vs in steps["harness"].items()},
-        "steps_no_nanny_s": {
-            k: summary([round(v, 4) for v in vs]) for k, vs in steps["no_nanny"].items()
-        },
-        "no_nanny_flag": NO_NANNY,
-        "imports_s": imports,
-    }
-
-
-# --------------------------------------------------------- 2. engines vs plain mpiexec
+    return {"variants": variants, "imports_s": imports}
 
 
 def _cpu_seconds(procs: list[psutil.Process]) -> float:
@@ -475,11 +482,13 @@ def main(argv: list[str] | None = None) -> int:
     say(f"cluster start/stop, {args.repeats} cycles")
     data["start_stop"] = measure_start_stop(args.repeats)
     load.append(other_load("after start/stop"))
+    say(f"restart after a crash, {args.repeats} times")
+    data["restart"] = measure_restart_after_crash(args.repeats)
+    load.append(other_load("after restarts"))
     if not (args.quick or args.no_breakdown):
-        cycles = min(3, args.repeats)
-        say(f"start-up breakdown, {cycles} cycles")
-        data["breakdown"] = startup_breakdown(cycles)
-        load.append(other_load("after the breakdown"))
+        say(f"start-up variants, {args.repeats} cycles each")
+        data["breakdown"] = startup_breakdown(args.repeats)
+        load.append(other_load("after the start-up variants"))
     data["compare"] = []
     for ranks, threads, bind in COMPARE_PLACEMENTS:
         data["compare"].append(compare_placement(ranks, threads, bind, args.repeats, params))

@@ -3,6 +3,7 @@
 import time
 
 import pytest
+from ipyparallel import error as ipp_error
 
 import hybridlab as hl
 from conftest import mpi_leftovers
@@ -50,6 +51,29 @@ def test_a_crash_names_the_rank_and_one_call_restarts(cluster):
     assert mpi_leftovers(cluster.tag) == []
     cluster.restart()
     assert list(cluster.run("hello_hybrid", spin_ms=0).records["rank"]) == [0, 1]
+
+
+def _nap(folder: str, seconds: float) -> None:
+    import os
+    import time
+
+    open(os.path.join(folder, str(os.getpid())), "w").close()
+    time.sleep(seconds)
+
+
+def test_an_interrupt_reaches_busy_engines_as_px_sends_it(cluster, tmp_path):
+    """%%px answers a KeyboardInterrupt with client.send_signal(SIGINT): without ipyparallel's
+    nanny, each engine answers that request itself, from its control thread."""
+    busy = cluster.view.apply_async(_nap, str(tmp_path), 60)
+    deadline = time.monotonic() + 30
+    while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)  # until every engine runs it (an idle engine ignores SIGINT)
+    start = time.monotonic()
+    cluster.client.send_signal("SIGINT", targets=cluster.view.targets, block=True)
+    with pytest.raises(ipp_error.CompositeError, match="KeyboardInterrupt"):
+        busy.get(timeout=30)
+    assert time.monotonic() - start < 30
+    assert cluster.apply(getenv, "OMP_NUM_THREADS") == ["1", "1"]  # the engines live on
 
 
 def test_a_hang_times_out_and_leaves_nothing_behind(cluster):

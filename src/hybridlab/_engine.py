@@ -76,3 +76,45 @@ def identity() -> dict[str, object]:
 def getenv(name: str) -> str | None:
     """An environment variable as the engine sees it (to check what the launcher set)."""
     return os.environ.get(name)
+
+
+# ----------------------------------------------------------------------- the engine process
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Start one ipyparallel engine without ipyparallel's nanny process.
+
+    The nanny is a second Python per engine (it doubles the imports at start-up) that relays
+    signal requests and reports the engine's death. The harness does both itself: its supervisor
+    watches the launcher for deaths, and this engine answers `signal_request` (what %%px sends on
+    a KeyboardInterrupt) on its control thread, which runs while the main thread is busy.
+    """
+    import signal
+
+    from ipyparallel.engine.app import IPEngine
+    from traitlets import Bool
+
+    class Engine(IPEngine):
+        enable_nanny = Bool(False, config=True)
+
+        async def complete_registration(self, msg, connect, maybe_tunnel):
+            await super().complete_registration(msg, connect, maybe_tunnel)
+            kernel = self.kernel
+
+            def signal_request(stream, idents, request):
+                sig = request["content"]["sig"]
+                try:
+                    os.kill(os.getpid(), getattr(signal, sig) if isinstance(sig, str) else sig)
+                    content = {"status": "ok"}
+                except (OSError, AttributeError, TypeError) as err:
+                    content = {"status": "error", "ename": type(err).__name__, "evalue": str(err)}
+                kernel.session.send(stream, "signal_reply", content, parent=request, ident=idents)
+
+            if kernel is not None:
+                kernel.control_handlers["signal_request"] = signal_request
+
+    Engine.launch_instance(argv)
+
+
+if __name__ == "__main__":
+    main()

@@ -8,8 +8,10 @@ are removed once no live process uses them.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
+import time
 from pathlib import Path
 
 import psutil
@@ -19,7 +21,7 @@ SESSION = "HYBRIDLAB_SESSION"  # set on everything one headless notebook run sta
 OWNER = "HYBRIDLAB_OWNER"  # "pid:start time" of the Python process that launched them
 SHM_PATTERNS = ("/dev/shm/mpich_shm_*", "/dev/shm/ompi.*", "/dev/shm/sm_segment.*")
 HYDRA_FILES = "/tmp/hydra_hwloc_xmlfile_*"
-_LAUNCHERS = ("mpiexec", "mpiexec.hydra", "mpirun", "hydra_pmi_proxy", "prterun", "prted")
+LAUNCHERS = ("mpiexec", "mpiexec.hydra", "mpirun", "hydra_pmi_proxy", "prterun", "prted")
 
 
 def tagged(value: str | None) -> list[psutil.Process]:
@@ -81,7 +83,31 @@ def kill(processes: list[psutil.Process], timeout: float = 5.0) -> None:
             proc.kill()
         except psutil.Error:
             continue
-    psutil.wait_procs(list(everything.values()), timeout=timeout)
+    wait_dead(list(everything.values()), timeout)
+
+
+def wait_dead(processes: list[psutil.Process], timeout: float) -> bool:
+    """Wait until the processes are gone or zombies (dead; only their parent's wait is
+    missing, which for an orphan is init's business); True when they all are."""
+    deadline = time.monotonic() + timeout
+    pending = list(processes)
+    while True:
+        still = []
+        for proc in pending:
+            try:
+                if proc.status() != psutil.STATUS_ZOMBIE:
+                    still.append(proc)
+                else:
+                    with contextlib.suppress(psutil.Error, psutil.TimeoutExpired):
+                        proc.wait(0)  # reaps it when it is our own child
+            except psutil.Error:
+                continue
+        if not still:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        pending = still
+        time.sleep(0.01)
 
 
 def _files_in_use() -> set[str]:
@@ -98,7 +124,7 @@ def _files_in_use() -> set[str]:
 def _oldest_live_launcher() -> float | None:
     starts = []
     for proc in psutil.process_iter(["name", "create_time"]):
-        if proc.info["name"] in _LAUNCHERS:
+        if proc.info["name"] in LAUNCHERS:
             starts.append(proc.info["create_time"])
     return min(starts, default=None)
 
@@ -134,10 +160,11 @@ def _remove(path: str) -> bool:
 
 
 def reap_orphans() -> int:
-    """Kill what dead notebooks left running (engines, controllers) and clean the files."""
+    """Kill what dead notebooks left running (engines, controllers) and clean their files."""
     procs = orphans()
-    kill(procs)
-    clean_files()
+    if procs:  # the scan for unused files reads every process's maps: only when needed
+        kill(procs)
+        clean_files()
     return len(procs)
 
 

@@ -7,6 +7,9 @@ life cycle and this watching stay separate units.
 
 from __future__ import annotations
 
+import contextlib
+import fnmatch
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +21,7 @@ from . import _reaper as reaper
 from .errors import KernelCrash, KernelTimeout, failed_rank
 
 POLL_SECONDS = 0.05
+LAUNCHER_EXIT_SECONDS = 3.0  # mpiexec exits within ms once its ranks are gone
 REPORT_SECONDS = 2.0  # how long a dying launcher gets to finish writing its report
 
 
@@ -26,6 +30,7 @@ class Supervisor:
         self.tag = tag
         self.crash_file = crash_file
         self.launchers: list[psutil.Process] = []
+        self.segments: set[str] = set()  # MPI shared-memory files of this cluster's ranks
         self._output: Callable[[], str] = lambda: ""
 
     def watch(self, launchers: list[psutil.Process], output: Callable[[], str]) -> None:
@@ -60,9 +65,42 @@ class Supervisor:
             printed = ""
         return crash + printed
 
-    def kill(self) -> None:
-        """SIGKILL everything of this cluster at once (engines, launcher, controller)."""
-        reaper.kill(reaper.tagged(self.tag) + self.launchers)
+    def ranks(self) -> list[psutil.Process]:
+        """The engines: the launcher's descendants that are not part of the launcher."""
+        found = []
+        for launcher in self.launchers:
+            try:
+                found += [
+                    p for p in launcher.children(recursive=True) if p.name() not in reaper.LAUNCHERS
+                ]
+            except psutil.Error:
+                continue
+        return found
+
+    def note_segments(self) -> None:
+        """Remember the MPI segments the engines map (call once every rank has initialised
+        MPI), so that stop() can remove them even after the ranks died."""
+        self.segments |= _shared_memory(self.ranks())
+
+    def stop(self, others: list[psutil.Process]) -> bool:
+        """Kill the engines and `others` (the controller) at once, let the launcher exit by
+        itself (so it removes its own files), and remove the MPI segments the engines mapped.
+
+        Faster than asking each engine to shut down (a Python exit and MPI_Finalize each).
+        Returns True when that was all: the segments were noted and the launcher exited by
+        itself. Otherwise the caller cleans up with the reaper's scans.
+        """
+        engines = self.ranks()
+        noted = bool(self.segments)
+        segments = self.segments | _shared_memory(engines)
+        reaper.kill(engines + others)
+        alive = [p for p in self.launchers if not reaper.wait_dead([p], LAUNCHER_EXIT_SECONDS)]
+        reaper.kill(alive)
+        for path in segments:
+            with contextlib.suppress(OSError):
+                os.remove(path)
+        self.segments = set()
+        return noted and not alive
 
     def wait(
         self,
@@ -103,3 +141,19 @@ class Supervisor:
             "the engines were stopped: call cluster.restart()",
             rank,
         )
+
+
+def _shared_memory(procs: list[psutil.Process]) -> set[str]:
+    """MPI shared-memory files the processes map (read from /proc/<pid>/maps: cheap)."""
+    found: set[str] = set()
+    for proc in procs:
+        try:
+            with open(f"/proc/{proc.pid}/maps") as maps:
+                paths = {line.split(maxsplit=5)[-1].strip() for line in maps if "/dev/shm/" in line}
+            paths = {p for p in paths if not p.endswith("(deleted)")}  # already unlinked
+        except OSError:
+            continue
+        found |= {
+            p for p in paths if any(fnmatch.fnmatch(p, pattern) for pattern in reaper.SHM_PATTERNS)
+        }
+    return found

@@ -11,15 +11,21 @@ crashes or hangs kills the engines (never the notebook) and raises an error nami
 
 from __future__ import annotations
 
-import logging
+import contextlib
+import json
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
+import threading
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 import ipyparallel as ipp
-from traitlets.config import Config
+import psutil
 
 from . import _engine as engine
 from . import _reaper as reaper
@@ -31,8 +37,19 @@ from .placement import Placement
 from .records import Results
 from .topology import NO_MPIEXEC, Topology, find_mpiexec, read_topology, venv_bin
 
-CLEAN_EXIT_SECONDS = 3.0  # how long engines get to shut down cleanly before being terminated
 HEARTBEAT_MS = 500  # ipyparallel's default 3000 ms makes start-up take seconds longer
+POLL_SECONDS = 0.01
+CONTROLLER = [sys.executable, "-m", "ipyparallel.controller"]
+ENGINE = [sys.executable, "-m", "hybridlab._engine"]  # an ipyparallel engine without the nanny
+NANNY_ENGINE = [sys.executable, "-m", "ipyparallel.engine"]  # ipyparallel's own, with its nanny
+
+
+def _complete_json(path: Path) -> bool:
+    try:
+        json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _in_ipython() -> bool:
@@ -45,6 +62,12 @@ def _in_ipython() -> bool:
 
 class Cluster:
     """`ranks` MPI engines with `threads` OpenMP threads each, placed by `bind`."""
+
+    # How start() starts (benchmarks/run_benchmarks.py measures each choice; these are the
+    # fastest): launch mpiexec while the controller starts, instead of after it is ready; and
+    # engines without ipyparallel's nanny (the harness watches and signals the engines itself).
+    overlap_start = True
+    nanny = False
 
     def __init__(
         self,
@@ -69,11 +92,15 @@ class Cluster:
         self.tag = f"cluster-{uuid.uuid4().hex[:12]}"
         self._crash_file = Path(tempfile.gettempdir()) / f"hybridlab-{self.tag}.crash"
         self._supervisor = Supervisor(self.tag, self._crash_file)
-        self._ipp: ipp.Cluster | None = None
+        self._folder: Path | None = None  # connection files and logs of one start
+        self._controller: psutil.Popen | None = None
+        self._launcher: psutil.Popen | None = None
         self.client: ipp.Client | None = None
         self.view: ipp.DirectView | None = None
         self.engines: list[dict] = []  # identity of each engine, in rank order
         self.stopped_because: str | None = None
+        self.start_steps: list[tuple[str, float]] = []  # (step, seconds) of the last start()
+        self.stop_steps: list[tuple[str, float]] = []  # and of the last stop()
 
     # ------------------------------------------------------------------ life cycle
 
@@ -95,71 +122,151 @@ class Cluster:
         env["PATH"] = f"{venv_bin()}{os.pathsep}{os.environ.get('PATH', '')}"
         return env
 
+    def engine_command(self, folder: Path) -> list[str]:
+        """mpiexec with the placement's flags, starting one engine per rank."""
+        assert self.mpi.mpiexec is not None
+        return [
+            self.mpi.mpiexec,
+            "-n",
+            str(self.placement.ranks),
+            *self.placement.launcher_args(self.mpi.implementation),
+            *(NANNY_ENGINE if self.nanny else ENGINE),
+            "--mpi",
+            *self._ipp_args(folder),
+            # the engines may start before the controller has written its connection file
+            f"--IPEngine.wait_for_url_file={self.start_timeout:g}",
+        ]
+
+    def _ipp_args(self, folder: Path) -> list[str]:
+        return [f"--profile-dir={folder}", f"--cluster-id={self.tag}", "--log-level=ERROR"]
+
+    def _spawn(self, cmd: list[str], env: dict[str, str], log: Path) -> psutil.Popen:
+        with open(log, "wb") as out:
+            return psutil.Popen(
+                cmd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # a ^C in the notebook does not reach the engines
+            )
+
     def start(self) -> Cluster:
         """Start the controller and the engines; waits until every rank has registered."""
         if self.running:
             return self
-        os.environ.setdefault("IPP_NONINTERACTIVE", "1")
-        reaper.reap_orphans()  # engines of notebooks that died without stopping them
-        config = Config()
-        launcher = config.MPIEngineSetLauncher
-        launcher.mpi_cmd = [self.mpi.mpiexec]
-        launcher.mpi_args = self.placement.launcher_args(self.mpi.implementation)
-        launcher.environment = self.engine_environment()
-        config.LocalControllerLauncher.environment = {
-            reaper.TAG: self.tag,
-            reaper.OWNER: reaper.owner_stamp(),
-        }
-        self._ipp = ipp.Cluster(
-            engines="mpi",
-            n=self.placement.ranks,
-            controller_args=[f"--HeartMonitor.period={HEARTBEAT_MS}"],
-            engine_timeout=int(self.start_timeout),
-            delay=0,
-            config=config,
-            log_level=logging.ERROR,
-        )
+        t0 = time.perf_counter()
+        steps: list[tuple[str, float]] = []
+
+        def step(name: str) -> None:
+            steps.append((name, time.perf_counter() - t0 - sum(s for _, s in steps)))
+
+        # engines of notebooks that died without stopping them: looked for while ours start
+        orphans = threading.Thread(target=reaper.reap_orphans, name="hybridlab-orphans")
+        orphans.start()
+        folder = self._folder = Path(tempfile.mkdtemp(prefix=f"hybridlab-{self.tag}-"))
+        client_file = folder / "security" / f"ipcontroller-{self.tag}-client.json"
         try:
-            self.client = self._ipp.start_and_connect_sync()
-            engine_sets = list(self._ipp.engines.values())
-            self._supervisor.watch(
-                [es.process for es in engine_sets if getattr(es, "process", None) is not None],
-                lambda: "".join(es.get_output() for es in engine_sets),
+            controller_env = dict(os.environ)
+            controller_env[reaper.TAG] = self.tag
+            controller_env[reaper.OWNER] = reaper.owner_stamp()
+            self._controller = self._spawn(
+                [*CONTROLLER, *self._ipp_args(folder), f"--HeartMonitor.period={HEARTBEAT_MS}"],
+                controller_env,
+                folder / "controller.log",
             )
-            self.client.wait_for_engines(self.placement.ranks, timeout=self.start_timeout)
+            if not self.overlap_start:
+                self._wait_for_file(client_file, "controller")
+                step("controller ready")
+            engines_log = folder / "engines.log"
+            self._launcher = self._spawn(
+                self.engine_command(folder),
+                {**os.environ, **self.engine_environment()},
+                engines_log,
+            )
+            self._supervisor.watch([self._launcher], engines_log.read_text)
+            self._wait_for_file(client_file, "controller")
+            step("controller ready" if self.overlap_start else "mpiexec launched")
+            self.client = ipp.Client(str(client_file))
+            step("client connected")
+            self._wait_for_engines()
+            step("engines registered")
             ids = list(self.client.ids)
             found = self.client[ids].apply_sync(engine.identity)  # in the order of ids
             order = sorted(zip(found, ids, strict=True), key=lambda pair: pair[0]["rank"])
             self.engines = [identity for identity, _ in order]
+            self._supervisor.note_segments()  # every rank has initialised MPI
             self.view = self.client[[eid for _, eid in order]]
             self.view.block = True
             if _in_ipython():
                 self.view.activate()  # %px / %%px in the notebook now talk to these engines
+            step("engines identified")
+            orphans.join()
+            step("orphans reaped")
         except BaseException:
+            orphans.join()
             self._kill("start-up failed")
             raise
         self.stopped_because = None
+        self.start_steps = steps
         return self
+
+    def _wait_for_file(self, path: Path, what: str) -> None:
+        """Until the controller has written its connection file (whole: it parses)."""
+        deadline = time.monotonic() + self.start_timeout
+        while not _complete_json(path):
+            if self._controller is not None and self._controller.poll() is not None:
+                raise ClusterNotRunning(f"the {what} exited at start-up: {self._log('controller')}")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the {what} did not start within {self.start_timeout:g} s")
+            time.sleep(POLL_SECONDS)
+
+    def _wait_for_engines(self) -> None:
+        """Until every rank registered; fails at once when the launcher dies meanwhile."""
+        assert self.client is not None
+        deadline = time.monotonic() + self.start_timeout
+        while len(self.client.ids) < self.placement.ranks:
+            if not self._supervisor.launcher_alive():
+                raise ClusterNotRunning(
+                    f"the engines exited at start-up:\n{self._supervisor.output()[-2000:]}"
+                )
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"{len(self.client.ids)} of {self.placement.ranks} engines registered "
+                    f"within {self.start_timeout:g} s"
+                )
+            self.client.spin()
+            time.sleep(POLL_SECONDS)
+
+    def _log(self, name: str) -> str:
+        path = self._folder / f"{name}.log" if self._folder else None
+        return path.read_text(errors="replace")[-2000:] if path and path.exists() else ""
 
     def stop(self) -> None:
         """Stop engines and controller; leaves no process or shared-memory segment behind."""
-        if self._ipp is not None:
-            try:
-                if self.client is not None and self.stopped_because is None:
-                    # ask the engines to finish cleanly, so MPI_Finalize removes its segments;
-                    # engines that do not answer in time are terminated below
-                    self.client.shutdown(targets="all", hub=False, block=False)
-                    self._supervisor.wait_for_launcher(CLEAN_EXIT_SECONDS)
-                if self.client is not None:
-                    self.client.close()
-                # engines first: stopping both at once takes seconds longer
-                self._ipp.stop_engines_sync()
-                self._ipp.stop_controller_sync()
-            except Exception:  # noqa: BLE001 - whatever failed, the reaper below finishes it
-                pass
+        t0 = time.perf_counter()
+        steps: list[tuple[str, float]] = []
+
+        def step(name: str) -> None:
+            steps.append((name, time.perf_counter() - t0 - sum(s for _, s in steps)))
+
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                self.client.close()
+        controller = [self._controller] if self._controller is not None else []
+        clean = self._supervisor.stop(controller)
+        step("engines and controller killed, segments removed")
         self._forget()
-        reaper.reap(self.tag)
+        left = reaper.tagged(self.tag)
+        step("looked for leftovers")
+        if left or not clean:
+            # a rank had died or something is left: kill the rest, and remove the MPI files
+            # nothing uses any more (the costly scan of every process)
+            reaper.kill(left)
+            reaper.clean_files()
+            step("killed leftovers, cleaned MPI files")
         self._crash_file.unlink(missing_ok=True)
+        self.stop_steps = steps
 
     def restart(self) -> Cluster:
         """Stop whatever is left and start fresh engines with the same placement."""
@@ -167,16 +274,18 @@ class Cluster:
         return self.start()
 
     def _forget(self) -> None:
-        self._ipp = self.client = self.view = None
+        self.client = self.view = None
+        self._controller = self._launcher = None
         self.engines = []
         self._supervisor.forget()
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
 
     def _kill(self, reason: str) -> None:
         """Kill the engines at once (after a crash or hang) and the controller with them."""
         self.stopped_because = reason
-        self._supervisor.kill()
         self.stop()
-        self.stopped_because = reason
 
     def __enter__(self) -> Cluster:
         return self.start()
