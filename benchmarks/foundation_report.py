@@ -315,6 +315,11 @@ def start_stop_explanation(s: dict, b: dict | None) -> str:
         f"({verdict(s['pass']['start'])}), median stop {med_stop:.2f} s against "
         f"{STOP_TARGET_S:g} s ({verdict(s['pass']['stop'])})."
     )
+    if s.get("first_start_s") is not None:
+        text += (
+            f" The first start in a fresh Python process took {s['first_start_s']:.2f} s: it also "
+            "starts the notebook's warm controller, which later starts reuse."
+        )
     if b and "variants" in b:
         best = min(b["variants"].items(), key=lambda kv: kv[1]["start_s"]["median"] or 1e9)
         text += (

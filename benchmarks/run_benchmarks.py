@@ -197,16 +197,28 @@ def _process_seconds(repeats: int = 3) -> float:
 # The start-up ideas of issue 12 that the harness implements, as Cluster's options; the
 # harness's defaults are the last (the fastest). Measured in interleaved cycles.
 STARTUP_VARIANTS = {
-    "controller first, engines with nanny (ipyparallel's way)": {
+    "new controller, engines after it is ready, with nanny (ipyparallel's way)": {
+        "warm_controller": False,
         "overlap_start": False,
         "nanny": True,
     },
-    "controller first, no nanny": {"overlap_start": False, "nanny": False},
-    "engines launched while the controller starts, with nanny": {
+    "new controller, engines after it is ready, no nanny": {
+        "warm_controller": False,
+        "overlap_start": False,
+        "nanny": False,
+    },
+    "new controller, engines launched while it starts, with nanny": {
+        "warm_controller": False,
         "overlap_start": True,
         "nanny": True,
     },
-    "engines launched while the controller starts, no nanny (default)": {
+    "new controller, engines launched while it starts, no nanny": {
+        "warm_controller": False,
+        "overlap_start": True,
+        "nanny": False,
+    },
+    "warm controller reused, no nanny (the default)": {
+        "warm_controller": True,
         "overlap_start": True,
         "nanny": False,
     },
@@ -247,6 +259,11 @@ def startup_breakdown(repeats: int) -> dict[str, object]:
     imports = {
         "python -c pass (a whole interpreter start and exit)": _process_seconds(),
         "import ipyparallel.engine.app": _import_seconds("import ipyparallel.engine.app"),
+        "the same without ipyparallel.cluster (hybridlab._engine.import_engine_app)": (
+            _import_seconds(
+                "import_engine_app()", setup="from hybridlab._engine import import_engine_app"
+            )
+        ),
         "import ipyparallel.engine.nanny": _import_seconds("import ipyparallel.engine.nanny"),
         "import hybridlab._engine, after ipyparallel": _import_seconds(
             "import hybridlab._engine", setup="import ipyparallel.engine.app"

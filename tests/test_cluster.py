@@ -105,3 +105,14 @@ def test_bad_placements_fail_before_launch():
         hl.Cluster(thread_level="lots")
     with pytest.raises(hl.PlacementError, match="needs a CPU for each"):
         hl.Cluster(ranks=64, threads=64, bind="cores")
+
+
+def test_clusters_borrow_the_warm_controller_and_a_second_one_gets_its_own(cluster):
+    with hl.Cluster(ranks=1) as other:  # `cluster` holds the warm controller meanwhile
+        assert other.apply(getenv, "OMP_NUM_THREADS") == ["1"]
+        assert cluster.apply(getenv, "OMP_NUM_THREADS") == ["1", "1"]
+    assert mpi_leftovers(other.tag) == []
+    cluster.stop()
+    cluster.start()  # the warm controller was kept: only engines start
+    assert [name for name, _ in cluster.start_steps][0] == "mpiexec launched (warm controller)"
+    assert [e["rank"] for e in cluster.apply(identity)] == [0, 1]

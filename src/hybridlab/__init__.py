@@ -5,7 +5,8 @@ Layers, bottom to top (a module imports only from its own layer or below):
   harness   paths, errors, topology (find_mpiexec), thread_levels, placement, records, stats,
             build; internals _probe, _metadata, _reaper, _engine; runs (the one run path:
             build -> probe -> time -> parse -> Results), launch (run_program, the mpiexec
-            adapter), cluster (life cycle) with _supervisor (timeouts, crashes, restart);
+            adapter), cluster (life cycle) with _supervisor (timeouts, crashes, restart)
+            and _controller (the notebook's warm ipyparallel controller);
             kernelspec, doctor, cli, notebooks/runner; reference (published data, cited);
             plots (pictures shared by several topics); grading
   topics    hybrid_models, sync, p2p, halo, memory, mapping, collectives, modelling, pykernels:

@@ -55,13 +55,27 @@ def _owner_alive(stamp: str) -> bool:
         return False
 
 
+def _pid_namespace(pid: int | str) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
 def orphans() -> list[psutil.Process]:
-    """Processes the kit launched for a notebook or script that has since died."""
+    """Processes the kit launched for a notebook or script that has since died.
+
+    Only processes in our own PID namespace: the owner pid in the stamp of a process in a
+    container (another namespace) names a process we cannot see, not a dead one.
+    """
     found = []
+    ours = _pid_namespace("self")
     for proc in psutil.process_iter(["pid"]):
         try:
             stamp = proc.environ().get(OWNER)
         except (psutil.Error, OSError):
+            continue
+        if stamp and _pid_namespace(proc.pid) != ours:
             continue
         if stamp and not _owner_alive(stamp):
             found.append(proc)
@@ -159,13 +173,19 @@ def _remove(path: str) -> bool:
         return False
 
 
+def kill_orphans() -> int:
+    """Kill what dead notebooks left running (engines, controllers); returns how many."""
+    procs = orphans()
+    kill(procs)
+    return len(procs)
+
+
 def reap_orphans() -> int:
     """Kill what dead notebooks left running (engines, controllers) and clean their files."""
-    procs = orphans()
-    if procs:  # the scan for unused files reads every process's maps: only when needed
-        kill(procs)
+    killed = kill_orphans()
+    if killed:  # the scan for unused files reads every process's maps: only when needed
         clean_files()
-    return len(procs)
+    return killed
 
 
 def reap(value: str) -> int:

@@ -11,8 +11,6 @@ crashes or hangs kills the engines (never the notebook) and raises an error nami
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import shutil
 import subprocess
@@ -27,9 +25,9 @@ from pathlib import Path
 import ipyparallel as ipp
 import psutil
 
+from . import _controller, runs
 from . import _engine as engine
 from . import _reaper as reaper
-from . import runs
 from ._supervisor import Supervisor
 from .build import Kernel
 from .errors import ClusterNotRunning, KernelError
@@ -37,19 +35,9 @@ from .placement import Placement
 from .records import Results
 from .topology import NO_MPIEXEC, Topology, find_mpiexec, read_topology, venv_bin
 
-HEARTBEAT_MS = 500  # ipyparallel's default 3000 ms makes start-up take seconds longer
 POLL_SECONDS = 0.01
-CONTROLLER = [sys.executable, "-m", "ipyparallel.controller"]
 ENGINE = [sys.executable, "-m", "hybridlab._engine"]  # an ipyparallel engine without the nanny
 NANNY_ENGINE = [sys.executable, "-m", "ipyparallel.engine"]  # ipyparallel's own, with its nanny
-
-
-def _complete_json(path: Path) -> bool:
-    try:
-        json.loads(path.read_text())
-    except (OSError, ValueError):
-        return False
-    return True
 
 
 def _in_ipython() -> bool:
@@ -63,9 +51,12 @@ def _in_ipython() -> bool:
 class Cluster:
     """`ranks` MPI engines with `threads` OpenMP threads each, placed by `bind`."""
 
-    # How start() starts (benchmarks/run_benchmarks.py measures each choice; these are the
-    # fastest): launch mpiexec while the controller starts, instead of after it is ready; and
-    # engines without ipyparallel's nanny (the harness watches and signals the engines itself).
+    # How start() starts; benchmarks/run_benchmarks.py measures each choice, and these
+    # defaults are the fastest. warm_controller: borrow the notebook's warm controller (see
+    # _controller.py) instead of starting one; overlap_start: launch mpiexec while a new
+    # controller starts, not after it is ready; nanny: ipyparallel's nanny process beside each
+    # engine (without it, the harness watches the engines and they answer signals themselves).
+    warm_controller = True
     overlap_start = True
     nanny = False
 
@@ -92,8 +83,8 @@ class Cluster:
         self.tag = f"cluster-{uuid.uuid4().hex[:12]}"
         self._crash_file = Path(tempfile.gettempdir()) / f"hybridlab-{self.tag}.crash"
         self._supervisor = Supervisor(self.tag, self._crash_file)
-        self._folder: Path | None = None  # connection files and logs of one start
-        self._controller: psutil.Popen | None = None
+        self._folder: Path | None = None  # the engines' log of one start
+        self._controller: _controller.Controller | None = None
         self._launcher: psutil.Popen | None = None
         self.client: ipp.Client | None = None
         self.view: ipp.DirectView | None = None
@@ -111,7 +102,7 @@ class Cluster:
 
     @property
     def running(self) -> bool:
-        return self.client is not None
+        return self.view is not None
 
     def engine_environment(self) -> dict[str, str]:
         """What the launcher puts in every engine's environment (placement, thread level, tag)."""
@@ -122,7 +113,7 @@ class Cluster:
         env["PATH"] = f"{venv_bin()}{os.pathsep}{os.environ.get('PATH', '')}"
         return env
 
-    def engine_command(self, folder: Path) -> list[str]:
+    def engine_command(self, controller_args: list[str]) -> list[str]:
         """mpiexec with the placement's flags, starting one engine per rank."""
         assert self.mpi.mpiexec is not None
         return [
@@ -132,27 +123,15 @@ class Cluster:
             *self.placement.launcher_args(self.mpi.implementation),
             *(NANNY_ENGINE if self.nanny else ENGINE),
             "--mpi",
-            *self._ipp_args(folder),
+            *controller_args,
             # the engines may start before the controller has written its connection file
             f"--IPEngine.wait_for_url_file={self.start_timeout:g}",
+            f"--IPEngine.max_heartbeat_misses={_controller.ENGINE_HEARTBEAT_MISSES}",
         ]
 
-    def _ipp_args(self, folder: Path) -> list[str]:
-        return [f"--profile-dir={folder}", f"--cluster-id={self.tag}", "--log-level=ERROR"]
-
-    def _spawn(self, cmd: list[str], env: dict[str, str], log: Path) -> psutil.Popen:
-        with open(log, "wb") as out:
-            return psutil.Popen(
-                cmd,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # a ^C in the notebook does not reach the engines
-            )
-
     def start(self) -> Cluster:
-        """Start the controller and the engines; waits until every rank has registered."""
+        """Start the engines (and a controller when no warm one is free); waits until every
+        rank has registered."""
         if self.running:
             return self
         t0 = time.perf_counter()
@@ -161,34 +140,38 @@ class Cluster:
         def step(name: str) -> None:
             steps.append((name, time.perf_counter() - t0 - sum(s for _, s in steps)))
 
-        # engines of notebooks that died without stopping them: looked for while ours start
-        orphans = threading.Thread(target=reaper.reap_orphans, name="hybridlab-orphans")
+        # engines of notebooks that died without stopping them: killed while ours start; their
+        # MPI files are removed once ours are up (not while our MPI_Init creates its own)
+        killed: list[int] = []
+        orphans = threading.Thread(
+            target=lambda: killed.append(reaper.kill_orphans()), name="hybridlab-orphans"
+        )
         orphans.start()
-        folder = self._folder = Path(tempfile.mkdtemp(prefix=f"hybridlab-{self.tag}-"))
-        client_file = folder / "security" / f"ipcontroller-{self.tag}-client.json"
         try:
-            controller_env = dict(os.environ)
-            controller_env[reaper.TAG] = self.tag
-            controller_env[reaper.OWNER] = reaper.owner_stamp()
-            self._controller = self._spawn(
-                [*CONTROLLER, *self._ipp_args(folder), f"--HeartMonitor.period={HEARTBEAT_MS}"],
-                controller_env,
-                folder / "controller.log",
-            )
-            if not self.overlap_start:
-                self._wait_for_file(client_file, "controller")
+            controller = self._controller = _controller.acquire(self.tag, warm=self.warm_controller)
+            fresh = controller.client is None
+            if controller.client is not None and controller.client.ids:
+                controller.forget_engines(list(controller.client.ids))  # strays of a crash
+            if fresh and not self.overlap_start:
+                controller.connect(self.start_timeout)
                 step("controller ready")
-            engines_log = folder / "engines.log"
-            self._launcher = self._spawn(
-                self.engine_command(folder),
-                {**os.environ, **self.engine_environment()},
-                engines_log,
-            )
-            self._supervisor.watch([self._launcher], engines_log.read_text)
-            self._wait_for_file(client_file, "controller")
-            step("controller ready" if self.overlap_start else "mpiexec launched")
-            self.client = ipp.Client(str(client_file))
-            step("client connected")
+            self._folder = Path(tempfile.mkdtemp(prefix=f"hybridlab-{self.tag}-"))
+            log = self._folder / "engines.log"
+            with open(log, "wb") as out:
+                self._launcher = psutil.Popen(
+                    self.engine_command(controller.args()),
+                    env={**os.environ, **self.engine_environment()},
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,  # a ^C in the notebook does not reach the engines
+                )
+            self._supervisor.watch([self._launcher], log.read_text)
+            step("mpiexec launched" if fresh else "mpiexec launched (warm controller)")
+            if fresh and self.overlap_start:
+                controller.connect(self.start_timeout)
+                step("controller ready")
+            self.client = controller.client
             self._wait_for_engines()
             step("engines registered")
             ids = list(self.client.ids)
@@ -202,6 +185,8 @@ class Cluster:
                 self.view.activate()  # %px / %%px in the notebook now talk to these engines
             step("engines identified")
             orphans.join()
+            if any(killed):
+                reaper.clean_files()
             step("orphans reaped")
         except BaseException:
             orphans.join()
@@ -210,16 +195,6 @@ class Cluster:
         self.stopped_because = None
         self.start_steps = steps
         return self
-
-    def _wait_for_file(self, path: Path, what: str) -> None:
-        """Until the controller has written its connection file (whole: it parses)."""
-        deadline = time.monotonic() + self.start_timeout
-        while not _complete_json(path):
-            if self._controller is not None and self._controller.poll() is not None:
-                raise ClusterNotRunning(f"the {what} exited at start-up: {self._log('controller')}")
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the {what} did not start within {self.start_timeout:g} s")
-            time.sleep(POLL_SECONDS)
 
     def _wait_for_engines(self) -> None:
         """Until every rank registered; fails at once when the launcher dies meanwhile."""
@@ -235,27 +210,24 @@ class Cluster:
                     f"{len(self.client.ids)} of {self.placement.ranks} engines registered "
                     f"within {self.start_timeout:g} s"
                 )
-            self.client.spin()
             time.sleep(POLL_SECONDS)
 
-    def _log(self, name: str) -> str:
-        path = self._folder / f"{name}.log" if self._folder else None
-        return path.read_text(errors="replace")[-2000:] if path and path.exists() else ""
-
     def stop(self) -> None:
-        """Stop engines and controller; leaves no process or shared-memory segment behind."""
+        """Stop the engines (and a controller of its own); leaves no process of this cluster
+        or shared-memory segment behind. A warm controller waits for the next cluster."""
         t0 = time.perf_counter()
         steps: list[tuple[str, float]] = []
 
         def step(name: str) -> None:
             steps.append((name, time.perf_counter() - t0 - sum(s for _, s in steps)))
 
-        if self.client is not None:
-            with contextlib.suppress(Exception):
-                self.client.close()
-        controller = [self._controller] if self._controller is not None else []
-        clean = self._supervisor.stop(controller)
-        step("engines and controller killed, segments removed")
+        controller = self._controller
+        clean = self._supervisor.stop([])
+        step("engines killed, segments removed")
+        if controller is not None:
+            ids = list(controller.client.ids) if controller.client is not None else []
+            _controller.release(controller, ids)
+            step("controller released" if controller.warm else "controller stopped")
         self._forget()
         left = reaper.tagged(self.tag)
         step("looked for leftovers")
