@@ -67,55 +67,21 @@ def write(data: dict, path: Path) -> None:
     ]
     r = data.get("restart") or {}
     rows = [
-        [
-            "start",
-            fmt(s["start_s"]["median"], 2, " s"),
-            fmt(s["start_s"]["min"], 2, " s"),
-            fmt(s["start_s"]["max"], 2, " s"),
-            s["start_s"]["n"],
-            f"< {START_TARGET_S:g} s",
-            verdict(s["pass"]["start"]),
-        ],
-        [
-            "stop",
-            fmt(s["stop_s"]["median"], 2, " s"),
-            fmt(s["stop_s"]["min"], 2, " s"),
-            fmt(s["stop_s"]["max"], 2, " s"),
-            s["stop_s"]["n"],
-            f"< {STOP_TARGET_S:g} s",
-            verdict(s["pass"]["stop"]),
-        ],
+        _row("start", s["start_s"], f"< {START_TARGET_S:g} s", verdict(s["pass"]["start"])),
+        _row("stop", s["stop_s"], f"< {STOP_TARGET_S:g} s", verdict(s["pass"]["stop"])),
     ]
     if s.get("start_cpu_s"):
-        c = s["start_cpu_s"]
-        rows.append(
-            [
-                "CPU seconds the cluster's processes used to start",
-                fmt(c["median"], 2, " s"),
-                fmt(c["min"], 2, " s"),
-                fmt(c["max"], 2, " s"),
-                c["n"],
-                "",
-                "",
-            ]
-        )
+        rows.append(_row("CPU seconds the cluster's processes used to start", s["start_cpu_s"]))
     if r.get("restart_s"):
-        for key, label, target in (
-            ("crash_to_error_s", "a rank crashes: until KernelCrash is raised", None),
-            ("restart_s", "then cluster.restart()", RESTART_TARGET_S),
-        ):
-            v = r[key]
-            rows.append(
-                [
-                    label,
-                    fmt(v["median"], 2, " s"),
-                    fmt(v["min"], 2, " s"),
-                    fmt(v["max"], 2, " s"),
-                    v["n"],
-                    f"< {target:g} s" if target else "",
-                    verdict(r["pass"]) if target else "",
-                ]
+        rows.append(_row("a rank crashes: until KernelCrash is raised", r["crash_to_error_s"]))
+        rows.append(
+            _row(
+                "then cluster.restart()",
+                r["restart_s"],
+                f"< {RESTART_TARGET_S:g} s",
+                verdict(r["pass"]),
             )
+        )
     out += table(["measurement", "median", "min", "max", "n", "target", "result"], rows)
     errors = [r for r in s["repeats"] if "error" in r or r.get("left_behind")]
     for e in errors:
@@ -300,6 +266,11 @@ def write(data: dict, path: Path) -> None:
         "",
     ]
     write_report(path, out)
+
+
+def _row(label: str, v: dict, target: str = "", result: str = "") -> list[object]:
+    """A measurement's row: median, min, max (seconds), n, target and result."""
+    return [label, *(fmt(v[k], 2, " s") for k in ("median", "min", "max")), v["n"], target, result]
 
 
 def _ms(seconds: float | None) -> float | None:

@@ -27,15 +27,18 @@ def mpi_leftovers(tag: str | None = None) -> list[str]:
             found.append(f"pid {proc.pid} {proc.name()}")
         except psutil.Error:
             continue
-    return found + reaper.unused_segments((SHM,))
+    return found + reaper.unused_segments((SHM,), min_age=IN_FLIGHT_SECONDS)
 
 
 SHM = "/dev/shm/mpich_shm_*"
+# Other programs on the machine start MPI too: a segment younger than this may be theirs, between
+# its creation and its mapping in their MPI_Init. Ours were all written at a start seconds before.
+IN_FLIGHT_SECONDS = 3.0
 
 
 def orphaned_segments(before: set[str]) -> list[str]:
     """MPICH segments that appeared since `before` and that no live process maps or holds open."""
-    return sorted(set(reaper.unused_segments((SHM,))) - before)
+    return sorted(set(reaper.unused_segments((SHM,), min_age=IN_FLIGHT_SECONDS)) - before)
 
 
 @pytest.fixture

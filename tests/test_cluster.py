@@ -4,6 +4,7 @@ import time
 
 import pytest
 from ipyparallel import error as ipp_error
+from ipyparallel import interactive as ipp_interactive
 
 import hybridlab as hl
 from conftest import mpi_leftovers
@@ -53,6 +54,7 @@ def test_a_crash_names_the_rank_and_one_call_restarts(cluster):
     assert list(cluster.run("hello_hybrid", spin_ms=0).records["rank"]) == [0, 1]
 
 
+@ipp_interactive  # sent by value: the engines cannot import this test module
 def _nap(folder: str, seconds: float) -> None:
     import os
     import time

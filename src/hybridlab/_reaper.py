@@ -143,10 +143,21 @@ def _oldest_live_launcher() -> float | None:
     return min(starts, default=None)
 
 
-def unused_segments(patterns: tuple[str, ...] = SHM_PATTERNS) -> list[str]:
-    """MPI shared-memory segments that no live process maps or holds open."""
+def unused_segments(patterns: tuple[str, ...] = SHM_PATTERNS, min_age: float = 0.0) -> list[str]:
+    """MPI shared-memory segments that no live process maps or holds open (and that were
+    written at least `min_age` seconds ago: an MPI_Init under way creates its segment moments
+    before it maps it)."""
     used = _files_in_use()
-    return sorted(p for pattern in patterns for p in glob.glob(pattern) if p not in used)
+    now = time.time()
+    found = []
+    for path in (p for pattern in patterns for p in glob.glob(pattern)):
+        try:
+            young = now - os.stat(path).st_mtime < min_age
+        except OSError:
+            continue  # gone meanwhile
+        if path not in used and not young:
+            found.append(path)
+    return sorted(found)
 
 
 def clean_files() -> list[str]:
