@@ -31,6 +31,7 @@ class Supervisor:
         self.crash_file = crash_file
         self.launchers: list[psutil.Process] = []
         self.segments: set[str] = set()  # MPI shared-memory files of this cluster's ranks
+        self.noted = False  # the segments were noted once every rank had initialised MPI
         self._output: Callable[[], str] = lambda: ""
 
     def watch(self, launchers: list[psutil.Process], output: Callable[[], str]) -> None:
@@ -80,7 +81,8 @@ class Supervisor:
     def note_segments(self) -> None:
         """Remember the MPI segments the engines map (call once every rank has initialised
         MPI), so that stop() can remove them even after the ranks died."""
-        self.segments |= _shared_memory(self.ranks())
+        self.segments |= _shared_memory(self.ranks())  # none with MPICH: it unlinks them
+        self.noted = True
 
     def stop(self, others: list[psutil.Process]) -> bool:
         """Kill the engines and `others` (the controller) at once, let the launcher exit by
@@ -91,7 +93,7 @@ class Supervisor:
         itself. Otherwise the caller cleans up with the reaper's scans.
         """
         engines = self.ranks()
-        noted = bool(self.segments)
+        noted, self.noted = self.noted, False
         segments = self.segments | _shared_memory(engines)
         reaper.kill(engines + others)
         alive = [p for p in self.launchers if not reaper.wait_dead([p], LAUNCHER_EXIT_SECONDS)]
