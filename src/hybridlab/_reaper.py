@@ -124,13 +124,28 @@ def wait_dead(processes: list[psutil.Process], timeout: float) -> bool:
         time.sleep(0.01)
 
 
+_WATCHED = ("/dev/shm/", "/tmp/hydra_")  # where the files the reaper may remove live
+
+
 def _files_in_use() -> set[str]:
+    """Files under /dev/shm and /tmp/hydra_* that a live process maps or holds open.
+
+    Read from /proc/<pid>/maps and /proc/<pid>/fd, not psutil's memory_maps (which parses
+    smaps, seconds for a browser's processes)."""
     used: set[str] = set()
-    for proc in psutil.process_iter(["pid"]):
+    for pid in psutil.pids():
         try:
-            used.update(m.path for m in proc.memory_maps(grouped=True))
-            used.update(f.path for f in proc.open_files())
-        except (psutil.Error, OSError):
+            with open(f"/proc/{pid}/maps") as maps:
+                for line in maps:
+                    if any(w in line for w in _WATCHED):
+                        used.add(line.split(maxsplit=5)[-1].strip())
+            fds = f"/proc/{pid}/fd"
+            for fd in os.listdir(fds):
+                with contextlib.suppress(OSError):
+                    target = os.readlink(f"{fds}/{fd}")
+                    if target.startswith(_WATCHED):
+                        used.add(target)
+        except OSError:
             continue
     return used
 

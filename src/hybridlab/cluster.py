@@ -222,6 +222,10 @@ class Cluster:
             steps.append((name, time.perf_counter() - t0 - sum(s for _, s in steps)))
 
         controller = self._controller
+        if controller is None and self._launcher is None:
+            self._crash_file.unlink(missing_ok=True)
+            self.stop_steps = []
+            return  # nothing running (stopped already, or never started)
         clean = self._supervisor.stop([])
         step("engines killed, segments removed")
         if controller is not None:
