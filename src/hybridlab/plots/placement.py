@@ -10,9 +10,8 @@ from matplotlib.patches import Rectangle
 
 from ..records import Results, as_frame, require_columns
 from ..topology import Topology
+from .palette import RANK_COLOURS, SHARED
 
-RANK_COLOURS = plt.get_cmap("tab10").colors
-SHARED = "#d62728"
 
 
 def placement_map(
