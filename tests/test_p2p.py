@@ -7,9 +7,6 @@ No timing is asserted anywhere: timings go to benchmarks/bench_p2p.py.
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import matplotlib
 import numpy as np
 import pandas as pd

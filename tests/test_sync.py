@@ -6,22 +6,19 @@ No timing is asserted anywhere: timings go to benchmarks/bench_sync.py.
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
 
 import hybridlab as hl
+from hybridlab.reference import REFERENCE
 from hybridlab.sync.plots import (
     barrier_range_plot,
     overhead_plot,
     timeline_plot,
     wait_policy_plot,
 )
-from hybridlab.reference import REFERENCE
 from hybridlab.sync.tables import (
     barrier_table,
     overhead_table,

@@ -1,7 +1,7 @@
 """Pictures of the halo exchange lab (04): time breakdowns, the master-share curve, square vs
 rectangular domains, with the published numbers beside the student's.
 
-    table = breakdown_table([res_pure_2x1, res_hyb_1x2, ...])   # one row per run, seconds/phase
+    table = breakdown_table([res_pure_2x1, ...])   # halo.tables: one row per run, seconds/phase
     breakdown_plot(table, reference=REFERENCE["000-appendix-a5"].frame)
     master_share_plot([res_share_0, res_share_25, ...])
     shape_plot(square_table, rect_table, reference=REFERENCE["003-table-3"].frame)
@@ -20,7 +20,8 @@ from matplotlib.figure import Figure
 
 from ..plots.palette import PHASE_COLOURS
 from ..records import Results, require_columns
-from .tables import PHASES, breakdown_table, master_share_table
+from .tables import PHASES, master_share_table
+
 
 def _stack(ax, labels: Sequence[str], table: pd.DataFrame, columns: Sequence[str]) -> None:
     bottom = np.zeros(len(table))

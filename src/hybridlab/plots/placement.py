@@ -13,7 +13,6 @@ from ..topology import Topology
 from .palette import RANK_COLOURS, SHARED
 
 
-
 def placement_map(
     records: Results | pd.DataFrame,
     topology: Topology,
