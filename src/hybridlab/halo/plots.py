@@ -89,20 +89,13 @@ def master_share_plot(
         table = master_share_table(runs)
     fig, ax = plt.subplots(figsize=(6.0, 4.0), constrained_layout=True)
     ax.plot(table["master_share"], table["total"], "o-", color="k", label="total (slowest thread)")
-    ax.plot(
-        table["master_share"],
-        table["master_jacobi_halo"],
-        "s--",
-        color=PHASE_COLOURS["halo"],
-        label="master: jacobi + halo",
-    )
-    ax.plot(
-        table["master_share"],
-        table["workers_jacobi"],
-        "^--",
-        color=PHASE_COLOURS["jacobi"],
-        label="other threads: jacobi",
-    )
+    for column, style, phase, label in (
+        ("master_jacobi_halo", "s--", "halo", "master: jacobi + halo"),
+        ("workers_jacobi", "^--", "jacobi", "other threads: jacobi"),
+    ):
+        ax.plot(
+            table["master_share"], table[column], style, color=PHASE_COLOURS[phase], label=label
+        )
     best = table.loc[table["total"].idxmin()]
     ax.axvline(best["master_share"], color="0.6", linestyle=":")
     ax.text(best["master_share"], best["total"], f" best {best['master_share']:.2f}", fontsize=8)
