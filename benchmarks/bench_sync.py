@@ -31,7 +31,7 @@ import pandas as pd
 
 import hybridlab as hl
 from _common import Progress, describe_machine, machine_lines, plain, write_json, write_report
-from hybridlab.sync_tables import overhead_table
+from hybridlab.sync.tables import overhead_table
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -148,7 +148,7 @@ def report(machine: dict, runs: list[dict], args, seconds: float) -> str:
     lines += [
         "",
         "Overhead = median test time per repetition - median reference time per repetition "
-        "(EPCC syncbench), from the kit's own records (`hybridlab.sync_tables.overhead_table`, "
+        "(EPCC syncbench), from the kit's own records (`hybridlab.sync.tables.overhead_table`, "
         "which uses `hybridlab.stats.overhead`); for MPI_Barrier each sample is the slowest "
         "rank's. Spread = sqrt(sd_test^2 + sd_reference^2) within one run. A run is trusted "
         "when both its test and its reference samples scatter by at most 10 % of their median. "

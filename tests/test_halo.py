@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import hybridlab as hl
-from hybridlab.jacobi import (
+from hybridlab.halo.serial import (
     THREAD_LEVEL_2D,
     THREAD_LEVEL_3D,
     VARIANTS_2D,
@@ -260,7 +260,8 @@ def test_breakdown_table_and_plot(small_runs):
     import matplotlib
 
     matplotlib.use("Agg")
-    from hybridlab.plots.halo import breakdown_plot, breakdown_table
+    from hybridlab.halo.plots import breakdown_plot
+    from hybridlab.halo.tables import breakdown_table
     from hybridlab.reference import REFERENCE
 
     for how in ("mean", "max", "master"):
@@ -282,12 +283,8 @@ def test_breakdown_table_and_plot(small_runs):
 
 
 def test_master_share_and_shape_plots():
-    from hybridlab.plots.halo import (
-        breakdown_table,
-        master_share_plot,
-        master_share_table,
-        shape_plot,
-    )
+    from hybridlab.halo.plots import master_share_plot, shape_plot
+    from hybridlab.halo.tables import breakdown_table, master_share_table
     from hybridlab.reference import REFERENCE
 
     runs = [
@@ -309,28 +306,6 @@ def test_master_share_and_shape_plots():
     assert fig.axes
 
 
-def test_published_jacobi_tables_are_cited_and_complete():
-    from hybridlab.reference import REFERENCE
-
-    a5 = REFERENCE["000-appendix-a5"]
-    frame = a5.frame
-    assert "Appendix A.5" in a5.citation and "000_" in a5.citation
-    assert sorted(set(frame["table"])) == [f"A.{n}" for n in range(16, 30)]
-    xt4 = frame[(frame["system"] == "XT4") & (frame["processors"] == 128)]
-    pure = xt4[xt4["scheme"] == "pure MPI"].iloc[0]
-    assert pure["total_s"] == 3.873067
-    # the totals are the sums of the phases, but for two rows printed so in the source
-    parts = frame[["jacobi_s", "halo_s", "delta_s", "other_s"]].sum(axis=1)
-    off = frame[(parts - frame["total_s"]).abs() > 3e-5]
-    assert list(zip(off["table"], off["threads"], strict=True)) == [("A.19", 4), ("A.26", 3)]
-    t3 = REFERENCE["003-table-3"].frame
-    assert "Table 3" in REFERENCE["003-table-3"].citation
-    best = t3.dropna(subset=["speedup"]).sort_values("speedup").iloc[-1]
-    assert (best["version"], best["schedule"], best["speedup"]) == ("hybrid 3", "static", 1.17)
-    assert len(REFERENCE["003-table-1"].frame) == 1 + 3 * 4 * 4
-    assert len(REFERENCE["003-table-2"].frame) == 2 * 6 * 7
-
-
 # ------------------------------------------------------------- the exercise: a C halo exchange
 
 GOOD_EXCHANGE = r"""
@@ -345,7 +320,7 @@ void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 
 
 def test_student_exchange_checked_against_numpy():
-    from hybridlab.jacobi import build_student_halo, check_student_halo
+    from hybridlab.halo.exercise import build_student_halo, check_student_halo
 
     kernel = build_student_halo(GOOD_EXCHANGE)
     assert kernel.warnings == ()
@@ -357,7 +332,7 @@ def test_student_exchange_checked_against_numpy():
 
 
 def test_student_exchange_stub_and_deadlock_are_reported():
-    from hybridlab.jacobi import check_student_halo
+    from hybridlab.halo.exercise import check_student_halo
 
     with pytest.raises(NotImplementedError, match="write exchange_halos first"):
         check_student_halo("# YOUR CODE HERE\nraise NotImplementedError()")

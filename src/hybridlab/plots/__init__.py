@@ -1,9 +1,11 @@
-"""Plots of the student's machine and runs. Plots take records and a Topology; they launch nothing.
+"""Pictures shared by several labs: the machine, where ranks and threads ran, and one palette.
 
-One module per kind of picture; the names below are the ones labs use.
+Plots take records and a Topology; they launch nothing. A topic's own pictures live in its
+package (hybridlab.sync.plots, hybridlab.p2p.plots, ...), with the colours of palette.py.
 """
 
 from .machine import machine_picture
-from .placement import RANK_COLOURS, SHARED, placement_map
+from .palette import PHASE_COLOURS, RANK_COLOURS, SHARED
+from .placement import placement_map
 
-__all__ = ["RANK_COLOURS", "SHARED", "machine_picture", "placement_map"]
+__all__ = ["PHASE_COLOURS", "RANK_COLOURS", "SHARED", "machine_picture", "placement_map"]

@@ -10,9 +10,7 @@ from matplotlib.patches import Rectangle
 
 from ..records import Results, as_frame, require_columns
 from ..topology import Topology
-
-RANK_COLOURS = plt.get_cmap("tab10").colors
-SHARED = "#d62728"
+from .palette import RANK_COLOURS, SHARED
 
 
 def placement_map(

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..models import HockneyFit, PiecewiseHockney, aggregated_time, piecewise_hockney
 from ..records import Results, as_frame, require_columns
+from .hockney import HockneyFit, PiecewiseHockney, aggregated_time, piecewise_hockney
 
 MODE_COLOURS = {"send": "#4c72b0", "ssend": "#c44e52", "bsend": "#55a868", "isend": "#dd8452"}
 

@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .records import Results, as_frame, require_columns
-from .stats import overhead
+from ..records import Results, as_frame, require_columns
+from ..stats import overhead
 
 US = 1e6  # seconds -> microseconds
 

@@ -1,12 +1,12 @@
-"""hybridlab.models: the Hockney fit, the protocol switch and the aggregation model, on synthetic
-data whose answer is known."""
+"""hybridlab.p2p.hockney: the Hockney fit, the protocol switch and the aggregation model, on
+synthetic data whose answer is known."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from hybridlab.models import (
+from hybridlab.p2p.hockney import (
     aggregated_time,
     find_protocol_switch,
     hockney_fit,

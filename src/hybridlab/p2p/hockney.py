@@ -10,7 +10,7 @@ fits a sweep badly; `find_protocol_switch` finds the split where two separate li
 and `piecewise_hockney` fits both. `aggregated_time` is what the model predicts for a volume V
 sent as k messages of V/k bytes.
 
-    from hybridlab.models import hockney_fit, find_protocol_switch
+    from hybridlab.p2p.hockney import hockney_fit, find_protocol_switch
     fit = hockney_fit(df["bytes"], df["seconds"])
     fit.alpha, fit.beta, fit.alpha_err, fit.beta_err
 """

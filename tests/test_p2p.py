@@ -1,14 +1,11 @@
 """Lab 03 (point to point): the pingpong kernel is correct and strict about its parameters, the
-reference data are cited, the plots render and the notebook runs headless (solution and
-released versions). The fits themselves are tested in tests/test_models.py.
+plots render and the notebook runs headless (solution and released versions). The fits
+themselves are tested in tests/test_p2p_hockney.py, the published tables in test_reference.py.
 
 No timing is asserted anywhere: timings go to benchmarks/bench_p2p.py.
 """
 
 from __future__ import annotations
-
-import re
-from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -16,18 +13,17 @@ import pandas as pd
 import pytest
 
 import hybridlab as hl
-from hybridlab.models import piecewise_hockney
-from hybridlab.plots.p2p import (
+from hybridlab.p2p.hockney import piecewise_hockney
+from hybridlab.p2p.plots import (
     aggregation_plot,
     aggregation_ratio,
     sendmodes_plot,
     sweep_plot,
 )
-from hybridlab.reference import REFERENCE, reference
+from hybridlab.reference import REFERENCE
 
 matplotlib.use("Agg")
 
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"  # beside the clone
 TINY = {"iterations": 5, "skip": 2, "iterations_large": 3, "skip_large": 1, "samples": 2}
 
 
@@ -167,34 +163,6 @@ def test_rejects_bad_parameters(params, message):
 def test_needs_two_ranks():
     with pytest.raises(hl.KernelError, match=r"pingpong needs at least 2 ranks \(got 1\)"):
         hl.run_program("pingpong", ranks=1, max_bytes=8)
-
-
-# -------------------------------------------------------------------------- reference data
-
-
-def test_reference_tables_are_cited():
-    t4 = reference("001-table-4").frame
-    assert len(t4) == 12 and set(t4["processors"]) == {6, 120}
-    row = t4[(t4["processors"] == 120) & (t4["operation"] == "MPI_Isend + MPI_Irecv")]
-    assert row.set_index("css")["seconds"].to_dict() == {False: 279.4, True: 279.9}
-    assert "Table 4" in REFERENCE["001-table-4"].citation
-    sr = reference("002-slides-14-17")
-    assert "002_21a7b3db713838d9.txt" in sr.citation and "slide 17" in sr.citation
-    ms = sr.frame.set_index("scheme")["milliseconds"]
-    assert ms["pure MPI intra-node"] + ms["pure MPI inter-node"] == pytest.approx(
-        ms["pure MPI total"]
-    )
-
-
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents are not on this machine")
-def test_reference_numbers_match_the_source_text():
-    text = (SEEDS / "001_5ad4b92b950a4cc3.txt").read_text()
-    part = text[text.index("Operation\tTime (s)") : text.index("Table 4: Timings")]
-    printed = [float(x) for x in re.findall(r"\t(\d+\.\d)", part)]
-    assert printed == [row[3] for row in REFERENCE["001-table-4"].rows]
-    slides = (SEEDS / "002_21a7b3db713838d9.txt").read_text()
-    for needle in ("2.0 ms", "9.6 ms", "11.6 ms", "19.2 ms", "message size > 32 kB"):
-        assert needle in slides
 
 
 # ---------------------------------------------------------------------------------- plots

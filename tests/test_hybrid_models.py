@@ -16,9 +16,8 @@ import pandas as pd
 import pytest
 
 import hybridlab as hl
-from hybridlab import thread_levels
-from hybridlab.plots.models import MODEL_NAMES, programming_models, thread_level_table
-from hybridlab.thread_levels import THREAD_LEVELS
+from hybridlab.hybrid_models.plots import MODEL_NAMES, programming_models, thread_level_table
+from hybridlab.thread_levels import THREAD_LEVELS, ThreadLevelError, require_level
 
 matplotlib.use("Agg")
 
@@ -146,19 +145,19 @@ def test_require_level_accepts_equal_or_higher_levels_and_rejects_lower_ones():
     for i, required in enumerate(THREAD_LEVELS):
         for j, provided in enumerate(THREAD_LEVELS):
             if j >= i:
-                assert thread_levels.require_level(required, provided) is None
+                assert require_level(required, provided) is None
             else:
-                with pytest.raises(thread_levels.ThreadLevelError) as err:
-                    thread_levels.require_level(required, provided)
+                with pytest.raises(ThreadLevelError) as err:
+                    require_level(required, provided)
                 message = str(err.value)
                 assert f"MPI provided '{provided}' but this program needs '{required}'" in message
-    assert issubclass(thread_levels.ThreadLevelError, RuntimeError)
+    assert issubclass(ThreadLevelError, RuntimeError)
 
 
 @pytest.mark.parametrize("args", [("masteronly", "multiple"), ("funneled", "MULTIPLE"), ("", "")])
 def test_require_level_names_the_valid_levels_for_an_unknown_one(args):
     with pytest.raises(ValueError, match="single, funneled, serialized, multiple"):
-        thread_levels.require_level(*args)
+        require_level(*args)
 
 
 def test_the_taxonomy_figure_names_every_model():

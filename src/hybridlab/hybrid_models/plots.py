@@ -18,8 +18,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
-from ..placement import THREAD_LEVELS
 from ..records import Results
+from ..thread_levels import THREAD_LEVELS
 
 FAMILY_COLOURS = {
     "pure MPI": "#dbe7f5",

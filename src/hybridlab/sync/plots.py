@@ -1,6 +1,6 @@
 """Pictures of synchronisation (lab 02): EPCC overheads with their spread, timelines, barriers.
 
-    table = overhead_table(records, by=["threads"])     # hybridlab.sync_tables
+    table = overhead_table(records, by=["threads"])     # hybridlab.sync.tables
     overhead_plot(table, x="threads")                   # error bars, untrusted points hollow
     timeline_plot(imbalance_records)                    # Gantt: compute vs barrier per thread
     barrier_range_plot({"imbalanced": t1, "rebalanced": t2}, REFERENCE["001-table-3"].frame)
@@ -21,15 +21,10 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from ..plots.palette import PHASE_COLOURS
 from ..records import Results, as_frame, require_columns
-from ..sync_tables import wait_policy_table
+from .tables import wait_policy_table
 
-PHASE_COLOURS = {
-    "compute": "#4c72b0",
-    "barrier": "#dd8452",
-    "comm": "#55a868",
-    "idle": "#c44e52",
-}
 CONSTRUCT_MARKERS = {
     "parallel": "o",
     "for": "s",

@@ -1,0 +1,3 @@
+"""Topic: point-to-point messages (labs 03, 08). hockney: the Hockney fit, protocol switch and
+aggregation model; plots: their pictures. A topic imports the harness; the harness never imports
+a topic."""
