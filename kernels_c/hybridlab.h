@@ -21,7 +21,8 @@
  *     hl_delay()          EPCC's delay(), with hl_delay_rate() / hl_delay_length() to size it
  *     hl_timers_*()       per-thread phase timers (one cache line a thread), hl_barrier_timed(),
  *                         hl_emit_timers() for one "timer" record per thread and phase
- *     hl_param_names()    comma lists of names or numbers as parameters; hl_param_numbers()
+ *     hl_param_choice()   one name of a list; hl_param_names(), hl_param_numbers() and
+ *                         hl_param_each(): comma lists as parameters
  *     hl_require_level()  fail with a clear message when MPI gave too low a thread level
  *     hl_thread_cpu_now(), hl_sleep_us(), hl_sleep_seconds()
  */
