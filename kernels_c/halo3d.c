@@ -191,8 +191,9 @@ static void swap(grid3d *g) {
     g->b = t;
 }
 
-/* The master's step after the barrier: delta from the threads' parts over the ranks, then the
- * next iterate; timed as the reduction. */
+/* After the stencil (by the master, after a barrier, when threads share it): delta from the
+ * threads' parts in thread order and over the ranks, then the next iterate; timed as the
+ * reduction. */
 static void reduce_and_swap(grid3d *g, int nthreads, hl_timers *me) {
     double r0 = hl_now(), sum = hl_timers_sum(g->acc, nthreads);
     MPI_Allreduce(&sum, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->cart);
@@ -216,14 +217,10 @@ static void run_pure(grid3d *g, face_bufs *fb) {
         double t0 = hl_now();
         exchange(g, 63, 1, g->l[0], 0, fb);
         double t1 = hl_now();
-        double local = stencil_box(g, 1, g->l[0], 1, g->l[1], 1, g->l[2]);
-        double t2 = hl_now();
-        MPI_Allreduce(&local, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->cart);
-        double t3 = hl_now();
-        swap(g);
+        me->partial = stencil_box(g, 1, g->l[0], 1, g->l[1], 1, g->l[2]);
         me->t[HL_HALO] += t1 - t0;
-        me->t[HL_JACOBI] += t2 - t1;
-        me->t[HL_REDUCTION] += t3 - t2;
+        me->t[HL_JACOBI] += hl_now() - t1;
+        reduce_and_swap(g, 1, me);
     }
     me->t[HL_TOTAL] = hl_now() - start;
 }
@@ -245,11 +242,7 @@ static void run_masteronly(grid3d *g, int nthreads, face_bufs *fb) {
             me->t[HL_JACOBI] += hl_now() - j0;
             hl_barrier_timed(&me->t[HL_OTHER]);
         }
-        double r0 = hl_now();
-        double local = hl_timers_sum(g->acc, nthreads);
-        MPI_Allreduce(&local, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->cart);
-        g->acc[0].t[HL_REDUCTION] += hl_now() - r0;
-        swap(g);
+        reduce_and_swap(g, nthreads, &g->acc[0]);
     }
     double total = hl_now() - start;
     for (int t = 0; t < nthreads; t++) g->acc[t].t[HL_TOTAL] = total;
