@@ -3,8 +3,8 @@
  * Each repetition runs a[i] = b[i] + s * c[i] over n doubles with `omp parallel for`, sums a[]
  * in the same loop (a reduction, so no extra memory pass) and MPI_Allreduces that checksum over
  * the communicator, so every repetition involves OpenMP threads, memory traffic and MPI progress.
- * The method is DESIGN section 5: warm-up, inner repetitions until one sample lasts about 1 ms,
- * then `samples` outer samples. Thread 0 of every rank emits one record per sample with the
+ * The method is DESIGN section 5 (hl_measure): warm-up, inner repetitions until one sample lasts
+ * about 1 ms on every rank, a discarded pass, then `samples` outer samples. Thread 0 of every rank emits one record per sample with the
  * seconds per repetition and the bytes a repetition moves on that rank (24 * n, the STREAM way).
  *
  * The data are chosen so that the checksum is exact in any summation order (every value and
@@ -41,9 +41,8 @@ typedef struct {
     double *a, *b, *c;
     long n;
     MPI_Comm comm;
-    int collective;      /* 0 while calibrating (see hl_kernel), 1 while sampling */
-    double local_expect; /* the checksum of one rank's a[] */
-    double global_expect;
+    double local_expect;  /* the checksum of one rank's a[] */
+    double global_expect; /* the allreduced checksum of every repetition */
     double bad_value; /* the first wrong checksum seen, if any */
     long bad;         /* how many repetitions had a wrong checksum */
 } triad_args;
@@ -64,13 +63,9 @@ static void triad(void *arg, long inner) {
             a[i] = b[i] + TRIAD_SCALAR * c[i];
             sum += a[i];
         }
-        double expect = t->local_expect;
-        if (t->collective) {
-            double local = sum;
-            MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, t->comm);
-            expect = t->global_expect;
-        }
-        if (sum != expect) {
+        double local = sum;
+        MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, t->comm);
+        if (sum != t->global_expect) {
             if (t->bad == 0) t->bad_value = sum;
             t->bad++;
         }
@@ -92,12 +87,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     size_t stride = ((size_t)n * sizeof(double) + PAGE - 1) / PAGE * PAGE + PAGE;
     char *region = mmap(NULL, 3 * stride, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                         -1, 0);
-    double *seconds = malloc((size_t)samples * sizeof(double));
-    int have = region != MAP_FAILED && seconds, everyone = 0;
+    int have = region != MAP_FAILED, everyone = 0;
     MPI_Allreduce(&have, &everyone, 1, MPI_INT, MPI_MIN, comm);
     if (!everyone) {
         if (region != MAP_FAILED) munmap(region, 3 * stride);
-        free(seconds);
         return hl_fail(ctx, "rank %d: could not allocate 3 x %ld doubles (n too large?)",
                        ctx->rank, n);
     }
@@ -115,14 +108,14 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     for (long i = 0; i < n; i++) t.local_expect += b_value(i) + TRIAD_SCALAR * c_value(i);
     t.global_expect = t.local_expect * (double)ctx->size;
 
-    /* hl_calibrate lets each rank decide on its own when a call is long enough, so the work it
-     * times must not contain a collective: ranks that decided differently would call different
-     * numbers of allreduces. Calibrate the local triad, then sample with the allreduce on. */
-    long inner = hl_calibrate(comm, triad, &t, TARGET_SECONDS);
-    t.collective = 1;
-    triad(&t, 1); /* warm-up of the collective path, discarded */
-    MPI_Barrier(comm);
-    hl_sample(triad, &t, inner, (int)samples, seconds);
+    /* hl_measure's calibration agrees on inner across ranks at every step, so the timed work may
+     * hold the allreduce: every rank calls it equally often. */
+    hl_method method = {.comm = comm, .target = TARGET_SECONDS, .outer = (int)samples};
+    hl_result r;
+    if (hl_measure(ctx, "triad", triad, NULL, &t, &method, &r) != 0) {
+        munmap(region, 3 * stride);
+        return -1;
+    }
 
     int rc = 0;
     if (t.bad) {
@@ -132,13 +125,13 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                      ctx->rank, t.bad, t.bad_value, t.local_expect, t.global_expect, ctx->size);
     } else {
         int threads = omp_get_max_threads();
-        for (long i = 0; i < samples; i++)
+        for (int i = 0; i < r.outer; i++)
             hl_emit(ctx,
-                    "\"phase\":\"triad\",\"sample\":%ld,\"seconds\":%.9g,\"bytes\":%ld,"
+                    "\"phase\":\"triad\",\"sample\":%d,\"seconds\":%.9g,\"bytes\":%ld,"
                     "\"inner\":%ld,\"threads\":%d",
-                    i, seconds[i], 24 * n, inner, threads);
+                    i, r.test[i], 24 * n, r.inner, threads);
     }
     munmap(region, 3 * stride);
-    free(seconds);
+    hl_result_free(&r);
     return rc;
 }

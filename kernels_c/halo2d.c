@@ -50,9 +50,6 @@ const hl_param hl_kernel_params[] = {
     HL_END_PARAMS,
 };
 
-enum { P_JACOBI, P_HALO, P_REDUCTION, P_OTHER, P_TOTAL, P_COUNT };
-static const char *const phase_names[P_COUNT] = {"jacobi", "halo", "reduction", "other",
-                                                 "total"};
 enum { V_PURE, V_HYBRID1, V_HYBRID2, V_HYBRID3, V_STUDENT, V_ALL };
 #ifdef HL_STUDENT_EXCHANGE
 #define V_COUNT V_ALL
@@ -65,13 +62,6 @@ static const char *const variant_names[V_ALL] = {"pure", "hybrid1", "hybrid2", "
 #define TAG_DOWN 1 /* a message travelling to rank + 1 */
 #define TAG_UP 2   /* a message travelling to rank - 1 */
 
-/* One cache line per thread so the timers do not share lines. */
-typedef struct {
-    double t[P_COUNT];
-    double delta;
-    double pad[8 - P_COUNT - 1 > 0 ? 8 - P_COUNT - 1 : 1];
-} thread_acc;
-
 typedef struct {
     MPI_Comm comm;
     long nx, m; /* interior columns; rows owned by this rank */
@@ -79,7 +69,7 @@ typedef struct {
     double *a, *b;
     int up, down;   /* neighbour ranks or MPI_PROC_NULL */
     long iterations;
-    thread_acc *acc;
+    hl_timers *acc; /* per thread: phase seconds, and its part of delta */
     double delta; /* global delta of the last iteration */
     int student;  /* call the student's exchange_halos (lab 04 exercise) */
 } grid2d;
@@ -118,48 +108,45 @@ static void send_up(grid2d *g) {
                  (int)g->nx, MPI_DOUBLE, g->down, TAG_UP, g->comm, MPI_STATUS_IGNORE);
 }
 
+/* delta: the threads' parts summed in thread order, then over the ranks; timed as the reduction
+ * of the calling thread. */
+static void reduce_delta(grid2d *g, int nthreads, hl_timers *me) {
+    double r0 = hl_now(), local = hl_timers_sum(g->acc, nthreads);
+    MPI_Allreduce(&local, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->comm);
+    me->t[HL_REDUCTION] += hl_now() - r0;
+}
+
 static void run_pure(grid2d *g) {
-    thread_acc *me = &g->acc[0];
+    hl_timers *me = &g->acc[0];
     double start = hl_now();
     for (long it = 0; it < g->iterations; it++) {
         double t0 = hl_now(), local = 0.0;
         for (long i = 1; i <= g->m; i++) local += stencil_row(g, i);
         for (long i = 1; i <= g->m; i++) copy_row(g, i);
+        me->partial = local;
         double t1 = hl_now();
         send_down(g);
         send_up(g);
-        double t2 = hl_now();
-        MPI_Allreduce(&local, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->comm);
-        double t3 = hl_now();
-        me->t[P_JACOBI] += t1 - t0;
-        me->t[P_HALO] += t2 - t1;
-        me->t[P_REDUCTION] += t3 - t2;
+        me->t[HL_JACOBI] += t1 - t0;
+        me->t[HL_HALO] += hl_now() - t1;
+        reduce_delta(g, 1, me);
     }
-    me->t[P_TOTAL] = hl_now() - start;
-}
-
-/* Sum the threads' partial deltas in thread order (the same answer whoever adds). */
-static double thread_sum(grid2d *g, int nthreads) {
-    double s = 0.0;
-    for (int t = 0; t < nthreads; t++) s += g->acc[t].delta;
-    return s;
+    me->t[HL_TOTAL] = hl_now() - start;
 }
 
 /* Stencil then copy, each with schedule(runtime) and a timed barrier between and after; called
  * by every thread of the team. */
-static void sweep(grid2d *g, thread_acc *me) {
+static void sweep(grid2d *g, hl_timers *me) {
     double t0 = hl_now(), local = 0.0;
 #pragma omp for schedule(runtime) nowait
     for (long i = 1; i <= g->m; i++) local += stencil_row(g, i);
-    me->delta = local;
+    me->partial = local;
+    me->t[HL_JACOBI] += hl_now() - t0;
+    hl_barrier_timed(&me->t[HL_OTHER]);
     double t1 = hl_now();
-#pragma omp barrier
-    double t2 = hl_now();
 #pragma omp for schedule(runtime) nowait
     for (long i = 1; i <= g->m; i++) copy_row(g, i);
-    double t3 = hl_now();
-    me->t[P_JACOBI] += (t1 - t0) + (t3 - t2);
-    me->t[P_OTHER] += t2 - t1;
+    me->t[HL_JACOBI] += hl_now() - t1;
 }
 
 static void exchange_hybrid1(grid2d *g) {
@@ -178,119 +165,76 @@ static void run_hybrid1(grid2d *g, int nthreads) {
     for (long it = 0; it < g->iterations; it++) {
 #pragma omp parallel num_threads(nthreads)
         {
-            thread_acc *me = &g->acc[omp_get_thread_num()];
+            hl_timers *me = &g->acc[omp_get_thread_num()];
             sweep(g, me);
-            double t0 = hl_now();
-#pragma omp barrier
-            me->t[P_OTHER] += hl_now() - t0;
+            hl_barrier_timed(&me->t[HL_OTHER]);
         }
-        thread_acc *me = &g->acc[0];
-        double t1 = hl_now();
+        double h0 = hl_now();
         exchange_hybrid1(g);
-        double t2 = hl_now();
-        double local = thread_sum(g, nthreads);
-        MPI_Allreduce(&local, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->comm);
-        double t3 = hl_now();
-        me->t[P_HALO] += t2 - t1;
-        me->t[P_REDUCTION] += t3 - t2;
+        g->acc[0].t[HL_HALO] += hl_now() - h0;
+        reduce_delta(g, nthreads, &g->acc[0]);
     }
     double total = hl_now() - start;
-    for (int t = 0; t < nthreads; t++) g->acc[t].t[P_TOTAL] = total;
+    for (int t = 0; t < nthreads; t++) g->acc[t].t[HL_TOTAL] = total;
 }
 
-static void run_hybrid2(grid2d *g, int nthreads) {
-#pragma omp parallel num_threads(nthreads)
-    {
-        thread_acc *me = &g->acc[omp_get_thread_num()];
-        double start = hl_now();
-        for (long it = 0; it < g->iterations; it++) {
-            sweep(g, me);
-            double t0 = hl_now();
-#pragma omp barrier
-            double t1 = hl_now();
-            me->t[P_OTHER] += t1 - t0;
-            /* 003 runs the single straight after the copy (nowait); the barrier above is
-             * needed here because delta is summed from every thread's part. */
+/* hybrid2's communication: one thread (`omp single`) sends the halos and reduces delta. 003 runs
+ * the single straight after the copy (nowait); the barrier before it is needed here because
+ * delta is summed from every thread's part. */
+static void communicate_single(grid2d *g, int nthreads, hl_timers *me) {
 #pragma omp single nowait
-            {
-                double h0 = hl_now();
-                send_down(g);
-                send_up(g);
-                double h1 = hl_now();
-                double local = thread_sum(g, nthreads);
-                MPI_Allreduce(&local, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->comm);
-                me->t[P_HALO] += h1 - h0;
-                me->t[P_REDUCTION] += hl_now() - h1;
-            }
-            double t2 = hl_now();
-#pragma omp barrier
-            me->t[P_OTHER] += hl_now() - t2;
-        }
-        me->t[P_TOTAL] = hl_now() - start;
+    {
+        double h0 = hl_now();
+        send_down(g);
+        send_up(g);
+        me->t[HL_HALO] += hl_now() - h0;
+        reduce_delta(g, nthreads, me);
     }
 }
 
-static void run_hybrid3(grid2d *g, int nthreads) {
+/* hybrid3's communication: the two exchanges and the reduction in different threads at once. */
+static void communicate_sections(grid2d *g, int nthreads, hl_timers *me) {
+#pragma omp sections nowait
+    {
+#pragma omp section
+        {
+            double h0 = hl_now();
+            send_down(g);
+            me->t[HL_HALO] += hl_now() - h0;
+        }
+#pragma omp section
+        {
+            double h0 = hl_now();
+            send_up(g);
+            me->t[HL_HALO] += hl_now() - h0;
+        }
+#pragma omp section
+        reduce_delta(g, nthreads, me);
+    }
+}
+
+/* hybrid2 and hybrid3: one parallel region for all iterations; after the sweep and a barrier,
+ * every thread of the team meets `communicate` (a worksharing construct), then a barrier. */
+static void run_one_region(grid2d *g, int nthreads,
+                           void (*communicate)(grid2d *, int, hl_timers *)) {
 #pragma omp parallel num_threads(nthreads)
     {
-        thread_acc *me = &g->acc[omp_get_thread_num()];
+        hl_timers *me = &g->acc[omp_get_thread_num()];
         double start = hl_now();
         for (long it = 0; it < g->iterations; it++) {
             sweep(g, me);
-            double t0 = hl_now();
-#pragma omp barrier
-            me->t[P_OTHER] += hl_now() - t0;
-#pragma omp sections nowait
-            {
-#pragma omp section
-                {
-                    double h0 = hl_now();
-                    send_down(g);
-                    me->t[P_HALO] += hl_now() - h0;
-                }
-#pragma omp section
-                {
-                    double h0 = hl_now();
-                    send_up(g);
-                    me->t[P_HALO] += hl_now() - h0;
-                }
-#pragma omp section
-                {
-                    double r0 = hl_now();
-                    double local = thread_sum(g, nthreads);
-                    MPI_Allreduce(&local, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->comm);
-                    me->t[P_REDUCTION] += hl_now() - r0;
-                }
-            }
-            double t2 = hl_now();
-#pragma omp barrier
-            me->t[P_OTHER] += hl_now() - t2;
+            hl_barrier_timed(&me->t[HL_OTHER]);
+            communicate(g, nthreads, me);
+            hl_barrier_timed(&me->t[HL_OTHER]);
         }
-        me->t[P_TOTAL] = hl_now() - start;
+        me->t[HL_TOTAL] = hl_now() - start;
     }
-}
-
-static int parse_schedule(hl_ctx *ctx, const char *name, omp_sched_t *kind) {
-    static const char *const names[] = {"static", "dynamic", "guided"};
-    static const omp_sched_t kinds[] = {omp_sched_static, omp_sched_dynamic, omp_sched_guided};
-    for (int k = 0; k < 3; k++)
-        if (name && strcmp(name, names[k]) == 0) {
-            *kind = kinds[k];
-            return 0;
-        }
-    return hl_fail(ctx, "parameter schedule=%s is not one of static, dynamic, guided",
-                   name ? name : "(missing)");
 }
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     int ok = 1;
-    const char *vname = hl_param_str(ctx, "variant");
-    int variant = -1;
-    for (int v = 0; v < V_COUNT; v++)
-        if (vname && strcmp(vname, variant_names[v]) == 0) variant = v;
-    if (variant < 0)
-        return hl_fail(ctx, "parameter variant=%s is not one of pure, hybrid1, hybrid2, hybrid3%s",
-                       vname ? vname : "(missing)", V_COUNT == V_ALL ? ", student" : "");
+    int variant = hl_param_choice(ctx, "variant", variant_names, V_COUNT);
+    if (variant < 0) return -1;
     long nx = hl_param_long(ctx, "nx", 1, &ok);
     if (!ok) return -1;
     long ny = hl_param_long(ctx, "ny", 1, &ok);
@@ -299,9 +243,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (!ok) return -1;
     long chunk = hl_param_long(ctx, "chunk", 0, &ok);
     if (!ok) return -1;
-    const char *sname = hl_param_str(ctx, "schedule");
-    omp_sched_t kind = omp_sched_static;
-    if (parse_schedule(ctx, sname, &kind) != 0) return -1;
+    static const char *const schedules[] = {"static", "dynamic", "guided"};
+    static const omp_sched_t kinds[] = {omp_sched_static, omp_sched_dynamic, omp_sched_guided};
+    int schedule = hl_param_choice(ctx, "schedule", schedules, 3);
+    if (schedule < 0) return -1;
     if (nx > 100000000L || ny > 100000000L || nx * ny > 400000000L)
         return hl_fail(ctx, "grid nx=%ld x ny=%ld is too large (at most 4e8 points)", nx, ny);
     if (ny < ctx->size)
@@ -311,23 +256,17 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                        ny, ctx->size, ctx->size);
     if (chunk > 1000000000L) return hl_fail(ctx, "parameter chunk=%ld is too large", chunk);
 
-    int provided = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&provided);
-    if (variant == V_HYBRID3 && provided < MPI_THREAD_MULTIPLE)
-        return hl_fail(ctx,
-                       "variant hybrid3 calls MPI from several threads at once (omp sections) "
-                       "and needs MPI_THREAD_MULTIPLE, but MPI provided only '%s': ask for "
-                       "thread_level='multiple' (--thread-level=multiple)",
-                       hl_level_name(provided));
-    if (variant == V_HYBRID2 && provided < MPI_THREAD_SERIALIZED)
-        return hl_fail(ctx,
-                       "variant hybrid2 calls MPI inside `omp single` (any thread) and needs "
-                       "MPI_THREAD_SERIALIZED, but MPI provided only '%s': ask for "
-                       "thread_level='serialized' or 'multiple'",
-                       hl_level_name(provided));
+    if (variant == V_HYBRID3 &&
+        hl_require_level(ctx, MPI_THREAD_MULTIPLE,
+                         "variant hybrid3 calls MPI from several threads at once (omp sections)"))
+        return -1;
+    if (variant == V_HYBRID2 &&
+        hl_require_level(ctx, MPI_THREAD_SERIALIZED,
+                         "variant hybrid2 calls MPI inside `omp single` (any thread)"))
+        return -1;
 
     int nthreads = variant == V_PURE ? 1 : omp_get_max_threads();
-    omp_set_schedule(kind, (int)chunk);
+    omp_set_schedule(kinds[schedule], (int)chunk);
 
     grid2d g = {.comm = comm, .nx = nx, .w = nx + 2, .iterations = iterations,
                 .student = variant == V_STUDENT};
@@ -340,7 +279,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     size_t points = (size_t)(g.m + 2) * (size_t)g.w;
     g.a = malloc(points * sizeof(double));
     g.b = malloc(points * sizeof(double));
-    g.acc = calloc((size_t)nthreads, sizeof(thread_acc));
+    g.acc = hl_timers_new(nthreads);
     int mine_ok = g.a && g.b && g.acc, all_ok = 0;
     MPI_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     if (!all_ok) {
@@ -360,8 +299,8 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     case V_PURE: run_pure(&g); break;
     case V_HYBRID1:
     case V_STUDENT: run_hybrid1(&g, nthreads); break;
-    case V_HYBRID2: run_hybrid2(&g, nthreads); break;
-    default: run_hybrid3(&g, nthreads); break;
+    case V_HYBRID2: run_one_region(&g, nthreads, communicate_single); break;
+    default: run_one_region(&g, nthreads, communicate_sections); break;
     }
 
     double local = 0.0, checksum = 0.0;
@@ -369,16 +308,11 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         for (long j = 1; j <= nx; j++) local += A(&g, i, j);
     MPI_Reduce(&local, &checksum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
 
-    const char *fmt = "\"record\":\"timer\",\"phase\":\"%s\",\"seconds\":%.9g,\"variant\":\"%s\","
-                      "\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,\"rows\":%ld,"
-                      "\"iterations\":%ld,\"schedule\":\"%s\",\"chunk\":%ld";
-#pragma omp parallel num_threads(nthreads)
-    {
-        thread_acc *me = &g.acc[omp_get_thread_num()];
-        for (int p = 0; p < P_COUNT; p++)
-            hl_emit(ctx, fmt, phase_names[p], me->t[p], variant_names[variant], ctx->size,
-                    nthreads, nx, ny, g.m, iterations, sname, chunk);
-    }
+    hl_emit_timers(ctx, g.acc, nthreads, hl_halo_phase_names, HL_HALO_PHASES,
+                   "\"variant\":\"%s\",\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,"
+                   "\"rows\":%ld,\"iterations\":%ld,\"schedule\":\"%s\",\"chunk\":%ld",
+                   variant_names[variant], ctx->size, nthreads, nx, ny, g.m, iterations, schedules[schedule],
+                   chunk);
     if (ctx->rank == 0)
         hl_emit(ctx,
                 "\"record\":\"checksum\",\"checksum\":%.17g,\"delta\":%.17g,\"variant\":\"%s\","

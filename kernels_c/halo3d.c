@@ -42,18 +42,9 @@ const hl_param hl_kernel_params[] = {
     HL_END_PARAMS,
 };
 
-enum { P_JACOBI, P_HALO, P_REDUCTION, P_OTHER, P_TOTAL, P_COUNT };
-static const char *const phase_names[P_COUNT] = {"jacobi", "halo", "reduction", "other",
-                                                 "total"};
 enum { V_PURE, V_MASTERONLY, V_FUNNELLED, V_MULTIPLE, V_COUNT };
 static const char *const variant_names[V_COUNT] = {"pure", "masteronly", "funnelled",
                                                    "multiple"};
-
-typedef struct {
-    double t[P_COUNT];
-    double delta;
-    double pad[2];
-} thread_acc;
 
 typedef struct {
     MPI_Comm cart;
@@ -63,7 +54,7 @@ typedef struct {
     int nb[3][2];  /* neighbour ranks [dim][0 = minus, 1 = plus] */
     int nonblocking;
     long iterations;
-    thread_acc *acc;
+    hl_timers *acc; /* per thread: phase seconds, and its part of delta */
     double delta;
 } grid3d;
 
@@ -200,10 +191,14 @@ static void swap(grid3d *g) {
     g->b = t;
 }
 
-static double thread_sum(grid3d *g, int nthreads) {
-    double s = 0.0;
-    for (int t = 0; t < nthreads; t++) s += g->acc[t].delta;
-    return s;
+/* After the stencil (by the master, after a barrier, when threads share it): delta from the
+ * threads' parts in thread order and over the ranks, then the next iterate; timed as the
+ * reduction. */
+static void reduce_and_swap(grid3d *g, int nthreads, hl_timers *me) {
+    double r0 = hl_now(), sum = hl_timers_sum(g->acc, nthreads);
+    MPI_Allreduce(&sum, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->cart);
+    swap(g);
+    me->t[HL_REDUCTION] += hl_now() - r0;
 }
 
 /* Block split of [1, n] into `parts`: the first n mod parts get one more. */
@@ -216,22 +211,18 @@ static void block(long n, int parts, int which, long *lo, long *hi) {
 /* ------------------------------------------------------------------------ variants */
 
 static void run_pure(grid3d *g, face_bufs *fb) {
-    thread_acc *me = &g->acc[0];
+    hl_timers *me = &g->acc[0];
     double start = hl_now();
     for (long it = 0; it < g->iterations; it++) {
         double t0 = hl_now();
         exchange(g, 63, 1, g->l[0], 0, fb);
         double t1 = hl_now();
-        double local = stencil_box(g, 1, g->l[0], 1, g->l[1], 1, g->l[2]);
-        double t2 = hl_now();
-        MPI_Allreduce(&local, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->cart);
-        double t3 = hl_now();
-        swap(g);
-        me->t[P_HALO] += t1 - t0;
-        me->t[P_JACOBI] += t2 - t1;
-        me->t[P_REDUCTION] += t3 - t2;
+        me->partial = stencil_box(g, 1, g->l[0], 1, g->l[1], 1, g->l[2]);
+        me->t[HL_HALO] += t1 - t0;
+        me->t[HL_JACOBI] += hl_now() - t1;
+        reduce_and_swap(g, 1, me);
     }
-    me->t[P_TOTAL] = hl_now() - start;
+    me->t[HL_TOTAL] = hl_now() - start;
 }
 
 static void run_masteronly(grid3d *g, int nthreads, face_bufs *fb) {
@@ -239,28 +230,22 @@ static void run_masteronly(grid3d *g, int nthreads, face_bufs *fb) {
     for (long it = 0; it < g->iterations; it++) {
         double t0 = hl_now();
         exchange(g, 63, 1, g->l[0], 0, fb);
-        g->acc[0].t[P_HALO] += hl_now() - t0;
+        g->acc[0].t[HL_HALO] += hl_now() - t0;
 #pragma omp parallel num_threads(nthreads)
         {
-            thread_acc *me = &g->acc[omp_get_thread_num()];
+            hl_timers *me = &g->acc[omp_get_thread_num()];
             double j0 = hl_now(), local = 0.0;
 #pragma omp for schedule(static) nowait
             for (long i = 1; i <= g->l[0]; i++)
                 local += stencil_box(g, i, i, 1, g->l[1], 1, g->l[2]);
-            me->delta = local;
-            double j1 = hl_now();
-#pragma omp barrier
-            me->t[P_JACOBI] += j1 - j0;
-            me->t[P_OTHER] += hl_now() - j1;
+            me->partial = local;
+            me->t[HL_JACOBI] += hl_now() - j0;
+            hl_barrier_timed(&me->t[HL_OTHER]);
         }
-        double r0 = hl_now();
-        double local = thread_sum(g, nthreads);
-        MPI_Allreduce(&local, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->cart);
-        g->acc[0].t[P_REDUCTION] += hl_now() - r0;
-        swap(g);
+        reduce_and_swap(g, nthreads, &g->acc[0]);
     }
     double total = hl_now() - start;
-    for (int t = 0; t < nthreads; t++) g->acc[t].t[P_TOTAL] = total;
+    for (int t = 0; t < nthreads; t++) g->acc[t].t[HL_TOTAL] = total;
 }
 
 /* The master's inner X planes: [2, 2 + share*inner - 1]; the others split the rest. */
@@ -283,7 +268,7 @@ static void run_funnelled(grid3d *g, int nthreads, double share, face_bufs *fb) 
 #pragma omp parallel num_threads(nthreads)
     {
         int t = omp_get_thread_num();
-        thread_acc *me = &g->acc[t];
+        hl_timers *me = &g->acc[t];
         long lo, hi;
         funnelled_range(g, nthreads, share, t, &lo, &hi);
         double start = hl_now();
@@ -292,28 +277,18 @@ static void run_funnelled(grid3d *g, int nthreads, double share, face_bufs *fb) 
             if (t == 0) {
                 exchange(g, 63, 1, g->l[0], 0, fb);
                 double t1 = hl_now();
-                me->t[P_HALO] += t1 - t0;
+                me->t[HL_HALO] += t1 - t0;
                 t0 = t1;
             }
             if (hi >= lo) local += stencil_box(g, lo, hi, 2, g->l[1] - 1, 2, g->l[2] - 1);
             if (t == 0) local += stencil_shell(g);
-            me->delta = local;
-            double t1 = hl_now();
-            me->t[P_JACOBI] += t1 - t0;
-#pragma omp barrier
-            double t2 = hl_now();
-            me->t[P_OTHER] += t2 - t1;
-            if (t == 0) {
-                double sum = thread_sum(g, nthreads);
-                MPI_Allreduce(&sum, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->cart);
-                swap(g);
-                me->t[P_REDUCTION] += hl_now() - t2;
-            }
-            double t3 = hl_now();
-#pragma omp barrier
-            me->t[P_OTHER] += hl_now() - t3;
+            me->partial = local;
+            me->t[HL_JACOBI] += hl_now() - t0;
+            hl_barrier_timed(&me->t[HL_OTHER]);
+            if (t == 0) reduce_and_swap(g, nthreads, me);
+            hl_barrier_timed(&me->t[HL_OTHER]);
         }
-        me->t[P_TOTAL] = hl_now() - start;
+        me->t[HL_TOTAL] = hl_now() - start;
     }
 }
 
@@ -321,7 +296,7 @@ static void run_multiple(grid3d *g, int nthreads, int *alloc_failed) {
 #pragma omp parallel num_threads(nthreads)
     {
         int t = omp_get_thread_num();
-        thread_acc *me = &g->acc[t];
+        hl_timers *me = &g->acc[t];
         long lo, hi;
         block(g->l[0], nthreads, t, &lo, &hi);
         face_bufs fb;
@@ -337,25 +312,14 @@ static void run_multiple(grid3d *g, int nthreads, int *alloc_failed) {
             double t0 = hl_now();
             exchange(g, faces, lo, hi, t, &fb);
             double t1 = hl_now();
-            me->delta = stencil_box(g, lo, hi, 1, g->l[1], 1, g->l[2]);
-            double t2 = hl_now();
-#pragma omp barrier
-            double t3 = hl_now();
-            me->t[P_HALO] += t1 - t0;
-            me->t[P_JACOBI] += t2 - t1;
-            me->t[P_OTHER] += t3 - t2;
-#pragma omp master
-            {
-                double sum = thread_sum(g, nthreads);
-                MPI_Allreduce(&sum, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->cart);
-                swap(g);
-                me->t[P_REDUCTION] += hl_now() - t3;
-            }
-            double t4 = hl_now();
-#pragma omp barrier
-            me->t[P_OTHER] += hl_now() - t4;
+            me->partial = stencil_box(g, lo, hi, 1, g->l[1], 1, g->l[2]);
+            me->t[HL_HALO] += t1 - t0;
+            me->t[HL_JACOBI] += hl_now() - t1;
+            hl_barrier_timed(&me->t[HL_OTHER]);
+            if (t == 0) reduce_and_swap(g, nthreads, me);
+            hl_barrier_timed(&me->t[HL_OTHER]);
         }
-        me->t[P_TOTAL] = hl_now() - start;
+        me->t[HL_TOTAL] = hl_now() - start;
         free_bufs(&fb);
     }
 }
@@ -364,14 +328,8 @@ static void run_multiple(grid3d *g, int nthreads, int *alloc_failed) {
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     int ok = 1;
-    const char *vname = hl_param_str(ctx, "variant");
-    int variant = -1;
-    for (int v = 0; v < V_COUNT; v++)
-        if (vname && strcmp(vname, variant_names[v]) == 0) variant = v;
-    if (variant < 0)
-        return hl_fail(ctx,
-                       "parameter variant=%s is not one of pure, masteronly, funnelled, multiple",
-                       vname ? vname : "(missing)");
+    int variant = hl_param_choice(ctx, "variant", variant_names, V_COUNT);
+    if (variant < 0) return -1;
     long n[3];
     n[0] = hl_param_long(ctx, "nx", 1, &ok);
     if (!ok) return -1;
@@ -398,19 +356,15 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             return hl_fail(ctx, "parameter master_share=%g must be between 0 and 1", share);
     }
 
-    int provided = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&provided);
-    if (variant == V_MULTIPLE && provided < MPI_THREAD_MULTIPLE)
-        return hl_fail(ctx,
-                       "variant multiple calls MPI from every thread at once and needs "
-                       "MPI_THREAD_MULTIPLE, but MPI provided only '%s': ask for "
-                       "thread_level='multiple' (--thread-level=multiple)",
-                       hl_level_name(provided));
-    if ((variant == V_MASTERONLY || variant == V_FUNNELLED) && provided < MPI_THREAD_FUNNELED)
-        return hl_fail(ctx,
-                       "variant %s calls MPI from the master thread of a threaded process and "
-                       "needs MPI_THREAD_FUNNELED, but MPI provided only '%s'",
-                       variant_names[variant], hl_level_name(provided));
+    if (variant == V_MULTIPLE &&
+        hl_require_level(ctx, MPI_THREAD_MULTIPLE,
+                         "variant multiple calls MPI from every thread at once"))
+        return -1;
+    if ((variant == V_MASTERONLY || variant == V_FUNNELLED) &&
+        hl_require_level(ctx, MPI_THREAD_FUNNELED,
+                         "variant %s calls MPI from the master thread of a threaded process",
+                         variant_names[variant]))
+        return -1;
 
     int dims[3] = {0, 0, 0}, periods[3] = {0, 0, 0}, coords[3];
     MPI_Dims_create(ctx->size, 3, dims);
@@ -442,7 +396,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     size_t points = (size_t)(g.l[0] + 2) * (size_t)g.si;
     g.a = malloc(points * sizeof(double));
     g.b = malloc(points * sizeof(double));
-    g.acc = calloc((size_t)nthreads, sizeof(thread_acc));
+    g.acc = hl_timers_new(nthreads);
     face_bufs fb = {{0}, {0}};
     int mine_ok = g.a && g.b && g.acc && (variant == V_MULTIPLE || alloc_bufs(&g, g.l[0], &fb));
     int all_ok = 0;
@@ -481,19 +435,12 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             for (long k = 1; k <= g.l[2]; k++) local += g.a[IDX(&g, i, j, k)];
     MPI_Reduce(&local, &checksum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
 
-    const char *fmt =
-        "\"record\":\"timer\",\"phase\":\"%s\",\"seconds\":%.9g,\"variant\":\"%s\","
-        "\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,\"nz\":%ld,\"px\":%d,\"py\":%d,"
-        "\"pz\":%d,\"lx\":%ld,\"ly\":%ld,\"lz\":%ld,\"iterations\":%ld,\"nonblocking\":%ld,"
-        "\"master_share\":%.6g";
-#pragma omp parallel num_threads(nthreads)
-    {
-        thread_acc *me = &g.acc[omp_get_thread_num()];
-        for (int p = 0; p < P_COUNT; p++)
-            hl_emit(ctx, fmt, phase_names[p], me->t[p], variant_names[variant], ctx->size,
-                    nthreads, n[0], n[1], n[2], dims[0], dims[1], dims[2], g.l[0], g.l[1],
-                    g.l[2], iterations, nonblocking, share);
-    }
+    hl_emit_timers(ctx, g.acc, nthreads, hl_halo_phase_names, HL_HALO_PHASES,
+                   "\"variant\":\"%s\",\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,"
+                   "\"nz\":%ld,\"px\":%d,\"py\":%d,\"pz\":%d,\"lx\":%ld,\"ly\":%ld,\"lz\":%ld,"
+                   "\"iterations\":%ld,\"nonblocking\":%ld,\"master_share\":%.6g",
+                   variant_names[variant], ctx->size, nthreads, n[0], n[1], n[2], dims[0],
+                   dims[1], dims[2], g.l[0], g.l[1], g.l[2], iterations, nonblocking, share);
     if (ctx->rank == 0)
         hl_emit(ctx,
                 "\"record\":\"checksum\",\"checksum\":%.17g,\"delta\":%.17g,\"variant\":\"%s\","

@@ -12,6 +12,19 @@
  *
  * Every record is one JSON object per line. hl_emit() prefixes the fields that say where it ran:
  * rank, thread, cpu (sched_getcpu) and numa node (getcpu).
+ *
+ * The method (DESIGN section 5), so a kernel states only what it times:
+ *     hl_measure()        EPCC's benchmark(): warm-up, inner repetitions calibrated to a target
+ *                         time on which the ranks agree, a discarded pass, N outer samples, and
+ *                         the same for an optional reference (test - reference is computed from
+ *                         the raw samples in Python, hybridlab.stats)
+ *     hl_delay()          EPCC's delay(), with hl_delay_rate() / hl_delay_length() to size it
+ *     hl_timers_*()       per-thread phase timers (one cache line a thread), hl_barrier_timed(),
+ *                         hl_emit_timers() for one "timer" record per thread and phase
+ *     hl_param_choice()   one name of a list; hl_param_names(), hl_param_numbers() and
+ *                         hl_param_each(): comma lists as parameters
+ *     hl_require_level()  fail with a clear message when MPI gave too low a thread level
+ *     hl_thread_cpu_now(), hl_sleep_us(), hl_sleep_seconds()
  */
 #ifndef HYBRIDLAB_H
 #define HYBRIDLAB_H
@@ -204,17 +217,26 @@ static inline const char *hl_param_str(hl_ctx *ctx, const char *name) {
     return p ? p->value : NULL;
 }
 
-/* Integer parameter; a malformed value or one below `min` is an error (returns 0 and sets ok=0). */
-static inline long hl_param_long(hl_ctx *ctx, const char *name, long min, int *ok) {
+/* Parameter `name` read with strtol (integer) or strtod into *lv or *dv; 0, ok=0 and the error
+ * if it is missing or malformed. */
+static inline int hl_param_parse(hl_ctx *ctx, const char *name, int integer, long *lv, double *dv,
+                                 int *ok) {
     const char *s = hl_param_str(ctx, name);
     char *end = NULL;
     errno = 0;
-    long v = s ? strtol(s, &end, 10) : 0;
-    if (!s || errno || end == s || *end) {
-        hl_fail(ctx, "parameter %s=%s is not an integer", name, s ? s : "(missing)");
-        *ok = 0;
-        return 0;
-    }
+    if (s && integer) *lv = strtol(s, &end, 10);
+    if (s && !integer) *dv = strtod(s, &end);
+    if (s && !errno && end != s && !*end) return 1;
+    hl_fail(ctx, "parameter %s=%s is not %s", name, s ? s : "(missing)",
+            integer ? "an integer" : "a number");
+    *ok = 0;
+    return 0;
+}
+
+/* Integer parameter; a malformed value or one below `min` is an error (returns 0 and sets ok=0). */
+static inline long hl_param_long(hl_ctx *ctx, const char *name, long min, int *ok) {
+    long v = 0;
+    if (!hl_param_parse(ctx, name, 1, &v, NULL, ok)) return 0;
     if (v < min) {
         hl_fail(ctx, "parameter %s=%ld must be at least %ld", name, v, min);
         *ok = 0;
@@ -223,20 +245,152 @@ static inline long hl_param_long(hl_ctx *ctx, const char *name, long min, int *o
 }
 
 static inline double hl_param_double(hl_ctx *ctx, const char *name, double min, int *ok) {
-    const char *s = hl_param_str(ctx, name);
-    char *end = NULL;
-    errno = 0;
-    double v = s ? strtod(s, &end) : 0.0;
-    if (!s || errno || end == s || *end) {
-        hl_fail(ctx, "parameter %s=%s is not a number", name, s ? s : "(missing)");
-        *ok = 0;
-        return 0.0;
-    }
+    double v = 0.0;
+    if (!hl_param_parse(ctx, name, 0, NULL, &v, ok)) return 0.0;
     if (v < min) {
         hl_fail(ctx, "parameter %s=%g must be at least %g", name, v, min);
         *ok = 0;
     }
     return v;
+}
+
+/* The next item of a comma list, spaces trimmed, empty items skipped: its text (up to cap - 1
+ * characters) in `item`, its full length returned; 0 at the end of the list. */
+static inline size_t hl_list_next(const char **cursor, char *item, size_t cap) {
+    const char *s = *cursor;
+    while (*s == ' ' || *s == ',') s++;
+    const char *end = s + strcspn(s, ","), *last = end;
+    while (last > s && last[-1] == ' ') last--;
+    size_t n = (size_t)(last - s);
+    *cursor = end;
+    if (n > 0) snprintf(item, cap, "%.*s", (int)n, s);
+    return n;
+}
+
+/* names[0..n) joined as "a, b, c" (for messages). */
+static inline void hl_join(char *buf, size_t cap, const char *const *names, int n) {
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        strncat(buf, i ? ", " : "", cap - strlen(buf) - 1);
+        strncat(buf, names[i], cap - strlen(buf) - 1);
+    }
+}
+
+/* The index in `valid` (nvalid names) of parameter `name`'s value; -1 with ctx->error set
+ * ("parameter variant=x is not one of a, b") when it is none of them. */
+static inline int hl_param_choice(hl_ctx *ctx, const char *name, const char *const *valid,
+                                  int nvalid) {
+    const char *value = hl_param_str(ctx, name);
+    for (int i = 0; i < nvalid; i++)
+        if (value && strcmp(value, valid[i]) == 0) return i;
+    char list[400];
+    hl_join(list, sizeof list, valid, nvalid);
+    return hl_fail(ctx, "parameter %s=%s is not one of %s", name, value ? value : "(missing)",
+                   list);
+}
+
+#define HL_ITEM_MAX 128
+
+/* Reads one item of a list parameter: index, text; 0, or -1 after hl_fail. */
+typedef int (*hl_item_fn)(hl_ctx *ctx, const char *param, int index, const char *item,
+                          void *state);
+
+/* Calls `each` for every item of the comma-list parameter `name`; returns how many there are
+ * (0 for an empty list), or -1 with ctx->error set. */
+static inline int hl_param_each(hl_ctx *ctx, const char *name, hl_item_fn each, void *state) {
+    const char *cursor = hl_param_str(ctx, name);
+    char item[HL_ITEM_MAX];
+    int count = 0;
+    size_t n;
+    if (!cursor) cursor = "";
+    while ((n = hl_list_next(&cursor, item, sizeof item)) > 0) {
+        if (n >= sizeof item)
+            return hl_fail(ctx, "%s: item '%s...' is too long", name, item);
+        if (each(ctx, name, count, item, state) != 0) return -1;
+        count++;
+    }
+    return count;
+}
+
+typedef struct {
+    const char *what;          /* one item, for messages: "construct" */
+    const char *const *valid;  /* the names an item may take */
+    int nvalid;
+    int *out, max_out;
+} hl_names_state;
+
+static inline int hl_name_item(hl_ctx *ctx, const char *param, int index, const char *item,
+                               void *state) {
+    hl_names_state *st = state;
+    (void)param;
+    for (int v = 0; v < st->nvalid; v++)
+        if (strcmp(item, st->valid[v]) == 0) {
+            if (index < st->max_out) st->out[index] = v;
+            return 0;
+        }
+    char list[400];
+    hl_join(list, sizeof list, st->valid, st->nvalid);
+    return hl_fail(ctx, "unknown %s '%s' (valid: %s)", st->what, item, list);
+}
+
+/* A comma list of names from `valid` (nvalid of them), `what` naming one in messages ("unknown
+ * construct 'x' (valid: a, b)"): the indices of the first max_out in `out`; returns how many the
+ * list names (at least 1), or -1 with ctx->error set. */
+static inline int hl_param_names(hl_ctx *ctx, const char *name, const char *what,
+                                 const char *const *valid, int nvalid, int *out, int max_out) {
+    hl_names_state st = {what, valid, nvalid, out, max_out};
+    int count = hl_param_each(ctx, name, hl_name_item, &st);
+    if (count == 0) return hl_fail(ctx, "parameter %s is empty: name at least one", name);
+    return count;
+}
+
+typedef struct {
+    double *out;
+    int max_out;
+} hl_numbers_state;
+
+static inline int hl_number_item(hl_ctx *ctx, const char *param, int index, const char *item,
+                                 void *state) {
+    hl_numbers_state *st = state;
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(item, &end);
+    if (errno || end == item || *end || v != v)
+        return hl_fail(ctx, "%s: '%s' is not a number", param, item);
+    if (index < st->max_out) st->out[index] = v;
+    return 0;
+}
+
+/* A comma list of numbers: the first max_out in `out`; returns how many the list holds (0 for an
+ * empty list), or -1 with ctx->error set ("weights: 'x' is not a number"). */
+static inline int hl_param_numbers(hl_ctx *ctx, const char *name, double *out, int max_out) {
+    hl_numbers_state st = {out, max_out};
+    return hl_param_each(ctx, name, hl_number_item, &st);
+}
+
+/* 0 if MPI provides at least `needed` (MPI_THREAD_*); otherwise -1 with the message "<who> and
+ * needs MPI_THREAD_<NEEDED>, but MPI provided only '<level>': ask for ...", where `who` (printf
+ * style) says what calls MPI how, e.g. "variant %s calls MPI from every thread at once". */
+static inline int hl_require_level(hl_ctx *ctx, int needed, const char *who, ...) {
+    static const char *const upper[] = {"SINGLE", "FUNNELED", "SERIALIZED", "MULTIPLE"};
+    static const int levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
+                                 MPI_THREAD_MULTIPLE};
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    if (provided >= needed) return 0;
+    const char *name = "UNKNOWN";
+    for (int i = 0; i < 4; i++)
+        if (levels[i] == needed) name = upper[i];
+    char what[256];
+    va_list ap;
+    va_start(ap, who);
+    vsnprintf(what, sizeof what, who, ap);
+    va_end(ap);
+    return hl_fail(ctx,
+                   "%s and needs MPI_THREAD_%s, but MPI provided only '%s': ask for "
+                   "thread_level='%s' or higher (--thread-level=%s)",
+                   what, name, hl_level_name(provided), hl_level_name(needed),
+                   hl_level_name(needed));
 }
 
 /* ---------------------------------------------------------- measurement method */
@@ -272,6 +426,204 @@ static inline void hl_sample(hl_work_fn work, void *arg, long inner, int outer, 
         double t0 = hl_now();
         work(arg, inner);
         samples[i] = (hl_now() - t0) / (double)inner;
+    }
+}
+
+/* Seconds of CPU time the calling thread has used: a thread that is preempted stops counting. */
+static inline double hl_thread_cpu_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static inline void hl_nanosleep(struct timespec t) {
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
+    }
+}
+
+/* Sleep (not spin) for `us` microseconds, resumed after signals; nothing for us <= 0. */
+static inline void hl_sleep_us(long us) {
+    if (us <= 0) return;
+    hl_nanosleep((struct timespec){us / 1000000, (us % 1000000) * 1000});
+}
+
+/* Sleep for `seconds`; nothing for seconds <= 0. */
+static inline void hl_sleep_seconds(double seconds) {
+    if (!(seconds > 0.0)) return;
+    time_t whole = (time_t)seconds;
+    hl_nanosleep((struct timespec){whole, (long)((seconds - (double)whole) * 1e9)});
+}
+
+/* EPCC's delay(): a chain of `length` dependent float additions the compiler cannot remove or
+ * vectorise (no -ffast-math), with a test that never prints but keeps the result alive. */
+static inline void hl_delay(long length) {
+    float a = 0.0f;
+    for (long i = 0; i < length; i++) a += (float)i;
+    if (a < 0.0f) printf("%f\n", a);
+}
+
+/* Iterations of hl_delay() per second of the thread's CPU time (so a calibration run that other
+ * programs preempt still counts only the time it ran): the best of three runs, doubled until a
+ * run lasts at least `min_seconds`. With a communicator, the ranks agree on the fastest rate. */
+static inline double hl_delay_rate(MPI_Comm comm, double min_seconds) {
+    long n = 1 << 14;
+    double best;
+    for (;;) {
+        best = 1e30;
+        for (int trial = 0; trial < 3; trial++) {
+            double c0 = hl_thread_cpu_now();
+            hl_delay(n);
+            double dt = hl_thread_cpu_now() - c0;
+            if (dt > 0 && dt < best) best = dt;
+        }
+        if ((best >= min_seconds && best < 1e30) || n >= (1L << 34)) break;
+        n *= 2;
+    }
+    double rate = (double)n / best, agreed = rate;
+    if (comm != MPI_COMM_NULL) MPI_Allreduce(&rate, &agreed, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return agreed;
+}
+
+/* The hl_delay() length that lasts `seconds` (0 for seconds <= 0, at least 1 otherwise), rated
+ * over runs of 2 ms. With a communicator, the ranks agree on the largest length, so every rank
+ * does the same work; every rank must call it (it is a collective even for seconds <= 0). */
+static inline long hl_delay_length(MPI_Comm comm, double seconds) {
+    long length = 0;
+    if (seconds > 0) {
+        length = (long)(seconds * hl_delay_rate(MPI_COMM_NULL, 2e-3) + 0.5);
+        if (length < 1) length = 1;
+    }
+    long agreed = length;
+    if (comm != MPI_COMM_NULL) MPI_Allreduce(&length, &agreed, 1, MPI_LONG, MPI_MAX, comm);
+    return agreed;
+}
+
+/* How hl_measure() times: EPCC's defaults are a 1 ms target and 20 outer samples. */
+typedef struct {
+    MPI_Comm comm; /* the ranks that time together (agree on inner, start at a barrier);
+                      MPI_COMM_NULL: this rank alone */
+    double target; /* seconds one sample must last at least, on the slowest rank */
+    int outer;     /* samples */
+} hl_method;
+
+static inline hl_method hl_method_default(hl_ctx *ctx) {
+    return (hl_method){.comm = ctx->comm, .target = 1e-3, .outer = 20};
+}
+
+/* What hl_measure() measured; release with hl_result_free(). */
+typedef struct {
+    const char *name;
+    int outer;
+    long inner;           /* repetitions per sample of the test */
+    double *test;         /* outer samples, seconds per repetition of the test */
+    long reference_inner; /* the same for the reference (0 and NULL without one) */
+    double *reference;
+} hl_result;
+
+static inline void hl_result_free(hl_result *r) {
+    free(r->test);
+    free(r->reference);
+    r->test = r->reference = NULL;
+}
+
+/* One EPCC measurement of `work`: a barrier, warm-up and calibration (hl_calibrate), one more
+ * pass discarded (EPCC ignores the first timed pass), a barrier, then the samples. */
+static inline long hl_measure_one(const hl_method *m, hl_work_fn work, void *arg,
+                                  double *samples) {
+    if (m->comm != MPI_COMM_NULL) MPI_Barrier(m->comm);
+    long inner = hl_calibrate(m->comm, work, arg, m->target);
+    work(arg, inner);
+    if (m->comm != MPI_COMM_NULL) MPI_Barrier(m->comm);
+    hl_sample(work, arg, inner, m->outer, samples);
+    return inner;
+}
+
+/* EPCC's benchmark(name, test) and reference(name, refer) in one call: `reference` (optional:
+ * NULL) is measured first, then `test`, each calibrated on its own. Both get `arg`. The kernel
+ * states only what it times and how it reports: overheads (test - reference, with the spread of
+ * both) are computed from the raw samples in Python, never here. Every rank of method->comm must
+ * call it; 0, or -1 with ctx->error set (the ranks fail together). */
+static inline int hl_measure(hl_ctx *ctx, const char *name, hl_work_fn test,
+                             hl_work_fn reference, void *arg, const hl_method *method,
+                             hl_result *out) {
+    memset(out, 0, sizeof *out);
+    out->name = name;
+    out->outer = method->outer;
+    if (method->outer < 1 || !(method->target > 0.0))
+        return hl_fail(ctx, "%s: the method needs at least one sample and a target above 0",
+                       name);
+    size_t bytes = (size_t)method->outer * sizeof(double);
+    out->test = malloc(bytes);
+    if (reference) out->reference = malloc(bytes);
+    int have = out->test && (!reference || out->reference), everyone = have;
+    if (method->comm != MPI_COMM_NULL)
+        MPI_Allreduce(&have, &everyone, 1, MPI_INT, MPI_MIN, method->comm);
+    if (!everyone) {
+        hl_result_free(out);
+        return hl_fail(ctx, "%s: no memory for %d samples on some rank", name, method->outer);
+    }
+    if (reference) out->reference_inner = hl_measure_one(method, reference, arg, out->reference);
+    out->inner = hl_measure_one(method, test, arg, out->test);
+    return 0;
+}
+
+/* --------------------------------------------------------- per-thread phase timers */
+
+#define HL_MAX_PHASES 7
+
+/* One cache line per thread, so the threads' timers do not share lines. */
+typedef struct {
+    _Alignas(64) double t[HL_MAX_PHASES]; /* seconds per phase */
+    double partial;                       /* the thread's part of a sum (e.g. Jacobi's delta) */
+} hl_timers;
+
+/* The phases of a halo-exchange code, as seed 000 section 4.6 breaks its time down: stencil and
+ * copy, halo exchange, the reduction of the convergence test, waiting at barriers, and the whole
+ * iteration loop. halo2d, halo3d and the labs' own halo kernels report these. */
+enum { HL_JACOBI, HL_HALO, HL_REDUCTION, HL_OTHER, HL_TOTAL, HL_HALO_PHASES };
+static const char *const hl_halo_phase_names[HL_HALO_PHASES] = {"jacobi", "halo", "reduction",
+                                                                "other", "total"};
+
+/* Zeroed timers for `nthreads` threads (free with free()), or NULL. */
+static inline hl_timers *hl_timers_new(int nthreads) {
+    size_t bytes = (size_t)(nthreads > 0 ? nthreads : 1) * sizeof(hl_timers);
+    hl_timers *acc = aligned_alloc(_Alignof(hl_timers), bytes);
+    if (acc) memset(acc, 0, bytes);
+    return acc;
+}
+
+/* The threads' partials summed in thread order: the same answer whichever thread adds. */
+static inline double hl_timers_sum(const hl_timers *acc, int nthreads) {
+    double s = 0.0;
+    for (int t = 0; t < nthreads; t++) s += acc[t].partial;
+    return s;
+}
+
+/* An omp barrier whose wait is added to *seconds; call it where the barrier would stand. */
+static inline void hl_barrier_timed(double *seconds) {
+    double t0 = hl_now();
+#pragma omp barrier
+    *seconds += hl_now() - t0;
+}
+
+/* One record per thread and phase: "record":"timer","phase":NAME,"seconds":S, then `fields`
+ * (printf-style, the same for every record). Opens its own team of `nthreads`, so each record
+ * says which thread (and CPU) it belongs to; call it outside a parallel region. */
+static inline void hl_emit_timers(hl_ctx *ctx, const hl_timers *acc, int nthreads,
+                                  const char *const *phases, int nphases, const char *fields,
+                                  ...) {
+    char tail[1536];
+    va_list ap;
+    va_start(ap, fields);
+    vsnprintf(tail, sizeof tail, fields, ap);
+    va_end(ap);
+    if (nphases > HL_MAX_PHASES) nphases = HL_MAX_PHASES;
+#pragma omp parallel num_threads(nthreads)
+    {
+        const hl_timers *me = &acc[omp_get_thread_num()];
+        for (int p = 0; p < nphases; p++)
+            hl_emit(ctx, "\"record\":\"timer\",\"phase\":\"%s\",\"seconds\":%.9g%s%s", phases[p],
+                    me->t[p], tail[0] ? "," : "", tail);
     }
 }
 

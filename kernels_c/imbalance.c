@@ -50,72 +50,35 @@ typedef struct {
     long trips;                  /* ping-pong round trips (comm phase of the master) */
 } span;
 
-static void busy(long length) {
-    float a = 0.0f;
-    for (long i = 0; i < length; i++) a += (float)i;
-    if (a < 0.0f) printf("%f\n", a);
-}
-
-static double thread_cpu(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* Iterations of busy() per second of CPU time, agreed across ranks (the fastest rate). Timed with
- * the thread's CPU clock, so a calibration run that is preempted by other programs still counts
- * only the time it actually ran. */
-static double busy_rate(MPI_Comm comm) {
-    long n = 1 << 16;
-    double best = 1e30;
-    for (;;) {
-        best = 1e30;
-        for (int trial = 0; trial < 3; trial++) {
-            double c0 = thread_cpu();
-            busy(n);
-            double dt = thread_cpu() - c0;
-            if (dt > 0 && dt < best) best = dt;
-        }
-        if ((best >= 5e-3 && best < 1e30) || n >= (1L << 34)) break;
-        n *= 2;
-    }
-    double rate = (double)n / best, agreed = rate;
-    MPI_Allreduce(&rate, &agreed, 1, MPI_DOUBLE, MPI_MAX, comm);
-    return agreed;
-}
+/* Iterations of hl_delay() ("work") per second of CPU time, agreed across ranks (the fastest
+ * rate): hl_delay_rate over runs of at least 5 ms. */
+#define RATE_RUN_SECONDS 5e-3
 
 /* The weight of this rank: from the `weights` list, or from `imbalance`. */
-static int rank_weight(hl_ctx *ctx, double imbalance, const char *list, double *weight) {
+static int rank_weight(hl_ctx *ctx, double imbalance, double *weight) {
     int P = ctx->size;
-    if (list && list[0]) {
-        char buf[4096];
-        snprintf(buf, sizeof buf, "%s", list);
-        int n = 0;
-        char *save = NULL;
-        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++) {
-            char *end = NULL;
-            errno = 0;
-            double w = strtod(tok, &end);
-            while (end && *end == ' ') end++;
-            if (errno || end == tok || *end || !(w >= 0.0) || w > 1e6)
-                return hl_fail(ctx, "weights: '%s' is not a number between 0 and 1e6", tok);
-            if (n == ctx->rank) *weight = w;
-        }
-        if (n != P)
-            return hl_fail(ctx, "weights has %d value%s for %d rank%s: give one per rank", n,
-                           n == 1 ? "" : "s", P, P == 1 ? "" : "s");
-        return 0;
-    }
-    *weight = P > 1 ? 1.0 + imbalance * (double)ctx->rank / (double)(P - 1) : 1.0;
-    return 0;
+    double *w = malloc((size_t)P * sizeof *w);
+    if (!w) return hl_fail(ctx, "rank %d: no memory for %d weights", ctx->rank, P);
+    int n = hl_param_numbers(ctx, "weights", w, P), rc = 0;
+    if (n < 0)
+        rc = -1;
+    else if (n == 0)
+        *weight = P > 1 ? 1.0 + imbalance * (double)ctx->rank / (double)(P - 1) : 1.0;
+    else if (n != P)
+        rc = hl_fail(ctx, "weights has %d value%s for %d rank%s: give one per rank", n,
+                     n == 1 ? "" : "s", P, P == 1 ? "" : "s");
+    for (int r = 0; rc == 0 && r < n; r++)
+        if (!(w[r] >= 0.0) || w[r] > 1e6)
+            rc = hl_fail(ctx, "weights: '%g' is not a number between 0 and 1e6", w[r]);
+    if (rc == 0 && n > 0) *weight = w[ctx->rank];
+    free(w);
+    return rc;
 }
 
 /* The master-only communication phase; returns the round trips made. */
 static long comm_phase(MPI_Comm comm, int rank, int size, double seconds, int sleep_only) {
     if (sleep_only) {
-        struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-        }
+        hl_sleep_seconds(seconds);
         return 0;
     }
     int partner = rank ^ 1;
@@ -177,7 +140,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         return hl_fail(ctx, "work_ms and comm_ms must be at most 60000 (one minute)");
     if (threads > 1024) return hl_fail(ctx, "parameter num_threads=%ld is too large", threads);
     double weight = 1.0;
-    if (rank_weight(ctx, imbalance, hl_param_str(ctx, "weights"), &weight) != 0) return -1;
+    if (rank_weight(ctx, imbalance, &weight) != 0) return -1;
 
     int nthreads = threads > 0 ? (int)threads : omp_get_max_threads();
     int phases = 2;
@@ -190,7 +153,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                        iterations);
     }
 
-    double rate = busy_rate(comm);
+    double rate = hl_delay_rate(comm, RATE_RUN_SECONDS);
     double my_ms = sleeping ? work_ms : work_ms * weight;
     long length = (long)(rate * my_ms * 1e-3 + 0.5);
     long bad_team = 0, bad_order = 0, bad_trips = 0;
@@ -205,11 +168,11 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         span *mine = spans + (size_t)me * (size_t)iterations * (size_t)phases;
         for (long it = 0; it < iterations; it++) {
             span *work = &mine[it * phases], *sync = &mine[it * phases + 1];
-            double c0 = thread_cpu();
+            double c0 = hl_thread_cpu_now();
             work->start = hl_now() - t0;
-            busy(length);
+            hl_delay(length);
             work->end = hl_now() - t0;
-            double c1 = thread_cpu();
+            double c1 = hl_thread_cpu_now();
             work->cpu = c1 - c0;
             sync->start = work->end;
 #pragma omp barrier
@@ -225,7 +188,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             }
 #pragma omp barrier
             sync->end = hl_now() - t0;
-            sync->cpu = thread_cpu() - c1;
+            sync->cpu = hl_thread_cpu_now() - c1;
             if (!(work->start <= work->end && sync->start <= sync->end) ||
                 (it > 0 && work->start < mine[(it - 1) * phases + 1].end))
                 bad_order++;

@@ -52,13 +52,6 @@ static void classify(int v, long expected, int source, long *overwritten, long *
         *stale += 1;
 }
 
-static void sleep_us(long us) {
-    if (us <= 0) return;
-    struct timespec t = {us / 1000000, (us % 1000000) * 1000};
-    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
-    }
-}
-
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     int ok = 1;
     long before = hl_param_long(ctx, "barrier_before", 0, &ok);
@@ -90,7 +83,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         for (long k = 1; k <= iterations; k++) {
             long *over_k = &overwritten[t * iterations + (k - 1)];
             long *stale_k = &stale[t * iterations + (k - 1)];
-            if (t != 0) sleep_us(2 * delay_us); /* the other threads come late to the old data */
+            if (t != 0) hl_sleep_us(2 * delay_us); /* the other threads come late to the old data */
 #pragma omp for schedule(static) nowait
             for (long i = 0; i < n; i++) {
                 a[i] = buf[i];
@@ -101,7 +94,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             }
 #pragma omp master
             {
-                sleep_us(delay_us); /* the master comes late to the communication */
+                hl_sleep_us(delay_us); /* the master comes late to the communication */
                 for (long i = 0; i < n; i++) out[i] = value(k, ctx->rank);
                 MPI_Sendrecv(out, (int)n, MPI_INT, right, (int)(k % 32768), buf, (int)n, MPI_INT,
                              left, (int)(k % 32768), comm, MPI_STATUS_IGNORE);

@@ -61,12 +61,6 @@ static long verify(const unsigned char *buf, long n, long seed) {
     return wrong;
 }
 
-static void sleep_us(long us) {
-    struct timespec t = {us / 1000000, (us % 1000000) * 1000};
-    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
-    }
-}
-
 static void *alloc_bytes(long n) {
     size_t size = (size_t)((n + 63) / 64 * 64);
     if (size == 0) size = 64;
@@ -75,26 +69,11 @@ static void *alloc_bytes(long n) {
 
 /* Parse the comma list of send modes into `use`; 0 or hl_fail. */
 static int parse_modes(hl_ctx *ctx, int use[M_COUNT]) {
-    const char *text = hl_param_str(ctx, "send_modes");
-    char buf[256];
-    int any = 0;
+    int named[64];
+    int count = hl_param_names(ctx, "send_modes", "send mode", mode_names, M_COUNT, named, 64);
+    if (count < 0) return -1;
     for (int m = 0; m < M_COUNT; m++) use[m] = 0;
-    snprintf(buf, sizeof buf, "%s", text ? text : "");
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        while (*tok == ' ') tok++;
-        size_t n = strlen(tok);
-        while (n > 0 && tok[n - 1] == ' ') tok[--n] = '\0';
-        if (n == 0) continue;
-        int found = -1;
-        for (int m = 0; m < M_COUNT; m++)
-            if (strcmp(tok, mode_names[m]) == 0) found = m;
-        if (found < 0)
-            return hl_fail(ctx, "unknown send mode '%s' (valid: send, ssend, bsend, isend)", tok);
-        use[found] = 1;
-        any = 1;
-    }
-    if (!any) return hl_fail(ctx, "parameter send_modes is empty: name at least one");
+    for (int i = 0; i < count && i < 64; i++) use[named[i]] = 1;
     return 0;
 }
 
@@ -234,7 +213,7 @@ static long sendmodes(hl_ctx *ctx, const settings *s, const int use[M_COUNT],
                             "\"call_seconds\":%.9e,\"wait_seconds\":%.9e,\"seconds\":%.9e",
                             mode_names[m], bytes, sample, late, t1 - t0, wait, total);
                 } else if (rank == 1) {
-                    sleep_us(s->late_us);
+                    hl_sleep_us(s->late_us);
                     double posted = hl_now();
                     if (m == M_ISEND) {
                         MPI_Request req;
