@@ -20,9 +20,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def mpi_leftovers(tag: str | None = None) -> list[str]:
-    """MPI processes tagged `tag` (any hybridlab tag when None) and unused MPICH shm segments."""
+    """MPI processes tagged `tag` (when None: any tag, launched by this test process; other
+    programs on the machine run clusters too) and unused MPICH shm segments."""
     found = []
-    for proc in reaper.tagged(tag):
+    procs = reaper.tagged(tag) if tag else reaper.tagged(None, owner=reaper.owner_stamp())
+    for proc in procs:
         try:
             found.append(f"pid {proc.pid} {proc.name()}")
         except psutil.Error:

@@ -24,9 +24,10 @@ HYDRA_FILES = "/tmp/hydra_hwloc_xmlfile_*"
 LAUNCHERS = ("mpiexec", "mpiexec.hydra", "mpirun", "hydra_pmi_proxy", "prterun", "prted")
 
 
-def tagged(value: str | None) -> list[psutil.Process]:
+def tagged(value: str | None, owner: str | None = None) -> list[psutil.Process]:
     """Live processes (other than us) whose HYBRIDLAB_TAG or HYBRIDLAB_SESSION is `value`
-    (any value when None: everything the kit launched)."""
+    (any value when None: everything the kit launched), launched by `owner` when given (an
+    owner_stamp())."""
     found = []
     for proc in psutil.process_iter(["pid"]):
         if proc.pid == os.getpid():
@@ -34,6 +35,8 @@ def tagged(value: str | None) -> list[psutil.Process]:
         try:
             env = proc.environ()
             values = {env.get(TAG), env.get(SESSION)} - {None}
+            if owner is not None and env.get(OWNER) != owner:
+                continue
             if values and (value is None or value in values):
                 found.append(proc)
         except (psutil.Error, OSError):

@@ -72,6 +72,7 @@ def _mpiexec(cmd: list[str], env: dict[str, str], name: str, timeout: float) -> 
     """Run mpiexec tagged for the reaper; its stdout, or the error naming the rank that died."""
     tag = f"program-{uuid.uuid4().hex[:12]}"
     env[reaper.TAG] = tag
+    env[reaper.OWNER] = reaper.owner_stamp()  # reaped as an orphan if this process dies
     env["PATH"] = f"{venv_bin()}{os.pathsep}{env.get('PATH', '')}"
     proc = subprocess.Popen(
         cmd,
