@@ -164,18 +164,22 @@ def _oldest_live_launcher() -> float | None:
 def unused_segments(patterns: tuple[str, ...] = SHM_PATTERNS, min_age: float = 0.0) -> list[str]:
     """MPI shared-memory segments that no live process maps or holds open (and that were
     written at least `min_age` seconds ago: an MPI_Init under way creates its segment moments
-    before it maps it)."""
-    used = _files_in_use()
+    before it maps it).
+
+    The segments are listed before the processes are scanned, so a segment created during the
+    scan (another program's MPI_Init) is never a candidate."""
     now = time.time()
-    found = []
+    candidates = []
     for path in (p for pattern in patterns for p in glob.glob(pattern)):
         try:
-            young = now - os.stat(path).st_mtime < min_age
+            if now - os.stat(path).st_mtime >= min_age:
+                candidates.append(path)
         except OSError:
             continue  # gone meanwhile
-        if path not in used and not young:
-            found.append(path)
-    return sorted(found)
+    if not candidates:
+        return []
+    used = _files_in_use()
+    return sorted(p for p in candidates if p not in used)
 
 
 def clean_files() -> list[str]:
