@@ -132,12 +132,25 @@ def main(argv: list[str] | None = None) -> None:
     a KeyboardInterrupt) on its control thread, which runs while the main thread is busy.
     """
     import signal
+    import time
 
     IPEngine = import_engine_app()
     from traitlets import Bool
 
     class Engine(IPEngine):
         enable_nanny = Bool(False, config=True)
+
+        def load_connection_file(self):
+            # launched while the controller starts, the engine may find its connection file
+            # written only in part: read it again until it is whole
+            deadline = time.monotonic() + max(self.wait_for_url_file, 1.0)
+            while True:
+                try:
+                    return super().load_connection_file()
+                except ValueError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.02)
 
         async def complete_registration(self, msg, connect, maybe_tunnel):
             await super().complete_registration(msg, connect, maybe_tunnel)
