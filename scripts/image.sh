@@ -15,8 +15,9 @@
 #     cgroupfs, the default ulimits and sysctls cleared in our own containers.conf;
 #   - `--network host` for the build and the container;
 #   - if the host's pip needs a CA bundle (a `cert =` line in /etc/pip.conf), that bundle and a
-#     pip.conf naming it are mounted read-only into the build's RUN steps, so pip inside the
-#     build trusts the same certificates as the host. Nothing of it stays in the image.
+#     pip.conf naming it are mounted read-only into the build's RUN steps (at /etc/xdg/pip), so
+#     pip inside the build trusts the same certificates as the host; the image keeps only the
+#     empty mount point.
 # Everything podman keeps lives in one folder, $HYBRIDLAB_IMAGE_STORE (default
 # ~/.cache/hybridlab/podman); the image test points it at a scratch folder and removes it after.
 #
@@ -101,10 +102,12 @@ pip_ca_mounts() {
     [ -f /etc/pip.conf ] || return 0
     cert="$(sed -n -E 's/^\s*cert\s*=\s*(\S+).*/\1/p' /etc/pip.conf | head -n1)"
     [ -n "$cert" ] && [ -f "$cert" ] || return 0
+    # One folder mounted where pip looks for a site-wide pip.conf (/etc/xdg/pip): only its empty
+    # mount point stays in the image.
     mkdir -p "$STORE/pip"
     cp "$cert" "$STORE/pip/host-ca.crt"
-    printf '[global]\ncert = /run/hybridlab-host-ca.crt\n' >"$STORE/pip/pip.conf"
-    echo "-v $STORE/pip/host-ca.crt:/run/hybridlab-host-ca.crt:ro -v $STORE/pip/pip.conf:/etc/pip.conf:ro"
+    printf '[global]\ncert = /etc/xdg/pip/host-ca.crt\n' >"$STORE/pip/pip.conf"
+    echo "-v $STORE/pip:/etc/xdg/pip:ro"
 }
 
 build() {
