@@ -126,6 +126,22 @@ def engines_left(marker: str) -> list[str]:
     return left
 
 
+def _stop(process: subprocess.Popen) -> None:
+    """SIGTERM to make and the jupyter lab under it (which shuts its kernels down)."""
+    try:
+        top = psutil.Process(process.pid)
+        family = [top, *top.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        family = []
+    for proc in family:
+        try:
+            proc.send_signal(signal.SIGTERM)
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(family, timeout=60)
+    process.wait(timeout=10)
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory) -> Lab:
     """`make lab` on its own port and token, serving a scratch copy of the notebooks."""
@@ -154,8 +170,7 @@ def lab(tmp_path_factory) -> Lab:
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
-            start_new_session=True,  # one process group: make and jupyter stop together
-        )
+        )  # in our process group, so that a `timeout` around pytest also ends the server
     server = Lab(f"http://127.0.0.1:{port}", token, root, marker, process, log)
     deadline = time.monotonic() + 180
     while True:
@@ -164,12 +179,11 @@ def lab(tmp_path_factory) -> Lab:
             break
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
-                os.killpg(process.pid, signal.SIGTERM)
+                _stop(process)
                 pytest.fail(f"JupyterLab did not answer on port {port}:\n{log.read_text()[-3000:]}")
             time.sleep(1)
     yield server
-    os.killpg(process.pid, signal.SIGTERM)  # make, and jupyter lab, which shuts down its kernels
-    process.wait(timeout=60)
+    _stop(process)
     deadline = time.monotonic() + 60
     while marked_processes(marker) and time.monotonic() < deadline:
         time.sleep(1)
