@@ -4,10 +4,11 @@ BIN       := $(VENV)/bin
 PY        := $(BIN)/python
 STAMP     := $(VENV)/.installed
 PORT      ?= 8888
+LAB_DIR   ?= labs
 PYTEST_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: setup lab test book release grade lint bench clean doctor
+.PHONY: setup lab test book release grade lint bench clean doctor image test-image test-browser
 
 setup: $(STAMP)
 	@$(BIN)/hybridlab build --all --quiet
@@ -23,10 +24,24 @@ $(STAMP): requirements.lock pyproject.toml
 	@touch $@
 
 lab: setup
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/jupyter lab --notebook-dir=labs --port=$(PORT) --ip=0.0.0.0 --no-browser $(ROOT_FLAG)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/jupyter lab --notebook-dir=$(LAB_DIR) --port=$(PORT) --ip=0.0.0.0 --no-browser $(ROOT_FLAG)
 
 test: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest $(PYTEST_ARGS)
+
+# The Docker image: docker where a daemon answers, else podman from Debian's packages (the script
+# says how). IMAGE names the tag.
+IMAGE ?= hybridlab:latest
+image:
+	scripts/image.sh build $(IMAGE)
+
+# Opt-in tests (left out of `make test`): the image built and run; JupyterLab in chromium.
+test-image: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m image tests/test_image.py $(PYTEST_ARGS)
+
+test-browser: setup
+	$(PY) -m pip install --quiet -r requirements-browser.lock
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m browser tests/test_browser.py $(PYTEST_ARGS)
 
 doctor: setup
 	$(BIN)/hybridlab doctor

@@ -46,3 +46,18 @@ def orphaned_segments(before: set[str]) -> list[str]:
 @pytest.fixture
 def repo() -> Path:
     return REPO
+
+
+# Opt-in tests: left out of a plain `pytest` / `make test` unless `-m` names their marker.
+OPT_IN = {"image": "make test-image", "browser": "make test-browser"}
+
+
+def pytest_collection_modifyitems(config, items):
+    expr = config.getoption("markexpr") or ""
+    keep, drop = [], []
+    for item in items:
+        wanted = {m.name for m in item.iter_markers()} & OPT_IN.keys()
+        (drop if any(name not in expr for name in wanted) else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep

@@ -37,19 +37,25 @@ def _pyproject() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 
+# Extras kept out of requirements.lock and environment.yml (students never install them), each
+# pinned in its own lock file that its make target installs.
+SEPARATE_EXTRAS = {"browser": "requirements-browser.lock"}
+
+
 def _requirements() -> list[Requirement]:
-    """All requirements of the project: dependencies plus every optional extra."""
+    """All requirements of the project: dependencies plus every optional extra that students get."""
     project = _pyproject()["project"]
     reqs = [Requirement(r) for r in project["dependencies"]]
-    for extra in project.get("optional-dependencies", {}).values():
-        reqs.extend(Requirement(r) for r in extra)
+    for name, extra in project.get("optional-dependencies", {}).items():
+        if name not in SEPARATE_EXTRAS:
+            reqs.extend(Requirement(r) for r in extra)
     return reqs
 
 
-def _lock_pins() -> dict[str, str]:
-    """name -> pinned version from requirements.lock (uv pip compile output)."""
+def _lock_pins(lock: str = "requirements.lock") -> dict[str, str]:
+    """name -> pinned version from a lock file (uv pip compile output)."""
     pins: dict[str, str] = {}
-    for line in (ROOT / "requirements.lock").read_text().splitlines():
+    for line in (ROOT / lock).read_text().splitlines():
         m = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([^\s;\\]+)", line)
         if m:
             pins[canonicalize_name(m.group(1))] = m.group(2)
@@ -140,6 +146,19 @@ def test_dependency_pinned_in_lock_within_range(req: Requirement) -> None:
     assert req.specifier.contains(version, prereleases=True), (
         f"requirements.lock pins {req.name}=={version}, outside pyproject's {req.specifier}"
     )
+
+
+@pytest.mark.parametrize("extra", sorted(SEPARATE_EXTRAS))
+def test_separate_extra_pinned_in_its_own_lock(extra: str) -> None:
+    reqs = [Requirement(r) for r in _pyproject()["project"]["optional-dependencies"][extra]]
+    pins, base = _lock_pins(SEPARATE_EXTRAS[extra]), _lock_pins()
+    for req in reqs:
+        name = canonicalize_name(req.name)
+        assert name in pins, f"{req.name} is missing from {SEPARATE_EXTRAS[extra]}"
+        assert req.specifier.contains(pins[name], prereleases=True)
+        assert name not in base, f"{req.name} must stay out of requirements.lock (students)"
+    clashes = {n: (v, base[n]) for n, v in pins.items() if n in base and base[n] != v}
+    assert not clashes, f"{SEPARATE_EXTRAS[extra]} disagrees with requirements.lock: {clashes}"
 
 
 def test_lock_environment_and_image_use_the_same_python() -> None:

@@ -1,0 +1,411 @@
+"""JupyterLab in a real browser: the labs as a student clicks through them.
+
+JupyterLab is started the way `make lab` starts it (the same make target, its own port and
+token), and Playwright drives Debian's chromium (Playwright's own browser download is not
+reachable here). The released lab 00 is run cell by cell past its graded stubs; then every
+lab's instructor solution, with no error at all. HYBRIDLAB_QUICK=1 in the server's environment
+keeps each lab short. Screenshots of the runs and a progress report are kept under
+test-artifacts/browser/.
+
+Run with `make test-browser` (installs Playwright from requirements-browser.lock); `make test`
+leaves these tests out (marker `browser`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+import psutil
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(1800)]
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+CHROMIUM = os.environ.get("HYBRIDLAB_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+SOURCES = sorted(p.name for p in (ROOT / "grading" / "source").iterdir() if p.is_dir())
+MARKER = "HYBRIDLAB_BROWSER_RUN"  # set on the server, inherited by kernels and engines
+ENGINE_PROCESS = re.compile(
+    r"ipengine|ipcontroller|ipyparallel\.(engine|controller)|mpiexec|hydra_pmi_proxy"
+)
+LONG_CELL_S = 10.0  # a cell running longer than this should show progress while it runs
+CELL_TIMEOUT_S = 600.0
+
+# The user settings of the browser session: every cell kept in the page (no windowing), no
+# autosave (the test saves once, at the end), no news or update checks (no internet here).
+SETTINGS = {
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
+}
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+playwright_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright is not installed: run `make test-browser`"
+)
+if not Path(CHROMIUM).exists():
+    pytest.skip(
+        f"no chromium at {CHROMIUM}: apt-get install chromium (or set HYBRIDLAB_CHROMIUM)",
+        allow_module_level=True,
+    )
+
+
+# --- the server --------------------------------------------------------------------------------
+
+
+@dataclass
+class Lab:
+    url: str
+    token: str
+    root: Path
+    marker: str
+    process: subprocess.Popen
+    log: Path
+
+    def api(self, path: str, method: str = "GET") -> object:
+        req = urllib.request.Request(
+            f"{self.url}{path}", method=method, headers={"Authorization": f"token {self.token}"}
+        )
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            body = resp.read()
+        return json.loads(body) if body else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def marked_processes(marker: str) -> list[psutil.Process]:
+    """Live processes started under this server (they inherit MARKER=marker)."""
+    found = []
+    for proc in psutil.process_iter(["pid", "name"]):
+        try:
+            if proc.environ().get(MARKER) == marker:
+                found.append(proc)
+        except (psutil.Error, OSError):
+            continue
+    return found
+
+
+def engines_left(marker: str) -> list[str]:
+    """Engines, controllers and MPI launchers still alive from this server's kernels."""
+    left = []
+    for proc in marked_processes(marker):
+        try:
+            cmd = " ".join(proc.cmdline())
+            env = proc.environ()
+        except (psutil.Error, OSError):
+            continue
+        if ENGINE_PROCESS.search(cmd) or "HYBRIDLAB_TAG" in env:
+            left.append(f"pid {proc.pid}: {cmd[:120]}")
+    return left
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """SIGTERM to make and the jupyter lab under it (which shuts its kernels down)."""
+    try:
+        top = psutil.Process(process.pid)
+        family = [top, *top.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        family = []
+    for proc in family:
+        try:
+            proc.send_signal(signal.SIGTERM)
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(family, timeout=60)
+    process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory) -> Lab:
+    """`make lab` on its own port and token, serving a scratch copy of the notebooks."""
+    root = tmp_path_factory.mktemp("notebooks")
+    settings = tmp_path_factory.mktemp("lab-settings")
+    for name, values in SETTINGS.items():
+        (settings / name).parent.mkdir(parents=True, exist_ok=True)
+        (settings / name).write_text(json.dumps(values))
+    port, token, marker = _free_port(), secrets.token_hex(16), secrets.token_hex(8)
+    env = dict(
+        os.environ,
+        JUPYTER_TOKEN=token,
+        JUPYTERLAB_SETTINGS_DIR=str(settings),
+        JUPYTERLAB_WORKSPACES_DIR=str(tmp_path_factory.mktemp("lab-workspaces")),
+        HYBRIDLAB_QUICK="1",
+        **{MARKER: marker},
+    )
+    env.pop("MPLBACKEND", None)  # conftest's Agg would hide every figure: keep Jupyter's inline
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "progress.md").write_text("# Cell durations and progress seen in the browser\n\n")
+    log = ARTIFACTS / "jupyterlab.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            ["make", "--no-print-directory", "lab", f"PORT={port}", f"LAB_DIR={root}"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )  # in our process group, so that a `timeout` around pytest also ends the server
+    server = Lab(f"http://127.0.0.1:{port}", token, root, marker, process, log)
+    deadline = time.monotonic() + 180
+    while True:
+        try:
+            server.api("/api/status")
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                _stop(process)
+                pytest.fail(f"JupyterLab did not answer on port {port}:\n{log.read_text()[-3000:]}")
+            time.sleep(1)
+    yield server
+    _stop(process)
+    deadline = time.monotonic() + 60
+    while marked_processes(marker) and time.monotonic() < deadline:
+        time.sleep(1)
+    left = marked_processes(marker)
+    for proc in left:  # ours (they carry this run's marker): do not leave them to the machine
+        proc.kill()
+    assert left == [], f"processes of the JupyterLab session outlived it by 60 s: {left}"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+# --- driving a notebook ------------------------------------------------------------------------
+
+
+@dataclass
+class CellRun:
+    index: int
+    seconds: float
+    output_while_running: bool  # output (text or widget) visible >= 2 s before the cell ended
+    images: int
+    source: str
+
+
+@dataclass
+class NotebookRun:
+    name: str
+    cells: list[CellRun] = field(default_factory=list)
+    kernel: str = ""
+    kernels: set[str] = field(default_factory=set)
+    engines_left: list[str] = field(default_factory=list)
+    saved: nbformat.NotebookNode | None = None
+
+
+def _prompt(cell) -> str:
+    return cell.locator(".jp-InputPrompt").first.inner_text().strip()
+
+
+def run_in_browser(lab: Lab, browser, notebook: Path, name: str) -> NotebookRun:
+    """Open `notebook` (copied into the server's folder) and run its code cells one by one."""
+    shots = ARTIFACTS / name
+    shutil.rmtree(shots, ignore_errors=True)
+    shots.mkdir(parents=True)
+    target = lab.root / f"{name}.ipynb"
+    shutil.copy(notebook, target)
+    source = nbformat.read(target, as_version=4)
+    run = NotebookRun(name)
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        _drive(lab, page, target, source, run, shots)
+        # What the server says, before the kernel goes: its kernels and what they left running.
+        run.kernels = {s["kernel"]["name"] for s in lab.api("/api/sessions")}
+        run.engines_left = engines_left(lab.marker)
+    finally:
+        page.close()
+        shut_down_kernels(lab)
+    return run
+
+
+def _drive(lab: Lab, page, target: Path, source, run: NotebookRun, shots: Path) -> None:
+    # A workspace of its own, so that JupyterLab opens this notebook only.
+    page.goto(
+        f"{lab.url}/lab/workspaces/{run.name}/tree/{target.name}?token={lab.token}",
+        timeout=120_000,
+    )
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+    # The kernel named in the notebook starts by itself; wait until it is idle.
+    page.wait_for_selector(
+        ".jp-NotebookPanel-toolbar .jp-Notebook-ExecutionIndicator[data-status='idle']",
+        timeout=180_000,
+    )
+    # ... and the toolbar names it once the session is connected ("No Kernel" before).
+    name = page.locator(".jp-NotebookPanel-toolbar .jp-KernelName").first
+    deadline = time.monotonic() + 120
+    while "hybridlab" not in name.inner_text() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    run.kernel = name.inner_text().strip()
+    page.screenshot(path=str(shots / "opened.png"))
+
+    cells = page.locator(".jp-Notebook .jp-Cell")
+    assert cells.count() == len(source.cells), "the page shows a different number of cells"
+    for index, nb_cell in enumerate(source.cells):
+        if nb_cell.cell_type != "code":
+            continue
+        cell = cells.nth(index)
+        cell.locator(".jp-InputPrompt").first.click()  # select it (command mode)
+        before = _prompt(cell)
+        start = time.monotonic()
+        page.keyboard.press("Shift+Enter")
+        first_output = None  # seconds into the run when output was first seen
+        while True:
+            prompt = _prompt(cell)
+            elapsed = time.monotonic() - start
+            if re.fullmatch(r"\[\d+\]:", prompt) and prompt != before:
+                break
+            if first_output is None and "*" in prompt:
+                shown = cell.locator(".jp-OutputArea-output")
+                if shown.count() and (
+                    shown.first.inner_text().strip() or shown.locator(".jupyter-widgets").count()
+                ):
+                    first_output = elapsed
+            if elapsed > CELL_TIMEOUT_S:
+                page.screenshot(path=str(shots / f"cell{index:02d}-timeout.png"))
+                pytest.fail(f"{run.name}: cell {index} still running after {CELL_TIMEOUT_S:.0f} s")
+            time.sleep(0.5)
+        images = cell.locator(".jp-OutputArea-output img").count()
+        loaded = cell.evaluate(
+            "c => [...c.querySelectorAll('.jp-OutputArea-output img')]"
+            ".filter(i => i.complete && i.naturalWidth > 0).length"
+        )
+        # Progress counts when something showed up well before the end, not the final result.
+        progress = first_output is not None and elapsed - first_output >= 2.0
+        run.cells.append(CellRun(index, elapsed, progress, min(images, loaded), nb_cell.source))
+        if images or cell.locator(".jp-OutputArea-output").count():
+            cell.scroll_into_view_if_needed()
+            cell.screenshot(path=str(shots / f"cell{index:02d}.png"))
+
+    page.keyboard.press("Control+s")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        saved = nbformat.read(target, as_version=4)
+        if any(c.get("outputs") for c in saved.cells if c.cell_type == "code"):
+            run.saved = saved
+            break
+        time.sleep(1)
+    page.screenshot(path=str(shots / "finished.png"))
+
+
+def shut_down_kernels(lab: Lab) -> None:
+    for session in lab.api("/api/sessions"):
+        lab.api(f"/api/sessions/{session['id']}", method="DELETE")
+
+
+def plot_cells(nb: nbformat.NotebookNode) -> list[int]:
+    """Code cells that show a figure: they end in plt.show() or display an Image."""
+    return [
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code" and ("plt.show()" in c.source or "display(Image" in c.source)
+    ]
+
+
+def error_outputs(nb: nbformat.NotebookNode) -> list[tuple[int, dict, dict]]:
+    return [
+        (i, c, out)
+        for i, c in enumerate(nb.cells)
+        for out in c.get("outputs", [])
+        if out.get("output_type") == "error"
+    ]
+
+
+def report(run: NotebookRun) -> list[str]:
+    """Record cell durations and progress; return the long cells that showed nothing meanwhile."""
+    silent = [c for c in run.cells if c.seconds > LONG_CELL_S and not c.output_while_running]
+    lines = [
+        f"## {run.name} (kernel: {run.kernel})",
+        "",
+        "| cell | seconds | output while running | images | first line |",
+        "|---|---|---|---|---|",
+    ]
+    for c in run.cells:
+        first = c.source.splitlines()[0][:60] if c.source else ""
+        lines.append(
+            f"| {c.index} | {c.seconds:.1f} | {'yes' if c.output_while_running else 'no'} "
+            f"| {c.images} | `{first}` |"
+        )
+    lines += [
+        "",
+        f"Long cells (> {LONG_CELL_S:.0f} s) without visible progress: "
+        + (", ".join(str(c.index) for c in silent) or "none"),
+        "",
+    ]
+    with (ARTIFACTS / "progress.md").open("a") as out:
+        out.write("\n".join(lines) + "\n")
+    return [
+        f"{run.name} cell {c.index} ({c.seconds:.0f} s): {c.source.splitlines()[0][:60]}"
+        for c in silent
+    ]
+
+
+def check_run(lab: Lab, run: NotebookRun, source: nbformat.NotebookNode) -> None:
+    """What every browser run must show, whether released or instructor notebook."""
+    assert run.kernel.startswith("hybridlab"), f"{run.name}: kernel shown is {run.kernel!r}"
+    assert run.kernels == {"hybridlab"}, f"{run.name}: sessions run kernels {run.kernels}"
+    by_index = {c.index: c for c in run.cells}
+    missing = [i for i in plot_cells(source) if by_index[i].images < 1]
+    assert not missing, f"{run.name}: plot cells without a rendered image: {missing}"
+    assert run.saved is not None, f"{run.name}: the notebook was not saved from the browser"
+    left = run.engines_left
+    assert left == [], f"{run.name}: engines left after the last cell:\n" + "\n".join(left)
+    silent = report(run)
+    if silent:
+        print("long cells without visible progress:\n  " + "\n  ".join(silent))
+
+
+def test_released_lab_00_in_the_browser(lab, browser):
+    notebook = ROOT / "labs" / "00_getting_started.ipynb"
+    source = nbformat.read(notebook, as_version=4)
+    run = run_in_browser(lab, browser, notebook, "released_00_getting_started")
+    for index, cell, out in error_outputs(run.saved):
+        where = f"cell {index}: {cell.source[:80]!r}"
+        assert "nbgrader" in cell.metadata, f"error outside the graded cells, in {where}"
+        assert "NotImplementedError" in out["ename"] + out["evalue"], (
+            f"unexpected {out['ename']}: {out['evalue']} in {where}"
+        )
+    assert error_outputs(run.saved), "the graded stubs of the released lab must raise"
+    check_run(lab, run, source)
+
+
+@pytest.mark.parametrize("lab_name", SOURCES)
+def test_instructor_solution_in_the_browser(lab, browser, lab_name):
+    notebook = ROOT / "grading" / "source" / lab_name / f"{lab_name}.ipynb"
+    source = nbformat.read(notebook, as_version=4)
+    run = run_in_browser(lab, browser, notebook, f"solution_{lab_name}")
+    errors = [
+        f"cell {i}: {out['ename']}: {out['evalue'][:200]}" for i, _, out in error_outputs(run.saved)
+    ]
+    assert errors == [], f"{lab_name} solution raised in the browser:\n" + "\n".join(errors)
+    check_run(lab, run, source)
