@@ -12,7 +12,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from ..plots.placement import RANK_COLOURS
+from ..plots import RANK_COLOURS
 from ..topology import Topology
 from .tables import cut_links, grid_links, packed_cores, per_numa_cores, regions_of
 
