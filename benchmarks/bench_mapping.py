@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import hybridlab as hl
+from hybridlab.mapping.exercise import weak_scaling
 
 HERE = Path(__file__).resolve().parent
 _T0 = time.monotonic()
@@ -48,28 +49,23 @@ def uptime() -> str:
 def one_run(bind: str, ranks: int, n: int, compute_n: int, samples: int) -> dict:
     """The slowest rank's median seconds per repetition for each work, plus the run's state."""
     load = os.getloadavg()[0]
-    res = hl.run_program(
-        "placement",
-        ranks=ranks,
-        threads=1,
-        bind=bind,
-        work="both",
+    frame = weak_scaling(
+        binds=(bind,),
+        ranks_list=(ranks,),
         n=n,
         compute_n=compute_n,
-        depth=256,
         samples=samples,
         target_ms=50,
         timeout=900,
     )
-    rec = res.records
-    out = {"load": load, "cpus": sorted(set(rec["cpu"])), "warnings": res.warnings}
-    out["probe"] = (res.meta["probe"]["before"]["state"], res.meta["probe"]["after"]["state"])
+    out = {"load": load, "cpus": sorted(set(frame["cpu"]))}
+    out["probe"] = (frame["probe_state"].iloc[0], frame["probe_after"].iloc[0])
     for work in ("memory", "compute"):
-        rows = rec[rec["work"] == work]
-        out[work] = float(rows.groupby("rank")["seconds"].median().max())
+        rows = frame[frame["work"] == work]
+        per_rank = rows.groupby("rank")["seconds"].median()
+        out[work] = float(per_rank.max())
         per = float(rows["bytes"].iloc[0] if work == "memory" else rows["ops"].iloc[0])
-        # all ranks together: per-rank rate summed
-        out[f"{work}_rate"] = float(sum(per / s for s in rows.groupby("rank")["seconds"].median()))
+        out[f"{work}_rate"] = float(sum(per / s for s in per_rank))  # all ranks together
     return out
 
 

@@ -39,6 +39,7 @@ def weak_scaling(
     depth: int = 256,
     samples: int = 5,
     target_ms: float = 20.0,
+    timeout: float = 300.0,
 ) -> pd.DataFrame:
     """The same work on every rank (memory-bound triad, then compute-bound chain, in one launch),
     for 1..usable CPUs ranks of 1 thread under each binding: one row per rank, work and sample,
@@ -59,12 +60,13 @@ def weak_scaling(
                 depth=depth,
                 samples=samples,
                 target_ms=target_ms,
-                timeout=300,
+                timeout=timeout,
             )
             rows = res.records[["work", "rank", "cpu", "sample", "seconds", "bytes", "ops"]].copy()
             rows.insert(1, "ranks", ranks)
             rows.insert(1, "bind", bind)
             rows["probe_state"] = res.meta["probe"]["before"]["state"]
+            rows["probe_after"] = res.meta["probe"]["after"]["state"]
             rows["load"] = round(os.getloadavg()[0], 2)
             frames.append(rows)
     return pd.concat(frames, ignore_index=True)
