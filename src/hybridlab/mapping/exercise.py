@@ -14,12 +14,17 @@ from ..placement import BIND_MODES, Placement, PlacementError
 
 
 def binding_runs(
-    ranks: int, threads: int, spin_ms: int = 20
+    ranks: int, threads: int, spin_ms: int = 20, quick: bool = False
 ) -> tuple[dict[str, hl.Results], dict[str, str]]:
-    """hello_hybrid under each binding that fits this machine; the others with the reason why not."""
-    usable = len(hl.read_topology().usable)
+    """hello_hybrid under each binding that fits this machine; the others with the reason why not.
+    `quick` skips 'spread' where it cannot differ from 'cores' (one socket, one NUMA node)."""
+    topo = hl.read_topology()
+    usable = len(topo.usable)
     runs, skipped = {}, {}
     for bind in BIND_MODES:
+        if quick and bind == "spread" and len(topo.sockets) == 1 and len(topo.numa_nodes) == 1:
+            skipped[bind] = "one socket and one NUMA node: the same CPUs as 'cores' (quick mode)"
+            continue
         try:
             Placement(ranks, threads, bind).check_fits(usable)
         except PlacementError as err:
