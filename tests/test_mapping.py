@@ -4,6 +4,10 @@ answers. No timing is asserted."""
 
 from __future__ import annotations
 
+import os
+import re
+from pathlib import Path
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -201,3 +205,27 @@ def test_placement_kernel_runs_in_the_engines():
         res = cluster.run("placement", work="both", n=5000, compute_n=100, samples=1, target_ms=1)
     assert sorted(set(res.records["work"])) == ["compute", "memory"]
     assert set(res.records["rank"]) == {0, 1}
+
+
+# ------------------------------------------------------------------- against the seed text
+
+SEEDS = Path(
+    os.environ.get("HYBRIDLAB_SEEDS", Path(__file__).resolve().parents[2] / "shared" / "seeds")
+)
+
+
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents are not on this machine")
+def test_lab06_tables_are_printed_in_the_seeds():
+    numbers = {}
+    for doc in ("000", "001", "004"):
+        (path,) = SEEDS.glob(f"{doc}_*.txt")
+        numbers[doc] = {float(x) for x in re.findall(r"\d+\.\d+|\d+", path.read_text())}
+    for key in ("004-dlpoly", "004-castep", "004-castep-blas", "004-glomap", "001-table-1"):
+        frame = REFERENCE[key].frame
+        for col in frame.select_dtypes("number").columns:
+            for value in frame[col].dropna():
+                assert float(value) in numbers[key[:3]], (key, col, value)
+    slides = next(SEEDS.glob("002_*.txt")).read_text()
+    assert "Round-robin — x14" in slides and "Sequential — x8" in slides and "Optimal ?" in slides
+    table41 = next(SEEDS.glob("000_*.txt")).read_text()
+    assert "\n".join(f"{p}\t{t}" for p, t in REFERENCE["000-table-4.1"].rows) in table41
