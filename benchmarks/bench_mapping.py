@@ -21,29 +21,19 @@ import datetime
 import os
 import platform
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import hybridlab as hl
+from _common import Progress, run_text, write_report
 from hybridlab.mapping.exercise import weak_scaling
 
 HERE = Path(__file__).resolve().parent
-_T0 = time.monotonic()
-
-
-def say(message: str) -> None:
-    print(f"[bench_mapping {time.monotonic() - _T0:6.1f} s] {message}", file=sys.stderr, flush=True)
+say = Progress("bench_mapping")
 
 
 def uptime() -> str:
-    try:
-        return subprocess.run(
-            ["uptime"], capture_output=True, text=True, check=False
-        ).stdout.strip()
-    except OSError:
-        return f"load average {os.getloadavg()}"
+    return run_text(["uptime"]) or f"load average {os.getloadavg()}"
 
 
 def one_run(bind: str, ranks: int, n: int, compute_n: int, samples: int) -> dict:
@@ -156,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         "same probe state.",
         "",
     ]
-    args.out.write_text("\n".join(lines))
+    write_report(args.out, lines)
     say(f"wrote {args.out}")
     return 0
 
