@@ -3,7 +3,7 @@
 Per lab, one release and one `nbgrader autograde` run serve every check: three students submit
 the instructor solution, the blank released lab, and a solution one of whose answers deadlocks
 (labs 00 and 04: a ring or halo exchange), crashes (lab 01: a C kernel that segfaults on rank 1)
-or raises (labs 02 and 03, whose exercises run no MPI code).
+or raises or answers wrongly (labs 02, 03 and 06, whose graded exercises run no MPI code).
 """
 
 from __future__ import annotations
@@ -81,6 +81,17 @@ void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 """
 '''
 
+WRAPPING_CUT = """
+def cut_edges(rows, cols, node_of_rank):
+    count = 0  # wraps around at the edges: a torus, not the grid that was asked for
+    for r in range(rows):
+        for c in range(cols):
+            rank = r * cols + c
+            count += node_of_rank[rank] != node_of_rank[r * cols + (c + 1) % cols]
+            count += node_of_rank[rank] != node_of_rank[((r + 1) % rows) * cols + c]
+    return count
+"""
+
 LABS = {
     "00_getting_started": Broken(
         "ring_exchange",
@@ -111,6 +122,12 @@ LABS = {
         DEADLOCKING_HALO,
         frozenset({"test_exchange_halos", "hidden_exchange_halos"}),
         "KernelTimeout",
+    ),
+    "06_placement_topology": Broken(
+        "cut_edges",
+        WRAPPING_CUT,
+        frozenset({"test_cut_edges", "hidden_cut_edges"}),
+        "AssertionError",
     ),
 }
 

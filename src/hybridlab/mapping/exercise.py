@@ -1,0 +1,91 @@
+"""The runs of lab 06 (the only module of the topic that launches kernels): the student's own
+placement under every binding the machine allows, and weak scaling of a memory-bound and a
+compute-bound kernel (kernels_c/placement.c) with ranks packed and spread."""
+
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+
+import hybridlab as hl
+
+from ..placement import BIND_MODES, Placement, PlacementError
+
+
+def binding_runs(
+    ranks: int, threads: int, spin_ms: int = 20, quick: bool = False
+) -> tuple[dict[str, hl.Results], dict[str, str]]:
+    """hello_hybrid under each binding that fits this machine; the others with the reason why not.
+    `quick` skips 'spread' where it cannot differ from 'cores' (one socket, one NUMA node)."""
+    topo = hl.read_topology()
+    usable = len(topo.usable)
+    runs, skipped = {}, {}
+    for bind in BIND_MODES:
+        if quick and bind == "spread" and len(topo.sockets) == 1 and len(topo.numa_nodes) == 1:
+            skipped[bind] = "one socket and one NUMA node: the same CPUs as 'cores' (quick mode)"
+            continue
+        try:
+            Placement(ranks, threads, bind).check_fits(usable)
+        except PlacementError as err:
+            skipped[bind] = str(err)
+            continue
+        runs[bind] = hl.run_program(
+            "hello_hybrid", ranks=ranks, threads=threads, bind=bind, spin_ms=spin_ms
+        )
+    return runs, skipped
+
+
+def weak_scaling(
+    binds: tuple[str, ...] = ("cores", "spread"),
+    ranks_list: tuple[int, ...] | None = None,
+    n: int = 2_000_000,
+    compute_n: int = 20_000,
+    depth: int = 256,
+    samples: int = 5,
+    target_ms: float = 20.0,
+    timeout: float = 300.0,
+) -> pd.DataFrame:
+    """The same work on every rank (memory-bound triad, then compute-bound chain, in one launch),
+    for 1..usable CPUs ranks of 1 thread under each binding: one row per rank, work and sample,
+    with the probe state and the load average of the run."""
+    usable = len(hl.read_topology().usable)
+    ranks_list = ranks_list or tuple(range(1, usable + 1))
+    frames = []
+    for bind in binds:
+        for ranks in ranks_list:
+            res = hl.run_program(
+                "placement",
+                ranks=ranks,
+                threads=1,
+                bind=bind,
+                work="both",
+                n=n,
+                compute_n=compute_n,
+                depth=depth,
+                samples=samples,
+                target_ms=target_ms,
+                timeout=timeout,
+            )
+            rows = res.records[["work", "rank", "cpu", "sample", "seconds", "bytes", "ops"]].copy()
+            rows.insert(1, "ranks", ranks)
+            rows.insert(1, "bind", bind)
+            rows["probe_state"] = res.meta["probe"]["before"]["state"]
+            rows["probe_after"] = res.meta["probe"]["after"]["state"]
+            rows["load"] = round(os.getloadavg()[0], 2)
+            frames.append(rows)
+    return pd.concat(frames, ignore_index=True)
+
+
+def weak_summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per work, placement and rank count: the slowest rank's median seconds per repetition, and
+    that time relative to the 1-rank run of the same work and placement (1 = perfect weak
+    scaling)."""
+    per_rank = frame.groupby(["work", "bind", "ranks", "rank"])["seconds"].median()
+    slowest = per_rank.groupby(["work", "bind", "ranks"]).max().rename("seconds").reset_index()
+    base = slowest[slowest["ranks"] == 1].set_index(["work", "bind"])["seconds"]
+    slowest["slowdown"] = [
+        s / base.get((w, b), float("nan"))
+        for w, b, s in zip(slowest["work"], slowest["bind"], slowest["seconds"], strict=True)
+    ]
+    return slowest

@@ -1,0 +1,239 @@
+"""Placement arithmetic for lab 06: rank maps on a grid, PEs on NUMA regions, processes on
+modules, nodes and cost of a placement, and the launcher flags that ask for one.
+
+Pure functions of their arguments: nothing here is measured or launched.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from ..placement import BIND_MODES, Placement
+
+# ----------------------------------------------------------------- rank maps on a 2-D grid
+
+
+def grid_links(rows: int, cols: int) -> list[tuple[int, int]]:
+    """Nearest-neighbour links of a rows x cols grid of ranks numbered row by row."""
+    links = []
+    for r in range(rows):
+        for c in range(cols):
+            rank = r * cols + c
+            if c + 1 < cols:
+                links.append((rank, rank + 1))
+            if r + 1 < rows:
+                links.append((rank, rank + cols))
+    return links
+
+
+def cut_links(rows: int, cols: int, node_of_rank: Sequence[int]) -> list[tuple[int, int]]:
+    """The links whose two ranks sit on different nodes (002 slide 13's 'slow inter-node link')."""
+    if len(node_of_rank) != rows * cols:
+        raise ValueError(f"{rows} x {cols} grid needs {rows * cols} nodes, got {len(node_of_rank)}")
+    return [(a, b) for a, b in grid_links(rows, cols) if node_of_rank[a] != node_of_rank[b]]
+
+
+def round_robin(ranks: int, nodes: int) -> list[int]:
+    """Rank r on node r mod nodes ('rank 0 on node 0, rank 1 on node 1, ...')."""
+    return [r % nodes for r in range(ranks)]
+
+
+def sequential(ranks: int, nodes: int) -> list[int]:
+    """Ranks filled node by node ('ranks 0-7 on 1st node, ranks 8-15 on 2nd')."""
+    per = math.ceil(ranks / nodes)
+    return [r // per for r in range(ranks)]
+
+
+def blocks(rows: int, cols: int, block_rows: int, block_cols: int) -> list[int]:
+    """Rectangular blocks of block_rows x block_cols ranks per node, numbered row by row."""
+    across = math.ceil(cols / block_cols)
+    return [(r // block_rows) * across + c // block_cols for r in range(rows) for c in range(cols)]
+
+
+def slide13_maps() -> dict[str, list[int]]:
+    """The three maps of 002 slide 13 on a 2 x 8 grid over 2 nodes of 8 CPUs."""
+    return {
+        "round-robin": round_robin(16, 2),
+        "sequential": sequential(16, 2),
+        "optimal": blocks(2, 8, 2, 4),
+    }
+
+
+# ------------------------------------------------------------ processing elements on a node
+
+
+def xt6_node() -> dict[int, list[int]]:
+    """A Cray XT6 node as 000 section 3.1.2 describes it: 24 cores, 4 NUMA regions of 6."""
+    return {region: list(range(6 * region, 6 * region + 6)) for region in range(4)}
+
+
+def packed_cores(node: Mapping[int, Sequence[int]], threads: int) -> list[list[int]]:
+    """PE k on the node's cores k*threads .. k*threads+threads-1 (cores in NUMA order), for as
+    many PEs as fit: ALPS's default packed placement [a reading of 000 section 4.1]."""
+    cores = [c for region in sorted(node) for c in sorted(node[region])]
+    per_node = len(cores) // threads
+    return [cores[k * threads : (k + 1) * threads] for k in range(per_node)]
+
+
+def per_numa_cores(
+    node: Mapping[int, Sequence[int]], threads: int, per_numa: int
+) -> list[list[int]]:
+    """aprun -S per_numa: per_numa PEs on each NUMA region, each on `threads` of its cores."""
+    out = []
+    for region in sorted(node):
+        cores = sorted(node[region])
+        if per_numa * threads > len(cores):
+            raise ValueError(
+                f"-S {per_numa} -d {threads} needs {per_numa * threads} cores per NUMA region, "
+                f"region {region} has {len(cores)}"
+            )
+        out += [cores[k * threads : (k + 1) * threads] for k in range(per_numa)]
+    return out
+
+
+def regions_of(node: Mapping[int, Sequence[int]], cores: Sequence[int]) -> list[int]:
+    """The NUMA regions that hold these cores."""
+    where = {c: region for region, members in node.items() for c in members}
+    return sorted({where[c] for c in cores})
+
+
+def straddling(node: Mapping[int, Sequence[int]], threads: int) -> list[int]:
+    """PEs (ranks on the node) whose threads span more than one NUMA region, packed placement."""
+    return [
+        k for k, cores in enumerate(packed_cores(node, threads)) if len(regions_of(node, cores)) > 1
+    ]
+
+
+def straddle_table(node: Mapping[int, Sequence[int]], thread_counts: Sequence[int]) -> pd.DataFrame:
+    """For each thread count: PEs per node, which straddle, and whether aprun -S can spread them."""
+    regions = len(node)
+    rows = []
+    for t in thread_counts:
+        pes = packed_cores(node, t)
+        bad = straddling(node, t)
+        rows.append(
+            {
+                "threads": t,
+                "pes_per_node": len(pes),
+                "straddling_pes": bad,
+                "straddles": bool(bad),
+                "aprun_S_possible": len(pes) % regions == 0,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------- processes on multi-chip modules
+
+
+def processes_per_module(
+    processes: int, policy: str, modules: int = 4, cpus_per_module: int = 8
+) -> list[int]:
+    """How many processes each module of one frame holds: 'fill' module after module (HPCx
+    Phase 1) or 'round-robin' over the modules (Phase 2), 001 section 7."""
+    if processes > modules * cpus_per_module:
+        raise ValueError(f"{processes} processes do not fit {modules} x {cpus_per_module} CPUs")
+    if policy == "fill":
+        return [
+            min(cpus_per_module, max(0, processes - m * cpus_per_module)) for m in range(modules)
+        ]
+    if policy == "round-robin":
+        return [
+            processes // modules + (1 if m < processes % modules else 0) for m in range(modules)
+        ]
+    raise ValueError(f"policy must be 'fill' or 'round-robin', not {policy!r}")
+
+
+def module_of_process(
+    processes: int, policy: str, modules: int = 4, cpus_per_module: int = 8
+) -> list[int]:
+    """The module of each process 0..processes-1 under the policy."""
+    if policy == "round-robin":
+        return [p % modules for p in range(processes)]
+    if policy == "fill":
+        return [p // cpus_per_module for p in range(processes)]
+    raise ValueError(f"policy must be 'fill' or 'round-robin', not {policy!r}")
+
+
+def h2mol_table(table: pd.DataFrame) -> pd.DataFrame:
+    """001 Table 1 with the busiest module's processes under fill and round-robin."""
+    out = table.copy()
+    out["fill_max_per_mcm"] = [max(processes_per_module(p, "fill")) for p in out["per_frame"]]
+    out["round_robin_max_per_mcm"] = [
+        max(processes_per_module(p, "round-robin")) for p in out["per_frame"]
+    ]
+    out["round_robin_per_mcm"] = [processes_per_module(p, "round-robin") for p in out["per_frame"]]
+    return out
+
+
+# ------------------------------------------------------------------ nodes and their cost
+
+XT6_CORES = 24
+XT6_AU_PER_CORE_HOUR = 3.77  # 004, CASTEP talk
+XT4_AU_PER_CORE_HOUR = 7.5
+
+
+def nodes_needed(processes: int, per_node: int) -> int:
+    """Nodes a job of `processes` takes at `per_node` processes per node (the last may be part-full)."""
+    return math.ceil(processes / per_node)
+
+
+def cost_au(
+    nodes: int,
+    seconds: float,
+    cores_per_node: int = XT6_CORES,
+    au_per_core_hour: float = XT6_AU_PER_CORE_HOUR,
+) -> float:
+    """Charge for whole nodes: nodes x cores per node x hours x rate (004: users 'are charged for
+    whole compute nodes, even if not all cores are actually used')."""
+    return nodes * cores_per_node * seconds / 3600.0 * au_per_core_hour
+
+
+# ---------------------------------------------------------------- launcher flags side by side
+
+
+def aprun_flags(
+    ranks: int, threads: int, bind: str, per_node: int | None = None, per_numa: int | None = None
+) -> str:
+    """The ALPS line for a binding; -n -N -S -d as used in 004, -cc from Cray's documentation."""
+    head = f"aprun -n {ranks}" + (f" -N {per_node}" if per_node else "")
+    return {
+        "none": f"{head} -d {threads} -cc none",
+        "cores": f"{head} -d {threads}",
+        "spread": f"{head} -S {per_numa or 1} -d {threads}",
+        "one-core": f"{head} -d 1",
+    }[bind]
+
+
+def srun_flags(ranks: int, threads: int, bind: str) -> str:
+    """The Slurm line for a binding (Slurm's documentation; not in the sources)."""
+    head = f"srun -n {ranks}"
+    return {
+        "none": f"{head} --cpus-per-task={threads} --cpu-bind=none",
+        "cores": f"{head} --cpus-per-task={threads} --cpu-bind=cores --distribution=block:block",
+        "spread": f"{head} --cpus-per-task={threads} --cpu-bind=cores --distribution=block:cyclic",
+        "one-core": f"{head} --cpus-per-task=1 --cpu-bind=cores",
+    }[bind]
+
+
+def launcher_table(ranks: int, threads: int, usable_cpus: int) -> pd.DataFrame:
+    """Every binding the harness offers, and how MPICH, Open MPI, Slurm and ALPS spell it."""
+    rows = []
+    for bind, meaning in BIND_MODES.items():
+        p = Placement(ranks, threads, bind)
+        env = p.environment("mpich", usable_cpus)
+        rows.append(
+            {
+                "bind": bind,
+                "meaning": meaning,
+                "MPICH hydra": " ".join(["mpiexec", "-n", str(ranks), *p.launcher_args("mpich")]),
+                "Open MPI": " ".join(["mpirun", "-n", str(ranks), *p.launcher_args("openmpi")]),
+                "Slurm srun": srun_flags(ranks, threads, bind),
+                "Cray aprun": aprun_flags(ranks, threads, bind),
+                "OpenMP": " ".join(f"{k}={v}" for k, v in env.items() if k.startswith("OMP_")),
+            }
+        )
+    return pd.DataFrame(rows).set_index("bind")

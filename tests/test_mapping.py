@@ -1,0 +1,231 @@
+"""Lab 06 (placement and topology): the placement arithmetic is exact on the sources' maps and
+nodes, the published tables agree with themselves, and the placement kernel checks its own
+answers. No timing is asserted."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+import hybridlab as hl  # noqa: E402
+from hybridlab.mapping import plots, tables  # noqa: E402
+from hybridlab.mapping.exercise import weak_summary  # noqa: E402
+from hybridlab.reference import REFERENCE  # noqa: E402
+
+# ------------------------------------------------------------------------------ rank maps
+
+
+def test_slide13_counts_are_reproduced_by_a_2x8_grid():
+    assert len(tables.grid_links(2, 8)) == 22
+    got = {name: len(tables.cut_links(2, 8, m)) for name, m in tables.slide13_maps().items()}
+    published = dict(REFERENCE["002-slide-13"].frame.itertuples(index=False))
+    assert got == published == {"round-robin": 14, "sequential": 8, "optimal": 2}
+
+
+def test_cut_links_on_other_maps():
+    assert len(tables.cut_links(4, 4, tables.round_robin(16, 2))) == 12
+    assert len(tables.cut_links(4, 4, tables.sequential(16, 2))) == 4
+    assert len(tables.cut_links(4, 4, tables.blocks(4, 4, 4, 2))) == 4
+    assert len(tables.cut_links(4, 4, tables.sequential(16, 4))) == 12
+    assert len(tables.cut_links(4, 4, tables.blocks(4, 4, 2, 2))) == 8
+    assert tables.cut_links(1, 3, [0, 1, 0]) == [(0, 1), (1, 2)]
+    assert tables.sequential(5, 2) == [0, 0, 0, 1, 1]
+    with pytest.raises(ValueError, match="needs 4 nodes"):
+        tables.cut_links(2, 2, [0, 1])
+
+
+# ------------------------------------------------------------------ NUMA regions of a node
+
+
+def test_xt6_straddling_thread_counts():
+    node = tables.xt6_node()
+    assert sorted(c for cores in node.values() for c in cores) == list(range(24))
+    counts = [int(t) for t in REFERENCE["000-table-4.1"].frame["threads_per_process"]]
+    assert counts == [1, 2, 3, 4, 6, 8, 12, 24]
+    table = tables.straddle_table(node, counts).set_index("threads")
+    assert [t for t in counts if table.loc[t, "straddles"]] == [4, 8, 12, 24]
+    assert table.loc[4, "straddling_pes"] == [1, 4]  # cores 4-7 and 16-19
+    assert table.loc[8, "straddling_pes"] == [0, 1, 2]
+    # -S (processes per NUMA region) is possible exactly when processes per node divide by 4
+    assert [t for t in counts if table.loc[t, "aprun_S_possible"]] == [1, 2, 3, 6]
+    assert tables.per_numa_cores(node, 2, 3)[3] == [6, 7]
+    with pytest.raises(ValueError, match="cores per NUMA region"):
+        tables.per_numa_cores(node, 4, 2)
+
+
+def test_one_numa_node_never_straddles():
+    assert all(tables.straddling({0: [0, 1, 2, 3]}, t) == [] for t in (1, 2, 4))
+
+
+# ------------------------------------------------------------------------- H2MOL modules
+
+
+def test_h2mol_processes_per_module():
+    assert tables.processes_per_module(6, "round-robin") == [2, 2, 1, 1]
+    assert tables.processes_per_module(6, "fill") == [6, 0, 0, 0]
+    assert tables.processes_per_module(28, "fill") == [8, 8, 8, 4]
+    lone = [p + 1 for p, m in enumerate(tables.module_of_process(6, "round-robin")) if m >= 2]
+    assert lone == [3, 4]  # 001 Figure 4: processes 3 and 4 are alone on their MCMs
+    table = tables.h2mol_table(REFERENCE["001-table-1"].frame)
+    assert list(table["round_robin_max_per_mcm"]) == [2, 4, 7, 4, 8, 8, 8]
+    assert list(table["fill_max_per_mcm"]) == [6, 8, 8, 8, 8, 8, 8]
+    assert all(table["processors"] == table["per_frame"] * table["frames"])
+    with pytest.raises(ValueError):
+        tables.processes_per_module(33, "fill")
+
+
+# ------------------------------------------------------------------- published cost tables
+
+
+def test_dlpoly_costs_agree_with_nodes_times_time_except_the_erratum():
+    frame = REFERENCE["004-dlpoly"].frame
+    per_node = {"Naive": 24, "S4N16": 16, "S4N4": 4, "S1N4": 4, "S2N8": 8, "S3N12": 12, "S5N20": 20}
+    erratum = []
+    for row in frame.itertuples():
+        if row.config == "XT4":
+            au = tables.cost_au(row.processes // 4, row.seconds, 4, tables.XT4_AU_PER_CORE_HOUR)
+        else:
+            au = tables.cost_au(row.nodes, row.seconds)
+            if (row.processes, row.config) != (128, "Naive"):
+                assert row.nodes == tables.nodes_needed(row.processes, per_node[row.config])
+        if abs(au - row.au) >= 0.03:
+            erratum.append((row.processes, row.config))
+    assert erratum == [(p, "S2N8") for p in (64, 128, 256, 512)]
+    assert len(frame) == 6 * 8
+
+
+def test_castep_au_ratios_follow_from_nodes_and_rates():
+    castep = REFERENCE["004-castep"].frame.set_index("id")
+    for run, ratio in (("vanilla_s", "vanilla_au_ratio"), ("shm_s", "shm_au_ratio")):
+        xt4 = tables.cost_au(144 // 4, castep.loc["XT4", run], 4, tables.XT4_AU_PER_CORE_HOUR)
+        for config in "ABCDE":
+            nodes = tables.nodes_needed(144, int(castep.loc[config, "per_node"]))
+            xt6 = tables.cost_au(nodes, castep.loc[config, run])
+            assert abs(xt6 / xt4 - castep.loc[config, ratio]) < 0.006, (config, run)
+    blas = REFERENCE["004-castep-blas"].frame
+    xt4 = tables.cost_au(36, 1235, 4, tables.XT4_AU_PER_CORE_HOUR)
+    for row in blas.itertuples():
+        xt6 = tables.cost_au(tables.nodes_needed(row.processes, row.per_node), row.shm_s)
+        assert abs(xt6 / xt4 - row.au_ratio) < 0.006
+
+
+def test_glomap_utilisation():
+    for row in REFERENCE["004-glomap"].frame.itertuples():
+        per_node, _, depth = row.config[1:].partition("d")  # "N4d6" -> 4 per node, 6 cores each
+        per_node, depth = int(per_node), int(depth or 1)
+        assert tables.nodes_needed(row.mpi_tasks, per_node) == row.nodes
+        assert row.cores_used == row.mpi_tasks * depth
+        assert abs(row.cores_used / (row.nodes * 24) - row.utilisation) < 0.006
+
+
+def test_launcher_table_lists_every_binding():
+    table = tables.launcher_table(2, 3, 8)
+    assert list(table.index) == list(hl.BIND_MODES)
+    assert table.loc["cores", "MPICH hydra"] == "mpiexec -n 2 -bind-to core:3 -map-by core:3"
+    assert "--map-by slot:PE=3" in table.loc["cores", "Open MPI"]
+    assert table.loc["spread", "Cray aprun"] == "aprun -n 2 -S 1 -d 3"
+    assert table.loc["one-core", "Slurm srun"] == "srun -n 2 --cpus-per-task=1 --cpu-bind=cores"
+
+
+# -------------------------------------------------------------------------------- plots
+
+
+def test_plots_draw(tmp_path):
+    figs = [
+        plots.rank_map_plot(2, 8, tables.slide13_maps()["optimal"], title="optimal"),
+        plots.node_plot(tables.xt6_node(), [1, 4, 24], per_numa={1: 6}, totals={4: 4.04}),
+        plots.modules_plot(6, tables.module_of_process(6, "round-robin")),
+        plots.time_cost_plot(REFERENCE["004-dlpoly"].frame, REFERENCE["004-castep"].frame),
+    ]
+    summary = weak_summary(
+        pd.DataFrame(
+            {
+                "work": ["memory"] * 3,
+                "bind": ["cores"] * 3,
+                "ranks": [1, 2, 2],
+                "rank": [0, 0, 1],
+                "seconds": [1.0, 1.5, 2.0],
+            }
+        )
+    )
+    assert list(summary["slowdown"]) == [1.0, 2.0]
+    figs.append(plots.weak_scaling_plot(summary, hl.read_topology(), REFERENCE["004-castep"].frame))
+    for i, fig in enumerate(figs):
+        fig.savefig(tmp_path / f"{i}.png")
+        assert (tmp_path / f"{i}.png").stat().st_size > 1000
+
+
+# ------------------------------------------------------------------------------- kernel
+
+
+@pytest.mark.parametrize(
+    "work,ranks,threads", [("memory", 2, 1), ("compute", 1, 2), ("both", 2, 1), ("both", 1, 2)]
+)
+def test_placement_kernel_checks_itself(work, ranks, threads):
+    res = hl.run_program(
+        "placement",
+        ranks=ranks,
+        threads=threads,
+        timeout=60,
+        work=work,
+        n=10_001,
+        compute_n=513,
+        depth=7,
+        samples=2,
+        target_ms=1,
+    )
+    rec = res.records
+    works = ["memory", "compute"] if work == "both" else [work]
+    assert sorted(set(rec["work"])) == sorted(works)
+    assert len(rec) == ranks * 2 * len(works) and set(rec["rank"]) == set(range(ranks))
+    assert (rec["seconds"] > 0).all()
+    mem = rec[rec["work"] == "memory"]
+    assert (mem["bytes"] == 24 * 10_001).all()
+    comp = rec[rec["work"] == "compute"]
+    assert (comp["ops"] == (513 if work == "both" else 10_001) * 7).all()
+
+
+def test_placement_kernel_refuses_bad_parameters():
+    with pytest.raises(hl.KernelError, match="memory, compute or both"):
+        hl.run_program("placement", ranks=1, threads=1, timeout=60, work="disk")
+    with pytest.raises(hl.KernelError, match="at least 1"):
+        hl.run_program("placement", ranks=1, threads=1, timeout=60, n=0)
+
+
+def test_placement_kernel_runs_in_the_engines():
+    with hl.Cluster(ranks=2, threads=1, start_timeout=240) as cluster:
+        res = cluster.run("placement", work="both", n=5000, compute_n=100, samples=1, target_ms=1)
+    assert sorted(set(res.records["work"])) == ["compute", "memory"]
+    assert set(res.records["rank"]) == {0, 1}
+
+
+# ------------------------------------------------------------------- against the seed text
+
+SEEDS = Path(
+    os.environ.get("HYBRIDLAB_SEEDS", Path(__file__).resolve().parents[2] / "shared" / "seeds")
+)
+
+
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents are not on this machine")
+def test_lab06_tables_are_printed_in_the_seeds():
+    numbers = {}
+    for doc in ("000", "001", "004"):
+        (path,) = SEEDS.glob(f"{doc}_*.txt")
+        numbers[doc] = {float(x) for x in re.findall(r"\d+\.\d+|\d+", path.read_text())}
+    for key in ("004-dlpoly", "004-castep", "004-castep-blas", "004-glomap", "001-table-1"):
+        frame = REFERENCE[key].frame
+        for col in frame.select_dtypes("number").columns:
+            for value in frame[col].dropna():
+                assert float(value) in numbers[key[:3]], (key, col, value)
+    slides = next(SEEDS.glob("002_*.txt")).read_text()
+    assert "Round-robin — x14" in slides and "Sequential — x8" in slides and "Optimal ?" in slides
+    table41 = next(SEEDS.glob("000_*.txt")).read_text()
+    assert "\n".join(f"{p}\t{t}" for p, t in REFERENCE["000-table-4.1"].rows) in table41
