@@ -353,12 +353,12 @@ void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 # ------------------------------------------------------------------------------- notebook
 
 
-def test_bench_halo_quick_run_writes_its_table(tmp_path):
+def test_bench_halo_quick_run_writes_its_table(tmp_path, monkeypatch):
     import runpy
 
-    bench = runpy.run_path(
-        str(Path(__file__).resolve().parents[1] / "benchmarks" / "bench_halo.py")
-    )
+    benchmarks = Path(__file__).resolve().parents[1] / "benchmarks"
+    monkeypatch.syspath_prepend(str(benchmarks))  # as when run as a script: _common beside it
+    bench = runpy.run_path(str(benchmarks / "bench_halo.py"))
     out = tmp_path / "halo_results.md"
     assert bench["main"](["--quick", "--repeats", "1", "--out", str(out)]) == 0
     text = out.read_text()
