@@ -17,7 +17,7 @@
  *     new(i,j) = 0.25 * (u(i-1,j) + u(i+1,j) + u(i,j-1) + u(i,j+1))     (added in this order)
  *     delta    = sum over the interior of (new - u)^2, summed over ranks (MPI_Allreduce)
  *     u        = new on the interior, then the halo rows are exchanged.
- * Rows are split in blocks: the first ny mod P ranks get one row more. hybridlab.jacobi
+ * Rows are split in blocks: the first ny mod P ranks get one row more. hybridlab.halo.serial
  * reproduces this in numpy (jacobi2d).
  *
  * Records: every thread of every rank emits one record per phase (jacobi = stencil + copy,

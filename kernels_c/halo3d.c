@@ -19,7 +19,7 @@
  *     new = (u(i-1) + u(i+1) + u(j-1) + u(j+1) + u(k-1) + u(k+1)) / 6     (in this order)
  *     delta = sum over the interior of (new - u)^2 (MPI_Allreduce); then old and new swap.
  * Each dimension is split in blocks (the first n mod p coordinates get one more). The numpy
- * reference is hybridlab.jacobi.jacobi3d.
+ * reference is hybridlab.halo.serial.jacobi3d.
  *
  * Records as halo2d: per rank and thread, phases jacobi / halo / reduction / other (barrier
  * waits) / total; rank 0 emits the checksum (interior sum after the last iteration) and delta.
