@@ -37,7 +37,7 @@ from hybridlab.topology import venv_bin
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_p2p import machine  # noqa: E402  (the same machine description as bench_p2p)
+from _common import describe_machine, machine_lines  # noqa: E402  (what every benchmark shares)
 
 _T0 = time.monotonic()
 
@@ -95,10 +95,7 @@ def markdown(info: dict, tables: list, same, fft, demo, args, loads) -> str:
         "timed), each rank's average per call, then the average (and min, max) over ranks. Size =",
         "bytes sent to each rank.",
         "",
-        f"- date: {info['date']}, host: {info['host']}, git: {info['git']}",
-        f"- CPU: {info['cpu']}; {info['usable_cpus']} usable CPUs, {info['cores']} cores, "
-        f"{info['numa_nodes']} NUMA node(s)",
-        f"- MPI: {info['mpi']}; compiler: {info['compiler']}",
+        *machine_lines(info),
         f"- OSU counts scaled by {args.scale}; {args.samples} sample(s) per size (median shown)",
         f"- load average (1, 5, 15 min) before: {loads[0]}; after: {loads[1]} -- the machine is "
         "shared; single sizes can be inflated many times by other jobs",
@@ -122,9 +119,10 @@ def markdown(info: dict, tables: list, same, fft, demo, args, loads) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for _, r in same.iterrows():
-        note = "oversubscribed" if r["ranks"] * r["threads"] > info["usable_cpus"] else ""
-        if r["ranks"] == 1:
-            note = "one rank: a local copy only"
+        notes = ["one rank: a local copy only"] if r["ranks"] == 1 else []
+        if r["ranks"] * r["threads"] > _usable(info):
+            notes.append("oversubscribed")
+        note = "; ".join(notes)
         lines.append(
             f"| {r['ranks']} x {r['threads']} | {r['ranks'] - 1} | {int(r['size'])} | "
             f"{r['avg_us']:.1f} | {r['min_us']:.1f} | {r['max_us']:.1f} | {note} |"
@@ -169,6 +167,44 @@ def markdown(info: dict, tables: list, same, fft, demo, args, loads) -> str:
     return "\n".join(lines)
 
 
+def _usable(info: dict) -> int:
+    cpus = info["usable_cpus"]
+    return len(cpus) if isinstance(cpus, list) else int(cpus)
+
+
+def _machine(info: dict) -> dict:
+    """A machine description in _common's form (reports written before it had one converted)."""
+    if "cpu_model" in info:
+        return info
+    name, _, version = str(info.get("mpi", "")).partition(" ")
+    return {
+        **info,
+        "cpu_model": info.get("cpu", "unknown"),
+        "usable_cpus": list(range(_usable(info))),
+        "mpi": {"implementation": name, "version": version},
+        "omp_wait_policy": "unset (libgomp default)",
+    }
+
+
+def report_only(args) -> None:
+    """Rewrite the markdown report from the figures in the JSON file (nothing is measured)."""
+    import pandas as pd
+
+    data = json.loads(args.json.read_text())
+    tables = [((t["ranks"], t["threads"], t["oversubscribed"]), pd.DataFrame(t["rows"]))
+              for t in data["osu"]]  # fmt: skip
+    demo = {int(k): v for k, v in data["mpi4py_demo"].items()}
+    same, fft = pd.DataFrame(data["equal_volume"]), pd.DataFrame(data["fft"])
+    args.n_fft = int(fft["n"].iloc[0]) if len(fft) else args.n_fft
+    args.n_equal = data.get("n_equal", args.n_equal)
+    args.scale, args.samples = data.get("scale", args.scale), data.get("samples", args.samples)
+    text = markdown(
+        _machine(data["machine"]), tables, same, fft, demo, args, data["load_before_after"]
+    )
+    args.out.write_text(text)
+    say(f"rewrote {args.out} from {args.json}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="scale OSU's iteration counts")
@@ -181,12 +217,16 @@ def main() -> None:
     parser.add_argument("--mpi4py-demo", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=HERE / "collectives_results.md")
     parser.add_argument("--json", type=Path, default=HERE / "collectives_results.json")
+    parser.add_argument("--report-only", action="store_true", help="rewrite --out from --json")
     args = parser.parse_args()
+    if args.report_only:
+        report_only(args)
+        return
     if args.quick:
         args.scale, args.samples, args.max_bytes, args.n_fft = 0.1, 1, 1 << 18, 64
     loads = [load()]
-    info = machine()
-    usable = int(info["usable_cpus"])
+    info = describe_machine()
+    usable = _usable(info)
     shapes = [(p, usable // p) for p in range(1, usable + 1) if usable % p == 0 and p > 1]
     if usable < 4:
         shapes += [(4, 1), (2, 2)]  # more ranks, oversubscribed
@@ -222,6 +262,9 @@ def main() -> None:
                 "equal_volume": same.to_dict("records"),
                 "fft": fft.to_dict("records"),
                 "mpi4py_demo": demo,
+                "n_equal": args.n_equal,
+                "scale": args.scale,
+                "samples": args.samples,
             },
             indent=1,
             default=str,
