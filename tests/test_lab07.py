@@ -253,7 +253,7 @@ def test_reference_tables_are_cited_and_consistent():
     assert "mixes schedules" in REFERENCE["003-table-6"].note
     for key in ("003-table-4", "003-table-5", "003-table-6"):
         assert "003_79ee310544934b1e.txt" in REFERENCE[key].citation
-    castep = REFERENCE["004-castep-alltoall"]
+    castep = REFERENCE["004-castep"]
     assert "004_53f2b652304de6e5.txt" in castep.citation
     assert (castep.frame["shm_s"] < castep.frame["vanilla_s"]).all()
 
