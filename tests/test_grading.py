@@ -3,7 +3,7 @@
 Per lab, one release and one `nbgrader autograde` run serve every check: three students submit
 the instructor solution, the blank released lab, and a solution one of whose answers deadlocks
 (labs 00 and 04: a ring or halo exchange), crashes (lab 01: a C kernel that segfaults on rank 1)
-or raises or answers wrongly (labs 02, 03 and 06, whose graded exercises run no MPI code).
+or raises or answers wrongly (labs 02, 03, 06 and 07, whose graded exercises run no MPI code).
 """
 
 from __future__ import annotations
@@ -92,6 +92,12 @@ def cut_edges(rows, cols, node_of_rank):
     return count
 """
 
+WRONG_MESSAGE_COUNT = """
+def alltoall_messages(n, cores, threads):
+    ranks = cores // threads
+    return ranks, 16 * n**3 // ranks  # counts its own block; sends its whole slab to each rank
+"""
+
 LABS = {
     "00_getting_started": Broken(
         "ring_exchange",
@@ -127,6 +133,12 @@ LABS = {
         "cut_edges",
         WRAPPING_CUT,
         frozenset({"test_cut_edges", "hidden_cut_edges"}),
+        "AssertionError",
+    ),
+    "07_collectives": Broken(
+        "alltoall_messages",
+        WRONG_MESSAGE_COUNT,
+        frozenset({"test_alltoall_messages", "hidden_alltoall_messages"}),
         "AssertionError",
     ),
 }

@@ -21,6 +21,10 @@ PHASE_COLOURS = {
     "halo": _GREEN,
     "reduction": _ORANGE,
     "other": _RED,
+    # lab 07 (3-D FFT phases)
+    "fft": _BLUE,
+    "rearrange": _ORANGE,
+    "alltoall": _GREEN,
 }
 
 RANK_COLOURS = plt.get_cmap("tab10").colors  # one colour per rank in placement maps

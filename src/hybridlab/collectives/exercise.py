@@ -1,0 +1,140 @@
+"""The runs of lab 07 (the only module of the topic that launches kernels): the OSU-style
+alltoall sweep, pure vs hybrid at the same core count, the ping-pong sweep that gives the
+Hockney parameters when lab 03's are not at hand, and the 3-D FFT for several P x T.
+
+    from hybridlab.collectives.exercise import osu_sweep, fft_runs, measure_hockney
+    res = osu_sweep(ranks=2, max_bytes=1 << 20)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+
+from ..launch import run_program
+from ..p2p.hockney import PiecewiseHockney, piecewise_hockney
+from ..records import Results
+from .tables import alltoall_plan
+
+OSU_COUNTS = {"iterations": 1000, "skip": 100, "iterations_large": 100, "skip_large": 10}
+QUICK_COUNTS = {"iterations": 100, "skip": 10, "iterations_large": 20, "skip_large": 2}
+
+
+def osu_counts(quick: bool = False, scale: float = 1.0) -> dict[str, int]:
+    """osu_alltoall's iteration counts (1000/100 up to 8 KiB, 100/10 above), scaled; quick mode
+    uses a tenth to a fifth of them."""
+    base = QUICK_COUNTS if quick else OSU_COUNTS
+    return {k: max(1, int(v * scale)) for k, v in base.items()}
+
+
+def osu_sweep(
+    ranks: int = 2,
+    threads: int = 1,
+    *,
+    op: str = "alltoall",
+    min_bytes: int = 1,
+    max_bytes: int = 1 << 20,
+    quick: bool = False,
+    bind: str = "cores",
+    samples: int = 1,
+    timeout: float = 300.0,
+) -> Results:
+    """MPI_Alltoall (or Alltoallv) latency from min_bytes to max_bytes, OSU's method and counts.
+    bind='cores' needs ranks x threads CPUs; pass bind='none' to oversubscribe (timings then
+    mean little: the harness warns)."""
+    return run_program(
+        "alltoall",
+        ranks=ranks,
+        threads=threads,
+        bind=bind,
+        timeout=timeout,
+        op=op,
+        min_bytes=min_bytes,
+        max_bytes=max_bytes,
+        samples=samples,
+        **osu_counts(quick),
+    )
+
+
+def equal_volume(
+    n: int, cores: int, threads: Iterable[int], *, quick: bool = False, bind: str = "cores"
+) -> list[Results]:
+    """One alltoall of an n^3 complex grid's transpose for each P x T with P x T = cores: pure
+    MPI and hybrid move the same bytes, T^2 times fewer and larger messages with T threads.
+    Splits whose ranks do not divide n are skipped."""
+    out = []
+    for t in threads:
+        try:
+            plan = alltoall_plan(n, cores, t)
+        except ValueError:
+            continue
+        size = int(plan["message_bytes"])
+        out.append(
+            run_program(
+                "alltoall",
+                ranks=plan["ranks"],
+                threads=t,
+                bind=bind,
+                timeout=300.0,
+                min_bytes=size,
+                max_bytes=size,
+                samples=3,
+                **osu_counts(quick, scale=0.5),
+            )
+        )
+    return out
+
+
+def measure_hockney(
+    max_bytes: int = 1 << 22, quick: bool = False
+) -> tuple[pd.DataFrame, PiecewiseHockney]:
+    """Lab 03's ping-pong sweep (kernels_c/pingpong.c, 2 ranks bound to cores) and its two-piece
+    Hockney fit: what the lab uses when lab 03's parameters were not saved."""
+    counts = {"iterations": 200, "skip": 20, "iterations_large": 30, "skip_large": 3}
+    if not quick:
+        counts = {"iterations": 1000, "skip": 100, "iterations_large": 100, "skip_large": 10}
+    res = run_program(
+        "pingpong",
+        ranks=2,
+        threads=1,
+        bind="cores",
+        mode="sweep",
+        min_bytes=1,
+        max_bytes=max_bytes,
+        samples=3 if quick else 5,
+        **counts,
+    )
+    sweep = res.records
+    return sweep, piecewise_hockney(sweep["bytes"], sweep["seconds"])
+
+
+def fft_runs(
+    shapes: Iterable[tuple[int, int]],
+    n: int,
+    *,
+    repetitions: int = 5,
+    schedule: str = "static",
+    fft: str = "auto",
+    bind: str = "cores",
+) -> list[Results]:
+    """fft3d for every (ranks, threads) in `shapes` on an n^3 grid; shapes whose ranks do not
+    divide n are skipped. Oversubscribed shapes need bind='none'."""
+    out = []
+    for ranks, threads in shapes:
+        if n % ranks:
+            continue
+        out.append(
+            run_program(
+                "fft3d",
+                ranks=ranks,
+                threads=threads,
+                bind=bind,
+                timeout=300.0,
+                n=n,
+                repetitions=repetitions,
+                schedule=schedule,
+                fft=fft,
+            )
+        )
+    return out

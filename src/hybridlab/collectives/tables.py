@@ -1,0 +1,159 @@
+"""Tables of lab 07 (collectives): how many messages an all-to-all sends for P x T, the
+Hockney prediction of its time, the kit's alltoall records in osu_alltoall's form, the 3-D FFT's
+phase breakdown, and 003's "faster" read both ways. Launches nothing.
+
+    from hybridlab.collectives.tables import alltoall_plan, osu_table, fft_breakdown
+    alltoall_plan(n=1536, cores=48, threads=1)     # 003, 4 nodes, pure MPI: 47 messages of 24 MiB
+    osu_table(results)                             # size, avg/min/max latency (us) per P x T
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from ..records import Results, as_frame, require_columns
+from ..reference import REFERENCE
+
+COMPLEX_BYTES = 16  # double complex
+PHASES = ("fft", "rearrange", "alltoall")
+
+
+def alltoall_plan(n: int, cores: int, threads: int, bytes_per_point: int = COMPLEX_BYTES) -> dict:
+    """One transpose of an n^3 grid by MPI_Alltoall on `cores` cores with `threads` per rank.
+
+    P = cores / threads ranks each hold n^3 / P points and send one block of n^3 / P^2 points
+    to every rank (003's count n*m*m with m = n / P), itself included: P - 1 messages leave
+    each rank, P (P - 1) in all. T threads per rank: T times fewer ranks, T^2 times fewer
+    messages, each T^2 times larger; the bytes on the move stay the same (003 section 5).
+    """
+    for name, value in (("n", n), ("cores", cores), ("threads", threads)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive whole number, not {value!r}")
+    if cores % threads:
+        raise ValueError(f"{threads} threads per rank do not divide {cores} cores")
+    ranks = cores // threads
+    if n % ranks:
+        raise ValueError(f"{ranks} ranks do not divide n={n}: MPI_Alltoall needs equal slabs")
+    block = n**3 // ranks**2 * bytes_per_point
+    return {
+        "ranks": ranks,
+        "threads": threads,
+        "messages_per_rank": ranks - 1,
+        "message_bytes": block,
+        "total_messages": ranks * (ranks - 1),
+        "bytes_sent_per_rank": (ranks - 1) * block,
+    }
+
+
+def plan_table(n: int, cores: int, threads: Iterable[int]) -> pd.DataFrame:
+    """alltoall_plan for every thread count that divides the cores (and whose ranks divide n)."""
+    rows = []
+    for t in threads:
+        try:
+            rows.append(alltoall_plan(n, cores, t))
+        except ValueError:
+            continue
+    return pd.DataFrame(rows)
+
+
+def predicted_alltoall(alpha: float, beta: float, ranks, message_bytes):
+    """Hockney time of one rank's alltoall sent as P - 1 messages one after another:
+    (P - 1) (alpha + s / beta). Ignores the copy of the rank's own block and any overlap."""
+    if beta <= 0:
+        raise ValueError(f"beta must be positive (got {beta})")
+    p = np.asarray(ranks, dtype=float)
+    return (p - 1) * (alpha + np.asarray(message_bytes, dtype=float) / beta)
+
+
+def _frames(results: Results | pd.DataFrame | Iterable) -> pd.DataFrame:
+    if isinstance(results, (Results, pd.DataFrame)):
+        return as_frame(results)
+    return pd.concat([as_frame(r) for r in results], ignore_index=True)
+
+
+def osu_table(results) -> pd.DataFrame:
+    """The alltoall kernel's OSU lines: op, ranks, threads, size (bytes to each rank), avg, min
+    and max latency over ranks (us), iterations; the median over samples when there are several.
+    """
+    df = _frames(results)
+    require_columns(df, ["record", "bytes", "avg_us", "min_us", "max_us"], "osu_table")
+    osu = df[df["record"] == "osu"]
+    keys = ["op", "ranks", "threads", "bytes"]
+    out = osu.groupby(keys, as_index=False).agg(
+        avg_us=("avg_us", "median"),
+        min_us=("min_us", "median"),
+        max_us=("max_us", "median"),
+        iterations=("iterations", "first"),
+        samples=("avg_us", "size"),
+    )
+    return out.rename(columns={"bytes": "size"})
+
+
+def osu_text(table: pd.DataFrame, title: str = "") -> str:
+    """A table in the form osu_alltoall prints by default: '# Size  Avg Latency(us)'."""
+    lines = [f"# {title}"] if title else []
+    lines.append(f"{'# Size':<10}{'Avg Latency(us)':>18}")
+    for _, row in table.iterrows():
+        lines.append(f"{int(row['size']):<10}{row['avg_us']:>18.2f}")
+    return "\n".join(lines)
+
+
+def fft_breakdown(results) -> pd.DataFrame:
+    """One row per run of fft3d: ranks, threads, n, fft library and, for the repetition with the
+    smallest total (003 reports the minimum of 10 trials), the phases of that repetition's
+    slowest rank (the one with the largest total), the total, and the alltoall share of it.
+    The alltoall phase includes waiting for the other ranks to arrive."""
+    runs = [results] if isinstance(results, (Results, pd.DataFrame)) else list(results)
+    rows = []
+    for run in runs:
+        df = as_frame(run)
+        require_columns(df, ["record", "phase", "repetition", "seconds"], "fft_breakdown")
+        ph = df[df["record"] == "phase"]
+        # per repetition, the slowest rank (largest total) and that rank's own phases
+        wide = ph.pivot_table(
+            index=["repetition", "rank"], columns="phase", values="seconds", aggfunc="first"
+        )
+        slowest = wide.loc[wide.groupby(level="repetition")["total"].idxmax()]
+        best = slowest.iloc[int(np.argmin(slowest["total"].to_numpy()))]
+        first = ph.iloc[0]
+        row = {
+            "ranks": int(first["ranks"]),
+            "threads": int(first["threads"]),
+            "n": int(first["n"]),
+            "fft_library": first["fft"],
+            "schedule": first["schedule"],
+        }
+        row.update({p: float(best[p]) for p in (*PHASES, "total")})
+        row["alltoall_share"] = row["alltoall"] / row["total"]
+        row["label"] = f"{row['ranks']}x{row['threads']}"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def faster_two_ways() -> pd.DataFrame:
+    """003 Table 5 read both ways: for each node count, the best hybrid time with 2 processes
+    per node against pure MPI as 'time saved' (1 - T_hybrid / T_MPI) and as 'speed gain'
+    (T_MPI / T_hybrid - 1), beside the percentages section 5 prints. Derived, not published."""
+    t = REFERENCE["003-table-5"].frame
+    says = {4: "13% faster", 8: "", 16: "about the same", 32: "19% faster", 64: "25% faster"}
+    rows = []
+    for nodes, group in t.groupby("nodes"):
+        mpi = float(group.loc[group["version"] == "pure MPI", "seconds"].iloc[0])
+        two = group[group["mpi_per_node"] == 2]
+        best = two.loc[two["seconds"].idxmin()]
+        hyb = float(best["seconds"])
+        rows.append(
+            {
+                "nodes": nodes,
+                "pure_mpi_s": mpi,
+                "hybrid_2_per_node_s": hyb,
+                "schedule": best["schedule"],
+                "time_saved_pct": round(100 * (1 - hyb / mpi), 1),
+                "speed_gain_pct": round(100 * (mpi / hyb - 1), 1),
+                "section_5_says": says[nodes],
+            }
+        )
+    return pd.DataFrame(rows)
