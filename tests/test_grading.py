@@ -3,7 +3,8 @@
 Per lab, one release and one `nbgrader autograde` run serve every check: three students submit
 the instructor solution, the blank released lab, and a solution one of whose answers deadlocks
 (labs 00 and 04: a ring or halo exchange), crashes (lab 01: a C kernel that segfaults on rank 1)
-or raises or answers wrongly (labs 02, 03 and 06, whose graded exercises run no MPI code).
+or raises or answers wrongly (labs 02, 03 and 06, whose graded exercises run no MPI code; lab
+05: bandwidth from the mean of all passes instead of STREAM's best after the first).
 """
 
 from __future__ import annotations
@@ -92,6 +93,17 @@ def cut_edges(rows, cols, node_of_rank):
     return count
 """
 
+MEAN_BANDWIDTH = """
+def bandwidth_table(raw):
+    \"\"\"Averages every pass, the first included: not STREAM's best of N.\"\"\"
+    mean = raw.groupby("threads").agg(best_s=("seconds", "mean"), nbytes=("bytes", "first"))
+    mean["gb_s"] = mean["nbytes"] / mean["best_s"] / 1e9
+    mean["pct_of_max"] = 100 * mean["gb_s"] / mean["gb_s"].max()
+    mean["speedup"] = mean["gb_s"] / mean["gb_s"].loc[1]
+    mean["efficiency"] = mean["speedup"] / mean.index
+    return mean
+"""
+
 LABS = {
     "00_getting_started": Broken(
         "ring_exchange",
@@ -127,6 +139,12 @@ LABS = {
         "cut_edges",
         WRAPPING_CUT,
         frozenset({"test_cut_edges", "hidden_cut_edges"}),
+        "AssertionError",
+    ),
+    "05_memory_numa": Broken(
+        "bandwidth_table",
+        MEAN_BANDWIDTH,
+        frozenset({"test_bandwidth_table", "hidden_bandwidth_table"}),
         "AssertionError",
     ),
 }
