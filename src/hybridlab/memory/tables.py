@@ -116,6 +116,7 @@ def sweep_table(runs: Results | Iterable[Results]) -> pd.DataFrame:
     s = f[f["record"] == "sweep"].copy()
     s["gb_s"] = 1e-9 * s["bytes"] / s["seconds"]
     s["local_share"] = s["local_pages"] / s["pages"]
+    s[["thread", "pages", "local_pages"]] = s[["thread", "pages", "local_pages"]].astype(int)
     return s[["init", "policy", "thread", "cpu", "numa", "pages", "local_pages", "local_share",
               "seconds", "gb_s"]].reset_index(drop=True)  # fmt: skip
 
@@ -124,6 +125,7 @@ def matrix_table(res: Results, value: str = "best_s") -> pd.DataFrame:
     """Reader x owner GB/s of a numa_matrix run (rows: reading thread, columns: owner)."""
     f = as_frame(res)
     c = f[f["record"] == "cell"].copy()
+    c[["reader", "owner"]] = c[["reader", "owner"]].astype(int)
     c["gb_s"] = 1e-9 * c["bytes"] / c[value]
     return c.pivot(index="reader", columns="owner", values="gb_s")
 
