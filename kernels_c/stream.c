@@ -76,34 +76,6 @@ static long largest_cache_bytes(void) {
     return best;
 }
 
-static int parse_kernels(hl_ctx *ctx, const char *list, int chosen[K_COUNT]) {
-    char buf[128];
-    int any = 0;
-    snprintf(buf, sizeof buf, "%s", list ? list : "");
-    for (int k = 0; k < K_COUNT; k++) chosen[k] = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int found = 0;
-        for (int k = 0; k < K_COUNT; k++)
-            if (strcmp(tok, kernel_names[k]) == 0) chosen[k] = found = any = 1;
-        if (!found)
-            return hl_fail(ctx, "parameter kernels: '%s' is not one of copy, scale, add, triad", tok);
-    }
-    if (!any) return hl_fail(ctx, "parameter kernels names no kernel (copy, scale, add, triad)");
-    return 0;
-}
-
-static int parse_schedule(hl_ctx *ctx, const char *name, omp_sched_t *kind) {
-    static const char *const names[] = {"static", "dynamic", "guided"};
-    static const omp_sched_t kinds[] = {omp_sched_static, omp_sched_dynamic, omp_sched_guided};
-    for (int k = 0; k < 3; k++)
-        if (name && strcmp(name, names[k]) == 0) {
-            *kind = kinds[k];
-            return 0;
-        }
-    return hl_fail(ctx, "parameter schedule=%s is not one of static, dynamic, guided",
-                   name ? name : "(missing)");
-}
-
 static void run_kernel(int k, long n, double *restrict a, double *restrict b,
                        double *restrict c) {
     switch (k) {
@@ -142,13 +114,21 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (!ok) return -1;
     long chunk = hl_param_long(ctx, "chunk", 0, &ok);
     if (!ok) return -1;
-    if (parse_kernels(ctx, hl_param_str(ctx, "kernels"), chosen) != 0) return -1;
-    const char *init = hl_param_str(ctx, "init");
-    if (!init || (strcmp(init, "parallel") != 0 && strcmp(init, "serial") != 0))
-        return hl_fail(ctx, "parameter init=%s is not one of parallel, serial", init ? init : "");
-    const char *sname = hl_param_str(ctx, "schedule");
-    omp_sched_t kind = omp_sched_static;
-    if (parse_schedule(ctx, sname, &kind) != 0) return -1;
+    int picked[K_COUNT];
+    int count = hl_param_names(ctx, "kernels", "kernel", kernel_names, K_COUNT, picked, K_COUNT);
+    if (count < 0) return -1;
+    for (int k = 0; k < K_COUNT; k++) chosen[k] = 0;
+    for (int i = 0; i < count && i < K_COUNT; i++) chosen[picked[i]] = 1;
+    static const char *const inits[] = {"parallel", "serial"};
+    int init_kind = hl_param_choice(ctx, "init", inits, 2);
+    if (init_kind < 0) return -1;
+    const char *init = inits[init_kind];
+    static const char *const schedules[] = {"static", "dynamic", "guided"};
+    static const omp_sched_t kinds[] = {omp_sched_static, omp_sched_dynamic, omp_sched_guided};
+    int schedule = hl_param_choice(ctx, "schedule", schedules, 3);
+    if (schedule < 0) return -1;
+    const char *sname = schedules[schedule];
+    omp_sched_t kind = kinds[schedule];
     if (ntimes > 1000) return hl_fail(ctx, "parameter ntimes=%ld is too large (at most 1000)", ntimes);
     if (chunk > 1000000000L) return hl_fail(ctx, "parameter chunk=%ld is too large", chunk);
     long llc = largest_cache_bytes();
@@ -175,7 +155,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     }
 
     /* First touch: with the kernels' static schedule, or by the master alone. */
-    if (strcmp(init, "parallel") == 0) {
+    if (init_kind == 0) {
 #pragma omp parallel for schedule(static)
         for (long j = 0; j < n; j++) {
             a[j] = 1.0;
