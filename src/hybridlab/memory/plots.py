@@ -19,10 +19,12 @@ NODE_COLOURS = ("#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377"
 ABSENT = "#eeeeee"
 
 
-def _banner(ax, text: str) -> None:
-    """A boxed note in the axes: what this machine cannot show."""
-    ax.text(0.02, 0.98, text, transform=ax.transAxes, va="top", ha="left", fontsize=7.5,
-            wrap=True, bbox={"boxstyle": "round", "fc": "#fff3cd", "ec": "#c8a400"})  # fmt: skip
+def _banner(ax, text: str, where: str = "top") -> None:
+    """A boxed note in the axes (or under them): what this machine cannot show."""
+    x, y, va = {"top": (0.02, 0.98, "top"), "bottom": (0.02, 0.04, "bottom"),
+                "below": (0.0, -0.2, "top")}[where]  # fmt: skip
+    ax.text(x, y, text, transform=ax.transAxes, va=va, ha="left", fontsize=7.5,
+            bbox={"boxstyle": "round", "fc": "#fff3cd", "ec": "#c8a400"})  # fmt: skip
 
 
 def saturation_plot(table: pd.DataFrame, *, cores: int, numa_nodes: int, note: str = ""):
@@ -39,13 +41,13 @@ def saturation_plot(table: pd.DataFrame, *, cores: int, numa_nodes: int, note: s
     sp.plot(t, table["flops_speedup"], "s-", color=NODE_COLOURS[1], label="flops (compute-bound)")
     sp.set(xlabel="threads", ylabel="speedup over 1 thread", title="speedup vs threads", xticks=t)
     sp.legend(fontsize=8, loc="lower right")
-    bw.legend(fontsize=8, loc="lower right")
+    bw.legend(fontsize=8, loc="upper left")
     ref = REFERENCE["002-slide-44"].frame.iloc[0]
     if cores < 8:
         _banner(bw, f"{cores} cores: too few to see a bandwidth curve flatten.\nPublished: an "
                 f"{ref['system']} node of {ref['cpus_per_node']} CPUs, memory bandwidth\n"
                 f"saturated by {ref['memory_bandwidth_saturated_by_cpus']} CPUs "
-                "(002 slide 44; inset values not readable)")  # fmt: skip
+                "(002 slide 44; inset values not readable)", where="bottom")  # fmt: skip
     if note:
         fig.text(0.5, -0.02, note, ha="center", fontsize=8, color="#a40")
     fig.tight_layout()
@@ -88,9 +90,9 @@ def matrix_plot(matrix: pd.DataFrame, *, level: str, block_bytes: int, note: str
     ax.set(xticks=range(m.shape[1]), yticks=range(m.shape[0]), xlabel="owner (first toucher)",
            ylabel="reading thread", title=f"this machine: GB/s, blocks of {block_bytes // 1024} KiB")
     fig.colorbar(im, ax=ax, shrink=0.8)
-    shows = {"numa": "NUMA level: own node vs remote node",
-             "cache": "cache level only (1 NUMA node): own private cache vs another core's"}[level]
-    _banner(ax, f"this machine shows the {shows}")
+    shows = {"numa": "NUMA level:\nown node vs remote node",
+             "cache": "cache level only (1 NUMA node):\nown private cache vs another core's"}[level]
+    _banner(ax, f"this machine shows the {shows}", where="below")
     data = xt6_openmp_test(REFERENCE["004-openmp-test"].frame)
     order = ["own data", "neighbouring die", "counterpart die", "diagonally opposite die"]
     for i, rel in enumerate(order):
