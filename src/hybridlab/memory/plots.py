@@ -74,8 +74,12 @@ def page_map_plot(maps: Mapping[str, np.ndarray], *, touchers: Mapping[str, np.n
     names = ["not present" if n < 0 else f"node {n}" for n in seen]
     fig.legend(handles, names, loc="upper right", fontsize=8, ncol=len(seen))
     if numa_nodes < 2:
-        _banner(axes[0, 0], "1 NUMA node: every present page is on node 0 whatever the policy;\n"
-                "on 2+ nodes serial init puts all on the master's node (see 003 Table 1)")  # fmt: skip
+        t1 = REFERENCE["003-table-1"].frame.query("version == 'hybrid 1' and schedule == 'static'")
+        one, two = (float(t1.loc[t1["mpi_per_node"] == k, "seconds"].iloc[0]) for k in (1, 2))
+        _banner(axes[0, 0], "1 NUMA node: every present page is on node 0 whatever the policy. "
+                "On 2+ nodes serial init puts all on the master's node.\nPublished (003 Table 1, "
+                f"2-socket Cray XT5, hybrid 1, static): 1 process per node {one} s vs 1 per "
+                f"socket {two} s")  # fmt: skip
     fig.tight_layout()
     return fig
 
