@@ -189,6 +189,17 @@ def main(argv: list[str] | None = None) -> int:
         mb, mm = statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs)
         lines.append(f"| {threads} | {test} | {mb:.3f} | {mm:.3f} | "
                      f"{'yes' if abs(mm - 1) <= 0.05 else 'no'} (mean vs mean) |")  # fmt: skip
+    spreads = []
+    for threads in threads_list:
+        kits = [kit["best"] for t, _, kit, _ in compare if t == threads]
+        refs = [r["stream"]["gb_s"] for t, _, _, r in compare if t == threads and r.get("stream")]
+        if len(kits) > 1 and refs:
+            spreads.append(f"{threads} thread(s): kit best {max(kits) / min(kits):.2f}, likwid "
+                           f"stream {max(refs) / min(refs):.2f}")  # fmt: skip
+    if spreads:
+        lines += ["", "Spread of each tool's own repeats (max / min): " + "; ".join(spreads) + ". "
+                  "A ratio between the tools cannot be judged closer than these spreads: the 5 % "
+                  "goal needs a quiet machine."]  # fmt: skip
     lines += [
         "",
         "likwid-bench reports the run's data volume over its whole time, a mean over its "
