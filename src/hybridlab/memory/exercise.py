@@ -77,7 +77,7 @@ def run_first_touch_numactl(option: str, init: str = "serial", *, threads: int |
     kernel = hl.build("first_touch")
     placement = hl.Placement(1, t, "cores")
     env = dict(os.environ)
-    env.update(placement.environment("mpich", cores()))
+    env.update(placement.environment(hl.mpi_info().implementation, cores()))
     cmd = [*prefix, str(kernel.program), *kernel.arguments({"init": init, "pages": pages})]
     start = time.monotonic()
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=TIMEOUT, check=False)
