@@ -7,6 +7,9 @@ No timing is asserted: bandwidths are only checked to be positive and finite.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -17,6 +20,7 @@ from hybridlab.memory import tables as mt
 from hybridlab.reference import REFERENCE
 
 TOPO = hl.read_topology()
+SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"  # beside the clone
 CPUS = len(TOPO.usable)
 
 
@@ -85,7 +89,7 @@ def test_stream_subsets_still_validate(kernels):
 @pytest.mark.parametrize(
     "params,message",
     [
-        ({"kernels": "sum"}, "'sum' is not one of copy, scale, add, triad"),
+        ({"kernels": "sum"}, r"unknown kernel 'sum' \(valid: copy, scale, add, triad\)"),
         ({"init": "lazy"}, "init=lazy is not one of parallel, serial"),
         ({"ntimes": 1}, "ntimes=1 must be at least 2"),
         ({"schedule": "auto"}, "schedule=auto is not one of static, dynamic, guided"),
@@ -227,3 +231,15 @@ def test_reference_numbers_match_the_slides():
     cost = t["xt6_nonlocal_max_s"] - t["xt6_local_min_s"]
     assert np.allclose(cost, t["worst_case_cost_s"], atol=0.005)
     assert REFERENCE["002-slide-44"].frame.iloc[0]["memory_bandwidth_saturated_by_cpus"] == 15
+
+
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents are not on this machine")
+def test_lab05_reference_numbers_are_in_the_source_text():
+    text = (SEEDS / "004_53f2b652304de6e5.txt").read_text()
+    pairs = re.findall(r"^(\d+) (\d+) (\d+\.\d+)", text, re.M)
+    printed = [(int(a), int(b), float(c)) for a, b, c in pairs]
+    assert [tuple(r) for r in REFERENCE["004-openmp-test"].rows] == printed
+    for row in REFERENCE["004-optimisation-levels"].rows:
+        assert " ".join(f"{v:.2f}" for v in row[1:]) in text, row
+    slides = (SEEDS / "002_21a7b3db713838d9.txt").read_text()
+    assert "IBM SP Power3" in slides and "by 15 CPUs" in slides and "16 CPUs per node" in slides
