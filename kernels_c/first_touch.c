@@ -95,17 +95,15 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (!ok) return -1;
     if (pages > (1L << 22)) return hl_fail(ctx, "parameter pages=%ld is too large (at most 2^22)", pages);
     if (sweeps > 10000) return hl_fail(ctx, "parameter sweeps=%ld is too large", sweeps);
-    const char *init = hl_param_str(ctx, "init"), *pname = hl_param_str(ctx, "policy");
-    int mode_init = !init ? -1 : strcmp(init, "none") == 0 ? 0 : strcmp(init, "serial") == 0 ? 1
-                  : strcmp(init, "parallel") == 0 ? 2 : -1;
-    if (mode_init < 0)
-        return hl_fail(ctx, "parameter init=%s is not one of none, serial, parallel", init ? init : "");
-    int policy = !pname ? -1 : strcmp(pname, "default") == 0 ? MPOL_DEFAULT
-               : strcmp(pname, "interleave") == 0 ? MPOL_INTERLEAVE
-               : strcmp(pname, "bind") == 0 ? MPOL_BIND : -1;
-    if (policy < 0)
-        return hl_fail(ctx, "parameter policy=%s is not one of default, interleave, bind",
-                       pname ? pname : "");
+    static const char *const inits[] = {"none", "serial", "parallel"};
+    static const char *const policies[] = {"default", "interleave", "bind"};
+    static const int modes[] = {MPOL_DEFAULT, MPOL_INTERLEAVE, MPOL_BIND};
+    int mode_init = hl_param_choice(ctx, "init", inits, 3);
+    if (mode_init < 0) return -1;
+    int which = hl_param_choice(ctx, "policy", policies, 3);
+    if (which < 0) return -1;
+    const char *init = inits[mode_init], *pname = policies[which];
+    int policy = modes[which];
     int nnodes = 0;
     unsigned long nodes = online_nodes(&nnodes);
     if (policy == MPOL_BIND && (node > 63 || !((nodes >> node) & 1UL)))
