@@ -7,6 +7,7 @@ No timing is asserted: bandwidths are only checked to be positive and finite.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from hybridlab.memory import tables as mt
 from hybridlab.reference import REFERENCE
 
 TOPO = hl.read_topology()
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"  # beside the clone
+SEEDS = Path(os.environ.get("HYBRIDLAB_SEEDS", Path(__file__).resolve().parents[2] / "shared" / "seeds"))
 CPUS = len(TOPO.usable)
 
 
