@@ -22,27 +22,20 @@ Nothing is asserted: this is a benchmark, not a test. Progress goes to stderr.
 from __future__ import annotations
 
 import argparse
-import datetime
-import os
-import platform
 import re
 import shutil
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import hybridlab as hl
+from _common import Progress, describe_machine, load_lines, machine_lines, other_load, write_report
 from hybridlab.memory import exercise as ex
 from hybridlab.memory import tables as mt
 
 HERE = Path(__file__).resolve().parent
-_T0 = time.monotonic()
-
-
-def say(message: str) -> None:
-    print(f"[bench_memory {time.monotonic() - _T0:6.1f} s] {message}", file=sys.stderr, flush=True)
+say = Progress("bench_memory")
 
 
 def likwid(test: str, threads: int, total_bytes: int, iterations: int) -> dict | None:
@@ -107,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     threads_list = sorted({1, cpus})
     say(f"{cpus} CPUs, LLC {llc >> 20} MiB: {n} doubles per array")
     uptime_before = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
-    load_before = os.getloadavg()[0]
+    load = [other_load("before")]
 
     # ------------------------------------------------------------ kit vs likwid-bench
     tests = ["stream"] + (["stream_avx"] if shutil.which("likwid-bench") else [])
@@ -137,17 +130,21 @@ def main(argv: list[str] | None = None) -> int:
     for refresh, size in ((1, block), (0, 8 * n)):
         res = ex.run_numa_matrix(block_bytes=size, refresh=refresh, reps=(10 if refresh else 3) if args.quick else (20 if refresh else 5))
         matrices[(refresh, size)] = (mt.matrix_table(res), probe_text(res.meta["probe"]))
-    load_after = os.getloadavg()[0]
+    load.append(other_load("after"))
     uptime_after = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
 
     # ------------------------------------------------------------ report
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    machine = describe_machine()
     first_ref = next((r for *_, refs in compare for r in refs.values() if r), None)
     lines = [
         "# Memory: the kit's STREAM triad vs likwid-bench, saturation, first touch",
         "",
-        f"Measured {now} by `benchmarks/bench_memory.py`{' --quick' if args.quick else ''} on "
-        f"{platform.node()}: {cpus} usable CPUs, {len(topo.numa_nodes)} NUMA node(s), last-level "
+        f"Measured by `benchmarks/bench_memory.py`{' --quick' if args.quick else ''}:",
+        "",
+        *machine_lines(machine),
+        "",
+        *load_lines(load),
+        f"{cpus} usable CPUs, {len(topo.numa_nodes)} NUMA node(s), last-level "
         f"cache {llc >> 20} MiB; {n} doubles per array ({8 * n >> 20} MiB, "
         f"{'quick: NOT 4x the LLC' if args.quick else '4x the LLC'}), {ntimes} passes per kit "
         f"run, {args.repeats} repeats; compiler {hl.build('stream').flags}.",
@@ -256,8 +253,8 @@ def main(argv: list[str] | None = None) -> int:
         ),
         "",
     ]
-    args.out.write_text("\n".join(lines))
-    say(f"wrote {args.out} (load {load_before:.1f} -> {load_after:.1f})")
+    write_report(args.out, lines)
+    say(f"wrote {args.out}")
     return 0
 
 
