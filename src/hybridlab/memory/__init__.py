@@ -1,0 +1,7 @@
+"""Lab 05, memory and NUMA: STREAM bandwidth, saturation, first touch and page placement, who
+computes on whose data, loop schedules and a roofline.
+
+    tables    sizes, byte and flop counts, the tables built from the kernels' records
+    plots     the pictures (every effect this machine cannot show is labelled on the plot)
+    exercise  the only module that runs kernels: the lab's measurements
+"""

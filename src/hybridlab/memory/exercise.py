@@ -1,0 +1,127 @@
+"""Lab 05's measurements: the only module of the memory topic that runs kernels.
+
+Every function returns hybridlab Results (records + where it ran + the probe state); the tables
+in hybridlab.memory.tables turn them into numbers and hybridlab.memory.plots into pictures.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+
+import hybridlab as hl
+
+from ..records import Results, parse_lines
+from . import tables
+
+TIMEOUT = 300.0
+
+
+def cores() -> int:
+    """Usable CPUs of this process (what the thread sweeps go up to)."""
+    return len(hl.read_topology().usable)
+
+
+def run_stream(threads: int = 1, *, n: int, ntimes: int = 10, kernels: str = "copy,scale,add,triad",
+               init: str = "parallel", schedule: str = "static", chunk: int = 0,
+               bind: str = "cores", ranks: int = 1, cluster=None) -> Results:  # fmt: skip
+    """The STREAM kernels, as a program under mpiexec (or in the engines of `cluster`)."""
+    params = dict(n=n, ntimes=ntimes, kernels=kernels, init=init, schedule=schedule, chunk=chunk)
+    if cluster is not None:
+        return cluster.run("stream", timeout=TIMEOUT, **params)
+    return hl.run_program("stream", ranks=ranks, threads=threads, bind=bind, timeout=TIMEOUT,
+                          **params)  # fmt: skip
+
+
+def run_flops(threads: int = 1, *, n: int = 4096, fma: int = 64, ntimes: int = 20,
+              bind: str = "cores", ranks: int = 1) -> Results:  # fmt: skip
+    """The compute kernel (fma updates per element: intensity fma/8 flop/byte)."""
+    return hl.run_program("flops", ranks=ranks, threads=threads, bind=bind, timeout=TIMEOUT,
+                          n=n, fma=fma, ntimes=ntimes)  # fmt: skip
+
+
+def saturation(n: int, *, max_threads: int | None = None, ntimes: int = 10
+               ) -> tuple[list[Results], list[Results]]:  # fmt: skip
+    """Triad (memory-bound) and flops (compute-bound) for 1..cores threads, bound to cores."""
+    top = max_threads or cores()
+    stream_runs = [run_stream(t, n=n, ntimes=ntimes, kernels="triad") for t in range(1, top + 1)]
+    flops_runs = [run_flops(t) for t in range(1, top + 1)]
+    return stream_runs, flops_runs
+
+
+def run_first_touch(init: str = "parallel", *, threads: int | None = None, pages: int = 4096,
+                    policy: str = "default", node: int = 0, bind: str = "cores") -> Results:  # fmt: skip
+    """Place a fresh array by `init` (and a memory policy), read every page's node back."""
+    t = threads or cores()
+    return hl.run_program("first_touch", ranks=1, threads=t, bind=bind, timeout=TIMEOUT,
+                          init=init, pages=pages, policy=policy, node=node)  # fmt: skip
+
+
+def numactl_command(option: str) -> list[str] | None:
+    """['numactl', option] where numactl is installed, else None."""
+    exe = shutil.which("numactl")
+    return [exe, option] if exe else None
+
+
+def run_first_touch_numactl(option: str, init: str = "serial", *, threads: int | None = None,
+                            pages: int = 4096) -> Results | None:  # fmt: skip
+    """The first_touch program run as `numactl <option> first_touch ...` (one MPI process, no
+    mpiexec: a singleton), so numactl's policy is the one the kernel inherits. None without
+    numactl."""
+    prefix = numactl_command(option)
+    if prefix is None:
+        return None
+    t = threads or cores()
+    kernel = hl.build("first_touch")
+    placement = hl.Placement(1, t, "cores")
+    env = dict(os.environ)
+    env.update(placement.environment(hl.mpi_info().implementation, cores()))
+    cmd = [*prefix, str(kernel.program), *kernel.arguments({"init": init, "pages": pages})]
+    start = time.monotonic()
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=TIMEOUT, check=False)
+    if done.returncode != 0:
+        raise hl.KernelError(f"{' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
+    rows, ranks = parse_lines(done.stdout, "first_touch under numactl")
+    meta = {"kernel": "first_touch", "command": " ".join(cmd), "run_by": "numactl",
+            "seconds": round(time.monotonic() - start, 4), "threads": t, "ranks": 1}  # fmt: skip
+    return Results.from_rows(rows, ranks, meta, [])
+
+
+def run_numa_matrix(threads: int | None = None, *, block_bytes: int, refresh: int = 1,
+                    reps: int = 20) -> Results:  # fmt: skip
+    """Each thread reads the block every thread first touched: the threads x owners matrix."""
+    t = threads or max(2, cores())
+    bind = "cores" if t <= cores() else "none"
+    return hl.run_program("numa_matrix", ranks=1, threads=t, bind=bind, timeout=TIMEOUT,
+                          block_bytes=block_bytes, refresh=refresh, reps=reps)  # fmt: skip
+
+
+def cache_block_bytes(topology=None) -> int:
+    """A block that fits the private (L2) cache of one core: half of the largest private cache."""
+    topology = topology or hl.read_topology()
+    private = [c.size_bytes for c in topology.caches if len(c.cpus) == 1 and c.kind != "Instruction"]
+    return max(16 * 1024, (max(private) if private else 256 * 1024) // 2)
+
+
+def run_schedules(n: int, *, threads: int | None = None, ntimes: int = 5,
+                  choices=(("static", 0), ("dynamic", 0), ("dynamic", 1024), ("guided", 0))
+                  ) -> list[Results]:  # fmt: skip
+    """Triad with each loop schedule on data first touched with the static schedule."""
+    t = threads or cores()
+    return [run_stream(t, n=n, ntimes=ntimes, kernels="triad", schedule=s, chunk=c)
+            for s, c in choices]  # fmt: skip
+
+
+def run_jacobi_point(n: int = 1024, iterations: int = 20, threads: int | None = None) -> dict:
+    """Lab 04's halo2d (hybrid1, one rank) measured as a point on the roofline: GFLOP/s."""
+    t = threads or cores()
+    res = hl.run_program("halo2d", ranks=1, threads=t, bind="cores", timeout=TIMEOUT,
+                         variant="hybrid1", nx=n, ny=n, iterations=iterations)  # fmt: skip
+    r = res.records
+    seconds = float(r[(r["record"] == "timer") & (r["phase"] == "jacobi")]["seconds"].max())
+    counts = tables.COURSE_KERNELS["Jacobi 2-D (lab 04 halo2d)"]
+    flops = counts["flops"] * n * n * iterations
+    return {"label": "Jacobi 2-D (lab 04 halo2d)", "intensity": counts["flops"] / counts["bytes"],
+            "gflop_s": 1e-9 * flops / seconds, "seconds": seconds, "results": res}  # fmt: skip

@@ -1,0 +1,198 @@
+"""Lab 05's numbers: array sizes, byte and flop counts, and tables built from kernel records.
+
+Nothing here runs a kernel: the functions take the Results (or record frames) that
+`hybridlab.memory.exercise` returns, so the lab, the tests and the benchmark read them alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..records import Results, as_frame, require_columns
+from ..topology import Topology
+
+STREAM_KERNELS = ("copy", "scale", "add", "triad")
+STREAM_FLOPS = {"copy": 0, "scale": 1, "add": 1, "triad": 2}  # per iteration (STREAM's count)
+QUICK_NOTE = (
+    "quick mode: arrays smaller than 4x the last-level cache, so this is not a STREAM-valid "
+    "memory bandwidth (the arrays may sit in the cache)"
+)
+
+# The course's kernels on the roofline: flops and bytes per point (or element) and iteration,
+# bytes counted as STREAM counts them (each array streamed once; no write-allocate), with the
+# assumption that a stencil's neighbour rows stay in the cache (the "layer condition").
+COURSE_KERNELS = {
+    "triad (this lab)": {"flops": 2, "bytes": 24, "note": "a = b + s*c: 2 flops, 3 arrays"},
+    "Jacobi 2-D (lab 04 halo2d)": {
+        "flops": 7,
+        "bytes": 32,
+        "note": "4 flops for the mean of 4 neighbours, 3 for delta; read u, write new, "
+        "copy new back into u: 4 streams of 8 bytes",
+    },
+}
+
+
+def stream_elements(topology: Topology, quick: bool = False) -> int:
+    """Elements per STREAM array: 4 x the last-level cache (STREAM's rule), at least 2^21.
+
+    Quick mode takes a quarter of the cache instead (fast, but not STREAM-valid: QUICK_NOTE)."""
+    llc = topology.last_level_cache_bytes() or 8 * 1024 * 1024
+    if quick:
+        return max(1 << 17, llc // 4 // 8)
+    return max(1 << 21, 4 * llc // 8)
+
+
+def _frames(runs: Results | pd.DataFrame | Iterable[Results | pd.DataFrame]) -> pd.DataFrame:
+    if isinstance(runs, (Results, pd.DataFrame)):
+        runs = [runs]
+    frames = [as_frame(r) for r in runs]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def stream_table(runs: Results | Iterable[Results]) -> pd.DataFrame:
+    """One row per run and STREAM kernel: threads, ranks, init, schedule, best/avg seconds,
+    bytes, GB/s (1e9 bytes per second, as STREAM prints MB/s with 1e6)."""
+    f = _frames(runs)
+    require_columns(f, ["record"], "STREAM records")
+    s = f[f["record"] == "stream"]
+    cols = ["kernel", "ranks", "threads", "init", "schedule", "chunk", "n", "best_s", "avg_s",
+            "max_s", "bytes", "gb_s"]  # fmt: skip
+    return s[cols].reset_index(drop=True)
+
+
+def raw_times(runs: Results | Iterable[Results], kernel: str = "triad") -> pd.DataFrame:
+    """Every pass of one STREAM kernel: threads, repetition, seconds, bytes (the raw data)."""
+    f = _frames(runs)
+    t = f[(f["record"] == "time") & (f["kernel"] == kernel)]
+    return t[["threads", "repetition", "seconds", "bytes"]].reset_index(drop=True)
+
+
+def flops_table(runs: Results | Iterable[Results]) -> pd.DataFrame:
+    """One row per run of the flops kernel: threads, fma, intensity, best seconds, GFLOP/s."""
+    f = _frames(runs)
+    s = f[f["record"] == "flops"]
+    return s[["threads", "ranks", "fma", "n", "intensity", "best_s", "flops", "bytes",
+              "gflop_s"]].reset_index(drop=True)  # fmt: skip
+
+
+def flops_raw_times(runs: Results | Iterable[Results]) -> pd.DataFrame:
+    """Every sample of the flops kernel: threads, repetition, seconds, flops."""
+    f = _frames(runs)
+    t = f[(f["record"] == "time") & f["flops"].notna()]
+    return t[["threads", "repetition", "seconds", "flops"]].reset_index(drop=True)
+
+
+def page_runs(runs: Results | Iterable[Results]) -> pd.DataFrame:
+    """The page map as runs of consecutive pages: init, policy, first, count, node, toucher."""
+    f = _frames(runs)
+    p = f[f["record"] == "pages"]
+    return p[["init", "policy", "threads", "first", "count", "node", "toucher"]].reset_index(
+        drop=True
+    )
+
+
+def page_nodes(res: Results) -> np.ndarray:
+    """The NUMA node of every page of one first_touch run (-2: not present, as move_pages)."""
+    runs = page_runs(res)
+    out = np.full(int((runs["first"] + runs["count"]).max()), -3, dtype=int)
+    for row in runs.itertuples():
+        out[int(row.first) : int(row.first) + int(row.count)] = int(row.node)
+    return out
+
+
+def thread_nodes(res: Results) -> dict[int, int]:
+    """thread -> the NUMA node it ran on, from the sweep records of a first_touch run."""
+    f = as_frame(res)
+    s = f[f["record"] == "sweep"]
+    return {int(t): int(n) for t, n in zip(s["thread"], s["numa"], strict=True)}
+
+
+def sweep_table(runs: Results | Iterable[Results]) -> pd.DataFrame:
+    """Per thread of each first_touch run: pages, local pages, GB/s of its best sweep."""
+    f = _frames(runs)
+    s = f[f["record"] == "sweep"].copy()
+    s["gb_s"] = 1e-9 * s["bytes"] / s["seconds"]
+    s["local_share"] = s["local_pages"] / s["pages"]
+    s[["thread", "pages", "local_pages"]] = s[["thread", "pages", "local_pages"]].astype(int)
+    return s[["init", "policy", "thread", "cpu", "numa", "pages", "local_pages", "local_share",
+              "seconds", "gb_s"]].reset_index(drop=True)  # fmt: skip
+
+
+def matrix_table(res: Results, value: str = "best_s") -> pd.DataFrame:
+    """Reader x owner GB/s of a numa_matrix run (rows: reading thread, columns: owner)."""
+    f = as_frame(res)
+    c = f[f["record"] == "cell"].copy()
+    c[["reader", "owner"]] = c[["reader", "owner"]].astype(int)
+    c["gb_s"] = 1e-9 * c["bytes"] / c[value]
+    return c.pivot(index="reader", columns="owner", values="gb_s")
+
+
+def matrix_contrast(matrix: pd.DataFrame) -> float:
+    """Mean of the diagonal (own data) over the mean off the diagonal (others' data)."""
+    m = matrix.to_numpy(dtype=float)
+    if m.shape[0] < 2:
+        return float("nan")
+    off = m[~np.eye(m.shape[0], dtype=bool)]
+    return float(np.mean(np.diag(m)) / np.mean(off))
+
+
+XT6_DIES = {0: "own data", 1: "neighbouring die", 2: "counterpart die", 3: "diagonally opposite die"}
+
+
+def xt6_relation(thread: int, data_thread: int, per_die: int = 6) -> str:
+    """Where a thread's data was initialised relative to it on an XT6 node (004's OpenMP test).
+
+    [derived] 004 says threads are placed sequentially, 6 per die, dies 0-1 on socket 0 and 2-3
+    on socket 1; 'counterpart' is the same die of the other socket. The classification is this
+    kit's reading of the slide's description, not printed in the source."""
+    a, b = thread // per_die, data_thread // per_die
+    if a == b:
+        return XT6_DIES[0]
+    if a // 2 == b // 2:
+        return XT6_DIES[1]
+    if a % 2 == b % 2:
+        return XT6_DIES[2]
+    return XT6_DIES[3]
+
+
+def xt6_openmp_test(reference: pd.DataFrame) -> pd.DataFrame:
+    """004's 24-thread table with the derived relation of each thread to its data."""
+    out = reference.copy()
+    out["relation"] = [
+        xt6_relation(int(t), int(d))
+        for t, d in zip(out["thread"], out["data_init_thread"], strict=True)
+    ]
+    return out
+
+
+def schedule_table(runs: Sequence[Results]) -> pd.DataFrame:
+    """Triad GB/s per schedule (init=parallel with a static first touch, as 003 section 1)."""
+    t = stream_table(runs)
+    t = t[t["kernel"] == "triad"].copy()
+    t["label"] = [s if c == 0 else f"{s},{c}" for s, c in zip(t["schedule"], t["chunk"], strict=True)]
+    return t[["label", "schedule", "chunk", "threads", "init", "best_s", "gb_s"]].reset_index(drop=True)
+
+
+def machine_level(topology: Topology) -> str:
+    """Which level of the memory hierarchy the threads x owners matrix can show here."""
+    if len(topology.numa_nodes) > 1:
+        return "numa"
+    return "cache"
+
+
+def saturation_table(stream_runs: Sequence[Results], flops_runs: Sequence[Results]) -> pd.DataFrame:
+    """threads, triad GB/s, % of the best, speedup and efficiency; the same for the flops kernel
+    (from the kernels' own best-of-N)."""
+    s = stream_table(stream_runs)
+    s = s[s["kernel"] == "triad"].set_index("threads")
+    f = flops_table(flops_runs).set_index("threads")
+    out = pd.DataFrame({"triad_gb_s": s["gb_s"], "flops_gflop_s": f["gflop_s"]})
+    out["triad_pct_of_max"] = 100 * out["triad_gb_s"] / out["triad_gb_s"].max()
+    out["triad_speedup"] = out["triad_gb_s"] / out["triad_gb_s"].loc[1]
+    out["flops_speedup"] = out["flops_gflop_s"] / out["flops_gflop_s"].loc[1]
+    out["triad_efficiency"] = out["triad_speedup"] / out.index
+    out["flops_efficiency"] = out["flops_speedup"] / out.index
+    return out.reset_index()

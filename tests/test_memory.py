@@ -1,0 +1,246 @@
+"""Lab 05 (memory and NUMA): the kernels compute what they say and check themselves; pages land
+where the policy says, read back with move_pages on this machine; the tables and plots built
+from the records; bad parameters refused clearly.
+
+No timing is asserted: bandwidths are only checked to be positive and finite.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hybridlab as hl
+from hybridlab.memory import exercise as ex
+from hybridlab.memory import plots as mplots
+from hybridlab.memory import tables as mt
+from hybridlab.reference import REFERENCE
+
+TOPO = hl.read_topology()
+SEEDS = Path(os.environ.get("HYBRIDLAB_SEEDS", Path(__file__).resolve().parents[2] / "shared" / "seeds"))
+CPUS = len(TOPO.usable)
+
+
+def records(res: hl.Results, kind: str):
+    return res.records[res.records["record"] == kind]
+
+
+def expected_nodes(pages: int, init: str, thread_nodes: dict[int, int]) -> np.ndarray:
+    """The first-touch rule, written independently of the lab's solution."""
+    if init == "none":
+        return np.full(pages, -2)
+    threads = len(thread_nodes)
+    toucher = np.zeros(pages, dtype=int)
+    if init == "parallel":
+        for t in range(threads):
+            toucher[t * pages // threads : (t + 1) * pages // threads] = t
+    return np.array([thread_nodes[t] for t in toucher])
+
+
+# --------------------------------------------------------------------------------- stream
+
+
+@pytest.mark.parametrize("name", ["stream", "first_touch", "numa_matrix", "flops"])
+def test_kernels_build_without_warnings(name):
+    assert hl.build(name).warnings == ()
+
+
+@pytest.mark.parametrize(
+    "threads,ranks,init", [(1, 1, "parallel"), (2, 1, "serial"), (2, 1, "parallel"), (1, 2, "serial")]
+)
+def test_stream_validates_and_counts_bytes_as_stream(threads, ranks, init):
+    n = 100_003  # not a multiple of anything
+    res = hl.run_program("stream", ranks=ranks, threads=threads, timeout=120, n=n, ntimes=3,
+                         init=init)  # fmt: skip
+    check = records(res, "check").iloc[0]
+    assert check["ok"] == 1 and check["relative_error"] < 1e-13
+    table = mt.stream_table(res).set_index("kernel")
+    assert list(table.index) == list(mt.STREAM_KERNELS)
+    per_element = {"copy": 16, "scale": 16, "add": 24, "triad": 24}
+    for kernel, b in per_element.items():
+        assert table.loc[kernel, "bytes"] == b * n * ranks
+        assert np.isclose(table.loc[kernel, "gb_s"],
+                          1e-9 * table.loc[kernel, "bytes"] / table.loc[kernel, "best_s"], rtol=1e-4)  # fmt: skip
+    times = records(res, "time")
+    assert len(times) == 4 * 3 and (times["seconds"] > 0).all()
+    # best excludes the first pass (STREAM): recompute it from the raw passes
+    raw = mt.raw_times(res, "triad")
+    assert np.isclose(raw[raw["repetition"] > 0]["seconds"].min(), table.loc["triad", "best_s"])
+    assert len(records(res, "thread")) == ranks * threads
+
+
+def test_stream_sizes_itself_from_the_cache():
+    n = mt.stream_elements(TOPO)
+    assert 8 * n >= 4 * TOPO.last_level_cache_bytes()
+    assert mt.stream_elements(TOPO, quick=True) < n
+
+
+@pytest.mark.parametrize("kernels", ["triad", "copy,add", "scale,triad"])
+def test_stream_subsets_still_validate(kernels):
+    res = hl.run_program("stream", ranks=1, threads=2, timeout=120, n=5000, ntimes=2,
+                         kernels=kernels, schedule="dynamic", chunk=7)  # fmt: skip
+    assert records(res, "check")["ok"].iloc[0] == 1
+    assert set(records(res, "stream")["kernel"]) == set(kernels.split(","))
+
+
+@pytest.mark.parametrize(
+    "params,message",
+    [
+        ({"kernels": "sum"}, r"unknown kernel 'sum' \(valid: copy, scale, add, triad\)"),
+        ({"init": "lazy"}, "init=lazy is not one of parallel, serial"),
+        ({"ntimes": 1}, "ntimes=1 must be at least 2"),
+        ({"schedule": "auto"}, "schedule=auto is not one of static, dynamic, guided"),
+    ],
+)
+def test_stream_bad_parameters_give_clear_messages(params, message):
+    with pytest.raises(hl.KernelError, match=message):
+        hl.run_program("stream", ranks=1, threads=1, timeout=60, n=1000, **params)
+
+
+def test_stream_runs_in_the_engines():
+    with hl.Cluster(ranks=1, threads=min(2, CPUS), bind="none") as cluster:
+        res = ex.run_stream(n=20_000, ntimes=2, kernels="triad", cluster=cluster)
+    assert records(res, "check")["ok"].iloc[0] == 1
+    assert res.meta["run_by"] == "engines"
+
+
+# ---------------------------------------------------------------------------- first touch
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+@pytest.mark.parametrize("init", ["none", "serial", "parallel"])
+def test_pages_land_where_first_touch_says(init, threads):
+    pages = 301
+    res = ex.run_first_touch(init, threads=threads, pages=pages, bind="none")
+    summary = records(res, "summary").iloc[0]
+    assert summary["checksum_ok"] == 1 and summary["pages"] == pages
+    got = mt.page_nodes(res)
+    if init == "none":
+        assert (got == -2).all() and summary["present"] == 0
+        return
+    nodes = mt.thread_nodes(res)
+    assert sorted(nodes) == list(range(threads))
+    if len(TOPO.numa_nodes) == 1 or threads == 1:
+        assert np.array_equal(got, expected_nodes(pages, init, nodes))
+    # which thread touched which run of pages, as the kernel reports it
+    runs = mt.page_runs(res)
+    toucher = np.repeat(runs["toucher"].to_numpy(int), runs["count"].to_numpy(int))
+    want = expected_nodes(pages, init, {t: t for t in range(threads)})
+    assert np.array_equal(toucher, want)
+
+
+@pytest.mark.parametrize("policy", ["interleave", "bind"])
+def test_memory_policies_place_every_page(policy):
+    res = ex.run_first_touch("serial", threads=2, pages=64, policy=policy, node=0, bind="none")
+    got = mt.page_nodes(res)
+    assert (got >= 0).all()
+    if policy == "bind":
+        assert (got == 0).all()
+    else:
+        counts = np.bincount(got, minlength=len(TOPO.numa_nodes))
+        assert counts.max() - counts.min() <= 1
+
+
+def test_numactl_interleave_is_inherited():
+    res = ex.run_first_touch_numactl("--interleave=all", threads=2, pages=64)
+    if res is None:
+        pytest.skip("numactl is not installed")
+    got = mt.page_nodes(res)
+    counts = np.bincount(got, minlength=len(TOPO.numa_nodes))
+    assert (got >= 0).all() and counts.max() - counts.min() <= 1
+
+
+def test_first_touch_refuses_an_absent_node():
+    with pytest.raises(hl.KernelError, match="node=63 is not an online NUMA node"):
+        ex.run_first_touch("serial", threads=1, pages=8, policy="bind", node=63, bind="none")
+
+
+# ------------------------------------------------------------------- matrix, flops, tables
+
+
+@pytest.mark.parametrize("refresh", [0, 1])
+def test_numa_matrix_reads_every_block_correctly(refresh):
+    res = ex.run_numa_matrix(3, block_bytes=16384, refresh=refresh, reps=3)
+    assert records(res, "check")["ok"].iloc[0] == 1
+    m = mt.matrix_table(res)
+    assert m.shape == (3, 3) and np.isfinite(m.to_numpy()).all() and (m.to_numpy() > 0).all()
+    assert np.isfinite(mt.matrix_contrast(m))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_flops_kernel_counts_and_checks(threads):
+    res = ex.run_flops(threads, n=100, fma=8, ntimes=3, bind="none")
+    row = mt.flops_table(res).iloc[0]
+    assert records(res, "flops")["ok"].iloc[0] == 1
+    assert row["n"] == 112  # rounded up to 16 lanes
+    assert row["intensity"] == 1.0 and row["flops"] == 8 * row["bytes"] / 8
+    assert row["gflop_s"] > 0
+
+
+def test_saturation_table_and_plots_from_records(tmp_path):
+    stream_runs, flops_runs = ex.saturation(20_000, max_threads=min(2, CPUS), ntimes=2)
+    sat = mt.saturation_table(stream_runs, flops_runs)
+    assert list(sat["threads"]) == list(range(1, min(2, CPUS) + 1))
+    assert np.isclose(sat["triad_pct_of_max"].max(), 100)
+    assert np.isclose(sat.loc[0, "triad_speedup"], 1) and np.isclose(sat.loc[0, "flops_efficiency"], 1)
+    figs = [
+        mplots.saturation_plot(sat, cores=CPUS, numa_nodes=1, note=mt.QUICK_NOTE),
+        mplots.roofline_plot(10.0, 5.0, [{"label": "triad", "intensity": 1 / 12, "gflop_s": 0.3}]),
+        mplots.schedule_plot(mt.schedule_table(stream_runs), numa_nodes=1),
+    ]
+    for i, fig in enumerate(figs):
+        fig.savefig(tmp_path / f"{i}.png")
+        assert (tmp_path / f"{i}.png").stat().st_size > 1000
+    # the 1-node machine's limits are said on the plots themselves
+    texts = " ".join(t.get_text() for ax in figs[0].axes for t in ax.texts)
+    if CPUS < 8:
+        assert "002 slide 44" in texts and "saturated by 15" in texts
+    texts = " ".join(t.get_text() for ax in figs[2].axes for t in ax.texts)
+    assert "1 NUMA node" in texts
+
+
+def test_page_map_and_matrix_plots_say_what_the_machine_cannot_show(tmp_path):
+    maps = {"serial": np.zeros(10, int), "none": np.full(10, -2)}
+    fig = mplots.page_map_plot(maps, numa_nodes=1)
+    assert "1 NUMA node" in " ".join(t.get_text() for t in fig.axes[0].texts)
+    m = mt.matrix_table(ex.run_numa_matrix(2, block_bytes=8192, reps=2))
+    fig = mplots.matrix_plot(m, level="cache", block_bytes=8192)
+    text = " ".join(t.get_text() for ax in fig.axes for t in ax.texts)
+    assert "cache level only" in text and "22.52-22.56" in text
+    fig.savefig(tmp_path / "m.png")
+
+
+def test_xt6_relations_follow_the_slide():
+    data = mt.xt6_openmp_test(REFERENCE["004-openmp-test"].frame)
+    counts = data["relation"].value_counts()
+    assert counts["own data"] == 12 and counts["neighbouring die"] == 4
+    assert counts["counterpart die"] == 4 and counts["diagonally opposite die"] == 4
+    by = data.groupby("relation")["seconds"]
+    assert by.max()["own data"] < by.min()["neighbouring die"]
+    # "it's always worst to work on diagonally opposite data" (per die)
+    data["die"] = data["thread"] // 6
+    worst = data.loc[data.groupby("die")["seconds"].idxmax(), "relation"]
+    assert set(worst) == {"diagonally opposite die"}
+
+
+def test_reference_numbers_match_the_slides():
+    t = REFERENCE["004-optimisation-levels"].frame.set_index("compile")
+    cost = t["xt6_nonlocal_max_s"] - t["xt6_local_min_s"]
+    assert np.allclose(cost, t["worst_case_cost_s"], atol=0.005)
+    assert REFERENCE["002-slide-44"].frame.iloc[0]["memory_bandwidth_saturated_by_cpus"] == 15
+
+
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents are not on this machine")
+def test_lab05_reference_numbers_are_in_the_source_text():
+    text = (SEEDS / "004_53f2b652304de6e5.txt").read_text()
+    pairs = re.findall(r"^(\d+) (\d+) (\d+\.\d+)", text, re.M)
+    printed = [(int(a), int(b), float(c)) for a, b, c in pairs]
+    assert [tuple(r) for r in REFERENCE["004-openmp-test"].rows] == printed
+    for row in REFERENCE["004-optimisation-levels"].rows:
+        assert " ".join(f"{v:.2f}" for v in row[1:]) in text, row
+    slides = (SEEDS / "002_21a7b3db713838d9.txt").read_text()
+    assert "IBM SP Power3" in slides and "by 15 CPUs" in slides and "16 CPUs per node" in slides
