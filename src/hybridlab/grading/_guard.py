@@ -42,7 +42,8 @@ SHELL_METHODS = (
     "ex",
     "ev",
 )
-SYS_HOOKS = ("excepthook", "displayhook", "stdout", "stderr")
+# (not sys.excepthook: IPython does not use it for cell errors, and libraries set their own)
+SYS_HOOKS = ("displayhook", "stdout", "stderr")
 TAMPER = "HYBRIDLAB-TAMPER"
 # names the kernel itself rebinds (ipykernel sets builtins.input on every execution)
 VOLATILE = {"input", "raw_input", "display", "get_ipython", "exit", "quit", "help"}

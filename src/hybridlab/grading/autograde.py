@@ -102,9 +102,11 @@ def reference_timing(root: Path, lab: str, *, quick: bool, sandboxed: bool) -> d
         finally:
             reaper.reap(tag)
     failed = [
-        c.metadata["nbgrader"]["grade_id"]
+        f"{c.metadata['nbgrader']['grade_id']} ({o.ename}: {str(o.evalue)[:200]})"
         for c in nb.cells
-        if is_test(c) and any(o.output_type == "error" for o in c.get("outputs", []))
+        if is_test(c)
+        for o in c.get("outputs", [])
+        if o.output_type == "error"
     ]
     lines = [json.loads(line) for line in events.read_text().splitlines() if line.strip()]
     events.unlink()
