@@ -23,6 +23,14 @@ c.Execute.timeout = 300
 # Autograde: nbgrader's Execute step replaced by the sandboxed one (src/hybridlab/grading/
 # execute.py): each submission's kernel runs in bubblewrap, output is capped, the tests' tools
 # are guarded, a kernel that dies or hangs costs only its part.
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "hybridlab.grading.submissions.ForgetUnknownCells",  # renamed cells: plain, not fatal
+    "nbgrader.preprocessors.OverwriteCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
 c.Autograde.autograde_preprocessors = [
     "hybridlab.grading.execute.SandboxedExecute",
     "nbgrader.preprocessors.IgnorePattern",

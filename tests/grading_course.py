@@ -19,8 +19,14 @@ PARTS = ("test_square", "test_ring", "test_total")
 
 
 def _meta(grade_id: str, *, grade=False, solution=False, locked=False, points=None) -> dict:
-    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3,
-            "solution": solution, "task": False}
+    meta = {
+        "grade": grade,
+        "grade_id": grade_id,
+        "locked": locked,
+        "schema_version": 3,
+        "solution": solution,
+        "task": False,
+    }
     if points is not None:
         meta["points"] = points
     return {"nbgrader": meta}
@@ -32,26 +38,38 @@ def _cell(source: str, meta: dict | None = None) -> nbformat.NotebookNode:
 
 def instructor_notebook() -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "hybridlab", "display_name": "hybridlab (Python 3, MPI)",
-                                 "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "hybridlab",
+        "display_name": "hybridlab (Python 3, MPI)",
+        "language": "python",
+    }
     nb.cells = [
         _cell("import numpy as np\nimport hybridlab as hl"),
-        _cell("def check_close(a, b):\n    return bool(np.allclose(a, b))",
-              _meta("helpers", locked=True)),
+        _cell(
+            "def check_close(a, b):\n    return bool(np.allclose(a, b))",
+            _meta("helpers", locked=True),
+        ),
         _cell("cluster = hl.Cluster(ranks=2, threads=1)\ncluster.start()"),
-        _cell("""
+        _cell(
+            """
 def square(x):
     ### BEGIN SOLUTION
     return np.asarray(x, dtype=float) ** 2
     ### END SOLUTION
-""", _meta("square", solution=True)),
-        _cell("""
+""",
+            _meta("square", solution=True),
+        ),
+        _cell(
+            """
 assert check_close(square([1, 2, 3]), [1, 4, 9])
 ### BEGIN HIDDEN TESTS
 assert np.allclose(square(np.arange(4.0)), [0.0, 1.0, 4.0, 9.0]), "hidden square check"
 ### END HIDDEN TESTS
-""", _meta("test_square", grade=True, locked=True, points=1)),
-        _cell("""
+""",
+            _meta("test_square", grade=True, locked=True, points=1),
+        ),
+        _cell(
+            """
 def ring():
     from mpi4py import MPI
     comm = MPI.COMM_WORLD
@@ -59,25 +77,36 @@ def ring():
     rank, size = comm.Get_rank(), comm.Get_size()
     return comm.sendrecv(rank, dest=(rank + 1) % size, source=(rank - 1) % size)
     ### END SOLUTION
-""", _meta("ring", solution=True)),
-        _cell("""
+""",
+            _meta("ring", solution=True),
+        ),
+        _cell(
+            """
 got = cluster.apply(ring, timeout=15)
 ### BEGIN HIDDEN TESTS
 assert [int(x) for x in got] == [1, 0], "hidden ring check"
 ### END HIDDEN TESTS
-""", _meta("test_ring", grade=True, locked=True, points=1)),
-        _cell("""
+""",
+            _meta("test_ring", grade=True, locked=True, points=1),
+        ),
+        _cell(
+            """
 def total(values):
     ### BEGIN SOLUTION
     return float(sum(values))
     ### END SOLUTION
-""", _meta("total", solution=True)),
-        _cell("""
+""",
+            _meta("total", solution=True),
+        ),
+        _cell(
+            """
 ### BEGIN HIDDEN TESTS
 assert total([1.5, 2.5]) == 4.0, "hidden total check"
 assert total([]) == 0.0
 ### END HIDDEN TESTS
-""", _meta("test_total", grade=True, locked=True, points=1)),
+""",
+            _meta("test_total", grade=True, locked=True, points=1),
+        ),
         _cell("cluster.stop()"),
     ]
     return nb
@@ -255,8 +284,9 @@ def bad_submissions(solution: nbformat.NotebookNode, port: int) -> dict[str, tup
         return {p: (0.0 if p in parts else 1.0) for p in PARTS}
 
     deleted = copy.deepcopy(solution)
-    deleted.cells = [c for c in deleted.cells
-                     if c.metadata.get("nbgrader", {}).get("grade_id") != "test_total"]
+    deleted.cells = [
+        c for c in deleted.cells if c.metadata.get("nbgrader", {}).get("grade_id") != "test_total"
+    ]
     for cell in deleted.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "square":
             cell.id = "renamed-by-student"
@@ -276,7 +306,9 @@ def bad_submissions(solution: nbformat.NotebookNode, port: int) -> dict[str, tup
         "flood": (answer(solution, "square", FLOOD), ok),
         "snoop": (answer(solution, "total", SNOOP), zero("test_total")),
         "vandal": (answer(solution, "total", VANDAL), zero("test_total")),
-        "network": (answer(solution, "total", NETWORK.replace("PORT", str(port))),
-                    zero("test_total")),
+        "network": (
+            answer(solution, "total", NETWORK.replace("PORT", str(port))),
+            zero("test_total"),
+        ),
         "tamper": (answer(solution, "square", TAMPER), zero("test_square")),
     }

@@ -30,8 +30,11 @@ PROTECTED = ("source", "release", "submitted", "canary.txt")
 
 def _fingerprint(root: Path) -> dict[str, str]:
     """Hash of every file outside the grader's own outputs (and the canary beside the course)."""
-    files = [p for name in PROTECTED for p in ([root / name] if (root / name).is_file()
-                                               else sorted((root / name).rglob("*")))]
+    files = [
+        p
+        for name in PROTECTED
+        for p in ([root / name] if (root / name).is_file() else sorted((root / name).rglob("*")))
+    ]
     files.append(root.parent / "outside-canary.txt")
     return {str(p): hashlib.sha1(p.read_bytes()).hexdigest() for p in files if p.is_file()}
 
@@ -66,8 +69,11 @@ class _Listener:
 
 
 def _sleepers() -> set[int]:
-    return {p.pid for p in psutil.process_iter(["cmdline"])
-            if (p.info["cmdline"] or [])[:2] == ["sleep", "600"]}
+    return {
+        p.pid
+        for p in psutil.process_iter(["cmdline"])
+        if (p.info["cmdline"] or [])[:2] == ["sleep", "600"]
+    }
 
 
 @pytest.fixture(scope="module")
@@ -96,10 +102,17 @@ def graded(tmp_path_factory):
         listener.close()
     print(report)
     return SimpleNamespace(
-        root=root, report=report, cases=cases, tag=tag, before=before,
-        after=_fingerprint(root), listener=listener, sleepers=sleepers,
-        scores=gradebook.scores(root, gc.LAB), records=gradebook.load_records(root, gc.LAB),
-        autograded=lambda s: (root / "autograded" / s / gc.LAB / f"{gc.LAB}.ipynb"),
+        root=root,
+        report=report,
+        cases=cases,
+        tag=tag,
+        before=before,
+        after=_fingerprint(root),
+        listener=listener,
+        sleepers=sleepers,
+        scores=gradebook.scores(root, gc.LAB),
+        records=gradebook.load_records(root, gc.LAB),
+        autograded=lambda s: root / "autograded" / s / gc.LAB / f"{gc.LAB}.ipynb",
     )
 
 
@@ -146,8 +159,11 @@ def test_nothing_left_running(graded):
     for student in [*graded.cases, "solution", "blank"]:
         assert reaper.tagged(f"{graded.tag}-{student}") == [], student
     assert _sleepers() - graded.sleepers == set(), "detached processes survived their sandbox"
-    assert not list(Path("/sys/fs/cgroup/memory").rglob("hybridlab-*")) if Path(
-        "/sys/fs/cgroup/memory").is_dir() else True
+    assert (
+        not list(Path("/sys/fs/cgroup/memory").rglob("hybridlab-*"))
+        if Path("/sys/fs/cgroup/memory").is_dir()
+        else True
+    )
 
 
 def test_no_file_outside_the_submission_changed_and_gradebook_intact(graded):
@@ -160,8 +176,9 @@ def test_no_file_outside_the_submission_changed_and_gradebook_intact(graded):
 
 def _outputs(graded, student) -> str:
     nb = nbformat.read(graded.autograded(student), as_version=4)
-    return "".join(o.get("text", "") + o.get("evalue", "") for c in nb.cells
-                   for o in c.get("outputs", []))
+    return "".join(
+        o.get("text", "") + o.get("evalue", "") for c in nb.cells for o in c.get("outputs", [])
+    )
 
 
 def test_hidden_tests_and_gradebook_invisible(graded):
@@ -199,16 +216,19 @@ def test_grades_csv_and_plot(graded):
 def test_regrade_one_student_leaves_the_others(graded):
     before = gradebook.scores(graded.root, gc.LAB)
     records = gradebook.load_records(graded.root, gc.LAB)
-    nbformat.write(gc.instructor_notebook(), graded.root / "submitted" / "exit" / gc.LAB
-                   / f"{gc.LAB}.ipynb")
+    nbformat.write(
+        gc.instructor_notebook(), graded.root / "submitted" / "exit" / gc.LAB / f"{gc.LAB}.ipynb"
+    )
     report = autograde.grade(gc.LAB, root=graded.root, students=["exit"], progress=False)
     after = gradebook.scores(graded.root, gc.LAB)
     assert after["exit"] == dict.fromkeys(gc.PARTS, 1.0), report
     assert {s: v for s, v in after.items() if s != "exit"} == {
-        s: v for s, v in before.items() if s != "exit"}
+        s: v for s, v in before.items() if s != "exit"
+    }
     new = gradebook.load_records(graded.root, gc.LAB)
     assert {s: r for s, r in new.items() if s != "exit"} == {
-        s: r for s, r in records.items() if s != "exit"}
+        s: r for s, r in records.items() if s != "exit"
+    }
 
 
 def test_second_grader_refuses(graded):

@@ -71,17 +71,28 @@ def _clean(args: argparse.Namespace) -> int:
     return 0
 
 
-def _release(args: argparse.Namespace) -> int:
-    from .grading.course import GradingError, release
+def _print_paths(produce, word: str) -> int:
+    """Print each path `produce()` returns after `word`, or its GradingError."""
+    from .grading.course import GradingError
 
     try:
-        paths = release(args.labs or None)
+        paths = produce()
     except GradingError as err:
         print(err, file=sys.stderr)
         return 1
     for path in paths:
-        print(f"released {path}")
+        print(f"{word} {path}")
     return 0
+
+
+def _students(args: argparse.Namespace) -> list[str] | None:
+    return [s for s in (args.students or "").split(",") if s] or None
+
+
+def _release(args: argparse.Namespace) -> int:
+    from .grading.course import release
+
+    return _print_paths(lambda: release(args.labs or None), "released")
 
 
 def _grade(args: argparse.Namespace) -> int:
@@ -89,11 +100,10 @@ def _grade(args: argparse.Namespace) -> int:
     from .grading.course import GradingError
     from .grading.sandbox import SandboxError
 
-    students = [s for s in (args.students or "").split(",") if s] or None
     try:
         report = grade(
             args.lab,
-            students=students,
+            students=_students(args),
             jobs=args.jobs,
             quick=not args.full,
             unsandboxed=args.unsandboxed,
@@ -121,18 +131,9 @@ def _grades(args: argparse.Namespace) -> int:
 
 
 def _feedback(args: argparse.Namespace) -> int:
-    from .grading.course import GradingError
     from .grading.feedback import generate
 
-    students = [s for s in (args.students or "").split(",") if s] or None
-    try:
-        pages = generate(args.lab, students=students)
-    except GradingError as err:
-        print(err, file=sys.stderr)
-        return 1
-    for page in pages:
-        print(f"feedback {page}")
-    return 0
+    return _print_paths(lambda: generate(args.lab, students=_students(args)), "feedback")
 
 
 def _collect(args: argparse.Namespace) -> int:

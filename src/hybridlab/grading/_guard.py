@@ -59,6 +59,13 @@ def _callables(namespace: dict) -> dict:
     }
 
 
+def _shell():
+    try:
+        return get_ipython()  # noqa: F821 - defined in an IPython kernel
+    except NameError:
+        return None
+
+
 def capture() -> None:
     """Remember the pristine tools; call once, before any student cell."""
     modules = {}
@@ -68,16 +75,14 @@ def capture() -> None:
         except ImportError:
             continue
         modules[name] = (mod, _callables(vars(mod)))
-    shell_cls = None
-    try:
-        from IPython.core.interactiveshell import InteractiveShell
-
-        shell_cls = (InteractiveShell, {k: vars(InteractiveShell).get(k) for k in SHELL_METHODS})
-    except ImportError:
-        pass
+    shell = _shell()
+    shell_dicts = []
+    if shell is not None:  # the shell's class and its bases, and the instance itself
+        owners = [c for c in type(shell).__mro__ if c is not object] + [shell]
+        shell_dicts = [(o, {k: vars(o).get(k, _MISSING) for k in SHELL_METHODS}) for o in owners]
     _state.update(
         modules=modules,
-        shell=shell_cls,
+        shell=shell_dicts,
         hooks={k: getattr(sys, k) for k in SYS_HOOKS},
         helpers={},
     )
@@ -102,21 +107,15 @@ def restore(namespace: dict, part: str = "") -> list[str]:
             if current.get(key, _MISSING) is not value:
                 setattr(mod, key, value)
                 changed.append(f"{name}.{key}")
-    if _state.get("shell"):
-        cls, methods = _state["shell"]
+    for owner, methods in _state.get("shell", []):
         for key, value in methods.items():
-            if value is not None and vars(cls).get(key) is not value:
-                setattr(cls, key, value)
-                changed.append(f"InteractiveShell.{key}")
-        try:
-            shell = get_ipython()  # noqa: F821 - defined in an IPython kernel
-        except NameError:
-            shell = None
-        if shell is not None:
-            for key in SHELL_METHODS:
-                if key in vars(shell):  # an instance attribute shadowing the method
-                    delattr(shell, key)
-                    changed.append(f"get_ipython().{key}")
+            if vars(owner).get(key, _MISSING) is not value:
+                if value is _MISSING:
+                    delattr(owner, key)
+                else:
+                    setattr(owner, key, value)
+                name = "get_ipython()" if not isinstance(owner, type) else owner.__name__
+                changed.append(f"{name}.{key}")
     for key, value in _state.get("hooks", {}).items():
         if getattr(sys, key) is not value:
             setattr(sys, key, value)

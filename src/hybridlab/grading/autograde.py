@@ -155,6 +155,8 @@ def _outcome(job: pool.Job, events: list[dict]) -> tuple[str, list[str]]:
             outcome = "timed out"
         elif kind == "zero":
             notes.append(f"{e['part']}: {e['why']} -> zero")
+        elif kind == "failed":
+            notes.append(f"{e['part']}: {e['error']}")
     if job.killed:
         outcome = "timed out"
         notes.append(f"killed after {job.timeout:.0f} s (the whole submission)")

@@ -140,7 +140,8 @@ class SandboxedExecute(Execute):
             raise _Restart(index, why) from err
         self._seconds[index] = time.monotonic() - started
         if any(
-            o.output_type == "error" and o.get("ename") == "CellTimeoutError" for o in cell.outputs
+            o.output_type == "error" and o.get("ename") == "CellTimeoutError"
+            for o in cell.get("outputs", [])
         ):
             raise _Restart(index, f"the cell ran past its time limit ({self.timeout} s)")
         return cell, resources
@@ -188,6 +189,7 @@ class SandboxedExecute(Execute):
                 work, resources = super().preprocess(work, resources, km)
                 break
             except _Restart as restart:
+                self._release_sandbox()
                 skipped[restart.index] = restart.reason
                 self._event(
                     kind="restart",
@@ -201,8 +203,16 @@ class SandboxedExecute(Execute):
                         _code("", "skipped") if j in skipped else c
                         for j, c in enumerate(work.cells)
                     ]
+        self._release_sandbox()
         self._finish(nb, work, prepared, origin, skipped)
         return nb, resources
+
+    def _release_sandbox(self) -> None:
+        """Remove the last kernel's cgroup and files, even when nbclient skipped its cleanup."""
+        for part in ("cgroup", "box"):
+            thing = getattr(self.km, part, None)
+            if thing is not None:
+                thing.remove()
 
     @staticmethod
     def _part(prepared, origin, j) -> str:
@@ -232,9 +242,7 @@ class SandboxedExecute(Execute):
                 self._event(kind="output cut", part=part)
             if j in skipped:
                 cell.outputs = [_error("NotGraded", skipped[j])]
-                if is_test(cell):
-                    self._event(kind="zero", part=part, why=skipped[j])
-                continue
+                continue  # the restart event already says why
             if j in self._late:
                 cell.outputs = [
                     _error("SubmissionTimeLimit", f"past the {self.deadline:.0f} s deadline")
@@ -244,7 +252,9 @@ class SandboxedExecute(Execute):
                 continue
             if is_test(cell):
                 errors = [o for o in cell.outputs if o.output_type == "error"]
-                if not errors and j not in self._completed:
+                if errors:
+                    self._event(kind="failed", part=part, error=errors[0].get("ename", "error"))
+                elif j not in self._completed:
                     cell.outputs.append(
                         _error("IncompleteTest", "the test cell did not run to its end")
                     )

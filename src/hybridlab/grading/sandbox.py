@@ -138,17 +138,24 @@ class Cgroup:
         return "; ".join(f"echo $$ > {shlex.quote(str(f / 'cgroup.procs'))}" for f in self.folders)
 
     def oom_killed(self) -> bool:
+        """Did the sandbox reach its memory limit (v1: a failcnt or an oom kill; v2: oom_kill)?"""
         for folder in self.folders:
-            for name in ("memory.failcnt", "memory.events"):
+            for name in (
+                "memory.failcnt",
+                "memory.memsw.failcnt",
+                "memory.oom_control",
+                "memory.events",
+            ):
                 try:
                     text = (folder / name).read_text()
                 except OSError:
                     continue
-                if name == "memory.failcnt" and text.strip() not in ("", "0"):
+                if name.endswith("failcnt") and text.strip() not in ("", "0"):
                     return True
-                if name == "memory.events" and any(
-                    line.startswith("oom_kill ") and line.split()[1] != "0"
+                if any(
+                    line.split()[0] == "oom_kill" and line.split()[1] != "0"
                     for line in text.splitlines()
+                    if len(line.split()) == 2
                 ):
                     return True
         return False
@@ -207,7 +214,7 @@ def bwrap_args(workdir: Path, binds: list[tuple[Path, Path]], env: dict[str, str
         args += ["--setenv", key, value]
     # the grader's pid means nothing in the sandbox's PID namespace (ipykernel would exit)
     args += ["--unsetenv", "JPY_PARENT_PID"]
-    args += ["--chdir", str(workdir)]
+    args += ["--remount-ro", "/", "--chdir", str(workdir)]  # only /tmp, /dev/shm, binds writable
     return args
 
 
@@ -257,6 +264,7 @@ class Box:
         self.work = self.root / "work"
         self.cache = self.root / "cache"
         self.ipc.mkdir()
+        self.files: list = []
         shutil.copytree(
             self.workdir, self.work, ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints")
         )
@@ -293,6 +301,8 @@ class Box:
         }
 
     def remove(self) -> None:
+        for f in self.files:
+            f.close()
         shutil.rmtree(self.root, ignore_errors=True)
 
 
@@ -323,6 +333,9 @@ class SandboxedKernelManager(AsyncKernelManager):
             steps.append(f"ulimit -u {self.limits.tasks}")
         steps.append("exec " + shlex.join([*inner, *kernel_cmd]))
         kw.pop("cwd", None)  # the sandbox chdirs itself; the working folder outside is unused
+        log = open(self.box.root / "kernel.log", "ab")  # noqa: SIM115 - closed with the box
+        kw["stdout"] = kw["stderr"] = log  # the kernel's own chatter, not the grader's terminal
+        self.box.files.append(log)
         return ["/bin/sh", "-c", "; ".join(steps)], kw
 
     @property

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from nbgrader.preprocessors import NbGraderPreprocessor
 
 from .course import GRADING, RELEASE_TIMEOUT, check_labs, nbgrader
 
@@ -117,6 +118,46 @@ def collect_exchange(lab: str, *, root: Path = GRADING) -> str:
     return (done.stdout + done.stderr).strip()
 
 
+class ForgetUnknownCells(NbGraderPreprocessor):
+    """Sanitize step (before OverwriteCells): a cell whose grade_id the lab does not know (the
+    student renamed it) becomes a plain cell. nbgrader would otherwise reject the whole notebook
+    as corrupt; this way the renamed cell's part scores zero and the other parts are graded."""
+
+    def preprocess(self, nb, resources):
+        from nbgrader.api import Gradebook, MissingEntry
+
+        info = resources["nbgrader"]
+        with Gradebook(info["db_url"]) as gb:  # as OverwriteCells opens it
+            try:
+                known = {
+                    c.name
+                    for c in gb.find_notebook(info["notebook"], info["assignment"]).source_cells
+                }
+            except MissingEntry:
+                return nb, resources
+        for cell in nb.cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if "nbgrader" in cell.metadata and grade_id not in known:
+                self.log.warning("cell %r is not part of the lab: graded as a plain cell", grade_id)
+                del cell.metadata["nbgrader"]
+        return nb, resources
+
+
+def _lab_cells(path: Path, parts: dict[str, float]) -> set[str]:
+    """Every nbgrader cell id of the lab (from its source notebook beside the submitted/ tree)."""
+    lab = path.parent.name
+    source = path.parents[3] / "source" / lab / f"{lab}.ipynb"
+    try:
+        nb = nbformat.read(source, as_version=4)
+    except (OSError, ValueError):
+        return set(parts)
+    return {
+        c.metadata["nbgrader"]["grade_id"]
+        for c in nb.cells
+        if "grade_id" in c.metadata.get("nbgrader", {})
+    }
+
+
 def inspect(path: Path, parts: dict[str, float]) -> tuple[str | None, list[str]]:
     """(why it cannot be graded at all or None, notes) for one submitted notebook."""
     try:
@@ -131,6 +172,10 @@ def inspect(path: Path, parts: dict[str, float]) -> tuple[str | None, list[str]]
     missing = [p for p in parts if p not in present]
     if missing:
         notes.append(f"cells deleted or their ids changed: {', '.join(missing)} (score zero)")
+    known = _lab_cells(path, parts)
+    strange = sorted(present - known) if known else []
+    if strange:
+        notes.append(f"cells the lab does not have: {', '.join(strange)} (run as plain cells)")
     duplicated = sorted({i for i in ids if i and ids.count(i) > 1})
     if duplicated:
         notes.append(f"duplicated cells: {', '.join(duplicated)} (the first is used)")
