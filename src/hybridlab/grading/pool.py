@@ -59,6 +59,9 @@ class Job:
     extra: dict = field(default_factory=dict)
 
 
+_LIVE: set[int] = set()  # pids of the nbgrader processes running now (killed if we are stopped)
+
+
 def _run(job: Job) -> Job:
     start = time.monotonic()
     proc = subprocess.Popen(
@@ -70,12 +73,15 @@ def _run(job: Job) -> Job:
         text=True,
         start_new_session=True,
     )
+    _LIVE.add(proc.pid)
     try:
         out, _ = proc.communicate(timeout=job.timeout)
     except subprocess.TimeoutExpired:
         job.killed = True
         _kill_tree(proc.pid)
         out, _ = proc.communicate()
+    finally:
+        _LIVE.discard(proc.pid)
     job.returncode = proc.returncode
     job.seconds = time.monotonic() - start
     job.log = out[-20000:]
@@ -127,8 +133,9 @@ def run(
         bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}] {postfix}",
     ) as bar:
         done = []
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            futures = [pool.submit(one, job) for job in jobs]
+        pool = ThreadPoolExecutor(max_workers=max(1, workers))
+        futures = [pool.submit(one, job) for job in jobs]
+        try:
             for future in as_completed(futures):
                 job = future.result()
                 if after is not None:
@@ -141,5 +148,13 @@ def run(
                         + (f"; grading {', '.join(running[-3:])}" if running else ""),
                         refresh=True,
                     )
+        except BaseException:  # Ctrl-C or an error: stop every submission still running
+            for future in futures:
+                future.cancel()
+            for pid in list(_LIVE):
+                _kill_tree(pid)
+            raise
+        finally:
+            pool.shutdown(wait=True)
     order = {job.student: i for i, job in enumerate(jobs)}
     return sorted(done, key=lambda j: order[j.student])
