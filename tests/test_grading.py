@@ -26,7 +26,8 @@ import nbformat
 import pytest
 
 from conftest import SHM, orphaned_segments
-from hybridlab import grading, reaper
+from hybridlab import _reaper as reaper
+from hybridlab import grading
 
 ROOT = Path(__file__).resolve().parents[1]
 CELL_TIMEOUT = 300  # the most any cell may take (Limits derive the real limit from the solution)

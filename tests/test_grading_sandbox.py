@@ -20,7 +20,7 @@ import psutil
 import pytest
 
 import grading_course as gc
-from hybridlab import reaper
+from hybridlab import _reaper as reaper
 from hybridlab.grading import autograde, course, gradebook, sandbox, submissions
 
 pytestmark = [pytest.mark.timeout(3000)]  # a loaded machine: the one grading run took 15+ min

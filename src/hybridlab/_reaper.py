@@ -45,12 +45,7 @@ def tagged(value: str | None, owner: str | None = None) -> list[psutil.Process]:
 
 
 def owner_stamp() -> str:
-    """This process as an owner: its pid and start time (pids are reused, start times are not).
-
-    Empty inside a grading sandbox (HYBRIDLAB_SANDBOX): there a pid means nothing outside the
-    sandbox's PID namespace, and the namespace itself ends everything with the kernel."""
-    if os.environ.get("HYBRIDLAB_SANDBOX"):
-        return ""
+    """This process as an owner: its pid and start time (pids are reused, start times are not)."""
     me = psutil.Process()
     return f"{me.pid}:{me.create_time():.2f}"
 

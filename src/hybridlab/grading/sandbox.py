@@ -178,11 +178,11 @@ class Cgroup:
 def _read_only_roots() -> list[str]:
     """Folders the kernel needs to read: the system, the venv, Python, hybridlab and its kernels."""
     import hybridlab
-    from hybridlab.build import KERNELS_DIR
+    from hybridlab.paths import kernels_dir
 
     roots = [d for d in SYSTEM_DIRS if Path(d).is_dir()]
     roots += [sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parent.parent)]
-    roots += [str(Path(hybridlab.__file__).resolve().parents[1]), str(Path(KERNELS_DIR).resolve())]
+    roots += [str(Path(hybridlab.__file__).resolve().parents[1]), str(kernels_dir().resolve())]
     out: list[str] = []
     for root in sorted(set(roots), key=len):
         if Path(root).is_dir() and not any(root == o or root.startswith(o + "/") for o in out):
