@@ -114,7 +114,7 @@ assert total([]) == 0.0
 
 LIMITS = """
 # grading tests: short limits so the bad submissions are stopped quickly
-c.Limits.cell_minimum = 25
+c.Limits.cell_minimum = 60  # a cluster start on a loaded 2-core machine can take 40 s
 c.Limits.submission_minimum = 150
 c.Limits.memory_mb = 1536
 c.Limits.restarts = 3
@@ -188,7 +188,7 @@ def total(values):
 
 FORK = """
 import subprocess
-sleepers = [subprocess.Popen(["sleep", "600"], start_new_session=True) for _ in range(200)]
+sleepers = [subprocess.Popen(["sleep", "6127"], start_new_session=True) for _ in range(200)]
 print(len(sleepers), "detached sleepers")
 
 def total(values):

@@ -249,6 +249,10 @@ def grade(
                 notes.append(f"killed {left} process(es) left running")
             if job.killed or job.returncode != 0:
                 gradebook.zero_submission(root, lab, job.student)
+                log = root / "reports" / "logs" / lab / f"{job.student}.log"
+                log.parent.mkdir(parents=True, exist_ok=True)
+                log.write_text(job.log)  # nbgrader's own account of what failed
+                notes.append(f"nbgrader's log: {log}")
             rec = records[job.student]
             rec.update(outcome=outcome, seconds=job.seconds, notes=rec["notes"] + notes)
             rec["phases"] = [e for e in events if e.get("kind") == "seconds"][-1:]
