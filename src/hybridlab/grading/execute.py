@@ -26,7 +26,7 @@ import uuid
 
 import nbformat
 from jupyter_client.manager import AsyncKernelManager
-from nbclient.exceptions import DeadKernelError
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Float
 
@@ -92,6 +92,10 @@ class SandboxedExecute(Execute):
         super().__init__(*args, **kwargs)
         self.limits = Limits(parent=self)
         self.kernel_manager_class = SandboxedKernelManager if self.sandbox else AsyncKernelManager
+        # a flood of output may still be arriving after the reply: let it drain (the cap drops
+        # it) instead of failing the whole notebook, as nbgrader's default would
+        self.raise_on_iopub_timeout = False
+        self.iopub_timeout = max(self.iopub_timeout, 30)
 
     # ------------------------------------------------------------------ events
 
@@ -134,6 +138,8 @@ class SandboxedExecute(Execute):
         started = time.monotonic()
         try:
             cell, resources = super().preprocess_cell(cell, resources, index)
+        except CellTimeoutError as err:
+            raise _Restart(index, "the cell ran past its time limit (output still arriving)") from err
         except DeadKernelError as err:
             oom = bool(getattr(self.km, "oom_killed", lambda: False)())
             why = "the memory limit was hit and the kernel killed" if oom else "the kernel died"
