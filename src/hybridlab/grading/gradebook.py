@@ -143,7 +143,7 @@ def plot_parts(root: Path, lab: str, path: Path | None = None) -> Path | None:
     names = list(parts)
     shares = [[got[s].get(p, 0) / parts[p] if parts[p] else 0 for s in got] for p in names]
     fig, ax = plt.subplots(figsize=(max(5, 0.7 * len(names) + 2), 3.6))
-    ax.boxplot(shares, vert=True, widths=0.5, showmeans=True)
+    ax.boxplot(shares, widths=0.5, showmeans=True)
     for i, values in enumerate(shares, start=1):
         jitter = [i + 0.12 * ((k % 5) - 2) / 2 for k in range(len(values))]
         ax.plot(jitter, values, "o", alpha=0.4, ms=4)
