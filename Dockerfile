@@ -18,7 +18,7 @@ ENV LANG=C.UTF-8 \
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
-        python3 python3-venv gcc libc6-dev make hwloc-nox numactl libfftw3-double3 \
+        python3 python3-venv gcc libc6-dev make hwloc-nox numactl libfftw3-double3 bubblewrap \
     && rm -rf /var/lib/apt/lists/*
 
 RUN useradd --create-home --uid 1000 --user-group --shell /bin/bash student \

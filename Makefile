@@ -8,7 +8,7 @@ LAB_DIR   ?= labs
 PYTEST_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: setup lab test book release grade lint bench clean doctor image test-image test-browser
+.PHONY: setup lab test book release grade lint bench clean doctor image test-image test-browser test-grading-full
 
 setup: $(STAMP)
 	@$(BIN)/hybridlab build --all --quiet
@@ -42,6 +42,10 @@ test-image: setup
 test-browser: setup
 	$(PY) -m pip install --quiet -r requirements-browser.lock
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m browser tests/test_browser.py $(PYTEST_ARGS)
+
+# Every real lab graded round trip in the sandbox (about 15 minutes more than make test).
+test-grading-full: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m grading_full tests/test_grading.py $(PYTEST_ARGS)
 
 doctor: setup
 	$(BIN)/hybridlab doctor

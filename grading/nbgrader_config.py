@@ -2,7 +2,7 @@
 
 Every path is derived from this file's own location, so a copy of the folder (for example the
 grading tests' temporary copy) is a complete course of its own. Run nbgrader from this folder,
-or use `hybridlab release` / `hybridlab grade LAB` (src/hybridlab/grading.py), which do.
+or use `hybridlab release` / `hybridlab grade LAB` (src/hybridlab/grading/), which do.
 """
 
 from pathlib import Path
@@ -16,9 +16,41 @@ c.CourseDirectory.course_id = "hybridlab"
 # course-local exchange (gitignored), instead of the system-wide /srv/nbgrader/exchange
 c.Exchange.root = str(HERE / "exchange")
 
-# Seconds per cell. There is no per-cell override, and the default 30 s is too short for cells
-# that start MPI engines; a deadlocked exercise is stopped sooner by the lab's own timeouts.
+# Seconds per cell when nbgrader runs a notebook itself (e.g. `nbgrader autograde` by hand).
+# `hybridlab grade` derives tighter limits from the solution's own run (Limits below).
 c.Execute.timeout = 300
+
+# Autograde: nbgrader's Execute step replaced by the sandboxed one (src/hybridlab/grading/
+# execute.py): each submission's kernel runs in bubblewrap, output is capped, the tests' tools
+# are guarded, a kernel that dies or hangs costs only its part.
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "hybridlab.grading.submissions.ForgetUnknownCells",  # renamed cells: plain, not fatal
+    "nbgrader.preprocessors.OverwriteCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+c.Autograde.autograde_preprocessors = [
+    "hybridlab.grading.execute.SandboxedExecute",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+
+# Limits of one submission (hybridlab.grading.sandbox.Limits; these are the defaults).
+c.Limits.memory_mb = 3072  # the whole sandbox: kernel, controller, engines (cgroup or rlimit)
+c.Limits.tasks = 768  # processes + threads in one sandbox (cgroup pids.max)
+c.Limits.output_bytes = 200_000  # kept per cell; the rest is cut with a marker
+c.Limits.factor = 4.0  # time limits = factor x the solution's quick run (cell and notebook)
+c.Limits.cell_minimum = 60  # seconds, at least, per cell
+c.Limits.submission_minimum = 240  # seconds, at least, per submission
+c.Limits.restarts = 4  # fresh sandboxes per submission after a cell kills or hangs the kernel
+c.Limits.jobs = 0  # submissions at once; 0: twice the cores / (ranks x threads of the lab)
+c.Limits.unsandboxed = False  # True grades WITHOUT a sandbox: trusted code only
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.begin_solution_delimeter = "BEGIN SOLUTION"
@@ -27,11 +59,11 @@ c.ClearHiddenTests.begin_test_delimeter = "BEGIN HIDDEN TESTS"
 c.ClearHiddenTests.end_test_delimeter = "END HIDDEN TESTS"
 
 # Feedback: nbgrader renders the autograded notebook, into which autograde has copied the hidden
-# tests back (and their tracebacks quote them). HideHiddenTests (src/hybridlab/grading.py)
+# tests back (and their tracebacks quote them). HideHiddenTests (src/hybridlab/grading/feedback.py)
 # removes both before rendering; `hybridlab grade` then checks the HTML for any hidden line.
 # Named by string, so hybridlab is imported only when feedback is generated.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "hybridlab.grading.HideHiddenTests",
+    "hybridlab.grading.feedback.HideHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]

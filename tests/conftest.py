@@ -49,7 +49,11 @@ def repo() -> Path:
 
 
 # Opt-in tests: left out of a plain `pytest` / `make test` unless `-m` names their marker.
-OPT_IN = {"image": "make test-image", "browser": "make test-browser"}
+OPT_IN = {
+    "image": "make test-image",
+    "browser": "make test-browser",
+    "grading_full": "make test-grading-full",
+}
 
 
 def pytest_collection_modifyitems(config, items):

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import SHM, orphaned_segments
 from hybridlab import _reaper as reaper
-from hybridlab import runner
+from hybridlab import notebooks
 from hybridlab.grading import known_labs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,7 +84,7 @@ def test_the_notebook_follows_the_course_conventions(lab):
 @pytest.mark.parametrize("lab", LABS)
 def test_solution_runs_clean_in_quick_mode(lab, tmp_path, session):
     start = time.monotonic()
-    executed, figures = runner.run_notebook(source(lab), tmp_path, quick=True, timeout=600)
+    executed, figures = notebooks.run_notebook(source(lab), tmp_path, quick=True, timeout=600)
     print(f"{lab} solution, quick mode: {time.monotonic() - start:.1f} s, {len(figures)} figures")
     assert errors(nbformat.read(executed, as_version=4)) == []
     assert len(figures) >= 2 and all(f.stat().st_size > 1000 for f in figures)
@@ -101,7 +101,7 @@ def _blank_answer_error(out: dict) -> bool:
 def test_released_lab_fails_only_at_its_blanks(lab, tmp_path, session):
     start = time.monotonic()
     released = ROOT / "labs" / f"{lab}.ipynb"
-    executed, _ = runner.run_notebook(
+    executed, _ = notebooks.run_notebook(
         released, tmp_path, quick=True, timeout=600, allow_errors=True
     )
     print(f"{lab} released, quick mode: {time.monotonic() - start:.1f} s")

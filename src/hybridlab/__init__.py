@@ -7,7 +7,7 @@ Layers, bottom to top (a module imports only from its own layer or below):
             build -> probe -> time -> parse -> Results), launch (run_program, the mpiexec
             adapter), cluster (life cycle) with _supervisor (timeouts, crashes, restart)
             and _controller (the notebook's warm ipyparallel controller);
-            kernelspec, doctor, cli, notebooks/runner; reference (published data, cited);
+            kernelspec, doctor, cli, notebooks (was runner); reference (published data, cited);
             plots (pictures shared by several topics); grading
   topics    hybrid_models, sync, p2p, halo, memory, mapping, collectives, modelling, pykernels:
             one package per course topic, importing the harness and other topics'

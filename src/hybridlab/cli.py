@@ -1,4 +1,4 @@
-"""The `hybridlab` command: doctor, build, run, clean, release, grade."""
+"""The `hybridlab` command: doctor, build, run, clean, release, collect, grade, grades, feedback."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .runner import NotebookError, run_notebook
+    from .notebooks import NotebookError, run_notebook
 
     out = Path(args.out)
     try:
@@ -71,29 +71,88 @@ def _clean(args: argparse.Namespace) -> int:
     return 0
 
 
-def _release(args: argparse.Namespace) -> int:
-    from .grading import GradingError, release
+def _print_paths(produce, word: str) -> int:
+    """Print each path `produce()` returns after `word`, or its GradingError."""
+    from .grading.course import GradingError
 
     try:
-        paths = release(args.labs or None)
+        paths = produce()
     except GradingError as err:
         print(err, file=sys.stderr)
         return 1
     for path in paths:
-        print(f"released {path}")
+        print(f"{word} {path}")
     return 0
 
 
+def _students(args: argparse.Namespace) -> list[str] | None:
+    return [s for s in (args.students or "").split(",") if s] or None
+
+
+def _release(args: argparse.Namespace) -> int:
+    from .grading.course import release
+
+    return _print_paths(lambda: release(args.labs or None), "released")
+
+
 def _grade(args: argparse.Namespace) -> int:
-    from .grading import GradingError, grade
+    from .grading.autograde import grade
+    from .grading.course import GradingError
+    from .grading.sandbox import SandboxError
 
     try:
-        report = grade(args.lab)
-    except GradingError as err:
+        report = grade(
+            args.lab,
+            students=_students(args),
+            jobs=args.jobs,
+            quick=not args.full,
+            unsandboxed=args.unsandboxed,
+            wait=args.wait,
+        )
+    except (GradingError, SandboxError) as err:
         print(err, file=sys.stderr)
         return 1
     print(report)
     return 0
+
+
+def _grades(args: argparse.Namespace) -> int:
+    from .grading import gradebook
+    from .grading.course import GRADING, known_labs
+
+    labs = args.labs or known_labs()
+    for lab in labs:
+        print(gradebook.table(GRADING, lab))
+        if args.plot and (picture := gradebook.plot_parts(GRADING, lab)):
+            print(f"plot: {picture}")
+        print()
+    print(f"csv: {gradebook.write_csv(GRADING, labs)}")
+    return 0
+
+
+def _feedback(args: argparse.Namespace) -> int:
+    from .grading.feedback import generate
+
+    return _print_paths(lambda: generate(args.lab, students=_students(args)), "feedback")
+
+
+def _collect(args: argparse.Namespace) -> int:
+    from .grading.course import GradingError
+    from .grading.submissions import collect_exchange, import_submissions
+
+    try:
+        if args.exchange:
+            print(collect_exchange(args.lab))
+            return 0
+        if not args.source:
+            print("name a folder or zip of submissions, or --exchange", file=sys.stderr)
+            return 2
+        report = import_submissions(Path(args.source), args.lab, replace=args.replace)
+    except (GradingError, FileNotFoundError) as err:
+        print(err, file=sys.stderr)
+        return 1
+    print(report.text())
+    return 1 if report.unmatched else 0
 
 
 def parser() -> argparse.ArgumentParser:
@@ -120,9 +179,30 @@ def parser() -> argparse.ArgumentParser:
     rel = sub.add_parser("release", help="regenerate labs/ from grading/source/ with nbgrader")
     rel.add_argument("labs", nargs="*")
     rel.set_defaults(func=_release)
-    g = sub.add_parser("grade", help="autograde grading/submitted/*/LAB, export grades, feedback")
+    g = sub.add_parser("grade", help="autograde grading/submitted/*/LAB in sandboxes, in parallel")
     g.add_argument("lab")
+    g.add_argument("--students", help="comma list: (re)grade only these students")
+    g.add_argument("--jobs", type=int, help="submissions at once (default: from cores and lab)")
+    g.add_argument("--full", action="store_true", help="full problem sizes (default: quick)")
+    g.add_argument("--wait", action="store_true", help="queue behind a grader already running")
+    g.add_argument(
+        "--unsandboxed", action="store_true", help="NO sandbox: only for code you trust"
+    )
     g.set_defaults(func=_grade)
+    gs = sub.add_parser("grades", help="the class table per lab, grades.csv, plots per part")
+    gs.add_argument("labs", nargs="*")
+    gs.add_argument("--plot", action="store_true", help="score distribution per part (PNG)")
+    gs.set_defaults(func=_grades)
+    fb = sub.add_parser("feedback", help="HTML feedback per student, without hidden tests")
+    fb.add_argument("lab")
+    fb.add_argument("--students", help="comma list (default: every graded student)")
+    fb.set_defaults(func=_feedback)
+    co = sub.add_parser("collect", help="import submissions: LMS folder or zip, or the exchange")
+    co.add_argument("lab")
+    co.add_argument("source", nargs="?", help="folder or .zip of <student>_*.ipynb or <student>/")
+    co.add_argument("--exchange", action="store_true", help="nbgrader collect (JupyterHub)")
+    co.add_argument("--replace", action="store_true", help="overwrite existing submissions")
+    co.set_defaults(func=_collect)
     return p
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import os
+import sys
 import uuid
 from pathlib import Path
 
@@ -18,6 +19,23 @@ from .kernelspec import NAME as KERNEL_NAME
 
 class NotebookError(RuntimeError):
     """A cell of the notebook raised; the executed copy up to that cell was still written."""
+
+
+def headless_environment(session: str | None = None, *, quick: bool = False) -> dict[str, str]:
+    """The environment of a notebook run without a browser (by `hybridlab run` and by grading).
+
+    The venv's bin first on PATH (its mpiexec), no prompts from ipyparallel, inline figures (kept
+    in the executed copy), HYBRIDLAB_SESSION=`session` on everything the kernel starts (so the
+    reaper finds it), HYBRIDLAB_QUICK=1 for small problem sizes."""
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["IPP_NONINTERACTIVE"] = "1"
+    env["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    if session:
+        env[reaper.SESSION] = session
+    if quick:
+        env["HYBRIDLAB_QUICK"] = "1"
+    return env
 
 
 def kernel_name() -> str:
@@ -61,16 +79,7 @@ def run_notebook(
         raise FileNotFoundError(f"no notebook at {path}")
     nb = nbformat.read(path, as_version=4)
     session = f"notebook-{uuid.uuid4().hex[:12]}"
-    env = dict(
-        os.environ,
-        **{
-            reaper.SESSION: session,
-            "IPP_NONINTERACTIVE": "1",
-            "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-        },
-    )
-    if quick:
-        env["HYBRIDLAB_QUICK"] = "1"
+    env = headless_environment(session, quick=quick)
     client = NotebookClient(
         nb,
         timeout=timeout,

@@ -1,0 +1,256 @@
+#!/usr/bin/env python
+"""Grading a class: N submissions of labs 02 and 04 (solution, blank, faulty), sandboxed, from
+nothing (a fresh course folder and gradebook; the kernel build cache as `make setup` leaves it),
+in parallel (the default pool) and one at a time, written to benchmarks/grading_results.md.
+
+Where the time goes, per submission, from the grader's own records: the nbgrader process as a
+whole, the notebook execution inside it (kernel and sandbox start + cells), the cells that start
+a cluster, the other cells; the rest of the process is nbgrader itself (reading, restoring cells,
+writing the gradebook). Nothing is asserted.
+
+    python benchmarks/bench_grading.py [--submissions 30] [--sequential 10] [--labs 02_synchronisation,04_halo_exchange]
+
+--sequential K grades K submissions one at a time (K < N: the per-submission mean is also
+scaled to N, and labelled so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+from hybridlab.grading import autograde, course, gradebook, pool
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+
+FAULTY = {  # answer cell -> a wrong answer that fails fast
+    "02_synchronisation": (
+        "predict_waits",
+        "def predict_waits(work_ms_per_rank):\n"
+        "    slowest = max(work_ms_per_rank)\n"
+        "    return [slowest / (slowest - w) for w in work_ms_per_rank]  # divides by zero\n",
+    ),
+    "04_halo_exchange": (
+        "exchange_halos",
+        'EXCHANGE_C = r"""\n'
+        "void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n"
+        "    (void)a; (void)m; (void)nx; (void)up; (void)down; (void)comm;  /* never exchanges */\n"
+        "}\n"
+        '"""\n',
+    ),
+}
+
+_T0 = time.monotonic()
+
+
+def say(message: str) -> None:
+    print(f"[bench_grading {time.monotonic() - _T0:6.1f} s] {message}", file=sys.stderr, flush=True)
+
+
+def make_class(root: Path, lab: str, n: int, released: Path) -> dict[str, str]:
+    solution = nbformat.read(course.source_notebook(root, lab), as_version=4)
+    blank = nbformat.read(released, as_version=4)
+    answer_id, wrong = FAULTY[lab]
+    faulty = nbformat.from_dict(json.loads(json.dumps(solution)))
+    for cell in faulty.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == answer_id:
+            cell.source = wrong
+    kinds = {}
+    for i in range(n):
+        kind = ("solution", "blank", "faulty")[i % 3]
+        student = f"s{i:03d}-{kind}"
+        folder = root / "submitted" / student / lab
+        folder.mkdir(parents=True)
+        nbformat.write(
+            {"solution": solution, "blank": blank, "faulty": faulty}[kind], folder / f"{lab}.ipynb"
+        )
+        kinds[student] = kind
+    return kinds
+
+
+def phases(root: Path, lab: str) -> dict[str, float]:
+    """Mean seconds per submission: process, execution, cluster-start cells, other cells."""
+    source = nbformat.read(course.source_notebook(root, lab), as_version=4)
+    cluster_cells = {
+        str(i)
+        for i, c in enumerate(source.cells)
+        if c.cell_type == "code" and "Cluster(" in c.source
+    }
+    rows = {"process": [], "execution": [], "cluster cells": [], "other cells": []}
+    for rec in gradebook.load_records(root, lab).values():
+        if not rec.get("phases"):
+            continue
+        p = rec["phases"][0]
+        cells = p.get("cells", {})
+        rows["process"].append(rec["seconds"])
+        rows["execution"].append(p["total"])
+        rows["cluster cells"].append(sum(v for k, v in cells.items() if k in cluster_cells))
+        rows["other cells"].append(sum(v for k, v in cells.items() if k not in cluster_cells))
+    return {k: statistics.mean(v) if v else 0.0 for k, v in rows.items()}
+
+
+def one_lab(lab: str, n: int, jobs: int | None, label: str, timings: Path | None = None) -> dict:
+    """Grade n submissions of `lab` in a fresh course; `timings`: reuse a reference run."""
+    root = Path(tempfile.mkdtemp(prefix=f"bench-grading-{lab}-")) / "course"
+    root.mkdir(parents=True)
+    shutil.copy(REPO / "grading" / "nbgrader_config.py", root)
+    shutil.copytree(REPO / "grading" / "source" / lab, root / "source" / lab)
+    start = time.monotonic()
+    (released,) = course.release([lab], root=root, labs_dir=root / "labs")
+    release_s = time.monotonic() - start
+    kinds = make_class(root, lab, n, released)
+    if timings is not None:  # the solution's reference run, measured by the previous run
+        (root / "reports").mkdir()
+        shutil.copy(timings, root / "reports" / "timings.json")
+    load_before = os.getloadavg()[0]
+    start = time.monotonic()
+    ref_start = time.monotonic()
+    timing = autograde.reference_timing(root, lab, quick=True, sandboxed=True)
+    reference_s = time.monotonic() - ref_start
+    say(f"{lab} {label}: reference run {reference_s:.0f} s; grading {n} submissions")
+    report = autograde.grade(lab, root=root, jobs=jobs, progress=True)
+    seconds = time.monotonic() - start
+    rows = gradebook.rows(root, lab)
+    outcome = {}
+    for r in rows:
+        key = (kinds[r["student"]], r["outcome"])
+        outcome[key] = outcome.get(key, 0) + 1
+    needs = pool.lab_needs(course.source_notebook(root, lab).read_text())
+    result = {
+        "lab": lab,
+        "label": label,
+        "n": n,
+        "jobs": jobs or pool.default_jobs(needs),
+        "release_s": release_s,
+        "reference_s": reference_s,
+        "grade_s": seconds,
+        "solution_s": timing["total"],
+        "phases": phases(root, lab),
+        "outcomes": {f"{k} -> {o}": c for (k, o), c in sorted(outcome.items())},
+        "scores": {
+            kind: sorted({r["total"] for r in rows if kinds[r["student"]] == kind})
+            for kind in ("solution", "blank", "faulty")
+        },
+        "load_before": load_before,
+        "load_after": os.getloadavg()[0],
+        "report_tail": report.splitlines()[0],
+        "reference_reused": timings is not None,
+    }
+    kept = HERE / f".timings-{lab}.json"
+    shutil.copy(root / "reports" / "timings.json", kept)
+    result["timings_file"] = str(kept)
+    shutil.rmtree(root.parent, ignore_errors=True)
+    say(f"{lab} {label}: {seconds:.0f} s ({result['jobs']} at a time)")
+    return result
+
+
+def write(results: list[dict], args, out: Path) -> None:
+    machine = f"{platform.node()}: {os.cpu_count()} CPUs, {platform.machine()}, Python {platform.python_version()}"
+    lines = [
+        "# Grading a class: sandboxed, parallel",
+        "",
+        f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by "
+        "`python benchmarks/bench_grading.py "
+        f"--submissions {args.submissions} --sequential {args.sequential}`, on {machine}.",
+        "",
+        "**Machine load: the machine was shared with other work while this ran** (up to 8 other "
+        "sessions running test suites on the same 2 cores); the load average (1 min) before and "
+        "after each run is in the table. Times are therefore upper bounds of what an idle 2-core "
+        "machine takes, and the parallel/sequential ratio is blurred by the others' load.",
+        "",
+        "Each run starts from nothing: a fresh course folder and gradebook, `nbgrader "
+        "generate_assignment`, the solution's reference run in the sandbox (which also sets the "
+        "time limits), then every submission in its own bubblewrap sandbox (quick mode). The "
+        "class is a third each of the instructor solution, the blank released lab, and a faulty "
+        "answer (lab 02: `predict_waits` divides by zero; lab 04: `exchange_halos` never "
+        "exchanges).",
+        "",
+        "| lab | run | submissions | at a time | release s | reference s | grading s (incl. reference) | per submission s | load before / after |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r['lab']} | {r['label']} | {r['n']} | {r['jobs']} | {r['release_s']:.0f} | "
+            f"{r['reference_s']:.0f} | {r['grade_s']:.0f} | {r['grade_s'] / r['n']:.1f} | "
+            f"{r['load_before']:.1f} / {r['load_after']:.1f} |"
+        )
+    seq = {r["lab"]: r for r in results if r["label"] == "sequential"}
+    par = {r["lab"]: r for r in results if r["label"] == "parallel"}
+    lines += ["", "## Sequential beside parallel, for the whole class", ""]
+    for lab, p in par.items():
+        if lab in seq:
+            s = seq[lab]
+            scaled = (s["grade_s"] - s["reference_s"]) / s["n"] * p["n"] + p["reference_s"]
+            lines.append(
+                f"- {lab}: parallel {p['grade_s']:.0f} s for {p['n']}; sequential "
+                f"{s['grade_s']:.0f} s for {s['n']}"
+                + (
+                    f", scaled to {p['n']}: {scaled:.0f} s (measured per submission x {p['n']}, "
+                    "not run)"
+                    if s["n"] != p["n"]
+                    else ""
+                )
+                + f" (with the parallel run's reference run); speed-up {scaled / p['grade_s']:.2f}x"
+            )
+    lines += [
+        "",
+        "## Where the time goes (mean seconds per submission)",
+        "",
+        "| lab | run | nbgrader process | notebook execution | cluster-start cells | other cells | nbgrader itself | kernel + sandbox start and guard cells |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        ph = r["phases"]
+        lines.append(
+            f"| {r['lab']} | {r['label']} | {ph['process']:.1f} | {ph['execution']:.1f} | "
+            f"{ph['cluster cells']:.1f} | {ph['other cells']:.1f} | "
+            f"{ph['process'] - ph['execution']:.1f} | "
+            f"{ph['execution'] - ph['cluster cells'] - ph['other cells']:.1f} |"
+        )
+    lines += [
+        "",
+        "In a parallel run the per-submission times overlap (each is longer than alone, "
+        "the class is shorter).",
+        "",
+        "## Outcomes and scores",
+        "",
+    ]
+    for r in results:
+        lines.append(f"- {r['lab']} {r['label']}: {r['outcomes']}; totals by kind {r['scores']}")
+    out.write_text("\n".join(lines) + "\n")
+    (out.with_suffix(".json")).write_text(json.dumps(results, indent=1))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--submissions", type=int, default=30)
+    p.add_argument("--sequential", type=int, default=10)
+    p.add_argument("--labs", default="02_synchronisation,04_halo_exchange")
+    p.add_argument("--out", default=str(HERE / "grading_results.md"))
+    args = p.parse_args(argv)
+    results = []
+    for lab in args.labs.split(","):
+        results.append(one_lab(lab, args.submissions, None, "parallel"))
+        write(results, args, Path(args.out))
+        if args.sequential:
+            reuse = Path(results[-1]["timings_file"])
+            results.append(one_lab(lab, args.sequential, 1, "sequential", timings=reuse))
+            write(results, args, Path(args.out))
+    say(f"written {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""The course folder: its labs, nbgrader run inside it, release, the grading lock, limits.
+
+    release()   grading/source/<lab>/ -> nbgrader generate_assignment -> labs/ (no outputs)
+
+nbgrader runs as a subprocess from the course folder (its nbgrader_config.py sets the course).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import nbformat
+
+from ..notebooks import headless_environment
+
+GRADING = Path(os.environ.get("HYBRIDLAB_GRADING", Path(__file__).resolve().parents[3] / "grading"))
+LABS = Path(os.environ.get("HYBRIDLAB_LABS", GRADING.parent / "labs"))
+COURSE_ID = "hybridlab"
+RELEASE_TIMEOUT = 600  # seconds for one `nbgrader generate_assignment`
+OUTPUT_TAIL = 3000  # characters of nbgrader's log quoted in an error
+LOCK = ".grading.lock"
+
+
+class GradingError(RuntimeError):
+    """Releasing or grading could not be done; the message says why and what to do."""
+
+
+def known_labs(root: Path = GRADING) -> list[str]:
+    """Labs with an instructor notebook: grading/source/<lab>/<lab>.ipynb."""
+    source = Path(root) / "source"
+    return sorted(d.name for d in source.glob("*") if (d / f"{d.name}.ipynb").is_file())
+
+
+def check_labs(labs: list[str], root: Path) -> None:
+    known = known_labs(root)
+    unknown = [lab for lab in labs if lab not in known]
+    if unknown:
+        raise GradingError(
+            f"unknown lab(s): {', '.join(unknown)}; known labs: {', '.join(known) or 'none'} "
+            f"(from {Path(root) / 'source'})"
+        )
+
+
+def source_notebook(root: Path, lab: str) -> Path:
+    return Path(root) / "source" / lab / f"{lab}.ipynb"
+
+
+def db_url(root: Path, *, wait: float = 120) -> str:
+    """The gradebook; several nbgrader processes write it at once, so SQLite waits for locks."""
+    return f"sqlite:///{Path(root).resolve() / 'gradebook.db'}?timeout={wait:g}"
+
+
+def nbgrader(
+    args: list[str],
+    root: Path,
+    *,
+    timeout: float,
+    env: dict[str, str] | None = None,
+    check: bool = True,
+) -> subprocess.CompletedProcess:
+    """Run the venv's nbgrader in the course folder; raise GradingError with its log on failure."""
+    exe = Path(sys.executable).parent / "nbgrader"
+    if not exe.exists():
+        raise GradingError(f"no nbgrader next to {sys.executable}: run `make setup`")
+    if not (Path(root) / "nbgrader_config.py").is_file():
+        raise GradingError(f"{root} has no nbgrader_config.py: it is not a course folder")
+    try:
+        done = subprocess.run(
+            [str(exe), *args, f"--CourseDirectory.db_url={db_url(root)}"],
+            cwd=root,
+            env=env or headless_environment(),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as err:
+        raise GradingError(f"`nbgrader {' '.join(args)}` took longer than {timeout:g} s") from err
+    if check and done.returncode != 0:
+        log = (done.stdout + done.stderr)[-OUTPUT_TAIL:]
+        raise GradingError(f"`nbgrader {' '.join(args)}` failed ({done.returncode}):\n{log}")
+    return done
+
+
+def load_config(root: Path):
+    """The course's nbgrader_config.py as a traitlets Config (for the grading limits)."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    return PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+
+
+@contextmanager
+def grading_lock(root: Path, *, wait: bool = False):
+    """One grader per course at a time: a second one refuses (or, with wait, waits)."""
+    path = Path(root) / LOCK
+    with open(path, "a+") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            f.seek(0)
+            holder = f.read().strip() or "another process"
+            raise GradingError(
+                f"another grader is working on {root} ({holder}); wait for it to finish, "
+                "or run with --wait to queue behind it"
+            ) from None
+        f.seek(0)
+        f.truncate()
+        f.write(f"pid {os.getpid()}, started {time.strftime('%Y-%m-%d %H:%M:%S')}")
+        f.flush()
+        try:
+            yield
+        finally:
+            f.seek(0)
+            f.truncate()
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def check_kernel(root: Path, lab: str) -> None:
+    """The Jupyter kernel the lab names must be installed, or every submission would fail."""
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    nb = nbformat.read(source_notebook(root, lab), as_version=4)
+    name = nb.metadata.get("kernelspec", {}).get("name", "python3")
+    try:
+        KernelSpecManager().get_kernel_spec(name)
+    except NoSuchKernel as err:
+        raise GradingError(
+            f"{lab} runs on the Jupyter kernel '{name}', which is not installed: "
+            "run `make setup` (or python -m hybridlab.kernelspec)"
+        ) from err
+
+
+def in_gradebook(root: Path, lab: str) -> bool:
+    from nbgrader.api import Gradebook, MissingEntry
+
+    if not (Path(root) / "gradebook.db").exists():
+        return False
+    with Gradebook(db_url(root), course_id=COURSE_ID) as gb:
+        try:
+            return bool(gb.find_assignment(lab).notebooks)
+        except MissingEntry:
+            return False
+
+
+def release(
+    labs: list[str] | None = None, *, root: Path = GRADING, labs_dir: Path = LABS
+) -> list[Path]:
+    """Generate the student version of each lab (all by default) and copy it to labs_dir."""
+    root, labs_dir = Path(root), Path(labs_dir)
+    names = list(labs) if labs else known_labs(root)
+    if not names:
+        raise GradingError(f"no labs found in {root / 'source'}")
+    check_labs(names, root)
+    written = []
+    for lab in names:
+        nbgrader(["generate_assignment", lab, "--force"], root, timeout=RELEASE_TIMEOUT)
+        released = root / "release" / lab / f"{lab}.ipynb"
+        if not released.is_file():
+            raise GradingError(f"nbgrader did not write {released}")
+        nb = nbformat.read(released, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs = []
+                cell.execution_count = None
+        labs_dir.mkdir(parents=True, exist_ok=True)
+        target = labs_dir / f"{lab}.ipynb"
+        nbformat.write(nb, target)
+        written.append(target)
+    return written
+
+
+def graded_parts(root: Path, lab: str) -> dict[str, float]:
+    """grade_id -> points of every graded cell of the instructor notebook, in notebook order."""
+    nb = nbformat.read(source_notebook(root, lab), as_version=4)
+    return {
+        c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"].get("points", 0))
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+    }

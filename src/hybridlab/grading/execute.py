@@ -1,0 +1,272 @@
+"""nbgrader's Execute step, sandboxed, limited and guarded (named in grading/nbgrader_config.py).
+
+SandboxedExecute replaces nbgrader's Execute in autograde's preprocessors. For one submission:
+  - the kernel runs in a bubblewrap sandbox (sandbox.SandboxedKernelManager);
+  - output kept per cell is capped (Limits.output_bytes), the rest cut with a marker;
+  - guard cells (see _guard) are inserted before running and removed afterwards: one capturing
+    the pristine tools before any student cell, one restoring them before each test cell, one
+    remembering the helpers each instructor cell defined;
+  - each test cell ends with a print of a per-run random token, and a test cell scores only if
+    the token arrived (the cell ran to its end) and its reply was not an error;
+  - a cell that kills the kernel (os._exit, a segfault, the memory limit) or hangs past the cell
+    time limit gets an error and zero; the notebook is then run again in a fresh sandbox without
+    that cell (up to Limits.restarts times), so the other parts are still graded;
+  - past the submission deadline the remaining cells are not run (their tests score zero).
+What happened is appended as JSON lines to $HYBRIDLAB_GRADING_EVENTS for the grader's report.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import os
+import time
+import uuid
+
+import nbformat
+from jupyter_client.manager import AsyncKernelManager
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbgrader.preprocessors import Execute
+from traitlets import Bool, Float
+
+from ._guard import TAMPER
+from .sandbox import Limits, SandboxedKernelManager
+
+EVENTS = "HYBRIDLAB_GRADING_EVENTS"
+DONE = "HYBRIDLAB-DONE"
+CUT = "\n[... output cut by the grader: more than {n} bytes in this cell ...]\n"
+
+
+class _Restart(Exception):
+    def __init__(self, index: int, reason: str):
+        super().__init__(reason)
+        self.index, self.reason = index, reason
+
+
+def _nbgrader(cell) -> dict:
+    return cell.metadata.get("nbgrader", {}) if cell.cell_type == "code" else {}
+
+
+def is_test(cell) -> bool:
+    meta = _nbgrader(cell)
+    return bool(meta.get("grade")) and not meta.get("solution")
+
+
+def _defined_names(source: str) -> list[str]:
+    """Functions, classes and imports bound at the top level of an instructor cell."""
+    try:
+        tree = ast.parse(
+            "\n".join(line for line in source.splitlines() if not line.startswith("%"))
+        )
+    except SyntaxError:
+        return []
+    names = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names += [(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"]
+    return names
+
+
+def _code(source: str, injected: str) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["hybridlab"] = injected
+    return cell
+
+
+def _error(ename: str, evalue: str) -> nbformat.NotebookNode:
+    return nbformat.v4.new_output(
+        "error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"]
+    )
+
+
+class SandboxedExecute(Execute):
+    sandbox = Bool(True, help="run the kernel in bubblewrap (False: --unsandboxed)").tag(
+        config=True
+    )
+    deadline = Float(0, help="seconds for the whole notebook (0: none)").tag(config=True)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.limits = Limits(parent=self)
+        self.kernel_manager_class = SandboxedKernelManager if self.sandbox else AsyncKernelManager
+        # a flood of output may still be arriving after the reply: let it drain (the cap drops
+        # it) instead of failing the whole notebook, as nbgrader's default would
+        self.raise_on_iopub_timeout = False
+        self.iopub_timeout = max(self.iopub_timeout, 30)
+
+    # ------------------------------------------------------------------ events
+
+    def _event(self, **what) -> None:
+        path = os.environ.get(EVENTS)
+        if path:
+            with open(path, "a") as f:
+                f.write(json.dumps(what) + "\n")
+
+    # ------------------------------------------------------------------ output cap
+
+    def output(self, outs, msg, display_id, cell_index):
+        content = msg.get("content", {})
+        if msg.get("msg_type") == "stream" and self._token in content.get("text", ""):
+            self._completed.add(cell_index)
+            content["text"] = (
+                content["text"].replace(self._token + "\n", "").replace(self._token, "")
+            )
+        size = len(json.dumps(content, default=str))
+        used = self._used.get(cell_index, 0) + size
+        self._used[cell_index] = used
+        if used > self.limits.output_bytes:
+            if cell_index not in self._cut:
+                self._cut.add(cell_index)
+                outs.append(
+                    nbformat.v4.new_output(
+                        "stream", name="stderr", text=CUT.format(n=self.limits.output_bytes)
+                    )
+                )
+            return None
+        return super().output(outs, msg, display_id, cell_index)
+
+    # ------------------------------------------------------------------ cells
+
+    def preprocess_cell(self, cell, resources, index):
+        if self.deadline and time.monotonic() - self._start > self.deadline:
+            self._late.add(index)
+            return cell, resources
+        self._current = index
+        started = time.monotonic()
+        try:
+            cell, resources = super().preprocess_cell(cell, resources, index)
+        except CellTimeoutError as err:
+            raise _Restart(index, "the cell ran past its time limit (output still arriving)") from err
+        except DeadKernelError as err:
+            oom = bool(getattr(self.km, "oom_killed", lambda: False)())
+            why = "the memory limit was hit and the kernel killed" if oom else "the kernel died"
+            raise _Restart(index, why) from err
+        self._seconds[index] = time.monotonic() - started
+        if any(
+            o.output_type == "error" and o.get("ename") == "CellTimeoutError"
+            for o in cell.get("outputs", [])
+        ):
+            raise _Restart(index, f"the cell ran past its time limit ({self.timeout} s)")
+        return cell, resources
+
+    def _prepare(self, nb):
+        """The notebook with guard cells; origin[j] = index of cell j in nb, or None."""
+        cells, origin = (
+            [_code("import hybridlab.grading._guard as _hl_guard\n_hl_guard.capture()", "capture")],
+            [None],
+        )
+        for i, cell in enumerate(nb.cells):
+            meta = _nbgrader(cell)
+            part = meta.get("grade_id", "")
+            if is_test(cell):
+                cells.append(_code(f"_hl_guard.restore(get_ipython().user_ns, {part!r})", part))
+                origin.append(None)
+                cell = copy.deepcopy(cell)
+                cell.source = f"{cell.source}\nprint({self._token!r})"
+            cells.append(cell)
+            origin.append(i)
+            if cell.cell_type == "code" and (meta.get("locked") or is_test(cell)):
+                names = _defined_names(nb.cells[i].source)
+                if names:
+                    cells.append(
+                        _code(f"_hl_guard.remember(get_ipython().user_ns, {names!r})", "remember")
+                    )
+                    origin.append(None)
+        return cells, origin
+
+    def preprocess(self, nb, resources=None, km=None):
+        self._token = f"{DONE}-{uuid.uuid4().hex}"
+        self._start = time.monotonic()
+        prepared, origin = self._prepare(nb)
+        skipped: dict[int, str] = {}  # index in prepared -> why it was not run
+        for attempt in range(self.limits.restarts + 1):
+            work = copy.deepcopy(nb)
+            work.cells = [
+                _code("", "skipped") if j in skipped else copy.deepcopy(c)
+                for j, c in enumerate(prepared)
+            ]
+            self._used, self._cut, self._completed, self._late = {}, set(), set(), set()
+            self._seconds: dict[int, float] = {}
+            self._current = -1
+            try:
+                work, resources = super().preprocess(work, resources, km)
+                break
+            except _Restart as restart:
+                self._release_sandbox()
+                skipped[restart.index] = restart.reason
+                self._event(
+                    kind="restart",
+                    part=self._part(prepared, origin, restart.index),
+                    why=restart.reason,
+                )
+                if attempt == self.limits.restarts:
+                    later = range(restart.index + 1, len(prepared))
+                    skipped.update({j: "too many kernel restarts" for j in later})
+                    work.cells = [
+                        _code("", "skipped") if j in skipped else c
+                        for j, c in enumerate(work.cells)
+                    ]
+        self._release_sandbox()
+        self._finish(nb, work, prepared, origin, skipped)
+        return nb, resources
+
+    def _release_sandbox(self) -> None:
+        """Remove the last kernel's cgroup and files, even when nbclient skipped its cleanup."""
+        for part in ("cgroup", "box"):
+            thing = getattr(self.km, part, None)
+            if thing is not None:
+                thing.remove()
+
+    @staticmethod
+    def _part(prepared, origin, j) -> str:
+        if 0 <= j < len(prepared):
+            meta = _nbgrader(prepared[j])
+            return meta.get("grade_id") or f"cell {origin[j]}"
+        return "?"
+
+    def _finish(self, nb, work, prepared, origin, skipped) -> None:
+        """Copy outputs back to the submission's own cells; judge each test cell."""
+        for j, done in enumerate(work.cells):
+            tag = prepared[j].metadata.get("hybridlab")
+            if origin[j] is None:
+                if tag not in ("capture", "remember", "skipped"):
+                    text = "".join(o.get("text", "") for o in done.get("outputs", []))
+                    found = [line.split(": ", 1)[1] for line in text.splitlines() if TAMPER in line]
+                    if found:
+                        self._event(kind="tamper", part=tag, what=found)
+                continue
+            cell = nb.cells[origin[j]]
+            if cell.cell_type != "code":
+                continue
+            part = self._part(prepared, origin, j)
+            cell.outputs = done.get("outputs", [])
+            cell.execution_count = done.get("execution_count")
+            if j in self._cut:
+                self._event(kind="output cut", part=part)
+            if j in skipped:
+                cell.outputs = [_error("NotGraded", skipped[j])]
+                continue  # the restart event already says why
+            if j in self._late:
+                cell.outputs = [
+                    _error("SubmissionTimeLimit", f"past the {self.deadline:.0f} s deadline")
+                ]
+                if is_test(cell):
+                    self._event(kind="zero", part=part, why="submission deadline passed")
+                continue
+            if is_test(cell):
+                errors = [o for o in cell.outputs if o.output_type == "error"]
+                if errors:
+                    self._event(kind="failed", part=part, error=errors[0].get("ename", "error"))
+                elif j not in self._completed:
+                    cell.outputs.append(
+                        _error("IncompleteTest", "the test cell did not run to its end")
+                    )
+                    self._event(kind="zero", part=part, why="the test cell did not run to its end")
+        self._event(
+            kind="seconds",
+            total=time.monotonic() - self._start,
+            cells={str(origin[j]): s for j, s in self._seconds.items() if origin[j] is not None},
+        )

@@ -1,0 +1,105 @@
+"""Feedback for students: nbgrader's HTML without the hidden tests, and a scan for leaks.
+
+HideHiddenTests is named in grading/nbgrader_config.py (GenerateFeedback.preprocessors).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import nbformat
+from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
+
+from .course import GRADING, RELEASE_TIMEOUT, GradingError, check_labs, nbgrader
+
+BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
+HIDDEN_NOTE = "# (the hidden tests are not shown in feedback)"
+
+
+def _split_hidden(source: str) -> tuple[list[str], list[str]]:
+    """(lines outside hidden-test regions, lines inside them) of one cell's source."""
+    shown, hidden, inside = [], [], False
+    for line in source.splitlines():
+        if BEGIN_HIDDEN in line:
+            inside = True
+        elif END_HIDDEN in line:
+            inside = False
+        else:
+            (hidden if inside else shown).append(line)
+    return shown, hidden
+
+
+class HideHiddenTests(Preprocessor):
+    """Feedback preprocessor: drop hidden-test regions and the outputs of the cells holding them.
+
+    Autograde copies the hidden tests back into the graded notebook, so nbgrader's feedback would
+    show them, and their tracebacks quote them. Only the name of a failure is kept."""
+
+    enabled = Bool(True).tag(config=True)  # nbconvert's preprocessors are off by default
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type != "code" or BEGIN_HIDDEN not in cell.source:
+            return cell, resources
+        shown, _ = _split_hidden(cell.source)
+        cell.source = "\n".join([*shown, HIDDEN_NOTE])
+        errors = [o.get("ename", "error") for o in cell.outputs if o.output_type == "error"]
+        text = (
+            f"A test in this cell failed ({errors[0]}).\n"
+            if errors
+            else "The tests in this cell ran.\n"
+        )
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+        return cell, resources
+
+
+def hidden_test_lines(root: Path, lab: str) -> set[str]:
+    """Distinctive lines of the lab's hidden tests (not also written outside hidden regions)."""
+    hidden, shown = set(), set()
+    for path in (Path(root) / "source" / lab).glob("*.ipynb"):
+        for cell in nbformat.read(path, as_version=4).cells:
+            outside, inside = _split_hidden(cell.source)
+            shown.update(line.strip() for line in outside)
+            hidden.update(line.strip() for line in inside)
+    return {
+        line
+        for line in hidden
+        if len(line) >= 20 and not line.startswith("#") and not any(line in s for s in shown)
+    }
+
+
+def _visible_text(page: str) -> str:
+    page = re.sub(r"<(script|style)\b.*?</\1>", "", page, flags=re.S | re.I)
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def feedback_leaks(root: Path, lab: str) -> list[Path]:
+    """Feedback files of `lab` that contain a line of its hidden tests."""
+    lines = hidden_test_lines(root, lab)
+    leaks = []
+    for path in sorted((Path(root) / "feedback").glob(f"*/{lab}/*.html")):
+        text = _visible_text(path.read_text(errors="replace"))
+        if any(line in text for line in lines):
+            leaks.append(path)
+    return leaks
+
+
+def generate(lab: str, *, root: Path = GRADING, students: list[str] | None = None) -> list[Path]:
+    """HTML feedback per student (all graded, or these), checked for hidden-test lines."""
+    root = Path(root)
+    check_labs([lab], root)
+    for student in students or [None]:
+        args = ["generate_feedback", lab, "--force"] + (["--student", student] if student else [])
+        nbgrader(args, root, timeout=RELEASE_TIMEOUT)
+    leaks = feedback_leaks(root, lab)
+    if leaks:
+        for path in leaks:
+            path.unlink()
+        raise GradingError(
+            "hidden tests found in feedback (files removed, do not return them): "
+            + ", ".join(str(p) for p in leaks)
+        )
+    pages = sorted((root / "feedback").glob(f"*/{lab}/*.html"))
+    return [p for p in pages if students is None or p.parts[-3] in students]

@@ -1,0 +1,157 @@
+"""Scores out of the gradebook, the run records beside it, the class table, CSV and plots.
+
+The gradebook (nbgrader's SQLite file) holds the points; reports/<lab>.json holds what the
+grader saw per student (time, outcome, notes), updated student by student so a regrade of one
+student leaves the others' records alone.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from .course import COURSE_ID, db_url, graded_parts, known_labs
+
+OUTCOMES = ("graded", "timed out", "crashed", "limit hit", "not gradable")
+
+
+def scores(root: Path, lab: str) -> dict[str, dict[str, float]]:
+    """student -> {grade cell id: score}, from the gradebook."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    out: dict[str, dict[str, float]] = {}
+    if not (Path(root) / "gradebook.db").exists():
+        return out
+    with Gradebook(db_url(root), course_id=COURSE_ID) as gb:
+        try:
+            assignment = gb.find_assignment(lab)
+        except MissingEntry:
+            return out
+        for sub in assignment.submissions:
+            out[sub.student.id] = {
+                g.name: float(g.score or 0) for nb in sub.notebooks for g in nb.grades
+            }
+    return out
+
+
+def zero_submission(root: Path, lab: str, student: str) -> None:
+    """Record zero for every part of a submission that could not be run at all."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url(root), course_id=COURSE_ID) as gb:
+        gb.update_or_create_student(student)
+        sub = gb.update_or_create_submission(lab, student)
+        for notebook in sub.notebooks:
+            for grade in notebook.grades:
+                grade.auto_score = 0
+                grade.manual_score = None
+                grade.needs_manual_grade = False
+        gb.db.commit()
+
+
+def _records_path(root: Path, lab: str) -> Path:
+    return Path(root) / "reports" / f"{lab}.json"
+
+
+def load_records(root: Path, lab: str) -> dict[str, dict]:
+    path = _records_path(root, lab)
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def save_records(root: Path, lab: str, records: dict[str, dict]) -> Path:
+    """Merge these students' records into reports/<lab>.json (others are kept)."""
+    path = _records_path(root, lab)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    merged = load_records(root, lab)
+    merged.update(records)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(merged, indent=1, sort_keys=True))
+    tmp.replace(path)
+    return path
+
+
+def rows(root: Path, lab: str) -> list[dict]:
+    """One row per student: score per part, total, max, time, outcome, notes."""
+    parts = graded_parts(root, lab)
+    got = scores(root, lab)
+    records = load_records(root, lab)
+    out = []
+    for student in sorted(set(got) | set(records)):
+        row = {"student": student, "lab": lab}
+        row.update({p: got.get(student, {}).get(p, 0.0) for p in parts})
+        row["total"] = sum(got.get(student, {}).get(p, 0.0) for p in parts)
+        row["max"] = sum(parts.values())
+        rec = records.get(student, {})
+        row["seconds"] = round(rec.get("seconds", 0.0), 1)
+        row["outcome"] = rec.get("outcome", "graded" if student in got else "not graded")
+        row["notes"] = "; ".join(rec.get("notes", []))
+        out.append(row)
+    return out
+
+
+def table(root: Path, lab: str, students: list[str] | None = None) -> str:
+    """The class table as text (parts abbreviated as p1, p2, ... with a legend)."""
+    parts = list(graded_parts(root, lab))
+    selected = [r for r in rows(root, lab) if students is None or r["student"] in students]
+    if not selected:
+        return f"{lab}: nothing graded yet"
+    width = max(7, *(len(r["student"]) for r in selected))
+    head = f"{'student':<{width}} " + " ".join(f"p{i + 1:<3}" for i in range(len(parts)))
+    head += "  total       time  outcome"
+    lines = [head]
+    for r in selected:
+        line = f"{r['student']:<{width}} " + " ".join(f"{r[p]:<4g}" for p in parts)
+        line += (
+            f"  {r['total']:g} / {r['max']:g}".ljust(13) + f"{r['seconds']:>5.0f} s  {r['outcome']}"
+        )
+        lines.append(line)
+        if r["notes"]:
+            lines.append(f"{'':<{width}}   {r['notes']}")
+    lines.append("parts: " + ", ".join(f"p{i + 1}={p}" for i, p in enumerate(parts)))
+    return "\n".join(lines)
+
+
+def write_csv(root: Path, labs: list[str] | None = None, path: Path | None = None) -> Path:
+    """grades.csv: one row per student and lab, one column per part (parts of all labs)."""
+    root = Path(root)
+    path = Path(path or root / "grades.csv")
+    everything = [r for lab in (labs or known_labs(root)) for r in rows(root, lab)]
+    columns = ["student", "lab", "total", "max", "seconds", "outcome", "notes"]
+    for r in everything:
+        columns += [k for k in r if k not in columns]
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=columns, restval="")
+        writer.writeheader()
+        writer.writerows(everything)
+    return path
+
+
+def plot_parts(root: Path, lab: str, path: Path | None = None) -> Path | None:
+    """A picture of the class per part: the share of points students got (which parts were hard)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    parts = graded_parts(root, lab)
+    got = scores(root, lab)
+    if not got or not parts:
+        return None
+    path = Path(path or Path(root) / "reports" / f"{lab}-parts.png")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    names = list(parts)
+    shares = [[got[s].get(p, 0) / parts[p] if parts[p] else 0 for s in got] for p in names]
+    fig, ax = plt.subplots(figsize=(max(5, 0.7 * len(names) + 2), 3.6))
+    ax.boxplot(shares, widths=0.5, showmeans=True)
+    for i, values in enumerate(shares, start=1):
+        jitter = [i + 0.12 * ((k % 5) - 2) / 2 for k in range(len(values))]
+        ax.plot(jitter, values, "o", alpha=0.4, ms=4)
+    ax.set_xticks(range(1, len(names) + 1), names, rotation=40, ha="right", fontsize=8)
+    ax.set_ylabel("share of the part's points")
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_title(f"{lab}: {len(got)} student(s), score per part", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,314 @@
+"""A tiny course for the grading tests: one lab of three parts, and one bad submission per case.
+
+Lab 90_sandbox: a 2-rank cluster, (a) square() checked with numpy through a locked helper,
+(b) ring() on the engines, (c) total(). Each BAD entry breaks one part in one of the ways issue
+11 lists; `expected` is the score each part must get (1 point each).
+"""
+
+from __future__ import annotations
+
+import copy
+import shutil
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+LAB = "90_sandbox"
+PARTS = ("test_square", "test_ring", "test_total")
+
+
+def _meta(grade_id: str, *, grade=False, solution=False, locked=False, points=None) -> dict:
+    meta = {
+        "grade": grade,
+        "grade_id": grade_id,
+        "locked": locked,
+        "schema_version": 3,
+        "solution": solution,
+        "task": False,
+    }
+    if points is not None:
+        meta["points"] = points
+    return {"nbgrader": meta}
+
+
+def _cell(source: str, meta: dict | None = None) -> nbformat.NotebookNode:
+    return nbformat.v4.new_code_cell(source.strip(), metadata=meta or {})
+
+
+def instructor_notebook() -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "hybridlab",
+        "display_name": "hybridlab (Python 3, MPI)",
+        "language": "python",
+    }
+    nb.cells = [
+        _cell("import numpy as np\nimport hybridlab as hl"),
+        _cell(
+            "def check_close(a, b):\n    return bool(np.allclose(a, b))",
+            _meta("helpers", locked=True),
+        ),
+        _cell("cluster = hl.Cluster(ranks=2, threads=1)\ncluster.start()"),
+        _cell(
+            """
+def square(x):
+    ### BEGIN SOLUTION
+    return np.asarray(x, dtype=float) ** 2
+    ### END SOLUTION
+""",
+            _meta("square", solution=True),
+        ),
+        _cell(
+            """
+assert check_close(square([1, 2, 3]), [1, 4, 9])
+### BEGIN HIDDEN TESTS
+assert np.allclose(square(np.arange(4.0)), [0.0, 1.0, 4.0, 9.0]), "hidden square check"
+### END HIDDEN TESTS
+""",
+            _meta("test_square", grade=True, locked=True, points=1),
+        ),
+        _cell(
+            """
+def ring():
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    ### BEGIN SOLUTION
+    rank, size = comm.Get_rank(), comm.Get_size()
+    return comm.sendrecv(rank, dest=(rank + 1) % size, source=(rank - 1) % size)
+    ### END SOLUTION
+""",
+            _meta("ring", solution=True),
+        ),
+        _cell(
+            """
+got = cluster.apply(ring, timeout=15)
+### BEGIN HIDDEN TESTS
+assert [int(x) for x in got] == [1, 0], "hidden ring check"
+### END HIDDEN TESTS
+""",
+            _meta("test_ring", grade=True, locked=True, points=1),
+        ),
+        _cell(
+            """
+def total(values):
+    ### BEGIN SOLUTION
+    return float(sum(values))
+    ### END SOLUTION
+""",
+            _meta("total", solution=True),
+        ),
+        _cell(
+            """
+### BEGIN HIDDEN TESTS
+assert total([1.5, 2.5]) == 4.0, "hidden total check"
+assert total([]) == 0.0
+### END HIDDEN TESTS
+""",
+            _meta("test_total", grade=True, locked=True, points=1),
+        ),
+        _cell("cluster.stop()"),
+    ]
+    return nb
+
+
+LIMITS = """
+# grading tests: short limits so the bad submissions are stopped quickly
+c.Limits.cell_minimum = 60  # a cluster start on a loaded 2-core machine can take 40 s
+c.Limits.submission_minimum = 150
+c.Limits.memory_mb = 1536
+c.Limits.restarts = 3
+"""
+
+
+def make_course(root: Path, *, labs: tuple[str, ...] = ()) -> Path:
+    """A course folder with lab 90_sandbox (and copies of real labs `labs`), limits shortened."""
+    root.mkdir(parents=True, exist_ok=True)
+    config = (ROOT / "grading" / "nbgrader_config.py").read_text()
+    (root / "nbgrader_config.py").write_text(config + LIMITS)
+    folder = root / "source" / LAB
+    folder.mkdir(parents=True)
+    nbformat.write(instructor_notebook(), folder / f"{LAB}.ipynb")
+    for lab in labs:
+        shutil.copytree(ROOT / "grading" / "source" / lab, root / "source" / lab)
+    return root
+
+
+def submit(root: Path, student: str, nb: nbformat.NotebookNode | bytes, lab: str = LAB) -> Path:
+    folder = root / "submitted" / student / lab
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{lab}.ipynb"
+    if isinstance(nb, bytes):
+        path.write_bytes(nb)
+    else:
+        nbformat.write(nb, path)
+    return path
+
+
+def answer(nb: nbformat.NotebookNode, grade_id: str, source: str) -> nbformat.NotebookNode:
+    """A copy of nb whose answer cell `grade_id` holds `source`."""
+    nb = copy.deepcopy(nb)
+    cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id]
+    assert len(cells) == 1, grade_id
+    cells[0].source = source.strip()
+    return nb
+
+
+LOOP = """
+def square(x):
+    while True:
+        pass
+"""
+
+DEADLOCK = """
+def ring():
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    comm.ssend(rank, dest=(rank + 1) % size)
+    return comm.recv(source=(rank - 1) % size)
+"""
+
+SEGFAULT = """
+def ring():
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    if comm.Get_rank() == 1:
+        import ctypes
+        ctypes.string_at(0)
+    rank, size = comm.Get_rank(), comm.Get_size()
+    return comm.sendrecv(rank, dest=(rank + 1) % size, source=(rank - 1) % size)
+"""
+
+EXIT = """
+def total(values):
+    import os
+    os._exit(3)
+"""
+
+FORK = """
+import subprocess
+sleepers = [subprocess.Popen(["sleep", "6127"], start_new_session=True) for _ in range(200)]
+print(len(sleepers), "detached sleepers")
+
+def total(values):
+    return float(sum(values))
+"""
+
+MEMORY = """
+def square(x):
+    hog = []
+    while True:
+        hog.append(b"x" * 2**26)
+"""
+
+FLOOD = """
+for _ in range(200):
+    print("y" * 1_000_000)
+
+def square(x):
+    return np.asarray(x, dtype=float) ** 2
+"""
+
+SNOOP = """
+import glob
+import os
+from pathlib import Path
+
+course = Path.cwd().parents[2]
+found = glob.glob(str(course / "**"), recursive=True)
+hidden = [p for p in found if "source" in p or "gradebook" in p or "submitted" in p]
+print("SNOOP saw", len(found), "paths; hidden ones:", hidden[:5],
+      "gradebook:", os.path.exists(course / "gradebook.db"))
+
+def total(values):
+    return float(len(hidden))
+"""
+
+VANDAL = """
+from pathlib import Path
+
+course = Path.cwd().parents[2]
+attempts = {
+    "gradebook": course / "gradebook.db",
+    "canary": course / "canary.txt",
+    "outside": course.parent / "outside-canary.txt",
+    "other student": course / "submitted" / "solution" / "90_sandbox" / "90_sandbox.ipynb",
+    "source": course / "source" / "90_sandbox" / "90_sandbox.ipynb",
+}
+for name, path in attempts.items():
+    try:
+        path.write_text("vandalised")
+        print("VANDAL wrote", name)
+    except OSError as err:
+        print("VANDAL could not write", name, type(err).__name__)
+
+def total(values):
+    return None
+"""
+
+NETWORK = """
+import socket
+
+def total(values):
+    for address in [("127.0.0.1", PORT), ("1.1.1.1", 53)]:
+        try:
+            socket.create_connection(address, timeout=3).close()
+            return float(sum(values))
+        except OSError as err:
+            print("NETWORK", address, type(err).__name__)
+    return None
+"""
+
+TAMPER = """
+import numpy
+
+numpy.allclose = lambda *a, **k: True
+np.allclose = lambda *a, **k: True
+
+def check_close(a, b):
+    return True
+
+get_ipython().showtraceback = lambda *a, **k: None
+
+def square(x):
+    return x
+"""
+
+
+def bad_submissions(solution: nbformat.NotebookNode, port: int) -> dict[str, tuple[object, dict]]:
+    """student -> (notebook or bytes, expected score per part)."""
+    ok = dict.fromkeys(PARTS, 1.0)
+
+    def zero(*parts):
+        return {p: (0.0 if p in parts else 1.0) for p in PARTS}
+
+    deleted = copy.deepcopy(solution)
+    deleted.cells = [
+        c for c in deleted.cells if c.metadata.get("nbgrader", {}).get("grade_id") != "test_total"
+    ]
+    for cell in deleted.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "square":
+            cell.id = "renamed-by-student"
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "ring":
+            cell.metadata["nbgrader"]["grade_id"] = "ring_renamed"
+    other = nbformat.read(ROOT / "labs" / "02_synchronisation.ipynb", as_version=4)
+    return {
+        "notjson": (b"this is { not a notebook", zero(*PARTS)),
+        "otherlab": (other, zero(*PARTS)),
+        "deleted": (deleted, {"test_square": 1.0, "test_total": 0.0}),
+        "loop": (answer(solution, "square", LOOP), zero("test_square")),
+        "deadlock": (answer(solution, "ring", DEADLOCK), zero("test_ring")),
+        "segfault": (answer(solution, "ring", SEGFAULT), zero("test_ring")),
+        "exit": (answer(solution, "total", EXIT), zero("test_total")),
+        "fork": (answer(solution, "total", FORK), ok),
+        "memory": (answer(solution, "square", MEMORY), zero("test_square")),
+        "flood": (answer(solution, "square", FLOOD), ok),
+        "snoop": (answer(solution, "total", SNOOP), zero("test_total")),
+        "vandal": (answer(solution, "total", VANDAL), zero("test_total")),
+        "network": (
+            answer(solution, "total", NETWORK.replace("PORT", str(port))),
+            zero("test_total"),
+        ),
+        "tamper": (answer(solution, "square", TAMPER), zero("test_square")),
+    }

@@ -1,0 +1,317 @@
+"""The real sandboxed grader against every bad submission of issue 11, in ONE grading run.
+
+A tiny lab (tests/grading_course.py) keeps it short: 16 submissions (the solution, the blank
+lab and 14 bad ones) graded in parallel in bubblewrap sandboxes, then one check per case: the
+part it breaks scores zero, the other parts are graded, the report says what happened, nothing is
+left running and no file outside the submission's own folder changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import socket
+import sqlite3
+import threading
+from pathlib import Path
+from types import SimpleNamespace
+
+import nbformat
+import psutil
+import pytest
+
+import grading_course as gc
+from hybridlab import _reaper as reaper
+from hybridlab.grading import autograde, course, gradebook, sandbox, submissions
+
+pytestmark = [pytest.mark.timeout(3000)]  # a loaded machine: the one grading run took 15+ min
+
+PROTECTED = ("source", "release", "submitted", "canary.txt")
+
+
+def _fingerprint(root: Path) -> dict[str, str]:
+    """Hash of every file outside the grader's own outputs (and the canary beside the course)."""
+    files = [
+        p
+        for name in PROTECTED
+        for p in ([root / name] if (root / name).is_file() else sorted((root / name).rglob("*")))
+    ]
+    files.append(root.parent / "outside-canary.txt")
+    return {str(p): hashlib.sha1(p.read_bytes()).hexdigest() for p in files if p.is_file()}
+
+
+class _Listener:
+    """A TCP server on the grader's loopback; a sandbox must never reach it."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
+        self.sock.settimeout(0.5)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+                self.connections += 1
+                conn.close()
+            except OSError:
+                continue
+
+    def close(self):
+        self.stop.set()
+        self.thread.join(2)
+        self.sock.close()
+
+
+def _sleepers() -> set[int]:
+    return {
+        p.pid
+        for p in psutil.process_iter(["cmdline"])
+        if (p.info["cmdline"] or [])[:2] == ["sleep", "6127"]
+    }
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    try:
+        sandbox.check()
+    except sandbox.SandboxError as err:
+        pytest.skip(f"no sandbox here: {err}")
+    root = gc.make_course(tmp_path_factory.mktemp("sandboxed") / "course")
+    (root / "canary.txt").write_text("the course's own file")
+    (root.parent / "outside-canary.txt").write_text("a file beside the course")
+    (released,) = course.release([gc.LAB], root=root, labs_dir=root / "labs")
+    solution = gc.instructor_notebook()
+    listener = _Listener()
+    cases = gc.bad_submissions(solution, listener.port)
+    gc.submit(root, "solution", solution)
+    gc.submit(root, "blank", nbformat.read(released, as_version=4))
+    for student, (nb, _) in cases.items():
+        gc.submit(root, student, nb)
+    before = _fingerprint(root)
+    sleepers = _sleepers()
+    tag = "test-sandboxed"
+    try:
+        report = autograde.grade(gc.LAB, root=root, tag=tag, jobs=3, progress=False)
+    finally:
+        listener.close()
+    print(report)
+    return SimpleNamespace(
+        root=root,
+        report=report,
+        cases=cases,
+        tag=tag,
+        before=before,
+        after=_fingerprint(root),
+        listener=listener,
+        sleepers=sleepers,
+        scores=gradebook.scores(root, gc.LAB),
+        records=gradebook.load_records(root, gc.LAB),
+        autograded=lambda s: root / "autograded" / s / gc.LAB / f"{gc.LAB}.ipynb",
+    )
+
+
+def _notes(graded, student) -> str:
+    rec = graded.records[student]
+    return f"{rec['outcome']}: " + "; ".join(rec["notes"])
+
+
+def test_solution_full_and_blank_zero(graded):
+    assert graded.scores["solution"] == dict.fromkeys(gc.PARTS, 1.0), graded.report
+    assert graded.scores["blank"] == dict.fromkeys(gc.PARTS, 0.0)
+    assert graded.records["solution"]["outcome"] == "graded"
+
+
+@pytest.mark.parametrize("student", sorted(gc.bad_submissions(gc.instructor_notebook(), 1)))
+def test_bad_submission_loses_only_its_part(graded, student):
+    _, expected = graded.cases[student]
+    got = graded.scores.get(student, {})
+    for part, score in expected.items():
+        assert got.get(part, 0.0) == score, f"{student} {part}: {got} ({_notes(graded, student)})"
+    assert student in graded.report
+    assert graded.records[student]["outcome"], graded.records[student]
+
+
+def test_the_report_says_what_happened(graded):
+    expect = {
+        "notjson": "not a readable notebook",
+        "otherlab": "another lab",
+        "deleted": "cells deleted or their ids changed",
+        "loop": "time limit",
+        "exit": "kernel died",
+        "memory": "memory limit",
+        "flood": "output cut",
+        "tamper": "numpy.allclose",
+    }
+    for student, words in expect.items():
+        assert words in _notes(graded, student), f"{student}: {_notes(graded, student)}"
+    assert graded.records["memory"]["outcome"] == "limit hit"
+    assert graded.records["loop"]["outcome"] == "timed out"
+    assert graded.records["notjson"]["outcome"] == "not gradable"
+
+
+def test_nothing_left_running(graded):
+    for student in [*graded.cases, "solution", "blank"]:
+        assert reaper.tagged(f"{graded.tag}-{student}") == [], student
+    assert _sleepers() - graded.sleepers == set(), "detached processes survived their sandbox"
+
+
+def test_no_file_outside_the_submission_changed_and_gradebook_intact(graded):
+    assert graded.after == graded.before
+    db = sqlite3.connect(graded.root / "gradebook.db")
+    assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    vandal = _outputs(graded, "vandal")
+    # the course's real files are untouched (above); the sandbox does not even see other students'
+    # submissions or the sources. (A course under /tmp, as here, has its parent folders inside
+    # the sandbox's private /tmp, so writes there land in that throw-away tmpfs.)
+    assert "VANDAL could not write other student" in vandal
+    assert "VANDAL could not write source" in vandal
+
+
+def _outputs(graded, student) -> str:
+    nb = nbformat.read(graded.autograded(student), as_version=4)
+    return "".join(
+        o.get("text", "") + o.get("evalue", "") for c in nb.cells for o in c.get("outputs", [])
+    )
+
+
+def test_hidden_tests_and_gradebook_invisible(graded):
+    text = _outputs(graded, "snoop")
+    assert "hidden ones: []" in text and "gradebook: False" in text, text[:500]
+
+
+def test_no_network(graded):
+    assert graded.listener.connections == 0
+    assert "NETWORK" in _outputs(graded, "network")
+
+
+def test_output_is_cut(graded):
+    path = graded.autograded("flood")
+    assert path.stat().st_size < 2_000_000
+    assert "output cut by the grader" in path.read_text()
+
+
+def test_feedback_has_no_hidden_tests(graded):
+    from hybridlab.grading.feedback import feedback_leaks
+
+    pages = sorted((graded.root / "feedback").glob(f"*/{gc.LAB}/*.html"))
+    assert len(pages) >= 10
+    assert feedback_leaks(graded.root, gc.LAB) == []
+    assert "hidden square check" not in "".join(p.read_text() for p in pages)
+
+
+def test_grades_csv_and_plot(graded):
+    text = (graded.root / "grades.csv").read_text()
+    assert text.splitlines()[0].startswith("student,lab,total")
+    import csv
+    import io
+
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert sorted(r["student"] for r in rows if r["lab"] == gc.LAB) == sorted(
+        [*graded.cases, "solution", "blank"]
+    )
+    assert (graded.root / "reports" / f"{gc.LAB}-parts.png").stat().st_size > 1000
+
+
+def test_regrade_one_student_leaves_the_others(graded):
+    before = gradebook.scores(graded.root, gc.LAB)
+    records = gradebook.load_records(graded.root, gc.LAB)
+    nbformat.write(
+        gc.instructor_notebook(), graded.root / "submitted" / "exit" / gc.LAB / f"{gc.LAB}.ipynb"
+    )
+    report = autograde.grade(gc.LAB, root=graded.root, students=["exit"], progress=False)
+    after = gradebook.scores(graded.root, gc.LAB)
+    assert after["exit"] == dict.fromkeys(gc.PARTS, 1.0), report
+    assert {s: v for s, v in after.items() if s != "exit"} == {
+        s: v for s, v in before.items() if s != "exit"
+    }
+    new = gradebook.load_records(graded.root, gc.LAB)
+    assert {s: r for s, r in new.items() if s != "exit"} == {
+        s: r for s, r in records.items() if s != "exit"
+    }
+
+
+def test_second_grader_refuses(graded):
+    with course.grading_lock(graded.root):
+        with pytest.raises(course.GradingError, match="another grader"):
+            autograde.grade(gc.LAB, root=graded.root, students=["blank"], progress=False)
+
+
+# ------------------------------------------------------------------ cheap, no grading run
+
+
+def test_lock_waits_when_asked(tmp_path):
+    (tmp_path / "nbgrader_config.py").write_text("")
+    order = []
+
+    def second():
+        with course.grading_lock(tmp_path, wait=True):
+            order.append("second")
+
+    with course.grading_lock(tmp_path):
+        t = threading.Thread(target=second)
+        t.start()
+        t.join(0.5)
+        order.append("first")
+    t.join(10)
+    assert order == ["first", "second"]
+
+
+def test_no_sandbox_says_what_to_do(monkeypatch):
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    with pytest.raises(sandbox.SandboxError) as err:
+        sandbox.check()
+    text = str(err.value)
+    assert "apt-get install bubblewrap" in text and "--unsandboxed" in text
+
+
+def test_import_from_an_lms_zip_and_folder(tmp_path):
+    import zipfile
+
+    root = gc.make_course(tmp_path / "course")
+    nb = nbformat.writes(gc.instructor_notebook())
+    archive = tmp_path / "download.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("alice_12345_90_sandbox.ipynb", nb)
+        z.writestr("bob_late_final.ipynb", nb)
+        z.writestr("notes.txt", "hello")
+        z.writestr("_nobody.ipynb", nb)
+        z.writestr("__MACOSX/._alice_12345_90_sandbox.ipynb", "junk")
+    report = submissions.import_submissions(archive, gc.LAB, root=root)
+    assert set(report.imported) == {"alice", "bob"}
+    assert set(report.unmatched) == {"notes.txt", "_nobody.ipynb"}
+    assert (root / "submitted" / "alice" / gc.LAB / f"{gc.LAB}.ipynb").is_file()
+    again = submissions.import_submissions(archive, gc.LAB, root=root)
+    assert "exists" in again.unmatched["alice_12345_90_sandbox.ipynb"]
+
+    folders = tmp_path / "per-student"
+    for student, names in {"carol": ["work.ipynb"], "dave": ["a.ipynb", "b.ipynb"]}.items():
+        (folders / student).mkdir(parents=True)
+        for name in names:
+            (folders / student / name).write_text(nb)
+    report = submissions.import_submissions(folders, gc.LAB, root=root)
+    assert set(report.imported) == {"carol"}
+    assert "dave handed in 2 notebooks" in report.text()
+
+
+def test_inspect_finds_what_cannot_be_graded(tmp_path):
+    parts = dict.fromkeys(gc.PARTS, 1.0)
+    bad = tmp_path / "x.ipynb"
+    bad.write_text("{not json")
+    assert "not a readable notebook" in submissions.inspect(bad, parts)[0]
+    nbformat.write(nbformat.v4.new_notebook(), bad)
+    assert "another lab" in submissions.inspect(bad, parts)[0]
+
+
+def test_pool_size_from_cores_and_lab():
+    from hybridlab.grading import pool
+
+    assert pool.lab_needs("hl.Cluster(ranks=4, threads=2)\nhl.Cluster(ranks=2)") == 8
+    assert pool.default_jobs(2, cores=2) == 2
+    assert pool.default_jobs(8, cores=2) == 1
+    assert pool.default_jobs(1, cores=8) == 16
