@@ -30,7 +30,8 @@ TOPICS = (
     "pykernels",
 )
 LAUNCHING = ("cluster", "launch", "build", "runs", "_engine")  # modules that run kernels
-LAUNCH_FREE = ("records", "stats", "reference", "plots", "traces")  # harness parts that launch nothing
+# harness parts that launch nothing
+LAUNCH_FREE = ("records", "stats", "reference", "plots", "traces")
 
 
 def _modules(src: Path, package: str) -> dict[str, Path]:

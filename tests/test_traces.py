@@ -26,10 +26,30 @@ def _synthetic() -> pd.DataFrame:
             t = 0.0
             for it in range(2):
                 work = 0.010 * (1 + rank) + 0.001 * thread
-                rows.append(dict(rank=rank, thread=thread, cpu=2 * rank + thread, numa=0,
-                                 iteration=it, phase="compute", start=t, end=t + work))
-                rows.append(dict(rank=rank, thread=thread, cpu=2 * rank + thread, numa=0,
-                                 iteration=it, phase="barrier", start=t + work, end=0.025 * (it + 1)))
+                rows.append(
+                    dict(
+                        rank=rank,
+                        thread=thread,
+                        cpu=2 * rank + thread,
+                        numa=0,
+                        iteration=it,
+                        phase="compute",
+                        start=t,
+                        end=t + work,
+                    )
+                )
+                rows.append(
+                    dict(
+                        rank=rank,
+                        thread=thread,
+                        cpu=2 * rank + thread,
+                        numa=0,
+                        iteration=it,
+                        phase="barrier",
+                        start=t + work,
+                        end=0.025 * (it + 1),
+                    )
+                )
                 t = 0.025 * (it + 1)
     return pd.DataFrame(rows).iloc[::-1].reset_index(drop=True)
 
@@ -56,9 +76,12 @@ def check_structure(events: list[dict], frame: pd.DataFrame) -> None:
     assert sorted({(e["pid"], e["tid"]) for e in slices}) == tracks
     # times in microseconds: dur == (end - start) * 1e6, ts == start * 1e6
     for e in slices:
-        row = frame[(frame["rank"] == e["pid"]) & (frame["thread"] == e["tid"])
-                    & (frame["phase"] == e["name"])
-                    & ((frame["start"] * 1e6 - e["ts"]).abs() < 1e-3)]
+        row = frame[
+            (frame["rank"] == e["pid"])
+            & (frame["thread"] == e["tid"])
+            & (frame["phase"] == e["name"])
+            & ((frame["start"] * 1e6 - e["ts"]).abs() < 1e-3)
+        ]
         assert len(row) >= 1, e
         row = row.iloc[0]
         assert e["dur"] == pytest.approx((row["end"] - row["start"]) * 1e6, abs=1e-3)
@@ -108,17 +131,20 @@ def test_results_and_frame_agree(tmp_path):
 
 
 def test_nested_slices_are_allowed():
-    frame = pd.DataFrame([
-        dict(rank=0, thread=0, cpu=0, numa=0, phase="jacobi", start=0.0, end=0.010),
-        dict(rank=0, thread=0, cpu=0, numa=0, phase="halo", start=0.002, end=0.004),
-    ])
+    frame = pd.DataFrame(
+        [
+            dict(rank=0, thread=0, cpu=0, numa=0, phase="jacobi", start=0.0, end=0.010),
+            dict(rank=0, thread=0, cpu=0, numa=0, phase="halo", start=0.002, end=0.004),
+        ]
+    )
     check_structure(chrome_trace(frame)["traceEvents"], frame)
 
 
 def test_totals_only_records_name_the_missing_columns():
     # halo2d/halo3d emit one "timer" record per thread and phase: seconds, no start/end
-    totals = pd.DataFrame([dict(rank=0, thread=0, cpu=0, numa=0, record="timer",
-                                phase="halo", seconds=0.01)])
+    totals = pd.DataFrame(
+        [dict(rank=0, thread=0, cpu=0, numa=0, record="timer", phase="halo", seconds=0.01)]
+    )
     with pytest.raises(ValueError, match=r"missing: start, end"):
         chrome_trace(totals)
     with pytest.raises(ValueError, match="no start/end rows"):

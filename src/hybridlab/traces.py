@@ -39,9 +39,7 @@ def _plain(value):
     return value
 
 
-def chrome_trace(
-    results_or_frame: Results | pd.DataFrame, path: str | Path | None = None
-) -> dict:
+def chrome_trace(results_or_frame: Results | pd.DataFrame, path: str | Path | None = None) -> dict:
     """The Chrome trace-event document of timeline records; written to `path` when given.
 
     Raises ValueError naming the missing columns when the records have no start/end timeline.
@@ -66,22 +64,42 @@ def chrome_trace(
     events: list[dict] = []
     for rank in sorted({int(r) for r in frame["rank"]}):
         events.append(
-            {"ph": "M", "name": "process_name", "pid": rank, "tid": 0,
-             "args": {"name": f"rank {rank}"}}
+            {
+                "ph": "M",
+                "name": "process_name",
+                "pid": rank,
+                "tid": 0,
+                "args": {"name": f"rank {rank}"},
+            }
         )
         events.append(
-            {"ph": "M", "name": "process_sort_index", "pid": rank, "tid": 0,
-             "args": {"sort_index": rank}}
+            {
+                "ph": "M",
+                "name": "process_sort_index",
+                "pid": rank,
+                "tid": 0,
+                "args": {"sort_index": rank},
+            }
         )
     places = frame[["rank", "thread"]].drop_duplicates()
     for rank, thread in sorted((int(r), int(t)) for r, t in places.itertuples(index=False)):
         events.append(
-            {"ph": "M", "name": "thread_name", "pid": rank, "tid": thread,
-             "args": {"name": f"rank {rank} thread {thread}"}}
+            {
+                "ph": "M",
+                "name": "thread_name",
+                "pid": rank,
+                "tid": thread,
+                "args": {"name": f"rank {rank} thread {thread}"},
+            }
         )
         events.append(
-            {"ph": "M", "name": "thread_sort_index", "pid": rank, "tid": thread,
-             "args": {"sort_index": thread}}
+            {
+                "ph": "M",
+                "name": "thread_sort_index",
+                "pid": rank,
+                "tid": thread,
+                "args": {"sort_index": thread},
+            }
         )
     args_cols = [c for c in ARG_COLUMNS if c in frame.columns]
     for row in frame.to_dict(orient="records"):
