@@ -27,7 +27,16 @@ from .records import Results, as_frame
 
 TIMELINE_COLUMNS = ("rank", "thread", "phase", "start", "end")
 US = 1e6  # trace-event times are microseconds
-ARG_COLUMNS = ("cpu", "numa", "iteration", "seconds", "cpu_seconds", "mpi_seconds", "mode")
+ARG_COLUMNS = (
+    "cpu",
+    "numa",
+    "iteration",
+    "seconds",
+    "cpu_seconds",
+    "mpi_seconds",
+    "mode",
+    "weight",
+)
 
 
 def _plain(value):
