@@ -113,6 +113,7 @@ def chrome_trace(results_or_frame: Results | pd.DataFrame, path: str | Path | No
     args_cols = [c for c in ARG_COLUMNS if c in frame.columns]
     for row in frame.to_dict(orient="records"):
         start, end = float(row["start"]), float(row["end"])
+        ts = round(start * US, 3)  # microseconds to the nanosecond, without float noise
         args = {c: _plain(row[c]) for c in args_cols if _plain(row[c]) is not None}
         events.append(
             {
@@ -121,8 +122,8 @@ def chrome_trace(results_or_frame: Results | pd.DataFrame, path: str | Path | No
                 "cat": str(row["phase"]),
                 "pid": int(row["rank"]),
                 "tid": int(row["thread"]),
-                "ts": start * US,
-                "dur": (end - start) * US,
+                "ts": ts,
+                "dur": round(round(end * US, 3) - ts, 3),  # ends stay where the next slice starts
                 "args": args,
             }
         )
