@@ -1,7 +1,7 @@
 """The layer rules of hybridlab's package docstring, checked by reading every module's imports.
 
   - a harness module never imports a topic;
-  - records, stats, reference, plots and every topic module except `exercise` never import
+  - records, stats, reference, plots, traces and every topic module except `exercise` never import
     cluster, launch, build, runs or _engine (they launch nothing).
 
 Imports are read with ast (inside functions too, since lazy imports are imports), resolved to
@@ -30,7 +30,8 @@ TOPICS = (
     "pykernels",
 )
 LAUNCHING = ("cluster", "launch", "build", "runs", "_engine")  # modules that run kernels
-LAUNCH_FREE = ("records", "stats", "reference", "plots")  # harness parts that launch nothing
+# harness parts that launch nothing
+LAUNCH_FREE = ("records", "stats", "reference", "plots", "traces")
 
 
 def _modules(src: Path, package: str) -> dict[str, Path]:

@@ -8,14 +8,15 @@ Layers, bottom to top (a module imports only from its own layer or below):
             adapter), cluster (life cycle) with _supervisor (timeouts, crashes, restart)
             and _controller (the notebook's warm ipyparallel controller);
             kernelspec, doctor, cli, notebooks (was runner); reference (published data, cited);
-            plots (pictures shared by several topics); grading
+            plots (pictures shared by several topics); traces (records -> Chrome trace-event
+            JSON); grading
   topics    hybrid_models, sync, p2p, halo, memory, mapping, collectives, modelling, pykernels:
             one package per course topic, importing the harness and other topics'
             non-exercise modules
 
 Rules (tests/test_architecture.py reads every module's imports and checks them):
   - a harness module never imports a topic;
-  - records, stats, reference, plots and every topic module except a topic's `exercise`
+  - records, stats, reference, plots, traces and every topic module except a topic's `exercise`
     never import cluster, launch, build, runs or _engine: they launch nothing;
   - published numbers live in reference/data/*.toml with their citations, not in code.
 

@@ -87,6 +87,12 @@ class Results:
         data = json.loads(Path(path).read_text())
         return cls(pd.DataFrame(data["records"]), data["meta"], data["warnings"])
 
+    def to_chrome_trace(self, path: str | Path | None = None) -> dict:
+        """Chrome trace-event JSON of the timeline records (see hybridlab.traces)."""
+        from .traces import chrome_trace
+
+        return chrome_trace(self, path)
+
     def _repr_html_(self) -> str:
         shown = ["kernel", "mpi_library", "thread_level", "placement", "machine", "probe"]
         rows = "".join(
