@@ -24,14 +24,21 @@ Nothing is asserted: this is a benchmark, not a test. Progress goes to stderr.
 
 from __future__ import annotations
 
-import argparse
 import math
 import statistics
 import sys
 from pathlib import Path
 
 import hybridlab as hl
-from _common import Progress, describe_machine, load_lines, machine_lines, other_load, write_report
+from _common import (
+    Progress,
+    describe_machine,
+    load_lines,
+    machine_lines,
+    other_load,
+    sweep_arguments,
+    write_report,
+)
 
 HERE = Path(__file__).resolve().parent
 say = Progress("bench_halo")
@@ -60,11 +67,9 @@ def jacobi_bandwidth(kernel: str, variant: str, threads: int, side: int, iterati
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="small arrays (in cache): smoke run")
-    parser.add_argument("--out", type=Path, default=HERE / "halo_results.md")
-    args = parser.parse_args(argv)
+    args = sweep_arguments(
+        __doc__, HERE / "halo_results.md", argv, "small arrays (in cache): smoke run"
+    )
 
     topo = hl.read_topology()
     cpus = len(topo.usable)

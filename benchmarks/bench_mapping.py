@@ -16,7 +16,6 @@ because on a shared 2-core VM both change what the numbers mean. Nothing is asse
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import os
 import platform
@@ -25,7 +24,7 @@ import sys
 from pathlib import Path
 
 import hybridlab as hl
-from _common import Progress, run_text, write_report
+from _common import Progress, run_text, sweep_arguments, write_report
 from hybridlab.mapping.exercise import weak_scaling
 
 HERE = Path(__file__).resolve().parent
@@ -60,11 +59,9 @@ def one_run(bind: str, ranks: int, n: int, compute_n: int, samples: int) -> dict
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="small arrays, few samples: smoke run")
-    parser.add_argument("--out", type=Path, default=HERE / "mapping_results.md")
-    args = parser.parse_args(argv)
+    args = sweep_arguments(
+        __doc__, HERE / "mapping_results.md", argv, "small arrays, few samples: smoke run"
+    )
 
     topo = hl.read_topology()
     cpus = len(topo.usable)

@@ -21,7 +21,6 @@ Nothing is asserted: this is a benchmark, not a test. Progress goes to stderr.
 
 from __future__ import annotations
 
-import argparse
 import re
 import shutil
 import statistics
@@ -30,7 +29,15 @@ import sys
 from pathlib import Path
 
 import hybridlab as hl
-from _common import Progress, describe_machine, load_lines, machine_lines, other_load, write_report
+from _common import (
+    Progress,
+    describe_machine,
+    load_lines,
+    machine_lines,
+    other_load,
+    sweep_arguments,
+    write_report,
+)
 from hybridlab.memory import exercise as ex
 from hybridlab.memory import tables as mt
 
@@ -86,11 +93,9 @@ def probe_text(p: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="small arrays (in cache): smoke run")
-    parser.add_argument("--out", type=Path, default=HERE / "memory_results.md")
-    args = parser.parse_args(argv)
+    args = sweep_arguments(
+        __doc__, HERE / "memory_results.md", argv, "small arrays (in cache): smoke run"
+    )
 
     topo = hl.read_topology()
     cpus = len(topo.usable)
@@ -99,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     ntimes = 4 if args.quick else 10
     threads_list = sorted({1, cpus})
     say(f"{cpus} CPUs, LLC {llc >> 20} MiB: {n} doubles per array")
-    uptime_before = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
+    uptime_before = (
+        Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
+    )
     load = [other_load("before")]
 
     # ------------------------------------------------------------ kit vs likwid-bench
@@ -128,10 +135,16 @@ def main(argv: list[str] | None = None) -> int:
     block = ex.cache_block_bytes(topo)
     matrices = {}
     for refresh, size in ((1, block), (0, 8 * n)):
-        res = ex.run_numa_matrix(block_bytes=size, refresh=refresh, reps=(10 if refresh else 3) if args.quick else (20 if refresh else 5))
+        res = ex.run_numa_matrix(
+            block_bytes=size,
+            refresh=refresh,
+            reps=(10 if refresh else 3) if args.quick else (20 if refresh else 5),
+        )
         matrices[(refresh, size)] = (mt.matrix_table(res), probe_text(res.meta["probe"]))
     load.append(other_load("after"))
-    uptime_after = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
+    uptime_after = (
+        Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
+    )
 
     # ------------------------------------------------------------ report
     machine = describe_machine()

@@ -43,8 +43,14 @@ def test_table_1_one_rank_per_node_and_schedules(halo_chapter):
     table = REFERENCE["003-table-1"].frame
     mpi = float(table[table.version == "pure MPI"].seconds.iloc[0])
     one = table[(table.version == "hybrid 1") & (table.mpi_per_node == 1)].set_index("schedule")
-    assert f"{one.seconds['static']:.2f} s with `static` ({percent(one.seconds['static'], mpi)}" in halo_chapter
-    assert f"{one.seconds['guided']:.2f} s with `guided` ({percent(one.seconds['guided'], mpi)})" in halo_chapter
+    assert (
+        f"{one.seconds['static']:.2f} s with `static` ({percent(one.seconds['static'], mpi)}"
+        in halo_chapter
+    )
+    assert (
+        f"{one.seconds['guided']:.2f} s with `guided` ({percent(one.seconds['guided'], mpi)})"
+        in halo_chapter
+    )
     per_socket = table[(table.mpi_per_node >= 2) & table.schedule.isin(["static", "guided"])]
     worst = max(abs(per_socket.seconds / mpi - 1)) * 100
     assert f"within {worst:.1f} % of pure MPI" in halo_chapter
