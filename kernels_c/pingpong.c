@@ -13,6 +13,13 @@
  *                 records when it posted and how long its receive took.
  * mode=aggregate  k messages of V/k bytes against one message of V bytes, as a ping-pong (the
  *                 same messages come back): the Hockney model predicts k*alpha + V/beta.
+ * mode=progress   A busy sender (the mechanism behind 001 Table 4): rank 1 posts MPI_Irecv of
+ *                 max_bytes at once and waits; rank 0 starts the send (MPI_Isend, or MPI_Bsend
+ *                 with an attached buffer), then computes for compute_us without MPI calls
+ *                 (poll_us=0) or calling MPI_Test (isend) / MPI_Iprobe (bsend) every poll_us,
+ *                 then waits. One record per case and sample and role: the receiver's wait
+ *                 (recv_wait_seconds), the sender's call, compute and wait times; async_progress
+ *                 says whether MPICH_ASYNC_PROGRESS=1 was set (that needs MPI_THREAD_MULTIPLE).
  *
  * Ranks 2 and above take no part and wait in the final barrier. Every message carries a byte
  * pattern that depends on its size and sample; the receivers check it (rank 1 on the way out,
@@ -22,10 +29,11 @@
 
 const char *const hl_kernel_description =
     "OSU-style ping-pong between ranks 0 and 1: half round-trip time and bandwidth over a size "
-    "sweep; send modes against a late receiver; k messages of V/k against one of V";
+    "sweep; send modes against a late receiver; k messages of V/k against one of V; a busy "
+    "sender with and without polling (progress)";
 
 const hl_param hl_kernel_params[] = {
-    {"mode", "sweep", "sweep, sendmodes or aggregate"},
+    {"mode", "sweep", "sweep, sendmodes, aggregate or progress"},
     {"min_bytes", "1", "smallest message (the sweep doubles from here)"},
     {"max_bytes", "4194304", "largest message"},
     {"iterations", "1000", "timed round trips per sample, messages up to large_bytes"},
@@ -36,6 +44,9 @@ const hl_param hl_kernel_params[] = {
     {"samples", "5", "samples per size (and per send mode)"},
     {"send_modes", "send,ssend,bsend,isend", "sendmodes: comma list of send, ssend, bsend, isend"},
     {"late_us", "20000", "sendmodes: the receiver sleeps this long before posting, microseconds"},
+    {"compute_us", "20000", "progress: the sender computes this long after starting the send"},
+    {"poll_us", "0,100", "progress: comma list of polling intervals in microseconds (0: no MPI "
+                         "call while computing)"},
     {"k", "8", "aggregate: the volume V is sent as k messages of V/k bytes (and as one of V)"},
     HL_END_PARAMS,
 };
@@ -79,7 +90,7 @@ static int parse_modes(hl_ctx *ctx, int use[M_COUNT]) {
 
 typedef struct {
     long min_bytes, max_bytes, iterations, skip, iterations_large, skip_large, large_bytes;
-    long samples, late_us, k;
+    long samples, late_us, k, compute_us;
 } settings;
 
 static void counts_for(const settings *s, long bytes, long *iters, long *skip) {
@@ -247,6 +258,102 @@ static long sendmodes(hl_ctx *ctx, const settings *s, const int use[M_COUNT],
     return wrong;
 }
 
+/* Busy wall-clock computation for `seconds`; with poll > 0, call poke(state) every poll seconds. */
+static void compute_for(double seconds, double poll, MPI_Request *req, MPI_Comm comm) {
+    double start = hl_now(), end = start + seconds, next = start + poll;
+    volatile double x = 1.0;
+    for (;;) {
+        double now = hl_now();
+        if (now >= end) break;
+        for (int i = 0; i < 200; i++) x = x * 1.0000001 + 1e-9; /* no MPI call here */
+        if (poll > 0 && now >= next) {
+            int flag = 0;
+            if (req && *req != MPI_REQUEST_NULL) {
+                MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+            } else {
+                MPI_Iprobe(MPI_ANY_SOURCE, TAG + 1, comm, &flag, MPI_STATUS_IGNORE);
+            }
+            next = now + poll;
+        }
+    }
+}
+
+#define MAX_POLLS 8
+
+static long progress(hl_ctx *ctx, const settings *s, unsigned char *sbuf, unsigned char *rbuf) {
+    MPI_Comm comm = ctx->comm;
+    int rank = ctx->rank;
+    long wrong = 0;
+    double polls[MAX_POLLS];
+    int npolls = hl_param_numbers(ctx, "poll_us", polls, MAX_POLLS); /* checked by the caller */
+    if (npolls > MAX_POLLS) npolls = MAX_POLLS;
+    const char *env = getenv("MPICH_ASYNC_PROGRESS");
+    int async = env && strcmp(env, "1") == 0;
+    int attach_size = 0;
+    void *attached = NULL;
+    long bytes = s->max_bytes;
+    if (rank == 0) {
+        long want = 2 * (bytes + MPI_BSEND_OVERHEAD);
+        attach_size = want > 2147483647L ? 2147483647 : (int)want;
+        attached = malloc((size_t)attach_size);
+        MPI_Buffer_attach(attached, attach_size);
+    }
+    double compute = 1e-6 * (double)s->compute_us;
+    const char *sends[2] = {"isend", "bsend"};
+    for (int m = 0; m < 2; m++) {
+        for (int p = 0; p < npolls; p++) {
+            double poll = 1e-6 * polls[p];
+            for (long sample = 0; sample < s->samples; sample++) {
+                long seed = bytes + 1000 * sample + 31 * m + 7 * p;
+                if (rank == 0) fill(sbuf, bytes, seed);
+                MPI_Barrier(comm);
+                double t0 = hl_now();
+                int n = (int)bytes;
+                if (rank == 0) {
+                    MPI_Request req = MPI_REQUEST_NULL;
+                    if (m == 0) MPI_Isend(sbuf, n, MPI_BYTE, 1, TAG, comm, &req);
+                    else MPI_Bsend(sbuf, n, MPI_BYTE, 1, TAG, comm);
+                    double t1 = hl_now();
+                    compute_for(compute, poll, m == 0 ? &req : NULL, comm);
+                    double t2 = hl_now();
+                    MPI_Wait(&req, MPI_STATUS_IGNORE);
+                    double t3 = hl_now();
+                    hl_emit(ctx,
+                            "\"mode\":\"progress\",\"send\":\"%s\",\"poll_us\":%g,"
+                            "\"async_progress\":%d,\"role\":\"sender\",\"bytes\":%ld,"
+                            "\"sample\":%ld,\"call_seconds\":%.9e,\"compute_seconds\":%.9e,"
+                            "\"wait_seconds\":%.9e,\"seconds\":%.9e",
+                            sends[m], polls[p], async, bytes, sample, t1 - t0, t2 - t1, t3 - t2,
+                            t3 - t0);
+                } else if (rank == 1) {
+                    MPI_Request req;
+                    MPI_Irecv(rbuf, n, MPI_BYTE, 0, TAG, comm, &req);
+                    double posted = hl_now();
+                    MPI_Wait(&req, MPI_STATUS_IGNORE);
+                    double done = hl_now();
+                    wrong += verify(rbuf, bytes, seed);
+                    memset(rbuf, 0, (size_t)bytes);
+                    hl_emit(ctx,
+                            "\"mode\":\"progress\",\"send\":\"%s\",\"poll_us\":%g,"
+                            "\"async_progress\":%d,\"role\":\"receiver\",\"bytes\":%ld,"
+                            "\"sample\":%ld,\"compute_seconds\":%.9e,"
+                            "\"recv_wait_seconds\":%.9e,\"seconds\":%.9e",
+                            sends[m], polls[p], async, bytes, sample, compute, done - posted,
+                            done - t0);
+                }
+                MPI_Barrier(comm);
+            }
+        }
+    }
+    if (attached) {
+        void *back;
+        int back_size;
+        MPI_Buffer_detach(&back, &back_size);
+        free(attached);
+    }
+    return wrong;
+}
+
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     int ok = 1;
     settings s;
@@ -261,12 +368,17 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (ok) s.samples = hl_param_long(ctx, "samples", 1, &ok);
     if (ok) s.late_us = hl_param_long(ctx, "late_us", 0, &ok);
     if (ok) s.k = hl_param_long(ctx, "k", 1, &ok);
+    if (ok) s.compute_us = hl_param_long(ctx, "compute_us", 0, &ok);
     if (!ok) return -1;
     int which;
     if (strcmp(mode, "sweep") == 0) which = 0;
     else if (strcmp(mode, "sendmodes") == 0) which = 1;
     else if (strcmp(mode, "aggregate") == 0) which = 2;
-    else return hl_fail(ctx, "unknown mode '%s' (valid: sweep, sendmodes, aggregate)", mode);
+    else if (strcmp(mode, "progress") == 0) which = 3;
+    else return hl_fail(ctx, "unknown mode '%s' (valid: sweep, sendmodes, aggregate, progress)",
+                        mode);
+    if (s.compute_us > 10000000)
+        return hl_fail(ctx, "parameter compute_us=%ld must be at most 1e7", s.compute_us);
     if (s.max_bytes > MAX_BYTES_LIMIT)
         return hl_fail(ctx, "parameter max_bytes=%ld must be at most %ld", s.max_bytes,
                        MAX_BYTES_LIMIT);
@@ -277,6 +389,8 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (s.k > 1000000) return hl_fail(ctx, "parameter k=%ld must be at most 1000000", s.k);
     int use[M_COUNT];
     if (which == 1 && parse_modes(ctx, use) != 0) return -1;
+    double polls_check[MAX_POLLS];
+    if (which == 3 && hl_param_numbers(ctx, "poll_us", polls_check, MAX_POLLS) <= 0) return -1;
     if (ctx->size < 2)
         return hl_fail(ctx, "pingpong needs at least 2 ranks (got %d): run with ranks=2",
                        ctx->size);
@@ -298,6 +412,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         MPI_Comm saved = ctx->comm;
         ctx->comm = pair;
         if (which == 1) wrong = sendmodes(ctx, &s, use, sbuf, rbuf);
+        else if (which == 3) wrong = progress(ctx, &s, sbuf, rbuf);
         else wrong = sweep(ctx, &s, which == 2, sbuf, rbuf);
         ctx->comm = saved;
         MPI_Comm_free(&pair);

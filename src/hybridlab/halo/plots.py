@@ -50,8 +50,8 @@ def breakdown_plot(
     )
     ax = axes[0][0]
     _stack(ax, list(table["label"]), table, PHASES)
-    ax.set_ylabel("seconds")
-    ax.set_title(title or "your machine: time per phase", fontsize=10)
+    ax.set_ylabel("seconds (max over ranks and threads)")
+    ax.set_title(title or "your machine: time per phase, max over ranks and threads", fontsize=10)
     ax.legend(fontsize=8)
     if reference is not None:
         ref = reference[reference["system"] == system]
@@ -70,28 +70,38 @@ def breakdown_plot(
         rax.set_ylabel("seconds")
         rax.set_title(
             f"published: Cray {system}, {procs} cores (000, Appendix A.5)\n"
-            "reduction = 'delta' (squared change + all-reduce)",
+            "reduction = 'delta' (squared change + all-reduce); master only: the master's\n"
+            "time; multiple: halo and jacobi are means over threads (section 4.6.1)",
             fontsize=9,
         )
     return fig
+
+
+def _note(ax, note: str | None) -> None:
+    if note:
+        ax.text(0.02, 0.02, note, transform=ax.transAxes, fontsize=7.5, va="bottom", ha="left",
+                color="#8b0000", bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "#8b0000"})
 
 
 def master_share_plot(
     runs: Results | pd.DataFrame | Iterable[Results | pd.DataFrame] | None = None,
     table: pd.DataFrame | None = None,
     title: str | None = None,
+    note: str | None = None,
 ) -> Figure:
     """Total time against the master's share of the inner planes (funnelled halo3d); the best
-    share balances the master's halo + jacobi against the workers' jacobi (000 Table 4.36)."""
+    share balances the master's halo + jacobi against the workers' jacobi (000 Table 4.36).
+    `note` is written on the plot (e.g. that the run was oversubscribed)."""
     if table is None:
         if runs is None:
             raise ValueError("pass the runs (Results) or a master_share_table")
         table = master_share_table(runs)
     fig, ax = plt.subplots(figsize=(6.0, 4.0), constrained_layout=True)
-    ax.plot(table["master_share"], table["total"], "o-", color="k", label="total (slowest thread)")
+    ax.plot(table["master_share"], table["total"], "o-", color="k",
+            label="total (max over ranks and threads)")
     for column, style, phase, label in (
-        ("master_jacobi_halo", "s--", "halo", "master: jacobi + halo"),
-        ("workers_jacobi", "^--", "jacobi", "other threads: jacobi"),
+        ("master_jacobi_halo", "s--", "halo", "master: jacobi + halo (mean over ranks)"),
+        ("workers_jacobi", "^--", "jacobi", "other threads: jacobi (mean over threads, ranks)"),
     ):
         ax.plot(
             table["master_share"], table[column], style, color=PHASE_COLOURS[phase], label=label
@@ -103,6 +113,7 @@ def master_share_plot(
     ax.set_ylabel("seconds")
     ax.set_title(title or "funnelled: tuning the master's share", fontsize=10)
     ax.legend(fontsize=8)
+    _note(ax, note)
     return fig
 
 
@@ -111,9 +122,12 @@ def shape_plot(
     rectangular: pd.DataFrame,
     reference: pd.DataFrame | None = None,
     title: str | None = None,
+    note: str | None = None,
 ) -> Figure:
-    """Speedup over pure MPI (pure time / hybrid time) of each hybrid variant on a square and on
-    a rectangular domain (breakdown tables), beside 003 Table 3 (rectangular, Cray XT5)."""
+    """Speedup over pure MPI (pure time / hybrid time, totals = max over ranks and threads) of
+    each hybrid variant on a square and on a rectangular domain (breakdown tables), beside 003
+    Table 3 (rectangular, Cray XT5). `note` is written on the plot (e.g. oversubscription, or
+    that the comparison is degenerate on this machine)."""
     fig, ax = plt.subplots(figsize=(6.4, 4.0), constrained_layout=True)
     groups: dict[str, dict[str, float]] = {}
     for name, table in (("square", square), ("rectangular", rectangular)):
@@ -142,7 +156,8 @@ def shape_plot(
         )
     ax.axhline(1.0, color="0.4", linewidth=0.8)
     ax.set_xticks(xs, variants)
-    ax.set_ylabel("speedup over pure MPI")
+    ax.set_ylabel("speedup over pure MPI (run time = max over ranks, threads)")
     ax.set_title(title or "square vs rectangular domain (003 Table 3)", fontsize=10)
     ax.legend(fontsize=8)
+    _note(ax, note)
     return fig

@@ -4,6 +4,7 @@ knee, send modes against a late receiver, and the aggregation ratio beside the S
     sweep_plot(records)                       # time and bandwidth vs size, fit, knee
     sendmodes_plot(records, REFERENCE["001-table-4"].frame)
     aggregation_plot(records, REFERENCE["002-slides-14-17"].frame, fit=pw.below)
+    progress_plot(progress_table([res_plain, res_async]), REFERENCE["001-table-4"].frame)
 
 Plots take the pingpong kernel's records and return a Figure; they launch nothing.
 """
@@ -189,5 +190,66 @@ def aggregation_plot(
         ax2.axhline(1.0, color="black", lw=0.8)
         ax2.set_ylabel("time ratio (published, 1 MB per pure-MPI message)")
         ax2.set_title("Hitachi SR8000, 002 slides 16-17 (8 x 8 MB vs 8 x 8 x 1 MB)")
+    fig.tight_layout()
+    return fig
+
+
+def progress_table(runs) -> pd.DataFrame:
+    """The busy-sender experiment (pingpong mode=progress), one row per case: send call, polling
+    interval (0: no MPI call while computing), asynchronous progress on or off, and the medians
+    of the receiver's wait and of the sender's compute and wait (seconds)."""
+    if isinstance(runs, (Results, pd.DataFrame)):
+        runs = [runs]
+    df = pd.concat([as_frame(r) for r in runs], ignore_index=True)
+    require_columns(df, ["send", "poll_us", "async_progress", "role"], "progress tables")
+    df = df[df["mode"] == "progress"] if "mode" in df else df
+    keys = ["send", "poll_us", "async_progress"]
+    recv = df[df["role"] == "receiver"].groupby(keys)["recv_wait_seconds"].median()
+    send = df[df["role"] == "sender"].groupby(keys)[["compute_seconds", "wait_seconds"]].median()
+    out = send.rename(columns={"compute_seconds": "sender_compute_s", "wait_seconds": "sender_wait_s"})
+    out.insert(0, "receiver_wait_s", recv)
+    out = out.reset_index()
+    out["case"] = [
+        f"{s} {'poll ' + format(p, 'g') + ' us' if p > 0 else 'no poll'}{' +async' if a else ''}"
+        for s, p, a in zip(out["send"], out["poll_us"], out["async_progress"], strict=True)
+    ]
+    return out
+
+
+def progress_plot(table: pd.DataFrame, table4: pd.DataFrame | None = None) -> Figure:
+    """The receiver's wait (median) per busy-sender case beside the sender's compute time, and
+    (if given) H2MOL's 001 Table 4, whole-code time relative to Bsend without css."""
+    panels = 2 if table4 is not None else 1
+    fig, axes = plt.subplots(1, panels, figsize=(5.8 * panels, 4.0), squeeze=False)
+    ax = axes[0][0]
+    y = np.arange(len(table))
+    colours = [MODE_COLOURS.get(s, "0.5") for s in table["send"]]
+    ax.barh(y, table["receiver_wait_s"] * 1e3, color=colours)
+    ax.set_yticks(y, table["case"], fontsize=8)
+    compute = float(table["sender_compute_s"].median()) * 1e3
+    ax.axvline(compute, color="black", lw=0.8, ls=":", label="sender computes (ms)")
+    ax.set_xlabel("receiver's wait in MPI_Wait (ms, median)")
+    ax.set_title("Your machine: a busy sender, message above the eager limit", fontsize=9)
+    ax.legend(fontsize=7)
+    if table4 is not None:
+        rax = axes[0][1]
+        t = table4.copy()
+        base = t[(~t["css"]) & t["operation"].str.contains("Bsend")].set_index("processors")
+        t["relative"] = t["seconds"] / t["processors"].map(base["seconds"])
+        six = t[t["processors"] == 6]
+        labels = [
+            f"{op.split(' +')[0]}{' css' if css else ''}"
+            for op, css in zip(six["operation"], six["css"], strict=True)
+        ]
+        x = np.arange(len(labels))
+        for i, (p, colour) in enumerate(((6, "#8172b2"), (120, "#937860"))):
+            rel = t[t["processors"] == p]["relative"].to_numpy()
+            rax.bar(x + (i - 0.5) * 0.4, rel, width=0.4, color=colour, label=f"{p} processors")
+        rax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
+        rax.set_ylim(0.85, 1.05)
+        rax.axhline(1.0, color="black", lw=0.8)
+        rax.set_ylabel("whole-code time / Bsend no css")
+        rax.set_title("H2MOL on HPCx, 001 Table 4 (published)\ncss = MP_CSS_INTERRUPT", fontsize=9)
+        rax.legend(fontsize=7)
     fig.tight_layout()
     return fig
