@@ -79,8 +79,17 @@ def breakdown_plot(
 
 def _note(ax, note: str | None) -> None:
     if note:
-        ax.text(0.02, 0.02, note, transform=ax.transAxes, fontsize=7.5, va="bottom", ha="left",
-                color="#8b0000", bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "#8b0000"})
+        ax.text(
+            0.02,
+            0.02,
+            note,
+            transform=ax.transAxes,
+            fontsize=7.5,
+            va="bottom",
+            ha="left",
+            color="#8b0000",
+            bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "#8b0000"},
+        )
 
 
 def master_share_plot(
@@ -97,8 +106,13 @@ def master_share_plot(
             raise ValueError("pass the runs (Results) or a master_share_table")
         table = master_share_table(runs)
     fig, ax = plt.subplots(figsize=(6.0, 4.0), constrained_layout=True)
-    ax.plot(table["master_share"], table["total"], "o-", color="k",
-            label="total (max over ranks and threads)")
+    ax.plot(
+        table["master_share"],
+        table["total"],
+        "o-",
+        color="k",
+        label="total (max over ranks and threads)",
+    )
     for column, style, phase, label in (
         ("master_jacobi_halo", "s--", "halo", "master: jacobi + halo (mean over ranks)"),
         ("workers_jacobi", "^--", "jacobi", "other threads: jacobi (mean over threads, ranks)"),

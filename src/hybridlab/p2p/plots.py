@@ -206,7 +206,9 @@ def progress_table(runs) -> pd.DataFrame:
     keys = ["send", "poll_us", "async_progress"]
     recv = df[df["role"] == "receiver"].groupby(keys)["recv_wait_seconds"].median()
     send = df[df["role"] == "sender"].groupby(keys)[["compute_seconds", "wait_seconds"]].median()
-    out = send.rename(columns={"compute_seconds": "sender_compute_s", "wait_seconds": "sender_wait_s"})
+    out = send.rename(
+        columns={"compute_seconds": "sender_compute_s", "wait_seconds": "sender_wait_s"}
+    )
     out.insert(0, "receiver_wait_s", recv)
     out = out.reset_index()
     out["case"] = [
