@@ -17,6 +17,8 @@ from hybridlab.p2p.hockney import piecewise_hockney
 from hybridlab.p2p.plots import (
     aggregation_plot,
     aggregation_ratio,
+    progress_plot,
+    progress_table,
     sendmodes_plot,
     sweep_plot,
 )
@@ -99,6 +101,43 @@ def test_sendmodes_record_sender_and_late_receiver():
     assert np.allclose(df["late_seconds"], 0.005)
 
 
+def test_progress_busy_sender_records_every_case():
+    res = hl.run_program(
+        "pingpong",
+        ranks=2,
+        mode="progress",
+        max_bytes=65536,
+        compute_us=2000,
+        poll_us="0,100",
+        samples=2,
+    )
+    df = res.records
+    assert set(df["send"]) == {"isend", "bsend"} and set(df["poll_us"]) == {0, 100}
+    assert len(df) == 2 * 2 * 2 * 2  # roles x sends x polls x samples
+    assert (df["async_progress"] == 0).all()
+    sender = df[df["role"] == "sender"]
+    assert (sender["compute_seconds"] >= 0.002).all()  # it really computed that long
+    assert (df.loc[df["role"] == "receiver", "recv_wait_seconds"] >= 0).all()
+    table = progress_table(res)
+    assert len(table) == 4 and table["receiver_wait_s"].notna().all()
+    assert progress_plot(table, REFERENCE["001-table-4"].frame).axes
+
+
+def test_progress_with_asynchronous_progress_thread():
+    res = hl.run_program(
+        "pingpong",
+        ranks=2,
+        mode="progress",
+        max_bytes=65536,
+        compute_us=1000,
+        poll_us="0",
+        samples=1,
+        thread_level="multiple",
+        env={"MPICH_ASYNC_PROGRESS": "1"},
+    )
+    assert (res.records["async_progress"] == 1).all()
+
+
 def test_sendmodes_subset():
     res = hl.run_program(
         "pingpong", ranks=2, mode="sendmodes", send_modes=" bsend, isend", max_bytes=4, samples=1
@@ -140,7 +179,10 @@ def test_extra_ranks_idle_and_in_the_engines():
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({"mode": "pingping"}, r"unknown mode 'pingping' \(valid: sweep, sendmodes, aggregate\)"),
+        (
+            {"mode": "pingping"},
+            r"unknown mode 'pingping' \(valid: sweep, sendmodes, aggregate, progress\)",
+        ),
         ({"min_bytes": 0}, r"parameter min_bytes=0 must be at least 1"),
         ({"min_bytes": 64, "max_bytes": 8}, r"min_bytes=64 is above max_bytes=8"),
         ({"max_bytes": 1 << 31}, r"max_bytes=2147483648 must be at most 1073741824"),
@@ -153,6 +195,8 @@ def test_extra_ranks_idle_and_in_the_engines():
             r"unknown send mode 'rsend' \(valid: send, ssend, bsend, isend\)",
         ),
         ({"mode": "sendmodes", "send_modes": " , "}, r"send_modes is empty"),
+        ({"mode": "progress", "poll_us": "0,x"}, r"poll_us: 'x' is not a number"),
+        ({"mode": "progress", "compute_us": -1}, r"parameter compute_us=-1 must be at least 0"),
     ],
 )
 def test_rejects_bad_parameters(params, message):

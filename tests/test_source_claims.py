@@ -87,3 +87,23 @@ def test_rectangular_speedups_and_design_target(halo_chapter):
     assert f"hybrid 3 by {best.speedup:.2f} with `{best.schedule}`" in halo_chapter
     assert "fewer messages of the same length" in halo_chapter
     assert "fewer, larger messages" not in halo_chapter.replace("not larger ones", "")
+
+
+def test_master_only_halo_growth_against_face_areas(halo_chapter):
+    """Book 04 (exercise c): 24 x 4 x 2 processes of 144^3 on the XT6, threads replace processes
+    along X; at 24 threads one process sends 16 times pure MPI's face points, while A.23's halo
+    time grew 23.9 times."""
+    a23 = (
+        REFERENCE["000-appendix-a5"].frame.query("table == 'A.23'").set_index(["scheme", "threads"])
+    )
+    pure, mo24 = a23.halo_s[("pure MPI", 1)], a23.halo_s[("Master Only", 24)]
+
+    def faces(t):  # an interior process: two faces along each axis with more than one process
+        lx, ly, lz = 144 * t, 144, 144
+        return (2 * ly * lz if 24 // t > 1 else 0) + 2 * lx * lz + 2 * lx * ly
+
+    assert faces(24) / faces(1) == 16
+    assert f"{pure:.3f} s" in halo_chapter
+    assert (
+        f"16 times the data at 24 threads against {mo24 / pure:.1f} times the time" in halo_chapter
+    )
