@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import hybridlab as hl
@@ -377,3 +378,26 @@ def test_kernels_in_the_engines_give_the_numpy_answer():
             assert np.isclose(checksum_of(res3)[0], want3[0], rtol=1e-12, atol=0)
         with pytest.raises(hl.KernelError, match="ny=1 rows cannot be split over 2 ranks"):
             cluster.run("halo2d", ny=1)
+
+
+def test_plots_say_their_statistic_and_carry_a_note():
+    from hybridlab.halo.plots import master_share_plot, shape_plot
+    from hybridlab.reference import REFERENCE
+
+    table = pd.DataFrame(
+        {
+            "master_share": [0.0, 0.5, 1.0],
+            "total": [3.0, 2.0, 2.5],
+            "master_jacobi_halo": [0.5, 1.5, 2.4],
+            "workers_jacobi": [2.9, 1.9, 1.0],
+        }
+    )
+    fig = master_share_plot(table=table, note="oversubscribed: 2 ranks x 2 threads on 2 CPUs")
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert any("oversubscribed" in t for t in texts)
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    assert "total (max over ranks and threads)" in labels
+    shapes = pd.DataFrame({"variant": ["pure", "hybrid1"], "total": [1.0, 0.9]})
+    fig = shape_plot(shapes, shapes, reference=REFERENCE["003-table-3"].frame, note="degenerate")
+    assert any("degenerate" in t.get_text() for t in fig.axes[0].texts)
+    assert "max over ranks" in fig.axes[0].get_ylabel()
