@@ -78,18 +78,9 @@ def breakdown_plot(
 
 
 def _note(ax, note: str | None) -> None:
+    """Write `note` above the plot (suptitle: the layout keeps it clear of the data)."""
     if note:
-        ax.text(
-            0.02,
-            0.02,
-            note,
-            transform=ax.transAxes,
-            fontsize=7.5,
-            va="bottom",
-            ha="left",
-            color="#8b0000",
-            bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "#8b0000"},
-        )
+        ax.figure.suptitle(note, fontsize=8, color="#8b0000")
 
 
 def master_share_plot(
