@@ -37,10 +37,9 @@ REPO = HERE.parent
 
 FAULTY = {  # answer cell -> a wrong answer that fails fast
     "02_synchronisation": (
-        "predict_waits",
-        "def predict_waits(work_ms_per_rank):\n"
-        "    slowest = max(work_ms_per_rank)\n"
-        "    return [slowest / (slowest - w) for w in work_ms_per_rank]  # divides by zero\n",
+        "imbalance_report",
+        "def imbalance_report(timeline):\n"
+        "    return {\"efficiency\": len(timeline) / 0}  # divides by zero\n",
     ),
     "04_halo_exchange": (
         "exchange_halos",
@@ -174,7 +173,7 @@ def write(results: list[dict], args, out: Path) -> None:
         "generate_assignment`, the solution's reference run in the sandbox (which also sets the "
         "time limits), then every submission in its own bubblewrap sandbox (quick mode). The "
         "class is a third each of the instructor solution, the blank released lab, and a faulty "
-        "answer (lab 02: `predict_waits` divides by zero; lab 04: `exchange_halos` never "
+        "answer (lab 02: `imbalance_report` divides by zero; lab 04: `exchange_halos` never "
         "exchanges).",
         "",
         "| lab | run | submissions | at a time | release s | reference s | grading s (incl. reference) | per submission s | load before / after |",
