@@ -6,7 +6,7 @@
     table.citation     # document (file name, authors, title) and table/section
     table.note         # the setting of the measurement, and what the document says about it
 
-The numbers live in data/NNN.toml, one file per source document in /work/shared/seeds
+The numbers live in data/NNN.toml, one file per source document in shared/seeds (beside the clone)
 (NNN_<hash>.txt): its [document] and one [[table]] per published table, with `where` (section,
 table or slide) and a note. A blank cell ("") is a value the document does not print (None).
 Data only: nothing here is measured or derived. Labs show these beside the student's own numbers
