@@ -204,10 +204,11 @@ def bwrap_args(workdir: Path, binds: list[tuple[Path, Path]], env: dict[str, str
             args += ["--symlink", os.readlink(link), link]
         elif os.path.isdir(link):
             args += ["--ro-bind", link, link]
+    # the private /tmp first: a checkout or venv that lives under /tmp is bound on top of it
+    args += ["--tmpfs", "/tmp", "--dir", "/tmp/home"]
     for root in _read_only_roots():
         args += ["--ro-bind", root, root]
-    args += ["--ro-bind", "/sys", "/sys", "--dev", "/dev", "--proc", "/proc"]
-    args += ["--tmpfs", "/tmp", "--tmpfs", "/dev/shm", "--dir", "/tmp/home"]
+    args += ["--ro-bind", "/sys", "/sys", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm"]
     for source, target in binds:
         args += ["--bind", str(source), str(target)]
     for key, value in env.items():
