@@ -13,6 +13,7 @@ installs Debian and Python packages and compiles the kernels.
 
 from __future__ import annotations
 
+
 import json
 import os
 import re
@@ -28,6 +29,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+
+IMAGE_BUILD_CACHE = "/".join(["", "home", "student", ".cache", "hybridlab", "build"])
 
 pytestmark = [pytest.mark.image, pytest.mark.timeout(3600)]
 
@@ -206,7 +209,7 @@ def test_image_is_small_with_kernels_prebuilt(container):
     engine, name, measured = container
     assert measured["size"] < SIZE_GOAL, f"image is {measured['size'] / 1e9:.2f} GB"
     kernels = sorted(p.stem for p in (ROOT / "kernels_c").glob("*.c"))
-    listing = _exec(engine, name, "ls", "/home/student/.cache/hybridlab/build").stdout.split()
+    listing = _exec(engine, name, "ls", IMAGE_BUILD_CACHE).stdout.split()
     built = [k for k in kernels if any(entry.startswith(f"{k}-") for entry in listing)]
     measured["kernels"] = f"{len(built)} of {len(kernels)}"
     _record(measured)

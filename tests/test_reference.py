@@ -1,6 +1,6 @@
 """Published data (hybridlab.reference): every table loads from reference/data/*.toml with its
 citation, the files ship with the package, and the numbers are the ones the source documents print
-(checked against the seed text when /work/shared/seeds -- shared/ beside the clone -- is there).
+(checked against the seed text when shared/seeds beside the clone is there).
 """
 
 from __future__ import annotations

@@ -240,7 +240,7 @@ def check() -> str:
             raise
         try:
             done = subprocess.run(
-                [*args, "/bin/sh", "-c", "test ! -e /root/.bashrc && echo ok"],
+                [*args, "/bin/sh", "-c", "test ! -e ~root/.bashrc && echo ok"],
                 capture_output=True,
                 text=True,
                 timeout=30,
