@@ -13,7 +13,6 @@ installs Debian and Python packages and compiles the kernels.
 
 from __future__ import annotations
 
-
 import json
 import os
 import re
