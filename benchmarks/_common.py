@@ -204,8 +204,10 @@ def plain(value: object) -> object:
 
 
 def write_report(path: Path, lines: list[str] | str) -> None:
+    """Write a Markdown report and say where on stderr."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(lines if isinstance(lines, str) else "\n".join(lines))
+    print(f"wrote {relative(path)}", file=sys.stderr, flush=True)
 
 
 def write_json(path: Path, data: dict) -> None:

@@ -267,7 +267,6 @@ def main(argv: list[str] | None = None) -> int:
         "",
     ]
     write_report(args.out, lines)
-    say(f"wrote {args.out}")
     return 0
 
 

@@ -26,6 +26,7 @@ import nbformat
 import pytest
 
 from conftest import SHM, orphaned_segments
+from faulty_kernels import UNSAFE_EXCHANGE
 from hybridlab import _reaper as reaper
 from hybridlab import grading
 
@@ -72,17 +73,7 @@ def locate_knee(sizes, seconds):
     return sorted(sizes)[len(sizes)]  # one past the end
 """
 
-DEADLOCKING_HALO = r'''
-EXCHANGE_C = r"""
-void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
-    long w = nx + 2;
-    MPI_Send(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm);
-    MPI_Send(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm);
-    MPI_Recv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, MPI_STATUS_IGNORE);
-    MPI_Recv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, MPI_STATUS_IGNORE);
-}
-"""
-'''
+DEADLOCKING_HALO = f'EXCHANGE_C = r"""{UNSAFE_EXCHANGE}"""\n'
 
 WRAPPING_CUT = """
 def cut_edges(rows, cols, node_of_rank):

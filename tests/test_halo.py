@@ -6,6 +6,7 @@ No timing is asserted: the timers are only checked to be there and to be non-neg
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ import pandas as pd
 import pytest
 
 import hybridlab as hl
+from faulty_kernels import UNSAFE_EXCHANGE
 from hybridlab.halo.serial import (
     THREAD_LEVEL_2D,
     THREAD_LEVEL_3D,
@@ -39,16 +41,22 @@ def checksum_of(res: hl.Results) -> tuple[float, float]:
     return float(rows["checksum"].iloc[0]), float(rows["delta"].iloc[0])
 
 
-def run2d(variant: str, ranks: int, threads: int, **params) -> hl.Results:
+def run_halo(kernel: str, variant: str, ranks: int, threads: int, **params) -> hl.Results:
+    """One run of halo2d or halo3d at the thread level its variant needs."""
+    levels = THREAD_LEVEL_2D if kernel == "halo2d" else THREAD_LEVEL_3D
     return hl.run_program(
-        "halo2d",
+        kernel,
         ranks=ranks,
         threads=threads,
-        thread_level=THREAD_LEVEL_2D[variant],
+        thread_level=levels[variant],
         timeout=60,
         variant=variant,
         **params,
     )
+
+
+run2d = functools.partial(run_halo, "halo2d")
+run3d = functools.partial(run_halo, "halo3d")
 
 
 # ------------------------------------------------------------------------------ reference
@@ -145,18 +153,6 @@ def test_hybrid2_without_serialized_fails_clearly():
 
 
 # --------------------------------------------------------------------------------- halo3d
-
-
-def run3d(variant: str, ranks: int, threads: int, **params) -> hl.Results:
-    return hl.run_program(
-        "halo3d",
-        ranks=ranks,
-        threads=threads,
-        thread_level=THREAD_LEVEL_3D[variant],
-        timeout=60,
-        variant=variant,
-        **params,
-    )
 
 
 def test_numpy_reference_3d_and_process_grid():
@@ -337,18 +333,8 @@ def test_student_exchange_stub_and_deadlock_are_reported():
 
     with pytest.raises(NotImplementedError, match="write exchange_halos first"):
         check_student_halo("# YOUR CODE HERE\nraise NotImplementedError()")
-    # every rank sends before it receives: MPI_Send is made synchronous, so this deadlocks
-    unsafe = r"""
-void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
-    long w = nx + 2;
-    MPI_Send(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm);
-    MPI_Send(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm);
-    MPI_Recv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, MPI_STATUS_IGNORE);
-    MPI_Recv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, MPI_STATUS_IGNORE);
-}
-"""
     with pytest.raises(hl.KernelTimeout, match="did not finish"):
-        check_student_halo(unsafe, shapes=((2, 1),), timeout=5)
+        check_student_halo(UNSAFE_EXCHANGE, shapes=((2, 1),), timeout=5)
 
 
 # ------------------------------------------------------------------------------- notebook

@@ -26,30 +26,10 @@ def _synthetic() -> pd.DataFrame:
             t = 0.0
             for it in range(2):
                 work = 0.010 * (1 + rank) + 0.001 * thread
-                rows.append(
-                    dict(
-                        rank=rank,
-                        thread=thread,
-                        cpu=2 * rank + thread,
-                        numa=0,
-                        iteration=it,
-                        phase="compute",
-                        start=t,
-                        end=t + work,
-                    )
-                )
-                rows.append(
-                    dict(
-                        rank=rank,
-                        thread=thread,
-                        cpu=2 * rank + thread,
-                        numa=0,
-                        iteration=it,
-                        phase="barrier",
-                        start=t + work,
-                        end=0.025 * (it + 1),
-                    )
-                )
+                where = dict(rank=rank, thread=thread, cpu=2 * rank + thread, numa=0, iteration=it)
+                end_of_work, end_of_barrier = t + work, 0.025 * (it + 1)
+                rows.append(dict(where, phase="compute", start=t, end=end_of_work))
+                rows.append(dict(where, phase="barrier", start=end_of_work, end=end_of_barrier))
                 t = 0.025 * (it + 1)
     return pd.DataFrame(rows).iloc[::-1].reset_index(drop=True)
 

@@ -105,25 +105,7 @@ def sendmodes_plot(records: Results | pd.DataFrame, table4: pd.DataFrame | None 
     axes[0].set_title("Sender: time inside the send call")
     axes[1].set_title("Where the rest of the wait goes")
     if table4 is not None:
-        ax = axes[2]
-        t = table4.copy()
-        base = t[(~t["css"]) & t["operation"].str.contains("Bsend")].set_index("processors")
-        t["relative"] = t["seconds"] / t["processors"].map(base["seconds"])
-        six = t[t["processors"] == 6]
-        labels = [
-            f"{op.split(' +')[0]}{' css' if css else ''}"
-            for op, css in zip(six["operation"], six["css"], strict=True)
-        ]
-        x = np.arange(len(labels))
-        for i, (p, colour) in enumerate(((6, "#8172b2"), (120, "#937860"))):
-            rel = t[t["processors"] == p]["relative"].to_numpy()
-            ax.bar(x + (i - 0.5) * 0.4, rel, width=0.4, color=colour, label=f"{p} processors")
-        ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
-        ax.set_ylim(0.85, 1.05)
-        ax.axhline(1.0, color="black", lw=0.8)
-        ax.set_ylabel("whole-code time / Bsend no css")
-        ax.set_title("H2MOL, 001 Table 4 (published)")
-        ax.legend(fontsize=7)
+        _draw_h2mol_table4(axes[2], table4, "H2MOL, 001 Table 4 (published)")
     fig.tight_layout()
     return fig
 
@@ -234,24 +216,30 @@ def progress_plot(table: pd.DataFrame, table4: pd.DataFrame | None = None) -> Fi
     ax.set_title("Your machine: a busy sender, message above the eager limit", fontsize=9)
     ax.legend(fontsize=7)
     if table4 is not None:
-        rax = axes[0][1]
-        t = table4.copy()
-        base = t[(~t["css"]) & t["operation"].str.contains("Bsend")].set_index("processors")
-        t["relative"] = t["seconds"] / t["processors"].map(base["seconds"])
-        six = t[t["processors"] == 6]
-        labels = [
-            f"{op.split(' +')[0]}{' css' if css else ''}"
-            for op, css in zip(six["operation"], six["css"], strict=True)
-        ]
-        x = np.arange(len(labels))
-        for i, (p, colour) in enumerate(((6, "#8172b2"), (120, "#937860"))):
-            rel = t[t["processors"] == p]["relative"].to_numpy()
-            rax.bar(x + (i - 0.5) * 0.4, rel, width=0.4, color=colour, label=f"{p} processors")
-        rax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
-        rax.set_ylim(0.85, 1.05)
-        rax.axhline(1.0, color="black", lw=0.8)
-        rax.set_ylabel("whole-code time / Bsend no css")
-        rax.set_title("H2MOL on HPCx, 001 Table 4 (published)\ncss = MP_CSS_INTERRUPT", fontsize=9)
-        rax.legend(fontsize=7)
+        _draw_h2mol_table4(
+            axes[0][1], table4, "H2MOL on HPCx, 001 Table 4 (published)\ncss = MP_CSS_INTERRUPT"
+        )
     fig.tight_layout()
     return fig
+
+
+def _draw_h2mol_table4(ax, table4, title):
+    """001 Table 4 as bars: each send variant's whole-code time relative to Bsend without css."""
+    t = table4.copy()
+    base = t[(~t["css"]) & t["operation"].str.contains("Bsend")].set_index("processors")
+    t["relative"] = t["seconds"] / t["processors"].map(base["seconds"])
+    six = t[t["processors"] == 6]
+    labels = [
+        f"{op.split(' +')[0]}{' css' if css else ''}"
+        for op, css in zip(six["operation"], six["css"], strict=True)
+    ]
+    x = np.arange(len(labels))
+    for i, (p, colour) in enumerate(((6, "#8172b2"), (120, "#937860"))):
+        rel = t[t["processors"] == p]["relative"].to_numpy()
+        ax.bar(x + (i - 0.5) * 0.4, rel, width=0.4, color=colour, label=f"{p} processors")
+    ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
+    ax.set_ylim(0.85, 1.05)
+    ax.axhline(1.0, color="black", lw=0.8)
+    ax.set_ylabel("whole-code time / Bsend no css")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7)
