@@ -180,19 +180,31 @@ static long sweep(hl_ctx *ctx, const settings *s, int aggregate, unsigned char *
     return wrong;
 }
 
+/* Attach a buffer for MPI_Bsend big enough for two messages of `bytes` (NULL when !want). */
+static void *attach_bsend_buffer(int want, long bytes) {
+    if (!want) return NULL;
+    long size = 2 * (bytes + MPI_BSEND_OVERHEAD); /* room for one spare message */
+    int attach_size = size > 2147483647L ? 2147483647 : (int)size;
+    void *buffer = malloc((size_t)attach_size);
+    MPI_Buffer_attach(buffer, attach_size);
+    return buffer;
+}
+
+/* Detach and free what attach_bsend_buffer attached (waits for buffered sends to leave). */
+static void detach_bsend_buffer(void *buffer) {
+    if (!buffer) return;
+    void *back;
+    int back_size;
+    MPI_Buffer_detach(&back, &back_size);
+    free(buffer);
+}
+
 static long sendmodes(hl_ctx *ctx, const settings *s, const int use[M_COUNT],
                       unsigned char *sbuf, unsigned char *rbuf) {
     MPI_Comm comm = ctx->comm;
     int rank = ctx->rank;
     long wrong = 0;
-    int attach_size = 0;
-    void *attached = NULL;
-    if (rank == 0 && use[M_BSEND]) {
-        long want = 2 * (s->max_bytes + MPI_BSEND_OVERHEAD); /* room for one spare message */
-        attach_size = want > 2147483647L ? 2147483647 : (int)want;
-        attached = malloc((size_t)attach_size);
-        MPI_Buffer_attach(attached, attach_size);
-    }
+    void *attached = attach_bsend_buffer(rank == 0 && use[M_BSEND], s->max_bytes);
     double late = 1e-6 * (double)s->late_us;
     for (long bytes = s->min_bytes; bytes <= s->max_bytes; bytes *= 2) {
         for (int m = 0; m < M_COUNT; m++) {
@@ -249,12 +261,7 @@ static long sendmodes(hl_ctx *ctx, const settings *s, const int use[M_COUNT],
         }
         if (bytes > s->max_bytes / 2) break;
     }
-    if (attached) {
-        void *back;
-        int back_size;
-        MPI_Buffer_detach(&back, &back_size);
-        free(attached);
-    }
+    detach_bsend_buffer(attached);
     return wrong;
 }
 
@@ -289,15 +296,8 @@ static long progress(hl_ctx *ctx, const settings *s, unsigned char *sbuf, unsign
     if (npolls > MAX_POLLS) npolls = MAX_POLLS;
     const char *env = getenv("MPICH_ASYNC_PROGRESS");
     int async = env && strcmp(env, "1") == 0;
-    int attach_size = 0;
-    void *attached = NULL;
     long bytes = s->max_bytes;
-    if (rank == 0) {
-        long want = 2 * (bytes + MPI_BSEND_OVERHEAD);
-        attach_size = want > 2147483647L ? 2147483647 : (int)want;
-        attached = malloc((size_t)attach_size);
-        MPI_Buffer_attach(attached, attach_size);
-    }
+    void *attached = attach_bsend_buffer(rank == 0, bytes);
     double compute = 1e-6 * (double)s->compute_us;
     const char *sends[2] = {"isend", "bsend"};
     for (int m = 0; m < 2; m++) {
@@ -345,12 +345,7 @@ static long progress(hl_ctx *ctx, const settings *s, unsigned char *sbuf, unsign
             }
         }
     }
-    if (attached) {
-        void *back;
-        int back_size;
-        MPI_Buffer_detach(&back, &back_size);
-        free(attached);
-    }
+    detach_bsend_buffer(attached);
     return wrong;
 }
 
