@@ -8,7 +8,7 @@ LAB_DIR   ?= labs
 PYTEST_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: setup lab test book release grade lint bench clean doctor image test-image test-browser test-grading-full
+.PHONY: setup lab test book release grade lint bench clean doctor image test-image test-browser test-grading-full test-slurm
 
 setup: $(STAMP)
 	@$(BIN)/hybridlab build --all --quiet
@@ -42,6 +42,11 @@ test-image: setup
 test-browser: setup
 	$(PY) -m pip install --quiet -r requirements-browser.lock
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m browser tests/test_browser.py $(PYTEST_ARGS)
+
+# A one-node Slurm cluster started in a scratch folder (root; Debian's slurm-wlm and munge): the
+# engines and lab 00 through srun inside `salloc -n 2`.
+test-slurm: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m slurm tests/test_slurm.py $(PYTEST_ARGS)
 
 # Every real lab graded round trip in the sandbox (about 15 minutes more than make test).
 test-grading-full: setup

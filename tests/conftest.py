@@ -53,6 +53,7 @@ OPT_IN = {
     "image": "make test-image",
     "browser": "make test-browser",
     "grading_full": "make test-grading-full",
+    "slurm": "make test-slurm",
 }
 
 

@@ -21,7 +21,7 @@ SESSION = "HYBRIDLAB_SESSION"  # set on everything one headless notebook run sta
 OWNER = "HYBRIDLAB_OWNER"  # "pid:start time" of the Python process that launched them
 SHM_PATTERNS = ("/dev/shm/mpich_shm_*", "/dev/shm/ompi.*", "/dev/shm/sm_segment.*")
 HYDRA_FILES = "/tmp/hydra_hwloc_xmlfile_*"
-LAUNCHERS = ("mpiexec", "mpiexec.hydra", "mpirun", "hydra_pmi_proxy", "prterun", "prted")
+LAUNCHERS = ("mpiexec", "mpiexec.hydra", "mpirun", "hydra_pmi_proxy", "prterun", "prted", "srun")
 
 
 def tagged(value: str | None, owner: str | None = None) -> list[psutil.Process]:

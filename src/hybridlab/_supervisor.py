@@ -1,6 +1,6 @@
 """Watch the engines of one Cluster: timeouts, crash detection, which rank died, killing.
 
-The supervisor knows the launcher processes (mpiexec), where the kernels write their crash
+The supervisor knows the launcher processes (mpiexec or srun), where the kernels write their crash
 reports, and the cluster's tag; it knows nothing of how the engines were started, so Cluster's
 life cycle and this watching stay separate units.
 """
@@ -67,7 +67,9 @@ class Supervisor:
         return crash + printed
 
     def ranks(self) -> list[psutil.Process]:
-        """The engines: the launcher's descendants that are not part of the launcher."""
+        """The engines: the launcher's descendants that are not part of the launcher. srun's
+        ranks are children of Slurm's step daemon, not of srun: they are found by the crash
+        file their environment names (this cluster's own)."""
         found = []
         for launcher in self.launchers:
             try:
@@ -76,7 +78,17 @@ class Supervisor:
                 ]
             except psutil.Error:
                 continue
-        return found
+        if found or not self.launchers:
+            return found
+        return [p for p in reaper.tagged(self.tag) if self._is_rank(p)]
+
+    def _is_rank(self, proc: psutil.Process) -> bool:
+        try:
+            return proc.name() not in reaper.LAUNCHERS and proc.environ().get(
+                "HL_CRASH_FILE"
+            ) == str(self.crash_file)
+        except psutil.Error:
+            return False
 
     def note_segments(self) -> None:
         """Remember the MPI segments the engines map (call once every rank has initialised

@@ -3,8 +3,9 @@
     with Cluster(ranks=2, threads=2, bind="cores") as cluster:
         results = cluster.run("hello_hybrid")
 
-The engines are ipyparallel engines started by the MPI launcher, so each engine is one MPI rank
-whose OpenMP threads are placed by the environment and flags from placement.py. A kernel that
+The engines are ipyparallel engines started by the MPI launcher (mpiexec, or srun inside a Slurm
+allocation: launcher.py decides), so each engine is one MPI rank whose OpenMP threads are placed
+by the environment and flags from placement.py. A kernel that
 crashes or hangs kills the engines (never the notebook) and raises an error naming the rank;
 `cluster.restart()` brings them back.
 """
@@ -25,7 +26,7 @@ from pathlib import Path
 import ipyparallel as ipp
 import psutil
 
-from . import _controller, runs
+from . import _controller, launcher, runs
 from . import _engine as engine
 from . import _reaper as reaper
 from ._supervisor import Supervisor
@@ -33,7 +34,7 @@ from .build import Kernel
 from .errors import ClusterNotRunning, KernelError
 from .placement import Placement
 from .records import Results
-from .topology import NO_MPIEXEC, Topology, find_mpiexec, read_topology, venv_bin
+from .topology import Topology, read_topology, venv_bin
 
 POLL_SECONDS = 0.01
 ENGINE = [sys.executable, "-m", "hybridlab._engine"]  # an ipyparallel engine without the nanny
@@ -75,9 +76,8 @@ class Cluster:
             raise ValueError("timeouts must be positive numbers of seconds")
         self.topology: Topology = read_topology()
         self.placement.check_fits(len(self.topology.usable))
-        self.mpi = find_mpiexec()
-        if self.mpi.mpiexec is None:
-            raise ClusterNotRunning(NO_MPIEXEC)
+        self.launcher = launcher.choose()
+        self.mpi = self.launcher.mpi
         self.timeout = timeout
         self.start_timeout = start_timeout
         self.tag = f"cluster-{uuid.uuid4().hex[:12]}"
@@ -85,7 +85,7 @@ class Cluster:
         self._supervisor = Supervisor(self.tag, self._crash_file)
         self._folder: Path | None = None  # the engines' log of one start
         self._controller: _controller.Controller | None = None
-        self._launcher: psutil.Popen | None = None
+        self._launched: psutil.Popen | None = None  # the launcher process of this start
         self.client: ipp.Client | None = None
         self.view: ipp.DirectView | None = None
         self.engines: list[dict] = []  # identity of each engine, in rank order
@@ -114,20 +114,18 @@ class Cluster:
         return env
 
     def engine_command(self, controller_args: list[str]) -> list[str]:
-        """mpiexec with the placement's flags, starting one engine per rank."""
-        assert self.mpi.mpiexec is not None
-        return [
-            self.mpi.mpiexec,
-            "-n",
-            str(self.placement.ranks),
-            *self.placement.launcher_args(self.mpi.implementation),
-            *(NANNY_ENGINE if self.nanny else ENGINE),
-            "--mpi",
-            *controller_args,
-            # the engines may start before the controller has written its connection file
-            f"--IPEngine.wait_for_url_file={self.start_timeout:g}",
-            f"--IPEngine.max_heartbeat_misses={_controller.ENGINE_HEARTBEAT_MISSES}",
-        ]
+        """The launcher (mpiexec or srun) with the placement's flags, one engine per rank."""
+        return self.launcher.command(
+            self.placement,
+            [
+                *(NANNY_ENGINE if self.nanny else ENGINE),
+                "--mpi",
+                *controller_args,
+                # the engines may start before the controller has written its connection file
+                f"--IPEngine.wait_for_url_file={self.start_timeout:g}",
+                f"--IPEngine.max_heartbeat_misses={_controller.ENGINE_HEARTBEAT_MISSES}",
+            ],
+        )
 
     def start(self) -> Cluster:
         """Start the engines (and a controller when no warm one is free); waits until every
@@ -158,7 +156,7 @@ class Cluster:
             self._folder = Path(tempfile.mkdtemp(prefix=f"hybridlab-{self.tag}-"))
             log = self._folder / "engines.log"
             with open(log, "wb") as out:
-                self._launcher = psutil.Popen(
+                self._launched = psutil.Popen(
                     self.engine_command(controller.args()),
                     env={**os.environ, **self.engine_environment()},
                     stdin=subprocess.DEVNULL,
@@ -166,8 +164,9 @@ class Cluster:
                     stderr=subprocess.STDOUT,
                     start_new_session=True,  # a ^C in the notebook does not reach the engines
                 )
-            self._supervisor.watch([self._launcher], log.read_text)
-            step("mpiexec launched" if fresh else "mpiexec launched (warm controller)")
+            self._supervisor.watch([self._launched], log.read_text)
+            launched = f"{self.launcher.kind} launched"
+            step(launched if fresh else f"{launched} (warm controller)")
             if fresh and self.overlap_start:
                 controller.connect(self.start_timeout)
                 step("controller ready")
@@ -222,7 +221,7 @@ class Cluster:
             steps.append((name, time.perf_counter() - t0 - sum(s for _, s in steps)))
 
         controller = self._controller
-        if controller is None and self._launcher is None:
+        if controller is None and self._launched is None:
             self._crash_file.unlink(missing_ok=True)
             self.stop_steps = []
             return  # nothing running (stopped already, or never started)
@@ -251,7 +250,7 @@ class Cluster:
 
     def _forget(self) -> None:
         self.client = self.view = None
-        self._controller = self._launcher = None
+        self._controller = self._launched = None
         self.engines = []
         self._supervisor.forget()
         if self._folder is not None:
@@ -314,7 +313,8 @@ class Cluster:
                 [
                     (f"kernel '{kernel.name}' rank {rank}", text)
                     for rank, (_, text, _) in enumerate(outputs)
-                ]
+                ],
+                {"launcher": self.launcher.kind},
             )
 
         kernel = runs.as_kernel(kernel)
@@ -331,4 +331,4 @@ class Cluster:
             else f"stopped{f' ({self.stopped_because})' if self.stopped_because else ''}"
         )
         p = self.placement
-        return f"Cluster(ranks={p.ranks}, threads={p.threads}, bind='{p.bind}', {self.mpi.implementation}, {state})"
+        return f"Cluster(ranks={p.ranks}, threads={p.threads}, bind='{p.bind}', {self.mpi.implementation}, {self.launcher.kind}, {state})"

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
 from . import _reaper as reaper
+from . import launcher
 from .kernelspec import NAME as KERNEL_NAME
 from .topology import compiler_info, find_mpiexec, mpi_info, read_topology, venv_bin
 
@@ -41,6 +42,12 @@ def examine() -> tuple[dict[str, object], list[Finding]]:
     on_path = mpi_info()
     mpi = find_mpiexec()
     facts: dict[str, object] = dict(topo.summary())
+    try:
+        facts["launcher"] = launcher.choose().describe()
+        launcher_problem = None
+    except launcher.LauncherError as err:
+        facts["launcher"] = "none"
+        launcher_problem = str(err)
     facts.update(
         {
             "NUMA node CPUs": "; ".join(f"{n}: {c}" for n, c in topo.numa_nodes.items()),
@@ -53,6 +60,8 @@ def examine() -> tuple[dict[str, object], list[Finding]]:
         }
     )
     found: list[Finding] = []
+    if launcher_problem:
+        found.append(Finding("problem", launcher_problem))
     if mpi.mpiexec is None:
         found.append(
             Finding("problem", "no mpiexec: run `make setup` (it installs MPICH from PyPI)")

@@ -35,6 +35,9 @@ _OPENMPI = re.compile(
     r"process rank (?P<rank>\d+) with PID \d+ on node \S+ exited on signal (?P<signal>\d+)"
 )
 
+# Slurm's srun: "srun: error: vm: task 1: Segmentation fault" (or "Killed", "Exited with exit code 3")
+_SRUN = re.compile(r"srun: error: \S+: tasks? (?P<rank>\d+)[-\d,]*: (?P<how>[^\n]+)")
+
 
 def _signal_name(number: int) -> str:
     try:
@@ -54,4 +57,7 @@ def failed_rank(output: str, ranks_by_pid: dict[int, int] | None = None) -> tupl
         code = int(m["code"])
         how = _signal_name(code) if 0 < code < 64 else f"exit code {code}"
         return (ranks_by_pid or {}).get(int(m["pid"])), how
+    m = _SRUN.search(output)
+    if m:
+        return int(m["rank"]), m["how"].strip()
     return None, ""

@@ -1,8 +1,8 @@
-"""Run a kernel as a standalone program under mpiexec, from the notebook's own process.
+"""Run a kernel as a standalone program under mpiexec (or srun), from the notebook's process.
 
 For kernels that must own MPI_Init_thread (a thread level of their choosing), and to check that
 the engines do not disturb what they measure. An adapter of runs.run (which returns the same
-Results as Cluster.run): it only says how mpiexec invokes the ranks.
+Results as Cluster.run): it only says how the launcher (launcher.py) invokes the ranks.
 """
 
 from __future__ import annotations
@@ -12,23 +12,21 @@ import subprocess
 import uuid
 
 from . import _reaper as reaper
-from . import runs
+from . import launcher, runs
 from .build import Kernel
 from .errors import KernelCrash, KernelError, KernelTimeout, failed_rank
 from .placement import Placement
 from .records import Results
-from .topology import NO_MPIEXEC, MpiInfo, find_mpiexec, read_topology, venv_bin
+from .topology import read_topology, venv_bin
 
 OUTPUT_TAIL = 2000  # characters of stderr quoted in an error
 
 
-def mpiexec_command(
-    mpi: MpiInfo, kernel: Kernel, placement: Placement, argv: list[str]
+def program_command(
+    chosen: launcher.Launcher, kernel: Kernel, placement: Placement, argv: list[str]
 ) -> list[str]:
-    """The mpiexec command line for a placement: flags, then the program's thread level."""
-    assert mpi.mpiexec is not None
-    cmd = [mpi.mpiexec, "-n", str(placement.ranks), *placement.launcher_args(mpi.implementation)]
-    return cmd + [str(kernel.program), *placement.program_arguments(), *argv]
+    """The launcher's command line for a placement: flags, then the program's thread level."""
+    return chosen.command(placement, [str(kernel.program), *placement.program_arguments(), *argv])
 
 
 def run_program(
@@ -42,17 +40,17 @@ def run_program(
     env: dict[str, str] | None = None,
     **params,
 ) -> Results:
-    """`mpiexec -n ranks program name=value...`; parse its JSON lines into Results."""
+    """`mpiexec -n ranks program name=value...` (srun in a Slurm allocation); parse its JSON
+    lines into Results."""
     placement = Placement(ranks, threads, bind, thread_level)
     topology = read_topology()
     placement.check_fits(len(topology.usable))
     kernel = runs.as_kernel(kernel)
-    mpi = find_mpiexec()
-    if mpi.mpiexec is None:
-        raise KernelError(NO_MPIEXEC)
+    chosen = launcher.choose()
+    mpi = chosen.mpi
 
     def invoke(kernel: Kernel, argv: list[str]) -> runs.Output:
-        cmd = mpiexec_command(mpi, kernel, placement, argv)
+        cmd = program_command(chosen, kernel, placement, argv)
         full_env = dict(os.environ)
         full_env.update(placement.environment(mpi.implementation, len(topology.usable)))
         full_env.update(env or {})
@@ -61,11 +59,12 @@ def run_program(
             [(kernel.name, out)],
             {
                 "command": " ".join(cmd),
+                "launcher": chosen.kind,
                 "omp_wait_policy": full_env.get("OMP_WAIT_POLICY", "default"),
             },
         )
 
-    return runs.run(kernel, params, placement, topology, mpi, invoke, run_by="mpiexec")
+    return runs.run(kernel, params, placement, topology, mpi, invoke, run_by=chosen.kind)
 
 
 def _mpiexec(cmd: list[str], env: dict[str, str], name: str, timeout: float) -> str:

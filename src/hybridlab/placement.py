@@ -1,7 +1,7 @@
 """Turn (ranks, threads, bind, thread_level) into the launcher's flags and the environment.
 
-One place knows how MPICH's hydra and Open MPI spell binding, and how each run path asks MPI for
-a thread level (an environment variable for mpi4py in the engines, a flag for a program), so the
+One place knows how MPICH's hydra, Open MPI and Slurm's srun spell binding, and how each run path
+asks MPI for a thread level (an environment variable for mpi4py in the engines, a flag for a program), so the
 engines (cluster.py) and standalone runs (launch.py) place processes the same way.
 """
 
@@ -18,6 +18,16 @@ BIND_MODES = {
     "spread": "ranks spread over sockets/NUMA nodes, threads spread over the rank's cores",
     "one-core": "each rank bound to a single core, so all its threads share it "
     "(Open MPI's default binding, a classic hybrid mistake)",
+}
+
+# Slurm's srun (task/affinity plugin) for each bind; --cpus-per-task gives each rank its CPUs:
+# `threads` of them, 1 for 'one-core'. srun's --cpu-bind=threads (a hardware thread per CPU) is not
+# used: the kit places threads on cores (OMP_PLACES=cores), as the mpiexec flags do.
+SRUN_BIND = {
+    "none": ["--cpu-bind=none"],
+    "cores": ["--cpu-bind=cores", "--distribution=block:block"],  # a socket filled first
+    "spread": ["--cpu-bind=cores", "--distribution=block:cyclic"],  # ranks round the sockets
+    "one-core": ["--cpu-bind=cores"],
 }
 
 # MPICH's busy polling makes oversubscribed runs crawl; these make a waiting rank yield.
@@ -93,6 +103,12 @@ class Placement:
                 "one-core": ["-bind-to", "core", "-map-by", "core"],
             }[self.bind]
         return []
+
+    def srun_args(self) -> list[str]:
+        """srun's flags that place the ranks (see SRUN_BIND); unbound runs may share CPUs."""
+        cpus = 1 if self.bind == "one-core" else self.threads
+        args = ["--cpus-per-task", str(cpus), *SRUN_BIND[self.bind]]
+        return args + (["--overcommit"] if self.bind == "none" else [])
 
     def environment(self, implementation: str, usable_cpus: int) -> dict[str, str]:
         """OpenMP placement for the threads, and what the MPI needs when oversubscribed."""

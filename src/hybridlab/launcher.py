@@ -1,0 +1,95 @@
+"""Which program starts the ranks, mpiexec or Slurm's srun, and its command line.
+
+The one place that decides, for the engines (cluster.py) and for standalone programs (launch.py):
+HYBRIDLAB_LAUNCHER=auto (the default) takes srun inside a Slurm allocation (SLURM_JOB_ID set and
+srun on PATH) and the venv's mpiexec elsewhere; `srun` or `mpiexec` forces one. The placement's
+flags come from placement.py (launcher_args for mpiexec, srun_args for srun).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+
+from .placement import Placement
+from .topology import NO_MPIEXEC, MpiInfo, find_mpiexec
+
+CHOICE = "HYBRIDLAB_LAUNCHER"  # auto | srun | mpiexec
+SRUN_MPI = "HYBRIDLAB_SRUN_MPI"  # srun's --mpi plugin: pmi2 (default), pmix, ...; "" = the site's
+CHOICES = ("auto", "srun", "mpiexec")
+
+# What every srun of the kit adds to the placement's flags, and why:
+SRUN_ALWAYS = [
+    "--overlap",  # share the allocation's CPUs with the lab's other steps (a cluster stays up
+    # while run_program runs), as mpiexec runs do on a laptop
+    "--kill-on-bad-exit=1",  # a rank that dies ends the step, as mpiexec ends the others
+    "--export=ALL",  # the engines need the notebook's environment (PATH, placement, tag)
+    "--nodes=1",  # the engines register with a controller on the notebook's node
+]
+
+
+class LauncherError(RuntimeError):
+    """The launcher asked for cannot be used here (srun missing, no allocation, no mpiexec)."""
+
+
+@dataclass(frozen=True)
+class Launcher:
+    kind: str  # "mpiexec" or "srun"
+    path: str
+    mpi: MpiInfo  # the MPI the ranks use (its implementation picks environment tweaks)
+    reason: str  # why this launcher was chosen (doctor prints it)
+
+    def command(self, placement: Placement, program: list[str]) -> list[str]:
+        """The full command line starting `program` once per rank with the placement's flags."""
+        head = [self.path, "-n", str(placement.ranks)]
+        if self.kind == "srun":
+            return head + placement.srun_args() + srun_options() + program
+        return head + placement.launcher_args(self.mpi.implementation) + program
+
+    def describe(self) -> str:
+        pmi = f", {SRUN_MPI}={os.environ.get(SRUN_MPI, 'pmi2')!r}" if self.kind == "srun" else ""
+        return f"{self.kind} ({self.path}): {self.reason}{pmi}"
+
+
+def srun_options() -> list[str]:
+    """srun's flags beside the placement: SRUN_ALWAYS, the PMI, the notebook's node."""
+    options = list(SRUN_ALWAYS)
+    node = os.environ.get("SLURMD_NODENAME")  # set when the notebook itself runs in a job step
+    if node:
+        options.append(f"--nodelist={node}")
+    plugin = os.environ.get(SRUN_MPI, "pmi2")
+    if plugin:
+        options.append(f"--mpi={plugin}")
+    return options
+
+
+def in_allocation() -> bool:
+    return bool(os.environ.get("SLURM_JOB_ID"))
+
+
+def choose() -> Launcher:
+    """The launcher for this process, from HYBRIDLAB_LAUNCHER and the Slurm environment."""
+    choice = os.environ.get(CHOICE, "auto").strip().lower() or "auto"
+    if choice not in CHOICES:
+        raise LauncherError(f"{CHOICE} must be one of {', '.join(CHOICES)}, not {choice!r}")
+    mpi = find_mpiexec()
+    srun = shutil.which("srun")
+    if choice == "srun":
+        if srun is None:
+            raise LauncherError(
+                f"{CHOICE}=srun but no srun on PATH: load Slurm (e.g. `module load slurm`) "
+                f"or set {CHOICE}=mpiexec"
+            )
+        if not in_allocation():
+            raise LauncherError(
+                f"{CHOICE}=srun but this process is not inside a Slurm allocation (no "
+                "SLURM_JOB_ID): start JupyterLab inside `salloc` or a batch job"
+            )
+        return Launcher("srun", srun, mpi, f"{CHOICE}=srun, job {os.environ['SLURM_JOB_ID']}")
+    if choice == "auto" and srun is not None and in_allocation():
+        return Launcher("srun", srun, mpi, f"inside Slurm job {os.environ['SLURM_JOB_ID']}")
+    if mpi.mpiexec is None:
+        raise LauncherError(NO_MPIEXEC)
+    why = f"{CHOICE}=mpiexec" if choice == "mpiexec" else "not inside a Slurm allocation"
+    return Launcher("mpiexec", mpi.mpiexec, mpi, why)
