@@ -18,7 +18,7 @@ matplotlib.use("Agg")
 import hybridlab as hl  # noqa: E402
 from faulty_kernels import CRASH  # noqa: E402
 from hybridlab import _reaper as reaper  # noqa: E402
-from hybridlab import launcher  # noqa: E402
+from hybridlab import doctor, launcher  # noqa: E402
 from hybridlab._engine import getenv  # noqa: E402
 from hybridlab.plots import placement_map  # noqa: E402
 
@@ -35,6 +35,7 @@ def placement(result: hl.Results) -> list[dict]:
 def main(out: Path) -> None:
     seen: dict[str, object] = {"job": os.environ.get("SLURM_JOB_ID")}
     seen["launcher"] = launcher.choose().kind
+    seen["doctor"] = doctor.examine()[0]["launcher"]
     topo = hl.read_topology()
     with hl.Cluster(ranks=2, threads=1, timeout=120) as cluster:
         seen["repr"] = repr(cluster)

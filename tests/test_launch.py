@@ -1,5 +1,6 @@
 """Kernels as standalone programs under mpiexec: records, failures, nothing left behind."""
 
+import shutil
 import subprocess
 import time
 
@@ -8,6 +9,8 @@ import pytest
 import hybridlab as hl
 from conftest import mpi_leftovers
 from faulty_kernels import CRASH, HANG
+from hybridlab import launcher
+from hybridlab.errors import failed_rank
 
 
 def test_hello_reports_every_rank_and_thread_with_its_cpu():
@@ -87,3 +90,40 @@ def test_every_program_prints_its_parameters_with_help():
         [str(kernel.program), "--help"], capture_output=True, text=True, check=True
     )
     assert "spin_ms" in out.stdout and "usage: mpiexec -n RANKS" in out.stdout
+
+
+def test_the_launcher_is_mpiexec_outside_slurm_and_srun_when_asked_inside(monkeypatch):
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    monkeypatch.delenv(launcher.CHOICE, raising=False)
+    assert launcher.choose().kind == "mpiexec"
+    if shutil.which("srun") is None:
+        pytest.skip("no srun here (apt-get install slurm-client) to build its command line")
+    monkeypatch.setenv("SLURM_JOB_ID", "42")
+    chosen = launcher.choose()
+    assert chosen.kind == "srun" and "job 42" in chosen.describe()
+    cmd = chosen.command(hl.Placement(2, 2, "cores"), ["prog"])
+    assert cmd[1:5] == ["-n", "2", "--cpus-per-task", "2"] and cmd[-1] == "prog"
+    assert {"--cpu-bind=cores", "--mpi=pmi2", "--overlap"} <= set(cmd)
+    monkeypatch.setenv(launcher.CHOICE, "mpiexec")
+    assert launcher.choose().kind == "mpiexec"
+
+
+def test_srun_asked_for_where_it_cannot_run_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setenv(launcher.CHOICE, "srun")
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    if shutil.which("srun"):
+        with pytest.raises(launcher.LauncherError, match="not inside a Slurm allocation"):
+            hl.run_program("hello_hybrid", ranks=1)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no srun on it
+    with pytest.raises(launcher.LauncherError, match="no srun on PATH"):
+        hl.Cluster(ranks=1)
+    monkeypatch.setenv(launcher.CHOICE, "qsub")
+    with pytest.raises(launcher.LauncherError, match="must be one of auto, srun, mpiexec"):
+        launcher.choose()
+
+
+def test_a_dead_task_is_read_from_sruns_report():
+    assert failed_rank("srun: error: vm: task 1: Segmentation fault (core dumped)\n") == (
+        1,
+        "Segmentation fault (core dumped)",
+    )

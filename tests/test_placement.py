@@ -55,6 +55,19 @@ def test_open_mpi_flags_give_each_rank_threads_cores_and_allow_oversubscription(
     ]
 
 
+def test_srun_flags_give_each_rank_its_cpus_and_bind_them_as_asked():
+    assert Placement(2, 3, "cores").srun_args() == [
+        "--cpus-per-task", "3", "--cpu-bind=cores", "--distribution=block:block",
+    ]  # fmt: skip
+    assert Placement(2, 3, "spread").srun_args()[-1] == "--distribution=block:cyclic"
+    # one-core: one CPU per rank, its threads share it
+    assert Placement(2, 3, "one-core").srun_args() == ["--cpus-per-task", "1", "--cpu-bind=cores"]
+    # unbound ranks may share CPUs, as with mpiexec
+    assert Placement(3, 2, "none").srun_args() == [
+        "--cpus-per-task", "2", "--cpu-bind=none", "--overcommit",
+    ]  # fmt: skip
+
+
 def test_openmp_environment_follows_the_binding():
     assert Placement(1, 2, "none").environment("mpich", 8) == {
         "OMP_NUM_THREADS": "2",

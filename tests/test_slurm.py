@@ -243,6 +243,7 @@ def test_the_engines_and_programs_start_through_srun_and_record_their_placement(
     salloc(slurm, [sys.executable, str(ROOT / "tests" / "slurm_job.py"), str(out)])
     seen = json.loads(out.read_text())
     assert seen["job"] and seen["launcher"] == "srun"
+    assert seen["doctor"].startswith("srun") and f"job {seen['job']}" in seen["doctor"]
     assert "srun" in seen["repr"]
     assert all(step is not None for step in seen["step"]), "the engines are not a Slurm step"
     engines = seen["engines"]
