@@ -62,6 +62,14 @@ def main(out: Path) -> None:
         }
     seen["programs"] = programs
     seen["usable"] = list(topo.usable)
+    os.environ[launcher.SRUN_MPI] = "none"  # no PMI: each engine is an MPI world of its own
+    try:
+        hl.Cluster(ranks=2, start_timeout=60).start()
+        seen["without_pmi"] = "started"
+    except hl.ClusterNotRunning as err:
+        seen["without_pmi"] = str(err)
+    finally:
+        del os.environ[launcher.SRUN_MPI]
     out.write_text(json.dumps(seen, indent=1))
 
 

@@ -1,9 +1,10 @@
 """A real one-node Slurm cluster: the engines and programs start through srun, lab 00 runs in it.
 
 The test configures and starts munged (as the munge user), slurmctld and slurmd (as root) in a
-scratch folder with ports of their own, waits until the node is idle, then inside `salloc -n 2`:
-a Cluster, a kernel on its 2 ranks, a crash and a restart, standalone programs with each bind
-(slurm_job.py), and lab 00's instructor notebook headless in quick mode. Everything is stopped
+scratch folder with ports of their own, and waits until the node is idle. Then, with the notebook's
+process in the shell of `salloc -n 2` and again as a job step (as batchspawner starts
+JupyterLab): a Cluster, a kernel on its 2 ranks, a crash and a restart, standalone programs with
+each bind (slurm_job.py); and lab 00's instructor notebook headless in quick mode. Everything is stopped
 afterwards, and the test checks that no daemon, step or engine of it is left.
 
 Run with `make test-slurm`; `make test` leaves it out (marker `slurm`). Needs root and Debian's
@@ -221,14 +222,20 @@ def slurm():
         assert left == [], f"Slurm processes left behind: {left}"
 
 
-def salloc(slurm: OneNodeSlurm, command: list[str], env: dict[str, str] | None = None):
-    """Run `command` inside `salloc -n 2` (as a trainer's JupyterLab would be); fail with the
-    output and the daemons' logs when it fails."""
+# Where the notebook runs: in the shell of `salloc -n 2` (JupyterLab started from it), or as a
+# job step of a one-task job with 2 CPUs (as batchspawner's `srun jupyterhub-singleuser` does).
+SHELL = ["salloc", "-n", "2"]
+STEP = ["salloc", "-n", "1", "--cpus-per-task=2", "srun", "-n", "1", "--cpus-per-task=2"]
+
+
+def salloc(slurm: OneNodeSlurm, command: list[str], where: list[str] = SHELL):
+    """Run `command` inside an allocation (`where`); fail with the output and the daemons' logs
+    when it fails."""
     try:
         done = slurm.run(
-            ["salloc", "-n", "2", "--job-name=hybridlab-test", *command],
+            [*where, *command],
             timeout=JOB_SECONDS, check=False, cwd=ROOT,
-            env={**slurm.env, "PYTHONPATH": str(ROOT / "tests"), **(env or {})},
+            env={**slurm.env, "PYTHONPATH": str(ROOT / "tests")},
         )  # fmt: skip
     except subprocess.TimeoutExpired as err:
         pytest.fail(f"salloc did not finish within {JOB_SECONDS} s: {err}\n{slurm.logs()}")
@@ -238,9 +245,12 @@ def salloc(slurm: OneNodeSlurm, command: list[str], env: dict[str, str] | None =
     return done
 
 
-def test_the_engines_and_programs_start_through_srun_and_record_their_placement(slurm, tmp_path):
+@pytest.mark.parametrize("where", [SHELL, STEP], ids=["salloc-shell", "job-step"])
+def test_the_engines_and_programs_start_through_srun_and_record_their_placement(
+    slurm, tmp_path, where
+):
     out = tmp_path / "seen.json"
-    salloc(slurm, [sys.executable, str(ROOT / "tests" / "slurm_job.py"), str(out)])
+    salloc(slurm, [sys.executable, str(ROOT / "tests" / "slurm_job.py"), str(out)], where)
     seen = json.loads(out.read_text())
     assert seen["job"] and seen["launcher"] == "srun"
     assert seen["doctor"].startswith("srun") and f"job {seen['job']}" in seen["doctor"]
@@ -266,6 +276,7 @@ def test_the_engines_and_programs_start_through_srun_and_record_their_placement(
     assert len({tuple(r["allowed"]) for r in piled}) == 1 and len(piled[0]["allowed"]) == 1
     free = programs["none"]["records"]  # --cpu-bind=none: every CPU of the allocation
     assert all(len(r["allowed"]) == 2 for r in free)
+    assert "not one MPI world" in seen["without_pmi"] and "--mpi=none" in seen["without_pmi"]
 
 
 def test_lab_00_runs_headless_inside_the_allocation(slurm, tmp_path):

@@ -158,7 +158,7 @@ class Cluster:
             with open(log, "wb") as out:
                 self._launched = psutil.Popen(
                     self.engine_command(controller.args()),
-                    env={**os.environ, **self.engine_environment()},
+                    env=self.launcher.environment(self.engine_environment()),
                     stdin=subprocess.DEVNULL,
                     stdout=out,
                     stderr=subprocess.STDOUT,
@@ -177,6 +177,7 @@ class Cluster:
             found = self.client[ids].apply_sync(engine.identity)  # in the order of ids
             order = sorted(zip(found, ids, strict=True), key=lambda pair: pair[0]["rank"])
             self.engines = [identity for identity, _ in order]
+            self._check_one_world()
             self._supervisor.note_segments()  # every rank has initialised MPI
             self.view = self.client[[eid for _, eid in order]]
             self.view.block = True
@@ -210,6 +211,22 @@ class Cluster:
                     f"within {self.start_timeout:g} s"
                 )
             time.sleep(POLL_SECONDS)
+
+    def _check_one_world(self) -> None:
+        """The engines must be the ranks of one MPI_COMM_WORLD: an MPI that misses the launcher's
+        PMI starts each as a singleton (rank 0 of 1)."""
+        sizes = {e["size"] for e in self.engines}
+        if sizes != {self.placement.ranks}:
+            hint = (
+                f" (srun offered --mpi={os.environ.get(launcher.SRUN_MPI, 'pmi2')}: set "
+                f"{launcher.SRUN_MPI} to the plugin your MPI uses, e.g. pmix; `srun --mpi=list`)"
+                if self.launcher.kind == "srun"
+                else ""
+            )
+            raise ClusterNotRunning(
+                f"the {self.placement.ranks} engines are not one MPI world (sizes {sorted(sizes)}):"
+                f" the MPI did not find the launcher's process manager{hint}"
+            )
 
     def stop(self) -> None:
         """Stop the engines (and a controller of its own); leaves no process of this cluster

@@ -51,9 +51,9 @@ def run_program(
 
     def invoke(kernel: Kernel, argv: list[str]) -> runs.Output:
         cmd = program_command(chosen, kernel, placement, argv)
-        full_env = dict(os.environ)
-        full_env.update(placement.environment(mpi.implementation, len(topology.usable)))
-        full_env.update(env or {})
+        full_env = chosen.environment(
+            {**placement.environment(mpi.implementation, len(topology.usable)), **(env or {})}
+        )
         out = _mpiexec(cmd, full_env, kernel.name, timeout)
         return runs.Output(
             [(kernel.name, out)],

@@ -18,6 +18,7 @@ from .topology import NO_MPIEXEC, MpiInfo, find_mpiexec
 CHOICE = "HYBRIDLAB_LAUNCHER"  # auto | srun | mpiexec
 SRUN_MPI = "HYBRIDLAB_SRUN_MPI"  # srun's --mpi plugin: pmi2 (default), pmix, ...; "" = the site's
 CHOICES = ("auto", "srun", "mpiexec")
+STEP_PMI = ("PMI_", "PMIX_")  # what a job step's process manager sets for its tasks
 
 # What every srun of the kit adds to the placement's flags, and why:
 SRUN_ALWAYS = [
@@ -46,6 +47,15 @@ class Launcher:
         if self.kind == "srun":
             return head + placement.srun_args() + srun_options() + program
         return head + placement.launcher_args(self.mpi.implementation) + program
+
+    def environment(self, extra: dict[str, str]) -> dict[str, str]:
+        """This process's environment plus `extra`, for the launcher. For srun, without the
+        process-manager variables of the notebook's own job step (when JupyterLab runs as one):
+        srun gives each rank its own, and stale ones mislead the MPI."""
+        env = dict(os.environ)
+        if self.kind == "srun":
+            env = {k: v for k, v in env.items() if not k.startswith(STEP_PMI)}
+        return {**env, **extra}
 
     def describe(self) -> str:
         pmi = f", {SRUN_MPI}={os.environ.get(SRUN_MPI, 'pmi2')!r}" if self.kind == "srun" else ""
