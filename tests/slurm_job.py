@@ -61,6 +61,13 @@ def main(out: Path) -> None:
             "records": placement(res),
         }
     seen["programs"] = programs
+    os.environ[launcher.CHOICE] = "mpiexec"  # the venv's hydra inside the allocation
+    try:
+        res = hl.run_program("hello_hybrid", ranks=2, spin_ms=20)
+        ranks = sorted({int(r) for r in res.records["rank"]})
+        seen["mpiexec_inside"] = {"run_by": res.meta["run_by"], "ranks": ranks}
+    finally:
+        del os.environ[launcher.CHOICE]
     seen["usable"] = list(topo.usable)
     os.environ[launcher.SRUN_MPI] = "none"  # no PMI: each engine is an MPI world of its own
     try:

@@ -276,6 +276,8 @@ def test_the_engines_and_programs_start_through_srun_and_record_their_placement(
     assert len({tuple(r["allowed"]) for r in piled}) == 1 and len(piled[0]["allowed"]) == 1
     free = programs["none"]["records"]  # --cpu-bind=none: every CPU of the allocation
     assert all(len(r["allowed"]) == 2 for r in free)
+    assert seen["mpiexec_inside"]["run_by"] == "mpiexec"  # HYBRIDLAB_LAUNCHER=mpiexec still works
+    assert seen["mpiexec_inside"]["ranks"] == [0, 1]
     assert "not one MPI world" in seen["without_pmi"] and "--mpi=none" in seen["without_pmi"]
 
 
