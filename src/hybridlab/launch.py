@@ -54,7 +54,7 @@ def run_program(
         full_env = chosen.environment(
             {**placement.environment(mpi.implementation, len(topology.usable)), **(env or {})}
         )
-        out = _mpiexec(cmd, full_env, kernel.name, timeout)
+        out = _launch(cmd, full_env, kernel.name, timeout)
         return runs.Output(
             [(kernel.name, out)],
             {
@@ -67,8 +67,8 @@ def run_program(
     return runs.run(kernel, params, placement, topology, mpi, invoke, run_by=chosen.kind)
 
 
-def _mpiexec(cmd: list[str], env: dict[str, str], name: str, timeout: float) -> str:
-    """Run mpiexec tagged for the reaper; its stdout, or the error naming the rank that died."""
+def _launch(cmd: list[str], env: dict[str, str], name: str, timeout: float) -> str:
+    """Run the launcher (mpiexec or srun) tagged for the reaper; its stdout, or the error naming the rank that died."""
     tag = f"program-{uuid.uuid4().hex[:12]}"
     env[reaper.TAG] = tag
     env[reaper.OWNER] = reaper.owner_stamp()  # reaped as an orphan if this process dies

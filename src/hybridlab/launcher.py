@@ -58,8 +58,13 @@ class Launcher:
         return {**env, **extra}
 
     def describe(self) -> str:
-        pmi = f", {SRUN_MPI}={os.environ.get(SRUN_MPI, 'pmi2')!r}" if self.kind == "srun" else ""
+        pmi = f", {SRUN_MPI}={srun_mpi()!r}" if self.kind == "srun" else ""
         return f"{self.kind} ({self.path}): {self.reason}{pmi}"
+
+
+def srun_mpi() -> str:
+    """The PMI plugin srun offers the ranks (HYBRIDLAB_SRUN_MPI, pmi2 by default)."""
+    return os.environ.get(SRUN_MPI, "pmi2")
 
 
 def srun_options() -> list[str]:
@@ -68,7 +73,7 @@ def srun_options() -> list[str]:
     node = os.environ.get("SLURMD_NODENAME")  # set when the notebook itself runs in a job step
     if node:
         options.append(f"--nodelist={node}")
-    plugin = os.environ.get(SRUN_MPI, "pmi2")
+    plugin = srun_mpi()
     if plugin:
         options.append(f"--mpi={plugin}")
     return options
