@@ -29,6 +29,8 @@ import nbformat
 import psutil
 import pytest
 
+from hybridlab import _reaper as reaper
+
 pytestmark = [pytest.mark.slurm, pytest.mark.timeout(900)]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -194,12 +196,7 @@ PartitionName=kit Nodes={name} Default=YES MaxTime=INFINITE State=UP
             except psutil.Error:
                 continue
         _, alive = psutil.wait_procs(procs, timeout=20)
-        for proc in alive:
-            try:
-                proc.kill()
-            except psutil.Error:
-                continue
-        psutil.wait_procs(alive, timeout=10)
+        reaper.kill(alive, timeout=10)
 
 
 @pytest.fixture(scope="module")
