@@ -51,10 +51,14 @@ class Launcher:
     def environment(self, extra: dict[str, str]) -> dict[str, str]:
         """This process's environment plus `extra`, for the launcher. For srun, without the
         process-manager variables of the notebook's own job step (when JupyterLab runs as one):
-        srun gives each rank its own, and stale ones mislead the MPI."""
+        srun gives each rank its own, and stale ones mislead the MPI. For mpiexec inside an
+        allocation, SLURM_OVERLAP=1: MPICH's mpiexec starts its proxies with srun, which would
+        otherwise wait for the CPUs the notebook's own step holds."""
         env = dict(os.environ)
         if self.kind == "srun":
             env = {k: v for k, v in env.items() if not k.startswith(STEP_PMI)}
+        elif in_allocation():
+            env["SLURM_OVERLAP"] = "1"
         return {**env, **extra}
 
     def describe(self) -> str:
