@@ -1,11 +1,11 @@
 """A real one-node Slurm cluster: the engines and programs start through srun, lab 00 runs in it.
 
 The test configures and starts munged (as the munge user), slurmctld and slurmd (as root) in a
-scratch folder with ports of their own, and waits until the node is idle. Then, with the notebook's
-process in the shell of `salloc -n 2` and again as a job step (as batchspawner starts
+scratch folder with ports of their own, and waits until the node is idle. Then, with the
+notebook's process in the shell of `salloc -n 2` and again as a job step (as batchspawner starts
 JupyterLab): a Cluster, a kernel on its 2 ranks, a crash and a restart, standalone programs with
-each bind (slurm_job.py); and lab 00's instructor notebook headless in quick mode. Everything is stopped
-afterwards, and the test checks that no daemon, step or engine of it is left.
+each bind (slurm_job.py); and lab 00's instructor notebook headless in quick mode. Everything is
+stopped afterwards, and the test checks that no daemon, step or engine of it is left.
 
 Run with `make test-slurm`; `make test` leaves it out (marker `slurm`). Needs root and Debian's
 slurm-wlm and munge (`apt-get install slurm-wlm munge`); skipped with the reason otherwise.
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -37,19 +38,17 @@ ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ("munged", "slurmctld", "slurmd", "srun", "salloc", "sinfo", "scancel", "runuser")
 LAB = "00_getting_started"
 READY_SECONDS = 90  # until the node is idle in sinfo
-JOB_SECONDS = 600  # one salloc'd job at most (lab 00 in quick mode takes a few minutes on 2 cores)
+JOB_SECONDS = 600  # one salloc'd job at most (lab 00 in quick mode is one of them)
 
 
 def why_slurm_cannot_run() -> str | None:
     """None when a Slurm cluster can be started here, else why not."""
     if os.geteuid() != 0:
-        return "starting slurmctld and slurmd needs root (CI runs as root)"
+        return "starting slurmctld and slurmd needs root: run `make test-slurm` as root"
     missing = [tool for tool in TOOLS if shutil.which(tool) is None]
     if missing:
         return f"not installed: {', '.join(missing)} (apt-get install slurm-wlm munge)"
     try:
-        import pwd
-
         pwd.getpwnam("munge")
     except KeyError:
         return "no munge user (the munge package creates it)"

@@ -218,7 +218,7 @@ class Cluster:
         sizes = {e["size"] for e in self.engines}
         if sizes != {self.placement.ranks}:
             hint = (
-                f" (srun offered --mpi={launcher.srun_mpi()}: set "
+                f" (srun offered --mpi={launcher.srun_mpi() or '<the site default>'}: set "
                 f"{launcher.SRUN_MPI} to the plugin your MPI uses, e.g. pmix; `srun --mpi=list`)"
                 if self.launcher.kind == "srun"
                 else ""
