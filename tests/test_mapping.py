@@ -132,7 +132,7 @@ def test_launcher_table_lists_every_binding():
     assert table.loc["cores", "MPICH hydra"] == "mpiexec -n 2 -bind-to core:3 -map-by core:3"
     assert "--map-by slot:PE=3" in table.loc["cores", "Open MPI"]
     assert table.loc["spread", "Cray aprun"] == "aprun -n 2 -S 1 -d 3"
-    assert table.loc["one-core", "Slurm srun"] == "srun -n 2 --cpus-per-task=1 --cpu-bind=cores"
+    assert table.loc["one-core", "Slurm srun"] == "srun -n 2 --cpus-per-task 1 --cpu-bind=cores"
 
 
 # -------------------------------------------------------------------------------- plots

@@ -208,19 +208,9 @@ def aprun_flags(
     }[bind]
 
 
-def srun_flags(ranks: int, threads: int, bind: str) -> str:
-    """The Slurm line for a binding (Slurm's documentation; not in the sources)."""
-    head = f"srun -n {ranks}"
-    return {
-        "none": f"{head} --cpus-per-task={threads} --cpu-bind=none",
-        "cores": f"{head} --cpus-per-task={threads} --cpu-bind=cores --distribution=block:block",
-        "spread": f"{head} --cpus-per-task={threads} --cpu-bind=cores --distribution=block:cyclic",
-        "one-core": f"{head} --cpus-per-task=1 --cpu-bind=cores",
-    }[bind]
-
-
 def launcher_table(ranks: int, threads: int, usable_cpus: int) -> pd.DataFrame:
-    """Every binding the harness offers, and how MPICH, Open MPI, Slurm and ALPS spell it."""
+    """Every binding the harness offers, and how MPICH, Open MPI, Slurm and ALPS spell it (the
+    MPICH, Open MPI and Slurm lines are the ones the harness itself runs)."""
     rows = []
     for bind, meaning in BIND_MODES.items():
         p = Placement(ranks, threads, bind)
@@ -231,7 +221,7 @@ def launcher_table(ranks: int, threads: int, usable_cpus: int) -> pd.DataFrame:
                 "meaning": meaning,
                 "MPICH hydra": " ".join(["mpiexec", "-n", str(ranks), *p.launcher_args("mpich")]),
                 "Open MPI": " ".join(["mpirun", "-n", str(ranks), *p.launcher_args("openmpi")]),
-                "Slurm srun": srun_flags(ranks, threads, bind),
+                "Slurm srun": " ".join(["srun", "-n", str(ranks), *p.srun_args()]),
                 "Cray aprun": aprun_flags(ranks, threads, bind),
                 "OpenMP": " ".join(f"{k}={v}" for k, v in env.items() if k.startswith("OMP_")),
             }
