@@ -9,6 +9,9 @@
  *               points (those that need no halo); then the master updates its own share of the
  *               inner points and the whole boundary shell. master_share = the fraction of the
  *               inner X planes the master takes (000's "optimal" runs shrink it)
+ *   comm_wait_us  (pure, masteronly, funnelled) the master sleeps this long after each halo
+ *               exchange, inside the halo phase: an emulated network wait (lab 08 measures the
+ *               overlap model of seed 002 slide 42 with it on machines with few cores)
  *   multiple    threads own slabs of X planes; each thread exchanges its own part of the Y and
  *               Z faces (the first and last threads also the X faces) and updates its slab
  *               (MPI_THREAD_MULTIPLE)
@@ -39,6 +42,9 @@ const hl_param hl_kernel_params[] = {
     {"nonblocking", "0", "1: MPI_Irecv/MPI_Isend + MPI_Waitall; 0: MPI_Sendrecv per face"},
     {"master_share", "equal",
      "funnelled: fraction (0-1) of the inner X planes the master updates; equal = 1/threads"},
+    {"comm_wait_us", "0",
+     "pure, masteronly, funnelled: the master sleeps this long after each exchange (emulated "
+     "network wait, counted as halo)"},
     HL_END_PARAMS,
 };
 
@@ -54,6 +60,7 @@ typedef struct {
     int nb[3][2];  /* neighbour ranks [dim][0 = minus, 1 = plus] */
     int nonblocking;
     long iterations;
+    long wait_us;   /* emulated network wait after each exchange (master only) */
     hl_timers *acc; /* per thread: phase seconds, and its part of delta */
     double delta;
 } grid3d;
@@ -216,6 +223,7 @@ static void run_pure(grid3d *g, face_bufs *fb) {
     for (long it = 0; it < g->iterations; it++) {
         double t0 = hl_now();
         exchange(g, 63, 1, g->l[0], 0, fb);
+        hl_sleep_us(g->wait_us);
         double t1 = hl_now();
         me->partial = stencil_box(g, 1, g->l[0], 1, g->l[1], 1, g->l[2]);
         me->t[HL_HALO] += t1 - t0;
@@ -230,6 +238,7 @@ static void run_masteronly(grid3d *g, int nthreads, face_bufs *fb) {
     for (long it = 0; it < g->iterations; it++) {
         double t0 = hl_now();
         exchange(g, 63, 1, g->l[0], 0, fb);
+        hl_sleep_us(g->wait_us);
         g->acc[0].t[HL_HALO] += hl_now() - t0;
 #pragma omp parallel num_threads(nthreads)
         {
@@ -276,6 +285,7 @@ static void run_funnelled(grid3d *g, int nthreads, double share, face_bufs *fb) 
             double local = 0.0, t0 = hl_now();
             if (t == 0) {
                 exchange(g, 63, 1, g->l[0], 0, fb);
+                hl_sleep_us(g->wait_us);
                 double t1 = hl_now();
                 me->t[HL_HALO] += t1 - t0;
                 t0 = t1;
@@ -343,6 +353,13 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (!ok) return -1;
     if (nonblocking > 1)
         return hl_fail(ctx, "parameter nonblocking=%ld must be 0 or 1", nonblocking);
+    long wait_us = hl_param_long(ctx, "comm_wait_us", 0, &ok);
+    if (!ok) return -1;
+    if (wait_us > 10000000L)
+        return hl_fail(ctx, "parameter comm_wait_us=%ld is above 10 s", wait_us);
+    if (wait_us > 0 && variant == V_MULTIPLE)
+        return hl_fail(ctx, "comm_wait_us is for pure, masteronly and funnelled (one thread "
+                            "communicates); variant multiple has no single master exchange");
     if (n[0] > 100000 || n[1] > 100000 || n[2] > 100000 || n[0] * n[1] * n[2] > 400000000L)
         return hl_fail(ctx, "grid %ld x %ld x %ld is too large (at most 4e8 points)", n[0], n[1],
                        n[2]);
@@ -380,7 +397,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                        "ranks along X leaves fewer than %d planes (threads) on some rank",
                        n[0], dims[0], nthreads);
 
-    grid3d g = {.nonblocking = (int)nonblocking, .iterations = iterations};
+    grid3d g = {.nonblocking = (int)nonblocking, .iterations = iterations, .wait_us = wait_us};
     MPI_Cart_create(comm, 3, dims, periods, 0, &g.cart);
     MPI_Cart_coords(g.cart, ctx->rank, 3, coords);
     long first[3];
@@ -438,9 +455,11 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     hl_emit_timers(ctx, g.acc, nthreads, hl_halo_phase_names, HL_HALO_PHASES,
                    "\"variant\":\"%s\",\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,"
                    "\"nz\":%ld,\"px\":%d,\"py\":%d,\"pz\":%d,\"lx\":%ld,\"ly\":%ld,\"lz\":%ld,"
-                   "\"iterations\":%ld,\"nonblocking\":%ld,\"master_share\":%.6g",
+                   "\"iterations\":%ld,\"nonblocking\":%ld,\"master_share\":%.6g,"
+                   "\"comm_wait_us\":%ld",
                    variant_names[variant], ctx->size, nthreads, n[0], n[1], n[2], dims[0],
-                   dims[1], dims[2], g.l[0], g.l[1], g.l[2], iterations, nonblocking, share);
+                   dims[1], dims[2], g.l[0], g.l[1], g.l[2], iterations, nonblocking, share,
+                   wait_us);
     if (ctx->rank == 0)
         hl_emit(ctx,
                 "\"record\":\"checksum\",\"checksum\":%.17g,\"delta\":%.17g,\"variant\":\"%s\","
