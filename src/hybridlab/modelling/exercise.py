@@ -75,7 +75,7 @@ def measure_memory(quick: bool = False) -> dict[str, Quantity]:
 def measure_stencil(quick: bool = False) -> dict[str, Quantity]:
     """Lab 04's halo3d, pure MPI on one rank: interior points updated per second of its jacobi
     phase (the compute the halo models need)."""
-    side, iterations = (48, 10) if quick else (96, 20)
+    side, iterations = (64, 10) if quick else (128, 10)
     res = run_program("halo3d", ranks=1, threads=1, bind="cores", timeout=TIMEOUT,
                       variant="pure", nx=side, ny=side, nz=side, iterations=iterations)  # fmt: skip
     t = res.records.query("record == 'timer' and phase == 'jacobi'")["seconds"].max()

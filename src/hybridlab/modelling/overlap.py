@@ -52,11 +52,12 @@ def best_f_comm(n: float, m: float = 1.0, f_non: float = 0.0) -> float:
 
 
 def model_curves(ns=(2, 4, 8), f_nons=(0.0, 0.4), m: float = 1.0, points: int = 201) -> pd.DataFrame:
-    """Slide 42's curves: epsilon against f_comm for every n and f_non (tidy table)."""
+    """Slide 42's curves: epsilon against f_comm for every n and f_non (tidy table); each curve
+    includes its peak, so a plot shows the exact maximum."""
     rows = []
     for f_non in f_nons:
-        f = np.linspace(0.0, 1.0 - f_non, points)
         for n in ns:
+            f = np.union1d(np.linspace(0.0, 1.0 - f_non, points), [best_f_comm(n, m, f_non)])
             rows.append(pd.DataFrame({"f_non": f_non, "n": n, "m": m, "f_comm": f,
                                       "epsilon": epsilon(f, n, m, f_non)}))  # fmt: skip
     return pd.concat(rows, ignore_index=True)
