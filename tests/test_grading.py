@@ -5,7 +5,7 @@ bad-input cases run on a tiny lab in test_grading_sandbox.py, within `make test`
 Per lab, one release and one sandboxed grading run serve every check: three students submit
 the instructor solution, the blank released lab, and a solution one of whose answers deadlocks
 (labs 00 and 04: a ring or halo exchange), crashes (lab 01: a C kernel that segfaults on rank 1)
-or raises or answers wrongly (labs 02, 03, 06 and 07, whose graded exercises run no MPI
+or raises or answers wrongly (labs 02, 03, 06, 07 and 08, whose graded exercises run no MPI
 code; lab 05: bandwidth from the mean of all passes instead of STREAM's best after the first).
 """
 
@@ -92,6 +92,16 @@ def alltoall_messages(n, cores, threads):
     return ranks, 16 * n**3 // ranks  # counts its own block; sends its whole slab to each rank
 """
 
+FORGOTTEN_RESERVE = """
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    return 1.0 / (f_non + np.maximum(f / m, 1.0 - f - f_non))  # n - m threads as fast as n
+
+
+def eps_bounds(n, m=1):
+    return 1.0 + m * (1.0 - 1.0 / n), 1.0 - m / n
+"""
+
 MEAN_BANDWIDTH = """
 def bandwidth_table(raw):
     \"\"\"Averages every pass, the first included: not STREAM's best of N.\"\"\"
@@ -147,6 +157,12 @@ LABS = {
         "alltoall_messages",
         WRONG_MESSAGE_COUNT,
         frozenset({"test_alltoall_messages", "hidden_alltoall_messages"}),
+        "AssertionError",
+    ),
+    "08_predicting_at_scale": Broken(
+        "epsilon",
+        FORGOTTEN_RESERVE,
+        frozenset({"test_epsilon", "hidden_epsilon"}),
         "AssertionError",
     ),
     "05_memory_numa": Broken(
