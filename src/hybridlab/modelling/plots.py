@@ -94,6 +94,15 @@ def amdahl_plot(threads, user, fits: list[AmdahlFit], *, title: str = "") -> Fig
     return fig
 
 
+def _log2_axes(ax, xlabel: str, ylabel: str, title: str) -> None:
+    """A log2 x axis, the labels, a small title and legend."""
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7)
+
+
 def published_vs_predicted(a23: pd.DataFrame, table2: pd.DataFrame, table3: pd.DataFrame,
                            tolerance: float = 0.15) -> Figure:  # fmt: skip
     """Three panels: 000 A.23 master-only halo (published, predicted; the NUMA-affine thread
@@ -107,21 +116,14 @@ def published_vs_predicted(a23: pd.DataFrame, table2: pd.DataFrame, table3: pd.D
     bad = a23[~a23["applies"]]
     ax.plot(bad["threads"], bad["published_s"], "o", mfc="none", mec="#c44e52", ms=12,
             label="processes not spread over NUMA regions")  # fmt: skip
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("threads per process (XT6, 192 cores)")
-    ax.set_ylabel("master only: halo swap time (s)")
-    ax.set_title("000 A.23: master-only halo vs threads", fontsize=10)
-    ax.legend(fontsize=7)
+    _log2_axes(ax, "threads per process (XT6, 192 cores)", "master only: halo swap time (s)",
+               "000 A.23: master-only halo vs threads")  # fmt: skip
     ax = axes[1]
     for version, g in table2.groupby("version"):
         ax.plot(g["nodes"], g["published/predicted"], "o", ms=4, label=version)
     ax.axhspan(1 - tolerance, 1 + tolerance, color="green", alpha=0.08,
                label=f"within {tolerance:.0%}")  # fmt: skip
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("XT5 nodes")
-    ax.set_ylabel("published / predicted")
-    ax.set_title("003 Table 2: square Jacobi, every row", fontsize=10)
-    ax.legend(fontsize=7)
+    _log2_axes(ax, "XT5 nodes", "published / predicted", "003 Table 2: square Jacobi, every row")
     ax = axes[2]
     x = np.arange(len(table3))
     ax.bar(x, table3["speedup"].astype(float), color="#4c72b0", label="published speedup")
