@@ -100,8 +100,8 @@ class Calibration:
 
 def this_machine() -> dict:
     """What identifies the machine a calibration belongs to: host name, usable CPUs, arch."""
-    return {"host": platform.node(), "cpus": len(os.sched_getaffinity(0)),
-            "arch": platform.machine()}  # fmt: skip
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {"host": platform.node(), "cpus": cpus, "arch": platform.machine()}
 
 
 def now() -> str:

@@ -129,7 +129,8 @@ def calibrate(names: Iterable[str] = tuple(QUANTITIES), quick: bool = False) -> 
 def load_or_measure(path: str | os.PathLike = DEFAULT_FILE, names: Iterable[str] = tuple(QUANTITIES),
                     quick: bool = False, refresh: bool = False) -> Calibration:  # fmt: skip
     """The calibration in `path`, with whatever of `names` it lacks measured now and saved back
-    (all of it when the file is missing, from another machine, or refresh=True)."""
+    (all of it when the file is missing, from another machine, or refresh=True). A folder that
+    cannot be written to only costs the saving: the numbers are returned all the same."""
     names = list(names)
     cal = None if refresh else load(path)
     if cal is None:
@@ -137,7 +138,10 @@ def load_or_measure(path: str | os.PathLike = DEFAULT_FILE, names: Iterable[str]
     todo = cal.missing(names)
     if todo:
         cal = cal.merged(calibrate(todo, quick))
-        save(cal, path)
+        try:
+            save(cal, path)
+        except OSError:
+            pass  # a read-only folder: measured again next time
     return cal
 
 
