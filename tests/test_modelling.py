@@ -106,6 +106,23 @@ def test_overlap_runs_pair_masteronly_with_funnelled():
     assert np.allclose(table["epsilon"], table["t_masteronly"] / table["t_funnelled"])
 
 
+@pytest.mark.parametrize("variant", ["pure", "masteronly", "funnelled"])
+def test_halo3d_counts_the_emulated_wait_as_halo_and_keeps_its_answer(variant):
+    import hybridlab as hl
+    from hybridlab.halo.serial import jacobi3d
+
+    threads = 1 if variant == "pure" else 2
+    res = hl.run_program("halo3d", ranks=1, threads=threads, thread_level="funneled",
+                         variant=variant, nx=12, ny=10, nz=8, iterations=4,
+                         comm_wait_us=3000)  # fmt: skip
+    timers = res.records.query("record == 'timer'")
+    assert set(timers["comm_wait_us"]) == {3000}
+    master_halo = timers.query("thread == 0 and phase == 'halo'")["seconds"].iloc[0]
+    assert master_halo >= 4 * 3000e-6  # a sleep never ends early
+    checksum = res.records.query("record == 'checksum'")["checksum"].iloc[0]
+    assert checksum == pytest.approx(jacobi3d(12, 10, 8, 4)[0], rel=1e-12)
+
+
 def test_halo3d_refuses_a_wait_for_variant_multiple():
     import hybridlab as hl
 

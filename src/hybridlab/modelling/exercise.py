@@ -49,13 +49,22 @@ def measure_network(quick: bool = False) -> dict[str, Quantity]:
     fit = piecewise_hockney(sweep["bytes"], sweep["seconds"])
     where = (f"pingpong (lab 03), 2 ranks x 1 thread, 1 B-{max_bytes // 1024} KiB, "
              "median of samples; Hockney fit (p2p.hockney)")  # fmt: skip
+    below, above = f", below {fit.switch_bytes:.0f} B", f", from {fit.switch_bytes:.0f} B"
     return {
-        "latency_s": Quantity(fit.below.alpha, "s", where + f", below {fit.switch_bytes:.0f} B"),
-        "bandwidth_Bps": Quantity(fit.above.beta, "B/s", where + f", from {fit.switch_bytes:.0f} B"),
-        "bandwidth_small_Bps": Quantity(fit.below.beta, "B/s", where + f", below {fit.switch_bytes:.0f} B"),
-        "latency_large_s": Quantity(fit.above.alpha, "s", where + f", from {fit.switch_bytes:.0f} B"),
+        "latency_s": _latency(fit.below.alpha, where + below),
+        "bandwidth_Bps": Quantity(fit.above.beta, "B/s", where + above),
+        "bandwidth_small_Bps": Quantity(fit.below.beta, "B/s", where + below),
+        "latency_large_s": _latency(fit.above.alpha, where + above),
         "switch_bytes": Quantity(fit.switch_bytes, "B", where + ": the best two-line split"),
     }
+
+
+def _latency(alpha: float, where: str) -> Quantity:
+    """A fitted latency; a negative intercept (noise: the line resolves no latency) kept as 0,
+    and the source says so."""
+    if alpha >= 0:
+        return Quantity(alpha, "s", where)
+    return Quantity(0.0, "s", where + f"; the fit gave {alpha * 1e6:.3g} us, taken as 0")
 
 
 def measure_memory(quick: bool = False) -> dict[str, Quantity]:
