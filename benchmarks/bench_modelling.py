@@ -138,7 +138,6 @@ def main(argv: list[str] | None = None) -> None:
               f"- 003 Table 3: speedups {t3['speedup'].min():.2f}-{t3['speedup'].max():.2f} "
               f"between the bounds 1.00 and {t3['predicted_per_node'].iloc[0]:.2f}", ""]  # fmt: skip
     write_report(args.out, without_machine_paths(lines))
-    say(f"wrote {args.out}")
 
 
 if __name__ == "__main__":
