@@ -111,6 +111,10 @@ def main(argv: list[str] | None = None) -> None:
     lines += machine_lines(machine) + [f"- mode: {'quick' if args.quick else 'full'}, "
                                        f"repeats {repeats}", ""]  # fmt: skip
     lines += load_lines(load)
+    lines += ["How to read the ratios: the model has no term for other processes. With the load "
+              "above 1 per CPU, measured times include the time the OS gave the cores to them, "
+              "and the calibration (measured minutes earlier) describes another state of the "
+              "machine: ratios far from 1 then say more about the load than about the model.", ""]
     lines += ["## Calibration (measured in this run)", ""]
     cal_rows = [[r.quantity, fmt(float(r.value), 4), r.unit, r.source]
                 for r in cal.table().itertuples()]  # fmt: skip
