@@ -11,7 +11,6 @@ import ctypes
 import functools
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
