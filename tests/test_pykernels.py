@@ -25,6 +25,7 @@ from hybridlab.pykernels.exercise import (
     layer_reports,
     numba_jacobi,
     thread_work,
+    working_threads,
 )
 from hybridlab.pykernels.tables import layer_table, numba_vs_c, pinned_layers, ratio_table
 
@@ -32,17 +33,32 @@ NX, NY, ITERATIONS = 37, 29, 7  # rows split unevenly over 2 ranks, odd row leng
 
 
 @numba.njit
-def serial_sweep(u, new):  # the faulty answer of the grading round trip: no prange
+def serial_sweep3d(u, new):  # the faulty answer of the grading round trip: no prange
     delta = 0.0
     for i in range(1, u.shape[0] - 1):
         for j in range(1, u.shape[1] - 1):
-            v = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])
-            delta += (v - u[i, j]) ** 2
-            new[i, j] = v
+            for k in range(1, u.shape[2] - 1):
+                v = u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+                v = (v + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
+                delta += (v - u[i, j, k]) ** 2
+                new[i, j, k] = v
     return delta
 
 
-def gauss_seidel(u, new):  # updates in place: a different method
+@numba.njit(parallel=True)
+def parallel_sweep3d(u, new):  # the lab's answer, in a different order of additions
+    delta = 0.0
+    for i in numba.prange(1, u.shape[0] - 1):
+        for j in range(1, u.shape[1] - 1):
+            for k in range(1, u.shape[2] - 1):
+                v = u[i, j, k - 1] + u[i, j, k + 1] + u[i, j - 1, k] + u[i, j + 1, k]
+                v = (v + u[i - 1, j, k] + u[i + 1, j, k]) / 6.0
+                delta += (v - u[i, j, k]) ** 2
+                new[i, j, k] = v
+    return delta
+
+
+def gauss_seidel(u, new):  # 2-D, updates in place: a different method
     delta = 0.0
     for i in range(1, u.shape[0] - 1):
         for j in range(1, u.shape[1] - 1):
@@ -76,7 +92,9 @@ def test_a_rank_block_is_the_rows_of_the_whole_grid():
         assert sum(m for _, m in blocks) == NY and blocks[0][0] == 1
         for (first, m), nxt in zip(blocks, blocks[1:] + [(NY + 1, 0)], strict=True):
             assert first + m == nxt[0]
-            assert np.array_equal(initial2d(NX, NY, first - 1, m + 2), whole[first - 1 : first + m + 1])
+            assert np.array_equal(
+                initial2d(NX, NY, first - 1, m + 2), whole[first - 1 : first + m + 1]
+            )
 
 
 def test_numba_caches_in_the_kits_folder():
@@ -134,13 +152,14 @@ def test_each_layer_in_its_own_process_with_two_threads():
 
 
 def test_the_student_checks_catch_a_wrong_or_serial_kernel():
-    rows = check_sweep(jacobi.sweep)
-    assert all(r["max_rel_error"] <= 1e-12 for r in rows)
+    rows = check_sweep(jacobi.sweep, sizes=((5, 4), (13, 11), (1, 9)))  # 2-D: the kit's kernel
+    assert all(r["max_rel_error"] == 0 for r in rows)
     with pytest.raises(AssertionError, match="differs from the reference"):
         check_sweep(gauss_seidel, sizes=((6, 5),))
-    check_sweep(serial_sweep)  # right, but serial
-    work = thread_work(serial_sweep, nx=256, ny=256, seconds=0.1)
-    assert (work["share"] >= 0.25).sum() == 1
+    check_sweep(parallel_sweep3d)  # 3-D, another order of additions: within 1e-12
+    check_sweep(serial_sweep3d)  # right, but serial
+    work = thread_work(serial_sweep3d, size=(64, 64, 64), seconds=0.1)
+    assert working_threads(work) == 1
     if numba.get_num_threads() >= 2 and probe.thread_cpu_seconds():
-        work = thread_work(jacobi.sweep, nx=256, ny=256, seconds=0.1)
-        assert (work["share"] >= 0.25).sum() >= 2, work
+        work = thread_work(parallel_sweep3d, size=(64, 64, 64), seconds=0.1)
+        assert working_threads(work) >= 2, work

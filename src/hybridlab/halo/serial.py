@@ -55,6 +55,12 @@ def initial3d(nx: int, ny: int, nz: int) -> np.ndarray:
 
 def jacobi3d(nx: int, ny: int, nz: int, iterations: int) -> tuple[float, float]:
     """(interior sum after the last iteration, last delta) of the 7-point Jacobi, as halo3d."""
+    u, delta = jacobi3d_grid(nx, ny, nz, iterations)
+    return float(u[(slice(1, -1),) * 3].sum()), delta
+
+
+def jacobi3d_grid(nx: int, ny: int, nz: int, iterations: int) -> tuple[np.ndarray, float]:
+    """The whole [i, j, k] grid after `iterations` 7-point sweeps, and the last delta."""
     u = initial3d(nx, ny, nz)
     c = (slice(1, -1),) * 3
     delta = 0.0
@@ -70,7 +76,7 @@ def jacobi3d(nx: int, ny: int, nz: int, iterations: int) -> tuple[float, float]:
         change = new - u[c]
         delta = float(np.sum(change * change))
         u[c] = new
-    return float(u[c].sum()), delta
+    return u, delta
 
 
 def _whole(name: str, value: object, least: int) -> int:

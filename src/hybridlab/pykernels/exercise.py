@@ -19,7 +19,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from ..halo.serial import initial2d, jacobi2d_grid
+from ..halo.serial import initial2d, initial3d, jacobi2d_grid, jacobi3d_grid
 from ..placement import Placement
 from ..records import Results
 from ..topology import read_topology
@@ -133,45 +133,54 @@ def jit_times(nx: int = 32) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _grid(size: tuple[int, ...]) -> np.ndarray:
+    """halo2d's start grid for (nx, ny) ([row, column]), halo3d's for (nx, ny, nz) ([i, j, k])."""
+    return initial2d(*size) if len(size) == 2 else initial3d(*size)
+
+
+def _reference(size: tuple[int, ...], iterations: int) -> tuple[np.ndarray, float]:
+    return jacobi2d_grid(*size, iterations) if len(size) == 2 else jacobi3d_grid(*size, iterations)
+
+
 def check_sweep(
     func,
-    sizes=((5, 4), (13, 11), (64, 3), (1, 9)),
+    sizes=((5, 4, 3), (13, 11, 7), (64, 3, 2), (1, 9, 1)),
     iterations: int = 6,
     rtol: float = 1e-12,
 ) -> list[dict]:
-    """Apply func(u, new) -> delta `iterations` times to each (nx, ny) grid, swapping u and new,
-    and compare the grid and the last delta with the numpy reference (halo.serial).
-
-    Raises AssertionError naming the first size that differs (relative tolerance rtol: a
-    different order of additions changes the last bits)."""
+    """Apply func(u, new) -> delta `iterations` times to each grid, (nx, ny) 2-D or (nx, ny, nz)
+    3-D, swapping u and new, and compare the grid and the last delta with the numpy reference
+    (halo.serial). Raises AssertionError naming the first size that differs (relative
+    tolerance rtol: another order of additions changes the last bits)."""
     rows = []
-    for nx, ny in sizes:
-        u = initial2d(nx, ny)
+    for size in sizes:
+        u = _grid(size)
         new = u.copy()
         delta = None
         for _ in range(iterations):
             delta = func(u, new)
             u, new = new, u
-        want, want_delta = jacobi2d_grid(nx, ny, iterations)
+        want, want_delta = _reference(size, iterations)
         worst = float(np.max(np.abs(u - want) / np.maximum(np.abs(want), 1e-300)))
-        rows.append({"nx": nx, "ny": ny, "max_rel_error": worst, "delta": delta})
-        assert delta is not None and np.isfinite(float(delta)), f"{nx}x{ny}: no delta returned"
+        name = " x ".join(map(str, size))
+        rows.append({"size": name, "max_rel_error": worst, "delta": delta})
+        assert delta is not None and np.isfinite(float(delta)), f"{name}: no delta returned"
         assert worst <= rtol, (
-            f"{nx} x {ny}, {iterations} iterations: the grid differs from the reference by "
-            f"{worst:.3g} (relative); new[i, j] must be the mean of u's four neighbours"
+            f"{name}, {iterations} iterations: the grid differs from the reference by "
+            f"{worst:.3g} (relative); new must hold the mean of u's neighbours"
         )
         assert np.isclose(float(delta), want_delta, rtol=1e-9, atol=1e-300), (
-            f"{nx} x {ny}: delta {float(delta)!r}, expected {want_delta!r} (the sum of the "
-            "squared changes of the last sweep)"
+            f"{name}: delta {float(delta)!r}, expected {want_delta!r} (the sum of the squared "
+            "changes of the last sweep)"
         )
     return rows
 
 
-def thread_work(func, nx: int = 1024, ny: int = 1024, seconds: float = 0.3) -> pd.DataFrame:
+def thread_work(func, size: tuple[int, ...] = (1024, 1024), seconds: float = 0.3) -> pd.DataFrame:
     """CPU seconds each thread of this process spent while func(u, new) ran for about `seconds`
-    (after one call that compiles it): one row per thread that used any, busiest first, with
-    its share of the busiest thread's time."""
-    u = initial2d(nx, ny)
+    on a grid of `size` (after one call that compiles it): one row per thread that used any,
+    busiest first, with its share of the busiest thread's time."""
+    u = _grid(size)
     new = u.copy()
     func(u, new)
     time.sleep(0.05)  # threads that spin after a parallel region settle first
@@ -187,3 +196,8 @@ def thread_work(func, nx: int = 1024, ny: int = 1024, seconds: float = 0.3) -> p
     frame["share"] = frame["cpu_s"] / top if top > 0 else 0.0
     frame.attrs.update(calls=calls, numba_threads=numba.get_num_threads())
     return frame.reset_index(drop=True)
+
+
+def working_threads(work: pd.DataFrame, share: float = 0.25) -> int:
+    """Threads that did at least `share` of the busiest thread's work (from thread_work)."""
+    return int((work["share"] >= share).sum())
