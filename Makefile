@@ -64,7 +64,7 @@ release: setup
 grade: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/hybridlab grade $(LAB)
 
-BENCH_PARTS := benchmarks/foundation_results.md benchmarks/sync_results.md benchmarks/p2p_results.md benchmarks/halo_results.md benchmarks/memory_results.md benchmarks/mapping_results.md benchmarks/collectives_results.md
+BENCH_PARTS := benchmarks/foundation_results.md benchmarks/sync_results.md benchmarks/p2p_results.md benchmarks/halo_results.md benchmarks/memory_results.md benchmarks/mapping_results.md benchmarks/collectives_results.md benchmarks/pykernels_results.md
 
 bench: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/run_benchmarks.py --out benchmarks/foundation_results.md
@@ -74,6 +74,7 @@ bench: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_memory.py
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_mapping.py
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_collectives.py
+	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_pykernels.py
 	cat $(BENCH_PARTS) > benchmarks/RESULTS.md
 
 lint: setup
