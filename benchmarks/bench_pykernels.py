@@ -90,9 +90,11 @@ def jit_rows(repeats: int) -> list[list[object]]:
         ("this process: a compiled call (34 x 34)", [s["second call (compiled)"] for s in inproc]),
     ):
         s = summary(values)
-        rows.append([name, f"{s['median']:.4f}", f"{s['min']:.4f}", f"{s['max']:.4f}", s["n"]])
+        rows.append([name, *(f"{1e3 * s[k]:.3g}" for k in ("median", "min", "max")), s["n"]])
     hits = [c["hits"] for c in cached]
-    say(f"JIT: cold {rows[0][1]} s, cached {rows[1][1]} s (cache hits in the cached runs: {hits})")
+    say(
+        f"JIT: cold {rows[0][1]} ms, cached {rows[1][1]} ms (cache hits in the cached runs: {hits})"
+    )
     return rows
 
 
@@ -162,9 +164,9 @@ def main(argv: list[str] | None = None) -> int:
             ],
             pairs,
         ),
-        "## JIT: seconds",
+        "## JIT: milliseconds",
         "",
-        *table(["step", "median s", "min s", "max s", "n"], jit),
+        *table(["step", "median ms", "min ms", "max ms", "n"], jit),
         "A ratio below 1 means numba was faster. The compute phase compares the compilers "
         "(LLVM via numba, gcc) on the same loop; the total adds the halo exchange, where numba "
         "pays Python's overhead around each mpi4py call, and the reduction. Timings on a shared "

@@ -9,6 +9,7 @@ No timing is asserted: timings go to benchmarks/bench_pykernels.py.
 
 from __future__ import annotations
 
+import matplotlib
 import numba
 import numpy as np
 import pytest
@@ -21,13 +22,17 @@ from hybridlab.pykernels import jacobi, probe
 from hybridlab.pykernels.exercise import (
     check_sweep,
     engine_threads,
+    gil_table,
     jit_times,
     layer_reports,
     numba_jacobi,
     thread_work,
     working_threads,
 )
+from hybridlab.pykernels.plots import jit_plot, layer_maps
 from hybridlab.pykernels.tables import layer_table, numba_vs_c, pinned_layers, ratio_table
+
+matplotlib.use("Agg")
 
 NX, NY, ITERATIONS = 37, 29, 7  # rows split unevenly over 2 ranks, odd row length
 
@@ -142,6 +147,19 @@ def test_the_engines_pool_has_the_placements_threads(cluster):
     assert rows["cpu"].between(0, 4096).all()
 
 
+def test_the_gil_probe_reports_every_case_on_rank_0(cluster):
+    table = gil_table(cluster, seconds=0.05)
+    assert list(table["rank 0's thread is in"]) == [
+        "time.sleep (releases the GIL)",
+        "comm.Recv, waiting for rank 1",
+        "numba kernel",
+        "numba kernel, nogil=True",
+    ]
+    assert (table["steps/s"] >= 0).all() and table["share of sleep"].iloc[0] == 1
+    with pytest.raises(ValueError, match="at least 2 ranks"):
+        gil_table(hl.Cluster(ranks=1))
+
+
 def test_each_layer_in_its_own_process_with_two_threads():
     rows, reports = layer_reports(threads=2, bind="none", layers=("workqueue", "no-such-layer"))
     table = layer_table(rows).set_index("layer")
@@ -149,6 +167,11 @@ def test_each_layer_in_its_own_process_with_two_threads():
     assert not table.loc["no-such-layer", "available"]
     assert reports[0]["NUMBA_NUM_THREADS"] == "2"
     assert pinned_layers(rows) in ([], ["workqueue"])  # unbound: pinned only on a 1-CPU machine
+    fig = layer_maps(rows, hl.read_topology())
+    assert len(fig.axes) == 2
+    assert "not available" in fig.axes[1].get_title()
+    fig = jit_plot(jit_times(nx=8))
+    assert len(fig.axes[0].patches) == 4
 
 
 def test_the_student_checks_catch_a_wrong_or_serial_kernel():

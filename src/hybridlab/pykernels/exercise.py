@@ -48,6 +48,25 @@ def _report_in_engine() -> dict:
     return out
 
 
+def _gil_in_engine(seconds: float) -> list:
+    from mpi4py import MPI
+
+    from hybridlab.pykernels.probe import gil_rates
+
+    return gil_rates(MPI.COMM_WORLD, seconds)
+
+
+def gil_table(cluster, seconds: float = 0.2) -> pd.DataFrame:
+    """How fast a second Python thread of rank 0 counts while rank 0's own thread sleeps, waits
+    in MPI, or runs numba kernels with and without nogil (needs 2 ranks or more)."""
+    if cluster.placement.ranks < 2:
+        raise ValueError("the GIL probe needs a cluster of at least 2 ranks (rank 1 sends)")
+    rates = cluster.apply(_gil_in_engine, seconds)[0]
+    frame = pd.DataFrame(rates, columns=["rank 0's thread is in", "steps/s"])
+    frame["share of sleep"] = frame["steps/s"] / frame["steps/s"].iloc[0]
+    return frame
+
+
 def numba_jacobi(cluster, nx: int, ny: int, iterations: int, gather: bool = False) -> Results:
     """The numba Jacobi in every engine of `cluster`: timer records as halo2d's (variant
     'numba', thread 0 = the rank's Python thread); meta holds the checksum, last delta, the JIT

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -83,6 +84,67 @@ def thread_cpu_seconds(since: dict[int, float] | None = None) -> dict[int, float
     if since is None:
         return now
     return {tid: s - since.get(tid, 0.0) for tid, s in now.items()}
+
+
+@numba.njit(cache=True)
+def _busy(n):  # pragma: no cover - compiled by numba
+    acc = 0.0
+    for k in range(n):
+        acc += (k % 7) * 1e-9
+    return acc
+
+
+@numba.njit(cache=True, nogil=True)
+def _busy_nogil(n):  # pragma: no cover - compiled by numba
+    acc = 0.0
+    for k in range(n):
+        acc += (k % 7) * 1e-9
+    return acc
+
+
+def _counted(action) -> float:
+    """Steps per second a second Python thread makes while this thread runs `action`: it can
+    step only while this thread does not hold the GIL."""
+    steps, stop = [0], threading.Event()
+
+    def count() -> None:
+        while not stop.is_set():
+            steps[0] += 1
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    time.sleep(0.02)
+    start, before = time.perf_counter(), steps[0]
+    action()
+    rate = (steps[0] - before) / (time.perf_counter() - start)
+    stop.set()
+    counter.join()
+    return rate
+
+
+def gil_rates(comm, seconds: float = 0.2) -> list[tuple[str, float]]:
+    """On rank 0 (collective: every rank calls it): how fast a second Python thread counts
+    while the rank's thread sleeps, waits in comm.Recv (rank 1 sends after `seconds`), runs a
+    numba kernel, and runs the same kernel compiled with nogil=True. Other ranks return []."""
+    n = 1_000_000
+    _busy(10), _busy_nogil(10)  # compile (or load from the cache) first
+    start = time.perf_counter()
+    _busy(n)
+    n = max(1000, int(n * seconds / max(time.perf_counter() - start, 1e-6)))
+    buf = np.zeros(1)
+    rank = comm.Get_rank()
+    rates = []
+    comm.Barrier()
+    if rank == 0:
+        rates.append(("time.sleep (releases the GIL)", _counted(lambda: time.sleep(seconds))))
+        rates.append(("comm.Recv, waiting for rank 1", _counted(lambda: comm.Recv(buf, source=1))))
+        rates.append(("numba kernel", _counted(lambda: _busy(n))))
+        rates.append(("numba kernel, nogil=True", _counted(lambda: _busy_nogil(n))))
+    elif rank == 1:
+        time.sleep(seconds + 0.1)  # rank 0 is in its sleep, then waits in Recv
+        comm.Send(buf, dest=0)
+    comm.Barrier()
+    return rates
 
 
 def report() -> dict:
