@@ -77,10 +77,13 @@ def jit_rows(repeats: int) -> list[list[object]]:
     rows = []
     for name, values in (
         (
-            "new process, empty cache: first call (compile + save)",
+            "new process, empty cache: first call (compile + save + start the pool)",
             [c["first_call_s"] for c in cold],
         ),
-        ("new process, cache filled: first call (load)", [c["first_call_s"] for c in cached]),
+        (
+            "new process, cache filled: first call (load + start the pool)",
+            [c["first_call_s"] for c in cached],
+        ),
         ("new process: import numpy + numba + the module", [c["import_s"] for c in cold + cached]),
         ("this process: fresh compile, no cache", [s["compile, no cache"] for s in inproc]),
         (
@@ -90,7 +93,8 @@ def jit_rows(repeats: int) -> list[list[object]]:
         ("this process: a compiled call (34 x 34)", [s["second call (compiled)"] for s in inproc]),
     ):
         s = summary(values)
-        rows.append([name, *(f"{1e3 * s[k]:.3g}" for k in ("median", "min", "max")), s["n"]])
+        ms = [1e3 * s[k] for k in ("median", "min", "max")]
+        rows.append([name, *(f"{v:.0f}" if v >= 100 else f"{v:.3g}" for v in ms), s["n"]])
     hits = [c["hits"] for c in cached]
     say(
         f"JIT: cold {rows[0][1]} ms, cached {rows[1][1]} ms (cache hits in the cached runs: {hits})"
