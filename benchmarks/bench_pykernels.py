@@ -25,6 +25,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+import llvmlite
+import numba
+
 import hybridlab as hl
 from _common import (
     Progress,
@@ -153,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
         "buffers); C: `halo2d` variant hybrid1. Phase times are the slowest rank's.",
         "",
         *machine_lines(describe_machine()),
+        f"- numba {numba.__version__}, llvmlite {llvmlite.__version__}; numba's cache: "
+        "`$HYBRIDLAB_CACHE/numba` (this process and the engines), a fresh temporary folder for "
+        "the new-process rows",
         "",
         *load_lines(load),
         "## Per iteration, numba / C",
