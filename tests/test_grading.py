@@ -6,7 +6,8 @@ Per lab, one release and one sandboxed grading run serve every check: three stud
 the instructor solution, the blank released lab, and a solution one of whose answers deadlocks
 (labs 00 and 04: a ring or halo exchange), crashes (lab 01: a C kernel that segfaults on rank 1)
 or raises or answers wrongly (labs 02, 03, 06, 07 and 08, whose graded exercises run no MPI
-code; lab 05: bandwidth from the mean of all passes instead of STREAM's best after the first).
+code; lab 05: bandwidth from the mean of all passes instead of STREAM's best after the first;
+lab 09: a numba kernel that is right but serial).
 """
 
 from __future__ import annotations
@@ -113,6 +114,20 @@ def bandwidth_table(raw):
     return mean
 """
 
+SERIAL_SWEEP = """
+@numba.njit
+def jacobi_sweep3d(u, new):  # right values, but range instead of prange: one thread does it all
+    delta = 0.0
+    for i in range(1, u.shape[0] - 1):
+        for j in range(1, u.shape[1] - 1):
+            for k in range(1, u.shape[2] - 1):
+                v = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+                     + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
+                delta += (v - u[i, j, k]) ** 2
+                new[i, j, k] = v
+    return delta
+"""
+
 LABS = {
     "00_getting_started": Broken(
         "ring_exchange",
@@ -163,6 +178,12 @@ LABS = {
         "epsilon",
         FORGOTTEN_RESERVE,
         frozenset({"test_epsilon", "hidden_epsilon"}),
+        "AssertionError",
+    ),
+    "09_python_kernels": Broken(
+        "jacobi_sweep3d",
+        SERIAL_SWEEP,
+        frozenset({"test_jacobi_sweep3d", "hidden_jacobi_sweep3d"}),
         "AssertionError",
     ),
     "05_memory_numa": Broken(

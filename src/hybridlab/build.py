@@ -11,7 +11,6 @@ import ctypes
 import functools
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -19,7 +18,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .paths import kernels_dir
+from .paths import cache_root, kernels_dir
 from .topology import compiler_info, venv_bin
 
 HEADER = "hybridlab.h"
@@ -97,8 +96,7 @@ def _format(value: object) -> str:
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("HYBRIDLAB_CACHE") or Path.home() / ".cache" / "hybridlab"
-    return Path(root) / "build"
+    return cache_root() / "build"
 
 
 def mpicc() -> str:

@@ -32,6 +32,7 @@ from . import _reaper as reaper
 from ._supervisor import Supervisor
 from .build import Kernel
 from .errors import ClusterNotRunning, KernelError
+from .paths import numba_cache_dir
 from .placement import Placement
 from .records import Results
 from .topology import Topology, read_topology, venv_bin
@@ -110,6 +111,7 @@ class Cluster:
         env[reaper.TAG] = self.tag
         env[reaper.OWNER] = reaper.owner_stamp()
         env["HL_CRASH_FILE"] = str(self._crash_file)
+        env["NUMBA_CACHE_DIR"] = str(numba_cache_dir())  # numba kernels' cache=True (lab 09)
         env["PATH"] = f"{venv_bin()}{os.pathsep}{os.environ.get('PATH', '')}"
         return env
 

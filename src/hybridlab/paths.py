@@ -1,4 +1,4 @@
-"""Where the kit's folders are: kernels_c/, grading/ and labs/.
+"""Where the kit's folders are: kernels_c/, grading/ and labs/, and its caches.
 
 In a checkout (an editable install, the Docker image) they sit beside src/. Elsewhere (a wheel
 installed into a site's Python, a Slurm job with a copy of the course), point at them with
@@ -54,3 +54,14 @@ def grading_dir() -> Path:
 def labs_dir(*, must_exist: bool = True) -> Path:
     """labs/: the released notebooks (HYBRIDLAB_LABS overrides); release may create it."""
     return _locate("labs", must_exist=must_exist)
+
+
+def cache_root() -> Path:
+    """The kit's cache: HYBRIDLAB_CACHE, else ~/.cache/hybridlab (builds, numba's JIT cache)."""
+    given = os.environ.get("HYBRIDLAB_CACHE")
+    return Path(given).expanduser() if given else Path.home() / ".cache" / "hybridlab"
+
+
+def numba_cache_dir() -> Path:
+    """Where numba keeps the machine code of `cache=True` kernels (NUMBA_CACHE_DIR of the kit)."""
+    return cache_root() / "numba"

@@ -129,8 +129,10 @@ class Placement:
         return env
 
     def engine_environment(self, implementation: str, usable_cpus: int) -> dict[str, str]:
-        """environment() plus the thread level mpi4py asks for when an engine initialises MPI."""
+        """environment() plus the thread level mpi4py asks for when an engine initialises MPI, and
+        numba's thread pool sized like the OpenMP team (numba's default is every CPU)."""
         env = self.environment(implementation, usable_cpus)
+        env["NUMBA_NUM_THREADS"] = str(self.threads)
         if self.thread_level is not None:
             env["MPI4PY_RC_THREAD_LEVEL"] = self.thread_level
         return env

@@ -19,15 +19,16 @@ THREAD_LEVEL_2D = {"pure": None, "hybrid1": None, "hybrid2": "serialized", "hybr
 THREAD_LEVEL_3D = {"pure": None, "masteronly": None, "funnelled": None, "multiple": "multiple"}
 
 
-def initial2d(nx: int, ny: int) -> np.ndarray:
-    """u0(i, j) = ((7 i + 13 j) mod 17) / 16 on the (ny+2) x (nx+2) grid, boundary included."""
-    i = np.arange(ny + 2)[:, None]
+def initial2d(nx: int, ny: int, first: int = 0, count: int | None = None) -> np.ndarray:
+    """u0(i, j) = ((7 i + 13 j) mod 17) / 16 on the (ny+2) x (nx+2) grid, boundary included;
+    only rows first .. first+count-1 when count is given (one rank's block with its halos)."""
+    i = np.arange(first, ny + 2 if count is None else first + count)[:, None]
     j = np.arange(nx + 2)[None, :]
     return ((7 * i + 13 * j) % 17) / 16.0
 
 
-def jacobi2d(nx: int, ny: int, iterations: int) -> tuple[float, float]:
-    """(sum of the interior after the last iteration, delta of the last iteration), as halo2d."""
+def jacobi2d_grid(nx: int, ny: int, iterations: int) -> tuple[np.ndarray, float]:
+    """The whole grid after `iterations` sweeps (boundary included) and the last delta."""
     u = initial2d(nx, ny)
     delta = 0.0
     for _ in range(iterations):
@@ -35,6 +36,12 @@ def jacobi2d(nx: int, ny: int, iterations: int) -> tuple[float, float]:
         change = new - u[1:-1, 1:-1]
         delta = float(np.sum(change * change))
         u[1:-1, 1:-1] = new
+    return u, delta
+
+
+def jacobi2d(nx: int, ny: int, iterations: int) -> tuple[float, float]:
+    """(sum of the interior after the last iteration, delta of the last iteration), as halo2d."""
+    u, delta = jacobi2d_grid(nx, ny, iterations)
     return float(u[1:-1, 1:-1].sum()), delta
 
 
@@ -48,6 +55,12 @@ def initial3d(nx: int, ny: int, nz: int) -> np.ndarray:
 
 def jacobi3d(nx: int, ny: int, nz: int, iterations: int) -> tuple[float, float]:
     """(interior sum after the last iteration, last delta) of the 7-point Jacobi, as halo3d."""
+    u, delta = jacobi3d_grid(nx, ny, nz, iterations)
+    return float(u[(slice(1, -1),) * 3].sum()), delta
+
+
+def jacobi3d_grid(nx: int, ny: int, nz: int, iterations: int) -> tuple[np.ndarray, float]:
+    """The whole [i, j, k] grid after `iterations` 7-point sweeps, and the last delta."""
     u = initial3d(nx, ny, nz)
     c = (slice(1, -1),) * 3
     delta = 0.0
@@ -63,7 +76,7 @@ def jacobi3d(nx: int, ny: int, nz: int, iterations: int) -> tuple[float, float]:
         change = new - u[c]
         delta = float(np.sum(change * change))
         u[c] = new
-    return float(u[c].sum()), delta
+    return u, delta
 
 
 def _whole(name: str, value: object, least: int) -> int:
