@@ -30,6 +30,8 @@ import nbformat
 import psutil
 import pytest
 
+from hybridlab import _reaper as reaper
+
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(1800)]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,10 +39,10 @@ ARTIFACTS = ROOT / "test-artifacts" / "browser"
 CHROMIUM = os.environ.get("HYBRIDLAB_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 SOURCES = sorted(p.name for p in (ROOT / "grading" / "source").iterdir() if p.is_dir())
 MARKER = "HYBRIDLAB_BROWSER_RUN"  # set on the server, inherited by kernels and engines
-ENGINE_PROCESS = re.compile(
-    r"ipengine|ipcontroller|ipyparallel\.(engine|controller)|mpiexec|hydra_pmi_proxy"
-)
-LONG_CELL_S = 10.0  # a cell running longer than this should show progress while it runs
+LONG_CELL_S = 3.0  # a cell running longer than this should show progress while it runs
+PROGRESS = "hybridlab ["  # the status line of hybridlab.progress
+# Cells that start a cluster or run a kernel: hybridlab.progress shows a line in each of them.
+SHOWS_PROGRESS = re.compile(r"\.start\(\)|run_program\(|with hl\.Cluster\(|\.run\(\"")
 CELL_TIMEOUT_S = 600.0
 
 # The user settings of the browser session: every cell kept in the page (no windowing), no
@@ -113,16 +115,16 @@ def marked_processes(marker: str) -> list[psutil.Process]:
 
 
 def engines_left(marker: str) -> list[str]:
-    """Engines, controllers and MPI launchers still alive from this server's kernels."""
+    """Engines, MPI launchers and programs of this server's kernels still alive: what the
+    reaper finds tagged (a cluster's or a run's tag). The notebook's warm controller carries
+    no tag: it goes with its kernel, which the `lab` fixture checks."""
     left = []
-    for proc in marked_processes(marker):
+    for proc in reaper.tagged(None):
         try:
-            cmd = " ".join(proc.cmdline())
-            env = proc.environ()
+            if proc.environ().get(MARKER) == marker:
+                left.append(f"pid {proc.pid}: {' '.join(proc.cmdline())[:120]}")
         except (psutil.Error, OSError):
             continue
-        if ENGINE_PROCESS.search(cmd) or "HYBRIDLAB_TAG" in env:
-            left.append(f"pid {proc.pid}: {cmd[:120]}")
     return left
 
 
@@ -143,7 +145,7 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory) -> Lab:
+def lab(tmp_path_factory, request) -> Lab:
     """`make lab` on its own port and token, serving a scratch copy of the notebooks."""
     root = tmp_path_factory.mktemp("notebooks")
     settings = tmp_path_factory.mktemp("lab-settings")
@@ -183,6 +185,9 @@ def lab(tmp_path_factory) -> Lab:
                 pytest.fail(f"JupyterLab did not answer on port {port}:\n{log.read_text()[-3000:]}")
             time.sleep(1)
     yield server
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(f"browser test artifacts (screenshots, progress.md): {ARTIFACTS}")
     _stop(process)
     deadline = time.monotonic() + 60
     while marked_processes(marker) and time.monotonic() < deadline:
@@ -211,6 +216,7 @@ class CellRun:
     output_while_running: bool  # output (text or widget) visible >= 2 s before the cell ended
     images: int
     source: str
+    progress: list[str]  # hybridlab's status lines the page showed while the cell ran
 
 
 @dataclass
@@ -225,6 +231,23 @@ class NotebookRun:
 
 def _prompt(cell) -> str:
     return cell.locator(".jp-InputPrompt").first.inner_text().strip()
+
+
+# Records, at every change of the cell's page while its prompt shows [*], the text of its
+# outputs: what a student saw while waiting (a status line or a bar), however short.
+WATCH = """cell => {
+  window.hlSeen = [];
+  window.hlWatch = new MutationObserver(() => {
+    if (!cell.querySelector('.jp-InputPrompt').textContent.includes('*')) return;
+    for (const out of cell.querySelectorAll('.jp-OutputArea-output')) {
+      const text = out.innerText.trim();
+      if (text && !window.hlSeen.includes(text) && window.hlSeen.length < 200)
+        window.hlSeen.push(text);
+    }
+  });
+  window.hlWatch.observe(cell, {subtree: true, childList: true, characterData: true});
+}"""
+SEEN = "() => { window.hlWatch.disconnect(); return window.hlSeen; }"
 
 
 def run_in_browser(lab: Lab, browser, notebook: Path, name: str) -> NotebookRun:
@@ -277,6 +300,7 @@ def _drive(lab: Lab, page, target: Path, source, run: NotebookRun, shots: Path) 
         cell = cells.nth(index)
         cell.locator(".jp-InputPrompt").first.click()  # select it (command mode)
         before = _prompt(cell)
+        cell.evaluate(WATCH)
         start = time.monotonic()
         page.keyboard.press("Shift+Enter")
         first_output = None  # seconds into the run when output was first seen
@@ -291,6 +315,8 @@ def _drive(lab: Lab, page, target: Path, source, run: NotebookRun, shots: Path) 
                     shown.first.inner_text().strip() or shown.locator(".jupyter-widgets").count()
                 ):
                     first_output = elapsed
+                    if elapsed > 1.0:  # what a student looks at while a long cell runs
+                        page.screenshot(path=str(shots / f"cell{index:02d}-running.png"))
             if elapsed > CELL_TIMEOUT_S:
                 page.screenshot(path=str(shots / f"cell{index:02d}-timeout.png"))
                 pytest.fail(f"{run.name}: cell {index} still running after {CELL_TIMEOUT_S:.0f} s")
@@ -302,7 +328,10 @@ def _drive(lab: Lab, page, target: Path, source, run: NotebookRun, shots: Path) 
         )
         # Progress counts when something showed up well before the end, not the final result.
         progress = first_output is not None and elapsed - first_output >= 2.0
-        run.cells.append(CellRun(index, elapsed, progress, min(images, loaded), nb_cell.source))
+        lines = [t for t in cell.evaluate(SEEN) if PROGRESS in t]
+        run.cells.append(
+            CellRun(index, elapsed, progress, min(images, loaded), nb_cell.source, lines)
+        )
         if images or cell.locator(".jp-OutputArea-output").count():
             cell.scroll_into_view_if_needed()
             cell.screenshot(path=str(shots / f"cell{index:02d}.png"))
@@ -347,14 +376,15 @@ def report(run: NotebookRun) -> list[str]:
     lines = [
         f"## {run.name} (kernel: {run.kernel})",
         "",
-        "| cell | seconds | output while running | images | first line |",
-        "|---|---|---|---|---|",
+        "| cell | seconds | output while running | images | first line | last status line |",
+        "|---|---|---|---|---|---|",
     ]
     for c in run.cells:
         first = c.source.splitlines()[0][:60] if c.source else ""
+        status = c.progress[-1].splitlines()[-1][:90] if c.progress else ""
         lines.append(
             f"| {c.index} | {c.seconds:.1f} | {'yes' if c.output_while_running else 'no'} "
-            f"| {c.images} | `{first}` |"
+            f"| {c.images} | `{first}` | {status} |"
         )
     lines += [
         "",
@@ -383,6 +413,10 @@ def check_run(lab: Lab, run: NotebookRun, source: nbformat.NotebookNode) -> None
     silent = report(run)
     if silent:
         print("long cells without visible progress:\n  " + "\n  ".join(silent))
+    quiet = [c.index for c in run.cells if SHOWS_PROGRESS.search(c.source) and not c.progress]
+    assert quiet == [], (
+        f"{run.name}: cells that start engines or run kernels showed no {PROGRESS!r} line while running: {quiet}"
+    )
 
 
 def test_released_lab_00_in_the_browser(lab, browser):

@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import progress
 from .paths import cache_root, kernels_dir
 from .topology import compiler_info, venv_bin
 
@@ -155,15 +156,16 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
             src.write_text(code)
         base = [cc, *all_flags, f"-I{kernels}"]
         output = ""
-        for cmd in (
-            base + ["-fPIC", "-shared", str(src), "-o", str(work / library.name), "-lm"],
-            base + ["-DHL_PROGRAM", str(src), "-o", str(work / program.name), "-lm"],
-        ):
-            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-            output += done.stderr
-            if done.returncode != 0:
-                shutil.rmtree(work, ignore_errors=True)
-                raise BuildError(name, cmd, done.stderr)
+        with progress.running(f"compile {name}"):
+            for cmd in (
+                base + ["-fPIC", "-shared", str(src), "-o", str(work / library.name), "-lm"],
+                base + ["-DHL_PROGRAM", str(src), "-o", str(work / program.name), "-lm"],
+            ):
+                done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+                output += done.stderr
+                if done.returncode != 0:
+                    shutil.rmtree(work, ignore_errors=True)
+                    raise BuildError(name, cmd, done.stderr)
         (work / log.name).write_text(output)
         try:
             work.rename(target)  # atomic: a concurrent build of the same key simply loses

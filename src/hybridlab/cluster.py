@@ -26,7 +26,7 @@ from pathlib import Path
 import ipyparallel as ipp
 import psutil
 
-from . import _controller, launcher, runs
+from . import _controller, launcher, progress, runs
 from . import _engine as engine
 from . import _reaper as reaper
 from ._supervisor import Supervisor
@@ -134,6 +134,11 @@ class Cluster:
         rank has registered."""
         if self.running:
             return self
+        n = self.placement.ranks
+        with progress.running(f"start {n} engine{'s' if n > 1 else ''} ({self.placement.label})"):
+            return self._start()
+
+    def _start(self) -> Cluster:
         t0 = time.perf_counter()
         steps: list[tuple[str, float]] = []
 
@@ -233,6 +238,14 @@ class Cluster:
     def stop(self) -> None:
         """Stop the engines (and a controller of its own); leaves no process of this cluster
         or shared-memory segment behind. A warm controller waits for the next cluster."""
+        if self._controller is None and self._launched is None:
+            self._crash_file.unlink(missing_ok=True)
+            self.stop_steps = []
+            return  # nothing running (stopped already, or never started)
+        with progress.running(f"stop the engines ({self.placement.label})"):
+            self._stop()
+
+    def _stop(self) -> None:
         t0 = time.perf_counter()
         steps: list[tuple[str, float]] = []
 
@@ -240,10 +253,6 @@ class Cluster:
             steps.append((name, time.perf_counter() - t0 - sum(s for _, s in steps)))
 
         controller = self._controller
-        if controller is None and self._launched is None:
-            self._crash_file.unlink(missing_ok=True)
-            self.stop_steps = []
-            return  # nothing running (stopped already, or never started)
         clean = self._supervisor.stop([])
         step("engines killed, segments removed")
         if controller is not None:

@@ -61,6 +61,13 @@ class Placement:
             self.check_thread_level(self.thread_level)
 
     @property
+    def label(self) -> str:
+        """'2 ranks x 1 thread, bind=none'"""
+        ranks = f"{self.ranks} rank{'s' if self.ranks > 1 else ''}"
+        threads = f"{self.threads} thread{'s' if self.threads > 1 else ''}"
+        return f"{ranks} x {threads}, bind={self.bind}"
+
+    @property
     def cpus_wanted(self) -> int:
         return self.ranks * self.threads
 

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from . import progress
 from ._metadata import make_results
 from ._probe import probe
 from .build import Kernel, build
@@ -51,8 +52,10 @@ def run(
     kernel = as_kernel(kernel)
     argv = kernel.arguments(params)
     before = probe(topology.usable)
+    where = "in the engines" if run_by == "engines" else "under mpiexec"
     start = time.monotonic()
-    output = invoke(kernel, argv)
+    with progress.running(f"run {kernel.name} {where} ({placement.label})"):
+        output = invoke(kernel, argv)
     seconds = time.monotonic() - start
     after = probe(topology.usable)
     rows: list[dict] = []
