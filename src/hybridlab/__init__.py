@@ -2,11 +2,11 @@
 
 Layers, bottom to top (a module imports only from its own layer or below):
 
-  harness   paths, errors, topology (find_mpiexec), thread_levels, placement, launcher
-            (mpiexec or Slurm's srun), records, stats, build; internals _probe, _metadata,
-            _reaper, _engine; runs (the one run path: build -> probe -> time -> parse ->
-            Results), launch (run_program, the program adapter), cluster (life cycle) with
-            _supervisor (timeouts, crashes, restart)
+  harness   paths, errors, progress (a notebook cell's status line), topology (find_mpiexec),
+            thread_levels, placement, launcher (mpiexec or Slurm's srun), records, stats, build;
+            internals _probe, _metadata, _reaper, _engine; runs (the one run path: build ->
+            probe -> time -> parse -> Results), launch (run_program, the program adapter),
+            cluster (life cycle) with _supervisor (timeouts, crashes, restart)
             and _controller (the notebook's warm ipyparallel controller);
             kernelspec, doctor, cli, notebooks (was runner); reference (published data, cited);
             plots (pictures shared by several topics); traces (records -> Chrome trace-event
