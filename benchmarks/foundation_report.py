@@ -144,6 +144,33 @@ def write(data: dict, path: Path) -> None:
             ["import", "seconds"], [[k, fmt(v, 2, " s")] for k, v in b["imports_s"].items()]
         )
 
+    f = data.get("first_start")
+    if f:
+        out += [
+            "### A notebook's first start",
+            "",
+            "A fresh Python process imports hybridlab, waits "
+            f"{f['reading_s']:g} s (the cells before a lab's first cluster), then starts "
+            "`Cluster(2 ranks x 1 thread)`. With prestart, the warm controller is started at the "
+            "import, as a notebook kernel does when it imports hybridlab; without it, the first "
+            "start launches the controller and the engines together. Alternated, so other load "
+            "hits both alike.",
+            "",
+        ]
+        out += table(
+            ["first start", "median (min .. max)", "n", "load"],
+            [
+                [
+                    mode,
+                    f"{fmt(v['start_s']['median'], 2, ' s')} ({fmt(v['start_s']['min'], 2)} .. "
+                    f"{fmt(v['start_s']['max'], 2)})",
+                    v["start_s"]["n"],
+                    ", ".join(f"{x:g}" for x in v["loadavg_1min"]),
+                ]
+                for mode, v in f["modes"].items()
+            ],
+        )
+
     out += ["## Engines vs mpiexec", ""]
     p = data["params"]
     out += [

@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 import warnings
@@ -237,6 +238,60 @@ STARTUP_VARIANTS = {
         "nanny": False,
     },
 }
+
+
+# A notebook's first cluster, in a fresh Python process: hybridlab imported, then the cells
+# before the lab's first Cluster.start() (READING_S of them), then the start. With prestart the
+# warm controller starts at the import, as it does in a notebook kernel.
+READING_S = 3.0
+FIRST_START = r"""
+import json, sys, time
+import hybridlab as hl
+from hybridlab import _controller
+if sys.argv[1] == "prestart":
+    _controller.prestart()
+time.sleep(float(sys.argv[2]))
+cluster = hl.Cluster(ranks=2, threads=1)
+t0 = time.perf_counter()
+cluster.start()
+start = time.perf_counter() - t0
+cluster.stop()
+print(json.dumps({"start_s": round(start, 4), "steps": cluster.start_steps}))
+"""
+
+
+def measure_first_start(repeats: int) -> dict[str, object]:
+    """The first start in a fresh process, with and without the controller started at import."""
+    modes = ["prestart", "no prestart"]
+    rows: dict[str, list[dict]] = {m: [] for m in modes}
+    for i in range(repeats):
+        for mode in modes if i % 2 == 0 else modes[::-1]:
+            done = subprocess.run(
+                [sys.executable, "-c", FIRST_START, mode.replace(" ", "-"), str(READING_S)],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+            )
+            load = round(os.getloadavg()[0], 2)
+            if done.returncode != 0:
+                rows[mode].append({"error": done.stderr[-500:], "load": load})
+                say(f"first start {i + 1}/{repeats} [{mode}] failed: {done.stderr[-200:]}")
+                continue
+            row = {**json.loads(done.stdout.strip().splitlines()[-1]), "load": load}
+            rows[mode].append(row)
+            say(f"first start {i + 1}/{repeats} [{mode}]: {row['start_s']} s (load {load})")
+    return {
+        "reading_s": READING_S,
+        "modes": {
+            m: {
+                "start_s": summary([float(r["start_s"]) for r in rows[m] if "start_s" in r]),
+                "loadavg_1min": [r["load"] for r in rows[m]],
+                "runs": rows[m],
+            }
+            for m in modes
+        },
+    }
 
 
 def startup_breakdown(repeats: int) -> dict[str, object]:
@@ -520,6 +575,9 @@ def main(argv: list[str] | None = None) -> int:
         say(f"start-up variants, {args.repeats} cycles each")
         data["breakdown"] = startup_breakdown(args.repeats)
         load.append(other_load("after the start-up variants"))
+        say(f"a notebook's first start, {args.repeats} cycles each way")
+        data["first_start"] = measure_first_start(args.repeats)
+        load.append(other_load("after the first starts"))
     data["compare"] = []
     for ranks, threads, bind in COMPARE_PLACEMENTS:
         data["compare"].append(compare_placement(ranks, threads, bind, args.repeats, params))

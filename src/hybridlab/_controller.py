@@ -7,6 +7,9 @@ time. When the cluster stops, its engines are killed and unregistered from the c
 ipyparallel's nanny would report), and the controller waits for the next cluster. A second
 cluster running at the same time gets a controller of its own, stopped with it.
 
+A notebook kernel starts the warm controller when it imports hybridlab (see `prestart`), so
+that the controller is ready by the time the lab's first cluster starts.
+
 The warm controller carries the notebook's owner stamp (so the reaper kills it when the notebook
 dies) but no cluster tag, is stopped when the Python process exits, and `shutdown_warm()` stops
 it at once.
@@ -26,11 +29,14 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import ipyparallel as ipp
 import psutil
 
 from . import _reaper as reaper
+
+if TYPE_CHECKING:
+    import ipyparallel as ipp
 
 # The hub accepts an engine at the heartbeat after it registers: ipyparallel's default period
 # (3000 ms) makes start-up take seconds longer. Misses allowed keep its tolerance at 5 s.
@@ -93,6 +99,8 @@ class Controller:
                 if time.monotonic() > deadline:
                     raise ControllerError(f"the controller did not start within {timeout:g} s")
                 time.sleep(POLL_SECONDS)
+            import ipyparallel as ipp  # here: starting a controller needs none of it
+
             self.client = ipp.Client(str(self.client_file))
         return self.client
 
@@ -149,6 +157,15 @@ def acquire(tag: str, *, warm: bool = True) -> Controller:
             _warm.in_use = True
             return _warm
     return Controller(_environment(tag), warm=False)
+
+
+def prestart() -> None:
+    """Start the warm controller now, if there is none, without waiting for it: a notebook
+    calls this when it imports hybridlab, so that its first cluster finds the controller up."""
+    global _warm
+    with _lock:
+        if _warm is None:
+            _warm = Controller(_environment(None), warm=True)
 
 
 def release(controller: Controller, engine_ids: list[int]) -> None:
