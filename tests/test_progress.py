@@ -1,0 +1,47 @@
+"""A cell's status line (hybridlab.progress) and the controller a notebook starts at import.
+
+In a real hybridlab kernel (the headless runner): the import starts the warm controller, and a
+cell that runs a kernel shows one `hybridlab [n]: ...` line, updated when the run is done.
+Outside a notebook nothing is printed.
+"""
+
+from __future__ import annotations
+
+import re
+
+import nbformat
+
+import hybridlab as hl
+from hybridlab.notebooks import run_notebook
+
+
+def test_nothing_is_printed_outside_a_notebook(capsys):
+    hl.run_program("hello_hybrid", ranks=1, threads=1, spin_ms=1)
+    captured = capsys.readouterr()
+    assert "hybridlab [" not in captured.out + captured.err
+
+
+def test_a_notebook_cell_shows_its_steps_and_finds_the_controller_started(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "import hybridlab as hl\nfrom hybridlab import _controller\n"
+            "print('prestarted:', _controller._warm is not None)"
+        ),
+        nbformat.v4.new_code_cell(
+            "r = hl.run_program('hello_hybrid', ranks=1, threads=1, spin_ms=1)\n"
+            "with hl.Cluster(ranks=1) as c:\n    c.run('hello_hybrid', spin_ms=1)"
+        ),
+    ]
+    nbformat.write(nb, tmp_path / "steps.ipynb")
+    executed, _ = run_notebook(tmp_path / "steps.ipynb", tmp_path / "out", quick=True)
+    cells = nbformat.read(executed, as_version=4).cells
+    assert "prestarted: True" in "".join(o.get("text", "") for o in cells[0].outputs)
+    shown = [o for o in cells[1].outputs if o.output_type == "display_data"]
+    assert len(shown) == 1, "one status line per cell, updated in place"
+    line = shown[0].data["text/plain"]
+    # the last step (after run_program, start and the run in the engines; a compile too when
+    # hello_hybrid was not built yet)
+    assert re.fullmatch(
+        r"hybridlab \[[45]\]: stop the engines \(1 rank x 1 thread, bind=none\): [\d.]+ s", line
+    ), line
