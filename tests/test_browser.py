@@ -323,6 +323,7 @@ def _drive(lab: Lab, page, target: Path, source, run: NotebookRun, shots: Path) 
         start = time.monotonic()
         page.keyboard.press("Shift+Enter")
         first_output = None  # seconds into the run when output was first seen
+        shot_running = False
         while True:
             prompt = _prompt(cell)
             elapsed = time.monotonic() - start
@@ -334,8 +335,10 @@ def _drive(lab: Lab, page, target: Path, source, run: NotebookRun, shots: Path) 
                     shown.first.inner_text().strip() or shown.locator(".jupyter-widgets").count()
                 ):
                     first_output = elapsed
-                    if elapsed > 1.0:  # what a student looks at while a long cell runs
-                        page.screenshot(path=str(shots / f"cell{index:02d}-running.png"))
+            if first_output is not None and not shot_running and elapsed > 2.0 and "*" in prompt:
+                # what a student looks at while a long cell runs
+                cell.screenshot(path=str(shots / f"cell{index:02d}-running.png"))
+                shot_running = True
             if elapsed > CELL_TIMEOUT_S:
                 page.screenshot(path=str(shots / f"cell{index:02d}-timeout.png"))
                 pytest.fail(f"{run.name}: cell {index} still running after {CELL_TIMEOUT_S:.0f} s")
