@@ -97,8 +97,8 @@ def write(data: dict, path: Path) -> None:
     if b and "variants" in b:
         out += ["### The start-up ideas, measured", ""]
         out += [
-            "Each idea is an option of `Cluster` (`overlap_start`, `nanny`); the variants ran in "
-            "interleaved cycles (order reversed every other cycle), so drift and other load hit "
+            "Each idea is an option of `Cluster` (`warm_controller`, `overlap_start`, `nanny`, "
+            "`identity_files`); the variants ran in interleaved cycles (order reversed every other cycle), so drift and other load hit "
             "them alike. CPU = CPU seconds the cluster's processes had used when start() "
             "returned (less sensitive to other load than the wall time).",
             "",

@@ -232,10 +232,17 @@ STARTUP_VARIANTS = {
         "overlap_start": True,
         "nanny": False,
     },
-    "warm controller reused, no nanny (the default)": {
+    "warm controller reused, no nanny, engines asked who they are": {
         "warm_controller": True,
         "overlap_start": True,
         "nanny": False,
+        "identity_files": False,
+    },
+    "warm controller reused, no nanny, engines write who they are (the default)": {
+        "warm_controller": True,
+        "overlap_start": True,
+        "nanny": False,
+        "identity_files": True,
     },
 }
 

@@ -73,6 +73,23 @@ def identity() -> dict[str, object]:
     }
 
 
+IDENTITY_DIR = "HL_IDENTITY_DIR"  # where a registered engine writes engine-<id>.json
+
+
+def write_identity(engine_id: int | None) -> None:
+    """Once registered, tell the cluster who this engine is in a file (quicker than the
+    cluster asking every engine once they are all up)."""
+    folder = os.environ.get(IDENTITY_DIR)
+    if not folder or engine_id is None:
+        return
+    import json
+
+    path = os.path.join(folder, f"engine-{engine_id}.json")
+    with open(f"{path}.part", "w") as out:
+        json.dump(identity(), out)
+    os.replace(f"{path}.part", path)
+
+
 def getenv(name: str) -> str | None:
     """An environment variable as the engine sees it (to check what the launcher set)."""
     return os.environ.get(name)
@@ -167,6 +184,7 @@ def main(argv: list[str] | None = None) -> None:
 
             if kernel is not None:
                 kernel.control_handlers["signal_request"] = signal_request
+            write_identity(self.id)
 
     Engine.launch_instance(argv)
 

@@ -12,6 +12,7 @@ crashes or hangs kills the engines (never the notebook) and raises an error nami
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -38,6 +39,7 @@ from .records import Results
 from .topology import Topology, read_topology, venv_bin
 
 POLL_SECONDS = 0.01
+IDENTITY_WAIT_S = 1.0  # for the engines' identity files, once all have registered
 ENGINE = [sys.executable, "-m", "hybridlab._engine"]  # an ipyparallel engine without the nanny
 NANNY_ENGINE = [sys.executable, "-m", "ipyparallel.engine"]  # ipyparallel's own, with its nanny
 
@@ -58,9 +60,12 @@ class Cluster:
     # _controller.py) instead of starting one; overlap_start: launch mpiexec while a new
     # controller starts, not after it is ready; nanny: ipyparallel's nanny process beside each
     # engine (without it, the harness watches the engines and they answer signals themselves).
+    # identity_files: each engine writes who it is (rank, pid, CPUs) once registered, instead of
+    # start() asking every engine afterwards.
     warm_controller = True
     overlap_start = True
     nanny = False
+    identity_files = True
 
     def __init__(
         self,
@@ -165,7 +170,9 @@ class Cluster:
             with open(log, "wb") as out:
                 self._launched = psutil.Popen(
                     self.engine_command(controller.args()),
-                    env=self.launcher.environment(self.engine_environment()),
+                    env=self.launcher.environment(
+                        {**self.engine_environment(), engine.IDENTITY_DIR: str(self._folder)}
+                    ),
                     stdin=subprocess.DEVNULL,
                     stdout=out,
                     stderr=subprocess.STDOUT,
@@ -181,7 +188,7 @@ class Cluster:
             self._wait_for_engines()
             step("engines registered")
             ids = list(self.client.ids)
-            found = self.client[ids].apply_sync(engine.identity)  # in the order of ids
+            found = self._identities(ids)  # in the order of ids
             order = sorted(zip(found, ids, strict=True), key=lambda pair: pair[0]["rank"])
             self.engines = [identity for identity, _ in order]
             self._check_one_world()
@@ -202,6 +209,21 @@ class Cluster:
         self.stopped_because = None
         self.start_steps = steps
         return self
+
+    def _identities(self, ids: list[int]) -> list[dict]:
+        """Who each engine is: the files our engines wrote once registered (else asked of the
+        engines, one round trip)."""
+        assert self.client is not None and self._folder is not None
+        if self.nanny or not self.identity_files:  # ipyparallel's own engines write none
+            return self.client[ids].apply_sync(engine.identity)
+        files = [self._folder / f"engine-{eid}.json" for eid in ids]
+        deadline = time.monotonic() + IDENTITY_WAIT_S
+        while not all(f.exists() for f in files) and time.monotonic() < deadline:
+            time.sleep(POLL_SECONDS)
+        try:
+            return [json.loads(f.read_text()) for f in files]
+        except (OSError, ValueError):
+            return self.client[ids].apply_sync(engine.identity)
 
     def _wait_for_engines(self) -> None:
         """Until every rank registered; fails at once when the launcher dies meanwhile."""
