@@ -12,6 +12,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -117,6 +118,13 @@ def machine_lines(m: dict) -> list[str]:
     ]
 
 
+def scrub_paths(cmd: str) -> str:
+    """A command line without this machine's folders: any checkout's path as <checkout>, the
+    home folder as ~ (reports are committed)."""
+    cmd = re.sub(r"(?<![\w.~-])/[^\s`'\"]*?(?=/\.venv/|/kernels_c\b)", "<checkout>", cmd)
+    return cmd.replace(str(Path.home()), "~")
+
+
 def other_load(label: str, window: float = 0.5) -> dict[str, object]:
     """Load average and processes outside this run busy over `window` s: noise to declare."""
     me = psutil.Process()
@@ -135,7 +143,7 @@ def other_load(label: str, window: float = 0.5) -> dict[str, object]:
         except psutil.Error:
             continue
         if pct >= BUSY_PERCENT:
-            cmd = " ".join(p.info["cmdline"] or [p.info["name"] or "?"])
+            cmd = scrub_paths(" ".join(p.info["cmdline"] or [p.info["name"] or "?"]))
             busy.append({"pid": p.pid, "cmd": cmd[:100], "cpu_percent": round(pct)})
     return {"when": label, "loadavg_1min": round(os.getloadavg()[0], 2), "busy_others": busy}
 

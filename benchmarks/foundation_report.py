@@ -60,8 +60,8 @@ def write(data: dict, path: Path) -> None:
     out += ["## Cluster start and stop", ""]
     out += [
         f"`Cluster({s['placement']})`, {s['start_s']['n']} start/stop cycles in one process. "
-        "Start is `Cluster.start()` until it returns (every engine registered and asked for "
-        "its rank); stop is `Cluster.stop()` until it returns (engines, controller, and the "
+        "Start is `Cluster.start()` until it returns (every engine registered and identified "
+        "by its rank); stop is `Cluster.stop()` until it returns (engines, controller, and the "
         "reaper's check that nothing is left).",
         "",
     ]
