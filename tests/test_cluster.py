@@ -36,6 +36,16 @@ def test_apply_returns_results_in_rank_order(cluster):
     assert cluster.apply(getenv, "OMP_NUM_THREADS") == ["1", "1"]
 
 
+def test_engines_say_who_they_are_in_files_or_when_asked(cluster):
+    # the module's cluster identified its engines from the files they wrote once registered
+    assert cluster.engines == cluster.apply(identity)
+    asking = hl.Cluster(ranks=2, threads=1, timeout=60)
+    asking.identity_files = False  # start() asks every engine instead
+    with asking:
+        assert [e["rank"] for e in asking.engines] == [0, 1]
+        assert asking.engines == asking.apply(identity)
+
+
 def test_unknown_parameters_are_refused_before_anything_runs(cluster):
     with pytest.raises(ValueError, match="no parameter spin"):
         cluster.run("hello_hybrid", spin=1)

@@ -85,9 +85,12 @@ def write_identity(engine_id: int | None) -> None:
     import json
 
     path = os.path.join(folder, f"engine-{engine_id}.json")
-    with open(f"{path}.part", "w") as out:
-        json.dump(identity(), out)
-    os.replace(f"{path}.part", path)
+    try:
+        with open(f"{path}.part", "w") as out:
+            json.dump(identity(), out)
+        os.replace(f"{path}.part", path)
+    except OSError:
+        pass  # not the notebook's node (a multi-node allocation): the cluster asks instead
 
 
 def getenv(name: str) -> str | None:
