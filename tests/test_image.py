@@ -39,11 +39,20 @@ RESULTS = ROOT / "benchmarks" / "image_results.md"
 TAG = "localhost/hybridlab:test"
 SIZE_GOAL = 1.5e9
 USER_UID = "1000"
+# The grader's bubblewrap sandbox inside the container mounts a fresh /proc, which the engine's
+# masked /proc paths forbid ("Can't mount proc on /newroot/proc"): an instructor grading inside
+# the image starts it with these options (book/instructors.md).
+NESTED_SANDBOX = {
+    "podman": ["--security-opt", "unmask=/proc/*", "--security-opt", "seccomp=unconfined"],
+    "docker": ["--security-opt", "systempaths=unconfined", "--security-opt", "seccomp=unconfined"],
+}
 SMOKE = [
     "tests/test_notebooks.py::test_released_lab_fails_only_at_its_blanks[00_getting_started]",
     "tests/test_grading.py",
     "-k",
     "00_getting_started",
+    "-m",  # test_grading is opt-in (grading_full): left out unless -m names it
+    "grading_full or not grading_full",
 ]
 
 
@@ -144,8 +153,9 @@ def container(image):
         command.append("--no-browser")
     measured["port"] = port
     engine.run(
-        "run", "-d", "--name", name, "--network", "host", "--shm-size", "256m", TAG, *command
-    )
+        "run", "-d", "--name", name, "--network", "host", "--shm-size", "256m",
+        *NESTED_SANDBOX[engine.kind], TAG, *command,
+    )  # fmt: skip
     try:
         yield engine, name, measured
     finally:
@@ -295,6 +305,7 @@ def test_smoke_of_make_test_inside(container):
     measured["smoke_s"] = time.monotonic() - start
     tail = (proc.stdout + proc.stderr)[-4000:]
     assert proc.returncode == 0, f"the smoke failed inside the image:\n{tail}"
-    assert re.search(r"\d+ passed", proc.stdout), tail
+    passed = re.search(r"(\d+) passed", proc.stdout)
+    assert passed and int(passed.group(1)) >= 6, f"the lab and its grading round trip:\n{tail}"
     _record(measured)
     print(json.dumps({k: v for k, v in measured.items()}, default=str))

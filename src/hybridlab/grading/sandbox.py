@@ -225,8 +225,10 @@ Grading runs each submission's kernel in a bubblewrap sandbox (Linux user namesp
   - user namespaces must be allowed: sysctl user.max_user_namespaces (> 0);
     Debian < 11: sysctl kernel.unprivileged_userns_clone=1;
     Ubuntu >= 23.10: sysctl kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor
-    profile allowing bwrap userns; in a container: run it with --security-opt seccomp=unconfined
-    (Docker) or grade on the host / a VM;
+    profile allowing bwrap userns; in a container ("Can't mount proc"): start it with
+    --security-opt unmask=/proc/* --security-opt seccomp=unconfined (podman) or
+    --security-opt systempaths=unconfined --security-opt seccomp=unconfined (Docker),
+    or grade on the host / a VM;
   - or, for code you trust only (e.g. your own test submissions), grade without a sandbox:
     hybridlab grade LAB --unsandboxed   (every report then says UNSANDBOXED)"""
 
