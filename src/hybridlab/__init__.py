@@ -78,13 +78,10 @@ def _prestart_controller() -> None:
     (benchmarks/run_benchmarks.py measures the difference). HYBRIDLAB_PRESTART=0 turns it off."""
     if os.environ.get("HYBRIDLAB_PRESTART") == "0" or "HYBRIDLAB_TAG" in os.environ:
         return  # turned off, or inside an engine or a kernel run
-    try:
-        from IPython import get_ipython
-    except ImportError:
+    from . import _controller, progress
+
+    if progress.notebook_kernel() is None:
         return
-    if getattr(get_ipython(), "kernel", None) is None:
-        return
-    from . import _controller
 
     try:
         _controller.prestart()

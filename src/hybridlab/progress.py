@@ -19,16 +19,21 @@ from time import monotonic
 _line: dict[str, object] = {}  # this cell's execution count, display handle and step count
 
 
-def _shell():
-    """The IPython kernel this runs in, or None (no kernel, or progress turned off)."""
-    if os.environ.get("HYBRIDLAB_PROGRESS") == "0":
-        return None
+def notebook_kernel():
+    """The IPython kernel shell this code runs in, or None (a script, a test, an engine's CLI)."""
     try:
         from IPython import get_ipython
     except ImportError:
         return None
     shell = get_ipython()
-    return shell if shell is not None and hasattr(shell, "kernel") else None
+    return shell if getattr(shell, "kernel", None) is not None else None
+
+
+def _shell():
+    """The notebook kernel, or None (no kernel, or progress turned off)."""
+    if os.environ.get("HYBRIDLAB_PROGRESS") == "0":
+        return None
+    return notebook_kernel()
 
 
 def show(text: str, *, new_step: bool = False) -> None:
