@@ -50,6 +50,7 @@ c.Limits.cell_minimum = 60  # seconds, at least, per cell
 c.Limits.submission_minimum = 240  # seconds, at least, per submission
 c.Limits.restarts = 4  # fresh sandboxes per submission after a cell kills or hangs the kernel
 c.Limits.jobs = 0  # submissions at once; 0: twice the cores / (ranks x threads of the lab)
+c.Limits.replay_runs = True  # submissions get the solution's kernel runs back (replay.py)
 c.Limits.unsandboxed = False  # True grades WITHOUT a sandbox: trusted code only
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

@@ -1,6 +1,7 @@
 """A tiny course for the grading tests: one lab of three parts, and one bad submission per case.
 
-Lab 90_sandbox: a 2-rank cluster, (a) square() checked with numpy through a locked helper,
+Lab 90_sandbox: a 2-rank cluster, a kernel run (replayed from the solution's run when graded),
+(a) square() checked with numpy through a locked helper,
 (b) ring() on the engines, (c) total(). Each BAD entry breaks one part in one of the ways issue
 11 lists; `expected` is the score each part must get (1 point each).
 """
@@ -50,6 +51,10 @@ def instructor_notebook() -> nbformat.NotebookNode:
             _meta("helpers", locked=True),
         ),
         _cell("cluster = hl.Cluster(ranks=2, threads=1)\ncluster.start()"),
+        _cell(
+            'hello = hl.run_program("hello_hybrid", ranks=2, threads=1, spin_ms=1)\n'
+            'print("replayed:", hello.meta.get("replayed", False))'
+        ),
         _cell(
             """
 def square(x):
@@ -226,10 +231,13 @@ def total(values):
 """
 
 VANDAL = """
+import os
 from pathlib import Path
 
 course = Path.cwd().parents[2]
+recorded = Path(os.environ.get("HYBRIDLAB_RUNS", "none:/nonexistent").split(":", 1)[1])
 attempts = {
+    "recorded runs": recorded / "poison.json",
     "gradebook": course / "gradebook.db",
     "canary": course / "canary.txt",
     "outside": course.parent / "outside-canary.txt",

@@ -171,6 +171,14 @@ def test_no_file_outside_the_submission_changed_and_gradebook_intact(graded):
     # the sandbox's private /tmp, so writes there land in that throw-away tmpfs.)
     assert "VANDAL could not write other student" in vandal
     assert "VANDAL could not write source" in vandal
+    # the solution's recorded kernel runs are read-only to the submissions that replay them
+    assert "VANDAL could not write recorded runs" in vandal
+    assert not list((graded.root / "reports" / "runs").rglob("poison.json"))
+
+
+def test_submissions_replay_the_solutions_kernel_runs(graded):
+    assert "replayed: True" in _outputs(graded, "solution")
+    assert any((graded.root / "reports" / "runs").rglob("*.json"))
 
 
 def _outputs(graded, student) -> str:

@@ -64,7 +64,9 @@ def run_program(
             },
         )
 
-    return runs.run(kernel, params, placement, topology, mpi, invoke, run_by=chosen.kind)
+    return runs.run(
+        kernel, params, placement, topology, mpi, invoke, run_by=chosen.kind, env=env
+    )
 
 
 def _launch(cmd: list[str], env: dict[str, str], name: str, timeout: float) -> str:

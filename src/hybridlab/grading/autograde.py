@@ -28,6 +28,7 @@ from pathlib import Path
 import nbformat
 
 from .. import _reaper as reaper
+from .. import replay
 from ..notebooks import headless_environment
 from . import feedback, gradebook, pool, sandbox
 from .course import (
@@ -75,19 +76,32 @@ def _environ(values: dict[str, str]):
         os.environ.update(saved)
 
 
+def _version(root: Path, lab: str, quick: bool) -> str:
+    """The lab, the version of its source notebook, and the problem sizes."""
+    digest = hashlib.sha1(source_notebook(root, lab).read_bytes()).hexdigest()[:12]
+    return f"{lab}:{digest}:{'quick' if quick else 'full'}"
+
+
+def recorded_runs(root: Path, lab: str, quick: bool) -> Path:
+    """Where the solution's reference run keeps its kernel runs for the submissions to replay."""
+    return Path(root) / "reports" / "runs" / _version(root, lab, quick).replace(":", "-")
+
+
 def reference_timing(root: Path, lab: str, *, quick: bool, sandboxed: bool) -> dict:
-    """Seconds of the instructor solution (total, slowest cell), run once in the sandbox.
+    """Seconds of the instructor solution (total, slowest cell), run once in the sandbox, and
+    the output of its kernel runs, recorded in `recorded_runs` for the submissions to replay.
 
     Cached in reports/timings.json per version of the source notebook. The solution must pass
     every test here, or grading stops (a lab that fails on this machine would fail everyone)."""
     source = source_notebook(root, lab)
-    key = (
-        f"{lab}:{hashlib.sha1(source.read_bytes()).hexdigest()[:12]}:{'quick' if quick else 'full'}"
-    )
+    key = _version(root, lab, quick)
     cache = Path(root) / "reports" / "timings.json"
     known = json.loads(cache.read_text()) if cache.exists() else {}
-    if key in known:
+    runs = recorded_runs(root, lab, quick)
+    if key in known and runs.is_dir():
         return known[key]
+    shutil.rmtree(runs, ignore_errors=True)
+    runs.mkdir(parents=True)
     nb = nbformat.read(source, as_version=4)
     events = Path(tempfile.mkstemp(prefix="hybridlab-ref-", suffix=".jsonl")[1])
     tag = f"grade-ref-{uuid.uuid4().hex[:8]}"
@@ -95,6 +109,7 @@ def reference_timing(root: Path, lab: str, *, quick: bool, sandboxed: bool) -> d
         shutil.copytree(source.parent, tmp, dirs_exist_ok=True)
         env = headless_environment(tag, quick=quick)
         env[EVENTS] = str(events)
+        env[replay.ENV] = f"record:{runs}"
         executor = SandboxedExecute(config=load_config(root), timeout=1800, sandbox=sandboxed)
         try:
             with _environ(env):
@@ -111,6 +126,7 @@ def reference_timing(root: Path, lab: str, *, quick: bool, sandboxed: bool) -> d
     lines = [json.loads(line) for line in events.read_text().splitlines() if line.strip()]
     events.unlink()
     if failed:
+        shutil.rmtree(runs, ignore_errors=True)
         raise GradingError(
             f"the instructor solution of {lab} fails its own tests in the sandbox: "
             f"{', '.join(failed)}; grading would be unfair. Events: {lines[-3:]}"
@@ -225,6 +241,8 @@ def grade(
         for student in todo:
             env = headless_environment(f"{tag}-{student}", quick=quick)
             env[EVENTS] = str(event_dir / f"{student}.jsonl")
+            if limits.replay_runs:
+                env[replay.ENV] = f"replay:{recorded_runs(root, lab, quick)}"
             env = pool.environment_for(workers, needs, env)
             command = [
                 exe,

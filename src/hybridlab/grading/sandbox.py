@@ -37,6 +37,8 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, Float, Integer
 from traitlets.config import Configurable
 
+from .. import replay
+
 SANDBOX_UID = 1000  # who the kernel is inside the sandbox when the grader runs as root
 SYSTEM_DIRS = ("/usr", "/etc", "/opt/conda")  # read-only when present
 LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -71,6 +73,11 @@ class Limits(Configurable):
     jobs = Integer(0, help="submissions graded at once; 0: from the cores and the lab").tag(
         config=True
     )
+    replay_runs = Bool(
+        True,
+        help="give each submission the solution's recorded output for the same kernel run "
+        "instead of measuring it again (replay.py); False: every submission measures",
+    ).tag(config=True)
     unsandboxed = Bool(
         False, help="grade WITHOUT a sandbox (trusted code only); loudly reported"
     ).tag(config=True)
@@ -190,8 +197,14 @@ def _read_only_roots() -> list[str]:
     return out
 
 
-def bwrap_args(workdir: Path, binds: list[tuple[Path, Path]], env: dict[str, str]) -> list[str]:
-    """The bwrap command line (before the kernel's own command)."""
+def bwrap_args(
+    workdir: Path,
+    binds: list[tuple[Path, Path]],
+    env: dict[str, str],
+    read_only: list[Path] = (),
+) -> list[str]:
+    """The bwrap command line (before the kernel's own command); `binds` writable, `read_only`
+    folders visible at the same place, read-only."""
     exe = shutil.which("bwrap")
     if exe is None:
         raise SandboxError(_HELP.format(why="bubblewrap (bwrap) is not installed"))
@@ -211,6 +224,8 @@ def bwrap_args(workdir: Path, binds: list[tuple[Path, Path]], env: dict[str, str
     args += ["--ro-bind", "/sys", "/sys", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm"]
     for source, target in binds:
         args += ["--bind", str(source), str(target)]
+    for folder in read_only:
+        args += ["--ro-bind", str(folder), str(folder)]
     for key, value in env.items():
         args += ["--setenv", key, value]
     # the grader's pid means nothing in the sandbox's PID namespace (ipykernel would exit)
@@ -288,7 +303,17 @@ class Box:
                 pass  # a build removed while copying: the sandbox rebuilds it if needed
 
     def binds(self) -> list[tuple[Path, Path]]:
-        return [(self.ipc, self.ipc), (self.work, self.workdir), (self.cache, Path("/tmp/cache"))]
+        own = [(self.ipc, self.ipc), (self.work, self.workdir), (self.cache, Path("/tmp/cache"))]
+        runs = replay.setting()
+        if runs is not None and runs[0] == "record":  # the solution's reference run
+            own.append((runs[1], runs[1]))
+        return own
+
+    @staticmethod
+    def read_only() -> list[Path]:
+        """The solution's recorded kernel runs, when a submission replays them (replay.py)."""
+        runs = replay.setting()
+        return [runs[1]] if runs is not None and runs[0] == "replay" else []
 
     @staticmethod
     def environment() -> dict[str, str]:
@@ -329,7 +354,9 @@ class SandboxedKernelManager(AsyncKernelManager):
         kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
         self.kernel_spec.interrupt_mode = "message"
         self.cgroup = Cgroup(self.limits.memory_mb, self.limits.tasks)
-        inner = bwrap_args(self.box.workdir, self.box.binds(), Box.environment())
+        inner = bwrap_args(
+            self.box.workdir, self.box.binds(), Box.environment(), Box.read_only()
+        )
         steps = [self.cgroup.enter_command()] if self.cgroup.folders else []
         if self.cgroup.how == "rlimits":
             steps.append(f"ulimit -v {self.limits.memory_mb * 1024}")

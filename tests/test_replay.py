@@ -1,0 +1,63 @@
+"""Grading's replay of the solution's kernel runs (replay.py), with real runs under mpiexec.
+
+The sandboxed end of it (the reference run records, a submission replays read-only) is checked
+in test_grading_sandbox.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import hybridlab as hl
+from hybridlab import replay
+
+
+@pytest.fixture
+def runs_in(monkeypatch, tmp_path):
+    """Set HYBRIDLAB_RUNS=<mode>:<tmp folder>, with this process's count of runs reset."""
+
+    def use(mode: str):
+        monkeypatch.setattr(replay, "_seen", type(replay._seen)())
+        monkeypatch.setenv(replay.ENV, f"{mode}:{tmp_path}")
+        return tmp_path
+
+    return use
+
+
+def hello(spin_ms: int, **env):
+    return hl.run_program("hello_hybrid", ranks=2, threads=1, spin_ms=spin_ms, env=env or None)
+
+
+def test_a_replay_gives_back_the_nth_recorded_run_and_says_so(runs_in):
+    folder = runs_in("record")
+    first, second = hello(1), hello(1)
+    assert len(list(folder.glob("*.json"))) == 2
+    assert "replayed" not in first.meta and replay.WARNING not in first.warnings
+
+    runs_in("replay")
+    again_first, again_second = hello(1), hello(1)
+    for recorded, replayed in [(first, again_first), (second, again_second)]:
+        assert replayed.meta["replayed"] is True
+        assert replay.WARNING in replayed.warnings
+        assert replayed.meta["seconds"] == recorded.meta["seconds"]
+        assert replayed.records["cpu"].tolist() == recorded.records["cpu"].tolist()
+        assert replayed.meta["probe"] == recorded.meta["probe"]
+    # a third run of the same kind was never recorded: it runs for real
+    assert "replayed" not in hello(1).meta
+
+
+def test_another_argument_or_environment_runs_for_real(runs_in):
+    runs_in("record")
+    hello(1)
+    runs_in("replay")
+    assert "replayed" not in hello(2).meta
+    assert "replayed" not in hello(1, OMP_WAIT_POLICY="passive").meta
+    assert hello(1).meta["replayed"] is True
+
+
+def test_a_bad_setting_is_refused(monkeypatch):
+    monkeypatch.setenv(replay.ENV, "keep:/tmp/x")
+    with pytest.raises(ValueError, match="record:<folder> or replay:<folder>"):
+        replay.setting()
+    monkeypatch.setenv(replay.ENV, "")
+    assert replay.setting() is None
