@@ -25,6 +25,14 @@
  * barriers that end each loop and region) and `total` (its whole iteration loop); rank 0 also
  * emits a checksum record: the sum of the interior after the last iteration (MPI_Reduce over
  * ranks) and the last delta.
+ *
+ * timeline=1 also keeps every interval a thread spends in a phase (hl_phase in hybridlab.h) for
+ * the first timeline_iterations iterations and emits one "timeline" record per interval: phase,
+ * iteration, start and end in seconds since a common start right after an MPI_Barrier, the
+ * same layout as the imbalance kernel, for hybridlab.traces.chrome_trace. A thread's intervals
+ * never overlap, and those of a phase add up to its timer total when every iteration is kept
+ * (`total` is the whole loop, not an interval). Threads with nothing to do between parallel
+ * regions (hybrid1, while the master communicates) have gaps on their track.
  */
 #include "hybridlab.h"
 
@@ -38,7 +46,8 @@ void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 
 const char *const hl_kernel_description =
     "2-D Jacobi, 1-D row decomposition, MPI_Sendrecv halos (seed 003): pure MPI and hybrid "
-    "versions 1-3; per-thread phase timers jacobi/halo/reduction/other and a checksum";
+    "versions 1-3; per-thread phase timers jacobi/halo/reduction/other (timeline=1: also each "
+    "interval's start and end) and a checksum";
 
 const hl_param hl_kernel_params[] = {
     {"variant", "pure", "pure | hybrid1 | hybrid2 | hybrid3 (003 versions 1-3)"},
@@ -47,6 +56,10 @@ const hl_param hl_kernel_params[] = {
     {"iterations", "100", "Jacobi iterations"},
     {"schedule", "static", "OpenMP schedule of the loops: static | dynamic | guided"},
     {"chunk", "0", "chunk size of the schedule (0: the schedule's default)"},
+    {"timeline", "0",
+     "1: also one timeline record (phase, iteration, start, end) per interval a thread timed"},
+    {"timeline_iterations", "20",
+     "timeline=1: keep the intervals of the first this many iterations (at most 10000)"},
     HL_END_PARAMS,
 };
 
@@ -113,22 +126,22 @@ static void send_up(grid2d *g) {
 static void reduce_delta(grid2d *g, int nthreads, hl_timers *me) {
     double r0 = hl_now(), local = hl_timers_sum(g->acc, nthreads);
     MPI_Allreduce(&local, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->comm);
-    me->t[HL_REDUCTION] += hl_now() - r0;
+    hl_phase(me, HL_REDUCTION, r0);
 }
 
 static void run_pure(grid2d *g) {
     hl_timers *me = &g->acc[0];
     double start = hl_now();
     for (long it = 0; it < g->iterations; it++) {
+        hl_timers_iteration(me, 1, it);
         double t0 = hl_now(), local = 0.0;
         for (long i = 1; i <= g->m; i++) local += stencil_row(g, i);
         for (long i = 1; i <= g->m; i++) copy_row(g, i);
         me->partial = local;
-        double t1 = hl_now();
+        double t1 = hl_phase(me, HL_JACOBI, t0);
         send_down(g);
         send_up(g);
-        me->t[HL_JACOBI] += t1 - t0;
-        me->t[HL_HALO] += hl_now() - t1;
+        hl_phase(me, HL_HALO, t1);
         reduce_delta(g, 1, me);
     }
     me->t[HL_TOTAL] = hl_now() - start;
@@ -141,12 +154,12 @@ static void sweep(grid2d *g, hl_timers *me) {
 #pragma omp for schedule(runtime) nowait
     for (long i = 1; i <= g->m; i++) local += stencil_row(g, i);
     me->partial = local;
-    me->t[HL_JACOBI] += hl_now() - t0;
-    hl_barrier_timed(&me->t[HL_OTHER]);
+    hl_phase(me, HL_JACOBI, t0);
+    hl_barrier_phase(me, HL_OTHER);
     double t1 = hl_now();
 #pragma omp for schedule(runtime) nowait
     for (long i = 1; i <= g->m; i++) copy_row(g, i);
-    me->t[HL_JACOBI] += hl_now() - t1;
+    hl_phase(me, HL_JACOBI, t1);
 }
 
 static void exchange_hybrid1(grid2d *g) {
@@ -163,15 +176,16 @@ static void exchange_hybrid1(grid2d *g) {
 static void run_hybrid1(grid2d *g, int nthreads) {
     double start = hl_now();
     for (long it = 0; it < g->iterations; it++) {
+        hl_timers_iteration(g->acc, nthreads, it);
 #pragma omp parallel num_threads(nthreads)
         {
             hl_timers *me = &g->acc[omp_get_thread_num()];
             sweep(g, me);
-            hl_barrier_timed(&me->t[HL_OTHER]);
+            hl_barrier_phase(me, HL_OTHER);
         }
         double h0 = hl_now();
         exchange_hybrid1(g);
-        g->acc[0].t[HL_HALO] += hl_now() - h0;
+        hl_phase(&g->acc[0], HL_HALO, h0);
         reduce_delta(g, nthreads, &g->acc[0]);
     }
     double total = hl_now() - start;
@@ -187,7 +201,7 @@ static void communicate_single(grid2d *g, int nthreads, hl_timers *me) {
         double h0 = hl_now();
         send_down(g);
         send_up(g);
-        me->t[HL_HALO] += hl_now() - h0;
+        hl_phase(me, HL_HALO, h0);
         reduce_delta(g, nthreads, me);
     }
 }
@@ -200,13 +214,13 @@ static void communicate_sections(grid2d *g, int nthreads, hl_timers *me) {
         {
             double h0 = hl_now();
             send_down(g);
-            me->t[HL_HALO] += hl_now() - h0;
+            hl_phase(me, HL_HALO, h0);
         }
 #pragma omp section
         {
             double h0 = hl_now();
             send_up(g);
-            me->t[HL_HALO] += hl_now() - h0;
+            hl_phase(me, HL_HALO, h0);
         }
 #pragma omp section
         reduce_delta(g, nthreads, me);
@@ -222,10 +236,11 @@ static void run_one_region(grid2d *g, int nthreads,
         hl_timers *me = &g->acc[omp_get_thread_num()];
         double start = hl_now();
         for (long it = 0; it < g->iterations; it++) {
+            hl_timers_iteration(me, 1, it);
             sweep(g, me);
-            hl_barrier_timed(&me->t[HL_OTHER]);
+            hl_barrier_phase(me, HL_OTHER);
             communicate(g, nthreads, me);
-            hl_barrier_timed(&me->t[HL_OTHER]);
+            hl_barrier_phase(me, HL_OTHER);
         }
         me->t[HL_TOTAL] = hl_now() - start;
     }
@@ -255,6 +270,8 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                        "needs at least one row); use ny >= %d or fewer ranks",
                        ny, ctx->size, ctx->size);
     if (chunk > 1000000000L) return hl_fail(ctx, "parameter chunk=%ld is too large", chunk);
+    long keep = hl_param_timeline(ctx, iterations);
+    if (keep < 0) return -1;
 
     if (variant == V_HYBRID3 &&
         hl_require_level(ctx, MPI_THREAD_MULTIPLE,
@@ -280,13 +297,12 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     g.a = malloc(points * sizeof(double));
     g.b = malloc(points * sizeof(double));
     g.acc = hl_timers_new(nthreads);
-    int mine_ok = g.a && g.b && g.acc, all_ok = 0;
+    int mine_ok = g.a && g.b && g.acc && hl_timeline_new(g.acc, nthreads, keep) == 0, all_ok = 0;
     MPI_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    int rc = 0;
     if (!all_ok) {
-        free(g.a);
-        free(g.b);
-        free(g.acc);
-        return hl_fail(ctx, "no memory for a %ld x %ld grid on some rank", nx, ny);
+        rc = hl_fail(ctx, "no memory for a %ld x %ld grid on some rank", nx, ny);
+        goto done;
     }
     /* First touch by the threads that will update the rows (static schedule). */
 #pragma omp parallel for schedule(static) num_threads(nthreads)
@@ -295,6 +311,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             A(&g, li, j) = B(&g, li, j) = initial(first - 1 + li, j);
 
     MPI_Barrier(comm);
+    const double origin = hl_now(); /* the timeline's common start */
     switch (variant) {
     case V_PURE: run_pure(&g); break;
     case V_HYBRID1:
@@ -308,19 +325,26 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         for (long j = 1; j <= nx; j++) local += A(&g, i, j);
     MPI_Reduce(&local, &checksum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
 
-    hl_emit_timers(ctx, g.acc, nthreads, hl_halo_phase_names, HL_HALO_PHASES,
-                   "\"variant\":\"%s\",\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,"
-                   "\"rows\":%ld,\"iterations\":%ld,\"schedule\":\"%s\",\"chunk\":%ld",
-                   variant_names[variant], ctx->size, nthreads, nx, ny, g.m, iterations, schedules[schedule],
-                   chunk);
+    char tail[512];
+    snprintf(tail, sizeof tail,
+             "\"variant\":\"%s\",\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,"
+             "\"rows\":%ld,\"iterations\":%ld,\"schedule\":\"%s\",\"chunk\":%ld",
+             variant_names[variant], ctx->size, nthreads, nx, ny, g.m, iterations,
+             schedules[schedule], chunk);
+    if (keep > 0 && (rc = hl_timeline_check(ctx, g.acc, nthreads)) != 0) goto done;
+    hl_emit_timers(ctx, g.acc, nthreads, hl_halo_phase_names, HL_HALO_PHASES, "%s", tail);
+    if (keep > 0)
+        hl_emit_timeline(ctx, g.acc, nthreads, hl_halo_phase_names, HL_HALO_PHASES, origin,
+                         "%s,\"recorded_iterations\":%ld", tail, keep);
     if (ctx->rank == 0)
         hl_emit(ctx,
                 "\"record\":\"checksum\",\"checksum\":%.17g,\"delta\":%.17g,\"variant\":\"%s\","
                 "\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,\"iterations\":%ld",
                 checksum, g.delta, variant_names[variant], ctx->size, nthreads, nx, ny,
                 iterations);
+done:
     free(g.a);
     free(g.b);
-    free(g.acc);
-    return 0;
+    hl_timers_free(g.acc, nthreads);
+    return rc;
 }

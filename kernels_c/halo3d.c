@@ -26,12 +26,18 @@
  *
  * Records as halo2d: per rank and thread, phases jacobi / halo / reduction / other (barrier
  * waits) / total; rank 0 emits the checksum (interior sum after the last iteration) and delta.
+ * timeline=1, as in halo2d, adds one "timeline" record per interval a thread spent in a phase
+ * (start and end since a common start) for the first timeline_iterations iterations: a trace
+ * for hybridlab.traces.chrome_trace. In masteronly the other threads' tracks have gaps while
+ * the master exchanges and reduces outside the parallel region; in funnelled they wait in the
+ * barrier (other) while the master finishes the halo and the boundary shell.
  */
 #include "hybridlab.h"
 
 const char *const hl_kernel_description =
     "3-D Jacobi on a 3-D process grid (seed 000 section 4.6): pure, masteronly, funnelled "
-    "(tunable master share), multiple; blocking or non-blocking halos; phase timers, checksum";
+    "(tunable master share), multiple; blocking or non-blocking halos; phase timers (timeline=1: "
+    "also each interval's start and end), checksum";
 
 const hl_param hl_kernel_params[] = {
     {"variant", "pure", "pure | masteronly | funnelled | multiple"},
@@ -45,6 +51,10 @@ const hl_param hl_kernel_params[] = {
     {"comm_wait_us", "0",
      "pure, masteronly, funnelled: the master sleeps this long after each exchange (emulated "
      "network wait, counted as halo)"},
+    {"timeline", "0",
+     "1: also one timeline record (phase, iteration, start, end) per interval a thread timed"},
+    {"timeline_iterations", "20",
+     "timeline=1: keep the intervals of the first this many iterations (at most 10000)"},
     HL_END_PARAMS,
 };
 
@@ -205,7 +215,7 @@ static void reduce_and_swap(grid3d *g, int nthreads, hl_timers *me) {
     double r0 = hl_now(), sum = hl_timers_sum(g->acc, nthreads);
     MPI_Allreduce(&sum, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->cart);
     swap(g);
-    me->t[HL_REDUCTION] += hl_now() - r0;
+    hl_phase(me, HL_REDUCTION, r0);
 }
 
 /* Block split of [1, n] into `parts`: the first n mod parts get one more. */
@@ -221,13 +231,13 @@ static void run_pure(grid3d *g, face_bufs *fb) {
     hl_timers *me = &g->acc[0];
     double start = hl_now();
     for (long it = 0; it < g->iterations; it++) {
+        hl_timers_iteration(me, 1, it);
         double t0 = hl_now();
         exchange(g, 63, 1, g->l[0], 0, fb);
         hl_sleep_us(g->wait_us);
-        double t1 = hl_now();
+        double t1 = hl_phase(me, HL_HALO, t0);
         me->partial = stencil_box(g, 1, g->l[0], 1, g->l[1], 1, g->l[2]);
-        me->t[HL_HALO] += t1 - t0;
-        me->t[HL_JACOBI] += hl_now() - t1;
+        hl_phase(me, HL_JACOBI, t1);
         reduce_and_swap(g, 1, me);
     }
     me->t[HL_TOTAL] = hl_now() - start;
@@ -236,10 +246,11 @@ static void run_pure(grid3d *g, face_bufs *fb) {
 static void run_masteronly(grid3d *g, int nthreads, face_bufs *fb) {
     double start = hl_now();
     for (long it = 0; it < g->iterations; it++) {
+        hl_timers_iteration(g->acc, nthreads, it);
         double t0 = hl_now();
         exchange(g, 63, 1, g->l[0], 0, fb);
         hl_sleep_us(g->wait_us);
-        g->acc[0].t[HL_HALO] += hl_now() - t0;
+        hl_phase(&g->acc[0], HL_HALO, t0);
 #pragma omp parallel num_threads(nthreads)
         {
             hl_timers *me = &g->acc[omp_get_thread_num()];
@@ -248,8 +259,8 @@ static void run_masteronly(grid3d *g, int nthreads, face_bufs *fb) {
             for (long i = 1; i <= g->l[0]; i++)
                 local += stencil_box(g, i, i, 1, g->l[1], 1, g->l[2]);
             me->partial = local;
-            me->t[HL_JACOBI] += hl_now() - j0;
-            hl_barrier_timed(&me->t[HL_OTHER]);
+            hl_phase(me, HL_JACOBI, j0);
+            hl_barrier_phase(me, HL_OTHER);
         }
         reduce_and_swap(g, nthreads, &g->acc[0]);
     }
@@ -282,21 +293,20 @@ static void run_funnelled(grid3d *g, int nthreads, double share, face_bufs *fb) 
         funnelled_range(g, nthreads, share, t, &lo, &hi);
         double start = hl_now();
         for (long it = 0; it < g->iterations; it++) {
+            hl_timers_iteration(me, 1, it);
             double local = 0.0, t0 = hl_now();
             if (t == 0) {
                 exchange(g, 63, 1, g->l[0], 0, fb);
                 hl_sleep_us(g->wait_us);
-                double t1 = hl_now();
-                me->t[HL_HALO] += t1 - t0;
-                t0 = t1;
+                t0 = hl_phase(me, HL_HALO, t0);
             }
             if (hi >= lo) local += stencil_box(g, lo, hi, 2, g->l[1] - 1, 2, g->l[2] - 1);
             if (t == 0) local += stencil_shell(g);
             me->partial = local;
-            me->t[HL_JACOBI] += hl_now() - t0;
-            hl_barrier_timed(&me->t[HL_OTHER]);
+            hl_phase(me, HL_JACOBI, t0);
+            hl_barrier_phase(me, HL_OTHER);
             if (t == 0) reduce_and_swap(g, nthreads, me);
-            hl_barrier_timed(&me->t[HL_OTHER]);
+            hl_barrier_phase(me, HL_OTHER);
         }
         me->t[HL_TOTAL] = hl_now() - start;
     }
@@ -319,15 +329,15 @@ static void run_multiple(grid3d *g, int nthreads, int *alloc_failed) {
         int faces = 4 | 8 | 16 | 32 | (t == 0 ? 1 : 0) | (t == nthreads - 1 ? 2 : 0);
         double start = hl_now();
         for (long it = 0; it < g->iterations && !*alloc_failed; it++) {
+            hl_timers_iteration(me, 1, it);
             double t0 = hl_now();
             exchange(g, faces, lo, hi, t, &fb);
-            double t1 = hl_now();
+            double t1 = hl_phase(me, HL_HALO, t0);
             me->partial = stencil_box(g, lo, hi, 1, g->l[1], 1, g->l[2]);
-            me->t[HL_HALO] += t1 - t0;
-            me->t[HL_JACOBI] += hl_now() - t1;
-            hl_barrier_timed(&me->t[HL_OTHER]);
+            hl_phase(me, HL_JACOBI, t1);
+            hl_barrier_phase(me, HL_OTHER);
             if (t == 0) reduce_and_swap(g, nthreads, me);
-            hl_barrier_timed(&me->t[HL_OTHER]);
+            hl_barrier_phase(me, HL_OTHER);
         }
         me->t[HL_TOTAL] = hl_now() - start;
         free_bufs(&fb);
@@ -357,6 +367,8 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (!ok) return -1;
     if (wait_us > 10000000L)
         return hl_fail(ctx, "parameter comm_wait_us=%ld is above 10 s", wait_us);
+    long keep = hl_param_timeline(ctx, iterations);
+    if (keep < 0) return -1;
     if (wait_us > 0 && variant == V_MULTIPLE)
         return hl_fail(ctx, "comm_wait_us is for pure, masteronly and funnelled (one thread "
                             "communicates); variant multiple has no single master exchange");
@@ -415,7 +427,8 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     g.b = malloc(points * sizeof(double));
     g.acc = hl_timers_new(nthreads);
     face_bufs fb = {{0}, {0}};
-    int mine_ok = g.a && g.b && g.acc && (variant == V_MULTIPLE || alloc_bufs(&g, g.l[0], &fb));
+    int mine_ok = g.a && g.b && g.acc && hl_timeline_new(g.acc, nthreads, keep) == 0 &&
+                  (variant == V_MULTIPLE || alloc_bufs(&g, g.l[0], &fb));
     int all_ok = 0;
     MPI_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     int rc = 0;
@@ -432,6 +445,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                     initial(first[0] - 1 + i, first[1] - 1 + j, first[2] - 1 + k);
 
     MPI_Barrier(comm);
+    const double origin = hl_now(); /* the timeline's common start */
     int alloc_failed = 0;
     switch (variant) {
     case V_PURE: run_pure(&g, &fb); break;
@@ -452,14 +466,19 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             for (long k = 1; k <= g.l[2]; k++) local += g.a[IDX(&g, i, j, k)];
     MPI_Reduce(&local, &checksum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
 
-    hl_emit_timers(ctx, g.acc, nthreads, hl_halo_phase_names, HL_HALO_PHASES,
-                   "\"variant\":\"%s\",\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,"
-                   "\"nz\":%ld,\"px\":%d,\"py\":%d,\"pz\":%d,\"lx\":%ld,\"ly\":%ld,\"lz\":%ld,"
-                   "\"iterations\":%ld,\"nonblocking\":%ld,\"master_share\":%.6g,"
-                   "\"comm_wait_us\":%ld",
-                   variant_names[variant], ctx->size, nthreads, n[0], n[1], n[2], dims[0],
-                   dims[1], dims[2], g.l[0], g.l[1], g.l[2], iterations, nonblocking, share,
-                   wait_us);
+    char tail[768];
+    snprintf(tail, sizeof tail,
+             "\"variant\":\"%s\",\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,"
+             "\"nz\":%ld,\"px\":%d,\"py\":%d,\"pz\":%d,\"lx\":%ld,\"ly\":%ld,\"lz\":%ld,"
+             "\"iterations\":%ld,\"nonblocking\":%ld,\"master_share\":%.6g,"
+             "\"comm_wait_us\":%ld",
+             variant_names[variant], ctx->size, nthreads, n[0], n[1], n[2], dims[0], dims[1],
+             dims[2], g.l[0], g.l[1], g.l[2], iterations, nonblocking, share, wait_us);
+    if (keep > 0 && (rc = hl_timeline_check(ctx, g.acc, nthreads)) != 0) goto done;
+    hl_emit_timers(ctx, g.acc, nthreads, hl_halo_phase_names, HL_HALO_PHASES, "%s", tail);
+    if (keep > 0)
+        hl_emit_timeline(ctx, g.acc, nthreads, hl_halo_phase_names, HL_HALO_PHASES, origin,
+                         "%s,\"recorded_iterations\":%ld", tail, keep);
     if (ctx->rank == 0)
         hl_emit(ctx,
                 "\"record\":\"checksum\",\"checksum\":%.17g,\"delta\":%.17g,\"variant\":\"%s\","
@@ -471,7 +490,7 @@ done:
     if (variant != V_MULTIPLE) free_bufs(&fb);
     free(g.a);
     free(g.b);
-    free(g.acc);
+    hl_timers_free(g.acc, nthreads);
     MPI_Comm_free(&g.cart);
     return rc;
 }

@@ -19,8 +19,10 @@
  *                         the same for an optional reference (test - reference is computed from
  *                         the raw samples in Python, hybridlab.stats)
  *     hl_delay()          EPCC's delay(), with hl_delay_rate() / hl_delay_length() to size it
- *     hl_timers_*()       per-thread phase timers (one cache line a thread), hl_barrier_timed(),
+ *     hl_timers_*()       per-thread phase timers (own cache lines), hl_barrier_timed(),
  *                         hl_emit_timers() for one "timer" record per thread and phase
+ *     hl_phase()          ends a timed phase; with hl_timeline_new() also keeps its interval,
+ *                         hl_emit_timeline() writes one "timeline" record (start/end) each
  *     hl_param_choice()   one name of a list; hl_param_names(), hl_param_numbers() and
  *                         hl_param_each(): comma lists as parameters
  *     hl_require_level()  fail with a clear message when MPI gave too low a thread level
@@ -571,10 +573,27 @@ static inline int hl_measure(hl_ctx *ctx, const char *name, hl_work_fn test,
 
 #define HL_MAX_PHASES 7
 
-/* One cache line per thread, so the threads' timers do not share lines. */
+/* One interval a thread spent in a phase (hl_phase): hl_now() seconds. */
+typedef struct {
+    double start, end;
+    long iteration;
+    int phase;
+} hl_interval;
+
+/* Room for the intervals of one iteration of one thread; hl_timeline_check() reports overflow.
+ * (halo2d's busiest thread times 8 intervals an iteration: hybrid3 with one thread.) */
+#define HL_TIMELINE_PER_ITERATION 16
+
+/* Aligned to cache lines, so the threads' timers do not share lines. The timeline fields stay
+ * zero (nothing recorded) unless hl_timeline_new() gave the thread a buffer. */
 typedef struct {
     _Alignas(64) double t[HL_MAX_PHASES]; /* seconds per phase */
     double partial;                       /* the thread's part of a sum (e.g. Jacobi's delta) */
+    hl_interval *line;                    /* timeline: the kept intervals, in the order timed */
+    long n, cap;                          /* intervals kept; room */
+    long iteration;                       /* the iteration being timed (hl_timers_iteration) */
+    long keep;                            /* iterations 0..keep-1 are kept */
+    long dropped;                         /* intervals that found the buffer full */
 } hl_timers;
 
 /* The phases of a halo-exchange code, as seed 000 section 4.6 breaks its time down: stencil and
@@ -624,6 +643,126 @@ static inline void hl_emit_timers(hl_ctx *ctx, const hl_timers *acc, int nthread
         for (int p = 0; p < nphases; p++)
             hl_emit(ctx, "\"record\":\"timer\",\"phase\":\"%s\",\"seconds\":%.9g%s%s", phases[p],
                     me->t[p], tail[0] ? "," : "", tail);
+    }
+}
+
+/* --------------------------------------------------------- per-thread phase timeline */
+
+/* The totals say how long each thread spent in each phase; a timeline also says when. Time a
+ * phase with hl_phase() (a barrier with hl_barrier_phase()): it adds the interval's length to
+ * the phase total, so totals mean the same with or without a timeline, and when the thread has
+ * a timeline (hl_timeline_new) it keeps the interval too, for the first `keep` iterations. A
+ * thread's intervals follow one another and never overlap, so each thread is one track of a
+ * trace (hybridlab.traces.chrome_trace); the intervals of a phase add up to its total when every
+ * iteration is kept. */
+
+#define HL_TIMELINE_MAX_ITERATIONS 10000
+
+/* The kernel's parameters timeline (0 or 1) and timeline_iterations (1 to
+ * HL_TIMELINE_MAX_ITERATIONS): how many of `iterations` a timeline keeps, 0 without a timeline,
+ * or -1 with ctx->error set. */
+static inline long hl_param_timeline(hl_ctx *ctx, long iterations) {
+    int ok = 1;
+    long on = hl_param_long(ctx, "timeline", 0, &ok);
+    if (!ok) return -1;
+    if (on > 1) return hl_fail(ctx, "parameter timeline=%ld must be 0 or 1", on);
+    long keep = hl_param_long(ctx, "timeline_iterations", 1, &ok);
+    if (!ok) return -1;
+    if (keep > HL_TIMELINE_MAX_ITERATIONS)
+        return hl_fail(ctx, "parameter timeline_iterations=%ld is above %d", keep,
+                       HL_TIMELINE_MAX_ITERATIONS);
+    if (!on) return 0;
+    return keep < iterations ? keep : iterations;
+}
+
+/* Marks `iteration` as the one the threads acc[0..nthreads) time next. */
+static inline void hl_timers_iteration(hl_timers *acc, int nthreads, long iteration) {
+    for (int t = 0; t < nthreads; t++) acc[t].iteration = iteration;
+}
+
+/* Ends a phase the thread began at t0: adds hl_now() - t0 to me->t[phase] and keeps the
+ * interval when the thread records this iteration. Returns the end (where what follows starts). */
+static inline double hl_phase(hl_timers *me, int phase, double t0) {
+    double t1 = hl_now();
+    me->t[phase] += t1 - t0;
+    if (me->line && me->iteration < me->keep) {
+        if (me->n < me->cap)
+            me->line[me->n++] = (hl_interval){t0, t1, me->iteration, phase};
+        else
+            me->dropped++;
+    }
+    return t1;
+}
+
+/* An omp barrier whose wait is the thread's `phase` (the halo kernels: HL_OTHER). */
+static inline void hl_barrier_phase(hl_timers *me, int phase) {
+    double t0 = hl_now();
+#pragma omp barrier
+    hl_phase(me, phase, t0);
+}
+
+/* Gives every thread of acc[0..nthreads) a timeline keeping the intervals of iterations
+ * 0..keep-1 (none for keep <= 0). 0, or -1 when out of memory; hl_timers_free releases it. */
+static inline int hl_timeline_new(hl_timers *acc, int nthreads, long keep) {
+    if (keep <= 0) return 0;
+    for (int t = 0; t < nthreads; t++) {
+        acc[t].cap = keep * HL_TIMELINE_PER_ITERATION;
+        acc[t].keep = keep;
+        acc[t].line = malloc((size_t)acc[t].cap * sizeof(hl_interval));
+        if (!acc[t].line) return -1;
+    }
+    return 0;
+}
+
+/* Frees timers from hl_timers_new and their timelines (NULL is fine). */
+static inline void hl_timers_free(hl_timers *acc, int nthreads) {
+    for (int t = 0; acc && t < nthreads; t++) free(acc[t].line);
+    free(acc);
+}
+
+/* Collective over ctx->comm: 0 when every thread of every rank kept its intervals in order
+ * without overflow; otherwise -1 with ctx->error set on every rank (a kernel bug). */
+static inline int hl_timeline_check(hl_ctx *ctx, const hl_timers *acc, int nthreads) {
+    long faults[2] = {0, 0}, all[2] = {0, 0}; /* dropped, out of order */
+    for (int t = 0; t < nthreads; t++) {
+        faults[0] += acc[t].dropped;
+        for (long i = 0; i < acc[t].n; i++) {
+            const hl_interval *v = &acc[t].line[i];
+            if (v->end < v->start || (i > 0 && v->start < acc[t].line[i - 1].end)) faults[1]++;
+        }
+    }
+    MPI_Allreduce(faults, all, 2, MPI_LONG, MPI_MAX, ctx->comm);
+    if (all[0] || all[1])
+        return hl_fail(ctx, "timeline: %ld intervals found a full buffer and %ld overlap the one "
+                            "before (a kernel bug)", all[0], all[1]);
+    return 0;
+}
+
+/* One record per kept interval: "record":"timeline","phase":NAME,"iteration":I,"start":S,
+ * "end":E,"seconds":E-S with S and E in seconds since `origin` (the hl_now() each rank took
+ * right after a common MPI_Barrier, as the imbalance kernel does), then `fields` (printf-style,
+ * the same for every record). Opens its own team of `nthreads` like hl_emit_timers; call it
+ * outside a parallel region. */
+static inline void hl_emit_timeline(hl_ctx *ctx, const hl_timers *acc, int nthreads,
+                                    const char *const *phases, int nphases, double origin,
+                                    const char *fields, ...) {
+    char tail[1536];
+    va_list ap;
+    va_start(ap, fields);
+    vsnprintf(tail, sizeof tail, fields, ap);
+    va_end(ap);
+#pragma omp parallel num_threads(nthreads)
+    {
+        const hl_timers *me = &acc[omp_get_thread_num()];
+        for (long i = 0; i < me->n; i++) {
+            const hl_interval *v = &me->line[i];
+            if (v->phase < 0 || v->phase >= nphases) continue;
+            hl_emit(ctx,
+                    "\"record\":\"timeline\",\"phase\":\"%s\",\"iteration\":%ld,\"start\":%.9f,"
+                    "\"end\":%.9f,\"seconds\":%.9g%s%s",
+                    phases[v->phase], v->iteration, v->start - origin, v->end - origin,
+                    v->end - v->start, tail[0] ? "," : "", tail);
+        }
     }
 }
 

@@ -130,6 +130,8 @@ def test_halo2d_uneven_rows_and_one_row_per_rank():
         ({"nx": 0}, "nx=0 must be at least 1"),
         ({"iterations": "x"}, "iterations=x is not an integer"),
         ({"ny": 2}, "ny=2 rows cannot be split over 3 ranks"),
+        ({"timeline": 2}, "timeline=2 must be 0 or 1"),
+        ({"timeline_iterations": 0}, "timeline_iterations=0 must be at least 1"),
     ],
 )
 def test_halo2d_bad_parameters_give_clear_messages(params, message):
@@ -221,6 +223,7 @@ def test_funnelled_master_share_keeps_the_answer(share):
         ({"master_share": 1.5}, "master_share=1.5 must be between 0 and 1"),
         ({"master_share": "most"}, "master_share=most is not a number"),
         ({"nx": 1}, "grid too small: 4 ranks form a 2 x 2 x 1 process grid, so nx=1"),
+        ({"timeline": 1, "timeline_iterations": 20000}, "timeline_iterations=20000 is above 10000"),
     ],
 )
 def test_halo3d_bad_parameters_give_clear_messages(params, message):

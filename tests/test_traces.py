@@ -14,8 +14,10 @@ import pandas as pd
 import pytest
 
 import hybridlab as hl
+from hybridlab.halo.serial import VARIANTS_2D, VARIANTS_3D, jacobi2d, jacobi3d
 from hybridlab.records import Results
 from hybridlab.traces import chrome_trace
+from test_halo import run_halo
 
 
 def _synthetic() -> pd.DataFrame:
@@ -121,7 +123,7 @@ def test_nested_slices_are_allowed():
 
 
 def test_totals_only_records_name_the_missing_columns():
-    # halo2d/halo3d emit one "timer" record per thread and phase: seconds, no start/end
+    # halo2d/halo3d (timeline=0) emit one "timer" record per thread and phase: no start/end
     totals = pd.DataFrame(
         [dict(rank=0, thread=0, cpu=0, numa=0, record="timer", phase="halo", seconds=0.01)]
     )
@@ -140,3 +142,82 @@ def test_real_imbalance_run(tmp_path):
     check_structure(_load(path), frame)
     names = {e["name"] for e in _load(path) if e["ph"] == "X"}
     assert names == {"compute", "barrier"}
+
+
+# ------------------------------------------------------------- lab 04: halo2d/halo3d timelines
+
+HALO_PHASES = {"jacobi", "halo", "reduction", "other"}  # "total" is the loop, not an interval
+HALO_RUNS = {
+    "halo2d": {"nx": 24, "ny": 16},
+    "halo3d": {"nx": 8, "ny": 8, "nz": 8},
+}
+
+
+def run_2x2(kernel: str, variant: str, iterations: int = 3, **params) -> hl.Results:
+    """2 ranks x 2 threads of halo2d/halo3d on HALO_RUNS' grid."""
+    return run_halo(kernel, variant, 2, 2, iterations=iterations, **HALO_RUNS[kernel], **params)
+
+
+@pytest.mark.parametrize(
+    "kernel,variant",
+    [("halo2d", v) for v in VARIANTS_2D] + [("halo3d", v) for v in VARIANTS_3D],
+)
+def test_halo_timeline_is_a_trace(tmp_path, kernel, variant):
+    """Every version (hybrid1 and masteronly communicate between parallel regions, hybrid2 in
+    omp single, hybrid3 in sections, funnelled while the others compute, multiple from every
+    thread): the same answer with a timeline, and a trace whose slices add up to the totals."""
+    iterations = 3
+    res = run_2x2(kernel, variant, iterations, timeline=1)
+    records = res.records
+    serial = jacobi2d if kernel == "halo2d" else jacobi3d
+    want = serial(*HALO_RUNS[kernel].values(), iterations)
+    got = records[records["record"] == "checksum"][["checksum", "delta"]].iloc[0]
+    assert got.tolist() == pytest.approx(list(want), rel=1e-12), (got, want)
+    timeline = records[records["record"] == "timeline"]
+    timers = records[records["record"] == "timer"]
+    assert len(timeline) and len(timers)
+    assert set(timeline["recorded_iterations"]) == {iterations}
+    assert set(timeline["phase"]) <= HALO_PHASES
+    threads = 1 if variant == "pure" else 2
+    assert set(zip(timeline["rank"], timeline["thread"], strict=True)) == {
+        (r, t) for r in range(2) for t in range(threads)
+    }
+    for _, track in timeline.groupby(["rank", "thread"]):
+        assert set(track["iteration"]) == set(range(iterations))
+    path = tmp_path / "halo_phases_trace.json"
+    chrome_trace(res, path)
+    events = _load(path)
+    check_structure(events, timeline)  # the timer and checksum rows are left out
+    slices = [e for e in events if e["ph"] == "X"]
+    assert {e["name"] for e in slices} <= HALO_PHASES
+    assert all(e["ts"] >= 0 and e["dur"] >= 0 for e in slices)
+    # one thread's slices are disjoint: each starts where or after the one before ends
+    by_track = defaultdict(list)
+    for e in slices:
+        by_track[(e["pid"], e["tid"])].append(e)
+    for track in by_track.values():
+        for before, after in zip(track, track[1:], strict=False):
+            assert after["ts"] >= before["ts"] + before["dur"] - 1e-3, (before, after)
+    assert {e["args"]["iteration"] for e in slices} == set(range(iterations))
+    # every iteration kept: a thread's intervals of a phase add up to its timer total
+    kept = timeline.groupby(["rank", "thread", "phase"])["seconds"].sum()
+    for row in timers[timers["phase"] != "total"].itertuples():
+        got = kept.get((row.rank, row.thread, row.phase), 0.0)
+        assert got == pytest.approx(row.seconds, rel=1e-6, abs=1e-8), row
+
+
+def test_halo_timeline_keeps_the_first_iterations_only():
+    res = run_2x2("halo3d", "funnelled", iterations=5, timeline=1, timeline_iterations=2)
+    timeline = res.records[res.records["record"] == "timeline"]
+    assert set(timeline["iteration"]) == {0, 1}
+    assert set(timeline["recorded_iterations"]) == {2}
+    checksums = res.records[res.records["record"] == "checksum"]
+    assert len(checksums) == 1
+
+
+def test_halo_without_timeline_emits_none():
+    res = run_2x2("halo2d", "hybrid2")
+    assert "timeline" not in set(res.records["record"])
+    assert "start" not in res.records.columns
+    with pytest.raises(ValueError, match="timeline=1"):
+        chrome_trace(res)

@@ -8,9 +8,12 @@ thread, named "rank R thread T"), and one complete event ("ph": "X") per timelin
 its phase (compute, barrier, comm, idle, halo, ...), ts and dur in microseconds since the run's
 common start, args with the cpu, the NUMA node, the iteration and the phase's seconds.
 
-Only timeline records can be traced: rows with `start` and `end` seconds (lab 02's `imbalance`
-kernel). Kernels that emit per-phase totals only (lab 04's halo2d/halo3d "timer" records: one
-`seconds` per thread and phase) have no times to place on a track, and chrome_trace says so.
+Only timeline records can be traced: rows with `start` and `end` seconds. Lab 02's `imbalance`
+kernel always emits them; lab 04's halo2d and halo3d emit them with `timeline=1` ("timeline"
+records: one per interval a thread spent in jacobi, halo, reduction or other, for the first
+`timeline_iterations` iterations), beside their per-phase "timer" totals, whose rows (no
+start/end) are left out of the trace. Records of totals alone have no times to place on a track,
+and chrome_trace says so.
 
 This module reads records only; it launches nothing.
 """
@@ -59,14 +62,20 @@ def chrome_trace(results_or_frame: Results | pd.DataFrame, path: str | Path | No
         raise ValueError(
             "a trace needs timeline records with the columns "
             f"{', '.join(TIMELINE_COLUMNS)}; missing: {', '.join(missing)} "
-            "(kernels that emit per-phase totals only, such as halo2d/halo3d, have no timeline)"
+            "(per-phase totals have no timeline: run halo2d/halo3d with timeline=1)"
         )
     frame = frame.dropna(subset=list(TIMELINE_COLUMNS))
     if frame.empty:
-        raise ValueError("a trace needs timeline records; these records have no start/end rows")
+        raise ValueError(
+            "a trace needs timeline records; these records have no start/end rows "
+            "(halo2d/halo3d write them with timeline=1)"
+        )
     bad = frame[frame["end"] < frame["start"]]
     if not bad.empty:
         raise ValueError(f"{len(bad)} timeline records end before they start")
+    for column in ("cpu", "numa", "iteration"):  # whole numbers, even beside NaN rows dropped
+        if column in frame and frame[column].notna().all() and (frame[column] % 1 == 0).all():
+            frame[column] = frame[column].astype(int)
     order = ["rank", "thread", "start", "end"]
     frame = frame.sort_values(order, kind="stable")
 
