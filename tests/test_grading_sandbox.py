@@ -323,3 +323,4 @@ def test_pool_size_from_cores_and_lab():
     assert pool.default_jobs(2, cores=2) == 2
     assert pool.default_jobs(8, cores=2) == 1
     assert pool.default_jobs(1, cores=8) == 16
+    assert pool.default_jobs(8, cores=2, replaying=True) == 3

@@ -233,7 +233,7 @@ def grade(
                 records[student] = {"notes": notes}
                 todo.append(student)
         needs = pool.lab_needs(source_notebook(root, lab).read_text())
-        workers = jobs or limits.jobs or pool.default_jobs(needs)
+        workers = jobs or limits.jobs or pool.default_jobs(needs, replaying=limits.replay_runs)
         workers = max(1, min(workers, len(todo) or 1))
         event_dir = Path(tempfile.mkdtemp(prefix="hybridlab-events-"))
         exe = str(Path(sys.executable).parent / "nbgrader")

@@ -3,7 +3,8 @@
 Each job is one `nbgrader autograde LAB --student S` subprocess (its kernel in a sandbox); the
 pool only starts, times and, past a backstop, kills them. A lab needs ranks x threads CPUs while
 its cells compute, but a submission spends much of its time starting kernels and engines, so the
-default pool is twice what the cores hold (at least 1); when the pool's ranks would oversubscribe
+default pool is twice what the cores hold (at least 1), or cores + 1 when the submissions replay
+the solution's kernel runs instead of computing them; when the pool's ranks would oversubscribe
 the cores, MPICH is told to yield while waiting (placement.MPICH_THROTTLE), as the harness does
 for an oversubscribed run.
 """
@@ -33,8 +34,13 @@ def lab_needs(notebook_source: str) -> int:
     return max(1, max(ranks) * max(threads))
 
 
-def default_jobs(needs: int, cores: int | None = None) -> int:
+def default_jobs(needs: int, cores: int | None = None, *, replaying: bool = False) -> int:
+    """Submissions at once. When they replay the solution's kernel runs (replay.py), what is
+    left is mostly one Python process each (measured on 2 cores: 13-16 CPU seconds over 9-15 s
+    of a submission graded alone), so cores + 1; otherwise twice the cores over the lab's CPUs."""
     cores = cores or len(os.sched_getaffinity(0))
+    if replaying:
+        return cores + 1
     return max(1, math.ceil(2 * cores / needs))
 
 
