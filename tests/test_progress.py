@@ -45,3 +45,21 @@ def test_a_notebook_cell_shows_its_steps_and_finds_the_controller_started(tmp_pa
     assert re.fullmatch(
         r"hybridlab \[[45]\]: stop the engines \(1 rank x 1 thread, bind=none\): [\d.]+ s", line
     ), line
+
+
+def test_lab_09s_threading_layers_show_a_line_per_process(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "from hybridlab.pykernels.exercise import layer_reports\n"
+            "rows, reports = layer_reports(threads=1, layers=('workqueue',))"
+        )
+    ]
+    nbformat.write(nb, tmp_path / "layers.ipynb")
+    executed, _ = run_notebook(tmp_path / "layers.ipynb", tmp_path / "out", quick=True)
+    (cell,) = nbformat.read(executed, as_version=4).cells
+    (shown,) = [o for o in cell.outputs if o.output_type == "display_data"]
+    assert re.fullmatch(
+        r"hybridlab \[1\]: threading layer workqueue in a new process \(1 threads\): [\d.]+ s",
+        shown.data["text/plain"],
+    ), shown.data

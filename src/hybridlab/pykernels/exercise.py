@@ -19,6 +19,7 @@ import numba
 import numpy as np
 import pandas as pd
 
+from .. import progress
 from ..halo.serial import initial2d, initial3d, jacobi2d_grid, jacobi3d_grid
 from ..placement import Placement
 from ..records import Results
@@ -104,14 +105,15 @@ def layer_reports(
     reports = []
     for layer in layers:
         env["NUMBA_THREADING_LAYER"] = layer
-        done = subprocess.run(
-            [sys.executable, "-m", "hybridlab.pykernels.probe"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        with progress.running(f"threading layer {layer} in a new process ({threads} threads)"):
+            done = subprocess.run(
+                [sys.executable, "-m", "hybridlab.pykernels.probe"],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
         lines = done.stdout.strip().splitlines()
         try:
             out = json.loads(lines[-1])
