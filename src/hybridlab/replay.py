@@ -52,24 +52,22 @@ def setting(environ: dict[str, str] | None = None) -> tuple[str, Path] | None:
 def run_key(
     kernel: Kernel, argv: list[str], placement: Placement, run_by: str, env: dict[str, str]
 ) -> str:
-    """What makes two runs the same run: the kernel's source and flags, its arguments, where
-    and how its ranks run, and the environment variables that steer OpenMP and MPI."""
+    """What makes two runs the same run: the kernel's build (its folder in the build cache is
+    named by a hash of its C source, the header, the flags and the compiler), its arguments,
+    where and how its ranks run, and the environment variables that steer OpenMP and MPI."""
     steering = {
         k: v
         for k, v in {**os.environ, **env}.items()
         if k.startswith(ENV_PREFIXES) and k not in MPICH_THROTTLE  # how MPI waits: not the run
     }
     what = [
-        kernel.name,
-        list(kernel.flags),
+        kernel.library.parent.name,
         argv,
         asdict(placement),
         run_by,
         sorted(steering.items()),
     ]
-    digest = hashlib.sha256(kernel.source.read_bytes())
-    digest.update(json.dumps(what, sort_keys=True).encode())
-    return digest.hexdigest()[:24]
+    return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:24]
 
 
 def _file(folder: Path, key: str, occurrence: int) -> Path:
