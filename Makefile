@@ -48,7 +48,7 @@ test-browser: setup
 test-slurm: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m slurm tests/test_slurm.py $(PYTEST_ARGS)
 
-# Every real lab graded round trip in the sandbox (about 25 minutes on 2 cores for the ten labs).
+# Every real lab graded round trip in the sandbox (about 10 minutes on 2 cores for the ten labs).
 test-grading-full: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m grading_full tests/test_grading.py $(PYTEST_ARGS)
 
