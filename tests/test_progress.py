@@ -21,21 +21,23 @@ def test_nothing_is_printed_outside_a_notebook(capsys):
     assert "hybridlab [" not in captured.out + captured.err
 
 
-def test_a_notebook_cell_shows_its_steps_and_finds_the_controller_started(tmp_path):
+def executed_cells(folder, *sources: str) -> list:
+    """The cells of a notebook of these code cells, run headless in a hybridlab kernel."""
     nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_code_cell(
-            "import hybridlab as hl\nfrom hybridlab import _controller\n"
-            "print('prestarted:', _controller._warm is not None)"
-        ),
-        nbformat.v4.new_code_cell(
-            "r = hl.run_program('hello_hybrid', ranks=1, threads=1, spin_ms=1)\n"
-            "with hl.Cluster(ranks=1) as c:\n    c.run('hello_hybrid', spin_ms=1)"
-        ),
-    ]
-    nbformat.write(nb, tmp_path / "steps.ipynb")
-    executed, _ = run_notebook(tmp_path / "steps.ipynb", tmp_path / "out", quick=True)
-    cells = nbformat.read(executed, as_version=4).cells
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    nbformat.write(nb, folder / "cells.ipynb")
+    executed, _ = run_notebook(folder / "cells.ipynb", folder / "out", quick=True)
+    return nbformat.read(executed, as_version=4).cells
+
+
+def test_a_notebook_cell_shows_its_steps_and_finds_the_controller_started(tmp_path):
+    cells = executed_cells(
+        tmp_path,
+        "import hybridlab as hl\nfrom hybridlab import _controller\n"
+        "print('prestarted:', _controller._warm is not None)",
+        "r = hl.run_program('hello_hybrid', ranks=1, threads=1, spin_ms=1)\n"
+        "with hl.Cluster(ranks=1) as c:\n    c.run('hello_hybrid', spin_ms=1)",
+    )
     assert "prestarted: True" in "".join(o.get("text", "") for o in cells[0].outputs)
     shown = [o for o in cells[1].outputs if o.output_type == "display_data"]
     assert len(shown) == 1, "one status line per cell, updated in place"
@@ -48,16 +50,11 @@ def test_a_notebook_cell_shows_its_steps_and_finds_the_controller_started(tmp_pa
 
 
 def test_lab_09s_threading_layers_show_a_line_per_process(tmp_path):
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_code_cell(
-            "from hybridlab.pykernels.exercise import layer_reports\n"
-            "rows, reports = layer_reports(threads=1, layers=('workqueue',))"
-        )
-    ]
-    nbformat.write(nb, tmp_path / "layers.ipynb")
-    executed, _ = run_notebook(tmp_path / "layers.ipynb", tmp_path / "out", quick=True)
-    (cell,) = nbformat.read(executed, as_version=4).cells
+    (cell,) = executed_cells(
+        tmp_path,
+        "from hybridlab.pykernels.exercise import layer_reports\n"
+        "rows, reports = layer_reports(threads=1, layers=('workqueue',))",
+    )
     (shown,) = [o for o in cell.outputs if o.output_type == "display_data"]
     assert re.fullmatch(
         r"hybridlab \[1\]: threading layer workqueue in a new process \(1 threads\): [\d.]+ s",
