@@ -36,7 +36,7 @@ def lab_needs(notebook_source: str) -> int:
 
 def default_jobs(needs: int, cores: int | None = None, *, replaying: bool = False) -> int:
     """Submissions at once. When they replay the solution's kernel runs (replay.py), what is
-    left is mostly one Python process each (measured on 2 cores: 13-16 CPU seconds over 9-15 s
+    left is mostly one Python process each (measured on 2 cores: 11-16 CPU seconds over 10-15 s
     of a submission graded alone), so cores + 1; otherwise twice the cores over the lab's CPUs."""
     cores = cores or len(os.sched_getaffinity(0))
     if replaying:
