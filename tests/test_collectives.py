@@ -9,7 +9,6 @@ No timing is asserted anywhere: timings go to benchmarks/bench_collectives.py.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -35,10 +34,10 @@ from hybridlab.collectives.tables import (
     predicted_alltoall,
 )
 from hybridlab.reference import REFERENCE
+from seeds import SEEDS, needs_seeds
 
 matplotlib.use("Agg")
 
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"  # beside the clone
 TINY = {"iterations": 4, "skip": 1, "iterations_large": 2, "skip_large": 1}
 
 
@@ -258,7 +257,7 @@ def test_reference_tables_are_cited_and_consistent():
     assert (castep.frame["shm_s"] < castep.frame["vanilla_s"]).all()
 
 
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents are not on this machine")
+@needs_seeds
 def test_reference_numbers_match_the_source_text():
     text = (SEEDS / "003_79ee310544934b1e.txt").read_text()
     t4 = text[text.index("MPI time = 65.61") : text.index("Table 4. 3D FFT")]

@@ -4,9 +4,7 @@ answers. No timing is asserted."""
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import matplotlib
 
@@ -19,6 +17,7 @@ import hybridlab as hl  # noqa: E402
 from hybridlab.mapping import plots, tables  # noqa: E402
 from hybridlab.mapping.exercise import weak_summary  # noqa: E402
 from hybridlab.reference import REFERENCE  # noqa: E402
+from seeds import SEEDS, needs_seeds  # noqa: E402
 
 # ------------------------------------------------------------------------------ rank maps
 
@@ -209,12 +208,8 @@ def test_placement_kernel_runs_in_the_engines():
 
 # ------------------------------------------------------------------- against the seed text
 
-SEEDS = Path(
-    os.environ.get("HYBRIDLAB_SEEDS", Path(__file__).resolve().parents[2] / "shared" / "seeds")
-)
 
-
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents are not on this machine")
+@needs_seeds
 def test_lab06_tables_are_printed_in_the_seeds():
     numbers = {}
     for doc in ("000", "001", "004"):

@@ -7,9 +7,7 @@ No timing is asserted: bandwidths are only checked to be positive and finite.
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,9 +17,9 @@ from hybridlab.memory import exercise as ex
 from hybridlab.memory import plots as mplots
 from hybridlab.memory import tables as mt
 from hybridlab.reference import REFERENCE
+from seeds import SEEDS, needs_seeds
 
 TOPO = hl.read_topology()
-SEEDS = Path(os.environ.get("HYBRIDLAB_SEEDS", Path(__file__).resolve().parents[2] / "shared" / "seeds"))
 CPUS = len(TOPO.usable)
 
 
@@ -234,7 +232,7 @@ def test_reference_numbers_match_the_slides():
     assert REFERENCE["002-slide-44"].frame.iloc[0]["memory_bandwidth_saturated_by_cpus"] == 15
 
 
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents are not on this machine")
+@needs_seeds
 def test_lab05_reference_numbers_are_in_the_source_text():
     text = (SEEDS / "004_53f2b652304de6e5.txt").read_text()
     pairs = re.findall(r"^(\d+) (\d+) (\d+\.\d+)", text, re.M)

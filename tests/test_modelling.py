@@ -7,7 +7,6 @@ when shared/seeds beside the clone, or HYBRIDLAB_SEEDS, is there)."""
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -26,10 +25,10 @@ from hybridlab.modelling.calibration import (
 )
 from hybridlab.modelling.explorer import breakdown, explorer, explorer_figure, splits_table
 from hybridlab.reference import REFERENCE
+from seeds import SEEDS, needs_seeds
 
 matplotlib.use("Agg")
 ROOT = Path(__file__).resolve().parents[1]
-SEEDS = Path(os.environ.get("HYBRIDLAB_SEEDS", ROOT.parent / "shared" / "seeds"))
 TOLERANCE = 0.15  # the lab's goal where a model applies
 
 
@@ -316,7 +315,7 @@ def test_the_lab_s_reference_tables_are_cited():
     assert np.allclose(parts, t432["total_s"], atol=0.011)  # the phases add up as printed
 
 
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents are not on this machine")
+@needs_seeds
 def test_the_lab_s_numbers_match_the_seed_text():
     stathopoulos = (SEEDS / "000_137a3e4545ee2d4e.txt").read_text()
     start = stathopoulos.index("Table 4.32: Statistics")

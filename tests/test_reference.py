@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from hybridlab.reference import DATA, REFERENCE, Reference, keys, load, reference
+from seeds import SEEDS, needs_seeds
 
 try:
     import tomllib
@@ -18,7 +19,6 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
-SEEDS = ROOT.parent / "shared" / "seeds"  # beside the clone
 NUMBER = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
 
 
@@ -99,7 +99,7 @@ def _seed_numbers(name: str, start: str, end: str) -> list[float]:
     return [float(x) for x in re.findall(r"(?<![\w.])\d+\.\d+(?![\w.])", part)]
 
 
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents are not on this machine")
+@needs_seeds
 def test_sync_numbers_match_the_source_text():
     printed = _seed_numbers(
         "001_5ad4b92b950a4cc3.txt", "Number of Processors = 6", "Table 3: Timings"
@@ -132,7 +132,7 @@ def test_p2p_tables_are_cited():
     )
 
 
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents are not on this machine")
+@needs_seeds
 def test_p2p_numbers_match_the_source_text():
     text = (SEEDS / "001_5ad4b92b950a4cc3.txt").read_text()
     part = text[text.index("Operation\tTime (s)") : text.index("Table 4: Timings")]
@@ -166,7 +166,7 @@ def test_published_jacobi_tables_are_cited_and_complete():
     assert len(REFERENCE["003-table-2"].frame) == 2 * 6 * 7
 
 
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents are not on this machine")
+@needs_seeds
 def test_halo_numbers_match_the_source_text():
     lines = (SEEDS / "000_137a3e4545ee2d4e.txt").read_text().splitlines()
     printed = set()
