@@ -181,6 +181,18 @@ def test_submissions_replay_the_solutions_kernel_runs(graded):
     assert any((graded.root / "reports" / "runs").rglob("*.json"))
 
 
+def test_without_replay_a_submission_measures_again(graded):
+    config = graded.root / "nbgrader_config.py"
+    kept = config.read_text()
+    config.write_text(kept + "\nc.Limits.replay_runs = False\n")
+    try:
+        report = autograde.grade(gc.LAB, root=graded.root, students=["solution"], progress=False)
+    finally:
+        config.write_text(kept)
+    assert "replayed: False" in _outputs(graded, "solution"), report
+    assert gradebook.scores(graded.root, gc.LAB)["solution"] == dict.fromkeys(gc.PARTS, 1.0)
+
+
 def _outputs(graded, student) -> str:
     nb = nbformat.read(graded.autograded(student), as_version=4)
     return "".join(
