@@ -70,20 +70,18 @@ def run_key(
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:24]
 
 
-def _file(folder: Path, key: str, occurrence: int) -> Path:
-    return folder / f"{key}-{occurrence}.json"
-
-
-def take(key: str) -> tuple[dict | None, Path | None]:
-    """The recorded run for this occurrence of `key` when replaying (else None), and where a
-    new run of it is to be recorded (None unless recording)."""
+def take(
+    kernel: Kernel, argv: list[str], placement: Placement, run_by: str, env: dict[str, str]
+) -> tuple[dict | None, Path | None]:
+    """This run's recorded output when replaying (None: run it), and where to record it when
+    recording (None otherwise). Nothing is looked at when HYBRIDLAB_RUNS is not set."""
     chosen = setting()
     if chosen is None:
         return None, None
     mode, folder = chosen
-    occurrence = _seen[key]
+    key = run_key(kernel, argv, placement, run_by, env)
+    path = folder / f"{key}-{_seen[key]}.json"  # the n-th run of its kind in this process
     _seen[key] += 1
-    path = _file(folder, key, occurrence)
     if mode == "record":
         return None, path
     try:

@@ -55,8 +55,7 @@ def run(
     grading replays the solution's runs, replay.py)."""
     kernel = as_kernel(kernel)
     argv = kernel.arguments(params)
-    key = replay.run_key(kernel, argv, placement, run_by, env or {})
-    recorded, record_to = replay.take(key)
+    recorded, record_to = replay.take(kernel, argv, placement, run_by, env or {})
     if recorded is not None:
         output = Output([tuple(t) for t in recorded["texts"]], recorded["meta"])
         seconds, (before, after) = recorded["seconds"], recorded["probes"]
