@@ -56,10 +56,7 @@ const hl_param hl_kernel_params[] = {
     {"iterations", "100", "Jacobi iterations"},
     {"schedule", "static", "OpenMP schedule of the loops: static | dynamic | guided"},
     {"chunk", "0", "chunk size of the schedule (0: the schedule's default)"},
-    {"timeline", "0",
-     "1: also one timeline record (phase, iteration, start, end) per interval a thread timed"},
-    {"timeline_iterations", "20",
-     "timeline=1: keep the intervals of the first this many iterations (at most 10000)"},
+    HL_TIMELINE_PARAMS,
     HL_END_PARAMS,
 };
 

@@ -51,10 +51,7 @@ const hl_param hl_kernel_params[] = {
     {"comm_wait_us", "0",
      "pure, masteronly, funnelled: the master sleeps this long after each exchange (emulated "
      "network wait, counted as halo)"},
-    {"timeline", "0",
-     "1: also one timeline record (phase, iteration, start, end) per interval a thread timed"},
-    {"timeline_iterations", "20",
-     "timeline=1: keep the intervals of the first this many iterations (at most 10000)"},
+    HL_TIMELINE_PARAMS,
     HL_END_PARAMS,
 };
 

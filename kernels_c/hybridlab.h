@@ -658,6 +658,13 @@ static inline void hl_emit_timers(hl_ctx *ctx, const hl_timers *acc, int nthread
 
 #define HL_TIMELINE_MAX_ITERATIONS 10000
 
+/* The two parameters hl_param_timeline reads, for a kernel's hl_kernel_params table. */
+#define HL_TIMELINE_PARAMS                                                                        \
+    {"timeline", "0",                                                                             \
+     "1: also one timeline record (phase, iteration, start, end) per interval a thread timed"},   \
+    {"timeline_iterations", "20",                                                                 \
+     "timeline=1: keep the intervals of the first this many iterations (at most 10000)"}
+
 /* The kernel's parameters timeline (0 or 1) and timeline_iterations (1 to
  * HL_TIMELINE_MAX_ITERATIONS): how many of `iterations` a timeline keeps, 0 without a timeline,
  * or -1 with ctx->error set. */
