@@ -259,14 +259,20 @@ NETWORK = """
 import socket
 
 def total(values):
+    # the grader's listener greets first: the sandbox's own loopback may have something
+    # (its controller, engines) on the same port number, which must not count as a way out
     for address in [("127.0.0.1", PORT), ("1.1.1.1", 53)]:
         try:
-            socket.create_connection(address, timeout=3).close()
-            return float(sum(values))
+            with socket.create_connection(address, timeout=3) as conn:
+                conn.settimeout(3)
+                if conn.recv(64) == GREETING:
+                    return float(sum(values))
+                print("NETWORK", address, "answered, but not the grader")
         except OSError as err:
             print("NETWORK", address, type(err).__name__)
     return None
 """
+GREETING = b"the grader's own listener"
 
 TAMPER = """
 import numpy
@@ -315,7 +321,11 @@ def bad_submissions(solution: nbformat.NotebookNode, port: int) -> dict[str, tup
         "snoop": (answer(solution, "total", SNOOP), zero("test_total")),
         "vandal": (answer(solution, "total", VANDAL), zero("test_total")),
         "network": (
-            answer(solution, "total", NETWORK.replace("PORT", str(port))),
+            answer(
+                solution,
+                "total",
+                NETWORK.replace("PORT", str(port)).replace("GREETING", repr(GREETING)),
+            ),
             zero("test_total"),
         ),
         "tamper": (answer(solution, "square", TAMPER), zero("test_square")),
