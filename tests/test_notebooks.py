@@ -76,6 +76,10 @@ def test_the_notebook_follows_the_course_conventions(lab):
     assert text.count("### BEGIN HIDDEN TESTS") == text.count("### END HIDDEN TESTS") >= 2
     assert "hl.quick_mode()" in text, "the lab must shrink itself in quick mode"
     assert not re.search(r"/(work|root)/", text), "no absolute paths"
+    # nbgrader scores a test cell that writes to stderr as failed: notes print to stdout
+    assert not any(
+        ".warn(" in c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")
+    ), "a graded test cell must not warn (stderr = failed): print a 'note (not graded)' instead"
     assert ".stop()" in nb.cells[-1].source, "the last cell stops the lab's cluster"
 
 
