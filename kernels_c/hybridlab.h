@@ -19,7 +19,7 @@
  *                         the same for an optional reference (test - reference is computed from
  *                         the raw samples in Python, hybridlab.stats)
  *     hl_delay()          EPCC's delay(), with hl_delay_rate() / hl_delay_length() to size it
- *     hl_timers_*()       per-thread phase timers (own cache lines), hl_barrier_timed(),
+ *     hl_timers_*()       per-thread phase timers (own cache lines), hl_barrier_phase(),
  *                         hl_emit_timers() for one "timer" record per thread and phase
  *     hl_phase()          ends a timed phase; with hl_timeline_new() also keeps its interval,
  *                         hl_emit_timeline() writes one "timeline" record (start/end) each
@@ -616,13 +616,6 @@ static inline double hl_timers_sum(const hl_timers *acc, int nthreads) {
     double s = 0.0;
     for (int t = 0; t < nthreads; t++) s += acc[t].partial;
     return s;
-}
-
-/* An omp barrier whose wait is added to *seconds; call it where the barrier would stand. */
-static inline void hl_barrier_timed(double *seconds) {
-    double t0 = hl_now();
-#pragma omp barrier
-    *seconds += hl_now() - t0;
 }
 
 /* One record per thread and phase: "record":"timer","phase":NAME,"seconds":S, then `fields`

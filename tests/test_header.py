@@ -88,7 +88,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         hl_timers *me = &acc[omp_get_thread_num()];
         me->t[HL_JACOBI] = 1.0 + omp_get_thread_num();
         me->partial = 1.0 + omp_get_thread_num();
-        hl_barrier_timed(&me->t[HL_OTHER]);
+        hl_barrier_phase(me, HL_OTHER);
     }
     hl_emit(ctx, "\"partials\":%g", hl_timers_sum(acc, nthreads));
     hl_emit_timers(ctx, acc, nthreads, hl_halo_phase_names, HL_HALO_PHASES, "\"tag\":\"%s\"",

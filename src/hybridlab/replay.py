@@ -49,6 +49,13 @@ def setting(environ: dict[str, str] | None = None) -> tuple[str, Path] | None:
     return mode, Path(folder)
 
 
+def folder(mode: str) -> Path | None:
+    """The folder runs are recorded to (mode "record") or replayed from ("replay"), when that
+    is what HYBRIDLAB_RUNS says; otherwise None."""
+    chosen = setting()
+    return chosen[1] if chosen is not None and chosen[0] == mode else None
+
+
 def run_key(
     kernel: Kernel, argv: list[str], placement: Placement, run_by: str, env: dict[str, str]
 ) -> str:

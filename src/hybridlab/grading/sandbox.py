@@ -304,16 +304,14 @@ class Box:
 
     def binds(self) -> list[tuple[Path, Path]]:
         own = [(self.ipc, self.ipc), (self.work, self.workdir), (self.cache, Path("/tmp/cache"))]
-        runs = replay.setting()
-        if runs is not None and runs[0] == "record":  # the solution's reference run
-            own.append((runs[1], runs[1]))
-        return own
+        recording = replay.folder("record")  # the solution's reference run
+        return own + ([(recording, recording)] if recording else [])
 
     @staticmethod
     def read_only() -> list[Path]:
         """The solution's recorded kernel runs, when a submission replays them (replay.py)."""
-        runs = replay.setting()
-        return [runs[1]] if runs is not None and runs[0] == "replay" else []
+        replaying = replay.folder("replay")
+        return [replaying] if replaying else []
 
     @staticmethod
     def environment() -> dict[str, str]:
