@@ -30,6 +30,8 @@ from conftest import SHM, orphaned_segments
 from faulty_kernels import UNSAFE_EXCHANGE
 from hybridlab import _reaper as reaper
 from hybridlab import grading
+from wrong_answers import Wrong
+from wrong_answers import load as wrong_answers
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -211,6 +213,16 @@ def points(lab: str) -> dict[str, float]:
     }
 
 
+def with_answers(solution: nbformat.NotebookNode, mistake: Wrong) -> nbformat.NotebookNode:
+    """The solution with the answer cells a wrong answer names replaced."""
+    nb = copy.deepcopy(solution)
+    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nb.cells}
+    for grade_id, text in mistake.answers:
+        assert grade_id in cells, f"no answer cell {grade_id!r} ({mistake.why})"
+        cells[grade_id].source = text
+    return nb
+
+
 def submit(root: Path, lab: str, student: str, nb: nbformat.NotebookNode) -> None:
     folder = root / "submitted" / student / lab
     folder.mkdir(parents=True)
@@ -241,6 +253,9 @@ def course(request, tmp_path_factory):
     submit(root, lab, "solution", solution)
     submit(root, lab, "blank", nbformat.read(released, as_version=4))
     submit(root, lab, "faulty", faulty)
+    wrongs = wrong_answers(lab)
+    for i, mistake in enumerate(wrongs):
+        submit(root, lab, f"wrong{i:02d}", with_answers(solution, mistake))
 
     tag = f"test-grading-{uuid.uuid4().hex[:8]}"
     shm_before = set(glob.glob(SHM))
@@ -265,6 +280,7 @@ def course(request, tmp_path_factory):
         scores=grading.scores(root, lab),
         autograded=autograded,
         timings=timings,
+        wrongs=wrongs,
     )
 
 
@@ -316,6 +332,17 @@ def test_a_deadlock_or_crash_loses_only_its_part_and_leaves_nothing(course):
     assert orphaned_segments(course.shm_before) == [], "MPI shared memory was left behind"
 
 
+def test_each_wrong_answer_loses_exactly_its_parts(course):
+    wrong = []
+    for i, mistake in enumerate(course.wrongs):
+        expected = {gid: (0.0 if gid in mistake.loses else p) for gid, p in course.points.items()}
+        got = course.scores[f"wrong{i:02d}"]
+        if got != expected:
+            diff = {g: (got.get(g), expected[g]) for g in expected if got.get(g) != expected[g]}
+            wrong.append(f"wrong{i:02d} ({mistake.why}): (scored, expected) {diff}")
+    assert wrong == [], "\n".join(wrong)
+
+
 def _hidden_lines(lab: str) -> set[str]:
     """Lines between the hidden-test markers that are not also visible code."""
     hidden, shown = set(), set()
@@ -336,7 +363,7 @@ def test_feedback_exists_without_hidden_tests(course):
     lines = _hidden_lines(lab)
     assert len(lines) > 5
     pages = sorted((course.root / "feedback").glob(f"*/{lab}/{lab}.html"))
-    assert {p.parts[-3] for p in pages} == {"solution", "blank", "faulty"}
+    assert {"solution", "blank", "faulty"} <= {p.parts[-3] for p in pages}
     for page in pages:
         raw = page.read_text()
         text = html.unescape(re.sub(r"<[^>]+>", "", raw))
@@ -344,5 +371,5 @@ def test_feedback_exists_without_hidden_tests(course):
         assert leaked == [], f"{page.parts[-3]}'s feedback shows hidden tests: {leaked[:3]}"
         assert "Score" in text
     assert grading.feedback_leaks(course.root, lab) == []
-    assert (course.root / "grades.csv").read_text().count(lab) == 3
+    assert (course.root / "grades.csv").read_text().count(lab) == 3 + len(course.wrongs)
     assert "test_" in (course.root / "grades.csv").read_text().splitlines()[0]

@@ -1,0 +1,41 @@
+"""Plausible wrong answers to every graded part, one file per lab (`<lab>.py`, a list WRONG).
+
+A hurried student's answers: a one-line call of a kit function, a formula misread, a race left
+in, a count of the wrong thing. Each must lose exactly the parts it names and keep every other
+part's points; `make test-grading-full` grades them all beside the solution
+(tests/test_grading.py), and tests/test_wrong_answers.py checks that every graded part has at
+least two of them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Wrong:
+    """One wrong submission: answer cells replaced, and the graded cells it must lose."""
+
+    answers: tuple[tuple[str, str], ...]  # (grade_id of an answer cell, what the student wrote)
+    loses: frozenset[str]  # grade_ids of the graded cells that must score zero
+    why: str  # the mistake, in a few words (shown when the test fails)
+
+
+def wrong(answer: str, source: str, loses: set[str] | frozenset[str], why: str) -> Wrong:
+    """A wrong answer to one answer cell."""
+    return Wrong(((answer, source.strip()),), frozenset(loses), why)
+
+
+def load(lab: str) -> list[Wrong]:
+    """The WRONG list of `<lab>.py` beside this file ([] when the lab has none yet)."""
+    path = HERE / f"{lab}.py"
+    if not path.exists():
+        return []
+    spec = importlib.util.spec_from_file_location(f"wrong_answers_{lab}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return list(module.WRONG)
