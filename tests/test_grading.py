@@ -204,12 +204,14 @@ def source(lab: str) -> Path:
 
 
 def points(lab: str) -> dict[str, float]:
-    """grade_id -> points of every graded cell of the instructor notebook."""
+    """grade_id -> points of every autograded test cell of the instructor notebook (written
+    answers, graded by hand in the formgrader, are left out)."""
     nb = nbformat.read(source(lab), as_version=4)
     return {
         c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"]["points"])
         for c in nb.cells
         if c.metadata.get("nbgrader", {}).get("grade")
+        and not c.metadata["nbgrader"].get("solution")
     }
 
 
@@ -277,7 +279,10 @@ def course(request, tmp_path_factory):
         report=report,
         tag=tag,
         shm_before=shm_before,
-        scores=grading.scores(root, lab),
+        scores={
+            student: {g: v for g, v in got.items() if g in points(lab)}
+            for student, got in grading.scores(root, lab).items()
+        },
         autograded=autograded,
         timings=timings,
         wrongs=wrongs,
