@@ -1,0 +1,169 @@
+"""Wrong answers to lab 08's graded parts (see __init__.py)."""
+
+from wrong_answers import wrong
+
+WRONG = [
+    wrong(
+        "epsilon",
+        """
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    return overlap.epsilon(f_comm, n, m, f_non)
+
+
+def eps_bounds(n, m=1):
+    return overlap.epsilon_max(n, m), overlap.epsilon_min(n, m)
+""",
+        loses={"test_epsilon", "hidden_epsilon"},
+        why="a one-line call of the kit's overlap model",
+    ),
+    wrong(
+        "epsilon",
+        """
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    return 1.0 / (f_non + f / m + (1.0 - f - f_non) * n / (n - m))  # adds the two instead of max
+
+
+def eps_bounds(n, m=1):
+    return 1.0 + m * (1.0 - 1.0 / n), 1.0 - m / n
+""",
+        loses={"test_epsilon", "hidden_epsilon"},
+        why="communication and overlappable work added, as if nothing overlapped",
+    ),
+    wrong(
+        "epsilon",
+        """
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    return 1.0 / (f_non + np.maximum(f / m, (1.0 - f - f_non) * n / (n - m)))
+
+
+def eps_bounds(n, m=1):
+    return 1.0 + m * (1.0 - 1.0 / n), 1.0 - 1.0 / n  # eps_min misread: m left out
+""",
+        loses={"hidden_epsilon"},
+        why="eps_min = 1 - 1/n: right for m = 1 only",
+    ),
+    wrong(
+        "predict_seconds",
+        """
+def predict_seconds(cal, side, dims, threads, iterations):
+    from hybridlab.modelling import predict
+    ranks = dims[0] * dims[1] * dims[2]
+    g = predict.halo3d_geometry(side, ranks)
+    return predict.predict_halo3d(cal, g.points, g.face_bytes, ranks, threads, iterations)["total"]
+""",
+        loses={"test_predict_seconds", "hidden_predict_seconds"},
+        why="the kit's geometry and model called instead of the student's own",
+    ),
+    wrong(
+        "predict_seconds",
+        """
+def predict_seconds(cal, side, dims, threads, iterations):
+    local = [side // p for p in dims]  # the average block, not the largest
+    points = local[0] * local[1] * local[2]
+    faces = []
+    for d, p in enumerate(dims):
+        other = [local[e] for e in range(3) if e != d]
+        faces += [8 * other[0] * other[1]] * min(2, p - 1)
+    ranks = dims[0] * dims[1] * dims[2]
+    scale = cal["mem_bw_all_Bps"] / cal["mem_bw_1_Bps"]
+    rate = cal["stencil_rate"] * min(1.0, scale / min(ranks * threads, cal.machine["cpus"]))
+    t = points / (threads * rate)
+    for s in faces:
+        if s < cal["switch_bytes"]:
+            t += cal["latency_s"] + s / cal["bandwidth_small_Bps"]
+        else:
+            t += cal["latency_large_s"] + s / cal["bandwidth_Bps"]
+    t += (cal["mpi_barrier_s"] if ranks > 1 else 0.0) + (cal["omp_barrier_s"] if threads > 1 else 0.0)
+    return float(t * iterations)
+""",
+        loses={"hidden_predict_seconds"},
+        why="side // p: the average block, where the busiest rank holds the largest",
+    ),
+    wrong(
+        "predict_seconds",
+        """
+def predict_seconds(cal, side, dims, threads, iterations):
+    local = [-(-side // p) for p in dims]
+    points = local[0] * local[1] * local[2]
+    faces = []
+    for d, p in enumerate(dims):
+        other = [local[e] for e in range(3) if e != d]
+        if p > 1:
+            faces.append(8 * other[0] * other[1])  # one face per split dimension, even p > 2
+    ranks = dims[0] * dims[1] * dims[2]
+    scale = cal["mem_bw_all_Bps"] / cal["mem_bw_1_Bps"]
+    rate = cal["stencil_rate"] * min(1.0, scale / min(ranks * threads, cal.machine["cpus"]))
+    t = points / (threads * rate)
+    for s in faces:
+        if s < cal["switch_bytes"]:
+            t += cal["latency_s"] + s / cal["bandwidth_small_Bps"]
+        else:
+            t += cal["latency_large_s"] + s / cal["bandwidth_Bps"]
+    t += (cal["mpi_barrier_s"] if ranks > 1 else 0.0) + (cal["omp_barrier_s"] if threads > 1 else 0.0)
+    return float(t * iterations)
+""",
+        loses={"hidden_predict_seconds"},
+        why="a middle rank's second neighbour forgotten (p > 2)",
+    ),
+    wrong(
+        "predict_seconds",
+        """
+def predict_seconds(cal, side, dims, threads, iterations):
+    local = [-(-side // p) for p in dims]
+    points = local[0] * local[1] * local[2]
+    faces = []
+    for d, p in enumerate(dims):
+        other = [local[e] for e in range(3) if e != d]
+        faces += [8 * other[0] * other[1]] * min(2, p - 1)
+    ranks = dims[0] * dims[1] * dims[2]
+    t = points / (threads * cal["stencil_rate"])  # threads never share memory bandwidth
+    for s in faces:
+        if s < cal["switch_bytes"]:
+            t += cal["latency_s"] + s / cal["bandwidth_small_Bps"]
+        else:
+            t += cal["latency_large_s"] + s / cal["bandwidth_Bps"]
+    t += (cal["mpi_barrier_s"] if ranks > 1 else 0.0) + (cal["omp_barrier_s"] if threads > 1 else 0.0)
+    return float(t * iterations)
+""",
+        loses={"hidden_predict_seconds"},
+        why="r_eff left out: compute scales with threads although memory bandwidth does not",
+    ),
+    wrong(
+        "predict_master_only",
+        """
+def predict_master_only(rows, setup):
+    from hybridlab.modelling.predict import a23_face_bytes
+    rate = float(rows.set_index("threads").loc[1, "halo_s"]) / a23_face_bytes(1, setup)
+    return {int(t): rate * a23_face_bytes(int(t), setup) for t in rows["threads"]}
+""",
+        loses={"test_predict_master_only", "hidden_predict_master_only"},
+        why="the kit's face bytes of section 4 called instead of the student's own",
+    ),
+    wrong(
+        "predict_master_only",
+        """
+def predict_master_only(rows, setup):
+    one = float(rows.set_index("threads").loc[1, "halo_s"])
+    return {int(t): one * int(t) for t in rows["threads"]}  # halo grows with the threads
+""",
+        loses={"test_predict_master_only", "hidden_predict_master_only"},
+        why="halo time proportional to the threads instead of the face bytes",
+    ),
+    wrong(
+        "predict_master_only",
+        """
+def predict_master_only(rows, setup):
+    def face_bytes(threads):
+        local = int(setup["local"])
+        lx = local * threads
+        return 8 * 2 * (local * local + lx * local + lx * local)  # every face, neighbour or not
+
+    one = float(rows.set_index("threads").loc[1, "halo_s"])
+    return {int(t): one / face_bytes(1) * face_bytes(int(t)) for t in rows["threads"]}
+""",
+        loses={"test_predict_master_only", "hidden_predict_master_only"},
+        why="faces along a dimension with one process counted (24 threads: px / T = 1)",
+    ),
+]

@@ -1,0 +1,105 @@
+"""Wrong answers to lab 09's graded parts (see __init__.py)."""
+
+from wrong_answers import wrong
+
+WRONG = [
+    wrong(
+        "jacobi_sweep3d",
+        """
+@numba.njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    delta = 0.0
+    for i in prange(1, u.shape[0] - 1):
+        for j in range(1, u.shape[1] - 1):
+            for k in range(1, u.shape[2] - 1):
+                v = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+                     + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
+                d = v - u[i, j, k]
+                delta += d * d
+                new[i, j, k] = v
+                u[i, j, k] = v  # in place: later points (and other threads) read new values
+    return delta
+""",
+        loses={"test_jacobi_sweep3d", "hidden_jacobi_sweep3d"},
+        why="u updated in place: Gauss-Seidel with a race, not Jacobi",
+    ),
+    wrong(
+        "jacobi_sweep3d",
+        """
+@numba.njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    delta = 0.0
+    for i in prange(1, u.shape[0] - 1):
+        for j in range(1, u.shape[1] - 1):
+            for k in range(1, u.shape[2] - 1):
+                v = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+                     + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
+                delta += abs(v - u[i, j, k])  # not squared
+                new[i, j, k] = v
+    return delta
+""",
+        loses={"test_jacobi_sweep3d", "hidden_jacobi_sweep3d"},
+        why="delta as the sum of absolute changes",
+    ),
+    wrong(
+        "jacobi_sweep3d",
+        """
+@numba.njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    delta = 0.0
+    for i in prange(1, u.shape[0] - 1):
+        for j in range(1, u.shape[1] - 1):
+            for k in range(1, u.shape[2] - 1):
+                v = 0.25 * (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k])
+                d = v - u[i, j, k]
+                delta += d * d
+                new[i, j, k] = v
+    return delta
+""",
+        loses={"test_jacobi_sweep3d", "hidden_jacobi_sweep3d"},
+        why="lab 04's 2-D stencil kept: the k neighbours left out",
+    ),
+    wrong(
+        "pinned_layer_names",
+        """
+def pinned_layer_names(rows):
+    from hybridlab.pykernels.tables import pinned_layers
+    return pinned_layers(rows)
+""",
+        loses={"test_pinned_layer_names", "hidden_pinned_layer_names"},
+        why="a one-line call of the kit's table function",
+    ),
+    wrong(
+        "pinned_layer_names",
+        """
+def pinned_layer_names(rows):
+    table = layer_table(rows)
+    return sorted(table.loc[table["pinned"].fillna(False).astype(bool), "layer"])
+""",
+        loses={"test_pinned_layer_names", "hidden_pinned_layer_names"},
+        why="the kit's layer table read instead of the records",
+    ),
+    wrong(
+        "pinned_layer_names",
+        """
+def pinned_layer_names(rows):
+    pinned = []
+    for layer, group in rows.groupby("layer"):
+        ran = group[group["thread"].notna()]
+        if len(ran) and all(len(a) == 1 for a in ran["allowed"]):  # not checked: a CPU each
+            pinned.append(layer)
+    return sorted(pinned)
+""",
+        loses={"hidden_pinned_layer_names"},
+        why="one allowed CPU per thread, but threads sharing the same CPU count as pinned",
+    ),
+    wrong(
+        "pinned_layer_names",
+        """
+def pinned_layer_names(rows):
+    return ["omp"]  # what the text says, not what the records say
+""",
+        loses={"test_pinned_layer_names", "hidden_pinned_layer_names"},
+        why="the answer of section 3's text hard-coded",
+    ),
+]
