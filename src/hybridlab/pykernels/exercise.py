@@ -185,11 +185,15 @@ def check_sweep(
         # plain Python on copies: nothing the student's code patched decides the comparison
         got_values = np.array(u, dtype=float).ravel().tolist()
         want_values = want.ravel().tolist()
-        worst = max(abs(g - w) / max(abs(w), 1e-300) for g, w in zip(got_values, want_values, strict=True))
+        worst = max(
+            abs(g - w) / max(abs(w), 1e-300) for g, w in zip(got_values, want_values, strict=True)
+        )
         name = " x ".join(map(str, size))
         got_delta = float(delta) if delta is not None else float("nan")
         rows.append({"size": name, "max_rel_error": worst, "delta": got_delta})
-        assert got_delta == got_delta and abs(got_delta) != float("inf"), f"{name}: no delta returned"
+        assert got_delta == got_delta and abs(got_delta) != float("inf"), (
+            f"{name}: no delta returned"
+        )
         assert worst <= rtol, (
             f"{name}, {iterations} iterations: the grid differs from the reference by "
             f"{worst:.3g} (relative); new must hold the mean of u's neighbours"
