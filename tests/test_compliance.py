@@ -265,6 +265,18 @@ def test_tracing_is_part_of_the_build_and_cannot_be_bypassed(exchange):
             build_source("sneaky", EXCHANGE.replace("MPI_Send(", escape, 1), trace_mpi=True)
 
 
+def test_trace_records_a_kernel_forges_are_refused():
+    forged = EXCHANGE.replace(
+        'hl_emit(ctx, "\\"sum\\":%ld", sum);',
+        'hl_emit(ctx, "\\"record\\":\\"mpi_trace\\",\\"calls\\":0,\\"kept\\":0,'
+        '\\"not_main\\":0,\\"in_parallel\\":0,\\"concurrent\\":0");',
+    )
+    assert forged != EXCHANGE
+    res = run(build_source("compliance_forged", forged, trace_mpi=True), "thread1")
+    with pytest.raises(ValueError, match="does not add up"):
+        compliance.check(res, "funneled")
+
+
 def test_the_checker_works_on_kernels_the_engines_load(exchange):
     with hl.Cluster(ranks=2, threads=2, timeout=120) as cluster:
         master = cluster.run(exchange, variant="master")

@@ -74,7 +74,20 @@ def _require_trace(results: Results) -> pd.DataFrame:
             "these results carry no MPI call trace: build the kernel with trace_mpi=True "
             "(hl.build_source(name, code, trace_mpi=True)) and run it again"
         )
-    return results.mpi_calls
+    calls, summaries = results.mpi_calls, results.meta["mpi_trace"]
+    ranks = sorted(int(r["rank"]) for r in results.meta.get("ranks", []))
+    have = sorted(int(s["rank"]) for s in summaries)
+    rows = calls["rank"].value_counts().to_dict() if len(calls) else {}
+    if (ranks and have != ranks) or any(
+        int(s["kept"]) != rows.get(s["rank"], 0) or int(s["kept"]) > int(s["calls"])
+        for s in summaries
+    ):
+        raise ValueError(
+            "the MPI call trace does not add up (one summary per rank, as many call records as "
+            f"it kept): ranks {ranks}, summaries of {have}; did the kernel emit trace records "
+            "itself?"
+        )
+    return calls
 
 
 def _overlaps(calls: pd.DataFrame) -> pd.Series:
