@@ -99,7 +99,7 @@ static void hl_trace_emit(hl_ctx *ctx) {
                          "\"call\":\"%s\",\"start\":%.9f,\"end\":%.9f,\"main\":%d,"
                          "\"in_parallel\":%d,\"level\":%d,\"team\":%d,\"tid\":%ld,"
                          "\"concurrent\":%d}\n",
-                         ctx->rank, c->thread, c->cpu, c->numa, c->call,
+                         ctx->rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?",
                          c->start - hl_trace_origin, c->end - hl_trace_origin, c->main,
                          c->in_parallel, c->level, c->team, c->tid, c->concurrent);
         hl_append(ctx, line, (size_t)n);

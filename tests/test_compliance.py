@@ -309,3 +309,24 @@ def test_the_calls_plot_marks_the_calls_that_break_the_level(exchange, tmp_path)
     labels = {t.get_text() for t in ax.texts}
     assert {"Send x1", "Recv x1", "Comm_rank x1"} <= labels
     fig.savefig(tmp_path / "calls.png", dpi=80)
+
+
+@pytest.mark.parametrize(
+    ("variant", "asks", "fails"),
+    [
+        ("pure", "single", None),  # one thread per rank
+        ("hybrid1", "single", None),  # masteronly: MPI between parallel regions
+        ("hybrid2", "serialized", "single"),  # halos inside `omp single`, in the parallel region
+    ],
+)
+def test_the_kits_halo_kernel_stays_within_the_level_it_asks_for(variant, asks, fails):
+    halo = hl.build("halo2d", trace_mpi=True)
+    res = hl.run_program(
+        halo, ranks=2, threads=2, thread_level=asks, variant=variant, nx=32, ny=32,
+        iterations=5, timeout=120,
+    )  # fmt: skip
+    compliance.check(res, asks)
+    assert set(compliance.calls_table(res)["call"]) >= {"MPI_Sendrecv", "MPI_Allreduce"}
+    if fails:
+        with pytest.raises(hl.ThreadComplianceError, match="MPI_Sendrecv"):
+            compliance.check(res, fails)
