@@ -95,6 +95,9 @@ def graded(tmp_path_factory):
     gc.submit(root, "blank", nbformat.read(released, as_version=4))
     for student, (nb, _) in cases.items():
         gc.submit(root, student, nb)
+    # a student's own runs: recorded by running the lab as a student does, then handed in
+    runs = gc.record_own_runs(tmp_path_factory.mktemp("student"), solution)
+    own = gc.submit_own_runs(root, runs, solution)
     before = _fingerprint(root)
     sleepers = _sleepers()
     tag = "test-sandboxed"
@@ -107,6 +110,7 @@ def graded(tmp_path_factory):
         root=root,
         report=report,
         cases=cases,
+        own=own,
         tag=tag,
         before=before,
         after=_fingerprint(root),
@@ -158,7 +162,7 @@ def test_the_report_says_what_happened(graded):
 
 
 def test_nothing_left_running(graded):
-    for student in [*graded.cases, "solution", "blank"]:
+    for student in [*graded.cases, *graded.own, "solution", "blank"]:
         assert reaper.tagged(f"{graded.tag}-{student}") == [], student
     assert _sleepers() - graded.sleepers == set(), "detached processes survived their sandbox"
 
@@ -179,7 +183,7 @@ def test_no_file_outside_the_submission_changed_and_gradebook_intact(graded):
 
 
 def test_submissions_replay_the_solutions_kernel_runs(graded):
-    assert "replayed: True" in _outputs(graded, "solution")
+    assert "replayed: reference" in _outputs(graded, "solution")
     assert any((graded.root / "reports" / "runs").rglob("*.json"))
 
 
@@ -193,6 +197,43 @@ def test_without_replay_a_submission_measures_again(graded):
         config.write_text(kept)
     assert "replayed: False" in _outputs(graded, "solution"), report
     assert gradebook.scores(graded.root, gc.LAB)["solution"] == dict.fromkeys(gc.PARTS, 1.0)
+
+
+@pytest.mark.parametrize("student", ["own", "ownempty", "ownedited", "ownforged"])
+def test_a_submission_is_graded_on_its_own_runs_when_they_pass_the_checks(graded, student):
+    got = graded.scores.get(student, {})
+    assert got == graded.own[student], f"{student}: {got} ({_notes(graded, student)})"
+
+
+def _data_lines(graded, student) -> list[str]:
+    nb = nbformat.read(graded.autograded(student), as_version=4)
+    return [
+        o["text"]
+        for c in nb.cells
+        for o in c.get("outputs", [])
+        if o.get("name") == "stdout" and o.get("text", "").startswith("Data: ")
+    ]
+
+
+def test_the_feedback_says_which_data_each_part_used(graded):
+    lines = {s: _data_lines(graded, s) for s in ["own", "ownempty", "ownedited", "ownforged"]}
+    lines["solution"] = _data_lines(graded, "solution")
+    assert all(len(v) == len(gc.PARTS) for v in lines.values()), lines
+    assert "your own runs (1)" in lines["own"][0]
+    assert "the reference run (1): no runs folder" not in lines["own"][0]
+    assert (
+        "the reference run (1): your runs folder was not used: there is none"
+        in (lines["solution"][0])
+    )
+    assert "was not used: it has no readable index.json" in lines["ownempty"][0]
+    assert "was invalid: its content changed after it was recorded" in lines["ownedited"][0]
+    assert "was invalid: its identity does not match its name" in lines["ownforged"][0]
+    notes = _notes(graded, "ownforged")
+    assert "notes.txt" in notes or "2 left out" in notes, notes
+    assert "own runs (90_sandbox_runs): 1 usable" in _notes(graded, "own")
+    # the feedback page keeps the line under the hidden tests too
+    page = graded.root / "feedback" / "ownedited" / gc.LAB / f"{gc.LAB}.html"
+    assert "its content changed after it was recorded" in page.read_text()
 
 
 def _outputs(graded, student) -> str:
@@ -235,7 +276,7 @@ def test_grades_csv_and_plot(graded):
 
     rows = list(csv.DictReader(io.StringIO(text)))
     assert sorted(r["student"] for r in rows if r["lab"] == gc.LAB) == sorted(
-        [*graded.cases, "solution", "blank"]
+        [*graded.cases, *graded.own, "solution", "blank"]
     )
     assert (graded.root / "reports" / f"{gc.LAB}-parts.png").stat().st_size > 1000
 
