@@ -202,3 +202,39 @@ def test_replay_takes_own_runs_first_then_the_reference_then_measures(kept, tmp_
     entries = [json.loads(line) for line in log.read_text().splitlines()]
     assert [e["source"] for e in entries] == ["own", "own", "reference", "measured"]
     assert "no such run" in entries[2]["why"] and "reference run has none" in entries[3]["why"]
+
+
+ANSWER = r"""
+#include "hybridlab.h"
+const char *const hl_kernel_description = "answer";
+const hl_param hl_kernel_params[] = {{"value", "42", "what each rank reports"}, HL_END_PARAMS};
+int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
+    (void)comm;
+    int ok = 1;
+    long v = hl_param_long(ctx, "value", 0, &ok);
+    if (!ok) return -1;
+    hl_emit(ctx, "\"value\":%ld", v);
+    return 0;
+}
+"""
+
+
+def test_c_built_in_the_notebook_is_run_by_the_grader_not_taken_from_the_folder(fresh, tmp_path):
+    kernel = hl.build_source("answer", ANSWER)
+    folder = tmp_path / "lab_runs"
+    fresh.setenv(replay.ENV, f"record:{folder}")
+    hl.run_program(kernel, ranks=1, value=7)
+    summary = own_runs.check(folder, tmp_path / "checked", quick=False)
+    assert summary["used"] == 0
+    assert "C code written in the notebook" in next(iter(summary["rejected"].values()))
+    # even a run file slipped into the checked copy is not taken for notebook C
+    for p in folder.glob("*-0.json"):
+        shutil.copy(p, tmp_path / "checked" / p.name)
+    fresh.setattr(replay, "_seen", type(replay._seen)())
+    fresh.setenv(replay.ENV, f"replay:{tmp_path / 'no-reference'}")
+    fresh.setenv(replay.OWN, str(tmp_path / "checked"))
+    fresh.setenv(replay.LOG, str(tmp_path / "log.jsonl"))
+    again = hl.run_program(kernel, ranks=1, value=7)
+    assert "replayed" not in again.meta and again.records["value"].tolist() == [7]
+    (entry,) = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    assert entry["source"] == "measured" and "never taken from your runs folder" in entry["why"]

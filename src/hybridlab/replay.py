@@ -17,8 +17,8 @@ identity and its count (`<key>-<n>.json`: the n-th run of its kind in the proces
 A graded notebook's hidden tests thus recompute from the student's own measurements where the
 submission brought them, and every other submission is graded on the same reference
 measurements (no noise between students; the machine's time goes to the students' code). Runs of
-the notebook's own C code are never taken from the student's folder: the grader runs them (that
-is what checks the code). Which data served each run goes, one JSON line per run, to
+C code built in the notebook are never taken from the student's folder: the grader runs them
+(that is what checks the student's code), unless the reference run made the very same run. Which data served each run goes, one JSON line per run, to
 $HYBRIDLAB_RUNS_LOG, from which the grader tells the student per part (grading/execute.py).
 """
 
@@ -183,15 +183,14 @@ def take(identity: dict) -> tuple[dict | None, Path | None]:
     if mode in ("record", "keep"):
         return None, where / name
     own = Path(os.environ[OWN]) if os.environ.get(OWN) else None
-    if identity.get("kit", True) is False:
-        _log(identity, "measured", "your own C code is run by the grader")
-        return None, None
-    if own is not None:
-        found = _load(own / name)
+    if identity.get("kit", True) is False:  # C from the notebook: what checks the code
+        why = "C code built in the notebook is never taken from your runs folder"
+    else:
+        found = _load(own / name) if own is not None else None
         if found is not None:
             _log(identity, "own")
             return {**found, "from": "own"}, None
-    why = _why_not_own(name, own)
+        why = _why_not_own(name, own)
     found = _load(where / name)
     if found is not None:
         _log(identity, "reference", why)
