@@ -357,9 +357,29 @@ def test_import_from_an_lms_zip_and_folder(tmp_path):
         (folders / student).mkdir(parents=True)
         for name in names:
             (folders / student / name).write_text(nb)
+    (folders / "carol" / "work_runs").mkdir()  # carol's runs folder beside her notebook
+    (folders / "carol" / "work_runs" / "index.json").write_text("{}")
+    (folders / "carol" / "work_runs" / "escape.json").symlink_to(root / "nbgrader_config.py")
     report = submissions.import_submissions(folders, gc.LAB, root=root)
     assert set(report.imported) == {"carol"}
     assert "dave handed in 2 notebooks" in report.text()
+    runs = root / "submitted" / "carol" / gc.LAB / f"{gc.LAB}_runs"
+    assert [p.name for p in runs.iterdir()] == ["index.json"]  # a link is not followed
+    assert "and its runs folder (1 files)" in report.text()
+
+    # a student's zip: the notebook and its runs folder
+    inner = tmp_path / "erin.zip"
+    with zipfile.ZipFile(inner, "w") as z:
+        z.writestr("lab/mine.ipynb", nb)
+        z.writestr("lab/mine_runs/index.json", "{}")
+        z.writestr(f"lab/mine_runs/{'b' * 24}-0.json", "{}")
+    download = tmp_path / "download2.zip"
+    with zipfile.ZipFile(download, "w") as z:
+        z.write(inner, "erin_987_lab.zip")
+    report = submissions.import_submissions(download, gc.LAB, root=root)
+    assert set(report.imported) == {"erin"}, report.text()
+    runs = root / "submitted" / "erin" / gc.LAB / f"{gc.LAB}_runs"
+    assert sorted(p.name for p in runs.iterdir()) == [f"{'b' * 24}-0.json", "index.json"]
 
 
 def test_inspect_finds_what_cannot_be_graded(tmp_path):
@@ -379,3 +399,37 @@ def test_pool_size_from_cores_and_lab():
     assert pool.default_jobs(8, cores=2) == 1
     assert pool.default_jobs(1, cores=8) == 16
     assert pool.default_jobs(8, cores=2, replaying=True) == 3
+
+
+def test_the_runs_folder_travels_through_nbgraders_exchange(tmp_path):
+    """release (without the instructor's runs) -> fetch -> submit -> collect keeps <lab>_runs/."""
+    import subprocess
+    import sys
+
+    root = gc.make_course(tmp_path / "course")
+    (root / "source" / gc.LAB / f"{gc.LAB}_runs").mkdir()  # the instructor ran the notebook
+    (root / "source" / gc.LAB / f"{gc.LAB}_runs" / "index.json").write_text("{}")
+    (root / "exchange").mkdir()
+    course.release([gc.LAB], root=root, labs_dir=root / "labs")
+    assert not (root / "release" / gc.LAB / f"{gc.LAB}_runs").exists()
+    course.nbgrader(["release_assignment", gc.LAB, "--force"], root, timeout=300)
+    home = tmp_path / "student"
+    home.mkdir()
+    nbgrader = [str(Path(sys.executable).parent / "nbgrader")]
+    where = ["--course", "hybridlab", f"--Exchange.root={root / 'exchange'}"]
+    done = subprocess.run(
+        [*nbgrader, "fetch_assignment", gc.LAB, *where], cwd=home, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    runs = home / gc.LAB / f"{gc.LAB}_runs"
+    runs.mkdir()
+    (runs / "index.json").write_text('{"runs": {}}')
+    (runs / f"{'a' * 24}-0.json").write_text("{}")
+    done = subprocess.run(
+        [*nbgrader, "submit", gc.LAB, *where], cwd=home, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    submissions.collect_exchange(gc.LAB, root=root)
+    (student,) = (root / "submitted").iterdir()
+    collected = student / gc.LAB / f"{gc.LAB}_runs"
+    assert sorted(p.name for p in collected.iterdir()) == [f"{'a' * 24}-0.json", "index.json"]
