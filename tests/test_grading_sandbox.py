@@ -196,6 +196,9 @@ def test_without_replay_a_submission_measures_again(graded):
     finally:
         config.write_text(kept)
     assert "replayed: False" in _outputs(graded, "solution"), report
+    assert "Data: runs made since the previous test: measured during grading (1)." in (
+        _outputs(graded, "solution")
+    )
     assert gradebook.scores(graded.root, gc.LAB)["solution"] == dict.fromkeys(gc.PARTS, 1.0)
 
 
@@ -217,13 +220,12 @@ def _data_lines(graded, student) -> list[str]:
 
 def test_the_feedback_says_which_data_each_part_used(graded):
     lines = {s: _data_lines(graded, s) for s in ["own", "ownempty", "ownedited", "ownforged"]}
-    lines["solution"] = _data_lines(graded, "solution")
+    lines["fork"] = _data_lines(graded, "fork")  # the solution's kernel runs, no runs folder
     assert all(len(v) == len(gc.PARTS) for v in lines.values()), lines
-    assert "your own runs (1)" in lines["own"][0]
-    assert "the reference run (1): no runs folder" not in lines["own"][0]
+    assert "since the previous test: your own runs (1)." in lines["own"][0]
+    assert "before: your own runs (1)." in lines["own"][-1]
     assert (
-        "the reference run (1): your runs folder was not used: there is none"
-        in (lines["solution"][0])
+        "the reference run (1): your runs folder was not used: there is none" in (lines["fork"][0])
     )
     assert "was not used: it has no readable index.json" in lines["ownempty"][0]
     assert "was invalid: its content changed after it was recorded" in lines["ownedited"][0]
