@@ -238,3 +238,14 @@ def test_c_built_in_the_notebook_is_run_by_the_grader_not_taken_from_the_folder(
     assert "replayed" not in again.meta and again.records["value"].tolist() == [7]
     (entry,) = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
     assert entry["source"] == "measured" and "never taken from your runs folder" in entry["why"]
+
+
+def test_a_folder_that_cannot_be_written_does_not_stop_the_lab(fresh, tmp_path):
+    fresh.delenv(replay.ENV, raising=False)  # a student's notebook keeps its runs
+    blocked = tmp_path / "lab_runs"
+    blocked.write_text("a file where the folder would go")
+    with pytest.warns(UserWarning, match="cannot be kept"):
+        replay.record(blocked / "x-0.json", {"name": "k"}, [], {}, 0.0, [])
+    fresh.setenv(replay.ENV, f"record:{blocked}")  # the reference run must be complete
+    with pytest.raises(OSError):
+        replay.record(blocked / "x-0.json", {"name": "k"}, [], {}, 0.0, [])
