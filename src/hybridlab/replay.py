@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
-from .build import HEADER, Kernel
+from .build import Kernel
 from .paths import kernels_dir
 from .placement import MPICH_THROTTLE, Placement
 
@@ -94,10 +94,10 @@ def steering(env: dict[str, str]) -> list[list[str]]:
 
 
 def source_hash(code: str, flags: tuple[str, ...] | list[str]) -> str:
-    """A kernel's C source with the kit's header and the flags: the same on every machine with
+    """A kernel's C source with the kit's headers and the flags: the same on every machine with
     the same kit (the build cache adds the compiler, which differs between machines)."""
-    header = (kernels_dir() / HEADER).read_text()
-    return hashlib.sha256("\0".join([code, header, *flags]).encode()).hexdigest()[:16]
+    headers = [p.read_text() for p in sorted(kernels_dir().glob("*.h"))]  # as build.py
+    return hashlib.sha256("\0".join([code, *headers, *flags]).encode()).hexdigest()[:16]
 
 
 def kernel_identity(
