@@ -11,10 +11,10 @@ SandboxedExecute replaces nbgrader's Execute in autograde's preprocessors. For o
   - a cell that kills the kernel (os._exit, a segfault, the memory limit) or hangs past the cell
     time limit gets an error and zero; the notebook is then run again in a fresh sandbox without
     that cell (up to Limits.restarts times), so the other parts are still graded;
-  - past the submission deadline the remaining cells are not run (their tests score zero).
+  - past the submission deadline the remaining cells are not run (their tests score zero);
   - under each test cell a line says which data the kernel runs made up to it came from (the
     student's own runs, the reference run and why, or measured during grading: replay.py logs
-    each run to $HYBRIDLAB_RUNS_LOG in the kernel's working folder);
+    each run to $HYBRIDLAB_RUNS_LOG in the kernel's working folder).
 What happened is appended as JSON lines to $HYBRIDLAB_GRADING_EVENTS for the grader's report.
 """
 
@@ -50,6 +50,7 @@ SOURCES = {
     "measured": "measured during grading",
 }
 DATA = "Data: "  # starts the line under each test cell (feedback keeps it)
+LOG_BYTES = 2**20  # read per cell at most
 
 
 def describe(runs: list[dict]) -> str:
@@ -266,7 +267,7 @@ class SandboxedExecute(Execute):
         try:
             with open(path, "rb") as f:
                 f.seek(self._log_read)
-                text = f.read()
+                text = f.read(LOG_BYTES)  # the kernel can write to it: read a bounded piece
         except OSError:
             return []
         self._log_read += len(text)
