@@ -149,7 +149,7 @@ def _untraced(results: Results, calls: pd.DataFrame, level: str) -> list[Violati
         counters += [("in_parallel", "funneled", "inside a parallel region")]
         counters += [("concurrent", "multiple", "while another thread was inside MPI")]
         for column, need, why in counters:
-            kept = int(mine[column].astype(bool).sum()) if len(mine) else 0
+            kept = int(_kept(mine, column).sum()) if len(mine) else 0
             more = int(summary[column]) - kept
             if more > 0 and THREAD_LEVELS.index(need) > THREAD_LEVELS.index(level):
                 found.append(
@@ -159,6 +159,13 @@ def _untraced(results: Results, calls: pd.DataFrame, level: str) -> list[Violati
                     )
                 )
     return found
+
+
+def _kept(calls: pd.DataFrame, counter: str) -> pd.Series:
+    """Which kept calls the trace summary's counter counts (not_main: calls with main false)."""
+    if counter == "not_main":
+        return ~calls["main"].astype(bool)
+    return calls[counter].astype(bool)
 
 
 def check(results: Results, level: str) -> None:
