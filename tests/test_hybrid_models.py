@@ -330,13 +330,3 @@ def test_student_ring_source_needs_both_functions():
     with pytest.raises(NotImplementedError):
         student_ring_source("/* YOUR CODE HERE */")
 
-
-def test_calls_per_thread_plot_shows_threads_without_calls():
-    from hybridlab.hybrid_models.plots import calls_per_thread
-
-    res = hl.run_program(hl.build("thread_ring", trace_mpi=True), ranks=1, threads=2,
-                         thread_level="funneled", iterations=1)
-    fig = calls_per_thread({"masteronly": res})
-    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
-    assert labels == ["rank 0\nthread 0", "rank 0\nthread 1"]
-    assert "none" in fig.axes[0].texts[1].get_text()

@@ -3,8 +3,6 @@
     programming_models()          tree of 002_21a7b3db713838d9.txt, slide 8, with what each
                                   model is used for, its advantages and its mismatch problems
     thread_level_table(records)   thread_levels records of several runs, provided level coloured
-    calls_per_thread(tables)      MPI calls per rank and thread of traced runs (one panel each),
-                                  bars hatched by the thread level they need
 
 Plots launch nothing; the texts are summaries in our own words, with the slides they come from.
 """
@@ -20,7 +18,6 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
-from .. import compliance
 from ..records import Results
 from ..thread_levels import THREAD_LEVELS
 
@@ -301,31 +298,3 @@ def thread_level_table(records: Results | pd.DataFrame):
         .apply(bold_main, subset=["is_thread_main"])
         .set_caption("MPI thread levels: requested, provided, and which thread is main")
     )
-
-
-LEVEL_HATCH = {"none": "", "single": "", "funneled": "//", "serialized": "..", "multiple": "xx"}
-
-
-def calls_per_thread(runs: dict[str, Results]) -> Figure:
-    """One panel per traced run: the MPI calls of every (rank, thread), threads that made none
-    included, each bar labelled and hatched with the lowest thread level its calls need (so
-    colour is never the only cue)."""
-    fig, axes = plt.subplots(1, len(runs), figsize=(4.6 * len(runs), 3.0), squeeze=False)
-    for ax, (title, results) in zip(axes[0], runs.items(), strict=True):
-        table = compliance.calls_table(results)
-        who = results.records[["rank", "thread"]].itertuples(index=False)
-        pairs = sorted({(int(rank), int(thread)) for rank, thread in who})
-        order = table.assign(order=table["needs"].map(THREAD_LEVELS.index))
-        per = order.groupby(["rank", "thread"]).agg(calls=("calls", "sum"), order=("order", "max"))
-        for x, pair in enumerate(pairs):
-            calls = int(per["calls"].get(pair, 0))
-            level = THREAD_LEVELS[int(per["order"][pair])] if calls else "none"
-            ax.bar(x, calls, color="#4c72b0" if pair[1] == 0 else "#dd8452",
-                   hatch=LEVEL_HATCH[level], edgecolor=EDGE)
-            ax.text(x, calls, f"{calls}\n{level}", ha="center", va="bottom", fontsize=8)
-        ax.set_xticks(range(len(pairs)), [f"rank {r}\nthread {t}" for r, t in pairs], fontsize=8)
-        ax.set_ylabel("MPI calls")
-        ax.margins(y=0.3)
-        ax.set_title(title, fontsize=10)
-    fig.tight_layout()
-    return fig
