@@ -2,7 +2,7 @@
 ignores the process grid, the known free-text WHY_C, and funnelled overlaps that break FUNNELED,
 read halos too early, do not overlap, or deadlock under synchronous sends."""
 
-from . import wrong
+from wrong_answers import wrong
 
 EXCHANGE = 'EXCHANGE_C = r"""\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n"""'
 
