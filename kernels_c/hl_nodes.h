@@ -6,7 +6,7 @@
  * is put on "node" r / hl_fake_ranks_per_node (consecutive ranks, MPI_Comm_split), so that code
  * written for many nodes can be run and checked on one machine, where every rank shares memory.
  *
- * With HL_STUDENT_NODES defined the header also sends the student's own MPI_Comm_split_type
+ * With HL_STUDENT_NODES (lab 06) or HL_STUDENT_ALLTOALL (lab 07) defined the header also sends the student's own MPI_Comm_split_type
  * calls through hl_node_split (the redirect is defined after hl_node_split, whose body still
  * calls the real, or traced, MPI function), and makes MPI_Send synchronous (MPI_Ssend).
  */
@@ -17,7 +17,7 @@
 
 static int hl_fake_ranks_per_node; /* 0: real nodes (MPI_COMM_TYPE_SHARED) */
 
-static int hl_node_split(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out) {
+static inline int hl_node_split(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out) {
     if (hl_fake_ranks_per_node > 0 && type == MPI_COMM_TYPE_SHARED) {
         int rank = 0;
         MPI_Comm_rank(comm, &rank);
@@ -28,7 +28,7 @@ static int hl_node_split(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Co
 
 /* The node leaders (rank 0 of each node communicator), MPI_COMM_NULL on every other rank: the
  * kit's reference, against which a student's communicators are compared. */
-static MPI_Comm hl_node_leaders(MPI_Comm comm, MPI_Comm node) {
+static inline MPI_Comm hl_node_leaders(MPI_Comm comm, MPI_Comm node) {
     int rank = 0, node_rank = 0;
     MPI_Comm leaders = MPI_COMM_NULL;
     MPI_Comm_rank(comm, &rank);
@@ -38,14 +38,14 @@ static MPI_Comm hl_node_leaders(MPI_Comm comm, MPI_Comm node) {
 }
 
 /* 1 when a and b hold the same ranks in the same order (or both are MPI_COMM_NULL). */
-static int hl_same_group(MPI_Comm a, MPI_Comm b) {
+static inline int hl_same_group(MPI_Comm a, MPI_Comm b) {
     if (a == MPI_COMM_NULL || b == MPI_COMM_NULL) return a == b;
     int result = MPI_UNEQUAL;
     MPI_Comm_compare(a, b, &result);
     return result == MPI_IDENT || result == MPI_CONGRUENT;
 }
 
-#ifdef HL_STUDENT_NODES
+#if defined(HL_STUDENT_NODES) || defined(HL_STUDENT_ALLTOALL)
 #undef MPI_Comm_split_type
 #define MPI_Comm_split_type hl_node_split
 /* A standard send may legally wait for its receive (MPICH buffers small ones instead, which
