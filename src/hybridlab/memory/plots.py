@@ -79,7 +79,7 @@ def page_map_plot(maps: Mapping[str, np.ndarray], *, touchers: Mapping[str, np.n
         _banner(axes[0, 0], "1 NUMA node: every present page is on node 0 whatever the policy. "
                 "On 2+ nodes serial init puts all on the master's node.\nPublished (003 Table 1, "
                 f"2-socket Cray XT5, hybrid 1, static): 1 process per node {one} s vs 1 per "
-                f"socket {two} s")  # fmt: skip
+                f"socket {two} s (003: \"expected because of the ccNUMA architecture\")")  # fmt: skip
     fig.tight_layout()
     return fig
 
@@ -161,5 +161,32 @@ def roofline_plot(peak_gflops: float, bandwidth_gbs: float, points: Sequence[Map
             transform=ax.transAxes, fontsize=8)  # fmt: skip
     if note:
         _banner(ax, note)
+    fig.tight_layout()
+    return fig
+
+
+def ownership_plot(owners: pd.DataFrame, title: str = "who first touched each page, who computes on it"):
+    """Per rank and array, two strips of pages coloured by thread: the first toucher (the
+    student's initialisation) and the computer (the compute loop's schedule); pages where they
+    differ are marked with a cross, so the map reads without colour too."""
+    groups = list(owners.groupby(["rank", "array"], sort=True))
+    fig, axes = plt.subplots(2 * len(groups), 1, figsize=(11, 0.9 + 0.55 * 2 * len(groups)),
+                             squeeze=False, sharex=True)
+    threads = sorted(set(owners["toucher"]) | set(owners["computer"]))
+    for k, ((rank, array), g) in enumerate(groups):
+        g = g.sort_values("page")
+        for ax, column, label in ((axes[2 * k, 0], "toucher", "first touch"),
+                                  (axes[2 * k + 1, 0], "computer", "computes")):
+            colours = [ABSENT if t < 0 else NODE_COLOURS[t % len(NODE_COLOURS)] for t in g[column]]
+            ax.bar(g["page"], 1, width=1.0, color=colours, linewidth=0)
+            ax.set(yticks=[], ylabel=f"rank {rank} {array}: {label}")
+            ax.yaxis.label.set(rotation=0, ha="right", va="center", fontsize=8)
+        wrong = g[g["toucher"] != g["computer"]]
+        axes[2 * k, 0].plot(wrong["page"], [0.5] * len(wrong), "kx", markersize=4)
+    axes[-1, 0].set_xlabel("page (x: first touched by another thread than the one computing on it)")
+    axes[0, 0].set_title(title)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=ABSENT if t < 0 else NODE_COLOURS[t % 7]) for t in threads]
+    names = ["never touched" if t < 0 else f"thread {t}" for t in threads]
+    fig.legend(handles, names, loc="upper right", fontsize=8, ncol=len(threads))
     fig.tight_layout()
     return fig

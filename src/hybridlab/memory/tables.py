@@ -196,3 +196,17 @@ def saturation_table(stream_runs: Sequence[Results], flops_runs: Sequence[Result
     out["triad_efficiency"] = out["triad_speedup"] / out.index
     out["flops_efficiency"] = out["flops_speedup"] / out.index
     return out.reset_index()
+
+
+def page_owners(res: Results) -> pd.DataFrame:
+    """One row per page of touch_schedule's arrays: rank, array ("a"/"b"), page, toucher (the
+    thread whose access first touched it, -1: none) and computer (the thread the compute loop's
+    schedule gives it), from the kernel's "pages" runs."""
+    runs = res.records[res.records["record"] == "pages"]
+    require_columns(runs, ["array", "first", "count", "toucher", "computer"], "page_owners")
+    rows = [
+        (int(r.rank), str(r.array), int(r.first) + k, int(r.toucher), int(r.computer))
+        for r in runs.itertuples()
+        for k in range(int(r.count))
+    ]
+    return pd.DataFrame(rows, columns=["rank", "array", "page", "toucher", "computer"])
