@@ -20,7 +20,6 @@ from .build import Kernel, build_source
 from .launch import run_program
 from .records import Results
 
-
 _NOT_SHOWN = {"record", "ok", "rank", "thread", "cpu", "numa"}
 
 

@@ -14,9 +14,9 @@ from collections.abc import Iterable
 
 import pandas as pd
 
+from ..build import Kernel
 from ..launch import run_program
 from ..p2p.hockney import PiecewiseHockney, piecewise_hockney
-from ..build import Kernel
 from ..records import Results
 from ..student_c import build_student, run_student
 from .tables import alltoall_plan
