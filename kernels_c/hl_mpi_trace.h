@@ -52,6 +52,7 @@ static atomic_long hl_trace_parallel;   /* calls inside an active parallel regio
 static atomic_long hl_trace_overlapped; /* calls that began while another was inside MPI */
 static atomic_int hl_trace_active;      /* calls inside MPI right now */
 static double hl_trace_origin;
+static _Thread_local long hl_trace_tid; /* the calling thread's OS id, asked once per thread */
 
 static void hl_trace_reset(void) {
     atomic_store(&hl_trace_count, 0);
@@ -68,7 +69,8 @@ static inline void hl_trace_begin(hl_trace_call *c, const char *call) {
     c->in_parallel = omp_in_parallel();
     c->level = omp_get_level();
     c->team = omp_get_num_threads();
-    c->tid = (long)syscall(SYS_gettid);
+    if (!hl_trace_tid) hl_trace_tid = (long)syscall(SYS_gettid);
+    c->tid = hl_trace_tid;
     c->main = 0;
     MPI_Is_thread_main(&c->main);
     hl_where(&c->cpu, &c->numa);
@@ -150,13 +152,13 @@ HL_TRACED(Sendrecv_replace,
            MPI_Status *status),
           (b, n, t, d, sg, s, rg, c, status))
 HL_TRACED(Wait, (MPI_Request *r, MPI_Status *st), (r, st))
-HL_TRACED(Waitall, (int n, MPI_Request r[], MPI_Status st[]), (n, r, st))
+HL_TRACED(Waitall, (int n, MPI_Request r[], MPI_Status *st), (n, r, st))
 HL_TRACED(Waitany, (int n, MPI_Request r[], int *i, MPI_Status *st), (n, r, i, st))
-HL_TRACED(Waitsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status st[]), (n, r, k, i, st))
+HL_TRACED(Waitsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st))
 HL_TRACED(Test, (MPI_Request *r, int *f, MPI_Status *st), (r, f, st))
-HL_TRACED(Testall, (int n, MPI_Request r[], int *f, MPI_Status st[]), (n, r, f, st))
+HL_TRACED(Testall, (int n, MPI_Request r[], int *f, MPI_Status *st), (n, r, f, st))
 HL_TRACED(Testany, (int n, MPI_Request r[], int *i, int *f, MPI_Status *st), (n, r, i, f, st))
-HL_TRACED(Testsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status st[]), (n, r, k, i, st))
+HL_TRACED(Testsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st))
 HL_TRACED(Probe, (int s, int g, MPI_Comm c, MPI_Status *st), (s, g, c, st))
 HL_TRACED(Iprobe, (int s, int g, MPI_Comm c, int *f, MPI_Status *st), (s, g, c, f, st))
 HL_TRACED(Get_count, (const MPI_Status *st, MPI_Datatype t, int *n), (st, t, n))

@@ -74,7 +74,20 @@ def _require_trace(results: Results) -> pd.DataFrame:
             "these results carry no MPI call trace: build the kernel with trace_mpi=True "
             "(hl.build_source(name, code, trace_mpi=True)) and run it again"
         )
-    return results.mpi_calls
+    calls, summaries = results.mpi_calls, results.meta["mpi_trace"]
+    ranks = sorted(int(r["rank"]) for r in results.meta.get("ranks", []))
+    have = sorted(int(s["rank"]) for s in summaries)
+    rows = calls["rank"].value_counts().to_dict() if len(calls) else {}
+    if (ranks and have != ranks) or any(
+        int(s["kept"]) != rows.get(s["rank"], 0) or int(s["kept"]) > int(s["calls"])
+        for s in summaries
+    ):
+        raise ValueError(
+            "the MPI call trace does not add up (one summary per rank, as many call records as "
+            f"it kept): ranks {ranks}, summaries of {have}; did the kernel emit trace records "
+            "itself?"
+        )
+    return calls
 
 
 def _overlaps(calls: pd.DataFrame) -> pd.Series:
@@ -145,19 +158,20 @@ def _untraced(results: Results, calls: pd.DataFrame, level: str) -> list[Violati
         if summary["kept"] >= summary["calls"]:
             continue
         mine = calls[calls["rank"] == summary["rank"]] if len(calls) else calls
-        counters = [("not_main", "serialized", "from a thread other than the main thread")]
-        counters += [("in_parallel", "funneled", "inside a parallel region")]
-        counters += [("concurrent", "multiple", "while another thread was inside MPI")]
-        for column, need, why in counters:
-            kept = int(mine[column].astype(bool).sum()) if len(mine) else 0
-            more = int(summary[column]) - kept
+        kept = {  # the kept calls that the summary's counters also counted
+            "not_main": int((~mine["main"].astype(bool)).sum()) if len(mine) else 0,
+            "in_parallel": int(mine["in_parallel"].astype(bool).sum()) if len(mine) else 0,
+            "concurrent": int(mine["concurrent"].astype(bool).sum()) if len(mine) else 0,
+        }
+        for counter, need, why in [
+            ("not_main", "serialized", "from a thread other than the main thread"),
+            ("in_parallel", "funneled", "inside a parallel region"),
+            ("concurrent", "multiple", "while another thread was inside MPI"),
+        ]:
+            more = int(summary[counter]) - kept[counter]
             if more > 0 and THREAD_LEVELS.index(need) > THREAD_LEVELS.index(level):
-                found.append(
-                    Violation(
-                        int(summary["rank"]), -1, "MPI calls past the trace's first "
-                        f"{summary['kept']}", level, need, more, why,
-                    )
-                )
+                what = f"MPI calls past the trace's first {summary['kept']}"
+                found.append(Violation(int(summary["rank"]), -1, what, level, need, more, why))
     return found
 
 

@@ -59,7 +59,9 @@ class Results:
         kind = [row.get("record") for row in rows]
         calls = [row for row, k in zip(rows, kind, strict=True) if k == CALL_RECORD]
         traces = [row for row, k in zip(rows, kind, strict=True) if k == TRACE_RECORD]
-        rows = [row for row, k in zip(rows, kind, strict=True) if k not in (CALL_RECORD, TRACE_RECORD)]
+        rows = [
+            row for row, k in zip(rows, kind, strict=True) if k not in (CALL_RECORD, TRACE_RECORD)
+        ]
         meta = dict(meta)
         meta["ranks"] = sorted(ranks, key=lambda r: r.get("rank", 0))
         if ranks:

@@ -153,23 +153,23 @@ def check_student_touch(
     timeout: float = 60.0,
 ) -> tuple[pd.DataFrame, Results]:
     """Run the student's initialisation at each (ranks, threads, chunk). AssertionError when a
-    value is wrong or a page was first touched by another thread than the one the compute loop
-    gives it (or by none); ThreadComplianceError when a worker thread calls MPI. Returns one row
-    per shape and the last run (its page map: tables.page_owners)."""
+    value is wrong or a page was placed by another thread's first write than the thread the
+    compute loop has compute on it (or by none); ThreadComplianceError when a worker thread calls
+    MPI. Returns one row per shape and the last run (tables.touch_vs_compute reads its pages)."""
     rows_out, res = [], None
     for ranks, threads, chunk in shapes:
         res = run_student(kernel, ranks, threads, "funneled", timeout, variant="student",
                           chunk=chunk, rows=rows, row_pages=row_pages)
         check = res.records.query("record == 'check'").iloc[0]
-        owners = tables.page_owners(res)
-        bad = owners[owners["toucher"] != owners["computer"]]
-        assert int(check["mismatched"]) == 0 and bad.empty, (
+        owners = tables.touch_vs_compute(res)
+        bad = owners[~owners["matches"]]
+        assert bad.empty, (
             f"{ranks} ranks x {threads} threads, schedule(static, {chunk}), {rows} rows of "
-            f"{row_pages} page(s): {len(bad)} of {len(owners)} pages first touched by another "
-            f"thread than the one computing on them (or never touched), e.g. "
-            + ", ".join(f"rank {r.rank} {r.array}[page {r.page}]: touched by {r.toucher}, "
+            f"{row_pages} page(s): {len(bad)} of {len(owners)} pages placed by another thread's "
+            f"first write than the thread computing on them (-1: never written), e.g. "
+            + ", ".join(f"rank {r.rank} {r.array}[page {r.page}]: written first by {r.writer}, "
                         f"computed by {r.computer}" for r in bad.head(3).itertuples())
         )
         rows_out.append({"ranks": ranks, "threads": threads, "chunk": chunk,
-                         "pages": int(check["pages"]), "mismatched": 0})
+                         "pages": int(check["pages"]), "pages_matching": int(owners["matches"].sum())})
     return pd.DataFrame(rows_out), res
