@@ -6,8 +6,13 @@ SandboxedExecute replaces nbgrader's Execute in autograde's preprocessors. For o
   - guard cells (see _guard) are inserted before running and removed afterwards: one capturing
     the pristine tools before any student cell, one restoring them before each test cell, one
     remembering the helpers each instructor cell defined;
-  - each test cell ends with a print of a per-run random token, and a test cell scores only if
-    the token arrived (the cell ran to its end) and its reply was not an error;
+  - each test cell ends with the guard's check that no test tool changed while it ran (a student
+    function the test calls may replace numpy.allclose and put it back): if one did, the part
+    scores zero with "test tool changed" in its feedback;
+  - each test cell then prints a per-run random token, and a test cell scores only if the token
+    arrived (the cell ran to its end) and its reply was not an error;
+  - a cell that fills a writable folder of the sandbox (Limits.disk_mb) is treated like one that
+    kills the kernel: zero for it, the notebook run again without it;
   - a cell that kills the kernel (os._exit, a segfault, the memory limit) or hangs past the cell
     time limit gets an error and zero; the notebook is then run again in a fresh sandbox without
     that cell (up to Limits.restarts times), so the other parts are still graded;
@@ -23,6 +28,7 @@ import json
 import os
 import time
 import uuid
+from pathlib import Path
 
 import nbformat
 from jupyter_client.manager import AsyncKernelManager
@@ -30,12 +36,20 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Float
 
-from ._guard import TAMPER
+from ._guard import CHANGED, TAMPER
 from .sandbox import Limits, SandboxedKernelManager
 
 EVENTS = "HYBRIDLAB_GRADING_EVENTS"
 DONE = "HYBRIDLAB-DONE"
 CUT = "\n[... output cut by the grader: more than {n} bytes in this cell ...]\n"
+DISK_FULL = ("No space left on device", "[Errno 28]", "Disk quota exceeded")
+# errors the grader puts in a test cell: their message quotes no hidden test (feedback shows it)
+GRADER_ERRORS = {
+    "TestToolChanged",
+    "NotGraded",
+    "IncompleteTest",
+    "SubmissionTimeLimit",
+}
 
 
 class _Restart(Exception):
@@ -130,6 +144,18 @@ class SandboxedExecute(Execute):
 
     # ------------------------------------------------------------------ cells
 
+    def create_kernel_manager(self):
+        km = super().create_kernel_manager()
+        km.released = self._released
+        return km
+
+    def _disk_full(self, cell) -> bool:
+        texts = [
+            o.get("text", "") + o.get("evalue", "") + "".join(o.get("traceback", []))
+            for o in cell.get("outputs", [])
+        ]
+        return any(marker in text for text in texts for marker in DISK_FULL)
+
     def preprocess_cell(self, cell, resources, index):
         if self.deadline and time.monotonic() - self._start > self.deadline:
             self._late.add(index)
@@ -139,12 +165,18 @@ class SandboxedExecute(Execute):
         try:
             cell, resources = super().preprocess_cell(cell, resources, index)
         except CellTimeoutError as err:
-            raise _Restart(index, "the cell ran past its time limit (output still arriving)") from err
+            raise _Restart(
+                index, "the cell ran past its time limit (output still arriving)"
+            ) from err
         except DeadKernelError as err:
             oom = bool(getattr(self.km, "oom_killed", lambda: False)())
             why = "the memory limit was hit and the kernel killed" if oom else "the kernel died"
             raise _Restart(index, why) from err
         self._seconds[index] = time.monotonic() - started
+        if self.sandbox and self._disk_full(cell):
+            raise _Restart(
+                index, f"the disk limit was reached ({self.limits.disk_mb} MB per writable folder)"
+            )
         if any(
             o.output_type == "error" and o.get("ename") == "CellTimeoutError"
             for o in cell.get("outputs", [])
@@ -165,7 +197,10 @@ class SandboxedExecute(Execute):
                 cells.append(_code(f"_hl_guard.restore(get_ipython().user_ns, {part!r})", part))
                 origin.append(None)
                 cell = copy.deepcopy(cell)
-                cell.source = f"{cell.source}\nprint({self._token!r})"
+                cell.source = (
+                    f"{cell.source}\n_hl_guard.verify(get_ipython().user_ns, {part!r})\n"
+                    f"print({self._token!r})"
+                )
             cells.append(cell)
             origin.append(i)
             if cell.cell_type == "code" and (meta.get("locked") or is_test(cell)):
@@ -178,6 +213,9 @@ class SandboxedExecute(Execute):
         return cells, origin
 
     def preprocess(self, nb, resources=None, km=None):
+        lab = ((resources or {}).get("nbgrader") or {}).get("assignment")
+        root = Path(self.config.CourseDirectory.get("root", os.getcwd()))
+        self._released = sorted((root / "release" / lab).glob("*.ipynb")) if lab else []
         self._token = f"{DONE}-{uuid.uuid4().hex}"
         self._start = time.monotonic()
         prepared, origin = self._prepare(nb)
@@ -257,6 +295,15 @@ class SandboxedExecute(Execute):
                     self._event(kind="zero", part=part, why="submission deadline passed")
                 continue
             if is_test(cell):
+                text = "".join(o.get("text", "") for o in cell.outputs)
+                changed = [ln.split(": ", 1)[1] for ln in text.splitlines() if CHANGED in ln]
+                if changed:
+                    if not any(o.get("ename") == "TestToolChanged" for o in cell.outputs):
+                        cell.outputs.append(
+                            _error("TestToolChanged", f"test tool changed: {changed[0]}")
+                        )
+                    self._event(kind="tool changed", part=part, what=changed[0])
+                    continue
                 errors = [o for o in cell.outputs if o.output_type == "error"]
                 if errors:
                     self._event(kind="failed", part=part, error=errors[0].get("ename", "error"))
