@@ -27,6 +27,9 @@
  *                         hl_param_each(): comma lists as parameters
  *     hl_require_level()  fail with a clear message when MPI gave too low a thread level
  *     hl_thread_cpu_now(), hl_sleep_us(), hl_sleep_seconds()
+ *
+ * Built with trace_mpi=True, hl_mpi_trace.h (included first by the compiler) records every MPI
+ * call the kernel makes with its thread, for hybridlab.compliance.
  */
 #ifndef HYBRIDLAB_H
 #define HYBRIDLAB_H
@@ -821,6 +824,11 @@ static inline void hl_release_fatal(const struct sigaction saved[HL_NFATAL]) {
 
 /* --------------------------------------------------------------- entry points */
 
+#ifdef HL_TRACE_MPI /* build(..., trace_mpi=True): hl_mpi_trace.h records the kernel's MPI calls */
+static void hl_trace_reset(void);
+static void hl_trace_emit(hl_ctx *ctx);
+#endif
+
 static inline int hl_run(MPI_Comm comm, int argc, char **argv, hl_ctx *ctx) {
     memset(ctx, 0, sizeof *ctx);
     ctx->argc = argc;
@@ -834,8 +842,14 @@ static inline int hl_run(MPI_Comm comm, int argc, char **argv, hl_ctx *ctx) {
     int rc = hl_check_args(ctx);
     if (rc == 0) {
         hl_emit_meta(ctx);
+#ifdef HL_TRACE_MPI
+        hl_trace_reset();
+#endif
         rc = hl_kernel(comm, ctx);
         if (rc != 0 && !ctx->error[0]) hl_fail(ctx, "kernel returned %d", rc);
+#ifdef HL_TRACE_MPI
+        hl_trace_emit(ctx);
+#endif
     }
     hl_release_fatal(saved);
     omp_destroy_lock(&ctx->lock);

@@ -27,5 +27,13 @@ PHASE_COLOURS = {
     "alltoall": _GREEN,
 }
 
+# the lowest MPI thread level a call needs (hybridlab.compliance), from harmless to demanding
+THREAD_LEVEL_COLOURS = {
+    "single": _BLUE,
+    "funneled": _GREEN,
+    "serialized": _ORANGE,
+    "multiple": _RED,
+}
+
 RANK_COLOURS = plt.get_cmap("tab10").colors  # one colour per rank in placement maps
 SHARED = "#d62728"  # a CPU that more than one thread shares
