@@ -333,15 +333,27 @@ def bwrap_args(box: Box, env: dict[str, str], disk_mb: int) -> list[str]:
             args += ["--symlink", os.readlink(link), link]
         elif os.path.isdir(link):
             args += ["--ro-bind", link, link]
+    made: set[str] = set()
+
+    def at(target: Path | str) -> list[str]:
+        """Its missing parent folders, readable by all (bwrap would make them owner-only)."""
+        words = []
+        for parent in reversed(Path(target).parents[:-1]):
+            if str(parent) not in made and not str(parent).startswith(LINKS):
+                made.add(str(parent))
+                words += ["--perms", "0755", "--dir", str(parent)]
+        return words
+
     # the private /tmp first: a checkout or venv that lives under /tmp is bound on top of it
     args += [*shared, "--tmpfs", "/tmp", "--dir", "/tmp/home"]
+    made.add("/tmp")
     for root in _read_only_roots():
-        args += ["--ro-bind", root, root]
+        args += [*at(root), "--ro-bind", root, root]
     args += ["--ro-bind", "/sys", "/sys", "--dev", "/dev", "--proc", "/proc"]
-    args += [*shared, "--tmpfs", "/dev/shm", *size, "--tmpfs", str(box.workdir)]
-    args += ["--ro-bind", str(box.seed), str(SEED)]
+    args += [*shared, "--tmpfs", "/dev/shm", *at(box.workdir), *size, "--tmpfs", str(box.workdir)]
+    args += [*at(SEED), "--ro-bind", str(box.seed), str(SEED)]
     for source, target, writable in box.binds():
-        args += ["--bind" if writable else "--ro-bind", str(source), str(target)]
+        args += [*at(target), "--bind" if writable else "--ro-bind", str(source), str(target)]
     args += ["--clearenv"]
     for key, value in {**env, **Box.environment()}.items():
         args += ["--setenv", key, value]
