@@ -108,7 +108,7 @@ def graded(tmp_path_factory):
         gc.submit(root, student, nb)
     before = _fingerprint(root)
     sleepers = _sleepers()
-    tag = "test-sandboxed"
+    tag = f"test-sandboxed-{os.getpid()}"  # another checkout's run reaps only its own
     try:
         report = autograde.grade(gc.LAB, root=root, tag=tag, jobs=3, progress=False)
     finally:
