@@ -364,8 +364,11 @@ for pattern in ["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/ssh_hos
             pass
 print("SPY secrets read:", read)
 
-environ = open("/proc/1/environ", "rb").read().decode(errors="replace")
-print("SPY environment:", sorted(v.split("=", 1)[0] for v in environ.split("\0") if v))
+try:
+    environ = open("/proc/1/environ", "rb").read().decode(errors="replace").split(chr(0))
+except OSError:
+    environ = []
+print("SPY environment:", sorted({*os.environ, *(v.split("=", 1)[0] for v in environ if v)}))
 
 wanted = [MARKER.encode(), b"return float(sum(values))"]
 skip = ("/proc", "/sys", "/dev", "/usr", sys.base_prefix, sys.prefix)
