@@ -370,7 +370,8 @@ except OSError:
     environ = []
 print("SPY environment:", sorted({*os.environ, *(v.split("=", 1)[0] for v in environ if v)}))
 
-wanted = [MARKER.encode(), b"return float(sum(values))"]
+# spelled backwards: this cell's own source (kept in the kernel's history) must not match
+wanted = [w[::-1].encode() for w in (MARKER, "))seulav(mus(taolf nruter")]
 skip = ("/proc", "/sys", "/dev", "/usr", sys.base_prefix, sys.prefix)
 seen = []
 for folder, dirs, files in os.walk("/"):
@@ -378,7 +379,7 @@ for folder, dirs, files in os.walk("/"):
         dirs[:] = []
         continue
     for name in files + dirs:
-        if MARKER in name:
+        if wanted[0].decode() in name:
             seen.append(os.path.join(folder, name))
     for name in files:
         path = os.path.join(folder, name)
@@ -391,7 +392,7 @@ for folder, dirs, files in os.walk("/"):
 print("SPY solution seen:", seen)
 
 def total(values):
-    return float(sum(values))
+    return sum(float(v) for v in values)
 """
 MARKER = "hl_solution_only_kernel"
 SOLUTION_KERNEL = (
@@ -444,5 +445,5 @@ def bad_submissions(solution: nbformat.NotebookNode, port: int) -> dict[str, tup
         "patcher": (answer(solution, "square", PATCHER), zero("test_square")),
         "restorer": (answer(solution, "square", RESTORER), zero("test_square")),
         "disk": (answer(solution, "total", DISK), zero("test_total")),
-        "spy": (answer(solution, "total", SPY.replace("MARKER", repr(MARKER))), ok),
+        "spy": (answer(solution, "total", SPY.replace("MARKER", repr(MARKER[::-1]))), ok),
     }
