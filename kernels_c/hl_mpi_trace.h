@@ -52,6 +52,7 @@ static atomic_long hl_trace_parallel;   /* calls inside an active parallel regio
 static atomic_long hl_trace_overlapped; /* calls that began while another was inside MPI */
 static atomic_int hl_trace_active;      /* calls inside MPI right now */
 static double hl_trace_origin;
+static _Thread_local long hl_trace_tid; /* the calling thread's OS id, asked once per thread */
 
 static void hl_trace_reset(void) {
     atomic_store(&hl_trace_count, 0);
@@ -68,7 +69,8 @@ static inline void hl_trace_begin(hl_trace_call *c, const char *call) {
     c->in_parallel = omp_in_parallel();
     c->level = omp_get_level();
     c->team = omp_get_num_threads();
-    c->tid = (long)syscall(SYS_gettid);
+    if (!hl_trace_tid) hl_trace_tid = (long)syscall(SYS_gettid);
+    c->tid = hl_trace_tid;
     c->main = 0;
     MPI_Is_thread_main(&c->main);
     hl_where(&c->cpu, &c->numa);
@@ -97,7 +99,7 @@ static void hl_trace_emit(hl_ctx *ctx) {
                          "\"call\":\"%s\",\"start\":%.9f,\"end\":%.9f,\"main\":%d,"
                          "\"in_parallel\":%d,\"level\":%d,\"team\":%d,\"tid\":%ld,"
                          "\"concurrent\":%d}\n",
-                         ctx->rank, c->thread, c->cpu, c->numa, c->call,
+                         ctx->rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?",
                          c->start - hl_trace_origin, c->end - hl_trace_origin, c->main,
                          c->in_parallel, c->level, c->team, c->tid, c->concurrent);
         hl_append(ctx, line, (size_t)n);

@@ -265,6 +265,18 @@ def test_tracing_is_part_of_the_build_and_cannot_be_bypassed(exchange):
             build_source("sneaky", EXCHANGE.replace("MPI_Send(", escape, 1), trace_mpi=True)
 
 
+def test_trace_records_a_kernel_forges_are_refused():
+    forged = EXCHANGE.replace(
+        'hl_emit(ctx, "\\"sum\\":%ld", sum);',
+        'hl_emit(ctx, "\\"record\\":\\"mpi_trace\\",\\"calls\\":0,\\"kept\\":0,'
+        '\\"not_main\\":0,\\"in_parallel\\":0,\\"concurrent\\":0");',
+    )
+    assert forged != EXCHANGE
+    res = run(build_source("compliance_forged", forged, trace_mpi=True), "thread1")
+    with pytest.raises(ValueError, match="does not add up"):
+        compliance.check(res, "funneled")
+
+
 def test_the_checker_works_on_kernels_the_engines_load(exchange):
     with hl.Cluster(ranks=2, threads=2, timeout=120) as cluster:
         master = cluster.run(exchange, variant="master")
@@ -297,3 +309,24 @@ def test_the_calls_plot_marks_the_calls_that_break_the_level(exchange, tmp_path)
     labels = {t.get_text() for t in ax.texts}
     assert {"Send x1", "Recv x1", "Comm_rank x1"} <= labels
     fig.savefig(tmp_path / "calls.png", dpi=80)
+
+
+@pytest.mark.parametrize(
+    ("variant", "asks", "fails"),
+    [
+        ("pure", "single", None),  # one thread per rank
+        ("hybrid1", "single", None),  # masteronly: MPI between parallel regions
+        ("hybrid2", "serialized", "single"),  # halos inside `omp single`, in the parallel region
+    ],
+)
+def test_the_kits_halo_kernel_stays_within_the_level_it_asks_for(variant, asks, fails):
+    halo = hl.build("halo2d", trace_mpi=True)
+    res = hl.run_program(
+        halo, ranks=2, threads=2, thread_level=asks, variant=variant, nx=32, ny=32,
+        iterations=5, timeout=120,
+    )  # fmt: skip
+    compliance.check(res, asks)
+    assert set(compliance.calls_table(res)["call"]) >= {"MPI_Sendrecv", "MPI_Allreduce"}
+    if fails:
+        with pytest.raises(hl.ThreadComplianceError, match="MPI_Sendrecv"):
+            compliance.check(res, fails)
