@@ -508,3 +508,20 @@ def test_pool_size_from_cores_and_lab():
     assert pool.default_jobs(8, cores=2) == 1
     assert pool.default_jobs(1, cores=8) == 16
     assert pool.default_jobs(8, cores=2, replaying=True) == 3
+
+
+def test_a_test_cell_may_redefine_its_own_helper():
+    """Two test cells that each define `_close` are the lab's own doing, not tampering."""
+    probe = (
+        "import hybridlab.grading._guard as g\n"
+        "g.capture()\n"
+        "ns = {}\n"
+        "exec('def _close(a, b):\\n    return a == b', ns)\n"
+        "g.remember(ns, ['_close'])\n"
+        "g.restore(ns, 'second')\n"
+        "exec('def _close(a, b):\\n    return abs(a - b) < 1', ns)\n"
+        "g.verify(ns, 'second', ('_close',))\n"
+        "print('trusted')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "trusted", done.stdout + done.stderr

@@ -191,8 +191,9 @@ def remember(namespace: dict, names: list[str]) -> None:
                 _state.setdefault("classes", set()).add(id(helper))
 
 
-def _differences(namespace: dict, *, put_back: bool) -> list[str]:
-    """What differs from the captured tools (and, with put_back, set it right again)."""
+def _differences(namespace: dict, *, put_back: bool, own: tuple = ()) -> list[str]:
+    """What differs from the captured tools (and, with put_back, set it right again); `own`:
+    helpers the test cell itself (re)defines."""
     changed = []
     for name, (mod, pristine) in _state.get("modules", {}).items():
         if sys.modules.get(name) is not mod:
@@ -232,7 +233,7 @@ def _differences(namespace: dict, *, put_back: bool) -> list[str]:
             if put_back:
                 setattr(sys, key, value)
     for key, value in _state.get("helpers", {}).items():
-        if namespace.get(key, _MISSING) is not value:
+        if key not in own and namespace.get(key, _MISSING) is not value:
             changed.append(key)
             if put_back:
                 namespace[key] = value
@@ -263,10 +264,11 @@ def restore(namespace: dict, part: str = "") -> list[str]:
     return changed
 
 
-def verify(namespace: dict, part: str = "") -> None:
-    """The end of a test cell: raise TestToolChanged if a test tool changed while it ran."""
+def verify(namespace: dict, part: str = "", own: tuple = ()) -> None:
+    """The end of a test cell: raise TestToolChanged if a test tool changed while it ran
+    (`own`: the names the test cell defines itself)."""
     changed = list(
-        dict.fromkeys(_state.get("writes", []) + _differences(namespace, put_back=False))
+        dict.fromkeys(_state.get("writes", []) + _differences(namespace, put_back=False, own=own))
     )
     if changed:
         print(f"{CHANGED} {part}: {', '.join(changed[:6])}")

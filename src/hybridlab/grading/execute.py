@@ -197,8 +197,9 @@ class SandboxedExecute(Execute):
                 cells.append(_code(f"_hl_guard.restore(get_ipython().user_ns, {part!r})", part))
                 origin.append(None)
                 cell = copy.deepcopy(cell)
+                own = tuple(_defined_names(cell.source))
                 cell.source = (
-                    f"{cell.source}\n_hl_guard.verify(get_ipython().user_ns, {part!r})\n"
+                    f"{cell.source}\n_hl_guard.verify(get_ipython().user_ns, {part!r}, {own!r})\n"
                     f"print({self._token!r})"
                 )
             cells.append(cell)
