@@ -16,7 +16,9 @@ Inside the sandbox (one per kernel start):
     submissions are not there at all);
   - writable: private /tmp and /dev/shm (MPI segments vanish with the sandbox), HOME under /tmp,
     a copy of the kernel's working folder without notebooks (the autograded copy of the notebook
-    holds the hidden tests), and a copy of the kernel build cache;
+    holds the hidden tests) and without runs folders, and a copy of the kernel build cache;
+  - read-only as well: the reference run's kernel runs and the grader's checked copy of the
+    submission's own runs (replay.py, own_runs.py);
   - limits: memory and number of tasks through a cgroup when one can be made (v1 or v2),
     otherwise rlimits (address space per process; RLIMIT_NPROC, which does not bind root).
 """
@@ -482,12 +484,14 @@ class Box:
         self.root = Path(tempfile.mkdtemp(prefix="hybridlab-box-"))
         self.ipc = self.root / "ipc"
         self.seed = self.root / "seed"
+        self.runs_log = self.root / "runs-log.jsonl"  # which data served each run (replay.LOG)
         self.ipc.mkdir()
+        self.runs_log.touch()
         self.files: list = []
-        shutil.copytree(
+        shutil.copytree(  # a runs folder only as checked and bound read-only (replay.py)
             self.workdir,
             self.seed / "work",
-            ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"),
+            ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints", "*_runs"),
         )
         from hybridlab.build import cache_dir
 
@@ -511,14 +515,18 @@ class Box:
 
     def binds(self) -> list[tuple[Path, Path, bool]]:
         """(source, target, writable): the ipc folder; the solution's kernel runs when they are
-        recorded (writable) or replayed (read-only, see replay.py)."""
+        recorded (writable) or replayed (read-only), the checked copy of the submission's own
+        runs (read-only; see replay.py)."""
         own = [(self.ipc, self.ipc, True)]
+        log = os.environ.get(replay.LOG)
+        if log:  # a file of the box where the kernel expects it (bounded by ulimit -f)
+            own.append((self.runs_log, Path(log), True))
         recording = replay.folder("record")  # the solution's reference run
         if recording:
             self.give(recording)
             own.append((recording, recording, True))
-        replaying = replay.folder("replay")
-        return own + ([(replaying, replaying, False)] if replaying else [])
+        # the reference runs and the checked copy of the submission's own runs folder
+        return own + [(folder, folder, False) for folder in replay.read_only_folders()]
 
     @staticmethod
     def environment() -> dict[str, str]:
@@ -566,6 +574,9 @@ class SandboxedKernelManager(AsyncKernelManager):
         env = sandbox_environment(kw.get("env") or dict(os.environ))
         inner = bwrap_args(self.box, env, self.limits.disk_mb)
         steps = [self.cgroup.enter_command()] if self.cgroup.folders else []
+        # no file larger than a writable folder, also the runs log written outside (in 512-byte
+        # blocks, as dash counts; a shell counting KiB allows twice that)
+        steps.append(f"ulimit -f {(self.limits.disk_mb + 1) * 2048}")
         if self.cgroup.how == "rlimits":
             steps.append(f"ulimit -v {self.limits.memory_mb * 1024}")
             steps.append(f"ulimit -u {self.limits.tasks}")
