@@ -76,19 +76,21 @@ def check_student_overlap(
 
 @contextlib.contextmanager
 def without_kit(namespace: MutableMapping[str, object]) -> Iterator[None]:
-    """While inside, the kit's Hockney fits raise, in hybridlab.p2p.hockney and in `namespace`
-    (a notebook's globals()): a student's function graded inside cannot lean on them."""
+    """While inside, the kit's Hockney fits raise, in hybridlab.p2p.hockney and wherever
+    `namespace` (a notebook's globals()) holds them, under any name: a student's function graded
+    inside cannot lean on them."""
 
     def unavailable(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the kit's Hockney fits are not available while your answer is graded")
 
     saved = {n: getattr(hockney, n) for n in KIT_ANSWERS}
-    shadowed = {n: namespace[n] for n in KIT_ANSWERS if n in namespace}
+    kit = {id(f) for f in saved.values()}
+    shadowed = {n: v for n, v in list(namespace.items()) if id(v) in kit}
     try:
         for n in KIT_ANSWERS:
             setattr(hockney, n, unavailable)
-            if n in shadowed:
-                namespace[n] = unavailable
+        for n in shadowed:
+            namespace[n] = unavailable
         yield
     finally:
         for n, f in saved.items():
