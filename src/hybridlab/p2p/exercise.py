@@ -5,7 +5,8 @@ inside its share of the loop. The check: every received value and step result (t
 checks them and fails naming the first wrong one), only the master calls MPI (FUNNELED,
 hybridlab.compliance), MPI_Test is called while computing, and no deadlock (MPI_Send is
 synchronous in the student's code; a hang ends as KernelTimeout). Hidden tests also run the
-student's Python answers with the kit's fits unavailable (without_kit).
+student's Python answers with the kit's fits unavailable:
+`with shortcuts.unavailable(KIT_FITS, namespace=globals()): ...`.
 
     kernel = build_student_overlap(code)
     check_student_overlap(kernel)      # AssertionError / ThreadComplianceError / KernelError
@@ -13,12 +14,10 @@ student's Python answers with the kit's fits unavailable (without_kit).
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, MutableMapping
-
 from .. import compliance
-from ..build import Kernel, build_source
+from ..build import Kernel
 from ..launch import run_program
+from ..student_c import build_student
 from . import hockney
 
 SIGNATURE = (
@@ -27,21 +26,13 @@ SIGNATURE = (
 )
 LEVEL = "funneled"  # only the master calls MPI
 POLLS = ("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome")
-KIT_ANSWERS = ("hockney_fit", "find_protocol_switch", "piecewise_hockney")  # (a) and (b)
-
-
-def student_source(code: str) -> str:
-    """p2p_overlap.c with the student's overlap_exchange() (code of a C cell) appended."""
-    if "NotImplementedError" in code or "YOUR CODE HERE" in code:
-        raise NotImplementedError("write overlap_exchange first (the C code in the cell above)")
-    if "overlap_exchange" not in code:
-        raise ValueError(f"the code must define {SIGNATURE} {{ ... }}")
-    return f'#define HL_STUDENT_P2P_OVERLAP 1\n#include "p2p_overlap.c"\n{code}'
+# what computes the answers of (a) and (b): unavailable while the student's functions are graded
+KIT_FITS = (hockney, "hockney_fit", "find_protocol_switch", "piecewise_hockney")
 
 
 def build_student_overlap(code: str, name: str = "student_p2p_overlap") -> Kernel:
     """Compile the student's overlap into p2p_overlap (variant student), MPI calls traced."""
-    return build_source(name, student_source(code), trace_mpi=True)
+    return build_student(name, "p2p_overlap", "HL_STUDENT_P2P_OVERLAP", code, ("overlap_exchange",))
 
 
 def check_student_overlap(
@@ -72,27 +63,3 @@ def check_student_overlap(
             {"threads": t, "MPI_Test calls per rank and sample": polls / (2 * (samples + 1))}
         )
     return rows
-
-
-@contextlib.contextmanager
-def without_kit(namespace: MutableMapping[str, object]) -> Iterator[None]:
-    """While inside, the kit's Hockney fits raise, in hybridlab.p2p.hockney and wherever
-    `namespace` (a notebook's globals()) holds them, under any name: a student's function graded
-    inside cannot lean on them."""
-
-    def unavailable(*args: object, **kwargs: object) -> None:
-        raise RuntimeError("the kit's Hockney fits are not available while your answer is graded")
-
-    saved = {n: getattr(hockney, n) for n in KIT_ANSWERS}
-    kit = {id(f) for f in saved.values()}
-    shadowed = {n: v for n, v in list(namespace.items()) if id(v) in kit}
-    try:
-        for n in KIT_ANSWERS:
-            setattr(hockney, n, unavailable)
-        for n in shadowed:
-            namespace[n] = unavailable
-        yield
-    finally:
-        for n, f in saved.items():
-            setattr(hockney, n, f)
-        namespace.update(shadowed)
