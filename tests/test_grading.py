@@ -205,7 +205,7 @@ OWN_DATA = {
     "00_getting_started": ("piling_slowdown", "slowdown", "hidden_piling_slowdown"),
 }
 
-pytestmark = [pytest.mark.slow, pytest.mark.grading_full, pytest.mark.timeout(1500)]
+pytestmark = [pytest.mark.slow, pytest.mark.grading_full, pytest.mark.timeout(3600)]
 
 
 def source(lab: str) -> Path:
