@@ -20,9 +20,9 @@ EXCHANGE = r"""
 #include "hybridlab.h"
 const char *const hl_kernel_description = "one exchange, called from the threads a variant says";
 static const char *const variants[] = {"outside", "master", "thread1", "nested", "critical",
-                                       "concurrent"};
+                                       "concurrent", "unsafe"};
 const hl_param hl_kernel_params[] = {
-    {"variant", "outside", "outside | master | thread1 | nested | critical | concurrent"},
+    {"variant", "outside", "outside | master | thread1 | nested | critical | concurrent | unsafe"},
     {"rounds", "1", "exchanges per calling thread"},
     HL_END_PARAMS};
 
@@ -40,7 +40,7 @@ static long swap(MPI_Comm comm, int rank, int tag, long mine) {
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     int ok = 1, rank, size;
-    int variant = hl_param_choice(ctx, "variant", variants, 6);
+    int variant = hl_param_choice(ctx, "variant", variants, 7);
     long rounds = hl_param_long(ctx, "rounds", 1, &ok);
     if (variant < 0 || !ok) return -1;
     MPI_Comm_rank(comm, &rank);
@@ -49,6 +49,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     long sum = 0, mine = 10 * (rank + 1);
     if (variant == 0) {
         for (long r = 0; r < rounds; r++) sum += swap(comm, rank, 0, mine);
+    } else if (variant == 6) { /* both send first: safe only while MPI buffers the message */
+        MPI_Send(&mine, 1, MPI_LONG, 1 - rank, 0, comm);
+        MPI_Recv(&sum, 1, MPI_LONG, 1 - rank, 0, comm, MPI_STATUS_IGNORE);
     } else if (variant == 1 || variant == 2) {
         int caller = variant == 1 ? 0 : 1;
 #pragma omp parallel num_threads(2) reduction(+ : sum)
@@ -201,7 +204,8 @@ def test_overlapping_calls_from_two_threads_fail_serialized(exchange):
     found = caught.value.violations
     assert {(v.rank, v.call) for v in found} >= {(0, "MPI_Sendrecv"), (0, "MPI_Recv")}
     assert all(v.rank == 0 and v.needs == "multiple" for v in found)
-    assert any("while MPI_Recv on thread 1 was inside MPI too" in v.why for v in found)
+    (sendrecv,) = [v for v in found if v.call == "MPI_Sendrecv"]
+    assert sendrecv.thread == 0 and "on thread 1 was inside MPI too" in sendrecv.why
     assert res.meta["mpi_trace"][0]["concurrent"] >= 1  # the C counter saw it as well
     compliance.check(res, "multiple")
     table = compliance.calls_table(res)
@@ -277,6 +281,17 @@ def test_trace_records_a_kernel_forges_are_refused():
         compliance.check(res, "funneled")
 
 
+def test_synchronous_sends_make_an_unsafe_order_deadlock_and_are_still_named_mpi_send(exchange):
+    assert run(exchange, "unsafe").records["sum"].tolist() == [20, 10]  # MPICH buffers it
+    ssend = build_source(
+        "compliance_exchange", EXCHANGE, flags=("-DHL_SYNCHRONOUS_SENDS",), trace_mpi=True
+    )
+    table = compliance.calls_table(run(ssend, "outside"))
+    assert "MPI_Send" in set(table["call"]) and "MPI_Ssend" not in set(table["call"])
+    with pytest.raises(hl.KernelTimeout):
+        hl.run_program(ssend, ranks=2, threads=1, timeout=20, variant="unsafe")
+
+
 def test_the_checker_works_on_kernels_the_engines_load(exchange):
     with hl.Cluster(ranks=2, threads=2, timeout=120) as cluster:
         master = cluster.run(exchange, variant="master")
@@ -309,3 +324,24 @@ def test_the_calls_plot_marks_the_calls_that_break_the_level(exchange, tmp_path)
     labels = {t.get_text() for t in ax.texts}
     assert {"Send x1", "Recv x1", "Comm_rank x1"} <= labels
     fig.savefig(tmp_path / "calls.png", dpi=80)
+
+
+@pytest.mark.parametrize(
+    ("variant", "asks", "fails"),
+    [
+        ("pure", "single", None),  # one thread per rank
+        ("hybrid1", "single", None),  # masteronly: MPI between parallel regions
+        ("hybrid2", "serialized", "single"),  # halos inside `omp single`, in the parallel region
+    ],
+)
+def test_the_kits_halo_kernel_stays_within_the_level_it_asks_for(variant, asks, fails):
+    halo = hl.build("halo2d", trace_mpi=True)
+    res = hl.run_program(
+        halo, ranks=2, threads=2, thread_level=asks, variant=variant, nx=32, ny=32,
+        iterations=5, timeout=120,
+    )  # fmt: skip
+    compliance.check(res, asks)
+    assert set(compliance.calls_table(res)["call"]) >= {"MPI_Sendrecv", "MPI_Allreduce"}
+    if fails:
+        with pytest.raises(hl.ThreadComplianceError, match="MPI_Sendrecv"):
+            compliance.check(res, fails)

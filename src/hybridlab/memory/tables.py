@@ -106,12 +106,12 @@ def page_nodes(res: Results) -> np.ndarray:
 OWNER_COLUMNS = ["rank", "array", "page", "toucher", "toucher_cpu", "writer", "writer_cpu"]
 
 
-def page_owners(runs: Results | Iterable[Results], array: str | None = None) -> pd.DataFrame:
-    """Who first touched each page of the arrays a kernel traced with hl_touch.h (one row per
+def page_owners(res: Results | pd.DataFrame, array: str | None = None) -> pd.DataFrame:
+    """Who first touched each page of the arrays one run traced with hl_touch.h (one row per
     rank, array and page): toucher, the thread whose access came first, and writer, the thread
     whose first write placed the page (first touch), with the CPUs they ran on; -1 where no
     thread touched or wrote the page. `array` keeps one array's pages."""
-    f = _frames(runs)
+    f = as_frame(res)
     if "record" not in f or not (f["record"] == "touch").any():
         raise ValueError(
             "no page records: the kernel must trace its array with hl_touch_alloc and emit it "
