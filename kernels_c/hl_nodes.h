@@ -8,7 +8,7 @@
  *
  * With HL_STUDENT_NODES (lab 06) or HL_STUDENT_ALLTOALL (lab 07) defined the header also sends the student's own MPI_Comm_split_type
  * calls through hl_node_split (the redirect is defined after hl_node_split, whose body still
- * calls the real, or traced, MPI function), and makes MPI_Send synchronous (MPI_Ssend).
+ * calls the real, or traced, MPI function).
  */
 #ifndef HL_NODES_H
 #define HL_NODES_H
@@ -48,10 +48,6 @@ static inline int hl_same_group(MPI_Comm a, MPI_Comm b) {
 #if defined(HL_STUDENT_NODES) || defined(HL_STUDENT_ALLTOALL)
 #undef MPI_Comm_split_type
 #define MPI_Comm_split_type hl_node_split
-/* A standard send may legally wait for its receive (MPICH buffers small ones instead, which
- * hides unsafe orderings on one machine): in the student's code it always waits. */
-#undef MPI_Send
-#define MPI_Send MPI_Ssend
 #endif
 
 #endif

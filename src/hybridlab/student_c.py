@@ -4,7 +4,8 @@ A lab's exercise module names the kernel file (kernels_c/<kernel>.c, which decla
 functions under `#ifdef <define>`) and the functions the cell must define; the student's code is
 appended to that file and built with every MPI call traced (hybridlab.compliance), so one run
 answers three questions: is the result right (the kernel's own "check" record), did it finish
-(a deadlock ends as KernelTimeout after `timeout` seconds), and did only the threads the level
+(MPI_Send is synchronous, so an unsafe order deadlocks for certain and ends as KernelTimeout
+after `timeout` seconds), and did only the threads the level
 allows call MPI (ThreadComplianceError).
 
     kernel = build_student("student_nodes", "node_sum", "HL_STUDENT_NODES", code, ("node_sum",))
@@ -20,6 +21,9 @@ from .build import Kernel, build_source
 from .launch import run_program
 from .records import Results
 
+# A standard send may legally wait for its receive (MPICH buffers small ones instead, which hides
+# unsafe orderings on one machine): in the student's code MPI_Send always waits (MPI_Ssend).
+SYNCHRONOUS = ("-DHL_SYNCHRONOUS_SENDS",)
 _NOT_SHOWN = {"record", "ok", "rank", "thread", "cpu", "numa"}
 
 
@@ -33,7 +37,8 @@ def build_student(
     missing = [f for f in functions if not re.search(rf"\b{f}\s*\(", code)]
     if missing:
         raise ValueError(f"the code must define {', '.join(missing)} (see the skeleton)")
-    return build_source(name, f'#define {define} 1\n#include "{kernel}.c"\n{code}', trace_mpi=True)
+    source = f'#define {define} 1\n#include "{kernel}.c"\n{code}'
+    return build_source(name, source, SYNCHRONOUS, trace_mpi=True)
 
 
 def run_student(

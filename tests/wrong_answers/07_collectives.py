@@ -80,19 +80,9 @@ def alltoall_messages(n, cores, threads):
         raise ValueError("ranks must divide n")
     return ranks, 16 * n**3 // ranks**2
 """, MESSAGES, why="the rank's message to itself counted"),
-    wrong("alltoall_messages", """
-def alltoall_messages(n, cores, threads):
-    if cores % threads:
-        raise ValueError("threads must divide cores")
-    ranks = cores // threads
-    if n % ranks:
-        raise ValueError("ranks must divide n")
-    return ranks - 1, 16 * n**3 // ranks
-""", MESSAGES, why="a rank's whole data as the size of one message"),
     # (c) what 003 settles
     wrong("answer_c", 'ANSWER_C = "a"', {"hidden_answer_c"},
           why="one reading (13 % a speed gain) taken as what the text settles"),
-    wrong("answer_c", 'ANSWER_C = "b"', {"hidden_answer_c"}, why="all speed gains"),
     wrong("answer_c", 'ANSWER_C = "d"', {"hidden_answer_c"}, why="all from 4 processes per node"),
     # (d) two-level alltoall in C
     wrong("alltoall_nodes", alltoall_with(
