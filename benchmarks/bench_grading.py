@@ -227,7 +227,8 @@ def write(results: list[dict], args, out: Path) -> None:
         "",
         f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by "
         "`python benchmarks/bench_grading.py "
-        f"--submissions {args.submissions} --sequential {args.sequential}`, on {machine}.",
+        f"--submissions {args.submissions} --sequential {args.sequential} --labs {args.labs}"
+        f"{' --own-runs' if any(r.get('own_runs') for r in results) else ''}`, on {machine}.",
         "",
         load_sentence(results),
         "",

@@ -45,12 +45,14 @@ c.Autograde.autograde_preprocessors = [
 c.Limits.memory_mb = 3072  # the whole sandbox: kernel, controller, engines (cgroup or rlimit)
 c.Limits.tasks = 768  # processes + threads in one sandbox (cgroup pids.max)
 c.Limits.output_bytes = 200_000  # kept per cell; the rest is cut with a marker
+c.Limits.disk_mb = 1024  # each writable folder (work, /tmp, /dev/shm): a tmpfs in the memory cgroup
 c.Limits.factor = 4.0  # time limits = factor x the solution's quick run (cell and notebook)
 c.Limits.cell_minimum = 60  # seconds, at least, per cell
 c.Limits.submission_minimum = 240  # seconds, at least, per submission
 c.Limits.restarts = 4  # fresh sandboxes per submission after a cell kills or hangs the kernel
 c.Limits.jobs = 0  # submissions at once; 0: twice the cores / (ranks x threads of the lab)
 c.Limits.replay_runs = True  # submissions get the solution's kernel runs back (replay.py)
+c.Limits.sandbox_user = "hybridlab-grader"  # kernels run as this user when grading as root
 c.Limits.unsandboxed = False  # True grades WITHOUT a sandbox: trusted code only
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

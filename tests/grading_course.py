@@ -160,6 +160,7 @@ c.Limits.cell_minimum = 60  # a cluster start on a loaded 2-core machine can tak
 c.Limits.submission_minimum = 150
 c.Limits.memory_mb = 1536
 c.Limits.restarts = 3
+c.Limits.disk_mb = 256
 """
 
 
@@ -326,6 +327,118 @@ def square(x):
     return x
 """
 
+# issue 21: a determined student
+PATCHER = """
+import math
+import numpy
+
+def square(x):
+    # replace the comparison tools at every call the test makes, return garbage
+    numpy.allclose = lambda *a, **k: True
+    numpy.isclose = lambda *a, **k: True
+    math.isclose = lambda *a, **k: True
+    return [42.0]
+"""
+
+RESTORER = """
+import weakref
+import numpy
+
+class Garbage(list):
+    pass
+
+calls = []
+real, code = numpy.allclose, check_close.__code__
+
+def put_back():
+    numpy.allclose, check_close.__code__ = real, code
+
+def square(x):
+    # the same, and once the hidden test (the second call) has compared, a finaliser puts
+    # everything back: nothing to see when the test cell ends
+    calls.append(x)
+    numpy.allclose = lambda *a, **k: True
+    check_close.__code__ = (lambda a, b: True).__code__
+    garbage = Garbage([42.0])
+    if len(calls) >= 2:
+        weakref.finalize(garbage, put_back)
+    return garbage
+"""
+
+DISK = """
+import os
+
+mounts = [line.split() for line in open("/proc/self/mountinfo")]
+here = [m for m in mounts if m[4] == os.getcwd()]
+stat = os.statvfs(".")
+print("DISK working folder on", here[-1][-3] if here else "?", "of",
+      stat.f_blocks * stat.f_frsize // 2**20, "MB")
+
+def total(values):
+    chunk = b"x" * 2**26
+    with open("filler.bin", "wb") as f:
+        for i in range(96):  # 6 GiB
+            f.write(chunk)
+            f.flush()
+    return float(sum(values))
+"""
+
+SPY = """
+import glob
+import os
+import sys
+
+read = []
+for pattern in ["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/ssh_host_*key",
+                "/etc/ssl/private/*", "/root/*", "/root/.*", "/home/*/*", "/home/*/.*"]:
+    for path in glob.glob(pattern):
+        try:
+            with open(path, "rb") as f:
+                f.read(1)
+            if os.path.isfile(path):
+                read.append(path)
+        except OSError:
+            pass
+print("SPY secrets read:", read)
+
+try:
+    environ = open("/proc/1/environ", "rb").read().decode(errors="replace").split(chr(0))
+except OSError:
+    environ = []
+print("SPY environment:", sorted({*os.environ, *(v.split("=", 1)[0] for v in environ if v)}))
+
+# spelled backwards: this cell's own source (kept in the kernel's history) must not match
+wanted = [w[::-1].encode() for w in (MARKER, "))seulav(mus(taolf nruter")]
+skip = ("/proc", "/sys", "/dev", "/usr", sys.base_prefix, sys.prefix)
+seen = []
+for folder, dirs, files in os.walk("/"):
+    if folder.startswith(skip):
+        dirs[:] = []
+        continue
+    for name in files + dirs:
+        if wanted[0].decode() in name:
+            seen.append(os.path.join(folder, name))
+    for name in files:
+        path = os.path.join(folder, name)
+        try:
+            if os.path.isfile(path) and os.path.getsize(path) < 2**21:
+                data = open(path, "rb").read()
+                seen += [path for w in wanted if w in data]
+        except OSError:
+            pass
+print("SPY solution seen:", seen)
+
+def total(values):
+    return sum(float(v) for v in values)
+"""
+MARKER = "hl_solution_only_kernel"
+SOLUTION_KERNEL = (
+    '#include "hybridlab.h"\n/* ' + MARKER + ": built by an unsandboxed solution run */\n"
+    'const char *const hl_kernel_description = "a solution";\n'
+    "const hl_param hl_kernel_params[] = {HL_END_PARAMS};\n"
+    "int hl_kernel(MPI_Comm comm, hl_ctx *ctx) { (void)comm; (void)ctx; return 0; }\n"
+)
+
 
 def bad_submissions(solution: nbformat.NotebookNode, port: int) -> dict[str, tuple[object, dict]]:
     """student -> (notebook or bytes, expected score per part)."""
@@ -366,6 +479,10 @@ def bad_submissions(solution: nbformat.NotebookNode, port: int) -> dict[str, tup
             zero("test_total"),
         ),
         "tamper": (answer(solution, "square", TAMPER), zero("test_square")),
+        "patcher": (answer(solution, "square", PATCHER), zero("test_square")),
+        "restorer": (answer(solution, "square", RESTORER), zero("test_square")),
+        "disk": (answer(solution, "total", DISK), zero("test_total")),
+        "spy": (answer(solution, "total", SPY.replace("MARKER", repr(MARKER[::-1]))), ok),
     }
 
 

@@ -9,8 +9,12 @@ left running and no file outside the submission's own folder changed.
 from __future__ import annotations
 
 import hashlib
+import os
 import socket
 import sqlite3
+import stat
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from types import SimpleNamespace
@@ -26,6 +30,7 @@ from hybridlab.grading import autograde, course, gradebook, sandbox, submissions
 pytestmark = [pytest.mark.timeout(3000)]  # a loaded machine: the one grading run took 15+ min
 
 PROTECTED = ("source", "release", "submitted", "canary.txt")
+SECRET = "GRADER_API_TOKEN"
 
 
 def _fingerprint(root: Path) -> dict[str, str]:
@@ -84,6 +89,12 @@ def graded(tmp_path_factory):
         sandbox.check()
     except sandbox.SandboxError as err:
         pytest.skip(f"no sandbox here: {err}")
+    # what a course server holds: a solution-built kernel in the build cache (as unsandboxed
+    # solution runs such as `make test` leave there), a token in the grader's environment
+    import hybridlab
+
+    hybridlab.build_source(gc.MARKER, gc.SOLUTION_KERNEL)
+    os.environ[SECRET] = "grader-secret-value"
     root = gc.make_course(tmp_path_factory.mktemp("sandboxed") / "course")
     (root / "canary.txt").write_text("the course's own file")
     (root.parent / "outside-canary.txt").write_text("a file beside the course")
@@ -100,11 +111,12 @@ def graded(tmp_path_factory):
     own = gc.submit_own_runs(root, runs, solution)
     before = _fingerprint(root)
     sleepers = _sleepers()
-    tag = "test-sandboxed"
+    tag = f"test-sandboxed-{os.getpid()}"  # another checkout's run reaps only its own
     try:
         report = autograde.grade(gc.LAB, root=root, tag=tag, jobs=3, progress=False)
     finally:
         listener.close()
+        os.environ.pop(SECRET, None)
     print(report)
     return SimpleNamespace(
         root=root,
@@ -307,7 +319,165 @@ def test_second_grader_refuses(graded):
             autograde.grade(gc.LAB, root=graded.root, students=["blank"], progress=False)
 
 
+# ------------------------------------------------------------------ issue 21
+
+
+def _feedback(graded, student) -> str:
+    return "".join(
+        p.read_text() for p in (graded.root / "feedback" / student / gc.LAB).glob("*.html")
+    )
+
+
+@pytest.mark.parametrize("student", ["patcher", "restorer"])
+def test_comparison_tools_changed_inside_the_answer_score_zero(graded, student):
+    """square() replaces numpy.allclose (and isclose, math.isclose, the helper's __code__) at
+    every call the test makes, returning garbage; the restorer puts them back by finalisers."""
+    assert graded.scores[student]["test_square"] == 0.0
+    assert "test tool changed" in _notes(graded, student), _notes(graded, student)
+    assert "test tool changed" in _feedback(graded, student)
+
+
+def test_root_grader_exposes_no_secrets(graded):
+    """A submission cannot read what only root may read: /etc/shadow, ssh host keys, homes."""
+    text = _outputs(graded, "spy")
+    assert "SPY secrets read: []" in text, text[:2000]
+    if os.geteuid() == 0:  # the check above means something only if root could read them
+        assert Path("/etc/shadow").exists()
+        assert not Path("/etc/shadow").stat().st_mode & stat.S_IROTH
+
+
+def test_grader_environment_stays_outside(graded):
+    text = _outputs(graded, "spy")
+    line = next(ln for ln in text.splitlines() if ln.startswith("SPY environment:"))
+    assert SECRET not in line and "HYBRIDLAB_GRADING_EVENTS" not in line, line
+    assert "HYBRIDLAB_SESSION" in line  # what the kernel needs still arrives
+
+
+def test_no_solution_in_sight(graded):
+    """Neither the solution-built kernel in the grader's build cache nor a solution line."""
+    text = _outputs(graded, "spy")
+    assert "SPY solution seen: []" in text, text[-2000:]
+    assert "SPY secrets read" in text  # the search ran
+
+
+def test_disk_limit_stops_a_submission(graded):
+    """total() writes 6 GiB into its working folder: stopped at the limit (a tmpfs of
+    c.Limits.disk_mb = 256 MB, in the sandbox's memory), zero for that part, the rest graded."""
+    assert graded.scores["disk"] == {"test_square": 1.0, "test_ring": 1.0, "test_total": 0.0}
+    assert "disk limit was reached (256 MB" in _notes(graded, "disk"), _notes(graded, "disk")
+    assert graded.records["disk"]["outcome"] == "limit hit"
+    assert "DISK working folder on tmpfs of 256 MB" in _outputs(graded, "disk")
+
+
 # ------------------------------------------------------------------ cheap, no grading run
+
+
+GUARD_PROBE = """
+import math, weakref, numpy
+import numpy as np
+import hybridlab.grading._guard as g
+
+g.capture()
+ns = {}
+def check_close(a, b):
+    return bool(np.allclose(a, b))
+ns["check_close"] = check_close
+g.remember(ns, ["check_close"])
+
+class Garbage(list):
+    pass
+
+def answer(how):
+    if how == "replace":
+        numpy.isclose = lambda *a, **k: True
+        math.isclose = lambda *a, **k: True
+        return [42.0]
+    real, code = numpy.allclose, check_close.__code__
+    numpy.allclose = lambda *a, **k: True
+    check_close.__code__ = (lambda a, b: True).__code__
+    garbage = Garbage([42.0])
+    weakref.finalize(garbage, setattr, numpy, "allclose", real)
+    weakref.finalize(garbage, setattr, check_close, "__code__", code)
+    return garbage
+
+for how in ("replace", "restore", "honest"):
+    g.restore(ns, how)
+    try:
+        if how == "honest":
+            ok = np.allclose(np.arange(3.0) ** 2, [0, 1, 4]) and math.isclose(1.0, 1.0)
+        else:
+            got = answer(how)
+            ok = bool(np.isclose(got, 4)) and math.isclose(got[0], 4) if how == "replace" else (
+                check_close(got, 4) and np.allclose(got, 4))
+            del got
+        assert ok
+        g.verify(ns, how)
+        print(how, "trusted")
+    except g.TestToolChanged as err:
+        print(how, "caught:", err)
+"""
+
+
+def test_guard_sees_tools_changed_while_a_test_ran():
+    done = subprocess.run(
+        [sys.executable, "-c", GUARD_PROBE], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines() if " " in line)
+    assert lines["replace"].startswith("caught: test tool changed"), done.stdout
+    assert "numpy.isclose" in lines["replace"] and "math.isclose" in lines["replace"]
+    assert lines["restore"].startswith("caught:"), done.stdout
+    assert "numpy.allclose" in lines["restore"] and "check_close.__code__" in lines["restore"]
+    assert lines["honest"] == "trusted", done.stdout
+
+
+def test_the_limits_block_names_every_limit_and_how():
+    limits = sandbox.Limits()
+    block = sandbox.describe(limits, "cgroup v2", "hybridlab-grader")
+    for word in ("time", "memory", "tasks", "output", "disk", "cgroup", "tmpfs"):
+        assert word in block, block
+    assert f"{limits.disk_mb} MB" in block and f"{limits.memory_mb} MB" in block
+    assert "ulimit" in sandbox.describe(limits, "rlimits", None)
+
+
+def test_kernel_environment_is_an_allowlist():
+    env = {
+        "PATH": "/usr/bin",
+        "OMP_NUM_THREADS": "2",
+        "HYBRIDLAB_SESSION": "s",
+        "HYBRIDLAB_GRADING": "/srv/course",
+        "HYBRIDLAB_GRADING_EVENTS": "/tmp/e.jsonl",
+        "GITHUB_TOKEN": "x",
+        "AWS_SECRET_ACCESS_KEY": "y",
+        "SSH_AUTH_SOCK": "/run/ssh",
+    }
+    assert sandbox.sandbox_environment(env) == {
+        "PATH": "/usr/bin",
+        "OMP_NUM_THREADS": "2",
+        "HYBRIDLAB_SESSION": "s",
+    }
+
+
+def test_only_builds_of_released_sources_reach_a_sandbox(tmp_path):
+    import nbformat
+
+    cache = tmp_path / "build"
+    kit = cache / "hello_hybrid-0123456789abcdef"
+    solution = cache / "ring_fixed-fedcba9876543210"
+    given = cache / "given-1111111111111111"
+    for entry, source in ((kit, None), (solution, "int secret;\n"), (given, "int given;\n")):
+        entry.mkdir(parents=True)
+        if source:
+            (entry / f"{entry.name.rsplit('-', 1)[0]}.c").write_text(source)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell('code = r"""\nint given;\n"""')]
+    released = tmp_path / "lab.ipynb"
+    nbformat.write(nb, released)
+    assert sandbox.released_builds(cache, [released]) == [given, kit]
+    assert sandbox.released_builds(cache, []) == [kit]
+
+
+# ------------------------------------------------------------------ cheap, no grading run (11)
 
 
 def test_lock_waits_when_asked(tmp_path):
@@ -403,11 +573,25 @@ def test_pool_size_from_cores_and_lab():
     assert pool.default_jobs(8, cores=2, replaying=True) == 3
 
 
+def test_a_test_cell_may_redefine_its_own_helper():
+    """Two test cells that each define `_close` are the lab's own doing, not tampering."""
+    probe = (
+        "import hybridlab.grading._guard as g\n"
+        "g.capture()\n"
+        "ns = {}\n"
+        "exec('def _close(a, b):\\n    return a == b', ns)\n"
+        "g.remember(ns, ['_close'])\n"
+        "g.restore(ns, 'second')\n"
+        "exec('def _close(a, b):\\n    return abs(a - b) < 1', ns)\n"
+        "g.verify(ns, 'second', ('_close',))\n"
+        "print('trusted')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "trusted", done.stdout + done.stderr
+
+
 def test_the_runs_folder_travels_through_nbgraders_exchange(tmp_path):
     """release (without the instructor's runs) -> fetch -> submit -> collect keeps <lab>_runs/."""
-    import subprocess
-    import sys
-
     root = gc.make_course(tmp_path / "course")
     (root / "source" / gc.LAB / f"{gc.LAB}_runs").mkdir()  # the instructor ran the notebook
     (root / "source" / gc.LAB / f"{gc.LAB}_runs" / "index.json").write_text("{}")

@@ -83,6 +83,36 @@ def test_the_notebook_follows_the_course_conventions(lab):
     assert ".stop()" in nb.cells[-1].source, "the last cell stops the lab's cluster"
 
 
+# tools a student's function can replace while the hidden test that called it runs (issue 21)
+PATCHABLE = re.compile(
+    r"\b(?:np|numpy)\.(?:allclose|isclose)\(|\bmath\.isclose\(|\bpytest\.approx\(|"
+    r"\bassert_allclose\("
+)
+
+
+def hidden_test_lines(nb: nbformat.NotebookNode) -> list[str]:
+    lines, inside = [], False
+    for cell in nb.cells:
+        for line in cell.source.splitlines():
+            if "### BEGIN HIDDEN TESTS" in line:
+                inside = True
+            elif "### END HIDDEN TESTS" in line:
+                inside = False
+            elif inside:
+                lines.append(line.strip())
+    return lines
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_hidden_tests_compare_plain_values(lab):
+    """Hidden tests coerce what the student returns to builtin types and compare with plain
+    operators: np.allclose, np.isclose, math.isclose, pytest.approx and assert_allclose can be
+    replaced by the student's own function while the test that called it runs."""
+    nb = nbformat.read(source(lab), as_version=4)
+    offenders = [line for line in hidden_test_lines(nb) if PATCHABLE.search(line)]
+    assert offenders == [], f"{lab}: compare with float(...) and plain operators: {offenders}"
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("lab", LABS)

@@ -279,3 +279,64 @@ def test_sendmodes_and_aggregation_plots_render():
 
 
 # ------------------------------------------------------------------------------ notebooks
+
+
+# ------------------------------------------------------------- the exercise: overlap in C
+
+GOOD_OVERLAP = r"""
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+#pragma omp parallel
+    {
+#pragma omp master
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &req[1]);
+        }
+        long mine = 0;
+#pragma omp for schedule(static) nowait
+        for (long i = 0; i < steps; i++) {
+            compute_step(i);
+            if (omp_get_thread_num() == 0 && !done && mine++ % poll == 0)
+                MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+        }
+#pragma omp master
+        if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    }
+}
+"""
+
+
+def test_student_overlap_checked_for_data_thread_level_and_polling():
+    from hybridlab.p2p.exercise import build_student_overlap, check_student_overlap
+
+    rows = check_student_overlap(build_student_overlap(GOOD_OVERLAP), threads=(1, 2))
+    assert all(r["MPI_Test calls per rank and sample"] >= 1 for r in rows)
+    worker = GOOD_OVERLAP.replace("#pragma omp master", "if (omp_get_thread_num() == 1)").replace(
+        "omp_get_thread_num() == 0 &&", "omp_get_thread_num() == 1 &&"
+    )
+    with pytest.raises(hl.ThreadComplianceError, match="on rank 0, thread 1"):
+        check_student_overlap(build_student_overlap(worker, "p2p_worker"), threads=(2,))
+    silent = GOOD_OVERLAP.replace("mine++ % poll == 0", "mine++ < 0 && poll")
+    with pytest.raises(AssertionError, match="must poll"):
+        check_student_overlap(build_student_overlap(silent, "p2p_silent"), threads=(2,))
+    twice = GOOD_OVERLAP.replace("#pragma omp for schedule(static) nowait\n", "")
+    with pytest.raises(hl.KernelError, match="compute_step was called"):
+        check_student_overlap(build_student_overlap(twice, "p2p_twice"), threads=(2,))
+
+
+def test_kit_fits_are_unavailable_under_any_name_while_graded():
+    from hybridlab import shortcuts
+    from hybridlab.p2p import hockney
+    from hybridlab.p2p.exercise import KIT_FITS
+
+    namespace = {"my_fit": hockney.hockney_fit, "other": len}
+    with shortcuts.unavailable(KIT_FITS, namespace=namespace):
+        with pytest.raises(shortcuts.KitShortcut):
+            namespace["my_fit"]([1, 2, 3], [1, 2, 3])
+        with pytest.raises(shortcuts.KitShortcut):
+            hockney.piecewise_hockney([1, 2], [1, 2])
+        assert namespace["other"] is len
+    assert hockney.hockney_fit([1.0, 2.0, 4.0], [1.0, 2.0, 4.0]).beta > 0

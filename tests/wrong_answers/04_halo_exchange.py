@@ -2,7 +2,7 @@
 ignores the process grid, the known free-text WHY_C, and funnelled overlaps that break FUNNELED,
 read halos too early, do not overlap, or deadlock under synchronous sends."""
 
-from wrong_answers import wrong
+from wrong_answers import together, wrong
 
 EXCHANGE = 'EXCHANGE_C = r"""\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n"""'
 
@@ -38,7 +38,7 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
 A = {"test_exchange_halos", "hidden_exchange_halos"}
 D = {"test_overlap_iteration", "hidden_overlap_iteration"}
 
-WRONG = [
+MISTAKES = [
     wrong(
         "exchange_halos",
         EXCHANGE.format(
@@ -173,4 +173,15 @@ WHY_C = "A"''',
         loses=D,
         why="both sends before both receives: deadlocks once a send waits for its receive",
     ),
+]
+
+(EX_ROW, EX_DOWN, SH_ROUND, SH_COLUMNS, FACES_ALL, FACES_ONE, WHY_TEXT, MISS_HALO, WHY_A,
+ OV_WORKER, OV_NO_BARRIER, OV_NO_OVERLAP, OV_DEADLOCK) = MISTAKES  # fmt: skip
+
+# one mistake per part in each submission: every part still has at least two wrong answers
+WRONG = [
+    together(EX_ROW, SH_ROUND, WHY_TEXT, OV_WORKER),
+    together(EX_DOWN, SH_COLUMNS, FACES_ALL, OV_NO_BARRIER),
+    together(MISS_HALO, OV_NO_OVERLAP),
+    together(WHY_A, FACES_ONE, OV_DEADLOCK),
 ]

@@ -30,6 +30,17 @@ def wrong(answer: str, source: str, loses: set[str] | frozenset[str], why: str) 
     return Wrong(((answer, source.strip()),), frozenset(loses), why)
 
 
+def together(*mistakes: Wrong) -> Wrong:
+    """Several wrong answers to different parts in one submission (grading each submission runs
+    the whole notebook: fewer submissions keep the round trip short). Each part still loses."""
+    answers = tuple(a for m in mistakes for a in m.answers)
+    cells = [grade_id for grade_id, _ in answers]
+    assert len(cells) == len(set(cells)), f"two mistakes in one answer cell: {cells}"
+    return Wrong(
+        answers, frozenset().union(*(m.loses for m in mistakes)), "; ".join(m.why for m in mistakes)
+    )
+
+
 def load(lab: str) -> list[Wrong]:
     """The WRONG list of `<lab>.py` beside this file ([] when the lab has none yet)."""
     path = HERE / f"{lab}.py"

@@ -1,15 +1,25 @@
 """Runs INSIDE the student's kernel during grading: keep the tests' tools as they were.
 
-The grader inserts (and afterwards removes) three kinds of cells:
+The grader inserts (and afterwards removes) guard cells and lines:
   capture()            first, before any student cell: remember the functions and classes of
-                       builtins, math, numpy, pandas, sys's hooks and IPython's error display;
+                       builtins, math, numpy, pandas, sys's hooks and IPython's error display,
+                       with the code of each function; start watching writes to them;
   remember(ns, names)  after each instructor cell (tests, locked cells): the helpers it defined;
   restore(ns, part)    before each test cell: put back whatever the student's code replaced,
-                       and print one TAMPER line per replaced name for the grader's report.
+                       and print one TAMPER line per replaced name for the grader's report;
+  verify(ns, part)     the last line of each test cell: if a test tool was changed WHILE the
+                       test ran (a student function called by the test replaced it, even if it
+                       put it back afterwards), print a CHANGED line and raise TestToolChanged,
+                       so the part scores zero and its feedback says why.
 
-Limits (documented in the instructor guide): this runs in the student's interpreter, so code
-written to find and disable this module itself can still do so; what it stops is patching what
-tests call (numpy.allclose = ..., redefining a helper, silencing tracebacks). Only the standard
+What counts as a change: another object under a protected name; another __code__, __defaults__
+or __kwdefaults__ of a protected function (numpy's dispatchers: of the function they wrap);
+any write to a protected name of a protected module, or to an attribute of a protected class,
+since the test cell started (writes are seen as they happen, so putting the tool back before
+the check does not hide them); a trace or profile function; an audit hook added by student code
+(refused). Limits (documented in the instructor guide): this runs in the student's interpreter,
+so code written to find and disable this module itself can still do so, and writes straight
+into a module's __dict__ that are undone before the check are not seen. Only the standard
 library is imported here (numpy and pandas only if installed), so it needs no grader files.
 """
 
@@ -17,6 +27,8 @@ from __future__ import annotations
 
 import importlib
 import sys
+import threading
+import types
 
 MODULES = (
     "builtins",
@@ -44,11 +56,52 @@ SHELL_METHODS = (
 )
 # (not sys.excepthook: IPython does not use it for cell errors, and libraries set their own)
 SYS_HOOKS = ("displayhook", "stdout", "stderr")
+FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__")
 TAMPER = "HYBRIDLAB-TAMPER"
+CHANGED = "HYBRIDLAB-TOOL-CHANGED"
 # names the kernel itself rebinds (ipykernel sets builtins.input on every execution)
 VOLATILE = {"input", "raw_input", "display", "get_ipython", "exit", "quit", "help"}
 _MISSING = object()
 _state: dict = {}
+
+
+class TestToolChanged(Exception):
+    """A test tool was replaced or altered while the test cell ran: the part scores zero."""
+
+
+class _WatchedModule(types.ModuleType):
+    """The class protected modules are given: it notes every write to a protected name."""
+
+    def __setattr__(self, name, value):
+        _note_write(self, name)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name):
+        _note_write(self, name)
+        super().__delattr__(name)
+
+
+def _note_write(module, name: str) -> None:
+    names = _state.get("watched", {}).get(id(module))
+    if not _state.get("restoring") and names is not None and (name in names or name == "__class__"):
+        _state.setdefault("writes", []).append(f"{module.__name__}.{name}")
+
+
+def _audit(event: str, args: tuple) -> None:
+    """Audit hook: refuse later audit hooks; note changes to protected functions and classes."""
+    if event == "sys.addaudithook":
+        raise RuntimeError("audit hooks are reserved for the grader")
+    if _state.get("restoring"):
+        return
+    if event == "object.__setattr__" or event == "object.__delattr__":
+        target, name = args[0], args[1]
+        if (name in FUNCTION_PARTS and id(target) in _state.get("functions", {})) or id(
+            target
+        ) in _state.get("classes", ()):
+            what = getattr(target, "__qualname__", type(target).__name__)
+            _state.setdefault("writes", []).append(f"{what}.{name}")
+    elif event in ("sys.settrace", "sys.setprofile"):
+        _state.setdefault("writes", []).append(event)
 
 
 def _callables(namespace: dict) -> dict:
@@ -59,6 +112,20 @@ def _callables(namespace: dict) -> dict:
     }
 
 
+def _functions(tool) -> list:
+    """The Python functions behind a tool: itself, or what a wrapper or numpy dispatcher wraps."""
+    found = []
+    for _ in range(4):
+        if isinstance(tool, types.FunctionType):
+            found.append(tool)
+            tool = tool.__dict__.get("__wrapped__")
+        elif type(tool).__name__ == "_ArrayFunctionDispatcher":
+            tool = getattr(tool, "_implementation", None)
+        else:
+            break
+    return found
+
+
 def _shell():
     try:
         return get_ipython()  # noqa: F821 - defined in an IPython kernel
@@ -66,67 +133,146 @@ def _shell():
         return None
 
 
+def _protect_functions(tools) -> None:
+    functions = _state.setdefault("functions", {})
+    for tool in tools:
+        for fn in _functions(tool):
+            functions.setdefault(id(fn), (fn, tuple(getattr(fn, p) for p in FUNCTION_PARTS)))
+
+
 def capture() -> None:
     """Remember the pristine tools; call once, before any student cell."""
-    modules = {}
+    modules, watched, classes = {}, {}, set()
     for name in MODULES:
         try:
             mod = importlib.import_module(name)
         except ImportError:
             continue
-        modules[name] = (mod, _callables(vars(mod)))
+        tools = _callables(vars(mod))
+        modules[name] = (mod, tools)
+        watched[id(mod)] = set(tools)
+        classes.update(id(v) for v in tools.values() if isinstance(v, type) and name != "builtins")
     shell = _shell()
     shell_dicts = []
     if shell is not None:  # the shell's class and its bases, and the instance itself
         owners = [c for c in type(shell).__mro__ if c is not object] + [shell]
         shell_dicts = [(o, {k: vars(o).get(k, _MISSING) for k in SHELL_METHODS}) for o in owners]
+        classes.update(id(o) for o in owners if isinstance(o, type))
+    classes.add(id(_WatchedModule))
+    _state.clear()
     _state.update(
+        restoring=True,
         modules=modules,
         shell=shell_dicts,
         hooks={k: getattr(sys, k) for k in SYS_HOOKS},
         helpers={},
+        watched=watched,
+        classes=classes,
+        functions={},
+        writes=[],
     )
+    for _, tools in modules.values():
+        _protect_functions(tools.values())
+    for mod, _ in modules.values():
+        if type(mod) is types.ModuleType:
+            mod.__class__ = _WatchedModule
+    sys.addaudithook(_audit)
+    _state["restoring"] = False
 
 
 def remember(namespace: dict, names: list[str]) -> None:
     """Remember the helpers an instructor cell defined (functions, classes, modules)."""
     for name in names:
         if name in namespace:
-            _state.setdefault("helpers", {})[name] = namespace[name]
+            helper = namespace[name]
+            _state.setdefault("helpers", {})[name] = helper
+            _protect_functions([helper])
+            if isinstance(helper, type):
+                _state.setdefault("classes", set()).add(id(helper))
 
 
-def restore(namespace: dict, part: str = "") -> list[str]:
-    """Put every replaced tool back; print and return what had been replaced."""
+def _differences(namespace: dict, *, put_back: bool, own: tuple = ()) -> list[str]:
+    """What differs from the captured tools (and, with put_back, set it right again); `own`:
+    helpers the test cell itself (re)defines."""
     changed = []
     for name, (mod, pristine) in _state.get("modules", {}).items():
         if sys.modules.get(name) is not mod:
-            sys.modules[name] = mod
             changed.append(f"sys.modules[{name!r}]")
+            if put_back:
+                sys.modules[name] = mod
+        if type(mod) is not _WatchedModule:
+            changed.append(f"{name}.__class__")
+            if put_back:
+                mod.__class__ = _WatchedModule
         current = vars(mod)
         for key, value in pristine.items():
             if current.get(key, _MISSING) is not value:
-                setattr(mod, key, value)
                 changed.append(f"{name}.{key}")
+                if put_back:
+                    setattr(mod, key, value)
+    for fn, parts in _state.get("functions", {}).values():
+        if any(
+            getattr(fn, p) is not value for p, value in zip(FUNCTION_PARTS, parts, strict=False)
+        ):
+            changed.append(f"{getattr(fn, '__module__', '?')}.{fn.__qualname__}.__code__")
+            if put_back:
+                for p, value in zip(FUNCTION_PARTS, parts, strict=False):
+                    setattr(fn, p, value)
     for owner, methods in _state.get("shell", []):
         for key, value in methods.items():
             if vars(owner).get(key, _MISSING) is not value:
-                if value is _MISSING:
-                    delattr(owner, key)
-                else:
-                    setattr(owner, key, value)
                 name = "get_ipython()" if not isinstance(owner, type) else owner.__name__
                 changed.append(f"{name}.{key}")
+                if put_back and value is _MISSING:
+                    delattr(owner, key)
+                elif put_back:
+                    setattr(owner, key, value)
     for key, value in _state.get("hooks", {}).items():
         if getattr(sys, key) is not value:
-            setattr(sys, key, value)
             changed.append(f"sys.{key}")
+            if put_back:
+                setattr(sys, key, value)
     for key, value in _state.get("helpers", {}).items():
-        if namespace.get(key, _MISSING) is not value:
-            namespace[key] = value
+        if key not in own and namespace.get(key, _MISSING) is not value:
             changed.append(key)
-    if sys.gettrace() is not None:
-        sys.settrace(None)
-        changed.append("sys.settrace")
+            if put_back:
+                namespace[key] = value
+    for what, get, put in (
+        ("sys.settrace", sys.gettrace, sys.settrace),
+        ("sys.setprofile", sys.getprofile, sys.setprofile),
+        ("threading.settrace", lambda: threading._trace_hook, threading.settrace),
+        ("threading.setprofile", lambda: threading._profile_hook, threading.setprofile),
+    ):
+        if get() is not None:
+            changed.append(what)
+            if put_back:
+                put(None)
+    return changed
+
+
+def restore(namespace: dict, part: str = "") -> list[str]:
+    """Put every replaced tool back; print and return what had been replaced. From here on,
+    every write to a protected tool is noted for verify()."""
+    _state["restoring"] = True
+    try:
+        changed = _differences(namespace, put_back=True)
+    finally:
+        _state["restoring"] = False
+    _state["writes"] = []
     for what in changed:
         print(f"{TAMPER} {part}: {what}")
     return changed
+
+
+def verify(namespace: dict, part: str = "", own: tuple = ()) -> None:
+    """The end of a test cell: raise TestToolChanged if a test tool changed while it ran
+    (`own`: the names the test cell defines itself)."""
+    changed = list(
+        dict.fromkeys(_state.get("writes", []) + _differences(namespace, put_back=False, own=own))
+    )
+    if changed:
+        print(f"{CHANGED} {part}: {', '.join(changed[:6])}")
+        raise TestToolChanged(
+            f"test tool changed while the test ran ({', '.join(changed[:6])}): the grader "
+            "does not trust this result, so this part scores zero"
+        )

@@ -156,12 +156,14 @@ def _outcome(job: pool.Job, events: list[dict]) -> tuple[str, list[str]]:
         if kind == "restart":
             notes.append(f"{e['part']}: {e['why']} -> zero")
             why = e["why"]
-            if "memory" in why:
+            if "memory" in why or "disk" in why:
                 outcome = "limit hit"
             elif "time limit" in why:
                 outcome = "timed out" if outcome == "graded" else outcome
             elif outcome == "graded":
                 outcome = "crashed"
+        elif kind == "tool changed":
+            notes.append(f"{e['part']}: test tool changed while the test ran ({e['what']}) -> zero")
         elif kind == "tamper":
             notes.append(f"before {e['part']}: replaced {', '.join(e['what'][:4])} (put back)")
         elif kind == "output cut":
@@ -214,7 +216,10 @@ def grade(
     config = load_config(root)
     limits = sandbox.Limits(config=config)
     unsandboxed = unsandboxed or limits.unsandboxed
-    how = "none (unsandboxed)" if unsandboxed else sandbox.check()
+    how = "none (unsandboxed)" if unsandboxed else sandbox.check(limits.sandbox_user)
+    if progress and not unsandboxed:
+        account = sandbox.sandbox_account(limits.sandbox_user)
+        print(sandbox.describe(limits, how, account[2] if account else None), flush=True)
     check_kernel(root, lab)
     tag = tag or f"grade-{uuid.uuid4().hex[:10]}"
     start = time.monotonic()

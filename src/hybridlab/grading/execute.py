@@ -6,8 +6,13 @@ SandboxedExecute replaces nbgrader's Execute in autograde's preprocessors. For o
   - guard cells (see _guard) are inserted before running and removed afterwards: one capturing
     the pristine tools before any student cell, one restoring them before each test cell, one
     remembering the helpers each instructor cell defined;
-  - each test cell ends with a print of a per-run random token, and a test cell scores only if
-    the token arrived (the cell ran to its end) and its reply was not an error;
+  - each test cell ends with the guard's check that no test tool changed while it ran (a student
+    function the test calls may replace numpy.allclose and put it back): if one did, the part
+    scores zero with "test tool changed" in its feedback;
+  - each test cell then prints a per-run random token, and a test cell scores only if the token
+    arrived (the cell ran to its end) and its reply was not an error;
+  - a cell that fills a writable folder of the sandbox (Limits.disk_mb) is treated like one that
+    kills the kernel: zero for it, the notebook run again without it;
   - a cell that kills the kernel (os._exit, a segfault, the memory limit) or hangs past the cell
     time limit gets an error and zero; the notebook is then run again in a fresh sandbox without
     that cell (up to Limits.restarts times), so the other parts are still graded;
@@ -35,12 +40,20 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Float
 
 from .. import replay
-from ._guard import TAMPER
+from ._guard import CHANGED, TAMPER
 from .sandbox import Limits, SandboxedKernelManager
 
 EVENTS = "HYBRIDLAB_GRADING_EVENTS"
 DONE = "HYBRIDLAB-DONE"
 CUT = "\n[... output cut by the grader: more than {n} bytes in this cell ...]\n"
+DISK_FULL = ("No space left on device", "[Errno 28]", "Disk quota exceeded")
+# errors the grader puts in a test cell: their message quotes no hidden test (feedback shows it)
+GRADER_ERRORS = {
+    "TestToolChanged",
+    "NotGraded",
+    "IncompleteTest",
+    "SubmissionTimeLimit",
+}
 
 
 RUNS_LOG = ".hybridlab-runs-log.jsonl"  # in the kernel's working folder (replay.LOG)
@@ -168,6 +181,18 @@ class SandboxedExecute(Execute):
 
     # ------------------------------------------------------------------ cells
 
+    def create_kernel_manager(self):
+        km = super().create_kernel_manager()
+        km.released = self._released
+        return km
+
+    def _disk_full(self, cell) -> bool:
+        texts = [
+            o.get("text", "") + o.get("evalue", "") + "".join(o.get("traceback", []))
+            for o in cell.get("outputs", [])
+        ]
+        return any(marker in text for text in texts for marker in DISK_FULL)
+
     def preprocess_cell(self, cell, resources, index):
         if self.deadline and time.monotonic() - self._start > self.deadline:
             self._late.add(index)
@@ -177,13 +202,19 @@ class SandboxedExecute(Execute):
         try:
             cell, resources = super().preprocess_cell(cell, resources, index)
         except CellTimeoutError as err:
-            raise _Restart(index, "the cell ran past its time limit (output still arriving)") from err
+            raise _Restart(
+                index, "the cell ran past its time limit (output still arriving)"
+            ) from err
         except DeadKernelError as err:
             oom = bool(getattr(self.km, "oom_killed", lambda: False)())
             why = "the memory limit was hit and the kernel killed" if oom else "the kernel died"
             raise _Restart(index, why) from err
         self._seconds[index] = time.monotonic() - started
         self._runs[index] = self._new_runs()
+        if self.sandbox and self._disk_full(cell):
+            raise _Restart(
+                index, f"the disk limit was reached ({self.limits.disk_mb} MB per writable folder)"
+            )
         if any(
             o.output_type == "error" and o.get("ename") == "CellTimeoutError"
             for o in cell.get("outputs", [])
@@ -204,7 +235,11 @@ class SandboxedExecute(Execute):
                 cells.append(_code(f"_hl_guard.restore(get_ipython().user_ns, {part!r})", part))
                 origin.append(None)
                 cell = copy.deepcopy(cell)
-                cell.source = f"{cell.source}\nprint({self._token!r})"
+                own = tuple(_defined_names(cell.source))
+                cell.source = (
+                    f"{cell.source}\n_hl_guard.verify(get_ipython().user_ns, {part!r}, {own!r})\n"
+                    f"print({self._token!r})"
+                )
             cells.append(cell)
             origin.append(i)
             if cell.cell_type == "code" and (meta.get("locked") or is_test(cell)):
@@ -217,6 +252,9 @@ class SandboxedExecute(Execute):
         return cells, origin
 
     def preprocess(self, nb, resources=None, km=None):
+        lab = ((resources or {}).get("nbgrader") or {}).get("assignment")
+        root = Path(self.config.CourseDirectory.get("root", os.getcwd()))
+        self._released = sorted((root / "release" / lab).glob("*.ipynb")) if lab else []
         self._token = f"{DONE}-{uuid.uuid4().hex}"
         self._start = time.monotonic()
         folder = Path(((resources or {}).get("metadata") or {}).get("path") or os.getcwd())
@@ -261,9 +299,9 @@ class SandboxedExecute(Execute):
 
     def _new_runs(self) -> list[dict]:
         """The runs the kernel logged since the last look: which data served each (replay.py).
-        In the sandbox the kernel's working folder is the box's copy."""
+        In the sandbox the log is the box's file, bound at the log's place in the working folder."""
         box = getattr(self.km, "box", None)
-        path = box.work / self._log.relative_to(box.workdir) if box is not None else self._log
+        path = box.runs_log if box is not None else self._log
         try:
             with open(path, "rb") as f:
                 f.seek(self._log_read)
@@ -332,6 +370,15 @@ class SandboxedExecute(Execute):
                     nbformat.v4.new_output("stream", name="stdout", text=data_note(since, before))
                 )
                 before, since = before + since, []
+                text = "".join(o.get("text", "") for o in cell.outputs)
+                changed = [ln.split(": ", 1)[1] for ln in text.splitlines() if CHANGED in ln]
+                if changed:
+                    if not any(o.get("ename") == "TestToolChanged" for o in cell.outputs):
+                        cell.outputs.append(
+                            _error("TestToolChanged", f"test tool changed: {changed[0]}")
+                        )
+                    self._event(kind="tool changed", part=part, what=changed[0])
+                    continue
                 errors = [o for o in cell.outputs if o.output_type == "error"]
                 if errors:
                     self._event(kind="failed", part=part, error=errors[0].get("ename", "error"))

@@ -46,9 +46,9 @@ class HideHiddenTests(Preprocessor):
             return cell, resources
         shown, _ = _split_hidden(cell.source)
         cell.source = "\n".join([*shown, HIDDEN_NOTE])
-        errors = [o.get("ename", "error") for o in cell.outputs if o.output_type == "error"]
+        errors = [o for o in cell.outputs if o.output_type == "error"]
         text = (
-            f"A test in this cell failed ({errors[0]}).\n"
+            f"A test in this cell failed ({_failure(errors[0])}).\n"
             if errors
             else "The tests in this cell ran.\n"
         )
@@ -57,6 +57,14 @@ class HideHiddenTests(Preprocessor):
         ]
         cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text), *data]
         return cell, resources
+
+
+def _failure(error) -> str:
+    """The name of a failure; with its message when the grader wrote it (it quotes no test)."""
+    from .execute import GRADER_ERRORS
+
+    name = error.get("ename", "error")
+    return f"{name}: {error.get('evalue', '')}" if name in GRADER_ERRORS else name
 
 
 def hidden_test_lines(root: Path, lab: str) -> set[str]:

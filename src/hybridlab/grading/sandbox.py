@@ -26,6 +26,7 @@ Inside the sandbox (one per kernel start):
 from __future__ import annotations
 
 import os
+import pwd
 import shlex
 import shutil
 import subprocess
@@ -36,14 +37,49 @@ import uuid
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import Bool, Float, Integer
+from traitlets import Bool, Float, Integer, Unicode
 from traitlets.config import Configurable
 
 from .. import replay
 
-SANDBOX_UID = 1000  # who the kernel is inside the sandbox when the grader runs as root
+SANDBOX_UID = 1000  # who the kernel is inside the sandbox
 SYSTEM_DIRS = ("/usr", "/etc", "/opt/conda")  # read-only when present
 LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+SEED = Path("/run/hybridlab")
+# what the root stage inside keeps to fill the folders and become the account (then: nothing)
+FILL_CAPS = (
+    "CAP_SETUID",
+    "CAP_SETGID",
+    "CAP_CHOWN",
+    "CAP_DAC_OVERRIDE",
+    "CAP_FOWNER",
+)  # inside: read-only copies the writable folders are filled from
+# the grader's environment variables a kernel gets (names, or prefixes ending in "_")
+ENV_ALLOWED = (
+    "PATH",
+    "LANG",
+    "LANGUAGE",
+    "LC_",
+    "TZ",
+    "TERM",
+    "IPP_NONINTERACTIVE",
+    "MPLBACKEND",
+    "PYTHONHASHSEED",
+    "PYTHONUNBUFFERED",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONWARNINGS",
+    "OMP_",
+    "GOMP_",
+    "KMP_",
+    "MPIR_",
+    "MPICH_",
+    "HYDRA_",
+    "OPENBLAS_",
+    "MKL_",
+    "NUMEXPR_",
+    "HYBRIDLAB_",
+)
+ENV_DENIED = {"HYBRIDLAB_GRADING", "HYBRIDLAB_LABS", "HYBRIDLAB_GRADING_EVENTS"}  # course paths
 
 
 class SandboxError(RuntimeError):
@@ -80,9 +116,89 @@ class Limits(Configurable):
         help="give each submission the solution's recorded output for the same kernel run "
         "instead of measuring it again (replay.py); False: every submission measures",
     ).tag(config=True)
+    disk_mb = Integer(
+        1024,
+        help="size of each writable folder of a sandbox (working folder, /tmp, /dev/shm): "
+        "tmpfs, counted in the sandbox's memory",
+    ).tag(config=True)
+    sandbox_user = Unicode(
+        "hybridlab-grader",
+        help="the unprivileged account sandboxes run as when grading as root (created if "
+        "missing; 'nobody' if it cannot be)",
+    ).tag(config=True)
     unsandboxed = Bool(
         False, help="grade WITHOUT a sandbox (trusted code only); loudly reported"
     ).tag(config=True)
+
+
+def describe(limits: Limits, how: str, account: str | None) -> str:
+    """The limits of this run and what enforces them, in one short block for the report."""
+    memory = "cgroup memory.limit" if how.startswith("cgroup") else "ulimit -v per process"
+    tasks = "cgroup pids.max" if how.startswith("cgroup") else "ulimit -u (per user)"
+    who = f"as user {account}" if account else f"as the grader's own user ({_user_name()})"
+    return "\n".join(
+        [
+            f"sandbox limits ({how}; kernels run {who}):",
+            f"  time     cell {limits.factor:g} x the solution's slowest (>= "
+            f"{limits.cell_minimum} s), submission {limits.factor:g} x its total (>= "
+            f"{limits.submission_minimum} s): nbclient timeout, deadline",
+            f"  memory   {limits.memory_mb} MB per sandbox: {memory}",
+            f"  tasks    {limits.tasks} processes + threads: {tasks}",
+            f"  output   {limits.output_bytes} bytes per cell: cut by the grader",
+            f"  disk     {limits.disk_mb} MB per writable folder (work, /tmp, /dev/shm): "
+            "tmpfs size" + (", counted in the memory cgroup" if how.startswith("cgroup") else ""),
+        ]
+    )
+
+
+def _user_name() -> str:
+    try:
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:
+        return str(os.geteuid())
+
+
+def sandbox_account(name: str) -> tuple[int, int, str] | None:
+    """(uid, gid, name) the sandboxes run as: None unless the grader is root; then `name`,
+    created as a system account without home or shell if missing, else nobody."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        entry = pwd.getpwnam(name)
+    except KeyError:
+        useradd = shutil.which("useradd") or "/usr/sbin/useradd"
+        subprocess.run(
+            [
+                useradd,
+                "--system",
+                "--user-group",
+                "--no-create-home",
+                "--home-dir",
+                "/nonexistent",
+                "--shell",
+                "/usr/sbin/nologin",
+                name,
+            ],
+            capture_output=True,
+            check=False,
+        )
+        try:
+            entry = pwd.getpwnam(name)
+        except KeyError:
+            entry = pwd.getpwnam("nobody")
+    if entry.pw_uid == 0:
+        raise SandboxError(_HELP.format(why=f"the sandbox account {name} is root"))
+    return entry.pw_uid, entry.pw_gid, entry.pw_name
+
+
+def sandbox_environment(env: dict[str, str]) -> dict[str, str]:
+    """The grader's variables a kernel may see: ENV_ALLOWED, without course paths."""
+    return {
+        k: v
+        for k, v in env.items()
+        if k not in ENV_DENIED
+        and any(k == a or (a.endswith("_") and k.startswith(a)) for a in ENV_ALLOWED)
+    }
 
 
 # ---------------------------------------------------------------------------- cgroups
@@ -199,41 +315,69 @@ def _read_only_roots() -> list[str]:
     return out
 
 
-def bwrap_args(
-    workdir: Path,
-    binds: list[tuple[Path, Path]],
-    env: dict[str, str],
-    read_only: list[Path] = (),
-) -> list[str]:
-    """The bwrap command line (before the kernel's own command); `binds` writable, `read_only`
-    folders visible at the same place, read-only."""
+def bwrap_args(box: Box, env: dict[str, str], disk_mb: int) -> list[str]:
+    """The bwrap command line (before the command run inside): the box's folders, the system
+    read-only, size-limited tmpfs for everything writable, only `env` in the environment."""
     exe = shutil.which("bwrap")
     if exe is None:
         raise SandboxError(_HELP.format(why="bubblewrap (bwrap) is not installed"))
-    args = [exe, "--unshare-all", "--die-with-parent"]
-    if os.geteuid() == 0:
-        args += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
-        args += ["--cap-drop", "ALL"]
+    size = ["--size", str(disk_mb * 2**20)]
+    shared = ["--perms", "1777", *size]
+    if box.account is None:  # a user namespace; the kernel is uid SANDBOX_UID inside
+        args = [exe, "--unshare-all", "--die-with-parent", "--unshare-user"]
+        args += ["--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--cap-drop", "ALL"]
+    else:  # root: no user namespace; FILL drops to the account before the kernel starts
+        args = [exe, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+        args += ["--unshare-cgroup-try", "--die-with-parent", "--cap-drop", "ALL"]
+        args += [w for cap in FILL_CAPS for w in ("--cap-add", cap)]
     for link in LINKS:
         if os.path.islink(link):
             args += ["--symlink", os.readlink(link), link]
         elif os.path.isdir(link):
             args += ["--ro-bind", link, link]
+    made: set[str] = set()
+
+    def at(target: Path | str) -> list[str]:
+        """Its missing parent folders, readable by all (bwrap would make them owner-only)."""
+        words = []
+        for parent in reversed(Path(target).parents[:-1]):
+            if str(parent) not in made and not str(parent).startswith(LINKS):
+                made.add(str(parent))
+                words += ["--perms", "0755", "--dir", str(parent)]
+        return words
+
     # the private /tmp first: a checkout or venv that lives under /tmp is bound on top of it
-    args += ["--tmpfs", "/tmp", "--dir", "/tmp/home"]
+    args += [*shared, "--tmpfs", "/tmp", "--dir", "/tmp/home"]
+    made.add("/tmp")
     for root in _read_only_roots():
-        args += ["--ro-bind", root, root]
-    args += ["--ro-bind", "/sys", "/sys", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm"]
-    for source, target in binds:
-        args += ["--bind", str(source), str(target)]
-    for folder in read_only:
-        args += ["--ro-bind", str(folder), str(folder)]
-    for key, value in env.items():
+        args += [*at(root), "--ro-bind", root, root]
+    args += ["--ro-bind", "/sys", "/sys", "--dev", "/dev", "--proc", "/proc"]
+    args += [*shared, "--tmpfs", "/dev/shm", *at(box.workdir), *size, "--tmpfs", str(box.workdir)]
+    args += [*at(SEED), "--ro-bind", str(box.seed), str(SEED)]
+    for source, target, writable in box.binds():
+        args += [*at(target), "--bind" if writable else "--ro-bind", str(source), str(target)]
+    args += ["--clearenv"]
+    for key, value in {**env, **Box.environment()}.items():
         args += ["--setenv", key, value]
-    # the grader's pid means nothing in the sandbox's PID namespace (ipykernel would exit)
-    args += ["--unsetenv", "JPY_PARENT_PID"]
-    args += ["--remount-ro", "/", "--chdir", str(workdir)]  # only /tmp, /dev/shm, binds writable
+    args += ["--remount-ro", "/", "--chdir", str(box.workdir)]  # only the tmpfs stay writable
     return args
+
+
+def fill(account: tuple[int, int, str] | None) -> list[str]:
+    """The command that, inside the sandbox, fills the working folder, links the released
+    builds into the cache and, as root, hands the writable folders to the account and becomes
+    it; then execs the command after it (the kernel)."""
+    steps = [
+        f"cp -a {SEED}/work/. .",
+        "mkdir -p /tmp/cache/build",
+        f'for e in {SEED}/cache/*; do [ -e "$e" ] && ln -s "$e" /tmp/cache/build/; done',
+    ]
+    drop = ""
+    if account is not None:
+        uid, gid, _ = account
+        steps.append(f"chown -h {uid}:{gid} . /tmp/home /tmp/cache /tmp/cache/build")
+        drop = f"setpriv --reuid={uid} --regid={gid} --clear-groups -- "
+    return ["/bin/sh", "-c", " && ".join(steps) + f' && exec {drop}"$0" "$@"']
 
 
 _HELP = """no sandbox for grading: {why}.
@@ -250,72 +394,139 @@ Grading runs each submission's kernel in a bubblewrap sandbox (Linux user namesp
     hybridlab grade LAB --unsandboxed   (every report then says UNSANDBOXED)"""
 
 
-def check() -> str:
-    """Make a throw-away sandbox; return the limit mechanism or raise SandboxError saying why not."""
+def check(user: str = Limits.sandbox_user.default_value) -> str:
+    """Make a throw-away sandbox (as the grading would: same account, folders and limits);
+    return the limit mechanism or raise SandboxError saying why not."""
+    account = sandbox_account(user)
     with tempfile.TemporaryDirectory(prefix="hybridlab-check-") as tmp:
+        box = Box(Path(tmp), account=account)
         try:
-            args = bwrap_args(Path(tmp), [(Path(tmp), Path(tmp))], {})
-        except SandboxError:
-            raise
-        try:
+            args = bwrap_args(box, {"PATH": "/usr/bin:/bin"}, 16)
+            probe = (
+                "test ! -e ~root/.bashrc && test ! -r /etc/shadow -o ! -e /etc/shadow && echo ok"
+            )
             done = subprocess.run(
-                [*args, "/bin/sh", "-c", "test ! -e ~root/.bashrc && echo ok"],
+                [*args, *fill(account), "/bin/sh", "-c", probe],
                 capture_output=True,
                 text=True,
                 timeout=30,
             )
         except (OSError, subprocess.TimeoutExpired) as err:
             raise SandboxError(_HELP.format(why=f"bwrap could not run ({err})")) from err
+        finally:
+            box.remove()
         if done.returncode != 0 or "ok" not in done.stdout:
             why = (done.stderr.strip() or done.stdout.strip() or "unknown error")[:300]
+            if account is not None and "Permission denied" in why:
+                why += (
+                    f" (the kernels run as the unprivileged user {account[2]}, which must be "
+                    f"able to read {', '.join(_read_only_roots())}: install the kit where other "
+                    "users can read it, or chmod o+rx the folders above it)"
+                )
             raise SandboxError(_HELP.format(why=f"bwrap failed: {why}"))
     group = Cgroup(64, 64)
     group.remove()
     return group.how
 
 
-class Box:
-    """The files of one sandbox: ipc sockets, a working copy, HOME, the build cache copy."""
+def _released_text(notebooks: list[Path]) -> str:
+    """The code of every cell of the released notebooks, one text."""
+    import nbformat
 
-    def __init__(self, workdir: Path):
+    texts = []
+    for path in notebooks:
+        try:
+            nb = nbformat.read(path, as_version=4)
+        except (OSError, ValueError):
+            continue
+        texts += [c.source for c in nb.cells if c.cell_type == "code"]
+    return "\n".join(texts)
+
+
+def released_builds(cache: Path, released: list[Path]) -> list[Path]:
+    """The finished builds in `cache` made from released sources only: a kernel of the kit's
+    kernels_c/ (no C file in its folder), or C source found verbatim in a released notebook.
+    A build of a solution (C code of an instructor notebook) is never among them."""
+    from hybridlab.build import available_kernels
+
+    if not cache.is_dir():
+        return []
+    kit, text, keep = set(available_kernels()), None, []
+    for entry in sorted(cache.iterdir()):
+        if entry.name.startswith(".") or not entry.is_dir():
+            continue  # a build in progress
+        sources = list(entry.glob("*.c"))
+        if not sources:
+            if entry.name.rsplit("-", 1)[0] in kit:
+                keep.append(entry)
+            continue
+        text = _released_text(released) if text is None else text
+        try:
+            if all(s.read_text().strip() and s.read_text().strip() in text for s in sources):
+                keep.append(entry)
+        except OSError:
+            continue
+    return keep
+
+
+class Box:
+    """The files of one sandbox: ipc sockets, the seed of its working folder and build cache."""
+
+    def __init__(
+        self,
+        workdir: Path,
+        *,
+        released: list[Path] = (),
+        account: tuple[int, int, str] | None = None,
+    ):
         self.workdir = Path(workdir).resolve()
+        self.account = account
         self.root = Path(tempfile.mkdtemp(prefix="hybridlab-box-"))
         self.ipc = self.root / "ipc"
-        self.work = self.root / "work"
-        self.cache = self.root / "cache"
+        self.seed = self.root / "seed"
+        self.runs_log = self.root / "runs-log.jsonl"  # which data served each run (replay.LOG)
         self.ipc.mkdir()
+        self.runs_log.touch()
         self.files: list = []
         shutil.copytree(  # a runs folder only as checked and bound read-only (replay.py)
             self.workdir,
-            self.work,
+            self.seed / "work",
             ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints", "*_runs"),
         )
         from hybridlab.build import cache_dir
 
-        built = cache_dir()
-        self.cache.mkdir()
-        if built.is_dir():  # finished builds only (a build in progress is a hidden folder)
+        (self.seed / "cache").mkdir()
+        for entry in released_builds(cache_dir(), list(released)):
             try:
-                shutil.copytree(
-                    built,
-                    self.cache,
-                    symlinks=True,
-                    dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns(".*"),
-                )
-            except shutil.Error:
+                shutil.copytree(entry, self.seed / "cache" / entry.name, symlinks=True)
+            except (shutil.Error, OSError):
                 pass  # a build removed while copying: the sandbox rebuilds it if needed
+        self.give(self.root)
 
-    def binds(self) -> list[tuple[Path, Path]]:
-        own = [(self.ipc, self.ipc), (self.work, self.workdir), (self.cache, Path("/tmp/cache"))]
+    def give(self, folder: Path) -> None:
+        """Make `folder` and everything in it the sandbox account's (when there is one)."""
+        if self.account is None:
+            return
+        uid, gid, _ = self.account
+        os.chown(folder, uid, gid)
+        for parent, dirs, files in os.walk(folder):
+            for name in dirs + files:
+                os.chown(os.path.join(parent, name), uid, gid, follow_symlinks=False)
+
+    def binds(self) -> list[tuple[Path, Path, bool]]:
+        """(source, target, writable): the ipc folder; the solution's kernel runs when they are
+        recorded (writable) or replayed (read-only), the checked copy of the submission's own
+        runs (read-only; see replay.py)."""
+        own = [(self.ipc, self.ipc, True)]
+        log = os.environ.get(replay.LOG)
+        if log:  # a file of the box where the kernel expects it (bounded by ulimit -f)
+            own.append((self.runs_log, Path(log), True))
         recording = replay.folder("record")  # the solution's reference run
-        return own + ([(recording, recording)] if recording else [])
-
-    @staticmethod
-    def read_only() -> list[Path]:
-        """The solution's recorded kernel runs and the checked copy of the submission's own,
-        when a submission replays them (replay.py)."""
-        return replay.read_only_folders()
+        if recording:
+            self.give(recording)
+            own.append((recording, recording, True))
+        # the reference runs and the checked copy of the submission's own runs folder
+        return own + [(folder, folder, False) for folder in replay.read_only_folders()]
 
     @staticmethod
     def environment() -> dict[str, str]:
@@ -339,31 +550,37 @@ class Box:
 class SandboxedKernelManager(AsyncKernelManager):
     """An AsyncKernelManager whose kernel runs in a fresh bubblewrap sandbox, over ipc sockets.
 
-    Interrupts go as messages (the kernel is not our child: a signal would hit bwrap)."""
+    Interrupts go as messages (the kernel is not our child: a signal would hit bwrap).
+    `released`: the released notebooks of the lab, whose C kernels the build cache may offer."""
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.limits = Limits(config=self.config)
         self.box: Box | None = None
         self.cgroup: Cgroup | None = None
+        self.released: list[Path] = []
 
     async def _async_pre_start_kernel(self, **kw):
         cwd = Path(kw.get("cwd") or os.getcwd())
-        self.box = Box(cwd)
+        account = sandbox_account(self.limits.sandbox_user)
+        self.box = Box(cwd, released=self.released, account=account)
         self.transport = "ipc"
         self.ip = str(self.box.ipc / "kernel")
         self.connection_file = str(self.box.ipc / "kernel.json")
         kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
+        self.box.give(self.box.ipc)  # the connection file, written just now
         self.kernel_spec.interrupt_mode = "message"
         self.cgroup = Cgroup(self.limits.memory_mb, self.limits.tasks)
-        inner = bwrap_args(
-            self.box.workdir, self.box.binds(), Box.environment(), Box.read_only()
-        )
+        env = sandbox_environment(kw.get("env") or dict(os.environ))
+        inner = bwrap_args(self.box, env, self.limits.disk_mb)
         steps = [self.cgroup.enter_command()] if self.cgroup.folders else []
+        # no file larger than a writable folder, also the runs log written outside (in 512-byte
+        # blocks, as dash counts; a shell counting KiB allows twice that)
+        steps.append(f"ulimit -f {(self.limits.disk_mb + 1) * 2048}")
         if self.cgroup.how == "rlimits":
             steps.append(f"ulimit -v {self.limits.memory_mb * 1024}")
             steps.append(f"ulimit -u {self.limits.tasks}")
-        steps.append("exec " + shlex.join([*inner, *kernel_cmd]))
+        steps.append("exec " + shlex.join([*inner, *fill(account), *kernel_cmd]))
         kw.pop("cwd", None)  # the sandbox chdirs itself; the working folder outside is unused
         log = open(self.box.root / "kernel.log", "ab")  # noqa: SIM115 - closed with the box
         kw["stdout"] = kw["stderr"] = log  # the kernel's own chatter, not the grader's terminal

@@ -1,0 +1,204 @@
+/* p2p_overlap: a message exchanged while an OpenMP team computes (lab 03's exercise).
+ *
+ * Ranks pair up (0 with 1, 2 with 3, ...); each sends `bytes` to its partner and receives as
+ * many from it, and an OpenMP team computes `steps` work steps (compute_step: a fixed chain of
+ * `flops` multiply-adds, its result kept per step). Per sample, timed from a barrier:
+ *
+ *   compute   the team's steps only (no message)
+ *   message   the master's MPI_Sendrecv only (no computation)
+ *   blocking  the exchange first (MPI_Sendrecv), then the steps: what overlap must beat
+ *   student   the student's overlap_exchange (lab 03 exercise; HL_STUDENT_P2P_OVERLAP): the
+ *             master starts MPI_Isend/MPI_Irecv, the team computes while the master polls with
+ *             MPI_Test, then the master completes the requests
+ *
+ * One record per variant and sample: seconds. Every received value and every step's result are
+ * checked (received against the partner's pattern, results against a serial computation made
+ * once before the samples, each step computed exactly once); a wrong one fails the run with a message naming it. The student's
+ * code sees MPI_Send as MPI_Ssend (the standard allows a send to wait for its receive), so an
+ * order that relies on buffering deadlocks.
+ */
+#include "hybridlab.h"
+#include <stdatomic.h>
+
+#ifdef HL_STUDENT_P2P_OVERLAP
+/* Lab 03 exercise: called by one thread (outside any parallel region), once per sample, on
+ * every rank. Send `count` doubles from `out` to `peer` and receive `count` doubles from `peer`
+ * into `in` while an OpenMP team calls compute_step(i) once for every i in 0..steps-1. MPI is
+ * initialised with MPI_THREAD_FUNNELED: only the master thread may call MPI. It calls MPI_Test
+ * (or MPI_Testall) about every `poll` of its steps, so the library can move the message. */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll);
+void compute_step(long i);
+#undef MPI_Send
+#define MPI_Send MPI_Ssend
+#endif
+
+const char *const hl_kernel_description =
+    "a message exchanged between rank pairs while an OpenMP team computes: compute only, message "
+    "only, blocking (message then compute), and the student's overlap (lab 03)";
+
+const hl_param hl_kernel_params[] = {
+    {"variants", "compute,message,blocking", "comma list of compute, message, blocking, student"},
+    {"bytes", "1048576", "message size in bytes (a multiple of 8: doubles)"},
+    {"steps", "2000", "work steps the team computes per sample"},
+    {"flops", "2000", "multiply-adds per work step"},
+    {"poll", "10", "student: the master calls MPI_Test about every `poll` of its steps"},
+    {"samples", "5", "timed samples per variant (after one untimed warm-up)"},
+    HL_END_PARAMS,
+};
+
+enum { V_COMPUTE, V_MESSAGE, V_BLOCKING, V_STUDENT, V_COUNT };
+static const char *const variant_names[V_COUNT] = {"compute", "message", "blocking", "student"};
+
+static double *results;      /* one result per step, NaN until computed */
+static double *expected;     /* each step's result, computed once serially */
+static long flops_per_step;  /* multiply-adds per step */
+static atomic_long computed; /* compute_step calls in this sample */
+
+static double step_value(long i) {
+    double x = (double)(i % 1000) * 1e-3;
+    for (long k = 0; k < flops_per_step; k++) x = x * 0.999999 + 1e-6;
+    return x;
+}
+
+void compute_step(long i) {
+    results[i] = step_value(i);
+    atomic_fetch_add(&computed, 1);
+}
+
+static double pattern(int rank, long sample, long k) {
+    return (double)rank * 1e6 + (double)sample * 1e3 + (double)(k % 997);
+}
+
+static void team_compute(long steps) {
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < steps; i++) compute_step(i);
+}
+
+static void exchange(const double *out, double *in, long count, int peer, MPI_Comm comm) {
+    MPI_Sendrecv(out, (int)count, MPI_DOUBLE, peer, 3, in, (int)count, MPI_DOUBLE, peer, 3, comm,
+                 MPI_STATUS_IGNORE);
+}
+
+static void run_variant(int v, const double *out, double *in, long count, int peer,
+                        MPI_Comm comm, long steps, long poll) {
+    switch (v) {
+    case V_COMPUTE: team_compute(steps); break;
+    case V_MESSAGE: exchange(out, in, count, peer, comm); break;
+    case V_BLOCKING:
+        exchange(out, in, count, peer, comm);
+        team_compute(steps);
+        break;
+    default:
+#ifdef HL_STUDENT_P2P_OVERLAP
+        overlap_exchange(out, in, count, peer, comm, steps, poll);
+#else
+        (void)poll;
+#endif
+        break;
+    }
+}
+
+/* The first wrong thing of a sample (message: "" when all is right). */
+static void check_sample(int v, const double *in, long count, int peer, long sample,
+                         long steps, char *message, size_t size) {
+    message[0] = '\0';
+    if (v != V_COMPUTE) {
+        for (long k = 0; k < count; k++)
+            if (in[k] != pattern(peer, sample, k)) {
+                snprintf(message, size,
+                         "%s, sample %ld: received value %ld is %.17g, expected %.17g (the "
+                         "message from rank %d)",
+                         variant_names[v], sample, k, in[k], pattern(peer, sample, k), peer);
+                return;
+            }
+    }
+    if (v == V_MESSAGE) return;
+    long calls = atomic_load(&computed);
+    if (calls != steps) {
+        snprintf(message, size,
+                 "%s, sample %ld: compute_step was called %ld times for %ld steps (each step "
+                 "once)", variant_names[v], sample, calls, steps);
+        return;
+    }
+    for (long i = 0; i < steps; i++)
+        if (results[i] != expected[i]) {
+            snprintf(message, size, "%s, sample %ld: step %ld was not computed", variant_names[v],
+                     sample, i);
+            return;
+        }
+}
+
+int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
+    int ok = 1;
+    long bytes = hl_param_long(ctx, "bytes", 8, &ok);
+    long steps = hl_param_long(ctx, "steps", 1, &ok);
+    long flops = hl_param_long(ctx, "flops", 0, &ok);
+    long poll = hl_param_long(ctx, "poll", 1, &ok);
+    long samples = hl_param_long(ctx, "samples", 1, &ok);
+    if (!ok) return -1;
+    if (bytes % 8 != 0 || bytes > (1L << 28))
+        return hl_fail(ctx, "bytes=%ld must be a multiple of 8 and at most 256 MiB", bytes);
+    if (steps > 100000000L || flops > 100000000L || samples > 10000)
+        return hl_fail(ctx, "steps, flops or samples too large");
+    if (ctx->size % 2 != 0) return hl_fail(ctx, "ranks pair up: run an even number of ranks");
+    int chosen[V_COUNT];
+    int nchosen = hl_param_names(ctx, "variants", "variant", variant_names, V_COUNT, chosen, V_COUNT);
+    if (nchosen < 0) return -1;
+    if (nchosen > V_COUNT) return hl_fail(ctx, "variants: name each at most once");
+#ifndef HL_STUDENT_P2P_OVERLAP
+    for (int c = 0; c < nchosen; c++)
+        if (chosen[c] == V_STUDENT)
+            return hl_fail(ctx, "variant student needs overlap_exchange (lab 03's exercise)");
+#endif
+    long count = bytes / 8;
+    int peer = ctx->rank ^ 1;
+    flops_per_step = flops;
+    double *out = malloc((size_t)(count ? count : 1) * sizeof(double));
+    double *in = malloc((size_t)(count ? count : 1) * sizeof(double));
+    results = malloc((size_t)steps * sizeof(double));
+    expected = malloc((size_t)steps * sizeof(double));
+    int mine_ok = out && in && results && expected, all_ok = 0;
+    MPI_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    int rc = 0;
+    if (!all_ok) {
+        rc = hl_fail(ctx, "no memory for %ld bytes and %ld steps on some rank", bytes, steps);
+        goto done;
+    }
+    for (long i = 0; i < steps; i++) expected[i] = step_value(i);
+    char message[256];
+    for (int c = 0; c < nchosen && rc == 0; c++) {
+        int v = chosen[c];
+        for (long s = -1; s < samples; s++) { /* sample -1: warm-up, not recorded */
+            for (long k = 0; k < count; k++) {
+                out[k] = pattern(ctx->rank, s, k);
+                in[k] = NAN;
+            }
+            for (long i = 0; i < steps; i++) results[i] = NAN;
+            atomic_store(&computed, 0);
+            MPI_Barrier(comm);
+            double t0 = hl_now();
+            run_variant(v, out, in, count, peer, comm, steps, poll);
+            double seconds = hl_now() - t0;
+            check_sample(v, in, count, peer, s, steps, message, sizeof message);
+            int bad = message[0] != '\0', any_bad = 0;
+            MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm);
+            if (any_bad) {
+                rc = bad ? hl_fail(ctx, "%s", message) : hl_fail(ctx, "a partner failed");
+                break;
+            }
+            if (s >= 0)
+                hl_emit(ctx,
+                        "\"record\":\"sample\",\"variant\":\"%s\",\"sample\":%ld,\"seconds\":%.9g,"
+                        "\"bytes\":%ld,\"steps\":%ld,\"flops\":%ld,\"poll\":%ld,\"threads\":%d",
+                        variant_names[v], s, seconds, bytes, steps, flops, poll,
+                        omp_get_max_threads());
+        }
+    }
+done:
+    free(out);
+    free(in);
+    free(results);
+    free(expected);
+    return rc;
+}
