@@ -196,7 +196,7 @@ LABS = {
     ),
 }
 
-pytestmark = [pytest.mark.slow, pytest.mark.grading_full, pytest.mark.timeout(1500)]
+pytestmark = [pytest.mark.slow, pytest.mark.grading_full, pytest.mark.timeout(3000)]
 
 
 def source(lab: str) -> Path:
