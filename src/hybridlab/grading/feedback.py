@@ -14,6 +14,7 @@ from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
 from .course import GRADING, RELEASE_TIMEOUT, GradingError, check_labs, nbgrader
+from .execute import DATA
 
 BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 HIDDEN_NOTE = "# (the hidden tests are not shown in feedback)"
@@ -51,7 +52,10 @@ class HideHiddenTests(Preprocessor):
             if errors
             else "The tests in this cell ran.\n"
         )
-        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+        data = [  # the grader's line saying which data the runs came from (execute.DATA)
+            o for o in cell.outputs if o.get("name") == "stdout" and o.get("text", "").startswith(DATA)
+        ]
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text), *data]
         return cell, resources
 
 
