@@ -1,5 +1,5 @@
 """Pictures of lab 07: the alltoall latency sweep (osu_alltoall's numbers per P x T), pure vs
-hybrid at the same data per core beside 003 Table 4, and the 3-D FFT's phases beside 003
+hybrid at the same data per core beside Luecke et al., Table 4, and the 3-D FFT's phases beside Luecke et al.
 Table 5. Plots take tables (collectives.tables) and return a Figure; they launch nothing.
 
     osu_plot(osu_table(runs))
@@ -65,7 +65,7 @@ def equal_volume_plot(
 ) -> Figure:
     """Left: the measured alltoall (avg over ranks, us) for each P x T at the same bytes per
     core, labelled with messages per rank x size; hatched bars are oversubscribed. Right (if
-    given): 003 Table 4, whole 3-D FFT on 4 XT5 nodes, pure MPI against 2, 4, 6 ranks per node."""
+    given): Luecke et al., Table 4, whole 3-D FFT on 4 XT5 nodes, pure MPI against 2, 4, 6 ranks per node."""
     require_columns(table, ["ranks", "threads", "size", "avg_us"], "plot")
     fig, axes = plt.subplots(1, 2 if reference is not None else 1, figsize=(12, 4.4),
                              squeeze=False)  # fmt: skip
@@ -107,7 +107,7 @@ def equal_volume_plot(
                        [f"{p} ranks x {12 // p} threads\nper node" for p in per_node], fontsize=8)  # fmt: skip
         ref.set_ylim(50, 72)
         ref.set_ylabel("whole 3-D FFT (s), min of 10 trials")
-        ref.set_title("Published: 003 Table 4 (4 XT5 nodes, 48 cores, n = 1536)",
+        ref.set_title("Published: Luecke et al., Table 4 (4 XT5 nodes, 48 cores, n = 1536)",
                       fontsize=9)  # fmt: skip
         ref.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
@@ -118,7 +118,7 @@ def fft_plot(
     breakdown: pd.DataFrame, *, usable: int, reference: pd.DataFrame | None = None
 ) -> Figure:
     """Left: the 3-D FFT's phases (slowest rank, best repetition) per P x T, stacked.
-    Right (if given): 003 Table 5, time against nodes for pure MPI and the hybrid with 2 and 4
+    Right (if given): Luecke et al., Table 5, time against nodes for pure MPI and the hybrid with 2 and 4
     ranks per node (every schedule), the 64-node static outlier marked."""
     require_columns(
         breakdown, ["label", "ranks", "threads", "fft", "rearrange", "alltoall"], "plot"
@@ -148,7 +148,7 @@ def fft_plot(
         ax,
         usable,
         "on one node the transpose is a memory copy, not a network "
-        "transfer; 003 measured 60-70 % of the time in the alltoall over 4-64 nodes",
+        "transfer; Luecke et al. measured 60-70 % of the time in the alltoall over 4-64 nodes",
     )
     ax.set_ylim(0, bottom.max() * 1.8 if len(b) else 1)
     if reference is not None:
@@ -173,7 +173,7 @@ def fft_plot(
         ref.set_yscale("log")
         ref.set_xlabel("XT5 nodes (12 cores each)")
         ref.set_ylabel("whole 3-D FFT (s)")
-        ref.set_title("Published: 003 Table 5 (n = 1536; Cray XT5)",
+        ref.set_title("Published: Luecke et al., Table 5 (n = 1536; Cray XT5)",
                       fontsize=9)  # fmt: skip
         ref.legend(fontsize=6, ncol=2)
     fig.tight_layout()

@@ -1,5 +1,5 @@
 """Pictures of lab 08: slide 42's overlap panels with the measured points, the two Amdahl fits
-of 000 Table 4.32, published tables beside their predictions, and the explorer's stacked bars.
+of Stathopoulos 2010, Table 4.32, published tables beside their predictions, and the explorer's stacked bars.
 Plots take tables and return a Figure; they launch nothing."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def _note(ax, text: str, y: float = 0.03) -> None:
 
 def overlap_panels(curves: pd.DataFrame, measured: pd.DataFrame | None = None, *,
                    usable: int = 2, note: str | None = None) -> Figure:  # fmt: skip
-    """epsilon = T_masteronly / T_funneled&reserved against f_comm, one panel per f_non (002
+    """epsilon = T_masteronly / T_funneled&reserved against f_comm, one panel per f_non (Rabenseifner
     slide 42: 0 % and 40 %), a curve per n (m = 1); measured points (1 rank x 2 threads) on
     the first panel."""
     f_nons = sorted(curves["f_non"].unique())
@@ -42,7 +42,7 @@ def overlap_panels(curves: pd.DataFrame, measured: pd.DataFrame | None = None, *
                         if f_non == 0 else ""))  # fmt: skip
         ax.axhline(1.0, color="black", lw=0.7, ls=":")
         ax.set_xlabel("f_comm: communication share of the masteronly time (%)")
-        ax.set_title(f"f_comp,non-overlap = {100 * f_non:.0f} %  (002 slide 42)", fontsize=10)
+        ax.set_title(f"f_comp,non-overlap = {100 * f_non:.0f} %  (Rabenseifner, slide 42)", fontsize=10)
         ax.grid(True, alpha=0.3)
     axes[0, 0].set_ylabel("epsilon = T_masteronly / T_reserved  (> 1: reserved faster)")
     if measured is not None and len(measured):
@@ -65,7 +65,7 @@ def amdahl_plot(threads, user, fits: list[AmdahlFit], *, title: str = "") -> Fig
     t = np.asarray(threads, dtype=float)
     u = np.asarray(user, dtype=float)
     fig, (ax, res) = plt.subplots(1, 2, figsize=(11, 4.0), gridspec_kw={"width_ratios": [3, 2]})
-    ax.plot(t, u, "ko", label="USER (000 Table 4.32)")
+    ax.plot(t, u, "ko", label="USER (Stathopoulos 2010, Table 4.32)")
     grid = np.linspace(1, t.max(), 100)
     for fit, colour in zip(fits, ("#4c72b0", "#c44e52", "#55a868"), strict=False):
         label = (f"{fit.how}: f = {fit.f:.3f}, U1 = {fit.u1:.2f} s")
@@ -105,12 +105,12 @@ def _log2_axes(ax, xlabel: str, ylabel: str, title: str) -> None:
 
 def published_vs_predicted(a23: pd.DataFrame, table2: pd.DataFrame, table3: pd.DataFrame,
                            tolerance: float = 0.15) -> Figure:  # fmt: skip
-    """Three panels: 000 A.23 master-only halo (published, predicted; the NUMA-affine thread
-    counts marked), 003 Table 2 (every row's published / predicted) and 003 Table 3 (speedups
+    """Three panels: Stathopoulos 2010, Table A.23 master-only halo (published, predicted; the NUMA-affine thread
+    counts marked), Luecke et al., Table 2 (every row's published / predicted) and Luecke et al., Table 3 (speedups
     and the two bounds)."""
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.3))
     ax = axes[0]
-    ax.plot(a23["threads"], a23["published_s"], "ko-", label="published (000 Table A.23)")
+    ax.plot(a23["threads"], a23["published_s"], "ko-", label="published (Stathopoulos 2010, Table A.23)")
     ax.plot(a23["threads"], a23["predicted_s"], "s--", color="#4c72b0",
             label="predicted: bytes / rate of the 1-thread run")  # fmt: skip
     bad = a23[~a23["applies"]]

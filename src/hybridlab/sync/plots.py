@@ -215,7 +215,7 @@ def barrier_range_plot(
     published_routine: str = "MPI_Barrier",
 ) -> Figure:
     """Barrier time, average with the min..max range across ranks: the student's runs (left) and
-    the published table (right, e.g. 001 Table 3), each on its own scale."""
+    the published table (right, e.g. Smith et al. 2004, Table 3), each on its own scale."""
     panels = 2 if published is not None else 1
     fig, axes = plt.subplots(1, panels, figsize=(5.0 * panels, 3.6), squeeze=False)
     ax = axes[0][0]
@@ -249,7 +249,7 @@ def barrier_range_plot(
         ax2.set_xticks(xs, [str(p) for p in part["processors"]])
         ax2.set_xlabel("processors")
         ax2.set_ylabel(f"{published_routine} time (s)")
-        ax2.set_title("H2MOL, 001 Table 3 (published)", fontsize=9)
+        ax2.set_title("H2MOL, Smith et al. 2004, Table 3 (published)", fontsize=9)
     fig.tight_layout()
     return fig
 
