@@ -60,7 +60,8 @@ def convert(text: str) -> str:
     text = NUMBER_CITED.sub(lambda m: f"{SOURCES[f'00{m[1]}'].short}, ", text)
     text = APPENDIX_TABLE.sub(r"\1Table \2", text)  # "000 A.23" -> "Stathopoulos 2010, Table A.23"
     text = NUMBER_BOLD.sub(_bold, text)
-    return NUMBER.sub(lambda m: SOURCES[f"00{m[1]}"].short, text)
+    text = NUMBER.sub(lambda m: SOURCES[f"00{m[1]}"].short, text)
+    return text.replace("et al..", "et al.")  # "as in 003." ends the sentence once
 
 
 def convert_notebook(text: str) -> str:
