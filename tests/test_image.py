@@ -107,7 +107,7 @@ class Engine:
         return proc
 
 
-def _build(engine: "Engine", tag: str, target: str, log: Path) -> float:
+def _build(engine: Engine, tag: str, target: str, log: Path) -> float:
     """Build one target of the Dockerfile; the seconds it took."""
     start = time.monotonic()
     with log.open("w") as out:
