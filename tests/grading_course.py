@@ -1,9 +1,11 @@
-"""A tiny course for the grading tests: one lab of three parts, and one bad submission per case.
+"""A tiny course for the grading tests: one lab of three parts graded automatically and one
+written answer graded by hand, and one bad submission per case.
 
 Lab 90_sandbox: a 2-rank cluster, a kernel run (replayed from the solution's run when graded),
 (a) square() checked with numpy through a locked helper,
-(b) ring() on the engines, (c) total(). Each BAD entry breaks one part in one of the ways issue
-11 lists; `expected` is the score each part must get (1 point each).
+(b) ring() on the engines, (c) total(), and WRITTEN, a markdown answer (2 points, by hand, with
+its rubric in the instructor's answer). Each BAD entry breaks one part in one of the ways issue
+11 lists; `expected` is the score each automatic part must get (1 point each).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = "90_sandbox"
-PARTS = ("test_square", "test_ring", "test_total")
+PARTS = ("test_square", "test_ring", "test_total")  # graded automatically
+WRITTEN = "written_ring"  # graded by hand
+WRITTEN_POINTS = 2
 
 
 def _meta(grade_id: str, *, grade=False, solution=False, locked=False, points=None) -> dict:
@@ -35,6 +39,10 @@ def _meta(grade_id: str, *, grade=False, solution=False, locked=False, points=No
 
 def _cell(source: str, meta: dict | None = None) -> nbformat.NotebookNode:
     return nbformat.v4.new_code_cell(source.strip(), metadata=meta or {})
+
+
+def _markdown(source: str, meta: dict | None = None) -> nbformat.NotebookNode:
+    return nbformat.v4.new_markdown_cell(source.strip(), metadata=meta or {})
 
 
 def instructor_notebook() -> nbformat.NotebookNode:
@@ -111,6 +119,20 @@ assert total([]) == 0.0
 ### END HIDDEN TESTS
 """,
             _meta("test_total", grade=True, locked=True, points=1),
+        ),
+        _markdown(
+            "**Written (2 points, graded by hand).** Why does `ring()` need no barrier?",
+            _meta("written_ring_question", locked=True),
+        ),
+        _markdown(
+            """
+Each rank's `sendrecv` waits for its neighbour's message, so the exchange synchronises the
+ranks itself.
+
+Rubric: 1 point for "sendrecv blocks until the message arrives", 1 for "so the ranks are
+already in step".
+""",
+            _meta(WRITTEN, grade=True, solution=True, points=WRITTEN_POINTS),
         ),
         _cell("cluster.stop()"),
     ]
