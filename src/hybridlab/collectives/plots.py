@@ -16,11 +16,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..plots.palette import PHASE_COLOURS
+from ..plots.palette import OKABE_ITO, phase_style
 from ..records import require_columns
 
 FFT_PHASES = ("fft", "rearrange", "alltoall")
-SHAPE_COLOURS = ("#4c72b0", "#c44e52", "#55a868", "#8172b3", "#dd8452", "#937860")
+SHAPE_COLOURS = OKABE_ITO[5:7] + OKABE_ITO[3:4] + OKABE_ITO[7:] + OKABE_ITO[1:3]
+SHAPE_MARKERS = ("o", "s", "^", "D", "v", "P")  # with the colour: one shape, one marker
 SMALL_MACHINE = (
     "{cores} cores here: {why}. The published numbers (right) are what this machine cannot show."
 )
@@ -46,7 +47,8 @@ def osu_plot(table: pd.DataFrame, *, title: str = "MPI_Alltoall, OSU method") ->
     for i, ((op, ranks, threads), g) in enumerate(groups):
         g = g.sort_values("size")
         colour = SHAPE_COLOURS[i % len(SHAPE_COLOURS)]
-        ax.plot(g["size"], g["avg_us"], "o-", ms=3, color=colour,
+        ax.plot(g["size"], g["avg_us"], "-", marker=SHAPE_MARKERS[i % len(SHAPE_MARKERS)], ms=3,
+                color=colour,
                 label=f"{op}, {_label(ranks, threads)}")  # fmt: skip
         ax.fill_between(g["size"], g["min_us"], g["max_us"], color=colour, alpha=0.15)
     ax.set_xscale("log", base=2)
@@ -129,9 +131,8 @@ def fft_plot(
     b = breakdown.reset_index(drop=True)
     bottom = np.zeros(len(b))
     for phase in FFT_PHASES:
-        colour = PHASE_COLOURS[phase]
         values = b[phase].to_numpy() * 1e3
-        ax.bar(range(len(b)), values, bottom=bottom, color=colour, label=phase)
+        ax.bar(range(len(b)), values, bottom=bottom, label=phase, **phase_style(phase))
         bottom += values
     for i, row in b.iterrows():
         over = row["ranks"] * row["threads"] > usable

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..plots.palette import PHASE_COLOURS
+from ..plots.palette import PHASE_COLOURS, phase_style
 from ..records import Results, require_columns
 from .tables import PHASES, master_share_table
 
@@ -28,7 +28,7 @@ def _stack(ax, labels: Sequence[str], table: pd.DataFrame, columns: Sequence[str
     xs = np.arange(len(table))
     for phase, column in zip(PHASES, columns, strict=True):
         values = table[column].fillna(0.0).to_numpy(dtype=float)
-        ax.bar(xs, values, bottom=bottom, color=PHASE_COLOURS[phase], label=phase, width=0.7)
+        ax.bar(xs, values, bottom=bottom, label=phase, width=0.7, **phase_style(phase))
         bottom += values
     ax.set_xticks(xs, labels, rotation=40, ha="right", fontsize=8)
 

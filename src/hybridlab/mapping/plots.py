@@ -16,7 +16,7 @@ from ..plots import RANK_COLOURS
 from ..topology import Topology
 from .tables import cut_links, grid_links, packed_cores, per_numa_cores, regions_of
 
-CUT = "#d62728"
+CUT = "#d55e00"  # vermillion (Okabe-Ito); cut links are also drawn thicker
 
 
 def _axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:

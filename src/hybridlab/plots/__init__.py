@@ -5,7 +5,10 @@ package (hybridlab.sync.plots, hybridlab.p2p.plots, ...), with the colours of pa
 """
 
 from .machine import machine_picture
-from .palette import PHASE_COLOURS, RANK_COLOURS, SHARED
+from .palette import PHASE_COLOURS, PHASE_HATCHES, RANK_COLOURS, SHARED, phase_style
 from .placement import placement_map
 
-__all__ = ["PHASE_COLOURS", "RANK_COLOURS", "SHARED", "machine_picture", "placement_map"]
+__all__ = [
+    "PHASE_COLOURS", "PHASE_HATCHES", "RANK_COLOURS", "SHARED", "machine_picture", "phase_style",
+    "placement_map",
+]
