@@ -271,12 +271,15 @@ def _frame(records: Results | pd.DataFrame) -> pd.DataFrame:
 
 
 def thread_level_table(records: Results | pd.DataFrame):
-    """One row per (requested, rank, thread): provided below requested in red, at least it in
-    green, and the main thread in bold. Returns a pandas Styler (renders in a notebook)."""
+    """One row per (requested, rank, thread): provided below requested in red and `enough` "NO",
+    at least it in green and "yes" (the words say it without the colour), and the main thread in
+    bold. Returns a pandas Styler (renders in a notebook)."""
     frame = _frame(records)
     order = {level: i for i, level in enumerate(THREAD_LEVELS)}
+    short = frame["provided"].map(order) < frame["requested"].map(order)
     table = (
         frame[["requested", "rank", "thread", "provided", "query", "is_thread_main"]]
+        .assign(enough=short.map({True: "NO (lower)", False: "yes"}))
         .assign(_order=frame["requested"].map(order))
         .sort_values(["_order", "rank", "thread"])
         .drop(columns="_order")
