@@ -8,7 +8,7 @@ LAB_DIR   ?= labs
 PYTEST_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: setup lab test book release grade lint bench clean doctor image image-instructor test-image test-browser test-grading-full test-slurm
+.PHONY: setup lab test book release grade lint bench clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm
 
 setup: $(STAMP)
 	@$(BIN)/hybridlab build --all --quiet
@@ -72,6 +72,12 @@ grade: setup
 BENCH_PARTS := benchmarks/foundation_results.md benchmarks/sync_results.md benchmarks/p2p_results.md benchmarks/halo_results.md benchmarks/memory_results.md benchmarks/mapping_results.md benchmarks/collectives_results.md
 BENCH_PARTS += benchmarks/modelling_results.md
 BENCH_PARTS += benchmarks/pykernels_results.md
+BENCH_PARTS += $(wildcard benchmarks/labs_results.md)
+
+# Every lab's solution notebook at full size, one at a time (long: minutes per lab).
+bench-labs: setup
+	PATH="$(abspath $(BIN)):$$PATH" IPP_NONINTERACTIVE=1 $(PY) benchmarks/bench_labs.py
+	cat $(BENCH_PARTS) > benchmarks/RESULTS.md
 
 bench: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/run_benchmarks.py --out benchmarks/foundation_results.md

@@ -18,6 +18,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import uuid
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -103,7 +104,9 @@ def graded(tmp_path_factory):
         gc.submit(root, student, nb)
     before = _fingerprint(root)
     sleepers = _sleepers()
-    tag = "test-sandboxed"
+    # unique per run: two runs of this suite on one machine (two checkouts) must not reap each
+    # other's graders, which are found by this tag
+    tag = f"test-sandboxed-{uuid.uuid4().hex[:8]}"
     try:
         report = autograde.grade(gc.LAB, root=root, tag=tag, jobs=3, progress=False)
     finally:
