@@ -72,6 +72,7 @@ grade: setup
 BENCH_PARTS := benchmarks/foundation_results.md benchmarks/sync_results.md benchmarks/p2p_results.md benchmarks/halo_results.md benchmarks/memory_results.md benchmarks/mapping_results.md benchmarks/collectives_results.md
 BENCH_PARTS += benchmarks/modelling_results.md
 BENCH_PARTS += benchmarks/pykernels_results.md
+BENCH_PARTS += benchmarks/tracers_results.md
 BENCH_PARTS += $(wildcard benchmarks/labs_results.md)
 
 # Every lab's solution notebook at full size, one at a time (long: minutes per lab).
@@ -89,6 +90,7 @@ bench: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_collectives.py
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_modelling.py
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_pykernels.py
+	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_tracers.py
 	cat $(BENCH_PARTS) > benchmarks/RESULTS.md
 
 lint: setup

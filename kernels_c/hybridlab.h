@@ -27,6 +27,10 @@
  *                         hl_param_each(): comma lists as parameters
  *     hl_require_level()  fail with a clear message when MPI gave too low a thread level
  *     hl_thread_cpu_now(), hl_sleep_us(), hl_sleep_seconds()
+ *
+ * Built with trace_mpi=True, hl_mpi_trace.h (included first by the compiler) records every MPI
+ * call the kernel makes with its thread, for hybridlab.compliance. A kernel that includes
+ * hl_touch.h after this header can trace which thread first touched each page of an array.
  */
 #ifndef HYBRIDLAB_H
 #define HYBRIDLAB_H
@@ -821,6 +825,15 @@ static inline void hl_release_fatal(const struct sigaction saved[HL_NFATAL]) {
 
 /* --------------------------------------------------------------- entry points */
 
+/* Set by a helper header that holds resources for the kernel (hl_touch.h): run by hl_run when
+ * hl_kernel returns, before the crash handlers are released. */
+static void (*hl_on_kernel_end)(void);
+
+#ifdef HL_TRACE_MPI /* build(..., trace_mpi=True): hl_mpi_trace.h records the kernel's MPI calls */
+static void hl_trace_reset(void);
+static void hl_trace_emit(hl_ctx *ctx);
+#endif
+
 static inline int hl_run(MPI_Comm comm, int argc, char **argv, hl_ctx *ctx) {
     memset(ctx, 0, sizeof *ctx);
     ctx->argc = argc;
@@ -834,8 +847,18 @@ static inline int hl_run(MPI_Comm comm, int argc, char **argv, hl_ctx *ctx) {
     int rc = hl_check_args(ctx);
     if (rc == 0) {
         hl_emit_meta(ctx);
+#ifdef HL_TRACE_MPI
+        hl_trace_reset();
+#endif
         rc = hl_kernel(comm, ctx);
         if (rc != 0 && !ctx->error[0]) hl_fail(ctx, "kernel returned %d", rc);
+#ifdef HL_TRACE_MPI
+        hl_trace_emit(ctx);
+#endif
+    }
+    if (hl_on_kernel_end) {
+        hl_on_kernel_end();
+        hl_on_kernel_end = NULL;
     }
     hl_release_fatal(saved);
     omp_destroy_lock(&ctx->lock);

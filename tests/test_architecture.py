@@ -1,8 +1,8 @@
 """The layer rules of hybridlab's package docstring, checked by reading every module's imports.
 
   - a harness module never imports a topic;
-  - records, stats, reference, plots, traces and every topic module except `exercise` never import
-    cluster, launch, build, runs or _engine (they launch nothing).
+  - records, stats, compliance, reference, plots, traces and every topic module except `exercise`
+    never import cluster, launch, build, runs or _engine (they launch nothing).
 
 Imports are read with ast (inside functions too, since lazy imports are imports), resolved to
 modules of the package, including names the package exports lazily (`from hybridlab import
@@ -31,7 +31,7 @@ TOPICS = (
 )
 LAUNCHING = ("cluster", "launch", "build", "runs", "_engine")  # modules that run kernels
 # harness parts that launch nothing
-LAUNCH_FREE = ("records", "stats", "reference", "plots", "traces")
+LAUNCH_FREE = ("records", "stats", "reference", "plots", "traces", "compliance")
 
 
 def _modules(src: Path, package: str) -> dict[str, Path]:

@@ -80,19 +80,15 @@ def test_an_interrupt_reaches_busy_engines_as_px_sends_it(cluster, tmp_path):
     deadline = time.monotonic() + 30
     while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)  # until every engine runs it (an idle engine ignores SIGINT)
-    start = time.monotonic()
     cluster.client.send_signal("SIGINT", targets=cluster.view.targets, block=True)
     with pytest.raises(ipp_error.CompositeError, match="KeyboardInterrupt"):
-        busy.get(timeout=30)
-    assert time.monotonic() - start < 30
+        busy.get(timeout=30)  # the nap lasts 60 s: only the interrupt ends it within 30
     assert cluster.apply(getenv, "OMP_NUM_THREADS") == ["1", "1"]  # the engines live on
 
 
 def test_a_hang_times_out_and_leaves_nothing_behind(cluster):
-    start = time.monotonic()
     with pytest.raises(hl.KernelTimeout, match="kernel 'hang' did not finish within 2 s"):
         cluster.run(hl.build_source("hang", HANG), timeout=2)
-    assert time.monotonic() - start < 30
     assert mpi_leftovers(cluster.tag) == []
     cluster.restart()
     assert cluster.apply(getenv, "OMP_NUM_THREADS") == ["1", "1"]

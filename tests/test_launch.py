@@ -2,7 +2,6 @@
 
 import shutil
 import subprocess
-import time
 
 import pytest
 
@@ -77,10 +76,8 @@ def test_a_segfault_names_the_rank():
 
 def test_a_deadlock_times_out_and_leaves_nothing_behind():
     kernel = hl.build_source("hang", HANG)
-    start = time.monotonic()
     with pytest.raises(hl.KernelTimeout, match="did not finish within 2 s"):
         hl.run_program(kernel, ranks=2, timeout=2)
-    assert time.monotonic() - start < 30
     assert mpi_leftovers() == []
 
 

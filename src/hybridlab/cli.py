@@ -12,11 +12,17 @@ from .build import BuildError, available_kernels, build, clean_cache
 
 def _doctor(args: argparse.Namespace) -> int:
     from .doctor import examine
+    from .settings import current
 
     facts, findings = examine()
     width = max(len(k) for k in facts)
     for key, value in facts.items():
         print(f"{key:<{width}}  {value}")
+    print()
+    print("settings (README, 'Settings'):")
+    for setting, value in current():
+        shown = value if value is not None else f"unset ({setting.default})"
+        print(f"  {setting.name:<{width}}  {shown}")
     print()
     for f in findings:
         print(f"[{f.level}] {f.text}")

@@ -22,6 +22,22 @@ class KernelTimeout(KernelError):
     """A kernel did not finish within its time limit (deadlock or endless loop)."""
 
 
+class ThreadComplianceError(KernelError):
+    """A traced kernel called MPI in a way its thread level does not allow
+    (hybridlab.compliance.check); .violations lists them, .level is the level asked for."""
+
+    def __init__(self, violations: list, level: str, allows: str, shown: int = 8):
+        self.violations, self.level = list(violations), level
+        calls = sum(v.count for v in self.violations)
+        lines = [f"- {v}" for v in self.violations[:shown]]
+        if len(self.violations) > shown:
+            lines.append(f"- ... and {len(self.violations) - shown} more kinds of call")
+        super().__init__(
+            f"{calls} MPI call(s) break thread level '{level}', which allows {allows}:\n"
+            + "\n".join(lines)
+        )
+
+
 class ClusterNotRunning(RuntimeError):
     """The cluster was stopped, or stopped itself after a crash or timeout."""
 

@@ -26,10 +26,10 @@ class KitPathError(FileNotFoundError):
     """A folder of the kit is not where it should be; the message names the variable to set."""
 
 
-def _locate(name: str, *, must_exist: bool = True) -> Path:
+def _locate(name: str, *, must_exist: bool = True, beside: Path = CHECKOUT) -> Path:
     variable, folder, marker = _FOLDERS[name]
     given = os.environ.get(variable)
-    path = Path(given).expanduser() if given else CHECKOUT / folder
+    path = Path(given).expanduser() if given else beside / folder
     if must_exist and not path.is_dir():
         where = f"{variable}={given}" if given else f"{path} (beside the package's src/)"
         raise KitPathError(
@@ -46,14 +46,15 @@ def kernels_dir() -> Path:
     return _locate("kernels")
 
 
-def grading_dir() -> Path:
+def grading_dir(*, must_exist: bool = True) -> Path:
     """grading/: nbgrader's course folder (HYBRIDLAB_GRADING overrides)."""
-    return _locate("grading")
+    return _locate("grading", must_exist=must_exist)
 
 
 def labs_dir(*, must_exist: bool = True) -> Path:
-    """labs/: the released notebooks (HYBRIDLAB_LABS overrides); release may create it."""
-    return _locate("labs", must_exist=must_exist)
+    """labs/: the released notebooks (HYBRIDLAB_LABS overrides; else beside the course folder, so
+    a private course set by HYBRIDLAB_GRADING releases beside itself); release may create it."""
+    return _locate("labs", must_exist=must_exist, beside=grading_dir(must_exist=False).parent)
 
 
 def cache_root() -> Path:

@@ -2,6 +2,9 @@
 
 Kernels write JSON lines (hybridlab.h). Lines with "meta": true describe a rank; all others are
 records with at least rank, thread, cpu and numa. Results keeps both, and the warnings of the run.
+A kernel built with trace_mpi=True also writes one "mpi_call" record per MPI call it made and an
+"mpi_trace" summary per rank (hl_mpi_trace.h): they go to Results.mpi_calls and
+meta["mpi_trace"], so the kernel's own records read the same traced or not.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 PLACE_COLUMNS = ["rank", "thread", "cpu", "numa"]
+CALL_RECORD, TRACE_RECORD = "mpi_call", "mpi_trace"  # written by hl_mpi_trace.h
 
 
 class RecordError(ValueError):
@@ -45,23 +49,33 @@ class Results:
     records: pd.DataFrame
     meta: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # one row per MPI call of a kernel built with trace_mpi=True (hl_mpi_trace.h), else empty
+    mpi_calls: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @classmethod
     def from_rows(
         cls, rows: list[dict], ranks: list[dict], meta: dict, warnings: list[str]
     ) -> Results:
-        frame = pd.DataFrame(rows)
-        for col in PLACE_COLUMNS:
-            if col not in frame:
-                frame[col] = pd.Series(dtype="int64")
-        frame = frame[PLACE_COLUMNS + [c for c in frame.columns if c not in PLACE_COLUMNS]]
-        frame = frame.sort_values(["rank", "thread"], kind="stable").reset_index(drop=True)
+        kind = [row.get("record") for row in rows]
+        calls = [row for row, k in zip(rows, kind, strict=True) if k == CALL_RECORD]
+        traces = [row for row, k in zip(rows, kind, strict=True) if k == TRACE_RECORD]
+        rows = [
+            row for row, k in zip(rows, kind, strict=True) if k not in (CALL_RECORD, TRACE_RECORD)
+        ]
         meta = dict(meta)
         meta["ranks"] = sorted(ranks, key=lambda r: r.get("rank", 0))
         if ranks:
             meta.setdefault("thread_level", ranks[0].get("thread_level"))
             meta.setdefault("mpi_library", " ".join(ranks[0].get("mpi_library", "").split()))
-        return cls(frame, meta, list(warnings))
+        if traces:
+            meta["mpi_trace"] = sorted(traces, key=lambda r: r["rank"])
+        mpi_calls = _table(calls, ["rank", "start"]) if traces else pd.DataFrame()
+        return cls(_table(rows, ["rank", "thread"]), meta, list(warnings), mpi_calls)
+
+    @property
+    def traced(self) -> bool:
+        """True when the kernel was built with trace_mpi=True (its MPI calls are recorded)."""
+        return "mpi_trace" in self.meta
 
     def __len__(self) -> int:
         return len(self.records)
@@ -73,6 +87,7 @@ class Results:
             json.dumps(
                 {
                     "records": self.records.to_dict(orient="records"),
+                    "mpi_calls": self.mpi_calls.to_dict(orient="records"),
                     "meta": self.meta,
                     "warnings": self.warnings,
                 },
@@ -85,7 +100,8 @@ class Results:
     @classmethod
     def load(cls, path: str | Path) -> Results:
         data = json.loads(Path(path).read_text())
-        return cls(pd.DataFrame(data["records"]), data["meta"], data["warnings"])
+        calls = pd.DataFrame(data.get("mpi_calls", []))
+        return cls(pd.DataFrame(data["records"]), data["meta"], data["warnings"], calls)
 
     def to_chrome_trace(self, path: str | Path | None = None) -> dict:
         """Chrome trace-event JSON of the timeline records (see hybridlab.traces)."""
@@ -109,6 +125,18 @@ class Results:
     def __repr__(self) -> str:
         warn = "".join(f"warning: {w}\n" for w in self.warnings)
         return f"{warn}{self.records.to_string(max_rows=40, index=False)}"
+
+
+def _table(rows: list[dict], order: list[str]) -> pd.DataFrame:
+    """Rows as a frame: place columns first (present even when empty), sorted stably."""
+    frame = pd.DataFrame(rows)
+    for col in PLACE_COLUMNS:
+        if col not in frame:
+            frame[col] = pd.Series(dtype="int64")
+    frame = frame[PLACE_COLUMNS + [c for c in frame.columns if c not in PLACE_COLUMNS]]
+    if len(frame):
+        frame = frame.sort_values(order, kind="stable")
+    return frame.reset_index(drop=True)
 
 
 def as_frame(records: Results | pd.DataFrame) -> pd.DataFrame:

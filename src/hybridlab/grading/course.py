@@ -18,9 +18,10 @@ from pathlib import Path
 import nbformat
 
 from ..notebooks import headless_environment
+from ..paths import grading_dir, labs_dir
 
-GRADING = Path(os.environ.get("HYBRIDLAB_GRADING", Path(__file__).resolve().parents[3] / "grading"))
-LABS = Path(os.environ.get("HYBRIDLAB_LABS", GRADING.parent / "labs"))
+GRADING = grading_dir(must_exist=False)
+LABS = labs_dir(must_exist=False)
 COURSE_ID = "hybridlab"
 RELEASE_TIMEOUT = 600  # seconds for one `nbgrader generate_assignment`
 OUTPUT_TAIL = 3000  # characters of nbgrader's log quoted in an error

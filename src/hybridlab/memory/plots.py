@@ -84,6 +84,62 @@ def page_map_plot(maps: Mapping[str, np.ndarray], *, touchers: Mapping[str, np.n
     return fig
 
 
+THREAD_HATCHES = ("", "//", "..", "xx", "\\\\", "++", "oo", "--")  # a second channel beside colour
+UNTOUCHED = "#dddddd"
+
+
+def _runs(values: np.ndarray) -> list[tuple[int, int, int]]:
+    """(first, count, value) for each run of equal values."""
+    edges = np.flatnonzero(np.diff(values)) + 1
+    starts = np.concatenate([[0], edges])
+    ends = np.concatenate([edges, [len(values)]])
+    return [(int(a), int(b - a), int(values[a])) for a, b in zip(starts, ends, strict=True)]
+
+
+def page_owner_plot(owners: pd.DataFrame, *, title: str = "which thread first touched each page"):
+    """One strip per rank and array (hybridlab.memory.tables.page_owners): each page coloured,
+    hatched and labelled by the thread whose first write placed it (grey: never written);
+    triangles mark pages another thread had read first. Works on one NUMA node: it shows
+    threads, not nodes."""
+    strips = list(owners.groupby(["rank", "array"], sort=True))
+    fig, axes = plt.subplots(len(strips), 1, figsize=(11, 0.9 + 0.8 * len(strips)), squeeze=False)
+    threads = sorted({int(t) for t in owners["writer"] if t >= 0})
+    for ax, ((rank, array), pages) in zip(axes[:, 0], strips, strict=True):
+        writer = pages["writer"].to_numpy(dtype=int)
+        for first, count, thread in _runs(writer):
+            colour = UNTOUCHED if thread < 0 else NODE_COLOURS[thread % len(NODE_COLOURS)]
+            hatch = None if thread < 0 else THREAD_HATCHES[thread % len(THREAD_HATCHES)]
+            ax.barh(0, count, left=first, height=1.0, color=colour, hatch=hatch,
+                    edgecolor="white", linewidth=0.6)  # fmt: skip
+            if count >= len(writer) / 40:
+                ax.text(first + count / 2, 0, "none" if thread < 0 else f"t{thread}",
+                        ha="center", va="center", fontsize=8,
+                        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})  # fmt: skip
+        page = pages["page"].to_numpy()
+        read = (pages["toucher"].to_numpy() != writer) & (writer >= 0)
+        if read.any():
+            ax.scatter(page[read] + 0.5, np.full(read.sum(), 0.4), marker="v", s=10,
+                       color="black", zorder=3)  # fmt: skip
+        ax.set(xlim=(0, len(writer)), ylim=(-0.5, 0.5), yticks=[],
+               ylabel=f"rank {rank}\n{array}")  # fmt: skip
+        ax.yaxis.label.set(rotation=0, ha="right", va="center", fontsize=8)
+    axes[-1, 0].set_xlabel("page of the array (label: the thread whose first write placed it)")
+    axes[0, 0].set_title(title)
+    handles = [plt.Rectangle((0, 0), 1, 1, facecolor=NODE_COLOURS[t % len(NODE_COLOURS)],
+                             hatch=THREAD_HATCHES[t % len(THREAD_HATCHES)], edgecolor="white")
+               for t in threads]  # fmt: skip
+    names = [f"thread {t}" for t in threads]
+    if (owners["writer"] < 0).any():
+        handles.append(plt.Rectangle((0, 0), 1, 1, color=UNTOUCHED))
+        names.append("never written")
+    if ((owners["toucher"] != owners["writer"]) & (owners["writer"] >= 0)).any():
+        handles.append(plt.Line2D([], [], marker="v", color="black", linestyle=""))
+        names.append("read first by another thread")
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    fig.legend(handles, names, loc="lower center", fontsize=8, ncol=len(names))
+    return fig
+
+
 def matrix_plot(matrix: pd.DataFrame, *, level: str, block_bytes: int, note: str = ""):
     """The student's threads x owners GB/s heatmap beside Armstrong et al.'s 24-thread XT6 OpenMP test."""
     fig, (ax, ref) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [1, 1.3]})

@@ -103,6 +103,36 @@ def page_nodes(res: Results) -> np.ndarray:
     return out
 
 
+OWNER_COLUMNS = ["rank", "array", "page", "toucher", "toucher_cpu", "writer", "writer_cpu"]
+
+
+def page_owners(runs: Results | Iterable[Results], array: str | None = None) -> pd.DataFrame:
+    """Who first touched each page of the arrays a kernel traced with hl_touch.h (one row per
+    rank, array and page): toucher, the thread whose access came first, and writer, the thread
+    whose first write placed the page (first touch), with the CPUs they ran on; -1 where no
+    thread touched or wrote the page. `array` keeps one array's pages."""
+    f = _frames(runs)
+    if "record" not in f or not (f["record"] == "touch").any():
+        raise ValueError(
+            "no page records: the kernel must trace its array with hl_touch_alloc and emit it "
+            "with hl_touch_emit (kernels_c/hl_touch.h)"
+        )
+    runs_ = f[f["record"] == "touch"]
+    if array is not None:
+        runs_ = runs_[runs_["array"] == array]
+        if runs_.empty:
+            known = ", ".join(sorted(set(f.loc[f["record"] == "touch", "array"])))
+            raise ValueError(f"no traced array named {array!r} (traced: {known})")
+    counts = runs_["count"].astype(int).to_numpy()
+    firsts = runs_["first"].astype(int)
+    pages = np.concatenate([np.arange(a, a + n) for a, n in zip(firsts, counts, strict=True)])
+    table = pd.DataFrame({"rank": np.repeat(runs_["rank"].astype(int).to_numpy(), counts),
+                          "array": np.repeat(runs_["array"].to_numpy(), counts), "page": pages})  # fmt: skip
+    for column in OWNER_COLUMNS[3:]:
+        table[column] = np.repeat(runs_[column].astype(int).to_numpy(), counts)
+    return table.sort_values(["rank", "array", "page"], kind="stable").reset_index(drop=True)
+
+
 def thread_nodes(res: Results) -> dict[int, int]:
     """thread -> the NUMA node it ran on, from the sweep records of a first_touch run."""
     f = as_frame(res)

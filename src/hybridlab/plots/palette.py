@@ -42,6 +42,14 @@ _PHASE_KIND = {
 PHASE_COLOURS = {phase: _KINDS[kind][0] for phase, kind in _PHASE_KIND.items()}
 PHASE_HATCHES = {phase: _KINDS[kind][1] for phase, kind in _PHASE_KIND.items()}
 
+# the lowest MPI thread level a call needs (hybridlab.compliance), from harmless to demanding
+THREAD_LEVEL_COLOURS = {
+    "single": _BLUE,
+    "funneled": _GREEN,
+    "serialized": _ORANGE,
+    "multiple": _VERMILLION,
+}
+
 # one colour per rank in placement maps (the rank's number is written on it as well)
 RANK_COLOURS = (_BLUE, _ORANGE, "#56b4e9", _GREEN, "#cc79a7", _VERMILLION, "#000000", "#999999")
 SHARED = _VERMILLION  # a CPU that more than one thread shares (also labelled "shared")

@@ -1,0 +1,235 @@
+/* hl_touch.h: which thread first touched each page of an array, on any machine (one NUMA node
+ * too, where move_pages(2) can only answer "node 0").
+ *
+ * A kernel includes it after hybridlab.h and asks for a traced array instead of malloc:
+ *
+ *     double *a = hl_touch_alloc(ctx, n * sizeof *a);   NULL with ctx->error set on failure
+ *     #pragma omp parallel for schedule(static)          the initialisation being studied
+ *     for (long i = 0; i < n; i++) a[i] = 0.0;
+ *     hl_touch_emit(ctx, a, "a");                        the records; a stays usable
+ *     ...
+ *     hl_touch_free(a);                                  (or left to the end of the kernel)
+ *
+ * How: hl_touch_alloc maps fresh anonymous pages (transparent huge pages off, so one page is one
+ * base page) with no access at all (PROT_NONE) and installs a SIGSEGV handler (SA_SIGINFO). The
+ * first access to a page faults; the handler records the OpenMP thread (omp_get_thread_num) and
+ * CPU of the access, opens the page (mprotect) and returns, and the access runs again, now for
+ * real: the page is placed by the kernel exactly as without the tracer (first touch on the
+ * writing thread's node). A read opens the page for reading only, so the first write faults once
+ * more and is recorded too: the "writer" is the thread whose write placed the page (a read of a
+ * fresh page maps the shared zero page and places nothing). On x86-64 the fault's error code
+ * says read or write; elsewhere a page's first fault counts as a read, its second as the write.
+ * The handler is async-signal-safe (atomics, getcpu and mprotect only; no malloc, no stdio).
+ * A fault outside every traced array is not the tracer's: the handler puts the previous SIGSEGV
+ * action back and returns, the instruction faults again and that action runs (hybridlab.h's
+ * crash report, so a NULL dereference is still a KernelCrash naming the rank). hl_touch_emit
+ * opens the whole array and, once no traced array remains armed, restores the previous action;
+ * arrays still traced when hl_kernel returns are disarmed and unmapped by hl_run.
+ *
+ * Limits: at most HL_TOUCH_MAX_ARRAYS arrays at a time and HL_TOUCH_MAX_PAGES pages each (every
+ * opened page may be its own mapping until neighbours merge; Linux allows about 65530). Until it
+ * is emitted, hand a traced array only to user-space code: a system call reading a page that is
+ * still closed (read(2) into it, MPI moving it with process_vm_readv) fails with EFAULT instead
+ * of faulting. Faults are counted per page, so they also cost time: trace the initialisation,
+ * not a timed loop.
+ *
+ * Records, one per run of consecutive pages with the same toucher, writer and CPUs:
+ *   "record":"touch","array":NAME,"first":P,"count":N,"toucher":T,"toucher_cpu":C,
+ *   "writer":W,"writer_cpu":D          (-1: no thread touched / wrote these pages)
+ * and one per array:
+ *   "record":"touch_array","array":NAME,"pages":P,"page_bytes":B,"touched":K,"written":W,
+ *   "faults":F
+ * hybridlab.memory.tables.page_owners reads them into one row per page.
+ */
+#ifndef HL_TOUCH_H
+#define HL_TOUCH_H
+
+#include "hybridlab.h"
+
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#ifndef HL_TOUCH_MAX_ARRAYS
+#define HL_TOUCH_MAX_ARRAYS 8
+#endif
+#ifndef HL_TOUCH_MAX_PAGES
+#define HL_TOUCH_MAX_PAGES 32768
+#endif
+
+typedef struct {
+    int toucher, toucher_cpu, writer, writer_cpu; /* -1 until a thread touches / writes it */
+} hl_touch_page;
+
+typedef struct {
+    char *base;
+    size_t bytes, page_bytes, pages;
+    hl_touch_page *page; /* its own mapping: the handler only reads and writes it */
+    int armed;
+    long faults;
+} hl_touch_array;
+
+static hl_touch_array hl_touch_arrays[HL_TOUCH_MAX_ARRAYS];
+static struct sigaction hl_touch_previous; /* the SIGSEGV action before the first armed array */
+static int hl_touch_installed;
+
+static inline void hl_touch_say(const char *msg) {
+    if (write(STDERR_FILENO, msg, strlen(msg)) < 0) { /* nothing more can be done */ }
+}
+
+/* Whether the fault that brought `context` was a write. */
+static inline int hl_touch_is_write(void *context, const hl_touch_page *p) {
+#if defined(__x86_64__) && defined(REG_ERR)
+    (void)p;
+    return (((ucontext_t *)context)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#else
+    (void)context;
+    return __atomic_load_n(&p->toucher, __ATOMIC_SEQ_CST) >= 0;
+#endif
+}
+
+static inline void hl_touch_claim(int *who, int *where, int me, int cpu) {
+    int none = -1;
+    if (__atomic_compare_exchange_n(who, &none, me, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        __atomic_store_n(where, cpu, __ATOMIC_SEQ_CST);
+}
+
+static void hl_touch_on_fault(int sig, siginfo_t *info, void *context) {
+    char *addr = info->si_addr;
+    (void)sig;
+    for (int i = 0; i < HL_TOUCH_MAX_ARRAYS; i++) {
+        hl_touch_array *r = &hl_touch_arrays[i];
+        if (!__atomic_load_n(&r->armed, __ATOMIC_SEQ_CST) || addr < r->base ||
+            addr >= r->base + r->bytes)
+            continue;
+        size_t index = (size_t)(addr - r->base) / r->page_bytes;
+        hl_touch_page *p = &r->page[index];
+        unsigned cpu = 0;
+        syscall(SYS_getcpu, &cpu, NULL, NULL);
+        int me = omp_get_thread_num(), wrote = hl_touch_is_write(context, p);
+        hl_touch_claim(&p->toucher, &p->toucher_cpu, me, (int)cpu);
+        if (wrote) hl_touch_claim(&p->writer, &p->writer_cpu, me, (int)cpu);
+        int prot = __atomic_load_n(&p->writer, __ATOMIC_SEQ_CST) >= 0 ? PROT_READ | PROT_WRITE
+                                                                      : PROT_READ;
+        __atomic_fetch_add(&r->faults, 1, __ATOMIC_SEQ_CST);
+        if (mprotect(r->base + index * r->page_bytes, r->page_bytes, prot) == 0) return;
+        hl_touch_say("hybridlab: hl_touch could not open a page (mprotect failed: too many "
+                     "mappings? trace fewer pages)\n");
+        break;
+    }
+    /* Not the tracer's fault (or it cannot go on): the previous action takes the repeat. */
+    sigaction(SIGSEGV, &hl_touch_previous, NULL);
+}
+
+/* A fresh traced array of at least `bytes` (whole pages, none touched yet); NULL with ctx->error
+ * set when it cannot be made. Free it with hl_touch_free (hl_run frees what is left). */
+static inline void *hl_touch_alloc(hl_ctx *ctx, size_t bytes);
+
+/* Stops tracing `ptr` (every page opened for reading and writing) and emits its records under
+ * `name`; 0, or -1 with ctx->error set when ptr is not a traced array. */
+static inline int hl_touch_emit(hl_ctx *ctx, void *ptr, const char *name);
+
+/* Unmaps a traced array (emitted or not). */
+static inline void hl_touch_free(void *ptr);
+
+/* The traced array that starts at `ptr` (NULL: a free slot), or NULL. */
+static inline hl_touch_array *hl_touch_find(const void *ptr) {
+    for (int i = 0; i < HL_TOUCH_MAX_ARRAYS; i++)
+        if (hl_touch_arrays[i].base == ptr) return &hl_touch_arrays[i];
+    return NULL;
+}
+
+/* Opens every page of `r` and, when no array is armed any more, restores the SIGSEGV action. */
+static inline void hl_touch_disarm(hl_touch_array *r) {
+    if (!r->armed) return;
+    __atomic_store_n(&r->armed, 0, __ATOMIC_SEQ_CST);
+    mprotect(r->base, r->bytes, PROT_READ | PROT_WRITE);
+    int any = 0;
+    for (int i = 0; i < HL_TOUCH_MAX_ARRAYS; i++) any |= hl_touch_arrays[i].armed;
+    if (!any && hl_touch_installed) {
+        sigaction(SIGSEGV, &hl_touch_previous, NULL);
+        hl_touch_installed = 0;
+    }
+}
+
+static inline void hl_touch_free(void *ptr) {
+    hl_touch_array *r = ptr ? hl_touch_find(ptr) : NULL;
+    if (!r) return;
+    hl_touch_disarm(r);
+    munmap(r->base, r->bytes);
+    munmap(r->page, r->pages * sizeof *r->page);
+    memset(r, 0, sizeof *r);
+}
+
+/* hl_run calls it when hl_kernel returns: nothing traced outlives the kernel. */
+static void hl_touch_free_all(void) {
+    for (int i = 0; i < HL_TOUCH_MAX_ARRAYS; i++)
+        if (hl_touch_arrays[i].base) hl_touch_free(hl_touch_arrays[i].base);
+}
+
+static inline void *hl_touch_alloc(hl_ctx *ctx, size_t bytes) {
+    size_t page_bytes = (size_t)sysconf(_SC_PAGESIZE);
+    size_t pages = (bytes + page_bytes - 1) / page_bytes;
+    if (pages == 0 || pages > HL_TOUCH_MAX_PAGES) {
+        hl_fail(ctx, "hl_touch_alloc: %zu bytes are %zu pages; trace 1 to %d pages", bytes, pages,
+                HL_TOUCH_MAX_PAGES);
+        return NULL;
+    }
+    hl_touch_array *r = hl_touch_find(NULL);
+    if (!r) {
+        hl_fail(ctx, "hl_touch_alloc: at most %d traced arrays at a time", HL_TOUCH_MAX_ARRAYS);
+        return NULL;
+    }
+    void *base = mmap(NULL, pages * page_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *book = mmap(NULL, pages * sizeof(hl_touch_page), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED || book == MAP_FAILED) {
+        if (base != MAP_FAILED) munmap(base, pages * page_bytes);
+        if (book != MAP_FAILED) munmap(book, pages * sizeof(hl_touch_page));
+        hl_fail(ctx, "hl_touch_alloc: no memory for %zu pages", pages);
+        return NULL;
+    }
+#ifdef MADV_NOHUGEPAGE
+    madvise(base, pages * page_bytes, MADV_NOHUGEPAGE);
+#endif
+    *r = (hl_touch_array){.base = base, .bytes = pages * page_bytes, .page_bytes = page_bytes,
+                          .pages = pages, .page = book};
+    memset(book, 0xff, pages * sizeof(hl_touch_page)); /* every field -1 */
+    if (!hl_touch_installed) {
+        struct sigaction act;
+        memset(&act, 0, sizeof act);
+        act.sa_sigaction = hl_touch_on_fault;
+        act.sa_flags = SA_SIGINFO;
+        sigemptyset(&act.sa_mask);
+        sigaction(SIGSEGV, &act, &hl_touch_previous);
+        hl_touch_installed = 1;
+    }
+    hl_on_kernel_end = hl_touch_free_all;
+    __atomic_store_n(&r->armed, 1, __ATOMIC_SEQ_CST);
+    return base;
+}
+
+static inline int hl_touch_emit(hl_ctx *ctx, void *ptr, const char *name) {
+    hl_touch_array *r = ptr ? hl_touch_find(ptr) : NULL;
+    if (!r) return hl_fail(ctx, "hl_touch_emit(%s): not an array from hl_touch_alloc", name);
+    hl_touch_disarm(r);
+    long touched = 0, written = 0;
+    for (size_t first = 0; first < r->pages;) {
+        const hl_touch_page *p = &r->page[first];
+        size_t end = first + 1;
+        while (end < r->pages && memcmp(&r->page[end], p, sizeof *p) == 0) end++;
+        if (p->toucher >= 0) touched += (long)(end - first);
+        if (p->writer >= 0) written += (long)(end - first);
+        hl_emit(ctx,
+                "\"record\":\"touch\",\"array\":\"%s\",\"first\":%zu,\"count\":%zu,"
+                "\"toucher\":%d,\"toucher_cpu\":%d,\"writer\":%d,\"writer_cpu\":%d",
+                name, first, end - first, p->toucher, p->toucher_cpu, p->writer, p->writer_cpu);
+        first = end;
+    }
+    hl_emit(ctx,
+            "\"record\":\"touch_array\",\"array\":\"%s\",\"pages\":%zu,\"page_bytes\":%zu,"
+            "\"touched\":%ld,\"written\":%ld,\"faults\":%ld",
+            name, r->pages, r->page_bytes, touched, written, r->faults);
+    return 0;
+}
+
+#endif /* HL_TOUCH_H */

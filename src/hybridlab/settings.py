@@ -1,0 +1,52 @@
+"""Every environment variable the kit reads: one table, shown by the README and `hybridlab doctor`.
+
+A setting a user may change says so (`user=True`); the others are set by the kit itself on the
+processes it starts (engines, sandboxes, headless runs) and are listed so nothing is hidden.
+tests/test_settings.py keeps this table, the code and the README in step.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: str
+    purpose: str
+    user: bool = True  # False: set by the kit on what it starts, not by hand
+
+
+SETTINGS = (
+    Setting("HYBRIDLAB_QUICK", "unset", "1 shrinks every lab's problem sizes (CI, a first look)"),
+    Setting("HYBRIDLAB_PROGRESS", "1", "0 hides the status line of long cells in notebooks"),
+    Setting("HYBRIDLAB_PRESTART", "1", "0 stops a notebook kernel starting the controller early"),
+    Setting("HYBRIDLAB_LAUNCHER", "auto", "srun or mpiexec: force the launcher of engines/programs"),
+    Setting("HYBRIDLAB_SRUN_MPI", "pmi2", "the --mpi= plugin given to srun"),
+    Setting("HYBRIDLAB_CACHE", "~/.cache/hybridlab", "where kernels are built and cached"),
+    Setting("HYBRIDLAB_KERNELS", "<checkout>/kernels_c", "the kit's C kernels and header"),
+    Setting("HYBRIDLAB_GRADING", "<checkout>/grading", "the nbgrader course folder"),
+    Setting("HYBRIDLAB_LABS", "<checkout>/labs", "the released notebooks"),
+    Setting("HYBRIDLAB_TAG", "set by the kit", "marks one cluster's processes", user=False),
+    Setting("HYBRIDLAB_SESSION", "set by the kit", "marks a headless run's processes", user=False),
+    Setting("HYBRIDLAB_OWNER", "set by the kit", "the process that launched them", user=False),
+    Setting("HYBRIDLAB_RUNS", "set by the grader", "record:/replay:<folder> of kernel runs", user=False),
+    Setting("HYBRIDLAB_SANDBOX", "set by the grader", "1 inside a grading sandbox", user=False),
+    Setting(
+        "HYBRIDLAB_GRADING_EVENTS", "set by the grader", "where cell events are written", user=False
+    ),
+)
+
+
+def current() -> list[tuple[Setting, str | None]]:
+    """Each user setting with its value in this environment (None when unset)."""
+    return [(s, os.environ.get(s.name)) for s in SETTINGS if s.user]
+
+
+def markdown_table() -> str:
+    """The README's table of settings."""
+    rows = ["| variable | default | what it does |", "|---|---|---|"]
+    rows += [f"| `{s.name}` | {s.default} | {s.purpose} |" for s in SETTINGS]
+    return "\n".join(rows)
