@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -51,7 +52,7 @@ def run_lab(notebook: Path, quick: bool, timeout: float) -> dict:
         try:
             proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
             outcome = "ok" if proc.returncode == 0 else f"failed ({proc.returncode})"
-            tail = (proc.stdout + proc.stderr)[-400:]
+            tail = re.sub(r"\x1b\[[0-9;]*m", "", proc.stdout + proc.stderr)[-400:]  # no colours
         except subprocess.TimeoutExpired:
             outcome, tail = f"stopped after {timeout:.0f} s", ""
         seconds = time.monotonic() - start
@@ -84,7 +85,8 @@ def report(results: list[dict], machine: dict, quick: bool) -> list[str]:
     lines += table(["lab", "minutes", "seconds", "outcome", "load before / after",
                     "upper bound (a busy machine)"], rows)  # fmt: skip
     total = sum(r["seconds"] for r in results)
-    lines += ["", f"All labs: {total / 60:.0f} minutes of machine time.", ""]
+    lines += ["", f"These labs: {total / 60:.0f} minutes of machine time. A failed lab's time is "
+              "until it stopped: a lower bound.", ""]
     failed = [r for r in results if r["outcome"] != "ok"]
     for r in failed:
         lines += [f"- {r['lab']} {r['outcome']}: `{' '.join(r['tail'].split())[-300:]}`"]
