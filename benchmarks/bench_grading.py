@@ -10,7 +10,7 @@ whole, the notebook execution inside it (kernel and sandbox start + cells), the 
 a cluster, the other cells; the rest of the process is nbgrader itself (reading, restoring cells,
 writing the gradebook). Nothing is asserted.
 
-    python benchmarks/bench_grading.py [--submissions 30] [--sequential 10] [--labs 02_synchronisation,04_halo_exchange]
+    python benchmarks/bench_grading.py [--submissions 30] [--sequential 10] [--labs 02_synchronisation,04_halo_exchange] [--own-runs]
 
 --sequential K grades K submissions one at a time (K < N: the per-submission mean is also
 scaled to N, and labelled so).
@@ -33,6 +33,7 @@ from pathlib import Path
 
 import nbformat
 
+from hybridlab import notebooks, own_runs
 from hybridlab.grading import autograde, course, gradebook
 
 HERE = Path(__file__).resolve().parent
@@ -42,7 +43,7 @@ FAULTY = {  # answer cell -> a wrong answer that fails fast
     "02_synchronisation": (
         "imbalance_report",
         "def imbalance_report(timeline):\n"
-        "    return {\"efficiency\": len(timeline) / 0}  # divides by zero\n",
+        '    return {"efficiency": len(timeline) / 0}  # divides by zero\n',
     ),
     "04_halo_exchange": (
         "exchange_halos",
@@ -61,7 +62,29 @@ def say(message: str) -> None:
     print(f"[bench_grading {time.monotonic() - _T0:6.1f} s] {message}", file=sys.stderr, flush=True)
 
 
-def make_class(root: Path, lab: str, n: int, released: Path) -> dict[str, str]:
+def student_runs(lab: str) -> Path:
+    """The runs folder a student hands in: the solution run headless as a student runs it
+    (quick mode, its kernel runs kept beside it: hybridlab.own_runs)."""
+    folder = Path(tempfile.mkdtemp(prefix=f"bench-student-{lab}-"))
+    shutil.copytree(REPO / "grading" / "source" / lab, folder, dirs_exist_ok=True)
+    saved = os.environ.pop("HYBRIDLAB_RUNS", None)
+    start = time.monotonic()
+    try:
+        notebooks.run_notebook(folder / f"{lab}.ipynb", folder / "executed", quick=True)
+    finally:
+        if saved is not None:
+            os.environ["HYBRIDLAB_RUNS"] = saved
+    runs = own_runs.runs_folder(folder / f"{lab}.ipynb")
+    say(
+        f"{lab}: a student's run kept {len(list(runs.glob('*-*.json')))} runs in "
+        f"{time.monotonic() - start:.0f} s"
+    )
+    return runs
+
+
+def make_class(
+    root: Path, lab: str, n: int, released: Path, runs: Path | None = None
+) -> dict[str, str]:
     solution = nbformat.read(course.source_notebook(root, lab), as_version=4)
     blank = nbformat.read(released, as_version=4)
     answer_id, wrong = FAULTY[lab]
@@ -78,6 +101,8 @@ def make_class(root: Path, lab: str, n: int, released: Path) -> dict[str, str]:
         nbformat.write(
             {"solution": solution, "blank": blank, "faulty": faulty}[kind], folder / f"{lab}.ipynb"
         )
+        if runs is not None:  # every submission hands in the same student's runs folder
+            shutil.copytree(runs, own_runs.runs_folder(folder / f"{lab}.ipynb"))
         kinds[student] = kind
     return kinds
 
@@ -103,8 +128,11 @@ def phases(root: Path, lab: str) -> dict[str, float]:
     return {k: statistics.mean(v) if v else 0.0 for k, v in rows.items()}
 
 
-def one_lab(lab: str, n: int, jobs: int | None, label: str, *, replay: bool = True) -> dict:
-    """Grade n submissions of `lab` in a fresh course (`replay`: c.Limits.replay_runs)."""
+def one_lab(
+    lab: str, n: int, jobs: int | None, label: str, *, replay: bool = True, runs: Path | None = None
+) -> dict:
+    """Grade n submissions of `lab` in a fresh course (`replay`: c.Limits.replay_runs; `runs`:
+    the runs folder every submission hands in)."""
     root = Path(tempfile.mkdtemp(prefix=f"bench-grading-{lab}-")) / "course"
     root.mkdir(parents=True)
     config = (REPO / "grading" / "nbgrader_config.py").read_text()
@@ -113,7 +141,7 @@ def one_lab(lab: str, n: int, jobs: int | None, label: str, *, replay: bool = Tr
     start = time.monotonic()
     (released,) = course.release([lab], root=root, labs_dir=root / "labs")
     release_s = time.monotonic() - start
-    kinds = make_class(root, lab, n, released)
+    kinds = make_class(root, lab, n, released, runs)
     load_before = os.getloadavg()[0]
     start = time.monotonic()
     timing = autograde.reference_timing(root, lab, quick=True, sandboxed=True)
@@ -145,6 +173,15 @@ def one_lab(lab: str, n: int, jobs: int | None, label: str, *, replay: bool = Tr
         "load_before": load_before,
         "load_after": os.getloadavg()[0],
         "report_tail": report.splitlines()[0],
+        "own_runs": runs is not None,
+        "kernel_runs": sorted(
+            {
+                note
+                for rec in gradebook.load_records(root, lab).values()
+                for note in rec.get("notes", [])
+                if note.startswith("kernel runs:")
+            }
+        )[:3],
     }
     shutil.rmtree(root.parent, ignore_errors=True)
     say(f"{lab} {label}: {seconds:.0f} s ({result['jobs']} at a time)")
@@ -153,6 +190,7 @@ def one_lab(lab: str, n: int, jobs: int | None, label: str, *, replay: bool = Tr
 
 GOAL_S = 300  # the issue's goal: 30 submissions of one lab in under 5 minutes
 SEQUENTIAL_MEASURING = "sequential, measuring"  # one at a time, no replay: the path before replay
+OWN_RUNS = "parallel, own runs"  # every submission hands in a student's runs folder
 
 
 def load_sentence(results: list[dict]) -> str:
@@ -178,7 +216,7 @@ def goal_lines(results: list[dict]) -> list[str]:
         f"- goal, {r['n']} submissions of {r['lab']} in under {GOAL_S} s: {r['grade_s']:.0f} s, "
         + ("PASS" if r["grade_s"] < GOAL_S else "MISS")
         for r in results
-        if r["label"] == "parallel"
+        if r["label"] in ("parallel", OWN_RUNS)
     ]
 
 
@@ -204,7 +242,10 @@ def write(results: list[dict], args, out: Path) -> None:
         "(`c.Limits.replay_runs = False`) and grades one at a time: the grader's path before "
         "replay. The class is a third each of the instructor solution, the blank released lab, "
         "and a faulty answer (lab 02: `imbalance_report` divides by zero; lab 04: "
-        "`exchange_halos` never exchanges).",
+        "`exchange_halos` never exchanges). `parallel, own runs` (with `--own-runs`) grades "
+        "the same class with every submission handing in the runs folder of one student's "
+        "headless run of the solution: its runs are checked and replayed before the "
+        "reference run's.",
         "",
         "| lab | run | replay | submissions | at a time | release s | reference s | grading s (incl. reference) | per submission s | load before / after |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -219,6 +260,14 @@ def write(results: list[dict], args, out: Path) -> None:
     lines += ["", "## The whole class: parallel beside one at a time", ""]
     for p in (r for r in results if r["label"] == "parallel"):
         for s in (r for r in results if r["lab"] == p["lab"] and r["label"] != "parallel"):
+            if s["label"] == OWN_RUNS:
+                lines.append(
+                    f"- {p['lab']}: with the students' own runs {s['grade_s'] / s['n']:.1f} s "
+                    f"per submission against {p['grade_s'] / p['n']:.1f} s with the reference "
+                    f"run only ({s['n']} and {p['n']} submissions, reference run included; "
+                    f"what served the runs: {'; '.join(s.get('kernel_runs', []))})"
+                )
+                continue
             scaled = (s["grade_s"] - s["reference_s"]) / s["n"] * p["n"] + s["reference_s"]
             lines.append(
                 f"- {p['lab']}: parallel {p['grade_s']:.0f} s for {p['n']}; {s['label']} "
@@ -265,6 +314,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--submissions", type=int, default=30)
     p.add_argument("--sequential", type=int, default=10)
     p.add_argument("--labs", default="02_synchronisation,04_halo_exchange")
+    p.add_argument(
+        "--own-runs",
+        action="store_true",
+        help="also grade the class with every submission handing in a student's runs folder",
+    )
     p.add_argument("--out", default=str(HERE / "grading_results.md"))
     p.add_argument(
         "--from-json", action="store_true", help="rewrite the report from its JSON, measure nothing"
@@ -279,6 +333,11 @@ def main(argv: list[str] | None = None) -> int:
     for lab in args.labs.split(","):
         results.append(one_lab(lab, args.submissions, None, "parallel"))
         write(results, args, Path(args.out))
+        if args.own_runs:
+            runs = student_runs(lab)
+            results.append(one_lab(lab, args.submissions, None, OWN_RUNS, runs=runs))
+            write(results, args, Path(args.out))
+            shutil.rmtree(runs.parent, ignore_errors=True)
         if args.sequential:
             results.append(one_lab(lab, args.sequential, 1, "sequential"))
             write(results, args, Path(args.out))

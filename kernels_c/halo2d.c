@@ -33,6 +33,16 @@
  * never overlap, and those of a phase add up to its timer total when every iteration is kept
  * (`total` is the whole loop, not an interval). Threads with nothing to do between parallel
  * regions (hybrid1, while the master communicates) have gaps on their track.
+ *
+ * Lab 04's exercises compile this file with the student's code (hybridlab.halo.exercise):
+ * HL_STUDENT_EXCHANGE adds variant=student (hybrid 1 calling the student's exchange_halos) and
+ * HL_STUDENT_OVERLAP variant=overlap (funnelled with overlap: one parallel region, every thread
+ * calls the student's overlap_iteration, which exchanges from the master and computes with
+ * stencil_rows; the call counts as jacobi). In variant=overlap the halo rows that come from a
+ * neighbour are set to NaN before every iteration, so a row computed before its halo arrived
+ * spoils the checksum, and stencil_rows counts the interior rows computed while a halo was still
+ * NaN (early_rows in the checksum record: the overlap achieved). stagger_us makes odd ranks start
+ * each iteration that late, so their neighbours' halos are surely in flight for that long.
  */
 #include "hybridlab.h"
 
@@ -42,6 +52,21 @@
  * m + 1 the halos. Send row 1 to `up` and receive row m + 1 from `down`; send row m to `down`
  * and receive row 0 from `up`; up/down are MPI_PROC_NULL at the edges of the grid. */
 void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm);
+#endif
+#ifdef HL_STUDENT_OVERLAP
+/* Lab 04 exercise (d): funnelled with overlap. Called by every thread of the team once per
+ * iteration, inside one parallel region; `a` as above. The master exchanges the halo rows while
+ * the team computes the rows that do not need them, then, after a barrier, the two edge rows.
+ * stencil_rows(first, last) computes rows first..last (1 <= first <= last <= m) of the new grid. */
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm);
+void stencil_rows(long first, long last);
+#endif
+#if defined(HL_STUDENT_EXCHANGE) || defined(HL_STUDENT_OVERLAP)
+#define HL_STUDENT_VARIANTS 1
+/* A standard send may wait for its receive (the standard allows it; MPICH buffers small ones,
+ * which hides unsafe orderings on one machine): in the students' code it always does. */
+#undef MPI_Send
+#define MPI_Send MPI_Ssend
 #endif
 
 const char *const hl_kernel_description =
@@ -56,18 +81,19 @@ const hl_param hl_kernel_params[] = {
     {"iterations", "100", "Jacobi iterations"},
     {"schedule", "static", "OpenMP schedule of the loops: static | dynamic | guided"},
     {"chunk", "0", "chunk size of the schedule (0: the schedule's default)"},
+    {"stagger_us", "0", "variant=overlap (lab 04 exercise): odd ranks start each iteration late"},
     HL_TIMELINE_PARAMS,
     HL_END_PARAMS,
 };
 
-enum { V_PURE, V_HYBRID1, V_HYBRID2, V_HYBRID3, V_STUDENT, V_ALL };
-#ifdef HL_STUDENT_EXCHANGE
+enum { V_PURE, V_HYBRID1, V_HYBRID2, V_HYBRID3, V_STUDENT, V_OVERLAP, V_ALL };
+#ifdef HL_STUDENT_VARIANTS
 #define V_COUNT V_ALL
 #else
 #define V_COUNT V_STUDENT
 #endif
-static const char *const variant_names[V_ALL] = {"pure", "hybrid1", "hybrid2", "hybrid3",
-                                                 "student"};
+static const char *const variant_names[V_ALL] = {"pure",    "hybrid1", "hybrid2",
+                                                 "hybrid3", "student", "overlap"};
 
 #define TAG_DOWN 1 /* a message travelling to rank + 1 */
 #define TAG_UP 2   /* a message travelling to rank - 1 */
@@ -82,6 +108,10 @@ typedef struct {
     hl_timers *acc; /* per thread: phase seconds, and its part of delta */
     double delta; /* global delta of the last iteration */
     int student;  /* call the student's exchange_halos (lab 04 exercise) */
+    int rank;
+    long stagger_us;          /* variant=overlap: odd ranks start each iteration this late */
+    long early_rows;          /* variant=overlap: interior rows computed before a halo arrived */
+    int bad_first, bad_last;  /* variant=overlap: a stencil_rows call outside 1..m (0 if none) */
 } grid2d;
 
 #define A(g, i, j) ((g)->a[(i) * (g)->w + (j)])
@@ -189,6 +219,85 @@ static void run_hybrid1(grid2d *g, int nthreads) {
     for (int t = 0; t < nthreads; t++) g->acc[t].t[HL_TOTAL] = total;
 }
 
+#ifdef HL_STUDENT_OVERLAP
+static grid2d *overlap_grid; /* the grid stencil_rows works on (one run at a time) */
+
+/* A halo row that comes from a neighbour and still holds the NaN set before the iteration. */
+static int halo_pending(const grid2d *g) {
+    double top = ((volatile const double *)g->a)[1];
+    double bottom = ((volatile const double *)g->a)[(g->m + 1) * g->w + 1];
+    return (g->up != MPI_PROC_NULL && isnan(top)) || (g->down != MPI_PROC_NULL && isnan(bottom));
+}
+
+void stencil_rows(long first, long last) {
+    grid2d *g = overlap_grid;
+    if (first < 1 || last > g->m || first > last) {
+#pragma omp critical(hl_overlap_bad)
+        if (!g->bad_first && !g->bad_last) {
+            g->bad_first = (int)first;
+            g->bad_last = (int)last;
+        }
+        return;
+    }
+    long inner = 0; /* rows that need no halo: 2..m-1 */
+    for (long i = first; i <= last; i++) inner += i > 1 && i < g->m;
+    if (inner > 0 && halo_pending(g)) {
+#pragma omp atomic
+        g->early_rows += inner;
+    }
+    for (long i = first; i <= last; i++) stencil_row(g, i);
+}
+
+/* The halo rows that come from a neighbour become NaN: only an exchange makes them numbers. */
+static void poison_halos(grid2d *g) {
+    for (long j = 1; j <= g->nx; j++) {
+        if (g->up != MPI_PROC_NULL) A(g, 0, j) = NAN;
+        if (g->down != MPI_PROC_NULL) A(g, g->m + 1, j) = NAN;
+    }
+}
+
+/* Funnelled with overlap, the student's way: one region; per iteration the master (late on odd
+ * ranks by stagger_us) poisons the halos, every thread calls overlap_iteration, then the copy
+ * and delta (omp for) and the master's reduction. */
+static void run_overlap(grid2d *g, int nthreads) {
+    overlap_grid = g;
+#pragma omp parallel num_threads(nthreads)
+    {
+        hl_timers *me = &g->acc[omp_get_thread_num()];
+        double start = hl_now();
+        for (long it = 0; it < g->iterations; it++) {
+            hl_timers_iteration(me, 1, it);
+#pragma omp master
+            {
+                if (g->rank % 2 == 1) hl_sleep_us(g->stagger_us);
+                poison_halos(g);
+            }
+            hl_barrier_phase(me, HL_OTHER);
+            double t0 = hl_now();
+            overlap_iteration(g->a, g->m, g->nx, g->up, g->down, g->comm);
+            hl_phase(me, HL_JACOBI, t0);
+            hl_barrier_phase(me, HL_OTHER);
+            double t1 = hl_now(), local = 0.0;
+#pragma omp for schedule(static) nowait
+            for (long i = 1; i <= g->m; i++) {
+                for (long j = 1; j <= g->nx; j++) {
+                    double d = B(g, i, j) - A(g, i, j);
+                    local += d * d;
+                }
+                copy_row(g, i);
+            }
+            me->partial = local;
+            hl_phase(me, HL_JACOBI, t1);
+            hl_barrier_phase(me, HL_OTHER);
+#pragma omp master
+            reduce_delta(g, nthreads, me);
+            hl_barrier_phase(me, HL_OTHER);
+        }
+        me->t[HL_TOTAL] = hl_now() - start;
+    }
+}
+#endif
+
 /* hybrid2's communication: one thread (`omp single`) sends the halos and reduces delta. Luecke et al. runs
  * the single straight after the copy (nowait); the barrier before it is needed here because
  * delta is summed from every thread's part. */
@@ -267,6 +376,15 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                        "needs at least one row); use ny >= %d or fewer ranks",
                        ny, ctx->size, ctx->size);
     if (chunk > 1000000000L) return hl_fail(ctx, "parameter chunk=%ld is too large", chunk);
+    long stagger_us = hl_param_long(ctx, "stagger_us", 0, &ok);
+    if (!ok) return -1;
+    if (stagger_us > 1000000L) return hl_fail(ctx, "parameter stagger_us=%ld is above 1 s", stagger_us);
+#ifndef HL_STUDENT_EXCHANGE
+    if (variant == V_STUDENT) return hl_fail(ctx, "variant student needs exchange_halos (lab 04)");
+#endif
+#ifndef HL_STUDENT_OVERLAP
+    if (variant == V_OVERLAP) return hl_fail(ctx, "variant overlap needs overlap_iteration (lab 04)");
+#endif
     long keep = hl_param_timeline(ctx, iterations);
     if (keep < 0) return -1;
 
@@ -283,7 +401,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     omp_set_schedule(kinds[schedule], (int)chunk);
 
     grid2d g = {.comm = comm, .nx = nx, .w = nx + 2, .iterations = iterations,
-                .student = variant == V_STUDENT};
+                .student = variant == V_STUDENT, .rank = ctx->rank, .stagger_us = stagger_us};
     long base = ny / ctx->size, extra = ny % ctx->size;
     g.m = base + (ctx->rank < extra ? 1 : 0);
     long first = 1 + ctx->rank * base + (ctx->rank < extra ? ctx->rank : extra); /* global row */
@@ -314,13 +432,28 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     case V_HYBRID1:
     case V_STUDENT: run_hybrid1(&g, nthreads); break;
     case V_HYBRID2: run_one_region(&g, nthreads, communicate_single); break;
+#ifdef HL_STUDENT_OVERLAP
+    case V_OVERLAP: run_overlap(&g, nthreads); break;
+#endif
     default: run_one_region(&g, nthreads, communicate_sections); break;
     }
+    long early_rows = 0;
+    MPI_Reduce(&g.early_rows, &early_rows, 1, MPI_LONG, MPI_SUM, 0, comm);
 
     double local = 0.0, checksum = 0.0;
     for (long i = 1; i <= g.m; i++)
         for (long j = 1; j <= nx; j++) local += A(&g, i, j);
     MPI_Reduce(&local, &checksum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+    if (g.bad_first || g.bad_last) {
+        rc = hl_fail(ctx, "stencil_rows(%d, %d) on rank %d: rows run from 1 to m = %ld, first <= last",
+                     g.bad_first, g.bad_last, ctx->rank, g.m);
+        goto done;
+    }
+    if (ctx->rank == 0 && !isfinite(checksum)) { /* only variant=overlap poisons halos */
+        rc = hl_fail(ctx, "the checksum is NaN: a row next to a halo was computed before the halo "
+                          "arrived (halo rows hold NaN until the exchange fills them)");
+        goto done;
+    }
 
     char tail[512];
     snprintf(tail, sizeof tail,
@@ -336,9 +469,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (ctx->rank == 0)
         hl_emit(ctx,
                 "\"record\":\"checksum\",\"checksum\":%.17g,\"delta\":%.17g,\"variant\":\"%s\","
-                "\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,\"iterations\":%ld",
+                "\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,\"iterations\":%ld,"
+                "\"early_rows\":%ld",
                 checksum, g.delta, variant_names[variant], ctx->size, nthreads, nx, ny,
-                iterations);
+                iterations, early_rows);
 done:
     free(g.a);
     free(g.b);

@@ -23,6 +23,9 @@
  *   "record":"mpi_trace","calls":C,"kept":K,"not_main":A,"in_parallel":B,"concurrent":D
  * hybridlab.records puts them in Results.mpi_calls and Results.meta["mpi_trace"];
  * hybridlab.compliance judges them against a thread level.
+ *
+ * The names are redirected once: traced source cannot `#define MPI_Send MPI_Ssend` itself (a
+ * redefinition); build it with flags=("-DHL_SYNCHRONOUS_SENDS",) instead.
  */
 #ifndef HL_MPI_TRACE_H
 #define HL_MPI_TRACE_H
@@ -116,15 +119,19 @@ static void hl_trace_emit(hl_ctx *ctx) {
     hl_append(ctx, line, (size_t)n);
 }
 
-/* One wrapper per traced function: the real call between hl_trace_begin and hl_trace_end. */
-#define HL_TRACED(name, params, args)                                                             \
-    static inline int hl_traced_MPI_##name params {                                               \
+/* A wrapper that records `name` and calls `real` between hl_trace_begin and hl_trace_end. */
+#define HL_TRACED_AS(wrapper, name, real, params, args)                                           \
+    static inline int wrapper params {                                                            \
         hl_trace_call c_;                                                                         \
-        hl_trace_begin(&c_, "MPI_" #name);                                                        \
-        int rc_ = MPI_##name args;                                                                \
+        hl_trace_begin(&c_, name);                                                                \
+        int rc_ = real args;                                                                      \
         hl_trace_end(&c_);                                                                        \
         return rc_;                                                                               \
     }
+
+/* One wrapper per traced function: hl_traced_MPI_Send records "MPI_Send" and calls MPI_Send. */
+#define HL_TRACED(name, params, args)                                                             \
+    HL_TRACED_AS(hl_traced_MPI_##name, "MPI_" #name, MPI_##name, params, args)
 
 /* point to point */
 HL_TRACED(Send, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c))
@@ -163,6 +170,12 @@ HL_TRACED(Probe, (int s, int g, MPI_Comm c, MPI_Status *st), (s, g, c, st))
 HL_TRACED(Iprobe, (int s, int g, MPI_Comm c, int *f, MPI_Status *st), (s, g, c, f, st))
 HL_TRACED(Get_count, (const MPI_Status *st, MPI_Datatype t, int *n), (st, t, n))
 HL_TRACED(Request_free, (MPI_Request *r), (r))
+
+/* -DHL_SYNCHRONOUS_SENDS: MPI_Send, still recorded as MPI_Send, is made an MPI_Ssend, so that an
+ * ordering that is only safe while MPI buffers the message deadlocks for certain (what lab 04's
+ * exercise does untraced with `#define MPI_Send MPI_Ssend`, which cannot redefine the name here) */
+HL_TRACED_AS(hl_traced_MPI_Send_synchronous, "MPI_Send", MPI_Ssend,
+             (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c))
 
 /* collectives */
 HL_TRACED(Barrier, (MPI_Comm c), (c))
@@ -241,7 +254,11 @@ HL_TRACED(Type_commit, (MPI_Datatype *t), (t))
 HL_TRACED(Type_free, (MPI_Datatype *t), (t))
 HL_TRACED(Abort, (MPI_Comm c, int code), (c, code))
 
+#ifdef HL_SYNCHRONOUS_SENDS /* MPI_Send waits for its receive, as the standard allows it to */
+#define MPI_Send hl_traced_MPI_Send_synchronous
+#else
 #define MPI_Send hl_traced_MPI_Send
+#endif
 #define MPI_Ssend hl_traced_MPI_Ssend
 #define MPI_Bsend hl_traced_MPI_Bsend
 #define MPI_Rsend hl_traced_MPI_Rsend

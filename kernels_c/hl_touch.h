@@ -26,6 +26,9 @@
  * opens the whole array and, once no traced array remains armed, restores the previous action;
  * arrays still traced when hl_kernel returns are disarmed and unmapped by hl_run.
  *
+ * Call hl_touch_alloc, hl_touch_emit and hl_touch_free from one thread, outside parallel regions
+ * (they share one table); the accesses in between may come from any thread.
+ *
  * Limits: at most HL_TOUCH_MAX_ARRAYS arrays at a time and HL_TOUCH_MAX_PAGES pages each (every
  * opened page may be its own mapping until neighbours merge; Linux allows about 65530). Until it
  * is emitted, hand a traced array only to user-space code: a system call reading a page that is

@@ -15,6 +15,7 @@ BIN = str(Path(sys.executable).parent)
 os.environ["PATH"] = BIN + os.pathsep + os.environ.get("PATH", "")
 os.environ.setdefault("IPP_NONINTERACTIVE", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ.setdefault("HYBRIDLAB_RUNS", "off")  # notebooks run by tests keep no runs folder
 
 REPO = Path(__file__).resolve().parents[1]
 

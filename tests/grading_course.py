@@ -3,14 +3,17 @@ written answer graded by hand, and one bad submission per case.
 
 Lab 90_sandbox: a 2-rank cluster, a kernel run (replayed from the solution's run when graded),
 (a) square() checked with numpy through a locked helper,
-(b) ring() on the engines, (c) total(), and WRITTEN, a markdown answer (2 points, by hand, with
-its rubric in the instructor's answer). Each BAD entry breaks one part in one of the ways issue
-11 lists; `expected` is the score each automatic part must get (1 point each).
+(b) ring() on the engines, (c) total(), (d) RUN_SECONDS: the seconds of the kernel run, a value
+only right for the run it was read from (the student's own runs when they hand them in), and
+WRITTEN, a markdown answer (2 points, by hand, with its rubric in the instructor's answer). Each
+BAD entry breaks one part in one of the ways issue 11 lists; `expected` is the score each
+automatic part must get (1 point each).
 """
 
 from __future__ import annotations
 
 import copy
+import os
 import shutil
 from pathlib import Path
 
@@ -18,7 +21,7 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = "90_sandbox"
-PARTS = ("test_square", "test_ring", "test_total")  # graded automatically
+PARTS = ("test_square", "test_ring", "test_total", "test_seconds")  # graded automatically
 WRITTEN = "written_ring"  # graded by hand
 WRITTEN_POINTS = 2
 
@@ -120,6 +123,23 @@ assert total([]) == 0.0
 """,
             _meta("test_total", grade=True, locked=True, points=1),
         ),
+        _cell(
+            """
+### BEGIN SOLUTION
+RUN_SECONDS = hello.meta["seconds"]
+### END SOLUTION
+""",
+            _meta("seconds", solution=True),
+        ),
+        _cell(
+            """
+assert isinstance(RUN_SECONDS, float), "the seconds of your hello run"
+### BEGIN HIDDEN TESTS
+assert abs(float(RUN_SECONDS) - float(hello.meta["seconds"])) <= 1e-12, "hidden seconds check"
+### END HIDDEN TESTS
+""",
+            _meta("test_seconds", grade=True, locked=True, points=1),
+        ),
         _markdown(
             "**Written (2 points, graded by hand).** Why does `ring()` need no barrier?",
             _meta("written_ring_question", locked=True),
@@ -137,6 +157,23 @@ already in step".
         _cell("cluster.stop()"),
     ]
     return nb
+
+
+def record_own_runs(folder: Path, nb: nbformat.NotebookNode) -> Path:
+    """Run `nb` headless in `folder` as a student would before handing it in (quick mode, as
+    grading), keeping its kernel runs beside it; returns that runs folder."""
+    from hybridlab import notebooks, own_runs
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{LAB}.ipynb"
+    nbformat.write(nb, path)
+    saved = os.environ.pop("HYBRIDLAB_RUNS", None)  # the tests' default is off
+    try:
+        notebooks.run_notebook(path, folder / "executed", quick=True, timeout=900)
+    finally:
+        if saved is not None:
+            os.environ["HYBRIDLAB_RUNS"] = saved
+    return own_runs.runs_folder(path)
 
 
 LIMITS = """
@@ -352,3 +389,42 @@ def bad_submissions(solution: nbformat.NotebookNode, port: int) -> dict[str, tup
         ),
         "tamper": (answer(solution, "square", TAMPER), zero("test_square")),
     }
+
+
+def submit_own_runs(root: Path, runs: Path, solution: nbformat.NotebookNode) -> dict[str, dict]:
+    """Submissions whose RUN_SECONDS is right only for the student's own run, handed in with the
+    runs folder `runs` as recorded, emptied, edited, or forged; student -> expected scores."""
+    import hashlib
+    import json
+
+    from hybridlab import own_runs
+
+    (run,) = sorted(runs.glob("*-0.json"))  # the hello_hybrid run
+    seconds = round(json.loads(run.read_text())["seconds"], 4)  # as Results.meta shows it
+    ok = dict.fromkeys(PARTS, 1.0)
+    lost = {**ok, "test_seconds": 0.0}
+    expected = {"own": ok, "ownempty": lost, "ownedited": lost, "ownforged": lost}
+    for student in expected:
+        claimed = 0.5 if student in ("ownedited", "ownforged") else seconds
+        path = submit(root, student, answer(solution, "seconds", f"RUN_SECONDS = {claimed!r}"))
+        folder = own_runs.runs_folder(path)
+        shutil.copytree(runs, folder)
+        target = folder / run.name
+        data = json.loads(target.read_text())
+        if student == "ownempty":
+            for p in folder.iterdir():
+                p.unlink()
+        elif student == "ownedited":  # the claimed value written into the record by hand
+            target.write_text(json.dumps({**data, "seconds": claimed}))
+        elif student == "ownforged":  # another kernel's run under hello's name, index redone
+            data["identity"]["name"] = "bench_compute"
+            data["seconds"] = claimed
+            target.write_text(json.dumps(data))
+            (folder / "notes.txt").write_text("not a run")
+            index = json.loads((folder / own_runs.INDEX).read_text())
+            index["runs"][run.name] = hashlib.sha256(target.read_bytes()).hexdigest()
+            index["digest"] = hashlib.sha256(
+                json.dumps(index["runs"], sort_keys=True).encode()
+            ).hexdigest()
+            (folder / own_runs.INDEX).write_text(json.dumps(index))
+    return expected

@@ -20,9 +20,9 @@ EXCHANGE = r"""
 #include "hybridlab.h"
 const char *const hl_kernel_description = "one exchange, called from the threads a variant says";
 static const char *const variants[] = {"outside", "master", "thread1", "nested", "critical",
-                                       "concurrent"};
+                                       "concurrent", "unsafe"};
 const hl_param hl_kernel_params[] = {
-    {"variant", "outside", "outside | master | thread1 | nested | critical | concurrent"},
+    {"variant", "outside", "outside | master | thread1 | nested | critical | concurrent | unsafe"},
     {"rounds", "1", "exchanges per calling thread"},
     HL_END_PARAMS};
 
@@ -40,7 +40,7 @@ static long swap(MPI_Comm comm, int rank, int tag, long mine) {
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     int ok = 1, rank, size;
-    int variant = hl_param_choice(ctx, "variant", variants, 6);
+    int variant = hl_param_choice(ctx, "variant", variants, 7);
     long rounds = hl_param_long(ctx, "rounds", 1, &ok);
     if (variant < 0 || !ok) return -1;
     MPI_Comm_rank(comm, &rank);
@@ -49,6 +49,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     long sum = 0, mine = 10 * (rank + 1);
     if (variant == 0) {
         for (long r = 0; r < rounds; r++) sum += swap(comm, rank, 0, mine);
+    } else if (variant == 6) { /* both send first: safe only while MPI buffers the message */
+        MPI_Send(&mine, 1, MPI_LONG, 1 - rank, 0, comm);
+        MPI_Recv(&sum, 1, MPI_LONG, 1 - rank, 0, comm, MPI_STATUS_IGNORE);
     } else if (variant == 1 || variant == 2) {
         int caller = variant == 1 ? 0 : 1;
 #pragma omp parallel num_threads(2) reduction(+ : sum)
@@ -201,7 +204,8 @@ def test_overlapping_calls_from_two_threads_fail_serialized(exchange):
     found = caught.value.violations
     assert {(v.rank, v.call) for v in found} >= {(0, "MPI_Sendrecv"), (0, "MPI_Recv")}
     assert all(v.rank == 0 and v.needs == "multiple" for v in found)
-    assert any("while MPI_Recv on thread 1 was inside MPI too" in v.why for v in found)
+    (sendrecv,) = [v for v in found if v.call == "MPI_Sendrecv"]
+    assert sendrecv.thread == 0 and "on thread 1 was inside MPI too" in sendrecv.why
     assert res.meta["mpi_trace"][0]["concurrent"] >= 1  # the C counter saw it as well
     compliance.check(res, "multiple")
     table = compliance.calls_table(res)
@@ -275,6 +279,17 @@ def test_trace_records_a_kernel_forges_are_refused():
     res = run(build_source("compliance_forged", forged, trace_mpi=True), "thread1")
     with pytest.raises(ValueError, match="does not add up"):
         compliance.check(res, "funneled")
+
+
+def test_synchronous_sends_make_an_unsafe_order_deadlock_and_are_still_named_mpi_send(exchange):
+    assert run(exchange, "unsafe").records["sum"].tolist() == [20, 10]  # MPICH buffers it
+    ssend = build_source(
+        "compliance_exchange", EXCHANGE, flags=("-DHL_SYNCHRONOUS_SENDS",), trace_mpi=True
+    )
+    table = compliance.calls_table(run(ssend, "outside"))
+    assert "MPI_Send" in set(table["call"]) and "MPI_Ssend" not in set(table["call"])
+    with pytest.raises(hl.KernelTimeout):
+        hl.run_program(ssend, ranks=2, threads=1, timeout=20, variant="unsafe")
 
 
 def test_the_checker_works_on_kernels_the_engines_load(exchange):

@@ -196,6 +196,18 @@ LABS = {
     ),
 }
 
+# lab -> a part only right for the student's own runs: (answer cell, the variable the solution
+# computes, the answer a student types in from their run, the hidden test that recomputes it)
+OWN_DATA = {
+    "00_getting_started": (
+        "piling_slowdown",
+        "slowdown",
+        "slowdown = {value!r}\npredicted = float(T)\n"
+        'why_different = "the triad also waits for memory, and my machine was busy"\n',
+        "hidden_piling_slowdown",
+    ),
+}
+
 pytestmark = [pytest.mark.slow, pytest.mark.grading_full, pytest.mark.timeout(1500)]
 
 
@@ -258,6 +270,22 @@ def course(request, tmp_path_factory):
     wrongs = wrong_answers(lab)
     for i, mistake in enumerate(wrongs):
         submit(root, lab, f"wrong{i:02d}", with_answers(solution, mistake))
+    own = lab in OWN_DATA
+    if own:  # a student's answer typed in from their own run, with and without their runs
+        student = nbformat.read(released, as_version=4)  # what a student runs: no hidden tests
+        answers = {
+            c.metadata["nbgrader"]["grade_id"]: c.source
+            for c in solution.cells
+            if c.metadata.get("nbgrader", {}).get("solution")
+        }
+        for cell in student.cells:
+            cell.source = answers.get(
+                cell.metadata.get("nbgrader", {}).get("grade_id"), cell.source
+            )
+        answer, typed = own_run_answer(lab, student, tmp_path_factory.mktemp(f"student-{lab}"))
+        submit(root, lab, "own", typed)
+        shutil.copytree(answer, root / "submitted" / "own" / lab / f"{lab}_runs")
+        submit(root, lab, "ownless", typed)
 
     tag = f"test-grading-{uuid.uuid4().hex[:8]}"
     shm_before = set(glob.glob(SHM))
@@ -286,7 +314,56 @@ def course(request, tmp_path_factory):
         autograded=autograded,
         timings=timings,
         wrongs=wrongs,
+        own=own,
     )
+
+
+def own_run_answer(lab: str, solution, folder: Path) -> tuple[Path, nbformat.NotebookNode]:
+    """Run a student's answered notebook headless as they do (quick, runs kept beside it);
+    return its runs folder and the notebook with OWN_DATA's answer typed in from that run."""
+    import os
+
+    from hybridlab import notebooks, own_runs
+
+    answer_id, name, template, _ = OWN_DATA[lab]
+    nb = copy.deepcopy(solution)
+    nb.cells.append(nbformat.v4.new_code_cell(f"print('OWN-VALUE', repr(float({name})))"))
+    path = folder / f"{lab}.ipynb"
+    nbformat.write(nb, path)
+    saved = os.environ.pop("HYBRIDLAB_RUNS", None)  # the tests' default is off
+    try:
+        executed, _ = notebooks.run_notebook(path, folder / "executed", quick=True, timeout=1200)
+    finally:
+        if saved is not None:
+            os.environ["HYBRIDLAB_RUNS"] = saved
+    text = "".join(
+        o.get("text", "")
+        for c in nbformat.read(executed, as_version=4).cells
+        for o in c.get("outputs", [])
+    )
+    value = float(re.search(r"OWN-VALUE (\S+)", text).group(1))
+    typed = copy.deepcopy(solution)
+    for cell in typed.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == answer_id:
+            cell.source = template.format(value=value)
+    return own_runs.runs_folder(path), typed
+
+
+def test_a_part_about_the_students_machine_is_judged_on_their_own_runs(course):
+    if not course.own:
+        pytest.skip(f"{course.lab} has no part in OWN_DATA")
+    part = OWN_DATA[course.lab][3]
+    assert course.scores["own"] == course.points, course.report
+    assert course.scores["ownless"] == {**course.points, part: 0.0}, course.report
+    lines = [
+        o["text"]
+        for c in course.autograded("own").cells
+        for o in c.get("outputs", [])
+        if o.get("name") == "stdout" and o.get("text", "").startswith("Data: ")
+    ]
+    # the lab's runs came from the student's folder (the hidden tests' own runs, which the
+    # student never made, from the reference run)
+    assert any("your own runs (" in line for line in lines), lines
 
 
 def test_committed_lab_is_up_to_date(course):
@@ -300,10 +377,21 @@ def test_committed_lab_is_up_to_date(course):
     assert all(not c.get("outputs") for c in committed.cells if c.cell_type == "code")
 
 
+def manual_points(lab: str) -> float:
+    """Points of the written answers, which the formgrader scores by hand after autograding."""
+    nb = nbformat.read(source(lab), as_version=4)
+    return sum(
+        float(c.metadata["nbgrader"]["points"])
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade") and c.metadata["nbgrader"].get("solution")
+    )
+
+
 def test_solution_gets_full_marks(course):
     assert course.scores["solution"] == course.points
     total = sum(course.points.values())
-    assert re.search(rf"solution\s.*\s{total:g} / {total:g}", course.report), course.report
+    most = total + manual_points(course.lab)  # the report's maximum counts the written answers
+    assert re.search(rf"solution\s.*\s{total:g} / {most:g}", course.report), course.report
 
 
 def test_blank_lab_gets_zero_without_a_timeout(course):
@@ -376,5 +464,6 @@ def test_feedback_exists_without_hidden_tests(course):
         assert leaked == [], f"{page.parts[-3]}'s feedback shows hidden tests: {leaked[:3]}"
         assert "Score" in text
     assert grading.feedback_leaks(course.root, lab) == []
-    assert (course.root / "grades.csv").read_text().count(lab) == 3 + len(course.wrongs)
+    students = 3 + len(course.wrongs) + (2 if course.own else 0)
+    assert (course.root / "grades.csv").read_text().count(lab) == students
     assert "test_" in (course.root / "grades.csv").read_text().splitlines()[0]

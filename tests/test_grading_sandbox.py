@@ -102,6 +102,9 @@ def graded(tmp_path_factory):
     gc.submit(root, "blank", nbformat.read(released, as_version=4))
     for student, (nb, _) in cases.items():
         gc.submit(root, student, nb)
+    # a student's own runs: recorded by running the lab as a student does, then handed in
+    runs = gc.record_own_runs(tmp_path_factory.mktemp("student"), solution)
+    own = gc.submit_own_runs(root, runs, solution)
     before = _fingerprint(root)
     sleepers = _sleepers()
     # unique per run: two runs of this suite on one machine (two checkouts) must not reap each
@@ -116,6 +119,7 @@ def graded(tmp_path_factory):
         root=root,
         report=report,
         cases=cases,
+        own=own,
         tag=tag,
         before=before,
         after=_fingerprint(root),
@@ -172,7 +176,7 @@ def test_the_report_says_what_happened(graded):
 
 
 def test_nothing_left_running(graded):
-    for student in [*graded.cases, "solution", "blank"]:
+    for student in [*graded.cases, *graded.own, "solution", "blank"]:
         assert reaper.tagged(f"{graded.tag}-{student}") == [], student
     assert _sleepers() - graded.sleepers == set(), "detached processes survived their sandbox"
 
@@ -193,7 +197,7 @@ def test_no_file_outside_the_submission_changed_and_gradebook_intact(graded):
 
 
 def test_submissions_replay_the_solutions_kernel_runs(graded):
-    assert "replayed: True" in _outputs(graded, "solution")
+    assert "replayed: reference" in _outputs(graded, "solution")
     assert any((graded.root / "reports" / "runs").rglob("*.json"))
 
 
@@ -206,7 +210,46 @@ def test_without_replay_a_submission_measures_again(graded):
     finally:
         config.write_text(kept)
     assert "replayed: False" in _outputs(graded, "solution"), report
+    assert "Data: runs made since the previous test: measured during grading (1)." in (
+        _outputs(graded, "solution")
+    )
     assert _auto(gradebook.scores(graded.root, gc.LAB)["solution"]) == dict.fromkeys(gc.PARTS, 1.0)
+
+
+@pytest.mark.parametrize("student", ["own", "ownempty", "ownedited", "ownforged"])
+def test_a_submission_is_graded_on_its_own_runs_when_they_pass_the_checks(graded, student):
+    got = graded.scores.get(student, {})
+    assert _auto(got) == graded.own[student], f"{student}: {got} ({_notes(graded, student)})"
+
+
+def _data_lines(graded, student) -> list[str]:
+    nb = nbformat.read(graded.autograded(student), as_version=4)
+    return [
+        o["text"]
+        for c in nb.cells
+        for o in c.get("outputs", [])
+        if o.get("name") == "stdout" and o.get("text", "").startswith("Data: ")
+    ]
+
+
+def test_the_feedback_says_which_data_each_part_used(graded):
+    lines = {s: _data_lines(graded, s) for s in ["own", "ownempty", "ownedited", "ownforged"]}
+    lines["fork"] = _data_lines(graded, "fork")  # the solution's kernel runs, no runs folder
+    assert all(len(v) == len(gc.PARTS) for v in lines.values()), lines
+    assert "since the previous test: your own runs (1)." in lines["own"][0]
+    assert "before: your own runs (1)." in lines["own"][-1]
+    assert (
+        "the reference run (1): your runs folder was not used: there is none" in (lines["fork"][0])
+    )
+    assert "was not used: it has no readable index.json" in lines["ownempty"][0]
+    assert "was invalid: its content changed after it was recorded" in lines["ownedited"][0]
+    assert "was invalid: its identity does not match its name" in lines["ownforged"][0]
+    notes = _notes(graded, "ownforged")
+    assert "notes.txt" in notes or "2 left out" in notes, notes
+    assert "own runs (90_sandbox_runs): 1 usable" in _notes(graded, "own")
+    # the feedback page keeps the line under the hidden tests too
+    page = graded.root / "feedback" / "ownedited" / gc.LAB / f"{gc.LAB}.html"
+    assert "its content changed after it was recorded" in page.read_text()
 
 
 def _outputs(graded, student) -> str:
@@ -246,7 +289,7 @@ def test_grades_csv_and_plot(graded):
     assert text.splitlines()[0].startswith("student,lab,total")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert sorted(r["student"] for r in rows if r["lab"] == gc.LAB) == sorted(
-        [*graded.cases, "solution", "blank"]
+        [*graded.cases, *graded.own, "solution", "blank"]
     )
     assert (graded.root / "reports" / f"{gc.LAB}-parts.png").stat().st_size > 1000
 
@@ -299,11 +342,11 @@ def test_a_score_given_by_hand_is_merged_and_returned(graded):
     shown = _cli(graded, "grades", gc.LAB)
     assert shown.returncode == 0, shown.stderr
     line = next(ln for ln in shown.stdout.splitlines() if ln.startswith("solution "))
-    assert "?" not in line and "4.5 / 5" in line and "3/3 + 1.5/2" in line, shown.stdout
+    assert "?" not in line and "5.5 / 6" in line and "4/4 + 1.5/2" in line, shown.stdout
     assert "solution" not in gradebook.pending(graded.root, gc.LAB)
     rows = list(csv.DictReader(io.StringIO((graded.root / "grades.csv").read_text())))
     row = next(r for r in rows if r["student"] == "solution" and r["lab"] == gc.LAB)
-    assert (float(row[gc.WRITTEN]), float(row["manual"]), float(row["total"])) == (1.5, 1.5, 4.5)
+    assert (float(row[gc.WRITTEN]), float(row["manual"]), float(row["total"])) == (1.5, 1.5, 5.5)
     returned = _cli(graded, "feedback", gc.LAB, "--students", "solution")
     assert returned.returncode == 0, returned.stderr
     page = (graded.root / "feedback" / "solution" / gc.LAB / f"{gc.LAB}.html").read_text()
@@ -370,9 +413,29 @@ def test_import_from_an_lms_zip_and_folder(tmp_path):
         (folders / student).mkdir(parents=True)
         for name in names:
             (folders / student / name).write_text(nb)
+    (folders / "carol" / "work_runs").mkdir()  # carol's runs folder beside her notebook
+    (folders / "carol" / "work_runs" / "index.json").write_text("{}")
+    (folders / "carol" / "work_runs" / "escape.json").symlink_to(root / "nbgrader_config.py")
     report = submissions.import_submissions(folders, gc.LAB, root=root)
     assert set(report.imported) == {"carol"}
     assert "dave handed in 2 notebooks" in report.text()
+    runs = root / "submitted" / "carol" / gc.LAB / f"{gc.LAB}_runs"
+    assert [p.name for p in runs.iterdir()] == ["index.json"]  # a link is not followed
+    assert "and its runs folder (1 files)" in report.text()
+
+    # a student's zip: the notebook and its runs folder
+    inner = tmp_path / "erin.zip"
+    with zipfile.ZipFile(inner, "w") as z:
+        z.writestr("lab/mine.ipynb", nb)
+        z.writestr("lab/mine_runs/index.json", "{}")
+        z.writestr(f"lab/mine_runs/{'b' * 24}-0.json", "{}")
+    download = tmp_path / "download2.zip"
+    with zipfile.ZipFile(download, "w") as z:
+        z.write(inner, "erin_987_lab.zip")
+    report = submissions.import_submissions(download, gc.LAB, root=root)
+    assert set(report.imported) == {"erin"}, report.text()
+    runs = root / "submitted" / "erin" / gc.LAB / f"{gc.LAB}_runs"
+    assert sorted(p.name for p in runs.iterdir()) == [f"{'b' * 24}-0.json", "index.json"]
 
 
 def test_inspect_finds_what_cannot_be_graded(tmp_path):
@@ -392,3 +455,37 @@ def test_pool_size_from_cores_and_lab():
     assert pool.default_jobs(8, cores=2) == 1
     assert pool.default_jobs(1, cores=8) == 16
     assert pool.default_jobs(8, cores=2, replaying=True) == 3
+
+
+def test_the_runs_folder_travels_through_nbgraders_exchange(tmp_path):
+    """release (without the instructor's runs) -> fetch -> submit -> collect keeps <lab>_runs/."""
+    import subprocess
+    import sys
+
+    root = gc.make_course(tmp_path / "course")
+    (root / "source" / gc.LAB / f"{gc.LAB}_runs").mkdir()  # the instructor ran the notebook
+    (root / "source" / gc.LAB / f"{gc.LAB}_runs" / "index.json").write_text("{}")
+    (root / "exchange").mkdir()
+    course.release([gc.LAB], root=root, labs_dir=root / "labs")
+    assert not (root / "release" / gc.LAB / f"{gc.LAB}_runs").exists()
+    course.nbgrader(["release_assignment", gc.LAB, "--force"], root, timeout=300)
+    home = tmp_path / "student"
+    home.mkdir()
+    nbgrader = [str(Path(sys.executable).parent / "nbgrader")]
+    where = ["--course", "hybridlab", f"--Exchange.root={root / 'exchange'}"]
+    done = subprocess.run(
+        [*nbgrader, "fetch_assignment", gc.LAB, *where], cwd=home, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    runs = home / gc.LAB / f"{gc.LAB}_runs"
+    runs.mkdir()
+    (runs / "index.json").write_text('{"runs": {}}')
+    (runs / f"{'a' * 24}-0.json").write_text("{}")
+    done = subprocess.run(
+        [*nbgrader, "submit", gc.LAB, *where], cwd=home, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    submissions.collect_exchange(gc.LAB, root=root)
+    (student,) = (root / "submitted").iterdir()
+    collected = student / gc.LAB / f"{gc.LAB}_runs"
+    assert sorted(p.name for p in collected.iterdir()) == [f"{'a' * 24}-0.json", "index.json"]

@@ -340,6 +340,49 @@ def test_student_exchange_stub_and_deadlock_are_reported():
         check_student_halo(UNSAFE_EXCHANGE, shapes=((2, 1),), timeout=5)
 
 
+GOOD_OVERLAP = r"""
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+#pragma omp master
+    {
+        MPI_Request req[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+#pragma omp for schedule(dynamic) nowait
+    for (long i = 2; i < m; i++) stencil_rows(i, i);
+#pragma omp barrier
+#pragma omp single
+    {
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+"""
+
+
+def test_student_overlap_checked_for_answer_thread_level_and_overlap():
+    from hybridlab.halo.exercise import build_student_overlap, check_student_overlap
+
+    rows = check_student_overlap(build_student_overlap(GOOD_OVERLAP), shapes=((1, 1), (2, 2)))
+    assert rows[0]["rows computed before the halos arrived"] == 0  # one rank: no halo to wait for
+    assert rows[1]["rows computed before the halos arrived"] > 0
+    worker = GOOD_OVERLAP.replace("#pragma omp master", "if (omp_get_thread_num() == 1)")
+    with pytest.raises(hl.ThreadComplianceError, match="MPI_Isend on rank 0, thread 1"):
+        check_student_overlap(build_student_overlap(worker, "ov_worker"), shapes=((2, 2),))
+    early = GOOD_OVERLAP.replace("#pragma omp barrier\n", "")  # edge rows before the halos
+    with pytest.raises(hl.KernelError, match="checksum is NaN"):
+        check_student_overlap(build_student_overlap(early, "ov_early"), shapes=((2, 2),))
+    waits = GOOD_OVERLAP.replace(
+        "#pragma omp for schedule(dynamic) nowait\n", "#pragma omp barrier\n#pragma omp for\n"
+    )
+    with pytest.raises(AssertionError, match="no overlap"):
+        check_student_overlap(build_student_overlap(waits, "ov_waits"), shapes=((2, 2),))
+
+
 # ------------------------------------------------------------------------------- notebook
 
 

@@ -247,3 +247,87 @@ def _mapped() -> set[str]:
         except (psutil.Error, OSError):
             continue
     return used
+
+
+# ------------------------------------------------------------------- thread_ring (exercise b)
+
+RING_SOLUTION = r"""
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "every thread calls MPI");
+}
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int tag = omp_get_thread_num();
+    MPI_Request requests[2];
+#pragma omp critical(mpi)
+    {
+        MPI_Irecv(recv, n, MPI_INT, left, tag, comm, &requests[0]);
+        MPI_Issend(send, n, MPI_INT, right, tag, comm, &requests[1]);
+    }
+    int done = 0;
+    while (!done) {
+#pragma omp critical(mpi)
+        MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE);
+        if (!done) hl_sleep_us(20);
+    }
+}
+"""
+
+
+def test_ring_reference_is_what_each_thread_of_the_left_rank_sends():
+    from hybridlab.hybrid_models.exercise import ring_reference, ring_value
+
+    ref = ring_reference(ranks=3, threads=2, iterations=2, count=3).set_index(["rank", "thread"])
+    want = sum(ring_value(2, 1, k, i) for k in (1, 2) for i in range(3))  # rank 0's left is 2
+    assert ref.loc[(0, 1), "expected"] == want
+    assert len(ref) == 6
+
+
+def test_masteronly_thread_ring_is_right_and_funneled():
+    from hybridlab import compliance
+    from hybridlab.hybrid_models.exercise import check_ring
+
+    res = hl.run_program(hl.build("thread_ring", trace_mpi=True), ranks=2, threads=2,
+                         thread_level="funneled", iterations=2)
+    check_ring(res)
+    compliance.check(res, "funneled")
+    table = compliance.calls_table(res)
+    assert set(table["thread"]) == {0} and set(table["call"]) == {"MPI_Sendrecv"}
+
+
+def test_student_ring_serialized_is_right_compliant_and_refuses_funneled():
+    from hybridlab import compliance
+    from hybridlab.hybrid_models.exercise import build_student_ring, check_ring, standard_sends
+
+    kernel = build_student_ring(RING_SOLUTION, name="test_student_ring")
+    res = hl.run_program(kernel, ranks=2, threads=2, thread_level="serialized", iterations=2)
+    check_ring(res)
+    compliance.check(res, "serialized")
+    with pytest.raises(hl.ThreadComplianceError):
+        compliance.check(res, "funneled")  # thread 1 calls MPI
+    table = compliance.calls_table(res)
+    assert set(zip(table["rank"], table["thread"], strict=True)) == set(PAIRS_2X2)
+    assert standard_sends(table) == []
+    with pytest.raises(hl.KernelError, match="SERIALIZED"):
+        hl.run_program(kernel, ranks=2, threads=2, thread_level="funneled", iterations=1)
+
+
+def test_student_ring_with_one_tag_for_all_threads_gets_the_wrong_blocks():
+    from hybridlab.hybrid_models.exercise import build_student_ring, check_ring
+
+    kernel = build_student_ring(
+        RING_SOLUTION.replace("int tag = omp_get_thread_num();", "int tag = 0;"), "test_ring_tag0"
+    )
+    res = hl.run_program(kernel, ranks=2, threads=2, thread_level="serialized", iterations=2)
+    with pytest.raises(AssertionError, match="did not arrive from the same thread"):
+        check_ring(res)
+
+
+def test_student_ring_source_needs_both_functions():
+    from hybridlab.hybrid_models.exercise import student_ring_source
+
+    with pytest.raises(ValueError, match="check_thread_level"):
+        student_ring_source("void exchange_block(void) {}")
+    with pytest.raises(NotImplementedError):
+        student_ring_source("/* YOUR CODE HERE */")
+

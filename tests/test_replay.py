@@ -31,13 +31,13 @@ def hello(spin_ms: int, **env):
 def test_a_replay_gives_back_the_nth_recorded_run_and_says_so(runs_in):
     folder = runs_in("record")
     first, second = hello(1), hello(1)
-    assert len(list(folder.glob("*.json"))) == 2
+    assert len(list(folder.glob("*-*.json"))) == 2  # and the index
     assert "replayed" not in first.meta and replay.WARNING not in first.warnings
 
     runs_in("replay")
     again_first, again_second = hello(1), hello(1)
     for recorded, replayed in [(first, again_first), (second, again_second)]:
-        assert replayed.meta["replayed"] is True
+        assert replayed.meta["replayed"] == "reference"
         assert replay.WARNING in replayed.warnings
         assert replayed.meta["seconds"] == recorded.meta["seconds"]
         assert replayed.records["cpu"].tolist() == recorded.records["cpu"].tolist()
@@ -52,12 +52,13 @@ def test_another_argument_or_environment_runs_for_real(runs_in):
     runs_in("replay")
     assert "replayed" not in hello(2).meta
     assert "replayed" not in hello(1, OMP_WAIT_POLICY="passive").meta
-    assert hello(1).meta["replayed"] is True
+    assert hello(1).meta["replayed"] == "reference"
 
 
 def test_a_bad_setting_is_refused(monkeypatch):
     monkeypatch.setenv(replay.ENV, "keep:/tmp/x")
-    with pytest.raises(ValueError, match="record:<folder> or replay:<folder>"):
+    with pytest.raises(ValueError, match="record:<folder>, replay:<folder> or off"):
         replay.setting()
-    monkeypatch.setenv(replay.ENV, "")
-    assert replay.setting() is None
+    for nothing in ("", "off"):
+        monkeypatch.setenv(replay.ENV, nothing)
+        assert replay.setting() is None

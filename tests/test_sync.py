@@ -306,3 +306,62 @@ def test_wait_policy_plot_renders():
 
 
 # ------------------------------------------------------------------------------ notebooks
+
+
+# ------------------------------------------------------------- construct_bench (exercise d)
+
+ATOMIC = r"""
+const char *const construct_name = "atomic";
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    for (long j = 0; j < inner; j++) {
+        hl_delay(s->delay);
+#pragma omp atomic
+        s->updates += 1;
+    }
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+"""
+
+
+def test_construct_bench_example_counts_every_update_and_emits_both_loops():
+    res = hl.run_program("construct_bench", ranks=1, threads=2, samples=3, target_ms=0.1,
+                         check_reps=1000)
+    rec = res.records
+    count = rec[rec["record"] == "updates"].iloc[0]
+    assert (count["construct"], int(count["updates"])) == ("critical", 2 * 1000)
+    samples = rec[rec["record"] == "sample"]
+    assert sorted(samples.groupby("kind").size().items()) == [("reference", 3), ("test", 3)]
+
+
+def test_student_construct_is_checked_for_its_construct_and_reference():
+    from hybridlab.sync.exercise import build_student_construct, check_construct, check_source
+
+    res = hl.run_program(build_student_construct(ATOMIC, "test_construct_atomic"), ranks=1,
+                         threads=2, samples=3, target_ms=0.1, check_reps=1000)
+    samples = check_construct(ATOMIC, res)
+    assert set(samples["kind"]) == {"test", "reference"} and set(samples["construct"]) == {"atomic"}
+    with pytest.raises(AssertionError, match="worked example"):
+        check_source(ATOMIC.replace('"atomic"', '"critical"').replace("omp atomic", "omp critical"))
+    with pytest.raises(AssertionError, match="does not use the atomic"):
+        check_source(ATOMIC.replace("#pragma omp atomic\n", "/* #pragma omp atomic */\n"))
+    with pytest.raises(AssertionError, match="reference_loop"):
+        check_source(ATOMIC.replace("reference_loop, s", "NULL, s"))
+
+
+def test_construct_check_counts_lost_updates():
+    from hybridlab.records import Results
+    from hybridlab.sync.exercise import check_construct
+
+    rows = [{"rank": 0, "thread": 0, "record": "sample", "construct": "atomic", "kind": k,
+             "sample": i, "inner": 8, "seconds": 1e-6} for k in ("test", "reference") for i in (0, 1)]
+    rows.append({"rank": 0, "thread": 0, "record": "updates", "construct": "atomic",
+                 "updates": 1999, "repetitions": 1000, "threads": 2})
+    res = Results(pd.DataFrame(rows), {})
+    with pytest.raises(AssertionError, match="1999 updates arrived of 2000"):
+        check_construct(ATOMIC, res)

@@ -159,11 +159,18 @@ def _with_trace(flags: tuple[str, ...], trace_mpi: bool) -> tuple[str, ...]:
     return tuple(flags) + (TRACE_FLAGS if trace_mpi else ())
 
 
+def _included_kernels(code: str) -> list[str]:
+    """The text of the kernels_c/*.c files `code` includes (`#include "halo2d.c"`)."""
+    names = re.findall(r'^\s*#\s*include\s+"(\w+\.c)"', code, re.M)
+    return [(kernels_dir() / n).read_text() for n in names if (kernels_dir() / n).is_file()]
+
+
 def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) -> Kernel:
     cc = mpicc()
     kernels = kernels_dir()
     all_flags = DEFAULT_FLAGS + tuple(flags)
     headers = [p.read_text() for p in sorted(kernels.glob("*.h"))]  # hybridlab.h and its kin
+    headers += _included_kernels(code)  # a notebook's code may include a kernel (lab 04)
     key = hashlib.sha256(
         "\0".join([code, *headers, *all_flags, _wrapper_identity(cc)]).encode()
     ).hexdigest()[:16]

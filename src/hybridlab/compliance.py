@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from .errors import ThreadComplianceError
@@ -96,18 +97,26 @@ def _require_trace(results: Results) -> pd.DataFrame:
 
 def _overlaps(calls: pd.DataFrame) -> pd.Series:
     """For each call, the index of a call of the same rank, from another OS thread, whose
-    interval overlaps it (-1 for none)."""
+    interval overlaps it (-1 for none). Per rank, in order of start: a call overlaps an earlier
+    one of thread u when u's latest end so far lies after its start."""
     partner = pd.Series(-1, index=calls.index, dtype="int64")
-    for _, rank_calls in calls.groupby("rank"):
-        active: list[tuple[float, int, int]] = []  # (end, tid, index)
-        for idx, row in rank_calls.sort_values("start", kind="stable").iterrows():
-            active = [a for a in active if a[0] > row["start"]]
-            for _end, tid, other in active:
-                if tid != row["tid"]:
-                    partner[idx] = other
-                    if partner[other] < 0:
-                        partner[other] = idx
-            active.append((row["end"], row["tid"], idx))
+    for _, mine in calls.groupby("rank"):
+        mine = mine.sort_values("start", kind="stable")
+        start, end = mine["start"].to_numpy(float), mine["end"].to_numpy(float)
+        tid, index = mine["tid"].to_numpy(), mine.index.to_numpy()
+        for u in np.unique(tid):
+            own = tid == u
+            ends = np.where(own, end, -np.inf)
+            latest = np.maximum.accumulate(ends)  # u's latest end among calls up to here
+            which = np.maximum.accumulate(np.where(ends == latest, np.arange(len(end)), 0))
+            before = np.concatenate([[-np.inf], latest[:-1]])
+            hit = ~own & (before > start)
+            for i in np.flatnonzero(hit):
+                j = which[i - 1]
+                if partner[index[i]] < 0:
+                    partner[index[i]] = index[j]
+                if partner[index[j]] < 0:
+                    partner[index[j]] = index[i]
     return partner
 
 

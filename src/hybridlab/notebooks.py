@@ -80,6 +80,7 @@ def run_notebook(
     nb = nbformat.read(path, as_version=4)
     session = f"notebook-{uuid.uuid4().hex[:12]}"
     env = headless_environment(session, quick=quick)
+    env["JPY_SESSION_NAME"] = str(path)  # as JupyterLab says it: its runs are kept beside it
     client = NotebookClient(
         nb,
         timeout=timeout,

@@ -51,11 +51,12 @@ def run(
 ) -> Results:
     """Build the kernel, check its parameters, invoke the ranks between two probes, parse.
 
-    `env`: the extra environment the ranks get (part of what makes a run the same run when
-    grading replays the solution's runs, replay.py)."""
+    `env`: the extra environment the ranks get (part of a run's identity: replay.py keeps the
+    run's output, or gives back a kept one when grading)."""
     kernel = as_kernel(kernel)
     argv = kernel.arguments(params)
-    recorded, record_to = replay.take(kernel, argv, placement, run_by, env or {})
+    identity = replay.kernel_identity(kernel, argv, placement, run_by, env or {})
+    recorded, record_to = replay.take(identity)
     if recorded is not None:
         output = Output([tuple(t) for t in recorded["texts"]], recorded["meta"])
         seconds, (before, after) = recorded["seconds"], recorded["probes"]
@@ -68,7 +69,9 @@ def run(
         seconds = time.monotonic() - start
         after = probe(topology.usable)
         if record_to is not None:
-            replay.record(record_to, output.texts, output.meta, seconds, (before, after))
+            replay.record(
+                record_to, identity, output.texts, output.meta, seconds, (before, after)
+            )
     rows: list[dict] = []
     ranks: list[dict] = []
     for label, text in output.texts:
@@ -77,10 +80,11 @@ def run(
         ranks += m
     meta: dict[str, object] = {"run_by": run_by, **output.meta, "seconds": round(seconds, 4)}
     if recorded is not None:
-        meta["replayed"] = True
+        meta["replayed"] = recorded["from"]  # "own" (the submission's runs) or "reference"
     results = make_results(
         kernel, params, placement, topology, mpi, rows, ranks, (before, after), **meta
     )
     if recorded is not None:
-        results.warnings.append(replay.WARNING)
+        own = recorded["from"] == "own"
+        results.warnings.append(replay.OWN_WARNING if own else replay.WARNING)
     return results

@@ -29,10 +29,18 @@ SETTINGS = (
     Setting("HYBRIDLAB_KERNELS", "<checkout>/kernels_c", "the kit's C kernels and header"),
     Setting("HYBRIDLAB_GRADING", "<checkout>/grading", "the nbgrader course folder"),
     Setting("HYBRIDLAB_LABS", "<checkout>/labs", "the released notebooks"),
+    Setting(
+        "HYBRIDLAB_RUNS", "unset", "off: a notebook keeps no <notebook>_runs/ (grading sets it)"
+    ),
     Setting("HYBRIDLAB_TAG", "set by the kit", "marks one cluster's processes", user=False),
     Setting("HYBRIDLAB_SESSION", "set by the kit", "marks a headless run's processes", user=False),
     Setting("HYBRIDLAB_OWNER", "set by the kit", "the process that launched them", user=False),
-    Setting("HYBRIDLAB_RUNS", "set by the grader", "record:/replay:<folder> of kernel runs", user=False),
+    Setting(
+        "HYBRIDLAB_OWN_RUNS", "set by the grader", "a submission's checked own runs", user=False
+    ),
+    Setting(
+        "HYBRIDLAB_RUNS_LOG", "set by the grader", "which data served each kernel run", user=False
+    ),
     Setting("HYBRIDLAB_SANDBOX", "set by the grader", "1 inside a grading sandbox", user=False),
     Setting(
         "HYBRIDLAB_GRADING_EVENTS", "set by the grader", "where cell events are written", user=False

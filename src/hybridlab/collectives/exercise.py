@@ -1,6 +1,8 @@
 """The runs of lab 07 (the only module of the topic that launches kernels): the OSU-style
 alltoall sweep, pure vs hybrid at the same core count, the ping-pong sweep that gives the
-Hockney parameters when lab 03's are not at hand, and the 3-D FFT for several P x T.
+Hockney parameters when lab 03's are not at hand, the 3-D FFT for several P x T, and the
+student's two-level alltoall (kernels_c/alltoall_nodes.c) built, run on real and made-up nodes,
+and checked against MPI_Alltoall.
 
     from hybridlab.collectives.exercise import osu_sweep, fft_runs, measure_hockney
     res = osu_sweep(ranks=2, max_bytes=1 << 20)
@@ -12,9 +14,11 @@ from collections.abc import Iterable
 
 import pandas as pd
 
+from ..build import Kernel
 from ..launch import run_program
 from ..p2p.hockney import PiecewiseHockney, piecewise_hockney
 from ..records import Results
+from ..student_c import build_student, run_student
 from .tables import alltoall_plan
 
 OSU_COUNTS = {"iterations": 1000, "skip": 100, "iterations_large": 100, "skip_large": 10}
@@ -138,3 +142,40 @@ def fft_runs(
             )
         )
     return out
+
+
+def build_student_alltoall(code: str, name: str = "student_alltoall") -> Kernel:
+    """The student's alltoall_nodes() built into alltoall_nodes.c, MPI calls traced."""
+    return build_student(name, "alltoall_nodes", "HL_STUDENT_ALLTOALL", code, ("alltoall_nodes",))
+
+
+def check_student_alltoall(
+    kernel: Kernel,
+    shapes: tuple[tuple[int, int, int], ...] = ((2, 1, 0), (4, 1, 2)),
+    count: int = 3,
+    reps: int = 3,
+    timeout: float = 60.0,
+    compare: bool = True,
+) -> pd.DataFrame:
+    """Run the student's two-level alltoall at each (ranks, threads, ranks_per_node) (0: the real
+    nodes; k > 0: nodes of k consecutive ranks) and, with `compare`, MPI_Alltoall beside it. AssertionError when a
+    value differs from MPI_Alltoall's, KernelTimeout on a deadlock, ThreadComplianceError when
+    MPI is called where FUNNELED does not allow it. One row per shape: nodes and median times."""
+    rows = []
+    for ranks, threads, per_node in shapes:
+        common = {"ranks_per_node": per_node, "count": count, "reps": reps}
+        mine = run_student(kernel, ranks, threads, "funneled", timeout, variant="student", **common)
+        check = mine.records.query("record == 'check'").iloc[0]
+        row = {"ranks": ranks, "threads": threads, "nodes": int(check["nodes"]),
+               "ranks_per_node": int(check["ranks_per_node"]),
+               "two_level_us": 1e6 * _median_seconds(mine)}
+        if compare:
+            flat = run_program(kernel, ranks=ranks, threads=threads, timeout=timeout,
+                               variant="flat", **common)
+            row["mpi_alltoall_us"] = 1e6 * _median_seconds(flat)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _median_seconds(res: Results) -> float:
+    return float(res.records.query("record == 'time'")["seconds"].median())

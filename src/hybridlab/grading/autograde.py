@@ -28,7 +28,7 @@ from pathlib import Path
 import nbformat
 
 from .. import _reaper as reaper
-from .. import replay
+from .. import own_runs, replay
 from ..notebooks import headless_environment
 from . import feedback, gradebook, pool, sandbox
 from .course import (
@@ -79,7 +79,7 @@ def _environ(values: dict[str, str]):
 def _version(root: Path, lab: str, quick: bool) -> str:
     """The lab, the version of its source notebook, and the problem sizes."""
     digest = hashlib.sha1(source_notebook(root, lab).read_bytes()).hexdigest()[:12]
-    return f"{lab}:{digest}:{'quick' if quick else 'full'}"
+    return f"{lab}:{digest}:{'quick' if quick else 'full'}:runs{replay.FORMAT}"
 
 
 def recorded_runs(root: Path, lab: str, quick: bool) -> Path:
@@ -173,6 +173,8 @@ def _outcome(job: pool.Job, events: list[dict]) -> tuple[str, list[str]]:
             notes.append(f"{e['part']}: {e['why']} -> zero")
         elif kind == "failed":
             notes.append(f"{e['part']}: {e['error']}")
+        elif kind == "data":
+            notes.append(f"kernel runs: {e['text']}")
     if job.killed:
         outcome = "timed out"
         notes.append(f"killed after {job.timeout:.0f} s (the whole submission)")
@@ -241,8 +243,14 @@ def grade(
         for student in todo:
             env = headless_environment(f"{tag}-{student}", quick=quick)
             env[EVENTS] = str(event_dir / f"{student}.jsonl")
-            if limits.replay_runs:
+            if limits.replay_runs:  # its own checked runs first, then the reference run's
                 env[replay.ENV] = f"replay:{recorded_runs(root, lab, quick)}"
+                own = event_dir / f"{student}-runs"
+                summary = own_runs.check(own_runs.runs_folder(found[student]), own, quick=quick)
+                env[replay.OWN] = str(own)
+                records[student]["notes"].append(own_runs.summary_text(summary))
+            else:
+                env[replay.ENV] = "off"  # measure everything, keep nothing
             env = pool.environment_for(workers, needs, env)
             command = [
                 exe,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -162,6 +163,8 @@ def release(
     for lab in names:
         nbgrader(["generate_assignment", lab, "--force"], root, timeout=RELEASE_TIMEOUT)
         released = root / "release" / lab / f"{lab}.ipynb"
+        for kept in (root / "release" / lab).glob("*_runs"):
+            shutil.rmtree(kept)  # runs of the instructor's notebook (own_runs.py) stay home
         if not released.is_file():
             raise GradingError(f"nbgrader did not write {released}")
         nb = nbformat.read(released, as_version=4)

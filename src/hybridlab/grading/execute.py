@@ -11,7 +11,10 @@ SandboxedExecute replaces nbgrader's Execute in autograde's preprocessors. For o
   - a cell that kills the kernel (os._exit, a segfault, the memory limit) or hangs past the cell
     time limit gets an error and zero; the notebook is then run again in a fresh sandbox without
     that cell (up to Limits.restarts times), so the other parts are still graded;
-  - past the submission deadline the remaining cells are not run (their tests score zero).
+  - past the submission deadline the remaining cells are not run (their tests score zero);
+  - under each test cell a line says which data the kernel runs made up to it came from (the
+    student's own runs, the reference run and why, or measured during grading: replay.py logs
+    each run to $HYBRIDLAB_RUNS_LOG in the kernel's working folder).
 What happened is appended as JSON lines to $HYBRIDLAB_GRADING_EVENTS for the grader's report.
 """
 
@@ -23,6 +26,7 @@ import json
 import os
 import time
 import uuid
+from pathlib import Path
 
 import nbformat
 from jupyter_client.manager import AsyncKernelManager
@@ -30,12 +34,46 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Float
 
+from .. import replay
 from ._guard import TAMPER
 from .sandbox import Limits, SandboxedKernelManager
 
 EVENTS = "HYBRIDLAB_GRADING_EVENTS"
 DONE = "HYBRIDLAB-DONE"
 CUT = "\n[... output cut by the grader: more than {n} bytes in this cell ...]\n"
+
+
+RUNS_LOG = ".hybridlab-runs-log.jsonl"  # in the kernel's working folder (replay.LOG)
+SOURCES = {
+    "own": "your own runs",
+    "reference": "the reference run",
+    "measured": "measured during grading",
+}
+DATA = "Data: "  # starts the line under each test cell (feedback keeps it)
+LOG_BYTES = 2**20  # read per cell at most
+
+
+def describe(runs: list[dict]) -> str:
+    """'your own runs (3), the reference run (1): why' for a list of logged runs."""
+    if not runs:
+        return "no kernel runs"
+    parts = []
+    for source, words in SOURCES.items():
+        mine = [r for r in runs if r["source"] == source]
+        if not mine:
+            continue
+        whys = sorted({str(r.get("why") or "") for r in mine} - {""})
+        why = f": {'; '.join(whys[:2])}{'; ...' if len(whys) > 2 else ''}" if whys else ""
+        parts.append(f"{words} ({len(mine)}){why}")
+    return ", ".join(parts)
+
+
+def data_note(since: list[dict], before: list[dict]) -> str:
+    """The line under a test cell: where the runs it could use came from."""
+    text = f"{DATA}runs made since the previous test: {describe(since)}."
+    if before:
+        text += f" Runs made before: {describe(before)}."
+    return text + "\n"
 
 
 class _Restart(Exception):
@@ -145,6 +183,7 @@ class SandboxedExecute(Execute):
             why = "the memory limit was hit and the kernel killed" if oom else "the kernel died"
             raise _Restart(index, why) from err
         self._seconds[index] = time.monotonic() - started
+        self._runs[index] = self._new_runs()
         if any(
             o.output_type == "error" and o.get("ename") == "CellTimeoutError"
             for o in cell.get("outputs", [])
@@ -180,6 +219,9 @@ class SandboxedExecute(Execute):
     def preprocess(self, nb, resources=None, km=None):
         self._token = f"{DONE}-{uuid.uuid4().hex}"
         self._start = time.monotonic()
+        folder = Path(((resources or {}).get("metadata") or {}).get("path") or os.getcwd())
+        self._log = folder.resolve() / RUNS_LOG
+        os.environ[replay.LOG] = str(self._log)  # the kernel (started below) inherits it
         prepared, origin = self._prepare(nb)
         skipped: dict[int, str] = {}  # index in prepared -> why it was not run
         for attempt in range(self.limits.restarts + 1):
@@ -190,6 +232,9 @@ class SandboxedExecute(Execute):
             ]
             self._used, self._cut, self._completed, self._late = {}, set(), set(), set()
             self._seconds: dict[int, float] = {}
+            self._runs: dict[int, list[dict]] = {}  # cell -> the runs it made (replay.LOG)
+            self._log_read = 0
+            self._log.unlink(missing_ok=True)
             self._current = -1
             try:
                 work, resources = super().preprocess(work, resources, km)
@@ -210,8 +255,31 @@ class SandboxedExecute(Execute):
                         for j, c in enumerate(work.cells)
                     ]
         self._release_sandbox()
+        self._log.unlink(missing_ok=True)
         self._finish(nb, work, prepared, origin, skipped)
         return nb, resources
+
+    def _new_runs(self) -> list[dict]:
+        """The runs the kernel logged since the last look: which data served each (replay.py).
+        In the sandbox the kernel's working folder is the box's copy."""
+        box = getattr(self.km, "box", None)
+        path = box.work / self._log.relative_to(box.workdir) if box is not None else self._log
+        try:
+            with open(path, "rb") as f:
+                f.seek(self._log_read)
+                text = f.read(LOG_BYTES)  # the kernel can write to it: read a bounded piece
+        except OSError:
+            return []
+        self._log_read += len(text)
+        runs = []
+        for line in text.decode(errors="replace").splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and entry.get("source") in SOURCES:
+                runs.append(entry)
+        return runs
 
     def _release_sandbox(self) -> None:
         """Remove the last kernel's cgroup and files, even when nbclient skipped its cleanup."""
@@ -228,8 +296,11 @@ class SandboxedExecute(Execute):
         return "?"
 
     def _finish(self, nb, work, prepared, origin, skipped) -> None:
-        """Copy outputs back to the submission's own cells; judge each test cell."""
+        """Copy outputs back to the submission's own cells; judge each test cell; say under
+        each test cell which data the runs made up to it came from."""
+        since, before = [], []  # runs since the previous test cell, and all runs before those
         for j, done in enumerate(work.cells):
+            since += self._runs.get(j, [])
             tag = prepared[j].metadata.get("hybridlab")
             if origin[j] is None:
                 if tag not in ("capture", "remember", "skipped"):
@@ -257,6 +328,10 @@ class SandboxedExecute(Execute):
                     self._event(kind="zero", part=part, why="submission deadline passed")
                 continue
             if is_test(cell):
+                cell.outputs.append(
+                    nbformat.v4.new_output("stream", name="stdout", text=data_note(since, before))
+                )
+                before, since = before + since, []
                 errors = [o for o in cell.outputs if o.output_type == "error"]
                 if errors:
                     self._event(kind="failed", part=part, error=errors[0].get("ename", "error"))
@@ -265,6 +340,9 @@ class SandboxedExecute(Execute):
                         _error("IncompleteTest", "the test cell did not run to its end")
                     )
                     self._event(kind="zero", part=part, why="the test cell did not run to its end")
+        every = [r for runs in self._runs.values() for r in runs]
+        if every:
+            self._event(kind="data", text=describe(every))
         self._event(
             kind="seconds",
             total=time.monotonic() - self._start,

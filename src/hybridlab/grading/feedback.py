@@ -15,6 +15,7 @@ from nbgrader.preprocessors import ClearHiddenTests
 from traitlets import Bool
 
 from .course import GRADING, RELEASE_TIMEOUT, GradingError, check_labs, nbgrader
+from .execute import DATA
 
 # nbgrader's own delimiters (grading/nbgrader_config.py names the same ones)
 BEGIN_HIDDEN = ClearHiddenTests.begin_test_delimeter.default_value
@@ -54,7 +55,10 @@ class HideHiddenTests(Preprocessor):
             if errors
             else "The tests in this cell ran.\n"
         )
-        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+        data = [  # the grader's line saying which data the runs came from (execute.DATA)
+            o for o in cell.outputs if o.get("name") == "stdout" and o.get("text", "").startswith(DATA)
+        ]
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text), *data]
         return cell, resources
 
 

@@ -16,7 +16,9 @@ Inside the sandbox (one per kernel start):
     submissions are not there at all);
   - writable: private /tmp and /dev/shm (MPI segments vanish with the sandbox), HOME under /tmp,
     a copy of the kernel's working folder without notebooks (the autograded copy of the notebook
-    holds the hidden tests), and a copy of the kernel build cache;
+    holds the hidden tests) and without runs folders, and a copy of the kernel build cache;
+  - read-only as well: the reference run's kernel runs and the grader's checked copy of the
+    submission's own runs (replay.py, own_runs.py);
   - limits: memory and number of tasks through a cgroup when one can be made (v1 or v2),
     otherwise rlimits (address space per process; RLIMIT_NPROC, which does not bind root).
 """
@@ -283,8 +285,10 @@ class Box:
         self.cache = self.root / "cache"
         self.ipc.mkdir()
         self.files: list = []
-        shutil.copytree(
-            self.workdir, self.work, ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints")
+        shutil.copytree(  # a runs folder only as checked and bound read-only (replay.py)
+            self.workdir,
+            self.work,
+            ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints", "*_runs"),
         )
         from hybridlab.build import cache_dir
 
@@ -309,9 +313,9 @@ class Box:
 
     @staticmethod
     def read_only() -> list[Path]:
-        """The solution's recorded kernel runs, when a submission replays them (replay.py)."""
-        replaying = replay.folder("replay")
-        return [replaying] if replaying else []
+        """The solution's recorded kernel runs and the checked copy of the submission's own,
+        when a submission replays them (replay.py)."""
+        return replay.read_only_folders()
 
     @staticmethod
     def environment() -> dict[str, str]:

@@ -5,8 +5,10 @@
     inspect(path, parts)          what is wrong with one submitted notebook, before it is run
 
 Accepted layouts: `<student>_<anything>.ipynb` (Canvas, Moodle and Blackboard downloads start
-with the student's name or id) or one folder per student holding exactly one notebook. Anything
-else is listed in the report as not matched, with the reason.
+with the student's name or id), `<student>_<anything>.zip` (the notebook and its runs folder,
+zipped), or one folder per student holding exactly one notebook. A notebook's runs folder
+(`<stem>_runs/` beside it, own_runs.py) is imported with it as `<lab>_runs/`. Anything else is
+listed in the report as not matched, with the reason.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from .. import own_runs
 from .course import GRADING, RELEASE_TIMEOUT, check_labs, nbgrader
 
 STUDENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-]*$")
@@ -32,10 +35,19 @@ class ImportReport:
     lab: str
     imported: dict[str, str] = field(default_factory=dict)  # student -> file it came from
     unmatched: dict[str, str] = field(default_factory=dict)  # file -> why not
+    runs: dict[str, int] = field(default_factory=dict)  # student -> files in the runs folder
 
     def text(self) -> str:
         lines = [f"{self.lab}: imported {len(self.imported)} submission(s)"]
-        lines += [f"  {s:<16} <- {f}" for s, f in sorted(self.imported.items())]
+        lines += [
+            f"  {s:<16} <- {f}"
+            + (
+                f" and its runs folder ({self.runs[s]} files)"
+                if s in self.runs
+                else " (no runs folder: graded on the reference run)"
+            )
+            for s, f in sorted(self.imported.items())
+        ]
         if self.unmatched:
             lines.append(f"not matched ({len(self.unmatched)}): place these by hand")
             lines += [f"  {f}: {why}" for f, why in sorted(self.unmatched.items())]
@@ -49,6 +61,10 @@ def _candidates(folder: Path) -> tuple[dict[str, list[Path]], dict[str, str]]:
         rel = path.relative_to(folder)
         if any(part in IGNORED for part in rel.parts) or path.is_dir():
             continue
+        if any(part.endswith(own_runs.SUFFIX) for part in rel.parts[:-1]):
+            continue  # a notebook's runs folder: taken with the notebook
+        if path.suffix == ".zip" and len(rel.parts) == 1 and "_" in path.stem:
+            continue  # one student's zip: unpacked and read as that student's folder
         if path.suffix != ".ipynb":
             unmatched[str(rel)] = "not a notebook (.ipynb)"
             continue
@@ -74,21 +90,22 @@ def import_submissions(
     report = ImportReport(lab)
     with tempfile.TemporaryDirectory() as tmp:
         if source.is_file() and zipfile.is_zipfile(source):
-            with zipfile.ZipFile(source) as z:
-                for member in z.namelist():  # no absolute paths or .. out of the folder
-                    target = (Path(tmp) / member).resolve()
-                    if not str(target).startswith(str(Path(tmp).resolve()) + "/"):
-                        report.unmatched[member] = "unsafe path in the zip"
-                        continue
-                    if not member.endswith("/"):
-                        target.parent.mkdir(parents=True, exist_ok=True)
-                        target.write_bytes(z.read(member))
-            folder = Path(tmp)
+            folder = Path(tmp) / "download"
+            _unpack(source, folder, report)
         elif source.is_dir():
             folder = source
         else:
             raise FileNotFoundError(f"{source} is neither a folder nor a zip file")
         found, unmatched = _candidates(folder)
+        # <student>_<anything>.zip: a student who handed in the notebook with its runs folder
+        for archive in sorted(folder.glob("*_*.zip")):
+            student = archive.name.split("_", 1)[0]
+            if STUDENT.match(student) and zipfile.is_zipfile(archive):
+                unpacked = Path(tmp) / "zips"
+                _unpack(archive, unpacked / student, report)
+                for who, paths in _candidates(unpacked)[0].items():
+                    if who == student:
+                        found.setdefault(student, []).extend(paths)
         report.unmatched.update(unmatched)
         for student, paths in found.items():
             if len(paths) > 1:
@@ -108,8 +125,36 @@ def import_submissions(
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(paths[0], target)
-            report.imported[student] = str(paths[0].relative_to(folder))
+            report.imported[student] = str(paths[0].name)
+            _copy_runs(own_runs.runs_folder(paths[0]), own_runs.runs_folder(target), report)
     return report
+
+
+def _unpack(archive: Path, into: Path, report: ImportReport) -> None:
+    """Extract a zip's regular files into `into` (nothing outside it: no absolute paths, no ..)."""
+    into.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(archive) as z:
+        for member in z.namelist():
+            target = (into / member).resolve()
+            if not str(target).startswith(str(into.resolve()) + "/"):
+                report.unmatched[member] = "unsafe path in the zip"
+                continue
+            if not member.endswith("/"):
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(z.read(member))
+
+
+def _copy_runs(runs: Path, target: Path, report: ImportReport) -> None:
+    """The notebook's runs folder (own_runs.py) beside the imported notebook, renamed after it;
+    regular files only (a link is not followed). The grader checks the runs before use."""
+    shutil.rmtree(target, ignore_errors=True)
+    if runs.is_symlink() or not runs.is_dir():
+        return
+    target.mkdir()
+    files = [p for p in runs.iterdir() if p.is_file() and not p.is_symlink()]
+    for path in files:
+        shutil.copyfile(path, target / path.name)
+    report.runs[target.parents[1].name] = len(files)
 
 
 def collect_exchange(lab: str, *, root: Path = GRADING) -> str:

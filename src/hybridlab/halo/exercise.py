@@ -1,40 +1,48 @@
-"""Lab 04's exercise: build the student's exchange_halos() into halo2d.c and check it.
+"""Lab 04's exercises: build the student's C into halo2d.c and check it.
 
-The only part of the halo topic that compiles and runs kernels; the answers come from the serial
-numpy reference (halo.serial).
+(a) exchange_halos() inside hybrid 1's loop; (d) overlap_iteration(), funnelled with overlap:
+the master exchanges the halos while the team computes the rows that do not need them. The
+only part of the halo topic that compiles and runs kernels; the answers come from the serial
+numpy reference (halo.serial), the thread level from hybridlab.compliance.
 
     from hybridlab.halo.exercise import build_student_halo, check_student_halo
     check_student_halo(code)        # AssertionError naming the first P x T that differs
+    check_student_overlap(build_student_overlap(code))   # also ThreadComplianceError, no overlap
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .. import compliance
 from ..build import Kernel, build_source
 from ..launch import run_program
 from .serial import check_grid, jacobi2d
 
-# MPI_Send may legally wait for the matching receive (the standard allows it; MPICH buffers
-# instead, which hides unsafe orderings on one machine): the exercise makes it do so.
-STUDENT_PROLOGUE = (
-    "#define HL_STUDENT_EXCHANGE 1\n"
-    '#include "halo2d.c"\n'
-    "/* a standard send is allowed to wait for its receive: here it always does */\n"
-    "#define MPI_Send MPI_Ssend\n"
-)
+# halo2d.c turns MPI_Send into MPI_Ssend for the student's code: a standard send may legally
+# wait for its receive, and MPICH's buffering would hide an unsafe order on one machine.
 STUDENT_SIGNATURE = (
     "void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm)"
 )
+OVERLAP_SIGNATURE = (
+    "void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)"
+)
+OVERLAP_LEVEL = "funneled"  # (d): only the master calls MPI
+STAGGER_US = 20000  # (d): odd ranks start each iteration 20 ms late, so halos are in flight
+
+
+def _student_source(macro: str, function: str, signature: str, code: str) -> str:
+    """halo2d.c with the student's C function (code of a C cell) appended."""
+    if "NotImplementedError" in code or "YOUR CODE HERE" in code:
+        raise NotImplementedError(f"write {function} first (the C code in the cell above)")
+    if function not in code:
+        raise ValueError(f"the code must define {signature} {{ ... }}")
+    return f'#define {macro} 1\n#include "halo2d.c"\n{code}'
 
 
 def student_halo_source(code: str) -> str:
     """The whole kernel: halo2d.c with the student's exchange_halos() (code of a C cell)."""
-    if "NotImplementedError" in code or "YOUR CODE HERE" in code:
-        raise NotImplementedError("write exchange_halos first (the C code in the cell above)")
-    if "exchange_halos" not in code:
-        raise ValueError(f"the code must define {STUDENT_SIGNATURE} {{ ... }}")
-    return STUDENT_PROLOGUE + code
+    return _student_source("HL_STUDENT_EXCHANGE", "exchange_halos", STUDENT_SIGNATURE, code)
 
 
 def build_student_halo(code: str, name: str = "student_halo"):
@@ -78,5 +86,68 @@ def check_student_halo(
         assert ok, (
             f"{ranks}x{threads} ({nx}x{ny}, {iterations} iterations): checksum {got!r}, expected "
             f"{want!r}: the halo rows do not hold the neighbours' edge rows"
+        )
+    return rows
+
+
+def build_student_overlap(code: str, name: str = "student_overlap") -> Kernel:
+    """Compile the student's overlap_iteration into halo2d (variant=overlap), every MPI call
+    recorded with its thread (trace_mpi) for the thread-compliance check."""
+    source = _student_source("HL_STUDENT_OVERLAP", "overlap_iteration", OVERLAP_SIGNATURE, code)
+    return build_source(name, source, trace_mpi=True)
+
+
+def check_student_overlap(
+    kernel: Kernel,
+    shapes: tuple[tuple[int, int], ...] = ((2, 2),),
+    nx: int = 24,
+    ny: int = 12,
+    iterations: int = 3,
+    timeout: float = 30.0,
+) -> list[dict]:
+    """Run the student's funnelled overlap at every (ranks, threads) and check it.
+
+    Checks, per shape: the checksum equals jacobi2d's (the kernel fails with a clear message when
+    an edge row was computed before its halo arrived: the halos hold NaN until then); only the master called MPI (compliance.check, FUNNELED: a
+    ThreadComplianceError names the call and thread); with 2+ ranks, 2+ threads and rows that need
+    no halo (3+ rows per rank), some were computed while the halos were in flight (the overlap). A deadlock ends as KernelTimeout.
+    Returns one row per shape (checksum, rows computed early)."""
+    want, _ = jacobi2d(nx, ny, iterations)
+    rows = []
+    for ranks, threads in shapes:
+        check_grid(nx, ny, ranks)
+        res = run_program(
+            kernel,
+            ranks=ranks,
+            threads=threads,
+            thread_level=OVERLAP_LEVEL,
+            timeout=timeout,
+            variant="overlap",
+            nx=nx,
+            ny=ny,
+            iterations=iterations,
+            stagger_us=STAGGER_US if ranks > 1 else 0,
+        )
+        rec = res.records[res.records["record"] == "checksum"].iloc[0]
+        got, early = float(rec["checksum"]), int(rec["early_rows"])
+        where = f"{ranks}x{threads} ({nx}x{ny}, {iterations} iterations)"
+        assert abs(got - want) <= 1e-12 * max(1.0, abs(want)), (
+            f"{where}: checksum {got!r}, expected {want!r}: some rows are not the Jacobi update "
+            "(every row 1..m once per iteration, from the halos of this iteration)"
+        )
+        compliance.check(res, OVERLAP_LEVEL)
+        if ranks > 1 and threads > 1 and ny // ranks >= 3:  # every rank has interior rows
+            assert early > 0, (
+                f"{where}: no row was computed while the halos were in flight: the team waited "
+                "for the exchange before the interior rows (no overlap)"
+            )
+        rows.append(
+            {
+                "ranks": ranks,
+                "threads": threads,
+                "checksum": got,
+                "expected": want,
+                "rows computed before the halos arrived": early,
+            }
         )
     return rows

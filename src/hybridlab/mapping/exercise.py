@@ -1,6 +1,7 @@
 """The runs of lab 06 (the only module of the topic that launches kernels): the student's own
 placement under every binding the machine allows, and weak scaling of a memory-bound and a
-compute-bound kernel (kernels_c/placement.c) with ranks packed and spread."""
+compute-bound kernel (kernels_c/placement.c) with ranks packed and spread; the student's
+node-aware sum (kernels_c/node_sum.c) built, run on real and made-up nodes, and checked."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pandas as pd
 import hybridlab as hl
 
 from ..placement import BIND_MODES, Placement, PlacementError
+from ..student_c import build_student, run_student
 
 
 def binding_runs(
@@ -89,3 +91,36 @@ def weak_summary(frame: pd.DataFrame) -> pd.DataFrame:
         for w, b, s in zip(slowest["work"], slowest["bind"], slowest["seconds"], strict=True)
     ]
     return slowest
+
+
+# Lab 06's C exercise: node-aware ranks (kernels_c/node_sum.c, variant=student).
+NODE_FUNCTIONS = ("split_nodes", "node_sum")
+
+
+def build_student_nodes(code: str, name: str = "student_nodes") -> hl.Kernel:
+    """The student's split_nodes() and node_sum() built into node_sum.c, MPI calls traced."""
+    return build_student(name, "node_sum", "HL_STUDENT_NODES", code, NODE_FUNCTIONS)
+
+
+def check_student_nodes(
+    kernel: hl.Kernel,
+    shapes: tuple[tuple[int, int, int], ...] = ((2, 1, 0), (4, 1, 2), (3, 2, 2)),
+    n: int = 500,
+    reps: int = 3,
+    timeout: float = 60.0,
+) -> pd.DataFrame:
+    """Run the student's node-aware sum at each (ranks, threads, ranks_per_node); 0 ranks per node
+    is the real nodes (MPI_COMM_TYPE_SHARED), k > 0 makes up nodes of k consecutive ranks.
+    AssertionError when a communicator or a sum is wrong, KernelTimeout on a deadlock,
+    ThreadComplianceError when a thread other than the master calls MPI (FUNNELED)."""
+    rows = []
+    for ranks, threads, per_node in shapes:
+        res = run_student(kernel, ranks, threads, "funneled", timeout, variant="student",
+                          ranks_per_node=per_node, n=n, reps=reps)
+        nodes = res.records.query("record == 'node'")
+        times = res.records.query("record == 'time'")["seconds"]
+        rows.append({"ranks": ranks, "threads": threads, "ranks_per_node": per_node,
+                     "nodes": int(nodes["nodes"].iloc[0]),
+                     "leaders": sorted(int(r) for r in nodes.query("leader == 1")["rank"]),
+                     "median_us": 1e6 * float(times.median())})
+    return pd.DataFrame(rows)

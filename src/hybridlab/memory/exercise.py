@@ -11,9 +11,12 @@ import shutil
 import subprocess
 import time
 
+import pandas as pd
+
 import hybridlab as hl
 
 from ..records import Results, parse_lines
+from ..student_c import build_student, run_student
 from . import tables
 
 TIMEOUT = 300.0
@@ -125,3 +128,48 @@ def run_jacobi_point(n: int = 1024, iterations: int = 20, threads: int | None = 
     flops = counts["flops"] * n * n * iterations
     return {"label": "Jacobi 2-D (lab 04 halo2d)", "intensity": counts["flops"] / counts["bytes"],
             "gflop_s": 1e-9 * flops / seconds, "seconds": seconds, "results": res}  # fmt: skip
+
+
+# Lab 05's C exercise: a first touch that matches the compute loop (kernels_c/touch_schedule.c).
+
+
+def run_touch_schedule(threads: int, *, chunk: int, rows: int = 64, row_pages: int = 1,
+                       ranks: int = 1) -> Results:  # fmt: skip
+    """The kit's serial initialisation against the compute loop's schedule(static, chunk)."""
+    return hl.run_program("touch_schedule", ranks=ranks, threads=threads, timeout=TIMEOUT,
+                          variant="serial", chunk=chunk, rows=rows, row_pages=row_pages)
+
+
+def build_student_touch(code: str, name: str = "student_touch") -> hl.Kernel:
+    """The student's init_arrays() built into touch_schedule.c, MPI calls traced."""
+    return build_student(name, "touch_schedule", "HL_STUDENT_TOUCH", code, ("init_arrays",))
+
+
+def check_student_touch(
+    kernel: hl.Kernel,
+    shapes: tuple[tuple[int, int, int], ...] = ((1, 2, 1), (1, 2, 4)),
+    rows: int = 48,
+    row_pages: int = 1,
+    timeout: float = 60.0,
+) -> tuple[pd.DataFrame, Results]:
+    """Run the student's initialisation at each (ranks, threads, chunk). AssertionError when a
+    value is wrong or a page was placed by another thread's first write than the thread the
+    compute loop has compute on it (or by none); ThreadComplianceError when a worker thread calls
+    MPI. Returns one row per shape and the last run (tables.touch_vs_compute reads its pages)."""
+    rows_out, res = [], None
+    for ranks, threads, chunk in shapes:
+        res = run_student(kernel, ranks, threads, "funneled", timeout, variant="student",
+                          chunk=chunk, rows=rows, row_pages=row_pages)
+        check = res.records.query("record == 'check'").iloc[0]
+        owners = tables.touch_vs_compute(res)
+        bad = owners[~owners["matches"]]
+        assert bad.empty, (
+            f"{ranks} ranks x {threads} threads, schedule(static, {chunk}), {rows} rows of "
+            f"{row_pages} page(s): {len(bad)} of {len(owners)} pages placed by another thread's "
+            f"first write than the thread computing on them (-1: never written), e.g. "
+            + ", ".join(f"rank {r.rank} {r.array}[page {r.page}]: written first by {r.writer}, "
+                        f"computed by {r.computer}" for r in bad.head(3).itertuples())
+        )
+        rows_out.append({"ranks": ranks, "threads": threads, "chunk": chunk,
+                         "pages": int(check["pages"]), "pages_matching": int(owners["matches"].sum())})
+    return pd.DataFrame(rows_out), res

@@ -106,12 +106,12 @@ def page_nodes(res: Results) -> np.ndarray:
 OWNER_COLUMNS = ["rank", "array", "page", "toucher", "toucher_cpu", "writer", "writer_cpu"]
 
 
-def page_owners(runs: Results | Iterable[Results], array: str | None = None) -> pd.DataFrame:
-    """Who first touched each page of the arrays a kernel traced with hl_touch.h (one row per
+def page_owners(res: Results | pd.DataFrame, array: str | None = None) -> pd.DataFrame:
+    """Who first touched each page of the arrays one run traced with hl_touch.h (one row per
     rank, array and page): toucher, the thread whose access came first, and writer, the thread
     whose first write placed the page (first touch), with the CPUs they ran on; -1 where no
     thread touched or wrote the page. `array` keeps one array's pages."""
-    f = _frames(runs)
+    f = as_frame(res)
     if "record" not in f or not (f["record"] == "touch").any():
         raise ValueError(
             "no page records: the kernel must trace its array with hl_touch_alloc and emit it "
@@ -226,3 +226,21 @@ def saturation_table(stream_runs: Sequence[Results], flops_runs: Sequence[Result
     out["triad_efficiency"] = out["triad_speedup"] / out.index
     out["flops_efficiency"] = out["flops_speedup"] / out.index
     return out.reset_index()
+
+
+
+def touch_vs_compute(res: Results) -> pd.DataFrame:
+    """touch_schedule's pages: page_owners (who first touched and wrote each page) with
+    `computer`, the thread the compute loop's schedule has compute on it, from the kernel's
+    "compute" runs; `matches` is True where the writer (whose write placed the page) computes."""
+    runs = res.records[res.records["record"] == "compute"]
+    require_columns(runs, ["array", "first", "count", "computer"], "touch_vs_compute")
+    computed = pd.DataFrame(
+        [(int(r.rank), str(r.array), int(r.first) + k, int(r.computer))
+         for r in runs.itertuples() for k in range(int(r.count))],
+        columns=["rank", "array", "page", "computer"],
+    )  # fmt: skip
+    table = page_owners(res).merge(computed, on=["rank", "array", "page"], how="outer")
+    table[["writer", "computer"]] = table[["writer", "computer"]].fillna(-1).astype(int)
+    table["matches"] = table["writer"] == table["computer"]
+    return table

@@ -1,0 +1,104 @@
+"""Lab 02's construct exercise: the student's EPCC test loop and hl_measure call built into
+construct_bench.c, and the checks that they time the construct they name.
+
+    from hybridlab.sync.exercise import build_student_construct, check_construct
+    kernel = build_student_construct(code)
+    samples = check_construct(code, run_program(kernel, ranks=1, threads=2))
+
+The checks: the source of construct_test uses the construct it names, and measure_construct
+times it against the kit's reference_loop with hl_measure; the run holds test and reference
+samples; and in the contention run (no delay) the construct let no update of the shared counter
+get lost.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from ..build import Kernel, build_source
+from ..records import Results
+
+STUDENT_PROLOGUE = '#define HL_STUDENT_CONSTRUCT 1\n#include "construct_bench.c"\n'
+EXAMPLE = "critical"  # construct_bench.c's worked example: the student measures another one
+
+# construct -> (what its pragma looks like in construct_test, updates per repetition: "team"
+# when every thread updates once, 1 when one thread does)
+CONSTRUCTS = {
+    "atomic": (r"#\s*pragma\s+omp\s+atomic\b", "team"),
+    "reduction": (r"#\s*pragma\s+omp\s+parallel\b[^\n]*\breduction\s*\(\s*\+", "team"),
+    "single": (r"#\s*pragma\s+omp\s+single\b", 1),
+    "master": (r"#\s*pragma\s+omp\s+(master|masked)\b", 1),
+    "critical": (r"#\s*pragma\s+omp\s+critical\b", "team"),
+}
+MEASURED_AGAINST_REFERENCE = r"\bhl_measure\s*\([^;]*\bconstruct_test\b[^;]*\breference_loop\b"
+
+
+def _strip_comments(code: str) -> str:
+    return re.sub(r"/\*.*?\*/|//[^\n]*", "", code, flags=re.S)
+
+
+def function_body(code: str, name: str) -> str:
+    """The text of C function `name` in `code`, from its name to its matching closing brace."""
+    code = _strip_comments(code)
+    match = re.search(rf"\b{name}\s*\([^)]*\)\s*\{{", code)
+    if not match:
+        raise ValueError(f"the code must define the function {name}(...) {{ ... }}")
+    depth, i = 0, match.end() - 1
+    for i in range(match.end() - 1, len(code)):
+        depth += {"{": 1, "}": -1}.get(code[i], 0)
+        if depth == 0:
+            break
+    return code[match.start() : i + 1]
+
+
+def construct_name(code: str) -> str:
+    """The construct the code says it measures (its construct_name string)."""
+    match = re.search(r'construct_name\s*=\s*"([^"]*)"', _strip_comments(code))
+    if not match:
+        raise ValueError('the code must define const char *const construct_name = "...";')
+    return match.group(1)
+
+
+def build_student_construct(code: str, name: str = "student_construct") -> Kernel:
+    """Compile the student's construct_test / measure_construct into construct_bench."""
+    if "NotImplementedError" in code or "YOUR CODE HERE" in code:
+        raise NotImplementedError("write construct_test and measure_construct first")
+    return build_source(name, STUDENT_PROLOGUE + code)
+
+
+def check_source(code: str) -> str:
+    """AssertionError unless construct_test uses the construct named (not the worked example)
+    and measure_construct times it against reference_loop; returns the construct's name."""
+    name = construct_name(code)
+    assert name in CONSTRUCTS and name != EXAMPLE, (
+        f"construct_name {name!r}: choose one of {sorted(set(CONSTRUCTS) - {EXAMPLE})} "
+        f"({EXAMPLE!r} is the worked example)"
+    )
+    test, measure = function_body(code, "construct_test"), function_body(code, "measure_construct")
+    assert re.search(CONSTRUCTS[name][0], test), f"construct_test does not use the {name} construct"
+    assert re.search(MEASURED_AGAINST_REFERENCE, measure), (
+        "measure_construct must time construct_test against reference_loop with one hl_measure call"
+    )
+    return name
+
+
+def check_construct(code: str, results: Results) -> pd.DataFrame:
+    """Check the source and the run (samples of both loops, no update lost under contention);
+    returns the raw samples (kind, sample, inner, seconds)."""
+    name = check_source(code)
+    rec = results.records
+    samples = rec[rec["record"] == "sample"]
+    for kind in ("test", "reference"):
+        mine = samples[samples["kind"] == kind]
+        assert len(mine) >= 2, f"no {kind} samples: the kernel must time both loops"
+        assert (mine["seconds"] > 0).all() and (mine["inner"] >= 1).all()
+    count = rec[rec["record"] == "updates"].iloc[0]
+    per_rep = int(count["threads"]) if CONSTRUCTS[name][1] == "team" else 1
+    want = per_rep * int(count["repetitions"])
+    assert int(count["updates"]) == want, (
+        f"{int(count['updates'])} updates arrived of {want} ({per_rep} per repetition): the "
+        f"{name} construct must protect every update of s->updates"
+    )
+    return samples[["construct", "kind", "sample", "inner", "seconds"]].reset_index(drop=True)

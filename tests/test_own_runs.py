@@ -1,0 +1,251 @@
+"""The student's own kernel runs (own_runs.py, replay.py): kept beside a notebook as it runs,
+checked before grading uses them, replayed before the reference run. Real runs under mpiexec;
+the sandboxed round trip is in test_grading_sandbox.py."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+
+import nbformat
+import pytest
+
+import hybridlab as hl
+from hybridlab import notebooks, own_runs, replay
+
+
+def hello(spin_ms: int = 1):
+    return hl.run_program("hello_hybrid", ranks=2, threads=1, spin_ms=spin_ms)
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """This process's count of runs reset, nothing kept unless a test says so."""
+    monkeypatch.setattr(replay, "_seen", type(replay._seen)())
+    monkeypatch.delenv(replay.OWN, raising=False)
+    monkeypatch.delenv(replay.LOG, raising=False)
+    monkeypatch.delenv("HYBRIDLAB_QUICK", raising=False)
+    return monkeypatch
+
+
+@pytest.fixture
+def kept(fresh, tmp_path):
+    """A runs folder as the kit writes it: two real runs of hello_hybrid (spin 1, then 2 ms)."""
+    folder = tmp_path / "lab_runs"
+    fresh.setenv(replay.ENV, f"record:{folder}")
+    first, second = hello(1), hello(2)
+    fresh.setattr(replay, "_seen", type(replay._seen)())
+    fresh.setenv(replay.ENV, "off")
+    return folder, first, second
+
+
+def _redigest(folder):
+    """Redo the index as a forger would (the checks cannot tell)."""
+    index = json.loads((folder / own_runs.INDEX).read_text())
+    index["runs"] = {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in folder.glob("*.json")
+        if p.name != own_runs.INDEX
+    }
+    index["digest"] = hashlib.sha256(json.dumps(index["runs"], sort_keys=True).encode()).hexdigest()
+    (folder / own_runs.INDEX).write_text(json.dumps(index))
+
+
+def _run_of(folder, spin_ms):
+    """The kept file of the run hello(spin_ms)."""
+    (path,) = [
+        p
+        for p in folder.glob("*-0.json")
+        if f"spin_ms={spin_ms}" in json.loads(p.read_text())["identity"]["argv"]
+    ]
+    return path
+
+
+def test_a_notebook_keeps_its_runs_beside_itself(tmp_path, monkeypatch):
+    monkeypatch.delenv(replay.ENV, raising=False)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "import hybridlab as hl\n"
+            "r = hl.run_program('hello_hybrid', ranks=1, threads=1, spin_ms=1)\n"
+            "r = hl.run_program('hello_hybrid', ranks=1, threads=1, spin_ms=1)"
+        )
+    ]
+    path = tmp_path / "my lab.ipynb"
+    nbformat.write(nb, path)
+    (tmp_path / "other.ipynb").write_text(path.read_text())  # the kernel must tell them apart
+    notebooks.run_notebook(path, tmp_path / "out", quick=True)
+    folder = tmp_path / "my lab_runs"
+    runs = sorted(p.name for p in folder.iterdir())
+    assert len(runs) == 3 and own_runs.INDEX in runs, runs  # 2 runs of one kind and the index
+    summary = own_runs.check(folder, tmp_path / "checked", quick=True)
+    assert summary["problem"] is None and summary["used"] == 2 and not summary["rejected"]
+    data = json.loads((folder / runs[0]).read_text())
+    assert data["identity"]["name"] == "hello_hybrid" and data["quick"] is True
+    # grading in full mode does not take runs made with the quick sizes
+    full = own_runs.check(folder, tmp_path / "checked-full", quick=False)
+    assert full["used"] == 0 and "quick problem sizes" in next(iter(full["rejected"].values()))
+
+
+def test_off_keeps_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv(replay.ENV, "off")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "import hybridlab as hl\nhl.run_program('hello_hybrid', ranks=1, spin_ms=1)"
+        )
+    ]
+    nbformat.write(nb, tmp_path / "lab.ipynb")
+    notebooks.run_notebook(tmp_path / "lab.ipynb", tmp_path / "out", quick=True)
+    assert not (tmp_path / "lab_runs").exists()
+
+
+def test_the_checks_take_intact_runs_and_leave_out_the_rest(kept, tmp_path):
+    folder, _, _ = kept
+    assert own_runs.check(folder, tmp_path / "a", quick=False)["used"] == 2
+    first = _run_of(folder, 1)
+
+    edited = tmp_path / "edited"
+    shutil.copytree(folder, edited)
+    data = json.loads((edited / first.name).read_text())
+    (edited / first.name).write_text(json.dumps({**data, "seconds": 0.5}))
+    (edited / "notes.txt").write_text("not a run")
+    summary = own_runs.check(edited, tmp_path / "b", quick=False)
+    assert summary["used"] == 1
+    assert "content changed after it was recorded" in summary["rejected"][first.name]
+    assert "not a run file" in summary["rejected"]["notes.txt"]
+    assert not (tmp_path / "b" / first.name).exists()
+
+    # consistent forgeries of the index still fail the checks of the run itself
+    cases = {
+        "another kernel under this run's name": (
+            lambda d: d["identity"].update(name="bench_compute"),
+            "identity does not match its name",
+        ),
+        "a failed self-check": (
+            lambda d: d["texts"].__setitem__(
+                0, [d["texts"][0][0], d["texts"][0][1] + '{"ok": 0}\n']
+            ),
+            "own check failed (ok=0)",
+        ),
+        "fields missing": (lambda d: d.pop("probes"), "incomplete (missing or malformed: probes)"),
+        "records that are not JSON": (
+            lambda d: d["texts"].__setitem__(0, [d["texts"][0][0], "garbage\n"]),
+            "not the kernel's records",
+        ),
+    }
+    for what, (change, why) in cases.items():
+        forged = tmp_path / what.replace(" ", "-")
+        shutil.copytree(folder, forged)
+        data = json.loads((forged / first.name).read_text())
+        change(data)
+        (forged / first.name).write_text(json.dumps(data))
+        _redigest(forged)
+        summary = own_runs.check(forged, tmp_path / f"{forged.name}-checked", quick=False)
+        assert why in summary["rejected"].get(first.name, ""), (what, summary)
+
+    # a run of a kernel the kit does not have, under its own (consistent) name
+    alien = tmp_path / "alien"
+    shutil.copytree(folder, alien)
+    data = json.loads(first.read_text())
+    data["identity"]["name"] = "my_miner"
+    name = f"{replay.key_of(data['identity'])}-0.json"
+    (alien / name).write_text(json.dumps(data))
+    _redigest(alien)
+    summary = own_runs.check(alien, tmp_path / "alien-checked", quick=False)
+    assert "a kernel the kit does not have" in summary["rejected"][name], summary
+
+
+def test_a_folder_the_kit_did_not_write_is_not_used(kept, tmp_path):
+    folder, _, _ = kept
+    assert "there is none" in own_runs.check(None, tmp_path / "a", quick=False)["problem"]
+    assert (
+        "there is none" in own_runs.check(tmp_path / "nope", tmp_path / "b", quick=False)["problem"]
+    )
+    emptied = tmp_path / "emptied"
+    emptied.mkdir()
+    assert (
+        "no readable index.json" in own_runs.check(emptied, tmp_path / "c", quick=False)["problem"]
+    )
+    edited = tmp_path / "edited"
+    shutil.copytree(folder, edited)
+    index = json.loads((edited / own_runs.INDEX).read_text())
+    index["runs"]["0" * 24 + "-0.json"] = "0" * 64
+    (edited / own_runs.INDEX).write_text(json.dumps(index))
+    summary = own_runs.check(edited, tmp_path / "d", quick=False)
+    assert "edited after the runs were recorded" in summary["problem"]
+    assert not [p for p in (tmp_path / "d").iterdir() if p.name != replay.CHECKED]
+
+
+def test_replay_takes_own_runs_first_then_the_reference_then_measures(kept, tmp_path, fresh):
+    folder, first, second = kept
+    # the reference run: hello(1) twice; the student's folder has hello(1) and hello(2) once
+    reference = tmp_path / "reference"
+    fresh.setenv(replay.ENV, f"record:{reference}")
+    hello(1)
+    ref_again = hello(1)  # a second run of the same kind: only the reference has it
+
+    checked = tmp_path / "checked"
+    own_runs.check(folder, checked, quick=False)
+    log = tmp_path / "log.jsonl"
+    fresh.setattr(replay, "_seen", type(replay._seen)())
+    fresh.setenv(replay.ENV, f"replay:{reference}")
+    fresh.setenv(replay.OWN, str(checked))
+    fresh.setenv(replay.LOG, str(log))
+    got = [hello(1), hello(2), hello(1), hello(3)]
+    assert [r.meta.get("replayed") for r in got] == ["own", "own", "reference", None]
+    assert got[0].meta["seconds"] == first.meta["seconds"]
+    assert got[1].meta["seconds"] == second.meta["seconds"]
+    assert got[2].meta["seconds"] == ref_again.meta["seconds"]
+    assert replay.OWN_WARNING in got[0].warnings and replay.WARNING in got[2].warnings
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["source"] for e in entries] == ["own", "own", "reference", "measured"]
+    assert "no such run" in entries[2]["why"] and "reference run has none" in entries[3]["why"]
+
+
+ANSWER = r"""
+#include "hybridlab.h"
+const char *const hl_kernel_description = "answer";
+const hl_param hl_kernel_params[] = {{"value", "42", "what each rank reports"}, HL_END_PARAMS};
+int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
+    (void)comm;
+    int ok = 1;
+    long v = hl_param_long(ctx, "value", 0, &ok);
+    if (!ok) return -1;
+    hl_emit(ctx, "\"value\":%ld", v);
+    return 0;
+}
+"""
+
+
+def test_c_built_in_the_notebook_is_run_by_the_grader_not_taken_from_the_folder(fresh, tmp_path):
+    kernel = hl.build_source("answer", ANSWER)
+    folder = tmp_path / "lab_runs"
+    fresh.setenv(replay.ENV, f"record:{folder}")
+    hl.run_program(kernel, ranks=1, value=7)
+    summary = own_runs.check(folder, tmp_path / "checked", quick=False)
+    assert summary["used"] == 0
+    assert "C code written in the notebook" in next(iter(summary["rejected"].values()))
+    # even a run file slipped into the checked copy is not taken for notebook C
+    for p in folder.glob("*-0.json"):
+        shutil.copy(p, tmp_path / "checked" / p.name)
+    fresh.setattr(replay, "_seen", type(replay._seen)())
+    fresh.setenv(replay.ENV, f"replay:{tmp_path / 'no-reference'}")
+    fresh.setenv(replay.OWN, str(tmp_path / "checked"))
+    fresh.setenv(replay.LOG, str(tmp_path / "log.jsonl"))
+    again = hl.run_program(kernel, ranks=1, value=7)
+    assert "replayed" not in again.meta and again.records["value"].tolist() == [7]
+    (entry,) = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    assert entry["source"] == "measured" and "never taken from your runs folder" in entry["why"]
+
+
+def test_a_folder_that_cannot_be_written_does_not_stop_the_lab(fresh, tmp_path):
+    fresh.delenv(replay.ENV, raising=False)  # a student's notebook keeps its runs
+    blocked = tmp_path / "lab_runs"
+    blocked.write_text("a file where the folder would go")
+    with pytest.warns(UserWarning, match="cannot be kept"):
+        replay.record(blocked / "x-0.json", {"name": "k"}, [], {}, 0.0, [])
+    fresh.setenv(replay.ENV, f"record:{blocked}")  # the reference run must be complete
+    with pytest.raises(OSError):
+        replay.record(blocked / "x-0.json", {"name": "k"}, [], {}, 0.0, [])

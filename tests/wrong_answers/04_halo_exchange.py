@@ -1,0 +1,176 @@
+"""Wrong answers to lab 04: a halo exchange off by a row, a warm-up rounded, a face count that
+ignores the process grid, the known free-text WHY_C, and funnelled overlaps that break FUNNELED,
+read halos too early, do not overlap, or deadlock under synchronous sends."""
+
+from wrong_answers import wrong
+
+EXCHANGE = 'EXCHANGE_C = r"""\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n"""'
+
+OVERLAP_GOOD_EXCHANGE = """\
+        MPI_Request req[4];
+        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);"""
+
+
+def overlap(who: str = "#pragma omp master", exchange: str = OVERLAP_GOOD_EXCHANGE,
+            interior: str = "#pragma omp for schedule(dynamic) nowait\n    for (long i = 2; i < m; i++) stencil_rows(i, i);\n#pragma omp barrier") -> str:  # fmt: skip
+    """The model answer of (d) with one of its three steps changed."""
+    return f'''OVERLAP_C = r"""
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{
+    long w = nx + 2;
+{who}
+    {{
+{exchange}
+    }}
+    {interior}
+#pragma omp single
+    {{
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }}
+}}
+"""'''
+
+
+A = {"test_exchange_halos", "hidden_exchange_halos"}
+D = {"test_overlap_iteration", "hidden_overlap_iteration"}
+
+WRONG = [
+    wrong(
+        "exchange_halos",
+        EXCHANGE.format(
+            body="""\
+    MPI_Sendrecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 1, &a[0 * w + 1], (int)nx,
+                 MPI_DOUBLE, up, 1, comm, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 2, &a[(m + 1) * w + 1], (int)nx,
+                 MPI_DOUBLE, down, 2, comm, MPI_STATUS_IGNORE);"""
+        ),
+        loses=A,
+        why="sends its halo rows (0 and m + 1) instead of its edge rows (1 and m)",
+    ),
+    wrong(
+        "exchange_halos",
+        EXCHANGE.format(
+            body="""\
+    MPI_Sendrecv(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, &a[0 * w + 1], (int)nx,
+                 MPI_DOUBLE, up, 1, comm, MPI_STATUS_IGNORE);"""
+        ),
+        loses=A,
+        why="exchanges downwards only: row m + 1 never receives the lower neighbour's row 1",
+    ),
+    wrong(
+        "phase_shares",
+        """def phase_shares(table: pd.DataFrame) -> pd.DataFrame:
+    phases = ["jacobi", "halo", "reduction", "other"]
+    t = table.set_index("label")[phases].astype(float)
+    out = t.div(t.sum(axis=1), axis=0).round(2)  # "two decimals are enough"
+    out["dominant"] = t.idxmax(axis=1)
+    return out""",
+        loses={"hidden_phase_shares"},
+        why="shares rounded to two decimals: not the fractions asked for",
+    ),
+    wrong(
+        "phase_shares",
+        """def phase_shares(table: pd.DataFrame) -> pd.DataFrame:
+    phases = ["jacobi", "halo", "reduction", "other"]
+    t = table.set_index("label")[phases].astype(float)
+    out = t.div(t.sum(axis=0), axis=1)  # each column's share over the runs
+    out["dominant"] = t.idxmax(axis=1)
+    return out""",
+        loses={"test_phase_shares", "hidden_phase_shares"},
+        why="divides by the column sums (share of each run in a phase), not the row sums",
+    ),
+    wrong(
+        "halo_faces",
+        """def halo_faces(threads: int, local: int = 144, grid=(24, 4, 2)) -> dict[str, int]:
+    lx, ly, lz = local * threads, local, local
+    faces = {"x": ly * lz, "y": lx * lz, "z": lx * ly}
+    return {**faces, "total": 2 * (faces["x"] + faces["y"] + faces["z"])}  # every axis
+
+
+def predict_halo(threads_list, pure_halo_s: float) -> pd.DataFrame:
+    base = halo_faces(1)["total"]
+    ratio = [halo_faces(t)["total"] / base for t in threads_list]
+    out = pd.DataFrame({"threads": list(threads_list), "face_ratio": ratio})
+    out["predicted_s"] = out["face_ratio"] * pure_halo_s
+    return out.set_index("threads")""",
+        loses={"hidden_answer_c"},
+        why="counts two faces along every axis, also where the process grid has one process",
+    ),
+    wrong(
+        "halo_faces",
+        """def halo_faces(threads: int, local: int = 144, grid=(24, 4, 2)) -> dict[str, int]:
+    px, py, pz = grid[0] // threads, grid[1], grid[2]
+    lx, ly, lz = local * threads, local, local
+    faces = {"x": ly * lz, "y": lx * lz, "z": lx * ly}
+    return {**faces, "total": sum(faces[a] for a, p in zip("xyz", (px, py, pz)) if p > 1)}
+
+
+def predict_halo(threads_list, pure_halo_s: float) -> pd.DataFrame:
+    base = halo_faces(1)["total"]
+    ratio = [halo_faces(t)["total"] / base for t in threads_list]
+    out = pd.DataFrame({"threads": list(threads_list), "face_ratio": ratio})
+    out["predicted_s"] = out["face_ratio"] * pure_halo_s
+    return out.set_index("threads")""",
+        loses={"test_halo_faces", "hidden_answer_c"},
+        why="one face per axis: a process in the middle has a neighbour on both sides",
+    ),
+    wrong(
+        "answer_c",
+        '''MISS_MOST_AT = int(comparison["measured / predicted"].idxmax())
+WHY_C = "The model leaves out some effects of the machine."''',
+        loses={"hidden_answer_c"},
+        why="the known wrong answer: any sentence of 20 characters used to pass",
+    ),
+    wrong(
+        "answer_c",
+        '''MISS_MOST_AT = int(comparison["halo_s"].idxmax())  # largest halo, not largest miss
+WHY_C = "B"''',
+        loses={"hidden_answer_c"},
+        why="the thread count with the largest halo time, not the largest measured/predicted",
+    ),
+    wrong(
+        "answer_c",
+        '''MISS_MOST_AT = int(comparison["measured / predicted"].idxmax())
+WHY_C = "A"''',
+        loses={"hidden_answer_c"},
+        why="the face-area model leaves nothing out: the ratio says otherwise",
+    ),
+    wrong(
+        "overlap_iteration",
+        overlap(who="if (omp_get_thread_num() == omp_get_num_threads() - 1)"),
+        loses=D,
+        why="a worker thread exchanges (the master computes): breaks FUNNELED",
+    ),
+    wrong(
+        "overlap_iteration",
+        overlap(
+            interior="#pragma omp for schedule(dynamic) nowait\n    for (long i = 2; i < m; i++) stencil_rows(i, i);"
+        ),
+        loses=D,
+        why="no barrier before the edge rows: they read halos that have not arrived",
+    ),
+    wrong(
+        "overlap_iteration",
+        overlap(
+            interior="#pragma omp barrier\n#pragma omp for\n    for (long i = 2; i < m; i++) stencil_rows(i, i);"
+        ),
+        loses=D,
+        why="the team waits for the exchange before the interior: correct, but no overlap",
+    ),
+    wrong(
+        "overlap_iteration",
+        overlap(
+            exchange="""\
+        MPI_Send(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm);
+        MPI_Send(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm);
+        MPI_Recv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, MPI_STATUS_IGNORE);
+        MPI_Recv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, MPI_STATUS_IGNORE);"""
+        ),
+        loses=D,
+        why="both sends before both receives: deadlocks once a send waits for its receive",
+    ),
+]

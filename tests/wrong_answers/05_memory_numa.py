@@ -1,0 +1,96 @@
+"""Lab 05: wrong answers a hurried student could hand in (see tests/wrong_answers/__init__.py)."""
+
+from wrong_answers import wrong
+
+BANDWIDTH = {"test_bandwidth_table", "hidden_bandwidth_table"}
+PREDICT = {"test_predict_page_nodes", "hidden_predict_page_nodes"}
+TOUCH = {"test_init_arrays", "hidden_init_arrays"}
+
+BANDWIDTH_SOLUTION = '''
+raw = mt.raw_times(stream_runs, "triad")
+
+def bandwidth_table(raw):
+    kept = raw[raw["repetition"] > 0]
+    best = kept.groupby("threads").agg(best_s=("seconds", "min"), bytes=("bytes", "first"))
+    out = pd.DataFrame({"best_s": best["best_s"]})
+    out["gb_s"] = best["bytes"] / best["best_s"] / 1e9
+    out["pct_of_max"] = 100 * out["gb_s"] / out["gb_s"].max()
+    out["speedup"] = out["gb_s"] / out["gb_s"].loc[1]
+    out["efficiency"] = out["speedup"] / out.index
+    return out
+'''
+
+PREDICT_SOLUTION = '''
+def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), bind_node=0):
+    threads = len(thread_nodes)
+    if init == "none":
+        return np.full(pages, -2)
+    if policy == "interleave":
+        return np.array([nodes[p % len(nodes)] for p in range(pages)])
+    if policy == "bind":
+        return np.full(pages, bind_node)
+    if init == "serial":
+        return np.full(pages, thread_nodes[0])
+    out = np.empty(pages, dtype=int)
+    for t in range(threads):
+        out[t * pages // threads:(t + 1) * pages // threads] = thread_nodes[t]
+    return out
+'''
+
+TOUCH_SOLUTION = r'''
+TOUCH_C = r"""
+void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
+#pragma omp parallel for schedule(static, chunk)
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < cols; j++) {
+            a[i * cols + j] = (double)((i + j) % 7);
+            b[i * cols + j] = (double)(1 + i % 3);
+        }
+}
+"""
+'''
+
+
+def changed(solution: str, old: str, new: str) -> str:
+    assert old in solution, old
+    return solution.replace(old, new)
+
+
+WRONG = [
+    # (b) bandwidth_table (the warm-up)
+    wrong("bandwidth_table", changed(BANDWIDTH_SOLUTION, 'kept = raw[raw["repetition"] > 0]', "kept = raw"),
+          BANDWIDTH, why="the first pass kept (STREAM drops it)"),
+    wrong("bandwidth_table", changed(BANDWIDTH_SOLUTION, 'out["speedup"] / out.index', 'out["speedup"]'),
+          BANDWIDTH, why="efficiency left as the speedup (not divided by threads)"),
+    wrong("bandwidth_table", changed(BANDWIDTH_SOLUTION, 'out["gb_s"] / out["gb_s"].max()',
+                                     'out["gb_s"] / out["gb_s"].loc[1]'),
+          BANDWIDTH, why="percent of the 1-thread bandwidth, not of the maximum"),
+    # (c) predict_page_nodes
+    wrong("predict_page_nodes", changed(
+        PREDICT_SOLUTION,
+        "    out = np.empty(pages, dtype=int)\n    for t in range(threads):\n"
+        "        out[t * pages // threads:(t + 1) * pages // threads] = thread_nodes[t]\n    return out",
+        "    parts = np.array_split(np.arange(pages), threads)  # remainder to the first threads\n"
+        "    return np.concatenate([np.full(len(p), thread_nodes[t]) for t, p in enumerate(parts)])"),
+        {"hidden_predict_page_nodes"}, why="blocks split as np.array_split, not t*P//T as the kernel does"),
+    wrong("predict_page_nodes", changed(
+        PREDICT_SOLUTION, '    if init == "serial":\n        return np.full(pages, thread_nodes[0])\n', "").replace(
+        '    if policy == "interleave":',
+        '    if init == "serial":\n        return np.full(pages, thread_nodes[0])\n    if policy == "interleave":'),
+        {"hidden_predict_page_nodes"}, why="serial first touch decides even under a policy"),
+    wrong("predict_page_nodes", changed(PREDICT_SOLUTION, "return np.full(pages, -2)",
+                                        "return np.full(pages, thread_nodes[0])"),
+          PREDICT, why="untouched pages placed on the master's node (they are not present)"),
+    # (e) init_arrays in C
+    wrong("init_arrays", changed(TOUCH_SOLUTION, "#pragma omp parallel for schedule(static, chunk)\n", ""),
+          TOUCH, why="serial initialisation: the master touches every page"),
+    wrong("init_arrays", changed(TOUCH_SOLUTION, "schedule(static, chunk)", "schedule(static)"),
+          TOUCH, why="static blocks, not the compute loop's chunks"),
+    wrong("init_arrays", changed(
+        TOUCH_SOLUTION,
+        "    for (long i = 0; i < rows; i++)\n        for (long j = 0; j < cols; j++) {\n",
+        "    for (long k = 0; k < rows * cols; k++) {\n            long i = k / cols, j = k % cols;\n"),
+        TOUCH, why="one loop over elements: chunks of elements, not of rows"),
+    wrong("init_arrays", changed(TOUCH_SOLUTION, "(double)(1 + i % 3)", "1.0"),
+          TOUCH, why="b initialised to 1 everywhere: the pages match, the values do not"),
+]

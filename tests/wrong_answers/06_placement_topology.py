@@ -1,0 +1,107 @@
+"""Lab 06: wrong answers a hurried student could hand in (see tests/wrong_answers/__init__.py)."""
+
+from wrong_answers import wrong
+
+# (e): the solution's C, each with one mistake
+NODES_SOLUTION = r'''
+NODES_C = r"""
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, node_rank;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &node_rank);
+    MPI_Comm_split(world, node_rank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+#pragma omp critical
+    for (int i = 0; i < n; i++) rank_sum[i] += mine[i];
+#pragma omp barrier
+#pragma omp master
+    {
+        int node_rank;
+        MPI_Comm_rank(node, &node_rank);
+        MPI_Reduce(node_rank == 0 ? MPI_IN_PLACE : rank_sum, rank_sum, n, MPI_DOUBLE, MPI_SUM, 0,
+                   node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+"""
+'''
+
+
+def nodes_with(old: str, new: str) -> str:
+    assert old in NODES_SOLUTION, old
+    return NODES_SOLUTION.replace(old, new)
+
+
+CUT = {"test_cut_edges", "hidden_cut_edges"}
+BANDWIDTH = {"test_memory_bandwidth", "hidden_memory_bandwidth"}
+NODES = {"test_node_sum", "hidden_node_sum"}
+
+WRONG = [
+    # (a) cut_edges
+    wrong("cut_edges", """
+def cut_edges(rows, cols, node_of_rank):
+    return len(tables.cut_links(rows, cols, node_of_rank))
+""", {"hidden_cut_edges"}, why="a one-line call of the kit's cut_links"),
+    wrong("cut_edges", """
+def cut_edges(rows, cols, node_of_rank):
+    count = 0
+    for r in range(rows):
+        for c in range(cols):
+            rank = r * cols + c
+            for other in (r * cols + (c + 1) % cols, ((r + 1) % rows) * cols + c):
+                count += node_of_rank[rank] != node_of_rank[other]
+    return count
+""", CUT, why="links wrap around (a torus), the grid has none"),
+    wrong("cut_edges", """
+def cut_edges(rows, cols, node_of_rank):
+    count = 0
+    for a in range(rows * cols):
+        for b in (a - 1, a + 1, a - cols, a + cols):
+            if 0 <= b < rows * cols and node_of_rank[a] != node_of_rank[b]:
+                count += 1
+    return count
+""", CUT, why="every link counted from both ends, and row ends joined to the next row"),
+    # (d) memory_bandwidth
+    wrong("memory_bandwidth", """
+def memory_bandwidth(records):
+    mem = records[records["work"] == "memory"]
+    per_rank = mem.groupby(["bind", "ranks", "rank"]).agg(seconds=("seconds", "mean"),
+                                                          bytes=("bytes", "first"))
+    per_rank["GBps"] = per_rank["bytes"] / per_rank["seconds"] / 1e9
+    return per_rank.groupby(["bind", "ranks"])[["GBps"]].sum()
+""", {"hidden_memory_bandwidth"}, why="the mean of the samples instead of their median"),
+    wrong("memory_bandwidth", """
+def memory_bandwidth(records):
+    mem = records[records["work"] == "memory"]
+    per_rank = mem.groupby(["bind", "ranks", "rank"]).agg(seconds=("seconds", "median"),
+                                                          bytes=("bytes", "first"))
+    per_rank["GBps"] = per_rank["bytes"] / per_rank["seconds"] / 1e9
+    return per_rank.groupby(["bind", "ranks"])[["GBps"]].mean()
+""", BANDWIDTH, why="the mean over ranks (one rank's bandwidth), not what all ranks draw together"),
+    wrong("memory_bandwidth", """
+def memory_bandwidth(records):
+    mem = records[records["work"] == "memory"]
+    out = mem.groupby(["bind", "ranks"]).agg(seconds=("seconds", "median"), bytes=("bytes", "sum"))
+    return (out["bytes"] / out["seconds"] / 1e9).to_frame("GBps")
+""", BANDWIDTH, why="the bytes of every sample summed and divided by one median time"),
+    # (e) node-aware ranks in C
+    wrong("node_sum", nodes_with(
+        "MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);",
+        "MPI_Comm_split(world, 0, rank, node); /* one machine: one node */"),
+        NODES, why="one node for everything: wrong as soon as there are nodes (made-up here)"),
+    wrong("node_sum", nodes_with("MPI_SUM, leaders);", "MPI_SUM, MPI_COMM_WORLD);"),
+        NODES, why="the leaders' allreduce on MPI_COMM_WORLD: the other ranks never join (deadlock)"),
+    wrong("node_sum", nodes_with(
+        "#pragma omp master\n",
+        "if (omp_get_thread_num() == omp_get_num_threads() - 1) /* the last thread talks */\n"),
+        {"hidden_node_sum"}, why="MPI called by a thread other than the master under FUNNELED"),
+    wrong("node_sum", nodes_with("#pragma omp barrier\n#pragma omp master", "#pragma omp master"),
+        {"hidden_node_sum"}, why="no barrier before the master's MPI: threads not yet added (a race)"),
+]
