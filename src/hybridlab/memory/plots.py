@@ -79,7 +79,7 @@ def page_map_plot(maps: Mapping[str, np.ndarray], *, touchers: Mapping[str, np.n
         _banner(axes[0, 0], "1 NUMA node: every present page is on node 0 whatever the policy. "
                 "On 2+ nodes serial init puts all on the master's node.\nPublished (Luecke et al., Table 1, "
                 f"2-socket Cray XT5, hybrid 1, static): 1 process per node {one} s vs 1 per "
-                f"socket {two} s (003: \"expected because of the ccNUMA architecture\")")  # fmt: skip
+                f"socket {two} s (Luecke et al.: \"expected because of the ccNUMA architecture\")")  # fmt: skip
     fig.tight_layout()
     return fig
 
