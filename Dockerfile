@@ -2,10 +2,14 @@
 # course kernelspec installed. It runs the same `make setup` as a local checkout, installing the
 # Python packages from requirements.lock (locked for Python 3.11, which bookworm ships).
 #
-#   docker build -t hybridlab .
+# Two images from this file:
+#   docker build -t hybridlab .                                     the student image (default):
+#       the released labs and the kit; no course folder, no solutions, no hidden tests, no tests
+#   docker build --target instructor -t hybridlab-instructor .      the instructor image: the
+#       whole repository, with the nbgrader course (grading/) and the test suite
 #   docker run --rm -p 8888:8888 hybridlab
 ARG BASE=debian:bookworm-slim
-FROM ${BASE}
+FROM ${BASE} AS system
 
 ARG DEBIAN_FRONTEND=noninteractive
 ENV LANG=C.UTF-8 \
@@ -27,14 +31,24 @@ RUN useradd --create-home --uid 1000 --user-group --shell /bin/bash student \
 # Numeric, so that runtimes enforcing "run as non-root" can check it without /etc/passwd.
 USER 1000:1000
 WORKDIR /opt/hybridlab
-COPY --chown=student:student . .
+ENV PATH="/opt/hybridlab/.venv/bin:${PATH}" \
+    IPP_NONINTERACTIVE=1
+EXPOSE 8888
+CMD ["jupyter", "lab", "--notebook-dir=labs", "--ip=0.0.0.0", "--port=8888", "--no-browser"]
 
+# The instructor image: the whole repository (.dockerignore keeps local state out), so that
+# `hybridlab grade`, `make release` and `make test` work inside.
+FROM system AS instructor
+COPY --chown=student:student . .
 # The same setup as `make lab` / `make test` on a laptop: .venv from requirements.lock,
 # the package in editable mode, all kernels built, the kernelspec installed.
 RUN make setup
 
-ENV PATH="/opt/hybridlab/.venv/bin:${PATH}" \
-    IPP_NONINTERACTIVE=1
-
-EXPOSE 8888
-CMD ["jupyter", "lab", "--notebook-dir=labs", "--ip=0.0.0.0", "--port=8888", "--no-browser"]
+# The student image (the default: the last stage): what `make setup` needs and the released
+# labs, nothing of grading/ (solutions, hidden tests) or tests/ (which hold solutions too).
+FROM system AS student
+COPY --chown=student:student Makefile pyproject.toml requirements.lock README.md LICENSE LICENSE-content ./
+COPY --chown=student:student src ./src
+COPY --chown=student:student kernels_c ./kernels_c
+COPY --chown=student:student labs ./labs
+RUN make setup

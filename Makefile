@@ -8,11 +8,12 @@ LAB_DIR   ?= labs
 PYTEST_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: setup lab test book release grade lint bench clean doctor image test-image test-browser test-grading-full test-slurm
+.PHONY: setup lab test book release grade lint bench clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm
 
 setup: $(STAMP)
 	@$(BIN)/hybridlab build --all --quiet
 	@$(PY) -m hybridlab.kernelspec --quiet
+	@$(PY) -m hybridlab.labsettings
 
 $(STAMP): requirements.lock pyproject.toml
 	@command -v cc >/dev/null 2>&1 || { echo "make: no C compiler found (cc). Install one: sudo apt-get install gcc libc6-dev  (macOS: xcode-select --install)"; exit 1; }
@@ -31,9 +32,13 @@ test: setup
 
 # The Docker image: docker where a daemon answers, else podman from Debian's packages (the script
 # says how). IMAGE names the tag.
+# `make image` is the student image (released labs, no solutions); `make image-instructor` the
+# whole repository with the course folder.
 IMAGE ?= hybridlab:latest
 image:
-	scripts/image.sh build $(IMAGE)
+	scripts/image.sh build $(IMAGE) student
+image-instructor:
+	scripts/image.sh build hybridlab-instructor:latest instructor
 
 # Opt-in tests (left out of `make test`): the image built and run; JupyterLab in chromium.
 test-image: setup
@@ -68,6 +73,12 @@ BENCH_PARTS := benchmarks/foundation_results.md benchmarks/sync_results.md bench
 BENCH_PARTS += benchmarks/modelling_results.md
 BENCH_PARTS += benchmarks/pykernels_results.md
 BENCH_PARTS += benchmarks/tracers_results.md
+BENCH_PARTS += $(wildcard benchmarks/labs_results.md)
+
+# Every lab's solution notebook at full size, one at a time (long: minutes per lab).
+bench-labs: setup
+	PATH="$(abspath $(BIN)):$$PATH" IPP_NONINTERACTIVE=1 $(PY) benchmarks/bench_labs.py
+	cat $(BENCH_PARTS) > benchmarks/RESULTS.md
 
 bench: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/run_benchmarks.py --out benchmarks/foundation_results.md

@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         lines += [
             "**This machine has one socket and one NUMA node: packed and spread place the ranks "
             "on the same memory bus, so the two rows can differ only by noise.** The published "
-            "effect of spreading (004, CASTEP 144 processes: 2559 s packed 24 per node, 1236 s "
+            "effect of spreading (Armstrong et al., CASTEP 144 processes: 2559 s packed 24 per node, 1236 s "
             "with 4 per node and 1 per die) needs a multi-socket node.",
             "",
         ]
@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "How to read it: a slowdown of 1.00 is perfect weak scaling (each rank as fast as one "
         "alone). Compute-bound work should stay near 1 while every rank has a core of its own; "
-        "memory-bound work rises when ranks share a memory bus (001 section 6: H2MOL slowed as "
+        "memory-bound work rises when ranks share a memory bus (Smith et al. 2004, section 6: H2MOL slowed as "
         "more processes shared a multi-chip module). On a VM whose two vCPUs are sometimes SMT "
         "siblings of one host core (probe state 'shared core'), two ranks also share one core's "
         "execution units, and the compute-bound slowdown rises too: compare rows measured in the "

@@ -5,10 +5,10 @@ benchmarks/modelling_results.md.
 * A fresh calibration (hybridlab.modelling.exercise.calibrate; no file is read or written).
 * halo3d (pure MPI, masteronly) for a few P x T and grid sides: the model's prediction from the
   calibration against the measured loop time (fastest of --repeats), and their ratio.
-* The overlap model of 002 slide 42 (n = 2, m = 1) against halo3d masteronly vs funnelled with
+* The overlap model of Rabenseifner, slide 42 (n = 2, m = 1) against halo3d masteronly vs funnelled with
   an emulated wait: measured epsilon, the model's, and the model with the measured memory
   scaling.
-* The published tables the lab predicts (000 A.23, 003 Tables 2-3): the ratios, for the record.
+* The published tables the lab predicts (Stathopoulos 2010, Table A.23, Luecke et al., Tables 2-3): the ratios, for the record.
 
 The load (load average, other busy processes) is recorded at checkpoints: the machine is shared,
 and a model calibrated on a quiet machine does not describe a busy one. Nothing is asserted.
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
               "in ms (hybridlab.modelling.predict.predict_halo3d).", ""]  # fmt: skip
     lines += table(["P x T", "variant", "grid", "iterations", "compute", "halo", "sync",
                     "predicted ms", "measured ms", "measured / predicted"], halo)  # fmt: skip
-    lines += ["## Overlap (002 slide 42, n = 2, m = 1): halo3d masteronly vs funnelled", "",
+    lines += ["## Overlap (Rabenseifner, slide 42, n = 2, m = 1): halo3d masteronly vs funnelled", "",
               f"One rank of 2 threads, an emulated wait after each exchange; the memory-bound "
               f"model uses the measured scaling S = {scale:.2f}.", ""]  # fmt: skip
     lines += table(["wait us", "f_comm", "epsilon measured", "model", "measured / model",
@@ -133,13 +133,13 @@ def main(argv: list[str] | None = None) -> None:
                      fmt(r.epsilon / r.model, 2), fmt(r.memory_bound, 3)]
                     for r in eps.itertuples()])  # fmt: skip
     lines += ["## Published tables (no measurement: the model against the paper)", "",
-              f"- 003 Table 2: published / predicted over {len(t2)} rows: "
+              f"- Luecke et al., Table 2: published / predicted over {len(t2)} rows: "
               f"{t2['published/predicted'].min():.3f} to {t2['published/predicted'].max():.3f}",
-              "- 000 Table A.23 (master only halo), published / predicted per threads: "
+              "- Stathopoulos 2010, Table A.23 (master only halo), published / predicted per threads: "
               + ", ".join(f"{int(t)}: {ratio:.2f}{'' if ok else ' (NUMA)'}" for t, ratio, ok in
                           zip(a23["threads"], a23["published/predicted"], a23["applies"],
                               strict=True)),
-              f"- 003 Table 3: speedups {t3['speedup'].min():.2f}-{t3['speedup'].max():.2f} "
+              f"- Luecke et al., Table 3: speedups {t3['speedup'].min():.2f}-{t3['speedup'].max():.2f} "
               f"between the bounds 1.00 and {t3['predicted_per_node'].iloc[0]:.2f}", ""]  # fmt: skip
     write_report(args.out, without_machine_paths(lines))
 

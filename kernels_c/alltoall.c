@@ -14,7 +14,7 @@
  * Hybrid runs: the threads of a rank pack the send buffer and check the receive buffer
  * (schedule static); only the master thread calls MPI (masteronly, MPI_THREAD_FUNNELED is
  * enough). With T threads per rank at the same core count there are T times fewer ranks, so
- * T^2 times fewer messages, each T^2 times larger for the same data per core (003 section 5).
+ * T^2 times fewer messages, each T^2 times larger for the same data per core (Luecke et al., section 5).
  *
  * Correctness: byte i of the block rank r sends to rank d is a pattern of (r, d, i, size); after
  * the last timed call every rank checks every received byte, and a wrong byte fails the run on

@@ -1,11 +1,11 @@
 /* fft3d: a distributed 3-D FFT of an n x n x n complex grid, the transpose done by MPI_Alltoall,
- * after the hybrid program of 003 section 4 (Luecke et al.): slabs of m = n / p planes per rank,
+ * after the hybrid program of Luecke et al., section 4: slabs of m = n / p planes per rank,
  * 1-D FFTs along the local dimensions, a global transpose with MPI_Alltoall, 1-D FFTs along the
  * third dimension, and a second MPI_Alltoall that brings the result back to the input's layout
  * ("normal form"). Pure MPI is the same program with one thread per rank.
  *
  * Layout (row-major, the last index fastest): rank r holds x[k][j][i] = x(j1 = i, j2 = j,
- * j3 = r*m + k). The phases, in 003's loop numbering:
+ * j3 = r*m + k). The phases, in Luecke et al.'s loop numbering:
  *   loop 1  FFT along i (m*n FFTs of length n)          fft
  *   loop 2  transpose i <-> j inside each plane          rearrange
  *   loop 3  FFT along j                                 fft
@@ -17,11 +17,11 @@
  *           MPI_Alltoall back                                          alltoall
  *   loop 8  unpack into out[k3 local][k2][k1]           rearrange
  * The threads share every loop (schedule(runtime): OMP_SCHEDULE or the `schedule` parameter);
- * only the master thread calls MPI (003 used omp single with MPI_THREAD_MULTIPLE; funneled is
+ * only the master thread calls MPI (Luecke et al. used omp single with MPI_THREAD_MULTIPLE; funneled is
  * enough here). The master times each phase between the barriers that end the loops.
  *
  * 1-D FFTs: FFTW 3 (libfftw3.so.3, loaded at run time with dlopen, one plan per length executed
- * by every thread on its own lines, as 003 called ACML's ZFFT1M inside `omp do`), or, when FFTW
+ * by every thread on its own lines, as Luecke et al. called ACML's ZFFT1M inside `omp do`), or, when FFTW
  * is absent or fft=builtin, a radix-2 Cooley-Tukey written here (n a power of two). Records
  * say which.
  *
@@ -38,11 +38,11 @@
 
 const char *const hl_kernel_description =
     "Distributed 3-D FFT (slabs, two MPI_Alltoall transposes, OpenMP over the local loops) "
-    "after 003 section 4; phases fft / rearrange / alltoall timed per repetition; checked";
+    "after Luecke et al., section 4; phases fft / rearrange / alltoall timed per repetition; checked";
 
 const hl_param hl_kernel_params[] = {
     {"n", "64", "grid side: n^3 complex points; ranks must divide n"},
-    {"repetitions", "5", "timed repetitions after one warm-up (003: minimum of 10 trials)"},
+    {"repetitions", "5", "timed repetitions after one warm-up (Luecke et al.: minimum of 10 trials)"},
     {"schedule", "static", "schedule of the OpenMP loops: static, dynamic, guided or runtime"},
     {"chunk", "0", "chunk size of the schedule (0: the default)"},
     {"fft", "auto", "1-D FFTs: auto (FFTW if it loads, else builtin), fftw or builtin"},
@@ -345,7 +345,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     int p = ctx->size, rank = ctx->rank;
     if (n % p != 0)
         return hl_fail(ctx, "%d ranks do not divide n=%ld: MPI_Alltoall needs equal slabs "
-                            "(003 section 4: 'assume that p divides n evenly')", p, n);
+                            "(Luecke et al., section 4: 'assume that p divides n evenly')", p, n);
     if (n > 1024) return hl_fail(ctx, "n=%ld is above 1024", n);
     if (dump && n > 32) return hl_fail(ctx, "dump=1 needs n <= 32 (got n=%ld)", n);
     long m = n / p;

@@ -1,6 +1,6 @@
 /* first_touch: where the pages of an array land after serial or parallel initialisation, read
  * back page by page with move_pages(2), and how fast each thread then sweeps its own block
- * (lab 05; 003 section 1 on first touch, 000 section 4.6.2 on threads far from their data).
+ * (lab 05; Luecke et al., section 1 on first touch, Stathopoulos 2010, section 4.6.2 on threads far from their data).
  *
  * The array is a fresh anonymous mapping of `pages` pages (never touched before, transparent
  * huge pages switched off for it with madvise, so one page is one base page). Then:

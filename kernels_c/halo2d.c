@@ -1,10 +1,10 @@
-/* halo2d: 2-D Jacobi with a 1-D row decomposition and MPI_Sendrecv halos, after seed 003
+/* halo2d: 2-D Jacobi with a 1-D row decomposition and MPI_Sendrecv halos, after Luecke et al.
  * (Cray XT5, sections 2-3): pure MPI and the three hybrid versions.
  *
  *   pure     no OpenMP; compute, copy, two MPI_Sendrecv, MPI_Allreduce of delta
  *   hybrid1  a parallel region per iteration (compute + copy); MPI outside it (FUNNELED)
  *   hybrid2  one parallel region for all iterations; `omp single` sends the halos and reduces
- *            delta (MPI_THREAD_SERIALIZED, as 003 asks)
+ *            delta (MPI_THREAD_SERIALIZED, as Luecke et al. asks)
  *   hybrid3  one parallel region; `omp sections`: the two MPI_Sendrecv and the allreduce run in
  *            different threads at once (MPI_THREAD_MULTIPLE)
  * Loops use schedule(runtime); the schedule (static|dynamic|guided, chunk) is set at run time
@@ -70,12 +70,12 @@ void stencil_rows(long first, long last);
 #endif
 
 const char *const hl_kernel_description =
-    "2-D Jacobi, 1-D row decomposition, MPI_Sendrecv halos (seed 003): pure MPI and hybrid "
+    "2-D Jacobi, 1-D row decomposition, MPI_Sendrecv halos (Luecke et al.): pure MPI and hybrid "
     "versions 1-3; per-thread phase timers jacobi/halo/reduction/other (timeline=1: also each "
     "interval's start and end) and a checksum";
 
 const hl_param hl_kernel_params[] = {
-    {"variant", "pure", "pure | hybrid1 | hybrid2 | hybrid3 (003 versions 1-3)"},
+    {"variant", "pure", "pure | hybrid1 | hybrid2 | hybrid3 (Luecke et al. versions 1-3)"},
     {"nx", "256", "interior columns (length of a halo message)"},
     {"ny", "256", "interior rows, split over the ranks in blocks"},
     {"iterations", "100", "Jacobi iterations"},
@@ -137,7 +137,7 @@ static inline void copy_row(grid2d *g, long i) {
     memcpy(&A(g, i, 1), &B(g, i, 1), (size_t)g->nx * sizeof(double));
 }
 
-/* 003's exchange: b's edge rows (equal to a's after the copy) into a's halo rows. */
+/* Luecke et al.'s exchange: b's edge rows (equal to a's after the copy) into a's halo rows. */
 static void send_down(grid2d *g) {
     MPI_Sendrecv(&B(g, g->m, 1), (int)g->nx, MPI_DOUBLE, g->down, TAG_DOWN, &A(g, 0, 1),
                  (int)g->nx, MPI_DOUBLE, g->up, TAG_DOWN, g->comm, MPI_STATUS_IGNORE);
@@ -298,7 +298,7 @@ static void run_overlap(grid2d *g, int nthreads) {
 }
 #endif
 
-/* hybrid2's communication: one thread (`omp single`) sends the halos and reduces delta. 003 runs
+/* hybrid2's communication: one thread (`omp single`) sends the halos and reduces delta. Luecke et al. runs
  * the single straight after the copy (nowait); the barrier before it is needed here because
  * delta is summed from every thread's part. */
 static void communicate_single(grid2d *g, int nthreads, hl_timers *me) {

@@ -1,5 +1,5 @@
 /* halo3d: 3-D Jacobi (7-point stencil) on a 3-D process grid (MPI_Dims_create, MPI_Cart_create),
- * after seed 000 section 4.6 (the Jacobi kernel on HECToR): pure MPI, master only, funnelled and
+ * after Stathopoulos 2010, section 4.6 (the Jacobi kernel on HECToR): pure MPI, master only, funnelled and
  * multiple; blocking (MPI_Sendrecv per face) or non-blocking (MPI_Irecv/MPI_Isend, MPI_Waitall)
  * halo exchange.
  *
@@ -8,14 +8,14 @@
  *   funnelled   the master thread exchanges the halos while the other threads update the inner
  *               points (those that need no halo); then the master updates its own share of the
  *               inner points and the whole boundary shell. master_share = the fraction of the
- *               inner X planes the master takes (000's "optimal" runs shrink it)
+ *               inner X planes the master takes (Stathopoulos's "optimal" runs shrink it)
  *   comm_wait_us  (pure, masteronly, funnelled) the master sleeps this long after each halo
  *               exchange, inside the halo phase: an emulated network wait (lab 08 measures the
- *               overlap model of seed 002 slide 42 with it on machines with few cores)
+ *               overlap model of Rabenseifner, slide 42 with it on machines with few cores)
  *   multiple    threads own slabs of X planes; each thread exchanges its own part of the Y and
  *               Z faces (the first and last threads also the X faces) and updates its slab
  *               (MPI_THREAD_MULTIPLE)
- * Threads split the local block along X (the first dimension), as in 000.
+ * Threads split the local block along X (the first dimension), as in Stathopoulos 2010.
  *
  * Grid: nx x ny x nz interior points plus a fixed boundary; global point (i, j, k), each index
  * from 0 to n+1, starts at u0 = ((7 i + 13 j + 19 k) mod 23) / 22. One iteration:
@@ -35,7 +35,7 @@
 #include "hybridlab.h"
 
 const char *const hl_kernel_description =
-    "3-D Jacobi on a 3-D process grid (seed 000 section 4.6): pure, masteronly, funnelled "
+    "3-D Jacobi on a 3-D process grid (Stathopoulos 2010, section 4.6): pure, masteronly, funnelled "
     "(tunable master share), multiple; blocking or non-blocking halos; phase timers (timeline=1: "
     "also each interval's start and end), checksum";
 

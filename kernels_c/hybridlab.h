@@ -600,7 +600,7 @@ typedef struct {
     long dropped;                         /* intervals that found the buffer full */
 } hl_timers;
 
-/* The phases of a halo-exchange code, as seed 000 section 4.6 breaks its time down: stencil and
+/* The phases of a halo-exchange code, as Stathopoulos 2010, section 4.6 breaks its time down: stencil and
  * copy, halo exchange, the reduction of the convergence test, waiting at barriers, and the whole
  * iteration loop. halo2d, halo3d and the labs' own halo kernels report these. */
 enum { HL_JACOBI, HL_HALO, HL_REDUCTION, HL_OTHER, HL_TOTAL, HL_HALO_PHASES };

@@ -3,14 +3,14 @@
  * mode=barrier: every iteration, each thread of rank r computes for work_ms * weight[r] (the
  * rank's work split evenly over its threads, so the compute phase lasts that long), then the
  * rank synchronises the hybrid way: omp barrier, MPI_Barrier on the master, omp barrier. A rank
- * that got less work waits in the barrier for the one that got the most: 001_5ad4b92b950a4cc3.txt
+ * that got less work waits in the barrier for the one that got the most: Smith et al. 2004
  * section 9 (Table 3, Figures 4-5). Weights are 1 + imbalance * r / (P - 1) unless `weights`
  * gives one per rank.
  *
  * mode=sleeping: every iteration, all threads compute for work_ms, then only the master
  * communicates for comm_ms (MPI ping-pong with the neighbouring rank, or with itself on a lone
  * rank; or a plain sleep with comm=sleep) while the other threads wait at an omp barrier: the
- * "sleeping threads" of masteronly hybrid codes (002_21a7b3db713838d9.txt, slides 10, 15, 35).
+ * "sleeping threads" of masteronly hybrid codes (Rabenseifner, slides 10, 15, 35).
  * Each thread's CPU time (CLOCK_THREAD_CPUTIME_ID) beside its wall time shows whether the idle
  * threads really sleep (OMP_WAIT_POLICY=passive) or spin (active).
  *

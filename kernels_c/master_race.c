@@ -1,6 +1,6 @@
 /* master_race: MPI inside OMP MASTER, with and without the barriers around it.
  *
- * The pattern of 002_21a7b3db713838d9.txt, slides 10-11. In every iteration k of a parallel
+ * The pattern of Rabenseifner, slides 10-11. In every iteration k of a parallel
  * region, the ranks pass a buffer round a ring (each rank sends to rank+1 and receives from
  * rank-1; with one rank it sends to itself):
  *

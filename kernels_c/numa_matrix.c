@@ -1,6 +1,6 @@
 /* numa_matrix: who computes on whose data. Thread o first-touches block o; then every thread
  * t reads every block o in turn (round s: block (t + s) mod T, so no two threads read the same
- * block at once) and times it: a threads x data-owners matrix of bandwidth (lab 05, after 004's
+ * block at once) and times it: a threads x data-owners matrix of bandwidth (lab 05, after Armstrong et al.'s
  * "OpenMP test": 24 threads each working on a matrix initialised by itself or by a thread on
  * another die of a Cray XT6 node).
  *

@@ -13,7 +13,7 @@
  *                 records when it posted and how long its receive took.
  * mode=aggregate  k messages of V/k bytes against one message of V bytes, as a ping-pong (the
  *                 same messages come back): the Hockney model predicts k*alpha + V/beta.
- * mode=progress   A busy sender (the mechanism behind 001 Table 4): rank 1 posts MPI_Irecv of
+ * mode=progress   A busy sender (the mechanism behind Smith et al. 2004, Table 4): rank 1 posts MPI_Irecv of
  *                 max_bytes at once and waits; rank 0 starts the send (MPI_Isend, or MPI_Bsend
  *                 with an attached buffer), then computes for compute_us without MPI calls
  *                 (poll_us=0) or calling MPI_Test (isend) / MPI_Iprobe (bsend) every poll_us,

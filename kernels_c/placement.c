@@ -1,7 +1,7 @@
 /* placement: fixed work per rank, memory-bound or compute-bound, for weak scaling under placements.
  *
  * Lab 06 runs it on 1, 2, ... ranks with the same work on every rank (weak scaling, as H2MOL in
- * 001 section 6: "constant the number of grid points per processor"), packed and spread. If the
+ * Smith et al. 2004, section 6: "constant the number of grid points per processor"), packed and spread. If the
  * ranks share nothing, each rank's time stays flat as ranks are added; if they share a memory
  * bus (or a core), it rises. Two kinds of work:
  *

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Build and run the hybridlab image: with Docker where a daemon answers, otherwise with podman.
 #
-#   scripts/image.sh build [TAG]     build the Dockerfile (default tag hybridlab:latest)
+#   scripts/image.sh build [TAG] [TARGET]
+#                                    build the Dockerfile (default tag hybridlab:latest); TARGET
+#                                    student (default: released labs, no solutions) or instructor
 #   scripts/image.sh run [TAG]       start JupyterLab from the image on port 8888
 #   scripts/image.sh podman ARGS...  podman with the same storage and runtime options
 #   scripts/image.sh clean           remove the podman storage folder
@@ -111,19 +113,19 @@ pip_ca_mounts() {
 }
 
 build() {
-    local tag="${1:-hybridlab:latest}" start
+    local tag="${1:-hybridlab:latest}" target="${2:-student}" start
     start=$(date +%s)
     case "$(engine)" in
     docker)
-        log "docker build -t $tag"
-        docker build -t "$tag" "$HERE"
+        log "docker build --target $target -t $tag"
+        docker build --target "$target" -t "$tag" "$HERE"
         ;;
     podman)
         make_base
-        log "podman build -t $tag --build-arg BASE=$BASE_TAG (storage $STORE)"
+        log "podman build --target $target -t $tag --build-arg BASE=$BASE_TAG (storage $STORE)"
         # shellcheck disable=SC2046  # the mounts are separate words on purpose
         pm build --network host --build-arg "BASE=$BASE_TAG" $(pip_ca_mounts) \
-            --layers=false -t "$tag" -f "$HERE/Dockerfile" "$HERE"
+            --layers=false --target "$target" -t "$tag" -f "$HERE/Dockerfile" "$HERE"
         ;;
     esac
     log "built $tag in $(($(date +%s) - start)) s"
@@ -149,7 +151,7 @@ clean)
     rm -rf "$STORE"
     ;;
 *)
-    sed -n '2,8p' "$0"
+    sed -n '2,10p' "$0"
     exit 2
     ;;
 esac

@@ -1,11 +1,13 @@
-"""A tiny course for the grading tests: one lab of three parts, and one bad submission per case.
+"""A tiny course for the grading tests: one lab of three parts graded automatically and one
+written answer graded by hand, and one bad submission per case.
 
 Lab 90_sandbox: a 2-rank cluster, a kernel run (replayed from the solution's run when graded),
 (a) square() checked with numpy through a locked helper,
 (b) ring() on the engines, (c) total(), (d) RUN_SECONDS: the seconds of the kernel run, a value
-only right for the run it was read from (the student's own runs when they hand them in). Each
-BAD entry breaks one part in one of the ways issue 11 lists; `expected` is the score each part
-must get (1 point each).
+only right for the run it was read from (the student's own runs when they hand them in), and
+WRITTEN, a markdown answer (2 points, by hand, with its rubric in the instructor's answer). Each
+BAD entry breaks one part in one of the ways issue 11 lists; `expected` is the score each
+automatic part must get (1 point each).
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = "90_sandbox"
-PARTS = ("test_square", "test_ring", "test_total", "test_seconds")
+PARTS = ("test_square", "test_ring", "test_total", "test_seconds")  # graded automatically
+WRITTEN = "written_ring"  # graded by hand
+WRITTEN_POINTS = 2
 
 
 def _meta(grade_id: str, *, grade=False, solution=False, locked=False, points=None) -> dict:
@@ -38,6 +42,10 @@ def _meta(grade_id: str, *, grade=False, solution=False, locked=False, points=No
 
 def _cell(source: str, meta: dict | None = None) -> nbformat.NotebookNode:
     return nbformat.v4.new_code_cell(source.strip(), metadata=meta or {})
+
+
+def _markdown(source: str, meta: dict | None = None) -> nbformat.NotebookNode:
+    return nbformat.v4.new_markdown_cell(source.strip(), metadata=meta or {})
 
 
 def instructor_notebook() -> nbformat.NotebookNode:
@@ -131,6 +139,20 @@ assert abs(float(RUN_SECONDS) - float(hello.meta["seconds"])) <= 1e-12, "hidden 
 ### END HIDDEN TESTS
 """,
             _meta("test_seconds", grade=True, locked=True, points=1),
+        ),
+        _markdown(
+            "**Written (2 points, graded by hand).** Why does `ring()` need no barrier?",
+            _meta("written_ring_question", locked=True),
+        ),
+        _markdown(
+            """
+Each rank's `sendrecv` waits for its neighbour's message, so the exchange synchronises the
+ranks itself.
+
+Rubric: 1 point for "sendrecv blocks until the message arrives", 1 for "so the ranks are
+already in step".
+""",
+            _meta(WRITTEN, grade=True, solution=True, points=WRITTEN_POINTS),
         ),
         _cell("cluster.stop()"),
     ]

@@ -8,7 +8,10 @@ left running and no file outside the submission's own folder changed.
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import html
+import io
 import os
 import socket
 import sqlite3
@@ -16,6 +19,7 @@ import stat
 import subprocess
 import sys
 import threading
+import uuid
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -111,7 +115,9 @@ def graded(tmp_path_factory):
     own = gc.submit_own_runs(root, runs, solution)
     before = _fingerprint(root)
     sleepers = _sleepers()
-    tag = f"test-sandboxed-{os.getpid()}"  # another checkout's run reaps only its own
+    # unique per run: two runs of this suite on one machine (two checkouts) must not reap each
+    # other's graders, which are found by this tag
+    tag = f"test-sandboxed-{uuid.uuid4().hex[:8]}"
     try:
         report = autograde.grade(gc.LAB, root=root, tag=tag, jobs=3, progress=False)
     finally:
@@ -139,9 +145,14 @@ def _notes(graded, student) -> str:
     return f"{rec['outcome']}: " + "; ".join(rec["notes"])
 
 
+def _auto(scores: dict[str, float]) -> dict[str, float]:
+    """The automatically graded parts of one student's scores."""
+    return {p: scores.get(p) for p in gc.PARTS}
+
+
 def test_solution_full_and_blank_zero(graded):
-    assert graded.scores["solution"] == dict.fromkeys(gc.PARTS, 1.0), graded.report
-    assert graded.scores["blank"] == dict.fromkeys(gc.PARTS, 0.0)
+    assert _auto(graded.scores["solution"]) == dict.fromkeys(gc.PARTS, 1.0), graded.report
+    assert graded.scores["blank"] == {**dict.fromkeys(gc.PARTS, 0.0), gc.WRITTEN: 0.0}
     assert graded.records["solution"]["outcome"] == "graded"
 
 
@@ -211,13 +222,13 @@ def test_without_replay_a_submission_measures_again(graded):
     assert "Data: runs made since the previous test: measured during grading (1)." in (
         _outputs(graded, "solution")
     )
-    assert gradebook.scores(graded.root, gc.LAB)["solution"] == dict.fromkeys(gc.PARTS, 1.0)
+    assert _auto(gradebook.scores(graded.root, gc.LAB)["solution"]) == dict.fromkeys(gc.PARTS, 1.0)
 
 
 @pytest.mark.parametrize("student", ["own", "ownempty", "ownedited", "ownforged"])
 def test_a_submission_is_graded_on_its_own_runs_when_they_pass_the_checks(graded, student):
     got = graded.scores.get(student, {})
-    assert got == graded.own[student], f"{student}: {got} ({_notes(graded, student)})"
+    assert _auto(got) == graded.own[student], f"{student}: {got} ({_notes(graded, student)})"
 
 
 def _data_lines(graded, student) -> list[str]:
@@ -285,9 +296,6 @@ def test_feedback_has_no_hidden_tests(graded):
 def test_grades_csv_and_plot(graded):
     text = (graded.root / "grades.csv").read_text()
     assert text.splitlines()[0].startswith("student,lab,total")
-    import csv
-    import io
-
     rows = list(csv.DictReader(io.StringIO(text)))
     assert sorted(r["student"] for r in rows if r["lab"] == gc.LAB) == sorted(
         [*graded.cases, *graded.own, "solution", "blank"]
@@ -303,7 +311,7 @@ def test_regrade_one_student_leaves_the_others(graded):
     )
     report = autograde.grade(gc.LAB, root=graded.root, students=["exit"], progress=False)
     after = gradebook.scores(graded.root, gc.LAB)
-    assert after["exit"] == dict.fromkeys(gc.PARTS, 1.0), report
+    assert _auto(after["exit"]) == dict.fromkeys(gc.PARTS, 1.0), report
     assert {s: v for s, v in after.items() if s != "exit"} == {
         s: v for s, v in before.items() if s != "exit"
     }
@@ -311,6 +319,49 @@ def test_regrade_one_student_leaves_the_others(graded):
     assert {s: r for s, r in new.items() if s != "exit"} == {
         s: r for s, r in records.items() if s != "exit"
     }
+
+
+def _cli(graded, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, HYBRIDLAB_GRADING=str(graded.root))
+    exe = Path(sys.executable).parent / "hybridlab"
+    return subprocess.run([str(exe), *args], env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_written_answers_are_left_for_the_grader(graded):
+    """Autograde scores no written answer: the solution's waits for a grader (shown as ?); the
+    blank lab's, left as released, nbgrader scores zero itself; the report says what to do."""
+    waiting = gradebook.pending(graded.root, gc.LAB)
+    assert gc.WRITTEN in waiting["solution"] and "blank" not in waiting
+    assert "to grade by hand" in graded.report and "(by hand)" in graded.report
+    row = next(r for r in gradebook.rows(graded.root, gc.LAB) if r["student"] == "blank")
+    assert (row["manual_max"], row["to_grade"]) == (gc.WRITTEN_POINTS, "")
+
+
+def test_a_score_given_by_hand_is_merged_and_returned(graded):
+    """The round trip: `hybridlab mark` gives the solution's written answer 1.5 of 2 with a
+    comment; `hybridlab grades` merges it (total, auto + by hand, csv) and nothing is left to
+    grade for that student; the feedback shows the score and the comment; a regrade keeps it."""
+    with pytest.raises(course.GradingError, match="0 to 2 points"):
+        gradebook.mark(graded.root, gc.LAB, "solution", gc.WRITTEN, 3)
+    with pytest.raises(course.GradingError, match="no graded part"):
+        gradebook.mark(graded.root, gc.LAB, "solution", "written_nothing", 1)
+    comment = "Right mechanism; say why the ranks end in step."
+    marked = _cli(graded, "mark", gc.LAB, "solution", gc.WRITTEN, "1.5", "--comment", comment)
+    assert marked.returncode == 0, marked.stderr
+    shown = _cli(graded, "grades", gc.LAB)
+    assert shown.returncode == 0, shown.stderr
+    line = next(ln for ln in shown.stdout.splitlines() if ln.startswith("solution "))
+    assert "?" not in line and "5.5 / 6" in line and "4/4 + 1.5/2" in line, shown.stdout
+    assert "solution" not in gradebook.pending(graded.root, gc.LAB)
+    rows = list(csv.DictReader(io.StringIO((graded.root / "grades.csv").read_text())))
+    row = next(r for r in rows if r["student"] == "solution" and r["lab"] == gc.LAB)
+    assert (float(row[gc.WRITTEN]), float(row["manual"]), float(row["total"])) == (1.5, 1.5, 5.5)
+    returned = _cli(graded, "feedback", gc.LAB, "--students", "solution")
+    assert returned.returncode == 0, returned.stderr
+    page = (graded.root / "feedback" / "solution" / gc.LAB / f"{gc.LAB}.html").read_text()
+    assert comment in html.unescape(page) and "1.5" in page
+    autograde.grade(gc.LAB, root=graded.root, students=["solution"], progress=False)
+    assert gradebook.scores(graded.root, gc.LAB)["solution"][gc.WRITTEN] == 1.5
 
 
 def test_second_grader_refuses(graded):

@@ -167,7 +167,7 @@ def test_the_taxonomy_figure_names_every_model():
         assert name in texts, name
     for level in ("SINGLE", "FUNNELED", "MULTIPLE"):
         assert f"thread level: {level}" in texts
-    assert "002_21a7b3db713838d9.txt" in texts
+    assert "Rabenseifner" in texts
     fig.canvas.draw()  # renders without error
     matplotlib.pyplot.close(fig)
 
@@ -185,6 +185,7 @@ def test_thread_level_table_marks_a_level_below_the_request():
     )
     html = thread_level_table(frame).to_html()
     assert html.count("#f6d5d5") == 1 and html.count("#d9efd9") == 1  # one rule each
+    assert html.count(">NO (lower)<") == 2 and html.count(">yes<") == 1  # words, not colour only
     assert html.index(">single<") < html.index(">multiple<"), "rows in the order of the levels"
     with pytest.raises(ValueError, match="is_thread_main"):
         thread_level_table(frame.drop(columns="is_thread_main"))

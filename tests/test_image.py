@@ -1,13 +1,15 @@
-"""The Docker image, built from nothing and run: what a self-study learner gets.
+"""The Docker images, built from nothing and run: what a self-study learner and an instructor get.
 
 `scripts/image.sh build` builds the Dockerfile with docker where a daemon answers, otherwise with
 podman on a base image made by debootstrap (no registry is reachable on the course's machines).
-The podman storage lives in a scratch folder that is removed afterwards. Then, in the running
-container, as its non-root user: lab 00 runs headless, JupyterLab answers on 8888 with the token
-it printed, and a smoke of `make test` (one lab, one grading round trip) passes. The build time and
-image size go to benchmarks/image_results.md.
+The podman storage lives in a scratch folder that is removed afterwards. Two images: the student
+image (the default target) must hold no solution or hidden test anywhere (only the released labs),
+and JupyterLab answers on 8888 with the token it printed, without its news pop-up; the instructor
+image (`--target instructor`) has the course folder: lab 00's instructor notebook runs headless
+and a smoke of `make test` (one lab, one grading round trip) passes inside. The build times and
+image sizes go to benchmarks/image_results.md.
 
-Run with `make test-image`; `make test` leaves it out (marker `image`). Minutes: the build
+Run with `make test-image`; `make test` leaves it out (marker `image`). Minutes: each build
 installs Debian and Python packages and compiles the kernels.
 """
 
@@ -36,7 +38,12 @@ pytestmark = [pytest.mark.image, pytest.mark.timeout(3600)]
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "image.sh"
 RESULTS = ROOT / "benchmarks" / "image_results.md"
-TAG = "localhost/hybridlab:test"
+TAG = "localhost/hybridlab:test"  # the student image
+INSTRUCTOR_TAG = "localhost/hybridlab-instructor:test"
+MARKERS = "BEGIN (SOLUTION|HIDDEN TESTS)"
+# The grading tool's own package: its code names the delimiters, its docs and test fixtures
+# show them. It is nbgrader's, not the course's: no solution of a lab is in it.
+NBGRADER_PACKAGE = "/site-packages/nbgrader/"
 SIZE_GOAL = 1.5e9
 USER_UID = "1000"
 # The grader's bubblewrap sandbox inside the container mounts a fresh /proc, which the engine's
@@ -100,9 +107,24 @@ class Engine:
         return proc
 
 
+def _build(engine: Engine, tag: str, target: str, log: Path) -> float:
+    """Build one target of the Dockerfile; the seconds it took."""
+    start = time.monotonic()
+    with log.open("w") as out:
+        proc = subprocess.run(
+            [str(SCRIPT), "build", tag, target],
+            env=engine.env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            timeout=3000,
+        )
+    assert proc.returncode == 0, f"the {target} image did not build:\n{log.read_text()[-4000:]}"
+    return time.monotonic() - start
+
+
 @pytest.fixture(scope="module")
 def image():
-    """Build the image from nothing; yield (engine, measurements); remove everything after."""
+    """Build both images from nothing; yield (engine, measurements); remove everything after."""
     store = Path(tempfile.mkdtemp(prefix="hybridlab-image-", dir="/var/tmp"))
     if _docker_daemon():
         kind = "docker"
@@ -113,26 +135,18 @@ def image():
             pytest.skip(reason)
         kind = "podman"
     engine = Engine(kind, store)
-    log = ROOT / "test-artifacts" / "image" / "build.log"
-    log.parent.mkdir(parents=True, exist_ok=True)
+    logs = ROOT / "test-artifacts" / "image"
+    logs.mkdir(parents=True, exist_ok=True)
     load = os.getloadavg()[0]
-    start = time.monotonic()
-    with log.open("w") as out:
-        proc = subprocess.run(
-            [str(SCRIPT), "build", TAG],
-            env=engine.env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            timeout=3000,
-        )
-    seconds = time.monotonic() - start
     try:
-        assert proc.returncode == 0, f"the image did not build:\n{log.read_text()[-4000:]}"
+        seconds = _build(engine, TAG, "student", logs / "build.log")
+        instructor_s = _build(engine, INSTRUCTOR_TAG, "instructor", logs / "build-instructor.log")
         size = int(engine.run("image", "inspect", "--format", "{{.Size}}", TAG).stdout.strip())
-        yield engine, {"build_s": seconds, "size": size, "load": load, "engine": kind}
+        yield engine, {"build_s": seconds, "size": size, "load": load, "engine": kind,
+                       "instructor_build_s": instructor_s}  # fmt: skip
     finally:
         if kind == "docker":
-            engine.run("image", "rm", "-f", TAG, check=False)
+            engine.run("image", "rm", "-f", TAG, INSTRUCTOR_TAG, check=False)
         subprocess.run([str(SCRIPT), "clean"], env=engine.env, capture_output=True)
         shutil.rmtree(store, ignore_errors=True)
 
@@ -155,6 +169,21 @@ def container(image):
     engine.run(
         "run", "-d", "--name", name, "--network", "host", "--shm-size", "256m",
         *NESTED_SANDBOX[engine.kind], TAG, *command,
+    )  # fmt: skip
+    try:
+        yield engine, name, measured
+    finally:
+        engine.run("rm", "-f", name, check=False, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def instructor(image):
+    """The instructor image started the same way."""
+    engine, measured = image
+    name = f"hybridlab-instructor-{uuid.uuid4().hex[:8]}"
+    engine.run(
+        "run", "-d", "--name", name, "--network", "host", "--shm-size", "256m",
+        *NESTED_SANDBOX[engine.kind], INSTRUCTOR_TAG, "sleep", "infinity",
     )  # fmt: skip
     try:
         yield engine, name, measured
@@ -193,14 +222,15 @@ def _record(measured: dict) -> None:
         "|---|---|",
         f"| date (UTC) | {datetime.now(timezone.utc):%Y-%m-%d %H:%M} |",
         f"| engine | {measured['engine']} |",
-        f"| build from nothing (debootstrap base + Dockerfile) | {measured['build_s']:.0f} s |",
-        f"| image size | {measured['size'] / 1e9:.2f} GB (goal < {SIZE_GOAL / 1e9:.1f} GB) |",
+        f"| student image from nothing (debootstrap base + Dockerfile) | {measured['build_s']:.0f} s |",
+        f"| instructor image (`--target instructor`) | {measured['instructor_build_s']:.0f} s |",
+        f"| student image size | {measured['size'] / 1e9:.2f} GB (goal < {SIZE_GOAL / 1e9:.1f} GB) |",
         f"| kernels prebuilt in the image | {measured.get('kernels', '?')} |",
     ]
     for key, label in (
-        ("lab00_s", "lab 00 headless inside (`hybridlab run ... --quick`)"),
-        ("jupyter_s", "JupyterLab answering after container start"),
-        ("smoke_s", "smoke inside (one lab + one grading round trip)"),
+        ("lab00_s", "lab 00 headless in the instructor image (`hybridlab run ... --quick`)"),
+        ("jupyter_s", "JupyterLab answering after the student container starts"),
+        ("smoke_s", "smoke in the instructor image (one lab + one grading round trip)"),
     ):
         if key in measured:
             lines.append(f"| {label} | {measured[key]:.0f} s |")
@@ -266,8 +296,8 @@ def test_jupyterlab_answers_on_8888_with_the_printed_token(container):
     _record(measured)
 
 
-def test_lab_00_runs_headless_inside(container):
-    engine, name, measured = container
+def test_lab_00_runs_headless_inside(instructor):
+    engine, name, measured = instructor
     start = time.monotonic()
     proc = _exec(
         engine,
@@ -286,9 +316,10 @@ def test_lab_00_runs_headless_inside(container):
     _record(measured)
 
 
-def test_smoke_of_make_test_inside(container):
-    """`docker run ... make test`, shortened: one lab headless and one grading round trip."""
-    engine, name, measured = container
+def test_smoke_of_make_test_inside(instructor):
+    """`docker run ... make test` in the instructor image, shortened: one lab headless and one
+    grading round trip (the instructor image grades)."""
+    engine, name, measured = instructor
     start = time.monotonic()
     proc = _exec(
         engine,
@@ -309,3 +340,32 @@ def test_smoke_of_make_test_inside(container):
     assert passed and int(passed.group(1)) >= 6, f"the lab and its grading round trip:\n{tail}"
     _record(measured)
     print(json.dumps({k: v for k, v in measured.items()}, default=str))
+
+
+def test_student_image_has_no_solution_or_hidden_test(container):
+    """Every file of the student image, read as root: no solution or hidden-test delimiter outside
+    nbgrader's own package (where the scan must find them: it reads what it should)."""
+    engine, name, _ = container
+    scan = engine.run(
+        "exec", "--user", "0", name, "bash", "-c",
+        f"grep -rlE '{MARKERS}' / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev "
+        "2>/dev/null; true", timeout=900, check=False,
+    )  # fmt: skip
+    hits = scan.stdout.split()
+    assert any(NBGRADER_PACKAGE in h for h in hits), f"the scan read nothing: {scan.stderr}"
+    leaks = [h for h in hits if NBGRADER_PACKAGE not in h]
+    assert not leaks, f"solution or hidden-test text in the student image: {leaks}"
+    listing = _exec(engine, name, "ls", "/opt/hybridlab").stdout.split()
+    assert "labs" in listing and not {"grading", "tests"} & set(listing), listing
+    released = sorted(p.name for p in (ROOT / "labs").glob("*.ipynb"))
+    inside = _exec(engine, name, "ls", "/opt/hybridlab/labs").stdout.split()
+    assert sorted(n for n in inside if n.endswith(".ipynb")) == released
+
+
+def test_jupyterlab_news_is_off_in_the_student_image(container):
+    """The notification plugin's defaults as JupyterLab serves them: no news, no update check."""
+    engine, name, _ = container
+    proc = _exec(engine, name, "python", "-m", "hybridlab.labsettings", "--show")
+    assert proc.returncode == 0, proc.stderr
+    settings = json.loads(proc.stdout)
+    assert settings["fetchNews"] == "false" and settings["checkForUpdates"] is False

@@ -181,7 +181,51 @@ def test_dockerfile_base_is_a_bookworm_arg() -> None:
     first_from = next(i for i, (k, _) in enumerate(instr) if k == "FROM")
     args_before = [a for k, a in instr[:first_from] if k == "ARG"]
     assert "BASE=debian:bookworm-slim" in args_before
-    assert instr[first_from][1] in ("${BASE}", "$BASE")
+    assert instr[first_from][1].split()[0] in ("${BASE}", "$BASE")
+
+
+def _stages() -> dict[str, list[tuple[str, str]]]:
+    """Stage name -> its instructions (a multi-stage Dockerfile), in order; the last is default."""
+    stages: dict[str, list[tuple[str, str]]] = {}
+    current = None
+    for keyword, args in _dockerfile_instructions():
+        if keyword == "FROM":
+            current = args.split()[-1] if " AS " in args.upper() else args
+            stages[current] = []
+        elif current is not None:
+            stages[current].append((keyword, args))
+    return stages
+
+
+MARKERS = re.compile(r"BEGIN (SOLUTION|HIDDEN TESTS)")
+
+
+def test_the_default_image_copies_no_solution_and_the_instructor_image_everything() -> None:
+    """The fast half of tests/test_image.py's check: the student stage (the last, so the default
+    target) copies the released labs and what `make setup` needs, none of grading/ or tests/, and
+    no file it copies holds a solution or hidden-test marker; the instructor stage copies all."""
+    stages = _stages()
+    assert list(stages)[-1] == "student" and "instructor" in stages
+    assert ("COPY", "--chown=student:student . .") in stages["instructor"]
+    copied = []
+    for keyword, args in stages["student"]:
+        if keyword == "COPY":
+            words = [w for w in args.split() if not w.startswith("--")]
+            copied += words[:-1]
+    assert "labs" in copied and "." not in copied
+    assert not {"grading", "tests", "book"} & set(copied)
+    for needed in SETUP_INPUTS:
+        assert needed in copied, f"the student image lacks {needed}, which make setup needs"
+    leaks = []
+    for name in copied:
+        path = ROOT / name
+        files = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [path]
+        for f in files:
+            if "__pycache__" in f.parts or f.suffix == ".pyc" or ".egg-info" in str(f):
+                continue  # left out by .dockerignore
+            if MARKERS.search(f.read_text(errors="replace")):
+                leaks.append(str(f.relative_to(ROOT)))
+    assert not leaks, f"the student image would carry solution or hidden-test text: {leaks}"
 
 
 def test_dockerfile_installs_like_the_makefile() -> None:

@@ -36,3 +36,37 @@ def test_machine_picture_draws_every_core_and_cpu(tmp_path):
     assert sum(t.startswith("core ") for t in texts) == 4
     assert sum(t.startswith("cpu\n") for t in texts) == 8
     assert "socket 1 / NUMA node 1" in texts
+
+
+def test_palette_is_okabe_ito_and_no_phase_is_told_by_colour_alone():
+    """Every colour of the palette is an Okabe-Ito colour; phases of one kind share colour and
+    hatch, phases of different kinds differ in both (so grey print and colour-blind readers
+    tell them apart)."""
+    from hybridlab.plots import PHASE_COLOURS, PHASE_HATCHES, RANK_COLOURS
+    from hybridlab.plots.palette import OKABE_ITO
+
+    okabe = set(OKABE_ITO) | {"#999999"}
+    assert set(PHASE_COLOURS.values()) | set(RANK_COLOURS) | {SHARED} <= okabe
+    kinds = {(PHASE_COLOURS[p], PHASE_HATCHES[p]) for p in PHASE_COLOURS}
+    assert len(kinds) == 4
+    assert len({c for c, _ in kinds}) == len({h for _, h in kinds}) == 4
+    for lab_phases in (("compute", "barrier", "comm", "idle"), ("jacobi", "halo", "reduction",
+                       "other"), ("fft", "rearrange", "alltoall")):  # fmt: skip
+        assert len({PHASE_HATCHES[p] for p in lab_phases}) == len(lab_phases)
+
+
+def test_timeline_and_its_legend_carry_the_phase_hatches():
+    from hybridlab.plots import PHASE_HATCHES
+    from hybridlab.sync.plots import timeline_plot
+
+    records = pd.DataFrame({"rank": [0, 0, 1, 1], "thread": [0, 0, 0, 0],
+                            "phase": ["compute", "barrier", "compute", "idle"],
+                            "start": [0.0, 1.0, 0.0, 1.5], "end": [1.0, 2.0, 1.5, 2.0]})  # fmt: skip
+    fig = timeline_plot(records)
+    ax = fig.axes[0]
+    drawn = {c.get_hatch() or "" for c in ax.collections}
+    assert drawn == {PHASE_HATCHES[p] for p in ("compute", "barrier", "idle")}
+    legend = {t.get_text(): h.get_hatch() or "" for t, h in
+              zip(ax.get_legend().get_texts(), ax.get_legend().legend_handles, strict=True)}  # fmt: skip
+    assert legend == {p: PHASE_HATCHES[p] for p in ("compute", "barrier", "idle")}
+    matplotlib.pyplot.close(fig)

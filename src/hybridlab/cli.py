@@ -136,6 +136,20 @@ def _grades(args: argparse.Namespace) -> int:
     return 0
 
 
+def _mark(args: argparse.Namespace) -> int:
+    from .grading import gradebook
+    from .grading.course import GRADING, GradingError
+
+    try:
+        most = gradebook.mark(GRADING, args.lab, args.student, args.part, args.score, args.comment)
+    except GradingError as err:
+        print(err, file=sys.stderr)
+        return 1
+    print(f"{args.lab} {args.student} {args.part}: {args.score:g} / {most:g} (by hand)")
+    print(gradebook.table(GRADING, args.lab, [args.student]))
+    return 0
+
+
 def _feedback(args: argparse.Namespace) -> int:
     from .grading.feedback import generate
 
@@ -199,6 +213,13 @@ def parser() -> argparse.ArgumentParser:
     gs.add_argument("labs", nargs="*")
     gs.add_argument("--plot", action="store_true", help="score distribution per part (PNG)")
     gs.set_defaults(func=_grades)
+    m = sub.add_parser("mark", help="score a part by hand (a written answer), as the formgrader")
+    m.add_argument("lab")
+    m.add_argument("student")
+    m.add_argument("part", help="grade id, e.g. written_barrier")
+    m.add_argument("score", type=float)
+    m.add_argument("--comment", help="shown to the student in the feedback")
+    m.set_defaults(func=_mark)
     fb = sub.add_parser("feedback", help="HTML feedback per student, without hidden tests")
     fb.add_argument("lab")
     fb.add_argument("--students", help="comma list (default: every graded student)")

@@ -1,5 +1,5 @@
 """Pictures of lab 07: the alltoall latency sweep (osu_alltoall's numbers per P x T), pure vs
-hybrid at the same data per core beside 003 Table 4, and the 3-D FFT's phases beside 003
+hybrid at the same data per core beside Luecke et al., Table 4, and the 3-D FFT's phases beside Luecke et al.
 Table 5. Plots take tables (collectives.tables) and return a Figure; they launch nothing.
 
     osu_plot(osu_table(runs))
@@ -16,11 +16,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..plots.palette import PHASE_COLOURS
+from ..plots.palette import OKABE_ITO, phase_style
 from ..records import require_columns
 
 FFT_PHASES = ("fft", "rearrange", "alltoall")
-SHAPE_COLOURS = ("#4c72b0", "#c44e52", "#55a868", "#8172b3", "#dd8452", "#937860")
+SHAPE_COLOURS = OKABE_ITO[5:7] + OKABE_ITO[3:4] + OKABE_ITO[7:] + OKABE_ITO[1:3]
+SHAPE_MARKERS = ("o", "s", "^", "D", "v", "P")  # with the colour: one shape, one marker
 SMALL_MACHINE = (
     "{cores} cores here: {why}. The published numbers (right) are what this machine cannot show."
 )
@@ -46,7 +47,8 @@ def osu_plot(table: pd.DataFrame, *, title: str = "MPI_Alltoall, OSU method") ->
     for i, ((op, ranks, threads), g) in enumerate(groups):
         g = g.sort_values("size")
         colour = SHAPE_COLOURS[i % len(SHAPE_COLOURS)]
-        ax.plot(g["size"], g["avg_us"], "o-", ms=3, color=colour,
+        ax.plot(g["size"], g["avg_us"], "-", marker=SHAPE_MARKERS[i % len(SHAPE_MARKERS)], ms=3,
+                color=colour,
                 label=f"{op}, {_label(ranks, threads)}")  # fmt: skip
         ax.fill_between(g["size"], g["min_us"], g["max_us"], color=colour, alpha=0.15)
     ax.set_xscale("log", base=2)
@@ -65,7 +67,7 @@ def equal_volume_plot(
 ) -> Figure:
     """Left: the measured alltoall (avg over ranks, us) for each P x T at the same bytes per
     core, labelled with messages per rank x size; hatched bars are oversubscribed. Right (if
-    given): 003 Table 4, whole 3-D FFT on 4 XT5 nodes, pure MPI against 2, 4, 6 ranks per node."""
+    given): Luecke et al., Table 4, whole 3-D FFT on 4 XT5 nodes, pure MPI against 2, 4, 6 ranks per node."""
     require_columns(table, ["ranks", "threads", "size", "avg_us"], "plot")
     fig, axes = plt.subplots(1, 2 if reference is not None else 1, figsize=(12, 4.4),
                              squeeze=False)  # fmt: skip
@@ -107,7 +109,7 @@ def equal_volume_plot(
                        [f"{p} ranks x {12 // p} threads\nper node" for p in per_node], fontsize=8)  # fmt: skip
         ref.set_ylim(50, 72)
         ref.set_ylabel("whole 3-D FFT (s), min of 10 trials")
-        ref.set_title("Published: 003 Table 4 (4 XT5 nodes, 48 cores, n = 1536)",
+        ref.set_title("Published: Luecke et al., Table 4 (4 XT5 nodes, 48 cores, n = 1536)",
                       fontsize=9)  # fmt: skip
         ref.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
@@ -118,7 +120,7 @@ def fft_plot(
     breakdown: pd.DataFrame, *, usable: int, reference: pd.DataFrame | None = None
 ) -> Figure:
     """Left: the 3-D FFT's phases (slowest rank, best repetition) per P x T, stacked.
-    Right (if given): 003 Table 5, time against nodes for pure MPI and the hybrid with 2 and 4
+    Right (if given): Luecke et al., Table 5, time against nodes for pure MPI and the hybrid with 2 and 4
     ranks per node (every schedule), the 64-node static outlier marked."""
     require_columns(
         breakdown, ["label", "ranks", "threads", "fft", "rearrange", "alltoall"], "plot"
@@ -129,9 +131,8 @@ def fft_plot(
     b = breakdown.reset_index(drop=True)
     bottom = np.zeros(len(b))
     for phase in FFT_PHASES:
-        colour = PHASE_COLOURS[phase]
         values = b[phase].to_numpy() * 1e3
-        ax.bar(range(len(b)), values, bottom=bottom, color=colour, label=phase)
+        ax.bar(range(len(b)), values, bottom=bottom, label=phase, **phase_style(phase))
         bottom += values
     for i, row in b.iterrows():
         over = row["ranks"] * row["threads"] > usable
@@ -148,7 +149,7 @@ def fft_plot(
         ax,
         usable,
         "on one node the transpose is a memory copy, not a network "
-        "transfer; 003 measured 60-70 % of the time in the alltoall over 4-64 nodes",
+        "transfer; Luecke et al. measured 60-70 % of the time in the alltoall over 4-64 nodes",
     )
     ax.set_ylim(0, bottom.max() * 1.8 if len(b) else 1)
     if reference is not None:
@@ -173,7 +174,7 @@ def fft_plot(
         ref.set_yscale("log")
         ref.set_xlabel("XT5 nodes (12 cores each)")
         ref.set_ylabel("whole 3-D FFT (s)")
-        ref.set_title("Published: 003 Table 5 (n = 1536; Cray XT5)",
+        ref.set_title("Published: Luecke et al., Table 5 (n = 1536; Cray XT5)",
                       fontsize=9)  # fmt: skip
         ref.legend(fontsize=6, ncol=2)
     fig.tight_layout()

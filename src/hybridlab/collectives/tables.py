@@ -1,9 +1,9 @@
 """Tables of lab 07 (collectives): how many messages an all-to-all sends for P x T, the
 Hockney prediction of its time, the kit's alltoall records in osu_alltoall's form, the 3-D FFT's
-phase breakdown, and 003's "faster" read both ways. Launches nothing.
+phase breakdown, and Luecke et al.'s "faster" read both ways. Launches nothing.
 
     from hybridlab.collectives.tables import alltoall_plan, osu_table, fft_breakdown
-    alltoall_plan(n=1536, cores=48, threads=1)     # 003, 4 nodes, pure MPI: 47 messages of 24 MiB
+    alltoall_plan(n=1536, cores=48, threads=1)     # Luecke et al., 4 nodes, pure MPI: 47 messages of 24 MiB
     osu_table(results)                             # size, avg/min/max latency (us) per P x T
 """
 
@@ -25,9 +25,9 @@ def alltoall_plan(n: int, cores: int, threads: int, bytes_per_point: int = COMPL
     """One transpose of an n^3 grid by MPI_Alltoall on `cores` cores with `threads` per rank.
 
     P = cores / threads ranks each hold n^3 / P points and send one block of n^3 / P^2 points
-    to every rank (003's count n*m*m with m = n / P), itself included: P - 1 messages leave
+    to every rank (Luecke et al.'s count n*m*m with m = n / P), itself included: P - 1 messages leave
     each rank, P (P - 1) in all. T threads per rank: T times fewer ranks, T^2 times fewer
-    messages, each T^2 times larger; the bytes on the move stay the same (003 section 5).
+    messages, each T^2 times larger; the bytes on the move stay the same (Luecke et al., section 5).
     """
     for name, value in (("n", n), ("cores", cores), ("threads", threads)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
@@ -103,7 +103,7 @@ def osu_text(table: pd.DataFrame, title: str = "") -> str:
 
 def fft_breakdown(results) -> pd.DataFrame:
     """One row per run of fft3d: ranks, threads, n, fft library and, for the repetition with the
-    smallest total (003 reports the minimum of 10 trials), the phases of that repetition's
+    smallest total (Luecke et al. reports the minimum of 10 trials), the phases of that repetition's
     slowest rank (the one with the largest total), the total, and the alltoall share of it.
     The alltoall phase includes waiting for the other ranks to arrive."""
     runs = [results] if isinstance(results, (Results, pd.DataFrame)) else list(results)

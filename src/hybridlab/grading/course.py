@@ -187,3 +187,14 @@ def graded_parts(root: Path, lab: str) -> dict[str, float]:
         for c in nb.cells
         if c.metadata.get("nbgrader", {}).get("grade")
     }
+
+
+def manual_parts(root: Path, lab: str) -> dict[str, float]:
+    """The parts graded by hand: graded answer cells (nbgrader `grade` and `solution`), such as
+    the written answers (`written_*`); autograde leaves them for the formgrader."""
+    nb = nbformat.read(source_notebook(root, lab), as_version=4)
+    return {
+        c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"].get("points", 0))
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade") and c.metadata["nbgrader"].get("solution")
+    }

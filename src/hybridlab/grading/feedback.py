@@ -11,12 +11,15 @@ from pathlib import Path
 
 import nbformat
 from nbconvert.preprocessors import Preprocessor
+from nbgrader.preprocessors import ClearHiddenTests
 from traitlets import Bool
 
 from .course import GRADING, RELEASE_TIMEOUT, GradingError, check_labs, nbgrader
 from .execute import DATA
 
-BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
+# nbgrader's own delimiters (grading/nbgrader_config.py names the same ones)
+BEGIN_HIDDEN = ClearHiddenTests.begin_test_delimeter.default_value
+END_HIDDEN = ClearHiddenTests.end_test_delimeter.default_value
 HIDDEN_NOTE = "# (the hidden tests are not shown in feedback)"
 
 

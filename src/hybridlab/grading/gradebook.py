@@ -3,6 +3,11 @@
 The gradebook (nbgrader's SQLite file) holds the points; reports/<lab>.json holds what the
 grader saw per student (time, outcome, notes), updated student by student so a regrade of one
 student leaves the others' records alone.
+
+Parts are graded two ways: automatically (test cells) and by hand (written answers, nbgrader's
+manually graded answer cells). A written answer scores what the grader gave it in the formgrader
+or with `mark` (nbgrader's manual score, which also overrides an automatic one); until then it
+is pending, except an answer left as released, which nbgrader scores zero itself.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import csv
 import json
 from pathlib import Path
 
-from .course import COURSE_ID, db_url, graded_parts, known_labs
+from .course import COURSE_ID, GradingError, db_url, graded_parts, known_labs, manual_parts
 
 OUTCOMES = ("graded", "timed out", "crashed", "limit hit", "not gradable")
 
@@ -33,6 +38,55 @@ def scores(root: Path, lab: str) -> dict[str, dict[str, float]]:
                 g.name: float(g.score or 0) for nb in sub.notebooks for g in nb.grades
             }
     return out
+
+
+def pending(root: Path, lab: str) -> dict[str, list[str]]:
+    """student -> the parts still to grade by hand (nbgrader: needs a manual grade, none given)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    out: dict[str, list[str]] = {}
+    if not (Path(root) / "gradebook.db").exists():
+        return out
+    with Gradebook(db_url(root), course_id=COURSE_ID) as gb:
+        try:
+            assignment = gb.find_assignment(lab)
+        except MissingEntry:
+            return out
+        for sub in assignment.submissions:
+            todo = [
+                g.name
+                for nb in sub.notebooks
+                for g in nb.grades
+                if g.needs_manual_grade and g.manual_score is None
+            ]
+            if todo:
+                out[sub.student.id] = todo
+    return out
+
+
+def mark(
+    root: Path, lab: str, student: str, part: str, score: float, comment: str | None = None
+) -> float:
+    """Give a graded part of a submission a score by hand (and a comment for the feedback), as
+    the formgrader does; the part's maximum. A later autograde keeps it."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    parts = graded_parts(root, lab)
+    if part not in parts:
+        raise GradingError(f"{lab} has no graded part {part!r}; parts: {', '.join(parts)}")
+    if not 0 <= score <= parts[part]:
+        raise GradingError(f"{part} is worth 0 to {parts[part]:g} points, not {score:g}")
+    with Gradebook(db_url(root), course_id=COURSE_ID) as gb:
+        try:
+            grade = gb.find_grade(part, lab, lab, student)
+        except MissingEntry:
+            raise GradingError(f"no graded submission of {lab} from {student}") from None
+        grade.manual_score = float(score)
+        grade.needs_manual_grade = False
+        if comment is not None:
+            gb.find_comment(part, lab, lab, student).manual_comment = comment
+        gb.db.commit()
+    return parts[part]
 
 
 def zero_submission(root: Path, lab: str, student: str) -> None:
@@ -72,16 +126,25 @@ def save_records(root: Path, lab: str, records: dict[str, dict]) -> Path:
 
 
 def rows(root: Path, lab: str) -> list[dict]:
-    """One row per student: score per part, total, max, time, outcome, notes."""
+    """One row per student: score per part, total (auto + by hand), max, the automatic and the
+    hand-graded share, the parts still to grade by hand, time, outcome, notes."""
     parts = graded_parts(root, lab)
+    by_hand = manual_parts(root, lab)
     got = scores(root, lab)
+    todo = pending(root, lab)
     records = load_records(root, lab)
     out = []
     for student in sorted(set(got) | set(records)):
+        mine = got.get(student, {})
         row = {"student": student, "lab": lab}
-        row.update({p: got.get(student, {}).get(p, 0.0) for p in parts})
-        row["total"] = sum(got.get(student, {}).get(p, 0.0) for p in parts)
+        row.update({p: mine.get(p, 0.0) for p in parts})
+        row["total"] = sum(mine.get(p, 0.0) for p in parts)
         row["max"] = sum(parts.values())
+        row["auto"] = sum(mine.get(p, 0.0) for p in parts if p not in by_hand)
+        row["auto_max"] = sum(v for p, v in parts.items() if p not in by_hand)
+        row["manual"] = sum(mine.get(p, 0.0) for p in by_hand)
+        row["manual_max"] = sum(by_hand.values())
+        row["to_grade"] = " ".join(todo.get(student, []))
         rec = records.get(student, {})
         row["seconds"] = round(rec.get("seconds", 0.0), 1)
         row["outcome"] = rec.get("outcome", "graded" if student in got else "not graded")
@@ -93,22 +156,38 @@ def rows(root: Path, lab: str) -> list[dict]:
 def table(root: Path, lab: str, students: list[str] | None = None) -> str:
     """The class table as text (parts abbreviated as p1, p2, ... with a legend)."""
     parts = list(graded_parts(root, lab))
+    by_hand = manual_parts(root, lab)
     selected = [r for r in rows(root, lab) if students is None or r["student"] in students]
     if not selected:
         return f"{lab}: nothing graded yet"
     width = max(7, *(len(r["student"]) for r in selected))
     head = f"{'student':<{width}} " + " ".join(f"p{i + 1:<3}" for i in range(len(parts)))
-    head += "  total       time  outcome"
+    head += "  total" + ("       auto + by hand" if by_hand else "") + "       time  outcome"
     lines = [head]
     for r in selected:
-        line = f"{r['student']:<{width}} " + " ".join(f"{r[p]:<4g}" for p in parts)
-        line += (
-            f"  {r['total']:g} / {r['max']:g}".ljust(13) + f"{r['seconds']:>5.0f} s  {r['outcome']}"
-        )
+        todo = r["to_grade"].split()
+        cells = ["?" if p in todo else f"{r[p]:g}" for p in parts]  # ? = to grade by hand
+        line = f"{r['student']:<{width}} " + " ".join(f"{c:<4}" for c in cells)
+        line += f"  {r['total']:g} / {r['max']:g}".ljust(13)
+        if by_hand:
+            line += f"{r['auto']:g}/{r['auto_max']:g} + {r['manual']:g}/{r['manual_max']:g}".ljust(16)
+        line += f"{r['seconds']:>5.0f} s  {r['outcome']}"
         lines.append(line)
         if r["notes"]:
             lines.append(f"{'':<{width}}   {r['notes']}")
-    lines.append("parts: " + ", ".join(f"p{i + 1}={p}" for i, p in enumerate(parts)))
+    lines.append(
+        "parts: "
+        + ", ".join(f"p{i + 1}={p}" + (" (by hand)" if p in by_hand else "")
+                    for i, p in enumerate(parts))
+    )  # fmt: skip
+    waiting = [r for r in selected if r["to_grade"]]
+    if waiting:
+        count = sum(len(r["to_grade"].split()) for r in waiting)
+        lines.append(
+            f"to grade by hand: {count} answer(s) of {len(waiting)} student(s), shown as ?: "
+            "nbgrader's formgrader, or `hybridlab mark LAB STUDENT PART SCORE`; totals count "
+            "them as 0 until then"
+        )
     return "\n".join(lines)
 
 
@@ -117,7 +196,8 @@ def write_csv(root: Path, labs: list[str] | None = None, path: Path | None = Non
     root = Path(root)
     path = Path(path or root / "grades.csv")
     everything = [r for lab in (labs or known_labs(root)) for r in rows(root, lab)]
-    columns = ["student", "lab", "total", "max", "seconds", "outcome", "notes"]
+    columns = ["student", "lab", "total", "max", "auto", "auto_max", "manual", "manual_max",
+               "to_grade", "seconds", "outcome", "notes"]  # fmt: skip
     for r in everything:
         columns += [k for k in r if k not in columns]
     with open(path, "w", newline="") as f:

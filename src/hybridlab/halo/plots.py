@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..plots.palette import PHASE_COLOURS
+from ..plots.palette import PHASE_COLOURS, phase_style
 from ..records import Results, require_columns
 from .tables import PHASES, master_share_table
 
@@ -28,7 +28,7 @@ def _stack(ax, labels: Sequence[str], table: pd.DataFrame, columns: Sequence[str
     xs = np.arange(len(table))
     for phase, column in zip(PHASES, columns, strict=True):
         values = table[column].fillna(0.0).to_numpy(dtype=float)
-        ax.bar(xs, values, bottom=bottom, color=PHASE_COLOURS[phase], label=phase, width=0.7)
+        ax.bar(xs, values, bottom=bottom, label=phase, width=0.7, **phase_style(phase))
         bottom += values
     ax.set_xticks(xs, labels, rotation=40, ha="right", fontsize=8)
 
@@ -69,7 +69,7 @@ def breakdown_plot(
         _stack(rax, labels, ref, ("jacobi_s", "halo_s", "delta_s", "other_s"))
         rax.set_ylabel("seconds")
         rax.set_title(
-            f"published: Cray {system}, {procs} cores (000, Appendix A.5)\n"
+            f"published: Cray {system}, {procs} cores (Stathopoulos 2010, Appendix A.5)\n"
             "reduction = 'delta' (squared change + all-reduce); master only: the master's\n"
             "time; multiple: halo and jacobi are means over threads (section 4.6.1)",
             fontsize=9,
@@ -90,7 +90,7 @@ def master_share_plot(
     note: str | None = None,
 ) -> Figure:
     """Total time against the master's share of the inner planes (funnelled halo3d); the best
-    share balances the master's halo + jacobi against the workers' jacobi (000 Table 4.36).
+    share balances the master's halo + jacobi against the workers' jacobi (Stathopoulos 2010, Table 4.36).
     `note` is written on the plot (e.g. that the run was oversubscribed)."""
     if table is None:
         if runs is None:
@@ -130,7 +130,7 @@ def shape_plot(
     note: str | None = None,
 ) -> Figure:
     """Speedup over pure MPI (pure time / hybrid time, totals = max over ranks and threads) of
-    each hybrid variant on a square and on a rectangular domain (breakdown tables), beside 003
+    each hybrid variant on a square and on a rectangular domain (breakdown tables), beside Luecke et al.
     Table 3 (rectangular, Cray XT5). `note` is written on the plot (e.g. oversubscription, or
     that the comparison is degenerate on this machine)."""
     fig, ax = plt.subplots(figsize=(6.4, 4.0), constrained_layout=True)
@@ -162,7 +162,7 @@ def shape_plot(
     ax.axhline(1.0, color="0.4", linewidth=0.8)
     ax.set_xticks(xs, variants)
     ax.set_ylabel("speedup over pure MPI (run time = max over ranks, threads)")
-    ax.set_title(title or "square vs rectangular domain (003 Table 3)", fontsize=10)
+    ax.set_title(title or "square vs rectangular domain (Luecke et al., Table 3)", fontsize=10)
     ax.legend(fontsize=8)
     _note(ax, note)
     return fig

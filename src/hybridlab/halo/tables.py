@@ -42,8 +42,8 @@ def breakdown_table(
 ) -> pd.DataFrame:
     """Seconds per phase for each run (one row per `by` group), and their total.
 
-    how='mean' averages over every rank and thread (000 does so for Multiple); 'max' takes the
-    slowest rank and thread per phase; 'master' uses thread 0 averaged over ranks (000 times
+    how='mean' averages over every rank and thread (Stathopoulos 2010 does so for Multiple); 'max' takes the
+    slowest rank and thread per phase; 'master' uses thread 0 averaged over ranks (Stathopoulos 2010 times
     the master, the critical path of Master Only and Funnelled). `label` reads "P x T variant"."""
     if how not in HOW:
         raise ValueError(f"how must be one of {', '.join(HOW)}, not {how!r}")

@@ -1,6 +1,6 @@
 """The hybrid programming models (lab 01): the taxonomy as one figure, and the thread-level table.
 
-    programming_models()          tree of 002_21a7b3db713838d9.txt, slide 8, with what each
+    programming_models()          tree of Rabenseifner's slide 8, with what each
                                   model is used for, its advantages and its mismatch problems
     thread_level_table(records)   thread_levels records of several runs, provided level coloured
 
@@ -150,7 +150,7 @@ def _wrap(text: str, width: int) -> str:
 
 
 def programming_models(width_chars: int = 31) -> Figure:
-    """The taxonomy of 002_21a7b3db713838d9.txt (slide 8), one box per model.
+    """The taxonomy of Rabenseifner's slide 8, one box per model.
 
     Each model's box says who calls MPI, the thread level it needs, where it is used, its
     advantages (+) and its mismatch problems (-), with the slides they come from."""
@@ -167,7 +167,7 @@ def programming_models(width_chars: int = 31) -> Figure:
         y_root,
         4.2,
         "Parallel programming models on hybrid platforms",
-        "clusters of shared-memory nodes (002_21a7b3db713838d9.txt, slides 5 and 8)",
+        "clusters of shared-memory nodes (Rabenseifner, slides 5 and 8)",
         "white",
     )
     _node(ax, 0.0, y1, 0.95, "pure MPI", "one process per core", FAMILY_COLOURS["pure MPI"])
@@ -249,7 +249,7 @@ def programming_models(width_chars: int = 31) -> Figure:
     ax.text(
         3.0,
         -0.15,
-        "Numbers in brackets are slides of 002_21a7b3db713838d9.txt. Mismatch problems (slide 12): "
+        "Numbers in brackets are slides of Rabenseifner's 'Hybrid Parallel Programming'. Mismatch problems (slide 12): "
         "topology, intra-node messages, inter-node bandwidth, sleeping threads / saturation, "
         "OpenMP overhead, overlap. No model avoids them all: 'no silver bullet'.",
         ha="center",
@@ -271,12 +271,15 @@ def _frame(records: Results | pd.DataFrame) -> pd.DataFrame:
 
 
 def thread_level_table(records: Results | pd.DataFrame):
-    """One row per (requested, rank, thread): provided below requested in red, at least it in
-    green, and the main thread in bold. Returns a pandas Styler (renders in a notebook)."""
+    """One row per (requested, rank, thread): provided below requested in red and `enough` "NO",
+    at least it in green and "yes" (the words say it without the colour), and the main thread in
+    bold. Returns a pandas Styler (renders in a notebook)."""
     frame = _frame(records)
     order = {level: i for i, level in enumerate(THREAD_LEVELS)}
+    short = frame["provided"].map(order) < frame["requested"].map(order)
     table = (
         frame[["requested", "rank", "thread", "provided", "query", "is_thread_main"]]
+        .assign(enough=short.map({True: "NO (lower)", False: "yes"}))
         .assign(_order=frame["requested"].map(order))
         .sort_values(["_order", "rank", "thread"])
         .drop(columns="_order")

@@ -16,7 +16,7 @@ from ..plots import RANK_COLOURS
 from ..topology import Topology
 from .tables import cut_links, grid_links, packed_cores, per_numa_cores, regions_of
 
-CUT = "#d62728"
+CUT = "#d55e00"  # vermillion (Okabe-Ito); cut links are also drawn thicker
 
 
 def _axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
@@ -58,7 +58,7 @@ def node_plot(
 ) -> Figure:
     """One row per thread count: each PE's cores coloured, straddling PEs hatched; NUMA regions
     as bands. `per_numa` (threads -> aprun -S) places with -S where given; `totals` are written
-    at the right of each row (e.g. 000 Table A.23's seconds)."""
+    at the right of each row (e.g. Stathopoulos 2010, Table A.23's seconds)."""
     cores = [c for region in sorted(node) for c in sorted(node[region])]
     column = {c: i for i, c in enumerate(cores)}
     fig, ax = _axes(ax, (max(6.0, 0.32 * len(cores) + 3), 0.45 * len(thread_counts) + 1.4))
@@ -120,7 +120,7 @@ def modules_plot(
     title: str = "",
     ax: Axes | None = None,
 ) -> Figure:
-    """Processes (numbered from 1, as in 001) in the CPU slots of each module of one frame."""
+    """Processes (numbered from 1, as in Smith et al. 2004) in the CPU slots of each module of one frame."""
     fig, ax = _axes(ax, (5, 1.8))
     filled = [0] * modules
     for p, m in enumerate(module_of):
@@ -175,7 +175,7 @@ def time_cost_plot(dlpoly: pd.DataFrame, castep: pd.DataFrame | None = None) -> 
     ax.set_xlabel("cost (AU)")
     ax.set_ylabel("time (s)")
     ax.legend(fontsize=7, ncol=2)
-    ax.set_title("DL_POLY test 8, 16-512 processes (004)", fontsize=9)
+    ax.set_title("DL_POLY test 8, 16-512 processes (Armstrong et al.)", fontsize=9)
     ax.text(
         0.02,
         0.02,
@@ -203,7 +203,7 @@ def time_cost_plot(dlpoly: pd.DataFrame, castep: pd.DataFrame | None = None) -> 
         ax.set_xlabel("cost relative to the XT4 run (AU ratio)")
         ax.set_ylabel("time (s)")
         ax.legend(fontsize=7)
-        ax.set_title("CASTEP al3x3, 144 processes (004)", fontsize=9)
+        ax.set_title("CASTEP al3x3, 144 processes (Armstrong et al.)", fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -269,7 +269,7 @@ def weak_scaling_plot(
         ax.set_ylabel("time (s)")
         ax.legend(fontsize=7)
         ax.set_title(
-            "published: CASTEP, 144 processes, packed (A) to spread (D, E) (004)", fontsize=8
+            "published: CASTEP, 144 processes, packed (A) to spread (D, E) (Armstrong et al.)", fontsize=8
         )
     fig.tight_layout()
     return fig

@@ -30,7 +30,7 @@ def grid_links(rows: int, cols: int) -> list[tuple[int, int]]:
 
 
 def cut_links(rows: int, cols: int, node_of_rank: Sequence[int]) -> list[tuple[int, int]]:
-    """The links whose two ranks sit on different nodes (002 slide 13's 'slow inter-node link')."""
+    """The links whose two ranks sit on different nodes (Rabenseifner, slide 13's 'slow inter-node link')."""
     if len(node_of_rank) != rows * cols:
         raise ValueError(f"{rows} x {cols} grid needs {rows * cols} nodes, got {len(node_of_rank)}")
     return [(a, b) for a, b in grid_links(rows, cols) if node_of_rank[a] != node_of_rank[b]]
@@ -54,7 +54,7 @@ def blocks(rows: int, cols: int, block_rows: int, block_cols: int) -> list[int]:
 
 
 def slide13_maps() -> dict[str, list[int]]:
-    """The three maps of 002 slide 13 on a 2 x 8 grid over 2 nodes of 8 CPUs."""
+    """The three maps of Rabenseifner, slide 13 on a 2 x 8 grid over 2 nodes of 8 CPUs."""
     return {
         "round-robin": round_robin(16, 2),
         "sequential": sequential(16, 2),
@@ -66,13 +66,13 @@ def slide13_maps() -> dict[str, list[int]]:
 
 
 def xt6_node() -> dict[int, list[int]]:
-    """A Cray XT6 node as 000 section 3.1.2 describes it: 24 cores, 4 NUMA regions of 6."""
+    """A Cray XT6 node as Stathopoulos 2010, section 3.1.2 describes it: 24 cores, 4 NUMA regions of 6."""
     return {region: list(range(6 * region, 6 * region + 6)) for region in range(4)}
 
 
 def packed_cores(node: Mapping[int, Sequence[int]], threads: int) -> list[list[int]]:
     """PE k on the node's cores k*threads .. k*threads+threads-1 (cores in NUMA order), for as
-    many PEs as fit: ALPS's default packed placement [a reading of 000 section 4.1]."""
+    many PEs as fit: ALPS's default packed placement [a reading of Stathopoulos 2010, section 4.1]."""
     cores = [c for region in sorted(node) for c in sorted(node[region])]
     per_node = len(cores) // threads
     return [cores[k * threads : (k + 1) * threads] for k in range(per_node)]
@@ -133,7 +133,7 @@ def processes_per_module(
     processes: int, policy: str, modules: int = 4, cpus_per_module: int = 8
 ) -> list[int]:
     """How many processes each module of one frame holds: 'fill' module after module (HPCx
-    Phase 1) or 'round-robin' over the modules (Phase 2), 001 section 7."""
+    Phase 1) or 'round-robin' over the modules (Phase 2), Smith et al. 2004, section 7."""
     if processes > modules * cpus_per_module:
         raise ValueError(f"{processes} processes do not fit {modules} x {cpus_per_module} CPUs")
     if policy == "fill":
@@ -172,7 +172,7 @@ def h2mol_table(table: pd.DataFrame) -> pd.DataFrame:
 # ------------------------------------------------------------------ nodes and their cost
 
 XT6_CORES = 24
-XT6_AU_PER_CORE_HOUR = 3.77  # 004, CASTEP talk
+XT6_AU_PER_CORE_HOUR = 3.77  # Armstrong et al., CASTEP talk
 XT4_AU_PER_CORE_HOUR = 7.5
 
 
@@ -187,7 +187,7 @@ def cost_au(
     cores_per_node: int = XT6_CORES,
     au_per_core_hour: float = XT6_AU_PER_CORE_HOUR,
 ) -> float:
-    """Charge for whole nodes: nodes x cores per node x hours x rate (004: users 'are charged for
+    """Charge for whole nodes: nodes x cores per node x hours x rate (Armstrong et al.: users 'are charged for
     whole compute nodes, even if not all cores are actually used')."""
     return nodes * cores_per_node * seconds / 3600.0 * au_per_core_hour
 
@@ -198,7 +198,7 @@ def cost_au(
 def aprun_flags(
     ranks: int, threads: int, bind: str, per_node: int | None = None, per_numa: int | None = None
 ) -> str:
-    """The ALPS line for a binding; -n -N -S -d as used in 004, -cc from Cray's documentation."""
+    """The ALPS line for a binding; -n -N -S -d as used in Armstrong et al., -cc from Cray's documentation."""
     head = f"aprun -n {ranks}" + (f" -N {per_node}" if per_node else "")
     return {
         "none": f"{head} -d {threads} -cc none",

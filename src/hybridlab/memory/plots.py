@@ -47,7 +47,7 @@ def saturation_plot(table: pd.DataFrame, *, cores: int, numa_nodes: int, note: s
         _banner(bw, f"{cores} cores: too few to see a bandwidth curve flatten.\nPublished: an "
                 f"{ref['system']} node of {ref['cpus_per_node']} CPUs, memory bandwidth\n"
                 f"saturated by {ref['memory_bandwidth_saturated_by_cpus']} CPUs "
-                "(002 slide 44; inset values not readable)", where="bottom")  # fmt: skip
+                "(Rabenseifner, slide 44; inset values not readable)", where="bottom")  # fmt: skip
     if note:
         fig.text(0.5, -0.02, note, ha="center", fontsize=8, color="#a40")
     fig.tight_layout()
@@ -77,9 +77,9 @@ def page_map_plot(maps: Mapping[str, np.ndarray], *, touchers: Mapping[str, np.n
         t1 = REFERENCE["003-table-1"].frame.query("version == 'hybrid 1' and schedule == 'static'")
         one, two = (float(t1.loc[t1["mpi_per_node"] == k, "seconds"].iloc[0]) for k in (1, 2))
         _banner(axes[0, 0], "1 NUMA node: every present page is on node 0 whatever the policy. "
-                "On 2+ nodes serial init puts all on the master's node.\nPublished (003 Table 1, "
+                "On 2+ nodes serial init puts all on the master's node.\nPublished (Luecke et al., Table 1, "
                 f"2-socket Cray XT5, hybrid 1, static): 1 process per node {one} s vs 1 per "
-                f"socket {two} s (003: \"expected because of the ccNUMA architecture\")")  # fmt: skip
+                f"socket {two} s (Luecke et al.: \"expected because of the ccNUMA architecture\")")  # fmt: skip
     fig.tight_layout()
     return fig
 
@@ -141,7 +141,7 @@ def page_owner_plot(owners: pd.DataFrame, *, title: str = "which thread first to
 
 
 def matrix_plot(matrix: pd.DataFrame, *, level: str, block_bytes: int, note: str = ""):
-    """The student's threads x owners GB/s heatmap beside 004's 24-thread XT6 OpenMP test."""
+    """The student's threads x owners GB/s heatmap beside Armstrong et al.'s 24-thread XT6 OpenMP test."""
     fig, (ax, ref) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [1, 1.3]})
     m = matrix.to_numpy(dtype=float)
     im = ax.imshow(m, cmap="viridis")
@@ -160,7 +160,7 @@ def matrix_plot(matrix: pd.DataFrame, *, level: str, block_bytes: int, note: str
         ref.scatter(np.full(len(y), i), y, color=NODE_COLOURS[i], s=18)
     ref.set(xticks=range(4), xticklabels=["own", "neighb. die", "counterpart", "diagonal"],
             ylabel="seconds (lower is better)",
-            title="published: Cray XT6, 24 threads (004 OpenMP test)")  # fmt: skip
+            title="published: Cray XT6, 24 threads (Armstrong et al., OpenMP test)")  # fmt: skip
     _banner(ref, "published data (relation to the data: derived from\n004's description; "
             "own 22.52-22.56 s, other dies 22.82-22.90 s)")  # fmt: skip
     if note:
@@ -170,7 +170,7 @@ def matrix_plot(matrix: pd.DataFrame, *, level: str, block_bytes: int, note: str
 
 
 def schedule_plot(table: pd.DataFrame, *, numa_nodes: int):
-    """Triad GB/s per loop schedule beside 003 Table 1 (1 MPI process per XT5 node)."""
+    """Triad GB/s per loop schedule beside Luecke et al., Table 1 (1 MPI process per XT5 node)."""
     fig, (ax, ref) = plt.subplots(1, 2, figsize=(11, 3.8))
     ax.bar(table["label"], table["gb_s"], color=NODE_COLOURS[0])
     ax.set(ylabel="triad GB/s", title="schedules on statically first-touched data (this machine)")
@@ -183,7 +183,7 @@ def schedule_plot(table: pd.DataFrame, *, numa_nodes: int):
     ref.bar(row["schedule"], row["seconds"], color=NODE_COLOURS[1], label="hybrid 1, 1 process/node")
     mpi = float(t1.loc[t1["version"] == "pure MPI", "seconds"].iloc[0])
     ref.axhline(mpi, color="black", ls="--", label=f"pure MPI {mpi} s")
-    ref.set(ylabel="seconds (lower is better)", title="published: 2 Cray XT5 nodes (003 Table 1)")
+    ref.set(ylabel="seconds (lower is better)", title="published: 2 Cray XT5 nodes (Luecke et al., Table 1)")
     ref.legend(fontsize=8)
     fig.tight_layout()
     return fig

@@ -173,9 +173,9 @@ XT6_DIES = {0: "own data", 1: "neighbouring die", 2: "counterpart die", 3: "diag
 
 
 def xt6_relation(thread: int, data_thread: int, per_die: int = 6) -> str:
-    """Where a thread's data was initialised relative to it on an XT6 node (004's OpenMP test).
+    """Where a thread's data was initialised relative to it on an XT6 node (Armstrong et al.'s OpenMP test).
 
-    [derived] 004 says threads are placed sequentially, 6 per die, dies 0-1 on socket 0 and 2-3
+    [derived] Armstrong et al. says threads are placed sequentially, 6 per die, dies 0-1 on socket 0 and 2-3
     on socket 1; 'counterpart' is the same die of the other socket. The classification is this
     kit's reading of the slide's description, not printed in the source."""
     a, b = thread // per_die, data_thread // per_die
@@ -199,7 +199,7 @@ def xt6_openmp_test(reference: pd.DataFrame) -> pd.DataFrame:
 
 
 def schedule_table(runs: Sequence[Results]) -> pd.DataFrame:
-    """Triad GB/s per schedule (init=parallel with a static first touch, as 003 section 1)."""
+    """Triad GB/s per schedule (init=parallel with a static first touch, as Luecke et al., section 1)."""
     t = stream_table(runs)
     t = t[t["kernel"] == "triad"].copy()
     t["label"] = [s if c == 0 else f"{s},{c}" for s, c in zip(t["schedule"], t["chunk"], strict=True)]

@@ -1,4 +1,4 @@
-"""Amdahl inside a rank, fitted to 000 Table 4.32 (IRS on the XT6, 216 domains on 216 cores).
+"""Amdahl inside a rank, fitted to Stathopoulos 2010, Table 4.32 (IRS on the XT6, 216 domains on 216 cores).
 
 With T threads per process at a fixed core count, each process holds T domains; a fraction f
 of its work runs on all T threads and 1 - f on one, so its USER time is

@@ -8,7 +8,7 @@ Model of one step, on nodes of `node_cores` cores (a rank's threads stay on its 
   compute        W / (P T) points per thread at the calibrated update rate, slowed down when
                  more threads share a node than the calibrated memory bandwidth feeds
   communication  every rank sends `messages` messages of s T bytes (a rank of T threads holds
-                 T times the data along the split, as in 000's Jacobi) through its node's one
+                 T times the data along the split, as in Stathopoulos's Jacobi) through its node's one
                  link: the node pays the latency once per message and the bandwidth per byte,
                  R = node_cores / T ranks per node: R messages alpha + R messages s T / beta
   hidden         min(overlap x communication, compute): overlapped, off the critical path

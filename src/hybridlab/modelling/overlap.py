@@ -1,4 +1,4 @@
-"""The overlap model of 002 slide 42 (Rabenseifner): funneled & reserved against masteronly.
+"""The overlap model of Rabenseifner, slide 42 (Rabenseifner): funneled & reserved against masteronly.
 
 A masteronly step (time 1) splits into f_comm (the master communicates, the others sleep),
 f_non (computation that cannot overlap) and f_ov = 1 - f_comm - f_non (computation that can).
@@ -9,7 +9,7 @@ the overlappable work, and all n threads do the rest:
 
 The slide prints only the bounds, epsilon_max = 1 + m (1 - 1/n) and epsilon_min = 1 - m/n, and
 the curves for n = 2, 4, 8 (m = 1) with f_non = 0 % and 40 %; the ratio above is the
-reconstruction (notes on seed 002) that gives both printed bounds. Launches nothing.
+reconstruction (notes on Rabenseifner) that gives both printed bounds. Launches nothing.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def epsilon(f_comm, n: float, m: float = 1.0, f_non: float = 0.0, speedup: float
     """Speed-up of funneled & reserved over masteronly (> 1: reserved is faster), for a
     communication fraction f_comm (number or array) of the masteronly time. `speedup`: how
     many times faster n threads do the overlappable work than n - m threads (default
-    n / (n - m); less when memory bandwidth saturates, 002 slide 44)."""
+    n / (n - m); less when memory bandwidth saturates, Rabenseifner, slide 44)."""
     if not 0 < m < n:
         raise ValueError(f"need 0 < m < n (got m={m}, n={n})")
     f = np.asarray(f_comm, dtype=float)

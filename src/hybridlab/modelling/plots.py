@@ -1,5 +1,5 @@
 """Pictures of lab 08: slide 42's overlap panels with the measured points, the two Amdahl fits
-of 000 Table 4.32, published tables beside their predictions, and the explorer's stacked bars.
+of Stathopoulos 2010, Table 4.32, published tables beside their predictions, and the explorer's stacked bars.
 Plots take tables and return a Figure; they launch nothing."""
 
 from __future__ import annotations
@@ -11,13 +11,14 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..plots.palette import PHASE_COLOURS
+from ..plots.palette import OKABE_ITO, phase_style
 from .amdahl import AmdahlFit
 from .overlap import epsilon_max, epsilon_min
 
-N_COLOURS = {2: "#4c72b0", 4: "#55a868", 8: "#c44e52"}
-BAR_COLOURS = {"compute": PHASE_COLOURS["compute"], "communication": PHASE_COLOURS["comm"],
-               "sync": PHASE_COLOURS["barrier"]}  # fmt: skip
+N_COLOURS = {2: OKABE_ITO[5], 4: OKABE_ITO[3], 8: OKABE_ITO[6]}
+N_STYLES = {2: "-", 4: "--", 8: ":"}  # with the colour: one n, one line style
+BAR_STYLES = {"compute": phase_style("compute"), "communication": phase_style("comm"),
+              "sync": phase_style("barrier")}  # fmt: skip
 
 
 def _note(ax, text: str, y: float = 0.03) -> None:
@@ -28,7 +29,7 @@ def _note(ax, text: str, y: float = 0.03) -> None:
 
 def overlap_panels(curves: pd.DataFrame, measured: pd.DataFrame | None = None, *,
                    usable: int = 2, note: str | None = None) -> Figure:  # fmt: skip
-    """epsilon = T_masteronly / T_funneled&reserved against f_comm, one panel per f_non (002
+    """epsilon = T_masteronly / T_funneled&reserved against f_comm, one panel per f_non (Rabenseifner
     slide 42: 0 % and 40 %), a curve per n (m = 1); measured points (1 rank x 2 threads) on
     the first panel."""
     f_nons = sorted(curves["f_non"].unique())
@@ -37,12 +38,13 @@ def overlap_panels(curves: pd.DataFrame, measured: pd.DataFrame | None = None, *
         for n, g in curves[curves["f_non"] == f_non].groupby("n"):
             m = float(g["m"].iloc[0])
             ax.plot(100 * g["f_comm"], g["epsilon"], color=N_COLOURS.get(int(n), "k"),
+                    ls=N_STYLES.get(int(n), "-"),
                     label=f"model n = {n}, m = {m:g}" + (
                         f" (max {epsilon_max(n, m):.3f}, min {epsilon_min(n, m):.3f})"
                         if f_non == 0 else ""))  # fmt: skip
         ax.axhline(1.0, color="black", lw=0.7, ls=":")
         ax.set_xlabel("f_comm: communication share of the masteronly time (%)")
-        ax.set_title(f"f_comp,non-overlap = {100 * f_non:.0f} %  (002 slide 42)", fontsize=10)
+        ax.set_title(f"f_comp,non-overlap = {100 * f_non:.0f} %  (Rabenseifner, slide 42)", fontsize=10)
         ax.grid(True, alpha=0.3)
     axes[0, 0].set_ylabel("epsilon = T_masteronly / T_reserved  (> 1: reserved faster)")
     if measured is not None and len(measured):
@@ -65,7 +67,7 @@ def amdahl_plot(threads, user, fits: list[AmdahlFit], *, title: str = "") -> Fig
     t = np.asarray(threads, dtype=float)
     u = np.asarray(user, dtype=float)
     fig, (ax, res) = plt.subplots(1, 2, figsize=(11, 4.0), gridspec_kw={"width_ratios": [3, 2]})
-    ax.plot(t, u, "ko", label="USER (000 Table 4.32)")
+    ax.plot(t, u, "ko", label="USER (Stathopoulos 2010, Table 4.32)")
     grid = np.linspace(1, t.max(), 100)
     for fit, colour in zip(fits, ("#4c72b0", "#c44e52", "#55a868"), strict=False):
         label = (f"{fit.how}: f = {fit.f:.3f}, U1 = {fit.u1:.2f} s")
@@ -105,13 +107,13 @@ def _log2_axes(ax, xlabel: str, ylabel: str, title: str) -> None:
 
 def published_vs_predicted(a23: pd.DataFrame, table2: pd.DataFrame, table3: pd.DataFrame,
                            tolerance: float = 0.15) -> Figure:  # fmt: skip
-    """Three panels: 000 A.23 master-only halo (published, predicted; the NUMA-affine thread
-    counts marked), 003 Table 2 (every row's published / predicted) and 003 Table 3 (speedups
+    """Three panels: Stathopoulos 2010, Table A.23 master-only halo (published, predicted; the NUMA-affine thread
+    counts marked), Luecke et al., Table 2 (every row's published / predicted) and Luecke et al., Table 3 (speedups
     and the two bounds)."""
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.3))
     ax = axes[0]
-    ax.plot(a23["threads"], a23["published_s"], "ko-", label="published (000 Table A.23)")
-    ax.plot(a23["threads"], a23["predicted_s"], "s--", color="#4c72b0",
+    ax.plot(a23["threads"], a23["published_s"], "ko-", label="published (Stathopoulos 2010, Table A.23)")
+    ax.plot(a23["threads"], a23["predicted_s"], "s--", color=OKABE_ITO[5],
             label="predicted: bytes / rate of the 1-thread run")  # fmt: skip
     bad = a23[~a23["applies"]]
     ax.plot(bad["threads"], bad["published_s"], "o", mfc="none", mec="#c44e52", ms=12,
@@ -126,8 +128,8 @@ def published_vs_predicted(a23: pd.DataFrame, table2: pd.DataFrame, table3: pd.D
     _log2_axes(ax, "XT5 nodes", "published / predicted", "003 Table 2: square Jacobi, every row")
     ax = axes[2]
     x = np.arange(len(table3))
-    ax.bar(x, table3["speedup"].astype(float), color="#4c72b0", label="published speedup")
-    ax.axhline(float(table3["predicted_per_node"].iloc[0]), color="#c44e52", ls="--",
+    ax.bar(x, table3["speedup"].astype(float), color=OKABE_ITO[5], label="published speedup")
+    ax.axhline(float(table3["predicted_per_node"].iloc[0]), color=OKABE_ITO[6], ls="--",
                label="bound: comm / 6 (per node)")  # fmt: skip
     ax.axhline(1.0, color="black", ls=":", label="bound: no gain (per rank)")
     ax.set_xticks(x, [f"{v}\n{s}" for v, s in zip(table3["version"], table3["schedule"], strict=True)],
@@ -154,11 +156,11 @@ def breakdown_bars(table: pd.DataFrame, *, chosen: str | None = None, title: str
     bottom = np.zeros(len(table))
     for part in ("compute", "communication", "sync"):
         values = table[part].to_numpy() * 1e3
-        ax.bar(x, values, bottom=bottom, color=BAR_COLOURS[part], label=part)
+        ax.bar(x, values, bottom=bottom, label=part, **BAR_STYLES[part])
         bottom += values
     if "hidden" in table and table["hidden"].any():
-        ax.bar(x, table["hidden"].to_numpy() * 1e3, bottom=bottom, color="none", hatch="//",
-               edgecolor=BAR_COLOURS["communication"], label="hidden by overlap")  # fmt: skip
+        ax.bar(x, table["hidden"].to_numpy() * 1e3, bottom=bottom, color="none", hatch="oo",
+               edgecolor=BAR_STYLES["communication"]["color"], label="hidden by overlap")  # fmt: skip
     labels = list(table["label"])
     ax.set_xticks(x, labels, fontsize=8, rotation=45 if len(labels) > 8 else 0)
     if chosen in labels:

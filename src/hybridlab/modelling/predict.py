@@ -1,5 +1,5 @@
 """Predictions: of the student's own halo3d runs from the calibration, and of published tables
-from a model plus the published setting (000 Appendix A.23, 003 Tables 2 and 3). Every function
+from a model plus the published setting (Stathopoulos 2010, Appendix A.23, Luecke et al., Tables 2 and 3). Every function
 computes from numbers; none launches anything.
 
 The halo3d model (one iteration of the busiest rank, blocking exchange, masteronly threads):
@@ -96,7 +96,7 @@ def predict_halo3d(cal: Calibration, points: int, face_bytes, ranks: int, thread
 # ---------------------------------------------------------------- published tables
 
 def a23_face_bytes(threads: int, setup: pd.Series) -> int:
-    """Bytes one middle process sends per halo swap in 000's Jacobi when `threads` threads
+    """Bytes one middle process sends per halo swap in Stathopoulos's Jacobi when `threads` threads
     replace processes along X (local X = local * T, px = px / T)."""
     px, py, pz = int(setup["px"]) // threads, int(setup["py"]), int(setup["pz"])
     lx, ly, lz = int(setup["local"]) * threads, int(setup["local"]), int(setup["local"])
@@ -108,7 +108,7 @@ def predict_a23(appendix: pd.DataFrame, setup: pd.DataFrame, affine=(1, 2, 3, 6)
     """Master only's halo time on the XT6 (Table A.23) from one published point: the master
     sends every face alone, so at the rate the 1-thread master-only run reached, the time
     grows with the bytes of its faces. `applies`: the thread counts whose processes can be
-    spread evenly over the node's NUMA regions (000 section 4.6.2: 2, 3 and 6 threads)."""
+    spread evenly over the node's NUMA regions (Stathopoulos 2010, section 4.6.2: 2, 3 and 6 threads)."""
     s = setup.set_index("system").loc["XT6"]
     mo = appendix.query("table == 'A.23' and scheme == 'Master Only'").set_index("threads")
     base = float(mo.loc[1, "halo_s"]) / a23_face_bytes(1, s)

@@ -105,7 +105,7 @@ def sendmodes_plot(records: Results | pd.DataFrame, table4: pd.DataFrame | None 
     axes[0].set_title("Sender: time inside the send call")
     axes[1].set_title("Where the rest of the wait goes")
     if table4 is not None:
-        _draw_h2mol_table4(axes[2], table4, "H2MOL, 001 Table 4 (published)")
+        _draw_h2mol_table4(axes[2], table4, "H2MOL, Smith et al. 2004, Table 4 (published)")
     fig.tight_layout()
     return fig
 
@@ -136,7 +136,7 @@ def aggregation_plot(
 ) -> Figure:
     """R = T(one message of V) / T(k messages of V/k) against the size of one of the k messages
     (slide 17's axis), with the Hockney prediction (if a fit is given) and, beside it, the
-    SR8000 ratios of 002 slides 16-17 (hybrid masteronly against pure MPI)."""
+    SR8000 ratios of Rabenseifner, slides 16-17 (hybrid masteronly against pure MPI)."""
     table = aggregation_ratio(records)
     k = int(table["k"].iloc[0])
     fig, axes = plt.subplots(1, 2 if sr8000 is not None else 1, figsize=(11, 4.2), squeeze=False)
@@ -171,7 +171,7 @@ def aggregation_plot(
             ax2.text(i, v, f"{v:.2f}", ha="center", va="bottom")
         ax2.axhline(1.0, color="black", lw=0.8)
         ax2.set_ylabel("time ratio (published, 1 MB per pure-MPI message)")
-        ax2.set_title("Hitachi SR8000, 002 slides 16-17 (8 x 8 MB vs 8 x 8 x 1 MB)")
+        ax2.set_title("Hitachi SR8000, Rabenseifner, slides 16-17 (8 x 8 MB vs 8 x 8 x 1 MB)")
     fig.tight_layout()
     return fig
 
@@ -202,7 +202,7 @@ def progress_table(runs) -> pd.DataFrame:
 
 def progress_plot(table: pd.DataFrame, table4: pd.DataFrame | None = None) -> Figure:
     """The receiver's wait (median) per busy-sender case beside the sender's compute time, and
-    (if given) H2MOL's 001 Table 4, whole-code time relative to Bsend without css."""
+    (if given) H2MOL's Smith et al. 2004, Table 4, whole-code time relative to Bsend without css."""
     panels = 2 if table4 is not None else 1
     fig, axes = plt.subplots(1, panels, figsize=(5.8 * panels, 4.0), squeeze=False)
     ax = axes[0][0]
@@ -217,7 +217,7 @@ def progress_plot(table: pd.DataFrame, table4: pd.DataFrame | None = None) -> Fi
     ax.legend(fontsize=7)
     if table4 is not None:
         _draw_h2mol_table4(
-            axes[0][1], table4, "H2MOL on HPCx, 001 Table 4 (published)\ncss = MP_CSS_INTERRUPT"
+            axes[0][1], table4, "H2MOL on HPCx, Smith et al. 2004, Table 4 (published)\ncss = MP_CSS_INTERRUPT"
         )
     fig.tight_layout()
     return fig

@@ -7,15 +7,24 @@ package (hybridlab.sync.plots, hybridlab.p2p.plots, ...), with the colours of pa
 
 from .machine import machine_picture
 from .mpi_calls import mpi_calls_plot
-from .palette import PHASE_COLOURS, RANK_COLOURS, SHARED, THREAD_LEVEL_COLOURS
+from .palette import (
+    PHASE_COLOURS,
+    PHASE_HATCHES,
+    RANK_COLOURS,
+    SHARED,
+    THREAD_LEVEL_COLOURS,
+    phase_style,
+)
 from .placement import placement_map
 
 __all__ = [
     "PHASE_COLOURS",
+    "PHASE_HATCHES",
     "RANK_COLOURS",
     "SHARED",
     "THREAD_LEVEL_COLOURS",
     "machine_picture",
     "mpi_calls_plot",
+    "phase_style",
     "placement_map",
 ]

@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..plots.palette import PHASE_COLOURS
+from ..plots.palette import phase_style
 from ..plots.placement import placement_map
 from ..records import require_columns
 from ..topology import Topology
@@ -21,10 +21,11 @@ def jit_plot(times: pd.DataFrame, title: str | None = None) -> Figure:
     """Horizontal bars of the seconds of each JIT step (log scale: they span 1000x)."""
     require_columns(times, ["step", "seconds"], "JIT plots")
     fig, ax = plt.subplots(figsize=(7.0, 0.5 * len(times) + 1.4), constrained_layout=True)
-    colours = [
-        PHASE_COLOURS["compute"] if "compile" in s else PHASE_COLOURS["comm"] for s in times["step"]
-    ]
-    ax.barh(list(times["step"]), times["seconds"], color=colours)
+    styles = [phase_style("compute" if "compile" in s else "comm") for s in times["step"]]
+    bars = ax.barh(list(times["step"]), times["seconds"], edgecolor="white")
+    for bar, style in zip(bars, styles, strict=True):  # colour and hatch per bar
+        bar.set_facecolor(style["color"])
+        bar.set_hatch(style["hatch"])
     for y, s in enumerate(times["seconds"]):
         ax.text(s, y, f" {s * 1e3:.3g} ms", va="center", fontsize=8)
     ax.set_xscale("log")

@@ -3,12 +3,13 @@
     from hybridlab.reference import REFERENCE
     table = REFERENCE["001-table-3"]
     table.frame        # a fresh DataFrame of the published numbers, exactly as printed
-    table.citation     # document (file name, authors, title) and table/section
+    table.citation     # short form and place: "Smith et al. 2004, section 9 ..., Table 3"
+    table.source       # the document's full reference (authors, title, year)
     table.note         # the setting of the measurement, and what the document says about it
 
-The numbers live in data/NNN.toml, one file per source document in shared/seeds (beside the clone)
-(NNN_<hash>.txt): its [document] and one [[table]] per published table, with `where` (section,
-table or slide) and a note. A blank cell ("") is a value the document does not print (None).
+The numbers live in data/NNN.toml, one file per source document (NNN is its number in
+reference.sources, which holds the full reference and the short form text cites it by): one
+[[table]] per published table, with `where` (section, table or slide) and a note. A blank cell ("") is a value the document does not print (None).
 Data only: nothing here is measured or derived. Labs show these beside the student's own numbers
 where the student's machine cannot reproduce the published setting (DESIGN section 1).
 """
@@ -22,6 +23,8 @@ from functools import cache
 from pathlib import Path
 
 import pandas as pd
+
+from .sources import SOURCES
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -40,6 +43,7 @@ class Reference:
     columns: tuple[str, ...]
     rows: tuple[tuple, ...]
     citation: str
+    source: str
     note: str = ""
 
     @property
@@ -54,8 +58,7 @@ class Reference:
 def _read(path: Path) -> dict[str, Reference]:
     with path.open("rb") as f:
         data = tomllib.load(f)
-    doc = data["document"]
-    document = f"{doc['file']} ({doc['description']})"
+    source = SOURCES[path.stem]
     tables = {}
     for t in data["table"]:
         columns = tuple(t["columns"])
@@ -66,7 +69,8 @@ def _read(path: Path) -> dict[str, Reference]:
             key=t["key"],
             columns=columns,
             rows=rows,
-            citation=f"{document}, {t['where']}",
+            citation=f"{source.short}, {' '.join(t['where'].split())}",
+            source=source.full,
             note=t.get("note", ""),
         )
     return tables
@@ -117,4 +121,4 @@ class _References(Mapping[str, Reference]):
 
 REFERENCE: Mapping[str, Reference] = _References()
 
-__all__ = ["REFERENCE", "Reference", "keys", "load", "reference"]
+__all__ = ["REFERENCE", "SOURCES", "Reference", "keys", "load", "reference"]

@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from ..plots.palette import PHASE_COLOURS
+from ..plots.palette import PHASE_COLOURS, phase_style
 from ..records import Results, as_frame, require_columns
 from .tables import wait_policy_table
 
@@ -180,7 +180,7 @@ def timeline_plot(
     phases = list(dict.fromkeys(frame["phase"]))
     for phase in phases:
         part = frame[frame["phase"] == phase]
-        colour = PHASE_COLOURS.get(phase, "0.5")
+        style = phase_style(phase)
         for (rank, thread), group in part.groupby(["rank", "thread"]):
             lane = lanes[(int(rank), int(thread))]
             spans = [
@@ -188,14 +188,16 @@ def timeline_plot(
                 for s, e in zip(group["start"], group["end"], strict=True)
             ]
             ax.broken_barh(
-                spans, (lane - 0.38, 0.76), facecolors=colour, edgecolor="white", linewidth=0.4
+                spans, (lane - 0.38, 0.76), facecolors=style["color"], hatch=style["hatch"],
+                edgecolor="white", linewidth=0.4,
             )
     ax.set_yticks(list(lanes.values()), [f"rank {r} thread {t}" for r, t in lanes])
     ax.invert_yaxis()
     ax.set_xlabel(f"time since the common start ({unit})")
     ax.set_xlim(0, frame["end"].max() * scale * 1.01)
     ax.legend(
-        handles=[Patch(facecolor=PHASE_COLOURS.get(p, "0.5"), label=p) for p in phases],
+        handles=[Patch(facecolor=(st := phase_style(p))["color"], hatch=st["hatch"],
+                       edgecolor="white", label=p) for p in phases],  # fmt: skip
         fontsize=8,
         loc="upper left",
         bbox_to_anchor=(1.0, 1.0),
@@ -215,7 +217,7 @@ def barrier_range_plot(
     published_routine: str = "MPI_Barrier",
 ) -> Figure:
     """Barrier time, average with the min..max range across ranks: the student's runs (left) and
-    the published table (right, e.g. 001 Table 3), each on its own scale."""
+    the published table (right, e.g. Smith et al. 2004, Table 3), each on its own scale."""
     panels = 2 if published is not None else 1
     fig, axes = plt.subplots(1, panels, figsize=(5.0 * panels, 3.6), squeeze=False)
     ax = axes[0][0]
@@ -249,7 +251,7 @@ def barrier_range_plot(
         ax2.set_xticks(xs, [str(p) for p in part["processors"]])
         ax2.set_xlabel("processors")
         ax2.set_ylabel(f"{published_routine} time (s)")
-        ax2.set_title("H2MOL, 001 Table 3 (published)", fontsize=9)
+        ax2.set_title("H2MOL, Smith et al. 2004, Table 3 (published)", fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -278,7 +280,8 @@ def wait_policy_plot(runs: Mapping[str, Results | pd.DataFrame]) -> Figure:
     ax.bar(xs, table["waiting_cpu_s"] * 1e3, width=0.5, color=colours, label="CPU time used")
     ax.set_xticks(
         xs,
-        [f"{r.run}\nr{r.rank} t{r.thread}" for r in table.itertuples()],
+        [f"{r.run}\nr{r.rank} t{r.thread}\n{'master' if r.role.startswith('master') else 'waits'}"
+         for r in table.itertuples()],  # the role in words too, not only in colour
         fontsize=8,
     )
     ax.set_ylabel("ms")

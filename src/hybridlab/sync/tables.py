@@ -1,5 +1,5 @@
 """Tables derived from syncbench and imbalance records (lab 02): EPCC overheads, barrier time
-across ranks (the shape of 001 Table 3), and the CPU idle threads burn while they wait."""
+across ranks (the shape of Smith et al. 2004, Table 3), and the CPU idle threads burn while they wait."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def barrier_table(
     records: Results | pd.DataFrame, phases: Sequence[str] = ("compute", "barrier")
 ) -> pd.DataFrame:
     """Seconds per rank in each phase (its master thread, summed over iterations), then the
-    average, maximum and minimum across ranks: the shape of 001 Table 3."""
+    average, maximum and minimum across ranks: the shape of Smith et al. 2004, Table 3."""
     frame = as_frame(records)
     require_columns(frame, ["rank", "thread", "phase", "seconds"], "timeline records")
     master = frame[frame["thread"] == 0]
