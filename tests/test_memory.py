@@ -196,7 +196,7 @@ def test_saturation_table_and_plots_from_records(tmp_path):
     # the 1-node machine's limits are said on the plots themselves
     texts = " ".join(t.get_text() for ax in figs[0].axes for t in ax.texts)
     if CPUS < 8:
-        assert "002 slide 44" in texts and "saturated by 15" in texts
+        assert "Rabenseifner, slide 44" in texts and "saturated by 15" in texts
     texts = " ".join(t.get_text() for ax in figs[2].axes for t in ax.texts)
     assert "1 NUMA node" in texts
 
