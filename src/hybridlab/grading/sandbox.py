@@ -46,6 +46,7 @@ SANDBOX_UID = 1000  # who the kernel is inside the sandbox
 SYSTEM_DIRS = ("/usr", "/etc", "/opt/conda")  # read-only when present
 LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SEED = Path("/run/hybridlab")
+SEED_FILES = "submission"  # the seed's copy of the submission's folder (no notebook, no runs)
 # what the root stage inside keeps to fill the folders and become the account (then: nothing)
 FILL_CAPS = (
     "CAP_SETUID",
@@ -368,7 +369,7 @@ def fill(account: tuple[int, int, str] | None) -> list[str]:
     builds into the cache and, as root, hands the writable folders to the account and becomes
     it; then execs the command after it (the kernel)."""
     steps = [
-        f"cp -a {SEED}/work/. .",
+        f"cp -a {SEED}/{SEED_FILES}/. .",
         "mkdir -p /tmp/cache/build",
         f'for e in {SEED}/cache/*; do [ -e "$e" ] && ln -s "$e" /tmp/cache/build/; done',
     ]
@@ -490,7 +491,7 @@ class Box:
         self.files: list = []
         shutil.copytree(  # a runs folder only as checked and bound read-only (replay.py)
             self.workdir,
-            self.seed / "work",
+            self.seed / SEED_FILES,
             ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints", "*_runs"),
         )
         from hybridlab.build import cache_dir
