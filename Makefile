@@ -1,5 +1,6 @@
 # hybridlab: every target sets itself up; `make lab` opens the course, `make test` checks it.
 VENV      ?= .venv
+PYTHON3   ?= python3
 BIN       := $(VENV)/bin
 PY        := $(BIN)/python
 STAMP     := $(VENV)/.installed
@@ -8,7 +9,7 @@ LAB_DIR   ?= labs
 PYTEST_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: setup lab test book release grade lint bench clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm
+.PHONY: hub-demo test-hub setup lab test book release grade lint bench clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm
 
 setup: $(STAMP)
 	@$(BIN)/hybridlab build --all --quiet
@@ -17,8 +18,8 @@ setup: $(STAMP)
 
 $(STAMP): requirements.lock pyproject.toml
 	@command -v cc >/dev/null 2>&1 || { echo "make: no C compiler found (cc). Install one: sudo apt-get install gcc libc6-dev  (macOS: xcode-select --install)"; exit 1; }
-	@command -v python3 >/dev/null 2>&1 || { echo "make: python3 (3.10 or newer) is needed"; exit 1; }
-	@test -x $(PY) || python3 -m venv $(VENV) || { echo "make: could not create $(VENV); on Debian/Ubuntu: sudo apt-get install python3-venv"; exit 1; }
+	@command -v $(PYTHON3) >/dev/null 2>&1 || { echo "make: python3 (3.10 or newer) is needed"; exit 1; }
+	@test -x $(PY) || $(PYTHON3) -m venv $(VENV) || { echo "make: could not create $(VENV); on Debian/Ubuntu: sudo apt-get install python3-venv"; exit 1; }
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.lock
 	$(PY) -m pip install --quiet --no-deps -e .
@@ -52,6 +53,26 @@ test-browser: setup
 # engines and lab 00 through srun inside `salloc -n 2`.
 test-slurm: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m slurm tests/test_slurm.py $(PYTEST_ARGS)
+
+# A class on a JupyterHub (deploy/): the hub's packages (requirements-hub.lock) and its proxy (npm)
+# on top of the kit's venv. Students' servers run the venv's Python as their own accounts: make it
+# from a Python every account can read (here: VENV=.venv-hub PYTHON3=/usr/bin/python3).
+HUB_STAMP := $(VENV)/.hub-installed
+HUB_DIR   ?= /tmp/hybridlab-hub
+$(HUB_STAMP): requirements-hub.lock deploy/package-lock.json $(STAMP)
+	$(PY) -m pip install --quiet -r requirements-hub.lock
+	npm ci --prefix deploy --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# The whole class on this machine (root): one-node Slurm, the hub, an instructor and two students
+# (their passwords are printed); Ctrl+C stops it and removes the accounts.
+hub-demo: setup $(HUB_STAMP)
+	$(PY) scripts/class_hub.py demo $(HUB_DIR)
+
+# The term's story of lab 00 in chromium: release, two students, collect, grade, feedback, logout.
+test-hub: setup $(HUB_STAMP)
+	$(PY) -m pip install --quiet -r requirements-browser.lock
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m hub tests/test_hub.py $(PYTEST_ARGS)
 
 # Every real lab graded round trip in the sandbox (about 10 minutes on 2 cores for the ten labs).
 test-grading-full: setup

@@ -5,6 +5,7 @@ grading tests' temporary copy) is a complete course of its own. Run nbgrader fro
 or use `hybridlab release` / `hybridlab grade LAB` (src/hybridlab/grading/), which do.
 """
 
+import os
 from pathlib import Path
 
 c = get_config()  # noqa: F821 - provided by traitlets when it loads this file
@@ -13,8 +14,12 @@ HERE = Path(__file__).resolve().parent
 
 c.CourseDirectory.root = str(HERE)
 c.CourseDirectory.course_id = "hybridlab"
-# course-local exchange (gitignored), instead of the system-wide /srv/nbgrader/exchange
-c.Exchange.root = str(HERE / "exchange")
+# nbgrader's exchange: on a class hub the shared folder its servers use (HYBRIDLAB_EXCHANGE, set by
+# deploy/jupyterhub_config.py; /srv/nbgrader/exchange there by default), else course-local
+# (gitignored). Fetched labs go to ~/hybridlab/<lab>/, as the students' servers are configured
+# (deploy/jupyter/nbgrader_config.py).
+c.Exchange.root = os.environ.get("HYBRIDLAB_EXCHANGE") or str(HERE / "exchange")
+c.Exchange.path_includes_course = True
 
 # Seconds per cell when nbgrader runs a notebook itself (e.g. `nbgrader autograde` by hand).
 # `hybridlab grade` derives tighter limits from the solution's own run (Limits below).

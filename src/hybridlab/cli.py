@@ -96,9 +96,27 @@ def _students(args: argparse.Namespace) -> list[str] | None:
 
 
 def _release(args: argparse.Namespace) -> int:
+    from .grading import exchange
     from .grading.course import release
 
+    if args.exchange:
+        if not args.labs:
+            print("name the lab(s) to release to the exchange", file=sys.stderr)
+            return 2
+        return _print_text(lambda: "\n".join(exchange.release(lab) for lab in args.labs))
     return _print_paths(lambda: release(args.labs or None), "released")
+
+
+def _print_text(produce) -> int:
+    """Print what `produce()` returns (nbgrader's log), or its GradingError."""
+    from .grading.course import GradingError
+
+    try:
+        print(produce())
+    except GradingError as err:
+        print(err, file=sys.stderr)
+        return 1
+    return 0
 
 
 def _grade(args: argparse.Namespace) -> int:
@@ -151,19 +169,22 @@ def _mark(args: argparse.Namespace) -> int:
 
 
 def _feedback(args: argparse.Namespace) -> int:
+    from .grading import exchange
     from .grading.feedback import generate
 
+    if args.exchange:
+        return _print_text(lambda: exchange.return_feedback(args.lab, students=_students(args)))
     return _print_paths(lambda: generate(args.lab, students=_students(args)), "feedback")
 
 
 def _collect(args: argparse.Namespace) -> int:
+    from .grading import exchange
     from .grading.course import GradingError
-    from .grading.submissions import collect_exchange, import_submissions
+    from .grading.submissions import import_submissions
 
+    if args.exchange:
+        return _print_text(lambda: exchange.collect(args.lab))
     try:
-        if args.exchange:
-            print(collect_exchange(args.lab))
-            return 0
         if not args.source:
             print("name a folder or zip of submissions, or --exchange", file=sys.stderr)
             return 2
@@ -198,6 +219,9 @@ def parser() -> argparse.ArgumentParser:
     c.set_defaults(func=_clean)
     rel = sub.add_parser("release", help="regenerate labs/ from grading/source/ with nbgrader")
     rel.add_argument("labs", nargs="*")
+    rel.add_argument(
+        "--exchange", action="store_true", help="also into nbgrader's exchange (JupyterHub)"
+    )
     rel.set_defaults(func=_release)
     g = sub.add_parser("grade", help="autograde grading/submitted/*/LAB in sandboxes, in parallel")
     g.add_argument("lab")
@@ -223,6 +247,9 @@ def parser() -> argparse.ArgumentParser:
     fb = sub.add_parser("feedback", help="HTML feedback per student, without hidden tests")
     fb.add_argument("lab")
     fb.add_argument("--students", help="comma list (default: every graded student)")
+    fb.add_argument(
+        "--exchange", action="store_true", help="and return it through nbgrader's exchange"
+    )
     fb.set_defaults(func=_feedback)
     co = sub.add_parser("collect", help="import submissions: LMS folder or zip, or the exchange")
     co.add_argument("lab")

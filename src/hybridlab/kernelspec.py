@@ -32,6 +32,9 @@ def spec() -> dict:
 def install(prefix: str = sys.prefix) -> str:
     """Install (or refresh) the kernelspec under `prefix`; returns where it went."""
     with tempfile.TemporaryDirectory() as tmp:
+        # the kernelspec folder is copied with this folder's mode: readable by every user of a
+        # shared install (a class hub), not TemporaryDirectory's 0700
+        Path(tmp).chmod(0o755)
         (Path(tmp) / "kernel.json").write_text(json.dumps(spec(), indent=1))
         return KernelSpecManager().install_kernel_spec(tmp, NAME, prefix=prefix)
 

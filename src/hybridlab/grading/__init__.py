@@ -1,7 +1,8 @@
 """Grading with nbgrader, one step per module (imported lazily: the kernel-side _guard needs none).
 
 course       the course folder, its labs, release, the grading lock
-submissions  LMS folders/zips and the nbgrader exchange -> submitted/<student>/<lab>/
+submissions  LMS folders/zips -> submitted/<student>/<lab>/
+exchange     nbgrader's exchange on a class hub: release, collect, return feedback
 sandbox      bubblewrap sandbox and limits for one submission's kernel
 execute      nbgrader's Execute step, sandboxed, capped and guarded (_guard runs in the kernel)
 pool         several submissions at once, with a progress bar

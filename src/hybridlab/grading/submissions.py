@@ -1,7 +1,6 @@
 """Bring submissions into the course and look at them before grading.
 
     import_submissions(src, lab)  a folder or a .zip as an LMS gives it -> submitted/<student>/<lab>/
-    collect_exchange(lab)         `nbgrader collect` from the nbgrader exchange (JupyterHub)
     inspect(path, parts)          what is wrong with one submitted notebook, before it is run
 
 Accepted layouts: `<student>_<anything>.ipynb` (Canvas, Moodle and Blackboard downloads start
@@ -24,7 +23,7 @@ import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from .. import own_runs
-from .course import GRADING, RELEASE_TIMEOUT, check_labs, nbgrader
+from .course import GRADING, check_labs
 
 STUDENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-]*$")
 IGNORED = ("__MACOSX", ".DS_Store", ".ipynb_checkpoints")
@@ -155,12 +154,6 @@ def _copy_runs(runs: Path, target: Path, report: ImportReport) -> None:
     for path in files:
         shutil.copyfile(path, target / path.name)
     report.runs[target.parents[1].name] = len(files)
-
-
-def collect_exchange(lab: str, *, root: Path = GRADING) -> str:
-    """Collect what students submitted through the nbgrader exchange (on a JupyterHub)."""
-    done = nbgrader(["collect", lab, "--update"], root, timeout=RELEASE_TIMEOUT)
-    return (done.stdout + done.stderr).strip()
 
 
 class ForgetUnknownCells(NbGraderPreprocessor):
