@@ -39,7 +39,7 @@ def _pyproject() -> dict:
 
 # Extras kept out of requirements.lock and environment.yml (students never install them), each
 # pinned in its own lock file that its make target installs.
-SEPARATE_EXTRAS = {"browser": "requirements-browser.lock"}
+SEPARATE_EXTRAS = {"browser": "requirements-browser.lock", "hub": "requirements-hub.lock"}
 
 
 def _requirements() -> list[Requirement]:
