@@ -142,6 +142,7 @@ class ClassHub:
         self._copy_course()
         self.slurm.scratch.mkdir(mode=0o755)
         self.slurm.configure()
+        self._share_cores()
         self.slurm.start()
         self.slurm.wait_until_idle()
         self._start_hub()
@@ -168,6 +169,16 @@ class ClassHub:
         subprocess.run(
             ["chown", "-R", f"{INSTRUCTOR}:{INSTRUCTOR}", str(course.parent)], check=True
         )
+
+    def _share_cores(self) -> None:
+        """Two students at once on a small machine: the partition lets two jobs share a core
+        (OverSubscribe=FORCE:2), so each student's job still gets the cores of one lab. A site's
+        partition does not do this: its nodes have the cores for the class."""
+        lines = self.slurm.conf.read_text().splitlines()
+        shared = [
+            f"{x} OverSubscribe=FORCE:2" if x.startswith("PartitionName=") else x for x in lines
+        ]
+        self.slurm.conf.write_text("\n".join(shared) + "\n")
 
     def hub_environment(self) -> dict[str, str]:
         env = {k: v for k, v in self.slurm.env.items() if not k.startswith("JUPYTER")}
