@@ -95,6 +95,7 @@ BENCH_PARTS += benchmarks/modelling_results.md
 BENCH_PARTS += benchmarks/pykernels_results.md
 BENCH_PARTS += benchmarks/tracers_results.md
 BENCH_PARTS += $(wildcard benchmarks/labs_results.md)
+BENCH_PARTS += $(wildcard benchmarks/hub_results.md)
 
 # Every lab's solution notebook at full size, one at a time (long: minutes per lab).
 bench-labs: setup
