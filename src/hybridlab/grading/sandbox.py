@@ -371,7 +371,8 @@ def fill(account: tuple[int, int, str] | None) -> list[str]:
     steps = [
         f"cp -a {SEED}/{SEED_FILES}/. .",
         "mkdir -p /tmp/cache/build",
-        f'for e in {SEED}/cache/*; do [ -e "$e" ] && ln -s "$e" /tmp/cache/build/; done',
+        # (an empty cache leaves the glob itself: skipped, and the loop still succeeds)
+        f'for e in {SEED}/cache/*; do [ ! -e "$e" ] || ln -s "$e" /tmp/cache/build/; done',
     ]
     drop = ""
     if account is not None:
