@@ -14,6 +14,10 @@
 # job's --cpus-per-task on by itself, Slurm >= 22.05). The kit's engines and programs start as
 # further steps inside this job, sharing its cores (srun --overlap, src/hybridlab/launcher.py).
 set -euo pipefail
+# A temporary folder of the job's own, removed when the job ends: logging out cancels the job,
+# and kernels killed then leave their files (a lab's controller folder) there, not in /tmp.
+export TMPDIR="$(mktemp -d "${TMPDIR:-/tmp}/jupyterhub-job-${SLURM_JOB_ID}-XXXXXX")"
+trap 'rm -rf "$TMPDIR"' EXIT
 trap 'echo SIGTERM received' TERM
 {{prologue}}
 srun --ntasks=1 --cpus-per-task={{nprocs}} {{cmd}}
