@@ -16,10 +16,12 @@
 set -euo pipefail
 # A temporary folder of the job's own, removed when the job ends: logging out cancels the job,
 # and kernels killed then leave their files (a lab's controller folder) there, not in /tmp.
+# (--export=ALL below: the step gets this script's environment, TMPDIR included, not only the
+# hub's variables that sbatch --export passed in.)
 export TMPDIR="$(mktemp -d "${TMPDIR:-/tmp}/jupyterhub-job-${SLURM_JOB_ID}-XXXXXX")"
 trap 'rm -rf "$TMPDIR"' EXIT
 trap 'echo SIGTERM received' TERM
 {{prologue}}
-srun --ntasks=1 --cpus-per-task={{nprocs}} {{cmd}}
+srun --ntasks=1 --cpus-per-task={{nprocs}} --export=ALL {{cmd}}
 echo "jupyterhub-singleuser ended"
 {{epilogue}}
