@@ -549,6 +549,13 @@ def test_lock_waits_when_asked(tmp_path):
     assert order == ["first", "second"]
 
 
+def test_a_grader_with_no_kernel_built_yet_gets_a_sandbox(tmp_path, monkeypatch):
+    """A new instructor account has an empty build cache: the sandbox still fills and starts
+    (the empty cache once ended the fill step before the kernel, silently)."""
+    monkeypatch.setenv("HYBRIDLAB_CACHE", str(tmp_path / "empty-cache"))
+    assert sandbox.check()
+
+
 def test_no_sandbox_says_what_to_do(monkeypatch):
     monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
     with pytest.raises(sandbox.SandboxError) as err:
