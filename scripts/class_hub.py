@@ -305,6 +305,10 @@ def describe(hub: ClassHub) -> str:
     return "\n".join(lines)
 
 
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("action", choices=("demo", "start", "stop"))
@@ -329,6 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.action == "start":
         return 0
     print("Ctrl+C stops the hub and removes the accounts.", flush=True)
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops it as Ctrl+C does
     try:
         signal.pause()
     except KeyboardInterrupt:

@@ -556,6 +556,34 @@ def test_a_grader_with_no_kernel_built_yet_gets_a_sandbox(tmp_path, monkeypatch)
     assert sandbox.check()
 
 
+@pytest.mark.slow
+def test_a_lab_goes_out_and_comes_back_through_the_exchange(tmp_path, monkeypatch):
+    """release --exchange, a student's fetch and submit (nbgrader, as a class hub's servers are
+    configured), collect --exchange: the submission lands in submitted/<student>/<lab>/."""
+    import getpass
+
+    from hybridlab.grading import exchange as ex
+
+    root = gc.make_course(tmp_path / "course")
+    monkeypatch.setenv("HYBRIDLAB_EXCHANGE", str(tmp_path / "exchange"))
+    ex.release(gc.LAB, root=root, labs_dir=tmp_path / "labs")
+    assert (tmp_path / "exchange" / "hybridlab" / "outbound" / gc.LAB / f"{gc.LAB}.ipynb").is_file()
+    home = tmp_path / "student"
+    home.mkdir()
+    student = [  # deploy/jupyter/nbgrader_config.py, without the hub's course membership
+        f"--Exchange.root={tmp_path / 'exchange'}", "--CourseDirectory.course_id=hybridlab",
+        "--Exchange.path_includes_course=True", f"--Exchange.cache={home / 'cache'}",
+        "--Authenticator.plugin_class=nbgrader.auth.NoAuthPlugin",
+    ]  # fmt: skip
+    nbgrader = str(Path(sys.executable).parent / "nbgrader")
+    for step in ("fetch_assignment", "submit"):
+        subprocess.run([nbgrader, step, gc.LAB, *student], cwd=home, check=True, timeout=300)
+    assert (home / "hybridlab" / gc.LAB / f"{gc.LAB}.ipynb").is_file()
+    ex.collect(gc.LAB, root=root)
+    submitted = root / "submitted" / getpass.getuser() / gc.LAB
+    assert (submitted / f"{gc.LAB}.ipynb").is_file() and (submitted / "timestamp.txt").is_file()
+
+
 def test_no_sandbox_says_what_to_do(monkeypatch):
     monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
     with pytest.raises(sandbox.SandboxError) as err:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .course import GRADING, RELEASE_TIMEOUT, GradingError, check_labs, nbgrader
+from .course import GRADING, LABS, RELEASE_TIMEOUT, GradingError, check_labs, nbgrader
 from .course import release as generate_release
 from .feedback import generate
 
@@ -25,9 +25,10 @@ def _log(done) -> str:
     return (done.stdout + done.stderr).strip()
 
 
-def release(lab: str, *, root: Path = GRADING) -> str:
-    """Generate the student version of `lab` and release it to the exchange (again: replaced)."""
-    generate_release([lab], root=root)
+def release(lab: str, *, root: Path = GRADING, labs_dir: Path = LABS) -> str:
+    """Generate the student version of `lab` (also into labs_dir) and release it to the
+    exchange (again: replaced)."""
+    generate_release([lab], root=root, labs_dir=labs_dir)
     return _log(
         nbgrader(["release_assignment", lab, "--force"], Path(root), timeout=RELEASE_TIMEOUT)
     )
