@@ -32,7 +32,7 @@ def _label(ranks: int, threads: int) -> str:
 
 
 def _machine_note(ax, usable: int, why: str) -> None:
-    """The yellow box that says what this machine cannot show (DESIGN: on the plot itself)."""
+    """The yellow box that says what this machine cannot show (on the plot itself, not only in the text)."""
     text = textwrap.fill(SMALL_MACHINE.format(cores=usable, why=why), 62)
     ax.text(0.02, 0.97, text, transform=ax.transAxes, va="top", fontsize=7,
             bbox={"facecolor": "lightyellow", "alpha": 0.95, "lw": 0.5})  # fmt: skip
