@@ -13,6 +13,7 @@ from hybridlab.build import build_source
 
 SOURCE = r"""
 #include "hybridlab.h"
+#include "hl_halo.h"
 
 const char *const hl_kernel_description = "self-test of the method header";
 const hl_param hl_kernel_params[] = {
