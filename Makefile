@@ -8,7 +8,7 @@ LAB_DIR   ?= labs
 PYTEST_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: setup lab test book release grade lint bench clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm
+.PHONY: setup lab test book release grade lint bench bench-p2p clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm
 
 setup: $(STAMP)
 	@$(BIN)/hybridlab build --all --quiet
@@ -91,6 +91,11 @@ bench: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_modelling.py
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_pykernels.py
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_tracers.py
+	cat $(BENCH_PARTS) > benchmarks/RESULTS.md
+
+# The ping-pong benchmark alone, with its side-by-side against an OSU-style loop (quiet machine).
+bench-p2p: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_p2p.py
 	cat $(BENCH_PARTS) > benchmarks/RESULTS.md
 
 lint: setup

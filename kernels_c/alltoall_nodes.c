@@ -11,7 +11,7 @@
  *
  * Check: every value each rank receives equals what MPI_Alltoall delivers, element by element
  * (value (r, d, k) = (r * P + d) * count + k, so a value out of place is seen), in every one of
- * `reps` repetitions. Records: "time" per variant and repetition on rank 0 (slowest rank);
+ * `nodes.reps` repetitions. Records: "time" per variant and repetition on rank 0 (slowest rank);
  * "check" on rank 0 (ok, wrong = values wrong over all ranks and repetitions, values, nodes).
  */
 #include "hybridlab.h"
@@ -20,9 +20,6 @@
 #ifdef HL_STUDENT_ALLTOALL
 void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
                     MPI_Comm leaders);
-#define VARIANTS 2
-#else
-#define VARIANTS 1
 #endif
 
 const char *const hl_kernel_description =
@@ -30,20 +27,14 @@ const char *const hl_kernel_description =
     "scatter), every received value checked against MPI_Alltoall";
 
 const hl_param hl_kernel_params[] = {
-    {"variant", "flat", "flat (MPI_Alltoall) | student (two levels, lab 07 exercise)"},
     HL_NODES_PARAMS,
     {"count", "4", "doubles each rank sends to each rank"},
-    {"reps", "3", "repetitions (each one checked and timed)"},
     HL_END_PARAMS,
 };
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     int ok = 1;
-    static const char *const variants[] = {"flat", "student"};
-    int variant = hl_param_choice(ctx, "variant", variants, VARIANTS);
-    if (variant < 0) return -1;
     long count = hl_param_long(ctx, "count", 1, &ok);
-    long reps = ok ? hl_param_long(ctx, "reps", 1, &ok) : 0;
     if (!ok) return -1;
     int rank = ctx->rank, size = ctx->size;
     if (count * size > (1L << 22)) return hl_fail(ctx, "count=%ld is too large", count);
@@ -69,25 +60,27 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     MPI_Alltoall(send, (int)count, MPI_DOUBLE, want, (int)count, MPI_DOUBLE, comm);
 
     long wrong = 0;
-    for (long rep = 0; rep < reps; rep++) {
+    for (long rep = 0; rep < nodes.reps; rep++) {
         for (size_t i = 0; i < n; i++) recv[i] = NAN;
         double t0 = hl_start_together(comm);
-        if (variant == 0)
+        if (nodes.variant == HL_FLAT)
             MPI_Alltoall(send, (int)count, MPI_DOUBLE, recv, (int)count, MPI_DOUBLE, comm);
 #ifdef HL_STUDENT_ALLTOALL
-        if (variant == 1) alltoall_nodes(send, recv, (int)count, comm, nodes.node, nodes.leaders);
+        if (nodes.variant == HL_STUDENT)
+            alltoall_nodes(send, recv, (int)count, comm, nodes.node, nodes.leaders);
 #endif
         double seconds = hl_slowest_since(comm, t0);
         for (size_t i = 0; i < n; i++) wrong += memcmp(&recv[i], &want[i], sizeof *recv) != 0;
         if (rank == 0)
             hl_emit(ctx, "\"record\":\"time\",\"variant\":\"%s\",\"repetition\":%ld,\"seconds\":%.9g",
-                    variants[variant], rep, seconds);
+                    hl_node_variant_names[nodes.variant], rep, seconds);
     }
     MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, comm);
     if (rank == 0)
         hl_emit(ctx, "\"record\":\"check\",\"ok\":%d,\"wrong\":%ld,\"values\":%ld,\"nodes\":%d,"
                      "\"ranks_per_node\":%d,\"variant\":\"%s\"",
-                wrong == 0, wrong, (long)n * size * reps, nodes.nodes, per_node, variants[variant]);
+                wrong == 0, wrong, (long)n * size * nodes.reps, nodes.nodes, per_node,
+                hl_node_variant_names[nodes.variant]);
     hl_nodes_free(&nodes);
     free(send);
     free(recv);

@@ -206,13 +206,23 @@ typedef struct {
     MPI_Comm comm;
 } grid;
 
+/* The global transpose, inside the team's parallel region: the master sends every rank its
+ * block of `send` with MPI_Alltoall (n*m*m numbers each), the team waits at a barrier. Returns
+ * the end of the thread's alltoall phase. */
+static double transpose(const grid *g, cplx *send, cplx *recv, hl_timers *me, double mark) {
+    const int count = (int)(g->n * g->m * g->m);
+#pragma omp master
+    MPI_Alltoall(send, count, MPI_C_DOUBLE_COMPLEX, recv, count, MPI_C_DOUBLE_COMPLEX, g->comm);
+#pragma omp barrier
+    return hl_phase(me, PH_ALLTOALL, mark);
+}
+
 /* One forward 3-D FFT of g->x by `nthreads` threads; the result is left in g->x (normal form).
  * Adds each thread's phase times (between the barriers that end the loops) to acc[thread]. */
 static void fft3d(grid *g, hl_timers *acc, int nthreads) {
     const long n = g->n, m = g->m, p = g->p;
     cplx *x = g->x, *y = g->y;
     const fft1d *f = g->f;
-    const int count = (int)(n * m * m);
 #pragma omp parallel num_threads(nthreads)
     {
         hl_timers *me = &acc[omp_get_thread_num()];
@@ -241,12 +251,7 @@ static void fft3d(grid *g, hl_timers *acc, int nthreads) {
                     memcpy(&x[((q * m + k) * m + b) * n], &y[(k * n + q * m + b) * n],
                            sizeof(cplx) * (size_t)n);
         mark = hl_phase(me, PH_REARRANGE, mark);
-#pragma omp master
-        {
-            MPI_Alltoall(x, count, MPI_C_DOUBLE_COMPLEX, y, count, MPI_C_DOUBLE_COMPLEX, g->comm);
-        }
-#pragma omp barrier
-        mark = hl_phase(me, PH_ALLTOALL, mark);
+        mark = transpose(g, x, y, me, mark);
         /* loop 5: y[q][k][b][a] came from rank q (j3 = q*m + k): x[b][a][q*m + k] */
 #pragma omp for schedule(runtime) collapse(2)
         for (long b = 0; b < m; b++)
@@ -268,12 +273,7 @@ static void fft3d(grid *g, hl_timers *acc, int nthreads) {
                     memcpy(&y[((q * m + b) * n + a) * m], &x[(b * n + a) * n + q * m],
                            sizeof(cplx) * (size_t)m);
         mark = hl_phase(me, PH_REARRANGE, mark);
-#pragma omp master
-        {
-            MPI_Alltoall(y, count, MPI_C_DOUBLE_COMPLEX, x, count, MPI_C_DOUBLE_COMPLEX, g->comm);
-        }
-#pragma omp barrier
-        mark = hl_phase(me, PH_ALLTOALL, mark);
+        mark = transpose(g, y, x, me, mark);
         /* loop 8: x[q][b][a][c] came from rank q (k1 = q*m + b): y[c][a][q*m + b] */
 #pragma omp for schedule(runtime) collapse(2)
         for (long c = 0; c < m; c++)

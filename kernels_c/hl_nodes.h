@@ -47,12 +47,26 @@ static inline int hl_same_group(MPI_Comm a, MPI_Comm b) {
     return result == MPI_IDENT || result == MPI_CONGRUENT;
 }
 
-/* The parameter hl_nodes_make reads, for a kernel's hl_kernel_params table. */
-#define HL_NODES_PARAMS                                                                           \
-    {"ranks_per_node", "0", "0: real nodes (MPI_COMM_TYPE_SHARED); k > 0: nodes of k ranks"}
+/* A node exercise runs the kit's flat code or, built with the student's (HL_STUDENT_NODES,
+ * HL_STUDENT_ALLTOALL), the student's node-aware code. */
+#if defined(HL_STUDENT_NODES) || defined(HL_STUDENT_ALLTOALL)
+#define HL_NODE_VARIANTS 2
+#else
+#define HL_NODE_VARIANTS 1
+#endif
+enum { HL_FLAT, HL_STUDENT };
+static const char *const hl_node_variant_names[2] = {"flat", "student"};
 
-/* The kit's nodes of a communicator, as hl_nodes_make makes them. */
+/* The parameters hl_nodes_make reads, for a node exercise's hl_kernel_params table. */
+#define HL_NODES_PARAMS                                                                           \
+    {"variant", "flat", "flat (the kit's) | student (the exercise's node-aware code)"},            \
+    {"ranks_per_node", "0", "0: real nodes (MPI_COMM_TYPE_SHARED); k > 0: nodes of k ranks"},    \
+    {"reps", "3", "repetitions (each one checked and timed)"}
+
+/* The kit's nodes of a communicator, as hl_nodes_make makes them, and the exercise's settings. */
 typedef struct {
+    int variant;          /* HL_FLAT or HL_STUDENT */
+    long reps;
     MPI_Comm node;        /* this rank's node */
     MPI_Comm leaders;     /* the node leaders; MPI_COMM_NULL on every other rank */
     int node_rank, node_size;
@@ -61,14 +75,17 @@ typedef struct {
     long ranks_per_node;  /* the parameter: 0 for the real nodes */
 } hl_nodes;
 
-/* Reads the kernel's ranks_per_node parameter and makes the nodes of comm with hl_node_split and
+/* Reads the kernel's HL_NODES_PARAMS and makes the nodes of comm with hl_node_split and
  * hl_node_leaders. Collective over comm; 0, or -1 with ctx->error set (before any
  * communicator is made). Release with hl_nodes_free. */
 static inline int hl_nodes_make(hl_ctx *ctx, MPI_Comm comm, hl_nodes *out) {
     int ok = 1, rank = 0;
     memset(out, 0, sizeof *out);
     out->node = out->leaders = MPI_COMM_NULL;
+    out->variant = hl_param_choice(ctx, "variant", hl_node_variant_names, HL_NODE_VARIANTS);
+    if (out->variant < 0) return -1;
     out->ranks_per_node = hl_param_long(ctx, "ranks_per_node", 0, &ok);
+    if (ok) out->reps = hl_param_long(ctx, "reps", 1, &ok);
     if (!ok) return -1;
     if (out->ranks_per_node > 1000000)
         return hl_fail(ctx, "parameter ranks_per_node=%ld is too large", out->ranks_per_node);

@@ -15,7 +15,7 @@
  *
  * Checks, on every rank: the student's communicators hold the same ranks as the kit's
  * (hl_node_split, hl_node_leaders) and every thread's sum equals MPI_Allreduce of the ranks'
- * sums over comm, element by element, in each of `reps` repetitions.
+ * sums over comm, element by element, in each of `ref.reps` repetitions.
  * Records: "node" per rank (node = world rank of its leader, node_rank, node_size, leader,
  * nodes); "time" per repetition on rank 0 (seconds of the sum, slowest rank); "check" on rank 0
  * (ok, same_node, same_leaders, wrong = values wrong summed over threads and repetitions).
@@ -27,9 +27,6 @@
 void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders);
 void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
               MPI_Comm leaders);
-#define VARIANTS 2
-#else
-#define VARIANTS 1
 #endif
 
 const char *const hl_kernel_description =
@@ -37,10 +34,8 @@ const char *const hl_kernel_description =
     "node leader, allreduce between leaders, broadcast on the node), checked element by element";
 
 const hl_param hl_kernel_params[] = {
-    {"variant", "flat", "flat (kit) | student (node-aware, lab 06 exercise)"},
     HL_NODES_PARAMS,
     {"n", "1000", "values per thread"},
-    {"reps", "3", "repetitions (each one checked and timed)"},
     HL_END_PARAMS,
 };
 
@@ -50,11 +45,7 @@ static double value(int rank, int thread, long i) {
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     int ok = 1;
-    static const char *const variants[] = {"flat", "student"};
-    int variant = hl_param_choice(ctx, "variant", variants, VARIANTS);
-    if (variant < 0) return -1;
     long n = hl_param_long(ctx, "n", 1, &ok);
-    long reps = ok ? hl_param_long(ctx, "reps", 1, &ok) : 0;
     if (!ok) return -1;
     if (n > (1L << 24)) return hl_fail(ctx, "parameter n=%ld is too large (at most 2^24)", n);
     int rank = ctx->rank, size = ctx->size, threads = omp_get_max_threads();
@@ -62,9 +53,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (hl_nodes_make(ctx, comm, &ref) != 0) return -1;
     MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
 #ifdef HL_STUDENT_NODES
-    if (variant == 1) split_nodes(comm, &node, &leaders);
+    if (ref.variant == HL_STUDENT) split_nodes(comm, &node, &leaders);
 #endif
-    if (variant == 0) {
+    if (ref.variant == HL_FLAT) {
         node = ref.node;
         leaders = ref.leaders;
     }
@@ -88,10 +79,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     MPI_Allreduce(rank_sum, want, (int)n, MPI_DOUBLE, MPI_SUM, comm); /* the reference */
 
     long wrong = 0;
-    for (long rep = 0; rep < reps && same[0] && same[1]; rep++) {
+    for (long rep = 0; rep < ref.reps && same[0] && same[1]; rep++) {
         for (long i = 0; i < n; i++) rank_sum[i] = 0.0, sum[i] = NAN;
         double t0 = hl_start_together(comm);
-        if (variant == 0) {
+        if (ref.variant == HL_FLAT) {
             for (long i = 0; i < n; i++)
                 for (int t = 0; t < threads; t++) rank_sum[i] += value(rank, t, i);
             MPI_Allreduce(rank_sum, sum, (int)n, MPI_DOUBLE, MPI_SUM, comm);
@@ -102,7 +93,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             double *mine = malloc((size_t)n * sizeof *mine);
             for (long i = 0; i < n && mine; i++) mine[i] = value(rank, t, i);
 #ifdef HL_STUDENT_NODES
-            if (variant == 1) node_sum(mine, rank_sum, sum, (int)n, node, leaders);
+            if (ref.variant == HL_STUDENT) node_sum(mine, rank_sum, sum, (int)n, node, leaders);
 #endif
             for (long i = 0; i < n; i++) wrong += sum[i] != want[i]; /* each thread's own view */
             free(mine);
@@ -114,9 +105,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (rank == 0)
         hl_emit(ctx, "\"record\":\"check\",\"ok\":%d,\"same_node\":%d,\"same_leaders\":%d,"
                      "\"wrong\":%ld,\"values\":%ld,\"variant\":\"%s\"",
-                same[0] && same[1] && wrong == 0, same[0], same[1], wrong, n * threads * size * reps,
-                variants[variant]);
-    if (variant == 1) {
+                same[0] && same[1] && wrong == 0, same[0], same[1], wrong,
+                n * threads * size * ref.reps, hl_node_variant_names[ref.variant]);
+    if (ref.variant == HL_STUDENT) {
         if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
         if (leaders != MPI_COMM_NULL) MPI_Comm_free(&leaders);
     }

@@ -48,7 +48,9 @@ def test_kernel_builds_without_warnings():
         "send_modes",
         "late_us",
         "k",
+        "echo",
     } <= k.params.keys()
+    assert k.params["echo"]["default"] == "0"  # separate buffers, as osu_latency
     assert k.params["large_bytes"]["default"] == "8192"  # OSU's LARGE_MESSAGE_SIZE
 
 
@@ -66,6 +68,15 @@ def test_sweep_records_every_size_and_sample_with_osu_counts():
     assert (large["iterations"] == 3).all() and (large["skip"] == 1).all()
     assert (df["seconds"] > 0).all()
     assert np.allclose(df["bandwidth_Bps"], df["bytes"] / df["seconds"], rtol=1e-5)
+
+
+@pytest.mark.parametrize("echo", [0, 1])
+def test_sweep_answers_from_its_own_buffer_or_echoes_and_checks_both_ways(echo):
+    """echo=0 (the default, as osu_latency): rank 1 answers from a send buffer of its own;
+    echo=1: it sends back what it received. Either way both ranks check what arrived."""
+    res = hl.run_program("pingpong", ranks=2, min_bytes=1, max_bytes=4096, echo=echo, **TINY)
+    assert set(res.records["echo"]) == {echo}
+    assert len(res.records) == 13 * 2
 
 
 def test_sweep_stops_at_max_bytes_even_when_not_a_power_of_two():
@@ -190,6 +201,7 @@ def test_extra_ranks_idle_and_in_the_engines():
         ({"samples": "many"}, r"parameter samples=many is not an integer"),
         ({"k": 0}, r"parameter k=0 must be at least 1"),
         ({"late_us": -1}, r"parameter late_us=-1 must be at least 0"),
+        ({"echo": 2}, r"parameter echo=2 must be 0 or 1"),
         (
             {"mode": "sendmodes", "send_modes": "send,rsend"},
             r"unknown send mode 'rsend' \(valid: send, ssend, bsend, isend\)",
