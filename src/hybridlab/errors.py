@@ -42,7 +42,7 @@ class ClusterNotRunning(RuntimeError):
     """The cluster was stopped, or stopped itself after a crash or timeout."""
 
 
-# Our own report, written by the kernel's signal handler (hybridlab.h)
+# Our own report, written by the kernel's signal handler (hl_runtime.h)
 _OURS = re.compile(r"hybridlab: rank (?P<rank>\d+) died on signal (?P<signal>\d+)")
 # MPICH (hydra) names the process id: "PID 4242 RUNNING AT vm\n=   EXIT CODE: 11"
 _HYDRA = re.compile(r"PID (?P<pid>\d+) RUNNING AT \S+\s*\n[=\s]*EXIT CODE: (?P<code>\d+)")

@@ -145,7 +145,7 @@ class Placement:
         return env
 
     def program_arguments(self) -> list[str]:
-        """The flag a standalone program (hybridlab.h's main) reads its thread level from."""
+        """The flag a standalone program (hl_runtime.h's main) reads its thread level from."""
         return [] if self.thread_level is None else [f"--thread-level={self.thread_level}"]
 
     @staticmethod
