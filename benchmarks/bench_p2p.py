@@ -154,15 +154,23 @@ def main() -> None:
     write_report(args.out, markdown(info, rows, osu, load, args))
     write_json(
         args.json,
-        {"machine": info, "rows": rows, "runs": runs, "load": load, "osu_style": osu,
-         "osu_style_rows": p2p_osu.rows(osu)},
+        {
+            "machine": info,
+            "rows": rows,
+            "runs": runs,
+            "load": load,
+            "osu_style": osu,
+            "osu_style_rows": p2p_osu.rows(osu),
+        },
     )
     for r in rows:
         say(
             f"{r['quantity']}: median {r['median']:.3f} {r['unit']} ({r['min']:.3f}..{r['max']:.3f})"
         )
     for r in p2p_osu.rows(osu):
-        say(f"{r['bytes']} B: kit / OSU-style reference {r['ratio']:.3f}, echo=1 {r['echo_ratio']:.3f}")
+        say(
+            f"{r['bytes']} B: kit / OSU-style reference {r['ratio']:.3f}, echo=1 {r['echo_ratio']:.3f}"
+        )
     say(f"wrote {args.out} and {args.json}")
 
 

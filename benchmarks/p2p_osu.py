@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 import hybridlab as hl
-from hybridlab import launcher, launch
+from hybridlab import launch, launcher
 from hybridlab.build import mpicc
 from hybridlab.placement import Placement
 from hybridlab.topology import read_topology
@@ -70,7 +70,8 @@ def run_kit(echo: int) -> tuple[dict[int, float], str]:
         **OSU_COUNTS,
     )
     rec = res.records
-    return dict(zip(rec["bytes"].astype(int), rec["seconds"].astype(float))), res.meta["command"]
+    seconds = dict(zip(rec["bytes"].astype(int), rec["seconds"].astype(float), strict=True))
+    return seconds, res.meta["command"]
 
 
 def side_by_side(repeats: int, say) -> dict:
@@ -100,7 +101,7 @@ def rows(data: dict) -> list[dict]:
         med = {p: statistics.median(r[str(size)] for r in data["runs"][p]) for p in PROGRAMS}
         paired = [
             k[str(size)] / r[str(size)]
-            for k, r in zip(data["runs"]["kit"], data["runs"]["reference"])
+            for k, r in zip(data["runs"]["kit"], data["runs"]["reference"], strict=True)
         ]
         out.append(
             {
