@@ -148,6 +148,7 @@ static inline void hl_join(char *buf, size_t cap, const char *const *names, int 
     }
 }
 
+/* hl_param_names' reader of one item (an hl_item_fn): the item's index among the valid names. */
 typedef struct {
     const char *what;          /* one item, for messages: "construct" */
     const char *const *valid;  /* the names an item may take */
@@ -169,6 +170,7 @@ static inline int hl_name_item(hl_ctx *ctx, const char *param, int index, const 
     return hl_fail(ctx, "unknown %s '%s' (valid: %s)", st->what, item, list);
 }
 
+/* hl_param_numbers' reader of one item (an hl_item_fn): a number. */
 typedef struct {
     double *out;
     int max_out;

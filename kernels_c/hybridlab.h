@@ -56,7 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ---------------------------------------------------------------- parameters */
+/* ------------------------------------------------------------ what a kernel defines */
 
 typedef struct {
     const char *name;
@@ -93,7 +93,7 @@ static inline int hl_fail(hl_ctx *ctx, const char *fmt, ...) {
     return -1;
 }
 
-#define HL_ITEM_MAX 128
+#define HL_ITEM_MAX 128 /* longest item of a comma-list parameter, with its '\0' */
 
 /* Reads one item of a list parameter: index, text; 0, or -1 after hl_fail. */
 typedef int (*hl_item_fn)(hl_ctx *ctx, const char *param, int index, const char *item,
@@ -123,8 +123,10 @@ static inline void hl_emit(hl_ctx *ctx, const char *fields, ...) {
     omp_unset_lock(&ctx->lock);
 }
 
-/* ------------------------------------------------------------------ parameters */
+/* -------------------------------------------------------------- reading parameters */
 
+/* The value of parameter `name`: its last name=value argument, else its default in the table;
+ * NULL for a name the table does not hold. */
 static inline const char *hl_param_str(hl_ctx *ctx, const char *name) {
     size_t n = strlen(name);
     for (int i = ctx->argc - 1; i >= 0; i--)
@@ -190,8 +192,9 @@ static inline int hl_param_choice(hl_ctx *ctx, const char *name, const char *con
     {"chunk", "0", "chunk size of the schedule (0: the schedule's default)"}
 
 /* Sets the schedule of the kernel's schedule(runtime) loops from its parameters `schedule` and
- * `chunk` (omp_set_schedule; "runtime" leaves OMP_SCHEDULE's) and returns the schedule's name;
- * NULL with ctx->error set when either is malformed. */
+ * `chunk` (omp_set_schedule; "runtime" leaves the schedule as it is: OMP_SCHEDULE's in a program
+ * of its own) and returns the schedule's name; NULL with ctx->error set when either is
+ * malformed. */
 static inline const char *hl_param_schedule(hl_ctx *ctx, long *chunk) {
     static const char *const names[] = {"static", "dynamic", "guided", "runtime"};
     static const omp_sched_t kinds[] = {omp_sched_static, omp_sched_dynamic, omp_sched_guided};

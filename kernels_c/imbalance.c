@@ -57,10 +57,11 @@ typedef struct {
 
 /* The fields of an interval's record that only this kernel knows (an hl_interval_fields_fn). */
 static void master_fields(char *buf, size_t cap, int thread, const hl_interval *v, void *state) {
-    const master_log *log = state;
+    const master_log *master = state;
     int master_sync = thread == 0 && v->phase != PH_COMPUTE;
-    snprintf(buf, cap, "\"mpi_seconds\":%.9f,\"trips\":%ld",
-             master_sync ? log->mpi[v->iteration] : 0.0, master_sync ? log->trips[v->iteration] : 0L);
+    double mpi = master_sync ? master->mpi[v->iteration] : 0.0;
+    long trips = master_sync ? master->trips[v->iteration] : 0;
+    snprintf(buf, cap, "\"mpi_seconds\":%.9f,\"trips\":%ld", mpi, trips);
 }
 
 /* Iterations of hl_delay() ("work") per second of CPU time, agreed across ranks (the fastest
@@ -157,9 +158,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 
     int nthreads = threads > 0 ? (int)threads : omp_get_max_threads();
     hl_timers *acc = hl_timers_new(nthreads);
-    master_log log = {calloc((size_t)iterations, sizeof(double)),
-                      calloc((size_t)iterations, sizeof(long))};
-    int have = acc && log.mpi && log.trips && hl_timeline_new(acc, nthreads, iterations) == 0;
+    master_log master = {calloc((size_t)iterations, sizeof(double)),
+                         calloc((size_t)iterations, sizeof(long))};
+    int have = acc && master.mpi && master.trips;
+    have = have && hl_timeline_new(acc, nthreads, iterations) == 0;
     int everyone = 0, rc = 0;
     MPI_Allreduce(&have, &everyone, 1, MPI_INT, MPI_MIN, comm);
     if (!everyone) {
@@ -191,11 +193,11 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             {
                 double m0 = hl_now();
                 if (sleeping)
-                    log.trips[it] = comm_phase(comm, ctx->rank, ctx->size, comm_ms * 1e-3,
-                                               sleep_only);
+                    master.trips[it] = comm_phase(comm, ctx->rank, ctx->size, comm_ms * 1e-3,
+                                                  sleep_only);
                 else
                     MPI_Barrier(comm);
-                log.mpi[it] = hl_now() - m0;
+                master.mpi[it] = hl_now() - m0;
             }
 #pragma omp barrier
             t = hl_phase(mine, sync_phase, t);
@@ -207,7 +209,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (sleeping && !sleep_only && ctx->size > 1) {
         int partner = ctx->rank ^ 1;
         long my_trips = 0, their_trips = 0;
-        for (long it = 0; it < iterations; it++) my_trips += log.trips[it];
+        for (long it = 0; it < iterations; it++) my_trips += master.trips[it];
         if (partner >= ctx->size) partner = ctx->rank;
         MPI_Sendrecv(&my_trips, 1, MPI_LONG, partner, PINGPONG_TAG + 1, &their_trips, 1, MPI_LONG,
                      partner, PINGPONG_TAG + 1, comm, MPI_STATUS_IGNORE);
@@ -229,11 +231,11 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
              "\"ranks\":%d",
              sleeping ? "sleeping" : "barrier", sleeping ? 1.0 : weight, my_ms,
              sleeping ? comm_ms : 0.0, nthreads, ctx->size);
-    hl_emit_timeline_each(ctx, acc, nthreads, phase_names, PH_COUNT, origin, master_fields, &log,
-                          tail);
+    hl_emit_timeline_each(ctx, acc, nthreads, phase_names, PH_COUNT, origin, master_fields,
+                          &master, tail);
 done:
     hl_timers_free(acc, nthreads);
-    free(log.mpi);
-    free(log.trips);
+    free(master.mpi);
+    free(master.trips);
     return rc;
 }

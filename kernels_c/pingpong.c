@@ -10,7 +10,7 @@
  *                 echo=1: rank 1 sends back the buffer it has just received instead, so the
  *                 payload is checked after travelling both ways; that buffer's lines are dirty
  *                 in rank 1's cache, which makes large round trips slower than osu_latency's
- *                 (benchmarks/bench_pingpong_osu.py: 1.24x at 1 MiB).
+ *                 (1.24x at 1 MiB before issue 20; benchmarks/p2p_osu.py measures both).
  * mode=sendmodes  A receiver that arrives late: rank 1 sleeps late_us before posting its receive;
  *                 rank 0 sends with MPI_Send, MPI_Ssend, MPI_Bsend (attached buffer) or
  *                 MPI_Isend + MPI_Wait (the receiver then uses MPI_Irecv + MPI_Wait). The sender
