@@ -16,8 +16,8 @@
  *              hl_param_schedule() (the OpenMP schedule of schedule(runtime) loops),
  *              hl_require_level() (fail clearly when MPI gave too low a thread level)
  * Records      hl_emit(), hl_fail()
- * The method (EPCC's common.c), one clock (hl_now, CLOCK_MONOTONIC), so a kernel states only
- * what it times:
+ * The method (EPCC's common.c; the book's How the kit measures), one clock (hl_now,
+ * CLOCK_MONOTONIC), so a kernel states only what it times:
  *     hl_measure()        EPCC's benchmark(): warm-up, inner repetitions calibrated to a target
  *                         time on which the ranks agree (hl_calibrate), a discarded pass, N
  *                         outer samples, and the same for an optional reference (test -

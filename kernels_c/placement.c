@@ -11,7 +11,7 @@
  *                 linear congruential step), summed: no memory traffic beyond the loop counter;
  *   work=both     memory, then compute over `compute_n` integers, in one launch.
  *
- * Method (DESIGN section 5, hl_measure): warm-up, inner repetitions until a sample lasts
+ * Method (hl_measure; book: How the kit measures): warm-up, inner repetitions until a sample lasts
  * `target_ms` (the ranks agree, so they work at the same time), a discarded pass, then `samples`
  * samples. Thread 0 of every rank
  * emits one record per sample: seconds per repetition, bytes or operations per repetition.
