@@ -16,7 +16,8 @@ import pandas as pd
 import pytest
 
 import hybridlab as hl
-from hybridlab.hybrid_models.plots import MODEL_NAMES, programming_models, thread_level_table
+from hybridlab.hybrid_models.plots import MODEL_NAMES, programming_models
+from hybridlab.hybrid_models.tables import thread_level_table
 from hybridlab.thread_levels import THREAD_LEVELS, ThreadLevelError, require_level
 
 matplotlib.use("Agg")

@@ -14,14 +14,8 @@ import pytest
 
 import hybridlab as hl
 from hybridlab.p2p.hockney import piecewise_hockney
-from hybridlab.p2p.plots import (
-    aggregation_plot,
-    aggregation_ratio,
-    progress_plot,
-    progress_table,
-    sendmodes_plot,
-    sweep_plot,
-)
+from hybridlab.p2p.plots import aggregation_plot, progress_plot, sendmodes_plot, sweep_plot
+from hybridlab.p2p.tables import aggregation_ratio, progress_table
 from hybridlab.reference import REFERENCE
 
 matplotlib.use("Agg")

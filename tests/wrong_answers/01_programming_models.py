@@ -29,6 +29,25 @@ def exchange(code: str) -> str:
     return f'EXCHANGE_C = r"""{code}"""'
 
 
+def cost(over: str, under: str, statistic: str) -> str:
+    """Part (f)'s answer with the levels over/under each other and the statistic given."""
+    return f"""
+def barrier(run):
+    samples = slowest_rank_samples(run)
+    return samples.loc[samples["construct"] == "mpi_barrier", "seconds"]
+
+
+multiple_cost = {{
+    "barrier": float(barrier(cost_runs["{over}"]["sync"]).{statistic}()
+                     / barrier(cost_runs["{under}"]["sync"]).{statistic}()),
+    "latency": float(cost_runs["{over}"]["ping"].records["seconds"].{statistic}()
+                     / cost_runs["{under}"]["ping"].records["seconds"].{statistic}()),
+}}
+request_multiple_for_hybrid3 = True
+because = "The ratio shows how much slower every call is when MULTIPLE is asked for."
+"""
+
+
 WRONG = [
     # (a) the master race
     wrong("fixed_source", """
@@ -106,24 +125,8 @@ needed = {"A": "funneled", "B": "funneled", "C": "multiple", "D": "serialized", 
 needed = {"A": "serialized", "B": "funneled", "C": "serialized", "D": "serialized", "E": "single", "F": "serialized"}
 """, loses={"hidden_needed_levels"}, why="concurrent sections and tasks taken as one at a time"),
     # (f) the price of MULTIPLE, from the student's own runs
-    wrong("multiple_cost", """
-multiple_cost = {
-    "barrier": float(barrier_samples(cost_runs["funneled"]["sync"]).median()
-                     / barrier_samples(cost_runs["multiple"]["sync"]).median()),
-    "latency": float(cost_runs["funneled"]["ping"].records["seconds"].median()
-                     / cost_runs["multiple"]["ping"].records["seconds"].median()),
-}
-request_multiple_for_hybrid3 = True
-because = "The ratio shows how much slower every call is when MULTIPLE is asked for."
-""", loses={"hidden_multiple_cost"}, why="ratios upside down (FUNNELED over MULTIPLE)"),
-    wrong("multiple_cost", """
-multiple_cost = {
-    "barrier": float(barrier_samples(cost_runs["multiple"]["sync"]).mean()
-                     / barrier_samples(cost_runs["funneled"]["sync"]).mean()),
-    "latency": float(cost_runs["multiple"]["ping"].records["seconds"].mean()
-                     / cost_runs["funneled"]["ping"].records["seconds"].mean()),
-}
-request_multiple_for_hybrid3 = True
-because = "The ratio shows how much slower every call is when MULTIPLE is asked for."
-""", loses={"hidden_multiple_cost"}, why="means instead of medians"),
+    wrong("multiple_cost", cost(over="funneled", under="multiple", statistic="median"),
+          loses={"hidden_multiple_cost"}, why="ratios upside down (FUNNELED over MULTIPLE)"),
+    wrong("multiple_cost", cost(over="multiple", under="funneled", statistic="mean"),
+          loses={"hidden_multiple_cost"}, why="means instead of medians"),
 ]
