@@ -275,7 +275,13 @@ def test_breakdown_table_and_plot(small_runs):
         assert (table[["jacobi", "halo", "reduction", "other"]] >= 0).all().all()
         assert (table["cores"] == 2).all()
     fig = breakdown_plot(table, reference=REFERENCE["000-appendix-a5"].frame, system="XT6")
-    assert len(fig.axes) == 2
+    mine, published = fig.axes
+    assert [t.get_text() for t in mine.get_xticklabels()] == list(table["label"])
+    assert len(mine.patches) == 4 * len(table)  # jacobi, halo, reduction, other per run
+    tops = [bar.get_y() + bar.get_height() for bar in mine.patches[-len(table):]]
+    assert tops == pytest.approx(list(table[["jacobi", "halo", "reduction", "other"]].sum(axis=1)))
+    assert "pure MPI" in [t.get_text() for t in published.get_xticklabels()]
+    assert "XT6" in published.get_title()
     with pytest.raises(ValueError, match="how must be one of"):
         breakdown_table(small_runs, how="median")
     with pytest.raises(ValueError, match="no runs given"):
@@ -295,7 +301,10 @@ def test_master_share_and_shape_plots():
     ]
     table = master_share_table(runs)
     assert list(table["master_share"]) == [0.0, 0.5, 1.0]
-    assert master_share_plot(runs).axes
+    lines = {line.get_label(): line for line in master_share_plot(runs).axes[0].lines}
+    total = lines["total (max over ranks and threads)"]
+    assert list(total.get_xdata()) == [0.0, 0.5, 1.0]
+    assert list(total.get_ydata()) == pytest.approx(list(table["total"]))
     square = breakdown_table(
         [
             run2d(v, 1 if v != "pure" else 2, 2 if v != "pure" else 1, **SMALL_2D)
@@ -303,7 +312,15 @@ def test_master_share_and_shape_plots():
         ]
     )
     fig = shape_plot(square, square, reference=REFERENCE["003-table-3"].frame)
-    assert fig.axes
+    ax = fig.axes[0]
+    hybrids = [t.get_text() for t in ax.get_xticklabels()]
+    assert hybrids == ["hybrid1", "hybrid2", "hybrid3"]
+    groups = ax.get_legend_handles_labels()[1]
+    assert groups[:2] == ["square", "rectangular"] and len(groups) == 3  # and the published one
+    pure = float(square.loc[square["variant"] == "pure", "total"].iloc[0])
+    speedups = [bar.get_height() for bar in ax.patches[: len(hybrids)]]  # the square group
+    want = [pure / float(square.loc[square["variant"] == v, "total"].iloc[0]) for v in hybrids]
+    assert speedups == pytest.approx(want)
 
 
 # ------------------------------------------------------------- the exercise: a C halo exchange

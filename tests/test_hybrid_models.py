@@ -19,6 +19,7 @@ import hybridlab as hl
 from hybridlab.hybrid_models.plots import MODEL_NAMES, programming_models
 from hybridlab.hybrid_models.tables import thread_level_table
 from hybridlab.thread_levels import THREAD_LEVELS, ThreadLevelError, require_level
+from solutions_c import RING_EXCHANGE
 
 matplotlib.use("Agg")
 
@@ -252,27 +253,6 @@ def _mapped() -> set[str]:
 
 # ------------------------------------------------------------------- thread_ring (exercise b)
 
-RING_SOLUTION = r"""
-int check_thread_level(hl_ctx *ctx) {
-    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "every thread calls MPI");
-}
-
-void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
-    int tag = omp_get_thread_num();
-    MPI_Request requests[2];
-#pragma omp critical(mpi)
-    {
-        MPI_Irecv(recv, n, MPI_INT, left, tag, comm, &requests[0]);
-        MPI_Issend(send, n, MPI_INT, right, tag, comm, &requests[1]);
-    }
-    int done = 0;
-    while (!done) {
-#pragma omp critical(mpi)
-        MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE);
-        if (!done) hl_sleep_us(20);
-    }
-}
-"""
 
 
 def test_ring_reference_is_what_each_thread_of_the_left_rank_sends():
@@ -300,7 +280,7 @@ def test_student_ring_serialized_is_right_compliant_and_refuses_funneled():
     from hybridlab import compliance
     from hybridlab.hybrid_models.exercise import build_student_ring, check_ring, standard_sends
 
-    kernel = build_student_ring(RING_SOLUTION, name="test_student_ring")
+    kernel = build_student_ring(RING_EXCHANGE, name="test_student_ring")
     res = hl.run_program(kernel, ranks=2, threads=2, thread_level="serialized", iterations=2)
     check_ring(res)
     compliance.check(res, "serialized")
@@ -317,7 +297,7 @@ def test_student_ring_with_one_tag_for_all_threads_gets_the_wrong_blocks():
     from hybridlab.hybrid_models.exercise import build_student_ring, check_ring
 
     kernel = build_student_ring(
-        RING_SOLUTION.replace("int tag = omp_get_thread_num();", "int tag = 0;"), "test_ring_tag0"
+        RING_EXCHANGE.replace("int tag = omp_get_thread_num();", "int tag = 0;"), "test_ring_tag0"
     )
     res = hl.run_program(kernel, ranks=2, threads=2, thread_level="serialized", iterations=2)
     with pytest.raises(AssertionError, match="did not arrive from the same thread"):

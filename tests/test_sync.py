@@ -25,6 +25,7 @@ from hybridlab.sync.tables import (
     slowest_rank_samples,
     wait_policy_table,
 )
+from solutions_c import CONSTRUCT_ATOMIC as ATOMIC
 
 matplotlib.use("Agg")
 
@@ -285,7 +286,11 @@ def test_timeline_and_barrier_table():
     assert table.loc["compute", "slowest_rank"] == 1
     assert table.loc["barrier", "slowest_rank"] == 0  # the rank that waits most
     fig = barrier_range_plot({"a": table, "b": table}, REFERENCE["001-table-3"].frame)
-    assert len(fig.axes) == 2
+    ours, published = fig.axes
+    assert [b.get_height() for b in ours.patches] == pytest.approx([12.0, 12.0])  # avg, ms
+    assert [t.get_text() for t in ours.get_xticklabels()] == ["a", "b"]
+    h2mol = REFERENCE["001-table-3"].frame.query("routine == 'MPI_Barrier'")
+    assert [b.get_height() for b in published.patches] == pytest.approx(list(h2mol["avg_s"]))
     with pytest.raises(ValueError, match="missing"):
         timeline_plot(tl.drop(columns=["start"]))
 
@@ -310,23 +315,6 @@ def test_wait_policy_plot_renders():
 
 # ------------------------------------------------------------- construct_bench (exercise d)
 
-ATOMIC = r"""
-const char *const construct_name = "atomic";
-
-void construct_test(void *arg, long inner) {
-    construct_state *s = arg;
-#pragma omp parallel
-    for (long j = 0; j < inner; j++) {
-        hl_delay(s->delay);
-#pragma omp atomic
-        s->updates += 1;
-    }
-}
-
-int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
-    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
-}
-"""
 
 
 def test_construct_bench_example_counts_every_update_and_emits_both_loops():

@@ -113,8 +113,7 @@ def master_share_plot(
     ax.set_ylabel("seconds")
     ax.set_title(title or "funnelled: tuning the master's share", fontsize=10)
     ax.legend(fontsize=8)
-    if note:
-        machine_note(ax, note, where="figure")
+    machine_note(ax, note, where="figure")
     return fig
 
 
@@ -160,6 +159,5 @@ def shape_plot(
     ax.set_ylabel("speedup over pure MPI (run time = max over ranks, threads)")
     ax.set_title(title or "square vs rectangular domain (Luecke et al., Table 3)", fontsize=10)
     ax.legend(fontsize=8)
-    if note:
-        machine_note(ax, note, where="figure")
+    machine_note(ax, note, where="figure")
     return fig

@@ -14,11 +14,13 @@ PLACES = {"top": (0.02, 0.97, "top"), "bottom": (0.02, 0.03, "bottom"),
           "below": (0.0, -0.2, "top")}  # fmt: skip
 
 
-def machine_note(ax: Axes, text: str, where: str = "top", width: int | None = None,
-                 fontsize: float = 7.5) -> Text:  # fmt: skip
+def machine_note(ax: Axes, text: str | None, where: str = "top", width: int | None = None,
+                 fontsize: float = 7.5) -> Text | None:  # fmt: skip
     """Write `text` in the kit's note box: inside the axes ('top', 'bottom'), under them
     ('below'), or above every panel of the figure ('figure', clear of the data); lines longer
-    than `width` characters are wrapped."""
+    than `width` characters are wrapped. No text, no note."""
+    if not text:
+        return None
     if width:
         text = "\n".join(textwrap.fill(line, width) for line in text.splitlines())
     if where == "figure":
