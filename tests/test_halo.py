@@ -449,3 +449,15 @@ def test_plots_say_their_statistic_and_carry_a_note():
     fig = shape_plot(shapes, shapes, reference=REFERENCE["003-table-3"].frame, note="degenerate")
     assert "degenerate" in fig.get_suptitle()
     assert "max over ranks" in fig.axes[0].get_ylabel()
+
+
+def test_lab_runs_check_every_variant_and_name_the_level_refused():
+    from hybridlab.halo.exercise import check_variants, refused_run, schedule_runs
+
+    checks = check_variants(nx=16, ny=8, iterations=3, shapes=((1, 1), (2, 2)))
+    assert len(checks) == 4 * 2 and checks["equal to numpy"].all()
+    assert set(checks["PxT"]) == {"1x1", "2x2"}
+    assert "MPI_THREAD_MULTIPLE" in refused_run("hybrid3", thread_level="funneled")
+    assert refused_run("hybrid1", thread_level="funneled") == ""  # it needs no more
+    sched = schedule_runs([("static", 0), ("dynamic", 4)], threads=2, n=16, iterations=2)
+    assert list(sched["schedule"]) == ["static", "dynamic"] and (sched["seconds"] > 0).all()

@@ -312,3 +312,46 @@ def test_student_ring_source_needs_both_functions():
     with pytest.raises(NotImplementedError):
         student_ring_source("/* YOUR CODE HERE */")
 
+
+
+# ------------------------------------------------------- the lab's runs, tables and pictures
+
+CONFIGS = {"no barriers": (0, 0), "both barriers": (1, 1)}
+
+
+def test_master_race_runs_without_a_cluster_run_one_rank_that_sends_to_itself():
+    from hybridlab.hybrid_models.exercise import master_race_runs
+    from hybridlab.hybrid_models.plots import race_plot
+    from hybridlab.hybrid_models.tables import race_totals
+
+    race = master_race_runs(CONFIGS, delay_us=1000, iterations=4)
+    assert list(race) == list(CONFIGS)
+    assert all(len(run.meta["ranks"]) == 1 and len(run.records) == 2 * 4 for run in race.values())
+    totals = race_totals(race)
+    assert list(totals.index) == list(CONFIGS) and list(totals.columns) == ["overwritten", "stale", "wrong"]
+    assert totals.loc["both barriers", "wrong"] == 0
+    assert (totals["wrong"] == totals["overwritten"] + totals["stale"]).all()
+    fig = race_plot(race, ranks=1, threads=2, delay_us=1000)
+    racy, fixed = fig.axes
+    drawn = sum(bar.get_height() for bar in racy.patches)  # overwritten and stale, stacked
+    assert drawn == totals.loc["no barriers", "overwritten"] + totals.loc["no barriers", "stale"]
+    assert [t.get_text() for t in fixed.texts] == ["no wrong value"]
+    assert [ax.get_title() for ax in fig.axes] == list(CONFIGS)
+
+
+def test_level_cost_runs_and_plot_show_each_levels_samples():
+    from hybridlab.hybrid_models.exercise import level_cost_runs
+    from hybridlab.hybrid_models.plots import level_cost_plot
+    from hybridlab.sync.tables import slowest_rank_samples
+
+    cost = level_cost_runs(("funneled", "multiple"), ranks=2, quick=True)
+    assert {r["sync"].meta["thread_level"] for r in cost.values()} == {"funneled", "multiple"}
+    barrier, latency = level_cost_plot(cost).axes
+    assert [t.get_text() for t in barrier.get_xticklabels()] == ["funneled", "multiple"]
+    samples = slowest_rank_samples(cost["multiple"]["sync"])
+    mine = samples.loc[samples["construct"] == "mpi_barrier", "seconds"] * 1e6
+    assert len(mine) == 8  # one per sample (quick): the ranks agree on everything but the time
+    dots = [line for line in barrier.lines if line.get_marker() == "o"]
+    assert sorted(dots[1].get_ydata()) == pytest.approx(sorted(mine))  # the slowest rank's, µs
+    ping = cost["funneled"]["ping"].records["seconds"] * 1e6
+    assert sorted(latency.lines[0].get_ydata()) == pytest.approx(sorted(ping))

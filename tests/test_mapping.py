@@ -224,3 +224,18 @@ def test_lab06_tables_are_printed_in_the_seeds():
     assert "Round-robin — x14" in slides and "Sequential — x8" in slides and "Optimal ?" in slides
     table41 = next(SEEDS.glob("000_*.txt")).read_text()
     assert "\n".join(f"{p}\t{t}" for p, t in REFERENCE["000-table-4.1"].rows) in table41
+
+
+def test_lab00_runs_and_their_pictures():
+    from hybridlab.mapping.exercise import piling_runs, unbound_history
+
+    history = unbound_history(threads=1, repeats=3, spin_ms=1)
+    assert list(history["run"]) == [0, 1, 2] and set(history["rank"]) == {0}
+    fig = plots.cpu_history_plot(history, hl.read_topology().usable)
+    (line,) = fig.axes[0].lines  # one thread, one line through its CPU run after run
+    assert list(line.get_xdata()) == [0, 1, 2] and list(line.get_ydata()) == list(history["cpu"])
+    timed = piling_runs(threads=1, n=1000, samples=3, binds=("cores",))
+    ax = plots.piling_plot(timed, threads=1).axes[0]
+    dots = [line for line in ax.lines if line.get_marker() == "o"]
+    assert sorted(dots[0].get_ydata()) == pytest.approx(sorted(timed["cores"].records["seconds"] * 1e6))
+    assert any("cannot be shown" in t.get_text() for t in ax.texts)  # one thread: no piling

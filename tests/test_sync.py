@@ -353,3 +353,22 @@ def test_construct_check_counts_lost_updates():
     res = Results(pd.DataFrame(rows), {})
     with pytest.raises(AssertionError, match="1999 updates arrived of 2000"):
         check_construct(ATOMIC, res)
+
+
+def test_run_time_plot_draws_the_runs_and_the_prediction_hatched():
+    from hybridlab.sync.plots import run_time_plot
+
+    fig = run_time_plot({"imbalanced": 0.030, "rebalanced": 0.020}, 0.021, ranks=2)
+    bars = fig.axes[0].patches
+    assert [b.get_width() for b in bars] == pytest.approx([30.0, 20.0, 21.0])  # ms
+    assert [b.get_hatch() for b in bars] == [None, None, "//"]
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["imbalanced", "rebalanced", "rebalanced (your prediction)"]
+
+
+def test_syncbench_tags_every_record_with_the_probe_state():
+    from hybridlab.sync.exercise import syncbench
+
+    rec = syncbench(1, 1, ["reference", "barrier"], samples=3, target_ms=0.05)
+    assert set(rec["construct"]) == {"reference", "barrier"} and len(rec) == 2 * 3
+    assert rec["probe"].notna().all() and rec["probe"].nunique() == 1
