@@ -101,16 +101,13 @@ def test_sendmodes_record_sender_and_late_receiver():
     assert np.allclose(df["late_seconds"], 0.005)
 
 
+def busy_sender(**params) -> hl.Results:
+    """The busy-sender experiment (mode=progress) with a 64 KiB message on 2 ranks."""
+    return hl.run_program("pingpong", ranks=2, mode="progress", max_bytes=65536, **params)
+
+
 def test_progress_busy_sender_records_every_case():
-    res = hl.run_program(
-        "pingpong",
-        ranks=2,
-        mode="progress",
-        max_bytes=65536,
-        compute_us=2000,
-        poll_us="0,100",
-        samples=2,
-    )
+    res = busy_sender(compute_us=2000, poll_us="0,100", samples=2)
     df = res.records
     assert set(df["send"]) == {"isend", "bsend"} and set(df["poll_us"]) == {0, 100}
     assert len(df) == 2 * 2 * 2 * 2  # roles x sends x polls x samples
@@ -130,17 +127,8 @@ def test_progress_busy_sender_records_every_case():
 
 
 def test_progress_with_asynchronous_progress_thread():
-    res = hl.run_program(
-        "pingpong",
-        ranks=2,
-        mode="progress",
-        max_bytes=65536,
-        compute_us=1000,
-        poll_us="0",
-        samples=1,
-        thread_level="multiple",
-        env={"MPICH_ASYNC_PROGRESS": "1"},
-    )
+    res = busy_sender(compute_us=1000, poll_us="0", samples=1, thread_level="multiple",
+                      env={"MPICH_ASYNC_PROGRESS": "1"})  # fmt: skip
     assert (res.records["async_progress"] == 1).all()
 
 
