@@ -160,6 +160,14 @@ def test_plots_draw(tmp_path):
     for i, fig in enumerate(figs):
         fig.savefig(tmp_path / f"{i}.png")
         assert (tmp_path / f"{i}.png").stat().st_size > 1000
+    rank_map = figs[0].axes[0]  # slide 13's optimal map: 2 nodes of 8 ranks, 2 links cut
+    assert rank_map.get_title() == "optimal: 2 inter-node links"
+    assert sum(line.get_linewidth() == 3 for line in rank_map.lines) == 2
+    assert len(rank_map.patches) == 16 and {t.get_text() for t in rank_map.texts} == {str(r) for r in range(16)}
+    node = figs[1].axes[0]  # the XT6 node: 24 cores, one row per thread count
+    assert len(node.get_xticklabels()) == 24
+    assert sum(p.get_width() == 0.9 for p in node.patches) == 3 * 24  # every core of each row
+    assert "4.04 s" in [t.get_text() for t in node.texts]
 
 
 # ------------------------------------------------------------------------------- kernel
