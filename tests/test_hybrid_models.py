@@ -299,7 +299,10 @@ def test_student_ring_with_one_tag_for_all_threads_gets_the_wrong_blocks():
     kernel = build_student_ring(
         RING_EXCHANGE.replace("int tag = omp_get_thread_num();", "int tag = 0;"), "test_ring_tag0"
     )
-    res = hl.run_program(kernel, ranks=2, threads=2, thread_level="serialized", iterations=2)
+    # one tag: a block meets whichever receive the other rank's threads posted first, which can be
+    # the right one by luck (2 threads x 2 exchanges were all right once, on a loaded machine):
+    # 3 threads and 10 exchanges make a run that is right throughout far less likely
+    res = hl.run_program(kernel, ranks=2, threads=3, thread_level="serialized", iterations=10)
     with pytest.raises(AssertionError, match="did not arrive from the same thread"):
         check_ring(res)
 
