@@ -2,7 +2,7 @@
 """Point-to-point latency and bandwidth measured by the kit (kernels_c/pingpong.c, mode=sweep),
 written to benchmarks/p2p_results.md (and p2p_results.json).
 
-OSU osu_latency method (DESIGN section 5): rank 0 and rank 1 ping-pong a message; `skip`
+OSU osu_latency method (the book's *How the kit measures*): rank 0 and rank 1 ping-pong a message; `skip`
 warm-up round trips are discarded, then `iterations` are timed and halved (OSU counts: 10000
 and 100 skipped up to 8 KiB, 1000 and 10 above, scaled by --scale). Two numbers, for 2 ranks
 bound to cores:
@@ -113,7 +113,7 @@ def markdown(info: dict, rows: list[dict], args) -> str:
     lines += [
         "",
         "No OSU binary is installed in the venv, so these numbers are not yet checked against",
-        "`osu_latency` on the same machine (DESIGN section 5 asks for that check).",
+        "`osu_latency` on the same machine (the book's *How the kit measures* asks for that check).",
         "",
     ]
     return "\n".join(lines)

@@ -60,7 +60,9 @@ def test_syncbench_runs_every_construct_on_two_ranks():
     assert set(df["thread"]) == {0}  # one record per sample, from thread 0 of each rank
     for (rank, construct), group in df.groupby(["rank", "construct"]):
         assert sorted(group["sample"]) == [0, 1, 2], (rank, construct)
-        assert group["inner"].nunique() == 1 and group["inner"].iloc[0] >= 8
+        # one repetition count per construct; how many depends on the machine's speed and load
+        # (a preempted calibration may already reach the target with one repetition)
+        assert group["inner"].nunique() == 1 and group["inner"].iloc[0] >= 1
     # the ranks agree on the repetitions of every construct (collective loops stay matched)
     assert (df.groupby("construct")["inner"].nunique() == 1).all()
     assert (df["seconds"] > 0).all()

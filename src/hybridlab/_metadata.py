@@ -1,4 +1,4 @@
-"""What every result records about where and how it ran (DESIGN section 5)."""
+"""What every result records about where and how it ran (book: How the kit measures)."""
 
 from __future__ import annotations
 

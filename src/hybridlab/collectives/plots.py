@@ -31,7 +31,8 @@ def _label(ranks: int, threads: int) -> str:
 
 
 def _machine_note(ax, usable: int, why: str) -> None:
-    """What this machine cannot show, in the kit's note box (DESIGN: on the plot itself)."""
+    """What this machine cannot show, in the kit's note box (on the plot itself, not only in
+    the text)."""
     machine_note(ax, SMALL_MACHINE.format(cores=usable, why=why), width=62, fontsize=7)
 
 

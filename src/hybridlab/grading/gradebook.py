@@ -169,7 +169,9 @@ def table(root: Path, lab: str, students: list[str] | None = None) -> str:
         line = f"{r['student']:<{width}} " + " ".join(f"{c:<4}" for c in cells)
         line += f"  {r['total']:g} / {r['max']:g}".ljust(13)
         if by_hand:
-            line += f"{r['auto']:g}/{r['auto_max']:g} + {r['manual']:g}/{r['manual_max']:g}".ljust(16)
+            line += f"{r['auto']:g}/{r['auto_max']:g} + {r['manual']:g}/{r['manual_max']:g}".ljust(
+                16
+            )
         line += f"{r['seconds']:>5.0f} s  {r['outcome']}"
         lines.append(line)
         if r["notes"]:

@@ -1,5 +1,5 @@
 """The note that says, on the plot itself, what this machine cannot show (one NUMA node, few
-cores, one node): DESIGN asks for it beside the published data, in one look in every lab."""
+cores, one node), beside the published data that shows it: one look in every lab."""
 
 from __future__ import annotations
 
