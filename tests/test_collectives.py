@@ -306,10 +306,19 @@ def _osu_frame() -> pd.DataFrame:
 
 def test_plots_render_with_the_machine_note():
     table = _osu_frame()
-    assert len(osu_plot(table).axes) == 1
+    lines = osu_plot(table).axes[0].lines  # one curve of the average per P x T
+    assert sorted(line.get_label() for line in lines) == ["alltoall, 1x2", "alltoall, 2x1", "alltoall, 4x1"]
+    four = [line for line in lines if line.get_label() == "alltoall, 4x1"][0]
+    want = table[table["ranks"] == 4].sort_values("size")
+    assert list(four.get_xdata()) == list(want["size"]) and list(four.get_ydata()) == list(want["avg_us"])
     same = table[table["size"] == 4096]
     fig = equal_volume_plot(same, cores=2, usable=2, reference=REFERENCE["003-table-4"].frame)
-    assert len(fig.axes) == 2
+    mine, published = fig.axes
+    bars = [p for p in mine.patches if p.get_height() > 0]
+    assert sorted(b.get_height() for b in bars) == sorted(same["avg_us"])
+    assert sum(b.get_hatch() == "//" for b in bars) == 1  # 4 ranks on 2 CPUs
+    assert "3 x 4 KiB" in [t.get_text() for t in mine.texts]  # messages per rank x size
+    assert any(line.get_label().startswith("pure MPI") for line in published.lines)
     notes = " ".join(t.get_text() for t in fig.axes[0].texts)
     assert "2 cores here" in notes and "cannot show" in notes
     assert any("oversubscribed" in t.get_text() for t in fig.axes[0].get_xticklabels())
@@ -322,6 +331,10 @@ def test_plots_render_with_the_machine_note():
         ]
     )  # fmt: skip
     fig = fft_plot(breakdown, usable=2, reference=REFERENCE["003-table-5"].frame)
-    assert len(fig.axes) == 2
+    phases, published = fig.axes
+    assert [t.get_text() for t in phases.get_xticklabels()] == ["2x1", "1x2"]
+    alltoall = phases.patches[4:6]  # fft, rearrange, alltoall stacked: the last on top
+    assert [p.get_y() + p.get_height() for p in alltoall] == pytest.approx([4.0, 2.1])  # ms
+    assert published.lines  # Luecke et al.'s pure MPI and hybrid times
     assert any("outlier" in t.get_text() for t in fig.axes[1].texts)
     assert any("cannot show" in t.get_text() for t in fig.axes[0].texts)

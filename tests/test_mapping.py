@@ -160,6 +160,14 @@ def test_plots_draw(tmp_path):
     for i, fig in enumerate(figs):
         fig.savefig(tmp_path / f"{i}.png")
         assert (tmp_path / f"{i}.png").stat().st_size > 1000
+    rank_map = figs[0].axes[0]  # slide 13's optimal map: 2 nodes of 8 ranks, 2 links cut
+    assert rank_map.get_title() == "optimal: 2 inter-node links"
+    assert sum(line.get_linewidth() == 3 for line in rank_map.lines) == 2
+    assert len(rank_map.patches) == 16 and {t.get_text() for t in rank_map.texts} == {str(r) for r in range(16)}
+    node = figs[1].axes[0]  # the XT6 node: 24 cores, one row per thread count
+    assert len(node.get_xticklabels()) == 24
+    assert sum(p.get_width() == 0.9 for p in node.patches) == 3 * 24  # every core of each row
+    assert "4.04 s" in [t.get_text() for t in node.texts]
 
 
 # ------------------------------------------------------------------------------- kernel
@@ -224,3 +232,18 @@ def test_lab06_tables_are_printed_in_the_seeds():
     assert "Round-robin — x14" in slides and "Sequential — x8" in slides and "Optimal ?" in slides
     table41 = next(SEEDS.glob("000_*.txt")).read_text()
     assert "\n".join(f"{p}\t{t}" for p, t in REFERENCE["000-table-4.1"].rows) in table41
+
+
+def test_lab00_runs_and_their_pictures():
+    from hybridlab.mapping.exercise import piling_runs, unbound_history
+
+    history = unbound_history(threads=1, repeats=3, spin_ms=1)
+    assert list(history["run"]) == [0, 1, 2] and set(history["rank"]) == {0}
+    fig = plots.cpu_history_plot(history, hl.read_topology().usable)
+    (line,) = fig.axes[0].lines  # one thread, one line through its CPU run after run
+    assert list(line.get_xdata()) == [0, 1, 2] and list(line.get_ydata()) == list(history["cpu"])
+    timed = piling_runs(threads=1, n=1000, samples=3, binds=("cores",))
+    ax = plots.piling_plot(timed, threads=1).axes[0]
+    dots = [line for line in ax.lines if line.get_marker() == "o"]
+    assert sorted(dots[0].get_ydata()) == pytest.approx(sorted(timed["cores"].records["seconds"] * 1e6))
+    assert any("cannot be shown" in t.get_text() for t in ax.texts)  # one thread: no piling

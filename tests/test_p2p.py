@@ -16,12 +16,12 @@ import hybridlab as hl
 from hybridlab.p2p.hockney import piecewise_hockney
 from hybridlab.p2p.plots import (
     aggregation_plot,
-    aggregation_ratio,
+    knee_plot,
     progress_plot,
-    progress_table,
     sendmodes_plot,
     sweep_plot,
 )
+from hybridlab.p2p.tables import aggregation_ratio, progress_table
 from hybridlab.reference import REFERENCE
 
 matplotlib.use("Agg")
@@ -112,16 +112,13 @@ def test_sendmodes_record_sender_and_late_receiver():
     assert np.allclose(df["late_seconds"], 0.005)
 
 
+def busy_sender(**params) -> hl.Results:
+    """The busy-sender experiment (mode=progress) with a 64 KiB message on 2 ranks."""
+    return hl.run_program("pingpong", ranks=2, mode="progress", max_bytes=65536, **params)
+
+
 def test_progress_busy_sender_records_every_case():
-    res = hl.run_program(
-        "pingpong",
-        ranks=2,
-        mode="progress",
-        max_bytes=65536,
-        compute_us=2000,
-        poll_us="0,100",
-        samples=2,
-    )
+    res = busy_sender(compute_us=2000, poll_us="0,100", samples=2)
     df = res.records
     assert set(df["send"]) == {"isend", "bsend"} and set(df["poll_us"]) == {0, 100}
     assert len(df) == 2 * 2 * 2 * 2  # roles x sends x polls x samples
@@ -131,21 +128,18 @@ def test_progress_busy_sender_records_every_case():
     assert (df.loc[df["role"] == "receiver", "recv_wait_seconds"] >= 0).all()
     table = progress_table(res)
     assert len(table) == 4 and table["receiver_wait_s"].notna().all()
-    assert progress_plot(table, REFERENCE["001-table-4"].frame).axes
+    named = progress_table({"run": res})
+    assert list(named["case"]) == ["run: " + c for c in table["case"]]
+    fig = progress_plot(table, REFERENCE["001-table-4"].frame)
+    bars = fig.axes[0].patches  # one bar per case, as long as the receiver's wait
+    assert [b.get_width() for b in bars] == pytest.approx(list(table["receiver_wait_s"] * 1e3))
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == list(table["case"])
+    assert "H2MOL" in fig.axes[1].get_title() and len(fig.axes[1].patches) > 0
 
 
 def test_progress_with_asynchronous_progress_thread():
-    res = hl.run_program(
-        "pingpong",
-        ranks=2,
-        mode="progress",
-        max_bytes=65536,
-        compute_us=1000,
-        poll_us="0",
-        samples=1,
-        thread_level="multiple",
-        env={"MPICH_ASYNC_PROGRESS": "1"},
-    )
+    res = busy_sender(compute_us=1000, poll_us="0", samples=1, thread_level="multiple",
+                      env={"MPICH_ASYNC_PROGRESS": "1"})  # fmt: skip
     assert (res.records["async_progress"] == 1).all()
 
 
@@ -249,7 +243,27 @@ def test_sweep_plot_shows_fit_and_knee():
     assert any(label.startswith("below: alpha=") for label in labels)
     assert any("knee: 8192 B" in t.get_text() for t in fig.axes[0].texts)
     pw = piecewise_hockney(df["bytes"], df["seconds"])
-    assert len(sweep_plot(df, pw).axes) == 2
+    time_axes, bandwidth_axes = sweep_plot(df, pw).axes
+    median = [line for line in time_axes.lines if line.get_label() == "median"][0]
+    assert list(median.get_xdata()) == sorted(set(df["bytes"]))  # one point per size
+    fits = [line.get_label() for line in time_axes.lines if line.get_linestyle() == "--"]
+    assert fits == [f"below: alpha={pw.below.alpha * 1e6:.2f} us, beta={pw.below.beta / 1e9:.2f} GB/s",
+                    f"above: alpha={pw.above.alpha * 1e6:.2f} us, beta={pw.above.beta / 1e9:.2f} GB/s"]
+    knee = [line for line in bandwidth_axes.lines if line.get_linestyle() == ":"][0]
+    assert list(knee.get_xdata()) == [pw.switch_bytes] * 2
+
+
+def test_knee_plot_draws_each_sweep_its_knee_and_the_prediction():
+    df = _synthetic_sweep()
+    fig = knee_plot({"default": df, "raised": df.assign(seconds=2 * df["seconds"])}, [8192, 65536], 65536)
+    ax = fig.axes[0]
+    curves = [line for line in ax.lines if line.get_marker() == "o"]
+    assert [c.get_label() for c in curves] == ["default", "raised"]
+    assert list(curves[1].get_ydata()) == pytest.approx(list(2 * curves[0].get_ydata()))
+    vertical = [(line.get_xdata()[0], line.get_linestyle()) for line in ax.lines if line not in curves]
+    assert vertical == [(8192, ":"), (65536, ":"), (65536, "--")]
+    assert [c.get_color() for c in curves] == [v.get_color() for v in ax.lines[2:4]]  # knee = its sweep's colour
+    assert len(knee_plot({"default": df}).axes[0].lines) == 1  # no knee found yet, no prediction
 
 
 def test_sendmodes_and_aggregation_plots_render():
@@ -274,8 +288,14 @@ def test_sendmodes_and_aggregation_plots_render():
         ],
     )
     fig = sendmodes_plot(df, REFERENCE["001-table-4"].frame)
-    assert len(fig.axes) == 3
-    assert len(sendmodes_plot(df).axes) == 2
+    calls, waits, published = fig.axes
+    drawn = {line.get_label(): line for line in calls.lines}
+    assert set(drawn) >= {"send", "ssend", "bsend", "isend", "receiver late by"}
+    assert list(drawn["ssend"].get_ydata()) == pytest.approx([5.0] * 4)  # ms: waits at every size
+    assert list(drawn["send"].get_ydata()) == pytest.approx([1e-3, 1e-3, 5.0, 5.0])  # the knee
+    assert {line.get_label() for line in waits.lines} >= {"isend: MPI_Wait", "receiver: recv call"}
+    assert "Table 4" in published.get_title()
+    assert len(sendmodes_plot(df).axes) == 2  # without the published panel
     agg = []
     for v in 2 ** np.arange(3, 16):
         agg.append(("one", int(v), 8, 1e-6 + v / 1e9))
@@ -286,8 +306,14 @@ def test_sendmodes_and_aggregation_plots_render():
     assert list(table["message_bytes"][:2]) == [1, 2]
     fit = piecewise_hockney(_synthetic_sweep()["bytes"], _synthetic_sweep()["seconds"]).below
     fig = aggregation_plot(agg, REFERENCE["002-slides-14-17"].frame, fit=fit)
-    assert len(fig.axes) == 2
-    assert len(aggregation_plot(agg).axes) == 1
+    mine, sr8000 = fig.axes
+    measured = [line for line in mine.lines if line.get_label() == "measured (median)"][0]
+    assert list(measured.get_ydata()) == pytest.approx(list(table["ratio"]))
+    assert any(line.get_label().startswith("Hockney") for line in mine.lines)
+    heights = [bar.get_height() for bar in sr8000.patches]  # hybrid over pure, published
+    assert len(heights) == 2 and all(0 < h for h in heights)
+    alone = aggregation_plot(agg).axes
+    assert len(alone) == 1 and not any(line.get_label().startswith("Hockney") for line in alone[0].lines)
 
 
 # ------------------------------------------------------------------------------ notebooks

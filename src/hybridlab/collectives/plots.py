@@ -9,13 +9,12 @@ Table 5. Plots take tables (collectives.tables) and return a Figure; they launch
 
 from __future__ import annotations
 
-import textwrap
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..plots.notes import machine_note
 from ..plots.palette import OKABE_ITO, phase_style
 from ..records import require_columns
 
@@ -32,10 +31,9 @@ def _label(ranks: int, threads: int) -> str:
 
 
 def _machine_note(ax, usable: int, why: str) -> None:
-    """The yellow box that says what this machine cannot show (on the plot itself, not only in the text)."""
-    text = textwrap.fill(SMALL_MACHINE.format(cores=usable, why=why), 62)
-    ax.text(0.02, 0.97, text, transform=ax.transAxes, va="top", fontsize=7,
-            bbox={"facecolor": "lightyellow", "alpha": 0.95, "lw": 0.5})  # fmt: skip
+    """What this machine cannot show, in the kit's note box (on the plot itself, not only in
+    the text)."""
+    machine_note(ax, SMALL_MACHINE.format(cores=usable, why=why), width=62, fontsize=7)
 
 
 def osu_plot(table: pd.DataFrame, *, title: str = "MPI_Alltoall, OSU method") -> Figure:

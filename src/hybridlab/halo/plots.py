@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..plots.notes import machine_note
 from ..plots.palette import PHASE_COLOURS, phase_style
 from ..records import Results, require_columns
 from .tables import PHASES, master_share_table
@@ -77,12 +78,6 @@ def breakdown_plot(
     return fig
 
 
-def _note(ax, note: str | None) -> None:
-    """Write `note` above the plot (suptitle: the layout keeps it clear of the data)."""
-    if note:
-        ax.figure.suptitle(note, fontsize=8, color="#8b0000")
-
-
 def master_share_plot(
     runs: Results | pd.DataFrame | Iterable[Results | pd.DataFrame] | None = None,
     table: pd.DataFrame | None = None,
@@ -118,7 +113,7 @@ def master_share_plot(
     ax.set_ylabel("seconds")
     ax.set_title(title or "funnelled: tuning the master's share", fontsize=10)
     ax.legend(fontsize=8)
-    _note(ax, note)
+    machine_note(ax, note, where="figure")
     return fig
 
 
@@ -164,5 +159,5 @@ def shape_plot(
     ax.set_ylabel("speedup over pure MPI (run time = max over ranks, threads)")
     ax.set_title(title or "square vs rectangular domain (Luecke et al., Table 3)", fontsize=10)
     ax.legend(fontsize=8)
-    _note(ax, note)
+    machine_note(ax, note, where="figure")
     return fig

@@ -1,5 +1,6 @@
-"""The runs of lab 06 (the only module of the topic that launches kernels): the student's own
-placement under every binding the machine allows, and weak scaling of a memory-bound and a
+"""The runs of labs 00 and 06 (the only module of the topic that launches kernels): an unbound
+run repeated to see its threads move, the triad bound against piled onto one core (lab 00); the
+student's own placement under every binding the machine allows, and weak scaling of a memory-bound and a
 compute-bound kernel (kernels_c/placement.c) with ranks packed and spread; the student's
 node-aware sum (kernels_c/node_sum.c) built, run on real and made-up nodes, and checked."""
 
@@ -36,6 +37,28 @@ def binding_runs(
             "hello_hybrid", ranks=ranks, threads=threads, bind=bind, spin_ms=spin_ms
         )
     return runs, skipped
+
+
+def unbound_history(threads: int, repeats: int, spin_ms: int = 20) -> pd.DataFrame:
+    """hello_hybrid with 1 rank x `threads`, nothing bound, `repeats` times: the records of
+    every run, numbered in the column `run`."""
+    return pd.concat(
+        [hl.run_program("hello_hybrid", ranks=1, threads=threads, bind="none", spin_ms=spin_ms)
+         .records.assign(run=i) for i in range(repeats)],
+        ignore_index=True,
+    )  # fmt: skip
+
+
+def piling_runs(
+    threads: int, n: int = 200_000, samples: int = 20, binds: tuple[str, ...] = ("cores", "one-core")
+) -> dict[str, hl.Results]:
+    """bench_compute (a triad over three arrays of n doubles) with 1 rank x `threads`, bound one
+    thread per core and piled onto one core: bind -> its run (seconds per repetition)."""
+    return {
+        bind: hl.run_program("bench_compute", ranks=1, threads=threads, bind=bind, n=n,
+                             samples=samples)  # fmt: skip
+        for bind in binds
+    }
 
 
 def weak_scaling(

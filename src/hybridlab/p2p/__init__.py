@@ -1,3 +1,4 @@
 """Topic: point-to-point messages (labs 03, 08). hockney: the Hockney fit, protocol switch and
-aggregation model; plots: their pictures. A topic imports the harness; the harness never imports
+aggregation model; exercise: lab 03's runs and the student's overlap; tables: aggregation and
+progress tables; plots: their pictures. A topic imports the harness; the harness never imports
 a topic."""
