@@ -1,4 +1,4 @@
-"""Lab 04's exercises: build the student's C into halo2d.c and check it.
+"""Lab 04's exercises: build the student's C into halo2d.c and check it; the multi-node runs.
 
 (a) exchange_halos() inside hybrid 1's loop; (d) overlap_iteration(), funnelled with overlap:
 the master exchanges the halos while the team computes the rows that do not need them. The
@@ -8,6 +8,9 @@ numpy reference (halo.serial), the thread level from hybridlab.compliance.
     from hybridlab.halo.exercise import build_student_halo, check_student_halo
     check_student_halo(code)        # AssertionError naming the first P x T that differs
     check_student_overlap(build_student_overlap(code))   # also ThreadComplianceError, no overlap
+
+The multi-node section's runs are here too: node_runs(nodes, ...) runs halo3d with its ranks on
+several nodes of an allocation, every split of a node's cores, checksums checked.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ import numpy as np
 from .. import compliance
 from ..build import Kernel, build_source
 from ..launch import run_program
-from .serial import check_grid, jacobi2d
+from ..records import Results
+from .serial import THREAD_LEVEL_3D, check_grid, check_grid3d, jacobi2d, jacobi3d
 
 # halo2d.c turns MPI_Send into MPI_Ssend for the student's code: a standard send may legally
 # wait for its receive, and MPICH's buffering would hide an unsafe order on one machine.
@@ -151,3 +155,30 @@ def check_student_overlap(
             }
         )
     return rows
+
+
+def node_runs(
+    nodes: int, cores_per_node: int, n: int, iterations: int, timeout: float = 300.0
+) -> list[Results]:
+    """halo3d on `nodes` nodes for every split of each node's cores into ranks x threads: pure
+    MPI with one thread, master only with more (MPI outside the parallel region, as the
+    published master-only tables). Each run's checksum is compared with jacobi3d's
+    (AssertionError naming the split); splits the grid cannot take are skipped."""
+    want, _ = jacobi3d(n, n, n, iterations)
+    runs = []
+    for threads in (t for t in range(1, cores_per_node + 1) if cores_per_node % t == 0):
+        ranks = nodes * cores_per_node // threads
+        variant = "pure" if threads == 1 else "masteronly"
+        try:
+            check_grid3d(n, n, n, ranks, threads, variant)
+        except ValueError:
+            continue
+        res = run_program("halo3d", ranks=ranks, threads=threads, nodes=nodes, bind="cores",
+                          thread_level=THREAD_LEVEL_3D[variant], variant=variant, nx=n, ny=n,
+                          nz=n, iterations=iterations, timeout=timeout)  # fmt: skip
+        got = float(res.records.query("record == 'checksum'")["checksum"].iloc[0])
+        assert abs(got - want) <= 1e-12 * max(1.0, abs(want)), (
+            f"{ranks}x{threads} {variant} on {nodes} nodes: checksum {got!r}, expected {want!r}"
+        )
+        runs.append(res)
+    return runs

@@ -10,6 +10,9 @@ student's Python answers with the kit's fits unavailable:
 
     kernel = build_student_overlap(code)
     check_student_overlap(kernel)      # AssertionError / ThreadComplianceError / KernelError
+
+The multi-node section's runs are here too: path_sweeps(nodes, ...) sweeps a ping-pong inside a
+node and across two nodes of an allocation.
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ from __future__ import annotations
 from .. import compliance
 from ..build import Kernel
 from ..launch import run_program
+from ..records import Results
 from ..student_c import build_student
 from . import hockney
+from .tables import ACROSS, INSIDE
 
 SIGNATURE = (
     "void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm, "
@@ -63,3 +68,12 @@ def check_student_overlap(
             {"threads": t, "MPI_Test calls per rank and sample": polls / (2 * (samples + 1))}
         )
     return rows
+
+
+def path_sweeps(nodes: int, **sweep) -> dict[str, Results]:
+    """The ping-pong sweep (mode=sweep, `sweep` = its size range, samples and OSU counts) with
+    both ranks on one node, and, when `nodes` >= 2, with one rank on each of two nodes."""
+    paths = {INSIDE: 1} | ({ACROSS: 2} if nodes >= 2 else {})
+    return {path: run_program("pingpong", ranks=2, threads=1, bind="none", nodes=n,
+                              mode="sweep", **sweep)
+            for path, n in paths.items()}  # fmt: skip
