@@ -25,7 +25,7 @@ import nbformat
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from slurm_cluster import OneNodeSlurm, why_slurm_cannot_run  # noqa: E402
+from slurm_cluster import SlurmCluster, why_slurm_cannot_run  # noqa: E402
 
 pytestmark = [pytest.mark.slurm, pytest.mark.timeout(900)]
 
@@ -41,7 +41,7 @@ def slurm():
         pytest.skip(why)
     scratch = Path(tempfile.mkdtemp(prefix="hybridlab-slurm-"))
     scratch.chmod(0o755)  # munged (the munge user) reaches its socket folder through it
-    cluster = OneNodeSlurm(scratch)
+    cluster = SlurmCluster(scratch)
     try:
         cluster.configure()
         cluster.start()
@@ -60,7 +60,7 @@ SHELL = ["salloc", "-n", "2"]
 STEP = ["salloc", "-n", "1", "--cpus-per-task=2", "srun", "-n", "1", "--cpus-per-task=2"]
 
 
-def salloc(slurm: OneNodeSlurm, command: list[str], where: list[str] = SHELL):
+def salloc(slurm: SlurmCluster, command: list[str], where: list[str] = SHELL):
     """Run `command` inside an allocation (`where`); fail with the output and the daemons' logs
     when it fails."""
     try:

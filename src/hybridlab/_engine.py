@@ -70,7 +70,14 @@ def identity() -> dict[str, object]:
         }[MPI.Query_thread()],
         "allowed_cpus": sorted(os.sched_getaffinity(0)),
         "omp": {k: v for k, v in os.environ.items() if k.startswith("OMP_")},
+        "slurm_step": _slurm_step(),
     }
+
+
+def _slurm_step() -> str | None:
+    """'job.step' when srun started this engine (the kit cancels the step on every node)."""
+    job, step = os.environ.get("SLURM_JOB_ID"), os.environ.get("SLURM_STEP_ID")
+    return f"{job}.{step}" if job and step else None
 
 
 IDENTITY_DIR = "HL_IDENTITY_DIR"  # where a registered engine writes engine-<id>.json
@@ -90,7 +97,7 @@ def write_identity(engine_id: int | None) -> None:
             json.dump(identity(), out)
         os.replace(f"{path}.part", path)
     except OSError:
-        pass  # not the notebook's node (a multi-node allocation): the cluster asks instead
+        pass  # the folder cannot be written here: the cluster asks instead
 
 
 def getenv(name: str) -> str | None:
