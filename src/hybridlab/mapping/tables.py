@@ -237,18 +237,18 @@ def launcher_table(ranks: int, threads: int, usable_cpus: int) -> pd.DataFrame:
 
 
 def rank_hosts(records: Results | pd.DataFrame) -> dict[int, str]:
-    """The node (host) of each rank of a run: from the records' `host` column, or else from the
-    ranks' descriptions in the run's metadata (a Results)."""
-    frame = as_frame(records)
-    if "host" in frame and frame["host"].notna().all():
-        pairs = frame[["rank", "host"]].drop_duplicates("rank")
-        return {int(r): str(h) for r, h in zip(pairs["rank"], pairs["host"], strict=True)}
+    """The node (host) of each rank of a run: from the ranks' descriptions in the run's metadata
+    (a Results: every rank, even those that wrote no record), else from the records' `host`."""
     described = records.meta.get("ranks", []) if isinstance(records, Results) else []
     hosts = {int(r["rank"]): str(r["host"]) for r in described if "host" in r}
+    frame = as_frame(records)
+    if not hosts and "host" in frame and len(frame) and frame["host"].notna().all():
+        pairs = frame[["rank", "host"]].drop_duplicates("rank")
+        hosts = {int(r): str(h) for r, h in zip(pairs["rank"], pairs["host"], strict=True)}
     if not hosts:
         raise ValueError(
-            "the records name no host: pass the Results of a run (its metadata "
-            "names each rank's node) or records with a `host` column"
+            "the records name no host: pass the Results of a run (its metadata names each "
+            "rank's node) or records with a `host` column"
         )
     return hosts
 

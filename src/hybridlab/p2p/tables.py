@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from ..mapping.tables import rank_hosts
 from ..records import Results, as_frame, require_columns
 from .hockney import PiecewiseHockney, piecewise_hockney
 
@@ -29,7 +30,7 @@ def path_fits(sweeps: Mapping[str, Results | pd.DataFrame]) -> dict[str, Piecewi
 def paths_table(
     sweeps: Mapping[str, Results | pd.DataFrame], fits: Mapping[str, PiecewiseHockney]
 ) -> pd.DataFrame:
-    """One row per path: its hosts, the knee, alpha (us) and beta (GB/s) below and above it,
+    """One row per path: the hosts its ranks ran on, the knee, alpha (us) and beta (GB/s) below and above it,
     and the median time of a 1 MiB message (measured, when the sweep reached it)."""
     rows = []
     for path, records in sweeps.items():
@@ -37,7 +38,7 @@ def paths_table(
         at_mib = frame.loc[frame["bytes"] == MIB, "seconds"]
         rows.append({
             "path": path,
-            "hosts": frame["host"].nunique() if "host" in frame else 1,
+            "hosts": len(set(rank_hosts(records).values())),
             "knee_bytes": fit.switch_bytes,
             "alpha_below_us": 1e6 * fit.below.alpha,
             "beta_below_GBps": fit.below.beta / 1e9 if fit.below.resolved else float("nan"),
