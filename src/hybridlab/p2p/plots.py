@@ -269,8 +269,9 @@ def paths_plot(
                   label=f"{path}: knee {fit.switch_bytes:.0f} B")  # fmt: skip
         for part, sizes in ((fit.below, med.index[med.index < fit.switch_bytes]),
                             (fit.above, med.index[med.index >= fit.switch_bytes])):  # fmt: skip
-            if len(sizes):
-                ax.plot(sizes, part.predict(sizes) * 1e6, "-", color=colour, lw=1)
+            line = part.predict(sizes) * 1e6
+            keep = line > 0  # a negative fitted alpha has no place on a log axis
+            ax.plot(sizes[keep], line[keep], "-", color=colour, lw=1)
         ax.axvline(fit.switch_bytes, color=colour, ls=":", lw=1)
     _sizes_axis(ax)
     ax.set_ylabel("half round trip (us)")
