@@ -182,7 +182,7 @@ def halo_share_plot(measured: pd.DataFrame, published: pd.DataFrame, *, title: s
                        for r in measured.itertuples()], fontsize=8)  # fmt: skip
     ax.set_ylabel("halo / (jacobi + halo + reduction + other), %")
     ax.set_title(title, fontsize=9)
-    ax.set_ylim(0, max(10.0, 100 * float(measured["halo_share"].max())) * 1.5)
+    ax.set_ylim(0, min(140.0, max(10.0, 100 * float(measured["halo_share"].max())) * 1.5))
     if note:
         machine_note(ax, note, where="top", width=55)
     for scheme, g in published.groupby("scheme", sort=False):
