@@ -8,7 +8,7 @@ LAB_DIR   ?= labs
 PYTEST_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: setup lab test book release grade lint bench clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm
+.PHONY: setup lab test book release grade lint bench clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm test-multinode
 
 setup: $(STAMP)
 	@$(BIN)/hybridlab build --all --quiet
@@ -52,6 +52,11 @@ test-browser: setup
 # engines and lab 00 through srun inside `salloc -n 2`.
 test-slurm: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m slurm tests/test_slurm.py $(PYTEST_ARGS)
+
+# A two-node Slurm cluster on this machine (root; slurm-wlm, munge, bubblewrap): each node's
+# slurmd in namespaces of its own; engines and programs across the nodes inside `salloc -N 2`.
+test-multinode: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m multinode tests/test_multinode.py $(PYTEST_ARGS)
 
 # Every real lab graded round trip in the sandbox (about 10 minutes on 2 cores for the ten labs).
 test-grading-full: setup
