@@ -25,10 +25,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -155,21 +153,15 @@ def main() -> None:
         inside(args)
         return
     sys.path.insert(0, str(REPO / "scripts"))
-    from slurm_cluster import SlurmCluster, why_slurm_cannot_run
+    from slurm_cluster import started, why_slurm_cannot_run
 
     why = why_slurm_cannot_run(nodes=2)
     if why:
         sys.exit(f"bench_multinode: cannot start the 2-node cluster here: {why}")
     info = describe_machine()
-    scratch = Path(tempfile.mkdtemp(prefix="hybridlab-bench-multinode-"))
-    scratch.chmod(0o755)
-    slurm = SlurmCluster(scratch, nodes=2)
-    try:
-        say("starting the 2-node Slurm cluster")
-        slurm.configure()
-        slurm.start()
-        slurm.wait_until_idle()
-        raw_file = scratch / "raw.json"
+    say("starting the 2-node Slurm cluster")
+    with started(2, prefix="hybridlab-bench-multinode-") as slurm:
+        raw_file = slurm.scratch / "raw.json"
         say(f"measuring inside `{' '.join(ALLOCATION)}`")
         own = [f"--{k}={getattr(args, k)}" for k in ("repeats", "samples", "scale")]
         done = slurm.run([*ALLOCATION, sys.executable, __file__, *own, f"--inside={raw_file}"],
@@ -177,9 +169,6 @@ def main() -> None:
         if done.returncode != 0:
             sys.exit(f"bench_multinode: the measuring job failed:\n{done.stderr[-3000:]}")
         measured = json.loads(raw_file.read_text())
-    finally:
-        slurm.stop()
-        shutil.rmtree(scratch, ignore_errors=True)
     rows = summarise(measured["raw"])
     write_report(args.out, markdown(info, rows, measured["load"], args))
     write_json(args.json, {"machine": info, "rows": rows, **measured})

@@ -18,17 +18,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from slurm_cluster import SlurmCluster, why_slurm_cannot_run  # noqa: E402
+from slurm_cluster import SlurmCluster, started, why_slurm_cannot_run  # noqa: E402
 
 pytestmark = [pytest.mark.multinode, pytest.mark.timeout(900)]
 
@@ -46,19 +44,8 @@ def slurm():
     why = why_slurm_cannot_run(nodes=len(NODES))
     if why:
         pytest.skip(why)
-    scratch = Path(tempfile.mkdtemp(prefix="hybridlab-multinode-"))
-    scratch.chmod(0o755)  # munged (the munge user) reaches its socket folder through it
-    cluster = SlurmCluster(scratch, nodes=len(NODES))
-    try:
-        cluster.configure()
-        cluster.start()
-        cluster.wait_until_idle()
-        yield cluster
-    finally:
-        cluster.stop()
-        left = [f"{p.pid} {p.name()}" for p in cluster.processes()]
-        shutil.rmtree(scratch, ignore_errors=True)
-        assert left == [], f"Slurm processes left behind: {left}"
+    with started(len(NODES), prefix="hybridlab-multinode-") as cluster:  # fails at teardown
+        yield cluster  # if a process of it is left
 
 
 def node_shm(cluster: SlurmCluster) -> dict[str, list[str]]:
