@@ -19,6 +19,7 @@ processes. Jobs are submitted from this machine's own namespace, the "login node
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import pwd
 import shutil
@@ -26,6 +27,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -182,7 +184,9 @@ PartitionName=kit Nodes={",".join(names)} Default=YES MaxTime=INFINITE State=UP
         deadline = time.monotonic() + READY_SECONDS
         state = ""
         while time.monotonic() < deadline:
-            done = self.run(["sinfo", "--noheader", "--Node", "--format=%T"], timeout=30, check=False)
+            done = self.run(
+                ["sinfo", "--noheader", "--Node", "--format=%T"], timeout=30, check=False
+            )
             state = done.stdout.split()
             if state == ["idle"] * self.nodes:
                 return
@@ -228,6 +232,26 @@ PartitionName=kit Nodes={",".join(names)} Default=YES MaxTime=INFINITE State=UP
                 continue
         _, alive = psutil.wait_procs(procs, timeout=20)
         reaper.kill(alive, timeout=10)
+
+
+@contextlib.contextmanager
+def started(nodes: int = 1, prefix: str = "hybridlab-slurm-"):
+    """A cluster of `nodes` nodes in a fresh scratch folder, started and idle; afterwards stopped
+    and its folder removed, and RuntimeError if any of its processes outlived the stop."""
+    scratch = Path(tempfile.mkdtemp(prefix=prefix))
+    scratch.chmod(0o755)  # munged (the munge user) reaches its socket folder through it
+    cluster = SlurmCluster(scratch, nodes)
+    try:
+        cluster.configure()
+        cluster.start()
+        cluster.wait_until_idle()
+        yield cluster
+    finally:
+        cluster.stop()
+        left = [f"{p.pid} {p.name()}" for p in cluster.processes()]
+        shutil.rmtree(scratch, ignore_errors=True)
+        if left:
+            raise RuntimeError(f"Slurm processes left behind: {left}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -70,14 +70,8 @@ def identity() -> dict[str, object]:
         }[MPI.Query_thread()],
         "allowed_cpus": sorted(os.sched_getaffinity(0)),
         "omp": {k: v for k, v in os.environ.items() if k.startswith("OMP_")},
-        "slurm_step": _slurm_step(),
+        "slurm_node": os.environ.get("SLURMD_NODENAME"),  # Slurm's name of the node, under srun
     }
-
-
-def _slurm_step() -> str | None:
-    """'job.step' when srun started this engine (the kit cancels the step on every node)."""
-    job, step = os.environ.get("SLURM_JOB_ID"), os.environ.get("SLURM_STEP_ID")
-    return f"{job}.{step}" if job and step else None
 
 
 IDENTITY_DIR = "HL_IDENTITY_DIR"  # where a registered engine writes engine-<id>.json

@@ -107,6 +107,7 @@ class Supervisor:
         engines = self.ranks()
         noted, self.noted = self.noted, False
         segments = self.segments | _shared_memory(engines)
+        reaper.end_steps(self.launchers)  # srun: the ranks on other nodes too
         reaper.kill(engines + others)
         alive = [p for p in self.launchers if not reaper.wait_dead([p], LAUNCHER_EXIT_SECONDS)]
         reaper.kill(alive)

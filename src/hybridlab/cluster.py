@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -282,9 +283,12 @@ class Cluster:
             steps.append((name, time.perf_counter() - t0 - sum(s for _, s in steps)))
 
         controller = self._controller
-        self._cancel_steps()
+        elsewhere = self._other_nodes()
         clean = self._supervisor.stop([])
         step("engines killed, segments removed")
+        if elsewhere:
+            launcher.clean_nodes(elsewhere)
+            step("segments removed on the other nodes")
         if controller is not None:
             ids = list(controller.client.ids) if controller.client is not None else []
             _controller.release(controller, ids)
@@ -301,14 +305,13 @@ class Cluster:
         self._crash_file.unlink(missing_ok=True)
         self.stop_steps = steps
 
-    def _cancel_steps(self) -> None:
-        """Kill the engines' Slurm step on every node: the supervisor can only kill what runs on
-        this node (the engines may all run on others), and a step whose srun is killed leaves
-        its tasks running there."""
-        steps = {e.get("slurm_step") for e in self.engines} - {None}
-        if self.launcher.kind == "srun":
-            for job_step in sorted(steps):
-                launcher.cancel_step(job_step)
+    def _other_nodes(self) -> list[str]:
+        """The Slurm nodes of the engines other than this process's node (where the supervisor
+        cannot remove what killed ranks leave)."""
+        here = socket.gethostname()
+        return sorted(
+            {e["slurm_node"] for e in self.engines if e.get("slurm_node") and e["host"] != here}
+        )
 
     def restart(self) -> Cluster:
         """Stop whatever is left and start fresh engines with the same placement."""

@@ -55,7 +55,7 @@ def run_program(
         full_env = chosen.environment(
             {**placement.environment(mpi.implementation, len(topology.usable)), **(env or {})}
         )
-        out = _launch(cmd, full_env, kernel.name, timeout, placement.nodes > 1)
+        out = _launch(cmd, full_env, kernel.name, timeout, placement.nodes > 1, chosen.kind)
         return runs.Output(
             [(kernel.name, out)],
             {
@@ -71,8 +71,9 @@ def run_program(
 
 
 def _launch(
-    cmd: list[str], env: dict[str, str], name: str, timeout: float, spans_nodes: bool
-) -> str:
+    cmd: list[str], env: dict[str, str], name: str, timeout: float, spans_nodes: bool,
+    chosen_kind: str,
+) -> str:  # fmt: skip
     """Run the launcher (mpiexec or srun) tagged for the reaper; its stdout, or the error naming
     the rank that died (and its node, when that tells something)."""
     tag = f"program-{uuid.uuid4().hex[:12]}"
@@ -90,9 +91,13 @@ def _launch(
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired as expired:
-        reaper.kill([reaper.psutil.Process(proc.pid)] + reaper.tagged(tag))
+        launched = reaper.psutil.Process(proc.pid)
+        reaper.end_steps([launched])  # srun: the ranks on other nodes too
+        reaper.kill([launched] + reaper.tagged(tag))
         proc.communicate()
         reaper.clean_files()
+        if chosen_kind == "srun":
+            launcher.clean_nodes()
         raise KernelTimeout(
             f"{name} did not finish within {timeout:g} s (a deadlock or an endless loop?); "
             "its processes were killed"
@@ -103,6 +108,8 @@ def _launch(
         rank, how = failed_rank(out + err)
         node = failed_node(out + err)
         tail = (err or out)[-OUTPUT_TAIL:].strip()
+        if chosen_kind == "srun":
+            launcher.clean_nodes()  # what the killed ranks left on every node
         if rank is not None:
             died = f"rank {rank} of {name} died{on_node(node, spans_nodes)} ({how})"
             raise KernelCrash(f"{died}:\n{tail}", rank, node)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,13 +117,28 @@ def shared_folder() -> Path:
     return folder
 
 
-def cancel_step(step: str) -> None:
-    """SIGKILL every task of a job step (`job.step`) on every node it runs on."""
-    scancel = shutil.which("scancel")
-    if scancel:
-        subprocess.run(
-            [scancel, "--signal=KILL", step], capture_output=True, timeout=30, check=False
-        )
+# removes the MPI files no live process uses (what a killed rank leaves), on the node it runs on
+CLEAN_FILES = "from hybridlab import _reaper; _reaper.clean_files()"
+CLEAN_SECONDS = 60
+
+
+def clean_nodes(nodes: list[str] | None = None) -> None:
+    """Remove the MPI shared-memory files killed ranks left on other nodes: one small task on
+    each of `nodes` (Slurm node names; None: every node of the allocation). This process can
+    only clean its own node's /dev/shm (the reaper does that)."""
+    srun = shutil.which("srun")
+    if srun is None or not in_allocation():
+        return
+    count = len(nodes) if nodes else allocation_nodes()
+    command = [srun, f"--nodes={count}", f"--ntasks={count}", "--ntasks-per-node=1",
+               "--cpus-per-task=1", "--overlap", "--mpi=none", "--cpu-bind=none"]  # fmt: skip
+    if nodes:
+        command.append(f"--nodelist={','.join(nodes)}")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(STEP_PMI)}
+    subprocess.run(
+        [*command, sys.executable, "-c", CLEAN_FILES],
+        env=env, capture_output=True, timeout=CLEAN_SECONDS, check=False,
+    )  # fmt: skip
 
 
 def check_nodes(chosen: Launcher, nodes: int) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 PLACE_COLUMNS = ["rank", "thread", "cpu", "numa"]
+WHERE_COLUMNS = (*PLACE_COLUMNS, "host")  # where a record ran: they differ between ranks
 CALL_RECORD, TRACE_RECORD = "mpi_call", "mpi_trace"  # written by hl_mpi_trace.h
 
 
