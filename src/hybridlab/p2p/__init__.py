@@ -1,4 +1,3 @@
 """Topic: point-to-point messages (labs 03, 08). hockney: the Hockney fit, protocol switch and
-aggregation model; tables: fits per message path (inside a node, across nodes); plots: their
-pictures. A topic imports the harness; the harness never imports
-a topic."""
+aggregation model; paths: fits per message path (inside a node, across nodes); plots: their
+pictures. A topic imports the harness; the harness never imports a topic."""

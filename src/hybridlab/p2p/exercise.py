@@ -23,7 +23,7 @@ from ..launch import run_program
 from ..records import Results
 from ..student_c import build_student
 from . import hockney
-from .tables import ACROSS, INSIDE
+from .paths import ACROSS, INSIDE
 
 SIGNATURE = (
     "void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm, "

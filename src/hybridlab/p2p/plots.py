@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from ..plots.notes import machine_note
 from ..records import Results, as_frame, require_columns
 from .hockney import HockneyFit, PiecewiseHockney, aggregated_time, piecewise_hockney
-from .tables import ACROSS, INSIDE
+from .paths import ACROSS, INSIDE
 
 MODE_COLOURS = {"send": "#4c72b0", "ssend": "#c44e52", "bsend": "#55a868", "isend": "#dd8452"}
 

@@ -1,6 +1,7 @@
-"""Ping-pong inside a node and across nodes (lab 03's multi-node section): a Hockney fit and the
-eager knee per path, and the published intra- and inter-node times beside them. They launch
-nothing; the sweeps come from hybridlab.p2p.exercise.path_sweeps (or lab 03's own sweep).
+"""Message paths: ping-pong inside a node and across nodes (lab 03's multi-node section), a
+Hockney fit and the eager knee per path, and the published intra- and inter-node times beside
+them. They launch nothing; the sweeps come from hybridlab.p2p.exercise.path_sweeps (or lab 03's
+own sweep).
 """
 
 from __future__ import annotations
