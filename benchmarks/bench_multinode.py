@@ -12,12 +12,13 @@ network does. Inside `salloc -N 2`, interleaved in each repeat:
   (`nodes=2`), timed around start() and stop();
 * ping-pong (kernels_c/pingpong.c, mode=sweep, OSU counts scaled by --scale): 2 ranks x 1 thread
   bound to cores on one node (shared memory) and on two nodes, half round trip at 8 B (latency)
-  and 1 MiB (bandwidth).
+  and 1 MiB (bandwidth). A run whose MPI_Init fails on Slurm's PMI (book/slurm.md) is tried
+  once more, then left out and named in the report.
 
 Each inter-node figure is given as a ratio to the intra-node one of the same run. Needs root,
 slurm-wlm, munge and bubblewrap (as `make test-multinode`). Nothing is asserted.
 
-    python benchmarks/bench_multinode.py [--repeats 3] [--samples 5] [--scale 0.2]
+    python benchmarks/bench_multinode.py [--repeats 3] [--samples 5] [--scale 0.05]
     python benchmarks/bench_multinode.py --inside OUT.json ...   # the part run inside salloc
 """
 
@@ -45,6 +46,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 SIZES = {"latency": 8, "bandwidth": 1 << 20}
 ALLOCATION = ["salloc", "-N", "2", "-n", "2", "-c", "2"]
+RUN_SECONDS = 900  # one ping-pong run: the inter-node path is slow under load
+PMI_FAULT = "mpi/pmi2: value not properly terminated"  # Slurm's PMI misread a long message
 say = Progress("bench_multinode")
 
 
@@ -56,7 +59,8 @@ def pingpong(nodes: int, size: int, args) -> list[float]:
         "skip_large": max(1, int(10 * args.scale)),
     }
     res = hl.run_program("pingpong", ranks=2, threads=1, bind="cores", nodes=nodes, mode="sweep",
-                         min_bytes=size, max_bytes=size, samples=args.samples, **counts)  # fmt: skip
+                         min_bytes=size, max_bytes=size, samples=args.samples, timeout=RUN_SECONDS,
+                         **counts)  # fmt: skip
     hosts = sorted({r["host"] for r in res.meta["ranks"]})
     assert len(hosts) == nodes, f"nodes={nodes} ran on {hosts}"
     return [float(s) for s in res.records["seconds"]]
@@ -74,43 +78,62 @@ def start_stop(nodes: int) -> tuple[float, float]:
     return started, time.perf_counter() - t0
 
 
+def measured_or_pmi_fault(measure, faults: list[str], *args):
+    """measure(*args); None (noted in `faults`) when MPI_Init failed on Slurm's PMI misreading
+    MPICH's long business card, twice in a row (a fault of Slurm 22.05 under load; book/slurm.md)."""
+    for _ in range(2):
+        try:
+            return measure(*args)
+        except (hl.KernelError, hl.ClusterNotRunning) as err:
+            if PMI_FAULT not in str(err):
+                raise
+            faults.append(
+                f"{measure.__name__}(nodes={args[0]}{f', {args[1]} B' if len(args) > 1 else ''})"
+            )
+    return None
+
+
 def inside(args) -> None:
     """Measure, inside the 2-node allocation; the raw figures to args.inside."""
     raw: dict[str, dict[int, list[float]]] = {k: {1: [], 2: []} for k in ("start", "stop", *SIZES)}
     load = [other_load("start")]
-    start_stop(1)  # the warm controller and the page cache, for both
+    faults: list[str] = []
+    measured_or_pmi_fault(start_stop, faults, 1)  # the warm controller, the page cache
     for repeat in range(args.repeats):
         order = (1, 2) if repeat % 2 == 0 else (2, 1)
         for nodes in order:
-            started, stopped = start_stop(nodes)
-            raw["start"][nodes].append(started)
-            raw["stop"][nodes].append(stopped)
+            times = measured_or_pmi_fault(start_stop, faults, nodes)
+            if times is not None:
+                raw["start"][nodes].append(times[0])
+                raw["stop"][nodes].append(times[1])
             for name, size in SIZES.items():
-                raw[name][nodes] += pingpong(nodes, size, args)
+                raw[name][nodes] += measured_or_pmi_fault(pingpong, faults, nodes, size, args) or []
         load.append(other_load(f"repeat {repeat + 1}"))
-    Path(args.inside).write_text(json.dumps({"raw": raw, "load": load}))
+    Path(args.inside).write_text(json.dumps({"raw": raw, "load": load, "faults": faults}))
 
 
 def row(quantity: str, unit: str, intra: list[float], inter: list[float]) -> dict:
-    one, two = statistics.median(intra), statistics.median(inter)
+    one = statistics.median(intra) if intra else float("nan")
+    two = statistics.median(inter) if inter else float("nan")
     return {"quantity": quantity, "unit": unit, "intra": one, "inter": two, "ratio": two / one,
             "n": (len(intra), len(inter))}  # fmt: skip
 
 
 def summarise(raw: dict) -> list[dict]:
     r = {k: {int(n): v for n, v in per.items()} for k, per in raw.items()}
-    mib = SIZES["bandwidth"]
+    big = SIZES["bandwidth"]
     return [
         row("Cluster(ranks=2) start", "s", r["start"][1], r["start"][2]),
         row("Cluster(ranks=2) stop", "s", r["stop"][1], r["stop"][2]),
         row("ping-pong latency, 8 B", "us", [s * 1e6 for s in r["latency"][1]],
             [s * 1e6 for s in r["latency"][2]]),
-        row("ping-pong bandwidth, 1 MiB", "GB/s", [mib / s / 1e9 for s in r["bandwidth"][1]],
-            [mib / s / 1e9 for s in r["bandwidth"][2]]),
+        row("ping-pong bandwidth, 1 MiB", "GB/s", [big / s / 1e9 for s in r["bandwidth"][1]],
+            [big / s / 1e9 for s in r["bandwidth"][2]]),
     ]  # fmt: skip
 
 
-def markdown(info: dict, rows: list[dict], load: list[dict], args) -> str:
+def markdown(info: dict, rows: list[dict], measured: dict, args) -> str:
+    load, faults = measured["load"], measured["faults"]
     lines = [
         "# Across nodes: start-up and ping-pong (benchmarks/bench_multinode.py)",
         "",
@@ -137,6 +160,12 @@ def markdown(info: dict, rows: list[dict], load: list[dict], args) -> str:
             f"| {r['quantity']} | {r['intra']:.3g} | {r['inter']:.3g} | {r['ratio']:.2f} | "
             f"{r['unit']} | {r['n'][0]}, {r['n'][1]} |"
         )
+    lines += [
+        "",
+        "Runs lost because MPI_Init failed on Slurm's PMI (`" + PMI_FAULT + "`, each tried "
+        "twice; book/slurm.md): " + (", ".join(faults) if faults else "none") + ". A quantity "
+        "with no run left shows nan.",
+    ]
     return "\n".join([*lines, "", *load_lines(load)])
 
 
@@ -144,7 +173,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--samples", type=int, default=5)
-    parser.add_argument("--scale", type=float, default=0.2, help="scale the OSU iteration counts")
+    parser.add_argument("--scale", type=float, default=0.05, help="scale the OSU iteration counts")
     parser.add_argument("--out", type=Path, default=HERE / "multinode_results.md")
     parser.add_argument("--json", type=Path, default=HERE / "multinode_results.json")
     parser.add_argument("--inside", help=argparse.SUPPRESS)  # run inside the allocation
@@ -170,7 +199,7 @@ def main() -> None:
             sys.exit(f"bench_multinode: the measuring job failed:\n{done.stderr[-3000:]}")
         measured = json.loads(raw_file.read_text())
     rows = summarise(measured["raw"])
-    write_report(args.out, markdown(info, rows, measured["load"], args))
+    write_report(args.out, markdown(info, rows, measured, args))
     write_json(args.json, {"machine": info, "rows": rows, **measured})
     for r in rows:
         say(f"{r['quantity']}: one node {r['intra']:.3g}, two {r['inter']:.3g} {r['unit']} "
