@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import hybridlab as hl
+from hybridlab.collectives.exercise import across_nodes
 from hybridlab.collectives.fft import (
     checksum_weights,
     fft_checksum,
@@ -23,18 +24,21 @@ from hybridlab.collectives.fft import (
     points_to_array,
     reference_fft,
 )
-from hybridlab.collectives.plots import equal_volume_plot, fft_plot, osu_plot
+from hybridlab.collectives.plots import equal_volume_plot, fft_plot, nodes_plot, osu_plot
 from hybridlab.collectives.tables import (
     alltoall_plan,
     faster_two_ways,
     fft_breakdown,
+    nodes_table,
     osu_table,
     osu_text,
     plan_table,
     predicted_alltoall,
+    published_nodes,
 )
 from hybridlab.reference import REFERENCE
 from seeds import SEEDS, needs_seeds
+from two_nodes_records import two_node_run
 
 matplotlib.use("Agg")
 
@@ -338,3 +342,29 @@ def test_plots_render_with_the_machine_note():
     assert published.lines  # Luecke et al.'s pure MPI and hybrid times
     assert any("outlier" in t.get_text() for t in fig.axes[1].texts)
     assert any("cannot show" in t.get_text() for t in fig.axes[0].texts)
+
+
+# ------------------------------------------------ the multi-node section (lab 07)
+
+
+def test_alltoall_across_two_nodes_counts_the_messages_that_cross(tmp_path):
+    runs = [two_node_run("alltoall_4x1"), two_node_run("alltoall_2x2")]  # real: 2 nodes
+    table = nodes_table(runs).set_index(["ranks", "threads"])
+    assert table["nodes"].tolist() == [2, 2]
+    assert table.loc[(4, 1), "ranks_per_node"] == 2 and table.loc[(2, 2), "ranks_per_node"] == 1
+    assert table.loc[(4, 1), "messages_across_nodes"] == 8  # 4 ranks x the 2 on the other node
+    assert table.loc[(2, 2), "messages_across_nodes"] == 2  # the two leaders, one message each
+    assert table.loc[(2, 2), "size"] == 4 * table.loc[(4, 1), "size"]  # T^2 larger, same bytes
+    published = published_nodes(REFERENCE["003-table-5"].frame)
+    assert list(published["nodes"]) == [4, 8, 16, 32, 64]
+    assert published.iloc[0].tolist() == [4, 65.61, 58.18]  # the best of 3 schedules
+    fig = nodes_plot(table.reset_index(), published, note="a note")
+    assert len(fig.axes) == 2
+    fig.savefig(tmp_path / "nodes.png")
+
+
+def test_across_nodes_on_one_node_runs_pure_mpi_and_one_rank():
+    runs = across_nodes(8, 1, 2, quick=True)
+    table = nodes_table(runs)
+    assert list(zip(table["ranks"], table["threads"], strict=True)) == [(2, 1), (1, 2)]
+    assert list(table["messages_across_nodes"]) == [0, 0]

@@ -460,3 +460,43 @@ def test_lab_runs_check_every_variant_and_name_the_level_refused():
     assert refused_run("hybrid1", thread_level="funneled") == ""  # it needs no more
     sched = schedule_runs([("static", 0), ("dynamic", 4)], threads=2, n=16, iterations=2)
     assert list(sched["schedule"]) == ["static", "dynamic"] and (sched["seconds"] > 0).all()
+
+
+# ------------------------------------------------ the multi-node section (lab 04)
+
+
+def test_halo_share_of_runs_on_two_nodes_against_the_published_share(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from hybridlab.halo.plots import halo_share_plot
+    from hybridlab.halo.tables import halo_share_table, published_halo_share
+    from hybridlab.reference import REFERENCE
+    from two_nodes_records import two_node_run
+
+    runs = [two_node_run("halo3d_4x1"), two_node_run("halo3d_2x2")]  # real: 2 nodes x 2 cores
+    table = halo_share_table(runs)
+    assert list(table["label"]) == ["4x1 pure", "2x2 masteronly"]
+    assert list(table["nodes"]) == [2, 2]
+    assert ((table["halo_share"] > 0) & (table["halo_share"] < 1)).all()
+    assert table["halo_share"].tolist() == (table["halo"] / table["sum"]).tolist()
+    published = published_halo_share(REFERENCE["000-appendix-a5"].frame)
+    assert list(published["threads"]) == [1, 1, 2, 3, 4, 6, 8, 12, 24]  # pure MPI, then A.23
+    pure = published[published["scheme"] == "pure MPI"].iloc[0]
+    assert float(pure["halo_share"]) == pytest.approx(0.12286 / 3.0408)
+    assert set(published["table"]) == {"A.23"}
+    xt4 = published_halo_share(REFERENCE["000-appendix-a5"].frame, "XT4", 128)
+    assert list(xt4["threads"]) == [1, 1, 2, 4]
+    fig = halo_share_plot(table, published, title="2 nodes", note="a note")
+    assert len(fig.axes) == 2
+    fig.savefig(tmp_path / "share.png")
+
+
+def test_node_runs_on_one_node_check_their_checksums():
+    from hybridlab.halo.exercise import node_runs
+    from hybridlab.halo.tables import halo_share_table
+
+    runs = node_runs(1, 2, 8, 2)
+    assert [(int(r.records["ranks"].iloc[0]), int(r.records["threads"].iloc[0])) for r in runs] \
+        == [(2, 1), (1, 2)]  # fmt: skip
+    assert list(halo_share_table(runs)["nodes"]) == [1, 1]

@@ -13,16 +13,20 @@ import pandas as pd
 import pytest
 
 import hybridlab as hl
+from hybridlab.p2p import paths as p2p_paths
+from hybridlab.p2p.exercise import path_sweeps
 from hybridlab.p2p.hockney import piecewise_hockney
 from hybridlab.p2p.plots import (
     aggregation_plot,
     knee_plot,
+    paths_plot,
     progress_plot,
     sendmodes_plot,
     sweep_plot,
 )
 from hybridlab.p2p.tables import aggregation_ratio, progress_table
 from hybridlab.reference import REFERENCE
+from two_nodes_records import two_node_run
 
 matplotlib.use("Agg")
 
@@ -378,3 +382,34 @@ def test_kit_fits_are_unavailable_under_any_name_while_graded():
             hockney.piecewise_hockney([1, 2], [1, 2])
         assert namespace["other"] is len
     assert hockney.hockney_fit([1.0, 2.0, 4.0], [1.0, 2.0, 4.0]).beta > 0
+
+
+# ------------------------------------------------ the multi-node section (lab 03)
+
+
+def test_paths_on_two_nodes_each_get_a_fit_and_a_knee(tmp_path):
+    sweeps = {path: two_node_run(f"pingpong_{path.replace(' ', '_')}")
+              for path in (p2p_paths.INSIDE, p2p_paths.ACROSS)}  # fmt: skip
+    fits = p2p_paths.path_fits(sweeps)
+    table = p2p_paths.paths_table(sweeps, fits).set_index("path")
+    assert table.loc[p2p_paths.INSIDE, "hosts"] == 1  # real records: both ranks on node1 ...
+    assert table.loc[p2p_paths.ACROSS, "hosts"] == 2  # ... and one rank on each node
+    for path, fit in fits.items():
+        sizes = sorted(sweeps[path].records["bytes"].unique())
+        assert sizes[0] < fit.switch_bytes <= sizes[-1]  # the knee is one of the swept sizes
+        assert table.loc[path, "knee_bytes"] == fit.switch_bytes
+        assert table.loc[path, "one_MiB_us"] > 0  # the sweep reached 1 MiB
+    published = p2p_paths.published_paths(REFERENCE["002-slides-14-17"].frame)
+    assert list(published["path"]) == [p2p_paths.INSIDE, p2p_paths.ACROSS]
+    assert list(published["milliseconds"]) == [2.0, 9.6]
+    assert float(published["ratio_to_inside"].iloc[1]) == pytest.approx(4.8)
+    fig = paths_plot(sweeps, fits, published, note="a note")
+    assert len(fig.axes) == 2 and "a note" in [t.get_text() for t in fig.axes[0].texts]
+    fig.savefig(tmp_path / "paths.png")
+
+
+def test_path_sweeps_on_one_node_has_only_the_inside_path():
+    sweeps = path_sweeps(1, min_bytes=1, max_bytes=64, samples=1, iterations=10, skip=1,
+                         iterations_large=2, skip_large=1)  # fmt: skip
+    assert list(sweeps) == [p2p_paths.INSIDE]
+    assert len(sweeps[p2p_paths.INSIDE].meta["hosts"]) == 1

@@ -26,6 +26,23 @@ def test_placement_map_marks_cpus_shared_by_threads(tmp_path):
     assert len(ax.get_xticks()) == 8
 
 
+def test_placement_map_draws_one_map_per_node(tmp_path):
+    topo = read_topology(fake_sysfs(tmp_path))
+    records = pd.DataFrame(
+        {"rank": [0, 1, 2, 3], "thread": [0, 0, 0, 0], "cpu": [0, 0, 0, 1], "numa": [0] * 4,
+         "host": ["node1", "node2", "node2", "node1"]}
+    )  # fmt: skip
+    fig = placement_map(records, topo, "2 nodes")
+    assert [ax.get_title() for ax in fig.axes] == [
+        "2 nodes, node node1: ranks 0, 3",
+        "2 nodes, node node2: ranks 1, 2",
+    ]
+    # cpu 0 is shared on node2 (ranks 1 and 2), not on node1: each node has its own CPUs
+    assert [[t.get_text() for t in ax.texts].count("shared") for ax in fig.axes] == [0, 1]
+    with pytest.raises(ValueError, match="one map each"):
+        placement_map(records, topo, ax=fig.axes[0])
+
+
 def test_placement_map_needs_rank_thread_and_cpu(tmp_path):
     topo = read_topology(fake_sysfs(tmp_path))
     with pytest.raises(ValueError, match=r"missing: \['cpu'\]"):

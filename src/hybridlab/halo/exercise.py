@@ -4,7 +4,9 @@ the schedules; and the student's C built into halo2d.c and checked: (a) exchange
 hybrid 1's loop; (d) overlap_iteration(), funnelled with overlap: the master exchanges the halos
 while the team computes the rows that do not need them. The only part of the halo topic that
 compiles and runs kernels; the answers come from the serial numpy reference (halo.serial), the
-thread level from hybridlab.compliance.
+thread level from hybridlab.compliance. The multi-node section's runs are here too:
+node_runs(nodes, ...) runs halo3d with its ranks on several nodes of an allocation, every split of
+a node's cores, checksums checked.
 
     runs2 = breakdown_runs_2d(SHAPES, n=256, iterations=10)      # every variant at every P x T
     square = shape_runs(256, 256, pure_ranks=4, ranks=2, threads=2, bind="cores", iterations=10)
@@ -34,6 +36,7 @@ from .serial import (
     check_grid,
     check_grid3d,
     jacobi2d,
+    jacobi3d,
 )
 from .tables import breakdown_table
 
@@ -285,3 +288,29 @@ def overlap_against_blocking(kernel: Kernel, n: int, iterations: int,
     return (run_program(kernel, variant="overlap", **common),
             run_program("halo2d", variant="hybrid1", **common))  # fmt: skip
 
+
+def node_runs(
+    nodes: int, cores_per_node: int, n: int, iterations: int, timeout: float = 300.0
+) -> list[Results]:
+    """halo3d on `nodes` nodes for every split of each node's cores into ranks x threads: pure
+    MPI with one thread, master only with more (MPI outside the parallel region, as the
+    published master-only tables). Each run's checksum is compared with jacobi3d's
+    (AssertionError naming the split); splits the grid cannot take are skipped."""
+    want, _ = jacobi3d(n, n, n, iterations)
+    runs = []
+    for threads in (t for t in range(1, cores_per_node + 1) if cores_per_node % t == 0):
+        ranks = nodes * cores_per_node // threads
+        variant = "pure" if threads == 1 else "masteronly"
+        try:
+            check_grid3d(n, n, n, ranks, threads, variant)
+        except ValueError:
+            continue
+        res = run_program("halo3d", ranks=ranks, threads=threads, nodes=nodes, bind="cores",
+                          thread_level=THREAD_LEVEL_3D[variant], variant=variant, nx=n, ny=n,
+                          nz=n, iterations=iterations, timeout=timeout)  # fmt: skip
+        got = float(res.records.query("record == 'checksum'")["checksum"].iloc[0])
+        assert abs(got - want) <= 1e-12 * max(1.0, abs(want)), (
+            f"{ranks}x{threads} {variant} on {nodes} nodes: checksum {got!r}, expected {want!r}"
+        )
+        runs.append(res)
+    return runs

@@ -2,7 +2,8 @@
 run repeated to see its threads move, the triad bound against piled onto one core (lab 00); the
 student's own placement under every binding the machine allows, and weak scaling of a memory-bound and a
 compute-bound kernel (kernels_c/placement.c) with ranks packed and spread; the student's
-node-aware sum (kernels_c/node_sum.c) built, run on real and made-up nodes, and checked."""
+node-aware sum (kernels_c/node_sum.c) built, run on real and made-up nodes, and checked; rank
+maps on a grid of ranks spread over the nodes of an allocation (kernels_c/grid_exchange.c)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import hybridlab as hl
 
 from ..placement import BIND_MODES, Placement, PlacementError
 from ..student_c import build_student, run_student
+from . import tables
 
 
 def binding_runs(
@@ -147,3 +149,28 @@ def check_student_nodes(
                      "leaders": sorted(int(r) for r in nodes.query("leader == 1")["rank"]),
                      "median_us": 1e6 * float(times.median())})
     return pd.DataFrame(rows)
+
+
+def grid_runs(
+    rows: int,
+    cols: int,
+    maps: dict[str, list[int]],
+    nodes: int,
+    bytes: int = 65536,
+    reps: int = 20,
+    timeout: float = 120.0,
+) -> tuple[dict[str, hl.Results], hl.Results]:
+    """Nearest-neighbour messages on a rows x cols grid (kernels_c/grid_exchange.c) on `nodes`
+    nodes, once per rank map (map name -> node of each grid position): a first run in the
+    launcher's order says where each rank is, then each map puts its ranks in place
+    (tables.grid_order). Unbound, so a grid larger than the CPUs still runs (its timings then
+    mean little). Returns the runs per map and the first run."""
+    common = {"ranks": rows * cols, "threads": 1, "bind": "none", "nodes": nodes,
+              "timeout": timeout, "rows": rows, "cols": cols, "bytes": bytes, "reps": reps}  # fmt: skip
+    launched = hl.run_program("grid_exchange", **common)
+    where = tables.node_of_ranks(tables.rank_hosts(launched))
+    runs = {}
+    for name, node_of_position in maps.items():
+        order = tables.grid_order(where, node_of_position)
+        runs[name] = hl.run_program("grid_exchange", order=",".join(map(str, order)), **common)
+    return runs, launched

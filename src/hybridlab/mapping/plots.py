@@ -297,3 +297,31 @@ def weak_scaling_plot(
         )
     fig.tight_layout()
     return fig
+
+
+def cut_links_plot(
+    table: pd.DataFrame, published: pd.DataFrame, *, grid: str, note: str | None = None
+) -> Figure:
+    """Left: for each rank map of the `grid` (e.g. '2 x 4 ranks on 2 nodes'), the inter-node
+    links the model counts against the links the run's messages crossed (from the records);
+    right: Rabenseifner, slide 13 (2 SMP nodes of 8 CPUs). `note` (what this machine cannot
+    show) is written on the left panel."""
+    fig, (ax, ref) = plt.subplots(1, 2, figsize=(11, 3.8))
+    x = np.arange(len(table))
+    ax.bar(x - 0.2, table["model_cut_links"], 0.4, color="0.7", label="model (cut_links)")
+    ax.bar(x + 0.2, table["measured_cut_links"], 0.4, color=CUT,
+           label="measured: messages across nodes / 2")  # fmt: skip
+    ax.set_xticks(x, table["map"])
+    ax.set_ylabel("inter-node links")
+    ax.set_title(f"{grid}: cut links, model and measured", fontsize=9)
+    ax.legend(fontsize=8, loc="upper right")
+    ax.set_ylim(0, max(1, float(table[["model_cut_links", "measured_cut_links"]].max().max())) * 1.6)
+    if note:
+        machine_note(ax, note, where="top", width=60)
+    ref.bar(published["mapping"], published["inter_node_links"], color=CUT)
+    for i, v in enumerate(published["inter_node_links"]):
+        ref.text(i, v, str(v), ha="center", va="bottom", fontsize=8)
+    ref.set_ylabel("inter-node links")
+    ref.set_title("Published: Rabenseifner, slide 13 (16 ranks, 2 nodes of 8 CPUs)", fontsize=9)
+    fig.tight_layout()
+    return fig

@@ -13,6 +13,9 @@ student's Python answers with the kit's fits unavailable:
     kernel = build_student_overlap(code)
     check_student_overlap(kernel)      # AssertionError / ThreadComplianceError / KernelError
     overlap_variants(kernel, bytes=2**21, flops=5000, samples=3)   # the four variants timed
+
+The multi-node section's runs are here too: path_sweeps(nodes, ...) sweeps a ping-pong inside a
+node and across two nodes of an allocation.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from ..launch import run_program
 from ..records import Results
 from ..student_c import build_student
 from . import hockney
+from .paths import ACROSS, INSIDE
 
 SIGNATURE = (
     "void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm, "
@@ -110,3 +114,11 @@ def overlap_variants(kernel: Kernel, *, bytes: int, flops: int, samples: int,
                        variants="compute,message,blocking,student", bytes=bytes, steps=steps,
                        flops=flops, poll=poll, samples=samples, timeout=timeout)  # fmt: skip
 
+
+def path_sweeps(nodes: int, **sweep) -> dict[str, Results]:
+    """The ping-pong sweep (mode=sweep, `sweep` = its size range, samples and OSU counts) with
+    both ranks on one node, and, when `nodes` >= 2, with one rank on each of two nodes."""
+    paths = {INSIDE: 1} | ({ACROSS: 2} if nodes >= 2 else {})
+    return {path: run_program("pingpong", ranks=2, threads=1, bind="none", nodes=n,
+                              mode="sweep", **sweep)
+            for path, n in paths.items()}  # fmt: skip

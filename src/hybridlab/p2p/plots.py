@@ -6,6 +6,7 @@ knee, send modes against a late receiver, and the aggregation ratio beside the S
     aggregation_plot(records, REFERENCE["002-slides-14-17"].frame, fit=pw.below)
     progress_plot(progress_table([res_plain, res_async]), REFERENCE["001-table-4"].frame)
     knee_plot({"default": sweep, "raised": sweep_raised}, knees, predicted)   # before and after
+    paths_plot(sweeps, path_fits(sweeps), published_paths(REFERENCE["002-slides-14-17"].frame))
 
 Plots take the pingpong kernel's records (tables from p2p.tables) and return a Figure; they
 launch nothing.
@@ -20,9 +21,11 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..plots.notes import machine_note
 from ..plots.palette import OKABE_ITO
 from ..records import Results, as_frame, require_columns
 from .hockney import HockneyFit, PiecewiseHockney, aggregated_time, piecewise_hockney
+from .paths import ACROSS, INSIDE
 from .tables import aggregation_ratio
 
 _BLUE, _ORANGE, _GREEN, _VERMILLION = OKABE_ITO[5], OKABE_ITO[1], OKABE_ITO[3], OKABE_ITO[6]
@@ -233,3 +236,49 @@ def knee_plot(
     ax.legend(fontsize=8)
     return fig
 
+
+PATH_COLOURS = {INSIDE: _BLUE, ACROSS: _VERMILLION}
+PATH_MARKERS = {INSIDE: "o", ACROSS: "s"}  # a second channel beside colour
+
+
+def paths_plot(
+    sweeps: dict[str, Results | pd.DataFrame],
+    fits: dict[str, PiecewiseHockney],
+    published: pd.DataFrame,
+    note: str | None = None,
+) -> Figure:
+    """Left: the median half round trip of each path (log-log) with its two Hockney lines and
+    its knee; right: Rabenseifner, slides 14-16 (1 MB exchanged inside and across SR8000
+    nodes). `note` (what this machine cannot show) is written on the left panel."""
+    fig, (ax, ref) = plt.subplots(1, 2, figsize=(11, 4.2), width_ratios=(1.6, 1))
+    for path, records in sweeps.items():
+        df = as_frame(records)
+        colour, fit = PATH_COLOURS.get(path, "black"), fits[path]
+        med = df.groupby("bytes")["seconds"].median()
+        ax.loglog(med.index, med.to_numpy() * 1e6, PATH_MARKERS.get(path, "^"), ms=3,
+                  color=colour, base=2,
+                  label=f"{path}: knee {fit.switch_bytes:.0f} B")  # fmt: skip
+        for part, sizes in ((fit.below, med.index[med.index < fit.switch_bytes]),
+                            (fit.above, med.index[med.index >= fit.switch_bytes])):  # fmt: skip
+            line = part.predict(sizes) * 1e6
+            keep = line > 0  # a negative fitted alpha has no place on a log axis
+            ax.plot(sizes[keep], line[keep], "-", color=colour, lw=1)
+        ax.axvline(fit.switch_bytes, color=colour, ls=":", lw=1)
+    _sizes_axis(ax)
+    ax.set_ylabel("half round trip (us)")
+    ax.set_title("ping-pong per path: samples' median, Hockney lines, knee (dotted)", fontsize=9)
+    ax.legend(fontsize=8, loc="lower right")
+    if note:
+        machine_note(ax, note, where="top", width=70)
+    bars = ref.bar(published["path"], published["milliseconds"],
+                   color=[PATH_COLOURS[p] for p in published["path"]])  # fmt: skip
+    for bar, path in zip(bars, published["path"], strict=True):
+        bar.set_hatch("//" if path == ACROSS else "")
+    for i, (ms, ratio) in enumerate(zip(published["milliseconds"], published["ratio_to_inside"],
+                                        strict=True)):  # fmt: skip
+        ref.text(i, ms, f"{ms:.1f} ms ({ratio:.1f}x)", ha="center", va="bottom", fontsize=8)
+    ref.set_ylabel("ms per 1 MB exchange (MPI_Sendrecv)")
+    ref.set_title("Published: Rabenseifner, slides 14-16\n(Hitachi SR8000, 8 nodes x 8 CPUs, "
+                  "pure MPI)", fontsize=9)  # fmt: skip
+    fig.tight_layout()
+    return fig
