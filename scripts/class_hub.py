@@ -32,7 +32,7 @@ from pathlib import Path
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from slurm_cluster import OneNodeSlurm, free_ports, why_slurm_cannot_run  # noqa: E402
+from slurm_cluster import SlurmCluster, free_ports, why_slurm_cannot_run  # noqa: E402
 
 from hybridlab import _reaper as reaper  # noqa: E402
 
@@ -96,7 +96,7 @@ class ClassHub:
 
     def __init__(self, scratch: Path):
         self.scratch = scratch
-        self.slurm = OneNodeSlurm(scratch / "slurm")
+        self.slurm = SlurmCluster(scratch / "slurm")
         self.exchange = scratch / "exchange"
         self.hub_dir = scratch / "hub"
         self.state_file = scratch / "state.json"

@@ -56,6 +56,7 @@ OPT_IN = {
     "grading_full": "make test-grading-full",
     "slurm": "make test-slurm",
     "hub": "make test-hub",
+    "multinode": "make test-multinode",
 }
 
 
