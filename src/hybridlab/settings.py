@@ -37,6 +37,11 @@ SETTINGS = (
     Setting("HYBRIDLAB_GRADING", "<checkout>/grading", "the nbgrader course folder"),
     Setting("HYBRIDLAB_LABS", "<checkout>/labs", "the released notebooks"),
     Setting(
+        "HYBRIDLAB_EXCHANGE",
+        "<checkout>/grading/exchange",
+        "nbgrader's exchange folder (a class hub's shared one, e.g. /srv/nbgrader/exchange)",
+    ),
+    Setting(
         "HYBRIDLAB_RUNS", "unset", "off: a notebook keeps no <notebook>_runs/ (grading sets it)"
     ),
     Setting("HYBRIDLAB_TAG", "set by the kit", "marks one cluster's processes", user=False),
