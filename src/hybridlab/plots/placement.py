@@ -19,7 +19,8 @@ def placement_map(
     title: str | None = None,
     ax: Axes | None = None,
 ) -> Figure:
-    """One column per CPU; a box for each (rank, thread) that ran there, CPUs shared in red."""
+    """One column per CPU; a box for each (rank, thread) that ran there; a CPU shared by threads
+    has its boxes stacked, outlined thick and labelled "shared"."""
     frame = as_frame(records)
     require_columns(frame, ["rank", "thread", "cpu"], "placement maps")
     frame = frame.drop_duplicates(["rank", "thread"])
