@@ -39,11 +39,13 @@ def mpi_calls_plot(
             broken += call.calls if bad else 0
             ax.barh(y, call.calls, left=left, height=0.7, color=THREAD_LEVEL_COLOURS[call.needs],
                     hatch=BREAKS if bad else None, edgecolor="black", lw=2.0 if bad else 0.5)  # fmt: skip
-            ink = ink_on(THREAD_LEVEL_COLOURS[call.needs])
+            fill = THREAD_LEVEL_COLOURS[call.needs]
+            # on a hatched segment the words get a plain patch of its colour behind them
+            text = {"ha": "center", "va": "center", "color": ink_on(fill),
+                    "bbox": {"fc": fill, "ec": "none", "pad": 0.8} if bad else None}  # fmt: skip
             ax.text(left + call.calls / 2, y - 0.08, f"{call.call.removeprefix('MPI_')} x{call.calls}",
-                    ha="center", va="center", fontsize=7, color=ink)  # fmt: skip
-            ax.text(left + call.calls / 2, y + 0.2, call.needs, ha="center", va="center",
-                    fontsize=6, color=ink)  # fmt: skip
+                    fontsize=7, **text)  # fmt: skip
+            ax.text(left + call.calls / 2, y + 0.2, call.needs, fontsize=6, **text)
             left += call.calls
     ax.set_yticks(range(len(rows)), [f"rank {r}, thread {t}" for r, t in rows])
     ax.invert_yaxis()
