@@ -9,7 +9,7 @@ LAB_DIR   ?= labs
 PYTEST_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: setup lab test book release grade lint bench clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm test-openmpi
+.PHONY: setup lab test book release grade lint bench bench-p2p clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm test-multinode bench-multinode test-openmpi
 
 setup: $(STAMP)
 	@$(BIN)/hybridlab build --all --quiet
@@ -54,6 +54,11 @@ test-browser: setup
 test-slurm: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m slurm tests/test_slurm.py $(PYTEST_ARGS)
 
+# A two-node Slurm cluster on this machine (root; slurm-wlm, munge, bubblewrap): each node's
+# slurmd in namespaces of its own; engines and programs across the nodes inside `salloc -N 2`.
+test-multinode: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m multinode tests/test_multinode.py $(PYTEST_ARGS)
+
 # Every real lab graded round trip in the sandbox (about 10 minutes on 2 cores for the ten labs).
 test-grading-full: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m grading_full tests/test_grading.py $(PYTEST_ARGS)
@@ -83,7 +88,7 @@ release: setup
 grade: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/hybridlab grade $(LAB)
 
-BENCH_PARTS := benchmarks/foundation_results.md benchmarks/sync_results.md benchmarks/p2p_results.md benchmarks/halo_results.md benchmarks/memory_results.md benchmarks/mapping_results.md benchmarks/collectives_results.md
+BENCH_PARTS := benchmarks/foundation_results.md benchmarks/sync_results.md benchmarks/p2p_results.md $(wildcard benchmarks/multinode_results.md) benchmarks/halo_results.md benchmarks/memory_results.md benchmarks/mapping_results.md benchmarks/collectives_results.md
 BENCH_PARTS += benchmarks/modelling_results.md
 BENCH_PARTS += benchmarks/pykernels_results.md
 BENCH_PARTS += benchmarks/tracers_results.md
@@ -92,6 +97,12 @@ BENCH_PARTS += $(wildcard benchmarks/labs_results.md)
 # Every lab's solution notebook at full size, one at a time (long: minutes per lab).
 bench-labs: setup
 	PATH="$(abspath $(BIN)):$$PATH" IPP_NONINTERACTIVE=1 $(PY) benchmarks/bench_labs.py
+	cat $(BENCH_PARTS) > benchmarks/RESULTS.md
+
+# Start-up and ping-pong across the kit's 2-node Slurm cluster against one node (root; the
+# packages of test-multinode); its report goes into RESULTS.md after the point-to-point one.
+bench-multinode: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_multinode.py
 	cat $(BENCH_PARTS) > benchmarks/RESULTS.md
 
 bench: setup
@@ -105,6 +116,11 @@ bench: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_modelling.py
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_pykernels.py
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_tracers.py
+	cat $(BENCH_PARTS) > benchmarks/RESULTS.md
+
+# The ping-pong benchmark alone, with its side-by-side against an OSU-style loop (quiet machine).
+bench-p2p: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_p2p.py
 	cat $(BENCH_PARTS) > benchmarks/RESULTS.md
 
 lint: setup

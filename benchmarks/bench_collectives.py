@@ -160,7 +160,7 @@ def markdown(info: dict, tables: list, same, fft, demo, args, loads) -> str:
     lines += [
         "No OSU micro-benchmarks binary could be built here: OSU is in neither Debian's nor",
         "PyPI's package lists, and no other source is reachable, so `osu_alltoall` itself has not",
-        "been run beside these numbers (DESIGN section 5 asks for that check; the goal is within",
+        "been run beside these numbers (the book's *How the kit measures* asks for that check; the goal is within",
         "10 %). The tables above are printed in its format so that the check is a diff away.",
         "",
     ]

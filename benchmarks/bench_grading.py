@@ -34,7 +34,7 @@ from pathlib import Path
 import nbformat
 
 from hybridlab import notebooks, own_runs
-from hybridlab.grading import autograde, course, gradebook
+from hybridlab.grading import autograde, course, gradebook, reference
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -131,12 +131,12 @@ def phases(root: Path, lab: str) -> dict[str, float]:
 def one_lab(
     lab: str, n: int, jobs: int | None, label: str, *, replay: bool = True, runs: Path | None = None
 ) -> dict:
-    """Grade n submissions of `lab` in a fresh course (`replay`: c.Limits.replay_runs; `runs`:
+    """Grade n submissions of `lab` in a fresh course (`replay`: c.GradingPolicy.replay_runs; `runs`:
     the runs folder every submission hands in)."""
     root = Path(tempfile.mkdtemp(prefix=f"bench-grading-{lab}-")) / "course"
     root.mkdir(parents=True)
     config = (REPO / "grading" / "nbgrader_config.py").read_text()
-    (root / "nbgrader_config.py").write_text(config + f"\nc.Limits.replay_runs = {replay}\n")
+    (root / "nbgrader_config.py").write_text(config + f"\nc.GradingPolicy.replay_runs = {replay}\n")
     shutil.copytree(REPO / "grading" / "source" / lab, root / "source" / lab)
     start = time.monotonic()
     (released,) = course.release([lab], root=root, labs_dir=root / "labs")
@@ -144,7 +144,7 @@ def one_lab(
     kinds = make_class(root, lab, n, released, runs)
     load_before = os.getloadavg()[0]
     start = time.monotonic()
-    timing = autograde.reference_timing(root, lab, quick=True, sandboxed=True)
+    timing = reference.reference_timing(root, lab, quick=True, sandboxed=True)
     reference_s = time.monotonic() - start
     say(f"{lab} {label}: reference run {reference_s:.0f} s; grading {n} submissions")
     report = autograde.grade(lab, root=root, jobs=jobs, progress=True)
@@ -240,7 +240,7 @@ def write(results: list[dict], args, out: Path) -> None:
         "bubblewrap sandbox (quick mode). With replay (the default) a submission gets the "
         "solution's recorded output for each kernel run it makes the same way, and its own C "
         "code and other runs run for real; `sequential, measuring` turns replay off "
-        "(`c.Limits.replay_runs = False`) and grades one at a time: the grader's path before "
+        "(`c.GradingPolicy.replay_runs = False`) and grades one at a time: the grader's path before "
         "replay. The class is a third each of the instructor solution, the blank released lab, "
         "and a faulty answer (lab 02: `imbalance_report` divides by zero; lab 04: "
         "`exchange_halos` never exchanges). `parallel, own runs` (with `--own-runs`) grades "

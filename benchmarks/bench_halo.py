@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         "from the last-level cache at every point. Without cache blocking the 3-D ratio is "
         "expected to be the lower one; it is a property of the loop, not of the timers.",
         "",
-        "Timings on a shared or virtual machine drift (DESIGN section 4): compare ratios from one "
+        "Timings on a shared or virtual machine drift (the book's *How the kit measures*): compare ratios from one "
         "run, not absolute numbers from different runs.",
         "",
     ]

@@ -8,7 +8,7 @@ cache) and a chain of integer multiply-adds in registers. For 1 .. usable CPUs r
 bound packed (`bind="cores"`) and spread (`bind="spread"`), each run gives the slowest rank's
 median seconds per repetition; the slowdown is that time over the 1-rank time of the same work
 and binding (1.0 = perfect weak scaling). Each configuration is repeated; the table gives the
-median over repeats, with the probe state (DESIGN section 4) and the load average of every run,
+median over repeats, with the probe state (the book's *How the kit measures*) and the load average of every run,
 because on a shared 2-core VM both change what the numbers mean. Nothing is asserted.
 
     python benchmarks/bench_mapping.py [--repeats 3] [--quick] [--out benchmarks/mapping_results.md]

@@ -2,7 +2,7 @@
 """Point-to-point latency and bandwidth measured by the kit (kernels_c/pingpong.c, mode=sweep),
 written to benchmarks/p2p_results.md (and p2p_results.json).
 
-OSU osu_latency method (DESIGN section 5): rank 0 and rank 1 ping-pong a message; `skip`
+OSU osu_latency method (the book's *How the kit measures*): rank 0 and rank 1 ping-pong a message; `skip`
 warm-up round trips are discarded, then `iterations` are timed and halved (OSU counts: 10000
 and 100 skipped up to 8 KiB, 1000 and 10 above, scaled by --scale). Two numbers, for 2 ranks
 bound to cores:
@@ -13,10 +13,12 @@ bound to cores:
 
 Each run takes `--samples` samples; runs are repeated `--repeats` times, interleaved with each
 other. The table gives the median over all samples with min and max, and the core-to-core probe
-state of every run. Nothing is asserted: this is a benchmark, not a test.
+state of every run. Then the side-by-side (p2p_osu.py): the kit beside a minimal OSU-style loop
+of our own, `--osu-repeats` alternating repeats, the ratio kit / reference at 8 B, 1 KiB and
+1 MiB. Nothing is asserted: this is a benchmark, not a test.
 
     python benchmarks/bench_p2p.py [--repeats 5] [--samples 10] [--scale 1.0] [--quick]
-                                   [--out benchmarks/p2p_results.md]
+                                   [--osu-repeats 9] [--out benchmarks/p2p_results.md]
                                    [--json benchmarks/p2p_results.json]
 """
 
@@ -27,7 +29,17 @@ import statistics
 from pathlib import Path
 
 import hybridlab as hl
-from _common import Progress, describe_machine, machine_lines, write_json, write_report
+import p2p_osu
+from _common import (
+    Progress,
+    describe_machine,
+    load_lines,
+    machine_lines,
+    other_load,
+    scrub_paths,
+    write_json,
+    write_report,
+)
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -90,7 +102,7 @@ def summarise(runs: list[dict]) -> list[dict]:
     return rows
 
 
-def markdown(info: dict, rows: list[dict], args) -> str:
+def markdown(info: dict, rows: list[dict], osu: dict, load: list[dict], args) -> str:
     lines = [
         "# Point-to-point benchmark (kernels_c/pingpong.c)",
         "",
@@ -110,12 +122,7 @@ def markdown(info: dict, rows: list[dict], args) -> str:
             f"| {r['quantity']} | {r['median']:.3f} | {r['min']:.3f} | {r['max']:.3f} | "
             f"{r['unit']} | {r['samples']} | {r['iterations']} | {r['probe']} |"
         )
-    lines += [
-        "",
-        "No OSU binary is installed in the venv, so these numbers are not yet checked against",
-        "`osu_latency` on the same machine (DESIGN section 5 asks for that check).",
-        "",
-    ]
+    lines += ["", *load_lines(load), *p2p_osu.markdown(osu, scrub_paths)]
     return "\n".join(lines)
 
 
@@ -125,23 +132,44 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=10)
     parser.add_argument("--scale", type=float, default=1.0, help="scale the OSU iteration counts")
     parser.add_argument("--quick", action="store_true", help="2 repeats, 3 samples, scale 0.1")
+    parser.add_argument(
+        "--osu-repeats", type=int, default=9, help="alternating repeats of the side-by-side"
+    )
     parser.add_argument("--out", type=Path, default=HERE / "p2p_results.md")
     parser.add_argument("--json", type=Path, default=HERE / "p2p_results.json")
     args = parser.parse_args()
     if args.quick:
         args.repeats, args.samples, args.scale = 2, 3, 0.1
     info = describe_machine()
+    load = [other_load("before")]
     runs = []
     for repeat in range(args.repeats):
         for name, size in POINTS:
             say(f"run {repeat + 1}/{args.repeats}: {name} at {size} B")
             runs.append(one_run(size, args))
+    load.append(other_load("after the kit's sweep"))
+    osu = p2p_osu.side_by_side(args.osu_repeats, say)
+    load.append(other_load("after the side-by-side"))
     rows = summarise(runs)
-    write_report(args.out, markdown(info, rows, args))
-    write_json(args.json, {"machine": info, "rows": rows, "runs": runs})
+    write_report(args.out, markdown(info, rows, osu, load, args))
+    write_json(
+        args.json,
+        {
+            "machine": info,
+            "rows": rows,
+            "runs": runs,
+            "load": load,
+            "osu_style": osu,
+            "osu_style_rows": p2p_osu.rows(osu),
+        },
+    )
     for r in rows:
         say(
             f"{r['quantity']}: median {r['median']:.3f} {r['unit']} ({r['min']:.3f}..{r['max']:.3f})"
+        )
+    for r in p2p_osu.rows(osu):
+        say(
+            f"{r['bytes']} B: kit / OSU-style reference {r['ratio']:.3f}, echo=1 {r['echo_ratio']:.3f}"
         )
     say(f"wrote {args.out} and {args.json}")
 

@@ -2,7 +2,7 @@
 """Synchronisation overheads measured by the kit (kernels_c/syncbench.c), written to
 benchmarks/sync_results.md (and sync_results.json).
 
-EPCC syncbench method (DESIGN section 5): for each construct, the median time per repetition of
+EPCC syncbench method (the book's *How the kit measures*): for each construct, the median time per repetition of
 the test loop minus that of the reference loop, with the spread sqrt(sd_test^2 + sd_ref^2), from
 `samples` outer samples of at least `target_ms` each. Measured here:
 

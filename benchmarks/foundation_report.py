@@ -282,7 +282,7 @@ def write(data: dict, path: Path) -> None:
         "mpiexec. It is a ratio of self-timed medians, so launch costs do not enter it. A ratio "
         "inside 0.9 .. 1.1 means the engines are transparent to within the noise of this "
         "machine; a single repeat can fall outside because memory bandwidth on this virtual "
-        "machine drifts (DESIGN section 4 saw 4x within an hour), which is why the modes "
+        "machine drifts (4x within an hour on the course's 2-core VM; the book's *How the kit measures*), which is why the modes "
         "alternate and the ratio is taken of medians over repeats. The core probe tells the two "
         "states of the virtual CPUs apart (SMT siblings of one host core: about 60-120 ns; "
         "separate cores: about 350 ns); only runs made in the same state are like with like, "

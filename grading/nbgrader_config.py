@@ -17,7 +17,7 @@ c.CourseDirectory.course_id = "hybridlab"
 c.Exchange.root = str(HERE / "exchange")
 
 # Seconds per cell when nbgrader runs a notebook itself (e.g. `nbgrader autograde` by hand).
-# `hybridlab grade` derives tighter limits from the solution's own run (Limits below).
+# `hybridlab grade` derives tighter limits from the solution's own run (GradingPolicy below).
 c.Execute.timeout = 300
 
 # Autograde: nbgrader's Execute step replaced by the sandboxed one (src/hybridlab/grading/
@@ -41,19 +41,21 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 
-# Limits of one submission (hybridlab.grading.sandbox.Limits; these are the defaults).
+# What one sandbox may use (hybridlab.grading.sandbox.Limits; these are the defaults).
 c.Limits.memory_mb = 3072  # the whole sandbox: kernel, controller, engines (cgroup or rlimit)
 c.Limits.tasks = 768  # processes + threads in one sandbox (cgroup pids.max)
 c.Limits.output_bytes = 200_000  # kept per cell; the rest is cut with a marker
 c.Limits.disk_mb = 1024  # each writable folder (work, /tmp, /dev/shm): a tmpfs in the memory cgroup
-c.Limits.factor = 4.0  # time limits = factor x the solution's quick run (cell and notebook)
-c.Limits.cell_minimum = 60  # seconds, at least, per cell
-c.Limits.submission_minimum = 240  # seconds, at least, per submission
-c.Limits.restarts = 4  # fresh sandboxes per submission after a cell kills or hangs the kernel
-c.Limits.jobs = 0  # submissions at once; 0: twice the cores / (ranks x threads of the lab)
-c.Limits.replay_runs = True  # submissions get the solution's kernel runs back (replay.py)
 c.Limits.sandbox_user = "hybridlab-grader"  # kernels run as this user when grading as root
-c.Limits.unsandboxed = False  # True grades WITHOUT a sandbox: trusted code only
+
+# The grader's policy (hybridlab.grading.policy.GradingPolicy; these are the defaults).
+c.GradingPolicy.factor = 4.0  # time limits = factor x the solution's quick run (cell and notebook)
+c.GradingPolicy.cell_minimum = 60  # seconds, at least, per cell
+c.GradingPolicy.submission_minimum = 240  # seconds, at least, per submission
+c.GradingPolicy.restarts = 4  # fresh sandboxes per submission after a cell kills or hangs the kernel
+c.GradingPolicy.jobs = 0  # submissions at once; 0: twice the cores / (ranks x threads of the lab)
+c.GradingPolicy.replay_runs = True  # submissions get the solution's kernel runs back (replay.py)
+c.GradingPolicy.unsandboxed = False  # True grades WITHOUT a sandbox: trusted code only
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.begin_solution_delimeter = "BEGIN SOLUTION"

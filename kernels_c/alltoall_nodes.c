@@ -11,7 +11,7 @@
  *
  * Check: every value each rank receives equals what MPI_Alltoall delivers, element by element
  * (value (r, d, k) = (r * P + d) * count + k, so a value out of place is seen), in every one of
- * `reps` repetitions. Records: "time" per variant and repetition on rank 0 (slowest rank);
+ * `nodes.reps` repetitions. Records: "time" per variant and repetition on rank 0 (slowest rank);
  * "check" on rank 0 (ok, wrong = values wrong over all ranks and repetitions, values, nodes).
  */
 #include "hybridlab.h"
@@ -20,9 +20,6 @@
 #ifdef HL_STUDENT_ALLTOALL
 void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
                     MPI_Comm leaders);
-#define VARIANTS 2
-#else
-#define VARIANTS 1
 #endif
 
 const char *const hl_kernel_description =
@@ -30,72 +27,61 @@ const char *const hl_kernel_description =
     "scatter), every received value checked against MPI_Alltoall";
 
 const hl_param hl_kernel_params[] = {
-    {"variant", "flat", "flat (MPI_Alltoall) | student (two levels, lab 07 exercise)"},
-    {"ranks_per_node", "0", "0: real nodes (MPI_COMM_TYPE_SHARED); k > 0: nodes of k ranks"},
+    HL_NODES_PARAMS,
     {"count", "4", "doubles each rank sends to each rank"},
-    {"reps", "3", "repetitions (each one checked and timed)"},
     HL_END_PARAMS,
 };
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     int ok = 1;
-    static const char *const variants[] = {"flat", "student"};
-    int variant = hl_param_choice(ctx, "variant", variants, VARIANTS);
-    if (variant < 0) return -1;
-    long rpn = hl_param_long(ctx, "ranks_per_node", 0, &ok);
-    long count = ok ? hl_param_long(ctx, "count", 1, &ok) : 0;
-    long reps = ok ? hl_param_long(ctx, "reps", 1, &ok) : 0;
+    long count = hl_param_long(ctx, "count", 1, &ok);
     if (!ok) return -1;
-    int rank = 0, size = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    int rank = ctx->rank, size = ctx->size;
     if (count * size > (1L << 22)) return hl_fail(ctx, "count=%ld is too large", count);
-    hl_fake_ranks_per_node = (int)rpn;
-    MPI_Comm node = MPI_COMM_NULL;
-    hl_node_split(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-    MPI_Comm leaders = hl_node_leaders(comm, node);
-    int per_node = 0, node_rank = 0, equal = 1, nodes = 0;
-    MPI_Comm_size(node, &per_node);
-    MPI_Comm_rank(node, &node_rank);
-    int mine[2] = {per_node, -per_node};
-    MPI_Allreduce(MPI_IN_PLACE, mine, 2, MPI_INT, MPI_MAX, comm);
-    equal = mine[0] == -mine[1] && size % per_node == 0;
-    if (!equal || rank / per_node * per_node + node_rank != rank)
+    hl_nodes nodes;
+    if (hl_nodes_make(ctx, comm, &nodes) != 0) return -1;
+    int per_node = nodes.node_size, consecutive = rank == nodes.leader + nodes.node_rank;
+    int mine[3] = {per_node, -per_node, !consecutive};
+    MPI_Allreduce(MPI_IN_PLACE, mine, 3, MPI_INT, MPI_MAX, comm);
+    if (mine[0] != -mine[1] || mine[2] || size % per_node != 0) {
+        hl_nodes_free(&nodes);
         return hl_fail(ctx, "nodes must hold the same number of consecutive ranks (%d ranks, "
-                            "ranks_per_node=%ld)", size, rpn);
-    nodes = size / per_node;
+                            "ranks_per_node=%ld)", size, nodes.ranks_per_node);
+    }
 
     size_t n = (size_t)count * (size_t)size;
     double *send = malloc(n * sizeof *send), *recv = malloc(n * sizeof *recv);
     double *want = malloc(n * sizeof *want);
-    if (!send || !recv || !want) return hl_fail(ctx, "no memory for %zu values", n);
+    if (!send || !recv || !want) {
+        free(send), free(recv), free(want), hl_nodes_free(&nodes);
+        return hl_fail(ctx, "no memory for %zu values", n);
+    }
     for (size_t i = 0; i < n; i++) send[i] = (double)((size_t)rank * n + i);
     MPI_Alltoall(send, (int)count, MPI_DOUBLE, want, (int)count, MPI_DOUBLE, comm);
 
     long wrong = 0;
-    for (long rep = 0; rep < reps; rep++) {
+    for (long rep = 0; rep < nodes.reps; rep++) {
         for (size_t i = 0; i < n; i++) recv[i] = NAN;
-        MPI_Barrier(comm);
-        double t0 = hl_now();
-        if (variant == 0)
+        double t0 = hl_start_together(comm);
+        if (nodes.variant == HL_FLAT)
             MPI_Alltoall(send, (int)count, MPI_DOUBLE, recv, (int)count, MPI_DOUBLE, comm);
 #ifdef HL_STUDENT_ALLTOALL
-        if (variant == 1) alltoall_nodes(send, recv, (int)count, comm, node, leaders);
+        if (nodes.variant == HL_STUDENT)
+            alltoall_nodes(send, recv, (int)count, comm, nodes.node, nodes.leaders);
 #endif
-        double seconds = hl_now() - t0;
+        double seconds = hl_slowest_since(comm, t0);
         for (size_t i = 0; i < n; i++) wrong += memcmp(&recv[i], &want[i], sizeof *recv) != 0;
-        MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &seconds, &seconds, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
         if (rank == 0)
             hl_emit(ctx, "\"record\":\"time\",\"variant\":\"%s\",\"repetition\":%ld,\"seconds\":%.9g",
-                    variants[variant], rep, seconds);
+                    hl_node_variant_names[nodes.variant], rep, seconds);
     }
     MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, comm);
     if (rank == 0)
         hl_emit(ctx, "\"record\":\"check\",\"ok\":%d,\"wrong\":%ld,\"values\":%ld,\"nodes\":%d,"
                      "\"ranks_per_node\":%d,\"variant\":\"%s\"",
-                wrong == 0, wrong, (long)n * size * reps, nodes, per_node, variants[variant]);
-    if (leaders != MPI_COMM_NULL) MPI_Comm_free(&leaders);
-    MPI_Comm_free(&node);
+                wrong == 0, wrong, (long)n * size * nodes.reps, nodes.nodes, per_node,
+                hl_node_variant_names[nodes.variant]);
+    hl_nodes_free(&nodes);
     free(send);
     free(recv);
     free(want);

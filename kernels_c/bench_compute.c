@@ -3,9 +3,10 @@
  * Each repetition runs a[i] = b[i] + s * c[i] over n doubles with `omp parallel for`, sums a[]
  * in the same loop (a reduction, so no extra memory pass) and MPI_Allreduces that checksum over
  * the communicator, so every repetition involves OpenMP threads, memory traffic and MPI progress.
- * The method is DESIGN section 5 (hl_measure): warm-up, inner repetitions until one sample lasts
- * about 1 ms on every rank, a discarded pass, then `samples` outer samples. Thread 0 of every rank emits one record per sample with the
- * seconds per repetition and the bytes a repetition moves on that rank (24 * n, the STREAM way).
+ * The method is the kit's (hl_measure; book: How the kit measures): warm-up, inner repetitions
+ * until one sample lasts about 1 ms on every rank, a discarded pass, then `samples` outer
+ * samples. Thread 0 of every rank emits one record per sample with the seconds per repetition
+ * and the bytes a repetition moves on that rank (24 * n, the STREAM way).
  *
  * The data are chosen so that the checksum is exact in any summation order (every value and
  * every partial sum is a multiple of 0.5 far below 2^52): it must equal the serial expectation

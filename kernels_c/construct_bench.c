@@ -1,6 +1,6 @@
 /* construct_bench: the EPCC method around one OpenMP construct, written in a notebook (lab 02).
  *
- * What is timed is stated by three things, in EPCC syncbench's way (DESIGN section 5):
+ * What is timed is stated by three things, in EPCC syncbench's way (book: How the kit measures):
  *     construct_test(arg, inner)     a parallel region in which every thread repeats `inner`
  *                                    times: hl_delay(s->delay), then the construct, which
  *                                    protects one update of s->updates

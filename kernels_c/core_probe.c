@@ -3,7 +3,8 @@
  * Two threads pinned to cpu_a and cpu_b bounce a counter through one shared atomic variable.
  * A round trip of tens of nanoseconds means the two CPUs are SMT siblings of one core; a few
  * hundred means separate cores. Recorded before and after a measurement, it tells apart the
- * machine states that a virtual machine can move between (DESIGN section 4).
+ * machine states that a virtual machine can move between (book: How the kit measures, "Where
+ * it ran").
  * No MPI: the harness calls hl_probe_roundtrip_ns() from its own process.
  */
 #define _GNU_SOURCE

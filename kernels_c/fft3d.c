@@ -16,9 +16,10 @@
  *   loop 7  pack: block q gets the k3 in [q*m, q*m+m)    rearrange
  *           MPI_Alltoall back                                          alltoall
  *   loop 8  unpack into out[k3 local][k2][k1]           rearrange
- * The threads share every loop (schedule(runtime): OMP_SCHEDULE or the `schedule` parameter);
- * only the master thread calls MPI (Luecke et al. used omp single with MPI_THREAD_MULTIPLE; funneled is
- * enough here). The master times each phase between the barriers that end the loops.
+ * The threads share every loop (schedule(runtime): the `schedule` parameter, or OMP_SCHEDULE with
+ * schedule=runtime); only the master thread calls MPI (Luecke et al. used omp single with
+ * MPI_THREAD_MULTIPLE; funneled is enough here). Every thread times the phases between the
+ * barriers that end the loops (hl_phase); the records are the master's.
  *
  * 1-D FFTs: FFTW 3 (libfftw3.so.3, loaded at run time with dlopen, one plan per length executed
  * by every thread on its own lines, as Luecke et al. called ACML's ZFFT1M inside `omp do`), or, when FFTW
@@ -43,8 +44,7 @@ const char *const hl_kernel_description =
 const hl_param hl_kernel_params[] = {
     {"n", "64", "grid side: n^3 complex points; ranks must divide n"},
     {"repetitions", "5", "timed repetitions after one warm-up (Luecke et al.: minimum of 10 trials)"},
-    {"schedule", "static", "schedule of the OpenMP loops: static, dynamic, guided or runtime"},
-    {"chunk", "0", "chunk size of the schedule (0: the default)"},
+    HL_SCHEDULE_PARAMS,
     {"fft", "auto", "1-D FFTs: auto (FFTW if it loads, else builtin), fftw or builtin"},
     {"checks", "4", "output points per rank checked against a direct DFT sum"},
     {"dump", "0", "1: emit every output point as a record (n <= 32)"},
@@ -206,41 +206,43 @@ typedef struct {
     MPI_Comm comm;
 } grid;
 
-/* One forward 3-D FFT of g->x; the result is left in g->x (normal form). Adds each phase's time
- * (master thread, between barriers) to t[]. */
-static void fft3d(grid *g, double t[PH_COUNT]) {
+/* The global transpose, inside the team's parallel region: the master sends every rank its
+ * block of `send` with MPI_Alltoall (n*m*m numbers each), the team waits at a barrier. Returns
+ * the end of the thread's alltoall phase. */
+static double transpose(const grid *g, cplx *send, cplx *recv, hl_timers *me, double mark) {
+    const int count = (int)(g->n * g->m * g->m);
+#pragma omp master
+    MPI_Alltoall(send, count, MPI_C_DOUBLE_COMPLEX, recv, count, MPI_C_DOUBLE_COMPLEX, g->comm);
+#pragma omp barrier
+    return hl_phase(me, PH_ALLTOALL, mark);
+}
+
+/* One forward 3-D FFT of g->x by `nthreads` threads; the result is left in g->x (normal form).
+ * Adds each thread's phase times (between the barriers that end the loops) to acc[thread]. */
+static void fft3d(grid *g, hl_timers *acc, int nthreads) {
     const long n = g->n, m = g->m, p = g->p;
     cplx *x = g->x, *y = g->y;
     const fft1d *f = g->f;
-    const int count = (int)(n * m * m);
-#pragma omp parallel
+#pragma omp parallel num_threads(nthreads)
     {
-        int master = omp_get_thread_num() == 0;
-        double mark = master ? hl_now() : 0.0;
-#define PHASE(ph)                                                                                \
-    do {                                                                                         \
-        if (master) {                                                                            \
-            double now = hl_now();                                                               \
-            t[ph] += now - mark;                                                                 \
-            mark = now;                                                                          \
-        }                                                                                        \
-    } while (0)
+        hl_timers *me = &acc[omp_get_thread_num()];
+        double mark = hl_now();
         /* loop 1: FFT along i */
 #pragma omp for schedule(runtime) collapse(2)
         for (long k = 0; k < m; k++)
             for (long j = 0; j < n; j++) fft1d_line(f, &x[(k * n + j) * n]);
-        PHASE(PH_FFT);
+        mark = hl_phase(me, PH_FFT, mark);
         /* loop 2: y[k][i][j] = x[k][j][i] */
 #pragma omp for schedule(runtime) collapse(2)
         for (long k = 0; k < m; k++)
             for (long i = 0; i < n; i++)
                 for (long j = 0; j < n; j++) y[(k * n + i) * n + j] = x[(k * n + j) * n + i];
-        PHASE(PH_REARRANGE);
+        mark = hl_phase(me, PH_REARRANGE, mark);
         /* loop 3: FFT along j (now contiguous); y[k][k1][k2] */
 #pragma omp for schedule(runtime) collapse(2)
         for (long k = 0; k < m; k++)
             for (long i = 0; i < n; i++) fft1d_line(f, &y[(k * n + i) * n]);
-        PHASE(PH_FFT);
+        mark = hl_phase(me, PH_FFT, mark);
         /* loop 4: x[q][k][b][a] = y[k][q*m + b][a]: block q holds the k1 rank q will own */
 #pragma omp for schedule(runtime) collapse(2)
         for (long q = 0; q < p; q++)
@@ -248,13 +250,8 @@ static void fft3d(grid *g, double t[PH_COUNT]) {
                 for (long b = 0; b < m; b++)
                     memcpy(&x[((q * m + k) * m + b) * n], &y[(k * n + q * m + b) * n],
                            sizeof(cplx) * (size_t)n);
-        PHASE(PH_REARRANGE);
-#pragma omp master
-        {
-            MPI_Alltoall(x, count, MPI_C_DOUBLE_COMPLEX, y, count, MPI_C_DOUBLE_COMPLEX, g->comm);
-        }
-#pragma omp barrier
-        PHASE(PH_ALLTOALL);
+        mark = hl_phase(me, PH_REARRANGE, mark);
+        mark = transpose(g, x, y, me, mark);
         /* loop 5: y[q][k][b][a] came from rank q (j3 = q*m + k): x[b][a][q*m + k] */
 #pragma omp for schedule(runtime) collapse(2)
         for (long b = 0; b < m; b++)
@@ -262,12 +259,12 @@ static void fft3d(grid *g, double t[PH_COUNT]) {
                 for (long q = 0; q < p; q++)
                     for (long k = 0; k < m; k++)
                         x[(b * n + a) * n + q * m + k] = y[((q * m + k) * m + b) * n + a];
-        PHASE(PH_REARRANGE);
+        mark = hl_phase(me, PH_REARRANGE, mark);
         /* loop 6: FFT along j3 */
 #pragma omp for schedule(runtime) collapse(2)
         for (long b = 0; b < m; b++)
             for (long a = 0; a < n; a++) fft1d_line(f, &x[(b * n + a) * n]);
-        PHASE(PH_FFT);
+        mark = hl_phase(me, PH_FFT, mark);
         /* loop 7: y[q][b][a][c] = x[b][a][q*m + c]: block q holds the k3 rank q will own */
 #pragma omp for schedule(runtime) collapse(2)
         for (long q = 0; q < p; q++)
@@ -275,13 +272,8 @@ static void fft3d(grid *g, double t[PH_COUNT]) {
                 for (long a = 0; a < n; a++)
                     memcpy(&y[((q * m + b) * n + a) * m], &x[(b * n + a) * n + q * m],
                            sizeof(cplx) * (size_t)m);
-        PHASE(PH_REARRANGE);
-#pragma omp master
-        {
-            MPI_Alltoall(y, count, MPI_C_DOUBLE_COMPLEX, x, count, MPI_C_DOUBLE_COMPLEX, g->comm);
-        }
-#pragma omp barrier
-        PHASE(PH_ALLTOALL);
+        mark = hl_phase(me, PH_REARRANGE, mark);
+        mark = transpose(g, y, x, me, mark);
         /* loop 8: x[q][b][a][c] came from rank q (k1 = q*m + b): y[c][a][q*m + b] */
 #pragma omp for schedule(runtime) collapse(2)
         for (long c = 0; c < m; c++)
@@ -289,8 +281,7 @@ static void fft3d(grid *g, double t[PH_COUNT]) {
                 for (long q = 0; q < p; q++)
                     for (long b = 0; b < m; b++)
                         y[(c * n + a) * n + q * m + b] = x[((q * m + b) * n + a) * m + c];
-        PHASE(PH_REARRANGE);
-#undef PHASE
+        hl_phase(me, PH_REARRANGE, mark);
     }
     cplx *swap = g->x; /* the result is in y: make it x */
     g->x = g->y;
@@ -318,30 +309,19 @@ static cplx direct(long n, long k1, long k2, long k3) {
     return sum;
 }
 
-static int set_schedule(hl_ctx *ctx, const char *name, long chunk) {
-    omp_sched_t kind;
-    if (strcmp(name, "static") == 0) kind = omp_sched_static;
-    else if (strcmp(name, "dynamic") == 0) kind = omp_sched_dynamic;
-    else if (strcmp(name, "guided") == 0) kind = omp_sched_guided;
-    else if (strcmp(name, "runtime") == 0) return 0; /* OMP_SCHEDULE decides */
-    else return hl_fail(ctx, "unknown schedule '%s' (valid: static, dynamic, guided, runtime)", name);
-    omp_set_schedule(kind, (int)chunk);
-    return 0;
-}
-
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     int ok = 1;
     long n = hl_param_long(ctx, "n", 2, &ok);
     long reps = ok ? hl_param_long(ctx, "repetitions", 1, &ok) : 0;
-    long chunk = ok ? hl_param_long(ctx, "chunk", 0, &ok) : 0;
     long checks = ok ? hl_param_long(ctx, "checks", 0, &ok) : 0;
     long dump = ok ? hl_param_long(ctx, "dump", 0, &ok) : 0;
     if (!ok) return -1;
     const char *which = hl_param_str(ctx, "fft");
-    const char *schedule = hl_param_str(ctx, "schedule");
     if (strcmp(which, "auto") && strcmp(which, "fftw") && strcmp(which, "builtin"))
         return hl_fail(ctx, "unknown fft '%s' (valid: auto, fftw, builtin)", which);
-    if (set_schedule(ctx, schedule, chunk) != 0) return -1;
+    long chunk = 0;
+    const char *schedule = hl_param_schedule(ctx, &chunk);
+    if (!schedule) return -1;
     int p = ctx->size, rank = ctx->rank;
     if (n % p != 0)
         return hl_fail(ctx, "%d ranks do not divide n=%ld: MPI_Alltoall needs equal slabs "
@@ -362,10 +342,12 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     size_t points = (size_t)(n * n * m);
     grid g = {n, m, p, rank, malloc(sizeof(cplx) * points), malloc(sizeof(cplx) * points), &f,
               comm};
-    int have = g.x && g.y, all = 0;
+    int nthreads = omp_get_max_threads();
+    hl_timers *acc = hl_timers_new(nthreads);
+    int have = g.x && g.y && acc, all = 0;
     MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, comm);
     if (!all) {
-        free(g.x), free(g.y), fft1d_free(&f);
+        free(g.x), free(g.y), hl_timers_free(acc, nthreads), fft1d_free(&f);
         return hl_fail(ctx, "could not allocate two arrays of %zu complex numbers", points);
     }
     const char *library = f.use_fftw ? f.fftw.version : "builtin radix-2";
@@ -376,11 +358,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     long wrong = 0;
     double worst_rel = 0.0;
     for (long rep = -1; rep < reps; rep++) { /* rep -1: warm-up, not recorded */
-        double t[PH_COUNT] = {0};
+        hl_timers_clear(acc, nthreads);
         fill(&g);
-        MPI_Barrier(comm);
-        double t0 = hl_now();
-        fft3d(&g, t);
+        double t0 = hl_start_together(comm);
+        fft3d(&g, acc, nthreads);
         double total = hl_now() - t0;
         /* Parseval on every repetition: cheap, and catches a transpose that lost data */
         double out_energy = 0.0, sums[2] = {in_energy, 0.0}, all_sums[2];
@@ -397,11 +378,11 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                     "\"record\":\"phase\",\"phase\":\"%s\",\"repetition\":%ld,\"n\":%ld,"
                     "\"ranks\":%d,\"threads\":%d,\"schedule\":\"%s\",\"fft\":\"%s\","
                     "\"seconds\":%.9e",
-                    phase_names[ph], rep, n, p, omp_get_max_threads(), schedule, library, t[ph]);
+                    phase_names[ph], rep, n, p, nthreads, schedule, library, acc[0].t[ph]);
         hl_emit(ctx,
                 "\"record\":\"phase\",\"phase\":\"total\",\"repetition\":%ld,\"n\":%ld,"
                 "\"ranks\":%d,\"threads\":%d,\"schedule\":\"%s\",\"fft\":\"%s\",\"seconds\":%.9e",
-                rep, n, p, omp_get_max_threads(), schedule, library, total);
+                rep, n, p, nthreads, schedule, library, total);
     }
 
     /* checksum of the result (the same every repetition), and direct DFT checks */
@@ -437,7 +418,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                 "\"messages_per_rank\":%d",
                 n, p, omp_get_max_threads(), library, all_cs[0], all_cs[1], worst_rel,
                 checks * p, dft_all, (long)(sizeof(cplx) * (size_t)(n * m * m)), p);
-    free(g.x), free(g.y);
+    free(g.x), free(g.y), hl_timers_free(acc, nthreads);
     fft1d_free(&f);
     long wrong_all = 0;
     MPI_Allreduce(&wrong, &wrong_all, 1, MPI_LONG, MPI_SUM, comm);

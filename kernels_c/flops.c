@@ -9,7 +9,9 @@
  * array and many updates this measures the flop rate the kit's compiler flags reach (the
  * roofline's ceiling); with a large array and few updates it is memory-bound.
  *
- * Method: warm-up sweep, `sweeps` sweeps per sample, `ntimes` samples, best kept. The result is
+ * Method: warm-up sweep, `sweeps` sweeps per sample (sweeps=0: hl_calibrate doubles them until
+ * a sample lasts 10 ms on the slowest rank), `ntimes` samples each timed on the slowest rank
+ * (hl_start_together / hl_slowest_since), best kept. The result is
  * checked: every element's final value equals the same recurrence replayed on a scalar.
  * Records: rank 0 emits "flops" (best_s, flops, bytes, gflop_s, intensity) and every sample as
  * "time"; every thread emits "thread".
@@ -31,6 +33,12 @@ const hl_param hl_kernel_params[] = {
 #define LANES 16
 static const double MUL = 0.999999, ADD = 1e-6;
 
+typedef struct {
+    double *x;
+    long n, fma;
+    long done; /* sweeps applied so far, for the check */
+} sweeps_args;
+
 static void sweep(double *restrict x, long n, long fma) {
 #pragma omp for schedule(static)
     for (long i = 0; i < n; i += LANES) {
@@ -41,6 +49,14 @@ static void sweep(double *restrict x, long n, long fma) {
             for (int l = 0; l < LANES; l++) v[l] = v[l] * MUL + ADD;
         for (int l = 0; l < LANES; l++) x[i + l] = v[l];
     }
+}
+
+/* `inner` sweeps by the team (an hl_work_fn). */
+static void run_sweeps(void *arg, long inner) {
+    sweeps_args *w = arg;
+#pragma omp parallel
+    for (long s = 0; s < inner; s++) sweep(w->x, w->n, w->fma);
+    w->done += inner;
 }
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
@@ -69,33 +85,17 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #pragma omp parallel for schedule(static)
     for (long i = 0; i < n; i++) x[i] = 1.0 + (double)(i % 7);
 
-    /* Calibrate: double the sweeps until one sample takes at least 10 ms. */
-    long done = 1; /* sweeps applied so far (the warm-up) */
-#pragma omp parallel
-    sweep(x, n, fma);
-    if (sweeps == 0) {
-        sweeps = 1;
-        for (;;) {
-            double t0 = hl_now();
-#pragma omp parallel
-            for (long s = 0; s < sweeps; s++) sweep(x, n, fma);
-            double took = hl_now() - t0, slowest = took;
-            done += sweeps;
-            MPI_Allreduce(&took, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-            if (slowest >= 0.01 || sweeps >= (1L << 30)) break;
-            sweeps *= 2;
-        }
-    }
+    sweeps_args w = {x, n, fma, 0};
+    if (sweeps == 0)
+        sweeps = hl_calibrate(comm, run_sweeps, &w, 0.01); /* warms up first */
+    else
+        run_sweeps(&w, 1); /* warm-up */
     for (long k = 0; k < ntimes; k++) {
-        MPI_Barrier(comm);
-        double t0 = hl_now();
-#pragma omp parallel
-        for (long s = 0; s < sweeps; s++) sweep(x, n, fma);
-        double took = hl_now() - t0, slowest = took;
-        MPI_Reduce(&took, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
-        samples[k] = slowest;
-        done += sweeps;
+        double t0 = hl_start_together(comm);
+        run_sweeps(&w, sweeps);
+        samples[k] = hl_slowest_since(comm, t0);
     }
+    long done = w.done;
     /* Check: replay the recurrence for each starting value 1..7 (the compiler may contract
      * x*A+B into an FMA in the kernel but not here, so allow a relative 1e-9). */
     long wrong = 0;

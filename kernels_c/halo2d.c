@@ -7,8 +7,7 @@
  *            delta (MPI_THREAD_SERIALIZED, as Luecke et al. asks)
  *   hybrid3  one parallel region; `omp sections`: the two MPI_Sendrecv and the allreduce run in
  *            different threads at once (MPI_THREAD_MULTIPLE)
- * Loops use schedule(runtime); the schedule (static|dynamic|guided, chunk) is set at run time
- * with omp_set_schedule.
+ * Loops use schedule(runtime); the schedule and chunk parameters set it (hl_param_schedule).
  *
  * Grid: nx columns by ny rows of interior points plus a fixed boundary ring. Global point
  * (i, j), i = 0..ny+1 (row), j = 0..nx+1 (column), starts at
@@ -45,6 +44,7 @@
  * each iteration that late, so their neighbours' halos are surely in flight for that long.
  */
 #include "hybridlab.h"
+#include "hl_halo.h"
 
 #ifdef HL_STUDENT_EXCHANGE
 /* Lab 04 exercise: the student's halo exchange, used by variant=student (hybrid1 otherwise).
@@ -79,8 +79,7 @@ const hl_param hl_kernel_params[] = {
     {"nx", "256", "interior columns (length of a halo message)"},
     {"ny", "256", "interior rows, split over the ranks in blocks"},
     {"iterations", "100", "Jacobi iterations"},
-    {"schedule", "static", "OpenMP schedule of the loops: static | dynamic | guided"},
-    {"chunk", "0", "chunk size of the schedule (0: the schedule's default)"},
+    HL_SCHEDULE_PARAMS,
     {"stagger_us", "0", "variant=overlap (lab 04 exercise): odd ranks start each iteration late"},
     HL_TIMELINE_PARAMS,
     HL_END_PARAMS,
@@ -362,12 +361,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (!ok) return -1;
     long iterations = hl_param_long(ctx, "iterations", 0, &ok);
     if (!ok) return -1;
-    long chunk = hl_param_long(ctx, "chunk", 0, &ok);
-    if (!ok) return -1;
-    static const char *const schedules[] = {"static", "dynamic", "guided"};
-    static const omp_sched_t kinds[] = {omp_sched_static, omp_sched_dynamic, omp_sched_guided};
-    int schedule = hl_param_choice(ctx, "schedule", schedules, 3);
-    if (schedule < 0) return -1;
+    long chunk = 0;
+    const char *schedule = hl_param_schedule(ctx, &chunk);
+    if (!schedule) return -1;
     if (nx > 100000000L || ny > 100000000L || nx * ny > 400000000L)
         return hl_fail(ctx, "grid nx=%ld x ny=%ld is too large (at most 4e8 points)", nx, ny);
     if (ny < ctx->size)
@@ -375,7 +371,6 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                        "grid too small: ny=%ld rows cannot be split over %d ranks (each rank "
                        "needs at least one row); use ny >= %d or fewer ranks",
                        ny, ctx->size, ctx->size);
-    if (chunk > 1000000000L) return hl_fail(ctx, "parameter chunk=%ld is too large", chunk);
     long stagger_us = hl_param_long(ctx, "stagger_us", 0, &ok);
     if (!ok) return -1;
     if (stagger_us > 1000000L) return hl_fail(ctx, "parameter stagger_us=%ld is above 1 s", stagger_us);
@@ -398,7 +393,6 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         return -1;
 
     int nthreads = variant == V_PURE ? 1 : omp_get_max_threads();
-    omp_set_schedule(kinds[schedule], (int)chunk);
 
     grid2d g = {.comm = comm, .nx = nx, .w = nx + 2, .iterations = iterations,
                 .student = variant == V_STUDENT, .rank = ctx->rank, .stagger_us = stagger_us};
@@ -460,12 +454,8 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
              "\"variant\":\"%s\",\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,"
              "\"rows\":%ld,\"iterations\":%ld,\"schedule\":\"%s\",\"chunk\":%ld",
              variant_names[variant], ctx->size, nthreads, nx, ny, g.m, iterations,
-             schedules[schedule], chunk);
-    if (keep > 0 && (rc = hl_timeline_check(ctx, g.acc, nthreads)) != 0) goto done;
-    hl_emit_timers(ctx, g.acc, nthreads, hl_halo_phase_names, HL_HALO_PHASES, "%s", tail);
-    if (keep > 0)
-        hl_emit_timeline(ctx, g.acc, nthreads, hl_halo_phase_names, HL_HALO_PHASES, origin,
-                         "%s,\"recorded_iterations\":%ld", tail, keep);
+             schedule, chunk);
+    if ((rc = hl_halo_emit(ctx, g.acc, nthreads, keep, origin, tail)) != 0) goto done;
     if (ctx->rank == 0)
         hl_emit(ctx,
                 "\"record\":\"checksum\",\"checksum\":%.17g,\"delta\":%.17g,\"variant\":\"%s\","

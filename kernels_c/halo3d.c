@@ -33,6 +33,7 @@
  * barrier (other) while the master finishes the halo and the boundary shell.
  */
 #include "hybridlab.h"
+#include "hl_halo.h"
 
 const char *const hl_kernel_description =
     "3-D Jacobi on a 3-D process grid (Stathopoulos 2010, section 4.6): pure, masteronly, funnelled "
@@ -471,11 +472,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
              "\"comm_wait_us\":%ld",
              variant_names[variant], ctx->size, nthreads, n[0], n[1], n[2], dims[0], dims[1],
              dims[2], g.l[0], g.l[1], g.l[2], iterations, nonblocking, share, wait_us);
-    if (keep > 0 && (rc = hl_timeline_check(ctx, g.acc, nthreads)) != 0) goto done;
-    hl_emit_timers(ctx, g.acc, nthreads, hl_halo_phase_names, HL_HALO_PHASES, "%s", tail);
-    if (keep > 0)
-        hl_emit_timeline(ctx, g.acc, nthreads, hl_halo_phase_names, HL_HALO_PHASES, origin,
-                         "%s,\"recorded_iterations\":%ld", tail, keep);
+    if ((rc = hl_halo_emit(ctx, g.acc, nthreads, keep, origin, tail)) != 0) goto done;
     if (ctx->rank == 0)
         hl_emit(ctx,
                 "\"record\":\"checksum\",\"checksum\":%.17g,\"delta\":%.17g,\"variant\":\"%s\","

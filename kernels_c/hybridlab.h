@@ -1,36 +1,41 @@
-/* hybridlab.h: the measurement method and result records shared by every kernel.
+/* hybridlab.h: what a kernel is written against - its parameters, its records and the method
+ * that times it. Read this file to write a kernel; the machinery that runs one (hl_runtime.h)
+ * and the halo kernels' phases (hl_halo.h) live in their own headers.
  *
  * A kernel file includes this header once, before any system header (it defines _GNU_SOURCE),
  * and defines
  *     const char *const hl_kernel_description;
  *     const hl_param hl_kernel_params[];          (ends with HL_END_PARAMS)
  *     int hl_kernel(MPI_Comm comm, hl_ctx *ctx);   (0 on success, hl_fail(...) on error)
+ * Built as a shared library the harness calls it inside each MPI engine; built with -DHL_PROGRAM
+ * it is a program for mpiexec (hl_runtime.h). Either way every record is one JSON object per
+ * line, to which hl_emit() prefixes where it ran: rank, thread, cpu and numa node.
  *
- * Built as a shared library (the default) the header adds hl_entry(), which the Python harness
- * calls inside each MPI engine with the engine's communicator. Built with -DHL_PROGRAM it adds
- * main(), which initialises MPI itself and prints the same records as JSON lines on stdout.
- *
- * Every record is one JSON object per line. hl_emit() prefixes the fields that say where it ran:
- * rank, thread, cpu (sched_getcpu) and numa node (getcpu).
- *
- * The method (DESIGN section 5), so a kernel states only what it times:
+ * Parameters   hl_param_long(), hl_param_double(), hl_param_str(), hl_param_choice() (one name
+ *              of a list), hl_param_names(), hl_param_numbers(), hl_param_each() (comma lists),
+ *              hl_param_schedule() (the OpenMP schedule of schedule(runtime) loops),
+ *              hl_require_level() (fail clearly when MPI gave too low a thread level)
+ * Records      hl_emit(), hl_fail()
+ * The method (EPCC's common.c; the book's How the kit measures), one clock (hl_now,
+ * CLOCK_MONOTONIC), so a kernel states only what it times:
  *     hl_measure()        EPCC's benchmark(): warm-up, inner repetitions calibrated to a target
- *                         time on which the ranks agree, a discarded pass, N outer samples, and
- *                         the same for an optional reference (test - reference is computed from
- *                         the raw samples in Python, hybridlab.stats)
+ *                         time on which the ranks agree (hl_calibrate), a discarded pass, N
+ *                         outer samples, and the same for an optional reference (test -
+ *                         reference is computed from the raw samples in Python, hybridlab.stats)
+ *     hl_start_together(), hl_slowest_since()
+ *                         time one step on the slowest rank: the ranks leave a barrier, each
+ *                         times its part, the longest counts
  *     hl_delay()          EPCC's delay(), with hl_delay_rate() / hl_delay_length() to size it
- *     hl_timers_*()       per-thread phase timers (own cache lines), hl_barrier_phase(),
- *                         hl_emit_timers() for one "timer" record per thread and phase
- *     hl_phase()          ends a timed phase; with hl_timeline_new() also keeps its interval,
- *                         hl_emit_timeline() writes one "timeline" record (start/end) each
- *     hl_param_choice()   one name of a list; hl_param_names(), hl_param_numbers() and
- *                         hl_param_each(): comma lists as parameters
- *     hl_require_level()  fail with a clear message when MPI gave too low a thread level
+ *     hl_timers_*()       per-thread phase timers (own cache lines), hl_phase(),
+ *                         hl_barrier_phase(), hl_emit_timers() for one "timer" record per thread
+ *                         and phase; with hl_timeline_new() hl_phase() also keeps each interval
+ *                         and hl_emit_timeline() writes one "timeline" record (start/end) each
  *     hl_thread_cpu_now(), hl_sleep_us(), hl_sleep_seconds()
  *
  * Built with trace_mpi=True, hl_mpi_trace.h (included first by the compiler) records every MPI
  * call the kernel makes with its thread, for hybridlab.compliance. A kernel that includes
- * hl_touch.h after this header can trace which thread first touched each page of an array.
+ * hl_touch.h after this header can trace which thread first touched each page of an array;
+ * hl_nodes.h gives the node-aware exercises their (real or made-up) nodes.
  */
 #ifndef HYBRIDLAB_H
 #define HYBRIDLAB_H
@@ -51,7 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ---------------------------------------------------------------- parameters */
+/* ------------------------------------------------------------ what a kernel defines */
 
 typedef struct {
     const char *name;
@@ -88,67 +93,17 @@ static inline int hl_fail(hl_ctx *ctx, const char *fmt, ...) {
     return -1;
 }
 
-/* ------------------------------------------------------------------ placement */
+#define HL_ITEM_MAX 128 /* longest item of a comma-list parameter, with its '\0' */
 
-/* The CPU and NUMA node the calling thread runs on right now. */
-static inline void hl_where(int *cpu, int *numa) {
-    unsigned c = 0, n = 0;
-    if (syscall(SYS_getcpu, &c, &n, NULL) != 0) {
-        c = (unsigned)sched_getcpu();
-        n = 0;
-    }
-    *cpu = (int)c;
-    *numa = (int)n;
-}
+/* Reads one item of a list parameter: index, text; 0, or -1 after hl_fail. */
+typedef int (*hl_item_fn)(hl_ctx *ctx, const char *param, int index, const char *item,
+                          void *state);
 
-/* The calling thread's allowed CPUs as a JSON array, e.g. "[0,1]". */
-static inline void hl_allowed_cpus(char *buf, size_t cap) {
-    cpu_set_t set;
-    size_t used = 0;
-    buf[0] = '\0';
-    if (sched_getaffinity(0, sizeof set, &set) != 0) {
-        snprintf(buf, cap, "[]");
-        return;
-    }
-    used += (size_t)snprintf(buf + used, cap - used, "[");
-    int first = 1;
-    for (int c = 0; c < CPU_SETSIZE && used + 8 < cap; c++) {
-        if (CPU_ISSET(c, &set)) {
-            used += (size_t)snprintf(buf + used, cap - used, first ? "%d" : ",%d", c);
-            first = 0;
-        }
-    }
-    snprintf(buf + used, cap - used, "]");
-}
-
-static inline const char *hl_level_name(int level) {
-    switch (level) {
-    case MPI_THREAD_SINGLE: return "single";
-    case MPI_THREAD_FUNNELED: return "funneled";
-    case MPI_THREAD_SERIALIZED: return "serialized";
-    case MPI_THREAD_MULTIPLE: return "multiple";
-    default: return "unknown";
-    }
-}
+/* What runs around a kernel - argument checks, the records' buffer, crash reports, the library
+ * entry point and main() - which no kernel calls. */
+#include "hl_runtime.h"
 
 /* -------------------------------------------------------------------- records */
-
-static inline void hl_append(hl_ctx *ctx, const char *text, size_t n) {
-    if (ctx->len + n + 1 > ctx->cap) {
-        size_t cap = ctx->cap ? ctx->cap : 4096;
-        while (ctx->len + n + 1 > cap) cap *= 2;
-        char *grown = realloc(ctx->out, cap);
-        if (!grown) {
-            fprintf(stderr, "hybridlab: out of memory for records\n");
-            abort();
-        }
-        ctx->out = grown;
-        ctx->cap = cap;
-    }
-    memcpy(ctx->out + ctx->len, text, n);
-    ctx->len += n;
-    ctx->out[ctx->len] = '\0';
-}
 
 /* Emit one record: `fields` is the inside of a JSON object ("\"phase\":\"halo\",..."), to which
  * rank, thread, cpu and numa are prefixed. Safe to call from any OpenMP thread. */
@@ -168,53 +123,10 @@ static inline void hl_emit(hl_ctx *ctx, const char *fields, ...) {
     omp_unset_lock(&ctx->lock);
 }
 
-/* Each rank's description of where and how it runs, read by the harness as run metadata. */
-static inline void hl_emit_meta(hl_ctx *ctx) {
-    char host[256] = "", lib[MPI_MAX_LIBRARY_VERSION_STRING] = "", allowed[1024], line[2048];
-    int provided = 0, len = 0;
-    gethostname(host, sizeof host - 1);
-    MPI_Get_library_version(lib, &len);
-    lib[strcspn(lib, "\n")] = '\0'; /* the first line names the library and version */
-    for (char *p = lib; *p; p++)
-        if (*p == '"' || *p == '\\' || *p == '\t') *p = ' ';
-    MPI_Query_thread(&provided);
-    hl_allowed_cpus(allowed, sizeof allowed);
-    int n = snprintf(line, sizeof line,
-                     "{\"meta\":true,\"rank\":%d,\"size\":%d,\"host\":\"%s\",\"pid\":%d,"
-                     "\"thread_level\":\"%s\",\"omp_max_threads\":%d,\"allowed_cpus\":%s,"
-                     "\"mpi_library\":\"%s\"}\n",
-                     ctx->rank, ctx->size, host, (int)getpid(), hl_level_name(provided),
-                     omp_get_max_threads(), allowed, lib);
-    if (n >= (int)sizeof line) n = (int)sizeof line - 1;
-    hl_append(ctx, line, (size_t)n);
-}
+/* -------------------------------------------------------------- reading parameters */
 
-/* ----------------------------------------------------------- parameter access */
-
-static inline const hl_param *hl_find_param(const char *name, size_t n) {
-    for (const hl_param *p = hl_kernel_params; p->name; p++)
-        if (strlen(p->name) == n && strncmp(p->name, name, n) == 0) return p;
-    return NULL;
-}
-
-/* Check that every argument is a known "name=value"; fills ctx->error otherwise. */
-static inline int hl_check_args(hl_ctx *ctx) {
-    for (int i = 0; i < ctx->argc; i++) {
-        const char *eq = strchr(ctx->argv[i], '=');
-        if (!eq) return hl_fail(ctx, "argument '%s' is not name=value", ctx->argv[i]);
-        if (!hl_find_param(ctx->argv[i], (size_t)(eq - ctx->argv[i]))) {
-            char known[400] = "";
-            for (const hl_param *p = hl_kernel_params; p->name; p++) {
-                strncat(known, known[0] ? ", " : "", sizeof known - strlen(known) - 1);
-                strncat(known, p->name, sizeof known - strlen(known) - 1);
-            }
-            return hl_fail(ctx, "unknown parameter '%.*s' (known: %s)",
-                           (int)(eq - ctx->argv[i]), ctx->argv[i], known[0] ? known : "none");
-        }
-    }
-    return 0;
-}
-
+/* The value of parameter `name`: its last name=value argument, else its default in the table;
+ * NULL for a name the table does not hold. */
 static inline const char *hl_param_str(hl_ctx *ctx, const char *name) {
     size_t n = strlen(name);
     for (int i = ctx->argc - 1; i >= 0; i--)
@@ -259,29 +171,6 @@ static inline double hl_param_double(hl_ctx *ctx, const char *name, double min, 
     }
     return v;
 }
-
-/* The next item of a comma list, spaces trimmed, empty items skipped: its text (up to cap - 1
- * characters) in `item`, its full length returned; 0 at the end of the list. */
-static inline size_t hl_list_next(const char **cursor, char *item, size_t cap) {
-    const char *s = *cursor;
-    while (*s == ' ' || *s == ',') s++;
-    const char *end = s + strcspn(s, ","), *last = end;
-    while (last > s && last[-1] == ' ') last--;
-    size_t n = (size_t)(last - s);
-    *cursor = end;
-    if (n > 0) snprintf(item, cap, "%.*s", (int)n, s);
-    return n;
-}
-
-/* names[0..n) joined as "a, b, c" (for messages). */
-static inline void hl_join(char *buf, size_t cap, const char *const *names, int n) {
-    buf[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        strncat(buf, i ? ", " : "", cap - strlen(buf) - 1);
-        strncat(buf, names[i], cap - strlen(buf) - 1);
-    }
-}
-
 /* The index in `valid` (nvalid names) of parameter `name`'s value; -1 with ctx->error set
  * ("parameter variant=x is not one of a, b") when it is none of them. */
 static inline int hl_param_choice(hl_ctx *ctx, const char *name, const char *const *valid,
@@ -295,11 +184,32 @@ static inline int hl_param_choice(hl_ctx *ctx, const char *name, const char *con
                    list);
 }
 
-#define HL_ITEM_MAX 128
+/* The two parameters hl_param_schedule reads, for a kernel's hl_kernel_params table. */
+#define HL_SCHEDULE_PARAMS                                                                        \
+    {"schedule", "static",                                                                        \
+     "OpenMP schedule of the schedule(runtime) loops: static | dynamic | guided | runtime "      \
+     "(runtime: OMP_SCHEDULE decides)"},                                                          \
+    {"chunk", "0", "chunk size of the schedule (0: the schedule's default)"}
 
-/* Reads one item of a list parameter: index, text; 0, or -1 after hl_fail. */
-typedef int (*hl_item_fn)(hl_ctx *ctx, const char *param, int index, const char *item,
-                          void *state);
+/* Sets the schedule of the kernel's schedule(runtime) loops from its parameters `schedule` and
+ * `chunk` (omp_set_schedule; "runtime" leaves the schedule as it is: OMP_SCHEDULE's in a program
+ * of its own) and returns the schedule's name; NULL with ctx->error set when either is
+ * malformed. */
+static inline const char *hl_param_schedule(hl_ctx *ctx, long *chunk) {
+    static const char *const names[] = {"static", "dynamic", "guided", "runtime"};
+    static const omp_sched_t kinds[] = {omp_sched_static, omp_sched_dynamic, omp_sched_guided};
+    int ok = 1;
+    int which = hl_param_choice(ctx, "schedule", names, 4);
+    if (which < 0) return NULL;
+    *chunk = hl_param_long(ctx, "chunk", 0, &ok);
+    if (!ok) return NULL;
+    if (*chunk > 1000000000L) {
+        hl_fail(ctx, "parameter chunk=%ld is too large", *chunk);
+        return NULL;
+    }
+    if (which < 3) omp_set_schedule(kinds[which], (int)*chunk);
+    return names[which];
+}
 
 /* Calls `each` for every item of the comma-list parameter `name`; returns how many there are
  * (0 for an empty list), or -1 with ctx->error set. */
@@ -318,27 +228,6 @@ static inline int hl_param_each(hl_ctx *ctx, const char *name, hl_item_fn each, 
     return count;
 }
 
-typedef struct {
-    const char *what;          /* one item, for messages: "construct" */
-    const char *const *valid;  /* the names an item may take */
-    int nvalid;
-    int *out, max_out;
-} hl_names_state;
-
-static inline int hl_name_item(hl_ctx *ctx, const char *param, int index, const char *item,
-                               void *state) {
-    hl_names_state *st = state;
-    (void)param;
-    for (int v = 0; v < st->nvalid; v++)
-        if (strcmp(item, st->valid[v]) == 0) {
-            if (index < st->max_out) st->out[index] = v;
-            return 0;
-        }
-    char list[400];
-    hl_join(list, sizeof list, st->valid, st->nvalid);
-    return hl_fail(ctx, "unknown %s '%s' (valid: %s)", st->what, item, list);
-}
-
 /* A comma list of names from `valid` (nvalid of them), `what` naming one in messages ("unknown
  * construct 'x' (valid: a, b)"): the indices of the first max_out in `out`; returns how many the
  * list names (at least 1), or -1 with ctx->error set. */
@@ -348,23 +237,6 @@ static inline int hl_param_names(hl_ctx *ctx, const char *name, const char *what
     int count = hl_param_each(ctx, name, hl_name_item, &st);
     if (count == 0) return hl_fail(ctx, "parameter %s is empty: name at least one", name);
     return count;
-}
-
-typedef struct {
-    double *out;
-    int max_out;
-} hl_numbers_state;
-
-static inline int hl_number_item(hl_ctx *ctx, const char *param, int index, const char *item,
-                                 void *state) {
-    hl_numbers_state *st = state;
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(item, &end);
-    if (errno || end == item || *end || v != v)
-        return hl_fail(ctx, "%s: '%s' is not a number", param, item);
-    if (index < st->max_out) st->out[index] = v;
-    return 0;
 }
 
 /* A comma list of numbers: the first max_out in `out`; returns how many the list holds (0 for an
@@ -401,10 +273,27 @@ static inline int hl_require_level(hl_ctx *ctx, int needed, const char *who, ...
 
 /* ---------------------------------------------------------- measurement method */
 
+/* The kit's one clock (CLOCK_MONOTONIC, seconds): every timing of every kernel is taken with it. */
 static inline double hl_now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Starts a step the ranks of `comm` time together: a barrier (none for MPI_COMM_NULL: this rank
+ * alone), then hl_now(). End it with hl_slowest_since. */
+static inline double hl_start_together(MPI_Comm comm) {
+    if (comm != MPI_COMM_NULL) MPI_Barrier(comm);
+    return hl_now();
+}
+
+/* The seconds since t0 on the slowest rank of `comm`, on every rank: a step of work the ranks
+ * share lasts until its last rank is done. Every rank of comm must call it (MPI_COMM_NULL: this
+ * rank's own seconds). */
+static inline double hl_slowest_since(MPI_Comm comm, double t0) {
+    double took = hl_now() - t0, slowest = took;
+    if (comm != MPI_COMM_NULL) MPI_Allreduce(&took, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return slowest;
 }
 
 /* Runs the timed work `inner` times. */
@@ -419,9 +308,7 @@ static inline long hl_calibrate(MPI_Comm comm, hl_work_fn work, void *arg, doubl
     for (;;) {
         double t0 = hl_now();
         work(arg, inner);
-        double took = hl_now() - t0, slowest = took;
-        if (comm != MPI_COMM_NULL) MPI_Allreduce(&took, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-        if (slowest >= target || inner >= (1L << 40)) return inner;
+        if (hl_slowest_since(comm, t0) >= target || inner >= (1L << 40)) return inner;
         inner *= 2;
     }
 }
@@ -577,9 +464,10 @@ static inline int hl_measure(hl_ctx *ctx, const char *name, hl_work_fn test,
 
 #define HL_MAX_PHASES 7
 
-/* One interval a thread spent in a phase (hl_phase): hl_now() seconds. */
+/* One interval a thread spent in a phase (hl_phase): hl_now() seconds, and the thread's CPU
+ * seconds in it when its timeline counts CPU time (hl_timeline_cpu; 0 otherwise). */
 typedef struct {
-    double start, end;
+    double start, end, cpu;
     long iteration;
     int phase;
 } hl_interval;
@@ -598,14 +486,9 @@ typedef struct {
     long iteration;                       /* the iteration being timed (hl_timers_iteration) */
     long keep;                            /* iterations 0..keep-1 are kept */
     long dropped;                         /* intervals that found the buffer full */
+    int cpu;                              /* the timeline counts CPU time (hl_timeline_cpu) */
+    double cpu_mark;                      /* hl_thread_cpu_now() where the interval began */
 } hl_timers;
-
-/* The phases of a halo-exchange code, as Stathopoulos 2010, section 4.6 breaks its time down: stencil and
- * copy, halo exchange, the reduction of the convergence test, waiting at barriers, and the whole
- * iteration loop. halo2d, halo3d and the labs' own halo kernels report these. */
-enum { HL_JACOBI, HL_HALO, HL_REDUCTION, HL_OTHER, HL_TOTAL, HL_HALO_PHASES };
-static const char *const hl_halo_phase_names[HL_HALO_PHASES] = {"jacobi", "halo", "reduction",
-                                                                "other", "total"};
 
 /* Zeroed timers for `nthreads` threads (free with free()), or NULL. */
 static inline hl_timers *hl_timers_new(int nthreads) {
@@ -613,6 +496,14 @@ static inline hl_timers *hl_timers_new(int nthreads) {
     hl_timers *acc = aligned_alloc(_Alignof(hl_timers), bytes);
     if (acc) memset(acc, 0, bytes);
     return acc;
+}
+
+/* Zeroes the totals and partials (for the next repetition); timelines are kept. */
+static inline void hl_timers_clear(hl_timers *acc, int nthreads) {
+    for (int t = 0; t < nthreads; t++) {
+        memset(acc[t].t, 0, sizeof acc[t].t);
+        acc[t].partial = 0.0;
+    }
 }
 
 /* The threads' partials summed in thread order: the same answer whichever thread adds. */
@@ -685,17 +576,31 @@ static inline void hl_timers_iteration(hl_timers *acc, int nthreads, long iterat
 }
 
 /* Ends a phase the thread began at t0: adds hl_now() - t0 to me->t[phase] and keeps the
- * interval when the thread records this iteration. Returns the end (where what follows starts). */
+ * interval when the thread records this iteration. Returns the end (where what follows starts).
+ * A timeline that counts CPU time (hl_timeline_cpu) gives the interval the thread's CPU seconds
+ * since it began: since the previous hl_phase, or since hl_phase_begin after a gap. */
 static inline double hl_phase(hl_timers *me, int phase, double t0) {
-    double t1 = hl_now();
+    double t1 = hl_now(), cpu = 0.0;
     me->t[phase] += t1 - t0;
+    if (me->cpu) {
+        double c1 = hl_thread_cpu_now();
+        cpu = c1 - me->cpu_mark;
+        me->cpu_mark = c1;
+    }
     if (me->line && me->iteration < me->keep) {
         if (me->n < me->cap)
-            me->line[me->n++] = (hl_interval){t0, t1, me->iteration, phase};
+            me->line[me->n++] = (hl_interval){t0, t1, cpu, me->iteration, phase};
         else
             me->dropped++;
     }
     return t1;
+}
+
+/* Begins a phase that does not follow the thread's previous one: returns hl_now() (the t0 of
+ * hl_phase) and, when the timeline counts CPU time, marks the thread's CPU clock. */
+static inline double hl_phase_begin(hl_timers *me) {
+    if (me->cpu) me->cpu_mark = hl_thread_cpu_now();
+    return hl_now();
 }
 
 /* An omp barrier whose wait is the thread's `phase` (the halo kernels: HL_OTHER). */
@@ -716,6 +621,13 @@ static inline int hl_timeline_new(hl_timers *acc, int nthreads, long keep) {
         if (!acc[t].line) return -1;
     }
     return 0;
+}
+
+/* Makes the timelines of acc[0..nthreads) count each interval's CPU time too (the thread's
+ * CPU clock, which stops while it sleeps or is preempted): a "cpu_seconds" field in their
+ * records. Begin each thread's first phase with hl_phase_begin. */
+static inline void hl_timeline_cpu(hl_timers *acc, int nthreads) {
+    for (int t = 0; t < nthreads; t++) acc[t].cpu = 1;
 }
 
 /* Frees timers from hl_timers_new and their timelines (NULL is fine). */
@@ -742,11 +654,41 @@ static inline int hl_timeline_check(hl_ctx *ctx, const hl_timers *acc, int nthre
     return 0;
 }
 
+/* Writes the fields only the kernel knows of one kept interval of thread `thread` into buf
+ * (the inside of a JSON object, no leading comma; "" for none), e.g. the seconds its master
+ * spent inside MPI in it. */
+typedef void (*hl_interval_fields_fn)(char *buf, size_t cap, int thread, const hl_interval *v,
+                                      void *state);
+
 /* One record per kept interval: "record":"timeline","phase":NAME,"iteration":I,"start":S,
  * "end":E,"seconds":E-S with S and E in seconds since `origin` (the hl_now() each rank took
- * right after a common MPI_Barrier, as the imbalance kernel does), then `fields` (printf-style,
- * the same for every record). Opens its own team of `nthreads` like hl_emit_timers; call it
- * outside a parallel region. */
+ * right after a common MPI_Barrier), "cpu_seconds" when the timeline counts CPU time, the
+ * interval's own fields from `own` (NULL: none), then `tail` (the same for every record). Opens
+ * its own team of `nthreads` like hl_emit_timers; call it outside a parallel region. */
+static inline void hl_emit_timeline_each(hl_ctx *ctx, const hl_timers *acc, int nthreads,
+                                         const char *const *phases, int nphases, double origin,
+                                         hl_interval_fields_fn own, void *state,
+                                         const char *tail) {
+#pragma omp parallel num_threads(nthreads)
+    {
+        int thread = omp_get_thread_num();
+        const hl_timers *me = &acc[thread];
+        char cpu[48] = "", mine[512] = "";
+        for (long i = 0; i < me->n; i++) {
+            const hl_interval *v = &me->line[i];
+            if (v->phase < 0 || v->phase >= nphases) continue;
+            if (me->cpu) snprintf(cpu, sizeof cpu, ",\"cpu_seconds\":%.9f", v->cpu);
+            if (own) own(mine, sizeof mine, thread, v, state);
+            hl_emit(ctx,
+                    "\"record\":\"timeline\",\"phase\":\"%s\",\"iteration\":%ld,\"start\":%.9f,"
+                    "\"end\":%.9f,\"seconds\":%.9g%s%s%s%s%s",
+                    phases[v->phase], v->iteration, v->start - origin, v->end - origin,
+                    v->end - v->start, cpu, mine[0] ? "," : "", mine, tail[0] ? "," : "", tail);
+        }
+    }
+}
+
+/* hl_emit_timeline_each without fields of the intervals' own; `fields` printf-style. */
 static inline void hl_emit_timeline(hl_ctx *ctx, const hl_timers *acc, int nthreads,
                                     const char *const *phases, int nphases, double origin,
                                     const char *fields, ...) {
@@ -755,225 +697,7 @@ static inline void hl_emit_timeline(hl_ctx *ctx, const hl_timers *acc, int nthre
     va_start(ap, fields);
     vsnprintf(tail, sizeof tail, fields, ap);
     va_end(ap);
-#pragma omp parallel num_threads(nthreads)
-    {
-        const hl_timers *me = &acc[omp_get_thread_num()];
-        for (long i = 0; i < me->n; i++) {
-            const hl_interval *v = &me->line[i];
-            if (v->phase < 0 || v->phase >= nphases) continue;
-            hl_emit(ctx,
-                    "\"record\":\"timeline\",\"phase\":\"%s\",\"iteration\":%ld,\"start\":%.9f,"
-                    "\"end\":%.9f,\"seconds\":%.9g%s%s",
-                    phases[v->phase], v->iteration, v->start - origin, v->end - origin,
-                    v->end - v->start, tail[0] ? "," : "", tail);
-        }
-    }
+    hl_emit_timeline_each(ctx, acc, nthreads, phases, nphases, origin, NULL, NULL, tail);
 }
 
-/* ------------------------------------------------------------ crash reports */
-
-/* A rank that dies on a signal says which rank it was before it goes, so the harness can name
- * it whatever the launcher reports. Only async-signal-safe calls in the handler. */
-static volatile sig_atomic_t hl_crash_rank = -1;
-static char hl_crash_file[512]; /* HL_CRASH_FILE: also written there (engines capture stderr) */
-static const int hl_fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-#define HL_NFATAL (int)(sizeof hl_fatal_signals / sizeof hl_fatal_signals[0])
-
-static inline size_t hl_put_int(char *buf, long v) {
-    char digits[24];
-    size_t n = 0, len = 0;
-    if (v < 0) { buf[len++] = '-'; v = -v; }
-    do { digits[n++] = (char)('0' + v % 10); v /= 10; } while (v > 0);
-    while (n > 0) buf[len++] = digits[--n];
-    return len;
-}
-
-static inline void hl_on_fatal(int sig) {
-    char msg[96] = "hybridlab: rank ";
-    size_t len = strlen(msg);
-    len += hl_put_int(msg + len, hl_crash_rank);
-    memcpy(msg + len, " died on signal ", 16);
-    len += 16;
-    len += hl_put_int(msg + len, sig);
-    msg[len++] = '\n';
-    if (write(STDERR_FILENO, msg, len) < 0) { /* nothing more can be done */ }
-    if (hl_crash_file[0]) {
-        int fd = open(hl_crash_file, O_WRONLY | O_CREAT | O_APPEND, 0600);
-        if (fd >= 0) {
-            if (write(fd, msg, len) < 0) { /* as above */ }
-            close(fd);
-        }
-    }
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static inline void hl_catch_fatal(int rank, struct sigaction saved[HL_NFATAL]) {
-    struct sigaction act;
-    memset(&act, 0, sizeof act);
-    act.sa_handler = hl_on_fatal;
-    sigemptyset(&act.sa_mask);
-    const char *file = getenv("HL_CRASH_FILE");
-    snprintf(hl_crash_file, sizeof hl_crash_file, "%s", file ? file : "");
-    hl_crash_rank = rank;
-    for (int i = 0; i < HL_NFATAL; i++) sigaction(hl_fatal_signals[i], &act, &saved[i]);
-}
-
-static inline void hl_release_fatal(const struct sigaction saved[HL_NFATAL]) {
-    for (int i = 0; i < HL_NFATAL; i++) sigaction(hl_fatal_signals[i], &saved[i], NULL);
-}
-
-/* --------------------------------------------------------------- entry points */
-
-/* Set by a helper header that holds resources for the kernel (hl_touch.h): run by hl_run when
- * hl_kernel returns, before the crash handlers are released. */
-static void (*hl_on_kernel_end)(void);
-
-#ifdef HL_TRACE_MPI /* build(..., trace_mpi=True): hl_mpi_trace.h records the kernel's MPI calls */
-static void hl_trace_reset(void);
-static void hl_trace_emit(hl_ctx *ctx);
-#endif
-
-static inline int hl_run(MPI_Comm comm, int argc, char **argv, hl_ctx *ctx) {
-    memset(ctx, 0, sizeof *ctx);
-    ctx->argc = argc;
-    ctx->argv = argv;
-    ctx->comm = comm;
-    omp_init_lock(&ctx->lock);
-    MPI_Comm_rank(comm, &ctx->rank);
-    MPI_Comm_size(comm, &ctx->size);
-    struct sigaction saved[HL_NFATAL];
-    hl_catch_fatal(ctx->rank, saved);
-    int rc = hl_check_args(ctx);
-    if (rc == 0) {
-        hl_emit_meta(ctx);
-#ifdef HL_TRACE_MPI
-        hl_trace_reset();
-#endif
-        rc = hl_kernel(comm, ctx);
-        if (rc != 0 && !ctx->error[0]) hl_fail(ctx, "kernel returned %d", rc);
-#ifdef HL_TRACE_MPI
-        hl_trace_emit(ctx);
-#endif
-    }
-    if (hl_on_kernel_end) {
-        hl_on_kernel_end();
-        hl_on_kernel_end = NULL;
-    }
-    hl_release_fatal(saved);
-    omp_destroy_lock(&ctx->lock);
-    return rc;
-}
-
-#ifndef HL_PROGRAM
-
-/* In-process call from an engine: `fcomm` comes from mpi4py's comm.py2f(). On return *out holds
- * the records (free with hl_free) and, if the call failed, *error the message. */
-int hl_entry(MPI_Fint fcomm, int argc, char **argv, char **out, size_t *len, char *error,
-             size_t error_cap) {
-    hl_ctx ctx;
-    int rc = hl_run(MPI_Comm_f2c(fcomm), argc, argv, &ctx);
-    *out = ctx.out;
-    *len = ctx.len;
-    snprintf(error, error_cap, "%s", ctx.error);
-    return rc;
-}
-
-void hl_free(char *p) { free(p); }
-
-const char *hl_description(void) { return hl_kernel_description; }
-
-/* The parameter table as JSON lines {"name","default","help"}, for the harness. */
-const char *hl_params_json(void) {
-    static char buf[8192];
-    size_t used = 0;
-    buf[0] = '\0';
-    for (const hl_param *p = hl_kernel_params; p->name && used < sizeof buf; p++)
-        used += (size_t)snprintf(buf + used, sizeof buf - used,
-                                 "{\"name\":\"%s\",\"default\":\"%s\",\"help\":\"%s\"}\n",
-                                 p->name, p->value, p->help);
-    return buf;
-}
-
-#else /* HL_PROGRAM */
-
-static inline void hl_usage(const char *prog) {
-    printf("%s: %s\n\nusage: mpiexec -n RANKS %s [name=value ...]\n\nparameters:\n", prog,
-           hl_kernel_description, prog);
-    for (const hl_param *p = hl_kernel_params; p->name; p++)
-        printf("  %-14s %s (default %s)\n", p->name, p->help, p->value);
-    printf("\n  --thread-level=single|funneled|serialized|multiple  asked of MPI_Init_thread"
-           " (default funneled)\n\nenvironment: OMP_NUM_THREADS, OMP_PLACES, OMP_PROC_BIND\n"
-           "output: one JSON record per line on stdout (rank 0 prints all ranks')\n");
-}
-
-/* The thread level named on the command line (--thread-level=NAME, default funneled). */
-static inline int hl_level_from_args(int *argc, char **argv) {
-    const char *flag = "--thread-level=";
-    const char *name = "funneled";
-    int kept = 1;
-    for (int i = 1; i < *argc; i++) {
-        if (strncmp(argv[i], flag, strlen(flag)) == 0)
-            name = argv[i] + strlen(flag);
-        else
-            argv[kept++] = argv[i];
-    }
-    *argc = kept;
-    static const int levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
-                                 MPI_THREAD_MULTIPLE};
-    for (int i = 0; i < 4; i++)
-        if (strcmp(name, hl_level_name(levels[i])) == 0) return levels[i];
-    fprintf(stderr, "--thread-level=%s is not one of single, funneled, serialized, multiple\n",
-            name);
-    exit(2);
-}
-
-/* Gather every rank's records on rank 0, which prints them in rank order. */
-static inline void hl_print_all(hl_ctx *ctx) {
-    int mine = (int)ctx->len, *counts = NULL, *displs = NULL, total = 0;
-    char *all = NULL;
-    if (ctx->rank == 0) {
-        counts = calloc((size_t)ctx->size, sizeof *counts);
-        displs = calloc((size_t)ctx->size, sizeof *displs);
-    }
-    MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, ctx->comm);
-    if (ctx->rank == 0) {
-        for (int r = 0; r < ctx->size; r++) {
-            displs[r] = total;
-            total += counts[r];
-        }
-        all = malloc((size_t)total + 1);
-    }
-    MPI_Gatherv(ctx->out ? ctx->out : "", mine, MPI_CHAR, all, counts, displs, MPI_CHAR, 0,
-                ctx->comm);
-    if (ctx->rank == 0) {
-        fwrite(all, 1, (size_t)total, stdout);
-        fflush(stdout);
-        free(all);
-        free(counts);
-        free(displs);
-    }
-}
-
-int main(int argc, char **argv) {
-    int provided;
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            hl_usage(argv[0]);
-            return 0;
-        }
-    int requested = hl_level_from_args(&argc, argv);
-    MPI_Init_thread(&argc, &argv, requested, &provided);
-    hl_ctx ctx;
-    int rc = hl_run(MPI_COMM_WORLD, argc - 1, argv + 1, &ctx);
-    int worst = 0;
-    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (rc != 0) fprintf(stderr, "rank %d: %s\n", ctx.rank, ctx.error);
-    if (worst == 0) hl_print_all(&ctx);
-    free(ctx.out);
-    MPI_Finalize();
-    return worst == 0 ? 0 : 1;
-}
-
-#endif /* HL_PROGRAM */
 #endif /* HYBRIDLAB_H */

@@ -17,11 +17,13 @@
  * "Work" is a busy loop whose speed is measured once at the start (the ranks agree on the
  * fastest rate), so a rank given twice the work takes about twice as long on an idle core.
  *
- * Records: one per (rank, thread, iteration, phase), emitted after the timed loop, with start
- * and end in seconds since a common start (the end of an initial MPI_Barrier), the wall and CPU
- * seconds of the phase. Phases: compute and barrier (mode=barrier); compute, comm (the master)
- * and idle (the others) (mode=sleeping). The kernel checks that every thread recorded every
- * phase in order and that the ping-pong partners agree on the number of round trips.
+ * Records: the threads' timelines (hybridlab.h: hl_phase with CPU time, hl_emit_timeline_each),
+ * one "timeline" record per (rank, thread, iteration, phase), emitted after the timed loop, with
+ * start and end in seconds since a common start (the end of an initial MPI_Barrier), the wall
+ * and CPU seconds of the phase, and the master's seconds inside MPI and round trips in it.
+ * Phases: compute and barrier (mode=barrier); compute, comm (the master) and idle (the others)
+ * (mode=sleeping). The kernel checks that every thread recorded every phase in order
+ * (hl_timeline_check) and that the ping-pong partners agree on the number of round trips.
  */
 #include "hybridlab.h"
 
@@ -42,13 +44,25 @@ const hl_param hl_kernel_params[] = {
     HL_END_PARAMS,
 };
 
-#define MAX_ITERATIONS 100000
 #define PINGPONG_TAG 4242
 
+enum { PH_COMPUTE, PH_BARRIER, PH_COMM, PH_IDLE, PH_COUNT };
+static const char *const phase_names[PH_COUNT] = {"compute", "barrier", "comm", "idle"};
+
+/* What the master did in each iteration's synchronisation: seconds inside MPI, round trips. */
 typedef struct {
-    double start, end, cpu, mpi; /* mpi: seconds the master spent inside MPI in this phase */
-    long trips;                  /* ping-pong round trips (comm phase of the master) */
-} span;
+    double *mpi;
+    long *trips;
+} master_log;
+
+/* The fields of an interval's record that only this kernel knows (an hl_interval_fields_fn). */
+static void master_fields(char *buf, size_t cap, int thread, const hl_interval *v, void *state) {
+    const master_log *master = state;
+    int master_sync = thread == 0 && v->phase != PH_COMPUTE;
+    double mpi = master_sync ? master->mpi[v->iteration] : 0.0;
+    long trips = master_sync ? master->trips[v->iteration] : 0;
+    snprintf(buf, cap, "\"mpi_seconds\":%.9f,\"trips\":%ld", mpi, trips);
+}
 
 /* Iterations of hl_delay() ("work") per second of CPU time, agreed across ranks (the fastest
  * rate): hl_delay_rate over runs of at least 5 ms. */
@@ -133,9 +147,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         sleep_only = 1;
     else if (strcmp(comm_kind, "pingpong") != 0)
         return hl_fail(ctx, "unknown comm '%s' (valid: pingpong, sleep)", comm_kind);
-    if (iterations > MAX_ITERATIONS)
+    if (iterations > HL_TIMELINE_MAX_ITERATIONS)
         return hl_fail(ctx, "parameter iterations=%ld is too large (at most %d)", iterations,
-                       MAX_ITERATIONS);
+                       HL_TIMELINE_MAX_ITERATIONS);
     if (work_ms > 60000.0 || comm_ms > 60000.0)
         return hl_fail(ctx, "work_ms and comm_ms must be at most 60000 (one minute)");
     if (threads > 1024) return hl_fail(ctx, "parameter num_threads=%ld is too large", threads);
@@ -143,104 +157,85 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (rank_weight(ctx, imbalance, &weight) != 0) return -1;
 
     int nthreads = threads > 0 ? (int)threads : omp_get_max_threads();
-    int phases = 2;
-    span *spans = calloc((size_t)nthreads * (size_t)iterations * (size_t)phases, sizeof *spans);
-    int have = spans != NULL, everyone = 0;
+    hl_timers *acc = hl_timers_new(nthreads);
+    master_log master = {calloc((size_t)iterations, sizeof(double)),
+                         calloc((size_t)iterations, sizeof(long))};
+    int have = acc && master.mpi && master.trips;
+    have = have && hl_timeline_new(acc, nthreads, iterations) == 0;
+    int everyone = 0, rc = 0;
     MPI_Allreduce(&have, &everyone, 1, MPI_INT, MPI_MIN, comm);
     if (!everyone) {
-        free(spans);
-        return hl_fail(ctx, "rank %d: no memory for %ld iterations of records", ctx->rank,
-                       iterations);
+        rc = hl_fail(ctx, "rank %d: no memory for %ld iterations of records", ctx->rank,
+                     iterations);
+        goto done;
     }
+    hl_timeline_cpu(acc, nthreads);
 
     double rate = hl_delay_rate(comm, RATE_RUN_SECONDS);
     double my_ms = sleeping ? work_ms : work_ms * weight;
     long length = (long)(rate * my_ms * 1e-3 + 0.5);
-    long bad_team = 0, bad_order = 0, bad_trips = 0;
+    long bad_team = 0;
 
-    MPI_Barrier(comm);
-    const double t0 = hl_now(); /* the common start: everyone just left the same barrier */
-
-#pragma omp parallel num_threads(nthreads) reduction(+ : bad_team, bad_order)
+    const double origin = hl_start_together(comm); /* the common start */
+#pragma omp parallel num_threads(nthreads) reduction(+ : bad_team)
     {
         int me = omp_get_thread_num();
         if (omp_get_num_threads() != nthreads) bad_team++;
-        span *mine = spans + (size_t)me * (size_t)iterations * (size_t)phases;
+        hl_timers *mine = &acc[me];
+        int sync_phase = !sleeping ? PH_BARRIER : me == 0 ? PH_COMM : PH_IDLE;
+        double t = hl_phase_begin(mine);
         for (long it = 0; it < iterations; it++) {
-            span *work = &mine[it * phases], *sync = &mine[it * phases + 1];
-            double c0 = hl_thread_cpu_now();
-            work->start = hl_now() - t0;
+            hl_timers_iteration(mine, 1, it);
             hl_delay(length);
-            work->end = hl_now() - t0;
-            double c1 = hl_thread_cpu_now();
-            work->cpu = c1 - c0;
-            sync->start = work->end;
+            t = hl_phase(mine, PH_COMPUTE, t);
 #pragma omp barrier
 #pragma omp master
             {
                 double m0 = hl_now();
                 if (sleeping)
-                    sync->trips = comm_phase(comm, ctx->rank, ctx->size, comm_ms * 1e-3,
-                                             sleep_only);
+                    master.trips[it] = comm_phase(comm, ctx->rank, ctx->size, comm_ms * 1e-3,
+                                                  sleep_only);
                 else
                     MPI_Barrier(comm);
-                sync->mpi = hl_now() - m0;
+                master.mpi[it] = hl_now() - m0;
             }
 #pragma omp barrier
-            sync->end = hl_now() - t0;
-            sync->cpu = hl_thread_cpu_now() - c1;
-            if (!(work->start <= work->end && sync->start <= sync->end) ||
-                (it > 0 && work->start < mine[(it - 1) * phases + 1].end))
-                bad_order++;
+            t = hl_phase(mine, sync_phase, t);
         }
     }
 
     /* Ping-pong partners must agree on the number of round trips. */
+    int bad_trips = 0;
     if (sleeping && !sleep_only && ctx->size > 1) {
         int partner = ctx->rank ^ 1;
         long my_trips = 0, their_trips = 0;
-        for (long it = 0; it < iterations; it++) my_trips += spans[it * phases + 1].trips;
+        for (long it = 0; it < iterations; it++) my_trips += master.trips[it];
         if (partner >= ctx->size) partner = ctx->rank;
         MPI_Sendrecv(&my_trips, 1, MPI_LONG, partner, PINGPONG_TAG + 1, &their_trips, 1, MPI_LONG,
                      partner, PINGPONG_TAG + 1, comm, MPI_STATUS_IGNORE);
-        if (my_trips != their_trips) bad_trips = 1;
+        bad_trips = my_trips != their_trips;
     }
 
-    int rc = 0;
+    rc = hl_timeline_check(ctx, acc, nthreads); /* collective: every rank calls it */
     if (bad_team)
         rc = hl_fail(ctx, "rank %d: the parallel region had other than %d threads", ctx->rank,
                      nthreads);
-    else if (bad_order)
-        rc = hl_fail(ctx, "rank %d: %ld phases were recorded out of order", ctx->rank, bad_order);
     else if (bad_trips)
         rc = hl_fail(ctx, "rank %d: ping-pong partners counted different round trips",
                      ctx->rank);
-    if (rc != 0) {
-        free(spans);
-        return rc;
-    }
+    if (rc != 0) goto done;
 
-    const char *sync_name = sleeping ? "idle" : "barrier";
-#pragma omp parallel num_threads(nthreads)
-    {
-        int me = omp_get_thread_num();
-        const span *mine = spans + (size_t)me * (size_t)iterations * (size_t)phases;
-        for (long it = 0; it < iterations; it++) {
-            for (int ph = 0; ph < phases; ph++) {
-                const span *s = &mine[it * phases + ph];
-                const char *phase =
-                    ph == 0 ? "compute" : (sleeping && me == 0 ? "comm" : sync_name);
-                hl_emit(ctx,
-                        "\"mode\":\"%s\",\"iteration\":%ld,\"phase\":\"%s\",\"start\":%.9f,"
-                        "\"end\":%.9f,\"seconds\":%.9f,\"cpu_seconds\":%.9f,\"mpi_seconds\":%.9f,"
-                        "\"trips\":%ld,\"weight\":%g,\"work_ms\":%g,\"comm_ms\":%g,"
-                        "\"threads\":%d,\"ranks\":%d",
-                        sleeping ? "sleeping" : "barrier", it, phase, s->start, s->end,
-                        s->end - s->start, s->cpu, s->mpi, s->trips, sleeping ? 1.0 : weight,
-                        my_ms, sleeping ? comm_ms : 0.0, nthreads, ctx->size);
-            }
-        }
-    }
-    free(spans);
-    return 0;
+    char tail[256];
+    snprintf(tail, sizeof tail,
+             "\"mode\":\"%s\",\"weight\":%g,\"work_ms\":%g,\"comm_ms\":%g,\"threads\":%d,"
+             "\"ranks\":%d",
+             sleeping ? "sleeping" : "barrier", sleeping ? 1.0 : weight, my_ms,
+             sleeping ? comm_ms : 0.0, nthreads, ctx->size);
+    hl_emit_timeline_each(ctx, acc, nthreads, phase_names, PH_COUNT, origin, master_fields,
+                          &master, tail);
+done:
+    hl_timers_free(acc, nthreads);
+    free(master.mpi);
+    free(master.trips);
+    return rc;
 }

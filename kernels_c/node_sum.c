@@ -15,7 +15,7 @@
  *
  * Checks, on every rank: the student's communicators hold the same ranks as the kit's
  * (hl_node_split, hl_node_leaders) and every thread's sum equals MPI_Allreduce of the ranks'
- * sums over comm, element by element, in each of `reps` repetitions.
+ * sums over comm, element by element, in each of `ref.reps` repetitions.
  * Records: "node" per rank (node = world rank of its leader, node_rank, node_size, leader,
  * nodes); "time" per repetition on rank 0 (seconds of the sum, slowest rank); "check" on rank 0
  * (ok, same_node, same_leaders, wrong = values wrong summed over threads and repetitions).
@@ -27,9 +27,6 @@
 void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders);
 void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
               MPI_Comm leaders);
-#define VARIANTS 2
-#else
-#define VARIANTS 1
 #endif
 
 const char *const hl_kernel_description =
@@ -37,10 +34,8 @@ const char *const hl_kernel_description =
     "node leader, allreduce between leaders, broadcast on the node), checked element by element";
 
 const hl_param hl_kernel_params[] = {
-    {"variant", "flat", "flat (kit) | student (node-aware, lab 06 exercise)"},
-    {"ranks_per_node", "0", "0: real nodes (MPI_COMM_TYPE_SHARED); k > 0: nodes of k ranks"},
+    HL_NODES_PARAMS,
     {"n", "1000", "values per thread"},
-    {"reps", "3", "repetitions (each one checked and timed)"},
     HL_END_PARAMS,
 };
 
@@ -50,45 +45,33 @@ static double value(int rank, int thread, long i) {
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     int ok = 1;
-    static const char *const variants[] = {"flat", "student"};
-    int variant = hl_param_choice(ctx, "variant", variants, VARIANTS);
-    if (variant < 0) return -1;
-    long rpn = hl_param_long(ctx, "ranks_per_node", 0, &ok);
-    long n = ok ? hl_param_long(ctx, "n", 1, &ok) : 0;
-    long reps = ok ? hl_param_long(ctx, "reps", 1, &ok) : 0;
+    long n = hl_param_long(ctx, "n", 1, &ok);
     if (!ok) return -1;
     if (n > (1L << 24)) return hl_fail(ctx, "parameter n=%ld is too large (at most 2^24)", n);
-    int rank = 0, size = 1, threads = omp_get_max_threads();
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    hl_fake_ranks_per_node = (int)rpn;
-
-    MPI_Comm ref_node = MPI_COMM_NULL, node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
-    hl_node_split(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &ref_node);
-    MPI_Comm ref_leaders = hl_node_leaders(comm, ref_node);
+    int rank = ctx->rank, size = ctx->size, threads = omp_get_max_threads();
+    hl_nodes ref;
+    if (hl_nodes_make(ctx, comm, &ref) != 0) return -1;
+    MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
 #ifdef HL_STUDENT_NODES
-    if (variant == 1) split_nodes(comm, &node, &leaders);
+    if (ref.variant == HL_STUDENT) split_nodes(comm, &node, &leaders);
 #endif
-    if (variant == 0) {
-        node = ref_node;
-        leaders = ref_leaders;
+    if (ref.variant == HL_FLAT) {
+        node = ref.node;
+        leaders = ref.leaders;
     }
-    int same[2] = {hl_same_group(node, ref_node), hl_same_group(leaders, ref_leaders)};
+    int same[2] = {hl_same_group(node, ref.node), hl_same_group(leaders, ref.leaders)};
     MPI_Allreduce(MPI_IN_PLACE, same, 2, MPI_INT, MPI_MIN, comm);
-
-    int node_rank = 0, node_size = 1, leader_world = rank, nodes = 0;
-    MPI_Comm_rank(ref_node, &node_rank);
-    MPI_Comm_size(ref_node, &node_size);
-    MPI_Bcast(&leader_world, 1, MPI_INT, 0, ref_node);
-    int is_leader = node_rank == 0;
-    MPI_Allreduce(&is_leader, &nodes, 1, MPI_INT, MPI_SUM, comm);
     hl_emit(ctx, "\"record\":\"node\",\"node\":%d,\"node_rank\":%d,\"node_size\":%d,\"leader\":%d,"
                  "\"nodes\":%d,\"ranks_per_node\":%ld",
-            leader_world, node_rank, node_size, is_leader, nodes, rpn);
+            ref.leader, ref.node_rank, ref.node_size, ref.node_rank == 0, ref.nodes,
+            ref.ranks_per_node);
 
     double *want = malloc((size_t)n * sizeof *want), *rank_sum = malloc((size_t)n * sizeof *want);
     double *sum = malloc((size_t)n * sizeof *want);
-    if (!want || !rank_sum || !sum) return hl_fail(ctx, "no memory for %ld values", n);
+    if (!want || !rank_sum || !sum) {
+        free(want), free(rank_sum), free(sum), hl_nodes_free(&ref);
+        return hl_fail(ctx, "no memory for %ld values", n);
+    }
     for (long i = 0; i < n; i++) {
         rank_sum[i] = 0.0;
         for (int t = 0; t < threads; t++) rank_sum[i] += value(rank, t, i);
@@ -96,11 +79,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     MPI_Allreduce(rank_sum, want, (int)n, MPI_DOUBLE, MPI_SUM, comm); /* the reference */
 
     long wrong = 0;
-    for (long rep = 0; rep < reps && same[0] && same[1]; rep++) {
+    for (long rep = 0; rep < ref.reps && same[0] && same[1]; rep++) {
         for (long i = 0; i < n; i++) rank_sum[i] = 0.0, sum[i] = NAN;
-        MPI_Barrier(comm);
-        double t0 = hl_now();
-        if (variant == 0) {
+        double t0 = hl_start_together(comm);
+        if (ref.variant == HL_FLAT) {
             for (long i = 0; i < n; i++)
                 for (int t = 0; t < threads; t++) rank_sum[i] += value(rank, t, i);
             MPI_Allreduce(rank_sum, sum, (int)n, MPI_DOUBLE, MPI_SUM, comm);
@@ -111,27 +93,25 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             double *mine = malloc((size_t)n * sizeof *mine);
             for (long i = 0; i < n && mine; i++) mine[i] = value(rank, t, i);
 #ifdef HL_STUDENT_NODES
-            if (variant == 1) node_sum(mine, rank_sum, sum, (int)n, node, leaders);
+            if (ref.variant == HL_STUDENT) node_sum(mine, rank_sum, sum, (int)n, node, leaders);
 #endif
             for (long i = 0; i < n; i++) wrong += sum[i] != want[i]; /* each thread's own view */
             free(mine);
         }
-        double seconds = hl_now() - t0;
-        MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &seconds, &seconds, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+        double seconds = hl_slowest_since(comm, t0);
         if (rank == 0) hl_emit(ctx, "\"record\":\"time\",\"repetition\":%ld,\"seconds\":%.9g", rep, seconds);
     }
     MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, comm);
     if (rank == 0)
         hl_emit(ctx, "\"record\":\"check\",\"ok\":%d,\"same_node\":%d,\"same_leaders\":%d,"
                      "\"wrong\":%ld,\"values\":%ld,\"variant\":\"%s\"",
-                same[0] && same[1] && wrong == 0, same[0], same[1], wrong, n * threads * size * reps,
-                variants[variant]);
-    if (variant == 1) {
+                same[0] && same[1] && wrong == 0, same[0], same[1], wrong,
+                n * threads * size * ref.reps, hl_node_variant_names[ref.variant]);
+    if (ref.variant == HL_STUDENT) {
         if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
         if (leaders != MPI_COMM_NULL) MPI_Comm_free(&leaders);
     }
-    if (ref_leaders != MPI_COMM_NULL) MPI_Comm_free(&ref_leaders);
-    MPI_Comm_free(&ref_node);
+    hl_nodes_free(&ref);
     free(want);
     free(rank_sum);
     free(sum);

@@ -176,8 +176,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             }
             for (long i = 0; i < steps; i++) results[i] = NAN;
             atomic_store(&computed, 0);
-            MPI_Barrier(comm);
-            double t0 = hl_now();
+            double t0 = hl_start_together(comm);
             run_variant(v, out, in, count, peer, comm, steps, poll);
             double seconds = hl_now() - t0;
             check_sample(v, in, count, peer, s, steps, message, sizeof message);

@@ -1,10 +1,16 @@
 /* pingpong: point-to-point latency and bandwidth between ranks 0 and 1, measured the OSU way.
  *
  * mode=sweep      OSU osu_latency: for each size (min_bytes, doubling, up to max_bytes) rank 0
- *                 sends, rank 1 receives and sends the same bytes back. `skip` warm-up round
- *                 trips are discarded, then `iterations` are timed; sizes above large_bytes use
+ *                 sends, rank 1 receives and sends as many bytes back, each rank from a send
+ *                 buffer of its own into a receive buffer of its own, as osu_latency does.
+ *                 `skip` warm-up round trips are discarded, then `iterations` are timed (the
+ *                 pair leaves a barrier, rank 0's clock); sizes above large_bytes use
  *                 iterations_large/skip_large (OSU: fewer for large messages). One record per
  *                 size and sample: seconds = half the round trip, bandwidth_Bps = bytes/seconds.
+ *                 echo=1: rank 1 sends back the buffer it has just received instead, so the
+ *                 payload is checked after travelling both ways; that buffer's lines are dirty
+ *                 in rank 1's cache, which makes large round trips slower than osu_latency's
+ *                 (1.24x at 1 MiB before issue 20; benchmarks/p2p_osu.py measures both).
  * mode=sendmodes  A receiver that arrives late: rank 1 sleeps late_us before posting its receive;
  *                 rank 0 sends with MPI_Send, MPI_Ssend, MPI_Bsend (attached buffer) or
  *                 MPI_Isend + MPI_Wait (the receiver then uses MPI_Irecv + MPI_Wait). The sender
@@ -22,8 +28,9 @@
  *                 says whether MPICH_ASYNC_PROGRESS=1 was set (that needs MPI_THREAD_MULTIPLE).
  *
  * Ranks 2 and above take no part and wait in the final barrier. Every message carries a byte
- * pattern that depends on its size and sample; the receivers check it (rank 1 on the way out,
- * rank 0 on the echo), and a wrong byte fails the run on every rank.
+ * pattern that depends on its size and sample (both ranks fill their send buffers with it); the
+ * receivers check it (rank 1 on the way out, rank 0 on the way back), and a wrong byte fails the
+ * run on every rank.
  */
 #include "hybridlab.h"
 
@@ -48,6 +55,8 @@ const hl_param hl_kernel_params[] = {
     {"poll_us", "0,100", "progress: comma list of polling intervals in microseconds (0: no MPI "
                          "call while computing)"},
     {"k", "8", "aggregate: the volume V is sent as k messages of V/k bytes (and as one of V)"},
+    {"echo", "0", "sweep/aggregate: 1: rank 1 sends back the buffer it received (0: from its own "
+                  "send buffer, as osu_latency)"},
     HL_END_PARAMS,
 };
 
@@ -90,7 +99,7 @@ static int parse_modes(hl_ctx *ctx, int use[M_COUNT]) {
 
 typedef struct {
     long min_bytes, max_bytes, iterations, skip, iterations_large, skip_large, large_bytes;
-    long samples, late_us, k, compute_us;
+    long samples, late_us, k, compute_us, echo;
 } settings;
 
 static void counts_for(const settings *s, long bytes, long *iters, long *skip) {
@@ -100,17 +109,17 @@ static void counts_for(const settings *s, long bytes, long *iters, long *skip) {
 }
 
 /* One ping-pong measurement: `skip` untimed then `iters` timed round trips, each direction a
- * train of `nmsg` messages that together carry `bytes`. Returns the half round trip (rank 0)
- * and adds wrong bytes of the last round trip to *wrong. */
+ * train of `nmsg` messages that together carry `bytes`. Rank 1 answers from its own sbuf, or
+ * with `echo` from the rbuf it has just received. Returns the half round trip (rank 0) and adds
+ * wrong bytes of the last round trip to *wrong. */
 static double pingpong(MPI_Comm comm, int rank, unsigned char *sbuf, unsigned char *rbuf,
-                       long bytes, long nmsg, long iters, long skip, long seed, long *wrong) {
+                       long bytes, long nmsg, long iters, long skip, int echo, long seed,
+                       long *wrong) {
     long base = bytes / nmsg, extra = bytes % nmsg;
+    unsigned char *answer = echo ? rbuf : sbuf; /* what rank 1 sends back */
     double t0 = 0.0;
     for (long it = 0; it < skip + iters; it++) {
-        if (it == skip) {
-            MPI_Barrier(comm);
-            t0 = MPI_Wtime();
-        }
+        if (it == skip) t0 = hl_start_together(comm);
         long off = 0;
         if (rank == 0) {
             for (long m = 0; m < nmsg; m++) {
@@ -133,12 +142,12 @@ static double pingpong(MPI_Comm comm, int rank, unsigned char *sbuf, unsigned ch
             off = 0;
             for (long m = 0; m < nmsg; m++) {
                 int n = (int)(base + (m < extra));
-                MPI_Send(rbuf + off, n, MPI_BYTE, 0, TAG, comm); /* echo what arrived */
+                MPI_Send(answer + off, n, MPI_BYTE, 0, TAG, comm);
                 off += n;
             }
         }
     }
-    double half = (MPI_Wtime() - t0) / (2.0 * (double)iters);
+    double half = (hl_now() - t0) / (2.0 * (double)iters);
     *wrong += verify(rbuf, bytes, seed);
     for (long i = 0; i < bytes; i++) rbuf[i] = 0; /* the next check must see fresh data */
     return half;
@@ -156,23 +165,23 @@ static long sweep(hl_ctx *ctx, const settings *s, int aggregate, unsigned char *
             long nmsg = aggregate && variant == 1 ? s->k : 1;
             for (long sample = 0; sample < s->samples; sample++) {
                 long seed = bytes + 1000 * sample + 7 * nmsg;
-                if (rank == 0) fill(sbuf, bytes, seed);
-                double half =
-                    pingpong(comm, rank, sbuf, rbuf, bytes, nmsg, iters, skip, seed, &wrong);
+                fill(sbuf, bytes, seed);
+                double half = pingpong(comm, rank, sbuf, rbuf, bytes, nmsg, iters, skip,
+                                       (int)s->echo, seed, &wrong);
                 if (rank != 0) continue;
                 if (aggregate)
                     hl_emit(ctx,
                             "\"mode\":\"aggregate\",\"variant\":\"%s\",\"bytes\":%ld,"
                             "\"messages\":%ld,\"message_bytes\":%ld,\"k\":%ld,\"sample\":%ld,"
-                            "\"iterations\":%ld,\"skip\":%ld,\"seconds\":%.9e,"
+                            "\"iterations\":%ld,\"skip\":%ld,\"echo\":%ld,\"seconds\":%.9e,"
                             "\"bandwidth_Bps\":%.6e",
                             nmsg == 1 ? "one" : "split", bytes, nmsg, bytes / nmsg, s->k, sample,
-                            iters, skip, half, (double)bytes / half);
+                            iters, skip, s->echo, half, (double)bytes / half);
                 else
                     hl_emit(ctx,
                             "\"mode\":\"sweep\",\"bytes\":%ld,\"sample\":%ld,\"iterations\":%ld,"
-                            "\"skip\":%ld,\"seconds\":%.9e,\"bandwidth_Bps\":%.6e",
-                            bytes, sample, iters, skip, half, (double)bytes / half);
+                            "\"skip\":%ld,\"echo\":%ld,\"seconds\":%.9e,\"bandwidth_Bps\":%.6e",
+                            bytes, sample, iters, skip, s->echo, half, (double)bytes / half);
             }
         }
         if (bytes > s->max_bytes / 2) break; /* no overflow past max_bytes */
@@ -212,8 +221,7 @@ static long sendmodes(hl_ctx *ctx, const settings *s, const int use[M_COUNT],
             for (long sample = 0; sample < s->samples; sample++) {
                 long seed = bytes + 1000 * sample + 13 * m;
                 if (rank == 0) fill(sbuf, bytes, seed);
-                MPI_Barrier(comm);
-                double t0 = hl_now();
+                double t0 = hl_start_together(comm);
                 int n = (int)bytes;
                 if (rank == 0) {
                     MPI_Request req = MPI_REQUEST_NULL;
@@ -306,8 +314,7 @@ static long progress(hl_ctx *ctx, const settings *s, unsigned char *sbuf, unsign
             for (long sample = 0; sample < s->samples; sample++) {
                 long seed = bytes + 1000 * sample + 31 * m + 7 * p;
                 if (rank == 0) fill(sbuf, bytes, seed);
-                MPI_Barrier(comm);
-                double t0 = hl_now();
+                double t0 = hl_start_together(comm);
                 int n = (int)bytes;
                 if (rank == 0) {
                     MPI_Request req = MPI_REQUEST_NULL;
@@ -364,7 +371,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (ok) s.late_us = hl_param_long(ctx, "late_us", 0, &ok);
     if (ok) s.k = hl_param_long(ctx, "k", 1, &ok);
     if (ok) s.compute_us = hl_param_long(ctx, "compute_us", 0, &ok);
+    if (ok) s.echo = hl_param_long(ctx, "echo", 0, &ok);
     if (!ok) return -1;
+    if (s.echo > 1) return hl_fail(ctx, "parameter echo=%ld must be 0 or 1", s.echo);
     int which;
     if (strcmp(mode, "sweep") == 0) which = 0;
     else if (strcmp(mode, "sendmodes") == 0) which = 1;

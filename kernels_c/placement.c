@@ -11,8 +11,9 @@
  *                 linear congruential step), summed: no memory traffic beyond the loop counter;
  *   work=both     memory, then compute over `compute_n` integers, in one launch.
  *
- * Method (DESIGN section 5): warm-up, inner repetitions until a sample lasts `target_ms` (the
- * ranks agree, so they work at the same time), then `samples` samples. Thread 0 of every rank
+ * Method (hl_measure; book: How the kit measures): warm-up, inner repetitions until a sample lasts
+ * `target_ms` (the ranks agree, so they work at the same time), a discarded pass, then `samples`
+ * samples. Thread 0 of every rank
  * emits one record per sample: seconds per repetition, bytes or operations per repetition.
  *
  * Correctness: every repetition's checksum is compared with the serial value. The triad data
@@ -96,26 +97,28 @@ static void run(void *arg, long inner) {
         run_memory(w, inner);
 }
 
-/* Time one kind of work on every rank at once; emit its samples. */
-static int measure(MPI_Comm comm, hl_ctx *ctx, work_args *w, long samples, double target,
-                   double *seconds) {
+/* Time one kind of work on every rank at once (hl_measure); emit its samples. */
+static int measure(hl_ctx *ctx, work_args *w, long samples, double target) {
     const char *name = w->compute ? "compute" : "memory";
     w->bad = 0;
-    long inner = hl_calibrate(comm, run, w, target);
-    MPI_Barrier(comm);
-    hl_sample(run, w, inner, (int)samples, seconds);
-    MPI_Barrier(comm);
-    if (w->bad) return hl_fail(ctx, "rank %d: wrong %s checksum in %ld repetitions", ctx->rank,
-                               name, w->bad);
-    int threads = omp_get_max_threads();
+    hl_method method = hl_method_default(ctx);
+    method.target = target;
+    method.outer = (int)samples;
+    hl_result r;
+    if (hl_measure(ctx, name, run, NULL, w, &method, &r) != 0) return -1;
+    int rc = 0, threads = omp_get_max_threads();
     double bytes = w->compute ? 0.0 : 24.0 * (double)w->n;
     double ops = w->compute ? (double)w->n * (double)w->depth : 2.0 * (double)w->n;
-    for (long i = 0; i < samples; i++)
+    if (w->bad)
+        rc = hl_fail(ctx, "rank %d: wrong %s checksum in %ld repetitions", ctx->rank, name,
+                     w->bad);
+    for (long i = 0; rc == 0 && i < samples; i++)
         hl_emit(ctx,
                 "\"work\":\"%s\",\"sample\":%ld,\"seconds\":%.9g,\"bytes\":%.0f,\"ops\":%.0f,"
                 "\"inner\":%ld,\"threads\":%d,\"n\":%ld",
-                name, i, seconds[i], bytes, ops, inner, threads, w->n);
-    return 0;
+                name, i, r.test[i], bytes, ops, r.inner, threads, w->n);
+    hl_result_free(&r);
+    return rc;
 }
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
@@ -144,12 +147,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                       0);
         if (region == MAP_FAILED) region = NULL;
     }
-    double *seconds = malloc((size_t)samples * sizeof(double));
-    int have = seconds && (!memory || region), everyone = 0;
+    int have = !memory || region, everyone = 0;
     MPI_Allreduce(&have, &everyone, 1, MPI_INT, MPI_MIN, comm);
     if (!everyone) {
         if (region) munmap(region, 3 * stride);
-        free(seconds);
         return hl_fail(ctx, "rank %d: could not allocate the arrays (n=%ld too large?)",
                        ctx->rank, n);
     }
@@ -165,15 +166,14 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             w.c[i] = c_value(i);
         }
         for (long i = 0; i < n; i++) w.expect += b_value(i) + SCALAR * c_value(i);
-        rc = measure(comm, ctx, &w, samples, target_ms * 1e-3, seconds);
+        rc = measure(ctx, &w, samples, target_ms * 1e-3);
     }
     if (compute && rc == 0) {
         w.compute = 1;
         w.n = both ? compute_n : n;
         for (long i = 0; i < w.n; i++) w.expect_int += chain((uint64_t)i, depth);
-        rc = measure(comm, ctx, &w, samples, target_ms * 1e-3, seconds);
+        rc = measure(ctx, &w, samples, target_ms * 1e-3);
     }
     if (region) munmap(region, 3 * stride);
-    free(seconds);
     return rc;
 }

@@ -20,7 +20,7 @@
  * Initialisation is the first touch: init=parallel uses the same static schedule as the
  * kernels (STREAM's default), init=serial lets the master touch everything (every page then
  * sits on the master's NUMA node). The kernels' loops use schedule(runtime), set by `schedule`
- * and `chunk` (static | dynamic | guided), for lab 05's schedules-on-first-touched-data part.
+ * and `chunk` (hl_param_schedule), for lab 05's schedules-on-first-touched-data part.
  *
  * Records: rank 0 emits one "time" record per kernel and pass (seconds, bytes: the raw data),
  * one "stream" record per kernel (best/avg/max seconds, bytes, GB/s = 1e-9 bytes / best) and a
@@ -39,8 +39,7 @@ const hl_param hl_kernel_params[] = {
     {"ntimes", "10", "passes of every kernel (the first is dropped; at least 2)"},
     {"kernels", "copy,scale,add,triad", "comma-separated subset of copy,scale,add,triad"},
     {"init", "parallel", "first touch: parallel (static, as the kernels) | serial (master)"},
-    {"schedule", "static", "OpenMP schedule of the kernels: static | dynamic | guided"},
-    {"chunk", "0", "chunk size of the schedule (0: the schedule's default)"},
+    HL_SCHEDULE_PARAMS,
     HL_END_PARAMS,
 };
 
@@ -112,8 +111,6 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (!ok) return -1;
     long ntimes = hl_param_long(ctx, "ntimes", 2, &ok);
     if (!ok) return -1;
-    long chunk = hl_param_long(ctx, "chunk", 0, &ok);
-    if (!ok) return -1;
     int picked[K_COUNT];
     int count = hl_param_names(ctx, "kernels", "kernel", kernel_names, K_COUNT, picked, K_COUNT);
     if (count < 0) return -1;
@@ -123,14 +120,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     int init_kind = hl_param_choice(ctx, "init", inits, 2);
     if (init_kind < 0) return -1;
     const char *init = inits[init_kind];
-    static const char *const schedules[] = {"static", "dynamic", "guided"};
-    static const omp_sched_t kinds[] = {omp_sched_static, omp_sched_dynamic, omp_sched_guided};
-    int schedule = hl_param_choice(ctx, "schedule", schedules, 3);
-    if (schedule < 0) return -1;
-    const char *sname = schedules[schedule];
-    omp_sched_t kind = kinds[schedule];
+    long chunk = 0;
+    const char *sname = hl_param_schedule(ctx, &chunk);
+    if (!sname) return -1;
     if (ntimes > 1000) return hl_fail(ctx, "parameter ntimes=%ld is too large (at most 1000)", ntimes);
-    if (chunk > 1000000000L) return hl_fail(ctx, "parameter chunk=%ld is too large", chunk);
     long llc = largest_cache_bytes();
     int sized = n == 0;
     if (sized) {
@@ -173,16 +166,12 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #pragma omp parallel for schedule(static)
     for (long j = 0; j < n; j++) a[j] *= 2.0; /* as STREAM, outside the timing */
 
-    omp_set_schedule(kind, (int)chunk);
     for (long pass = 0; pass < ntimes; pass++)
         for (int k = 0; k < K_COUNT; k++) {
             if (!chosen[k]) continue;
-            MPI_Barrier(comm);
-            double t0 = hl_now();
+            double t0 = hl_start_together(comm);
             run_kernel(k, n, a, b, c);
-            double took = hl_now() - t0, slowest = took;
-            MPI_Reduce(&took, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
-            times[k * ntimes + pass] = slowest;
+            times[k * ntimes + pass] = hl_slowest_since(comm, t0);
         }
 
     /* Replay on scalars, in the same order. */

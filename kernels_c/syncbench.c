@@ -9,11 +9,11 @@
  * code (as in EPCC's mixed-mode suite): an omp barrier, MPI_Barrier on the master, another omp
  * barrier.
  *
- * Method (DESIGN section 5; hl_measure in hybridlab.h): warm-up, then inner repetitions doubled
- * until one sample lasts at least target_ms on every rank (the ranks agree after every step, so
- * loops that contain MPI collectives stay matched), a discarded pass, then `samples` outer
- * samples. Thread 0 of each
- * rank emits one record per sample: construct, sample, inner, seconds per repetition.
+ * Method (hl_measure in hybridlab.h; book: How the kit measures): warm-up, then inner
+ * repetitions doubled until one sample lasts at least target_ms on every rank (the ranks agree
+ * after every step, so loops that contain MPI collectives stay matched), a discarded pass, then
+ * `samples` outer samples. Thread 0 of each rank emits one record per sample: construct,
+ * sample, inner, seconds per repetition.
  *
  * Self-checks: the reduction gives `threads` per repetition, the critical section counts every
  * entry exactly once, the worksharing loop runs every iteration once, single runs once per

@@ -67,6 +67,7 @@ OPT_IN = {
     "browser": "make test-browser",
     "grading_full": "make test-grading-full",
     "slurm": "make test-slurm",
+    "multinode": "make test-multinode",
 }
 
 

@@ -178,10 +178,10 @@ def record_own_runs(folder: Path, nb: nbformat.NotebookNode) -> Path:
 
 LIMITS = """
 # grading tests: short limits so the bad submissions are stopped quickly
-c.Limits.cell_minimum = 60  # a cluster start on a loaded 2-core machine can take 40 s
-c.Limits.submission_minimum = 150
+c.GradingPolicy.cell_minimum = 60  # a cluster start on a loaded 2-core machine can take 40 s
+c.GradingPolicy.submission_minimum = 150
 c.Limits.memory_mb = 1536
-c.Limits.restarts = 3
+c.GradingPolicy.restarts = 3
 c.Limits.disk_mb = 256
 """
 
@@ -410,6 +410,8 @@ import glob
 import os
 import sys
 
+# Where any Linux course server keeps its secrets (shadow files, host keys, homes, root's
+# history): the usual places, not this machine's, so the spy probes the same on every machine.
 read = []
 for pattern in ["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/ssh_host_*key",
                 "/etc/ssl/private/*", "/root/*", "/root/.*", "/home/*/*", "/home/*/.*"]:

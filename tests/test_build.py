@@ -1,6 +1,7 @@
 import pytest
 
 from hybridlab.build import BuildError, available_kernels, build, build_source
+from hybridlab.paths import kernels_dir
 
 GOOD = r"""
 #include "hybridlab.h"
@@ -38,6 +39,24 @@ def test_builds_are_cached_by_content_and_flags():
     assert changed.library != first.library
     flagged = build_source("answer", GOOD, flags=("-DEXTRA=1",))
     assert flagged.library not in (first.library, changed.library)
+
+
+def test_a_change_to_any_header_rebuilds(tmp_path, monkeypatch):
+    """hybridlab.h includes hl_runtime.h, and kernels include hl_halo.h, hl_nodes.h, ...: the
+    cache key covers every header of kernels_c/, so editing any one of them rebuilds."""
+    kernels = tmp_path / "kernels_c"
+    kernels.mkdir()
+    for header in kernels_dir().glob("*.h"):
+        (kernels / header.name).write_text(header.read_text())
+    monkeypatch.setenv("HYBRIDLAB_KERNELS", str(kernels))
+    headers = sorted(kernels.glob("*.h"))
+    assert {"hybridlab.h", "hl_runtime.h", "hl_halo.h", "hl_nodes.h"} <= {h.name for h in headers}
+    seen = {build_source("answer", GOOD).library}
+    for header in headers:
+        header.write_text(header.read_text() + "\n/* edited */\n")
+        rebuilt = build_source("answer", GOOD)
+        assert rebuilt.library not in seen, f"editing {header.name} did not rebuild"
+        seen.add(rebuilt.library)
 
 
 def test_a_syntax_error_is_reported_with_file_and_line():

@@ -129,3 +129,19 @@ def test_the_converter_on_copies_of_the_notebooks(tmp_path: Path):
                 k: v for k, v in b.items() if k != "source"}
             keys_a = re.findall(r"\d{3}-[a-z][\w.-]*", "".join(a["source"]))
             assert keys_a == re.findall(r"\d{3}-[a-z][\w.-]*", "".join(b["source"]))
+
+
+OUTSIDE = re.compile(r"\bDESIGN\b|\bseeds/|shared/notes")  # the course's working files
+
+
+def test_nothing_a_reader_sees_points_to_files_outside_the_repository():
+    """Labs, book, package, kernels and benchmarks stand alone: no design file or source folder
+    of the authors' workspace is named where a reader would look for it."""
+    paths = _read_files() + sorted((ROOT / "grading" / "source").glob("*/*.ipynb"))
+    bad = {}
+    for p in paths:
+        text = _notebook_text(p) if p.suffix == ".ipynb" else p.read_text(encoding="utf-8")
+        hits = [m.group(0) for m in OUTSIDE.finditer(text)]
+        if hits:
+            bad[str(p.relative_to(ROOT))] = hits[:3]
+    assert not bad, f"say it in the book (book/method.md) or cite the publication: {bad}"

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import hybridlab as hl
+from hybridlab.collectives.exercise import across_nodes
 from hybridlab.collectives.fft import (
     checksum_weights,
     fft_checksum,
@@ -23,18 +24,21 @@ from hybridlab.collectives.fft import (
     points_to_array,
     reference_fft,
 )
-from hybridlab.collectives.plots import equal_volume_plot, fft_plot, osu_plot
+from hybridlab.collectives.plots import equal_volume_plot, fft_plot, nodes_plot, osu_plot
 from hybridlab.collectives.tables import (
     alltoall_plan,
     faster_two_ways,
     fft_breakdown,
+    nodes_table,
     osu_table,
     osu_text,
     plan_table,
     predicted_alltoall,
+    published_nodes,
 )
 from hybridlab.reference import REFERENCE
 from seeds import SEEDS, needs_seeds
+from two_nodes_records import two_node_run
 
 matplotlib.use("Agg")
 
@@ -161,7 +165,7 @@ def test_fft3d_with_fftw_takes_any_n_the_ranks_divide():
         (1, {"n": 12, "fft": "builtin"}, r"builtin FFT needs n a power of two \(got n=12\)"),
         (1, {"n": 64, "dump": 1}, r"dump=1 needs n <= 32"),
         (1, {"fft": "mkl"}, r"unknown fft 'mkl'"),
-        (1, {"schedule": "auto"}, r"unknown schedule 'auto'"),
+        (1, {"schedule": "auto"}, r"schedule=auto is not one of static, dynamic, guided, runtime"),
         (1, {"n": 1}, r"parameter n=1 must be at least 2"),
     ],
 )
@@ -306,10 +310,19 @@ def _osu_frame() -> pd.DataFrame:
 
 def test_plots_render_with_the_machine_note():
     table = _osu_frame()
-    assert len(osu_plot(table).axes) == 1
+    lines = osu_plot(table).axes[0].lines  # one curve of the average per P x T
+    assert sorted(line.get_label() for line in lines) == ["alltoall, 1x2", "alltoall, 2x1", "alltoall, 4x1"]
+    four = [line for line in lines if line.get_label() == "alltoall, 4x1"][0]
+    want = table[table["ranks"] == 4].sort_values("size")
+    assert list(four.get_xdata()) == list(want["size"]) and list(four.get_ydata()) == list(want["avg_us"])
     same = table[table["size"] == 4096]
     fig = equal_volume_plot(same, cores=2, usable=2, reference=REFERENCE["003-table-4"].frame)
-    assert len(fig.axes) == 2
+    mine, published = fig.axes
+    bars = [p for p in mine.patches if p.get_height() > 0]
+    assert sorted(b.get_height() for b in bars) == sorted(same["avg_us"])
+    assert sum(b.get_hatch() == "//" for b in bars) == 1  # 4 ranks on 2 CPUs
+    assert "3 x 4 KiB" in [t.get_text() for t in mine.texts]  # messages per rank x size
+    assert any(line.get_label().startswith("pure MPI") for line in published.lines)
     notes = " ".join(t.get_text() for t in fig.axes[0].texts)
     assert "2 cores here" in notes and "cannot show" in notes
     assert any("oversubscribed" in t.get_text() for t in fig.axes[0].get_xticklabels())
@@ -322,6 +335,36 @@ def test_plots_render_with_the_machine_note():
         ]
     )  # fmt: skip
     fig = fft_plot(breakdown, usable=2, reference=REFERENCE["003-table-5"].frame)
-    assert len(fig.axes) == 2
+    phases, published = fig.axes
+    assert [t.get_text() for t in phases.get_xticklabels()] == ["2x1", "1x2"]
+    alltoall = phases.patches[4:6]  # fft, rearrange, alltoall stacked: the last on top
+    assert [p.get_y() + p.get_height() for p in alltoall] == pytest.approx([4.0, 2.1])  # ms
+    assert published.lines  # Luecke et al.'s pure MPI and hybrid times
     assert any("outlier" in t.get_text() for t in fig.axes[1].texts)
     assert any("cannot show" in t.get_text() for t in fig.axes[0].texts)
+
+
+# ------------------------------------------------ the multi-node section (lab 07)
+
+
+def test_alltoall_across_two_nodes_counts_the_messages_that_cross(tmp_path):
+    runs = [two_node_run("alltoall_4x1"), two_node_run("alltoall_2x2")]  # real: 2 nodes
+    table = nodes_table(runs).set_index(["ranks", "threads"])
+    assert table["nodes"].tolist() == [2, 2]
+    assert table.loc[(4, 1), "ranks_per_node"] == 2 and table.loc[(2, 2), "ranks_per_node"] == 1
+    assert table.loc[(4, 1), "messages_across_nodes"] == 8  # 4 ranks x the 2 on the other node
+    assert table.loc[(2, 2), "messages_across_nodes"] == 2  # the two leaders, one message each
+    assert table.loc[(2, 2), "size"] == 4 * table.loc[(4, 1), "size"]  # T^2 larger, same bytes
+    published = published_nodes(REFERENCE["003-table-5"].frame)
+    assert list(published["nodes"]) == [4, 8, 16, 32, 64]
+    assert published.iloc[0].tolist() == [4, 65.61, 58.18]  # the best of 3 schedules
+    fig = nodes_plot(table.reset_index(), published, note="a note")
+    assert len(fig.axes) == 2
+    fig.savefig(tmp_path / "nodes.png")
+
+
+def test_across_nodes_on_one_node_runs_pure_mpi_and_one_rank():
+    runs = across_nodes(8, 1, 2, quick=True)
+    table = nodes_table(runs)
+    assert list(zip(table["ranks"], table["threads"], strict=True)) == [(2, 1), (1, 2)]
+    assert list(table["messages_across_nodes"]) == [0, 0]

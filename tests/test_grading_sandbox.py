@@ -29,7 +29,8 @@ import pytest
 
 import grading_course as gc
 from hybridlab import _reaper as reaper
-from hybridlab.grading import autograde, course, gradebook, sandbox, submissions
+from hybridlab.grading import autograde, course, execute, gradebook, pool, sandbox, submissions
+from hybridlab.grading.policy import GradingPolicy
 
 pytestmark = [pytest.mark.timeout(3000)]  # a loaded machine: the one grading run took 15+ min
 
@@ -213,7 +214,7 @@ def test_submissions_replay_the_solutions_kernel_runs(graded):
 def test_without_replay_a_submission_measures_again(graded):
     config = graded.root / "nbgrader_config.py"
     kept = config.read_text()
-    config.write_text(kept + "\nc.Limits.replay_runs = False\n")
+    config.write_text(kept + "\nc.GradingPolicy.replay_runs = False\n")
     try:
         report = autograde.grade(gc.LAB, root=graded.root, students=["solution"], progress=False)
     finally:
@@ -484,12 +485,52 @@ def test_guard_sees_tools_changed_while_a_test_ran():
 
 
 def test_the_limits_block_names_every_limit_and_how():
-    limits = sandbox.Limits()
-    block = sandbox.describe(limits, "cgroup v2", "hybridlab-grader")
+    limits, policy = sandbox.Limits(), GradingPolicy(factor=3.0, cell_minimum=45)
+    block = sandbox.describe(limits, policy, "cgroup v2", "hybridlab-grader")
     for word in ("time", "memory", "tasks", "output", "disk", "cgroup", "tmpfs"):
         assert word in block, block
     assert f"{limits.disk_mb} MB" in block and f"{limits.memory_mb} MB" in block
-    assert "ulimit" in sandbox.describe(limits, "rlimits", None)
+    assert "cell 3 x the solution's slowest (>= 45 s)" in block, block
+    assert "ulimit" in sandbox.describe(limits, policy, "rlimits", None)
+
+
+def test_the_outcome_is_read_from_reason_codes_not_from_the_words():
+    """Rewording a message cannot change a student's recorded outcome."""
+    job = pool.Job("s", ["true"], {}, Path("."), 10)
+    job.returncode, job.killed = 0, False
+
+    def outcome(*events):
+        return autograde._outcome(job, list(events))[0]
+
+    reworded = "the sandbox ran out of room"  # no "memory", "disk" or "time limit" in it
+    assert (
+        outcome({"kind": "restart", "part": "a", "reason": execute.MEMORY, "why": reworded})
+        == "limit hit"
+    )
+    assert (
+        outcome({"kind": "restart", "part": "a", "reason": execute.DISK, "why": reworded})
+        == "limit hit"
+    )
+    assert (
+        outcome({"kind": "restart", "part": "a", "reason": execute.TIME, "why": reworded})
+        == "timed out"
+    )
+    died = {"kind": "restart", "part": "a", "reason": execute.DIED, "why": "memory time limit"}
+    assert outcome(died) == "crashed"
+    late = {"kind": "zero", "part": "b", "reason": execute.DEADLINE, "why": reworded}
+    assert outcome(late) == "timed out"
+    cut = {"kind": "zero", "part": "b", "reason": execute.INCOMPLETE, "why": "deadline"}
+    assert outcome(cut) == "graded"
+
+
+def test_the_policy_and_the_limits_are_read_from_their_own_sections(tmp_path):
+    (tmp_path / "nbgrader_config.py").write_text(
+        "c = get_config()\nc.GradingPolicy.factor = 2.5\nc.Limits.disk_mb = 64\n"
+    )
+    config = course.load_config(tmp_path)
+    assert GradingPolicy(config=config).factor == 2.5
+    assert sandbox.Limits(config=config).disk_mb == 64
+    assert GradingPolicy().factor == 4.0 and not hasattr(sandbox.Limits(), "factor")
 
 
 def test_kernel_environment_is_an_allowlist():
@@ -638,7 +679,9 @@ def test_a_test_cell_may_redefine_its_own_helper():
         "g.verify(ns, 'second', ('_close',))\n"
         "print('trusted')\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
+    )
     assert done.stdout.strip() == "trusted", done.stdout + done.stderr
 
 

@@ -93,20 +93,26 @@ def test_halo2d_builds_without_warnings():
     assert {"variant", "nx", "ny", "iterations", "schedule", "chunk"} <= kernel.params.keys()
 
 
+def _same_answer_every_phase_timed(res, want, ranks: int, used: int) -> pd.DataFrame:
+    """The run's checksum and last change equal numpy's to 12 digits, and each of the `used`
+    threads of every rank timed every phase once; returns the timer records."""
+    got = checksum_of(res)
+    assert np.isclose(got[0], want[0], rtol=1e-12, atol=0), (got, want)
+    assert np.isclose(got[1], want[1], rtol=1e-12, atol=0), (got, want)
+    timers = res.records[res.records["record"] == "timer"]
+    assert set(timers["phase"]) == PHASES
+    assert len(timers) == ranks * used * len(PHASES)
+    assert (timers["seconds"] >= 0).all()
+    return timers
+
+
 @pytest.mark.parametrize("ranks,threads", PXT, ids=[f"{p}x{t}" for p, t in PXT])
 @pytest.mark.parametrize("variant", VARIANTS_2D)
 def test_halo2d_checksum_equals_numpy(variant, ranks, threads):
     res = run2d(variant, ranks, threads, **SMALL_2D)
     want = jacobi2d(SMALL_2D["nx"], SMALL_2D["ny"], SMALL_2D["iterations"])
-    got = checksum_of(res)
-    assert np.isclose(got[0], want[0], rtol=1e-12, atol=0), (got, want)
-    assert np.isclose(got[1], want[1], rtol=1e-12, atol=0), (got, want)
-    timers = res.records[res.records["record"] == "timer"]
-    used = 1 if variant == "pure" else threads
-    assert set(timers["phase"]) == PHASES
-    assert len(timers) == ranks * used * len(PHASES)
-    assert sorted(set(timers["thread"])) == list(range(used))
-    assert (timers["seconds"] >= 0).all()
+    timers = _same_answer_every_phase_timed(res, want, ranks, 1 if variant == "pure" else threads)
+    assert sorted(set(timers["thread"])) == list(range(1 if variant == "pure" else threads))
     assert timers.groupby("rank")["rows"].first().sum() == SMALL_2D["ny"]
 
 
@@ -190,14 +196,7 @@ def test_halo3d_builds_without_warnings():
 def test_halo3d_checksum_equals_numpy(variant, ranks, threads, nonblocking):
     res = run3d(variant, ranks, threads, nonblocking=nonblocking, **SMALL_3D)
     want = jacobi3d(SMALL_3D["nx"], SMALL_3D["ny"], SMALL_3D["nz"], SMALL_3D["iterations"])
-    got = checksum_of(res)
-    assert np.isclose(got[0], want[0], rtol=1e-12, atol=0), (got, want)
-    assert np.isclose(got[1], want[1], rtol=1e-12, atol=0), (got, want)
-    timers = res.records[res.records["record"] == "timer"]
-    used = 1 if variant == "pure" else threads
-    assert set(timers["phase"]) == PHASES
-    assert len(timers) == ranks * used * len(PHASES)
-    assert (timers["seconds"] >= 0).all()
+    _same_answer_every_phase_timed(res, want, ranks, 1 if variant == "pure" else threads)
 
 
 def test_halo3d_on_a_three_dimensional_process_grid():
@@ -275,7 +274,13 @@ def test_breakdown_table_and_plot(small_runs):
         assert (table[["jacobi", "halo", "reduction", "other"]] >= 0).all().all()
         assert (table["cores"] == 2).all()
     fig = breakdown_plot(table, reference=REFERENCE["000-appendix-a5"].frame, system="XT6")
-    assert len(fig.axes) == 2
+    mine, published = fig.axes
+    assert [t.get_text() for t in mine.get_xticklabels()] == list(table["label"])
+    assert len(mine.patches) == 4 * len(table)  # jacobi, halo, reduction, other per run
+    tops = [bar.get_y() + bar.get_height() for bar in mine.patches[-len(table):]]
+    assert tops == pytest.approx(list(table[["jacobi", "halo", "reduction", "other"]].sum(axis=1)))
+    assert "pure MPI" in [t.get_text() for t in published.get_xticklabels()]
+    assert "XT6" in published.get_title()
     with pytest.raises(ValueError, match="how must be one of"):
         breakdown_table(small_runs, how="median")
     with pytest.raises(ValueError, match="no runs given"):
@@ -295,7 +300,10 @@ def test_master_share_and_shape_plots():
     ]
     table = master_share_table(runs)
     assert list(table["master_share"]) == [0.0, 0.5, 1.0]
-    assert master_share_plot(runs).axes
+    lines = {line.get_label(): line for line in master_share_plot(runs).axes[0].lines}
+    total = lines["total (max over ranks and threads)"]
+    assert list(total.get_xdata()) == [0.0, 0.5, 1.0]
+    assert list(total.get_ydata()) == pytest.approx(list(table["total"]))
     square = breakdown_table(
         [
             run2d(v, 1 if v != "pure" else 2, 2 if v != "pure" else 1, **SMALL_2D)
@@ -303,7 +311,15 @@ def test_master_share_and_shape_plots():
         ]
     )
     fig = shape_plot(square, square, reference=REFERENCE["003-table-3"].frame)
-    assert fig.axes
+    ax = fig.axes[0]
+    hybrids = [t.get_text() for t in ax.get_xticklabels()]
+    assert hybrids == ["hybrid1", "hybrid2", "hybrid3"]
+    groups = ax.get_legend_handles_labels()[1]
+    assert groups[:2] == ["square", "rectangular"] and len(groups) == 3  # and the published one
+    pure = float(square.loc[square["variant"] == "pure", "total"].iloc[0])
+    speedups = [bar.get_height() for bar in ax.patches[: len(hybrids)]]  # the square group
+    want = [pure / float(square.loc[square["variant"] == v, "total"].iloc[0]) for v in hybrids]
+    assert speedups == pytest.approx(want)
 
 
 # ------------------------------------------------------------- the exercise: a C halo exchange
@@ -432,3 +448,55 @@ def test_plots_say_their_statistic_and_carry_a_note():
     fig = shape_plot(shapes, shapes, reference=REFERENCE["003-table-3"].frame, note="degenerate")
     assert "degenerate" in fig.get_suptitle()
     assert "max over ranks" in fig.axes[0].get_ylabel()
+
+
+def test_lab_runs_check_every_variant_and_name_the_level_refused():
+    from hybridlab.halo.exercise import check_variants, refused_run, schedule_runs
+
+    checks = check_variants(nx=16, ny=8, iterations=3, shapes=((1, 1), (2, 2)))
+    assert len(checks) == 4 * 2 and checks["equal to numpy"].all()
+    assert set(checks["PxT"]) == {"1x1", "2x2"}
+    assert "MPI_THREAD_MULTIPLE" in refused_run("hybrid3", thread_level="funneled")
+    assert refused_run("hybrid1", thread_level="funneled") == ""  # it needs no more
+    sched = schedule_runs([("static", 0), ("dynamic", 4)], threads=2, n=16, iterations=2)
+    assert list(sched["schedule"]) == ["static", "dynamic"] and (sched["seconds"] > 0).all()
+
+
+# ------------------------------------------------ the multi-node section (lab 04)
+
+
+def test_halo_share_of_runs_on_two_nodes_against_the_published_share(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from hybridlab.halo.plots import halo_share_plot
+    from hybridlab.halo.tables import halo_share_table, published_halo_share
+    from hybridlab.reference import REFERENCE
+    from two_nodes_records import two_node_run
+
+    runs = [two_node_run("halo3d_4x1"), two_node_run("halo3d_2x2")]  # real: 2 nodes x 2 cores
+    table = halo_share_table(runs)
+    assert list(table["label"]) == ["4x1 pure", "2x2 masteronly"]
+    assert list(table["nodes"]) == [2, 2]
+    assert ((table["halo_share"] > 0) & (table["halo_share"] < 1)).all()
+    assert table["halo_share"].tolist() == (table["halo"] / table["sum"]).tolist()
+    published = published_halo_share(REFERENCE["000-appendix-a5"].frame)
+    assert list(published["threads"]) == [1, 1, 2, 3, 4, 6, 8, 12, 24]  # pure MPI, then A.23
+    pure = published[published["scheme"] == "pure MPI"].iloc[0]
+    assert float(pure["halo_share"]) == pytest.approx(0.12286 / 3.0408)
+    assert set(published["table"]) == {"A.23"}
+    xt4 = published_halo_share(REFERENCE["000-appendix-a5"].frame, "XT4", 128)
+    assert list(xt4["threads"]) == [1, 1, 2, 4]
+    fig = halo_share_plot(table, published, title="2 nodes", note="a note")
+    assert len(fig.axes) == 2
+    fig.savefig(tmp_path / "share.png")
+
+
+def test_node_runs_on_one_node_check_their_checksums():
+    from hybridlab.halo.exercise import node_runs
+    from hybridlab.halo.tables import halo_share_table
+
+    runs = node_runs(1, 2, 8, 2)
+    assert [(int(r.records["ranks"].iloc[0]), int(r.records["threads"].iloc[0])) for r in runs] \
+        == [(2, 1), (1, 2)]  # fmt: skip
+    assert list(halo_share_table(runs)["nodes"]) == [1, 1]

@@ -13,6 +13,7 @@ from hybridlab.build import build_source
 
 SOURCE = r"""
 #include "hybridlab.h"
+#include "hl_halo.h"
 
 const char *const hl_kernel_description = "self-test of the method header";
 const hl_param hl_kernel_params[] = {
@@ -21,6 +22,7 @@ const hl_param hl_kernel_params[] = {
     {"size", "two", "one, two or three"},
     {"needs", "single", "the thread level the kernel requires"},
     {"outer", "4", "samples"},
+    HL_SCHEDULE_PARAMS,
     HL_END_PARAMS,
 };
 
@@ -60,6 +62,18 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         return -1;
     long outer = hl_param_long(ctx, "outer", 1, &ok);
     if (!ok) return -1;
+    long chunk = 0;
+    const char *schedule = hl_param_schedule(ctx, &chunk);
+    if (!schedule) return -1;
+    omp_sched_t kind;
+    int got_chunk;
+    omp_get_schedule(&kind, &got_chunk);
+    hl_emit(ctx, "\"schedule\":\"%s\",\"chunk\":%ld,\"omp_kind\":%d,\"omp_chunk\":%d",
+            schedule, chunk, (int)kind, got_chunk);
+
+    double t0 = hl_start_together(comm);
+    hl_sleep_us(1000 * (ctx->rank + 1));
+    hl_emit(ctx, "\"slowest\":%.17g", hl_slowest_since(comm, t0));
 
     for (int i = 0; i < nletters && i < 8; i++) hl_emit(ctx, "\"letter\":%d", picked[i]);
     for (int i = 0; i < nnumbers && i < 8; i++) hl_emit(ctx, "\"number\":%g", numbers[i]);
@@ -131,6 +145,17 @@ def test_lists_choices_and_the_method_steps(kernel):
     assert df["partials"].dropna().tolist() == [3.0, 3.0]  # 1 + 2 per rank, thread order
 
 
+def test_schedule_and_the_slowest_rank(kernel):
+    res = hl.run_program(kernel, ranks=2, threads=1, timeout=120, outer=1, schedule="dynamic",
+                         chunk=3)  # fmt: skip
+    df = res.records
+    (row,) = df.dropna(subset=["schedule"]).drop_duplicates("schedule").to_dict("records")
+    assert (row["schedule"], row["chunk"]) == ("dynamic", 3)
+    assert (row["omp_kind"], row["omp_chunk"]) == (2, 3)  # omp_sched_dynamic, as set
+    slowest = df["slowest"].dropna()
+    assert len(slowest) == 2 and slowest.nunique() == 1  # every rank gets the slowest's time
+
+
 def test_timer_records_name_each_phase_and_thread(kernel):
     res = hl.run_program(kernel, ranks=1, threads=2, timeout=120, outer=1)
     timers = res.records[res.records["record"] == "timer"]
@@ -149,6 +174,8 @@ def test_timer_records_name_each_phase_and_thread(kernel):
         ({"letters": " , "}, r"parameter letters is empty: name at least one"),
         ({"numbers": "1,x"}, r"numbers: 'x' is not a number"),
         ({"size": "four"}, r"parameter size=four is not one of one, two, three"),
+        ({"schedule": "auto"}, r"schedule=auto is not one of static, dynamic, guided, runtime"),
+        ({"chunk": -1}, r"parameter chunk=-1 must be at least 0"),
         (
             {"needs": "multiple"},
             r"this test calls MPI as multiple and needs MPI_THREAD_MULTIPLE, "

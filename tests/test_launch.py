@@ -9,7 +9,7 @@ import hybridlab as hl
 from conftest import LIBRARY_NAMES, mpi_leftovers, venv_mpi
 from faulty_kernels import CRASH, HANG
 from hybridlab import launcher
-from hybridlab.errors import failed_rank
+from hybridlab.errors import failed_node, failed_rank
 
 
 def test_hello_reports_every_rank_and_thread_with_its_cpu():
@@ -99,7 +99,8 @@ def test_the_launcher_is_mpiexec_outside_slurm_and_srun_when_asked_inside(monkey
     chosen = launcher.choose()
     assert chosen.kind == "srun" and "job 42" in chosen.describe()
     cmd = chosen.command(hl.Placement(2, 2, "cores"), ["prog"])
-    assert cmd[1:5] == ["-n", "2", "--cpus-per-task", "2"] and cmd[-1] == "prog"
+    assert cmd[1:7] == ["-n", "2", "--nodes=1", "--ntasks-per-node=2", "--cpus-per-task", "2"]
+    assert cmd[-1] == "prog"
     assert {"--cpu-bind=cores", "--mpi=pmi2", "--overlap"} <= set(cmd)
     monkeypatch.setenv(launcher.CHOICE, "mpiexec")
     assert launcher.choose().kind == "mpiexec"
@@ -120,7 +121,28 @@ def test_srun_asked_for_where_it_cannot_run_is_a_clear_error(monkeypatch, tmp_pa
 
 
 def test_a_dead_task_is_read_from_sruns_report():
-    assert failed_rank("srun: error: vm: task 1: Segmentation fault (core dumped)\n") == (
-        1,
-        "Segmentation fault (core dumped)",
-    )
+    report = "srun: error: node2: task 1: Segmentation fault (core dumped)\n"
+    assert failed_rank(report) == (1, "Segmentation fault (core dumped)")
+    assert failed_node(report) == "node2"
+
+
+def test_nodes_beyond_one_need_an_allocation_of_that_many_nodes(monkeypatch):
+    for name in ("SLURM_JOB_ID", "SLURM_JOB_NUM_NODES", "SLURM_NNODES", launcher.CHOICE):
+        monkeypatch.delenv(name, raising=False)
+    assert launcher.allocation_nodes() == 1
+    with pytest.raises(launcher.LauncherError, match=r"not inside one: .*`salloc -N 2 "):
+        hl.Cluster(ranks=2, nodes=2)
+    with pytest.raises(launcher.LauncherError, match=r"`salloc -N 2 "):
+        hl.run_program("hello_hybrid", ranks=2, nodes=2)
+    with pytest.raises(ValueError, match="must divide by nodes"):
+        hl.Cluster(ranks=3, nodes=2)
+    monkeypatch.setenv("SLURM_JOB_ID", "42")
+    monkeypatch.setenv("SLURM_NNODES", "2")
+    assert launcher.allocation_nodes() == 2
+    monkeypatch.setenv("SLURM_JOB_NUM_NODES", "3")
+    assert launcher.allocation_nodes() == 3
+    with pytest.raises(launcher.LauncherError, match="has 3 nodes: use nodes=3 or fewer"):
+        launcher.check_nodes(launcher.choose(), 4)
+    monkeypatch.setenv(launcher.CHOICE, "mpiexec")
+    with pytest.raises(launcher.LauncherError, match="starts the ranks with srun"):
+        launcher.choose(2)

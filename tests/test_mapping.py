@@ -15,9 +15,10 @@ import pytest  # noqa: E402
 
 import hybridlab as hl  # noqa: E402
 from hybridlab.mapping import plots, tables  # noqa: E402
-from hybridlab.mapping.exercise import weak_summary  # noqa: E402
+from hybridlab.mapping.exercise import grid_runs, weak_summary  # noqa: E402
 from hybridlab.reference import REFERENCE  # noqa: E402
 from seeds import SEEDS, needs_seeds  # noqa: E402
+from two_nodes_records import two_node_run  # noqa: E402
 
 # ------------------------------------------------------------------------------ rank maps
 
@@ -131,7 +132,9 @@ def test_launcher_table_lists_every_binding():
     assert table.loc["cores", "MPICH hydra"] == "mpiexec -n 2 -bind-to core:3 -map-by core:3"
     assert "--map-by slot:PE=3" in table.loc["cores", "Open MPI"]
     assert table.loc["spread", "Cray aprun"] == "aprun -n 2 -S 1 -d 3"
-    assert table.loc["one-core", "Slurm srun"] == "srun -n 2 --cpus-per-task 1 --cpu-bind=cores"
+    assert table.loc["one-core", "Slurm srun"] == (
+        "srun -n 2 --nodes=1 --ntasks-per-node=2 --cpus-per-task 1 --cpu-bind=cores"
+    )  # one node asked for: engines stay beside the notebook unless nodes= says otherwise
 
 
 # -------------------------------------------------------------------------------- plots
@@ -160,6 +163,14 @@ def test_plots_draw(tmp_path):
     for i, fig in enumerate(figs):
         fig.savefig(tmp_path / f"{i}.png")
         assert (tmp_path / f"{i}.png").stat().st_size > 1000
+    rank_map = figs[0].axes[0]  # slide 13's optimal map: 2 nodes of 8 ranks, 2 links cut
+    assert rank_map.get_title() == "optimal: 2 inter-node links"
+    assert sum(line.get_linewidth() == 3 for line in rank_map.lines) == 2
+    assert len(rank_map.patches) == 16 and {t.get_text() for t in rank_map.texts} == {str(r) for r in range(16)}
+    node = figs[1].axes[0]  # the XT6 node: 24 cores, one row per thread count
+    assert len(node.get_xticklabels()) == 24
+    assert sum(p.get_width() == 0.9 for p in node.patches) == 3 * 24  # every core of each row
+    assert "4.04 s" in [t.get_text() for t in node.texts]
 
 
 # ------------------------------------------------------------------------------- kernel
@@ -224,3 +235,90 @@ def test_lab06_tables_are_printed_in_the_seeds():
     assert "Round-robin — x14" in slides and "Sequential — x8" in slides and "Optimal ?" in slides
     table41 = next(SEEDS.glob("000_*.txt")).read_text()
     assert "\n".join(f"{p}\t{t}" for p, t in REFERENCE["000-table-4.1"].rows) in table41
+
+
+def test_lab00_runs_and_their_pictures():
+    from hybridlab.mapping.exercise import piling_runs, unbound_history
+
+    history = unbound_history(threads=1, repeats=3, spin_ms=1)
+    assert list(history["run"]) == [0, 1, 2] and set(history["rank"]) == {0}
+    fig = plots.cpu_history_plot(history, hl.read_topology().usable)
+    (line,) = fig.axes[0].lines  # one thread, one line through its CPU run after run
+    assert list(line.get_xdata()) == [0, 1, 2] and list(line.get_ydata()) == list(history["cpu"])
+    timed = piling_runs(threads=1, n=1000, samples=3, binds=("cores",))
+    ax = plots.piling_plot(timed, threads=1).axes[0]
+    dots = [line for line in ax.lines if line.get_marker() == "o"]
+    assert sorted(dots[0].get_ydata()) == pytest.approx(sorted(timed["cores"].records["seconds"] * 1e6))
+    assert any("cannot be shown" in t.get_text() for t in ax.texts)  # one thread: no piling
+
+
+# ------------------------------------------------ the multi-node section (labs 00 and 06)
+
+
+def test_node_table_says_which_ranks_share_a_node_on_two_nodes():
+    hello = two_node_run("hello")  # real records: 4 ranks on the kit's two-node Slurm cluster
+    table = tables.node_table(hello, hl.read_topology())
+    assert set(table["node"]) == {"node1", "node2"}
+    ranks = {node: sum(g["ranks"], []) for node, g in table.groupby("node")}
+    assert sorted(ranks["node1"] + ranks["node2"]) == [0, 1, 2, 3]
+    assert ranks == {h: sorted(r for r, h2 in tables.rank_hosts(hello).items() if h2 == h)
+                     for h in ranks}  # fmt: skip
+    assert tables.node_of_ranks(tables.rank_hosts(hello)) == [0, 0, 1, 1]  # srun's block order
+
+
+def test_node_table_on_one_node_and_the_published_xt6_placement():
+    res = hl.run_program("hello_hybrid", ranks=2, threads=1, spin_ms=5)
+    table = tables.node_table(res, hl.read_topology())
+    assert len(set(table["node"])) == 1 and sorted(sum(table["ranks"], [])) == [0, 1]
+    xt6 = tables.node_table(tables.xt6_placement(), tables.xt6_topology())
+    assert list(xt6["node"]) == ["XT6 node 0"] * 2 + ["XT6 node 1"] * 2  # two sockets each
+    assert list(xt6["ranks"]) == [[0, 1], [2, 3], [4, 5], [6, 7]]  # -S 1: one rank per region
+    assert all(len(t) == 12 for t in xt6["threads"])  # two ranks of 6 threads per socket
+    with pytest.raises(ValueError, match="at most 4 processes"):
+        tables.xt6_placement(per_node=5)
+
+
+def test_rank_hosts_needs_a_host():
+    with pytest.raises(ValueError, match="name no host"):
+        tables.rank_hosts(pd.DataFrame({"rank": [0], "thread": [0], "cpu": [0]}))
+
+
+def test_grid_order_puts_each_position_on_its_node():
+    launched = [0, 0, 0, 0, 1, 1, 1, 1]  # ranks 0-3 on node 0
+    order = tables.grid_order(launched, tables.round_robin(8, 2))
+    assert order == [0, 4, 1, 5, 2, 6, 3, 7]
+    assert [launched[r] for r in order] == tables.round_robin(8, 2)
+    assert tables.grid_order(launched, tables.sequential(8, 2)) == list(range(8))
+    with pytest.raises(ValueError, match="ranks per node"):
+        tables.grid_order(launched, [0] * 6 + [1] * 2)
+
+
+def test_cut_links_measured_across_two_nodes_match_the_model():
+    maps = {"round-robin": tables.round_robin(8, 2), "sequential": tables.sequential(8, 2),
+            "blocks": tables.blocks(2, 4, 2, 2)}  # fmt: skip
+    runs = {name: two_node_run(f"grid_{name}") for name in maps}
+    table = tables.cut_links_table(runs, maps, 2, 4).set_index("map")
+    assert table["model_cut_links"].to_dict() == {"round-robin": 6, "sequential": 4, "blocks": 2}
+    assert (table["measured_cut_links"] == table["model_cut_links"]).all()
+    assert (table["messages"] == 2 * len(tables.grid_links(2, 4))).all()  # one each way
+    for name, run in runs.items():  # the map the program asked for is where the ranks were
+        assert tables.measured_node_of_position(run) == maps[name]
+    fig = plots.cut_links_plot(table.reset_index(), REFERENCE["002-slide-13"].frame,
+                               grid="2 x 4 ranks on 2 nodes")  # fmt: skip
+    assert len(fig.axes) == 2
+
+
+def test_grid_exchange_on_one_node_counts_no_message_across():
+    maps = {"sequential": [0, 0, 1, 1]}
+    with pytest.raises(ValueError, match="ranks per node"):  # two nodes' map, one node's run
+        grid_runs(2, 2, maps, nodes=1, bytes=256, reps=2)
+    one = hl.run_program("grid_exchange", ranks=4, rows=2, bytes=256, reps=2)
+    table = tables.cut_links_table({"sequential": one}, maps, 2, 2)
+    assert int(table["model_cut_links"].iloc[0]) == 2  # the model's two nodes ...
+    assert int(table["measured_cut_links"].iloc[0]) == 0  # ... are one node here
+    assert int(table["messages"].iloc[0]) == 8
+    assert tables.measured_node_of_position(one) == [0, 0, 0, 0]
+    with pytest.raises(hl.KernelError, match="each rank 0..3 once"):
+        hl.run_program("grid_exchange", ranks=4, rows=2, order="0,0,1,2")
+    with pytest.raises(hl.KernelError, match="needs 6 ranks"):
+        hl.run_program("grid_exchange", ranks=4, rows=2, cols=3)

@@ -13,6 +13,7 @@ import pytest
 
 import hybridlab as hl
 from hybridlab import notebooks, own_runs, replay
+from test_build import GOOD as ANSWER  # a kernel that reports one parameter
 
 
 def hello(spin_ms: int = 1):
@@ -204,19 +205,6 @@ def test_replay_takes_own_runs_first_then_the_reference_then_measures(kept, tmp_
     assert "no such run" in entries[2]["why"] and "reference run has none" in entries[3]["why"]
 
 
-ANSWER = r"""
-#include "hybridlab.h"
-const char *const hl_kernel_description = "answer";
-const hl_param hl_kernel_params[] = {{"value", "42", "what each rank reports"}, HL_END_PARAMS};
-int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
-    (void)comm;
-    int ok = 1;
-    long v = hl_param_long(ctx, "value", 0, &ok);
-    if (!ok) return -1;
-    hl_emit(ctx, "\"value\":%ld", v);
-    return 0;
-}
-"""
 
 
 def test_c_built_in_the_notebook_is_run_by_the_grader_not_taken_from_the_folder(fresh, tmp_path):

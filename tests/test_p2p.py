@@ -19,17 +19,21 @@ import pandas as pd
 import pytest
 
 import hybridlab as hl
+from hybridlab.p2p import paths as p2p_paths
+from hybridlab.p2p.exercise import path_sweeps
 from hybridlab.p2p.hockney import piecewise_hockney
 from hybridlab.p2p.plots import (
     aggregation_plot,
-    aggregation_ratio,
+    knee_plot,
+    paths_plot,
     progress_plot,
-    progress_table,
     sendmodes_plot,
     sweep_plot,
 )
 from hybridlab.p2p.switches import switches
+from hybridlab.p2p.tables import aggregation_ratio, progress_table
 from hybridlab.reference import REFERENCE
+from two_nodes_records import two_node_run
 
 matplotlib.use("Agg")
 
@@ -55,7 +59,9 @@ def test_kernel_builds_without_warnings():
         "send_modes",
         "late_us",
         "k",
+        "echo",
     } <= k.params.keys()
+    assert k.params["echo"]["default"] == "0"  # separate buffers, as osu_latency
     assert k.params["large_bytes"]["default"] == "8192"  # OSU's LARGE_MESSAGE_SIZE
 
 
@@ -73,6 +79,15 @@ def test_sweep_records_every_size_and_sample_with_osu_counts():
     assert (large["iterations"] == 3).all() and (large["skip"] == 1).all()
     assert (df["seconds"] > 0).all()
     assert np.allclose(df["bandwidth_Bps"], df["bytes"] / df["seconds"], rtol=1e-5)
+
+
+@pytest.mark.parametrize("echo", [0, 1])
+def test_sweep_answers_from_its_own_buffer_or_echoes_and_checks_both_ways(echo):
+    """echo=0 (the default, as osu_latency): rank 1 answers from a send buffer of its own;
+    echo=1: it sends back what it received. Either way both ranks check what arrived."""
+    res = hl.run_program("pingpong", ranks=2, min_bytes=1, max_bytes=4096, echo=echo, **TINY)
+    assert set(res.records["echo"]) == {echo}
+    assert len(res.records) == 13 * 2
 
 
 def test_sweep_stops_at_max_bytes_even_when_not_a_power_of_two():
@@ -108,16 +123,13 @@ def test_sendmodes_record_sender_and_late_receiver():
     assert np.allclose(df["late_seconds"], 0.005)
 
 
+def busy_sender(**params) -> hl.Results:
+    """The busy-sender experiment (mode=progress) with a 64 KiB message on 2 ranks."""
+    return hl.run_program("pingpong", ranks=2, mode="progress", max_bytes=65536, **params)
+
+
 def test_progress_busy_sender_records_every_case():
-    res = hl.run_program(
-        "pingpong",
-        ranks=2,
-        mode="progress",
-        max_bytes=65536,
-        compute_us=2000,
-        poll_us="0,100",
-        samples=2,
-    )
+    res = busy_sender(compute_us=2000, poll_us="0,100", samples=2)
     df = res.records
     assert set(df["send"]) == {"isend", "bsend"} and set(df["poll_us"]) == {0, 100}
     assert len(df) == 2 * 2 * 2 * 2  # roles x sends x polls x samples
@@ -127,21 +139,18 @@ def test_progress_busy_sender_records_every_case():
     assert (df.loc[df["role"] == "receiver", "recv_wait_seconds"] >= 0).all()
     table = progress_table(res)
     assert len(table) == 4 and table["receiver_wait_s"].notna().all()
-    assert progress_plot(table, REFERENCE["001-table-4"].frame).axes
+    named = progress_table({"run": res})
+    assert list(named["case"]) == ["run: " + c for c in table["case"]]
+    fig = progress_plot(table, REFERENCE["001-table-4"].frame)
+    bars = fig.axes[0].patches  # one bar per case, as long as the receiver's wait
+    assert [b.get_width() for b in bars] == pytest.approx(list(table["receiver_wait_s"] * 1e3))
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == list(table["case"])
+    assert "H2MOL" in fig.axes[1].get_title() and len(fig.axes[1].patches) > 0
 
 
 def test_progress_with_asynchronous_progress_thread():
-    res = hl.run_program(
-        "pingpong",
-        ranks=2,
-        mode="progress",
-        max_bytes=65536,
-        compute_us=1000,
-        poll_us="0",
-        samples=1,
-        thread_level="multiple",
-        env={"MPICH_ASYNC_PROGRESS": "1"},
-    )
+    res = busy_sender(compute_us=1000, poll_us="0", samples=1, thread_level="multiple",
+                      env={"MPICH_ASYNC_PROGRESS": "1"})  # fmt: skip
     assert (res.records["async_progress"] == 1).all()
 
 
@@ -238,6 +247,7 @@ def test_extra_ranks_idle_and_in_the_engines():
         ({"samples": "many"}, r"parameter samples=many is not an integer"),
         ({"k": 0}, r"parameter k=0 must be at least 1"),
         ({"late_us": -1}, r"parameter late_us=-1 must be at least 0"),
+        ({"echo": 2}, r"parameter echo=2 must be 0 or 1"),
         (
             {"mode": "sendmodes", "send_modes": "send,rsend"},
             r"unknown send mode 'rsend' \(valid: send, ssend, bsend, isend\)",
@@ -285,7 +295,29 @@ def test_sweep_plot_shows_fit_and_knee():
     assert any(label.startswith("below: alpha=") for label in labels)
     assert any("knee: 8192 B" in t.get_text() for t in fig.axes[0].texts)
     pw = piecewise_hockney(df["bytes"], df["seconds"])
-    assert len(sweep_plot(df, pw).axes) == 2
+    time_axes, bandwidth_axes = sweep_plot(df, pw).axes
+    median = [line for line in time_axes.lines if line.get_label() == "median"][0]
+    assert list(median.get_xdata()) == sorted(set(df["bytes"]))  # one point per size
+    fits = [line.get_label() for line in time_axes.lines if line.get_linestyle() == "--"]
+    assert fits == [f"below: alpha={pw.below.alpha * 1e6:.2f} us, beta={pw.below.beta / 1e9:.2f} GB/s",
+                    f"above: alpha={pw.above.alpha * 1e6:.2f} us, beta={pw.above.beta / 1e9:.2f} GB/s"]
+    knee = [line for line in bandwidth_axes.lines if line.get_linestyle() == ":"][0]
+    assert list(knee.get_xdata()) == [pw.switch_bytes] * 2
+
+
+def test_knee_plot_draws_each_sweep_its_knee_and_the_prediction():
+    df = _synthetic_sweep()
+    fig = knee_plot({"default": df, "raised": df.assign(seconds=2 * df["seconds"])}, [8192, 65536], 65536)
+    ax = fig.axes[0]
+    curves = [line for line in ax.lines if line.get_marker() in ("o", "s")]
+    assert [c.get_label() for c in curves] == ["default", "raised"]
+    assert [c.get_marker() for c in curves] == ["o", "s"]  # not told apart by colour alone
+    assert {"default knee", "raised knee"} <= {t.get_text().strip() for t in ax.texts}
+    assert list(curves[1].get_ydata()) == pytest.approx(list(2 * curves[0].get_ydata()))
+    vertical = [(line.get_xdata()[0], line.get_linestyle()) for line in ax.lines if line not in curves]
+    assert vertical == [(8192, ":"), (65536, ":"), (65536, "--")]
+    assert [c.get_color() for c in curves] == [v.get_color() for v in ax.lines[2:4]]  # knee = its sweep's colour
+    assert len(knee_plot({"default": df}).axes[0].lines) == 1  # no knee found yet, no prediction
 
 
 def test_sendmodes_and_aggregation_plots_render():
@@ -310,8 +342,14 @@ def test_sendmodes_and_aggregation_plots_render():
         ],
     )
     fig = sendmodes_plot(df, REFERENCE["001-table-4"].frame)
-    assert len(fig.axes) == 3
-    assert len(sendmodes_plot(df).axes) == 2
+    calls, waits, published = fig.axes
+    drawn = {line.get_label(): line for line in calls.lines}
+    assert set(drawn) >= {"send", "ssend", "bsend", "isend", "receiver late by"}
+    assert list(drawn["ssend"].get_ydata()) == pytest.approx([5.0] * 4)  # ms: waits at every size
+    assert list(drawn["send"].get_ydata()) == pytest.approx([1e-3, 1e-3, 5.0, 5.0])  # the knee
+    assert {line.get_label() for line in waits.lines} >= {"isend: MPI_Wait", "receiver: recv call"}
+    assert "Table 4" in published.get_title()
+    assert len(sendmodes_plot(df).axes) == 2  # without the published panel
     agg = []
     for v in 2 ** np.arange(3, 16):
         agg.append(("one", int(v), 8, 1e-6 + v / 1e9))
@@ -322,8 +360,14 @@ def test_sendmodes_and_aggregation_plots_render():
     assert list(table["message_bytes"][:2]) == [1, 2]
     fit = piecewise_hockney(_synthetic_sweep()["bytes"], _synthetic_sweep()["seconds"]).below
     fig = aggregation_plot(agg, REFERENCE["002-slides-14-17"].frame, fit=fit)
-    assert len(fig.axes) == 2
-    assert len(aggregation_plot(agg).axes) == 1
+    mine, sr8000 = fig.axes
+    measured = [line for line in mine.lines if line.get_label() == "measured (median)"][0]
+    assert list(measured.get_ydata()) == pytest.approx(list(table["ratio"]))
+    assert any(line.get_label().startswith("Hockney") for line in mine.lines)
+    heights = [bar.get_height() for bar in sr8000.patches]  # hybrid over pure, published
+    assert len(heights) == 2 and all(0 < h for h in heights)
+    alone = aggregation_plot(agg).axes
+    assert len(alone) == 1 and not any(line.get_label().startswith("Hockney") for line in alone[0].lines)
 
 
 # ------------------------------------------------------------------------------ notebooks
@@ -388,3 +432,34 @@ def test_kit_fits_are_unavailable_under_any_name_while_graded():
             hockney.piecewise_hockney([1, 2], [1, 2])
         assert namespace["other"] is len
     assert hockney.hockney_fit([1.0, 2.0, 4.0], [1.0, 2.0, 4.0]).beta > 0
+
+
+# ------------------------------------------------ the multi-node section (lab 03)
+
+
+def test_paths_on_two_nodes_each_get_a_fit_and_a_knee(tmp_path):
+    sweeps = {path: two_node_run(f"pingpong_{path.replace(' ', '_')}")
+              for path in (p2p_paths.INSIDE, p2p_paths.ACROSS)}  # fmt: skip
+    fits = p2p_paths.path_fits(sweeps)
+    table = p2p_paths.paths_table(sweeps, fits).set_index("path")
+    assert table.loc[p2p_paths.INSIDE, "hosts"] == 1  # real records: both ranks on node1 ...
+    assert table.loc[p2p_paths.ACROSS, "hosts"] == 2  # ... and one rank on each node
+    for path, fit in fits.items():
+        sizes = sorted(sweeps[path].records["bytes"].unique())
+        assert sizes[0] < fit.switch_bytes <= sizes[-1]  # the knee is one of the swept sizes
+        assert table.loc[path, "knee_bytes"] == fit.switch_bytes
+        assert table.loc[path, "one_MiB_us"] > 0  # the sweep reached 1 MiB
+    published = p2p_paths.published_paths(REFERENCE["002-slides-14-17"].frame)
+    assert list(published["path"]) == [p2p_paths.INSIDE, p2p_paths.ACROSS]
+    assert list(published["milliseconds"]) == [2.0, 9.6]
+    assert float(published["ratio_to_inside"].iloc[1]) == pytest.approx(4.8)
+    fig = paths_plot(sweeps, fits, published, note="a note")
+    assert len(fig.axes) == 2 and "a note" in [t.get_text() for t in fig.axes[0].texts]
+    fig.savefig(tmp_path / "paths.png")
+
+
+def test_path_sweeps_on_one_node_has_only_the_inside_path():
+    sweeps = path_sweeps(1, min_bytes=1, max_bytes=64, samples=1, iterations=10, skip=1,
+                         iterations_large=2, skip_large=1)  # fmt: skip
+    assert list(sweeps) == [p2p_paths.INSIDE]
+    assert len(sweeps[p2p_paths.INSIDE].meta["hosts"]) == 1

@@ -56,16 +56,34 @@ def test_open_mpi_flags_give_each_rank_threads_cores_and_allow_oversubscription(
 
 
 def test_srun_flags_give_each_rank_its_cpus_and_bind_them_as_asked():
+    one_node = ["--nodes=1", "--ntasks-per-node=2"]
     assert Placement(2, 3, "cores").srun_args() == [
-        "--cpus-per-task", "3", "--cpu-bind=cores", "--distribution=block:block",
+        *one_node, "--cpus-per-task", "3", "--cpu-bind=cores", "--distribution=block:block",
     ]  # fmt: skip
     assert Placement(2, 3, "spread").srun_args()[-1] == "--distribution=block:cyclic"
     # one-core: one CPU per rank, its threads share it
-    assert Placement(2, 3, "one-core").srun_args() == ["--cpus-per-task", "1", "--cpu-bind=cores"]
+    assert Placement(2, 3, "one-core").srun_args() == [
+        *one_node, "--cpus-per-task", "1", "--cpu-bind=cores",
+    ]  # fmt: skip
     # unbound ranks may share CPUs, as with mpiexec
     assert Placement(3, 2, "none").srun_args() == [
-        "--cpus-per-task", "2", "--cpu-bind=none", "--overcommit",
+        "--nodes=1", "--ntasks-per-node=3", "--cpus-per-task", "2", "--cpu-bind=none",
+        "--overcommit",
     ]  # fmt: skip
+
+
+def test_ranks_are_the_total_spread_evenly_over_the_nodes():
+    placement = Placement(4, 2, "cores", nodes=2)
+    assert placement.ranks_per_node == 2
+    assert placement.srun_args()[:2] == ["--nodes=2", "--ntasks-per-node=2"]
+    assert placement.label == "4 ranks x 2 threads, bind=cores, on 2 nodes"
+    placement.check_fits(4)  # 2 ranks x 2 threads on each node: fits a 4-CPU node
+    with pytest.raises(PlacementError, match="4 threads per node"):
+        Placement(4, 2, "cores", nodes=2).check_fits(2)
+    with pytest.raises(ValueError, match="must divide by nodes: 3 ranks"):
+        Placement(3, 1, nodes=2)
+    with pytest.raises(PlacementError, match="nodes must be a whole number"):
+        Placement(2, 1, nodes=0)
 
 
 def test_openmp_environment_follows_the_binding():

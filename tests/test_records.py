@@ -33,6 +33,19 @@ def test_results_are_tidy_sorted_and_survive_a_round_trip(tmp_path):
     assert back.records.equals(res.records) and back.warnings == res.warnings
 
 
+def test_every_record_names_the_node_of_its_rank():
+    rows = [
+        {"rank": 1, "thread": 0, "cpu": 0, "numa": 0},
+        {"rank": 0, "thread": 0, "cpu": 0, "numa": 0},
+        {"rank": 0, "thread": 1, "cpu": 1, "numa": 0, "host": "written"},
+    ]
+    ranks = [{"rank": 0, "host": "node1"}, {"rank": 1, "host": "node2"}]
+    res = Results.from_rows(rows, ranks, {}, [])
+    assert list(res.records["host"]) == ["node1", "written", "node2"]  # the kernel's own wins
+    assert res.meta["hosts"] == ["node1", "node2"]
+    assert "host" not in Results.from_rows(rows[:2], [{"rank": 0}], {}, []).records
+
+
 @pytest.mark.parametrize(
     "output, rank, how",
     [

@@ -15,17 +15,15 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import nbformat
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from slurm_cluster import OneNodeSlurm, why_slurm_cannot_run  # noqa: E402
+from slurm_cluster import SlurmCluster, started, why_slurm_cannot_run  # noqa: E402
 
 pytestmark = [pytest.mark.slurm, pytest.mark.timeout(900)]
 
@@ -39,19 +37,8 @@ def slurm():
     why = why_slurm_cannot_run()
     if why:
         pytest.skip(why)
-    scratch = Path(tempfile.mkdtemp(prefix="hybridlab-slurm-"))
-    scratch.chmod(0o755)  # munged (the munge user) reaches its socket folder through it
-    cluster = OneNodeSlurm(scratch)
-    try:
-        cluster.configure()
-        cluster.start()
-        cluster.wait_until_idle()
+    with started() as cluster:  # fails at teardown if a process of it is left
         yield cluster
-    finally:
-        cluster.stop()
-        left = [f"{p.pid} {p.name()}" for p in cluster.processes()]
-        shutil.rmtree(scratch, ignore_errors=True)
-        assert left == [], f"Slurm processes left behind: {left}"
 
 
 # Where the notebook runs: in the shell of `salloc -n 2` (JupyterLab started from it), or as a
@@ -60,7 +47,7 @@ SHELL = ["salloc", "-n", "2"]
 STEP = ["salloc", "-n", "1", "--cpus-per-task=2", "srun", "-n", "1", "--cpus-per-task=2"]
 
 
-def salloc(slurm: OneNodeSlurm, command: list[str], where: list[str] = SHELL):
+def salloc(slurm: SlurmCluster, command: list[str], where: list[str] = SHELL):
     """Run `command` inside an allocation (`where`); fail with the output and the daemons' logs
     when it fails."""
     try:

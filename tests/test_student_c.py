@@ -11,33 +11,7 @@ from hybridlab.errors import ThreadComplianceError
 from hybridlab.mapping.exercise import build_student_nodes, check_student_nodes
 from hybridlab.memory import tables as mt
 from hybridlab.student_c import build_student
-
-NODE_SUM = r"""
-void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
-    int rank, node_rank;
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
-    MPI_Comm_rank(*node, &node_rank);
-    MPI_Comm_split(world, node_rank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
-}
-
-void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
-              MPI_Comm leaders) {
-#pragma omp critical
-    for (int i = 0; i < n; i++) rank_sum[i] += mine[i];
-#pragma omp barrier
-#pragma omp master
-    {
-        int node_rank;
-        MPI_Comm_rank(node, &node_rank);
-        MPI_Reduce(node_rank == 0 ? MPI_IN_PLACE : rank_sum, rank_sum, n, MPI_DOUBLE, MPI_SUM, 0,
-                   node);
-        if (leaders != MPI_COMM_NULL) MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
-        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
-    }
-#pragma omp barrier
-}
-"""
+from solutions_c import NODE_SUM
 
 
 def test_the_unanswered_skeleton_and_missing_functions_are_refused():

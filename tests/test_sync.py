@@ -25,6 +25,7 @@ from hybridlab.sync.tables import (
     slowest_rank_samples,
     wait_policy_table,
 )
+from solutions_c import CONSTRUCT_ATOMIC as ATOMIC
 
 matplotlib.use("Agg")
 
@@ -59,7 +60,9 @@ def test_syncbench_runs_every_construct_on_two_ranks():
     assert set(df["thread"]) == {0}  # one record per sample, from thread 0 of each rank
     for (rank, construct), group in df.groupby(["rank", "construct"]):
         assert sorted(group["sample"]) == [0, 1, 2], (rank, construct)
-        assert group["inner"].nunique() == 1 and group["inner"].iloc[0] >= 8
+        # one repetition count per construct; how many depends on the machine's speed and load
+        # (a preempted calibration may already reach the target with one repetition)
+        assert group["inner"].nunique() == 1 and group["inner"].iloc[0] >= 1
     # the ranks agree on the repetitions of every construct (collective loops stay matched)
     assert (df.groupby("construct")["inner"].nunique() == 1).all()
     assert (df["seconds"] > 0).all()
@@ -285,7 +288,11 @@ def test_timeline_and_barrier_table():
     assert table.loc["compute", "slowest_rank"] == 1
     assert table.loc["barrier", "slowest_rank"] == 0  # the rank that waits most
     fig = barrier_range_plot({"a": table, "b": table}, REFERENCE["001-table-3"].frame)
-    assert len(fig.axes) == 2
+    ours, published = fig.axes
+    assert [b.get_height() for b in ours.patches] == pytest.approx([12.0, 12.0])  # avg, ms
+    assert [t.get_text() for t in ours.get_xticklabels()] == ["a", "b"]
+    h2mol = REFERENCE["001-table-3"].frame.query("routine == 'MPI_Barrier'")
+    assert [b.get_height() for b in published.patches] == pytest.approx(list(h2mol["avg_s"]))
     with pytest.raises(ValueError, match="missing"):
         timeline_plot(tl.drop(columns=["start"]))
 
@@ -310,23 +317,6 @@ def test_wait_policy_plot_renders():
 
 # ------------------------------------------------------------- construct_bench (exercise d)
 
-ATOMIC = r"""
-const char *const construct_name = "atomic";
-
-void construct_test(void *arg, long inner) {
-    construct_state *s = arg;
-#pragma omp parallel
-    for (long j = 0; j < inner; j++) {
-        hl_delay(s->delay);
-#pragma omp atomic
-        s->updates += 1;
-    }
-}
-
-int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
-    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
-}
-"""
 
 
 def test_construct_bench_example_counts_every_update_and_emits_both_loops():
@@ -365,3 +355,22 @@ def test_construct_check_counts_lost_updates():
     res = Results(pd.DataFrame(rows), {})
     with pytest.raises(AssertionError, match="1999 updates arrived of 2000"):
         check_construct(ATOMIC, res)
+
+
+def test_run_time_plot_draws_the_runs_and_the_prediction_hatched():
+    from hybridlab.sync.plots import run_time_plot
+
+    fig = run_time_plot({"imbalanced": 0.030, "rebalanced": 0.020}, 0.021, ranks=2)
+    bars = fig.axes[0].patches
+    assert [b.get_width() for b in bars] == pytest.approx([30.0, 20.0, 21.0])  # ms
+    assert [b.get_hatch() for b in bars] == [None, None, "//"]
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["imbalanced", "rebalanced", "rebalanced (your prediction)"]
+
+
+def test_syncbench_tags_every_record_with_the_probe_state():
+    from hybridlab.sync.exercise import syncbench
+
+    rec = syncbench(1, 1, ["reference", "barrier"], samples=3, target_ms=0.05)
+    assert set(rec["construct"]) == {"reference", "barrier"} and len(rec) == 2 * 3
+    assert rec["probe"].notna().all() and rec["probe"].nunique() == 1

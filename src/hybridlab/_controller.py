@@ -10,6 +10,11 @@ cluster running at the same time gets a controller of its own, stopped with it.
 A notebook kernel starts the warm controller when it imports hybridlab (see `prestart`), so
 that the controller is ready by the time the lab's first cluster starts.
 
+Inside a Slurm allocation the engines may run on other nodes than the notebook: the controller
+then listens on every interface and tells the engines to reach it at this node's address
+(ipyparallel's `--ip=*` and `location`), and keeps its connection files in a folder every node
+sees (launcher.shared_folder). Elsewhere it listens on the loopback only.
+
 The warm controller carries the notebook's owner stamp (so the reaper kills it when the notebook
 dies) but no cluster tag, is stopped when the Python process exits, and `shutdown_warm()` stops
 it at once.
@@ -22,6 +27,7 @@ import contextlib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -34,6 +40,7 @@ from typing import TYPE_CHECKING
 import psutil
 
 from . import _reaper as reaper
+from . import launcher
 
 if TYPE_CHECKING:
     import ipyparallel as ipp
@@ -45,6 +52,35 @@ HEARTBEAT_MISSES = 25
 ENGINE_HEARTBEAT_MISSES = 125  # an engine stops after 25 s without the controller's pings
 POLL_SECONDS = 0.01
 COMMAND = [sys.executable, "-m", "ipyparallel.controller"]
+ADDRESS = "HYBRIDLAB_CONTROLLER_IP"  # the address engines on other nodes reach the notebook at
+
+
+def node_address() -> str:
+    """This node's address as the other nodes of the allocation reach it: HYBRIDLAB_CONTROLLER_IP
+    when set, else the address of the host name when it is not a loopback one (Debian maps the
+    host name to 127.0.1.1), else the first address of an interface that is up."""
+    given = os.environ.get(ADDRESS, "").strip()
+    if given:
+        return given
+    with contextlib.suppress(OSError):
+        address = socket.gethostbyname(socket.gethostname())
+        if not address.startswith("127."):
+            return address
+    up = psutil.net_if_stats()
+    for name, addresses in psutil.net_if_addrs().items():
+        if name in up and up[name].isup:
+            for a in addresses:
+                if a.family == socket.AF_INET and not a.address.startswith("127."):
+                    return a.address
+    return "127.0.0.1"
+
+
+def listening_args() -> list[str]:
+    """Where the controller listens: every interface, engines told this node's address, inside an
+    allocation (engines on other nodes); the loopback only (ipyparallel's default) elsewhere."""
+    if not launcher.in_allocation():
+        return []
+    return ["--ip=*", f"--location={node_address()}"]
 
 
 class ControllerError(RuntimeError):
@@ -57,7 +93,9 @@ class Controller:
     def __init__(self, env: dict[str, str], *, warm: bool):
         self.warm = warm
         self.cluster_id = f"controller-{uuid.uuid4().hex[:12]}"
-        self.folder = Path(tempfile.mkdtemp(prefix=f"hybridlab-{self.cluster_id}-"))
+        self.folder = Path(
+            tempfile.mkdtemp(prefix=f"hybridlab-{self.cluster_id}-", dir=launcher.shared_folder())
+        )
         self.client_file = self.folder / "security" / f"ipcontroller-{self.cluster_id}-client.json"
         self.log = self.folder / "controller.log"
         self.client: ipp.Client | None = None
@@ -67,6 +105,7 @@ class Controller:
                 [
                     *COMMAND,
                     *self.args(),
+                    *listening_args(),
                     f"--HeartMonitor.period={HEARTBEAT_MS}",
                     f"--HeartMonitor.max_heartmonitor_misses={HEARTBEAT_MISSES}",
                 ],

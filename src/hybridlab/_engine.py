@@ -70,6 +70,7 @@ def identity() -> dict[str, object]:
         }[MPI.Query_thread()],
         "allowed_cpus": sorted(os.sched_getaffinity(0)),
         "omp": {k: v for k, v in os.environ.items() if k.startswith("OMP_")},
+        "slurm_node": os.environ.get("SLURMD_NODENAME"),  # Slurm's name of the node, under srun
     }
 
 
@@ -90,7 +91,7 @@ def write_identity(engine_id: int | None) -> None:
             json.dump(identity(), out)
         os.replace(f"{path}.part", path)
     except OSError:
-        pass  # not the notebook's node (a multi-node allocation): the cluster asks instead
+        pass  # the folder cannot be written here: the cluster asks instead
 
 
 def getenv(name: str) -> str | None:

@@ -1,4 +1,4 @@
-"""What every result records about where and how it ran (DESIGN section 5)."""
+"""What every result records about where and how it ran (book: How the kit measures)."""
 
 from __future__ import annotations
 
@@ -18,13 +18,15 @@ def describe_run(
     return {
         "kernel": kernel.name,
         "params": {k: str(v) for k, v in params.items()},
-        "placement": f"{placement.ranks} ranks x {placement.threads} threads, bind={placement.bind}",
+        "placement": f"{placement.ranks} ranks x {placement.threads} threads, bind={placement.bind}"
+        + (f", on {placement.nodes} nodes" if placement.nodes > 1 else ""),
         "ranks": placement.ranks,
+        "nodes": placement.nodes,
         "threads": placement.threads,
         "bind": placement.bind,
         "oversubscribed": placement.oversubscribed(len(topology.usable)),
         "machine": topology.summary(),
-        "host": platform.node(),
+        "host": platform.node(),  # the notebook's; each rank's is in the records' `host`
         "mpi": f"{mpi.implementation} {mpi.version}".strip(),
         "mpiexec": mpi.mpiexec,
         "compiler": compiler_info(),

@@ -1,4 +1,4 @@
-"""The core-to-core probe recorded with every result (DESIGN section 4).
+"""The core-to-core probe recorded with every result (book: How the kit measures, "Where it ran").
 
 A virtual machine can move its vCPUs so that two of them become SMT siblings of one host core;
 synchronisation then gets faster and bandwidth per thread drops. A cache-line round trip between

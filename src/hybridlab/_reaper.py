@@ -103,6 +103,20 @@ def kill(processes: list[psutil.Process], timeout: float = 5.0) -> None:
     wait_dead(list(everything.values()), timeout)
 
 
+def end_steps(launchers: list[psutil.Process], timeout: float = 10.0) -> None:
+    """SIGTERM each srun among `launchers` and wait for it: srun then kills its step's tasks on
+    every node (SIGKILL to srun would leave the tasks on other nodes running)."""
+    sruns = []
+    for proc in launchers:
+        try:
+            if proc.name() == "srun":
+                proc.terminate()
+                sruns.append(proc)
+        except psutil.Error:
+            continue
+    wait_dead(sruns, timeout)
+
+
 def wait_dead(processes: list[psutil.Process], timeout: float) -> bool:
     """Wait until the processes are gone or zombies (dead; only their parent's wait is
     missing, which for an orphan is init's business); True when they all are."""

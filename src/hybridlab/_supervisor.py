@@ -18,7 +18,7 @@ from typing import Any
 import psutil
 
 from . import _reaper as reaper
-from .errors import KernelCrash, KernelTimeout, failed_rank
+from .errors import KernelCrash, KernelTimeout, failed_node, failed_rank, on_node
 
 POLL_SECONDS = 0.05
 LAUNCHER_EXIT_SECONDS = 3.0  # mpiexec exits within ms once its ranks are gone
@@ -107,6 +107,7 @@ class Supervisor:
         engines = self.ranks()
         noted, self.noted = self.noted, False
         segments = self.segments | _shared_memory(engines)
+        reaper.end_steps(self.launchers)  # srun: the ranks on other nodes too
         reaper.kill(engines + others)
         alive = [p for p in self.launchers if not reaper.wait_dead([p], LAUNCHER_EXIT_SECONDS)]
         reaper.kill(alive)
@@ -123,12 +124,14 @@ class Supervisor:
         limit: float,
         stop: Callable[[str], None],
         ranks_by_pid: dict[int, int],
+        nodes: dict[int, str] | None = None,
     ) -> None:
-        """Wait for an ipyparallel AsyncResult; on a hang, a death or ^C call stop(reason), raise."""
+        """Wait for an ipyparallel AsyncResult; on a hang, a death or ^C call stop(reason), raise.
+        `nodes`: the host (node) of each rank, to name where a rank died."""
         start = time.monotonic()
         while not result.ready():
             if not self.launcher_alive():
-                self.crashed(name, stop, ranks_by_pid)
+                self.crashed(name, stop, ranks_by_pid, nodes)
             if time.monotonic() - start > limit:
                 stop(f"{name} timed out")
                 raise KernelTimeout(
@@ -142,18 +145,30 @@ class Supervisor:
                 stop(f"{name} was interrupted")
                 raise
 
-    def crashed(self, name: str, stop: Callable[[str], None], ranks_by_pid: dict[int, int]):
-        """An engine died: find the rank from the launcher's report, stop(reason), raise."""
+    def crashed(
+        self,
+        name: str,
+        stop: Callable[[str], None],
+        ranks_by_pid: dict[int, int],
+        nodes: dict[int, str] | None = None,
+    ):
+        """An engine died: find the rank (and its node) from the launcher's report, stop(reason),
+        raise."""
         deadline = time.monotonic() + REPORT_SECONDS
         while self.launcher_alive() and time.monotonic() < deadline:
             time.sleep(POLL_SECONDS)  # the launcher is still writing its report
-        rank, how = failed_rank(self.output(), ranks_by_pid)
-        where = f"rank {rank}" if rank is not None else "a rank"
-        stop(f"{where} died running {name}")
+        output = self.output()
+        rank, how = failed_rank(output, ranks_by_pid)
+        node = (nodes or {}).get(rank) if rank is not None else None
+        node = node or failed_node(output)
+        spans = len(set((nodes or {}).values())) > 1
+        who = (f"rank {rank}" if rank is not None else "a rank") + on_node(node, spans)
+        stop(f"{who} died running {name}")
         raise KernelCrash(
-            f"{where} died while running {name}{f' ({how})' if how else ''}; "
+            f"{who} died while running {name}{f' ({how})' if how else ''}; "
             "the engines were stopped: call cluster.restart()",
             rank,
+            node,
         )
 
 

@@ -24,7 +24,6 @@ from . import progress
 from .paths import cache_root, kernels_dir
 from .topology import compiler_info, venv_bin
 
-HEADER = "hybridlab.h"
 TRACE_HEADER = "hl_mpi_trace.h"  # trace_mpi=True: records each MPI call with its thread
 TRACE_FLAGS = ("-DHL_TRACE_MPI", "-include", TRACE_HEADER)
 DEFAULT_FLAGS = ("-std=gnu11", "-O2", "-Wall", "-Wextra", "-fopenmp")

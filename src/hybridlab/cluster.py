@@ -5,8 +5,9 @@
 
 The engines are ipyparallel engines started by the MPI launcher (mpiexec, or srun inside a Slurm
 allocation: launcher.py decides), so each engine is one MPI rank whose OpenMP threads are placed
-by the environment and flags from placement.py. A kernel that
-crashes or hangs kills the engines (never the notebook) and raises an error naming the rank;
+by the environment and flags from placement.py. Inside a Slurm allocation of several nodes,
+`nodes=N` spreads the ranks (the total) evenly over N of them. A kernel that crashes or hangs
+kills the engines (never the notebook) and raises an error naming the rank and its node;
 `cluster.restart()` brings them back.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -53,7 +55,8 @@ def _in_ipython() -> bool:
 
 
 class Cluster:
-    """`ranks` MPI engines with `threads` OpenMP threads each, placed by `bind`."""
+    """`ranks` MPI engines with `threads` OpenMP threads each, placed by `bind`, on `nodes`
+    nodes of a Slurm allocation (ranks/nodes on each; 1 node outside an allocation)."""
 
     # How start() starts; benchmarks/run_benchmarks.py measures each choice, and these
     # defaults are the fastest. warm_controller: borrow the notebook's warm controller (see
@@ -76,18 +79,19 @@ class Cluster:
         thread_level: str = "funneled",
         timeout: float = 120.0,
         start_timeout: float = 60.0,
+        nodes: int = 1,
     ):
-        self.placement = Placement(ranks, threads, bind, thread_level)
+        self.placement = Placement(ranks, threads, bind, thread_level, nodes)
         if timeout <= 0 or start_timeout <= 0:
             raise ValueError("timeouts must be positive numbers of seconds")
         self.topology: Topology = read_topology()
         self.placement.check_fits(len(self.topology.usable))
-        self.launcher = launcher.choose()
+        self.launcher = launcher.choose(nodes)
         self.mpi = self.launcher.mpi
         self.timeout = timeout
         self.start_timeout = start_timeout
         self.tag = f"cluster-{uuid.uuid4().hex[:12]}"
-        self._crash_file = Path(tempfile.gettempdir()) / f"hybridlab-{self.tag}.crash"
+        self._crash_file = launcher.shared_folder() / f"hybridlab-{self.tag}.crash"
         self._supervisor = Supervisor(self.tag, self._crash_file)
         self._folder: Path | None = None  # the engines' log of one start
         self._controller: _controller.Controller | None = None
@@ -128,8 +132,10 @@ class Cluster:
                 *(NANNY_ENGINE if self.nanny else ENGINE),
                 "--mpi",
                 *controller_args,
-                # the engines may start before the controller has written its connection file
+                # the engines may start before the controller has written its connection file,
+                # and on a loaded or remote node wait long for its reply (ipyparallel #301, #700)
                 f"--IPEngine.wait_for_url_file={self.start_timeout:g}",
+                f"--IPEngine.timeout={self.start_timeout:g}",
                 f"--IPEngine.max_heartbeat_misses={_controller.ENGINE_HEARTBEAT_MISSES}",
             ],
         )
@@ -165,7 +171,9 @@ class Cluster:
             if fresh and not self.overlap_start:
                 controller.connect(self.start_timeout)
                 step("controller ready")
-            self._folder = Path(tempfile.mkdtemp(prefix=f"hybridlab-{self.tag}-"))
+            self._folder = Path(
+                tempfile.mkdtemp(prefix=f"hybridlab-{self.tag}-", dir=launcher.shared_folder())
+            )
             log = self._folder / "engines.log"
             with open(log, "wb") as out:
                 self._launched = psutil.Popen(
@@ -275,8 +283,12 @@ class Cluster:
             steps.append((name, time.perf_counter() - t0 - sum(s for _, s in steps)))
 
         controller = self._controller
+        elsewhere = self._other_nodes()
         clean = self._supervisor.stop([])
         step("engines killed, segments removed")
+        if elsewhere:
+            launcher.clean_nodes(elsewhere)
+            step("segments removed on the other nodes")
         if controller is not None:
             ids = list(controller.client.ids) if controller.client is not None else []
             _controller.release(controller, ids)
@@ -292,6 +304,14 @@ class Cluster:
             step("killed leftovers, cleaned MPI files")
         self._crash_file.unlink(missing_ok=True)
         self.stop_steps = steps
+
+    def _other_nodes(self) -> list[str]:
+        """The Slurm nodes of the engines other than this process's node (where the supervisor
+        cannot remove what killed ranks leave)."""
+        here = socket.gethostname()
+        return sorted(
+            {e["slurm_node"] for e in self.engines if e.get("slurm_node") and e["host"] != here}
+        )
 
     def restart(self) -> Cluster:
         """Stop whatever is left and start fresh engines with the same placement."""
@@ -336,14 +356,19 @@ class Cluster:
         assert self.view is not None
         result = self.view.apply_async(func, *args, **kwargs)
         ranks_by_pid = {e["pid"]: e["rank"] for e in self.engines}
+        nodes = self.nodes_of_ranks()
         limit = self.timeout if timeout is None else timeout
-        self._supervisor.wait(result, name, limit, self._kill, ranks_by_pid)
+        self._supervisor.wait(result, name, limit, self._kill, ranks_by_pid, nodes)
         try:
             return result.get()
         except ipp.error.CompositeError as err:
             if any(kind == "EngineError" for kind, *_ in err.elist):
-                self._supervisor.crashed(name, self._kill, ranks_by_pid)
+                self._supervisor.crashed(name, self._kill, ranks_by_pid, nodes)
             raise
+
+    def nodes_of_ranks(self) -> dict[int, str]:
+        """The host (node) name of each running rank."""
+        return {e["rank"]: e["host"] for e in self.engines}
 
     def run(self, kernel: str | Kernel, *, timeout: float | None = None, **params) -> Results:
         """Run a kernel in every engine in-process and gather the records of all ranks."""
@@ -381,4 +406,5 @@ class Cluster:
             else f"stopped{f' ({self.stopped_because})' if self.stopped_because else ''}"
         )
         p = self.placement
-        return f"Cluster(ranks={p.ranks}, threads={p.threads}, bind='{p.bind}', {self.mpi.implementation}, {self.launcher.kind}, {state})"
+        nodes = f", nodes={p.nodes}" if p.nodes > 1 else ""
+        return f"Cluster(ranks={p.ranks}, threads={p.threads}, bind='{p.bind}'{nodes}, {self.mpi.implementation}, {self.launcher.kind}, {state})"

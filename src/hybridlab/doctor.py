@@ -5,16 +5,18 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import subprocess
 from dataclasses import dataclass
 
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
+from . import _controller, launcher
 from . import _reaper as reaper
-from . import launcher
 from .kernelspec import NAME as KERNEL_NAME
 from .topology import compiler_info, find_mpiexec, mpi_info, read_topology, venv_bin
 
 SMALL_SHM_BYTES = 256 * 1024**2
+SRUN_SECONDS = 60  # a task on each node of the allocation
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,36 @@ def _binding_possible(cpus: tuple[int, ...]) -> bool:
         return False
     finally:
         os.sched_setaffinity(0, saved)
+
+
+def _allocation(facts: dict[str, object], found: list[Finding]) -> None:
+    """Inside a Slurm allocation: its nodes, one task started on each (the node every rank
+    would run on, as srun names it), and where engines there reach this notebook's controller."""
+    nodes = launcher.allocation_nodes()
+    facts["Slurm nodes"] = f"{nodes} ({os.environ.get('SLURM_JOB_NODELIST', '?')})"
+    facts["controller address"] = _controller.node_address()
+    if nodes < 2 or shutil.which("srun") is None:
+        return
+    try:
+        done = subprocess.run(
+            ["srun", f"--nodes={nodes}", f"--ntasks={nodes}", "--ntasks-per-node=1", "--overlap",
+             "--mpi=none",
+             "--label", "hostname"],
+            capture_output=True, text=True, timeout=SRUN_SECONDS, check=False,
+        )  # fmt: skip
+        ok, said = done.returncode == 0, done.stdout + done.stderr
+    except subprocess.TimeoutExpired:
+        ok, said = False, f"no answer within {SRUN_SECONDS} s"
+    if ok:
+        hosts = sorted(line.split(":", 1)[1].strip() for line in done.stdout.splitlines())
+        facts["nodes reached by srun"] = ", ".join(hosts)
+    else:
+        found.append(
+            Finding(
+                "problem",
+                f"srun could not start a task on each of the {nodes} nodes: {said[-500:]}",
+            )
+        )
 
 
 def examine() -> tuple[dict[str, object], list[Finding]]:
@@ -62,6 +94,8 @@ def examine() -> tuple[dict[str, object], list[Finding]]:
     found: list[Finding] = []
     if launcher_problem:
         found.append(Finding("problem", launcher_problem))
+    if launcher.in_allocation():
+        _allocation(facts, found)
     if mpi.mpiexec is None:
         found.append(
             Finding("problem", "no mpiexec: run `make setup` (it installs MPICH from PyPI)")

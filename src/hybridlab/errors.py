@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import signal
+import socket
 
 
 class KernelError(RuntimeError):
@@ -11,11 +12,13 @@ class KernelError(RuntimeError):
 
 
 class KernelCrash(KernelError):
-    """A rank died (segfault, abort, exit) while running a kernel."""
+    """A rank died (segfault, abort, exit) while running a kernel; .rank and .node (its host
+    name) say which, when known."""
 
-    def __init__(self, message: str, rank: int | None = None):
+    def __init__(self, message: str, rank: int | None = None, node: str | None = None):
         super().__init__(message)
         self.rank = rank
+        self.node = node
 
 
 class KernelTimeout(KernelError):
@@ -42,17 +45,18 @@ class ClusterNotRunning(RuntimeError):
     """The cluster was stopped, or stopped itself after a crash or timeout."""
 
 
-# Our own report, written by the kernel's signal handler (hybridlab.h)
+# Our own report, written by the kernel's signal handler (hl_runtime.h)
 _OURS = re.compile(r"hybridlab: rank (?P<rank>\d+) died on signal (?P<signal>\d+)")
 # MPICH (hydra) names the process id: "PID 4242 RUNNING AT vm\n=   EXIT CODE: 11"
-_HYDRA = re.compile(r"PID (?P<pid>\d+) RUNNING AT \S+\s*\n[=\s]*EXIT CODE: (?P<code>\d+)")
+_HYDRA = re.compile(r"PID (?P<pid>\d+) RUNNING AT (?P<node>\S+)\s*\n[=\s]*EXIT CODE: (?P<code>\d+)")
 # Open MPI: "process rank 1 with PID 4242 on node vm exited on signal 11 (Segmentation fault)"
 _OPENMPI = re.compile(
-    r"process rank (?P<rank>\d+) with PID \d+ on node \S+ exited on signal (?P<signal>\d+)"
+    r"process rank (?P<rank>\d+) with PID \d+ on node (?P<node>\S+) exited on signal "
+    r"(?P<signal>\d+)"
 )
 
 # Slurm's srun: "srun: error: vm: task 1: Segmentation fault" (or "Killed", "Exited with exit code 3")
-_SRUN = re.compile(r"srun: error: \S+: tasks? (?P<rank>\d+)[-\d,]*: (?P<how>[^\n]+)")
+_SRUN = re.compile(r"srun: error: (?P<node>\S+): tasks? (?P<rank>\d+)[-\d,]*: (?P<how>[^\n]+)")
 
 
 def _signal_name(number: int) -> str:
@@ -77,3 +81,20 @@ def failed_rank(output: str, ranks_by_pid: dict[int, int] | None = None) -> tupl
     if m:
         return int(m["rank"]), m["how"].strip()
     return None, ""
+
+
+def failed_node(output: str) -> str | None:
+    """The node (host name) the launcher's report names for the rank that died, if it does."""
+    for pattern in (_OPENMPI, _HYDRA, _SRUN):
+        m = pattern.search(output)
+        if m:
+            return m["node"]
+    return None
+
+
+def on_node(node: str | None, spans_nodes: bool) -> str:
+    """' on node2' when naming the node tells something: the ranks span several nodes, or the
+    rank ran on another node than this process; else ''."""
+    if node and (spans_nodes or node != socket.gethostname()):
+        return f" on {node}"
+    return ""

@@ -14,7 +14,7 @@ import uuid
 from . import _reaper as reaper
 from . import launcher, runs
 from .build import Kernel
-from .errors import KernelCrash, KernelError, KernelTimeout, failed_rank
+from .errors import KernelCrash, KernelError, KernelTimeout, failed_node, failed_rank, on_node
 from .placement import Placement
 from .records import Results
 from .topology import read_topology, venv_bin
@@ -38,15 +38,16 @@ def run_program(
     thread_level: str | None = None,
     timeout: float = 120.0,
     env: dict[str, str] | None = None,
+    nodes: int = 1,
     **params,
 ) -> Results:
-    """`mpiexec -n ranks program name=value...` (srun in a Slurm allocation); parse its JSON
-    lines into Results."""
-    placement = Placement(ranks, threads, bind, thread_level)
+    """`mpiexec -n ranks program name=value...` (srun in a Slurm allocation, over `nodes` of
+    its nodes: ranks/nodes on each); parse its JSON lines into Results."""
+    placement = Placement(ranks, threads, bind, thread_level, nodes)
     topology = read_topology()
     placement.check_fits(len(topology.usable))
     kernel = runs.as_kernel(kernel)
-    chosen = launcher.choose()
+    chosen = launcher.choose(nodes)
     mpi = chosen.mpi
 
     def invoke(kernel: Kernel, argv: list[str]) -> runs.Output:
@@ -54,7 +55,7 @@ def run_program(
         full_env = chosen.environment(
             {**placement.environment(mpi.implementation, len(topology.usable)), **(env or {})}
         )
-        out = _launch(cmd, full_env, kernel.name, timeout)
+        out = _launch(cmd, full_env, kernel.name, timeout, placement.nodes > 1, chosen.kind)
         return runs.Output(
             [(kernel.name, out)],
             {
@@ -69,8 +70,12 @@ def run_program(
     )
 
 
-def _launch(cmd: list[str], env: dict[str, str], name: str, timeout: float) -> str:
-    """Run the launcher (mpiexec or srun) tagged for the reaper; its stdout, or the error naming the rank that died."""
+def _launch(
+    cmd: list[str], env: dict[str, str], name: str, timeout: float, spans_nodes: bool,
+    chosen_kind: str,
+) -> str:  # fmt: skip
+    """Run the launcher (mpiexec or srun) tagged for the reaper; its stdout, or the error naming
+    the rank that died (and its node, when that tells something)."""
     tag = f"program-{uuid.uuid4().hex[:12]}"
     env[reaper.TAG] = tag
     env[reaper.OWNER] = reaper.owner_stamp()  # reaped as an orphan if this process dies
@@ -86,9 +91,13 @@ def _launch(cmd: list[str], env: dict[str, str], name: str, timeout: float) -> s
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired as expired:
-        reaper.kill([reaper.psutil.Process(proc.pid)] + reaper.tagged(tag))
+        launched = reaper.psutil.Process(proc.pid)
+        reaper.end_steps([launched])  # srun: the ranks on other nodes too
+        reaper.kill([launched] + reaper.tagged(tag))
         proc.communicate()
         reaper.clean_files()
+        if chosen_kind == "srun":
+            launcher.clean_nodes()
         raise KernelTimeout(
             f"{name} did not finish within {timeout:g} s (a deadlock or an endless loop?); "
             "its processes were killed"
@@ -97,8 +106,12 @@ def _launch(cmd: list[str], env: dict[str, str], name: str, timeout: float) -> s
         reaper.reap(tag)
     if proc.returncode != 0:
         rank, how = failed_rank(out + err)
+        node = failed_node(out + err)
         tail = (err or out)[-OUTPUT_TAIL:].strip()
+        if chosen_kind == "srun":
+            launcher.clean_nodes()  # what the killed ranks left on every node
         if rank is not None:
-            raise KernelCrash(f"rank {rank} of {name} died ({how}):\n{tail}", rank)
+            died = f"rank {rank} of {name} died{on_node(node, spans_nodes)} ({how})"
+            raise KernelCrash(f"{died}:\n{tail}", rank, node)
         raise KernelError(f"{name} exited with status {proc.returncode}:\n{tail}")
     return out

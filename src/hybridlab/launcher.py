@@ -3,15 +3,21 @@
 The one place that decides, for the engines (cluster.py) and for standalone programs (launch.py):
 HYBRIDLAB_LAUNCHER=auto (the default) takes srun inside a Slurm allocation (SLURM_JOB_ID set and
 srun on PATH) and the venv's mpiexec elsewhere; `srun` or `mpiexec` forces one. The placement's
-flags come from placement.py (launcher_args for mpiexec, srun_args for srun).
+flags come from placement.py (launcher_args for mpiexec, srun_args for srun). Ranks spread over
+several nodes (nodes > 1) need srun inside an allocation of that many nodes.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
+from .paths import cache_root
 from .placement import Placement
 from .topology import NO_MPIEXEC, MpiInfo, find_mpiexec
 
@@ -26,7 +32,6 @@ SRUN_ALWAYS = [
     # while run_program runs), as mpiexec runs do on a laptop
     "--kill-on-bad-exit=1",  # a rank that dies ends the step, as mpiexec ends the others
     "--export=ALL",  # the engines need the notebook's environment (PATH, placement, tag)
-    "--nodes=1",  # the engines register with a controller on the notebook's node
 ]
 
 
@@ -72,7 +77,8 @@ def srun_mpi() -> str:
 
 
 def srun_options() -> list[str]:
-    """srun's flags beside the placement: SRUN_ALWAYS, the PMI, the notebook's node."""
+    """srun's flags beside the placement: SRUN_ALWAYS, the PMI, and the notebook's node among
+    the ranks' (the first ranks run beside the notebook when it runs in a job step)."""
     options = list(SRUN_ALWAYS)
     node = os.environ.get("SLURMD_NODENAME")  # set when the notebook itself runs in a job step
     if node:
@@ -87,8 +93,87 @@ def in_allocation() -> bool:
     return bool(os.environ.get("SLURM_JOB_ID"))
 
 
-def choose() -> Launcher:
-    """The launcher for this process, from HYBRIDLAB_LAUNCHER and the Slurm environment."""
+def allocation_nodes() -> int:
+    """How many nodes this process can spread ranks over: the Slurm allocation's node count
+    (SLURM_JOB_NUM_NODES, or SLURM_NNODES), 1 outside an allocation."""
+    if not in_allocation():
+        return 1
+    for name in ("SLURM_JOB_NUM_NODES", "SLURM_NNODES"):
+        value = os.environ.get(name, "")
+        if value.isdigit() and int(value) > 0:
+            return int(value)
+    return 1
+
+
+def shared_folder() -> Path:
+    """A folder every node of the allocation sees, for the files the engines and the notebook
+    exchange (the controller's connection files, crash reports): inside an allocation the kit's
+    cache in the home folder (shared by a cluster's nodes, as ipyparallel's profiles are), else
+    the temporary folder (/tmp is each node's own)."""
+    if not in_allocation():
+        return Path(tempfile.gettempdir())
+    folder = cache_root() / "run"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+# removes the MPI files no live process uses (what a killed rank leaves), on the node it runs on
+CLEAN_FILES = "from hybridlab import _reaper; _reaper.clean_files()"
+CLEAN_SECONDS = 60
+
+
+def clean_nodes(nodes: list[str] | None = None) -> None:
+    """Remove the MPI shared-memory files killed ranks left on other nodes: one small task on
+    each of `nodes` (Slurm node names; None: every node of the allocation). This process can
+    only clean its own node's /dev/shm (the reaper does that)."""
+    srun = shutil.which("srun")
+    if srun is None or not in_allocation():
+        return
+    count = len(nodes) if nodes else allocation_nodes()
+    command = [srun, f"--nodes={count}", f"--ntasks={count}", "--ntasks-per-node=1",
+               "--cpus-per-task=1", "--overlap", "--mpi=none", "--cpu-bind=none"]  # fmt: skip
+    if nodes:
+        command.append(f"--nodelist={','.join(nodes)}")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(STEP_PMI)}
+    subprocess.run(
+        [*command, sys.executable, "-c", CLEAN_FILES],
+        env=env, capture_output=True, timeout=CLEAN_SECONDS, check=False,
+    )  # fmt: skip
+
+
+def check_nodes(chosen: Launcher, nodes: int) -> None:
+    """Ranks on `nodes` nodes need srun and an allocation of at least that many nodes."""
+    if nodes == 1:
+        return
+    if not in_allocation():
+        raise LauncherError(
+            f"nodes={nodes} spreads the ranks over {nodes} nodes of a Slurm allocation, but this "
+            f"process is not inside one: start JupyterLab (or the script) inside `salloc -N "
+            f"{nodes} ...` or a batch job with --nodes={nodes}"
+        )
+    have = allocation_nodes()
+    if nodes > have:
+        raise LauncherError(
+            f"nodes={nodes}, but this Slurm allocation (job {os.environ['SLURM_JOB_ID']}) has "
+            f"{have} node{'s' if have > 1 else ''}: use nodes={have} or fewer, or allocate more "
+            f"(`salloc -N {nodes} ...`)"
+        )
+    if chosen.kind != "srun":
+        raise LauncherError(
+            f"nodes={nodes} starts the ranks with srun, but {CHOICE}={chosen.kind}: unset "
+            f"{CHOICE} (or set it to srun)"
+        )
+
+
+def choose(nodes: int = 1) -> Launcher:
+    """The launcher for this process, from HYBRIDLAB_LAUNCHER and the Slurm environment, able to
+    place ranks on `nodes` nodes (LauncherError saying what to start otherwise)."""
+    chosen = _choose()
+    check_nodes(chosen, nodes)
+    return chosen
+
+
+def _choose() -> Launcher:
     choice = os.environ.get(CHOICE, "auto").strip().lower() or "auto"
     if choice not in CHOICES:
         raise LauncherError(f"{CHOICE} must be one of {', '.join(CHOICES)}, not {choice!r}")

@@ -1,4 +1,4 @@
-"""Turn (ranks, threads, bind, thread_level) into the launcher's flags and the environment.
+"""Turn (ranks, threads, bind, thread_level, nodes) into the launcher's flags and the environment.
 
 One place knows how MPICH's hydra, Open MPI and Slurm's srun spell binding, and how each run path
 asks MPI for a thread level (an environment variable for mpi4py in the engines, a flag for a program), so the
@@ -49,12 +49,18 @@ class Placement:
     bind: str = "none"
     # MPI_THREAD_* asked of MPI_Init_thread; None: the program's own choice (no flag is passed)
     thread_level: str | None = "funneled"
+    nodes: int = 1  # the ranks (all of them, `ranks`) are spread evenly over this many nodes
 
     def __post_init__(self) -> None:
-        for name in ("ranks", "threads"):
+        for name in ("ranks", "threads", "nodes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise PlacementError(f"{name} must be a whole number of at least 1, not {value!r}")
+        if self.ranks % self.nodes:
+            raise PlacementError(
+                f"ranks is the total over the nodes and must divide by nodes: {self.ranks} ranks "
+                f"cannot be spread evenly over {self.nodes} nodes"
+            )
         if self.bind not in BIND_MODES:
             modes = ", ".join(f"'{m}'" for m in BIND_MODES)
             raise PlacementError(f"bind must be one of {modes}, not {self.bind!r}")
@@ -63,30 +69,38 @@ class Placement:
 
     @property
     def label(self) -> str:
-        """'2 ranks x 1 thread, bind=none'"""
+        """'2 ranks x 1 thread, bind=none' (', on 2 nodes' when spread over several)"""
         ranks = f"{self.ranks} rank{'s' if self.ranks > 1 else ''}"
         threads = f"{self.threads} thread{'s' if self.threads > 1 else ''}"
-        return f"{ranks} x {threads}, bind={self.bind}"
+        nodes = f", on {self.nodes} nodes" if self.nodes > 1 else ""
+        return f"{ranks} x {threads}, bind={self.bind}{nodes}"
+
+    @property
+    def ranks_per_node(self) -> int:
+        return self.ranks // self.nodes
 
     @property
     def cpus_wanted(self) -> int:
-        return self.ranks * self.threads
+        """CPUs one node's ranks want (every node runs as many ranks)."""
+        return self.ranks_per_node * self.threads
 
     def oversubscribed(self, usable_cpus: int) -> bool:
+        """More threads on a node than `usable_cpus` (this node's; the others are alike)."""
         return self.cpus_wanted > usable_cpus
 
     def check_fits(self, usable_cpus: int) -> None:
         """Binding needs a CPU per thread (one per rank for 'one-core'); say so before launch."""
+        per_node = " per node" if self.nodes > 1 else ""
         if self.bind in ("cores", "spread") and self.oversubscribed(usable_cpus):
             raise PlacementError(
-                f"bind='{self.bind}' needs a CPU for each of the {self.ranks} x {self.threads} = "
-                f"{self.cpus_wanted} threads, but this process may use {usable_cpus}; "
-                "use fewer ranks or threads, or bind='none' to oversubscribe"
+                f"bind='{self.bind}' needs a CPU for each of the {self.ranks_per_node} x "
+                f"{self.threads} = {self.cpus_wanted} threads{per_node}, but this process may use "
+                f"{usable_cpus}; use fewer ranks or threads, or bind='none' to oversubscribe"
             )
-        if self.bind == "one-core" and self.ranks > usable_cpus:
+        if self.bind == "one-core" and self.ranks_per_node > usable_cpus:
             raise PlacementError(
-                f"bind='one-core' needs a CPU for each of the {self.ranks} ranks, "
-                f"but this process may use {usable_cpus}"
+                f"bind='one-core' needs a CPU for each of the {self.ranks_per_node} ranks"
+                f"{per_node}, but this process may use {usable_cpus}"
             )
 
     def launcher_args(self, implementation: str) -> list[str]:
@@ -113,9 +127,11 @@ class Placement:
         return []
 
     def srun_args(self) -> list[str]:
-        """srun's flags that place the ranks (see SRUN_BIND); unbound runs may share CPUs."""
+        """srun's flags that place the ranks: as many on each of `nodes` nodes, then SRUN_BIND;
+        unbound runs may share CPUs."""
         cpus = 1 if self.bind == "one-core" else self.threads
-        args = ["--cpus-per-task", str(cpus), *SRUN_BIND[self.bind]]
+        args = [f"--nodes={self.nodes}", f"--ntasks-per-node={self.ranks_per_node}"]
+        args += ["--cpus-per-task", str(cpus), *SRUN_BIND[self.bind]]
         return args + (["--overcommit"] if self.bind == "none" else [])
 
     def environment(self, implementation: str, usable_cpus: int) -> dict[str, str]:
@@ -146,7 +162,7 @@ class Placement:
         return env
 
     def program_arguments(self) -> list[str]:
-        """The flag a standalone program (hybridlab.h's main) reads its thread level from."""
+        """The flag a standalone program (hl_runtime.h's main) reads its thread level from."""
         return [] if self.thread_level is None else [f"--thread-level={self.thread_level}"]
 
     @staticmethod
@@ -159,8 +175,9 @@ class Placement:
     def oversubscription_warning(self, usable_cpus: int) -> str | None:
         if not self.oversubscribed(usable_cpus):
             return None
+        per_node = " per node" if self.nodes > 1 else ""
         return (
-            f"oversubscribed: {self.ranks} ranks x {self.threads} threads = {self.cpus_wanted} "
-            f"on {usable_cpus} usable CPUs. Threads take turns on the CPUs, so timings of this run "
+            f"oversubscribed: {self.ranks_per_node} ranks x {self.threads} threads = "
+            f"{self.cpus_wanted}{per_node} on {usable_cpus} usable CPUs. Threads take turns on the CPUs, so timings of this run "
             "mean little (the MPI's busy polling was throttled to soften it)."
         )

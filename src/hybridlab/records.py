@@ -1,7 +1,9 @@
 """The tidy result table every run returns: one row per record, plus where and how it ran.
 
 Kernels write JSON lines (hybridlab.h). Lines with "meta": true describe a rank; all others are
-records with at least rank, thread, cpu and numa. Results keeps both, and the warnings of the run.
+records with at least rank, thread, cpu and numa. Results keeps both, and the warnings of the run;
+every record gets the `host` (node) of its rank from the rank's description, when the kernel did
+not write one itself, so that records of ranks on several nodes say where each ran.
 A kernel built with trace_mpi=True also writes one "mpi_call" record per MPI call it made and an
 "mpi_trace" summary per rank (hl_mpi_trace.h): they go to Results.mpi_calls and
 meta["mpi_trace"], so the kernel's own records read the same traced or not.
@@ -18,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 PLACE_COLUMNS = ["rank", "thread", "cpu", "numa"]
+WHERE_COLUMNS = (*PLACE_COLUMNS, "host")  # where a record ran: they differ between ranks
 CALL_RECORD, TRACE_RECORD = "mpi_call", "mpi_trace"  # written by hl_mpi_trace.h
 
 
@@ -62,8 +65,14 @@ class Results:
         rows = [
             row for row, k in zip(rows, kind, strict=True) if k not in (CALL_RECORD, TRACE_RECORD)
         ]
+        hosts = {r["rank"]: r["host"] for r in ranks if "rank" in r and "host" in r}
+        if hosts:
+            rows = [row if "host" in row else {**row, "host": hosts.get(row.get("rank"))}
+                    for row in rows]  # fmt: skip
         meta = dict(meta)
         meta["ranks"] = sorted(ranks, key=lambda r: r.get("rank", 0))
+        if hosts:
+            meta["hosts"] = sorted(set(hosts.values()))
         if ranks:
             meta.setdefault("thread_level", ranks[0].get("thread_level"))
             meta.setdefault("mpi_library", " ".join(ranks[0].get("mpi_library", "").split()))

@@ -102,6 +102,15 @@ def source_hash(code: str, flags: tuple[str, ...] | list[str]) -> str:
     return hashlib.sha256("\0".join([code, *headers, *flags]).encode()).hexdigest()[:16]
 
 
+def placement_identity(placement: Placement) -> dict:
+    """The placement's fields; `nodes` only when the ranks span several nodes (so that the runs
+    recorded before nodes existed keep their identity)."""
+    fields = asdict(placement)
+    if fields["nodes"] == 1:
+        del fields["nodes"]
+    return fields
+
+
 def kernel_identity(
     kernel: Kernel, argv: list[str], placement: Placement, run_by: str, env: dict[str, str]
 ) -> dict:
@@ -114,7 +123,7 @@ def kernel_identity(
         "source": source_hash(kernel.source.read_text(), list(kernel.flags)),
         "flags": list(kernel.flags),
         "argv": list(argv),
-        "placement": asdict(placement),
+        "placement": placement_identity(placement),
         "run_by": run_by,
         "env": steering(env),
     }
@@ -126,7 +135,7 @@ def program_identity(program: str, argv: list[str], placement: Placement, env: d
         "kind": "program",
         "name": program,
         "argv": list(argv),
-        "placement": asdict(placement),
+        "placement": placement_identity(placement),
         "run_by": "python",
         "env": steering(env),
     }

@@ -23,8 +23,15 @@ SETTINGS = (
     Setting("HYBRIDLAB_QUICK", "unset", "1 shrinks every lab's problem sizes (CI, a first look)"),
     Setting("HYBRIDLAB_PROGRESS", "1", "0 hides the status line of long cells in notebooks"),
     Setting("HYBRIDLAB_PRESTART", "1", "0 stops a notebook kernel starting the controller early"),
-    Setting("HYBRIDLAB_LAUNCHER", "auto", "srun or mpiexec: force the launcher of engines/programs"),
+    Setting(
+        "HYBRIDLAB_LAUNCHER", "auto", "srun or mpiexec: force the launcher of engines/programs"
+    ),
     Setting("HYBRIDLAB_SRUN_MPI", "pmi2", "the --mpi= plugin given to srun"),
+    Setting(
+        "HYBRIDLAB_CONTROLLER_IP",
+        "this node's address",
+        "in a Slurm allocation, where engines on other nodes reach the controller",
+    ),
     Setting("HYBRIDLAB_CACHE", "~/.cache/hybridlab", "where kernels are built and cached"),
     Setting("HYBRIDLAB_KERNELS", "<checkout>/kernels_c", "the kit's C kernels and header"),
     Setting("HYBRIDLAB_GRADING", "<checkout>/grading", "the nbgrader course folder"),

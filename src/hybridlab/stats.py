@@ -1,4 +1,4 @@
-"""Statistics of timing samples, the way the kit reports them (DESIGN section 5).
+"""Statistics of timing samples, the way the kit reports them (book: How the kit measures).
 
 Median and minimum with the spread, outliers beyond 3 standard deviations counted (not dropped),
 and a flag when the spread is too wide to trust. Overheads are differences against a reference

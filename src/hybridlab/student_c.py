@@ -19,12 +19,12 @@ import re
 from . import compliance
 from .build import Kernel, build_source
 from .launch import run_program
-from .records import Results
+from .records import WHERE_COLUMNS, Results
 
 # A standard send may legally wait for its receive (MPICH buffers small ones instead, which hides
 # unsafe orderings on one machine): in the student's code MPI_Send always waits (MPI_Ssend).
 SYNCHRONOUS = ("-DHL_SYNCHRONOUS_SENDS",)
-_NOT_SHOWN = {"record", "ok", "rank", "thread", "cpu", "numa"}
+_NOT_SHOWN = {"record", "ok", *WHERE_COLUMNS}
 
 
 def build_student(

@@ -1,32 +1,30 @@
 """Lab 01: wrong answers to every graded part (see __init__.py)."""
 
+from solutions_c import RING_EXCHANGE
 from wrong_answers import wrong
-
-SOLUTION_EXCHANGE = r'''
-int check_thread_level(hl_ctx *ctx) {
-    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block calls MPI from every thread");
-}
-
-void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
-    int tag = omp_get_thread_num();
-    MPI_Request requests[2];
-#pragma omp critical(mpi)
-    {
-        MPI_Irecv(recv, n, MPI_INT, left, tag, comm, &requests[0]);
-        MPI_Issend(send, n, MPI_INT, right, tag, comm, &requests[1]);
-    }
-    int done = 0;
-    while (!done) {
-#pragma omp critical(mpi)
-        MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE);
-        if (!done) hl_sleep_us(20);
-    }
-}
-'''
 
 
 def exchange(code: str) -> str:
     return f'EXCHANGE_C = r"""{code}"""'
+
+
+def cost(over: str, under: str, statistic: str) -> str:
+    """Part (f)'s answer with the levels over/under each other and the statistic given."""
+    return f"""
+def barrier(run):
+    samples = slowest_rank_samples(run)
+    return samples.loc[samples["construct"] == "mpi_barrier", "seconds"]
+
+
+multiple_cost = {{
+    "barrier": float(barrier(cost_runs["{over}"]["sync"]).{statistic}()
+                     / barrier(cost_runs["{under}"]["sync"]).{statistic}()),
+    "latency": float(cost_runs["{over}"]["ping"].records["seconds"].{statistic}()
+                     / cost_runs["{under}"]["ping"].records["seconds"].{statistic}()),
+}}
+request_multiple_for_hybrid3 = True
+because = "The ratio shows how much slower every call is when MULTIPLE is asked for."
+"""
 
 
 WRONG = [
@@ -40,18 +38,18 @@ fixed_source = racy_source.replace("\\n#pragma omp master\\n", "\\n#pragma omp b
 """, loses={"test_fixed_source", "hidden_fixed_source"},
         why="only barrier (1): the second loop still reads stale data"),
     # (b) every thread exchanges its own block
-    wrong("exchange_block", exchange(SOLUTION_EXCHANGE.replace("int tag = omp_get_thread_num();", "int tag = 0;")),
+    wrong("exchange_block", exchange(RING_EXCHANGE.replace("int tag = omp_get_thread_num();", "int tag = 0;")),
           loses={"test_exchange_block", "hidden_exchange_block"},
           why="one tag for every thread: blocks meet the wrong thread's receive"),
-    wrong("exchange_block", exchange(SOLUTION_EXCHANGE.replace("#pragma omp critical(mpi)\n", "")),
+    wrong("exchange_block", exchange(RING_EXCHANGE.replace("#pragma omp critical(mpi)\n", "")),
           loses={"test_exchange_block", "hidden_exchange_block"},
           why="no critical section: threads call MPI at once, which needs MULTIPLE"),
-    wrong("exchange_block", exchange(SOLUTION_EXCHANGE.replace(
+    wrong("exchange_block", exchange(RING_EXCHANGE.replace(
         "return hl_require_level(ctx, MPI_THREAD_SERIALIZED, \"exchange_block calls MPI from every thread\");",
         "(void)ctx;\n    return 0;")),
           loses={"hidden_exchange_block"},
           why="the level provided is never checked: runs at FUNNELED too"),
-    wrong("exchange_block", exchange(SOLUTION_EXCHANGE.replace("MPI_Issend(", "MPI_Isend(")),
+    wrong("exchange_block", exchange(RING_EXCHANGE.replace("MPI_Issend(", "MPI_Isend(")),
           loses={"hidden_exchange_block"},
           why="standard sends: works only while MPI buffers the message"),
     wrong("exchange_block", exchange(r'''
@@ -106,24 +104,8 @@ needed = {"A": "funneled", "B": "funneled", "C": "multiple", "D": "serialized", 
 needed = {"A": "serialized", "B": "funneled", "C": "serialized", "D": "serialized", "E": "single", "F": "serialized"}
 """, loses={"hidden_needed_levels"}, why="concurrent sections and tasks taken as one at a time"),
     # (f) the price of MULTIPLE, from the student's own runs
-    wrong("multiple_cost", """
-multiple_cost = {
-    "barrier": float(barrier_samples(cost_runs["funneled"]["sync"]).median()
-                     / barrier_samples(cost_runs["multiple"]["sync"]).median()),
-    "latency": float(cost_runs["funneled"]["ping"].records["seconds"].median()
-                     / cost_runs["multiple"]["ping"].records["seconds"].median()),
-}
-request_multiple_for_hybrid3 = True
-because = "The ratio shows how much slower every call is when MULTIPLE is asked for."
-""", loses={"hidden_multiple_cost"}, why="ratios upside down (FUNNELED over MULTIPLE)"),
-    wrong("multiple_cost", """
-multiple_cost = {
-    "barrier": float(barrier_samples(cost_runs["multiple"]["sync"]).mean()
-                     / barrier_samples(cost_runs["funneled"]["sync"]).mean()),
-    "latency": float(cost_runs["multiple"]["ping"].records["seconds"].mean()
-                     / cost_runs["funneled"]["ping"].records["seconds"].mean()),
-}
-request_multiple_for_hybrid3 = True
-because = "The ratio shows how much slower every call is when MULTIPLE is asked for."
-""", loses={"hidden_multiple_cost"}, why="means instead of medians"),
+    wrong("multiple_cost", cost(over="funneled", under="multiple", statistic="median"),
+          loses={"hidden_multiple_cost"}, why="ratios upside down (FUNNELED over MULTIPLE)"),
+    wrong("multiple_cost", cost(over="multiple", under="funneled", statistic="mean"),
+          loses={"hidden_multiple_cost"}, why="means instead of medians"),
 ]

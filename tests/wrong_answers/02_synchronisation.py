@@ -1,24 +1,7 @@
 """Lab 02: wrong answers to every graded part (see __init__.py)."""
 
+from solutions_c import CONSTRUCT_ATOMIC as ATOMIC
 from wrong_answers import wrong
-
-ATOMIC = r'''
-const char *const construct_name = "atomic";
-
-void construct_test(void *arg, long inner) {
-    construct_state *s = arg;
-#pragma omp parallel
-    for (long j = 0; j < inner; j++) {
-        hl_delay(s->delay);
-#pragma omp atomic
-        s->updates += 1;
-    }
-}
-
-int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
-    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
-}
-'''
 
 
 def construct(code: str) -> str:

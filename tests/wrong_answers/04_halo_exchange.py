@@ -38,6 +38,18 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
 A = {"test_exchange_halos", "hidden_exchange_halos"}
 D = {"test_overlap_iteration", "hidden_overlap_iteration"}
 
+# part (c)'s prediction, right: the wrong answers to (c) get the faces wrong, not this
+PREDICT_HALO = """
+
+
+def predict_halo(threads_list, pure_halo_s: float) -> pd.DataFrame:
+    base = halo_faces(1)["total"]
+    ratio = [halo_faces(t)["total"] / base for t in threads_list]
+    out = pd.DataFrame({"threads": list(threads_list), "face_ratio": ratio})
+    out["predicted_s"] = out["face_ratio"] * pure_halo_s
+    return out.set_index("threads")"""
+
+
 MISTAKES = [
     wrong(
         "exchange_halos",
@@ -88,15 +100,7 @@ MISTAKES = [
         """def halo_faces(threads: int, local: int = 144, grid=(24, 4, 2)) -> dict[str, int]:
     lx, ly, lz = local * threads, local, local
     faces = {"x": ly * lz, "y": lx * lz, "z": lx * ly}
-    return {**faces, "total": 2 * (faces["x"] + faces["y"] + faces["z"])}  # every axis
-
-
-def predict_halo(threads_list, pure_halo_s: float) -> pd.DataFrame:
-    base = halo_faces(1)["total"]
-    ratio = [halo_faces(t)["total"] / base for t in threads_list]
-    out = pd.DataFrame({"threads": list(threads_list), "face_ratio": ratio})
-    out["predicted_s"] = out["face_ratio"] * pure_halo_s
-    return out.set_index("threads")""",
+    return {**faces, "total": 2 * (faces["x"] + faces["y"] + faces["z"])}  # every axis""" + PREDICT_HALO,
         loses={"hidden_answer_c"},
         why="counts two faces along every axis, also where the process grid has one process",
     ),
@@ -106,15 +110,7 @@ def predict_halo(threads_list, pure_halo_s: float) -> pd.DataFrame:
     px, py, pz = grid[0] // threads, grid[1], grid[2]
     lx, ly, lz = local * threads, local, local
     faces = {"x": ly * lz, "y": lx * lz, "z": lx * ly}
-    return {**faces, "total": sum(faces[a] for a, p in zip("xyz", (px, py, pz)) if p > 1)}
-
-
-def predict_halo(threads_list, pure_halo_s: float) -> pd.DataFrame:
-    base = halo_faces(1)["total"]
-    ratio = [halo_faces(t)["total"] / base for t in threads_list]
-    out = pd.DataFrame({"threads": list(threads_list), "face_ratio": ratio})
-    out["predicted_s"] = out["face_ratio"] * pure_halo_s
-    return out.set_index("threads")""",
+    return {**faces, "total": sum(faces[a] for a, p in zip("xyz", (px, py, pz)) if p > 1)}""" + PREDICT_HALO,
         loses={"test_halo_faces", "hidden_answer_c"},
         why="one face per axis: a process in the middle has a neighbour on both sides",
     ),

@@ -1,42 +1,15 @@
 """Lab 06: wrong answers a hurried student could hand in (see tests/wrong_answers/__init__.py)."""
 
-from wrong_answers import wrong
+from functools import partial
+
+from solutions_c import NODE_SUM
+from wrong_answers import changed, wrong
 
 # (e): the solution's C, each with one mistake
-NODES_SOLUTION = r'''
-NODES_C = r"""
-void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
-    int rank, node_rank;
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
-    MPI_Comm_rank(*node, &node_rank);
-    MPI_Comm_split(world, node_rank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
-}
-
-void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
-              MPI_Comm leaders) {
-#pragma omp critical
-    for (int i = 0; i < n; i++) rank_sum[i] += mine[i];
-#pragma omp barrier
-#pragma omp master
-    {
-        int node_rank;
-        MPI_Comm_rank(node, &node_rank);
-        MPI_Reduce(node_rank == 0 ? MPI_IN_PLACE : rank_sum, rank_sum, n, MPI_DOUBLE, MPI_SUM, 0,
-                   node);
-        if (leaders != MPI_COMM_NULL)
-            MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
-        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
-    }
-#pragma omp barrier
-}
-"""
-'''
+NODES_SOLUTION = f'NODES_C = r"""{NODE_SUM}"""'
 
 
-def nodes_with(old: str, new: str) -> str:
-    assert old in NODES_SOLUTION, old
-    return NODES_SOLUTION.replace(old, new)
+nodes_with = partial(changed, NODES_SOLUTION)
 
 
 CUT = {"test_cut_edges", "hidden_cut_edges"}

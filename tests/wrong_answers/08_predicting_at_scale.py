@@ -1,6 +1,34 @@
 """Wrong answers to lab 08's graded parts (see __init__.py)."""
 
-from wrong_answers import wrong
+from functools import partial
+
+from wrong_answers import changed, wrong
+
+# part (b)'s answer, right: each wrong answer below changes one thing in it
+PREDICT_SECONDS = """
+def predict_seconds(cal, side, dims, threads, iterations):
+    local = [-(-side // p) for p in dims]
+    points = local[0] * local[1] * local[2]
+    faces = []
+    for d, p in enumerate(dims):
+        other = [local[e] for e in range(3) if e != d]
+        faces += [8 * other[0] * other[1]] * min(2, p - 1)
+    ranks = dims[0] * dims[1] * dims[2]
+    scale = cal["mem_bw_all_Bps"] / cal["mem_bw_1_Bps"]
+    rate = cal["stencil_rate"] * min(1.0, scale / min(ranks * threads, cal.machine["cpus"]))
+    t = points / (threads * rate)
+    for s in faces:
+        if s < cal["switch_bytes"]:
+            t += cal["latency_s"] + s / cal["bandwidth_small_Bps"]
+        else:
+            t += cal["latency_large_s"] + s / cal["bandwidth_Bps"]
+    t += (cal["mpi_barrier_s"] if ranks > 1 else 0.0) + (cal["omp_barrier_s"] if threads > 1 else 0.0)
+    return float(t * iterations)
+"""
+
+
+predict_with = partial(changed, PREDICT_SECONDS)
+
 
 WRONG = [
     wrong(
@@ -58,75 +86,21 @@ def predict_seconds(cal, side, dims, threads, iterations):
     ),
     wrong(
         "predict_seconds",
-        """
-def predict_seconds(cal, side, dims, threads, iterations):
-    local = [side // p for p in dims]  # the average block, not the largest
-    points = local[0] * local[1] * local[2]
-    faces = []
-    for d, p in enumerate(dims):
-        other = [local[e] for e in range(3) if e != d]
-        faces += [8 * other[0] * other[1]] * min(2, p - 1)
-    ranks = dims[0] * dims[1] * dims[2]
-    scale = cal["mem_bw_all_Bps"] / cal["mem_bw_1_Bps"]
-    rate = cal["stencil_rate"] * min(1.0, scale / min(ranks * threads, cal.machine["cpus"]))
-    t = points / (threads * rate)
-    for s in faces:
-        if s < cal["switch_bytes"]:
-            t += cal["latency_s"] + s / cal["bandwidth_small_Bps"]
-        else:
-            t += cal["latency_large_s"] + s / cal["bandwidth_Bps"]
-    t += (cal["mpi_barrier_s"] if ranks > 1 else 0.0) + (cal["omp_barrier_s"] if threads > 1 else 0.0)
-    return float(t * iterations)
-""",
+        predict_with("local = [-(-side // p) for p in dims]",
+                     "local = [side // p for p in dims]  # the average block, not the largest"),
         loses={"hidden_predict_seconds"},
         why="side // p: the average block, where the busiest rank holds the largest",
     ),
     wrong(
         "predict_seconds",
-        """
-def predict_seconds(cal, side, dims, threads, iterations):
-    local = [-(-side // p) for p in dims]
-    points = local[0] * local[1] * local[2]
-    faces = []
-    for d, p in enumerate(dims):
-        other = [local[e] for e in range(3) if e != d]
-        if p > 1:
-            faces.append(8 * other[0] * other[1])  # one face per split dimension, even p > 2
-    ranks = dims[0] * dims[1] * dims[2]
-    scale = cal["mem_bw_all_Bps"] / cal["mem_bw_1_Bps"]
-    rate = cal["stencil_rate"] * min(1.0, scale / min(ranks * threads, cal.machine["cpus"]))
-    t = points / (threads * rate)
-    for s in faces:
-        if s < cal["switch_bytes"]:
-            t += cal["latency_s"] + s / cal["bandwidth_small_Bps"]
-        else:
-            t += cal["latency_large_s"] + s / cal["bandwidth_Bps"]
-    t += (cal["mpi_barrier_s"] if ranks > 1 else 0.0) + (cal["omp_barrier_s"] if threads > 1 else 0.0)
-    return float(t * iterations)
-""",
+        predict_with("* min(2, p - 1)", "* min(1, p - 1)  # one face per split dimension, even p > 2"),
         loses={"hidden_predict_seconds"},
         why="a middle rank's second neighbour forgotten (p > 2)",
     ),
     wrong(
         "predict_seconds",
-        """
-def predict_seconds(cal, side, dims, threads, iterations):
-    local = [-(-side // p) for p in dims]
-    points = local[0] * local[1] * local[2]
-    faces = []
-    for d, p in enumerate(dims):
-        other = [local[e] for e in range(3) if e != d]
-        faces += [8 * other[0] * other[1]] * min(2, p - 1)
-    ranks = dims[0] * dims[1] * dims[2]
-    t = points / (threads * cal["stencil_rate"])  # threads never share memory bandwidth
-    for s in faces:
-        if s < cal["switch_bytes"]:
-            t += cal["latency_s"] + s / cal["bandwidth_small_Bps"]
-        else:
-            t += cal["latency_large_s"] + s / cal["bandwidth_Bps"]
-    t += (cal["mpi_barrier_s"] if ranks > 1 else 0.0) + (cal["omp_barrier_s"] if threads > 1 else 0.0)
-    return float(t * iterations)
-""",
+        predict_with('rate = cal["stencil_rate"] * min(1.0, scale / min(ranks * threads, cal.machine["cpus"]))',
+                     'rate = cal["stencil_rate"]  # threads never share memory bandwidth'),
         loses={"hidden_predict_seconds"},
         why="r_eff left out: compute scales with threads although memory bandwidth does not",
     ),

@@ -1,11 +1,11 @@
 """Wrong answers to lab 09's graded parts (see __init__.py)."""
 
-from wrong_answers import wrong
+from functools import partial
 
-WRONG = [
-    wrong(
-        "jacobi_sweep3d",
-        """
+from wrong_answers import changed, wrong
+
+# part (a)'s answer, right: each wrong answer below changes one thing in it
+JACOBI_SWEEP3D = """
 @numba.njit(parallel=True)
 def jacobi_sweep3d(u, new):
     delta = 0.0
@@ -17,45 +17,34 @@ def jacobi_sweep3d(u, new):
                 d = v - u[i, j, k]
                 delta += d * d
                 new[i, j, k] = v
-                u[i, j, k] = v  # in place: later points (and other threads) read new values
     return delta
-""",
+"""
+
+
+sweep_with = partial(changed, JACOBI_SWEEP3D)
+
+
+WRONG = [
+    wrong(
+        "jacobi_sweep3d",
+        sweep_with("new[i, j, k] = v\n",
+                   "new[i, j, k] = v\n                u[i, j, k] = v  # in place: later points "
+                   "(and other threads) read new values\n"),
         loses={"test_jacobi_sweep3d", "hidden_jacobi_sweep3d"},
         why="u updated in place: Gauss-Seidel with a race, not Jacobi",
     ),
     wrong(
         "jacobi_sweep3d",
-        """
-@numba.njit(parallel=True)
-def jacobi_sweep3d(u, new):
-    delta = 0.0
-    for i in prange(1, u.shape[0] - 1):
-        for j in range(1, u.shape[1] - 1):
-            for k in range(1, u.shape[2] - 1):
-                v = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
-                     + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
-                delta += abs(v - u[i, j, k])  # not squared
-                new[i, j, k] = v
-    return delta
-""",
+        sweep_with("d = v - u[i, j, k]\n                delta += d * d",
+                   "delta += abs(v - u[i, j, k])  # not squared"),
         loses={"test_jacobi_sweep3d", "hidden_jacobi_sweep3d"},
         why="delta as the sum of absolute changes",
     ),
     wrong(
         "jacobi_sweep3d",
-        """
-@numba.njit(parallel=True)
-def jacobi_sweep3d(u, new):
-    delta = 0.0
-    for i in prange(1, u.shape[0] - 1):
-        for j in range(1, u.shape[1] - 1):
-            for k in range(1, u.shape[2] - 1):
-                v = 0.25 * (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k])
-                d = v - u[i, j, k]
-                delta += d * d
-                new[i, j, k] = v
-    return delta
-""",
+        sweep_with("v = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]\n"
+                   "                     + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0",
+                   "v = 0.25 * (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k])"),
         loses={"test_jacobi_sweep3d", "hidden_jacobi_sweep3d"},
         why="lab 04's 2-D stencil kept: the k neighbours left out",
     ),

@@ -30,6 +30,13 @@ def wrong(answer: str, source: str, loses: set[str] | frozenset[str], why: str) 
     return Wrong(((answer, source.strip()),), frozenset(loses), why)
 
 
+def changed(answer: str, old: str, new: str) -> str:
+    """A right answer with `old` replaced by `new` (which must be in it): a wrong answer that
+    differs from the right one in one place."""
+    assert old in answer, old
+    return answer.replace(old, new)
+
+
 def together(*mistakes: Wrong) -> Wrong:
     """Several wrong answers to different parts in one submission (grading each submission runs
     the whole notebook: fewer submissions keep the round trip short). Each part still loses."""

@@ -2,7 +2,7 @@
 alltoall sweep, pure vs hybrid at the same core count, the ping-pong sweep that gives the
 Hockney parameters when lab 03's are not at hand, the 3-D FFT for several P x T, and the
 student's two-level alltoall (kernels_c/alltoall_nodes.c) built, run on real and made-up nodes,
-and checked against MPI_Alltoall.
+and checked against MPI_Alltoall; the alltoall with its ranks on several nodes (across_nodes).
 
     from hybridlab.collectives.exercise import osu_sweep, fft_runs, measure_hockney
     res = osu_sweep(ranks=2, max_bytes=1 << 20)
@@ -179,3 +179,19 @@ def check_student_alltoall(
 
 def _median_seconds(res: Results) -> float:
     return float(res.records.query("record == 'time'")["seconds"].median())
+
+
+def across_nodes(
+    n: int, nodes: int, cores_per_node: int, *, quick: bool = False
+) -> list[Results]:
+    """One transpose of an n^3 grid (equal_volume's alltoall) with the ranks on `nodes` nodes:
+    pure MPI (a rank per core) and one rank per node with a thread per core, the same bytes in
+    T^2 fewer, larger messages. Unbound (bind='none'): a node may have fewer CPUs than asked."""
+    out = []
+    for threads in sorted({1, cores_per_node}):
+        plan = alltoall_plan(n, nodes * cores_per_node, threads)
+        size = int(plan["message_bytes"])
+        out.append(run_program("alltoall", ranks=plan["ranks"], threads=threads, nodes=nodes,
+                               bind="none", timeout=300.0, min_bytes=size, max_bytes=size,
+                               samples=3, **osu_counts(quick, scale=0.5)))  # fmt: skip
+    return out

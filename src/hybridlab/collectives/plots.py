@@ -9,13 +9,12 @@ Table 5. Plots take tables (collectives.tables) and return a Figure; they launch
 
 from __future__ import annotations
 
-import textwrap
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..plots.notes import machine_note
 from ..plots.palette import OKABE_ITO, phase_style
 from ..records import require_columns
 
@@ -32,10 +31,9 @@ def _label(ranks: int, threads: int) -> str:
 
 
 def _machine_note(ax, usable: int, why: str) -> None:
-    """The yellow box that says what this machine cannot show (DESIGN: on the plot itself)."""
-    text = textwrap.fill(SMALL_MACHINE.format(cores=usable, why=why), 62)
-    ax.text(0.02, 0.97, text, transform=ax.transAxes, va="top", fontsize=7,
-            bbox={"facecolor": "lightyellow", "alpha": 0.95, "lw": 0.5})  # fmt: skip
+    """What this machine cannot show, in the kit's note box (on the plot itself, not only in
+    the text)."""
+    machine_note(ax, SMALL_MACHINE.format(cores=usable, why=why), width=62, fontsize=7)
 
 
 def osu_plot(table: pd.DataFrame, *, title: str = "MPI_Alltoall, OSU method") -> Figure:
@@ -177,5 +175,41 @@ def fft_plot(
         ref.set_title("Published: Luecke et al., Table 5 (n = 1536; Cray XT5)",
                       fontsize=9)  # fmt: skip
         ref.legend(fontsize=6, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def nodes_plot(table: pd.DataFrame, published: pd.DataFrame, *, note: str | None = None) -> Figure:
+    """Left: each measured alltoall across nodes (nodes_table), avg over ranks with the min-max
+    band, labelled with the messages that cross nodes per call; right: Luecke et al., Table 5
+    (published_nodes), pure MPI against 2 ranks per node, 4 to 64 XT5 nodes. `note` (what this
+    machine cannot show) is written on the left panel."""
+    fig, (ax, ref) = plt.subplots(1, 2, figsize=(11, 4.2))
+    t = table.sort_values("threads").reset_index(drop=True)
+    for i, row in t.iterrows():
+        ax.bar(i, row["avg_us"], color=SHAPE_COLOURS[i % len(SHAPE_COLOURS)], edgecolor="black",
+               lw=0.5, yerr=[[row["avg_us"] - row["min_us"]], [row["max_us"] - row["avg_us"]]])  # fmt: skip
+        ax.text(i, row["avg_us"], f"{int(row['messages_across_nodes'])} across nodes\n"
+                f"{int(row['messages_per_rank'])} x {int(row['size']) / 1024:.0f} KiB per rank",
+                ha="center", va="bottom", fontsize=8)  # fmt: skip
+    ax.set_xticks(range(len(t)), [
+        f"{_label(r.ranks, r.threads)}\n{r.ranks_per_node} rank{'s' * (r.ranks_per_node > 1)}"
+        f" per node, {r.nodes} node{'s' * (r.nodes > 1)}" for r in t.itertuples()], fontsize=8)  # fmt: skip
+    ax.set_ylabel("MPI_Alltoall, avg over ranks (us)")
+    ax.set_title("One transpose across nodes: pure MPI vs one rank per node", fontsize=9)
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.5)
+    if note:
+        machine_note(ax, note, where="top", width=60)
+    ref.plot(published["nodes"], published["pure_MPI_s"], "s--", color="black",
+             label="pure MPI, 12 ranks per node")  # fmt: skip
+    ref.plot(published["nodes"], published["hybrid_2_per_node_s"], "o-", color=SHAPE_COLOURS[1],
+             label="hybrid, 2 ranks x 6 threads per node (best schedule)")  # fmt: skip
+    ref.set_xscale("log", base=2)
+    ref.set_yscale("log")
+    ref.set_xticks(published["nodes"], [str(n) for n in published["nodes"]])
+    ref.set_xlabel("XT5 nodes (12 cores each)")
+    ref.set_ylabel("whole 3-D FFT (s), min of 10 trials")
+    ref.set_title("Published: Luecke et al., Table 5 (n = 1536)", fontsize=9)
+    ref.legend(fontsize=8)
     fig.tight_layout()
     return fig

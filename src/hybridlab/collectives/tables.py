@@ -1,6 +1,7 @@
 """Tables of lab 07 (collectives): how many messages an all-to-all sends for P x T, the
 Hockney prediction of its time, the kit's alltoall records in osu_alltoall's form, the 3-D FFT's
-phase breakdown, and Luecke et al.'s "faster" read both ways. Launches nothing.
+phase breakdown, Luecke et al.'s "faster" read both ways, and alltoall runs across nodes
+(nodes_table) beside Luecke et al.'s Table 5 (published_nodes). Launches nothing.
 
     from hybridlab.collectives.tables import alltoall_plan, osu_table, fft_breakdown
     alltoall_plan(n=1536, cores=48, threads=1)     # Luecke et al., 4 nodes, pure MPI: 47 messages of 24 MiB
@@ -157,3 +158,34 @@ def faster_two_ways() -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def nodes_table(results: Iterable[Results]) -> pd.DataFrame:
+    """Alltoall runs whose ranks spread over several nodes (osu_table per run, the median over
+    samples) with the nodes the ranks ran on (hosts in the records), the ranks per node, the
+    messages each rank sends and, of all P (P - 1) messages of one call, how many cross nodes:
+    each rank sends to the P - P/N ranks of the other nodes."""
+    rows = []
+    for res in results:
+        frame = as_frame(res)
+        line = osu_table(res).iloc[0]
+        nodes = frame["host"].nunique() if "host" in frame else 1
+        ranks = int(line["ranks"])
+        rows.append({
+            "ranks": ranks, "threads": int(line["threads"]), "nodes": nodes,
+            "ranks_per_node": ranks // nodes, "size": int(line["size"]),
+            "messages_per_rank": ranks - 1,
+            "messages_across_nodes": ranks * (ranks - ranks // nodes),
+            "avg_us": float(line["avg_us"]), "min_us": float(line["min_us"]),
+            "max_us": float(line["max_us"]),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def published_nodes(table5: pd.DataFrame) -> pd.DataFrame:
+    """Luecke et al., Table 5: the 3-D FFT's seconds per node count, pure MPI (12 ranks per
+    node) and the hybrid with 2 ranks of 6 threads per node (the fastest of its schedules)."""
+    pure = table5[table5["version"] == "pure MPI"].set_index("nodes")["seconds"]
+    hybrid = table5[(table5["version"] == "hybrid") & (table5["mpi_per_node"] == 2)]
+    best = hybrid.groupby("nodes")["seconds"].min()
+    return pd.DataFrame({"pure_MPI_s": pure, "hybrid_2_per_node_s": best}).reset_index()

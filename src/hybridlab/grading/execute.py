@@ -15,7 +15,7 @@ SandboxedExecute replaces nbgrader's Execute in autograde's preprocessors. For o
     kills the kernel: zero for it, the notebook run again without it;
   - a cell that kills the kernel (os._exit, a segfault, the memory limit) or hangs past the cell
     time limit gets an error and zero; the notebook is then run again in a fresh sandbox without
-    that cell (up to Limits.restarts times), so the other parts are still graded;
+    that cell (up to GradingPolicy.restarts times), so the other parts are still graded;
   - past the submission deadline the remaining cells are not run (their tests score zero);
   - under each test cell a line says which data the kernel runs made up to it came from (the
     student's own runs, the reference run and why, or measured during grading: replay.py logs
@@ -41,6 +41,7 @@ from traitlets import Bool, Float
 
 from .. import replay
 from ._guard import CHANGED, TAMPER
+from .policy import GradingPolicy
 from .sandbox import Limits, SandboxedKernelManager
 
 EVENTS = "HYBRIDLAB_GRADING_EVENTS"
@@ -89,10 +90,16 @@ def data_note(since: list[dict], before: list[dict]) -> str:
     return text + "\n"
 
 
+# Why a cell stopped the kernel, as a code the grade's outcome is read from (autograde._outcome);
+# the text beside it is for people and may be reworded freely.
+TIME, MEMORY, DISK, DIED = "time", "memory", "disk", "died"
+DEADLINE, INCOMPLETE = "deadline", "incomplete"  # why a test cell scored zero without running
+
+
 class _Restart(Exception):
-    def __init__(self, index: int, reason: str):
+    def __init__(self, index: int, code: str, reason: str):
         super().__init__(reason)
-        self.index, self.reason = index, reason
+        self.index, self.code, self.reason = index, code, reason
 
 
 def _nbgrader(cell) -> dict:
@@ -142,6 +149,7 @@ class SandboxedExecute(Execute):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.limits = Limits(parent=self)
+        self.policy = GradingPolicy(parent=self)
         self.kernel_manager_class = SandboxedKernelManager if self.sandbox else AsyncKernelManager
         # a flood of output may still be arriving after the reply: let it drain (the cap drops
         # it) instead of failing the whole notebook, as nbgrader's default would
@@ -203,23 +211,28 @@ class SandboxedExecute(Execute):
             cell, resources = super().preprocess_cell(cell, resources, index)
         except CellTimeoutError as err:
             raise _Restart(
-                index, "the cell ran past its time limit (output still arriving)"
+                index, TIME, "the cell ran past its time limit (output still arriving)"
             ) from err
         except DeadKernelError as err:
             oom = bool(getattr(self.km, "oom_killed", lambda: False)())
-            why = "the memory limit was hit and the kernel killed" if oom else "the kernel died"
-            raise _Restart(index, why) from err
+            if oom:
+                raise _Restart(
+                    index, MEMORY, "the memory limit was hit and the kernel killed"
+                ) from err
+            raise _Restart(index, DIED, "the kernel died") from err
         self._seconds[index] = time.monotonic() - started
         self._runs[index] = self._new_runs()
         if self.sandbox and self._disk_full(cell):
             raise _Restart(
-                index, f"the disk limit was reached ({self.limits.disk_mb} MB per writable folder)"
+                index,
+                DISK,
+                f"the disk limit was reached ({self.limits.disk_mb} MB per writable folder)",
             )
         if any(
             o.output_type == "error" and o.get("ename") == "CellTimeoutError"
             for o in cell.get("outputs", [])
         ):
-            raise _Restart(index, f"the cell ran past its time limit ({self.timeout} s)")
+            raise _Restart(index, TIME, f"the cell ran past its time limit ({self.timeout} s)")
         return cell, resources
 
     def _prepare(self, nb):
@@ -262,7 +275,7 @@ class SandboxedExecute(Execute):
         os.environ[replay.LOG] = str(self._log)  # the kernel (started below) inherits it
         prepared, origin = self._prepare(nb)
         skipped: dict[int, str] = {}  # index in prepared -> why it was not run
-        for attempt in range(self.limits.restarts + 1):
+        for attempt in range(self.policy.restarts + 1):
             work = copy.deepcopy(nb)
             work.cells = [
                 _code("", "skipped") if j in skipped else copy.deepcopy(c)
@@ -283,9 +296,10 @@ class SandboxedExecute(Execute):
                 self._event(
                     kind="restart",
                     part=self._part(prepared, origin, restart.index),
+                    reason=restart.code,
                     why=restart.reason,
                 )
-                if attempt == self.limits.restarts:
+                if attempt == self.policy.restarts:
                     later = range(restart.index + 1, len(prepared))
                     skipped.update({j: "too many kernel restarts" for j in later})
                     work.cells = [
@@ -363,7 +377,9 @@ class SandboxedExecute(Execute):
                     _error("SubmissionTimeLimit", f"past the {self.deadline:.0f} s deadline")
                 ]
                 if is_test(cell):
-                    self._event(kind="zero", part=part, why="submission deadline passed")
+                    self._event(
+                        kind="zero", part=part, reason=DEADLINE, why="submission deadline passed"
+                    )
                 continue
             if is_test(cell):
                 cell.outputs.append(
@@ -386,7 +402,12 @@ class SandboxedExecute(Execute):
                     cell.outputs.append(
                         _error("IncompleteTest", "the test cell did not run to its end")
                     )
-                    self._event(kind="zero", part=part, why="the test cell did not run to its end")
+                    self._event(
+                        kind="zero",
+                        part=part,
+                        reason=INCOMPLETE,
+                        why="the test cell did not run to its end",
+                    )
         every = [r for runs in self._runs.values() for r in runs]
         if every:
             self._event(kind="data", text=describe(every))

@@ -56,7 +56,9 @@ class HideHiddenTests(Preprocessor):
             else "The tests in this cell ran.\n"
         )
         data = [  # the grader's line saying which data the runs came from (execute.DATA)
-            o for o in cell.outputs if o.get("name") == "stdout" and o.get("text", "").startswith(DATA)
+            o
+            for o in cell.outputs
+            if o.get("name") == "stdout" and o.get("text", "").startswith(DATA)
         ]
         cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text), *data]
         return cell, resources

@@ -15,53 +15,52 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 from .course import COURSE_ID, GradingError, db_url, graded_parts, known_labs, manual_parts
 
 OUTCOMES = ("graded", "timed out", "crashed", "limit hit", "not gradable")
 
 
-def scores(root: Path, lab: str) -> dict[str, dict[str, float]]:
-    """student -> {grade cell id: score}, from the gradebook."""
+class _Grade(NamedTuple):
+    """One graded part of a submission, read out of the gradebook."""
+
+    name: str
+    score: float
+    pending: bool  # nbgrader needs a manual grade and none was given
+
+
+def _grades(root: Path, lab: str) -> dict[str, list[_Grade]]:
+    """student -> the grades of their submission of `lab` (none without a gradebook or lab)."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    out: dict[str, dict[str, float]] = {}
     if not (Path(root) / "gradebook.db").exists():
-        return out
+        return {}
     with Gradebook(db_url(root), course_id=COURSE_ID) as gb:
         try:
             assignment = gb.find_assignment(lab)
         except MissingEntry:
-            return out
-        for sub in assignment.submissions:
-            out[sub.student.id] = {
-                g.name: float(g.score or 0) for nb in sub.notebooks for g in nb.grades
-            }
-    return out
+            return {}
+        return {
+            sub.student.id: [
+                _Grade(g.name, float(g.score or 0),
+                       bool(g.needs_manual_grade and g.manual_score is None))  # fmt: skip
+                for nb in sub.notebooks
+                for g in nb.grades
+            ]
+            for sub in assignment.submissions
+        }
+
+
+def scores(root: Path, lab: str) -> dict[str, dict[str, float]]:
+    """student -> {grade cell id: score}, from the gradebook."""
+    return {s: {g.name: g.score for g in grades} for s, grades in _grades(root, lab).items()}
 
 
 def pending(root: Path, lab: str) -> dict[str, list[str]]:
     """student -> the parts still to grade by hand (nbgrader: needs a manual grade, none given)."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    out: dict[str, list[str]] = {}
-    if not (Path(root) / "gradebook.db").exists():
-        return out
-    with Gradebook(db_url(root), course_id=COURSE_ID) as gb:
-        try:
-            assignment = gb.find_assignment(lab)
-        except MissingEntry:
-            return out
-        for sub in assignment.submissions:
-            todo = [
-                g.name
-                for nb in sub.notebooks
-                for g in nb.grades
-                if g.needs_manual_grade and g.manual_score is None
-            ]
-            if todo:
-                out[sub.student.id] = todo
-    return out
+    todo = {s: [g.name for g in grades if g.pending] for s, grades in _grades(root, lab).items()}
+    return {student: parts for student, parts in todo.items() if parts}
 
 
 def mark(
@@ -170,7 +169,9 @@ def table(root: Path, lab: str, students: list[str] | None = None) -> str:
         line = f"{r['student']:<{width}} " + " ".join(f"{c:<4}" for c in cells)
         line += f"  {r['total']:g} / {r['max']:g}".ljust(13)
         if by_hand:
-            line += f"{r['auto']:g}/{r['auto_max']:g} + {r['manual']:g}/{r['manual_max']:g}".ljust(16)
+            line += f"{r['auto']:g}/{r['auto_max']:g} + {r['manual']:g}/{r['manual_max']:g}".ljust(
+                16
+            )
         line += f"{r['seconds']:>5.0f} s  {r['outcome']}"
         lines.append(line)
         if r["notes"]:

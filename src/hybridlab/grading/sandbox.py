@@ -37,7 +37,7 @@ import uuid
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import Bool, Float, Integer, Unicode
+from traitlets import Integer, Unicode
 from traitlets.config import Configurable
 
 from .. import replay
@@ -89,7 +89,8 @@ class SandboxError(RuntimeError):
 
 
 class Limits(Configurable):
-    """Grading limits, set in grading/nbgrader_config.py as c.Limits.<name> = value."""
+    """What one sandbox may use, set in grading/nbgrader_config.py as c.Limits.<name> = value
+    (the grader's own policy, time limits included, is policy.GradingPolicy)."""
 
     memory_mb = Integer(3072, help="memory of one whole sandbox (kernel, engines, MPI)").tag(
         config=True
@@ -100,24 +101,6 @@ class Limits(Configurable):
     output_bytes = Integer(200_000, help="output kept per cell; the rest is cut with a marker").tag(
         config=True
     )
-    factor = Float(
-        4.0, help="time limits are this many times the instructor solution's quick run"
-    ).tag(config=True)
-    cell_minimum = Integer(60, help="seconds: the shortest cell time limit").tag(config=True)
-    submission_minimum = Integer(240, help="seconds: the shortest submission time limit").tag(
-        config=True
-    )
-    restarts = Integer(
-        4, help="kernel restarts per submission (a cell that kills or hangs the kernel)"
-    ).tag(config=True)
-    jobs = Integer(0, help="submissions graded at once; 0: from the cores and the lab").tag(
-        config=True
-    )
-    replay_runs = Bool(
-        True,
-        help="give each submission the solution's recorded output for the same kernel run "
-        "instead of measuring it again (replay.py); False: every submission measures",
-    ).tag(config=True)
     disk_mb = Integer(
         1024,
         help="size of each writable folder of a sandbox (working folder, /tmp, /dev/shm): "
@@ -128,12 +111,9 @@ class Limits(Configurable):
         help="the unprivileged account sandboxes run as when grading as root (created if "
         "missing; 'nobody' if it cannot be)",
     ).tag(config=True)
-    unsandboxed = Bool(
-        False, help="grade WITHOUT a sandbox (trusted code only); loudly reported"
-    ).tag(config=True)
 
 
-def describe(limits: Limits, how: str, account: str | None) -> str:
+def describe(limits: Limits, policy, how: str, account: str | None) -> str:
     """The limits of this run and what enforces them, in one short block for the report."""
     memory = "cgroup memory.limit" if how.startswith("cgroup") else "ulimit -v per process"
     tasks = "cgroup pids.max" if how.startswith("cgroup") else "ulimit -u (per user)"
@@ -141,9 +121,9 @@ def describe(limits: Limits, how: str, account: str | None) -> str:
     return "\n".join(
         [
             f"sandbox limits ({how}; kernels run {who}):",
-            f"  time     cell {limits.factor:g} x the solution's slowest (>= "
-            f"{limits.cell_minimum} s), submission {limits.factor:g} x its total (>= "
-            f"{limits.submission_minimum} s): nbclient timeout, deadline",
+            f"  time     cell {policy.factor:g} x the solution's slowest (>= "
+            f"{policy.cell_minimum} s), submission {policy.factor:g} x its total (>= "
+            f"{policy.submission_minimum} s): nbclient timeout, deadline",
             f"  memory   {limits.memory_mb} MB per sandbox: {memory}",
             f"  tasks    {limits.tasks} processes + threads: {tasks}",
             f"  output   {limits.output_bytes} bytes per cell: cut by the grader",

@@ -1,6 +1,7 @@
 """Bring submissions into the course and look at them before grading.
 
     import_submissions(src, lab)  a folder or a .zip as an LMS gives it -> submitted/<student>/<lab>/
+    submitted(root, lab)          student -> their notebook of the lab in submitted/
     collect_exchange(lab)         `nbgrader collect` from the nbgrader exchange (JupyterHub)
     inspect(path, parts)          what is wrong with one submitted notebook, before it is run
 
@@ -28,6 +29,17 @@ from .course import GRADING, RELEASE_TIMEOUT, check_labs, nbgrader
 
 STUDENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-]*$")
 IGNORED = ("__MACOSX", ".DS_Store", ".ipynb_checkpoints")
+
+
+def submitted(root: Path, lab: str) -> dict[str, Path]:
+    """student -> the submitted notebook of `lab` (submitted/<student>/<lab>/<lab>.ipynb)."""
+    found = {}
+    for folder in sorted((Path(root) / "submitted").glob(f"*/{lab}")):
+        notebooks = sorted(folder.glob("*.ipynb"))
+        if folder.is_dir() and notebooks:
+            named = folder / f"{lab}.ipynb"
+            found[folder.parent.name] = named if named in notebooks else notebooks[0]
+    return found
 
 
 @dataclass

@@ -1,9 +1,15 @@
-"""Lab 04's exercises: build the student's C into halo2d.c and check it.
+"""Lab 04's runs and exercises: the variants checked against numpy, the time breakdowns per
+P x T (2-D and 3-D), a traced run, the master's share, square against rectangular domains and
+the schedules; and the student's C built into halo2d.c and checked: (a) exchange_halos() inside
+hybrid 1's loop; (d) overlap_iteration(), funnelled with overlap: the master exchanges the halos
+while the team computes the rows that do not need them. The only part of the halo topic that
+compiles and runs kernels; the answers come from the serial numpy reference (halo.serial), the
+thread level from hybridlab.compliance. The multi-node section's runs are here too:
+node_runs(nodes, ...) runs halo3d with its ranks on several nodes of an allocation, every split of
+a node's cores, checksums checked.
 
-(a) exchange_halos() inside hybrid 1's loop; (d) overlap_iteration(), funnelled with overlap:
-the master exchanges the halos while the team computes the rows that do not need them. The
-only part of the halo topic that compiles and runs kernels; the answers come from the serial
-numpy reference (halo.serial), the thread level from hybridlab.compliance.
+    runs2 = breakdown_runs_2d(SHAPES, n=256, iterations=10)      # every variant at every P x T
+    square = shape_runs(256, 256, pure_ranks=4, ranks=2, threads=2, bind="cores", iterations=10)
 
     from hybridlab.halo.exercise import build_student_halo, check_student_halo
     check_student_halo(code)        # AssertionError naming the first P x T that differs
@@ -12,12 +18,27 @@ numpy reference (halo.serial), the thread level from hybridlab.compliance.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+import pandas as pd
 
 from .. import compliance
 from ..build import Kernel, build_source
+from ..errors import KernelError
 from ..launch import run_program
-from .serial import check_grid, jacobi2d
+from ..records import Results
+from .serial import (
+    THREAD_LEVEL_2D,
+    THREAD_LEVEL_3D,
+    VARIANTS_2D,
+    VARIANTS_3D,
+    check_grid,
+    check_grid3d,
+    jacobi2d,
+    jacobi3d,
+)
+from .tables import breakdown_table
 
 # halo2d.c turns MPI_Send into MPI_Ssend for the student's code: a standard send may legally
 # wait for its receive, and MPICH's buffering would hide an unsafe order on one machine.
@@ -38,6 +59,19 @@ def _student_source(macro: str, function: str, signature: str, code: str) -> str
     if function not in code:
         raise ValueError(f"the code must define {signature} {{ ... }}")
     return f'#define {macro} 1\n#include "halo2d.c"\n{code}'
+
+
+def _grid_run(kernel, ranks: int, threads: int, variant: str, nx: int, ny: int, iterations: int,
+              **options) -> Results:  # fmt: skip
+    """One halo2d run (kit or student kernel) on a grid the ranks can share (ValueError if not)."""
+    check_grid(nx, ny, ranks)
+    return run_program(kernel, ranks=ranks, threads=threads, variant=variant, nx=nx, ny=ny,
+                       iterations=iterations, **options)  # fmt: skip
+
+
+def _checksum(res: Results) -> pd.Series:
+    """The checksum record of a halo run."""
+    return res.records[res.records["record"] == "checksum"].iloc[0]
 
 
 def student_halo_source(code: str) -> str:
@@ -65,22 +99,11 @@ def check_student_halo(
     kernel = code_or_kernel
     if not isinstance(kernel, Kernel):
         kernel = build_student_halo(str(code_or_kernel))
-    want, want_delta = jacobi2d(nx, ny, iterations)
+    want, _ = jacobi2d(nx, ny, iterations)
     rows = []
     for ranks, threads in shapes:
-        check_grid(nx, ny, ranks)
-        res = run_program(
-            kernel,
-            ranks=ranks,
-            threads=threads,
-            timeout=timeout,
-            variant="student",
-            nx=nx,
-            ny=ny,
-            iterations=iterations,
-        )
-        rec = res.records[res.records["record"] == "checksum"]
-        got = float(rec["checksum"].iloc[0])
+        res = _grid_run(kernel, ranks, threads, "student", nx, ny, iterations, timeout=timeout)
+        got = float(_checksum(res)["checksum"])
         ok = bool(np.isclose(got, want, rtol=1e-12, atol=0))
         rows.append({"ranks": ranks, "threads": threads, "checksum": got, "expected": want})
         assert ok, (
@@ -115,20 +138,9 @@ def check_student_overlap(
     want, _ = jacobi2d(nx, ny, iterations)
     rows = []
     for ranks, threads in shapes:
-        check_grid(nx, ny, ranks)
-        res = run_program(
-            kernel,
-            ranks=ranks,
-            threads=threads,
-            thread_level=OVERLAP_LEVEL,
-            timeout=timeout,
-            variant="overlap",
-            nx=nx,
-            ny=ny,
-            iterations=iterations,
-            stagger_us=STAGGER_US if ranks > 1 else 0,
-        )
-        rec = res.records[res.records["record"] == "checksum"].iloc[0]
+        res = _grid_run(kernel, ranks, threads, "overlap", nx, ny, iterations, timeout=timeout,
+                        thread_level=OVERLAP_LEVEL, stagger_us=STAGGER_US if ranks > 1 else 0)  # fmt: skip
+        rec = _checksum(res)
         got, early = float(rec["checksum"]), int(rec["early_rows"])
         where = f"{ranks}x{threads} ({nx}x{ny}, {iterations} iterations)"
         assert abs(got - want) <= 1e-12 * max(1.0, abs(want)), (
@@ -151,3 +163,154 @@ def check_student_overlap(
             }
         )
     return rows
+
+
+# ------------------------------------------------------------------------ the lab's own runs
+
+
+def check_variants(
+    nx: int = 64,
+    ny: int = 48,
+    iterations: int = 20,
+    shapes: Sequence[tuple[int, int]] = ((1, 1), (2, 1), (1, 2), (2, 2)),
+) -> pd.DataFrame:
+    """Every 2-D variant at every (ranks, threads): its checksum and whether it equals numpy's
+    (halo.serial.jacobi2d) to 12 digits."""
+    want = jacobi2d(nx, ny, iterations)[0]
+    rows = []
+    for variant in VARIANTS_2D:
+        for p, t in shapes:
+            res = _grid_run("halo2d", p, t, variant, nx, ny, iterations,
+                            thread_level=THREAD_LEVEL_2D[variant])  # fmt: skip
+            got = float(_checksum(res)["checksum"])
+            rows.append({"variant": variant, "PxT": f"{p}x{t}", "checksum": got,
+                         "equal to numpy": bool(np.isclose(got, want, rtol=1e-12))})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def refused_run(variant: str = "hybrid3", thread_level: str = "funneled") -> str:
+    """The last line of the error of a variant started below the thread level it needs (the
+    kernel checks what MPI provided); empty if it ran."""
+    try:
+        run_program("halo2d", ranks=2, threads=2, thread_level=thread_level, variant=variant)
+    except KernelError as err:
+        return str(err).splitlines()[-1]
+    return ""
+
+
+def breakdown_runs_2d(shapes: Sequence[tuple[int, int]], n: int, iterations: int) -> list[Results]:
+    """halo2d on an n x n grid: every variant at every (ranks, threads), bound to cores (pure
+    MPI only with 1 thread)."""
+    return [
+        run_program("halo2d", ranks=p, threads=t, bind="cores", thread_level=THREAD_LEVEL_2D[v],
+                    variant=v, nx=n, ny=n, iterations=iterations)  # fmt: skip
+        for p, t in shapes
+        for v in VARIANTS_2D
+        if not (v == "pure" and t > 1)
+    ]
+
+
+def breakdown_runs_3d(shapes: Sequence[tuple[int, int]], n: int, iterations: int) -> list[Results]:
+    """halo3d on an n^3 grid: every variant at every (ranks, threads) whose decomposition fits
+    (the others are printed as skipped), with blocking and non-blocking halos."""
+    runs = []
+    for p, t in shapes:
+        for v in VARIANTS_3D:
+            if v == "pure" and t > 1:
+                continue
+            try:
+                check_grid3d(n, n, n, p, t, v)
+            except ValueError as err:
+                print("skipped:", err)
+                continue
+            runs += [
+                run_program("halo3d", ranks=p, threads=t, bind="cores",
+                            thread_level=THREAD_LEVEL_3D[v], variant=v, nx=n, ny=n, nz=n,
+                            iterations=iterations, nonblocking=nonblocking)  # fmt: skip
+                for nonblocking in (0, 1)
+            ]
+    return runs
+
+
+def traced_run(ranks: int, threads: int, n: int, iterations: int, bind: str) -> Results:
+    """Master only in 3-D with a timeline (timeline=1): every phase of every thread, with its
+    start and end, for a trace file."""
+    return run_program("halo3d", ranks=ranks, threads=threads, bind=bind,
+                       thread_level=THREAD_LEVEL_3D["masteronly"], variant="masteronly",
+                       nx=n, ny=n, nz=n, iterations=iterations, timeline=1)  # fmt: skip
+
+
+def master_share_runs(shares: Sequence[float], ranks: int, threads: int, n: int,
+                      iterations: int, bind: str) -> list[Results]:  # fmt: skip
+    """Funnelled halo3d once per master's share of the inner planes."""
+    return [
+        run_program("halo3d", ranks=ranks, threads=threads, bind=bind, variant="funnelled",
+                    master_share=s, nx=n, ny=n, nz=n, iterations=iterations)  # fmt: skip
+        for s in shares
+    ]
+
+
+def shape_runs(nx: int, ny: int, *, pure_ranks: int, ranks: int, threads: int, bind: str,
+               iterations: int) -> pd.DataFrame:  # fmt: skip
+    """One domain shape (Luecke et al., Table 3): pure MPI on `pure_ranks` ranks and hybrid 1-3
+    on ranks x threads, as a breakdown table (slowest thread)."""
+    out = [run_program("halo2d", ranks=pure_ranks, threads=1, bind=bind, variant="pure",
+                       nx=nx, ny=ny, iterations=iterations)]  # fmt: skip
+    out += [
+        run_program("halo2d", ranks=ranks, threads=threads, bind=bind,
+                    thread_level=THREAD_LEVEL_2D[v], variant=v, nx=nx, ny=ny,
+                    iterations=iterations)  # fmt: skip
+        for v in ("hybrid1", "hybrid2", "hybrid3")
+    ]
+    return breakdown_table(out, how="max")
+
+
+def schedule_runs(schedules: Sequence[tuple[str, int]], threads: int, n: int,
+                  iterations: int) -> pd.DataFrame:  # fmt: skip
+    """Hybrid 2 on 1 rank under each (schedule, chunk) of schedule(runtime): the slowest
+    thread's total seconds."""
+    rows = []
+    for schedule, chunk in schedules:
+        res = run_program("halo2d", ranks=1, threads=threads, thread_level="serialized",
+                          variant="hybrid2", schedule=schedule, chunk=chunk, nx=n, ny=n,
+                          iterations=iterations)  # fmt: skip
+        total = res.records.query("record == 'timer' and phase == 'total'")["seconds"].max()
+        rows.append({"schedule": schedule, "chunk": chunk, "seconds": total})
+    return pd.DataFrame(rows)
+
+
+def overlap_against_blocking(kernel: Kernel, n: int, iterations: int,
+                             bind: str) -> tuple[Results, Results]:  # fmt: skip
+    """The student's funnelled overlap and hybrid 1 (blocking), 2 ranks x 2 threads at
+    FUNNELED on an n x n grid, without the stagger of the checks: (overlap, blocking)."""
+    common = dict(ranks=2, threads=2, bind=bind, thread_level=OVERLAP_LEVEL, nx=n, ny=n,
+                  iterations=iterations)  # fmt: skip
+    return (run_program(kernel, variant="overlap", **common),
+            run_program("halo2d", variant="hybrid1", **common))  # fmt: skip
+
+
+def node_runs(
+    nodes: int, cores_per_node: int, n: int, iterations: int, timeout: float = 300.0
+) -> list[Results]:
+    """halo3d on `nodes` nodes for every split of each node's cores into ranks x threads: pure
+    MPI with one thread, master only with more (MPI outside the parallel region, as the
+    published master-only tables). Each run's checksum is compared with jacobi3d's
+    (AssertionError naming the split); splits the grid cannot take are skipped."""
+    want, _ = jacobi3d(n, n, n, iterations)
+    runs = []
+    for threads in (t for t in range(1, cores_per_node + 1) if cores_per_node % t == 0):
+        ranks = nodes * cores_per_node // threads
+        variant = "pure" if threads == 1 else "masteronly"
+        try:
+            check_grid3d(n, n, n, ranks, threads, variant)
+        except ValueError:
+            continue
+        res = run_program("halo3d", ranks=ranks, threads=threads, nodes=nodes, bind="cores",
+                          thread_level=THREAD_LEVEL_3D[variant], variant=variant, nx=n, ny=n,
+                          nz=n, iterations=iterations, timeout=timeout)  # fmt: skip
+        got = float(res.records.query("record == 'checksum'")["checksum"].iloc[0])
+        assert abs(got - want) <= 1e-12 * max(1.0, abs(want)), (
+            f"{ranks}x{threads} {variant} on {nodes} nodes: checksum {got!r}, expected {want!r}"
+        )
+        runs.append(res)
+    return runs

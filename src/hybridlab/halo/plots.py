@@ -5,6 +5,7 @@ rectangular domains, with the published numbers beside the student's.
     breakdown_plot(table, reference=REFERENCE["000-appendix-a5"].frame)
     master_share_plot([res_share_0, res_share_25, ...])
     shape_plot(square_table, rect_table, reference=REFERENCE["003-table-3"].frame)
+    halo_share_plot(halo_share_table(runs), published_halo_share(appendix), title="...")
 
 Plots take records and return a Figure; they launch nothing.
 """
@@ -18,6 +19,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..plots.notes import machine_note
 from ..plots.palette import PHASE_COLOURS, phase_style
 from ..records import Results, require_columns
 from .tables import PHASES, master_share_table
@@ -77,12 +79,6 @@ def breakdown_plot(
     return fig
 
 
-def _note(ax, note: str | None) -> None:
-    """Write `note` above the plot (suptitle: the layout keeps it clear of the data)."""
-    if note:
-        ax.figure.suptitle(note, fontsize=8, color="#8b0000")
-
-
 def master_share_plot(
     runs: Results | pd.DataFrame | Iterable[Results | pd.DataFrame] | None = None,
     table: pd.DataFrame | None = None,
@@ -118,7 +114,7 @@ def master_share_plot(
     ax.set_ylabel("seconds")
     ax.set_title(title or "funnelled: tuning the master's share", fontsize=10)
     ax.legend(fontsize=8)
-    _note(ax, note)
+    machine_note(ax, note, where="figure")
     return fig
 
 
@@ -164,5 +160,36 @@ def shape_plot(
     ax.set_ylabel("speedup over pure MPI (run time = max over ranks, threads)")
     ax.set_title(title or "square vs rectangular domain (Luecke et al., Table 3)", fontsize=10)
     ax.legend(fontsize=8)
-    _note(ax, note)
+    machine_note(ax, note, where="figure")
+    return fig
+
+
+def halo_share_plot(measured: pd.DataFrame, published: pd.DataFrame, *, title: str,
+                    note: str | None = None) -> Figure:  # fmt: skip
+    """Left: the halo's share of the master's iteration for each measured P x T (halo_share_table),
+    labelled with the nodes it ran on; right: the same share published by Stathopoulos 2010
+    (published_halo_share) against threads per process. `note` goes on the left panel."""
+    fig, (ax, ref) = plt.subplots(1, 2, figsize=(11, 4), width_ratios=(1, 1.3))
+    xs = np.arange(len(measured))
+    ax.bar(xs, 100 * measured["halo_share"], color=PHASE_COLOURS["halo"])
+    ax.set_xticks(xs, [f"{r.ranks}x{r.threads} {r.variant}\n{r.nodes} node{'s' * (r.nodes > 1)}"
+                       for r in measured.itertuples()], fontsize=8)  # fmt: skip
+    ax.set_ylabel("halo / (jacobi + halo + reduction + other), %")
+    ax.set_title(title, fontsize=9)
+    ax.set_ylim(0, min(140.0, max(10.0, 100 * float(measured["halo_share"].max())) * 1.5))
+    if note:
+        machine_note(ax, note, where="top", width=55)
+    for scheme, g in published.groupby("scheme", sort=False):
+        ref.plot(g["threads"], 100 * g["halo_share"], "o-" if len(g) > 1 else "s",
+                 label=scheme, color=PHASE_COLOURS["halo"] if len(g) > 1 else "black")  # fmt: skip
+    ref.set_xscale("log", base=2)
+    ticks = sorted(published["threads"].unique())
+    ref.set_xticks(ticks, [str(t) for t in ticks])
+    ref.set_xlabel("threads per process")
+    ref.set_ylabel("halo swap / total, %")
+    first = published.iloc[-1]
+    ref.set_title(f"Published: Stathopoulos 2010, Table {first['table']} (Cray {first['system']}, "
+                  f"{int(first['processors'])} cores)", fontsize=9)  # fmt: skip
+    ref.legend(fontsize=8)
+    fig.tight_layout()
     return fig

@@ -3,6 +3,7 @@ curve, from the records of halo2d/halo3d runs. They launch nothing.
 
     table = breakdown_table([res_pure_2x1, res_hyb_1x2, ...])   # one row per run, seconds/phase
     master_share_table([res_share_0, res_share_25, ...])
+    halo_share_table(runs)   # the halo's share per P x T and the nodes of each run (multi-node)
 """
 
 from __future__ import annotations
@@ -92,3 +93,29 @@ def master_share_table(
             }
         )
     return pd.DataFrame(rows).sort_values("master_share").reset_index(drop=True)
+
+
+def halo_share_table(runs: Iterable[Results | pd.DataFrame]) -> pd.DataFrame:
+    """Per run (P x T variant): the master thread's phases (breakdown_table, how='master'), the
+    nodes its ranks ran on (hosts in its records), and the halo's share of the phases' sum: the
+    part of an iteration spent exchanging halos, as Stathopoulos 2010 times it."""
+    rows = []
+    for run in runs:
+        frame = as_frame(run)
+        row = breakdown_table(run, how="master")
+        rows.append(row.assign(nodes=frame["host"].nunique() if "host" in frame else 1))
+    table = pd.concat(rows, ignore_index=True)
+    return table.assign(halo_share=table["halo"] / table["sum"])
+
+
+def published_halo_share(
+    appendix: pd.DataFrame, system: str = "XT6", processors: int = 192, scheme: str = "Master Only"
+) -> pd.DataFrame:
+    """Stathopoulos 2010, Appendix A.5: the halo swap's share of the total for pure MPI and one
+    scheme on one system and processor count, per threads per process."""
+    rows = appendix[(appendix["system"] == system) & (appendix["processors"] == processors)
+                    & appendix["scheme"].isin(["pure MPI", scheme])]  # fmt: skip
+    rows = rows.drop_duplicates(["scheme", "threads"]).sort_values("threads")
+    out = rows[["table", "system", "processors", "scheme", "decomposition", "threads", "halo_s",
+                "total_s"]]  # fmt: skip
+    return out.assign(halo_share=out["halo_s"] / out["total_s"]).reset_index(drop=True)

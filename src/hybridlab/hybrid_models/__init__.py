@@ -1,2 +1,3 @@
-"""Topic: the hybrid programming models (lab 01). plots: the taxonomy figure, the thread-level
-table. A topic imports the harness; the harness never imports a topic."""
+"""Topic: the hybrid programming models (lab 01). exercise: the lab's runs and the student's
+exchange; tables: the thread-level table; plots: the taxonomy figure, the price of MULTIPLE and
+the master race. A topic imports the harness; the harness never imports a topic."""

@@ -1,4 +1,9 @@
-"""Lab 01's exchange exercise: the student's exchange_block() built into thread_ring.c, checked.
+"""Lab 01's runs, and its exchange exercise: the student's exchange_block() built into
+thread_ring.c, checked (the only module of the topic that launches kernels).
+
+    levels = thread_level_runs(2, 2)              # thread_levels at every level asked for
+    cost = level_cost_runs(quick=True)            # MPI_Barrier and 8-byte latency per level
+    race = master_race_runs(CONFIGS, delay_us=1000, iterations=10, cluster=cluster)
 
     from hybridlab.hybrid_models.exercise import build_student_ring, check_ring
     kernel = build_student_ring(code)             # traced: Results.mpi_calls per thread
@@ -11,11 +16,18 @@ kernel's own count.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ..build import Kernel, build_source
+from ..launch import run_program
 from ..records import Results
+from ..thread_levels import THREAD_LEVELS
+
+if TYPE_CHECKING:
+    from ..cluster import Cluster
 
 STUDENT_PROLOGUE = '#define HL_STUDENT_EXCHANGE 1\n#include "thread_ring.c"\n'
 STUDENT_FUNCTIONS = (
@@ -90,3 +102,55 @@ def check_ring(results: Results) -> pd.DataFrame:
 def standard_sends(calls: pd.DataFrame) -> list[str]:
     """The standard-mode sends among a calls table (compliance.calls_table)."""
     return sorted(set(calls["call"]) & set(STANDARD_SENDS))
+
+
+def thread_level_runs(ranks: int, threads: int, timeout: float = 60.0) -> dict[str, Results]:
+    """thread_levels under mpiexec once per MPI thread level (the kernel calls MPI_Init_thread
+    itself, so each run asks for its own level): level asked for -> its run."""
+    return {
+        level: run_program("thread_levels", ranks=ranks, threads=threads, thread_level=level,
+                           requested=level, timeout=timeout)  # fmt: skip
+        for level in THREAD_LEVELS
+    }
+
+
+def level_cost_runs(
+    levels: Sequence[str] = ("funneled", "multiple"), ranks: int = 2, quick: bool = False
+) -> dict[str, dict[str, Results]]:
+    """What asking for a thread level costs: per level, an EPCC MPI_Barrier run ("sync":
+    syncbench, reference and mpi_barrier) and an 8-byte OSU-style ping-pong ("ping"), both with
+    1 thread per rank; `quick` takes fewer samples and iterations."""
+    runs = {}
+    for level in levels:
+        sync = run_program("syncbench", ranks=ranks, threads=1, thread_level=level,
+                           construct="reference,mpi_barrier", samples=8 if quick else 20,
+                           timeout=120)  # fmt: skip
+        ping = run_program("pingpong", ranks=ranks, threads=1, thread_level=level, mode="sweep",
+                           min_bytes=8, max_bytes=8, samples=5 if quick else 15,
+                           iterations=200 if quick else 1000, skip=20 if quick else 100,
+                           timeout=120)  # fmt: skip
+        runs[level] = {"sync": sync, "ping": ping}
+    return runs
+
+
+def master_race_runs(
+    configs: Mapping[str, tuple[int, int]],
+    *,
+    delay_us: int,
+    iterations: int,
+    cluster: Cluster | None = None,
+    timeout: float = 120.0,
+) -> dict[str, Results]:
+    """master_race once per (barrier_before, barrier_after) of `configs`: on the cluster's
+    engines, or without one as 1 rank x 2 threads under mpiexec (the rank sends to itself)."""
+    runs = {}
+    for name, (before, after) in configs.items():
+        params = dict(barrier_before=before, barrier_after=after, delay_us=delay_us,
+                      iterations=iterations, timeout=timeout)  # fmt: skip
+        if cluster is not None:
+            runs[name] = cluster.run("master_race", **params)
+        else:
+            runs[name] = run_program("master_race", ranks=1, threads=2,
+                                     thread_level="funneled", **params)  # fmt: skip
+    return runs
+

@@ -1,8 +1,10 @@
-"""The hybrid programming models (lab 01): the taxonomy as one figure, and the thread-level table.
+"""The hybrid programming models (lab 01): the taxonomy as one figure, the price of asking for
+MULTIPLE, and the master race.
 
     programming_models()          tree of Rabenseifner's slide 8, with what each
                                   model is used for, its advantages and its mismatch problems
-    thread_level_table(records)   thread_levels records of several runs, provided level coloured
+    level_cost_plot(cost_runs)    MPI_Barrier and 8-byte latency samples per thread level
+    race_plot(race, ranks=2, threads=2, delay_us=1000)   values read wrong per iteration, one panel per barrier setting
 
 Plots launch nothing; the texts are summaries in our own words, with the slides they come from.
 """
@@ -10,16 +12,18 @@ Plots launch nothing; the texts are summaries in our own words, with the slides 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
-import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
+from ..plots.palette import PHASE_COLOURS
+from ..plots.samples import strip_plot
 from ..records import Results
-from ..thread_levels import THREAD_LEVELS
+from ..sync.tables import slowest_rank_samples
 
 FAMILY_COLOURS = {
     "pure MPI": "#dbe7f5",
@@ -261,43 +265,42 @@ def programming_models(width_chars: int = 31) -> Figure:
     return fig
 
 
-def _frame(records: Results | pd.DataFrame) -> pd.DataFrame:
-    frame = records.records if isinstance(records, Results) else records
-    needed = {"requested", "provided", "query", "is_thread_main", "rank", "thread"}
-    missing = needed - set(frame.columns)
-    if missing:
-        raise ValueError(f"thread_levels records need the columns {sorted(missing)}")
-    return frame
+def level_cost_plot(cost_runs: Mapping[str, Mapping[str, Results]]) -> Figure:
+    """Per thread level (hybrid_models.exercise.level_cost_runs): the MPI_Barrier samples (the
+    slowest rank's) and the 8-byte half round trips, a dot per sample and the median."""
+    ranks = len(next(iter(cost_runs.values()))["sync"].meta["ranks"])
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3))
+    barrier = {}
+    for level, runs in cost_runs.items():
+        samples = slowest_rank_samples(runs["sync"])
+        barrier[level] = samples.loc[samples["construct"] == "mpi_barrier", "seconds"]
+    latency = {level: runs["ping"].records["seconds"] for level, runs in cost_runs.items()}
+    for ax, what, samples in ((axes[0], "MPI_Barrier", barrier), (axes[1], "8-byte latency", latency)):
+        strip_plot(samples, ax=ax, unit="µs", title=f"{what}, {ranks} ranks (median: black bar)")
+    fig.tight_layout()
+    return fig
 
 
-def thread_level_table(records: Results | pd.DataFrame):
-    """One row per (requested, rank, thread): provided below requested in red and `enough` "NO",
-    at least it in green and "yes" (the words say it without the colour), and the main thread in
-    bold. Returns a pandas Styler (renders in a notebook)."""
-    frame = _frame(records)
-    order = {level: i for i, level in enumerate(THREAD_LEVELS)}
-    short = frame["provided"].map(order) < frame["requested"].map(order)
-    table = (
-        frame[["requested", "rank", "thread", "provided", "query", "is_thread_main"]]
-        .assign(enough=short.map({True: "NO (lower)", False: "yes"}))
-        .assign(_order=frame["requested"].map(order))
-        .sort_values(["_order", "rank", "thread"])
-        .drop(columns="_order")
-        .set_index(["requested", "rank", "thread"])
-    )
-    requested = table.index.get_level_values("requested")
+def race_plot(race: Mapping[str, Results], *, ranks: int, threads: int, delay_us: int) -> Figure:
+    """The master race (master_race runs by barrier setting): the values read overwritten and
+    stale in each iteration, summed over ranks and threads, one panel per setting."""
+    fig, axes = plt.subplots(1, len(race), figsize=(15, 3.4), sharey=True, squeeze=False)
+    axes = axes[0]
+    for ax, (name, run) in zip(axes, race.items(), strict=True):
+        per_iteration = run.records.groupby("iteration")[["overwritten", "stale"]].sum()
+        ax.bar(per_iteration.index, per_iteration["overwritten"], color=PHASE_COLOURS["barrier"],
+               hatch="..", edgecolor="white", label="overwritten (needs barrier 1)")  # fmt: skip
+        ax.bar(per_iteration.index, per_iteration["stale"], bottom=per_iteration["overwritten"],
+               color=PHASE_COLOURS["compute"], label="stale (needs barrier 2)")  # fmt: skip
+        ax.set_title(name, fontsize=10)
+        ax.set_xlabel("iteration")
+        if len(run.records) and run.records["wrong"].sum() == 0:
+            ax.text(0.5, 0.5, "no wrong value", transform=ax.transAxes, ha="center",
+                    fontsize=11)  # fmt: skip
+    axes[0].set_ylabel(f"values read wrong\n(all {ranks} ranks x {threads} threads)")
+    axes[-1].legend(fontsize=8, loc="upper right")
+    fig.suptitle(f"OMP MASTER + MPI_Sendrecv, delay {delay_us} us: wrong values per iteration",
+                 fontsize=11)  # fmt: skip
+    fig.tight_layout()
+    return fig
 
-    def colour_levels(column: pd.Series) -> list[str]:
-        return [
-            "background-color: #f6d5d5" if order[got] < order[want] else "background-color: #d9efd9"
-            for got, want in zip(column, requested, strict=True)
-        ]
-
-    def bold_main(column: pd.Series) -> list[str]:
-        return ["font-weight: bold" if bool(v) else "color: #777777" for v in column]
-
-    return (
-        table.style.apply(colour_levels, subset=["provided", "query"])
-        .apply(bold_main, subset=["is_thread_main"])
-        .set_caption("MPI thread levels: requested, provided, and which thread is main")
-    )

@@ -1,7 +1,9 @@
-"""The runs of lab 06 (the only module of the topic that launches kernels): the student's own
-placement under every binding the machine allows, and weak scaling of a memory-bound and a
+"""The runs of labs 00 and 06 (the only module of the topic that launches kernels): an unbound
+run repeated to see its threads move, the triad bound against piled onto one core (lab 00); the
+student's own placement under every binding the machine allows, and weak scaling of a memory-bound and a
 compute-bound kernel (kernels_c/placement.c) with ranks packed and spread; the student's
-node-aware sum (kernels_c/node_sum.c) built, run on real and made-up nodes, and checked."""
+node-aware sum (kernels_c/node_sum.c) built, run on real and made-up nodes, and checked; rank
+maps on a grid of ranks spread over the nodes of an allocation (kernels_c/grid_exchange.c)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import hybridlab as hl
 
 from ..placement import BIND_MODES, Placement, PlacementError
 from ..student_c import build_student, run_student
+from . import tables
 
 
 def binding_runs(
@@ -36,6 +39,28 @@ def binding_runs(
             "hello_hybrid", ranks=ranks, threads=threads, bind=bind, spin_ms=spin_ms
         )
     return runs, skipped
+
+
+def unbound_history(threads: int, repeats: int, spin_ms: int = 20) -> pd.DataFrame:
+    """hello_hybrid with 1 rank x `threads`, nothing bound, `repeats` times: the records of
+    every run, numbered in the column `run`."""
+    return pd.concat(
+        [hl.run_program("hello_hybrid", ranks=1, threads=threads, bind="none", spin_ms=spin_ms)
+         .records.assign(run=i) for i in range(repeats)],
+        ignore_index=True,
+    )  # fmt: skip
+
+
+def piling_runs(
+    threads: int, n: int = 200_000, samples: int = 20, binds: tuple[str, ...] = ("cores", "one-core")
+) -> dict[str, hl.Results]:
+    """bench_compute (a triad over three arrays of n doubles) with 1 rank x `threads`, bound one
+    thread per core and piled onto one core: bind -> its run (seconds per repetition)."""
+    return {
+        bind: hl.run_program("bench_compute", ranks=1, threads=threads, bind=bind, n=n,
+                             samples=samples)  # fmt: skip
+        for bind in binds
+    }
 
 
 def weak_scaling(
@@ -124,3 +149,28 @@ def check_student_nodes(
                      "leaders": sorted(int(r) for r in nodes.query("leader == 1")["rank"]),
                      "median_us": 1e6 * float(times.median())})
     return pd.DataFrame(rows)
+
+
+def grid_runs(
+    rows: int,
+    cols: int,
+    maps: dict[str, list[int]],
+    nodes: int,
+    bytes: int = 65536,
+    reps: int = 20,
+    timeout: float = 120.0,
+) -> tuple[dict[str, hl.Results], hl.Results]:
+    """Nearest-neighbour messages on a rows x cols grid (kernels_c/grid_exchange.c) on `nodes`
+    nodes, once per rank map (map name -> node of each grid position): a first run in the
+    launcher's order says where each rank is, then each map puts its ranks in place
+    (tables.grid_order). Unbound, so a grid larger than the CPUs still runs (its timings then
+    mean little). Returns the runs per map and the first run."""
+    common = {"ranks": rows * cols, "threads": 1, "bind": "none", "nodes": nodes,
+              "timeout": timeout, "rows": rows, "cols": cols, "bytes": bytes, "reps": reps}  # fmt: skip
+    launched = hl.run_program("grid_exchange", **common)
+    where = tables.node_of_ranks(tables.rank_hosts(launched))
+    runs = {}
+    for name, node_of_position in maps.items():
+        order = tables.grid_order(where, node_of_position)
+        runs[name] = hl.run_program("grid_exchange", order=",".join(map(str, order)), **common)
+    return runs, launched

@@ -1,4 +1,5 @@
-"""Pictures of lab 06: rank maps with their cut links, PEs on an XT6 node, processes on modules,
+"""Pictures of labs 00 and 06: the CPU of each unbound thread run after run, the triad bound
+against piled (lab 00); rank maps with their cut links, PEs on an XT6 node, processes on modules,
 time against cost, and weak scaling packed vs spread. They draw; they launch nothing."""
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from ..plots import RANK_COLOURS
+from ..plots import RANK_COLOURS, machine_note, strip_plot
+from ..records import Results
 from ..topology import Topology
 from .tables import cut_links, grid_links, packed_cores, per_numa_cores, regions_of
 
@@ -23,6 +25,37 @@ def _axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
     if ax is None:
         return plt.subplots(figsize=size)
     return ax.figure, ax
+
+
+def cpu_history_plot(history: pd.DataFrame, usable: Sequence[int]) -> Figure:
+    """The CPU of each thread, run after run (records with a `run` column, one rank: see
+    mapping.exercise.unbound_history), threads side by side around their CPU."""
+    threads = history["thread"].nunique()
+    runs = history["run"].nunique()
+    fig, ax = plt.subplots(figsize=(7, 2.8))
+    for thread, rows in history.groupby("thread"):
+        ax.plot(rows["run"], rows["cpu"] + 0.08 * (thread - (threads - 1) / 2), "o-",
+                color=RANK_COLOURS[int(thread) % len(RANK_COLOURS)], label=f"thread {thread}")  # fmt: skip
+    ax.set_xlabel("run")
+    ax.set_xticks(range(runs))
+    ax.set_ylabel("CPU")
+    ax.set_yticks(sorted(usable))
+    ax.set_title(f"unbound, 1 rank x {threads} threads: the CPU of each thread, run after run",
+                 fontsize=10)  # fmt: skip
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.tight_layout()
+    return fig
+
+
+def piling_plot(timed: Mapping[str, Results], threads: int) -> Figure:
+    """Seconds per repetition of each sample of the bound and the piled run (mapping.exercise.
+    piling_runs), a dot per sample and the median; says so when one CPU cannot show piling."""
+    title = f"1 rank x {threads} threads: bound vs piled (median: black bar)"
+    ax = strip_plot({f"bind='{b}'": r.records["seconds"] for b, r in timed.items()}, title=title)
+    if threads < 2:
+        machine_note(ax, "one usable CPU: piling cannot be shown on this machine")
+    ax.figure.tight_layout()
+    return ax.figure
 
 
 def rank_map_plot(
@@ -245,16 +278,7 @@ def weak_scaling_plot(
     if len(topology.usable) < 4:
         notes.append(f"only {len(topology.usable)} usable CPUs")
     if notes:
-        ax.text(
-            0.02,
-            0.97,
-            "\n".join(notes),
-            transform=ax.transAxes,
-            va="top",
-            fontsize=8,
-            color="#a40",
-            bbox={"facecolor": "white", "edgecolor": "#a40", "alpha": 0.9},
-        )
+        machine_note(ax, "\n".join(notes))
     if castep is not None:
         ax = axes[0][1]
         rows = castep.dropna(subset=["vanilla_au_ratio"]).sort_values("per_node")
@@ -271,5 +295,33 @@ def weak_scaling_plot(
         ax.set_title(
             "published: CASTEP, 144 processes, packed (A) to spread (D, E) (Armstrong et al.)", fontsize=8
         )
+    fig.tight_layout()
+    return fig
+
+
+def cut_links_plot(
+    table: pd.DataFrame, published: pd.DataFrame, *, grid: str, note: str | None = None
+) -> Figure:
+    """Left: for each rank map of the `grid` (e.g. '2 x 4 ranks on 2 nodes'), the inter-node
+    links the model counts against the links the run's messages crossed (from the records);
+    right: Rabenseifner, slide 13 (2 SMP nodes of 8 CPUs). `note` (what this machine cannot
+    show) is written on the left panel."""
+    fig, (ax, ref) = plt.subplots(1, 2, figsize=(11, 3.8))
+    x = np.arange(len(table))
+    ax.bar(x - 0.2, table["model_cut_links"], 0.4, color="0.7", label="model (cut_links)")
+    ax.bar(x + 0.2, table["measured_cut_links"], 0.4, color=CUT,
+           label="measured: messages across nodes / 2")  # fmt: skip
+    ax.set_xticks(x, table["map"])
+    ax.set_ylabel("inter-node links")
+    ax.set_title(f"{grid}: cut links, model and measured", fontsize=9)
+    ax.legend(fontsize=8, loc="upper right")
+    ax.set_ylim(0, max(1, float(table[["model_cut_links", "measured_cut_links"]].max().max())) * 1.6)
+    if note:
+        machine_note(ax, note, where="top", width=60)
+    ref.bar(published["mapping"], published["inter_node_links"], color=CUT)
+    for i, v in enumerate(published["inter_node_links"]):
+        ref.text(i, v, str(v), ha="center", va="bottom", fontsize=8)
+    ref.set_ylabel("inter-node links")
+    ref.set_title("Published: Rabenseifner, slide 13 (16 ranks, 2 nodes of 8 CPUs)", fontsize=9)
     fig.tight_layout()
     return fig

@@ -1,7 +1,9 @@
 """Placement arithmetic for lab 06: rank maps on a grid, PEs on NUMA regions, processes on
-modules, nodes and cost of a placement, and the launcher flags that ask for one.
+modules, nodes and cost of a placement, and the launcher flags that ask for one; and, from the
+records of runs on several nodes (labs 00 and 06), which ranks shared a node and a socket and
+which messages crossed nodes.
 
-Pure functions of their arguments: nothing here is measured or launched.
+Pure functions of their arguments and records: nothing here is measured or launched.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from ..placement import BIND_MODES, Placement
+from ..records import Results, as_frame, require_columns
+from ..topology import Cpu, Topology
 
 # ----------------------------------------------------------------- rank maps on a 2-D grid
 
@@ -227,3 +231,141 @@ def launcher_table(ranks: int, threads: int, usable_cpus: int) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows).set_index("bind")
+
+
+# ------------------------------------------------------------- ranks on the nodes of a run
+
+
+def rank_hosts(records: Results | pd.DataFrame) -> dict[int, str]:
+    """The node (host) of each rank of a run: from the ranks' descriptions in the run's metadata
+    (a Results: every rank, even those that wrote no record), else from the records' `host`."""
+    described = records.meta.get("ranks", []) if isinstance(records, Results) else []
+    hosts = {int(r["rank"]): str(r["host"]) for r in described if "host" in r}
+    frame = as_frame(records)
+    if not hosts and "host" in frame and len(frame) and frame["host"].notna().all():
+        pairs = frame[["rank", "host"]].drop_duplicates("rank")
+        hosts = {int(r): str(h) for r, h in zip(pairs["rank"], pairs["host"], strict=True)}
+    if not hosts:
+        raise ValueError(
+            "the records name no host: pass the Results of a run (its metadata names each "
+            "rank's node) or records with a `host` column"
+        )
+    return hosts
+
+
+def node_of_ranks(hosts: Mapping[int, str]) -> list[int]:
+    """Each rank's node as a number 0, 1, ... (nodes numbered by their lowest rank)."""
+    order: dict[str, int] = {}
+    for rank in sorted(hosts):
+        order.setdefault(hosts[rank], len(order))
+    return [order[hosts[rank]] for rank in sorted(hosts)]
+
+
+def node_table(records: Results | pd.DataFrame, topology: Topology) -> pd.DataFrame:
+    """Who shares what, one row per node and socket: the ranks there, their threads
+    ('r0t1': rank 0, thread 1), the CPUs they ran on. Sockets come from `topology` (the nodes of an
+    allocation are alike), a record's CPU from the record itself."""
+    frame = as_frame(records).drop_duplicates(["rank", "thread"])
+    require_columns(frame, ["rank", "thread", "cpu"], "node tables")
+    hosts = rank_hosts(records)
+    socket = {c.cpu: c.socket for c in topology.cpus}
+    frame = frame.assign(host=[hosts[int(r)] for r in frame["rank"]],
+                         socket=[socket.get(int(c), -1) for c in frame["cpu"]])  # fmt: skip
+    rows = []
+    for (host, sock), g in frame.sort_values(["rank", "thread"]).groupby(["host", "socket"]):
+        rows.append({
+            "node": host,
+            "socket": int(sock),
+            "ranks": sorted({int(r) for r in g["rank"]}),
+            "threads": [f"r{int(r)}t{int(t)}" for r, t in zip(g["rank"], g["thread"], strict=True)],
+            "cpus": sorted({int(c) for c in g["cpu"]}),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def xt6_topology() -> Topology:
+    """One Cray XT6 node as Stathopoulos 2010, sections 3.1.2 and 4.1 describe it: two 12-core
+    processor sockets, four NUMA regions of six cores (one CPU per core)."""
+    return Topology(cpus=[Cpu(cpu=c, core=c, socket=c // 12, numa=c // 6) for c in range(24)],
+                    usable=tuple(range(24)))  # fmt: skip
+
+
+def xt6_placement(nodes: int = 2, per_node: int = 4, threads: int = 6) -> pd.DataFrame:
+    """Where the ranks and threads of an XT6 run sit with `aprun -N per_node -S 1 -d threads`
+    (one process per NUMA region, its threads on that region's cores), ranks filling the nodes
+    in order: our reading of Stathopoulos 2010, section 4.1 (the -S option) and Table 4.1's
+    4 processes x 6 threads. Records as a run's: host, rank, thread, cpu, numa."""
+    node = xt6_node()
+    if per_node > len(node) or threads > len(node[0]):
+        raise ValueError(f"-S 1 places at most {len(node)} processes of at most "
+                         f"{len(node[0])} threads on an XT6 node")  # fmt: skip
+    rows = []
+    for n in range(nodes):
+        for k, cores in enumerate(per_numa_cores(node, threads, 1)[:per_node]):
+            for t, core in enumerate(cores):
+                rows.append({"host": f"XT6 node {n}", "rank": n * per_node + k, "thread": t,
+                             "cpu": core, "numa": core // 6})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------- rank maps measured: messages across nodes
+
+
+def grid_order(node_of_rank: Sequence[int], node_of_position: Sequence[int]) -> list[int]:
+    """The world rank to put at each grid position so that position p lands on node
+    node_of_position[p], given where the launcher put each rank (node_of_rank): each node's
+    ranks are used in increasing order. The map is the program's choice (as MPI_Cart_create's
+    `reorder` is), whatever order the launcher used."""
+    free: dict[int, list[int]] = {}
+    for rank, node in enumerate(node_of_rank):
+        free.setdefault(node, []).append(rank)
+    wanted = pd.Series(list(node_of_position)).value_counts().to_dict()
+    have = {node: len(ranks) for node, ranks in free.items()}
+    if len(node_of_position) != len(node_of_rank) or wanted != have:
+        raise ValueError(f"the map wants {dict(sorted(wanted.items()))} ranks per node, the run "
+                         f"has {dict(sorted(have.items()))}")  # fmt: skip
+    return [free[node].pop(0) for node in node_of_position]
+
+
+def crossing_messages(records: Results | pd.DataFrame) -> pd.DataFrame:
+    """The message records of a grid_exchange run, each with its rank's and its peer's node
+    and whether it crossed nodes (`across`)."""
+    frame = as_frame(records)
+    require_columns(frame, ["rank", "peer", "position", "peer_position", "seconds"], "messages")
+    hosts = rank_hosts(records)
+    messages = frame[frame["record"] == "message"] if "record" in frame else frame
+    out = messages.assign(node=[hosts[int(r)] for r in messages["rank"]],
+                          peer_node=[hosts[int(p)] for p in messages["peer"]])  # fmt: skip
+    return out.assign(across=out["node"] != out["peer_node"])
+
+
+def cut_links_table(
+    runs: Mapping[str, Results | pd.DataFrame], maps: Mapping[str, Sequence[int]], rows: int,
+    cols: int,
+) -> pd.DataFrame:  # fmt: skip
+    """For each rank map: the links the model cuts (cut_links of the map asked for), the
+    messages counted in the run's records that crossed nodes and the links they make (two
+    messages, one each way, per link), and the median time of a message inside a node and
+    across nodes (us)."""
+    out = []
+    for name, run in runs.items():
+        messages = crossing_messages(run)
+        inside, across = messages[~messages["across"]], messages[messages["across"]]
+        out.append({
+            "map": name,
+            "model_cut_links": len(cut_links(rows, cols, maps[name])),
+            "messages": len(messages),
+            "messages_across": len(across),
+            "measured_cut_links": len(across) // 2,
+            "inside_us": 1e6 * float(inside["seconds"].median()) if len(inside) else float("nan"),
+            "across_us": 1e6 * float(across["seconds"].median()) if len(across) else float("nan"),
+        })  # fmt: skip
+    return pd.DataFrame(out)
+
+
+def measured_node_of_position(records: Results | pd.DataFrame) -> list[int]:
+    """The node (numbered as node_of_ranks does) of the rank at each grid position of a run."""
+    messages = crossing_messages(records)
+    node = node_of_ranks(rank_hosts(records))
+    at = dict(zip(messages["position"].astype(int), messages["rank"].astype(int), strict=True))
+    return [node[at[p]] for p in sorted(at)]

@@ -12,19 +12,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ..plots.notes import machine_note
 from ..reference import REFERENCE
 from .tables import xt6_openmp_test
 
 NODE_COLOURS = ("#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb")
 ABSENT = "#eeeeee"
-
-
-def _banner(ax, text: str, where: str = "top") -> None:
-    """A boxed note in the axes (or under them): what this machine cannot show."""
-    x, y, va = {"top": (0.02, 0.98, "top"), "bottom": (0.02, 0.04, "bottom"),
-                "below": (0.0, -0.2, "top")}[where]  # fmt: skip
-    ax.text(x, y, text, transform=ax.transAxes, va=va, ha="left", fontsize=7.5,
-            bbox={"boxstyle": "round", "fc": "#fff3cd", "ec": "#c8a400"})  # fmt: skip
 
 
 def saturation_plot(table: pd.DataFrame, *, cores: int, numa_nodes: int, note: str = ""):
@@ -44,7 +37,7 @@ def saturation_plot(table: pd.DataFrame, *, cores: int, numa_nodes: int, note: s
     bw.legend(fontsize=8, loc="upper left")
     ref = REFERENCE["002-slide-44"].frame.iloc[0]
     if cores < 8:
-        _banner(bw, f"{cores} cores: too few to see a bandwidth curve flatten.\nPublished: an "
+        machine_note(bw, f"{cores} cores: too few to see a bandwidth curve flatten.\nPublished: an "
                 f"{ref['system']} node of {ref['cpus_per_node']} CPUs, memory bandwidth\n"
                 f"saturated by {ref['memory_bandwidth_saturated_by_cpus']} CPUs "
                 "(Rabenseifner, slide 44; inset values not readable)", where="bottom")  # fmt: skip
@@ -76,7 +69,7 @@ def page_map_plot(maps: Mapping[str, np.ndarray], *, touchers: Mapping[str, np.n
     if numa_nodes < 2:
         t1 = REFERENCE["003-table-1"].frame.query("version == 'hybrid 1' and schedule == 'static'")
         one, two = (float(t1.loc[t1["mpi_per_node"] == k, "seconds"].iloc[0]) for k in (1, 2))
-        _banner(axes[0, 0], "1 NUMA node: every present page is on node 0 whatever the policy. "
+        machine_note(axes[0, 0], "1 NUMA node: every present page is on node 0 whatever the policy. "
                 "On 2+ nodes serial init puts all on the master's node.\nPublished (Luecke et al., Table 1, "
                 f"2-socket Cray XT5, hybrid 1, static): 1 process per node {one} s vs 1 per "
                 f"socket {two} s (Luecke et al.: \"expected because of the ccNUMA architecture\")")  # fmt: skip
@@ -152,7 +145,7 @@ def matrix_plot(matrix: pd.DataFrame, *, level: str, block_bytes: int, note: str
     fig.colorbar(im, ax=ax, shrink=0.8)
     shows = {"numa": "NUMA level:\nown node vs remote node",
              "cache": "cache level only (1 NUMA node):\nown private cache vs another core's"}[level]
-    _banner(ax, f"this machine shows the {shows}", where="below")
+    machine_note(ax, f"this machine shows the {shows}", where="below")
     data = xt6_openmp_test(REFERENCE["004-openmp-test"].frame)
     order = ["own data", "neighbouring die", "counterpart die", "diagonally opposite die"]
     for i, rel in enumerate(order):
@@ -161,7 +154,7 @@ def matrix_plot(matrix: pd.DataFrame, *, level: str, block_bytes: int, note: str
     ref.set(xticks=range(4), xticklabels=["own", "neighb. die", "counterpart", "diagonal"],
             ylabel="seconds (lower is better)",
             title="published: Cray XT6, 24 threads (Armstrong et al., OpenMP test)")  # fmt: skip
-    _banner(ref, "published data (relation to the data: derived from\n004's description; "
+    machine_note(ref, "published data (relation to the data: derived from\n004's description; "
             "own 22.52-22.56 s, other dies 22.82-22.90 s)")  # fmt: skip
     if note:
         fig.text(0.5, -0.02, note, ha="center", fontsize=8, color="#a40")
@@ -176,7 +169,7 @@ def schedule_plot(table: pd.DataFrame, *, numa_nodes: int):
     ax.set(ylabel="triad GB/s", title="schedules on statically first-touched data (this machine)")
     ax.tick_params(axis="x", labelsize=8)
     if numa_nodes < 2:
-        _banner(ax, "1 NUMA node: no remote data; what differs is\nscheduling overhead and "
+        machine_note(ax, "1 NUMA node: no remote data; what differs is\nscheduling overhead and "
                 "cache reuse, not page placement")  # fmt: skip
     t1 = REFERENCE["003-table-1"].frame
     row = t1[(t1["version"] == "hybrid 1") & (t1["mpi_per_node"] == 1)]
@@ -216,7 +209,7 @@ def roofline_plot(peak_gflops: float, bandwidth_gbs: float, points: Sequence[Map
     ax.text(0.99, 0.02, "open circle: attainable (the roof); dot: measured", ha="right",
             transform=ax.transAxes, fontsize=8)  # fmt: skip
     if note:
-        _banner(ax, note)
+        machine_note(ax, note)
     fig.tight_layout()
     return fig
 

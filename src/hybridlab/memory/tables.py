@@ -78,13 +78,6 @@ def flops_table(runs: Results | Iterable[Results]) -> pd.DataFrame:
               "gflop_s"]].reset_index(drop=True)  # fmt: skip
 
 
-def flops_raw_times(runs: Results | Iterable[Results]) -> pd.DataFrame:
-    """Every sample of the flops kernel: threads, repetition, seconds, flops."""
-    f = _frames(runs)
-    t = f[(f["record"] == "time") & f["flops"].notna()]
-    return t[["threads", "repetition", "seconds", "flops"]].reset_index(drop=True)
-
-
 def page_runs(runs: Results | Iterable[Results]) -> pd.DataFrame:
     """The page map as runs of consecutive pages: init, policy, first, count, node, toucher."""
     f = _frames(runs)

@@ -4,13 +4,12 @@ Plots take tables and return a Figure; they launch nothing."""
 
 from __future__ import annotations
 
-import textwrap
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..plots.notes import machine_note
 from ..plots.palette import OKABE_ITO, phase_style
 from .amdahl import AmdahlFit
 from .overlap import epsilon_max, epsilon_min
@@ -19,12 +18,6 @@ N_COLOURS = {2: OKABE_ITO[5], 4: OKABE_ITO[3], 8: OKABE_ITO[6]}
 N_STYLES = {2: "-", 4: "--", 8: ":"}  # with the colour: one n, one line style
 BAR_STYLES = {"compute": phase_style("compute"), "communication": phase_style("comm"),
               "sync": phase_style("barrier")}  # fmt: skip
-
-
-def _note(ax, text: str, y: float = 0.03) -> None:
-    """The yellow box that says what this machine can and cannot show, on the plot itself."""
-    ax.text(0.02, y, textwrap.fill(text, 58), transform=ax.transAxes, va="bottom", fontsize=7,
-            bbox={"facecolor": "lightyellow", "alpha": 0.95, "lw": 0.5})  # fmt: skip
 
 
 def overlap_panels(curves: pd.DataFrame, measured: pd.DataFrame | None = None, *,
@@ -51,10 +44,10 @@ def overlap_panels(curves: pd.DataFrame, measured: pd.DataFrame | None = None, *
         ax = axes[0, 0]
         ax.plot(100 * measured["f_comm"], measured["epsilon"], "ko", ms=6,
                 label=f"measured here, 1 rank x {int(measured['threads'].iloc[0])} threads")  # fmt: skip
-        _note(ax, note or (
+        machine_note(ax, note or (
             f"{usable} cores: only the n = 2 curve can be measured here, with the "
             "'communication' an emulated wait (the master sleeps). n = 4 and 8, and real "
-            "network transfers, need a bigger node: those curves are the model only."), y=0.62)
+            "network transfers, need a bigger node: those curves are the model only."), width=58)
     for ax in axes[0]:
         ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()

@@ -1,4 +1,6 @@
-"""Lab 03's exercise: the student's overlap_exchange() built into p2p_overlap.c and checked.
+"""Lab 03's runs of the pingpong kernel under mpiexec (a size sweep, the send modes against a
+late receiver, the busy sender with and without progress), and its exercise: the student's
+overlap_exchange() built into p2p_overlap.c, checked and timed against its variants.
 
 The master thread starts MPI_Isend/MPI_Irecv, the team computes, the master polls with MPI_Test
 inside its share of the loop. The check: every received value and step result (the kernel
@@ -10,6 +12,10 @@ student's Python answers with the kit's fits unavailable:
 
     kernel = build_student_overlap(code)
     check_student_overlap(kernel)      # AssertionError / ThreadComplianceError / KernelError
+    overlap_variants(kernel, bytes=2**21, flops=5000, samples=3)   # the four variants timed
+
+The multi-node section's runs are here too: path_sweeps(nodes, ...) sweeps a ping-pong inside a
+node and across two nodes of an allocation.
 """
 
 from __future__ import annotations
@@ -17,8 +23,11 @@ from __future__ import annotations
 from .. import compliance
 from ..build import Kernel
 from ..launch import run_program
+from ..records import Results
 from ..student_c import build_student
 from . import hockney
+from .paths import ACROSS, INSIDE
+from .switches import Switches
 
 SIGNATURE = (
     "void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm, "
@@ -28,6 +37,39 @@ LEVEL = "funneled"  # only the master calls MPI
 POLLS = ("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome")
 # what computes the answers of (a) and (b): unavailable while the student's functions are graded
 KIT_FITS = (hockney, "hockney_fit", "find_protocol_switch", "piecewise_hockney")
+
+
+def sweep_run(max_bytes: int, samples: int, env: dict[str, str] | None = None, **osu) -> Results:
+    """The ping-pong size sweep (1 B to max_bytes) on 2 ranks bound to cores, with OSU's
+    iteration counts (`osu`: iterations, skip, iterations_large, skip_large) and `env`."""
+    return run_program("pingpong", ranks=2, bind="cores", mode="sweep", min_bytes=1,
+                       max_bytes=max_bytes, samples=samples, env=env, **osu)  # fmt: skip
+
+
+def sendmodes_run(max_bytes: int, samples: int, late_us: int) -> Results:
+    """Send, Ssend, Bsend and Isend from 8 B to max_bytes to a receiver `late_us` late."""
+    return run_program("pingpong", ranks=2, bind="cores", mode="sendmodes", min_bytes=8,
+                       max_bytes=max_bytes, samples=samples, late_us=late_us)  # fmt: skip
+
+
+def progress_runs(
+    bytes: int, compute_us: int, samples: int, switches: Switches
+) -> dict[str, Results]:
+    """The busy sender (mode=progress: a message above the eager limit, the sender computes
+    `compute_us`) under the MPI of `switches`: its defaults (CMA), without CMA (polling every
+    100 us too), and, where the MPI has one, without CMA with an asynchronous progress thread
+    (MULTIPLE): case -> its run."""
+    common = dict(ranks=2, bind="cores", mode="progress", max_bytes=bytes, compute_us=compute_us,
+                  samples=samples)  # fmt: skip
+    no_cma = switches.no_single_copy
+    runs = {
+        "default (CMA)": run_program("pingpong", poll_us="0", **common),
+        "no CMA": run_program("pingpong", poll_us="0,100", env=no_cma, **common),
+    }
+    if switches.async_progress is not None:
+        runs["no CMA + async"] = run_program("pingpong", thread_level="multiple", poll_us="0",
+                                             env={**no_cma, **switches.async_progress}, **common)  # fmt: skip
+    return runs
 
 
 def build_student_overlap(code: str, name: str = "student_p2p_overlap") -> Kernel:
@@ -63,3 +105,22 @@ def check_student_overlap(
             {"threads": t, "MPI_Test calls per rank and sample": polls / (2 * (samples + 1))}
         )
     return rows
+
+
+def overlap_variants(kernel: Kernel, *, bytes: int, flops: int, samples: int,
+                     steps: int = 200, poll: int = 4, timeout: float = 120.0) -> Results:  # fmt: skip
+    """The student's kernel on 2 ranks x 2 threads (unbound), `samples` times each variant: the
+    team's computation alone, the message alone, one after the other, and the student's
+    overlap of the two."""
+    return run_program(kernel, ranks=2, threads=2, bind="none", thread_level=LEVEL,
+                       variants="compute,message,blocking,student", bytes=bytes, steps=steps,
+                       flops=flops, poll=poll, samples=samples, timeout=timeout)  # fmt: skip
+
+
+def path_sweeps(nodes: int, **sweep) -> dict[str, Results]:
+    """The ping-pong sweep (mode=sweep, `sweep` = its size range, samples and OSU counts) with
+    both ranks on one node, and, when `nodes` >= 2, with one rank on each of two nodes."""
+    paths = {INSIDE: 1} | ({ACROSS: 2} if nodes >= 2 else {})
+    return {path: run_program("pingpong", ranks=2, threads=1, bind="none", nodes=n,
+                              mode="sweep", **sweep)
+            for path, n in paths.items()}  # fmt: skip

@@ -5,23 +5,33 @@ knee, send modes against a late receiver, and the aggregation ratio beside the S
     sendmodes_plot(records, REFERENCE["001-table-4"].frame)
     aggregation_plot(records, REFERENCE["002-slides-14-17"].frame, fit=pw.below)
     progress_plot(progress_table([res_plain, res_async]), REFERENCE["001-table-4"].frame)
+    knee_plot({"default": sweep, "raised": sweep_raised}, knees, predicted)   # before and after
+    paths_plot(sweeps, path_fits(sweeps), published_paths(REFERENCE["002-slides-14-17"].frame))
 
-Plots take the pingpong kernel's records and return a Figure; they launch nothing.
+Plots take the pingpong kernel's records (tables from p2p.tables) and return a Figure; they
+launch nothing.
 """
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..plots.notes import machine_note
+from ..plots.palette import OKABE_ITO
 from ..records import Results, as_frame, require_columns
 from .hockney import HockneyFit, PiecewiseHockney, aggregated_time, piecewise_hockney
+from .paths import ACROSS, INSIDE
+from .tables import aggregation_ratio
 
-MODE_COLOURS = {"send": "#4c72b0", "ssend": "#c44e52", "bsend": "#55a868", "isend": "#dd8452"}
+_BLUE, _ORANGE, _GREEN, _VERMILLION = OKABE_ITO[5], OKABE_ITO[1], OKABE_ITO[3], OKABE_ITO[6]
+_SKY, _PURPLE = OKABE_ITO[2], OKABE_ITO[7]
+MODE_COLOURS = {"send": _BLUE, "ssend": _VERMILLION, "bsend": _GREEN, "isend": _ORANGE}
 
 
 def _sizes_axis(ax, label: str = "message size (bytes)") -> None:
@@ -42,11 +52,11 @@ def sweep_plot(records: Results | pd.DataFrame, fit: PiecewiseHockney | None = N
     fig, (ax_t, ax_b) = plt.subplots(1, 2, figsize=(11, 4.2))
     sizes = med.index.to_numpy(dtype=float)
     ax_t.scatter(df["bytes"], df["seconds"] * 1e6, s=8, alpha=0.35, color="grey", label="samples")
-    ax_t.plot(sizes, med * 1e6, "o-", color="#4c72b0", ms=4, label="median")
-    ax_b.plot(sizes, sizes / med / 1e9, "o-", color="#4c72b0", ms=4, label="measured (median)")
+    ax_t.plot(sizes, med * 1e6, "o-", color=_BLUE, ms=4, label="median")
+    ax_b.plot(sizes, sizes / med / 1e9, "o-", color=_BLUE, ms=4, label="measured (median)")
     for part, colour, name in (
-        (fit.below, "#55a868", "below"),
-        (fit.above, "#c44e52", "above"),
+        (fit.below, _GREEN, "below"),
+        (fit.above, _VERMILLION, "above"),
     ):
         s = sizes[(sizes >= part.min_bytes) & (sizes <= part.max_bytes)]
         label = (
@@ -112,25 +122,6 @@ def sendmodes_plot(records: Results | pd.DataFrame, table4: pd.DataFrame | None 
     return fig
 
 
-def aggregation_ratio(records: Results | pd.DataFrame) -> pd.DataFrame:
-    """Per volume V: median times of one message of V bytes and of k messages of V/k bytes, and
-    the ratio R = T_one / T_split (R < 1: aggregating wins)."""
-    df = as_frame(records)
-    require_columns(df, ["variant", "bytes", "seconds", "k"], "aggregation ratios")
-    med = df.groupby(["bytes", "variant"])["seconds"].median().unstack("variant")
-    out = pd.DataFrame(
-        {
-            "bytes": med.index.to_numpy(),
-            "k": int(df["k"].iloc[0]),
-            "one_s": med["one"].to_numpy(),
-            "split_s": med["split"].to_numpy(),
-        }
-    )
-    out["message_bytes"] = out["bytes"] // out["k"]
-    out["ratio"] = out["one_s"] / out["split_s"]
-    return out
-
-
 def aggregation_plot(
     records: Results | pd.DataFrame,
     sr8000: pd.DataFrame | None = None,
@@ -144,18 +135,18 @@ def aggregation_plot(
     fig, axes = plt.subplots(1, 2 if sr8000 is not None else 1, figsize=(11, 4.2), squeeze=False)
     ax = axes[0, 0]
     x = table["message_bytes"].clip(lower=1)
-    ax.plot(x, table["ratio"], "o-", color="#4c72b0", label="measured (median)")
+    ax.plot(x, table["ratio"], "o-", color=_BLUE, label="measured (median)")
     if fit is not None:
         model = aggregated_time(fit.alpha, fit.beta, table["bytes"], 1) / aggregated_time(
             fit.alpha, fit.beta, table["bytes"], k
         )
         ax.plot(
-            x, model, "--", color="#55a868", label="Hockney: (alpha + V/beta)/(k alpha + V/beta)"
+            x, model, "--", color=_GREEN, label="Hockney: (alpha + V/beta)/(k alpha + V/beta)"
         )
     ax.axhline(1.0, color="black", lw=0.8)
     ax.axhline(1 / k, color="grey", lw=0.8, ls=":", label=f"1/k = 1/{k} (latency bound)")
     if sr8000 is not None:
-        ax.axvline(32 * 1024, color="#c44e52", lw=0.8, ls=":", label="SR8000 crossover, 32 kB")
+        ax.axvline(32 * 1024, color=_VERMILLION, lw=0.8, ls=":", label="SR8000 crossover, 32 kB")
     _sizes_axis(ax, f"bytes per message of the k = {k} (V / k)")
     ax.set_ylabel("T(1 x V) / T(k x V/k)")
     ax.set_title("Aggregation on your machine (one link)")
@@ -168,7 +159,7 @@ def aggregation_plot(
             "hybrid / pure total": hybrid / ms["pure MPI total"],
             "hybrid / pure inter-node": hybrid / ms["pure MPI inter-node"],
         }
-        ax2.bar(list(bars), list(bars.values()), color=["#8172b2", "#937860"])
+        ax2.bar(list(bars), list(bars.values()), color=[_PURPLE, _SKY])
         for i, v in enumerate(bars.values()):
             ax2.text(i, v, f"{v:.2f}", ha="center", va="bottom")
         ax2.axhline(1.0, color="black", lw=0.8)
@@ -176,30 +167,6 @@ def aggregation_plot(
         ax2.set_title("Hitachi SR8000, Rabenseifner, slides 16-17 (8 x 8 MB vs 8 x 8 x 1 MB)")
     fig.tight_layout()
     return fig
-
-
-def progress_table(runs) -> pd.DataFrame:
-    """The busy-sender experiment (pingpong mode=progress), one row per case: send call, polling
-    interval (0: no MPI call while computing), asynchronous progress on or off, and the medians
-    of the receiver's wait and of the sender's compute and wait (seconds)."""
-    if isinstance(runs, (Results, pd.DataFrame)):
-        runs = [runs]
-    df = pd.concat([as_frame(r) for r in runs], ignore_index=True)
-    require_columns(df, ["send", "poll_us", "async_progress", "role"], "progress tables")
-    df = df[df["mode"] == "progress"] if "mode" in df else df
-    keys = ["send", "poll_us", "async_progress"]
-    recv = df[df["role"] == "receiver"].groupby(keys)["recv_wait_seconds"].median()
-    send = df[df["role"] == "sender"].groupby(keys)[["compute_seconds", "wait_seconds"]].median()
-    out = send.rename(
-        columns={"compute_seconds": "sender_compute_s", "wait_seconds": "sender_wait_s"}
-    )
-    out.insert(0, "receiver_wait_s", recv)
-    out = out.reset_index()
-    out["case"] = [
-        f"{s} {'poll ' + format(p, 'g') + ' us' if p > 0 else 'no poll'}{' +async' if a else ''}"
-        for s, p, a in zip(out["send"], out["poll_us"], out["async_progress"], strict=True)
-    ]
-    return out
 
 
 def progress_plot(
@@ -242,7 +209,7 @@ def _draw_h2mol_table4(ax, table4, title):
         for op, css in zip(six["operation"], six["css"], strict=True)
     ]
     x = np.arange(len(labels))
-    for i, (p, colour) in enumerate(((6, "#8172b2"), (120, "#937860"))):
+    for i, (p, colour) in enumerate(((6, _PURPLE), (120, _SKY))):
         rel = t[t["processors"] == p]["relative"].to_numpy()
         ax.bar(x + (i - 0.5) * 0.4, rel, width=0.4, color=colour, label=f"{p} processors")
     ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
@@ -251,3 +218,78 @@ def _draw_h2mol_table4(ax, table4, title):
     ax.set_ylabel("whole-code time / Bsend no css")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
+
+
+def knee_plot(
+    sweeps: Mapping[str, pd.DataFrame],
+    knees: Sequence[float] = (),
+    predicted: float | None = None,
+) -> Figure:
+    """The median half round trip of each sweep against size (log-log), each with its own colour
+    and marker, each sweep's knee as a dotted line of its colour labelled with the sweep's name
+    (knees in the order of `sweeps`), and a predicted knee dashed."""
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    colours = (_BLUE, _ORANGE, _GREEN, _VERMILLION)
+    styles = ("o-", "s--", "^-.", "D:")  # a second channel beside colour
+    for (name, data), colour, style in zip(sweeps.items(), colours, styles, strict=False):
+        med = data.groupby("bytes")["seconds"].median()
+        ax.loglog(med.index, med.to_numpy() * 1e6, style, ms=3, color=colour, label=name, base=2)
+    for knee, colour, name in zip(knees, colours, sweeps, strict=False):
+        ax.axvline(knee, color=colour, ls=":")
+        ax.text(knee, 0.98, f" {name} knee", transform=ax.get_xaxis_transform(), color=colour,
+                fontsize=7, va="top", rotation=90)  # fmt: skip
+    if predicted:
+        ax.axvline(predicted, color="black", ls="--", lw=0.8, label="your prediction")
+    ax.set_xlabel("message size (bytes)")
+    ax.set_ylabel("half round trip (us, median)")
+    ax.set_title("the knee before and after moving your MPI's eager switch (dotted: your knees)",
+                 fontsize=9)  # fmt: skip
+    ax.legend(fontsize=8)
+    return fig
+
+
+PATH_COLOURS = {INSIDE: _BLUE, ACROSS: _VERMILLION}
+PATH_MARKERS = {INSIDE: "o", ACROSS: "s"}  # a second channel beside colour
+
+
+def paths_plot(
+    sweeps: dict[str, Results | pd.DataFrame],
+    fits: dict[str, PiecewiseHockney],
+    published: pd.DataFrame,
+    note: str | None = None,
+) -> Figure:
+    """Left: the median half round trip of each path (log-log) with its two Hockney lines and
+    its knee; right: Rabenseifner, slides 14-16 (1 MB exchanged inside and across SR8000
+    nodes). `note` (what this machine cannot show) is written on the left panel."""
+    fig, (ax, ref) = plt.subplots(1, 2, figsize=(11, 4.2), width_ratios=(1.6, 1))
+    for path, records in sweeps.items():
+        df = as_frame(records)
+        colour, fit = PATH_COLOURS.get(path, "black"), fits[path]
+        med = df.groupby("bytes")["seconds"].median()
+        ax.loglog(med.index, med.to_numpy() * 1e6, PATH_MARKERS.get(path, "^"), ms=3,
+                  color=colour, base=2,
+                  label=f"{path}: knee {fit.switch_bytes:.0f} B")  # fmt: skip
+        for part, sizes in ((fit.below, med.index[med.index < fit.switch_bytes]),
+                            (fit.above, med.index[med.index >= fit.switch_bytes])):  # fmt: skip
+            line = part.predict(sizes) * 1e6
+            keep = line > 0  # a negative fitted alpha has no place on a log axis
+            ax.plot(sizes[keep], line[keep], "-", color=colour, lw=1)
+        ax.axvline(fit.switch_bytes, color=colour, ls=":", lw=1)
+    _sizes_axis(ax)
+    ax.set_ylabel("half round trip (us)")
+    ax.set_title("ping-pong per path: samples' median, Hockney lines, knee (dotted)", fontsize=9)
+    ax.legend(fontsize=8, loc="lower right")
+    if note:
+        machine_note(ax, note, where="top", width=70)
+    bars = ref.bar(published["path"], published["milliseconds"],
+                   color=[PATH_COLOURS[p] for p in published["path"]])  # fmt: skip
+    for bar, path in zip(bars, published["path"], strict=True):
+        bar.set_hatch("//" if path == ACROSS else "")
+    for i, (ms, ratio) in enumerate(zip(published["milliseconds"], published["ratio_to_inside"],
+                                        strict=True)):  # fmt: skip
+        ref.text(i, ms, f"{ms:.1f} ms ({ratio:.1f}x)", ha="center", va="bottom", fontsize=8)
+    ref.set_ylabel("ms per 1 MB exchange (MPI_Sendrecv)")
+    ref.set_title("Published: Rabenseifner, slides 14-16\n(Hitachi SR8000, 8 nodes x 8 CPUs, "
+                  "pure MPI)", fontsize=9)  # fmt: skip
+    fig.tight_layout()
+    return fig

@@ -20,16 +20,40 @@ def placement_map(
     ax: Axes | None = None,
 ) -> Figure:
     """One column per CPU; a box for each (rank, thread) that ran there; a CPU shared by threads
-    has its boxes stacked, outlined thick and labelled "shared"."""
+    has its boxes stacked, outlined thick and labelled "shared".
+
+    Ranks on several nodes (records with more than one `host`) get one map per node, titled
+    with the node's name, one under the other; every node is drawn with `topology` (this node's:
+    the nodes of an allocation are alike)."""
     frame = as_frame(records)
     require_columns(frame, ["rank", "thread", "cpu"], "placement maps")
     frame = frame.drop_duplicates(["rank", "thread"])
+    hosts = sorted(frame["host"].dropna().unique()) if "host" in frame else []
+    width = max(4.0, 0.9 * len(topology.cpus) + 1.5)
+    if len(hosts) < 2:
+        fig, ax = plt.subplots(figsize=(width, 3.2)) if ax is None else (ax.figure, ax)
+        _draw(frame, topology, ax, title or "where each rank (r) and thread (t) ran")
+    else:
+        if ax is not None:
+            raise ValueError(f"ranks ran on {len(hosts)} nodes: one map each, so no `ax`")
+        fig, axes = plt.subplots(len(hosts), 1, figsize=(width, 2.9 * len(hosts)), squeeze=False)
+        for host, node_ax in zip(hosts, axes[:, 0], strict=True):
+            ranks = sorted(int(r) for r in frame.loc[frame["host"] == host, "rank"].unique())
+            named = f"node {host}: ranks {', '.join(map(str, ranks))}"
+            _draw(
+                frame[frame["host"] == host],
+                topology,
+                node_ax,
+                f"{title}, {named}" if title else named,
+            )
+    fig.tight_layout()
+    return fig
+
+
+def _draw(frame: pd.DataFrame, topology: Topology, ax: Axes, title: str) -> None:
+    """The map of one node's records on `ax`."""
     cpus = [c.cpu for c in topology.cpus]
     column = {cpu: i for i, cpu in enumerate(cpus)}
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(cpus) + 1.5), 3.2))
-    else:
-        fig = ax.figure
     # NUMA nodes as shaded bands behind the columns
     for node, members in topology.numa_nodes.items():
         cols = [column[c] for c in members if c in column]
@@ -96,8 +120,6 @@ def placement_map(
     ax.set_ylim(-0.9, height + 0.2)
     ax.set_yticks([])
     ax.set_ylabel("threads on the CPU")
-    ax.set_title(title or "where each rank (r) and thread (t) ran")
+    ax.set_title(title)
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
-    fig.tight_layout()
-    return fig

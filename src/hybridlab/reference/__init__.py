@@ -11,7 +11,7 @@ The numbers live in data/NNN.toml, one file per source document (NNN is its numb
 reference.sources, which holds the full reference and the short form text cites it by): one
 [[table]] per published table, with `where` (section, table or slide) and a note. A blank cell ("") is a value the document does not print (None).
 Data only: nothing here is measured or derived. Labs show these beside the student's own numbers
-where the student's machine cannot reproduce the published setting (DESIGN section 1).
+where the student's machine cannot reproduce the published setting (the published data is shown beside the student's own).
 """
 
 from __future__ import annotations

@@ -1,6 +1,10 @@
-"""Lab 02's construct exercise: the student's EPCC test loop and hl_measure call built into
-construct_bench.c, and the checks that they time the construct they name.
+"""Lab 02's runs (the only module of the topic that launches kernels): EPCC's syncbench at a
+shape, OpenMP wait policies in the imbalance kernel, construct_bench (the worked example or the
+student's build); and the construct exercise: the student's EPCC test loop and hl_measure call
+built into construct_bench.c, and the checks that they time the construct they name.
 
+    records = syncbench(2, 1, ["reference", "mpi_barrier"], samples=20, target_ms=1.0)
+    policies = wait_policy_runs(2, work_ms=20, comm_ms=20, iterations=8)
     from hybridlab.sync.exercise import build_student_construct, check_construct
     kernel = build_student_construct(code)
     samples = check_construct(code, run_program(kernel, ranks=1, threads=2))
@@ -14,10 +18,12 @@ get lost.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import pandas as pd
 
 from ..build import Kernel, build_source
+from ..launch import run_program
 from ..records import Results
 
 STUDENT_PROLOGUE = '#define HL_STUDENT_CONSTRUCT 1\n#include "construct_bench.c"\n'
@@ -33,6 +39,52 @@ CONSTRUCTS = {
     "critical": (r"#\s*pragma\s+omp\s+critical\b", "team"),
 }
 MEASURED_AGAINST_REFERENCE = r"\bhl_measure\s*\([^;]*\bconstruct_test\b[^;]*\breference_loop\b"
+
+
+def syncbench(
+    ranks: int,
+    threads: int,
+    constructs: Sequence[str],
+    *,
+    samples: int,
+    target_ms: float,
+    bind: str = "cores",
+    env: dict[str, str] | None = None,
+) -> pd.DataFrame:
+    """kernels_c/syncbench.c under mpiexec: its records (one per rank, construct and sample),
+    each tagged with the machine's probe state after the run; a warning of the run is printed."""
+    res = run_program("syncbench", ranks=ranks, threads=threads, bind=bind, env=env,
+                      construct=",".join(constructs), samples=samples, target_ms=target_ms)  # fmt: skip
+    for warning in res.warnings:
+        print(f"warning ({ranks} ranks x {threads} threads): {warning}")
+    return res.records.assign(probe=res.meta["probe"]["after"]["state"])
+
+
+def wait_policy_runs(
+    threads: int,
+    *,
+    work_ms: float,
+    comm_ms: float,
+    iterations: int,
+    policies: Sequence[str] = ("active", "passive"),
+) -> dict[str, Results]:
+    """The imbalance kernel's sleeping mode (the master communicates, the others wait) with
+    1 rank x `threads` under each OMP_WAIT_POLICY: policy -> its run."""
+    return {
+        policy: run_program("imbalance", ranks=1, threads=threads, bind="cores",
+                            env={"OMP_WAIT_POLICY": policy}, mode="sleeping", work_ms=work_ms,
+                            comm_ms=comm_ms, iterations=iterations)  # fmt: skip
+        for policy in policies
+    }
+
+
+def run_construct(
+    kernel: str | Kernel = "construct_bench", *, threads: int, samples: int, target_ms: float
+) -> Results:
+    """construct_bench (the worked example) or the student's build of it, 1 rank x `threads`
+    bound one per core."""
+    return run_program(kernel, ranks=1, threads=threads, bind="cores", samples=samples,
+                       target_ms=target_ms)  # fmt: skip
 
 
 def _strip_comments(code: str) -> str:

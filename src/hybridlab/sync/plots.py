@@ -5,6 +5,7 @@
     timeline_plot(imbalance_records)                    # Gantt: compute vs barrier per thread
     barrier_range_plot({"imbalanced": t1, "rebalanced": t2}, REFERENCE["001-table-3"].frame)
     wait_policy_plot({"active": res_a, "passive": res_p})
+    run_time_plot(measured, predicted, ranks=4)         # measured runs beside a prediction
 
 Plots take records and return a Figure; they launch nothing.
 """
@@ -307,3 +308,20 @@ __all__ = [
     "timeline_plot",
     "wait_policy_plot",
 ]
+
+
+def run_time_plot(measured: Mapping[str, float], predicted: float, *, ranks: int) -> Figure:
+    """Run times (seconds) as horizontal bars: the measured runs (imbalanced, then rebalanced)
+    and, hatched, the student's prediction of the rebalanced one (nan: none yet)."""
+    bars = {**measured, "rebalanced (your prediction)": predicted}
+    colours = [PHASE_COLOURS["barrier"], PHASE_COLOURS["compute"]][: len(measured)]
+    fig, ax = plt.subplots(figsize=(6, 2.6))
+    drawn = ax.barh(list(bars), [v * 1e3 for v in bars.values()],
+                    color=colours + ["0.6"] * (len(bars) - len(colours)))  # fmt: skip
+    drawn[-1].set_hatch("//")
+    ax.set_xlabel("run time (ms)")
+    ax.set_title(f"{ranks} ranks: the imbalanced run, the rebalanced run, your prediction",
+                 fontsize=10)  # fmt: skip
+    fig.tight_layout()
+    return fig
+

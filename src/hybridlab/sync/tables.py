@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..records import Results, as_frame, require_columns
+from ..records import WHERE_COLUMNS, Results, as_frame, require_columns
 from ..stats import overhead
 
 US = 1e6  # seconds -> microseconds
@@ -22,7 +22,7 @@ def slowest_rank_samples(records: Results | pd.DataFrame) -> pd.DataFrame:
     """
     frame = as_frame(records)
     require_columns(frame, ["construct", "sample", "seconds"], "syncbench records")
-    per_rank = {"rank", "thread", "cpu", "numa", "seconds"}
+    per_rank = {*WHERE_COLUMNS, "seconds"}
     keys = [c for c in frame.columns if c not in per_rank]  # the same on every rank
     return frame.groupby(keys, as_index=False, dropna=False, sort=False)["seconds"].max()
 

@@ -1,0 +1,105 @@
+"""The instructor solution's reference run: run once per source version in the sandbox, it must
+pass its own tests; its seconds set the time limits and its kernel runs are recorded for the
+submissions to replay (replay.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import shutil
+import tempfile
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+import nbformat
+
+from .. import _reaper as reaper
+from .. import replay
+from ..notebooks import headless_environment
+from .course import GradingError, load_config, source_notebook
+from .execute import EVENTS, SandboxedExecute, is_test
+from .policy import GradingPolicy
+
+
+@contextmanager
+def _environ(values: dict[str, str]):
+    saved = dict(os.environ)
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def _version(root: Path, lab: str, quick: bool) -> str:
+    """The lab, the version of its source notebook, and the problem sizes."""
+    digest = hashlib.sha1(source_notebook(root, lab).read_bytes()).hexdigest()[:12]
+    return f"{lab}:{digest}:{'quick' if quick else 'full'}:runs{replay.FORMAT}"
+
+
+def recorded_runs(root: Path, lab: str, quick: bool) -> Path:
+    """Where the solution's reference run keeps its kernel runs for the submissions to replay."""
+    return Path(root) / "reports" / "runs" / _version(root, lab, quick).replace(":", "-")
+
+
+def reference_timing(root: Path, lab: str, *, quick: bool, sandboxed: bool) -> dict:
+    """Seconds of the instructor solution (total, slowest cell), run once in the sandbox, and
+    the output of its kernel runs, recorded in `recorded_runs` for the submissions to replay.
+
+    Cached in reports/timings.json per version of the source notebook. The solution must pass
+    every test here, or grading stops (a lab that fails on this machine would fail everyone)."""
+    source = source_notebook(root, lab)
+    key = _version(root, lab, quick)
+    cache = Path(root) / "reports" / "timings.json"
+    known = json.loads(cache.read_text()) if cache.exists() else {}
+    runs = recorded_runs(root, lab, quick)
+    if key in known and runs.is_dir():
+        return known[key]
+    shutil.rmtree(runs, ignore_errors=True)
+    runs.mkdir(parents=True)
+    nb = nbformat.read(source, as_version=4)
+    events = Path(tempfile.mkstemp(prefix="hybridlab-ref-", suffix=".jsonl")[1])
+    tag = f"grade-ref-{uuid.uuid4().hex[:8]}"
+    with tempfile.TemporaryDirectory(prefix="hybridlab-ref-") as tmp:
+        shutil.copytree(source.parent, tmp, dirs_exist_ok=True)
+        env = headless_environment(tag, quick=quick)
+        env[EVENTS] = str(events)
+        env[replay.ENV] = f"record:{runs}"
+        executor = SandboxedExecute(config=load_config(root), timeout=1800, sandbox=sandboxed)
+        try:
+            with _environ(env):
+                executor.preprocess(nb, {"metadata": {"path": tmp}})
+        finally:
+            reaper.reap(tag)
+    failed = [
+        f"{c.metadata['nbgrader']['grade_id']} ({o.ename}: {str(o.evalue)[:200]})"
+        for c in nb.cells
+        if is_test(c)
+        for o in c.get("outputs", [])
+        if o.output_type == "error"
+    ]
+    lines = [json.loads(line) for line in events.read_text().splitlines() if line.strip()]
+    events.unlink()
+    if failed:
+        shutil.rmtree(runs, ignore_errors=True)
+        raise GradingError(
+            f"the instructor solution of {lab} fails its own tests in the sandbox: "
+            f"{', '.join(failed)}; grading would be unfair. Events: {lines[-3:]}"
+        )
+    seconds = [e for e in lines if e.get("kind") == "seconds"][-1]
+    timing = {"total": seconds["total"], "slowest": max(seconds["cells"].values(), default=1.0)}
+    known[key] = timing
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(known, indent=1, sort_keys=True))
+    return timing
+
+
+def time_limits(timing: dict, policy: GradingPolicy) -> dict:
+    """Seconds per cell, per submission, and the pool's backstop, from the reference run."""
+    cell = max(policy.cell_minimum, math.ceil(policy.factor * timing["slowest"]))
+    deadline = max(policy.submission_minimum, math.ceil(policy.factor * timing["total"]))
+    return {"cell": cell, "deadline": deadline, "backstop": deadline + 2 * cell + 120}

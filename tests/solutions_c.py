@@ -1,0 +1,73 @@
+"""C answers of the instructor solutions (labs 01, 02 and 06) that the kit's tests and the wrong
+answers share: one copy of each, so the code a test checks is the code a wrong answer breaks."""
+
+# lab 01 (b): every thread exchanges its own block at SERIALIZED (kernels_c/thread_ring.c)
+RING_EXCHANGE = r"""
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block calls MPI from every thread");
+}
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int tag = omp_get_thread_num();
+    MPI_Request requests[2];
+#pragma omp critical(mpi)
+    {
+        MPI_Irecv(recv, n, MPI_INT, left, tag, comm, &requests[0]);
+        MPI_Issend(send, n, MPI_INT, right, tag, comm, &requests[1]);
+    }
+    int done = 0;
+    while (!done) {
+#pragma omp critical(mpi)
+        MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE);
+        if (!done) hl_sleep_us(20);
+    }
+}
+"""
+
+# lab 02 (d): the atomic construct measured the EPCC way (kernels_c/construct_bench.c)
+CONSTRUCT_ATOMIC = r"""
+const char *const construct_name = "atomic";
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    for (long j = 0; j < inner; j++) {
+        hl_delay(s->delay);
+#pragma omp atomic
+        s->updates += 1;
+    }
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+"""
+
+# lab 06 (e): node-aware ranks, one leader per node (kernels_c/node_sum.c)
+NODE_SUM = r"""
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, node_rank;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &node_rank);
+    MPI_Comm_split(world, node_rank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+#pragma omp critical
+    for (int i = 0; i < n; i++) rank_sum[i] += mine[i];
+#pragma omp barrier
+#pragma omp master
+    {
+        int node_rank;
+        MPI_Comm_rank(node, &node_rank);
+        MPI_Reduce(node_rank == 0 ? MPI_IN_PLACE : rank_sum, rank_sum, n, MPI_DOUBLE, MPI_SUM, 0,
+                   node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+"""
