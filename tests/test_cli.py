@@ -7,7 +7,7 @@ from pathlib import Path
 
 import nbformat
 
-from conftest import mpi_leftovers
+from conftest import mpi_leftovers, venv_mpi
 
 HYBRIDLAB = str(Path(sys.executable).parent / "hybridlab")
 
@@ -27,7 +27,7 @@ def run(*args, env=None, cwd=None):
 def test_doctor_describes_the_machine_and_finds_no_problem_here():
     done = run("doctor")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "mpich" in done.stdout and "numa_nodes" in done.stdout and "[ok] ready" in done.stdout
+    assert f"MPI             {venv_mpi()} " in done.stdout and "numa_nodes" in done.stdout and "[ok] ready" in done.stdout
 
 
 def test_doctor_names_a_foreign_mpiexec_first_on_path(tmp_path):

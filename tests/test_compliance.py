@@ -323,6 +323,10 @@ def test_the_calls_plot_marks_the_calls_that_break_the_level(exchange, tmp_path)
     assert "4 call(s) break it" in ax.get_title()
     labels = {t.get_text() for t in ax.texts}
     assert {"Send x1", "Recv x1", "Comm_rank x1"} <= labels
+    # the level each segment needs is written on it too, not told by its colour alone
+    named = [t.get_text() for t in ax.texts if t.get_text() in THREAD_LEVELS]
+    assert len(named) == len([p for p in ax.patches if p.get_width() > 0])
+    assert "serialized" in named  # thread 1's Send and Recv
     fig.savefig(tmp_path / "calls.png", dpi=80)
 
 

@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 import hybridlab as hl
-from conftest import mpi_leftovers
+from conftest import LIBRARY_NAMES, mpi_leftovers, venv_mpi
 from faulty_kernels import CRASH, HANG
 from hybridlab import launcher
 from hybridlab.errors import failed_node, failed_rank
@@ -24,7 +24,7 @@ def test_hello_reports_every_rank_and_thread_with_its_cpu():
     assert res.records["cpu"].ge(0).all()
     assert res.meta["run_by"] == "mpiexec" and "-n 2" in res.meta["command"]
     assert {"before", "after"} <= res.meta["probe"].keys()
-    assert res.meta["mpi_library"].startswith("MPICH")
+    assert res.meta["mpi_library"].startswith(LIBRARY_NAMES[venv_mpi()])
 
 
 def test_an_oversubscribed_run_carries_a_warning():

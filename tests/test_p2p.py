@@ -7,6 +7,12 @@ No timing is asserted anywhere: timings go to benchmarks/bench_p2p.py.
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import matplotlib
 import numpy as np
 import pandas as pd
@@ -24,6 +30,7 @@ from hybridlab.p2p.plots import (
     sendmodes_plot,
     sweep_plot,
 )
+from hybridlab.p2p.switches import switches
 from hybridlab.p2p.tables import aggregation_ratio, progress_table
 from hybridlab.reference import REFERENCE
 from two_nodes_records import two_node_run
@@ -147,6 +154,47 @@ def test_progress_with_asynchronous_progress_thread():
     assert (res.records["async_progress"] == 1).all()
 
 
+def _library_variables(implementation: str, env: dict[str, str]) -> dict[str, str]:
+    """Every variable the MPI library reads, with the value it takes under `env`, from its own
+    tool: MPICH's mpivars (MPIR_CVAR_*) or Open MPI's ompi_info (OMPI_MCA_*)."""
+    bin_ = Path(sys.executable).parent
+    full = {**os.environ, **env, **hl.Placement().environment(implementation, 1)}
+    if implementation == "mpich":
+        out = subprocess.run([bin_ / "mpivars"], env=full, capture_output=True, text=True,
+                             timeout=60, check=True).stdout  # fmt: skip
+        found = re.findall(r"^\s*(MPIR_CVAR_\w+)\s*=(\S*)", out, re.MULTILINE)
+        return dict(found)
+    out = subprocess.run([bin_ / "ompi_info", "--parsable", "--all", "--level", "9"], env=full,
+                         capture_output=True, text=True, timeout=60, check=True).stdout  # fmt: skip
+    found = re.findall(r"^mca:[^:]+:[^:]+:param:(\w+):value:(.*)$", out, re.MULTILINE)
+    return {f"OMPI_MCA_{name}": value for name, value in found}
+
+
+def test_lab03_switches_are_variables_the_library_reads():
+    """Every variable lab 03 sets for the MPI behind mpiexec is one that library reads, and takes
+    the value given (a misspelt one would leave the knee where it was, silently)."""
+    implementation = hl.mpi_info().implementation
+    sw = switches(implementation)
+    aliases = {"MPICH_ASYNC_PROGRESS": "MPIR_CVAR_ASYNC_PROGRESS"}  # MPICH's documented alias
+    for env in (sw.raised, sw.no_single_copy, sw.async_progress or {}):
+        known = _library_variables(implementation, env)
+        for name, value in env.items():
+            assert known.get(aliases.get(name, name)) == value, (name, value)
+    assert sw.raised[sw.knee_variable] == "65536"
+    assert (sw.async_progress is None) == bool(sw.no_async)
+    with pytest.raises(ValueError, match="not of 'lam'"):
+        switches("lam")
+    # the library starts with them (MPICH refuses a cell larger than its pack buffer)
+    raised = hl.run_program("pingpong", ranks=2, max_bytes=16, env=sw.raised, **TINY)
+    assert len(raised.records) == 5 * 2
+    table = progress_table(hl.run_program("pingpong", ranks=2, mode="progress", max_bytes=65536,
+                                          compute_us=1000, poll_us="0", samples=1,
+                                          env=sw.no_single_copy))  # fmt: skip
+    texts = progress_plot(table, note=sw.no_async).axes[0].texts
+    shown = [t.get_text().replace("\n", " ") for t in texts]
+    assert shown == ([sw.no_async] if sw.no_async else [])
+
+
 def test_sendmodes_subset():
     res = hl.run_program(
         "pingpong", ranks=2, mode="sendmodes", send_modes=" bsend, isend", max_bytes=4, samples=1
@@ -261,8 +309,10 @@ def test_knee_plot_draws_each_sweep_its_knee_and_the_prediction():
     df = _synthetic_sweep()
     fig = knee_plot({"default": df, "raised": df.assign(seconds=2 * df["seconds"])}, [8192, 65536], 65536)
     ax = fig.axes[0]
-    curves = [line for line in ax.lines if line.get_marker() == "o"]
+    curves = [line for line in ax.lines if line.get_marker() in ("o", "s")]
     assert [c.get_label() for c in curves] == ["default", "raised"]
+    assert [c.get_marker() for c in curves] == ["o", "s"]  # not told apart by colour alone
+    assert {"default knee", "raised knee"} <= {t.get_text().strip() for t in ax.texts}
     assert list(curves[1].get_ydata()) == pytest.approx(list(2 * curves[0].get_ydata()))
     vertical = [(line.get_xdata()[0], line.get_linestyle()) for line in ax.lines if line not in curves]
     assert vertical == [(8192, ":"), (65536, ":"), (65536, "--")]

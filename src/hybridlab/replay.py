@@ -34,14 +34,15 @@ from pathlib import Path
 
 from .build import Kernel
 from .paths import kernels_dir
-from .placement import MPICH_THROTTLE, Placement
+from .placement import MPICH_THROTTLE, OPENMPI_THROTTLE, Placement
 
 ENV = "HYBRIDLAB_RUNS"
 OWN = "HYBRIDLAB_OWN_RUNS"  # the grader's checked copy of the submission's runs folder
 LOG = "HYBRIDLAB_RUNS_LOG"  # where a graded notebook says which data served each run
 MODES = ("record", "replay")
 FORMAT = 2  # of a run file; part of the reference run's cache key (autograde)
-ENV_PREFIXES = ("OMP_", "GOMP_", "MPIR_", "MPICH_", "KMP_")  # what changes a run's behaviour
+# what changes a run's behaviour
+ENV_PREFIXES = ("OMP_", "GOMP_", "MPIR_", "MPICH_", "OMPI_MCA_", "KMP_")
 WARNING = (
     "replayed: grading gave back the output of the same run in the instructor solution's "
     "reference run, not a new measurement"
@@ -86,10 +87,11 @@ def read_only_folders() -> list[Path]:
 
 
 def steering(env: dict[str, str]) -> list[list[str]]:
-    """The OpenMP and MPI variables a run gets (how MPICH waits does not change the run)."""
+    """The OpenMP and MPI variables a run gets (how the MPI waits does not change the run)."""
     merged = {**os.environ, **env}
+    throttle = MPICH_THROTTLE.keys() | OPENMPI_THROTTLE.keys()
     return sorted(
-        [k, v] for k, v in merged.items() if k.startswith(ENV_PREFIXES) and k not in MPICH_THROTTLE
+        [k, v] for k, v in merged.items() if k.startswith(ENV_PREFIXES) and k not in throttle
     )
 
 

@@ -5,8 +5,8 @@ pool only starts, times and, past a backstop, kills them. A lab needs ranks x th
 its cells compute, but a submission spends much of its time starting kernels and engines, so the
 default pool is twice what the cores hold (at least 1), or cores + 1 when the submissions replay
 the solution's kernel runs instead of computing them; when the pool's ranks would oversubscribe
-the cores, MPICH is told to yield while waiting (placement.MPICH_THROTTLE), as the harness does
-for an oversubscribed run.
+the cores, the MPI is told to yield while waiting (placement.MPICH_THROTTLE and
+OPENMPI_THROTTLE: each MPI reads only its own), as the harness does for an oversubscribed run.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import psutil
 
-from ..placement import MPICH_THROTTLE
+from ..placement import MPICH_THROTTLE, OPENMPI_THROTTLE
 
 
 def lab_needs(notebook_source: str) -> int:
@@ -47,7 +47,7 @@ def default_jobs(needs: int, cores: int | None = None, *, replaying: bool = Fals
 def environment_for(jobs: int, needs: int, base: dict[str, str]) -> dict[str, str]:
     env = dict(base)
     if jobs * needs > len(os.sched_getaffinity(0)):
-        env.update(MPICH_THROTTLE)
+        env.update(MPICH_THROTTLE | OPENMPI_THROTTLE)
     return env
 
 

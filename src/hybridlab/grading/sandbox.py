@@ -75,6 +75,7 @@ ENV_ALLOWED = (
     "MPIR_",
     "MPICH_",
     "HYDRA_",
+    "OMPI_MCA_",
     "OPENBLAS_",
     "MKL_",
     "NUMEXPR_",

@@ -27,6 +27,7 @@ from ..records import Results
 from ..student_c import build_student
 from . import hockney
 from .paths import ACROSS, INSIDE
+from .switches import Switches
 
 SIGNATURE = (
     "void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm, "
@@ -36,11 +37,6 @@ LEVEL = "funneled"  # only the master calls MPI
 POLLS = ("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome")
 # what computes the answers of (a) and (b): unavailable while the student's functions are graded
 KIT_FITS = (hockney, "hockney_fit", "find_protocol_switch", "piecewise_hockney")
-
-
-# MPICH's CMA threshold raised out of reach: large messages go through shared-memory cells, which
-# move only inside MPI calls
-NO_CMA = {"MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD": str(2**30)}
 
 
 def sweep_run(max_bytes: int, samples: int, env: dict[str, str] | None = None, **osu) -> Results:
@@ -56,18 +52,24 @@ def sendmodes_run(max_bytes: int, samples: int, late_us: int) -> Results:
                        max_bytes=max_bytes, samples=samples, late_us=late_us)  # fmt: skip
 
 
-def progress_runs(bytes: int, compute_us: int, samples: int) -> dict[str, Results]:
+def progress_runs(
+    bytes: int, compute_us: int, samples: int, switches: Switches
+) -> dict[str, Results]:
     """The busy sender (mode=progress: a message above the eager limit, the sender computes
-    `compute_us`): with MPICH's defaults (CMA), without CMA (polling every 100 us too), and
-    without CMA with an asynchronous progress thread (MULTIPLE): case -> its run."""
+    `compute_us`) under the MPI of `switches`: its defaults (CMA), without CMA (polling every
+    100 us too), and, where the MPI has one, without CMA with an asynchronous progress thread
+    (MULTIPLE): case -> its run."""
     common = dict(ranks=2, bind="cores", mode="progress", max_bytes=bytes, compute_us=compute_us,
                   samples=samples)  # fmt: skip
-    return {
+    no_cma = switches.no_single_copy
+    runs = {
         "default (CMA)": run_program("pingpong", poll_us="0", **common),
-        "no CMA": run_program("pingpong", poll_us="0,100", env=NO_CMA, **common),
-        "no CMA + async": run_program("pingpong", thread_level="multiple", poll_us="0",
-                                      env={**NO_CMA, "MPICH_ASYNC_PROGRESS": "1"}, **common),
-    }  # fmt: skip
+        "no CMA": run_program("pingpong", poll_us="0,100", env=no_cma, **common),
+    }
+    if switches.async_progress is not None:
+        runs["no CMA + async"] = run_program("pingpong", thread_level="multiple", poll_us="0",
+                                             env={**no_cma, **switches.async_progress}, **common)  # fmt: skip
+    return runs
 
 
 def build_student_overlap(code: str, name: str = "student_p2p_overlap") -> Kernel:

@@ -14,6 +14,7 @@ launch nothing.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
@@ -168,9 +169,12 @@ def aggregation_plot(
     return fig
 
 
-def progress_plot(table: pd.DataFrame, table4: pd.DataFrame | None = None) -> Figure:
+def progress_plot(
+    table: pd.DataFrame, table4: pd.DataFrame | None = None, note: str = ""
+) -> Figure:
     """The receiver's wait (median) per busy-sender case beside the sender's compute time, and
-    (if given) H2MOL's Smith et al. 2004, Table 4, whole-code time relative to Bsend without css."""
+    (if given) H2MOL's Smith et al. 2004, Table 4, whole-code time relative to Bsend without css.
+    `note`, boxed on the left panel, says which case this MPI cannot run."""
     panels = 2 if table4 is not None else 1
     fig, axes = plt.subplots(1, panels, figsize=(5.8 * panels, 4.0), squeeze=False)
     ax = axes[0][0]
@@ -183,6 +187,9 @@ def progress_plot(table: pd.DataFrame, table4: pd.DataFrame | None = None) -> Fi
     ax.set_xlabel("receiver's wait in MPI_Wait (ms, median)")
     ax.set_title("Your machine: a busy sender, message above the eager limit", fontsize=9)
     ax.legend(fontsize=7)
+    if note:
+        ax.text(0.98, 0.02, textwrap.fill(note, 40), transform=ax.transAxes, ha="right",
+                va="bottom", fontsize=7, bbox={"boxstyle": "round", "fc": "#fff3cd", "ec": "#c8a400"})  # fmt: skip
     if table4 is not None:
         _draw_h2mol_table4(
             axes[0][1], table4, "H2MOL on HPCx, Smith et al. 2004, Table 4 (published)\ncss = MP_CSS_INTERRUPT"
@@ -218,20 +225,24 @@ def knee_plot(
     knees: Sequence[float] = (),
     predicted: float | None = None,
 ) -> Figure:
-    """The median half round trip of each sweep against size (log-log), each sweep's knee as a
-    dotted line of its colour (knees in the order of `sweeps`), and a predicted knee dashed."""
+    """The median half round trip of each sweep against size (log-log), each with its own colour
+    and marker, each sweep's knee as a dotted line of its colour labelled with the sweep's name
+    (knees in the order of `sweeps`), and a predicted knee dashed."""
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     colours = (_BLUE, _ORANGE, _GREEN, _VERMILLION)
-    for (name, data), colour in zip(sweeps.items(), colours, strict=False):
+    styles = ("o-", "s--", "^-.", "D:")  # a second channel beside colour
+    for (name, data), colour, style in zip(sweeps.items(), colours, styles, strict=False):
         med = data.groupby("bytes")["seconds"].median()
-        ax.loglog(med.index, med.to_numpy() * 1e6, "o-", ms=3, color=colour, label=name, base=2)
-    for knee, colour in zip(knees, colours, strict=False):
+        ax.loglog(med.index, med.to_numpy() * 1e6, style, ms=3, color=colour, label=name, base=2)
+    for knee, colour, name in zip(knees, colours, sweeps, strict=False):
         ax.axvline(knee, color=colour, ls=":")
+        ax.text(knee, 0.98, f" {name} knee", transform=ax.get_xaxis_transform(), color=colour,
+                fontsize=7, va="top", rotation=90)  # fmt: skip
     if predicted:
         ax.axvline(predicted, color="black", ls="--", lw=0.8, label="your prediction")
     ax.set_xlabel("message size (bytes)")
     ax.set_ylabel("half round trip (us, median)")
-    ax.set_title("the knee before and after moving MPICH's switches (dotted: your knees)",
+    ax.set_title("the knee before and after moving your MPI's eager switch (dotted: your knees)",
                  fontsize=9)  # fmt: skip
     ax.legend(fontsize=8)
     return fig

@@ -11,7 +11,7 @@ from matplotlib.ticker import MaxNLocator
 from .. import compliance
 from ..records import Results
 from ..thread_levels import THREAD_LEVELS
-from .palette import THREAD_LEVEL_COLOURS
+from .palette import THREAD_LEVEL_COLOURS, ink_on
 
 BREAKS = "//"  # the hatch of calls that break the level asked for
 
@@ -21,7 +21,8 @@ def mpi_calls_plot(
 ) -> Figure:
     """Calls per rank and thread of a kernel built with trace_mpi=True: a segment per MPI
     function, as long as its number of calls and labelled with it, coloured by the lowest thread
-    level the calls need; with `level`, calls that break it are also hatched and outlined."""
+    level the calls need and naming it (so the colour is never the only cue); with `level`,
+    calls that break it are also hatched and outlined."""
     table = compliance.calls_table(results)
     rows = list(table[["rank", "thread"]].drop_duplicates().itertuples(index=False))
     if ax is None:
@@ -38,12 +39,17 @@ def mpi_calls_plot(
             broken += call.calls if bad else 0
             ax.barh(y, call.calls, left=left, height=0.7, color=THREAD_LEVEL_COLOURS[call.needs],
                     hatch=BREAKS if bad else None, edgecolor="black", lw=2.0 if bad else 0.5)  # fmt: skip
-            ax.text(left + call.calls / 2, y, f"{call.call.removeprefix('MPI_')} x{call.calls}",
-                    ha="center", va="center", fontsize=7, color="white")  # fmt: skip
+            fill = THREAD_LEVEL_COLOURS[call.needs]
+            # on a hatched segment the words get a plain patch of its colour behind them
+            text = {"ha": "center", "va": "center", "color": ink_on(fill),
+                    "bbox": {"fc": fill, "ec": "none", "pad": 0.8} if bad else None}  # fmt: skip
+            ax.text(left + call.calls / 2, y - 0.08, f"{call.call.removeprefix('MPI_')} x{call.calls}",
+                    fontsize=7, **text)  # fmt: skip
+            ax.text(left + call.calls / 2, y + 0.2, call.needs, fontsize=6, **text)
             left += call.calls
     ax.set_yticks(range(len(rows)), [f"rank {r}, thread {t}" for r, t in rows])
     ax.invert_yaxis()
-    ax.set_xlabel("MPI calls (each segment: one function, labelled with its count)")
+    ax.set_xlabel("MPI calls (each segment: one function, its count and the level it needs)")
     handles = [Patch(color=THREAD_LEVEL_COLOURS[n], label=f"needs {n}") for n in THREAD_LEVELS]
     if asked is not None:
         handles.append(Patch(facecolor="white", edgecolor="black", hatch=BREAKS,

@@ -55,6 +55,13 @@ RANK_COLOURS = (_BLUE, _ORANGE, "#56b4e9", _GREEN, "#cc79a7", _VERMILLION, "#000
 SHARED = _VERMILLION  # a CPU that more than one thread shares (also labelled "shared")
 
 
+def ink_on(colour: str) -> str:
+    """Black or white, whichever reads better on `colour` (WCAG relative luminance)."""
+    channels = [int(colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.18 else "white"
+
+
 def phase_style(phase: str) -> dict:
     """Keyword arguments for a bar or patch of this phase: its colour, hatch and an edge that
     shows the hatch (grey for a phase the palette does not know)."""

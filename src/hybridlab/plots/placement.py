@@ -19,7 +19,8 @@ def placement_map(
     title: str | None = None,
     ax: Axes | None = None,
 ) -> Figure:
-    """One column per CPU; a box for each (rank, thread) that ran there, CPUs shared in red.
+    """One column per CPU; a box for each (rank, thread) that ran there; a CPU shared by threads
+    has its boxes stacked, outlined thick and labelled "shared".
 
     Ranks on several nodes (records with more than one `host`) get one map per node, titled
     with the node's name, one under the other; every node is drawn with `topology` (this node's:

@@ -23,7 +23,7 @@ from .. import progress, replay
 from ..halo.serial import initial2d, initial3d, jacobi2d_grid, jacobi3d_grid
 from ..placement import Placement
 from ..records import Results
-from ..topology import read_topology
+from ..topology import find_mpiexec, read_topology
 from . import jacobi, probe
 from .tables import numba_records, thread_rows
 
@@ -122,7 +122,7 @@ def layer_reports(
     OpenMP placement of Placement(1, threads, bind) and NUMBA_NUM_THREADS = threads."""
     topo = read_topology()
     placement = Placement(1, threads, bind)
-    steering = placement.engine_environment("mpich", len(topo.usable))
+    steering = placement.engine_environment(find_mpiexec().implementation, len(topo.usable))
     env = {**os.environ, **steering}
     reports = []
     for layer in layers:
