@@ -16,7 +16,8 @@ def test_a_checkout_finds_its_folders(repo):
 
 
 def test_the_environment_overrides_where_the_kernels_are(tmp_path, monkeypatch, repo):
-    (tmp_path / "hybridlab.h").write_text((repo / "kernels_c" / "hybridlab.h").read_text())
+    for header in (repo / "kernels_c").glob("*.h"):  # hybridlab.h includes its kin
+        (tmp_path / header.name).write_text(header.read_text())
     (tmp_path / "hello_hybrid.c").write_text((repo / "kernels_c" / "hello_hybrid.c").read_text())
     monkeypatch.setenv("HYBRIDLAB_KERNELS", str(tmp_path))
     assert paths.kernels_dir() == tmp_path
