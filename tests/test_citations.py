@@ -145,3 +145,24 @@ def test_nothing_a_reader_sees_points_to_files_outside_the_repository():
         if hits:
             bad[str(p.relative_to(ROOT))] = hits[:3]
     assert not bad, f"say it in the book (book/method.md) or cite the publication: {bad}"
+
+
+MACHINE_PATH = re.compile(r"(?<![\w.<>~-])/(?:work|root|home|tmp)/[^\s`'\"]*")
+
+
+def test_committed_benchmark_results_name_no_machines_folders():
+    """Results are committed: the writers put placeholders for checkouts, home and /tmp."""
+    bad = {}
+    for p in sorted((ROOT / "benchmarks").glob("*_results.*")) + [ROOT / "benchmarks" / "RESULTS.md"]:
+        hits = MACHINE_PATH.findall(p.read_text(encoding="utf-8"))
+        if hits:
+            bad[p.name] = hits[:3]
+    assert not bad, f"rerun or scrub (benchmarks/_common.scrub_paths): {bad}"
+
+
+def test_scrub_paths_replaces_checkouts_home_and_temporary_files():
+    spec = importlib.util.spec_from_file_location("_common", ROOT / "benchmarks" / "_common.py")
+    common = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(common)
+    cmd = f"/srv/x/.venv/bin/python -m k -f /tmp/tmpab12.json {Path.home()}/.cache/y"
+    assert common.scrub_paths(cmd) == "<checkout>/.venv/bin/python -m k -f <tmp> ~/.cache/y"
