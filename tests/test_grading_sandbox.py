@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import importlib
 import html
 import io
+import json
 import os
+import shutil
 import socket
 import sqlite3
 import stat
@@ -551,23 +554,57 @@ def test_kernel_environment_is_an_allowlist():
     }
 
 
-def test_only_builds_of_released_sources_reach_a_sandbox(tmp_path):
+def test_only_current_builds_of_released_sources_reach_a_sandbox(tmp_path):
     import nbformat
 
-    cache = tmp_path / "build"
-    kit = cache / "hello_hybrid-0123456789abcdef"
-    solution = cache / "ring_fixed-fedcba9876543210"
-    given = cache / "given-1111111111111111"
-    for entry, source in ((kit, None), (solution, "int secret;\n"), (given, "int given;\n")):
-        entry.mkdir(parents=True)
-        if source:
-            (entry / f"{entry.name.rsplit('-', 1)[0]}.c").write_text(source)
+    build = importlib.import_module("hybridlab.build")
+    from hybridlab.paths import kernels_dir
+
+    cache, cc = tmp_path / "build", build.mpicc()
+
+    def entry(name: str, code: str, *, kept: bool, key: str | None = None) -> Path:
+        path = cache / f"{name}-{key or build.cache_key(code, (), cc)}"
+        path.mkdir(parents=True)
+        (path / build.FLAGS_FILE).write_text("[]")
+        if kept:  # C code from a notebook is kept beside its build
+            (path / f"{name}.c").write_text(code)
+        return path
+
+    kit = entry("hello_hybrid", (kernels_dir() / "hello_hybrid.c").read_text(), kept=False)
+    stale_kit = entry("hello_hybrid", "", kept=False, key="0123456789abcdef")  # older headers
+    solution = entry("ring_fixed", "int secret;\n", kept=True)
+    given = entry("given", "int given;\n", kept=True)
+    stale_given = entry("given", "int given;\n", kept=True, key="1111111111111111")
+    unrecorded = (
+        cache / f"pingpong-{build.cache_key((kernels_dir() / 'pingpong.c').read_text(), (), cc)}"
+    )
+    unrecorded.mkdir()  # no flags recorded: its key cannot be checked
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell('code = r"""\nint given;\n"""')]
     released = tmp_path / "lab.ipynb"
     nbformat.write(nb, released)
     assert sandbox.released_builds(cache, [released]) == [given, kit]
     assert sandbox.released_builds(cache, []) == [kit]
+    assert not any(
+        build.is_current(e) for e in (stale_kit, stale_given, unrecorded, solution / "x")
+    )
+
+
+def test_a_build_records_its_flags_and_is_current_until_a_header_changes(tmp_path, monkeypatch):
+    from hybridlab import paths
+
+    build = importlib.import_module("hybridlab.build")
+    kernels = tmp_path / "kernels_c"
+    shutil.copytree(paths.kernels_dir(), kernels)
+    monkeypatch.setenv("HYBRIDLAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(build, "kernels_dir", lambda: kernels)
+    made = build.build_source("given", (kernels / "hello_hybrid.c").read_text(), ("-DX=1",))
+    entry = made.library.parent
+    assert json.loads((entry / build.FLAGS_FILE).read_text()) == ["-DX=1"]
+    assert build.is_current(entry)
+    with (kernels / "hybridlab.h").open("a") as header:
+        header.write("/* a newer header */\n")
+    assert not build.is_current(entry)
 
 
 # ------------------------------------------------------------------ cheap, no grading run (11)

@@ -9,6 +9,7 @@ kernel with hl_mpi_trace.h forced in first: its MPI calls are recorded with the 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import hashlib
@@ -27,6 +28,7 @@ from .topology import compiler_info, venv_bin
 TRACE_HEADER = "hl_mpi_trace.h"  # trace_mpi=True: records each MPI call with its thread
 TRACE_FLAGS = ("-DHL_TRACE_MPI", "-include", TRACE_HEADER)
 DEFAULT_FLAGS = ("-std=gnu11", "-O2", "-Wall", "-Wextra", "-fopenmp")
+FLAGS_FILE = "flags.json"  # in each build: its flags beyond DEFAULT_FLAGS (see is_current)
 _DIAGNOSTIC = re.compile(
     r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>error|warning|fatal error): (?P<msg>.*)$",
     re.M,
@@ -164,16 +166,35 @@ def _included_kernels(code: str) -> list[str]:
     return [(kernels_dir() / n).read_text() for n in names if (kernels_dir() / n).is_file()]
 
 
+def cache_key(code: str, flags: tuple[str, ...], cc: str) -> str:
+    """The build's name in the cache after its kernel's name: a digest of the source, every
+    header, the flags and the compiler."""
+    headers = [p.read_text() for p in sorted(kernels_dir().glob("*.h"))]  # hybridlab.h and kin
+    headers += _included_kernels(code)  # a notebook's code may include a kernel (lab 04)
+    return hashlib.sha256(
+        "\0".join([code, *headers, *DEFAULT_FLAGS, *flags, _wrapper_identity(cc)]).encode()
+    ).hexdigest()[:16]
+
+
+def is_current(entry: Path) -> bool:
+    """Whether a finished build in the cache is what building its source today gives: its key
+    made again from its source (kernels_c/, or the notebook code kept beside it), today's
+    headers, its recorded flags and the compiler. Builds of older headers or sources are not."""
+    name, _, key = entry.name.rpartition("-")
+    kept, kit = entry / f"{name}.c", kernels_dir() / f"{name}.c"
+    source = kept if kept.is_file() else kit
+    try:
+        flags = tuple(json.loads((entry / FLAGS_FILE).read_text()))
+        return source.is_file() and key == cache_key(source.read_text(), flags, mpicc())
+    except (OSError, ValueError, TypeError, BuildError):
+        return False
+
+
 def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) -> Kernel:
     cc = mpicc()
     kernels = kernels_dir()
     all_flags = DEFAULT_FLAGS + tuple(flags)
-    headers = [p.read_text() for p in sorted(kernels.glob("*.h"))]  # hybridlab.h and its kin
-    headers += _included_kernels(code)  # a notebook's code may include a kernel (lab 04)
-    key = hashlib.sha256(
-        "\0".join([code, *headers, *all_flags, _wrapper_identity(cc)]).encode()
-    ).hexdigest()[:16]
-    target = cache_dir() / f"{name}-{key}"
+    target = cache_dir() / f"{name}-{cache_key(code, tuple(flags), cc)}"
     library, program = target / f"lib{name}.so", target / name
     log = target / "compiler.log"
     if not (library.exists() and program.exists()):
@@ -195,10 +216,14 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
                     shutil.rmtree(work, ignore_errors=True)
                     raise BuildError(name, cmd, done.stderr)
         (work / log.name).write_text(output)
+        (work / FLAGS_FILE).write_text(json.dumps(list(flags)))
         try:
             work.rename(target)  # atomic: a concurrent build of the same key simply loses
         except OSError:
             shutil.rmtree(work, ignore_errors=True)
+    if not (target / FLAGS_FILE).exists():  # a build made before builds recorded their flags
+        with contextlib.suppress(OSError):  # (a cache this user cannot write: left as it is)
+            (target / FLAGS_FILE).write_text(json.dumps(list(flags)))
     warnings = tuple(d for d in _diagnostics(log.read_text()) if d.kind == "warning")
     return Kernel(name, source or target / f"{name}.c", library, program, all_flags, warnings)
 

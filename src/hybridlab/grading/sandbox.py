@@ -427,17 +427,18 @@ def _released_text(notebooks: list[Path]) -> str:
 
 
 def released_builds(cache: Path, released: list[Path]) -> list[Path]:
-    """The finished builds in `cache` made from released sources only: a kernel of the kit's
+    """The current builds in `cache` made from released sources only: a kernel of the kit's
     kernels_c/ (no C file in its folder), or C source found verbatim in a released notebook.
-    A build of a solution (C code of an instructor notebook) is never among them."""
-    from hybridlab.build import available_kernels
+    A build of a solution (C code of an instructor notebook) is never among them, nor one of
+    older sources or headers (build.is_current: the sandbox would never use it)."""
+    from hybridlab.build import available_kernels, is_current
 
     if not cache.is_dir():
         return []
     kit, text, keep = set(available_kernels()), None, []
     for entry in sorted(cache.iterdir()):
-        if entry.name.startswith(".") or not entry.is_dir():
-            continue  # a build in progress
+        if entry.name.startswith(".") or not entry.is_dir() or not is_current(entry):
+            continue  # a build in progress, or one no run of today's kit would use
         sources = list(entry.glob("*.c"))
         if not sources:
             if entry.name.rsplit("-", 1)[0] in kit:
