@@ -16,6 +16,7 @@ leaves these tests out (marker `browser`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -215,12 +216,19 @@ def lab(tmp_path_factory, request) -> Lab:
     assert left == [], f"processes of the JupyterLab session outlived it by 60 s: {left}"
 
 
-@pytest.fixture(scope="module")
-def browser():
+@contextlib.contextmanager
+def launched_chromium():
+    """Debian's chromium driven by Playwright, closed afterwards."""
     with playwright_api.sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with launched_chromium() as chromium:
+        yield chromium
 
 
 # --- driving a notebook ------------------------------------------------------------------------

@@ -41,7 +41,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from test_browser import CHROMIUM, CHROMIUM_ARGS, SETTINGS, playwright_api
+from test_browser import CHROMIUM, SETTINGS, launched_chromium
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 from class_hub import INSTRUCTOR, STUDENTS, ClassHub, why_hub_cannot_run  # noqa: E402
@@ -120,10 +120,8 @@ def lab_settings(hub: ClassHub, student: str) -> None:
 
 @pytest.fixture(scope="module")
 def browser():
-    with playwright_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with launched_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 # --- a student in the browser -------------------------------------------------------------------

@@ -15,6 +15,7 @@ installs Debian and Python packages and compiles the kernels.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -166,14 +167,8 @@ def container(image):
         command = ["jupyter", "lab", "--notebook-dir=labs", "--ip=0.0.0.0", f"--port={port}"]
         command.append("--no-browser")
     measured["port"] = port
-    engine.run(
-        "run", "-d", "--name", name, "--network", "host", "--shm-size", "256m",
-        *NESTED_SANDBOX[engine.kind], TAG, *command,
-    )  # fmt: skip
-    try:
+    with _running(engine, name, TAG, *command):
         yield engine, name, measured
-    finally:
-        engine.run("rm", "-f", name, check=False, timeout=120)
 
 
 @pytest.fixture(scope="module")
@@ -181,12 +176,19 @@ def instructor(image):
     """The instructor image started the same way."""
     engine, measured = image
     name = f"hybridlab-instructor-{uuid.uuid4().hex[:8]}"
+    with _running(engine, name, INSTRUCTOR_TAG, "sleep", "infinity"):
+        yield engine, name, measured
+
+
+@contextlib.contextmanager
+def _running(engine, name: str, tag: str, *command: str):
+    """A container of `tag` named `name` on the host's network, removed afterwards."""
     engine.run(
         "run", "-d", "--name", name, "--network", "host", "--shm-size", "256m",
-        *NESTED_SANDBOX[engine.kind], INSTRUCTOR_TAG, "sleep", "infinity",
+        *NESTED_SANDBOX[engine.kind], tag, *command,
     )  # fmt: skip
     try:
-        yield engine, name, measured
+        yield
     finally:
         engine.run("rm", "-f", name, check=False, timeout=120)
 
