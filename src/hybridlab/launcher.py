@@ -120,13 +120,17 @@ def across_nodes_by_hydra(chosen: Launcher) -> bool:
 def hydra_nodes(placement: Placement) -> list[str]:
     """MPICH mpiexec's flags that spread the ranks over placement.nodes nodes of the allocation
     (none on one node): as many on each (-ppn), the nodes named (this process's node first when
-    it runs in a job step, as srun_options does), the proxies started by srun."""
+    it runs in a job step, as srun_options does), the proxies started by srun and told this
+    node's address, as the engines are (a compute node's host name may not resolve elsewhere)."""
     if placement.nodes == 1:
         return []
+    from ._controller import node_address  # the controller's module imports this one
+
     hosts = allocation_hosts()[: placement.nodes]
     return [
         "-ppn", str(placement.ranks_per_node), "-hosts", ",".join(hosts),
         "-launcher", "slurm", "-launcher-exec", shutil.which("srun") or "srun",
+        "-localhost", node_address(),  # where the proxies reach mpiexec (not its host name)
     ]  # fmt: skip
 
 
