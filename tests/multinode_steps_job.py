@@ -1,7 +1,8 @@
 """Run inside a 2-node Slurm allocation by test_multinode.py: consecutive steps across the two
 nodes, as bench_multinode.py runs them (engines started and stopped, ping-pong programs at 8 B
-and 1 MiB, three rounds), each step's MPI_Init publishing MPICH's UCX address through the PMI.
-Writes what each step saw as JSON to OUT; a step that fails is noted with its error, not raised.
+and 1 MiB, three rounds), each step's MPI_Init publishing MPICH's UCX address through the PMI,
+then the two ping-pongs again with UCX_TLS=LONG_CARD_TLS. Writes what each step saw as JSON to
+OUT; a step that fails is noted with its error, not raised.
 """
 
 from __future__ import annotations
@@ -14,12 +15,16 @@ import hybridlab as hl
 
 ROUNDS = 3
 SIZES = (8, 1 << 20)  # the ping-pong's latency and bandwidth sizes, one step each
+# With these transports, on the kit's test cluster, the 8 B ping-pong's ranks sent PMI-1 lines
+# of 1025 bytes at MPI_Init every time (benchmarks/pmi_request_lines.py): under srun --mpi=pmi2
+# the run hung in MPI_Init (book/slurm.md)
+LONG_CARD_TLS = "tcp,sysv,posix,self"
 COUNTS = {"iterations": 20, "skip": 2, "iterations_large": 10, "skip_large": 1, "samples": 2}
 
 
-def program_step(size: int) -> dict[str, object]:
+def program_step(size: int, env: dict[str, str] | None = None) -> dict[str, object]:
     res = hl.run_program("pingpong", ranks=2, threads=1, bind="cores", nodes=2, mode="sweep",
-                         min_bytes=size, max_bytes=size, timeout=120, **COUNTS)  # fmt: skip
+                         min_bytes=size, max_bytes=size, timeout=120, env=env, **COUNTS)  # fmt: skip
     return {
         "hosts": sorted(r["host"] for r in res.meta["ranks"]),
         "launcher": res.meta["launcher"],
@@ -42,10 +47,16 @@ def engines_step() -> dict[str, object]:
 
 def main(out: Path) -> None:
     steps = []
-    for round_ in range(ROUNDS):
+    for round_ in range(ROUNDS + 1):
         work = [("engines", engines_step)] + [
             (f"pingpong {size} B", lambda size=size: program_step(size)) for size in SIZES
         ]
+        if round_ == ROUNDS:
+            work = [
+                (f"pingpong {size} B, UCX_TLS={LONG_CARD_TLS}",
+                 lambda size=size: program_step(size, {"UCX_TLS": LONG_CARD_TLS}))
+                for size in SIZES
+            ]  # fmt: skip
         for name, run in work:
             try:
                 seen = run()
