@@ -8,10 +8,13 @@ which logs each request; inside `salloc -N 2` runs the ping-pong program across 
 and 1 MiB, --runs times each, under srun (HYBRIDLAB_LAUNCHER=srun, as the kit ran them before it
 took MPICH's mpiexec across nodes); prints the runs that failed and the longest `put` request
 lines. A line of 1024 bytes or more (with its newline) is cut by the plugin's single read: the
-run fails with `mpi/pmi2: value not properly terminated`. Needs root, slurm-wlm, munge and
-bubblewrap (as `make test-multinode`). Nothing is written.
+run fails with `mpi/pmi2: value not properly terminated`, or hangs in MPI_Init. The ranks
+inherit this environment: with UCX_TLS=tcp,sysv,posix,self the 8 B runs sent lines over 1024
+bytes here and failed every time. Needs root, slurm-wlm, munge and bubblewrap (as
+`make test-multinode`). Nothing is written.
 
     python benchmarks/pmi_request_lines.py [--runs 10]
+    UCX_TLS=tcp,sysv,posix,self python benchmarks/pmi_request_lines.py --runs 3
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 READ_BYTES = 1024  # Slurm's src/plugins/mpi/pmi2/pmi1.c: one read() of at most this per request
 REQUEST = re.compile(r"got client request: (cmd=put .*)")
+CUT = "mpi/pmi2: value not properly terminated"
 RUNS = """
 import sys
 import hybridlab as hl
@@ -56,15 +60,14 @@ def main() -> None:
             env={**slurm.env, "HYBRIDLAB_LAUNCHER": "srun"},
         )  # fmt: skip
         print(done.stdout + done.stderr[-3000:])
-        lines = [
-            m[1]
-            for log in sorted((slurm.scratch / "log").glob("slurmd-*.log"))
-            for m in REQUEST.finditer(log.read_text(errors="replace"))
-        ]
-    lengths = sorted(len(line) + 1 for line in lines)  # + the newline that ends a request
-    over = [n for n in lengths if n > READ_BYTES]
-    print(f"{len(lines)} put requests logged; the longest (bytes, newline included): "
-          f"{lengths[-5:]}; over {READ_BYTES}: {len(over)}")  # fmt: skip
+        logs = [p.read_text(errors="replace") for p in (slurm.scratch / "log").glob("slurmd-*.log")]
+        lines = [m[1] for log in logs for m in REQUEST.finditer(log)]
+    # what slurmd read: a whole line and its newline, or the first READ_BYTES of a longer one
+    lengths = sorted(len(line) + 1 for line in lines)
+    cut = [n for n in lengths if n > READ_BYTES]
+    print(f"{len(lines)} put requests logged; the longest read (bytes, newline included): "
+          f"{lengths[-5:]}; cut at {READ_BYTES}: {len(cut)}; slurmd's `{CUT}`: "
+          f"{sum(log.count(CUT) for log in logs)}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ import hybridlab as hl
 ROUNDS = 3
 SIZES = (8, 1 << 20)  # the ping-pong's latency and bandwidth sizes, one step each
 # With these transports, on the kit's test cluster, the 8 B ping-pong's ranks sent PMI-1 lines
-# of 1025 bytes at MPI_Init every time (benchmarks/pmi_request_lines.py): under srun --mpi=pmi2
-# the run hung in MPI_Init (book/slurm.md)
+# over 1024 bytes at MPI_Init every time (benchmarks/pmi_request_lines.py): under srun
+# --mpi=pmi2 the run failed or hung in MPI_Init (book/slurm.md)
 LONG_CARD_TLS = "tcp,sysv,posix,self"
 COUNTS = {"iterations": 20, "skip": 2, "iterations_large": 10, "skip_large": 1, "samples": 2}
 

@@ -132,7 +132,7 @@ def test_engines_and_programs_run_across_two_nodes(slurm, where):
 
 def test_consecutive_steps_across_the_nodes_all_start(slurm):
     """Engines and 8 B / 1 MiB ping-pongs across the nodes, three rounds, and the ping-pongs with
-    UCX transports that make MPICH send PMI-1 lines of 1025 bytes here: under srun --mpi=pmi2 a
+    UCX transports that make MPICH send PMI-1 lines over 1024 bytes here: under srun --mpi=pmi2 a
     step whose MPI_Init sends a line over 1024 bytes failed with `mpi/pmi2: value not properly
     terminated` or hung (every 1 MiB run of bench_multinode.py; every 8 B one with those
     transports), which the kit avoids by starting the ranks with MPICH's mpiexec."""
