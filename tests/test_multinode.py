@@ -84,6 +84,7 @@ def test_engines_and_programs_run_across_two_nodes(slurm, where):
     assert seen["allocation_nodes"] == 2
     assert seen["doctor"]["Slurm nodes"].startswith("2 ")
     assert seen["doctor"]["nodes reached by srun"] == ", ".join(NODES)
+    assert "Hydra" in seen["doctor"]["launcher on 2 nodes"]
     assert seen["doctor_problems"] == []
     # across the nodes MPICH's own mpiexec (Hydra) starts the ranks, its proxies by srun
     assert "nodes=2" in seen["repr"] and "mpiexec" in seen["repr"]
