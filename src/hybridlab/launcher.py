@@ -101,7 +101,7 @@ def across_nodes_by_hydra(chosen: Launcher) -> bool:
     proxies srun starts on the nodes) than by srun --mpi=pmi2. MPICH (the PyPI wheel speaks only
     PMI-1 to srun) publishes its UCX address through the PMI at MPI_Init when the ranks span
     nodes: 4096 bytes per rank, hex-encoded in segments of 511 bytes, each a request line of up
-    to ~1080 bytes. Slurm's pmi2 plugin reads a PMI-1 request with one read of at most 1024 bytes
+    to 53 + 1022 bytes. Slurm's pmi2 plugin reads a PMI-1 request with one read of at most 1024 bytes
     (src/plugins/mpi/pmi2/pmi1.c, "TODO: read until newline"), so a line that long is cut:
     "mpi/pmi2: value not properly terminated in client request" and MPI_Init fails or hangs. How
     long a line is depends on what lies in the rank's memory after the address (runs of zero
@@ -248,7 +248,10 @@ def choose(nodes: int = 1) -> Launcher:
     place ranks on `nodes` nodes (LauncherError saying what to start otherwise)."""
     chosen = _choose()
     if nodes > 1 and across_nodes_by_hydra(chosen):
-        reason = f"{chosen.reason}; ranks on {nodes} nodes: MPICH's mpiexec (Hydra), its proxies started by srun"
+        reason = (
+            f"{chosen.reason}; ranks on {nodes} nodes: MPICH's mpiexec (Hydra), its proxies "
+            "started by srun"
+        )
         chosen = Launcher("mpiexec", chosen.mpi.mpiexec, chosen.mpi, reason)
     check_nodes(chosen, nodes)
     return chosen
