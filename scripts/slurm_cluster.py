@@ -84,11 +84,12 @@ class SlurmCluster:
     """munged + slurmctld + a slurmd per node in a scratch folder; `env` points Slurm's commands
     at it. `nodes` compute nodes: this machine itself when 1, else node1..nodeN in namespaces."""
 
-    def __init__(self, scratch: Path, nodes: int = 1):
+    def __init__(self, scratch: Path, nodes: int = 1, slurmd_debug: str = "info"):
         if nodes < 1:
             raise ValueError(f"a cluster needs at least one node, not {nodes}")
         self.scratch = scratch
         self.nodes = nodes
+        self.slurmd_debug = slurmd_debug  # slurmd's log level (debug3 logs each PMI request)
         self.conf = scratch / "slurm.conf"
         self.socket = scratch / "munge" / "munge.socket"
         self.env = {**os.environ, "SLURM_CONF": str(self.conf)}
@@ -140,6 +141,7 @@ ReturnToService=2
 MailProg=/bin/true
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
+SlurmdDebug={self.slurmd_debug}
 {lines}
 PartitionName=kit Nodes={",".join(names)} Default=YES MaxTime=INFINITE State=UP
 """
@@ -235,12 +237,12 @@ PartitionName=kit Nodes={",".join(names)} Default=YES MaxTime=INFINITE State=UP
 
 
 @contextlib.contextmanager
-def started(nodes: int = 1, prefix: str = "hybridlab-slurm-"):
+def started(nodes: int = 1, prefix: str = "hybridlab-slurm-", slurmd_debug: str = "info"):
     """A cluster of `nodes` nodes in a fresh scratch folder, started and idle; afterwards stopped
     and its folder removed, and RuntimeError if any of its processes outlived the stop."""
     scratch = Path(tempfile.mkdtemp(prefix=prefix))
     scratch.chmod(0o755)  # munged (the munge user) reaches its socket folder through it
-    cluster = SlurmCluster(scratch, nodes)
+    cluster = SlurmCluster(scratch, nodes, slurmd_debug)
     try:
         cluster.configure()
         cluster.start()

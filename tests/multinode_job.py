@@ -50,7 +50,8 @@ def main(out: Path) -> None:
     seen: dict[str, object] = {"allocation_nodes": launcher.allocation_nodes()}
     facts, findings = doctor.examine()
     seen["doctor"] = {
-        k: str(facts.get(k)) for k in ("Slurm nodes", "nodes reached by srun", "launcher")
+        k: str(facts.get(k))
+        for k in ("Slurm nodes", "nodes reached by srun", "launcher", "launcher on 2 nodes")
     }
     seen["doctor_problems"] = [f.text for f in findings if f.level == "problem"]
     topo = hl.read_topology()

@@ -8,7 +8,10 @@ one rank x two threads on each node and checks: hello_hybrid names two hosts, a 
 a node and across the nodes, a halo exchange across the nodes gives the serial checksum, a rank
 that crashes on the second node, and a rank's process killed there mid-run (the node lost), each
 give KernelCrash naming the rank and the node, with nothing of the cluster left on either node;
-and the cluster stops. Afterwards nothing of Slurm is left either.
+and the cluster stops. Afterwards nothing of Slurm is left either. multinode_steps_job.py runs
+consecutive steps across the nodes as bench_multinode.py does (engines, ping-pong at 8 B and
+1 MiB, three rounds): each must start (MPI_Init across nodes, book/slurm.md "The MPI's network
+path") and run on both nodes.
 
 Run with `make test-multinode`; `make test` leaves it out (marker `multinode`). Needs root,
 Debian's slurm-wlm and munge, and bubblewrap; skipped with the reason otherwise.
@@ -81,8 +84,10 @@ def test_engines_and_programs_run_across_two_nodes(slurm, where):
     assert seen["allocation_nodes"] == 2
     assert seen["doctor"]["Slurm nodes"].startswith("2 ")
     assert seen["doctor"]["nodes reached by srun"] == ", ".join(NODES)
+    assert "Hydra" in seen["doctor"]["launcher on 2 nodes"]
     assert seen["doctor_problems"] == []
-    assert "nodes=2" in seen["repr"] and "srun" in seen["repr"]
+    # across the nodes MPICH's own mpiexec (Hydra) starts the ranks, its proxies by srun
+    assert "nodes=2" in seen["repr"] and "mpiexec" in seen["repr"]
     # hello_hybrid: rank 0 on one node, rank 1 on the other, two threads each
     assert seen["engine_hosts"] == {"0": "node1", "1": "node2"}
     assert seen["hello"]["hosts"] == {"0": "node1", "1": "node2"}
@@ -100,7 +105,7 @@ def test_engines_and_programs_run_across_two_nodes(slurm, where):
     assert set(programs["inside"]["hosts"].values()) == {"node1"}
     assert "--nodes=1 --ntasks-per-node=2" in programs["inside"]["command"]
     assert programs["across"]["hosts"] == {"0": "node1", "1": "node2"}
-    assert "--nodes=2 --ntasks-per-node=1" in programs["across"]["command"]
+    assert "-ppn 1 -hosts node1,node2 -launcher slurm" in programs["across"]["command"]
     for run in (seen["pingpong_across"], programs["inside"], programs["across"]):
         assert run["sizes"][0] == 8 and run["sizes"][-1] == 65536 and run["positive"]
     # the halo exchange across the nodes: the serial reference's checksum
@@ -122,5 +127,37 @@ def test_engines_and_programs_run_across_two_nodes(slurm, where):
     assert seen["engines_left"] == []
     assert "has 2 nodes" in seen["too_many_nodes"] and "salloc -N 3" in seen["too_many_nodes"]
     # the job is over: no step, task or engine on either node, each node's /dev/shm empty
+    assert left_on_the_nodes(slurm) == []
+    assert node_shm(slurm) == {node: [] for node in NODES}
+
+
+def test_consecutive_steps_across_the_nodes_all_start(slurm):
+    """Engines and 8 B / 1 MiB ping-pongs across the nodes, three rounds, and the ping-pongs with
+    UCX transports that make MPICH send PMI-1 lines over 1024 bytes here: under srun --mpi=pmi2 a
+    step whose MPI_Init sends a line over 1024 bytes failed with `mpi/pmi2: value not properly
+    terminated` or hung (every 1 MiB run of bench_multinode.py; every 8 B one with those
+    transports), which the kit avoids by starting the ranks with MPICH's mpiexec."""
+    out = slurm.scratch / "steps.json"
+    try:
+        done = slurm.run(
+            [*SHELL, sys.executable, str(ROOT / "tests" / "multinode_steps_job.py"), str(out)],
+            timeout=JOB_SECONDS, check=False, cwd=ROOT,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired as err:
+        pytest.fail(f"the job did not finish within {JOB_SECONDS} s: {err}\n{slurm.logs()}")
+    assert done.returncode == 0, f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}\n{slurm.logs()}"
+    steps = json.loads(out.read_text())
+    named = ("engines", "pingpong 8 B", "pingpong 1048576 B")
+    assert [(s["round"], s["step"]) for s in steps] == [
+        *((r, name) for r in range(3) for name in named),
+        *((3, f"{name}, UCX_TLS=tcp,sysv,posix,self") for name in named[1:]),
+    ]
+    failed = [s for s in steps if "error" in s]
+    assert failed == [], failed
+    for step in steps:
+        assert step["hosts"] == NODES and step["launcher"] == "mpiexec", step
+        assert step["bytes"] == [8 if " 8 B" in step["step"] else 1 << 20] and step["positive"]
+    slurmd_logs = "".join(p.read_text() for p in (slurm.scratch / "log").glob("slurmd-*.log"))
+    assert "mpi/pmi2: value not properly terminated" not in slurmd_logs
     assert left_on_the_nodes(slurm) == []
     assert node_shm(slurm) == {node: [] for node in NODES}

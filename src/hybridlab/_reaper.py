@@ -104,16 +104,22 @@ def kill(processes: list[psutil.Process], timeout: float = 5.0) -> None:
 
 
 def end_steps(launchers: list[psutil.Process], timeout: float = 10.0) -> None:
-    """SIGTERM each srun among `launchers` and wait for it: srun then kills its step's tasks on
-    every node (SIGKILL to srun would leave the tasks on other nodes running)."""
+    """SIGTERM each srun among `launchers` and their descendants (MPICH's mpiexec starts its
+    proxies on the nodes with one) and wait for it: srun then kills its step's tasks on every
+    node (SIGKILL to srun would leave the tasks on other nodes running)."""
     sruns = []
-    for proc in launchers:
+    for launched in launchers:
         try:
-            if proc.name() == "srun":
-                proc.terminate()
-                sruns.append(proc)
+            family = [launched, *launched.children(recursive=True)]
         except psutil.Error:
             continue
+        for proc in family:
+            try:
+                if proc.name() == "srun":
+                    proc.terminate()
+                    sruns.append(proc)
+            except psutil.Error:
+                continue
     wait_dead(sruns, timeout)
 
 

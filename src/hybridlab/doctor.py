@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import shutil
@@ -46,6 +47,8 @@ def _allocation(facts: dict[str, object], found: list[Finding]) -> None:
     facts["controller address"] = _controller.node_address()
     if nodes < 2 or shutil.which("srun") is None:
         return
+    with contextlib.suppress(launcher.LauncherError):  # the launcher fact says what is wrong
+        facts[f"launcher on {nodes} nodes"] = launcher.choose(nodes).describe()
     try:
         done = subprocess.run(
             ["srun", f"--nodes={nodes}", f"--ntasks={nodes}", "--ntasks-per-node=1", "--overlap",

@@ -65,9 +65,7 @@ def run_program(
             },
         )
 
-    return runs.run(
-        kernel, params, placement, topology, mpi, invoke, run_by=chosen.kind, env=env
-    )
+    return runs.run(kernel, params, placement, topology, mpi, invoke, run_by=chosen.kind, env=env)
 
 
 def _launch(
@@ -92,11 +90,11 @@ def _launch(
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired as expired:
         launched = reaper.psutil.Process(proc.pid)
-        reaper.end_steps([launched])  # srun: the ranks on other nodes too
+        reaper.end_steps([launched])  # srun (mpiexec's too): the ranks on other nodes
         reaper.kill([launched] + reaper.tagged(tag))
         proc.communicate()
         reaper.clean_files()
-        if chosen_kind == "srun":
+        if chosen_kind == "srun" or spans_nodes:
             launcher.clean_nodes()
         raise KernelTimeout(
             f"{name} did not finish within {timeout:g} s (a deadlock or an endless loop?); "
@@ -108,7 +106,7 @@ def _launch(
         rank, how = failed_rank(out + err)
         node = failed_node(out + err)
         tail = (err or out)[-OUTPUT_TAIL:].strip()
-        if chosen_kind == "srun":
+        if chosen_kind == "srun" or spans_nodes:
             launcher.clean_nodes()  # what the killed ranks left on every node
         if rank is not None:
             died = f"rank {rank} of {name} died{on_node(node, spans_nodes)} ({how})"

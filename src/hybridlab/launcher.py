@@ -4,12 +4,14 @@ The one place that decides, for the engines (cluster.py) and for standalone prog
 HYBRIDLAB_LAUNCHER=auto (the default) takes srun inside a Slurm allocation (SLURM_JOB_ID set and
 srun on PATH) and the venv's mpiexec elsewhere; `srun` or `mpiexec` forces one. The placement's
 flags come from placement.py (launcher_args for mpiexec, srun_args for srun). Ranks spread over
-several nodes (nodes > 1) need srun inside an allocation of that many nodes.
+several nodes (nodes > 1) need an allocation of that many nodes; MPICH's ranks are then started by
+its own mpiexec (Hydra), which starts its proxies with srun (see across_nodes_by_hydra).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,6 +27,7 @@ CHOICE = "HYBRIDLAB_LAUNCHER"  # auto | srun | mpiexec
 SRUN_MPI = "HYBRIDLAB_SRUN_MPI"  # srun's --mpi plugin: pmi2 (default), pmix, ...; "" = the site's
 CHOICES = ("auto", "srun", "mpiexec")
 STEP_PMI = ("PMI_", "PMIX_")  # what a job step's process manager sets for its tasks
+HYDRA_SRUN = "HYDRA_LAUNCHER_EXTRA_ARGS"  # flags MPICH's mpiexec adds to the srun of its proxies
 
 # What every srun of the kit adds to the placement's flags, and why:
 SRUN_ALWAYS = [
@@ -51,19 +54,23 @@ class Launcher:
         head = [self.path, "-n", str(placement.ranks)]
         if self.kind == "srun":
             return head + placement.srun_args() + srun_options() + program
-        return head + placement.launcher_args(self.mpi.implementation) + program
+        return (
+            head
+            + hydra_nodes(placement)
+            + placement.launcher_args(self.mpi.implementation)
+            + program
+        )
 
     def environment(self, extra: dict[str, str]) -> dict[str, str]:
-        """This process's environment plus `extra`, for the launcher. For srun, without the
+        """This process's environment plus `extra`, for the launcher, without the
         process-manager variables of the notebook's own job step (when JupyterLab runs as one):
-        srun gives each rank its own, and stale ones mislead the MPI. For mpiexec inside an
-        allocation, SLURM_OVERLAP=1: MPICH's mpiexec starts its proxies with srun, which would
-        otherwise wait for the CPUs the notebook's own step holds."""
-        env = dict(os.environ)
-        if self.kind == "srun":
-            env = {k: v for k, v in env.items() if not k.startswith(STEP_PMI)}
-        elif in_allocation():
+        the launcher gives each rank its own, and stale ones mislead the MPI. For mpiexec inside
+        an allocation, MPICH's mpiexec starts its proxies with srun: SLURM_OVERLAP=1 (else that
+        srun would wait for the CPUs the notebook's own step holds) and hydra_srun_flags()."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith(STEP_PMI)}
+        if self.kind == "mpiexec" and in_allocation():
             env["SLURM_OVERLAP"] = "1"
+            env.setdefault(HYDRA_SRUN, hydra_srun_flags())
         return {**env, **extra}
 
     def describe(self) -> str:
@@ -87,6 +94,77 @@ def srun_options() -> list[str]:
     if plugin:
         options.append(f"--mpi={plugin}")
     return options
+
+
+def across_nodes_by_hydra(chosen: Launcher) -> bool:
+    """Whether ranks on several nodes are better started by MPICH's own mpiexec (Hydra, whose
+    proxies srun starts on the nodes) than by srun --mpi=pmi2. MPICH (the PyPI wheel speaks only
+    PMI-1 to srun) publishes its UCX address through the PMI at MPI_Init when the ranks span
+    nodes: 4096 bytes per rank, hex-encoded in segments of 511 bytes, each a request line of up
+    to 53 + 1022 bytes. Slurm's pmi2 plugin reads a PMI-1 request with one read of at most 1024 bytes
+    (src/plugins/mpi/pmi2/pmi1.c, "TODO: read until newline"), so a line that long is cut:
+    "mpi/pmi2: value not properly terminated in client request" and MPI_Init fails or hangs. How
+    long a line is depends on what lies in the rank's memory after the address (runs of zero
+    bytes are shortened), so some programs fail every time and others never. Hydra reads any
+    length. An explicit HYBRIDLAB_LAUNCHER=srun keeps srun (a site's MPICH built for PMI-2 or
+    PMIx, or a Slurm that reads whole lines)."""
+    return (
+        chosen.kind == "srun"
+        and os.environ.get(CHOICE, "auto").strip().lower() in ("", "auto")
+        and chosen.mpi.implementation == "mpich"
+        and chosen.mpi.mpiexec is not None
+        and srun_mpi() == "pmi2"
+    )
+
+
+def hydra_nodes(placement: Placement) -> list[str]:
+    """MPICH mpiexec's flags that spread the ranks over placement.nodes nodes of the allocation
+    (none on one node): as many on each (-ppn), the nodes named (this process's node first when
+    it runs in a job step, as srun_options does), the proxies started by srun and told this
+    node's address, as the engines are (a compute node's host name may not resolve elsewhere)."""
+    if placement.nodes == 1:
+        return []
+    from ._controller import node_address  # the controller's module imports this one
+
+    hosts = allocation_hosts()[: placement.nodes]
+    return [
+        "-ppn", str(placement.ranks_per_node), "-hosts", ",".join(hosts),
+        "-launcher", "slurm", "-launcher-exec", shutil.which("srun") or "srun",
+        "-localhost", node_address(),  # where the proxies reach mpiexec (not its host name)
+    ]  # fmt: skip
+
+
+def hydra_srun_flags() -> str:
+    """srun's flags for the step of MPICH mpiexec's proxies (one per node): no PMI of Slurm's
+    (Hydra is the ranks' PMI server), sharing the allocation's CPUs with the notebook's step, all
+    the node's CPUs of the job for the proxy and its ranks, unbound (mpiexec binds the ranks)."""
+    counts = re.findall(r"(\d+)(?:\(x\d+\))?", os.environ.get("SLURM_JOB_CPUS_PER_NODE", ""))
+    cpus = min((int(n) for n in counts), default=1)  # "72(x2),36": 72 on two nodes, 36 on one
+    return f"--mpi=none --overlap --cpus-per-task={cpus} --cpu-bind=none"
+
+
+def expand_nodelist(nodelist: str) -> list[str]:
+    """Slurm's compact node list ("node[1-3,7],gpu01") as names, in order."""
+    names = []
+    for prefix, ranges, plain in re.findall(r"([^,\[]+)\[([^\]]+)\]|([^,\[\]]+)", nodelist):
+        if plain:
+            names.append(plain)
+            continue
+        for part in ranges.split(","):
+            first, _, last = part.partition("-")
+            for i in range(int(first), int(last or first) + 1):
+                names.append(f"{prefix}{i:0{len(first)}d}")
+    return names
+
+
+def allocation_hosts() -> list[str]:
+    """The allocation's nodes (SLURM_JOB_NODELIST), this process's node first when it runs in a
+    job step (SLURMD_NODENAME)."""
+    names = expand_nodelist(
+        os.environ.get("SLURM_JOB_NODELIST") or os.environ.get("SLURM_NODELIST", "")
+    )
+    here = os.environ.get("SLURMD_NODENAME")
+    return [here, *(n for n in names if n != here)] if here in names else names
 
 
 def in_allocation() -> bool:
@@ -158,10 +236,10 @@ def check_nodes(chosen: Launcher, nodes: int) -> None:
             f"{have} node{'s' if have > 1 else ''}: use nodes={have} or fewer, or allocate more "
             f"(`salloc -N {nodes} ...`)"
         )
-    if chosen.kind != "srun":
+    if chosen.kind != "srun" and chosen.mpi.implementation != "mpich":
         raise LauncherError(
-            f"nodes={nodes} starts the ranks with srun, but {CHOICE}={chosen.kind}: unset "
-            f"{CHOICE} (or set it to srun)"
+            f"nodes={nodes} starts the ranks with srun (or MPICH's mpiexec), but {CHOICE}="
+            f"{chosen.kind} runs {chosen.mpi.implementation}'s: unset {CHOICE} (or set it to srun)"
         )
 
 
@@ -169,6 +247,12 @@ def choose(nodes: int = 1) -> Launcher:
     """The launcher for this process, from HYBRIDLAB_LAUNCHER and the Slurm environment, able to
     place ranks on `nodes` nodes (LauncherError saying what to start otherwise)."""
     chosen = _choose()
+    if nodes > 1 and across_nodes_by_hydra(chosen):
+        reason = (
+            f"{chosen.reason}; ranks on {nodes} nodes: MPICH's mpiexec (Hydra), its proxies "
+            "started by srun"
+        )
+        chosen = Launcher("mpiexec", chosen.mpi.mpiexec, chosen.mpi, reason)
     check_nodes(chosen, nodes)
     return chosen
 
