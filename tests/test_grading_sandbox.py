@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import importlib
 import html
+import importlib
 import io
 import json
 import os
