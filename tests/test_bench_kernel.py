@@ -84,3 +84,17 @@ def test_run_benchmarks_quick_writes_the_report_and_the_json(tmp_path):
         assert c["error"] is None
         assert sorted(r["mode"] for r in c["runs"]) == ["engines", "mpiexec"]
         assert c["ratio"] > 0
+
+
+def test_the_osu_style_reference_of_bench_p2p_runs(tmp_path):
+    """bench_p2p's side-by-side reference (benchmarks/p2p_osu.py) compiles and launches through
+    the kit's launcher: one half round trip per size of its sweep."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import p2p_osu
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    seconds, command = p2p_osu.run_reference(p2p_osu.compile_reference(tmp_path))
+    assert set(p2p_osu.SIZES) <= set(seconds)
+    assert all(s > 0 for s in seconds.values())
+    assert "osu_style_latency" in command
