@@ -10,7 +10,7 @@ LAB_DIR   ?= labs
 PYTEST_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: hub-demo test-hub setup lab test book release grade lint bench bench-p2p clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm test-multinode bench-multinode test-openmpi
+.PHONY: labs-multinode hub-demo test-hub setup lab test book release grade lint bench bench-p2p clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm test-multinode bench-multinode test-openmpi
 
 setup: $(STAMP)
 	@$(BIN)/hybridlab build --all --quiet
@@ -126,6 +126,11 @@ bench-labs: setup
 bench-multinode: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_multinode.py
 	cat $(BENCH_PARTS) > benchmarks/RESULTS.md
+
+# Labs 00, 03, 04, 06 and 07 headless in quick mode inside an allocation of the 2-node cluster:
+# their "Beyond one node" sections live (benchmarks/labs_across_nodes.md; root, as test-multinode)
+labs-multinode: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/labs_across_nodes.py
 
 bench: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/run_benchmarks.py --out benchmarks/foundation_results.md

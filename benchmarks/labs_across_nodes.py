@@ -1,0 +1,142 @@
+#!/usr/bin/env python
+"""The labs with a "Beyond one node" section (00, 03, 04, 06, 07) run headless, in quick mode,
+inside an allocation of the kit's own 2-node Slurm cluster (scripts/slurm_cluster.py), as a
+trainer's JupyterLab started in `salloc -N 2` would run them; written to
+benchmarks/labs_across_nodes.md.
+
+Per lab: the outcome, the run time, and the nodes the section saw (a cell appended to the copy
+that runs prints its NODES): 2 means its cells (those that ask for `allocation_nodes()`) took
+their multi-node branch and ran it to the end; on one node they show the published data. The two "nodes" are
+namespaces of this one machine (book/slurm.md): the figures are the kit's, not a network's.
+Needs root, slurm-wlm, munge and bubblewrap (as `make test-multinode`). Nothing is asserted.
+
+    python benchmarks/labs_across_nodes.py [--labs 00_getting_started,...]
+    python benchmarks/labs_across_nodes.py --inside OUT.json LAB...   # the part run in salloc
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+
+from _common import Progress, describe_machine, machine_lines, write_report
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+LABS = ("00_getting_started", "03_point_to_point", "04_halo_exchange", "06_placement_topology",
+        "07_collectives")  # fmt: skip
+ALLOCATION = ["salloc", "-N", "2", "-n", "4", "-c", "1"]
+LAB_SECONDS = 1500
+say = Progress("labs_across_nodes")
+
+
+NODES_SEEN = "HYBRIDLAB-NODES"  # printed by a cell appended to the copy that runs
+
+
+def section_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    """The code cells of the lab's multi-node section: those asking for the allocation's nodes."""
+    return [c for c in nb.cells if c.cell_type == "code" and "allocation_nodes()" in c.source]
+
+
+def with_nodes_cell(source: Path) -> Path:
+    """A copy of the notebook beside it (same folder: the lab's files) whose last cell prints the
+    nodes its section saw: NODES >= 2 there means the section took its multi-node branch."""
+    nb = nbformat.read(source, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(f'print("{NODES_SEEN}", NODES)'))
+    copy = source.with_name(f".{source.stem}-across-nodes.ipynb")
+    nbformat.write(nb, copy)
+    return copy
+
+
+def inside(out: Path, labs: list[str]) -> None:
+    """Run each lab's instructor notebook in quick mode here, in the allocation."""
+    from hybridlab import notebooks, own_runs
+    from hybridlab.launcher import allocation_nodes
+
+    seen = {"allocation_nodes": allocation_nodes(), "labs": {}}
+    for lab in labs:
+        folder = Path(os.environ["LABS_OUT"]) / lab
+        copy = with_nodes_cell(REPO / "grading" / "source" / lab / f"{lab}.ipynb")
+        start = time.monotonic()
+        try:
+            executed, _ = notebooks.run_notebook(copy, folder, quick=True, timeout=LAB_SECONDS)
+            outcome, nb = "ok", nbformat.read(executed, as_version=4)
+        except Exception as err:  # noqa: BLE001 - recorded for the report, the next lab runs
+            outcome, nb = f"failed: {str(err).splitlines()[-1][:300]}", None
+        finally:
+            copy.unlink(missing_ok=True)
+            shutil.rmtree(own_runs.runs_folder(copy), ignore_errors=True)
+        last = "".join(o.get("text", "") for o in nb.cells[-1].get("outputs", [])) if nb else ""
+        seen["labs"][lab] = {
+            "outcome": outcome,
+            "seconds": time.monotonic() - start,
+            "section_cells": len(section_cells(nb)) if nb else 0,
+            "nodes_seen": last.split()[-1] if last.startswith(NODES_SEEN) else "?",
+        }
+        say(f"{lab}: {outcome} in {seen['labs'][lab]['seconds']:.0f} s")
+    out.write_text(json.dumps(seen, indent=1))
+
+
+def report(seen: dict, args) -> list[str]:
+    lines = [
+        "# The multi-node sections live on a 2-node Slurm cluster (benchmarks/labs_across_nodes.py)",
+        "",
+        "Written by `benchmarks/labs_across_nodes.py`; do not edit by hand. Each lab's instructor",
+        "notebook run headless in quick mode inside `" + " ".join(ALLOCATION) + "` on the kit's",
+        "own 2-node cluster (two namespaces of this machine: TCP through the host's own network",
+        "stack between them, not an interconnect). *Nodes seen*: the section's NODES (2: its",
+        "multi-node branch ran; 1: it showed the published data instead).",
+        "",
+        *machine_lines(describe_machine()),
+        f"- nodes in the allocation, as the notebooks saw it: {seen['allocation_nodes']}",
+        "",
+        "| lab | outcome | seconds | section cells | nodes seen |",
+        "|---|---|---|---|---|",
+    ]
+    for lab, r in seen["labs"].items():
+        lines.append(
+            f"| {lab} | {r['outcome']} | {r['seconds']:.0f} | {r['section_cells']} | "
+            f"{r['nodes_seen']} |"
+        )
+    return lines
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--labs", default=",".join(LABS))
+    p.add_argument("--inside", type=Path, help=argparse.SUPPRESS)
+    p.add_argument("lab", nargs="*", help=argparse.SUPPRESS)
+    p.add_argument("--out", default=str(HERE / "labs_across_nodes.md"))
+    args = p.parse_args()
+    if args.inside:
+        inside(args.inside, args.lab)
+        return
+    sys.path.insert(0, str(REPO / "scripts"))
+    from slurm_cluster import started, why_slurm_cannot_run
+
+    why = why_slurm_cannot_run(nodes=2)
+    if why:
+        sys.exit(f"labs_across_nodes: {why}")
+    labs = args.labs.split(",")
+    with started(2, prefix="hybridlab-labs-nodes-") as cluster:
+        out = cluster.scratch / "seen.json"
+        env = {**cluster.env, "LABS_OUT": str(cluster.scratch / "labs")}
+        say(f"2-node cluster up; running {', '.join(labs)} in {' '.join(ALLOCATION)}")
+        cluster.run(
+            [*ALLOCATION, sys.executable, __file__, "--inside", str(out), *labs],
+            timeout=LAB_SECONDS * len(labs), check=True, cwd=REPO, env=env,
+        )  # fmt: skip
+        seen = json.loads(out.read_text())
+    write_report(Path(args.out), report(seen, args))
+    say(f"written {args.out}")
+
+
+if __name__ == "__main__":
+    main()
