@@ -219,9 +219,20 @@ def write_report(path: Path, lines: list[str] | str) -> None:
     print(f"wrote {relative(path)}", file=sys.stderr, flush=True)
 
 
+def _scrubbed(value: object) -> object:
+    """`value` with scrub_paths applied to every string in it (results are committed)."""
+    if isinstance(value, str):
+        return scrub_paths(value)
+    if isinstance(value, dict):
+        return {k: _scrubbed(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_scrubbed(v) for v in value]
+    return value
+
+
 def write_json(path: Path, data: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1, default=str) + "\n")
+    path.write_text(json.dumps(_scrubbed(data), indent=1, default=str) + "\n")
 
 
 def sweep_arguments(
