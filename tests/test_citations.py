@@ -150,14 +150,18 @@ def test_nothing_a_reader_sees_points_to_files_outside_the_repository():
 MACHINE_PATH = re.compile(r"(?<![\w.<>~-])/(?:work|root|home|tmp)/[^\s`'\"]*")
 
 
-def test_committed_benchmark_results_name_no_machines_folders():
-    """Results are committed: the writers put placeholders for checkouts, home and /tmp."""
+def test_committed_results_and_records_name_no_machines_folders():
+    """Benchmark results and the tests' recorded runs are committed: their writers put
+    placeholders for checkouts, home and /tmp (benchmarks/_common.scrub_paths,
+    tests/two_nodes_records.save)."""
+    files = sorted((ROOT / "benchmarks").glob("*_results.*")) + [ROOT / "benchmarks" / "RESULTS.md"]
+    files += sorted((ROOT / "tests" / "data").rglob("*.json"))
     bad = {}
-    for p in sorted((ROOT / "benchmarks").glob("*_results.*")) + [ROOT / "benchmarks" / "RESULTS.md"]:
+    for p in files:
         hits = MACHINE_PATH.findall(p.read_text(encoding="utf-8"))
         if hits:
-            bad[p.name] = hits[:3]
-    assert not bad, f"rerun or scrub (benchmarks/_common.scrub_paths): {bad}"
+            bad[str(p.relative_to(ROOT))] = hits[:3]
+    assert not bad, f"rerun or scrub: {bad}"
 
 
 def test_scrub_paths_replaces_checkouts_home_and_temporary_files():

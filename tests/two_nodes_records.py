@@ -12,6 +12,7 @@ The tests read them with `two_node_run(name)`.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -33,25 +34,38 @@ def two_node_run(name: str) -> hl.Results:
     return hl.Results.load(DATA / f"{name}.json")
 
 
+CHECKOUT = re.compile(r"(?<![\w.~<-])/[^\s\"']*?(?=/\.venv/)")
+
+
+def without_machine_folders(text: str) -> str:
+    """A checkout's path as <checkout>, the home folder as ~ (the files are committed)."""
+    return CHECKOUT.sub("<checkout>", text).replace(str(Path.home()), "~")
+
+
+def save(res: hl.Results, path: Path) -> None:
+    res.save(path)
+    path.write_text(without_machine_folders(path.read_text()))
+
+
 def main(out: Path) -> None:
     nodes = allocation_nodes()
     if nodes != 2:
         sys.exit(f"run me inside an allocation of two nodes (salloc -N 2 ...), not {nodes}")
     out.mkdir(parents=True, exist_ok=True)
-    hl.run_program("hello_hybrid", ranks=4, threads=1, bind="cores", nodes=2,
-                   spin_ms=20).save(out / "hello.json")  # fmt: skip
+    save(hl.run_program("hello_hybrid", ranks=4, threads=1, bind="cores", nodes=2, spin_ms=20),
+         out / "hello.json")  # fmt: skip
     sweeps = path_sweeps(2, min_bytes=1, max_bytes=2**20, samples=3, iterations=200, skip=20,
                          iterations_large=50, skip_large=5)  # fmt: skip
     for path, res in sweeps.items():
-        res.save(out / f"pingpong_{path.replace(' ', '_')}.json")
+        save(res, out / f"pingpong_{path.replace(' ', '_')}.json")
     for res in node_runs(2, 2, 32, 5):
-        res.save(out / f"halo3d_{res.records['ranks'].iloc[0]}x{res.records['threads'].iloc[0]}.json")
+        save(res, out / f"halo3d_{res.records['ranks'].iloc[0]}x{res.records['threads'].iloc[0]}.json")
     runs, _ = grid_runs(2, 4, GRID_MAPS, 2, bytes=4096, reps=5)
     for name, res in runs.items():
-        res.save(out / f"grid_{name}.json")
+        save(res, out / f"grid_{name}.json")
     for res in across_nodes(16, 2, 2, quick=True):
         line = res.records.query("record == 'osu'").iloc[0]
-        res.save(out / f"alltoall_{line['ranks']}x{line['threads']}.json")
+        save(res, out / f"alltoall_{line['ranks']}x{line['threads']}.json")
 
 
 if __name__ == "__main__":
