@@ -50,7 +50,9 @@ def run_reference(binary: Path) -> tuple[dict[int, float], str]:
     env = chosen.environment(
         placement.environment(chosen.mpi.implementation, len(read_topology().usable))
     )
-    out = launch._launch(cmd, env, "osu_style_latency", 300, False, chosen.kind)
+    out = launch._launch(
+        cmd, env, "osu_style_latency", timeout=300, spans_nodes=False, chosen_kind=chosen.kind
+    )
     seconds = {int(b): float(us) * 1e-6 for b, us in (line.split() for line in out.splitlines())}
     return seconds, " ".join(cmd)
 

@@ -12,7 +12,6 @@ The tests read them with `two_node_run(name)`.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -24,6 +23,9 @@ from hybridlab.mapping import tables
 from hybridlab.mapping.exercise import grid_runs
 from hybridlab.p2p.exercise import path_sweeps
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from _common import scrub_paths  # noqa: E402 - the benchmarks' writers scrub the same way
+
 DATA = Path(__file__).resolve().parent / "data" / "two_nodes"
 GRID_MAPS = {"round-robin": tables.round_robin(8, 2), "sequential": tables.sequential(8, 2),
              "blocks": tables.blocks(2, 4, 2, 2)}  # fmt: skip
@@ -34,17 +36,10 @@ def two_node_run(name: str) -> hl.Results:
     return hl.Results.load(DATA / f"{name}.json")
 
 
-CHECKOUT = re.compile(r"(?<![\w.~<-])/[^\s\"']*?(?=/\.venv/)")
-
-
-def without_machine_folders(text: str) -> str:
-    """A checkout's path as <checkout>, the home folder as ~ (the files are committed)."""
-    return CHECKOUT.sub("<checkout>", text).replace(str(Path.home()), "~")
-
-
 def save(res: hl.Results, path: Path) -> None:
+    """Save a run without this machine's folders (the files are committed)."""
     res.save(path)
-    path.write_text(without_machine_folders(path.read_text()))
+    path.write_text(scrub_paths(path.read_text()))
 
 
 def main(out: Path) -> None:

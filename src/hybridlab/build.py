@@ -219,12 +219,11 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
                     shutil.rmtree(work, ignore_errors=True)
                     raise BuildError(name, cmd, done.stderr)
         (work / log.name).write_text(output)
-        (work / FLAGS_FILE).write_text(json.dumps(list(flags)))
         try:
             work.rename(target)  # atomic: a concurrent build of the same key simply loses
         except OSError:
             shutil.rmtree(work, ignore_errors=True)
-    if not (target / FLAGS_FILE).exists():  # a build made before builds recorded their flags
+    if not (target / FLAGS_FILE).exists():  # this build, or one made before builds recorded them
         with contextlib.suppress(OSError):  # (a cache this user cannot write: left as it is)
             (target / FLAGS_FILE).write_text(json.dumps(list(flags)))
     warnings = tuple(d for d in _diagnostics(log.read_text()) if d.kind == "warning")
