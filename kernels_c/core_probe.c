@@ -78,7 +78,6 @@ double hl_probe_roundtrip_ns(int cpu_a, int cpu_b, long iters, int rounds) {
     return best;
 }
 
-#ifdef HL_PROGRAM
 int main(int argc, char **argv) {
     int a = argc > 1 ? atoi(argv[1]) : 0, b = argc > 2 ? atoi(argv[2]) : 1;
     double ns = hl_probe_roundtrip_ns(a, b, 20000, 5);
@@ -89,4 +88,3 @@ int main(int argc, char **argv) {
     printf("{\"cpu_a\":%d,\"cpu_b\":%d,\"roundtrip_ns\":%.1f}\n", a, b, ns);
     return 0;
 }
-#endif

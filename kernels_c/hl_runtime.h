@@ -4,10 +4,11 @@
  * "meta" record (host, pid, thread level, allowed CPUs, MPI library), calls hl_kernel() with
  * crash handlers installed (a rank that dies on a signal names itself on stderr and in
  * HL_CRASH_FILE), and, built with trace_mpi=True, emits the MPI calls hl_mpi_trace.h recorded.
- * Built as a shared library (the default) it adds hl_entry(), which the Python harness calls
- * inside each MPI engine with the engine's communicator, and hl_params_json() for the parameter
- * table; built with -DHL_PROGRAM it adds main(), which initialises MPI itself and prints every
- * rank's records as JSON lines on stdout (rank 0 prints them in rank order).
+ * Every kernel is compiled once, to one object linked both as a shared library and as a program.
+ * The library's hl_entry() is what the Python harness calls inside each MPI engine with the
+ * engine's communicator, and hl_params_json() gives it the parameter table; the program's main()
+ * initialises MPI itself and prints every rank's records as JSON lines on stdout (rank 0 prints
+ * them in rank order).
  */
 #ifndef HL_RUNTIME_H
 #define HL_RUNTIME_H
@@ -283,7 +284,7 @@ static inline int hl_run(MPI_Comm comm, int argc, char **argv, hl_ctx *ctx) {
     return rc;
 }
 
-#ifndef HL_PROGRAM
+/* ------------------------------------------------------------------ the library's entry */
 
 /* In-process call from an engine: `fcomm` comes from mpi4py's comm.py2f(). On return *out holds
  * the records (free with hl_free) and, if the call failed, *error the message. */
@@ -313,7 +314,7 @@ const char *hl_params_json(void) {
     return buf;
 }
 
-#else /* HL_PROGRAM */
+/* ------------------------------------------------------------------ the program's main */
 
 static inline void hl_usage(const char *prog) {
     printf("%s: %s\n\nusage: mpiexec -n RANKS %s [name=value ...]\n\nparameters:\n", prog,
@@ -393,5 +394,4 @@ int main(int argc, char **argv) {
     return worst == 0 ? 0 : 1;
 }
 
-#endif /* HL_PROGRAM */
 #endif /* HL_RUNTIME_H */

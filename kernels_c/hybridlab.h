@@ -7,8 +7,8 @@
  *     const char *const hl_kernel_description;
  *     const hl_param hl_kernel_params[];          (ends with HL_END_PARAMS)
  *     int hl_kernel(MPI_Comm comm, hl_ctx *ctx);   (0 on success, hl_fail(...) on error)
- * Built as a shared library the harness calls it inside each MPI engine; built with -DHL_PROGRAM
- * it is a program for mpiexec (hl_runtime.h). Either way every record is one JSON object per
+ * Built once and linked twice: a shared library the harness calls inside each MPI engine, and a
+ * program for mpiexec (hl_runtime.h). Either way every record is one JSON object per
  * line, to which hl_emit() prefixes where it ran: rank, thread, cpu and numa node.
  *
  * Parameters   hl_param_long(), hl_param_double(), hl_param_str(), hl_param_choice() (one name

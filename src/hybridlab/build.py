@@ -206,18 +206,20 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
         src = source or work / f"{name}.c"
         if source is None:
             src.write_text(code)
-        base = [cc, *all_flags, f"-I{kernels}"]
+        obj = work / f"{name}.o"
         output = ""
         with progress.running(f"compile {name}"):
-            for cmd in (
-                base + ["-fPIC", "-shared", str(src), "-o", str(work / library.name), "-lm"],
-                base + ["-DHL_PROGRAM", str(src), "-o", str(work / program.name), "-lm"],
+            for cmd in (  # compiled once; the one object linked as the library and the program
+                [cc, *all_flags, f"-I{kernels}", "-fPIC", "-c", str(src), "-o", str(obj)],
+                [cc, *all_flags, "-shared", str(obj), "-o", str(work / library.name), "-lm"],
+                [cc, *all_flags, str(obj), "-o", str(work / program.name), "-lm"],
             ):
                 done = subprocess.run(cmd, capture_output=True, text=True, check=False)
                 output += done.stderr
                 if done.returncode != 0:
                     shutil.rmtree(work, ignore_errors=True)
                     raise BuildError(name, cmd, done.stderr)
+        obj.unlink()
         (work / log.name).write_text(output)
         try:
             work.rename(target)  # atomic: a concurrent build of the same key simply loses
