@@ -60,6 +60,7 @@ c.GradingPolicy.submission_minimum = 240  # seconds, at least, per submission
 c.GradingPolicy.restarts = 4  # fresh sandboxes per submission after a cell kills or hangs the kernel
 c.GradingPolicy.jobs = 0  # submissions at once; 0: twice the cores / (ranks x threads of the lab)
 c.GradingPolicy.replay_runs = True  # submissions get the solution's kernel runs back (replay.py)
+c.GradingPolicy.draw_figures = False  # True draws figures into graded notebooks (0.5-0.8 s each)
 c.GradingPolicy.unsandboxed = False  # True grades WITHOUT a sandbox: trusted code only
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

@@ -66,6 +66,10 @@ def instructor_notebook() -> nbformat.NotebookNode:
             'hello = hl.run_program("hello_hybrid", ranks=2, threads=1, spin_ms=1)\n'
             'print("replayed:", hello.meta.get("replayed", False))'
         ),
+        _cell(  # a figure: graded runs show its text line, not a picture (GradingPolicy.draw_figures)
+            "import matplotlib.pyplot as plt\n"
+            'plt.plot([0, 1], [hello.meta["seconds"]] * 2, marker="o")\nplt.show()'
+        ),
         _cell(
             """
 def square(x):

@@ -272,6 +272,27 @@ def _outputs(graded, student) -> str:
     )
 
 
+def test_graded_notebooks_show_figures_as_text_not_pictures(graded):
+    nb = nbformat.read(graded.autograded("solution"), as_version=4)
+    shown = [o.get("data", {}) for c in nb.cells for o in c.get("outputs", []) if "data" in o]
+    assert any(d.get("text/plain", "").startswith("<Figure size") for d in shown), shown
+    assert not any(k.startswith("image/") for d in shown for k in d), "a figure was drawn"
+
+
+def test_figures_are_drawn_only_when_the_policy_says():
+    from traitlets.config import Config
+
+    from hybridlab.grading.execute import NO_FIGURES, SandboxedExecute
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+    first = {}
+    for draw in (False, True):
+        config = Config({"GradingPolicy": {"draw_figures": draw}})
+        cells, _ = SandboxedExecute(config=config)._prepare(nb)
+        first[draw] = cells[0].source
+    assert NO_FIGURES in first[False] and NO_FIGURES not in first[True], first
+
+
 def test_hidden_tests_and_gradebook_invisible(graded):
     text = _outputs(graded, "snoop")
     assert "hidden ones: []" in text and "gradebook: False" in text, text[:500]

@@ -169,11 +169,21 @@ def _included_kernels(code: str) -> list[str]:
     return [(kernels_dir() / n).read_text() for n in names if (kernels_dir() / n).is_file()]
 
 
+@functools.lru_cache(maxsize=8)
+def _read_headers(signature: tuple[tuple[str, int, int], ...]) -> tuple[str, ...]:
+    return tuple(Path(path).read_text() for path, _, _ in signature)
+
+
+def _headers() -> tuple[str, ...]:
+    """The text of kernels_c/*.h (hybridlab.h and kin), read again only when one changed."""
+    files = sorted(kernels_dir().glob("*.h"))
+    return _read_headers(tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files))
+
+
 def cache_key(code: str, flags: tuple[str, ...], cc: str) -> str:
     """The build's name in the cache after its kernel's name: a digest of the source, every
     header, the flags and the compiler."""
-    headers = [p.read_text() for p in sorted(kernels_dir().glob("*.h"))]  # hybridlab.h and kin
-    headers += _included_kernels(code)  # a notebook's code may include a kernel (lab 04)
+    headers = [*_headers(), *_included_kernels(code)]  # a notebook's code may include a kernel
     return hashlib.sha256(
         "\0".join([code, *headers, *DEFAULT_FLAGS, *flags, _wrapper_identity(cc)]).encode()
     ).hexdigest()[:16]
@@ -184,10 +194,10 @@ def is_current(entry: Path) -> bool:
     made again from its source (kernels_c/, or the notebook code kept beside it), today's
     headers, its recorded flags and the compiler. Builds of older headers or sources are not."""
     name, _, key = entry.name.rpartition("-")
-    kept, kit = entry / f"{name}.c", kernels_dir() / f"{name}.c"
-    source = kept if kept.is_file() else kit
     try:
-        flags = tuple(json.loads((entry / FLAGS_FILE).read_text()))
+        flags = tuple(json.loads((entry / FLAGS_FILE).read_text()))  # none: an older build
+        kept, kit = entry / f"{name}.c", kernels_dir() / f"{name}.c"
+        source = kept if kept.is_file() else kit
         return source.is_file() and key == cache_key(source.read_text(), flags, mpicc())
     except (OSError, ValueError, TypeError, BuildError):
         return False

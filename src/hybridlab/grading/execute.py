@@ -4,7 +4,8 @@ SandboxedExecute replaces nbgrader's Execute in autograde's preprocessors. For o
   - the kernel runs in a bubblewrap sandbox (sandbox.SandboxedKernelManager);
   - output kept per cell is capped (Limits.output_bytes), the rest cut with a marker;
   - guard cells (see _guard) are inserted before running and removed afterwards: one capturing
-    the pristine tools before any student cell, one restoring them before each test cell, one
+    the pristine tools before any student cell (and, unless GradingPolicy.draw_figures, turning
+    off the drawing of figures: a figure costs 0.5-0.8 s, a notebook draws ten or more), one restoring them before each test cell, one
     remembering the helpers each instructor cell defined;
   - each test cell ends with the guard's check that no test tool changed while it ran (a student
     function the test calls may replace numpy.allclose and put it back): if one did, the part
@@ -65,6 +66,9 @@ SOURCES = {
 }
 DATA = "Data: "  # starts the line under each test cell (feedback keeps it)
 LOG_BYTES = 2**20  # read per cell at most
+# Set before the notebook's first cell (GradingPolicy.draw_figures False): the inline backend
+# then shows each figure as its text line and closes it, drawing nothing.
+NO_FIGURES = "get_ipython().run_line_magic('config', 'InlineBackend.figure_formats = set()')"
 
 
 def describe(runs: list[dict]) -> str:
@@ -238,7 +242,8 @@ class SandboxedExecute(Execute):
     def _prepare(self, nb):
         """The notebook with guard cells; origin[j] = index of cell j in nb, or None."""
         cells, origin = (
-            [_code("import hybridlab.grading._guard as _hl_guard\n_hl_guard.capture()", "capture")],
+            [_code("import hybridlab.grading._guard as _hl_guard\n_hl_guard.capture()" + (
+                "" if self.policy.draw_figures else f"\n{NO_FIGURES}"), "capture")],
             [None],
         )
         for i, cell in enumerate(nb.cells):

@@ -6,7 +6,9 @@ HideHiddenTests is named in grading/nbgrader_config.py (GenerateFeedback.preproc
 from __future__ import annotations
 
 import html
+import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -104,12 +106,25 @@ def feedback_leaks(root: Path, lab: str) -> list[Path]:
 
 
 def generate(lab: str, *, root: Path = GRADING, students: list[str] | None = None) -> list[Path]:
-    """HTML feedback per student (all graded, or these), checked for hidden-test lines."""
+    """HTML feedback per student (all graded, or these), checked for hidden-test lines.
+
+    One nbgrader process per usable core, each given its share of the students (nbgrader's
+    student_id_exclude names the others): a class's pages are written in parallel."""
     root = Path(root)
     check_labs([lab], root)
-    for student in students or [None]:
-        args = ["generate_feedback", lab, "--force"] + (["--student", student] if student else [])
-        nbgrader(args, root, timeout=RELEASE_TIMEOUT)
+    graded = sorted(p.parent.name for p in (root / "autograded").glob(f"*/{lab}"))
+    chosen = [s for s in graded if students is None or s in students]
+    cores = len(os.sched_getaffinity(0))
+    shares = [share for share in (chosen[i::cores] for i in range(cores)) if share]
+
+    def write(share: list[str]) -> None:
+        others = ",".join(s for s in graded if s not in share)
+        args = ["generate_feedback", lab, "--force"]
+        nbgrader(args + ([f"--CourseDirectory.student_id_exclude={others}"] if others else []),
+                 root, timeout=RELEASE_TIMEOUT)  # fmt: skip
+
+    with ThreadPoolExecutor(max(1, len(shares))) as pool:
+        list(pool.map(write, shares))
     leaks = feedback_leaks(root, lab)
     if leaks:
         for path in leaks:

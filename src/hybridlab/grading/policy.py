@@ -1,7 +1,7 @@
 """The grader's policy, set in grading/nbgrader_config.py as c.GradingPolicy.<name> = value: how
 long a submission may take (from the solution's reference run), how often its kernel may be
-restarted, how many are graded at once, whether kernel runs are replayed, and whether there is a
-sandbox at all. What one sandbox may use (memory, tasks, output, disk) is sandbox.Limits."""
+restarted, how many are graded at once, whether kernel runs are replayed, whether figures are
+drawn, and whether there is a sandbox at all. What one sandbox may use (memory, tasks, output, disk) is sandbox.Limits."""
 
 from __future__ import annotations
 
@@ -29,6 +29,12 @@ class GradingPolicy(Configurable):
         True,
         help="give each submission the solution's recorded output for the same kernel run "
         "instead of measuring it again (replay.py); False: every submission measures",
+    ).tag(config=True)
+    draw_figures = Bool(
+        False,
+        help="draw each figure into the graded notebook (about 0.5-0.8 s each on 2 cores); False: "
+        "a figure shows as its text line, '<Figure size ... with N Axes>' (the student's own "
+        "notebook keeps the drawn figures)",
     ).tag(config=True)
     unsandboxed = Bool(
         False, help="grade WITHOUT a sandbox (trusted code only); loudly reported"
