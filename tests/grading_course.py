@@ -67,8 +67,9 @@ def instructor_notebook() -> nbformat.NotebookNode:
             'print("replayed:", hello.meta.get("replayed", False))'
         ),
         _cell(  # a figure: graded runs show its text line, not a picture (GradingPolicy.draw_figures)
-            "import matplotlib.pyplot as plt\n"
-            'plt.plot([0, 1], [hello.meta["seconds"]] * 2, marker="o")\nplt.show()'
+            "import matplotlib\nimport matplotlib.pyplot as plt\nfrom pathlib import Path\n"
+            'plt.plot([0, 1], [hello.meta["seconds"]] * 2, marker="o")\nplt.show()\n'
+            'print("font lists:", sorted(p.name for p in Path(matplotlib.get_cachedir()).glob("fontlist-*")))'
         ),
         _cell(
             """

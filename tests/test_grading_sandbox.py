@@ -15,6 +15,7 @@ import importlib
 import io
 import json
 import os
+import re
 import shutil
 import socket
 import sqlite3
@@ -102,6 +103,7 @@ def graded(tmp_path_factory):
     import hybridlab
 
     hybridlab.build_source(gc.MARKER, gc.SOLUTION_KERNEL)
+    import matplotlib.font_manager  # noqa: F401  (the grader's font list, which sandboxes start with)
     os.environ[SECRET] = "grader-secret-value"
     root = gc.make_course(tmp_path_factory.mktemp("sandboxed") / "course")
     (root / "canary.txt").write_text("the course's own file")
@@ -277,6 +279,13 @@ def test_graded_notebooks_show_figures_as_text_not_pictures(graded):
     shown = [o.get("data", {}) for c in nb.cells for o in c.get("outputs", []) if "data" in o]
     assert any(d.get("text/plain", "").startswith("<Figure size") for d in shown), shown
     assert not any(k.startswith("image/") for d in shown for k in d), "a figure was drawn"
+
+
+def test_a_sandbox_starts_with_the_graders_font_list(graded):
+    """matplotlib in a fresh home would scan the fonts again in every submission (0.4 s)."""
+    assert re.search(r"font lists: \['fontlist-v[\d.]+\.json'\]", _outputs(graded, "solution")), (
+        _outputs(graded, "solution")[:2000]
+    )
 
 
 def test_figures_are_drawn_only_when_the_policy_says():
