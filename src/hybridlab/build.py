@@ -176,8 +176,8 @@ def _read_headers(signature: tuple[tuple[str, int, int], ...]) -> tuple[str, ...
 
 def _headers() -> tuple[str, ...]:
     """The text of kernels_c/*.h (hybridlab.h and kin), read again only when one changed."""
-    files = sorted(kernels_dir().glob("*.h"))
-    return _read_headers(tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files))
+    stats = [(str(p), p.stat()) for p in sorted(kernels_dir().glob("*.h"))]
+    return _read_headers(tuple((path, st.st_mtime_ns, st.st_size) for path, st in stats))
 
 
 def cache_key(code: str, flags: tuple[str, ...], cc: str) -> str:

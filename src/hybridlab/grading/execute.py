@@ -5,8 +5,9 @@ SandboxedExecute replaces nbgrader's Execute in autograde's preprocessors. For o
   - output kept per cell is capped (Limits.output_bytes), the rest cut with a marker;
   - guard cells (see _guard) are inserted before running and removed afterwards: one capturing
     the pristine tools before any student cell (and, unless GradingPolicy.draw_figures, turning
-    off the drawing of figures: a figure costs 0.5-0.8 s, a notebook draws ten or more), one restoring them before each test cell, one
-    remembering the helpers each instructor cell defined;
+    off the drawing of figures: a figure costs 0.5-0.8 s, a notebook draws ten or more), one
+    restoring them before each test cell, one remembering the helpers each instructor cell
+    defined;
   - each test cell ends with the guard's check that no test tool changed while it ran (a student
     function the test calls may replace numpy.allclose and put it back): if one did, the part
     scores zero with "test tool changed" in its feedback;
@@ -241,11 +242,10 @@ class SandboxedExecute(Execute):
 
     def _prepare(self, nb):
         """The notebook with guard cells; origin[j] = index of cell j in nb, or None."""
-        cells, origin = (
-            [_code("import hybridlab.grading._guard as _hl_guard\n_hl_guard.capture()" + (
-                "" if self.policy.draw_figures else f"\n{NO_FIGURES}"), "capture")],
-            [None],
-        )
+        capture = ["import hybridlab.grading._guard as _hl_guard", "_hl_guard.capture()"]
+        if not self.policy.draw_figures:
+            capture.append(NO_FIGURES)
+        cells, origin = [_code("\n".join(capture), "capture")], [None]
         for i, cell in enumerate(nb.cells):
             meta = _nbgrader(cell)
             part = meta.get("grade_id", "")

@@ -1,7 +1,8 @@
 """The grader's policy, set in grading/nbgrader_config.py as c.GradingPolicy.<name> = value: how
 long a submission may take (from the solution's reference run), how often its kernel may be
 restarted, how many are graded at once, whether kernel runs are replayed, whether figures are
-drawn, and whether there is a sandbox at all. What one sandbox may use (memory, tasks, output, disk) is sandbox.Limits."""
+drawn, and whether there is a sandbox at all. What one sandbox may use (memory, tasks, output,
+disk) is sandbox.Limits."""
 
 from __future__ import annotations
 
