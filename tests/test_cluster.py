@@ -9,6 +9,8 @@ from ipyparallel import interactive as ipp_interactive
 import hybridlab as hl
 from conftest import LIBRARY_NAMES, mpi_leftovers, venv_mpi
 from faulty_kernels import CRASH, HANG
+from hybridlab import _controller
+from hybridlab import _reaper as reaper
 from hybridlab._engine import getenv, identity
 from hybridlab.placement import MPICH_THROTTLE, OPENMPI_THROTTLE
 
@@ -128,3 +130,44 @@ def test_clusters_borrow_the_warm_controller_and_a_second_one_gets_its_own(clust
     cluster.start()  # the warm controller was kept: only engines start
     assert [name for name, _ in cluster.start_steps][0] == "mpiexec launched (warm controller)"
     assert [e["rank"] for e in cluster.apply(identity)] == [0, 1]
+
+
+def test_engines_deferred_by_the_grader_start_when_something_needs_them(monkeypatch):
+    monkeypatch.setenv(_controller.ENGINES_ENV, _controller.ON_FIRST_USE)
+    unused = hl.Cluster(ranks=2, threads=1, timeout=60).start()
+    assert unused.running and reaper.tagged(unused.tag) == []
+    unused.stop()  # nothing was launched, nothing to stop
+    assert not unused.running and "stopped" in repr(unused)
+    for first_use in (lambda c: c.engines, lambda c: c.view, lambda c: c.apply(identity)):
+        cluster = hl.Cluster(ranks=2, threads=1, timeout=60).start()
+        assert reaper.tagged(cluster.tag) == []
+        first_use(cluster)
+        assert [e["rank"] for e in cluster.engines] == [0, 1] and cluster.view is not None
+        assert cluster.apply(getenv, "OMP_NUM_THREADS") == ["1", "1"]
+        cluster.stop()
+        assert mpi_leftovers(cluster.tag) == []
+
+
+@pytest.mark.parametrize(
+    "source, deferred",
+    [
+        ("cluster.start()\nres = cluster.run('hello_hybrid')", True),
+        ("share = 5 % parts", True),
+        ("%px print(rank)", False),
+        ("%%px --block\nx = 1", False),
+        ("%autopx", False),
+        ("get_ipython().run_cell_magic('px', '', 'x = 1')", False),
+    ],
+)
+def test_only_notebooks_without_parallel_magics_defer_their_engines(source, deferred):
+    assert _controller.may_defer_engines(source) is deferred
+
+
+def test_the_labs_that_use_parallel_magics_are_not_deferred():
+    from hybridlab.paths import labs_dir
+
+    deferred = {
+        p.stem[:2]: _controller.may_defer_engines(p.read_text()) for p in labs_dir().glob("*.ipynb")
+    }
+    assert deferred["00"] is False and deferred["01"] is False
+    assert all(deferred[lab] for lab in ("02", "03", "04", "05", "06", "07", "08", "09"))

@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 
 import hybridlab as hl
-from hybridlab import replay
+from conftest import mpi_leftovers
+from hybridlab import _controller, replay
+from hybridlab import _reaper as reaper
 
 
 @pytest.fixture
@@ -53,6 +55,24 @@ def test_another_argument_or_environment_runs_for_real(runs_in):
     assert "replayed" not in hello(2).meta
     assert "replayed" not in hello(1, OMP_WAIT_POLICY="passive").meta
     assert hello(1).meta["replayed"] == "reference"
+
+
+def test_a_graded_cluster_whose_runs_are_all_replayed_launches_no_engine(runs_in, monkeypatch):
+    runs_in("record")
+    with hl.Cluster(ranks=2, threads=1, timeout=60) as recording:
+        recorded = recording.run("hello_hybrid", spin_ms=1)
+    runs_in("replay")
+    monkeypatch.setenv(_controller.ENGINES_ENV, _controller.ON_FIRST_USE)  # as the grader sets
+    graded = hl.Cluster(ranks=2, threads=1, timeout=60).start()
+    replayed = graded.run("hello_hybrid", spin_ms=1)
+    assert replayed.meta["replayed"] == "reference"
+    assert replayed.records["cpu"].tolist() == recorded.records["cpu"].tolist()
+    assert reaper.tagged(graded.tag) == [] and "first use" in repr(graded)
+    fresh = graded.run("hello_hybrid", spin_ms=2)  # never recorded: the engines start for it
+    assert "replayed" not in fresh.meta and list(fresh.records["rank"]) == [0, 1]
+    assert len(reaper.tagged(graded.tag)) >= 2 and "running)" in repr(graded)
+    graded.stop()
+    assert mpi_leftovers(graded.tag) == []
 
 
 def test_a_bad_setting_is_refused(monkeypatch):

@@ -25,13 +25,14 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import ipyparallel as ipp
 import psutil
 
 from . import _controller, launcher, progress, runs
 from . import _engine as engine
 from . import _reaper as reaper
+from ._controller import engines_on_first_use
 from ._supervisor import Supervisor
 from .build import Kernel
 from .errors import ClusterNotRunning, KernelError
@@ -39,6 +40,9 @@ from .paths import numba_cache_dir
 from .placement import Placement
 from .records import Results
 from .topology import Topology, read_topology, venv_bin
+
+if TYPE_CHECKING:  # imported when engines start (about 0.3 s): a deferred cluster needs none
+    import ipyparallel as ipp
 
 POLL_SECONDS = 0.01
 IDENTITY_WAIT_S = 1.0  # for the engines' identity files, once all have registered
@@ -96,9 +100,10 @@ class Cluster:
         self._folder: Path | None = None  # the engines' log of one start
         self._controller: _controller.Controller | None = None
         self._launched: psutil.Popen | None = None  # the launcher process of this start
-        self.client: ipp.Client | None = None
-        self.view: ipp.DirectView | None = None
-        self.engines: list[dict] = []  # identity of each engine, in rank order
+        self._client: ipp.Client | None = None
+        self._view: ipp.DirectView | None = None
+        self._engines: list[dict] = []  # identity of each engine, in rank order
+        self._deferred = False  # started, engines not yet launched (_controller.ENGINES_ENV)
         self.stopped_because: str | None = None
         self.start_steps: list[tuple[str, float]] = []  # (step, seconds) of the last start()
         self.stop_steps: list[tuple[str, float]] = []  # and of the last stop()
@@ -112,7 +117,24 @@ class Cluster:
 
     @property
     def running(self) -> bool:
-        return self.view is not None
+        return self._view is not None or self._deferred
+
+    @property
+    def client(self) -> ipp.Client | None:
+        self._launch_deferred()
+        return self._client
+
+    @property
+    def view(self) -> ipp.DirectView | None:
+        """The engines' DirectView (None when stopped)."""
+        self._launch_deferred()
+        return self._view
+
+    @property
+    def engines(self) -> list[dict]:
+        """Who each engine is (rank, host, pid, CPUs), in rank order."""
+        self._launch_deferred()
+        return self._engines
 
     def engine_environment(self) -> dict[str, str]:
         """What the launcher puts in every engine's environment (placement, thread level, tag)."""
@@ -142,9 +164,17 @@ class Cluster:
 
     def start(self) -> Cluster:
         """Start the engines (and a controller when no warm one is free); waits until every
-        rank has registered."""
+        rank has registered. With HYBRIDLAB_ENGINES=on-first-use (set by the grader), the
+        engines start only when something needs them: a run that is not replayed, apply(),
+        `view`, `engines` or `client`."""
         if self.running:
             return self
+        if engines_on_first_use():
+            self._deferred = True
+            return self
+        return self._launch()
+
+    def _launch(self) -> Cluster:
         n = self.placement.ranks
         with progress.running(f"start {n} engine{'s' if n > 1 else ''} ({self.placement.label})"):
             return self._start()
@@ -192,19 +222,19 @@ class Cluster:
             if fresh and self.overlap_start:
                 controller.connect(self.start_timeout)
                 step("controller ready")
-            self.client = controller.client
+            self._client = controller.client
             self._wait_for_engines()
             step("engines registered")
-            ids = list(self.client.ids)
+            ids = list(self._client.ids)
             found = self._identities(ids)  # in the order of ids
             order = sorted(zip(found, ids, strict=True), key=lambda pair: pair[0]["rank"])
-            self.engines = [identity for identity, _ in order]
+            self._engines = [identity for identity, _ in order]
             self._check_one_world()
             self._supervisor.note_segments()  # every rank has initialised MPI
-            self.view = self.client[[eid for _, eid in order]]
-            self.view.block = True
+            self._view = self._client[[eid for _, eid in order]]
+            self._view.block = True
             if _in_ipython():
-                self.view.activate()  # %px / %%px in the notebook now talk to these engines
+                self._view.activate()  # %px / %%px in the notebook now talk to these engines
             step("engines identified")
             orphans.join()
             if any(killed):
@@ -221,9 +251,9 @@ class Cluster:
     def _identities(self, ids: list[int]) -> list[dict]:
         """Who each engine is: the files our engines wrote once registered (else asked of the
         engines, one round trip)."""
-        assert self.client is not None and self._folder is not None
+        assert self._client is not None and self._folder is not None
         if self.nanny or not self.identity_files:  # ipyparallel's own engines write none
-            return self.client[ids].apply_sync(engine.identity)
+            return self._client[ids].apply_sync(engine.identity)
         files = [self._folder / f"engine-{eid}.json" for eid in ids]
         deadline = time.monotonic() + IDENTITY_WAIT_S
         while not all(f.exists() for f in files) and time.monotonic() < deadline:
@@ -231,20 +261,20 @@ class Cluster:
         try:
             return [json.loads(f.read_text()) for f in files]
         except (OSError, ValueError):
-            return self.client[ids].apply_sync(engine.identity)
+            return self._client[ids].apply_sync(engine.identity)
 
     def _wait_for_engines(self) -> None:
         """Until every rank registered; fails at once when the launcher dies meanwhile."""
-        assert self.client is not None
+        assert self._client is not None
         deadline = time.monotonic() + self.start_timeout
-        while len(self.client.ids) < self.placement.ranks:
+        while len(self._client.ids) < self.placement.ranks:
             if not self._supervisor.launcher_alive():
                 raise ClusterNotRunning(
                     f"the engines exited at start-up:\n{self._supervisor.output()[-2000:]}"
                 )
             if time.monotonic() > deadline:
                 raise TimeoutError(
-                    f"{len(self.client.ids)} of {self.placement.ranks} engines registered "
+                    f"{len(self._client.ids)} of {self.placement.ranks} engines registered "
                     f"within {self.start_timeout:g} s"
                 )
             time.sleep(POLL_SECONDS)
@@ -252,7 +282,7 @@ class Cluster:
     def _check_one_world(self) -> None:
         """The engines must be the ranks of one MPI_COMM_WORLD: an MPI that misses the launcher's
         PMI starts each as a singleton (rank 0 of 1)."""
-        sizes = {e["size"] for e in self.engines}
+        sizes = {e["size"] for e in self._engines}
         if sizes != {self.placement.ranks}:
             hint = (
                 f" (srun offered --mpi={launcher.srun_mpi() or '<the site default>'}: set "
@@ -265,9 +295,16 @@ class Cluster:
                 f" the MPI did not find the launcher's process manager{hint}"
             )
 
+    def _launch_deferred(self) -> None:
+        """Start the engines now if start() deferred them."""
+        if self._deferred:
+            self._deferred = False
+            self._launch()
+
     def stop(self) -> None:
         """Stop the engines (and a controller of its own); leaves no process of this cluster
         or shared-memory segment behind. A warm controller waits for the next cluster."""
+        self._deferred = False
         if self._controller is None and self._launched is None:
             self._crash_file.unlink(missing_ok=True)
             self.stop_steps = []
@@ -310,7 +347,7 @@ class Cluster:
         cannot remove what killed ranks leave)."""
         here = socket.gethostname()
         return sorted(
-            {e["slurm_node"] for e in self.engines if e.get("slurm_node") and e["host"] != here}
+            {e["slurm_node"] for e in self._engines if e.get("slurm_node") and e["host"] != here}
         )
 
     def restart(self) -> Cluster:
@@ -319,9 +356,9 @@ class Cluster:
         return self.start()
 
     def _forget(self) -> None:
-        self.client = self.view = None
+        self._client = self._view = None
         self._controller = self._launched = None
-        self.engines = []
+        self._engines = []
         self._supervisor.forget()
         if self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
@@ -352,23 +389,26 @@ class Cluster:
         )
 
     def _apply(self, name: str, func: Callable, *args, timeout: float | None, **kwargs) -> list:
+        from ipyparallel.error import CompositeError  # loaded by the engines' start
+
+        self._launch_deferred()
         self._require_running()
-        assert self.view is not None
-        result = self.view.apply_async(func, *args, **kwargs)
-        ranks_by_pid = {e["pid"]: e["rank"] for e in self.engines}
+        assert self._view is not None
+        result = self._view.apply_async(func, *args, **kwargs)
+        ranks_by_pid = {e["pid"]: e["rank"] for e in self._engines}
         nodes = self.nodes_of_ranks()
         limit = self.timeout if timeout is None else timeout
         self._supervisor.wait(result, name, limit, self._kill, ranks_by_pid, nodes)
         try:
             return result.get()
-        except ipp.error.CompositeError as err:
+        except CompositeError as err:
             if any(kind == "EngineError" for kind, *_ in err.elist):
                 self._supervisor.crashed(name, self._kill, ranks_by_pid, nodes)
             raise
 
     def nodes_of_ranks(self) -> dict[int, str]:
         """The host (node) name of each running rank."""
-        return {e["rank"]: e["host"] for e in self.engines}
+        return {e["rank"]: e["host"] for e in self._engines}
 
     def run(self, kernel: str | Kernel, *, timeout: float | None = None, **params) -> Results:
         """Run a kernel in every engine in-process and gather the records of all ranks."""
@@ -402,7 +442,9 @@ class Cluster:
     def __repr__(self) -> str:
         state = (
             "running"
-            if self.running
+            if self._view is not None
+            else "started, engines launched at their first use (grading)"
+            if self._deferred
             else f"stopped{f' ({self.stopped_because})' if self.stopped_because else ''}"
         )
         p = self.placement

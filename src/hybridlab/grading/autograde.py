@@ -22,8 +22,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import _controller, own_runs, replay
 from .. import _reaper as reaper
-from .. import own_runs, replay
 from ..notebooks import headless_environment
 from . import execute, feedback, gradebook, pool, sandbox
 from .course import (
@@ -127,6 +127,8 @@ class _Run:
             summary = own_runs.check(own_runs.runs_folder(notebook), own, quick=self.quick)
             env[replay.OWN] = str(own)
             notes.append(own_runs.summary_text(summary))
+            if _controller.may_defer_engines(notebook.read_text()):  # most runs are replayed
+                env[_controller.ENGINES_ENV] = _controller.ON_FIRST_USE
         else:
             env[replay.ENV] = "off"  # measure everything, keep nothing
         command = [
