@@ -24,8 +24,10 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -80,6 +82,27 @@ def student_runs(lab: str) -> Path:
         f"{time.monotonic() - start:.0f} s"
     )
     return runs
+
+
+# The machine's speed at the work grading does most (starting Python and importing nbgrader, pandas
+# and matplotlib): measured beside each run, so that runs on other days compare as ratios.
+SPEED_PROBE = "import nbgrader.apps.autogradeapp, pandas, matplotlib.pyplot"
+
+
+def machine_speed_s(repeat: int = 3) -> float:
+    """Seconds of the best of `repeat` fresh Pythons running SPEED_PROBE."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.monotonic()
+        subprocess.run([sys.executable, "-c", SPEED_PROBE], check=True)
+        best = min(best, time.monotonic() - start)
+    return best
+
+
+def children_cpu_s() -> float:
+    """CPU seconds (user + system) of this process's finished children and theirs."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def make_class(
@@ -142,13 +165,14 @@ def one_lab(
     (released,) = course.release([lab], root=root, labs_dir=root / "labs")
     release_s = time.monotonic() - start
     kinds = make_class(root, lab, n, released, runs)
+    speed_s = machine_speed_s()
     load_before = os.getloadavg()[0]
-    start = time.monotonic()
+    start, cpu_start = time.monotonic(), children_cpu_s()
     timing = reference.reference_timing(root, lab, quick=True, sandboxed=True)
     reference_s = time.monotonic() - start
     say(f"{lab} {label}: reference run {reference_s:.0f} s; grading {n} submissions")
     report = autograde.grade(lab, root=root, jobs=jobs, progress=True)
-    seconds = time.monotonic() - start
+    seconds, cpu_s = time.monotonic() - start, children_cpu_s() - cpu_start
     rows = gradebook.rows(root, lab)
     outcome = {}
     for r in rows:
@@ -163,6 +187,8 @@ def one_lab(
         "release_s": release_s,
         "reference_s": reference_s,
         "grade_s": seconds,
+        "cpu_s": cpu_s,
+        "speed_s": speed_s,
         "solution_s": timing["total"],
         "phases": phases(root, lab),
         "outcomes": {f"{k} -> {o}": c for (k, o), c in sorted(outcome.items())},
@@ -248,15 +274,23 @@ def write(results: list[dict], args, out: Path) -> None:
         "headless run of the solution: its runs are checked and replayed before the "
         "reference run's.",
         "",
-        "| lab | run | replay | submissions | at a time | release s | reference s | grading s (incl. reference) | per submission s | load before / after |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "`CPU s per submission`: the CPU seconds of every process the grading started "
+        "(reference run included) over the submissions. `speed probe s`: a fresh Python "
+        f"importing nbgrader, pandas and matplotlib (`{SPEED_PROBE}`), best of 3, just before "
+        "the run: most of a submission is that kind of work, so `grading / probe` compares "
+        "runs made on days when the machine runs at another speed.",
+        "",
+        "| lab | run | replay | submissions | at a time | release s | reference s | grading s (incl. reference) | per submission s | CPU s per submission | speed probe s | grading / probe | load before / after |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
+        cpu = f"{r['cpu_s'] / r['n']:.1f}" if "cpu_s" in r else "-"
+        probe = f"{r['speed_s']:.2f} | {r['grade_s'] / r['speed_s']:.0f}" if "speed_s" in r else "- | -"
         lines.append(
             f"| {r['lab']} | {r['label']} | {'yes' if r.get('replay', True) else 'no'} | "
             f"{r['n']} | {r['jobs']} | {r['release_s']:.0f} | "
             f"{r['reference_s']:.0f} | {r['grade_s']:.0f} | {r['grade_s'] / r['n']:.1f} | "
-            f"{r['load_before']:.1f} / {r['load_after']:.1f} |"
+            f"{cpu} | {probe} | {r['load_before']:.1f} / {r['load_after']:.1f} |"
         )
     lines += ["", "## The whole class: parallel beside one at a time", ""]
     for p in (r for r in results if r["label"] == "parallel"):
