@@ -24,7 +24,6 @@ import json
 import os
 import platform
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -99,10 +98,13 @@ def machine_speed_s(repeat: int = 3) -> float:
     return best
 
 
-def children_cpu_s() -> float:
-    """CPU seconds (user + system) of this process's finished children and theirs."""
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
+def busy_cpu_s() -> float:
+    """CPU seconds the whole machine has been busy since boot (/proc/stat: user, nice, system,
+    irq, softirq, steal). The sandboxes' processes are not all this process's waited children,
+    so their rusage would miss some; on a quiet machine the difference over a run is the run's."""
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
 def make_class(
@@ -167,12 +169,12 @@ def one_lab(
     kinds = make_class(root, lab, n, released, runs)
     speed_s = machine_speed_s()
     load_before = os.getloadavg()[0]
-    start, cpu_start = time.monotonic(), children_cpu_s()
+    start, cpu_start = time.monotonic(), busy_cpu_s()
     timing = reference.reference_timing(root, lab, quick=True, sandboxed=True)
     reference_s = time.monotonic() - start
     say(f"{lab} {label}: reference run {reference_s:.0f} s; grading {n} submissions")
     report = autograde.grade(lab, root=root, jobs=jobs, progress=True)
-    seconds, cpu_s = time.monotonic() - start, children_cpu_s() - cpu_start
+    seconds, cpu_s = time.monotonic() - start, busy_cpu_s() - cpu_start
     rows = gradebook.rows(root, lab)
     outcome = {}
     for r in rows:
@@ -274,8 +276,9 @@ def write(results: list[dict], args, out: Path) -> None:
         "headless run of the solution: its runs are checked and replayed before the "
         "reference run's.",
         "",
-        "`CPU s per submission`: the CPU seconds of every process the grading started "
-        "(reference run included) over the submissions. `speed probe s`: a fresh Python "
+        "`CPU s per submission`: the CPU seconds the machine was busy from the reference run's "
+        "start to the last submission's end (/proc/stat: every process, so only meaningful on "
+        "a quiet machine), over the submissions. `speed probe s`: a fresh Python "
         f"importing nbgrader, pandas and matplotlib (`{SPEED_PROBE}`), best of 3, just before "
         "the run: most of a submission is that kind of work, so `grading / probe` compares "
         "runs made on days when the machine runs at another speed.",
