@@ -230,6 +230,8 @@ def square(x):
         pass
 """
 
+LOOP_TOTAL = LOOP.replace("square(x)", "total(values)")
+
 DEADLOCK = """
 def ring():
     from mpi4py import MPI
@@ -492,6 +494,12 @@ def bad_submissions(solution: nbformat.NotebookNode, port: int) -> dict[str, tup
         "deleted": (deleted, {"test_square": 1.0, "test_total": 0.0}),
         "loop": (answer(solution, "square", LOOP), zero("test_square")),
         "deadlock": (answer(solution, "ring", DEADLOCK), zero("test_ring")),
+        # three parts hang: 3 cell limits (180 s) exceed the submission's 150 s, yet the part
+        # after them is graded (cells past the cell limit do not count toward the deadline)
+        "hangs": (
+            answer(answer(answer(solution, "square", LOOP), "ring", DEADLOCK), "total", LOOP_TOTAL),
+            zero("test_square", "test_ring", "test_total"),
+        ),
         "segfault": (answer(solution, "ring", SEGFAULT), zero("test_ring")),
         "exit": (answer(solution, "total", EXIT), zero("test_total")),
         "fork": (answer(solution, "total", FORK), ok),

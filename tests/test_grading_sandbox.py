@@ -187,6 +187,7 @@ def test_the_report_says_what_happened(graded):
         assert words in _notes(graded, student), f"{student}: {_notes(graded, student)}"
     assert graded.records["memory"]["outcome"] == "limit hit"
     assert graded.records["loop"]["outcome"] == "timed out"
+    assert "deadline" not in _notes(graded, "hangs"), _notes(graded, "hangs")
     assert graded.records["notjson"]["outcome"] == "not gradable"
 
 

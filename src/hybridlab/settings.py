@@ -55,6 +55,12 @@ SETTINGS = (
     ),
     Setting("HYBRIDLAB_SANDBOX", "set by the grader", "1 inside a grading sandbox", user=False),
     Setting(
+        "HYBRIDLAB_ENGINES",
+        "set by the grader",
+        "on-first-use: a cluster's engines start when a run is not replayed",
+        user=False,
+    ),
+    Setting(
         "HYBRIDLAB_GRADING_EVENTS", "set by the grader", "where cell events are written", user=False
     ),
 )

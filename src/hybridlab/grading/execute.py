@@ -18,7 +18,9 @@ SandboxedExecute replaces nbgrader's Execute in autograde's preprocessors. For o
   - a cell that kills the kernel (os._exit, a segfault, the memory limit) or hangs past the cell
     time limit gets an error and zero; the notebook is then run again in a fresh sandbox without
     that cell (up to GradingPolicy.restarts times), so the other parts are still graded;
-  - past the submission deadline the remaining cells are not run (their tests score zero);
+  - past the submission deadline the remaining cells are not run (their tests score zero); the
+    seconds of cells that ran past the cell time limit do not count (each is bounded by that
+    limit and zeroed already: a deadlocked part must not cost the parts after it);
   - under each test cell a line says which data the kernel runs made up to it came from (the
     student's own runs, the reference run and why, or measured during grading: replay.py logs
     each run to $HYBRIDLAB_RUNS_LOG in the kernel's working folder).
@@ -207,7 +209,7 @@ class SandboxedExecute(Execute):
         return any(marker in text for text in texts for marker in DISK_FULL)
 
     def preprocess_cell(self, cell, resources, index):
-        if self.deadline and time.monotonic() - self._start > self.deadline:
+        if self.deadline and time.monotonic() - self._start - self._timed_out > self.deadline:
             self._late.add(index)
             return cell, resources
         self._current = index
@@ -215,6 +217,7 @@ class SandboxedExecute(Execute):
         try:
             cell, resources = super().preprocess_cell(cell, resources, index)
         except CellTimeoutError as err:
+            self._timed_out += time.monotonic() - started
             raise _Restart(
                 index, TIME, "the cell ran past its time limit (output still arriving)"
             ) from err
@@ -237,6 +240,7 @@ class SandboxedExecute(Execute):
             o.output_type == "error" and o.get("ename") == "CellTimeoutError"
             for o in cell.get("outputs", [])
         ):
+            self._timed_out += self._seconds[index]
             raise _Restart(index, TIME, f"the cell ran past its time limit ({self.timeout} s)")
         return cell, resources
 
@@ -275,6 +279,7 @@ class SandboxedExecute(Execute):
         self._released = sorted((root / "release" / lab).glob("*.ipynb")) if lab else []
         self._token = f"{DONE}-{uuid.uuid4().hex}"
         self._start = time.monotonic()
+        self._timed_out = 0.0  # seconds of cells that ran past the cell limit (not counted)
         folder = Path(((resources or {}).get("metadata") or {}).get("path") or os.getcwd())
         self._log = folder.resolve() / RUNS_LOG
         os.environ[replay.LOG] = str(self._log)  # the kernel (started below) inherits it

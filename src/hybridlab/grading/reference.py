@@ -102,4 +102,6 @@ def time_limits(timing: dict, policy: GradingPolicy) -> dict:
     """Seconds per cell, per submission, and the pool's backstop, from the reference run."""
     cell = max(policy.cell_minimum, math.ceil(policy.factor * timing["slowest"]))
     deadline = max(policy.submission_minimum, math.ceil(policy.factor * timing["total"]))
-    return {"cell": cell, "deadline": deadline, "backstop": deadline + 2 * cell + 120}
+    # the deadline leaves out cells that ran past the cell limit: one per restart at most
+    backstop = deadline + (policy.restarts + 2) * cell + 120
+    return {"cell": cell, "deadline": deadline, "backstop": backstop}
