@@ -129,9 +129,8 @@ def markdown(info: dict, rows: list[dict], measured: dict, args) -> str:
         "across nodes and the step from shared memory to a network path, not a real",
         "interconnect. One node: 2 ranks on node1 (shared memory), started by srun; two nodes: one",
         "rank on each, started by MPICH's mpiexec (Hydra) whose proxies srun starts (book/slurm.md).",
-        "Interleaved within each repeat; ratio = two nodes / one node, from the same run.",
-        "**Taken on a loaded machine shared with other work** (see the load below): the figures",
-        "are noisy, the ratios less so.",
+        "Interleaved within each repeat; ratio = two nodes / one node, from the same run. Whether",
+        "other work disturbed the figures: the load checkpoints below.",
         "",
         *machine_lines(info),
         f"- {args.repeats} repeats; ping-pong {args.samples} samples per run, OSU counts scaled "
