@@ -124,7 +124,8 @@ def describe(limits: Limits, policy, how: str, account: str | None) -> str:
             f"sandbox limits ({how}; kernels run {who}):",
             f"  time     cell {policy.factor:g} x the solution's slowest (>= "
             f"{policy.cell_minimum} s), submission {policy.factor:g} x its total (>= "
-            f"{policy.submission_minimum} s): nbclient timeout, deadline",
+            f"{policy.submission_minimum} s, cells past their limit not counted): nbclient "
+            "timeout, deadline",
             f"  memory   {limits.memory_mb} MB per sandbox: {memory}",
             f"  tasks    {limits.tasks} processes + threads: {tasks}",
             f"  output   {limits.output_bytes} bytes per cell: cut by the grader",
