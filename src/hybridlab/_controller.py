@@ -65,6 +65,11 @@ ON_FIRST_USE = "on-first-use"
 PX_MAGIC = re.compile(r"%%?(auto)?px|_magic\(\s*['\"](auto)?px")
 
 
+def engines_on_first_use() -> bool:
+    """Whether Cluster.start() leaves the engines to their first use (ENGINES_ENV)."""
+    return os.environ.get(ENGINES_ENV) == ON_FIRST_USE
+
+
 def may_defer_engines(notebook_source: str) -> bool:
     """Whether a notebook's engines can start at their first use: it uses no ipyparallel magic
     (the magics talk to the engines that start() activated)."""
@@ -212,11 +217,6 @@ def acquire(tag: str, *, warm: bool = True) -> Controller:
             _warm.in_use = True
             return _warm
     return Controller(_environment(tag), warm=False)
-
-
-def engines_on_first_use() -> bool:
-    """Whether Cluster.start() leaves the engines to their first use (ENGINES_ENV)."""
-    return os.environ.get(ENGINES_ENV) == ON_FIRST_USE
 
 
 def prestart() -> None:
