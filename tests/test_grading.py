@@ -34,6 +34,7 @@ from hybridlab import _reaper as reaper
 from hybridlab import grading
 from wrong_answers import Wrong
 from wrong_answers import load as wrong_answers
+from gaming import load as gaming_attempts
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -264,7 +265,7 @@ def course(request, tmp_path_factory):
     submit(root, lab, "solution", solution)
     submit(root, lab, "blank", nbformat.read(released, as_version=4))
     submit(root, lab, "faulty", faulty)
-    wrongs = wrong_answers(lab)
+    wrongs = wrong_answers(lab) + gaming_attempts(lab)  # each loses exactly its parts
     for i, mistake in enumerate(wrongs):
         submit(root, lab, f"wrong{i:02d}", with_answers(solution, mistake))
     own = lab in OWN_DATA
@@ -432,7 +433,7 @@ def test_each_wrong_answer_loses_exactly_its_parts(course):
         got = course.scores[f"wrong{i:02d}"]
         if got != expected:
             diff = {g: (got.get(g), expected[g]) for g in expected if got.get(g) != expected[g]}
-            wrong.append(f"wrong{i:02d} ({mistake.why}): (scored, expected) {diff}")
+            wrong.append(f"wrong{i:02d} [{mistake.kind}] ({mistake.why}): (scored, expected) {diff}")
     assert wrong == [], "\n".join(wrong)
 
 

@@ -10,6 +10,8 @@ import nbformat
 import pytest
 
 from hybridlab.grading import known_labs
+from gaming import KINDS
+from gaming import load as gaming
 from wrong_answers import load
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,3 +43,51 @@ def test_every_graded_part_has_two_wrong_answers_that_name_real_cells(lab):
         counted.update(mistake.loses & hidden)
     thin = {g: counted[g] for g in sorted(hidden) if counted[g] < 2}
     assert thin == {}, f"{lab}: hidden parts with fewer than two wrong answers: {thin}"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_every_automatic_part_has_three_gaming_attempts_that_lose_it(lab):
+    """Each answer cell with autograded tests: at least three gaming attempts, each of a known
+    kind, naming real cells and losing at least the hidden tests of the cell it touches."""
+    cells = _cells(lab)
+    answers = {g for g, m in cells.items() if m.get("solution") and not m.get("grade")}
+    autograded = {g for g, m in cells.items() if m.get("grade") and not m.get("solution")}
+    attempts = gaming(lab)
+    counted: Counter = Counter()
+    for attempt in attempts:
+        named = {g for g, _ in attempt.answers}
+        assert attempt.kind in KINDS, attempt.why
+        assert named <= answers, f"{attempt.why}: no answer cells {sorted(named - answers)}"
+        assert attempt.loses and attempt.loses <= autograded, f"{attempt.why}: {attempt.loses}"
+        counted.update(named)
+    graded_answers = _graded_answers(lab)
+    thin = {a: counted[a] for a in sorted(graded_answers) if counted[a] < 3}
+    assert thin == {}, f"{lab}: automatic parts with fewer than three gaming attempts: {thin}"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_every_part_scores_in_its_hidden_tests_only(lab):
+    """A part's points sit in its hidden test cells, so an answer that passes only the visible
+    tests (which a gaming attempt is built to do) scores zero on the part."""
+    cells = _cells(lab)
+    visible = sorted(
+        g for g, m in cells.items()
+        if m.get("grade") and not m.get("solution") and not g.startswith("hidden_")
+    )
+    assert visible == [], f"{lab}: test cells that carry points but are not hidden: {visible}"
+
+
+def _graded_answers(lab: str) -> set[str]:
+    """Answer cells that an autograded hidden test reads: the code cells before each hidden
+    test back to the previous hidden test (the lab's part structure)."""
+    nb = nbformat.read(ROOT / "grading" / "source" / lab / f"{lab}.ipynb", as_version=4)
+    out: set[str] = set()
+    pending: list[str] = []
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution") and not meta.get("grade") and cell.cell_type == "code":
+            pending.append(meta["grade_id"])
+        elif meta.get("grade") and not meta.get("solution") and meta["grade_id"].startswith("hidden_"):
+            out.update(pending)
+            pending = []
+    return out

@@ -23,6 +23,7 @@ class Wrong:
     answers: tuple[tuple[str, str], ...]  # (grade_id of an answer cell, what the student wrote)
     loses: frozenset[str]  # grade_ids of the graded cells that must score zero
     why: str  # the mistake, in a few words (shown when the test fails)
+    kind: str = "wrong"  # "wrong", or a gaming attempt's kind (tests/gaming/__init__.py)
 
 
 def wrong(answer: str, source: str, loses: set[str] | frozenset[str], why: str) -> Wrong:
@@ -48,12 +49,12 @@ def together(*mistakes: Wrong) -> Wrong:
     )
 
 
-def load(lab: str) -> list[Wrong]:
-    """The WRONG list of `<lab>.py` beside this file ([] when the lab has none yet)."""
-    path = HERE / f"{lab}.py"
+def load(lab: str, folder: Path = HERE, name: str = "WRONG") -> list[Wrong]:
+    """The list `name` of `<lab>.py` in `folder` ([] when the lab has none yet)."""
+    path = folder / f"{lab}.py"
     if not path.exists():
         return []
-    spec = importlib.util.spec_from_file_location(f"wrong_answers_{lab}", path)
+    spec = importlib.util.spec_from_file_location(f"{folder.name}_{lab}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return list(module.WRONG)
+    return list(getattr(module, name))

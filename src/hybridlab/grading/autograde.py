@@ -22,7 +22,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import _controller, own_runs, replay
+from .. import _controller, hidden_inputs, own_runs, replay
 from .. import _reaper as reaper
 from ..notebooks import headless_environment
 from . import execute, feedback, gradebook, pool, sandbox
@@ -121,6 +121,9 @@ class _Run:
         """The `nbgrader autograde` of one student, with its environment."""
         env = headless_environment(f"{self.tag}-{student}", quick=self.quick)
         env[EVENTS] = str(self.events / f"{student}.jsonl")
+        seed = hidden_inputs.submission_seed(student, self.lab, notebook.read_bytes())
+        env[hidden_inputs.SEED_ENV] = str(seed)
+        notes.append(f"hidden inputs drawn with seed {seed}")
         if self.policy.replay_runs:  # its own checked runs first, then the reference run's
             env[replay.ENV] = f"replay:{recorded_runs(self.root, self.lab, self.quick)}"
             own = self.events / f"{student}-runs"

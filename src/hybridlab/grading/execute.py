@@ -43,7 +43,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Float
 
-from .. import replay
+from .. import hidden_inputs, replay
 from ._guard import CHANGED, TAMPER
 from .policy import GradingPolicy
 from .sandbox import Limits, SandboxedKernelManager
@@ -94,6 +94,8 @@ def data_note(since: list[dict], before: list[dict]) -> str:
     text = f"{DATA}runs made since the previous test: {describe(since)}."
     if before:
         text += f" Runs made before: {describe(before)}."
+    if os.environ.get(hidden_inputs.SEED_ENV):
+        text += f" Hidden inputs drawn with seed {hidden_inputs.seed()}."
     return text + "\n"
 
 

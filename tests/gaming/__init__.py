@@ -1,0 +1,39 @@
+"""Gaming attempts: how a hurried student tries to score without doing the work, one file per lab
+(`<lab>.py`, a list GAMING), beside the honest mistakes of tests/wrong_answers/.
+
+Four kinds (issue 28), each attempt named with one:
+  shortcut     a kit function, table or constant reached any way at all (an alias, a default
+               argument, another module, a private helper, the package's data);
+  method       the method skipped but the numbers right (no overlap passing as overlap, a flat
+               collective for a node-aware one, MPI from every thread under FUNNELED, the eager
+               path taken for a safe ordering);
+  hidden       an answer right only for the inputs the notebook shows (a hard-coded case, the
+               machine at hand, an odd sample count, one MPI library);
+  constant     a number or letter typed in (a published value, the letter the hint names).
+
+Each must score zero on the part it touches and keep every other part's points: `make
+test-grading-full` grades them beside the wrong answers (tests/test_grading.py), and
+tests/test_wrong_answers.py checks that every automatic part has at least three of them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from wrong_answers import Wrong
+from wrong_answers import load as _load
+
+HERE = Path(__file__).resolve().parent
+KINDS = ("shortcut", "method", "hidden", "constant")
+
+
+def attempt(kind: str, answer: str, source: str, loses: set[str], why: str) -> Wrong:
+    """One gaming attempt at one answer cell, of one of KINDS."""
+    if kind not in KINDS:
+        raise ValueError(f"kind {kind!r} is not one of {KINDS}")
+    return Wrong(((answer, source.strip()),), frozenset(loses), why, kind)
+
+
+def load(lab: str) -> list[Wrong]:
+    """The GAMING list of `<lab>.py` beside this file ([] when the lab has none yet)."""
+    return _load(lab, HERE, "GAMING")
