@@ -18,6 +18,8 @@ tests/test_wrong_answers.py checks that every automatic part has at least three 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from wrong_answers import Wrong
@@ -32,6 +34,24 @@ def attempt(kind: str, answer: str, source: str, loses: set[str], why: str) -> W
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r} is not one of {KINDS}")
     return Wrong(((answer, source.strip()),), frozenset(loses), why, kind)
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """A graded function's hidden inputs and a judge of its answer, for the scan of every kit
+    function (tests/test_no_kit_answers.py): no function a student can import may return a value
+    `is_answer` accepts. `is_answer` holds the instructor's reference (here, never in the kit)."""
+
+    part: str  # the answer cell
+    args: tuple
+    is_answer: Callable[[object], bool]
+    kwargs: dict = field(default_factory=dict)
+
+
+def oracles(lab: str) -> list[Oracle]:
+    """The ORACLES list of `<lab>.py` beside this file ([] when it has none)."""
+    path = HERE / f"{lab}.py"
+    return _load(lab, HERE, "ORACLES") if path.exists() and "ORACLES" in path.read_text() else []
 
 
 def load(lab: str) -> list[Wrong]:
