@@ -419,21 +419,6 @@ def test_student_overlap_checked_for_data_thread_level_and_polling():
         check_student_overlap(build_student_overlap(twice, "p2p_twice"), threads=(2,))
 
 
-def test_kit_fits_are_unavailable_under_any_name_while_graded():
-    from hybridlab import shortcuts
-    from hybridlab.p2p import hockney
-    from hybridlab.p2p.exercise import KIT_FITS
-
-    namespace = {"my_fit": hockney.hockney_fit, "other": len}
-    with shortcuts.unavailable(KIT_FITS, namespace=namespace):
-        with pytest.raises(shortcuts.KitShortcut):
-            namespace["my_fit"]([1, 2, 3], [1, 2, 3])
-        with pytest.raises(shortcuts.KitShortcut):
-            hockney.piecewise_hockney([1, 2], [1, 2])
-        assert namespace["other"] is len
-    assert hockney.hockney_fit([1.0, 2.0, 4.0], [1.0, 2.0, 4.0]).beta > 0
-
-
 # ------------------------------------------------ the multi-node section (lab 03)
 
 

@@ -35,16 +35,26 @@ def test_exact_line_is_recovered():
 
 def test_noise_gives_errors_that_cover_the_truth():
     rng = np.random.default_rng(1)
-    s = np.repeat(SIZES[10:], 20)
+    s = SIZES[10:]
     t = 5e-6 + s / 8e9
-    noisy = t + rng.normal(0, 2e-6, s.size)
-    fit = hockney_fit(s, noisy)
+    fit = hockney_fit(s, t + rng.normal(0, 2e-6, s.size))
     assert abs(fit.alpha - 5e-6) < 4 * fit.alpha_err
     assert abs(fit.beta - 8e9) < 4 * fit.beta_err
     assert fit.alpha_err > 0 and fit.beta_err > 0
-    # more samples, smaller errors
-    more = hockney_fit(np.tile(s, 4), np.tile(t, 4) + rng.normal(0, 2e-6, 4 * s.size))
-    assert more.beta_err < fit.beta_err
+    # less noise, smaller errors
+    quiet = hockney_fit(s, t + rng.normal(0, 2e-7, s.size))
+    assert quiet.beta_err < fit.beta_err
+
+
+def test_the_fit_is_of_the_median_of_each_size():
+    """Repeated samples of a size count once, as their median: a disturbed sample moves nothing."""
+    s = np.repeat(SIZES[5:], 3)
+    t = np.repeat(2e-6 + SIZES[5:] / 5e9, 3)
+    t[::3] *= 50  # one of the three samples of every size disturbed
+    fit = hockney_fit(s, t)
+    assert fit.n == SIZES[5:].size
+    assert fit.alpha == pytest.approx(2e-6, rel=1e-6) and fit.beta == pytest.approx(5e9, rel=1e-6)
+    assert find_protocol_switch(np.repeat(SIZES, 3), np.repeat(_two_protocols(), 3)) == 8192.0
 
 
 def test_fit_errors():

@@ -1,22 +1,13 @@
-"""Wrong answers to lab 03: the kit's fits called in one line, a slope taken for a bandwidth,
-a fit of medians, a knee one size low, the known unchecked PREDICTED_KNEE, an inverted factor,
-overlaps that poll from a worker thread, never poll or compute steps twice, and a prediction
-or fraction computed the wrong way."""
+"""Wrong answers to lab 03: the kit's fits (of each size's median) called in one line, a slope
+taken for a bandwidth, a fit of medians, a knee one size low, overlaps that poll from a worker
+thread, never poll or compute steps twice, and a prediction or fraction computed the wrong
+way."""
 
 from wrong_answers import together, wrong
 
-FIT = {"test_fit_hockney", "hidden_fit_hockney"}
-KNEE_AND_SHIFT = {"test_locate_knee", "hidden_locate_knee", "test_knee_shift", "hidden_knee_shift"}
-OVERLAP = {"test_overlap_exchange", "hidden_overlap_exchange"}
-
-KNEE_SHIFT = """PREDICTED_KNEE = {predicted}
-KNEE_NOTE = "if the knee stayed, the machine's load blurred it or another switch decides"
-
-
-def knee_shift(default: pd.DataFrame, raised: pd.DataFrame) -> dict[str, float]:
-    a = float(locate_knee(default["bytes"], default["seconds"]))
-    b = float(locate_knee(raised["bytes"], raised["seconds"]))
-    return {{"default": a, "raised": b, "factor": {factor}}}"""
+FIT = {"hidden_fit_hockney"}
+KNEE = {"hidden_locate_knee"}
+OVERLAP = {"hidden_overlap_exchange"}
 
 OVERLAP_C = '''OVERLAP_C = r"""
 void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
@@ -62,7 +53,7 @@ def fit_hockney(sizes, seconds) -> tuple[float, float]:
     line = _fit(sizes, seconds)
     return line.alpha, line.beta""",
         loses={"hidden_fit_hockney"},
-        why="a one-line call of the kit's hockney_fit (imported under another name)",
+        why="a one-line call of the kit's hockney_fit (a fit of each size's median)",
     ),
     wrong(
         "fit_hockney",
@@ -87,7 +78,7 @@ def fit_hockney(sizes, seconds) -> tuple[float, float]:
         """def locate_knee(sizes, seconds) -> float:
     return float(piecewise_hockney(sizes, seconds).switch_bytes)""",
         loses={"hidden_locate_knee"},
-        why="a one-line call of the kit's piecewise_hockney",
+        why="a one-line call of the kit's piecewise_hockney (the knee of the medians)",
     ),
     wrong(
         "locate_knee",
@@ -106,26 +97,8 @@ def fit_hockney(sizes, seconds) -> tuple[float, float]:
         if cost < best_cost:
             best, best_cost = float(distinct[k - 1]), cost  # the last size of the lower line
     return best""",
-        loses=KNEE_AND_SHIFT,
+        loses=KNEE,
         why="returns the last size of the lower line, not the first of the upper one",
-    ),
-    wrong(
-        "knee_shift",
-        KNEE_SHIFT.format(predicted=1, factor="b / a"),
-        loses={"hidden_knee_shift"},
-        why="the known wrong answer: any positive PREDICTED_KNEE used to pass",
-    ),
-    wrong(
-        "knee_shift",
-        KNEE_SHIFT.format(predicted=8192, factor="b / a"),
-        loses={"hidden_knee_shift"},
-        why="predicts that the knee does not move (the default 8192 B)",
-    ),
-    wrong(
-        "knee_shift",
-        KNEE_SHIFT.format(predicted=65536, factor="a / b"),
-        loses={"test_knee_shift", "hidden_knee_shift"},
-        why="the factor inverted: default / raised",
     ),
     wrong(
         "overlap_exchange",
@@ -165,12 +138,12 @@ def fit_hockney(sizes, seconds) -> tuple[float, float]:
     ),
 ]
 
-(FIT_KIT, FIT_SLOPE, FIT_MEDIANS, KNEE_KIT, KNEE_LOW, PREDICT_ANY, PREDICT_STILL, FACTOR_INVERTED,
+(FIT_KIT, FIT_SLOPE, FIT_MEDIANS, KNEE_KIT, KNEE_LOW,
  OV_WORKER, OV_NO_POLL, OV_EVERY_STEP, NUM_SUM, NUM_BLOCKING) = MISTAKES  # fmt: skip
 
 # one mistake per part in each submission: every part still has at least two wrong answers
 WRONG = [
-    together(FIT_KIT, KNEE_KIT, PREDICT_ANY, OV_WORKER, NUM_SUM),
-    together(FIT_SLOPE, PREDICT_STILL, OV_NO_POLL, NUM_BLOCKING),
+    together(FIT_KIT, KNEE_KIT, OV_WORKER, NUM_SUM),
+    together(FIT_SLOPE, OV_NO_POLL, NUM_BLOCKING),
     together(FIT_MEDIANS, KNEE_LOW, OV_EVERY_STEP),
 ]

@@ -6,9 +6,7 @@ The master thread starts MPI_Isend/MPI_Irecv, the team computes, the master poll
 inside its share of the loop. The check: every received value and step result (the kernel
 checks them and fails naming the first wrong one), only the master calls MPI (FUNNELED,
 hybridlab.compliance), MPI_Test is called while computing, and no deadlock (MPI_Send is
-synchronous in the student's code; a hang ends as KernelTimeout). Hidden tests also run the
-student's Python answers with the kit's fits unavailable:
-`with shortcuts.unavailable(KIT_FITS, namespace=globals()): ...`.
+synchronous in the student's code; a hang ends as KernelTimeout).
 
     kernel = build_student_overlap(code)
     check_student_overlap(kernel)      # AssertionError / ThreadComplianceError / KernelError
@@ -25,7 +23,6 @@ from ..build import Kernel
 from ..launch import run_program
 from ..records import Results
 from ..student_c import build_student
-from . import hockney
 from .paths import ACROSS, INSIDE
 from .switches import Switches
 
@@ -35,8 +32,6 @@ SIGNATURE = (
 )
 LEVEL = "funneled"  # only the master calls MPI
 POLLS = ("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome")
-# what computes the answers of (a) and (b): unavailable while the student's functions are graded
-KIT_FITS = (hockney, "hockney_fit", "find_protocol_switch", "piecewise_hockney")
 
 
 def sweep_run(max_bytes: int, samples: int, env: dict[str, str] | None = None, **osu) -> Results:

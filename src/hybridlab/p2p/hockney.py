@@ -10,6 +10,10 @@ fits a sweep badly; `find_protocol_switch` finds the split where two separate li
 and `piecewise_hockney` fits both. `aggregated_time` is what the model predicts for a volume V
 sent as k messages of V/k bytes.
 
+Every fit here is a fit of the **median time of each size** (one point per size, as the OSU
+benchmarks report a sweep): robust to the odd disturbed sample. Lab 03's exercises fit every
+raw sample instead, with the student's own code.
+
     from hybridlab.p2p.hockney import hockney_fit, find_protocol_switch
     fit = hockney_fit(df["bytes"], df["seconds"])
     fit.alpha, fit.beta, fit.alpha_err, fit.beta_err
@@ -26,12 +30,12 @@ MIN_POINTS = 3
 
 @dataclass(frozen=True)
 class HockneyFit:
-    """T = alpha + s / beta fitted by ordinary least squares on (s, T).
+    """T = alpha + s / beta fitted by ordinary least squares on (s, median T of s).
 
     alpha, beta: latency (s) and bandwidth (B/s). alpha_err, beta_err: one standard error each,
     from the covariance of the straight-line fit (beta's propagated from the slope 1/beta:
     err(beta) = err(slope) / slope**2). residual: the sum of squared residuals (s**2). n: the
-    number of points. With exactly two distinct sizes the errors are nan (no degrees of freedom).
+    number of sizes (points of the fit). With exactly two distinct sizes the errors are nan (no degrees of freedom).
     When the fitted slope is not positive (messages so small that noise hides the time per byte)
     beta is inf and beta_err nan: the data do not resolve a bandwidth; `slope` keeps the fit.
     """
@@ -72,16 +76,22 @@ def _arrays(size, seconds) -> tuple[np.ndarray, np.ndarray]:
     return s, t
 
 
-def hockney_fit(size, seconds) -> HockneyFit:
-    """Least-squares fit of T = alpha + s / beta to message sizes (bytes) and times (seconds).
+def _medians(size, seconds) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct sizes, ascending, and the median time of each."""
+    s, t = _arrays(size, seconds)
+    sizes, which = np.unique(s, return_inverse=True)
+    return sizes, np.array([np.median(t[which == i]) for i in range(sizes.size)])
 
-    Every sample counts as a point (repeated sizes are fine: pass the raw samples). Needs at
+
+def hockney_fit(size, seconds) -> HockneyFit:
+    """Least-squares fit of T = alpha + s / beta to the median time (seconds) of each message
+    size (bytes): pass the raw samples, repeated sizes are reduced to their median. Needs at
     least two distinct sizes (ValueError otherwise). A slope that is not positive gives
     beta = inf (see HockneyFit).
     """
-    s, t = _arrays(size, seconds)
-    if np.unique(s).size < 2:
-        raise ValueError(f"a Hockney fit needs at least 2 distinct sizes (got {np.unique(s).size})")
+    s, t = _medians(size, seconds)
+    if s.size < 2:
+        raise ValueError(f"a Hockney fit needs at least 2 distinct sizes (got {s.size})")
     n = s.size
     design = np.column_stack([np.ones(n), s])
     coef, *_ = np.linalg.lstsq(design, t, rcond=None)
@@ -130,15 +140,15 @@ def find_protocol_switch(size, seconds, min_points: int = MIN_POINTS) -> float:
 
     Tries every distinct size as the first size of the upper piece, keeping at least
     `min_points` distinct sizes on each side, and returns the one with the smallest total sum
-    of squared residuals of the two straight-line fits. The residuals are relative
+    of squared residuals of the two straight-line fits to the median time of each size. The residuals are relative
     ((T - fit) / T, via a fit to log-spaced data weighted by 1/T), so the microsecond-scale
     small messages count as much as the millisecond-scale large ones. Raises ValueError with
     fewer than 2 * min_points distinct sizes.
     """
-    s, t = _arrays(size, seconds)
+    s, t = _medians(size, seconds)
     if (t <= 0).any():
         raise ValueError("times must be positive")
-    sizes = np.unique(s)
+    sizes = s
     if sizes.size < 2 * min_points:
         raise ValueError(
             f"finding a protocol switch needs at least {2 * min_points} distinct sizes "
@@ -161,8 +171,9 @@ def find_protocol_switch(size, seconds, min_points: int = MIN_POINTS) -> float:
 
 
 def piecewise_hockney(size, seconds, switch_bytes: float | None = None) -> PiecewiseHockney:
-    """Hockney fits below and above the protocol switch (found with find_protocol_switch
-    unless given): T = alpha_1 + s / beta_1 for s < switch, alpha_2 + s / beta_2 above."""
+    """Hockney fits (of the median time of each size) below and above the protocol switch
+    (found with find_protocol_switch unless given): T = alpha_1 + s / beta_1 for s < switch,
+    alpha_2 + s / beta_2 above."""
     s, t = _arrays(size, seconds)
     cut = find_protocol_switch(s, t) if switch_bytes is None else float(switch_bytes)
     lo, hi = s < cut, s >= cut

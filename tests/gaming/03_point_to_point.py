@@ -1,0 +1,232 @@
+"""Gaming attempts at lab 03 (see __init__.py): the kit's median fits reached by a default
+argument, another module or a piece of the piecewise fit; lines and knees that are right on
+the clean data the notebook shows only; the visible test's numbers typed in; C exchanges that
+block and then compute, with token MPI_Testall calls that look like polling; the overlap
+numbers typed from a run, read off the rounded table or taken as means."""
+
+import numpy as np
+
+from gaming import Oracle, attempt
+
+FIT = {"hidden_fit_hockney"}
+KNEE = {"hidden_locate_knee"}
+OVERLAP = {"hidden_overlap_exchange", "hidden_overlap_numbers"}
+NUMBERS = {"hidden_overlap_numbers"}
+
+# C: a blocking exchange, then the team computes; two MPI_Testall calls on completed requests
+# make it look like polling
+BLOCK_THEN_COMPUTE = r'''OVERLAP_C = r"""
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+    MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &req[0]);
+    MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &req[1]);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+    MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < steps; i++)
+        compute_step(i);
+}
+"""'''
+
+# C: the team computes first, the master exchanges after the loop, polling twice for show
+COMPUTE_THEN_EXCHANGE = r'''OVERLAP_C = r"""
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+        for (long i = 0; i < steps; i++)
+            compute_step(i);
+#pragma omp master
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &req[1]);
+            MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        }
+    }
+}
+"""'''
+
+# C: the kit's own static helpers of p2p_overlap.c (the blocking variant's exchange and the
+# team's loop), called as if they were the student's
+KIT_HELPERS = r'''OVERLAP_C = r"""
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+    exchange(out, in, count, peer, comm);
+    MPI_Irecv(in, 0, MPI_DOUBLE, peer, 1, comm, &req[0]);
+    MPI_Isend(out, 0, MPI_DOUBLE, peer, 1, comm, &req[1]);
+    MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+    MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    team_compute(steps);
+}
+"""'''
+
+M = "overlap_medians"
+
+GAMING = [
+    # (a) fit_hockney
+    attempt("shortcut", "fit_hockney", """
+def fit_hockney(sizes, seconds, _fit=piecewise_hockney.__globals__["hockney_fit"]) -> tuple[float, float]:
+    line = _fit(sizes, seconds)  # the kit's fit, captured before any guard
+    return line.alpha, line.beta
+""", loses=FIT, why="the kit's hockney_fit captured in a default argument"),
+    attempt("shortcut", "fit_hockney", """
+def fit_hockney(sizes, seconds) -> tuple[float, float]:
+    import importlib
+    line = importlib.import_module("hybridlab.p2p." + "hockney").hockney_fit(sizes, seconds)
+    return line.alpha, line.beta  # the kit's fit, its module named by a string
+""", loses=FIT, why="the kit's hockney_fit, its module imported by a computed name"),
+    attempt("hidden", "fit_hockney", """
+def fit_hockney(sizes, seconds) -> tuple[float, float]:
+    s, t = np.asarray(sizes, dtype=float), np.asarray(seconds, dtype=float)
+    lo, hi = np.argmin(s), np.argmax(s)  # a line through the two ends: exact on exact data
+    slope = (t[hi] - t[lo]) / (s[hi] - s[lo])
+    return float(t[lo] - slope * s[lo]), float(1.0 / slope)
+""", loses=FIT, why="a line through the smallest and largest sample: right on noise-free data"),
+    attempt("constant", "fit_hockney", """
+def fit_hockney(sizes, seconds) -> tuple[float, float]:
+    return 2e-6, 4e9  # the visible test's line
+""", loses=FIT, why="the visible test's alpha and beta typed in"),
+    attempt("method", "fit_hockney", """
+def fit_hockney(sizes, seconds) -> tuple[float, float]:
+    s, t = np.asarray(sizes, dtype=float), np.asarray(seconds, dtype=float)
+    slope, intercept = np.polyfit(s, t, 1, w=1.0 / t)  # relative residuals: another fit
+    return float(intercept), float(1.0 / slope)
+""", loses=FIT, why="a fit weighted by 1/T (the knee's fit), not least squares on the samples"),
+    # (b) locate_knee
+    attempt("shortcut", "locate_knee", """
+from hybridlab.p2p.hockney import find_protocol_switch as _switch
+
+
+def locate_knee(sizes, seconds, _find=_switch) -> float:
+    return float(_find(sizes, seconds))
+""", loses=KNEE, why="the kit's find_protocol_switch, aliased and captured in a default"),
+    attempt("shortcut", "locate_knee", """
+def locate_knee(sizes, seconds) -> float:
+    from hybridlab.p2p.paths import piecewise_hockney as _pw
+    return float(_pw(sizes, seconds).switch_bytes)
+""", loses=KNEE, why="the kit's piecewise fit, re-exported by the paths module"),
+    attempt("hidden", "locate_knee", """
+def locate_knee(sizes, seconds) -> float:
+    med = pd.Series(np.asarray(seconds, dtype=float)).groupby(np.asarray(sizes, dtype=float)).median()
+    rise = med.to_numpy()[1:] / med.to_numpy()[:-1]
+    return float(med.index[1 + int(np.argmax(rise[2:-2])) + 2])  # the steepest step
+""", loses=KNEE, why="the steepest step between medians: right on a clean sweep only"),
+    attempt("constant", "locate_knee", """
+def locate_knee(sizes, seconds) -> float:
+    return 8192.0  # MPICH's default cell size, named in (c)
+""", loses=KNEE, why="the default switch the text names"),
+    attempt("method", "locate_knee", """
+def locate_knee(sizes, seconds) -> float:
+    med = pd.Series(np.asarray(seconds, dtype=float)).groupby(np.asarray(sizes, dtype=float)).median()
+    s, t = med.index.to_numpy(), med.to_numpy()  # one point per size: not every sample
+    best, best_cost = None, np.inf
+    for cut in s[3:-2]:
+        cost = 0.0
+        for part in (s < cut, s >= cut):
+            w = 1.0 / t[part]
+            design = np.column_stack([w, s[part] * w])
+            coef, *_ = np.linalg.lstsq(design, t[part] * w, rcond=None)
+            cost += float(np.sum((t[part] * w - design @ coef) ** 2))
+        if cost < best_cost:
+            best, best_cost = float(cut), cost
+    return best
+""", loses=KNEE, why="the right search on the median of each size (what the kit does)"),
+    # (d) overlap_exchange (C)
+    attempt("method", "overlap_exchange", BLOCK_THEN_COMPUTE, loses=OVERLAP,
+            why="a blocking exchange, then the computation; two token MPI_Testall calls"),
+    attempt("method", "overlap_exchange", COMPUTE_THEN_EXCHANGE, loses=OVERLAP,
+            why="the team computes, then the master exchanges: nothing overlaps"),
+    attempt("shortcut", "overlap_exchange", KIT_HELPERS, loses=OVERLAP,
+            why="the kit kernel's static exchange() and team_compute() called"),
+    # (e) overlap_numbers
+    attempt("constant", "overlap_numbers", """
+PREDICTED_OVERLAP_S = 0.004
+HIDDEN_FRACTION = 0.5
+""", loses=NUMBERS, why="round numbers typed in"),
+    attempt("hidden", "overlap_numbers", f"""
+PREDICTED_OVERLAP_S = round(float(max({M}["compute"], {M}["message"])) * 1e3, 3) / 1e3
+HIDDEN_FRACTION = round(float(({M}["blocking"] - {M}["student"]) / min({M}["compute"], {M}["message"])), 2)
+""", loses=NUMBERS, why="the values as the table shows them, rounded"),
+    attempt("hidden", "overlap_numbers", """
+_v = {k: sorted(g) for k, g in overlap_runs.records.groupby("variant")["seconds"]}
+_mid = {k: v[len(v) // 2] for k, v in _v.items()}  # the middle sample: a median for odd counts only
+PREDICTED_OVERLAP_S = max(_mid["compute"], _mid["message"])
+HIDDEN_FRACTION = (_mid["blocking"] - _mid["student"]) / min(_mid["compute"], _mid["message"])
+""", loses=NUMBERS, why="the middle sample as the median: wrong for an even number of samples"),
+    attempt("method", "overlap_numbers", """
+_mean = overlap_runs.records.groupby("variant")["seconds"].mean()
+PREDICTED_OVERLAP_S = float(max(_mean["compute"], _mean["message"]))
+HIDDEN_FRACTION = float((_mean["blocking"] - _mean["student"]) / min(_mean["compute"], _mean["message"]))
+""", loses=NUMBERS, why="means, where the part asks for the medians"),
+]
+
+
+def _ols(s, t):
+    (i, slope), *_ = np.linalg.lstsq(np.column_stack([np.ones(len(s)), s]), t, rcond=None)
+    return float(i), float(1.0 / slope)
+
+
+def _knee(s, t):
+    def cost(s, t):
+        w = 1.0 / t
+        d = np.column_stack([w, s * w])
+        c, *_ = np.linalg.lstsq(d, t * w, rcond=None)
+        return float(np.sum((t * w - d @ c) ** 2))
+    costs = {float(c): cost(s[s < c], t[s < c]) + cost(s[s >= c], t[s >= c]) for c in np.unique(s)[3:-2]}
+    return min(costs, key=costs.get)
+
+
+def _pair(got):
+    """(alpha, beta) of a pair or of anything with .alpha and .beta (a fit object)."""
+    if hasattr(got, "alpha"):
+        return float(got.alpha), float(got.beta)
+    a, b = got
+    return float(a), float(b)
+
+
+def _is_fit(want):
+    def judge(got):
+        a, b = _pair(got)
+        return abs(a - want[0]) <= 1e-6 * abs(want[0]) and abs(b - want[1]) <= 1e-6 * abs(want[1])
+    return judge
+
+
+def _is_knee(want):
+    def judge(got):
+        return float(getattr(got, "switch_bytes", got)) == want
+    return judge
+
+
+def _inputs():
+    r = np.random.default_rng(3)
+    sizes = 2.0 ** np.arange(8, 22)
+    counts = r.integers(1, 6, sizes.size)
+    counts[:2] = (1, 4)
+    s = np.repeat(sizes, counts)
+    fit_t = 4e-6 + s / 6e9 + r.normal(0, 3e-7, s.size)
+    knees = []
+    while len(knees) < 2:  # noisy sweeps where every sample and each size's median disagree
+        sz = 2.0 ** np.arange(0, 20)
+        ks = np.repeat(sz, r.integers(1, 7, sz.size))
+        kt = np.where(ks < 2048, 1e-6 + ks / 3e9, 2e-6 + ks / 9e9) * r.lognormal(0, 0.25, ks.size)
+        med = {v: float(np.median(kt[ks == v])) for v in sz}
+        if _knee(ks, kt) != _knee(sz, np.array([med[v] for v in sz])):
+            knees.append((ks, kt))
+    return s, fit_t, knees
+
+
+_S, _T, _KNEES = _inputs()
+ORACLES = [Oracle("fit_hockney", (_S, _T), _is_fit(_ols(_S, _T)))] + [
+    Oracle("locate_knee", (s, t), _is_knee(_knee(s, t))) for s, t in _KNEES
+]
