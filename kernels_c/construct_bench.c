@@ -35,26 +35,18 @@ const hl_param hl_kernel_params[] = {
     HL_END_PARAMS,
 };
 
-/* Shared by the whole team: the delay length and the counter the construct protects. */
-typedef struct {
-    long delay;
-    volatile long updates;
-} construct_state;
+#include "construct_bench_student.h" /* construct_state, and the student's functions */
 
 /* EPCC's reference: the delay alone, with no OpenMP and no MPI. */
-static void reference_loop(void *arg, long inner) {
+void reference_loop(void *arg, long inner) {
     construct_state *s = arg;
     for (long j = 0; j < inner; j++) hl_delay(s->delay);
 }
 
-#ifdef HL_STUDENT_CONSTRUCT
-extern const char *const construct_name;
-void construct_test(void *arg, long inner);
-int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out);
-#else
+#ifndef HL_STUDENT_CONSTRUCT
 const char *const construct_name = "critical";
 
-static void construct_test(void *arg, long inner) {
+void construct_test(void *arg, long inner) {
     construct_state *s = arg;
 #pragma omp parallel
     for (long j = 0; j < inner; j++) {
@@ -64,8 +56,8 @@ static void construct_test(void *arg, long inner) {
     }
 }
 
-static int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method,
-                             hl_result *out) {
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method,
+                      hl_result *out) {
     return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
 }
 #endif

@@ -26,6 +26,18 @@
  *
  * The names are redirected once: traced source cannot `#define MPI_Send MPI_Ssend` itself (a
  * redefinition); build it with flags=("-DHL_SYNCHRONOUS_SENDS",) instead.
+ *
+ * What judges a method, beside the thread of each call: whether the student's translation unit
+ * made the call ("student": 1) or the kit's kernel; every Wait and Test call records whether
+ * it completed ("done": 1 for Wait, the flag for Test, -1 for other calls); every collective
+ * records its communicator's size and members as MPI_COMM_WORLD ranks ("comm_size", "comm":
+ * "0,2"); and the kit's helpers a student calls to compute (lab 04's stencil_rows, lab 03's
+ * compute_step) record when they computed with hl_trace_compute(start, end), one
+ * "record":"computed" interval per stretch of a thread's computing between its MPI calls.
+ *
+ * Student C is its own translation unit (built with -DHL_STUDENT_TU, hybridlab.student_c): its
+ * calls go to the same buffers as the kit kernel's it is linked with (hidden-visibility globals
+ * defined in the kernel's translation unit), so one trace holds both.
  */
 #ifndef HL_MPI_TRACE_H
 #define HL_MPI_TRACE_H
@@ -41,23 +53,47 @@
 #define HL_TRACE_MAX_CALLS 32768
 #endif
 
+#define HL_TRACE_COMM_CHARS 96 /* a collective's members, "0,1,2,...", cut with "+" beyond */
+#ifndef HL_TRACE_MAX_COMPUTE
+#define HL_TRACE_MAX_COMPUTE 32768
+#endif
+#define HL_TRACE_COMPUTE_GAP 20e-6 /* a thread's computing within this of its last: one interval */
+
 typedef struct {
     const char *call;
     double start, end;
     long tid;
-    int thread, main, in_parallel, level, team, cpu, numa, concurrent;
+    int thread, main, in_parallel, level, team, cpu, numa, concurrent, done, comm_size, student;
+    char comm[HL_TRACE_COMM_CHARS];
 } hl_trace_call;
 
-static hl_trace_call hl_trace_calls[HL_TRACE_MAX_CALLS];
-static atomic_long hl_trace_count;      /* calls made (kept: the first HL_TRACE_MAX_CALLS) */
-static atomic_long hl_trace_not_main;   /* calls from a thread other than MPI's main thread */
-static atomic_long hl_trace_parallel;   /* calls inside an active parallel region */
-static atomic_long hl_trace_overlapped; /* calls that began while another was inside MPI */
-static atomic_int hl_trace_active;      /* calls inside MPI right now */
-static double hl_trace_origin;
-static _Thread_local long hl_trace_tid; /* the calling thread's OS id, asked once per thread */
+typedef struct {
+    double start, end;
+    int thread, cpu, numa;
+} hl_trace_interval;
 
+/* One trace per rank, shared by the kernel's translation unit (which defines it) and the student's
+ * (which only declares it); hidden: not seen by other libraries of the process. */
+#ifdef HL_STUDENT_TU
+#define HL_TRACE_SHARED extern __attribute__((visibility("hidden")))
+#else
+#define HL_TRACE_SHARED __attribute__((visibility("hidden")))
+#endif
+HL_TRACE_SHARED hl_trace_call hl_trace_calls[HL_TRACE_MAX_CALLS];
+HL_TRACE_SHARED atomic_long hl_trace_count;      /* calls made (kept: the first MAX_CALLS) */
+HL_TRACE_SHARED atomic_long hl_trace_not_main;   /* calls from a thread other than MPI's main */
+HL_TRACE_SHARED atomic_long hl_trace_parallel;   /* calls inside an active parallel region */
+HL_TRACE_SHARED atomic_long hl_trace_overlapped; /* calls that began while another was in MPI */
+HL_TRACE_SHARED atomic_int hl_trace_active;      /* calls inside MPI right now */
+HL_TRACE_SHARED double hl_trace_origin;
+HL_TRACE_SHARED hl_trace_interval hl_trace_intervals[HL_TRACE_MAX_COMPUTE];
+HL_TRACE_SHARED atomic_long hl_trace_interval_count;
+static _Thread_local long hl_trace_tid; /* the calling thread's OS id, asked once per thread */
+HL_TRACE_SHARED _Thread_local long hl_trace_open_interval; /* 1 + this thread's open interval */
+
+#ifndef HL_STUDENT_TU
 static void hl_trace_reset(void) {
+    atomic_store(&hl_trace_interval_count, 0);
     atomic_store(&hl_trace_count, 0);
     atomic_store(&hl_trace_not_main, 0);
     atomic_store(&hl_trace_parallel, 0);
@@ -65,6 +101,7 @@ static void hl_trace_reset(void) {
     atomic_store(&hl_trace_active, 0);
     hl_trace_origin = hl_now();
 }
+#endif
 
 static inline void hl_trace_begin(hl_trace_call *c, const char *call) {
     c->call = call;
@@ -77,12 +114,63 @@ static inline void hl_trace_begin(hl_trace_call *c, const char *call) {
     c->main = 0;
     MPI_Is_thread_main(&c->main);
     hl_where(&c->cpu, &c->numa);
+    c->done = -1;
+    c->comm_size = 0;
+#ifdef HL_STUDENT_TU
+    c->student = 1; /* made by the student's code, not the kernel's */
+#else
+    c->student = 0;
+#endif
+    c->comm[0] = '\0';
+    hl_trace_open_interval = 0; /* the thread's next computing is a new interval */
     c->concurrent = atomic_fetch_add(&hl_trace_active, 1);
     c->start = hl_now();
 }
 
-static inline void hl_trace_end(hl_trace_call *c) {
-    c->end = hl_now();
+/* The communicator of a collective: its size and members as MPI_COMM_WORLD ranks. */
+static inline void hl_trace_comm(hl_trace_call *c, MPI_Comm comm) {
+    int n = 0;
+    if (comm == MPI_COMM_NULL || MPI_Comm_size(comm, &n) != MPI_SUCCESS) return;
+    c->comm_size = n;
+    MPI_Group group, world;
+    MPI_Comm_group(comm, &group);
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    size_t used = 0;
+    for (int i = 0; i < n; i++) {
+        int w = MPI_UNDEFINED;
+        MPI_Group_translate_ranks(group, 1, &i, world, &w);
+        int k = snprintf(c->comm + used, sizeof c->comm - used, "%s%d", i ? "," : "", w);
+        if (k < 0 || used + (size_t)k >= sizeof c->comm - 2) {
+            snprintf(c->comm + used, sizeof c->comm - used, "+");
+            break;
+        }
+        used += (size_t)k;
+    }
+    MPI_Group_free(&group);
+    MPI_Group_free(&world);
+}
+
+/* A kit helper computed from `start` to `end` (hl_now()) on the calling thread: extends the
+ * thread's open interval when it follows closely with no MPI call between, else starts one. */
+static inline void hl_trace_compute(double start, double end) {
+    long open = hl_trace_open_interval - 1;
+    if (open >= 0 && start - hl_trace_intervals[open].end < HL_TRACE_COMPUTE_GAP) {
+        hl_trace_intervals[open].end = end;
+        return;
+    }
+    long slot = atomic_fetch_add(&hl_trace_interval_count, 1);
+    if (slot >= HL_TRACE_MAX_COMPUTE) return;
+    hl_trace_interval *v = &hl_trace_intervals[slot];
+    v->start = start;
+    v->end = end;
+    v->thread = omp_get_thread_num();
+    hl_where(&v->cpu, &v->numa);
+    hl_trace_open_interval = slot + 1;
+}
+
+/* Keep the call, ended at `end`. */
+static inline void hl_trace_keep(hl_trace_call *c, double end) {
+    c->end = end;
     atomic_fetch_sub(&hl_trace_active, 1);
     if (!c->main) atomic_fetch_add(&hl_trace_not_main, 1);
     if (c->in_parallel) atomic_fetch_add(&hl_trace_parallel, 1);
@@ -91,20 +179,43 @@ static inline void hl_trace_end(hl_trace_call *c) {
     if (slot < HL_TRACE_MAX_CALLS) hl_trace_calls[slot] = *c;
 }
 
+static inline void hl_trace_end(hl_trace_call *c) { hl_trace_keep(c, hl_now()); }
+
+/* A collective's end: its communicator read after the call's end is taken (not its cost). */
+static inline void hl_trace_end_comm(hl_trace_call *c, MPI_Comm comm) {
+    double end = hl_now();
+    hl_trace_comm(c, comm);
+    hl_trace_keep(c, end);
+}
+
+#ifndef HL_STUDENT_TU
 static void hl_trace_emit(hl_ctx *ctx) {
     long calls = atomic_load(&hl_trace_count);
     long kept = calls < HL_TRACE_MAX_CALLS ? calls : HL_TRACE_MAX_CALLS;
-    char line[512];
+    char line[640];
     for (long i = 0; i < kept; i++) {
         const hl_trace_call *c = &hl_trace_calls[i];
         int n = snprintf(line, sizeof line,
                          "{\"rank\":%d,\"thread\":%d,\"cpu\":%d,\"numa\":%d,\"record\":\"mpi_call\","
                          "\"call\":\"%s\",\"start\":%.9f,\"end\":%.9f,\"main\":%d,"
                          "\"in_parallel\":%d,\"level\":%d,\"team\":%d,\"tid\":%ld,"
-                         "\"concurrent\":%d}\n",
+                         "\"concurrent\":%d,\"done\":%d,\"comm_size\":%d,\"comm\":\"%s\","
+                         "\"student\":%d}\n",
                          ctx->rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?",
                          c->start - hl_trace_origin, c->end - hl_trace_origin, c->main,
-                         c->in_parallel, c->level, c->team, c->tid, c->concurrent);
+                         c->in_parallel, c->level, c->team, c->tid, c->concurrent, c->done,
+                         c->comm_size, c->comm, c->student);
+        hl_append(ctx, line, (size_t)n);
+    }
+    long intervals = atomic_load(&hl_trace_interval_count);
+    if (intervals > HL_TRACE_MAX_COMPUTE) intervals = HL_TRACE_MAX_COMPUTE;
+    for (long i = 0; i < intervals; i++) {
+        const hl_trace_interval *v = &hl_trace_intervals[i];
+        int n = snprintf(line, sizeof line,
+                         "{\"rank\":%d,\"thread\":%d,\"cpu\":%d,\"numa\":%d,\"record\":\"computed\","
+                         "\"start\":%.9f,\"end\":%.9f}\n",
+                         ctx->rank, v->thread, v->cpu, v->numa, v->start - hl_trace_origin,
+                         v->end - hl_trace_origin);
         hl_append(ctx, line, (size_t)n);
     }
     int cpu, numa;
@@ -118,6 +229,7 @@ static void hl_trace_emit(hl_ctx *ctx) {
                      atomic_load(&hl_trace_overlapped));
     hl_append(ctx, line, (size_t)n);
 }
+#endif
 
 /* A wrapper that records `name` and calls `real` between hl_trace_begin and hl_trace_end. */
 #define HL_TRACED_AS(wrapper, name, real, params, args)                                           \
@@ -126,6 +238,28 @@ static void hl_trace_emit(hl_ctx *ctx) {
         hl_trace_begin(&c_, name);                                                                \
         int rc_ = real args;                                                                      \
         hl_trace_end(&c_);                                                                        \
+        return rc_;                                                                               \
+    }
+
+/* The same, keeping whether the call completed what it waited for or tested (`flag`, an expression
+ * of the arguments read after the call). */
+#define HL_TRACED_DONE(name, params, args, flag)                                                  \
+    static inline int hl_traced_MPI_##name params {                                               \
+        hl_trace_call c_;                                                                         \
+        hl_trace_begin(&c_, "MPI_" #name);                                                        \
+        int rc_ = MPI_##name args;                                                                \
+        c_.done = (flag);                                                                         \
+        hl_trace_end(&c_);                                                                        \
+        return rc_;                                                                               \
+    }
+
+/* The same for a collective, keeping its communicator `comm` (a parameter's name). */
+#define HL_TRACED_COMM(name, params, args, comm)                                                  \
+    static inline int hl_traced_MPI_##name params {                                               \
+        hl_trace_call c_;                                                                         \
+        hl_trace_begin(&c_, "MPI_" #name);                                                        \
+        int rc_ = MPI_##name args;                                                                \
+        hl_trace_end_comm(&c_, comm);                                                             \
         return rc_;                                                                               \
     }
 
@@ -158,14 +292,14 @@ HL_TRACED(Sendrecv_replace,
           (void *b, int n, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm c,
            MPI_Status *status),
           (b, n, t, d, sg, s, rg, c, status))
-HL_TRACED(Wait, (MPI_Request *r, MPI_Status *st), (r, st))
-HL_TRACED(Waitall, (int n, MPI_Request r[], MPI_Status *st), (n, r, st))
-HL_TRACED(Waitany, (int n, MPI_Request r[], int *i, MPI_Status *st), (n, r, i, st))
-HL_TRACED(Waitsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st))
-HL_TRACED(Test, (MPI_Request *r, int *f, MPI_Status *st), (r, f, st))
-HL_TRACED(Testall, (int n, MPI_Request r[], int *f, MPI_Status *st), (n, r, f, st))
-HL_TRACED(Testany, (int n, MPI_Request r[], int *i, int *f, MPI_Status *st), (n, r, i, f, st))
-HL_TRACED(Testsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st))
+HL_TRACED_DONE(Wait, (MPI_Request *r, MPI_Status *st), (r, st), 1)
+HL_TRACED_DONE(Waitall, (int n, MPI_Request r[], MPI_Status *st), (n, r, st), 1)
+HL_TRACED_DONE(Waitany, (int n, MPI_Request r[], int *i, MPI_Status *st), (n, r, i, st), 1)
+HL_TRACED_DONE(Waitsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st), 1)
+HL_TRACED_DONE(Test, (MPI_Request *r, int *f, MPI_Status *st), (r, f, st), *f)
+HL_TRACED_DONE(Testall, (int n, MPI_Request r[], int *f, MPI_Status *st), (n, r, f, st), *f)
+HL_TRACED_DONE(Testany, (int n, MPI_Request r[], int *i, int *f, MPI_Status *st), (n, r, i, f, st), *f)
+HL_TRACED_DONE(Testsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st), (*k != MPI_UNDEFINED && *k > 0))
 HL_TRACED(Probe, (int s, int g, MPI_Comm c, MPI_Status *st), (s, g, c, st))
 HL_TRACED(Iprobe, (int s, int g, MPI_Comm c, int *f, MPI_Status *st), (s, g, c, f, st))
 HL_TRACED(Get_count, (const MPI_Status *st, MPI_Datatype t, int *n), (st, t, n))
@@ -178,61 +312,61 @@ HL_TRACED_AS(hl_traced_MPI_Send_synchronous, "MPI_Send", MPI_Ssend,
              (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c))
 
 /* collectives */
-HL_TRACED(Barrier, (MPI_Comm c), (c))
-HL_TRACED(Ibarrier, (MPI_Comm c, MPI_Request *r), (c, r))
-HL_TRACED(Bcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c), (b, n, t, root, c))
-HL_TRACED(Ibcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c, MPI_Request *r),
-          (b, n, t, root, c, r))
-HL_TRACED(Reduce,
+HL_TRACED_COMM(Barrier, (MPI_Comm c), (c), c)
+HL_TRACED_COMM(Ibarrier, (MPI_Comm c, MPI_Request *r), (c, r), c)
+HL_TRACED_COMM(Bcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c), (b, n, t, root, c), c)
+HL_TRACED_COMM(Ibcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c, MPI_Request *r),
+          (b, n, t, root, c, r), c)
+HL_TRACED_COMM(Reduce,
           (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c),
-          (sb, rb, n, t, op, root, c))
-HL_TRACED(Allreduce, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
-          (sb, rb, n, t, op, c))
-HL_TRACED(Iallreduce,
+          (sb, rb, n, t, op, root, c), c)
+HL_TRACED_COMM(Allreduce, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
+          (sb, rb, n, t, op, c), c)
+HL_TRACED_COMM(Iallreduce,
           (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c,
            MPI_Request *r),
-          (sb, rb, n, t, op, c, r))
-HL_TRACED(Scan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
-          (sb, rb, n, t, op, c))
-HL_TRACED(Exscan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
-          (sb, rb, n, t, op, c))
-HL_TRACED(Reduce_scatter_block,
+          (sb, rb, n, t, op, c, r), c)
+HL_TRACED_COMM(Scan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
+          (sb, rb, n, t, op, c), c)
+HL_TRACED_COMM(Exscan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
+          (sb, rb, n, t, op, c), c)
+HL_TRACED_COMM(Reduce_scatter_block,
           (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
-          (sb, rb, n, t, op, c))
-HL_TRACED(Alltoall,
+          (sb, rb, n, t, op, c), c)
+HL_TRACED_COMM(Alltoall,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),
-          (sb, sn, st, rb, rn, rt, c))
-HL_TRACED(Ialltoall,
+          (sb, sn, st, rb, rn, rt, c), c)
+HL_TRACED_COMM(Ialltoall,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c,
            MPI_Request *r),
-          (sb, sn, st, rb, rn, rt, c, r))
-HL_TRACED(Alltoallv,
+          (sb, sn, st, rb, rn, rt, c, r), c)
+HL_TRACED_COMM(Alltoallv,
           (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb,
            const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c),
-          (sb, sn, sd, st, rb, rn, rd, rt, c))
-HL_TRACED(Allgather,
+          (sb, sn, sd, st, rb, rn, rd, rt, c), c)
+HL_TRACED_COMM(Allgather,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),
-          (sb, sn, st, rb, rn, rt, c))
-HL_TRACED(Allgatherv,
+          (sb, sn, st, rb, rn, rt, c), c)
+HL_TRACED_COMM(Allgatherv,
           (const void *sb, int sn, MPI_Datatype st, void *rb, const int rn[], const int rd[],
            MPI_Datatype rt, MPI_Comm c),
-          (sb, sn, st, rb, rn, rd, rt, c))
-HL_TRACED(Gather,
+          (sb, sn, st, rb, rn, rd, rt, c), c)
+HL_TRACED_COMM(Gather,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, int root,
            MPI_Comm c),
-          (sb, sn, st, rb, rn, rt, root, c))
-HL_TRACED(Gatherv,
+          (sb, sn, st, rb, rn, rt, root, c), c)
+HL_TRACED_COMM(Gatherv,
           (const void *sb, int sn, MPI_Datatype st, void *rb, const int rn[], const int rd[],
            MPI_Datatype rt, int root, MPI_Comm c),
-          (sb, sn, st, rb, rn, rd, rt, root, c))
-HL_TRACED(Scatter,
+          (sb, sn, st, rb, rn, rd, rt, root, c), c)
+HL_TRACED_COMM(Scatter,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, int root,
            MPI_Comm c),
-          (sb, sn, st, rb, rn, rt, root, c))
-HL_TRACED(Scatterv,
+          (sb, sn, st, rb, rn, rt, root, c), c)
+HL_TRACED_COMM(Scatterv,
           (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb, int rn,
            MPI_Datatype rt, int root, MPI_Comm c),
-          (sb, sn, sd, st, rb, rn, rt, root, c))
+          (sb, sn, sd, st, rb, rn, rt, root, c), c)
 
 /* communicators, topologies and datatypes */
 HL_TRACED(Comm_rank, (MPI_Comm c, int *r), (c, r))

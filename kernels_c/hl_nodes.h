@@ -8,7 +8,8 @@
  * hl_nodes_make() reads the kernel's ranks_per_node parameter (HL_NODES_PARAMS) and makes the
  * kit's node and leader communicators, against which a student's are compared.
  *
- * With HL_STUDENT_NODES (lab 06) or HL_STUDENT_ALLTOALL (lab 07) defined the header also sends the student's own MPI_Comm_split_type
+ * In a student's translation unit (node_sum_student.h, alltoall_nodes_student.h include this
+ * header) and with HL_STUDENT_NODES (lab 06) or HL_STUDENT_ALLTOALL (lab 07) defined the header also sends the student's own MPI_Comm_split_type
  * calls through hl_node_split (the redirect is defined after hl_node_split, whose body still
  * calls the real, or traced, MPI function).
  */
@@ -17,7 +18,12 @@
 
 #include "hybridlab.h"
 
-static int hl_fake_ranks_per_node; /* 0: real nodes (MPI_COMM_TYPE_SHARED) */
+/* 0: real nodes (MPI_COMM_TYPE_SHARED); shared with a student's translation unit */
+#ifdef HL_STUDENT_TU
+extern __attribute__((visibility("hidden"))) int hl_fake_ranks_per_node;
+#else
+__attribute__((visibility("hidden"))) int hl_fake_ranks_per_node;
+#endif
 
 static inline int hl_node_split(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out) {
     if (hl_fake_ranks_per_node > 0 && type == MPI_COMM_TYPE_SHARED) {
@@ -55,7 +61,7 @@ static inline int hl_same_group(MPI_Comm a, MPI_Comm b) {
 #define HL_NODE_VARIANTS 1
 #endif
 enum { HL_FLAT, HL_STUDENT };
-static const char *const hl_node_variant_names[2] = {"flat", "student"};
+__attribute__((unused)) static const char *const hl_node_variant_names[2] = {"flat", "student"};
 
 /* The parameters hl_nodes_make reads, for a node exercise's hl_kernel_params table. */
 #define HL_NODES_PARAMS                                                                           \
@@ -107,7 +113,7 @@ static inline void hl_nodes_free(hl_nodes *n) {
     if (n->node != MPI_COMM_NULL) MPI_Comm_free(&n->node);
 }
 
-#if defined(HL_STUDENT_NODES) || defined(HL_STUDENT_ALLTOALL)
+#if defined(HL_STUDENT_NODES) || defined(HL_STUDENT_ALLTOALL) || defined(HL_STUDENT_TU)
 #undef MPI_Comm_split_type
 #define MPI_Comm_split_type hl_node_split
 #endif

@@ -23,7 +23,7 @@
 #include "hl_touch.h"
 
 #ifdef HL_STUDENT_TOUCH
-void init_arrays(double *a, double *b, long rows, long cols, long chunk);
+#include "touch_schedule_student.h"
 #define VARIANTS 2
 #else
 #define VARIANTS 1

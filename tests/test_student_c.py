@@ -56,3 +56,75 @@ def test_a_right_node_sum_passes_and_a_worker_thread_calling_mpi_is_refused():
     with pytest.raises(ThreadComplianceError, match="funneled"):
         check_student_nodes(build_student_nodes(worker, "t_nodes_worker"), shapes=((2, 2, 1),),
                             n=64, reps=1)
+
+
+OVERLAP_CELL = r"""
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+#pragma omp master
+    {
+        MPI_Request req[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+        COMPLETE_HERE
+    }
+    INTERIOR
+#pragma omp barrier
+#pragma omp single
+    {
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+"""
+WAIT = "MPI_Waitall(4, req, MPI_STATUSES_IGNORE);"
+INTERIOR = "\n#pragma omp for schedule(dynamic) nowait\n    for (long i = 2; i < m; i++) stencil_rows(i, i);"
+
+
+def _overlap_run(completion: str, interior: str, name: str):
+    from hybridlab.student_c import overlap_share
+
+    code = OVERLAP_CELL.replace("COMPLETE_HERE", completion).replace("INTERIOR", interior)
+    kernel = build_student(name, "halo2d", "HL_STUDENT_OVERLAP", code, ("overlap_iteration",))
+    res = hl.run_program(kernel, ranks=2, threads=2, thread_level="funneled", variant="overlap",
+                         nx=64, ny=200, iterations=4, stagger_us=20000, timeout=60)
+    return overlap_share(res)
+
+
+def test_the_trace_tells_overlap_from_a_wait_then_compute():
+    """Computing while a rank waits for its late neighbour falls inside the window; the same
+    rows computed after the Waitall (token Testall calls after it) fall outside every window."""
+    overlapped = _overlap_run(WAIT, INTERIOR, "t_overlap_yes")
+    assert overlapped.max() > 0.0, overlapped
+    tokens = WAIT + " int f;" + " MPI_Testall(4, req, &f, MPI_STATUSES_IGNORE);" * 2
+    after = "\n#pragma omp barrier" + INTERIOR
+    assert _overlap_run(tokens, after, "t_overlap_no").max() == 0.0
+
+
+def test_a_cell_is_its_own_unit_and_reaches_nothing_static_of_the_kernel():
+    cell = ("void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n"
+            "    copy_row(0, 0); (void)a; (void)m; (void)nx; (void)up; (void)down; (void)comm;\n}")
+    with pytest.raises(hl.BuildError, match=r"cell:2"):  # the cell's own line number
+        build_student("t_static", "halo2d", "HL_STUDENT_EXCHANGE", cell, ("exchange_halos",))
+
+
+def test_collectives_name_their_communicator_and_the_kernels_own_calls_are_apart():
+    from hybridlab.student_c import collective_comms
+
+    flat = NODE_SUM.split("void node_sum")[0] + r"""
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    (void)node; (void)leaders; (void)rank_sum;
+#pragma omp master
+    MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}"""
+    kernel = build_student_nodes(flat, "t_nodes_flat")
+    res = hl.run_program(kernel, ranks=3, threads=1, thread_level="funneled",
+                         variant="student", ranks_per_node=1, n=8, reps=1)
+    calls = collective_comms(res)
+    allreduce = calls[calls["call"] == "MPI_Allreduce"]
+    assert len(allreduce) and set(allreduce["members"]) == {(0, 1, 2)}
+    assert set(allreduce["comm_size"]) == {3}
+    assert (res.mpi_calls["student"] == 0).any()  # the kernel's own calls, kept apart

@@ -28,6 +28,8 @@ from .topology import venv_bin
 TRACE_HEADER = "hl_mpi_trace.h"  # trace_mpi=True: records each MPI call with its thread
 TRACE_FLAGS = ("-DHL_TRACE_MPI", "-include", TRACE_HEADER)
 DEFAULT_FLAGS = ("-std=gnu11", "-O2", "-Wall", "-Wextra", "-fopenmp")
+# A student's translation unit (LINK): kit helpers only, synchronous sends; not the kernel's.
+STUDENT_UNIT_FLAGS = ("-DHL_STUDENT_TU", "-DHL_SYNCHRONOUS_SENDS")
 FLAGS_FILE = "flags.json"  # in each build: its flags beyond DEFAULT_FLAGS (see is_current)
 _DIAGNOSTIC = re.compile(
     r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>error|warning|fatal error): (?P<msg>.*)$",
@@ -163,9 +165,17 @@ def _with_trace(flags: tuple[str, ...], trace_mpi: bool) -> tuple[str, ...]:
     return tuple(flags) + (TRACE_FLAGS if trace_mpi else ())
 
 
+# The first line of a student's translation unit (hybridlab.student_c): the kit kernel it is linked
+# with and the define that kernel is built with, e.g. "// hl-link: halo2d.c -DHL_STUDENT_OVERLAP".
+LINK = re.compile(r"\A// hl-link: (\w+\.c) (-D\w+)\n")
+
+
 def _included_kernels(code: str) -> list[str]:
-    """The text of the kernels_c/*.c files `code` includes (`#include "halo2d.c"`)."""
+    """The text of the kernels_c/*.c files `code` includes (`#include "halo2d.c"`) or is linked
+    with (LINK)."""
     names = re.findall(r'^\s*#\s*include\s+"(\w+\.c)"', code, re.M)
+    link = LINK.match(code)
+    names += [link.group(1)] if link else []
     return [(kernels_dir() / n).read_text() for n in names if (kernels_dir() / n).is_file()]
 
 
@@ -216,20 +226,29 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
         src = source or work / f"{name}.c"
         if source is None:
             src.write_text(code)
-        obj = work / f"{name}.o"
+        objects = [work / f"{name}.o"]
+        compile_ = [[cc, *all_flags, f"-I{kernels}", "-fPIC", "-c", str(src), "-o", str(objects[0])]]
+        link = LINK.match(code)
+        if link:  # a student's unit: the kit kernel beside it, built with the part's define
+            kit_flags = [f for f in all_flags if f not in STUDENT_UNIT_FLAGS]
+            objects.append(work / "kit.o")
+            compile_.append([cc, *kit_flags, link.group(2), f"-I{kernels}", "-fPIC", "-c",
+                             str(kernels / link.group(1)), "-o", str(objects[1])])
         output = ""
         with progress.running(f"compile {name}"):
-            for cmd in (  # compiled once; the one object linked as the library and the program
-                [cc, *all_flags, f"-I{kernels}", "-fPIC", "-c", str(src), "-o", str(obj)],
-                [cc, *all_flags, "-shared", str(obj), "-o", str(work / library.name), "-lm"],
-                [cc, *all_flags, str(obj), "-o", str(work / program.name), "-lm"],
+            for cmd in (  # compiled once; the objects linked as the library and the program
+                *compile_,
+                [cc, *all_flags, "-shared", *map(str, objects), "-o", str(work / library.name),
+                 "-lm"],
+                [cc, *all_flags, *map(str, objects), "-o", str(work / program.name), "-lm"],
             ):
                 done = subprocess.run(cmd, capture_output=True, text=True, check=False)
                 output += done.stderr
                 if done.returncode != 0:
                     shutil.rmtree(work, ignore_errors=True)
                     raise BuildError(name, cmd, done.stderr)
-        obj.unlink()
+        for obj in objects:
+            obj.unlink()
         (work / log.name).write_text(output)
         try:
             work.rename(target)  # atomic: a concurrent build of the same key simply loses

@@ -6,7 +6,8 @@ every record gets the `host` (node) of its rank from the rank's description, whe
 not write one itself, so that records of ranks on several nodes say where each ran.
 A kernel built with trace_mpi=True also writes one "mpi_call" record per MPI call it made and an
 "mpi_trace" summary per rank (hl_mpi_trace.h): they go to Results.mpi_calls and
-meta["mpi_trace"], so the kernel's own records read the same traced or not.
+meta["mpi_trace"], so the kernel's own records read the same traced or not; the "computed"
+intervals the kit's helpers record for student C (hl_trace_compute) go to Results.compute.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pandas as pd
 PLACE_COLUMNS = ["rank", "thread", "cpu", "numa"]
 WHERE_COLUMNS = (*PLACE_COLUMNS, "host")  # where a record ran: they differ between ranks
 CALL_RECORD, TRACE_RECORD = "mpi_call", "mpi_trace"  # written by hl_mpi_trace.h
+COMPUTE_RECORD = "computed"  # hl_trace_compute: a kit helper's computation, start and end
 
 
 class RecordError(ValueError):
@@ -54,6 +56,8 @@ class Results:
     warnings: list[str] = field(default_factory=list)
     # one row per MPI call of a kernel built with trace_mpi=True (hl_mpi_trace.h), else empty
     mpi_calls: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # one row per interval a kit helper computed in (rank, thread, start, end), else empty
+    compute: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @classmethod
     def from_rows(
@@ -62,9 +66,9 @@ class Results:
         kind = [row.get("record") for row in rows]
         calls = [row for row, k in zip(rows, kind, strict=True) if k == CALL_RECORD]
         traces = [row for row, k in zip(rows, kind, strict=True) if k == TRACE_RECORD]
-        rows = [
-            row for row, k in zip(rows, kind, strict=True) if k not in (CALL_RECORD, TRACE_RECORD)
-        ]
+        compute = [row for row, k in zip(rows, kind, strict=True) if k == COMPUTE_RECORD]
+        traced = (CALL_RECORD, TRACE_RECORD, COMPUTE_RECORD)
+        rows = [row for row, k in zip(rows, kind, strict=True) if k not in traced]
         hosts = {r["rank"]: r["host"] for r in ranks if "rank" in r and "host" in r}
         if hosts:
             rows = [row if "host" in row else {**row, "host": hosts.get(row.get("rank"))}
@@ -79,7 +83,8 @@ class Results:
         if traces:
             meta["mpi_trace"] = sorted(traces, key=lambda r: r["rank"])
         mpi_calls = _table(calls, ["rank", "start"]) if traces else pd.DataFrame()
-        return cls(_table(rows, ["rank", "thread"]), meta, list(warnings), mpi_calls)
+        intervals = _table(compute, ["rank", "start"]) if compute else pd.DataFrame()
+        return cls(_table(rows, ["rank", "thread"]), meta, list(warnings), mpi_calls, intervals)
 
     @property
     def traced(self) -> bool:
@@ -97,6 +102,7 @@ class Results:
                 {
                     "records": self.records.to_dict(orient="records"),
                     "mpi_calls": self.mpi_calls.to_dict(orient="records"),
+                    "compute": self.compute.to_dict(orient="records"),
                     "meta": self.meta,
                     "warnings": self.warnings,
                 },
@@ -110,7 +116,8 @@ class Results:
     def load(cls, path: str | Path) -> Results:
         data = json.loads(Path(path).read_text())
         calls = pd.DataFrame(data.get("mpi_calls", []))
-        return cls(pd.DataFrame(data["records"]), data["meta"], data["warnings"], calls)
+        compute = pd.DataFrame(data.get("compute", []))
+        return cls(pd.DataFrame(data["records"]), data["meta"], data["warnings"], calls, compute)
 
     def to_chrome_trace(self, path: str | Path | None = None) -> dict:
         """Chrome trace-event JSON of the timeline records (see hybridlab.traces)."""

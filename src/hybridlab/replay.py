@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
-from .build import Kernel
+from .build import LINK, Kernel
 from .paths import kernels_dir
 from .placement import MPICH_THROTTLE, OPENMPI_THROTTLE, Placement
 
@@ -99,7 +99,9 @@ def source_hash(code: str, flags: tuple[str, ...] | list[str]) -> str:
     """A kernel's C source with the kit's headers and the flags: the same on every machine with
     the same kit (the build cache adds the compiler, which differs between machines)."""
     headers = [p.read_text() for p in sorted(kernels_dir().glob("*.h"))]  # as build.py
-    return hashlib.sha256("\0".join([code, *headers, *flags]).encode()).hexdigest()[:16]
+    linked = LINK.match(code)  # a student's unit: the kit kernel it is linked with
+    kernel = [(kernels_dir() / linked.group(1)).read_text()] if linked else []
+    return hashlib.sha256("\0".join([code, *headers, *kernel, *flags]).encode()).hexdigest()[:16]
 
 
 def placement_identity(placement: Placement) -> dict:

@@ -1,0 +1,21 @@
+/* Lab 02: the student's OpenMP construct and its measurement for construct_bench.c. */
+#ifndef CONSTRUCT_BENCH_STUDENT_H
+#define CONSTRUCT_BENCH_STUDENT_H
+#include "hybridlab.h"
+
+/* Shared by the whole team: the delay length and the counter the construct protects. */
+typedef struct {
+    long delay;
+    volatile long updates;
+} construct_state;
+
+/* The construct's name, as the records will show it. */
+extern const char *const construct_name;
+/* EPCC's test loop: `inner` repetitions of the delay and the construct (arg: construct_state). */
+void construct_test(void *arg, long inner);
+/* Time construct_test against reference_loop with hl_measure; 0, or -1 after hl_fail. */
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out);
+/* The kit's helper: EPCC's reference, the delay alone (arg: construct_state). */
+void reference_loop(void *arg, long inner);
+
+#endif
