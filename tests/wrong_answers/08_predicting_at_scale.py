@@ -38,11 +38,11 @@ def epsilon(f_comm, n, m=1, f_non=0.0):
     return overlap.epsilon(f_comm, n, m, f_non)
 
 
-def eps_bounds(n, m=1):
+def eps_bounds(n, m=1, f_non=0.0):
     return overlap.epsilon_max(n, m), overlap.epsilon_min(n, m)
 """,
-        loses={"test_epsilon", "hidden_epsilon"},
-        why="a one-line call of the kit's overlap model",
+        loses={"hidden_epsilon"},
+        why="a one-line call of the kit's overlap model (gone from the kit)",
     ),
     wrong(
         "epsilon",
@@ -52,10 +52,10 @@ def epsilon(f_comm, n, m=1, f_non=0.0):
     return 1.0 / (f_non + f / m + (1.0 - f - f_non) * n / (n - m))  # adds the two instead of max
 
 
-def eps_bounds(n, m=1):
+def eps_bounds(n, m=1, f_non=0.0):
     return 1.0 + m * (1.0 - 1.0 / n), 1.0 - m / n
 """,
-        loses={"test_epsilon", "hidden_epsilon"},
+        loses={"hidden_epsilon"},
         why="communication and overlappable work added, as if nothing overlapped",
     ),
     wrong(
@@ -66,11 +66,12 @@ def epsilon(f_comm, n, m=1, f_non=0.0):
     return 1.0 / (f_non + np.maximum(f / m, (1.0 - f - f_non) * n / (n - m)))
 
 
-def eps_bounds(n, m=1):
-    return 1.0 + m * (1.0 - 1.0 / n), 1.0 - 1.0 / n  # eps_min misread: m left out
+def eps_bounds(n, m=1, f_non=0.0):
+    best = (1.0 - f_non) * m * n / (n - m + m * n)
+    return float(epsilon(best, n, m, f_non)), float(epsilon(0.0, n, m, f_non))  # one end only
 """,
         loses={"hidden_epsilon"},
-        why="eps_min = 1 - 1/n: right for m = 1 only",
+        why="eps_min read at f_comm = 0 only: wrong when m < 1 (the other end is lower)",
     ),
     wrong(
         "predict_seconds",
@@ -81,8 +82,8 @@ def predict_seconds(cal, side, dims, threads, iterations):
     g = predict.halo3d_geometry(side, ranks)
     return predict.predict_halo3d(cal, g.points, g.face_bytes, ranks, threads, iterations)["total"]
 """,
-        loses={"test_predict_seconds", "hidden_predict_seconds"},
-        why="the kit's geometry and model called instead of the student's own",
+        loses={"hidden_predict_seconds"},
+        why="the kit's geometry and model called (gone from the kit)",
     ),
     wrong(
         "predict_seconds",
@@ -112,8 +113,8 @@ def predict_master_only(rows, setup):
     rate = float(rows.set_index("threads").loc[1, "halo_s"]) / a23_face_bytes(1, setup)
     return {int(t): rate * a23_face_bytes(int(t), setup) for t in rows["threads"]}
 """,
-        loses={"test_predict_master_only", "hidden_predict_master_only"},
-        why="the kit's face bytes of section 4 called instead of the student's own",
+        loses={"hidden_predict_master_only"},
+        why="the kit's face bytes of section 4 called (gone from the kit)",
     ),
     wrong(
         "predict_master_only",
@@ -122,7 +123,7 @@ def predict_master_only(rows, setup):
     one = float(rows.set_index("threads").loc[1, "halo_s"])
     return {int(t): one * int(t) for t in rows["threads"]}  # halo grows with the threads
 """,
-        loses={"test_predict_master_only", "hidden_predict_master_only"},
+        loses={"hidden_predict_master_only"},
         why="halo time proportional to the threads instead of the face bytes",
     ),
     wrong(
@@ -137,7 +138,7 @@ def predict_master_only(rows, setup):
     one = float(rows.set_index("threads").loc[1, "halo_s"])
     return {int(t): one / face_bytes(1) * face_bytes(int(t)) for t in rows["threads"]}
 """,
-        loses={"test_predict_master_only", "hidden_predict_master_only"},
+        loses={"hidden_predict_master_only"},
         why="faces along a dimension with one process counted (24 threads: px / T = 1)",
     ),
 ]

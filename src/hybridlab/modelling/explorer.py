@@ -22,7 +22,6 @@ import math
 import pandas as pd
 
 from .calibration import Calibration
-from .predict import effective_rate
 
 PARTS = ("compute", "communication", "sync")
 DEFAULT_POINTS = 512**3
@@ -39,7 +38,9 @@ def breakdown(cal: Calibration, ranks: int, threads: int, message_bytes: float,
     if bandwidth_Bps <= 0:
         raise ValueError("bandwidth must be positive")
     per_node = max(1, min(ranks, node_cores // threads))  # ranks sharing a node and its link
-    compute = points / (ranks * threads) / effective_rate(cal, per_node, threads)
+    shared = min(per_node * threads, int(cal.machine.get("cpus", 1)) or 1)
+    rate = cal["stencil_rate"] * min(1.0, cal["mem_bw_all_Bps"] / cal["mem_bw_1_Bps"] / shared)
+    compute = points / (ranks * threads) / rate
     comm = 0.0
     if ranks > 1:
         comm = per_node * messages * (cal["latency_s"] + message_bytes * threads / bandwidth_Bps)

@@ -9,7 +9,9 @@ the overlappable work, and all n threads do the rest:
 
 The slide prints only the bounds, epsilon_max = 1 + m (1 - 1/n) and epsilon_min = 1 - m/n, and
 the curves for n = 2, 4, 8 (m = 1) with f_non = 0 % and 40 %; the ratio above is the
-reconstruction (notes on Rabenseifner) that gives both printed bounds. Launches nothing.
+reconstruction (notes on Rabenseifner) that gives both printed bounds. The model itself is lab
+08's graded part (a): `model_curves` draws it with the student's function, and
+`measured_epsilon` reads the runs. Launches nothing.
 """
 
 from __future__ import annotations
@@ -20,46 +22,16 @@ import pandas as pd
 from ..records import Results, as_frame
 
 
-def epsilon(f_comm, n: float, m: float = 1.0, f_non: float = 0.0, speedup: float | None = None):
-    """Speed-up of funneled & reserved over masteronly (> 1: reserved is faster), for a
-    communication fraction f_comm (number or array) of the masteronly time. `speedup`: how
-    many times faster n threads do the overlappable work than n - m threads (default
-    n / (n - m); less when memory bandwidth saturates, Rabenseifner, slide 44)."""
-    if not 0 < m < n:
-        raise ValueError(f"need 0 < m < n (got m={m}, n={n})")
-    f = np.asarray(f_comm, dtype=float)
-    if np.any((f < 0) | (f + f_non > 1 + 1e-12)):
-        raise ValueError("fractions must satisfy 0 <= f_comm and f_comm + f_non <= 1")
-    overlap = 1.0 - f - f_non
-    slower = n / (n - m) if speedup is None else speedup
-    return 1.0 / (f_non + np.maximum(f / m, overlap * slower))
-
-
-def epsilon_max(n: float, m: float = 1.0) -> float:
-    """The slide's best case (f_non = 0): 1 + m (1 - 1/n)."""
-    return 1.0 + m * (1.0 - 1.0 / n)
-
-
-def epsilon_min(n: float, m: float = 1.0) -> float:
-    """The slide's worst case (f_comm -> 0, f_non = 0): 1 - m/n."""
-    return 1.0 - m / n
-
-
-def best_f_comm(n: float, m: float = 1.0, f_non: float = 0.0) -> float:
-    """The f_comm where reserved gains most: the m threads' communication and the n - m
-    threads' overlappable work take equally long."""
-    return (1.0 - f_non) * m * n / (n - m + m * n)
-
-
-def model_curves(ns=(2, 4, 8), f_nons=(0.0, 0.4), m: float = 1.0, points: int = 201) -> pd.DataFrame:
-    """Slide 42's curves: epsilon against f_comm for every n and f_non (tidy table); each curve
-    includes its peak, so a plot shows the exact maximum."""
+def model_curves(epsilon, ns=(2, 4, 8), f_nons=(0.0, 0.4), m: float = 1.0,
+                 points: int = 401) -> pd.DataFrame:  # fmt: skip
+    """Slide 42's curves drawn with `epsilon(f_comm, n, m, f_non)`, the student's own model:
+    epsilon against f_comm for every n and f_non (tidy table)."""
     rows = []
     for f_non in f_nons:
         for n in ns:
-            f = np.union1d(np.linspace(0.0, 1.0 - f_non, points), [best_f_comm(n, m, f_non)])
-            rows.append(pd.DataFrame({"f_non": f_non, "n": n, "m": m, "f_comm": f,
-                                      "epsilon": epsilon(f, n, m, f_non)}))  # fmt: skip
+            f = np.linspace(0.0, 1.0 - f_non, points)
+            eps = np.asarray(epsilon(f, n, m, f_non), dtype=float).ravel()
+            rows.append(pd.DataFrame({"f_non": f_non, "n": n, "m": m, "f_comm": f, "epsilon": eps}))
     return pd.concat(rows, ignore_index=True)
 
 

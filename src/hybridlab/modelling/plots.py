@@ -12,7 +12,6 @@ from matplotlib.figure import Figure
 from ..plots.notes import machine_note
 from ..plots.palette import OKABE_ITO, phase_style
 from .amdahl import AmdahlFit
-from .overlap import epsilon_max, epsilon_min
 
 N_COLOURS = {2: OKABE_ITO[5], 4: OKABE_ITO[3], 8: OKABE_ITO[6]}
 N_STYLES = {2: "-", 4: "--", 8: ":"}  # with the colour: one n, one line style
@@ -20,11 +19,15 @@ BAR_STYLES = {"compute": phase_style("compute"), "communication": phase_style("c
               "sync": phase_style("barrier")}  # fmt: skip
 
 
-def overlap_panels(curves: pd.DataFrame, measured: pd.DataFrame | None = None, *,
+def overlap_panels(curves: pd.DataFrame | None, measured: pd.DataFrame | None = None, *,
                    usable: int = 2, note: str | None = None) -> Figure:  # fmt: skip
     """epsilon = T_masteronly / T_funneled&reserved against f_comm, one panel per f_non (Rabenseifner
-    slide 42: 0 % and 40 %), a curve per n (m = 1); measured points (1 rank x 2 threads) on
-    the first panel."""
+    slide 42: 0 % and 40 %), a curve per n (m = 1; `curves` from overlap.model_curves, or None
+    before the student's model exists); measured points (1 rank x 2 threads) on the first
+    panel."""
+    if curves is None:
+        curves = pd.DataFrame({"f_non": [0.0, 0.4], "n": 2, "m": 1.0, "f_comm": np.nan,
+                               "epsilon": np.nan})  # fmt: skip
     f_nons = sorted(curves["f_non"].unique())
     fig, axes = plt.subplots(1, len(f_nons), figsize=(11, 4.2), sharey=True, squeeze=False)
     for ax, f_non in zip(axes[0], f_nons, strict=True):
@@ -33,7 +36,7 @@ def overlap_panels(curves: pd.DataFrame, measured: pd.DataFrame | None = None, *
             ax.plot(100 * g["f_comm"], g["epsilon"], color=N_COLOURS.get(int(n), "k"),
                     ls=N_STYLES.get(int(n), "-"),
                     label=f"model n = {n}, m = {m:g}" + (
-                        f" (max {epsilon_max(n, m):.3f}, min {epsilon_min(n, m):.3f})"
+                        f" (max {g['epsilon'].max():.3f}, min {g['epsilon'].min():.3f})"
                         if f_non == 0 else ""))  # fmt: skip
         ax.axhline(1.0, color="black", lw=0.7, ls=":")
         ax.set_xlabel("f_comm: communication share of the masteronly time (%)")
@@ -100,11 +103,13 @@ def _log2_axes(ax, xlabel: str, ylabel: str, title: str) -> None:
 
 def published_vs_predicted(a23: pd.DataFrame, table2: pd.DataFrame, table3: pd.DataFrame,
                            tolerance: float = 0.15) -> Figure:  # fmt: skip
-    """Three panels: Stathopoulos 2010, Table A.23 master-only halo (published, predicted; the NUMA-affine thread
-    counts marked), Luecke et al., Table 2 (every row's published / predicted) and Luecke et al., Table 3 (speedups
+    """Three panels: Stathopoulos 2010, Table A.23 master-only halo (published, and predicted by the
+    student's model when `a23` has `predicted_s`; the NUMA-affine thread counts marked), Luecke et al., Table 2 (every row's published / predicted) and Luecke et al., Table 3 (speedups
     and the two bounds)."""
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.3))
     ax = axes[0]
+    if "predicted_s" not in a23:  # before the student's predict_master_only exists
+        a23 = a23.assign(predicted_s=np.nan)
     ax.plot(a23["threads"], a23["published_s"], "ko-", label="published (Stathopoulos 2010, Table A.23)")
     ax.plot(a23["threads"], a23["predicted_s"], "s--", color=OKABE_ITO[5],
             label="predicted: bytes / rate of the 1-thread run")  # fmt: skip
