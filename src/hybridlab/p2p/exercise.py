@@ -5,7 +5,8 @@ overlap_exchange() built into p2p_overlap.c, checked and timed against its varia
 The master thread starts MPI_Isend/MPI_Irecv, the team computes, the master polls with MPI_Test
 inside its share of the loop. The check: every received value and step result (the kernel
 checks them and fails naming the first wrong one), only the master calls MPI (FUNNELED,
-hybridlab.compliance), MPI_Test is called while computing, and no deadlock (MPI_Send is
+hybridlab.compliance), MPI_Test is called, the team computes while the exchange is open (the
+trace's timestamps: hybridlab.student_c.overlap_share), and no deadlock (MPI_Send is
 synchronous in the student's code; a hang ends as KernelTimeout).
 
     kernel = build_student_overlap(code)
@@ -22,7 +23,7 @@ from .. import compliance
 from ..build import Kernel
 from ..launch import run_program
 from ..records import Results
-from ..student_c import build_student
+from ..student_c import build_student, overlap_share
 from .paths import ACROSS, INSIDE
 from .switches import Switches
 
@@ -81,24 +82,32 @@ def check_student_overlap(
     poll: int = 4,
     samples: int = 2,
     timeout: float = 30.0,
+    min_share: float = 0.0,
 ) -> list[dict]:
-    """Run the student's overlap on 2 ranks for each thread count and check it (see module).
-    Returns one row per thread count: the MPI_Test calls made per sample."""
+    """Run the student's overlap on 2 ranks for each thread count and check it (see module):
+    the data, FUNNELED, polling, and overlap read from the trace's timestamps: on every rank, more
+    than `min_share` of the computing (compute_step) must fall between the posting of the
+    requests and their completion (student_c.overlap_share). Returns one row per thread count."""
     rows = []
     for t in threads:
         res = run_program(kernel, ranks=2, threads=t, thread_level=LEVEL, timeout=timeout,
                           variants="student", bytes=bytes, steps=steps, flops=flops, poll=poll,
                           samples=samples)  # fmt: skip
         compliance.check(res, LEVEL)
-        calls = compliance.calls_table(res)
-        polls = int(calls[calls["call"].isin(POLLS)]["calls"].sum())
+        calls = res.mpi_calls[res.mpi_calls["student"] == 1]
+        polls = int(calls["call"].isin(POLLS).sum())
         assert polls >= 2 * (samples + 1), (
             f"2 ranks x {t} threads: {polls} MPI_Test calls in {samples + 1} samples on 2 ranks: "
             "the master must poll (MPI_Test) while it computes its share of the steps"
         )
-        rows.append(
-            {"threads": t, "MPI_Test calls per rank and sample": polls / (2 * (samples + 1))}
+        share = overlap_share(res)
+        assert len(share) == 2 and (share > min_share).all(), (
+            f"2 ranks x {t} threads: share of the computing done while the exchange was open, per "
+            f"rank: {share.round(3).to_dict()} (needs more than {min_share:g}): compute between "
+            "posting the requests and completing them"
         )
+        rows.append({"threads": t, "MPI_Test calls per rank and sample": polls / (2 * (samples + 1)),
+                     "computing while the exchange was open": float(share.min())})  # fmt: skip
     return rows
 
 
