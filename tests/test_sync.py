@@ -344,6 +344,24 @@ def test_student_construct_is_checked_for_its_construct_and_reference():
         check_source(ATOMIC.replace("reference_loop, s", "NULL, s"))
 
 
+def test_construct_method_is_read_from_the_compiled_code():
+    from hybridlab.sync.exercise import check_method
+
+    assert check_method(ATOMIC) == "atomic"
+    beside = ATOMIC.replace("#pragma omp atomic\n        s->updates += 1;",
+                            "#pragma omp atomic\n        s->delay += 0;\n#pragma omp critical\n"
+                            "        s->updates += 1;")
+    with pytest.raises(AssertionError, match="GOMP_critical"):
+        check_method(beside)  # a token atomic, the update under a critical section
+    in_string = ATOMIC.replace("#pragma omp atomic\n        s->updates += 1;",
+                               'const char *says = "#pragma omp atomic"; (void)says;\n'
+                               "        __sync_fetch_and_add(&s->updates, 1);")
+    with pytest.raises(AssertionError, match="does not use the atomic"):
+        check_method(in_string)  # the pragma only in a string literal
+    single = ATOMIC.replace('"atomic"', '"single"').replace("omp atomic", "omp single")
+    assert check_method(single) == "single"
+
+
 def test_construct_check_counts_lost_updates():
     from hybridlab.records import Results
     from hybridlab.sync.exercise import check_construct

@@ -1,7 +1,7 @@
 """Lab 02: wrong answers to every graded part (see __init__.py)."""
 
 from solutions_c import CONSTRUCT_ATOMIC as ATOMIC
-from wrong_answers import wrong
+from wrong_answers import changed, wrong
 
 
 def construct(code: str) -> str:
@@ -9,35 +9,40 @@ def construct(code: str) -> str:
 
 
 SOLUTION_NUMBERS = """
-_test = my_samples.loc[my_samples["kind"] == "test", "seconds"]
-_ref = my_samples.loc[my_samples["kind"] == "reference", "seconds"]
-my_overhead_us = float((_test.median() - _ref.median()) * 1e6)
+def _interval_us(test, reference):
+    t, r = np.asarray(test, dtype=float), np.asarray(reference, dtype=float)
+    middle, half = t.mean() - r.mean(), 1.96 * (t.std(ddof=1) + r.std(ddof=1))
+    return float((middle - half) * 1e6), float((middle + half) * 1e6)
+
+
+my_interval_us = _interval_us(my_samples.loc[my_samples["kind"] == "test", "seconds"],
+                              my_samples.loc[my_samples["kind"] == "reference", "seconds"])
 compare_with = "critical"
-lab_overhead_us = float(omp_table.loc[(omp_table["threads"] == CPUS)
-                                      & (omp_table["construct"] == compare_with), "overhead_us"].iloc[0])
+_at = sweep[sweep["threads"] == CPUS]
+lab_interval_us = _interval_us(_at.loc[_at["construct"] == compare_with, "seconds"],
+                               _at.loc[_at["construct"] == "reference", "seconds"])
 """
 
 WRONG = [
-    # (a) the overhead, the warm-up
-    wrong("overhead_from_samples", """
-from hybridlab.stats import overhead as _kit_overhead
-
-
-def overhead_from_samples(test, reference) -> tuple[float, float]:
-    o = _kit_overhead(list(test), list(reference))
-    return o.value, o.spread
-""", loses={"hidden_overhead_from_samples"}, why="a one-line call of the kit's stats.overhead"),
-    wrong("overhead_from_samples", """
-def overhead_from_samples(test, reference) -> tuple[float, float]:
+    # (a) EPCC's interval, the warm-up
+    wrong("epcc_interval", """
+def epcc_interval(test, reference) -> tuple[float, float]:
     t, r = np.asarray(test, dtype=float), np.asarray(reference, dtype=float)
-    return float(np.median(t) - np.median(r)), float(np.hypot(t.std(), r.std()))
-""", loses={"test_overhead_from_samples", "hidden_overhead_from_samples"},
-        why="population standard deviation (ddof=0)"),
-    wrong("overhead_from_samples", """
-def overhead_from_samples(test, reference) -> tuple[float, float]:
+    middle, half = t.mean() - r.mean(), 1.96 * (t.std() + r.std())
+    return float(middle - half), float(middle + half)
+""", loses={"hidden_epcc_interval"}, why="population standard deviation (ddof=0)"),
+    wrong("epcc_interval", """
+def epcc_interval(test, reference) -> tuple[float, float]:
     t, r = np.asarray(test, dtype=float), np.asarray(reference, dtype=float)
-    return float(t.mean() - r.mean()), float(np.hypot(t.std(ddof=1), r.std(ddof=1)))
-""", loses={"hidden_overhead_from_samples"}, why="means instead of medians"),
+    middle, half = np.median(t) - np.median(r), 1.96 * (t.std(ddof=1) + r.std(ddof=1))
+    return float(middle - half), float(middle + half)
+""", loses={"hidden_epcc_interval"}, why="medians instead of EPCC's means"),
+    wrong("epcc_interval", """
+def epcc_interval(test, reference) -> tuple[float, float]:
+    t, r = np.asarray(test, dtype=float), np.asarray(reference, dtype=float)
+    middle, half = t.mean() - r.mean(), 1.96 * np.hypot(t.std(ddof=1), r.std(ddof=1))
+    return float(middle - half), float(middle + half)
+""", loses={"hidden_epcc_interval"}, why="the kit's spread (sds added in quadrature), not EPCC's sum"),
     # (b) imbalance report and the prediction
     wrong("imbalance_report", """
 def imbalance_report(timeline: pd.DataFrame) -> dict[str, float]:
@@ -67,33 +72,24 @@ def h2mol_savings(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"lost_processor_seconds": (rows["processors"] * excess).to_numpy(),
                          "saving_s": excess.to_numpy()},
                         index=pd.Index(rows["processors"].to_numpy(), name="processors"))
-
-
-savings = h2mol_savings(barrier_rows)
-largest_saving_at = int(savings["saving_s"].idxmax())
 """, loses={"hidden_h2mol_savings"}, why="maximum minus minimum instead of average minus minimum"),
     wrong("h2mol_savings", """
 def h2mol_savings(rows: pd.DataFrame) -> pd.DataFrame:
     excess = rows["avg_s"] - rows["min_s"]
-    return pd.DataFrame({"lost_processor_seconds": (rows["processors"] * excess).to_numpy(),
-                         "saving_s": excess.to_numpy()},
+    return pd.DataFrame({"lost_processor_seconds": excess.to_numpy(), "saving_s": excess.to_numpy()},
                         index=pd.Index(rows["processors"].to_numpy(), name="processors"))
-
-
-savings = h2mol_savings(barrier_rows)
-largest_saving_at = int(savings["lost_processor_seconds"].idxmax())
-""", loses={"hidden_h2mol_savings"}, why="largest saving read from processor-seconds, not run time"),
+""", loses={"hidden_h2mol_savings"}, why="processor-seconds not multiplied by the processor count"),
     # (d) the student's construct in C
     wrong("construct_code", construct(ATOMIC.replace('"atomic"', '"critical"').replace("omp atomic", "omp critical")),
-          loses={"test_construct", "hidden_construct"}, why="the worked example (critical) handed back"),
+          loses={"hidden_construct"}, why="the worked example (critical) handed back"),
     wrong("construct_code", construct(ATOMIC.replace("#pragma omp atomic\n", "")),
-          loses={"test_construct", "hidden_construct"}, why="no construct at all: a race on the counter"),
+          loses={"hidden_construct"}, why="no construct at all: a race on the counter"),
     wrong("construct_code", construct(ATOMIC.replace("reference_loop, s", "NULL, s")),
-          loses={"test_construct", "hidden_construct", "hidden_construct_overhead"},
+          loses={"hidden_construct", "hidden_construct_overhead"},
           why="hl_measure without the reference loop: no overhead can be computed either"),
     # (d) the numbers, from the student's own samples
-    wrong("construct_overhead", SOLUTION_NUMBERS.replace("_test.median() - _ref.median()", "_test.mean() - _ref.mean()"),
-          loses={"hidden_construct_overhead"}, why="means instead of medians"),
-    wrong("construct_overhead", SOLUTION_NUMBERS.replace('(omp_table["threads"] == CPUS)', '(omp_table["threads"] == 1)'),
-          loses={"hidden_construct_overhead"}, why="the lab's figure at one thread, not at the run's thread count"),
+    wrong("construct_overhead", changed(SOLUTION_NUMBERS, "t.mean() - r.mean()", "np.median(t) - np.median(r)"),
+          loses={"hidden_construct_overhead"}, why="medians instead of EPCC's means"),
+    wrong("construct_overhead", changed(SOLUTION_NUMBERS, 'sweep["threads"] == CPUS', 'sweep["threads"] == 1'),
+          loses={"hidden_construct_overhead"}, why="the lab's samples at one thread, not at the run's thread count"),
 ]

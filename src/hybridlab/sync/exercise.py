@@ -9,24 +9,28 @@ built into construct_bench.c, and the checks that they time the construct they n
     kernel = build_student_construct(code)
     samples = check_construct(code, run_program(kernel, ranks=1, threads=2))
 
-The checks: the source of construct_test uses the construct it names, and measure_construct
-times it against the kit's reference_loop with hl_measure; the run holds test and reference
-samples; and in the contention run (no delay) the construct let no update of the shared counter
-get lost.
+The checks: the source of construct_test uses the construct it names (comments and string
+literals do not count), and measure_construct times it against the kit's reference_loop with
+hl_measure; the compiled cell calls the OpenMP runtime the way that construct does and takes no
+lock (so the update is not protected by a critical section or a lock beside a token pragma);
+the run holds test and reference samples; and in the contention run (no delay) the construct let
+no update of the shared counter get lost.
 """
 
 from __future__ import annotations
 
 import re
+import subprocess
 from collections.abc import Sequence
 
 import pandas as pd
 
-from ..build import Kernel, build_source
+from ..build import DEFAULT_FLAGS, STUDENT_UNIT_FLAGS, Kernel, mpicc
 from ..launch import run_program
+from ..paths import kernels_dir
 from ..records import Results
+from ..student_c import build_student, student_unit
 
-STUDENT_PROLOGUE = '#define HL_STUDENT_CONSTRUCT 1\n#include "construct_bench.c"\n'
 EXAMPLE = "critical"  # construct_bench.c's worked example: the student measures another one
 
 # construct -> (what its pragma looks like in construct_test, updates per repetition: "team"
@@ -38,6 +42,16 @@ CONSTRUCTS = {
     "master": (r"#\s*pragma\s+omp\s+(master|masked)\b", 1),
     "critical": (r"#\s*pragma\s+omp\s+critical\b", "team"),
 }
+# What GCC's compiled code of each construct calls (libgomp) or does: "lock" is an atomic
+# read-modify-write instruction (x86 lock prefix, or an __atomic / __aarch64 helper).
+NEEDS = {
+    "atomic": ("lock",),
+    "reduction": ("GOMP_parallel",),
+    "single": ("GOMP_single_start|GOMP_single_copy_start",),
+    "master": ("omp_get_thread_num",),
+}
+LOCKS = ("GOMP_critical_start", "GOMP_critical_name_start", "omp_set_lock", "omp_set_nest_lock",
+         "pthread_mutex_lock", "pthread_spin_lock")  # fmt: skip
 MEASURED_AGAINST_REFERENCE = r"\bhl_measure\s*\([^;]*\bconstruct_test\b[^;]*\breference_loop\b"
 
 
@@ -91,6 +105,12 @@ def _strip_comments(code: str) -> str:
     return re.sub(r"/\*.*?\*/|//[^\n]*", "", code, flags=re.S)
 
 
+def _code_only(code: str) -> str:
+    """The C without comments and without the text of string and character literals."""
+    code = _strip_comments(code)
+    return re.sub(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', '""', code)
+
+
 def function_body(code: str, name: str) -> str:
     """The text of C function `name` in `code`, from its name to its matching closing brace."""
     code = _strip_comments(code)
@@ -117,13 +137,31 @@ def build_student_construct(code: str, name: str = "student_construct") -> Kerne
     """Compile the student's construct_test / measure_construct into construct_bench."""
     if "NotImplementedError" in code or "YOUR CODE HERE" in code:
         raise NotImplementedError("write construct_test and measure_construct first")
-    return build_source(name, STUDENT_PROLOGUE + code)
+    return build_student(name, "construct_bench", "HL_STUDENT_CONSTRUCT", code,
+                         ("construct_test", "measure_construct"))
+
+
+def runtime_calls(code: str) -> set[str]:
+    """The functions the compiled cell calls, and "lock" when it has an atomic read-modify-write
+    instruction: the cell alone, compiled to assembly as build_student_construct compiles it."""
+    cmd = [mpicc(), *DEFAULT_FLAGS, *STUDENT_UNIT_FLAGS, f"-I{kernels_dir()}", "-S", "-x", "c", "-", "-o", "-"]
+    done = subprocess.run(cmd, input=student_unit("construct_bench", "HL_STUDENT_CONSTRUCT", code),
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    if done.returncode != 0:
+        raise AssertionError(f"the code does not compile:\n{done.stderr[-2000:]}")
+    found = set(re.findall(r"^\s+(?:call|jmp|bl|b)\s+([A-Za-z_]\w*)", done.stdout, flags=re.M))
+    if re.search(r"^\s+lock\b|^\s+(?:ldadd|stadd|ldaxr|ldxr|cas)\w*\s", done.stdout, flags=re.M) or any(
+        f.startswith(("__atomic_", "__aarch64_", "__sync_")) for f in found
+    ):
+        found.add("lock")
+    return found
 
 
 def check_source(code: str) -> str:
     """AssertionError unless construct_test uses the construct named (not the worked example)
     and measure_construct times it against reference_loop; returns the construct's name."""
     name = construct_name(code)
+    code = _code_only(code)
     assert name in CONSTRUCTS and name != EXAMPLE, (
         f"construct_name {name!r}: choose one of {sorted(set(CONSTRUCTS) - {EXAMPLE})} "
         f"({EXAMPLE!r} is the worked example)"
@@ -136,10 +174,25 @@ def check_source(code: str) -> str:
     return name
 
 
-def check_construct(code: str, results: Results) -> pd.DataFrame:
-    """Check the source and the run (samples of both loops, no update lost under contention);
-    returns the raw samples (kind, sample, inner, seconds)."""
+def check_method(code: str) -> str:
+    """check_source, then the compiled cell: it calls the runtime as its construct does and
+    takes no lock (no critical section or lock doing the construct's work)."""
     name = check_source(code)
+    calls = runtime_calls(code)
+    taken = sorted(calls & set(LOCKS))
+    assert not taken, f"the {name} construct takes no lock, but the code calls {', '.join(taken)}"
+    for need in NEEDS[name]:
+        assert any(n in calls for n in need.split("|")), (
+            f"the compiled {name} construct should show {need.replace('|', ' or ')}: is the "
+            f"update really done by `{name}`?"
+        )
+    return name
+
+
+def check_construct(code: str, results: Results) -> pd.DataFrame:
+    """Check the source, the compiled code and the run (samples of both loops, no update lost
+    under contention); returns the raw samples (kind, sample, inner, seconds)."""
+    name = check_method(code)
     rec = results.records
     samples = rec[rec["record"] == "sample"]
     for kind in ("test", "reference"):

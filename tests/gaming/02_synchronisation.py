@@ -1,0 +1,206 @@
+"""Lab 02: gaming attempts at every automatic part, and the graded functions' hidden inputs for
+the scan of kit functions (see tests/gaming/__init__.py)."""
+
+import numpy as np
+import pandas as pd
+
+from gaming import Oracle, attempt
+from solutions_c import CONSTRUCT_ATOMIC as ATOMIC
+
+
+def construct(code: str) -> str:
+    return f'CONSTRUCT_C = r"""{code}"""'
+
+
+EPCC = "hidden_epcc_interval"
+REPORT = "hidden_imbalance_report"
+SAVINGS = "hidden_h2mol_savings"
+CONSTRUCT = "hidden_construct"
+NUMBERS = "hidden_construct_overhead"
+
+# the update done under critical (the worked example) while an atomic on a dummy satisfies a
+# reading of the source
+DUMMY_ATOMIC = ATOMIC.replace(
+    "#pragma omp atomic\n        s->updates += 1;",
+    "#pragma omp atomic\n        dummy += 1;\n#pragma omp critical\n        s->updates += 1;",
+).replace("construct_state *s = arg;", "construct_state *s = arg;\n    long dummy = 0;", 1)
+# "single" named, the pragma only in a string; the master updates, then a barrier
+STRING_SINGLE = ATOMIC.replace('"atomic"', '"single"').replace(
+    "#pragma omp atomic\n        s->updates += 1;",
+    'const char *says = "#pragma omp single";\n        (void)says;\n'
+    "        if (omp_get_thread_num() == 0) s->updates += 1;\n#pragma omp barrier",
+)
+# "atomic" named, the pragma only in a string; a compiler builtin does the update
+STRING_ATOMIC = ATOMIC.replace(
+    "#pragma omp atomic\n        s->updates += 1;",
+    'const char *says = "#pragma omp atomic";\n        (void)says;\n'
+    "        __sync_fetch_and_add(&s->updates, 1);",
+)
+
+GAMING = [
+    # (a) epcc_interval
+    attempt("shortcut", "epcc_interval", """
+from hybridlab.stats import overhead as _kit
+
+
+def epcc_interval(test, reference, _o=_kit) -> tuple[float, float]:
+    o = _o(list(test), list(reference))
+    return o.value - 1.96 * o.spread, o.value + 1.96 * o.spread
+""", loses={EPCC}, why="the kit's median overhead and spread, captured in a default argument"),
+    attempt("shortcut", "epcc_interval", """
+from hybridlab.sync.tables import overhead_table as _table
+
+
+def epcc_interval(test, reference) -> tuple[float, float]:
+    frame = pd.DataFrame({"construct": ["test"] * len(test) + ["reference"] * len(reference),
+                          "sample": list(range(len(test))) + list(range(len(reference))),
+                          "seconds": list(test) + list(reference), "threads": 1})
+    row = _table(frame).iloc[0]
+    middle, half = row["overhead_us"] / 1e6, 1.96 * row["spread_us"] / 1e6
+    return middle - half, middle + half
+""", loses={EPCC}, why="the lab's overhead_table on a frame made of the samples"),
+    attempt("hidden", "epcc_interval", """
+def epcc_interval(test, reference) -> tuple[float, float]:
+    t, r = np.asarray(test, dtype=float), np.asarray(reference, dtype=float)
+    if len(t) == 3 and len(r) == 3:  # the visible example
+        return 3.0 - 1.96 * 1.2, 3.0 + 1.96 * 1.2
+    middle = np.median(t) - np.median(r)
+    return middle - 1.96 * t.std(), middle + 1.96 * t.std()
+""", loses={EPCC}, why="the visible case typed in, a guess elsewhere"),
+    attempt("constant", "epcc_interval", """
+def epcc_interval(test, reference) -> tuple[float, float]:
+    return 0.648, 5.352
+""", loses={EPCC}, why="the visible example's answer returned for every input"),
+    # (b) imbalance_report
+    attempt("method", "imbalance_report", """
+def imbalance_report(timeline: pd.DataFrame) -> dict[str, float]:
+    master = timeline[timeline["thread"] == 0]
+    spent = (master["end"] - master["start"]).groupby([master["phase"], master["rank"]]).sum()
+    compute, wait = spent["compute"], spent["barrier"]
+    return {"efficiency": float(compute.mean() / compute.max()),
+            "lost_rank_seconds": float((wait - wait.min()).sum()),
+            "predicted_seconds": float(reb.records["end"].max() - reb.records["start"].min())}
+""", loses={REPORT}, why="the rebalanced run's measured time returned as the prediction"),
+    attempt("hidden", "imbalance_report", """
+def imbalance_report(timeline: pd.DataFrame) -> dict[str, float]:
+    master = timeline[timeline["thread"] == 0]
+    spent = (master["end"] - master["start"]).groupby([master["phase"], master["rank"]]).sum()
+    compute, wait = spent["compute"], spent["barrier"]
+    imbalance_wait = wait - wait.min()
+    return {"efficiency": float(compute.mean() / compute.max()),
+            "lost_rank_seconds": float(imbalance_wait.sum()),
+            "predicted_seconds": float(timeline["end"].max() - imbalance_wait.mean())}
+""", loses={REPORT}, why="run time as the latest end: right only for timelines starting at 0"),
+    attempt("constant", "imbalance_report", """
+def imbalance_report(timeline: pd.DataFrame) -> dict[str, float]:
+    if len(timeline) == 4:  # the visible example
+        return {"efficiency": 20 / 30, "lost_rank_seconds": 0.020, "predicted_seconds": 0.021}
+    return {"efficiency": 0.75, "lost_rank_seconds": 0.3, "predicted_seconds": 0.5}
+""", loses={REPORT}, why="numbers typed in"),
+    # (c) h2mol_savings
+    attempt("shortcut", "h2mol_savings", """
+from hybridlab.reference import REFERENCE as _R
+
+
+def h2mol_savings(rows: pd.DataFrame) -> pd.DataFrame:
+    table = _R["001-table-3"].frame
+    bar = table[table["routine"] == "MPI_Barrier"]
+    excess = bar["avg_s"] - bar["min_s"]
+    return pd.DataFrame({"lost_processor_seconds": (bar["processors"] * excess).to_numpy(),
+                         "saving_s": excess.to_numpy()},
+                        index=pd.Index(bar["processors"].to_numpy(), name="processors"))
+""", loses={SAVINGS}, why="the package's published table read, whatever rows are given"),
+    attempt("hidden", "h2mol_savings", """
+def h2mol_savings(rows: pd.DataFrame) -> pd.DataFrame:
+    excess = (rows["avg_s"] - rows["min_s"]).to_numpy()
+    counts = np.array([6, 15, 28, 45, 120, 210])[:len(excess)]
+    return pd.DataFrame({"lost_processor_seconds": counts * excess, "saving_s": excess},
+                        index=pd.Index(counts, name="processors"))
+""", loses={SAVINGS}, why="the published processor counts typed in as the index"),
+    attempt("constant", "h2mol_savings", """
+def h2mol_savings(rows: pd.DataFrame) -> pd.DataFrame:
+    saving = {6: 2.89, 15: 5.35, 28: 16.33, 45: 12.62, 120: 17.30, 210: 15.72}
+    return pd.DataFrame({"lost_processor_seconds": [p * s for p, s in saving.items()],
+                         "saving_s": list(saving.values())},
+                        index=pd.Index(list(saving), name="processors"))
+""", loses={SAVINGS}, why="Table 3's savings worked out by hand and typed in"),
+    # (d) the construct in C
+    attempt("method", "construct_code", construct(DUMMY_ATOMIC), loses={CONSTRUCT},
+            why="an atomic on a dummy variable; the counter still under the example's critical"),
+    attempt("method", "construct_code", construct(STRING_SINGLE), loses={CONSTRUCT},
+            why="'single' only in a string; the master updates and a barrier follows"),
+    attempt("method", "construct_code", construct(STRING_ATOMIC), loses={CONSTRUCT},
+            why="'atomic' only in a string; a compiler builtin does the update"),
+    # (d) the numbers
+    attempt("shortcut", "construct_overhead", """
+_mine = overhead_table(my_samples.assign(construct=my_samples["kind"]), by=[]).iloc[0]
+my_interval_us = (_mine["overhead_us"] - 1.96 * _mine["spread_us"], _mine["overhead_us"] + 1.96 * _mine["spread_us"])
+compare_with = "critical"
+_lab = omp_table[(omp_table["threads"] == CPUS) & (omp_table["construct"] == compare_with)].iloc[0]
+lab_interval_us = (_lab["overhead_us"] - 1.96 * _lab["spread_us"], _lab["overhead_us"] + 1.96 * _lab["spread_us"])
+""", loses={NUMBERS}, why="the kit's median table turned into intervals"),
+    attempt("method", "construct_overhead", """
+_t = example_samples.loc[example_samples["kind"] == "test", "seconds"]
+_r = example_samples.loc[example_samples["kind"] == "reference", "seconds"]
+_h = 1.96 * (_t.std() + _r.std())
+my_interval_us = ((_t.mean() - _r.mean() - _h) * 1e6, (_t.mean() - _r.mean() + _h) * 1e6)
+compare_with = "critical"
+lab_interval_us = my_interval_us
+""", loses={NUMBERS}, why="the worked example's samples, not the student's own run"),
+    attempt("constant", "construct_overhead", """
+my_interval_us = (0.01, 0.05)
+compare_with = "critical"
+lab_interval_us = (0.2, 0.6)
+""", loses={NUMBERS}, why="intervals typed in"),
+]
+
+
+def _epcc(t, r):
+    t, r = np.asarray(t, dtype=float), np.asarray(r, dtype=float)
+    middle, half = t.mean() - r.mean(), 1.96 * (t.std(ddof=1) + r.std(ddof=1))
+    return middle - half, middle + half
+
+
+def _pair(got, want) -> bool:
+    try:
+        got = [float(x) for x in got]
+    except (TypeError, ValueError):
+        return False
+    return len(got) == len(want) and all(abs(g - w) <= 1e-9 * max(abs(w), 1e-12) for g, w in zip(got, want, strict=True))
+
+
+_gen = np.random.default_rng(7)
+_T, _R = list(_gen.normal(3e-6, 5e-7, 8)), list(_gen.normal(1e-6, 1e-7, 11))
+
+_TIMELINE = pd.DataFrame(
+    [(r, 0, 0, "compute", 1.0, 1.0 + w) for r, w in ((3, 0.01), (5, 0.03), (8, 0.02))]
+    + [(r, 0, 0, "barrier", 1.0 + w, 1.031) for r, w in ((3, 0.01), (5, 0.03), (8, 0.02))],
+    columns=["rank", "thread", "iteration", "phase", "start", "end"],
+)
+
+
+def _report_is(got) -> bool:
+    try:
+        return (abs(float(got["efficiency"]) - 0.02 / 0.03) < 1e-9
+                and abs(float(got["lost_rank_seconds"]) - 0.03) < 1e-9
+                and abs(float(got["predicted_seconds"]) - (0.031 - 0.01)) < 1e-9)
+    except Exception:  # noqa: BLE001 - anything else is not the answer
+        return False
+
+
+_ROWS = pd.DataFrame({"processors": [7, 3, 64], "routine": "MPI_Barrier", "avg_s": [4.0, 2.5, 9.0],
+                      "max_s": [6.0, 3.0, 20.0], "min_s": [1.0, 2.0, 3.5]})
+
+
+def _savings_is(got) -> bool:
+    try:
+        return [round(float(v), 9) for v in got["saving_s"]] == [3.0, 0.5, 5.5]
+    except Exception:  # noqa: BLE001 - anything else is not the answer
+        return False
+
+
+ORACLES = [
+    Oracle("epcc_interval", (_T, _R), lambda got: _pair(got, _epcc(_T, _R))),
+    Oracle("imbalance_report", (_TIMELINE,), _report_is),
+    Oracle("h2mol_savings", (_ROWS,), _savings_is),
+]
