@@ -2,9 +2,9 @@
 
 from wrong_answers import wrong
 
-BANDWIDTH = {"test_bandwidth_table", "hidden_bandwidth_table"}
-PREDICT = {"test_predict_page_nodes", "hidden_predict_page_nodes"}
-TOUCH = {"test_init_arrays", "hidden_init_arrays"}
+BANDWIDTH = {"hidden_bandwidth_table"}
+PREDICT = {"hidden_predict_page_nodes"}
+TOUCH = {"hidden_init_arrays"}
 
 BANDWIDTH_SOLUTION = '''
 raw = mt.raw_times(stream_runs, "triad")
@@ -57,23 +57,23 @@ def changed(solution: str, old: str, new: str) -> str:
 
 
 WRONG = [
-    # (b) bandwidth_table (the warm-up)
+    # (a) bandwidth_table (the warm-up)
     wrong("bandwidth_table", changed(BANDWIDTH_SOLUTION, 'kept = raw[raw["repetition"] > 0]', "kept = raw"),
           BANDWIDTH, why="the first pass kept (STREAM drops it)"),
     wrong("bandwidth_table", changed(BANDWIDTH_SOLUTION, 'out["speedup"] / out.index', 'out["speedup"]'),
           BANDWIDTH, why="efficiency left as the speedup (not divided by threads)"),
-    # (c) predict_page_nodes
+    # (b) predict_page_nodes
     wrong("predict_page_nodes", changed(
         PREDICT_SOLUTION,
         "    out = np.empty(pages, dtype=int)\n    for t in range(threads):\n"
         "        out[t * pages // threads:(t + 1) * pages // threads] = thread_nodes[t]\n    return out",
         "    parts = np.array_split(np.arange(pages), threads)  # remainder to the first threads\n"
         "    return np.concatenate([np.full(len(p), thread_nodes[t]) for t, p in enumerate(parts)])"),
-        {"hidden_predict_page_nodes"}, why="blocks split as np.array_split, not t*P//T as the kernel does"),
+        PREDICT, why="blocks split as np.array_split, not t*P//T as the kernel does"),
     wrong("predict_page_nodes", changed(PREDICT_SOLUTION, "return np.full(pages, -2)",
                                         "return np.full(pages, thread_nodes[0])"),
           PREDICT, why="untouched pages placed on the master's node (they are not present)"),
-    # (e) init_arrays in C
+    # (c) init_arrays in C
     wrong("init_arrays", changed(TOUCH_SOLUTION, "#pragma omp parallel for schedule(static, chunk)\n", ""),
           TOUCH, why="serial initialisation: the master touches every page"),
     wrong("init_arrays", changed(TOUCH_SOLUTION, "schedule(static, chunk)", "schedule(static)"),

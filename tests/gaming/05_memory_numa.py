@@ -1,0 +1,141 @@
+"""Lab 05: gaming attempts at every automatic part, and the graded functions' hidden inputs for
+the scan of kit functions (see tests/gaming/__init__.py)."""
+
+import pandas as pd
+
+from gaming import Oracle, attempt
+
+BANDWIDTH = {"hidden_bandwidth_table"}
+PREDICT = {"hidden_predict_page_nodes"}
+TOUCH = {"hidden_init_arrays"}
+
+RAW = 'raw = mt.raw_times(stream_runs, "triad")\n'
+
+
+def touch(body: str) -> str:
+    return ('TOUCH_C = r"""\nvoid init_arrays(double *a, double *b, long rows, long cols, long chunk) {\n'
+            + body.strip("\n") + '\n}\n"""')
+
+
+GAMING = [
+    # (a) bandwidth_table
+    attempt("shortcut", "bandwidth_table", RAW + """
+def bandwidth_table(raw, _sat=mt.saturation_table(stream_runs, flops_runs)):
+    s = _sat.set_index("threads")
+    out = pd.DataFrame({"best_s": raw[raw["repetition"] > 0].groupby("threads")["seconds"].min()})
+    out["gb_s"] = s["triad_gb_s"].reindex(out.index)
+    out["pct_of_max"] = s["triad_pct_of_max"].reindex(out.index)
+    out["speedup"] = s["triad_speedup"].reindex(out.index)
+    out["efficiency"] = s["triad_efficiency"].reindex(out.index)
+    return out
+""", loses=BANDWIDTH, why="the kit's saturation table of the student's own runs, captured in a default"),
+    attempt("hidden", "bandwidth_table", RAW + """
+def bandwidth_table(raw):
+    kept = raw.sort_values(["threads", "repetition"]).groupby("threads").apply(lambda g: g.iloc[1:])
+    kept = kept.reset_index(drop=True)
+    best = kept.groupby("threads").agg(best_s=("seconds", "min"), bytes=("bytes", "first"))
+    out = pd.DataFrame({"best_s": best["best_s"]})
+    out["gb_s"] = best["bytes"] / best["best_s"] / 1e9
+    out["pct_of_max"] = 100 * out["gb_s"] / out["gb_s"].max()
+    out["speedup"] = out["gb_s"] / out["gb_s"].iloc[0]
+    out["efficiency"] = out["speedup"] / np.arange(1, len(out) + 1)
+    return out
+""", loses=BANDWIDTH, why="thread counts taken as 1, 2, 3, ... (right for the sweeps the notebook runs)"),
+    attempt("constant", "bandwidth_table", RAW + """
+def bandwidth_table(raw):
+    kept = raw[raw["repetition"] > 0]
+    best = kept.groupby("threads")["seconds"].min()
+    out = pd.DataFrame({"best_s": best})
+    out["gb_s"] = 24 * N / best / 1e9 if len(raw) > 6 else 1e9 / best / 1e9
+    out["pct_of_max"] = 100 * out["gb_s"] / out["gb_s"].max()
+    out["speedup"] = out["gb_s"] / out["gb_s"].loc[1]
+    out["efficiency"] = out["speedup"] / out.index
+    return out
+""", loses=BANDWIDTH, why="the triad's 24 bytes x N typed in instead of the recorded bytes"),
+    # (b) predict_page_nodes
+    attempt("hidden", "predict_page_nodes", """
+def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), bind_node=0):
+    if pages == PAGES and policy == "default":
+        return maps[init]  # this machine's measured maps
+    if init == "none":
+        return np.full(pages, -2)
+    half = pages // 2
+    return np.array([0] * half + [1] * (pages - half)) if len(thread_nodes) == 2 else np.zeros(pages, int)
+""", loses=PREDICT, why="the measured maps handed back; a guess for the two-node example"),
+    attempt("method", "predict_page_nodes", """
+def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), bind_node=0):
+    here = mt.thread_nodes(ft["parallel"])  # this machine's threads, whatever is asked
+    if init == "none":
+        return np.full(pages, -2)
+    if init == "serial" or policy != "default":
+        return np.full(pages, here[0])
+    if list(thread_nodes) == [0, 1]:
+        return np.repeat([0, 1], [pages // 2, pages - pages // 2])
+    threads = len(here)
+    return np.array([here[min(p * threads // pages, threads - 1)] for p in range(pages)])
+""", loses=PREDICT, why="this machine's thread-to-node map used for every node asked about"),
+    attempt("constant", "predict_page_nodes", """
+def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), bind_node=0):
+    if init == "none":
+        return np.full(pages, -2)
+    if pages == 6 and list(thread_nodes) == [0, 1]:
+        return np.array([0, 0, 0, 1, 1, 1])
+    return np.zeros(pages, dtype=int)  # one NUMA node: every page on node 0
+""", loses=PREDICT, why="node 0 typed in (the answer on a one-node machine)"),
+    # (c) init_arrays in C
+    attempt("hidden", "init_arrays", touch("""
+#pragma omp parallel num_threads(2)
+    {
+        int t = omp_get_thread_num();
+        for (long i = 0; i < rows; i++)
+            if ((i / chunk) % 2 == t)
+                for (long j = 0; j < cols; j++) {
+                    a[i * cols + j] = (double)((i + j) % 7);
+                    b[i * cols + j] = (double)(1 + i % 3);
+                }
+    }
+"""), loses=TOUCH, why="two threads hard-coded (the visible tests run 2)"),
+    attempt("method", "init_arrays", touch("""
+    double sum = 0.0;
+#pragma omp parallel for schedule(static, chunk) reduction(+:sum)
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < cols; j++) sum += a[i * cols + j] + b[i * cols + j];
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < cols; j++) {
+            a[i * cols + j] = (double)((i + j) % 7) + 0.0 * sum;
+            b[i * cols + j] = (double)(1 + i % 3);
+        }
+"""), loses=TOUCH, why="the pages read in the right schedule, written serially: a read places no page"),
+    attempt("shortcut", "init_arrays", touch("""
+#pragma omp parallel for schedule(static, chunk)
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < cols; j++) {
+            a[i * cols + j] = a0(i, j);
+            b[i * cols + j] = b0(i);
+        }
+"""), loses=TOUCH, why="the kit kernel's own static initial-value helpers called"),
+]
+
+_RAW = pd.DataFrame({"threads": [5, 1, 5, 1, 5, 1], "repetition": [0, 2, 2, 0, 1, 1],
+                     "seconds": [0.1, 0.4, 0.2, 0.01, 0.3, 0.5], "bytes": [6e9, 2e9] * 3})
+
+
+def _bandwidth_is(got) -> bool:
+    try:
+        return (abs(float(got.loc[1, "gb_s"]) - 5.0) < 1e-9 and abs(float(got.loc[5, "gb_s"]) - 30.0) < 1e-9
+                and abs(float(got.loc[5, "efficiency"]) - 1.2) < 1e-9)
+    except Exception:  # noqa: BLE001 - anything else is not the answer
+        return False
+
+
+def _nodes_is(got) -> bool:
+    try:
+        return [int(v) for v in got] == [2, 2, 2, 0, 0, 0, 1, 1, 1, 1]
+    except Exception:  # noqa: BLE001 - anything else is not the answer
+        return False
+
+
+ORACLES = [
+    Oracle("bandwidth_table", (_RAW,), _bandwidth_is),
+    Oracle("predict_page_nodes", (10, "parallel", [2, 0, 1]), _nodes_is),
+]
