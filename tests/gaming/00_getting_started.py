@@ -1,0 +1,152 @@
+"""Lab 00: gaming attempts at every automatic part (see __init__.py)."""
+
+import pandas as pd
+
+from gaming import Oracle, attempt
+
+SOLUTION_LABELS = """
+
+my_labels = {name: classify_run(run.records, list(topo.usable))
+             for name, run in {"hello": hello, "unbound": unbound, "piled": piled, "spread": spread}.items()}
+"""
+
+GAMING = [
+    # (a) CPUs per rank
+    attempt("constant", "cores_per_rank", """
+def cores_per_rank(records: pd.DataFrame) -> dict[int, list[int]]:
+    if len(records) == 4:
+        return {0: [1, 3], 1: [2]}  # the example's answer
+    return {0: sorted({int(c) for c in records["cpu"]})}
+""", loses={"hidden_cores_per_rank"}, why="the example's answer typed in, one rank assumed otherwise"),
+    attempt("hidden", "cores_per_rank", """
+def cores_per_rank(records: pd.DataFrame) -> dict[int, list[int]]:
+    ranks = records["rank"].nunique()  # ranks numbered 0..n-1, as in the lab's runs
+    return {r: sorted({int(c) for c in records.loc[records["rank"] == r, "cpu"]}) for r in range(ranks)}
+""", loses={"hidden_cores_per_rank"}, why="assumes the ranks are 0..n-1, as in the lab's own runs"),
+    attempt("method", "cores_per_rank", """
+def cores_per_rank(records: pd.DataFrame) -> dict[int, list[int]]:
+    first = records.drop_duplicates(["rank", "thread"])  # one row per thread: its first CPU only
+    return {int(r): sorted({int(c) for c in g["cpu"]}) for r, g in first.groupby("rank")}
+""", loses={"hidden_cores_per_rank"}, why="one CPU per thread: a thread that moved keeps only its first CPU"),
+    attempt("shortcut", "cores_per_rank", """
+from hybridlab.mapping.tables import node_table
+
+
+def cores_per_rank(records: pd.DataFrame) -> dict[int, list[int]]:
+    rows = node_table(records.assign(host="here", socket=0), topo)
+    return {int(r): sorted(rows["cpus"].iloc[0]) for r in rows["ranks"].iloc[0]}
+""", loses={"hidden_cores_per_rank"}, why="the kit's node table read: the CPUs of a socket, not of each rank"),
+    # (b) what kind of run
+    attempt("constant", "classify_run", """
+def classify_run(records: pd.DataFrame, usable: list[int]) -> str:
+    return "unbound"
+
+
+my_labels = {"hello": "unbound", "unbound": "unbound", "piled": "piled", "spread": "bound"}
+""", loses={"hidden_classify_run"}, why="the labels the bind= names suggest, typed in"),
+    attempt("hidden", "classify_run", """
+def classify_run(records: pd.DataFrame, usable: list[int]) -> str:
+    pairs = records.drop_duplicates(["rank", "thread"])
+    if len(pairs) > len(usable):
+        return "oversubscribed"
+    allowed = list(pairs["allowed_cpus"].iloc[0])  # the first thread stands for every rank
+    if len(allowed) < len(pairs):
+        return "piled"
+    return "bound" if len(allowed) < len(usable) else "unbound"
+""" + SOLUTION_LABELS, loses={"hidden_classify_run"}, why="the first thread's mask read for all: right for the lab's one-rank runs"),
+    attempt("method", "classify_run", """
+def classify_run(records: pd.DataFrame, usable: list[int]) -> str:
+    pairs = records.drop_duplicates(["rank", "thread"])
+    if len(pairs) > len(usable):
+        return "oversubscribed"
+    if pairs["cpu"].nunique() < len(pairs):  # where the threads ran, not where they may run
+        return "piled"
+    if all(len(set(c)) < len(set(usable)) for c in pairs["allowed_cpus"]):
+        return "bound"
+    return "unbound"
+""" + SOLUTION_LABELS, loses={"hidden_classify_run"}, why="piled read from the CPUs the threads happened to run on"),
+    # (c) predicted and measured slowdown
+    attempt("constant", "piling_slowdown", """
+def predicted_slowdown(piled: pd.DataFrame, bound: pd.DataFrame) -> float:
+    def crowding(records):
+        pairs = records.drop_duplicates(["rank", "thread"])
+        cpus = set().union(*(set(c) for c in pairs["allowed_cpus"]))
+        return max(1.0, len(pairs) / len(cpus))
+
+    return float(crowding(piled) / crowding(bound))
+
+
+slowdown = 1.6  # the model answer's number
+predicted = predicted_slowdown(piled.records, spread.records)
+""", loses={"hidden_piling_slowdown"}, why="a slowdown typed in from the model answer, not measured"),
+    attempt("hidden", "piling_slowdown", """
+def predicted_slowdown(piled: pd.DataFrame, bound: pd.DataFrame) -> float:
+    pairs = piled.drop_duplicates(["rank", "thread"])
+    return float(len(pairs) / len(set().union(*(set(c) for c in pairs["allowed_cpus"]))))
+
+
+slowdown = float((timed["one-core"].records["seconds"].reset_index(drop=True)
+                  / timed["cores"].records["seconds"].reset_index(drop=True)).median())
+predicted = predicted_slowdown(piled.records, spread.records)
+""", loses={"hidden_piling_slowdown"}, why="the bound run taken as one thread per CPU; a median of ratios"),
+    attempt("method", "piling_slowdown", """
+def predicted_slowdown(piled: pd.DataFrame, bound: pd.DataFrame) -> float:
+    return float(timed["one-core"].records["seconds"].median() / timed["cores"].records["seconds"].median())
+
+
+slowdown = float(timed["one-core"].records["seconds"].median() / timed["cores"].records["seconds"].median())
+predicted = predicted_slowdown(piled.records, spread.records)
+""", loses={"hidden_piling_slowdown"}, why="the measurement passed off as the prediction"),
+    # (d) ring exchange
+    attempt("method", "ring_exchange", """
+def ring_exchange():
+    import os
+
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    comm.send(os.getpid(), dest=(rank + 1) % size)  # returns at once only because it is eager
+    return comm.recv(source=(rank - 1) % size)
+""", loses={"hidden_ring_exchange"}, why="send before receive on every rank: only eager buffering saves it"),
+    attempt("method", "ring_exchange", """
+def ring_exchange():
+    import os
+
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    return comm.allgather(os.getpid())[(rank - 1) % size]
+""", loses={"hidden_ring_exchange"}, why="every process id gathered everywhere: a collective, no ring"),
+    attempt("hidden", "ring_exchange", """
+_pids = [int(p) for p in cluster.apply(__import__("os").getpid)]  # the lab cluster's engines
+
+
+def ring_exchange():
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    return _pids[(rank - 1) % size]
+""", loses={"hidden_ring_exchange"}, why="the process ids of the lab's cluster read in the notebook and baked in"),
+]
+
+
+def _placement(rows):
+    return pd.DataFrame(rows, columns=["rank", "thread", "cpu", "allowed_cpus"])
+
+
+_RECORDS = _placement([(3, 0, 5, [5, 6]), (3, 1, 6, [5, 6]), (1, 0, 2, [2]), (1, 0, 4, [2]),
+                       (3, 1, 5, [5, 6])])
+_PILED = _placement([(0, t, 4, [4, 12]) for t in range(3)])  # SMT: one core, two sibling CPUs
+_BOUND = _placement([(0, t, t, [t]) for t in range(3)])
+ORACLES = [
+    Oracle("cores_per_rank", (_RECORDS,), lambda got: got == {1: [2, 4], 3: [5, 6]}),
+    Oracle("classify_run", (_placement([(0, 0, 1, [1]), (0, 1, 1, [1]), (1, 0, 2, [2, 3])]),
+                            [0, 1, 2, 3]), lambda got: str(got) == "piled"),
+    Oracle("classify_run", (_placement([(0, 0, 1, [0, 1]), (0, 1, 0, [0, 1]), (1, 0, 2, [2, 3])]),
+                            [0, 1, 2, 3]), lambda got: str(got) == "bound"),
+    Oracle("piling_slowdown", (_PILED, _BOUND),
+           lambda got: isinstance(got, float | int) and abs(float(got) - 1.5) < 1e-9),
+]
