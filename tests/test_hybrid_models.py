@@ -307,14 +307,32 @@ def test_student_ring_with_one_tag_for_all_threads_gets_the_wrong_blocks():
         check_ring(res)
 
 
-def test_student_ring_source_needs_both_functions():
-    from hybridlab.hybrid_models.exercise import student_ring_source
+def test_student_ring_needs_both_functions_and_reaches_nothing_of_the_kernel():
+    from hybridlab.hybrid_models.exercise import build_student_ring
 
     with pytest.raises(ValueError, match="check_thread_level"):
-        student_ring_source("void exchange_block(void) {}")
+        build_student_ring("void exchange_block(void) {}")
     with pytest.raises(NotImplementedError):
-        student_ring_source("/* YOUR CODE HERE */")
+        build_student_ring("/* YOUR CODE HERE */")
+    # the kernel's own value formula is static in thread_ring.c: a cell cannot call it
+    reaching = RING_EXCHANGE.replace("int tag = omp_get_thread_num();",
+                                     "int tag = thread_ring_value(0, 0, 1, 0) & 0;")
+    with pytest.raises(hl.BuildError, match="thread_ring_value"):
+        build_student_ring(reaching, name="test_ring_reaching")
 
+
+def test_student_ring_records_each_threads_own_synchronous_sends_and_receives():
+    from hybridlab import compliance
+    from hybridlab.hybrid_models.exercise import build_student_ring
+
+    kernel = build_student_ring(RING_EXCHANGE, name="test_student_ring")
+    res = hl.run_program(kernel, ranks=3, threads=2, thread_level="serialized", iterations=2)
+    assert set(res.mpi_calls["student"]) == {1}  # the kernel itself calls no MPI in this build
+    table = compliance.calls_table(res).set_index(["rank", "thread", "call"])["calls"]
+    for rank in range(3):
+        for thread in range(2):
+            assert table[(rank, thread, "MPI_Issend")] == 2
+            assert table[(rank, thread, "MPI_Irecv")] == 2
 
 
 # ------------------------------------------------------- the lab's runs, tables and pictures

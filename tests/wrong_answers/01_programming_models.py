@@ -11,19 +11,17 @@ def exchange(code: str) -> str:
 def cost(over: str, under: str, statistic: str) -> str:
     """Part (f)'s answer with the levels over/under each other and the statistic given."""
     return f"""
-def barrier(run):
-    samples = slowest_rank_samples(run)
-    return samples.loc[samples["construct"] == "mpi_barrier", "seconds"]
+def level_cost(runs):
+    def barrier(run):
+        samples = slowest_rank_samples(run)
+        return samples.loc[samples["construct"] == "mpi_barrier", "seconds"]
 
-
-multiple_cost = {{
-    "barrier": float(barrier(cost_runs["{over}"]["sync"]).{statistic}()
-                     / barrier(cost_runs["{under}"]["sync"]).{statistic}()),
-    "latency": float(cost_runs["{over}"]["ping"].records["seconds"].{statistic}()
-                     / cost_runs["{under}"]["ping"].records["seconds"].{statistic}()),
-}}
-request_multiple_for_hybrid3 = True
-because = "The ratio shows how much slower every call is when MULTIPLE is asked for."
+    return {{
+        "barrier": float(barrier(runs["{over}"]["sync"]).{statistic}()
+                         / barrier(runs["{under}"]["sync"]).{statistic}()),
+        "latency": float(runs["{over}"]["ping"].records["seconds"].{statistic}()
+                         / runs["{under}"]["ping"].records["seconds"].{statistic}()),
+    }}
 """
 
 
@@ -35,14 +33,14 @@ fixed_source = racy_source.replace('{"count", "4096"', '{"count", "1"')
         why="race 'removed' by a one-element buffer: the count parameter's default changed"),
     wrong("fixed_source", """
 fixed_source = racy_source.replace("\\n#pragma omp master\\n", "\\n#pragma omp barrier\\n#pragma omp master\\n")
-""", loses={"test_fixed_source", "hidden_fixed_source"},
+""", loses={"hidden_fixed_source"},
         why="only barrier (1): the second loop still reads stale data"),
     # (b) every thread exchanges its own block
     wrong("exchange_block", exchange(RING_EXCHANGE.replace("int tag = omp_get_thread_num();", "int tag = 0;")),
-          loses={"test_exchange_block", "hidden_exchange_block"},
+          loses={"hidden_exchange_block"},
           why="one tag for every thread: blocks meet the wrong thread's receive"),
     wrong("exchange_block", exchange(RING_EXCHANGE.replace("#pragma omp critical(mpi)\n", "")),
-          loses={"test_exchange_block", "hidden_exchange_block"},
+          loses={"hidden_exchange_block"},
           why="no critical section: threads call MPI at once, which needs MULTIPLE"),
     wrong("exchange_block", exchange(RING_EXCHANGE.replace(
         "return hl_require_level(ctx, MPI_THREAD_SERIALIZED, \"exchange_block calls MPI from every thread\");",
@@ -65,44 +63,51 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
         MPI_Recv(recv, n, MPI_INT, left, tag, comm, MPI_STATUS_IGNORE);
     }
 }
-'''), loses={"test_exchange_block", "hidden_exchange_block"},
+'''), loses={"hidden_exchange_block"},
           why="blocking Ssend then Recv inside the critical section: every rank sends first, deadlock"),
     # (c) require_level, the warm-up
     wrong("require_level", """
 from hybridlab.thread_levels import require_level as _kit_require_level
 
 
-def require_level(required: str, provided: str) -> None:
+def require_level(required: str, provided: str) -> str:
     return _kit_require_level(required, provided)
 """, loses={"hidden_require_level"}, why="a one-line call of the kit's function"),
     wrong("require_level", """
-def require_level(required: str, provided: str) -> None:
+def require_level(required: str, provided: str) -> str:
     order = {level: i for i, level in enumerate(THREAD_LEVELS)}
-    if order.get(provided, 0) < order.get(required, 0):
-        raise RuntimeError(f"MPI provided {provided!r} but this program needs {required!r}")
-""", loses={"test_require_level", "hidden_require_level"}, why="unknown level names pass silently"),
-    # (d) questions about the student's own table
+    need, got = required.lower(), provided.lower()
+    if order.get(got, 0) < order.get(need, 0):
+        raise RuntimeError(f"MPI provided {got!r} but this program needs {need!r}")
+    return got
+""", loses={"hidden_require_level"}, why="unknown level names (and the MPI_THREAD_ prefix) pass silently"),
+    wrong("require_level", """
+def require_level(required: str, provided: str) -> str:
+    need = str(required).lower().removeprefix("mpi_thread_")
+    got = str(provided).lower().removeprefix("mpi_thread_")
+    for level in (need, got):
+        if level not in THREAD_LEVELS:
+            raise ValueError(f"{level!r}: valid levels are {', '.join(THREAD_LEVELS)}")
+    if THREAD_LEVELS.index(got) < THREAD_LEVELS.index(need):
+        raise RuntimeError(f"MPI provided {got!r} but this program needs {need!r}")
+""", loses={"hidden_require_level"}, why="checks, but returns nothing: the level to log is lost"),
+    # (d) questions about a thread-level table
     wrong("answers", """
-answers = {
-    "provided": {level: levels.loc[levels["requested"] == level, "provided"].iloc[0] for level in THREAD_LEVELS},
-    "always_at_least_requested": True,
-    "main_threads": sorted(int(t) for t in set(levels["thread"])),
-}
-""", loses={"hidden_answers"}, why="every thread counted as a main thread"),
+def level_answers(table):
+    return {
+        "provided": {lv: table.loc[table["requested"] == lv, "provided"].iloc[0] for lv in THREAD_LEVELS},
+        "always_at_least_requested": True,
+        "main_threads": sorted(int(t) for t in set(table["thread"])),
+    }
+""", loses={"hidden_answers"}, why="every thread counted as a main thread, the levels never compared"),
     wrong("answers", """
-answers = {
-    "provided": {level: cluster.thread_level for level in THREAD_LEVELS},
-    "always_at_least_requested": True,
-    "main_threads": [0],
-}
+def level_answers(table):
+    return {
+        "provided": {lv: cluster.thread_level for lv in THREAD_LEVELS},
+        "always_at_least_requested": True,
+        "main_threads": [0],
+    }
 """, loses={"hidden_answers"}, why="the engines' level for every request, not the table's"),
-    # (e) which level a fragment needs
-    wrong("needed_levels", """
-needed = {"A": "funneled", "B": "funneled", "C": "multiple", "D": "serialized", "E": "single", "F": "multiple"}
-""", loses={"hidden_needed_levels"}, why="omp single taken for the master thread"),
-    wrong("needed_levels", """
-needed = {"A": "serialized", "B": "funneled", "C": "serialized", "D": "serialized", "E": "single", "F": "serialized"}
-""", loses={"hidden_needed_levels"}, why="concurrent sections and tasks taken as one at a time"),
     # (f) the price of MULTIPLE, from the student's own runs
     wrong("multiple_cost", cost(over="funneled", under="multiple", statistic="median"),
           loses={"hidden_multiple_cost"}, why="ratios upside down (FUNNELED over MULTIPLE)"),

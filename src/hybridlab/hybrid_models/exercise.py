@@ -6,7 +6,7 @@ thread_ring.c, checked (the only module of the topic that launches kernels).
     race = master_race_runs(CONFIGS, delay_us=1000, iterations=10, cluster=cluster)
 
     from hybridlab.hybrid_models.exercise import build_student_ring, check_ring
-    kernel = build_student_ring(code)             # traced: Results.mpi_calls per thread
+    kernel = build_student_ring(code)             # its own unit, traced: Results.mpi_calls
     check_ring(cluster.run(kernel, ...))          # AssertionError naming the first wrong block
 
 The expected values come from a serial reference in Python (ring_reference), not from the
@@ -15,25 +15,21 @@ kernel's own count.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ..build import Kernel, build_source
+from ..build import Kernel
 from ..launch import run_program
 from ..records import Results
+from ..student_c import build_student
 from ..thread_levels import THREAD_LEVELS
 
 if TYPE_CHECKING:
     from ..cluster import Cluster
 
-STUDENT_PROLOGUE = '#define HL_STUDENT_EXCHANGE 1\n#include "thread_ring.c"\n'
-STUDENT_FUNCTIONS = (
-    "int check_thread_level(hl_ctx *ctx)",
-    "void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm)",
-)
+STUDENT_FUNCTIONS = ("check_thread_level", "exchange_block")  # kernels_c/thread_ring_student.h
 # Sends whose completion says the receive was posted: a standard send may return early because
 # the library buffered it, which hides an ordering that deadlocks elsewhere.
 STANDARD_SENDS = ("MPI_Send", "MPI_Isend", "MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Bsend",
@@ -60,20 +56,10 @@ def ring_reference(ranks: int, threads: int, iterations: int, count: int) -> pd.
     return pd.DataFrame(rows)
 
 
-def student_ring_source(code: str) -> str:
-    """The whole kernel: thread_ring.c with the student's two functions (code of a C cell)."""
-    if "NotImplementedError" in code or "YOUR CODE HERE" in code:
-        raise NotImplementedError("write check_thread_level and exchange_block first")
-    for signature in STUDENT_FUNCTIONS:
-        name = re.search(r"(\w+)\(", signature).group(1)
-        if not re.search(rf"\b{name}\s*\(", code):
-            raise ValueError(f"the code must define {signature} {{ ... }}")
-    return STUDENT_PROLOGUE + code
-
-
 def build_student_ring(code: str, name: str = "student_ring") -> Kernel:
-    """Compile the student's exchange into thread_ring with every MPI call traced."""
-    return build_source(name, student_ring_source(code), trace_mpi=True)
+    """The student's exchange (a C cell) as its own translation unit, linked with thread_ring.c
+    and every MPI call traced (hybridlab.student_c)."""
+    return build_student(name, "thread_ring", "HL_STUDENT_EXCHANGE", code, STUDENT_FUNCTIONS)
 
 
 def check_ring(results: Results) -> pd.DataFrame:

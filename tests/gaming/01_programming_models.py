@@ -1,0 +1,272 @@
+"""Lab 01: gaming attempts (see __init__.py), and the graded functions' hidden inputs for the
+scan of every kit function (ORACLES, tests/test_no_kit_answers.py)."""
+
+import numpy as np
+import pandas as pd
+
+from gaming import Oracle, attempt
+from hybridlab.records import Results
+from solutions_c import RING_EXCHANGE
+
+LEVELS = ("single", "funneled", "serialized", "multiple")
+
+
+def exchange(code: str) -> str:
+    return f'EXCHANGE_C = r"""{code}"""'
+
+
+LEVEL_CHECK = """
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block calls MPI from every thread");
+}
+"""
+
+# require_level after the names are read: each attempt differs from the solution in one place
+NAMES = """
+def _name(level):
+    text = str(level).lower()
+    text = text[len("mpi_thread_"):] if text.startswith("mpi_thread_") else text
+    if text not in THREAD_LEVELS:
+        raise ValueError(f"{level!r}: valid levels are {', '.join(THREAD_LEVELS)}")
+    return text
+"""
+
+BARRIER = """
+def barrier(run):
+    samples = slowest_rank_samples(run)
+    return samples.loc[samples["construct"] == "mpi_barrier", "seconds"]
+"""
+
+GAMING = [
+    # (a) fixed_source: the kernel may change by its barriers only
+    attempt("constant", "fixed_source", """
+fixed_source = racy_source.replace("hl_emit(ctx, ", "wrong = 0; hl_emit(ctx, ")
+""", loses={"hidden_fixed_source"}, why="the race left in, the count of wrong values zeroed"),
+    attempt("method", "fixed_source", r"""
+fixed_source = racy_source.replace(
+    "\n#pragma omp master\n", "\n#pragma omp barrier\n#pragma omp master\n").replace(
+    "\n            /* second loop",
+    "\n            if (omp_get_thread_num() != 0) sleep_us(4 * delay_us);\n            /* second loop")
+""", loses={"hidden_fixed_source"}, why="barrier (2) replaced by a longer sleep: the race made rare"),
+    attempt("hidden", "fixed_source", r"""
+fixed_source = racy_source.replace(
+    "\n#pragma omp master\n", "\n#pragma omp barrier\n#pragma omp master\n").replace(
+    "\n            /* second loop", "\n            usleep(5000);\n            /* second loop")
+""", loses={"hidden_fixed_source"}, why="a sleep tuned to the notebook's delay instead of barrier (2)"),
+    attempt("shortcut", "fixed_source", r"""
+fixed_source = "/*\n" + racy_source.replace("*/", "* /") + "\n*/\n#include \"master_race.c\"\n"
+""", loses={"hidden_fixed_source"}, why="the kit's master_race kernel, the racy lines kept in a comment"),
+    # (b) exchange_block: every thread sends and receives its own block
+    attempt("shortcut", "exchange_block", exchange(LEVEL_CHECK + r"""
+static long seen;
+#pragma omp threadprivate(seen)
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num(), me;
+    (void)send, (void)right;
+    seen++;
+#pragma omp critical(mpi)
+    MPI_Comm_rank(comm, &me); /* a token call: every thread shows up in the trace */
+    for (int i = 0; i < n; i++) recv[i] = thread_ring_value(left, t, seen, i);
+}
+"""), loses={"hidden_exchange_block"},
+        why="no message at all: the kit's static thread_ring_value fills the block"),
+    attempt("method", "exchange_block", exchange(LEVEL_CHECK + r"""
+static const int *sends[64];
+static int *recvs[64];
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num(), team = omp_get_num_threads(), me;
+    sends[t] = send, recvs[t] = recv;
+#pragma omp critical(mpi)
+    MPI_Comm_rank(comm, &me); /* a token call: every thread shows up in the trace */
+#pragma omp barrier
+#pragma omp master
+    {
+        MPI_Request rq[128];
+        for (int u = 0; u < team; u++) {
+            MPI_Irecv(recvs[u], n, MPI_INT, left, u, comm, &rq[2 * u]);
+            MPI_Issend(sends[u], n, MPI_INT, right, u, comm, &rq[2 * u + 1]);
+        }
+        MPI_Waitall(2 * team, rq, MPI_STATUSES_IGNORE);
+    }
+#pragma omp barrier
+}
+"""), loses={"hidden_exchange_block"},
+        why="masteronly in disguise: the master moves every block, the others make a token call"),
+    attempt("method", "exchange_block", exchange(RING_EXCHANGE.replace(
+        'MPI_THREAD_SERIALIZED, "exchange_block calls MPI from every thread"',
+        'MPI_THREAD_FUNNELED, "exchange_block needs SERIALIZED"')),
+        loses={"hidden_exchange_block"},
+        why="every thread calls MPI inside critical, but FUNNELED is accepted"),
+    attempt("hidden", "exchange_block", exchange(RING_EXCHANGE.replace(
+        "MPI_Irecv(recv, n, MPI_INT, left,", "MPI_Irecv(recv, n, MPI_INT, right,").replace(
+        "MPI_Issend(send, n, MPI_INT, right,", "MPI_Issend(send, n, MPI_INT, left,")),
+        loses={"hidden_exchange_block"}, why="the ring turned the wrong way: right only with 2 ranks"),
+    # (c) require_level, the warm-up
+    attempt("shortcut", "require_level", """
+import hybridlab.thread_levels as _tl
+
+
+def require_level(required: str, provided: str, _check=_tl.require_level) -> str:
+    return _check(required, provided)
+""", loses={"hidden_require_level"}, why="the kit's require_level captured in a default argument"),
+    attempt("method", "require_level", NAMES + """
+
+def require_level(required: str, provided: str) -> str:
+    need, got = _name(required), _name(provided)
+    if got < need:
+        raise RuntimeError(f"MPI provided {got!r} but this program needs {need!r}")
+    return got
+""", loses={"hidden_require_level"}, why="levels compared as strings (alphabetical order)"),
+    attempt("hidden", "require_level", """
+def _name(level):
+    text = str(level).removeprefix("MPI_THREAD_").lower()
+    if text not in THREAD_LEVELS:
+        raise ValueError(f"{level!r}: valid levels are {', '.join(THREAD_LEVELS)}")
+    return text
+
+
+def require_level(required: str, provided: str) -> str:
+    need, got = _name(required), _name(provided)
+    if THREAD_LEVELS.index(got) < THREAD_LEVELS.index(need):
+        raise RuntimeError(f"MPI provided {got!r} but this program needs {need!r}")
+    return got
+""", loses={"hidden_require_level"}, why="only the spellings the self-checks show (upper-case prefix)"),
+    attempt("constant", "require_level", NAMES + """
+
+def require_level(required: str, provided: str) -> str:
+    need, got = _name(required), _name(provided)
+    if THREAD_LEVELS.index(got) < THREAD_LEVELS.index(need):
+        raise RuntimeError(f"MPI provided {got!r} but this program needs {need!r}")
+    return "funneled"  # what the lab's engines run with
+""", loses={"hidden_require_level"}, why="the engines' level typed in as the answer"),
+    # (d) level_answers, judged on other libraries' tables
+    attempt("constant", "answers", """
+def level_answers(table):
+    return {"provided": {level: level for level in THREAD_LEVELS},
+            "always_at_least_requested": True, "main_threads": [0]}
+""", loses={"hidden_answers"}, why="MPICH's answers typed in"),
+    attempt("hidden", "answers", """
+def level_answers(table):
+    table = levels
+    return {
+        "provided": {lv: table.loc[table["requested"] == lv, "provided"].iloc[0] for lv in THREAD_LEVELS},
+        "always_at_least_requested": bool((table["provided"].map(THREAD_LEVELS.index)
+                                           >= table["requested"].map(THREAD_LEVELS.index)).all()),
+        "main_threads": sorted({int(t) for t in table.loc[table["is_thread_main"], "thread"]}),
+    }
+""", loses={"hidden_answers"}, why="the notebook's own table, whatever table is passed"),
+    attempt("method", "answers", """
+def level_answers(table):
+    return {
+        "provided": {lv: table.loc[table["requested"] == lv, "provided"].iloc[0] for lv in THREAD_LEVELS},
+        "always_at_least_requested": bool((table["provided"] >= table["requested"]).all()),
+        "main_threads": sorted({int(t) for t in table.loc[table["is_thread_main"].astype(bool), "thread"]}),
+    }
+""", loses={"hidden_answers"}, why="levels compared as strings (alphabetical order)"),
+    attempt("shortcut", "answers", """
+def level_answers(table):
+    return {"provided": {level: run.meta["thread_level"] for level, run in runs.items()},
+            "always_at_least_requested": True, "main_threads": [0]}
+""", loses={"hidden_answers"}, why="the notebook's runs' metadata, not the table passed"),
+    # (f) level_cost, judged on other (even) sample counts
+    attempt("hidden", "multiple_cost", BARRIER + """
+
+def middle(values):
+    values = sorted(values)
+    return values[len(values) // 2]
+
+
+def level_cost(runs):
+    return {
+        "barrier": float(middle(barrier(runs["multiple"]["sync"])) / middle(barrier(runs["funneled"]["sync"]))),
+        "latency": float(middle(runs["multiple"]["ping"].records["seconds"])
+                         / middle(runs["funneled"]["ping"].records["seconds"])),
+    }
+""", loses={"hidden_multiple_cost"}, why="the middle sample as the median: right for odd counts only"),
+    attempt("method", "multiple_cost", BARRIER + """
+
+def ratio(a, b):
+    k = min(len(a), len(b))
+    return float(pd.Series(a.to_numpy()[:k] / b.to_numpy()[:k]).median())
+
+
+def level_cost(runs):
+    return {
+        "barrier": ratio(barrier(runs["multiple"]["sync"]), barrier(runs["funneled"]["sync"])),
+        "latency": ratio(runs["multiple"]["ping"].records["seconds"], runs["funneled"]["ping"].records["seconds"]),
+    }
+""", loses={"hidden_multiple_cost"}, why="the median of per-sample ratios, not the ratio of medians"),
+    attempt("constant", "multiple_cost", """
+def level_cost(runs):
+    return {"barrier": 3.0, "latency": 1.0}  # "about three times slower", says the text
+""", loses={"hidden_multiple_cost"}, why="the text's 'about three times' typed in"),
+    attempt("shortcut", "multiple_cost", BARRIER + """
+
+def level_cost(runs):
+    runs = cost_runs  # the numbers the self-check showed
+    return {
+        "barrier": float(barrier(runs["multiple"]["sync"]).median() / barrier(runs["funneled"]["sync"]).median()),
+        "latency": float(runs["multiple"]["ping"].records["seconds"].median()
+                         / runs["funneled"]["ping"].records["seconds"].median()),
+    }
+""", loses={"hidden_multiple_cost"}, why="the notebook's own cost_runs, whatever runs are passed"),
+]
+
+
+# ------------------------------------------------------------------ hidden inputs and answers
+def _openmpi_table() -> pd.DataFrame:
+    """Open MPI 1.6 without thread support: SINGLE whatever is asked; 3 ranks x 2 threads."""
+    return pd.DataFrame([
+        {"requested": lv, "rank": r, "thread": t, "provided": "single", "query": "single",
+         "is_thread_main": t == 0}
+        for lv in LEVELS for r in range(3) for t in range(2)])
+
+
+def _cost_runs() -> dict:
+    """Six barrier and six ping-pong samples per level (even counts), MULTIPLE slower."""
+    rng = np.random.default_rng(1)
+
+    def sync(scale):
+        return Results(pd.DataFrame([
+            {"construct": c, "sample": s, "rank": r, "thread": 0,
+             "seconds": scale * (2.0 if c == "mpi_barrier" else 1.0) * rng.uniform(1e-6, 2e-6)}
+            for c in ("reference", "mpi_barrier") for s in range(6) for r in range(2)]))
+
+    def ping(scale):
+        return Results(pd.DataFrame({"bytes": 8, "sample": range(6), "rank": 0,
+                                     "seconds": scale * rng.uniform(1e-6, 3e-6, 6)}))
+
+    return {"funneled": {"sync": sync(1.0), "ping": ping(1.0)},
+            "multiple": {"sync": sync(2.5), "ping": ping(1.4)}}
+
+
+def _cost_answer(runs) -> dict:
+    def barrier(run):
+        frame = run.records.groupby(["construct", "sample"], as_index=False)["seconds"].max()
+        return frame.loc[frame["construct"] == "mpi_barrier", "seconds"]
+
+    return {"barrier": float(barrier(runs["multiple"]["sync"]).median()
+                             / barrier(runs["funneled"]["sync"]).median()),
+            "latency": float(runs["multiple"]["ping"].records["seconds"].median()
+                             / runs["funneled"]["ping"].records["seconds"].median())}
+
+
+def _close(got, want: dict) -> bool:
+    return (isinstance(got, dict) and set(got) == set(want)
+            and all(abs(float(got[k]) - want[k]) <= 1e-9 * abs(want[k]) for k in want))
+
+
+_COST = _cost_runs()
+ORACLES = [
+    Oracle("require_level", ("MPI_THREAD_FUNNELED", "Mpi_Thread_Multiple"),
+           lambda got: got == "multiple"),
+    Oracle("require_level", ("single", "MPI_THREAD_SERIALIZED"), lambda got: got == "serialized"),
+    Oracle("answers", (_openmpi_table(),),
+           lambda got: isinstance(got, dict)
+           and got.get("provided") == {lv: "single" for lv in LEVELS}
+           and got.get("always_at_least_requested") is False
+           and list(got.get("main_threads", ())) == [0]),
+    Oracle("multiple_cost", (_COST,), lambda got: _close(got, _cost_answer(_COST))),
+]
