@@ -124,7 +124,12 @@ def main(argv: list[str] | None = None) -> int:
     # ------------------------------------------------------------ saturation
     say("saturation")
     stream_runs, flops_runs = ex.saturation(n, ntimes=ntimes)
-    sat = mt.saturation_table(stream_runs, flops_runs)
+    sat = mt.saturation_table(stream_runs, flops_runs).set_index("threads")
+    sat["triad_pct_of_max"] = 100 * sat["triad_gb_s"] / sat["triad_gb_s"].max()
+    for kernel, column in (("triad", "triad_gb_s"), ("flops", "flops_gflop_s")):
+        sat[f"{kernel}_speedup"] = sat[column] / sat[column].loc[1]
+        sat[f"{kernel}_efficiency"] = sat[f"{kernel}_speedup"] / sat.index
+    sat = sat.reset_index()
     sat_probes = [probe_text(r.meta["probe"]) for r in stream_runs]
 
     # ------------------------------------------------------------ first touch and matrix

@@ -30,11 +30,11 @@ import pytest
 
 from conftest import SHM, orphaned_segments
 from faulty_kernels import UNSAFE_EXCHANGE
+from gaming import load as gaming_attempts
 from hybridlab import _reaper as reaper
 from hybridlab import grading
 from wrong_answers import Wrong
 from wrong_answers import load as wrong_answers
-from gaming import load as gaming_attempts
 
 ROOT = Path(__file__).resolve().parents[1]
 

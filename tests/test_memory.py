@@ -183,8 +183,8 @@ def test_saturation_table_and_plots_from_records(tmp_path):
     stream_runs, flops_runs = ex.saturation(20_000, max_threads=min(2, CPUS), ntimes=2)
     sat = mt.saturation_table(stream_runs, flops_runs)
     assert list(sat["threads"]) == list(range(1, min(2, CPUS) + 1))
-    assert np.isclose(sat["triad_pct_of_max"].max(), 100)
-    assert np.isclose(sat.loc[0, "triad_speedup"], 1) and np.isclose(sat.loc[0, "flops_efficiency"], 1)
+    assert list(sat.columns) == ["threads", "triad_gb_s", "flops_gflop_s"]  # (a) is the student's
+    assert (sat[["triad_gb_s", "flops_gflop_s"]] > 0).all().all()
     figs = [
         mplots.saturation_plot(sat, cores=CPUS, numa_nodes=1, note=mt.QUICK_NOTE),
         mplots.roofline_plot(10.0, 5.0, [{"label": "triad", "intensity": 1 / 12, "gflop_s": 0.3}]),

@@ -23,15 +23,17 @@ ABSENT = "#eeeeee"
 def saturation_plot(table: pd.DataFrame, *, cores: int, numa_nodes: int, note: str = ""):
     """Bandwidth and speedup against threads, memory-bound (triad) vs compute-bound (flops).
 
-    `table`: threads, triad_gb_s, triad_speedup, flops_speedup (from the student's runs)."""
+    `table`: threads, triad_gb_s, flops_gflop_s (from the student's runs); each curve of the
+    right panel is its column over its first row's."""
     fig, (bw, sp) = plt.subplots(1, 2, figsize=(11, 4))
     t = table["threads"].to_numpy()
+    triad, flops = table["triad_gb_s"].to_numpy(), table["flops_gflop_s"].to_numpy()
     bw.plot(t, table["triad_gb_s"], "o-", color=NODE_COLOURS[0], label="triad, this machine")
     bw.set(xlabel="threads", ylabel="GB/s (best of N)", title="memory bandwidth vs threads",
            xticks=t, ylim=(0, None))  # fmt: skip
     sp.plot(t, t, ":", color="grey", label="ideal")
-    sp.plot(t, table["triad_speedup"], "o-", color=NODE_COLOURS[0], label="triad (memory-bound)")
-    sp.plot(t, table["flops_speedup"], "s-", color=NODE_COLOURS[1], label="flops (compute-bound)")
+    sp.plot(t, triad / triad[0], "o-", color=NODE_COLOURS[0], label="triad (memory-bound)")
+    sp.plot(t, flops / flops[0], "s-", color=NODE_COLOURS[1], label="flops (compute-bound)")
     sp.set(xlabel="threads", ylabel="speedup over 1 thread", title="speedup vs threads", xticks=t)
     sp.legend(fontsize=8, loc="lower right")
     bw.legend(fontsize=8, loc="upper left")
