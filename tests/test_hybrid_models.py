@@ -18,7 +18,7 @@ import pytest
 import hybridlab as hl
 from hybridlab.hybrid_models.plots import MODEL_NAMES, programming_models
 from hybridlab.hybrid_models.tables import thread_level_table
-from hybridlab.thread_levels import THREAD_LEVELS, ThreadLevelError, require_level
+from hybridlab.thread_levels import THREAD_LEVELS
 from solutions_c import RING_EXCHANGE
 
 matplotlib.use("Agg")
@@ -141,25 +141,6 @@ def test_kernels_run_in_the_engines_at_the_engines_level():
 
 
 # --------------------------------------------------------------------------- checks, plots
-
-
-def test_require_level_accepts_equal_or_higher_levels_and_rejects_lower_ones():
-    for i, required in enumerate(THREAD_LEVELS):
-        for j, provided in enumerate(THREAD_LEVELS):
-            if j >= i:
-                assert require_level(required, provided) is None
-            else:
-                with pytest.raises(ThreadLevelError) as err:
-                    require_level(required, provided)
-                message = str(err.value)
-                assert f"MPI provided '{provided}' but this program needs '{required}'" in message
-    assert issubclass(ThreadLevelError, RuntimeError)
-
-
-@pytest.mark.parametrize("args", [("masteronly", "multiple"), ("funneled", "MULTIPLE"), ("", "")])
-def test_require_level_names_the_valid_levels_for_an_unknown_one(args):
-    with pytest.raises(ValueError, match="single, funneled, serialized, multiple"):
-        require_level(*args)
 
 
 def test_the_taxonomy_figure_names_every_model():
