@@ -33,7 +33,7 @@ from faulty_kernels import UNSAFE_EXCHANGE
 from gaming import load as gaming_attempts
 from hybridlab import _reaper as reaper
 from hybridlab import grading
-from wrong_answers import Wrong
+from wrong_answers import Wrong, together
 from wrong_answers import load as wrong_answers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -206,6 +206,22 @@ OWN_DATA = {
 pytestmark = [pytest.mark.slow, pytest.mark.grading_full, pytest.mark.timeout(3600)]
 
 
+def packed(attempts: list[Wrong]) -> list[Wrong]:
+    """Gaming attempts packed into as few submissions as their answer cells allow: at most one
+    attempt per answer cell in each. Cells run in order, so an attempt can change only the hidden
+    tests after its cell, and any it changes on its own are already in its `loses`: a submission
+    must lose exactly the union of its attempts' parts (a failure names every attempt in it)."""
+    rounds: list[list[Wrong]] = []
+    for attempt in attempts:
+        cells = {cell for cell, _ in attempt.answers}
+        free = [r for r in rounds if not cells & {c for m in r for c, _ in m.answers}]
+        if free:
+            free[0].append(attempt)
+        else:
+            rounds.append([attempt])
+    return [together(*r) if len(r) > 1 else r[0] for r in rounds]
+
+
 def source(lab: str) -> Path:
     return ROOT / "grading" / "source" / lab / f"{lab}.ipynb"
 
@@ -262,7 +278,7 @@ def course(request, tmp_path_factory):
     submit(root, lab, "solution", solution)
     submit(root, lab, "blank", nbformat.read(released, as_version=4))
     submit(root, lab, "faulty", faulty)
-    wrongs = wrong_answers(lab) + gaming_attempts(lab)  # each loses exactly its parts
+    wrongs = wrong_answers(lab) + packed(gaming_attempts(lab))  # each loses exactly its parts
     for i, mistake in enumerate(wrongs):
         submit(root, lab, f"wrong{i:02d}", with_answers(solution, mistake))
     own = lab in OWN_DATA

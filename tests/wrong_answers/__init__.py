@@ -44,9 +44,9 @@ def together(*mistakes: Wrong) -> Wrong:
     answers = tuple(a for m in mistakes for a in m.answers)
     cells = [grade_id for grade_id, _ in answers]
     assert len(cells) == len(set(cells)), f"two mistakes in one answer cell: {cells}"
-    return Wrong(
-        answers, frozenset().union(*(m.loses for m in mistakes)), "; ".join(m.why for m in mistakes)
-    )
+    kinds = sorted({m.kind for m in mistakes})
+    return Wrong(answers, frozenset().union(*(m.loses for m in mistakes)),
+                 "; ".join(f"[{m.kind}] {m.why}" for m in mistakes), "+".join(kinds))
 
 
 def load(lab: str, folder: Path = HERE, name: str = "WRONG") -> list[Wrong]:
