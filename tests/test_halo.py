@@ -350,7 +350,7 @@ def test_student_exchange_checked_against_numpy():
 def test_student_exchange_stub_and_deadlock_are_reported():
     from hybridlab.halo.exercise import check_student_halo
 
-    with pytest.raises(NotImplementedError, match="write exchange_halos first"):
+    with pytest.raises(NotImplementedError, match="write the C code"):
         check_student_halo("# YOUR CODE HERE\nraise NotImplementedError()")
     with pytest.raises(hl.KernelTimeout, match="did not finish"):
         check_student_halo(UNSAFE_EXCHANGE, shapes=((2, 1),), timeout=5)
@@ -383,9 +383,12 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
 def test_student_overlap_checked_for_answer_thread_level_and_overlap():
     from hybridlab.halo.exercise import build_student_overlap, check_student_overlap
 
-    rows = check_student_overlap(build_student_overlap(GOOD_OVERLAP), shapes=((1, 1), (2, 2)))
-    assert rows[0]["rows computed before the halos arrived"] == 0  # one rank: no halo to wait for
-    assert rows[1]["rows computed before the halos arrived"] > 0
+    big = {"nx": 256, "ny": 160}  # enough interior to outlast the posting of the requests
+    rows = check_student_overlap(build_student_overlap(GOOD_OVERLAP), shapes=((1, 1), (2, 2)),
+                                 **big)
+    key = "seconds computed while the halos were in flight"
+    assert rows[0][key] == 0.0  # one rank: nothing to overlap
+    assert rows[1][key] > 0.0
     worker = GOOD_OVERLAP.replace("#pragma omp master", "if (omp_get_thread_num() == 1)")
     with pytest.raises(hl.ThreadComplianceError, match="MPI_Isend on rank 0, thread 1"):
         check_student_overlap(build_student_overlap(worker, "ov_worker"), shapes=((2, 2),))
@@ -396,7 +399,30 @@ def test_student_overlap_checked_for_answer_thread_level_and_overlap():
         "#pragma omp for schedule(dynamic) nowait\n", "#pragma omp barrier\n#pragma omp for\n"
     )
     with pytest.raises(AssertionError, match="no overlap"):
-        check_student_overlap(build_student_overlap(waits, "ov_waits"), shapes=((2, 2),))
+        check_student_overlap(build_student_overlap(waits, "ov_waits"), shapes=((2, 2),), **big)
+
+
+def test_interior_before_the_exchange_is_no_overlap_and_kit_statics_are_out_of_reach():
+    """Rows computed while the halos are still NaN but before the exchange is posted (with
+    token MPI_Testall calls after it) are no overlap; halo2d.c's static exchange cannot be
+    called from the cell."""
+    from hybridlab.halo.exercise import build_student_overlap, check_student_overlap
+
+    master = GOOD_OVERLAP.index("#pragma omp master")
+    interior = GOOD_OVERLAP.index("#pragma omp for schedule(dynamic) nowait")
+    barrier = GOOD_OVERLAP.index("#pragma omp barrier")
+    first = GOOD_OVERLAP[:master] + GOOD_OVERLAP[interior:barrier].replace(" nowait", "")
+    first += GOOD_OVERLAP[master:interior].replace(
+        "MPI_Waitall", "int f; MPI_Testall(4, req, &f, MPI_STATUSES_IGNORE);\n"
+        "        MPI_Testall(4, req, &f, MPI_STATUSES_IGNORE);\n        MPI_Waitall")
+    first += GOOD_OVERLAP[barrier:]
+    with pytest.raises(AssertionError, match="no overlap"):
+        check_student_overlap(build_student_overlap(first, "ov_first"), shapes=((2, 2),), nx=256,
+                              ny=160)
+    kit = GOOD_OVERLAP.replace("MPI_Waitall(4, req, MPI_STATUSES_IGNORE);",
+                               "MPI_Waitall(4, req, MPI_STATUSES_IGNORE); send_down(overlap_grid);")
+    with pytest.raises(hl.BuildError, match="cell:"):
+        build_student_overlap(kit, "ov_kit")
 
 
 # ------------------------------------------------------------------------------- notebook

@@ -1,6 +1,6 @@
 """Wrong answers to lab 04: a halo exchange off by a row, a warm-up rounded, a face count that
-ignores the process grid, the known free-text WHY_C, and funnelled overlaps that break FUNNELED,
-read halos too early, do not overlap, or deadlock under synchronous sends."""
+ignores the process grid, a prediction scaled by the wrong run, and funnelled overlaps that break
+FUNNELED, read halos too early, do not overlap, or deadlock under synchronous sends."""
 
 from wrong_answers import together, wrong
 
@@ -35,16 +35,17 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
 """'''
 
 
-A = {"test_exchange_halos", "hidden_exchange_halos"}
-D = {"test_overlap_iteration", "hidden_overlap_iteration"}
+A = {"hidden_exchange_halos"}
+C = {"hidden_halo_faces"}
+D = {"hidden_overlap_iteration"}
 
 # part (c)'s prediction, right: the wrong answers to (c) get the faces wrong, not this
 PREDICT_HALO = """
 
 
-def predict_halo(threads_list, pure_halo_s: float) -> pd.DataFrame:
-    base = halo_faces(1)["total"]
-    ratio = [halo_faces(t)["total"] / base for t in threads_list]
+def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4, 2)) -> pd.DataFrame:
+    base = halo_faces(1, local, grid)["total"]
+    ratio = [halo_faces(t, local, grid)["total"] / base for t in threads_list]
     out = pd.DataFrame({"threads": list(threads_list), "face_ratio": ratio})
     out["predicted_s"] = out["face_ratio"] * pure_halo_s
     return out.set_index("threads")"""
@@ -92,7 +93,7 @@ MISTAKES = [
     out = t.div(t.sum(axis=0), axis=1)  # each column's share over the runs
     out["dominant"] = t.idxmax(axis=1)
     return out""",
-        loses={"test_phase_shares", "hidden_phase_shares"},
+        loses={"hidden_phase_shares"},
         why="divides by the column sums (share of each run in a phase), not the row sums",
     ),
     wrong(
@@ -101,7 +102,7 @@ MISTAKES = [
     lx, ly, lz = local * threads, local, local
     faces = {"x": ly * lz, "y": lx * lz, "z": lx * ly}
     return {**faces, "total": 2 * (faces["x"] + faces["y"] + faces["z"])}  # every axis""" + PREDICT_HALO,
-        loses={"hidden_answer_c"},
+        loses=C,
         why="counts two faces along every axis, also where the process grid has one process",
     ),
     wrong(
@@ -111,29 +112,26 @@ MISTAKES = [
     lx, ly, lz = local * threads, local, local
     faces = {"x": ly * lz, "y": lx * lz, "z": lx * ly}
     return {**faces, "total": sum(faces[a] for a, p in zip("xyz", (px, py, pz)) if p > 1)}""" + PREDICT_HALO,
-        loses={"test_halo_faces", "hidden_answer_c"},
+        loses=C,
         why="one face per axis: a process in the middle has a neighbour on both sides",
     ),
     wrong(
-        "answer_c",
-        '''MISS_MOST_AT = int(comparison["measured / predicted"].idxmax())
-WHY_C = "The model leaves out some effects of the machine."''',
-        loses={"hidden_answer_c"},
-        why="the known wrong answer: any sentence of 20 characters used to pass",
-    ),
-    wrong(
-        "answer_c",
-        '''MISS_MOST_AT = int(comparison["halo_s"].idxmax())  # largest halo, not largest miss
-WHY_C = "B"''',
-        loses={"hidden_answer_c"},
-        why="the thread count with the largest halo time, not the largest measured/predicted",
-    ),
-    wrong(
-        "answer_c",
-        '''MISS_MOST_AT = int(comparison["measured / predicted"].idxmax())
-WHY_C = "A"''',
-        loses={"hidden_answer_c"},
-        why="the face-area model leaves nothing out: the ratio says otherwise",
+        "halo_faces",
+        """def halo_faces(threads: int, local: int = 144, grid=(24, 4, 2)) -> dict[str, int]:
+    px, py, pz = grid[0] // threads, grid[1], grid[2]
+    lx, ly, lz = local * threads, local, local
+    faces = {"x": ly * lz, "y": lx * lz, "z": lx * ly}
+    return {**faces, "total": sum(2 * faces[a] for a, p in zip("xyz", (px, py, pz)) if p > 1)}
+
+
+def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4, 2)) -> pd.DataFrame:
+    base = halo_faces(threads_list[0], local, grid)["total"]  # the first run given, not pure MPI
+    ratio = [halo_faces(t, local, grid)["total"] / base for t in threads_list]
+    out = pd.DataFrame({"threads": list(threads_list), "face_ratio": ratio})
+    out["predicted_s"] = out["face_ratio"] * pure_halo_s
+    return out.set_index("threads")""",
+        loses=C,
+        why="scales by the first thread count listed instead of pure MPI (1 thread)",
     ),
     wrong(
         "overlap_iteration",
@@ -171,13 +169,13 @@ WHY_C = "A"''',
     ),
 ]
 
-(EX_ROW, EX_DOWN, SH_ROUND, SH_COLUMNS, FACES_ALL, FACES_ONE, WHY_TEXT, MISS_HALO, WHY_A,
+(EX_ROW, EX_DOWN, SH_ROUND, SH_COLUMNS, FACES_ALL, FACES_ONE, PRED_FIRST,
  OV_WORKER, OV_NO_BARRIER, OV_NO_OVERLAP, OV_DEADLOCK) = MISTAKES  # fmt: skip
 
 # one mistake per part in each submission: every part still has at least two wrong answers
 WRONG = [
-    together(EX_ROW, SH_ROUND, WHY_TEXT, OV_WORKER),
+    together(EX_ROW, SH_ROUND, PRED_FIRST, OV_WORKER),
     together(EX_DOWN, SH_COLUMNS, FACES_ALL, OV_NO_BARRIER),
-    together(MISS_HALO, OV_NO_OVERLAP),
-    together(WHY_A, FACES_ONE, OV_DEADLOCK),
+    together(OV_NO_OVERLAP),
+    together(FACES_ONE, OV_DEADLOCK),
 ]

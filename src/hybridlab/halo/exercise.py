@@ -1,8 +1,9 @@
 """Lab 04's runs and exercises: the variants checked against numpy, the time breakdowns per
 P x T (2-D and 3-D), a traced run, the master's share, square against rectangular domains and
-the schedules; and the student's C built into halo2d.c and checked: (a) exchange_halos() inside
-hybrid 1's loop; (d) overlap_iteration(), funnelled with overlap: the master exchanges the halos
-while the team computes the rows that do not need them. The only part of the halo topic that
+the schedules; and the student's C, its own unit linked with halo2d.c (hybridlab.student_c), checked:
+(a) exchange_halos() inside hybrid 1's loop; (d) overlap_iteration(), funnelled with overlap: the
+master exchanges the halos while the team computes the rows that do not need them, judged from
+the trace. The only part of the halo topic that
 compiles and runs kernels; the answers come from the serial numpy reference (halo.serial), the
 thread level from hybridlab.compliance. The multi-node section's runs are here too:
 node_runs(nodes, ...) runs halo3d with its ranks on several nodes of an allocation, every split of
@@ -14,6 +15,7 @@ a node's cores, checksums checked.
     from hybridlab.halo.exercise import build_student_halo, check_student_halo
     check_student_halo(code)        # AssertionError naming the first P x T that differs
     check_student_overlap(build_student_overlap(code))   # also ThreadComplianceError, no overlap
+                                                         # (from the trace's timestamps)
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ import numpy as np
 import pandas as pd
 
 from .. import compliance
-from ..build import Kernel, build_source
+from ..build import Kernel
 from ..errors import KernelError
 from ..launch import run_program
 from ..records import Results
+from ..student_c import build_student, overlap_table
 from .serial import (
     THREAD_LEVEL_2D,
     THREAD_LEVEL_3D,
@@ -40,25 +43,13 @@ from .serial import (
 )
 from .tables import breakdown_table
 
-# halo2d.c turns MPI_Send into MPI_Ssend for the student's code: a standard send may legally
-# wait for its receive, and MPICH's buffering would hide an unsafe order on one machine.
-STUDENT_SIGNATURE = (
-    "void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm)"
-)
-OVERLAP_SIGNATURE = (
-    "void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)"
-)
+# The student's C is its own translation unit (hybridlab.student_c): compiled against
+# halo2d_student.h, traced, MPI_Send made synchronous (an order that needs buffering hangs).
 OVERLAP_LEVEL = "funneled"  # (d): only the master calls MPI
 STAGGER_US = 20000  # (d): odd ranks start each iteration 20 ms late, so halos are in flight
-
-
-def _student_source(macro: str, function: str, signature: str, code: str) -> str:
-    """halo2d.c with the student's C function (code of a C cell) appended."""
-    if "NotImplementedError" in code or "YOUR CODE HERE" in code:
-        raise NotImplementedError(f"write {function} first (the C code in the cell above)")
-    if function not in code:
-        raise ValueError(f"the code must define {signature} {{ ... }}")
-    return f'#define {macro} 1\n#include "halo2d.c"\n{code}'
+# (d): interior points per rank from which overlap is judged: fewer are computed in less time
+# than the master takes to post its requests, so even an overlapping code may show none.
+OVERLAP_POINTS = 8192
 
 
 def _grid_run(kernel, ranks: int, threads: int, variant: str, nx: int, ny: int, iterations: int,
@@ -74,14 +65,10 @@ def _checksum(res: Results) -> pd.Series:
     return res.records[res.records["record"] == "checksum"].iloc[0]
 
 
-def student_halo_source(code: str) -> str:
-    """The whole kernel: halo2d.c with the student's exchange_halos() (code of a C cell)."""
-    return _student_source("HL_STUDENT_EXCHANGE", "exchange_halos", STUDENT_SIGNATURE, code)
-
-
-def build_student_halo(code: str, name: str = "student_halo"):
-    """Compile the student's exchange into halo2d (variant=student); BuildError names lines."""
-    return build_source(name, student_halo_source(code))
+def build_student_halo(code: str, name: str = "student_halo") -> Kernel:
+    """Compile the student's exchange_halos (code of a C cell) with halo2d (variant=student);
+    BuildError names the cell's lines."""
+    return build_student(name, "halo2d", "HL_STUDENT_EXCHANGE", code, ("exchange_halos",))
 
 
 def check_student_halo(
@@ -114,10 +101,9 @@ def check_student_halo(
 
 
 def build_student_overlap(code: str, name: str = "student_overlap") -> Kernel:
-    """Compile the student's overlap_iteration into halo2d (variant=overlap), every MPI call
-    recorded with its thread (trace_mpi) for the thread-compliance check."""
-    source = _student_source("HL_STUDENT_OVERLAP", "overlap_iteration", OVERLAP_SIGNATURE, code)
-    return build_source(name, source, trace_mpi=True)
+    """Compile the student's overlap_iteration with halo2d (variant=overlap), every MPI call and
+    every stencil_rows interval traced."""
+    return build_student(name, "halo2d", "HL_STUDENT_OVERLAP", code, ("overlap_iteration",))
 
 
 def check_student_overlap(
@@ -130,38 +116,40 @@ def check_student_overlap(
 ) -> list[dict]:
     """Run the student's funnelled overlap at every (ranks, threads) and check it.
 
-    Checks, per shape: the checksum equals jacobi2d's (the kernel fails with a clear message when
-    an edge row was computed before its halo arrived: the halos hold NaN until then); only the master called MPI (compliance.check, FUNNELED: a
-    ThreadComplianceError names the call and thread); with 2+ ranks, 2+ threads and rows that need
-    no halo (3+ rows per rank), some were computed while the halos were in flight (the overlap). A deadlock ends as KernelTimeout.
-    Returns one row per shape (checksum, rows computed early)."""
+    Checks, per shape: the checksum equals jacobi2d's (the halos hold NaN until the exchange
+    fills them, so an edge row computed too early spoils it); only the master called MPI
+    (compliance.check, FUNNELED: a ThreadComplianceError names the call and thread); with 2+
+    ranks, 2+ threads and OVERLAP_POINTS interior points per rank, the trace shows rows
+    computed between the posting of the requests and their completion (overlap_table): interior
+    rows computed before the exchange is posted, or after it completed, are no overlap. A
+    deadlock ends as KernelTimeout. Returns one row per shape."""
     want, _ = jacobi2d(nx, ny, iterations)
     rows = []
     for ranks, threads in shapes:
         res = _grid_run(kernel, ranks, threads, "overlap", nx, ny, iterations, timeout=timeout,
                         thread_level=OVERLAP_LEVEL, stagger_us=STAGGER_US if ranks > 1 else 0)  # fmt: skip
-        rec = _checksum(res)
-        got, early = float(rec["checksum"]), int(rec["early_rows"])
+        got = float(_checksum(res)["checksum"])
         where = f"{ranks}x{threads} ({nx}x{ny}, {iterations} iterations)"
         assert abs(got - want) <= 1e-12 * max(1.0, abs(want)), (
             f"{where}: checksum {got!r}, expected {want!r}: some rows are not the Jacobi update "
             "(every row 1..m once per iteration, from the halos of this iteration)"
         )
         compliance.check(res, OVERLAP_LEVEL)
-        if ranks > 1 and threads > 1 and ny // ranks >= 3:  # every rank has interior rows
-            assert early > 0, (
-                f"{where}: no row was computed while the halos were in flight: the team waited "
-                "for the exchange before the interior rows (no overlap)"
+        inside = 0.0
+        if ranks > 1 and threads > 1 and (ny // ranks - 2) * nx >= OVERLAP_POINTS:
+            windows = overlap_table(res)
+            assert (windows["window"] >= 0).any(), (
+                f"{where}: no request was posted and then completed (MPI_Irecv/MPI_Isend, then "
+                "MPI_Waitall): a blocking exchange leaves nothing in flight to overlap with"
             )
-        rows.append(
-            {
-                "ranks": ranks,
-                "threads": threads,
-                "checksum": got,
-                "expected": want,
-                "rows computed before the halos arrived": early,
-            }
-        )
+            inside = float(windows["computed_inside"].sum())
+            assert inside > 0.0, (
+                f"{where}: no row was computed between the posting of the requests and their "
+                "completion: the interior was computed before the exchange was posted or after "
+                "it completed (no overlap)"
+            )
+        rows.append({"ranks": ranks, "threads": threads, "checksum": got, "expected": want,
+                     "seconds computed while the halos were in flight": inside})  # fmt: skip
     return rows
 
 

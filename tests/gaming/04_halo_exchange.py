@@ -1,0 +1,328 @@
+"""Gaming attempts at lab 04: the kit's own exchange reached from the student's C, an unsafe or
+rank-pair-only exchange, no overlap passing as overlap, shares hard-coded for the tables the
+notebook shows, face counts that only hold for the published process grid. ORACLES: (b) and (c)'s
+functions on hidden inputs, judged by the reference written here (never in the kit)."""
+
+import numpy as np
+import pandas as pd
+
+from gaming import Oracle, attempt
+
+EXCHANGE = 'EXCHANGE_C = r"""\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n"""'
+OVERLAP = 'OVERLAP_C = r"""\nvoid overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n"""'
+
+A = {"hidden_exchange_halos"}
+B = {"hidden_phase_shares"}
+C = {"hidden_halo_faces"}
+D = {"hidden_overlap_iteration"}
+
+# (c)'s second function, right: the attempts at halo_faces get the faces wrong, not this
+PREDICT_HALO = """
+
+
+def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4, 2)) -> pd.DataFrame:
+    base = halo_faces(1, local, grid)["total"]
+    ratio = [halo_faces(t, local, grid)["total"] / base for t in threads_list]
+    out = pd.DataFrame({"threads": list(threads_list), "face_ratio": ratio})
+    out["predicted_s"] = out["face_ratio"] * pure_halo_s
+    return out.set_index("threads")"""
+
+EDGES = """\
+#pragma omp barrier
+#pragma omp single
+    {
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }"""
+
+GAMING = [
+    # ------------------------------------------------------------------ (a) exchange_halos
+    attempt(
+        "shortcut", "exchange_halos",
+        EXCHANGE.format(body="""\
+    (void)w;
+    grid2d g = {.a = a, .b = a, .m = m, .nx = nx, .w = nx + 2, .up = up, .down = down,
+                .comm = comm};
+    send_down(&g);  /* the kit's own exchange (static in halo2d.c) */
+    send_up(&g);"""),
+        loses=A,
+        why="calls halo2d.c's static send_down/send_up, reachable when the C is appended to it",
+    ),
+    attempt(
+        "method", "exchange_halos",
+        EXCHANGE.format(body="""\
+    MPI_Request r;
+    MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);  /* completes only because MPI buffers the message */
+    MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Recv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, MPI_STATUS_IGNORE);
+    MPI_Recv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, MPI_STATUS_IGNORE);"""),
+        loses=A,
+        why="every rank waits for its sends before it receives: safe only while sends go eager",
+    ),
+    attempt(
+        "hidden", "exchange_halos",
+        EXCHANGE.format(body="""\
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    (void)up; (void)down;
+    if (size < 2) return;
+    int partner = rank ^ 1;  /* two ranks, as in the visible test: each is the other's neighbour */
+    if (partner >= size) return;
+    if (rank % 2 == 0)
+        MPI_Sendrecv(&a[m * w + 1], (int)nx, MPI_DOUBLE, partner, 1, &a[(m + 1) * w + 1],
+                     (int)nx, MPI_DOUBLE, partner, 2, comm, MPI_STATUS_IGNORE);
+    else
+        MPI_Sendrecv(&a[1 * w + 1], (int)nx, MPI_DOUBLE, partner, 2, &a[0 * w + 1], (int)nx,
+                     MPI_DOUBLE, partner, 1, comm, MPI_STATUS_IGNORE);"""),
+        loses=A,
+        why="pairs rank 2k with 2k + 1: right for the one or two ranks the visible test runs",
+    ),
+    attempt(
+        "hidden", "exchange_halos",
+        EXCHANGE.format(body="""\
+    (void)nx;
+    MPI_Sendrecv(&a[m * w + 1], 13, MPI_DOUBLE, down, 1, &a[0 * w + 1], 13, MPI_DOUBLE, up, 1,
+                 comm, MPI_STATUS_IGNORE);  /* 13: the visible test's grid width */
+    MPI_Sendrecv(&a[1 * w + 1], 13, MPI_DOUBLE, up, 2, &a[(m + 1) * w + 1], 13, MPI_DOUBLE,
+                 down, 2, comm, MPI_STATUS_IGNORE);"""),
+        loses=A,
+        why="row length hard-coded to the visible test's nx = 13",
+    ),
+    # ------------------------------------------------------------------ (b) phase_shares
+    attempt(
+        "constant", "phase_shares",
+        """def phase_shares(table: pd.DataFrame) -> pd.DataFrame:
+    phases = ["jacobi", "halo", "reduction", "other"]
+    t = table.set_index("label")[phases].astype(float)
+    out = t.div(t.sum(axis=1), axis=0)
+    # every breakdown shown (mine, the published one) is jacobi-bound but the visible example's
+    out["dominant"] = ["other" if lab == "1x2 hybrid1" else "jacobi" for lab in out.index]
+    return out""",
+        loses=B,
+        why="dominant hard-coded: jacobi everywhere but the visible example's second row",
+    ),
+    attempt(
+        "shortcut", "phase_shares",
+        """def phase_shares(table: pd.DataFrame) -> pd.DataFrame:
+    phases = ["jacobi", "halo", "reduction", "other"]
+    t = table.set_index("label")[phases].astype(float)
+    rows = table.set_index("label")
+    # breakdown_table's own sum column, or the run's total as the published tables give it
+    whole = rows["sum"] if "sum" in rows else rows["total"] if "total" in rows else t.sum(axis=1)
+    out = t.div(whole.astype(float), axis=0)
+    out["dominant"] = t.idxmax(axis=1)
+    return out""",
+        loses=B,
+        why="divides by the kit table's sum column or the table's total: wrong wherever the "
+            "total is a run time, not the four phases' sum",
+    ),
+    attempt(
+        "hidden", "phase_shares",
+        """def phase_shares(table: pd.DataFrame) -> pd.DataFrame:
+    phases = ["jacobi", "halo", "reduction", "other"]
+    t = table.set_index("label")[phases].astype(float)
+    out = t.div(t.sum(axis=1), axis=0)
+    out["dominant"] = ["jacobi" if r.jacobi >= r.other else "other" for r in t.itertuples()]
+    return out""",
+        loses=B,
+        why="dominant chosen between the two phases that dominate in the tables shown",
+    ),
+    attempt(
+        "method", "phase_shares",
+        """def phase_shares(table: pd.DataFrame) -> pd.DataFrame:
+    phases = ["jacobi", "halo", "reduction", "other"]
+    t = table.set_index("label")[phases].astype(float)
+    whole = table.set_index("label")["total"].astype(float) if "total" in table else t.sum(axis=1)
+    out = t.div(whole, axis=0)  # the published total: 'the time' of the run
+    out["dominant"] = t.idxmax(axis=1)
+    return out""",
+        loses=B,
+        why="divides by the table's total column (a published or measured run time), not the "
+            "sum of the four phases",
+    ),
+    # ------------------------------------------------------------------ (c) halo_faces
+    attempt(
+        "hidden", "halo_faces",
+        """def halo_faces(threads: int, local: int = 144, grid=(24, 4, 2)) -> dict[str, int]:
+    totals = {1: 6, 2: 10, 3: 14, 4: 18, 6: 26, 8: 34, 12: 50, 24: 96}  # x 144^2, the XT6 runs
+    lx = local * threads
+    return {"x": local * local, "y": lx * local, "z": lx * local,
+            "total": totals[threads] * local * local}""" + PREDICT_HALO,
+        loses=C,
+        why="totals typed in for the published grid's thread counts only",
+    ),
+    attempt(
+        "shortcut", "halo_faces",
+        """def halo_faces(threads: int, local: int = 144, grid=(24, 4, 2)) -> dict[str, int]:
+    xt6 = REFERENCE["000-jacobi-setup"].frame.set_index("system").loc["XT6"]  # the kit's data
+    px, py, pz = int(xt6["px"]) // threads, int(xt6["py"]), int(xt6["pz"])
+    lx, ly = int(xt6["local"]) * threads, int(xt6["local"])
+    faces = {"x": ly * ly, "y": lx * ly, "z": lx * ly}
+    return {**faces, "total": sum(2 * faces[a] for a, p in zip("xyz", (px, py, pz)) if p > 1)}""" + PREDICT_HALO,
+        loses=C,
+        why="the process grid and local size read from the kit's XT6 setup, not the arguments",
+    ),
+    attempt(
+        "method", "halo_faces",
+        """def halo_faces(threads: int, local: int = 144, grid=(24, 4, 2)) -> dict[str, int]:
+    lx = local * threads
+    faces = {"x": local * local, "y": lx * local, "z": lx * local}
+    both = 2 * (faces["y"] + faces["z"])
+    return {**faces, "total": both if threads == grid[0] else both + 2 * faces["x"]}""" + PREDICT_HALO,
+        loses=C,
+        why="only X can lose its faces (the case the text works out), whatever the grid",
+    ),
+    attempt(
+        "hidden", "halo_faces",
+        """def halo_faces(threads: int, local: int = 144, grid=(24, 4, 2)) -> dict[str, int]:
+    px, py, pz = grid[0] // threads, grid[1], grid[2]
+    lx, ly, lz = local * threads, local, local
+    faces = {"x": ly * lz, "y": lx * lz, "z": lx * ly}
+    return {**faces, "total": sum(2 * faces[a] for a, p in zip("xyz", (px, py, pz)) if p > 1)}
+
+
+def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4, 2)) -> pd.DataFrame:
+    base = halo_faces(1)["total"]  # the XT6 runs, the only ones the notebook predicts
+    ratio = [halo_faces(t)["total"] / base for t in threads_list]
+    out = pd.DataFrame({"threads": list(threads_list), "face_ratio": ratio})
+    out["predicted_s"] = out["face_ratio"] * pure_halo_s
+    return out.set_index("threads")""",
+        loses=C,
+        why="the prediction ignores local and grid: right for the published XT6 grid only",
+    ),
+    # ------------------------------------------------------------------ (d) overlap_iteration
+    attempt(
+        "method", "overlap_iteration",
+        OVERLAP.format(body="""\
+#pragma omp for schedule(static)
+    for (long i = 2; i < m; i++) stencil_rows(i, i);  /* all of the interior, halos still NaN */
+#pragma omp master
+    {
+        MPI_Request req[4];
+        int done;
+        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+        MPI_Testall(4, req, &done, MPI_STATUSES_IGNORE);  /* token 'progress' */
+        MPI_Testall(4, req, &done, MPI_STATUSES_IGNORE);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+""" + EDGES),
+        loses=D,
+        why="the interior first, then a blocking exchange with two token MPI_Testall calls: "
+            "nothing is computed while the messages are in flight",
+    ),
+    attempt(
+        "method", "overlap_iteration",
+        OVERLAP.format(body="""\
+#pragma omp for schedule(dynamic)
+    for (long i = 2; i < m; i++) stencil_rows(i, i);  /* before the exchange starts */
+#pragma omp master
+    {
+        MPI_Sendrecv(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, &a[0 * w + 1], (int)nx,
+                     MPI_DOUBLE, up, 1, comm, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, &a[(m + 1) * w + 1], (int)nx,
+                     MPI_DOUBLE, down, 2, comm, MPI_STATUS_IGNORE);
+    }
+""" + EDGES),
+        loses=D,
+        why="the interior computed before the exchange starts: rows computed while the halos "
+            "are NaN, but no overlap",
+    ),
+    attempt(
+        "shortcut", "overlap_iteration",
+        OVERLAP.format(body="""\
+    (void)a; (void)nx; (void)up; (void)down; (void)comm; (void)w;
+#pragma omp master
+    {
+        send_down(overlap_grid);  /* halo2d.c's own (static) exchange */
+        send_up(overlap_grid);
+    }
+#pragma omp for schedule(dynamic) nowait
+    for (long i = 2; i < m; i++) stencil_rows(i, i);
+""" + EDGES),
+        loses=D,
+        why="calls halo2d.c's static send_down/send_up on its static grid",
+    ),
+    attempt(
+        "hidden", "overlap_iteration",
+        OVERLAP.format(body="""\
+#pragma omp master
+    {
+        /* two ranks: each has one neighbour, so one Sendrecv will do */
+        if (up == MPI_PROC_NULL)
+            MPI_Sendrecv(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, &a[(m + 1) * w + 1],
+                         (int)nx, MPI_DOUBLE, down, 2, comm, MPI_STATUS_IGNORE);
+        else
+            MPI_Sendrecv(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, &a[0 * w + 1], (int)nx,
+                         MPI_DOUBLE, up, 1, comm, MPI_STATUS_IGNORE);
+    }
+#pragma omp for schedule(dynamic) nowait
+    for (long i = 2; i < m; i++) stencil_rows(i, i);
+""" + EDGES),
+        loses=D,
+        why="exchanges with one neighbour only: right for the two ranks the visible test runs",
+    ),
+]
+
+# ------------------------------------------------------------------------------- ORACLES
+PHASES = ["jacobi", "halo", "reduction", "other"]
+_V = np.random.default_rng(4).uniform(0.01, 1.0, size=(5, 4))
+_V[np.arange(5), np.arange(5) % 4] += 2.0  # every phase dominates a row
+TABLE = pd.DataFrame({"label": [f"run{i}" for i in range(5)],
+                      **{p: _V[:, k] for k, p in enumerate(PHASES)},
+                      "total": _V.max(axis=1) * 1.2})  # fmt: skip
+
+
+def _shares_answer(got) -> bool:
+    want = _V / _V.sum(axis=1, keepdims=True)
+    try:
+        shares = got.loc[[f"run{i}" for i in range(5)], PHASES].to_numpy(dtype=float)
+        dominant = [str(d) for d in got.loc[[f"run{i}" for i in range(5)], "dominant"]]
+    except Exception:  # noqa: BLE001 - anything that is not such a frame is not the answer
+        return False
+    return bool(np.allclose(shares, want, rtol=0, atol=1e-9)) and dominant == [
+        PHASES[i % 4] for i in range(5)]
+
+
+def _faces(t: int, local: int, grid: tuple[int, int, int]) -> dict[str, int]:
+    px, py, pz = grid[0] // t, grid[1], grid[2]
+    f = {"x": local * local, "y": local * t * local, "z": local * t * local}
+    return {**f, "total": sum(2 * f[a] for a, p in zip("xyz", (px, py, pz), strict=True) if p > 1)}
+
+
+def _faces_answer(want: dict[str, int]):
+    def judge(got) -> bool:
+        try:
+            return {k: int(got[k]) for k in want} == want
+        except Exception:  # noqa: BLE001
+            return False
+    return judge
+
+
+def _predict_answer(threads: list[int], seconds: float, local: int, grid) -> object:
+    ratio = {t: _faces(t, local, grid)["total"] / _faces(1, local, grid)["total"] for t in threads}
+
+    def judge(got) -> bool:
+        try:
+            return all(abs(float(got.loc[t, "face_ratio"]) - r) <= 1e-9
+                       and abs(float(got.loc[t, "predicted_s"]) - r * seconds) <= 1e-9
+                       for t, r in ratio.items())  # fmt: skip
+        except Exception:  # noqa: BLE001
+            return False
+    return judge
+
+
+ORACLES = [
+    Oracle("phase_shares", (TABLE,), _shares_answer),
+    Oracle("halo_faces", (3, 40, (6, 1, 4)), _faces_answer(_faces(3, 40, (6, 1, 4)))),
+    Oracle("halo_faces", (8,), _faces_answer(_faces(8, 144, (24, 4, 2)))),
+    Oracle("halo_faces", ([2, 4, 12], 0.7), _predict_answer([2, 4, 12], 0.7, 56, (48, 2, 3)),
+           {"local": 56, "grid": (48, 2, 3)}),
+    Oracle("halo_faces", ([1, 2, 3, 4, 6, 8, 12, 24], 0.12),
+           _predict_answer([1, 2, 3, 4, 6, 8, 12, 24], 0.12, 144, (24, 4, 2))),
+]
