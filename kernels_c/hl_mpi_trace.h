@@ -305,11 +305,15 @@ HL_TRACED(Iprobe, (int s, int g, MPI_Comm c, int *f, MPI_Status *st), (s, g, c, 
 HL_TRACED(Get_count, (const MPI_Status *st, MPI_Datatype t, int *n), (st, t, n))
 HL_TRACED(Request_free, (MPI_Request *r), (r))
 
-/* -DHL_SYNCHRONOUS_SENDS: MPI_Send, still recorded as MPI_Send, is made an MPI_Ssend, so that an
+/* -DHL_SYNCHRONOUS_SENDS: MPI_Send and MPI_Isend, still recorded as themselves, are made an
+ * MPI_Ssend and an MPI_Issend (a request that completes only once the receive matched), so that an
  * ordering that is only safe while MPI buffers the message deadlocks for certain (what lab 04's
  * exercise does untraced with `#define MPI_Send MPI_Ssend`, which cannot redefine the name here) */
 HL_TRACED_AS(hl_traced_MPI_Send_synchronous, "MPI_Send", MPI_Ssend,
              (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c))
+HL_TRACED_AS(hl_traced_MPI_Isend_synchronous, "MPI_Isend", MPI_Issend,
+             (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
+             (b, n, t, d, g, c, r))
 
 /* collectives */
 HL_TRACED_COMM(Barrier, (MPI_Comm c), (c), c)
@@ -388,16 +392,17 @@ HL_TRACED(Type_commit, (MPI_Datatype *t), (t))
 HL_TRACED(Type_free, (MPI_Datatype *t), (t))
 HL_TRACED(Abort, (MPI_Comm c, int code), (c, code))
 
-#ifdef HL_SYNCHRONOUS_SENDS /* MPI_Send waits for its receive, as the standard allows it to */
+#ifdef HL_SYNCHRONOUS_SENDS /* a standard send waits for its receive, as the standard allows */
 #define MPI_Send hl_traced_MPI_Send_synchronous
+#define MPI_Isend hl_traced_MPI_Isend_synchronous
 #else
 #define MPI_Send hl_traced_MPI_Send
+#define MPI_Isend hl_traced_MPI_Isend
 #endif
 #define MPI_Ssend hl_traced_MPI_Ssend
 #define MPI_Bsend hl_traced_MPI_Bsend
 #define MPI_Rsend hl_traced_MPI_Rsend
 #define MPI_Recv hl_traced_MPI_Recv
-#define MPI_Isend hl_traced_MPI_Isend
 #define MPI_Issend hl_traced_MPI_Issend
 #define MPI_Ibsend hl_traced_MPI_Ibsend
 #define MPI_Irsend hl_traced_MPI_Irsend
