@@ -3,7 +3,7 @@ records in halo2d's shape, numba vs C per P x T, and numba's threads per threadi
 
     frame = numba_records(outputs, ranks=2, threads=1)     # breakdown_table() reads it
     compare = numba_vs_c([numba_2x1, c_2x1, numba_1x2, c_1x2])
-    pinned_layers(layers)                                   # layers whose threads were pinned
+    layer_table(thread_rows(reports))                       # per threading layer: its threads
 """
 
 from __future__ import annotations
@@ -90,8 +90,8 @@ def thread_rows(reports: list[dict]) -> pd.DataFrame:
 
 
 def layer_table(threads: pd.DataFrame) -> pd.DataFrame:
-    """Per threading layer: available or not, numba's threads, the CPUs they ran on, and whether
-    each thread was pinned (its affinity allowed one CPU, a different one for each thread)."""
+    """Per threading layer: available or not, numba's threads, the CPUs they ran on and the CPUs
+    each thread was allowed (whether that pins them is lab 09's exercise, not the kit's)."""
     rows = []
     for layer, group in threads.groupby("layer", sort=False):
         ran = group.dropna(subset=["thread"]) if "thread" in group else group.iloc[:0]
@@ -106,20 +106,7 @@ def layer_table(threads: pd.DataFrame) -> pd.DataFrame:
                 "threads": len(ran),
                 "cpus": sorted({int(c) for c in ran["cpu"]}),
                 "allowed": [list(a) for a in ran["allowed"]],
-                "pinned": _pinned(ran),
             }
         )
     return pd.DataFrame(rows)
 
-
-def _pinned(ran: pd.DataFrame) -> bool:
-    allowed = [tuple(a) for a in ran["allowed"]]
-    return all(len(a) == 1 for a in allowed) and len(set(allowed)) == len(allowed)
-
-
-def pinned_layers(threads: pd.DataFrame) -> list[str]:
-    """The layers whose numba threads were each pinned to a CPU of their own."""
-    table = layer_table(threads)
-    if "pinned" not in table:
-        return []
-    return sorted(table.loc[table["pinned"].fillna(False).astype(bool), "layer"])

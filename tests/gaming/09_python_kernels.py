@@ -1,0 +1,148 @@
+"""Lab 09: gaming attempts at every automatic part (see __init__.py)."""
+
+import numpy as np
+import pandas as pd
+
+from gaming import Oracle, attempt
+
+BUSY = """
+@numba.njit(parallel=True)
+def _busy(n):  # every numba thread kept busy: the thread check sees them working
+    s = 0.0
+    for i in prange(n):
+        s += (i % 7) * 1e-9
+    return s
+"""
+
+GAMING = [
+    # (a) the numba 3-D sweep
+    attempt("shortcut", "jacobi_sweep3d", """
+@numba.njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    return 0.0
+
+
+check_sweep = lambda *args, **kwargs: []  # noqa: E731 - the notebook's checks rebound
+working_threads = lambda work: 2  # noqa: E731
+""", loses={"hidden_jacobi_sweep3d"}, why="the notebook's check functions rebound to pass anything"),
+    attempt("shortcut", "jacobi_sweep3d", BUSY + """
+from hybridlab.halo.serial import initial3d, jacobi3d_grid
+
+_done = {}
+
+
+def jacobi_sweep3d(u, new):
+    size = tuple(s - 2 for s in u.shape)
+    if np.array_equal(u, initial3d(*size)):
+        _done[size] = 0
+    _done[size] = _done.get(size, 0) + 1
+    grid, delta = jacobi3d_grid(*size, _done[size])
+    new[...] = grid
+    _busy(2_000_000)
+    return delta
+""", loses={"hidden_jacobi_sweep3d"}, why="the kit's numpy reference replayed from the kit's start grid, threads kept busy"),
+    attempt("method", "jacobi_sweep3d", BUSY + """
+@numba.njit
+def _serial(u, new):
+    delta = 0.0
+    for i in range(1, u.shape[0] - 1):
+        for j in range(1, u.shape[1] - 1):
+            for k in range(1, u.shape[2] - 1):
+                v = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+                     + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
+                delta += (v - u[i, j, k]) ** 2
+                new[i, j, k] = v
+    return delta
+
+
+@numba.njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    _busy(u.size * 4)  # the threads spin while one thread does the sweep
+    return _serial(u, new)
+""", loses={"hidden_jacobi_sweep3d"}, why="a serial sweep beside a parallel loop that only spins"),
+    attempt("hidden", "jacobi_sweep3d", """
+@numba.njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    nx, ny, nz = u.shape
+    delta = 0.0
+    for i in prange(1, nx - 1):
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                # the boundary as the kit's start grid has it, not as u has it
+                w = u[i - 1, j, k] if i > 1 else ((7 * (i - 1) + 13 * j + 19 * k) % 23) / 22.0
+                e = u[i + 1, j, k] if i < nx - 2 else ((7 * (i + 1) + 13 * j + 19 * k) % 23) / 22.0
+                v = (w + e + u[i, j - 1, k] + u[i, j + 1, k] + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
+                d = v - u[i, j, k]
+                delta += d * d
+                new[i, j, k] = v
+    return delta
+""", loses={"hidden_jacobi_sweep3d"}, why="the boundary taken from the kit's start grid: right on the grids the checks start from"),
+    # (b) pinned layers
+    attempt("shortcut", "pinned_layer_names", """
+def pinned_layer_names(rows, cores=None):
+    from hybridlab.pykernels import tables
+
+    return tables.pinned_layers(rows)
+""", loses={"hidden_pinned_layer_names"}, why="the kit's table function, imported inside the answer"),
+    attempt("shortcut", "pinned_layer_names", """
+import hybridlab.pykernels.tables as _t
+
+_pin = _t._pinned  # a private helper, captured before any guard
+
+
+def pinned_layer_names(rows, cores=None):
+    return sorted(str(layer) for layer, g in rows.groupby("layer")
+                  if "thread" in g and g["thread"].notna().any() and _pin(g.dropna(subset=["thread"])))
+""", loses={"hidden_pinned_layer_names"}, why="the kit's private rule _pinned"),
+    attempt("constant", "pinned_layer_names", """
+def pinned_layer_names(rows, cores=None):
+    return ["omp"]  # section 3's text: only omp follows OMP_PLACES
+""", loses={"hidden_pinned_layer_names"}, why="the layer the text names, typed in"),
+    attempt("hidden", "pinned_layer_names", """
+def pinned_layer_names(rows, cores=None):
+    pinned = []
+    for layer, group in rows.groupby("layer"):
+        ran = group[group["thread"].notna()] if "thread" in group else group.iloc[:0]
+        masks = [tuple(a) for a in ran["allowed"]]
+        if masks and all(len(m) == 1 for m in masks) and len(set(masks)) == len(masks):
+            pinned.append(layer)  # one CPU each: right where a core is one CPU (no SMT)
+    return sorted(pinned)
+""", loses={"hidden_pinned_layer_names"}, why="one CPU per thread: an SMT core's two CPUs read as not pinned"),
+    attempt("method", "pinned_layer_names", """
+def pinned_layer_names(rows, cores=None):
+    pinned = []
+    for layer, group in rows.groupby("layer"):
+        ran = group[group["thread"].notna()] if "thread" in group else group.iloc[:0]
+        if len(ran) and ran["cpu"].nunique() == len(ran):  # where they ran, not where they may run
+            pinned.append(layer)
+    return sorted(pinned)
+""", loses={"hidden_pinned_layer_names"}, why="distinct CPUs the threads ran on, not their affinity masks"),
+]
+
+
+def _u(shape):
+    return np.random.default_rng(7).uniform(-1.0, 1.0, shape)
+
+
+def _sweep_delta(u):
+    v = (u[:-2, 1:-1, 1:-1] + u[2:, 1:-1, 1:-1] + u[1:-1, :-2, 1:-1] + u[1:-1, 2:, 1:-1]
+         + u[1:-1, 1:-1, :-2] + u[1:-1, 1:-1, 2:]) / 6.0
+    return float(((v - u[1:-1, 1:-1, 1:-1]) ** 2).sum())
+
+
+_U = _u((6, 5, 7))
+_DELTA = _sweep_delta(_U)
+_LAYERS = pd.DataFrame([
+    {"layer": "omp", "thread": 0, "cpu": 0, "allowed": [0, 4]},
+    {"layer": "omp", "thread": 1, "cpu": 1, "allowed": [1, 5]},
+    {"layer": "tbb", "thread": 0, "cpu": 0, "allowed": [0]},
+    {"layer": "tbb", "thread": 1, "cpu": 4, "allowed": [4]},
+    {"layer": "workqueue", "thread": 0, "cpu": 2, "allowed": [0, 1, 2, 3, 4, 5, 6, 7]},
+])
+_CORES = {0: [0, 4], 1: [1, 5], 2: [2, 6], 3: [3, 7]}
+ORACLES = [
+    Oracle("jacobi_sweep3d", (_U, _U.copy()),
+           lambda got: isinstance(got, float | int) and abs(float(got) - _DELTA) <= 1e-9 * _DELTA),
+    Oracle("pinned_layer_names", (_LAYERS, _CORES), lambda got: list(got) == ["omp"]),
+    Oracle("pinned_layer_names", (_LAYERS,), lambda got: list(got) == ["omp"]),
+]
