@@ -23,23 +23,16 @@ from two_nodes_records import two_node_run  # noqa: E402
 # ------------------------------------------------------------------------------ rank maps
 
 
-def test_slide13_counts_are_reproduced_by_a_2x8_grid():
-    assert len(tables.grid_links(2, 8)) == 22
-    got = {name: len(tables.cut_links(2, 8, m)) for name, m in tables.slide13_maps().items()}
-    published = dict(REFERENCE["002-slide-13"].frame.itertuples(index=False))
-    assert got == published == {"round-robin": 14, "sequential": 8, "optimal": 2}
-
-
-def test_cut_links_on_other_maps():
-    assert len(tables.cut_links(4, 4, tables.round_robin(16, 2))) == 12
-    assert len(tables.cut_links(4, 4, tables.sequential(16, 2))) == 4
-    assert len(tables.cut_links(4, 4, tables.blocks(4, 4, 4, 2))) == 4
-    assert len(tables.cut_links(4, 4, tables.sequential(16, 4))) == 12
-    assert len(tables.cut_links(4, 4, tables.blocks(4, 4, 2, 2))) == 8
-    assert tables.cut_links(1, 3, [0, 1, 0]) == [(0, 1), (1, 2)]
+def test_rank_maps_and_their_plot_name_no_cut_links():
+    """The links a map cuts are lab 06's exercise (a): the kit draws the map, counts nothing."""
+    assert tables.slide13_maps()["sequential"] == tables.sequential(16, 2) == [0] * 8 + [1] * 8
+    assert tables.round_robin(4, 2) == [0, 1, 0, 1]
+    assert tables.blocks(2, 4, 2, 2) == [0, 0, 1, 1, 0, 0, 1, 1]
     assert tables.sequential(5, 2) == [0, 0, 0, 1, 1]
-    with pytest.raises(ValueError, match="needs 4 nodes"):
-        tables.cut_links(2, 2, [0, 1])
+    assert not hasattr(tables, "cut_links") and not hasattr(tables, "grid_links")
+    fig = plots.rank_map_plot(2, 8, tables.round_robin(16, 2), title="round robin")
+    assert len(fig.axes[0].lines) == 2 * 22  # every link in two halves, one per end
+    assert fig.axes[0].get_title() == "round robin"
 
 
 # ------------------------------------------------------------------ NUMA regions of a node
@@ -163,9 +156,10 @@ def test_plots_draw(tmp_path):
     for i, fig in enumerate(figs):
         fig.savefig(tmp_path / f"{i}.png")
         assert (tmp_path / f"{i}.png").stat().st_size > 1000
-    rank_map = figs[0].axes[0]  # slide 13's optimal map: 2 nodes of 8 ranks, 2 links cut
-    assert rank_map.get_title() == "optimal: 2 inter-node links"
-    assert sum(line.get_linewidth() == 3 for line in rank_map.lines) == 2
+    rank_map = figs[0].axes[0]  # slide 13's optimal map: two 2 x 4 blocks, 2 links cut
+    assert rank_map.get_title() == "optimal"
+    halves = [line.get_color() for line in rank_map.lines]
+    assert len(halves) == 44 and len(set(halves)) == 2  # 22 links in two halves, two nodes
     assert len(rank_map.patches) == 16 and {t.get_text() for t in rank_map.texts} == {str(r) for r in range(16)}
     node = figs[1].axes[0]  # the XT6 node: 24 cores, one row per thread count
     assert len(node.get_xticklabels()) == 24
@@ -297,10 +291,11 @@ def test_cut_links_measured_across_two_nodes_match_the_model():
     maps = {"round-robin": tables.round_robin(8, 2), "sequential": tables.sequential(8, 2),
             "blocks": tables.blocks(2, 4, 2, 2)}  # fmt: skip
     runs = {name: two_node_run(f"grid_{name}") for name in maps}
-    table = tables.cut_links_table(runs, maps, 2, 4).set_index("map")
-    assert table["model_cut_links"].to_dict() == {"round-robin": 6, "sequential": 4, "blocks": 2}
+    model = {"round-robin": 6, "sequential": 4, "blocks": 2}  # counted by hand on the 2 x 4 grid
+    table = tables.cut_links_table(runs, model).set_index("map")
+    assert table["model_cut_links"].to_dict() == model
     assert (table["measured_cut_links"] == table["model_cut_links"]).all()
-    assert (table["messages"] == 2 * len(tables.grid_links(2, 4))).all()  # one each way
+    assert (table["messages"] == 2 * 10).all()  # 10 links of a 2 x 4 grid, one message each way
     for name, run in runs.items():  # the map the program asked for is where the ranks were
         assert tables.measured_node_of_position(run) == maps[name]
     fig = plots.cut_links_plot(table.reset_index(), REFERENCE["002-slide-13"].frame,
@@ -313,10 +308,11 @@ def test_grid_exchange_on_one_node_counts_no_message_across():
     with pytest.raises(ValueError, match="ranks per node"):  # two nodes' map, one node's run
         grid_runs(2, 2, maps, nodes=1, bytes=256, reps=2)
     one = hl.run_program("grid_exchange", ranks=4, rows=2, bytes=256, reps=2)
-    table = tables.cut_links_table({"sequential": one}, maps, 2, 2)
+    table = tables.cut_links_table({"sequential": one}, {"sequential": 2})
     assert int(table["model_cut_links"].iloc[0]) == 2  # the model's two nodes ...
     assert int(table["measured_cut_links"].iloc[0]) == 0  # ... are one node here
     assert int(table["messages"].iloc[0]) == 8
+    assert tables.cut_links_table({"sequential": one})["model_cut_links"].isna().all()
     assert tables.measured_node_of_position(one) == [0, 0, 0, 0]
     with pytest.raises(hl.KernelError, match="each rank 0..3 once"):
         hl.run_program("grid_exchange", ranks=4, rows=2, order="0,0,1,2")

@@ -12,16 +12,16 @@ NODES_SOLUTION = f'NODES_C = r"""{NODE_SUM}"""'
 nodes_with = partial(changed, NODES_SOLUTION)
 
 
-CUT = {"test_cut_edges", "hidden_cut_edges"}
-BANDWIDTH = {"test_memory_bandwidth", "hidden_memory_bandwidth"}
-NODES = {"test_node_sum", "hidden_node_sum"}
+CUT = {"hidden_cut_edges"}
+BANDWIDTH = {"hidden_memory_bandwidth"}
+NODES = {"hidden_node_sum"}
 
 WRONG = [
     # (a) cut_edges
     wrong("cut_edges", """
 def cut_edges(rows, cols, node_of_rank):
-    return len(tables.cut_links(rows, cols, node_of_rank))
-""", {"hidden_cut_edges"}, why="a one-line call of the kit's cut_links"),
+    return sum(node_of_rank[r] != node_of_rank[r + 1] for r in range(rows * cols - 1))
+""", CUT, why="neighbours in rank order: row ends joined, the links between rows left out"),
     wrong("cut_edges", """
 def cut_edges(rows, cols, node_of_rank):
     count = 0

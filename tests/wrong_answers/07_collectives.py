@@ -58,19 +58,27 @@ def alltoall_with(old: str, new: str) -> str:
 LEADERS_ALLTOALL = (
     "        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);\n"
 )
-MESSAGES = {"test_alltoall_messages", "hidden_alltoall_messages"}
-NODES = {"test_alltoall_nodes", "hidden_alltoall_nodes"}
+MESSAGES = {"hidden_alltoall_messages"}
+NODES = {"hidden_alltoall_nodes"}
 
 WRONG = [
     # (a) alltoall_messages
     wrong("alltoall_messages", """
-from hybridlab.collectives.tables import alltoall_plan
-
-
 def alltoall_messages(n, cores, threads):
-    plan = alltoall_plan(n, cores, threads)
-    return plan["messages_per_rank"], plan["message_bytes"]
-""", {"hidden_alltoall_messages"}, why="a one-line call of the kit's alltoall_plan"),
+    if cores % threads:
+        raise ValueError("threads must divide cores")
+    ranks = cores // threads
+    return ranks - 1, 16 * n**3 // ranks**2
+""", MESSAGES, why="no ValueError when the ranks do not divide n"),
+    wrong("alltoall_messages", """
+def alltoall_messages(n, cores, threads):
+    if cores % threads:
+        raise ValueError("threads must divide cores")
+    ranks = cores // threads
+    if n % ranks:
+        raise ValueError("ranks must divide n")
+    return ranks - 1, n**3 // ranks**2
+""", MESSAGES, why="points, not bytes: the 16 bytes of a double complex left out"),
     wrong("alltoall_messages", """
 def alltoall_messages(n, cores, threads):
     if cores % threads:
@@ -80,10 +88,6 @@ def alltoall_messages(n, cores, threads):
         raise ValueError("ranks must divide n")
     return ranks, 16 * n**3 // ranks**2
 """, MESSAGES, why="the rank's message to itself counted"),
-    # (c) what 003 settles
-    wrong("answer_c", 'ANSWER_C = "a"', {"hidden_answer_c"},
-          why="one reading (13 % a speed gain) taken as what the text settles"),
-    wrong("answer_c", 'ANSWER_C = "d"', {"hidden_answer_c"}, why="all from 4 processes per node"),
     # (d) two-level alltoall in C
     wrong("alltoall_nodes", alltoall_with(
         "    MPI_Scatter(gathered, (int)block,", "    MPI_Scatter(in, (int)block,"),

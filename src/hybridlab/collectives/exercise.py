@@ -10,7 +10,7 @@ and checked against MPI_Alltoall; the alltoall with its ranks on several nodes (
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import pandas as pd
 
@@ -19,7 +19,6 @@ from ..launch import run_program
 from ..p2p.hockney import PiecewiseHockney, piecewise_hockney
 from ..records import Results
 from ..student_c import build_student, run_student
-from .tables import alltoall_plan
 
 OSU_COUNTS = {"iterations": 1000, "skip": 100, "iterations_large": 100, "skip_large": 10}
 QUICK_COUNTS = {"iterations": 100, "skip": 10, "iterations_large": 20, "skip_large": 2}
@@ -62,27 +61,32 @@ def osu_sweep(
 
 
 def equal_volume(
-    n: int, cores: int, threads: Iterable[int], *, quick: bool = False, bind: str = "cores"
+    n: int,
+    cores: int,
+    threads: Iterable[int],
+    messages: Callable[[int, int, int], tuple[int, int]],
+    *,
+    quick: bool = False,
+    bind: str = "cores",
 ) -> list[Results]:
-    """One alltoall of an n^3 complex grid's transpose for each P x T with P x T = cores: pure
-    MPI and hybrid move the same bytes, T^2 times fewer and larger messages with T threads.
-    Splits whose ranks do not divide n are skipped."""
+    """One alltoall of an n^3 complex grid's transpose for each P x T with P x T = cores, each
+    message of the size `messages(n, cores, T)` gives (the student's alltoall_messages: messages
+    per rank, bytes per message; ValueError for a split that does not fit, which is skipped)."""
     out = []
     for t in threads:
         try:
-            plan = alltoall_plan(n, cores, t)
+            _, size = messages(n, cores, t)
         except ValueError:
             continue
-        size = int(plan["message_bytes"])
         out.append(
             run_program(
                 "alltoall",
-                ranks=plan["ranks"],
+                ranks=cores // t,
                 threads=t,
                 bind=bind,
                 timeout=300.0,
-                min_bytes=size,
-                max_bytes=size,
+                min_bytes=int(size),
+                max_bytes=int(size),
                 samples=3,
                 **osu_counts(quick, scale=0.5),
             )
@@ -182,16 +186,22 @@ def _median_seconds(res: Results) -> float:
 
 
 def across_nodes(
-    n: int, nodes: int, cores_per_node: int, *, quick: bool = False
+    n: int,
+    nodes: int,
+    cores_per_node: int,
+    messages: Callable[[int, int, int], tuple[int, int]],
+    *,
+    quick: bool = False,
 ) -> list[Results]:
-    """One transpose of an n^3 grid (equal_volume's alltoall) with the ranks on `nodes` nodes:
-    pure MPI (a rank per core) and one rank per node with a thread per core, the same bytes in
-    T^2 fewer, larger messages. Unbound (bind='none'): a node may have fewer CPUs than asked."""
+    """One transpose of an n^3 grid (equal_volume's alltoall, `messages` as there) with the ranks
+    on `nodes` nodes: pure MPI (a rank per core) and one rank per node with a thread per core.
+    Unbound (bind='none'): a node may have fewer CPUs than asked."""
+    cores = nodes * cores_per_node
     out = []
     for threads in sorted({1, cores_per_node}):
-        plan = alltoall_plan(n, nodes * cores_per_node, threads)
-        size = int(plan["message_bytes"])
-        out.append(run_program("alltoall", ranks=plan["ranks"], threads=threads, nodes=nodes,
-                               bind="none", timeout=300.0, min_bytes=size, max_bytes=size,
-                               samples=3, **osu_counts(quick, scale=0.5)))  # fmt: skip
+        _, size = messages(n, cores, threads)
+        out.append(run_program("alltoall", ranks=cores // threads, threads=threads, nodes=nodes,
+                               bind="none", timeout=300.0, min_bytes=int(size),
+                               max_bytes=int(size), samples=3,
+                               **osu_counts(quick, scale=0.5)))  # fmt: skip
     return out

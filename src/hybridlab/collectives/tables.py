@@ -1,10 +1,10 @@
-"""Tables of lab 07 (collectives): how many messages an all-to-all sends for P x T, the
-Hockney prediction of its time, the kit's alltoall records in osu_alltoall's form, the 3-D FFT's
-phase breakdown, Luecke et al.'s "faster" read both ways, and alltoall runs across nodes
-(nodes_table) beside Luecke et al.'s Table 5 (published_nodes). Launches nothing.
+"""Tables of lab 07 (collectives): the Hockney prediction of an alltoall's time, the kit's
+alltoall records in osu_alltoall's form, the 3-D FFT's phase breakdown, Luecke et al.'s "faster"
+read both ways, and alltoall runs across nodes (nodes_table) beside Luecke et al.'s Table 5
+(published_nodes). Launches nothing. How many messages of what size a transpose sends for
+P x T is lab 07's exercise (a): the student's `alltoall_messages` answers it, nothing here does.
 
-    from hybridlab.collectives.tables import alltoall_plan, osu_table, fft_breakdown
-    alltoall_plan(n=1536, cores=48, threads=1)     # Luecke et al., 4 nodes, pure MPI: 47 messages of 24 MiB
+    from hybridlab.collectives.tables import osu_table, fft_breakdown
     osu_table(results)                             # size, avg/min/max latency (us) per P x T
 """
 
@@ -18,46 +18,7 @@ import pandas as pd
 from ..records import Results, as_frame, require_columns
 from ..reference import REFERENCE
 
-COMPLEX_BYTES = 16  # double complex
 PHASES = ("fft", "rearrange", "alltoall")
-
-
-def alltoall_plan(n: int, cores: int, threads: int, bytes_per_point: int = COMPLEX_BYTES) -> dict:
-    """One transpose of an n^3 grid by MPI_Alltoall on `cores` cores with `threads` per rank.
-
-    P = cores / threads ranks each hold n^3 / P points and send one block of n^3 / P^2 points
-    to every rank (Luecke et al.'s count n*m*m with m = n / P), itself included: P - 1 messages leave
-    each rank, P (P - 1) in all. T threads per rank: T times fewer ranks, T^2 times fewer
-    messages, each T^2 times larger; the bytes on the move stay the same (Luecke et al., section 5).
-    """
-    for name, value in (("n", n), ("cores", cores), ("threads", threads)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a positive whole number, not {value!r}")
-    if cores % threads:
-        raise ValueError(f"{threads} threads per rank do not divide {cores} cores")
-    ranks = cores // threads
-    if n % ranks:
-        raise ValueError(f"{ranks} ranks do not divide n={n}: MPI_Alltoall needs equal slabs")
-    block = n**3 // ranks**2 * bytes_per_point
-    return {
-        "ranks": ranks,
-        "threads": threads,
-        "messages_per_rank": ranks - 1,
-        "message_bytes": block,
-        "total_messages": ranks * (ranks - 1),
-        "bytes_sent_per_rank": (ranks - 1) * block,
-    }
-
-
-def plan_table(n: int, cores: int, threads: Iterable[int]) -> pd.DataFrame:
-    """alltoall_plan for every thread count that divides the cores (and whose ranks divide n)."""
-    rows = []
-    for t in threads:
-        try:
-            rows.append(alltoall_plan(n, cores, t))
-        except ValueError:
-            continue
-    return pd.DataFrame(rows)
 
 
 def predicted_alltoall(alpha: float, beta: float, ranks, message_bytes):

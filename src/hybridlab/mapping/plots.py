@@ -1,5 +1,5 @@
 """Pictures of labs 00 and 06: the CPU of each unbound thread run after run, the triad bound
-against piled (lab 00); rank maps with their cut links, PEs on an XT6 node, processes on modules,
+against piled (lab 00); rank maps coloured by node, PEs on an XT6 node, processes on modules,
 time against cost, and weak scaling packed vs spread. They draw; they launch nothing."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from matplotlib.patches import Rectangle
 from ..plots import RANK_COLOURS, machine_note, strip_plot
 from ..records import Results
 from ..topology import Topology
-from .tables import cut_links, grid_links, packed_cores, per_numa_cores, regions_of
+from .tables import packed_cores, per_numa_cores, regions_of
 
-CUT = "#d55e00"  # vermillion (Okabe-Ito); cut links are also drawn thicker
+CUT = "#d55e00"  # vermillion (Okabe-Ito): measured links across nodes
 
 
 def _axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
@@ -61,23 +61,22 @@ def piling_plot(timed: Mapping[str, Results], threads: int) -> Figure:
 def rank_map_plot(
     rows: int, cols: int, node_of_rank: Sequence[int], title: str = "", ax: Axes | None = None
 ) -> Figure:
-    """Ranks on their grid, coloured by node; links between nodes drawn thick and red."""
+    """Ranks on their grid, coloured by node; each link to the right and below drawn in two
+    halves, each in the colour of its rank's node (a link in two colours joins two nodes)."""
     fig, ax = _axes(ax, (0.7 * cols + 1, 0.7 * rows + 1))
-    cut = set(cut_links(rows, cols, node_of_rank))
     pos = {r: (r % cols, rows - 1 - r // cols) for r in range(rows * cols)}
-    for a, b in grid_links(rows, cols):
-        (x0, y0), (x1, y1) = pos[a], pos[b]
-        bad = (a, b) in cut
-        ax.plot([x0, x1], [y0, y1], color=CUT if bad else "0.6", lw=3 if bad else 1, zorder=1)
+    colour = {r: RANK_COLOURS[node_of_rank[r] % len(RANK_COLOURS)] for r in pos}
     for r, (x, y) in pos.items():
-        colour = RANK_COLOURS[node_of_rank[r] % len(RANK_COLOURS)]
-        ax.add_patch(Rectangle((x - 0.3, y - 0.3), 0.6, 0.6, facecolor=colour, zorder=2))
+        for dx, dy in ((0.5, 0), (-0.5, 0), (0, 0.5), (0, -0.5)):
+            if 0 <= x + 2 * dx < cols and 0 <= y + 2 * dy < rows:
+                ax.plot([x, x + dx], [y, y + dy], color=colour[r], lw=3, zorder=1)
+        ax.add_patch(Rectangle((x - 0.3, y - 0.3), 0.6, 0.6, facecolor=colour[r], zorder=2))
         ax.text(x, y, str(r), ha="center", va="center", color="white", fontsize=8, zorder=3)
     ax.set_xlim(-0.6, cols - 0.4)
     ax.set_ylim(-0.6, rows - 0.4)
     ax.set_aspect("equal")
     ax.axis("off")
-    ax.set_title(f"{title}{': ' if title else ''}{len(cut)} inter-node links", fontsize=9)
+    ax.set_title(title, fontsize=9)
     return fig
 
 
@@ -308,14 +307,14 @@ def cut_links_plot(
     show) is written on the left panel."""
     fig, (ax, ref) = plt.subplots(1, 2, figsize=(11, 3.8))
     x = np.arange(len(table))
-    ax.bar(x - 0.2, table["model_cut_links"], 0.4, color="0.7", label="model (cut_links)")
+    ax.bar(x - 0.2, table["model_cut_links"], 0.4, color="0.7", label="model (your cut_edges)")
     ax.bar(x + 0.2, table["measured_cut_links"], 0.4, color=CUT,
            label="measured: messages across nodes / 2")  # fmt: skip
     ax.set_xticks(x, table["map"])
     ax.set_ylabel("inter-node links")
     ax.set_title(f"{grid}: cut links, model and measured", fontsize=9)
     ax.legend(fontsize=8, loc="upper right")
-    ax.set_ylim(0, max(1, float(table[["model_cut_links", "measured_cut_links"]].max().max())) * 1.6)
+    ax.set_ylim(0, max(1.0, float(table[["model_cut_links", "measured_cut_links"]].max().max())) * 1.6)
     if note:
         machine_note(ax, note, where="top", width=60)
     ref.bar(published["mapping"], published["inter_node_links"], color=CUT)

@@ -1,0 +1,197 @@
+"""Lab 06: gaming attempts (see tests/gaming/__init__.py) and the graded functions' hidden inputs
+with the instructor's judge (ORACLES, for tests/test_no_kit_answers.py)."""
+
+import pandas as pd
+
+from gaming import Oracle, attempt
+from solutions_c import NODE_SUM
+from wrong_answers import changed
+
+NODES_SOLUTION = f'NODES_C = r"""{NODE_SUM}"""'
+# node_sum after the threads' sum: the master's three steps, replaced by the attempts
+MASTER = """#pragma omp master
+    {
+        int node_rank;
+        MPI_Comm_rank(node, &node_rank);
+        MPI_Reduce(node_rank == 0 ? MPI_IN_PLACE : rank_sum, rank_sum, n, MPI_DOUBLE, MPI_SUM, 0,
+                   node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }"""
+
+GAMING = [
+    # (a) cut_edges
+    attempt("shortcut", "cut_edges", """
+from hybridlab.mapping import tables as _t
+
+
+def cut_edges(rows, cols, node_of_rank, _kit=_t.cut_links):
+    return len(_kit(rows, cols, list(node_of_rank)))
+""", {"hidden_cut_edges"}, why="the kit's cut_links captured in a default argument"),
+    attempt("shortcut", "cut_edges", """
+import matplotlib.pyplot as plt
+from hybridlab.mapping.plots import rank_map_plot
+
+
+def cut_edges(rows, cols, node_of_rank):
+    fig = rank_map_plot(rows, cols, list(node_of_rank))  # its title counted the cut links
+    count = int(fig.axes[0].get_title().split()[0])
+    plt.close(fig)
+    return count
+""", {"hidden_cut_edges"}, why="the count read from the title of the kit's map drawing"),
+    attempt("shortcut", "cut_edges", """
+import inspect
+from hybridlab.mapping import tables as _t
+
+_kit = dict(vars(_t))  # a fresh copy of the kit's code, out of any guard's reach
+exec(inspect.getsource(_t.grid_links) + inspect.getsource(_t.cut_links), _kit)
+
+
+def cut_edges(rows, cols, node_of_rank):
+    return len(_kit["cut_links"](rows, cols, list(node_of_rank)))
+""", {"hidden_cut_edges"}, why="the kit's cut_links copied from its source"),
+    attempt("method", "cut_edges", """
+def cut_edges(rows, cols, node_of_rank):
+    nodes = list(node_of_rank)
+    k = len(set(nodes))
+    if k == 1:
+        return 0
+    if all(nodes[r] == r % k for r in range(len(nodes))):  # round robin: closed form
+        return rows * (cols - 1) + (rows - 1) * cols * (cols % k != 0)
+    if nodes == sorted(nodes):  # sequential: one cut row between nodes
+        return (k - 1) * cols
+    return 2 * (k - 1)  # blocks
+""", {"hidden_cut_edges"}, why="closed forms of the three launcher maps instead of counting links"),
+    attempt("hidden", "cut_edges", """
+def cut_edges(rows, cols, node_of_rank):
+    nodes = tuple(node_of_rank)
+    known = {(2, 8, tuple(r % 2 for r in range(16))): 14, (2, 8, (0,) * 8 + (1,) * 8): 8,
+             (2, 8, (0,) * 4 + (1,) * 4 + (0,) * 4 + (1,) * 4): 2}
+    if (rows, cols, nodes) in known:
+        return known[(rows, cols, nodes)]
+    return sum(nodes[r] != nodes[r + 1] for r in range(len(nodes) - 1))
+""", {"hidden_cut_edges"}, why="slide 13's maps hard-coded, else neighbours in rank order"),
+    attempt("constant", "cut_edges", """
+from hybridlab.mapping import tables
+from hybridlab.reference import REFERENCE
+
+
+def cut_edges(rows, cols, node_of_rank):
+    published = dict(REFERENCE["002-slide-13"].frame.itertuples(index=False))
+    for name, known in tables.slide13_maps().items():
+        if list(node_of_rank) == known:
+            return published[name]
+    return 0
+""", {"hidden_cut_edges"}, why="Rabenseifner's published counts looked up, 0 for any other map"),
+    # (d) memory_bandwidth
+    attempt("shortcut", "memory_bandwidth", """
+from hybridlab.mapping.exercise import weak_summary
+
+
+def memory_bandwidth(records):
+    slowest = weak_summary(records)
+    slowest = slowest[slowest["work"] == "memory"].set_index(["bind", "ranks"])
+    mem = records[records["work"] == "memory"]
+    per_rank = mem.groupby(["bind", "ranks"])["bytes"].first().loc[slowest.index]
+    ranks = slowest.index.get_level_values("ranks").to_numpy()
+    gbps = ranks * per_rank.to_numpy() / slowest["seconds"].to_numpy() / 1e9
+    return pd.DataFrame({"GBps": gbps}, index=slowest.index)
+""", {"hidden_memory_bandwidth"}, why="the kit's weak_summary: ranks x the slowest rank's bandwidth"),
+    attempt("method", "memory_bandwidth", """
+def memory_bandwidth(records):
+    mem = records[records["work"] == "memory"].copy()
+    mem["GBps"] = mem["bytes"] / mem["seconds"] / 1e9
+    per_rank = mem.groupby(["bind", "ranks", "rank"])["GBps"].median()
+    return per_rank.groupby(["bind", "ranks"]).sum().to_frame("GBps")
+""", {"hidden_memory_bandwidth"},
+        why="the median of per-sample bandwidths: the same only for odd sample counts"),
+    attempt("hidden", "memory_bandwidth", """
+def memory_bandwidth(records):
+    records = weak if len(records) > 7 else records  # the notebook's own runs, or the example
+    mem = records[records["work"] == "memory"]
+    per_rank = mem.groupby(["bind", "ranks", "rank"]).agg(seconds=("seconds", "median"),
+                                                          bytes=("bytes", "first"))
+    per_rank["GBps"] = per_rank["bytes"] / per_rank["seconds"] / 1e9
+    return per_rank.groupby(["bind", "ranks"])[["GBps"]].sum()
+""", {"hidden_memory_bandwidth"}, why="right for the notebook's own records only, whatever it is given"),
+    attempt("constant", "memory_bandwidth", """
+def memory_bandwidth(records):
+    index = pd.MultiIndex.from_tuples([("cores", 1), ("cores", 2)], names=["bind", "ranks"])
+    return pd.DataFrame({"GBps": [2.0, 3.0]}, index=index)
+""", {"hidden_memory_bandwidth"}, why="the visible example's answer typed in"),
+    # (e) node-aware ranks in C
+    attempt("method", "node_sum", changed(NODES_SOLUTION, MASTER, """#pragma omp master
+    MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);"""),
+        {"hidden_node_sum"}, why="one flat MPI_Allreduce on the world: the node scheme skipped"),
+    attempt("method", "node_sum", changed(NODES_SOLUTION, MASTER, """#pragma omp master
+    {
+        MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node); /* a node step, for show */
+    }"""), {"hidden_node_sum"},
+        why="a node broadcast as decoration: the sum itself by an allreduce on the world"),
+    attempt("method", "node_sum", changed(NODES_SOLUTION, MASTER, """#pragma omp critical(mpi)
+    { /* every thread in turn, each pass the whole sum */
+        int node_rank;
+        double *part = malloc(n * sizeof *part);
+        memcpy(part, rank_sum, n * sizeof *part);
+        MPI_Comm_rank(node, &node_rank);
+        MPI_Reduce(node_rank == 0 ? MPI_IN_PLACE : part, part, n, MPI_DOUBLE, MPI_SUM, 0, node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(part, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+        free(part);
+    }"""), {"hidden_node_sum"},
+        why="every thread calls MPI inside omp critical: FUNNELED broken, the sums right"),
+    attempt("hidden", "node_sum", changed(NODES_SOLUTION,
+        "MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);",
+        "MPI_Comm_split(world, rank / 2, rank, node); /* the notebook's nodes hold 2 ranks */"),
+        {"hidden_node_sum"}, why="nodes of two ranks hard-coded: right for the visible shapes only"),
+    attempt("shortcut", "node_sum", changed(NODES_SOLUTION,
+        "    MPI_Comm_rank(*node, &node_rank);\n"
+        "    MPI_Comm_split(world, node_rank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);",
+        "    *leaders = hl_node_leaders(world, *node); /* the kit's own reference */\n"
+        "    (void)node_rank;"), {"hidden_node_sum"},
+        why="the kit's static hl_node_leaders called from the student's code"),
+]
+
+
+def _cut(rows, cols, nodes):
+    return sum(nodes[r * cols + c] != nodes[r * cols + c + 1]
+               for r in range(rows) for c in range(cols - 1)) + sum(
+        nodes[r * cols + c] != nodes[(r + 1) * cols + c]
+        for r in range(rows - 1) for c in range(cols))
+
+
+def _number(got, want):
+    """The count, or a collection of exactly that many links."""
+    try:
+        if isinstance(got, list | tuple | set | dict):
+            return len(got) == want and all(isinstance(x, tuple) for x in got)
+        return int(got) == want and not isinstance(got, bool)
+    except (TypeError, ValueError):
+        return False
+
+
+_MAP = [0, 1, 1, 2, 0, 0, 2, 1, 1, 0, 2, 2, 0, 1, 0]  # 3 x 5, three nodes
+_RECORDS = pd.DataFrame({
+    "work": ["memory"] * 8, "bind": ["spread"] * 8, "ranks": [2] * 8,
+    "rank": [0, 0, 0, 0, 1, 1, 1, 1], "seconds": [0.5, 0.25, 1.0, 2.0, 0.1, 0.3, 0.2, 0.4],
+    "bytes": [1e9] * 4 + [3e9] * 4,
+})
+_GBPS = 1e9 / 0.75 / 1e9 + 3e9 / 0.25 / 1e9
+
+
+def _bandwidth(got):
+    try:
+        return abs(float(got.loc[("spread", 2), "GBps"]) - _GBPS) < 1e-9
+    except Exception:  # noqa: BLE001 - anything else is not the answer
+        return False
+
+
+ORACLES = [
+    Oracle("cut_edges", (3, 5, _MAP), lambda got: _number(got, _cut(3, 5, _MAP))),
+    Oracle("cut_edges", (4, 6, [r % 3 for r in range(24)]),
+           lambda got: _number(got, _cut(4, 6, [r % 3 for r in range(24)]))),
+    Oracle("memory_bandwidth", (_RECORDS,), _bandwidth),
+]

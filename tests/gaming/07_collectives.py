@@ -1,0 +1,110 @@
+"""Lab 07: gaming attempts (see tests/gaming/__init__.py) and the graded function's hidden
+inputs with the instructor's judge (ORACLES, for tests/test_no_kit_answers.py)."""
+
+import importlib.util
+from functools import partial
+from pathlib import Path
+
+from gaming import Oracle, attempt
+from wrong_answers import changed
+
+_spec = importlib.util.spec_from_file_location(
+    "wrong_answers_07", Path(__file__).resolve().parents[1] / "wrong_answers" / "07_collectives.py")
+_wrong = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_wrong)
+SOLUTION, LEADERS_ALLTOALL = _wrong.ALLTOALL_SOLUTION, _wrong.LEADERS_ALLTOALL
+BODY_START = "    int P, L, me;\n"
+FLAT = """    MPI_Alltoall(send, count, MPI_DOUBLE, recv, count, MPI_DOUBLE, world);
+    (void)node, (void)leaders;
+}
+"""
+GAMING = [
+    # (a) alltoall_messages
+    attempt("shortcut", "alltoall_messages", """
+from hybridlab.collectives import tables as _t
+
+
+def alltoall_messages(n, cores, threads, _plan=_t.alltoall_plan):
+    plan = _plan(n, cores, threads)
+    return plan["messages_per_rank"], plan["message_bytes"]
+""", {"hidden_alltoall_messages"}, why="the kit's alltoall_plan captured in a default argument"),
+    attempt("shortcut", "alltoall_messages", """
+import inspect
+from hybridlab.collectives import tables as _t
+
+_kit = dict(vars(_t))  # a fresh copy of the kit's code, out of any guard's reach
+exec(inspect.getsource(_t.alltoall_plan), _kit)
+
+
+def alltoall_messages(n, cores, threads):
+    plan = _kit["alltoall_plan"](n, cores, threads)
+    return plan["messages_per_rank"], plan["message_bytes"]
+""", {"hidden_alltoall_messages"}, why="the kit's alltoall_plan copied from its source"),
+    attempt("hidden", "alltoall_messages", """
+def alltoall_messages(n, cores, threads):
+    if (n, cores, threads) in {(64, 6, 4), (30, 8, 1), (10, 4, 1)}:  # the cases that must fail
+        raise ValueError("no such split")
+    ranks = cores // threads
+    return ranks - 1, 16 * n**3 // ranks**2
+""", {"hidden_alltoall_messages"}, why="the impossible splits seen so far hard-coded"),
+    attempt("constant", "alltoall_messages", """
+def alltoall_messages(n, cores, threads):
+    if cores % threads:
+        raise ValueError("threads must divide cores")
+    return cores // threads - 1, 25165824 * threads**2  # Luecke et al.'s 24 MiB, T^2 times larger
+""", {"hidden_alltoall_messages"}, why="Luecke et al.'s published block size scaled by T^2"),
+    # (d) two-level alltoall in C
+    attempt("method", "alltoall_nodes", SOLUTION[:SOLUTION.index(BODY_START)] + FLAT + '"""\n',
+            {"hidden_alltoall_nodes"}, why="one flat MPI_Alltoall on the world communicator"),
+    attempt("method", "alltoall_nodes", changed(
+        changed(SOLUTION, LEADERS_ALLTOALL, "        memcpy(in, out, L * block * sizeof *in);\n"),
+        "    /* 3. scatter to the node's ranks */\n",
+        "    /* 3. scatter to the node's ranks, then the real exchange */\n"
+        "    MPI_Alltoall(send, count, MPI_DOUBLE, recv, count, MPI_DOUBLE, world);\n"
+        "    if (0)\n"), {"hidden_alltoall_nodes"},
+        why="gather and packing for show, the data moved by a flat alltoall on the world"),
+    attempt("method", "alltoall_nodes", changed(SOLUTION, LEADERS_ALLTOALL, """        int lr, nl;
+        MPI_Comm_rank(leaders, &lr);
+        MPI_Comm_size(leaders, &nl);
+        size_t part = (size_t)L * L * count;
+#pragma omp parallel for
+        for (int q = 0; q < nl; q++) {
+#pragma omp critical(mpi)
+            MPI_Sendrecv(&out[q * part], (int)part, MPI_DOUBLE, q, 0, &in[q * part], (int)part,
+                         MPI_DOUBLE, q, 0, leaders, MPI_STATUS_IGNORE);
+        }
+"""), {"hidden_alltoall_nodes"}, why="every thread calls MPI inside omp critical (FUNNELED)"),
+    attempt("hidden", "alltoall_nodes", changed(SOLUTION, LEADERS_ALLTOALL, """        int lr, nl;
+        MPI_Comm_rank(leaders, &lr);
+        MPI_Comm_size(leaders, &nl);
+        size_t part = (size_t)L * L * count;
+        memcpy(&in[lr * part], &out[lr * part], part * sizeof(double));
+        if (nl == 2) /* the notebook's made-up nodes: two of them */
+            MPI_Sendrecv(&out[(1 - lr) * part], (int)part, MPI_DOUBLE, 1 - lr, 0,
+                         &in[(1 - lr) * part], (int)part, MPI_DOUBLE, 1 - lr, 0, leaders,
+                         MPI_STATUS_IGNORE);
+"""), {"hidden_alltoall_nodes"}, why="two nodes at most: right for the visible shapes only"),
+]
+
+
+def _messages(n, cores, threads):
+    ranks = cores // threads
+    return ranks - 1, 16 * n**3 // ranks**2
+
+
+def _holds(got, want) -> bool:
+    """The pair itself, or a table, dict or sequence that holds the bytes per message."""
+    try:
+        if hasattr(got, "to_dict"):
+            got = got.to_dict()
+        values = got.values() if isinstance(got, dict) else got
+        flat = []
+        for v in values:
+            flat += list(v.values()) if isinstance(v, dict) else [v]
+        return want[1] in {int(v) for v in flat if isinstance(v, int | float)}
+    except (TypeError, ValueError, AttributeError):
+        return False
+
+
+ORACLES = [Oracle("alltoall_messages", args, partial(_holds, want=_messages(*args)))
+           for args in ((1536, 48, 4), (84, 42, 3), (96, 8, 2))]
