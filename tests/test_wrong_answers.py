@@ -9,9 +9,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from hybridlab.grading import known_labs
 from gaming import KINDS
 from gaming import load as gaming
+from hybridlab.grading import known_labs
 from wrong_answers import load
 
 ROOT = Path(__file__).resolve().parents[1]
