@@ -207,8 +207,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.grading_full, pytest.mark.timeout(36
 
 
 def packed(attempts: list[Wrong]) -> list[Wrong]:
-    """Gaming attempts packed into as few submissions as their answer cells allow: at most one
-    attempt per answer cell in each. Cells run in order, so an attempt can change only the hidden
+    """Wrong answers and gaming attempts packed into as few submissions as their answer cells
+    allow: at most one attempt per answer cell in each. Cells run in order, so an attempt can change only the hidden
     tests after its cell, and any it changes on its own are already in its `loses`: a submission
     must lose exactly the union of its attempts' parts (a failure names every attempt in it)."""
     rounds: list[list[Wrong]] = []
@@ -278,7 +278,7 @@ def course(request, tmp_path_factory):
     submit(root, lab, "solution", solution)
     submit(root, lab, "blank", nbformat.read(released, as_version=4))
     submit(root, lab, "faulty", faulty)
-    wrongs = wrong_answers(lab) + packed(gaming_attempts(lab))  # each loses exactly its parts
+    wrongs = packed(wrong_answers(lab) + gaming_attempts(lab))  # each loses exactly its parts
     for i, mistake in enumerate(wrongs):
         submit(root, lab, f"wrong{i:02d}", with_answers(solution, mistake))
     own = lab in OWN_DATA
