@@ -2,7 +2,7 @@
 #ifndef ALLTOALL_NODES_STUDENT_H
 #define ALLTOALL_NODES_STUDENT_H
 #include "hybridlab.h"
-#include "hl_nodes.h" /* the nodes, real or made up (ranks_per_node) */
+#include "hl_node_split.h" /* the nodes, real or made up (ranks_per_node) */
 
 /* What MPI_Alltoall(send, count, MPI_DOUBLE, recv, count, MPI_DOUBLE, world) gives, through the
  * node leaders: gather on the node, the leaders' exchange, scatter on the node. `node` holds the

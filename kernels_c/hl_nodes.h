@@ -1,38 +1,21 @@
 /* hl_nodes.h: "nodes" for the node-aware exercises of labs 06 and 07, real or made up.
  *
- * A kernel that includes this header (after hybridlab.h) gets hl_node_split(), which behaves as
- * MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, key, info, out) - the ranks that share memory,
- * that is one node - except when the kernel set hl_fake_ranks_per_node > 0: then rank r of comm
- * is put on "node" r / hl_fake_ranks_per_node (consecutive ranks, MPI_Comm_split), so that code
- * written for many nodes can be run and checked on one machine, where every rank shares memory.
- * hl_nodes_make() reads the kernel's ranks_per_node parameter (HL_NODES_PARAMS) and makes the
- * kit's node and leader communicators, against which a student's are compared.
- *
- * In a student's translation unit (node_sum_student.h, alltoall_nodes_student.h include this
- * header) and with HL_STUDENT_NODES (lab 06) or HL_STUDENT_ALLTOALL (lab 07) defined the header also sends the student's own MPI_Comm_split_type
- * calls through hl_node_split (the redirect is defined after hl_node_split, whose body still
- * calls the real, or traced, MPI function).
+ * A kernel that includes this header (after hybridlab.h) gets hl_node_split() (hl_node_split.h),
+ * which behaves as MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, key, info, out) - the ranks
+ * that share memory, that is one node - except when the kernel set hl_fake_ranks_per_node > 0:
+ * then rank r of comm is put on "node" r / hl_fake_ranks_per_node (consecutive ranks,
+ * MPI_Comm_split), so that code written for many nodes can be run and checked on one machine,
+ * where every rank shares memory. hl_nodes_make() reads the kernel's ranks_per_node parameter
+ * (HL_NODES_PARAMS) and makes the kit's node and leader communicators, against which a student's
+ * are compared: they stay in the kernel's translation unit (a student's unit includes
+ * hl_node_split.h only, through node_sum_student.h or alltoall_nodes_student.h).
  */
 #ifndef HL_NODES_H
 #define HL_NODES_H
 
 #include "hybridlab.h"
 
-/* 0: real nodes (MPI_COMM_TYPE_SHARED); shared with a student's translation unit */
-#ifdef HL_STUDENT_TU
-extern __attribute__((visibility("hidden"))) int hl_fake_ranks_per_node;
-#else
-__attribute__((visibility("hidden"))) int hl_fake_ranks_per_node;
-#endif
-
-static inline int hl_node_split(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out) {
-    if (hl_fake_ranks_per_node > 0 && type == MPI_COMM_TYPE_SHARED) {
-        int rank = 0;
-        MPI_Comm_rank(comm, &rank);
-        return MPI_Comm_split(comm, rank / hl_fake_ranks_per_node, key, out);
-    }
-    return MPI_Comm_split_type(comm, type, key, info, out);
-}
+#include "hl_node_split.h"
 
 /* The node leaders (rank 0 of each node communicator), MPI_COMM_NULL on every other rank: the
  * kit's reference, against which a student's communicators are compared. */
@@ -112,10 +95,5 @@ static inline void hl_nodes_free(hl_nodes *n) {
     if (n->leaders != MPI_COMM_NULL) MPI_Comm_free(&n->leaders);
     if (n->node != MPI_COMM_NULL) MPI_Comm_free(&n->node);
 }
-
-#if defined(HL_STUDENT_NODES) || defined(HL_STUDENT_ALLTOALL) || defined(HL_STUDENT_TU)
-#undef MPI_Comm_split_type
-#define MPI_Comm_split_type hl_node_split
-#endif
 
 #endif

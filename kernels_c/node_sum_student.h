@@ -2,7 +2,7 @@
 #ifndef NODE_SUM_STUDENT_H
 #define NODE_SUM_STUDENT_H
 #include "hybridlab.h"
-#include "hl_nodes.h" /* the nodes, real or made up (ranks_per_node) */
+#include "hl_node_split.h" /* the nodes, real or made up (ranks_per_node) */
 
 /* Split `world` into a communicator of the ranks of this node and one of the node leaders (the
  * node's rank 0; MPI_COMM_NULL on the other ranks). */

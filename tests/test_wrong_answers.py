@@ -3,6 +3,7 @@ pass unnoticed); make test-grading-full grades them (tests/test_grading.py)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -78,16 +79,20 @@ def test_every_part_scores_in_its_hidden_tests_only(lab):
 
 
 def _graded_answers(lab: str) -> set[str]:
-    """Answer cells that an autograded hidden test reads: the code cells before each hidden
-    test back to the previous hidden test (the lab's part structure)."""
+    """Answer code cells that an autograded hidden test reads: a name the cell defines (a
+    function, or a variable such as EXCHANGE_C) appears in a hidden test cell."""
     nb = nbformat.read(ROOT / "grading" / "source" / lab / f"{lab}.ipynb", as_version=4)
+    hidden = "\n".join(
+        c.source for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+        and c.metadata["nbgrader"]["grade_id"].startswith("hidden_")
+    )
     out: set[str] = set()
-    pending: list[str] = []
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
-        if meta.get("solution") and not meta.get("grade") and cell.cell_type == "code":
-            pending.append(meta["grade_id"])
-        elif meta.get("grade") and not meta.get("solution") and meta["grade_id"].startswith("hidden_"):
-            out.update(pending)
-            pending = []
+        if cell.cell_type != "code" or not meta.get("solution") or meta.get("grade"):
+            continue
+        names = re.findall(r"^def (\w+)|^(\w+)\s*(?::[^=]*)?=", cell.source, re.M)
+        if any(re.search(rf"\b{n}\b", hidden) for pair in names for n in pair if n):
+            out.add(meta["grade_id"])
     return out

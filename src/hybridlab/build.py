@@ -28,8 +28,13 @@ from .topology import venv_bin
 TRACE_HEADER = "hl_mpi_trace.h"  # trace_mpi=True: records each MPI call with its thread
 TRACE_FLAGS = ("-DHL_TRACE_MPI", "-include", TRACE_HEADER)
 DEFAULT_FLAGS = ("-std=gnu11", "-O2", "-Wall", "-Wextra", "-fopenmp")
-# A student's translation unit (LINK): kit helpers only, synchronous sends; not the kernel's.
-STUDENT_UNIT_FLAGS = ("-DHL_STUDENT_TU", "-DHL_SYNCHRONOUS_SENDS")
+# A student's translation unit (LINK): kit helpers only, synchronous sends, no undeclared calls
+# (a kernel's static function is an error naming the cell's line); not the kernel's flags.
+STUDENT_UNIT_FLAGS = (
+    "-DHL_STUDENT_TU",
+    "-DHL_SYNCHRONOUS_SENDS",
+    "-Werror=implicit-function-declaration",
+)
 FLAGS_FILE = "flags.json"  # in each build: its flags beyond DEFAULT_FLAGS (see is_current)
 _DIAGNOSTIC = re.compile(
     r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>error|warning|fatal error): (?P<msg>.*)$",

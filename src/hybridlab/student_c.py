@@ -33,7 +33,7 @@ import re
 import pandas as pd
 
 from . import compliance
-from .build import LINK, Kernel, build_source
+from .build import LINK, STUDENT_UNIT_FLAGS, Kernel, build_source
 from .launch import run_program
 from .records import WHERE_COLUMNS, Results
 
@@ -103,7 +103,7 @@ def build_student(
         raise ValueError(f"the code must define {', '.join(missing)} (see the skeleton)")
     unit = student_unit(kernel, define, code)
     assert LINK.match(unit), unit.splitlines()[0]
-    return build_source(name, unit, ("-DHL_STUDENT_TU", "-DHL_SYNCHRONOUS_SENDS"), trace_mpi=True)
+    return build_source(name, unit, STUDENT_UNIT_FLAGS, trace_mpi=True)
 
 
 def run_student(
