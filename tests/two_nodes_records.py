@@ -31,6 +31,12 @@ GRID_MAPS = {"round-robin": tables.round_robin(8, 2), "sequential": tables.seque
              "blocks": tables.blocks(2, 4, 2, 2)}  # fmt: skip
 
 
+def _transpose_messages(n: int, cores: int, threads: int) -> tuple[int, int]:
+    """Messages per rank and bytes per message of an n^3 complex transpose (lab 07 (a))."""
+    ranks = cores // threads
+    return ranks - 1, 16 * n**3 // ranks**2
+
+
 def two_node_run(name: str) -> hl.Results:
     """One saved run of the two-node cluster, e.g. 'grid_blocks' or 'halo3d_2x2'."""
     return hl.Results.load(DATA / f"{name}.json")
@@ -58,7 +64,7 @@ def main(out: Path) -> None:
     runs, _ = grid_runs(2, 4, GRID_MAPS, 2, bytes=4096, reps=5)
     for name, res in runs.items():
         save(res, out / f"grid_{name}.json")
-    for res in across_nodes(16, 2, 2, quick=True):
+    for res in across_nodes(16, 2, 2, _transpose_messages, quick=True):
         line = res.records.query("record == 'osu'").iloc[0]
         save(res, out / f"alltoall_{line['ranks']}x{line['threads']}.json")
 
