@@ -94,13 +94,24 @@ def _visible_text(page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", page))
 
 
+def _submitted_lines(root: Path, student: str, lab: str) -> set[str]:
+    """The lines of what the student handed in (their own code: no leak when shown back)."""
+    lines: set[str] = set()
+    for path in (Path(root) / "submitted" / student / lab).glob("*.ipynb"):
+        for cell in nbformat.read(path, as_version=4).cells:
+            lines.update(line.strip() for line in cell.source.splitlines())
+    return lines
+
+
 def feedback_leaks(root: Path, lab: str) -> list[Path]:
-    """Feedback files of `lab` that contain a line of its hidden tests."""
+    """Feedback files of `lab` that contain a line of its hidden tests the student did not write
+    themselves (a hidden test's reference may hold the line a right answer has)."""
     lines = hidden_test_lines(root, lab)
     leaks = []
     for path in sorted((Path(root) / "feedback").glob(f"*/{lab}/*.html")):
         text = _visible_text(path.read_text(errors="replace"))
-        if any(line in text for line in lines):
+        own = _submitted_lines(root, path.parts[-3], lab)
+        if any(line in text for line in lines - own):
             leaks.append(path)
     return leaks
 
