@@ -30,6 +30,7 @@ from hybridlab.reference import REFERENCE
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import _models as models  # noqa: E402  (lab 08's models: the kit holds none)
 from _common import (  # noqa: E402  (what every benchmark shares)
     Progress,
     describe_machine,
@@ -64,8 +65,7 @@ def halo_rows(cal, shapes, sides, iterations: int, repeats: int, say) -> list[li
             say(f"halo3d {ranks}x{threads} {side}^3")
             best = min(measured_total(halo_run(ranks, threads, side, iterations))
                        for _ in range(repeats))  # fmt: skip
-            geo = predict.halo3d_geometry(side, ranks)
-            p = predict.predict_halo3d(cal, geo.points, geo.face_bytes, ranks, threads, iterations)
+            p = models.halo3d(cal, side, ranks, threads, iterations)
             rows.append([f"{ranks}x{threads}", "pure" if threads == 1 else "masteronly",
                          f"{side}^3", iterations, fmt(p["compute"] * 1e3, 3),
                          fmt(p["halo"] * 1e3, 3), fmt(p["sync"] * 1e3, 3),
@@ -98,11 +98,11 @@ def main(argv: list[str] | None = None) -> None:
                                                 10 if args.quick else 30, threads=2,
                                                 repeats=repeats))  # fmt: skip
     scale = min(2.0, cal["mem_bw_all_Bps"] / cal["mem_bw_1_Bps"])
-    eps["model"] = overlap.epsilon(eps["f_comm"], 2)
-    eps["memory_bound"] = overlap.epsilon(eps["f_comm"], 2, speedup=scale)
+    eps["model"] = models.epsilon(eps["f_comm"], 2)
+    eps["memory_bound"] = models.epsilon(eps["f_comm"], 2, speedup=scale)
     load.append(other_load("end"))
 
-    a23 = predict.predict_a23(REFERENCE["000-appendix-a5"].frame, REFERENCE["000-jacobi-setup"].frame)
+    a23 = models.predict_a23(REFERENCE["000-appendix-a5"].frame, REFERENCE["000-jacobi-setup"].frame)
     inputs = REFERENCE["003-jacobi-model-inputs"].frame
     t2 = predict.predict_table2(REFERENCE["003-table-2"].frame, inputs)
     t3 = predict.predict_table3(REFERENCE["003-table-3"].frame, inputs)
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
     lines += table(["quantity", "value", "unit", "source"], cal_rows)
     lines += ["## halo3d: predicted from the calibration vs measured", "",
               "Loop time of the slowest thread, fastest of the repeats; the prediction's terms "
-              "in ms (hybridlab.modelling.predict.predict_halo3d).", ""]  # fmt: skip
+              "in ms (lab 08's model, benchmarks/_models.py).", ""]  # fmt: skip
     lines += table(["P x T", "variant", "grid", "iterations", "compute", "halo", "sync",
                     "predicted ms", "measured ms", "measured / predicted"], halo)  # fmt: skip
     lines += ["## Overlap (Rabenseifner, slide 42, n = 2, m = 1): halo3d masteronly vs funnelled", "",
