@@ -10,7 +10,8 @@
  * parallel region and may use OpenMP threads for its copies, MPI only where FUNNELED allows.
  *
  * Check: every value each rank receives equals what MPI_Alltoall delivers, element by element
- * (value (r, d, k) = (r * P + d) * count + k, so a value out of place is seen), in every one of
+ * (value (r, d, k) = (r * P + d) * count + k plus a salt rank r draws per run and keeps to itself,
+ * so a value out of place is seen and none can be known without its message), in every one of
  * `nodes.reps` repetitions. Records: "time" per variant and repetition on rank 0 (slowest rank);
  * "check" on rank 0 (ok, wrong = values wrong over all ranks and repetitions, values, nodes).
  */
@@ -55,7 +56,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         free(send), free(recv), free(want), hl_nodes_free(&nodes);
         return hl_fail(ctx, "no memory for %zu values", n);
     }
-    for (size_t i = 0; i < n; i++) send[i] = (double)((size_t)rank * n + i);
+    /* a salt each rank draws for this run and tells no other: what a rank receives cannot be
+     * written down without the messages (the reference below is the kit's own MPI_Alltoall) */
+    double salt = floor(fmod(hl_now() * 1e9, 99991.0)) + 17.0 * rank;
+    for (size_t i = 0; i < n; i++) send[i] = (double)((size_t)rank * n + i) + salt;
     MPI_Alltoall(send, (int)count, MPI_DOUBLE, want, (int)count, MPI_DOUBLE, comm);
 
     long wrong = 0;

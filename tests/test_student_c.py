@@ -128,3 +128,16 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
     assert len(allreduce) and set(allreduce["members"]) == {(0, 1, 2)}
     assert set(allreduce["comm_size"]) == {3}
     assert (res.mpi_calls["student"] == 0).any()  # the kernel's own calls, kept apart
+
+
+@pytest.mark.parametrize("escape", [
+    "MPI_Reduce_scatter(mine, sum, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);",  # untraced
+    "%:undef MPI_Allreduce\n",  # the redirect undone, spelt with a digraph
+    "int w(int) __asm__(\"MPI_Barrier\");\n",  # a symbol named in assembly
+])
+def test_a_cell_cannot_call_mpi_where_the_trace_does_not_see_it(escape):
+    cell = NODE_SUM.replace("#pragma omp barrier\n}", "#pragma omp barrier\n}\n", 1)
+    extra = ("void hide(const double *mine, double *sum, int *counts) {\n    "
+             f"{escape}\n}}\n") if escape.startswith("MPI_") else escape
+    with pytest.raises((hl.BuildError, ValueError), match="trace|traced"):
+        build_student("t_escape", "node_sum", "HL_STUDENT_NODES", cell + extra, ("node_sum",))
