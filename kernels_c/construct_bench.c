@@ -15,7 +15,9 @@
  * (`critical`); built by hybridlab.sync.exercise with HL_STUDENT_CONSTRUCT, they are the
  * student's.
  *
- * Behavioural check: after the measurement the test runs once more with no delay (threads
+ * Behavioural checks: the measurement must have made at least one update per timed repetition
+ * (the test timed was construct_test, not the reference under its name); after it the test runs
+ * once more with no delay (threads
  * contend for every update) for `check_reps` repetitions, and the kernel reports how many
  * updates arrived ("updates" record): a construct that protects the update loses none.
  *
@@ -86,6 +88,12 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (measure_construct(ctx, &state, &method, &r) != 0) {
         if (!ctx->error[0]) hl_fail(ctx, "measure_construct() failed");
         return -1;
+    }
+    if (state.updates < (long)r.inner * r.outer) { /* the test timed was not construct_test */
+        hl_result_free(&r);
+        return hl_fail(ctx, "measure_construct() timed a loop that made %ld updates in %ld timed "
+                            "repetitions: hl_measure's test must be construct_test",
+                       (long)state.updates, (long)r.inner * r.outer);
     }
     if (r.reference) emit_samples(ctx, "reference", r.reference, r.outer, r.reference_inner);
     if (r.test) emit_samples(ctx, "test", r.test, r.outer, r.inner);

@@ -392,3 +392,17 @@ def test_syncbench_tags_every_record_with_the_probe_state():
     rec = syncbench(1, 1, ["reference", "barrier"], samples=3, target_ms=0.05)
     assert set(rec["construct"]) == {"reference", "barrier"} and len(rec) == 2 * 3
     assert rec["probe"].notna().all() and rec["probe"].nunique() == 1
+
+
+def test_a_measurement_that_times_the_reference_as_the_test_is_refused():
+    """hl_measure(..., (construct_test, reference_loop), reference_loop, ...): a comma operator
+    passes the source check but times the reference twice; the kernel sees no update made."""
+    from hybridlab.sync import exercise as sx
+    from solutions_c import CONSTRUCT_ATOMIC
+
+    cheat = CONSTRUCT_ATOMIC.replace("construct_test, reference_loop",
+                                     "(construct_test, reference_loop), reference_loop", 1)
+    assert cheat != CONSTRUCT_ATOMIC
+    kernel = sx.build_student_construct(cheat, "t_comma")
+    with pytest.raises(hl.KernelError, match="must be construct_test"):
+        sx.run_construct(kernel, threads=2, samples=4, target_ms=0.2)
