@@ -150,3 +150,12 @@ ORACLES = [
     Oracle("piling_slowdown", (_PILED, _BOUND),
            lambda got: isinstance(got, float | int) and abs(float(got) - 1.5) < 1e-9),
 ]
+
+# Fresh attackers' attempts that scored before the fixes of this wave (a helper that had
+# seen neither the solutions nor the tests, grading through the real sandbox).
+GAMING += [
+    attempt('method', 'ring_exchange', 'def ring_exchange():\n    """Send my process id to the right neighbour, receive from the left; return what arrived."""\n    import glob\n    import json\n    import os\n\n    from mpi4py import MPI\n\n    comm = MPI.COMM_WORLD\n    left = (comm.Get_rank() - 1) % comm.Get_size()\n    folder = os.environ.get("HL_IDENTITY_DIR", "")\n    for path in glob.glob(os.path.join(folder, "engine-*.json")):\n        with open(path) as f:\n            who = json.load(f)\n        if who.get("rank") == left and who.get("size") == comm.Get_size():\n            return who["pid"]\n    return None',
+            loses={'hidden_ring_exchange'}, why="fresh attacker: no message: read the kit's engine identity files (HL_IDENTITY_DIR)"),
+    attempt('method', 'ring_exchange', 'def ring_exchange():\n    """Send my process id to the right neighbour, receive from the left; return what arrived."""\n    import os\n    import time\n\n    from mpi4py import MPI\n\n    comm = MPI.COMM_WORLD\n    rank, size = comm.Get_rank(), comm.Get_size()\n    key = f"/tmp/ring-{os.getppid()}-{size}"\n    mine = f"{key}-{rank}-{os.getpid()}"\n    with open(mine + ".part", "w") as f:\n        f.write(str(os.getpid()))\n    os.replace(mine + ".part", mine)\n    import glob\n    left = (rank - 1) % size\n    for _ in range(2000):\n        found = [p for p in glob.glob(f"{key}-{left}-*") if not p.endswith(".part")]\n        if found:\n            found.sort(key=os.path.getmtime)\n            return int(open(found[-1]).read())\n        time.sleep(0.005)\n    return None',
+            loses={'hidden_ring_exchange'}, why='fresh attacker: no message: rendezvous through files in /tmp'),
+]

@@ -270,3 +270,10 @@ ORACLES = [
            and list(got.get("main_threads", ())) == [0]),
     Oracle("multiple_cost", (_COST,), lambda got: _close(got, _cost_answer(_COST))),
 ]
+
+# Fresh attackers' attempts that scored before the fixes of this wave (a helper that had
+# seen neither the solutions nor the tests, grading through the real sandbox).
+GAMING += [
+    attempt('method', 'exchange_block', 'EXCHANGE_C = r"""\n#define HL_CAT2(a, b) a##b\n#define HL_CAT(a, b) HL_CAT2(a, b)\n#define WAITALL HL_CAT(PM, PI_Waitall)\nint check_thread_level(hl_ctx *ctx) {\n    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block");\n}\n\nvoid exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {\n    int tag = omp_get_thread_num();\n    MPI_Request req[2];\n#pragma omp critical(mpi)\n    {\n        MPI_Irecv(recv, n, MPI_INT, left, tag, comm, &req[0]);\n        MPI_Issend(send, n, MPI_INT, right, tag, comm, &req[1]);\n    }\n    WAITALL(2, req, MPI_STATUSES_IGNORE);\n}\n"""',
+            loses={'hidden_exchange_block'}, why='fresh attacker: post under critical, then concurrent Waitall hidden from the tracer via token-pasted PMPI_'),
+]
