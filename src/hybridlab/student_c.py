@@ -60,6 +60,9 @@ COMPLETES = (
     "MPI_Testany",
     "MPI_Testsome",
 )
+# Point-to-point calls that return only once their message is done: no window opens around them.
+BLOCKING = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv", "MPI_Sendrecv",
+            "MPI_Sendrecv_replace")
 COLLECTIVES = (
     "MPI_Barrier",
     "MPI_Ibarrier",
@@ -187,6 +190,14 @@ def _within(work: pd.DataFrame, begin: float, end: float) -> float:
     lo = work["start"].clip(lower=begin)
     hi = work["end"].clip(upper=end)
     return float((hi - lo).clip(lower=0).sum())
+
+
+def blocking_calls(results: Results) -> list[str]:
+    """The blocking point-to-point calls the cell made: where a part asks for an overlapped
+    exchange, the exchange itself must be non-blocking (a blocking one dressed with a dummy
+    message to self would open a window of its own)."""
+    calls = results.mpi_calls
+    return sorted(set(calls.loc[calls["student"] == 1, "call"]) & set(BLOCKING))
 
 
 def overlap_share(results: Results) -> pd.Series:

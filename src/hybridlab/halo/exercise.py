@@ -30,7 +30,7 @@ from ..build import Kernel
 from ..errors import KernelError
 from ..launch import run_program
 from ..records import Results
-from ..student_c import build_student, overlap_table
+from ..student_c import blocking_calls, build_student, overlap_table
 from .serial import (
     THREAD_LEVEL_2D,
     THREAD_LEVEL_3D,
@@ -135,6 +135,9 @@ def check_student_overlap(
             "(every row 1..m once per iteration, from the halos of this iteration)"
         )
         compliance.check(res, OVERLAP_LEVEL)
+        blocking = blocking_calls(res)
+        assert not blocking, (f"{', '.join(blocking)}: the master posts MPI_Irecv and MPI_Isend "
+                              "and completes them with MPI_Waitall while the team computes")
         inside = 0.0
         if ranks > 1 and threads > 1 and (ny // ranks - 2) * nx >= OVERLAP_POINTS:
             windows = overlap_table(res)

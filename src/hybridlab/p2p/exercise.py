@@ -23,7 +23,7 @@ from .. import compliance
 from ..build import Kernel
 from ..launch import run_program
 from ..records import Results
-from ..student_c import build_student, overlap_share
+from ..student_c import POSTS, blocking_calls, build_student, overlap_share, overlap_table
 from .paths import ACROSS, INSIDE
 from .switches import Switches
 
@@ -100,6 +100,7 @@ def check_student_overlap(
             f"2 ranks x {t} threads: {polls} MPI_Test calls in {samples + 1} samples on 2 ranks: "
             "the master must poll (MPI_Test) while it computes its share of the steps"
         )
+        _check_method(res, t, samples)
         share = overlap_share(res)
         assert len(share) == 2 and (share > min_share).all(), (
             f"2 ranks x {t} threads: share of the computing done while the exchange was open, per "
@@ -109,6 +110,38 @@ def check_student_overlap(
         rows.append({"threads": t, "MPI_Test calls per rank and sample": polls / (2 * (samples + 1)),
                      "computing while the exchange was open": float(share.min())})  # fmt: skip
     return rows
+
+
+def _check_method(res: Results, threads: int, samples: int) -> None:
+    """The exchange's own requests (no blocking send or receive, one MPI_Isend and one MPI_Irecv
+    per sample on each rank: a blocking exchange dressed with a dummy message fails), a team
+    that computes (more than one thread computed, on some rank), and
+    polling while computing (on every rank an MPI_Test after the computing began, in a window)."""
+    calls = res.mpi_calls[res.mpi_calls["student"] == 1]
+    blocking = blocking_calls(res)
+    assert not blocking, (f"{', '.join(blocking)}: the exchange is MPI_Isend and MPI_Irecv, "
+                          "completed while the team computes")
+    windows = overlap_table(res)
+    teams = 0
+    for rank, mine in calls.groupby("rank"):
+        posts = mine[mine["call"].isin(POSTS)]["call"].value_counts().to_dict()
+        assert posts == {"MPI_Isend": samples + 1, "MPI_Irecv": samples + 1}, (
+            f"rank {rank}: posted {posts} in {samples + 1} samples: one MPI_Isend and one "
+            "MPI_Irecv per sample, the exchange itself, and no other message")
+        work = res.compute[res.compute["rank"] == rank]
+        teams = max(teams, work["thread"].nunique())
+        polled = 0
+        for w in windows[(windows["rank"] == rank) & (windows["window"] >= 0)].itertuples():
+            inside = work[(work["end"] > w.start) & (work["start"] < w.end)]
+            if inside.empty:
+                continue
+            began = float(inside["start"].min())
+            tests = mine[mine["call"].isin(POLLS) & (mine["start"] > began) & (mine["start"] < w.end)]
+            polled += not tests.empty
+        assert polled > 0, (f"rank {rank}: no MPI_Test while the team computed: poll while "
+                            "computing, so the library can move the message")
+    assert threads == 1 or teams > 1, ("one thread did all the computing on every rank: the "
+                                       "OpenMP team computes the steps")
 
 
 def overlap_variants(kernel: Kernel, *, bytes: int, flops: int, samples: int,
