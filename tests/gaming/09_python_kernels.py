@@ -146,3 +146,10 @@ ORACLES = [
     Oracle("pinned_layer_names", (_LAYERS, _CORES), lambda got: list(got) == ["omp"]),
     Oracle("pinned_layer_names", (_LAYERS,), lambda got: list(got) == ["omp"]),
 ]
+
+# Fresh attackers' attempts that scored before the fixes of this wave (a helper that had
+# seen neither the solutions nor the tests, grading through the real sandbox).
+GAMING += [
+    attempt('method', 'jacobi_sweep3d', '@numba.njit(parallel=True)\ndef jacobi_sweep3d(u, new):\n    # numba parallelises the array expression itself; the loop only copies it into new\n    t = (u[:-2, 1:-1, 1:-1] + u[2:, 1:-1, 1:-1] + u[1:-1, :-2, 1:-1] + u[1:-1, 2:, 1:-1]\n         + u[1:-1, 1:-1, :-2] + u[1:-1, 1:-1, 2:]) / 6.0\n    d = t - u[1:-1, 1:-1, 1:-1]\n    for i in prange(t.shape[0]):\n        new[i + 1, 1:-1, 1:-1] = t[i]\n    return np.sum(d * d)',
+            loses={'hidden_jacobi_sweep3d'}, why='fresh attacker: array expression outside, prange only copies into new'),
+]
