@@ -82,6 +82,19 @@ def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), 
         return np.array([0, 0, 0, 1, 1, 1])
     return np.zeros(pages, dtype=int)  # one NUMA node: every page on node 0
 """, loses=PREDICT, why="node 0 typed in (the answer on a one-node machine)"),
+    attempt("shortcut", "predict_page_nodes", """
+def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), bind_node=0):
+    if init == "none":
+        return np.full(pages, -2)
+    if policy == "interleave":
+        return np.array([nodes[p % len(nodes)] for p in range(pages)])
+    if policy == "bind":
+        return np.full(pages, bind_node)
+    run = ex.run_first_touch(init, threads=len(thread_nodes), pages=pages)  # who touched each page
+    runs = mt.page_runs(run)
+    toucher = np.repeat(runs["toucher"].to_numpy(), runs["count"].to_numpy().astype(int))
+    return np.array([thread_nodes[int(t)] for t in toucher])
+""", loses=PREDICT, why="the kit's first_touch kernel run to learn which thread touches each page"),
     # (c) init_arrays in C
     attempt("hidden", "init_arrays", touch("""
 #pragma omp parallel num_threads(2)

@@ -48,6 +48,19 @@ def eps_bounds(n, m=1, f_non=0.0):
     e = epsilon(np.linspace(0.0, 1.0 - f_non, 1001), n, m, f_non)  # a search over a grid
     return float(e.max()), float(e.min())
 """, loses=EPS, why="the bounds searched on a grid of f_comm: close, not the closed form"),
+    attempt("method", "epsilon", RIGHT_EPSILON + """
+
+def eps_bounds(n, m=1, f_non=0.0):
+    lo, hi = 0.0, 1.0 - f_non  # a ternary search for the peak, to the last bit
+    for _ in range(200):
+        a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        if epsilon(a, n, m, f_non) < epsilon(b, n, m, f_non):
+            lo = a
+        else:
+            hi = b
+    ends = (float(epsilon(0.0, n, m, f_non)), float(epsilon(1.0 - f_non, n, m, f_non)))
+    return float(epsilon((lo + hi) / 2, n, m, f_non)), min(ends)
+""", loses=EPS, why="the peak found by a fine search of the student's own epsilon, not derived"),
     attempt("shortcut", "predict_seconds", """
 def predict_seconds(cal, side, dims, threads, iterations):
     from hybridlab.modelling.explorer import breakdown
