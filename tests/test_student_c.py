@@ -16,9 +16,10 @@ from solutions_c import NODE_SUM
 
 def test_the_unanswered_skeleton_and_missing_functions_are_refused():
     with pytest.raises(NotImplementedError):
-        build_student("s", "node_sum", "HL_STUDENT_NODES", "# YOUR CODE HERE\n", ("node_sum",))
+        build_student("s", "node_sum", "HL_STUDENT_NODES",
+                      "\nvoid node_sum(void) {\n    /* YOUR CODE HERE */\n}\n", ("node_sum",))
     with pytest.raises(ValueError, match="split_nodes"):
-        build_student_nodes("void node_sum(void) {}")
+        build_student_nodes("void node_sum(void) { return; }")
 
 
 @pytest.mark.parametrize("per_node, nodes", [(0, 1), (1, 3), (2, 2)])

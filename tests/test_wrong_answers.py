@@ -92,7 +92,7 @@ def _graded_answers(lab: str) -> set[str]:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type != "code" or not meta.get("solution") or meta.get("grade"):
             continue
-        names = re.findall(r"^def (\w+)|^(\w+)\s*(?::[^=]*)?=", cell.source, re.M)
+        names = re.findall(r"^def (\w+)|^(\w+)\s*(?::[^=]*)?=|^%%c (\w+)", cell.source, re.M)
         if any(re.search(rf"\b{n}\b", hidden) for pair in names for n in pair if n):
             out.add(meta["grade_id"])
     return out

@@ -58,14 +58,15 @@ class BuildError(RuntimeError):
 
     def __init__(self, name: str, command: list[str], output: str):
         self.name, self.command, self.output = name, command, output
-        self.diagnostics = _diagnostics(output)
+        self.diagnostics = diagnostics(output)
         shown = "\n".join(str(d) for d in self.diagnostics if d.kind != "warning") or output
         super().__init__(
             f"kernel '{name}' did not compile:\n{shown}\n\ncommand: {' '.join(command)}"
         )
 
 
-def _diagnostics(output: str) -> list[Diagnostic]:
+def diagnostics(output: str) -> list[Diagnostic]:
+    """The compiler's messages in `output`: file (base name), line, kind, text."""
     return [
         Diagnostic(Path(m["file"]).name, int(m["line"]), m["kind"], m["msg"])
         for m in _DIAGNOSTIC.finditer(output)
@@ -290,7 +291,7 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
     if not (target / FLAGS_FILE).exists():  # this build, or one made before builds recorded them
         with contextlib.suppress(OSError):  # (a cache this user cannot write: left as it is)
             (target / FLAGS_FILE).write_text(json.dumps(list(flags)))
-    warnings = tuple(d for d in _diagnostics(log.read_text()) if d.kind == "warning")
+    warnings = tuple(d for d in diagnostics(log.read_text()) if d.kind == "warning")
     return Kernel(name, source or target / f"{name}.c", library, program, all_flags, warnings)
 
 

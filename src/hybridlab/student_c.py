@@ -34,6 +34,7 @@ import pandas as pd
 
 from . import compliance
 from .build import LINK, STUDENT_UNIT_FLAGS, Kernel, build_source
+from .c_cells import unanswered
 from .launch import run_program
 from .records import WHERE_COLUMNS, Results
 
@@ -99,8 +100,8 @@ def build_student(
 ) -> Kernel:
     """The cell's C as its own unit linked with kernels_c/<kernel>.c built with `define`, traced.
     NotImplementedError while the cell is the unanswered skeleton; BuildError names the lines."""
-    if "NotImplementedError" in code or "YOUR CODE HERE" in code:
-        raise NotImplementedError("write the C code in the cell above first")
+    if unanswered(code):
+        raise NotImplementedError("write the C code in the C cell above first (it is still the stub)")
     missing = [f for f in functions if not re.search(rf"\b{f}\s*\(", code)]
     if missing:
         raise ValueError(f"the code must define {', '.join(missing)} (see the skeleton)")

@@ -7,12 +7,13 @@ import pandas as pd
 from gaming import Oracle, attempt
 from hybridlab.records import Results
 from solutions_c import RING_EXCHANGE
+from wrong_answers import c_cell
 
 LEVELS = ("single", "funneled", "serialized", "multiple")
 
 
 def exchange(code: str) -> str:
-    return f'EXCHANGE_C = r"""{code}"""'
+    return c_cell("EXCHANGE_C", "thread_ring", code)
 
 
 LEVEL_CHECK = """
@@ -170,6 +171,18 @@ def level_answers(table):
     return {"provided": {level: run.meta["thread_level"] for level, run in runs.items()},
             "always_at_least_requested": True, "main_threads": [0]}
 """, loses={"hidden_answers"}, why="the notebook's runs' metadata, not the table passed"),
+    attempt("shortcut", "answers", """
+from hybridlab.hybrid_models.tables import thread_level_table as _shown
+
+
+def level_answers(table):
+    shown = _shown(table).data  # the table the notebook displays, with its colour rule's words
+    return {
+        "provided": {lv: table.loc[table["requested"] == lv, "provided"].iloc[0] for lv in THREAD_LEVELS},
+        "always_at_least_requested": bool((shown["enough"] == "yes").all()),
+        "main_threads": sorted({int(t) for t in table.loc[table["is_thread_main"].astype(bool), "thread"]}),
+    }
+""", loses={"hidden_answers"}, why="whether every level was enough read off the kit's displayed table"),
     # (f) level_cost, judged on other (even) sample counts
     attempt("hidden", "multiple_cost", BARRIER + """
 
@@ -212,6 +225,21 @@ def level_cost(runs):
                          / runs["funneled"]["ping"].records["seconds"].median()),
     }
 """, loses={"hidden_multiple_cost"}, why="the notebook's own cost_runs, whatever runs are passed"),
+    attempt("shortcut", "multiple_cost", """
+from hybridlab.sync.tables import overhead_table as _overheads
+
+
+def level_cost(runs):
+    def median(run):  # the kit's EPCC table: the slowest rank's median per construct
+        table = _overheads(run.records, by=[])
+        return table.loc[table["construct"] == "mpi_barrier", "test_us"].iloc[0]
+
+    return {
+        "barrier": float(median(runs["multiple"]["sync"]) / median(runs["funneled"]["sync"])),
+        "latency": float(runs["multiple"]["ping"].records["seconds"].median()
+                         / runs["funneled"]["ping"].records["seconds"].median()),
+    }
+""", loses={"hidden_multiple_cost"}, why="the barrier medians read off the kit's overhead table"),
 ]
 
 
@@ -274,6 +302,6 @@ ORACLES = [
 # Fresh attackers' attempts that scored before the fixes of this wave (a helper that had
 # seen neither the solutions nor the tests, grading through the real sandbox).
 GAMING += [
-    attempt('method', 'exchange_block', 'EXCHANGE_C = r"""\n#define HL_CAT2(a, b) a##b\n#define HL_CAT(a, b) HL_CAT2(a, b)\n#define WAITALL HL_CAT(PM, PI_Waitall)\nint check_thread_level(hl_ctx *ctx) {\n    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block");\n}\n\nvoid exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {\n    int tag = omp_get_thread_num();\n    MPI_Request req[2];\n#pragma omp critical(mpi)\n    {\n        MPI_Irecv(recv, n, MPI_INT, left, tag, comm, &req[0]);\n        MPI_Issend(send, n, MPI_INT, right, tag, comm, &req[1]);\n    }\n    WAITALL(2, req, MPI_STATUSES_IGNORE);\n}\n"""',
+    attempt('method', 'exchange_block', '%%c EXCHANGE_C thread_ring\n#define HL_CAT2(a, b) a##b\n#define HL_CAT(a, b) HL_CAT2(a, b)\n#define WAITALL HL_CAT(PM, PI_Waitall)\nint check_thread_level(hl_ctx *ctx) {\n    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block");\n}\n\nvoid exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {\n    int tag = omp_get_thread_num();\n    MPI_Request req[2];\n#pragma omp critical(mpi)\n    {\n        MPI_Irecv(recv, n, MPI_INT, left, tag, comm, &req[0]);\n        MPI_Issend(send, n, MPI_INT, right, tag, comm, &req[1]);\n    }\n    WAITALL(2, req, MPI_STATUSES_IGNORE);\n}\n',
             loses={'hidden_exchange_block'}, why='fresh attacker: post under critical, then concurrent Waitall hidden from the tracer via token-pasted PMPI_'),
 ]

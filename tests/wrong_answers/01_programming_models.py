@@ -1,11 +1,11 @@
 """Lab 01: wrong answers to every graded part (see __init__.py)."""
 
 from solutions_c import RING_EXCHANGE
-from wrong_answers import wrong
+from wrong_answers import c_cell, wrong
 
 
 def exchange(code: str) -> str:
-    return f'EXCHANGE_C = r"""{code}"""'
+    return c_cell("EXCHANGE_C", "thread_ring", code)
 
 
 def cost(over: str, under: str, statistic: str) -> str:

@@ -31,6 +31,11 @@ def wrong(answer: str, source: str, loses: set[str] | frozenset[str], why: str) 
     return Wrong(((answer, source.strip()),), frozenset(loses), why)
 
 
+def c_cell(name: str, kernel: str, code: str) -> str:
+    """What a student types into a C cell (hybridlab.c_cells): the magic line, then the C."""
+    return f"%%c {name} {kernel}\n{code.strip(chr(10))}"
+
+
 def changed(answer: str, old: str, new: str) -> str:
     """A right answer with `old` replaced by `new` (which must be in it): a wrong answer that
     differs from the right one in one place."""

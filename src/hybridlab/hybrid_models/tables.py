@@ -25,15 +25,13 @@ def _frame(records: Results | pd.DataFrame) -> pd.DataFrame:
 
 
 def thread_level_table(records: Results | pd.DataFrame):
-    """One row per (requested, rank, thread): provided below requested in red and `enough` "NO",
-    at least it in green and "yes" (the words say it without the colour), and the main thread in
-    bold. Returns a pandas Styler (renders in a notebook)."""
+    """One row per (requested, rank, thread): provided below requested on red in italics, at
+    least it on green, and the main thread in bold. Returns a pandas Styler (renders in a
+    notebook). No column says whether the level was enough: lab 01 (d) asks the student that."""
     frame = _frame(records)
     order = {level: i for i, level in enumerate(THREAD_LEVELS)}
-    short = frame["provided"].map(order) < frame["requested"].map(order)
     table = (
         frame[["requested", "rank", "thread", "provided", "query", "is_thread_main"]]
-        .assign(enough=short.map({True: "NO (lower)", False: "yes"}))
         .assign(_order=frame["requested"].map(order))
         .sort_values(["_order", "rank", "thread"])
         .drop(columns="_order")
@@ -43,7 +41,9 @@ def thread_level_table(records: Results | pd.DataFrame):
 
     def colour_levels(column: pd.Series) -> list[str]:
         return [
-            "background-color: #f6d5d5" if order[got] < order[want] else "background-color: #d9efd9"
+            "background-color: #f6d5d5; font-style: italic"
+            if order[got] < order[want]
+            else "background-color: #d9efd9"
             for got, want in zip(column, requested, strict=True)
         ]
 
@@ -53,7 +53,10 @@ def thread_level_table(records: Results | pd.DataFrame):
     return (
         table.style.apply(colour_levels, subset=["provided", "query"])
         .apply(bold_main, subset=["is_thread_main"])
-        .set_caption("MPI thread levels: requested, provided, and which thread is main")
+        .set_caption(
+            "MPI thread levels: requested, provided (red, italic: below the request), "
+            "and which thread is main (bold)"
+        )
     )
 
 
@@ -63,4 +66,3 @@ def race_totals(runs: Mapping[object, Results]) -> pd.DataFrame:
     return pd.DataFrame(
         {name: run.records[["overwritten", "stale", "wrong"]].sum() for name, run in runs.items()}
     ).T
-

@@ -135,8 +135,6 @@ def construct_name(code: str) -> str:
 
 def build_student_construct(code: str, name: str = "student_construct") -> Kernel:
     """Compile the student's construct_test / measure_construct into construct_bench."""
-    if "NotImplementedError" in code or "YOUR CODE HERE" in code:
-        raise NotImplementedError("write construct_test and measure_construct first")
     return build_student(name, "construct_bench", "HL_STUDENT_CONSTRUCT", code,
                          ("construct_test", "measure_construct"))
 
