@@ -145,13 +145,29 @@ def _grades(args: argparse.Namespace) -> int:
     from .grading.course import GRADING, known_labs
 
     labs = args.labs or known_labs()
+    if args.assignment and len(labs) != 1:
+        print("--assignment names one lab's column: name one lab", file=sys.stderr)
+        return 2
     for lab in labs:
         print(gradebook.table(GRADING, lab))
         if args.plot and (picture := gradebook.plot_parts(GRADING, lab)):
             print(f"plot: {picture}")
         print()
     print(f"csv: {gradebook.write_csv(GRADING, labs)}")
+    if args.format:
+        from .grading.lms_export import grades_csv
+
+        for lab in labs:
+            _print_lms(args.format, *grades_csv(GRADING, lab, args.format,
+                                                assignment=args.assignment))  # fmt: skip
     return 0
+
+
+def _print_lms(fmt: str, path: Path, left_out: list[str]) -> None:
+    """Where an LMS file was written, and who is not in it (imported without an LMS identity)."""
+    print(f"{fmt}: {path}")
+    if left_out:
+        print(f"  not in it (collected without a {fmt} download): {', '.join(left_out)}")
 
 
 def _mark(args: argparse.Namespace) -> int:
@@ -170,16 +186,23 @@ def _mark(args: argparse.Namespace) -> int:
 
 def _feedback(args: argparse.Namespace) -> int:
     from .grading import exchange
+    from .grading.course import GRADING
     from .grading.feedback import generate
 
     if args.exchange:
         return _print_text(lambda: exchange.return_feedback(args.lab, students=_students(args)))
-    return _print_paths(lambda: generate(args.lab, students=_students(args)), "feedback")
+    done = _print_paths(lambda: generate(args.lab, students=_students(args)), "feedback")
+    if done == 0 and args.format:
+        from .grading.lms_export import feedback_zip
+
+        _print_lms(args.format, *feedback_zip(GRADING, args.lab, args.format))
+    return done
 
 
 def _collect(args: argparse.Namespace) -> int:
     from .grading import exchange
     from .grading.course import GradingError
+    from .grading.lms import read_ids
     from .grading.submissions import import_submissions
 
     if args.exchange:
@@ -188,8 +211,9 @@ def _collect(args: argparse.Namespace) -> int:
         if not args.source:
             print("name a folder or zip of submissions, or --exchange", file=sys.stderr)
             return 2
-        report = import_submissions(Path(args.source), args.lab, replace=args.replace)
-    except (GradingError, FileNotFoundError) as err:
+        ids = read_ids(Path(args.ids)) if args.ids else None
+        report = import_submissions(Path(args.source), args.lab, replace=args.replace, ids=ids)
+    except (GradingError, OSError, ValueError) as err:
         print(err, file=sys.stderr)
         return 1
     print(report.text())
@@ -236,6 +260,8 @@ def parser() -> argparse.ArgumentParser:
     gs = sub.add_parser("grades", help="the class table per lab, grades.csv, plots per part")
     gs.add_argument("labs", nargs="*")
     gs.add_argument("--plot", action="store_true", help="score distribution per part (PNG)")
+    gs.add_argument("--format", choices=("moodle", "canvas"), help="also the LMS's import CSV")
+    gs.add_argument("--assignment", help="Canvas column, e.g. 'Lab 2 (1234)' (default: the lab)")
     gs.set_defaults(func=_grades)
     m = sub.add_parser("mark", help="score a part by hand (a written answer), as the formgrader")
     m.add_argument("lab")
@@ -250,10 +276,14 @@ def parser() -> argparse.ArgumentParser:
     fb.add_argument(
         "--exchange", action="store_true", help="and return it through nbgrader's exchange"
     )
+    fb.add_argument("--format", choices=("moodle", "canvas"), help="also the LMS's feedback zip")
     fb.set_defaults(func=_feedback)
     co = sub.add_parser("collect", help="import submissions: LMS folder or zip, or the exchange")
     co.add_argument("lab")
-    co.add_argument("source", nargs="?", help="folder or .zip of <student>_*.ipynb or <student>/")
+    co.add_argument(
+        "source", nargs="?", help="folder or .zip: Moodle, Canvas, <student>_*, <student>/"
+    )
+    co.add_argument("--ids", help="CSV: LMS id or name,student id (where they differ)")
     co.add_argument("--exchange", action="store_true", help="nbgrader collect (JupyterHub)")
     co.add_argument("--replace", action="store_true", help="overwrite existing submissions")
     co.set_defaults(func=_collect)

@@ -2,6 +2,8 @@
 
 course       the course folder, its labs, release, the grading lock
 submissions  LMS folders/zips -> submitted/<student>/<lab>/
+lms          Moodle's and Canvas's names: who handed a file in, who is who, feedback names
+lms_export   grades and feedback in the files Moodle and Canvas import
 exchange     nbgrader's exchange on a class hub: release, collect, return feedback
 sandbox      bubblewrap sandbox and limits for one submission's kernel
 execute      nbgrader's Execute step, sandboxed, capped and guarded (_guard runs in the kernel)

@@ -4,16 +4,16 @@
     submitted(root, lab)          student -> their notebook of the lab in submitted/
     inspect(path, parts)          what is wrong with one submitted notebook, before it is run
 
-Accepted layouts: `<student>_<anything>.ipynb` (Canvas, Moodle and Blackboard downloads start
-with the student's name or id), `<student>_<anything>.zip` (the notebook and its runs folder,
-zipped), or one folder per student holding exactly one notebook. A notebook's runs folder
-(`<stem>_runs/` beside it, own_runs.py) is imported with it as `<lab>_runs/`. Anything else is
-listed in the report as not matched, with the reason.
+Accepted layouts (lms.py names them): Moodle's "Download all submissions" in folders or flat,
+Canvas's "Download Submissions" (the latest upload of each student is graded, a late one is
+marked), `<student>_<anything>.ipynb`, `<student>_<anything>.zip` (the notebook and its runs
+folder, zipped: any layout may hold such a zip), or one folder per student. A notebook's runs
+folder (`<stem>_runs/` beside it, own_runs.py) is imported with it as `<lab>_runs/`. Every other
+file of the download is listed in the report with the reason: nothing is dropped unsaid.
 """
 
 from __future__ import annotations
 
-import re
 import shutil
 import tempfile
 import zipfile
@@ -24,9 +24,9 @@ import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from .. import own_runs
-from .course import GRADING, check_labs
+from . import lms
+from .course import GRADING, check_labs, graded_parts
 
-STUDENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-]*$")
 IGNORED = ("__MACOSX", ".DS_Store", ".ipynb_checkpoints")
 
 
@@ -47,11 +47,13 @@ class ImportReport:
     imported: dict[str, str] = field(default_factory=dict)  # student -> file it came from
     unmatched: dict[str, str] = field(default_factory=dict)  # file -> why not
     runs: dict[str, int] = field(default_factory=dict)  # student -> files in the runs folder
+    late: set[str] = field(default_factory=set)  # students whose LMS marked the submission late
 
     def text(self) -> str:
         lines = [f"{self.lab}: imported {len(self.imported)} submission(s)"]
         lines += [
             f"  {s:<16} <- {f}"
+            + (" (LATE)" if s in self.late else "")
             + (
                 f" and its runs folder ({self.runs[s]} files)"
                 if s in self.runs
@@ -65,39 +67,137 @@ class ImportReport:
         return "\n".join(lines)
 
 
-def _candidates(folder: Path) -> tuple[dict[str, list[Path]], dict[str, str]]:
-    found: dict[str, list[Path]] = {}
-    unmatched: dict[str, str] = {}
-    for path in sorted(folder.rglob("*")):
-        rel = path.relative_to(folder)
-        if any(part in IGNORED for part in rel.parts) or path.is_dir():
+@dataclass
+class _Candidate:
+    origin: lms.Origin
+    notebook: Path  # where it is now (the download, or a student's zip unpacked)
+    shown: str  # its name in the download (`a.zip!inner/path` inside a student's zip)
+    student: str = ""
+
+
+class _Download:
+    """Every file of a download: the notebooks handed in, the runs files, and the rest reported."""
+
+    def __init__(self, folder: Path, tmp: Path, report: ImportReport):
+        self.tmp, self.report = tmp, report
+        self.candidates: list[_Candidate] = []
+        self.runs_files: dict[Path, str] = {}  # a file in some <stem>_runs/ -> its shown name
+        self.copied: set[Path] = set()
+        self._scan(folder, "", None)
+        if not self.candidates and not report.unmatched and not self.runs_files:
+            report.unmatched["(download)"] = "no files at all"
+
+    def _scan(self, folder: Path, prefix: str, inside: lms.Origin | None) -> bool:
+        """Read `folder` (a student's zip when `inside` is its origin); whether it held a notebook."""
+        held = False
+        for path in sorted(folder.rglob("*")):
+            rel = path.relative_to(folder)
+            if any(part in IGNORED for part in rel.parts) or path.is_dir():
+                continue
+            shown = prefix + str(rel)
+            if any(part.endswith(own_runs.SUFFIX) for part in rel.parts[:-1]):
+                self.runs_files[path] = shown  # taken with its notebook, or reported at the end
+                continue
+            found = inside or lms.origin(rel)
+            why = self._why_not(path, found, rel, shown)
+            if why:
+                self.report.unmatched[shown] = why
+            elif path.suffix == ".zip":
+                into = self.tmp / f"zip{len(list(self.tmp.iterdir()))}"
+                _unpack(path, into, self.report, shown + "!")
+                if not self._scan(into, shown + "!", found):
+                    self.report.unmatched[shown] = "no notebook (.ipynb) in this zip"
+            else:
+                self.candidates.append(_Candidate(found, path, shown))
+                held = True
+        return held
+
+    @staticmethod
+    def _why_not(path: Path, found: lms.Origin | str, rel: Path, shown: str) -> str | None:
+        if isinstance(found, str):
+            return found
+        if path.is_symlink():
+            return "a link, not followed"
+        if path.stat().st_size == 0:
+            return "empty file"
+        if path.suffix == ".zip" and "!" in shown:
+            return "a zip inside a zip: unpack it"
+        if path.suffix == ".zip" and not zipfile.is_zipfile(path):
+            return "not a readable zip"
+        if path.suffix not in (".ipynb", ".zip"):
+            return "not a notebook (.ipynb)"
+        return None
+
+    def copy_runs(self, notebook: Path, target: Path, report: ImportReport) -> None:
+        self.copied |= _copy_runs(
+            own_runs.runs_folder(notebook), own_runs.runs_folder(target), report
+        )
+
+    def report_runs_left(self) -> None:
+        for path, shown in self.runs_files.items():
+            if path not in self.copied:
+                self.report.unmatched[shown] = (
+                    "in a runs folder, not copied (its notebook was not imported, or it is a link "
+                    "or in a subfolder)"
+                )
+
+
+def _choose(lab: str, mine: list[_Candidate], report: ImportReport) -> _Candidate | None:
+    """The one notebook of a student to grade; the others are reported with the reason."""
+    if all(c.origin.lms == "canvas" for c in mine):
+        chosen = max(mine, key=lambda c: c.origin.order)  # Canvas: the latest upload
+        why = f"an earlier upload; the latest ({chosen.shown}) is graded"
+    else:
+        named = [c for c in mine if lab in c.notebook.name] if len(mine) > 1 else mine
+        chosen = named[0] if len(named) == 1 else None
+        why = (
+            f"{mine[0].student} handed in {len(mine)} notebooks; keep one"
+            if chosen is None
+            else f"not graded: {chosen.shown} is the notebook of {lab}"
+        )
+    for c in mine:
+        if c is not chosen:
+            report.unmatched[c.shown] = why
+    return chosen
+
+
+def _by_student(
+    candidates: list[_Candidate], ids: dict[str, str] | None, report: ImportReport
+) -> dict[str, list[_Candidate]]:
+    """student -> their candidates; an unknown id, or two people as one student, are reported."""
+    found: dict[str, list[_Candidate]] = {}
+    for c in candidates:
+        try:
+            c.student = lms.student_of(c.origin, ids)
+        except LookupError as err:
+            report.unmatched[c.shown] = str(err)
             continue
-        if any(part.endswith(own_runs.SUFFIX) for part in rel.parts[:-1]):
-            continue  # a notebook's runs folder: taken with the notebook
-        if path.suffix == ".zip" and len(rel.parts) == 1 and "_" in path.stem:
-            continue  # one student's zip: unpacked and read as that student's folder
-        if path.suffix != ".ipynb":
-            unmatched[str(rel)] = "not a notebook (.ipynb)"
-            continue
-        if len(rel.parts) == 1:
-            student = path.stem.split("_", 1)[0] if "_" in path.stem else ""
-            why = "name is not <student>_<anything>.ipynb"
-        else:
-            student = rel.parts[0]
-            why = "folder name is not a usable student id"
-        if not STUDENT.match(student):
-            unmatched[str(rel)] = why
-            continue
-        found.setdefault(student, []).append(path)
-    return found, unmatched
+        found.setdefault(c.student, []).append(c)
+    for student, mine in list(found.items()):
+        people = sorted({f"{c.origin.name} ({c.origin.lms_id or c.origin.lms})" for c in mine})
+        if len({c.origin.key for c in mine}) > 1:
+            for c in mine:
+                report.unmatched[c.shown] = (
+                    f"duplicate: {', '.join(people)} are all student {student}; "
+                    "tell them apart with an id map (--ids)"
+                )
+            del found[student]
+    return found
 
 
 def import_submissions(
-    source: Path, lab: str, *, root: Path = GRADING, replace: bool = False
+    source: Path,
+    lab: str,
+    *,
+    root: Path = GRADING,
+    replace: bool = False,
+    ids: dict[str, str] | None = None,
 ) -> ImportReport:
-    """Copy each student's notebook to submitted/<student>/<lab>/<lab>.ipynb."""
+    """Copy each student's notebook to submitted/<student>/<lab>/<lab>.ipynb; `ids` maps LMS ids
+    or names to the course's student ids (lms.read_ids)."""
     root, source = Path(root), Path(source)
     check_labs([lab], root)
+    parts = graded_parts(root, lab)
     report = ImportReport(lab)
     with tempfile.TemporaryDirectory() as tmp:
         if source.is_file() and zipfile.is_zipfile(source):
@@ -107,65 +207,65 @@ def import_submissions(
             folder = source
         else:
             raise FileNotFoundError(f"{source} is neither a folder nor a zip file")
-        found, unmatched = _candidates(folder)
-        # <student>_<anything>.zip: a student who handed in the notebook with its runs folder
-        for archive in sorted(folder.glob("*_*.zip")):
-            student = archive.name.split("_", 1)[0]
-            if STUDENT.match(student) and zipfile.is_zipfile(archive):
-                unpacked = Path(tmp) / "zips"
-                _unpack(archive, unpacked / student, report)
-                for who, paths in _candidates(unpacked)[0].items():
-                    if who == student:
-                        found.setdefault(student, []).extend(paths)
-        report.unmatched.update(unmatched)
-        for student, paths in found.items():
-            if len(paths) > 1:
-                named = [p for p in paths if lab in p.name]
-                if len(named) != 1:
-                    for p in paths:
-                        report.unmatched[str(p.relative_to(folder))] = (
-                            f"{student} handed in {len(paths)} notebooks; keep one"
-                        )
-                    continue
-                paths = named
+        (Path(tmp) / "zips").mkdir()
+        download = _Download(folder, Path(tmp) / "zips", report)
+        usable = []
+        for c in download.candidates:
+            why, _ = inspect(c.notebook, parts)
+            if why:
+                report.unmatched[c.shown] = why
+            else:
+                usable.append(c)
+        identities = {}
+        for student, mine in _by_student(usable, ids, report).items():
+            chosen = _choose(lab, mine, report)
+            if chosen is None:
+                continue
             target = root / "submitted" / student / lab / f"{lab}.ipynb"
             if target.exists() and not replace:
-                report.unmatched[str(paths[0].relative_to(folder))] = (
+                report.unmatched[chosen.shown] = (
                     f"{target} exists (import with --replace to overwrite)"
                 )
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(paths[0], target)
-            report.imported[student] = str(paths[0].name)
-            _copy_runs(own_runs.runs_folder(paths[0]), own_runs.runs_folder(target), report)
+            shutil.copyfile(chosen.notebook, target)
+            report.imported[student] = chosen.shown
+            if chosen.origin.late:
+                report.late.add(student)
+            identities[student] = (chosen.origin, chosen.shown)
+            download.copy_runs(chosen.notebook, target, report)
+        download.report_runs_left()
+        lms.save(root, lab, identities)
     return report
 
 
-def _unpack(archive: Path, into: Path, report: ImportReport) -> None:
+def _unpack(archive: Path, into: Path, report: ImportReport, prefix: str = "") -> None:
     """Extract a zip's regular files into `into` (nothing outside it: no absolute paths, no ..)."""
     into.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(archive) as z:
         for member in z.namelist():
             target = (into / member).resolve()
             if not str(target).startswith(str(into.resolve()) + "/"):
-                report.unmatched[member] = "unsafe path in the zip"
+                report.unmatched[prefix + member] = "unsafe path in the zip"
                 continue
             if not member.endswith("/"):
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(z.read(member))
 
 
-def _copy_runs(runs: Path, target: Path, report: ImportReport) -> None:
+def _copy_runs(runs: Path, target: Path, report: ImportReport) -> set[Path]:
     """The notebook's runs folder (own_runs.py) beside the imported notebook, renamed after it;
-    regular files only (a link is not followed). The grader checks the runs before use."""
+    regular files only (a link is not followed). The grader checks the runs before use. Returns
+    the files copied."""
     shutil.rmtree(target, ignore_errors=True)
     if runs.is_symlink() or not runs.is_dir():
-        return
+        return set()
     target.mkdir()
     files = [p for p in runs.iterdir() if p.is_file() and not p.is_symlink()]
     for path in files:
         shutil.copyfile(path, target / path.name)
     report.runs[target.parents[1].name] = len(files)
+    return set(files)
 
 
 class ForgetUnknownCells(NbGraderPreprocessor):
