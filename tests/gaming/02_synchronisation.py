@@ -6,10 +6,11 @@ import pandas as pd
 
 from gaming import Oracle, attempt
 from solutions_c import CONSTRUCT_ATOMIC as ATOMIC
+from wrong_answers import c_cell
 
 
 def construct(code: str) -> str:
-    return f'CONSTRUCT_C = r"""{code}"""'
+    return c_cell("CONSTRUCT_C", "construct_bench", code)
 
 
 EPCC = "hidden_epcc_interval"
@@ -208,6 +209,6 @@ ORACLES = [
 # Fresh attackers' attempts that scored before the fixes of this wave (a helper that had
 # seen neither the solutions nor the tests, grading through the real sandbox).
 GAMING += [
-    attempt('method', 'construct_code', 'CONSTRUCT_C = r"""\nconst char *const construct_name = "atomic";\n\nvoid construct_test(void *arg, long inner) {\n    construct_state *s = arg;\n#pragma omp parallel\n    for (long j = 0; j < inner; j++) {\n        hl_delay(s->delay);\n#pragma omp atomic\n        s->updates += 1;\n    }\n}\n\nint measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {\n    return hl_measure(ctx, construct_name, (construct_test, reference_loop), reference_loop, s, method, out);\n}\n"""',
+    attempt('method', 'construct_code', '%%c CONSTRUCT_C construct_bench\nconst char *const construct_name = "atomic";\n\nvoid construct_test(void *arg, long inner) {\n    construct_state *s = arg;\n#pragma omp parallel\n    for (long j = 0; j < inner; j++) {\n        hl_delay(s->delay);\n#pragma omp atomic\n        s->updates += 1;\n    }\n}\n\nint measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {\n    return hl_measure(ctx, construct_name, (construct_test, reference_loop), reference_loop, s, method, out);\n}\n',
             loses={'hidden_construct', 'hidden_construct_overhead'}, why='fresh attacker (the kernel now refuses the run, so no overhead either): regex-satisfying hl_measure that times reference_loop as the test (comma operator)'),
 ]

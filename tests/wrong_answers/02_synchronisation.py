@@ -1,11 +1,11 @@
 """Lab 02: wrong answers to every graded part (see __init__.py)."""
 
 from solutions_c import CONSTRUCT_ATOMIC as ATOMIC
-from wrong_answers import changed, wrong
+from wrong_answers import c_cell, changed, wrong
 
 
 def construct(code: str) -> str:
-    return f'CONSTRUCT_C = r"""{code}"""'
+    return c_cell("CONSTRUCT_C", "construct_bench", code)
 
 
 SOLUTION_NUMBERS = """
