@@ -15,7 +15,7 @@ NUMBERS = {"hidden_overlap_numbers"}
 
 # C: a blocking exchange, then the team computes; two MPI_Testall calls on completed requests
 # make it look like polling
-BLOCK_THEN_COMPUTE = r'''OVERLAP_C = r"""
+BLOCK_THEN_COMPUTE = r'''%%c OVERLAP_C p2p_overlap
 void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
                       long steps, long poll) {
     MPI_Request req[2];
@@ -29,10 +29,10 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
     for (long i = 0; i < steps; i++)
         compute_step(i);
 }
-"""'''
+'''
 
 # C: the team computes first, the master exchanges after the loop, polling twice for show
-COMPUTE_THEN_EXCHANGE = r'''OVERLAP_C = r"""
+COMPUTE_THEN_EXCHANGE = r'''%%c OVERLAP_C p2p_overlap
 void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
                       long steps, long poll) {
     MPI_Request req[2];
@@ -52,11 +52,11 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
         }
     }
 }
-"""'''
+'''
 
 # C: the kit's own static helpers of p2p_overlap.c (the blocking variant's exchange and the
 # team's loop), called as if they were the student's
-KIT_HELPERS = r'''OVERLAP_C = r"""
+KIT_HELPERS = r'''%%c OVERLAP_C p2p_overlap
 void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
                       long steps, long poll) {
     MPI_Request req[2];
@@ -69,7 +69,7 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
     MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
     team_compute(steps);
 }
-"""'''
+'''
 
 M = "overlap_medians"
 
@@ -234,10 +234,10 @@ ORACLES = [Oracle("fit_hockney", (_S, _T), _is_fit(_ols(_S, _T)))] + [
 # Fresh attackers' attempts that scored before the fixes of this wave (a helper that had
 # seen neither the solutions nor the tests, grading through the real sandbox).
 GAMING += [
-    attempt('method', 'overlap_exchange', 'OVERLAP_C = r"""\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    MPI_Request req[2];\n    int flag = 0;\n    MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &req[0]);\n    MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &req[1]);\n    MPI_Testall(2, req, &flag, MPI_STATUSES_IGNORE);\n#pragma omp parallel for schedule(static)\n    for (long i = 0; i < steps; i++) compute_step(i);\n    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n}\n"""',
+    attempt('method', 'overlap_exchange', '%%c OVERLAP_C p2p_overlap\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    MPI_Request req[2];\n    int flag = 0;\n    MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &req[0]);\n    MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &req[1]);\n    MPI_Testall(2, req, &flag, MPI_STATUSES_IGNORE);\n#pragma omp parallel for schedule(static)\n    for (long i = 0; i < steps; i++) compute_step(i);\n    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n}\n',
             loses={'hidden_overlap_exchange'}, why='fresh attacker: post, one token MPI_Testall, compute, Waitall: no polling inside the loop'),
-    attempt('method', 'overlap_exchange', 'OVERLAP_C = r"""\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    int me;\n    MPI_Comm_rank(comm, &me);\n    /* the real exchange, blocking */\n    MPI_Sendrecv(out, (int)count, MPI_DOUBLE, peer, 0, in, (int)count, MPI_DOUBLE, peer, 0, comm,\n                 MPI_STATUS_IGNORE);\n    /* a window dressed around the computation: a receive from myself, completed at the end */\n    double dummy_in = 0.0, dummy_out = 1.0;\n    MPI_Request req[2];\n    MPI_Irecv(&dummy_in, 1, MPI_DOUBLE, me, 99, comm, &req[0]);\n#pragma omp parallel\n    {\n#pragma omp for schedule(static) nowait\n        for (long i = 0; i < steps; i++) {\n            compute_step(i);\n            if (omp_get_thread_num() == 0 && i % (poll > 0 ? poll : 1) == 0) {\n                int flag;\n                MPI_Test(&req[0], &flag, MPI_STATUS_IGNORE);\n            }\n        }\n    }\n    MPI_Isend(&dummy_out, 1, MPI_DOUBLE, me, 99, comm, &req[1]);\n    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n}\n"""',
+    attempt('method', 'overlap_exchange', '%%c OVERLAP_C p2p_overlap\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    int me;\n    MPI_Comm_rank(comm, &me);\n    /* the real exchange, blocking */\n    MPI_Sendrecv(out, (int)count, MPI_DOUBLE, peer, 0, in, (int)count, MPI_DOUBLE, peer, 0, comm,\n                 MPI_STATUS_IGNORE);\n    /* a window dressed around the computation: a receive from myself, completed at the end */\n    double dummy_in = 0.0, dummy_out = 1.0;\n    MPI_Request req[2];\n    MPI_Irecv(&dummy_in, 1, MPI_DOUBLE, me, 99, comm, &req[0]);\n#pragma omp parallel\n    {\n#pragma omp for schedule(static) nowait\n        for (long i = 0; i < steps; i++) {\n            compute_step(i);\n            if (omp_get_thread_num() == 0 && i % (poll > 0 ? poll : 1) == 0) {\n                int flag;\n                MPI_Test(&req[0], &flag, MPI_STATUS_IGNORE);\n            }\n        }\n    }\n    MPI_Isend(&dummy_out, 1, MPI_DOUBLE, me, 99, comm, &req[1]);\n    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n}\n',
             loses={'hidden_overlap_exchange'}, why='fresh attacker: blocking Sendrecv, then a dummy self-message window around the compute, polled with MPI_Test'),
-    attempt('method', 'overlap_exchange', 'OVERLAP_C = r"""\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    MPI_Request req[2];\n    MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &req[0]);\n    MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &req[1]);\n    int done = 0;\n    for (long i = 0; i < steps; i++) {\n        compute_step(i);\n        if (!done && i % (poll > 0 ? poll : 1) == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);\n    }\n    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n}\n"""',
+    attempt('method', 'overlap_exchange', '%%c OVERLAP_C p2p_overlap\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    MPI_Request req[2];\n    MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &req[0]);\n    MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &req[1]);\n    int done = 0;\n    for (long i = 0; i < steps; i++) {\n        compute_step(i);\n        if (!done && i % (poll > 0 ? poll : 1) == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);\n    }\n    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n}\n',
             loses={'hidden_overlap_exchange'}, why='fresh attacker: no OpenMP team at all: the calling thread computes every step and polls'),
 ]

@@ -9,7 +9,7 @@ FIT = {"hidden_fit_hockney"}
 KNEE = {"hidden_locate_knee"}
 OVERLAP = {"hidden_overlap_exchange"}
 
-OVERLAP_C = '''OVERLAP_C = r"""
+OVERLAP_C = '''%%c OVERLAP_C p2p_overlap
 void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
                       long steps, long poll) {{
     MPI_Request req[2];
@@ -31,7 +31,7 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
         if (me == mpi && !done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
     }}
 }}
-"""'''
+'''
 FOR = "#pragma omp for schedule(static) nowait"
 
 
