@@ -33,7 +33,7 @@ from faulty_kernels import UNSAFE_EXCHANGE
 from gaming import load as gaming_attempts
 from hybridlab import _reaper as reaper
 from hybridlab import grading
-from wrong_answers import Wrong, together
+from wrong_answers import Wrong, c_cell, together
 from wrong_answers import load as wrong_answers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,7 +79,7 @@ def locate_knee(sizes, seconds):
     return sorted(sizes)[len(sizes)]  # one past the end
 """
 
-DEADLOCKING_HALO = f'EXCHANGE_C = r"""{UNSAFE_EXCHANGE}"""\n'
+DEADLOCKING_HALO = c_cell("EXCHANGE_C", "halo2d", UNSAFE_EXCHANGE)
 
 WRAPPING_CUT = """
 def cut_edges(rows, cols, node_of_rank):

@@ -4,7 +4,7 @@ FUNNELED, read halos too early, do not overlap, or deadlock under synchronous se
 
 from wrong_answers import together, wrong
 
-EXCHANGE = 'EXCHANGE_C = r"""\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n"""'
+EXCHANGE = '%%c EXCHANGE_C halo2d\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n'
 
 OVERLAP_GOOD_EXCHANGE = """\
         MPI_Request req[4];
@@ -18,7 +18,7 @@ OVERLAP_GOOD_EXCHANGE = """\
 def overlap(who: str = "#pragma omp master", exchange: str = OVERLAP_GOOD_EXCHANGE,
             interior: str = "#pragma omp for schedule(dynamic) nowait\n    for (long i = 2; i < m; i++) stencil_rows(i, i);\n#pragma omp barrier") -> str:  # fmt: skip
     """The model answer of (d) with one of its three steps changed."""
-    return f'''OVERLAP_C = r"""
+    return f'''%%c OVERLAP_C halo2d
 void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{
     long w = nx + 2;
 {who}
@@ -32,7 +32,7 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
         if (m > 1) stencil_rows(m, m);
     }}
 }}
-"""'''
+'''
 
 
 A = {"hidden_exchange_halos"}
