@@ -4,6 +4,7 @@ the scan of kit functions (see tests/gaming/__init__.py)."""
 import pandas as pd
 
 from gaming import Oracle, attempt
+from wrong_answers import c_cell
 
 BANDWIDTH = {"hidden_bandwidth_table"}
 PREDICT = {"hidden_predict_page_nodes"}
@@ -13,8 +14,9 @@ RAW = 'raw = mt.raw_times(stream_runs, "triad")\n'
 
 
 def touch(body: str) -> str:
-    return ('TOUCH_C = r"""\nvoid init_arrays(double *a, double *b, long rows, long cols, long chunk) {\n'
-            + body.strip("\n") + '\n}\n"""')
+    return c_cell("TOUCH_C", "touch_schedule",
+                  "void init_arrays(double *a, double *b, long rows, long cols, long chunk) {\n"
+                  + body.strip("\n") + "\n}\n")
 
 
 GAMING = [

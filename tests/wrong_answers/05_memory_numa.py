@@ -37,8 +37,7 @@ def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), 
     return out
 '''
 
-TOUCH_SOLUTION = r'''
-TOUCH_C = r"""
+TOUCH_SOLUTION = r'''%%c TOUCH_C touch_schedule
 void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
 #pragma omp parallel for schedule(static, chunk)
     for (long i = 0; i < rows; i++)
@@ -47,7 +46,6 @@ void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
             b[i * cols + j] = (double)(1 + i % 3);
         }
 }
-"""
 '''
 
 
