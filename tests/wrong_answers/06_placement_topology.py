@@ -3,10 +3,10 @@
 from functools import partial
 
 from solutions_c import NODE_SUM
-from wrong_answers import changed, wrong
+from wrong_answers import c_cell, changed, wrong
 
 # (e): the solution's C, each with one mistake
-NODES_SOLUTION = f'NODES_C = r"""{NODE_SUM}"""'
+NODES_SOLUTION = c_cell("NODES_C", "node_sum", NODE_SUM)
 
 
 nodes_with = partial(changed, NODES_SOLUTION)
