@@ -3,8 +3,7 @@
 from wrong_answers import wrong
 
 # (d): the solution's C, each wrong answer with one mistake
-ALLTOALL_SOLUTION = r'''
-ALLTOALL_C = r"""
+ALLTOALL_SOLUTION = r'''%%c ALLTOALL_C alltoall_nodes
 void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
                     MPI_Comm leaders) {
     int P, L, me;
@@ -46,7 +45,6 @@ void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world,
     free(out);
     free(in);
 }
-"""
 '''
 
 
