@@ -211,7 +211,7 @@ typedef struct {
  * the end of the thread's alltoall phase. */
 static double transpose(const grid *g, cplx *send, cplx *recv, hl_timers *me, double mark) {
     const int count = (int)(g->n * g->m * g->m);
-#pragma omp master
+#pragma omp masked
     MPI_Alltoall(send, count, MPI_C_DOUBLE_COMPLEX, recv, count, MPI_C_DOUBLE_COMPLEX, g->comm);
 #pragma omp barrier
     return hl_phase(me, PH_ALLTOALL, mark);

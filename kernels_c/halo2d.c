@@ -254,7 +254,7 @@ static void run_overlap(grid2d *g, int nthreads) {
         double start = hl_now();
         for (long it = 0; it < g->iterations; it++) {
             hl_timers_iteration(me, 1, it);
-#pragma omp master
+#pragma omp masked
             {
                 if (g->rank % 2 == 1) hl_sleep_us(g->stagger_us);
                 poison_halos(g);
@@ -276,7 +276,7 @@ static void run_overlap(grid2d *g, int nthreads) {
             me->partial = local;
             hl_phase(me, HL_JACOBI, t1);
             hl_barrier_phase(me, HL_OTHER);
-#pragma omp master
+#pragma omp masked
             reduce_delta(g, nthreads, me);
             hl_barrier_phase(me, HL_OTHER);
         }

@@ -189,7 +189,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             hl_delay(length);
             t = hl_phase(mine, PH_COMPUTE, t);
 #pragma omp barrier
-#pragma omp master
+#pragma omp masked
             {
                 double m0 = hl_now();
                 if (sleeping)

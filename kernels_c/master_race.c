@@ -10,7 +10,7 @@
  *     barrier_after                      optional
  *     all threads   c[i] = buf[i]        second loop, omp for nowait: must see iteration k's data
  *
- * `omp master` has no barrier of its own. Without barrier_before a receive can overwrite buf
+ * `omp masked` has no barrier of its own. Without barrier_before a receive can overwrite buf
  * while other threads are still reading the data before it: they read a value from a later
  * iteration ("overwritten"). Without barrier_after other threads can read buf before the new data
  * is there: they read a value from an earlier iteration ("stale"). Each value names the
@@ -92,7 +92,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             if (before) {
 #pragma omp barrier
             }
-#pragma omp master
+#pragma omp masked
             {
                 hl_sleep_us(delay_us); /* the master comes late to the communication */
                 for (long i = 0; i < n; i++) out[i] = value(k, ctx->rank);

@@ -121,7 +121,7 @@ static void barrier_loop(bench_args *b, long inner, MPI_Comm comm) {
             hl_delay(b->delay_length);
 #pragma omp barrier
             if (comm != MPI_COMM_NULL) {
-#pragma omp master
+#pragma omp masked
                 MPI_Barrier(comm);
 #pragma omp barrier
             }

@@ -81,7 +81,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             exchange_block(mine, got, (int)n, left, right, comm);
 #else
 #pragma omp barrier
-#pragma omp master
+#pragma omp masked
             for (int u = 0; u < team; u++)
                 MPI_Sendrecv(send + (size_t)u * (size_t)n, (int)n, MPI_INT, right, u,
                              recv + (size_t)u * (size_t)n, (int)n, MPI_INT, left, u, comm,

@@ -58,7 +58,7 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 #pragma omp critical
     for (int i = 0; i < n; i++) rank_sum[i] += mine[i];
 #pragma omp barrier
-#pragma omp master
+#pragma omp masked
     {
         int node_rank;
         MPI_Comm_rank(node, &node_rank);

@@ -195,7 +195,7 @@ def test_the_racy_exercise_fails_until_both_barriers_are_in():
     half = {
         "racy": racy,
         "only before": racy.replace(
-            "\n#pragma omp master\n", "\n#pragma omp barrier\n#pragma omp master\n"
+            "\n#pragma omp masked\n", "\n#pragma omp barrier\n#pragma omp masked\n"
         ),
         "only after": racy.replace(
             "\n            /* second loop", "\n#pragma omp barrier\n            /* second loop"

@@ -52,7 +52,7 @@ def test_a_right_node_sum_passes_and_a_worker_thread_calling_mpi_is_refused():
     rows = check_student_nodes(build_student_nodes(NODE_SUM, "t_nodes"), shapes=((3, 2, 2),),
                                n=64, reps=1)
     assert list(rows["nodes"]) == [2] and rows["leaders"][0] == [0, 2]
-    worker = NODE_SUM.replace("#pragma omp master\n",
+    worker = NODE_SUM.replace("#pragma omp masked\n",
                               "if (omp_get_thread_num() == omp_get_num_threads() - 1)\n")
     with pytest.raises(ThreadComplianceError, match="funneled"):
         check_student_nodes(build_student_nodes(worker, "t_nodes_worker"), shapes=((2, 2, 1),),
@@ -62,7 +62,7 @@ def test_a_right_node_sum_passes_and_a_worker_thread_calling_mpi_is_refused():
 OVERLAP_CELL = r"""
 void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
     long w = nx + 2;
-#pragma omp master
+#pragma omp masked
     {
         MPI_Request req[4];
         MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
@@ -118,7 +118,7 @@ def test_collectives_name_their_communicator_and_the_kernels_own_calls_are_apart
 void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
               MPI_Comm leaders) {
     (void)node; (void)leaders; (void)rank_sum;
-#pragma omp master
+#pragma omp masked
     MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }"""
     kernel = build_student_nodes(flat, "t_nodes_flat")

@@ -5,7 +5,7 @@ thread that made it (kernels_c/hl_mpi_trace.h, the profiling-interface idea of t
 Results.mpi_calls. Each call needs at least one of the MPI standard's thread levels:
 
   single      the main thread (the one that initialised MPI), outside any active parallel region
-  funneled    the main thread, inside a parallel region too (e.g. under `omp master`)
+  funneled    the main thread, inside a parallel region too (e.g. under `omp masked`)
   serialized  any thread, while no other thread of the rank is inside an MPI call
   multiple    any thread, at any time
 
@@ -34,7 +34,7 @@ from .thread_levels import THREAD_LEVELS, check_level
 _ALLOWS = {
     "single": "MPI calls only where one thread runs (outside parallel regions)",
     "funneled": "MPI calls only from the main thread, the one that initialised MPI (outside "
-    "parallel regions, or inside one under `#pragma omp master`)",
+    "parallel regions, or inside one under `#pragma omp masked`)",
     "serialized": "MPI calls from any thread, but one at a time (e.g. inside `#pragma omp "
     "critical`)",
     "multiple": "MPI calls from any thread at any time",

@@ -45,13 +45,13 @@ fixed_source = racy_source.replace("hl_emit(ctx, ", "wrong = 0; hl_emit(ctx, ")
 """, loses={"hidden_fixed_source"}, why="the race left in, the count of wrong values zeroed"),
     attempt("method", "fixed_source", r"""
 fixed_source = racy_source.replace(
-    "\n#pragma omp master\n", "\n#pragma omp barrier\n#pragma omp master\n").replace(
+    "\n#pragma omp masked\n", "\n#pragma omp barrier\n#pragma omp masked\n").replace(
     "\n            /* second loop",
     "\n            if (omp_get_thread_num() != 0) sleep_us(4 * delay_us);\n            /* second loop")
 """, loses={"hidden_fixed_source"}, why="barrier (2) replaced by a longer sleep: the race made rare"),
     attempt("hidden", "fixed_source", r"""
 fixed_source = racy_source.replace(
-    "\n#pragma omp master\n", "\n#pragma omp barrier\n#pragma omp master\n").replace(
+    "\n#pragma omp masked\n", "\n#pragma omp barrier\n#pragma omp masked\n").replace(
     "\n            /* second loop", "\n            usleep(5000);\n            /* second loop")
 """, loses={"hidden_fixed_source"}, why="a sleep tuned to the notebook's delay instead of barrier (2)"),
     attempt("shortcut", "fixed_source", r"""

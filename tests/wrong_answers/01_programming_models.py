@@ -32,7 +32,7 @@ fixed_source = racy_source.replace('{"count", "4096"', '{"count", "1"')
 """, loses={"hidden_fixed_source"},
         why="race 'removed' by a one-element buffer: the count parameter's default changed"),
     wrong("fixed_source", """
-fixed_source = racy_source.replace("\\n#pragma omp master\\n", "\\n#pragma omp barrier\\n#pragma omp master\\n")
+fixed_source = racy_source.replace("\\n#pragma omp masked\\n", "\\n#pragma omp barrier\\n#pragma omp masked\\n")
 """, loses={"hidden_fixed_source"},
         why="only barrier (1): the second loop still reads stale data"),
     # (b) every thread exchanges its own block

@@ -15,7 +15,7 @@ OVERLAP_GOOD_EXCHANGE = """\
         MPI_Waitall(4, req, MPI_STATUSES_IGNORE);"""
 
 
-def overlap(who: str = "#pragma omp master", exchange: str = OVERLAP_GOOD_EXCHANGE,
+def overlap(who: str = "#pragma omp masked", exchange: str = OVERLAP_GOOD_EXCHANGE,
             interior: str = "#pragma omp for schedule(dynamic) nowait\n    for (long i = 2; i < m; i++) stencil_rows(i, i);\n#pragma omp barrier") -> str:  # fmt: skip
     """The model answer of (d) with one of its three steps changed."""
     return f'''%%c OVERLAP_C halo2d

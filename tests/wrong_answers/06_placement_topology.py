@@ -72,9 +72,9 @@ def memory_bandwidth(records):
     wrong("node_sum", nodes_with("MPI_SUM, leaders);", "MPI_SUM, MPI_COMM_WORLD);"),
         NODES, why="the leaders' allreduce on MPI_COMM_WORLD: the other ranks never join (deadlock)"),
     wrong("node_sum", nodes_with(
-        "#pragma omp master\n",
+        "#pragma omp masked\n",
         "if (omp_get_thread_num() == omp_get_num_threads() - 1) /* the last thread talks */\n"),
         {"hidden_node_sum"}, why="MPI called by a thread other than the master under FUNNELED"),
-    wrong("node_sum", nodes_with("#pragma omp barrier\n#pragma omp master", "#pragma omp master"),
+    wrong("node_sum", nodes_with("#pragma omp barrier\n#pragma omp masked", "#pragma omp masked"),
         {"hidden_node_sum"}, why="no barrier before the master's MPI: threads not yet added (a race)"),
 ]
