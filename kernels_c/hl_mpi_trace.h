@@ -35,6 +35,13 @@
  * compute_step) record when they computed with hl_trace_compute(start, end), one
  * "record":"computed" interval per stretch of a thread's computing between its MPI calls.
  *
+ * A whole program (its own main; built with -DHL_WHOLE_PROGRAM, hybridlab.jobs.build_program) has no
+ * hl_run: MPI_Init_thread and MPI_Init are wrapped to start the trace and remember the level asked
+ * for and the one provided (HL_PROVIDE_AT_MOST=<level> makes the program see at most that level,
+ * as a library built with less thread support would give), and MPI_Finalize writes the trace of
+ * each rank to $HL_TRACE_DIR/trace-<rank>.jsonl (a "meta" line, an "mpi_init" record, the calls
+ * and the summary, as above) before it finalises. A rank that never finalises writes none.
+ *
  * Student C is its own translation unit (built with -DHL_STUDENT_TU, hybridlab.student_c): its
  * calls go to the same buffers as the kit kernel's it is linked with (hidden-visibility globals
  * defined in the kernel's translation unit), so one trace holds both.
@@ -454,5 +461,80 @@ HL_TRACED(Abort, (MPI_Comm c, int code), (c, code))
 #define MPI_Type_commit hl_traced_MPI_Type_commit
 #define MPI_Type_free hl_traced_MPI_Type_free
 #define MPI_Abort hl_traced_MPI_Abort
+
+#ifdef HL_WHOLE_PROGRAM
+/* ------------------------------------------------ a whole program: its own main (see above) */
+static int hl_trace_required = -1, hl_trace_provided = -1;
+
+static inline const char *hl_trace_level_name(int level) {
+    switch (level) {
+    case MPI_THREAD_SINGLE: return "single";
+    case MPI_THREAD_FUNNELED: return "funneled";
+    case MPI_THREAD_SERIALIZED: return "serialized";
+    case MPI_THREAD_MULTIPLE: return "multiple";
+    default: return "unknown";
+    }
+}
+
+/* HL_PROVIDE_AT_MOST=funneled: the program sees at most FUNNELED, whatever MPI gave */
+static inline int hl_trace_capped(int provided) {
+    const char *cap = getenv("HL_PROVIDE_AT_MOST");
+    static const int levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
+                                 MPI_THREAD_MULTIPLE};
+    for (int i = 0; cap && i < 4; i++)
+        if (!strcmp(cap, hl_trace_level_name(levels[i])) && provided > levels[i]) return levels[i];
+    return provided;
+}
+
+static inline int hl_traced_MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    int rc = MPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS) *provided = hl_trace_capped(*provided);
+    hl_trace_required = required;
+    hl_trace_provided = rc == MPI_SUCCESS ? *provided : -1;
+    hl_trace_reset();
+    return rc;
+}
+
+static inline int hl_traced_MPI_Init(int *argc, char ***argv) {
+    int provided;
+    return hl_traced_MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
+}
+
+static inline int hl_traced_MPI_Finalize(void) {
+    const char *dir = getenv("HL_TRACE_DIR");
+    if (dir && *dir) {
+        hl_ctx ctx;
+        memset(&ctx, 0, sizeof ctx);
+        PMPI_Comm_rank(MPI_COMM_WORLD, &ctx.rank); /* untraced: not the program's calls */
+        PMPI_Comm_size(MPI_COMM_WORLD, &ctx.size);
+        char line[640], host[256] = "?";
+        gethostname(host, sizeof host - 1);
+        int cpu, numa;
+        hl_where(&cpu, &numa);
+        int n = snprintf(line, sizeof line,
+                         "{\"meta\":true,\"rank\":%d,\"size\":%d,\"host\":\"%s\","
+                         "\"thread_level\":\"%s\"}\n"
+                         "{\"rank\":%d,\"thread\":0,\"cpu\":%d,\"numa\":%d,\"record\":\"mpi_init\","
+                         "\"required\":\"%s\",\"provided\":\"%s\"}\n",
+                         ctx.rank, ctx.size, host, hl_trace_level_name(hl_trace_provided), ctx.rank,
+                         cpu, numa, hl_trace_level_name(hl_trace_required),
+                         hl_trace_level_name(hl_trace_provided));
+        hl_append(&ctx, line, (size_t)n);
+        hl_trace_emit(&ctx);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/trace-%d.jsonl", dir, ctx.rank);
+        FILE *f = fopen(path, "w");
+        if (f) {
+            if (ctx.out) fwrite(ctx.out, 1, ctx.len, f);
+            fclose(f);
+        }
+        free(ctx.out);
+    }
+    return MPI_Finalize();
+}
+#define MPI_Init_thread hl_traced_MPI_Init_thread
+#define MPI_Init hl_traced_MPI_Init
+#define MPI_Finalize hl_traced_MPI_Finalize
+#endif /* HL_WHOLE_PROGRAM */
 
 #endif /* HL_MPI_TRACE_H */

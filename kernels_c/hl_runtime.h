@@ -189,8 +189,9 @@ static inline int hl_number_item(hl_ctx *ctx, const char *param, int index, cons
     return 0;
 }
 
-#ifndef HL_STUDENT_TU /* student C (its own translation unit) is linked with a kernel's: no
-                       * second runtime, entry point or main */
+#if !defined(HL_STUDENT_TU) && !defined(HL_WHOLE_PROGRAM)
+/* student C (its own translation unit) is linked with a kernel's, and a whole program
+ * (HL_WHOLE_PROGRAM, hl_mpi_trace.h) has its own main: no second runtime, entry point or main */
 /* ------------------------------------------------------------ crash reports */
 
 /* A rank that dies on a signal says which rank it was before it goes, so the harness can name
@@ -396,6 +397,6 @@ int main(int argc, char **argv) {
     return worst == 0 ? 0 : 1;
 }
 
-#endif /* HL_STUDENT_TU */
+#endif /* HL_STUDENT_TU, HL_WHOLE_PROGRAM */
 
 #endif /* HL_RUNTIME_H */

@@ -7,6 +7,8 @@ Layers, bottom to top (a module imports only from its own layer or below):
             compliance (a traced kernel's MPI calls judged against a thread level);
             internals _probe, _metadata, _reaper, _engine; runs (the one run path: build ->
             probe -> time -> parse -> Results), launch (run_program, the program adapter),
+            jobs (a batch script: sbatch --wait on Slurm, else a one-node local runner with
+            an srun stand-in; whole programs built traced),
             cluster (life cycle) with _supervisor (timeouts, crashes, restart)
             and _controller (the notebook's warm ipyparallel controller);
             kernelspec, doctor, cli, notebooks (was runner); reference (published data, cited);

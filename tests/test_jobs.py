@@ -1,0 +1,124 @@
+"""hybridlab.jobs: batch scripts run by the local runner (real runs with the venv's mpiexec): a good
+script, overrides, the srun stand-in's placement, a traced whole program read back, and bad
+scripts refused with a clear message, never a hang."""
+
+from __future__ import annotations
+
+import pytest
+
+from hybridlab import compliance, jobs
+from hybridlab.topology import read_topology
+from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT, PROBE_PROGRAM
+
+pytestmark = pytest.mark.timeout(300)
+CPUS = len(read_topology().usable)
+needs_two = pytest.mark.skipif(CPUS < 2, reason="needs 2 CPUs")
+
+
+@pytest.fixture(scope="module")
+def probe():
+    return jobs.build_program("lab10_probe", PROBE_PROGRAM.replace("TOKEN", "4242L"), trace_mpi=False)
+
+
+def _placed(result: jobs.JobResult) -> dict[tuple[int, int], dict[str, str]]:
+    return {(int(p["rank"]), int(p["thread"])): p for p in result.lines("place")}
+
+
+def _job(tmp_path, probe, script=JOB_SCRIPT, **kwargs) -> jobs.JobResult:
+    folder = tmp_path / "job"
+    folder.mkdir(exist_ok=True)
+    (folder / "jacobi").write_bytes(probe.program.read_bytes())
+    (folder / "jacobi").chmod(0o755)
+    return jobs.submit(script, folder=folder, runner="local", timeout=120, **kwargs)
+
+
+def test_a_script_is_read_with_sbatch_options_over_its_lines():
+    request = jobs.read_script(JOB_SCRIPT, ["--ntasks=1", "-c", "2"])
+    assert (request.ntasks, request.cpus_per_task, request.cpus) == (1, 2, 2)
+    assert jobs.read_script(JOB_SCRIPT).ntasks == 2
+
+
+@needs_two
+@pytest.mark.parametrize("ranks,threads", [(2, 1), (1, 2)])
+def test_the_local_runner_places_tasks_and_threads_as_asked(tmp_path, probe, ranks, threads):
+    result = _job(tmp_path, probe, args=["30", "7"],
+                  sbatch_args=[f"--ntasks={ranks}", f"--cpus-per-task={threads}"]).check()
+    assert result.runner == "local" and "local runner" in result.describe()
+    assert result.granted["ntasks"] == ranks and result.granted["cpus_per_task"] == threads
+    (summary,) = result.lines("probe")
+    assert summary == {"token": "4242", "ranks": str(ranks), "threads": str(threads),
+                       "argv": "30,7"}  # fmt: skip
+    placed = _placed(result)
+    assert sorted(placed) == [(r, t) for r in range(ranks) for t in range(threads)]
+    allowed = [p["allowed"] for p in placed.values()]
+    assert all("," not in a for a in allowed), f"each thread bound to one CPU: {allowed}"
+    assert len(set(allowed)) == ranks * threads, f"each on its own CPU: {allowed}"
+    assert all(p["cpu"] == p["allowed"] for p in placed.values())
+
+
+@needs_two
+def test_srun_without_cpus_per_task_gives_each_task_one_cpu_and_says_so(tmp_path, probe):
+    script = JOB_SCRIPT.replace(" --cpus-per-task=$SLURM_CPUS_PER_TASK --cpu-bind", " --cpu-bind")
+    result = _job(tmp_path, probe, sbatch_args=["--ntasks=1", "--cpus-per-task=2"]).check()
+    shared = _job(tmp_path, probe, script=script, sbatch_args=["--ntasks=1", "--cpus-per-task=2"])
+    assert "--cpus-per-task=$SLURM_CPUS_PER_TASK" in shared.check().output
+    assert {p["allowed"] for p in _placed(shared).values()} != {
+        p["allowed"] for p in _placed(result).values()}  # fmt: skip
+    assert len({p["allowed"] for p in _placed(shared).values()}) == 1, "one CPU for both threads"
+
+
+def test_a_request_larger_than_the_machine_is_refused_naming_the_numbers(tmp_path, probe):
+    with pytest.raises(jobs.JobRequestError, match=rf"= {CPUS + 1} CPUs.*has {CPUS}"):
+        _job(tmp_path, probe, sbatch_args=[f"--ntasks={CPUS + 1}", "--cpus-per-task=1"])
+
+
+def test_a_step_larger_than_the_allocation_is_refused(tmp_path, probe):
+    script = JOB_SCRIPT.replace("srun --ntasks=$SLURM_NTASKS", "srun --ntasks=3")
+    result = _job(tmp_path, probe, script=script, sbatch_args=["--ntasks=1"])
+    assert result.exit_code != 0
+    assert "More processors requested than permitted (3 tasks x 1" in result.output
+    with pytest.raises(jobs.JobFailed, match="More processors"):
+        result.check()
+
+
+@pytest.mark.parametrize("change,message", [
+    (("export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK\n", ""), "never sets OMP_NUM_THREADS"),
+    (("srun --ntasks", "mpiexec -n 2 --ntasks"), "never runs srun"),
+    (("#SBATCH --ntasks=2\n", ""), "asks for no tasks"),
+    (("#!/bin/bash\n", ""), "#!/bin/bash"),
+])  # fmt: skip
+def test_bad_scripts_are_refused_before_they_run(tmp_path, probe, change, message):
+    with pytest.raises(jobs.JobScriptError, match=message):
+        _job(tmp_path, probe, script=JOB_SCRIPT.replace(*change))
+
+
+def test_a_program_that_does_not_exist_is_named(tmp_path):
+    (tmp_path / "job").mkdir()
+    result = jobs.submit(JOB_SCRIPT, folder=tmp_path / "job", runner="local", timeout=60,
+                         sbatch_args=["--ntasks=1"])  # fmt: skip
+    assert result.exit_code != 0 and "./jacobi: No such file or directory" in result.output
+
+
+def test_a_job_that_runs_too_long_is_killed(tmp_path, probe):
+    script = JOB_SCRIPT.replace('./jacobi "$@"', "sleep 600")
+    with pytest.raises(jobs.JobTimeout, match="within 3 s"):
+        jobs.submit(script, folder=tmp_path, runner="local", timeout=3, sbatch_args=["--ntasks=1"])
+
+
+@needs_two
+def test_a_traced_whole_program_is_read_back_and_judged(tmp_path):
+    program = jobs.build_program("lab10_jacobi_test", JACOBI_PROGRAM)
+    result, traced = jobs.run_traced(JOB_SCRIPT, program, tmp_path, args=["31", "9"],
+                                     sbatch_args=["--ntasks=2", "--cpus-per-task=1"])  # fmt: skip
+    (line,) = result.check().lines("jacobi")
+    assert (line["n"], line["iterations"], line["ranks"], line["threads"]) == ("31", "9", "2", "1")
+    init = traced.records[traced.records["record"] == "mpi_init"]
+    assert set(init["required"]) == {"funneled"} and len(init) == 2
+    compliance.check(traced, "funneled")
+    calls = compliance.calls_table(traced)
+    assert calls.loc[calls["call"] == "MPI_Sendrecv", "calls"].tolist() == [18, 18]
+    # a library that gives less than the program asks for: the program must stop, naming both
+    refused, _ = jobs.run_traced(JOB_SCRIPT, program, tmp_path, args=["31", "9"],
+                                 sbatch_args=["--ntasks=2"], env={jobs.PROVIDE_AT_MOST: "single"})
+    assert refused.exit_code != 0
+    assert "MPI_THREAD_FUNNELED" in refused.output and "MPI_THREAD_SINGLE" in refused.output
