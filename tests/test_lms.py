@@ -177,6 +177,12 @@ def test_a_folder_per_student_of_a_released_lab_through_the_command(course, tmp_
     assert "imported 2 submission(s)" in done.stdout
     assert "ben/scratch.ipynb: a notebook of another lab" in done.stdout
     assert (course / "submitted" / "s7" / REAL_LAB / f"{REAL_LAB}.ipynb").is_file()
+    done = subprocess.run(
+        [HYBRIDLAB, "grades", REAL_LAB, "--format", "canvas", "--assignment", "Lab 0 (77)"],
+        capture_output=True, text=True, env=env, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"canvas: {course / 'lms' / f'{REAL_LAB}-canvas.csv'}" in done.stdout
 
 
 # ------------------------------------------------------------------------------- going back
