@@ -187,6 +187,10 @@ def test_the_report_says_what_happened(graded):
         assert words in _notes(graded, student), f"{student}: {_notes(graded, student)}"
     assert graded.records["memory"]["outcome"] == "limit hit"
     assert graded.records["loop"]["outcome"] == "timed out"
+    limit = re.search(r"time limit \((\d+) s", _notes(graded, "loop"))
+    assert limit and int(limit.group(1)) < 60, (
+        "a hung answer is stopped at its own cell's limit, not the slowest cell's minute: "
+        + _notes(graded, "loop"))
     assert "deadline" not in _notes(graded, "hangs"), _notes(graded, "hangs")
     assert graded.records["notjson"]["outcome"] == "not gradable"
 
@@ -524,7 +528,8 @@ def test_the_limits_block_names_every_limit_and_how():
     for word in ("time", "memory", "tasks", "output", "disk", "cgroup", "tmpfs"):
         assert word in block, block
     assert f"{limits.disk_mb} MB" in block and f"{limits.memory_mb} MB" in block
-    assert "cell 3 x the solution's slowest (>= 45 s)" in block, block
+    assert "other cells 3 x the slowest (>= 45 s)" in block, block
+    assert "graded cell 3 x the solution's time of that cell (>= 10 s)" in block, block
     assert "ulimit" in sandbox.describe(limits, policy, "rlimits", None)
 
 

@@ -40,7 +40,7 @@ from .course import (
     nbgrader,
     source_notebook,
 )
-from .execute import EVENTS
+from .execute import CELL_LIMITS, EVENTS
 from .policy import GradingPolicy
 from .reference import recorded_runs, reference_timing, time_limits
 from .submissions import inspect, submitted
@@ -121,6 +121,7 @@ class _Run:
         """The `nbgrader autograde` of one student, with its environment."""
         env = headless_environment(f"{self.tag}-{student}", quick=self.quick)
         env[EVENTS] = str(self.events / f"{student}.jsonl")
+        env[CELL_LIMITS] = json.dumps(self.limits["cells"])
         seed = hidden_inputs.submission_seed(student, self.lab, notebook.read_bytes())
         env[hidden_inputs.SEED_ENV] = str(seed)
         notes.append(f"hidden inputs drawn with seed {seed}")

@@ -49,6 +49,7 @@ from .policy import GradingPolicy
 from .sandbox import Limits, SandboxedKernelManager
 
 EVENTS = "HYBRIDLAB_GRADING_EVENTS"
+CELL_LIMITS = "HYBRIDLAB_CELL_LIMITS"  # JSON: grade_id -> seconds (reference.time_limits)
 DONE = "HYBRIDLAB-DONE"
 CUT = "\n[... output cut by the grader: more than {n} bytes in this cell ...]\n"
 DISK_FULL = ("No space left on device", "[Errno 28]", "Disk quota exceeded")
@@ -115,6 +116,11 @@ def _nbgrader(cell) -> dict:
     return cell.metadata.get("nbgrader", {}) if cell.cell_type == "code" else {}
 
 
+def cell_key(cell, index: int | None = None) -> str:
+    """A cell's name across notebooks: its nbgrader grade_id, else `#<index>` (its place)."""
+    return _nbgrader(cell).get("grade_id") or f"#{index}"
+
+
 def is_test(cell) -> bool:
     meta = _nbgrader(cell)
     return bool(meta.get("grade")) and not meta.get("solution")
@@ -164,6 +170,13 @@ class SandboxedExecute(Execute):
         # it) instead of failing the whole notebook, as nbgrader's default would
         self.raise_on_iopub_timeout = False
         self.iopub_timeout = max(self.iopub_timeout, 30)
+        # seconds per graded cell (grade_id -> limit, reference.time_limits); others: `timeout`
+        self.cell_limits = json.loads(os.environ.get(CELL_LIMITS) or "{}")
+
+    def _get_timeout(self, cell):
+        """The cell's own limit (from its reference time) when it is a graded cell."""
+        limit = self.cell_limits.get(cell_key(cell)) if cell is not None else None
+        return int(limit) if limit else super()._get_timeout(cell)
 
     # ------------------------------------------------------------------ events
 
@@ -221,7 +234,10 @@ class SandboxedExecute(Execute):
         except CellTimeoutError as err:
             self._timed_out += time.monotonic() - started
             raise _Restart(
-                index, TIME, "the cell ran past its time limit (output still arriving)"
+                index,
+                TIME,
+                f"the cell ran past its time limit ({self._get_timeout(cell)} s, output still "
+                "arriving)",
             ) from err
         except DeadKernelError as err:
             oom = bool(getattr(self.km, "oom_killed", lambda: False)())
@@ -243,7 +259,9 @@ class SandboxedExecute(Execute):
             for o in cell.get("outputs", [])
         ):
             self._timed_out += self._seconds[index]
-            raise _Restart(index, TIME, f"the cell ran past its time limit ({self.timeout} s)")
+            raise _Restart(
+                index, TIME, f"the cell ran past its time limit ({self._get_timeout(cell)} s)"
+            )
         return cell, resources
 
     def _prepare(self, nb):
@@ -426,5 +444,9 @@ class SandboxedExecute(Execute):
         self._event(
             kind="seconds",
             total=time.monotonic() - self._start,
-            cells={str(origin[j]): s for j, s in self._seconds.items() if origin[j] is not None},
+            cells={
+                cell_key(nb.cells[origin[j]], origin[j]): s
+                for j, s in self._seconds.items()
+                if origin[j] is not None
+            },
         )

@@ -16,7 +16,12 @@ class GradingPolicy(Configurable):
     factor = Float(
         4.0, help="time limits are this many times the instructor solution's quick run"
     ).tag(config=True)
-    cell_minimum = Integer(60, help="seconds: the shortest cell time limit").tag(config=True)
+    cell_minimum = Integer(
+        60, help="seconds: the shortest limit of a cell that is not graded (no reference time)"
+    ).tag(config=True)
+    graded_cell_minimum = Integer(
+        10, help="seconds: the shortest limit of a graded cell (factor x its own reference time)"
+    ).tag(config=True)
     submission_minimum = Integer(240, help="seconds: the shortest submission time limit").tag(
         config=True
     )

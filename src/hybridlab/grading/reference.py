@@ -38,7 +38,7 @@ def _environ(values: dict[str, str]):
 def _version(root: Path, lab: str, quick: bool) -> str:
     """The lab, the version of its source notebook, and the problem sizes."""
     digest = hashlib.sha1(source_notebook(root, lab).read_bytes()).hexdigest()[:12]
-    return f"{lab}:{digest}:{'quick' if quick else 'full'}:runs{replay.FORMAT}"
+    return f"{lab}:{digest}:{'quick' if quick else 'full'}:runs{replay.FORMAT}:cells"
 
 
 def recorded_runs(root: Path, lab: str, quick: bool) -> Path:
@@ -91,7 +91,11 @@ def reference_timing(root: Path, lab: str, *, quick: bool, sandboxed: bool) -> d
             f"{', '.join(failed)}; grading would be unfair. Events: {lines[-3:]}"
         )
     seconds = [e for e in lines if e.get("kind") == "seconds"][-1]
-    timing = {"total": seconds["total"], "slowest": max(seconds["cells"].values(), default=1.0)}
+    timing = {
+        "total": seconds["total"],
+        "slowest": max(seconds["cells"].values(), default=1.0),
+        "cells": seconds["cells"],  # grade_id (or #index) -> seconds
+    }
     known[key] = timing
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_text(json.dumps(known, indent=1, sort_keys=True))
@@ -99,9 +103,15 @@ def reference_timing(root: Path, lab: str, *, quick: bool, sandboxed: bool) -> d
 
 
 def time_limits(timing: dict, policy: GradingPolicy) -> dict:
-    """Seconds per cell, per submission, and the pool's backstop, from the reference run."""
+    """Seconds per cell, per graded cell (its own reference time: a hung answer costs seconds,
+    not the slowest cell's minute), per submission, and the pool's backstop."""
     cell = max(policy.cell_minimum, math.ceil(policy.factor * timing["slowest"]))
+    graded = {
+        key: max(policy.graded_cell_minimum, math.ceil(policy.factor * seconds))
+        for key, seconds in timing.get("cells", {}).items()
+        if not key.startswith("#")
+    }
     deadline = max(policy.submission_minimum, math.ceil(policy.factor * timing["total"]))
     # the deadline leaves out cells that ran past the cell limit: one per restart at most
     backstop = deadline + (policy.restarts + 2) * cell + 120
-    return {"cell": cell, "deadline": deadline, "backstop": backstop}
+    return {"cell": cell, "cells": graded, "deadline": deadline, "backstop": backstop}

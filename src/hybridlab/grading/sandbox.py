@@ -122,7 +122,8 @@ def describe(limits: Limits, policy, how: str, account: str | None) -> str:
     return "\n".join(
         [
             f"sandbox limits ({how}; kernels run {who}):",
-            f"  time     cell {policy.factor:g} x the solution's slowest (>= "
+            f"  time     graded cell {policy.factor:g} x the solution's time of that cell (>= "
+            f"{policy.graded_cell_minimum} s), other cells {policy.factor:g} x the slowest (>= "
             f"{policy.cell_minimum} s), submission {policy.factor:g} x its total (>= "
             f"{policy.submission_minimum} s, cells past their limit not counted): nbclient "
             "timeout, deadline",
