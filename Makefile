@@ -10,7 +10,7 @@ LAB_DIR   ?= labs
 PYTEST_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: labs-multinode hub-demo test-hub setup lab test book release grade lint bench bench-p2p clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm test-multinode bench-multinode test-openmpi
+.PHONY: labextension labs-multinode hub-demo test-hub setup lab test book release grade lint bench bench-p2p clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm test-multinode bench-multinode test-openmpi
 
 setup: $(STAMP)
 	@$(BIN)/hybridlab build --all --quiet
@@ -150,6 +150,14 @@ bench: setup
 bench-p2p: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_p2p.py
 	cat $(BENCH_PARTS) > benchmarks/RESULTS.md
+
+# Rebuild (needs node) the JupyterLab extension highlighting %%c cells as C: labextension/ -> src/hybridlab/labextension/ (committed; make setup installs it).
+LABEXT_CORE = $$($(PY) -c "import jupyterlab, pathlib; print(pathlib.Path(jupyterlab.__file__).parent / 'staging' / 'package.json')")
+labextension: setup
+	npm ci --prefix labextension --no-audit --no-fund --loglevel=error
+	rm -rf src/hybridlab/labextension
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/jupyter labextension build labextension --core-package-file="$(LABEXT_CORE)"
+	$(PY) -m hybridlab.labsettings
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks

@@ -9,6 +9,7 @@ every plot cell rendered an image, no engine is left (what the reaper finds tagg
 cell that starts engines or runs a kernel showed hybridlab's status line while it ran.
 HYBRIDLAB_QUICK=1 in the server's environment keeps each lab short. Screenshots of the runs and
 a report of cell durations and progress (progress.md) are kept under test-artifacts/browser/.
+A short notebook checks the kit's extension hybridlab-c-cells: a `%%c` cell highlighted as C.
 
 Run with `make test-browser` (installs Playwright from requirements-browser.lock); `make test`
 leaves these tests out (marker `browser`).
@@ -485,3 +486,92 @@ def test_instructor_solution_in_the_browser(lab, browser, lab_name):
     ]
     assert errors == [], f"{lab_name} solution raised in the browser:\n" + "\n".join(errors)
     check_run(lab, run, source)
+
+
+# --- the C-cell extension ----------------------------------------------------------------------
+
+# The lines of a cell's editor: the spans CodeMirror 6 highlighted in each, with their classes
+# (generated names such as "ͼ11", one per style, so compared within the page) and colours.
+TOKENS = """cell => [...cell.querySelectorAll('.cm-content .cm-line')].map(line => ({
+  text: line.textContent,
+  spans: [...line.querySelectorAll('span')].map(s => ({
+    text: s.textContent, cls: s.className, color: getComputedStyle(s).color
+  }))
+}))"""
+C_CELL = "%%c DEMO\n#pragma omp parallel\nint x = 1;"
+PY_COMMENT = "# just a comment"
+
+
+def _highlighted(page) -> tuple[dict | None, dict | None, list[dict]]:
+    """(the Python comment's span, the first span of the #pragma line starting with '#', the
+    %%c cell's lines)."""
+    cells = page.locator(".jp-Notebook .jp-Cell")
+    py_lines, c_lines = cells.nth(1).evaluate(TOKENS), cells.nth(0).evaluate(TOKENS)
+    comment = next((s for ln in py_lines for s in ln["spans"] if s["text"] == PY_COMMENT), None)
+    pragma_line = c_lines[1]["spans"] if len(c_lines) > 1 else []
+    pragma = next((s for s in pragma_line if s["text"].startswith("#")), None)
+    return comment, pragma, c_lines
+
+
+def _wait_highlighted(page, as_c: bool, seconds: float = 15.0):
+    """_highlighted() once the %%c cell's #pragma line is drawn as C (as_c) or as a Python
+    comment, or after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while True:
+        comment, pragma, lines = _highlighted(page)
+        if comment and pragma:
+            is_comment = pragma["cls"] == comment["cls"]
+            if is_comment != as_c or time.monotonic() > deadline:
+                return comment, pragma, lines
+        elif time.monotonic() > deadline:
+            return comment, pragma, lines
+        time.sleep(0.25)
+
+
+def test_c_cells_are_highlighted_as_c(lab, browser):
+    """hybridlab-c-cells (installed by make setup): the `#pragma omp parallel` of a `%%c` cell is
+    C, not a Python comment, also after the kernel's language_info has reset every cell to
+    Python; a Python comment beside it stays a comment; the cell turns Python once its first line
+    no longer starts with %%c, and C again when it does."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "hybridlab", "display_name": "hybridlab", "language": "python"}  # fmt: skip
+    nb.metadata["language_info"] = {"name": "python", "codemirror_mode": {"name": "ipython", "version": 3}}  # fmt: skip
+    nb.cells = [nbformat.v4.new_code_cell(C_CELL), nbformat.v4.new_code_cell(PY_COMMENT)]
+    nbformat.write(nb, lab.root / "c_cells.ipynb")
+    page = browser.new_page(viewport={"width": 1200, "height": 800})
+    try:
+        page.goto(f"{lab.url}/lab/workspaces/c_cells/tree/c_cells.ipynb?token={lab.token}",
+                  timeout=120_000)  # fmt: skip
+        page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=120_000)
+        # the kernel's language_info (which resets every code cell's mime type) comes before idle
+        page.wait_for_selector(
+            ".jp-NotebookPanel-toolbar .jp-Notebook-ExecutionIndicator[data-status='idle']",
+            timeout=180_000,
+        )
+        time.sleep(1.0)
+        comment, pragma, lines = _wait_highlighted(page, as_c=True)
+        page.screenshot(path=str(ARTIFACTS / "c_cells.png"))
+        assert comment is not None, f"the Python comment is not one token: {_highlighted(page)}"
+        plain = page.locator(".jp-Notebook .jp-Cell .cm-line").last.evaluate(
+            "line => getComputedStyle(line).color"
+        )
+        assert comment["color"] != plain, "the Python comment is drawn in the plain text colour"
+        assert pragma is not None, f"no token for #pragma in the %%c cell: {lines}"
+        assert pragma["cls"] != comment["cls"], f"#pragma is drawn as a Python comment: {lines}"
+        assert pragma["color"] != comment["color"], f"#pragma has the comment colour: {lines}"
+        assert pragma["text"] == "#pragma", f"C draws the directive as one token: {lines}"
+
+        # "x%%c DEMO" is no longer a C cell: Python, the #pragma line one comment ...
+        page.locator(".jp-Notebook .jp-Cell").nth(0).locator(".cm-line").first.click()
+        page.keyboard.press("Home")
+        page.keyboard.type("x")
+        comment, pragma, lines = _wait_highlighted(page, as_c=False)
+        assert pragma and pragma["cls"] == comment["cls"], f"still C without %%c: {lines}"
+        assert pragma["text"] == "#pragma omp parallel", lines
+        # ... and C again once the first line starts with %%c
+        page.keyboard.press("Backspace")
+        comment, pragma, lines = _wait_highlighted(page, as_c=True)
+        assert pragma and pragma["cls"] != comment["cls"], f"not C again with %%c: {lines}"
+    finally:
+        page.close()
+        shut_down_kernels(lab)
