@@ -33,6 +33,7 @@ from faulty_kernels import UNSAFE_EXCHANGE
 from gaming import load as gaming_attempts
 from hybridlab import _reaper as reaper
 from hybridlab import grading
+from whole_program_c import JACOBI_PROGRAM
 from wrong_answers import Wrong, c_cell, together
 from wrong_answers import load as wrong_answers
 
@@ -133,6 +134,14 @@ def jacobi_sweep3d(u, new):  # right values, but range instead of prange: one th
     return delta
 """
 
+# lab 10: a whole program whose rank 0 waits for a message nobody sends (the job is killed at its
+# time limit)
+WAITING_PROGRAM = "%%c JACOBI_C\n" + JACOBI_PROGRAM.replace(
+    "    MPI_Barrier(MPI_COMM_WORLD);\n    double t0",
+    "    if (rank == 0) MPI_Recv(&n, 1, MPI_LONG, MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);\n"
+    "    MPI_Barrier(MPI_COMM_WORLD);\n    double t0",
+)
+
 LABS = {
     "00_getting_started": Broken(
         "ring_exchange",
@@ -187,6 +196,12 @@ LABS = {
         SERIAL_SWEEP,
         frozenset({"hidden_jacobi_sweep3d"}),
         "AssertionError",
+    ),
+    "10_whole_program": Broken(
+        "jacobi_program",
+        WAITING_PROGRAM,
+        frozenset({"hidden_jacobi_program"}),
+        "JobTimeout",
     ),
     "05_memory_numa": Broken(
         "bandwidth_table",
