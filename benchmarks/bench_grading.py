@@ -282,7 +282,8 @@ def write(results: list[dict], args, out: Path) -> None:
         "",
         f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by "
         "`python benchmarks/bench_grading.py "
-        f"--submissions {args.submissions} --sequential {args.sequential} --labs {args.labs}"
+        f"--submissions {args.submissions} --sequential {args.sequential} --labs {args.labs} "
+        f"--kinds {args.kinds}"
         f"{' --own-runs' if any(r.get('own_runs') for r in results) else ''}`, on {machine}.",
         "",
         load_sentence(results),
@@ -296,9 +297,11 @@ def write(results: list[dict], args, out: Path) -> None:
         "solution's recorded output for each kernel run it makes the same way, and its own C "
         "code and other runs run for real; `sequential, measuring` turns replay off "
         "(`c.GradingPolicy.replay_runs = False`) and grades one at a time: the grader's path before "
-        "replay. The class is a third each of the instructor solution, the blank released lab, "
-        "and a faulty answer (lab 02: `imbalance_report` divides by zero; lab 04: "
-        "`exchange_halos` never exchanges). `parallel, own runs` (with `--own-runs`) grades "
+        f"replay. The class takes its submissions in turn from `--kinds {args.kinds}`: the "
+        "instructor solution, the blank released lab, a faulty answer (lab 02: "
+        "`imbalance_report` divides by zero; lab 04: `exchange_halos` never exchanges), `hung` "
+        "(every answer cell loops for ever) and `killer` (every answer cell ends its kernel). "
+        "`parallel, own runs` (with `--own-runs`) grades "
         "the same class with every submission handing in the runs folder of one student's "
         "headless run of the solution: its runs are checked and replayed before the "
         "reference run's.",
