@@ -164,9 +164,10 @@ already in step".
     return nb
 
 
-def record_own_runs(folder: Path, nb: nbformat.NotebookNode) -> Path:
+def record_own_runs(folder: Path, nb: nbformat.NotebookNode, *, quick: bool = True) -> Path:
     """Run `nb` headless in `folder` as a student would before handing it in (quick mode, as
-    grading), keeping its kernel runs beside it; returns that runs folder."""
+    grading, unless `quick` is False), keeping its kernel runs beside it; returns that runs
+    folder."""
     from hybridlab import notebooks, own_runs
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -174,7 +175,7 @@ def record_own_runs(folder: Path, nb: nbformat.NotebookNode) -> Path:
     nbformat.write(nb, path)
     saved = os.environ.pop("HYBRIDLAB_RUNS", None)  # the tests' default is off
     try:
-        notebooks.run_notebook(path, folder / "executed", quick=True, timeout=900)
+        notebooks.run_notebook(path, folder / "executed", quick=quick, timeout=900)
     finally:
         if saved is not None:
             os.environ["HYBRIDLAB_RUNS"] = saved

@@ -237,3 +237,97 @@ def test_a_folder_that_cannot_be_written_does_not_stop_the_lab(fresh, tmp_path):
     fresh.setenv(replay.ENV, f"record:{blocked}")  # the reference run must be complete
     with pytest.raises(OSError):
         replay.record(blocked / "x-0.json", {"name": "k"}, [], {}, 0.0, [])
+
+
+# ------------------------------------------------------------------- sizes (issue 31)
+
+
+def _record(fresh, folder, quick: bool | None, *spins: int) -> None:
+    """Real runs of hello(spin) kept in `folder`, at the quick sizes, the full ones, or (None)
+    as the course file in the working folder says."""
+    if quick is None:
+        fresh.delenv("HYBRIDLAB_QUICK", raising=False)
+    else:
+        fresh.setenv("HYBRIDLAB_QUICK", "1" if quick else "0")
+    fresh.setenv(replay.ENV, f"record:{folder}")
+    for spin in spins:
+        hello(spin)
+    fresh.setattr(replay, "_seen", type(replay._seen)())
+    fresh.setenv(replay.ENV, "off")
+    fresh.delenv("HYBRIDLAB_QUICK", raising=False)
+
+
+def test_a_lab_runs_at_the_course_size_unless_HYBRIDLAB_QUICK_says(fresh, tmp_path):
+    from hybridlab import course_size
+
+    fresh.chdir(tmp_path)  # where a released lab runs: beside its notebook
+    assert hl.quick_mode() is False and hl.grading_size_note() == "full mode"  # not released
+    course_size.write(tmp_path, "quick")
+    assert hl.quick_mode() is True
+    assert hl.grading_size_note() == "quick mode, the size this course grades at"
+    fresh.setenv("HYBRIDLAB_QUICK", "0")  # the student's (or the grader's) choice wins
+    assert hl.quick_mode() is False
+    assert "this course grades at the quick size" in hl.grading_size_note()
+    fresh.delenv("HYBRIDLAB_QUICK")
+    # a run records the size it was made at: the course's here
+    _record(fresh, tmp_path / "lab_runs", None, 1)
+    (path,) = (tmp_path / "lab_runs").glob("*-0.json")
+    assert json.loads(path.read_text())["quick"] is True
+    with pytest.raises(ValueError, match="expected one of quick, full"):
+        course_size.write(tmp_path, "medium")
+
+
+def test_a_folder_is_checked_at_the_size_most_of_its_runs_were_made_at(fresh, tmp_path):
+    full = tmp_path / "full_runs"
+    _record(fresh, full, False, 1, 2)
+    quick, summary = own_runs.check_sizes(full, tmp_path / "a", quick=True)
+    assert quick is False and summary["used"] == 2 and not summary["rejected"]
+    assert len(list((tmp_path / "a").glob("*-0.json"))) == 2
+    assert not (tmp_path / "a-other-size").exists()
+    assert own_runs.other_size(own_runs.check(full, tmp_path / "b", quick=True)) == 2
+    # mixed: the size with more usable runs, at least half of the folder
+    mixed = tmp_path / "mixed_runs"
+    _record(fresh, mixed, True, 1)
+    _record(fresh, mixed, False, 2, 3)
+    quick, summary = own_runs.check_sizes(mixed, tmp_path / "c", quick=True)
+    assert (quick, summary["used"], len(summary["rejected"])) == (False, 2, 1)
+    _record(fresh, mixed, True, 4, 5)
+    quick, summary = own_runs.check_sizes(mixed, tmp_path / "d", quick=True)
+    assert (quick, summary["used"], len(summary["rejected"])) == (True, 3, 2)
+    assert len(list((tmp_path / "d").glob("*-0.json"))) == 3  # the quick ones only
+    # a folder of the grading size, or an unusable one, stays at the grading size
+    assert own_runs.check_sizes(full, tmp_path / "e", quick=False)[0] is False
+    assert own_runs.check_sizes(None, tmp_path / "f", quick=True)[0] is True
+
+
+def test_the_students_check_says_whether_the_runs_match(fresh, tmp_path, capsys):
+    from hybridlab import cli, course_size
+
+    for name, quick in (("matching", True), ("other", False)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "lab.ipynb").write_text("{}")
+        course_size.write(tmp_path / name, "quick")
+        _record(fresh, tmp_path / name / "lab_runs", quick, 1, 2)
+    ok, text = course_size.check_runs(tmp_path / "matching" / "lab.ipynb")
+    assert ok, text
+    assert text == (
+        "lab_runs: 2 run file(s); 2 made at the quick problem sizes, the size this course grades "
+        "at. Grading replays them: hand the folder in with the notebook."
+    )
+    ok, text = course_size.check_runs(tmp_path / "other" / "lab.ipynb")
+    assert not ok
+    assert "0 made at the quick problem sizes, the size this course grades at; 2 at the full" in (
+        text
+    )
+    assert "grade this notebook at the full sizes with these runs if" in text
+    assert "delete lab_runs, restart the kernel and run all cells again" in text
+    # the notebook's function prints the same; the command exits 1 when they do not match
+    assert hl.check_my_runs(tmp_path / "other" / "lab.ipynb") is False
+    assert capsys.readouterr().out.strip() == text
+    assert cli.main(["check-runs", str(tmp_path / "other" / "lab.ipynb")]) == 1
+    assert cli.main(["check-runs", str(tmp_path / "matching" / "lab.ipynb")]) == 0
+    assert cli.main(["check-runs", "--size", "full", str(tmp_path / "other" / "lab.ipynb")]) == 0
+    # no runs folder: every part from the reference runs
+    (tmp_path / "none").mkdir()
+    ok, text = course_size.check_runs(tmp_path / "none" / "lab.ipynb")
+    assert not ok and "not usable: there is none" in text and "no .hybridlab-course.json" in text

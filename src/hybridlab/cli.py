@@ -1,4 +1,5 @@
-"""The `hybridlab` command: doctor, build, run, clean, release, collect, grade, grades, feedback."""
+"""The `hybridlab` command: doctor, build, run, clean, release, collect, grade, check-runs,
+grades, feedback."""
 
 from __future__ import annotations
 
@@ -129,7 +130,7 @@ def _grade(args: argparse.Namespace) -> int:
             args.lab,
             students=_students(args),
             jobs=args.jobs,
-            quick=not args.full,
+            quick=args.size,
             unsandboxed=args.unsandboxed,
             wait=args.wait,
         )
@@ -138,6 +139,18 @@ def _grade(args: argparse.Namespace) -> int:
         return 1
     print(report)
     return 0
+
+
+def _check_runs(args: argparse.Namespace) -> int:
+    from .course_size import check_runs
+
+    notebook = Path(args.notebook)
+    if not notebook.is_file():
+        print(f"no notebook at {notebook}", file=sys.stderr)
+        return 2
+    ok, text = check_runs(notebook, args.size)
+    print(text)
+    return 0 if ok else 1
 
 
 def _grades(args: argparse.Namespace) -> int:
@@ -234,7 +247,12 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="execute a notebook headless, keep the copy and figures")
     r.add_argument("notebook")
     r.add_argument("--out", default="out", help="folder for the executed copy (default: out)")
-    r.add_argument("--quick", action="store_true", help="small problem sizes (HYBRIDLAB_QUICK=1)")
+    r.add_argument(
+        "--quick",
+        action="store_true",
+        default=None,
+        help="small problem sizes (HYBRIDLAB_QUICK=1; default: as set, else the course's size)",
+    )
     r.add_argument("--timeout", type=int, default=900, help="seconds per cell (default 900)")
     r.add_argument("--allow-errors", action="store_true", help="go on after a cell raises")
     r.set_defaults(func=_run)
@@ -251,12 +269,32 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("lab")
     g.add_argument("--students", help="comma list: (re)grade only these students")
     g.add_argument("--jobs", type=int, help="submissions at once (default: from cores and lab)")
-    g.add_argument("--full", action="store_true", help="full problem sizes (default: quick)")
+    size = g.add_mutually_exclusive_group()
+    size.add_argument(
+        "--quick",
+        dest="size",
+        action="store_const",
+        const=True,
+        help="quick problem sizes (default: the course's c.GradingPolicy.size, else quick)",
+    )
+    size.add_argument(
+        "--full", dest="size", action="store_const", const=False, help="full problem sizes"
+    )
     g.add_argument("--wait", action="store_true", help="queue behind a grader already running")
     g.add_argument(
         "--unsandboxed", action="store_true", help="NO sandbox: only for code you trust"
     )
     g.set_defaults(func=_grade)
+    cr = sub.add_parser(
+        "check-runs", help="do a notebook's kept runs match the size the course grades at?"
+    )
+    cr.add_argument("notebook")
+    cr.add_argument(
+        "--size",
+        choices=("quick", "full"),
+        help="the grading size (default: the course's, released beside the notebook, else quick)",
+    )
+    cr.set_defaults(func=_check_runs)
     gs = sub.add_parser("grades", help="the class table per lab, grades.csv, plots per part")
     gs.add_argument("labs", nargs="*")
     gs.add_argument("--plot", action="store_true", help="score distribution per part (PNG)")

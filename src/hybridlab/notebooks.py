@@ -21,20 +21,23 @@ class NotebookError(RuntimeError):
     """A cell of the notebook raised; the executed copy up to that cell was still written."""
 
 
-def headless_environment(session: str | None = None, *, quick: bool = False) -> dict[str, str]:
+def headless_environment(
+    session: str | None = None, *, quick: bool | None = None
+) -> dict[str, str]:
     """The environment of a notebook run without a browser (by `hybridlab run` and by grading).
 
     The venv's bin first on PATH (its mpiexec), no prompts from ipyparallel, inline figures (kept
     in the executed copy), HYBRIDLAB_SESSION=`session` on everything the kernel starts (so the
-    reaper finds it), HYBRIDLAB_QUICK=1 for small problem sizes."""
+    reaper finds it), HYBRIDLAB_QUICK=1 for small problem sizes, 0 for the full ones (None: as the
+    caller's environment says, else the course's grading size released beside the lab)."""
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["IPP_NONINTERACTIVE"] = "1"
     env["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     if session:
         env[reaper.SESSION] = session
-    if quick:
-        env["HYBRIDLAB_QUICK"] = "1"
+    if quick is not None:
+        env["HYBRIDLAB_QUICK"] = "1" if quick else "0"
     return env
 
 
@@ -66,7 +69,7 @@ def run_notebook(
     path: str | Path,
     out_dir: str | Path,
     *,
-    quick: bool = False,
+    quick: bool | None = None,
     timeout: int = 900,
     allow_errors: bool = False,
 ) -> tuple[Path, list[Path]]:

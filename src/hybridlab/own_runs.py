@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 
 from . import replay
@@ -33,6 +34,8 @@ INDEX = "index.json"
 SUFFIX = "_runs"
 # Python programs whose runs are kept (lab 09; pykernels.exercise.PROBE)
 PROGRAMS = ("hybridlab.pykernels.probe",)
+SIZE_REASON = "made with the "  # starts why a run of the other problem sizes is left out
+SIZE_NOTE = "HYBRIDLAB_SIZE_NOTE"  # set by the grader: said under each test (grading/execute.py)
 RUN_NAME = re.compile(r"^[0-9a-f]{24}-\d{1,6}\.json$")
 MAX_FILES = 5000
 MAX_BYTES = 4 * 2**20  # one run file
@@ -155,7 +158,7 @@ def problem_with(name: str, data, *, quick: bool) -> str | None:
         return "its identity does not match its name"
     if data["quick"] != quick:
         made, used = ("quick", "full") if data["quick"] else ("full", "quick")
-        return f"made with the {made} problem sizes; grading uses the {used} ones"
+        return f"{SIZE_REASON}{made} problem sizes; grading uses the {used} ones"
     kind = identity.get("kind")
     if kind == "program":
         if identity.get("name") not in PROGRAMS:
@@ -222,6 +225,31 @@ def check(submitted: Path | None, out: Path, *, quick: bool) -> dict:
             summary["rejected"][name] = "listed in the index but not in the folder"
     (out / replay.CHECKED).write_text(json.dumps(summary))
     return summary
+
+
+def other_size(summary: dict) -> int:
+    """How many runs `check` left out only because they were made at the other problem sizes."""
+    return sum(why.startswith(SIZE_REASON) for why in summary.get("rejected", {}).values())
+
+
+def check_sizes(submitted: Path | None, out: Path, *, quick: bool) -> tuple[bool, dict]:
+    """`check` at the grading size (`quick`), and, when the folder's runs are mostly of the
+    other size, at that size: (the size to grade this submission at, quick or not; the summary
+    of the chosen size, whose usable runs are in `out`). "Mostly": more usable runs at the other
+    size than at this one, and at least half of the folder's run files."""
+    summary = check(submitted, out, quick=quick)
+    if summary["problem"] or not other_size(summary):
+        return quick, summary
+    trial = out.with_name(f"{out.name}-other-size")
+    shutil.rmtree(trial, ignore_errors=True)
+    other = check(submitted, trial, quick=not quick)
+    total = other["used"] + len(other["rejected"])
+    if other["used"] > summary["used"] and 2 * other["used"] >= total:
+        shutil.rmtree(out)
+        trial.rename(out)
+        return not quick, other
+    shutil.rmtree(trial, ignore_errors=True)
+    return quick, summary
 
 
 def _folder_problem(folder: Path | None) -> str | None:

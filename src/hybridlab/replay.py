@@ -221,11 +221,12 @@ def record(
     """Keep one run's output (written whole, then renamed: a reader never sees half a file), and
     enter it in its folder's index (own_runs.INDEX: what was recorded, with digests)."""
     from . import own_runs
+    from .course_size import quick_mode
 
     data = {
         "format": FORMAT,
         "identity": identity,
-        "quick": os.environ.get("HYBRIDLAB_QUICK", "") == "1",
+        "quick": quick_mode(),  # the sizes the lab ran at (HYBRIDLAB_QUICK, else the course's)
         "texts": [list(t) for t in texts],
         "meta": meta,
         "seconds": seconds,

@@ -20,7 +20,11 @@ class Setting:
 
 
 SETTINGS = (
-    Setting("HYBRIDLAB_QUICK", "unset", "1 shrinks every lab's problem sizes (CI, a first look)"),
+    Setting(
+        "HYBRIDLAB_QUICK",
+        "the course's grading size",
+        "1 shrinks every lab's problem sizes (CI, a first look), 0 keeps the full ones",
+    ),
     Setting("HYBRIDLAB_PROGRESS", "1", "0 hides the status line of long cells in notebooks"),
     Setting("HYBRIDLAB_PRESTART", "1", "0 stops a notebook kernel starting the controller early"),
     Setting(
@@ -54,6 +58,12 @@ SETTINGS = (
         "HYBRIDLAB_RUNS_LOG", "set by the grader", "which data served each kernel run", user=False
     ),
     Setting("HYBRIDLAB_SANDBOX", "set by the grader", "1 inside a grading sandbox", user=False),
+    Setting(
+        "HYBRIDLAB_SIZE_NOTE",
+        "set by the grader",
+        "a submission graded at the size of its own runs",
+        user=False,
+    ),
     Setting(
         "HYBRIDLAB_ENGINES",
         "set by the grader",

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import _controller, hidden_inputs, own_runs, replay
@@ -35,6 +35,7 @@ from .course import (
     db_url,
     graded_parts,
     grading_lock,
+    grading_policy,
     in_gradebook,
     load_config,
     nbgrader,
@@ -114,27 +115,75 @@ class _Run:
     sandboxed: bool
     policy: GradingPolicy
     tag: str
-    limits: dict  # reference.time_limits
+    limits: dict  # reference.time_limits (at the grading size)
     events: Path  # one JSONL file of execute.py's events per student
+    other: dict = field(default_factory=dict)  # quick -> limits at the other size, or None
+    other_problem: str = ""  # why the solution cannot be graded at the other size
+
+    def limits_at(self, quick: bool) -> dict | None:
+        """The time limits at a size: the grading size's, or the other size's from its own
+        reference run (made once, cached like the first); None when the solution cannot be
+        graded at that size (its reference run fails there)."""
+        if quick == self.quick:
+            return self.limits
+        if quick not in self.other:
+            try:
+                timing = reference_timing(
+                    self.root, self.lab, quick=quick, sandboxed=self.sandboxed
+                )
+                self.other[quick] = time_limits(timing, self.policy)
+            except GradingError as err:
+                self.other[quick] = None
+                self.other_problem = str(err).splitlines()[0][:300]
+        return self.other[quick]
+
+    def _own_runs(self, notebook: Path, own: Path, env: dict, notes: list[str]) -> bool:
+        """Check the submission's runs folder into `own`; returns the size to grade it at: the
+        course's, or the other one when its runs are mostly of that size and the solution's
+        reference run of that size exists or can be made."""
+        folder = own_runs.runs_folder(notebook)
+        quick, summary = own_runs.check_sizes(folder, own, quick=self.quick)
+        if quick != self.quick:
+            made = "quick" if quick else "full"
+            course = "quick" if self.quick else "full"
+            if self.limits_at(quick) is None:  # not gradable at its size: the course's, as before
+                shutil.rmtree(own, ignore_errors=True)
+                summary = own_runs.check(folder, own, quick=self.quick)
+                quick = self.quick
+                notes.append(
+                    f"its runs were made at the {made} problem sizes, but the solution cannot be "
+                    f"graded at them ({self.other_problem}): graded at the {course} sizes"
+                )
+            else:
+                words = (
+                    f"graded at the {made} problem sizes, the size its own runs were made at "
+                    f"(this course grades at the {course} sizes)"
+                )
+                notes.append(words)
+                env[own_runs.SIZE_NOTE] = words.replace("its own", "your own")
+        notes.append(own_runs.summary_text(summary))
+        return quick
 
     def job(self, student: str, notebook: Path, workers: int, needs, notes: list[str]) -> pool.Job:
         """The `nbgrader autograde` of one student, with its environment."""
-        env = headless_environment(f"{self.tag}-{student}", quick=self.quick)
-        env[EVENTS] = str(self.events / f"{student}.jsonl")
-        env[CELL_LIMITS] = json.dumps(self.limits["cells"])
+        env: dict[str, str] = {}
         seed = hidden_inputs.submission_seed(student, self.lab, notebook.read_bytes())
         env[hidden_inputs.SEED_ENV] = str(seed)
         notes.append(f"hidden inputs drawn with seed {seed}")
+        quick = self.quick
         if self.policy.replay_runs:  # its own checked runs first, then the reference run's
-            env[replay.ENV] = f"replay:{recorded_runs(self.root, self.lab, self.quick)}"
             own = self.events / f"{student}-runs"
-            summary = own_runs.check(own_runs.runs_folder(notebook), own, quick=self.quick)
+            quick = self._own_runs(notebook, own, env, notes)
+            env[replay.ENV] = f"replay:{recorded_runs(self.root, self.lab, quick)}"
             env[replay.OWN] = str(own)
-            notes.append(own_runs.summary_text(summary))
             if _controller.may_defer_engines(notebook.read_text()):  # most runs are replayed
                 env[_controller.ENGINES_ENV] = _controller.ON_FIRST_USE
         else:
             env[replay.ENV] = "off"  # measure everything, keep nothing
+        limits = self.limits_at(quick)
+        env = {**headless_environment(f"{self.tag}-{student}", quick=quick), **env}
+        env[EVENTS] = str(self.events / f"{student}.jsonl")
+        env[CELL_LIMITS] = json.dumps(limits["cells"])
         command = [
             str(Path(sys.executable).parent / "nbgrader"),
             "autograde",
@@ -143,12 +192,12 @@ class _Run:
             student,
             "--force",
             f"--CourseDirectory.db_url={db_url(self.root)}",
-            f"--SandboxedExecute.timeout={self.limits['cell']}",
-            f"--SandboxedExecute.deadline={self.limits['deadline']}",
+            f"--SandboxedExecute.timeout={limits['cell']}",
+            f"--SandboxedExecute.deadline={limits['deadline']}",
             f"--SandboxedExecute.sandbox={self.sandboxed}",
         ]
         env = pool.environment_for(workers, needs, env)
-        return pool.Job(student, command, env, self.root, self.limits["backstop"])
+        return pool.Job(student, command, env, self.root, limits["backstop"])
 
     def record(self, job: pool.Job, record: dict) -> None:
         """After one job: reap what it left, read its events, zero it if nbgrader failed."""
@@ -176,19 +225,24 @@ def grade(
     root: Path = GRADING,
     students: list[str] | None = None,
     jobs: int | None = None,
-    quick: bool = True,
+    quick: bool | None = None,
     unsandboxed: bool = False,
     wait: bool = False,
     progress: bool = True,
     make_feedback: bool = True,
     tag: str | None = None,
 ) -> str:
-    """Autograde the submissions of `lab` (all, or `students`); return the report."""
+    """Autograde the submissions of `lab` (all, or `students`); return the report. The problem
+    sizes: `quick` when given (the command line's --quick/--full), else the course's
+    GradingPolicy.size; a submission whose own runs are of the other size is graded at theirs
+    when it can be (_Run._own_runs)."""
     root = Path(root).resolve()
     check_labs([lab], root)
     found = _chosen(root, lab, students)
     config = load_config(root)
-    policy = GradingPolicy(config=config)
+    policy = grading_policy(root, config)
+    if quick is None:
+        quick = policy.quick
     unsandboxed = unsandboxed or policy.unsandboxed
     limits = sandbox.Limits(config=config)
     how = "none (unsandboxed)" if unsandboxed else sandbox.check(limits.sandbox_user)

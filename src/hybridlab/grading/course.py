@@ -1,6 +1,7 @@
 """The course folder: its labs, nbgrader run inside it, release, the grading lock, limits.
 
-    release()   grading/source/<lab>/ -> nbgrader generate_assignment -> labs/ (no outputs)
+    release()   grading/source/<lab>/ -> nbgrader generate_assignment -> labs/ (no outputs),
+                with the course's grading size beside them (course_size.FILE)
 
 nbgrader runs as a subprocess from the course folder (its nbgrader_config.py sets the course).
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import nbformat
 
+from .. import course_size
 from ..notebooks import headless_environment
 from ..paths import grading_dir, labs_dir
 
@@ -97,6 +99,19 @@ def load_config(root: Path):
     return PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
 
 
+def grading_policy(root: Path, config=None):
+    """The course's GradingPolicy; a GradingError names a setting it cannot take (such as a
+    grading size other than quick or full)."""
+    from traitlets import TraitError
+
+    from .policy import GradingPolicy
+
+    try:
+        return GradingPolicy(config=load_config(root) if config is None else config)
+    except TraitError as err:
+        raise GradingError(f"{Path(root) / 'nbgrader_config.py'}: {err}") from err
+
+
 @contextmanager
 def grading_lock(root: Path, *, wait: bool = False):
     """One grader per course at a time: a second one refuses (or, with wait, waits)."""
@@ -159,6 +174,7 @@ def release(
     if not names:
         raise GradingError(f"no labs found in {root / 'source'}")
     check_labs(names, root)
+    size = grading_policy(root).size  # the released labs run at it by default
     written = []
     for lab in names:
         nbgrader(["generate_assignment", lab, "--force"], root, timeout=RELEASE_TIMEOUT)
@@ -175,6 +191,8 @@ def release(
         labs_dir.mkdir(parents=True, exist_ok=True)
         target = labs_dir / f"{lab}.ipynb"
         nbformat.write(nb, target)
+        course_size.write(labs_dir, size)
+        course_size.write(root / "release" / lab, size)  # handed out by the exchange
         written.append(target)
     return written
 

@@ -43,7 +43,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Float
 
-from .. import hidden_inputs, replay
+from .. import hidden_inputs, own_runs, replay
 from ._guard import CHANGED, TAMPER
 from .policy import GradingPolicy
 from .sandbox import Limits, SandboxedKernelManager
@@ -97,6 +97,9 @@ def data_note(since: list[dict], before: list[dict]) -> str:
         text += f" Runs made before: {describe(before)}."
     if os.environ.get(hidden_inputs.SEED_ENV):
         text += f" Hidden inputs drawn with seed {hidden_inputs.seed()}."
+    size = os.environ.get(own_runs.SIZE_NOTE)  # graded at the size of the student's own runs
+    if size:
+        text += f" {size[:1].upper()}{size[1:]}."
     return text + "\n"
 
 

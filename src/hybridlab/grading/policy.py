@@ -1,18 +1,27 @@
 """The grader's policy, set in grading/nbgrader_config.py as c.GradingPolicy.<name> = value: how
 long a submission may take (from the solution's reference run), how often its kernel may be
 restarted, how many are graded at once, whether kernel runs are replayed, whether figures are
-drawn, and whether there is a sandbox at all. What one sandbox may use (memory, tasks, output,
+drawn, whether there is a sandbox at all, and the problem sizes the course grades at. What one sandbox may use (memory, tasks, output,
 disk) is sandbox.Limits."""
 
 from __future__ import annotations
 
-from traitlets import Bool, Float, Integer
+from traitlets import Bool, Float, Integer, TraitError, Unicode, validate
 from traitlets.config import Configurable
+
+from ..course_size import DEFAULT, SIZES
 
 
 class GradingPolicy(Configurable):
     """The grader's choices for a run of `hybridlab grade`."""
 
+    size = Unicode(
+        DEFAULT,
+        help="the problem sizes the course grades at: 'quick' (HYBRIDLAB_QUICK=1, the labs' "
+        "small sizes) or 'full'; `hybridlab release` tells the released labs, which then run at "
+        "it by default, and a submission whose own runs are of the other size is graded at "
+        "theirs when the solution's reference run of that size can be made",
+    ).tag(config=True)
     factor = Float(
         4.0, help="time limits are this many times the instructor solution's quick run"
     ).tag(config=True)
@@ -45,3 +54,16 @@ class GradingPolicy(Configurable):
     unsandboxed = Bool(
         False, help="grade WITHOUT a sandbox (trusted code only); loudly reported"
     ).tag(config=True)
+
+    @validate("size")
+    def _size(self, proposal):
+        if proposal["value"] not in SIZES:
+            raise TraitError(
+                f"c.GradingPolicy.size = {proposal['value']!r} in nbgrader_config.py: "
+                f"the grading size is {' or '.join(repr(s) for s in SIZES)}"
+            )
+        return proposal["value"]
+
+    @property
+    def quick(self) -> bool:
+        return self.size == "quick"
