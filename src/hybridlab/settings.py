@@ -36,6 +36,11 @@ SETTINGS = (
         "this node's address",
         "in a Slurm allocation, where engines on other nodes reach the controller",
     ),
+    Setting(
+        "HYBRIDLAB_JOBS",
+        "auto",
+        "local: run batch scripts with the kit's one-node runner even where Slurm answers",
+    ),
     Setting("HYBRIDLAB_CACHE", "~/.cache/hybridlab", "where kernels are built and cached"),
     Setting("HYBRIDLAB_KERNELS", "<checkout>/kernels_c", "the kit's C kernels and header"),
     Setting("HYBRIDLAB_GRADING", "<checkout>/grading", "the nbgrader course folder"),
@@ -72,6 +77,21 @@ SETTINGS = (
     ),
     Setting(
         "HYBRIDLAB_GRADING_EVENTS", "set by the grader", "where cell events are written", user=False
+    ),
+    Setting(
+        "HYBRIDLAB_CELL_LIMITS",
+        "set by the grader",
+        "each graded cell's time limit, from its own reference time",
+        user=False,
+    ),
+    Setting(
+        "HYBRIDLAB_GRADING_SEED",
+        "set by the grader",
+        "the submission's seed for the hidden tests' inputs",
+        user=False,
+    ),
+    Setting(
+        "HYBRIDLAB_LOCAL_JOB", "set by the kit", "1 inside a job of the local runner", user=False
     ),
 )
 
