@@ -397,7 +397,14 @@ HL_TRACED(Type_vector, (int n, int len, int stride, MPI_Datatype t, MPI_Datatype
           (n, len, stride, t, out))
 HL_TRACED(Type_commit, (MPI_Datatype *t), (t))
 HL_TRACED(Type_free, (MPI_Datatype *t), (t))
-HL_TRACED(Abort, (MPI_Comm c, int code), (c, code))
+/* MPI_Abort ends the process without flushing stdio: a reason printed with printf just before
+ * would be lost ("exited with status 255" and nothing else), so the buffers are flushed first. */
+HL_TRACED_AS(hl_traced_MPI_Abort_unflushed, "MPI_Abort", MPI_Abort, (MPI_Comm c, int code), (c, code))
+static inline int hl_traced_MPI_Abort(MPI_Comm c, int code) {
+    fflush(stdout);
+    fflush(stderr);
+    return hl_traced_MPI_Abort_unflushed(c, code);
+}
 
 #ifdef HL_SYNCHRONOUS_SENDS /* a standard send waits for its receive, as the standard allows */
 #define MPI_Send hl_traced_MPI_Send_synchronous

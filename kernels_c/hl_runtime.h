@@ -381,6 +381,13 @@ int main(int argc, char **argv) {
     int provided;
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            /* every rank sees --help; only the first prints it (MPI is not started yet, so the
+             * launcher's rank variable says which rank this is) */
+            const char *vars[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID"};
+            for (size_t v = 0; v < sizeof vars / sizeof *vars; v++) {
+                const char *r = getenv(vars[v]);
+                if (r && strcmp(r, "0") != 0) return 0;
+            }
             hl_usage(argv[0]);
             return 0;
         }

@@ -10,6 +10,7 @@ from conftest import LIBRARY_NAMES, mpi_leftovers, venv_mpi
 from faulty_kernels import CRASH, HANG
 from hybridlab import launcher
 from hybridlab.errors import failed_node, failed_rank
+from hybridlab.launch import failure_text
 
 
 def test_hello_reports_every_rank_and_thread_with_its_cpu():
@@ -187,3 +188,31 @@ def test_slurm_node_lists_are_expanded_in_order():
     ]  # fmt: skip
     assert launcher.expand_nodelist("vm") == ["vm"]
     assert launcher.expand_nodelist("") == []
+
+
+def test_help_is_printed_once_however_many_ranks_start():
+    program = hl.build("hello_hybrid").program
+    done = subprocess.run([shutil.which("mpiexec"), "-n", "3", str(program), "--help"],
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.count("spin_ms") == 1, done.stdout
+
+
+ABORTS = r"""
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    printf("giving up: the grid is too small\n");  /* stdout, buffered: lost unless flushed */
+    MPI_Abort(MPI_COMM_WORLD, 3);
+    return 0;
+}
+"""
+
+
+def test_a_reason_printed_before_mpi_abort_reaches_the_error():
+    program = hl.build_source("aborts", ABORTS, ("-DHL_WHOLE_PROGRAM",), trace_mpi=True).program
+    done = subprocess.run([shutil.which("mpiexec"), "-n", "1", str(program)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "giving up: the grid is too small" in failure_text(done.stdout, done.stderr)
+    assert failure_text('{"record": "x"}\n', "") == "(it printed nothing)"

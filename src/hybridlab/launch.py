@@ -22,6 +22,14 @@ from .topology import read_topology, venv_bin
 OUTPUT_TAIL = 2000  # characters of stderr quoted in an error
 
 
+def failure_text(out: str, err: str) -> str:
+    """What a failed run said: its standard error, then what it printed to standard output that
+    is not a record (a reason printed before MPI_Abort lands there), each cut to OUTPUT_TAIL."""
+    said = [line for line in out.splitlines() if line.strip() and not line.lstrip().startswith("{")]
+    parts = [err[-OUTPUT_TAIL:].strip(), "\n".join(said)[-OUTPUT_TAIL:].strip()]
+    return "\n".join(p for p in parts if p) or "(it printed nothing)"
+
+
 def program_command(
     chosen: launcher.Launcher, kernel: Kernel, placement: Placement, argv: list[str]
 ) -> list[str]:
@@ -105,7 +113,7 @@ def _launch(
     if proc.returncode != 0:
         rank, how = failed_rank(out + err)
         node = failed_node(out + err)
-        tail = (err or out)[-OUTPUT_TAIL:].strip()
+        tail = failure_text(out, err)
         if chosen_kind == "srun" or spans_nodes:
             launcher.clean_nodes()  # what the killed ranks left on every node
         if rank is not None:

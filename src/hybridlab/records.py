@@ -40,7 +40,11 @@ def parse_lines(text: str, source: str = "kernel") -> tuple[list[dict], list[dic
         try:
             row = json.loads(line)
         except json.JSONDecodeError as err:
-            raise RecordError(f"{source}: line {n} is not a JSON record: {line[:120]!r}") from err
+            raise RecordError(
+                f"{source}: line {n} is not a JSON record: {line[:120]!r}. A kernel's standard "
+                "output carries records only (hl_record, written by the kit at the end): print "
+                "messages to standard error (fprintf(stderr, ...)), or stop with hl_fail(ctx, ...)"
+            ) from err
         if not isinstance(row, dict):
             raise RecordError(f"{source}: line {n} is not a JSON object: {line[:120]!r}")
         (ranks if row.pop("meta", False) else records).append(row)
