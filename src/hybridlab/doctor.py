@@ -71,6 +71,22 @@ def _allocation(facts: dict[str, object], found: list[Finding]) -> None:
         )
 
 
+def _mpicc() -> str | None:
+    """The mpicc the kit builds with (build.mpicc: this venv's, else PATH's), or None."""
+    local = venv_bin() / "mpicc"
+    return str(local) if local.exists() else shutil.which("mpicc")
+
+
+def _compiler_fact() -> str:
+    """What doctor prints as the compiler, from the same mpicc the checks (and builds) use."""
+    exe = _mpicc()
+    if exe is None:
+        return "no mpicc (neither this venv's nor on PATH)"
+    if shutil.which("mpicc") != exe:
+        return f"{exe} (this venv's; PATH has {shutil.which('mpicc') or 'no mpicc'})"
+    return compiler_info()
+
+
 def examine() -> tuple[dict[str, object], list[Finding]]:
     """The machine's description and the findings about it."""
     topo = read_topology()
@@ -87,7 +103,7 @@ def examine() -> tuple[dict[str, object], list[Finding]]:
         {
             "NUMA node CPUs": "; ".join(f"{n}: {c}" for n, c in topo.numa_nodes.items()),
             "MPI": f"{mpi.implementation} {mpi.version} ({mpi.mpiexec})",
-            "compiler": compiler_info(),
+            "compiler": _compiler_fact(),
             "lstopo": shutil.which("lstopo-no-graphics")
             or shutil.which("lstopo")
             or "not installed",
@@ -111,6 +127,10 @@ def examine() -> tuple[dict[str, object], list[Finding]]:
                 f"this venv's; engines started from a shell would use it. Put {venv_bin()} first "
                 "on PATH, or use the 'hybridlab' Jupyter kernel, which does.",
             )
+        )
+    if _mpicc() is None:
+        found.append(
+            Finding("problem", "no mpicc (neither this venv's nor on PATH): run `make setup`")
         )
     if shutil.which("cc") is None and shutil.which("gcc") is None:
         found.append(
