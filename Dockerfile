@@ -44,11 +44,24 @@ COPY --chown=student:student . .
 # the package in editable mode, all kernels built, the kernelspec installed.
 RUN make setup
 
+# The course book's pages (what `make book` builds), for the student image: jupyter-book alone at
+# the lock's versions. Only the HTML leaves this stage, less the copy of the instructors' page
+# source, which names nbgrader's solution delimiters.
+FROM system AS book
+COPY --chown=student:student requirements.lock ./
+COPY --chown=student:student book ./book
+RUN python3 -m venv /tmp/jupyter-book \
+    && /tmp/jupyter-book/bin/pip install --quiet -c requirements.lock jupyter-book \
+    && /tmp/jupyter-book/bin/jupyter-book build book --warningiserror --nitpick --keep-going \
+    && rm -f book/_build/html/_sources/instructors.md
+
 # The student image (the default: the last stage): what `make setup` needs and the released
-# labs, nothing of grading/ (solutions, hidden tests) or tests/ (which hold solutions too).
+# labs, nothing of grading/ (solutions, hidden tests) or tests/ (which hold solutions too); the
+# built book, which JupyterLab serves at /hybridlab/book/ (hybridlab.bookserver).
 FROM system AS student
 COPY --chown=student:student Makefile pyproject.toml requirements.lock README.md LICENSE LICENSE-content ./
 COPY --chown=student:student src ./src
 COPY --chown=student:student kernels_c ./kernels_c
 COPY --chown=student:student labs ./labs
+COPY --from=book --chown=student:student /opt/hybridlab/book/_build/html ./book/_build/html
 RUN make setup

@@ -16,6 +16,7 @@ setup: $(STAMP)
 	@$(BIN)/hybridlab build --all --quiet
 	@$(PY) -m hybridlab.kernelspec --quiet
 	@$(PY) -m hybridlab.labsettings
+	@$(PY) -m hybridlab.bookserver  # JupyterLab serves the built book at /hybridlab/book/
 	@$(PY) -c "import matplotlib.font_manager"  # its font list, made once: grading sandboxes start with it
 
 $(STAMP): $(LOCK) pyproject.toml
@@ -68,11 +69,11 @@ $(HUB_STAMP): requirements-hub.lock deploy/package-lock.json $(STAMP)
 
 # The whole class on this machine (root): one-node Slurm, the hub, an instructor and two students
 # (their passwords are printed); Ctrl+C stops it and removes the accounts.
-hub-demo: setup $(HUB_STAMP)
+hub-demo: setup $(HUB_STAMP) book
 	$(PY) scripts/class_hub.py demo $(HUB_DIR)
 
 # The term's story of lab 00 in chromium: release, two students, collect, grade, feedback, logout.
-test-hub: setup $(HUB_STAMP)
+test-hub: setup $(HUB_STAMP) book
 	$(PY) -m pip install --quiet -r requirements-browser.lock
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m hub tests/test_hub.py $(PYTEST_ARGS)
 

@@ -371,3 +371,30 @@ def test_jupyterlab_news_is_off_in_the_student_image(container):
     assert proc.returncode == 0, proc.stderr
     settings = json.loads(proc.stdout)
     assert settings["fetchNews"] == "false" and settings["checkForUpdates"] is False
+
+
+BOOK_PAGE = "labs/00_getting_started.html"
+
+
+def test_the_book_is_served_by_jupyterlab(container):
+    """The built book is a path of the container's JupyterLab (hybridlab.bookserver): a lab's
+    link (/hub/user-redirect/hybridlab/book/..., the hub's form) reaches the page as well."""
+    engine, name, measured = container
+    deadline = time.monotonic() + 300
+    found = None
+    while time.monotonic() < deadline and not found:
+        logs = engine.run("logs", name, check=False)
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/lab\?token=(\w+)", logs.stdout + logs.stderr)
+        time.sleep(0 if found else 2)
+    assert found, "JupyterLab printed no token URL"
+    port, token = found.group(1), found.group(2)
+    title = (ROOT / "book" / BOOK_PAGE).with_suffix(".md").read_text().splitlines()[0].lstrip("# ")
+    for path in (f"hybridlab/book/{BOOK_PAGE}", f"hub/user-redirect/hybridlab/book/{BOOK_PAGE}"):
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{port}/{path}", headers={"Authorization": f"token {token}"}
+        )
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            status, page = resp.status, resp.read().decode()
+        assert status == 200, f"GET /{path}: HTTP {status}"
+        shown = re.search(r"<title>([^<]*)", page)
+        assert shown and shown.group(1).startswith(title), f"/{path}: title {shown and shown[1]}"
