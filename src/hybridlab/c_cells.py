@@ -44,10 +44,15 @@ class CCellError(RuntimeError):
         return [f"\x1b[31m{self}\x1b[0m"]
 
 
+def without_comments(code: str) -> str:
+    """The C with its comments (and the text of its string literals) taken out."""
+    return _COMMENTS.sub(" ", _STRINGS.sub('""', code))
+
+
 def unanswered(code: str) -> bool:
     """True while the C is the released stub: with comments and strings taken out, no brace
     block at the top level holds anything (or there is no code at all)."""
-    text = _COMMENTS.sub(" ", _STRINGS.sub('""', code))
+    text = without_comments(code)
     depth, bodies, outside = 0, [], []
     for char in text:
         if char == "{":

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 import pandas as pd
 
 from ..build import Kernel
-from ..c_cells import _COMMENTS
+from ..c_cells import without_comments
 from ..launch import run_program
 from ..p2p.hockney import PiecewiseHockney, piecewise_hockney
 from ..records import Results
@@ -154,7 +154,7 @@ def build_student_alltoall(code: str, name: str = "student_alltoall") -> Kernel:
     """The student's alltoall_nodes() built into alltoall_nodes.c, MPI calls traced.
     NotImplementedError while the C cell is still the released stub: its body keeps the given
     sizes and buffers, so it is not empty, but it makes no MPI call beyond their sizes and ranks."""
-    calls = re.findall(r"\b(MPI_\w+)\s*\(", _COMMENTS.sub(" ", code))
+    calls = re.findall(r"\b(MPI_\w+)\s*\(", without_comments(code))
     if not set(calls) - {"MPI_Comm_size", "MPI_Comm_rank"}:
         raise NotImplementedError("write the three steps in the C cell above first (it is still the stub)")
     return build_student(name, "alltoall_nodes", "HL_STUDENT_ALLTOALL", code, ("alltoall_nodes",))
