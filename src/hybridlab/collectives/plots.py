@@ -213,3 +213,8 @@ def nodes_plot(table: pd.DataFrame, published: pd.DataFrame, *, note: str | None
     ref.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+from ..plots.alt import describe_figures  # noqa: E402
+
+describe_figures(globals())

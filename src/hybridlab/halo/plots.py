@@ -72,7 +72,7 @@ def breakdown_plot(
         rax.set_ylabel("seconds")
         rax.set_title(
             f"published: Cray {system}, {procs} cores (Stathopoulos 2010, Appendix A.5)\n"
-            "reduction = 'delta' (squared change + all-reduce); master only: the master's\n"
+            "reduction = 'delta' (squared change + all-reduce); masteronly: the master's\n"
             "time; multiple: halo and jacobi are means over threads (section 4.6.1)",
             fontsize=9,
         )
@@ -112,7 +112,7 @@ def master_share_plot(
     ax.text(best["master_share"], best["total"], f" best {best['master_share']:.2f}", fontsize=8)
     ax.set_xlabel("master_share (fraction of the inner X planes the master updates)")
     ax.set_ylabel("seconds")
-    ax.set_title(title or "funnelled: tuning the master's share", fontsize=10)
+    ax.set_title(title or "funneled: tuning the master's share", fontsize=10)
     ax.legend(fontsize=8)
     machine_note(ax, note, where="figure")
     return fig
@@ -193,3 +193,8 @@ def halo_share_plot(measured: pd.DataFrame, published: pd.DataFrame, *, title: s
     ref.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+from ..plots.alt import describe_figures  # noqa: E402
+
+describe_figures(globals())

@@ -304,3 +304,8 @@ def race_plot(race: Mapping[str, Results], *, ranks: int, threads: int, delay_us
     fig.tight_layout()
     return fig
 
+
+
+from ..plots.alt import describe_figures  # noqa: E402
+
+describe_figures(globals())

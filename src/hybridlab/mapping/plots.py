@@ -324,3 +324,8 @@ def cut_links_plot(
     ref.set_title("Published: Rabenseifner, slide 13 (16 ranks, 2 nodes of 8 CPUs)", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+from ..plots.alt import describe_figures  # noqa: E402
+
+describe_figures(globals())

@@ -215,3 +215,8 @@ def roofline_plot(peak_gflops: float, bandwidth_gbs: float, points: Sequence[Map
     fig.tight_layout()
     return fig
 
+
+
+from ..plots.alt import describe_figures  # noqa: E402
+
+describe_figures(globals())

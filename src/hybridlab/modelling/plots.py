@@ -103,7 +103,7 @@ def _log2_axes(ax, xlabel: str, ylabel: str, title: str) -> None:
 
 def published_vs_predicted(a23: pd.DataFrame, table2: pd.DataFrame, table3: pd.DataFrame,
                            tolerance: float = 0.15) -> Figure:  # fmt: skip
-    """Three panels: Stathopoulos 2010, Table A.23 master-only halo (published, and predicted by the
+    """Three panels: Stathopoulos 2010, Table A.23 masteronly halo (published, and predicted by the
     student's model when `a23` has `predicted_s`; the NUMA-affine thread counts marked), Luecke et al., Table 2 (every row's published / predicted) and Luecke et al., Table 3 (speedups
     and the two bounds)."""
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.3))
@@ -116,8 +116,8 @@ def published_vs_predicted(a23: pd.DataFrame, table2: pd.DataFrame, table3: pd.D
     bad = a23[~a23["applies"]]
     ax.plot(bad["threads"], bad["published_s"], "o", mfc="none", mec="#c44e52", ms=12,
             label="processes not spread over NUMA regions")  # fmt: skip
-    _log2_axes(ax, "threads per process (XT6, 192 cores)", "master only: halo swap time (s)",
-               "000 A.23: master-only halo vs threads")  # fmt: skip
+    _log2_axes(ax, "threads per process (XT6, 192 cores)", "masteronly: halo swap time (s)",
+               "Stathopoulos 2010, Table A.23: masteronly halo vs threads")  # fmt: skip
     ax = axes[1]
     for version, g in table2.groupby("version"):
         ax.plot(g["nodes"], g["published/predicted"], "o", ms=4, label=version)
@@ -172,3 +172,8 @@ def breakdown_bars(table: pd.DataFrame, *, chosen: str | None = None, title: str
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+from ..plots.alt import describe_figures  # noqa: E402
+
+describe_figures(globals())

@@ -146,7 +146,11 @@ def aggregation_plot(
     ax.axhline(1.0, color="black", lw=0.8)
     ax.axhline(1 / k, color="grey", lw=0.8, ls=":", label=f"1/k = 1/{k} (latency bound)")
     if sr8000 is not None:
-        ax.axvline(32 * 1024, color=_VERMILLION, lw=0.8, ls=":", label="SR8000 crossover, 32 kB")
+        ax.axvline(32 * 1024, color=_VERMILLION, lw=0.8, ls=":",
+                   label="SR8000 crossover, 32 kB (8 CPUs per node sharing a network: not one link)")
+        ax.annotate("SR8000: 8 x 8 CPUs on a network;\nthis plot: one link, one sender",
+                    xy=(32 * 1024, 1.0), xytext=(4, -28), textcoords="offset points",
+                    fontsize=7, color=_VERMILLION)
     _sizes_axis(ax, f"bytes per message of the k = {k} (V / k)")
     ax.set_ylabel("T(1 x V) / T(k x V/k)")
     ax.set_title("Aggregation on your machine (one link)")
@@ -293,3 +297,8 @@ def paths_plot(
                   "pure MPI)", fontsize=9)  # fmt: skip
     fig.tight_layout()
     return fig
+
+
+from ..plots.alt import describe_figures  # noqa: E402
+
+describe_figures(globals())

@@ -53,3 +53,8 @@ def layer_maps(threads: pd.DataFrame, topology: Topology, by: str = "layer") -> 
         allowed = sorted({len(a) for a in ran["allowed"]})
         ax.set_title(f"{by} {name}: CPUs allowed per thread {allowed}", fontsize=9)
     return fig
+
+
+from ..plots.alt import describe_figures  # noqa: E402
+
+describe_figures(globals())

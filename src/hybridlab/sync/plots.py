@@ -325,3 +325,8 @@ def run_time_plot(measured: Mapping[str, float], predicted: float, *, ranks: int
     fig.tight_layout()
     return fig
 
+
+
+from ..plots.alt import describe_figures  # noqa: E402
+
+describe_figures(globals())
