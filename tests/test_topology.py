@@ -73,3 +73,28 @@ def test_find_mpiexec_prefers_this_venvs_launcher():
 
     mpi = find_mpiexec()
     assert mpi.mpiexec == str(venv_bin() / "mpiexec") and mpi.in_venv
+
+
+def test_shape_for_allocation_grows_from_two_by_two():
+    from hybridlab.topology import shape_for_allocation
+
+    shapes = {n: shape_for_allocation(n) for n in (1, 2, 4, 7, 8, 12, 16, 32, 64, 128)}
+    assert shapes[1] == shapes[2] == shapes[4] == shapes[7] == (2, 2)  # the laptop's, as today
+    assert shapes[8] == shapes[12] == (2, 4)
+    assert shapes[16] == (4, 4)
+    assert shapes[32] == shapes[64] == shapes[128] == (4, 8)  # capped at 32 CPUs
+    assert shape_for_allocation(128, most=64) == (8, 8)
+
+
+def test_allocation_cpus_is_no_more_than_slurm_gave(monkeypatch):
+    import os
+
+    from hybridlab.topology import allocation_cpus
+
+    mask = len(os.sched_getaffinity(0))
+    monkeypatch.delenv("SLURM_CPUS_ON_NODE", raising=False)
+    assert allocation_cpus() == mask
+    monkeypatch.setenv("SLURM_CPUS_ON_NODE", "1")
+    assert allocation_cpus() == 1
+    monkeypatch.setenv("SLURM_CPUS_ON_NODE", str(mask + 8))
+    assert allocation_cpus() == mask

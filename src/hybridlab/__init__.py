@@ -56,6 +56,7 @@ _WHERE = {
     "grading_size_note": "course_size",
     "mpi_info": "topology",
     "read_topology": "topology",
+    "shape_for_allocation": "topology",
 }
 
 __all__ = sorted([*_WHERE, "BuildError", "Kernel", "build", "build_source", "quick_mode"])

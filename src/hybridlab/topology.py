@@ -237,3 +237,31 @@ def lstopo_picture(path: Path) -> Path | None:
         [exe, "--of", "png", "--force", str(path)], capture_output=True, timeout=60, check=False
     )
     return path if done.returncode == 0 and path.exists() else None
+
+
+def allocation_cpus() -> int:
+    """The CPUs this process may use: its affinity mask, and no more than Slurm gave the job on
+    this node (SLURM_CPUS_ON_NODE) where Slurm does not confine the mask (no task/affinity or
+    cgroup plugin)."""
+    mask = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
+    cpus = mask or os.cpu_count() or 1
+    slurm = os.environ.get("SLURM_CPUS_ON_NODE", "")
+    if slurm.isdigit() and int(slurm) > 0:
+        cpus = min(cpus, int(slurm))
+    return cpus
+
+
+def shape_for_allocation(cpus: int | None = None, most: int = 32) -> tuple[int, int]:
+    """(ranks, threads) of a lab's hybrid runs for the allocation it runs in (`cpus`, by default
+    allocation_cpus()): 2 x 2 on up to 7 CPUs, as the labs run on a laptop (oversubscribed below
+    4 CPUs), then threads and ranks doubled in turn while the shape fits: 8 CPUs -> 2 x 4,
+    16 -> 4 x 4, 32 -> 4 x 8. At most `most` CPUs (32): the labs' problem sizes are small, and
+    more engines mostly add start-up time (a judgement, not a measurement; book/instructors.md,
+    "Sizing a class")."""
+    fits = min(cpus if cpus is not None else allocation_cpus(), most)
+    ranks, threads = 2, 2
+    while True:
+        grown = (ranks, threads * 2) if threads <= ranks else (ranks * 2, threads)
+        if grown[0] * grown[1] > fits:
+            return ranks, threads
+        ranks, threads = grown
