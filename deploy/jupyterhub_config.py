@@ -37,12 +37,20 @@ def setting(variable: str, default: str) -> str:
 
 # --- what a site changes ---------------------------------------------------------------------
 SITE = {
-    # Slurm: where students' servers run, charged to which account, how large, how long
+    # Slurm: where students' servers run, charged to which account, how large, how long.
+    # cores, memory and runtime are the per-site limits of one student's server (its job): the
+    # book's "Sizing a class" (book/instructors.md) says what the labs do with more cores and
+    # what a lab's server was measured to use.
     "partition": setting("HYBRIDLAB_HUB_PARTITION", ""),  # "" = the cluster's default partition
     "account": setting("HYBRIDLAB_HUB_ACCOUNT", ""),  # "" = the student's default account
-    "cores": setting("HYBRIDLAB_HUB_CORES", "2"),  # the labs use 2 ranks x 1 thread (quick)
-    "memory": setting("HYBRIDLAB_HUB_MEMORY", ""),  # e.g. "8G"; "" = the partition's default
+    "cores": setting("HYBRIDLAB_HUB_CORES", "2"),  # every lab runs on 2; more: larger shapes
+    "memory": setting("HYBRIDLAB_HUB_MEMORY", ""),  # e.g. "4G"; "" = the partition's default
     "runtime": setting("HYBRIDLAB_HUB_RUNTIME", "4:00:00"),  # a lab session
+    # idle servers: one with no activity (no open JupyterLab tab, no cell running) for this many
+    # seconds is stopped by jupyterhub-idle-culler, which ends its Slurm job and frees its cores;
+    # the culler looks every cull_every seconds
+    "idle_timeout": setting("HYBRIDLAB_HUB_IDLE_TIMEOUT", "3600"),  # "0" = never cull
+    "cull_every": setting("HYBRIDLAB_HUB_CULL_EVERY", "300"),
     # the course: its exchange folder (every user can write it: mode 1777), the Unix groups of
     # its people
     "exchange": setting("HYBRIDLAB_EXCHANGE", "/srv/nbgrader/exchange"),
@@ -109,6 +117,33 @@ c.JupyterHub.load_groups = {
     f"formgrade-{COURSE}": {"users": INSTRUCTORS},
 }
 
+# --- idle servers end, and their jobs with them ------------------------------------------------
+# jupyterhub-idle-culler (requirements-hub.lock) as a service of the hub: it stops a server idle
+# for longer than SITE["idle_timeout"]; stopping a batchspawner server cancels its job (scancel).
+# Activity reaches the hub from the proxy (every request to the server) and from the server itself
+# (busy kernels): both report more often than the timeout, so an open lab is never idle.
+IDLE_TIMEOUT = int(SITE["idle_timeout"])
+ACTIVITY_INTERVAL = max(10, min(300, IDLE_TIMEOUT // 4)) if IDLE_TIMEOUT else 300
+c.JupyterHub.last_activity_interval = ACTIVITY_INTERVAL
+if IDLE_TIMEOUT:
+    c.JupyterHub.services = [
+        {
+            "name": "idle-culler",
+            "command": [
+                sys.executable, "-m", "jupyterhub_idle_culler",
+                f"--timeout={IDLE_TIMEOUT}",
+                f"--cull-every={min(int(SITE['cull_every']), max(10, IDLE_TIMEOUT // 2))}",
+            ],
+        }
+    ]  # fmt: skip
+    c.JupyterHub.load_roles = [
+        {
+            "name": "idle-culler",
+            "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
+            "services": ["idle-culler"],
+        }
+    ]
+
 # --- the students' servers: Slurm jobs ----------------------------------------------------------
 c.JupyterHub.spawner_class = "batchspawner.SlurmSpawner"
 # as the student: the hub is root, so runuser (a hub that is not root uses
@@ -133,6 +168,7 @@ c.Spawner.environment = {
     "JUPYTER_CONFIG_PATH": str(DEPLOY / "jupyter"),
     "HYBRIDLAB_EXCHANGE": SITE["exchange"],
     "IPP_NONINTERACTIVE": "1",
+    "JUPYTERHUB_ACTIVITY_INTERVAL": str(ACTIVITY_INTERVAL),  # the server's reports of activity
 }
 # passed on when the hub has them: a Slurm configuration outside /etc/slurm, the labs' quick mode
 for name in ("SLURM_CONF", "HYBRIDLAB_QUICK"):

@@ -94,8 +94,9 @@ class Account:
 class ClassHub:
     """Slurm + JupyterHub + accounts in `scratch`; `state.json` there says what start made."""
 
-    def __init__(self, scratch: Path):
+    def __init__(self, scratch: Path, idle_timeout: int | None = None):
         self.scratch = scratch
+        self.idle_timeout = idle_timeout  # seconds before the culler stops an idle server
         self.slurm = SlurmCluster(scratch / "slurm")
         self.exchange = scratch / "exchange"
         self.hub_dir = scratch / "hub"
@@ -194,6 +195,9 @@ class ClassHub:
             HYBRIDLAB_EXCHANGE=str(self.exchange),
             HYBRIDLAB_QUICK="1",  # the labs' small sizes: a demo on a small machine
         )
+        if self.idle_timeout:  # the test's short one; else deploy's default (an hour)
+            env["HYBRIDLAB_HUB_IDLE_TIMEOUT"] = str(self.idle_timeout)
+            env["HYBRIDLAB_HUB_CULL_EVERY"] = str(max(10, self.idle_timeout // 6))
         return env
 
     def _start_hub(self) -> None:

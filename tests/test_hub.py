@@ -60,6 +60,9 @@ A, B = STUDENTS
 SPAWN_MS = 400_000  # the hub's start_timeout (300 s) and the page's own wait
 RUN_SECONDS = 900  # lab 00 run whole in the browser, on a loaded machine
 MS = 1000
+# The culler's timeout on the test hub (deploy's default is an hour): longer than any pause of the
+# story's open JupyterLab tabs, whose requests keep their servers active.
+IDLE_SECONDS = 180
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +73,7 @@ def hub():
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no chromium at {CHROMIUM}: apt-get install chromium")
     scratch = Path(tempfile.mkdtemp(prefix="hybridlab-hub-"))
-    hub = ClassHub(scratch)
+    hub = ClassHub(scratch, idle_timeout=IDLE_SECONDS)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     try:
         hub.start()
@@ -458,3 +461,49 @@ def test_a_class_on_the_hub(hub, browser):
     while jobs(hub) and time.monotonic() < deadline:
         time.sleep(2)
     assert jobs(hub) == {}, f"jobs left after logging out: {jobs(hub)}"
+
+
+# --- the book, and idle servers -----------------------------------------------------------------
+
+
+def test_the_book_is_a_path_of_the_students_server(hub, browser):
+    """A released lab's link to its book chapter (/hub/user-redirect/hybridlab/book/...) leads to
+    the page served by the student's own server (hybridlab.bookserver), under /user/<name>/."""
+    released = nbformat.read(ROOT / "labs" / f"{LAB}.ipynb", as_version=4)
+    link = re.search(r"\]\((/hub/user-redirect/hybridlab/book/[^)]+)\)", released.cells[0].source)
+    assert link, "lab 00's first cell has no link to its book chapter"
+    chapter = (ROOT / "book" / "labs" / f"{LAB}.md").read_text().splitlines()[0].lstrip("# ")
+    student = Student(hub, browser, B)
+    student.log_in()
+    student.wait_for_lab()
+    response = student.page.goto(f"{hub.url}{link.group(1)}", timeout=120 * MS)
+    student.shot("book")
+    assert response is not None and response.status == 200, response and response.status
+    assert student.page.url == f"{student.base}/hybridlab/book/labs/{LAB}.html", student.page.url
+    assert student.page.title().startswith(chapter), student.page.title()
+    student.log_out()
+    student.context.close()
+    deadline = time.monotonic() + 120
+    while B in jobs(hub) and time.monotonic() < deadline:
+        time.sleep(2)
+    assert B not in jobs(hub), f"{B}'s job left after logging out: {jobs(hub)}"
+
+
+def test_an_idle_server_is_culled_and_its_job_ends(hub, browser):
+    """jupyterhub-idle-culler, a service of the hub: a student who closes the tab without logging
+    out leaves an idle server; after the idle timeout it is stopped, and its Slurm job ends."""
+    student = Student(hub, browser, A)
+    student.log_in()
+    student.wait_for_lab()
+    assert jobs(hub).get(A) == "RUNNING", jobs(hub)
+    student.context.close()  # the tab closed: no request reaches the server any more
+    closed = time.monotonic()
+    deadline = closed + IDLE_SECONDS + 300  # the timeout, the culler's and the hub's intervals
+    while A in jobs(hub) and time.monotonic() < deadline:
+        time.sleep(5)
+    assert A not in jobs(hub), f"{A}'s idle server still runs after {IDLE_SECONDS} s: {jobs(hub)}"
+    log = (hub.hub_dir / "jupyterhub.log").read_text(errors="replace")
+    assert re.search(rf"Culling server {A}\b", log), "the job ended, but not by the culler"
+    gone = round(time.monotonic() - closed, 1)
+    culled = {"idle timeout (s)": IDLE_SECONDS, "tab closed to job gone (s)": gone}
+    (ARTIFACTS / "culled.json").write_text(json.dumps(culled, indent=1))
