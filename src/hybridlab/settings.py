@@ -46,6 +46,11 @@ SETTINGS = (
     Setting("HYBRIDLAB_GRADING", "<checkout>/grading", "the nbgrader course folder"),
     Setting("HYBRIDLAB_LABS", "<checkout>/labs", "the released notebooks"),
     Setting(
+        "HYBRIDLAB_BOOK_HTML",
+        "<checkout>/book/_build/html",
+        "the built course book, served by JupyterLab at /hybridlab/book/ (`make book`)",
+    ),
+    Setting(
         "HYBRIDLAB_EXCHANGE",
         "<checkout>/grading/exchange",
         "nbgrader's exchange folder (a class hub's shared one, e.g. /srv/nbgrader/exchange)",
