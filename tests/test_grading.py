@@ -4,10 +4,11 @@ Slow (every lab in full, about 15 minutes on 2 cores): `make test-grading-full` 
 bad-input cases run on a tiny lab in test_grading_sandbox.py, within `make test`.
 Per lab, one release and one sandboxed grading run serve every check: three students submit
 the instructor solution, the blank released lab, and a solution one of whose answers deadlocks
-(labs 00 and 04: a ring or halo exchange), crashes (lab 01: a C kernel that segfaults on rank 1)
-or raises or answers wrongly (labs 02, 03, 06, 07 and 08, whose graded exercises run no MPI
-code; lab 05: bandwidth from the mean of all passes instead of STREAM's best after the first;
-lab 09: a numba kernel that is right but serial).
+(labs 00 and 04: a ring or halo exchange; lab 10: a whole program whose rank 0 waits for a
+message nobody sends, so every cell that runs it runs past its cell time limit), crashes (lab 01:
+a C kernel that segfaults on rank 1) or raises or answers wrongly (labs 02, 03, 06, 07 and 08,
+whose graded exercises run no MPI code; lab 05: bandwidth from the mean of all passes instead of
+STREAM's best after the first; lab 09: a numba kernel that is right but serial).
 """
 
 from __future__ import annotations
@@ -47,7 +48,9 @@ class Broken:
     answer: str  # grade_id of the answer cell replaced
     source: str  # what the student wrote instead
     parts: frozenset[str]  # grade_ids of the test cells that must score zero
-    error: str  # the exception those test cells end with
+    error: str  # the exception those test cells end with (or words of the error it shows)
+    # ungraded cells besides test_<answer> that run the answer too, so fail or time out with it
+    also: frozenset[str] = frozenset()
 
 
 DEADLOCKING_RING = """
@@ -134,8 +137,12 @@ def jacobi_sweep3d(u, new):  # right values, but range instead of prange: one th
     return delta
 """
 
-# lab 10: a whole program whose rank 0 waits for a message nobody sends (the job is killed at its
-# time limit)
+# lab 10: a whole program whose rank 0 waits for a message nobody sends. Every cell that runs it
+# waits for its job (the visible test of the job script, the traced run, the hidden test, whose
+# jobs have 90 s) and is stopped first by its own cell time limit (4x the solution's time in that
+# cell, at least 10 s): the grader zeroes the cell ("the cell ran past its time limit"), ends the
+# job with the sandbox and runs the notebook again without that cell.
+TIME_LIMIT = "ran past its time limit"  # what the grader writes in a cell stopped at its limit
 WAITING_PROGRAM = "%%c JACOBI_C\n" + JACOBI_PROGRAM.replace(
     "    MPI_Barrier(MPI_COMM_WORLD);\n    double t0",
     "    if (rank == 0) MPI_Recv(&n, 1, MPI_LONG, MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);\n"
@@ -201,7 +208,8 @@ LABS = {
         "jacobi_program",
         WAITING_PROGRAM,
         frozenset({"hidden_jacobi_program"}),
-        "JobTimeout",
+        TIME_LIMIT,
+        frozenset({"test_job_script", "shapes_runs", "traced_run"}),
     ),
     "05_memory_numa": Broken(
         "bandwidth_table",
@@ -429,6 +437,15 @@ def test_blank_lab_gets_zero_without_a_timeout(course):
     nb = course.autograded("blank")
     names = {o.ename for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"}
     assert "KernelTimeout" not in names and "CellTimeoutError" not in names
+    assert not any(ran_too_long(o) for c in nb.cells for o in c.get("outputs", [])), course.report
+
+
+def ran_too_long(output) -> bool:
+    """An error output of a timeout: the kit's (KernelTimeout, JobTimeout) or nbclient's, or the
+    grader's cell time limit (the cell zeroed and the notebook run again without it)."""
+    return output.output_type == "error" and (
+        "Timeout" in output.ename or TIME_LIMIT in str(output.get("evalue", ""))
+    )
 
 
 def test_a_deadlock_or_crash_loses_only_its_part_and_leaves_nothing(course):
@@ -442,14 +459,15 @@ def test_a_deadlock_or_crash_loses_only_its_part_and_leaves_nothing(course):
         for o in c.get("outputs", [])
         if o.output_type == "error" and broken.error in (o.ename + o.evalue)
     }
-    # the part: its hidden cells and the ungraded visible tests before them
-    part = broken.parts | {g.replace("hidden_", "test_", 1) for g in broken.parts}
+    # the part: its hidden cells and the ungraded visible tests before them (and the other
+    # ungraded cells that run the answer)
+    part = broken.parts | {g.replace("hidden_", "test_", 1) for g in broken.parts} | broken.also
     assert failed & part, f"{broken.error} expected in {sorted(part)}: {failed}"
     timed_out = {
         c.metadata.get("nbgrader", {}).get("grade_id")
         for c in nb.cells
         for o in c.get("outputs", [])
-        if o.output_type == "error" and "Timeout" in o.ename
+        if ran_too_long(o)
     }
     assert timed_out <= part, f"cells outside the broken part timed out: {timed_out}"
     assert reaper.tagged(f"{course.tag}-faulty") == [], "processes of the autograde run survived"

@@ -474,9 +474,20 @@ def srun_main(argv: list[str]) -> int:
     if mpi.implementation == "mpich":
         flags = ["-launcher", "fork", "-rmk", "user", *flags]  # not Slurm's: this is its stand-in
     cmd = [mpi.mpiexec, "-n", str(ntasks), *flags, *program]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI_", "PMIX_"))}
+    env = {k: v for k, v in mpi_environment(mpi.implementation).items()
+           if not k.startswith(("PMI_", "PMIX_"))}  # fmt: skip
     env["SLURM_STEP_NUM_TASKS"] = str(ntasks)
     return subprocess.call(cmd, env=env)
+
+
+def mpi_environment(implementation: str | None = None) -> dict[str, str]:
+    """This process's environment plus what the venv's MPI needs to start ranks as this user:
+    Open MPI's mpiexec refuses to run as root (a container, CI) unless told it may."""
+    env = dict(os.environ)
+    if os.geteuid() == 0 and (implementation or find_mpiexec().implementation) == "openmpi":
+        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    return env
 
 
 def _takes_value(option: str) -> bool:
