@@ -158,7 +158,7 @@ def phases(root: Path, lab: str) -> dict[str, float]:
         if c.cell_type == "code" and "Cluster(" in c.source
     }
     rows = {"process": [], "execution": [], "cluster cells": [], "other cells": []}
-    for rec in gradebook.load_records(root, lab).values():
+    for rec in gradebook.load_records(course.read_lab(root, lab)).values():
         if not rec.get("phases"):
             continue
         p = rec["phases"][0]
@@ -188,12 +188,12 @@ def one_lab(
     speed_s = machine_speed_s()
     load_before = os.getloadavg()[0]
     start, cpu_start = time.monotonic(), busy_cpu_s()
-    timing = reference.reference_timing(root, lab, quick=True, sandboxed=True)
+    timing = reference.reference_timing(course.read_lab(root, lab), quick=True, sandboxed=True)
     reference_s = time.monotonic() - start
     say(f"{lab} {label}: reference run {reference_s:.0f} s; grading {n} submissions")
     report = autograde.grade(lab, root=root, jobs=jobs, progress=True)
     seconds, cpu_s = time.monotonic() - start, busy_cpu_s() - cpu_start
-    rows = gradebook.rows(root, lab)
+    rows = gradebook.rows(course.read_lab(root, lab))
     outcome = {}
     for r in rows:
         key = (made[r["student"]], r["outcome"])
@@ -223,7 +223,7 @@ def one_lab(
         "kernel_runs": sorted(
             {
                 note
-                for rec in gradebook.load_records(root, lab).values()
+                for rec in gradebook.load_records(course.read_lab(root, lab)).values()
                 for note in rec.get("notes", [])
                 if note.startswith("kernel runs:")
             }

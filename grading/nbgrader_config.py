@@ -26,9 +26,10 @@ from hybridlab.grading.c_stub import release_preprocessors  # noqa: E402
 
 c.GenerateAssignment.preprocessors = release_preprocessors()
 
-# What a run of the instructor notebook leaves in its folder never goes out with a release:
-# its kernel runs (<stem>_runs/, hybridlab.own_runs) and its batch jobs (lab 10's <stem>_job/).
-c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*_runs", "*_job"]
+# Lab 10's batch-job folder (<stem>_job/: the built program, the jobs' output) is neither released
+# nor submitted. (The kernel runs folder, <stem>_runs/, must travel with a submission: release
+# removes the instructor's own, hybridlab.grading.course.release.)
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*_job"]
 
 # Seconds per cell when nbgrader runs a notebook itself (e.g. `nbgrader autograde` by hand).
 # `hybridlab grade` derives tighter limits from the solution's own run (GradingPolicy below).

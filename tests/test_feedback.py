@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import nbformat
 
+from hybridlab.grading.course import read_lab
 from hybridlab.grading.feedback import feedback_leaks
 
 LAB = "lab"
@@ -31,10 +32,10 @@ def _course(tmp_path, answer: str, page: str):
 
 def test_a_hidden_line_in_feedback_is_a_leak(tmp_path):
     root = _course(tmp_path, "def cost(runs):\n    return 2", f"A test failed:\n{HIDDEN}")
-    assert [p.parts[-3] for p in feedback_leaks(root, LAB)] == ["ann"]
+    assert [p.parts[-3] for p in feedback_leaks(read_lab(root, LAB))] == ["ann"]
 
 
 def test_a_line_the_student_wrote_is_not_a_leak(tmp_path):
     answer = f"def cost(runs):\n{HIDDEN}\n    return ratio"
     root = _course(tmp_path, answer, answer)
-    assert feedback_leaks(root, LAB) == []
+    assert feedback_leaks(read_lab(root, LAB)) == []

@@ -34,6 +34,7 @@ import pytest
 import grading_course as gc
 from hybridlab import _reaper as reaper
 from hybridlab.grading import autograde, course, execute, gradebook, pool, sandbox, submissions
+from hybridlab.grading.course import read_lab
 from hybridlab.grading.policy import GradingPolicy
 
 pytestmark = [pytest.mark.timeout(3000)]  # a loaded machine: the one grading run took 15+ min
@@ -94,10 +95,7 @@ def _sleepers() -> set[int]:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    try:
-        sandbox.check()
-    except sandbox.SandboxError as err:
-        pytest.skip(f"no sandbox here: {err}")
+    gc.require_sandbox()
     # what a course server holds: a solution-built kernel in the build cache (as unsandboxed
     # solution runs such as `make test` leave there), a token in the grader's environment
     import hybridlab
@@ -140,8 +138,8 @@ def graded(tmp_path_factory):
         after=_fingerprint(root),
         listener=listener,
         sleepers=sleepers,
-        scores=gradebook.scores(root, gc.LAB),
-        records=gradebook.load_records(root, gc.LAB),
+        scores=gradebook.scores(read_lab(root, gc.LAB)),
+        records=gradebook.load_records(read_lab(root, gc.LAB)),
         autograded=lambda s: root / "autograded" / s / gc.LAB / f"{gc.LAB}.ipynb",
     )
 
@@ -233,7 +231,7 @@ def test_without_replay_a_submission_measures_again(graded):
     assert "Data: runs made since the previous test: measured during grading (1)." in (
         _outputs(graded, "solution")
     )
-    assert _auto(gradebook.scores(graded.root, gc.LAB)["solution"]) == dict.fromkeys(gc.PARTS, 1.0)
+    assert _auto(gradebook.scores(read_lab(graded.root, gc.LAB))["solution"]) == dict.fromkeys(gc.PARTS, 1.0)
 
 
 @pytest.mark.parametrize("student", ["own", "ownempty", "ownedited", "ownforged"])
@@ -328,7 +326,7 @@ def test_feedback_has_no_hidden_tests(graded):
 
     pages = sorted((graded.root / "feedback").glob(f"*/{gc.LAB}/*.html"))
     assert len(pages) >= 10
-    assert feedback_leaks(graded.root, gc.LAB) == []
+    assert feedback_leaks(read_lab(graded.root, gc.LAB)) == []
     assert "hidden square check" not in "".join(p.read_text() for p in pages)
 
 
@@ -343,18 +341,18 @@ def test_grades_csv_and_plot(graded):
 
 
 def test_regrade_one_student_leaves_the_others(graded):
-    before = gradebook.scores(graded.root, gc.LAB)
-    records = gradebook.load_records(graded.root, gc.LAB)
+    before = gradebook.scores(read_lab(graded.root, gc.LAB))
+    records = gradebook.load_records(read_lab(graded.root, gc.LAB))
     nbformat.write(
         gc.instructor_notebook(), graded.root / "submitted" / "exit" / gc.LAB / f"{gc.LAB}.ipynb"
     )
     report = autograde.grade(gc.LAB, root=graded.root, students=["exit"], progress=False)
-    after = gradebook.scores(graded.root, gc.LAB)
+    after = gradebook.scores(read_lab(graded.root, gc.LAB))
     assert _auto(after["exit"]) == dict.fromkeys(gc.PARTS, 1.0), report
     assert {s: v for s, v in after.items() if s != "exit"} == {
         s: v for s, v in before.items() if s != "exit"
     }
-    new = gradebook.load_records(graded.root, gc.LAB)
+    new = gradebook.load_records(read_lab(graded.root, gc.LAB))
     assert {s: r for s, r in new.items() if s != "exit"} == {
         s: r for s, r in records.items() if s != "exit"
     }
@@ -369,10 +367,10 @@ def _cli(graded, *args: str) -> subprocess.CompletedProcess:
 def test_written_answers_are_left_for_the_grader(graded):
     """Autograde scores no written answer: the solution's waits for a grader (shown as ?); the
     blank lab's, left as released, nbgrader scores zero itself; the report says what to do."""
-    waiting = gradebook.pending(graded.root, gc.LAB)
+    waiting = gradebook.pending(read_lab(graded.root, gc.LAB))
     assert gc.WRITTEN in waiting["solution"] and "blank" not in waiting
     assert "to grade by hand" in graded.report and "(by hand)" in graded.report
-    row = next(r for r in gradebook.rows(graded.root, gc.LAB) if r["student"] == "blank")
+    row = next(r for r in gradebook.rows(read_lab(graded.root, gc.LAB)) if r["student"] == "blank")
     assert (row["manual_max"], row["to_grade"]) == (gc.WRITTEN_POINTS, "")
 
 
@@ -381,9 +379,9 @@ def test_a_score_given_by_hand_is_merged_and_returned(graded):
     comment; `hybridlab grades` merges it (total, auto + by hand, csv) and nothing is left to
     grade for that student; the feedback shows the score and the comment; a regrade keeps it."""
     with pytest.raises(course.GradingError, match="0 to 2 points"):
-        gradebook.mark(graded.root, gc.LAB, "solution", gc.WRITTEN, 3)
+        gradebook.mark(read_lab(graded.root, gc.LAB), "solution", gc.WRITTEN, 3)
     with pytest.raises(course.GradingError, match="no graded part"):
-        gradebook.mark(graded.root, gc.LAB, "solution", "written_nothing", 1)
+        gradebook.mark(read_lab(graded.root, gc.LAB), "solution", "written_nothing", 1)
     comment = "Right mechanism; say why the ranks end in step."
     marked = _cli(graded, "mark", gc.LAB, "solution", gc.WRITTEN, "1.5", "--comment", comment)
     assert marked.returncode == 0, marked.stderr
@@ -391,7 +389,7 @@ def test_a_score_given_by_hand_is_merged_and_returned(graded):
     assert shown.returncode == 0, shown.stderr
     line = next(ln for ln in shown.stdout.splitlines() if ln.startswith("solution "))
     assert "?" not in line and "5.5 / 6" in line and "4/4 + 1.5/2" in line, shown.stdout
-    assert "solution" not in gradebook.pending(graded.root, gc.LAB)
+    assert "solution" not in gradebook.pending(read_lab(graded.root, gc.LAB))
     rows = list(csv.DictReader(io.StringIO((graded.root / "grades.csv").read_text())))
     row = next(r for r in rows if r["student"] == "solution" and r["lab"] == gc.LAB)
     assert (float(row[gc.WRITTEN]), float(row["manual"]), float(row["total"])) == (1.5, 1.5, 5.5)
@@ -400,7 +398,7 @@ def test_a_score_given_by_hand_is_merged_and_returned(graded):
     page = (graded.root / "feedback" / "solution" / gc.LAB / f"{gc.LAB}.html").read_text()
     assert comment in html.unescape(page) and "1.5" in page
     autograde.grade(gc.LAB, root=graded.root, students=["solution"], progress=False)
-    assert gradebook.scores(graded.root, gc.LAB)["solution"][gc.WRITTEN] == 1.5
+    assert gradebook.scores(read_lab(graded.root, gc.LAB))["solution"][gc.WRITTEN] == 1.5
 
 
 def test_second_grader_refuses(graded):
@@ -718,11 +716,11 @@ def test_import_from_an_lms_zip_and_folder(tmp_path):
         z.writestr("notes.txt", "hello")
         z.writestr("_nobody.ipynb", nb)
         z.writestr("__MACOSX/._alice_12345_90_sandbox.ipynb", "junk")
-    report = submissions.import_submissions(archive, gc.LAB, root=root)
+    report = submissions.import_submissions(archive, read_lab(root, gc.LAB))
     assert set(report.imported) == {"alice", "bob"}
     assert set(report.unmatched) == {"notes.txt", "_nobody.ipynb"}
     assert (root / "submitted" / "alice" / gc.LAB / f"{gc.LAB}.ipynb").is_file()
-    again = submissions.import_submissions(archive, gc.LAB, root=root)
+    again = submissions.import_submissions(archive, read_lab(root, gc.LAB))
     assert "exists" in again.unmatched["alice_12345_90_sandbox.ipynb"]
 
     folders = tmp_path / "per-student"
@@ -733,7 +731,7 @@ def test_import_from_an_lms_zip_and_folder(tmp_path):
     (folders / "carol" / "work_runs").mkdir()  # carol's runs folder beside her notebook
     (folders / "carol" / "work_runs" / "index.json").write_text("{}")
     (folders / "carol" / "work_runs" / "escape.json").symlink_to(root / "nbgrader_config.py")
-    report = submissions.import_submissions(folders, gc.LAB, root=root)
+    report = submissions.import_submissions(folders, read_lab(root, gc.LAB))
     assert set(report.imported) == {"carol"}
     assert "dave handed in 2 notebooks" in report.text()
     runs = root / "submitted" / "carol" / gc.LAB / f"{gc.LAB}_runs"
@@ -749,7 +747,7 @@ def test_import_from_an_lms_zip_and_folder(tmp_path):
     download = tmp_path / "download2.zip"
     with zipfile.ZipFile(download, "w") as z:
         z.write(inner, "erin_987_lab.zip")
-    report = submissions.import_submissions(download, gc.LAB, root=root)
+    report = submissions.import_submissions(download, read_lab(root, gc.LAB))
     assert set(report.imported) == {"erin"}, report.text()
     runs = root / "submitted" / "erin" / gc.LAB / f"{gc.LAB}_runs"
     assert sorted(p.name for p in runs.iterdir()) == [f"{'b' * 24}-0.json", "index.json"]

@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 from class_hub import INSTRUCTOR, STUDENTS, ClassHub, why_hub_cannot_run  # noqa: E402
 
 from hybridlab.grading import gradebook  # noqa: E402
+from hybridlab.grading.course import read_lab  # noqa: E402
 from hybridlab.grading.feedback import hidden_test_lines  # noqa: E402
 
 pytestmark = [pytest.mark.hub, pytest.mark.timeout(2400)]
@@ -427,7 +428,7 @@ def test_a_class_on_the_hub(hub, browser):
     hub.instructor("mark", LAB, B, "written_piling", "0", "--comment", "no answer")
     hub.instructor("feedback", LAB, "--exchange")
     course = hub.account(INSTRUCTOR).home / "course" / "grading"
-    scores = gradebook.scores(course, LAB)
+    scores = gradebook.scores(read_lab(course, LAB))
     most = sum(scores[A].values())
     assert most > 0 and all(v == 0 for v in scores[B].values()), scores
     total = nbformat.read(SOURCE, as_version=4)
@@ -438,7 +439,7 @@ def test_a_class_on_the_hub(hub, browser):
     )
     assert most == points, f"A scored {most} of {points}: {scores[A]}"
 
-    hidden = hidden_test_lines(course, LAB)
+    hidden = hidden_test_lines(read_lab(course, LAB))
     for student, score in ((a, points), (b, 0)):
         page = student.fetch_feedback()
         text = page.read_text()

@@ -21,7 +21,7 @@ import pytest
 
 import grading_course as gc
 from hybridlab.grading import lms, lms_export, submissions
-from hybridlab.grading.course import COURSE_ID, db_url, graded_parts
+from hybridlab.grading.course import COURSE_ID, db_url, read_lab
 
 HYBRIDLAB = str(Path(sys.executable).parent / "hybridlab")
 REAL_LAB = "00_getting_started"  # a released lab of the course, as students hand it in
@@ -85,7 +85,7 @@ def test_moodle_in_folders_with_online_text_a_zip_and_bad_submissions(course, tm
             "Hal Nothing_108_assignsubmission_file/empty.zip": _zip_of({"readme.md": "no"}),
         },
     )
-    report = submissions.import_submissions(archive, gc.LAB, root=course)
+    report = submissions.import_submissions(archive, read_lab(course, gc.LAB))
     assert set(report.imported) == {"alice-smith", "bob-jones", "dan-brown"}, report.text()
     assert report.runs == {"alice-smith": 1, "dan-brown": 2}
     why = report.unmatched
@@ -113,7 +113,7 @@ def test_moodle_flat_duplicate_names_and_an_id_map(course, tmp_path):
         "Zed Unknown_199_assignsubmission_file_90_sandbox.ipynb": NOTEBOOK,
     }
     archive = download(tmp_path / "flat.zip", files)
-    report = submissions.import_submissions(archive, gc.LAB, root=course)
+    report = submissions.import_submissions(archive, read_lab(course, gc.LAB))
     assert set(report.imported) == {"bob-jones", "zed-unknown"}
     for name in list(files)[:2]:
         assert report.unmatched[name].startswith("duplicate: Alice Smith (101), Alice Smith (109)")
@@ -121,7 +121,7 @@ def test_moodle_flat_duplicate_names_and_an_id_map(course, tmp_path):
 
     ids = tmp_path / "ids.csv"
     ids.write_text("lms,student\n101,s1001\n109,s1009\nBob Jones,s1002\n")
-    again = submissions.import_submissions(archive, gc.LAB, root=course, ids=lms.read_ids(ids))
+    again = submissions.import_submissions(archive, read_lab(course, gc.LAB), ids=lms.read_ids(ids))
     assert set(again.imported) == {"s1001", "s1009", "s1002"}, again.text()
     assert again.runs["s1002"] == 2
     assert "is not in the id map" in again.unmatched[list(files)[-1]]
@@ -140,7 +140,7 @@ def test_canvas_resubmission_late_and_bad_files(course, tmp_path):
         "nobody.ipynb": NOTEBOOK,
     }
     archive = download(tmp_path / "canvas.zip", files)
-    report = submissions.import_submissions(archive, gc.LAB, root=course)
+    report = submissions.import_submissions(archive, read_lab(course, gc.LAB))
     assert report.imported == {
         "smithalice": "smithalice_2001_5009_90_sandbox-1.ipynb",
         "jonesbob": "jonesbob_LATE_2002_5003_90_sandbox.ipynb",
@@ -192,7 +192,7 @@ def _graded(root: Path, scores: dict[str, dict[str, float]]) -> None:
     """The gradebook as autograde leaves it: the lab's cells, each student's scores."""
     from nbgrader.api import Gradebook
 
-    parts = graded_parts(root, gc.LAB)
+    parts = read_lab(root, gc.LAB).parts
     with Gradebook(db_url(root), course_id=COURSE_ID) as gb:
         gb.add_assignment(gc.LAB)
         gb.add_notebook(gc.LAB, gc.LAB)
@@ -215,8 +215,8 @@ def _collect_both(course: Path, tmp_path: Path) -> None:
     canvas = download(tmp_path / "c.zip", {
         "jonesbob_LATE_2002_5003_90_sandbox.ipynb": NOTEBOOK,
     })  # fmt: skip
-    submissions.import_submissions(moodle, gc.LAB, root=course)
-    submissions.import_submissions(canvas, gc.LAB, root=course)
+    submissions.import_submissions(moodle, read_lab(course, gc.LAB))
+    submissions.import_submissions(canvas, read_lab(course, gc.LAB))
 
 
 def test_grade_csvs_have_the_headers_each_lms_imports(course, tmp_path):
@@ -227,7 +227,7 @@ def test_grade_csvs_have_the_headers_each_lms_imports(course, tmp_path):
         "walkin": {"test_square": 1},  # collected by hand: no LMS identity
     })  # fmt: skip
 
-    path, left_out = lms_export.grades_csv(course, gc.LAB, "moodle")
+    path, left_out = lms_export.grades_csv(read_lab(course, gc.LAB), "moodle")
     rows = list(csv.DictReader(path.open(newline="")))
     header = next(csv.reader(path.open(newline="")))
     # mod/assign/feedback/offline/importgradeslib.php: these three found by name
@@ -237,7 +237,7 @@ def test_grade_csvs_have_the_headers_each_lms_imports(course, tmp_path):
     assert "test_total 0" in rows[0]["Feedback comments"]
     assert sorted(left_out) == ["jonesbob", "walkin"]
 
-    path, left_out = lms_export.grades_csv(course, gc.LAB, "canvas", assignment="Lab 90 (1234)")
+    path, left_out = lms_export.grades_csv(read_lab(course, gc.LAB), "canvas", assignment="Lab 90 (1234)")
     header = next(csv.reader(path.open(newline="")))
     # lib/gradebook_importer.rb: Student, ID, [SIS User ID, SIS Login ID,] Section, assignments
     assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Lab 90 (1234)"]
@@ -254,7 +254,7 @@ def test_feedback_zips_are_named_as_each_lms_matches_them(course, tmp_path):
         page.parent.mkdir(parents=True)
         page.write_text(f"<p>feedback for {student}</p>")
 
-    path, left_out = lms_export.feedback_zip(course, gc.LAB, "moodle")
+    path, left_out = lms_export.feedback_zip(read_lab(course, gc.LAB), "moodle")
     assert zipfile.ZipFile(path).namelist() == [
         "Alice Smith_101_assignsubmission_file/90_sandbox-feedback.html"
     ]
@@ -264,7 +264,7 @@ def test_feedback_zips_are_named_as_each_lms_matches_them(course, tmp_path):
     info = zipfile.ZipFile(path).namelist()[0].split("/")[0].split("_", 4)
     assert info[1] == "101" and info[2:4] == ["assignsubmission", "file"]
 
-    path, left_out = lms_export.feedback_zip(course, gc.LAB, "canvas")
+    path, left_out = lms_export.feedback_zip(read_lab(course, gc.LAB), "canvas")
     (name,) = zipfile.ZipFile(path).namelist()
     assert name == "jonesbob_LATE_2002_5003_90_sandbox-feedback.html"
     # Canvas's re-upload takes the first two all-digit parts: user id, then attachment id

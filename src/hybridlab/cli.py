@@ -155,24 +155,28 @@ def _check_runs(args: argparse.Namespace) -> int:
 
 def _grades(args: argparse.Namespace) -> int:
     from .grading import gradebook
-    from .grading.course import GRADING, known_labs
+    from .grading.course import GRADING, GradingError, known_labs, read_lab
 
-    labs = args.labs or known_labs()
-    if args.assignment and len(labs) != 1:
+    names = args.labs or known_labs()
+    if args.assignment and len(names) != 1:
         print("--assignment names one lab's column: name one lab", file=sys.stderr)
         return 2
+    try:
+        labs = [read_lab(GRADING, name) for name in names]
+    except GradingError as err:
+        print(err, file=sys.stderr)
+        return 1
     for lab in labs:
-        print(gradebook.table(GRADING, lab))
-        if args.plot and (picture := gradebook.plot_parts(GRADING, lab)):
+        print(gradebook.table(lab))
+        if args.plot and (picture := gradebook.plot_parts(lab)):
             print(f"plot: {picture}")
         print()
-    print(f"csv: {gradebook.write_csv(GRADING, labs)}")
+    print(f"csv: {gradebook.write_csv(GRADING, names)}")
     if args.format:
         from .grading.lms_export import grades_csv
 
         for lab in labs:
-            _print_lms(args.format, *grades_csv(GRADING, lab, args.format,
-                                                assignment=args.assignment))  # fmt: skip
+            _print_lms(args.format, *grades_csv(lab, args.format, assignment=args.assignment))
     return 0
 
 
@@ -185,36 +189,39 @@ def _print_lms(fmt: str, path: Path, left_out: list[str]) -> None:
 
 def _mark(args: argparse.Namespace) -> int:
     from .grading import gradebook
-    from .grading.course import GRADING, GradingError
+    from .grading.course import GRADING, GradingError, read_lab
 
     try:
-        most = gradebook.mark(GRADING, args.lab, args.student, args.part, args.score, args.comment)
+        lab = read_lab(GRADING, args.lab)
+        most = gradebook.mark(lab, args.student, args.part, args.score, args.comment)
     except GradingError as err:
         print(err, file=sys.stderr)
         return 1
     print(f"{args.lab} {args.student} {args.part}: {args.score:g} / {most:g} (by hand)")
-    print(gradebook.table(GRADING, args.lab, [args.student]))
+    print(gradebook.table(lab, [args.student]))
     return 0
 
 
 def _feedback(args: argparse.Namespace) -> int:
     from .grading import exchange
-    from .grading.course import GRADING
+    from .grading.course import GRADING, read_lab
     from .grading.feedback import generate
 
     if args.exchange:
         return _print_text(lambda: exchange.return_feedback(args.lab, students=_students(args)))
-    done = _print_paths(lambda: generate(args.lab, students=_students(args)), "feedback")
+    done = _print_paths(
+        lambda: generate(read_lab(GRADING, args.lab), students=_students(args)), "feedback"
+    )
     if done == 0 and args.format:
         from .grading.lms_export import feedback_zip
 
-        _print_lms(args.format, *feedback_zip(GRADING, args.lab, args.format))
+        _print_lms(args.format, *feedback_zip(read_lab(GRADING, args.lab), args.format))
     return done
 
 
 def _collect(args: argparse.Namespace) -> int:
     from .grading import exchange
-    from .grading.course import GradingError
+    from .grading.course import GRADING, GradingError, read_lab
     from .grading.lms import read_ids
     from .grading.submissions import import_submissions
 
@@ -225,7 +232,8 @@ def _collect(args: argparse.Namespace) -> int:
             print("name a folder or zip of submissions, or --exchange", file=sys.stderr)
             return 2
         ids = read_ids(Path(args.ids)) if args.ids else None
-        report = import_submissions(Path(args.source), args.lab, replace=args.replace, ids=ids)
+        lab = read_lab(GRADING, args.lab)
+        report = import_submissions(Path(args.source), lab, replace=args.replace, ids=ids)
     except (GradingError, OSError, ValueError) as err:
         print(err, file=sys.stderr)
         return 1
@@ -281,9 +289,7 @@ def parser() -> argparse.ArgumentParser:
         "--full", dest="size", action="store_const", const=False, help="full problem sizes"
     )
     g.add_argument("--wait", action="store_true", help="queue behind a grader already running")
-    g.add_argument(
-        "--unsandboxed", action="store_true", help="NO sandbox: only for code you trust"
-    )
+    g.add_argument("--unsandboxed", action="store_true", help="NO sandbox: only for code you trust")
     g.set_defaults(func=_grade)
     cr = sub.add_parser(
         "check-runs", help="do a notebook's kept runs match the size the course grades at?"

@@ -23,6 +23,8 @@ _NAMES = {
     "COURSE_ID": "course",
     "GradingError": "course",
     "known_labs": "course",
+    "Lab": "course",
+    "read_lab": "course",
     "release": "course",
     "grade": "autograde",
     "scores": "gradebook",

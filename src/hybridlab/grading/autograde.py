@@ -30,16 +30,15 @@ from .course import (
     GRADING,
     RELEASE_TIMEOUT,
     GradingError,
+    Lab,
     check_kernel,
-    check_labs,
     db_url,
-    graded_parts,
     grading_lock,
     grading_policy,
     in_gradebook,
     load_config,
     nbgrader,
-    source_notebook,
+    read_lab,
 )
 from .execute import CELL_LIMITS, EVENTS
 from .policy import GradingPolicy
@@ -90,17 +89,18 @@ def _outcome(job: pool.Job, events: list[dict]) -> tuple[str, list[str]]:
     return outcome, notes
 
 
-def _chosen(root: Path, lab: str, students: list[str] | None) -> dict[str, Path]:
+def _chosen(lab: Lab, students: list[str] | None) -> dict[str, Path]:
     """student -> notebook: every submission of `lab`, or those of `students` (all must exist)."""
-    found = submitted(root, lab)
+    found = submitted(lab.root, lab.name)
     if not found:
         raise GradingError(
-            f"no submissions of {lab}: expected notebooks in {root}/submitted/<student>/{lab}/"
+            f"no submissions of {lab.name}: expected notebooks in "
+            f"{lab.root}/submitted/<student>/{lab.name}/"
         )
     if students:
         unknown = sorted(set(students) - set(found))
         if unknown:
-            raise GradingError(f"no submission of {lab} from: {', '.join(unknown)}")
+            raise GradingError(f"no submission of {lab.name} from: {', '.join(unknown)}")
         found = {s: p for s, p in found.items() if s in students}
     return found
 
@@ -109,8 +109,7 @@ def _chosen(root: Path, lab: str, students: list[str] | None) -> dict[str, Path]
 class _Run:
     """One `hybridlab grade`: what it grades, where, and under which limits."""
 
-    root: Path
-    lab: str
+    lab: Lab
     quick: bool
     sandboxed: bool
     policy: GradingPolicy
@@ -128,9 +127,7 @@ class _Run:
             return self.limits
         if quick not in self.other:
             try:
-                timing = reference_timing(
-                    self.root, self.lab, quick=quick, sandboxed=self.sandboxed
-                )
+                timing = reference_timing(self.lab, quick=quick, sandboxed=self.sandboxed)
                 self.other[quick] = time_limits(timing, self.policy)
             except GradingError as err:
                 self.other[quick] = None
@@ -167,14 +164,14 @@ class _Run:
     def job(self, student: str, notebook: Path, workers: int, needs, notes: list[str]) -> pool.Job:
         """The `nbgrader autograde` of one student, with its environment."""
         env: dict[str, str] = {}
-        seed = hidden_inputs.submission_seed(student, self.lab, notebook.read_bytes())
+        seed = hidden_inputs.submission_seed(student, self.lab.name, notebook.read_bytes())
         env[hidden_inputs.SEED_ENV] = str(seed)
         notes.append(f"hidden inputs drawn with seed {seed}")
         quick = self.quick
         if self.policy.replay_runs:  # its own checked runs first, then the reference run's
             own = self.events / f"{student}-runs"
             quick = self._own_runs(notebook, own, env, notes)
-            env[replay.ENV] = f"replay:{recorded_runs(self.root, self.lab, quick)}"
+            env[replay.ENV] = f"replay:{recorded_runs(self.lab, quick)}"
             env[replay.OWN] = str(own)
             if _controller.may_defer_engines(notebook.read_text()):  # most runs are replayed
                 env[_controller.ENGINES_ENV] = _controller.ON_FIRST_USE
@@ -187,17 +184,17 @@ class _Run:
         command = [
             str(Path(sys.executable).parent / "nbgrader"),
             "autograde",
-            self.lab,
+            self.lab.name,
             "--student",
             student,
             "--force",
-            f"--CourseDirectory.db_url={db_url(self.root)}",
+            f"--CourseDirectory.db_url={db_url(self.lab.root)}",
             f"--SandboxedExecute.timeout={limits['cell']}",
             f"--SandboxedExecute.deadline={limits['deadline']}",
             f"--SandboxedExecute.sandbox={self.sandboxed}",
         ]
         env = pool.environment_for(workers, needs, env)
-        return pool.Job(student, command, env, self.root, limits["backstop"])
+        return pool.Job(student, command, env, self.lab.root, limits["backstop"])
 
     def record(self, job: pool.Job, record: dict) -> None:
         """After one job: reap what it left, read its events, zero it if nbgrader failed."""
@@ -208,8 +205,8 @@ class _Run:
         if left:
             notes.append(f"killed {left} process(es) left running")
         if job.killed or job.returncode != 0:
-            gradebook.zero_submission(self.root, self.lab, job.student)
-            log = self.root / "reports" / "logs" / self.lab / f"{job.student}.log"
+            gradebook.zero_submission(self.lab, job.student)
+            log = self.lab.root / "reports" / "logs" / self.lab.name / f"{job.student}.log"
             log.parent.mkdir(parents=True, exist_ok=True)
             log.write_text(job.log)  # nbgrader's own account of what failed
             notes.append(f"nbgrader's log: {log}")
@@ -237,8 +234,8 @@ def grade(
     GradingPolicy.size; a submission whose own runs are of the other size is graded at theirs
     when it can be (_Run._own_runs)."""
     root = Path(root).resolve()
-    check_labs([lab], root)
-    found = _chosen(root, lab, students)
+    the_lab = read_lab(root, lab)  # read once, handed to every step below
+    found = _chosen(the_lab, students)
     config = load_config(root)
     policy = grading_policy(root, config)
     if quick is None:
@@ -249,28 +246,27 @@ def grade(
     if progress and not unsandboxed:
         account = sandbox.sandbox_account(limits.sandbox_user)
         print(sandbox.describe(limits, policy, how, account[2] if account else None), flush=True)
-    check_kernel(root, lab)
+    check_kernel(the_lab)
     start = time.monotonic()
     with grading_lock(root, wait=wait):
         if not in_gradebook(root, lab):
             nbgrader(["generate_assignment", lab, "--force"], root, timeout=RELEASE_TIMEOUT)
-        timing = reference_timing(root, lab, quick=quick, sandboxed=not unsandboxed)
+        timing = reference_timing(the_lab, quick=quick, sandboxed=not unsandboxed)
         run = _Run(
-            root, lab, quick, not unsandboxed, policy, tag or f"grade-{uuid.uuid4().hex[:10]}",
+            the_lab, quick, not unsandboxed, policy, tag or f"grade-{uuid.uuid4().hex[:10]}",
             time_limits(timing, policy), Path(tempfile.mkdtemp(prefix="hybridlab-events-")),
         )  # fmt: skip
-        parts = graded_parts(root, lab)
         records: dict[str, dict] = {}
         todo = []
         for student, path in found.items():
-            fatal, notes = inspect(path, parts)
+            fatal, notes = inspect(path, the_lab.parts)
             if fatal:
-                gradebook.zero_submission(root, lab, student)
+                gradebook.zero_submission(the_lab, student)
                 records[student] = {"outcome": "not gradable", "seconds": 0.0, "notes": [fatal]}
             else:
                 records[student] = {"notes": notes}
                 todo.append(student)
-        needs = pool.lab_needs(source_notebook(root, lab).read_text())
+        needs = pool.lab_needs(the_lab.text)
         workers = jobs or policy.jobs or pool.default_jobs(needs, replaying=policy.replay_runs)
         workers = max(1, min(workers, len(todo) or 1))
         work = [run.job(s, found[s], workers, needs, records[s]["notes"]) for s in todo]
@@ -278,13 +274,13 @@ def grade(
             work, workers, progress=progress, after=lambda j: run.record(j, records[j.student])
         )
         shutil.rmtree(run.events, ignore_errors=True)
-        gradebook.save_records(root, lab, records)
+        gradebook.save_records(the_lab, records)
         csv_path = gradebook.write_csv(root)
-        picture = gradebook.plot_parts(root, lab)
+        picture = gradebook.plot_parts(the_lab)
         pages = []
         if make_feedback:
-            graded = [s for s in found if s in gradebook.scores(root, lab)]
-            pages = feedback.generate(lab, root=root, students=None if students is None else graded)
+            graded = [s for s in found if s in gradebook.scores(the_lab)]
+            pages = feedback.generate(the_lab, students=None if students is None else graded)
     seconds = time.monotonic() - start
     t = run.limits
     lines = [UNSANDBOXED] if unsandboxed else []
@@ -293,7 +289,7 @@ def grade(
         f"(sandbox limits: {how}; cell {t['cell']} s, submission {t['deadline']} s, "
         f"from the solution's {timing['total']:.0f} s)"
     )
-    lines.append(gradebook.table(root, lab, list(found)))
+    lines.append(gradebook.table(the_lab, list(found)))
     if unsandboxed:
         lines.append(UNSANDBOXED)
     lines.append(

@@ -9,12 +9,14 @@ nbgrader runs as a subprocess from the course folder (its nbgrader_config.py set
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import shutil
 import subprocess
 import sys
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -138,17 +140,15 @@ def grading_lock(root: Path, *, wait: bool = False):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def check_kernel(root: Path, lab: str) -> None:
+def check_kernel(lab: Lab) -> None:
     """The Jupyter kernel the lab names must be installed, or every submission would fail."""
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
-    nb = nbformat.read(source_notebook(root, lab), as_version=4)
-    name = nb.metadata.get("kernelspec", {}).get("name", "python3")
     try:
-        KernelSpecManager().get_kernel_spec(name)
+        KernelSpecManager().get_kernel_spec(lab.kernel)
     except NoSuchKernel as err:
         raise GradingError(
-            f"{lab} runs on the Jupyter kernel '{name}', which is not installed: "
+            f"{lab.name} runs on the Jupyter kernel '{lab.kernel}', which is not installed: "
             "run `make setup` (or python -m hybridlab.kernelspec)"
         ) from err
 
@@ -197,22 +197,45 @@ def release(
     return written
 
 
-def graded_parts(root: Path, lab: str) -> dict[str, float]:
-    """grade_id -> points of every graded cell of the instructor notebook, in notebook order."""
-    nb = nbformat.read(source_notebook(root, lab), as_version=4)
-    return {
-        c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"].get("points", 0))
-        for c in nb.cells
-        if c.metadata.get("nbgrader", {}).get("grade")
-    }
+@dataclass(frozen=True)
+class Lab:
+    """One lab of a course, its instructor notebook read once (`read_lab`): what release, grading,
+    feedback and the gradebook need of it, handed from one to the next."""
+
+    root: Path  # the course folder
+    name: str
+    text: str  # the instructor notebook, as read
+    parts: dict[str, float]  # grade_id -> points of every graded cell, in notebook order
+    manual: dict[str, float]  # the parts graded by hand (graded answer cells: written_*, ...)
+    kernel: str  # the Jupyter kernel it runs on
+
+    @property
+    def source(self) -> Path:
+        return source_notebook(self.root, self.name)
+
+    @property
+    def digest(self) -> str:
+        """A short hash of the instructor notebook: its version."""
+        return hashlib.sha1(self.text.encode()).hexdigest()[:12]
+
+    def notebook(self) -> nbformat.NotebookNode:
+        """A fresh copy of the instructor notebook (to execute or edit)."""
+        return nbformat.reads(self.text, as_version=4)
 
 
-def manual_parts(root: Path, lab: str) -> dict[str, float]:
-    """The parts graded by hand: graded answer cells (nbgrader `grade` and `solution`), such as
-    the written answers (`written_*`); autograde leaves them for the formgrader."""
-    nb = nbformat.read(source_notebook(root, lab), as_version=4)
-    return {
-        c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"].get("points", 0))
-        for c in nb.cells
-        if c.metadata.get("nbgrader", {}).get("grade") and c.metadata["nbgrader"].get("solution")
-    }
+def read_lab(root: Path, name: str) -> Lab:
+    """The lab `name` of the course in `root`, read once; GradingError when it has none."""
+    check_labs([name], Path(root))
+    text = source_notebook(root, name).read_text()
+    nb = nbformat.reads(text, as_version=4)
+    graded = [
+        c.metadata["nbgrader"] for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")
+    ]
+    return Lab(
+        root=Path(root),
+        name=name,
+        text=text,
+        parts={m["grade_id"]: float(m.get("points", 0)) for m in graded},
+        manual={m["grade_id"]: float(m.get("points", 0)) for m in graded if m.get("solution")},
+        kernel=nb.metadata.get("kernelspec", {}).get("name", "python3"),
+    )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .course import GRADING, LABS, RELEASE_TIMEOUT, GradingError, check_labs, nbgrader
+from .course import GRADING, LABS, RELEASE_TIMEOUT, GradingError, check_labs, nbgrader, read_lab
 from .course import release as generate_release
 from .feedback import generate
 
@@ -42,7 +42,7 @@ def collect(lab: str, *, root: Path = GRADING) -> str:
 
 def return_feedback(lab: str, *, root: Path = GRADING, students: list[str] | None = None) -> str:
     """Generate the feedback (checked for hidden tests) and release it to the exchange."""
-    pages = generate(lab, root=root, students=students)
+    pages = generate(read_lab(Path(root), lab), students=students)
     if not pages:
         raise GradingError(f"no feedback for {lab}: grade it first (hybridlab grade {lab})")
     logs = []

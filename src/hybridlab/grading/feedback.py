@@ -16,7 +16,7 @@ from nbconvert.preprocessors import Preprocessor
 from nbgrader.preprocessors import ClearHiddenTests
 from traitlets import Bool
 
-from .course import GRADING, RELEASE_TIMEOUT, GradingError, check_labs, nbgrader
+from .course import RELEASE_TIMEOUT, GradingError, Lab, nbgrader
 from .execute import DATA
 
 # nbgrader's own delimiters (grading/nbgrader_config.py names the same ones)
@@ -74,14 +74,13 @@ def _failure(error) -> str:
     return f"{name}: {error.get('evalue', '')}" if name in GRADER_ERRORS else name
 
 
-def hidden_test_lines(root: Path, lab: str) -> set[str]:
+def hidden_test_lines(lab: Lab) -> set[str]:
     """Distinctive lines of the lab's hidden tests (not also written outside hidden regions)."""
     hidden, shown = set(), set()
-    for path in (Path(root) / "source" / lab).glob("*.ipynb"):
-        for cell in nbformat.read(path, as_version=4).cells:
-            outside, inside = _split_hidden(cell.source)
-            shown.update(line.strip() for line in outside)
-            hidden.update(line.strip() for line in inside)
+    for cell in lab.notebook().cells:
+        outside, inside = _split_hidden(cell.source)
+        shown.update(line.strip() for line in outside)
+        hidden.update(line.strip() for line in inside)
     return {
         line
         for line in hidden
@@ -103,26 +102,25 @@ def _submitted_lines(root: Path, student: str, lab: str) -> set[str]:
     return lines
 
 
-def feedback_leaks(root: Path, lab: str) -> list[Path]:
+def feedback_leaks(lab: Lab) -> list[Path]:
     """Feedback files of `lab` that contain a line of its hidden tests the student did not write
     themselves (a hidden test's reference may hold the line a right answer has)."""
-    lines = hidden_test_lines(root, lab)
+    lines = hidden_test_lines(lab)
     leaks = []
-    for path in sorted((Path(root) / "feedback").glob(f"*/{lab}/*.html")):
+    for path in sorted((lab.root / "feedback").glob(f"*/{lab.name}/*.html")):
         text = _visible_text(path.read_text(errors="replace"))
-        own = _submitted_lines(root, path.parts[-3], lab)
+        own = _submitted_lines(lab.root, path.parts[-3], lab.name)
         if any(line in text for line in lines - own):
             leaks.append(path)
     return leaks
 
 
-def generate(lab: str, *, root: Path = GRADING, students: list[str] | None = None) -> list[Path]:
+def generate(the_lab: Lab, *, students: list[str] | None = None) -> list[Path]:
     """HTML feedback per student (all graded, or these), checked for hidden-test lines.
 
     One nbgrader process per usable core, each given its share of the students (nbgrader's
     student_id_exclude names the others): a class's pages are written in parallel."""
-    root = Path(root)
-    check_labs([lab], root)
+    root, lab = the_lab.root, the_lab.name
     graded = sorted(p.parent.name for p in (root / "autograded").glob(f"*/{lab}"))
     chosen = [s for s in graded if students is None or s in students]
     cores = len(os.sched_getaffinity(0))
@@ -136,7 +134,7 @@ def generate(lab: str, *, root: Path = GRADING, students: list[str] | None = Non
 
     with ThreadPoolExecutor(max(1, len(shares))) as pool:
         list(pool.map(write, shares))
-    leaks = feedback_leaks(root, lab)
+    leaks = feedback_leaks(the_lab)
     if leaks:
         for path in leaks:
             path.unlink()

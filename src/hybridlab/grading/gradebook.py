@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import NamedTuple
 
-from .course import COURSE_ID, GradingError, db_url, graded_parts, known_labs, manual_parts
+from .course import COURSE_ID, GradingError, Lab, db_url, known_labs, read_lab
 
 OUTCOMES = ("graded", "timed out", "crashed", "limit hit", "not gradable")
 
@@ -30,21 +30,24 @@ class _Grade(NamedTuple):
     pending: bool  # nbgrader needs a manual grade and none was given
 
 
-def _grades(root: Path, lab: str) -> dict[str, list[_Grade]]:
+def _grades(lab: Lab) -> dict[str, list[_Grade]]:
     """student -> the grades of their submission of `lab` (none without a gradebook or lab)."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    if not (Path(root) / "gradebook.db").exists():
+    if not (lab.root / "gradebook.db").exists():
         return {}
-    with Gradebook(db_url(root), course_id=COURSE_ID) as gb:
+    with Gradebook(db_url(lab.root), course_id=COURSE_ID) as gb:
         try:
-            assignment = gb.find_assignment(lab)
+            assignment = gb.find_assignment(lab.name)
         except MissingEntry:
             return {}
         return {
             sub.student.id: [
-                _Grade(g.name, float(g.score or 0),
-                       bool(g.needs_manual_grade and g.manual_score is None))  # fmt: skip
+                _Grade(
+                    g.name,
+                    float(g.score or 0),
+                    bool(g.needs_manual_grade and g.manual_score is None),
+                )  # fmt: skip
                 for nb in sub.notebooks
                 for g in nb.grades
             ]
@@ -52,49 +55,47 @@ def _grades(root: Path, lab: str) -> dict[str, list[_Grade]]:
         }
 
 
-def scores(root: Path, lab: str) -> dict[str, dict[str, float]]:
+def scores(lab: Lab) -> dict[str, dict[str, float]]:
     """student -> {grade cell id: score}, from the gradebook."""
-    return {s: {g.name: g.score for g in grades} for s, grades in _grades(root, lab).items()}
+    return {s: {g.name: g.score for g in grades} for s, grades in _grades(lab).items()}
 
 
-def pending(root: Path, lab: str) -> dict[str, list[str]]:
+def pending(lab: Lab) -> dict[str, list[str]]:
     """student -> the parts still to grade by hand (nbgrader: needs a manual grade, none given)."""
-    todo = {s: [g.name for g in grades if g.pending] for s, grades in _grades(root, lab).items()}
+    todo = {s: [g.name for g in grades if g.pending] for s, grades in _grades(lab).items()}
     return {student: parts for student, parts in todo.items() if parts}
 
 
-def mark(
-    root: Path, lab: str, student: str, part: str, score: float, comment: str | None = None
-) -> float:
+def mark(lab: Lab, student: str, part: str, score: float, comment: str | None = None) -> float:
     """Give a graded part of a submission a score by hand (and a comment for the feedback), as
     the formgrader does; the part's maximum. A later autograde keeps it."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    parts = graded_parts(root, lab)
+    parts = lab.parts
     if part not in parts:
-        raise GradingError(f"{lab} has no graded part {part!r}; parts: {', '.join(parts)}")
+        raise GradingError(f"{lab.name} has no graded part {part!r}; parts: {', '.join(parts)}")
     if not 0 <= score <= parts[part]:
         raise GradingError(f"{part} is worth 0 to {parts[part]:g} points, not {score:g}")
-    with Gradebook(db_url(root), course_id=COURSE_ID) as gb:
+    with Gradebook(db_url(lab.root), course_id=COURSE_ID) as gb:
         try:
-            grade = gb.find_grade(part, lab, lab, student)
+            grade = gb.find_grade(part, lab.name, lab.name, student)
         except MissingEntry:
-            raise GradingError(f"no graded submission of {lab} from {student}") from None
+            raise GradingError(f"no graded submission of {lab.name} from {student}") from None
         grade.manual_score = float(score)
         grade.needs_manual_grade = False
         if comment is not None:
-            gb.find_comment(part, lab, lab, student).manual_comment = comment
+            gb.find_comment(part, lab.name, lab.name, student).manual_comment = comment
         gb.db.commit()
     return parts[part]
 
 
-def zero_submission(root: Path, lab: str, student: str) -> None:
+def zero_submission(lab: Lab, student: str) -> None:
     """Record zero for every part of a submission that could not be run at all."""
     from nbgrader.api import Gradebook
 
-    with Gradebook(db_url(root), course_id=COURSE_ID) as gb:
+    with Gradebook(db_url(lab.root), course_id=COURSE_ID) as gb:
         gb.update_or_create_student(student)
-        sub = gb.update_or_create_submission(lab, student)
+        sub = gb.update_or_create_submission(lab.name, student)
         for notebook in sub.notebooks:
             for grade in notebook.grades:
                 grade.auto_score = 0
@@ -103,20 +104,20 @@ def zero_submission(root: Path, lab: str, student: str) -> None:
         gb.db.commit()
 
 
-def _records_path(root: Path, lab: str) -> Path:
-    return Path(root) / "reports" / f"{lab}.json"
+def _records_path(lab: Lab) -> Path:
+    return lab.root / "reports" / f"{lab.name}.json"
 
 
-def load_records(root: Path, lab: str) -> dict[str, dict]:
-    path = _records_path(root, lab)
+def load_records(lab: Lab) -> dict[str, dict]:
+    path = _records_path(lab)
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def save_records(root: Path, lab: str, records: dict[str, dict]) -> Path:
+def save_records(lab: Lab, records: dict[str, dict]) -> Path:
     """Merge these students' records into reports/<lab>.json (others are kept)."""
-    path = _records_path(root, lab)
+    path = _records_path(lab)
     path.parent.mkdir(parents=True, exist_ok=True)
-    merged = load_records(root, lab)
+    merged = load_records(lab)
     merged.update(records)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(merged, indent=1, sort_keys=True))
@@ -124,18 +125,17 @@ def save_records(root: Path, lab: str, records: dict[str, dict]) -> Path:
     return path
 
 
-def rows(root: Path, lab: str) -> list[dict]:
+def rows(lab: Lab) -> list[dict]:
     """One row per student: score per part, total (auto + by hand), max, the automatic and the
     hand-graded share, the parts still to grade by hand, time, outcome, notes."""
-    parts = graded_parts(root, lab)
-    by_hand = manual_parts(root, lab)
-    got = scores(root, lab)
-    todo = pending(root, lab)
-    records = load_records(root, lab)
+    parts, by_hand = lab.parts, lab.manual
+    got = scores(lab)
+    todo = pending(lab)
+    records = load_records(lab)
     out = []
     for student in sorted(set(got) | set(records)):
         mine = got.get(student, {})
-        row = {"student": student, "lab": lab}
+        row = {"student": student, "lab": lab.name}
         row.update({p: mine.get(p, 0.0) for p in parts})
         row["total"] = sum(mine.get(p, 0.0) for p in parts)
         row["max"] = sum(parts.values())
@@ -152,13 +152,12 @@ def rows(root: Path, lab: str) -> list[dict]:
     return out
 
 
-def table(root: Path, lab: str, students: list[str] | None = None) -> str:
+def table(lab: Lab, students: list[str] | None = None) -> str:
     """The class table as text (parts abbreviated as p1, p2, ... with a legend)."""
-    parts = list(graded_parts(root, lab))
-    by_hand = manual_parts(root, lab)
-    selected = [r for r in rows(root, lab) if students is None or r["student"] in students]
+    parts, by_hand = list(lab.parts), lab.manual
+    selected = [r for r in rows(lab) if students is None or r["student"] in students]
     if not selected:
-        return f"{lab}: nothing graded yet"
+        return f"{lab.name}: nothing graded yet"
     width = max(7, *(len(r["student"]) for r in selected))
     head = f"{'student':<{width}} " + " ".join(f"p{i + 1:<3}" for i in range(len(parts)))
     head += "  total" + ("       auto + by hand" if by_hand else "") + "       time  outcome"
@@ -196,7 +195,7 @@ def write_csv(root: Path, labs: list[str] | None = None, path: Path | None = Non
     """grades.csv: one row per student and lab, one column per part (parts of all labs)."""
     root = Path(root)
     path = Path(path or root / "grades.csv")
-    everything = [r for lab in (labs or known_labs(root)) for r in rows(root, lab)]
+    everything = [r for name in (labs or known_labs(root)) for r in rows(read_lab(root, name))]
     columns = ["student", "lab", "total", "max", "auto", "auto_max", "manual", "manual_max",
                "to_grade", "seconds", "outcome", "notes"]  # fmt: skip
     for r in everything:
@@ -208,18 +207,18 @@ def write_csv(root: Path, labs: list[str] | None = None, path: Path | None = Non
     return path
 
 
-def plot_parts(root: Path, lab: str, path: Path | None = None) -> Path | None:
+def plot_parts(lab: Lab, path: Path | None = None) -> Path | None:
     """A picture of the class per part: the share of points students got (which parts were hard)."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    parts = graded_parts(root, lab)
-    got = scores(root, lab)
+    parts = lab.parts
+    got = scores(lab)
     if not got or not parts:
         return None
-    path = Path(path or Path(root) / "reports" / f"{lab}-parts.png")
+    path = Path(path or lab.root / "reports" / f"{lab.name}-parts.png")
     path.parent.mkdir(parents=True, exist_ok=True)
     names = list(parts)
     shares = [[got[s].get(p, 0) / parts[p] if parts[p] else 0 for s in got] for p in names]
@@ -231,7 +230,7 @@ def plot_parts(root: Path, lab: str, path: Path | None = None) -> Path | None:
     ax.set_xticks(range(1, len(names) + 1), names, rotation=40, ha="right", fontsize=8)
     ax.set_ylabel("share of the part's points")
     ax.set_ylim(-0.05, 1.05)
-    ax.set_title(f"{lab}: {len(got)} student(s), score per part", fontsize=10)
+    ax.set_title(f"{lab.name}: {len(got)} student(s), score per part", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -1,7 +1,7 @@
 """Grades and feedback in the files Moodle and Canvas import (who is who: lms.py's records).
 
-    grades_csv(root, lab, fmt)     lms/<lab>-<fmt>.csv, one row per student, the lab's total
-    feedback_zip(root, lab, fmt)   lms/<lab>-feedback-<fmt>.zip, each page named for the LMS
+    grades_csv(lab, fmt)     lms/<lab>-<fmt>.csv, one row per student, the lab's total
+    feedback_zip(lab, fmt)   lms/<lab>-feedback-<fmt>.zip, each page named for the LMS
 
 Moodle: the assignment's offline grading worksheet (Assignment > Grading action "Upload grading
 worksheet"; feedback type "Offline grading worksheet" on). Its importer
@@ -26,7 +26,7 @@ import zipfile
 from pathlib import Path
 
 from . import gradebook, lms
-from .course import GradingError, graded_parts
+from .course import GradingError, Lab
 
 FORMATS = ("moodle", "canvas")
 MOODLE_COLUMNS = ["Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)",
@@ -72,27 +72,25 @@ def _canvas_row(row: dict, record: dict, assignment: str) -> dict:
     }
 
 
-def grades_csv(
-    root: Path, lab: str, fmt: str, *, assignment: str | None = None
-) -> tuple[Path, list[str]]:
+def grades_csv(lab: Lab, fmt: str, *, assignment: str | None = None) -> tuple[Path, list[str]]:
     """The LMS's grade import file for `lab`, and the students left out (no LMS identity)."""
     _check(fmt)
-    records = lms.load(root, lab)
-    parts = list(graded_parts(root, lab))
+    records = lms.load(lab.root, lab.name)
+    parts = list(lab.parts)
     now = time.strftime("%Y-%m-%d %H:%M:%S")  # Moodle reads it with strtotime()
     rows, left_out = [], []
-    for row in gradebook.rows(root, lab):
+    for row in gradebook.rows(lab):
         record = records.get(row["student"], {})
         if fmt == "moodle":
             out = _moodle_row(row, record, parts, now)
         else:
-            out = _canvas_row(row, record, assignment or lab)
+            out = _canvas_row(row, record, assignment or lab.name)
         if out is None:
             left_out.append(row["student"])
         else:
             rows.append(out)
-    columns = MOODLE_COLUMNS if fmt == "moodle" else [*CANVAS_COLUMNS, assignment or lab]
-    path = Path(root) / "lms" / f"{lab}-{fmt}.csv"
+    columns = MOODLE_COLUMNS if fmt == "moodle" else [*CANVAS_COLUMNS, assignment or lab.name]
+    path = lab.root / "lms" / f"{lab.name}-{fmt}.csv"
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=columns)
@@ -101,11 +99,12 @@ def grades_csv(
     return path, left_out
 
 
-def feedback_zip(root: Path, lab: str, fmt: str) -> tuple[Path, list[str]]:
+def feedback_zip(the_lab: Lab, fmt: str) -> tuple[Path, list[str]]:
     """The feedback pages in the LMS's bulk feedback zip, and the students left out."""
     _check(fmt)
+    root, lab = the_lab.root, the_lab.name
     records = lms.load(root, lab)
-    path = Path(root) / "lms" / f"{lab}-feedback-{fmt}.zip"
+    path = root / "lms" / f"{lab}-feedback-{fmt}.zip"
     path.parent.mkdir(parents=True, exist_ok=True)
     left_out = []
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:

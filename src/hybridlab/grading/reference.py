@@ -4,7 +4,6 @@ submissions to replay (replay.py)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -14,12 +13,10 @@ import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
-import nbformat
-
 from .. import _reaper as reaper
 from .. import replay
 from ..notebooks import headless_environment
-from .course import GradingError, load_config, source_notebook
+from .course import GradingError, Lab, load_config
 from .execute import EVENTS, SandboxedExecute, is_test
 from .policy import GradingPolicy
 
@@ -35,41 +32,39 @@ def _environ(values: dict[str, str]):
         os.environ.update(saved)
 
 
-def _version(root: Path, lab: str, quick: bool) -> str:
+def _version(lab: Lab, quick: bool) -> str:
     """The lab, the version of its source notebook, and the problem sizes."""
-    digest = hashlib.sha1(source_notebook(root, lab).read_bytes()).hexdigest()[:12]
-    return f"{lab}:{digest}:{'quick' if quick else 'full'}:runs{replay.FORMAT}:cells"
+    return f"{lab.name}:{lab.digest}:{'quick' if quick else 'full'}:runs{replay.FORMAT}:cells"
 
 
-def recorded_runs(root: Path, lab: str, quick: bool) -> Path:
+def recorded_runs(lab: Lab, quick: bool) -> Path:
     """Where the solution's reference run keeps its kernel runs for the submissions to replay."""
-    return Path(root) / "reports" / "runs" / _version(root, lab, quick).replace(":", "-")
+    return lab.root / "reports" / "runs" / _version(lab, quick).replace(":", "-")
 
 
-def reference_timing(root: Path, lab: str, *, quick: bool, sandboxed: bool) -> dict:
+def reference_timing(lab: Lab, *, quick: bool, sandboxed: bool) -> dict:
     """Seconds of the instructor solution (total, slowest cell), run once in the sandbox, and
     the output of its kernel runs, recorded in `recorded_runs` for the submissions to replay.
 
     Cached in reports/timings.json per version of the source notebook. The solution must pass
     every test here, or grading stops (a lab that fails on this machine would fail everyone)."""
-    source = source_notebook(root, lab)
-    key = _version(root, lab, quick)
-    cache = Path(root) / "reports" / "timings.json"
+    key = _version(lab, quick)
+    cache = lab.root / "reports" / "timings.json"
     known = json.loads(cache.read_text()) if cache.exists() else {}
-    runs = recorded_runs(root, lab, quick)
+    runs = recorded_runs(lab, quick)
     if key in known and runs.is_dir():
         return known[key]
     shutil.rmtree(runs, ignore_errors=True)
     runs.mkdir(parents=True)
-    nb = nbformat.read(source, as_version=4)
+    nb = lab.notebook()
     events = Path(tempfile.mkstemp(prefix="hybridlab-ref-", suffix=".jsonl")[1])
     tag = f"grade-ref-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="hybridlab-ref-") as tmp:
-        shutil.copytree(source.parent, tmp, dirs_exist_ok=True)
+        shutil.copytree(lab.source.parent, tmp, dirs_exist_ok=True)
         env = headless_environment(tag, quick=quick)
         env[EVENTS] = str(events)
         env[replay.ENV] = f"record:{runs}"
-        executor = SandboxedExecute(config=load_config(root), timeout=1800, sandbox=sandboxed)
+        executor = SandboxedExecute(config=load_config(lab.root), timeout=1800, sandbox=sandboxed)
         try:
             with _environ(env):
                 executor.preprocess(nb, {"metadata": {"path": tmp}})
@@ -87,7 +82,7 @@ def reference_timing(root: Path, lab: str, *, quick: bool, sandboxed: bool) -> d
     if failed:
         shutil.rmtree(runs, ignore_errors=True)
         raise GradingError(
-            f"the instructor solution of {lab} fails its own tests in the sandbox: "
+            f"the instructor solution of {lab.name} fails its own tests in the sandbox: "
             f"{', '.join(failed)}; grading would be unfair. Events: {lines[-3:]}"
         )
     seconds = [e for e in lines if e.get("kind") == "seconds"][-1]

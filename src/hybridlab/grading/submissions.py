@@ -25,7 +25,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 
 from .. import own_runs
 from . import lms
-from .course import GRADING, check_labs, graded_parts
+from .course import Lab
 
 IGNORED = ("__MACOSX", ".DS_Store", ".ipynb_checkpoints")
 
@@ -186,18 +186,12 @@ def _by_student(
 
 
 def import_submissions(
-    source: Path,
-    lab: str,
-    *,
-    root: Path = GRADING,
-    replace: bool = False,
-    ids: dict[str, str] | None = None,
+    source: Path, the_lab: Lab, *, replace: bool = False, ids: dict[str, str] | None = None
 ) -> ImportReport:
     """Copy each student's notebook to submitted/<student>/<lab>/<lab>.ipynb; `ids` maps LMS ids
     or names to the course's student ids (lms.read_ids)."""
-    root, source = Path(root), Path(source)
-    check_labs([lab], root)
-    parts = graded_parts(root, lab)
+    root, lab, source = the_lab.root, the_lab.name, Path(source)
+    parts = the_lab.parts
     report = ImportReport(lab)
     with tempfile.TemporaryDirectory() as tmp:
         if source.is_file() and zipfile.is_zipfile(source):
