@@ -473,15 +473,6 @@ static inline int hl_traced_MPI_Abort(MPI_Comm c, int code) {
 /* ------------------------------------------------ a whole program: its own main (see above) */
 static int hl_trace_required = -1, hl_trace_provided = -1;
 
-static inline const char *hl_trace_level_name(int level) {
-    switch (level) {
-    case MPI_THREAD_SINGLE: return "single";
-    case MPI_THREAD_FUNNELED: return "funneled";
-    case MPI_THREAD_SERIALIZED: return "serialized";
-    case MPI_THREAD_MULTIPLE: return "multiple";
-    default: return "unknown";
-    }
-}
 
 /* HL_PROVIDE_AT_MOST=funneled: the program sees at most FUNNELED, whatever MPI gave */
 static inline int hl_trace_capped(int provided) {
@@ -489,7 +480,7 @@ static inline int hl_trace_capped(int provided) {
     static const int levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
                                  MPI_THREAD_MULTIPLE};
     for (int i = 0; cap && i < 4; i++)
-        if (!strcmp(cap, hl_trace_level_name(levels[i])) && provided > levels[i]) return levels[i];
+        if (!strcmp(cap, hl_level_name(levels[i])) && provided > levels[i]) return levels[i];
     return provided;
 }
 
@@ -523,9 +514,9 @@ static inline int hl_traced_MPI_Finalize(void) {
                          "\"thread_level\":\"%s\"}\n"
                          "{\"rank\":%d,\"thread\":0,\"cpu\":%d,\"numa\":%d,\"record\":\"mpi_init\","
                          "\"required\":\"%s\",\"provided\":\"%s\"}\n",
-                         ctx.rank, ctx.size, host, hl_trace_level_name(hl_trace_provided), ctx.rank,
-                         cpu, numa, hl_trace_level_name(hl_trace_required),
-                         hl_trace_level_name(hl_trace_provided));
+                         ctx.rank, ctx.size, host, hl_level_name(hl_trace_provided), ctx.rank,
+                         cpu, numa, hl_level_name(hl_trace_required),
+                         hl_level_name(hl_trace_provided));
         hl_append(&ctx, line, (size_t)n);
         hl_trace_emit(&ctx);
         char path[4096];
