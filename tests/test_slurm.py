@@ -4,8 +4,10 @@ The test configures and starts munged (as the munge user), slurmctld and slurmd 
 scratch folder with ports of their own, and waits until the node is idle. Then, with the
 notebook's process in the shell of `salloc -n 2` and again as a job step (as batchspawner starts
 JupyterLab): a Cluster, a kernel on its 2 ranks, a crash and a restart, standalone programs with
-each bind (slurm_job.py); and lab 00's instructor notebook headless in quick mode. Everything is
-stopped afterwards, and the test checks that no daemon, step or engine of it is left.
+each bind (slurm_job.py); lab 00's instructor notebook headless in quick mode; and lab 10's
+whole program and batch script submitted by hybridlab.jobs through the real `sbatch --wait`
+(each shape, its threads' binding, a traced run, an over-request refused). Everything is stopped
+afterwards, and the test checks that no daemon, step or engine of it is left.
 
 Run with `make test-slurm`; `make test` leaves it out (marker `slurm`). Needs root and Debian's
 slurm-wlm and munge (`apt-get install slurm-wlm munge`); skipped with the reason otherwise.
@@ -14,13 +16,19 @@ slurm-wlm and munge (`apt-get install slurm-wlm munge`); skipped with the reason
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
+
+from hybridlab import compliance, jobs
+from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT, PROBE_PROGRAM
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 from slurm_cluster import SlurmCluster, started, why_slurm_cannot_run  # noqa: E402
@@ -117,3 +125,106 @@ def test_lab_00_runs_headless_inside_the_allocation(slurm, tmp_path):
     assert re.search(r"Cluster\(ranks=2, threads=1, .*srun", shown), "the lab's cluster used srun"
     images = sum("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", []))
     assert images >= 3
+
+
+def reference_checksum(n: int, iterations: int) -> float:
+    """Lab 10's checksum computed by numpy (as the lab's hidden test does)."""
+    i, j = np.meshgrid(np.arange(n + 2), np.arange(n + 2), indexing="ij")
+    u = np.zeros((n + 2, n + 2))
+    edge = (i == 0) | (i == n + 1) | (j == 0) | (j == n + 1)
+    u[edge] = ((i + 2 * j) / (3.0 * (n + 1)))[edge]
+    for _ in range(iterations):
+        v = u.copy()
+        v[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+        u = v
+    return float(u[1:-1, 1:-1].sum())
+
+
+@pytest.fixture()
+def on_slurm(slurm, monkeypatch):
+    """This process as a login node of the cluster: Slurm's commands reach it (SLURM_CONF), no
+    job of an outer Slurm or a forced local runner leaks in."""
+    for var in [v for v in os.environ if v.startswith(("SLURM_", "SBATCH_", "SRUN_", "SALLOC_"))]:
+        monkeypatch.delenv(var)
+    monkeypatch.delenv("HYBRIDLAB_JOBS", raising=False)
+    monkeypatch.setenv("SLURM_CONF", str(slurm.conf))
+    return slurm
+
+
+def test_lab_10s_job_runs_through_sbatch_and_slurm_refuses_an_over_request(on_slurm, tmp_path):
+    slurm = on_slurm
+    assert jobs.slurm_answers(), "sinfo does not reach the test's cluster"
+    folder = tmp_path / "job"
+    jobs.compile_line("mpicc -std=c11 -O2 -fopenmp jacobi.c -o jacobi", JACOBI_PROGRAM, folder)
+    script = folder / "jacobi.sbatch"
+    script.write_text(JOB_SCRIPT)
+    n, iterations = 41, 9  # 41 rows do not divide over 2 ranks
+    want = reference_checksum(n, iterations)
+    for ranks, threads in ((2, 1), (1, 2)):
+        result = jobs.submit(script, args=[str(n), str(iterations)], timeout=120,
+                             sbatch_args=[f"--ntasks={ranks}", f"--cpus-per-task={threads}"])  # fmt: skip
+        assert result.runner == "slurm" and "Slurm (sbatch --wait)" in result.describe()
+        assert not result.job_id.startswith("local"), result.describe()
+        assert result.ok, f"{result.describe()}\n{result.output}\n{slurm.logs()}"
+        assert str(result.granted.get("ntasks")) == str(ranks), result.granted
+        assert str(result.granted.get("cpus_per_task")) == str(threads), result.granted
+        (line,) = result.lines("jacobi")
+        assert (int(line["n"]), int(line["iterations"]), int(line["ranks"]),
+                int(line["threads"])) == (n, iterations, ranks, threads), line  # fmt: skip
+        assert abs(float(line["checksum"]) - want) <= 1e-9 * abs(want), (line, want)
+        placed = {(int(p["rank"]), int(p["thread"])): p for p in result.lines("place")}
+        assert sorted(placed) == [(r, t) for r in range(ranks) for t in range(threads)], placed
+        assert len({p["cpu"] for p in placed.values()}) == ranks * threads, placed
+        assert {p["host"] for p in placed.values()} == {result.granted["node"]}, placed
+
+    # the grader's probe in place of ./jacobi: each thread bound to a core of its own by srun
+    probe = jobs.build_program("lab10_probe", PROBE_PROGRAM.replace("TOKEN", "4242L"),
+                               trace_mpi=False)  # fmt: skip
+    probed = tmp_path / "probe"
+    probed.mkdir()
+    (probed / "jacobi").write_bytes(probe.program.read_bytes())
+    (probed / "jacobi").chmod(0o755)
+    for ranks, threads in ((2, 1), (1, 2)):
+        result = jobs.submit(JOB_SCRIPT, folder=probed, args=["a", "b"], timeout=120,
+                             sbatch_args=[f"--ntasks={ranks}", f"--cpus-per-task={threads}"]).check()  # fmt: skip
+        assert result.runner == "slurm"
+        (summary,) = result.lines("probe")
+        assert summary == {"token": "4242", "ranks": str(ranks), "threads": str(threads),
+                           "argv": "a,b"}, result.output  # fmt: skip
+        allowed = [p["allowed"] for p in result.lines("place")]
+        assert len(allowed) == ranks * threads and all("," not in a for a in allowed), allowed
+        assert len(set(allowed)) == len(allowed), f"two threads on one core: {allowed}"
+
+    # srun without --cpus-per-task (Slurm 22.05 to 23.02 do not take it from sbatch): the lab
+    # says a rank's threads then share one core, as the local runner's srun does
+    alone = JOB_SCRIPT.replace(" --cpus-per-task=$SLURM_CPUS_PER_TASK --cpu-bind", " --cpu-bind")
+    assert alone != JOB_SCRIPT
+    result = jobs.submit(alone, folder=probed, args=["a", "b"], timeout=120,
+                         sbatch_args=["--ntasks=1", "--cpus-per-task=2"]).check()  # fmt: skip
+    allowed = [p["allowed"] for p in result.lines("place")]
+    version = slurm.run(["sbatch", "--version"], timeout=30).stdout.split()[-1]
+    if version.startswith("22.05") or version.startswith("23.02"):
+        assert len(allowed) == 2 and len(set(allowed)) == 1 and "," not in allowed[0], (
+            f"Slurm {version}: {result.output}")
+
+    # traced, as the notebook's "Which thread called MPI?" cell runs it
+    traced = jobs.build_program("jacobi_traced", JACOBI_PROGRAM)
+    job, trace = jobs.run_traced(JOB_SCRIPT, traced, tmp_path / "traced", args=["30", "4"],
+                                 timeout=120)  # fmt: skip
+    job.check()
+    assert job.runner == "slurm" and trace is not None, job.output
+    init = trace.records[trace.records["record"] == "mpi_init"]
+    assert sorted(init["rank"]) == [0, 1] and set(init["required"]) == {"funneled"}
+    compliance.check(trace, "funneled")
+
+    # more than the node has: this cluster (EnforcePartLimits=NO, Debian's default) takes the job
+    # and keeps it pending (PartitionConfig) for good; the kit sees that, cancels it and says
+    # what was asked and what the partition has, well before the job's time limit
+    started = time.monotonic()
+    with pytest.raises(jobs.JobRequestError) as refused:
+        jobs.submit(script, sbatch_args=["--ntasks=64", "--cpus-per-task=8"], timeout=300)
+    message = str(refused.value)
+    assert "Slurm cannot run 64 tasks x 8 CPUs per task (512 CPUs on a node)" in message, message
+    assert "reason PartitionConfig" in message and "1 node of" in message, message
+    assert time.monotonic() - started < 60, message
+    assert slurm.run(["squeue", "--noheader"], timeout=30).stdout.strip() == ""

@@ -17,7 +17,9 @@ the script's #SBATCH lines, as sbatch's own do.
 
 A script that cannot work gets a clear JobScriptError before it runs (no #SBATCH task count, no
 srun line, OMP_NUM_THREADS never set); a request the machine or allocation cannot meet a
-JobRequestError naming the numbers; a job that runs too long a JobTimeout (its processes
+JobRequestError naming the numbers (on Slurm also a job that would stay pending for good, with a
+reason such as PartitionConfig, which a site without EnforcePartLimits gives an over-request:
+seen with squeue, the job cancelled); a job that runs too long a JobTimeout (its processes
 killed). A job that fails is returned (exit_code, output): `result.check()` raises JobFailed.
 `build_program(name, code)` builds a whole program (its own main) with its MPI calls traced, and
 `traced_results(folder)` reads the trace its ranks wrote back as Results (compliance.check).
@@ -369,20 +371,37 @@ def _submit_slurm(text: str, request: JobRequest, args: list[str], sbatch_args: 
     proc = subprocess.Popen(cmd, cwd=folder, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)  # fmt: skip
     job_id = ""
+    deadline = start + timeout + 30
     try:
         with progress.running(f"job: {request.label}, sbatch --wait on Slurm"):
-            try:
-                out, err = proc.communicate(timeout=timeout + 30)
-            except subprocess.TimeoutExpired as expired:
-                proc.kill()
-                out, err = proc.communicate()
-                job_id = out.strip().split(";")[0]
-                if job_id:
-                    subprocess.run(["scancel", job_id], capture_output=True, check=False)
-                raise JobTimeout(f"Slurm job {job_id or '?'} did not finish within {timeout:g} s;"
-                                 " it was cancelled") from expired  # fmt: skip
+            while True:
+                try:
+                    out, err = proc.communicate(timeout=min(POLL, max(0.1, deadline - time.monotonic())))
+                    break
+                except subprocess.TimeoutExpired as expired:
+                    stuck = _pending_forever(job_name)
+                    if stuck is None and time.monotonic() < deadline:
+                        continue
+                    subprocess.run(["scancel", "--name", job_name], capture_output=True,
+                                   check=False)  # fmt: skip
+                    try:
+                        out, err = proc.communicate(timeout=30)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        out, err = proc.communicate()
+                    job_id = out.strip().split(";")[0]
+                    if stuck is not None:
+                        raise JobRequestError(
+                            f"Slurm cannot run {request.label} ({request.cpus} CPUs on a node): "
+                            f"job {stuck[0]} stayed pending with reason {stuck[1]} ({_partition()}"
+                            "), which waiting does not change; it was cancelled. Ask for fewer "
+                            "tasks or CPUs per task"
+                        ) from expired
+                    raise JobTimeout(f"Slurm job {job_id or '?'} did not finish within "
+                                     f"{timeout:g} s; it was cancelled") from expired  # fmt: skip
     finally:
         script.unlink(missing_ok=True)
+        _LIVE.pop(job_name, None)
     job_id = out.strip().splitlines()[0].split(";")[0] if out.strip() else ""
     _LIVE.pop(job_name, None)
     if not job_id:
@@ -396,6 +415,46 @@ def _submit_slurm(text: str, request: JobRequest, args: list[str], sbatch_args: 
     output = output_file.read_text() if output_file.exists() else ""
     return JobResult("slurm", job_id, request, proc.returncode, output, output_file, folder,
                      time.monotonic() - start, granted)  # fmt: skip
+
+
+# A pending job's reasons that waiting never clears: the request exceeds what the partition's
+# nodes, its limits or the account's can give. Slurm refuses such a job at submission only when
+# the site sets EnforcePartLimits (Debian's default, NO, queues it for good).
+NEVER_RUNS = {"PartitionConfig", "PartitionNodeLimit", "PartitionTimeLimit", "BadConstraints",
+              "InvalidAccount", "InvalidQOS", "AccountNotAllowed", "QOSMaxCpuPerJobLimit",
+              "QOSMaxNodePerJobLimit", "QOSMaxWallDurationPerJobLimit", "AssocMaxCpuPerJobLimit",
+              "AssocMaxNodePerJobLimit", "AssocMaxWallDurationPerJobLimit"}  # fmt: skip
+POLL = 2.0  # seconds between looks at a waiting Slurm job
+
+
+def _pending_forever(job_name: str) -> tuple[str, str] | None:
+    """(job id, reason) when the job named `job_name` is pending for a reason in NEVER_RUNS."""
+    try:
+        done = subprocess.run(["squeue", "--noheader", f"--name={job_name}", "--format=%i|%T|%r"],
+                              capture_output=True, text=True, timeout=30, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in done.stdout.splitlines():
+        job_id, _, rest = line.strip().partition("|")
+        state, _, reason = rest.partition("|")
+        if state == "PENDING" and reason in NEVER_RUNS:
+            return job_id, reason
+    return None
+
+
+def _partition() -> str:
+    """The default partition's nodes as sinfo shows them: 'N nodes of C CPUs' (or less)."""
+    try:
+        done = subprocess.run(["sinfo", "--noheader", "--format=%D|%c|%P"], capture_output=True,
+                              text=True, timeout=30, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return "sinfo did not answer"
+    lines = [ln.split("|") for ln in done.stdout.split() if ln.count("|") == 2]
+    chosen = [ln for ln in lines if ln[2].endswith("*")] or lines
+    if not chosen:
+        return "sinfo shows no node"
+    nodes, cpus, name = chosen[0]
+    return f"partition {name.rstrip('*')}: {nodes} node{'s' if nodes != '1' else ''} of {cpus} CPUs"
 
 
 def stop() -> int:
