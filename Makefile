@@ -53,7 +53,7 @@ test-browser: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m browser tests/test_browser.py $(PYTEST_ARGS)
 
 # A one-node Slurm cluster started in a scratch folder (root; Debian's slurm-wlm and munge): the
-# engines and lab 00 through srun inside `salloc -n 2`.
+# engines and lab 00 through srun inside `salloc -n 2`; lab 10's job through sbatch --wait.
 test-slurm: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m slurm tests/test_slurm.py $(PYTEST_ARGS)
 
@@ -82,7 +82,7 @@ test-hub: setup $(HUB_STAMP) book
 test-multinode: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m multinode tests/test_multinode.py $(PYTEST_ARGS)
 
-# Every real lab graded round trip in the sandbox (about 10 minutes on 2 cores for the ten labs).
+# Every real lab graded round trip in the sandbox (about 15 minutes on 2 cores for the eleven labs).
 test-grading-full: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m grading_full tests/test_grading.py $(PYTEST_ARGS)
 

@@ -293,8 +293,9 @@ def _submit_local(text: str, request: JobRequest, args: list[str], sbatch_args: 
         raise JobRequestError(
             f"the script asks for {request.ntasks} tasks x {request.cpus_per_task} CPUs per "
             f"task = {request.cpus} CPUs on one node, but this machine has {usable}: no "
-            "allocation can give that here (Slurm's sbatch refuses it too: 'Requested node "
-            "configuration is not available'); ask for fewer tasks or CPUs per task"
+            "allocation can give that here (Slurm refuses it too: 'Requested node configuration "
+            "is not available', or keeps it pending for good: reason PartitionConfig); ask for "
+            "fewer tasks or CPUs per task"
         )
     job_id = f"local-{uuid.uuid4().hex[:8]}"
     folder.mkdir(parents=True, exist_ok=True)
