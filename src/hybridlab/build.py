@@ -1,7 +1,9 @@
 """Compile a C kernel with mpicc into a shared library and a program, cached by content.
 
-A kernel is a file in kernels_c/ (or C source from a notebook cell) that includes hybridlab.h.
-The cache key covers the source, every header of kernels_c/, the flags and the MPI/compiler in
+A kernel is a file in kernels_c/, or in the course's own kernels folder searched after it
+(paths.course_kernels_dirs: HYBRIDLAB_COURSE_KERNELS, else <course>/kernels/), or C source from a
+notebook cell, that includes hybridlab.h. The cache key covers the source, every header of those
+folders, the flags and the MPI/compiler in
 use, so a change to any of them rebuilds and nothing else does. trace_mpi=True compiles the
 kernel with hl_mpi_trace.h forced in first: its MPI calls are recorded with the calling thread
 (Results.mpi_calls), which hybridlab.compliance judges against a thread level.
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import progress
-from .paths import cache_root, kernels_dir
+from .paths import cache_root, find_kernel_file, kernel_dirs
 from .topology import venv_bin
 
 TRACE_HEADER = "hl_mpi_trace.h"  # trace_mpi=True: records each MPI call with its thread
@@ -132,15 +134,23 @@ def _wrapper_identity(cc: str) -> str:
 
 
 def available_kernels() -> list[str]:
-    return sorted(p.stem for p in kernels_dir().glob("*.c"))
+    """The kernels of kernels_c/ and of the course's kernels folder."""
+    return sorted({p.stem for folder in kernel_dirs() for p in folder.glob("*.c")})
+
+
+def include_flags() -> list[str]:
+    """-I of every kernel folder, the kit's first (a course header may include the kit's)."""
+    return [f"-I{folder}" for folder in kernel_dirs()]
 
 
 def build(name: str, flags: tuple[str, ...] = (), *, trace_mpi: bool = False) -> Kernel:
-    """Build kernels_c/<name>.c (cached); trace_mpi=True records its MPI calls per thread."""
-    source = kernels_dir() / f"{name}.c"
-    if not source.exists():
+    """Build kernels_c/<name>.c, else the course's <name>.c (cached); trace_mpi=True records its
+    MPI calls per thread."""
+    source = find_kernel_file(f"{name}.c")
+    if source is None:
+        where = " or ".join(str(d) for d in kernel_dirs())
         raise FileNotFoundError(
-            f"no kernel '{name}' in {source.parent} (available: {', '.join(available_kernels())})"
+            f"no kernel '{name}' in {where} (available: {', '.join(available_kernels())})"
         )
     return _build(name, source.read_text(), source, _with_trace(flags, trace_mpi))
 
@@ -175,7 +185,7 @@ _COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 def _untraced_allowed() -> frozenset[str]:
     """MPI functions a student's object may call: those hl_mpi_trace.h records, and those the
     kit's headers call themselves (their own barriers and queries, compiled untraced)."""
-    headers = "".join(p.read_text() for p in kernels_dir().glob("*.h"))
+    headers = "".join(p.read_text() for d in kernel_dirs() for p in d.glob("*.h"))
     traced = re.findall(r"#define (MPI_\w+) hl_traced_", headers)
     return frozenset([*traced, *re.findall(r"\b(MPI_[A-Z][a-z]\w*)\s*\(", headers)])
 
@@ -204,7 +214,7 @@ def _included_kernels(code: str) -> list[str]:
     names = re.findall(r'^\s*#\s*include\s+"(\w+\.c)"', code, re.M)
     link = LINK.match(code)
     names += [link.group(1)] if link else []
-    return [(kernels_dir() / n).read_text() for n in names if (kernels_dir() / n).is_file()]
+    return [p.read_text() for p in map(find_kernel_file, names) if p is not None]
 
 
 @functools.lru_cache(maxsize=8)
@@ -214,7 +224,7 @@ def _read_headers(signature: tuple[tuple[str, int, int], ...]) -> tuple[str, ...
 
 def _headers() -> tuple[str, ...]:
     """The text of kernels_c/*.h (hybridlab.h and kin), read again only when one changed."""
-    stats = [(str(p), p.stat()) for p in sorted(kernels_dir().glob("*.h"))]
+    stats = [(str(p), p.stat()) for d in kernel_dirs() for p in sorted(d.glob("*.h"))]
     return _read_headers(tuple((path, st.st_mtime_ns, st.st_size) for path, st in stats))
 
 
@@ -234,16 +244,16 @@ def is_current(entry: Path) -> bool:
     name, _, key = entry.name.rpartition("-")
     try:
         flags = tuple(json.loads((entry / FLAGS_FILE).read_text()))  # none: an older build
-        kept, kit = entry / f"{name}.c", kernels_dir() / f"{name}.c"
+        kept, kit = entry / f"{name}.c", find_kernel_file(f"{name}.c")
         source = kept if kept.is_file() else kit
-        return source.is_file() and key == cache_key(source.read_text(), flags, mpicc())
+        return source is not None and source.is_file() and key == cache_key(source.read_text(), flags, mpicc())
     except (OSError, ValueError, TypeError, BuildError):
         return False
 
 
 def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) -> Kernel:
     cc = mpicc()
-    kernels = kernels_dir()
+    includes = include_flags()
     all_flags = DEFAULT_FLAGS + tuple(flags)
     target = cache_dir() / f"{name}-{cache_key(code, tuple(flags), cc)}"
     library, program = target / f"lib{name}.so", target / name
@@ -255,13 +265,13 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
         if source is None:
             src.write_text(code)
         objects = [work / f"{name}.o"]
-        compile_ = [[cc, *all_flags, f"-I{kernels}", "-fPIC", "-c", str(src), "-o", str(objects[0])]]
+        compile_ = [[cc, *all_flags, *includes, "-fPIC", "-c", str(src), "-o", str(objects[0])]]
         link = LINK.match(code)
         if link:  # a student's unit: the kit kernel beside it, built with the part's define
             kit_flags = [f for f in all_flags if f not in STUDENT_UNIT_FLAGS]
             objects.append(work / "kit.o")
-            compile_.append([cc, *kit_flags, link.group(2), f"-I{kernels}", "-fPIC", "-c",
-                             str(kernels / link.group(1)), "-o", str(objects[1])])
+            compile_.append([cc, *kit_flags, link.group(2), *includes, "-fPIC", "-c",
+                             str(find_kernel_file(link.group(1))), "-o", str(objects[1])])
         output = ""
         with progress.running(f"compile {name}"):
             for cmd in (  # compiled once; the objects linked as the library and the program

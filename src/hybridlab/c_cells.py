@@ -13,7 +13,8 @@ message and every later build of NAME names the lines the student sees) and comp
 away, reporting the compiler's errors and warnings against those lines:
 
     KERNEL given   the cell is a student's translation unit written against the kit's public
-                   header (hl_student.h) and kernels_c/<KERNEL>_student.h, with the flags the
+                   header (hl_student.h) and <KERNEL>_student.h (kernels_c/, else the course's
+                   kernels folder: paths.course_kernels_dirs), with the flags the
                    part's build uses (student_c.build_student links and runs it later);
     no KERNEL      the cell is a whole program (its own includes and main).
 
@@ -28,8 +29,8 @@ from __future__ import annotations
 import re
 import subprocess
 
-from .build import DEFAULT_FLAGS, STUDENT_UNIT_FLAGS, TRACE_FLAGS, diagnostics, mpicc
-from .paths import kernels_dir
+from .build import DEFAULT_FLAGS, STUDENT_UNIT_FLAGS, TRACE_FLAGS, diagnostics, include_flags, mpicc
+from .paths import find_kernel_file, kernel_dirs
 
 MAGIC = "c"
 _NAME = re.compile(r"[A-Za-z_]\w*")
@@ -81,14 +82,14 @@ def compile_check(code: str, kernel: str | None = None) -> list[str]:
     if kernel is None:
         unit, flags = f'#line 1 "cell"\n{code}', DEFAULT_FLAGS
     else:
-        header = kernels_dir() / f"{kernel}_student.h"
-        if not header.exists():
-            known = sorted(p.name[: -len("_student.h")] for p in kernels_dir().glob("*_student.h"))
+        if find_kernel_file(f"{kernel}_student.h") is None:
+            known = sorted(p.name[: -len("_student.h")] for d in kernel_dirs()
+                           for p in d.glob("*_student.h"))  # fmt: skip
             raise ValueError(f"no kit kernel {kernel!r} takes a C cell (known: {', '.join(known)})")
         unit = (f'#include "hl_student.h"\n#include "{kernel}_student.h"\n'
                 f'#line 1 "cell"\n{code}')  # fmt: skip
         flags = (*DEFAULT_FLAGS, *STUDENT_UNIT_FLAGS, *TRACE_FLAGS)
-    cmd = [mpicc(), *flags, f"-I{kernels_dir()}", "-fsyntax-only", "-x", "c", "-"]
+    cmd = [mpicc(), *flags, *include_flags(), "-fsyntax-only", "-x", "c", "-"]
     done = subprocess.run(cmd, input=unit, capture_output=True, text=True, check=False)
     lines = code.split("\n")
     shown = []

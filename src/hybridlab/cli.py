@@ -1,5 +1,5 @@
-"""The `hybridlab` command: doctor, build, run, clean, release, collect, grade, check-runs,
-grades, feedback."""
+"""The `hybridlab` command: doctor, build, run, clean, release, new-lab, collect, grade,
+check-runs, grades, feedback."""
 
 from __future__ import annotations
 
@@ -106,6 +106,26 @@ def _release(args: argparse.Namespace) -> int:
             return 2
         return _print_text(lambda: "\n".join(exchange.release(lab) for lab in args.labs))
     return _print_paths(lambda: release(args.labs or None), "released")
+
+
+def _new_lab(args: argparse.Namespace) -> int:
+    from .authoring import AuthoringError, new_lab
+    from .grading.course import GradingError, release
+
+    try:
+        written = new_lab(args.lab, kernel=args.kernel)
+        for path in written:
+            print(f"wrote {path}")
+        if not args.no_release:
+            for path in release([args.lab]):
+                print(f"released {path}")
+    except (AuthoringError, GradingError) as err:
+        print(err, file=sys.stderr)
+        return 1
+    print(f"next: write your lab into these files (book/authoring.md), then `hybridlab release "
+          f"{args.lab}` and the tests: pytest tests/test_lab_lists.py tests/test_notebooks.py "
+          f"tests/test_wrong_answers.py -k {args.lab}")
+    return 0
 
 
 def _print_text(produce) -> int:
@@ -273,6 +293,11 @@ def parser() -> argparse.ArgumentParser:
         "--exchange", action="store_true", help="also into nbgrader's exchange (JupyterHub)"
     )
     rel.set_defaults(func=_release)
+    nl = sub.add_parser("new-lab", help="scaffold a lab that passes the course's conventions")
+    nl.add_argument("lab", help="NN_words, e.g. 11_reductions")
+    nl.add_argument("--kernel", help="its C kernel's name (default: the words of the lab's name)")
+    nl.add_argument("--no-release", action="store_true", help="do not release it to labs/")
+    nl.set_defaults(func=_new_lab)
     g = sub.add_parser("grade", help="autograde grading/submitted/*/LAB in sandboxes, in parallel")
     g.add_argument("lab")
     g.add_argument("--students", help="comma list: (re)grade only these students")

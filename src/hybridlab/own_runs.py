@@ -27,7 +27,7 @@ import shutil
 from pathlib import Path
 
 from . import replay
-from .paths import kernels_dir
+from .paths import find_kernel_file
 from .records import RecordError, parse_lines
 
 INDEX = "index.json"
@@ -117,8 +117,10 @@ def _read_json(path: Path):
 
 
 def _kit_source(name: str) -> str | None:
-    path = kernels_dir() / f"{name}.c"
-    if not re.fullmatch(r"[A-Za-z_]\w*", str(name)) or not path.is_file():
+    if not re.fullmatch(r"[A-Za-z_]\w*", str(name)):
+        return None
+    path = find_kernel_file(f"{name}.c")
+    if path is None:
         return None
     return path.read_text()
 

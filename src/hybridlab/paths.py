@@ -2,7 +2,8 @@
 
 In a checkout (an editable install, the Docker image) they sit beside src/. Elsewhere (a wheel
 installed into a site's Python, a Slurm job with a copy of the course), point at them with
-HYBRIDLAB_KERNELS, HYBRIDLAB_GRADING and HYBRIDLAB_LABS. A folder that cannot be found raises
+HYBRIDLAB_KERNELS, HYBRIDLAB_GRADING and HYBRIDLAB_LABS. A course's own kernels sit in `kernels/` of
+its course folder (or HYBRIDLAB_COURSE_KERNELS), searched after the kit's kernels_c/. A folder that cannot be found raises
 KitPathError saying which variable to set, instead of failing later on a missing file.
 """
 
@@ -44,6 +45,33 @@ def _locate(name: str, *, must_exist: bool = True, beside: Path = CHECKOUT) -> P
 def kernels_dir() -> Path:
     """kernels_c/: the C kernels and hybridlab.h (HYBRIDLAB_KERNELS overrides)."""
     return _locate("kernels")
+
+
+def course_kernels_dirs() -> list[Path]:
+    """The course's own kernels, searched after kernels_c/ (never instead of it): each folder of
+    HYBRIDLAB_COURSE_KERNELS (a list like PATH), else `kernels/` in the course folder; only the
+    folders that exist. A course kernel is written against the same hybridlab.h (its headers may
+    include the kit's, as kernels_c/ is on the include path too)."""
+    given = os.environ.get("HYBRIDLAB_COURSE_KERNELS")
+    if given:
+        folders = [Path(p).expanduser() for p in given.split(os.pathsep) if p]
+    else:
+        folders = [grading_dir(must_exist=False) / "kernels"]
+    return [f for f in folders if f.is_dir()]
+
+
+def kernel_dirs() -> list[Path]:
+    """Where kernels and their headers are found, in order: kernels_c/, then the course's."""
+    kit = kernels_dir()
+    return [kit, *(d for d in course_kernels_dirs() if d.resolve() != kit.resolve())]
+
+
+def find_kernel_file(filename: str) -> Path | None:
+    """The first `filename` (a kernel's .c, a <kernel>_student.h) on the kernel search path."""
+    for folder in kernel_dirs():
+        if (folder / filename).is_file():
+            return folder / filename
+    return None
 
 
 def grading_dir(*, must_exist: bool = True) -> Path:

@@ -33,7 +33,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from .build import LINK, Kernel
-from .paths import kernels_dir
+from .paths import find_kernel_file, kernel_dirs
 from .placement import MPICH_THROTTLE, OPENMPI_THROTTLE, Placement
 
 ENV = "HYBRIDLAB_RUNS"
@@ -98,9 +98,10 @@ def steering(env: dict[str, str]) -> list[list[str]]:
 def source_hash(code: str, flags: tuple[str, ...] | list[str]) -> str:
     """A kernel's C source with the kit's headers and the flags: the same on every machine with
     the same kit (the build cache adds the compiler, which differs between machines)."""
-    headers = [p.read_text() for p in sorted(kernels_dir().glob("*.h"))]  # as build.py
+    headers = [p.read_text() for d in kernel_dirs() for p in sorted(d.glob("*.h"))]  # as build.py
     linked = LINK.match(code)  # a student's unit: the kit kernel it is linked with
-    kernel = [(kernels_dir() / linked.group(1)).read_text()] if linked else []
+    found = find_kernel_file(linked.group(1)) if linked else None
+    kernel = [found.read_text()] if found else []
     return hashlib.sha256("\0".join([code, *headers, *kernel, *flags]).encode()).hexdigest()[:16]
 
 
@@ -117,7 +118,7 @@ def kernel_identity(
     kernel: Kernel, argv: list[str], placement: Placement, run_by: str, env: dict[str, str]
 ) -> dict:
     """What makes two runs of a C kernel the same run."""
-    kit = kernel.source.resolve().parent == kernels_dir().resolve()
+    kit = kernel.source.resolve().parent in {d.resolve() for d in kernel_dirs()}
     return {
         "kind": "kernel",
         "name": kernel.name,

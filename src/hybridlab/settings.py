@@ -43,6 +43,11 @@ SETTINGS = (
     ),
     Setting("HYBRIDLAB_CACHE", "~/.cache/hybridlab", "where kernels are built and cached"),
     Setting("HYBRIDLAB_KERNELS", "<checkout>/kernels_c", "the kit's C kernels and header"),
+    Setting(
+        "HYBRIDLAB_COURSE_KERNELS",
+        "<course folder>/kernels",
+        "the course's own C kernels (a list like PATH), searched after the kit's kernels_c/",
+    ),
     Setting("HYBRIDLAB_GRADING", "<checkout>/grading", "the nbgrader course folder"),
     Setting("HYBRIDLAB_LABS", "<checkout>/labs", "the released notebooks"),
     Setting(

@@ -32,6 +32,7 @@ from .course import (
     GradingError,
     Lab,
     check_kernel,
+    course_environment,
     db_url,
     grading_lock,
     grading_policy,
@@ -178,7 +179,8 @@ class _Run:
         else:
             env[replay.ENV] = "off"  # measure everything, keep nothing
         limits = self.limits_at(quick)
-        env = {**headless_environment(f"{self.tag}-{student}", quick=quick), **env}
+        env = {**headless_environment(f"{self.tag}-{student}", quick=quick),
+               **course_environment(self.lab.root), **env}  # fmt: skip
         env[EVENTS] = str(self.events / f"{student}.jsonl")
         env[CELL_LIMITS] = json.dumps(limits["cells"])
         command = [

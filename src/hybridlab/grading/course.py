@@ -31,6 +31,7 @@ COURSE_ID = "hybridlab"
 RELEASE_TIMEOUT = 600  # seconds for one `nbgrader generate_assignment`
 OUTPUT_TAIL = 3000  # characters of nbgrader's log quoted in an error
 LOCK = ".grading.lock"
+COURSE_KERNELS = "HYBRIDLAB_COURSE_KERNELS"  # paths.course_kernels_dirs
 
 
 class GradingError(RuntimeError):
@@ -51,6 +52,15 @@ def check_labs(labs: list[str], root: Path) -> None:
             f"unknown lab(s): {', '.join(unknown)}; known labs: {', '.join(known) or 'none'} "
             f"(from {Path(root) / 'source'})"
         )
+
+
+def course_environment(root: Path) -> dict[str, str]:
+    """What grading adds to the environment of a course's runs: its own kernels folder
+    (`<root>/kernels`, searched after kernels_c/) when it has one and none is set already."""
+    folder = Path(root).resolve() / "kernels"
+    if folder.is_dir() and not os.environ.get(COURSE_KERNELS):
+        return {COURSE_KERNELS: str(folder)}
+    return {}
 
 
 def source_notebook(root: Path, lab: str) -> Path:

@@ -16,7 +16,7 @@ from pathlib import Path
 from .. import _reaper as reaper
 from .. import replay
 from ..notebooks import headless_environment
-from .course import GradingError, Lab, load_config
+from .course import GradingError, Lab, course_environment, load_config
 from .execute import EVENTS, SandboxedExecute, is_test
 from .policy import GradingPolicy
 
@@ -61,7 +61,7 @@ def reference_timing(lab: Lab, *, quick: bool, sandboxed: bool) -> dict:
     tag = f"grade-ref-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="hybridlab-ref-") as tmp:
         shutil.copytree(lab.source.parent, tmp, dirs_exist_ok=True)
-        env = headless_environment(tag, quick=quick)
+        env = {**headless_environment(tag, quick=quick), **course_environment(lab.root)}
         env[EVENTS] = str(events)
         env[replay.ENV] = f"record:{runs}"
         executor = SandboxedExecute(config=load_config(lab.root), timeout=1800, sandbox=sandboxed)

@@ -286,13 +286,15 @@ class Cgroup:
 
 
 def _read_only_roots() -> list[str]:
-    """Folders the kernel needs to read: the system, the venv, Python, hybridlab and its kernels."""
+    """Folders the kernel needs to read: the system, the venv, Python, hybridlab, its kernels and
+    the course's (not secret: students build them too)."""
     import hybridlab
-    from hybridlab.paths import kernels_dir
+    from hybridlab.paths import kernel_dirs
 
     roots = [d for d in SYSTEM_DIRS if Path(d).is_dir()]
     roots += [sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parent.parent)]
-    roots += [str(Path(hybridlab.__file__).resolve().parents[1]), str(kernels_dir().resolve())]
+    roots += [str(Path(hybridlab.__file__).resolve().parents[1])]
+    roots += [str(d.resolve()) for d in kernel_dirs()]  # the kit's and the course's kernels
     out: list[str] = []
     for root in sorted(set(roots), key=len):
         if Path(root).is_dir() and not any(root == o or root.startswith(o + "/") for o in out):
