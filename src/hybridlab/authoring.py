@@ -199,7 +199,7 @@ def _join_lists(root: Path, v: dict[str, str]) -> list[Path]:
     if not start:
         raise AuthoringError("no LABS = { in tests/test_grading.py")
     close = text.index("\n}\n", start.end()) + 1
-    grading.write_text(text[:close] + render("grading_entry.py", v) + text[close:])
+    grading.write_text(text[:close] + render("grading_entry.py.txt", v) + text[close:])
     return [toc, course_map, readme, grading]
 
 
@@ -223,8 +223,8 @@ def new_lab(
         kernels / f"{v['kernel']}.c": "kernel.c",
         kernels / f"{v['kernel']}_student.h": "kernel_student.h",
         root / "book" / "labs" / f"{lab}.md": "book.md",
-        root / "tests" / "wrong_answers" / f"{lab}.py": "wrong_answers.py",
-        root / "tests" / "gaming" / f"{lab}.py": "gaming.py",
+        root / "tests" / "wrong_answers" / f"{lab}.py": "wrong_answers.py.txt",
+        root / "tests" / "gaming" / f"{lab}.py": "gaming.py.txt",
     }
     for path in files:
         if path.exists():

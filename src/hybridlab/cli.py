@@ -105,6 +105,13 @@ def _release(args: argparse.Namespace) -> int:
             print("name the lab(s) to release to the exchange", file=sys.stderr)
             return 2
         return _print_text(lambda: "\n".join(exchange.release(lab) for lab in args.labs))
+    if args.after_grading:
+        from .grading.rerelease import release_after_grading
+
+        if len(args.labs) != 1:
+            print("--after-grading: name the one lab to release again", file=sys.stderr)
+            return 2
+        return _print_text(lambda: release_after_grading(args.labs[0]))
     return _print_paths(lambda: release(args.labs or None), "released")
 
 
@@ -291,6 +298,11 @@ def parser() -> argparse.ArgumentParser:
     rel.add_argument("labs", nargs="*")
     rel.add_argument(
         "--exchange", action="store_true", help="also into nbgrader's exchange (JupyterHub)"
+    )
+    rel.add_argument(
+        "--after-grading",
+        action="store_true",
+        help="release a graded lab again: keep its manual grades, regrade, report what is dropped",
     )
     rel.set_defaults(func=_release)
     nl = sub.add_parser("new-lab", help="scaffold a lab that passes the course's conventions")

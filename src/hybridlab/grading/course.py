@@ -187,7 +187,17 @@ def release(
     size = grading_policy(root).size  # the released labs run at it by default
     written = []
     for lab in names:
-        nbgrader(["generate_assignment", lab, "--force"], root, timeout=RELEASE_TIMEOUT)
+        try:
+            nbgrader(["generate_assignment", lab, "--force"], root, timeout=RELEASE_TIMEOUT)
+        except GradingError as err:
+            if "Cannot add or remove cells" not in str(err):
+                raise
+            raise GradingError(
+                f"{lab} has grades of cells its notebook no longer has, and nbgrader will not "
+                f"release it over them: run `hybridlab release {lab} --after-grading`, which "
+                "keeps the manual grades of the parts that remain, regrades, and says what it "
+                "dropped"
+            ) from None
         released = root / "release" / lab / f"{lab}.ipynb"
         for kept in (root / "release" / lab).glob("*_runs"):
             shutil.rmtree(kept)  # runs of the instructor's notebook (own_runs.py) stay home
