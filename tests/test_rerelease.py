@@ -40,7 +40,7 @@ def test_release_after_grading_keeps_the_grades_it_can(tmp_path):
         LAB, root=root, labs_dir=tmp_path / "labs", quick=True, progress=False
     )
     print(report)
-    assert "kept 3 manual grade(s)" in report  # two scores and one comment
+    assert "kept the manual grades and comments of 2 part(s) of 1 student(s)" in report
     assert "alice test_total: score 0.5 dropped (the part is gone)" in report
     scores = grading.scores(grading.read_lab(root, LAB))["alice"]
     assert "test_total" not in scores

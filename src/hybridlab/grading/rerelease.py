@@ -110,7 +110,8 @@ def release_after_grading(
         saved.write_text(json.dumps(kept, indent=1, sort_keys=True))
         count = sum(len(p) for p in kept.values())
         lines.append(
-            f"kept {count} manual grade(s) and comment(s) of {len(kept)} student(s): {saved}"
+            f"kept the manual grades and comments of {count} part(s) of {len(kept)} "
+            f"student(s): {saved}"
         )
     nbgrader(["db", "assignment", "remove", lab, "--force"], root, timeout=RELEASE_TIMEOUT,
              check=False)  # fmt: skip
@@ -128,6 +129,8 @@ def release_after_grading(
         from . import feedback, gradebook
 
         gradebook.write_csv(root)
+        lines.append("after the manual grades were put back:")
+        lines.append(gradebook.table(read_lab(root, lab), submitted))
         pages = feedback.generate(read_lab(root, lab))
         lines.append(f"feedback: {len(pages)} page(s) in {root / 'feedback'}/<student>/{lab}/")
     if kept and not (regrade and submitted):
