@@ -1,7 +1,7 @@
 """nbgrader's ClearSolutions with C cells: a `%%c` cell is released with a C stub.
 
-nbgrader replaces a solution region (the lines between BEGIN SOLUTION and END SOLUTION, in any
-comment: `/* BEGIN SOLUTION */` in C) with the stub of the notebook's language, Python's
+nbgrader replaces a solution region (the lines between its begin and end markers, written in any
+comment: a C comment in C) with the stub of the notebook's language, Python's
 `raise NotImplementedError()`, which is not C. Here a code cell whose first line is the C cell
 magic (hybridlab.c_cells) gets `/* YOUR CODE HERE */` instead, and a solution cell without
 regions keeps its magic line above the stub. grading/nbgrader_config.py puts this preprocessor
