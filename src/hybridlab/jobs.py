@@ -536,6 +536,11 @@ def srun_main(argv: list[str]) -> int:
     cmd = [mpi.mpiexec, "-n", str(ntasks), *flags, *program]
     env = {k: v for k, v in mpi_environment(mpi.implementation).items()
            if not k.startswith(("PMI_", "PMIX_"))}  # fmt: skip
+    if mpi.implementation == "openmpi":
+        # Open MPI's mpiexec (PRRTE) sees the job's SLURM_* variables and would take Slurm as
+        # its allocator and launcher (asking this stand-in `srun --version`): not here
+        env["PRTE_MCA_ras"] = "^slurm"
+        env["PRTE_MCA_plm"] = "^slurm"
     env["SLURM_STEP_NUM_TASKS"] = str(ntasks)
     return subprocess.call(cmd, env=env)
 
