@@ -47,7 +47,8 @@ SOURCES = sorted(p.name for p in (ROOT / "grading" / "source").iterdir() if p.is
 # Which labs' solutions run: all by default; HYBRIDLAB_BROWSER_LABS="03,05" runs those labs'.
 # Measured on 2 cores (2026-11-23): the released lab 00 and the ten solutions of labs 00-09 in
 # 465 s on a quiet machine (load 1-2), 28-51 s each; under load 6-8 from other work, 9 of them
-# took 884 s. Lab 10's solution (its jobs through the local runner) makes 12 notebooks.
+# took 884 s. Lab 10's solution (its jobs through the local runner) makes 12 notebooks: alone
+# (HYBRIDLAB_BROWSER_LABS=10) 47 s with the server's start, under other work (2026-11-28).
 # .ci/run gives `make test-browser` 1200 s.
 
 
