@@ -343,7 +343,7 @@ def course(request, tmp_path_factory):
         shm_before=shm_before,
         scores={
             student: {g: v for g, v in got.items() if g in points(lab)}
-            for student, got in grading.scores(root, lab).items()
+            for student, got in grading.scores(grading.read_lab(root, lab)).items()
         },
         autograded=autograded,
         timings=timings,
@@ -519,7 +519,7 @@ def test_feedback_exists_without_hidden_tests(course):
         leaked = [line for line in lines if line in text and line not in own]
         assert leaked == [], f"{student}'s feedback shows hidden tests: {leaked[:3]}"
         assert "Score" in text
-    assert grading.feedback_leaks(course.root, lab) == []
+    assert grading.feedback_leaks(grading.read_lab(course.root, lab)) == []
     students = 3 + len(course.wrongs) + (2 if course.own else 0)
     rows = csv.DictReader(io.StringIO((course.root / "grades.csv").read_text()))
     assert sum(1 for row in rows if row["lab"] == lab) == students
