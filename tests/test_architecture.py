@@ -152,7 +152,52 @@ def violations(graph: dict[str, set[str]], package: str = PACKAGE) -> list[str]:
     return found
 
 
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Groups of modules that import each other, directly or round a longer loop (the strongly
+    connected components of more than one module), each sorted."""
+    order, low, stack, found = {}, {}, [], []
+
+    def visit(module: str) -> None:
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for target in graph.get(module, ()):
+            if target not in graph:
+                continue
+            if target not in order:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], order[target])
+        if low[module] == order[module]:
+            group = []
+            while not group or group[-1] != module:
+                group.append(stack.pop())
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    return sorted(found)
+
+
 # ------------------------------------------------------------------------------------- tests
+
+
+def test_no_two_modules_import_each_other():
+    """What both sides of a circle need lives below them (run_format under own_runs and replay,
+    launcher.node_address under _controller, traces reading records and not the reverse)."""
+    assert circles(imports_of(SRC)) == []
+
+
+def test_the_circle_check_finds_a_lazy_loop(tmp_path):
+    root = _write(tmp_path, {
+        "__init__.py": "", "a.py": "from . import b\n", "c.py": "",
+        "b.py": "def f():\n    from .c import x\n", "d.py": "from . import a\n",
+    })
+    assert circles(imports_of(root, "fakepkg")) == []
+    (root / "fakepkg" / "c.py").write_text("def g():\n    from . import a\n")
+    assert circles(imports_of(root, "fakepkg")) == [["fakepkg.a", "fakepkg.b", "fakepkg.c"]]
 
 
 def test_the_package_keeps_its_layer_rules():

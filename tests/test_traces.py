@@ -108,7 +108,7 @@ def test_results_and_frame_agree(tmp_path):
     trace = chrome_trace(results)
     assert trace["traceEvents"] == chrome_trace(frame)["traceEvents"]
     assert trace["otherData"] == {"kernel": "imbalance"}
-    assert results.to_chrome_trace(tmp_path / "t.json")["traceEvents"] == trace["traceEvents"]
+    assert chrome_trace(results, tmp_path / "t.json")["traceEvents"] == trace["traceEvents"]
     assert (tmp_path / "t.json").exists()
 
 

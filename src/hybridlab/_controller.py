@@ -28,7 +28,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -53,7 +52,6 @@ HEARTBEAT_MISSES = 25
 ENGINE_HEARTBEAT_MISSES = 125  # an engine stops after 25 s without the controller's pings
 POLL_SECONDS = 0.01
 COMMAND = [sys.executable, "-m", "ipyparallel.controller"]
-ADDRESS = "HYBRIDLAB_CONTROLLER_IP"  # the address engines on other nodes reach the notebook at
 
 
 # Set by the grader when it replays the reference run's kernel runs: a cluster's engines start at
@@ -76,32 +74,12 @@ def may_defer_engines(notebook_source: str) -> bool:
     return PX_MAGIC.search(notebook_source) is None
 
 
-def node_address() -> str:
-    """This node's address as the other nodes of the allocation reach it: HYBRIDLAB_CONTROLLER_IP
-    when set, else the address of the host name when it is not a loopback one (Debian maps the
-    host name to 127.0.1.1), else the first address of an interface that is up."""
-    given = os.environ.get(ADDRESS, "").strip()
-    if given:
-        return given
-    with contextlib.suppress(OSError):
-        address = socket.gethostbyname(socket.gethostname())
-        if not address.startswith("127."):
-            return address
-    up = psutil.net_if_stats()
-    for name, addresses in psutil.net_if_addrs().items():
-        if name in up and up[name].isup:
-            for a in addresses:
-                if a.family == socket.AF_INET and not a.address.startswith("127."):
-                    return a.address
-    return "127.0.0.1"
-
-
 def listening_args() -> list[str]:
     """Where the controller listens: every interface, engines told this node's address, inside an
     allocation (engines on other nodes); the loopback only (ipyparallel's default) elsewhere."""
     if not launcher.in_allocation():
         return []
-    return ["--ip=*", f"--location={node_address()}"]
+    return ["--ip=*", f"--location={launcher.node_address()}"]
 
 
 class ControllerError(RuntimeError):

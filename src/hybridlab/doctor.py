@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
-from . import _controller, launcher
 from . import _reaper as reaper
+from . import launcher
 from .kernelspec import NAME as KERNEL_NAME
 from .topology import compiler_info, find_mpiexec, mpi_info, read_topology, venv_bin
 
@@ -44,7 +44,7 @@ def _allocation(facts: dict[str, object], found: list[Finding]) -> None:
     would run on, as srun names it), and where engines there reach this notebook's controller."""
     nodes = launcher.allocation_nodes()
     facts["Slurm nodes"] = f"{nodes} ({os.environ.get('SLURM_JOB_NODELIST', '?')})"
-    facts["controller address"] = _controller.node_address()
+    facts["controller address"] = launcher.node_address()
     if nodes < 2 or shutil.which("srun") is None:
         return
     with contextlib.suppress(launcher.LauncherError):  # the launcher fact says what is wrong

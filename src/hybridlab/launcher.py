@@ -10,19 +10,24 @@ its own mpiexec (Hydra), which starts its proxies with srun (see across_nodes_by
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
+
 from .paths import cache_root
 from .placement import Placement
 from .topology import NO_MPIEXEC, MpiInfo, find_mpiexec
 
+ADDRESS = "HYBRIDLAB_CONTROLLER_IP"  # the address engines and proxies on other nodes reach
 CHOICE = "HYBRIDLAB_LAUNCHER"  # auto | srun | mpiexec
 SRUN_MPI = "HYBRIDLAB_SRUN_MPI"  # srun's --mpi plugin: pmi2 (default), pmix, ...; "" = the site's
 CHOICES = ("auto", "srun", "mpiexec")
@@ -78,6 +83,26 @@ class Launcher:
         return f"{self.kind} ({self.path}): {self.reason}{pmi}"
 
 
+def node_address() -> str:
+    """This node's address as the other nodes of the allocation reach it: HYBRIDLAB_CONTROLLER_IP
+    when set, else the address of the host name when it is not a loopback one (Debian maps the
+    host name to 127.0.1.1), else the first address of an interface that is up."""
+    given = os.environ.get(ADDRESS, "").strip()
+    if given:
+        return given
+    with contextlib.suppress(OSError):
+        address = socket.gethostbyname(socket.gethostname())
+        if not address.startswith("127."):
+            return address
+    up = psutil.net_if_stats()
+    for name, addresses in psutil.net_if_addrs().items():
+        if name in up and up[name].isup:
+            for a in addresses:
+                if a.family == socket.AF_INET and not a.address.startswith("127."):
+                    return a.address
+    return "127.0.0.1"
+
+
 def srun_mpi() -> str:
     """The PMI plugin srun offers the ranks (HYBRIDLAB_SRUN_MPI, pmi2 by default)."""
     return os.environ.get(SRUN_MPI, "pmi2")
@@ -124,8 +149,6 @@ def hydra_nodes(placement: Placement) -> list[str]:
     node's address, as the engines are (a compute node's host name may not resolve elsewhere)."""
     if placement.nodes == 1:
         return []
-    from ._controller import node_address  # the controller's module imports this one
-
     hosts = allocation_hosts()[: placement.nodes]
     return [
         "-ppn", str(placement.ranks_per_node), "-hosts", ",".join(hosts),

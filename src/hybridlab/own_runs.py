@@ -26,7 +26,7 @@ import re
 import shutil
 from pathlib import Path
 
-from . import replay
+from . import run_format
 from .paths import find_kernel_file
 from .records import RecordError, parse_lines
 
@@ -70,7 +70,7 @@ def notebook_path() -> Path | None:
 def folder_for_this_notebook() -> Path | None:
     """Where this notebook keeps its runs, or None (HYBRIDLAB_RUNS=off, inside the grading
     sandbox, or no notebook to put them beside)."""
-    if os.environ.get(replay.ENV) == "off" or os.environ.get("HYBRIDLAB_SANDBOX"):
+    if os.environ.get(run_format.ENV) == "off" or os.environ.get("HYBRIDLAB_SANDBOX"):
         return None
     path = notebook_path()
     return None if path is None else runs_folder(path)
@@ -102,7 +102,7 @@ def write_run(path: Path, data: dict) -> None:
     index = _read_json(index_path) or {}
     runs = index.get("runs") if isinstance(index.get("runs"), dict) else {}
     runs[path.name] = hashlib.sha256(text.encode()).hexdigest()
-    index = {"about": ABOUT, "format": replay.FORMAT, "runs": runs, "digest": _digest(runs)}
+    index = {"about": ABOUT, "format": run_format.FORMAT, "runs": runs, "digest": _digest(runs)}
     _write(index_path, json.dumps(index, indent=1, sort_keys=True))
 
 
@@ -138,7 +138,7 @@ def _failed_self_check(rows: list[dict]) -> str | None:
 
 def problem_with(name: str, data, *, quick: bool) -> str | None:
     """Why one run file (already matched to its digest) cannot be used; None: it can."""
-    if not isinstance(data, dict) or data.get("format") != replay.FORMAT:
+    if not isinstance(data, dict) or data.get("format") != run_format.FORMAT:
         return "not a run file of this kit version"
     identity, texts = data.get("identity"), data.get("texts")
     shapes = {
@@ -156,7 +156,7 @@ def problem_with(name: str, data, *, quick: bool) -> str | None:
     broken = [field for field, ok in shapes.items() if not ok]
     if broken:
         return f"incomplete (missing or malformed: {', '.join(broken)})"
-    if replay.key_of(identity) != name.split("-")[0]:
+    if run_format.key_of(identity) != name.split("-")[0]:
         return "its identity does not match its name"
     if data["quick"] != quick:
         made, used = ("quick", "full") if data["quick"] else ("full", "quick")
@@ -180,7 +180,7 @@ def problem_with(name: str, data, *, quick: bool) -> str | None:
     flags = identity.get("flags")
     if code is None or not isinstance(flags, list):
         return f"a run of a kernel the kit does not have ({identity.get('name')!r})"
-    if replay.source_hash(code, flags) != identity.get("source"):
+    if run_format.source_hash(code, flags) != identity.get("source"):
         return f"a run of another version of the kernel {identity['name']!r} than this kit's"
     rows: list[dict] = []
     for label, text in texts:
@@ -200,7 +200,7 @@ def problem_with(name: str, data, *, quick: bool) -> str | None:
 
 def check(submitted: Path | None, out: Path, *, quick: bool) -> dict:
     """Copy the usable runs of a submission's runs folder to `out` (fresh JSON, nothing else)
-    and write why the others were left out (replay.CHECKED). Returns that summary:
+    and write why the others were left out (run_format.CHECKED). Returns that summary:
     {"folder", "problem" (the whole folder is unusable) or None, "used", "rejected": {file: why}}."""
     out.mkdir(parents=True, exist_ok=True)
     summary: dict = {
@@ -225,7 +225,7 @@ def check(submitted: Path | None, out: Path, *, quick: bool) -> dict:
         missing = sorted(set(index["runs"]) - {p.name for p in submitted.iterdir()})
         for name in missing:
             summary["rejected"][name] = "listed in the index but not in the folder"
-    (out / replay.CHECKED).write_text(json.dumps(summary))
+    (out / run_format.CHECKED).write_text(json.dumps(summary))
     return summary
 
 

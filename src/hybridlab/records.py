@@ -123,12 +123,6 @@ class Results:
         compute = pd.DataFrame(data.get("compute", []))
         return cls(pd.DataFrame(data["records"]), data["meta"], data["warnings"], calls, compute)
 
-    def to_chrome_trace(self, path: str | Path | None = None) -> dict:
-        """Chrome trace-event JSON of the timeline records (see hybridlab.traces)."""
-        from .traces import chrome_trace
-
-        return chrome_trace(self, path)
-
     def _repr_html_(self) -> str:
         shown = ["kernel", "mpi_library", "thread_level", "placement", "machine", "probe"]
         rows = "".join(

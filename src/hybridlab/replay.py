@@ -24,7 +24,6 @@ $HYBRIDLAB_RUNS_LOG, from which the grader tells the student per part (grading/e
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import warnings
@@ -32,15 +31,15 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
-from .build import LINK, Kernel
-from .paths import find_kernel_file, kernel_dirs
+from . import own_runs
+from .build import Kernel
+from .paths import kernel_dirs
 from .placement import MPICH_THROTTLE, OPENMPI_THROTTLE, Placement
+from .run_format import CHECKED, ENV, FORMAT, key_of, source_hash
 
-ENV = "HYBRIDLAB_RUNS"
 OWN = "HYBRIDLAB_OWN_RUNS"  # the grader's checked copy of the submission's runs folder
 LOG = "HYBRIDLAB_RUNS_LOG"  # where a graded notebook says which data served each run
 MODES = ("record", "replay")
-FORMAT = 2  # of a run file; part of the reference run's cache key (autograde)
 # what changes a run's behaviour
 ENV_PREFIXES = ("OMP_", "GOMP_", "MPIR_", "MPICH_", "OMPI_MCA_", "KMP_")
 WARNING = (
@@ -51,7 +50,6 @@ OWN_WARNING = (
     "replayed: grading gave back your own recorded run of it (your runs folder), "
     "not a new measurement"
 )
-CHECKED = "checked.json"  # in the checked copy: why runs of the submission were not taken
 
 _seen: Counter = Counter()  # key -> runs of it so far in this process
 _unkept: set[Path] = set()  # runs folders that could not be written (said once each)
@@ -95,16 +93,6 @@ def steering(env: dict[str, str]) -> list[list[str]]:
     )
 
 
-def source_hash(code: str, flags: tuple[str, ...] | list[str]) -> str:
-    """A kernel's C source with the kit's headers and the flags: the same on every machine with
-    the same kit (the build cache adds the compiler, which differs between machines)."""
-    headers = [p.read_text() for d in kernel_dirs() for p in sorted(d.glob("*.h"))]  # as build.py
-    linked = LINK.match(code)  # a student's unit: the kit kernel it is linked with
-    found = find_kernel_file(linked.group(1)) if linked else None
-    kernel = [found.read_text()] if found else []
-    return hashlib.sha256("\0".join([code, *headers, *kernel, *flags]).encode()).hexdigest()[:16]
-
-
 def placement_identity(placement: Placement) -> dict:
     """The placement's fields; `nodes` only when the ranks span several nodes (so that the runs
     recorded before nodes existed keep their identity)."""
@@ -144,10 +132,6 @@ def program_identity(program: str, argv: list[str], placement: Placement, env: d
     }
 
 
-def key_of(identity: dict) -> str:
-    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:24]
-
-
 # --------------------------------------------------------------------------- take / record
 
 
@@ -184,8 +168,6 @@ def _log(identity: dict, source: str, why: str = "") -> None:
 def take(identity: dict) -> tuple[dict | None, Path | None]:
     """This run's kept output when replaying (None: run it), and where to keep it when recording
     (None: nowhere). HYBRIDLAB_RUNS unset: the notebook's own runs folder, if it has one."""
-    from . import own_runs
-
     chosen = setting()
     if chosen is None:
         kept = own_runs.folder_for_this_notebook()
@@ -221,7 +203,6 @@ def record(
 ) -> None:
     """Keep one run's output (written whole, then renamed: a reader never sees half a file), and
     enter it in its folder's index (own_runs.INDEX: what was recorded, with digests)."""
-    from . import own_runs
     from .course_size import quick_mode
 
     data = {
