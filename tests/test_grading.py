@@ -453,11 +453,14 @@ def test_a_deadlock_or_crash_loses_only_its_part_and_leaves_nothing(course):
     expected = {gid: (0.0 if gid in broken.parts else p) for gid, p in course.points.items()}
     assert course.scores["faulty"] == expected
     nb = course.autograded("faulty")
+    # a kernel's own timeout, or the grader's limit of the cell when that comes first (a cell's
+    # limit is 4x its reference time: often shorter than a kernel run's timeout)
     failed = {
         c.metadata.get("nbgrader", {}).get("grade_id")
         for c in nb.cells
         for o in c.get("outputs", [])
-        if o.output_type == "error" and broken.error in (o.ename + o.evalue)
+        if o.output_type == "error"
+        and (broken.error in (o.ename + o.evalue) or ("Timeout" in broken.error and ran_too_long(o)))
     }
     # the part: its hidden cells and the ungraded visible tests before them (and the other
     # ungraded cells that run the answer)
