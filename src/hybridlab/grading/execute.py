@@ -263,7 +263,10 @@ class SandboxedExecute(Execute):
         ):
             self._timed_out += self._seconds[index]
             raise _Restart(
-                index, TIME, f"the cell ran past its time limit ({self._get_timeout(cell)} s)"
+                index,
+                TIME,
+                f"the cell ran past its time limit ({self._get_timeout(cell)} s, 4x the "
+                "solution's time in it): a deadlock, an endless loop, or far more work?",
             )
         return cell, resources
 
