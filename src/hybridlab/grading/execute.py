@@ -265,8 +265,9 @@ class SandboxedExecute(Execute):
             raise _Restart(
                 index,
                 TIME,
-                f"the cell ran past its time limit ({self._get_timeout(cell)} s, 4x the "
-                "solution's time in it): a deadlock, an endless loop, or far more work?",
+                f"the cell ran past its time limit ({self._get_timeout(cell)} s"
+                + (", 4x the solution's time in it" if cell_key(cell) in self.cell_limits else "")
+                + "): a deadlock, an endless loop, or far more work?",
             )
         return cell, resources
 
