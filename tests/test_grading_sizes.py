@@ -58,12 +58,14 @@ def graded(tmp_path_factory):
     return root, released, report
 
 
+@pytest.mark.grading_full  # a sandboxed grading round trip: make test-grading-full
 def test_release_tells_the_labs_the_grading_size(graded):
     root, released, _ = graded
     assert course_size.read(released.parent) == "quick"  # beside labs/<lab>.ipynb
     assert course_size.read(root / "release" / gc.LAB) == "quick"  # what the exchange hands out
 
 
+@pytest.mark.grading_full  # a sandboxed grading round trip: make test-grading-full
 def test_a_full_size_runs_folder_is_graded_at_full_size_with_its_own_runs(graded):
     root, _, report = graded
     scores = gradebook.scores(read_lab(root, gc.LAB))
