@@ -186,3 +186,16 @@ def test_the_student_checks_catch_a_wrong_or_serial_kernel():
     if numba.get_num_threads() >= 2 and probe.thread_cpu_seconds():
         work = thread_work(parallel_sweep3d, size=(64, 64, 64), seconds=0.1)
         assert working_threads(work) >= 2, work
+
+
+def test_the_gil_counter_stops_when_the_action_raises():
+    """A probe whose action fails (a bad communicator) must not leave its counting thread
+    spinning in the process: it took the GIL from every test after it."""
+    import threading
+
+    from hybridlab.pykernels.probe import _counted
+
+    before = threading.active_count()
+    with pytest.raises(ZeroDivisionError):
+        _counted(lambda: 1 / 0)
+    assert threading.active_count() == before

@@ -114,12 +114,13 @@ def _counted(action) -> float:
     counter = threading.Thread(target=count)
     counter.start()
     time.sleep(0.02)
-    start, before = time.perf_counter(), steps[0]
-    action()
-    rate = (steps[0] - before) / (time.perf_counter() - start)
-    stop.set()
-    counter.join()
-    return rate
+    try:
+        start, before = time.perf_counter(), steps[0]
+        action()
+        return (steps[0] - before) / (time.perf_counter() - start)
+    finally:  # an action that raises must not leave the counter spinning in this process
+        stop.set()
+        counter.join()
 
 
 def gil_rates(comm, seconds: float = 0.2) -> list[tuple[str, float]]:
