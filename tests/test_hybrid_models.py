@@ -293,7 +293,7 @@ def test_student_ring_needs_both_functions_and_reaches_nothing_of_the_kernel():
     from hybridlab.hybrid_models.exercise import build_student_ring
 
     with pytest.raises(ValueError, match="check_thread_level"):
-        build_student_ring("void exchange_block(void) {}")
+        build_student_ring("void exchange_block(void) { return; }")
     with pytest.raises(NotImplementedError):
         build_student_ring("/* YOUR CODE HERE */")
     # the kernel's own value formula is static in thread_ring.c: a cell cannot call it
