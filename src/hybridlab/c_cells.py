@@ -76,6 +76,12 @@ def cell_text(body: str) -> str:
     return "\n" + body.rstrip() + "\n"
 
 
+def student_headers(kernel: str) -> str:
+    """What precedes a C cell written against a kit kernel: the public headers, then the
+    cell's own line numbering (`#line 1 "cell"`)."""
+    return f'#include "hl_student.h"\n#include "{kernel}_student.h"\n#line 1 "cell"\n'
+
+
 def compile_check(code: str, kernel: str | None = None) -> list[str]:
     """Compile the cell's C (syntax and types only, nothing linked); the warnings as lines
     "line N: warning: ...". CCellError with every error and warning when it does not compile."""
@@ -86,8 +92,7 @@ def compile_check(code: str, kernel: str | None = None) -> list[str]:
             known = sorted(p.name[: -len("_student.h")] for d in kernel_dirs()
                            for p in d.glob("*_student.h"))  # fmt: skip
             raise ValueError(f"no kit kernel {kernel!r} takes a C cell (known: {', '.join(known)})")
-        unit = (f'#include "hl_student.h"\n#include "{kernel}_student.h"\n'
-                f'#line 1 "cell"\n{code}')  # fmt: skip
+        unit = student_headers(kernel) + code
         flags = (*DEFAULT_FLAGS, *STUDENT_UNIT_FLAGS, *TRACE_FLAGS)
     cmd = [mpicc(), *flags, *include_flags(), "-fsyntax-only", "-x", "c", "-"]
     done = subprocess.run(cmd, input=unit, capture_output=True, text=True, check=False)

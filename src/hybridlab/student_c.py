@@ -34,7 +34,7 @@ import pandas as pd
 
 from . import compliance
 from .build import LINK, STUDENT_UNIT_FLAGS, Kernel, build_source
-from .c_cells import unanswered
+from .c_cells import student_headers, unanswered
 from .launch import run_program
 from .records import WHERE_COLUMNS, Results
 
@@ -89,10 +89,7 @@ COLLECTIVES = (
 
 def student_unit(kernel: str, define: str, code: str) -> str:
     """The translation unit of a C cell: the link line, the public headers, the cell."""
-    return (
-        f'// hl-link: {kernel}.c -D{define}\n#include "hl_student.h"\n'
-        f'#include "{kernel}_student.h"\n#line 1 "cell"\n{code}\n'
-    )
+    return f"// hl-link: {kernel}.c -D{define}\n{student_headers(kernel)}{code}\n"
 
 
 def build_student(
