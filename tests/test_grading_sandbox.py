@@ -631,7 +631,8 @@ def test_a_build_records_its_flags_and_is_current_until_a_header_changes(tmp_pat
     kernels = tmp_path / "kernels_c"
     shutil.copytree(paths.kernels_dir(), kernels)
     monkeypatch.setenv("HYBRIDLAB_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(build, "kernels_dir", lambda: kernels)
+    monkeypatch.setattr(paths, "kernels_dir", lambda: kernels)
+    monkeypatch.setenv("HYBRIDLAB_COURSE_KERNELS", str(tmp_path / "no-course-kernels"))
     made = build.build_source("given", (kernels / "hello_hybrid.c").read_text(), ("-DX=1",))
     entry = made.library.parent
     assert json.loads((entry / build.FLAGS_FILE).read_text()) == ["-DX=1"]

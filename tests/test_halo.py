@@ -351,7 +351,8 @@ def test_student_exchange_stub_and_deadlock_are_reported():
     from hybridlab.halo.exercise import check_student_halo
 
     with pytest.raises(NotImplementedError, match="write the C code"):
-        check_student_halo("# YOUR CODE HERE\nraise NotImplementedError()")
+        check_student_halo("void exchange_halos(double *a, long m, long nx, int up, int down, "
+                           "MPI_Comm comm) {\n    /* YOUR CODE HERE */\n}\n")
     with pytest.raises(hl.KernelTimeout, match="did not finish"):
         check_student_halo(UNSAFE_EXCHANGE, shapes=((2, 1),), timeout=5)
 

@@ -117,6 +117,7 @@ PROBE_PROGRAM = r"""/* the grader's probe: where each thread may run and where i
 #include <mpi.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #ifdef _OPENMP
@@ -128,7 +129,7 @@ int main(int argc, char **argv) {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    char lines[64][160];
+    char lines[64][160] = {{0}};
 #ifdef _OPENMP
 #pragma omp parallel
 #endif
@@ -146,14 +147,14 @@ int main(int argc, char **argv) {
             if (CPU_ISSET(c, &set)) n += snprintf(allowed + n, sizeof allowed - n, "%s%d", n ? "," : "", c);
         if (t < 64) snprintf(lines[t], sizeof lines[t], "place rank=%d thread=%d cpu=%d allowed=%s", rank, t, sched_getcpu(), allowed);
     }
-    for (int r = 0; r < size; r++) {
-        if (r == rank) {
-            for (int t = 0; t < threads && t < 64; t++) printf("%s\n", lines[t]);
-            fflush(stdout);
-        }
-        MPI_Barrier(MPI_COMM_WORLD);
-    }
+    /* every rank's lines to rank 0, which prints them all: ranks printing on their own may
+       have their lines cut and glued to each other's by the launcher's output forwarding */
+    char (*all)[160] = rank == 0 ? calloc((size_t)size * 64, sizeof *all) : NULL;
+    MPI_Gather(lines, 64 * 160, MPI_CHAR, all, 64 * 160, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (rank == 0) {
+        for (int i = 0; i < size * 64; i++)
+            if (all[i][0]) printf("%s\n", all[i]);
+        free(all);
         printf("probe token=%ld ranks=%d threads=%d argv=", TOKEN, size, threads);
         for (int i = 1; i < argc; i++) printf("%s%s", i > 1 ? "," : "", argv[i]);
         printf("\n");
