@@ -397,6 +397,69 @@ HL_TRACED(Type_vector, (int n, int len, int stride, MPI_Datatype t, MPI_Datatype
           (n, len, stride, t, out))
 HL_TRACED(Type_commit, (MPI_Datatype *t), (t))
 HL_TRACED(Type_free, (MPI_Datatype *t), (t))
+HL_TRACED(Dims_create, (int n, int nd, int dims[]), (n, nd, dims))
+HL_TRACED(Cart_rank, (MPI_Comm c, const int coords[], int *r), (c, coords, r))
+HL_TRACED(Dist_graph_create_adjacent,
+          (MPI_Comm c, int ni, const int srcs[], const int sw[], int no, const int dsts[],
+           const int dw[], MPI_Info info, int reorder, MPI_Comm *out),
+          (c, ni, srcs, sw, no, dsts, dw, info, reorder, out))
+HL_TRACED(Comm_group, (MPI_Comm c, MPI_Group *g), (c, g))
+HL_TRACED(Group_translate_ranks, (MPI_Group a, int n, const int ra[], MPI_Group b, int rb[]),
+          (a, n, ra, b, rb))
+HL_TRACED(Group_free, (MPI_Group *g), (g))
+HL_TRACED(Query_thread, (int *level), (level))
+
+/* persistent and MPI-4 partitioned point to point (MPICH 4+, Open MPI 5) */
+HL_TRACED(Send_init, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
+          (b, n, t, d, g, c, r))
+HL_TRACED(Recv_init, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
+          (b, n, t, s, g, c, r))
+HL_TRACED(Start, (MPI_Request *r), (r))
+HL_TRACED(Startall, (int n, MPI_Request r[]), (n, r))
+HL_TRACED(Psend_init,
+          (const void *b, int parts, MPI_Count n, MPI_Datatype t, int d, int g, MPI_Comm c,
+           MPI_Info info, MPI_Request *r),
+          (b, parts, n, t, d, g, c, info, r))
+HL_TRACED(Precv_init,
+          (void *b, int parts, MPI_Count n, MPI_Datatype t, int s, int g, MPI_Comm c,
+           MPI_Info info, MPI_Request *r),
+          (b, parts, n, t, s, g, c, info, r))
+HL_TRACED(Pready, (int part, MPI_Request r), (part, r))
+HL_TRACED(Pready_range, (int low, int high, MPI_Request r), (low, high, r))
+HL_TRACED_DONE(Parrived, (MPI_Request r, int part, int *f), (r, part, f), *f)
+
+/* neighbourhood collectives (on a Cartesian or graph communicator: its members are recorded) */
+HL_TRACED_COMM(Neighbor_alltoall,
+          (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),
+          (sb, sn, st, rb, rn, rt, c), c)
+HL_TRACED_COMM(Neighbor_alltoallv,
+          (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb,
+           const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c),
+          (sb, sn, sd, st, rb, rn, rd, rt, c), c)
+HL_TRACED_COMM(Neighbor_alltoallw,
+          (const void *sb, const int sn[], const MPI_Aint sd[], const MPI_Datatype st[], void *rb,
+           const int rn[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm c),
+          (sb, sn, sd, st, rb, rn, rd, rt, c), c)
+HL_TRACED_COMM(Ineighbor_alltoallv,
+          (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb,
+           const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c, MPI_Request *r),
+          (sb, sn, sd, st, rb, rn, rd, rt, c, r), c)
+HL_TRACED_COMM(Neighbor_allgather,
+          (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),
+          (sb, sn, st, rb, rn, rt, c), c)
+
+/* MPI-3 shared memory windows (MPI+MPI): the allocation is a collective on its communicator */
+HL_TRACED_COMM(Win_allocate_shared,
+          (MPI_Aint size, int unit, MPI_Info info, MPI_Comm c, void *base, MPI_Win *w),
+          (size, unit, info, c, base, w), c)
+HL_TRACED(Win_shared_query, (MPI_Win w, int r, MPI_Aint *size, int *unit, void *base),
+          (w, r, size, unit, base))
+HL_TRACED(Win_fence, (int a, MPI_Win w), (a, w))
+HL_TRACED(Win_sync, (MPI_Win w), (w))
+HL_TRACED(Win_lock_all, (int a, MPI_Win w), (a, w))
+HL_TRACED(Win_unlock_all, (MPI_Win w), (w))
+HL_TRACED(Win_free, (MPI_Win *w), (w))
+
 /* MPI_Abort ends the process without flushing stdio: a reason printed with printf just before
  * would be lost ("exited with status 255" and nothing else), so the buffers are flushed first. */
 HL_TRACED_AS(hl_traced_MPI_Abort_unflushed, "MPI_Abort", MPI_Abort, (MPI_Comm c, int code), (c, code))
@@ -467,6 +530,34 @@ static inline int hl_traced_MPI_Abort(MPI_Comm c, int code) {
 #define MPI_Type_vector hl_traced_MPI_Type_vector
 #define MPI_Type_commit hl_traced_MPI_Type_commit
 #define MPI_Type_free hl_traced_MPI_Type_free
+#define MPI_Dims_create hl_traced_MPI_Dims_create
+#define MPI_Cart_rank hl_traced_MPI_Cart_rank
+#define MPI_Dist_graph_create_adjacent hl_traced_MPI_Dist_graph_create_adjacent
+#define MPI_Comm_group hl_traced_MPI_Comm_group
+#define MPI_Group_translate_ranks hl_traced_MPI_Group_translate_ranks
+#define MPI_Group_free hl_traced_MPI_Group_free
+#define MPI_Query_thread hl_traced_MPI_Query_thread
+#define MPI_Send_init hl_traced_MPI_Send_init
+#define MPI_Recv_init hl_traced_MPI_Recv_init
+#define MPI_Start hl_traced_MPI_Start
+#define MPI_Startall hl_traced_MPI_Startall
+#define MPI_Psend_init hl_traced_MPI_Psend_init
+#define MPI_Precv_init hl_traced_MPI_Precv_init
+#define MPI_Pready hl_traced_MPI_Pready
+#define MPI_Pready_range hl_traced_MPI_Pready_range
+#define MPI_Parrived hl_traced_MPI_Parrived
+#define MPI_Neighbor_alltoall hl_traced_MPI_Neighbor_alltoall
+#define MPI_Neighbor_alltoallv hl_traced_MPI_Neighbor_alltoallv
+#define MPI_Neighbor_alltoallw hl_traced_MPI_Neighbor_alltoallw
+#define MPI_Ineighbor_alltoallv hl_traced_MPI_Ineighbor_alltoallv
+#define MPI_Neighbor_allgather hl_traced_MPI_Neighbor_allgather
+#define MPI_Win_allocate_shared hl_traced_MPI_Win_allocate_shared
+#define MPI_Win_shared_query hl_traced_MPI_Win_shared_query
+#define MPI_Win_fence hl_traced_MPI_Win_fence
+#define MPI_Win_sync hl_traced_MPI_Win_sync
+#define MPI_Win_lock_all hl_traced_MPI_Win_lock_all
+#define MPI_Win_unlock_all hl_traced_MPI_Win_unlock_all
+#define MPI_Win_free hl_traced_MPI_Win_free
 #define MPI_Abort hl_traced_MPI_Abort
 
 #ifdef HL_WHOLE_PROGRAM

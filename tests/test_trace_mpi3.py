@@ -1,0 +1,99 @@
+"""The MPI-call tracer records what the MPI+X labs ask of a student: MPI-3 shared-memory windows,
+neighbourhood collectives on a Cartesian communicator (with its members), persistent and MPI-4
+partitioned sends. A traced whole program is run with the venv's mpiexec and its trace read back."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from hybridlab import jobs
+from hybridlab.topology import find_mpiexec
+
+pytestmark = pytest.mark.timeout(240)
+
+PROGRAM = r"""
+#include <mpi.h>
+#include <stdio.h>
+
+int main(int argc, char **argv) {
+    int provided, rank, size;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    /* a shared window on the node's communicator: the neighbour's value read by a load */
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    int nrank, nsize;
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    double *mine, *theirs;
+    MPI_Win win;
+    MPI_Win_allocate_shared(sizeof(double), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    MPI_Win_fence(0, win);
+    *mine = 10.0 + nrank;
+    MPI_Win_fence(0, win);
+    MPI_Aint bytes;
+    int unit;
+    MPI_Win_shared_query(win, (nrank + 1) % nsize, &bytes, &unit, &theirs);
+    double shared = *theirs;
+    MPI_Win_fence(0, win);
+    MPI_Win_free(&win);
+
+    /* the ring as a neighbourhood collective on a periodic Cartesian communicator */
+    int dims[1] = {0}, periods[1] = {1};
+    MPI_Dims_create(size, 1, dims);
+    MPI_Comm ring;
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+    double out[2] = {rank, rank}, in[2] = {-1, -1};
+    int counts[2] = {1, 1}, displs[2] = {0, 1};
+    MPI_Neighbor_alltoallv(out, counts, displs, MPI_DOUBLE, in, counts, displs, MPI_DOUBLE, ring);
+
+    /* a partitioned send of two partitions to the next rank */
+    double part_out[2] = {rank, rank}, part_in[2] = {-1, -1};
+    MPI_Request req[2];
+    MPI_Psend_init(part_out, 2, 1, MPI_DOUBLE, (rank + 1) % size, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]);
+    MPI_Precv_init(part_in, 2, 1, MPI_DOUBLE, (rank + size - 1) % size, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]);
+    MPI_Startall(2, req);
+    MPI_Pready(0, req[0]);
+    MPI_Pready(1, req[0]);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    MPI_Request_free(&req[0]);
+    MPI_Request_free(&req[1]);
+
+    printf("got rank=%d shared=%g left=%g right=%g part=%g\n", rank, shared, in[0], in[1], part_in[1]);
+    MPI_Comm_free(&ring);
+    MPI_Comm_free(&node);
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+
+def test_shared_windows_neighbourhood_collectives_and_partitioned_sends_are_traced(tmp_path):
+    program = jobs.build_program("trace_mpi3", PROGRAM)
+    mpi = find_mpiexec()
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    env = {**jobs.mpi_environment(mpi.implementation), jobs.TRACE_DIR: str(trace),
+           "OMP_NUM_THREADS": "1"}  # fmt: skip
+    done = subprocess.run([mpi.mpiexec, "-n", "2", str(program.program)], capture_output=True,
+                          text=True, timeout=120, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = sorted(line for line in done.stdout.splitlines() if line.startswith("got "))
+    assert got == ["got rank=0 shared=11 left=1 right=1 part=1",
+                   "got rank=1 shared=10 left=0 right=0 part=0"]  # fmt: skip
+    calls = jobs.traced_results(trace).mpi_calls
+    for rank in (0, 1):
+        mine = calls[calls["rank"] == rank]
+        made = set(mine["call"])
+        assert made >= {"MPI_Win_allocate_shared", "MPI_Win_fence", "MPI_Win_shared_query",
+                        "MPI_Win_free", "MPI_Cart_create", "MPI_Neighbor_alltoallv",
+                        "MPI_Psend_init", "MPI_Precv_init", "MPI_Startall", "MPI_Pready",
+                        "MPI_Waitall"}  # fmt: skip
+        assert (mine["call"] == "MPI_Win_fence").sum() == 3
+        assert (mine["call"] == "MPI_Pready").sum() == 2
+        neighbour = mine[mine["call"] == "MPI_Neighbor_alltoallv"].iloc[0]
+        assert int(neighbour["comm_size"]) == 2 and neighbour["comm"] == "0,1"
