@@ -217,6 +217,46 @@ LABS = {
         frozenset({"hidden_bandwidth_table"}),
         "AssertionError",
     ),
+    "11_shared_memory": Broken(
+        "global_sum",
+        c_cell("SUM_C", "shm_halo", (
+            "void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {\n"
+            "    int rank;\n    MPI_Comm_rank(comm, &rank);\n"
+            "    if (rank == 1) { volatile int *p = 0; *p = 1; }\n"
+            "    MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, comm);\n}")),
+        frozenset({"hidden_global_sum"}),
+        "KernelCrash",
+    ),
+    "12_threads_communicate": Broken(
+        "global_sum",
+        c_cell("SUM_C", "thread_halo", (
+            "void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {\n"
+            "    int rank;\n    MPI_Comm_rank(comm, &rank);\n"
+            "    if (rank == 1) { volatile int *p = 0; *p = 1; }\n"
+            "    MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, comm);\n}")),
+        frozenset({"hidden_global_sum"}),
+        "KernelCrash",
+    ),
+    "13_neighbourhood_collectives": Broken(
+        "global_sum",
+        c_cell("SUM_C", "neighbour_halo", (
+            "void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {\n"
+            "    int rank;\n    MPI_Comm_rank(comm, &rank);\n"
+            "    if (rank == 1) { volatile int *p = 0; *p = 1; }\n"
+            "    MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, comm);\n}")),
+        frozenset({"hidden_global_sum"}),
+        "KernelCrash",
+    ),
+    "14_simulated_scale": Broken(
+        "global_sum",
+        c_cell("SUM_C", "scale_model", (
+            "void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {\n"
+            "    int rank;\n    MPI_Comm_rank(comm, &rank);\n"
+            "    if (rank == 1) { volatile int *p = 0; *p = 1; }\n"
+            "    MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, comm);\n}")),
+        frozenset({"hidden_global_sum"}),
+        "KernelCrash",
+    ),
 }
 
 # lab -> a part only right for the student's own runs: (answer cell, the variable the solution
