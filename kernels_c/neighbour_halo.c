@@ -1,82 +1,331 @@
-/* neighbour_halo: the sum over all ranks of every rank's values (lab 13_neighbourhood_collectives, scaffolded by
- * `hybridlab new-lab`; make it the kernel of your own exercise).
+/* neighbour_halo: lab 04's 2-D Jacobi (hl_grid2d.h: the same start, stencil and checksum as
+ * halo2d.c) on a process grid, for lab 13's neighbourhood collectives and overlapped residual.
  *
- * Rank r holds n values, value(r, i), shifted by the parameter `salt` (whole numbers, so every
- * order of summing gives the same doubles); its OpenMP threads make them. Every rank must end with
- * their sum over all ranks, element by element.
- *     variant=kit      the kit's way: one MPI_Allreduce;
- *     variant=student  (built by hybridlab.student_c.build_student with HL_STUDENT_NEIGHBOUR_HALO):
- *                      the student's global_sum(), declared in neighbour_halo_student.h, called by
- *                      the main thread outside any parallel region (MPI_THREAD_FUNNELED is enough).
+ * The nx x ny interior is split into dims[0] x dims[1] blocks (rows of processes x columns of
+ * processes; the first ny mod dims[0] block rows get one row more, likewise for columns). One
+ * iteration: the stencil and copy on the block (OpenMP threads, a parallel region per
+ * iteration: phases jacobi and other), the halo exchange (halo), the residual delta summed over the ranks
+ * (reduction); with tolerance > 0 the loop stops after the first iteration whose delta is below
+ * it. MPI is called by the main thread only (FUNNELED).
  *
- * Checks, on every rank: the sum equals MPI_Allreduce of the values, element by element, in
- * each repetition. Records: "time" per repetition on rank 0 (seconds of the sum, slowest rank);
- * "check" on rank 0 (ok, wrong = values wrong summed over ranks and repetitions, values).
- * hybridlab.student_c.run_student fails a run whose "check" record says ok=0.
+ *   blocking  the kit's: rows only (dims = P x 1, rank r holds block row r), lab 04's two
+ *             MPI_Sendrecv of rows, MPI_Allreduce of delta every iteration
+ *   student   (HL_STUDENT_NEIGHBOUR, lab 13 (a)) the student's make_grid(comm, dims) returns a
+ *             Cartesian communicator of the px x py process grid asked (0: the student's
+ *             MPI_Dims_create chooses); the kernel reads its dims, periods and coordinates
+ *             (MPI_Cart_get) and refuses one that is not Cartesian, not 2-D, periodic, not of
+ *             every rank or not the shape asked; each block's place comes from its coordinates.
+ *             Every iteration the student's neighbour_exchange fills the block's four halo sides,
+ *             then MPI_Allreduce of delta
+ *   overlap   (HL_STUDENT_RESIDUAL, lab 13 (b)) rows, as blocking; the student's
+ *             solve_overlapped runs the loop, calling the kit's jacobi_iteration (stencil and copy,
+ *             recorded as computing in the trace, then the row exchange) and reducing delta
+ *             itself; its residual is the last delta it received. The kit counts the iterations
+ *
+ * The kernel checks every run against a serial sweep of the whole grid on rank 0 (the same
+ * stencil_row, so the same doubles): every point of every block exactly, the number of
+ * iterations done (blocking: the first K whose delta is below tolerance, or all; overlap: one
+ * more, min(K + 1, iterations), the convergence test being one iteration late; student: all)
+ * and the residual (relative 1e-10: sums over ranks are added in another order).
+ *
+ * Records: per rank, thread 0's "timer" records (hl_halo.h phases; overlap: reduction = the time
+ * outside the kit's helpers, the student's reduction and its waits), with px, py (the process
+ * grid), rows, cols (the block) and iterations (done); rank 0's "checksum" (the interior's sum,
+ * as halo2d's) and "check" records (ok, wrong points, iterations and expected_iterations,
+ * residual and expected_residual, first_wrong_row/col: the first wrong point, global, or -1).
  */
 #include "hybridlab.h"
+#include "hl_grid2d.h"
+#include <limits.h>
 
-#ifdef HL_STUDENT_NEIGHBOUR_HALO
+#if defined(HL_STUDENT_NEIGHBOUR) || defined(HL_STUDENT_RESIDUAL)
 #include "neighbour_halo_student.h"
 #endif
 
+#define MAX_POINTS (1L << 24) /* the reference grid is broadcast to every rank */
+
 const char *const hl_kernel_description =
-    "a sum of every rank's values over all ranks: the kit's MPI_Allreduce or the student's "
-    "global_sum(), checked element by element";
+    "2-D Jacobi on a process grid: the kit's row exchange with a blocking MPI_Allreduce, the "
+    "student's neighbourhood-collective halo on a Cartesian communicator (a), or the student's "
+    "overlapped residual (b); checked point by point against a serial sweep";
 
 const hl_param hl_kernel_params[] = {
-    {"variant", "kit", "kit: one MPI_Allreduce; student: the student's global_sum()"},
-    {"n", "1000", "values per rank"},
-    {"salt", "0", "shifts every value (hidden tests draw it)"},
-    {"reps", "3", "repetitions, each timed"},
+    {"variant", "blocking", "blocking (kit) | student (lab 13 a) | overlap (lab 13 b)"},
+    {"nx", "256", "interior columns"},
+    {"ny", "256", "interior rows"},
+    {"iterations", "100", "Jacobi iterations (the most, with a tolerance)"},
+    {"px", "0", "variant=student: rows of processes asked of make_grid (0: MPI_Dims_create's)"},
+    {"py", "0", "variant=student: columns of processes asked of make_grid (0: its choice)"},
+    {"tolerance", "0", "stop after the first iteration whose delta is below this (0: never)"},
     HL_END_PARAMS,
 };
 
-static double value(int rank, long i, long salt) {
-    return (double)((long)(rank + 1) * 1000 + (i * 7 + salt) % 997);
+enum { V_BLOCKING, V_STUDENT, V_OVERLAP, V_ALL };
+static const char *const variant_names[V_ALL] = {"blocking", "student", "overlap"};
+
+/* One block of the grid: the first global row and column it holds (1-based). */
+typedef struct {
+    grid2d g; /* g.nx: the block's columns; g.m its rows */
+    long row0, col0;
+    int nthreads;
+    long done;      /* iterations done */
+    double tolerance;
+} block;
+
+/* Part k of `total` points split in `parts` (the first total mod parts get one more): its size,
+ * and its first point (1-based) in *first. */
+static long split(long total, int parts, int k, long *first) {
+    long base = total / parts, extra = total % parts;
+    *first = 1 + k * base + (k < extra ? k : extra);
+    return base + (k < extra ? 1 : 0);
+}
+
+/* Allocate the block at coords of a dims process grid and set it to the start. Collective. */
+static int block_setup(hl_ctx *ctx, block *k, long nx, long ny, const int dims[2],
+                       const int coords[2]) {
+    grid2d *g = &k->g;
+    g->m = split(ny, dims[0], coords[0], &k->row0);
+    g->nx = split(nx, dims[1], coords[1], &k->col0);
+    g->w = g->nx + 2;
+    size_t points = (size_t)(g->m + 2) * (size_t)g->w;
+    g->a = malloc(points * sizeof(double));
+    g->b = malloc(points * sizeof(double));
+    g->acc = hl_timers_new(k->nthreads);
+    int mine_ok = g->a && g->b && g->acc, all_ok = 0;
+    MPI_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_MIN, g->comm);
+    if (!all_ok) return hl_fail(ctx, "no memory for a %ld x %ld grid on some rank", nx, ny);
+#pragma omp parallel for schedule(static) num_threads(k->nthreads)
+    for (long li = 0; li < g->m + 2; li++)
+        for (long j = 0; j < g->w; j++)
+            A(g, li, j) = B(g, li, j) = initial(k->row0 - 1 + li, k->col0 - 1 + j);
+    return 0;
+}
+
+/* The stencil and copy of the whole block by the team (hl_grid2d.h's sweep: thread 0's jacobi
+ * and other phases), recorded as computing in the trace; each thread's part of delta in its
+ * timers' partial. */
+static void compute_block(block *k) {
+#ifdef HL_TRACE_MPI
+    double t0 = hl_now();
+#endif
+#pragma omp parallel num_threads(k->nthreads)
+    sweep(&k->g, &k->g.acc[omp_get_thread_num()]);
+#ifdef HL_TRACE_MPI
+    hl_trace_compute(t0, hl_now());
+#endif
+}
+
+/* The kit's loop (blocking and student): sweep, exchange, MPI_Allreduce of delta, test. */
+static void run_blocking(block *k, MPI_Comm cart) {
+    grid2d *g = &k->g;
+    hl_timers *me = &g->acc[0];
+    double start = hl_now();
+    (void)cart;
+    for (long it = 0; it < g->iterations; it++) {
+        hl_timers_iteration(me, 1, it);
+        compute_block(k);
+        double t1 = hl_now();
+#ifdef HL_STUDENT_NEIGHBOUR
+        if (cart != MPI_COMM_NULL)
+            neighbour_exchange(g->a, g->m, g->nx, cart);
+        else
+#endif
+        {
+            send_down(g);
+            send_up(g);
+        }
+        hl_phase(me, HL_HALO, t1);
+        reduce_delta(g, k->nthreads, me);
+        k->done = it + 1;
+        if (k->tolerance > 0 && g->delta < k->tolerance) break;
+    }
+    me->t[HL_TOTAL] = hl_now() - start;
+}
+
+#ifdef HL_STUDENT_RESIDUAL
+static block *solver_block; /* the block jacobi_iteration works on (one run at a time) */
+
+double jacobi_iteration(void) {
+    block *k = solver_block;
+    grid2d *g = &k->g;
+    hl_timers_iteration(g->acc, 1, k->done);
+    compute_block(k);
+    double t1 = hl_now();
+    send_down(g);
+    send_up(g);
+    hl_phase(&g->acc[0], HL_HALO, t1);
+    k->done++;
+    return hl_timers_sum(g->acc, k->nthreads);
+}
+
+/* The student's loop; what its time is not in the kit's helpers is its reduction. */
+static void run_overlap(block *k) {
+    hl_timers *me = &k->g.acc[0];
+    solver_block = k;
+    double start = hl_now();
+    k->g.delta = solve_overlapped(k->g.iterations, k->tolerance, k->g.comm);
+    me->t[HL_TOTAL] = hl_now() - start;
+    me->t[HL_REDUCTION] = me->t[HL_TOTAL] - me->t[HL_JACOBI] - me->t[HL_HALO];
+}
+#endif
+
+#ifdef HL_STUDENT_NEIGHBOUR
+/* The student's communicator: Cartesian, 2-D, not periodic, every rank, the shape asked.
+ * Collective; 0 with dims and coords set, or -1 with ctx->error set on every rank. */
+static int student_grid(hl_ctx *ctx, MPI_Comm comm, long px, long py, MPI_Comm *cart, int dims[2],
+                        int coords[2]) {
+    int asked[2] = {(int)px, (int)py}, periods[2] = {0, 0}, topo = MPI_UNDEFINED, nd = 0, size = 0;
+    char why[256] = "";
+    *cart = make_grid(comm, asked);
+    if (*cart == MPI_COMM_NULL)
+        snprintf(why, sizeof why, "returned MPI_COMM_NULL on rank %d", ctx->rank);
+    else if (MPI_Topo_test(*cart, &topo), topo != MPI_CART)
+        snprintf(why, sizeof why, "rank %d's communicator has no Cartesian topology "
+                 "(MPI_Cart_create makes one)", ctx->rank);
+    else if (MPI_Cartdim_get(*cart, &nd), nd != 2)
+        snprintf(why, sizeof why, "a %d-D Cartesian communicator; the process grid is 2-D", nd);
+    else if (MPI_Comm_size(*cart, &size), size != ctx->size)
+        snprintf(why, sizeof why, "the communicator holds %d of the %d ranks", size, ctx->size);
+    else if (MPI_Cart_get(*cart, 2, dims, periods, coords), periods[0] || periods[1])
+        snprintf(why, sizeof why, "a periodic process grid: the grid's boundary is fixed, not "
+                 "wrapped around (periods = {0, 0})");
+    else if ((px && dims[0] != px) || (py && dims[1] != py))
+        snprintf(why, sizeof why, "a %d x %d process grid; asked %ld x %ld (0: any)", dims[0],
+                 dims[1], px, py);
+    int mine = why[0] == '\0', all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (!mine) return hl_fail(ctx, "make_grid: %s", why);
+    if (!all) return hl_fail(ctx, "make_grid: the communicator is wrong on another rank");
+    return 0;
+}
+#endif
+
+/* Rank 0's serial sweep of the whole grid until the variant stops: the grid (broadcast into
+ * ref, (ny + 2) x (nx + 2)), the iterations expected and the residual expected. Collective. */
+static void reference(block *k, int variant, long nx, long ny, double *ref, long *expected,
+                      double *residual) {
+    grid2d r = {.nx = nx, .m = ny, .w = nx + 2, .a = ref};
+    double out[2] = {0.0, 0.0};
+    int rank;
+    MPI_Comm_rank(k->g.comm, &rank);
+    if (rank == 0) {
+        r.b = malloc((size_t)(ny + 2) * (size_t)(nx + 2) * sizeof(double));
+        for (long i = 0; i < ny + 2; i++)
+            for (long j = 0; j < nx + 2; j++) A(&r, i, j) = B(&r, i, j) = initial(i, j);
+        long converged = 0; /* the first iteration whose delta is below tolerance */
+        for (long it = 1; it <= k->g.iterations; it++) {
+            double delta = 0.0;
+            for (long i = 1; i <= ny; i++) delta += stencil_row(&r, i);
+            for (long i = 1; i <= ny; i++) copy_row(&r, i);
+            out[0] = (double)it;
+            if (!converged) out[1] = delta;
+            if (!converged && k->tolerance > 0 && delta < k->tolerance) converged = it;
+            if (converged && (variant != V_OVERLAP || it > converged)) break;
+        }
+        free(r.b);
+    }
+    MPI_Bcast(out, 2, MPI_DOUBLE, 0, k->g.comm);
+    MPI_Bcast(ref, (int)((ny + 2) * (nx + 2)), MPI_DOUBLE, 0, k->g.comm);
+    *expected = (long)out[0];
+    *residual = out[1];
+}
+
+/* Compare the block with the reference and emit rank 0's checksum and check records. */
+static void check(hl_ctx *ctx, block *k, int variant, long nx, long ny) {
+    grid2d *g = &k->g;
+    double *ref = malloc((size_t)(ny + 2) * (size_t)(nx + 2) * sizeof(double));
+    long expected = 0;
+    double want = 0.0;
+    reference(k, variant, nx, ny, ref, &expected, &want);
+    long wrong = 0, first = LONG_MAX; /* the first wrong point, as (row) * (nx + 2) + column */
+    double local = 0.0, checksum = 0.0;
+    for (long i = 1; i <= g->m; i++)
+        for (long j = 1; j <= g->nx; j++) {
+            long at = (k->row0 - 1 + i) * (nx + 2) + (k->col0 - 1 + j);
+            local += A(g, i, j);
+            if (A(g, i, j) != ref[at]) {
+                wrong++;
+                if (at < first) first = at;
+            }
+        }
+    free(ref);
+    MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, g->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_LONG, MPI_MIN, g->comm);
+    MPI_Reduce(&local, &checksum, 1, MPI_DOUBLE, MPI_SUM, 0, g->comm);
+    if (ctx->rank != 0) return;
+    double residual = g->delta;
+    int residual_ok = fabs(residual - want) <= 1e-10 * fabs(want);
+    int ok = wrong == 0 && k->done == expected && residual_ok;
+    hl_emit(ctx,
+            "\"record\":\"checksum\",\"checksum\":%.17g,\"delta\":%.17g,\"variant\":\"%s\","
+            "\"ranks\":%d,\"nx\":%ld,\"ny\":%ld,\"iterations\":%ld",
+            checksum, residual, variant_names[variant], ctx->size, nx, ny, k->done);
+    hl_emit(ctx,
+            "\"record\":\"check\",\"ok\":%d,\"wrong\":%ld,\"points\":%ld,\"iterations\":%ld,"
+            "\"expected_iterations\":%ld,\"residual\":%.17g,\"expected_residual\":%.17g,"
+            "\"first_wrong_row\":%ld,\"first_wrong_col\":%ld,\"variant\":\"%s\"",
+            ok, wrong, nx * ny, k->done, expected, residual, want,
+            wrong ? first / (nx + 2) : -1L, wrong ? first % (nx + 2) : -1L,
+            variant_names[variant]);
 }
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
-    static const char *const variants[] = {"kit", "student"};
     int ok = 1;
-    int variant = hl_param_choice(ctx, "variant", variants, 2);
-    long n = hl_param_long(ctx, "n", 1, &ok);
-    long salt = hl_param_long(ctx, "salt", 0, &ok);
-    long reps = hl_param_long(ctx, "reps", 1, &ok);
+    int variant = hl_param_choice(ctx, "variant", variant_names, V_ALL);
+    long nx = hl_param_long(ctx, "nx", 1, &ok), ny = hl_param_long(ctx, "ny", 1, &ok);
+    long iterations = hl_param_long(ctx, "iterations", 1, &ok);
+    long px = hl_param_long(ctx, "px", 0, &ok), py = hl_param_long(ctx, "py", 0, &ok);
+    double tolerance = hl_param_double(ctx, "tolerance", 0.0, &ok);
     if (!ok || variant < 0) return -1;
-    if (n > (1L << 24)) return hl_fail(ctx, "parameter n=%ld is too large (at most 2^24)", n);
-#ifndef HL_STUDENT_NEIGHBOUR_HALO
-    if (variant == 1)
-        return hl_fail(ctx, "variant=student needs the student's code (student_c.build_student)");
+    if (nx * ny > MAX_POINTS)
+        return hl_fail(ctx, "grid nx=%ld x ny=%ld is too large (at most %ld points)", nx, ny,
+                       MAX_POINTS);
+#ifndef HL_STUDENT_NEIGHBOUR
+    if (variant == V_STUDENT)
+        return hl_fail(ctx, "variant student needs make_grid and neighbour_exchange (lab 13 a)");
 #endif
-    double *mine = malloc((size_t)n * sizeof *mine), *want = malloc((size_t)n * sizeof *want);
-    double *sum = malloc((size_t)n * sizeof *sum);
-    if (!mine || !want || !sum) {
-        free(mine), free(want), free(sum);
-        return hl_fail(ctx, "no memory for %ld values", n);
-    }
-#pragma omp parallel for
-    for (long i = 0; i < n; i++) mine[i] = value(ctx->rank, i, salt);
-    MPI_Allreduce(mine, want, (int)n, MPI_DOUBLE, MPI_SUM, comm); /* the reference */
+#ifndef HL_STUDENT_RESIDUAL
+    if (variant == V_OVERLAP) return hl_fail(ctx, "variant overlap needs solve_overlapped (lab 13 b)");
+#endif
+    if (px > ctx->size || py > ctx->size)
+        return hl_fail(ctx, "a %ld x %ld process grid on %d ranks", px, py, ctx->size);
 
-    long wrong = 0;
-    for (long rep = 0; rep < reps; rep++) {
-        for (long i = 0; i < n; i++) sum[i] = NAN;
-        double t0 = hl_start_together(comm);
-        if (variant == 0) MPI_Allreduce(mine, sum, (int)n, MPI_DOUBLE, MPI_SUM, comm);
-#ifdef HL_STUDENT_NEIGHBOUR_HALO
-        else global_sum(mine, sum, (int)n, comm);
+    block k = {.g = {.comm = comm, .iterations = iterations, .rank = ctx->rank},
+               .nthreads = omp_get_max_threads(), .tolerance = tolerance};
+    int dims[2] = {ctx->size, 1}, coords[2] = {ctx->rank, 0};
+    MPI_Comm cart = MPI_COMM_NULL;
+    int rc = 0;
+#ifdef HL_STUDENT_NEIGHBOUR
+    if (variant == V_STUDENT && (rc = student_grid(ctx, comm, px, py, &cart, dims, coords)) != 0)
+        goto done;
 #endif
-        double seconds = hl_slowest_since(comm, t0);
-        for (long i = 0; i < n; i++) wrong += sum[i] != want[i];
-        if (ctx->rank == 0)
-            hl_emit(ctx, "\"record\":\"time\",\"repetition\":%ld,\"seconds\":%.9g,\"n\":%ld", rep,
-                    seconds, n);
+    if (ny < dims[0] || nx < dims[1]) {
+        rc = hl_fail(ctx, "grid too small: %ld x %ld points cannot be split over %d x %d "
+                     "processes (each needs a point)", ny, nx, dims[0], dims[1]);
+        goto done;
     }
-    MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, comm);
-    if (ctx->rank == 0)
-        hl_emit(ctx, "\"record\":\"check\",\"ok\":%d,\"wrong\":%ld,\"values\":%ld,\"variant\":\"%s\"",
-                wrong == 0, wrong, n * ctx->size * reps, variants[variant]);
-    free(mine), free(want), free(sum);
-    return 0;
+    k.g.up = coords[0] > 0 ? ctx->rank - 1 : MPI_PROC_NULL; /* rows: blocking and overlap */
+    k.g.down = coords[0] < dims[0] - 1 ? ctx->rank + 1 : MPI_PROC_NULL;
+    if ((rc = block_setup(ctx, &k, nx, ny, dims, coords)) != 0) goto done;
+
+    MPI_Barrier(comm);
+#ifdef HL_STUDENT_RESIDUAL
+    if (variant == V_OVERLAP)
+        run_overlap(&k);
+    else
+#endif
+        run_blocking(&k, cart);
+
+    char tail[512];
+    snprintf(tail, sizeof tail,
+             "\"variant\":\"%s\",\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,\"px\":%d,"
+             "\"py\":%d,\"rows\":%ld,\"cols\":%ld,\"iterations\":%ld,\"tolerance\":%.9g",
+             variant_names[variant], ctx->size, k.nthreads, nx, ny, dims[0], dims[1], k.g.m,
+             k.g.nx, k.done, tolerance);
+    hl_halo_emit(ctx, k.g.acc, 1, 0, 0.0, tail); /* thread 0 times every phase */
+    check(ctx, &k, variant, nx, ny);
+done:
+    if (cart != MPI_COMM_NULL) MPI_Comm_free(&cart);
+    grid2d_free(&k.g, k.nthreads);
+    return rc;
 }
