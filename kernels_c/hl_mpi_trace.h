@@ -31,7 +31,11 @@
  * made the call ("student": 1) or the kit's kernel; every Wait and Test call records whether
  * it completed ("done": 1 for Wait, the flag for Test, -1 for other calls); every collective
  * records its communicator's size and members as MPI_COMM_WORLD ranks ("comm_size", "comm":
- * "0,2"); and the kit's helpers a student calls to compute (lab 04's stencil_rows, lab 03's
+ * "0,2"); every point-to-point call (sends, receives, their persistent and partitioned inits)
+ * records its communicator's handle as MPI_Comm_c2f gives it ("comm_id", one value per
+ * communicator of the rank: the same for two calls on one communicator, another for a duplicate),
+ * its tag (the send tag of MPI_Sendrecv; MPI_ANY_TAG as the library defines it) and its count
+ * of elements ("count"; -1, MPI_UNDEFINED and -1 for other calls); and the kit's helpers a student calls to compute (lab 04's stencil_rows, lab 03's
  * compute_step) record when they computed with hl_trace_compute(start, end), one
  * "record":"computed" interval per stretch of a thread's computing between its MPI calls.
  *
@@ -71,6 +75,8 @@ typedef struct {
     double start, end;
     long tid;
     int thread, main, in_parallel, level, team, cpu, numa, concurrent, done, comm_size, student;
+    int comm_id, tag; /* point to point: MPI_Comm_c2f of its communicator, its tag */
+    long count;       /* point to point: elements (of a partition, for partitioned calls) */
     char comm[HL_TRACE_COMM_CHARS];
 } hl_trace_call;
 
@@ -123,6 +129,9 @@ static inline void hl_trace_begin(hl_trace_call *c, const char *call) {
     hl_where(&c->cpu, &c->numa);
     c->done = -1;
     c->comm_size = 0;
+    c->comm_id = -1;
+    c->tag = MPI_UNDEFINED;
+    c->count = -1;
 #ifdef HL_STUDENT_TU
     c->student = 1; /* made by the student's code, not the kernel's */
 #else
@@ -207,11 +216,11 @@ static void hl_trace_emit(hl_ctx *ctx) {
                          "\"call\":\"%s\",\"start\":%.9f,\"end\":%.9f,\"main\":%d,"
                          "\"in_parallel\":%d,\"level\":%d,\"team\":%d,\"tid\":%ld,"
                          "\"concurrent\":%d,\"done\":%d,\"comm_size\":%d,\"comm\":\"%s\","
-                         "\"student\":%d}\n",
+                         "\"student\":%d,\"comm_id\":%d,\"tag\":%d,\"count\":%ld}\n",
                          ctx->rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?",
                          c->start - hl_trace_origin, c->end - hl_trace_origin, c->main,
                          c->in_parallel, c->level, c->team, c->tid, c->concurrent, c->done,
-                         c->comm_size, c->comm, c->student);
+                         c->comm_size, c->comm, c->student, c->comm_id, c->tag, c->count);
         hl_append(ctx, line, (size_t)n);
     }
     long intervals = atomic_load(&hl_trace_interval_count);
@@ -270,35 +279,56 @@ static void hl_trace_emit(hl_ctx *ctx) {
         return rc_;                                                                               \
     }
 
+/* The same for a point-to-point call, keeping its communicator's handle, tag and count (expressions
+ * of the parameters). */
+#define HL_TRACED_P2P_AS(wrapper, name, real, params, args, comm, tag_, count_)                   \
+    static inline int wrapper params {                                                            \
+        hl_trace_call c_;                                                                         \
+        hl_trace_begin(&c_, name);                                                                \
+        int rc_ = real args;                                                                      \
+        c_.comm_id = (int)MPI_Comm_c2f(comm);                                                     \
+        c_.tag = (tag_);                                                                          \
+        c_.count = (long)(count_);                                                                \
+        hl_trace_end(&c_);                                                                        \
+        return rc_;                                                                               \
+    }
+#define HL_TRACED_P2P(name, params, args, comm, tag_, count_)                                     \
+    HL_TRACED_P2P_AS(hl_traced_MPI_##name, "MPI_" #name, MPI_##name, params, args, comm, tag_,    \
+                     count_)
+
 /* One wrapper per traced function: hl_traced_MPI_Send records "MPI_Send" and calls MPI_Send. */
 #define HL_TRACED(name, params, args)                                                             \
     HL_TRACED_AS(hl_traced_MPI_##name, "MPI_" #name, MPI_##name, params, args)
 
 /* point to point */
-HL_TRACED(Send, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c))
-HL_TRACED(Ssend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c))
-HL_TRACED(Bsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c))
-HL_TRACED(Rsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c))
-HL_TRACED(Recv, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Status *st),
-          (b, n, t, s, g, c, st))
-HL_TRACED(Isend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-          (b, n, t, d, g, c, r))
-HL_TRACED(Issend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-          (b, n, t, d, g, c, r))
-HL_TRACED(Ibsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-          (b, n, t, d, g, c, r))
-HL_TRACED(Irsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-          (b, n, t, d, g, c, r))
-HL_TRACED(Irecv, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
-          (b, n, t, s, g, c, r))
-HL_TRACED(Sendrecv,
-          (const void *sb, int sn, MPI_Datatype st, int d, int sg, void *rb, int rn,
-           MPI_Datatype rt, int s, int rg, MPI_Comm c, MPI_Status *status),
-          (sb, sn, st, d, sg, rb, rn, rt, s, rg, c, status))
-HL_TRACED(Sendrecv_replace,
-          (void *b, int n, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm c,
-           MPI_Status *status),
-          (b, n, t, d, sg, s, rg, c, status))
+HL_TRACED_P2P(Send, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c),
+              c, g, n)
+HL_TRACED_P2P(Ssend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c),
+              c, g, n)
+HL_TRACED_P2P(Bsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c),
+              c, g, n)
+HL_TRACED_P2P(Rsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c),
+              c, g, n)
+HL_TRACED_P2P(Recv, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Status *st),
+              (b, n, t, s, g, c, st), c, g, n)
+HL_TRACED_P2P(Isend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
+              (b, n, t, d, g, c, r), c, g, n)
+HL_TRACED_P2P(Issend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
+              (b, n, t, d, g, c, r), c, g, n)
+HL_TRACED_P2P(Ibsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
+              (b, n, t, d, g, c, r), c, g, n)
+HL_TRACED_P2P(Irsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
+              (b, n, t, d, g, c, r), c, g, n)
+HL_TRACED_P2P(Irecv, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
+              (b, n, t, s, g, c, r), c, g, n)
+HL_TRACED_P2P(Sendrecv,
+              (const void *sb, int sn, MPI_Datatype st, int d, int sg, void *rb, int rn,
+               MPI_Datatype rt, int s, int rg, MPI_Comm c, MPI_Status *status),
+              (sb, sn, st, d, sg, rb, rn, rt, s, rg, c, status), c, sg, sn)
+HL_TRACED_P2P(Sendrecv_replace,
+              (void *b, int n, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm c,
+               MPI_Status *status),
+              (b, n, t, d, sg, s, rg, c, status), c, sg, n)
 HL_TRACED_DONE(Wait, (MPI_Request *r, MPI_Status *st), (r, st), 1)
 HL_TRACED_DONE(Waitall, (int n, MPI_Request r[], MPI_Status *st), (n, r, st), 1)
 HL_TRACED_DONE(Waitany, (int n, MPI_Request r[], int *i, MPI_Status *st), (n, r, i, st), 1)
@@ -316,11 +346,12 @@ HL_TRACED(Request_free, (MPI_Request *r), (r))
  * MPI_Ssend and an MPI_Issend (a request that completes only once the receive matched), so that an
  * ordering that is only safe while MPI buffers the message deadlocks for certain (what lab 04's
  * exercise does untraced with `#define MPI_Send MPI_Ssend`, which cannot redefine the name here) */
-HL_TRACED_AS(hl_traced_MPI_Send_synchronous, "MPI_Send", MPI_Ssend,
-             (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c))
-HL_TRACED_AS(hl_traced_MPI_Isend_synchronous, "MPI_Isend", MPI_Issend,
-             (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-             (b, n, t, d, g, c, r))
+HL_TRACED_P2P_AS(hl_traced_MPI_Send_synchronous, "MPI_Send", MPI_Ssend,
+                 (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c),
+                 (b, n, t, d, g, c), c, g, n)
+HL_TRACED_P2P_AS(hl_traced_MPI_Isend_synchronous, "MPI_Isend", MPI_Issend,
+                 (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
+                 (b, n, t, d, g, c, r), c, g, n)
 
 /* collectives */
 HL_TRACED_COMM(Barrier, (MPI_Comm c), (c), c)
@@ -410,20 +441,21 @@ HL_TRACED(Group_free, (MPI_Group *g), (g))
 HL_TRACED(Query_thread, (int *level), (level))
 
 /* persistent and MPI-4 partitioned point to point (MPICH 4+, Open MPI 5) */
-HL_TRACED(Send_init, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-          (b, n, t, d, g, c, r))
-HL_TRACED(Recv_init, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
-          (b, n, t, s, g, c, r))
+HL_TRACED_P2P(Send_init,
+              (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
+              (b, n, t, d, g, c, r), c, g, n)
+HL_TRACED_P2P(Recv_init, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
+              (b, n, t, s, g, c, r), c, g, n)
 HL_TRACED(Start, (MPI_Request *r), (r))
 HL_TRACED(Startall, (int n, MPI_Request r[]), (n, r))
-HL_TRACED(Psend_init,
-          (const void *b, int parts, MPI_Count n, MPI_Datatype t, int d, int g, MPI_Comm c,
-           MPI_Info info, MPI_Request *r),
-          (b, parts, n, t, d, g, c, info, r))
-HL_TRACED(Precv_init,
-          (void *b, int parts, MPI_Count n, MPI_Datatype t, int s, int g, MPI_Comm c,
-           MPI_Info info, MPI_Request *r),
-          (b, parts, n, t, s, g, c, info, r))
+HL_TRACED_P2P(Psend_init,
+              (const void *b, int parts, MPI_Count n, MPI_Datatype t, int d, int g, MPI_Comm c,
+               MPI_Info info, MPI_Request *r),
+              (b, parts, n, t, d, g, c, info, r), c, g, n)
+HL_TRACED_P2P(Precv_init,
+              (void *b, int parts, MPI_Count n, MPI_Datatype t, int s, int g, MPI_Comm c,
+               MPI_Info info, MPI_Request *r),
+              (b, parts, n, t, s, g, c, info, r), c, g, n)
 HL_TRACED(Pready, (int part, MPI_Request r), (part, r))
 HL_TRACED(Pready_range, (int low, int high, MPI_Request r), (low, high, r))
 HL_TRACED_DONE(Parrived, (MPI_Request r, int part, int *f), (r, part, f), *f)
