@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """The labs with a "Beyond one node" section (00, 03, 04, 06, 07) run headless, in quick mode,
-inside an allocation of the kit's own 2-node Slurm cluster (scripts/slurm_cluster.py), as a
+inside an allocation of the kit's own 2-node Slurm cluster (hybridlab.local_slurm), as a
 trainer's JupyterLab started in `salloc -N 2` would run them; written to
 benchmarks/labs_across_nodes.md.
 
@@ -118,8 +118,7 @@ def main() -> None:
     if args.inside:
         inside(args.inside, args.lab)
         return
-    sys.path.insert(0, str(REPO / "scripts"))
-    from slurm_cluster import started, why_slurm_cannot_run
+    from hybridlab.local_slurm import started, why_slurm_cannot_run
 
     why = why_slurm_cannot_run(nodes=2)
     if why:

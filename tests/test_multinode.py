@@ -1,6 +1,6 @@
 """A real two-node Slurm cluster on this machine: engines and programs across the nodes.
 
-scripts/slurm_cluster.py starts munged, slurmctld and one slurmd per node, each node in
+hybridlab.local_slurm starts munged, slurmctld and one slurmd per node, each node in
 namespaces of its own (hostname, IPC, /dev/shm, /tmp), so MPICH takes its network path between
 them. Inside `salloc -N 2`, from the login side (JupyterLab started in salloc's shell) and again
 as a job step on the first node (as batchspawner starts it), multinode_job.py starts a cluster of
@@ -28,8 +28,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from slurm_cluster import SlurmCluster, started, why_slurm_cannot_run  # noqa: E402
+from hybridlab.local_slurm import SlurmCluster, started, why_slurm_cannot_run
 
 pytestmark = [pytest.mark.multinode, pytest.mark.timeout(900)]
 

@@ -18,20 +18,21 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import nbformat
 import numpy as np
+import psutil
 import pytest
 
 from hybridlab import compliance, jobs
+from hybridlab.local_slurm import SlurmCluster, started, why_slurm_cannot_run
 from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT, PROBE_PROGRAM
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from slurm_cluster import SlurmCluster, started, why_slurm_cannot_run  # noqa: E402
 
 pytestmark = [pytest.mark.slurm, pytest.mark.timeout(900)]
 
@@ -228,3 +229,60 @@ def test_lab_10s_job_runs_through_sbatch_and_slurm_refuses_an_over_request(on_sl
     assert "reason PartitionConfig" in message and "1 node of" in message, message
     assert time.monotonic() - started < 60, message
     assert slurm.run(["squeue", "--noheader"], timeout=30).stdout.strip() == ""
+
+
+TERMINAL_USER = "hybridlab-slurm-user"
+
+
+def _as_user(command: list[str], *, timeout: float, env: dict[str, str] | None = None, cwd=None):
+    return subprocess.run(["runuser", "-u", TERMINAL_USER, "--", "env", *(f"{k}={v}" for k, v in (env or {}).items()),
+                           *command], capture_output=True, text=True, timeout=timeout, cwd=cwd)  # fmt: skip
+
+
+def test_a_users_own_slurm_runs_lab_10s_job_from_a_terminal():
+    """As the image's student (no root): `hybridlab slurm start` gives the user a one-node Slurm
+    of their own; in a terminal, mpicc and `sbatch --wait` run lab 10's program and script; `stop`
+    leaves nothing."""
+    why = why_slurm_cannot_run()
+    if why or os.geteuid() != 0:
+        pytest.skip(why or "makes a user: needs root")
+    if subprocess.run(["id", TERMINAL_USER], capture_output=True).returncode != 0:
+        subprocess.run(["useradd", "--create-home", TERMINAL_USER], check=True, capture_output=True)
+    venv_bin = Path(sys.executable).parent
+    if _as_user([sys.executable, "-c", "import hybridlab"], timeout=60).returncode != 0:
+        pytest.skip(f"{TERMINAL_USER} cannot run this venv's Python ({sys.executable} is "
+                    "under a folder other users cannot read)")  # fmt: skip
+    base = Path(tempfile.mkdtemp(prefix="hybridlab-user-slurm-"))  # pytest's tmp is root's own
+    folder, job = base / "slurm", base / "job"
+    job.mkdir()
+    (job / "jacobi.c").write_text(JACOBI_PROGRAM)
+    (job / "jacobi.sbatch").write_text(JOB_SCRIPT)
+    for path in (base, job, job / "jacobi.c", job / "jacobi.sbatch"):
+        shutil.chown(path, TERMINAL_USER)
+    base.chmod(0o755)  # munged wants its socket's folders open to all (its clients' way in)
+    path = {"PATH": f"{venv_bin}:/usr/bin:/bin"}
+    started = _as_user([str(venv_bin / "hybridlab"), "slurm", "start", str(folder)], timeout=150, env=path)
+    try:
+        assert started.returncode == 0, started.stdout + started.stderr
+        assert f"export SLURM_CONF={folder / 'slurm.conf'}" in started.stdout
+        terminal = (f"export SLURM_CONF={folder / 'slurm.conf'} && cd {job} && "
+                    "mpicc -std=c11 -O2 -fopenmp jacobi.c -o jacobi && "
+                    "sbatch --wait jacobi.sbatch 41 9 && cat slurm-*.out")  # fmt: skip
+        done = _as_user(["bash", "-c", terminal], timeout=180, env=path)
+        assert done.returncode == 0, done.stdout + done.stderr
+        (line,) = [ln for ln in done.stdout.splitlines() if ln.startswith("jacobi ")]
+        fields = dict(f.split("=", 1) for f in line.split()[1:])
+        assert (fields["ranks"], fields["threads"]) == ("2", "1"), line
+        want = reference_checksum(41, 9)
+        assert abs(float(fields["checksum"]) - want) <= 1e-9 * abs(want), (line, want)
+        squeue = _as_user(["squeue", "--noheader"], timeout=30,
+                          env={"SLURM_CONF": str(folder / "slurm.conf")})  # fmt: skip
+        assert squeue.returncode == 0 and squeue.stdout.strip() == ""
+    finally:
+        stopped = _as_user([str(venv_bin / "hybridlab"), "slurm", "stop", str(folder)], timeout=120, env=path)
+        shutil.rmtree(base, ignore_errors=True)
+    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+    assert not folder.exists()
+    left = [p.info["name"] for p in psutil.process_iter(["name", "username"])
+            if p.info["username"] == TERMINAL_USER]  # fmt: skip
+    assert not left, f"left running as {TERMINAL_USER}: {left}"

@@ -2,7 +2,7 @@
 
 Run inside an allocation of two nodes, e.g. on the kit's own test cluster:
 
-    python scripts/slurm_cluster.py start /tmp/c --nodes 2 && export SLURM_CONF=/tmp/c/slurm.conf
+    python -m hybridlab.local_slurm start /tmp/c --nodes 2 && export SLURM_CONF=/tmp/c/slurm.conf
     salloc -N 2 -n 2 -c 2 .venv/bin/python tests/two_nodes_records.py tests/data/two_nodes
 
 It runs the multi-node sections' own runs (the topics' exercise functions, quick sizes) and saves

@@ -135,6 +135,12 @@ def _new_lab(args: argparse.Namespace) -> int:
     return 0
 
 
+def _slurm(args: argparse.Namespace) -> int:
+    from .local_slurm import main as slurm_main
+
+    return slurm_main(args.rest)
+
+
 def _print_text(produce) -> int:
     """Print what `produce()` returns (nbgrader's log), or its GradingError."""
     from .grading.course import GradingError
@@ -310,6 +316,10 @@ def parser() -> argparse.ArgumentParser:
     nl.add_argument("--kernel", help="its C kernel's name (default: the words of the lab's name)")
     nl.add_argument("--no-release", action="store_true", help="do not release it to labs/")
     nl.set_defaults(func=_new_lab)
+    sl = sub.add_parser("slurm", help="a one-node Slurm of your own for lab 10's jobs: start|stop|status",
+                        add_help=False)  # fmt: skip
+    sl.add_argument("rest", nargs=argparse.REMAINDER)
+    sl.set_defaults(func=_slurm)
     g = sub.add_parser("grade", help="autograde grading/submitted/*/LAB in sandboxes, in parallel")
     g.add_argument("lab")
     g.add_argument("--students", help="comma list: (re)grade only these students")

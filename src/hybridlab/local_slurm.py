@@ -1,8 +1,12 @@
-"""A real Slurm cluster on this machine, in a scratch folder, for the tests and for a dry run.
+"""A real Slurm cluster on this machine, in a scratch folder: lab 10's jobs in the image or on a
+laptop (`hybridlab slurm start`), and the Slurm suites' clusters.
 
-munged (as the munge user), slurmctld and one slurmd per compute node (as root) are configured
-with ports of their own in a scratch folder; `env` points Slurm's commands (salloc, srun, sinfo)
-at it. Needs root and Debian's slurm-wlm and munge; `why_slurm_cannot_run()` says what is missing.
+munged, slurmctld and one slurmd per compute node are configured with ports of their own in a
+scratch folder; `env` points Slurm's commands (sbatch, salloc, srun, sinfo) at it. As root, munged
+runs as the munge user and the daemons as root, and every user may run jobs. As any other user
+(the image's student), the whole cluster is that user's own: munged with a key of its own,
+SlurmUser and SlurmdUser that user, one node, jobs of that user only. Needs Debian's slurm-wlm
+and munge; `why_slurm_cannot_run()` says what is missing.
 
 One node (the default) is this machine under its own name. With nodes=N > 1 the nodes are
 node1..nodeN, each slurmd started in namespaces of its own by bubblewrap: its own hostname (UTS),
@@ -12,8 +16,9 @@ The rest of the file system, the project's folder with it, is the same on every 
 cluster's shared home is; the process table too, so the test sees (and kills) every node's
 processes. Jobs are submitted from this machine's own namespace, the "login node".
 
-    python scripts/slurm_cluster.py start DIR [--nodes N]   # configure and start, wait until idle
-    python scripts/slurm_cluster.py stop DIR                # cancel every job, stop the daemons
+    hybridlab slurm start [DIR] [--nodes N]   # configure and start, wait until idle
+    hybridlab slurm stop [DIR]                # cancel every job, stop the daemons
+(DIR defaults to ~/.hybridlab-slurm; `export SLURM_CONF=DIR/slurm.conf` points a terminal at it.)
 """
 
 from __future__ import annotations
@@ -35,30 +40,40 @@ import psutil
 
 from hybridlab import _reaper as reaper
 
-TOOLS = ("munged", "slurmctld", "slurmd", "srun", "salloc", "sinfo", "scancel", "runuser")
+TOOLS = ("munged", "slurmctld", "slurmd", "srun", "sbatch", "salloc", "sinfo", "scancel")
+DAEMONS = ("munged", "slurmctld", "slurmd")
 NODE_TOOLS = ("bwrap",)  # the namespaces of a node when there are several
 READY_SECONDS = 90  # until every node is idle in sinfo
-ROOT = Path(__file__).resolve().parents[1]  # the project: seen at the same place on every node
+ROOT = Path(__file__).resolve().parents[2]  # the project: seen at the same place on every node
+DEFAULT_FOLDER = Path.home() / ".hybridlab-slurm"
 
 
 class SlurmStartError(RuntimeError):
-    """The cluster's daemons started but the node never became idle."""
+    """A daemon of the cluster did not start, or the nodes never became idle."""
 
 
 def why_slurm_cannot_run(nodes: int = 1) -> str | None:
     """None when a Slurm cluster of `nodes` nodes can be started here, else why not."""
-    if os.geteuid() != 0:
-        return "starting slurmctld and slurmd needs root: run the Slurm suites as root"
-    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
+    tools = [*TOOLS, "runuser"] if os.geteuid() == 0 else TOOLS
+    missing = [tool for tool in tools if _which(tool) is None]
     if missing:
         return f"not installed: {', '.join(missing)} (apt-get install slurm-wlm munge)"
+    if nodes > 1 and os.geteuid() != 0:
+        return "a cluster of several nodes (each in namespaces of its own) needs root"
     if nodes > 1 and shutil.which("bwrap") is None:
         return "not installed: bwrap, which gives each node its namespaces (apt-get install bubblewrap)"
-    try:
-        pwd.getpwnam("munge")
-    except KeyError:
-        return "no munge user (the munge package creates it)"
+    if os.geteuid() == 0:
+        try:
+            pwd.getpwnam("munge")
+        except KeyError:
+            return "no munge user (the munge package creates it)"
     return None
+
+
+def _which(tool: str) -> str | None:
+    """A daemon's path: Debian puts munged, slurmctld and slurmd in /usr/sbin, which is not on a
+    user's PATH."""
+    return shutil.which(tool) or shutil.which(tool, path="/usr/sbin:/sbin")
 
 
 def free_ports(n: int) -> list[int]:
@@ -74,7 +89,8 @@ def free_ports(n: int) -> list[int]:
 
 def node_line() -> tuple[str, str]:
     """(this machine's name, its hardware as `slurmd -C` describes it: CPUs=... RealMemory=...)."""
-    text = subprocess.run(["slurmd", "-C"], capture_output=True, text=True, check=True).stdout
+    text = subprocess.run([_which("slurmd") or "slurmd", "-C"], capture_output=True, text=True,
+                          check=True).stdout  # fmt: skip
     line = next(x for x in text.splitlines() if x.startswith("NodeName="))
     name, hardware = line.split(" UpTime")[0].split(" ", 1)
     return name.split("=", 1)[1], hardware
@@ -92,6 +108,7 @@ class SlurmCluster:
         self.slurmd_debug = slurmd_debug  # slurmd's log level (debug3 logs each PMI request)
         self.conf = scratch / "slurm.conf"
         self.socket = scratch / "munge" / "munge.socket"
+        self.user = pwd.getpwuid(os.geteuid()).pw_name  # root, or the user whose cluster it is
         self.env = {**os.environ, "SLURM_CONF": str(self.conf)}
         for var in [v for v in self.env if v.startswith(("SLURM_", "SALLOC_", "SRUN_"))]:
             if var != "SLURM_CONF":
@@ -106,8 +123,9 @@ class SlurmCluster:
         key = munge / "munge.key"
         key.write_bytes(os.urandom(128))
         key.chmod(0o400)
-        shutil.chown(munge, "munge", "munge")
-        shutil.chown(key, "munge", "munge")
+        if os.geteuid() == 0:
+            shutil.chown(munge, "munge", "munge")
+            shutil.chown(key, "munge", "munge")
         host, hardware = node_line()
         ctld_port, *slurmd_ports = free_ports(1 + self.nodes)
         names = self.node_names(host)
@@ -119,7 +137,8 @@ class SlurmCluster:
         self.conf.write_text(
             f"""ClusterName=hybridlab
 SlurmctldHost={host}(127.0.0.1)
-SlurmUser=root
+SlurmUser={self.user}
+SlurmdUser={self.user}
 SlurmctldPort={ctld_port}
 SlurmdPort={slurmd_ports[0]}
 AuthType=auth/munge
@@ -160,7 +179,7 @@ PartitionName=kit Nodes={",".join(names)} Default=YES MaxTime=INFINITE State=UP
         """slurmd for node `name`; with several nodes, inside its own namespaces (bubblewrap):
         hostname, IPC, /dev/shm and /tmp of its own, the project and the scratch folder
         (possibly under /tmp) at the same place."""
-        slurmd = ["slurmd", "-f", str(self.conf), "-N", name]
+        slurmd = [_which("slurmd") or "slurmd", "-f", str(self.conf), "-N", name]
         if self.nodes == 1:
             return slurmd
         shared = [a for p in sorted({ROOT, self.scratch}) for a in ("--bind", str(p), str(p))]
@@ -170,17 +189,24 @@ PartitionName=kit Nodes={",".join(names)} Default=YES MaxTime=INFINITE State=UP
         ]  # fmt: skip
 
     def start(self) -> None:
+        """Start munged, slurmctld and the slurmds; SlurmStartError with a daemon's own words when
+        one refuses to start."""
         munge = self.scratch / "munge"
-        subprocess.run(
-            ["runuser", "-u", "munge", "--", "munged", f"--socket={self.socket}",
+        as_munge = ["runuser", "-u", "munge", "--"] if os.geteuid() == 0 else []
+        commands = [
+            [*as_munge, _which("munged") or "munged", f"--socket={self.socket}",
              f"--key-file={munge / 'munge.key'}", f"--pid-file={munge / 'munged.pid'}",
              f"--log-file={munge / 'munged.log'}", f"--seed-file={munge / 'munged.seed'}"],
-            check=True, capture_output=True, timeout=30,
-        )  # fmt: skip
-        commands = [["slurmctld", "-f", str(self.conf)]]
-        commands += [self.slurmd_command(name) for name in self.node_names()]
+            [_which("slurmctld") or "slurmctld", "-f", str(self.conf)],
+            *(self.slurmd_command(name) for name in self.node_names()),
+        ]  # fmt: skip
         for command in commands:
-            subprocess.run(command, env=self.env, check=True, capture_output=True, timeout=60)
+            done = subprocess.run(command, env=self.env, capture_output=True, text=True, timeout=60)
+            if done.returncode != 0:
+                said = (done.stderr or done.stdout).strip()[-1500:]
+                daemon = next(Path(a).name for a in command if Path(a).name in DAEMONS)
+                raise SlurmStartError(f"{daemon} did not start (exit {done.returncode}): {said}\n"
+                                      f"{self.logs()}")  # fmt: skip
 
     def wait_until_idle(self) -> None:
         deadline = time.monotonic() + READY_SECONDS
@@ -211,8 +237,10 @@ PartitionName=kit Nodes={",".join(names)} Default=YES MaxTime=INFINITE State=UP
         """Everything of this cluster still alive: its daemons (their command lines name the
         scratch folder), step daemons and tasks (their environment names its slurm.conf)."""
         found = []
+        me = psutil.Process()
+        mine = {me.pid, *(p.pid for p in me.parents())}  # `hybridlab slurm stop DIR` and its shell
         for proc in psutil.process_iter(["pid"]):
-            if proc.pid == os.getpid():
+            if proc.pid in mine:
                 continue
             try:
                 if str(self.scratch) in " ".join(proc.cmdline()):
@@ -257,24 +285,46 @@ def started(nodes: int = 1, prefix: str = "hybridlab-slurm-", slurmd_debug: str 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=("start", "stop"))
-    parser.add_argument("scratch", type=Path, help="the cluster's folder (created by start)")
+    parser = argparse.ArgumentParser(prog="hybridlab slurm", description=__doc__.splitlines()[0])
+    parser.add_argument("action", choices=("start", "stop", "status"))
+    parser.add_argument("folder", type=Path, nargs="?", default=DEFAULT_FOLDER,
+                        help=f"the cluster's folder (default {DEFAULT_FOLDER})")  # fmt: skip
     parser.add_argument("--nodes", type=int, default=1, help="compute nodes (start; default 1)")
     args = parser.parse_args(argv)
-    if args.action == "start":
-        why = why_slurm_cannot_run(args.nodes)
-        if why:
-            print(f"cannot start Slurm here: {why}", file=sys.stderr)
-            return 1
-        args.scratch.mkdir(mode=0o755)
-        cluster = SlurmCluster(args.scratch.resolve(), args.nodes)
+    folder = args.folder.expanduser().resolve()
+    cluster = SlurmCluster(folder, args.nodes)
+    running = cluster.conf.exists() and bool(cluster.processes())
+    if args.action == "status":
+        print(f"Slurm in {folder}: {'running' if running else 'not running'}")
+        return 0 if running else 1
+    if args.action == "stop":
+        cluster.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+        print(f"Slurm in {folder} stopped")
+        return 0
+    if running:
+        print(f"Slurm already runs in {folder}\nexport SLURM_CONF={cluster.conf}")
+        return 0
+    why = why_slurm_cannot_run(args.nodes)
+    if why:
+        print(f"cannot start Slurm here: {why}", file=sys.stderr)
+        return 1
+    shutil.rmtree(folder, ignore_errors=True)  # a cluster's folder left by a stopped container
+    try:
+        folder.mkdir(mode=0o755, parents=True)
+    except OSError as err:
+        print(f"cannot start Slurm in {folder}: {err.strerror}", file=sys.stderr)
+        return 1
+    try:
         cluster.configure()
         cluster.start()
         cluster.wait_until_idle()
-        print(f"export SLURM_CONF={cluster.conf}")
-    else:
-        SlurmCluster(args.scratch.resolve()).stop()
+    except SlurmStartError as err:
+        cluster.stop()
+        print(f"cannot start Slurm in {folder}: {err}", file=sys.stderr)
+        return 1
+    print(f"Slurm runs in {folder} ({args.nodes} node{'s' if args.nodes > 1 else ''}): "
+          f"sbatch, srun and sinfo need\nexport SLURM_CONF={cluster.conf}")  # fmt: skip
     return 0
 
 
