@@ -1,82 +1,490 @@
-/* shm_halo: the sum over all ranks of every rank's values (lab 11_shared_memory, scaffolded by
- * `hybridlab new-lab`; make it the kernel of your own exercise).
+/* shm_halo: lab 04's 2-D Jacobi (hl_grid2d.h: the same grid, split in blocks of rows) with the
+ * halo inside a node read from a neighbour's memory: MPI+MPI, an MPI-3 shared-memory window
+ * (MPI Forum, MPI 3.0, section 11.2.3; Hoefler et al. 2013).
  *
- * Rank r holds n values, value(r, i), shifted by the parameter `salt` (whole numbers, so every
- * order of summing gives the same doubles); its OpenMP threads make them. Every rank must end with
- * their sum over all ranks, element by element.
- *     variant=kit      the kit's way: one MPI_Allreduce;
- *     variant=student  (built by hybridlab.student_c.build_student with HL_STUDENT_SHM_HALO):
- *                      the student's global_sum(), declared in shm_halo_student.h, called by
- *                      the main thread outside any parallel region (MPI_THREAD_FUNNELED is enough).
+ * The ranks of a node (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED) allocate their blocks in one
+ * window (MPI_Win_allocate_shared); a rank finds its neighbours' blocks with
+ * MPI_Win_shared_query and reads their edge rows with loads, no message and no halo copy. A
+ * neighbour on another node still sends its edge row (MPI_Sendrecv into a halo row).
  *
- * Checks, on every rank: the sum equals MPI_Allreduce of the values, element by element, in
- * each repetition. Records: "time" per repetition on rank 0 (seconds of the sum, slowest rank);
- * "check" on rank 0 (ok, wrong = values wrong summed over ranks and repetitions, values).
- * hybridlab.student_c.run_student fails a run whose "check" record says ok=0.
+ * A block is a header and two copies of the rank's m rows of nx + 2 values (boundary columns
+ * included): sweep `it` reads copy it % 2 (its own and its neighbours') and writes copy
+ * (it + 1) % 2. So one synchronisation per iteration is enough: after it, every block's copy
+ * (it + 1) % 2 is complete and nobody reads copy it % 2 any more.
+ *     variant=shared   the kit's loop; sync=fence (MPI_Win_fence every iteration), lock_all
+ *                      (MPI_Win_lock_all once, then MPI_Win_sync, MPI_Barrier on the node,
+ *                      MPI_Win_sync every iteration) or none (no synchronisation: a race)
+ *     variant=student  (built with HL_STUDENT_SHM_HALO) the student's shm_jacobi
+ * Both call the kit's helpers of shm_halo_student.h (shm_init_block, shm_sweep, shm_finish, ...).
+ *
+ * Stale reads: the header of a block holds, for each copy, the iteration its rows hold (-1
+ * while a sweep writes them). sweep reads it before and after using a neighbour's row: a
+ * neighbour's copy that is not yet written, or is overwritten meanwhile, counts as a stale
+ * read. stagger_us makes odd ranks start every sweep that late, so a missing synchronisation
+ * shows for certain rather than by luck.
+ *
+ * Records: the halo timers (hl_halo.h; jacobi = the sweeps, reduction = MPI_Allreduce of delta,
+ * halo = the rest of the loop: synchronisation and messages, total = first sweep to last);
+ * "sweep" per rank and iteration (start, end: the trace's clock in a traced build); "node" per
+ * rank (the members of its node); "memory" per rank (hl_memory.h, read in shm_finish while the
+ * window is alive: grid_bytes, halo_bytes = copies of a neighbour's rows); rank 0's "checksum"
+ * and, with check=1, "check" (ok when no read was stale and the checksum equals the serial
+ * sweep's, halo2d's stencil on one grid, to 12 digits).
  */
 #include "hybridlab.h"
+#include "hl_grid2d.h"
+#include "hl_memory.h"
+#include <stdatomic.h>
 
 #ifdef HL_STUDENT_SHM_HALO
 #include "shm_halo_student.h"
+#else
+MPI_Aint shm_block_bytes(void);
+void shm_init_block(double *mine);
+long shm_row_length(void);
+const double *shm_first_row(const double *mine, long it);
+const double *shm_last_row(const double *mine, long it);
+void shm_sweep(double *mine, const double *above, const double *below, long it);
+void shm_finish(const double *mine);
 #endif
 
 const char *const hl_kernel_description =
-    "a sum of every rank's values over all ranks: the kit's MPI_Allreduce or the student's "
-    "global_sum(), checked element by element";
+    "2-D Jacobi (lab 04's grid, rows in blocks) with the halo inside a node read from the "
+    "neighbours' blocks in an MPI-3 shared window; stale reads counted, PSS per rank";
 
 const hl_param hl_kernel_params[] = {
-    {"variant", "kit", "kit: one MPI_Allreduce; student: the student's global_sum()"},
-    {"n", "1000", "values per rank"},
-    {"salt", "0", "shifts every value (hidden tests draw it)"},
-    {"reps", "3", "repetitions, each timed"},
+    {"variant", "shared", "shared: the kit's loop; student: the student's shm_jacobi"},
+    {"sync", "fence", "variant=shared: fence | lock_all (sync-barrier-sync) | none (a race)"},
+    {"nx", "256", "interior columns"},
+    {"ny", "256", "interior rows, split over the ranks in blocks"},
+    {"iterations", "100", "Jacobi iterations"},
+    {"stagger_us", "0", "odd ranks start every sweep this late (a race shows for certain)"},
+    {"allreduce", "1", "1: delta summed over the ranks every iteration (as halo2d); 0: at the end"},
+    {"check", "1", "1: compare with a serial sweep on rank 0 (a check record)"},
     HL_END_PARAMS,
 };
 
-static double value(int rank, long i, long salt) {
-    return (double)((long)(rank + 1) * 1000 + (i * 7 + salt) % 997);
+enum { V_SHARED, V_STUDENT, V_ALL };
+#ifdef HL_STUDENT_SHM_HALO
+#define V_COUNT V_ALL
+#else
+#define V_COUNT V_STUDENT
+#endif
+static const char *const variant_names[V_ALL] = {"shared", "student"};
+enum { S_FENCE, S_LOCK_ALL, S_NONE, S_ALL };
+static const char *const sync_names[S_ALL] = {"fence", "lock_all", "none"};
+
+#define KEPT_SWEEPS 1000 /* "sweep" records per rank */
+
+#define LAID_OUT 0x6c61696420L /* in a header once shm_init_block has laid the block out */
+
+typedef struct { /* the start of a block: 64 bytes, a whole number of doubles */
+    atomic_long laid_out;   /* LAID_OUT, stored last by shm_init_block */
+    long owner;             /* the rank (of comm) whose block it is */
+    atomic_long stamp[2];   /* iteration held by each copy; -1 while a sweep writes it */
+    long unused[4];
+} block_header;
+
+/* One run (one at a time per process): what the helpers need and what they found. */
+static struct {
+    hl_ctx *ctx;
+    MPI_Comm comm;
+    long nx, ny, w, m, first, iterations, stagger_us;
+    int allreduce, up, down, up_on_node, down_on_node;
+    double *mine;             /* the block shm_init_block laid out */
+    double *halo_above, *halo_below;
+    long sweeps, stale;
+    int finished;
+    double jacobi, reduction, first_start, last_end, delta_local, delta, checksum_local;
+    double sweep_times[KEPT_SWEEPS][2];
+    char error[400];
+} run;
+
+static void run_error(const char *fmt, ...) {
+    if (run.error[0]) return; /* the first one */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(run.error, sizeof run.error, fmt, ap);
+    va_end(ap);
+}
+
+static block_header *header(const double *block) { return (block_header *)block; }
+
+/* The rows of `rank` (of comm): blocks of ny / P, the first ny mod P ranks one more (halo2d). */
+static long rows_of(int rank) {
+    long base = run.ny / run.ctx->size, extra = run.ny % run.ctx->size;
+    return base + (rank < extra ? 1 : 0);
+}
+
+/* Copy `copy` of the rows of the block of `rank`. */
+static double *rows(const double *block, int rank, long copy) {
+    return (double *)block + sizeof(block_header) / sizeof(double) + copy * rows_of(rank) * run.w;
+}
+
+MPI_Aint shm_block_bytes(void) {
+    return (MPI_Aint)(sizeof(block_header) + 2 * (size_t)run.m * (size_t)run.w * sizeof(double));
+}
+
+long shm_row_length(void) { return run.w; }
+
+void shm_init_block(double *mine) {
+    if (!mine) {
+        run_error("shm_init_block(NULL): pass the base of this rank's block");
+        return;
+    }
+    if (run.mine) {
+        run_error("shm_init_block called twice");
+        return;
+    }
+    run.mine = mine;
+    block_header *h = header(mine);
+    h->owner = run.ctx->rank;
+    atomic_store(&h->stamp[0], 0);
+    atomic_store(&h->stamp[1], -2);
+    for (long copy = 0; copy < 2; copy++)
+        for (long i = 0; i < run.m; i++)
+            for (long j = 0; j < run.w; j++)
+                rows(mine, run.ctx->rank, copy)[i * run.w + j] = initial(run.first + i, j);
+    atomic_store(&h->laid_out, LAID_OUT);
+}
+
+static int own_block(const double *mine, const char *who) {
+    if (!run.mine) run_error("%s before shm_init_block: lay out the block first", who);
+    else if (mine != run.mine)
+        run_error("%s: pass this rank's own block (the base shm_init_block was given)", who);
+    return !run.error[0];
+}
+
+const double *shm_first_row(const double *mine, long it) {
+    return own_block(mine, "shm_first_row") ? rows(mine, run.ctx->rank, it % 2) : run.halo_above;
+}
+
+const double *shm_last_row(const double *mine, long it) {
+    if (!own_block(mine, "shm_last_row")) return run.halo_above;
+    return rows(mine, run.ctx->rank, it % 2) + (run.m - 1) * run.w;
+}
+
+/* The neighbour's row a sweep reads (its last row for the rank above, its first for the one
+ * below), or NULL after an error: the block passed must be the neighbour's when it shares the
+ * node, NULL otherwise (then the halo row: a message's, or the grid's boundary). A block not
+ * yet laid out is read all the same (a stale read, counted by sweep). */
+static const double *neighbour_row(const double *block, int neighbour, int on_node,
+                                   const double *halo, long it, int last, const char *side) {
+    if (on_node && !block)
+        run_error("rank %d: its neighbour %s (rank %d) is on its node: pass that rank's block "
+                  "(MPI_Win_shared_query), not NULL", run.ctx->rank, side, neighbour);
+    else if (!on_node && block)
+        run_error("rank %d: %s is %s: pass NULL for `%s` (the row is in halo_%s)", run.ctx->rank,
+                  side, neighbour == MPI_PROC_NULL ? "the grid's edge" : "on another node",
+                  side, side);
+    else if (block && atomic_load(&header(block)->laid_out) == LAID_OUT &&
+             header(block)->owner != neighbour)
+        run_error("rank %d: the block passed as `%s` is rank %ld's, not rank %d's (the rank %s)",
+                  run.ctx->rank, side, header(block)->owner, neighbour, side);
+    if (run.error[0]) return NULL;
+    if (!block) return halo;
+    return rows(block, neighbour, it % 2) + (last ? rows_of(neighbour) - 1 : 0) * run.w;
+}
+
+/* The iteration a copy of a block holds (-3 for a block not laid out). */
+static long stamp(const double *block, long copy) {
+    if (atomic_load(&header(block)->laid_out) != LAID_OUT) return -3;
+    return atomic_load(&header(block)->stamp[copy]);
+}
+
+/* new = 0.25 (above + below + left + right) on one row (halo2d's stencil, added in its order);
+ * the row's sum of squared changes. */
+static double update_row(const double *above, const double *row, const double *below,
+                         double *out, long nx) {
+    double d2 = 0.0;
+#pragma omp simd reduction(+ : d2)
+    for (long j = 1; j <= nx; j++) {
+        double v = 0.25 * (above[j] + below[j] + row[j - 1] + row[j + 1]);
+        double d = v - row[j];
+        d2 += d * d;
+        out[j] = v;
+    }
+    return d2;
+}
+
+void shm_sweep(double *mine, const double *above, const double *below, long it) {
+    if (!own_block(mine, "shm_sweep")) return;
+    if (it != run.sweeps)
+        {
+        run_error("shm_sweep(it=%ld) on rank %d: sweeps go in order, this one is it=%ld", it,
+                         run.ctx->rank, run.sweeps);
+        return;
+    }
+    if (it >= run.iterations)
+        {
+        run_error("shm_sweep(it=%ld): only %ld iterations", it, run.iterations);
+        return;
+    }
+    double t0 = hl_now();
+    if (run.ctx->rank % 2 == 1) hl_sleep_us(run.stagger_us);
+    const double *up = neighbour_row(above, run.up, run.up_on_node, run.halo_above, it, 1, "above");
+    const double *down = neighbour_row(below, run.down, run.down_on_node, run.halo_below, it, 0,
+                                       "below");
+    if (!up || !down) return;
+    long cur = it % 2, next = 1 - cur, m = run.m, w = run.w;
+    long seen_up = above ? stamp(above, cur) : it, seen_down = below ? stamp(below, cur) : it;
+    atomic_store(&header(mine)->stamp[next], -1);
+    double *from = rows(mine, run.ctx->rank, cur), *to = rows(mine, run.ctx->rank, next), d2 = 0.0;
+    for (long i = 0; i < m; i++)
+        d2 += update_row(i == 0 ? up : from + (i - 1) * w, from + i * w,
+                         i == m - 1 ? down : from + (i + 1) * w, to + i * w, run.nx);
+    atomic_store(&header(mine)->stamp[next], it + 1);
+    if ((above && (seen_up != it || stamp(above, cur) != it)) ||
+        (below && (seen_down != it || stamp(below, cur) != it)))
+        run.stale++;
+    double t1 = hl_now();
+    run.jacobi += t1 - t0;
+    if (it == 0) run.first_start = t0;
+    run.delta_local = d2;
+    if (run.allreduce) {
+        MPI_Allreduce(&d2, &run.delta, 1, MPI_DOUBLE, MPI_SUM, run.comm);
+        run.reduction += hl_now() - t1;
+    }
+    run.last_end = hl_now();
+#ifdef HL_TRACE_MPI
+    double origin = hl_trace_origin; /* the trace's clock */
+#else
+    double origin = 0.0;
+#endif
+    if (it < KEPT_SWEEPS) {
+        run.sweep_times[it][0] = t0 - origin;
+        run.sweep_times[it][1] = t1 - origin;
+    }
+    run.sweeps++;
+}
+
+void shm_finish(const double *mine) {
+    if (!own_block(mine, "shm_finish")) return;
+    if (run.sweeps != run.iterations)
+        {
+        run_error("shm_finish after %ld sweeps on rank %d: the run has %ld iterations",
+                         run.sweeps, run.ctx->rank, run.iterations);
+        return;
+    }
+    const double *last = rows(mine, run.ctx->rank, run.iterations % 2);
+    double local = 0.0;
+    for (long i = 0; i < run.m; i++)
+        for (long j = 1; j <= run.nx; j++) local += last[i * run.w + j];
+    run.checksum_local = local;
+    run.finished = 1;
+    char tail[256]; /* halo copies: a row per neighbour on another node */
+    long copies = (run.up != MPI_PROC_NULL && !run.up_on_node) +
+                  (run.down != MPI_PROC_NULL && !run.down_on_node);
+    snprintf(tail, sizeof tail,
+             "\"ranks\":%d,\"threads\":1,\"nx\":%ld,\"rows\":%ld,\"grid_bytes\":%ld,"
+             "\"halo_bytes\":%ld",
+             run.ctx->size, run.nx, run.m, (long)shm_block_bytes(),
+             (long)(copies * run.w * (long)sizeof(double)));
+    hl_emit_memory(run.ctx, tail);
+}
+
+/* The kit's loop, with the synchronisation `sync` (the answer of lab 11 (a) in its own way). */
+static void kit_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below,
+                       int sync) {
+    int rank, size, nrank, nsize;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    double *mine, *above = NULL, *below = NULL;
+    MPI_Win win;
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    MPI_Aint bytes;
+    int unit; /* the ranks of a node are consecutive in comm: its neighbours are nrank -+ 1 */
+    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &bytes, &unit, &above);
+    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &bytes, &unit, &below);
+    int up = rank > 0 && !above ? rank - 1 : MPI_PROC_NULL; /* on another node */
+    int down = rank < size - 1 && !below ? rank + 1 : MPI_PROC_NULL;
+    int n = (int)shm_row_length();
+    shm_init_block(mine);
+    if (sync == S_LOCK_ALL) MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    for (long it = 0; it < iterations; it++) {
+        if (sync == S_FENCE) MPI_Win_fence(0, win);
+        if (sync == S_LOCK_ALL) {
+            MPI_Win_sync(win); /* my stores visible ... */
+            MPI_Barrier(node); /* ... once everyone has made them ... */
+            MPI_Win_sync(win); /* ... and my loads see theirs */
+        }
+        if (up != MPI_PROC_NULL) /* rows of another node: a message */
+            MPI_Sendrecv(shm_first_row(mine, it), n, MPI_DOUBLE, up, 1, halo_above, n,
+                         MPI_DOUBLE, up, 2, comm, MPI_STATUS_IGNORE);
+        if (down != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_last_row(mine, it), n, MPI_DOUBLE, down, 2, halo_below, n,
+                         MPI_DOUBLE, down, 1, comm, MPI_STATUS_IGNORE);
+        shm_sweep(mine, above, below, it);
+    }
+    if (sync == S_LOCK_ALL) MPI_Win_unlock_all(win);
+    if (sync == S_FENCE) MPI_Win_fence(0, win);
+    shm_finish(mine);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}
+
+/* The members of this rank's node (ranks of comm, "0,1,2"), and whether its neighbours are. */
+static int find_node(MPI_Comm comm, hl_ctx *ctx, char *members, size_t cap) {
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node);
+    int nsize;
+    MPI_Comm_size(node, &nsize);
+    int *ranks = malloc((size_t)nsize * sizeof *ranks);
+    if (!ranks) return hl_fail(ctx, "no memory for %d ranks", nsize);
+    MPI_Allgather(&ctx->rank, 1, MPI_INT, ranks, 1, MPI_INT, node);
+    size_t used = 0;
+    members[0] = '\0';
+    for (int k = 0; k < nsize; k++) {
+        run.up_on_node |= ranks[k] == run.up;
+        run.down_on_node |= ranks[k] == run.down;
+        used += (size_t)snprintf(members + used, used < cap ? cap - used : 0, "%s%d",
+                                 k ? "," : "", ranks[k]);
+    }
+    free(ranks);
+    MPI_Comm_free(&node);
+    return used < cap ? 0 : hl_fail(ctx, "%d ranks on a node: too many to list", nsize);
+}
+
+/* A halo row: the grid's boundary row `row` at its edge, NaN for a neighbour on another node
+ * (a message must fill it), none (NULL) for a neighbour on the node. */
+static double *halo_row(int neighbour, int on_node, long row, int *ok) {
+    if (neighbour != MPI_PROC_NULL && on_node) return NULL;
+    double *h = malloc((size_t)run.w * sizeof *h);
+    if (!h) {
+        *ok = 0;
+        return NULL;
+    }
+    for (long j = 0; j < run.w; j++) h[j] = neighbour == MPI_PROC_NULL ? initial(row, j) : NAN;
+    return h;
+}
+
+/* The serial sweep (halo2d's stencil on one grid of ny rows): the checksum to compare with. */
+static double serial_checksum(long nx, long ny, long iterations, int *ok) {
+    grid2d g = {.nx = nx, .m = ny, .w = nx + 2};
+    size_t points = (size_t)(ny + 2) * (size_t)g.w;
+    g.a = malloc(points * sizeof(double));
+    g.b = malloc(points * sizeof(double));
+    double sum = 0.0;
+    if (!g.a || !g.b) *ok = 0;
+    else {
+        for (long i = 0; i < ny + 2; i++)
+            for (long j = 0; j < g.w; j++) A(&g, i, j) = B(&g, i, j) = initial(i, j);
+        for (long it = 0; it < iterations; it++) {
+            for (long i = 1; i <= ny; i++) stencil_row(&g, i);
+            for (long i = 1; i <= ny; i++) copy_row(&g, i);
+        }
+        for (long i = 1; i <= ny; i++)
+            for (long j = 1; j <= nx; j++) sum += A(&g, i, j);
+    }
+    free(g.a);
+    free(g.b);
+    return sum;
+}
+
+static int emit_results(hl_ctx *ctx, int variant, int sync, long ny, long check) {
+    double checksum = 0.0, delta = run.delta;
+    long stale = 0;
+    MPI_Reduce(&run.checksum_local, &checksum, 1, MPI_DOUBLE, MPI_SUM, 0, run.comm);
+    MPI_Reduce(&run.stale, &stale, 1, MPI_LONG, MPI_SUM, 0, run.comm);
+    if (!run.allreduce)
+        MPI_Allreduce(&run.delta_local, &delta, 1, MPI_DOUBLE, MPI_SUM, run.comm);
+    char tail[400];
+    snprintf(tail, sizeof tail,
+             "\"variant\":\"%s\",\"sync\":\"%s\",\"ranks\":%d,\"threads\":1,\"nx\":%ld,"
+             "\"ny\":%ld,\"rows\":%ld,\"iterations\":%ld,\"stagger_us\":%ld,\"allreduce\":%d",
+             variant_names[variant], variant == V_SHARED ? sync_names[sync] : "student",
+             ctx->size, run.nx, ny, run.m, run.iterations, run.stagger_us, run.allreduce);
+    hl_timers *acc = hl_timers_new(1);
+    if (!acc) return hl_fail(ctx, "no memory for the timers");
+    double span = run.iterations > 0 ? run.last_end - run.first_start : 0.0;
+    acc[0].t[HL_JACOBI] = run.jacobi;
+    acc[0].t[HL_REDUCTION] = run.reduction;
+    acc[0].t[HL_HALO] = span - run.jacobi - run.reduction;
+    acc[0].t[HL_TOTAL] = span;
+    int rc = hl_halo_emit(ctx, acc, 1, 0, 0.0, tail);
+    hl_timers_free(acc, 1);
+    if (rc) return rc;
+    for (long it = 0; it < run.iterations && it < KEPT_SWEEPS; it++)
+        hl_emit(ctx, "\"record\":\"sweep\",\"iteration\":%ld,\"start\":%.9f,\"end\":%.9f", it,
+                run.sweep_times[it][0], run.sweep_times[it][1]);
+    if (ctx->rank != 0) return 0;
+    hl_emit(ctx, "\"record\":\"checksum\",\"checksum\":%.17g,\"delta\":%.17g,\"stale_reads\":%ld,%s",
+            checksum, delta, stale, tail);
+    if (!check) return 0;
+    int ok = 1;
+    double want = serial_checksum(run.nx, ny, run.iterations, &ok);
+    if (!ok) return hl_fail(ctx, "no memory for the serial check of %ld x %ld", run.nx, ny);
+    int same = fabs(checksum - want) <= 1e-12 * fmax(1.0, fabs(want));
+    hl_emit(ctx, "\"record\":\"check\",\"ok\":%d,\"stale_reads\":%ld,\"checksum\":%.17g,"
+                 "\"expected\":%.17g,%s", same && stale == 0, stale, checksum, want, tail);
+    return 0;
 }
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
-    static const char *const variants[] = {"kit", "student"};
     int ok = 1;
-    int variant = hl_param_choice(ctx, "variant", variants, 2);
-    long n = hl_param_long(ctx, "n", 1, &ok);
-    long salt = hl_param_long(ctx, "salt", 0, &ok);
-    long reps = hl_param_long(ctx, "reps", 1, &ok);
-    if (!ok || variant < 0) return -1;
-    if (n > (1L << 24)) return hl_fail(ctx, "parameter n=%ld is too large (at most 2^24)", n);
-#ifndef HL_STUDENT_SHM_HALO
-    if (variant == 1)
-        return hl_fail(ctx, "variant=student needs the student's code (student_c.build_student)");
-#endif
-    double *mine = malloc((size_t)n * sizeof *mine), *want = malloc((size_t)n * sizeof *want);
-    double *sum = malloc((size_t)n * sizeof *sum);
-    if (!mine || !want || !sum) {
-        free(mine), free(want), free(sum);
-        return hl_fail(ctx, "no memory for %ld values", n);
+    int variant = hl_param_choice(ctx, "variant", variant_names, V_COUNT);
+    int sync = hl_param_choice(ctx, "sync", sync_names, S_ALL);
+    if (variant < 0 || sync < 0) return -1;
+    long nx = hl_param_long(ctx, "nx", 1, &ok), ny = hl_param_long(ctx, "ny", 1, &ok);
+    long iterations = hl_param_long(ctx, "iterations", 0, &ok);
+    long stagger_us = hl_param_long(ctx, "stagger_us", 0, &ok);
+    long allreduce = hl_param_long(ctx, "allreduce", 0, &ok);
+    long check = hl_param_long(ctx, "check", 0, &ok);
+    if (!ok) return -1;
+    if (stagger_us > 1000000L) return hl_fail(ctx, "stagger_us=%ld is above 1 s", stagger_us);
+    if (nx > 100000000L || ny > 100000000L || nx * ny > HL_HALO_MAX_POINTS)
+        return hl_fail(ctx, "grid nx=%ld x ny=%ld is too large", nx, ny);
+    if (ny < ctx->size)
+        return hl_fail(ctx, "grid too small: ny=%ld rows cannot be split over %d ranks (each "
+                            "rank needs a row)", ny, ctx->size);
+    memset(&run, 0, sizeof run);
+    run.ctx = ctx;
+    run.comm = comm;
+    run.nx = nx;
+    run.ny = ny;
+    run.w = nx + 2;
+    run.iterations = iterations;
+    run.stagger_us = stagger_us;
+    run.allreduce = allreduce != 0;
+    long base = ny / ctx->size, extra = ny % ctx->size; /* as halo2d */
+    run.m = rows_of(ctx->rank);
+    run.first = 1 + ctx->rank * base + (ctx->rank < extra ? ctx->rank : extra);
+    run.up = ctx->rank > 0 ? ctx->rank - 1 : MPI_PROC_NULL;
+    run.down = ctx->rank < ctx->size - 1 ? ctx->rank + 1 : MPI_PROC_NULL;
+    char members[1024];
+    if (find_node(comm, ctx, members, sizeof members)) return -1;
+    hl_emit(ctx, "\"record\":\"node\",\"members\":\"%s\"", members);
+    run.halo_above = halo_row(run.up, run.up_on_node, run.first - 1, &ok);
+    run.halo_below = halo_row(run.down, run.down_on_node, run.first + run.m, &ok);
+    int all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    int rc = 0;
+    if (!all_ok) {
+        rc = hl_fail(ctx, "no memory for the halo rows");
+        goto done;
     }
-#pragma omp parallel for
-    for (long i = 0; i < n; i++) mine[i] = value(ctx->rank, i, salt);
-    MPI_Allreduce(mine, want, (int)n, MPI_DOUBLE, MPI_SUM, comm); /* the reference */
-
-    long wrong = 0;
-    for (long rep = 0; rep < reps; rep++) {
-        for (long i = 0; i < n; i++) sum[i] = NAN;
-        double t0 = hl_start_together(comm);
-        if (variant == 0) MPI_Allreduce(mine, sum, (int)n, MPI_DOUBLE, MPI_SUM, comm);
+    MPI_Barrier(comm);
+    if (variant == V_SHARED) kit_jacobi(comm, iterations, run.halo_above, run.halo_below, sync);
 #ifdef HL_STUDENT_SHM_HALO
-        else global_sum(mine, sum, (int)n, comm);
+    else shm_jacobi(comm, iterations, run.halo_above, run.halo_below);
 #endif
-        double seconds = hl_slowest_since(comm, t0);
-        for (long i = 0; i < n; i++) wrong += sum[i] != want[i];
-        if (ctx->rank == 0)
-            hl_emit(ctx, "\"record\":\"time\",\"repetition\":%ld,\"seconds\":%.9g,\"n\":%ld", rep,
-                    seconds, n);
+    if (!run.error[0] && !run.finished)
+        run_error("rank %d: shm_shm_finish(mine) was not called (after the last sweep, before the "
+                  "window is freed)", ctx->rank);
+    int failed = run.error[0] ? ctx->rank + 1 : 0, first_failed = 0;
+    MPI_Allreduce(&failed, &first_failed, 1, MPI_INT, MPI_MAX, comm);
+    if (first_failed) {
+        rc = failed ? hl_fail(ctx, "%s", run.error)
+                    : hl_fail(ctx, "rank %d failed (its error says why)", first_failed - 1);
+        goto done;
     }
-    MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, comm);
-    if (ctx->rank == 0)
-        hl_emit(ctx, "\"record\":\"check\",\"ok\":%d,\"wrong\":%ld,\"values\":%ld,\"variant\":\"%s\"",
-                wrong == 0, wrong, n * ctx->size * reps, variants[variant]);
-    free(mine), free(want), free(sum);
-    return 0;
+    rc = emit_results(ctx, variant, sync, ny, check);
+done:
+    free(run.halo_above);
+    free(run.halo_below);
+    return rc;
 }
