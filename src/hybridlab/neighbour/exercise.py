@@ -1,0 +1,156 @@
+"""Lab 13's C parts, each the student's own translation unit linked with neighbour_halo.c
+(hybridlab.student_c), run for real and judged by what it did:
+
+(a) make_grid + neighbour_exchange: the kernel checks every point against a serial sweep and
+    refuses a communicator that is not a 2-D Cartesian one of every rank in the shape asked; the
+    trace must show MPI_Cart_create, one neighbourhood collective per iteration on every rank's
+    communicator of all the ranks, and no point-to-point call;
+(b) solve_overlapped: the kernel checks the grid, the iterations (one more than the blocking
+    loop: the convergence test one iteration late) and the residual; the trace must show one
+    MPI_Iallreduce over every rank per iteration tested, nothing but non-blocking reductions and
+    their completions, and every iteration after the first computed (the kit's jacobi_iteration,
+    whose computing is recorded) between the posting of a reduction and its completion.
+
+    kernel = build_student_neighbour(code)
+    check_student_neighbour(kernel, shapes=((4, 2, 2),), nx=12, ny=10)   # AssertionError if not
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..build import Kernel
+from ..halo.serial import jacobi2d
+from ..records import Results
+from ..student_c import BLOCKING, COMPLETES, build_student, overlap_table, run_student
+
+LEVEL = "funneled"  # the kernel calls the student's code from its main thread only
+NEIGHBOURHOOD = ("MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw")
+POINT_TO_POINT = (*BLOCKING, "MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv",
+                  "MPI_Send_init", "MPI_Recv_init", "MPI_Psend_init", "MPI_Precv_init")  # fmt: skip
+# (b) may call these only: the reduction, its completion, and the communicator's size and rank.
+RESIDUAL_CALLS = ("MPI_Iallreduce", *COMPLETES, "MPI_Comm_rank", "MPI_Comm_size")
+
+
+def build_student_neighbour(code: str, name: str = "student_neighbour") -> Kernel:
+    """(a): the cell's make_grid and neighbour_exchange with neighbour_halo (variant=student)."""
+    return build_student(name, "neighbour_halo", "HL_STUDENT_NEIGHBOUR", code,
+                         ("make_grid", "neighbour_exchange"))  # fmt: skip
+
+
+def build_student_residual(code: str, name: str = "student_residual") -> Kernel:
+    """(b): the cell's solve_overlapped with neighbour_halo (variant=overlap)."""
+    return build_student(name, "neighbour_halo", "HL_STUDENT_RESIDUAL", code, ("solve_overlapped",))
+
+
+def student_calls(res: Results) -> pd.DataFrame:
+    """The MPI calls the cell made (not the kernel's own), in time order."""
+    calls = res.mpi_calls
+    return calls[calls["student"] == 1].sort_values("start")
+
+
+def _members(comm: str) -> set[int]:
+    return {int(x) for x in str(comm).split(",") if x.strip().isdigit()}
+
+
+def _checksum(res: Results) -> float:
+    return float(res.records.query("record == 'checksum'")["checksum"].iloc[0])
+
+
+def check_student_neighbour(
+    kernel: Kernel,
+    shapes: tuple[tuple[int, int, int], ...] = ((4, 2, 2),),
+    nx: int = 12,
+    ny: int = 10,
+    iterations: int = 4,
+    threads: int = 1,
+    timeout: float = 30.0,
+) -> list[dict]:
+    """Run the student's neighbourhood halo at every (ranks, px, py) (0: the student's
+    MPI_Dims_create chooses) and judge it; AssertionError naming the first fault. One row per
+    shape: the process grid the communicator had, the checksum and numpy's."""
+    want = jacobi2d(nx, ny, iterations)[0]
+    rows = []
+    for ranks, px, py in shapes:
+        where = f"{ranks} ranks, process grid {px} x {py} asked, grid {nx} x {ny}"
+        res = run_student(kernel, ranks, threads, LEVEL, timeout, variant="student", nx=nx, ny=ny,
+                          iterations=iterations, px=px, py=py)  # fmt: skip
+        got = _checksum(res)
+        assert abs(got - want) <= 1e-12 * max(1.0, abs(want)), (
+            f"{where}: checksum {got!r}, numpy's {want!r}")
+        calls = student_calls(res)
+        p2p = sorted(set(calls["call"]) & set(POINT_TO_POINT))
+        assert not p2p, f"{where}: the halo went by point-to-point calls ({', '.join(p2p)}), not " \
+                        "by a neighbourhood collective"
+        made = calls[calls["call"] == "MPI_Cart_create"].groupby("rank").size()
+        assert len(made) == ranks, f"{where}: every rank makes the communicator with MPI_Cart_create"
+        assert "MPI_Dist_graph_create_adjacent" not in set(calls["call"]), (
+            f"{where}: the process grid is a Cartesian topology (MPI_Cart_create), not a graph")
+        hood = calls[calls["call"].isin(NEIGHBOURHOOD)]
+        per_rank = hood.groupby("rank").size().reindex(range(ranks), fill_value=0)
+        assert (per_rank == iterations).all(), (
+            f"{where}: {iterations} iterations, neighbourhood collectives per rank "
+            f"{per_rank.to_dict()}: one MPI_Neighbor_alltoall(v/w) per iteration exchanges the halo")
+        everyone = set(range(ranks))
+        bad = [c for c in hood["comm"] if _members(c) != everyone]
+        assert not bad, f"{where}: a neighbourhood collective on the ranks {bad[0]}, not on all"
+        dims = res.records.query("record == 'timer'")[["px", "py"]].iloc[0]
+        rows.append({"ranks": ranks, "asked": f"{px} x {py}",
+                     "process grid": f"{int(dims['px'])} x {int(dims['py'])}",
+                     "checksum": got, "numpy": want})  # fmt: skip
+    return rows
+
+
+def computed_in_windows(res: Results) -> pd.Series:
+    """Per rank: how many of the kit's computing intervals started after a reduction was posted
+    and ended before it completed (student_c.overlap_table's windows)."""
+    windows = overlap_table(res)
+    windows = windows[windows["window"] >= 0]
+    work = res.compute
+    counts = {}
+    for rank, mine in work.groupby("rank"):
+        open_ = windows[windows["rank"] == rank]
+        counts[rank] = sum(
+            bool(((open_["start"] <= w.start) & (w.end <= open_["end"])).any())
+            for w in mine.itertuples()
+        )
+    return pd.Series(counts, name="computed inside", dtype=int)
+
+
+def check_student_residual(
+    kernel: Kernel,
+    ranks: int = 2,
+    nx: int = 24,
+    ny: int = 16,
+    iterations: int = 30,
+    tolerance: float = 0.0,
+    threads: int = 1,
+    timeout: float = 30.0,
+) -> dict:
+    """Run the student's overlapped residual and judge it; AssertionError naming the first
+    fault. Returns the iterations done, the residual and how many iterations each rank computed
+    while a reduction was in flight."""
+    where = f"{ranks} ranks, grid {nx} x {ny}, at most {iterations} iterations, tolerance {tolerance:g}"
+    res = run_student(kernel, ranks, threads, LEVEL, timeout, variant="overlap", nx=nx, ny=ny,
+                      iterations=iterations, tolerance=tolerance)  # fmt: skip
+    check = res.records.query("record == 'check'").iloc[0]
+    done = int(check["iterations"])
+    calls = student_calls(res)
+    other = sorted(set(calls["call"]) - set(RESIDUAL_CALLS))
+    assert not other, (f"{where}: your code called {', '.join(other)}; the residual is reduced "
+                       "with MPI_Iallreduce and completed with MPI_Wait or MPI_Test")  # fmt: skip
+    posted = calls[calls["call"] == "MPI_Iallreduce"]
+    per_rank = posted.groupby("rank").size().reindex(range(ranks), fill_value=0)
+    assert ((per_rank >= done - 1) & (per_rank <= done)).all(), (
+        f"{where}: {done} iterations, MPI_Iallreduce calls per rank {per_rank.to_dict()}: one "
+        "reduction per iteration tested")
+    bad = [c for c in posted["comm"] if _members(c) != set(range(ranks))]
+    assert not bad, f"{where}: a reduction over the ranks {bad[0]}, not over every rank"
+    inside = computed_in_windows(res).reindex(range(ranks), fill_value=0)
+    assert (inside >= done - 1).all(), (
+        f"{where}: iterations computed while a reduction was in flight, per rank "
+        f"{inside.to_dict()}, of {done}: post MPI_Iallreduce, call jacobi_iteration for the next "
+        "iteration, then complete the reduction (a Wait straight after posting overlaps nothing)")
+    return {"ranks": ranks, "iterations": done, "expected": int(check["expected_iterations"]),
+            "residual": float(check["residual"]),
+            "computed while reducing (min over ranks)": int(inside.min())}  # fmt: skip
