@@ -19,10 +19,12 @@ ENV LANG=C.UTF-8 \
 
 # A C compiler with OpenMP (gcc brings libgomp), Python with venv, make, and the optional
 # topology tools (lstopo-no-graphics from hwloc-nox, numactl). MPI itself comes from PyPI.
+# Slurm and munge: the student's own one-node Slurm (hybridlab slurm start) for lab 10's jobs.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
         python3 python3-venv gcc libc6-dev make hwloc-nox numactl libfftw3-double3 bubblewrap \
+        slurm-wlm munge \
     && rm -rf /var/lib/apt/lists/*
 
 RUN useradd --create-home --uid 1000 --user-group --shell /bin/bash student \
@@ -32,8 +34,10 @@ RUN useradd --create-home --uid 1000 --user-group --shell /bin/bash student \
 USER 1000:1000
 WORKDIR /opt/hybridlab
 ENV PATH="/opt/hybridlab/.venv/bin:${PATH}" \
-    IPP_NONINTERACTIVE=1
+    IPP_NONINTERACTIVE=1 \
+    SLURM_CONF=/home/student/.hybridlab-slurm/slurm.conf
 EXPOSE 8888
+ENTRYPOINT ["/opt/hybridlab/deploy/image-entrypoint.sh"]
 CMD ["jupyter", "lab", "--notebook-dir=labs", "--ip=0.0.0.0", "--port=8888", "--no-browser"]
 
 # The instructor image: the whole repository (.dockerignore keeps local state out), so that
@@ -63,5 +67,6 @@ COPY --chown=student:student Makefile pyproject.toml requirements.lock README.md
 COPY --chown=student:student src ./src
 COPY --chown=student:student kernels_c ./kernels_c
 COPY --chown=student:student labs ./labs
+COPY --chown=student:student deploy/image-entrypoint.sh ./deploy/
 COPY --from=book --chown=student:student /opt/hybridlab/book/_build/html ./book/_build/html
 RUN make setup

@@ -398,3 +398,34 @@ def test_the_book_is_served_by_jupyterlab(container):
         assert status == 200, f"GET /{path}: HTTP {status}"
         shown = re.search(r"<title>([^<]*)", page)
         assert shown and shown.group(1).startswith(title), f"/{path}: title {shown and shown[1]}"
+
+
+def test_lab_10s_job_runs_through_the_images_own_slurm_from_a_terminal(container):
+    """The entrypoint started the student's own one-node Slurm (hybridlab slurm start, no root):
+    in a terminal of the container, mpicc and `sbatch --wait` run lab 10's program and script,
+    and hybridlab.jobs (the notebook's way) sees Slurm answer."""
+    import base64
+
+    from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT, reference_checksum
+
+    engine, name, _ = container
+    deadline = time.monotonic() + 180
+    while _exec(engine, name, "hybridlab", "slurm", "status", timeout=60).returncode != 0:
+        assert time.monotonic() < deadline, _exec(engine, name, "cat", "/tmp/hybridlab-slurm.log").stdout
+        time.sleep(3)
+    files = {"jacobi.c": JACOBI_PROGRAM, "jacobi.sbatch": JOB_SCRIPT}
+    write = " && ".join(f"echo {base64.b64encode(text.encode()).decode()} | base64 -d > {f}"
+                        for f, text in files.items())  # fmt: skip
+    terminal = (f"mkdir -p ~/job && cd ~/job && {write} && "
+                "mpicc -std=c11 -O2 -fopenmp jacobi.c -o jacobi && "
+                "sbatch --wait jacobi.sbatch 41 9 && cat slurm-*.out")  # fmt: skip
+    done = _exec(engine, name, "bash", "-lc", terminal, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    (line,) = [ln for ln in done.stdout.splitlines() if ln.startswith("jacobi ")]
+    fields = dict(f.split("=", 1) for f in line.split()[1:])
+    assert (fields["ranks"], fields["threads"]) == ("2", "1"), line
+    want = reference_checksum(41, 9)
+    assert abs(float(fields["checksum"]) - want) <= 1e-9 * abs(want), (line, want)
+    answers = _exec(engine, name, "python", "-c",
+                    "from hybridlab import jobs; print(jobs.slurm_answers())")  # fmt: skip
+    assert answers.stdout.strip() == "True", answers.stdout + answers.stderr

@@ -26,13 +26,12 @@ import time
 from pathlib import Path
 
 import nbformat
-import numpy as np
 import psutil
 import pytest
 
 from hybridlab import compliance, jobs
 from hybridlab.local_slurm import SlurmCluster, started, why_slurm_cannot_run
-from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT, PROBE_PROGRAM
+from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT, PROBE_PROGRAM, reference_checksum
 
 pytestmark = [pytest.mark.slurm, pytest.mark.timeout(900)]
 
@@ -126,19 +125,6 @@ def test_lab_00_runs_headless_inside_the_allocation(slurm, tmp_path):
     assert re.search(r"Cluster\(ranks=2, threads=1, .*srun", shown), "the lab's cluster used srun"
     images = sum("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", []))
     assert images >= 3
-
-
-def reference_checksum(n: int, iterations: int) -> float:
-    """Lab 10's checksum computed by numpy (as the lab's hidden test does)."""
-    i, j = np.meshgrid(np.arange(n + 2), np.arange(n + 2), indexing="ij")
-    u = np.zeros((n + 2, n + 2))
-    edge = (i == 0) | (i == n + 1) | (j == 0) | (j == n + 1)
-    u[edge] = ((i + 2 * j) / (3.0 * (n + 1)))[edge]
-    for _ in range(iterations):
-        v = u.copy()
-        v[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
-        u = v
-    return float(u[1:-1, 1:-1].sum())
 
 
 @pytest.fixture()

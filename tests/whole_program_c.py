@@ -1,6 +1,8 @@
 """Lab 10's whole program (the instructor's solution) and the grader's probe program, for the
 tests of hybridlab.jobs and the lab's wrong answers and gaming attempts."""
 
+import numpy as np
+
 # the solution of lab 10 (a): the whole hybrid Jacobi (the C cell's text, without its magic line)
 JACOBI_PROGRAM = r"""/* lab 10: a whole hybrid program. 2-D Jacobi (5-point) on an n x n interior, rows split over the
  * ranks, a halo exchange every iteration, OpenMP loops for the update (masteronly: MPI only
@@ -176,3 +178,16 @@ export OMP_PLACES=cores
 export OMP_PROC_BIND=close
 srun --ntasks=$SLURM_NTASKS --cpus-per-task=$SLURM_CPUS_PER_TASK --cpu-bind=cores ./jacobi "$@"
 """
+
+
+def reference_checksum(n: int, iterations: int) -> float:
+    """Lab 10's checksum computed by numpy (as the lab's hidden test does)."""
+    i, j = np.meshgrid(np.arange(n + 2), np.arange(n + 2), indexing="ij")
+    u = np.zeros((n + 2, n + 2))
+    edge = (i == 0) | (i == n + 1) | (j == 0) | (j == n + 1)
+    u[edge] = ((i + 2 * j) / (3.0 * (n + 1)))[edge]
+    for _ in range(iterations):
+        v = u.copy()
+        v[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+        u = v
+    return float(u[1:-1, 1:-1].sum())
