@@ -9,15 +9,8 @@
  *            different threads at once (MPI_THREAD_MULTIPLE)
  * Loops use schedule(runtime); the schedule and chunk parameters set it (hl_param_schedule).
  *
- * Grid: nx columns by ny rows of interior points plus a fixed boundary ring. Global point
- * (i, j), i = 0..ny+1 (row), j = 0..nx+1 (column), starts at
- *     u0(i, j) = ((7 i + 13 j) mod 17) / 16
- * (boundary included; the boundary never changes). One iteration:
- *     new(i,j) = 0.25 * (u(i-1,j) + u(i+1,j) + u(i,j-1) + u(i,j+1))     (added in this order)
- *     delta    = sum over the interior of (new - u)^2, summed over ranks (MPI_Allreduce)
- *     u        = new on the interior, then the halo rows are exchanged.
- * Rows are split in blocks: the first ny mod P ranks get one row more. hybridlab.halo.serial
- * reproduces this in numpy (jacobi2d).
+ * Grid: nx columns by ny rows of interior points plus a fixed boundary ring, and the Jacobi
+ * iteration, as hl_grid2d.h describes (shared with lab 12's thread_halo.c).
  *
  * Records: every thread of every rank emits one record per phase (jacobi = stencil + copy,
  * halo = MPI_Sendrecv, reduction = combining delta + MPI_Allreduce, other = waiting at the
@@ -44,11 +37,15 @@
  * each iteration that late, so their neighbours' halos are surely in flight for that long.
  */
 #include "hybridlab.h"
-#include "hl_halo.h"
-
 #if defined(HL_STUDENT_EXCHANGE) || defined(HL_STUDENT_OVERLAP)
 #define HL_STUDENT_VARIANTS 1
+#ifdef HL_STUDENT_OVERLAP
+#define HL_GRID2D_STENCIL_ROWS 1 /* stencil_rows and poison_halos */
+#endif
+#include "hl_grid2d.h"
 #include "halo2d_student.h" /* exchange_halos (a), overlap_iteration and stencil_rows (d) */
+#else
+#include "hl_grid2d.h"
 #endif
 
 const char *const hl_kernel_description =
@@ -76,67 +73,6 @@ enum { V_PURE, V_HYBRID1, V_HYBRID2, V_HYBRID3, V_STUDENT, V_OVERLAP, V_ALL };
 static const char *const variant_names[V_ALL] = {"pure",    "hybrid1", "hybrid2",
                                                  "hybrid3", "student", "overlap"};
 
-#define TAG_DOWN 1 /* a message travelling to rank + 1 */
-#define TAG_UP 2   /* a message travelling to rank - 1 */
-
-typedef struct {
-    MPI_Comm comm;
-    long nx, m; /* interior columns; rows owned by this rank */
-    long w;     /* row length with the halo columns: nx + 2 */
-    double *a, *b;
-    int up, down;   /* neighbour ranks or MPI_PROC_NULL */
-    long iterations;
-    hl_timers *acc; /* per thread: phase seconds, and its part of delta */
-    double delta; /* global delta of the last iteration */
-    int student;  /* call the student's exchange_halos (lab 04 exercise) */
-    int rank;
-    long stagger_us;          /* variant=overlap: odd ranks start each iteration this late */
-    long early_rows;          /* variant=overlap: interior rows computed before a halo arrived */
-    int bad_first, bad_last;  /* variant=overlap: a stencil_rows call outside 1..m (0 if none) */
-} grid2d;
-
-#define A(g, i, j) ((g)->a[(i) * (g)->w + (j)])
-#define B(g, i, j) ((g)->b[(i) * (g)->w + (j)])
-
-static double initial(long i, long j) { return (double)((7 * i + 13 * j) % 17) / 16.0; }
-
-/* Stencil on row i into b; returns the row's sum of squared changes. */
-static inline double stencil_row(grid2d *g, long i) {
-    double d2 = 0.0;
-    /* simd: the sum of squares may be reassociated (vectorised); the checksum is unaffected */
-#pragma omp simd reduction(+ : d2)
-    for (long j = 1; j <= g->nx; j++) {
-        double v = 0.25 * (A(g, i - 1, j) + A(g, i + 1, j) + A(g, i, j - 1) + A(g, i, j + 1));
-        double d = v - A(g, i, j);
-        d2 += d * d;
-        B(g, i, j) = v;
-    }
-    return d2;
-}
-
-static inline void copy_row(grid2d *g, long i) {
-    memcpy(&A(g, i, 1), &B(g, i, 1), (size_t)g->nx * sizeof(double));
-}
-
-/* Luecke et al.'s exchange: b's edge rows (equal to a's after the copy) into a's halo rows. */
-static void send_down(grid2d *g) {
-    MPI_Sendrecv(&B(g, g->m, 1), (int)g->nx, MPI_DOUBLE, g->down, TAG_DOWN, &A(g, 0, 1),
-                 (int)g->nx, MPI_DOUBLE, g->up, TAG_DOWN, g->comm, MPI_STATUS_IGNORE);
-}
-
-static void send_up(grid2d *g) {
-    MPI_Sendrecv(&B(g, 1, 1), (int)g->nx, MPI_DOUBLE, g->up, TAG_UP, &A(g, g->m + 1, 1),
-                 (int)g->nx, MPI_DOUBLE, g->down, TAG_UP, g->comm, MPI_STATUS_IGNORE);
-}
-
-/* delta: the threads' parts summed in thread order, then over the ranks; timed as the reduction
- * of the calling thread. */
-static void reduce_delta(grid2d *g, int nthreads, hl_timers *me) {
-    double r0 = hl_now(), local = hl_timers_sum(g->acc, nthreads);
-    MPI_Allreduce(&local, &g->delta, 1, MPI_DOUBLE, MPI_SUM, g->comm);
-    hl_phase(me, HL_REDUCTION, r0);
-}
-
 static void run_pure(grid2d *g) {
     hl_timers *me = &g->acc[0];
     double start = hl_now();
@@ -153,21 +89,6 @@ static void run_pure(grid2d *g) {
         reduce_delta(g, 1, me);
     }
     me->t[HL_TOTAL] = hl_now() - start;
-}
-
-/* Stencil then copy, each with schedule(runtime) and a timed barrier between and after; called
- * by every thread of the team. */
-static void sweep(grid2d *g, hl_timers *me) {
-    double t0 = hl_now(), local = 0.0;
-#pragma omp for schedule(runtime) nowait
-    for (long i = 1; i <= g->m; i++) local += stencil_row(g, i);
-    me->partial = local;
-    hl_phase(me, HL_JACOBI, t0);
-    hl_barrier_phase(me, HL_OTHER);
-    double t1 = hl_now();
-#pragma omp for schedule(runtime) nowait
-    for (long i = 1; i <= g->m; i++) copy_row(g, i);
-    hl_phase(me, HL_JACOBI, t1);
 }
 
 static void exchange_hybrid1(grid2d *g) {
@@ -201,48 +122,6 @@ static void run_hybrid1(grid2d *g, int nthreads) {
 }
 
 #ifdef HL_STUDENT_OVERLAP
-static grid2d *overlap_grid; /* the grid stencil_rows works on (one run at a time) */
-
-/* A halo row that comes from a neighbour and still holds the NaN set before the iteration. */
-static int halo_pending(const grid2d *g) {
-    double top = ((volatile const double *)g->a)[1];
-    double bottom = ((volatile const double *)g->a)[(g->m + 1) * g->w + 1];
-    return (g->up != MPI_PROC_NULL && isnan(top)) || (g->down != MPI_PROC_NULL && isnan(bottom));
-}
-
-void stencil_rows(long first, long last) {
-    grid2d *g = overlap_grid;
-    if (first < 1 || last > g->m || first > last) {
-#pragma omp critical(hl_overlap_bad)
-        if (!g->bad_first && !g->bad_last) {
-            g->bad_first = (int)first;
-            g->bad_last = (int)last;
-        }
-        return;
-    }
-    long inner = 0; /* rows that need no halo: 2..m-1 */
-    for (long i = first; i <= last; i++) inner += i > 1 && i < g->m;
-    if (inner > 0 && halo_pending(g)) {
-#pragma omp atomic
-        g->early_rows += inner;
-    }
-#ifdef HL_TRACE_MPI
-    double t0 = hl_now();
-#endif
-    for (long i = first; i <= last; i++) stencil_row(g, i);
-#ifdef HL_TRACE_MPI
-    hl_trace_compute(t0, hl_now());
-#endif
-}
-
-/* The halo rows that come from a neighbour become NaN: only an exchange makes them numbers. */
-static void poison_halos(grid2d *g) {
-    for (long j = 1; j <= g->nx; j++) {
-        if (g->up != MPI_PROC_NULL) A(g, 0, j) = NAN;
-        if (g->down != MPI_PROC_NULL) A(g, g->m + 1, j) = NAN;
-    }
-}
-
 /* Funnelled with overlap, the student's way: one region; per iteration the master (late on odd
  * ranks by stagger_us) poisons the halos, every thread calls overlap_iteration, then the copy
  * and delta (omp for) and the master's reduction. */
@@ -264,17 +143,7 @@ static void run_overlap(grid2d *g, int nthreads) {
             overlap_iteration(g->a, g->m, g->nx, g->up, g->down, g->comm);
             hl_phase(me, HL_JACOBI, t0);
             hl_barrier_phase(me, HL_OTHER);
-            double t1 = hl_now(), local = 0.0;
-#pragma omp for schedule(static) nowait
-            for (long i = 1; i <= g->m; i++) {
-                for (long j = 1; j <= g->nx; j++) {
-                    double d = B(g, i, j) - A(g, i, j);
-                    local += d * d;
-                }
-                copy_row(g, i);
-            }
-            me->partial = local;
-            hl_phase(me, HL_JACOBI, t1);
+            delta_and_copy(g, me);
             hl_barrier_phase(me, HL_OTHER);
 #pragma omp masked
             reduce_delta(g, nthreads, me);
@@ -352,13 +221,6 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     long chunk = 0;
     const char *schedule = hl_param_schedule(ctx, &chunk);
     if (!schedule) return -1;
-    if (nx > 100000000L || ny > 100000000L || nx * ny > 400000000L)
-        return hl_fail(ctx, "grid nx=%ld x ny=%ld is too large (at most 4e8 points)", nx, ny);
-    if (ny < ctx->size)
-        return hl_fail(ctx,
-                       "grid too small: ny=%ld rows cannot be split over %d ranks (each rank "
-                       "needs at least one row); use ny >= %d or fewer ranks",
-                       ny, ctx->size, ctx->size);
     long stagger_us = hl_param_long(ctx, "stagger_us", 0, &ok);
     if (!ok) return -1;
     if (stagger_us > 1000000L) return hl_fail(ctx, "parameter stagger_us=%ld is above 1 s", stagger_us);
@@ -382,31 +244,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 
     int nthreads = variant == V_PURE ? 1 : omp_get_max_threads();
 
-    grid2d g = {.comm = comm, .nx = nx, .w = nx + 2, .iterations = iterations,
-                .student = variant == V_STUDENT, .rank = ctx->rank, .stagger_us = stagger_us};
-    long base = ny / ctx->size, extra = ny % ctx->size;
-    g.m = base + (ctx->rank < extra ? 1 : 0);
-    long first = 1 + ctx->rank * base + (ctx->rank < extra ? ctx->rank : extra); /* global row */
-    g.up = ctx->rank > 0 ? ctx->rank - 1 : MPI_PROC_NULL;
-    g.down = ctx->rank < ctx->size - 1 ? ctx->rank + 1 : MPI_PROC_NULL;
-
-    size_t points = (size_t)(g.m + 2) * (size_t)g.w;
-    g.a = malloc(points * sizeof(double));
-    g.b = malloc(points * sizeof(double));
-    g.acc = hl_timers_new(nthreads);
-    int mine_ok = g.a && g.b && g.acc && hl_timeline_new(g.acc, nthreads, keep) == 0, all_ok = 0;
-    MPI_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    int rc = 0;
-    if (!all_ok) {
-        rc = hl_fail(ctx, "no memory for a %ld x %ld grid on some rank", nx, ny);
-        goto done;
-    }
-    /* First touch by the threads that will update the rows (static schedule). */
-#pragma omp parallel for schedule(static) num_threads(nthreads)
-    for (long li = 0; li < g.m + 2; li++)
-        for (long j = 0; j < g.w; j++)
-            A(&g, li, j) = B(&g, li, j) = initial(first - 1 + li, j);
-
+    grid2d g = {.student = variant == V_STUDENT, .stagger_us = stagger_us};
+    int rc = grid2d_setup(ctx, &g, comm, nx, ny, iterations, nthreads, keep);
+    if (rc != 0) goto done;
     MPI_Barrier(comm);
     const double origin = hl_now(); /* the timeline's common start */
     switch (variant) {
@@ -419,41 +259,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #endif
     default: run_one_region(&g, nthreads, communicate_sections); break;
     }
-    long early_rows = 0;
-    MPI_Reduce(&g.early_rows, &early_rows, 1, MPI_LONG, MPI_SUM, 0, comm);
-
-    double local = 0.0, checksum = 0.0;
-    for (long i = 1; i <= g.m; i++)
-        for (long j = 1; j <= nx; j++) local += A(&g, i, j);
-    MPI_Reduce(&local, &checksum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
-    if (g.bad_first || g.bad_last) {
-        rc = hl_fail(ctx, "stencil_rows(%d, %d) on rank %d: rows run from 1 to m = %ld, first <= last",
-                     g.bad_first, g.bad_last, ctx->rank, g.m);
-        goto done;
-    }
-    if (ctx->rank == 0 && !isfinite(checksum)) { /* only variant=overlap poisons halos */
-        rc = hl_fail(ctx, "the checksum is NaN: a row next to a halo was computed before the halo "
-                          "arrived (halo rows hold NaN until the exchange fills them)");
-        goto done;
-    }
-
-    char tail[512];
-    snprintf(tail, sizeof tail,
-             "\"variant\":\"%s\",\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,"
-             "\"rows\":%ld,\"iterations\":%ld,\"schedule\":\"%s\",\"chunk\":%ld",
-             variant_names[variant], ctx->size, nthreads, nx, ny, g.m, iterations,
-             schedule, chunk);
-    if ((rc = hl_halo_emit(ctx, g.acc, nthreads, keep, origin, tail)) != 0) goto done;
-    if (ctx->rank == 0)
-        hl_emit(ctx,
-                "\"record\":\"checksum\",\"checksum\":%.17g,\"delta\":%.17g,\"variant\":\"%s\","
-                "\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,\"iterations\":%ld,"
-                "\"early_rows\":%ld",
-                checksum, g.delta, variant_names[variant], ctx->size, nthreads, nx, ny,
-                iterations, early_rows);
+    char extra[128];
+    snprintf(extra, sizeof extra, ",\"schedule\":\"%s\",\"chunk\":%ld", schedule, chunk);
+    rc = grid2d_finish(ctx, &g, nthreads, ny, keep, origin, variant_names[variant], extra);
 done:
-    free(g.a);
-    free(g.b);
-    hl_timers_free(g.acc, nthreads);
+    grid2d_free(&g, nthreads);
     return rc;
 }
