@@ -10,9 +10,10 @@ LAB_DIR   ?= labs
 PYTEST_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: labextension labs-multinode hub-demo test-hub setup lab test book release grade lint bench bench-p2p clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm test-multinode bench-multinode test-openmpi
+.PHONY: labextension labs-multinode hub-demo test-hub setup lab test book release grade lint bench bench-p2p clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm test-multinode bench-multinode test-openmpi test-simgrid
 
 setup: $(STAMP)
+	@command -v smpirun >/dev/null 2>&1 || echo "make: SimGrid (smpicc, smpirun) is not installed: lab 14 shows its simulations only with it. Debian/Ubuntu: sudo apt-get install libsimgrid-dev simgrid; conda: conda install -c conda-forge simgrid"
 	@$(BIN)/hybridlab build --all --quiet
 	@$(PY) -m hybridlab.kernelspec --quiet
 	@$(PY) -m hybridlab.labsettings
@@ -81,6 +82,11 @@ test-hub: setup $(HUB_STAMP) book
 # slurmd in namespaces of its own; engines and programs across the nodes inside `salloc -N 2`.
 test-multinode: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m multinode tests/test_multinode.py $(PYTEST_ARGS)
+
+# SimGrid SMPI at 64-256 ranks (lab 14; about a minute on 2 cores); make test runs the 16-rank
+# simulation. Needs smpicc/smpirun (Debian: apt-get install libsimgrid-dev simgrid).
+test-simgrid: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m simgrid tests/test_simulate.py $(PYTEST_ARGS)
 
 # Every real lab graded round trip in the sandbox (about 15 minutes on 2 cores for the eleven labs).
 test-grading-full: setup

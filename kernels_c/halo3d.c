@@ -17,6 +17,9 @@
  *               (MPI_THREAD_MULTIPLE)
  * Threads split the local block along X (the first dimension), as in Stathopoulos 2010.
  *
+ * Process grid: dims=PXxPYxPZ (Stathopoulos's 16x4x2 ... on 128 ranks), or MPI_Dims_create's
+ * (dims=auto).
+ *
  * Grid: nx x ny x nz interior points plus a fixed boundary; global point (i, j, k), each index
  * from 0 to n+1, starts at u0 = ((7 i + 13 j + 19 k) mod 23) / 22. One iteration:
  *     new = (u(i-1) + u(i+1) + u(j-1) + u(j+1) + u(k-1) + u(k+1)) / 6     (in this order)
@@ -35,6 +38,15 @@
 #include "hybridlab.h"
 #include "hl_halo.h"
 
+/* -DHL_NETWORK_ONLY (hybridlab.simulate's network-only runs under SimGrid SMPI, which does not
+ * simulate computation then): no first touch, no stencil, no checksum; the arrays are allocated
+ * and never touched, so paper-size grids cost no memory, and only the messages are real. */
+#ifdef HL_NETWORK_ONLY
+#define HL_COMPUTES 0
+#else
+#define HL_COMPUTES 1
+#endif
+
 const char *const hl_kernel_description =
     "3-D Jacobi on a 3-D process grid (Stathopoulos 2010, section 4.6): pure, masteronly, funnelled "
     "(tunable master share), multiple; blocking or non-blocking halos; phase timers (timeline=1: "
@@ -52,6 +64,9 @@ const hl_param hl_kernel_params[] = {
     {"comm_wait_us", "0",
      "pure, masteronly, funnelled: the master sleeps this long after each exchange (emulated "
      "network wait, counted as halo)"},
+    {"dims", "auto",
+     "process grid PXxPYxPZ (e.g. 16x4x2, Stathopoulos's decompositions); auto: "
+     "MPI_Dims_create"},
     HL_TIMELINE_PARAMS,
     HL_END_PARAMS,
 };
@@ -85,6 +100,7 @@ static double stencil_box(grid3d *g, long i0, long i1, long j0, long j1, long k0
     const double *a = g->a;
     double *b = g->b, d2 = 0.0;
     const long si = g->si, sj = g->sj;
+    if (!HL_COMPUTES) i1 = i0 - 1;
     for (long i = i0; i <= i1; i++)
         for (long j = j0; j <= j1; j++)
 #pragma omp simd reduction(+ : d2)
@@ -342,6 +358,23 @@ static void run_multiple(grid3d *g, int nthreads, int *alloc_failed) {
     }
 }
 
+/* The process grid: `text` "PXxPYxPZ" whose product is the number of ranks, or "auto"
+ * (MPI_Dims_create); 0, or -1 with ctx->error set. */
+static int process_grid(hl_ctx *ctx, const char *text, int dims[3]) {
+    if (strcmp(text, "auto") == 0) {
+        MPI_Dims_create(ctx->size, 3, dims);
+        return 0;
+    }
+    char end;
+    if (sscanf(text, "%dx%dx%d%c", &dims[0], &dims[1], &dims[2], &end) != 3 || dims[0] < 1 ||
+        dims[1] < 1 || dims[2] < 1)
+        return hl_fail(ctx, "parameter dims=%s is not PXxPYxPZ (e.g. 16x4x2) or auto", text);
+    if ((long)dims[0] * dims[1] * dims[2] != ctx->size)
+        return hl_fail(ctx, "process grid dims=%s has %ld ranks, but the run has %d", text,
+                       (long)dims[0] * dims[1] * dims[2], ctx->size);
+    return 0;
+}
+
 /* ---------------------------------------------------------------------------- kernel */
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
@@ -370,9 +403,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (wait_us > 0 && variant == V_MULTIPLE)
         return hl_fail(ctx, "comm_wait_us is for pure, masteronly and funnelled (one thread "
                             "communicates); variant multiple has no single master exchange");
-    if (n[0] > 100000 || n[1] > 100000 || n[2] > 100000 || n[0] * n[1] * n[2] > 400000000L)
-        return hl_fail(ctx, "grid %ld x %ld x %ld is too large (at most 4e8 points)", n[0], n[1],
-                       n[2]);
+    if (n[0] > 100000 || n[1] > 100000 || n[2] > 100000 ||
+        n[0] * n[1] * n[2] > HL_HALO_MAX_POINTS)
+        return hl_fail(ctx, "grid %ld x %ld x %ld is too large (at most %g points)", n[0], n[1],
+                       n[2], (double)HL_HALO_MAX_POINTS);
     int nthreads = variant == V_PURE ? 1 : omp_get_max_threads();
     double share = 1.0 / nthreads;
     const char *sshare = hl_param_str(ctx, "master_share");
@@ -394,7 +428,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         return -1;
 
     int dims[3] = {0, 0, 0}, periods[3] = {0, 0, 0}, coords[3];
-    MPI_Dims_create(ctx->size, 3, dims);
+    if (process_grid(ctx, hl_param_str(ctx, "dims"), dims) != 0) return -1;
     for (int d = 0; d < 3; d++)
         if (n[d] < dims[d])
             return hl_fail(ctx,
@@ -436,7 +470,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     }
     /* First touch by the threads that update the X planes. */
 #pragma omp parallel for schedule(static) num_threads(nthreads)
-    for (long i = 0; i < g.l[0] + 2; i++)
+    for (long i = 0; i < (HL_COMPUTES ? g.l[0] + 2 : 0); i++)
         for (long j = 0; j < g.l[1] + 2; j++)
             for (long k = 0; k < g.l[2] + 2; k++)
                 g.a[IDX(&g, i, j, k)] = g.b[IDX(&g, i, j, k)] =
@@ -459,7 +493,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     }
 
     double local = 0.0, checksum = 0.0;
-    for (long i = 1; i <= g.l[0]; i++)
+    for (long i = 1; i <= (HL_COMPUTES ? g.l[0] : 0); i++)
         for (long j = 1; j <= g.l[1]; j++)
             for (long k = 1; k <= g.l[2]; k++) local += g.a[IDX(&g, i, j, k)];
     MPI_Reduce(&local, &checksum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
@@ -473,7 +507,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
              variant_names[variant], ctx->size, nthreads, n[0], n[1], n[2], dims[0], dims[1],
              dims[2], g.l[0], g.l[1], g.l[2], iterations, nonblocking, share, wait_us);
     if ((rc = hl_halo_emit(ctx, g.acc, nthreads, keep, origin, tail)) != 0) goto done;
-    if (ctx->rank == 0)
+    if (ctx->rank == 0 && HL_COMPUTES)
         hl_emit(ctx,
                 "\"record\":\"checksum\",\"checksum\":%.17g,\"delta\":%.17g,\"variant\":\"%s\","
                 "\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,\"nz\":%ld,\"iterations\":%ld,"

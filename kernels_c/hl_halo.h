@@ -11,6 +11,14 @@
 
 #include "hybridlab.h"
 
+/* The largest grid (interior points over all ranks) a halo kernel accepts: a guard against a
+ * typo filling the machine's memory. A simulated run (hybridlab.simulate, SimGrid SMPI) folds
+ * the ranks' arrays onto shared pages and builds with -DHL_HALO_MAX_POINTS=... to run the
+ * paper-size grids of Stathopoulos 2010 (3072 x 768 x 384 on 128 ranks). */
+#ifndef HL_HALO_MAX_POINTS
+#define HL_HALO_MAX_POINTS 400000000L
+#endif
+
 enum { HL_JACOBI, HL_HALO, HL_REDUCTION, HL_OTHER, HL_TOTAL, HL_HALO_PHASES };
 static const char *const hl_halo_phase_names[HL_HALO_PHASES] = {"jacobi", "halo", "reduction",
                                                                 "other", "total"};

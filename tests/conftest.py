@@ -69,6 +69,7 @@ OPT_IN = {
     "slurm": "make test-slurm",
     "hub": "make test-hub",
     "multinode": "make test-multinode",
+    "simgrid": "make test-simgrid",
 }
 
 

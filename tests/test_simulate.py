@@ -1,0 +1,105 @@
+"""hybridlab.simulate: the kit's kernels under SimGrid SMPI (lab 14). A 16-rank simulation here
+(a few seconds); the 256-rank ones are marked `simgrid` (make test-simgrid)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hybridlab.errors import KernelError
+from hybridlab.simulate import (
+    SimulationError,
+    available,
+    check_simulable,
+    laptop,
+    named,
+    simulate,
+)
+
+needs_simgrid = pytest.mark.skipif(not available(), reason="SimGrid's smpicc/smpirun not installed")
+
+
+def phase(res, name: str) -> float:
+    rows = res.records[res.records["phase"] == name]
+    return float(rows["seconds"].max())
+
+
+@needs_simgrid
+def test_a_16_rank_halo_is_simulated_and_marked():
+    res = simulate("halo3d", 16, "xt6", nx=64, ny=64, nz=64, iterations=2, dims="4x2x2")
+    rec = res.records
+    assert set(rec["rank"]) == set(range(16))
+    assert rec["simulated"].all()
+    assert not {"cpu", "numa", "host"} & set(rec.columns)
+    assert set(zip(rec["px"], rec["py"], rec["pz"], strict=True)) == {(4, 2, 2)}
+    assert phase(res, "halo") > 0 and phase(res, "jacobi") < 1e-6  # network only: no stencil
+    assert res.meta["simulated"] and res.meta["pss_peak_bytes"] > 0
+    assert any("node_latency" in w for w in res.warnings)  # assumed values named
+
+
+@needs_simgrid
+def test_the_halo_grows_with_the_message_as_the_platform_says():
+    small = simulate("halo3d", 16, "xt6", ranks_per_node=1, nx=32, ny=32, nz=32, iterations=1,
+                     dims="4x2x2")  # fmt: skip
+    big = simulate("halo3d", 16, "xt6", ranks_per_node=1, nx=256, ny=256, nz=256, iterations=1,
+                   dims="4x2x2")  # fmt: skip
+    assert phase(big, "halo") > 3 * phase(small, "halo")  # 64x the bytes per face
+
+
+@needs_simgrid
+def test_a_wrong_process_grid_is_the_kernels_error():
+    with pytest.raises(KernelError, match="dims=3x3x3 has 27 ranks"):
+        simulate("halo3d", 16, "xt6", nx=32, ny=32, nz=32, iterations=1, dims="3x3x3")
+
+
+@pytest.mark.parametrize(
+    "kernel, threads, level, params, says",
+    [
+        ("halo3d", 2, "single", {}, "threads inside a simulated rank"),
+        ("halo3d", 1, "single", {"variant": "masteronly"}, "threads inside a simulated rank"),
+        ("halo2d", 1, "single", {"variant": "hybrid2"}, "threads inside a simulated rank"),
+        ("halo3d", 1, "funneled", {}, "only MPI_THREAD_SINGLE"),
+        ("stream", 1, "single", {}, "cannot be simulated here"),
+    ],
+)
+def test_what_smpi_cannot_run_is_refused_clearly(kernel, threads, level, params, says):
+    with pytest.raises(SimulationError, match=says):
+        check_simulable(kernel, threads, level, params)
+
+
+def test_platform_values_say_where_they_come_from():
+    xt4 = named("xt4").table()
+    assert xt4.loc["node_latency", "source"].startswith("assumed")
+    assert "Stathopoulos 2010" in xt4.loc["node_bandwidth", "source"]
+    assert xt4.loc["cores", "number"] == 4 and named("xt6").table().loc["cores", "number"] == 24
+    mine = laptop(2e-6, 5e9, 2)
+    assert mine.hockney(inter_node=False) == (2e-6, 5e9)
+    assert mine.table().loc["intra_latency", "source"].startswith("measured")
+    with pytest.raises(ValueError):
+        laptop(-1.0, 5e9, 2)
+
+
+@pytest.mark.simgrid
+@needs_simgrid
+def test_256_ranks_of_the_reports_xt4_grid():
+    res = simulate("halo3d", 256, "xt4", nx=6144, ny=768, nz=384, iterations=2, dims="32x4x2")
+    assert set(res.records["lx"]) == {192} and res.records["rank"].nunique() == 256
+    assert phase(res, "halo") > 0 and res.meta["nodes"] == 64
+
+
+@pytest.mark.simgrid
+@needs_simgrid
+def test_a_simulated_ping_pong_follows_the_platforms_hockney_line():
+    alpha, beta = 3e-6, 4e9
+    res = simulate("pingpong", 2, laptop(alpha, beta, 2), min_bytes=1 << 20, max_bytes=1 << 20,
+                   iterations=5, skip=1, iterations_large=5, skip_large=1, samples=1)  # fmt: skip
+    seconds = float(res.records["seconds"].median())
+    assert seconds == pytest.approx(alpha + (1 << 20) / beta, rel=0.05)
+
+
+@pytest.mark.simgrid
+@needs_simgrid
+def test_alltoall_at_64_ranks_finishes_with_the_pair_algorithm():
+    res = simulate("alltoall", 64, "xt6", min_bytes=1024, max_bytes=1024, iterations=2, skip=1,
+                   samples=1)  # fmt: skip
+    assert "--cfg=smpi/alltoall:pair" in res.meta["smpi_options"]
+    assert res.records["rank"].nunique() == 64
