@@ -11,7 +11,8 @@ give KernelCrash naming the rank and the node, with nothing of the cluster left 
 and the cluster stops. Afterwards nothing of Slurm is left either. multinode_steps_job.py runs
 consecutive steps across the nodes as bench_multinode.py does (engines, ping-pong at 8 B and
 1 MiB, three rounds): each must start (MPI_Init across nodes, book/slurm.md "The MPI's network
-path") and run on both nodes.
+path") and run on both nodes. Lab 10's whole program and job script, submitted as a student
+does (hybridlab.jobs, `sbatch --wait`), run one rank on each node with the serial checksum.
 
 Run with `make test-multinode`; `make test` leaves it out (marker `multinode`). Needs root,
 Debian's slurm-wlm and munge, and bubblewrap; skipped with the reason otherwise.
@@ -28,7 +29,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hybridlab import jobs
 from hybridlab.local_slurm import SlurmCluster, started, why_slurm_cannot_run
+from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT, reference_checksum
 
 pytestmark = [pytest.mark.multinode, pytest.mark.timeout(900)]
 
@@ -160,3 +163,28 @@ def test_consecutive_steps_across_the_nodes_all_start(slurm):
     assert "mpi/pmi2: value not properly terminated" not in slurmd_logs
     assert left_on_the_nodes(slurm) == []
     assert node_shm(slurm) == {node: [] for node in NODES}
+
+
+def test_lab_10s_job_runs_across_the_two_nodes_through_sbatch(slurm, monkeypatch):
+    """Lab 10's program and script as a student submits them (hybridlab.jobs, sbatch --wait),
+    one rank on each node: the checksum of the serial reference, each rank's place line naming
+    its own node, and no process of the job left on the nodes."""
+    for var in [v for v in os.environ if v.startswith(("SLURM_", "SBATCH_", "SRUN_", "SALLOC_"))]:
+        monkeypatch.delenv(var)
+    monkeypatch.delenv("HYBRIDLAB_JOBS", raising=False)
+    monkeypatch.setenv("SLURM_CONF", str(slurm.conf))
+    folder = slurm.scratch / "lab10-job"  # the nodes' /tmp are their own; the scratch is shared
+    jobs.compile_line("mpicc -std=c11 -O2 -fopenmp jacobi.c -o jacobi", JACOBI_PROGRAM, folder)
+    n, iterations = 41, 9
+    result = jobs.submit(JOB_SCRIPT, folder=folder, args=[str(n), str(iterations)], timeout=JOB_SECONDS,
+                         sbatch_args=["--nodes=2", "--ntasks=2", "--ntasks-per-node=1",
+                                      "--cpus-per-task=2"])  # fmt: skip
+    assert result.runner == "slurm", result.describe()
+    assert result.ok, f"{result.describe()}\n{result.output}\n{slurm.logs()}"
+    (line,) = result.lines("jacobi")
+    assert (line["ranks"], line["threads"]) == ("2", "2"), line
+    want = reference_checksum(n, iterations)
+    assert abs(float(line["checksum"]) - want) <= 1e-9 * abs(want), (line, want)
+    hosts = {p["rank"]: p["host"] for p in result.lines("place")}
+    assert sorted(hosts.values()) == NODES, f"one rank on each node: {hosts}"
+    assert not left_on_the_nodes(slurm)
