@@ -1,0 +1,214 @@
+"""Lab 11's runs and exercise: the race without synchronisation, memory per node and time per
+iteration of pure MPI, MPI+OpenMP (lab 04's halo2d) and MPI+MPI (shm_halo), and the student's
+shm_jacobi, its own unit linked with shm_halo.c (hybridlab.student_c), judged by what it did.
+
+    race = race_runs(("fence", "lock_all", "none"), stagger_us=(0, 3000), repeats=3)
+    mem = memory_runs(nx=2**15, ny=32, ranks=2)          # [pure, MPI+OpenMP, shared window]
+    check_student_shm(build_student_shm(code))           # AssertionError naming what is wrong
+
+Several nodes on one machine: MPICH's MPIR_CVAR_NUM_CLIQUES makes MPI_COMM_TYPE_SHARED split
+the ranks into that many blocks of consecutive ranks, as nodes would (Open MPI ignores it: the
+ranks stay one node). The checks read which ranks shared a node from the kernel's own "node"
+records, so they hold either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from ..build import Kernel
+from ..launch import run_program
+from ..records import Results
+from ..student_c import BLOCKING, COMPLETES, POSTS, build_student, run_student
+
+LEVEL = "funneled"  # the main thread calls MPI, outside any parallel region
+STAGGER_US = 3000  # odd ranks start every sweep 3 ms late: a missing synchronisation shows
+# What the student's code may call: the node's communicator, the window, its synchronisation,
+# and point-to-point calls for a neighbour on another node. Anything else that moves data (a
+# collective, a one-sided put) would carry the halo some other way.
+WINDOW_CALLS = {"MPI_Comm_split_type", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_free",
+                "MPI_Comm_dup", "MPI_Comm_group", "MPI_Group_translate_ranks", "MPI_Group_free",
+                "MPI_Win_allocate_shared", "MPI_Win_shared_query", "MPI_Win_fence",
+                "MPI_Win_lock_all", "MPI_Win_unlock_all", "MPI_Win_sync", "MPI_Win_free",
+                "MPI_Barrier"}  # fmt: skip
+POINT_TO_POINT = {*BLOCKING, *POSTS, *COMPLETES} - {"MPI_Ibarrier", "MPI_Ibcast",
+                                                   "MPI_Iallreduce", "MPI_Ialltoall"}  # fmt: skip
+
+
+def nodes_env(nodes: int) -> dict[str, str]:
+    """The environment that splits the ranks into `nodes` blocks of consecutive ranks for
+    MPI_COMM_TYPE_SHARED (MPICH; {} for one node)."""
+    if nodes <= 1:
+        return {}
+    return {"MPIR_CVAR_NUM_CLIQUES": str(nodes), "MPIR_CVAR_CLIQUES_BY_BLOCK": "1"}
+
+
+def build_student_shm(code: str, name: str = "student_shm") -> Kernel:
+    """Compile the student's shm_jacobi (a C cell's code) with shm_halo (variant=student),
+    every MPI call traced; BuildError names the cell's lines."""
+    return build_student(name, "shm_halo", "HL_STUDENT_SHM_HALO", code, ("shm_jacobi",))
+
+
+def node_members(res: Results) -> dict[int, frozenset[int]]:
+    """Per rank: the ranks of its node, as the kernel's own MPI_Comm_split_type found them."""
+    nodes = res.records[res.records["record"] == "node"]
+    return {int(r.rank): frozenset(int(x) for x in str(r.members).split(","))
+            for r in nodes.itertuples()}  # fmt: skip
+
+
+def _members(comm: object) -> frozenset[int]:
+    return frozenset(int(x) for x in str(comm).split(",") if x.strip().isdigit())
+
+
+def sync_table(res: Results) -> pd.DataFrame:
+    """Per rank and sweep: the synchronisation the student's code made since the rank's block
+    was laid out (sweep 0) or since its previous sweep ended, and whether it orders the sweep
+    after its neighbours' writes: an MPI_Win_fence, or inside an MPI_Win_lock_all epoch an
+    MPI_Win_sync, an MPI_Barrier over (at least) the node's ranks, then an MPI_Win_sync."""
+    calls = res.mpi_calls
+    calls = calls[calls["student"] == 1].sort_values("start")
+    sweeps = res.records[res.records["record"] == "sweep"]
+    laid = res.records[res.records["record"] == "laid_out"].set_index("rank")["time"]
+    node = node_members(res)
+    rows = []
+    for rank, mine in sweeps.sort_values("iteration").groupby("rank"):
+        own = calls[calls["rank"] == rank]
+        lock = own.loc[own["call"] == "MPI_Win_lock_all", "start"]
+        locked_at = float(lock.min()) if len(lock) else float("inf")
+        after = float(laid.get(rank, 0.0))
+        for sweep in mine.itertuples():
+            between = own[(own["start"] >= after) & (own["end"] <= sweep.start)]
+            fence = int((between["call"] == "MPI_Win_fence").sum())
+            syncs = between[(between["call"] == "MPI_Win_sync") & (between["start"] >= locked_at)]
+            spans = [node[int(rank)] <= _members(c) for c in between["comm"]]
+            barriers = between[(between["call"] == "MPI_Barrier").to_numpy() & spans]
+            sandwiched = any((syncs["end"] <= b.start).any() and (syncs["start"] >= b.end).any()
+                             for b in barriers.itertuples())  # fmt: skip
+            rows.append({"rank": int(rank), "iteration": int(sweep.iteration), "fences": fence,
+                         "win_syncs": len(syncs), "node_barriers": len(barriers),
+                         "ordered": bool(fence or sandwiched)})  # fmt: skip
+            after = float(sweep.end)
+    return pd.DataFrame(rows)
+
+
+def _neighbours_on_node(rank: int, ranks: int, node: frozenset[int]) -> tuple[int, int]:
+    """(neighbours of `rank` on its node, neighbours on another node) in the row split."""
+    near = [n for n in (rank - 1, rank + 1) if 0 <= n < ranks]
+    return sum(n in node for n in near), sum(n not in node for n in near)
+
+
+def judge_trace(res: Results, ranks: int) -> None:
+    """AssertionError naming the first thing the trace shows wrong: a call that moves data
+    another way, the window not allocated once on the node's ranks, a neighbour's block not
+    asked for, a message between ranks of a node, a sweep not ordered after its neighbours'."""
+    calls = res.mpi_calls
+    calls = calls[calls["student"] == 1]
+    node = node_members(res)
+    other = sorted(set(calls["call"]) - WINDOW_CALLS - POINT_TO_POINT)
+    assert not other, (f"your code called {', '.join(other)}: inside a node the halo is read from "
+                       "the neighbours' blocks, across nodes it is a message (MPI_Sendrecv)")
+    for rank in range(ranks):
+        own = calls[calls["rank"] == rank]
+        where = f"rank {rank} (node of ranks {sorted(node[rank])})"
+        alloc = own[own["call"] == "MPI_Win_allocate_shared"]
+        assert len(alloc) == 1, (f"{where}: {len(alloc)} calls of MPI_Win_allocate_shared; "
+                                 "allocate the block once, in one window")
+        got = _members(alloc["comm"].iloc[0])
+        assert got == node[rank], (
+            f"{where}: the window was allocated on a communicator of ranks {sorted(got)}, not "
+            "on the ranks of the node (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED)")
+        near, far = _neighbours_on_node(rank, ranks, node[rank])
+        queries = int((own["call"] == "MPI_Win_shared_query").sum())
+        assert queries >= near, (f"{where}: {near} neighbour(s) on the node but {queries} "
+                                 "MPI_Win_shared_query: ask the window for their blocks")
+        p2p = sorted(set(own["call"]) & POINT_TO_POINT)
+        assert far or not p2p, (
+            f"{where}: called {', '.join(p2p)} although its neighbours share its node (or are "
+            "the grid's edge): inside a node nothing travels as a message")
+    table = sync_table(res)
+    loose = table[~table["ordered"]]
+    assert len(table) and loose.empty, (
+        "no synchronisation orders these sweeps after the neighbours' writes (rank, iteration): "
+        f"{list(zip(loose['rank'], loose['iteration']))[:6]}: before every sweep an "
+        "MPI_Win_fence, or MPI_Win_sync, MPI_Barrier on the node, MPI_Win_sync inside "
+        "MPI_Win_lock_all (a barrier alone orders the processes, not their memory)")
+
+
+def check_student_shm(
+    kernel: Kernel,
+    runs: Sequence[tuple[int, int]] = ((2, 1), (3, 1)),
+    nx: int = 24,
+    ny: int = 11,
+    iterations: int = 4,
+    stagger_us: int = STAGGER_US,
+    timeout: float = 60.0,
+) -> pd.DataFrame:
+    """Run the student's shm_jacobi for each (ranks, nodes) and judge it: the kernel's check
+    (no stale read, the serial sweep's checksum: AssertionError), then the trace (judge_trace).
+    Odd ranks start every sweep `stagger_us` late, so a missing synchronisation reads stale
+    rows for certain. One row per run."""
+    rows = []
+    for ranks, nodes in runs:
+        try:
+            res = run_student(kernel, ranks, 1, LEVEL, timeout, variant="student", nx=nx, ny=ny,
+                              iterations=iterations, stagger_us=stagger_us, allreduce=0,
+                              env=nodes_env(nodes))  # fmt: skip
+        except AssertionError as err:
+            raise AssertionError(f"{ranks} ranks on {nodes} node(s): {err} (stale reads: "
+                                 "a neighbour's rows read before they were written or while "
+                                 "they were overwritten)") from None  # fmt: skip
+        judge_trace(res, ranks)
+        check = res.records[res.records["record"] == "check"].iloc[0]
+        rows.append({"ranks": ranks, "nodes": len(set(node_members(res).values())),
+                     "nx": nx, "ny": ny, "iterations": iterations,
+                     "checksum": float(check["checksum"]), "expected": float(check["expected"]),
+                     "stale_reads": int(check["stale_reads"])})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------ the lab's own runs
+
+
+def race_runs(syncs: Sequence[str], stagger_us: Sequence[int], repeats: int, ranks: int = 2,
+              nx: int = 64, ny: int = 32, iterations: int = 20) -> list[Results]:  # fmt: skip
+    """The kit's shared-window loop once per synchronisation, stagger and repeat (allreduce=0:
+    no collective per iteration that would order the ranks by chance)."""
+    return [
+        run_program("shm_halo", ranks=ranks, variant="shared", sync=sync, stagger_us=stagger,
+                    nx=nx, ny=ny, iterations=iterations, allreduce=0)  # fmt: skip
+        for sync in syncs
+        for stagger in stagger_us
+        for _ in range(repeats)
+    ]
+
+
+def memory_runs(nx: int, ny: int, ranks: int, iterations: int = 5) -> list[Results]:
+    """One node, one grid: pure MPI (halo2d, `ranks` ranks), MPI+OpenMP (halo2d hybrid 1,
+    master only: 1 rank of `ranks` threads) and MPI+MPI (shm_halo, `ranks` ranks), each rank's
+    PSS read before the grid is freed."""
+    common = dict(nx=nx, ny=ny, iterations=iterations)
+    return [
+        run_program("halo2d", ranks=ranks, variant="pure", memory=1, **common),
+        run_program("halo2d", ranks=1, threads=ranks, thread_level="funneled",
+                    variant="hybrid1", memory=1, **common),  # fmt: skip
+        run_program("shm_halo", ranks=ranks, variant="shared", check=0, **common),
+    ]
+
+
+def time_runs(n: int, ranks: int, iterations: int, bind: str,
+              student: Kernel | None = None) -> list[Results]:  # fmt: skip
+    """Time per iteration on an n x n grid: pure MPI and master only (halo2d, lab 04), the kit's
+    shared window and, given, the student's (both with delta summed every iteration, as
+    halo2d does)."""
+    common = dict(nx=n, ny=n, iterations=iterations, bind=bind)
+    out = [
+        run_program("halo2d", ranks=ranks, variant="pure", **common),
+        run_program("halo2d", ranks=1, threads=ranks, thread_level="funneled", variant="hybrid1",
+                    **common),  # fmt: skip
+        run_program("shm_halo", ranks=ranks, variant="shared", check=0, **common),
+    ]
+    if student is not None:
+        out.append(run_student(student, ranks, 1, LEVEL, 120.0, variant="student", **common))
+    return out
