@@ -37,6 +37,7 @@
  * each iteration that late, so their neighbours' halos are surely in flight for that long.
  */
 #include "hybridlab.h"
+#include "hl_memory.h"
 #if defined(HL_STUDENT_EXCHANGE) || defined(HL_STUDENT_OVERLAP)
 #define HL_STUDENT_VARIANTS 1
 #ifdef HL_STUDENT_OVERLAP
@@ -61,6 +62,7 @@ const hl_param hl_kernel_params[] = {
     HL_SCHEDULE_PARAMS,
     {"stagger_us", "0", "variant=overlap (lab 04 exercise): odd ranks start each iteration late"},
     HL_TIMELINE_PARAMS,
+    {"memory", "0", "1: each rank also emits its memory (PSS, lab 11) before the grid is freed"},
     HL_END_PARAMS,
 };
 
@@ -232,6 +234,8 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #endif
     long keep = hl_param_timeline(ctx, iterations);
     if (keep < 0) return -1;
+    long memory = hl_param_long(ctx, "memory", 0, &ok);
+    if (!ok) return -1;
 
     if (variant == V_HYBRID3 &&
         hl_require_level(ctx, MPI_THREAD_MULTIPLE,
@@ -262,6 +266,16 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     char extra[128];
     snprintf(extra, sizeof extra, ",\"schedule\":\"%s\",\"chunk\":%ld", schedule, chunk);
     rc = grid2d_finish(ctx, &g, nthreads, ny, keep, origin, variant_names[variant], extra);
+    if (rc == 0 && memory) { /* halo copies: a row of a neighbour in a and in b, per neighbour */
+        long copies = 2 * ((g.up != MPI_PROC_NULL) + (g.down != MPI_PROC_NULL));
+        char tail[256];
+        snprintf(tail, sizeof tail,
+                 "\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"rows\":%ld,\"grid_bytes\":%ld,"
+                 "\"halo_bytes\":%ld",
+                 ctx->size, nthreads, nx, g.m, (long)(2 * (g.m + 2) * g.w * sizeof(double)),
+                 (long)(copies * g.w * sizeof(double)));
+        hl_emit_memory(ctx, tail);
+    }
 done:
     grid2d_free(&g, nthreads);
     return rc;
