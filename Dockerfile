@@ -20,11 +20,12 @@ ENV LANG=C.UTF-8 \
 # A C compiler with OpenMP (gcc brings libgomp), Python with venv, make, and the optional
 # topology tools (lstopo-no-graphics from hwloc-nox, numactl). MPI itself comes from PyPI.
 # Slurm and munge: the student's own one-node Slurm (hybridlab slurm start) for lab 10's jobs.
+# SimGrid (smpicc from libsimgrid-dev, smpirun from simgrid): lab 14's simulations at scale.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
         python3 python3-venv gcc libc6-dev make hwloc-nox numactl libfftw3-double3 bubblewrap \
-        slurm-wlm munge \
+        slurm-wlm munge libsimgrid-dev simgrid \
     && rm -rf /var/lib/apt/lists/*
 
 RUN useradd --create-home --uid 1000 --user-group --shell /bin/bash student \

@@ -248,14 +248,11 @@ LABS = {
         "KernelCrash",
     ),
     "14_simulated_scale": Broken(
-        "global_sum",
-        c_cell("SUM_C", "scale_model", (
-            "void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {\n"
-            "    int rank;\n    MPI_Comm_rank(comm, &rank);\n"
-            "    if (rank == 1) { volatile int *p = 0; *p = 1; }\n"
-            "    MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, comm);\n}")),
-        frozenset({"hidden_global_sum"}),
-        "KernelCrash",
+        "hybrid_iteration",
+        "def hybrid_iteration(t_point, local_points, threads, efficiency, network):\n"
+        "    return t_point * local_points / (efficiency - efficiency) + network\n",
+        frozenset({"hidden_hybrid_iteration"}),
+        "ZeroDivisionError",
     ),
 }
 

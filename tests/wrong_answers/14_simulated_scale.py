@@ -1,44 +1,78 @@
 """Lab 14_simulated_scale: wrong answers (tests/wrong_answers/__init__.py), at least two per hidden part."""
 
-from wrong_answers import c_cell, wrong
+from wrong_answers import wrong
 
 WRONG = [
     wrong(
-        "global_sum",
-        c_cell("SUM_C", "scale_model", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    MPI_Reduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, 0, comm);  /* only rank 0 gets the sum */
-}
-"""),
-        {"hidden_global_sum"},
-        "MPI_Reduce: the sum on rank 0 only",
-    ),
-    wrong(
-        "global_sum",
-        c_cell("SUM_C", "scale_model", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_MAX, comm);  /* the largest, not the sum */
-}
-"""),
-        {"hidden_global_sum"},
-        "MPI_MAX for MPI_SUM",
-    ),
-    wrong(
-        "best_rate",
+        "halo_prediction",
         """
-def best_rate(times, n, ranks):
-    return n * ranks / float(times["seconds"].mean())  # the mean repetition, not the best
+def halo_prediction(local, dims, alpha, beta):
+    # every rank as if it had all six neighbours: the boundary faces counted
+    lx, ly, lz = local
+    return 2 * (3 * alpha + 8.0 * (ly * lz + lx * lz + lx * ly) / beta)
 """,
-        {"hidden_best_rate"},
-        "the mean repetition",
+        {"hidden_halo_prediction"},
+        "six faces on every rank, even with one or two ranks along a dimension",
     ),
     wrong(
-        "best_rate",
+        "halo_prediction",
         """
-def best_rate(times, n, ranks):
-    return n / float(times["seconds"].min())  # one rank's values only
+def halo_prediction(local, dims, alpha, beta):
+    # the face of dimension d taken as local[d] squared (the wrong two extents)
+    seconds = 0.0
+    for d in range(3):
+        seconds += min(int(dims[d]) - 1, 2) * (alpha + 8.0 * local[d] ** 2 / beta)
+    return seconds
 """,
-        {"hidden_best_rate"},
-        "forgets the ranks",
+        {"hidden_halo_prediction"},
+        "a face's size from its own dimension's extent",
+    ),
+    wrong(
+        "beside_report",
+        """
+def beside_report(simulated, report, iterations):
+    # the report's total over all iterations, not per iteration
+    out = pd.DataFrame({"report_ms": report.set_index("decomposition")["halo_s"] * 1e3})
+    out["simulated_ms"] = pd.Series(simulated, dtype=float) * 1e3
+    out = out.dropna()
+    out["ratio"] = out["simulated_ms"] / out["report_ms"]
+    return out
+""",
+        {"hidden_beside_report"},
+        "forgets to divide the report's time by its iterations",
+    ),
+    wrong(
+        "beside_report",
+        """
+def beside_report(simulated, report, iterations):
+    # the ratio upside down: report over simulated
+    out = pd.DataFrame({"report_ms": report.set_index("decomposition")["halo_s"] / iterations * 1e3})
+    out["simulated_ms"] = pd.Series(simulated, dtype=float) * 1e3
+    out = out.dropna()
+    out["ratio"] = out["report_ms"] / out["simulated_ms"]
+    return out
+""",
+        {"hidden_beside_report"},
+        "the ratio inverted",
+    ),
+    wrong(
+        "hybrid_iteration",
+        """
+def hybrid_iteration(t_point, local_points, threads, efficiency, network):
+    # the block does not grow with the threads: T threads on a pure-MPI block
+    return t_point * local_points / (threads * efficiency) + network
+""",
+        {"hidden_hybrid_iteration"},
+        "forgets that a rank's block is T times larger",
+    ),
+    wrong(
+        "hybrid_iteration",
+        """
+def hybrid_iteration(t_point, local_points, threads, efficiency, network):
+    # efficiency multiplied instead of divided
+    return t_point * local_points * efficiency + network
+""",
+        {"hidden_hybrid_iteration"},
+        "multiplies by the efficiency",
     ),
 ]
