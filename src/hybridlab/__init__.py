@@ -9,8 +9,10 @@ Layers, bottom to top (a module imports only from its own layer or below):
             probe -> time -> parse -> Results), launch (run_program, the program adapter),
             jobs (a batch script: sbatch --wait on Slurm, else a one-node local runner with
             an srun stand-in; whole programs built traced),
-            cluster (life cycle) with _supervisor (timeouts, crashes, restart)
-            and _controller (the notebook's warm ipyparallel controller);
+            cluster (placement, deferral, runs on the engines) with engine_set (one start's
+            engines: launcher process, registration, identities, a stop that leaves nothing),
+            _supervisor (timeouts, crashes, restart) and _controller (the notebook's warm
+            ipyparallel controller); local_slurm (a one-node Slurm of the user's own);
             kernelspec, doctor, cli, notebooks (was runner); reference (published data, cited);
             plots (pictures shared by several topics); traces (records -> Chrome trace-event
             JSON); grading
@@ -21,7 +23,8 @@ Layers, bottom to top (a module imports only from its own layer or below):
 Rules (tests/test_architecture.py reads every module's imports and checks them):
   - a harness module never imports a topic;
   - records, stats, compliance, reference, plots, traces and every topic module except a topic's
-    `exercise` never import cluster, launch, build, runs or _engine: they launch nothing;
+    `exercise` never import cluster, engine_set, launch, build, runs or _engine: they launch
+    nothing;
   - published numbers live in reference/data/*.toml with their citations, not in code.
 
 Most names below are imported on first use, so that an MPI engine that only needs
