@@ -165,7 +165,7 @@ static void run_overlap(block *k) {
     double start = hl_now();
     k->g.delta = solve_overlapped(k->g.iterations, k->tolerance, k->g.comm);
     me->t[HL_TOTAL] = hl_now() - start;
-    me->t[HL_REDUCTION] = me->t[HL_TOTAL] - me->t[HL_JACOBI] - me->t[HL_HALO];
+    me->t[HL_REDUCTION] = me->t[HL_TOTAL] - me->t[HL_JACOBI] - me->t[HL_HALO] - me->t[HL_OTHER];
 }
 #endif
 
