@@ -108,7 +108,7 @@ def hybrid_iteration(t_point, local_points, threads, efficiency, network):
     return max(t_point * local_points / efficiency, network)
 """,
         {"hidden_hybrid_iteration"},
-        "overlap assumed where master only has none",
+        "overlap assumed where masteronly has none",
     ),
     attempt(
         "constant",
