@@ -28,6 +28,7 @@ TOPICS = (
     "collectives",
     "modelling",
     "pykernels",
+    "thread_comm",
 )
 LAUNCHING = ("cluster", "engine_set", "launch", "build", "runs", "_engine")  # they run kernels
 # harness parts that launch nothing

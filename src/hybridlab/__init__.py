@@ -16,7 +16,8 @@ Layers, bottom to top (a module imports only from its own layer or below):
             kernelspec, doctor, cli, notebooks (was runner); reference (published data, cited);
             plots (pictures shared by several topics); traces (records -> Chrome trace-event
             JSON); grading
-  topics    hybrid_models, sync, p2p, halo, memory, mapping, collectives, modelling, pykernels:
+  topics    hybrid_models, sync, p2p, halo, memory, mapping, collectives, modelling, pykernels,
+            thread_comm:
             one package per course topic, importing the harness and other topics'
             non-exercise modules
 

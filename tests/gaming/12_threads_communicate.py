@@ -3,91 +3,119 @@
 from gaming import attempt
 from wrong_answers import c_cell
 
+A, B, C = {"hidden_exchange_slice"}, {"hidden_task_iteration"}, {"hidden_halo_ratio"}
+DUPS = """
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) MPI_Comm_dup(comm, &comms[t]);
+}
+"""
+
 GAMING = [
-    attempt(
-        "hidden",
-        "global_sum",
-        c_cell("SUM_C", "thread_halo", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    /* right for the 2 ranks of the visible test only: swap with the other rank */
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Sendrecv(mine, n, MPI_DOUBLE, 1 - rank, 0, sum, n, MPI_DOUBLE, 1 - rank, 0, comm,
-                 MPI_STATUS_IGNORE);
-    for (int i = 0; i < n; i++) sum[i] += mine[i];
-}
-"""),
-        {"hidden_global_sum"},
-        "a swap that is a sum for two ranks only",
-    ),
-    attempt(
-        "method",
-        "global_sum",
-        c_cell("SUM_C", "thread_halo", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    /* right numbers on any number of ranks, but a ring of P - 1 messages, not one collective */
-    int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    double *pass = malloc((size_t)n * sizeof *pass), *got = malloc((size_t)n * sizeof *got);
-    for (int i = 0; i < n; i++) sum[i] = pass[i] = mine[i];
-    for (int step = 1; step < size; step++) {
-        MPI_Sendrecv(pass, n, MPI_DOUBLE, (rank + 1) % size, step, got, n, MPI_DOUBLE,
-                     (rank + size - 1) % size, step, comm, MPI_STATUS_IGNORE);
-        for (int i = 0; i < n; i++) sum[i] += got[i], pass[i] = got[i];
-    }
-    free(pass), free(got);
-}
-"""),
-        {"hidden_global_sum"},
-        "a ring of messages passing as the collective",
-    ),
-    attempt(
-        "constant",
-        "global_sum",
-        c_cell("SUM_C", "thread_halo", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    /* the kernel's values typed in from its comment, for salt=0: no message at all */
-    int size;
-    MPI_Comm_size(comm, &size);
-    (void)mine;
-    for (int i = 0; i < n; i++) {
-        sum[i] = 0;
-        for (int r = 0; r < size; r++) sum[i] += (r + 1) * 1000 + (i * 7) % 997;
+    attempt("method", "exchange_slice", c_cell("MULTIPLE_C", "thread_halo", DUPS + """
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    /* the FUNNELED pattern: the master moves every slice, the other threads do nothing */
+    long w = nx + 2;
+    int T = omp_get_num_threads();
+#pragma omp masked
+    for (int t = 0; t < T; t++) {
+        long first = 1 + t * nx / T, count = (t + 1) * nx / T - t * nx / T;
+        MPI_Sendrecv(&a[m * w + first], (int)count, MPI_DOUBLE, down, 2 * t, &a[first], (int)count,
+                     MPI_DOUBLE, up, 2 * t, mine, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(&a[w + first], (int)count, MPI_DOUBLE, up, 2 * t + 1, &a[(m + 1) * w + first],
+                     (int)count, MPI_DOUBLE, down, 2 * t + 1, mine, MPI_STATUS_IGNORE);
     }
 }
-"""),
-        {"hidden_global_sum"},
-        "the values of the visible test written down",
-    ),
-    attempt(
-        "hidden",
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return n * ranks / float(times["seconds"].iloc[0])  # the visible test's first row is its best
-""",
-        {"hidden_best_rate"},
-        "the first repetition, the best only in the visible test",
-    ),
-    attempt(
-        "constant",
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return 400.0  # the visible test's answer
-""",
-        {"hidden_best_rate"},
-        "the visible test's answer typed in",
-    ),
-    attempt(
-        "shortcut",
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return N * 2 / float(kit.records.query("record == 'time'")["seconds"].min())  # the lab's run
-""",
-        {"hidden_best_rate"},
-        "the notebook's own run instead of the arguments",
-    ),
+"""), A, "thread 0 exchanges every slice (funnelled): right numbers, the other threads silent"),
+    attempt("method", "exchange_slice", c_cell("MULTIPLE_C", "thread_halo", DUPS + """
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    /* thread 0 moves the whole rows; the others send one value to themselves to look busy */
+    long w = nx + 2;
+    int t = omp_get_thread_num(), rank;
+    MPI_Comm_rank(mine, &rank);
+    if (t == 0) {
+        MPI_Sendrecv(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, &a[1], (int)nx, MPI_DOUBLE, up, 1,
+                     mine, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, &a[(m + 1) * w + 1], (int)nx,
+                     MPI_DOUBLE, down, 2, mine, MPI_STATUS_IGNORE);
+    } else {
+        double x = 0, y;
+        MPI_Sendrecv(&x, 1, MPI_DOUBLE, rank, 3, &y, 1, MPI_DOUBLE, rank, 3, mine, MPI_STATUS_IGNORE);
+    }
+}
+"""), A, "whole rows from thread 0, a dummy message from the others"),
+    attempt("hidden", "exchange_slice", c_cell("MULTIPLE_C", "thread_halo", DUPS + """
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    /* two threads, as in the visible test: halves of the row */
+    long w = nx + 2;
+    int t = omp_get_thread_num();
+    long first = 1 + t * nx / 2, count = (t + 1) * nx / 2 - t * nx / 2;
+    MPI_Request req[4];
+    MPI_Irecv(&a[first], (int)count, MPI_DOUBLE, up, 1, mine, &req[0]);
+    MPI_Irecv(&a[(m + 1) * w + first], (int)count, MPI_DOUBLE, down, 2, mine, &req[1]);
+    MPI_Isend(&a[m * w + first], (int)count, MPI_DOUBLE, down, 1, mine, &req[2]);
+    MPI_Isend(&a[w + first], (int)count, MPI_DOUBLE, up, 2, mine, &req[3]);
+    MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+}
+"""), A, "slices for two threads only: the visible test's thread count"),
+    attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", """
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    /* no tasks: exchange first, then every row (the blocking order of lab 04 (a)) */
+    long w = nx + 2;
+    MPI_Request req[4];
+    MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+    MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+    MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+    MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+    MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    stencil_rows(1, m);
+}
+"""), B, "no tasks at all: the exchange, then the rows"),
+    attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", """
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    /* tasks with depend, but the exchange is waited for before any task exists */
+    long w = nx + 2;
+    double *top = &a[0];
+    MPI_Request req[4];
+    MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+    MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+    MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+    MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+    MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    for (long i = 1; i <= m; i++) {
+#pragma omp task depend(in: top[0]) firstprivate(i)
+        stencil_rows(i, i);
+    }
+}
+"""), B, "tasks created only after MPI_Waitall: nothing computes while messages travel"),
+    attempt("shortcut", "task_iteration", c_cell("TASKS_C", "thread_halo", """
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    /* the kit's own funnelled exchange and grid, reached from the cell */
+    double *top = &a[0];
+#pragma omp task depend(out: top[0])
+    exchange_funneled(overlap_grid, 1);
+#pragma omp task depend(in: top[0])
+    stencil_rows(1, m);
+}
+"""), B, "the kernel's static exchange called from the cell"),
+    attempt("constant", "halo_ratio", """
+def halo_ratio(multiple, funneled):
+    return 1.0  # "about the same on two cores"
+""", C, "a ratio typed in"),
+    attempt("shortcut", "halo_ratio", """
+def halo_ratio(multiple, funneled):
+    # the kit's breakdown table (slowest rank AND thread), not the mean over ranks asked
+    from hybridlab.halo.tables import breakdown_table
+    def halo(records):
+        return float(breakdown_table(records.assign(record="timer", variant="x", ranks=1, threads=1),
+                                     how="max")["halo"].iloc[0])
+    return halo(multiple) / halo(funneled)
+""", C, "the kit's breakdown_table(how='max'): the slowest rank, not the mean over ranks"),
+    attempt("hidden", "halo_ratio", """
+def halo_ratio(multiple, funneled):
+    # the notebook's own runs, whatever is passed
+    runs_by = {run["variant"].iloc[0]: run for run in runs}
+    def halo(records):
+        return float(records[records["phase"] == "halo"].groupby("rank")["seconds"].max().mean())
+    return halo(timer_records(runs_by["multiple@MULTIPLE"])) / halo(timer_records(runs_by["funneled@FUNNELED"]))
+""", C, "the notebook's runs instead of the arguments"),
 ]

@@ -2,43 +2,90 @@
 
 from wrong_answers import c_cell, wrong
 
+COMMS = """
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) MPI_Comm_dup(comm, &comms[t]);
+}
+"""
+
+
+def slice_exchange(comms: str = COMMS, slice_: str = "", tags: str = "1, 2") -> str:
+    """The right (a) with its communicators, slice or tags replaced."""
+    up_tag, down_tag = tags.split(", ")
+    slice_ = slice_ or "long first = 1 + t * nx / T, count = (t + 1) * nx / T - t * nx / T;"
+    return c_cell("MULTIPLE_C", "thread_halo", comms + f"""
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {{
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    {slice_}
+    MPI_Request req[4];
+    MPI_Irecv(&a[first], (int)count, MPI_DOUBLE, up, {up_tag}, mine, &req[0]);
+    MPI_Irecv(&a[(m + 1) * w + first], (int)count, MPI_DOUBLE, down, {down_tag}, mine, &req[1]);
+    MPI_Isend(&a[m * w + first], (int)count, MPI_DOUBLE, down, {up_tag}, mine, &req[2]);
+    MPI_Isend(&a[w + first], (int)count, MPI_DOUBLE, up, {down_tag}, mine, &req[3]);
+    MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+}}
+""")
+
+
+def tasks(exchange: str = "", interior: str = "#pragma omp task firstprivate(first, last)") -> str:
+    """The right (b) with its exchange or its interior tasks' clause replaced."""
+    exchange = exchange or """        MPI_Request req[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);"""
+    return c_cell("TASKS_C", "thread_halo", f"""
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{
+    long w = nx + 2;
+    double *top = &a[0], *bottom = &a[(m + 1) * w];
+#pragma omp task depend(out: top[0], bottom[0])
+    {{
+{exchange}
+    }}
+    for (long first = 2; first < m; first += 8) {{
+        long last = first + 7 < m - 1 ? first + 7 : m - 1;
+{interior}
+        stencil_rows(first, last);
+    }}
+#pragma omp task depend(in: top[0])
+    stencil_rows(1, 1);
+    if (m > 1) {{
+#pragma omp task depend(in: bottom[0])
+        stencil_rows(m, m);
+    }}
+}}
+""")
+
+
+A, B, C = {"hidden_exchange_slice"}, {"hidden_task_iteration"}, {"hidden_halo_ratio"}
+
 WRONG = [
-    wrong(
-        "global_sum",
-        c_cell("SUM_C", "thread_halo", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    MPI_Reduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, 0, comm);  /* only rank 0 gets the sum */
+    wrong("exchange_slice", slice_exchange(comms="""
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) comms[t] = comm;  /* one communicator, the same tags */
 }
-"""),
-        {"hidden_global_sum"},
-        "MPI_Reduce: the sum on rank 0 only",
-    ),
-    wrong(
-        "global_sum",
-        c_cell("SUM_C", "thread_halo", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_MAX, comm);  /* the largest, not the sum */
-}
-"""),
-        {"hidden_global_sum"},
-        "MPI_MAX for MPI_SUM",
-    ),
-    wrong(
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return n * ranks / float(times["seconds"].mean())  # the mean repetition, not the best
-""",
-        {"hidden_best_rate"},
-        "the mean repetition",
-    ),
-    wrong(
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return n / float(times["seconds"].min())  # one rank's values only
-""",
-        {"hidden_best_rate"},
-        "forgets the ranks",
-    ),
+"""), A, "every thread on the same communicator with the same tags: slices can match another thread's"),
+    wrong("exchange_slice", slice_exchange(slice_="long first = 1 + t * (nx / T), count = nx / T;"),
+          A, "slices of nx / T columns: the last nx mod T columns are never exchanged"),
+    wrong("task_iteration", tasks(interior="#pragma omp task firstprivate(first, last) depend(in: top[0], bottom[0])"),
+          B, "the interior tasks depend on the halos too: right, but nothing overlaps"),
+    wrong("task_iteration", tasks(exchange="""        MPI_Sendrecv(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, &a[1], (int)nx, MPI_DOUBLE, up, 1,
+                     comm, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, &a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE,
+                     down, 2, comm, MPI_STATUS_IGNORE);"""),
+          B, "a blocking MPI_Sendrecv in the task: nothing posted stays in flight"),
+    wrong("halo_ratio", """
+def halo_ratio(multiple, funneled):
+    def halo(records):  # the mean thread, not the slowest
+        return float(records[records["phase"] == "halo"].groupby("rank")["seconds"].mean().mean())
+    return halo(multiple) / halo(funneled)
+""", C, "the mean over threads: the exchange ends with its slowest thread"),
+    wrong("halo_ratio", """
+def halo_ratio(multiple, funneled):
+    def halo(records):
+        return float(records[records["phase"] == "halo"].groupby("rank")["seconds"].max().mean())
+    return halo(funneled) / halo(multiple)  # upside down
+""", C, "funneled over multiple: the ratio upside down"),
 ]
