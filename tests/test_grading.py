@@ -228,13 +228,14 @@ LABS = {
         "KernelCrash",
     ),
     "12_threads_communicate": Broken(
-        "global_sum",
-        c_cell("SUM_C", "thread_halo", (
-            "void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {\n"
-            "    int rank;\n    MPI_Comm_rank(comm, &rank);\n"
-            "    if (rank == 1) { volatile int *p = 0; *p = 1; }\n"
-            "    MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, comm);\n}")),
-        frozenset({"hidden_global_sum"}),
+        "exchange_slice",
+        c_cell("MULTIPLE_C", "thread_halo", (
+            "void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {\n"
+            "    for (int t = 0; t < nthreads; t++) comms[t] = comm;\n}\n"
+            "void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {\n"
+            "    int rank;\n    MPI_Comm_rank(mine, &rank);\n"
+            "    if (rank == 1) { volatile int *p = 0; *p = 1; }\n}")),
+        frozenset({"hidden_exchange_slice"}),
         "KernelCrash",
     ),
     "13_neighbourhood_collectives": Broken(
