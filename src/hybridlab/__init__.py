@@ -13,6 +13,8 @@ Layers, bottom to top (a module imports only from its own layer or below):
             engines: launcher process, registration, identities, a stop that leaves nothing),
             _supervisor (timeouts, crashes, restart) and _controller (the notebook's warm
             ipyparallel controller); local_slurm (a one-node Slurm of the user's own);
+            simulate (the kit's MPI kernels under SimGrid SMPI: platforms, smpicc build,
+            smpirun run; its own run path beside runs);
             kernelspec, doctor, cli, notebooks (was runner); reference (published data, cited);
             plots (pictures shared by several topics); traces (records -> Chrome trace-event
             JSON); grading
