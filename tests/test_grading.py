@@ -239,13 +239,17 @@ LABS = {
         "KernelCrash",
     ),
     "13_neighbourhood_collectives": Broken(
-        "global_sum",
-        c_cell("SUM_C", "neighbour_halo", (
-            "void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {\n"
-            "    int rank;\n    MPI_Comm_rank(comm, &rank);\n"
+        "neighbour_exchange",
+        c_cell("NEIGHBOUR_C", "neighbour_halo", (
+            "MPI_Comm make_grid(MPI_Comm comm, int dims[2]) {\n"
+            "    int size, periods[2] = {0, 0};\n    MPI_Comm grid;\n"
+            "    MPI_Comm_size(comm, &size);\n    MPI_Dims_create(size, 2, dims);\n"
+            "    MPI_Cart_create(comm, 2, dims, periods, 1, &grid);\n    return grid;\n}\n"
+            "void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {\n"
+            "    int rank;\n    MPI_Comm_rank(grid, &rank);\n"
             "    if (rank == 1) { volatile int *p = 0; *p = 1; }\n"
-            "    MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, comm);\n}")),
-        frozenset({"hidden_global_sum"}),
+            "    (void)a, (void)m, (void)n;\n}")),
+        frozenset({"hidden_neighbour_exchange"}),
         "KernelCrash",
     ),
     "14_simulated_scale": Broken(

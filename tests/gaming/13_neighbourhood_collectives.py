@@ -1,93 +1,254 @@
-"""Lab 13_neighbourhood_collectives: gaming attempts (tests/gaming/__init__.py), at least three per automatic part."""
+"""Lab 13: gaming attempts (tests/gaming/__init__.py), at least three per automatic part: a
+hand-written Sendrecv exchange with the right numbers, a graph communicator instead of the
+Cartesian one, a token collective, the eager reduction dressed up with the extra iteration, a
+blocking MPI_Allreduce, constants and the notebook's own runs. ORACLES: (b) and (d)'s functions
+on hidden inputs, judged by the reference written here (never in the kit)."""
 
-from gaming import attempt
-from wrong_answers import c_cell
+import runpy
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from gaming import Oracle, attempt
+from wrong_answers import c_cell, changed
+
+# the right answers the attempts start from, as the wrong answers write them
+_SOURCES = runpy.run_path(str(Path(__file__).resolve().parents[1] / "wrong_answers"
+                              / "13_neighbourhood_collectives.py"))  # fmt: skip
+GRID, RESIDUAL, PER_ITERATION = _SOURCES["GRID"], _SOURCES["RESIDUAL"], _SOURCES["PER_ITERATION"]
+A, B, C, D = _SOURCES["A"], _SOURCES["B"], _SOURCES["C"], _SOURCES["D"]
+
+
+def neighbour(code: str) -> str:
+    return c_cell("NEIGHBOUR_C", "neighbour_halo", code)
+
+
+def residual(code: str) -> str:
+    return c_cell("RESIDUAL_C", "neighbour_halo", code)
+
+
+SENDRECV = GRID + """
+void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
+    /* the right halos by hand: four MPI_Sendrecv on the Cartesian communicator */
+    long w = n + 2;
+    int up, down, left, right;
+    MPI_Cart_shift(grid, 0, 1, &up, &down);
+    MPI_Cart_shift(grid, 1, 1, &left, &right);
+    MPI_Datatype col;
+    MPI_Type_vector((int)m, 1, (int)w, MPI_DOUBLE, &col);
+    MPI_Type_commit(&col);
+    MPI_Sendrecv(&a[m * w + 1], (int)n, MPI_DOUBLE, down, 1, &a[1], (int)n, MPI_DOUBLE, up, 1,
+                 grid, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&a[w + 1], (int)n, MPI_DOUBLE, up, 2, &a[(m + 1) * w + 1], (int)n, MPI_DOUBLE,
+                 down, 2, grid, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&a[w + n], 1, col, right, 3, &a[w], 1, col, left, 3, grid, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&a[w + 1], 1, col, left, 4, &a[w + n + 1], 1, col, right, 4, grid,
+                 MPI_STATUS_IGNORE);
+    MPI_Type_free(&col);
+}
+"""
+
+GRAPH = GRID + """
+void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
+    /* the same exchange on a graph communicator made from the Cartesian neighbours */
+    static MPI_Comm graph = MPI_COMM_NULL;
+    int hood[4];
+    MPI_Cart_shift(grid, 0, 1, &hood[0], &hood[1]);
+    MPI_Cart_shift(grid, 1, 1, &hood[2], &hood[3]);
+    if (graph == MPI_COMM_NULL)
+        MPI_Dist_graph_create_adjacent(grid, 4, hood, MPI_UNWEIGHTED, 4, hood, MPI_UNWEIGHTED,
+                                       MPI_INFO_NULL, 0, &graph);
+    long w = n + 2;
+    MPI_Datatype row, col;
+    MPI_Type_contiguous((int)n, MPI_DOUBLE, &row);
+    MPI_Type_vector((int)m, 1, (int)w, MPI_DOUBLE, &col);
+    MPI_Type_commit(&row);
+    MPI_Type_commit(&col);
+    int counts[4] = {1, 1, 1, 1};
+    MPI_Datatype types[4] = {row, row, col, col};
+    MPI_Aint d = sizeof(double);
+    MPI_Aint send[4] = {(w + 1) * d, (m * w + 1) * d, (w + 1) * d, (w + n) * d};
+    MPI_Aint recv[4] = {1 * d, ((m + 1) * w + 1) * d, w * d, (w + n + 1) * d};
+    MPI_Neighbor_alltoallw(a, counts, send, types, a, counts, recv, types, graph);
+    MPI_Type_free(&row);
+    MPI_Type_free(&col);
+}
+"""
+
+FIXED_DIMS = _SOURCES["EXCHANGE"].replace(
+    "MPI_Dims_create(size, 2, dims);",
+    "dims[0] = dims[1] = 0; /* whatever was asked: the visible test's 2 x 2 is MPI's choice */\n"
+    "    MPI_Dims_create(size, 2, dims);")
+
+TOKEN = GRID + """
+void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
+    /* one collective of nothing per iteration; the halo keeps the start values */
+    (void)a, (void)m, (void)n;
+    int zero[4] = {0, 0, 0, 0};
+    MPI_Aint at[4] = {0, 0, 0, 0};
+    MPI_Datatype types[4] = {MPI_DOUBLE, MPI_DOUBLE, MPI_DOUBLE, MPI_DOUBLE};
+    double nothing[1];
+    MPI_Neighbor_alltoallw(nothing, zero, at, types, nothing + 0, zero, at, types, grid);
+}
+"""
+
+EAGER = """
+double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
+    /* the reduction completed at once, and the extra iteration added to match the count */
+    double mine, sum = 0.0;
+    MPI_Request request;
+    for (long it = 0; it < max_iterations; it++) {
+        mine = jacobi_iteration();
+        MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm, &request);
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+        if (sum < tolerance) {
+            if (it + 1 < max_iterations) jacobi_iteration();
+            return sum;
+        }
+    }
+    return sum;
+}
+"""
+
+BLOCKING = """
+double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
+    /* the kit's blocking loop, one iteration more at the end */
+    double mine, sum = 0.0;
+    for (long it = 0; it < max_iterations; it++) {
+        mine = jacobi_iteration();
+        MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm);
+        if (sum < tolerance) {
+            if (it + 1 < max_iterations) jacobi_iteration();
+            return sum;
+        }
+    }
+    return sum;
+}
+"""
 
 GAMING = [
-    attempt(
-        "hidden",
-        "global_sum",
-        c_cell("SUM_C", "neighbour_halo", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    /* right for the 2 ranks of the visible test only: swap with the other rank */
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Sendrecv(mine, n, MPI_DOUBLE, 1 - rank, 0, sum, n, MPI_DOUBLE, 1 - rank, 0, comm,
-                 MPI_STATUS_IGNORE);
-    for (int i = 0; i < n; i++) sum[i] += mine[i];
+    attempt("method", "neighbour_exchange", neighbour(SENDRECV), A,
+            "a hand-written MPI_Sendrecv exchange: the right numbers, no neighbourhood collective"),
+    attempt("method", "neighbour_exchange", neighbour(GRAPH), A,
+            "the collective on a graph communicator, not the Cartesian one"),
+    attempt("hidden", "neighbour_exchange", neighbour(FIXED_DIMS), A,
+            "MPI_Dims_create's grid whatever was asked: right for the visible test's 2 x 2 only"),
+    attempt("constant", "neighbour_exchange", neighbour(TOKEN), A,
+            "a token collective of nothing: the halo left at its start values"),
+    attempt("shortcut", "neighbour_exchange", neighbour(GRID + """
+void send_down(void *g);
+void send_up(void *g);
+void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
+    (void)a, (void)m, (void)n, (void)grid;  /* the kernel's own row exchange, reached by name */
+    send_down(0);
+    send_up(0);
 }
-"""),
-        {"hidden_global_sum"},
-        "a swap that is a sum for two ranks only",
-    ),
-    attempt(
-        "method",
-        "global_sum",
-        c_cell("SUM_C", "neighbour_halo", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    /* right numbers on any number of ranks, but a ring of P - 1 messages, not one collective */
-    int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    double *pass = malloc((size_t)n * sizeof *pass), *got = malloc((size_t)n * sizeof *got);
-    for (int i = 0; i < n; i++) sum[i] = pass[i] = mine[i];
-    for (int step = 1; step < size; step++) {
-        MPI_Sendrecv(pass, n, MPI_DOUBLE, (rank + 1) % size, step, got, n, MPI_DOUBLE,
-                     (rank + size - 1) % size, step, comm, MPI_STATUS_IGNORE);
-        for (int i = 0; i < n; i++) sum[i] += got[i], pass[i] = got[i];
-    }
-    free(pass), free(got);
-}
-"""),
-        {"hidden_global_sum"},
-        "a ring of messages passing as the collective",
-    ),
-    attempt(
-        "constant",
-        "global_sum",
-        c_cell("SUM_C", "neighbour_halo", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    /* the kernel's values typed in from its comment, for salt=0: no message at all */
-    int size;
-    MPI_Comm_size(comm, &size);
-    (void)mine;
-    for (int i = 0; i < n; i++) {
-        sum[i] = 0;
-        for (int r = 0; r < size; r++) sum[i] += (r + 1) * 1000 + (i * 7) % 997;
-    }
-}
-"""),
-        {"hidden_global_sum"},
-        "the values of the visible test written down",
-    ),
-    attempt(
-        "hidden",
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return n * ranks / float(times["seconds"].iloc[0])  # the visible test's first row is its best
-""",
-        {"hidden_best_rate"},
-        "the first repetition, the best only in the visible test",
-    ),
-    attempt(
-        "constant",
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return 400.0  # the visible test's answer
-""",
-        {"hidden_best_rate"},
-        "the visible test's answer typed in",
-    ),
-    attempt(
-        "shortcut",
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return N * 2 / float(kit.records.query("record == 'time'")["seconds"].min())  # the lab's run
-""",
-        {"hidden_best_rate"},
-        "the notebook's own run instead of the arguments",
-    ),
+"""), A, "the kernel's own row exchange declared and called"),
+    attempt("hidden", "per_iteration", changed(PER_ITERATION,
+            'slowest = total.loc[total["seconds"].astype(float).idxmax(), "rank"]', "slowest = 0"),
+            B, "rank 0, the slowest in the visible test"),
+    attempt("constant", "per_iteration", """
+PHASES = ["jacobi", "halo", "reduction", "other", "total"]
+
+
+def per_iteration(timers):
+    return {"jacobi": 0.1, "halo": 0.2, "reduction": 0.05, "other": 0.0, "total": 0.36}
+""", B, "the visible test's answer typed in"),
+    attempt("shortcut", "per_iteration", """
+PHASES = ["jacobi", "halo", "reduction", "other", "total"]
+
+
+def per_iteration(timers):
+    from hybridlab.halo.tables import breakdown_table
+    row = breakdown_table([type("R", (), {"records": timers})()], how="max").iloc[0]
+    return {p: float(row[p]) / float(timers["iterations"].iloc[0]) for p in PHASES}
+""", B, "the kit's lab 04 breakdown table (each phase's largest over the ranks)"),
+    attempt("method", "solve_overlapped", residual(EAGER), C,
+            "MPI_Iallreduce then MPI_Wait at once, the extra iteration added for the count"),
+    attempt("method", "solve_overlapped", residual(BLOCKING), C,
+            "a blocking MPI_Allreduce with the extra iteration"),
+    attempt("hidden", "solve_overlapped", residual(RESIDUAL.replace(
+        "for (long it = 1; it < max_iterations; it++)", "for (long it = 1; it < 60; it++)")), C,
+        "the visible test's 60 iterations written in"),
+    attempt("constant", "solve_overlapped", residual(RESIDUAL.replace(
+        "MPI_Wait(&request, MPI_STATUS_IGNORE);\n    return sum;",
+        "MPI_Wait(&request, MPI_STATUS_IGNORE);\n    return 0.02;")), C,
+        "the residual typed in where the loop runs out"),
+    attempt("constant", "own_prediction", """
+def predicted_overlapped(blocking):
+    return 40e-6  # read off my table
+
+
+def hidden_share(blocking, overlapped):
+    return 0.5
+""", D, "numbers read off the student's own table"),
+    attempt("shortcut", "own_prediction", """
+def predicted_overlapped(blocking):
+    return float(measured["predicted"].iloc[0]) * 1e-6  # the notebook's own table
+
+
+def hidden_share(blocking, overlapped):
+    return float(measured["hidden share"].iloc[0])
+""", D, "the notebook's table of its own runs instead of the arguments"),
+    attempt("hidden", "own_prediction", """
+def predicted_overlapped(blocking):
+    t = blocking.set_index("phase")["seconds"]  # one rank, as in the visible test
+    it = float(blocking["iterations"].iloc[0])
+    return float(t["total"] - t["reduction"]) / it
+
+
+def hidden_share(blocking, overlapped):
+    b = blocking.set_index("phase")["seconds"] / float(blocking["iterations"].iloc[0])
+    o = overlapped.set_index("phase")["seconds"] / float(overlapped["iterations"].iloc[0])
+    return float((b["total"] - o["total"]) / b["reduction"])
+""", D, "a table of one rank, as the visible test's"),
+]
+
+# ------------------------------------------------------------------------------- ORACLES
+PHASES = ["jacobi", "halo", "reduction", "other", "total"]
+_G = np.random.default_rng(13)
+
+
+def _timers(ranks: int, iterations: int) -> pd.DataFrame:
+    parts = _G.uniform(0.1, 1.0, size=(ranks, 4))
+    total = parts.sum(axis=1) * 1.1
+    total[ranks - 1] += 1.0  # the slowest rank is the last
+    return pd.DataFrame([{"rank": r, "phase": p, "iterations": iterations,
+                          "seconds": float(total[r] if p == "total" else parts[r, k])}
+                         for r in range(ranks) for k, p in enumerate(PHASES)])  # fmt: skip
+
+
+def _per(t: pd.DataFrame) -> dict:
+    tot = t[t["phase"] == "total"]
+    mine = t[t["rank"] == tot.loc[tot["seconds"].idxmax(), "rank"]]
+    its = float(mine["iterations"].iloc[0])
+    return {p: float(mine.loc[mine["phase"] == p, "seconds"].iloc[0]) / its for p in PHASES}
+
+
+def _dict_answer(want: dict):
+    def judge(got) -> bool:
+        try:
+            return all(abs(float(got[p]) - w) <= 1e-9 * max(abs(w), 1e-12) for p, w in want.items())
+        except Exception:  # noqa: BLE001 - anything that is not such a dict is not the answer
+            return False
+    return judge
+
+
+def _number_answer(want: float):
+    def judge(got) -> bool:
+        try:
+            return abs(float(got) - want) <= 1e-9 * max(abs(want), 1e-12)
+        except Exception:  # noqa: BLE001
+            return False
+    return judge
+
+
+_T1, _T2 = _timers(4, 300), _timers(3, 1200)
+_P1, _P2 = _per(_T1), _per(_T2)
+ORACLES = [
+    Oracle("per_iteration", (_T1,), _dict_answer(_P1)),
+    Oracle("own_prediction", (_T1,), _number_answer(_P1["total"] - _P1["reduction"])),
+    Oracle("own_prediction", (_T1, _T2),
+           _number_answer((_P1["total"] - _P2["total"]) / _P1["reduction"])),
 ]

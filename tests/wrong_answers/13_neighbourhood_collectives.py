@@ -1,44 +1,123 @@
-"""Lab 13_neighbourhood_collectives: wrong answers (tests/wrong_answers/__init__.py), at least two per hidden part."""
+"""Lab 13: wrong answers (tests/wrong_answers/__init__.py), at least two per hidden part."""
 
-from wrong_answers import c_cell, wrong
+from wrong_answers import c_cell, changed, wrong
+
+GRID = """
+MPI_Comm make_grid(MPI_Comm comm, int dims[2]) {
+    int size, periods[2] = {0, 0};
+    MPI_Comm grid;
+    MPI_Comm_size(comm, &size);
+    MPI_Dims_create(size, 2, dims);
+    MPI_Cart_create(comm, 2, dims, periods, 1, &grid);
+    return grid;
+}
+"""
+
+EXCHANGE = GRID + """
+void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
+    long w = n + 2;
+    MPI_Datatype row, col;
+    MPI_Type_contiguous((int)n, MPI_DOUBLE, &row);
+    MPI_Type_vector((int)m, 1, (int)w, MPI_DOUBLE, &col);
+    MPI_Type_commit(&row);
+    MPI_Type_commit(&col);
+    int counts[4] = {1, 1, 1, 1};
+    MPI_Datatype types[4] = {row, row, col, col};
+    MPI_Aint d = sizeof(double);
+    MPI_Aint send[4] = {(w + 1) * d, (m * w + 1) * d, (w + 1) * d, (w + n) * d};
+    MPI_Aint recv[4] = {1 * d, ((m + 1) * w + 1) * d, w * d, (w + n + 1) * d};
+    MPI_Neighbor_alltoallw(a, counts, send, types, a, counts, recv, types, grid);
+    MPI_Type_free(&row);
+    MPI_Type_free(&col);
+}
+"""
+
+RESIDUAL = """
+double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
+    double mine = jacobi_iteration(), sum = 0.0;
+    MPI_Request request;
+    MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm, &request);
+    for (long it = 1; it < max_iterations; it++) {
+        double next = jacobi_iteration();
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+        if (sum < tolerance) return sum;
+        mine = next;
+        MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm, &request);
+    }
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    return sum;
+}
+"""
+
+PER_ITERATION = """
+PHASES = ["jacobi", "halo", "reduction", "other", "total"]
+
+
+def per_iteration(timers):
+    total = timers[timers["phase"] == "total"]
+    slowest = total.loc[total["seconds"].astype(float).idxmax(), "rank"]
+    mine = timers[timers["rank"] == slowest]
+    iterations = float(mine["iterations"].iloc[0])
+    return {p: float(mine.loc[mine["phase"] == p, "seconds"].iloc[0]) / iterations for p in PHASES}
+"""
+
+PREDICTION = """
+def predicted_overlapped(blocking):
+    b = per_iteration(blocking)
+    return b["total"] - b["reduction"]
+
+
+def hidden_share(blocking, overlapped):
+    b, o = per_iteration(blocking), per_iteration(overlapped)
+    return (b["total"] - o["total"]) / b["reduction"]
+"""
+
+
+def neighbour(code: str) -> str:
+    return c_cell("NEIGHBOUR_C", "neighbour_halo", code)
+
+
+def residual(code: str) -> str:
+    return c_cell("RESIDUAL_C", "neighbour_halo", code)
+
+
+A, B, C, D = ({"hidden_neighbour_exchange"}, {"hidden_per_iteration"},
+              {"hidden_solve_overlapped"}, {"hidden_own_prediction"})  # fmt: skip
 
 WRONG = [
-    wrong(
-        "global_sum",
-        c_cell("SUM_C", "neighbour_halo", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    MPI_Reduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, 0, comm);  /* only rank 0 gets the sum */
-}
-"""),
-        {"hidden_global_sum"},
-        "MPI_Reduce: the sum on rank 0 only",
-    ),
-    wrong(
-        "global_sum",
-        c_cell("SUM_C", "neighbour_halo", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_MAX, comm);  /* the largest, not the sum */
-}
-"""),
-        {"hidden_global_sum"},
-        "MPI_MAX for MPI_SUM",
-    ),
-    wrong(
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return n * ranks / float(times["seconds"].mean())  # the mean repetition, not the best
-""",
-        {"hidden_best_rate"},
-        "the mean repetition",
-    ),
-    wrong(
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return n / float(times["seconds"].min())  # one rank's values only
-""",
-        {"hidden_best_rate"},
-        "forgets the ranks",
-    ),
+    wrong("neighbour_exchange",
+          neighbour(changed(EXCHANGE, "MPI_Datatype types[4] = {row, row, col, col};",
+                            "MPI_Datatype types[4] = {col, col, row, row};")),
+          A, "the neighbours in the order left, right, up, down (dimension 1 first)"),
+    wrong("neighbour_exchange",
+          neighbour(changed(EXCHANGE, "MPI_Type_vector((int)m, 1, (int)w, MPI_DOUBLE, &col);",
+                            "MPI_Type_contiguous((int)m, MPI_DOUBLE, &col);")),
+          A, "a column sent as m doubles in a row (no stride: the next row's values)"),
+    wrong("neighbour_exchange",
+          neighbour(changed(EXCHANGE, "periods[2] = {0, 0}", "periods[2] = {1, 1}")),
+          A, "a periodic process grid: halos wrapped around the fixed boundary"),
+    wrong("per_iteration",
+          changed(PER_ITERATION, 'slowest = total.loc[total["seconds"].astype(float).idxmax(), "rank"]\n'
+                  '    mine = timers[timers["rank"] == slowest]\n'
+                  '    iterations = float(mine["iterations"].iloc[0])\n'
+                  '    return {p: float(mine.loc[mine["phase"] == p, "seconds"].iloc[0]) / iterations for p in PHASES}',
+                  'iterations = float(timers["iterations"].iloc[0])\n'
+                  '    return {p: float(timers.loc[timers["phase"] == p, "seconds"].mean()) / iterations for p in PHASES}'),
+          B, "the mean over the ranks, not the slowest rank"),
+    wrong("per_iteration",
+          changed(PER_ITERATION, ".iloc[0]) / iterations for p in PHASES}", ".iloc[0]) for p in PHASES}"),
+          B, "seconds of the whole run, not per iteration"),
+    wrong("solve_overlapped",
+          residual(changed(RESIDUAL, "        if (sum < tolerance) return sum;", "        if (sum < tolerance) return mine;")),
+          C, "returns this rank's part of the residual, not the sum"),
+    wrong("solve_overlapped",
+          residual(changed(RESIDUAL, "for (long it = 1; it < max_iterations; it++)",
+                           "for (long it = 1; it < max_iterations - 1; it++)")),
+          C, "one iteration short of max_iterations"),
+    wrong("own_prediction",
+          changed(PREDICTION, 'return b["total"] - b["reduction"]', 'return b["total"] - b["reduction"] - b["other"]'),
+          D, "the prediction also takes the barrier waits away"),
+    wrong("own_prediction",
+          changed(PREDICTION, '/ b["reduction"]', '/ o["reduction"]'),
+          D, "divides by the overlapped run's reduction"),
 ]
