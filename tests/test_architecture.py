@@ -28,6 +28,7 @@ TOPICS = (
     "collectives",
     "modelling",
     "pykernels",
+    "shm",
     "thread_comm",
 )
 LAUNCHING = ("cluster", "engine_set", "launch", "build", "runs", "_engine")  # they run kernels
