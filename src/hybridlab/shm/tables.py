@@ -19,7 +19,9 @@ MB = 1e6
 def model_of(frame: pd.DataFrame) -> str:
     """The programming model of one run's records: pure MPI, MPI+OpenMP or MPI+MPI."""
     variant = str(frame["variant"].dropna().iloc[0]) if "variant" in frame else ""
-    if variant in ("shared", "student"):
+    if variant == "student":
+        return "MPI+MPI (your shared window)"
+    if variant == "shared":
         return "MPI+MPI (shared window)"
     return "pure MPI" if variant == "pure" else f"MPI+OpenMP ({variant})"
 
