@@ -218,13 +218,13 @@ LABS = {
         "AssertionError",
     ),
     "11_shared_memory": Broken(
-        "global_sum",
-        c_cell("SUM_C", "shm_halo", (
-            "void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {\n"
+        "shm_jacobi",
+        c_cell("SHM_C", "shm_halo", (
+            "void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above,\n"
+            "                double *halo_below) {\n"
             "    int rank;\n    MPI_Comm_rank(comm, &rank);\n"
-            "    if (rank == 1) { volatile int *p = 0; *p = 1; }\n"
-            "    MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, comm);\n}")),
-        frozenset({"hidden_global_sum"}),
+            "    if (rank == 1) { volatile int *p = 0; *p = 1; }\n}")),
+        frozenset({"hidden_shm_jacobi"}),
         "KernelCrash",
     ),
     "12_threads_communicate": Broken(
