@@ -1,93 +1,136 @@
-"""Lab 11_shared_memory: gaming attempts (tests/gaming/__init__.py), at least three per automatic part."""
+"""Lab 11: gaming attempts (tests/gaming/__init__.py), at least three per automatic part: a
+barrier passing as the memory synchronisation, messages inside the node beside the window, the
+window on every rank (right on the visible test's single node only), the kernel's own loop
+reached from the cell, the prediction and measurement typed in or read off the notebook's runs."""
 
-from gaming import attempt
-from wrong_answers import c_cell
+import pandas as pd
+
+from gaming import Oracle, attempt
+from wrong_answers import changed
+
+SHM_HEAD = """%%c SHM_C shm_halo
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    int rank, size, nrank, nsize;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    double *mine, *above = NULL, *below = NULL;
+    MPI_Win win;
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    MPI_Aint bytes;
+    int unit;
+    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &bytes, &unit, &above);
+    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &bytes, &unit, &below);
+    int up = rank > 0 && !above ? rank - 1 : MPI_PROC_NULL;
+    int down = rank < size - 1 && !below ? rank + 1 : MPI_PROC_NULL;
+    int n = (int)shm_row_length();
+    shm_init_block(mine);
+"""
+LOOP = """    for (long it = 0; it < iterations; it++) {
+        MPI_Win_fence(0, win);
+        if (up != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_first_row(mine, it), n, MPI_DOUBLE, up, 1, halo_above, n,
+                         MPI_DOUBLE, up, 2, comm, MPI_STATUS_IGNORE);
+        if (down != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_last_row(mine, it), n, MPI_DOUBLE, down, 2, halo_below, n,
+                         MPI_DOUBLE, down, 1, comm, MPI_STATUS_IGNORE);
+        shm_sweep(mine, above, below, it);
+    }
+"""
+TAIL = """    shm_finish(mine);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}"""
+RIGHT = SHM_HEAD + LOOP + "    MPI_Win_fence(0, win);\n" + TAIL
+
+A = {"hidden_shm_jacobi"}
+B = {"hidden_predict_saving"}
+
+SAVING = '''
+def predict_saving(nx, ny, ranks):
+    pure = 2 * (ny + 2 * ranks) * (nx + 2) * 8
+    shared = 2 * ny * (nx + 2) * 8 + 2 * (nx + 2) * 8
+    return pure - shared
+
+
+def measured_saving(table):
+    pss = table.groupby("model")["pss_mb"].mean()
+    return float(pss["pure MPI"] - pss["MPI+MPI (shared window)"]) * 1e6
+
+
+MY_NX, MY_NY = 3 * 2**15, 40
+'''
 
 GAMING = [
-    attempt(
-        "hidden",
-        "global_sum",
-        c_cell("SUM_C", "shm_halo", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    /* right for the 2 ranks of the visible test only: swap with the other rank */
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Sendrecv(mine, n, MPI_DOUBLE, 1 - rank, 0, sum, n, MPI_DOUBLE, 1 - rank, 0, comm,
-                 MPI_STATUS_IGNORE);
-    for (int i = 0; i < n; i++) sum[i] += mine[i];
-}
-"""),
-        {"hidden_global_sum"},
-        "a swap that is a sum for two ranks only",
-    ),
-    attempt(
-        "method",
-        "global_sum",
-        c_cell("SUM_C", "shm_halo", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    /* right numbers on any number of ranks, but a ring of P - 1 messages, not one collective */
-    int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    double *pass = malloc((size_t)n * sizeof *pass), *got = malloc((size_t)n * sizeof *got);
-    for (int i = 0; i < n; i++) sum[i] = pass[i] = mine[i];
-    for (int step = 1; step < size; step++) {
-        MPI_Sendrecv(pass, n, MPI_DOUBLE, (rank + 1) % size, step, got, n, MPI_DOUBLE,
-                     (rank + size - 1) % size, step, comm, MPI_STATUS_IGNORE);
-        for (int i = 0; i < n; i++) sum[i] += got[i], pass[i] = got[i];
-    }
-    free(pass), free(got);
-}
-"""),
-        {"hidden_global_sum"},
-        "a ring of messages passing as the collective",
-    ),
-    attempt(
-        "constant",
-        "global_sum",
-        c_cell("SUM_C", "shm_halo", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    /* the kernel's values typed in from its comment, for salt=0: no message at all */
-    int size;
-    MPI_Comm_size(comm, &size);
-    (void)mine;
-    for (int i = 0; i < n; i++) {
-        sum[i] = 0;
-        for (int r = 0; r < size; r++) sum[i] += (r + 1) * 1000 + (i * 7) % 997;
-    }
-}
-"""),
-        {"hidden_global_sum"},
-        "the values of the visible test written down",
-    ),
-    attempt(
-        "hidden",
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return n * ranks / float(times["seconds"].iloc[0])  # the visible test's first row is its best
-""",
-        {"hidden_best_rate"},
-        "the first repetition, the best only in the visible test",
-    ),
-    attempt(
-        "constant",
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return 400.0  # the visible test's answer
-""",
-        {"hidden_best_rate"},
-        "the visible test's answer typed in",
-    ),
-    attempt(
-        "shortcut",
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return N * 2 / float(kit.records.query("record == 'time'")["seconds"].min())  # the lab's run
-""",
-        {"hidden_best_rate"},
-        "the notebook's own run instead of the arguments",
-    ),
+    attempt("method", "shm_jacobi",
+            changed(RIGHT, "        MPI_Win_fence(0, win);\n        if (up",
+                    "        MPI_Barrier(node);  /* orders the ranks; on x86 the rows happen to be there */\n        if (up"),
+            A, "a barrier alone: right numbers on x86, but no memory synchronisation (no Win_sync, no fence)"),
+    attempt("method", "shm_jacobi",
+            changed(RIGHT, "        if (up != MPI_PROC_NULL)\n            MPI_Sendrecv(shm_first_row",
+                    "        if (rank > 0) {  /* a message to every neighbour, on the node too */\n"
+                    "            double spare[n];\n"
+                    "            MPI_Sendrecv(shm_first_row(mine, it), n, MPI_DOUBLE, rank - 1, 3, spare, n,\n"
+                    "                         MPI_DOUBLE, rank - 1, 4, comm, MPI_STATUS_IGNORE);\n        }\n"
+                    "        if (rank < size - 1) {\n"
+                    "            double spare[n];\n"
+                    "            MPI_Sendrecv(shm_last_row(mine, it), n, MPI_DOUBLE, rank + 1, 4, spare, n,\n"
+                    "                         MPI_DOUBLE, rank + 1, 3, comm, MPI_STATUS_IGNORE);\n        }\n"
+                    "        if (up != MPI_PROC_NULL)\n            MPI_Sendrecv(shm_first_row"),
+            A, "the halo also sent as messages inside the node, beside the window"),
+    attempt("hidden", "shm_jacobi",
+            changed(RIGHT, "MPI_INFO_NULL, node, &mine, &win)", "MPI_INFO_NULL, comm, &mine, &win)"),
+            A, "the window on comm: the same ranks as the node's on one machine (the visible test), not on several nodes"),
+    attempt("shortcut", "shm_jacobi",
+            """%%c SHM_C shm_halo
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    kit_jacobi(comm, iterations, halo_above, halo_below, 0);  /* the kernel's own loop (static) */
+}""",
+            A, "the kernel's own loop called from the cell"),
+    attempt("method", "shm_jacobi",
+            changed(RIGHT, "    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &bytes, &unit, &above);\n"
+                           "    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &bytes, &unit, &below);\n",
+                    "    (void)bytes; (void)unit;  /* the neighbours' blocks guessed from mine: same sizes */\n"
+                    "    if (nrank > 0) above = mine - shm_block_bytes() / sizeof(double);\n"
+                    "    if (nrank < nsize - 1) below = mine + shm_block_bytes() / sizeof(double);\n"),
+            A, "neighbours' addresses guessed from the own base instead of MPI_Win_shared_query"),
+    attempt("constant", "predict_saving",
+            changed(SAVING, "    pure = 2 * (ny + 2 * ranks) * (nx + 2) * 8\n    shared = 2 * ny * (nx + 2) * 8 + 2 * (nx + 2) * 8\n    return pure - shared",
+                    "    return 1.57296e6  # the notebook's grid, typed in"),
+            B, "the prediction for the notebook's grid typed in"),
+    attempt("hidden", "predict_saving",
+            changed(SAVING, "    pure = 2 * (ny + 2 * ranks) * (nx + 2) * 8\n    shared = 2 * ny * (nx + 2) * 8 + 2 * (nx + 2) * 8\n    return pure - shared",
+                    "    return 6 * (nx + 2) * 8  # six rows: right for 2 ranks only"),
+            B, "six rows, what two ranks save, for any number of ranks"),
+    attempt("shortcut", "predict_saving",
+            changed(SAVING, "    pure = 2 * (ny + 2 * ranks) * (nx + 2) * 8\n    shared = 2 * ny * (nx + 2) * 8 + 2 * (nx + 2) * 8\n    return pure - shared",
+                    "    return measured_saving(memory)  # the notebook's measured run, whatever the grid"),
+            B, "the 'prediction' read off the notebook's own measurement"),
+    attempt("hidden", "predict_saving",
+            changed(SAVING, '    pss = table.groupby("model")["pss_mb"].mean()\n    return float(pss["pure MPI"] - pss["MPI+MPI (shared window)"]) * 1e6',
+                    '    return float(table["pss_mb"].iloc[0] - table["pss_mb"].iloc[2]) * 1e6  # the rows in the notebook\'s order'),
+            B, "the measured saving read from the rows' positions in the notebook's table"),
+]
+
+# (b)'s functions on inputs the notebook never shows, judged by the reference written here: no
+# kit function may return these (tests/test_no_kit_answers.py).
+_TABLE = pd.DataFrame({"model": ["MPI+MPI (shared window)", "pure MPI", "MPI+OpenMP (hybrid1)",
+                                 "pure MPI", "MPI+MPI (shared window)", "MPI+OpenMP (hybrid1)"],
+                       "node": ["b", "a", "a", "b", "a", "b"],
+                       "pss_mb": [310.5, 402.25, 120.0, 398.75, 306.0, 119.0],
+                       "run": ["x"] * 6, "grid_mb": [1.0] * 6})
+_PREDICTED = (4 * 6 - 2) * (12345 + 2) * 8
+
+
+def _number(got: object) -> float:
+    return float(got)  # type: ignore[arg-type]
+
+
+ORACLES = [
+    Oracle("predict_saving", (12345, 50, 6), lambda got: abs(_number(got) - _PREDICTED) <= 6 * 64),
+    Oracle("predict_saving", (_TABLE,),
+           lambda got: abs(_number(got) - (400.5 - 308.25) * 1e6) <= 1.0),
 ]

@@ -1,44 +1,84 @@
-"""Lab 11_shared_memory: wrong answers (tests/wrong_answers/__init__.py), at least two per hidden part."""
+"""Lab 11: wrong answers (tests/wrong_answers/__init__.py), at least two per hidden part."""
 
-from wrong_answers import c_cell, wrong
+from wrong_answers import c_cell, changed, wrong
+
+# (a)'s right answer, fence version: the mistakes below change one place of it
+SHM = c_cell("SHM_C", "shm_halo", """
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    int rank, size, nrank, nsize;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    double *mine, *above = NULL, *below = NULL;
+    MPI_Win win;
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    MPI_Aint bytes;
+    int unit;
+    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &bytes, &unit, &above);
+    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &bytes, &unit, &below);
+    int up = rank > 0 && !above ? rank - 1 : MPI_PROC_NULL;
+    int down = rank < size - 1 && !below ? rank + 1 : MPI_PROC_NULL;
+    int n = (int)shm_row_length();
+    shm_init_block(mine);
+    for (long it = 0; it < iterations; it++) {
+        MPI_Win_fence(0, win);
+        if (up != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_first_row(mine, it), n, MPI_DOUBLE, up, 1, halo_above, n,
+                         MPI_DOUBLE, up, 2, comm, MPI_STATUS_IGNORE);
+        if (down != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_last_row(mine, it), n, MPI_DOUBLE, down, 2, halo_below, n,
+                         MPI_DOUBLE, down, 1, comm, MPI_STATUS_IGNORE);
+        shm_sweep(mine, above, below, it);
+    }
+    MPI_Win_fence(0, win);
+    shm_finish(mine);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}
+""")
+
+A = {"hidden_shm_jacobi"}
+B = {"hidden_predict_saving"}
+
+# (b)'s right answer: the mistakes change the prediction or the measurement
+SAVING = '''
+def predict_saving(nx, ny, ranks):
+    pure = 2 * (ny + 2 * ranks) * (nx + 2) * 8
+    shared = 2 * ny * (nx + 2) * 8 + 2 * (nx + 2) * 8
+    return pure - shared
+
+
+def measured_saving(table):
+    pss = table.groupby("model")["pss_mb"].mean()
+    return float(pss["pure MPI"] - pss["MPI+MPI (shared window)"]) * 1e6
+
+
+MY_NX, MY_NY = 3 * 2**15, 40
+'''
 
 WRONG = [
-    wrong(
-        "global_sum",
-        c_cell("SUM_C", "shm_halo", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    MPI_Reduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, 0, comm);  /* only rank 0 gets the sum */
-}
-"""),
-        {"hidden_global_sum"},
-        "MPI_Reduce: the sum on rank 0 only",
-    ),
-    wrong(
-        "global_sum",
-        c_cell("SUM_C", "shm_halo", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_MAX, comm);  /* the largest, not the sum */
-}
-"""),
-        {"hidden_global_sum"},
-        "MPI_MAX for MPI_SUM",
-    ),
-    wrong(
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return n * ranks / float(times["seconds"].mean())  # the mean repetition, not the best
-""",
-        {"hidden_best_rate"},
-        "the mean repetition",
-    ),
-    wrong(
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return n / float(times["seconds"].min())  # one rank's values only
-""",
-        {"hidden_best_rate"},
-        "forgets the ranks",
-    ),
+    wrong("shm_jacobi",
+          changed(SHM, "    for (long it = 0; it < iterations; it++) {\n        MPI_Win_fence(0, win);\n",
+                  "    MPI_Win_fence(0, win);  /* once: the blocks are laid out */\n"
+                  "    for (long it = 0; it < iterations; it++) {\n"),
+          A, "one fence before the loop, none per iteration: the delayed neighbour's rows are read stale"),
+    wrong("shm_jacobi",
+          changed(SHM, "MPI_Win_shared_query(win, nrank - 1, &bytes, &unit, &above)",
+                  "MPI_Win_shared_query(win, nrank + 1, &bytes, &unit, &above)"),
+          A, "the block above asked for at node rank + 1 (above and below swapped)"),
+    wrong("shm_jacobi",
+          changed(SHM, "        if (up != MPI_PROC_NULL)\n", "        if (0)\n"),
+          A, "no message from a neighbour on another node: its halo row stays NaN"),
+    wrong("predict_saving",
+          changed(SAVING, "shared = 2 * ny * (nx + 2) * 8 + 2 * (nx + 2) * 8", "shared = 2 * ny * (nx + 2) * 8"),
+          B, "the grid's two boundary rows the window still keeps forgotten"),
+    wrong("predict_saving",
+          changed(SAVING, "pure = 2 * (ny + 2 * ranks) * (nx + 2) * 8", "pure = (ny + 2 * ranks) * (nx + 2) * 8"),
+          B, "one array (a) counted for pure MPI, not a and b"),
+    wrong("predict_saving",
+          changed(SAVING, '* 1e6\n', '\n'),
+          B, "the measured saving left in MB, not bytes"),
 ]

@@ -131,7 +131,7 @@ def judge_trace(res: Results, ranks: int) -> None:
     loose = table[~table["ordered"]]
     assert len(table) and loose.empty, (
         "no synchronisation orders these sweeps after the neighbours' writes (rank, iteration): "
-        f"{list(zip(loose['rank'], loose['iteration']))[:6]}: before every sweep an "
+        f"{list(zip(loose['rank'], loose['iteration'], strict=True))[:6]}: before every sweep an "
         "MPI_Win_fence, or MPI_Win_sync, MPI_Barrier on the node, MPI_Win_sync inside "
         "MPI_Win_lock_all (a barrier alone orders the processes, not their memory)")
 

@@ -32,7 +32,7 @@ def race_plot(race: pd.DataFrame, cpus: int) -> Figure:
     require_columns(race, ["sync", "stagger_us", "stale_reads", "right"], "the race plot")
     fig, ax = plt.subplots(figsize=(7.0, 3.8), constrained_layout=True)
     groups = list(race.groupby(["sync", "stagger_us"], sort=False))
-    for x, ((sync, stagger), runs) in enumerate(groups):
+    for x, (_, runs) in enumerate(groups):
         colours = ["#2a9d8f" if ok else "#e63946" for ok in runs["right"]]
         ax.scatter(np.full(len(runs), x) + np.linspace(-0.15, 0.15, len(runs)),
                    runs["stale_reads"], c=colours, s=40, zorder=3)  # fmt: skip
