@@ -114,7 +114,7 @@ def simulate(
                "--thread-level=single", *(f"{k}={_format(v)}" for k, v in params.items())]  # fmt: skip
         what = f"simulate {kernel} ({ranks} ranks on {chosen.name}, {per_node} a node)"
         with progress.running(what):
-            out, err, wall, pss = _run(cmd, timeout, what)
+            out, err, wall, pss = _run(cmd, timeout, what, cwd=tmp)
     rows, described = parse_lines(out, f"{kernel} (simulated)")
     rows = [{**{k: v for k, v in r.items() if k not in HOST_FIELDS}, "simulated": True}
             for r in rows]  # fmt: skip
@@ -144,13 +144,15 @@ def _format(value: object) -> str:
     return ("1" if value else "0") if isinstance(value, bool) else str(value)
 
 
-def _run(cmd: list[str], timeout: float, what: str) -> tuple[str, str, float, int]:
-    """Run smpirun; (stdout, stderr, wall seconds, peak PSS bytes of its processes). A failure
+def _run(cmd: list[str], timeout: float, what: str, cwd: str) -> tuple[str, str, float, int]:
+    """Run smpirun in `cwd` (it leaves its temporary host files in its working directory);
+    (stdout, stderr, wall seconds, peak PSS bytes of its processes). A failure
     raises KernelError with SMPI's and the kernel's messages; a run past `timeout`
     KernelTimeout."""
     start = time.monotonic()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, start_new_session=True)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, cwd=cwd,
+                                start_new_session=True)
         peak = 0
         while proc.poll() is None:
             peak = max(peak, _pss(proc.pid))
