@@ -49,8 +49,7 @@ void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
 }
 """
 
-GRAPH = GRID + """
-void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
+GRAPH = _SOURCES["EXCHANGE"].replace("    long w = n + 2;\n    MPI_Datatype row, col;", """
     /* the same exchange on a graph communicator made from the Cartesian neighbours */
     static MPI_Comm graph = MPI_COMM_NULL;
     int hood[4];
@@ -60,21 +59,7 @@ void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
         MPI_Dist_graph_create_adjacent(grid, 4, hood, MPI_UNWEIGHTED, 4, hood, MPI_UNWEIGHTED,
                                        MPI_INFO_NULL, 0, &graph);
     long w = n + 2;
-    MPI_Datatype row, col;
-    MPI_Type_contiguous((int)n, MPI_DOUBLE, &row);
-    MPI_Type_vector((int)m, 1, (int)w, MPI_DOUBLE, &col);
-    MPI_Type_commit(&row);
-    MPI_Type_commit(&col);
-    int counts[4] = {1, 1, 1, 1};
-    MPI_Datatype types[4] = {row, row, col, col};
-    MPI_Aint d = sizeof(double);
-    MPI_Aint send[4] = {(w + 1) * d, (m * w + 1) * d, (w + 1) * d, (w + n) * d};
-    MPI_Aint recv[4] = {1 * d, ((m + 1) * w + 1) * d, w * d, (w + n + 1) * d};
-    MPI_Neighbor_alltoallw(a, counts, send, types, a, counts, recv, types, graph);
-    MPI_Type_free(&row);
-    MPI_Type_free(&col);
-}
-"""
+    MPI_Datatype row, col;""").replace("recv, types, grid);", "recv, types, graph);")
 
 FIXED_DIMS = _SOURCES["EXCHANGE"].replace(
     "MPI_Dims_create(size, 2, dims);",
