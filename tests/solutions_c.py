@@ -71,3 +71,41 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 #pragma omp barrier
 }
 """
+
+# lab 11 (a): the shared-window halo step with a fence per iteration (kernels_c/shm_halo.c)
+SHM_JACOBI = r"""
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    int rank, size, nrank, nsize;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    double *mine, *above = NULL, *below = NULL;
+    MPI_Win win;
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    MPI_Aint bytes;
+    int unit;
+    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &bytes, &unit, &above);
+    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &bytes, &unit, &below);
+    int up = rank > 0 && !above ? rank - 1 : MPI_PROC_NULL;
+    int down = rank < size - 1 && !below ? rank + 1 : MPI_PROC_NULL;
+    int n = (int)shm_row_length();
+    shm_init_block(mine);
+    for (long it = 0; it < iterations; it++) {
+        MPI_Win_fence(0, win);
+        if (up != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_first_row(mine, it), n, MPI_DOUBLE, up, 1, halo_above, n,
+                         MPI_DOUBLE, up, 2, comm, MPI_STATUS_IGNORE);
+        if (down != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_last_row(mine, it), n, MPI_DOUBLE, down, 2, halo_below, n,
+                         MPI_DOUBLE, down, 1, comm, MPI_STATUS_IGNORE);
+        shm_sweep(mine, above, below, it);
+    }
+    MPI_Win_fence(0, win);
+    shm_finish(mine);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}
+"""
