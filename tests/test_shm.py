@@ -1,0 +1,58 @@
+"""Lab 11's topic (hybridlab.shm) and kernel (shm_halo.c): the shared-window Jacobi against numpy
+on one and two (MPICH clique) nodes, the race without synchronisation, PSS per node, and the
+judge of a student's shm_jacobi: the right answer passes, a barrier without MPI_Win_sync fails
+on its trace, no synchronisation fails on stale reads."""
+
+from __future__ import annotations
+
+import pytest
+
+from hybridlab.halo.serial import jacobi2d
+from hybridlab.launch import run_program
+from hybridlab.shm.exercise import build_student_shm, check_student_shm, memory_runs, nodes_env
+from hybridlab.shm.tables import node_memory
+from solutions_c import SHM_JACOBI
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.mark.parametrize(("ranks", "nodes", "sync"), [(2, 1, "fence"), (3, 1, "lock_all"),
+                                                      (4, 2, "fence")])  # fmt: skip
+def test_the_kit_window_gives_numpy_checksum(ranks, nodes, sync):
+    res = run_program("shm_halo", ranks=ranks, variant="shared", sync=sync, nx=30, ny=13,
+                      iterations=6, stagger_us=2000, env=nodes_env(nodes))  # fmt: skip
+    check = res.records.query("record == 'check'").iloc[0]
+    assert int(check["ok"]) == 1 and int(check["stale_reads"]) == 0
+    assert abs(float(check["checksum"]) - jacobi2d(30, 13, 6)[0]) < 1e-10
+
+
+def test_without_synchronisation_a_delayed_neighbour_is_read_stale():
+    res = run_program("shm_halo", ranks=2, variant="shared", sync="none", nx=30, ny=13,
+                      iterations=6, stagger_us=3000, allreduce=0)  # fmt: skip
+    check = res.records.query("record == 'check'").iloc[0]
+    assert int(check["ok"]) == 0 and int(check["stale_reads"]) > 0
+
+
+def test_memory_per_node_counts_the_halo_copies_of_pure_mpi_only():
+    table = node_memory(memory_runs(4096, 8, 2, iterations=2)).set_index("model")
+    row = (4096 + 2) * 8
+    assert table.loc["pure MPI", "halo_mb"] * 1e6 == 4 * row  # a and b, one neighbour each side
+    assert table.loc["MPI+MPI (shared window)", "halo_mb"] == 0.0
+    assert (table["pss_mb"] > table["grid_mb"]).all()  # PSS holds the grid and the processes
+
+
+def test_the_right_answer_passes_on_one_and_two_nodes():
+    right = build_student_shm(SHM_JACOBI, name="test_shm_right")
+    rows = check_student_shm(right, runs=((3, 1), (4, 2)), nx=11, ny=9, iterations=3)
+    assert list(rows["stale_reads"]) == [0, 0]
+
+
+@pytest.mark.parametrize(("fence", "instead", "says"), [
+    ("        MPI_Win_fence(0, win);\n        if (up", "        MPI_Barrier(node);\n        if (up",
+     "a barrier alone"),
+    ("        MPI_Win_fence(0, win);\n        if (up", "        if (up", "stale reads"),
+])  # fmt: skip
+def test_a_missing_memory_synchronisation_fails(fence, instead, says):
+    kernel = build_student_shm(SHM_JACOBI.replace(fence, instead, 1), name="test_shm_wrong")
+    with pytest.raises(AssertionError, match=says):
+        check_student_shm(kernel, runs=((3, 1),), nx=11, ny=9, iterations=3)
