@@ -16,13 +16,14 @@ import test_notebooks
 import test_wrong_answers
 from grading_course import LIMITS, require_sandbox, submit
 from hybridlab import grading
-from hybridlab.authoring import AuthoringError, missing_entries, new_lab
+from hybridlab.authoring import AuthoringError, missing_entries, new_lab, new_part
 from hybridlab.c_cells import compile_check
 from wrong_answers import load
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB, KERNEL = "91_authoring_check", "authoring_check"
 PROJECT_FILES = ("README.md", "book/_toc.yml", "book/course_map.md", "tests/test_grading.py")
+PARTS = {"python": "efficiency", "c": "total", "written": "numa_guess"}
 
 
 def scaffold(tmp: Path) -> Path:
@@ -33,6 +34,8 @@ def scaffold(tmp: Path) -> Path:
     config = (ROOT / "grading" / "nbgrader_config.py").read_text()
     (tmp / "grading" / "nbgrader_config.py").write_text(config + LIMITS)
     new_lab(LAB, root=tmp, kernel=KERNEL)
+    for kind, part in PARTS.items():  # `hybridlab new-part` on top of the scaffold
+        new_part(LAB, kind, part, root=tmp)
     return tmp
 
 
@@ -62,6 +65,17 @@ def test_a_scaffolded_lab_passes_the_convention_tests(project, monkeypatch):
     assert compile_check(c_part.source.split("\n", 1)[1], KERNEL) == []  # found in kernels/
     with pytest.raises(AuthoringError, match="exists already"):
         new_lab(LAB, root=project, kernel="another")
+    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells]
+    assert ids.index("hidden_best_rate") < ids.index("efficiency") < ids.index("hidden_total")
+    assert "cluster.stop()" in nb.cells[-1].source, "the parts go before the cluster stops"
+    (whole,) = [c for c in nb.cells if c.source.startswith("%%c TOTAL_C\n")]
+    assert compile_check(whole.source.split("\n", 1)[1], None) == []
+    with pytest.raises(AuthoringError, match="already"):
+        new_part(LAB, "python", "efficiency", root=project)
+    with pytest.raises(AuthoringError, match="one of c, python, written"):
+        new_part(LAB, "fortran", "x", root=project)
+    with pytest.raises(AuthoringError, match="no lab"):
+        new_part("92_missing", "python", "x", root=project)
 
 
 @pytest.mark.slow
@@ -77,14 +91,16 @@ def test_a_scaffolded_lab_releases_and_grades_right_and_wrong(project):
     wrongs = load(LAB, project / "tests" / "wrong_answers")
     answers = {
         wrongs[0].answers[0][0]: wrongs[0].answers[0][1],  # MPI_Reduce: rank 0 only
-        wrongs[2].answers[0][0]: wrongs[2].answers[0][1],
-    }  # the mean repetition
+        wrongs[2].answers[0][0]: wrongs[2].answers[0][1],  # the mean repetition
+        **{w.answers[0][0]: w.answers[0][1] for w in wrongs if w.answers[0][0] in PARTS.values()},
+    }  # and the last wrong answer of each added part
     for cell in wrong.cells:
         cell.source = answers.get(cell.metadata.get("nbgrader", {}).get("grade_id"), cell.source)
     submit(course, "right", solution, LAB)
     submit(course, "wrong", wrong, LAB)
     report = grading.grade(LAB, root=course, quick=True, progress=False)
     scores = grading.scores(grading.read_lab(course, LAB))
-    auto = {"hidden_global_sum": 2.0, "hidden_best_rate": 1.0}
+    auto = {"hidden_global_sum": 2.0, "hidden_best_rate": 1.0, "hidden_efficiency": 1.0,
+            "hidden_total": 2.0}  # fmt: skip
     assert {g: scores["right"][g] for g in auto} == auto, report
     assert {g: scores["wrong"][g] for g in auto} == dict.fromkeys(auto, 0.0), report

@@ -24,6 +24,9 @@ import nbformat
 from .paths import CHECKOUT, find_kernel_file
 
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "lab"
+PART_TEMPLATES = TEMPLATES.parent / "part"
+PART_KINDS = ("c", "python", "written")  # a whole C program, a Python function, a written answer
+PART_NAME = re.compile(r"[a-z][a-z0-9_]*")
 LAB_NAME = re.compile(r"(?P<number>\d+)_(?P<rest>[a-z][a-z0-9_]*)")
 KERNEL_NAME = re.compile(r"[a-z][a-z0-9_]*")
 KERNELSPEC = {
@@ -68,9 +71,9 @@ def names(lab: str, kernel: str | None = None) -> dict[str, str]:
     }
 
 
-def render(template: str, values: dict[str, str]) -> str:
-    """templates/lab/<template> with every {{key}} replaced."""
-    text = (TEMPLATES / template).read_text()
+def render(template: str, values: dict[str, str], folder: Path = TEMPLATES) -> str:
+    """templates/lab/<template> (or folder/<template>) with every {{key}} replaced."""
+    text = (folder / template).read_text()
     for key, value in values.items():
         text = text.replace("{{" + key + "}}", value)
     left = re.findall(r"\{\{\w+\}\}", text)
@@ -243,3 +246,59 @@ def new_lab(
             path.write_text(render(template, v))
         written.append(path)
     return written + _join_lists(root, v)
+
+
+def new_part(
+    lab: str, kind: str, part: str, *, root: Path = CHECKOUT, course: Path | None = None
+) -> list[Path]:
+    """Add a graded part of `kind` (PART_KINDS) named `part` to lab `lab`: its cells (question,
+    answer, visible test, hidden test with points; a written part's question and rubric) before
+    the notebook's last cell when that stops the cluster, and for an automatic part two wrong
+    answers and three gaming attempts in the lab's files. Returns the files changed.
+    AuthoringError when the kind, the name or the lab is wrong, or a cell id exists already."""
+    root = Path(root)
+    course = Path(course) if course else root / "grading"
+    if kind not in PART_KINDS:
+        raise AuthoringError(f"part kind {kind!r}: one of {', '.join(PART_KINDS)}")
+    if not PART_NAME.fullmatch(part):
+        raise AuthoringError(f"part name {part!r} must be a lower-case Python identifier")
+    path = course / "source" / lab / f"{lab}.ipynb"
+    if not path.is_file():
+        raise AuthoringError(f"no lab {lab!r}: {path} does not exist")
+    nb = nbformat.read(path, as_version=4)
+    sections = [c for c in nb.cells if c.cell_type == "markdown" and re.match(r"## \d+\.", c.source)]
+    v = {**names(lab, "x"), "part": part, "PART": part.upper(), "section": str(len(sections) + 1),
+         "title": part.replace("_", " ").capitalize()}  # fmt: skip
+    cells = notebook(render(f"{kind}.cells", v, PART_TEMPLATES)).cells
+    taken = {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells}
+    clash = sorted(taken & {c.metadata.get("nbgrader", {}).get("grade_id") for c in cells} - {None})
+    if clash:
+        raise AuthoringError(f"{lab} has cells {clash} already: pick another part name")
+    last = nb.cells[-1] if nb.cells else None
+    at = len(nb.cells) - 1 if last is not None and "cluster.stop()" in last.source else len(nb.cells)
+    nb.cells[at:at] = cells
+    changed = [path]
+    lists = {"wrong": ("wrong_answers", "WRONG"), "gaming": ("gaming", "GAMING")}
+    if kind != "written":
+        for suffix, (folder, name) in lists.items():
+            target = root / "tests" / folder / f"{lab}.py"
+            text = target.read_text() if target.is_file() else ""
+            close = _list_end(text, name, target)
+            text = text[:close] + render(f"{kind}.{suffix}.txt", v, PART_TEMPLATES) + text[close:]
+            if kind == "c" and not re.search(r"^from wrong_answers import .*\bc_cell\b", text, re.M):
+                last = list(re.finditer(r"^(from|import) .*\n", text, re.M))[-1]
+                text = text[: last.end()] + "from wrong_answers import c_cell\n" + text[last.end() :]
+            target.write_text(text)
+            changed.append(target)
+    nbformat.write(nb, path)
+    return changed
+
+
+def _list_end(text: str, name: str, path: Path) -> int:
+    """Where the entries of the module-level list `name` end (the offset of its closing `]`)."""
+    for node in ast.parse(text).body:
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.List)
+                and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)):  # fmt: skip
+            lines = text.splitlines(keepends=True)
+            return sum(len(line) for line in lines[: node.value.end_lineno - 1]) + node.value.end_col_offset - 1
+    raise AuthoringError(f"{path}: no `{name} = [...]` list to add the part's entries to")

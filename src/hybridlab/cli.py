@@ -135,6 +135,21 @@ def _new_lab(args: argparse.Namespace) -> int:
     return 0
 
 
+def _new_part(args: argparse.Namespace) -> int:
+    from .authoring import AuthoringError, new_part
+
+    try:
+        for path in new_part(args.lab, args.kind, args.part):
+            print(f"changed {path}")
+    except AuthoringError as err:
+        print(err, file=sys.stderr)
+        return 1
+    print(f"next: write the part's question, solution and tests (book/authoring.md), then "
+          f"`hybridlab release {args.lab}` and: pytest tests/test_notebooks.py "
+          f"tests/test_wrong_answers.py -k {args.lab}")
+    return 0
+
+
 def _slurm(args: argparse.Namespace) -> int:
     from .local_slurm import main as slurm_main
 
@@ -316,6 +331,12 @@ def parser() -> argparse.ArgumentParser:
     nl.add_argument("--kernel", help="its C kernel's name (default: the words of the lab's name)")
     nl.add_argument("--no-release", action="store_true", help="do not release it to labs/")
     nl.set_defaults(func=_new_lab)
+    np_ = sub.add_parser("new-part", help="add a graded part to a lab: its cells, wrong answers, gaming attempts")
+    np_.add_argument("lab", help="the lab, e.g. 11_reductions")
+    np_.add_argument("kind", choices=("c", "python", "written"),
+                     help="c: a whole MPI program in a C cell; python: a function; written: graded by hand")  # fmt: skip
+    np_.add_argument("part", help="the part's name, a Python identifier (its cells' ids)")
+    np_.set_defaults(func=_new_part)
     sl = sub.add_parser("slurm", help="a one-node Slurm of your own for lab 10's jobs: start|stop|status",
                         add_help=False)  # fmt: skip
     sl.add_argument("rest", nargs=argparse.REMAINDER)

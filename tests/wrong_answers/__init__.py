@@ -32,8 +32,9 @@ def wrong(answer: str, source: str, loses: set[str] | frozenset[str], why: str) 
 
 
 def c_cell(name: str, kernel: str, code: str) -> str:
-    """What a student types into a C cell (hybridlab.c_cells): the magic line, then the C."""
-    return f"%%c {name} {kernel}\n{code.strip(chr(10))}"
+    """What a student types into a C cell (hybridlab.c_cells): the magic line, then the C (no
+    kernel: a whole program)."""
+    return " ".join(filter(None, ["%%c", name, kernel])) + "\n" + code.strip("\n")
 
 
 def changed(answer: str, old: str, new: str) -> str:
