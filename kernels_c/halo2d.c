@@ -124,35 +124,10 @@ static void run_hybrid1(grid2d *g, int nthreads) {
 }
 
 #ifdef HL_STUDENT_OVERLAP
-/* Funnelled with overlap, the student's way: one region; per iteration the master (late on odd
- * ranks by stagger_us) poisons the halos, every thread calls overlap_iteration, then the copy
- * and delta (omp for) and the master's reduction. */
-static void run_overlap(grid2d *g, int nthreads) {
-    overlap_grid = g;
-#pragma omp parallel num_threads(nthreads)
-    {
-        hl_timers *me = &g->acc[omp_get_thread_num()];
-        double start = hl_now();
-        for (long it = 0; it < g->iterations; it++) {
-            hl_timers_iteration(me, 1, it);
-#pragma omp masked
-            {
-                if (g->rank % 2 == 1) hl_sleep_us(g->stagger_us);
-                poison_halos(g);
-            }
-            hl_barrier_phase(me, HL_OTHER);
-            double t0 = hl_now();
-            overlap_iteration(g->a, g->m, g->nx, g->up, g->down, g->comm);
-            hl_phase(me, HL_JACOBI, t0);
-            hl_barrier_phase(me, HL_OTHER);
-            delta_and_copy(g, me);
-            hl_barrier_phase(me, HL_OTHER);
-#pragma omp masked
-            reduce_delta(g, nthreads, me);
-            hl_barrier_phase(me, HL_OTHER);
-        }
-        me->t[HL_TOTAL] = hl_now() - start;
-    }
+/* Funnelled with overlap, the student's way (run_poisoned): every thread calls
+ * overlap_iteration. */
+static void overlap_call(grid2d *g) {
+    overlap_iteration(g->a, g->m, g->nx, g->up, g->down, g->comm);
 }
 #endif
 
@@ -259,7 +234,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     case V_STUDENT: run_hybrid1(&g, nthreads); break;
     case V_HYBRID2: run_one_region(&g, nthreads, communicate_single); break;
 #ifdef HL_STUDENT_OVERLAP
-    case V_OVERLAP: run_overlap(&g, nthreads); break;
+    case V_OVERLAP: run_poisoned(&g, nthreads, overlap_call); break;
 #endif
     default: run_one_region(&g, nthreads, communicate_sections); break;
     }

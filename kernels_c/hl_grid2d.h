@@ -20,7 +20,7 @@
  * trace (hl_trace_compute), counts interior rows computed while a halo was still pending
  * (early_rows), and keeps a call outside 1..m for grid2d_finish to refuse; poison_halos sets the
  * halo rows that come from a neighbour to NaN, so a row computed before its halo arrived spoils
- * the checksum.
+ * the checksum; run_poisoned runs a student's overlapped iteration with them.
  */
 #ifndef HL_GRID2D_H
 #define HL_GRID2D_H
@@ -245,6 +245,37 @@ static void poison_halos(grid2d *g) {
     for (long j = 1; j <= g->nx; j++) {
         if (g->up != MPI_PROC_NULL) A(g, 0, j) = NAN;
         if (g->down != MPI_PROC_NULL) A(g, g->m + 1, j) = NAN;
+    }
+}
+
+/* The student's overlapped iteration in one parallel region: per iteration the master (late on
+ * odd ranks by stagger_us) poisons the halos, every thread calls `iteration` (timed as jacobi),
+ * then delta and the copy (omp for) and the master's reduction. */
+static inline void run_poisoned(grid2d *g, int nthreads, void (*iteration)(grid2d *)) {
+    overlap_grid = g;
+#pragma omp parallel num_threads(nthreads)
+    {
+        hl_timers *me = &g->acc[omp_get_thread_num()];
+        double start = hl_now();
+        for (long it = 0; it < g->iterations; it++) {
+            hl_timers_iteration(me, 1, it);
+#pragma omp masked
+            {
+                if (g->rank % 2 == 1) hl_sleep_us(g->stagger_us);
+                poison_halos(g);
+            }
+            hl_barrier_phase(me, HL_OTHER);
+            double t0 = hl_now();
+            iteration(g);
+            hl_phase(me, HL_JACOBI, t0);
+            hl_barrier_phase(me, HL_OTHER);
+            delta_and_copy(g, me);
+            hl_barrier_phase(me, HL_OTHER);
+#pragma omp masked
+            reduce_delta(g, nthreads, me);
+            hl_barrier_phase(me, HL_OTHER);
+        }
+        me->t[HL_TOTAL] = hl_now() - start;
     }
 }
 #endif /* HL_GRID2D_STENCIL_ROWS */

@@ -141,35 +141,11 @@ static void run_multiple(grid2d *g, int nthreads) {
 #endif
 
 #ifdef HL_STUDENT_TASKS
-/* variant=tasks: per iteration the master (late on odd ranks) poisons the halos, one thread calls
- * task_iteration and the team runs its tasks (done at the single's barrier), then delta and
- * the copy (omp for) and the master's reduction. */
-static void run_tasks(grid2d *g, int nthreads) {
-    overlap_grid = g;
-#pragma omp parallel num_threads(nthreads)
-    {
-        hl_timers *me = &g->acc[omp_get_thread_num()];
-        double start = hl_now();
-        for (long it = 0; it < g->iterations; it++) {
-            hl_timers_iteration(me, 1, it);
-#pragma omp masked
-            {
-                if (g->rank % 2 == 1) hl_sleep_us(g->stagger_us);
-                poison_halos(g);
-            }
-            hl_barrier_phase(me, HL_OTHER);
-            double t0 = hl_now();
+/* variant=tasks (run_poisoned): one thread calls task_iteration and the team runs its tasks,
+ * all done at the single's barrier. */
+static void tasks_call(grid2d *g) {
 #pragma omp single
-            task_iteration(g->a, g->m, g->nx, g->up, g->down, g->comm);
-            hl_phase(me, HL_JACOBI, t0);
-            delta_and_copy(g, me);
-            hl_barrier_phase(me, HL_OTHER);
-#pragma omp masked
-            reduce_delta(g, nthreads, me);
-            hl_barrier_phase(me, HL_OTHER);
-        }
-        me->t[HL_TOTAL] = hl_now() - start;
-    }
+    task_iteration(g->a, g->m, g->nx, g->up, g->down, g->comm);
 }
 #endif
 
@@ -310,7 +286,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     case V_MULTIPLE: run_multiple(&g, nthreads); break;
 #endif
 #ifdef HL_STUDENT_TASKS
-    case V_TASKS: run_tasks(&g, nthreads); break;
+    case V_TASKS: run_poisoned(&g, nthreads, tasks_call); break;
 #endif
 #ifdef HAVE_PARTITIONED
     case V_PARTITIONED: run_partitioned(&g, nthreads); break;
