@@ -86,6 +86,9 @@ def test_a_scaffolded_lab_releases_and_grades_right_and_wrong(project):
     course = project / "grading"
     (released,) = grading.release([LAB], root=course, labs_dir=project / "labs")
     assert "YOUR CODE HERE" in released.read_text() and "HIDDEN TESTS" not in released.read_text()
+    # the course's kernel goes beside the released labs and into the exchange's copy
+    assert (project / "labs" / "kernels" / f"{KERNEL}.c").is_file()
+    assert (course / "release" / LAB / "kernels" / f"{KERNEL}_student.h").is_file()
     solution = nbformat.read(course / "source" / LAB / f"{LAB}.ipynb", as_version=4)
     wrong = copy.deepcopy(solution)
     wrongs = load(LAB, project / "tests" / "wrong_answers")

@@ -47,3 +47,32 @@ def test_a_folder_without_its_marker_file_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("HYBRIDLAB_KERNELS", str(tmp_path))
     with pytest.raises(paths.KitPathError, match="no hybridlab.h"):
         paths.kernels_dir()
+
+
+def test_course_kernels_are_found_beside_the_released_labs(tmp_path, monkeypatch):
+    """A student's machine has the released labs and the copy of the course's kernels that
+    `hybridlab release` put beside them (labs/kernels/), but no course folder."""
+    labs = tmp_path / "labs"
+    (labs / "kernels").mkdir(parents=True)
+    (labs / "kernels" / "course_only.c").write_text("/* a course's own kernel */\n")
+    monkeypatch.delenv("HYBRIDLAB_COURSE_KERNELS", raising=False)
+    monkeypatch.setenv("HYBRIDLAB_GRADING", str(tmp_path / "no-course"))
+    monkeypatch.setenv("HYBRIDLAB_LABS", str(labs))
+    assert paths.course_kernels_dirs() == [labs / "kernels"]
+    assert paths.find_kernel_file("course_only.c") == labs / "kernels" / "course_only.c"
+    assert paths.find_kernel_file("hello_hybrid.c") == paths.kernels_dir() / "hello_hybrid.c"
+
+
+def test_course_kernels_are_found_beside_a_fetched_lab(tmp_path, monkeypatch):
+    """A hub account's lab fetched from the exchange: kernels/ beside the notebook, whose folder
+    is its kernel's working folder."""
+    lab = tmp_path / "11_reductions"
+    (lab / "kernels").mkdir(parents=True)
+    (lab / "kernels" / "course_only.c").write_text("/* a course's own kernel */\n")
+    monkeypatch.delenv("HYBRIDLAB_COURSE_KERNELS", raising=False)
+    monkeypatch.setenv("HYBRIDLAB_GRADING", str(tmp_path / "no-course"))
+    monkeypatch.setenv("HYBRIDLAB_LABS", str(lab))  # the same folder: found once
+    monkeypatch.chdir(lab)
+    assert paths.course_kernels_dirs() == [lab / "kernels"]
+    monkeypatch.setenv("HYBRIDLAB_LABS", str(tmp_path / "labs"))
+    assert paths.find_kernel_file("course_only.c") == lab / "kernels" / "course_only.c"

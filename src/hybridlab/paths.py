@@ -42,6 +42,9 @@ def _locate(name: str, *, must_exist: bool = True, beside: Path = CHECKOUT) -> P
     return path
 
 
+KERNELS_FOLDER = "kernels"  # a course's own kernels, in its course folder and beside its labs
+
+
 def kernels_dir() -> Path:
     """kernels_c/: the C kernels and hybridlab.h (HYBRIDLAB_KERNELS overrides)."""
     return _locate("kernels")
@@ -49,15 +52,24 @@ def kernels_dir() -> Path:
 
 def course_kernels_dirs() -> list[Path]:
     """The course's own kernels, searched after kernels_c/ (never instead of it): each folder of
-    HYBRIDLAB_COURSE_KERNELS (a list like PATH), else `kernels/` in the course folder; only the
-    folders that exist. A course kernel is written against the same hybridlab.h (its headers may
-    include the kit's, as kernels_c/ is on the include path too)."""
+    HYBRIDLAB_COURSE_KERNELS (a list like PATH), else `kernels/` in the course folder, then the
+    copies that `hybridlab release` puts beside the released labs (labs/kernels/) and in the
+    exchange's copy of each lab (kernels/ beside the notebook, the working folder of its
+    kernel): a student's machine, image or hub account has no course folder; only the folders
+    that exist, each once. A course kernel is
+    written against the same hybridlab.h (its headers may include the kit's, as kernels_c/ is on
+    the include path too)."""
     given = os.environ.get("HYBRIDLAB_COURSE_KERNELS")
     if given:
         folders = [Path(p).expanduser() for p in given.split(os.pathsep) if p]
     else:
-        folders = [grading_dir(must_exist=False) / "kernels"]
-    return [f for f in folders if f.is_dir()]
+        folders = [grading_dir(must_exist=False) / KERNELS_FOLDER,
+                   labs_dir(must_exist=False) / KERNELS_FOLDER, Path.cwd() / KERNELS_FOLDER]  # fmt: skip
+    found: list[Path] = []
+    for folder in folders:
+        if folder.is_dir() and all(folder.resolve() != f.resolve() for f in found):
+            found.append(folder)
+    return found
 
 
 def kernel_dirs() -> list[Path]:

@@ -23,7 +23,7 @@ import nbformat
 
 from .. import course_size
 from ..notebooks import headless_environment
-from ..paths import grading_dir, labs_dir
+from ..paths import KERNELS_FOLDER, grading_dir, labs_dir
 
 GRADING = grading_dir(must_exist=False)
 LABS = labs_dir(must_exist=False)
@@ -214,7 +214,18 @@ def release(
         course_size.write(labs_dir, size)
         course_size.write(root / "release" / lab, size)  # handed out by the exchange
         written.append(target)
+    released_to = [labs_dir, *(root / "release" / lab for lab in names)]
+    _copy_course_kernels(root / KERNELS_FOLDER, released_to)
     return written
+
+
+def _copy_course_kernels(kernels: Path, targets: list[Path]) -> None:
+    """The course's own kernels (<course>/kernels/) into each target's kernels/: a student's
+    machine, the image and the exchange have the released labs but no course folder."""
+    if not kernels.is_dir() or not any(kernels.iterdir()):
+        return
+    for target in targets:
+        shutil.copytree(kernels, target / KERNELS_FOLDER, dirs_exist_ok=True)
 
 
 @dataclass(frozen=True)
