@@ -224,7 +224,7 @@ def breakdown_runs_3d(shapes: Sequence[tuple[int, int]], n: int, iterations: int
 
 
 def traced_run(ranks: int, threads: int, n: int, iterations: int, bind: str) -> Results:
-    """Master only in 3-D with a timeline (timeline=1): every phase of every thread, with its
+    """Masteronly in 3-D with a timeline (timeline=1): every phase of every thread, with its
     start and end, for a trace file."""
     return run_program("halo3d", ranks=ranks, threads=threads, bind=bind,
                        thread_level=THREAD_LEVEL_3D["masteronly"], variant="masteronly",
@@ -284,8 +284,8 @@ def node_runs(
     nodes: int, cores_per_node: int, n: int, iterations: int, timeout: float = 300.0
 ) -> list[Results]:
     """halo3d on `nodes` nodes for every split of each node's cores into ranks x threads: pure
-    MPI with one thread, master only with more (MPI outside the parallel region, as the
-    published master-only tables). Each run's checksum is compared with jacobi3d's
+    MPI with one thread, masteronly with more (MPI outside the parallel region, as the
+    published Master Only tables). Each run's checksum is compared with jacobi3d's
     (AssertionError naming the split); splits the grid cannot take are skipped."""
     want, _ = jacobi3d(n, n, n, iterations)
     runs = []

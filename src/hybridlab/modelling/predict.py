@@ -1,6 +1,6 @@
 """Predictions of published tables from a model plus the published setting (Luecke et al.,
 Tables 2 and 3). Every function computes from numbers; none launches anything. The models of lab
-08's graded parts (the student's own halo3d runs, Stathopoulos 2010's master-only halo tables)
+08's graded parts (the student's own halo3d runs, Stathopoulos 2010's Master Only halo tables)
 are the student's to write: they are not here.
 """
 
