@@ -62,11 +62,15 @@ static inline const char *hl_level_name(int level) {
 
 /* -------------------------------------------------------------------- records */
 
+/* The records' buffers are allocated with the C library's own realloc, malloc and free (the
+ * parentheses keep out function-like macros): SimGrid's smpicc turns malloc into a shared
+ * malloc that folds large blocks onto pages all ranks share and that messages are never copied
+ * into, so rank 0's gathered records would arrive as zeros (hybridlab.simulate). */
 static inline void hl_append(hl_ctx *ctx, const char *text, size_t n) {
     if (ctx->len + n + 1 > ctx->cap) {
         size_t cap = ctx->cap ? ctx->cap : 4096;
         while (ctx->len + n + 1 > cap) cap *= 2;
-        char *grown = realloc(ctx->out, cap);
+        char *grown = (realloc)(ctx->out, cap);
         if (!grown) {
             fprintf(stderr, "hybridlab: out of memory for records\n");
             abort();
@@ -301,7 +305,7 @@ int hl_entry(MPI_Fint fcomm, int argc, char **argv, char **out, size_t *len, cha
     return rc;
 }
 
-void hl_free(char *p) { free(p); }
+void hl_free(char *p) { (free)(p); }
 
 const char *hl_description(void) { return hl_kernel_description; }
 
@@ -364,14 +368,14 @@ static inline void hl_print_all(hl_ctx *ctx) {
             displs[r] = total;
             total += counts[r];
         }
-        all = malloc((size_t)total + 1);
+        all = (malloc)((size_t)total + 1);
     }
     MPI_Gatherv(ctx->out ? ctx->out : "", mine, MPI_CHAR, all, counts, displs, MPI_CHAR, 0,
                 ctx->comm);
     if (ctx->rank == 0) {
         fwrite(all, 1, (size_t)total, stdout);
         fflush(stdout);
-        free(all);
+        (free)(all);
         free(counts);
         free(displs);
     }
@@ -399,7 +403,7 @@ int main(int argc, char **argv) {
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (rc != 0) fprintf(stderr, "rank %d: %s\n", ctx.rank, ctx.error);
     if (worst == 0) hl_print_all(&ctx);
-    free(ctx.out);
+    (free)(ctx.out);
     MPI_Finalize();
     return worst == 0 ? 0 : 1;
 }

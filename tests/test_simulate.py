@@ -37,6 +37,17 @@ def test_a_16_rank_halo_is_simulated_and_marked():
 
 
 @needs_simgrid
+def test_records_past_the_shared_malloc_threshold_arrive_whole():
+    """Rank 0 gathers about 3.5 MB of timeline records, above smpi/auto-shared-malloc-thresh:
+    folded onto shared pages, they arrived as zeros (hl_runtime.h allocates them past SMPI)."""
+    res = simulate("halo3d", 16, "xt6", nx=64, ny=64, nz=64, iterations=400, dims="4x2x2",
+                   timeline=1, timeline_iterations=400)  # fmt: skip
+    timeline = res.records.query("record == 'timeline'")
+    assert len(timeline) == 16 * 400 * 3  # every rank: halo, jacobi and reduction each iteration
+    assert set(timeline["rank"]) == set(range(16))
+
+
+@needs_simgrid
 def test_the_halo_grows_with_the_message_as_the_platform_says():
     small = simulate("halo3d", 16, "xt6", ranks_per_node=1, nx=32, ny=32, nz=32, iterations=1,
                      dims="4x2x2")  # fmt: skip

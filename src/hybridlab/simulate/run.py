@@ -32,6 +32,7 @@ THREADED = {"halo3d": ("masteronly", "funnelled", "multiple"),
             "halo2d": ("hybrid1", "hybrid2", "hybrid3")}  # fmt: skip
 SPEED = 1e9  # flop/s of a simulated core and of this machine (smpi/host-speed): computation
 # is charged at this machine's own speed
+SHARED_FROM = 1 << 20  # bytes: smpi/auto-shared-malloc-thresh
 LARGE_P = 256  # above: sends never detached (--cfg=smpi/send-is-detached-thresh:0)
 HOST_FIELDS = ("cpu", "numa", "host")
 
@@ -69,9 +70,10 @@ def smpi_options(kernel: str, ranks: int, platform: Platform, network_only: bool
     options = {
         "smpi/host-speed": f"{SPEED:.0f}f",
         "smpi/simulate-computation": "no" if network_only else "yes",
-        # fold big arrays onto shared pages; above the records rank 0 gathers (about 2 KB a rank)
+        # fold every block of 1 MiB or more (the grids) onto pages the ranks share: the
+        # records are allocated past SMPI's malloc (hl_runtime.h), so none is lost
         "smpi/shared-malloc": "local",
-        "smpi/auto-shared-malloc-thresh": str(max(1 << 20, 16384 * ranks)),
+        "smpi/auto-shared-malloc-thresh": str(SHARED_FROM),
         "smpi/send-is-detached-thresh": str(eager),
         # the platform's alpha and beta as given, without SMPI's calibration of another cluster
         "smpi/bw-factor": "0:1",
