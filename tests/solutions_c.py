@@ -1,4 +1,4 @@
-"""C answers of the instructor solutions (labs 01, 02 and 06) that the kit's tests and the wrong
+"""Answers of the instructor solutions (C of labs 01, 02, 06 and 11; lab 11 (b) in Python) that the kit's tests and the wrong
 answers share: one copy of each, so the code a test checks is the code a wrong answer breaks."""
 
 # lab 01 (b): every thread exchanges its own block at SERIALIZED (kernels_c/thread_ring.c)
@@ -109,3 +109,19 @@ void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo
     MPI_Comm_free(&node);
 }
 """
+
+# lab 11 (b), Python: the prediction, the measurement and a grid of the student's own
+SHM_SAVING = '''
+def predict_saving(nx, ny, ranks):
+    pure = 2 * (ny + 2 * ranks) * (nx + 2) * 8
+    shared = 2 * ny * (nx + 2) * 8 + 2 * (nx + 2) * 8
+    return pure - shared
+
+
+def measured_saving(table):
+    pss = table.groupby("model")["pss_mb"].mean()
+    return float(pss["pure MPI"] - pss["MPI+MPI (shared window)"]) * 1e6
+
+
+MY_NX, MY_NY = 3 * 2**15, 40
+'''

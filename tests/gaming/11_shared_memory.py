@@ -7,6 +7,7 @@ import pandas as pd
 
 from gaming import Oracle, attempt
 from solutions_c import SHM_JACOBI
+from solutions_c import SHM_SAVING as SAVING
 from wrong_answers import c_cell, changed
 
 RIGHT = c_cell("SHM_C", "shm_halo", SHM_JACOBI)
@@ -14,20 +15,6 @@ RIGHT = c_cell("SHM_C", "shm_halo", SHM_JACOBI)
 A = {"hidden_shm_jacobi"}
 B = {"hidden_predict_saving"}
 
-SAVING = '''
-def predict_saving(nx, ny, ranks):
-    pure = 2 * (ny + 2 * ranks) * (nx + 2) * 8
-    shared = 2 * ny * (nx + 2) * 8 + 2 * (nx + 2) * 8
-    return pure - shared
-
-
-def measured_saving(table):
-    pss = table.groupby("model")["pss_mb"].mean()
-    return float(pss["pure MPI"] - pss["MPI+MPI (shared window)"]) * 1e6
-
-
-MY_NX, MY_NY = 3 * 2**15, 40
-'''
 
 GAMING = [
     attempt("method", "shm_jacobi",

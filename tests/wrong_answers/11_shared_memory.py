@@ -1,6 +1,7 @@
 """Lab 11: wrong answers (tests/wrong_answers/__init__.py), at least two per hidden part."""
 
 from solutions_c import SHM_JACOBI
+from solutions_c import SHM_SAVING as SAVING
 from wrong_answers import c_cell, changed, wrong
 
 # (a)'s right answer, fence version: the mistakes below change one place of it
@@ -9,21 +10,6 @@ SHM = c_cell("SHM_C", "shm_halo", SHM_JACOBI)
 A = {"hidden_shm_jacobi"}
 B = {"hidden_predict_saving"}
 
-# (b)'s right answer: the mistakes change the prediction or the measurement
-SAVING = '''
-def predict_saving(nx, ny, ranks):
-    pure = 2 * (ny + 2 * ranks) * (nx + 2) * 8
-    shared = 2 * ny * (nx + 2) * 8 + 2 * (nx + 2) * 8
-    return pure - shared
-
-
-def measured_saving(table):
-    pss = table.groupby("model")["pss_mb"].mean()
-    return float(pss["pure MPI"] - pss["MPI+MPI (shared window)"]) * 1e6
-
-
-MY_NX, MY_NY = 3 * 2**15, 40
-'''
 
 WRONG = [
     wrong("shm_jacobi",
