@@ -30,6 +30,7 @@ TOPICS = (
     "pykernels",
     "shm",
     "thread_comm",
+    "neighbour",
 )
 LAUNCHING = ("cluster", "engine_set", "launch", "build", "runs", "_engine")  # they run kernels
 # harness parts that launch nothing

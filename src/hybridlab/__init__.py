@@ -19,7 +19,7 @@ Layers, bottom to top (a module imports only from its own layer or below):
             plots (pictures shared by several topics); traces (records -> Chrome trace-event
             JSON); grading
   topics    hybrid_models, sync, p2p, halo, memory, mapping, collectives, modelling, pykernels,
-            thread_comm, shm:
+            thread_comm, shm, neighbour:
             one package per course topic, importing the harness and other topics'
             non-exercise modules
 

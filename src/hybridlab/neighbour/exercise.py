@@ -5,7 +5,7 @@
     refuses a communicator that is not a 2-D Cartesian one of every rank in the shape asked; the
     trace must show MPI_Cart_create, one neighbourhood collective per iteration on every rank's
     communicator of all the ranks, and no point-to-point call;
-(b) solve_overlapped: the kernel checks the grid, the iterations (one more than the blocking
+(c) solve_overlapped: the kernel checks the grid, the iterations (one more than the blocking
     loop: the convergence test one iteration late) and the residual; the trace must show one
     MPI_Iallreduce over every rank per iteration tested, nothing but non-blocking reductions and
     their completions, and every iteration after the first computed (the kit's jacobi_iteration,
@@ -13,14 +13,25 @@
 
     kernel = build_student_neighbour(code)
     check_student_neighbour(kernel, shapes=((4, 2, 2),), nx=12, ny=10)   # AssertionError if not
+
+and the lab's measurements on 2 ranks x 1 thread, bound to cores: lab 04's hand-written exchange
+(halo2d, rows, two MPI_Sendrecv) beside the student's neighbourhood collective on the same grid as
+2 x 1 and 1 x 2 process grids, and the kit's blocking residual beside the student's overlapped one
+per grid size (the per-iteration tables are the student's to compute: the lab's graded part).
+
+    runs = exchange_runs(kernel, n=512, iterations=200)             # {label: Results}
+    pairs = residual_runs(residual_kernel, sizes=(64, 256), iterations=400)
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import pandas as pd
 
 from ..build import Kernel
 from ..halo.serial import jacobi2d
+from ..launch import run_program
 from ..records import Results
 from ..student_c import BLOCKING, COMPLETES, build_student, overlap_table, run_student
 
@@ -154,3 +165,33 @@ def check_student_residual(
     return {"ranks": ranks, "iterations": done, "expected": int(check["expected_iterations"]),
             "residual": float(check["residual"]),
             "computed while reducing (min over ranks)": int(inside.min())}  # fmt: skip
+
+
+# ------------------------------------------------------------------------ the lab's own runs
+
+RANKS = 2
+
+
+def exchange_runs(kernel: Kernel, n: int, iterations: int, bind: str = "cores") -> dict[str, Results]:
+    """An n x n grid, `iterations` iterations, each exchange on 2 ranks: lab 04's rows
+    (halo2d pure), then the student's neighbourhood collective on 2 x 1 and 1 x 2 grids."""
+    common = dict(ranks=RANKS, threads=1, bind=bind, nx=n, ny=n, iterations=iterations)
+    runs = {"lab 04: 2 x MPI_Sendrecv, 2 x 1": run_program("halo2d", variant="pure", **common)}
+    for px, py in ((2, 1), (1, 2)):
+        runs[f"neighbourhood collective, {px} x {py}"] = run_program(
+            kernel, thread_level=LEVEL, variant="student", px=px, py=py, **common)
+    return runs
+
+
+def residual_runs(kernel: Kernel, sizes: Sequence[int], iterations: int,
+                  bind: str = "cores") -> list[tuple[int, Results, Results]]:  # fmt: skip
+    """Per grid size n (n x n, rows on 2 ranks): the kit's blocking MPI_Allreduce loop and the
+    student's overlapped one, each for `iterations` iterations (no tolerance): (n, blocking,
+    overlapped)."""
+    out = []
+    for n in sizes:
+        common = dict(ranks=RANKS, threads=1, bind=bind, thread_level=LEVEL, nx=n, ny=n,
+                      iterations=iterations)  # fmt: skip
+        out.append((n, run_program("neighbour_halo", variant="blocking", **common),
+                    run_program(kernel, variant="overlap", **common)))  # fmt: skip
+    return out
