@@ -39,8 +39,9 @@
 #include "hl_halo.h"
 
 /* -DHL_NETWORK_ONLY (hybridlab.simulate's network-only runs under SimGrid SMPI, which does not
- * simulate computation then): no first touch, no stencil, no checksum; the arrays are allocated
- * and never touched, so paper-size grids cost no memory, and only the messages are real. */
+ * simulate computation then): no first touch, no stencil, no face copies, no checksum; the
+ * arrays are allocated and never touched, so paper-size grids cost no memory and no time, and
+ * only the messages are real (their sizes as in a full run). */
 #ifdef HL_NETWORK_ONLY
 #define HL_COMPUTES 0
 #else
@@ -144,6 +145,8 @@ static long face_copy(grid3d *g, int d, int s, int layer, long i0, long i1, doub
     long jlo = d == 1 ? at : 1, jhi = d == 1 ? at : ly;
     long klo = d == 2 ? at : 1, khi = d == 2 ? at : lz;
     (void)lx;
+    if (!HL_COMPUTES) /* network only: the face's size, its data never read or written */
+        return (ihi >= ilo ? ihi - ilo + 1 : 0) * (jhi - jlo + 1) * (khi - klo + 1);
     double *u = g->a;
     for (long i = ilo; i <= ihi; i++)
         for (long j = jlo; j <= jhi; j++)
