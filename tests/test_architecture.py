@@ -32,7 +32,8 @@ TOPICS = (
     "thread_comm",
     "neighbour",
 )
-LAUNCHING = ("cluster", "engine_set", "launch", "build", "runs", "_engine")  # they run kernels
+# they run kernels (simulate: under SimGrid SMPI, its own run path beside runs)
+LAUNCHING = ("cluster", "engine_set", "launch", "build", "runs", "simulate", "_engine")
 # harness parts that launch nothing
 LAUNCH_FREE = ("records", "stats", "reference", "plots", "traces", "compliance")
 

@@ -26,8 +26,8 @@ Layers, bottom to top (a module imports only from its own layer or below):
 Rules (tests/test_architecture.py reads every module's imports and checks them):
   - a harness module never imports a topic;
   - records, stats, compliance, reference, plots, traces and every topic module except a topic's
-    `exercise` never import cluster, engine_set, launch, build, runs or _engine: they launch
-    nothing;
+    `exercise` never import cluster, engine_set, launch, build, runs, simulate or _engine: they
+    launch nothing;
   - published numbers live in reference/data/*.toml with their citations, not in code.
 
 Most names below are imported on first use, so that an MPI engine that only needs
