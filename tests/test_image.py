@@ -45,7 +45,9 @@ MARKERS = "BEGIN (SOLUTION|HIDDEN TESTS)"
 # The grading tool's own package: its code names the delimiters, its docs and test fixtures
 # show them. It is nbgrader's, not the course's: no solution of a lab is in it.
 NBGRADER_PACKAGE = "/site-packages/nbgrader/"
-SIZE_GOAL = 1.5e9
+# 1.5 GB (1.49 GB measured) until Slurm (lab 10's sbatch, about 25 MB) and SimGrid (lab 14's
+# smpirun, about 150 MB of libraries once Boost's C++ headers are dropped) joined the image.
+SIZE_GOAL = 1.75e9
 USER_UID = "1000"
 # The grader's bubblewrap sandbox inside the container mounts a fresh /proc, which the engine's
 # masked /proc paths forbid ("Can't mount proc on /newroot/proc"): an instructor grading inside
@@ -429,3 +431,15 @@ def test_lab_10s_job_runs_through_the_images_own_slurm_from_a_terminal(container
     answers = _exec(engine, name, "python", "-c",
                     "from hybridlab import jobs; print(jobs.slurm_answers())")  # fmt: skip
     assert answers.stdout.strip() == "True", answers.stdout + answers.stderr
+
+
+def test_a_16_rank_halo_is_simulated_in_the_image(container):
+    """SimGrid in the student image (lab 14): smpicc builds the kit's halo3d without Boost's C++
+    headers (dropped from the image) and smpirun runs 16 simulated ranks."""
+    engine, name, _ = container
+    code = ("from hybridlab.simulate import simulate; "
+            "r = simulate('halo3d', 16, 'xt6', nx=64, ny=64, nz=64, iterations=2, dims='4x2x2'); "
+            "print('ranks', r.records['rank'].nunique(), 'simulated', bool(r.records['simulated'].all()))")  # fmt: skip
+    done = _exec(engine, name, "python", "-c", code, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert "ranks 16 simulated True" in done.stdout, done.stdout
