@@ -129,8 +129,10 @@ def run_student(
 
 def overlap_table(results: Results) -> pd.DataFrame:
     """Per rank, each window from the first call that posts a request to the first Wait that
-    returns or Test that reports completion after it: its length, and the seconds the kit's
-    helpers computed inside it (summed over threads) and outside every window.
+    returns or Test that reports completion after it: its length, the thread that posted it, and
+    the seconds the kit's helpers computed inside it (summed over threads; and by the threads
+    other than the poster: what tasks or other threads did while it communicated) and outside
+    every window.
 
     Overlap is computing inside a window: a blocking exchange has no window, requests completed
     at once (a Wait right after posting) leave nothing inside, and work done before posting or
@@ -144,13 +146,13 @@ def overlap_table(results: Results) -> pd.DataFrame:
         windows, opened = [], None
         for call in mine.itertuples():
             if call.call in POSTS and opened is None:
-                opened = call.start
+                opened = (call.start, int(call.thread))
             elif call.call in COMPLETES and opened is not None and int(call.done) == 1:
-                windows.append((opened, call.end))
+                windows.append((*opened, call.end))
                 opened = None
         done = work[work["rank"] == rank] if not work.empty else work
         inside_total = 0.0
-        for i, (begin, end) in enumerate(windows):
+        for i, (begin, poster, end) in enumerate(windows):
             inside = _within(done, begin, end)
             inside_total += inside
             rows.append(
@@ -160,7 +162,11 @@ def overlap_table(results: Results) -> pd.DataFrame:
                     "start": begin,
                     "end": end,
                     "seconds": end - begin,
+                    "posted_by": poster,
                     "computed_inside": inside,
+                    "computed_inside_by_others": _within(
+                        done[done["thread"] != poster] if not done.empty else done, begin, end
+                    ),
                 }
             )
         computed = float((done["end"] - done["start"]).sum()) if not done.empty else 0.0
@@ -172,7 +178,9 @@ def overlap_table(results: Results) -> pd.DataFrame:
                     "start": float("nan"),
                     "end": float("nan"),
                     "seconds": 0.0,
+                    "posted_by": -1,
                     "computed_inside": 0.0,
+                    "computed_inside_by_others": 0.0,
                 }
             )
         for row in rows:

@@ -87,6 +87,25 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
     }
 }
 """), B, "tasks created only after MPI_Waitall: nothing computes while messages travel"),
+    attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", """
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    /* one thread does it all: post, compute the interior, wait; the task does nothing */
+    long w = nx + 2;
+    double *top = &a[0];
+    MPI_Request req[4];
+    MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+    MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+    MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+    MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+    if (m > 2) stencil_rows(2, m - 1);
+    MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+#pragma omp task depend(in: top[0])
+    {
+    }
+    stencil_rows(1, 1);
+    if (m > 1) stencil_rows(m, m);
+}
+"""), B, "one thread posts, computes and waits: overlap without tasks, a task pragma for show"),
     attempt("shortcut", "task_iteration", c_cell("TASKS_C", "thread_halo", """
 void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
     /* the kit's own funnelled exchange and grid, reached from the cell */

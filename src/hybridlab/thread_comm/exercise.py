@@ -174,8 +174,8 @@ def check_student_tasks(
     Checks, per shape: the checksum equals jacobi2d's (a row next to a halo computed before its
     message arrived reads NaN); no blocking point-to-point call (student_c.blocking_calls); with
     2+ ranks, 2+ threads and OVERLAP_POINTS interior points per rank, stencil_rows computed
-    between the posting of the requests and their completion (student_c.overlap_table). Returns
-    one row per shape."""
+    between the posting of the requests and their completion (student_c.overlap_table), some of
+    it by a thread other than the one that posted them. Returns one row per shape."""
     rows = []
     for ranks, threads in shapes:
         check_grid(nx, ny, ranks)
@@ -197,6 +197,10 @@ def check_student_tasks(
                 f"{where}: no row was computed between the posting of the requests and their "
                 "completion: the interior rows wait for the exchange (a depend on the halo, a "
                 "taskwait, or the exchange done before the tasks) - no overlap")
+            assert float(windows["computed_inside_by_others"].sum()) > 0.0, (
+                f"{where}: only the thread that posted the requests computed while they were "
+                "open: the tasks must let the other threads compute the interior while one "
+                "thread communicates")
         rows.append({"ranks": ranks, "threads": threads, "checksum": got,
                      "seconds computed while the halos were in flight": inside})  # fmt: skip
     return rows
