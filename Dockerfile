@@ -32,6 +32,8 @@ RUN apt-get update \
 
 RUN useradd --create-home --uid 1000 --user-group --shell /bin/bash student \
     && install -d -o student -g student /opt/hybridlab
+# A login shell (JupyterLab's terminal) resets PATH in /etc/profile: this puts the venv back.
+COPY deploy/profile-hybridlab.sh /etc/profile.d/hybridlab.sh
 
 # Numeric, so that runtimes enforcing "run as non-root" can check it without /etc/passwd.
 USER 1000:1000
