@@ -228,7 +228,7 @@ def _record(measured: dict) -> None:
         f"| engine | {measured['engine']} |",
         f"| student image from nothing (debootstrap base + Dockerfile) | {measured['build_s']:.0f} s |",
         f"| instructor image (`--target instructor`) | {measured['instructor_build_s']:.0f} s |",
-        f"| student image size | {measured['size'] / 1e9:.2f} GB (goal < {SIZE_GOAL / 1e9:.1f} GB) |",
+        f"| student image size | {measured['size'] / 1e9:.2f} GB (goal < {SIZE_GOAL / 1e9:.2f} GB) |",
         f"| kernels prebuilt in the image | {measured.get('kernels', '?')} |",
     ]
     for key, label in (
