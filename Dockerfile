@@ -40,7 +40,7 @@ USER 1000:1000
 WORKDIR /opt/hybridlab
 ENV PATH="/opt/hybridlab/.venv/bin:${PATH}" \
     IPP_NONINTERACTIVE=1 \
-    SLURM_CONF=/home/student/.hybridlab-slurm/slurm.conf
+    SLURM_CONF=${HOME}/.hybridlab-slurm/slurm.conf
 EXPOSE 8888
 ENTRYPOINT ["/opt/hybridlab/deploy/image-entrypoint.sh"]
 CMD ["jupyter", "lab", "--notebook-dir=labs", "--ip=0.0.0.0", "--port=8888", "--no-browser"]

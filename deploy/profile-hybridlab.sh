@@ -2,4 +2,4 @@
 # the kit's venv first on PATH (mpicc, mpiexec, hybridlab) and the student's own Slurm, which
 # Debian's /etc/profile would otherwise leave out.
 export PATH="/opt/hybridlab/.venv/bin:$PATH"
-export SLURM_CONF="${SLURM_CONF:-/home/student/.hybridlab-slurm/slurm.conf}"
+export SLURM_CONF="${SLURM_CONF:-$HOME/.hybridlab-slurm/slurm.conf}"

@@ -106,6 +106,20 @@ def concurrent_threads(res: Results) -> pd.Series:
     return pd.Series(counts, name="concurrent", dtype=int)
 
 
+def _run_checked(kernel: Kernel, variant: str, ranks: int, threads: int, nx: int, ny: int,
+                 iterations: int, timeout: float) -> tuple[Results, str, float]:
+    """Run the student's `variant` at MULTIPLE (odd ranks staggered) and check its checksum and
+    thread compliance: (results, where it ran, checksum)."""
+    check_grid(nx, ny, ranks)
+    res = run_program(kernel, ranks=ranks, threads=threads, thread_level=LEVEL, variant=variant,
+                      nx=nx, ny=ny, iterations=iterations,
+                      stagger_us=STAGGER_US if ranks > 1 else 0, timeout=timeout)  # fmt: skip
+    where = f"{ranks}x{threads} ({nx}x{ny}, {iterations} iterations)"
+    got = _assert_checksum(res, nx, ny, iterations, where)
+    compliance.check(res, LEVEL)
+    return res, where, got
+
+
 def check_student_multiple(
     kernel: Kernel,
     shapes: tuple[tuple[int, int], ...] = ((2, 2),),
@@ -124,13 +138,8 @@ def check_student_multiple(
     of a rank. A deadlock ends as KernelTimeout. Returns one row per shape."""
     rows = []
     for ranks, threads in shapes:
-        check_grid(nx, ny, ranks)
-        res = run_program(kernel, ranks=ranks, threads=threads, thread_level=LEVEL,
-                          variant="multiple", nx=nx, ny=ny, iterations=iterations,
-                          stagger_us=STAGGER_US if ranks > 1 else 0, timeout=timeout)  # fmt: skip
-        where = f"{ranks}x{threads} ({nx}x{ny}, {iterations} iterations)"
-        got = _assert_checksum(res, nx, ny, iterations, where)
-        compliance.check(res, LEVEL)
+        res, where, got = _run_checked(kernel, "multiple", ranks, threads, nx, ny, iterations,
+                                       timeout)  # fmt: skip
         calls = point_to_point(res)
         row = {"ranks": ranks, "threads": threads, "checksum": got}
         if ranks > 1 and threads > 1:
@@ -178,13 +187,8 @@ def check_student_tasks(
     it by a thread other than the one that posted them. Returns one row per shape."""
     rows = []
     for ranks, threads in shapes:
-        check_grid(nx, ny, ranks)
-        res = run_program(kernel, ranks=ranks, threads=threads, thread_level=LEVEL,
-                          variant="tasks", nx=nx, ny=ny, iterations=iterations,
-                          stagger_us=STAGGER_US if ranks > 1 else 0, timeout=timeout)  # fmt: skip
-        where = f"{ranks}x{threads} ({nx}x{ny}, {iterations} iterations)"
-        got = _assert_checksum(res, nx, ny, iterations, where)
-        compliance.check(res, LEVEL)
+        res, where, got = _run_checked(kernel, "tasks", ranks, threads, nx, ny, iterations,
+                                       timeout)  # fmt: skip
         blocking = blocking_calls(res)
         assert not blocking, (f"{where}: {', '.join(blocking)}: post MPI_Irecv and MPI_Isend in a "
                               "task and complete them with MPI_Waitall, so the other tasks run "
