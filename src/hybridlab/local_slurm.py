@@ -38,11 +38,10 @@ from pathlib import Path
 
 import psutil
 
-from hybridlab import _reaper as reaper
+from . import _reaper as reaper
 
 TOOLS = ("munged", "slurmctld", "slurmd", "srun", "sbatch", "salloc", "sinfo", "scancel")
 DAEMONS = ("munged", "slurmctld", "slurmd")
-NODE_TOOLS = ("bwrap",)  # the namespaces of a node when there are several
 READY_SECONDS = 90  # until every node is idle in sinfo
 ROOT = Path(__file__).resolve().parents[2]  # the project: seen at the same place on every node
 DEFAULT_FOLDER = Path.home() / ".hybridlab-slurm"
