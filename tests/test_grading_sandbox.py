@@ -755,12 +755,19 @@ def test_import_from_an_lms_zip_and_folder(tmp_path):
 
 
 def test_inspect_finds_what_cannot_be_graded(tmp_path):
-    parts = dict.fromkeys(gc.PARTS, 1.0)
-    bad = tmp_path / "x.ipynb"
+    lab = read_lab(gc.make_course(tmp_path / "course"), gc.LAB)
+    bad = tmp_path / "x.ipynb"  # a shallow folder: not in a course's submitted/ tree
     bad.write_text("{not json")
-    assert "not a readable notebook" in submissions.inspect(bad, parts)[0]
+    assert "not a readable notebook" in submissions.inspect(bad, lab)[0]
     nbformat.write(nbformat.v4.new_notebook(), bad)
-    assert "another lab" in submissions.inspect(bad, parts)[0]
+    assert "another lab" in submissions.inspect(bad, lab)[0]
+    renamed = gc.answer(gc.instructor_notebook(), "square", "def square(x):\n    return x * x")
+    renamed.cells[-2].metadata["nbgrader"]["grade_id"] = "my_own_cell"
+    nbformat.write(renamed, bad)
+    assert submissions.inspect(bad, lab) == (None, [
+        f"cells deleted or their ids changed: {gc.WRITTEN} (score zero)",
+        "cells the lab does not have: my_own_cell (run as plain cells)",
+    ])  # fmt: skip
 
 
 def test_pool_size_from_cores_and_lab():

@@ -225,7 +225,17 @@ def _grades(args: argparse.Namespace) -> int:
 
         for lab in labs:
             _print_lms(args.format, *grades_csv(lab, args.format, assignment=args.assignment))
+            _warn_unmarked(lab)
     return 0
+
+
+def _warn_unmarked(lab) -> None:
+    """On stderr: the written answers not marked yet, which count as 0 in what was written."""
+    from .grading.gradebook import unmarked
+
+    warning = unmarked(lab)
+    if warning:
+        print(warning, file=sys.stderr)
 
 
 def _print_lms(fmt: str, path: Path, left_out: list[str]) -> None:
@@ -252,18 +262,23 @@ def _mark(args: argparse.Namespace) -> int:
 
 def _feedback(args: argparse.Namespace) -> int:
     from .grading import exchange
-    from .grading.course import GRADING, read_lab
+    from .grading.course import GRADING, GradingError, read_lab
     from .grading.feedback import generate
 
     if args.exchange:
         return _print_text(lambda: exchange.return_feedback(args.lab, students=_students(args)))
-    done = _print_paths(
-        lambda: generate(read_lab(GRADING, args.lab), students=_students(args)), "feedback"
-    )
+    try:
+        lab = read_lab(GRADING, args.lab)
+    except GradingError as err:
+        print(err, file=sys.stderr)
+        return 1
+    done = _print_paths(lambda: generate(lab, students=_students(args)), "feedback")
     if done == 0 and args.format:
         from .grading.lms_export import feedback_zip
 
-        _print_lms(args.format, *feedback_zip(read_lab(GRADING, args.lab), args.format))
+        _print_lms(args.format, *feedback_zip(lab, args.format))
+    if done == 0:
+        _warn_unmarked(lab)
     return done
 
 
