@@ -151,9 +151,9 @@ def _new_part(args: argparse.Namespace) -> int:
 
 
 def _slurm(args: argparse.Namespace) -> int:
-    from .local_slurm import main as slurm_main
+    from .local_slurm import run
 
-    return slurm_main(args.rest)
+    return run(args)
 
 
 def _print_text(produce) -> int:
@@ -352,9 +352,11 @@ def parser() -> argparse.ArgumentParser:
                      help="c: a whole MPI program in a C cell; python: a function; written: graded by hand")  # fmt: skip
     np_.add_argument("part", help="the part's name, a Python identifier (its cells' ids)")
     np_.set_defaults(func=_new_part)
+    from . import local_slurm
+
     sl = sub.add_parser("slurm", help="a one-node Slurm of your own for lab 10's jobs: start|stop|status",
-                        add_help=False)  # fmt: skip
-    sl.add_argument("rest", nargs=argparse.REMAINDER)
+                        description=local_slurm.DESCRIPTION)  # fmt: skip
+    local_slurm.add_arguments(sl)
     sl.set_defaults(func=_slurm)
     g = sub.add_parser("grade", help="autograde grading/submitted/*/LAB in sandboxes, in parallel")
     g.add_argument("lab")
