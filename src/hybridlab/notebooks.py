@@ -18,7 +18,6 @@ from nbclient.exceptions import CellExecutionError
 from . import _reaper as reaper
 from .kernelspec import NAME as KERNEL_NAME
 
-
 # What the kernel prints on every start and is no news to whoever runs a notebook: ipykernel
 # warns that its sockets are TCP without encryption (the kernel and client are on this machine)
 KERNEL_NOISE = (b"Kernel is running over TCP without encryption",)
