@@ -115,38 +115,63 @@ def _release(args: argparse.Namespace) -> int:
     return _print_paths(lambda: release(args.labs or None), "released")
 
 
-def _new_lab(args: argparse.Namespace) -> int:
-    from .authoring import AuthoringError, new_lab
-    from .grading.course import GradingError, release
+def _course_folder(args: argparse.Namespace) -> Path:
+    """--course, else HYBRIDLAB_GRADING, else the checkout's grading/."""
+    from .paths import grading_dir
 
+    return Path(args.course).expanduser() if args.course else grading_dir(must_exist=False)
+
+
+def _corpus_tests(course: Path, lab: str) -> str:
+    """The command that runs the course's convention and corpus tests of `lab`."""
+    from .authoring import is_kit_course
+
+    if is_kit_course(course):
+        return f"pytest tests/test_notebooks.py tests/test_wrong_answers.py -k {lab}"
+    return f"HYBRIDLAB_GRADING={course} pytest tests/test_wrong_answers.py -k {lab} (in the kit)"
+
+
+def _new_lab(args: argparse.Namespace) -> int:
+    from .authoring import AuthoringError, corpus_folder, new_lab, scaffolding
+    from .grading.course import GradingError, release
+    from .paths import labs_dir
+
+    course = _course_folder(args)
+    labs = labs_dir(must_exist=False, course=course)
+    released: list[Path] = []
     try:
-        written = new_lab(args.lab, kernel=args.kernel)
-        for path in written:
-            print(f"wrote {path}")
-        if not args.no_release:
-            for path in release([args.lab]):
-                print(f"released {path}")
+        with scaffolding() as scaffold:  # a release that fails undoes the scaffold too
+            written = new_lab(args.lab, course=course, kernel=args.kernel, scaffold=scaffold)
+            if not args.no_release:
+                scaffold.adopt(course / "release" / args.lab)
+                scaffold.adopt(labs / f"{args.lab}.ipynb")
+                released = release([args.lab], root=course, labs_dir=labs)
     except (AuthoringError, GradingError) as err:
         print(err, file=sys.stderr)
+        print("nothing was changed", file=sys.stderr)
         return 1
+    for path in written:
+        print(f"wrote {path}")
+    for path in released:
+        print(f"released {path}")
+    print(f"its wrong answers and gaming attempts: {corpus_folder(course)}/wrong_answers, gaming")
     print(f"next: write your lab into these files (book/authoring.md), then `hybridlab release "
-          f"{args.lab}` and the tests: pytest tests/test_lab_lists.py tests/test_notebooks.py "
-          f"tests/test_wrong_answers.py -k {args.lab}")
+          f"{args.lab}` and the tests: {_corpus_tests(course, args.lab)}")
     return 0
 
 
 def _new_part(args: argparse.Namespace) -> int:
     from .authoring import AuthoringError, new_part
 
+    course = _course_folder(args)
     try:
-        for path in new_part(args.lab, args.kind, args.part):
+        for path in new_part(args.lab, args.kind, args.part, course=course):
             print(f"changed {path}")
     except AuthoringError as err:
         print(err, file=sys.stderr)
         return 1
     print(f"next: write the part's question, solution and tests (book/authoring.md), then "
-          f"`hybridlab release {args.lab}` and: pytest tests/test_notebooks.py "
-          f"tests/test_wrong_answers.py -k {args.lab}")
+          f"`hybridlab release {args.lab}` and: {_corpus_tests(course, args.lab)}")
     return 0
 
 
@@ -304,6 +329,9 @@ def _collect(args: argparse.Namespace) -> int:
     return 1 if report.unmatched else 0
 
 
+COURSE_HELP = "the course folder (default: HYBRIDLAB_GRADING, else the checkout's grading/)"
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="hybridlab", description="hybrid MPI + OpenMP course kit")
     sub = p.add_subparsers(dest="command", required=True)
@@ -345,12 +373,14 @@ def parser() -> argparse.ArgumentParser:
     nl.add_argument("lab", help="NN_words, e.g. 11_reductions")
     nl.add_argument("--kernel", help="its C kernel's name (default: the words of the lab's name)")
     nl.add_argument("--no-release", action="store_true", help="do not release it to labs/")
+    nl.add_argument("--course", help=COURSE_HELP)
     nl.set_defaults(func=_new_lab)
     np_ = sub.add_parser("new-part", help="add a graded part to a lab: its cells, wrong answers, gaming attempts")
     np_.add_argument("lab", help="the lab, e.g. 11_reductions")
     np_.add_argument("kind", choices=("c", "python", "written"),
                      help="c: a whole MPI program in a C cell; python: a function; written: graded by hand")  # fmt: skip
     np_.add_argument("part", help="the part's name, a Python identifier (its cells' ids)")
+    np_.add_argument("--course", help=COURSE_HELP)
     np_.set_defaults(func=_new_part)
     from . import local_slurm
 
