@@ -236,7 +236,8 @@ def test_grade_csvs_have_the_headers_each_lms_imports(course, tmp_path):
     assert {"Identifier", "Grade", "Last modified (grade)"} <= set(header)
     assert [r["Identifier"] for r in rows] == ["Participant 101"]
     assert rows[0]["Grade"] == "3" and rows[0]["Full name"] == "Alice Smith"
-    assert "test_total 0" in rows[0]["Feedback comments"]
+    assert "test_total: 0/1" in rows[0]["Feedback comments"]  # a lab without headings: its ids
+    assert "Still to grade by hand (counted 0): written_ring" in rows[0]["Feedback comments"]
     assert sorted(left_out) == ["jonesbob", "walkin"]
 
     path, left_out = lms_export.grades_csv(read_lab(course, gc.LAB), "canvas", assignment="Lab 90 (1234)")
@@ -247,6 +248,14 @@ def test_grade_csvs_have_the_headers_each_lms_imports(course, tmp_path):
     assert list(rows) == ["jonesbob"], "only students who came from Canvas"
     assert rows["jonesbob"]["ID"] == "2002" and rows["jonesbob"]["Lab 90 (1234)"] == "1"
     assert sorted(left_out) == ["alice-smith", "walkin"]
+
+
+def test_parts_are_named_as_the_notebook_names_them_to_students():
+    titles = read_lab(gc.ROOT / "grading", "04_halo_exchange").titles()
+    assert titles["hidden_exchange_halos"] == "(a) Write the halo exchange (C)"
+    assert titles["hidden_phase_shares"] == "(b) Read a breakdown"
+    assert titles["written_halo_model"].endswith(", part 2 (written)")  # under (c), by hand
+    assert titles["written_halo_overlap"].startswith("(e) Your overlap on your machine")
 
 
 def test_feedback_zips_are_named_as_each_lms_matches_them(course, tmp_path):
