@@ -127,7 +127,7 @@ def _corpus_tests(course: Path, lab: str) -> str:
     from .authoring import is_kit_course
 
     if is_kit_course(course):
-        return f"pytest tests/test_notebooks.py tests/test_wrong_answers.py -k {lab}"
+        return f"pytest tests/test_lab_lists.py tests/test_notebooks.py tests/test_wrong_answers.py -k {lab}"
     return f"HYBRIDLAB_GRADING={course} pytest tests/test_wrong_answers.py -k {lab} (in the kit)"
 
 

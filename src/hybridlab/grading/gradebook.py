@@ -101,6 +101,7 @@ def mark(lab: Lab, student: str, part: str, score: float, comment: str | None = 
         raise GradingError(f"{lab.name} has no graded part {part!r}; parts: {', '.join(parts)}")
     if not 0 <= score <= parts[part]:
         raise GradingError(f"{part} is worth 0 to {parts[part]:g} points, not {score:g}")
+    cell = part if part in lab.manual or comment is None else _answer_above(lab, part)
     with Gradebook(db_url(lab.root), course_id=COURSE_ID) as gb:
         try:
             grade = gb.find_grade(part, lab.name, lab.name, student)
@@ -109,7 +110,6 @@ def mark(lab: Lab, student: str, part: str, score: float, comment: str | None = 
         grade.manual_score = float(score)
         grade.needs_manual_grade = False
         if comment is not None:
-            cell = part if part in lab.manual else _answer_above(lab, part)
             kept = gb.find_comment(cell, lab.name, lab.name, student)
             if cell != part:
                 comment = _comment_line(kept.manual_comment, lab.titles()[part], comment)
@@ -119,13 +119,14 @@ def mark(lab: Lab, student: str, part: str, score: float, comment: str | None = 
 
 
 def _answer_above(lab: Lab, part: str) -> str:
-    """The answer cell an automatically graded part's test checks: the last one above it."""
+    """The answer cell an automatically graded part's test checks: the last one above it (not a
+    written answer, which is a part of its own)."""
     answer = None
     for cell in lab.notebook().cells:
         meta = cell.metadata.get("nbgrader", {})
         if meta.get("grade_id") == part:
             break
-        if meta.get("solution"):
+        if meta.get("solution") and not meta.get("grade"):
             answer = meta["grade_id"]
     if answer is None:
         raise GradingError(f"{part} has no answer cell above it to hold a comment")
