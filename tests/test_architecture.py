@@ -6,7 +6,7 @@
 
 Imports are read with ast (inside functions too, since lazy imports are imports), resolved to
 modules of the package, including names the package exports lazily (`from hybridlab import
-Cluster` and `hl.Cluster` both reach hybridlab.cluster).
+Cluster` and `hl.Cluster` both reach hybridlab.engines.cluster).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import re
 import nbformat
 
 import hybridlab as hl
-from hybridlab.notebooks import run_notebook
+from hybridlab.course.notebooks import run_notebook
 
 
 def test_nothing_is_printed_outside_a_notebook(capsys):

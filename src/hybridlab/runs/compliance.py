@@ -1,6 +1,6 @@
 """Thread compliance: did a kernel call MPI only the way the thread level it asked for allows?
 
-A kernel built with trace_mpi=True (hybridlab.build / build_source) records each MPI call with the
+A kernel built with trace_mpi=True (hybridlab.kernels.build / build_source) records each MPI call with the
 thread that made it (kernels_c/hl_mpi_trace.h, the profiling-interface idea of the MUST checker):
 Results.mpi_calls. Each call needs at least one of the MPI standard's thread levels:
 
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .errors import ThreadComplianceError
+from ..errors import ThreadComplianceError
+from ..machine.thread_levels import THREAD_LEVELS, check_level
 from .records import Results
-from .thread_levels import THREAD_LEVELS, check_level
 
 _ALLOWS = {
     "single": "MPI calls only where one thread runs (outside parallel regions)",

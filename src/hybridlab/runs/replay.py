@@ -31,10 +31,10 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
+from ..kernels.build import Kernel
+from ..machine.placement import MPICH_THROTTLE, OPENMPI_THROTTLE, Placement
+from ..paths import kernel_dirs
 from . import own_runs
-from .build import Kernel
-from .paths import kernel_dirs
-from .placement import MPICH_THROTTLE, OPENMPI_THROTTLE, Placement
 from .run_format import CHECKED, ENV, FORMAT, key_of, source_hash
 
 OWN = "HYBRIDLAB_OWN_RUNS"  # the grader's checked copy of the submission's runs folder
@@ -203,7 +203,7 @@ def record(
 ) -> None:
     """Keep one run's output (written whole, then renamed: a reader never sees half a file), and
     enter it in its folder's index (own_runs.INDEX: what was recorded, with digests)."""
-    from .course_size import quick_mode
+    from ..course.course_size import quick_mode
 
     data = {
         "format": FORMAT,

@@ -1,7 +1,7 @@
 """Run a kernel as a standalone program under mpiexec (or srun), from the notebook's process.
 
 For kernels that must own MPI_Init_thread (a thread level of their choosing), and to check that
-the engines do not disturb what they measure. An adapter of runs.run (which returns the same
+the engines do not disturb what they measure. An adapter of run_path.run (which returns the same
 Results as Cluster.run): it only says how the launcher (launcher.py) invokes the ranks.
 """
 
@@ -11,13 +11,13 @@ import os
 import subprocess
 import uuid
 
-from . import _reaper as reaper
-from . import launcher, runs
-from .build import Kernel
-from .errors import KernelCrash, KernelError, KernelTimeout, failed_node, failed_rank, on_node
-from .placement import Placement
+from ..errors import KernelCrash, KernelError, KernelTimeout, failed_node, failed_rank, on_node
+from ..kernels.build import Kernel
+from ..machine import launcher, reaper
+from ..machine.placement import Placement
+from ..machine.topology import read_topology, venv_bin
+from . import run_path
 from .records import Results
-from .topology import read_topology, venv_bin
 
 OUTPUT_TAIL = 2000  # characters of stderr quoted in an error
 
@@ -54,17 +54,17 @@ def run_program(
     placement = Placement(ranks, threads, bind, thread_level, nodes)
     topology = read_topology()
     placement.check_fits(len(topology.usable))
-    kernel = runs.as_kernel(kernel)
+    kernel = run_path.as_kernel(kernel)
     chosen = launcher.choose(nodes)
     mpi = chosen.mpi
 
-    def invoke(kernel: Kernel, argv: list[str]) -> runs.Output:
+    def invoke(kernel: Kernel, argv: list[str]) -> run_path.Output:
         cmd = program_command(chosen, kernel, placement, argv)
         full_env = chosen.environment(
             {**placement.environment(mpi.implementation, len(topology.usable)), **(env or {})}
         )
         out = _launch(cmd, full_env, kernel.name, timeout, placement.nodes > 1, chosen.kind)
-        return runs.Output(
+        return run_path.Output(
             [(kernel.name, out)],
             {
                 "command": " ".join(cmd),
@@ -73,7 +73,7 @@ def run_program(
             },
         )
 
-    return runs.run(kernel, params, placement, topology, mpi, invoke, run_by=chosen.kind, env=env)
+    return run_path.run(kernel, params, placement, topology, mpi, invoke, run_by=chosen.kind, env=env)
 
 
 def _launch(

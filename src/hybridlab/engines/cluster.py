@@ -17,16 +17,18 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from . import _engine as engine
-from . import launcher, progress, runs
-from ._controller import engines_on_first_use
-from ._supervisor import Supervisor
-from .build import Kernel
+from .. import progress
+from ..errors import ClusterNotRunning, KernelError
+from ..kernels.build import Kernel
+from ..machine import launcher
+from ..machine.placement import Placement
+from ..machine.topology import Topology, read_topology
+from ..runs import run_path
+from ..runs.records import Results
+from . import engine
+from .controller import engines_on_first_use
 from .engine_set import EngineSet, StartChoices
-from .errors import ClusterNotRunning, KernelError
-from .placement import Placement
-from .records import Results
-from .topology import Topology, read_topology
+from .supervisor import Supervisor
 
 if TYPE_CHECKING:  # imported when engines start (about 0.3 s): a deferred cluster needs none
     import ipyparallel as ipp
@@ -67,7 +69,7 @@ class Cluster:
         self._crash_file = launcher.shared_folder() / f"hybridlab-{self.tag}.crash"
         self._supervisor = Supervisor(self.tag, self._crash_file)
         self._engines: EngineSet | None = None  # what the last start() brought up
-        self._deferred = False  # started, engines not yet launched (_controller.ENGINES_ENV)
+        self._deferred = False  # started, engines not yet launched (controller.ENGINES_ENV)
         self.stopped_because: str | None = None
         self.start_steps: list[tuple[str, float]] = []  # (step, seconds) of the last start()
         self.stop_steps: list[tuple[str, float]] = []  # and of the last stop()
@@ -199,7 +201,7 @@ class Cluster:
     def run(self, kernel: str | Kernel, *, timeout: float | None = None, **params) -> Results:
         """Run a kernel in every engine in-process and gather the records of all ranks."""
 
-        def invoke(kernel: Kernel, argv: list[str]) -> runs.Output:
+        def invoke(kernel: Kernel, argv: list[str]) -> run_path.Output:
             outputs = self._apply(
                 f"kernel '{kernel.name}'",
                 engine.call_kernel,
@@ -210,7 +212,7 @@ class Cluster:
             for rank, (status, _, err) in enumerate(outputs):
                 if status != 0:
                     raise KernelError(f"kernel '{kernel.name}' failed on rank {rank}: {err}")
-            return runs.Output(
+            return run_path.Output(
                 [
                     (f"kernel '{kernel.name}' rank {rank}", text)
                     for rank, (_, text, _) in enumerate(outputs)
@@ -218,10 +220,10 @@ class Cluster:
                 {"launcher": self.launcher.kind},
             )
 
-        kernel = runs.as_kernel(kernel)
+        kernel = run_path.as_kernel(kernel)
         kernel.arguments(params)  # unknown parameters are refused before anything else
         self._require_running()
-        return runs.run(
+        return run_path.run(
             kernel, params, self.placement, self.topology, self.mpi, invoke, run_by="engines"
         )
 

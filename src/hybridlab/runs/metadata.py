@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import platform
 
-from ._probe import compare
-from .build import Kernel
-from .placement import Placement
+from ..kernels.build import Kernel
+from ..machine.placement import Placement
+from ..machine.probe import compare
+from ..machine.topology import MpiInfo, Topology, compiler_info
 from .records import Results
-from .topology import MpiInfo, Topology, compiler_info
 
 
 def describe_run(

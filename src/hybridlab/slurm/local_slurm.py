@@ -38,12 +38,12 @@ from pathlib import Path
 
 import psutil
 
-from . import _reaper as reaper
+from ..machine import reaper
 
 TOOLS = ("munged", "slurmctld", "slurmd", "srun", "sbatch", "salloc", "sinfo", "scancel")
 DAEMONS = ("munged", "slurmctld", "slurmd")
 READY_SECONDS = 90  # until every node is idle in sinfo
-ROOT = Path(__file__).resolve().parents[2]  # the project: seen at the same place on every node
+ROOT = Path(__file__).resolve().parents[3]  # the project: seen at the same place on every node
 DEFAULT_FOLDER = Path.home() / ".hybridlab-slurm"
 
 

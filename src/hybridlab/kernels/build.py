@@ -6,7 +6,7 @@ notebook cell, that includes hybridlab.h. The cache key covers the source, every
 folders, the flags and the MPI/compiler in
 use, so a change to any of them rebuilds and nothing else does. trace_mpi=True compiles the
 kernel with hl_mpi_trace.h forced in first: its MPI calls are recorded with the calling thread
-(Results.mpi_calls), which hybridlab.compliance judges against a thread level.
+(Results.mpi_calls), which hybridlab.runs.compliance judges against a thread level.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import progress
-from .paths import cache_root, find_kernel_file, kernel_dirs
-from .topology import venv_bin
+from .. import progress
+from ..machine.topology import venv_bin
+from ..paths import cache_root, find_kernel_file, kernel_dirs
 
 TRACE_HEADER = "hl_mpi_trace.h"  # trace_mpi=True: records each MPI call with its thread
 TRACE_FLAGS = ("-DHL_TRACE_MPI", "-include", TRACE_HEADER)
@@ -159,7 +159,7 @@ def build_source(
     name: str, code: str, flags: tuple[str, ...] = (), *, trace_mpi: bool = False
 ) -> Kernel:
     """Build C source written in a notebook cell; errors point at <name>.c and its lines.
-    trace_mpi=True records every MPI call the code makes with its thread (hybridlab.compliance);
+    trace_mpi=True records every MPI call the code makes with its thread (hybridlab.runs.compliance);
     code that would get round the recording (PMPI_ calls, #undef of an MPI name) is refused."""
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
         raise ValueError(f"kernel name {name!r} must be a C identifier (letters, digits, _)")
@@ -203,7 +203,7 @@ def _with_trace(flags: tuple[str, ...], trace_mpi: bool) -> tuple[str, ...]:
     return tuple(flags) + (TRACE_FLAGS if trace_mpi else ())
 
 
-# The first line of a student's translation unit (hybridlab.student_c): the kit kernel it is linked
+# The first line of a student's translation unit (hybridlab.runs.student_c): the kit kernel it is linked
 # with and the define that kernel is built with, e.g. "// hl-link: halo2d.c -DHL_STUDENT_OVERLAP".
 LINK = re.compile(r"\A// hl-link: (\w+\.c) (-D\w+)\n")
 

@@ -13,7 +13,7 @@ from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from . import _reaper as reaper
+from ..machine import reaper
 from .kernelspec import NAME as KERNEL_NAME
 
 

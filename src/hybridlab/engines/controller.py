@@ -39,8 +39,7 @@ from typing import TYPE_CHECKING
 
 import psutil
 
-from . import _reaper as reaper
-from . import launcher
+from ..machine import launcher, reaper
 
 if TYPE_CHECKING:
     import ipyparallel as ipp

@@ -12,13 +12,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import progress, replay
-from ._metadata import make_results
-from ._probe import probe
-from .build import Kernel, build
-from .placement import Placement
+from .. import progress
+from ..kernels.build import Kernel, build
+from ..machine.placement import Placement
+from ..machine.probe import probe
+from ..machine.topology import MpiInfo, Topology
+from . import replay
+from .metadata import make_results
 from .records import Results, parse_lines
-from .topology import MpiInfo, Topology
 
 
 @dataclass

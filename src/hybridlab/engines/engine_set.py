@@ -23,21 +23,20 @@ from typing import TYPE_CHECKING
 
 import psutil
 
-from . import _controller, launcher
-from . import _engine as engine
-from . import _reaper as reaper
-from ._supervisor import Supervisor
-from .errors import ClusterNotRunning
-from .paths import numba_cache_dir
-from .placement import Placement
-from .topology import Topology, venv_bin
+from ..errors import ClusterNotRunning
+from ..machine import launcher, reaper
+from ..machine.placement import Placement
+from ..machine.topology import Topology, venv_bin
+from ..paths import numba_cache_dir
+from . import controller, engine
+from .supervisor import Supervisor
 
 if TYPE_CHECKING:  # imported when engines start (about 0.3 s)
     import ipyparallel as ipp
 
 POLL_SECONDS = 0.01
 IDENTITY_WAIT_S = 1.0  # for the engines' identity files, once all have registered
-ENGINE = [sys.executable, "-m", "hybridlab._engine"]  # an ipyparallel engine without the nanny
+ENGINE = [sys.executable, "-m", "hybridlab.engines.engine"]  # an ipyparallel engine without the nanny
 NANNY_ENGINE = [sys.executable, "-m", "ipyparallel.engine"]  # ipyparallel's own, with its nanny
 
 
@@ -45,7 +44,7 @@ NANNY_ENGINE = [sys.executable, "-m", "ipyparallel.engine"]  # ipyparallel's own
 class StartChoices:
     """How engines start; benchmarks/run_benchmarks.py measures each choice, and Cluster's
     defaults are the fastest. warm_controller: borrow the notebook's warm controller
-    (_controller.py) instead of starting one; overlap_start: launch the engines while a new
+    (controller.py) instead of starting one; overlap_start: launch the engines while a new
     controller starts, not after it is ready; nanny: ipyparallel's nanny process beside each
     engine (without it, the supervisor watches the engines and they answer signals themselves);
     identity_files: each engine writes who it is (rank, pid, CPUs) once registered, instead of
@@ -83,7 +82,7 @@ class EngineSet:
         self.supervisor, self.tag, self.crash_file = supervisor, tag, crash_file
         self.start_timeout, self.choices = start_timeout, choices
         self.folder: Path | None = None  # the engines' log and identity files
-        self.controller: _controller.Controller | None = None
+        self.controller: controller.Controller | None = None
         self.launched: psutil.Popen | None = None  # the launcher process
         self.client: ipp.Client | None = None
         self.view: ipp.DirectView | None = None
@@ -113,7 +112,7 @@ class EngineSet:
                 # and on a loaded or remote node wait long for its reply (ipyparallel #301, #700)
                 f"--IPEngine.wait_for_url_file={self.start_timeout:g}",
                 f"--IPEngine.timeout={self.start_timeout:g}",
-                f"--IPEngine.max_heartbeat_misses={_controller.ENGINE_HEARTBEAT_MISSES}",
+                f"--IPEngine.max_heartbeat_misses={controller.ENGINE_HEARTBEAT_MISSES}",
             ],
         )
 
@@ -155,14 +154,14 @@ class EngineSet:
         return steps.done
 
     def _launch(self, steps: _Steps) -> None:
-        controller = self.controller = _controller.acquire(
+        running = self.controller = controller.acquire(
             self.tag, warm=self.choices.warm_controller
         )
-        fresh = controller.client is None
-        if controller.client is not None and controller.client.ids:
-            controller.forget_engines(list(controller.client.ids))  # strays of a crash
+        fresh = running.client is None
+        if running.client is not None and running.client.ids:
+            running.forget_engines(list(running.client.ids))  # strays of a crash
         if fresh and not self.choices.overlap_start:
-            controller.connect(self.start_timeout)
+            running.connect(self.start_timeout)
             steps("controller ready")
         self.folder = Path(
             tempfile.mkdtemp(prefix=f"hybridlab-{self.tag}-", dir=launcher.shared_folder())
@@ -170,7 +169,7 @@ class EngineSet:
         log = self.folder / "engines.log"
         with open(log, "wb") as out:
             self.launched = psutil.Popen(
-                self.command(controller.args()),
+                self.command(running.args()),
                 env=self.launcher.environment(
                     {**self.environment(), engine.IDENTITY_DIR: str(self.folder)}
                 ),
@@ -183,9 +182,9 @@ class EngineSet:
         launched = f"{self.launcher.kind} launched"
         steps(launched if fresh else f"{launched} (warm controller)")
         if fresh and self.choices.overlap_start:
-            controller.connect(self.start_timeout)
+            running.connect(self.start_timeout)
             steps("controller ready")
-        self.client = controller.client
+        self.client = running.client
 
     def _identities(self, ids: list[int]) -> list[dict]:
         """Who each engine is: the files our engines wrote once registered (else asked of the
@@ -246,7 +245,7 @@ class EngineSet:
             steps("segments removed on the other nodes")
         if self.controller is not None:
             client = self.controller.client
-            _controller.release(self.controller, list(client.ids) if client is not None else [])
+            controller.release(self.controller, list(client.ids) if client is not None else [])
             steps("controller released" if self.controller.warm else "controller stopped")
         self.client = self.view = self.controller = self.launched = None
         self.engines = []

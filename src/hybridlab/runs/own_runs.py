@@ -26,8 +26,8 @@ import re
 import shutil
 from pathlib import Path
 
+from ..paths import find_kernel_file
 from . import run_format
-from .paths import find_kernel_file
 from .records import RecordError, parse_lines
 
 INDEX = "index.json"

@@ -1,7 +1,7 @@
 """Hidden tests draw their inputs per submission, from a seed the grader sets and the feedback
 records, so no input (and no answer) can be known or copied before grading.
 
-    from hybridlab.hidden_inputs import rng
+    from hybridlab.course.hidden_inputs import rng
     r = rng("phase_shares")          # the same draws for one submission and part, every rerun
     shares = r.uniform(0.1, 5.0, size=(5, 4))
 

@@ -11,10 +11,9 @@ from dataclasses import dataclass
 
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
-from . import _reaper as reaper
-from . import launcher
+from ..machine import launcher, reaper
+from ..machine.topology import compiler_info, find_mpiexec, mpi_info, read_topology, venv_bin
 from .kernelspec import NAME as KERNEL_NAME
-from .topology import compiler_info, find_mpiexec, mpi_info, read_topology, venv_bin
 
 SMALL_SHM_BYTES = 256 * 1024**2
 SRUN_SECONDS = 60  # a task on each node of the allocation

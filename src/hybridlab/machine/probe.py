@@ -10,7 +10,7 @@ from __future__ import annotations
 import ctypes
 import functools
 
-from .build import build
+from ..kernels.build import build
 
 SIBLING_BELOW_NS = 150.0  # siblings: about 60 ns here; separate cores: about 350 ns
 

@@ -9,7 +9,7 @@ goes to it with `sbatch --wait` (a time limit, a status line while it waits) and
 comes back. Elsewhere (a laptop, CI, the grading sandbox) the same script runs through the local
 runner: it reads the #SBATCH lines, refuses what one node of this machine cannot give, and runs the
 script with bash as a one-node allocation would (SLURM_* variables set, a job id of its own), with
-the kit's `srun` first on PATH: a small stand-in (`python -m hybridlab.jobs srun ...`, srun_main)
+the kit's `srun` first on PATH: a small stand-in (`python -m hybridlab.slurm.jobs srun ...`, srun_main)
 that starts the tasks with the venv's mpiexec, as many as asked, each bound to its
 --cpus-per-task cores (placement.py's flags) unless --cpu-bind=none. `result.runner` says which
 of the two ran the job. Options on the command line (`sbatch_args`, e.g. ["--ntasks=1"]) override
@@ -41,12 +41,12 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import _reaper as reaper
-from . import progress
-from .build import Kernel, build_source
-from .placement import Placement
-from .records import Results, parse_lines
-from .topology import find_mpiexec, read_topology, venv_bin
+from .. import progress
+from ..kernels.build import Kernel, build_source
+from ..machine import reaper
+from ..machine.placement import Placement
+from ..machine.topology import find_mpiexec, read_topology, venv_bin
+from ..runs.records import Results, parse_lines
 
 TIMEOUT = 300.0  # seconds a job may run by default
 TRACE_DIR = "HL_TRACE_DIR"  # where a traced whole program's ranks write their trace (hl_mpi_trace.h)
@@ -302,7 +302,7 @@ def _submit_local(text: str, request: JobRequest, args: list[str], sbatch_args: 
     script = _job_script(text, folder, job_id)
     output_file = folder / f"slurm-{job_id}.out"
     shim = Path(tempfile.mkdtemp(prefix="hybridlab-srun-"))
-    (shim / "srun").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m hybridlab.jobs srun "$@"\n')
+    (shim / "srun").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m hybridlab.slurm.jobs srun "$@"\n')
     (shim / "srun").chmod(0o755)
     host = socket.gethostname().split(".")[0]
     tag = f"job-{job_id}"
@@ -643,7 +643,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["srun"]:
         return srun_main(argv[1:])
-    print("usage: python -m hybridlab.jobs srun [options] program [arguments]", file=sys.stderr)
+    print("usage: python -m hybridlab.slurm.jobs srun [options] program [arguments]", file=sys.stderr)
     return 2
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from .build import LINK
-from .paths import find_kernel_file, kernel_dirs
+from ..kernels.build import LINK
+from ..paths import find_kernel_file, kernel_dirs
 
 ENV = "HYBRIDLAB_RUNS"  # off | record:<folder> | replay:<folder> (replay.py)
 FORMAT = 2  # of a run file; part of the reference run's cache key (autograde)

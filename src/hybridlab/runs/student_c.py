@@ -32,9 +32,9 @@ import re
 
 import pandas as pd
 
+from ..course.c_cells import student_headers, unanswered
+from ..kernels.build import LINK, STUDENT_UNIT_FLAGS, Kernel, build_source
 from . import compliance
-from .build import LINK, STUDENT_UNIT_FLAGS, Kernel, build_source
-from .c_cells import student_headers, unanswered
 from .launch import run_program
 from .records import WHERE_COLUMNS, Results
 

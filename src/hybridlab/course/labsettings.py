@@ -14,8 +14,8 @@ into the venv, idempotently:
   are copied to <sys.prefix>/share/jupyter/labextensions/hybridlab-c-cells/, where JupyterLab
   finds prebuilt extensions (no node at install time).
 
-    python -m hybridlab.labsettings           # install (what make setup runs)
-    python -m hybridlab.labsettings --show    # the notification settings JupyterLab serves
+    python -m hybridlab.course.labsettings           # install (what make setup runs)
+    python -m hybridlab.course.labsettings --show    # the notification settings JupyterLab serves
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pathlib import Path
 NOTIFICATION = "@jupyterlab/apputils-extension:notification"
 OVERRIDES = {NOTIFICATION: {"fetchNews": "false", "checkForUpdates": False}}
 EXTENSION = "hybridlab-c-cells"
-BUILT_EXTENSION = Path(__file__).resolve().parent / "labextension"  # package.json + static/
+BUILT_EXTENSION = Path(__file__).resolve().parents[1] / "labextension"  # package.json + static/
 
 
 def _lab_app():

@@ -1,7 +1,7 @@
 """The course book served by the student's own Jupyter server, at <base_url>hybridlab/book/.
 
 A jupyter-server extension (enabled by `make setup`: `jupyter server extension enable --sys-prefix
-hybridlab.bookserver`): the built Jupyter Book (`make book` writes book/_build/html) becomes a
+hybridlab.course.bookserver`): the built Jupyter Book (`make book` writes book/_build/html) becomes a
 path of the same server, no extra port, behind the server's own login. On a JupyterHub the
 server's base URL is /user/<name>/, so a lab links to the book through the hub's user-redirect:
 
@@ -30,7 +30,7 @@ def book_dir() -> Path:
     named = os.environ.get("HYBRIDLAB_BOOK_HTML")
     if named:
         return Path(named)
-    return Path(__file__).resolve().parents[2] / "book" / "_build" / "html"
+    return Path(__file__).resolve().parents[3] / "book" / "_build" / "html"
 
 
 def is_built(folder: Path | None = None) -> bool:
@@ -55,7 +55,7 @@ def not_built_text(folder: Path) -> str:
 
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:
-    return [{"module": "hybridlab.bookserver"}]
+    return [{"module": "hybridlab.course.bookserver"}]
 
 
 def _load_jupyter_server_extension(serverapp) -> None:
@@ -123,7 +123,7 @@ def enable(prefix: Path | None = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "hybridlab-book.json"
     text = (
-        json.dumps({"ServerApp": {"jpserver_extensions": {"hybridlab.bookserver": True}}}, indent=1)
+        json.dumps({"ServerApp": {"jpserver_extensions": {"hybridlab.course.bookserver": True}}}, indent=1)
         + "\n"
     )
     if not path.exists() or path.read_text() != text:

@@ -17,8 +17,8 @@ from typing import Any
 
 import psutil
 
-from . import _reaper as reaper
-from .errors import KernelCrash, KernelTimeout, failed_node, failed_rank, on_node
+from ..errors import KernelCrash, KernelTimeout, failed_node, failed_rank, on_node
+from ..machine import reaper
 
 POLL_SECONDS = 0.05
 LAUNCHER_EXIT_SECONDS = 3.0  # mpiexec exits within ms once its ranks are gone

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import nbformat
 
-from .paths import CHECKOUT, find_kernel_file
+from ..paths import CHECKOUT, find_kernel_file
 
-TEMPLATES = Path(__file__).resolve().parent / "templates" / "lab"
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "lab"
 PART_TEMPLATES = TEMPLATES.parent / "part"
 PART_KINDS = ("c", "python", "written")  # a whole C program, a Python function, a written answer
 PART_NAME = re.compile(r"[a-z][a-z0-9_]*")

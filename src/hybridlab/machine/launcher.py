@@ -23,7 +23,7 @@ from pathlib import Path
 
 import psutil
 
-from .paths import cache_root
+from ..paths import cache_root
 from .placement import Placement
 from .topology import NO_MPIEXEC, MpiInfo, find_mpiexec
 

@@ -55,7 +55,7 @@ def _folders() -> list[Path]:
     """Where a running lab looks for FILE: its working folder, then its notebook's folder."""
     folders = [Path.cwd()]
     try:
-        from .own_runs import notebook_path
+        from ..runs.own_runs import notebook_path
 
         notebook = notebook_path()
     except Exception:  # noqa: BLE001 - outside a kernel, or IPython half there: no notebook
@@ -107,7 +107,7 @@ def check_runs(notebook: Path, size: str | None = None) -> tuple[bool, str]:
     """(all usable runs match, a text for the student): how many of the notebook's kept runs
     grading can replay at the course's size (`size`, else the one released beside it, else
     the grader's default), and what to do when they do not."""
-    from . import own_runs
+    from ..runs import own_runs
 
     notebook = Path(notebook)
     if size is None:
@@ -170,7 +170,7 @@ def check_runs(notebook: Path, size: str | None = None) -> tuple[bool, str]:
 def check_my_runs(notebook: str | Path | None = None) -> bool:
     """Print how this notebook's kept runs match the course's grading size (from a lab's cell:
     `hl.check_my_runs()`); True when every run is usable at it."""
-    from .own_runs import notebook_path
+    from ..runs.own_runs import notebook_path
 
     path = Path(notebook) if notebook is not None else notebook_path()
     if path is None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from jupyter_client.kernelspec import KernelSpecManager
 
-from .topology import venv_bin
+from ..machine.topology import venv_bin
 
 NAME = "hybridlab"
 
