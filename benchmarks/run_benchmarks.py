@@ -52,7 +52,7 @@ from foundation_report import (
 )
 from hybridlab.kernels.build import build
 from hybridlab.machine import reaper
-from hybridlab.machine.topology import venv_bin
+from hybridlab.paths import venv_bin
 
 START_STOP_PLACEMENT = (2, 1, "none")
 CRASH = r"""
@@ -254,9 +254,9 @@ READING_S = 3.0
 FIRST_START = r"""
 import json, sys, time
 import hybridlab as hl
-from hybridlab import _controller
+from hybridlab.engines import controller
 if sys.argv[1] == "prestart":
-    _controller.prestart()
+    controller.prestart()
 time.sleep(float(sys.argv[2]))
 cluster = hl.Cluster(ranks=2, threads=1)
 t0 = time.perf_counter()

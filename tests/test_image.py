@@ -429,7 +429,7 @@ def test_lab_10s_job_runs_through_the_images_own_slurm_from_a_terminal(container
     want = reference_checksum(41, 9)
     assert abs(float(fields["checksum"]) - want) <= 1e-9 * abs(want), (line, want)
     answers = _exec(engine, name, "python", "-c",
-                    "from hybridlab import jobs; print(jobs.slurm_answers())")  # fmt: skip
+                    "from hybridlab.slurm import jobs; print(jobs.slurm_answers())")  # fmt: skip
     assert answers.stdout.strip() == "True", answers.stdout + answers.stderr
 
 

@@ -113,7 +113,7 @@ def test_lab_00_runs_headless_inside_the_allocation(slurm, tmp_path):
     notebook = ROOT / "grading" / "source" / LAB / f"{LAB}.ipynb"
     code = (
         "import sys\n"
-        "from hybridlab import notebooks\n"
+        "from hybridlab.course import notebooks\n"
         "notebooks.run_notebook(sys.argv[1], sys.argv[2], quick=True, timeout=600)\n"
     )
     salloc(slurm, [sys.executable, "-c", code, str(notebook), str(tmp_path)])

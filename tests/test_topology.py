@@ -1,7 +1,8 @@
 from pathlib import Path
 
 from conftest import venv_mpi
-from hybridlab.machine.topology import mpi_info, parse_cpu_list, read_topology, venv_bin
+from hybridlab.machine.topology import mpi_info, parse_cpu_list, read_topology
+from hybridlab.paths import venv_bin
 
 
 def _write(path: Path, text: str) -> None:

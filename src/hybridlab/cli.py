@@ -190,7 +190,7 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _check_runs(args: argparse.Namespace) -> int:
-    from .course.course_size import check_runs
+    from .runs.course_size import check_runs
 
     notebook = Path(args.notebook)
     if not notebook.is_file():

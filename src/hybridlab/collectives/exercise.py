@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable
 
 import pandas as pd
 
-from ..course.c_cells import without_comments
 from ..kernels.build import Kernel
+from ..kernels.c_cells import without_comments
 from ..p2p.hockney import PiecewiseHockney, piecewise_hockney
 from ..runs.launch import run_program
 from ..runs.records import Results

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
 from ..machine import launcher, reaper
-from ..machine.topology import compiler_info, find_mpiexec, mpi_info, read_topology, venv_bin
+from ..machine.topology import compiler_info, find_mpiexec, mpi_info, read_topology
+from ..paths import venv_bin
 from .kernelspec import NAME as KERNEL_NAME
 
 SMALL_SHM_BYTES = 256 * 1024**2

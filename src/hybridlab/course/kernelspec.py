@@ -14,7 +14,7 @@ from pathlib import Path
 
 from jupyter_client.kernelspec import KernelSpecManager
 
-from ..machine.topology import venv_bin
+from ..paths import venv_bin
 
 NAME = "hybridlab"
 

@@ -26,8 +26,8 @@ import psutil
 from ..errors import ClusterNotRunning
 from ..machine import launcher, reaper
 from ..machine.placement import Placement
-from ..machine.topology import Topology, venv_bin
-from ..paths import numba_cache_dir
+from ..machine.topology import Topology
+from ..paths import numba_cache_dir, venv_bin
 from . import controller, engine
 from .supervisor import Supervisor
 

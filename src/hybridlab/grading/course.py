@@ -21,9 +21,9 @@ from pathlib import Path
 
 import nbformat
 
-from ..course import course_size
 from ..course.notebooks import headless_environment
 from ..paths import KERNELS_FOLDER, grading_dir, labs_dir
+from ..runs import course_size
 
 GRADING = grading_dir(must_exist=False)
 LABS = labs_dir(must_exist=False)

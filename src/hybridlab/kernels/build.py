@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import progress
-from ..machine.topology import venv_bin
-from ..paths import cache_root, find_kernel_file, kernel_dirs
+from ..paths import cache_root, find_kernel_file, kernel_dirs, venv_bin
 
 TRACE_HEADER = "hl_mpi_trace.h"  # trace_mpi=True: records each MPI call with its thread
 TRACE_FLAGS = ("-DHL_TRACE_MPI", "-include", TRACE_HEADER)

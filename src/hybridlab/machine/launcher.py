@@ -219,7 +219,7 @@ def shared_folder() -> Path:
 
 
 # removes the MPI files no live process uses (what a killed rank leaves), on the node it runs on
-CLEAN_FILES = "from hybridlab import _reaper; _reaper.clean_files()"
+CLEAN_FILES = "from hybridlab.machine import reaper; reaper.clean_files()"
 CLEAN_SECONDS = 60
 
 

@@ -10,9 +10,10 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..paths import venv_bin
 
 SYSFS = Path("/sys/devices/system")
 
@@ -165,11 +166,6 @@ def read_topology(root: Path = SYSFS) -> Topology:
     cpus = [Cpu(c.cpu, order[c.core], c.socket, c.numa) for c in cpus]
     usable = tuple(sorted(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else ()
     return Topology(cpus=cpus, caches=caches, usable=usable or tuple(online))
-
-
-def venv_bin() -> Path:
-    """The bin folder of the Python running us: where the venv's mpiexec and mpicc live."""
-    return Path(sys.executable).parent
 
 
 @functools.lru_cache(maxsize=4)

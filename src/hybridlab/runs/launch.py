@@ -15,7 +15,8 @@ from ..errors import KernelCrash, KernelError, KernelTimeout, failed_node, faile
 from ..kernels.build import Kernel
 from ..machine import launcher, reaper
 from ..machine.placement import Placement
-from ..machine.topology import read_topology, venv_bin
+from ..machine.topology import read_topology
+from ..paths import venv_bin
 from . import run_path
 from .records import Results
 

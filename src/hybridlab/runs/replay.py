@@ -35,6 +35,7 @@ from ..kernels.build import Kernel
 from ..machine.placement import MPICH_THROTTLE, OPENMPI_THROTTLE, Placement
 from ..paths import kernel_dirs
 from . import own_runs
+from .course_size import quick_mode
 from .run_format import CHECKED, ENV, FORMAT, key_of, source_hash
 
 OWN = "HYBRIDLAB_OWN_RUNS"  # the grader's checked copy of the submission's runs folder
@@ -203,8 +204,6 @@ def record(
 ) -> None:
     """Keep one run's output (written whole, then renamed: a reader never sees half a file), and
     enter it in its folder's index (own_runs.INDEX: what was recorded, with digests)."""
-    from ..course.course_size import quick_mode
-
     data = {
         "format": FORMAT,
         "identity": identity,

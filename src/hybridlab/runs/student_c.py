@@ -32,8 +32,8 @@ import re
 
 import pandas as pd
 
-from ..course.c_cells import student_headers, unanswered
 from ..kernels.build import LINK, STUDENT_UNIT_FLAGS, Kernel, build_source
+from ..kernels.c_cells import student_headers, unanswered
 from . import compliance
 from .launch import run_program
 from .records import WHERE_COLUMNS, Results

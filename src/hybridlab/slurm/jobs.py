@@ -1,6 +1,6 @@
 """Submit a Slurm batch script and give back its output and what the allocation granted.
 
-    from hybridlab import jobs
+    from hybridlab.slurm import jobs
     result = jobs.submit("jacobi.sbatch", args=["512", "100"])   # sbatch jacobi.sbatch 512 100
     result.runner, result.output, result.granted
 
@@ -45,7 +45,8 @@ from .. import progress
 from ..kernels.build import Kernel, build_source
 from ..machine import reaper
 from ..machine.placement import Placement
-from ..machine.topology import find_mpiexec, read_topology, venv_bin
+from ..machine.topology import find_mpiexec, read_topology
+from ..paths import venv_bin
 from ..runs.records import Results, parse_lines
 
 TIMEOUT = 300.0  # seconds a job may run by default

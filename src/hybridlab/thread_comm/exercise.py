@@ -21,9 +21,9 @@ import re
 
 import pandas as pd
 
-from ..course.c_cells import unanswered
 from ..halo.serial import check_grid, jacobi2d
 from ..kernels.build import Kernel, build
+from ..kernels.c_cells import unanswered
 from ..runs import compliance
 from ..runs.launch import run_program
 from ..runs.records import Results, as_frame

@@ -21,6 +21,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from . import own_runs
+
 FILE = ".hybridlab-course.json"
 SIZES = ("quick", "full")
 DEFAULT = "quick"  # what `hybridlab grade` uses when the course does not say (GradingPolicy.size)
@@ -55,9 +57,7 @@ def _folders() -> list[Path]:
     """Where a running lab looks for FILE: its working folder, then its notebook's folder."""
     folders = [Path.cwd()]
     try:
-        from ..runs.own_runs import notebook_path
-
-        notebook = notebook_path()
+        notebook = own_runs.notebook_path()
     except Exception:  # noqa: BLE001 - outside a kernel, or IPython half there: no notebook
         notebook = None
     if notebook is not None and notebook.parent not in folders:
@@ -107,8 +107,6 @@ def check_runs(notebook: Path, size: str | None = None) -> tuple[bool, str]:
     """(all usable runs match, a text for the student): how many of the notebook's kept runs
     grading can replay at the course's size (`size`, else the one released beside it, else
     the grader's default), and what to do when they do not."""
-    from ..runs import own_runs
-
     notebook = Path(notebook)
     if size is None:
         size = read(notebook.parent) or DEFAULT
@@ -170,9 +168,7 @@ def check_runs(notebook: Path, size: str | None = None) -> tuple[bool, str]:
 def check_my_runs(notebook: str | Path | None = None) -> bool:
     """Print how this notebook's kept runs match the course's grading size (from a lab's cell:
     `hl.check_my_runs()`); True when every run is usable at it."""
-    from ..runs.own_runs import notebook_path
-
-    path = Path(notebook) if notebook is not None else notebook_path()
+    path = Path(notebook) if notebook is not None else own_runs.notebook_path()
     if path is None:
         print("hl.check_my_runs(): name the notebook, e.g. hl.check_my_runs('02_lab.ipynb')")
         return False

@@ -1,6 +1,6 @@
 """C cells: a notebook cell whose body is plain C, kept in a variable and compiled at once.
 
-    %load_ext hybridlab.course.c_cells          # once, in the lab's first cell
+    %load_ext hybridlab.kernels.c_cells          # once, in the lab's first cell
 
     %%c EXCHANGE_C thread_ring
     int check_thread_level(hl_ctx *ctx) {
@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 import subprocess
 
-from ..kernels.build import (
+from ..paths import find_kernel_file, kernel_dirs
+from .build import (
     DEFAULT_FLAGS,
     STUDENT_UNIT_FLAGS,
     TRACE_FLAGS,
@@ -37,7 +38,6 @@ from ..kernels.build import (
     include_flags,
     mpicc,
 )
-from ..paths import find_kernel_file, kernel_dirs
 
 MAGIC = "c"
 _NAME = re.compile(r"[A-Za-z_]\w*")
@@ -132,7 +132,7 @@ def c_magic(line: str, cell: str, namespace: dict) -> None:
 
 
 def load_ipython_extension(ipython) -> None:
-    """`%load_ext hybridlab.course.c_cells`: registers the %%c cell magic."""
+    """`%load_ext hybridlab.kernels.c_cells`: registers the %%c cell magic."""
 
     def magic(line: str, cell: str) -> None:
         c_magic(line, cell, ipython.user_ns)
