@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from gaming import KINDS
-from hybridlab.authoring import corpus_folder
+from hybridlab.course.authoring import corpus_folder
 from hybridlab.grading import known_labs
 from hybridlab.paths import grading_dir
 from wrong_answers import load as _load

@@ -7,12 +7,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import _reaper as reaper
-from .build import BuildError, available_kernels, build, clean_cache
+from .kernels.build import BuildError, available_kernels, build, clean_cache
+from .machine import reaper
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from .doctor import examine
+    from .course.doctor import examine
     from .settings import current
 
     facts, findings = examine()
@@ -49,7 +49,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .notebooks import NotebookError, run_notebook
+    from .course.notebooks import NotebookError, run_notebook
 
     out = Path(args.out)
     try:
@@ -124,7 +124,7 @@ def _course_folder(args: argparse.Namespace) -> Path:
 
 def _corpus_tests(course: Path, lab: str) -> str:
     """The command that runs the course's convention and corpus tests of `lab`."""
-    from .authoring import is_kit_course
+    from .course.authoring import is_kit_course
 
     if is_kit_course(course):
         return f"pytest tests/test_lab_lists.py tests/test_notebooks.py tests/test_wrong_answers.py -k {lab}"
@@ -132,7 +132,7 @@ def _corpus_tests(course: Path, lab: str) -> str:
 
 
 def _new_lab(args: argparse.Namespace) -> int:
-    from .authoring import AuthoringError, corpus_folder, new_lab, scaffolding
+    from .course.authoring import AuthoringError, corpus_folder, new_lab, scaffolding
     from .grading.course import GradingError, release
     from .paths import labs_dir
 
@@ -161,7 +161,7 @@ def _new_lab(args: argparse.Namespace) -> int:
 
 
 def _new_part(args: argparse.Namespace) -> int:
-    from .authoring import AuthoringError, new_part
+    from .course.authoring import AuthoringError, new_part
 
     course = _course_folder(args)
     try:
@@ -176,7 +176,7 @@ def _new_part(args: argparse.Namespace) -> int:
 
 
 def _slurm(args: argparse.Namespace) -> int:
-    from .local_slurm import run
+    from .slurm.local_slurm import run
 
     return run(args)
 
@@ -215,7 +215,7 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _check_runs(args: argparse.Namespace) -> int:
-    from .course_size import check_runs
+    from .runs.course_size import check_runs
 
     notebook = Path(args.notebook)
     if not notebook.is_file():
@@ -382,7 +382,7 @@ def parser() -> argparse.ArgumentParser:
     np_.add_argument("part", help="the part's name, a Python identifier (its cells' ids)")
     np_.add_argument("--course", help=COURSE_HELP)
     np_.set_defaults(func=_new_part)
-    from . import local_slurm
+    from .slurm import local_slurm
 
     sl = sub.add_parser("slurm", help="a one-node Slurm of your own for lab 10's jobs: start|stop|status",
                         description=local_slurm.DESCRIPTION)  # fmt: skip
