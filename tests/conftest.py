@@ -66,12 +66,15 @@ def _segments_at_start():
     SEGMENTS_AT_START.update(glob.glob(SHM))
 
 
-def orphaned_segments(before: set[str], grace: float = THEIR_CLEANUP_SECONDS) -> list[str]:
-    """MPICH segments that appeared since `before` and that no live process maps or holds open,
-    and still none after `grace` seconds (another program's are cleaned by it meanwhile)."""
+def orphaned_segments(
+    before: set[str], grace: float = THEIR_CLEANUP_SECONDS, pattern: str = SHM
+) -> list[str]:
+    """MPICH segments (`pattern`) that appeared since `before` and that no live process maps or
+    holds open, and still none after `grace` seconds (another program's are cleaned by it
+    meanwhile)."""
     deadline = time.monotonic() + grace
     while True:
-        found = sorted(set(reaper.unused_segments((SHM,), min_age=IN_FLIGHT_SECONDS)) - before)
+        found = sorted(set(reaper.unused_segments((pattern,), min_age=IN_FLIGHT_SECONDS)) - before)
         if not found or time.monotonic() >= deadline:
             return found
         time.sleep(0.5)
