@@ -16,10 +16,12 @@ import pytest
 import test_notebooks
 import test_wrong_answers
 from grading_course import LIMITS, require_sandbox, submit
-from hybridlab import compliance, grading, jobs
-from hybridlab.authoring import AuthoringError, missing_entries, new_lab, new_part
-from hybridlab.c_cells import compile_check
-from hybridlab.topology import read_topology
+from hybridlab import grading
+from hybridlab.course.authoring import AuthoringError, missing_entries, new_lab, new_part
+from hybridlab.kernels.c_cells import compile_check
+from hybridlab.machine.topology import read_topology
+from hybridlab.runs import compliance
+from hybridlab.slurm import jobs
 from wrong_answers import load
 
 ROOT = Path(__file__).resolve().parents[1]

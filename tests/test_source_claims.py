@@ -291,7 +291,7 @@ def test_fidelity_srun_cpus_per_task_22_05_and_23_02_only():
     for text in (_lab("10"), _page("labs/10_whole_program.md"), _page("slurm.md")):
         assert "22.05 and 23.02" in text and "23.11" in text
         assert "Since Slurm 22.05" not in text and "22.05 and later" not in text
-    from hybridlab import jobs
+    from hybridlab.slurm import jobs
 
     assert "22.05 and 23.02" in jobs.SRUN_NOTE and "and later" not in jobs.SRUN_NOTE
 
