@@ -12,15 +12,14 @@ arrays are not in it. Written to benchmarks/engine_memory_results.md; nothing is
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
-import platform
 import sys
 from pathlib import Path
 
 import psutil
 
 import hybridlab as hl
+from _common import describe_machine, machine_lines, table, write_report
 
 HERE = Path(__file__).resolve().parent
 
@@ -58,18 +57,15 @@ def main() -> int:
         "",
         __doc__.split("\n\n")[0].replace("\n", " "),
         "",
-        f"- date (UTC): {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M}, host: "
-        f"{platform.node()}, {os.cpu_count()} CPUs",
+        *machine_lines(describe_machine()),
         "",
-        "| engines x threads | PSS MiB | processes | load (1 min) after |",
-        "|---|---|---|---|",
-        *(f"| {r} x 1 | {m:.0f} | {c} | {load:.1f} |" for r, m, c, load in rows),
-    ]
+        *table(["engines x threads", "PSS MiB", "processes", "load (1 min) after"],
+               [[f"{r} x 1", f"{m:.0f}", c, f"{load:.1f}"] for r, m, c, load in rows]),
+    ]  # fmt: skip
     if len(rows) >= 2:
         (r0, m0, _, _), (r1, m1, _, _) = rows[0], rows[-1]
-        lines += ["", f"Per engine: {(m1 - m0) / (r1 - r0):.0f} MiB."]
-    Path(args.out).write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+        lines.append(f"Per engine: {(m1 - m0) / (r1 - r0):.0f} MiB.")
+    write_report(Path(args.out), lines + [""])
     return 0
 
 

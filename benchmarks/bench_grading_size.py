@@ -14,10 +14,8 @@ runs) apart. Nothing is asserted.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import shutil
 import sys
 import tempfile
@@ -26,6 +24,7 @@ from pathlib import Path
 
 import nbformat
 
+from _common import describe_machine, machine_lines, table, write_report
 from hybridlab import grading
 
 HERE = Path(__file__).resolve().parent
@@ -71,26 +70,24 @@ def main() -> int:
         full = grade_once(lab, False)
         rows.append((lab, quick, full))
         print(lab, f"quick {quick['seconds']:.0f} s, full {full['seconds']:.0f} s", file=sys.stderr)
+    rows = [
+        [lab, f"{q['seconds']:.0f}", f"{f['seconds']:.0f}", f"{f['seconds'] / q['seconds']:.2f}",
+         f"{q['reference']:.0f}, {f['reference']:.0f}", f"{q['points']:g}, {f['points']:g}",
+         f"{q['load'][0]:.1f} / {q['load'][1]:.1f}; {f['load'][0]:.1f} / {f['load'][1]:.1f}"]
+        for lab, q, f in rows
+    ]  # fmt: skip
+    header = ["lab", "quick s", "full s", "full / quick", "solution's reference run s (quick, full)",
+              "points (quick, full)", "load before / after (quick; full)"]  # fmt: skip
     lines = [
         "# Grading size: one lab's solution graded at quick and at full (bench_grading_size.py)",
         "",
         __doc__.split("\n\n")[0].replace("\n", " "),
         "",
-        f"- date (UTC): {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M}, host: "
-        f"{platform.node()}, {os.cpu_count()} CPUs",
+        *machine_lines(describe_machine()),
         "",
-        "| lab | quick s | full s | full / quick | solution's reference run s (quick, full) "
-        "| points (quick, full) | load before / after (quick; full) |",
-        "|---|---|---|---|---|---|---|",
+        *table(header, rows),
     ]
-    for lab, q, f in rows:
-        lines.append(
-            f"| {lab} | {q['seconds']:.0f} | {f['seconds']:.0f} | {f['seconds'] / q['seconds']:.2f} "
-            f"| {q['reference']:.0f}, {f['reference']:.0f} | {q['points']:g}, {f['points']:g} | {q['load'][0]:.1f} / {q['load'][1]:.1f}; "
-            f"{f['load'][0]:.1f} / {f['load'][1]:.1f} |"
-        )
-    Path(args.out).write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_report(Path(args.out), lines)
     return 0
 
 
