@@ -19,7 +19,7 @@ from pathlib import Path
 import psutil
 
 import hybridlab as hl
-from _common import describe_machine, machine_lines, table, write_report
+from _common import report_head, table, write_report
 
 HERE = Path(__file__).resolve().parent
 
@@ -53,12 +53,7 @@ def main() -> int:
         rows.append((ranks, mib, count, os.getloadavg()[0]))
         print(f"{ranks} engines: {mib:.0f} MiB PSS, {count} processes", file=sys.stderr)
     lines = [
-        "# Memory of a cluster by its engines (bench_engine_memory.py)",
-        "",
-        __doc__.split("\n\n")[0].replace("\n", " "),
-        "",
-        *machine_lines(describe_machine()),
-        "",
+        *report_head("Memory of a cluster by its engines (bench_engine_memory.py)", __doc__),
         *table(["engines x threads", "PSS MiB", "processes", "load (1 min) after"],
                [[f"{r} x 1", f"{m:.0f}", c, f"{load:.1f}"] for r, m, c, load in rows]),
     ]  # fmt: skip

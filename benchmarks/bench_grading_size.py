@@ -24,7 +24,7 @@ from pathlib import Path
 
 import nbformat
 
-from _common import describe_machine, machine_lines, table, write_report
+from _common import report_head, table, write_report
 from hybridlab import grading
 
 HERE = Path(__file__).resolve().parent
@@ -79,12 +79,7 @@ def main() -> int:
     header = ["lab", "quick s", "full s", "full / quick", "solution's reference run s (quick, full)",
               "points (quick, full)", "load before / after (quick; full)"]  # fmt: skip
     lines = [
-        "# Grading size: one lab's solution graded at quick and at full (bench_grading_size.py)",
-        "",
-        __doc__.split("\n\n")[0].replace("\n", " "),
-        "",
-        *machine_lines(describe_machine()),
-        "",
+        *report_head("Grading size: one lab's solution graded at quick and at full (bench_grading_size.py)", __doc__),
         *table(header, rows),
     ]
     write_report(Path(args.out), lines)
