@@ -46,9 +46,9 @@ LSCPU_FIELDS = ("Model name", "CPU(s)", "Thread(s) per core", "Core(s) per socke
 
 
 class Bench:
-    """A benchmark's options (--repeats, --quick, --out and its own), progress on stderr (the
-    script's own `progress` when its functions report too), the load at its checkpoints and its
-    report."""
+    """A benchmark's options (--repeats, --quick, --out and its own; `quick` holds the values
+    --quick sets), progress on stderr (the script's own `progress` when its functions report
+    too), the load at its checkpoints and its report."""
 
     def __init__(
         self,
@@ -61,6 +61,7 @@ class Bench:
         repeats: int = 3,
         options: Callable[[argparse.ArgumentParser], None] | None = None,
         progress: Progress | None = None,
+        quick: dict[str, object] | None = None,
     ):
         parser = argparse.ArgumentParser(
             description=doc.splitlines()[0] if doc else name,
@@ -74,6 +75,8 @@ class Bench:
             options(parser)
         self.name = name
         self.args = parser.parse_args(argv)
+        if self.args.quick:
+            vars(self.args).update(quick or {})
         self.say = progress or Progress(name)
         self.loads: list[dict] = []
 

@@ -122,10 +122,9 @@ def options(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     bench = Bench("bench_p2p", __doc__, "p2p_results.md", argv, repeats=5, options=options,
-                  quick_help="2 repeats, 3 samples, scale 0.1", progress=say)  # fmt: skip
+                  quick_help="2 repeats, 3 samples, scale 0.1", progress=say,
+                  quick={"repeats": 2, "samples": 3, "scale": 0.1})  # fmt: skip
     args = bench.args
-    if args.quick:
-        args.repeats, args.samples, args.scale = 2, 3, 0.1
     bench.checkpoint("before")
     runs = []
     for repeat in range(args.repeats):

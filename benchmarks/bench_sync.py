@@ -171,10 +171,9 @@ def report(runs: list[dict], args, seconds: float) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     bench = Bench("bench_sync", __doc__, "sync_results.md", argv, repeats=5, options=options,
-                  quick_help="1 repeat, 5 samples of 0.2 ms", progress=say)  # fmt: skip
+                  quick_help="1 repeat, 5 samples of 0.2 ms", progress=say,
+                  quick={"repeats": 1, "samples": 5, "target_ms": 0.2})  # fmt: skip
     args = bench.args
-    if args.quick:
-        args.repeats, args.samples, args.target_ms = 1, 5, 0.2
     if args.repeats < 1 or args.samples < 2 or args.target_ms <= 0:
         raise SystemExit("bench_sync: need --repeats >= 1, --samples >= 2 and --target-ms > 0")
     if len(hl.read_topology().usable) < 2:
