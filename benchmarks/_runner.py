@@ -58,7 +58,7 @@ class Bench:
         argv: list[str] | None = None,
         *,
         quick_help: str = "fewer samples: a smoke run",
-        repeats: int = 3,
+        repeats: int | None = 3,
         options: Callable[[argparse.ArgumentParser], None] | None = None,
         progress: Progress | None = None,
         quick: dict[str, object] | None = None,
@@ -68,7 +68,8 @@ class Bench:
             epilog=doc,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        parser.add_argument("--repeats", type=int, default=repeats)
+        if repeats is not None:  # None: a benchmark that repeats nothing
+            parser.add_argument("--repeats", type=int, default=repeats)
         parser.add_argument("--quick", action="store_true", help=quick_help)
         parser.add_argument("--out", type=Path, default=HERE / out)
         if options:
