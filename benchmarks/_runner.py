@@ -37,9 +37,10 @@ from _common import (
     write_json,
     write_report,
 )
-from hybridlab import launch, launcher
-from hybridlab.placement import Placement
-from hybridlab.topology import read_topology
+from hybridlab.machine import launcher
+from hybridlab.machine.placement import Placement
+from hybridlab.machine.topology import read_topology
+from hybridlab.runs import launch
 
 LSCPU_FIELDS = ("Model name", "CPU(s)", "Thread(s) per core", "Core(s) per socket", "Socket(s)",
                 "NUMA node(s)", "L3 cache", "Hypervisor vendor")  # fmt: skip
@@ -148,6 +149,13 @@ def alternate(
     return out
 
 
+def reference_command(
+    binary: Path, argv: Iterable[str], ranks: int, threads: int, bind: str = "cores"
+) -> list[str]:
+    """The launcher's command line for a reference program, as launch_reference runs it."""
+    return launcher.choose().command(Placement(ranks, threads, bind), [str(binary), *argv])
+
+
 def launch_reference(
     binary: Path, argv: Iterable[str], ranks: int, threads: int, bind: str = "cores",
     timeout: float = 900,
@@ -157,7 +165,7 @@ def launch_reference(
     OMP_PROC_BIND) for `ranks` x `threads` bound by `bind`."""
     placement = Placement(ranks, threads, bind)
     chosen = launcher.choose()
-    cmd = chosen.command(placement, [str(binary), *argv])
+    cmd = reference_command(binary, argv, ranks, threads, bind)
     env = chosen.environment(
         placement.environment(chosen.mpi.implementation, len(read_topology().usable))
     )

@@ -25,7 +25,7 @@ import sys
 import hybridlab as hl
 from _common import Progress, summary, table
 from _runner import Bench
-from hybridlab.build import build_source
+from hybridlab.kernels.build import build_source
 
 say = Progress("bench_tracers")
 
