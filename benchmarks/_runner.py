@@ -90,12 +90,15 @@ class Bench:
         """How this run was started, for the report."""
         return scrub_paths(" ".join(["python", f"benchmarks/{self.name}.py", *sys.argv[1:]]))
 
-    def report(self, title: str, lines: list[str], data: dict | None = None) -> int:
-        """Write the report (title, command, machine, `lines`, the load at every checkpoint)
-        and, given `data`, its JSON beside it with the machine; 0, the script's exit status."""
+    def report(
+        self, title: str, lines: list[str], data: dict | None = None, *, what: str = ""
+    ) -> int:
+        """Write the report (title, `what` it measures, command, machine, `lines`, the load at
+        every checkpoint) and, given `data`, its JSON beside it with the machine; 0, the
+        script's exit status."""
         machine = describe_machine()
-        header = [f"# {title}", "", f"Measured by `{self.command()}`:", "",
-                  *machine_lines(machine), ""]  # fmt: skip
+        header = [f"# {title}", "", *([what, ""] if what else []),
+                  f"Measured by `{self.command()}`:", "", *machine_lines(machine), ""]  # fmt: skip
         write_report(self.args.out, [*header, *lines, *load_lines(self.loads)])
         if data is not None:
             write_json(self.args.out.with_suffix(".json"), {"machine": machine, **data})
