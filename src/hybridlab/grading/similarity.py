@@ -39,7 +39,6 @@ THRESHOLD = 0.6  # a pair is flagged when either side shares this much of its to
 NOISE = 25  # characters of tokenized code: shorter matches are not counted (copydetect default)
 GUARANTEE = 30  # matches this long are always found (window = GUARANTEE - NOISE + 1)
 LANGUAGES = {"C": ("c", "//"), "Python": ("py", "#")}  # extension (picks the lexer), comment
-DELIMITERS = ("BEGIN SOLUTION", "END SOLUTION")
 SHOWN_BELOW = 10  # pairs below the threshold listed (not shown side by side) in the report
 SHOWN_OTHERS = 4  # documents named per flagged submission in the printed text
 
@@ -110,22 +109,28 @@ class Report:
 # ------------------------------------------------------------------------------ documents
 
 
+def _delimiters() -> tuple[str, str]:
+    """nbgrader's solution delimiters (grading/nbgrader_config.py names the same ones)."""
+    from nbgrader.preprocessors import ClearSolutions
+
+    return (ClearSolutions.begin_solution_delimeter.default_value,
+            ClearSolutions.end_solution_delimeter.default_value)  # fmt: skip
+
+
 def _without_delimiters(source: str) -> str:
-    return "\n".join(line for line in source.splitlines() if not _is_delimiter(line))
-
-
-def _is_delimiter(line: str) -> bool:
-    return any(d in line for d in DELIMITERS)
+    begin, end = _delimiters()
+    return "\n".join(line for line in source.splitlines() if begin not in line and end not in line)
 
 
 def _released(source: str) -> str:
     """What the released notebook keeps of an answer cell: the lines outside its solution
     regions (a cell without regions is released as a stub: nothing of it is given)."""
+    begin, end = _delimiters()
     kept, inside, regions = [], False, False
     for line in source.splitlines():
-        if DELIMITERS[0] in line:
+        if begin in line:
             inside = regions = True
-        elif DELIMITERS[1] in line:
+        elif end in line:
             inside = False
         elif not inside:
             kept.append(line)
