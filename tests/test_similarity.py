@@ -1,8 +1,9 @@
 """Copies found (grading/similarity.py, copydetect): a class of lab 04 submissions built from
 the instructor notebook (tests/grading_course.py), compared for real. A copy of the published
 solution and a classmate's answers with every name changed are flagged; two students who wrote
-their own answers (tests/similar_answers.py), the released notebook handed in blank, and the
-wrong answers' corpus against the honest ones, are not."""
+their own answers (tests/similar_answers.py) and the released notebook handed in blank are not;
+the wrong answers' corpus (the solution with a mistake) is flagged, the honest answers beside it
+are not."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import similar_answers as sa
 from hybridlab import cli
 from hybridlab.grading import similarity
 from hybridlab.grading.course import GradingError, read_lab
+from wrong_answers import load
 
 LAB = "04_halo_exchange"
 
@@ -96,3 +98,20 @@ def test_what_the_release_gives_is_not_counted(course):
                                 similarity._released)  # fmt: skip
     assert set(docs) == {"C", "Python"}
     assert docs["C"].startswith("// exchange_halos\n// %%c EXCHANGE_C halo2d\n")
+
+
+def test_the_wrong_answers_corpus_is_the_solution_with_a_mistake(tmp_path):
+    """tests/wrong_answers/04: each is the solution with one part changed; beside them, the
+    honest answers stay below the threshold with every one of them."""
+    root = gc.make_course(tmp_path / "course", labs=(LAB,))
+    lab = read_lab(root, LAB)
+    wrong = load(LAB)
+    assert len(wrong) >= 3
+    for i, mistake in enumerate(wrong):
+        gc.submit(root, f"wrong{i}", _answered(lab.notebook(), dict(mistake.answers)), LAB)
+    for name, answers in (("ana", sa.ANA), ("boris", sa.BORIS)):
+        gc.submit(root, name, _answered(lab.notebook(), answers), LAB)
+    flagged = similarity.compare(lab, write=False).flagged()
+    assert sorted(flagged) == sorted(f"wrong{i}" for i in range(len(wrong))), flagged
+    for i in range(len(wrong)):
+        assert any(w.startswith(similarity.SOLUTION) for w in flagged[f"wrong{i}"])

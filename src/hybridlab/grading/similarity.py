@@ -2,7 +2,7 @@
 published solution, by copydetect (winnowing, as MOSS: Schleimer, Wilkerson and Aiken,
 "Winnowing: local algorithms for document fingerprinting", SIGMOD 2003).
 
-    hybridlab similarity LAB [--threshold 0.6]    the HTML report, and who is flagged
+    hybridlab similarity LAB [--threshold 0.7]    the HTML report, and who is flagged
 
 One document per submission and language: its C answer cells (`%%c`) in one, its Python answer
 cells in the other, each cell headed by a comment naming its grade_id. copydetect tokenizes them
@@ -35,9 +35,12 @@ if TYPE_CHECKING:  # the rest is imported where it is used: the command line's p
     from .course import Lab
 
 SOLUTION = "published solution"  # the instructor notebook's answers, as a document of its own
-THRESHOLD = 0.6  # a pair is flagged when either side shares this much of its tokens
+THRESHOLD = 0.7  # a pair is flagged when either side shares this much of its tokens
 NOISE = 25  # characters of tokenized code: shorter matches are not counted (copydetect default)
-GUARANTEE = 30  # matches this long are always found (window = GUARANTEE - NOISE + 1)
+# Matches this long are always found: the winnowing window is GUARANTEE - NOISE + 1. copydetect's
+# default, 1, keeps every k-gram: the shares are then the same each time (Python's string hashes
+# differ between processes, and a wider window keeps another sample each time: +-3% measured)
+GUARANTEE = NOISE
 LANGUAGES = {"C": ("c", "//"), "Python": ("py", "#")}  # extension (picks the lexer), comment
 SHOWN_BELOW = 10  # pairs below the threshold listed (not shown side by side) in the report
 SHOWN_OTHERS = 4  # documents named per flagged submission in the printed text
