@@ -160,6 +160,16 @@ def test_solution_full_and_blank_zero(graded):
     assert graded.records["solution"]["outcome"] == "graded"
 
 
+def test_the_report_names_the_copies(graded):
+    """Every submission of the tiny lab but the blank one is the solution with a part changed:
+    the report names them (similarity.py), the blank is not named."""
+    assert "  solution: similar to published solution (Python 100%)" in graded.report
+    assert "similar answers: published solution (Python 100%)" in _notes(graded, "solution")
+    assert "\n  blank:" not in graded.report and "similar answers" not in _notes(graded, "blank")
+    page = graded.root / "reports" / f"{gc.LAB}-similarity.html"
+    assert "<mark>" in page.read_text() and str(page) in graded.report
+
+
 @pytest.mark.parametrize("student", sorted(gc.bad_submissions(gc.instructor_notebook(), 1)))
 def test_bad_submission_loses_only_its_part(graded, student):
     _, expected = graded.cases[student]

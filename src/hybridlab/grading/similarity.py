@@ -7,7 +7,7 @@ published solution, by copydetect (winnowing, as MOSS: Schleimer, Wilkerson and 
 One document per submission and language: its C answer cells (`%%c`) in one, its Python answer
 cells in the other, each cell headed by a comment naming its grade_id. copydetect tokenizes them
 (pygments), replaces every name by one letter and every string by another (a renamed variable or
-function changes nothing), hashes the k-grams of what is left and keeps a winnowed sample. The
+function changes nothing), drops comments and hashes every k-gram of what is left. The
 code the released notebook gives every student (function signatures, comments, the stubs) is
 left out as boilerplate. A pair's share, for each side, is the part of that side's tokens found
 in the other; a pair is flagged when either share reaches the threshold. The published solution
@@ -92,16 +92,13 @@ class Report:
 
     def text(self) -> str:
         """What `hybridlab similarity` and `hybridlab grade` print."""
-        counts = ", ".join(f"{len(v)} {k} document(s)" for k, v in self.documents.items() if v)
+        counts = " and ".join(f"{len(v)} with {k}" for k, v in self.documents.items() if v)
         flagged = self.flagged()
         head = (
-            f"similarity of answers ({counts or 'no answers'}, the published solution included; "
-            f"flagged at {self.threshold:.0%} shared): "
+            f"similarity: submissions' answers ({counts or 'none'}) compared with each other and "
+            f"the {SOLUTION}, flagged at {self.threshold:.0%} shared: "
+            + (f"{len(flagged)} submission(s) flagged" if flagged else "none flagged")
         )
-        if not flagged:
-            head += "none flagged"
-        else:
-            head += f"{len(flagged)} submission(s) flagged"
         lines = [head + (f"; report: {self.path}" if self.path else "")]
         for who, others in flagged.items():
             more = f" and {len(others) - SHOWN_OTHERS} more" if len(others) > SHOWN_OTHERS else ""
