@@ -12,7 +12,8 @@ import nbformat
 import pytest
 
 import hybridlab as hl
-from hybridlab import notebooks, own_runs, replay
+from hybridlab.course import notebooks
+from hybridlab.runs import own_runs, replay
 from test_build import GOOD as ANSWER  # a kernel that reports one parameter
 
 
@@ -208,16 +209,16 @@ def test_replay_takes_own_runs_first_then_the_reference_then_measures(kept, tmp_
 def test_a_run_made_under_srun_is_the_run_grading_makes_under_mpiexec(fresh, tmp_path):
     """On a Slurm hub the student's runs go through srun, grading's through the sandbox's
     mpiexec: the launcher is not part of a run's identity, its placement is. make test has no
-    Slurm: the recorded run is made by this machine's mpiexec and recorded as srun's (runs.run's
+    Slurm: the recorded run is made by this machine's mpiexec and recorded as srun's (run_path.run's
     run_by, what launch.run_program passes under srun); test_slurm.py records under a real srun."""
-    from hybridlab import launch
+    from hybridlab.runs import run_path
 
     folder = tmp_path / "lab_runs"
     fresh.setenv(replay.ENV, f"record:{folder}")
-    real_run = launch.runs.run
-    fresh.setattr(launch.runs, "run", lambda *a, **k: real_run(*a, **{**k, "run_by": "srun"}))
+    real_run = run_path.run
+    fresh.setattr(run_path, "run", lambda *a, **k: real_run(*a, **{**k, "run_by": "srun"}))
     on_hub = hello(1)
-    fresh.setattr(launch.runs, "run", real_run)
+    fresh.setattr(run_path, "run", real_run)
     assert on_hub.meta["run_by"] == "srun"
     (recorded,) = folder.glob("*-0.json")
     assert json.loads(recorded.read_text())["identity"]["how"] == "program"
@@ -294,7 +295,7 @@ def _record(fresh, folder, quick: bool | None, *spins: int) -> None:
 
 
 def test_a_lab_runs_at_the_course_size_unless_HYBRIDLAB_QUICK_says(fresh, tmp_path):
-    from hybridlab import course_size
+    from hybridlab.course import course_size
 
     fresh.chdir(tmp_path)  # where a released lab runs: beside its notebook
     assert hl.quick_mode() is False and hl.grading_size_note() == "full mode"  # not released
@@ -337,7 +338,8 @@ def test_a_folder_is_checked_at_the_size_most_of_its_runs_were_made_at(fresh, tm
 
 
 def test_the_students_check_says_whether_the_runs_match(fresh, tmp_path, capsys):
-    from hybridlab import cli, course_size
+    from hybridlab import cli
+    from hybridlab.course import course_size
 
     for name, quick in (("matching", True), ("other", False)):
         (tmp_path / name).mkdir()
