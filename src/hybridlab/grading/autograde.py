@@ -285,7 +285,7 @@ def grade(
         similar = similarity.compare(the_lab)  # every submission, not only those graded now
         for student, others in similar.flagged().items():
             if student in records:
-                records[student]["notes"].append(f"similar answers: {', '.join(others)}")
+                records[student]["notes"].append(f"similar answers: {similarity.listed(others)}")
         gradebook.save_records(the_lab, records)
         csv_path = gradebook.write_csv(root)
         picture = gradebook.plot_parts(the_lab)

@@ -43,7 +43,7 @@ NOISE = 25  # characters of tokenized code: shorter matches are not counted (cop
 GUARANTEE = NOISE
 LANGUAGES = {"C": ("c", "//"), "Python": ("py", "#")}  # extension (picks the lexer), comment
 SHOWN_BELOW = 10  # pairs below the threshold listed (not shown side by side) in the report
-SHOWN_OTHERS = 4  # documents named per flagged submission in the printed text
+SHOWN_OTHERS = 4  # documents named per flagged submission in the printed text and notes
 
 
 @dataclass
@@ -100,10 +100,15 @@ class Report:
             + (f"{len(flagged)} submission(s) flagged" if flagged else "none flagged")
         )
         lines = [head + (f"; report: {self.path}" if self.path else "")]
-        for who, others in flagged.items():
-            more = f" and {len(others) - SHOWN_OTHERS} more" if len(others) > SHOWN_OTHERS else ""
-            lines.append(f"  {who}: similar to {', '.join(others[:SHOWN_OTHERS])}{more}")
+        lines += [f"  {who}: similar to {listed(others)}" for who, others in flagged.items()]
         return "\n".join(lines)
+
+
+def listed(others: list[str]) -> str:
+    """The first SHOWN_OTHERS of a flagged submission's others, and how many more (the report
+    names them all)."""
+    more = f" and {len(others) - SHOWN_OTHERS} more" if len(others) > SHOWN_OTHERS else ""
+    return ", ".join(others[:SHOWN_OTHERS]) + more
 
 
 # ------------------------------------------------------------------------------ documents
