@@ -13,9 +13,9 @@ import nbformat
 import pytest
 
 import grading_course as gc
-from hybridlab.runs import course_size
 from hybridlab.grading import autograde, course, gradebook
 from hybridlab.grading.course import read_lab
+from hybridlab.runs import course_size
 
 pytestmark = [pytest.mark.timeout(1800)]
 
