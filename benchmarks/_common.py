@@ -118,6 +118,13 @@ def machine_lines(m: dict) -> list[str]:
     ]
 
 
+def report_head(title: str, doc: str) -> list[str]:
+    """A report's first lines: its title, the first paragraph of the script's docstring (what
+    it measures) and the machine."""
+    return [f"# {title}", "", doc.split("\n\n")[0].replace("\n", " "), "",
+            *machine_lines(describe_machine()), ""]  # fmt: skip
+
+
 def scrub_paths(cmd: str) -> str:
     """A command line without this machine's folders: any checkout's path as <checkout>, the
     home folder as ~, a temporary file or folder as <tmp> (reports are committed)."""

@@ -1,7 +1,8 @@
 """The authoring guide (book/authoring.md) kept true: `hybridlab new-lab` scaffolds a lab in a
 temporary copy of the project that passes the kit's convention tests as generated (the same test
 functions, pointed at the copy), is in every list a lab must join, releases, and grades a right
-and a wrong submission in the sandbox with its kernel found in the course's own kernels/."""
+and a wrong submission in the sandbox with its kernel found in the course's own kernels/; the
+guide's whole program and job script, taken from the page, build traced and run as it says."""
 
 from __future__ import annotations
 
@@ -18,9 +19,13 @@ from grading_course import LIMITS, require_sandbox, submit
 from hybridlab import grading
 from hybridlab.course.authoring import AuthoringError, missing_entries, new_lab, new_part
 from hybridlab.kernels.c_cells import compile_check
+from hybridlab.machine.topology import read_topology
+from hybridlab.runs import compliance
+from hybridlab.slurm import jobs
 from wrong_answers import load
 
 ROOT = Path(__file__).resolve().parents[1]
+GUIDE = ROOT / "book" / "authoring.md"
 LAB, KERNEL = "91_authoring_check", "authoring_check"
 PROJECT_FILES = ("README.md", "book/_toc.yml", "book/course_map.md", "tests/test_grading.py")
 PARTS = {"python": "efficiency", "c": "total", "written": "numa_guess"}
@@ -107,3 +112,45 @@ def test_a_scaffolded_lab_releases_and_grades_right_and_wrong(project):
             "hidden_total": 2.0}  # fmt: skip
     assert {g: scores["right"][g] for g in auto} == auto, report
     assert {g: scores["wrong"][g] for g in auto} == dict.fromkeys(auto, 0.0), report
+
+
+def guide_block(language: str, after: str) -> str:
+    """The first ```language block of the guide after the words `after`."""
+    text = GUIDE.read_text()
+    start = text.index(f"```{language}\n", text.index(after)) + len(language) + 4
+    return text[start:text.index("```", start)]
+
+
+@pytest.mark.timeout(900)
+def test_the_guides_whole_program_runs_traced_as_the_guide_says(tmp_path):
+    program = jobs.build_program("authoring_total", guide_block("c", "## A whole-program part"))
+    script = guide_block("bash", "Thread counts belong in the job script")
+    cpus = len(read_topology().usable)
+    for ranks, threads in sorted({(min(2, cpus), 1), (1, cpus)}):
+        job, trace = jobs.run_traced(script, program, tmp_path / f"{ranks}x{threads}",
+                                     name="program", args=["5"], timeout=300,
+                                     sbatch_args=[f"--ntasks={ranks}", f"--cpus-per-task={threads}"])  # fmt: skip
+        (line,) = job.check().lines("total")  # rank 0's line; rank 0 hears from the last rank
+        assert line == {"total": str(5 * threads * ranks * (ranks + 1) // 2),
+                        "threads": str(threads), "left": str(5 * threads * ranks)}, job.output  # fmt: skip
+        assert trace is not None, job.output
+        init = trace.records[trace.records["record"] == "mpi_init"]
+        assert sorted(init["rank"]) == list(range(ranks)) and set(init["required"]) == {"funneled"}
+        calls = trace.mpi_calls
+        ring = calls[calls["call"] == "MPI_Sendrecv"]
+        assert len(ring) == ranks and (ring["thread"] == 0).all() and (ring["tag"] == 7).all()
+        assert (ring["comm_id"] != -1).all() and ring.groupby("rank")["comm_id"].nunique().eq(1).all()
+        reduce = calls[calls["call"] == "MPI_Reduce"]
+        assert len(reduce) == ranks and (reduce["comm_size"] == ranks).all()
+        assert (reduce["comm_id"] == -1).all() and (reduce["count"] == -1).all()
+        compliance.check(trace, "funneled")
+    # the provided-level stand-in: the program sees SINGLE, stops, and no rank writes a trace
+    job, trace = jobs.run_traced(script, program, tmp_path / "single", name="program", args=["5"],
+                                 sbatch_args=["--ntasks=1", "--cpus-per-task=1"], timeout=300,
+                                 env={jobs.PROVIDE_AT_MOST: "single"})  # fmt: skip
+    assert job.exit_code != 0 and "needs MPI_THREAD_FUNNELED" in job.output, job.output
+    assert trace is None
+    # more tasks than the machine has CPUs: refused before anything runs, naming the numbers
+    with pytest.raises(jobs.JobRequestError, match=f"{cpus + 1} tasks x 1 CPUs per task"):
+        jobs.run_traced(script, program, tmp_path / "too_many", name="program", args=["5"],
+                        sbatch_args=[f"--ntasks={cpus + 1}"], timeout=300)

@@ -25,7 +25,7 @@ from . import own_runs
 
 FILE = ".hybridlab-course.json"
 SIZES = ("quick", "full")
-DEFAULT = "quick"  # what `hybridlab grade` uses when the course does not say (GradingPolicy.size)
+DEFAULT = "full"  # what `hybridlab grade` uses when the course does not say (GradingPolicy.size)
 ENV = "HYBRIDLAB_QUICK"
 
 
