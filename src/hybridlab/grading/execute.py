@@ -96,11 +96,39 @@ def describe(runs: list[dict]) -> str:
     return ", ".join(parts)
 
 
-def data_note(since: list[dict], before: list[dict]) -> str:
-    """The line under a test cell: where the runs it could use came from."""
+def own_runs_matched(runs: list[dict]) -> str:
+    """How many run files of the submission's runs folder were checked and passed, and how many
+    of the kernel runs grading made matched one of them (own_runs.check wrote the first in the
+    checked copy, $HYBRIDLAB_OWN_RUNS); "" when grading replays nothing."""
+    own = os.environ.get(replay.OWN)
+    if not own:
+        return ""
+    try:
+        checked = json.loads((Path(own) / replay.CHECKED).read_text())
+    except (OSError, ValueError):
+        checked = {}
+    matched = sum(r["source"] == "own" for r in runs)
+    if checked.get("problem"):
+        return (
+            f"your runs folder was not used ({checked['problem']}): none of the {len(runs)} "
+            "kernel run(s) grading made came from it"
+        )
+    used = checked.get("used", 0)
+    return (
+        f"{used + len(checked.get('rejected', {}))} file(s) of your runs folder checked, "
+        f"{used} usable; {matched} of the {len(runs)} kernel run(s) grading made matched one of "
+        "them and were given back"
+    )
+
+
+def data_note(since: list[dict], before: list[dict], own: str = "") -> str:
+    """The line under a test cell: where the runs it could use came from (and `own`, the first
+    test's: own_runs_matched)."""
     text = f"{DATA}runs made since the previous test: {describe(since)}."
     if before:
         text += f" Runs made before: {describe(before)}."
+    if own:
+        text += f" Own runs: {own}."
     if os.environ.get(hidden_inputs.SEED_ENV):
         text += f" Hidden inputs drawn with seed {hidden_inputs.seed()}."
     size = os.environ.get(own_runs.SIZE_NOTE)  # graded at the size of the student's own runs
@@ -394,6 +422,8 @@ class SandboxedExecute(Execute):
         """Copy outputs back to the submission's own cells; judge each test cell; say under
         each test cell which data the runs made up to it came from."""
         since, before = [], []  # runs since the previous test cell, and all runs before those
+        every = [r for runs in self._runs.values() for r in runs]
+        own = own_runs_matched(every)  # said once, under the first test cell
         for j, done in enumerate(work.cells):
             since += self._runs.get(j, [])
             tag = prepared[j].metadata.get("hybridlab")
@@ -426,8 +456,11 @@ class SandboxedExecute(Execute):
                 continue
             if is_test(cell):
                 cell.outputs.append(
-                    nbformat.v4.new_output("stream", name="stdout", text=data_note(since, before))
+                    nbformat.v4.new_output(
+                        "stream", name="stdout", text=data_note(since, before, own)
+                    )
                 )
+                own = ""
                 before, since = before + since, []
                 text = "".join(o.get("text", "") for o in cell.outputs)
                 changed = [ln.split(": ", 1)[1] for ln in text.splitlines() if CHANGED in ln]
@@ -451,9 +484,11 @@ class SandboxedExecute(Execute):
                         reason=INCOMPLETE,
                         why="the test cell did not run to its end",
                     )
-        every = [r for runs in self._runs.values() for r in runs]
         if every:
-            self._event(kind="data", text=describe(every))
+            counts = {}
+            if os.environ.get(replay.OWN):  # replayed: how many runs its own folder served
+                counts = {"matched": sum(r["source"] == "own" for r in every), "made": len(every)}
+            self._event(kind="data", text=describe(every), **counts)
         self._event(
             kind="seconds",
             total=time.monotonic() - self._start,
