@@ -274,8 +274,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.grading_full, pytest.mark.timeout(36
 
 def packed(attempts: list[Wrong]) -> list[Wrong]:
     """Wrong answers, gaming attempts and honest answers packed into as few submissions as their
-    answer cells allow: at most one attempt per answer cell in each, and no two that lose the
-    same cell (each must be seen losing it for its own reason). Cells run in order, so an attempt
+    answer cells allow: at most one attempt per answer cell in each, no two that lose the same
+    cell (each must be seen losing it for its own reason), and no honest answer beside an
+    attempt that loses its part (it must be seen keeping it). Cells run in order, so an attempt
     can change only the hidden tests after its cell, and any it changes on its own are already in
     its `loses`: a submission must lose exactly the union of its attempts' parts and keep every
     other point (a failure names every attempt in it)."""
@@ -285,13 +286,20 @@ def packed(attempts: list[Wrong]) -> list[Wrong]:
         free = [
             r for r in rounds
             if not cells & {c for m in r for c, _ in m.answers}
-            and not attempt.loses & {g for m in r for g in m.loses}
+            and not (attempt.loses | _keeps(attempt)) & {g for m in r for g in m.loses}
+            and not attempt.loses & {g for m in r for g in _keeps(m)}
         ]
         if free:
             free[0].append(attempt)
         else:
             rounds.append([attempt])
     return [together(*r) if len(r) > 1 else r[0] for r in rounds]
+
+
+def _keeps(answer: Wrong) -> set[str]:
+    """The hidden cells an honest answer must be seen keeping (hidden_<its answer cell>): no
+    attempt that loses them shares its submission."""
+    return {f"hidden_{cell}" for cell, _ in answer.answers} if answer.kind == "honest" else set()
 
 
 def source(lab: str) -> Path:

@@ -73,8 +73,7 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
         long since = 0;
 #pragma omp for schedule(dynamic, 1) nowait
         for (long i = 0; i < steps; i++) {
-            if (master && !(sent && got) && ++since >= poll) {
-                since = 0;
+            if (master && !(sent && got) && since++ % poll == 0) {
                 if (!got) MPI_Test(&reqs[0], &got, MPI_STATUS_IGNORE);
                 if (!sent) MPI_Test(&reqs[1], &sent, MPI_STATUS_IGNORE);
             }
@@ -83,7 +82,7 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
         if (master && !(sent && got)) MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
     }
 }
-""", why="send posted first, MPI_Test on each request before the step, a dynamic schedule"),
+""", why="send posted first, MPI_Test on each request before the master's step, a dynamic schedule"),
     right("overlap_exchange", r"""
 %%c OVERLAP_C p2p_overlap
 void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,

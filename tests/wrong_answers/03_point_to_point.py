@@ -110,7 +110,7 @@ def fit_hockney(sizes, seconds) -> tuple[float, float]:
         "overlap_exchange",
         overlap(polls="0"),
         loses=OVERLAP,
-        why="never polls: the message moves only in the final MPI_Waitall", reason='no MPI_Test while the team computed',
+        why="never polls: the message moves only in the final MPI_Waitall", reason='the master must poll',
     ),
     wrong(
         "overlap_exchange",
