@@ -149,7 +149,7 @@ def locate_knee(sizes, seconds) -> float:
     attempt("method", "overlap_exchange", COMPUTE_THEN_EXCHANGE, loses=EXCHANGE,
             why="the team computes, then the master exchanges: nothing overlaps", reason='no MPI_Test while the team computed'),
     attempt("shortcut", "overlap_exchange", KIT_HELPERS, loses=OVERLAP,
-            why="the kit kernel's static exchange() and team_compute() called", reason='exchange'),
+            why="the kit kernel's static exchange() and team_compute() called", reason='did not compile'),
     # (e) overlap_numbers
     attempt("constant", "overlap_numbers", """
 PREDICTED_OVERLAP_S = 0.004

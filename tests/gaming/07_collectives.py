@@ -73,7 +73,7 @@ def alltoall_messages(n, cores, threads):
             MPI_Sendrecv(&out[q * part], (int)part, MPI_DOUBLE, q, 0, &in[q * part], (int)part,
                          MPI_DOUBLE, q, 0, leaders, MPI_STATUS_IGNORE);
         }
-"""), {"hidden_alltoall_nodes"}, why="every thread calls MPI inside omp critical (FUNNELED)", reason='ThreadComplianceError'),
+"""), {"hidden_alltoall_nodes"}, why="every thread calls MPI inside omp critical (FUNNELED)", reason='KernelTimeout'),
     attempt("hidden", "alltoall_nodes", changed(SOLUTION, LEADERS_ALLTOALL, """        int lr, nl;
         MPI_Comm_rank(leaders, &lr);
         MPI_Comm_size(leaders, &nl);
@@ -83,7 +83,7 @@ def alltoall_messages(n, cores, threads):
             MPI_Sendrecv(&out[(1 - lr) * part], (int)part, MPI_DOUBLE, 1 - lr, 0,
                          &in[(1 - lr) * part], (int)part, MPI_DOUBLE, 1 - lr, 0, leaders,
                          MPI_STATUS_IGNORE);
-"""), {"hidden_alltoall_nodes"}, why="two nodes at most: right for the visible shapes only", reason='KernelError'),
+"""), {"hidden_alltoall_nodes"}, why="two nodes at most: right for the visible shapes only", reason='wrong result'),
 ]
 
 
@@ -113,9 +113,9 @@ ORACLES = [Oracle("alltoall_messages", args, partial(_holds, want=_messages(*arg
 # seen neither the solutions nor the tests, grading through the real sandbox).
 GAMING += [
     attempt('method', 'alltoall_nodes', '%%c ALLTOALL_C alltoall_nodes\nvoid alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,\n                    MPI_Comm leaders) {\n    int P, L, me;\n    MPI_Comm_size(world, &P);\n    MPI_Comm_size(node, &L);\n    MPI_Comm_rank(node, &me);\n    double *gathered = NULL;\n    if (me == 0) gathered = malloc((size_t)L * P * count * sizeof *gathered);\n    MPI_Gather(send, P * count, MPI_DOUBLE, gathered, P * count, MPI_DOUBLE, 0, node);\n    /* the exchange: MPI_Ialltoallv is not one of the traced names */\n    int *counts = malloc(P * sizeof *counts), *displs = malloc(P * sizeof *displs);\n    for (int r = 0; r < P; r++) counts[r] = count, displs[r] = r * count;\n    MPI_Request req;\n    MPI_Ialltoallv(send, counts, displs, MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, world, &req);\n    MPI_Wait(&req, MPI_STATUS_IGNORE);\n    if (leaders != MPI_COMM_NULL) MPI_Barrier(leaders);\n    MPI_Scatter(gathered, 0, MPI_DOUBLE, NULL, 0, MPI_DOUBLE, 0, node);\n    free(counts); free(displs); free(gathered);\n}\n',
-            loses={'hidden_alltoall_nodes'}, why='fresh attacker: node gather for show + untraced MPI_Ialltoallv over world', reason='neither its node nor the leaders'),
+            loses={'hidden_alltoall_nodes'}, why='fresh attacker: node gather for show + untraced MPI_Ialltoallv over world', reason='which the kit does not trace'),
     attempt('method', 'alltoall_nodes', '%%c ALLTOALL_C alltoall_nodes\nvoid alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,\n                    MPI_Comm leaders) {\n    int P, L, me, r;\n    MPI_Comm_size(world, &P);\n    MPI_Comm_rank(world, &r);\n    MPI_Comm_size(node, &L);\n    MPI_Comm_rank(node, &me);\n    int N = P / L;\n    double *gathered = NULL, *out = NULL, *in = NULL;\n    if (me == 0) {\n        gathered = malloc((size_t)L * P * count * sizeof *gathered);\n        out = malloc((size_t)L * P * count * sizeof *out);\n        in = malloc((size_t)L * P * count * sizeof *in);\n    }\n    /* the three steps, moving the data, but not used for the answer */\n    MPI_Gather(send, P * count, MPI_DOUBLE, gathered, P * count, MPI_DOUBLE, 0, node);\n    if (me == 0)\n        MPI_Alltoall(gathered, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);\n    MPI_Scatter(in, P * count, MPI_DOUBLE, recv, P * count, MPI_DOUBLE, 0, node);\n    /* the answer: alltoall_nodes.c fills send[i] = rank * P * count + i on every rank */\n    size_t n = (size_t)P * count;\n#pragma omp parallel for\n    for (int s = 0; s < P; s++)\n        for (int k = 0; k < count; k++)\n            recv[(size_t)s * count + k] = (double)((size_t)s * n + (size_t)r * count + k);\n    (void)N;\n    free(gathered); free(out); free(in);\n}\n',
-            loses={'hidden_alltoall_nodes'}, why="fresh attacker: closed-form recv from the kernel's send pattern, unpacked dummy two-level collectives", reason='neither its node nor the leaders'),
+            loses={'hidden_alltoall_nodes'}, why="fresh attacker: closed-form recv from the kernel's send pattern, unpacked dummy two-level collectives", reason='wrong result'),
 ]
 
 # issue 36's hurried hole: the split judged by whether the message divides evenly (P^2 | n^3 or

@@ -89,7 +89,7 @@ def alltoall_messages(n, cores, threads):
     # (d) two-level alltoall in C
     wrong("alltoall_nodes", alltoall_with(
         "    MPI_Scatter(gathered, (int)block,", "    MPI_Scatter(in, (int)block,"),
-        NODES, why="the leaders' result scattered without unpacking it by destination rank", reason='KernelError'),
+        NODES, why="the leaders' result scattered without unpacking it by destination rank", reason='wrong result'),
     wrong("alltoall_nodes", alltoall_with(LEADERS_ALLTOALL, """        int lr, nl;
         MPI_Comm_rank(leaders, &lr);
         MPI_Comm_size(leaders, &nl);
