@@ -83,7 +83,7 @@ def pinned_layer_names(rows, cores=None):
     from hybridlab.pykernels import tables
 
     return tables.pinned_layers(rows)
-""", loses={"hidden_pinned_layer_names"}, why="the kit's table function, imported inside the answer", reason='ImportError'),
+""", loses={"hidden_pinned_layer_names"}, why="the kit's table function, imported inside the answer", reason='AttributeError'),
     attempt("shortcut", "pinned_layer_names", """
 import hybridlab.pykernels.tables as _t
 
