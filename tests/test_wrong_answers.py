@@ -1,34 +1,52 @@
 """The wrong answers of tests/wrong_answers/ cover every graded part (issue: no wrong answer may
 pass unnoticed), the gaming attempts of tests/gaming/ every automatic part, and the honest
 answers of tests/honest/ (right answers written another way) every automatic part of the labs
-that have them; make test-grading-full grades them all (tests/test_grading.py)."""
+that have them; make test-grading-full grades them all (tests/test_grading.py).
+
+With HYBRIDLAB_GRADING set, the same checks run on that course folder's labs and its corpora
+(authoring.corpus_folder: <course>/tests/wrong_answers, gaming, honest)."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
 import nbformat
 import pytest
 
 from gaming import KINDS
-from gaming import load as gaming
-from honest import HERE as HONEST
-from honest import load as honest
+from hybridlab.course.authoring import corpus_folder
 from hybridlab.grading import known_labs
-from wrong_answers import load
+from hybridlab.paths import grading_dir
+from wrong_answers import load as _load
 
-ROOT = Path(__file__).resolve().parents[1]
-LABS = known_labs(ROOT / "grading")
+COURSE = grading_dir(must_exist=False)  # HYBRIDLAB_GRADING: a course folder of your own
+CORPORA = corpus_folder(COURSE)
+LABS = known_labs(COURSE)
+HONEST = CORPORA / "honest"
 # labs whose every wrong answer and gaming attempt names the error it must lose with
 REASONED = {"03_point_to_point", "07_collectives", "08_predicting_at_scale", "09_python_kernels"}
 # labs whose every automatic part has two honest answers (the others: the parts they cover)
 HONEST_COMPLETE = REASONED | {"02_synchronisation", "12_threads_communicate"}
 
 
+def load(lab: str) -> list:
+    """The course's wrong answers of `lab`."""
+    return _load(lab, CORPORA / "wrong_answers")
+
+
+def gaming(lab: str) -> list:
+    """The course's gaming attempts of `lab`."""
+    return _load(lab, CORPORA / "gaming", "GAMING")
+
+
+def honest(lab: str) -> list:
+    """The course's honest answers of `lab` (right answers written another way)."""
+    return _load(lab, HONEST, "HONEST")
+
+
 def _cells(lab: str) -> dict[str, dict]:
-    nb = nbformat.read(ROOT / "grading" / "source" / lab / f"{lab}.ipynb", as_version=4)
+    nb = nbformat.read(COURSE / "source" / lab / f"{lab}.ipynb", as_version=4)
     return {
         c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]
         for c in nb.cells
@@ -89,7 +107,7 @@ def test_every_part_scores_in_its_hidden_tests_only(lab):
 def _graded_answers(lab: str) -> set[str]:
     """Answer code cells that an autograded hidden test reads: a name the cell defines (a
     function, or a variable such as EXCHANGE_C) appears in a hidden test cell."""
-    nb = nbformat.read(ROOT / "grading" / "source" / lab / f"{lab}.ipynb", as_version=4)
+    nb = nbformat.read(COURSE / "source" / lab / f"{lab}.ipynb", as_version=4)
     hidden = "\n".join(
         c.source for c in nb.cells
         if c.metadata.get("nbgrader", {}).get("grade")
@@ -123,8 +141,8 @@ def test_honest_answers_come_in_twos_unlike_the_solution(lab):
     not the solution's text; a part that has one has two, and in a lab of HONEST_COMPLETE every
     automatic part has two."""
     if not (HONEST / f"{lab}.py").exists():
-        pytest.skip(f"{lab} has no honest answers yet (tests/honest/{lab}.py)")
-    nb = nbformat.read(ROOT / "grading" / "source" / lab / f"{lab}.ipynb", as_version=4)
+        pytest.skip(f"{lab} has no honest answers yet ({HONEST / lab}.py)")
+    nb = nbformat.read(COURSE / "source" / lab / f"{lab}.ipynb", as_version=4)
     solutions = {
         c.metadata["nbgrader"]["grade_id"]: c.source
         for c in nb.cells
