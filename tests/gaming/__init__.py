@@ -29,11 +29,13 @@ HERE = Path(__file__).resolve().parent
 KINDS = ("shortcut", "method", "hidden", "constant")
 
 
-def attempt(kind: str, answer: str, source: str, loses: set[str], why: str) -> Wrong:
-    """One gaming attempt at one answer cell, of one of KINDS."""
+def attempt(kind: str, answer: str, source: str, loses: set[str], why: str,
+            reason: str = "") -> Wrong:
+    """One gaming attempt at one answer cell, of one of KINDS; `reason`: a fragment of the error
+    one of the `loses` cells must end with (tests/wrong_answers/__init__.py)."""
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r} is not one of {KINDS}")
-    return Wrong(((answer, source.strip()),), frozenset(loses), why, kind)
+    return Wrong(((answer, source.strip()),), frozenset(loses), why, kind, reason)
 
 
 @dataclass(frozen=True)
