@@ -53,7 +53,9 @@ JUDGING = (
     "hybridlab.hidden_inputs",
     "hybridlab.grading.handout",
 )
-EXERCISE = re.compile(r"hybridlab\.(\w+)\.exercise\b|from hybridlab\.(\w+) import [^\n]*\bexercise\b")
+EXERCISE = re.compile(
+    r"hybridlab\.(\w+)\.exercise\b|from hybridlab\.(\w+) import [^\n]*\bexercise\b"
+)
 SHELL_METHODS = (
     "showtraceback",
     "_showtraceback",

@@ -293,7 +293,10 @@ class SandboxedExecute(Execute):
         """The notebook with guard cells, judged test cells without their judge blocks;
         origin[j] = index of cell j in nb, or None."""
         judging = _guard.judging_modules("\n".join(c.source for c in nb.cells))
-        capture = ["import hybridlab.grading._guard as _hl_guard", f"_hl_guard.capture({judging!r})"]
+        capture = [
+            "import hybridlab.grading._guard as _hl_guard",
+            f"_hl_guard.capture({judging!r})",
+        ]
         if not self.policy.draw_figures:
             capture.append(NO_FIGURES)
         cells, origin = [_code("\n".join(capture), "capture")], [None]

@@ -130,7 +130,11 @@ def encode(value, depth: int = 0):
             "columns": _index(value.columns, depth),
             "data": [_array(value.iloc[:, i].to_numpy(), depth) for i in range(value.shape[1])],
         }
-    if pd is not None and isinstance(value, pd.Index) and type(value).__module__.startswith("pandas"):
+    if (
+        pd is not None
+        and isinstance(value, pd.Index)
+        and type(value).__module__.startswith("pandas")
+    ):
         return _index(value, depth)
     return _unreadable(value)
 
