@@ -21,8 +21,8 @@
  *   "main":0|1,"in_parallel":0|1,"level":L,"team":N,"tid":T,"concurrent":K
  * (rank, thread, cpu and numa first, as every record) and one summary per rank:
  *   "record":"mpi_trace","calls":C,"kept":K,"not_main":A,"in_parallel":B,"concurrent":D
- * hybridlab.records puts them in Results.mpi_calls and Results.meta["mpi_trace"];
- * hybridlab.compliance judges them against a thread level.
+ * hybridlab.runs.records puts them in Results.mpi_calls and Results.meta["mpi_trace"];
+ * hybridlab.runs.compliance judges them against a thread level.
  *
  * The names are redirected once: traced source cannot `#define MPI_Send MPI_Ssend` itself (a
  * redefinition); build it with flags=("-DHL_SYNCHRONOUS_SENDS",) instead.
@@ -39,14 +39,14 @@
  * compute_step) record when they computed with hl_trace_compute(start, end), one
  * "record":"computed" interval per stretch of a thread's computing between its MPI calls.
  *
- * A whole program (its own main; built with -DHL_WHOLE_PROGRAM, hybridlab.jobs.build_program) has no
+ * A whole program (its own main; built with -DHL_WHOLE_PROGRAM, hybridlab.slurm.jobs.build_program) has no
  * hl_run: MPI_Init_thread and MPI_Init are wrapped to start the trace and remember the level asked
  * for and the one provided (HL_PROVIDE_AT_MOST=<level> makes the program see at most that level,
  * as a library built with less thread support would give), and MPI_Finalize writes the trace of
  * each rank to $HL_TRACE_DIR/trace-<rank>.jsonl (a "meta" line, an "mpi_init" record, the calls
  * and the summary, as above) before it finalises. A rank that never finalises writes none.
  *
- * Student C is its own translation unit (built with -DHL_STUDENT_TU, hybridlab.student_c): its
+ * Student C is its own translation unit (built with -DHL_STUDENT_TU, hybridlab.runs.student_c): its
  * calls go to the same buffers as the kit kernel's it is linked with (hidden-visibility globals
  * defined in the kernel's translation unit), so one trace holds both.
  */

@@ -20,7 +20,7 @@ from hybridlab.grading.execute import SandboxedExecute
 
 CELL = """### BEGIN HIDDEN TESTS
 from hybridlab.grading.handout import from_kernel as _from_kernel
-from hybridlab.hidden_inputs import rng as _rng
+from hybridlab.course.hidden_inputs import rng as _rng
 
 ### BEGIN JUDGE
 def _ref(x):
@@ -118,7 +118,7 @@ def _judged(lines: list[str]) -> dict:
 
 
 def test_the_judge_compares_what_the_kernel_handed_out():
-    from hybridlab.hidden_inputs import rng
+    from hybridlab.course.hidden_inputs import rng
 
     r = rng("double")
     right = [str(2 * int(r.integers(0, 100))) for _ in range(3)]
@@ -170,8 +170,8 @@ def test_answers_that_reach_into_the_test_lose_and_the_right_one_keeps(sandboxed
 
 GUARD_PROBE = """
 import hybridlab.grading._guard as g
-g.capture(["hybridlab.mapping.exercise", "hybridlab.student_c"])
-import hybridlab.student_c as sc
+g.capture(["hybridlab.mapping.exercise", "hybridlab.runs.student_c"])
+import hybridlab.student_c as sc  # the flat name the released labs import
 import hybridlab.mapping.exercise as ex
 real = sc.collective_comms
 sc.collective_comms = lambda results: None  # an earlier cell
@@ -187,11 +187,14 @@ except g.TestToolChanged:
 
 def test_the_judging_modules_are_guarded_as_numpy_is():
     text = "from hybridlab.mapping.exercise import weak_summary\nfrom hybridlab.student_c import x"
-    assert _guard.judging_modules(text) == ["hybridlab.mapping.exercise", "hybridlab.student_c"]
+    assert _guard.judging_modules(text) == [
+        "hybridlab.mapping.exercise",
+        "hybridlab.runs.student_c",
+    ]
     done = subprocess.run(
         [sys.executable, "-c", GUARD_PROBE], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    assert "hybridlab.student_c.collective_comms" in done.stdout, done.stdout
+    assert "hybridlab.runs.student_c.collective_comms" in done.stdout, done.stdout
     assert "hybridlab.mapping.exercise.check_student_nodes" in done.stdout
     assert "] True" in done.stdout and "caught" in done.stdout, done.stdout

@@ -48,9 +48,9 @@ MODULES = (
 )
 # the kit's modules whose functions judge a part or carry its evidence, guarded in every lab
 JUDGING = (
-    "hybridlab.student_c",
-    "hybridlab.compliance",
-    "hybridlab.hidden_inputs",
+    "hybridlab.runs.student_c",
+    "hybridlab.runs.compliance",
+    "hybridlab.course.hidden_inputs",
     "hybridlab.grading.handout",
 )
 EXERCISE = re.compile(
@@ -158,7 +158,12 @@ def judging_modules(text: str) -> list[str]:
     """The topics' exercise modules `text` (a notebook's source) names, and the JUDGING modules
     it names (capture adds those its exercise modules import)."""
     topics = {a or b for a, b in EXERCISE.findall(text)}
-    named = [m for m in JUDGING if m in text or f"import {m.rsplit('.', 1)[1]}" in text]
+    short = {m: m.rsplit(".", 1)[1] for m in JUDGING}  # also by the flat names labs import
+    named = [
+        m
+        for m in JUDGING
+        if any(w in text for w in (m, f"hybridlab.{short[m]}", f"import {short[m]}"))
+    ]
     return [*(f"hybridlab.{topic}.exercise" for topic in sorted(topics)), *named]
 
 

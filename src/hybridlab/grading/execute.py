@@ -47,7 +47,8 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Float
 
-from .. import hidden_inputs, own_runs, replay
+from ..course import hidden_inputs
+from ..runs import own_runs, replay
 from . import _guard, handout, judge
 from ._guard import CHANGED, TAMPER
 from .policy import GradingPolicy

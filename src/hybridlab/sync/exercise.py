@@ -25,11 +25,11 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ..build import DEFAULT_FLAGS, STUDENT_UNIT_FLAGS, Kernel, mpicc
-from ..launch import run_program
+from ..kernels.build import DEFAULT_FLAGS, STUDENT_UNIT_FLAGS, Kernel, mpicc
 from ..paths import kernels_dir
-from ..records import Results
-from ..student_c import build_student, student_unit
+from ..runs.launch import run_program
+from ..runs.records import Results
+from ..runs.student_c import build_student, student_unit
 
 EXAMPLE = "critical"  # construct_bench.c's worked example: the student measures another one
 
