@@ -64,12 +64,14 @@ c.Limits.disk_mb = 1024  # each writable folder (work, /tmp, /dev/shm): a tmpfs 
 c.Limits.sandbox_user = "hybridlab-grader"  # kernels run as this user when grading as root
 
 # The grader's policy (hybridlab.grading.policy.GradingPolicy; these are the defaults).
-# The problem sizes this course grades at: "quick" (the labs' small sizes, HYBRIDLAB_QUICK=1) or
-# "full". `hybridlab release` writes it beside the released labs (labs/.hybridlab-course.json),
-# which then run at it unless HYBRIDLAB_QUICK says otherwise; `hybridlab grade --quick/--full`
-# overrides it for one run. A submission whose own runs are of the other size is graded at theirs.
-c.GradingPolicy.size = "quick"
-c.GradingPolicy.factor = 4.0  # time limits = factor x the solution's quick run (cell and notebook)
+# The problem sizes this course grades at: "full" (the sizes the labs' written parts are about:
+# quick timings are too small and noisy to conclude from; book/instructors.md, "The grading
+# size") or "quick" (the labs' small sizes, HYBRIDLAB_QUICK=1). `hybridlab release` writes it
+# beside the released labs (labs/.hybridlab-course.json), which then run at it unless
+# HYBRIDLAB_QUICK says otherwise; `hybridlab grade --quick/--full` overrides it for one run. A
+# submission whose own runs are of the other size is graded at theirs.
+c.GradingPolicy.size = "full"
+c.GradingPolicy.factor = 4.0  # time limits = factor x the solution's run at that size (cell, notebook)
 c.GradingPolicy.cell_minimum = 60  # seconds, at least, per cell
 c.GradingPolicy.submission_minimum = 240  # seconds, at least, per submission
 c.GradingPolicy.restarts = 4  # fresh sandboxes per submission after a cell kills or hangs the kernel

@@ -185,7 +185,9 @@ def record_own_runs(folder: Path, nb: nbformat.NotebookNode, *, quick: bool = Tr
 
 
 LIMITS = """
-# grading tests: short limits so the bad submissions are stopped quickly
+# grading tests: the quick sizes (the course grades at full), short limits so the bad
+# submissions are stopped quickly
+c.GradingPolicy.size = "quick"
 c.GradingPolicy.cell_minimum = 60  # a cluster start on a loaded 2-core machine can take 40 s
 c.GradingPolicy.submission_minimum = 150
 c.Limits.memory_mb = 1536

@@ -13,16 +13,31 @@ import nbformat
 import pytest
 
 import grading_course as gc
-from hybridlab.course import course_size
 from hybridlab.grading import autograde, course, gradebook
 from hybridlab.grading.course import read_lab
+from hybridlab.runs import course_size
 
 pytestmark = [pytest.mark.timeout(1800)]
 
 
+def test_the_course_grades_at_full_size_and_the_tests_at_quick(tmp_path):
+    """Issue 39: the course grades at the sizes its written parts draw conclusions from (the
+    config, and the default where a config does not say); the grading tests choose quick."""
+    shipped = gc.ROOT / "grading"
+    assert course.grading_policy(shipped).size == "full"
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "nbgrader_config.py").write_text(
+        "\n".join(line for line in (shipped / "nbgrader_config.py").read_text().splitlines()
+                  if not line.startswith("c.GradingPolicy.size"))  # fmt: skip
+    )
+    assert course.grading_policy(bare).size == "full" and course_size.DEFAULT == "full"
+    assert course.grading_policy(gc.make_course(tmp_path / "tests")).size == "quick"
+
+
 def test_the_grading_size_is_checked_where_it_is_set(tmp_path):
     root = gc.make_course(tmp_path / "course")
-    assert course.grading_policy(root).size == "quick"  # the course config's (and the default)
+    assert course.grading_policy(root).size == "quick"  # the tests' course (gc.LIMITS)
     config = root / "nbgrader_config.py"
     config.write_text(config.read_text() + '\nc.GradingPolicy.size = "medium"\n')
     with pytest.raises(course.GradingError, match=r"size = 'medium'.*'quick' or 'full'"):

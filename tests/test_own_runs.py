@@ -229,6 +229,25 @@ def test_c_built_in_the_notebook_is_run_by_the_grader_not_taken_from_the_folder(
     assert entry["source"] == "measured" and "never taken from your runs folder" in entry["why"]
 
 
+def test_the_students_check_passes_a_lab_whose_own_c_runs_are_not_replayed(fresh, tmp_path):
+    """A lab with a C cell: its runs are never replayed by design, which is no failure."""
+    from hybridlab import cli
+    from hybridlab.runs import course_size
+
+    course_size.write(tmp_path, "quick")
+    (tmp_path / "lab.ipynb").write_text("{}")
+    folder = tmp_path / "lab_runs"
+    _record(fresh, folder, True, 1)
+    fresh.setenv("HYBRIDLAB_QUICK", "1")
+    fresh.setenv(replay.ENV, f"record:{folder}")
+    hl.run_program(hl.build_source("answer", ANSWER), ranks=1, value=7)
+    ok, text = course_size.check_runs(tmp_path / "lab.ipynb")
+    assert ok, text
+    assert "1 of C code you wrote in the notebook, which grading builds and runs again" in text
+    assert "not usable at all" not in text
+    assert cli.main(["check-runs", str(tmp_path / "lab.ipynb")]) == 0
+
+
 def test_a_folder_that_cannot_be_written_does_not_stop_the_lab(fresh, tmp_path):
     fresh.delenv(replay.ENV, raising=False)  # a student's notebook keeps its runs
     blocked = tmp_path / "lab_runs"
@@ -259,7 +278,7 @@ def _record(fresh, folder, quick: bool | None, *spins: int) -> None:
 
 
 def test_a_lab_runs_at_the_course_size_unless_HYBRIDLAB_QUICK_says(fresh, tmp_path):
-    from hybridlab.course import course_size
+    from hybridlab.runs import course_size
 
     fresh.chdir(tmp_path)  # where a released lab runs: beside its notebook
     assert hl.quick_mode() is False and hl.grading_size_note() == "full mode"  # not released
@@ -303,7 +322,7 @@ def test_a_folder_is_checked_at_the_size_most_of_its_runs_were_made_at(fresh, tm
 
 def test_the_students_check_says_whether_the_runs_match(fresh, tmp_path, capsys):
     from hybridlab import cli
-    from hybridlab.course import course_size
+    from hybridlab.runs import course_size
 
     for name, quick in (("matching", True), ("other", False)):
         (tmp_path / name).mkdir()

@@ -263,3 +263,155 @@ def test_fidelity_table_1_note_quote_is_section_6():
     assert "explains the significant fluctuation in performance between 15, 28 and 45" in s6
     note = " ".join(REFERENCE["001-table-1"].note.split())
     assert "Section 6: the code is memory-bandwidth bound, and this 'explains" in note
+
+
+# Issue 39: the fidelity items of a fresh reading, each against the seed's own words and the
+# text the student reads.
+
+
+@needs_seeds
+def test_fidelity_the_per_iteration_residual_allreduce_is_stathopoulos_not_luecke():
+    luecke = _section(_seed("003"), "2. The Jacobi Iteration", "Version 1: hybrid Jacobi")
+    assert "do iter = 1, niter" in luecke and "mpi_allreduce" not in luecke.lower()
+    s46 = _section(_seed("000"), "4.6 Jacobi kernel In contrast", "4.6.1 Jacobi kernel on Cray XT4")
+    quote = "in order for all the processes to have the total delta value squared"
+    assert "an all-reduce communication " + quote in s46
+    lab = _lab("13")
+    assert "as the Jacobi kernel of Stathopoulos" in lab and "section 4.6) does with its delta" in lab
+    assert f'"{quote}"' in lab and "sums no residual" in lab
+    assert "every iteration, as Luecke et al." not in lab
+    assert "Stathopoulos 2010, section 4.6 (the Jacobi kernel's delta" in _page(
+        "labs/13_neighbourhood_collectives.md")
+
+
+def test_fidelity_srun_cpus_per_task_22_05_and_23_02_only():
+    """Slurm 22.05's release notes: srun no longer reads SLURM_CPUS_PER_TASK; Slurm 23.11's change
+    log (23.11.0rc1): "Replace SRUN_CPUS_PER_TASK with SLURM_CPUS_PER_TASK and get back the
+    previous behavior before Slurm 22.05". Not a seed: SchedMD's CHANGELOG/slurm-23.11.md."""
+    for text in (_lab("10"), _page("labs/10_whole_program.md"), _page("slurm.md")):
+        assert "22.05 and 23.02" in text and "23.11" in text
+        assert "Since Slurm 22.05" not in text and "22.05 and later" not in text
+    from hybridlab.slurm import jobs
+
+    assert "22.05 and 23.02" in jobs.SRUN_NOTE and "and later" not in jobs.SRUN_NOTE
+
+
+@needs_seeds
+def test_fidelity_rabenseifner_overlap_slide_is_38():
+    seed = _seed("002")
+    title = ("Overlapping Communication and Computation MPI communication by one or a few threads "
+             "while other threads are computing")  # fmt: skip
+    # a slide's text ends with its footer "Slide n/61"; the summary lists the overlap as [37-44]
+    assert seed.index("Slide 37 /61") < seed.index(title) < seed.index("Slide 38 /61")
+    assert "Additional OpenMP overhead [36]" in seed and "Overlapping comm. and comp. [37-44]" in seed
+    page = _page("labs/12_threads_communicate.md")
+    assert "Rabenseifner's slide 38 (\"Overlapping Communication and Computation" in page
+    assert "slide 38 (overlap)" in page
+    for text in (page, _page("course_map.md")):
+        assert "slide 37" not in text
+
+
+@needs_seeds
+def test_fidelity_xt6_multiple_thread_safe_library_is_section_4_6_2():
+    seed = _seed("000")
+    xt6 = _section(seed, "4.6.2 Jacobi kernel on Cray XT6 system", "4.6.3 Memory usage")
+    assert ("there is not any high performance implementation of the MPI library for multiple "
+            "thread safety level on the Cray XT6 system") in xt6  # fmt: skip
+    page = _page("labs/12_threads_communicate.md")
+    assert "thread-safe MPI library on that machine (section 4.6.2;" in page
+
+
+@needs_seeds
+def test_fidelity_almost_two_times_slower_is_the_conclusions_5_1():
+    seed = _seed("000")
+    words = "performed the Jacobi computation almost two times slower than the master thread"
+    assert words in _section(seed, "5.1 Conclusions", "5.2 Future Work")
+    assert "two times slower" not in _section(seed, "4.6.2 Jacobi kernel on Cray XT6", "5.1 Conclusions")
+    page, lab = _page("labs/14_simulated_scale.md"), _lab("14")
+    assert '"almost two times slower" (section 5.1;' in page
+    assert '"almost two times slower" than the master in the conclusions (section 5.1)' in lab
+    assert "(section 4.6.2; the author's explanation" not in page
+    assert "section 4.6.2 reports those remote threads computing" not in lab
+
+
+@needs_seeds
+def test_fidelity_seastar_contention_and_packing_cited_where_the_report_says_them():
+    seed = _seed("000")
+    assert "six times more cores are trying to access" in _section(
+        seed, "3.1.2 Cray XT6 system", "3.2 HECToR software")
+    assert "SeaStar2+ interconnect chip cannot handle very well" in _section(
+        seed, "4.5.2 IRS on Cray XT6 system", "4.5.3 Memory usage of IRS")
+    assert "SeaStar2+ could not service efficiently" in _section(seed, "5.1 Conclusions", "5.2 Future")
+    xt4 = _section(seed, "4.6.1 Jacobi kernel on Cray XT4 system", "4.6.2 Jacobi kernel")
+    assert "two routines for packing and unpacking the halo data into a buffer" in xt4
+    lab = _lab("14")
+    assert "SeaStar2+ under many senders, sections 3.1.2, 4.5.2 and 5.1 of the report" in lab
+    assert "which section 4.6.1 names for its Multiple code" in lab
+    assert "SeaStar2+ under many senders, section 4.6.2" not in lab
+
+
+@needs_seeds
+def test_fidelity_the_pure_mpi_rows_have_the_grids_of_sections_4_6_1_and_4_6_2():
+    seed = _seed("000")
+    assert "topology of pure MPI version is $16 \\times 4 \\times 2$" in seed  # section 4.6.1
+    assert "The process topology of the pure MPI versions has dimensions 24x4x2 for 192" in seed
+    lab, page = _lab("14"), _page("labs/14_simulated_scale.md")
+    assert "sections 4.6.1 and 4.6.2 give its process topology, 16x4x2 and 24x4x2" in lab
+    assert "sections 4.6.1 and 4.6.2 give the pure MPI code's process topology" in page
+    for text in (lab, page):
+        assert "no process grid named" not in text and "whose grid the table does not" not in text
+
+
+@needs_seeds
+def test_fidelity_the_xt6_eager_limit_is_the_xt4_figure_assumed():
+    seed = _seed("000")
+    xt4 = _section(seed, "4.6.1 Jacobi kernel on Cray XT4 system", "4.6.2 Jacobi kernel")
+    assert "128,000 bytes which is the maximum message size that eager protocol can handle" in xt4
+    assert "128,000" not in seed.replace(xt4, "")  # the figure is given once, of the XT4 runs
+    from hybridlab.simulate.platforms import named
+
+    assert "eager_limit" in named("xt6").assumed_values()
+    assert "eager_limit" not in named("xt4").assumed_values()
+    assert "the XT6's eager limit, which repeats the XT4's" in _lab("14")
+    assert "the eager limit is the XT4's" in _page("labs/14_simulated_scale.md")
+
+
+def test_fidelity_hoefler_2013_with_journal_and_volume():
+    """Not a seed: T. Hoefler et al., Computing 95(12), 1121-1136, 2013 (Springer,
+    doi 10.1007/s00607-013-0324-2)."""
+    page = _page("labs/11_shared_memory.md")
+    assert "*Computing* 95(12), pp. 1121-1136, 2013" in page
+    assert "journal article, issue 12" not in page
+    assert "*Computing* 95, 2013" in _lab("11")
+
+
+def test_fidelity_comm_split_type_is_in_chapter_6_not_the_one_sided_chapter():
+    page = _page("labs/11_shared_memory.md")
+    assert "`MPI_COMM_SPLIT_TYPE` with `MPI_COMM_TYPE_SHARED`, is in chapter 6" in page
+    one_sided = page[page.index("one-sided communication chapter"):page.index("is in chapter 6")]
+    assert "MPI_COMM_SPLIT_TYPE`) " not in one_sided and "for `MPI_COMM_SPLIT_TYPE`" not in page
+
+
+SOURCES = {  # a document as labs and pages name it, and its entry in the bibliography
+    "Stathopoulos 2010": r"Stathopoulos",
+    "Smith et al. 2004": r"Smith et al|H2MOL",
+    "Rabenseifner": r"Rabenseifner",
+    "Luecke et al.": r"Luecke",
+    "Armstrong et al.": r"Armstrong",
+}
+
+
+def test_the_bibliography_lists_every_lab_that_cites_each_document():
+    listed = _page("bibliography.md")
+    for name, pattern in SOURCES.items():
+        citing = []
+        for folder in sorted((ROOT / "grading" / "source").iterdir()):
+            lab = folder.name
+            page = BOOK / "labs" / f"{lab}.md"
+            text = _lab(lab[:2]) + (page.read_text() if page.is_file() else "")
+            if re.search(pattern, text):
+                citing.append(lab[:2])
+        words = ", ".join(citing[:-1]) + f" and {citing[-1]}"
+        entry = listed[listed.index(f"**{name}**"):]
+        entry = entry[:entry.index("- **") if "- **" in entry else len(entry)]
+        assert f"Labs {words}." in entry, (name, words)

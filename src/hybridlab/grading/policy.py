@@ -17,13 +17,13 @@ class GradingPolicy(Configurable):
 
     size = Unicode(
         DEFAULT,
-        help="the problem sizes the course grades at: 'quick' (HYBRIDLAB_QUICK=1, the labs' "
-        "small sizes) or 'full'; `hybridlab release` tells the released labs, which then run at "
+        help="the problem sizes the course grades at: 'full' (the default) or 'quick' "
+        "(HYBRIDLAB_QUICK=1, the labs' small sizes); `hybridlab release` tells the released labs, which then run at "
         "it by default, and a submission whose own runs are of the other size is graded at "
         "theirs when the solution's reference run of that size can be made",
     ).tag(config=True)
     factor = Float(
-        4.0, help="time limits are this many times the instructor solution's quick run"
+        4.0, help="time limits are this many times the instructor solution's run at the size graded"
     ).tag(config=True)
     cell_minimum = Integer(
         60, help="seconds: the shortest limit of a cell that is not graded (no reference time)"

@@ -72,8 +72,9 @@ def _shown(v: Value) -> tuple[float, str]:
 
 
 def hector(system: str) -> Platform:
-    """The XT4 or XT6 of Stathopoulos 2010 (section 3.1): cores per node, the 6.4 GB/s node link
-    and the eager limit from the report; latencies and the intra-node bandwidth assumed."""
+    """The XT4 or XT6 of Stathopoulos 2010 (section 3.1): cores per node and the 6.4 GB/s node
+    link from the report, and the XT4's eager limit (section 4.6.1); latencies, the intra-node
+    bandwidth and the XT6's eager limit (the XT4's figure) assumed."""
     row = REFERENCE["000-hector-network"].frame.set_index("system").loc[system]
     cite = REFERENCE["000-hector-network"].citation
     memory = float(row["memory_gb_s"]) * 1e9
@@ -86,7 +87,12 @@ def hector(system: str) -> Platform:
             memory / 4, "B/s", f"{ASSUMED}: a quarter of the node's memory bandwidth ({cite})"
         ),
         intra_latency=Value(1e-6, "s", f"{ASSUMED}: the report gives no latency"),
-        eager_limit=Value(float(row["eager_limit_bytes"]), "bytes", cite),
+        eager_limit=Value(
+            float(row["eager_limit_bytes"]),
+            "bytes",
+            cite if system == "XT4" else f"{ASSUMED}: the XT4's figure (section 4.6.1; the report "
+            "gives none for the XT6)",
+        ),
     )
 
 

@@ -57,7 +57,8 @@ _LIVE: dict[str, str] = {}  # jobs of this process not known to have ended: id -
 
 SRUN_NOTE = (
     "srun (local): --cpus-per-task not given, so each task gets 1 CPU (srun of Slurm 22.05 and "
-    "later does not take sbatch's --cpus-per-task): pass --cpus-per-task=$SLURM_CPUS_PER_TASK"
+    "23.02 does not take sbatch's --cpus-per-task; 23.11 does again): pass "
+    "--cpus-per-task=$SLURM_CPUS_PER_TASK, right on every version"
 )
 
 
