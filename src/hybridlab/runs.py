@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from . import progress, replay
 from ._metadata import make_results
 from ._probe import probe
-from .build import Kernel, build
+from .build import TRACE_FLAGS, Kernel, build
 from .placement import Placement
-from .records import Results, parse_lines
+from .records import NO_KEY, Results, parse_framed, parse_lines
 from .topology import MpiInfo, Topology
 
 
@@ -29,6 +29,7 @@ class Output:
     meta: dict[str, object] = field(default_factory=dict)
 
 
+RECORD_KEY = "record_key"  # Output.meta: the key a traced run's records are framed with
 # how to invoke the ranks: (built kernel, name=value arguments) -> their output
 Invoke = Callable[[Kernel, list[str]], Output]
 
@@ -74,11 +75,19 @@ def run(
             )
     rows: list[dict] = []
     ranks: list[dict] = []
+    said: list[str] = []
+    given = {k: v for k, v in output.meta.items() if k != RECORD_KEY}
     for label, text in output.texts:
-        r, m = parse_lines(text, label)
+        if TRACE_FLAGS[0] in kernel.flags:  # the tracer frames its records with the run's key
+            r, m, printed = parse_framed(text, str(output.meta.get(RECORD_KEY, NO_KEY)), label)
+            said += printed
+        else:
+            r, m = parse_lines(text, label)
         rows += r
         ranks += m
-    meta: dict[str, object] = {"run_by": run_by, **output.meta, "seconds": round(seconds, 4)}
+    meta: dict[str, object] = {"run_by": run_by, **given, "seconds": round(seconds, 4)}
+    if said:
+        meta["printed"] = said[-200:]  # what the program printed beside its records
     if recorded is not None:
         meta["replayed"] = recorded["from"]  # "own" (the submission's runs) or "reference"
     results = make_results(
