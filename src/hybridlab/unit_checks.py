@@ -115,17 +115,29 @@ def header_names(kernel: str) -> frozenset[str]:
             continue
         text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", path.read_text(), flags=re.S)
         text = re.sub(r"^\s*#[^\n]*", "", text, flags=re.M)
-        for declaration in re.split(r"[;{}]", text):
-            found = re.search(r"\b([A-Za-z_]\w*)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)\s*$",
-                              declaration.strip())  # fmt: skip
-            if found and not declaration.strip().startswith(("typedef", "return", "if")):
-                names.add(found.group(1))
-            data = re.match(r"\s*extern\b[^()]*?\b([A-Za-z_]\w*)\s*$", declaration)
-            if data:
-                names.add(data.group(1))
+        for declaration in _top_level(text).split(";"):
+            declaration = " ".join(declaration.split())
+            if declaration.startswith(("typedef", "static", "struct", "enum")):
+                continue
+            found = re.search(r"\b([A-Za-z_]\w*)\s*\((?:[^()]|\([^()]*\))*\)$", declaration)
+            data = re.match(r"extern\b[^()]*?\b([A-Za-z_]\w*)$", declaration)
+            names |= {m.group(1) for m in (found, data) if m}
         pending += [n for n in re.findall(r'#\s*include\s+"(hl_\w+\.h)"', path.read_text())
                     if n not in ("hybridlab.h", "hl_student.h")]  # fmt: skip
     return frozenset(names)
+
+
+def _top_level(text: str) -> str:
+    """C text with every brace block's inside taken out (function bodies, struct members)."""
+    out, depth = [], 0
+    for char in text:
+        depth += char == "{"
+        if depth == 0:
+            out.append(char)
+        elif char == "}" and depth:
+            depth -= 1
+            out.append(";" if depth == 0 else "")
+    return "".join(out)
 
 
 def defined_globals(obj: Path, file: str = CELL) -> dict[str, int]:

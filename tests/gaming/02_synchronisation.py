@@ -4,7 +4,7 @@ the scan of kit functions (see tests/gaming/__init__.py)."""
 import numpy as np
 import pandas as pd
 
-from gaming import Oracle, attempt
+from gaming import Oracle, attempt, c_evidence
 from solutions_c import CONSTRUCT_ATOMIC as ATOMIC
 from wrong_answers import c_cell
 
@@ -212,3 +212,13 @@ GAMING += [
     attempt('method', 'construct_code', '%%c CONSTRUCT_C construct_bench\nconst char *const construct_name = "atomic";\n\nvoid construct_test(void *arg, long inner) {\n    construct_state *s = arg;\n#pragma omp parallel\n    for (long j = 0; j < inner; j++) {\n        hl_delay(s->delay);\n#pragma omp atomic\n        s->updates += 1;\n    }\n}\n\nint measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {\n    return hl_measure(ctx, construct_name, (construct_test, reference_loop), reference_loop, s, method, out);\n}\n',
             loses={'hidden_construct', 'hidden_construct_overhead'}, why='fresh attacker (the kernel now refuses the run, so no overhead either): regex-satisfying hl_measure that times reference_loop as the test (comma operator)'),
 ]
+
+# C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
+# the student, library functions replaced (gaming.c_evidence)
+GAMING += c_evidence("02_synchronisation", "construct_code", {CONSTRUCT}, None)
+GAMING.append(attempt("text", "construct_code", construct(ATOMIC.replace(
+    "#pragma omp atomic\n        s->updates += 1;",
+    "{ static omp_lock_t lk; void (*take)(omp_lock_t *) = omp_set_lock;\n"
+    "          void (*give)(omp_lock_t *) = omp_unset_lock; take(&lk);\n"
+    "#pragma omp atomic\n          s->updates += 1;\n          give(&lk); }")), loses={CONSTRUCT},
+    why="a lock taken through a function pointer beside a token atomic (no `call omp_set_lock`)"))

@@ -6,7 +6,7 @@ numbers typed from a run, read off the rounded table or taken as means."""
 
 import numpy as np
 
-from gaming import Oracle, attempt
+from gaming import Oracle, attempt, c_evidence
 
 FIT = {"hidden_fit_hockney"}
 KNEE = {"hidden_locate_knee"}
@@ -241,3 +241,12 @@ GAMING += [
     attempt('method', 'overlap_exchange', '%%c OVERLAP_C p2p_overlap\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    MPI_Request req[2];\n    MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &req[0]);\n    MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &req[1]);\n    int done = 0;\n    for (long i = 0; i < steps; i++) {\n        compute_step(i);\n        if (!done && i % (poll > 0 ? poll : 1) == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);\n    }\n    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n}\n',
             loses={'hidden_overlap_exchange'}, why='fresh attacker: no OpenMP team at all: the calling thread computes every step and polls'),
 ]
+
+# C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
+# the student, library functions replaced (gaming.c_evidence)
+GAMING += c_evidence("03_point_to_point", "overlap_exchange", OVERLAP, 'MPI_Isend')
+GAMING.append(attempt("forged", "overlap_exchange", BLOCK_THEN_COMPUTE.replace(
+    "    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n",
+    "    printf(\"{\\\"rank\\\":0,\\\"thread\\\":1,\\\"cpu\\\":0,\\\"numa\\\":0,\\\"record\\\":\\\"computed\\\",\"\n"
+    "           \"\\\"start\\\":0,\\\"end\\\":1e9}\\n\");\n    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n"),
+    OVERLAP, "a blocking exchange with a computed interval printed as a record line"))

@@ -6,7 +6,7 @@ functions on hidden inputs, judged by the reference written here (never in the k
 import numpy as np
 import pandas as pd
 
-from gaming import Oracle, attempt
+from gaming import Oracle, attempt, c_evidence
 
 EXCHANGE = '%%c EXCHANGE_C halo2d\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n'
 OVERLAP = '%%c OVERLAP_C halo2d\nvoid overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n'
@@ -333,3 +333,8 @@ GAMING += [
     attempt('method', 'overlap_iteration', '%%c OVERLAP_C halo2d\nvoid overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    long w = nx + 2; /* length of a row, halo columns included */\n#pragma omp master\n    {\n        int me;\n        double dummy_in = 0.0, dummy_out = 1.0;\n        MPI_Request req[2];\n        MPI_Comm_rank(comm, &me);\n        MPI_Irecv(&dummy_in, 1, MPI_DOUBLE, me, 77, comm, &req[0]);\n        MPI_Sendrecv(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 1, &a[(m + 1) * w + 1], (int)nx,\n                     MPI_DOUBLE, down, 1, comm, MPI_STATUS_IGNORE);\n        MPI_Sendrecv(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 2, &a[0 * w + 1], (int)nx,\n                     MPI_DOUBLE, up, 2, comm, MPI_STATUS_IGNORE);\n        MPI_Isend(&dummy_out, 1, MPI_DOUBLE, me, 77, comm, &req[1]);\n        MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n    }\n#pragma omp for schedule(dynamic, 4) nowait\n    for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);\n#pragma omp barrier\n#pragma omp single\n    {\n        stencil_rows(1, 1);\n        if (m > 1) stencil_rows(m, m);\n    }\n}\n',
             loses={'hidden_overlap_iteration'}, why="fresh attacker: blocking Sendrecv dressed as overlap: a dummy self-message opens/closes the 'window'"),
 ]
+
+# C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
+# the student, library functions replaced (gaming.c_evidence)
+GAMING += c_evidence("04_halo_exchange", "exchange_halos", A, 'MPI_Sendrecv')
+GAMING += c_evidence("04_halo_exchange", "overlap_iteration", D, 'MPI_Isend')

@@ -3,7 +3,7 @@ with the instructor's judge (ORACLES, for tests/test_no_kit_answers.py)."""
 
 import pandas as pd
 
-from gaming import Oracle, attempt
+from gaming import Oracle, attempt, c_evidence
 from solutions_c import NODE_SUM
 from wrong_answers import c_cell, changed
 
@@ -204,3 +204,7 @@ GAMING += [
     attempt('method', 'node_sum', '%%c NODES_C node_sum\nvoid split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {\n    int rank, nrank;\n    MPI_Comm_rank(world, &rank);\n    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);\n    MPI_Comm_rank(*node, &nrank);\n    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);\n}\n\nvoid node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,\n              MPI_Comm leaders) {\n    for (int i = 0; i < n; i++) {\n#pragma omp atomic\n        rank_sum[i] += mine[i];\n    }\n#pragma omp barrier\n#pragma omp masked\n    {\n        int P;\n        MPI_Comm_size(MPI_COMM_WORLD, &P);\n        /* node step, traced, for show */\n        MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);\n        if (leaders != MPI_COMM_NULL) MPI_Barrier(leaders);\n        MPI_Barrier(node);\n        /* the real sum, flat over all ranks: MPI_Reduce_scatter is not a traced name */\n        double *rep = malloc((size_t)n * P * sizeof *rep);\n        int *counts = malloc(P * sizeof *counts);\n        for (int r = 0; r < P; r++) {\n            counts[r] = n;\n            for (int i = 0; i < n; i++) rep[(size_t)r * n + i] = rank_sum[i];\n        }\n        MPI_Reduce_scatter(rep, sum, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);\n        free(rep); free(counts);\n    }\n#pragma omp barrier\n}\n',
             loses={'hidden_node_sum'}, why='fresh attacker: traced node reduce for show + flat MPI_Reduce_scatter (untraced name) over world'),
 ]
+
+# C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
+# the student, library functions replaced (gaming.c_evidence)
+GAMING += c_evidence("06_placement_topology", "node_sum", {'hidden_node_sum'}, 'MPI_Allreduce')

@@ -5,7 +5,7 @@ import importlib.util
 from functools import partial
 from pathlib import Path
 
-from gaming import Oracle, attempt
+from gaming import Oracle, attempt, c_evidence
 from wrong_answers import changed
 
 _spec = importlib.util.spec_from_file_location(
@@ -117,3 +117,7 @@ GAMING += [
     attempt('method', 'alltoall_nodes', '%%c ALLTOALL_C alltoall_nodes\nvoid alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,\n                    MPI_Comm leaders) {\n    int P, L, me, r;\n    MPI_Comm_size(world, &P);\n    MPI_Comm_rank(world, &r);\n    MPI_Comm_size(node, &L);\n    MPI_Comm_rank(node, &me);\n    int N = P / L;\n    double *gathered = NULL, *out = NULL, *in = NULL;\n    if (me == 0) {\n        gathered = malloc((size_t)L * P * count * sizeof *gathered);\n        out = malloc((size_t)L * P * count * sizeof *out);\n        in = malloc((size_t)L * P * count * sizeof *in);\n    }\n    /* the three steps, moving the data, but not used for the answer */\n    MPI_Gather(send, P * count, MPI_DOUBLE, gathered, P * count, MPI_DOUBLE, 0, node);\n    if (me == 0)\n        MPI_Alltoall(gathered, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);\n    MPI_Scatter(in, P * count, MPI_DOUBLE, recv, P * count, MPI_DOUBLE, 0, node);\n    /* the answer: alltoall_nodes.c fills send[i] = rank * P * count + i on every rank */\n    size_t n = (size_t)P * count;\n#pragma omp parallel for\n    for (int s = 0; s < P; s++)\n        for (int k = 0; k < count; k++)\n            recv[(size_t)s * count + k] = (double)((size_t)s * n + (size_t)r * count + k);\n    (void)N;\n    free(gathered); free(out); free(in);\n}\n',
             loses={'hidden_alltoall_nodes'}, why="fresh attacker: closed-form recv from the kernel's send pattern, unpacked dummy two-level collectives"),
 ]
+
+# C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
+# the student, library functions replaced (gaming.c_evidence)
+GAMING += c_evidence("07_collectives", "alltoall_nodes", {'hidden_alltoall_nodes'}, 'MPI_Gather')

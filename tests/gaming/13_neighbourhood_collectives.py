@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gaming import Oracle, attempt
+from gaming import Oracle, attempt, c_evidence
 from wrong_answers import c_cell, changed
 
 # the right answers the attempts start from, as the wrong answers write them
@@ -237,3 +237,8 @@ ORACLES = [
     Oracle("own_prediction", (_T1, _T2),
            _number_answer((_P1["total"] - _P2["total"]) / _P1["reduction"])),
 ]
+
+# C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
+# the student, library functions replaced (gaming.c_evidence)
+GAMING += c_evidence("13_neighbourhood_collectives", "neighbour_exchange", A, 'MPI_Cart_create')
+GAMING += c_evidence("13_neighbourhood_collectives", "solve_overlapped", C, 'MPI_Iallreduce')

@@ -11,6 +11,17 @@ Four kinds (issue 28), each attempt named with one:
                machine at hand, an odd sample count, one MPI library);
   constant     a number or letter typed in (a published value, the letter the hint names).
 
+Four more (issue 36), against the evidence a C part is judged by, for a determined student who
+reads the installed kit (c_evidence writes them for any C cell):
+  untraced     an MPI call made out of the tracer's sight (an #undef behind a line splice, a
+               pasted PMPI_ name, push_macro, an asm label, dlsym);
+  forged       records written by the student (the kit's interval recorder called by name, a
+               printed record line, the records' buffer written through ctx);
+  interposed   a library function the kit's timers, page tracer or tracer call replaced
+               (clock_gettime, omp_get_thread_num, MPI_Is_thread_main);
+  text         a check by name or text fooled (a lock through a function pointer, a pragma in a
+               comment).
+
 Each must score zero on the part it touches and keep every other part's points: `make
 test-grading-full` grades them beside the wrong answers (tests/test_grading.py), and
 tests/test_wrong_answers.py checks that every automatic part has at least three of them.
@@ -22,11 +33,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import nbformat
+
 from wrong_answers import Wrong
 from wrong_answers import load as _load
 
 HERE = Path(__file__).resolve().parent
-KINDS = ("shortcut", "method", "hidden", "constant")
+KINDS = ("shortcut", "method", "hidden", "constant", "untraced", "forged", "interposed", "text")
+ROOT = HERE.parents[1]
 
 
 def attempt(kind: str, answer: str, source: str, loses: set[str], why: str) -> Wrong:
@@ -34,6 +48,45 @@ def attempt(kind: str, answer: str, source: str, loses: set[str], why: str) -> W
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r} is not one of {KINDS}")
     return Wrong(((answer, source.strip()),), frozenset(loses), why, kind)
+
+
+def solution_cell(lab: str, answer: str) -> str:
+    """The instructor's answer cell `answer` of grading/source/<lab> (a C cell: its magic line
+    first)."""
+    nb = nbformat.read(ROOT / "grading" / "source" / lab / f"{lab}.ipynb", as_version=4)
+    return next(c.source for c in nb.cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == answer)  # fmt: skip
+
+
+def c_evidence(lab: str, answer: str, loses: set[str], call: str | None) -> list[Wrong]:
+    """The C-evidence attempts at a C cell (issue 36), each the instructor's solution with one
+    change the kit must refuse: its first `call` (an MPI function it makes; None for a cell
+    without MPI) hidden from the tracer by an #undef behind a line splice and by a pasted PMPI_
+    name, the kit's interval recorder written by name, and clock_gettime, omp_get_thread_num and
+    MPI_Is_thread_main replaced by the cell's own."""
+    magic, body = solution_cell(lab, answer).split("\n", 1)
+    first = body.index("{\n") + 2  # the first function's body
+    out = [
+        attempt("forged", answer, f"{magic}\nvoid hl_trace_compute(double, double);\n"
+                f"{body[:first]}    hl_trace_compute(0.0, 1e3);\n{body[first:]}", loses,
+                "a computed interval written into the kit's recorder by name"),
+        attempt("interposed", answer, f"""{magic}\n{body}
+#undef MPI_Is_thread_main
+int MPI_Is_thread_main(int *flag) {{ *flag = 1; return 0; }}
+int omp_get_thread_num(void) {{ return 0; }}
+int clock_gettime(clockid_t c, struct timespec *t) {{ (void)c; t->tv_sec = 0; t->tv_nsec = 0; return 0; }}
+""", loses, "replaces the library functions the kit's tracer, page tracer and clock call"),
+    ]
+    if call:
+        assert f"{call}(" in body, (lab, answer, call)
+        pasted = body.replace(f"{call}(", f"JOIN(PMPI_, {call.removeprefix('MPI_')})(", 1)
+        out += [
+            attempt("untraced", answer, f"{magic}\n#un\\\ndef {call}\n{body}", loses,
+                    f"{call} reached untraced: an #undef a line splice hides from a text filter"),
+            attempt("untraced", answer, f"{magic}\n#define JOIN(a, b) a##b\n{pasted}", loses,
+                    f"{call} reached as PMPI_, the name pasted together"),
+        ]
+    return out
 
 
 @dataclass(frozen=True)
