@@ -3,7 +3,8 @@
 Layers, bottom to top (a module imports only from its own layer or below):
 
   harness   paths, errors, progress (a notebook cell's status line), topology (find_mpiexec),
-            thread_levels, placement, launcher (mpiexec or Slurm's srun), records, stats, build,
+            thread_levels, placement, launcher (mpiexec or Slurm's srun), records, stats, build
+            with unit_checks (a student's object and preprocessed unit judged),
             compliance (a traced kernel's MPI calls judged against a thread level);
             internals _probe, _metadata, _reaper, _engine; runs (the one run path: build ->
             probe -> time -> parse -> Results), launch (run_program, the program adapter),

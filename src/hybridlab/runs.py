@@ -17,7 +17,7 @@ from ._metadata import make_results
 from ._probe import probe
 from .build import TRACE_FLAGS, Kernel, build
 from .placement import Placement
-from .records import NO_KEY, Results, parse_framed, parse_lines
+from .records import FRAME, NO_KEY, Results, parse_framed, parse_lines
 from .topology import MpiInfo, Topology
 
 
@@ -78,7 +78,11 @@ def run(
     said: list[str] = []
     given = {k: v for k, v in output.meta.items() if k != RECORD_KEY}
     for label, text in output.texts:
-        if TRACE_FLAGS[0] in kernel.flags:  # the tracer frames its records with the run's key
+        framed = TRACE_FLAGS[0] in kernel.flags  # the tracer frames its records with the key
+        if framed and recorded is not None and f"{FRAME} " not in text:
+            framed = False  # a run recorded before records were framed (its kept file is no
+            # more to be trusted than a framed one: the key is kept beside it)
+        if framed:
             r, m, printed = parse_framed(text, str(output.meta.get(RECORD_KEY, NO_KEY)), label)
             said += printed
         else:

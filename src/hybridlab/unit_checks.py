@@ -210,14 +210,17 @@ def _references(obj: Path, file: str) -> dict[str, int]:
     return {n: lines.get(n, 0) for n in names}
 
 
-def _allowed_call(name: str, part: Part, entries: frozenset[str]) -> bool:
-    return (name in entries or name in part.helpers or name in ALLOWED_LIBC
+def _allowed_call(name: str, part: Part, entries: frozenset[str] | None) -> bool:
+    entry = name.startswith(TRACED_PREFIX) if entries is None else name in entries
+    return (entry or name in part.helpers or name in ALLOWED_LIBC
             or name in _libm_names() or bool(_ALWAYS.fullmatch(name)))  # fmt: skip
 
 
-def check_symbols(obj: Path, part: Part, entries: frozenset[str], file: str = CELL) -> list[Refusal]:
+def check_symbols(obj: Path, part: Part, entries: frozenset[str] | None, file: str = CELL
+                  ) -> list[Refusal]:  # fmt: skip
     """The object's globals and references against the part (see the module docstring);
-    `entries` are the tracer's entry points (tracer_entries)."""
+    `entries` are the tracer's entry points (tracer_entries; None: any hl_traced_ name, the ones
+    hl_mpi_trace.h declares)."""
     found = []
     reserved = library_names()
     for name, line in sorted(defined_globals(obj, file).items()):
