@@ -116,11 +116,12 @@ def test_asm_a_line_directive_and_a_foreign_include_are_refused(tmp_path):
     assert "no #line in a cell" in _refused(moved, "t_line")
     header = tmp_path / "mine.h"
     header.write_text("static int mine(void) { return 1; }\n")
-    assert "a cell includes system headers" in _refused(f'#include "{header}"\n' + NODE_SUM, "t_include")
+    assert "a cell includes system, MPI and kit headers" in _refused(f'#include "{header}"\n' + NODE_SUM, "t_include")
 
 
 def test_a_constructor_is_refused():
-    code = NODE_SUM + "__attribute__((constructor)) static void early(void) { }\n"
+    code = NODE_SUM + ("static volatile int early_ran;\n"
+                       "__attribute__((constructor)) static void early(void) { early_ran = 1; }\n")
     assert "constructor" in _refused(code, "t_ctor")
 
 
@@ -221,7 +222,7 @@ C_PARTS = {
     ("06_placement_topology", "node_sum"): ("HL_STUDENT_NODES", ("node_sum",), 'MPI_Allreduce'),
     ("07_collectives", "alltoall_nodes"): ("HL_STUDENT_ALLTOALL", ("alltoall_nodes",), 'MPI_Gather'),
     ("10_whole_program", "jacobi_program"): (None, ("main",), 'MPI_Sendrecv'),
-    ("11_shared_memory", "shm_jacobi"): ("HL_STUDENT_SHM_HALO", ("shm_jacobi",), 'MPI_Win_fence'),
+    ("11_shared_memory", "shm_jacobi"): ("HL_STUDENT_SHM_HALO", ("shm_jacobi",), 'MPI_Win_allocate_shared'),
     ("12_threads_communicate", "exchange_slice"): ("HL_STUDENT_MULTIPLE", ("exchange_slice",), 'MPI_Isend'),
     ("12_threads_communicate", "task_iteration"): ("HL_STUDENT_TASKS", ("task_iteration",), 'MPI_Isend'),
     ("13_neighbourhood_collectives", "neighbour_exchange"): ("HL_STUDENT_NEIGHBOUR", ("make_grid",), 'MPI_Cart_create'),

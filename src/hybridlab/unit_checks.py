@@ -36,8 +36,9 @@ from .paths import find_kernel_file, kernel_dirs
 CELL = "cell"  # the file name a cell's lines carry (`#line 1 "cell"`, hybridlab.c_cells)
 TRACED_PREFIX = "hl_traced_"
 # What a cell or a whole program may call of the C library: memory, strings, formatted output,
-# clocks and sleeps, numbers. Not files, descriptors, processes, signals, the environment or the
-# dynamic linker: what would reach the records, the key or the real MPI.
+# clocks and sleeps, numbers, where the process runs. Not files, descriptors, processes,
+# signals, the environment or the dynamic linker: what would reach the records, the key or the
+# real MPI.
 ALLOWED_LIBC = frozenset("""
 malloc calloc realloc free aligned_alloc posix_memalign memalign
 memcpy memmove memset memcmp memchr strlen strnlen strcmp strncmp strcpy strncpy strcat strncat
@@ -51,12 +52,14 @@ __vsnprintf_chk __vsprintf_chk __memcpy_chk __memmove_chk __memset_chk __strcpy_
 __strcat_chk __strncpy_chk __stack_chk_fail __assert_fail __errno_location __ctype_b_loc
 __ctype_tolower_loc __ctype_toupper_loc toupper tolower
 clock_gettime clock time gettimeofday nanosleep usleep sleep sched_yield sched_getcpu
+sched_getaffinity __sched_cpucount gethostname getpid sysconf get_nprocs
 abort exit
 """.split())
 # OpenMP's runtime (libgomp) and the data objects of Open MPI's handles (MPI_COMM_WORLD is
 # &ompi_mpi_comm_world there): names, not calls into MPI.
 _ALWAYS = re.compile(r"(omp_|GOMP_|ompi_mpi_)\w+|_GLOBAL_OFFSET_TABLE_")
 _REAL_MPI = re.compile(r"P?MPI_\w+|P?MPIX_\w+|ompi_\w+|MPIR_\w+")
+_OMP_CRITICAL = ".gomp_critical_user_"  # GCC's lock of a named `omp critical`, a common symbol
 _FORBIDDEN_SECTIONS = (".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors")
 _SYSCALL = re.compile(r"\t(syscall|sysenter|int\s+\$0x80|svc\s)")
 _MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d)*)$')
@@ -224,7 +227,7 @@ def check_symbols(obj: Path, part: Part, entries: frozenset[str] | None, file: s
     found = []
     reserved = library_names()
     for name, line in sorted(defined_globals(obj, file).items()):
-        if name in part.defines:
+        if name in part.defines or name.startswith(_OMP_CRITICAL):
             continue
         if part.whole_program and name not in reserved and not _REAL_MPI.fullmatch(name) \
                 and not name.startswith(("hl_", "omp_", "GOMP_")):  # fmt: skip
@@ -271,6 +274,13 @@ def check_code(obj: Path, file: str = CELL) -> list[Refusal]:
     return found
 
 
+@functools.lru_cache(maxsize=4)
+def _wrapper_includes(cc: str) -> list[str]:
+    """The include folders the compiler wrapper adds (mpicc -show: MPI's own headers)."""
+    done = subprocess.run([cc, "-show"], capture_output=True, text=True, check=False)
+    return [str(Path(d).resolve()) for d in re.findall(r"(?:^|\s)-I(\S+)", done.stdout)]
+
+
 def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL
                       ) -> tuple[list[tuple[int, str]], list[Refusal]]:  # fmt: skip
     """The cell's own lines after preprocessing (cc -E of the unit, macros expanded, comments
@@ -281,7 +291,7 @@ def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL
                           capture_output=True, text=True, check=False)  # fmt: skip
     if done.returncode != 0:
         raise RuntimeError(f"the unit does not preprocess: {done.stderr[-1500:]}")
-    kit = [str(d.resolve()) for d in kernel_dirs()]
+    kit = [str(d.resolve()) for d in kernel_dirs()] + _wrapper_includes(compile_flags[0])
     lines: list[tuple[int, str]] = []
     found: list[Refusal] = []
     in_cell, depth, current, number = False, 0, "", 0
@@ -297,8 +307,8 @@ def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL
             in_cell = True  # the unit's own `#line 1 "cell"`
         elif in_cell and "1" in flags:
             if depth == 0 and "3" not in flags and not any(name.startswith(k) for k in kit):
-                found.append(Refusal(number, f"includes {name}: a cell includes system "
-                                                 "headers and the kit's only", file))  # fmt: skip
+                found.append(Refusal(number, f"includes {name}: a cell includes system, MPI "
+                                                 "and kit headers only", file))  # fmt: skip
             depth += 1
         elif in_cell and "2" in flags:
             depth = max(depth - 1, 0)

@@ -215,7 +215,8 @@ GAMING += [
 
 # C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
 # the student, library functions replaced (gaming.c_evidence)
-GAMING += c_evidence("02_synchronisation", "construct_code", {CONSTRUCT}, None)
+GAMING += c_evidence("02_synchronisation", "construct_code",
+                     {CONSTRUCT, "hidden_construct_overhead"}, None)  # no kernel, no run
 GAMING.append(attempt("text", "construct_code", construct(ATOMIC.replace(
     "#pragma omp atomic\n        s->updates += 1;",
     "{ static omp_lock_t lk; void (*take)(omp_lock_t *) = omp_set_lock;\n"

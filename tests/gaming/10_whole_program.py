@@ -79,4 +79,6 @@ GAMING = [
 
 # C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
 # the student, library functions replaced (gaming.c_evidence)
-GAMING += c_evidence("10_whole_program", "jacobi_program", {'hidden_jacobi_program'}, 'MPI_Sendrecv')
+# (the student's own compile line builds each of them: only the traced build refuses them)
+GAMING += c_evidence("10_whole_program", "jacobi_program", {"hidden_jacobi_program"}, "MPI_Sendrecv",
+                     replaced=("MPI_Is_thread_main",), recorder=False)

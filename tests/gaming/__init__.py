@@ -58,25 +58,30 @@ def solution_cell(lab: str, answer: str) -> str:
                 if c.metadata.get("nbgrader", {}).get("grade_id") == answer)  # fmt: skip
 
 
-def c_evidence(lab: str, answer: str, loses: set[str], call: str | None) -> list[Wrong]:
+REPLACED = {  # a library function the kit's tracer, page tracer or clock calls, replaced
+    "MPI_Is_thread_main": "#undef MPI_Is_thread_main\nint MPI_Is_thread_main(int *flag) { *flag = 1; return 0; }",
+    "omp_get_thread_num": "int omp_get_thread_num(void) { return 0; }",
+    "clock_gettime": "int clock_gettime(clockid_t c, struct timespec *t) { (void)c; t->tv_sec = 0; "
+                     "t->tv_nsec = 0; return 0; }",
+}
+
+
+def c_evidence(lab: str, answer: str, loses: set[str], call: str | None,
+               replaced: tuple[str, ...] = tuple(REPLACED), recorder: bool = True) -> list[Wrong]:
     """The C-evidence attempts at a C cell (issue 36), each the instructor's solution with one
     change the kit must refuse: its first `call` (an MPI function it makes; None for a cell
     without MPI) hidden from the tracer by an #undef behind a line splice and by a pasted PMPI_
-    name, the kit's interval recorder written by name, and clock_gettime, omp_get_thread_num and
-    MPI_Is_thread_main replaced by the cell's own."""
+    name; the library functions `replaced` by the cell's own (REPLACED); with `recorder`, the
+    kit's interval recorder written by name."""
     magic, body = solution_cell(lab, answer).split("\n", 1)
     first = body.index("{\n") + 2  # the first function's body
-    out = [
-        attempt("forged", answer, f"{magic}\nvoid hl_trace_compute(double, double);\n"
-                f"{body[:first]}    hl_trace_compute(0.0, 1e3);\n{body[first:]}", loses,
-                "a computed interval written into the kit's recorder by name"),
-        attempt("interposed", answer, f"""{magic}\n{body}
-#undef MPI_Is_thread_main
-int MPI_Is_thread_main(int *flag) {{ *flag = 1; return 0; }}
-int omp_get_thread_num(void) {{ return 0; }}
-int clock_gettime(clockid_t c, struct timespec *t) {{ (void)c; t->tv_sec = 0; t->tv_nsec = 0; return 0; }}
-""", loses, "replaces the library functions the kit's tracer, page tracer and clock call"),
-    ]
+    out = [attempt("interposed", answer, f"{magic}\n{body}\n" + "\n".join(REPLACED[n] for n in replaced)
+                   + "\n", loses, f"replaces {', '.join(replaced)}, which the kit's tracer, page "
+                   "tracer or clock call")]  # fmt: skip
+    if recorder:
+        out.append(attempt("forged", answer, f"{magic}\nvoid hl_trace_compute(double, double);\n"
+                           f"{body[:first]}    hl_trace_compute(0.0, 1e3);\n{body[first:]}", loses,
+                           "a computed interval written into the kit's recorder by name"))
     if call:
         assert f"{call}(" in body, (lab, answer, call)
         pasted = body.replace(f"{call}(", f"JOIN(PMPI_, {call.removeprefix('MPI_')})(", 1)
