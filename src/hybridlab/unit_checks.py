@@ -55,9 +55,10 @@ clock_gettime clock time gettimeofday nanosleep usleep sleep sched_yield sched_g
 sched_getaffinity __sched_cpucount gethostname getpid sysconf get_nprocs
 abort exit
 """.split())
-# OpenMP's runtime (libgomp) and the data objects of Open MPI's handles (MPI_COMM_WORLD is
-# &ompi_mpi_comm_world there): names, not calls into MPI.
-_ALWAYS = re.compile(r"(omp_|GOMP_|ompi_mpi_)\w+|_GLOBAL_OFFSET_TABLE_")
+# OpenMP's runtime (libgomp), the data objects of Open MPI's handles (MPI_COMM_WORLD is
+# &ompi_mpi_comm_world there) and MPI's constants that are objects: names, not calls into MPI.
+_ALWAYS = re.compile(r"(omp_|GOMP_|ompi_mpi_)\w+|_GLOBAL_OFFSET_TABLE_|MPI_UNWEIGHTED"
+                     r"|MPI_WEIGHTS_EMPTY|MPI_F_STATUSE?S?_IGNORE|MPI_F_ERRCODES_IGNORE")
 _REAL_MPI = re.compile(r"P?MPI_\w+|P?MPIX_\w+|ompi_\w+|MPIR_\w+")
 _OMP_CRITICAL = ".gomp_critical_user_"  # GCC's lock of a named `omp critical`, a common symbol
 _FORBIDDEN_SECTIONS = (".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors")
