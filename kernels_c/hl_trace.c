@@ -1,5 +1,5 @@
 /* hl_trace.c: the kit's tracer, compiled out of line into its own object and linked beside a
- * traced kernel (hybridlab.build, trace_mpi=True). Nothing here is in a student's unit: its
+ * traced kernel (hybridlab.kernels.build, trace_mpi=True). Nothing here is in a student's unit: its
  * buffers, counters, clock origin and the run's key are static (no symbol anyone can name), and
  * every other symbol is hidden (-fvisibility=hidden: not exported from the library).
  *
@@ -21,14 +21,14 @@
  * of a thread's computing between its MPI calls), hl_trace_emit(ctx) for the records, and the
  * records' integrity: hl_append tells hl_trace_note every byte the kit appends to ctx->out;
  * hl_trace_frame(ctx) checks that ctx->out holds exactly those bytes and frames each line for the
- * harness (hybridlab.records):
+ * harness (hybridlab.runs.records):
  *     @hl KEY RANK SEQ {json}           SEQ = 0, 1, ... per rank
  *     @hl KEY RANK end COUNT OK         COUNT lines before it; OK 0 when ctx->out was written by
  *                                       anything but the kit's hl_append
  * KEY is read from the file $HL_RECORD_KEY_FILE (the harness writes a fresh one per run; "-"
  * without it): a line of the program's output without the run's key is not a record.
  *
- * A whole program (hybridlab.jobs.build_program, -DHL_WHOLE_PROGRAM) has no hl_run:
+ * A whole program (hybridlab.slurm.jobs.build_program, -DHL_WHOLE_PROGRAM) has no hl_run:
  * hl_traced_MPI_Init_thread and hl_traced_MPI_Init start the trace and remember the level asked
  * for and the one provided (HL_PROVIDE_AT_MOST=<level> makes the program see at most that level),
  * and hl_traced_MPI_Finalize writes each rank's framed trace (a "meta" line, an "mpi_init"

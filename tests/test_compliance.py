@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 import hybridlab as hl
-from hybridlab import compliance
-from hybridlab.build import build_source
-from hybridlab.thread_levels import THREAD_LEVELS
+from hybridlab.kernels.build import build_source
+from hybridlab.machine.thread_levels import THREAD_LEVELS
+from hybridlab.runs import compliance
 
 # Rank 0 and rank 1 swap one long each way (rounds times) with tag = the calling thread, called
 # as `variant` says. 'concurrent' makes rank 0's two threads overlap in MPI for certain: thread 0
