@@ -286,58 +286,38 @@ void hl_trace_emit(hl_ctx *ctx) {
 
 /* ------------------------------------------------------------------- the entry points */
 
-/* Each DEFINE_* makes one entry: prefix hl_traced_ (student 1) or hl_kit_ (student 0). */
+/* Each entry twice: prefix hl_traced_ (a student's unit: student 1) and hl_kit_ (student 0). */
 #define HL_BOTH(DEFINE, ...) DEFINE(hl_traced_, 1, __VA_ARGS__) DEFINE(hl_kit_, 0, __VA_ARGS__)
 
-#define HL_DEFINE_PLAIN(prefix, student, entry, name, real, params, args)                       \
+/* One entry: the call recorded around `real args`; `finish` (an expression of c_) ends the entry:
+ * trace_end(&c_), after keeping what the call did (a completion, a communicator, a tag). */
+#define HL_DEFINE(prefix, student, entry, name, real, params, args, finish)                     \
     int prefix##entry params {                                                                    \
         hl_trace_call c_;                                                                         \
         trace_begin(&c_, name, student);                                                          \
         int rc_ = real args;                                                                      \
-        trace_end(&c_);                                                                           \
-        return rc_;                                                                               \
-    }
-#define HL_DEFINE_DONE(prefix, student, entry, name, real, params, args, flag)                  \
-    int prefix##entry params {                                                                    \
-        hl_trace_call c_;                                                                         \
-        trace_begin(&c_, name, student);                                                          \
-        int rc_ = real args;                                                                      \
-        c_.done = (flag);                                                                         \
-        trace_end(&c_);                                                                           \
-        return rc_;                                                                               \
-    }
-#define HL_DEFINE_COMM(prefix, student, entry, name, real, params, args, comm)                  \
-    int prefix##entry params {                                                                    \
-        hl_trace_call c_;                                                                         \
-        trace_begin(&c_, name, student);                                                          \
-        int rc_ = real args;                                                                      \
-        trace_end_comm(&c_, comm);                                                                \
-        return rc_;                                                                               \
-    }
-#define HL_DEFINE_P2P(prefix, student, entry, name, real, params, args, comm, tag_, count_)     \
-    int prefix##entry params {                                                                    \
-        hl_trace_call c_;                                                                         \
-        trace_begin(&c_, name, student);                                                          \
-        int rc_ = real args;                                                                      \
-        c_.comm_id = (int)MPI_Comm_c2f(comm);                                                     \
-        c_.tag = (tag_);                                                                          \
-        c_.count = (long)(count_);                                                                \
-        trace_end(&c_);                                                                           \
+        finish;                                                                                   \
         return rc_;                                                                               \
     }
 #define HL_DEFINE_QUERY(prefix, student, type, entry, real, params, args)                       \
     type prefix##entry params { return real args; }
+#define HL_P2P_FINISH(comm, tag_, count_)                                                         \
+    (c_.comm_id = (int)MPI_Comm_c2f(comm), c_.tag = (tag_), c_.count = (long)(count_),           \
+     trace_end(&c_))
 
 #define HL_TRACED(name, params, args)                                                             \
-    HL_BOTH(HL_DEFINE_PLAIN, MPI_##name, "MPI_" #name, MPI_##name, params, args)
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, trace_end(&c_))
 #define HL_TRACED_DONE(name, params, args, flag)                                                  \
-    HL_BOTH(HL_DEFINE_DONE, MPI_##name, "MPI_" #name, MPI_##name, params, args, flag)
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            (c_.done = (flag), trace_end(&c_)))
 #define HL_TRACED_COMM(name, params, args, comm)                                                  \
-    HL_BOTH(HL_DEFINE_COMM, MPI_##name, "MPI_" #name, MPI_##name, params, args, comm)
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            trace_end_comm(&c_, comm))
 #define HL_TRACED_P2P(name, params, args, comm, tag_, count_)                                     \
-    HL_BOTH(HL_DEFINE_P2P, MPI_##name, "MPI_" #name, MPI_##name, params, args, comm, tag_, count_)
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            HL_P2P_FINISH(comm, tag_, count_))
 #define HL_TRACED_P2P_AS(entry, name, real, params, args, comm, tag_, count_)                     \
-    HL_BOTH(HL_DEFINE_P2P, entry, name, real, params, args, comm, tag_, count_)
+    HL_BOTH(HL_DEFINE, entry, name, real, params, args, HL_P2P_FINISH(comm, tag_, count_))
 #define HL_QUERY(type, name, params, args)                                                        \
     HL_BOTH(HL_DEFINE_QUERY, type, MPI_##name, MPI_##name, params, args)
 
@@ -350,7 +330,8 @@ static int abort_flushed(MPI_Comm c, int code) {
     fflush(stderr);
     return MPI_Abort(c, code);
 }
-HL_BOTH(HL_DEFINE_PLAIN, MPI_Abort, "MPI_Abort", abort_flushed, (MPI_Comm c, int code), (c, code))
+HL_BOTH(HL_DEFINE, MPI_Abort, "MPI_Abort", abort_flushed, (MPI_Comm c, int code), (c, code),
+        trace_end(&c_))
 
 /* ------------------------------------------------ a whole program: its own main (see above) */
 static int required_level = -1, provided_level = -1;
