@@ -271,14 +271,16 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
                              str(find_kernel_file(link.group(1))), "-o", str(objects["kit"])])
         if traced:  # the tracer, out of line: its own object, its symbols hidden
             objects["tracer"] = work / "tracer.o"
-            compile_.append([cc, *DEFAULT_FLAGS, *TRACER_FLAGS, *includes, "-fPIC", "-c",
+            sizes = [f for f in flags if f.startswith("-DHL_TRACE_MAX_")]  # its buffers' sizes
+            compile_.append([cc, *DEFAULT_FLAGS, *TRACER_FLAGS, *sizes, *includes, "-fPIC", "-c",
                              str(find_kernel_file(TRACER_SOURCE)), "-o", str(objects["tracer"])])
         linked = [str(o) for o in objects.values()]
         output = ""
         with progress.running(f"compile {name}"):
             for cmd in compile_:
                 output += _compile(name, cmd, work)
-            refused = _student_refusals(name, code, objects, compile_[0]) if student else ""
+            refused = (_student_refusals(name, code, objects, compile_[0]) if student else
+                       unit_checks.profiling_calls(objects["unit"]) if traced else "")  # fmt: skip
             if refused:
                 shutil.rmtree(work, ignore_errors=True)
                 raise BuildError(name, compile_[0], refused + "\n")

@@ -254,6 +254,14 @@ def check_symbols(obj: Path, part: Part, entries: frozenset[str] | None, file: s
     return found
 
 
+def profiling_calls(obj: Path) -> str:
+    """A traced kit-style kernel (not a student's unit: its kit helpers call MPI by the real
+    names, so only the profiling names tell): its PMPI_ calls, as an error line, or ""."""
+    names = sorted(n for n in _references(obj, CELL) if n.startswith("PMPI_"))
+    return (f"{', '.join(names)}: a traced kernel calls MPI by the names mpi.h gives, not the "
+            "profiling ones the tracer does not see") if names else ""  # fmt: skip
+
+
 def check_code(obj: Path, file: str = CELL) -> list[Refusal]:
     """No constructor or destructor tables and no system-call instruction in the object."""
     found = []
