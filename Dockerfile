@@ -66,7 +66,7 @@ RUN python3 -m venv /tmp/jupyter-book \
 
 # The student image (the default: the last stage): what `make setup` needs and the released
 # labs, nothing of grading/ (solutions, hidden tests) or tests/ (which hold solutions too); the
-# built book, which JupyterLab serves at /hybridlab/book/ (hybridlab.bookserver).
+# built book, which JupyterLab serves at /hybridlab/book/ (hybridlab.course.bookserver).
 FROM system AS student
 COPY --chown=student:student Makefile pyproject.toml requirements.lock README.md LICENSE LICENSE-content ./
 COPY --chown=student:student src ./src

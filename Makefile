@@ -15,9 +15,9 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 setup: $(STAMP)
 	@command -v smpirun >/dev/null 2>&1 || echo "make: SimGrid (smpicc, smpirun) is not installed: lab 14 shows its simulations only with it. Debian/Ubuntu: sudo apt-get install libsimgrid-dev simgrid; conda: conda install -c conda-forge simgrid"
 	@$(BIN)/hybridlab build --all --quiet
-	@$(PY) -m hybridlab.kernelspec --quiet
-	@$(PY) -m hybridlab.labsettings
-	@$(PY) -m hybridlab.bookserver  # JupyterLab serves the built book at /hybridlab/book/
+	@$(PY) -m hybridlab.course.kernelspec --quiet
+	@$(PY) -m hybridlab.course.labsettings
+	@$(PY) -m hybridlab.course.bookserver  # JupyterLab serves the built book at /hybridlab/book/
 	@$(PY) -c "import matplotlib.font_manager"  # its font list, made once: grading sandboxes start with it
 
 $(STAMP): $(LOCK) pyproject.toml
@@ -166,7 +166,7 @@ labextension: setup
 	npm ci --prefix labextension --no-audit --no-fund --loglevel=error
 	rm -rf src/hybridlab/labextension
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/jupyter labextension build labextension --core-package-file="$(LABEXT_CORE)"
-	$(PY) -m hybridlab.labsettings
+	$(PY) -m hybridlab.course.labsettings
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks

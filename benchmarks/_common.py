@@ -1,5 +1,5 @@
 """What every benchmark shares: the machine description, the load beside the figures,
-statistics (from hybridlab.stats, the kit's own method), Markdown tables and report writing.
+statistics (from hybridlab.runs.stats, the kit's own method), Markdown tables and report writing.
 
 Benchmarks are scripts run from the repository (`python benchmarks/bench_x.py`), so this module
 is imported as `_common` from the benchmarks folder.
@@ -23,8 +23,8 @@ from pathlib import Path
 import psutil
 
 import hybridlab as hl
-from hybridlab.stats import summarize
-from hybridlab.topology import compiler_info, find_mpiexec
+from hybridlab.machine.topology import compiler_info, find_mpiexec
+from hybridlab.runs.stats import summarize
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent

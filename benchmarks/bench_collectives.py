@@ -32,8 +32,8 @@ from pathlib import Path
 import hybridlab as hl
 from hybridlab.collectives.exercise import equal_volume, fft_runs, osu_counts
 from hybridlab.collectives.tables import fft_breakdown, osu_table
-from hybridlab.launch import run_program
-from hybridlab.topology import venv_bin
+from hybridlab.paths import venv_bin
+from hybridlab.runs.launch import run_program
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

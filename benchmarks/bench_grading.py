@@ -34,9 +34,10 @@ from pathlib import Path
 
 import nbformat
 
-from hybridlab import notebooks, own_runs
+from hybridlab.course import notebooks
 from hybridlab.grading import autograde, course, gradebook, reference
 from hybridlab.grading.execute import cell_key
+from hybridlab.runs import own_runs
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -69,7 +70,7 @@ def say(message: str) -> None:
 
 def student_runs(lab: str) -> Path:
     """The runs folder a student hands in: the solution run headless as a student runs it
-    (quick mode, its kernel runs kept beside it: hybridlab.own_runs)."""
+    (quick mode, its kernel runs kept beside it: hybridlab.runs.own_runs)."""
     folder = Path(tempfile.mkdtemp(prefix=f"bench-student-{lab}-"))
     shutil.copytree(REPO / "grading" / "source" / lab, folder, dirs_exist_ok=True)
     saved = os.environ.pop("HYBRIDLAB_RUNS", None)

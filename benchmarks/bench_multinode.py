@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Start-up and ping-pong across two nodes against one node, on the kit's own 2-node Slurm
-cluster (hybridlab.local_slurm), written to benchmarks/multinode_results.md (and .json).
+cluster (hybridlab.slurm.local_slurm), written to benchmarks/multinode_results.md (and .json).
 
 The two "nodes" are namespaces of this one machine (own hostname, IPC, /dev/shm): between them
 MPICH takes its network path, which here is TCP through the host's own network stack (the
@@ -122,7 +122,7 @@ def markdown(info: dict, rows: list[dict], measured: dict, args) -> str:
         "# Across nodes: start-up and ping-pong (benchmarks/bench_multinode.py)",
         "",
         "Written by `benchmarks/bench_multinode.py`; do not edit by hand. The kit's 2-node Slurm",
-        "cluster (`hybridlab.local_slurm`, as `make test-multinode`): two namespaces of this",
+        "cluster (`hybridlab.slurm.local_slurm`, as `make test-multinode`): two namespaces of this",
         "one machine, each with its own hostname, IPC and /dev/shm. **The inter-node path is TCP",
         "through this host's own network stack** (MPICH's default UCX netmod picks its tcp",
         "transport between the two; the packets never leave the machine): it shows the kit's cost",
@@ -159,7 +159,7 @@ def main() -> None:
     if args.inside:
         inside(args)
         return
-    from hybridlab.local_slurm import started, why_slurm_cannot_run
+    from hybridlab.slurm.local_slurm import started, why_slurm_cannot_run
 
     why = why_slurm_cannot_run(nodes=2)
     if why:

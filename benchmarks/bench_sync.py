@@ -149,7 +149,7 @@ def report(machine: dict, runs: list[dict], args, seconds: float) -> str:
         "",
         "Overhead = median test time per repetition - median reference time per repetition "
         "(EPCC syncbench), from the kit's own records (`hybridlab.sync.tables.overhead_table`, "
-        "which uses `hybridlab.stats.overhead`); for MPI_Barrier each sample is the slowest "
+        "which uses `hybridlab.runs.stats.overhead`); for MPI_Barrier each sample is the slowest "
         "rank's. Spread = sqrt(sd_test^2 + sd_reference^2) within one run. A run is trusted "
         "when both its test and its reference samples scatter by at most 10 % of their median. "
         "The probe is the core-to-core round trip before and after each run: 'shared core (SMT "

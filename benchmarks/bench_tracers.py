@@ -35,7 +35,7 @@ from _common import (
     table,
     write_report,
 )
-from hybridlab.build import build_source
+from hybridlab.kernels.build import build_source
 
 HERE = Path(__file__).resolve().parent
 say = Progress("bench_tracers")

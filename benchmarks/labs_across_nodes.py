@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """The labs with a "Beyond one node" section (00, 03, 04, 06, 07) run headless, in quick mode,
-inside an allocation of the kit's own 2-node Slurm cluster (hybridlab.local_slurm), as a
+inside an allocation of the kit's own 2-node Slurm cluster (hybridlab.slurm.local_slurm), as a
 trainer's JupyterLab started in `salloc -N 2` would run them; written to
 benchmarks/labs_across_nodes.md.
 
@@ -57,8 +57,9 @@ def with_nodes_cell(source: Path) -> Path:
 
 def inside(out: Path, labs: list[str]) -> None:
     """Run each lab's instructor notebook in quick mode here, in the allocation."""
-    from hybridlab import notebooks, own_runs
-    from hybridlab.launcher import allocation_nodes
+    from hybridlab.course import notebooks
+    from hybridlab.machine.launcher import allocation_nodes
+    from hybridlab.runs import own_runs
 
     seen = {"allocation_nodes": allocation_nodes(), "labs": {}}
     for lab in labs:
@@ -118,7 +119,7 @@ def main() -> None:
     if args.inside:
         inside(args.inside, args.lab)
         return
-    from hybridlab.local_slurm import started, why_slurm_cannot_run
+    from hybridlab.slurm.local_slurm import started, why_slurm_cannot_run
 
     why = why_slurm_cannot_run(nodes=2)
     if why:

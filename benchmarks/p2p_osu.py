@@ -20,10 +20,11 @@ import tempfile
 from pathlib import Path
 
 import hybridlab as hl
-from hybridlab import launch, launcher
-from hybridlab.build import mpicc
-from hybridlab.placement import Placement
-from hybridlab.topology import read_topology
+from hybridlab.kernels.build import mpicc
+from hybridlab.machine import launcher
+from hybridlab.machine.placement import Placement
+from hybridlab.machine.topology import read_topology
+from hybridlab.runs import launch
 
 HERE = Path(__file__).resolve().parent
 REFERENCE_SOURCE = HERE / "osu_style_latency.c"

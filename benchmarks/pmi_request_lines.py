@@ -3,7 +3,7 @@
 across two nodes under `srun --mpi=pmi2`, against the 1024 bytes the plugin reads per request:
 why MPI_Init across nodes failed under srun (book/slurm.md, "The MPI's network path").
 
-Starts the kit's 2-node Slurm cluster (hybridlab.local_slurm) with slurmd logging at debug3,
+Starts the kit's 2-node Slurm cluster (hybridlab.slurm.local_slurm) with slurmd logging at debug3,
 which logs each request; inside `salloc -N 2` runs the ping-pong program across the nodes at 8 B
 and 1 MiB, --runs times each, under srun (HYBRIDLAB_LAUNCHER=srun, as the kit ran them before it
 took MPICH's mpiexec across nodes); prints the runs that failed and the longest `put` request
@@ -47,7 +47,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10, help="runs at each size (default 10)")
     args = parser.parse_args()
-    from hybridlab.local_slurm import started, why_slurm_cannot_run
+    from hybridlab.slurm.local_slurm import started, why_slurm_cannot_run
 
     why = why_slurm_cannot_run(nodes=2)
     if why:

@@ -50,9 +50,9 @@ from foundation_report import (
     START_TARGET_S,
     STOP_TARGET_S,
 )
-from hybridlab import _reaper as reaper
-from hybridlab.build import build
-from hybridlab.topology import venv_bin
+from hybridlab.kernels.build import build
+from hybridlab.machine import reaper
+from hybridlab.paths import venv_bin
 
 START_STOP_PLACEMENT = (2, 1, "none")
 CRASH = r"""
@@ -254,9 +254,9 @@ READING_S = 3.0
 FIRST_START = r"""
 import json, sys, time
 import hybridlab as hl
-from hybridlab import _controller
+from hybridlab.engines import controller
 if sys.argv[1] == "prestart":
-    _controller.prestart()
+    controller.prestart()
 time.sleep(float(sys.argv[2]))
 cluster = hl.Cluster(ranks=2, threads=1)
 t0 = time.perf_counter()
@@ -335,14 +335,14 @@ def startup_breakdown(repeats: int) -> dict[str, object]:
     imports = {
         "python -c pass (a whole interpreter start and exit)": _process_seconds(),
         "import ipyparallel.engine.app": _import_seconds("import ipyparallel.engine.app"),
-        "the same without ipyparallel.cluster (hybridlab._engine.import_engine_app)": (
+        "the same without ipyparallel.cluster (hybridlab.engines.engine.import_engine_app)": (
             _import_seconds(
-                "import_engine_app()", setup="from hybridlab._engine import import_engine_app"
+                "import_engine_app()", setup="from hybridlab.engines.engine import import_engine_app"
             )
         ),
         "import ipyparallel.engine.nanny": _import_seconds("import ipyparallel.engine.nanny"),
-        "import hybridlab._engine, after ipyparallel": _import_seconds(
-            "import hybridlab._engine", setup="import ipyparallel.engine.app"
+        "import hybridlab.engines.engine, after ipyparallel": _import_seconds(
+            "import hybridlab.engines.engine", setup="import ipyparallel.engine.app"
         ),
         "import ipyparallel.controller.app": _import_seconds("import ipyparallel.controller.app"),
     }

@@ -12,7 +12,7 @@
 {% endif %}{{options}}
 # A student's JupyterLab as one job step with every core of the job (srun no longer passes the
 # job's --cpus-per-task on by itself, Slurm >= 22.05). The kit's engines and programs start as
-# further steps inside this job, sharing its cores (srun --overlap, src/hybridlab/launcher.py).
+# further steps inside this job, sharing its cores (srun --overlap, src/hybridlab/machine/launcher.py).
 set -euo pipefail
 # A temporary folder of the job's own, removed when the job ends: logging out cancels the job,
 # and kernels killed then leave their files (a lab's controller folder) there, not in /tmp.

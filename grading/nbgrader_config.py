@@ -21,7 +21,7 @@ c.CourseDirectory.course_id = "hybridlab"
 c.Exchange.root = os.environ.get("HYBRIDLAB_EXCHANGE") or str(HERE / "exchange")
 c.Exchange.path_includes_course = True
 
-# Release: C cells (`%%c`, hybridlab.c_cells) get a C stub, not Python's NotImplementedError.
+# Release: C cells (`%%c`, hybridlab.kernels.c_cells) get a C stub, not Python's NotImplementedError.
 from hybridlab.grading.c_stub import release_preprocessors  # noqa: E402
 
 c.GenerateAssignment.preprocessors = release_preprocessors()

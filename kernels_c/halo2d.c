@@ -21,7 +21,7 @@
  * timeline=1 also keeps every interval a thread spends in a phase (hl_phase in hybridlab.h) for
  * the first timeline_iterations iterations and emits one "timeline" record per interval: phase,
  * iteration, start and end in seconds since a common start right after an MPI_Barrier, the
- * same layout as the imbalance kernel, for hybridlab.traces.chrome_trace. A thread's intervals
+ * same layout as the imbalance kernel, for hybridlab.runs.traces.chrome_trace. A thread's intervals
  * never overlap, and those of a phase add up to its timer total when every iteration is kept
  * (`total` is the whole loop, not an interval). Threads with nothing to do between parallel
  * regions (hybrid1, while the master communicates) have gaps on their track.

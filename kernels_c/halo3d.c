@@ -31,7 +31,7 @@
  * waits) / total; rank 0 emits the checksum (interior sum after the last iteration) and delta.
  * timeline=1, as in halo2d, adds one "timeline" record per interval a thread spent in a phase
  * (start and end since a common start) for the first timeline_iterations iterations: a trace
- * for hybridlab.traces.chrome_trace. In masteronly the other threads' tracks have gaps while
+ * for hybridlab.runs.traces.chrome_trace. In masteronly the other threads' tracks have gaps while
  * the master exchanges and reduces outside the parallel region; in funnelled they wait in the
  * barrier (other) while the master finishes the halo and the boundary shell.
  */

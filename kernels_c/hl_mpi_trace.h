@@ -1,7 +1,7 @@
 /* hl_mpi_trace.h: every MPI call a unit makes goes to the kit's tracer, which records it with the
  * thread that made it.
  *
- * Not included by hand: hybridlab.build(name, trace_mpi=True) and build_source(..., trace_mpi=True)
+ * Not included by hand: hybridlab.kernels.build(name, trace_mpi=True) and build_source(..., trace_mpi=True)
  * compile the unit with -DHL_TRACE_MPI -include hl_mpi_trace.h and link it with the kit's tracer
  * object (kernels_c/hl_trace.c, compiled out of line; its buffers, clock origin and key are static
  * there, out of every other unit's reach). This header only declares the tracer's entry points
@@ -9,22 +9,22 @@
  * profiling-interface idea of the MUST correctness checker done at compile time, so it works the
  * same in a library an engine loads with ctypes and in a program under mpiexec.
  *
- *   a student's unit (-DHL_STUDENT_TU, hybridlab.student_c) and a whole program
- *   (-DHL_WHOLE_PROGRAM, hybridlab.jobs): the names go to hl_traced_MPI_* ("student": 1 in the
+ *   a student's unit (-DHL_STUDENT_TU, hybridlab.runs.student_c) and a whole program
+ *   (-DHL_WHOLE_PROGRAM, hybridlab.slurm.jobs): the names go to hl_traced_MPI_* ("student": 1 in the
  *   records), before hybridlab.h is included, so the kit's public helpers the unit calls
  *   (hl_measure's barriers, hl_require_level's query) are recorded too and the compiled unit
- *   refers to no real MPI function at all (hybridlab.unit_checks refuses one that does);
+ *   refers to no real MPI function at all (hybridlab.kernels.unit_checks refuses one that does);
  *   a kit's unit (a kernel): hybridlab.h first, so the kit's own MPI calls (hl_measure's barriers
  *   and reductions, the records' gather) stay untraced and never count against the kernel, then
  *   the names go to hl_kit_MPI_* ("student": 0).
  *
- * Records (hl_trace.c writes them at the end of hl_run, hybridlab.records reads them): one per
+ * Records (hl_trace.c writes them at the end of hl_run, hybridlab.runs.records reads them): one per
  * kept call, "record":"mpi_call","call":"MPI_Send","start":S,"end":E (seconds since the run
  * began), "main","in_parallel","level","team","tid","concurrent","done","comm_size","comm",
  * "student","comm_id","tag","count"; one "computed" interval per stretch of a kit helper's
  * computing (hl_trace_compute: lab 04's stencil_rows, lab 03's compute_step); one summary per
  * rank, "record":"mpi_trace","calls","kept","not_main","in_parallel","concurrent","computed".
- * hybridlab.compliance judges them against a thread level.
+ * hybridlab.runs.compliance judges them against a thread level.
  *
  * The names are redirected once: traced source cannot `#define MPI_Send MPI_Ssend` itself (a
  * redefinition); -DHL_SYNCHRONOUS_SENDS (a student's unit) makes MPI_Send and MPI_Isend an

@@ -1,6 +1,6 @@
 /* hl_student.h: what a student's C cell is compiled against, and all it can reach of the kit.
  *
- * hybridlab.student_c builds each C cell as its own translation unit:
+ * hybridlab.runs.student_c builds each C cell as its own translation unit:
  *     #include "hl_student.h"
  *     #include "<kernel>_student.h"   the functions the cell defines, the kit helpers it may call
  *     #line 1 "<name>.c"               so compiler messages give the cell's own line numbers
@@ -15,7 +15,7 @@
 #define HL_STUDENT_H
 
 #ifndef HL_STUDENT_TU
-#error "hl_student.h is for a student's translation unit (hybridlab.student_c builds it)"
+#error "hl_student.h is for a student's translation unit (hybridlab.runs.student_c builds it)"
 #endif
 
 #include "hybridlab.h"

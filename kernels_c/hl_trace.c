@@ -1,5 +1,5 @@
 /* hl_trace.c: the kit's tracer, compiled out of line into its own object and linked beside a
- * traced kernel (hybridlab.build, trace_mpi=True). Nothing here is in a student's unit: its
+ * traced kernel (hybridlab.kernels.build, trace_mpi=True). Nothing here is in a student's unit: its
  * buffers, counters, clock origin and the run's key are static (no symbol anyone can name), and
  * every other symbol is hidden (-fvisibility=hidden: not exported from the library).
  *
@@ -21,14 +21,14 @@
  * of a thread's computing between its MPI calls), hl_trace_emit(ctx) for the records, and the
  * records' integrity: hl_append tells hl_trace_note every byte the kit appends to ctx->out;
  * hl_trace_frame(ctx) checks that ctx->out holds exactly those bytes and frames each line for the
- * harness (hybridlab.records):
+ * harness (hybridlab.runs.records):
  *     @hl KEY RANK SEQ {json}           SEQ = 0, 1, ... per rank
  *     @hl KEY RANK end COUNT OK         COUNT lines before it; OK 0 when ctx->out was written by
  *                                       anything but the kit's hl_append
  * KEY is read from the file $HL_RECORD_KEY_FILE (the harness writes a fresh one per run; "-"
  * without it): a line of the program's output without the run's key is not a record.
  *
- * A whole program (hybridlab.jobs.build_program, -DHL_WHOLE_PROGRAM) has no hl_run:
+ * A whole program (hybridlab.slurm.jobs.build_program, -DHL_WHOLE_PROGRAM) has no hl_run:
  * hl_traced_MPI_Init_thread and hl_traced_MPI_Init start the trace and remember the level asked
  * for and the one provided (HL_PROVIDE_AT_MOST=<level> makes the program see at most that level),
  * and hl_traced_MPI_Finalize writes each rank's framed trace (a "meta" line, an "mpi_init"
@@ -286,58 +286,38 @@ void hl_trace_emit(hl_ctx *ctx) {
 
 /* ------------------------------------------------------------------- the entry points */
 
-/* Each DEFINE_* makes one entry: prefix hl_traced_ (student 1) or hl_kit_ (student 0). */
+/* Each entry twice: prefix hl_traced_ (a student's unit: student 1) and hl_kit_ (student 0). */
 #define HL_BOTH(DEFINE, ...) DEFINE(hl_traced_, 1, __VA_ARGS__) DEFINE(hl_kit_, 0, __VA_ARGS__)
 
-#define HL_DEFINE_PLAIN(prefix, student, entry, name, real, params, args)                       \
+/* One entry: the call recorded around `real args`; `finish` (an expression of c_) ends the entry:
+ * trace_end(&c_), after keeping what the call did (a completion, a communicator, a tag). */
+#define HL_DEFINE(prefix, student, entry, name, real, params, args, finish)                     \
     int prefix##entry params {                                                                    \
         hl_trace_call c_;                                                                         \
         trace_begin(&c_, name, student);                                                          \
         int rc_ = real args;                                                                      \
-        trace_end(&c_);                                                                           \
-        return rc_;                                                                               \
-    }
-#define HL_DEFINE_DONE(prefix, student, entry, name, real, params, args, flag)                  \
-    int prefix##entry params {                                                                    \
-        hl_trace_call c_;                                                                         \
-        trace_begin(&c_, name, student);                                                          \
-        int rc_ = real args;                                                                      \
-        c_.done = (flag);                                                                         \
-        trace_end(&c_);                                                                           \
-        return rc_;                                                                               \
-    }
-#define HL_DEFINE_COMM(prefix, student, entry, name, real, params, args, comm)                  \
-    int prefix##entry params {                                                                    \
-        hl_trace_call c_;                                                                         \
-        trace_begin(&c_, name, student);                                                          \
-        int rc_ = real args;                                                                      \
-        trace_end_comm(&c_, comm);                                                                \
-        return rc_;                                                                               \
-    }
-#define HL_DEFINE_P2P(prefix, student, entry, name, real, params, args, comm, tag_, count_)     \
-    int prefix##entry params {                                                                    \
-        hl_trace_call c_;                                                                         \
-        trace_begin(&c_, name, student);                                                          \
-        int rc_ = real args;                                                                      \
-        c_.comm_id = (int)MPI_Comm_c2f(comm);                                                     \
-        c_.tag = (tag_);                                                                          \
-        c_.count = (long)(count_);                                                                \
-        trace_end(&c_);                                                                           \
+        finish;                                                                                   \
         return rc_;                                                                               \
     }
 #define HL_DEFINE_QUERY(prefix, student, type, entry, real, params, args)                       \
     type prefix##entry params { return real args; }
+#define HL_P2P_FINISH(comm, tag_, count_)                                                         \
+    (c_.comm_id = (int)MPI_Comm_c2f(comm), c_.tag = (tag_), c_.count = (long)(count_),           \
+     trace_end(&c_))
 
 #define HL_TRACED(name, params, args)                                                             \
-    HL_BOTH(HL_DEFINE_PLAIN, MPI_##name, "MPI_" #name, MPI_##name, params, args)
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, trace_end(&c_))
 #define HL_TRACED_DONE(name, params, args, flag)                                                  \
-    HL_BOTH(HL_DEFINE_DONE, MPI_##name, "MPI_" #name, MPI_##name, params, args, flag)
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            (c_.done = (flag), trace_end(&c_)))
 #define HL_TRACED_COMM(name, params, args, comm)                                                  \
-    HL_BOTH(HL_DEFINE_COMM, MPI_##name, "MPI_" #name, MPI_##name, params, args, comm)
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            trace_end_comm(&c_, comm))
 #define HL_TRACED_P2P(name, params, args, comm, tag_, count_)                                     \
-    HL_BOTH(HL_DEFINE_P2P, MPI_##name, "MPI_" #name, MPI_##name, params, args, comm, tag_, count_)
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            HL_P2P_FINISH(comm, tag_, count_))
 #define HL_TRACED_P2P_AS(entry, name, real, params, args, comm, tag_, count_)                     \
-    HL_BOTH(HL_DEFINE_P2P, entry, name, real, params, args, comm, tag_, count_)
+    HL_BOTH(HL_DEFINE, entry, name, real, params, args, HL_P2P_FINISH(comm, tag_, count_))
 #define HL_QUERY(type, name, params, args)                                                        \
     HL_BOTH(HL_DEFINE_QUERY, type, MPI_##name, MPI_##name, params, args)
 
@@ -350,7 +330,8 @@ static int abort_flushed(MPI_Comm c, int code) {
     fflush(stderr);
     return MPI_Abort(c, code);
 }
-HL_BOTH(HL_DEFINE_PLAIN, MPI_Abort, "MPI_Abort", abort_flushed, (MPI_Comm c, int code), (c, code))
+HL_BOTH(HL_DEFINE, MPI_Abort, "MPI_Abort", abort_flushed, (MPI_Comm c, int code), (c, code),
+        trace_end(&c_))
 
 /* ------------------------------------------------ a whole program: its own main (see above) */
 static int required_level = -1, provided_level = -1;

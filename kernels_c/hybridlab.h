@@ -21,7 +21,7 @@
  *     hl_measure()        EPCC's benchmark(): warm-up, inner repetitions calibrated to a target
  *                         time on which the ranks agree (hl_calibrate), a discarded pass, N
  *                         outer samples, and the same for an optional reference (test -
- *                         reference is computed from the raw samples in Python, hybridlab.stats)
+ *                         reference is computed from the raw samples in Python, hybridlab.runs.stats)
  *     hl_start_together(), hl_slowest_since()
  *                         time one step on the slowest rank: the ranks leave a barrier, each
  *                         times its part, the longest counts
@@ -33,7 +33,7 @@
  *     hl_thread_cpu_now(), hl_sleep_us(), hl_sleep_seconds()
  *
  * Built with trace_mpi=True, hl_mpi_trace.h (included first by the compiler) records every MPI
- * call the kernel makes with its thread, for hybridlab.compliance. A kernel that includes
+ * call the kernel makes with its thread, for hybridlab.runs.compliance. A kernel that includes
  * hl_touch.h after this header can trace which thread first touched each page of an array;
  * hl_nodes.h gives the node-aware exercises their (real or made-up) nodes.
  */
@@ -541,7 +541,7 @@ static inline void hl_emit_timers(hl_ctx *ctx, const hl_timers *acc, int nthread
  * the phase total, so totals mean the same with or without a timeline, and when the thread has
  * a timeline (hl_timeline_new) it keeps the interval too, for the first `keep` iterations. A
  * thread's intervals follow one another and never overlap, so each thread is one track of a
- * trace (hybridlab.traces.chrome_trace); the intervals of a phase add up to its total when every
+ * trace (hybridlab.runs.traces.chrome_trace); the intervals of a phase add up to its total when every
  * iteration is kept. */
 
 #define HL_TIMELINE_MAX_ITERATIONS 10000

@@ -3,7 +3,7 @@
  * Each construct wraps the same short busy delay (delay_ns, EPCC's delay()), repeated `inner`
  * times; the reference loop runs the delay alone, with no OpenMP and no MPI. The overhead of a
  * construct is its time per repetition minus the reference time per repetition, computed in
- * Python from the raw samples (hybridlab.stats.overhead), never here. The test loops follow EPCC
+ * Python from the raw samples (hybridlab.runs.stats.overhead), never here. The test loops follow EPCC
  * syncbench 4.0 (testpr, testfor, testbar, testsing, testcrit, testred); mpi_barrier is the
  * delay then MPI_Barrier on every rank; hybrid_barrier is the two-level barrier of a masteronly
  * code (as in EPCC's mixed-mode suite): an omp barrier, MPI_Barrier on the master, another omp

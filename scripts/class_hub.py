@@ -1,6 +1,6 @@
 """A class hub on this machine, for a demo or a dry run before term, and for `make test-hub`.
 
-Starts a one-node Slurm cluster (hybridlab.local_slurm) and JupyterHub with the kit's configuration
+Starts a one-node Slurm cluster (hybridlab.slurm.local_slurm) and JupyterHub with the kit's configuration
 (deploy/jupyterhub_config.py: PAM, SlurmSpawner, nbgrader's exchange) in a scratch folder, with
 three real accounts: an instructor (hlteacher, group hldemo-instructors) holding a copy of the
 course in ~/course/grading, and two students (hlstudent1, hlstudent2, group hldemo-students),
@@ -31,8 +31,8 @@ from pathlib import Path
 
 import psutil
 
-from hybridlab import _reaper as reaper
-from hybridlab.local_slurm import SlurmCluster, free_ports, why_slurm_cannot_run
+from hybridlab.machine import reaper
+from hybridlab.slurm.local_slurm import SlurmCluster, free_ports, why_slurm_cannot_run
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"

@@ -10,7 +10,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from hybridlab import _reaper as reaper
+from hybridlab.machine import reaper
 
 BIN = str(Path(sys.executable).parent)
 os.environ["PATH"] = BIN + os.pathsep + os.environ.get("PATH", "")

@@ -169,7 +169,8 @@ def record_own_runs(folder: Path, nb: nbformat.NotebookNode, *, quick: bool = Tr
     """Run `nb` headless in `folder` as a student would before handing it in (quick mode, as
     grading, unless `quick` is False), keeping its kernel runs beside it; returns that runs
     folder."""
-    from hybridlab import notebooks, own_runs
+    from hybridlab.course import notebooks
+    from hybridlab.runs import own_runs
 
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{LAB}.ipynb"
@@ -541,7 +542,7 @@ def submit_own_runs(root: Path, runs: Path, solution: nbformat.NotebookNode) -> 
     import hashlib
     import json
 
-    from hybridlab import own_runs
+    from hybridlab.runs import own_runs
 
     (run,) = sorted(runs.glob("*-0.json"))  # the hello_hybrid run
     seconds = round(json.loads(run.read_text())["seconds"], 4)  # as Results.meta shows it

@@ -17,9 +17,12 @@ matplotlib.use("Agg")
 
 import hybridlab as hl  # noqa: E402
 from faulty_kernels import CRASH  # noqa: E402
-from hybridlab import _reaper as reaper  # noqa: E402
-from hybridlab import doctor, launcher  # noqa: E402
-from hybridlab._engine import getenv  # noqa: E402
+from hybridlab.course import doctor
+from hybridlab.engines.engine import getenv  # noqa: E402
+from hybridlab.machine import (
+    launcher,  # noqa: E402
+    reaper,  # noqa: E402
+)
 from hybridlab.plots import placement_map  # noqa: E402
 
 

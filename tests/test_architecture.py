@@ -1,12 +1,15 @@
-"""The layer rules of hybridlab's package docstring, checked by reading every module's imports.
+"""The wings of hybridlab and their order, as the package docstring states them, checked by
+reading every module's imports.
 
-  - a harness module never imports a topic;
-  - records, stats, compliance, reference, plots, traces and every topic module except `exercise`
-    never import cluster, engine_set, launch, build, runs or _engine (they launch nothing).
+  - a wing imports only its own modules and the wings below it (LAYERS, bottom first; wings on
+    one floor do not import each other): nothing imports a wing above it;
+  - so the harness never imports a topic, and only the door (__init__, cli) sits above them;
+  - runs.records, runs.stats, runs.compliance, runs.traces, reference, plots and every topic
+    module except `exercise` never import what launches or builds (LAUNCHING).
 
 Imports are read with ast (inside functions too, since lazy imports are imports), resolved to
 modules of the package, including names the package exports lazily (`from hybridlab import
-Cluster` and `hl.Cluster` both reach hybridlab.cluster).
+Cluster` and `hl.Cluster` both reach hybridlab.engines.cluster).
 """
 
 from __future__ import annotations
@@ -32,10 +35,22 @@ TOPICS = (
     "thread_comm",
     "neighbour",
 )
-# they run kernels (simulate: under SimGrid SMPI, its own run path beside runs)
-LAUNCHING = ("cluster", "engine_set", "launch", "build", "runs", "simulate", "_engine")
-# harness parts that launch nothing
-LAUNCH_FREE = ("records", "stats", "reference", "plots", "traces", "compliance")
+# Floors, bottom first. A wing is a subpackage (all topics count as one wing, `topics`) or a
+# module of the package root.
+LAYERS = (
+    ("errors", "settings", "progress", "paths", "reference"),  # shared by all, import nothing
+    ("kernels",),  # the C build, C cells
+    ("machine",),  # topology, placement, launcher, probe, reaper
+    ("runs",),  # the run path and what is kept of a run
+    ("engines", "slurm", "simulate", "course", "plots"),
+    ("grading",),
+    ("topics",),
+    ("cli", "__init__"),  # the door
+)
+# they build or run kernels (simulate: under SimGrid SMPI, its own run path beside runs)
+LAUNCHING = ("engines", "kernels", "slurm", "simulate", "runs.launch", "runs.run_path")
+# parts that launch nothing
+LAUNCH_FREE = ("runs.records", "runs.stats", "runs.traces", "runs.compliance", "reference", "plots")
 
 
 def _modules(src: Path, package: str) -> dict[str, Path]:
@@ -129,29 +144,41 @@ def imports_of(src: Path, package: str = PACKAGE) -> dict[str, set[str]]:
     return graph
 
 
-def _topic(module: str, package: str) -> str | None:
+def wing(module: str, package: str = PACKAGE) -> str:
+    """The wing a module belongs to: its subpackage, `topics`, or the root module itself."""
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 and parts[1] in TOPICS else None
+    if len(parts) == 1:
+        return "__init__"
+    return "topics" if parts[1] in TOPICS else parts[1]
+
+
+def _floor(wing_name: str) -> int | None:
+    return next((i for i, floor in enumerate(LAYERS) if wing_name in floor), None)
+
+
+def _within(module: str, names: tuple[str, ...], package: str) -> bool:
+    return any(module == f"{package}.{n}" or module.startswith(f"{package}.{n}.") for n in names)
 
 
 def _launch_free(module: str, package: str) -> bool:
-    parts = module.split(".")
-    if len(parts) < 2:
-        return False
-    if parts[1] in TOPICS:
-        return parts[-1] != "exercise"
-    return parts[1] in LAUNCH_FREE
+    if wing(module, package) == "topics":
+        return module.rpartition(".")[2] != "exercise"
+    return _within(module, LAUNCH_FREE, package)
 
 
 def violations(graph: dict[str, set[str]], package: str = PACKAGE) -> list[str]:
     """Each broken rule, as 'importer -> imported: rule'."""
     found = []
-    launching = {f"{package}.{m}" for m in LAUNCHING}
     for module, imported in sorted(graph.items()):
+        here = wing(module, package)
         for target in sorted(imported):
-            if _topic(module, package) is None and _topic(target, package) is not None:
-                found.append(f"{module} -> {target}: the harness never imports a topic")
-            if _launch_free(module, package) and target in launching:
+            there = wing(target, package)
+            if _floor(here) is None:
+                found.append(f"{module}: wing {here!r} is on no floor of LAYERS")
+            elif there != here and _floor(there) is not None and _floor(there) >= _floor(here):
+                side = "above" if _floor(there) > _floor(here) else "beside"
+                found.append(f"{module} -> {target}: {there} is {side} {here}")
+            if _launch_free(module, package) and _within(target, LAUNCHING, package):
                 found.append(f"{module} -> {target}: this module launches nothing")
     return found
 
@@ -190,7 +217,8 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_two_modules_import_each_other():
     """What both sides of a circle need lives below them (run_format under own_runs and replay,
-    launcher.node_address under _controller, traces reading records and not the reverse)."""
+    launcher.node_address under the engines' controller, traces reading records and not the
+    reverse)."""
     assert circles(imports_of(SRC)) == []
 
 
@@ -206,16 +234,42 @@ def test_the_circle_check_finds_a_lazy_loop(tmp_path):
 
 def test_the_package_keeps_its_layer_rules():
     graph = imports_of(SRC)
-    assert f"{PACKAGE}.cluster" in graph and f"{PACKAGE}.records" in graph
+    assert f"{PACKAGE}.engines.cluster" in graph and f"{PACKAGE}.runs.records" in graph
     assert violations(graph) == []
+
+
+def test_every_wing_is_on_a_floor():
+    """A new subpackage or root module must be given its floor in LAYERS (and the docstring)."""
+    wings = {wing(module) for module in imports_of(SRC)}
+    assert sorted(w for w in wings if _floor(w) is None) == []
 
 
 def test_the_rules_are_written_in_the_package_docstring():
     import hybridlab
 
     doc = hybridlab.__doc__ or ""
-    assert "never imports a topic" in doc
-    assert all(name in doc for name in (*LAUNCHING, *TOPICS))
+    assert "never imports a topic" in doc and "never one above" in doc
+    floors = [name for floor in LAYERS for name in floor if name != "__init__"]
+    assert all(name in doc for name in (*floors, *LAUNCHING, *LAUNCH_FREE, *TOPICS))
+
+
+def test_the_public_names_and_the_old_imports_of_released_labs_still_work():
+    """The door's names reach their wings; the flat names labs released before the wings import
+    (`%load_ext hybridlab.c_cells`, `from hybridlab import compliance`) give the moved module."""
+    import importlib
+
+    import hybridlab as hl
+
+    assert all(getattr(hl, name) is not None for name in hl.__all__)
+    assert hl.Cluster.__module__ == "hybridlab.engines.cluster"
+    for old, new in hl._MOVED.items():
+        moved = importlib.import_module(f"hybridlab.{new}")
+        assert importlib.import_module(f"hybridlab.{old}") is moved
+    from hybridlab import compliance
+
+    assert compliance.__name__ == "hybridlab.runs.compliance"
+    with pytest.raises(ModuleNotFoundError):  # only what released labs named
+        importlib.import_module("hybridlab.records")
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:
@@ -229,27 +283,51 @@ def _write(root: Path, files: dict[str, str]) -> Path:
 @pytest.mark.parametrize(
     ("files", "expected"),
     [
-        (  # a harness module importing a topic, relative and lazy
-            {"records.py": "def f():\n    from .sync import tables\n"},
-            ["fakepkg.records -> fakepkg.sync.tables: the harness never imports a topic"],
+        (  # the run path importing a topic, relative and lazy
+            {"runs/records.py": "def f():\n    from ..sync import tables\n"},
+            [
+                "fakepkg.runs.records -> fakepkg.sync.tables: topics is above runs",
+            ],
+        ),
+        (  # the machine importing the run path (a wing above it)
+            {"machine/placement.py": "from ..runs.records import Results\n"},
+            ["fakepkg.machine.placement -> fakepkg.runs.records: runs is above machine"],
+        ),
+        (  # the build importing the machine's topology, absolute
+            {"kernels/build.py": "from fakepkg.machine import topology\n"},
+            ["fakepkg.kernels.build -> fakepkg.machine.topology: machine is above kernels"],
+        ),
+        (  # two wings of one floor
+            {"slurm/jobs.py": "from ..engines import cluster\n"},
+            ["fakepkg.slurm.jobs -> fakepkg.engines.cluster: engines is beside slurm"],
         ),
         (  # a topic's table module launching kernels through the package's lazy name
             {"halo/tables.py": "import fakepkg as hl\n\nhl.run_program('x')\n"},
-            ["fakepkg.halo.tables -> fakepkg.launch: this module launches nothing"],
+            ["fakepkg.halo.tables -> fakepkg.runs.launch: this module launches nothing"],
         ),
-        (  # plots building a kernel, absolute import
-            {"plots/curves.py": "from fakepkg.build import build\n"},
-            ["fakepkg.plots.curves -> fakepkg.build: this module launches nothing"],
+        (  # plots building a kernel
+            {"plots/curves.py": "from fakepkg.kernels.build import build\n"},
+            ["fakepkg.plots.curves -> fakepkg.kernels.build: this module launches nothing"],
         ),
-        (  # stats reaching the engines' internals
-            {"stats.py": "from . import _engine\n"},
-            ["fakepkg.stats -> fakepkg._engine: this module launches nothing"],
+        (  # stats reaching the engines: above it, and launching
+            {"runs/stats.py": "from ..engines import engine\n"},
+            [
+                "fakepkg.runs.stats -> fakepkg.engines.engine: engines is above runs",
+                "fakepkg.runs.stats -> fakepkg.engines.engine: this module launches nothing",
+            ],
         ),
-        (  # allowed: a topic's exercise runs kernels; a topic uses another topic and the harness
+        (  # a wing nobody placed
+            {"extras/__init__.py": "from ..runs import records\n"},
+            ["fakepkg.extras: wing 'extras' is on no floor of LAYERS"],
+        ),
+        (  # allowed: a topic's exercise runs kernels; a topic uses another topic and the
+            # harness; the engines use the run path below them; the door uses everything
             {
-                "halo/exercise.py": "from ..launch import run_program\n",
-                "modelling/amdahl.py": "from ..p2p import hockney\nfrom .. import placement\n",
-                "cluster.py": "from . import runs\n",
+                "halo/exercise.py": "from ..runs.launch import run_program\n",
+                "modelling/amdahl.py": "from ..p2p import hockney\n"
+                "from ..machine import placement\n",
+                "engines/cluster.py": "from ..runs import run_path\nfrom .. import paths\n",
+                "cli.py": "from .grading import course\nfrom .halo import exercise\n",
             },
             [],
         ),
@@ -257,20 +335,32 @@ def _write(root: Path, files: dict[str, str]) -> Path:
 )
 def test_the_check_detects_a_violating_import(tmp_path, files, expected):
     base = {
-        "__init__.py": "from .build import build\n_WHERE = {'Cluster': 'cluster', "
-        "'run_program': 'launch'}\n",
-        "build.py": "",
-        "launch.py": "",
-        "cluster.py": "",
-        "runs.py": "",
-        "_engine.py": "",
-        "placement.py": "",
-        "records.py": "",
-        "stats.py": "",
+        "__init__.py": "from .kernels.build import build\n_WHERE = {'Cluster': 'engines.cluster', "
+        "'run_program': 'runs.launch'}\n",
+        "paths.py": "",
+        "cli.py": "",
+        "kernels/__init__.py": "",
+        "kernels/build.py": "",
+        "machine/__init__.py": "",
+        "machine/placement.py": "",
+        "machine/topology.py": "",
+        "runs/__init__.py": "",
+        "runs/launch.py": "",
+        "runs/run_path.py": "",
+        "runs/records.py": "",
+        "runs/stats.py": "",
+        "engines/__init__.py": "",
+        "engines/cluster.py": "",
+        "engines/engine.py": "",
+        "slurm/__init__.py": "",
+        "slurm/jobs.py": "",
+        "grading/__init__.py": "",
+        "grading/course.py": "",
         "plots/__init__.py": "",
         "sync/__init__.py": "",
         "sync/tables.py": "",
         "halo/__init__.py": "",
+        "halo/exercise.py": "",
         "p2p/__init__.py": "",
         "p2p/hockney.py": "",
         "modelling/__init__.py": "",

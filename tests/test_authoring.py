@@ -16,8 +16,8 @@ import test_notebooks
 import test_wrong_answers
 from grading_course import LIMITS, require_sandbox, submit
 from hybridlab import grading
-from hybridlab.authoring import AuthoringError, missing_entries, new_lab, new_part
-from hybridlab.c_cells import compile_check
+from hybridlab.course.authoring import AuthoringError, missing_entries, new_lab, new_part
+from hybridlab.kernels.c_cells import compile_check
 from wrong_answers import load
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import hybridlab as hl
-from hybridlab.build import build
+from hybridlab.kernels.build import build
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "run_benchmarks.py"

@@ -1,4 +1,4 @@
-"""The course book as a path of the student's Jupyter server (hybridlab.bookserver): its switch in
+"""The course book as a path of the student's Jupyter server (hybridlab.course.bookserver): its switch in
 the venv's Jupyter configuration, the URL a kernel gives, the text when the book is not built.
 The pages served through a running server: tests/test_image.py and tests/test_hub.py."""
 
@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import json
 
-from hybridlab import bookserver
+from hybridlab.course import bookserver
 
 
 def test_enable_writes_the_servers_extension_switch(tmp_path):
     path = bookserver.enable(tmp_path)
     assert path.parent == tmp_path / "etc" / "jupyter" / "jupyter_server_config.d"
     config = json.loads(path.read_text())
-    assert config["ServerApp"]["jpserver_extensions"] == {"hybridlab.bookserver": True}
-    assert bookserver._jupyter_server_extension_points() == [{"module": "hybridlab.bookserver"}]
+    assert config["ServerApp"]["jpserver_extensions"] == {"hybridlab.course.bookserver": True}
+    assert bookserver._jupyter_server_extension_points() == [{"module": "hybridlab.course.bookserver"}]
 
 
 def test_book_url_follows_the_hubs_prefix(monkeypatch):

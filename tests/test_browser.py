@@ -35,8 +35,8 @@ import nbformat
 import psutil
 import pytest
 
-from hybridlab import _reaper as reaper
-from hybridlab.launcher import allocation_nodes
+from hybridlab.machine import reaper
+from hybridlab.machine.launcher import allocation_nodes
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(1800)]
 

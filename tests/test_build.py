@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from hybridlab.build import BuildError, available_kernels, build, build_source
+from hybridlab.kernels.build import BuildError, available_kernels, build, build_source
 from hybridlab.paths import kernels_dir
 
 GOOD = r"""
@@ -93,9 +93,9 @@ def test_the_cache_key_does_not_depend_on_path(monkeypatch):
     the same builds (else every submission compiles every kernel again)."""
     import importlib
 
-    from hybridlab.topology import compiler_info
+    from hybridlab.machine.topology import compiler_info
 
-    build_module = importlib.import_module("hybridlab.build")
+    build_module = importlib.import_module("hybridlab.kernels.build")
     code = (kernels_dir() / "hello_hybrid.c").read_text()
     cc = build_module.mpicc()
     monkeypatch.setenv("PATH", f"{Path(cc).parent}:/usr/bin:/bin")

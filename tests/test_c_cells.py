@@ -1,11 +1,11 @@
-"""C cells (hybridlab.c_cells) in a real IPython shell, and their release stub (grading/c_stub)."""
+"""C cells (hybridlab.kernels.c_cells) in a real IPython shell, and their release stub (grading/c_stub)."""
 
 import nbformat
 import pytest
 from IPython.testing.globalipapp import get_ipython
 
-from hybridlab.c_cells import CCellError, cell_text, unanswered
 from hybridlab.grading.c_stub import ClearSolutionsC, release_preprocessors
+from hybridlab.kernels.c_cells import CCellError, cell_text, unanswered
 
 EXCHANGE = """int check_thread_level(hl_ctx *ctx) {
     return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "every thread calls MPI");
@@ -23,7 +23,7 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
 @pytest.fixture(scope="module")
 def shell():
     ip = get_ipython()
-    ip.run_line_magic("load_ext", "hybridlab.c_cells")
+    ip.run_line_magic("load_ext", "hybridlab.kernels.c_cells")
     return ip
 
 

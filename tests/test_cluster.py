@@ -9,10 +9,10 @@ from ipyparallel import interactive as ipp_interactive
 import hybridlab as hl
 from conftest import LIBRARY_NAMES, mpi_leftovers, venv_mpi
 from faulty_kernels import CRASH, HANG
-from hybridlab import _controller
-from hybridlab import _reaper as reaper
-from hybridlab._engine import getenv, identity
-from hybridlab.placement import MPICH_THROTTLE, OPENMPI_THROTTLE
+from hybridlab.engines import controller
+from hybridlab.engines.engine import getenv, identity
+from hybridlab.machine import reaper
+from hybridlab.machine.placement import MPICH_THROTTLE, OPENMPI_THROTTLE
 
 THROTTLE = {"mpich": MPICH_THROTTLE, "openmpi": OPENMPI_THROTTLE}
 
@@ -133,7 +133,7 @@ def test_clusters_borrow_the_warm_controller_and_a_second_one_gets_its_own(clust
 
 
 def test_engines_deferred_by_the_grader_start_when_something_needs_them(monkeypatch):
-    monkeypatch.setenv(_controller.ENGINES_ENV, _controller.ON_FIRST_USE)
+    monkeypatch.setenv(controller.ENGINES_ENV, controller.ON_FIRST_USE)
     unused = hl.Cluster(ranks=2, threads=1, timeout=60).start()
     assert unused.running and reaper.tagged(unused.tag) == []
     unused.stop()  # nothing was launched, nothing to stop
@@ -160,14 +160,14 @@ def test_engines_deferred_by_the_grader_start_when_something_needs_them(monkeypa
     ],
 )
 def test_only_notebooks_without_parallel_magics_defer_their_engines(source, deferred):
-    assert _controller.may_defer_engines(source) is deferred
+    assert controller.may_defer_engines(source) is deferred
 
 
 def test_the_labs_that_use_parallel_magics_are_not_deferred():
     from hybridlab.paths import labs_dir
 
     deferred = {
-        p.stem[:2]: _controller.may_defer_engines(p.read_text()) for p in labs_dir().glob("*.ipynb")
+        p.stem[:2]: controller.may_defer_engines(p.read_text()) for p in labs_dir().glob("*.ipynb")
     }
     assert deferred["00"] is False and deferred["01"] is False
     assert all(deferred[lab] for lab in ("02", "03", "04", "05", "06", "07", "08", "09"))

@@ -32,8 +32,8 @@ import pytest
 from conftest import SHM, orphaned_segments
 from faulty_kernels import UNSAFE_EXCHANGE
 from gaming import load as gaming_attempts
-from hybridlab import _reaper as reaper
 from hybridlab import grading
+from hybridlab.machine import reaper
 from whole_program_c import JACOBI_PROGRAM
 from wrong_answers import Wrong, c_cell, together
 from wrong_answers import load as wrong_answers
@@ -399,7 +399,8 @@ def own_run_answer(lab: str, solution, folder: Path) -> tuple[Path, nbformat.Not
     return its runs folder and the notebook with OWN_DATA's answer typed in from that run."""
     import os
 
-    from hybridlab import notebooks, own_runs
+    from hybridlab.course import notebooks
+    from hybridlab.runs import own_runs
 
     answer_id, name, _ = OWN_DATA[lab]
     nb = copy.deepcopy(solution)

@@ -32,10 +32,10 @@ import psutil
 import pytest
 
 import grading_course as gc
-from hybridlab import _reaper as reaper
 from hybridlab.grading import autograde, course, execute, gradebook, pool, sandbox, submissions
 from hybridlab.grading.course import read_lab
 from hybridlab.grading.policy import GradingPolicy
+from hybridlab.machine import reaper
 
 pytestmark = [pytest.mark.timeout(3000)]  # a loaded machine: the one grading run took 15+ min
 
@@ -591,7 +591,7 @@ def test_kernel_environment_is_an_allowlist():
 def test_only_current_builds_of_released_sources_reach_a_sandbox(tmp_path):
     import nbformat
 
-    build = importlib.import_module("hybridlab.build")
+    build = importlib.import_module("hybridlab.kernels.build")
     from hybridlab.paths import kernels_dir
 
     cache, cc = tmp_path / "build", build.mpicc()
@@ -627,7 +627,7 @@ def test_only_current_builds_of_released_sources_reach_a_sandbox(tmp_path):
 def test_a_build_records_its_flags_and_is_current_until_a_header_changes(tmp_path, monkeypatch):
     from hybridlab import paths
 
-    build = importlib.import_module("hybridlab.build")
+    build = importlib.import_module("hybridlab.kernels.build")
     kernels = tmp_path / "kernels_c"
     shutil.copytree(paths.kernels_dir(), kernels)
     monkeypatch.setenv("HYBRIDLAB_CACHE", str(tmp_path / "cache"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import hybridlab as hl
-from hybridlab.build import build_source
+from hybridlab.kernels.build import build_source
 
 SOURCE = r"""
 #include "hybridlab.h"

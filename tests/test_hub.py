@@ -469,7 +469,7 @@ def test_a_class_on_the_hub(hub, browser):
 
 def test_the_book_is_a_path_of_the_students_server(hub, browser):
     """A released lab's link to its book chapter (/hub/user-redirect/hybridlab/book/...) leads to
-    the page served by the student's own server (hybridlab.bookserver), under /user/<name>/."""
+    the page served by the student's own server (hybridlab.course.bookserver), under /user/<name>/."""
     released = nbformat.read(ROOT / "labs" / f"{LAB}.ipynb", as_version=4)
     link = re.search(r"\]\((/hub/user-redirect/hybridlab/book/[^)]+)\)", released.cells[0].source)
     assert link, "lab 00's first cell has no link to its book chapter"

@@ -18,7 +18,7 @@ import pytest
 import hybridlab as hl
 from hybridlab.hybrid_models.plots import MODEL_NAMES, programming_models
 from hybridlab.hybrid_models.tables import thread_level_table
-from hybridlab.thread_levels import THREAD_LEVELS
+from hybridlab.machine.thread_levels import THREAD_LEVELS
 from solutions_c import RING_EXCHANGE
 
 matplotlib.use("Agg")
@@ -247,8 +247,8 @@ def test_ring_reference_is_what_each_thread_of_the_left_rank_sends():
 
 
 def test_masteronly_thread_ring_is_right_and_funneled():
-    from hybridlab import compliance
     from hybridlab.hybrid_models.exercise import check_ring
+    from hybridlab.runs import compliance
 
     res = hl.run_program(hl.build("thread_ring", trace_mpi=True), ranks=2, threads=2,
                          thread_level="funneled", iterations=2)
@@ -259,8 +259,8 @@ def test_masteronly_thread_ring_is_right_and_funneled():
 
 
 def test_student_ring_serialized_is_right_compliant_and_refuses_funneled():
-    from hybridlab import compliance
     from hybridlab.hybrid_models.exercise import build_student_ring, check_ring, standard_sends
+    from hybridlab.runs import compliance
 
     kernel = build_student_ring(RING_EXCHANGE, name="test_student_ring")
     res = hl.run_program(kernel, ranks=2, threads=2, thread_level="serialized", iterations=2)
@@ -304,8 +304,8 @@ def test_student_ring_needs_both_functions_and_reaches_nothing_of_the_kernel():
 
 
 def test_student_ring_records_each_threads_own_synchronous_sends_and_receives():
-    from hybridlab import compliance
     from hybridlab.hybrid_models.exercise import build_student_ring
+    from hybridlab.runs import compliance
 
     kernel = build_student_ring(RING_EXCHANGE, name="test_student_ring")
     res = hl.run_program(kernel, ranks=3, threads=2, thread_level="serialized", iterations=2)

@@ -369,7 +369,7 @@ def test_student_image_has_no_solution_or_hidden_test(container):
 def test_jupyterlab_news_is_off_in_the_student_image(container):
     """The notification plugin's defaults as JupyterLab serves them: no news, no update check."""
     engine, name, _ = container
-    proc = _exec(engine, name, "python", "-m", "hybridlab.labsettings", "--show")
+    proc = _exec(engine, name, "python", "-m", "hybridlab.course.labsettings", "--show")
     assert proc.returncode == 0, proc.stderr
     settings = json.loads(proc.stdout)
     assert settings["fetchNews"] == "false" and settings["checkForUpdates"] is False
@@ -379,7 +379,7 @@ BOOK_PAGE = "labs/00_getting_started.html"
 
 
 def test_the_book_is_served_by_jupyterlab(container):
-    """The built book is a path of the container's JupyterLab (hybridlab.bookserver): a lab's
+    """The built book is a path of the container's JupyterLab (hybridlab.course.bookserver): a lab's
     link (/hub/user-redirect/hybridlab/book/..., the hub's form) reaches the page as well."""
     engine, name, measured = container
     deadline = time.monotonic() + 300
@@ -405,7 +405,7 @@ def test_the_book_is_served_by_jupyterlab(container):
 def test_lab_10s_job_runs_through_the_images_own_slurm_from_a_terminal(container):
     """The entrypoint started the student's own one-node Slurm (hybridlab slurm start, no root):
     in a terminal of the container, mpicc and `sbatch --wait` run lab 10's program and script,
-    and hybridlab.jobs (the notebook's way) sees Slurm answer."""
+    and hybridlab.slurm.jobs (the notebook's way) sees Slurm answer."""
     import base64
 
     from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT, reference_checksum
@@ -429,7 +429,7 @@ def test_lab_10s_job_runs_through_the_images_own_slurm_from_a_terminal(container
     want = reference_checksum(41, 9)
     assert abs(float(fields["checksum"]) - want) <= 1e-9 * abs(want), (line, want)
     answers = _exec(engine, name, "python", "-c",
-                    "from hybridlab import jobs; print(jobs.slurm_answers())")  # fmt: skip
+                    "from hybridlab.slurm import jobs; print(jobs.slurm_answers())")  # fmt: skip
     assert answers.stdout.strip() == "True", answers.stdout + answers.stderr
 
 

@@ -1,4 +1,4 @@
-"""hybridlab.jobs: batch scripts run by the local runner (real runs with the venv's mpiexec): a good
+"""hybridlab.slurm.jobs: batch scripts run by the local runner (real runs with the venv's mpiexec): a good
 script, overrides, the srun stand-in's placement, a traced whole program read back, and bad
 scripts refused with a clear message, never a hang."""
 
@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from hybridlab import compliance, jobs
-from hybridlab.topology import read_topology
+from hybridlab.machine.topology import read_topology
+from hybridlab.runs import compliance
+from hybridlab.slurm import jobs
 from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT, PROBE_PROGRAM
 
 pytestmark = pytest.mark.timeout(300)

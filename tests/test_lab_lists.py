@@ -1,4 +1,4 @@
-"""Every lab is in every list a lab must join (hybridlab.authoring.LISTS): the book's toc, the
+"""Every lab is in every list a lab must join (hybridlab.course.authoring.LISTS): the book's toc, the
 course map, the README's lab table and the grading round trip's LABS of tests/test_grading.py. A
 lab left out of LABS would be skipped by `make test-grading-full` without a word; here it fails."""
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hybridlab.authoring import missing_entries
+from hybridlab.course.authoring import missing_entries
 from hybridlab.grading import known_labs
 
 ROOT = Path(__file__).resolve().parents[1]

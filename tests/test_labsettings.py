@@ -20,7 +20,7 @@ from pathlib import Path
 
 from jupyterlab_server.config import get_federated_extensions
 
-from hybridlab import labsettings
+from hybridlab.course import labsettings
 
 try:
     import tomllib
@@ -32,7 +32,7 @@ JUPYTER = Path(sys.executable).parent / "jupyter"
 
 
 def test_make_setup_installs_the_overrides():
-    assert "-m hybridlab.labsettings" in (ROOT / "Makefile").read_text().split("\nlab:")[0]
+    assert "-m hybridlab.course.labsettings" in (ROOT / "Makefile").read_text().split("\nlab:")[0]
     path = labsettings.install()
     assert path.is_relative_to(Path(sys.prefix))
     assert json.loads(path.read_text()) == labsettings.OVERRIDES

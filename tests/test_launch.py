@@ -8,9 +8,9 @@ import pytest
 import hybridlab as hl
 from conftest import LIBRARY_NAMES, mpi_leftovers, venv_mpi
 from faulty_kernels import CRASH, HANG
-from hybridlab import launcher
 from hybridlab.errors import failed_node, failed_rank
-from hybridlab.launch import failure_text
+from hybridlab.machine import launcher
+from hybridlab.runs.launch import failure_text
 
 
 def test_hello_reports_every_rank_and_thread_with_its_cpu():

@@ -1,6 +1,6 @@
 """A real two-node Slurm cluster on this machine: engines and programs across the nodes.
 
-hybridlab.local_slurm starts munged, slurmctld and one slurmd per node, each node in
+hybridlab.slurm.local_slurm starts munged, slurmctld and one slurmd per node, each node in
 namespaces of its own (hostname, IPC, /dev/shm, /tmp), so MPICH takes its network path between
 them. Inside `salloc -N 2`, from the login side (JupyterLab started in salloc's shell) and again
 as a job step on the first node (as batchspawner starts it), multinode_job.py starts a cluster of
@@ -12,7 +12,7 @@ and the cluster stops. Afterwards nothing of Slurm is left either. multinode_ste
 consecutive steps across the nodes as bench_multinode.py does (engines, ping-pong at 8 B and
 1 MiB, three rounds): each must start (MPI_Init across nodes, book/slurm.md "The MPI's network
 path") and run on both nodes. Lab 10's whole program and job script, submitted as a student
-does (hybridlab.jobs, `sbatch --wait`), run one rank on each node with the serial checksum.
+does (hybridlab.slurm.jobs, `sbatch --wait`), run one rank on each node with the serial checksum.
 
 Run with `make test-multinode`; `make test` leaves it out (marker `multinode`). Needs root,
 Debian's slurm-wlm and munge, and bubblewrap; skipped with the reason otherwise.
@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hybridlab import jobs
-from hybridlab.local_slurm import SlurmCluster, started, why_slurm_cannot_run
+from hybridlab.slurm import jobs
+from hybridlab.slurm.local_slurm import SlurmCluster, started, why_slurm_cannot_run
 from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT, reference_checksum
 
 pytestmark = [pytest.mark.multinode, pytest.mark.timeout(900)]
@@ -166,7 +166,7 @@ def test_consecutive_steps_across_the_nodes_all_start(slurm):
 
 
 def test_lab_10s_job_runs_across_the_two_nodes_through_sbatch(slurm, monkeypatch):
-    """Lab 10's program and script as a student submits them (hybridlab.jobs, sbatch --wait),
+    """Lab 10's program and script as a student submits them (hybridlab.slurm.jobs, sbatch --wait),
     one rank on each node: the checksum of the serial reference, each rank's place line naming
     its own node, and no process of the job left on the nodes."""
     for var in [v for v in os.environ if v.startswith(("SLURM_", "SBATCH_", "SRUN_", "SALLOC_"))]:

@@ -22,10 +22,10 @@ from test_wrong_answers import ROOT
 
 LABS = known_labs(ROOT / "grading")
 # Modules that start, stop or kill processes, or grade: nothing there computes a lab's answer.
-SKIPPED = ("hybridlab.cluster", "hybridlab.launch", "hybridlab.launcher", "hybridlab._controller",
-           "hybridlab._reaper", "hybridlab._supervisor", "hybridlab._engine", "hybridlab.cli",
-           "hybridlab.kernelspec", "hybridlab.notebooks", "hybridlab.grading", "hybridlab.runs",
-           "hybridlab.doctor", "hybridlab.build", "hybridlab.labsettings", "hybridlab._probe")
+SKIPPED = ("hybridlab.engines.cluster", "hybridlab.runs.launch", "hybridlab.machine.launcher", "hybridlab.engines.controller",
+           "hybridlab.machine.reaper", "hybridlab.engines.supervisor", "hybridlab.engines.engine", "hybridlab.cli",
+           "hybridlab.course.kernelspec", "hybridlab.course.notebooks", "hybridlab.grading", "hybridlab.runs.run_path",
+           "hybridlab.course.doctor", "hybridlab.kernels.build", "hybridlab.course.labsettings", "hybridlab.machine.probe")
 SKIPPED_NAMES = ("run", "start", "stop", "kill", "reap", "build", "launch", "main", "show", "save")
 SECONDS = 1
 
@@ -99,7 +99,7 @@ def test_no_kit_function_returns_a_graded_answer(lab):
 def test_the_scan_finds_a_kit_function_that_answers():
     """The scan itself can fail: a judge that accepts what a known kit function returns."""
     from gaming import Oracle
-    from hybridlab import stats
+    from hybridlab.runs import stats
 
     probe = Oracle("probe", ([1.0, 2.0, 3.0, 4.0],),
                    lambda got: _close(getattr(got, "median", None), 2.5))

@@ -13,9 +13,9 @@ import nbformat
 import pytest
 
 from conftest import SHM, orphaned_segments
-from hybridlab import _reaper as reaper
-from hybridlab import notebooks
+from hybridlab.course import notebooks
 from hybridlab.grading import known_labs
+from hybridlab.machine import reaper
 
 ROOT = Path(__file__).resolve().parents[1]
 LABS = known_labs(ROOT / "grading")

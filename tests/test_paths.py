@@ -21,7 +21,7 @@ def test_the_environment_overrides_where_the_kernels_are(tmp_path, monkeypatch, 
     (tmp_path / "hello_hybrid.c").write_text((repo / "kernels_c" / "hello_hybrid.c").read_text())
     monkeypatch.setenv("HYBRIDLAB_KERNELS", str(tmp_path))
     assert paths.kernels_dir() == tmp_path
-    from hybridlab.build import available_kernels
+    from hybridlab.kernels.build import available_kernels
 
     assert available_kernels() == ["hello_hybrid"]
     assert hl.build("hello_hybrid").source == tmp_path / "hello_hybrid.c"

@@ -1,6 +1,6 @@
 import pytest
 
-from hybridlab.placement import MPICH_THROTTLE, Placement, PlacementError
+from hybridlab.machine.placement import MPICH_THROTTLE, Placement, PlacementError
 
 
 @pytest.mark.parametrize(

@@ -3,9 +3,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from hybridlab.machine.topology import read_topology
 from hybridlab.plots import SHARED, machine_note, machine_picture, placement_map, strip_plot
 from hybridlab.plots.notes import BOX
-from hybridlab.topology import read_topology
 from test_topology import fake_sysfs
 
 matplotlib.use("Agg")

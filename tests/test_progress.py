@@ -12,7 +12,7 @@ import re
 import nbformat
 
 import hybridlab as hl
-from hybridlab.notebooks import run_notebook
+from hybridlab.course.notebooks import run_notebook
 
 
 def test_nothing_is_printed_outside_a_notebook(capsys):
@@ -33,8 +33,8 @@ def executed_cells(folder, *sources: str) -> list:
 def test_a_notebook_cell_shows_its_steps_and_finds_the_controller_started(tmp_path):
     cells = executed_cells(
         tmp_path,
-        "import hybridlab as hl\nfrom hybridlab import _controller\n"
-        "print('prestarted:', _controller._warm is not None)",
+        "import hybridlab as hl\nfrom hybridlab.engines import controller\n"
+        "print('prestarted:', controller._warm is not None)",
         "r = hl.run_program('hello_hybrid', ranks=1, threads=1, spin_ms=1)\n"
         "with hl.Cluster(ranks=1) as c:\n    c.run('hello_hybrid', spin_ms=1)",
     )

@@ -16,8 +16,8 @@ import pytest
 
 import hybridlab as hl
 from hybridlab.halo.serial import initial2d, jacobi2d, jacobi2d_grid
+from hybridlab.machine.placement import Placement
 from hybridlab.paths import numba_cache_dir
-from hybridlab.placement import Placement
 from hybridlab.pykernels import jacobi, probe
 from hybridlab.pykernels.exercise import (
     check_sweep,

@@ -9,7 +9,7 @@ import time
 
 import psutil
 
-from hybridlab import _reaper as reaper
+from hybridlab.machine import reaper
 
 
 def _sleeper(owner: str) -> subprocess.Popen:

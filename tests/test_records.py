@@ -1,7 +1,7 @@
 import pytest
 
 from hybridlab.errors import failed_rank
-from hybridlab.records import RecordError, Results, parse_lines
+from hybridlab.runs.records import RecordError, Results, parse_lines
 
 OUTPUT = """{"meta":true,"rank":0,"thread_level":"funneled","mpi_library":"MPICH Version:   5.0.2"}
 {"rank":0,"thread":1,"cpu":1,"numa":0,"seconds":0.5}

@@ -10,8 +10,9 @@ import pytest
 
 import hybridlab as hl
 from conftest import mpi_leftovers
-from hybridlab import _controller, replay
-from hybridlab import _reaper as reaper
+from hybridlab.engines import controller
+from hybridlab.machine import reaper
+from hybridlab.runs import replay
 
 
 @pytest.fixture
@@ -62,7 +63,7 @@ def test_a_graded_cluster_whose_runs_are_all_replayed_launches_no_engine(runs_in
     with hl.Cluster(ranks=2, threads=1, timeout=60) as recording:
         recorded = recording.run("hello_hybrid", spin_ms=1)
     runs_in("replay")
-    monkeypatch.setenv(_controller.ENGINES_ENV, _controller.ON_FIRST_USE)  # as the grader sets
+    monkeypatch.setenv(controller.ENGINES_ENV, controller.ON_FIRST_USE)  # as the grader sets
     graded = hl.Cluster(ranks=2, threads=1, timeout=60).start()
     replayed = graded.run("hello_hybrid", spin_ms=1)
     assert replayed.meta["replayed"] == "reference"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from hybridlab.halo.serial import jacobi2d
-from hybridlab.launch import run_program
+from hybridlab.runs.launch import run_program
 from hybridlab.shm.exercise import build_student_shm, check_student_shm, memory_runs, nodes_env
 from hybridlab.shm.tables import node_memory
 from solutions_c import SHM_JACOBI

@@ -5,7 +5,7 @@ scratch folder with ports of their own, and waits until the node is idle. Then, 
 notebook's process in the shell of `salloc -n 2` and again as a job step (as batchspawner starts
 JupyterLab): a Cluster, a kernel on its 2 ranks, a crash and a restart, standalone programs with
 each bind (slurm_job.py); lab 00's instructor notebook headless in quick mode; and lab 10's
-whole program and batch script submitted by hybridlab.jobs through the real `sbatch --wait`
+whole program and batch script submitted by hybridlab.slurm.jobs through the real `sbatch --wait`
 (each shape, its threads' binding, a traced run, an over-request refused). Everything is stopped
 afterwards, and the test checks that no daemon, step or engine of it is left.
 
@@ -29,8 +29,9 @@ import nbformat
 import psutil
 import pytest
 
-from hybridlab import compliance, jobs
-from hybridlab.local_slurm import SlurmCluster, started, why_slurm_cannot_run
+from hybridlab.runs import compliance
+from hybridlab.slurm import jobs
+from hybridlab.slurm.local_slurm import SlurmCluster, started, why_slurm_cannot_run
 from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT, PROBE_PROGRAM, reference_checksum
 
 pytestmark = [pytest.mark.slurm, pytest.mark.timeout(900)]
@@ -112,7 +113,7 @@ def test_lab_00_runs_headless_inside_the_allocation(slurm, tmp_path):
     notebook = ROOT / "grading" / "source" / LAB / f"{LAB}.ipynb"
     code = (
         "import sys\n"
-        "from hybridlab import notebooks\n"
+        "from hybridlab.course import notebooks\n"
         "notebooks.run_notebook(sys.argv[1], sys.argv[2], quick=True, timeout=600)\n"
     )
     salloc(slurm, [sys.executable, "-c", code, str(notebook), str(tmp_path)])

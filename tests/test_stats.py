@@ -3,7 +3,7 @@ import math
 import pandas as pd
 import pytest
 
-from hybridlab.stats import overhead, summarize, summarize_frame
+from hybridlab.runs.stats import overhead, summarize, summarize_frame
 
 
 def test_summary_reports_median_min_spread_and_counts_outliers():

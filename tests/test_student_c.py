@@ -1,4 +1,4 @@
-"""Hybrid C written in a notebook cell (hybridlab.student_c) and the kernels of labs 05-07's C
+"""Hybrid C written in a notebook cell (hybridlab.runs.student_c) and the kernels of labs 05-07's C
 exercises: the kit's own variants check themselves, on real and made-up nodes; a student's code
 that is right passes, and one that calls MPI from a worker thread is refused."""
 
@@ -10,7 +10,7 @@ import hybridlab as hl
 from hybridlab.errors import ThreadComplianceError
 from hybridlab.mapping.exercise import build_student_nodes, check_student_nodes
 from hybridlab.memory import tables as mt
-from hybridlab.student_c import build_student
+from hybridlab.runs.student_c import build_student
 from solutions_c import NODE_SUM
 
 
@@ -85,7 +85,7 @@ INTERIOR = "\n#pragma omp for schedule(dynamic) nowait\n    for (long i = 2; i <
 
 
 def _overlap_run(completion: str, interior: str, name: str):
-    from hybridlab.student_c import overlap_share
+    from hybridlab.runs.student_c import overlap_share
 
     code = OVERLAP_CELL.replace("COMPLETE_HERE", completion).replace("INTERIOR", interior)
     kernel = build_student(name, "halo2d", "HL_STUDENT_OVERLAP", code, ("overlap_iteration",))
@@ -112,7 +112,7 @@ def test_a_cell_is_its_own_unit_and_reaches_nothing_static_of_the_kernel():
 
 
 def test_collectives_name_their_communicator_and_the_kernels_own_calls_are_apart():
-    from hybridlab.student_c import collective_comms
+    from hybridlab.runs.student_c import collective_comms
 
     flat = NODE_SUM.split("void node_sum")[0] + r"""
 void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,

@@ -363,7 +363,7 @@ def test_construct_method_is_read_from_the_compiled_code():
 
 
 def test_construct_check_counts_lost_updates():
-    from hybridlab.records import Results
+    from hybridlab.runs.records import Results
     from hybridlab.sync.exercise import check_construct
 
     rows = [{"rank": 0, "thread": 0, "record": "sample", "construct": "atomic", "kind": k,

@@ -1,7 +1,8 @@
 from pathlib import Path
 
 from conftest import venv_mpi
-from hybridlab.topology import mpi_info, parse_cpu_list, read_topology, venv_bin
+from hybridlab.machine.topology import mpi_info, parse_cpu_list, read_topology
+from hybridlab.paths import venv_bin
 
 
 def _write(path: Path, text: str) -> None:
@@ -69,14 +70,14 @@ def test_an_open_mpi_launcher_is_recognised(tmp_path):
 
 
 def test_find_mpiexec_prefers_this_venvs_launcher():
-    from hybridlab.topology import find_mpiexec
+    from hybridlab.machine.topology import find_mpiexec
 
     mpi = find_mpiexec()
     assert mpi.mpiexec == str(venv_bin() / "mpiexec") and mpi.in_venv
 
 
 def test_shape_for_allocation_grows_from_two_by_two():
-    from hybridlab.topology import shape_for_allocation
+    from hybridlab.machine.topology import shape_for_allocation
 
     shapes = {n: shape_for_allocation(n) for n in (1, 2, 4, 7, 8, 12, 16, 32, 64, 128)}
     assert shapes[1] == shapes[2] == shapes[4] == shapes[7] == (2, 2)  # the laptop's, as today
@@ -89,7 +90,7 @@ def test_shape_for_allocation_grows_from_two_by_two():
 def test_allocation_cpus_is_no_more_than_slurm_gave(monkeypatch):
     import os
 
-    from hybridlab.topology import allocation_cpus
+    from hybridlab.machine.topology import allocation_cpus
 
     mask = len(os.sched_getaffinity(0))
     monkeypatch.delenv("SLURM_CPUS_ON_NODE", raising=False)

@@ -8,7 +8,7 @@ import matplotlib
 import pytest
 
 import hybridlab as hl
-from hybridlab.build import build_source
+from hybridlab.kernels.build import build_source
 from hybridlab.memory.plots import page_owner_plot
 from hybridlab.memory.tables import page_owners
 

@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from hybridlab import jobs
-from hybridlab.topology import find_mpiexec
+from hybridlab.machine.topology import find_mpiexec
+from hybridlab.slurm import jobs
 
 pytestmark = pytest.mark.timeout(240)
 

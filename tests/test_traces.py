@@ -15,8 +15,8 @@ import pytest
 
 import hybridlab as hl
 from hybridlab.halo.serial import VARIANTS_2D, VARIANTS_3D, jacobi2d, jacobi3d
-from hybridlab.records import Results
-from hybridlab.traces import chrome_trace
+from hybridlab.runs.records import Results
+from hybridlab.runs.traces import chrome_trace
 from test_halo import run_halo
 
 

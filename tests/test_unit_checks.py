@@ -1,6 +1,6 @@
-"""A student's C is judged from its object and its preprocessed unit (hybridlab.unit_checks), and
+"""A student's C is judged from its object and its preprocessed unit (hybridlab.kernels.unit_checks), and
 its records reach the grader framed with a key it cannot read (kernels_c/hl_trace.c,
-hybridlab.records.parse_framed): each attack a determined student who reads the installed kit
+hybridlab.runs.records.parse_framed): each attack a determined student who reads the installed kit
 tried (issue 36, kinds 1, 2, 3 and 5) is built here as real C and refused with a message naming
 the cell's line, and a right answer written another way still builds."""
 
@@ -11,9 +11,9 @@ import subprocess
 import pytest
 
 import hybridlab as hl
-from hybridlab.jobs import build_program
-from hybridlab.records import RecordError, parse_framed
-from hybridlab.student_c import build_student, preprocessed
+from hybridlab.runs.records import RecordError, parse_framed
+from hybridlab.runs.student_c import build_student, preprocessed
+from hybridlab.slurm.jobs import build_program
 from solutions_c import NODE_SUM
 from whole_program_c import JACOBI_PROGRAM
 

@@ -2,7 +2,7 @@
 
 Run inside an allocation of two nodes, e.g. on the kit's own test cluster:
 
-    python -m hybridlab.local_slurm start /tmp/c --nodes 2 && export SLURM_CONF=/tmp/c/slurm.conf
+    python -m hybridlab.slurm.local_slurm start /tmp/c --nodes 2 && export SLURM_CONF=/tmp/c/slurm.conf
     salloc -N 2 -n 2 -c 2 .venv/bin/python tests/two_nodes_records.py tests/data/two_nodes
 
 It runs the multi-node sections' own runs (the topics' exercise functions, quick sizes) and saves
@@ -18,7 +18,7 @@ from pathlib import Path
 import hybridlab as hl
 from hybridlab.collectives.exercise import across_nodes
 from hybridlab.halo.exercise import node_runs
-from hybridlab.launcher import allocation_nodes
+from hybridlab.machine.launcher import allocation_nodes
 from hybridlab.mapping import tables
 from hybridlab.mapping.exercise import grid_runs
 from hybridlab.p2p.exercise import path_sweeps

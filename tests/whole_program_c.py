@@ -1,5 +1,5 @@
 """Lab 10's whole program (the instructor's solution) and the grader's probe program, for the
-tests of hybridlab.jobs and the lab's wrong answers and gaming attempts."""
+tests of hybridlab.slurm.jobs and the lab's wrong answers and gaming attempts."""
 
 import numpy as np
 

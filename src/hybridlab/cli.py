@@ -7,12 +7,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import _reaper as reaper
-from .build import BuildError, available_kernels, build, clean_cache
+from .kernels.build import BuildError, available_kernels, build, clean_cache
+from .machine import reaper
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from .doctor import examine
+    from .course.doctor import examine
     from .settings import current
 
     facts, findings = examine()
@@ -49,7 +49,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .notebooks import NotebookError, run_notebook
+    from .course.notebooks import NotebookError, run_notebook
 
     out = Path(args.out)
     try:
@@ -116,7 +116,7 @@ def _release(args: argparse.Namespace) -> int:
 
 
 def _new_lab(args: argparse.Namespace) -> int:
-    from .authoring import AuthoringError, new_lab
+    from .course.authoring import AuthoringError, new_lab
     from .grading.course import GradingError, release
 
     try:
@@ -136,7 +136,7 @@ def _new_lab(args: argparse.Namespace) -> int:
 
 
 def _new_part(args: argparse.Namespace) -> int:
-    from .authoring import AuthoringError, new_part
+    from .course.authoring import AuthoringError, new_part
 
     try:
         for path in new_part(args.lab, args.kind, args.part):
@@ -151,7 +151,7 @@ def _new_part(args: argparse.Namespace) -> int:
 
 
 def _slurm(args: argparse.Namespace) -> int:
-    from .local_slurm import main as slurm_main
+    from .slurm.local_slurm import main as slurm_main
 
     return slurm_main(args.rest)
 
@@ -190,7 +190,7 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _check_runs(args: argparse.Namespace) -> int:
-    from .course_size import check_runs
+    from .runs.course_size import check_runs
 
     notebook = Path(args.notebook)
     if not notebook.is_file():

@@ -27,7 +27,7 @@ class KernelTimeout(KernelError):
 
 class ThreadComplianceError(KernelError):
     """A traced kernel called MPI in a way its thread level does not allow
-    (hybridlab.compliance.check); .violations lists them, .level is the level asked for."""
+    (hybridlab.runs.compliance.check); .violations lists them, .level is the level asked for."""
 
     def __init__(self, violations: list, level: str, allows: str, shown: int = 8):
         self.violations, self.level = list(violations), level

@@ -10,6 +10,7 @@ KitPathError saying which variable to set, instead of failing later on a missing
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 # the checkout this module sits in: <repo>/src/hybridlab/paths.py
@@ -106,3 +107,8 @@ def cache_root() -> Path:
 def numba_cache_dir() -> Path:
     """Where numba keeps the machine code of `cache=True` kernels (NUMBA_CACHE_DIR of the kit)."""
     return cache_root() / "numba"
+
+
+def venv_bin() -> Path:
+    """The bin folder of the Python running us: where the venv's mpiexec and mpicc live."""
+    return Path(sys.executable).parent

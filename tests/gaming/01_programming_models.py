@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from gaming import Oracle, attempt
-from hybridlab.records import Results
+from hybridlab.runs.records import Results
 from solutions_c import RING_EXCHANGE
 from wrong_answers import c_cell
 
@@ -106,7 +106,7 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
         loses={"hidden_exchange_block"}, why="the ring turned the wrong way: right only with 2 ranks"),
     # (c) require_level, the warm-up
     attempt("shortcut", "require_level", """
-import hybridlab.thread_levels as _tl
+import hybridlab.machine.thread_levels as _tl
 
 
 def require_level(required: str, provided: str, _check=_tl.require_level) -> str:

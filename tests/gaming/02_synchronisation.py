@@ -41,7 +41,7 @@ STRING_ATOMIC = ATOMIC.replace(
 GAMING = [
     # (a) epcc_interval
     attempt("shortcut", "epcc_interval", """
-from hybridlab.stats import overhead as _kit
+from hybridlab.runs.stats import overhead as _kit
 
 
 def epcc_interval(test, reference, _o=_kit) -> tuple[float, float]:

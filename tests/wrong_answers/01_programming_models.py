@@ -67,7 +67,7 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
           why="blocking Ssend then Recv inside the critical section: every rank sends first, deadlock"),
     # (c) require_level, the warm-up
     wrong("require_level", """
-from hybridlab.thread_levels import require_level as _kit_require_level
+from hybridlab.machine.thread_levels import require_level as _kit_require_level
 
 
 def require_level(required: str, provided: str) -> str:

@@ -32,7 +32,7 @@ def wrong(answer: str, source: str, loses: set[str] | frozenset[str], why: str) 
 
 
 def c_cell(name: str, kernel: str, code: str) -> str:
-    """What a student types into a C cell (hybridlab.c_cells): the magic line, then the C (no
+    """What a student types into a C cell (hybridlab.kernels.c_cells): the magic line, then the C (no
     kernel: a whole program)."""
     return " ".join(filter(None, ["%%c", name, kernel])) + "\n" + code.strip("\n")
 

@@ -15,12 +15,12 @@ from collections.abc import Callable, Iterable
 
 import pandas as pd
 
-from ..build import Kernel
-from ..c_cells import without_comments
-from ..launch import run_program
+from ..kernels.build import Kernel
+from ..kernels.c_cells import without_comments
 from ..p2p.hockney import PiecewiseHockney, piecewise_hockney
-from ..records import Results
-from ..student_c import build_student, run_student
+from ..runs.launch import run_program
+from ..runs.records import Results
+from ..runs.student_c import build_student, run_student
 
 OSU_COUNTS = {"iterations": 1000, "skip": 100, "iterations_large": 100, "skip_large": 10}
 QUICK_COUNTS = {"iterations": 100, "skip": 10, "iterations_large": 20, "skip_large": 2}

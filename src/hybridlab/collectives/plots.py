@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 
 from ..plots.notes import machine_note
 from ..plots.palette import OKABE_ITO, phase_style
-from ..records import require_columns
+from ..runs.records import require_columns
 
 FFT_PHASES = ("fft", "rearrange", "alltoall")
 SHAPE_COLOURS = OKABE_ITO[5:7] + OKABE_ITO[3:4] + OKABE_ITO[7:] + OKABE_ITO[1:3]

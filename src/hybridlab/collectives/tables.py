@@ -15,8 +15,8 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from ..records import Results, as_frame, require_columns
 from ..reference import REFERENCE
+from ..runs.records import Results, as_frame, require_columns
 
 PHASES = ("fft", "rearrange", "alltoall")
 

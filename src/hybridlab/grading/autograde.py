@@ -22,9 +22,11 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import _controller, hidden_inputs, own_runs, replay
-from .. import _reaper as reaper
-from ..notebooks import headless_environment
+from ..course import hidden_inputs
+from ..course.notebooks import headless_environment
+from ..engines import controller
+from ..machine import reaper
+from ..runs import own_runs, replay
 from . import execute, feedback, gradebook, pool, sandbox
 from .course import (
     GRADING,
@@ -174,8 +176,8 @@ class _Run:
             quick = self._own_runs(notebook, own, env, notes)
             env[replay.ENV] = f"replay:{recorded_runs(self.lab, quick)}"
             env[replay.OWN] = str(own)
-            if _controller.may_defer_engines(notebook.read_text()):  # most runs are replayed
-                env[_controller.ENGINES_ENV] = _controller.ON_FIRST_USE
+            if controller.may_defer_engines(notebook.read_text()):  # most runs are replayed
+                env[controller.ENGINES_ENV] = controller.ON_FIRST_USE
         else:
             env[replay.ENV] = "off"  # measure everything, keep nothing
         limits = self.limits_at(quick)

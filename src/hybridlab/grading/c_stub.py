@@ -3,7 +3,7 @@
 nbgrader replaces a solution region (the lines between its begin and end markers, written in any
 comment: a C comment in C) with the stub of the notebook's language, Python's
 `raise NotImplementedError()`, which is not C. Here a code cell whose first line is the C cell
-magic (hybridlab.c_cells) gets `/* YOUR CODE HERE */` instead, and a solution cell without
+magic (hybridlab.kernels.c_cells) gets `/* YOUR CODE HERE */` instead, and a solution cell without
 regions keeps its magic line above the stub. grading/nbgrader_config.py puts this preprocessor
 in GenerateAssignment's list in place of nbgrader's.
 """
@@ -14,7 +14,7 @@ from nbgrader.converters import GenerateAssignment
 from nbgrader.preprocessors import ClearSolutions
 from traitlets import Unicode
 
-from ..c_cells import MAGIC
+from ..kernels.c_cells import MAGIC
 
 
 def is_c_cell(cell) -> bool:

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import nbformat
 
-from .. import course_size
-from ..notebooks import headless_environment
+from ..course.notebooks import headless_environment
 from ..paths import KERNELS_FOLDER, grading_dir, labs_dir
+from ..runs import course_size
 
 GRADING = grading_dir(must_exist=False)
 LABS = labs_dir(must_exist=False)
@@ -159,7 +159,7 @@ def check_kernel(lab: Lab) -> None:
     except NoSuchKernel as err:
         raise GradingError(
             f"{lab.name} runs on the Jupyter kernel '{lab.kernel}', which is not installed: "
-            "run `make setup` (or python -m hybridlab.kernelspec)"
+            "run `make setup` (or python -m hybridlab.course.kernelspec)"
         ) from err
 
 

@@ -43,7 +43,8 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Float
 
-from .. import hidden_inputs, own_runs, replay
+from ..course import hidden_inputs
+from ..runs import own_runs, replay
 from ._guard import CHANGED, TAMPER
 from .policy import GradingPolicy
 from .sandbox import Limits, SandboxedKernelManager

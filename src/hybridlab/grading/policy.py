@@ -9,7 +9,7 @@ from __future__ import annotations
 from traitlets import Bool, Float, Integer, TraitError, Unicode, validate
 from traitlets.config import Configurable
 
-from ..course_size import DEFAULT, SIZES
+from ..runs.course_size import DEFAULT, SIZES
 
 
 class GradingPolicy(Configurable):

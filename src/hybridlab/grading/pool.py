@@ -24,7 +24,7 @@ from pathlib import Path
 
 import psutil
 
-from ..placement import MPICH_THROTTLE, OPENMPI_THROTTLE
+from ..machine.placement import MPICH_THROTTLE, OPENMPI_THROTTLE
 
 
 def lab_needs(notebook_source: str) -> int:

@@ -13,9 +13,9 @@ import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
-from .. import _reaper as reaper
-from .. import replay
-from ..notebooks import headless_environment
+from ..course.notebooks import headless_environment
+from ..machine import reaper
+from ..runs import replay
 from .course import GradingError, Lab, course_environment, load_config
 from .execute import EVENTS, SandboxedExecute, is_test
 from .policy import GradingPolicy

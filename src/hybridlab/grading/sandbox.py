@@ -40,7 +40,7 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import Integer, Unicode
 from traitlets.config import Configurable
 
-from .. import replay
+from ..runs import replay
 
 SANDBOX_UID = 1000  # who the kernel is inside the sandbox
 SYSTEM_DIRS = ("/usr", "/etc", "/opt/conda")  # read-only when present
@@ -452,7 +452,7 @@ def released_builds(cache: Path, released: list[Path]) -> list[Path]:
     kernels_c/ (no C file in its folder), or C source found verbatim in a released notebook.
     A build of a solution (C code of an instructor notebook) is never among them, nor one of
     older sources or headers (build.is_current: the sandbox would never use it)."""
-    from hybridlab.build import available_kernels, is_current
+    from hybridlab.kernels.build import available_kernels, is_current
 
     if not cache.is_dir():
         return []
@@ -498,7 +498,7 @@ class Box:
             self.seed / SEED_FILES,
             ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints", "*_runs"),
         )
-        from hybridlab.build import cache_dir
+        from hybridlab.kernels.build import cache_dir
 
         fonts = self.seed / SEED_HOME / Path(Box.environment()["MPLCONFIGDIR"]).name
         fonts.mkdir(parents=True)

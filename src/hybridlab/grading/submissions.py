@@ -23,7 +23,7 @@ from pathlib import Path
 import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from .. import own_runs
+from ..runs import own_runs
 from . import lms
 from .course import Lab
 

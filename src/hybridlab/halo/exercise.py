@@ -1,11 +1,11 @@
 """Lab 04's runs and exercises: the variants checked against numpy, the time breakdowns per
 P x T (2-D and 3-D), a traced run, the master's share, square against rectangular domains and
-the schedules; and the student's C, its own unit linked with halo2d.c (hybridlab.student_c), checked:
+the schedules; and the student's C, its own unit linked with halo2d.c (hybridlab.runs.student_c), checked:
 (a) exchange_halos() inside hybrid 1's loop; (d) overlap_iteration(), funnelled with overlap: the
 master exchanges the halos while the team computes the rows that do not need them, judged from
 the trace. The only part of the halo topic that
 compiles and runs kernels; the answers come from the serial numpy reference (halo.serial), the
-thread level from hybridlab.compliance. The multi-node section's runs are here too:
+thread level from hybridlab.runs.compliance. The multi-node section's runs are here too:
 node_runs(nodes, ...) runs halo3d with its ranks on several nodes of an allocation, every split of
 a node's cores, checksums checked.
 
@@ -25,12 +25,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .. import compliance
-from ..build import Kernel
 from ..errors import KernelError
-from ..launch import run_program
-from ..records import Results
-from ..student_c import blocking_calls, build_student, overlap_table
+from ..kernels.build import Kernel
+from ..runs import compliance
+from ..runs.launch import run_program
+from ..runs.records import Results
+from ..runs.student_c import blocking_calls, build_student, overlap_table
 from .serial import (
     THREAD_LEVEL_2D,
     THREAD_LEVEL_3D,
@@ -43,7 +43,7 @@ from .serial import (
 )
 from .tables import breakdown_table
 
-# The student's C is its own translation unit (hybridlab.student_c): compiled against
+# The student's C is its own translation unit (hybridlab.runs.student_c): compiled against
 # halo2d_student.h, traced, MPI_Send made synchronous (an order that needs buffering hangs).
 OVERLAP_LEVEL = "funneled"  # (d): only the master calls MPI
 STAGGER_US = 20000  # (d): odd ranks start each iteration 20 ms late, so halos are in flight

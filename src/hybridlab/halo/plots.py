@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 
 from ..plots.notes import machine_note
 from ..plots.palette import PHASE_COLOURS, phase_style
-from ..records import Results, require_columns
+from ..runs.records import Results, require_columns
 from .tables import PHASES, master_share_table
 
 

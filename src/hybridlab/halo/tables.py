@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..records import Results, as_frame, require_columns
+from ..runs.records import Results, as_frame, require_columns
 
 PHASES = ("jacobi", "halo", "reduction", "other")
 HOW = ("mean", "max", "master")

@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ..build import Kernel
-from ..launch import run_program
-from ..records import Results
-from ..student_c import build_student
-from ..thread_levels import THREAD_LEVELS
+from ..kernels.build import Kernel
+from ..machine.thread_levels import THREAD_LEVELS
+from ..runs.launch import run_program
+from ..runs.records import Results
+from ..runs.student_c import build_student
 
 if TYPE_CHECKING:
-    from ..cluster import Cluster
+    from ..engines.cluster import Cluster
 
 STUDENT_FUNCTIONS = ("check_thread_level", "exchange_block")  # kernels_c/thread_ring_student.h
 # Sends whose completion says the receive was posted: a standard send may return early because
@@ -58,7 +58,7 @@ def ring_reference(ranks: int, threads: int, iterations: int, count: int) -> pd.
 
 def build_student_ring(code: str, name: str = "student_ring") -> Kernel:
     """The student's exchange (a C cell) as its own translation unit, linked with thread_ring.c
-    and every MPI call traced (hybridlab.student_c)."""
+    and every MPI call traced (hybridlab.runs.student_c)."""
     return build_student(name, "thread_ring", "HL_STUDENT_EXCHANGE", code, STUDENT_FUNCTIONS)
 
 

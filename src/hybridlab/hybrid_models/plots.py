@@ -22,7 +22,7 @@ from matplotlib.patches import FancyBboxPatch
 
 from ..plots.palette import PHASE_COLOURS
 from ..plots.samples import strip_plot
-from ..records import Results
+from ..runs.records import Results
 from ..sync.tables import slowest_rank_samples
 
 FAMILY_COLOURS = {

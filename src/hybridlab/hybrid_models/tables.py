@@ -11,8 +11,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from ..records import Results
-from ..thread_levels import THREAD_LEVELS
+from ..machine.thread_levels import THREAD_LEVELS
+from ..runs.records import Results
 
 
 def _frame(records: Results | pd.DataFrame) -> pd.DataFrame:

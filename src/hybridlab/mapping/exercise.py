@@ -13,8 +13,8 @@ import pandas as pd
 
 import hybridlab as hl
 
-from ..placement import BIND_MODES, Placement, PlacementError
-from ..student_c import build_student, run_student
+from ..machine.placement import BIND_MODES, Placement, PlacementError
+from ..runs.student_c import build_student, run_student
 from . import tables
 
 

@@ -13,9 +13,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from ..machine.topology import Topology
 from ..plots import RANK_COLOURS, machine_note, strip_plot
-from ..records import Results
-from ..topology import Topology
+from ..runs.records import Results
 from .tables import packed_cores, per_numa_cores, regions_of
 
 CUT = "#d55e00"  # vermillion (Okabe-Ito): measured links across nodes

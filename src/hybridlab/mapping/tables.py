@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from ..placement import BIND_MODES, Placement
-from ..records import Results, as_frame, require_columns
-from ..topology import Cpu, Topology
+from ..machine.placement import BIND_MODES, Placement
+from ..machine.topology import Cpu, Topology
+from ..runs.records import Results, as_frame, require_columns
 
 # ----------------------------------------------------------------- rank maps on a 2-D grid
 

@@ -15,8 +15,8 @@ import pandas as pd
 
 import hybridlab as hl
 
-from ..records import Results, parse_lines
-from ..student_c import build_student, run_student
+from ..runs.records import Results, parse_lines
+from ..runs.student_c import build_student, run_student
 from . import tables
 
 TIMEOUT = 300.0

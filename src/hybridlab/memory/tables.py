@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..records import Results, as_frame, require_columns
-from ..topology import Topology
+from ..machine.topology import Topology
+from ..runs.records import Results, as_frame, require_columns
 
 STREAM_KERNELS = ("copy", "scale", "add", "triad")
 STREAM_FLOPS = {"copy": 0, "scale": 1, "add": 1, "triad": 2}  # per iteration (STREAM's count)

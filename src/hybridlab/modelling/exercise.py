@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable
 
 import hybridlab as hl
 
-from ..launch import run_program
 from ..memory.tables import stream_elements
 from ..p2p.hockney import piecewise_hockney
-from ..records import Results
+from ..runs.launch import run_program
+from ..runs.records import Results
 from ..sync.tables import overhead_table
 from .calibration import (
     DEFAULT_FILE,

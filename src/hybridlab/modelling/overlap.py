@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..records import Results, as_frame
+from ..runs.records import Results, as_frame
 
 
 def model_curves(epsilon, ns=(2, 4, 8), f_nons=(0.0, 0.4), m: float = 1.0,

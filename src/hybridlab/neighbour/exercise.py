@@ -1,5 +1,5 @@
 """Lab 13's C parts, each the student's own translation unit linked with neighbour_halo.c
-(hybridlab.student_c), run for real and judged by what it did:
+(hybridlab.runs.student_c), run for real and judged by what it did:
 
 (a) make_grid + neighbour_exchange: the kernel checks every point against a serial sweep and
     refuses a communicator that is not a 2-D Cartesian one of every rank in the shape asked; the
@@ -29,11 +29,11 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ..build import Kernel
 from ..halo.serial import jacobi2d
-from ..launch import run_program
-from ..records import Results
-from ..student_c import BLOCKING, COMPLETES, build_student, overlap_table, run_student
+from ..kernels.build import Kernel
+from ..runs.launch import run_program
+from ..runs.records import Results
+from ..runs.student_c import BLOCKING, COMPLETES, build_student, overlap_table, run_student
 
 LEVEL = "funneled"  # the kernel calls the student's code from its main thread only
 NEIGHBOURHOOD = ("MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw")

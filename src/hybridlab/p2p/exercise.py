@@ -5,8 +5,8 @@ overlap_exchange() built into p2p_overlap.c, checked and timed against its varia
 The master thread starts MPI_Isend/MPI_Irecv, the team computes, the master polls with MPI_Test
 inside its share of the loop. The check: every received value and step result (the kernel
 checks them and fails naming the first wrong one), only the master calls MPI (FUNNELED,
-hybridlab.compliance), MPI_Test is called, the team computes while the exchange is open (the
-trace's timestamps: hybridlab.student_c.overlap_share), and no deadlock (MPI_Send is
+hybridlab.runs.compliance), MPI_Test is called, the team computes while the exchange is open (the
+trace's timestamps: hybridlab.runs.student_c.overlap_share), and no deadlock (MPI_Send is
 synchronous in the student's code; a hang ends as KernelTimeout).
 
     kernel = build_student_overlap(code)
@@ -19,11 +19,11 @@ node and across two nodes of an allocation.
 
 from __future__ import annotations
 
-from .. import compliance
-from ..build import Kernel
-from ..launch import run_program
-from ..records import Results
-from ..student_c import POSTS, blocking_calls, build_student, overlap_share, overlap_table
+from ..kernels.build import Kernel
+from ..runs import compliance
+from ..runs.launch import run_program
+from ..runs.records import Results
+from ..runs.student_c import POSTS, blocking_calls, build_student, overlap_share, overlap_table
 from .paths import ACROSS, INSIDE
 from .switches import Switches
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from ..mapping.tables import rank_hosts
-from ..records import Results, as_frame, require_columns
+from ..runs.records import Results, as_frame, require_columns
 from .hockney import PiecewiseHockney, piecewise_hockney
 
 INSIDE, ACROSS = "inside a node", "across nodes"

@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 
 from ..plots.notes import machine_note
 from ..plots.palette import OKABE_ITO
-from ..records import Results, as_frame, require_columns
+from ..runs.records import Results, as_frame, require_columns
 from .hockney import HockneyFit, PiecewiseHockney, aggregated_time, piecewise_hockney
 from .paths import ACROSS, INSIDE
 from .tables import aggregation_ratio

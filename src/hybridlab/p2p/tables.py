@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
-from ..records import Results, as_frame, require_columns
+from ..runs.records import Results, as_frame, require_columns
 
 
 def aggregation_ratio(records: Results | pd.DataFrame) -> pd.DataFrame:

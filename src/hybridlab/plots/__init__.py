@@ -1,5 +1,5 @@
 """Pictures shared by several labs: the machine, where ranks and threads ran, which thread made
-which MPI call (a traced kernel, hybridlab.compliance), raw samples as a strip plot, the note that
+which MPI call (a traced kernel, hybridlab.runs.compliance), raw samples as a strip plot, the note that
 says what this machine cannot show, and one palette.
 
 Plots take records and a Topology; they launch nothing. A topic's own pictures live in its

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from ..topology import Topology
+from ..machine.topology import Topology
 
 
 def machine_picture(topology: Topology) -> Figure:

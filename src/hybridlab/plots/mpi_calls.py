@@ -8,9 +8,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from .. import compliance
-from ..records import Results
-from ..thread_levels import THREAD_LEVELS
+from ..machine.thread_levels import THREAD_LEVELS
+from ..runs import compliance
+from ..runs.records import Results
 from .palette import THREAD_LEVEL_COLOURS, ink_on
 
 BREAKS = "//"  # the hatch of calls that break the level asked for

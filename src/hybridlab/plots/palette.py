@@ -42,7 +42,7 @@ _PHASE_KIND = {
 PHASE_COLOURS = {phase: _KINDS[kind][0] for phase, kind in _PHASE_KIND.items()}
 PHASE_HATCHES = {phase: _KINDS[kind][1] for phase, kind in _PHASE_KIND.items()}
 
-# the lowest MPI thread level a call needs (hybridlab.compliance), from harmless to demanding
+# the lowest MPI thread level a call needs (hybridlab.runs.compliance), from harmless to demanding
 THREAD_LEVEL_COLOURS = {
     "single": _BLUE,
     "funneled": _GREEN,

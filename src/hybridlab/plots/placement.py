@@ -8,8 +8,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from ..records import Results, as_frame, require_columns
-from ..topology import Topology
+from ..machine.topology import Topology
+from ..runs.records import Results, as_frame, require_columns
 from .palette import RANK_COLOURS, SHARED
 
 

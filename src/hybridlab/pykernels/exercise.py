@@ -19,11 +19,12 @@ import numba
 import numpy as np
 import pandas as pd
 
-from .. import progress, runs
+from .. import progress
 from ..halo.serial import initial2d, initial3d, jacobi2d_grid, jacobi3d_grid
-from ..placement import Placement
-from ..records import Results
-from ..topology import find_mpiexec, read_topology
+from ..machine.placement import Placement
+from ..machine.topology import find_mpiexec, read_topology
+from ..runs import run_path
+from ..runs.records import Results
 from . import jacobi, probe
 from .tables import numba_records, thread_rows
 
@@ -128,7 +129,7 @@ def layer_reports(
     for layer in layers:
         env["NUMBA_THREADING_LAYER"] = layer
         # kept like a kernel run: graded on the student's own runs of it
-        out = json.loads(runs.kept_output(
+        out = json.loads(run_path.kept_output(
             PROBE, [layer], placement, steering,
             lambda layer=layer: json.dumps(_probe_layer(env, layer, threads, timeout)),
         ))  # fmt: skip

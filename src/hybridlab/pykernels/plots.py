@@ -11,10 +11,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..machine.topology import Topology
 from ..plots.palette import phase_style
 from ..plots.placement import placement_map
-from ..records import require_columns
-from ..topology import Topology
+from ..runs.records import require_columns
 
 
 def jit_plot(times: pd.DataFrame, title: str | None = None) -> Figure:

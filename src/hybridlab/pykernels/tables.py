@@ -13,7 +13,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from ..halo.tables import PHASES, breakdown_table
-from ..records import Results, as_frame
+from ..runs.records import Results, as_frame
 
 PHASE_NAMES = {"jacobi": "compute", "halo": "halo", "reduction": "reduction", "total": "total"}
 

@@ -1,6 +1,6 @@
 """Lab 11's runs and exercise: the race without synchronisation, memory per node and time per
 iteration of pure MPI, MPI+OpenMP (lab 04's halo2d) and MPI+MPI (shm_halo), and the student's
-shm_jacobi, its own unit linked with shm_halo.c (hybridlab.student_c), judged by what it did.
+shm_jacobi, its own unit linked with shm_halo.c (hybridlab.runs.student_c), judged by what it did.
 
     race = race_runs(("fence", "lock_all", "none"), stagger_us=(0, 3000), repeats=3)
     mem = memory_runs(nx=2**15, ny=32, ranks=2)          # [pure, MPI+OpenMP, shared window]
@@ -18,10 +18,10 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ..build import Kernel
-from ..launch import run_program
-from ..records import Results
-from ..student_c import BLOCKING, COMPLETES, POSTS, build_student, run_student
+from ..kernels.build import Kernel
+from ..runs.launch import run_program
+from ..runs.records import Results
+from ..runs.student_c import BLOCKING, COMPLETES, POSTS, build_student, run_student
 
 LEVEL = "funneled"  # the main thread calls MPI, outside any parallel region
 STAGGER_US = 3000  # odd ranks start every sweep 3 ms late: a missing synchronisation shows

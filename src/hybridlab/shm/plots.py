@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..plots.notes import machine_note
-from ..records import require_columns
+from ..runs.records import require_columns
 
 # Rabenseifner, "Hybrid Parallel Programming" (HLRS, 2003), slide 14: pure MPI on a Hitachi
 # SR8000, 8 nodes of 8 CPUs, MPI_Sendrecv of 8 x 8 x 1 MB: the intra-node messages (what a

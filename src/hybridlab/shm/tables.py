@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from ..records import Results, require_columns
+from ..runs.records import Results, require_columns
 
 MB = 1e6
 

@@ -1,6 +1,6 @@
 """Compile a kit kernel with SimGrid's smpicc into a program smpirun runs, cached by content.
 
-The kernel is built with the kit's own flags and headers (hybridlab.build), plus
+The kernel is built with the kit's own flags and headers (hybridlab.kernels.build), plus
 -DHL_HALO_MAX_POINTS (the halo kernels accept the report's grids) and, for a network-only run,
 -DHL_NETWORK_ONLY (halo3d skips its stencil: SMPI does not simulate computation then).
 """
@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from .. import progress
-from ..build import DEFAULT_FLAGS, BuildError, cache_key, include_flags
+from ..kernels.build import DEFAULT_FLAGS, BuildError, cache_key, include_flags
 from ..paths import cache_root, find_kernel_file
 
 MAX_POINTS = "-DHL_HALO_MAX_POINTS=20000000000L"  # 2e10: the report's 1024-rank grids fit

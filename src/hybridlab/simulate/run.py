@@ -22,7 +22,7 @@ import psutil
 
 from .. import progress
 from ..errors import KernelError, KernelTimeout
-from ..records import Results, parse_lines
+from ..runs.records import Results, parse_lines
 from .build import build_simulated, tool
 from .platforms import Platform, hostfile, named, platform_xml
 

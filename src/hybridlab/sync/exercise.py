@@ -27,10 +27,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..build import Kernel
-from ..launch import run_program
-from ..records import Results
-from ..student_c import build_student, preprocessed, student_unit, unit_flags
+from ..kernels.build import Kernel
+from ..runs.launch import run_program
+from ..runs.records import Results
+from ..runs.student_c import build_student, preprocessed, student_unit, unit_flags
 
 EXAMPLE = "critical"  # construct_bench.c's worked example: the student measures another one
 

@@ -23,7 +23,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from ..plots.palette import PHASE_COLOURS, phase_style
-from ..records import Results, as_frame, require_columns
+from ..runs.records import Results, as_frame, require_columns
 from .tables import wait_policy_table
 
 CONSTRUCT_MARKERS = {

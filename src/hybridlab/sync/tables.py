@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..records import WHERE_COLUMNS, Results, as_frame, require_columns
-from ..stats import overhead
+from ..runs.records import WHERE_COLUMNS, Results, as_frame, require_columns
+from ..runs.stats import overhead
 
 US = 1e6  # seconds -> microseconds
 
@@ -37,7 +37,7 @@ def overhead_table(
     Columns: the `by` columns, construct, overhead_us (median test - median reference), spread_us
     (sqrt(std_test^2 + std_ref^2), sample standard deviations), test_us, reference_us,
     relative_spread (spread / |overhead|), outliers, n, trusted (both sets of samples have a
-    spread within hybridlab.stats.WIDE_SPREAD of their median) and resolved (|overhead| > spread:
+    spread within hybridlab.runs.stats.WIDE_SPREAD of their median) and resolved (|overhead| > spread:
     the overhead stands out from the noise).
     """
     frame = slowest_rank_samples(records)

@@ -21,13 +21,13 @@ import re
 
 import pandas as pd
 
-from .. import compliance
-from ..build import Kernel, build
-from ..c_cells import unanswered
 from ..halo.serial import check_grid, jacobi2d
-from ..launch import run_program
-from ..records import Results, as_frame
-from ..student_c import blocking_calls, build_student, overlap_table, preprocessed
+from ..kernels.build import Kernel, build
+from ..kernels.c_cells import unanswered
+from ..runs import compliance
+from ..runs.launch import run_program
+from ..runs.records import Results, as_frame
+from ..runs.student_c import blocking_calls, build_student, overlap_table, preprocessed
 
 LEVEL = "multiple"  # (a) and (b): threads other than the master call MPI, at once
 STAGGER_US = 20000  # odd ranks start each exchange 20 ms late: even ranks' threads wait together

@@ -12,7 +12,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..plots.notes import machine_note
-from ..records import require_columns
+from ..runs.records import require_columns
 
 PUBLISHED = (("A.23", "Master Only"), ("A.25", "Funnelled"), ("A.28", "Multiple"))
 

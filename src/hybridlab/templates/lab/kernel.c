@@ -5,14 +5,14 @@
  * order of summing gives the same doubles); its OpenMP threads make them. Every rank must end with
  * their sum over all ranks, element by element.
  *     variant=kit      the kit's way: one MPI_Allreduce;
- *     variant=student  (built by hybridlab.student_c.build_student with HL_STUDENT_{{KERNEL}}):
+ *     variant=student  (built by hybridlab.runs.student_c.build_student with HL_STUDENT_{{KERNEL}}):
  *                      the student's global_sum(), declared in {{kernel}}_student.h, called by
  *                      the main thread outside any parallel region (MPI_THREAD_FUNNELED is enough).
  *
  * Checks, on every rank: the sum equals MPI_Allreduce of the values, element by element, in
  * each repetition. Records: "time" per repetition on rank 0 (seconds of the sum, slowest rank);
  * "check" on rank 0 (ok, wrong = values wrong summed over ranks and repetitions, values).
- * hybridlab.student_c.run_student fails a run whose "check" record says ok=0.
+ * hybridlab.runs.student_c.run_student fails a run whose "check" record says ok=0.
  */
 #include "hybridlab.h"
 

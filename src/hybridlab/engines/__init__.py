@@ -1,0 +1,8 @@
+"""The warm ipyparallel engines a notebook runs kernels in: Cluster (placement, deferral, runs
+through the run path), engine_set (one start's engines: launcher process, registration,
+identities, a stop that leaves nothing), supervisor (timeouts, crashes, restart), controller
+(the notebook's warm ipyparallel controller) and engine (the process each MPI rank runs:
+`python -m hybridlab.engines.engine`, kept light).
+
+Nothing is imported here, so that an engine does not import pandas or the ipyparallel client.
+"""

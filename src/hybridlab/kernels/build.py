@@ -1,0 +1,321 @@
+"""Compile a C kernel with mpicc into a shared library and a program, cached by content.
+
+A kernel is a file in kernels_c/, or in the course's own kernels folder searched after it
+(paths.course_kernels_dirs: HYBRIDLAB_COURSE_KERNELS, else <course>/kernels/), or C source from a
+notebook cell, that includes hybridlab.h. The cache key covers the source, every header of those
+folders, the flags and the MPI/compiler in
+use, so a change to any of them rebuilds and nothing else does. trace_mpi=True compiles the
+kernel with hl_mpi_trace.h forced in first and links it with the kit's tracer object
+(kernels_c/hl_trace.c, compiled out of line): its MPI calls are recorded with the calling thread
+(Results.mpi_calls), which hybridlab.runs.compliance judges against a thread level. A student's own
+unit (a C cell linked with a kit kernel, or a whole program) is then judged from its object and
+its preprocessed unit before it is linked (hybridlab.kernels.unit_checks): a refused construct is a
+BuildError naming the cell's line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import functools
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import progress
+from ..paths import cache_root, find_kernel_file, kernel_dirs, venv_bin
+from . import unit_checks
+
+TRACE_HEADER = "hl_mpi_trace.h"  # trace_mpi=True: records each MPI call with its thread
+TRACE_FLAGS = ("-DHL_TRACE_MPI", "-include", TRACE_HEADER)
+TRACER_SOURCE = "hl_trace.c"  # the tracer, compiled out of line and linked beside a traced unit
+TRACER_FLAGS = ("-DHL_TRACE_MPI", "-fvisibility=hidden")
+WHOLE_PROGRAM_FLAG = "-DHL_WHOLE_PROGRAM"  # a student's whole program (hybridlab.slurm.jobs)
+DEFAULT_FLAGS = ("-std=gnu11", "-O2", "-Wall", "-Wextra", "-fopenmp")
+# A student's translation unit (LINK): kit helpers only, synchronous sends, no undeclared calls
+# (a kernel's static function is an error naming the cell's line); not the kernel's flags.
+STUDENT_UNIT_FLAGS = (
+    "-DHL_STUDENT_TU",
+    "-DHL_SYNCHRONOUS_SENDS",
+    "-Werror=implicit-function-declaration",
+)
+FLAGS_FILE = "flags.json"  # in each build: its flags beyond DEFAULT_FLAGS (see is_current)
+_DIAGNOSTIC = re.compile(
+    r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>error|warning|fatal error): (?P<msg>.*)$",
+    re.M,
+)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    file: str
+    line: int
+    kind: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.kind}: {self.message}"
+
+
+class BuildError(RuntimeError):
+    """The compiler refused a kernel; the message shows its diagnostics with file and line."""
+
+    def __init__(self, name: str, command: list[str], output: str):
+        self.name, self.command, self.output = name, command, output
+        self.diagnostics = diagnostics(output)
+        shown = "\n".join(str(d) for d in self.diagnostics if d.kind != "warning") or output
+        super().__init__(
+            f"kernel '{name}' did not compile:\n{shown}\n\ncommand: {' '.join(command)}"
+        )
+
+
+def diagnostics(output: str) -> list[Diagnostic]:
+    """The compiler's messages in `output`: file (base name), line, kind, text."""
+    return [
+        Diagnostic(Path(m["file"]).name, int(m["line"]), m["kind"], m["msg"])
+        for m in _DIAGNOSTIC.finditer(output)
+    ]
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A built kernel: the library engines load, the program mpiexec runs, and its parameters."""
+
+    name: str
+    source: Path
+    library: Path
+    program: Path
+    flags: tuple[str, ...]
+    warnings: tuple[Diagnostic, ...] = field(default=())
+
+    @functools.cached_property
+    def params(self) -> dict[str, dict[str, str]]:
+        """name -> {default, help}, read from the library's own parameter table."""
+        lib = ctypes.CDLL(str(self.library), mode=ctypes.RTLD_LOCAL)
+        lib.hl_params_json.restype = ctypes.c_char_p
+        rows = [json.loads(line) for line in lib.hl_params_json().decode().splitlines() if line]
+        return {r["name"]: {"default": r["default"], "help": r["help"]} for r in rows}
+
+    def arguments(self, params: dict[str, object]) -> list[str]:
+        """Check parameter names against the kernel's table; return name=value tokens."""
+        unknown = sorted(set(params) - set(self.params))
+        if unknown:
+            known = ", ".join(self.params) or "none"
+            raise ValueError(
+                f"kernel '{self.name}' has no parameter {', '.join(unknown)} (known: {known})"
+            )
+        return [f"{k}={_format(v)}" for k, v in params.items()]
+
+
+def _format(value: object) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def cache_dir() -> Path:
+    return cache_root() / "build"
+
+
+def mpicc() -> str:
+    """The venv's mpicc when there is one, else the first on PATH."""
+    local = venv_bin() / "mpicc"
+    found = str(local) if local.exists() else shutil.which("mpicc")
+    if found is None:
+        raise BuildError("mpicc", ["mpicc"], "no mpicc found: run `make setup` (it installs MPICH)")
+    return found
+
+
+@functools.lru_cache(maxsize=4)
+def _wrapper_identity(cc: str) -> str:
+    """What the wrapper runs and the compiler's version, from `cc` itself: the same in a grading
+    sandbox as outside, whatever PATH holds."""
+    show = subprocess.run([cc, "-show"], capture_output=True, text=True, check=False)
+    version = subprocess.run([cc, "--version"], capture_output=True, text=True, check=False)
+    return show.stdout + (version.stdout.splitlines() or [""])[0]
+
+
+def available_kernels() -> list[str]:
+    """The kernels of kernels_c/ and of the course's kernels folder."""
+    return sorted({p.stem for folder in kernel_dirs() for p in folder.glob("*.c")})
+
+
+def include_flags() -> list[str]:
+    """-I of every kernel folder, the kit's first (a course header may include the kit's)."""
+    return [f"-I{folder}" for folder in kernel_dirs()]
+
+
+def build(name: str, flags: tuple[str, ...] = (), *, trace_mpi: bool = False) -> Kernel:
+    """Build kernels_c/<name>.c, else the course's <name>.c (cached); trace_mpi=True records its
+    MPI calls per thread."""
+    source = find_kernel_file(f"{name}.c")
+    if source is None:
+        where = " or ".join(str(d) for d in kernel_dirs())
+        raise FileNotFoundError(
+            f"no kernel '{name}' in {where} (available: {', '.join(available_kernels())})"
+        )
+    return _build(name, source.read_text(), source, _with_trace(flags, trace_mpi))
+
+
+def build_source(
+    name: str, code: str, flags: tuple[str, ...] = (), *, trace_mpi: bool = False
+) -> Kernel:
+    """Build C source written in a notebook cell; errors point at <name>.c and its lines.
+    trace_mpi=True records every MPI call the code makes with its thread (hybridlab.runs.compliance);
+    a student's unit that would get round the recording is refused (hybridlab.kernels.unit_checks)."""
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        raise ValueError(f"kernel name {name!r} must be a C identifier (letters, digits, _)")
+    return _build(name, code, None, _with_trace(flags, trace_mpi))
+
+
+def _with_trace(flags: tuple[str, ...], trace_mpi: bool) -> tuple[str, ...]:
+    return tuple(flags) + (TRACE_FLAGS if trace_mpi else ())
+
+
+# The first line of a student's translation unit (hybridlab.runs.student_c): the kit kernel it is linked
+# with and the define that kernel is built with, e.g. "// hl-link: halo2d.c -DHL_STUDENT_OVERLAP".
+LINK = re.compile(r"\A// hl-link: (\w+\.c) (-D\w+)\n")
+
+
+def _included_kernels(code: str) -> list[str]:
+    """The text of the kernels_c/*.c files `code` includes (`#include "halo2d.c"`) or is linked
+    with (LINK)."""
+    names = re.findall(r'^\s*#\s*include\s+"(\w+\.c)"', code, re.M)
+    link = LINK.match(code)
+    names += [link.group(1)] if link else []
+    return [p.read_text() for p in map(find_kernel_file, names) if p is not None]
+
+
+@functools.lru_cache(maxsize=8)
+def _read_headers(signature: tuple[tuple[str, int, int], ...]) -> tuple[str, ...]:
+    return tuple(Path(path).read_text() for path, _, _ in signature)
+
+
+def _headers() -> tuple[str, ...]:
+    """The text of kernels_c/*.h (hybridlab.h and kin), read again only when one changed."""
+    stats = [(str(p), p.stat()) for d in kernel_dirs() for p in sorted(d.glob("*.h"))]
+    return _read_headers(tuple((path, st.st_mtime_ns, st.st_size) for path, st in stats))
+
+
+def cache_key(code: str, flags: tuple[str, ...], cc: str) -> str:
+    """The build's name in the cache after its kernel's name: a digest of the source, every
+    header, the flags and the compiler."""
+    headers = [*_headers(), *_included_kernels(code)]  # a notebook's code may include a kernel
+    if TRACE_FLAGS[0] in flags:
+        tracer = find_kernel_file(TRACER_SOURCE)
+        headers.append(tracer.read_text() if tracer else "")
+    return hashlib.sha256(
+        "\0".join([code, *headers, *DEFAULT_FLAGS, *flags, _wrapper_identity(cc)]).encode()
+    ).hexdigest()[:16]
+
+
+def is_current(entry: Path) -> bool:
+    """Whether a finished build in the cache is what building its source today gives: its key
+    made again from its source (kernels_c/, or the notebook code kept beside it), today's
+    headers, its recorded flags and the compiler. Builds of older headers or sources are not."""
+    name, _, key = entry.name.rpartition("-")
+    try:
+        flags = tuple(json.loads((entry / FLAGS_FILE).read_text()))  # none: an older build
+        kept, kit = entry / f"{name}.c", find_kernel_file(f"{name}.c")
+        source = kept if kept.is_file() else kit
+        return source is not None and source.is_file() and key == cache_key(source.read_text(), flags, mpicc())
+    except (OSError, ValueError, TypeError, BuildError):
+        return False
+
+
+def _student_refusals(name: str, code: str, objects: dict[str, Path], cmd: list[str]) -> str:
+    """What the student's unit (objects["unit"]) may not do, judged from its object and its
+    preprocessed unit (hybridlab.kernels.unit_checks): the refusals, one per line, or ""."""
+    link = LINK.match(code)
+    file = unit_checks.CELL if link else f"{name}.c"
+    part = (unit_checks.cell_part(link.group(1).removesuffix(".c"), objects["kit"]) if link
+            else unit_checks.WHOLE_PROGRAM)  # fmt: skip
+    entries = unit_checks.tracer_entries(objects["tracer"])
+    found = unit_checks.check_symbols(objects["unit"], part, entries, file)
+    found += unit_checks.check_code(objects["unit"], file)
+    preprocess = cmd[: cmd.index("-c")]
+    unit = code if link else f'#line 1 "{unit_checks.CELL}"\n{code}'
+    found += unit_checks.preprocessed_cell(unit, preprocess, file)[1]
+    return "\n".join(sorted({str(r) for r in found}))
+
+
+def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) -> Kernel:
+    cc = mpicc()
+    includes = include_flags()
+    all_flags = DEFAULT_FLAGS + tuple(flags)
+    target = cache_dir() / f"{name}-{cache_key(code, tuple(flags), cc)}"
+    library, program = target / f"lib{name}.so", target / name
+    log = target / "compiler.log"
+    if not (library.exists() and program.exists()):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=target.parent))
+        src = source or work / f"{name}.c"
+        if source is None:
+            src.write_text(code)
+        link = LINK.match(code)
+        traced = TRACE_FLAGS[0] in flags
+        student = traced and (link is not None or WHOLE_PROGRAM_FLAG in flags)
+        objects = {"unit": work / f"{name}.o"}
+        debug = ["-g"] if student else []  # the checks name the student's lines
+        compile_ = [[cc, *all_flags, *debug, *includes, "-fPIC", "-c", str(src), "-o",
+                     str(objects["unit"])]]  # fmt: skip
+        if link:  # a student's unit: the kit kernel beside it, built with the part's define
+            kit_flags = [f for f in all_flags if f not in STUDENT_UNIT_FLAGS]
+            objects["kit"] = work / "kit.o"
+            compile_.append([cc, *kit_flags, link.group(2), *includes, "-fPIC", "-c",
+                             str(find_kernel_file(link.group(1))), "-o", str(objects["kit"])])
+        if traced:  # the tracer, out of line: its own object, its symbols hidden
+            objects["tracer"] = work / "tracer.o"
+            sizes = [f for f in flags if f.startswith("-DHL_TRACE_MAX_")]  # its buffers' sizes
+            compile_.append([cc, *DEFAULT_FLAGS, *TRACER_FLAGS, *sizes, *includes, "-fPIC", "-c",
+                             str(find_kernel_file(TRACER_SOURCE)), "-o", str(objects["tracer"])])
+        linked = [str(o) for o in objects.values()]
+        output = ""
+        with progress.running(f"compile {name}"):
+            for cmd in compile_:
+                output += _compile(name, cmd, work)
+            refused = (_student_refusals(name, code, objects, compile_[0]) if student else
+                       unit_checks.profiling_calls(objects["unit"]) if traced else "")  # fmt: skip
+            if refused:
+                shutil.rmtree(work, ignore_errors=True)
+                raise BuildError(name, compile_[0], refused + "\n")
+            for cmd in (  # compiled once; the objects linked as the library and the program
+                [cc, *all_flags, "-shared", *linked, "-o", str(work / library.name), "-lm"],
+                [cc, *all_flags, *linked, "-o", str(work / program.name), "-lm"],
+            ):
+                output += _compile(name, cmd, work)
+        for obj in objects.values():
+            obj.unlink()
+        (work / log.name).write_text(output)
+        try:
+            work.rename(target)  # atomic: a concurrent build of the same key simply loses
+        except OSError:
+            shutil.rmtree(work, ignore_errors=True)
+    if not (target / FLAGS_FILE).exists():  # this build, or one made before builds recorded them
+        with contextlib.suppress(OSError):  # (a cache this user cannot write: left as it is)
+            (target / FLAGS_FILE).write_text(json.dumps(list(flags)))
+    warnings = tuple(d for d in diagnostics(log.read_text()) if d.kind == "warning")
+    return Kernel(name, source or target / f"{name}.c", library, program, all_flags, warnings)
+
+
+def _compile(name: str, cmd: list[str], work: Path) -> str:
+    """Run one compiler command; its messages, or BuildError (the build folder removed)."""
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        shutil.rmtree(work, ignore_errors=True)
+        raise BuildError(name, cmd, done.stderr)
+    return done.stderr
+
+
+def clean_cache() -> int:
+    """Remove every cached build; returns how many were removed."""
+    root = cache_dir()
+    entries = list(root.glob("*")) if root.exists() else []
+    for entry in entries:
+        shutil.rmtree(entry, ignore_errors=True)
+    return len(entries)

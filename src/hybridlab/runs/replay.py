@@ -1,0 +1,227 @@
+"""Kernel runs kept and given back: the student's own runs first, then the solution's.
+
+Every kernel run (and every other measurement made through `take`, such as lab 09's threading
+layer probes) has an identity: what ran (a kit kernel's or the notebook's C source, with the
+kit's header and the flags), its arguments, where and how its ranks ran, and the environment
+variables that steer OpenMP and MPI. Its output is kept as one JSON file named by a hash of that
+identity and its count (`<key>-<n>.json`: the n-th run of its kind in the process).
+
+    (not set)                        a notebook keeps its runs beside itself, in <stem>_runs/
+                                     (own_runs.py); HYBRIDLAB_RUNS=off keeps nothing
+    HYBRIDLAB_RUNS=record:<folder>   the solution's reference run writes its runs there
+    HYBRIDLAB_RUNS=replay:<folder>   a graded submission's n-th run of a kind gets back, in
+                                     order: its own n-th run of that kind (the checked copy of
+                                     its runs folder, HYBRIDLAB_OWN_RUNS), the reference run's,
+                                     or, when neither has it, a new measurement
+
+A graded notebook's hidden tests thus recompute from the student's own measurements where the
+submission brought them, and every other submission is graded on the same reference
+measurements (no noise between students; the machine's time goes to the students' code). Runs of
+C code built in the notebook are never taken from the student's folder: the grader runs them
+(that is what checks the student's code), unless the reference run made the very same run. Which data served each run goes, one JSON line per run, to
+$HYBRIDLAB_RUNS_LOG, from which the grader tells the student per part (grading/execute.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections import Counter
+from dataclasses import asdict
+from pathlib import Path
+
+from ..kernels.build import Kernel
+from ..machine.placement import MPICH_THROTTLE, OPENMPI_THROTTLE, Placement
+from ..paths import kernel_dirs
+from . import own_runs
+from .course_size import quick_mode
+from .run_format import CHECKED, ENV, FORMAT, key_of, source_hash
+
+OWN = "HYBRIDLAB_OWN_RUNS"  # the grader's checked copy of the submission's runs folder
+LOG = "HYBRIDLAB_RUNS_LOG"  # where a graded notebook says which data served each run
+MODES = ("record", "replay")
+# what changes a run's behaviour
+ENV_PREFIXES = ("OMP_", "GOMP_", "MPIR_", "MPICH_", "OMPI_MCA_", "KMP_")
+WARNING = (
+    "replayed: grading gave back the output of the same run in the instructor solution's "
+    "reference run, not a new measurement"
+)
+OWN_WARNING = (
+    "replayed: grading gave back your own recorded run of it (your runs folder), "
+    "not a new measurement"
+)
+
+_seen: Counter = Counter()  # key -> runs of it so far in this process
+_unkept: set[Path] = set()  # runs folders that could not be written (said once each)
+
+
+def setting(environ: dict[str, str] | None = None) -> tuple[str, Path] | None:
+    """(mode, folder) from HYBRIDLAB_RUNS, or None when runs are neither recorded nor replayed
+    for grading (unset: the notebook keeps its own runs; "off": nothing at all)."""
+    value = (os.environ if environ is None else environ).get(ENV, "")
+    if not value or value == "off":
+        return None
+    mode, _, folder = value.partition(":")
+    if mode not in MODES or not folder:
+        raise ValueError(f"{ENV}={value!r}: expected record:<folder>, replay:<folder> or off")
+    return mode, Path(folder)
+
+
+def folder(mode: str) -> Path | None:
+    """The folder runs are recorded to (mode "record") or replayed from ("replay"), when that
+    is what HYBRIDLAB_RUNS says; otherwise None."""
+    chosen = setting()
+    return chosen[1] if chosen is not None and chosen[0] == mode else None
+
+
+def read_only_folders() -> list[Path]:
+    """What a graded submission's sandbox sees read-only: the reference runs and the checked
+    copy of its own runs folder."""
+    own = os.environ.get(OWN)
+    return [f for f in (folder("replay"), Path(own) if own else None) if f is not None]
+
+
+# --------------------------------------------------------------------------- identity
+
+
+def steering(env: dict[str, str]) -> list[list[str]]:
+    """The OpenMP and MPI variables a run gets (how the MPI waits does not change the run)."""
+    merged = {**os.environ, **env}
+    throttle = MPICH_THROTTLE.keys() | OPENMPI_THROTTLE.keys()
+    return sorted(
+        [k, v] for k, v in merged.items() if k.startswith(ENV_PREFIXES) and k not in throttle
+    )
+
+
+def placement_identity(placement: Placement) -> dict:
+    """The placement's fields; `nodes` only when the ranks span several nodes (so that the runs
+    recorded before nodes existed keep their identity)."""
+    fields = asdict(placement)
+    if fields["nodes"] == 1:
+        del fields["nodes"]
+    return fields
+
+
+def kernel_identity(
+    kernel: Kernel, argv: list[str], placement: Placement, run_by: str, env: dict[str, str]
+) -> dict:
+    """What makes two runs of a C kernel the same run."""
+    kit = kernel.source.resolve().parent in {d.resolve() for d in kernel_dirs()}
+    return {
+        "kind": "kernel",
+        "name": kernel.name,
+        "kit": kit,  # False: C source written in the notebook (hl.build_source)
+        "source": source_hash(kernel.source.read_text(), list(kernel.flags)),
+        "flags": list(kernel.flags),
+        "argv": list(argv),
+        "placement": placement_identity(placement),
+        "run_by": run_by,
+        "env": steering(env),
+    }
+
+
+def program_identity(program: str, argv: list[str], placement: Placement, env: dict) -> dict:
+    """What makes two runs of one of the kit's Python probe programs the same run."""
+    return {
+        "kind": "program",
+        "name": program,
+        "argv": list(argv),
+        "placement": placement_identity(placement),
+        "run_by": "python",
+        "env": steering(env),
+    }
+
+
+# --------------------------------------------------------------------------- take / record
+
+
+def _load(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _why_not_own(name: str, own: Path | None) -> str:
+    """Why the submission's runs did not serve run file `name`."""
+    if own is None:
+        return "no runs folder came with the submission"
+    checked = _load(own / CHECKED) or {}
+    if checked.get("problem"):
+        return f"your runs folder was not used: {checked['problem']}"
+    if name in checked.get("rejected", {}):
+        return f"your run {name} was invalid: {checked['rejected'][name]}"
+    return "your runs folder has no such run (same kernel, arguments, placement, OMP_/MPI settings)"
+
+
+def _log(identity: dict, source: str, why: str = "") -> None:
+    path = os.environ.get(LOG)
+    if path:
+        line = {"source": source, "name": identity["name"], "why": why}
+        try:
+            with open(path, "a") as f:
+                f.write(json.dumps(line) + "\n")
+        except OSError:
+            pass  # the log only feeds the feedback's wording
+
+
+def take(identity: dict) -> tuple[dict | None, Path | None]:
+    """This run's kept output when replaying (None: run it), and where to keep it when recording
+    (None: nowhere). HYBRIDLAB_RUNS unset: the notebook's own runs folder, if it has one."""
+    chosen = setting()
+    if chosen is None:
+        kept = own_runs.folder_for_this_notebook()
+        if kept is None:
+            _log(identity, "measured")  # graded without replay (a log only when grading)
+            return None, None
+        chosen = ("keep", kept)
+    mode, where = chosen
+    key = key_of(identity)
+    name = f"{key}-{_seen[key]}.json"  # the n-th run of its kind in this process
+    _seen[key] += 1
+    if mode in ("record", "keep"):
+        return None, where / name
+    own = Path(os.environ[OWN]) if os.environ.get(OWN) else None
+    if identity.get("kit", True) is False:  # C from the notebook: what checks the code
+        why = "C code built in the notebook is never taken from your runs folder"
+    else:
+        found = _load(own / name) if own is not None else None
+        if found is not None:
+            _log(identity, "own")
+            return {**found, "from": "own"}, None
+        why = _why_not_own(name, own)
+    found = _load(where / name)
+    if found is not None:
+        _log(identity, "reference", why)
+        return {**found, "from": "reference"}, None
+    _log(identity, "measured", why + "; the reference run has none either")
+    return None, None
+
+
+def record(
+    path: Path, identity: dict, texts: list[tuple[str, str]], meta: dict, seconds: float, probes
+) -> None:
+    """Keep one run's output (written whole, then renamed: a reader never sees half a file), and
+    enter it in its folder's index (own_runs.INDEX: what was recorded, with digests)."""
+    data = {
+        "format": FORMAT,
+        "identity": identity,
+        "quick": quick_mode(),  # the sizes the lab ran at (HYBRIDLAB_QUICK, else the course's)
+        "texts": [list(t) for t in texts],
+        "meta": meta,
+        "seconds": seconds,
+        "probes": list(probes),
+    }
+    try:
+        own_runs.write_run(path, data)
+    except OSError as err:
+        if setting() is not None:
+            raise  # the reference run must be complete
+        if path.parent not in _unkept:  # a student's lab goes on; grading uses the reference
+            _unkept.add(path.parent)
+            warnings.warn(
+                f"hybridlab: your kernel runs cannot be kept in {path.parent} ({err}); "
+                "grading will use the instructor's reference run for them",
+                stacklevel=3,
+            )

@@ -1,0 +1,259 @@
+"""Hybrid C written by a student in a notebook cell: built as its own translation unit, run, and
+judged by what it did.
+
+    kernel = build_student("student_overlap", "halo2d", "HL_STUDENT_OVERLAP", code,
+                           ("overlap_iteration",))
+    res = run_student(kernel, ranks=2, threads=2, level="funneled", variant="overlap", ...)
+    overlap_table(res)        # per rank and window: computing between posting and completion
+    collective_comms(res)     # per collective: the communicator's size and members
+
+The cell is compiled against the kit's public header only (kernels_c/hl_student.h and
+kernels_c/<kernel>_student.h, which declares the functions the cell must define and the kit
+helpers it may call), then linked with kernels_c/<kernel>.c built with the part's define: none of
+the kernel's static functions or data can be reached. Both units are built with every MPI call
+traced (hl_mpi_trace.h) and the student's MPI_Send made synchronous (MPI_Ssend), so one run
+answers: is the result right (the kernel's own "check" record), did it finish (an order that is
+only safe while MPI buffers deadlocks for certain and ends as KernelTimeout), did only the
+threads the level allows call MPI (ThreadComplianceError), and how it worked (the trace: when
+each call began and ended, whether a Wait or Test completed, the communicator of each
+collective, and when the kit's helpers computed). Compiler messages name the cell's own lines
+("cell:3: error: ...").
+
+The kit helpers a cell may call are those its <kernel>_student.h declares (halo2d: stencil_rows;
+p2p_overlap: compute_step; construct_bench: reference_loop and construct_state) and hybridlab.h's
+public ones (hl_require_level, hl_measure, hl_now, ...). In Results.mpi_calls, "student" is 1 for
+the calls the cell made and 0 for the kernel's own; "done" says whether a Wait or Test
+completed; "comm" lists a collective's members. Results.compute holds the helpers' intervals.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from ..kernels.build import (
+    DEFAULT_FLAGS,
+    LINK,
+    STUDENT_UNIT_FLAGS,
+    TRACE_FLAGS,
+    Kernel,
+    build_source,
+    include_flags,
+    mpicc,
+)
+from ..kernels.c_cells import student_headers, unanswered
+from ..kernels.unit_checks import preprocessed_cell
+from . import compliance
+from .launch import run_program
+from .records import WHERE_COLUMNS, Results
+
+_NOT_SHOWN = {"record", "ok", *WHERE_COLUMNS}
+# Calls that post a non-blocking request, and those that may complete one.
+POSTS = (
+    "MPI_Isend",
+    "MPI_Issend",
+    "MPI_Ibsend",
+    "MPI_Irsend",
+    "MPI_Irecv",
+    "MPI_Ibarrier",
+    "MPI_Ibcast",
+    "MPI_Iallreduce",
+    "MPI_Ialltoall",
+)
+COMPLETES = (
+    "MPI_Wait",
+    "MPI_Waitall",
+    "MPI_Waitany",
+    "MPI_Waitsome",
+    "MPI_Test",
+    "MPI_Testall",
+    "MPI_Testany",
+    "MPI_Testsome",
+)
+# Point-to-point calls that return only once their message is done: no window opens around them.
+BLOCKING = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv", "MPI_Sendrecv",
+            "MPI_Sendrecv_replace")
+COLLECTIVES = (
+    "MPI_Barrier",
+    "MPI_Ibarrier",
+    "MPI_Bcast",
+    "MPI_Ibcast",
+    "MPI_Reduce",
+    "MPI_Allreduce",
+    "MPI_Iallreduce",
+    "MPI_Scan",
+    "MPI_Exscan",
+    "MPI_Reduce_scatter_block",
+    "MPI_Alltoall",
+    "MPI_Ialltoall",
+    "MPI_Alltoallv",
+    "MPI_Allgather",
+    "MPI_Allgatherv",
+    "MPI_Gather",
+    "MPI_Gatherv",
+    "MPI_Scatter",
+    "MPI_Scatterv",
+)
+
+
+def student_unit(kernel: str, define: str, code: str) -> str:
+    """The translation unit of a C cell: the link line, the public headers, the cell."""
+    return f"// hl-link: {kernel}.c -D{define}\n{student_headers(kernel)}{code}\n"
+
+
+def unit_flags() -> list[str]:
+    """The compiler and flags a C cell's unit is compiled with (before -c)."""
+    return [mpicc(), *DEFAULT_FLAGS, *STUDENT_UNIT_FLAGS, *TRACE_FLAGS, *include_flags()]
+
+
+def preprocessed(kernel: str, define: str, code: str) -> str:
+    """The cell's own C after preprocessing, as the compiler reads it: comments gone, macros
+    expanded, #if'd-out lines left out, each #pragma on its own line. What a check that symbols
+    cannot make (a pragma, a clause) reads, never the text as typed. ValueError for a unit the
+    kit refuses there (asm, #line, a foreign #include)."""
+    lines, refused = preprocessed_cell(student_unit(kernel, define, code), unit_flags())
+    if refused:
+        raise ValueError("\n".join(str(r) for r in refused))
+    return "\n".join(text for _, text in lines)
+
+
+def build_student(
+    name: str, kernel: str, define: str, code: str, functions: tuple[str, ...]
+) -> Kernel:
+    """The cell's C as its own unit linked with kernels_c/<kernel>.c built with `define`, traced.
+    NotImplementedError while the cell is the unanswered skeleton; BuildError names the lines."""
+    if unanswered(code):
+        raise NotImplementedError("write the C code in the C cell above first (it is still the stub)")
+    missing = [f for f in functions if not re.search(rf"\b{f}\s*\(", code)]
+    if missing:
+        raise ValueError(f"the code must define {', '.join(missing)} (see the skeleton)")
+    unit = student_unit(kernel, define, code)
+    assert LINK.match(unit), unit.splitlines()[0]
+    return build_source(name, unit, STUDENT_UNIT_FLAGS, trace_mpi=True)
+
+
+def run_student(
+    kernel: Kernel, ranks: int, threads: int, level: str, timeout: float = 60.0, **params
+) -> Results:
+    """Run the student's kernel under `level`; AssertionError with the kernel's own check when the
+    result is wrong, ThreadComplianceError when a call needs a higher level than `level`."""
+    res = run_program(
+        kernel, ranks=ranks, threads=threads, thread_level=level, timeout=timeout, **params
+    )
+    check = res.records[res.records["record"] == "check"]
+    assert len(check) == 1, f"{kernel.name}: the kernel wrote no check record"
+    row = check.iloc[0]
+    if not int(row["ok"]):
+        shown = ", ".join(
+            f"{k}={row[k]}" for k in check.columns if k not in _NOT_SHOWN and row[k] == row[k]
+        )
+        raise AssertionError(f"{ranks} ranks x {threads} threads, {params}: wrong result ({shown})")
+    compliance.check(res, level)
+    return res
+
+
+def overlap_table(results: Results) -> pd.DataFrame:
+    """Per rank, each window from the first call that posts a request to the first Wait that
+    returns or Test that reports completion after it: its length, the thread that posted it, and
+    the seconds the kit's helpers computed inside it (summed over threads; and by the threads
+    other than the poster: what tasks or other threads did while it communicated) and outside
+    every window.
+
+    Overlap is computing inside a window: a blocking exchange has no window, requests completed
+    at once (a Wait right after posting) leave nothing inside, and work done before posting or
+    after completion falls outside."""
+    calls, work = results.mpi_calls, results.compute
+    if calls.empty or "done" not in calls.columns:
+        raise ValueError("no traced calls with completion: build the kernel with build_student")
+    calls = calls[calls["student"] == 1]  # the kernel's own calls open no window
+    rows = []
+    for rank, mine in calls.sort_values("start").groupby("rank"):
+        windows, opened = [], None
+        for call in mine.itertuples():
+            if call.call in POSTS and opened is None:
+                opened = (call.start, int(call.thread))
+            elif call.call in COMPLETES and opened is not None and int(call.done) == 1:
+                windows.append((*opened, call.end))
+                opened = None
+        done = work[work["rank"] == rank] if not work.empty else work
+        inside_total = 0.0
+        for i, (begin, poster, end) in enumerate(windows):
+            inside = _within(done, begin, end)
+            inside_total += inside
+            rows.append(
+                {
+                    "rank": rank,
+                    "window": i,
+                    "start": begin,
+                    "end": end,
+                    "seconds": end - begin,
+                    "posted_by": poster,
+                    "computed_inside": inside,
+                    "computed_inside_by_others": _within(
+                        done[done["thread"] != poster] if not done.empty else done, begin, end
+                    ),
+                }
+            )
+        computed = float((done["end"] - done["start"]).sum()) if not done.empty else 0.0
+        if not windows:
+            rows.append(
+                {
+                    "rank": rank,
+                    "window": -1,
+                    "start": float("nan"),
+                    "end": float("nan"),
+                    "seconds": 0.0,
+                    "posted_by": -1,
+                    "computed_inside": 0.0,
+                    "computed_inside_by_others": 0.0,
+                }
+            )
+        for row in rows:
+            if row["rank"] == rank:
+                row["computed_outside"] = computed - inside_total
+    return pd.DataFrame(rows)
+
+
+def _within(work: pd.DataFrame, begin: float, end: float) -> float:
+    """Seconds of the intervals in `work` that fall between begin and end (summed over threads)."""
+    if work.empty:
+        return 0.0
+    lo = work["start"].clip(lower=begin)
+    hi = work["end"].clip(upper=end)
+    return float((hi - lo).clip(lower=0).sum())
+
+
+def blocking_calls(results: Results) -> list[str]:
+    """The blocking point-to-point calls the cell made: where a part asks for an overlapped
+    exchange, the exchange itself must be non-blocking (a blocking one dressed with a dummy
+    message to self would open a window of its own)."""
+    calls = results.mpi_calls
+    return sorted(set(calls.loc[calls["student"] == 1, "call"]) & set(BLOCKING))
+
+
+def overlap_share(results: Results) -> pd.Series:
+    """Per rank: the share of the kit helpers' computing that fell inside a window (0 to 1)."""
+    table = overlap_table(results)
+    per_rank = table.groupby("rank").agg(
+        inside=("computed_inside", "sum"), outside=("computed_outside", "first")
+    )
+    total = per_rank["inside"] + per_rank["outside"]
+    return (per_rank["inside"] / total.where(total > 0)).fillna(0.0).rename("overlap_share")
+
+
+def collective_comms(results: Results) -> pd.DataFrame:
+    """One row per collective call the student's code made (not the kit kernel's own): rank,
+    thread, call, the communicator's size and its members (MPI_COMM_WORLD ranks, a tuple), and
+    the hosts those members ran on."""
+    calls = results.mpi_calls
+    if calls.empty or "comm" not in calls.columns:
+        raise ValueError("no traced communicators: build the kernel with build_student")
+    hosts = {r.get("rank"): r.get("host") for r in results.meta.get("ranks", [])}
+    coll = calls[calls["call"].isin(COLLECTIVES) & (calls["student"] == 1)].copy()
+    coll["members"] = [
+        tuple(int(x) for x in str(c).split(",") if x.strip().isdigit())
+        for c in coll["comm"].fillna("")
+    ]
+    coll["hosts"] = [tuple(sorted({hosts.get(m) for m in members})) for members in coll["members"]]
+    return coll[["rank", "thread", "call", "start", "end", "comm_size", "members", "hosts"]]

@@ -1,0 +1,665 @@
+"""Submit a Slurm batch script and give back its output and what the allocation granted.
+
+    from hybridlab.slurm import jobs
+    result = jobs.submit("jacobi.sbatch", args=["512", "100"])   # sbatch jacobi.sbatch 512 100
+    result.runner, result.output, result.granted
+
+Where a Slurm cluster answers (sbatch and sinfo on PATH, sinfo reaches a controller) the script
+goes to it with `sbatch --wait` (a time limit, a status line while it waits) and the output file
+comes back. Elsewhere (a laptop, CI, the grading sandbox) the same script runs through the local
+runner: it reads the #SBATCH lines, refuses what one node of this machine cannot give, and runs the
+script with bash as a one-node allocation would (SLURM_* variables set, a job id of its own), with
+the kit's `srun` first on PATH: a small stand-in (`python -m hybridlab.slurm.jobs srun ...`, srun_main)
+that starts the tasks with the venv's mpiexec, as many as asked, each bound to its
+--cpus-per-task cores (placement.py's flags) unless --cpu-bind=none. `result.runner` says which
+of the two ran the job. Options on the command line (`sbatch_args`, e.g. ["--ntasks=1"]) override
+the script's #SBATCH lines, as sbatch's own do.
+
+A script that cannot work gets a clear JobScriptError before it runs (no #SBATCH task count, no
+srun line, OMP_NUM_THREADS never set); a request the machine or allocation cannot meet a
+JobRequestError naming the numbers (on Slurm also a job that would stay pending for good, with a
+reason such as PartitionConfig, which a site without EnforcePartLimits gives an over-request:
+seen with squeue, the job cancelled); a job that runs too long a JobTimeout (its processes
+killed). A job that fails is returned (exit_code, output): `result.check()` raises JobFailed.
+`build_program(name, code)` builds a whole program (its own main) with its MPI calls traced, and
+`traced_results(folder)` reads the trace its ranks wrote back as Results (compliance.check).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import progress
+from ..kernels.build import Kernel, build_source
+from ..machine import reaper
+from ..machine.placement import Placement
+from ..machine.topology import find_mpiexec, read_topology
+from ..paths import cache_root, venv_bin
+from ..runs.launch import record_key
+from ..runs.records import NO_KEY, Results, parse_framed
+
+TIMEOUT = 300.0  # seconds a job may run by default
+TRACE_DIR = "HL_TRACE_DIR"  # where a traced whole program's ranks write their trace (hl_mpi_trace.h)
+PROVIDE_AT_MOST = "HL_PROVIDE_AT_MOST"  # a traced whole program sees at most this thread level
+WHOLE_PROGRAM = ("-DHL_WHOLE_PROGRAM",)
+_LIVE: dict[str, str] = {}  # jobs of this process not known to have ended: id -> runner
+
+SRUN_NOTE = (
+    "srun (local): --cpus-per-task not given, so each task gets 1 CPU (srun of Slurm 22.05 and "
+    "later does not take sbatch's --cpus-per-task): pass --cpus-per-task=$SLURM_CPUS_PER_TASK"
+)
+
+
+class JobError(RuntimeError):
+    """A job that could not be run, or that failed."""
+
+
+class JobScriptError(JobError, ValueError):
+    """The script cannot work as written (says what is missing), found before it runs."""
+
+
+class JobRequestError(JobError):
+    """The script asks for more than the machine or the allocation has (names the numbers)."""
+
+
+class JobTimeout(JobError):
+    """The job ran longer than its time limit; its processes were killed."""
+
+
+class JobFailed(JobError):
+    """The job ended with a non-zero exit status (its output's tail in the message)."""
+
+
+@dataclass(frozen=True)
+class JobRequest:
+    """What a script's #SBATCH lines (and sbatch's own options) ask for."""
+
+    ntasks: int = 1
+    cpus_per_task: int = 1
+    nodes: int = 1
+    ntasks_per_node: int | None = None
+    job_name: str = "job"
+
+    @property
+    def cpus(self) -> int:
+        """CPUs asked for on one node."""
+        per_node = self.ntasks_per_node or -(-self.ntasks // self.nodes)
+        return per_node * self.cpus_per_task
+
+    @property
+    def label(self) -> str:
+        return (f"{self.ntasks} task{'s' if self.ntasks > 1 else ''} x {self.cpus_per_task} "
+                f"CPU{'s' if self.cpus_per_task > 1 else ''} per task"
+                + (f" on {self.nodes} nodes" if self.nodes > 1 else ""))  # fmt: skip
+
+
+@dataclass
+class JobResult:
+    """A finished job: who ran it, its exit status, its output file and what was granted."""
+
+    runner: str  # "slurm" (sbatch --wait) or "local" (the kit's one-node stand-in)
+    job_id: str
+    request: JobRequest
+    exit_code: int
+    output: str  # stdout and stderr of the job, as Slurm's slurm-<id>.out holds them
+    output_file: Path
+    folder: Path
+    seconds: float
+    granted: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+    def describe(self) -> str:
+        """One line: who ran the job, its request and grant, its exit status."""
+        who = ("Slurm (sbatch --wait)" if self.runner == "slurm"
+               else "the kit's local runner (no Slurm cluster answers here)")  # fmt: skip
+        granted = ", ".join(f"{k}={v}" for k, v in self.granted.items())
+        return (f"job {self.job_id} ran by {who}: asked {self.request.label}; granted {granted}; "
+                f"exit {self.exit_code} after {self.seconds:.1f} s; output {self.output_file.name}")
+
+    def check(self) -> JobResult:
+        """Raise JobFailed when the job failed; the result otherwise."""
+        if self.exit_code != 0:
+            raise JobFailed(f"job {self.job_id} ({self.runner}) exited with status "
+                            f"{self.exit_code}:\n{self.output[-3000:].strip()}")  # fmt: skip
+        return self
+
+    def lines(self, prefix: str) -> list[dict[str, str]]:
+        """The output's lines that start with `prefix` and a space, read as key=value fields."""
+        return [dict(re.findall(r"(\w+)=(\S+)", line)) for line in self.output.splitlines()
+                if line.startswith(prefix + " ")]  # fmt: skip
+
+
+# ------------------------------------------------------------------ reading a script
+
+_OPTION = re.compile(r"^(--[\w-]+|-\w)(?:[= ](\S+))?$")
+_LONG = {"-n": "--ntasks", "-c": "--cpus-per-task", "-N": "--nodes", "-J": "--job-name",
+         "-t": "--time", "-o": "--output", "-e": "--error", "-p": "--partition",
+         "-A": "--account", "-D": "--chdir"}  # fmt: skip
+
+
+def _options(tokens: list[str]) -> dict[str, str]:
+    """sbatch/srun options as {--long-name: value} (flags: "")."""
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        name, _, value = token.partition("=")
+        if not name.startswith("-"):
+            break
+        if not value and not name.startswith("--") and len(name) > 2:  # -n2
+            name, value = name[:2], name[2:]
+        name = _LONG.get(name, name)
+        if not value and "=" not in token and i + 1 < len(tokens) and not tokens[i + 1].startswith("-") \
+                and name in ("--ntasks", "--cpus-per-task", "--nodes", "--job-name", "--time",
+                             "--output", "--error", "--partition", "--account", "--chdir",
+                             "--ntasks-per-node", "--cpu-bind", "--mpi", "--distribution"):
+            value = tokens[i + 1]
+            i += 1
+        out[name] = value
+        i += 1
+    return out
+
+
+def _whole(value: str, what: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise JobScriptError(f"{what} must be a whole number of at least 1, not {value!r}")
+    return int(value)
+
+
+def sbatch_lines(text: str) -> list[str]:
+    """The #SBATCH directives, as sbatch reads them: from the top of the script, up to its first
+    command (comments and blank lines may come between)."""
+    found = []
+    for line in text.splitlines()[1:] if text.startswith("#!") else text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#SBATCH"):
+            found += shlex.split(stripped[len("#SBATCH"):], comments=True)
+        elif stripped and not stripped.startswith("#"):
+            break
+    return found
+
+
+def _commands(text: str) -> list[str]:
+    """The script's command lines, comments taken out."""
+    lines = []
+    for line in text.splitlines():
+        code = line.split("#", 1)[0].strip() if not line.strip().startswith("#") else ""
+        if code:
+            lines.append(code)
+    return lines
+
+
+def read_script(text: str, sbatch_args: list[str] | tuple[str, ...] = ()) -> JobRequest:
+    """The request of a batch script (its #SBATCH lines, then `sbatch_args` over them), after
+    checking that it can work: JobScriptError saying what is missing otherwise."""
+    if "NotImplementedError" in text and not sbatch_lines(text):
+        raise NotImplementedError("the job script is not written yet")
+    if not text.lstrip().startswith("#!"):
+        raise JobScriptError("a batch script starts with its interpreter: #!/bin/bash")
+    options = {**_options(sbatch_lines(text)), **_options(list(sbatch_args))}
+    if not any(k in options for k in ("--ntasks", "--ntasks-per-node")):
+        raise JobScriptError("the script asks for no tasks: add `#SBATCH --ntasks=<ranks>` "
+                             "(or --ntasks-per-node with --nodes)")  # fmt: skip
+    commands = _commands(text)
+    if not any(re.search(r"(^|[;&|]\s*|\bexec\s+|\btime\s+)srun\b", c) for c in commands):
+        raise JobScriptError("the script never runs srun: the program's ranks are started with "
+                             "`srun ... ./program` (a line of its own)")  # fmt: skip
+    if not any(re.search(r"\bOMP_NUM_THREADS=", c) for c in commands):
+        raise JobScriptError("the script never sets OMP_NUM_THREADS: OpenMP would start a thread "
+                             "per CPU it sees; add `export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK`")
+    nodes = _whole(options.get("--nodes", "1").split("-")[0], "--nodes")
+    per_node = options.get("--ntasks-per-node")
+    ntasks = (_whole(options["--ntasks"], "--ntasks") if "--ntasks" in options
+              else nodes * _whole(per_node or "1", "--ntasks-per-node"))  # fmt: skip
+    return JobRequest(
+        ntasks=ntasks,
+        cpus_per_task=_whole(options.get("--cpus-per-task", "1"), "--cpus-per-task"),
+        nodes=nodes,
+        ntasks_per_node=_whole(per_node, "--ntasks-per-node") if per_node else None,
+        job_name=options.get("--job-name", "job"),
+    )
+
+
+# ------------------------------------------------------------------ submitting
+
+def slurm_answers() -> bool:
+    """Whether a Slurm cluster takes jobs here: sbatch and sinfo on PATH, and sinfo reaches a
+    controller that has a node (within 15 s)."""
+    if os.environ.get("HYBRIDLAB_JOBS", "auto") == "local":
+        return False
+    if not (shutil.which("sbatch") and shutil.which("sinfo")):
+        return False
+    try:
+        done = subprocess.run(["sinfo", "-h", "-o", "%D"], capture_output=True, text=True,
+                              timeout=15, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0 and any(w.isdigit() and int(w) > 0 for w in done.stdout.split())
+
+
+def submit(
+    script: str | Path,
+    *,
+    args: list[str] | tuple[str, ...] = (),
+    sbatch_args: list[str] | tuple[str, ...] = (),
+    folder: str | Path | None = None,
+    timeout: float = TIMEOUT,
+    runner: str = "auto",
+    env: dict[str, str] | None = None,
+) -> JobResult:
+    """Run a batch script (a path, or the script's text) as `sbatch [sbatch_args] script [args]`
+    in `folder` (default: the script's folder, or the current one): on Slurm when a cluster
+    answers (runner="auto"; "slurm" or "local" forces one), else with the local runner."""
+    path = Path(script) if isinstance(script, Path) or "\n" not in str(script) else None
+    if path is not None and not path.is_file():
+        raise JobScriptError(f"no batch script {str(script)!r}")
+    text = path.read_text() if path is not None else str(script)
+    where = Path(folder) if folder is not None else (path.parent if path else Path.cwd())
+    where = where.resolve()
+    request = read_script(text, sbatch_args)
+    use = runner if runner != "auto" else ("slurm" if slurm_answers() else "local")
+    if use not in ("slurm", "local"):
+        raise ValueError(f"runner must be auto, slurm or local, not {runner!r}")
+    run = _submit_slurm if use == "slurm" else _submit_local
+    return run(text, request, list(args), list(sbatch_args), where, timeout, env or {})
+
+
+def _job_script(text: str, folder: Path, job_id: str) -> Path:
+    script = folder / f".{job_id}.sbatch"
+    script.write_text(text)
+    return script
+
+
+def _submit_local(text: str, request: JobRequest, args: list[str], sbatch_args: list[str],
+                  folder: Path, timeout: float, extra: dict[str, str]) -> JobResult:  # fmt: skip
+    usable = len(read_topology().usable)
+    if request.nodes > 1:
+        raise JobRequestError(f"the script asks for {request.nodes} nodes; the local runner is "
+                              "one node (this machine): ask for --nodes=1")  # fmt: skip
+    if request.cpus > usable:
+        raise JobRequestError(
+            f"the script asks for {request.ntasks} tasks x {request.cpus_per_task} CPUs per "
+            f"task = {request.cpus} CPUs on one node, but this machine has {usable}: no "
+            "allocation can give that here (Slurm refuses it too: 'Requested node configuration "
+            "is not available', or keeps it pending for good: reason PartitionConfig); ask for "
+            "fewer tasks or CPUs per task"
+        )
+    job_id = f"local-{uuid.uuid4().hex[:8]}"
+    folder.mkdir(parents=True, exist_ok=True)
+    script = _job_script(text, folder, job_id)
+    output_file = folder / f"slurm-{job_id}.out"
+    shim = Path(tempfile.mkdtemp(prefix="hybridlab-srun-"))
+    (shim / "srun").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m hybridlab.slurm.jobs srun "$@"\n')
+    (shim / "srun").chmod(0o755)
+    host = socket.gethostname().split(".")[0]
+    tag = f"job-{job_id}"
+    env = {
+        **os.environ, **extra,
+        "PATH": f"{shim}{os.pathsep}{venv_bin()}{os.pathsep}{os.environ.get('PATH', '')}",
+        "SLURM_JOB_ID": job_id, "SLURM_JOBID": job_id, "SLURM_JOB_NAME": request.job_name,
+        "SLURM_NTASKS": str(request.ntasks), "SLURM_NPROCS": str(request.ntasks),
+        "SLURM_CPUS_PER_TASK": str(request.cpus_per_task),
+        "SLURM_NTASKS_PER_NODE": str(request.ntasks_per_node or request.ntasks),
+        "SLURM_JOB_NUM_NODES": "1", "SLURM_NNODES": "1", "SLURM_JOB_NODELIST": host,
+        "SLURM_NODELIST": host, "SLURM_CPUS_ON_NODE": str(request.cpus),
+        "SLURM_JOB_CPUS_PER_NODE": str(request.cpus), "SLURM_SUBMIT_DIR": str(folder),
+        "HYBRIDLAB_LOCAL_JOB": "1", reaper.TAG: tag, reaper.OWNER: reaper.owner_stamp(),
+    }  # fmt: skip
+    start = time.monotonic()
+    _LIVE[tag] = "local"
+    try:
+        with output_file.open("w") as out, progress.running(
+            f"job {job_id}: {request.label}, local runner (no Slurm cluster answers here)"
+        ):
+            proc = subprocess.Popen(["bash", str(script), *args], cwd=folder, env=env,
+                                    stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    start_new_session=True)  # fmt: skip
+            try:
+                code = proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired as expired:
+                _kill_group(proc, tag)
+                raise JobTimeout(
+                    f"job {job_id} did not finish within {timeout:g} s (a deadlock or an endless "
+                    f"loop?); its processes were killed. Output so far:\n"
+                    f"{output_file.read_text()[-2000:].strip()}"
+                ) from expired
+    finally:
+        reaper.reap(tag)
+        reaper.clean_files()
+        _LIVE.pop(tag, None)
+        shutil.rmtree(shim, ignore_errors=True)
+        script.unlink(missing_ok=True)
+    granted = {"nodes": 1, "ntasks": request.ntasks, "cpus_per_task": request.cpus_per_task,
+               "cpus": request.cpus, "node": host}  # fmt: skip
+    return JobResult("local", job_id, request, code, output_file.read_text(), output_file, folder,
+                     time.monotonic() - start, granted)  # fmt: skip
+
+
+def _kill_group(proc: subprocess.Popen, tag: str) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    reaper.kill(reaper.tagged(tag))
+    proc.wait()
+
+
+def _submit_slurm(text: str, request: JobRequest, args: list[str], sbatch_args: list[str],
+                  folder: Path, timeout: float, extra: dict[str, str]) -> JobResult:  # fmt: skip
+    job_name = f"hl-{uuid.uuid4().hex[:8]}"
+    folder.mkdir(parents=True, exist_ok=True)
+    script = _job_script(text, folder, job_name)
+    minutes = max(1, int(-(-timeout // 60)))
+    _LIVE[job_name] = "slurm"
+    cmd = ["sbatch", "--wait", "--parsable", f"--job-name={job_name}", f"--chdir={folder}", f"--output={folder}/slurm-%j.out",
+           f"--time={minutes}", *sbatch_args, str(script), *args]  # fmt: skip
+    env = {**os.environ, **extra}
+    env["PATH"] = f"{venv_bin()}{os.pathsep}{env.get('PATH', '')}"
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=folder, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    job_id = ""
+    deadline = start + timeout + 30
+    try:
+        with progress.running(f"job: {request.label}, sbatch --wait on Slurm"):
+            while True:
+                try:
+                    out, err = proc.communicate(timeout=min(POLL, max(0.1, deadline - time.monotonic())))
+                    break
+                except subprocess.TimeoutExpired as expired:
+                    stuck = _pending_forever(job_name)
+                    if stuck is None and time.monotonic() < deadline:
+                        continue
+                    subprocess.run(["scancel", "--name", job_name], capture_output=True,
+                                   check=False)  # fmt: skip
+                    try:
+                        out, err = proc.communicate(timeout=30)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        out, err = proc.communicate()
+                    job_id = out.strip().split(";")[0]
+                    if stuck is not None:
+                        raise JobRequestError(
+                            f"Slurm cannot run {request.label} ({request.cpus} CPUs on a node): "
+                            f"job {stuck[0]} stayed pending with reason {stuck[1]} ({_partition()}"
+                            "), which waiting does not change; it was cancelled. Ask for fewer "
+                            "tasks or CPUs per task"
+                        ) from expired
+                    raise JobTimeout(f"Slurm job {job_id or '?'} did not finish within "
+                                     f"{timeout:g} s; it was cancelled") from expired  # fmt: skip
+    finally:
+        script.unlink(missing_ok=True)
+        _LIVE.pop(job_name, None)
+    job_id = out.strip().splitlines()[0].split(";")[0] if out.strip() else ""
+    _LIVE.pop(job_name, None)
+    if not job_id:
+        message = err.strip()
+        if "node configuration" in message or "More processors" in message:
+            raise JobRequestError(f"Slurm refused {request.label} ({request.cpus} CPUs on a "
+                                  f"node): {message}")  # fmt: skip
+        raise JobError(f"sbatch did not take the job: {message}")
+    output_file = folder / f"slurm-{job_id}.out"
+    granted = _granted(job_id) or {"ntasks": request.ntasks, "cpus_per_task": request.cpus_per_task}
+    output = output_file.read_text() if output_file.exists() else ""
+    return JobResult("slurm", job_id, request, proc.returncode, output, output_file, folder,
+                     time.monotonic() - start, granted)  # fmt: skip
+
+
+# A pending job's reasons that waiting never clears: the request exceeds what the partition's
+# nodes, its limits or the account's can give. Slurm refuses such a job at submission only when
+# the site sets EnforcePartLimits (Debian's default, NO, queues it for good).
+NEVER_RUNS = {"PartitionConfig", "PartitionNodeLimit", "PartitionTimeLimit", "BadConstraints",
+              "InvalidAccount", "InvalidQOS", "AccountNotAllowed", "QOSMaxCpuPerJobLimit",
+              "QOSMaxNodePerJobLimit", "QOSMaxWallDurationPerJobLimit", "AssocMaxCpuPerJobLimit",
+              "AssocMaxNodePerJobLimit", "AssocMaxWallDurationPerJobLimit"}  # fmt: skip
+POLL = 2.0  # seconds between looks at a waiting Slurm job
+
+
+def _pending_forever(job_name: str) -> tuple[str, str] | None:
+    """(job id, reason) when the job named `job_name` is pending for a reason in NEVER_RUNS."""
+    try:
+        done = subprocess.run(["squeue", "--noheader", f"--name={job_name}", "--format=%i|%T|%r"],
+                              capture_output=True, text=True, timeout=30, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in done.stdout.splitlines():
+        job_id, _, rest = line.strip().partition("|")
+        state, _, reason = rest.partition("|")
+        if state == "PENDING" and reason in NEVER_RUNS:
+            return job_id, reason
+    return None
+
+
+def _partition() -> str:
+    """The default partition's nodes as sinfo shows them: 'N nodes of C CPUs' (or less)."""
+    try:
+        done = subprocess.run(["sinfo", "--noheader", "--format=%D|%c|%P"], capture_output=True,
+                              text=True, timeout=30, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return "sinfo did not answer"
+    lines = [ln.split("|") for ln in done.stdout.split() if ln.count("|") == 2]
+    chosen = [ln for ln in lines if ln[2].endswith("*")] or lines
+    if not chosen:
+        return "sinfo shows no node"
+    nodes, cpus, name = chosen[0]
+    return f"partition {name.rstrip('*')}: {nodes} node{'s' if nodes != '1' else ''} of {cpus} CPUs"
+
+
+def stop() -> int:
+    """End every job this process started that may still run (a cell interrupted while it
+    waited): local jobs' processes killed, Slurm jobs cancelled. How many there were."""
+    count = 0
+    for key, runner in list(_LIVE.items()):
+        if runner == "local":
+            reaper.kill(reaper.tagged(key))
+            reaper.reap(key)
+        elif shutil.which("scancel"):
+            subprocess.run(["scancel", "--name", key], capture_output=True, check=False)
+        _LIVE.pop(key, None)
+        count += 1
+    reaper.clean_files()
+    return count
+
+
+def _granted(job_id: str) -> dict[str, object]:
+    """What Slurm gave the job (scontrol show job, while the controller still knows it)."""
+    done = subprocess.run(["scontrol", "-o", "show", "job", job_id], capture_output=True,
+                          text=True, timeout=30, check=False)  # fmt: skip
+    fields = dict(re.findall(r"(\w+(?:/\w+)?)=(\S+)", done.stdout))
+    names = {"NumNodes": "nodes", "NumTasks": "ntasks", "CPUs/Task": "cpus_per_task",
+             "NumCPUs": "cpus", "NodeList": "node"}  # fmt: skip
+    return {ours: fields[theirs] for theirs, ours in names.items() if theirs in fields}
+
+
+# ------------------------------------------------------------------ the local srun
+
+_SRUN_IGNORED = ("--mpi", "--export", "--overlap", "--exact", "--kill-on-bad-exit",
+                 "--distribution", "--label", "-l", "--unbuffered", "-u", "--job-name")  # fmt: skip
+
+
+def srun_main(argv: list[str]) -> int:
+    """The local runner's `srun`: start the program's tasks with the venv's mpiexec."""
+    split = next((i for i, a in enumerate(argv) if not a.startswith("-")
+                  and (i == 0 or not _takes_value(argv[i - 1]))), len(argv))  # fmt: skip
+    options, program = _options(argv[:split]), argv[split:]
+    known = {"--ntasks", "--cpus-per-task", "--nodes", "--ntasks-per-node", "--cpu-bind",
+             "--cpu_bind", *_SRUN_IGNORED}  # fmt: skip
+    unknown = sorted(set(options) - known)
+    if unknown:
+        return _srun_error(f"the kit's local srun does not know {', '.join(unknown)}")
+    if not program:
+        return _srun_error("no program to run: srun [options] ./program [arguments]")
+    allocated = int(os.environ.get("SLURM_CPUS_ON_NODE", "1"))
+    ntasks = int(options.get("--ntasks") or os.environ.get("SLURM_NTASKS", "1"))
+    cpus = options.get("--cpus-per-task") or os.environ.get("SRUN_CPUS_PER_TASK")
+    if cpus is None:
+        cpus = "1"
+        if int(os.environ.get("SLURM_CPUS_PER_TASK", "1")) > 1:
+            print(SRUN_NOTE, file=sys.stderr, flush=True)
+    cpus_per_task = int(cpus)
+    job = os.environ.get("SLURM_JOB_ID", "?")
+    if ntasks * cpus_per_task > allocated:
+        return _srun_error(
+            f"Unable to create step for job {job}: More processors requested than permitted "
+            f"({ntasks} tasks x {cpus_per_task} CPUs per task = {ntasks * cpus_per_task}; the "
+            f"allocation has {allocated} CPUs)"
+        )
+    if "OMP_NUM_THREADS" not in os.environ:
+        return _srun_error("OMP_NUM_THREADS is not set: export OMP_NUM_THREADS="
+                           "$SLURM_CPUS_PER_TASK before srun")  # fmt: skip
+    exe = program[0]
+    found = exe if "/" in exe else shutil.which(exe)
+    if not found or not os.path.isfile(found) or not os.access(found, os.X_OK):
+        return _srun_error(f"{exe}: No such file or directory (is the program built? "
+                           f"the job runs in {os.getcwd()})")  # fmt: skip
+    bind = options.get("--cpu-bind", options.get("--cpu_bind", "cores")).split(",")[-1]
+    placement = Placement(ntasks, cpus_per_task, "none" if bind == "none" else "cores", None)
+    mpi = find_mpiexec()
+    if mpi.mpiexec is None:
+        return _srun_error("no mpiexec: run `make setup`")
+    flags = placement.launcher_args(mpi.implementation)
+    if mpi.implementation == "mpich":
+        flags = ["-launcher", "fork", "-rmk", "user", *flags]  # not Slurm's: this is its stand-in
+    cmd = [mpi.mpiexec, "-n", str(ntasks), *flags, *program]
+    env = {k: v for k, v in mpi_environment(mpi.implementation).items()
+           if not k.startswith(("PMI_", "PMIX_"))}  # fmt: skip
+    if mpi.implementation == "openmpi":
+        # Open MPI's mpiexec (PRRTE) sees the job's SLURM_* variables and would take Slurm as
+        # its allocator and launcher (asking this stand-in `srun --version`): not here
+        env["PRTE_MCA_ras"] = "^slurm"
+        env["PRTE_MCA_plm"] = "^slurm"
+    env["SLURM_STEP_NUM_TASKS"] = str(ntasks)
+    return subprocess.call(cmd, env=env)
+
+
+def mpi_environment(implementation: str | None = None) -> dict[str, str]:
+    """This process's environment plus what the venv's MPI needs to start ranks as this user:
+    Open MPI's mpiexec refuses to run as root (a container, CI) unless told it may."""
+    env = dict(os.environ)
+    if os.geteuid() == 0 and (implementation or find_mpiexec().implementation) == "openmpi":
+        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    return env
+
+
+def _takes_value(option: str) -> bool:
+    name = _LONG.get(option, option)
+    return "=" not in option and name in ("--ntasks", "--cpus-per-task", "--nodes",
+                                          "--ntasks-per-node", "--cpu-bind", "--mpi",
+                                          "--distribution", "--job-name")  # fmt: skip
+
+
+def _srun_error(message: str) -> int:
+    print(f"srun: error: {message}", file=sys.stderr, flush=True)
+    return 1
+
+
+# ------------------------------------------------------------------ whole programs
+
+def build_program(name: str, code: str, *, trace_mpi: bool = True) -> Kernel:
+    """Build a whole program (its own main) from C source; trace_mpi records its MPI calls and
+    the thread level it asked for, written at MPI_Finalize to $HL_TRACE_DIR (traced_results)."""
+    return build_source(name, code, WHOLE_PROGRAM, trace_mpi=trace_mpi)
+
+
+def compile_line(line: str, code: str, folder: str | Path, program: str = "jacobi",
+                 source: str = "jacobi.c", timeout: float = 120.0) -> Path:
+    """Write `code` to folder/source and run the compile `line` there with bash (the venv's
+    mpicc first on PATH); the program it made, or JobError with the compiler's output."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / source).write_text(code)
+    (folder / program).unlink(missing_ok=True)
+    env = {**os.environ, "PATH": f"{venv_bin()}{os.pathsep}{os.environ.get('PATH', '')}"}
+    with progress.running(f"compile: {line}"):
+        done = subprocess.run(["bash", "-c", line], cwd=folder, env=env, capture_output=True,
+                              text=True, timeout=timeout, check=False)  # fmt: skip
+    built = folder / program
+    if done.returncode != 0:
+        raise JobError(f"`{line}` failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    if not (built.is_file() and os.access(built, os.X_OK)):
+        raise JobError(f"`{line}` ran but made no program {program!r} in {folder}")
+    return built
+
+
+def run_traced(
+    script: str | Path,
+    program: Kernel,
+    folder: str | Path,
+    *,
+    name: str = "jacobi",
+    args: list[str] | tuple[str, ...] = (),
+    sbatch_args: list[str] | tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+    timeout: float = TIMEOUT,
+) -> tuple[JobResult, Results | None]:
+    """Submit `script` in `folder` with a traced whole program (build_program) in place of
+    ./`name`: the job's result and the trace its ranks wrote (None when no rank finalised).
+
+    The ranks write their trace at MPI_Finalize, framed with a key made for this job (launch.
+    record_key), into a folder of the kit's cache (every node sees it), not the job's folder;
+    it is read and removed when the job ends. The program cannot open files (hybridlab.
+    unit_checks), so it can neither read the key nor rewrite the trace."""
+    folder = Path(folder).resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    traces = cache_root() / "traces"
+    traces.mkdir(parents=True, exist_ok=True, mode=0o700)
+    trace = Path(tempfile.mkdtemp(dir=traces))
+    target = folder / name
+    target.unlink(missing_ok=True)
+    shutil.copy2(program.program, target)
+    text = script.read_text() if isinstance(script, Path) else str(script)
+    try:
+        with record_key() as (key, key_env):
+            result = submit(text, args=args, sbatch_args=sbatch_args, folder=folder,
+                            timeout=timeout, env={**(env or {}), TRACE_DIR: str(trace), **key_env})
+        try:
+            return result, traced_results(trace, key)
+        except JobError:
+            return result, None
+    finally:
+        shutil.rmtree(trace, ignore_errors=True)
+
+
+def traced_results(folder: str | Path, key: str = NO_KEY) -> Results:
+    """The trace a traced whole program's ranks wrote to `folder` (HL_TRACE_DIR) as Results:
+    records (one "mpi_init" per rank: the level required and provided), mpi_calls, meta. Each
+    file's lines must be framed with `key` (the run's; NO_KEY when none was given), numbered and
+    counted (records.parse_framed): RecordError otherwise."""
+    rows: list[dict] = []
+    ranks: list[dict] = []
+    files = sorted(Path(folder).glob("trace-*.jsonl"))
+    if not files:
+        raise JobError(f"no rank wrote a trace to {folder}: did the program reach MPI_Finalize?")
+    for path in files:
+        r, m, _ = parse_framed(path.read_text(), key, path.name)
+        rows += r
+        ranks += m
+    return Results.from_rows(rows, ranks, {"run_by": "job"}, [])
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["srun"]:
+        return srun_main(argv[1:])
+    print("usage: python -m hybridlab.slurm.jobs srun [options] program [arguments]", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
