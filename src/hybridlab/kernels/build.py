@@ -141,8 +141,10 @@ def _wrapper_identity(cc: str) -> str:
 
 
 def available_kernels() -> list[str]:
-    """The kernels of kernels_c/ and of the course's kernels folder."""
-    return sorted({p.stem for folder in kernel_dirs() for p in folder.glob("*.c")})
+    """The kernels of kernels_c/ and of the course's kernels folder (not the tracer, which is
+    linked beside traced kernels)."""
+    return sorted({p.stem for folder in kernel_dirs() for p in folder.glob("*.c")
+                   if p.name != TRACER_SOURCE})  # fmt: skip
 
 
 def include_flags() -> list[str]:
