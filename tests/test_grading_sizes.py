@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 import grading_course as gc
-from hybridlab.course import course_size
+from hybridlab.runs import course_size
 from hybridlab.grading import autograde, course, gradebook
 from hybridlab.grading.course import read_lab
 

@@ -22,10 +22,13 @@ from test_wrong_answers import ROOT
 
 LABS = known_labs(ROOT / "grading")
 # Modules that start, stop or kill processes, or grade: nothing there computes a lab's answer.
-SKIPPED = ("hybridlab.engines.cluster", "hybridlab.runs.launch", "hybridlab.machine.launcher", "hybridlab.engines.controller",
-           "hybridlab.machine.reaper", "hybridlab.engines.supervisor", "hybridlab.engines.engine", "hybridlab.cli",
-           "hybridlab.course.kernelspec", "hybridlab.course.notebooks", "hybridlab.grading", "hybridlab.runs.run_path",
-           "hybridlab.course.doctor", "hybridlab.kernels.build", "hybridlab.course.labsettings", "hybridlab.machine.probe")
+SKIPPED = (
+    "hybridlab.engines.cluster", "hybridlab.engines.controller", "hybridlab.engines.supervisor",
+    "hybridlab.engines.engine", "hybridlab.runs.launch", "hybridlab.runs.run_path",
+    "hybridlab.machine.launcher", "hybridlab.machine.reaper", "hybridlab.machine.probe",
+    "hybridlab.kernels.build", "hybridlab.course.kernelspec", "hybridlab.course.notebooks",
+    "hybridlab.course.doctor", "hybridlab.course.labsettings", "hybridlab.grading", "hybridlab.cli",
+)  # fmt: skip
 SKIPPED_NAMES = ("run", "start", "stop", "kill", "reap", "build", "launch", "main", "show", "save")
 SECONDS = 1
 

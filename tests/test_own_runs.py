@@ -259,7 +259,7 @@ def _record(fresh, folder, quick: bool | None, *spins: int) -> None:
 
 
 def test_a_lab_runs_at_the_course_size_unless_HYBRIDLAB_QUICK_says(fresh, tmp_path):
-    from hybridlab.course import course_size
+    from hybridlab.runs import course_size
 
     fresh.chdir(tmp_path)  # where a released lab runs: beside its notebook
     assert hl.quick_mode() is False and hl.grading_size_note() == "full mode"  # not released
@@ -303,7 +303,7 @@ def test_a_folder_is_checked_at_the_size_most_of_its_runs_were_made_at(fresh, tm
 
 def test_the_students_check_says_whether_the_runs_match(fresh, tmp_path, capsys):
     from hybridlab import cli
-    from hybridlab.course import course_size
+    from hybridlab.runs import course_size
 
     for name, quick in (("matching", True), ("other", False)):
         (tmp_path / name).mkdir()
