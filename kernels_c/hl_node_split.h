@@ -12,18 +12,21 @@
 
 #include "hybridlab.h"
 
-/* 0: real nodes (MPI_COMM_TYPE_SHARED); shared with a student's translation unit */
+/* The ranks of a made-up node, 0 for real nodes (MPI_COMM_TYPE_SHARED): set by the kernel, read
+ * by a student's translation unit through hl_node_ranks() (the kit's unit defines it). */
 #ifdef HL_STUDENT_TU
-extern __attribute__((visibility("hidden"))) int hl_fake_ranks_per_node;
+int hl_node_ranks(void);
 #else
-__attribute__((visibility("hidden"))) int hl_fake_ranks_per_node;
+static int hl_fake_ranks_per_node;
+__attribute__((visibility("hidden"))) int hl_node_ranks(void) { return hl_fake_ranks_per_node; }
 #endif
 
 static inline int hl_node_split(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out) {
-    if (hl_fake_ranks_per_node > 0 && type == MPI_COMM_TYPE_SHARED) {
+    int fake = hl_node_ranks();
+    if (fake > 0 && type == MPI_COMM_TYPE_SHARED) {
         int rank = 0;
         MPI_Comm_rank(comm, &rank);
-        return MPI_Comm_split(comm, rank / hl_fake_ranks_per_node, key, out);
+        return MPI_Comm_split(comm, rank / fake, key, out);
     }
     return MPI_Comm_split_type(comm, type, key, info, out);
 }

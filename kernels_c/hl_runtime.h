@@ -3,7 +3,8 @@
  * hl_run() checks the "name=value" arguments against the kernel's table, emits each rank's
  * "meta" record (host, pid, thread level, allowed CPUs, MPI library), calls hl_kernel() with
  * crash handlers installed (a rank that dies on a signal names itself on stderr and in
- * HL_CRASH_FILE), and, built with trace_mpi=True, emits the MPI calls hl_mpi_trace.h recorded.
+ * HL_CRASH_FILE), and, built with trace_mpi=True, emits the MPI calls the tracer recorded and
+ * frames every record line with the run's key (kernels_c/hl_trace.c).
  * Every kernel is compiled once, to one object linked both as a shared library and as a program.
  * The library's hl_entry() is what the Python harness calls inside each MPI engine with the
  * engine's communicator, and hl_params_json() gives it the parameter table; the program's main()
@@ -66,6 +67,14 @@ static inline const char *hl_level_name(int level) {
  * parentheses keep out function-like macros): SimGrid's smpicc turns malloc into a shared
  * malloc that folds large blocks onto pages all ranks share and that messages are never copied
  * into, so rank 0's gathered records would arrive as zeros (hybridlab.simulate). */
+#ifdef HL_TRACE_MPI
+/* the kit's tracer object (kernels_c/hl_trace.c): the records' integrity and framing, the trace */
+void hl_trace_note(const char *text, size_t n); /* the kit appended these bytes to ctx->out */
+void hl_trace_frame(hl_ctx *ctx);               /* check ctx->out and frame its lines */
+void hl_trace_reset(void);
+void hl_trace_emit(hl_ctx *ctx);
+#endif
+
 static inline void hl_append(hl_ctx *ctx, const char *text, size_t n) {
     if (ctx->len + n + 1 > ctx->cap) {
         size_t cap = ctx->cap ? ctx->cap : 4096;
@@ -81,6 +90,9 @@ static inline void hl_append(hl_ctx *ctx, const char *text, size_t n) {
     memcpy(ctx->out + ctx->len, text, n);
     ctx->len += n;
     ctx->out[ctx->len] = '\0';
+#ifdef HL_TRACE_MPI
+    hl_trace_note(text, n);
+#endif
 }
 
 /* Each rank's description of where and how it runs, read by the harness as run metadata. */
@@ -193,9 +205,10 @@ static inline int hl_number_item(hl_ctx *ctx, const char *param, int index, cons
     return 0;
 }
 
-#if !defined(HL_STUDENT_TU) && !defined(HL_WHOLE_PROGRAM)
-/* student C (its own translation unit) is linked with a kernel's, and a whole program
- * (HL_WHOLE_PROGRAM, hl_mpi_trace.h) has its own main: no second runtime, entry point or main */
+#if !defined(HL_STUDENT_TU) && !defined(HL_WHOLE_PROGRAM) && !defined(HL_TRACE_OBJECT)
+/* student C (its own translation unit) is linked with a kernel's, a whole program
+ * (HL_WHOLE_PROGRAM, hl_mpi_trace.h) has its own main, and the tracer object (hl_trace.c) is
+ * linked beside a kernel: no second runtime, entry point or main */
 /* ------------------------------------------------------------ crash reports */
 
 /* A rank that dies on a signal says which rank it was before it goes, so the harness can name
@@ -255,11 +268,6 @@ static inline void hl_release_fatal(const struct sigaction saved[HL_NFATAL]) {
  * hl_kernel returns, before the crash handlers are released. */
 static void (*hl_on_kernel_end)(void);
 
-#ifdef HL_TRACE_MPI /* build(..., trace_mpi=True): hl_mpi_trace.h records the kernel's MPI calls */
-static void hl_trace_reset(void);
-static void hl_trace_emit(hl_ctx *ctx);
-#endif
-
 static inline int hl_run(MPI_Comm comm, int argc, char **argv, hl_ctx *ctx) {
     memset(ctx, 0, sizeof *ctx);
     ctx->argc = argc;
@@ -270,12 +278,12 @@ static inline int hl_run(MPI_Comm comm, int argc, char **argv, hl_ctx *ctx) {
     MPI_Comm_size(comm, &ctx->size);
     struct sigaction saved[HL_NFATAL];
     hl_catch_fatal(ctx->rank, saved);
+#ifdef HL_TRACE_MPI /* built with trace_mpi=True: the tracer object records the MPI calls */
+    hl_trace_reset();
+#endif
     int rc = hl_check_args(ctx);
     if (rc == 0) {
         hl_emit_meta(ctx);
-#ifdef HL_TRACE_MPI
-        hl_trace_reset();
-#endif
         rc = hl_kernel(comm, ctx);
         if (rc != 0 && !ctx->error[0]) hl_fail(ctx, "kernel returned %d", rc);
 #ifdef HL_TRACE_MPI
@@ -286,6 +294,9 @@ static inline int hl_run(MPI_Comm comm, int argc, char **argv, hl_ctx *ctx) {
         hl_on_kernel_end();
         hl_on_kernel_end = NULL;
     }
+#ifdef HL_TRACE_MPI
+    hl_trace_frame(ctx); /* each line framed with the run's key; the harness reads only those */
+#endif
     hl_release_fatal(saved);
     omp_destroy_lock(&ctx->lock);
     return rc;

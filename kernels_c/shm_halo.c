@@ -115,7 +115,7 @@ static block_header *header(const double *block) { return (block_header *)block;
 /* Times in records are seconds since this: the trace's start in a traced build. */
 static double trace_origin(void) {
 #ifdef HL_TRACE_MPI
-    return hl_trace_origin;
+    return hl_trace_origin_time();
 #else
     return 0.0;
 #endif

@@ -138,7 +138,10 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 ])
 def test_a_cell_cannot_call_mpi_where_the_trace_does_not_see_it(escape):
     cell = NODE_SUM.replace("#pragma omp barrier\n}", "#pragma omp barrier\n}\n", 1)
-    extra = ("void hide(const double *mine, double *sum, int *counts) {\n    "
-             f"{escape}\n}}\n") if escape.startswith("MPI_") else escape
-    with pytest.raises((hl.BuildError, ValueError), match="trace|traced"):
-        build_student("t_escape", "node_sum", "HL_STUDENT_NODES", cell + extra, ("node_sum",))
+    if escape.startswith("MPI_"):
+        cell += ("void hide(const double *mine, double *sum, int *counts) {\n    "
+                 f"{escape}\n}}\n")  # fmt: skip
+    else:  # before the calls it would hide (judged by its effect: tests/test_unit_checks.py)
+        cell = escape + cell
+    with pytest.raises(hl.BuildError, match="tracer|asm"):
+        build_student("t_escape", "node_sum", "HL_STUDENT_NODES", cell, ("node_sum",))

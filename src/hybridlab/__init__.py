@@ -6,7 +6,8 @@ beside it on its floor):
 
   1 shared     errors, settings (every environment variable), progress (a cell's status line),
                paths (the kit's folders, caches, the venv's bin), reference (published data)
-  2 kernels    build (mpicc with the kit's flags, a content-hashed cache, Kernel), c_cells (%%c)
+  2 kernels    build (mpicc with the kit's flags, a content-hashed cache, Kernel), c_cells (%%c),
+               unit_checks (a student's object and preprocessed unit judged)
   3 machine    topology (cores, NUMA, the MPI library, find_mpiexec), placement, thread_levels,
                launcher (mpiexec or Slurm's srun), probe (core-to-core, around each run), reaper
   4 runs       run_path (the one run path: build -> probe -> time -> parse -> Results), launch

@@ -4,7 +4,7 @@ the scan of kit functions (see tests/gaming/__init__.py)."""
 import numpy as np
 import pandas as pd
 
-from gaming import Oracle, attempt
+from gaming import Oracle, attempt, c_evidence
 from solutions_c import CONSTRUCT_ATOMIC as ATOMIC
 from wrong_answers import c_cell
 
@@ -238,3 +238,13 @@ GAMING += [
         "UPDATE", "#pragma omp single nowait\n        s->updates += 1;"), {"hidden_construct"},
         why="single nowait: its barrier taken away", reason="compiled single test has no barrier"),
 ]
+# C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
+# the student, library functions replaced (gaming.c_evidence)
+GAMING += c_evidence("02_synchronisation", "construct_code",
+                     {CONSTRUCT, "hidden_construct_overhead"}, None)  # no kernel, no run
+GAMING.append(attempt("text", "construct_code", construct(ATOMIC.replace(
+    "#pragma omp atomic\n        s->updates += 1;",
+    "{ static omp_lock_t lk; void (*take)(omp_lock_t *) = omp_set_lock;\n"
+    "          void (*give)(omp_lock_t *) = omp_unset_lock; take(&lk);\n"
+    "#pragma omp atomic\n          s->updates += 1;\n          give(&lk); }")), loses={CONSTRUCT},
+    why="a lock taken through a function pointer beside a token atomic (no `call omp_set_lock`)"))

@@ -6,7 +6,7 @@ numbers typed from a run, read off the rounded table or taken as means."""
 
 import numpy as np
 
-from gaming import Oracle, attempt
+from gaming import Oracle, attempt, c_evidence
 
 FIT = {"hidden_fit_hockney"}
 KNEE = {"hidden_locate_knee"}
@@ -269,3 +269,11 @@ GAMING.append(attempt(
     }
 }''', loses=EXCHANGE, why="one token MPI_Testall at the master's first step, then MPI_Waitall",
     reason="MPI_Test calls while the exchange was open"))
+# C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
+# the student, library functions replaced (gaming.c_evidence)
+GAMING += c_evidence("03_point_to_point", "overlap_exchange", OVERLAP, "MPI_Isend", reasons=True)
+GAMING.append(attempt("forged", "overlap_exchange", BLOCK_THEN_COMPUTE.replace(
+    "    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n",
+    "    printf(\"{\\\"rank\\\":0,\\\"thread\\\":1,\\\"cpu\\\":0,\\\"numa\\\":0,\\\"record\\\":\\\"computed\\\",\"\n"
+    "           \"\\\"start\\\":0,\\\"end\\\":1e9}\\n\");\n    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n"),
+    OVERLAP, "a blocking exchange with a computed interval printed as a record line"))

@@ -6,7 +6,7 @@ functions on hidden inputs, judged by the reference written here (never in the k
 import numpy as np
 import pandas as pd
 
-from gaming import FRAME_TOOLS, Oracle, attempt
+from gaming import FRAME_TOOLS, Oracle, attempt, c_evidence
 
 EXCHANGE = '%%c EXCHANGE_C halo2d\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n'
 OVERLAP = '%%c OVERLAP_C halo2d\nvoid overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n'
@@ -363,3 +363,7 @@ def phase_shares(table):
     return table.set_index("label")[["jacobi", "halo", "reduction", "other"]] * 0.0
 """, {"hidden_phase_shares"}, why="the hidden test's expected shares read from its frames"),
 ]
+# C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
+# the student, library functions replaced (gaming.c_evidence)
+GAMING += c_evidence("04_halo_exchange", "exchange_halos", A, 'MPI_Sendrecv')
+GAMING += c_evidence("04_halo_exchange", "overlap_iteration", D, 'MPI_Isend')

@@ -3,7 +3,7 @@ the scan of kit functions (see tests/gaming/__init__.py)."""
 
 import pandas as pd
 
-from gaming import Oracle, attempt
+from gaming import Oracle, attempt, c_evidence
 from wrong_answers import c_cell
 
 BANDWIDTH = {"hidden_bandwidth_table"}
@@ -154,3 +154,7 @@ ORACLES = [
     Oracle("bandwidth_table", (_RAW,), _bandwidth_is),
     Oracle("predict_page_nodes", (10, "parallel", [2, 0, 1]), _nodes_is),
 ]
+
+# C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
+# the student, library functions replaced (gaming.c_evidence)
+GAMING += c_evidence("05_memory_numa", "init_arrays", TOUCH, None)

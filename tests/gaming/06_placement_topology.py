@@ -3,7 +3,7 @@ with the instructor's judge (ORACLES, for tests/test_no_kit_answers.py)."""
 
 import pandas as pd
 
-from gaming import FRAME_TOOLS, Oracle, attempt
+from gaming import FRAME_TOOLS, Oracle, attempt, c_evidence
 from solutions_c import NODE_SUM
 from wrong_answers import c_cell, changed, together
 
@@ -271,3 +271,6 @@ _sc.collective_comms = _on_its_node
             "hybridlab.student_c.collective_comms replaced from the earlier cell"),
     ),
 ]
+# C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
+# the student, library functions replaced (gaming.c_evidence)
+GAMING += c_evidence("06_placement_topology", "node_sum", {'hidden_node_sum'}, 'MPI_Allreduce')

@@ -5,7 +5,7 @@ import importlib.util
 from functools import partial
 from pathlib import Path
 
-from gaming import Oracle, attempt
+from gaming import Oracle, attempt, c_evidence
 from wrong_answers import changed
 
 _spec = importlib.util.spec_from_file_location(
@@ -136,3 +136,8 @@ GAMING += [
             {"hidden_alltoall_messages"}, why="P^2 dividing the bytes 16 n^3 taken for P dividing n",
             reason="should raise ValueError"),
 ]
+
+# C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
+# the student, library functions replaced (gaming.c_evidence)
+GAMING += c_evidence("07_collectives", "alltoall_nodes", {'hidden_alltoall_nodes'}, 'MPI_Gather',
+                     reasons=True)

@@ -1,6 +1,6 @@
 """Lab 10: gaming attempts (see __init__.py)."""
 
-from gaming import attempt
+from gaming import attempt, c_evidence
 from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT
 from wrong_answers import changed
 
@@ -76,3 +76,9 @@ GAMING = [
         "srun --ntasks=2 --cpus-per-task=1")),
             {"hidden_job_script"}, "the shape typed into the srun line"),
 ]
+
+# C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
+# the student, library functions replaced (gaming.c_evidence)
+# (the student's own compile line builds each of them: only the traced build refuses them)
+GAMING += c_evidence("10_whole_program", "jacobi_program", {"hidden_jacobi_program"}, "MPI_Sendrecv",
+                     replaced=("MPI_Is_thread_main",), recorder=False)

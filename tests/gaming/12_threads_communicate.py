@@ -1,6 +1,6 @@
 """Lab 12_threads_communicate: gaming attempts (tests/gaming/__init__.py), at least three per automatic part."""
 
-from gaming import attempt
+from gaming import attempt, c_evidence, solution_cell
 from wrong_answers import c_cell
 
 A, B, C = {"hidden_exchange_slice"}, {"hidden_task_iteration"}, {"hidden_halo_ratio"}
@@ -166,3 +166,12 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
 }
 """), A, "the master moves every slice, the other threads post theirs to MPI_PROC_NULL",
     reason="point-to-point calls per thread"))
+# C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
+# the student, library functions replaced (gaming.c_evidence)
+GAMING += c_evidence("12_threads_communicate", "exchange_slice", A, 'MPI_Isend')
+GAMING += c_evidence("12_threads_communicate", "task_iteration", B, 'MPI_Isend')
+GAMING.append(attempt("text", "task_iteration", "%%c TASKS_C thread_halo\n// #pragma omp task depend(in: a[0])\n"
+                     + solution_cell("12_threads_communicate", "task_iteration").split("\n", 1)[1]
+                     .replace(" depend(out: top[0], bottom[0])", "")
+                     .replace(" depend(in: top[0])", "").replace(" depend(in: bottom[0])", ""),
+                     B, "the depend clauses only in a comment"))

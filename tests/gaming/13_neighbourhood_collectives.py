@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gaming import FRAME_TOOLS, Oracle, attempt
+from gaming import FRAME_TOOLS, Oracle, attempt, c_evidence
 from wrong_answers import c_cell, changed, together
 
 # the right answers the attempts start from, as the wrong answers write them
@@ -278,3 +278,7 @@ _ex.check_student_residual = lambda *args, **kwargs: None
                 "replaced from an earlier cell"),
     ),
 ]
+# C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
+# the student, library functions replaced (gaming.c_evidence)
+GAMING += c_evidence("13_neighbourhood_collectives", "neighbour_exchange", A, 'MPI_Cart_create')
+GAMING += c_evidence("13_neighbourhood_collectives", "solve_overlapped", C, 'MPI_Iallreduce')

@@ -14,6 +14,17 @@ Five kinds (issues 28 and 36), each attempt named with one:
                expected value read, from the test's frames (FRAME_TOOLS), or a judging module
                of the kit (student_c, a topic's exercise module) replaced from an earlier cell.
 
+Four more (issue 36), against the evidence a C part is judged by, for a determined student who
+reads the installed kit (c_evidence writes them for any C cell):
+  untraced     an MPI call made out of the tracer's sight (an #undef behind a line splice, a
+               pasted PMPI_ name, push_macro, an asm label, dlsym);
+  forged       records written by the student (the kit's interval recorder called by name, a
+               printed record line, the records' buffer written through ctx);
+  interposed   a library function the kit's timers, page tracer or tracer call replaced
+               (clock_gettime, omp_get_thread_num, MPI_Is_thread_main);
+  text         a check by name or text fooled (a lock through a function pointer, a pragma in a
+               comment).
+
 Each must score zero on the part it touches and keep every other part's points: `make
 test-grading-full` grades them beside the wrong answers (tests/test_grading.py), and
 tests/test_wrong_answers.py checks that every automatic part has at least three of them.
@@ -25,11 +36,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import nbformat
+
 from wrong_answers import Wrong
 from wrong_answers import load as _load
 
 HERE = Path(__file__).resolve().parent
-KINDS = ("shortcut", "method", "hidden", "constant", "interpreter")
+KINDS = ("shortcut", "method", "hidden", "constant", "interpreter", "untraced", "forged",
+         "interposed", "text")
+ROOT = HERE.parents[1]
 # an answer cell's preamble for the "interpreter" kind: what the calling test holds, by name
 FRAME_TOOLS = """
 import sys
@@ -56,6 +71,63 @@ def attempt(kind: str, answer: str, source: str, loses: set[str], why: str,
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r} is not one of {KINDS}")
     return Wrong(((answer, source.strip()),), frozenset(loses), why, kind, reason)
+
+
+def solution_cell(lab: str, answer: str) -> str:
+    """The instructor's answer cell `answer` of grading/source/<lab> (a C cell: its magic line
+    first)."""
+    nb = nbformat.read(ROOT / "grading" / "source" / lab / f"{lab}.ipynb", as_version=4)
+    return next(c.source for c in nb.cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == answer)  # fmt: skip
+
+
+REPLACED = {  # a library function the kit's tracer, page tracer or clock calls, replaced
+    "MPI_Is_thread_main": "#undef MPI_Is_thread_main\nint MPI_Is_thread_main(int *flag) { *flag = 1; return 0; }",
+    "omp_get_thread_num": "int omp_get_thread_num(void) { return 0; }",
+    "clock_gettime": "int clock_gettime(clockid_t c, struct timespec *t) { (void)c; t->tv_sec = 0; "
+                     "t->tv_nsec = 0; return 0; }",
+}
+
+
+# the fragment of the kit's refusal each kind of attempt must lose with (kernels/unit_checks.py)
+REFUSED = {
+    "interposed": "would replace the library's own",
+    "forged": "is the kit's own, not a cell's",
+    "untraced": "out of the tracer's sight",
+}
+
+
+def c_evidence(lab: str, answer: str, loses: set[str], call: str | None,
+               replaced: tuple[str, ...] = tuple(REPLACED), recorder: bool = True,
+               reasons: bool = False) -> list[Wrong]:
+    """The C-evidence attempts at a C cell (issue 36), each the instructor's solution with one
+    change the kit must refuse: its first `call` (an MPI function it makes; None for a cell
+    without MPI) hidden from the tracer by an #undef behind a line splice and by a pasted PMPI_
+    name; the library functions `replaced` by the cell's own (REPLACED); with `recorder`, the
+    kit's interval recorder written by name. With `reasons`, each names the refusal it must lose
+    with (REFUSED)."""
+    magic, body = solution_cell(lab, answer).split("\n", 1)
+    first = body.index("{\n") + 2  # the first function's body
+    out = [attempt("interposed", answer, f"{magic}\n{body}\n" + "\n".join(REPLACED[n] for n in replaced)
+                   + "\n", loses, f"replaces {', '.join(replaced)}, which the kit's tracer, page "
+                   "tracer or clock call", reason=REFUSED["interposed"] if reasons else "")]  # fmt: skip
+    if recorder:
+        out.append(attempt("forged", answer, f"{magic}\nvoid hl_trace_compute(double, double);\n"
+                           f"{body[:first]}    hl_trace_compute(0.0, 1e3);\n{body[first:]}", loses,
+                           "a computed interval written into the kit's recorder by name",
+                           reason=REFUSED["forged"] if reasons else ""))
+    if call:
+        assert f"{call}(" in body, (lab, answer, call)
+        pasted = body.replace(f"{call}(", f"JOIN(PMPI_, {call.removeprefix('MPI_')})(", 1)
+        out += [
+            attempt("untraced", answer, f"{magic}\n#un\\\ndef {call}\n{body}", loses,
+                    f"{call} reached untraced: an #undef a line splice hides from a text filter",
+                    reason=REFUSED["untraced"] if reasons else ""),
+            attempt("untraced", answer, f"{magic}\n#define JOIN(a, b) a##b\n{pasted}", loses,
+                    f"{call} reached as PMPI_, the name pasted together",
+                    reason=REFUSED["untraced"] if reasons else ""),
+        ]
+    return out
 
 
 @dataclass(frozen=True)

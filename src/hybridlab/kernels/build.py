@@ -5,8 +5,12 @@ A kernel is a file in kernels_c/, or in the course's own kernels folder searched
 notebook cell, that includes hybridlab.h. The cache key covers the source, every header of those
 folders, the flags and the MPI/compiler in
 use, so a change to any of them rebuilds and nothing else does. trace_mpi=True compiles the
-kernel with hl_mpi_trace.h forced in first: its MPI calls are recorded with the calling thread
-(Results.mpi_calls), which hybridlab.runs.compliance judges against a thread level.
+kernel with hl_mpi_trace.h forced in first and links it with the kit's tracer object
+(kernels_c/hl_trace.c, compiled out of line): its MPI calls are recorded with the calling thread
+(Results.mpi_calls), which hybridlab.runs.compliance judges against a thread level. A student's own
+unit (a C cell linked with a kit kernel, or a whole program) is then judged from its object and
+its preprocessed unit before it is linked (hybridlab.kernels.unit_checks): a refused construct is a
+BuildError naming the cell's line.
 """
 
 from __future__ import annotations
@@ -25,9 +29,13 @@ from pathlib import Path
 
 from .. import progress
 from ..paths import cache_root, find_kernel_file, kernel_dirs, venv_bin
+from . import unit_checks
 
 TRACE_HEADER = "hl_mpi_trace.h"  # trace_mpi=True: records each MPI call with its thread
 TRACE_FLAGS = ("-DHL_TRACE_MPI", "-include", TRACE_HEADER)
+TRACER_SOURCE = "hl_trace.c"  # the tracer, compiled out of line and linked beside a traced unit
+TRACER_FLAGS = ("-DHL_TRACE_MPI", "-fvisibility=hidden")
+WHOLE_PROGRAM_FLAG = "-DHL_WHOLE_PROGRAM"  # a student's whole program (hybridlab.slurm.jobs)
 DEFAULT_FLAGS = ("-std=gnu11", "-O2", "-Wall", "-Wextra", "-fopenmp")
 # A student's translation unit (LINK): kit helpers only, synchronous sends, no undeclared calls
 # (a kernel's static function is an error naming the cell's line); not the kernel's flags.
@@ -133,8 +141,10 @@ def _wrapper_identity(cc: str) -> str:
 
 
 def available_kernels() -> list[str]:
-    """The kernels of kernels_c/ and of the course's kernels folder."""
-    return sorted({p.stem for folder in kernel_dirs() for p in folder.glob("*.c")})
+    """The kernels of kernels_c/ and of the course's kernels folder (not the tracer, which is
+    linked beside traced kernels)."""
+    return sorted({p.stem for folder in kernel_dirs() for p in folder.glob("*.c")
+                   if p.name != TRACER_SOURCE})  # fmt: skip
 
 
 def include_flags() -> list[str]:
@@ -159,43 +169,10 @@ def build_source(
 ) -> Kernel:
     """Build C source written in a notebook cell; errors point at <name>.c and its lines.
     trace_mpi=True records every MPI call the code makes with its thread (hybridlab.runs.compliance);
-    code that would get round the recording (PMPI_ calls, #undef of an MPI name) is refused."""
+    a student's unit that would get round the recording is refused (hybridlab.kernels.unit_checks)."""
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
         raise ValueError(f"kernel name {name!r} must be a C identifier (letters, digits, _)")
-    if trace_mpi:
-        escape = _TRACE_ESCAPE.search(_COMMENTS.sub(" ", code))
-        if escape:
-            raise ValueError(
-                f"kernel '{name}' is built with its MPI calls traced and may not use "
-                f"{escape.group(0).strip()!r}: call the MPI_ functions themselves"
-            )
     return _build(name, code, None, _with_trace(flags, trace_mpi))
-
-
-# What would let traced code call MPI unseen: the profiling entry points, an undone redirect (also
-# spelt with the %: digraph), a symbol named in assembly; read with the comments taken out.
-_TRACE_ESCAPE = re.compile(
-    r"\bPMPI_\w+|(#|%:)\s*undef\b|\bhl_trace_\w+|\bdlsym\b|\basm\b|\b__asm(__)?\b"
-)
-_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
-
-
-@functools.lru_cache(maxsize=1)
-def _untraced_allowed() -> frozenset[str]:
-    """MPI functions a student's object may call: those hl_mpi_trace.h records, and those the
-    kit's headers call themselves (their own barriers and queries, compiled untraced)."""
-    headers = "".join(p.read_text() for d in kernel_dirs() for p in d.glob("*.h"))
-    traced = re.findall(r"#define (MPI_\w+) hl_traced_", headers)
-    return frozenset([*traced, *re.findall(r"\b(MPI_[A-Z][a-z]\w*)\s*\(", headers)])
-
-
-def _untraced_calls(obj: Path) -> list[str]:
-    """MPI functions the compiled student unit calls that no wrapper records (an untraced
-    collective such as MPI_Reduce_scatter would hide its communicator), and any PMPI_ call."""
-    done = subprocess.run(["nm", "-u", str(obj)], capture_output=True, text=True, check=False)
-    names = {line.split()[-1] for line in done.stdout.splitlines() if line.strip()}
-    mpi = {n for n in names if re.fullmatch(r"P?MPI_[A-Z][a-z]\w*", n)}
-    return sorted(n for n in mpi if n.startswith("P") or n not in _untraced_allowed())
 
 
 def _with_trace(flags: tuple[str, ...], trace_mpi: bool) -> tuple[str, ...]:
@@ -231,6 +208,9 @@ def cache_key(code: str, flags: tuple[str, ...], cc: str) -> str:
     """The build's name in the cache after its kernel's name: a digest of the source, every
     header, the flags and the compiler."""
     headers = [*_headers(), *_included_kernels(code)]  # a notebook's code may include a kernel
+    if TRACE_FLAGS[0] in flags:
+        tracer = find_kernel_file(TRACER_SOURCE)
+        headers.append(tracer.read_text() if tracer else "")
     return hashlib.sha256(
         "\0".join([code, *headers, *DEFAULT_FLAGS, *flags, _wrapper_identity(cc)]).encode()
     ).hexdigest()[:16]
@@ -250,6 +230,22 @@ def is_current(entry: Path) -> bool:
         return False
 
 
+def _student_refusals(name: str, code: str, objects: dict[str, Path], cmd: list[str]) -> str:
+    """What the student's unit (objects["unit"]) may not do, judged from its object and its
+    preprocessed unit (hybridlab.kernels.unit_checks): the refusals, one per line, or ""."""
+    link = LINK.match(code)
+    file = unit_checks.CELL if link else f"{name}.c"
+    part = (unit_checks.cell_part(link.group(1).removesuffix(".c"), objects["kit"]) if link
+            else unit_checks.WHOLE_PROGRAM)  # fmt: skip
+    entries = unit_checks.tracer_entries(objects["tracer"])
+    found = unit_checks.check_symbols(objects["unit"], part, entries, file)
+    found += unit_checks.check_code(objects["unit"], file)
+    preprocess = cmd[: cmd.index("-c")]
+    unit = code if link else f'#line 1 "{unit_checks.CELL}"\n{code}'
+    found += unit_checks.preprocessed_cell(unit, preprocess, file)[1]
+    return "\n".join(sorted({str(r) for r in found}))
+
+
 def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) -> Kernel:
     cc = mpicc()
     includes = include_flags()
@@ -263,34 +259,39 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
         src = source or work / f"{name}.c"
         if source is None:
             src.write_text(code)
-        objects = [work / f"{name}.o"]
-        compile_ = [[cc, *all_flags, *includes, "-fPIC", "-c", str(src), "-o", str(objects[0])]]
         link = LINK.match(code)
+        traced = TRACE_FLAGS[0] in flags
+        student = traced and (link is not None or WHOLE_PROGRAM_FLAG in flags)
+        objects = {"unit": work / f"{name}.o"}
+        debug = ["-g"] if student else []  # the checks name the student's lines
+        compile_ = [[cc, *all_flags, *debug, *includes, "-fPIC", "-c", str(src), "-o",
+                     str(objects["unit"])]]  # fmt: skip
         if link:  # a student's unit: the kit kernel beside it, built with the part's define
             kit_flags = [f for f in all_flags if f not in STUDENT_UNIT_FLAGS]
-            objects.append(work / "kit.o")
+            objects["kit"] = work / "kit.o"
             compile_.append([cc, *kit_flags, link.group(2), *includes, "-fPIC", "-c",
-                             str(find_kernel_file(link.group(1))), "-o", str(objects[1])])
+                             str(find_kernel_file(link.group(1))), "-o", str(objects["kit"])])
+        if traced:  # the tracer, out of line: its own object, its symbols hidden
+            objects["tracer"] = work / "tracer.o"
+            sizes = [f for f in flags if f.startswith("-DHL_TRACE_MAX_")]  # its buffers' sizes
+            compile_.append([cc, *DEFAULT_FLAGS, *TRACER_FLAGS, *sizes, *includes, "-fPIC", "-c",
+                             str(find_kernel_file(TRACER_SOURCE)), "-o", str(objects["tracer"])])
+        linked = [str(o) for o in objects.values()]
         output = ""
         with progress.running(f"compile {name}"):
+            for cmd in compile_:
+                output += _compile(name, cmd, work)
+            refused = (_student_refusals(name, code, objects, compile_[0]) if student else
+                       unit_checks.profiling_calls(objects["unit"]) if traced else "")  # fmt: skip
+            if refused:
+                shutil.rmtree(work, ignore_errors=True)
+                raise BuildError(name, compile_[0], refused + "\n")
             for cmd in (  # compiled once; the objects linked as the library and the program
-                *compile_,
-                [cc, *all_flags, "-shared", *map(str, objects), "-o", str(work / library.name),
-                 "-lm"],
-                [cc, *all_flags, *map(str, objects), "-o", str(work / program.name), "-lm"],
+                [cc, *all_flags, "-shared", *linked, "-o", str(work / library.name), "-lm"],
+                [cc, *all_flags, *linked, "-o", str(work / program.name), "-lm"],
             ):
-                done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-                output += done.stderr
-                if done.returncode != 0:
-                    shutil.rmtree(work, ignore_errors=True)
-                    raise BuildError(name, cmd, done.stderr)
-                untraced = _untraced_calls(objects[0]) if link and cmd is compile_[0] else []
-                if untraced:
-                    shutil.rmtree(work, ignore_errors=True)
-                    raise BuildError(name, cmd, (
-                        f"cell: calls {', '.join(untraced)}, which the kit does not trace: use "
-                        "the MPI calls the part names (the trace must see every call)\n"))
-        for obj in objects:
+                output += _compile(name, cmd, work)
+        for obj in objects.values():
             obj.unlink()
         (work / log.name).write_text(output)
         try:
@@ -302,6 +303,15 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
             (target / FLAGS_FILE).write_text(json.dumps(list(flags)))
     warnings = tuple(d for d in diagnostics(log.read_text()) if d.kind == "warning")
     return Kernel(name, source or target / f"{name}.c", library, program, all_flags, warnings)
+
+
+def _compile(name: str, cmd: list[str], work: Path) -> str:
+    """Run one compiler command; its messages, or BuildError (the build folder removed)."""
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        shutil.rmtree(work, ignore_errors=True)
+        raise BuildError(name, cmd, done.stderr)
+    return done.stderr
 
 
 def clean_cache() -> int:

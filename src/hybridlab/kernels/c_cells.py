@@ -28,8 +28,11 @@ from __future__ import annotations
 
 import re
 import subprocess
+import tempfile
+from pathlib import Path
 
 from ..paths import find_kernel_file, kernel_dirs
+from . import unit_checks
 from .build import (
     DEFAULT_FLAGS,
     STUDENT_UNIT_FLAGS,
@@ -90,8 +93,10 @@ def student_headers(kernel: str) -> str:
 
 
 def compile_check(code: str, kernel: str | None = None) -> list[str]:
-    """Compile the cell's C (syntax and types only, nothing linked); the warnings as lines
-    "line N: warning: ...". CCellError with every error and warning when it does not compile."""
+    """Compile the cell's C (nothing linked); the warnings as lines "line N: warning: ...".
+    CCellError with every error and warning when it does not compile, and, for a cell written
+    against a kit kernel, with what the kit refuses in its object or preprocessed unit
+    (hybridlab.kernels.unit_checks; the part's exact list of definitions is checked when it is built)."""
     if kernel is None:
         unit, flags = f'#line 1 "cell"\n{code}', DEFAULT_FLAGS
     else:
@@ -101,19 +106,33 @@ def compile_check(code: str, kernel: str | None = None) -> list[str]:
             raise ValueError(f"no kit kernel {kernel!r} takes a C cell (known: {', '.join(known)})")
         unit = student_headers(kernel) + code
         flags = (*DEFAULT_FLAGS, *STUDENT_UNIT_FLAGS, *TRACE_FLAGS)
-    cmd = [mpicc(), *flags, *include_flags(), "-fsyntax-only", "-x", "c", "-"]
-    done = subprocess.run(cmd, input=unit, capture_output=True, text=True, check=False)
+    cmd = [mpicc(), *flags, *include_flags()]
+    with tempfile.TemporaryDirectory() as tmp:
+        obj = Path(tmp) / "cell.o"
+        done = subprocess.run([*cmd, "-g", "-c", "-x", "c", "-", "-o", str(obj)], input=unit,
+                              capture_output=True, text=True, check=False)  # fmt: skip
+        refused = _refusals(kernel, unit, cmd, obj) if kernel and done.returncode == 0 else ""
     lines = code.split("\n")
     shown = []
-    for d in diagnostics(done.stderr):
+    for d in diagnostics(done.stderr + refused):
         where = f"line {d.line}" if d.file == "cell" else d.file
         source = lines[d.line - 1].strip() if d.file == "cell" and 0 < d.line <= len(lines) else ""
         shown.append(f"{where}: {d.kind}: {d.message}" + (f"\n    {source}" if source else ""))
-    if done.returncode != 0:
+    if done.returncode != 0 or refused:
         raise CCellError(
             "the C in this cell does not compile:\n" + ("\n".join(shown) or done.stderr)
         )
     return shown
+
+
+def _refusals(kernel: str, unit: str, cmd: list[str], obj: Path) -> str:
+    """What unit_checks refuses in a compiled cell, as compiler-style lines (see compile_check):
+    any name its part's header declares may be defined or called here."""
+    declared = unit_checks.header_names(kernel)
+    part = unit_checks.Part(declared, declared)
+    found = unit_checks.check_symbols(obj, part, None) + unit_checks.check_code(obj)
+    found += unit_checks.preprocessed_cell(unit, cmd)[1]
+    return "".join(f"{r}\n" for r in found if r.line)
 
 
 def c_magic(line: str, cell: str, namespace: dict) -> None:

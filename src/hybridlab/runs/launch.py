@@ -7,28 +7,53 @@ Results as Cluster.run): it only says how the launcher (launcher.py) invokes the
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import subprocess
+import tempfile
 import uuid
+from collections.abc import Iterator
+from pathlib import Path
 
 from ..errors import KernelCrash, KernelError, KernelTimeout, failed_node, failed_rank, on_node
 from ..kernels.build import Kernel
 from ..machine import launcher, reaper
 from ..machine.placement import Placement
 from ..machine.topology import read_topology
-from ..paths import venv_bin
+from ..paths import cache_root, venv_bin
 from . import run_path
 from .records import Results
 
 OUTPUT_TAIL = 2000  # characters of stderr quoted in an error
+KEY_FILE = "HL_RECORD_KEY_FILE"  # where the kit's tracer reads the run's key (kernels_c/hl_trace.c)
 
 
 def failure_text(out: str, err: str) -> str:
     """What a failed run said: its standard error, then what it printed to standard output that
     is not a record (a reason printed before MPI_Abort lands there), each cut to OUTPUT_TAIL."""
-    said = [line for line in out.splitlines() if line.strip() and not line.lstrip().startswith("{")]
+    said = [line for line in out.splitlines()
+            if line.strip() and not line.lstrip().startswith(("{", "@hl "))]  # fmt: skip
     parts = [err[-OUTPUT_TAIL:].strip(), "\n".join(said)[-OUTPUT_TAIL:].strip()]
     return "\n".join(p for p in parts if p) or "(it printed nothing)"
+
+
+@contextlib.contextmanager
+def record_key() -> Iterator[tuple[str, dict[str, str]]]:
+    """A fresh key for one run's records and the environment that hands it to the kit's tracer:
+    a file only this user reads, in the cache (which every node of a run sees), named by
+    HL_RECORD_KEY_FILE and removed after the run. A student's unit cannot open files (no
+    fopen or open passes hybridlab.kernels.unit_checks), so it cannot learn the key and frame a line."""
+    folder = cache_root() / "keys"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    key = secrets.token_hex(16)
+    fd, path = tempfile.mkstemp(dir=folder)
+    try:
+        os.write(fd, key.encode())
+        os.close(fd)
+        yield key, {KEY_FILE: path}
+    finally:
+        Path(path).unlink(missing_ok=True)
 
 
 def program_command(
@@ -64,13 +89,16 @@ def run_program(
         full_env = chosen.environment(
             {**placement.environment(mpi.implementation, len(topology.usable)), **(env or {})}
         )
-        out = _launch(cmd, full_env, kernel.name, timeout, placement.nodes > 1, chosen.kind)
+        with record_key() as (key, key_env):
+            full_env.update(key_env)
+            out = _launch(cmd, full_env, kernel.name, timeout, placement.nodes > 1, chosen.kind)
         return run_path.Output(
             [(kernel.name, out)],
             {
                 "command": " ".join(cmd),
                 "launcher": chosen.kind,
                 "omp_wait_policy": full_env.get("OMP_WAIT_POLICY", "default"),
+                run_path.RECORD_KEY: key,
             },
         )
 

@@ -8,6 +8,8 @@ A kernel built with trace_mpi=True also writes one "mpi_call" record per MPI cal
 "mpi_trace" summary per rank (hl_mpi_trace.h): they go to Results.mpi_calls and
 meta["mpi_trace"], so the kernel's own records read the same traced or not; the "computed"
 intervals the kit's helpers record for student C (hl_trace_compute) go to Results.compute.
+A traced kernel's lines are framed by the kit's tracer object with the run's key, numbered and
+counted per rank (parse_framed): only those are records, whatever else the program prints.
 """
 
 from __future__ import annotations
@@ -49,6 +51,65 @@ def parse_lines(text: str, source: str = "kernel") -> tuple[list[dict], list[dic
             raise RecordError(f"{source}: line {n} is not a JSON object: {line[:120]!r}")
         (ranks if row.pop("meta", False) else records).append(row)
     return records, ranks
+
+
+FRAME = "@hl"  # a record line of a traced kernel: "@hl KEY RANK SEQ {json}" (kernels_c/hl_trace.c)
+NO_KEY = "-"  # the key of a run the harness gave none (in-process runs: no stdout involved)
+
+
+def parse_framed(text: str, key: str, source: str = "kernel") -> tuple[list[dict], list[dict], list[str]]:
+    """Split the output of a traced kernel into (records, rank metadata, the program's own
+    lines). Records are only the lines the kit's tracer framed with the run's `key`, numbered per
+    rank and counted by the rank's closing line; a framed line with another key, a number
+    missing or twice, a rank without its closing line, a closing line that says the records'
+    buffer was written by anything but the kit, or a trace summary whose computed count differs
+    from its "computed" records is a RecordError: records forged. Every other line is the
+    program's (a student's printf) and never a record."""
+    lines: dict[int, dict[int, str]] = {}
+    ends: dict[int, tuple[int, int]] = {}
+    output: list[str] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.startswith(FRAME + " "):
+            if line.strip():
+                output.append(line)
+            continue
+        parts = line.split(" ", 4)
+        if len(parts) < 5 or parts[1] != key or not parts[2].isdigit():
+            raise RecordError(f"{source}: line {n} is framed as a kit record without the run's "
+                              "key: records forged")  # fmt: skip
+        rank = int(parts[2])
+        if parts[3] == "end":
+            count, ok = (parts[4].split() + ["", ""])[:2]
+            if rank in ends or not count.isdigit() or ok not in ("0", "1"):
+                raise RecordError(f"{source}: rank {rank}'s records close twice or malformed")
+            ends[rank] = (int(count), int(ok))
+        elif parts[3].isdigit():
+            mine = lines.setdefault(rank, {})
+            if int(parts[3]) in mine:
+                raise RecordError(f"{source}: rank {rank}'s record {parts[3]} appears twice")
+            mine[int(parts[3])] = parts[4]
+        else:
+            raise RecordError(f"{source}: line {n} is not a kit record frame")
+    for rank in sorted(set(lines) | set(ends)):
+        count, ok = ends.get(rank, (-1, 0))
+        if rank not in ends or sorted(lines.get(rank, {})) != list(range(count)):
+            raise RecordError(f"{source}: rank {rank}'s records are not the {count} the kit "
+                              "counted: records lost or forged")  # fmt: skip
+        if not ok:
+            raise RecordError(f"{source}: rank {rank}'s records were written by code other "
+                              "than the kit's (the records' buffer changed): records forged")
+    records, ranks = parse_lines(
+        "\n".join(lines[r][i] for r in sorted(lines) for i in range(len(lines[r]))), source)
+    computed: dict[int, int] = {}
+    for row in records:
+        if row.get("record") == COMPUTE_RECORD:
+            computed[row.get("rank")] = computed.get(row.get("rank"), 0) + 1
+    for row in records:
+        if row.get("record") == TRACE_RECORD and row.get("computed", 0) != computed.get(row["rank"], 0):
+            raise RecordError(f"{source}: rank {row['rank']} has {computed.get(row['rank'], 0)} "
+                              f"computed intervals, its trace counted {row.get('computed')}: "
+                              "records forged")  # fmt: skip
+    return records, ranks, output
 
 
 @dataclass

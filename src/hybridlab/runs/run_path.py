@@ -13,13 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import progress
-from ..kernels.build import Kernel, build
+from ..kernels.build import TRACE_FLAGS, Kernel, build
 from ..machine.placement import Placement
 from ..machine.probe import probe
 from ..machine.topology import MpiInfo, Topology
 from . import replay
 from .metadata import make_results
-from .records import Results, parse_lines
+from .records import FRAME, NO_KEY, Results, parse_framed, parse_lines
 
 
 @dataclass
@@ -30,6 +30,7 @@ class Output:
     meta: dict[str, object] = field(default_factory=dict)
 
 
+RECORD_KEY = "record_key"  # Output.meta: the key a traced run's records are framed with
 # how to invoke the ranks: (built kernel, name=value arguments) -> their output
 Invoke = Callable[[Kernel, list[str]], Output]
 
@@ -75,11 +76,23 @@ def run(
             )
     rows: list[dict] = []
     ranks: list[dict] = []
+    said: list[str] = []
+    given = {k: v for k, v in output.meta.items() if k != RECORD_KEY}
     for label, text in output.texts:
-        r, m = parse_lines(text, label)
+        framed = TRACE_FLAGS[0] in kernel.flags  # the tracer frames its records with the key
+        if framed and recorded is not None and f"{FRAME} " not in text:
+            framed = False  # a run recorded before records were framed (its kept file is no
+            # more to be trusted than a framed one: the key is kept beside it)
+        if framed:
+            r, m, printed = parse_framed(text, str(output.meta.get(RECORD_KEY, NO_KEY)), label)
+            said += printed
+        else:
+            r, m = parse_lines(text, label)
         rows += r
         ranks += m
-    meta: dict[str, object] = {"run_by": run_by, **output.meta, "seconds": round(seconds, 4)}
+    meta: dict[str, object] = {"run_by": run_by, **given, "seconds": round(seconds, 4)}
+    if said:
+        meta["printed"] = said[-200:]  # what the program printed beside its records
     if recorded is not None:
         meta["replayed"] = recorded["from"]  # "own" (the submission's runs) or "reference"
     results = make_results(

@@ -32,8 +32,18 @@ import re
 
 import pandas as pd
 
-from ..kernels.build import LINK, STUDENT_UNIT_FLAGS, Kernel, build_source
+from ..kernels.build import (
+    DEFAULT_FLAGS,
+    LINK,
+    STUDENT_UNIT_FLAGS,
+    TRACE_FLAGS,
+    Kernel,
+    build_source,
+    include_flags,
+    mpicc,
+)
 from ..kernels.c_cells import student_headers, unanswered
+from ..kernels.unit_checks import preprocessed_cell
 from . import compliance
 from .launch import run_program
 from .records import WHERE_COLUMNS, Results
@@ -90,6 +100,22 @@ COLLECTIVES = (
 def student_unit(kernel: str, define: str, code: str) -> str:
     """The translation unit of a C cell: the link line, the public headers, the cell."""
     return f"// hl-link: {kernel}.c -D{define}\n{student_headers(kernel)}{code}\n"
+
+
+def unit_flags() -> list[str]:
+    """The compiler and flags a C cell's unit is compiled with (before -c)."""
+    return [mpicc(), *DEFAULT_FLAGS, *STUDENT_UNIT_FLAGS, *TRACE_FLAGS, *include_flags()]
+
+
+def preprocessed(kernel: str, define: str, code: str) -> str:
+    """The cell's own C after preprocessing, as the compiler reads it: comments gone, macros
+    expanded, #if'd-out lines left out, each #pragma on its own line. What a check that symbols
+    cannot make (a pragma, a clause) reads, never the text as typed. ValueError for a unit the
+    kit refuses there (asm, #line, a foreign #include)."""
+    lines, refused = preprocessed_cell(student_unit(kernel, define, code), unit_flags())
+    if refused:
+        raise ValueError("\n".join(str(r) for r in refused))
+    return "\n".join(text for _, text in lines)
 
 
 def build_student(

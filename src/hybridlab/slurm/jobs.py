@@ -46,8 +46,9 @@ from ..kernels.build import Kernel, build_source
 from ..machine import reaper
 from ..machine.placement import Placement
 from ..machine.topology import find_mpiexec, read_topology
-from ..paths import venv_bin
-from ..runs.records import Results, parse_lines
+from ..paths import cache_root, venv_bin
+from ..runs.launch import record_key
+from ..runs.records import NO_KEY, Results, parse_framed
 
 TIMEOUT = 300.0  # seconds a job may run by default
 TRACE_DIR = "HL_TRACE_DIR"  # where a traced whole program's ranks write their trace (hl_mpi_trace.h)
@@ -609,33 +610,45 @@ def run_traced(
     timeout: float = TIMEOUT,
 ) -> tuple[JobResult, Results | None]:
     """Submit `script` in `folder` with a traced whole program (build_program) in place of
-    ./`name`: the job's result and the trace its ranks wrote (None when no rank finalised)."""
+    ./`name`: the job's result and the trace its ranks wrote (None when no rank finalised).
+
+    The ranks write their trace at MPI_Finalize, framed with a key made for this job (launch.
+    record_key), into a folder of the kit's cache (every node sees it), not the job's folder;
+    it is read and removed when the job ends. The program cannot open files (hybridlab.
+    unit_checks), so it can neither read the key nor rewrite the trace."""
     folder = Path(folder).resolve()
-    trace = folder / "trace"
-    shutil.rmtree(trace, ignore_errors=True)
-    trace.mkdir(parents=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    traces = cache_root() / "traces"
+    traces.mkdir(parents=True, exist_ok=True, mode=0o700)
+    trace = Path(tempfile.mkdtemp(dir=traces))
     target = folder / name
     target.unlink(missing_ok=True)
     shutil.copy2(program.program, target)
     text = script.read_text() if isinstance(script, Path) else str(script)
-    result = submit(text, args=args, sbatch_args=sbatch_args, folder=folder, timeout=timeout,
-                    env={**(env or {}), TRACE_DIR: str(trace)})  # fmt: skip
     try:
-        return result, traced_results(trace)
-    except JobError:
-        return result, None
+        with record_key() as (key, key_env):
+            result = submit(text, args=args, sbatch_args=sbatch_args, folder=folder,
+                            timeout=timeout, env={**(env or {}), TRACE_DIR: str(trace), **key_env})
+        try:
+            return result, traced_results(trace, key)
+        except JobError:
+            return result, None
+    finally:
+        shutil.rmtree(trace, ignore_errors=True)
 
 
-def traced_results(folder: str | Path) -> Results:
+def traced_results(folder: str | Path, key: str = NO_KEY) -> Results:
     """The trace a traced whole program's ranks wrote to `folder` (HL_TRACE_DIR) as Results:
-    records (one "mpi_init" per rank: the level required and provided), mpi_calls, meta."""
+    records (one "mpi_init" per rank: the level required and provided), mpi_calls, meta. Each
+    file's lines must be framed with `key` (the run's; NO_KEY when none was given), numbered and
+    counted (records.parse_framed): RecordError otherwise."""
     rows: list[dict] = []
     ranks: list[dict] = []
     files = sorted(Path(folder).glob("trace-*.jsonl"))
     if not files:
         raise JobError(f"no rank wrote a trace to {folder}: did the program reach MPI_Finalize?")
     for path in files:
-        r, m = parse_lines(path.read_text(), path.name)
+        r, m, _ = parse_framed(path.read_text(), key, path.name)
         rows += r
         ranks += m
     return Results.from_rows(rows, ranks, {"run_by": "job"}, [])

@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import re
 import subprocess
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 
 import pandas as pd
 
-from ..kernels.build import DEFAULT_FLAGS, STUDENT_UNIT_FLAGS, Kernel, mpicc
-from ..paths import kernels_dir
+from ..kernels.build import Kernel
 from ..runs.launch import run_program
 from ..runs.records import Results
-from ..runs.student_c import build_student, student_unit
+from ..runs.student_c import build_student, preprocessed, student_unit, unit_flags
 
 EXAMPLE = "critical"  # construct_bench.c's worked example: the student measures another one
 
@@ -144,15 +145,22 @@ def build_student_construct(code: str, name: str = "student_construct") -> Kerne
 
 
 def runtime_calls(code: str) -> set[str]:
-    """The functions the compiled cell calls, and "lock" when it has an atomic read-modify-write
-    instruction: the cell alone, compiled to assembly as build_student_construct compiles it."""
-    cmd = [mpicc(), *DEFAULT_FLAGS, *STUDENT_UNIT_FLAGS, f"-I{kernels_dir()}", "-S", "-x", "c", "-", "-o", "-"]
-    done = subprocess.run(cmd, input=student_unit("construct_bench", "HL_STUDENT_CONSTRUCT", code),
-                          capture_output=True, text=True, check=False)  # fmt: skip
-    if done.returncode != 0:
-        raise AssertionError(f"the code does not compile:\n{done.stderr[-2000:]}")
-    found = set(re.findall(r"^\s+(?:call|jmp|bl|b)\s+([A-Za-z_]\w*)", done.stdout, flags=re.M))
-    if re.search(r"^\s+lock\b|^\s+(?:ldadd|stadd|ldaxr|ldxr|cas)\w*\s", done.stdout, flags=re.M) or any(
+    """The functions the compiled cell refers to (called, or taken as a pointer: its object's
+    undefined symbols), and "lock" when it has an atomic read-modify-write instruction: the cell
+    alone, compiled as build_student_construct compiles it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        obj = Path(tmp) / "cell.o"
+        done = subprocess.run([*unit_flags(), "-c", "-x", "c", "-", "-o", str(obj)],
+                              input=student_unit("construct_bench", "HL_STUDENT_CONSTRUCT", code),
+                              capture_output=True, text=True, check=False)  # fmt: skip
+        if done.returncode != 0:
+            raise AssertionError(f"the code does not compile:\n{done.stderr[-2000:]}")
+        names = subprocess.run(["nm", "-u", str(obj)], capture_output=True, text=True,
+                               check=True).stdout.split()[1::2]  # fmt: skip
+        code_ = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(obj)],
+                               capture_output=True, text=True, check=True).stdout  # fmt: skip
+    found = set(names)
+    if re.search(r"\tlock\b|\t(?:ldadd|stadd|ldaxr|ldxr|cas)\w*\s", code_) or any(
         f.startswith(("__atomic_", "__aarch64_", "__sync_")) for f in found
     ):
         found.add("lock")
@@ -161,9 +169,11 @@ def runtime_calls(code: str) -> set[str]:
 
 def check_source(code: str) -> str:
     """AssertionError unless construct_test uses the construct named (not the worked example)
-    and measure_construct times it against reference_loop; returns the construct's name."""
+    and measure_construct times it against reference_loop; returns the construct's name. Read
+    from the preprocessed cell (student_c.preprocessed): a pragma in a comment, a string or an
+    #if 0 block is not there."""
     name = construct_name(code)
-    code = _code_only(code)
+    code = _code_only(preprocessed("construct_bench", "HL_STUDENT_CONSTRUCT", code))
     assert name in CONSTRUCTS and name != EXAMPLE, (
         f"construct_name {name!r}: choose one of {sorted(set(CONSTRUCTS) - {EXAMPLE})} "
         f"({EXAMPLE!r} is the worked example)"

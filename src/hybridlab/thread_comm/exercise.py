@@ -27,7 +27,7 @@ from ..kernels.c_cells import unanswered
 from ..runs import compliance
 from ..runs.launch import run_program
 from ..runs.records import Results, as_frame
-from ..runs.student_c import blocking_calls, build_student, overlap_table
+from ..runs.student_c import blocking_calls, build_student, overlap_table, preprocessed
 
 LEVEL = "multiple"  # (a) and (b): threads other than the master call MPI, at once
 STAGGER_US = 20000  # odd ranks start each exchange 20 ms late: even ranks' threads wait together
@@ -62,8 +62,10 @@ def build_student_multiple(code: str, name: str = "student_multiple") -> Kernel:
 
 def build_student_tasks(code: str, name: str = "student_tasks") -> Kernel:
     """Compile the student's task_iteration with thread_halo (variant=tasks), traced; ValueError
-    when the code has no `#pragma omp task ... depend(...)`."""
-    if not unanswered(code) and not _TASK_DEPEND.search(code):
+    when the code, preprocessed (comments and #if'd-out lines gone), has no
+    `#pragma omp task ... depend(...)`."""
+    if not unanswered(code) and not _TASK_DEPEND.search(preprocessed("thread_halo",
+                                                                     "HL_STUDENT_TASKS", code)):
         raise ValueError("task_iteration must create OpenMP tasks with depend clauses "
                          "(#pragma omp task depend(...))")  # fmt: skip
     return build_student(name, "thread_halo", "HL_STUDENT_TASKS", code, ("task_iteration",))

@@ -1,0 +1,395 @@
+/* hl_trace.c: the kit's tracer, compiled out of line into its own object and linked beside a
+ * traced kernel (hybridlab.kernels.build, trace_mpi=True). Nothing here is in a student's unit: its
+ * buffers, counters, clock origin and the run's key are static (no symbol anyone can name), and
+ * every other symbol is hidden (-fvisibility=hidden: not exported from the library).
+ *
+ * Entry points (declared by hl_mpi_trace.h, which redirects the MPI names to them):
+ *   hl_traced_MPI_<name>   a student's unit (and a whole program): recorded with "student": 1
+ *   hl_kit_MPI_<name>      the kit's own units: recorded with "student": 0
+ * one pair per function of hl_trace_calls.h. Each takes the clock (CLOCK_MONOTONIC), calls the
+ * real function, takes the clock again and keeps one entry: the call, start, end, OpenMP thread
+ * number, whether it is MPI's main thread (MPI_Is_thread_main), whether it runs inside an active
+ * parallel region, the nesting level, team size, the OS thread id, its CPU and NUMA node, and
+ * how many other calls of the rank were inside MPI when it began; a Wait or Test keeps whether it
+ * completed ("done"), a collective its communicator's size and members as MPI_COMM_WORLD ranks
+ * ("comm_size", "comm"), a point-to-point call its communicator's handle, tag and count
+ * ("comm_id", "tag", "count"). Entries go to a per-rank buffer of HL_TRACE_MAX_CALLS (a slot
+ * taken with an atomic counter); the counters stay exact beyond it.
+ *
+ * For the kit's units (hl_runtime.h, the kernels): hl_trace_reset() at the start of a run,
+ * hl_trace_compute(start, end) for a kit helper's computing (one "computed" interval per stretch
+ * of a thread's computing between its MPI calls), hl_trace_emit(ctx) for the records, and the
+ * records' integrity: hl_append tells hl_trace_note every byte the kit appends to ctx->out;
+ * hl_trace_frame(ctx) checks that ctx->out holds exactly those bytes and frames each line for the
+ * harness (hybridlab.runs.records):
+ *     @hl KEY RANK SEQ {json}           SEQ = 0, 1, ... per rank
+ *     @hl KEY RANK end COUNT OK         COUNT lines before it; OK 0 when ctx->out was written by
+ *                                       anything but the kit's hl_append
+ * KEY is read from the file $HL_RECORD_KEY_FILE (the harness writes a fresh one per run; "-"
+ * without it): a line of the program's output without the run's key is not a record.
+ *
+ * A whole program (hybridlab.slurm.jobs.build_program, -DHL_WHOLE_PROGRAM) has no hl_run:
+ * hl_traced_MPI_Init_thread and hl_traced_MPI_Init start the trace and remember the level asked
+ * for and the one provided (HL_PROVIDE_AT_MOST=<level> makes the program see at most that level),
+ * and hl_traced_MPI_Finalize writes each rank's framed trace (a "meta" line, an "mpi_init"
+ * record, the calls and the summary) to $HL_TRACE_DIR/trace-<rank>.jsonl before it finalises.
+ */
+#define HL_TRACE_OBJECT /* hl_runtime.h: no entry points or main in this object */
+#include "hybridlab.h"
+#include <stdatomic.h>
+#include <stdint.h>
+
+#ifndef HL_TRACE_MAX_CALLS
+#define HL_TRACE_MAX_CALLS 32768
+#endif
+#define HL_TRACE_COMM_CHARS 96 /* a collective's members, "0,1,2,...", cut with "+" beyond */
+#ifndef HL_TRACE_MAX_COMPUTE
+#define HL_TRACE_MAX_COMPUTE 32768
+#endif
+#define HL_TRACE_COMPUTE_GAP 20e-6 /* a thread's computing within this of its last: one interval */
+#define HL_KEY_CHARS 64
+
+typedef struct {
+    const char *call;
+    double start, end;
+    long tid;
+    int thread, main, in_parallel, level, team, cpu, numa, concurrent, done, comm_size, student;
+    int comm_id, tag; /* point to point: MPI_Comm_c2f of its communicator, its tag */
+    long count;       /* point to point: elements (of a partition, for partitioned calls) */
+    char comm[HL_TRACE_COMM_CHARS];
+} hl_trace_call;
+
+typedef struct {
+    double start, end;
+    int thread, cpu, numa;
+} hl_trace_interval;
+
+static hl_trace_call calls[HL_TRACE_MAX_CALLS];
+static atomic_long call_count;  /* calls made (kept: the first MAX_CALLS) */
+static atomic_long not_main;    /* calls from a thread other than MPI's main */
+static atomic_long in_parallel; /* calls inside an active parallel region */
+static atomic_long overlapped;  /* calls that began while another was in MPI */
+static atomic_int active;       /* calls inside MPI right now */
+static double origin;
+static hl_trace_interval intervals[HL_TRACE_MAX_COMPUTE];
+static atomic_long interval_count;
+static _Thread_local long thread_tid;    /* the calling thread's OS id, asked once per thread */
+static _Thread_local long open_interval; /* 1 + this thread's open interval */
+static char key[HL_KEY_CHARS + 1] = "-"; /* the run's key (HL_RECORD_KEY_FILE) */
+static uint64_t noted_hash;              /* FNV-1a of the bytes the kit appended to the records */
+static size_t noted_len;
+
+/* ---------------------------------------------------------------------- the run's key */
+
+/* The key the harness wrote for this run (letters and digits), "-" without one. */
+static void read_key(void) {
+    const char *path = getenv("HL_RECORD_KEY_FILE");
+    snprintf(key, sizeof key, "-");
+    FILE *f = path && *path ? fopen(path, "r") : NULL;
+    if (!f) return;
+    size_t n = fread(key, 1, HL_KEY_CHARS, f);
+    fclose(f);
+    key[n] = '\0';
+    key[strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")] = '\0';
+    if (!key[0]) snprintf(key, sizeof key, "-");
+}
+
+static uint64_t fnv(uint64_t h, const char *text, size_t n) {
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)text[i]) * 1099511628211ULL;
+    return h;
+}
+
+void hl_trace_note(const char *text, size_t n) {
+    noted_hash = fnv(noted_hash, text, n);
+    noted_len += n;
+}
+
+static void records_begin(void) {
+    noted_hash = 14695981039346656037ULL;
+    noted_len = 0;
+}
+
+void hl_trace_frame(hl_ctx *ctx) {
+    int ok = ctx->len == noted_len &&
+             fnv(14695981039346656037ULL, ctx->out ? ctx->out : "", ctx->len) == noted_hash;
+    size_t cap = ctx->len + 4096, used = 0;
+    for (size_t i = 0; i < ctx->len; i++) cap += ctx->out[i] == '\n' ? 32 + HL_KEY_CHARS : 0;
+    char *framed = (malloc)(cap);
+    if (!framed) {
+        fprintf(stderr, "hybridlab: out of memory for records\n");
+        abort();
+    }
+    long seq = 0;
+    const char *line = ctx->out ? ctx->out : "", *end = line + ctx->len;
+    while (line < end) {
+        const char *stop = memchr(line, '\n', (size_t)(end - line));
+        size_t n = (size_t)((stop ? stop : end) - line);
+        if (n) {
+            used += (size_t)snprintf(framed + used, cap - used, "@hl %s %d %ld ", key, ctx->rank,
+                                     seq++);
+            memcpy(framed + used, line, n);
+            used += n;
+            framed[used++] = '\n';
+        }
+        line += n + 1;
+    }
+    used += (size_t)snprintf(framed + used, cap - used, "@hl %s %d end %ld %d\n", key, ctx->rank,
+                             seq, ok);
+    (free)(ctx->out);
+    ctx->out = framed;
+    ctx->len = used;
+    ctx->cap = cap;
+    noted_len = used; /* the framed buffer is the kit's own */
+    noted_hash = fnv(14695981039346656037ULL, framed, used);
+}
+
+/* ------------------------------------------------------------------------ the trace */
+
+void hl_trace_reset(void) {
+    read_key();
+    records_begin();
+    atomic_store(&interval_count, 0);
+    atomic_store(&call_count, 0);
+    atomic_store(&not_main, 0);
+    atomic_store(&in_parallel, 0);
+    atomic_store(&overlapped, 0);
+    atomic_store(&active, 0);
+    origin = hl_now();
+}
+
+double hl_trace_origin_time(void) { return origin; }
+
+static void trace_begin(hl_trace_call *c, const char *call, int student) {
+    c->call = call;
+    c->thread = omp_get_thread_num();
+    c->in_parallel = omp_in_parallel();
+    c->level = omp_get_level();
+    c->team = omp_get_num_threads();
+    if (!thread_tid) thread_tid = (long)syscall(SYS_gettid);
+    c->tid = thread_tid;
+    c->main = 0;
+    MPI_Is_thread_main(&c->main);
+    hl_where(&c->cpu, &c->numa);
+    c->done = -1;
+    c->comm_size = 0;
+    c->comm_id = -1;
+    c->tag = MPI_UNDEFINED;
+    c->count = -1;
+    c->student = student;
+    c->comm[0] = '\0';
+    open_interval = 0; /* the thread's next computing is a new interval */
+    c->concurrent = atomic_fetch_add(&active, 1);
+    c->start = hl_now();
+}
+
+/* The communicator of a collective: its size and members as MPI_COMM_WORLD ranks. */
+static void trace_comm(hl_trace_call *c, MPI_Comm comm) {
+    int n = 0;
+    if (comm == MPI_COMM_NULL || MPI_Comm_size(comm, &n) != MPI_SUCCESS) return;
+    c->comm_size = n;
+    MPI_Group group, world;
+    MPI_Comm_group(comm, &group);
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    size_t used = 0;
+    for (int i = 0; i < n; i++) {
+        int w = MPI_UNDEFINED;
+        MPI_Group_translate_ranks(group, 1, &i, world, &w);
+        int k = snprintf(c->comm + used, sizeof c->comm - used, "%s%d", i ? "," : "", w);
+        if (k < 0 || used + (size_t)k >= sizeof c->comm - 2) {
+            snprintf(c->comm + used, sizeof c->comm - used, "+");
+            break;
+        }
+        used += (size_t)k;
+    }
+    MPI_Group_free(&group);
+    MPI_Group_free(&world);
+}
+
+/* A kit helper computed from `start` to `end` (hl_now()) on the calling thread: extends the
+ * thread's open interval when it follows closely with no MPI call between, else starts one. */
+void hl_trace_compute(double start, double end) {
+    long open = open_interval - 1;
+    if (open >= 0 && start - intervals[open].end < HL_TRACE_COMPUTE_GAP) {
+        intervals[open].end = end;
+        return;
+    }
+    long slot = atomic_fetch_add(&interval_count, 1);
+    if (slot >= HL_TRACE_MAX_COMPUTE) return;
+    hl_trace_interval *v = &intervals[slot];
+    v->start = start;
+    v->end = end;
+    v->thread = omp_get_thread_num();
+    hl_where(&v->cpu, &v->numa);
+    open_interval = slot + 1;
+}
+
+/* Keep the call, ended at `end`. */
+static void trace_keep(hl_trace_call *c, double end) {
+    c->end = end;
+    atomic_fetch_sub(&active, 1);
+    if (!c->main) atomic_fetch_add(&not_main, 1);
+    if (c->in_parallel) atomic_fetch_add(&in_parallel, 1);
+    if (c->concurrent) atomic_fetch_add(&overlapped, 1);
+    long slot = atomic_fetch_add(&call_count, 1);
+    if (slot < HL_TRACE_MAX_CALLS) calls[slot] = *c;
+}
+
+static void trace_end(hl_trace_call *c) { trace_keep(c, hl_now()); }
+
+/* A collective's end: its communicator read after the call's end is taken (not its cost). */
+static void trace_end_comm(hl_trace_call *c, MPI_Comm comm) {
+    double end = hl_now();
+    trace_comm(c, comm);
+    trace_keep(c, end);
+}
+
+void hl_trace_emit(hl_ctx *ctx) {
+    long made = atomic_load(&call_count);
+    long kept = made < HL_TRACE_MAX_CALLS ? made : HL_TRACE_MAX_CALLS;
+    char line[640];
+    for (long i = 0; i < kept; i++) {
+        const hl_trace_call *c = &calls[i];
+        int n = snprintf(line, sizeof line,
+                         "{\"rank\":%d,\"thread\":%d,\"cpu\":%d,\"numa\":%d,\"record\":\"mpi_call\","
+                         "\"call\":\"%s\",\"start\":%.9f,\"end\":%.9f,\"main\":%d,"
+                         "\"in_parallel\":%d,\"level\":%d,\"team\":%d,\"tid\":%ld,"
+                         "\"concurrent\":%d,\"done\":%d,\"comm_size\":%d,\"comm\":\"%s\","
+                         "\"student\":%d,\"comm_id\":%d,\"tag\":%d,\"count\":%ld}\n",
+                         ctx->rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?",
+                         c->start - origin, c->end - origin, c->main, c->in_parallel, c->level,
+                         c->team, c->tid, c->concurrent, c->done, c->comm_size, c->comm,
+                         c->student, c->comm_id, c->tag, c->count);
+        hl_append(ctx, line, (size_t)n);
+    }
+    long stretches = atomic_load(&interval_count);
+    if (stretches > HL_TRACE_MAX_COMPUTE) stretches = HL_TRACE_MAX_COMPUTE;
+    for (long i = 0; i < stretches; i++) {
+        const hl_trace_interval *v = &intervals[i];
+        int n = snprintf(line, sizeof line,
+                         "{\"rank\":%d,\"thread\":%d,\"cpu\":%d,\"numa\":%d,\"record\":\"computed\","
+                         "\"start\":%.9f,\"end\":%.9f}\n",
+                         ctx->rank, v->thread, v->cpu, v->numa, v->start - origin,
+                         v->end - origin);
+        hl_append(ctx, line, (size_t)n);
+    }
+    int cpu, numa;
+    hl_where(&cpu, &numa);
+    int n = snprintf(line, sizeof line,
+                     "{\"rank\":%d,\"thread\":%d,\"cpu\":%d,\"numa\":%d,\"record\":\"mpi_trace\","
+                     "\"calls\":%ld,\"kept\":%ld,\"not_main\":%ld,\"in_parallel\":%ld,"
+                     "\"concurrent\":%ld,\"computed\":%ld}\n",
+                     ctx->rank, omp_get_thread_num(), cpu, numa, made, kept,
+                     atomic_load(&not_main), atomic_load(&in_parallel), atomic_load(&overlapped),
+                     stretches);
+    hl_append(ctx, line, (size_t)n);
+}
+
+/* ------------------------------------------------------------------- the entry points */
+
+/* Each entry twice: prefix hl_traced_ (a student's unit: student 1) and hl_kit_ (student 0). */
+#define HL_BOTH(DEFINE, ...) DEFINE(hl_traced_, 1, __VA_ARGS__) DEFINE(hl_kit_, 0, __VA_ARGS__)
+
+/* One entry: the call recorded around `real args`; `finish` (an expression of c_) ends the entry:
+ * trace_end(&c_), after keeping what the call did (a completion, a communicator, a tag). */
+#define HL_DEFINE(prefix, student, entry, name, real, params, args, finish)                     \
+    int prefix##entry params {                                                                    \
+        hl_trace_call c_;                                                                         \
+        trace_begin(&c_, name, student);                                                          \
+        int rc_ = real args;                                                                      \
+        finish;                                                                                   \
+        return rc_;                                                                               \
+    }
+#define HL_DEFINE_QUERY(prefix, student, type, entry, real, params, args)                       \
+    type prefix##entry params { return real args; }
+#define HL_P2P_FINISH(comm, tag_, count_)                                                         \
+    (c_.comm_id = (int)MPI_Comm_c2f(comm), c_.tag = (tag_), c_.count = (long)(count_),           \
+     trace_end(&c_))
+
+#define HL_TRACED(name, params, args)                                                             \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, trace_end(&c_))
+#define HL_TRACED_DONE(name, params, args, flag)                                                  \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            (c_.done = (flag), trace_end(&c_)))
+#define HL_TRACED_COMM(name, params, args, comm)                                                  \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            trace_end_comm(&c_, comm))
+#define HL_TRACED_P2P(name, params, args, comm, tag_, count_)                                     \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            HL_P2P_FINISH(comm, tag_, count_))
+#define HL_TRACED_P2P_AS(entry, name, real, params, args, comm, tag_, count_)                     \
+    HL_BOTH(HL_DEFINE, entry, name, real, params, args, HL_P2P_FINISH(comm, tag_, count_))
+#define HL_QUERY(type, name, params, args)                                                        \
+    HL_BOTH(HL_DEFINE_QUERY, type, MPI_##name, MPI_##name, params, args)
+
+#include "hl_trace_calls.h"
+
+/* MPI_Abort ends the process without flushing stdio: a reason printed with printf just before
+ * would be lost ("exited with status 255" and nothing else), so the buffers are flushed first. */
+static int abort_flushed(MPI_Comm c, int code) {
+    fflush(stdout);
+    fflush(stderr);
+    return MPI_Abort(c, code);
+}
+HL_BOTH(HL_DEFINE, MPI_Abort, "MPI_Abort", abort_flushed, (MPI_Comm c, int code), (c, code),
+        trace_end(&c_))
+
+/* ------------------------------------------------ a whole program: its own main (see above) */
+static int required_level = -1, provided_level = -1;
+
+/* HL_PROVIDE_AT_MOST=funneled: the program sees at most FUNNELED, whatever MPI gave */
+static int capped(int provided) {
+    const char *cap = getenv("HL_PROVIDE_AT_MOST");
+    static const int levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
+                                 MPI_THREAD_MULTIPLE};
+    for (int i = 0; cap && i < 4; i++)
+        if (!strcmp(cap, hl_level_name(levels[i])) && provided > levels[i]) return levels[i];
+    return provided;
+}
+
+int hl_traced_MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    int rc = MPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS) *provided = capped(*provided);
+    required_level = required;
+    provided_level = rc == MPI_SUCCESS ? *provided : -1;
+    hl_trace_reset();
+    return rc;
+}
+
+int hl_traced_MPI_Init(int *argc, char ***argv) {
+    int provided;
+    return hl_traced_MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
+}
+
+int hl_traced_MPI_Finalize(void) {
+    const char *dir = getenv("HL_TRACE_DIR");
+    if (dir && *dir) {
+        hl_ctx ctx;
+        memset(&ctx, 0, sizeof ctx);
+        records_begin();
+        MPI_Comm_rank(MPI_COMM_WORLD, &ctx.rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &ctx.size);
+        char line[640], host[256] = "?";
+        gethostname(host, sizeof host - 1);
+        int cpu, numa;
+        hl_where(&cpu, &numa);
+        int n = snprintf(line, sizeof line,
+                         "{\"meta\":true,\"rank\":%d,\"size\":%d,\"host\":\"%s\","
+                         "\"thread_level\":\"%s\"}\n"
+                         "{\"rank\":%d,\"thread\":0,\"cpu\":%d,\"numa\":%d,\"record\":\"mpi_init\","
+                         "\"required\":\"%s\",\"provided\":\"%s\"}\n",
+                         ctx.rank, ctx.size, host, hl_level_name(provided_level), ctx.rank, cpu,
+                         numa, hl_level_name(required_level), hl_level_name(provided_level));
+        hl_append(&ctx, line, (size_t)n);
+        hl_trace_emit(&ctx);
+        hl_trace_frame(&ctx);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/trace-%d.jsonl", dir, ctx.rank);
+        FILE *f = fopen(path, "w");
+        if (f) {
+            fwrite(ctx.out, 1, ctx.len, f);
+            fclose(f);
+        }
+        (free)(ctx.out);
+    }
+    return MPI_Finalize();
+}

@@ -1,0 +1,228 @@
+/* hl_trace_calls.h: the MPI functions the kit traces, one line each (an X-list).
+ *
+ * Not included by kernels: kernels_c/hl_trace.c includes it to define one pair of entry points per
+ * function (hl_traced_MPI_Send for a student's unit, hl_kit_MPI_Send for the kit's own units),
+ * and hl_mpi_trace.h to declare them. The includer defines
+ *     HL_TRACED(name, params, args)                      a call recorded as it is
+ *     HL_TRACED_DONE(name, params, args, flag)           ... and whether it completed (flag)
+ *     HL_TRACED_COMM(name, params, args, comm)           ... and its communicator's members
+ *     HL_TRACED_P2P(name, params, args, comm, tag, count) ... and its communicator, tag, count
+ *     HL_TRACED_P2P_AS(entry, "MPI_name", real, params, args, comm, tag, count)
+ *                                                        entry hl_*_<entry> recorded as MPI_name
+ *                                                        and calling `real`
+ *     HL_QUERY(type, name, params, args)                 passed through, not recorded
+ */
+/* point to point */
+HL_TRACED_P2P(Send, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c),
+              c, g, n)
+HL_TRACED_P2P(Ssend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c),
+              c, g, n)
+HL_TRACED_P2P(Bsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c),
+              c, g, n)
+HL_TRACED_P2P(Rsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c),
+              c, g, n)
+HL_TRACED_P2P(Recv, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Status *st),
+              (b, n, t, s, g, c, st), c, g, n)
+HL_TRACED_P2P(Isend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
+              (b, n, t, d, g, c, r), c, g, n)
+HL_TRACED_P2P(Issend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
+              (b, n, t, d, g, c, r), c, g, n)
+HL_TRACED_P2P(Ibsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
+              (b, n, t, d, g, c, r), c, g, n)
+HL_TRACED_P2P(Irsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
+              (b, n, t, d, g, c, r), c, g, n)
+HL_TRACED_P2P(Irecv, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
+              (b, n, t, s, g, c, r), c, g, n)
+HL_TRACED_P2P(Sendrecv,
+              (const void *sb, int sn, MPI_Datatype st, int d, int sg, void *rb, int rn,
+               MPI_Datatype rt, int s, int rg, MPI_Comm c, MPI_Status *status),
+              (sb, sn, st, d, sg, rb, rn, rt, s, rg, c, status), c, sg, sn)
+HL_TRACED_P2P(Sendrecv_replace,
+              (void *b, int n, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm c,
+               MPI_Status *status),
+              (b, n, t, d, sg, s, rg, c, status), c, sg, n)
+HL_TRACED_DONE(Wait, (MPI_Request *r, MPI_Status *st), (r, st), 1)
+HL_TRACED_DONE(Waitall, (int n, MPI_Request r[], MPI_Status *st), (n, r, st), 1)
+HL_TRACED_DONE(Waitany, (int n, MPI_Request r[], int *i, MPI_Status *st), (n, r, i, st), 1)
+HL_TRACED_DONE(Waitsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st), 1)
+HL_TRACED_DONE(Test, (MPI_Request *r, int *f, MPI_Status *st), (r, f, st), *f)
+HL_TRACED_DONE(Testall, (int n, MPI_Request r[], int *f, MPI_Status *st), (n, r, f, st), *f)
+HL_TRACED_DONE(Testany, (int n, MPI_Request r[], int *i, int *f, MPI_Status *st), (n, r, i, f, st), *f)
+HL_TRACED_DONE(Testsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st), (*k != MPI_UNDEFINED && *k > 0))
+HL_TRACED(Probe, (int s, int g, MPI_Comm c, MPI_Status *st), (s, g, c, st))
+HL_TRACED(Iprobe, (int s, int g, MPI_Comm c, int *f, MPI_Status *st), (s, g, c, f, st))
+HL_TRACED(Get_count, (const MPI_Status *st, MPI_Datatype t, int *n), (st, t, n))
+HL_TRACED(Request_free, (MPI_Request *r), (r))
+
+/* -DHL_SYNCHRONOUS_SENDS: MPI_Send and MPI_Isend, still recorded as themselves, are made an
+ * MPI_Ssend and an MPI_Issend (a request that completes only once the receive matched), so that an
+ * ordering that is only safe while MPI buffers the message deadlocks for certain (what lab 04's
+ * exercise does untraced with `#define MPI_Send MPI_Ssend`, which cannot redefine the name here) */
+HL_TRACED_P2P_AS(MPI_Send_synchronous, "MPI_Send", MPI_Ssend,
+                 (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c),
+                 (b, n, t, d, g, c), c, g, n)
+HL_TRACED_P2P_AS(MPI_Isend_synchronous, "MPI_Isend", MPI_Issend,
+                 (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
+                 (b, n, t, d, g, c, r), c, g, n)
+
+/* collectives */
+HL_TRACED_COMM(Barrier, (MPI_Comm c), (c), c)
+HL_TRACED_COMM(Ibarrier, (MPI_Comm c, MPI_Request *r), (c, r), c)
+HL_TRACED_COMM(Bcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c), (b, n, t, root, c), c)
+HL_TRACED_COMM(Ibcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c, MPI_Request *r),
+          (b, n, t, root, c, r), c)
+HL_TRACED_COMM(Reduce,
+          (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c),
+          (sb, rb, n, t, op, root, c), c)
+HL_TRACED_COMM(Allreduce, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
+          (sb, rb, n, t, op, c), c)
+HL_TRACED_COMM(Iallreduce,
+          (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c,
+           MPI_Request *r),
+          (sb, rb, n, t, op, c, r), c)
+HL_TRACED_COMM(Scan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
+          (sb, rb, n, t, op, c), c)
+HL_TRACED_COMM(Exscan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
+          (sb, rb, n, t, op, c), c)
+HL_TRACED_COMM(Reduce_scatter_block,
+          (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
+          (sb, rb, n, t, op, c), c)
+HL_TRACED_COMM(Alltoall,
+          (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),
+          (sb, sn, st, rb, rn, rt, c), c)
+HL_TRACED_COMM(Ialltoall,
+          (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c,
+           MPI_Request *r),
+          (sb, sn, st, rb, rn, rt, c, r), c)
+HL_TRACED_COMM(Alltoallv,
+          (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb,
+           const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c),
+          (sb, sn, sd, st, rb, rn, rd, rt, c), c)
+HL_TRACED_COMM(Allgather,
+          (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),
+          (sb, sn, st, rb, rn, rt, c), c)
+HL_TRACED_COMM(Allgatherv,
+          (const void *sb, int sn, MPI_Datatype st, void *rb, const int rn[], const int rd[],
+           MPI_Datatype rt, MPI_Comm c),
+          (sb, sn, st, rb, rn, rd, rt, c), c)
+HL_TRACED_COMM(Gather,
+          (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, int root,
+           MPI_Comm c),
+          (sb, sn, st, rb, rn, rt, root, c), c)
+HL_TRACED_COMM(Gatherv,
+          (const void *sb, int sn, MPI_Datatype st, void *rb, const int rn[], const int rd[],
+           MPI_Datatype rt, int root, MPI_Comm c),
+          (sb, sn, st, rb, rn, rd, rt, root, c), c)
+HL_TRACED_COMM(Scatter,
+          (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, int root,
+           MPI_Comm c),
+          (sb, sn, st, rb, rn, rt, root, c), c)
+HL_TRACED_COMM(Scatterv,
+          (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb, int rn,
+           MPI_Datatype rt, int root, MPI_Comm c),
+          (sb, sn, sd, st, rb, rn, rt, root, c), c)
+
+/* communicators, topologies and datatypes */
+HL_TRACED(Comm_rank, (MPI_Comm c, int *r), (c, r))
+HL_TRACED(Comm_size, (MPI_Comm c, int *n), (c, n))
+HL_TRACED(Comm_split, (MPI_Comm c, int colour, int key, MPI_Comm *out), (c, colour, key, out))
+HL_TRACED(Comm_split_type, (MPI_Comm c, int type, int key, MPI_Info info, MPI_Comm *out),
+          (c, type, key, info, out))
+HL_TRACED(Comm_dup, (MPI_Comm c, MPI_Comm *out), (c, out))
+HL_TRACED(Comm_free, (MPI_Comm *c), (c))
+HL_TRACED(Cart_create,
+          (MPI_Comm c, int nd, const int dims[], const int periods[], int reorder, MPI_Comm *out),
+          (c, nd, dims, periods, reorder, out))
+HL_TRACED(Cart_shift, (MPI_Comm c, int dir, int disp, int *s, int *d), (c, dir, disp, s, d))
+HL_TRACED(Cart_coords, (MPI_Comm c, int r, int nd, int coords[]), (c, r, nd, coords))
+HL_TRACED(Type_contiguous, (int n, MPI_Datatype t, MPI_Datatype *out), (n, t, out))
+HL_TRACED(Type_vector, (int n, int len, int stride, MPI_Datatype t, MPI_Datatype *out),
+          (n, len, stride, t, out))
+HL_TRACED(Type_commit, (MPI_Datatype *t), (t))
+HL_TRACED(Type_free, (MPI_Datatype *t), (t))
+HL_TRACED(Dims_create, (int n, int nd, int dims[]), (n, nd, dims))
+HL_TRACED(Cart_rank, (MPI_Comm c, const int coords[], int *r), (c, coords, r))
+HL_TRACED(Dist_graph_create_adjacent,
+          (MPI_Comm c, int ni, const int srcs[], const int sw[], int no, const int dsts[],
+           const int dw[], MPI_Info info, int reorder, MPI_Comm *out),
+          (c, ni, srcs, sw, no, dsts, dw, info, reorder, out))
+HL_TRACED(Comm_group, (MPI_Comm c, MPI_Group *g), (c, g))
+HL_TRACED(Group_translate_ranks, (MPI_Group a, int n, const int ra[], MPI_Group b, int rb[]),
+          (a, n, ra, b, rb))
+HL_TRACED(Group_free, (MPI_Group *g), (g))
+HL_TRACED(Query_thread, (int *level), (level))
+
+/* persistent and MPI-4 partitioned point to point (MPICH 4+, Open MPI 5) */
+HL_TRACED_P2P(Send_init,
+              (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
+              (b, n, t, d, g, c, r), c, g, n)
+HL_TRACED_P2P(Recv_init, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
+              (b, n, t, s, g, c, r), c, g, n)
+HL_TRACED(Start, (MPI_Request *r), (r))
+HL_TRACED(Startall, (int n, MPI_Request r[]), (n, r))
+/* MPI-4 partitioned calls, where the library has them (Open MPI 5's mpi.h says 3.1 but has
+ * them): a traced build against an MPI without them still compiles */
+#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
+HL_TRACED_P2P(Psend_init,
+              (const void *b, int parts, MPI_Count n, MPI_Datatype t, int d, int g, MPI_Comm c,
+               MPI_Info info, MPI_Request *r),
+              (b, parts, n, t, d, g, c, info, r), c, g, n)
+HL_TRACED_P2P(Precv_init,
+              (void *b, int parts, MPI_Count n, MPI_Datatype t, int s, int g, MPI_Comm c,
+               MPI_Info info, MPI_Request *r),
+              (b, parts, n, t, s, g, c, info, r), c, g, n)
+HL_TRACED(Pready, (int part, MPI_Request r), (part, r))
+HL_TRACED(Pready_range, (int low, int high, MPI_Request r), (low, high, r))
+HL_TRACED_DONE(Parrived, (MPI_Request r, int part, int *f), (r, part, f), *f)
+#endif
+
+/* neighbourhood collectives (on a Cartesian or graph communicator: its members are recorded) */
+HL_TRACED_COMM(Neighbor_alltoall,
+          (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),
+          (sb, sn, st, rb, rn, rt, c), c)
+HL_TRACED_COMM(Neighbor_alltoallv,
+          (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb,
+           const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c),
+          (sb, sn, sd, st, rb, rn, rd, rt, c), c)
+HL_TRACED_COMM(Neighbor_alltoallw,
+          (const void *sb, const int sn[], const MPI_Aint sd[], const MPI_Datatype st[], void *rb,
+           const int rn[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm c),
+          (sb, sn, sd, st, rb, rn, rd, rt, c), c)
+HL_TRACED_COMM(Ineighbor_alltoallv,
+          (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb,
+           const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c, MPI_Request *r),
+          (sb, sn, sd, st, rb, rn, rd, rt, c, r), c)
+HL_TRACED_COMM(Neighbor_allgather,
+          (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),
+          (sb, sn, st, rb, rn, rt, c), c)
+
+/* MPI-3 shared memory windows (MPI+MPI): the allocation is a collective on its communicator */
+HL_TRACED_COMM(Win_allocate_shared,
+          (MPI_Aint size, int unit, MPI_Info info, MPI_Comm c, void *base, MPI_Win *w),
+          (size, unit, info, c, base, w), c)
+HL_TRACED(Win_shared_query, (MPI_Win w, int r, MPI_Aint *size, int *unit, void *base),
+          (w, r, size, unit, base))
+HL_TRACED(Win_fence, (int a, MPI_Win w), (a, w))
+HL_TRACED(Win_sync, (MPI_Win w), (w))
+HL_TRACED(Win_lock_all, (int a, MPI_Win w), (a, w))
+HL_TRACED(Win_unlock_all, (MPI_Win w), (w))
+HL_TRACED(Win_free, (MPI_Win *w), (w))
+
+
+/* queries a student's code may make, passed through unrecorded (nothing to judge in them):
+ * HL_QUERY(return type, name, params, args) */
+HL_QUERY(double, Wtime, (void), ())
+HL_QUERY(double, Wtick, (void), ())
+HL_QUERY(int, Is_thread_main, (int *flag), (flag))
+HL_QUERY(int, Initialized, (int *flag), (flag))
+HL_QUERY(int, Finalized, (int *flag), (flag))
+HL_QUERY(int, Get_processor_name, (char *name, int *len), (name, len))
+HL_QUERY(int, Get_version, (int *version, int *subversion), (version, subversion))
+HL_QUERY(int, Get_library_version, (char *text, int *len), (text, len))
+HL_QUERY(int, Type_size, (MPI_Datatype t, int *size), (t, size))
+HL_QUERY(int, Comm_compare, (MPI_Comm a, MPI_Comm b, int *result), (a, b, result))
+HL_QUERY(int, Topo_test, (MPI_Comm c, int *status), (c, status))
+HL_QUERY(int, Cartdim_get, (MPI_Comm c, int *nd), (c, nd))
+HL_QUERY(int, Cart_get, (MPI_Comm c, int nd, int dims[], int periods[], int coords[]),
+         (c, nd, dims, periods, coords))
+HL_QUERY(int, Error_string, (int code, char *text, int *len), (code, text, len))

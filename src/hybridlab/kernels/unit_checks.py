@@ -1,0 +1,338 @@
+"""What a student's compiled C may be: judged from its object and its preprocessed unit, never
+from the text the student typed.
+
+A C cell (hybridlab.runs.student_c) and a whole program (hybridlab.slurm.jobs.build_program) are compiled
+with every MPI name redirected to the kit's tracer (kernels_c/hl_mpi_trace.h, hl_trace.c). What
+the compiler made of them is then read back:
+
+  symbols     (nm) a cell defines as globals only the names its part's header declares (the
+              functions the kit calls; a whole program: main and names no library of the
+              process defines, so nothing is interposed: clock_gettime, omp_get_thread_num,
+              MPI_Is_thread_main ...); it refers only to the tracer's entry points
+              (hl_traced_MPI_*), the kit helpers its header declares, OpenMP (omp_*, GOMP_*),
+              the maths library and the C library functions of ALLOWED_LIBC: no real MPI_ or
+              PMPI_ function (a #undef, push_macro, pasted name or asm label that got round the
+              redirect shows here), no dl*, syscall, file or process functions;
+  sections    no constructor or destructor tables (code that would run before the kit's);
+  code        (objdump) no system-call instruction;
+  unit        (cc -E, the cell's own lines after preprocessing) no asm, no #line to another
+              file, no #include of a file other than a system or kit header.
+
+Each refusal names the cell's line where the object's debug information or the preprocessed
+unit gives one ("cell:7: ..."), and says what the part allows. `preprocessed_cell` gives the
+cell's preprocessed lines to the checks symbols cannot make (a pragma, a task with depend).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..paths import find_kernel_file, kernel_dirs
+
+CELL = "cell"  # the file name a cell's lines carry (`#line 1 "cell"`, hybridlab.c_cells)
+TRACED_PREFIX = "hl_traced_"
+# What a cell or a whole program may call of the C library: memory, strings, formatted output,
+# clocks and sleeps, numbers, where the process runs. Not files, descriptors, processes,
+# signals, the environment or the dynamic linker: what would reach the records, the key or the
+# real MPI.
+ALLOWED_LIBC = frozenset("""
+malloc calloc realloc free aligned_alloc posix_memalign memalign
+memcpy memmove memset memcmp memchr strlen strnlen strcmp strncmp strcpy strncpy strcat strncat
+strchr strrchr strstr strspn strcspn strdup strtol strtoll strtoul strtoull strtod strtof atoi
+atol atof abs labs llabs qsort bsearch rand srand rand_r div ldiv
+printf fprintf sprintf snprintf vprintf vfprintf vsprintf vsnprintf puts fputs putchar fputc
+putc fflush fwrite perror stdout stderr sscanf __isoc99_sscanf __isoc23_sscanf __isoc23_strtol
+__isoc23_strtoll __isoc23_strtoul __isoc23_strtoull
+__printf_chk __fprintf_chk __sprintf_chk __snprintf_chk __vprintf_chk __vfprintf_chk
+__vsnprintf_chk __vsprintf_chk __memcpy_chk __memmove_chk __memset_chk __strcpy_chk
+__strcat_chk __strncpy_chk __stack_chk_fail __assert_fail __errno_location __ctype_b_loc
+__ctype_tolower_loc __ctype_toupper_loc toupper tolower
+clock_gettime clock time gettimeofday nanosleep usleep sleep sched_yield sched_getcpu
+sched_getaffinity __sched_cpucount gethostname getpid sysconf get_nprocs
+abort exit
+""".split())
+# OpenMP's runtime (libgomp), the data objects of Open MPI's handles (MPI_COMM_WORLD is
+# &ompi_mpi_comm_world there) and MPI's constants that are objects: names, not calls into MPI.
+_ALWAYS = re.compile(r"(omp_|GOMP_|ompi_mpi_)\w+|_GLOBAL_OFFSET_TABLE_|MPI_UNWEIGHTED"
+                     r"|MPI_WEIGHTS_EMPTY|MPI_F_STATUSE?S?_IGNORE|MPI_F_ERRCODES_IGNORE")
+_REAL_MPI = re.compile(r"P?MPI_\w+|P?MPIX_\w+|ompi_\w+|MPIR_\w+")
+_OMP_CRITICAL = ".gomp_critical_user_"  # GCC's lock of a named `omp critical`, a common symbol
+_FORBIDDEN_SECTIONS = (".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors")
+_SYSCALL = re.compile(r"\t(syscall|sysenter|int\s+\$0x80|svc\s)")
+_MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d)*)$')
+_ASM = re.compile(r"\b(asm|__asm__|__asm)\b")
+_WHY = {  # what a refused name does, in the words of a message
+    "hl_trace_note": "writes the kit's records (hl_emit and kin are the kit's, not a cell's)",
+}
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One construct of the student's C the kit refuses: where (a cell line, or 0) and why."""
+
+    line: int
+    message: str
+    file: str = CELL  # the name the unit's own lines carry
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: error: {self.message}"
+
+
+@dataclass(frozen=True)
+class Part:
+    """What a part lets the student's object define and call beyond the common allowance."""
+
+    defines: frozenset[str]  # the globals it may (and the kit's kernel expects it to) define
+    helpers: frozenset[str]  # the kit helpers it may call (its header declares them)
+    whole_program: bool = False  # a whole program: any global no library defines, and main
+
+    def describe(self) -> str:
+        if self.whole_program:
+            return "a whole program defines main and its own functions (static where it can)"
+        helpers = f"; it may call the kit's {', '.join(sorted(self.helpers))}" if self.helpers else ""
+        return f"the cell defines {', '.join(sorted(self.defines))} (other functions static){helpers}"
+
+
+def _run(cmd: list[str]) -> str:
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr[-500:]}")
+    return done.stdout
+
+
+# ------------------------------------------------------------------------------ the part
+
+
+def header_names(kernel: str) -> frozenset[str]:
+    """The names kernels_c/<kernel>_student.h (and the kit headers it includes besides
+    hybridlab.h) declares: functions and extern data."""
+    names: set[str] = set()
+    pending = [f"{kernel}_student.h"]
+    while pending:
+        path = find_kernel_file(pending.pop())
+        if path is None:
+            continue
+        text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", path.read_text(), flags=re.S)
+        text = re.sub(r"^\s*#[^\n]*", "", text, flags=re.M)
+        for declaration in _top_level(text).split(";"):
+            declaration = " ".join(declaration.split())
+            if declaration.startswith(("typedef", "static", "struct", "enum")):
+                continue
+            found = re.search(r"\b([A-Za-z_]\w*)\s*\((?:[^()]|\([^()]*\))*\)$", declaration)
+            data = re.match(r"extern\b[^()]*?\b([A-Za-z_]\w*)$", declaration)
+            names |= {m.group(1) for m in (found, data) if m}
+        pending += [n for n in re.findall(r'#\s*include\s+"(hl_\w+\.h)"', path.read_text())
+                    if n not in ("hybridlab.h", "hl_student.h")]  # fmt: skip
+    return frozenset(names)
+
+
+def _top_level(text: str) -> str:
+    """C text with every brace block's inside taken out (function bodies, struct members)."""
+    out, depth = [], 0
+    for char in text:
+        depth += char == "{"
+        if depth == 0:
+            out.append(char)
+        elif char == "}" and depth:
+            depth -= 1
+            out.append(";" if depth == 0 else "")
+    return "".join(out)
+
+
+def defined_globals(obj: Path, file: str = CELL) -> dict[str, int]:
+    """The global symbols an object defines -> the line of `file` where, 0 when unknown."""
+    out = {}
+    for line in _run(["nm", "-l", "--defined-only", "-g", str(obj)]).splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3:
+            name, _, where = parts[2].partition("\t")
+            out[name] = _line_of(where, file)
+    return out
+
+
+def cell_part(kernel: str, kit_object: Path) -> Part:
+    """A C cell's part: it defines what its header declares and the kit's kernel does not; it
+    may call what its header declares and the kernel defines."""
+    declared = header_names(kernel)
+    kit = set(defined_globals(kit_object))
+    return Part(frozenset(declared - kit), frozenset(declared & kit))
+
+
+WHOLE_PROGRAM = Part(frozenset({"main"}), frozenset(), whole_program=True)
+
+
+# --------------------------------------------------------------------------- the checks
+
+
+def _line_of(where: str, file: str) -> int:
+    match = re.search(rf"(?:^|/){re.escape(file)}:(\d+)", where)
+    return int(match.group(1)) if match else 0
+
+
+@functools.lru_cache(maxsize=1)
+def library_names() -> frozenset[str]:
+    """Every name the C library, the maths library, OpenMP and MPI export: a global of the
+    student's object with one of them would interpose it (the kit's timers and tracer too)."""
+    names: set[str] = set()
+    for lib in ("libc.so.6", "libm.so.6", "libgomp.so.1"):
+        path = _run(["gcc", f"-print-file-name={lib}"]).strip()
+        if Path(path).is_file():
+            names |= set(_run(["nm", "-D", "--defined-only", path]).split()[2::3])
+    names = {n.split("@")[0] for n in names}
+    return frozenset(names)
+
+
+@functools.lru_cache(maxsize=1)
+def _libm_names() -> frozenset[str]:
+    path = _run(["gcc", "-print-file-name=libm.so.6"]).strip()
+    if not Path(path).is_file():
+        return frozenset()
+    return frozenset(n.split("@")[0] for n in _run(["nm", "-D", "--defined-only", path]).split()[2::3])
+
+
+def _references(obj: Path, file: str) -> dict[str, int]:
+    """Each undefined symbol of the object -> the first cell line that refers to it (0: none
+    known, e.g. a reference from data)."""
+    names = {line.split()[-1] for line in _run(["nm", "-u", str(obj)]).splitlines() if line.strip()}
+    lines: dict[str, int] = {}
+    current = 0
+    for line in _run(["objdump", "-d", "-l", "-r", "--no-show-raw-insn", str(obj)]).splitlines():
+        where = re.match(r"^(\S+):(\d+)(?: \(discriminator \d+\))?$", line)
+        if where:
+            current = _line_of(line, file)
+            continue
+        reloc = re.match(r"^\s+[0-9a-f]+: R_\w+\s+([A-Za-z_.][\w.@]*)", line)
+        if reloc:
+            name = reloc.group(1).split("@")[0]
+            if name in names and not lines.get(name):
+                lines[name] = current
+    return {n: lines.get(n, 0) for n in names}
+
+
+def _allowed_call(name: str, part: Part, entries: frozenset[str] | None) -> bool:
+    entry = name.startswith(TRACED_PREFIX) if entries is None else name in entries
+    return (entry or name in part.helpers or name in ALLOWED_LIBC
+            or name in _libm_names() or bool(_ALWAYS.fullmatch(name)))  # fmt: skip
+
+
+def check_symbols(obj: Path, part: Part, entries: frozenset[str] | None, file: str = CELL
+                  ) -> list[Refusal]:  # fmt: skip
+    """The object's globals and references against the part (see the module docstring);
+    `entries` are the tracer's entry points (tracer_entries; None: any hl_traced_ name, the ones
+    hl_mpi_trace.h declares)."""
+    found = []
+    reserved = library_names()
+    for name, line in sorted(defined_globals(obj, file).items()):
+        if name in part.defines or name.startswith(_OMP_CRITICAL):
+            continue
+        if part.whole_program and name not in reserved and not _REAL_MPI.fullmatch(name) \
+                and not name.startswith(("hl_", "omp_", "GOMP_")):  # fmt: skip
+            continue
+        what = ("would replace the library's own (the kit's timers and tracer call it too)"
+                if name in reserved or _REAL_MPI.fullmatch(name) or name.startswith("omp_")
+                else "is not one the part declares: make it static")  # fmt: skip
+        found.append(Refusal(line, f"defines the global {name}, which {what}; {part.describe()}",
+                             file))
+    for name, line in sorted(_references(obj, file).items()):
+        if _allowed_call(name, part, entries):
+            continue
+        if _REAL_MPI.fullmatch(name):
+            why = ("reaches MPI out of the tracer's sight (an #undef, push_macro, pasted name or "
+                   "asm label round the redirect): call MPI by the names mpi.h gives, and only "
+                   "the functions the kit traces")
+        elif name.startswith("hl_"):
+            why = _WHY.get(name, "is the kit's own, not a cell's")
+        elif name.startswith("dl") or name in ("syscall", "open", "fopen", "read", "write"):
+            why = "reaches past the kit (the dynamic linker, system calls, files)"
+        else:
+            why = "is not among what the part allows (memory, strings, printing, clocks, maths, OpenMP)"
+        found.append(Refusal(line, f"uses {name}, which {why}", file))
+    return found
+
+
+def profiling_calls(obj: Path) -> str:
+    """A traced kit-style kernel (not a student's unit: its kit helpers call MPI by the real
+    names, so only the profiling names tell): its PMPI_ calls, as an error line, or ""."""
+    names = sorted(n for n in _references(obj, CELL) if n.startswith("PMPI_"))
+    return (f"{', '.join(names)}: a traced kernel calls MPI by the names mpi.h gives, not the "
+            "profiling ones the tracer does not see") if names else ""  # fmt: skip
+
+
+def check_code(obj: Path, file: str = CELL) -> list[Refusal]:
+    """No constructor or destructor tables and no system-call instruction in the object."""
+    found = []
+    sections = _run(["readelf", "-S", "-W", str(obj)])
+    for name in _FORBIDDEN_SECTIONS:
+        if re.search(rf"\s{re.escape(name)}(\.\S+)?\s", sections):
+            found.append(Refusal(0, f"has a {name} section (a constructor or destructor): "
+                                    "nothing of a cell runs before or after the kit calls it",
+                                 file))  # fmt: skip
+    current = 0
+    for line in _run(["objdump", "-d", "-l", "--no-show-raw-insn", str(obj)]).splitlines():
+        if re.match(r"^\S+:\d+", line):
+            current = _line_of(line, file)
+        elif _SYSCALL.search(line):
+            found.append(Refusal(current, "makes a system call itself (asm): calls go through "
+                                          "MPI, OpenMP and the C library", file))  # fmt: skip
+            break
+    return found
+
+
+@functools.lru_cache(maxsize=4)
+def _wrapper_includes(cc: str) -> list[str]:
+    """The include folders the compiler wrapper adds (mpicc -show: MPI's own headers)."""
+    done = subprocess.run([cc, "-show"], capture_output=True, text=True, check=False)
+    return [str(Path(d).resolve()) for d in re.findall(r"(?:^|\s)-I(\S+)", done.stdout)]
+
+
+def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL
+                      ) -> tuple[list[tuple[int, str]], list[Refusal]]:  # fmt: skip
+    """The cell's own lines after preprocessing (cc -E of the unit, macros expanded, comments
+    gone; `compile_flags` as the unit is compiled, -c and -o left out), as (cell line, text),
+    and what the unit may not do there: asm, a #line to another file, an #include of a file
+    that is neither a system nor a kit header."""
+    done = subprocess.run([*compile_flags, "-E", "-x", "c", "-"], input=unit,
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"the unit does not preprocess: {done.stderr[-1500:]}")
+    kit = [str(d.resolve()) for d in kernel_dirs()] + _wrapper_includes(compile_flags[0])
+    lines: list[tuple[int, str]] = []
+    found: list[Refusal] = []
+    in_cell, depth, current, number = False, 0, "", 0
+    for text in done.stdout.splitlines():
+        marker = _MARKER.match(text)
+        if not marker:
+            if in_cell and depth == 0 and current == CELL:
+                lines.append((number, text))
+            number += 1
+            continue
+        line, name, flags = int(marker.group(1)), marker.group(2), marker.group(3).split()
+        if name == CELL and not in_cell and "1" not in flags:
+            in_cell = True  # the unit's own `#line 1 "cell"`
+        elif in_cell and "1" in flags:
+            if depth == 0 and "3" not in flags and not any(name.startswith(k) for k in kit):
+                found.append(Refusal(number, f"includes {name}: a cell includes system, MPI "
+                                                 "and kit headers only", file))  # fmt: skip
+            depth += 1
+        elif in_cell and "2" in flags:
+            depth = max(depth - 1, 0)
+        elif in_cell and depth == 0 and name != current:
+            found.append(Refusal(number, f'sets its line to another file ("{name}"): no '
+                                             "#line in a cell", file))  # fmt: skip
+        current, number = name, line
+    for line, text in lines:
+        if _ASM.search(text):
+            found.append(Refusal(line, "uses asm: a cell is C (calls go through MPI, OpenMP and "
+                                       "the C library)", file))  # fmt: skip
+    return lines, found
+
+
+def tracer_entries(tracer_object: Path) -> frozenset[str]:
+    """The entry points a student's unit may call: what the tracer object defines as
+    hl_traced_*."""
+    return frozenset(n for n in defined_globals(tracer_object) if n.startswith(TRACED_PREFIX))

@@ -1,0 +1,250 @@
+"""A student's C is judged from its object and its preprocessed unit (hybridlab.kernels.unit_checks), and
+its records reach the grader framed with a key it cannot read (kernels_c/hl_trace.c,
+hybridlab.runs.records.parse_framed): each attack a determined student who reads the installed kit
+tried (issue 36, kinds 1, 2, 3 and 5) is built here as real C and refused with a message naming
+the cell's line, and a right answer written another way still builds."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+import hybridlab as hl
+from hybridlab.runs.records import RecordError, parse_framed
+from hybridlab.runs.student_c import build_student, preprocessed
+from hybridlab.slurm.jobs import build_program
+from solutions_c import NODE_SUM
+from whole_program_c import JACOBI_PROGRAM
+
+# node_sum's masked block, where the attacks put their MPI call
+MASKED_ALLREDUCE = "            MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);"
+assert MASKED_ALLREDUCE in NODE_SUM
+
+
+def _with_allreduce(call: str, before: str = "") -> str:
+    """NODE_SUM with its leaders' MPI_Allreduce made as `call`, `before` at the top."""
+    return before + NODE_SUM.replace(MASKED_ALLREDUCE, f"            {call}")
+
+
+def _refused(code: str, name: str) -> str:
+    with pytest.raises(hl.BuildError) as refused:
+        build_student(name, "node_sum", "HL_STUDENT_NODES", code, ("split_nodes", "node_sum"))
+    return str(refused.value)
+
+
+def _line_of(code: str, text: str) -> int:
+    """The cell line (1-based, as the cell magic numbers them) holding `text`."""
+    return next(i for i, line in enumerate(code.split("\n"), 1) if text in line)
+
+
+UNTRACED = {  # kind 1: calls the tracer never sees, each spelt so that a text filter misses it
+    "line splice before def": (
+        "#un\\\ndef MPI_Allreduce\n", "MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);"),
+    "push_macro": (
+        '#pragma push_macro("MPI_Allreduce")\n#undef MPI_Allreduce\n',
+        "MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);"),
+    "self-redefinition": (
+        "#define MPI_Allreduce MPI_Allreduce\n",
+        "MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);"),
+    "undef between strings holding comment markers": (
+        'static const char *open_ = "/*";\n#undef MPI_Allreduce\nstatic const char *close_ = "*/";\n',
+        "(void)open_; (void)close_; MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);"),
+    "pasted profiling name": (
+        "#define JOIN(a, b) a##b\n",
+        "JOIN(PMPI_, Allreduce)(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);"),
+    "asm label": (
+        'int real_allreduce(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm) '
+        '__asm__("MPI_Allreduce");\n',
+        "real_allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);"),
+    "dlsym": (
+        "#include <dlfcn.h>\n",
+        "((int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm))dlsym(RTLD_DEFAULT, "
+        '"PMPI_Allreduce"))(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);'),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(UNTRACED))
+def test_a_call_round_the_tracer_is_refused_at_its_line(attack):
+    before, call = UNTRACED[attack]
+    code = _with_allreduce(call, before)
+    message = _refused(code, "t_untraced")
+    assert f"cell:{_line_of(code, call)}" in message, message
+    assert "tracer" in message or "dynamic linker" in message or "asm" in message, message
+
+
+INTERPOSED = {  # kind 3: a global that would replace the library's for the kit's timers too
+    "clock_gettime": "int clock_gettime(clockid_t c, struct timespec *t) { (void)c; t->tv_sec = 0; "
+                     "t->tv_nsec = 0; return 0; }\n",
+    "omp_get_thread_num": "int omp_get_thread_num(void) { return 0; }\n",
+    "MPI_Is_thread_main": "#undef MPI_Is_thread_main\nint MPI_Is_thread_main(int *flag) { *flag = 1; "
+                          "return 0; }\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(INTERPOSED))
+def test_a_cell_that_would_interpose_a_library_function_is_refused(name):
+    code = NODE_SUM + INTERPOSED[name]
+    message = _refused(code, "t_interpose")
+    assert f"defines the global {name}" in message and "replace the library" in message, message
+
+
+def test_a_global_helper_is_refused_and_a_static_one_builds():
+    helper = "double add_up(const double *x, int n) { double s = 0; for (int i = 0; i < n; i++) s += x[i]; return s; }\n"
+    message = _refused(NODE_SUM + helper, "t_helper")
+    assert f"cell:{_line_of(NODE_SUM + helper, 'add_up')}" in message and "make it static" in message
+    build_student("t_helper_static", "node_sum", "HL_STUDENT_NODES", NODE_SUM + "static " + helper,
+                  ("split_nodes", "node_sum"))
+
+
+@pytest.mark.parametrize("reach", [
+    "extern void hl_trace_compute(double, double);\n",  # the interval recorder, named
+    "#define HL(x) hl_##x\nextern void HL(trace_compute)(double, double);\n",  # ... pasted
+])
+def test_the_kits_recorder_cannot_be_reached_from_a_cell(reach):
+    code = NODE_SUM.replace("#pragma omp masked", "    hl_trace_compute(0.0, 1.0);\n#pragma omp masked", 1)
+    code = reach + code.replace("hl_trace_compute(0.0", "HL(trace_compute)(0.0") if "HL(" in reach \
+        else reach + code  # fmt: skip
+    message = _refused(code, "t_recorder")
+    assert "hl_trace_compute" in message and "kit's own" in message, message
+
+
+def test_asm_a_line_directive_and_a_foreign_include_are_refused(tmp_path):
+    asm = NODE_SUM.replace("#pragma omp barrier\n}", '#pragma omp barrier\n    __asm__ volatile("nop");\n}', 1)
+    assert "uses asm" in _refused(asm, "t_asm")
+    moved = '#line 1 "/usr/include/stdio.h"\n' + NODE_SUM
+    assert "no #line in a cell" in _refused(moved, "t_line")
+    header = tmp_path / "mine.h"
+    header.write_text("static int mine(void) { return 1; }\n")
+    assert "a cell includes system, MPI and kit headers" in _refused(f'#include "{header}"\n' + NODE_SUM, "t_include")
+
+
+def test_a_constructor_is_refused():
+    code = NODE_SUM + ("static volatile int early_ran;\n"
+                       "__attribute__((constructor)) static void early(void) { early_ran = 1; }\n")
+    assert "constructor" in _refused(code, "t_ctor")
+
+
+def test_the_preprocessed_cell_has_no_comments_or_disabled_pragmas():
+    code = ("void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n"
+            "    // #pragma omp task depend(out: a)\n#if 0\n#pragma omp task depend(in: a)\n#endif\n"
+            "    (void)a; (void)m; (void)nx; (void)up; (void)down; (void)comm;\n}\n")
+    text = preprocessed("thread_halo", "HL_STUDENT_TASKS", code)
+    assert "depend" not in text and "task_iteration" in text
+    from hybridlab.thread_comm.exercise import build_student_tasks
+    with pytest.raises(ValueError, match="depend"):
+        build_student_tasks(code, "t_tasks_comment")
+
+
+def test_a_lock_taken_through_a_function_pointer_is_seen():
+    from hybridlab.sync.exercise import check_method
+    from solutions_c import CONSTRUCT_ATOMIC
+    pointer = CONSTRUCT_ATOMIC.replace(
+        "#pragma omp atomic\n        s->updates += 1;",
+        "{ static omp_lock_t lk; void (*take)(omp_lock_t *) = omp_set_lock;\n"
+        "          void (*give)(omp_lock_t *) = omp_unset_lock; take(&lk);\n"
+        "#pragma omp atomic\n          s->updates += 1;\n          give(&lk); }")
+    with pytest.raises(AssertionError, match="omp_set_lock"):
+        check_method(pointer)
+
+
+# ------------------------------------------------------------------ the records' channel
+
+
+def test_lines_the_program_prints_are_never_records():
+    key = "k3y"
+    framed = (f"@hl {key} 0 0 {{\"meta\":true,\"rank\":0,\"size\":1}}\n"
+              f"@hl {key} 0 1 {{\"rank\":0,\"thread\":0,\"cpu\":0,\"numa\":0,\"record\":\"check\",\"ok\":1}}\n"
+              f"@hl {key} 0 end 2 1\n")  # fmt: skip
+    printed = '{"rank":0,"thread":0,"cpu":0,"numa":0,"record":"computed","start":0,"end":1}\n'
+    records, ranks, output = parse_framed(printed + framed, key)
+    assert [r["record"] for r in records] == ["check"] and len(ranks) == 1
+    assert output == [printed.strip()]
+    for forged in (f"@hl - 0 2 {printed}",  # a frame without the run's key
+                   framed.replace(f"@hl {key} 0 end 2 1", f"@hl {key} 0 end 3 1"),  # a line lost
+                   framed.replace(" end 2 1", " end 2 0"),  # the buffer written by other code
+                   framed + framed):  # twice
+        with pytest.raises(RecordError, match="forged|lost|twice"):
+            parse_framed(forged if forged.startswith("@hl") else framed + forged, key)
+
+
+def test_a_printed_computed_interval_does_not_count_and_a_written_buffer_is_refused():
+    from hybridlab.hybrid_models.exercise import build_student_ring
+    from solutions_c import RING_EXCHANGE
+    printing = RING_EXCHANGE.replace(
+        "int check_thread_level(hl_ctx *ctx) {\n",
+        "int check_thread_level(hl_ctx *ctx) {\n    printf(\"{\\\"rank\\\":0,\\\"thread\\\":0,"
+        "\\\"cpu\\\":0,\\\"numa\\\":0,\\\"record\\\":\\\"computed\\\",\\\"start\\\":0,\\\"end\\\":9}\\n\");\n")
+    kernel = build_student_ring(printing, "t_ring_print")
+    res = hl.run_program(kernel, ranks=2, threads=2, thread_level="serialized", iterations=1,
+                         delay_us=0)
+    assert res.compute.empty and any("computed" in line for line in res.meta["printed"])
+    writing = RING_EXCHANGE.replace(
+        "int check_thread_level(hl_ctx *ctx) {\n",
+        "int check_thread_level(hl_ctx *ctx) {\n    if (ctx->len > 2) ctx->out[ctx->len - 2] = ' ';\n")
+    kernel = build_student_ring(writing, "t_ring_write")
+    with pytest.raises(RecordError, match="written by code other than the kit"):
+        hl.run_program(kernel, ranks=2, threads=2, thread_level="serialized", iterations=1,
+                       delay_us=0)
+
+
+def test_a_whole_program_is_judged_by_its_symbols_too():
+    build_program("t_whole_ok", JACOBI_PROGRAM)  # the solution builds
+    fopen = JACOBI_PROGRAM.replace("int main(int argc, char **argv) {",
+                                   "int main(int argc, char **argv) {\n    FILE *t = fopen(\"trace/trace-0.jsonl\", \"a\"); (void)t;")
+    with pytest.raises(hl.BuildError, match=r"t_whole_fopen\.c:\d+: error: uses fopen"):
+        build_program("t_whole_fopen", fopen)
+    clock = JACOBI_PROGRAM + "int clock_gettime(clockid_t c, struct timespec *t) { (void)c; (void)t; return 0; }\n"
+    with pytest.raises(hl.BuildError, match="defines the global clock_gettime"):
+        build_program("t_whole_clock", clock)
+
+
+def test_the_tracer_lives_in_its_own_object_with_nothing_exported(tmp_path):
+    kernel = build_student("t_nodes_symbols", "node_sum", "HL_STUDENT_NODES", NODE_SUM,
+                           ("split_nodes", "node_sum"))
+    exported = subprocess.run(["nm", "-D", "--defined-only", str(kernel.library)],
+                              capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert "hl_traced_MPI_Allreduce" not in exported and "hl_trace_" not in exported
+    assert "hl_entry" in exported
+
+
+# --------------------------------------------------- the corpus: solutions and C-evidence attempts
+
+# (lab, answer cell) -> the kit kernel's part define, the functions the cell defines and one MPI
+# function it calls (None: none)
+C_PARTS = {
+    ("01_programming_models", "exchange_block"): ("HL_STUDENT_EXCHANGE", ("exchange_block",), 'MPI_Irecv'),
+    ("02_synchronisation", "construct_code"): ("HL_STUDENT_CONSTRUCT", ("construct_test",), None),
+    ("03_point_to_point", "overlap_exchange"): ("HL_STUDENT_P2P_OVERLAP", ("overlap_exchange",), 'MPI_Isend'),
+    ("04_halo_exchange", "exchange_halos"): ("HL_STUDENT_EXCHANGE", ("exchange_halos",), 'MPI_Sendrecv'),
+    ("04_halo_exchange", "overlap_iteration"): ("HL_STUDENT_OVERLAP", ("overlap_iteration",), 'MPI_Isend'),
+    ("05_memory_numa", "init_arrays"): ("HL_STUDENT_TOUCH", ("init_arrays",), None),
+    ("06_placement_topology", "node_sum"): ("HL_STUDENT_NODES", ("node_sum",), 'MPI_Allreduce'),
+    ("07_collectives", "alltoall_nodes"): ("HL_STUDENT_ALLTOALL", ("alltoall_nodes",), 'MPI_Gather'),
+    ("10_whole_program", "jacobi_program"): (None, ("main",), 'MPI_Sendrecv'),
+    ("11_shared_memory", "shm_jacobi"): ("HL_STUDENT_SHM_HALO", ("shm_jacobi",), 'MPI_Win_allocate_shared'),
+    ("12_threads_communicate", "exchange_slice"): ("HL_STUDENT_MULTIPLE", ("exchange_slice",), 'MPI_Isend'),
+    ("12_threads_communicate", "task_iteration"): ("HL_STUDENT_TASKS", ("task_iteration",), 'MPI_Isend'),
+    ("13_neighbourhood_collectives", "neighbour_exchange"): ("HL_STUDENT_NEIGHBOUR", ("make_grid",), 'MPI_Cart_create'),
+    ("13_neighbourhood_collectives", "solve_overlapped"): ("HL_STUDENT_RESIDUAL", ("solve_overlapped",), 'MPI_Iallreduce'),
+}
+
+
+def _build_cell(source: str, define: str | None, functions: tuple[str, ...], name: str):
+    """Build a C answer cell (its magic line first) as its part does."""
+    magic, body = source.split("\n", 1)
+    code = "\n" + body  # the cell magic keeps its own line as an empty first line
+    if define is None:
+        return build_program(name, code)
+    return build_student(name, magic.split()[2], define, code, functions)
+
+
+@pytest.mark.parametrize("lab,answer", sorted(C_PARTS))
+def test_the_solution_builds_and_every_c_evidence_attempt_is_refused(lab, answer):
+    from gaming import c_evidence, solution_cell
+
+    define, functions, call = C_PARTS[(lab, answer)]
+    _build_cell(solution_cell(lab, answer), define, functions, f"t_sol_{answer}")
+    for i, attempt in enumerate(c_evidence(lab, answer, {"x"}, call)):
+        with pytest.raises(hl.BuildError):
+            _build_cell(attempt.answers[0][1], define, functions, f"t_ev_{answer}_{i}")
