@@ -7,7 +7,6 @@ is imported as `_common` from the benchmarks folder.
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
 import os
@@ -118,17 +117,10 @@ def machine_lines(m: dict) -> list[str]:
     ]
 
 
-def report_head(title: str, doc: str) -> list[str]:
-    """A report's first lines: its title, the first paragraph of the script's docstring (what
-    it measures) and the machine."""
-    return [f"# {title}", "", doc.split("\n\n")[0].replace("\n", " "), "",
-            *machine_lines(describe_machine()), ""]  # fmt: skip
-
-
 def scrub_paths(cmd: str) -> str:
     """A command line without this machine's folders: any checkout's path as <checkout>, the
     home folder as ~, a temporary file or folder as <tmp> (reports are committed)."""
-    cmd = re.sub(r"(?<![\w.~-])/[^\s`'\"]*?(?=/\.venv/|/kernels_c\b)", "<checkout>", cmd)
+    cmd = re.sub(r"(?<![\w.~-])/[^\s`'\"]*?(?=/\.venv[\w-]*/|/kernels_c\b)", "<checkout>", cmd)
     cmd = re.sub(r"(?<![\w.~-])/tmp/[^\s`'\"/]+", "<tmp>", cmd)
     return cmd.replace(str(Path.home()), "~")
 
@@ -240,14 +232,3 @@ def _scrubbed(value: object) -> object:
 def write_json(path: Path, data: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(_scrubbed(data), indent=1, default=str) + "\n")
-
-
-def sweep_arguments(
-    doc: str, out: Path, argv: list[str] | None, quick_help: str
-) -> argparse.Namespace:
-    """--repeats, --quick and --out, the options every sweep benchmark takes."""
-    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help=quick_help)
-    parser.add_argument("--out", type=Path, default=out)
-    return parser.parse_args(argv)

@@ -26,7 +26,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import hybridlab as hl
@@ -37,18 +36,10 @@ from hybridlab.runs.launch import run_program
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _common import describe_machine, machine_lines  # noqa: E402  (what every benchmark shares)
+from _common import Progress, describe_machine, machine_lines  # noqa: E402
+from _runner import uptime as load  # noqa: E402  (the load average, 1, 5, 15 min)
 
-_T0 = time.monotonic()
-
-
-def say(message: str) -> None:
-    print(f"[bench_collectives {time.monotonic() - _T0:6.1f} s] {message}", file=sys.stderr,
-          flush=True)  # fmt: skip
-
-
-def load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+say = Progress("bench_collectives")
 
 
 def sweep(ranks: int, threads: int, usable: int, args, op: str = "alltoall") -> hl.Results:

@@ -11,7 +11,6 @@ arrays are not in it. Written to benchmarks/engine_memory_results.md; nothing is
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
@@ -19,7 +18,8 @@ from pathlib import Path
 import psutil
 
 import hybridlab as hl
-from _common import report_head, table, write_report
+from _common import table
+from _runner import Bench
 
 HERE = Path(__file__).resolve().parent
 
@@ -37,11 +37,12 @@ def pss_tree() -> tuple[float, int]:
     return total / 2**20, count
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--engines", default="2,8")
-    p.add_argument("--out", default=str(HERE / "engine_memory_results.md"))
-    args = p.parse_args()
+def main(argv: list[str] | None = None) -> int:
+    bench = Bench("bench_engine_memory", __doc__, "engine_memory_results.md", argv, repeats=None,
+                  options=lambda p: p.add_argument("--engines", default="2,8"),
+                  quick_help="2 engines only", quick={"engines": "2"})  # fmt: skip
+    args = bench.args
+    bench.checkpoint("before")
     rows = []
     for ranks in (int(n) for n in args.engines.split(",")):
         cluster = hl.Cluster(ranks=ranks, threads=1, timeout=300, start_timeout=300).start()
@@ -52,16 +53,16 @@ def main() -> int:
             cluster.stop()
         rows.append((ranks, mib, count, os.getloadavg()[0]))
         print(f"{ranks} engines: {mib:.0f} MiB PSS, {count} processes", file=sys.stderr)
+    bench.checkpoint("after")
     lines = [
-        *report_head("Memory of a cluster by its engines (bench_engine_memory.py)", __doc__),
         *table(["engines x threads", "PSS MiB", "processes", "load (1 min) after"],
                [[f"{r} x 1", f"{m:.0f}", c, f"{load:.1f}"] for r, m, c, load in rows]),
     ]  # fmt: skip
     if len(rows) >= 2:
         (r0, m0, _, _), (r1, m1, _, _) = rows[0], rows[-1]
         lines.append(f"Per engine: {(m1 - m0) / (r1 - r0):.0f} MiB.")
-    write_report(Path(args.out), lines + [""])
-    return 0
+    return bench.report("Memory of a cluster by its engines", lines + [""],
+                        what=__doc__.split("\n\n")[0].replace("\n", " "))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ runs) apart. Nothing is asserted.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -24,11 +23,13 @@ from pathlib import Path
 
 import nbformat
 
-from _common import report_head, table, write_report
+from _common import table
+from _runner import Bench
 from hybridlab import grading
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+LABS = "02_synchronisation,04_halo_exchange,13_neighbourhood_collectives"
 
 
 def load() -> float:
@@ -59,11 +60,12 @@ def grade_once(lab: str, quick: bool) -> dict:
         shutil.rmtree(root.parent, ignore_errors=True)
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--labs", default="02_synchronisation,04_halo_exchange,13_neighbourhood_collectives")
-    p.add_argument("--out", default=str(HERE / "grading_size_results.md"))
-    args = p.parse_args()
+def main(argv: list[str] | None = None) -> int:
+    bench = Bench("bench_grading_size", __doc__, "grading_size_results.md", argv, repeats=None,
+                  options=lambda p: p.add_argument("--labs", default=LABS),
+                  quick_help="lab 02 only", quick={"labs": "02_synchronisation"})  # fmt: skip
+    args = bench.args
+    bench.checkpoint("before")
     rows = []
     for lab in args.labs.split(","):
         quick = grade_once(lab, True)
@@ -78,12 +80,9 @@ def main() -> int:
     ]  # fmt: skip
     header = ["lab", "quick s", "full s", "full / quick", "solution's reference run s (quick, full)",
               "points (quick, full)", "load before / after (quick; full)"]  # fmt: skip
-    lines = [
-        *report_head("Grading size: one lab's solution graded at quick and at full (bench_grading_size.py)", __doc__),
-        *table(header, rows),
-    ]
-    write_report(Path(args.out), lines)
-    return 0
+    bench.checkpoint("after")
+    return bench.report("Grading size: one lab's solution graded at quick and at full",
+                        table(header, rows), what=__doc__.split("\n\n")[0].replace("\n", " "))  # fmt: skip
 
 
 if __name__ == "__main__":

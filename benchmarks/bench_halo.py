@@ -27,21 +27,9 @@ from __future__ import annotations
 import math
 import statistics
 import sys
-from pathlib import Path
 
 import hybridlab as hl
-from _common import (
-    Progress,
-    describe_machine,
-    load_lines,
-    machine_lines,
-    other_load,
-    sweep_arguments,
-    write_report,
-)
-
-HERE = Path(__file__).resolve().parent
-say = Progress("bench_halo")
+from _runner import Bench
 
 
 def triad_bandwidth(threads: int, n: int, samples: int) -> float:
@@ -67,9 +55,9 @@ def jacobi_bandwidth(kernel: str, variant: str, threads: int, side: int, iterati
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sweep_arguments(
-        __doc__, HERE / "halo_results.md", argv, "small arrays (in cache): smoke run"
-    )
+    bench = Bench("bench_halo", __doc__, "halo_results.md", argv,
+                  quick_help="small arrays (in cache): smoke run")  # fmt: skip
+    args, say = bench.args, bench.say
 
     topo = hl.read_topology()
     cpus = len(topo.usable)
@@ -86,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     say(f"{cpus} CPUs, LLC {llc >> 20} MiB: {elements} doubles per array; sides {side2}, {side3}")
 
-    load = [other_load("before")]
+    bench.checkpoint("before")
     rows = []
     for threads in threads_list:
         # interleaved: each repeat measures the triad and then the kernels, so that drift of a
@@ -106,14 +94,10 @@ def main(argv: list[str] | None = None) -> int:
                 (name, v, threads, max(kernels[name]), max(triads), statistics.median(ratios))
             )
             say(f"{name} {v}, {threads} thread(s): median ratio {rows[-1][-1]:.2f}")
-    load.append(other_load("after"))
+    bench.checkpoint("after")
 
-    machine = describe_machine()
     lines = [
-        "# Halo kernels: Jacobi bandwidth vs a STREAM-style triad",
-        "",
-        f"Measured by `benchmarks/bench_halo.py`{' --quick' if args.quick else ''}; last-level "
-        f"cache {llc >> 20} MiB. {elements} doubles per array (triad) / points per grid "
+        f"Last-level cache {llc >> 20} MiB. {elements} doubles per array (triad) / points per grid "
         f"(halo2d {side2}x{side2}, halo3d {side3}^3), {iterations} iterations, best of "
         f"{args.repeats} runs; 1 rank, bound to cores.",
         "",
@@ -121,9 +105,6 @@ def main(argv: list[str] | None = None) -> int:
         "(stencil 16 + copy 16); halo3d 16 B/point/iteration. A ratio near 1 means the sweep "
         "streams memory as fast as the triad; well below 1, the kernel is losing time elsewhere.",
         "",
-        *machine_lines(machine),
-        "",
-        *load_lines(load),
         f"A load average above about {cpus - 1} means other programs were competing, and every "
         "figure is lower than the machine can do.",
         "",
@@ -150,8 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         "run, not absolute numbers from different runs.",
         "",
     ]
-    write_report(args.out, lines)
-    return 0
+    return bench.report("Halo kernels: Jacobi bandwidth vs a STREAM-style triad", lines)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import describe_machine, machine_lines, other_load, table, write_report
+from _common import other_load, table
+from _runner import Bench
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -63,19 +64,15 @@ def run_lab(notebook: Path, quick: bool, timeout: float) -> dict:
             "busy": len(before["busy_others"]) + len(after["busy_others"])}  # fmt: skip
 
 
-def report(results: list[dict], machine: dict, quick: bool) -> list[str]:
+def report(results: list[dict], quick: bool) -> list[str]:
     mode = "quick (`--quick`)" if quick else "full size"
     lines = [
-        "# Labs: the run time of every lab (benchmarks/bench_labs.py)",
-        "",
         f"Each instructor notebook (the solution) run headless, {mode}, one lab at a time, with "
         "`hybridlab run <notebook>`: the machine's share of a lab, from the first cell to the "
         "last. The load average (1 min, on "
         f"{os.cpu_count()} CPUs) is taken before and after each lab; where it is above the "
         "CPU count, or other processes were busy, the figure is an **upper bound** of the lab "
         "alone. Regenerate with `python benchmarks/bench_labs.py`.",
-        "",
-        *machine_lines(machine),
         "",
     ]
     rows = [[r["lab"], f"{r['seconds'] / 60:.1f}", f"{r['seconds']:.0f}", r["outcome"],
@@ -94,18 +91,19 @@ def report(results: list[dict], machine: dict, quick: bool) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--labs", help="comma list of lab numbers or names (default: all)")
-    parser.add_argument("--quick", action="store_true", help="quick sizes (a check of the script)")
-    parser.add_argument("--timeout", type=float, default=7200, help="seconds per lab at most")
-    parser.add_argument("--out", type=Path, default=HERE / "labs_results.md")
-    args = parser.parse_args(argv)
-    machine = describe_machine()
+    bench = Bench("bench_labs", __doc__, "labs_results.md", argv, repeats=None, options=options,
+                  quick_help="quick sizes (a check of the script)")  # fmt: skip
+    args = bench.args
     results = []
     for notebook in labs(args.labs):  # the report is rewritten after each lab: a run cut short
         results.append(run_lab(notebook, args.quick, args.timeout))  # keeps what it measured
-        write_report(args.out, report(results, machine, args.quick))
+        bench.report("Labs: the run time of every lab", report(results, args.quick))
     return 0 if all(r["outcome"] == "ok" for r in results) else 1
+
+
+def options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--labs", help="comma list of lab numbers or names (default: all)")
+    parser.add_argument("--timeout", type=float, default=7200, help="seconds per lab at most")
 
 
 if __name__ == "__main__":

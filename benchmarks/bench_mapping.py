@@ -16,23 +16,16 @@ because on a shared 2-core VM both change what the numbers mean. Nothing is asse
 
 from __future__ import annotations
 
-import datetime
 import os
-import platform
 import statistics
 import sys
-from pathlib import Path
 
 import hybridlab as hl
-from _common import Progress, run_text, sweep_arguments, write_report
+from _common import Progress
+from _runner import Bench, uptime
 from hybridlab.mapping.exercise import weak_scaling
 
-HERE = Path(__file__).resolve().parent
 say = Progress("bench_mapping")
-
-
-def uptime() -> str:
-    return run_text(["uptime"]) or f"load average {os.getloadavg()}"
 
 
 def one_run(bind: str, ranks: int, n: int, compute_n: int, samples: int) -> dict:
@@ -59,9 +52,9 @@ def one_run(bind: str, ranks: int, n: int, compute_n: int, samples: int) -> dict
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sweep_arguments(
-        __doc__, HERE / "mapping_results.md", argv, "small arrays, few samples: smoke run"
-    )
+    bench = Bench("bench_mapping", __doc__, "mapping_results.md", argv,
+                  quick_help="small arrays, few samples: smoke run", progress=say)  # fmt: skip
+    args = bench.args
 
     topo = hl.read_topology()
     cpus = len(topo.usable)
@@ -72,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     binds = ("cores", "spread")
     ranks_list = list(range(1, cpus + 1))
     start_uptime = uptime()
+    bench.checkpoint("start")
     say(f"{cpus} CPUs, LLC {llc >> 20} MiB, n={n}; {start_uptime}")
 
     runs: dict[tuple[str, int], list[dict]] = {}
@@ -86,23 +80,20 @@ def main(argv: list[str] | None = None) -> int:
                     f" compute {r['compute'] * 1e3:.2f} ms, load {r['load']:.2f}, probe {r['probe']}"
                 )
     end_uptime = uptime()
+    bench.checkpoint("end")
 
     def med(bind: str, ranks: int, key: str) -> float:
         return statistics.median(r[key] for r in runs[(bind, ranks)])
 
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
-        "# Placement kernel: weak scaling packed vs spread",
-        "",
-        f"Measured {now} by `benchmarks/bench_mapping.py`{' --quick' if args.quick else ''} on "
-        f"{platform.node()}: {cpus} usable CPUs, {len(topo.sockets)} socket(s), "
+        f"{cpus} usable CPUs, {len(topo.sockets)} socket(s), "
         f"{len(topo.numa_nodes)} NUMA node(s), last-level cache {llc >> 20} MiB. Memory work: "
         f"triad over 3 x {n} doubles per rank ({24 * n / 1e6:.0f} MB moved per repetition, "
         f"STREAM-counted); compute work: {compute_n} x 256 integer multiply-adds per rank. "
         f"1 thread per rank; median over {args.repeats} repeats of the slowest rank's median "
         f"over {samples} samples.",
         "",
-        f"Load: `{start_uptime}` at the start, `{end_uptime}` at the end. The machine has "
+        f"Load average (1, 5, 15 min): {start_uptime} at the start, {end_uptime} at the end. The machine has "
         f"{cpus} CPUs: a load above {cpus} means other programs competed for them and every "
         "figure below is disturbed by them.",
         "",
@@ -143,8 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         "same probe state.",
         "",
     ]
-    write_report(args.out, lines)
-    return 0
+    return bench.report("Placement kernel: weak scaling packed vs spread", lines)
 
 
 if __name__ == "__main__":

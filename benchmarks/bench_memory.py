@@ -26,22 +26,13 @@ import shutil
 import statistics
 import subprocess
 import sys
-from pathlib import Path
 
 import hybridlab as hl
-from _common import (
-    Progress,
-    describe_machine,
-    load_lines,
-    machine_lines,
-    other_load,
-    sweep_arguments,
-    write_report,
-)
+from _common import Progress
+from _runner import Bench, uptime
 from hybridlab.memory import exercise as ex
 from hybridlab.memory import tables as mt
 
-HERE = Path(__file__).resolve().parent
 say = Progress("bench_memory")
 
 
@@ -93,9 +84,9 @@ def probe_text(p: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sweep_arguments(
-        __doc__, HERE / "memory_results.md", argv, "small arrays (in cache): smoke run"
-    )
+    bench = Bench("bench_memory", __doc__, "memory_results.md", argv,
+                  quick_help="small arrays (in cache): smoke run", progress=say)  # fmt: skip
+    args = bench.args
 
     topo = hl.read_topology()
     cpus = len(topo.usable)
@@ -104,10 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     ntimes = 4 if args.quick else 10
     threads_list = sorted({1, cpus})
     say(f"{cpus} CPUs, LLC {llc >> 20} MiB: {n} doubles per array")
-    uptime_before = (
-        Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
-    )
-    load = [other_load("before")]
+    uptime_before = uptime()
+    bench.checkpoint("before")
 
     # ------------------------------------------------------------ kit vs likwid-bench
     tests = ["stream"] + (["stream_avx"] if shutil.which("likwid-bench") else [])
@@ -146,28 +135,18 @@ def main(argv: list[str] | None = None) -> int:
             reps=(10 if refresh else 3) if args.quick else (20 if refresh else 5),
         )
         matrices[(refresh, size)] = (mt.matrix_table(res), probe_text(res.meta["probe"]))
-    load.append(other_load("after"))
-    uptime_after = (
-        Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
-    )
+    bench.checkpoint("after")
+    uptime_after = uptime()
 
     # ------------------------------------------------------------ report
-    machine = describe_machine()
     first_ref = next((r for *_, refs in compare for r in refs.values() if r), None)
     lines = [
-        "# Memory: the kit's STREAM triad vs likwid-bench, saturation, first touch",
-        "",
-        f"Measured by `benchmarks/bench_memory.py`{' --quick' if args.quick else ''}:",
-        "",
-        *machine_lines(machine),
-        "",
-        *load_lines(load),
         f"{cpus} usable CPUs, {len(topo.numa_nodes)} NUMA node(s), last-level "
         f"cache {llc >> 20} MiB; {n} doubles per array ({8 * n >> 20} MiB, "
         f"{'quick: NOT 4x the LLC' if args.quick else '4x the LLC'}), {ntimes} passes per kit "
         f"run, {args.repeats} repeats; compiler {hl.build('stream').flags}.",
         "",
-        f"Load average (1, 5, 15 min) {' '.join(uptime_before)} before and {' '.join(uptime_after)} "
+        f"Load average (1, 5, 15 min) {uptime_before} before and {uptime_after} "
         f"after ({cpus} CPUs). The machine is shared: with a load above {cpus} other programs "
         "compete for the cores and the memory, bandwidths are noisy and lower than the machine "
         "can do, and only ratios measured back to back mean much.",
@@ -271,8 +250,9 @@ def main(argv: list[str] | None = None) -> int:
         ),
         "",
     ]
-    write_report(args.out, lines)
-    return 0
+    return bench.report(
+        "Memory: the kit's STREAM triad vs likwid-bench, saturation, first touch", lines
+    )
 
 
 if __name__ == "__main__":

@@ -31,17 +31,8 @@ from hybridlab.reference import REFERENCE
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import _models as models  # noqa: E402  (lab 08's models: the kit holds none)
-from _common import (  # noqa: E402  (what every benchmark shares)
-    Progress,
-    describe_machine,
-    fmt,
-    load_lines,
-    machine_lines,
-    other_load,
-    sweep_arguments,
-    table,
-    write_report,
-)
+from _common import fmt, table  # noqa: E402
+from _runner import Bench  # noqa: E402  (the runner every benchmark uses)
 
 CHECKOUT_PATH = r"/[^\s`]*?/(?=(\.venv|kernels_c|src|tests|grading|labs|benchmarks)\b)"
 
@@ -74,23 +65,22 @@ def halo_rows(cal, shapes, sides, iterations: int, repeats: int, say) -> list[li
     return rows
 
 
-def main(argv: list[str] | None = None) -> None:
-    args = sweep_arguments(__doc__, HERE / "modelling_results.md", argv,
-                           "a quick calibration, small grids, one repeat")  # fmt: skip
-    say = Progress("bench_modelling")
+def main(argv: list[str] | None = None) -> int:
+    bench = Bench("bench_modelling", __doc__, "modelling_results.md", argv,
+                  quick_help="a quick calibration, small grids, one repeat")  # fmt: skip
+    args, say = bench.args, bench.say
     repeats = 1 if args.quick else args.repeats
-    machine = describe_machine()
-    cpus = len(machine["usable_cpus"])
-    load = [other_load("start")]
+    cpus = len(hl.read_topology().usable)
+    bench.checkpoint("start")
 
     say("calibrating")
     cal = calibrate(quick=args.quick)
-    load.append(other_load("after the calibration"))
+    bench.checkpoint("after the calibration")
 
     shapes = [(1, 1)] + ([(2, 1), (1, 2)] if cpus >= 2 else [])
     sides = [64] if args.quick else [64, 128]
     halo = halo_rows(cal, shapes, sides, 10 if args.quick else 20, repeats, say)
-    load.append(other_load("after the halo3d runs"))
+    bench.checkpoint("after the halo3d runs")
 
     say("overlap runs")
     fractions = [0.25, 0.5, 0.75] if args.quick else [0.1, 0.25, 0.4, 0.55, 0.67, 0.8, 0.9]
@@ -100,17 +90,14 @@ def main(argv: list[str] | None = None) -> None:
     scale = min(2.0, cal["mem_bw_all_Bps"] / cal["mem_bw_1_Bps"])
     eps["model"] = models.epsilon(eps["f_comm"], 2)
     eps["memory_bound"] = models.epsilon(eps["f_comm"], 2, speedup=scale)
-    load.append(other_load("end"))
+    bench.checkpoint("end")
 
     a23 = models.predict_a23(REFERENCE["000-appendix-a5"].frame, REFERENCE["000-jacobi-setup"].frame)
     inputs = REFERENCE["003-jacobi-model-inputs"].frame
     t2 = predict.predict_table2(REFERENCE["003-table-2"].frame, inputs)
     t3 = predict.predict_table3(REFERENCE["003-table-3"].frame, inputs)
 
-    lines = ["# Lab 08 models against this machine (benchmarks/bench_modelling.py)", ""]
-    lines += machine_lines(machine) + [f"- mode: {'quick' if args.quick else 'full'}, "
-                                       f"repeats {repeats}", ""]  # fmt: skip
-    lines += load_lines(load)
+    lines = [f"Mode: {'quick' if args.quick else 'full'}, repeats {repeats}.", ""]
     lines += ["How to read the ratios: the model has no term for other processes. With the load "
               "above 1 per CPU, measured times include the time the OS gave the cores to them, "
               "and the calibration (measured minutes earlier) describes another state of the "
@@ -141,8 +128,8 @@ def main(argv: list[str] | None = None) -> None:
                               strict=True)),
               f"- Luecke et al., Table 3: speedups {t3['speedup'].min():.2f}-{t3['speedup'].max():.2f} "
               f"between the bounds 1.00 and {t3['predicted_per_node'].iloc[0]:.2f}", ""]  # fmt: skip
-    write_report(args.out, without_machine_paths(lines))
+    return bench.report("Lab 08 models against this machine", without_machine_paths(lines))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

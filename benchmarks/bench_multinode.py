@@ -20,7 +20,7 @@ under srun --mpi=pmi2 the 1 MiB run failed in MPI_Init every time (book/slurm.md
 Each inter-node figure is given as a ratio to the intra-node one of the same run. Needs root,
 slurm-wlm, munge and bubblewrap (as `make test-multinode`). Nothing is asserted.
 
-    python benchmarks/bench_multinode.py [--repeats 3] [--samples 5] [--scale 0.05]
+    python benchmarks/bench_multinode.py [--repeats 3] [--samples 5] [--scale 0.05] [--quick]
     python benchmarks/bench_multinode.py --inside OUT.json ...   # the part run inside salloc
 """
 
@@ -34,15 +34,8 @@ import time
 from pathlib import Path
 
 import hybridlab as hl
-from _common import (
-    Progress,
-    describe_machine,
-    load_lines,
-    machine_lines,
-    other_load,
-    write_json,
-    write_report,
-)
+from _common import Progress, other_load
+from _runner import Bench
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -116,11 +109,8 @@ def summarise(raw: dict) -> list[dict]:
     ]  # fmt: skip
 
 
-def markdown(info: dict, rows: list[dict], measured: dict, args) -> str:
-    load = measured["load"]
+def markdown(rows: list[dict], args) -> list[str]:
     lines = [
-        "# Across nodes: start-up and ping-pong (benchmarks/bench_multinode.py)",
-        "",
         "Written by `benchmarks/bench_multinode.py`; do not edit by hand. The kit's 2-node Slurm",
         "cluster (`hybridlab.slurm.local_slurm`, as `make test-multinode`): two namespaces of this",
         "one machine, each with its own hostname, IPC and /dev/shm. **The inter-node path is TCP",
@@ -132,7 +122,6 @@ def markdown(info: dict, rows: list[dict], measured: dict, args) -> str:
         "Interleaved within each repeat; ratio = two nodes / one node, from the same run. Whether",
         "other work disturbed the figures: the load checkpoints below.",
         "",
-        *machine_lines(info),
         f"- {args.repeats} repeats; ping-pong {args.samples} samples per run, OSU counts scaled "
         f"by {args.scale}",
         "",
@@ -144,27 +133,22 @@ def markdown(info: dict, rows: list[dict], measured: dict, args) -> str:
             f"| {r['quantity']} | {r['intra']:.3g} | {r['inter']:.3g} | {r['ratio']:.2f} | "
             f"{r['unit']} | {r['n'][0]}, {r['n'][1]} |"
         )
-    return "\n".join([*lines, "", *load_lines(load)])
+    return [*lines, ""]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--samples", type=int, default=5)
-    parser.add_argument("--scale", type=float, default=0.05, help="scale the OSU iteration counts")
-    parser.add_argument("--out", type=Path, default=HERE / "multinode_results.md")
-    parser.add_argument("--json", type=Path, default=HERE / "multinode_results.json")
-    parser.add_argument("--inside", help=argparse.SUPPRESS)  # run inside the allocation
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> int:
+    bench = Bench("bench_multinode", __doc__, "multinode_results.md", argv, options=options,
+                  quick_help="1 repeat, 2 samples", quick={"repeats": 1, "samples": 2},
+                  progress=say)  # fmt: skip
+    args = bench.args
     if args.inside:
         inside(args)
-        return
+        return 0
     from hybridlab.slurm.local_slurm import started, why_slurm_cannot_run
 
     why = why_slurm_cannot_run(nodes=2)
     if why:
         sys.exit(f"bench_multinode: cannot start the 2-node cluster here: {why}")
-    info = describe_machine()
     say("starting the 2-node Slurm cluster")
     with started(2, prefix="hybridlab-bench-multinode-") as slurm:
         raw_file = slurm.scratch / "raw.json"
@@ -176,13 +160,20 @@ def main() -> None:
             sys.exit(f"bench_multinode: the measuring job failed:\n{done.stderr[-3000:]}")
         measured = json.loads(raw_file.read_text())
     rows = summarise(measured["raw"])
-    write_report(args.out, markdown(info, rows, measured, args))
-    write_json(args.json, {"machine": info, "rows": rows, **measured})
+    bench.loads = measured["load"]  # the checkpoints taken inside the allocation
+    bench.report("Across nodes: start-up and ping-pong", markdown(rows, args),
+                 {"rows": rows, **measured})  # fmt: skip
     for r in rows:
         say(f"{r['quantity']}: one node {r['intra']:.3g}, two {r['inter']:.3g} {r['unit']} "
             f"(ratio {r['ratio']:.2f})")  # fmt: skip
-    say(f"wrote {args.out} and {args.json}")
+    return 0
+
+
+def options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--samples", type=int, default=5)
+    parser.add_argument("--scale", type=float, default=0.05, help="scale the OSU iteration counts")
+    parser.add_argument("--inside", help=argparse.SUPPRESS)  # run inside the allocation
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -19,30 +19,20 @@ of our own, `--osu-repeats` alternating repeats, the ratio kit / reference at 8 
 
     python benchmarks/bench_p2p.py [--repeats 5] [--samples 10] [--scale 1.0] [--quick]
                                    [--osu-repeats 9] [--out benchmarks/p2p_results.md]
-                                   [--json benchmarks/p2p_results.json]
+(the raw figures go to the JSON beside --out)
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-from pathlib import Path
+import sys
 
 import hybridlab as hl
 import p2p_osu
-from _common import (
-    Progress,
-    describe_machine,
-    load_lines,
-    machine_lines,
-    other_load,
-    scrub_paths,
-    write_json,
-    write_report,
-)
+from _common import Progress, scrub_paths
+from _runner import Bench
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
 POINTS = (("latency", 8), ("bandwidth", 1 << 20))
 say = Progress("bench_p2p")
 
@@ -102,15 +92,12 @@ def summarise(runs: list[dict]) -> list[dict]:
     return rows
 
 
-def markdown(info: dict, rows: list[dict], osu: dict, load: list[dict], args) -> str:
+def markdown(rows: list[dict], osu: dict, args) -> list[str]:
     lines = [
-        "# Point-to-point benchmark (kernels_c/pingpong.c)",
-        "",
         "Written by `benchmarks/bench_p2p.py`; do not edit by hand. OSU-style ping-pong between 2",
         "ranks bound to cores (one node, shared memory): half round trip, warm-up skipped.",
         "Bandwidth is ping-pong bandwidth (one message in flight), not the windowed `osu_bw`.",
         "",
-        *machine_lines(info),
         f"- {args.repeats} runs x {args.samples} samples per point; OSU counts scaled by "
         f"{args.scale}",
         "",
@@ -122,47 +109,35 @@ def markdown(info: dict, rows: list[dict], osu: dict, load: list[dict], args) ->
             f"| {r['quantity']} | {r['median']:.3f} | {r['min']:.3f} | {r['max']:.3f} | "
             f"{r['unit']} | {r['samples']} | {r['iterations']} | {r['probe']} |"
         )
-    lines += ["", *load_lines(load), *p2p_osu.markdown(osu, scrub_paths)]
-    return "\n".join(lines)
+    return lines + ["", *p2p_osu.markdown(osu, scrub_paths)]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
+def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--samples", type=int, default=10)
     parser.add_argument("--scale", type=float, default=1.0, help="scale the OSU iteration counts")
-    parser.add_argument("--quick", action="store_true", help="2 repeats, 3 samples, scale 0.1")
     parser.add_argument(
         "--osu-repeats", type=int, default=9, help="alternating repeats of the side-by-side"
     )
-    parser.add_argument("--out", type=Path, default=HERE / "p2p_results.md")
-    parser.add_argument("--json", type=Path, default=HERE / "p2p_results.json")
-    args = parser.parse_args()
-    if args.quick:
-        args.repeats, args.samples, args.scale = 2, 3, 0.1
-    info = describe_machine()
-    load = [other_load("before")]
+
+
+def main(argv: list[str] | None = None) -> int:
+    bench = Bench("bench_p2p", __doc__, "p2p_results.md", argv, repeats=5, options=options,
+                  quick_help="2 repeats, 3 samples, scale 0.1", progress=say,
+                  quick={"repeats": 2, "samples": 3, "scale": 0.1})  # fmt: skip
+    args = bench.args
+    bench.checkpoint("before")
     runs = []
     for repeat in range(args.repeats):
         for name, size in POINTS:
             say(f"run {repeat + 1}/{args.repeats}: {name} at {size} B")
             runs.append(one_run(size, args))
-    load.append(other_load("after the kit's sweep"))
+    bench.checkpoint("after the kit's sweep")
     osu = p2p_osu.side_by_side(args.osu_repeats, say)
-    load.append(other_load("after the side-by-side"))
+    bench.checkpoint("after the side-by-side")
     rows = summarise(runs)
-    write_report(args.out, markdown(info, rows, osu, load, args))
-    write_json(
-        args.json,
-        {
-            "machine": info,
-            "rows": rows,
-            "runs": runs,
-            "load": load,
-            "osu_style": osu,
-            "osu_style_rows": p2p_osu.rows(osu),
-        },
-    )
+    data = {"rows": rows, "runs": runs, "load": bench.loads, "osu_style": osu,
+            "osu_style_rows": p2p_osu.rows(osu)}  # fmt: skip
+    bench.report("Point-to-point benchmark (kernels_c/pingpong.c)", markdown(rows, osu, args), data)
     for r in rows:
         say(
             f"{r['quantity']}: median {r['median']:.3f} {r['unit']} ({r['min']:.3f}..{r['max']:.3f})"
@@ -171,8 +146,8 @@ def main() -> None:
         say(
             f"{r['bytes']} B: kit / OSU-style reference {r['ratio']:.3f}, echo=1 {r['echo_ratio']:.3f}"
         )
-    say(f"wrote {args.out} and {args.json}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

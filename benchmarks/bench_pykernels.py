@@ -23,27 +23,16 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
 import llvmlite
 import numba
 
 import hybridlab as hl
-from _common import (
-    Progress,
-    describe_machine,
-    load_lines,
-    machine_lines,
-    other_load,
-    summary,
-    sweep_arguments,
-    table,
-    write_report,
-)
+from _common import Progress, summary, table
+from _runner import Bench
 from hybridlab.pykernels.exercise import jit_times, numba_jacobi
 from hybridlab.pykernels.tables import numba_vs_c
 
-HERE = Path(__file__).resolve().parent
 say = Progress("bench_pykernels")
 
 FIRST_CALL = """
@@ -137,30 +126,27 @@ def pair_rows(shapes, side: int, iterations: int, repeats: int) -> list[list[obj
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sweep_arguments(__doc__, HERE / "pykernels_results.md", argv, "small grid: smoke run")
+    bench = Bench("bench_pykernels", __doc__, "pykernels_results.md", argv,
+                  quick_help="small grid: smoke run", progress=say)  # fmt: skip
+    args = bench.args
     cpus = len(hl.read_topology().usable)
     shapes = [(cpus, 1), (1, cpus)] if cpus > 1 else [(1, 1)]
     side, iterations = (256, 50) if args.quick else (1024, 200)
-    load = [other_load("before")]
+    bench.checkpoint("before")
     jit = jit_rows(args.repeats)
     pairs = pair_rows(shapes, side, iterations, args.repeats)
-    load.append(other_load("after"))
+    bench.checkpoint("after")
 
     lines = [
-        "# numba kernels (lab 09): numba vs C per iteration, and numba's JIT",
-        "",
-        f"Measured by `benchmarks/bench_pykernels.py`{' --quick' if args.quick else ''}: "
         f"{side} x {side} grid, {iterations} iterations, {args.repeats} numba/C pairs per "
         "P x T, run back to back in the same engines (bound to cores). numba: "
         "`hybridlab.pykernels.jacobi` (prange sweep, mpi4py Sendrecv/Allreduce on numpy "
         "buffers); C: `halo2d` variant hybrid1. Phase times are the slowest rank's.",
         "",
-        *machine_lines(describe_machine()),
         f"- numba {numba.__version__}, llvmlite {llvmlite.__version__}; numba's cache: "
         "`$HYBRIDLAB_CACHE/numba` (this process and the engines), a fresh temporary folder for "
         "the new-process rows",
         "",
-        *load_lines(load),
         "## Per iteration, numba / C",
         "",
         *table(
@@ -184,9 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         "different runs.",
         "",
     ]
-    write_report(args.out, lines)
-    say(f"wrote {args.out}")
-    return 0
+    return bench.report("numba kernels (lab 09): numba vs C per iteration, and numba's JIT", lines)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,8 @@ alike; every run records the core-to-core probe before and after it (SMT sibling
 cores). Nothing is asserted: this is a benchmark, not a test. Progress goes to stderr.
 
     python benchmarks/bench_sync.py [--repeats 5] [--samples 20] [--target-ms 1]
-                                    [--out benchmarks/sync_results.md]
-                                    [--json benchmarks/sync_results.json] [--quick]
+                                    [--out benchmarks/sync_results.md] [--quick]
+(the raw figures go to the JSON beside --out)
 """
 
 from __future__ import annotations
@@ -25,16 +25,14 @@ import os
 import statistics
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pandas as pd
 
 import hybridlab as hl
-from _common import Progress, describe_machine, machine_lines, plain, write_json, write_report
+from _common import Progress, plain
+from _runner import Bench
 from hybridlab.sync.tables import overhead_table
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
 OPENMP = ["parallel", "for", "barrier", "reduction"]
 CONFIGS = (  # (label, ranks, threads, constructs)
     ("1 thread", 1, 1, OPENMP),
@@ -123,14 +121,10 @@ def by_state(runs: list[dict]) -> pd.DataFrame:
     )
 
 
-def report(machine: dict, runs: list[dict], args, seconds: float) -> str:
+def report(runs: list[dict], args, seconds: float) -> list[str]:
     table = summarise(runs)
     states = by_state(runs)
     lines = [
-        "# Synchronisation overheads (syncbench)",
-        "",
-        *machine_lines(machine),
-        "",
         f"{args.repeats} runs per configuration, interleaved; each run {args.samples} samples of "
         f"at least {args.target_ms:g} ms per construct; delay 0.1 µs inside every construct; "
         f"bind=cores. Benchmark time {seconds:.0f} s."
@@ -172,38 +166,34 @@ def report(machine: dict, runs: list[dict], args, seconds: float) -> str:
         "runs); run it on a quiet machine for reference numbers.",
         "",
     ]
-    return "\n".join(lines)
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--samples", type=int, default=20)
-    parser.add_argument("--target-ms", type=float, default=1.0)
-    parser.add_argument("--out", type=Path, default=HERE / "sync_results.md")
-    parser.add_argument("--json", type=Path, default=HERE / "sync_results.json")
-    parser.add_argument("--quick", action="store_true", help="1 repeat, 5 samples of 0.2 ms")
-    args = parser.parse_args(argv)
-    if args.quick:
-        args.repeats, args.samples, args.target_ms = 1, 5, 0.2
+    bench = Bench("bench_sync", __doc__, "sync_results.md", argv, repeats=5, options=options,
+                  quick_help="1 repeat, 5 samples of 0.2 ms", progress=say,
+                  quick={"repeats": 1, "samples": 5, "target_ms": 0.2})  # fmt: skip
+    args = bench.args
     if args.repeats < 1 or args.samples < 2 or args.target_ms <= 0:
-        parser.error("need --repeats >= 1, --samples >= 2 and --target-ms > 0")
-    machine = describe_machine()
-    if len(machine["usable_cpus"]) < 2:
-        parser.error("needs at least 2 usable CPUs (2 threads, 2 ranks)")
+        raise SystemExit("bench_sync: need --repeats >= 1, --samples >= 2 and --target-ms > 0")
+    if len(hl.read_topology().usable) < 2:
+        raise SystemExit("bench_sync: needs at least 2 usable CPUs (2 threads, 2 ranks)")
+    bench.checkpoint("before")
     runs = []
     for repeat in range(args.repeats):
         order = CONFIGS if repeat % 2 == 0 else tuple(reversed(CONFIGS))
         for label, ranks, threads, constructs in order:
             say(f"repeat {repeat + 1}/{args.repeats}: {label}")
             runs.append(one_run(label, ranks, threads, constructs, args))
-    write_report(args.out, report(machine, runs, args, say.elapsed()))
-    write_json(
-        args.json,
-        {"machine": machine, "args": {k: plain(v) for k, v in vars(args).items()}, "runs": runs},
-    )
-    say(f"wrote {args.out} and {args.json}")
-    return 0
+    bench.checkpoint("after")
+    data = {"args": {k: plain(v) for k, v in vars(args).items()}, "runs": runs}
+    return bench.report("Synchronisation overheads (syncbench)",
+                        report(runs, args, say.elapsed()), data)  # fmt: skip
+
+
+def options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--samples", type=int, default=20)
+    parser.add_argument("--target-ms", type=float, default=1.0)
 
 
 if __name__ == "__main__":

@@ -21,23 +21,12 @@ Load before and after is recorded beside the figures. Nothing is asserted.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import hybridlab as hl
-from _common import (
-    Progress,
-    describe_machine,
-    load_lines,
-    machine_lines,
-    other_load,
-    summary,
-    sweep_arguments,
-    table,
-    write_report,
-)
+from _common import Progress, summary, table
+from _runner import Bench
 from hybridlab.kernels.build import build_source
 
-HERE = Path(__file__).resolve().parent
 say = Progress("bench_tracers")
 
 CALLS = r"""
@@ -138,23 +127,21 @@ def page_rows(pages: int, repeats: int) -> list[list[object]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sweep_arguments(__doc__ or "", HERE / "tracers_results.md", argv,
-                           "fewer samples and pages")  # fmt: skip
+    bench = Bench("bench_tracers", __doc__ or "", "tracers_results.md", argv,
+                  quick_help="fewer samples and pages", progress=say)  # fmt: skip
+    args = bench.args
     outer, pages = (5, 1024) if args.quick else (20, 16384)
-    load = [other_load("start")]
+    bench.checkpoint("start")
     calls = call_rows(outer, args.repeats)
-    load.append(other_load("after the MPI calls"))
+    bench.checkpoint("after the MPI calls")
     touch = page_rows(pages, args.repeats)
-    load.append(other_load("end"))
-    lines = ["# What the tracers cost", "", *machine_lines(describe_machine()), ""]
-    lines += ["## An MPI call traced for thread compliance (2 ranks x 1 thread, bound)", ""]
+    bench.checkpoint("end")
+    lines = ["## An MPI call traced for thread compliance (2 ranks x 1 thread, bound)", ""]
     lines += table(["call", "plain us/call (median)", "traced us/call (median)",
                     "overhead ns/call", "samples"], calls)  # fmt: skip
     lines += ["## A page written first under the first-touch tracer (1 rank x 1 thread)", ""]
     lines += table(["pages", "plain us/page", "traced us/page", "traced / plain", "runs"], touch)
-    lines += load_lines(load)
-    write_report(args.out, lines)
-    return 0
+    return bench.report("What the tracers cost", lines)
 
 
 if __name__ == "__main__":

@@ -20,11 +20,8 @@ import tempfile
 from pathlib import Path
 
 import hybridlab as hl
+from _runner import launch_reference, reference_command
 from hybridlab.kernels.build import mpicc
-from hybridlab.machine import launcher
-from hybridlab.machine.placement import Placement
-from hybridlab.machine.topology import read_topology
-from hybridlab.runs import launch
 
 HERE = Path(__file__).resolve().parent
 REFERENCE_SOURCE = HERE / "osu_style_latency.c"
@@ -44,18 +41,11 @@ def compile_reference(folder: Path) -> Path:
 
 def run_reference(binary: Path) -> tuple[dict[int, float], str]:
     """One reference run: {bytes: half round trip in seconds}, and its command line."""
-    placement = Placement(*PLACEMENT)
-    chosen = launcher.choose()
     counts = [str(OSU_COUNTS[k]) for k in ("iterations", "skip", "iterations_large", "skip_large")]
-    cmd = chosen.command(placement, [str(binary), str(SWEEP[0]), str(SWEEP[1]), *counts])
-    env = chosen.environment(
-        placement.environment(chosen.mpi.implementation, len(read_topology().usable))
-    )
-    out = launch._launch(
-        cmd, env, "osu_style_latency", timeout=300, spans_nodes=False, chosen_kind=chosen.kind
-    )
+    argv = [str(SWEEP[0]), str(SWEEP[1]), *counts]
+    out = launch_reference(binary, argv, *PLACEMENT, timeout=300)
     seconds = {int(b): float(us) * 1e-6 for b, us in (line.split() for line in out.splitlines())}
-    return seconds, " ".join(cmd)
+    return seconds, " ".join(reference_command(binary, argv, *PLACEMENT))
 
 
 def run_kit(echo: int) -> tuple[dict[int, float], str]:

@@ -572,19 +572,21 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine,
     }
     load = [other_load("before")]
-    say(f"cluster start/stop, {args.repeats} cycles")
-    data["start_stop"] = measure_start_stop(args.repeats)
-    load.append(other_load("after start/stop"))
-    say(f"restart after a crash, {args.repeats} times")
-    data["restart"] = measure_restart_after_crash(args.repeats)
-    load.append(other_load("after restarts"))
+    steps = [  # (what, where its figures go, how it is measured, the checkpoint after it)
+        ("cluster start/stop cycles", "start_stop", measure_start_stop, "after start/stop"),
+        ("restarts after a crash", "restart", measure_restart_after_crash, "after restarts"),
+    ]
     if not (args.quick or args.no_breakdown):
-        say(f"start-up variants, {args.repeats} cycles each")
-        data["breakdown"] = startup_breakdown(args.repeats)
-        load.append(other_load("after the start-up variants"))
-        say(f"a notebook's first start, {args.repeats} cycles each way")
-        data["first_start"] = measure_first_start(args.repeats)
-        load.append(other_load("after the first starts"))
+        steps += [
+            ("cycles of each start-up variant", "breakdown", startup_breakdown,
+             "after the start-up variants"),
+            ("first starts of a notebook each way", "first_start", measure_first_start,
+             "after the first starts"),
+        ]  # fmt: skip
+    for what, key, measure, after in steps:
+        say(f"{args.repeats} {what}")
+        data[key] = measure(args.repeats)
+        load.append(other_load(after))
     data["compare"] = []
     for ranks, threads, bind in COMPARE_PLACEMENTS:
         data["compare"].append(compare_placement(ranks, threads, bind, args.repeats, params))

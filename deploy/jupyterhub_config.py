@@ -65,6 +65,9 @@ SITE = {
     "hub_connect_ip": setting("HYBRIDLAB_HUB_CONNECT_IP", ""),  # "" = this node's hostname
     # where the hub keeps its database, cookie secret and proxy token
     "state": setting("HYBRIDLAB_HUB_STATE", "/srv/jupyterhub"),
+    # the PATH of the students' servers, after the kit's own bin: by default the hub's own (where
+    # it found sbatch), so a site's Slurm in /opt/slurm/bin and Lmod's module paths are kept
+    "path": setting("HYBRIDLAB_HUB_PATH", os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")),
 }
 
 
@@ -160,11 +163,12 @@ c.SlurmSpawner.http_timeout = 180
 c.Spawner.ip = "0.0.0.0"  # the proxy on the login node reaches the server on its node
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"
-# The kit's Python and tools first on PATH (the hybridlab kernel is in its prefix), the students'
-# nbgrader settings, and the kit's settings a lab reads (README, "Settings").
+# The kit's Python and tools first on PATH (the hybridlab kernel is in its prefix), then the site's
+# (SITE["path"]), the students' nbgrader settings, and the kit's settings a lab reads (README,
+# "Settings").
 kit_bin = str(Path(sys.executable).parent)
 c.Spawner.environment = {
-    "PATH": f"{kit_bin}:/usr/local/bin:/usr/bin:/bin",
+    "PATH": f"{kit_bin}:{SITE['path']}",
     "JUPYTER_CONFIG_PATH": str(DEPLOY / "jupyter"),
     "HYBRIDLAB_EXCHANGE": SITE["exchange"],
     "IPP_NONINTERACTIVE": "1",

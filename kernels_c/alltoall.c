@@ -89,7 +89,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                        max_bytes, p, BUFFER_LIMIT);
 
     size_t cap = (size_t)max_bytes * (size_t)p;
-    unsigned char *sbuf = malloc(cap), *rbuf = malloc(cap);
+    unsigned char *sbuf = hl_alloc_pages(cap), *rbuf = hl_alloc_pages(cap);
     int *counts = malloc(sizeof(int) * (size_t)p), *displs = malloc(sizeof(int) * (size_t)p);
     int have = sbuf && rbuf && counts && displs, all = 0;
     MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, comm);

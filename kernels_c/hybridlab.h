@@ -31,6 +31,7 @@
  *                         and phase; with hl_timeline_new() hl_phase() also keeps each interval
  *                         and hl_emit_timeline() writes one "timeline" record (start/end) each
  *     hl_thread_cpu_now(), hl_sleep_us(), hl_sleep_seconds()
+ *     hl_alloc_pages()    message buffers on page boundaries, as the OSU benchmarks allocate them
  *
  * Built with trace_mpi=True, hl_mpi_trace.h (included first by the compiler) records every MPI
  * call the kernel makes with its thread, for hybridlab.runs.compliance. A kernel that includes
@@ -294,6 +295,18 @@ static inline double hl_slowest_since(MPI_Comm comm, double t0) {
     double took = hl_now() - t0, slowest = took;
     if (comm != MPI_COMM_NULL) MPI_Allreduce(&took, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
     return slowest;
+}
+
+/* `bytes` (at least 1) starting on a page boundary, as OSU's allocate_memory_pt2pt/_coll
+ * allocate message buffers (posix_memalign to the page size); free() releases it, NULL if there
+ * is no memory. malloc's large buffers start 16 bytes into a page (glibc maps them on their own
+ * with its header first), so the copies MPI makes of them differ in alignment from OSU's: the
+ * one difference of method left between alltoall.c / pingpong.c and osu_alltoall / osu_latency
+ * (benchmarks/anchors.md). */
+static inline void *hl_alloc_pages(size_t bytes) {
+    void *p = NULL;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return posix_memalign(&p, page, bytes ? bytes : 1) == 0 ? p : NULL;
 }
 
 /* Runs the timed work `inner` times. */

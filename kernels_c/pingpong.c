@@ -81,12 +81,6 @@ static long verify(const unsigned char *buf, long n, long seed) {
     return wrong;
 }
 
-static void *alloc_bytes(long n) {
-    size_t size = (size_t)((n + 63) / 64 * 64);
-    if (size == 0) size = 64;
-    return aligned_alloc(64, size);
-}
-
 /* Parse the comma list of send modes into `use`; 0 or hl_fail. */
 static int parse_modes(hl_ctx *ctx, int use[M_COUNT]) {
     int named[64];
@@ -402,8 +396,8 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     unsigned char *sbuf = NULL, *rbuf = NULL;
     int have = 1, all = 1;
     if (ctx->rank < 2) {
-        sbuf = alloc_bytes(s.max_bytes);
-        rbuf = alloc_bytes(s.max_bytes);
+        sbuf = hl_alloc_pages((size_t)s.max_bytes);
+        rbuf = hl_alloc_pages((size_t)s.max_bytes);
         have = sbuf && rbuf;
         if (have) memset(rbuf, 0, (size_t)s.max_bytes);
     }

@@ -7,7 +7,10 @@ guide's whole program and job script, taken from the page, build traced and run 
 from __future__ import annotations
 
 import copy
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -17,7 +20,13 @@ import test_notebooks
 import test_wrong_answers
 from grading_course import LIMITS, require_sandbox, submit
 from hybridlab import grading
-from hybridlab.course.authoring import AuthoringError, missing_entries, new_lab, new_part
+from hybridlab.course.authoring import (
+    AuthoringError,
+    corpus_folder,
+    missing_entries,
+    new_lab,
+    new_part,
+)
 from hybridlab.kernels.c_cells import compile_check
 from hybridlab.machine.topology import read_topology
 from hybridlab.runs import compliance
@@ -25,6 +34,7 @@ from hybridlab.slurm import jobs
 from wrong_answers import load
 
 ROOT = Path(__file__).resolve().parents[1]
+HYBRIDLAB = str(Path(sys.executable).parent / "hybridlab")
 GUIDE = ROOT / "book" / "authoring.md"
 LAB, KERNEL = "91_authoring_check", "authoring_check"
 PROJECT_FILES = ("README.md", "book/_toc.yml", "book/course_map.md", "tests/test_grading.py")
@@ -54,12 +64,8 @@ def project(tmp_path, monkeypatch):
 def test_a_scaffolded_lab_passes_the_convention_tests(project, monkeypatch):
     assert missing_entries(project, LAB) == []
     monkeypatch.setattr(test_notebooks, "ROOT", project)
-    monkeypatch.setattr(test_wrong_answers, "ROOT", project)
-    tests = project / "tests"
-    monkeypatch.setattr(test_wrong_answers, "load", lambda lab: load(lab, tests / "wrong_answers"))
-    monkeypatch.setattr(
-        test_wrong_answers, "gaming", lambda lab: load(lab, tests / "gaming", "GAMING")
-    )
+    monkeypatch.setattr(test_wrong_answers, "COURSE", project / "grading")
+    monkeypatch.setattr(test_wrong_answers, "CORPORA", project / "tests")
     test_notebooks.test_the_notebook_follows_the_course_conventions(LAB)
     test_notebooks.test_hidden_tests_compare_plain_values(LAB)
     test_wrong_answers.test_every_graded_part_has_two_wrong_answers_that_name_real_cells(LAB)
@@ -112,6 +118,99 @@ def test_a_scaffolded_lab_releases_and_grades_right_and_wrong(project):
             "hidden_total": 2.0}  # fmt: skip
     assert {g: scores["right"][g] for g in auto} == auto, report
     assert {g: scores["wrong"][g] for g in auto} == dict.fromkeys(auto, 0.0), report
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder` and its bytes: what a failed scaffold must leave as it was."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def _private_course(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    config = (ROOT / "grading" / "nbgrader_config.py").read_text()
+    (folder / "nbgrader_config.py").write_text(config + LIMITS)
+    return folder
+
+
+def test_a_course_folder_of_ones_own_keeps_its_lab_and_corpora_inside(tmp_path, monkeypatch):
+    """The kit's files are not touched; the course's corpora are in the course, not in tests/."""
+    kit = tmp_path / "kit"
+    for name in PROJECT_FILES:
+        (kit / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / name, kit / name)
+    (kit / "grading").mkdir()
+    before = _tree(kit)
+    course = _private_course(tmp_path / "mycourse")
+    written = new_lab(LAB, root=kit, course=course, kernel=KERNEL)
+    new_part(LAB, "python", "efficiency", root=kit, course=course)
+    assert _tree(kit) == before, "the kit's checkout changed"
+    assert all(course in p.parents for p in written), written
+    assert corpus_folder(course, kit) == course / "tests"
+    assert (course / "tests" / "wrong_answers" / f"{LAB}.py").is_file()
+    assert "efficiency" in (course / "tests" / "gaming" / f"{LAB}.py").read_text()
+    # the corpus checks run on the course folder (HYBRIDLAB_GRADING=<course> in a shell)
+    monkeypatch.setenv("HYBRIDLAB_COURSE_KERNELS", str(course / "kernels"))
+    monkeypatch.setattr(test_wrong_answers, "COURSE", course)
+    monkeypatch.setattr(test_wrong_answers, "CORPORA", course / "tests")
+    test_wrong_answers.test_every_graded_part_has_two_wrong_answers_that_name_real_cells(LAB)
+    test_wrong_answers.test_every_automatic_part_has_three_gaming_attempts_that_lose_it(LAB)
+    with pytest.raises(AuthoringError, match="not a course folder"):
+        new_lab("92_nowhere", root=kit, course=tmp_path / "empty")
+
+
+def test_a_scaffold_that_fails_leaves_nothing_behind(tmp_path):
+    project = tmp_path / "kit"
+    for name in PROJECT_FILES:
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / name, project / name)
+    (project / "grading").mkdir()
+    (project / "grading" / "nbgrader_config.py").write_text("")
+    course_map = project / "book" / "course_map.md"
+    course_map.write_text("# The course map, without its table\n")  # no place for the lab
+    before, folders = _tree(project), sorted(project.rglob("*/"))
+    with pytest.raises(AuthoringError, match="no place for the new lab in the course map"):
+        new_lab(LAB, root=project, kernel=KERNEL)  # after the notebook, kernels, toc: undone
+    assert _tree(project) == before
+    assert sorted(project.rglob("*/")) == folders, "folders it made are removed"
+    # a part whose corpus file has no GAMING list: the notebook and wrong answers stay as were
+    course_map.write_text((ROOT / "book" / "course_map.md").read_text())
+    new_lab(LAB, root=project, kernel=KERNEL)
+    gaming_file = project / "tests" / "gaming" / f"{LAB}.py"
+    gaming_file.write_text('"""no list here"""\n')
+    before = _tree(project)
+    with pytest.raises(AuthoringError, match="no `GAMING = \\[...\\]` list"):
+        new_part(LAB, "python", "efficiency", root=project)
+    assert _tree(project) == before
+
+
+@pytest.mark.timeout(900)
+def test_new_lab_on_a_course_folder_releases_there_and_undoes_a_failed_release(tmp_path):
+    """`hybridlab new-lab` with HYBRIDLAB_GRADING: scaffolded and released in that course (not
+    "unknown lab"), the kit untouched; a release that fails undoes the whole scaffold."""
+    course = _private_course(tmp_path / "term" / "course")
+    env = dict(os.environ, HYBRIDLAB_GRADING=str(course))
+    env.pop("HYBRIDLAB_LABS", None)
+    env.pop("HYBRIDLAB_COURSE_KERNELS", None)
+    done = subprocess.run([HYBRIDLAB, "new-lab", "93_private_sum", "--kernel", "private_sum"],
+                          capture_output=True, text=True, env=env, timeout=600, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    released = tmp_path / "term" / "labs" / "93_private_sum.ipynb"
+    assert f"released {released}" in done.stdout and released.is_file()
+    assert (course / "tests" / "gaming" / "93_private_sum.py").is_file()
+    assert not (ROOT / "tests" / "gaming" / "93_private_sum.py").exists()
+    assert "93_private_sum" not in (ROOT / "README.md").read_text()
+    assert f"HYBRIDLAB_GRADING={course} pytest tests/test_wrong_answers.py" in done.stdout
+    done = subprocess.run([HYBRIDLAB, "new-part", "93_private_sum", "written", "why_it_holds"],
+                          capture_output=True, text=True, env=env, timeout=300, check=False)  # fmt: skip
+    assert done.returncode == 0 and "changed" in done.stdout, done.stdout + done.stderr
+    # a course whose release fails: nothing of the new lab is left
+    config = course / "nbgrader_config.py"
+    config.write_text(config.read_text() + '\nc.GradingPolicy.size = "medium"\n')
+    before = _tree(tmp_path / "term")
+    done = subprocess.run([HYBRIDLAB, "new-lab", "94_undone", "--course", str(course)],
+                          capture_output=True, text=True, env=env, timeout=300, check=False)  # fmt: skip
+    assert done.returncode == 1 and "nothing was changed" in done.stderr, done.stdout + done.stderr
+    assert _tree(tmp_path / "term") == before
 
 
 def guide_block(language: str, after: str) -> str:

@@ -98,3 +98,38 @@ def test_the_osu_style_reference_of_bench_p2p_runs(tmp_path):
     assert set(p2p_osu.SIZES) <= set(seconds)
     assert all(s > 0 for s in seconds.values())
     assert "osu_style_latency" in command
+
+
+BENCHMARKS = sorted(p.name for p in (REPO / "benchmarks").glob("*.py") if not p.name.startswith("_"))
+
+
+@pytest.mark.parametrize("script", BENCHMARKS)
+def test_every_benchmark_script_answers_help(script):
+    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), "--help"],
+                          capture_output=True, text=True, timeout=120, cwd=REPO, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_bench_anchors_says_which_suites_it_did_not_find(tmp_path):
+    out = tmp_path / "anchors.md"
+    done = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_anchors.py"), "--refs", str(tmp_path),
+         "--only", "openmp,triad", "--out", str(out)],
+        capture_output=True, text=True, timeout=120, cwd=REPO, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = out.read_text()
+    assert "no `syncbench` (EPCC syncbench) found" in report
+    assert "no `stream` (STREAM 5.10) found" in report
+    assert "osu_latency" not in report  # only the groups asked for
+    assert "- CPU:" in report and "Machine (lscpu):" in report
+    assert str(tmp_path) not in report  # no machine's folders in a committed report
+
+
+def test_bench_anchors_refuses_an_unknown_group(tmp_path):
+    done = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_anchors.py"), "--only", "openmp,fft",
+         "--out", str(tmp_path / "a.md")],
+        capture_output=True, text=True, timeout=120, cwd=REPO, check=False,
+    )  # fmt: skip
+    assert done.returncode != 0 and "unknown group(s) fft" in done.stderr

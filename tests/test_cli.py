@@ -77,11 +77,22 @@ def test_run_executes_a_notebook_keeps_its_figures_and_cleans_up(tmp_path):
 
 def test_run_reports_the_failing_cell(tmp_path):
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("raise ValueError('broken lab')")]
+    nb.cells = [nbformat.v4.new_code_cell("import os\nos.write(2, b'the kernel wrote this\\n')"),
+                nbformat.v4.new_code_cell("raise ValueError('broken lab')")]  # fmt: skip
     nbformat.write(nb, tmp_path / "bad.ipynb")
     done = run("run", "bad.ipynb", "--out", "out", cwd=tmp_path)
     assert done.returncode == 1 and "broken lab" in done.stderr
     assert (tmp_path / "out" / "bad.ipynb").exists()
+    # the kernel's own stderr reaches the terminal, without ipykernel's warning on every start
+    assert "the kernel wrote this" in done.stderr and "without encryption" not in done.stderr
+
+
+def test_slurm_help_is_whole_and_so_is_each_actions():
+    for args in (("slurm", "--help"), ("slurm", "start", "--help")):
+        done = run(*args)
+        assert done.returncode == 0, done.stderr
+        assert "on a laptop (`hybridlab slurm start`)" in " ".join(done.stdout.split())
+        assert "--nodes NODES" in done.stdout
 
 
 def test_clean_removes_segments_no_process_uses(tmp_path):

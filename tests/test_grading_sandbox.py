@@ -228,7 +228,7 @@ def test_without_replay_a_submission_measures_again(graded):
     finally:
         config.write_text(kept)
     assert "replayed: False" in _outputs(graded, "solution"), report
-    assert "Data: runs made since the previous test: measured during grading (1)." in (
+    assert "Data: runs made since the previous test: measured during grading (1: hello_hybrid)." in (
         _outputs(graded, "solution")
     )
     assert _auto(gradebook.scores(read_lab(graded.root, gc.LAB))["solution"]) == dict.fromkeys(gc.PARTS, 1.0)
@@ -254,10 +254,10 @@ def test_the_feedback_says_which_data_each_part_used(graded):
     lines = {s: _data_lines(graded, s) for s in ["own", "ownempty", "ownedited", "ownforged"]}
     lines["fork"] = _data_lines(graded, "fork")  # the solution's kernel runs, no runs folder
     assert all(len(v) == len(gc.PARTS) for v in lines.values()), lines
-    assert "since the previous test: your own runs (1)." in lines["own"][0]
-    assert "before: your own runs (1)." in lines["own"][-1]
+    assert "since the previous test: your own runs (1: hello_hybrid)." in lines["own"][0]
+    assert "before: your own runs (1: hello_hybrid)." in lines["own"][-1]
     assert (
-        "the reference run (1): your runs folder was not used: there is none" in (lines["fork"][0])
+        "the reference run (1: hello_hybrid): your runs folder was not used: there is none" in (lines["fork"][0])
     )
     assert "was not used: it has no readable index.json" in lines["ownempty"][0]
     assert "was invalid: its content changed after it was recorded" in lines["ownedited"][0]
@@ -755,12 +755,32 @@ def test_import_from_an_lms_zip_and_folder(tmp_path):
 
 
 def test_inspect_finds_what_cannot_be_graded(tmp_path):
-    parts = dict.fromkeys(gc.PARTS, 1.0)
-    bad = tmp_path / "x.ipynb"
+    lab = read_lab(gc.make_course(tmp_path / "course"), gc.LAB)
+    bad = tmp_path / "x.ipynb"  # a shallow folder: not in a course's submitted/ tree
     bad.write_text("{not json")
-    assert "not a readable notebook" in submissions.inspect(bad, parts)[0]
+    assert "not a readable notebook" in submissions.inspect(bad, lab)[0]
     nbformat.write(nbformat.v4.new_notebook(), bad)
-    assert "another lab" in submissions.inspect(bad, parts)[0]
+    assert "another lab" in submissions.inspect(bad, lab)[0]
+    renamed = gc.answer(gc.instructor_notebook(), "square", "def square(x):\n    return x * x")
+    renamed.cells[-2].metadata["nbgrader"]["grade_id"] = "my_own_cell"
+    nbformat.write(renamed, bad)
+    assert submissions.inspect(bad, lab) == (None, [
+        f"cells deleted or their ids changed: {gc.WRITTEN} (score zero)",
+        "cells the lab does not have: my_own_cell (run as plain cells)",
+    ])  # fmt: skip
+
+
+def test_the_line_under_a_test_says_what_ran_and_where_its_data_came_from():
+    from hybridlab.grading.execute import describe
+
+    runs = [{"source": "measured", "name": "hello_hybrid", "why": ""},
+            {"source": "own", "name": "ring", "why": ""},
+            *({"source": "reference", "name": n, "why": "no such run"} for n in "abcd")]  # fmt: skip
+    assert describe(runs) == (
+        "your own runs (1: ring), the reference run (4: a, b, c, ...): no such run, "
+        "measured during grading (1: hello_hybrid)"
+    )
+    assert describe([]) == "no kernel runs"
 
 
 def test_pool_size_from_cores_and_lab():

@@ -62,9 +62,10 @@ def unaccounted(archive: Path, report: submissions.ImportReport) -> list[str]:
     for name in zipfile.ZipFile(archive).namelist():
         folder, _, _ = name.rpartition("/")
         runs_of = folder[: -len("_runs")] + ".ipynb" if folder.endswith("_runs") else None
-        if name.endswith("/") or name in taken or name in report.unmatched or runs_of in taken:
+        reported = {**report.unmatched, **report.left_out}
+        if name.endswith("/") or name in taken or name in reported or runs_of in taken:
             continue
-        if any(k.startswith(name + "!") for k in (*taken, *report.unmatched)):
+        if any(k.startswith(name + "!") for k in (*taken, *reported)):
             continue  # a student's zip: its notebook imported, or what is in it reported
         lost.append(name)
     return lost
@@ -148,7 +149,8 @@ def test_canvas_resubmission_late_and_bad_files(course, tmp_path):
     }
     assert report.late == {"jonesbob"} and "(LATE)" in report.text()
     why = report.unmatched
-    assert "earlier upload" in why["smithalice_2001_5001_90_sandbox.ipynb"]
+    assert "earlier upload" in report.left_out["smithalice_2001_5001_90_sandbox.ipynb"]
+    assert "smithalice_2001_5001_90_sandbox.ipynb" not in why  # nothing to place by hand
     assert "online text" in why["whitecarol_2003_text.html"]
     assert "not a notebook" in why["blackeve_2005_5005_readme.txt"]
     assert "not a readable notebook" in why["brownfay_2006_5006_90_sandbox.ipynb"]
@@ -234,7 +236,8 @@ def test_grade_csvs_have_the_headers_each_lms_imports(course, tmp_path):
     assert {"Identifier", "Grade", "Last modified (grade)"} <= set(header)
     assert [r["Identifier"] for r in rows] == ["Participant 101"]
     assert rows[0]["Grade"] == "3" and rows[0]["Full name"] == "Alice Smith"
-    assert "test_total 0" in rows[0]["Feedback comments"]
+    assert "test_total: 0/1" in rows[0]["Feedback comments"]  # a lab without headings: its ids
+    assert "Still to grade by hand (counted 0): written_ring" in rows[0]["Feedback comments"]
     assert sorted(left_out) == ["jonesbob", "walkin"]
 
     path, left_out = lms_export.grades_csv(read_lab(course, gc.LAB), "canvas", assignment="Lab 90 (1234)")
@@ -242,9 +245,17 @@ def test_grade_csvs_have_the_headers_each_lms_imports(course, tmp_path):
     # lib/gradebook_importer.rb: Student, ID, [SIS User ID, SIS Login ID,] Section, assignments
     assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Lab 90 (1234)"]
     rows = {r["Student"]: r for r in csv.DictReader(path.open(newline=""))}
+    assert list(rows) == ["jonesbob"], "only students who came from Canvas"
     assert rows["jonesbob"]["ID"] == "2002" and rows["jonesbob"]["Lab 90 (1234)"] == "1"
-    assert rows["walkin"]["SIS Login ID"] == "walkin" and rows["walkin"]["ID"] == ""
-    assert left_out == []
+    assert sorted(left_out) == ["alice-smith", "walkin"]
+
+
+def test_parts_are_named_as_the_notebook_names_them_to_students():
+    titles = read_lab(gc.ROOT / "grading", "04_halo_exchange").titles()
+    assert titles["hidden_exchange_halos"] == "(a) Write the halo exchange (C)"
+    assert titles["hidden_phase_shares"] == "(b) Read a breakdown"
+    assert titles["written_halo_model"].endswith(", part 2 (written)")  # under (c), by hand
+    assert titles["written_halo_overlap"].startswith("(e) Your overlap on your machine")
 
 
 def test_feedback_zips_are_named_as_each_lms_matches_them(course, tmp_path):
@@ -270,3 +281,80 @@ def test_feedback_zips_are_named_as_each_lms_matches_them(course, tmp_path):
     # Canvas's re-upload takes the first two all-digit parts: user id, then attachment id
     assert [p for p in name.split("_") if p.isdigit()][:2] == ["2002", "5003"]
     assert left_out == ["alice-smith", "walkin"]
+
+
+# ------------------------------------------------------------------- the whole instructor path
+
+
+def _hybridlab(*args: str, env: dict, cwd: Path, code: int = 0) -> subprocess.CompletedProcess:
+    done = subprocess.run([HYBRIDLAB, *args], capture_output=True, text=True, env=env, cwd=cwd,
+                          timeout=1500, check=False)  # fmt: skip
+    said = f"hybridlab {' '.join(args)}:\n{done.stdout}\n{done.stderr}"
+    assert "Traceback" not in done.stdout + done.stderr, said
+    assert done.returncode == code, said
+    return done
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(2400)
+def test_the_instructor_path_release_collect_grade_mark_feedback_grades(tmp_path):
+    """As an instructor types it, lab 00 with the solution (from Moodle) and a blank lab (from
+    Canvas): every command ends without a traceback and says what it did."""
+    gc.require_sandbox()
+    course = gc.make_course(tmp_path / "term" / "course", labs=(REAL_LAB,))
+    env = dict(os.environ, HYBRIDLAB_GRADING=str(course), HYBRIDLAB_LABS=str(tmp_path / "labs"))
+    run = lambda *args, code=0: _hybridlab(*args, env=env, cwd=tmp_path, code=code)  # noqa: E731
+    run("release", REAL_LAB)
+    solution = (course / "source" / REAL_LAB / f"{REAL_LAB}.ipynb").read_text()
+    blank = (tmp_path / "labs" / f"{REAL_LAB}.ipynb").read_text()
+
+    # Moodle, flat, unpacked in a shallow folder (a path relative to where the command runs),
+    # with two students of one name: told apart by an id map
+    moodle = tmp_path / "m"
+    moodle.mkdir()
+    for who in ("Alice Smith_101", "Alice Smith_109"):
+        (moodle / f"{who}_assignsubmission_file_{REAL_LAB}.ipynb").write_text(solution)
+    done = run("collect", REAL_LAB, "m", code=1)
+    assert "duplicate: Alice Smith (101), Alice Smith (109)" in done.stdout
+    (tmp_path / "ids.csv").write_text("lms,student\n101,s101\n")
+    done = run("collect", REAL_LAB, "m", "--ids", "ids.csv", code=1)
+    assert "imported 1 submission(s)" in done.stdout and "is not in the id map" in done.stdout
+    # Canvas: an upload and a later one; nothing to place by hand
+    canvas = download(tmp_path / "canvas.zip", {
+        f"jonesbob_2002_5001_{REAL_LAB}.ipynb": blank,
+        f"jonesbob_2002_5009_{REAL_LAB}-1.ipynb": blank,
+    })  # fmt: skip
+    done = run("collect", REAL_LAB, str(canvas))
+    assert "left out (1), nothing to do" in done.stdout and "place these by hand" not in done.stdout
+
+    done = run("grade", REAL_LAB)
+    assert "graded 2/2: " in done.stderr  # plain lines: the output is not a terminal
+    titles = read_lab(course, REAL_LAB).titles()
+    written = next(iter(read_lab(course, REAL_LAB).manual))
+    hidden = next(p for p in titles if p.startswith("hidden_"))
+    # before hand-marking: the LMS file and the feedback say the written part counts 0
+    for args in (("grades", REAL_LAB, "--format", "moodle"), ("feedback", REAL_LAB)):
+        done = run(*args)
+        assert "graded by hand are not marked yet and count as 0" in done.stderr, done.stderr
+        assert f"{titles[written]} ({written}): s101" in done.stderr
+
+    run("mark", REAL_LAB, "s101", written, "2", "--comment", "Right, and well put.")
+    done = run("mark", REAL_LAB, "jonesbob", hidden, "1", "--comment", "One point for the try.")
+    assert f"{hidden}: 1 / " in done.stdout
+    done = run("grades", REAL_LAB, "--format", "moodle")
+    assert "not marked yet" not in done.stderr
+    (row,) = csv.DictReader((course / "lms" / f"{REAL_LAB}-moodle.csv").open(newline=""))
+    assert row["Identifier"] == "Participant 101" and "hidden_" not in row["Feedback comments"]
+    assert f"{titles[hidden]}: " in row["Feedback comments"]
+    done = run("grades", REAL_LAB, "--format", "canvas")
+    assert "not in it (collected without a canvas download): s101" in done.stdout
+    rows = list(csv.DictReader((course / "lms" / f"{REAL_LAB}-canvas.csv").open(newline="")))
+    assert [(r["Student"], r["ID"], r[REAL_LAB]) for r in rows] == [("jonesbob", "2002", "1")]
+    run("feedback", REAL_LAB, "--format", "canvas")
+    page = (course / "feedback" / "jonesbob" / REAL_LAB / f"{REAL_LAB}.html").read_text()
+    assert "One point for the try." in page
+    (name,) = zipfile.ZipFile(course / "lms" / f"{REAL_LAB}-feedback-canvas.zip").namelist()
+    assert name == f"jonesbob_2002_5009_{REAL_LAB}-feedback.html"
+    run("feedback", REAL_LAB, "--format", "moodle")
+    page = (course / "feedback" / "s101" / REAL_LAB / f"{REAL_LAB}.html").read_text()
+    assert "Right, and well put." in page

@@ -229,6 +229,25 @@ def test_c_built_in_the_notebook_is_run_by_the_grader_not_taken_from_the_folder(
     assert entry["source"] == "measured" and "never taken from your runs folder" in entry["why"]
 
 
+def test_the_students_check_passes_a_lab_whose_own_c_runs_are_not_replayed(fresh, tmp_path):
+    """A lab with a C cell: its runs are never replayed by design, which is no failure."""
+    from hybridlab import cli
+    from hybridlab.runs import course_size
+
+    course_size.write(tmp_path, "quick")
+    (tmp_path / "lab.ipynb").write_text("{}")
+    folder = tmp_path / "lab_runs"
+    _record(fresh, folder, True, 1)
+    fresh.setenv("HYBRIDLAB_QUICK", "1")
+    fresh.setenv(replay.ENV, f"record:{folder}")
+    hl.run_program(hl.build_source("answer", ANSWER), ranks=1, value=7)
+    ok, text = course_size.check_runs(tmp_path / "lab.ipynb")
+    assert ok, text
+    assert "1 of C code you wrote in the notebook, which grading builds and runs again" in text
+    assert "not usable at all" not in text
+    assert cli.main(["check-runs", str(tmp_path / "lab.ipynb")]) == 0
+
+
 def test_a_folder_that_cannot_be_written_does_not_stop_the_lab(fresh, tmp_path):
     fresh.delenv(replay.ENV, raising=False)  # a student's notebook keeps its runs
     blocked = tmp_path / "lab_runs"

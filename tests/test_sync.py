@@ -114,6 +114,21 @@ def test_syncbench_rejects_bad_parameters(params, message):
         hl.run_program("syncbench", ranks=1, threads=1, **params)
 
 
+
+def test_syncbench_refuses_a_team_that_may_change_between_regions():
+    with pytest.raises(hl.KernelError, match="OMP_DYNAMIC is true"):
+        hl.run_program("syncbench", ranks=1, threads=2, construct="reference,parallel",
+                       env={"OMP_DYNAMIC": "true"}, **FAST)  # fmt: skip
+
+
+@pytest.mark.parametrize("construct", ["parallel", "reduction", "barrier"])
+def test_syncbench_catches_a_team_smaller_than_asked(construct):
+    # OMP_THREAD_LIMIT caps every team at 1 thread: the parallel region (checked before its
+    # timed loop, its own region holding only the delay) and the others must say so
+    with pytest.raises(hl.KernelError, match="other than 2 threads|self-check failed"):
+        hl.run_program("syncbench", ranks=1, threads=2, construct=construct,
+                       env={"OMP_THREAD_LIMIT": "1"}, **FAST)  # fmt: skip
+
 # ------------------------------------------------------------------------------- imbalance
 
 

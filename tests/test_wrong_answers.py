@@ -1,26 +1,40 @@
 """The wrong answers of tests/wrong_answers/ cover every graded part (issue: no wrong answer may
-pass unnoticed); make test-grading-full grades them (tests/test_grading.py)."""
+pass unnoticed); make test-grading-full grades them (tests/test_grading.py).
+
+With HYBRIDLAB_GRADING set, the same checks run on that course folder's labs and its corpora
+(authoring.corpus_folder: <course>/tests/wrong_answers, gaming)."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
 import nbformat
 import pytest
 
 from gaming import KINDS
-from gaming import load as gaming
+from hybridlab.course.authoring import corpus_folder
 from hybridlab.grading import known_labs
-from wrong_answers import load
+from hybridlab.paths import grading_dir
+from wrong_answers import load as _load
 
-ROOT = Path(__file__).resolve().parents[1]
-LABS = known_labs(ROOT / "grading")
+COURSE = grading_dir(must_exist=False)  # HYBRIDLAB_GRADING: a course folder of your own
+CORPORA = corpus_folder(COURSE)
+LABS = known_labs(COURSE)
+
+
+def load(lab: str) -> list:
+    """The course's wrong answers of `lab`."""
+    return _load(lab, CORPORA / "wrong_answers")
+
+
+def gaming(lab: str) -> list:
+    """The course's gaming attempts of `lab`."""
+    return _load(lab, CORPORA / "gaming", "GAMING")
 
 
 def _cells(lab: str) -> dict[str, dict]:
-    nb = nbformat.read(ROOT / "grading" / "source" / lab / f"{lab}.ipynb", as_version=4)
+    nb = nbformat.read(COURSE / "source" / lab / f"{lab}.ipynb", as_version=4)
     return {
         c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]
         for c in nb.cells
@@ -81,7 +95,7 @@ def test_every_part_scores_in_its_hidden_tests_only(lab):
 def _graded_answers(lab: str) -> set[str]:
     """Answer code cells that an autograded hidden test reads: a name the cell defines (a
     function, or a variable such as EXCHANGE_C) appears in a hidden test cell."""
-    nb = nbformat.read(ROOT / "grading" / "source" / lab / f"{lab}.ipynb", as_version=4)
+    nb = nbformat.read(COURSE / "source" / lab / f"{lab}.ipynb", as_version=4)
     hidden = "\n".join(
         c.source for c in nb.cells
         if c.metadata.get("nbgrader", {}).get("grade")

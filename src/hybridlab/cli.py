@@ -115,45 +115,70 @@ def _release(args: argparse.Namespace) -> int:
     return _print_paths(lambda: release(args.labs or None), "released")
 
 
-def _new_lab(args: argparse.Namespace) -> int:
-    from .course.authoring import AuthoringError, new_lab
-    from .grading.course import GradingError, release
+def _course_folder(args: argparse.Namespace) -> Path:
+    """--course, else HYBRIDLAB_GRADING, else the checkout's grading/."""
+    from .paths import grading_dir
 
+    return Path(args.course).expanduser() if args.course else grading_dir(must_exist=False)
+
+
+def _corpus_tests(course: Path, lab: str) -> str:
+    """The command that runs the course's convention and corpus tests of `lab`."""
+    from .course.authoring import is_kit_course
+
+    if is_kit_course(course):
+        return f"pytest tests/test_lab_lists.py tests/test_notebooks.py tests/test_wrong_answers.py -k {lab}"
+    return f"HYBRIDLAB_GRADING={course} pytest tests/test_wrong_answers.py -k {lab} (in the kit)"
+
+
+def _new_lab(args: argparse.Namespace) -> int:
+    from .course.authoring import AuthoringError, corpus_folder, new_lab, scaffolding
+    from .grading.course import GradingError, release
+    from .paths import labs_dir
+
+    course = _course_folder(args)
+    labs = labs_dir(must_exist=False, course=course)
+    released: list[Path] = []
     try:
-        written = new_lab(args.lab, kernel=args.kernel)
-        for path in written:
-            print(f"wrote {path}")
-        if not args.no_release:
-            for path in release([args.lab]):
-                print(f"released {path}")
+        with scaffolding() as scaffold:  # a release that fails undoes the scaffold too
+            written = new_lab(args.lab, course=course, kernel=args.kernel, scaffold=scaffold)
+            if not args.no_release:
+                scaffold.adopt(course / "release" / args.lab)
+                scaffold.adopt(labs / f"{args.lab}.ipynb")
+                released = release([args.lab], root=course, labs_dir=labs)
     except (AuthoringError, GradingError) as err:
         print(err, file=sys.stderr)
+        print("nothing was changed", file=sys.stderr)
         return 1
+    for path in written:
+        print(f"wrote {path}")
+    for path in released:
+        print(f"released {path}")
+    print(f"its wrong answers and gaming attempts: {corpus_folder(course)}/wrong_answers, gaming")
     print(f"next: write your lab into these files (book/authoring.md), then `hybridlab release "
-          f"{args.lab}` and the tests: pytest tests/test_lab_lists.py tests/test_notebooks.py "
-          f"tests/test_wrong_answers.py -k {args.lab}")
+          f"{args.lab}` and the tests: {_corpus_tests(course, args.lab)}")
     return 0
 
 
 def _new_part(args: argparse.Namespace) -> int:
     from .course.authoring import AuthoringError, new_part
 
+    course = _course_folder(args)
     try:
-        for path in new_part(args.lab, args.kind, args.part):
+        for path in new_part(args.lab, args.kind, args.part, course=course):
             print(f"changed {path}")
     except AuthoringError as err:
         print(err, file=sys.stderr)
         return 1
     print(f"next: write the part's question, solution and tests (book/authoring.md), then "
-          f"`hybridlab release {args.lab}` and: pytest tests/test_notebooks.py "
-          f"tests/test_wrong_answers.py -k {args.lab}")
+          f"`hybridlab release {args.lab}` and: {_corpus_tests(course, args.lab)}")
     return 0
 
 
 def _slurm(args: argparse.Namespace) -> int:
-    from .slurm.local_slurm import main as slurm_main
+    from .slurm.local_slurm import run
 
-    return slurm_main(args.rest)
+    return run(args)
 
 
 def _print_text(produce) -> int:
@@ -225,7 +250,17 @@ def _grades(args: argparse.Namespace) -> int:
 
         for lab in labs:
             _print_lms(args.format, *grades_csv(lab, args.format, assignment=args.assignment))
+            _warn_unmarked(lab)
     return 0
+
+
+def _warn_unmarked(lab) -> None:
+    """On stderr: the written answers not marked yet, which count as 0 in what was written."""
+    from .grading.gradebook import unmarked
+
+    warning = unmarked(lab)
+    if warning:
+        print(warning, file=sys.stderr)
 
 
 def _print_lms(fmt: str, path: Path, left_out: list[str]) -> None:
@@ -252,18 +287,23 @@ def _mark(args: argparse.Namespace) -> int:
 
 def _feedback(args: argparse.Namespace) -> int:
     from .grading import exchange
-    from .grading.course import GRADING, read_lab
+    from .grading.course import GRADING, GradingError, read_lab
     from .grading.feedback import generate
 
     if args.exchange:
         return _print_text(lambda: exchange.return_feedback(args.lab, students=_students(args)))
-    done = _print_paths(
-        lambda: generate(read_lab(GRADING, args.lab), students=_students(args)), "feedback"
-    )
+    try:
+        lab = read_lab(GRADING, args.lab)
+    except GradingError as err:
+        print(err, file=sys.stderr)
+        return 1
+    done = _print_paths(lambda: generate(lab, students=_students(args)), "feedback")
     if done == 0 and args.format:
         from .grading.lms_export import feedback_zip
 
-        _print_lms(args.format, *feedback_zip(read_lab(GRADING, args.lab), args.format))
+        _print_lms(args.format, *feedback_zip(lab, args.format))
+    if done == 0:
+        _warn_unmarked(lab)
     return done
 
 
@@ -287,6 +327,9 @@ def _collect(args: argparse.Namespace) -> int:
         return 1
     print(report.text())
     return 1 if report.unmatched else 0
+
+
+COURSE_HELP = "the course folder (default: HYBRIDLAB_GRADING, else the checkout's grading/)"
 
 
 def parser() -> argparse.ArgumentParser:
@@ -330,16 +373,20 @@ def parser() -> argparse.ArgumentParser:
     nl.add_argument("lab", help="NN_words, e.g. 11_reductions")
     nl.add_argument("--kernel", help="its C kernel's name (default: the words of the lab's name)")
     nl.add_argument("--no-release", action="store_true", help="do not release it to labs/")
+    nl.add_argument("--course", help=COURSE_HELP)
     nl.set_defaults(func=_new_lab)
     np_ = sub.add_parser("new-part", help="add a graded part to a lab: its cells, wrong answers, gaming attempts")
     np_.add_argument("lab", help="the lab, e.g. 11_reductions")
     np_.add_argument("kind", choices=("c", "python", "written"),
                      help="c: a whole MPI program in a C cell; python: a function; written: graded by hand")  # fmt: skip
     np_.add_argument("part", help="the part's name, a Python identifier (its cells' ids)")
+    np_.add_argument("--course", help=COURSE_HELP)
     np_.set_defaults(func=_new_part)
+    from .slurm import local_slurm
+
     sl = sub.add_parser("slurm", help="a one-node Slurm of your own for lab 10's jobs: start|stop|status",
-                        add_help=False)  # fmt: skip
-    sl.add_argument("rest", nargs=argparse.REMAINDER)
+                        description=local_slurm.DESCRIPTION)  # fmt: skip
+    local_slurm.add_arguments(sl)
     sl.set_defaults(func=_slurm)
     g = sub.add_parser("grade", help="autograde grading/submitted/*/LAB in sandboxes, in parallel")
     g.add_argument("lab")

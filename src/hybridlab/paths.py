@@ -92,10 +92,12 @@ def grading_dir(*, must_exist: bool = True) -> Path:
     return _locate("grading", must_exist=must_exist)
 
 
-def labs_dir(*, must_exist: bool = True) -> Path:
-    """labs/: the released notebooks (HYBRIDLAB_LABS overrides; else beside the course folder, so
-    a private course set by HYBRIDLAB_GRADING releases beside itself); release may create it."""
-    return _locate("labs", must_exist=must_exist, beside=grading_dir(must_exist=False).parent)
+def labs_dir(*, must_exist: bool = True, course: Path | None = None) -> Path:
+    """labs/: the released notebooks (HYBRIDLAB_LABS overrides; else beside the course folder,
+    `course` or grading_dir(), so a private course releases beside itself); release may create
+    it."""
+    course = Path(course) if course is not None else grading_dir(must_exist=False)
+    return _locate("labs", must_exist=must_exist, beside=course.parent)
 
 
 def cache_root() -> Path:

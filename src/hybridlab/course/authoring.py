@@ -1,27 +1,33 @@
 """A way in for lab authors: `hybridlab new-lab NAME` scaffolds a lab that passes the kit's own
-convention tests as generated (book, "Writing a lab").
+convention tests as generated, `hybridlab new-part LAB KIND NAME` adds a graded part to one
+(book, "Writing a lab").
 
-    written = new_lab("11_reductions")          # in this checkout
-    missing_entries(root, "11_reductions")      # the lists a lab must join that lack it
+    written = new_lab("11_reductions", course=Path("~/course"))  # a course folder of your own
+    missing_entries(root, "11_reductions")      # the kit's lists a lab must join that lack it
 
-A new lab is: the instructor notebook grading/source/NAME/NAME.ipynb (a C part against a kernel,
+A new lab is: the instructor notebook <course>/source/NAME/NAME.ipynb (a C part against a kernel,
 its visible and hidden tests, a Python part, a written part), a kernel of the course's own
-(<course>/kernels/KERNEL.c and KERNEL_student.h, searched after kernels_c/), a book page, its
-wrong answers and gaming attempts (tests/wrong_answers/NAME.py, tests/gaming/NAME.py), and an
-entry in every list a lab must join (LISTS): the book's toc, the course map, the README's lab
-table and the grading round trip's LABS (tests/test_grading.py). The texts are files in
-templates/lab/, filled with the lab's names ({{lab}}, {{kernel}}, ...).
+(<course>/kernels/KERNEL.c and KERNEL_student.h, searched after kernels_c/), a book page, and its
+wrong answers and gaming attempts (the course's corpora: corpus_folder). In the kit's own course
+(the checkout's grading/) the corpora are the kit's tests/wrong_answers/ and tests/gaming/ and the
+lab joins every list a lab of the kit must join (LISTS): the book's toc, the course map, the
+README's lab table and the grading round trip's LABS (tests/test_grading.py). A course folder of
+an instructor's own keeps all of it inside itself (<course>/tests/, <course>/book/labs/): the kit's
+checkout is not changed. A scaffold that fails is undone whole (Scaffold). The texts are files
+in templates/lab/, filled with the lab's names ({{lab}}, {{kernel}}, ...).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
 
-from ..paths import CHECKOUT, find_kernel_file
+from ..paths import CHECKOUT, find_kernel_file, grading_dir
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "lab"
 PART_TEMPLATES = TEMPLATES.parent / "part"
@@ -45,6 +51,79 @@ LISTS = {
 
 class AuthoringError(ValueError):
     """The lab cannot be scaffolded as asked; the message says why."""
+
+
+class Scaffold:
+    """What a scaffold wrote, with what each file held before: `undo` puts everything back (a
+    file it changed gets its old text, a file or folder it made is removed)."""
+
+    def __init__(self) -> None:
+        self.before: dict[Path, str | None] = {}  # file -> its text before (None: it was new)
+        self.made: list[Path] = []  # folders (and paths other steps make) that were not there
+
+    def write(self, path: Path, text: str) -> Path:
+        path = Path(path)
+        if path not in self.before:
+            self.before[path] = path.read_text() if path.exists() else None
+        for folder in reversed([path.parent, *path.parent.parents]):
+            self.adopt(folder)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+
+    def adopt(self, path: Path) -> None:
+        """Remove `path` too on undo when it does not exist now (another step may make it)."""
+        if not Path(path).exists() and Path(path) not in self.made:
+            self.made.append(Path(path))
+
+    def undo(self) -> None:
+        for path, text in self.before.items():
+            if text is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.write_text(text)
+        for path in reversed(self.made):
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            elif path.exists():
+                path.unlink()
+
+
+@contextmanager
+def scaffolding(scaffold: Scaffold | None = None):
+    """A Scaffold (this one, or a new one) undone when the block raises."""
+    scaffold = scaffold or Scaffold()
+    try:
+        yield scaffold
+    except BaseException:
+        scaffold.undo()
+        raise
+
+
+def is_kit_course(course: Path, root: Path = CHECKOUT) -> bool:
+    """Whether `course` is the kit's own course folder (the checkout's grading/)."""
+    return Path(course).resolve() == (Path(root) / "grading").resolve()
+
+
+def corpus_folder(course: Path, root: Path = CHECKOUT) -> Path:
+    """Where a course's wrong answers and gaming attempts live (wrong_answers/, gaming/ in it):
+    the kit's tests/ for the kit's own course, else tests/ inside the course folder, so a
+    course's answers stay out of the kit's public tests."""
+    return Path(root) / "tests" if is_kit_course(course, root) else Path(course) / "tests"
+
+
+def _course(course: Path | None, root: Path) -> Path:
+    """The course folder to scaffold in: `course`, else HYBRIDLAB_GRADING, else root/grading;
+    AuthoringError when it is not one (no nbgrader_config.py)."""
+    if course is None:
+        course = grading_dir(must_exist=False) if Path(root) == CHECKOUT else Path(root) / "grading"
+    course = Path(course).expanduser()
+    if not (course / "nbgrader_config.py").is_file():
+        raise AuthoringError(
+            f"{course} is not a course folder (no nbgrader_config.py): give one with --course "
+            "or HYBRIDLAB_GRADING (book/instructors.md, 'A course folder of your own')"
+        )
+    return course
 
 
 def names(lab: str, kernel: str | None = None) -> dict[str, str]:
@@ -166,15 +245,16 @@ def _insert_after_last(text: str, pattern: str, new: str, what: str) -> str:
     return text[:end] + new + "\n" + text[end:]
 
 
-def _join_lists(root: Path, v: dict[str, str]) -> list[Path]:
+def _join_lists(root: Path, v: dict[str, str], scaffold: Scaffold) -> list[Path]:
     toc = root / "book" / "_toc.yml"
-    toc.write_text(
+    scaffold.write(
+        toc,
         _insert_after_last(
             toc.read_text(),
             r"^\s+- file: labs/.*$",
             LISTS["book/_toc.yml"].format(**v),
             "book/_toc.yml",
-        )
+        ),
     )
     course_map = root / "book" / "course_map.md"
     row = (
@@ -182,19 +262,21 @@ def _join_lists(root: Path, v: dict[str, str]) -> list[Path]:
         f"judged by its trace | the kit's MPI_Allreduce timed; your global_sum checked | "
         f"see {{doc}}`labs/{v['lab']}` |"
     )
-    course_map.write_text(
-        _insert_after_last(course_map.read_text(), r"^\| \d+ .*\|$", row, "the course map")
+    scaffold.write(
+        course_map,
+        _insert_after_last(course_map.read_text(), r"^\| \d+ .*\|$", row, "the course map"),
     )
     readme = root / "README.md"
     row = f"| {v['number']} {v['title'].lower()} | a sum over ranks in C, judged by its trace (scaffolded) | draft |"
     head, sep, rest = readme.read_text().partition("## The labs")
     table, sep2, tail = rest.partition("\n## ")
-    readme.write_text(
+    scaffold.write(
+        readme,
         head
         + sep
         + _insert_after_last(table, r"^\| \d+ .*\|$", row, "README's lab table")
         + sep2
-        + tail
+        + tail,
     )
     grading = root / "tests" / "test_grading.py"
     text = grading.read_text()
@@ -202,18 +284,25 @@ def _join_lists(root: Path, v: dict[str, str]) -> list[Path]:
     if not start:
         raise AuthoringError("no LABS = { in tests/test_grading.py")
     close = text.index("\n}\n", start.end()) + 1
-    grading.write_text(text[:close] + render("grading_entry.py.txt", v) + text[close:])
+    scaffold.write(grading, text[:close] + render("grading_entry.py.txt", v) + text[close:])
     return [toc, course_map, readme, grading]
 
 
 def new_lab(
-    lab: str, *, root: Path = CHECKOUT, course: Path | None = None, kernel: str | None = None
+    lab: str,
+    *,
+    root: Path = CHECKOUT,
+    course: Path | None = None,
+    kernel: str | None = None,
+    scaffold: Scaffold | None = None,
 ) -> list[Path]:
-    """Scaffold lab `lab` in the project at `root` (its course folder `course`, by default
-    root/grading); return every file written or changed. AuthoringError when the lab or its
-    kernel exists already, or a list has no place for it."""
+    """Scaffold lab `lab` in the course folder `course` (default: HYBRIDLAB_GRADING, else
+    root/grading) of the kit at `root`; return every file written or changed. AuthoringError
+    when the lab or its kernel exists already, or a list has no place for it; nothing is left
+    behind then (the files go through `scaffold`, undone on any error)."""
     root = Path(root)
-    course = Path(course) if course else root / "grading"
+    course = _course(course, root)
+    kit = is_kit_course(course, root)
     v = names(lab, kernel)
     folder = course / "source" / lab
     if folder.exists():
@@ -221,43 +310,50 @@ def new_lab(
     kernels = course / "kernels"
     if find_kernel_file(f"{v['kernel']}.c") or (kernels / f"{v['kernel']}.c").exists():
         raise AuthoringError(f"a kernel {v['kernel']!r} exists already: pass another (--kernel)")
+    corpora = corpus_folder(course, root)
     files = {
         folder / f"{lab}.ipynb": None,
         kernels / f"{v['kernel']}.c": "kernel.c",
         kernels / f"{v['kernel']}_student.h": "kernel_student.h",
-        root / "book" / "labs" / f"{lab}.md": "book.md",
-        root / "tests" / "wrong_answers" / f"{lab}.py": "wrong_answers.py.txt",
-        root / "tests" / "gaming" / f"{lab}.py": "gaming.py.txt",
+        (root if kit else course) / "book" / "labs" / f"{lab}.md": "book.md",
+        corpora / "wrong_answers" / f"{lab}.py": "wrong_answers.py.txt",
+        corpora / "gaming" / f"{lab}.py": "gaming.py.txt",
     }
     for path in files:
         if path.exists():
             raise AuthoringError(f"{path} exists already")
-    missing = missing_entries(root, lab)
-    if len(missing) < len(LISTS):
-        raise AuthoringError(
-            f"{lab} is listed already: {set(LISTS) - {m.split(':')[0] for m in missing}}"
-        )
-    written = []
-    for path, template in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if template is None:
-            nbformat.write(notebook(render("lab.cells", v)), path)
-        else:
-            path.write_text(render(template, v))
-        written.append(path)
-    return written + _join_lists(root, v)
+    if kit:
+        missing = missing_entries(root, lab)
+        if len(missing) < len(LISTS):
+            raise AuthoringError(
+                f"{lab} is listed already: {set(LISTS) - {m.split(':')[0] for m in missing}}"
+            )
+    with scaffolding(scaffold) as done:
+        for path, template in files.items():
+            if template is None:
+                done.write(path, _text(notebook(render("lab.cells", v))))
+            else:
+                done.write(path, render(template, v))
+        return list(files) + (_join_lists(root, v, done) if kit else [])
 
 
 def new_part(
-    lab: str, kind: str, part: str, *, root: Path = CHECKOUT, course: Path | None = None
+    lab: str,
+    kind: str,
+    part: str,
+    *,
+    root: Path = CHECKOUT,
+    course: Path | None = None,
+    scaffold: Scaffold | None = None,
 ) -> list[Path]:
-    """Add a graded part of `kind` (PART_KINDS) named `part` to lab `lab`: its cells (question,
-    answer, visible test, hidden test with points; a written part's question and rubric) before
-    the notebook's last cell when that stops the cluster, and for an automatic part two wrong
-    answers and three gaming attempts in the lab's files. Returns the files changed.
-    AuthoringError when the kind, the name or the lab is wrong, or a cell id exists already."""
+    """Add a graded part of `kind` (PART_KINDS) named `part` to lab `lab` of the course folder
+    `course` (as new_lab): its cells (question, answer, visible test, hidden test with points; a
+    written part's question and rubric) before the notebook's last cell when that stops the
+    cluster, and for an automatic part two wrong answers and three gaming attempts in the
+    course's corpora (corpus_folder). Returns the files changed. AuthoringError when the kind,
+    the name or the lab is wrong, or a cell id exists already; nothing is changed then."""
     root = Path(root)
-    course = Path(course) if course else root / "grading"
+    course = _course(course, root)
     if kind not in PART_KINDS:
         raise AuthoringError(f"part kind {kind!r}: one of {', '.join(PART_KINDS)}")
     if not PART_NAME.fullmatch(part):
@@ -277,21 +373,27 @@ def new_part(
     last = nb.cells[-1] if nb.cells else None
     at = len(nb.cells) - 1 if last is not None and "cluster.stop()" in last.source else len(nb.cells)
     nb.cells[at:at] = cells
-    changed = [path]
+    corpora = corpus_folder(course, root)
     lists = {"wrong": ("wrong_answers", "WRONG"), "gaming": ("gaming", "GAMING")}
-    if kind != "written":
+    with scaffolding(scaffold) as done:
+        changed = [done.write(path, _text(nb))]
+        if kind == "written":
+            return changed
         for suffix, (folder, name) in lists.items():
-            target = root / "tests" / folder / f"{lab}.py"
+            target = corpora / folder / f"{lab}.py"
             text = target.read_text() if target.is_file() else ""
             close = _list_end(text, name, target)
             text = text[:close] + render(f"{kind}.{suffix}.txt", v, PART_TEMPLATES) + text[close:]
             if kind == "c" and not re.search(r"^from wrong_answers import .*\bc_cell\b", text, re.M):
                 last = list(re.finditer(r"^(from|import) .*\n", text, re.M))[-1]
                 text = text[: last.end()] + "from wrong_answers import c_cell\n" + text[last.end() :]
-            target.write_text(text)
-            changed.append(target)
-    nbformat.write(nb, path)
-    return changed
+            changed.append(done.write(target, text))
+        return changed
+
+
+def _text(nb: nbformat.NotebookNode) -> str:
+    """A notebook's file text, as nbformat.write puts it."""
+    return nbformat.writes(nb) + "\n"
 
 
 def _list_end(text: str, name: str, path: Path) -> int:

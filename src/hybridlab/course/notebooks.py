@@ -5,7 +5,9 @@ from __future__ import annotations
 import base64
 import os
 import sys
+import threading
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
@@ -15,6 +17,10 @@ from nbclient.exceptions import CellExecutionError
 
 from ..machine import reaper
 from .kernelspec import NAME as KERNEL_NAME
+
+# What the kernel prints on every start and is no news to whoever runs a notebook: ipykernel
+# warns that its sockets are TCP without encryption (the kernel and client are on this machine)
+KERNEL_NOISE = (b"Kernel is running over TCP without encryption",)
 
 
 class NotebookError(RuntimeError):
@@ -94,16 +100,39 @@ def run_notebook(
     out_dir.mkdir(parents=True, exist_ok=True)
     executed = out_dir / path.name
     failure = None
-    try:
-        client.execute(env=env)
-    except CellExecutionError as err:
-        failure = err
-    finally:
-        nbformat.write(nb, executed)
-        reaper.reap(session)
+    with _kernel_stderr() as stderr:
+        try:
+            client.execute(env=env, stderr=stderr)
+        except CellExecutionError as err:
+            failure = err
+        finally:
+            nbformat.write(nb, executed)
+            reaper.reap(session)
     figures = save_figures(nb, out_dir / "figures", path.stem)
     if failure is not None:
         raise NotebookError(
             f"{path.name} failed; executed copy in {executed}\n{failure}"
         ) from failure
     return executed, figures
+
+
+@contextmanager
+def _kernel_stderr():
+    """A pipe for the kernel's stderr (and its children's), copied to ours line by line without
+    the lines KERNEL_NOISE names."""
+    read, write = os.pipe()
+
+    def copy() -> None:
+        with os.fdopen(read, "rb") as pipe:
+            for line in pipe:
+                if not any(noise in line for noise in KERNEL_NOISE):
+                    sys.stderr.write(line.decode(errors="replace"))
+                    sys.stderr.flush()
+
+    copier = threading.Thread(target=copy, daemon=True)
+    copier.start()
+    try:
+        yield write
+    finally:
+        os.close(write)
+        copier.join(timeout=5)  # a process still holding the pipe must not hold us

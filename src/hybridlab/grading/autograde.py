@@ -263,7 +263,7 @@ def grade(
         records: dict[str, dict] = {}
         todo = []
         for student, path in found.items():
-            fatal, notes = inspect(path, the_lab.parts)
+            fatal, notes = inspect(path, the_lab)
             if fatal:
                 gradebook.zero_submission(the_lab, student)
                 records[student] = {"outcome": "not gradable", "seconds": 0.0, "notes": [fatal]}

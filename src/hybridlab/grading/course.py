@@ -11,10 +11,12 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
 import time
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +34,8 @@ RELEASE_TIMEOUT = 600  # seconds for one `nbgrader generate_assignment`
 OUTPUT_TAIL = 3000  # characters of nbgrader's log quoted in an error
 LOCK = ".grading.lock"
 COURSE_KERNELS = "HYBRIDLAB_COURSE_KERNELS"  # paths.course_kernels_dirs
+HEADING = re.compile(r"^#{2,4}\s+(?P<title>\S.*)$")  # a part's title: the heading above it
+TITLE_CHARS = 60
 
 
 class GradingError(RuntimeError):
@@ -252,6 +256,39 @@ class Lab:
     def notebook(self) -> nbformat.NotebookNode:
         """A fresh copy of the instructor notebook (to execute or edit)."""
         return nbformat.reads(self.text, as_version=4)
+
+    @property
+    def cells(self) -> set[str]:
+        """The id of every nbgrader cell of the lab (graded or not)."""
+        return {
+            c.metadata["nbgrader"]["grade_id"]
+            for c in self.notebook().cells
+            if "grade_id" in c.metadata.get("nbgrader", {})
+        }
+
+    def titles(self) -> dict[str, str]:
+        """grade_id -> how the notebook names the part to students: the last heading above its
+        cell ("(b) Locate the knee", "2. A Cartesian communicator"), cut at TITLE_CHARS, with
+        ", part 2" where two parts share a heading and "(written)" for a part graded by hand;
+        the id itself when no heading comes before it."""
+        found, heading, seen = {}, None, Counter()
+        for cell in self.notebook().cells:
+            if cell.cell_type == "markdown":
+                for line in cell.source.splitlines():
+                    match = HEADING.match(line)
+                    if match and "SOLUTION" not in match["title"]:
+                        text = match["title"].strip()
+                        cut = len(text) > TITLE_CHARS
+                        heading = text[: TITLE_CHARS - 3].rstrip() + "..." if cut else text
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id not in self.parts:
+                continue
+            title = heading or grade_id
+            seen[title] += 1
+            title += f", part {seen[title]}" if seen[title] > 1 else ""
+            written = grade_id in self.manual and "written" not in title.lower()
+            found[grade_id] = title + (" (written)" if written else "")
+        return found
 
 
 def read_lab(root: Path, name: str) -> Lab:

@@ -69,6 +69,7 @@ SOURCES = {
     "reference": "the reference run",
     "measured": "measured during grading",
 }
+NAMES_SHOWN = 3  # kernels named per source in the line under a test cell
 DATA = "Data: "  # starts the line under each test cell (feedback keeps it)
 LOG_BYTES = 2**20  # read per cell at most
 # Set before the notebook's first cell (GradingPolicy.draw_figures False): the inline backend
@@ -77,7 +78,9 @@ NO_FIGURES = "get_ipython().run_line_magic('config', 'InlineBackend.figure_forma
 
 
 def describe(runs: list[dict]) -> str:
-    """'your own runs (3), the reference run (1): why' for a list of logged runs."""
+    """'your own runs (3: ring, pingpong), the reference run (1: halo2d): why' for a list of
+    logged runs: how many came from where, of what (the kernels or programs, NAMES_SHOWN at
+    most), and why they did not come from the student's own runs."""
     if not runs:
         return "no kernel runs"
     parts = []
@@ -85,9 +88,11 @@ def describe(runs: list[dict]) -> str:
         mine = [r for r in runs if r["source"] == source]
         if not mine:
             continue
+        names = sorted({str(r.get("name") or "?") for r in mine})
+        more = ", ..." if len(names) > NAMES_SHOWN else ""
         whys = sorted({str(r.get("why") or "") for r in mine} - {""})
         why = f": {'; '.join(whys[:2])}{'; ...' if len(whys) > 2 else ''}" if whys else ""
-        parts.append(f"{words} ({len(mine)}){why}")
+        parts.append(f"{words} ({len(mine)}: {', '.join(names[:NAMES_SHOWN])}{more}){why}")
     return ", ".join(parts)
 
 

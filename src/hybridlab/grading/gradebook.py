@@ -66,9 +66,34 @@ def pending(lab: Lab) -> dict[str, list[str]]:
     return {student: parts for student, parts in todo.items() if parts}
 
 
+def unmarked(lab: Lab, shown: int = 5) -> str | None:
+    """A warning naming the parts graded by hand that are not marked yet (they count as 0 in
+    totals, LMS files and feedback) and whose they are; None when every one is marked."""
+    todo = pending(lab)
+    if not todo:
+        return None
+    titles = lab.titles()
+    waiting = [p for p in lab.parts if any(p in mine for mine in todo.values())]
+    lines = [
+        f"warning: {lab.name}: {sum(map(len, todo.values()))} answer(s) graded by hand are not "
+        "marked yet and count as 0:"
+    ]
+    for part in waiting:
+        students = [s for s, mine in todo.items() if part in mine]
+        more = f" and {len(students) - shown} more" if len(students) > shown else ""
+        lines.append(f"  {titles[part]} ({part}): {', '.join(students[:shown])}{more}")
+    lines.append(
+        f"mark them (`hybridlab mark {lab.name} STUDENT PART SCORE`, or nbgrader's formgrader), "
+        "then write the grades and feedback again"
+    )
+    return "\n".join(lines)
+
+
 def mark(lab: Lab, student: str, part: str, score: float, comment: str | None = None) -> float:
     """Give a graded part of a submission a score by hand (and a comment for the feedback), as
-    the formgrader does; the part's maximum. A later autograde keeps it."""
+    the formgrader does; the part's maximum. A later autograde keeps it. nbgrader keeps comments
+    on answer cells only: a comment on an automatically graded part goes to the answer cell its
+    test checks (the last one above it), as a line starting with the part's title."""
     from nbgrader.api import Gradebook, MissingEntry
 
     parts = lab.parts
@@ -76,6 +101,7 @@ def mark(lab: Lab, student: str, part: str, score: float, comment: str | None = 
         raise GradingError(f"{lab.name} has no graded part {part!r}; parts: {', '.join(parts)}")
     if not 0 <= score <= parts[part]:
         raise GradingError(f"{part} is worth 0 to {parts[part]:g} points, not {score:g}")
+    cell = part if part in lab.manual or comment is None else _answer_above(lab, part)
     with Gradebook(db_url(lab.root), course_id=COURSE_ID) as gb:
         try:
             grade = gb.find_grade(part, lab.name, lab.name, student)
@@ -84,9 +110,33 @@ def mark(lab: Lab, student: str, part: str, score: float, comment: str | None = 
         grade.manual_score = float(score)
         grade.needs_manual_grade = False
         if comment is not None:
-            gb.find_comment(part, lab.name, lab.name, student).manual_comment = comment
+            kept = gb.find_comment(cell, lab.name, lab.name, student)
+            if cell != part:
+                comment = _comment_line(kept.manual_comment, lab.titles()[part], comment)
+            kept.manual_comment = comment
         gb.db.commit()
     return parts[part]
+
+
+def _answer_above(lab: Lab, part: str) -> str:
+    """The answer cell an automatically graded part's test checks: the last one above it (not a
+    written answer, which is a part of its own)."""
+    answer = None
+    for cell in lab.notebook().cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade_id") == part:
+            break
+        if meta.get("solution") and not meta.get("grade"):
+            answer = meta["grade_id"]
+    if answer is None:
+        raise GradingError(f"{part} has no answer cell above it to hold a comment")
+    return answer
+
+
+def _comment_line(kept: str | None, title: str, comment: str) -> str:
+    """An answer cell's comment with the line of part `title` set to `comment` (others kept)."""
+    lines = [line for line in (kept or "").splitlines() if not line.startswith(f"{title}: ")]
+    return "\n".join([*lines, f"{title}: {comment}"])
 
 
 def zero_submission(lab: Lab, student: str) -> None:

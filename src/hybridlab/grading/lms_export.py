@@ -15,7 +15,10 @@ Canvas: the gradebook import (lib/gradebook_importer.rb): the header starts `Stu
 optionally `SIS User ID`, `SIS Login ID`, and `Section` ends the student columns; each further
 column is an assignment, `Title (assignment id)` or its title. A student is found by `ID` (the
 Canvas user id of the download), else by SIS ids, else by name. Each column is an assignment, so
-only the lab's total is written.
+only the lab's total is written, and only for students collected from a Canvas download (the
+others are named as left out).
+
+Parts are named as the notebook names them to students (Lab.titles: "(b) Read a breakdown").
 """
 
 from __future__ import annotations
@@ -39,15 +42,17 @@ def _check(fmt: str) -> None:
         raise GradingError(f"unknown LMS format {fmt!r}; known: {', '.join(FORMATS)}")
 
 
-def _comments(row: dict, parts: list[str], late: bool) -> str:
+def _comments(row: dict, lab: Lab, late: bool) -> str:
     """The per-part scores as text, what is still to grade by hand, and a late mark."""
-    text = ", ".join(f"{p} {row[p]:g}" for p in parts)
+    titles = lab.titles()
+    text = "; ".join(f"{titles[p]}: {row[p]:g}/{points:g}" for p, points in lab.parts.items())
     if row["to_grade"]:
-        text += f"; still to grade by hand (counted 0): {row['to_grade']}"
-    return text + ("; handed in late" if late else "")
+        todo = "; ".join(titles[p] for p in row["to_grade"].split())
+        text += f". Still to grade by hand (counted 0): {todo}"
+    return text + (". Handed in late" if late else "")
 
 
-def _moodle_row(row: dict, record: dict, parts: list[str], now: str) -> dict | None:
+def _moodle_row(row: dict, record: dict, lab: Lab, now: str) -> dict | None:
     if record.get("lms") != "moodle":
         return None
     return {
@@ -56,17 +61,18 @@ def _moodle_row(row: dict, record: dict, parts: list[str], now: str) -> dict | N
         "Grade": f"{row['total']:g}",
         "Maximum Grade": f"{row['max']:g}",
         "Last modified (grade)": now,
-        "Feedback comments": _comments(row, parts, bool(record.get("late"))),
+        "Feedback comments": _comments(row, lab, bool(record.get("late"))),
     }
 
 
-def _canvas_row(row: dict, record: dict, assignment: str) -> dict:
-    canvas = record.get("lms") == "canvas"
+def _canvas_row(row: dict, record: dict, assignment: str) -> dict | None:
+    if record.get("lms") != "canvas":
+        return None
     return {
-        "Student": record["name"] if canvas else row["student"],
-        "ID": record["lms_id"] if canvas else "",
+        "Student": record["name"],
+        "ID": record["lms_id"],
         "SIS User ID": "",
-        "SIS Login ID": "" if canvas else row["student"],
+        "SIS Login ID": "",
         "Section": "",
         assignment: f"{row['total']:g}",
     }
@@ -76,13 +82,12 @@ def grades_csv(lab: Lab, fmt: str, *, assignment: str | None = None) -> tuple[Pa
     """The LMS's grade import file for `lab`, and the students left out (no LMS identity)."""
     _check(fmt)
     records = lms.load(lab.root, lab.name)
-    parts = list(lab.parts)
     now = time.strftime("%Y-%m-%d %H:%M:%S")  # Moodle reads it with strtotime()
     rows, left_out = [], []
     for row in gradebook.rows(lab):
         record = records.get(row["student"], {})
         if fmt == "moodle":
-            out = _moodle_row(row, record, parts, now)
+            out = _moodle_row(row, record, lab, now)
         else:
             out = _canvas_row(row, record, assignment or lab.name)
         if out is None:

@@ -15,6 +15,7 @@ import math
 import os
 import re
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -115,8 +116,11 @@ def run(
     progress: bool = True,
     after: Callable[[Job], None] | None = None,
 ) -> list[Job]:
-    """Run the jobs, `workers` at a time, with a tqdm bar (done/total, current, elapsed)."""
+    """Run the jobs, `workers` at a time, with a tqdm bar (done/total, current, elapsed) on a
+    terminal; elsewhere (a log file, a pipe, a CI job) one plain line per finished job."""
     from tqdm.auto import tqdm
+
+    lines = progress and not sys.stderr.isatty()
 
     running: list[str] = []
     lock = threading.Lock()
@@ -134,7 +138,7 @@ def run(
     with tqdm(
         total=len(jobs),
         unit="submission",
-        disable=not progress,
+        disable=not progress or lines,
         dynamic_ncols=True,
         bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}] {postfix}",
     ) as bar:
@@ -148,6 +152,9 @@ def run(
                     after(job)
                 done.append(job)
                 bar.update(1)
+                if lines:
+                    print(f"graded {len(done)}/{len(jobs)}: {job.student} ({job.seconds:.0f} s)",
+                          file=sys.stderr, flush=True)  # fmt: skip
                 with lock:
                     bar.set_postfix_str(
                         f"last: {job.student} ({job.seconds:.0f} s)"

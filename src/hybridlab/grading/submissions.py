@@ -2,7 +2,7 @@
 
     import_submissions(src, lab)  a folder or a .zip as an LMS gives it -> submitted/<student>/<lab>/
     submitted(root, lab)          student -> their notebook of the lab in submitted/
-    inspect(path, parts)          what is wrong with one submitted notebook, before it is run
+    inspect(path, lab)            what is wrong with one submitted notebook, before it is run
 
 Accepted layouts (lms.py names them): Moodle's "Download all submissions" in folders or flat,
 Canvas's "Download Submissions" (the latest upload of each student is graded, a late one is
@@ -45,7 +45,8 @@ def submitted(root: Path, lab: str) -> dict[str, Path]:
 class ImportReport:
     lab: str
     imported: dict[str, str] = field(default_factory=dict)  # student -> file it came from
-    unmatched: dict[str, str] = field(default_factory=dict)  # file -> why not
+    unmatched: dict[str, str] = field(default_factory=dict)  # file -> why not (to place by hand)
+    left_out: dict[str, str] = field(default_factory=dict)  # file -> why not needed (an earlier upload)
     runs: dict[str, int] = field(default_factory=dict)  # student -> files in the runs folder
     late: set[str] = field(default_factory=set)  # students whose LMS marked the submission late
 
@@ -61,6 +62,9 @@ class ImportReport:
             )
             for s, f in sorted(self.imported.items())
         ]
+        if self.left_out:
+            lines.append(f"left out ({len(self.left_out)}), nothing to do:")
+            lines += [f"  {f}: {why}" for f, why in sorted(self.left_out.items())]
         if self.unmatched:
             lines.append(f"not matched ({len(self.unmatched)}): place these by hand")
             lines += [f"  {f}: {why}" for f, why in sorted(self.unmatched.items())]
@@ -143,7 +147,8 @@ class _Download:
 
 
 def _choose(lab: str, mine: list[_Candidate], report: ImportReport) -> _Candidate | None:
-    """The one notebook of a student to grade; the others are reported with the reason."""
+    """The one notebook of a student to grade; the others are reported with the reason (left
+    out when the choice is sure: an earlier upload, a second notebook beside the lab's own)."""
     if all(c.origin.lms == "canvas" for c in mine):
         chosen = max(mine, key=lambda c: c.origin.order)  # Canvas: the latest upload
         why = f"an earlier upload; the latest ({chosen.shown}) is graded"
@@ -157,7 +162,7 @@ def _choose(lab: str, mine: list[_Candidate], report: ImportReport) -> _Candidat
         )
     for c in mine:
         if c is not chosen:
-            report.unmatched[c.shown] = why
+            (report.unmatched if chosen is None else report.left_out)[c.shown] = why
     return chosen
 
 
@@ -191,7 +196,6 @@ def import_submissions(
     """Copy each student's notebook to submitted/<student>/<lab>/<lab>.ipynb; `ids` maps LMS ids
     or names to the course's student ids (lms.read_ids)."""
     root, lab, source = the_lab.root, the_lab.name, Path(source)
-    parts = the_lab.parts
     report = ImportReport(lab)
     with tempfile.TemporaryDirectory() as tmp:
         if source.is_file() and zipfile.is_zipfile(source):
@@ -205,7 +209,7 @@ def import_submissions(
         download = _Download(folder, Path(tmp) / "zips", report)
         usable = []
         for c in download.candidates:
-            why, _ = inspect(c.notebook, parts)
+            why, _ = inspect(c.notebook, the_lab)
             if why:
                 report.unmatched[c.shown] = why
             else:
@@ -287,23 +291,10 @@ class ForgetUnknownCells(NbGraderPreprocessor):
         return nb, resources
 
 
-def _lab_cells(path: Path, parts: dict[str, float]) -> set[str]:
-    """Every nbgrader cell id of the lab (from its source notebook beside the submitted/ tree)."""
-    lab = path.parent.name
-    source = path.parents[3] / "source" / lab / f"{lab}.ipynb"
-    try:
-        nb = nbformat.read(source, as_version=4)
-    except (OSError, ValueError):
-        return set(parts)
-    return {
-        c.metadata["nbgrader"]["grade_id"]
-        for c in nb.cells
-        if "grade_id" in c.metadata.get("nbgrader", {})
-    }
-
-
-def inspect(path: Path, parts: dict[str, float]) -> tuple[str | None, list[str]]:
-    """(why it cannot be graded at all or None, notes) for one submitted notebook."""
+def inspect(path: Path, lab: Lab) -> tuple[str | None, list[str]]:
+    """(why it cannot be graded at all or None, notes) for one submitted notebook of `lab`
+    (wherever it is: in submitted/, or in a download being collected)."""
+    parts = lab.parts
     try:
         nb = nbformat.read(path, as_version=4)
     except Exception as err:  # noqa: BLE001 - any reading error means: not a notebook
@@ -316,8 +307,7 @@ def inspect(path: Path, parts: dict[str, float]) -> tuple[str | None, list[str]]
     missing = [p for p in parts if p not in present]
     if missing:
         notes.append(f"cells deleted or their ids changed: {', '.join(missing)} (score zero)")
-    known = _lab_cells(path, parts)
-    strange = sorted(present - known) if known else []
+    strange = sorted(present - lab.cells)
     if strange:
         notes.append(f"cells the lab does not have: {', '.join(strange)} (run as plain cells)")
     duplicated = sorted({i for i in ids if i and ids.count(i) > 1})

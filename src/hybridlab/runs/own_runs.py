@@ -35,6 +35,7 @@ SUFFIX = "_runs"
 # Python programs whose runs are kept (lab 09; pykernels.exercise.PROBE)
 PROGRAMS = ("hybridlab.pykernels.probe",)
 SIZE_REASON = "made with the "  # starts why a run of the other problem sizes is left out
+NOTEBOOK_C = "a run of C code written in the notebook: the grader runs it again"  # by design
 SIZE_NOTE = "HYBRIDLAB_SIZE_NOTE"  # set by the grader: said under each test (grading/execute.py)
 RUN_NAME = re.compile(r"^[0-9a-f]{24}-\d{1,6}\.json$")
 MAX_FILES = 5000
@@ -173,7 +174,7 @@ def problem_with(name: str, data, *, quick: bool) -> str | None:
             return "its output is not the program's JSON report"
         return None
     if kind == "kernel" and identity.get("kit") is False:
-        return "a run of C code written in the notebook: the grader runs it again"
+        return NOTEBOOK_C
     if kind != "kernel" or identity.get("kit") is not True:
         return "not a run of one of the kit's kernels"
     code = _kit_source(identity.get("name", ""))

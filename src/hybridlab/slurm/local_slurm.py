@@ -283,13 +283,29 @@ def started(nodes: int = 1, prefix: str = "hybridlab-slurm-", slurmd_debug: str 
             raise RuntimeError(f"Slurm processes left behind: {left}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="hybridlab slurm", description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=("start", "stop", "status"))
+# `hybridlab slurm --help`: the module's first paragraph, whole
+DESCRIPTION = " ".join(__doc__.split("\n\n")[0].split())
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of `hybridlab slurm` (the kit's command and this module's main)."""
+    parser.add_argument("action", choices=("start", "stop", "status"),
+                        help="start: configure, start and wait until idle; stop: cancel every "
+                             "job and stop the daemons; status: running or not (exit 1 when not)")  # fmt: skip
     parser.add_argument("folder", type=Path, nargs="?", default=DEFAULT_FOLDER,
-                        help=f"the cluster's folder (default {DEFAULT_FOLDER})")  # fmt: skip
+                        help=f"the cluster's folder (default {DEFAULT_FOLDER}); then "
+                             "`export SLURM_CONF=FOLDER/slurm.conf`")  # fmt: skip
     parser.add_argument("--nodes", type=int, default=1, help="compute nodes (start; default 1)")
-    args = parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="hybridlab slurm", description=DESCRIPTION)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start, stop or describe the cluster in args.folder (add_arguments)."""
     folder = args.folder.expanduser().resolve()
     cluster = SlurmCluster(folder, args.nodes)
     running = cluster.conf.exists() and bool(cluster.processes())
