@@ -32,6 +32,7 @@ import pytest
 from conftest import SHM, orphaned_segments
 from faulty_kernels import UNSAFE_EXCHANGE
 from gaming import load as gaming_attempts
+from honest import load as honest_answers
 from hybridlab import grading
 from hybridlab.machine import reaper
 from whole_program_c import JACOBI_PROGRAM
@@ -272,19 +273,33 @@ pytestmark = [pytest.mark.slow, pytest.mark.grading_full, pytest.mark.timeout(36
 
 
 def packed(attempts: list[Wrong]) -> list[Wrong]:
-    """Wrong answers and gaming attempts packed into as few submissions as their answer cells
-    allow: at most one attempt per answer cell in each. Cells run in order, so an attempt can change only the hidden
-    tests after its cell, and any it changes on its own are already in its `loses`: a submission
-    must lose exactly the union of its attempts' parts (a failure names every attempt in it)."""
+    """Wrong answers, gaming attempts and honest answers packed into as few submissions as their
+    answer cells allow: at most one attempt per answer cell in each, no two that lose the same
+    cell (each must be seen losing it for its own reason), and no honest answer beside an
+    attempt that loses its part (it must be seen keeping it). Cells run in order, so an attempt
+    can change only the hidden tests after its cell, and any it changes on its own are already in
+    its `loses`: a submission must lose exactly the union of its attempts' parts and keep every
+    other point (a failure names every attempt in it)."""
     rounds: list[list[Wrong]] = []
     for attempt in attempts:
         cells = {cell for cell, _ in attempt.answers}
-        free = [r for r in rounds if not cells & {c for m in r for c, _ in m.answers}]
+        free = [
+            r for r in rounds
+            if not cells & {c for m in r for c, _ in m.answers}
+            and not (attempt.loses | _keeps(attempt)) & {g for m in r for g in m.loses}
+            and not attempt.loses & {g for m in r for g in _keeps(m)}
+        ]
         if free:
             free[0].append(attempt)
         else:
             rounds.append([attempt])
     return [together(*r) if len(r) > 1 else r[0] for r in rounds]
+
+
+def _keeps(answer: Wrong) -> set[str]:
+    """The hidden cells an honest answer must be seen keeping (hidden_<its answer cell>): no
+    attempt that loses them shares its submission."""
+    return {f"hidden_{cell}" for cell, _ in answer.answers} if answer.kind == "honest" else set()
 
 
 def source(lab: str) -> Path:
@@ -343,7 +358,8 @@ def course(request, tmp_path_factory):
     submit(root, lab, "solution", solution)
     submit(root, lab, "blank", nbformat.read(released, as_version=4))
     submit(root, lab, "faulty", faulty)
-    wrongs = packed(wrong_answers(lab) + gaming_attempts(lab))  # each loses exactly its parts
+    # each loses exactly its parts; the honest answers none
+    wrongs = packed(wrong_answers(lab) + gaming_attempts(lab) + honest_answers(lab))
     for i, mistake in enumerate(wrongs):
         submit(root, lab, f"wrong{i:02d}", with_answers(solution, mistake))
     own = lab in OWN_DATA
@@ -528,6 +544,35 @@ def test_each_wrong_answer_loses_exactly_its_parts(course):
         if got != expected:
             diff = {g: (got.get(g), expected[g]) for g in expected if got.get(g) != expected[g]}
             wrong.append(f"wrong{i:02d} [{mistake.kind}] ({mistake.why}): (scored, expected) {diff}")
+    assert wrong == [], "\n".join(wrong)
+
+
+def errors_of(nb: nbformat.NotebookNode) -> dict[str, str]:
+    """grade_id -> "ename: evalue" of each graded cell that ended in an error (the grader's
+    record an instructor reads; the student's feedback keeps only the name)."""
+    return {
+        c.metadata["nbgrader"]["grade_id"]: "\n".join(
+            f"{o.ename}: {o.evalue}" for o in c.get("outputs", []) if o.output_type == "error"
+        )
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade_id")
+        and any(o.output_type == "error" for o in c.get("outputs", []))
+    }
+
+
+def test_each_attempt_loses_for_its_stated_reason(course):
+    """An attempt that names its reason lost its part with that error, not with another (a C
+    string that does not compile, a name an earlier cell left undefined)."""
+    wrong = []
+    for i, submission in enumerate(course.wrongs):
+        errors = errors_of(course.autograded(f"wrong{i:02d}"))
+        for mistake in submission.each():
+            if not mistake.reason:
+                continue
+            seen = {g: errors.get(g, "(no error)") for g in sorted(mistake.loses)}
+            if not any(mistake.reason in e for e in seen.values()):
+                wrong.append(f"wrong{i:02d} [{mistake.kind}] ({mistake.why}): wanted "
+                             f"{mistake.reason!r}, the cells ended with {seen}")
     assert wrong == [], "\n".join(wrong)
 
 

@@ -160,6 +160,16 @@ def test_solution_full_and_blank_zero(graded):
     assert graded.records["solution"]["outcome"] == "graded"
 
 
+def test_the_report_names_the_copies(graded):
+    """Every submission of the tiny lab but the blank one is the solution with a part changed:
+    the report names them (similarity.py), the blank is not named."""
+    assert "  solution: similar to published solution (Python 100%)" in graded.report
+    assert "similar answers: published solution (Python 100%)" in _notes(graded, "solution")
+    assert "\n  blank:" not in graded.report and "similar answers" not in _notes(graded, "blank")
+    page = graded.root / "reports" / f"{gc.LAB}-similarity.html"
+    assert "<mark>" in page.read_text() and str(page) in graded.report
+
+
 @pytest.mark.parametrize("student", sorted(gc.bad_submissions(gc.instructor_notebook(), 1)))
 def test_bad_submission_loses_only_its_part(graded, student):
     _, expected = graded.cases[student]
@@ -265,6 +275,16 @@ def test_the_feedback_says_which_data_each_part_used(graded):
     notes = _notes(graded, "ownforged")
     assert "notes.txt" in notes or "2 left out" in notes, notes
     assert "own runs (90_sandbox_runs): 1 usable" in _notes(graded, "own")
+    # how many runs were checked and matched: once, under the first test
+    assert "Own runs: 1 file(s) of your runs folder checked, 1 usable; 1 of the 1 kernel " \
+        "run(s) grading made matched one of them" in lines["own"][0]
+    assert not any("Own runs:" in line for line in lines["own"][1:])
+    assert "Own runs: your runs folder was not used (there is none" in lines["fork"][0]
+    assert "Own runs: 2 file(s) of your runs folder checked, 0 usable; 0 of the 1" in (
+        lines["ownforged"][0]
+    )
+    assert "own runs matched: 1 of 1 kernel run(s)" in _notes(graded, "own")
+    assert "own runs matched: 0 of 1 kernel run(s)" in _notes(graded, "fork")
     # the feedback page keeps the line under the hidden tests too
     page = graded.root / "feedback" / "ownedited" / gc.LAB / f"{gc.LAB}.html"
     assert "its content changed after it was recorded" in page.read_text()

@@ -12,10 +12,11 @@ Then the term's story of lab 00:
    whole notebook (the lab's engines start as a step inside A's job) and submits; student B
    fetches and submits the released notebook untouched.
 3. The instructor collects, grades (sandboxed) and marks the written part, and returns feedback
-   through the exchange: A full marks, B zero. Each student fetches their own feedback, which
-   shows no hidden test. From a notebook of their own, each student tries to read the other's
-   home, fetched lab and submission cache, and to list the exchange's submissions and feedback:
-   all refused.
+   through the exchange: A full marks, B zero, A graded on A's own kernel runs (made through
+   srun in A's job, matched by the sandbox's mpiexec runs: the feedback says how many). Each
+   student fetches their own feedback, which shows no hidden test. From a notebook of their own,
+   each student tries to read the other's home, fetched lab and submission cache, and to list the
+   exchange's submissions and feedback: all refused.
 4. Logging out ends each student's job; after the hub stops, nothing of it is left: no job, no
    process of the accounts or of Slurm, no account.
 
@@ -438,6 +439,11 @@ def test_a_class_on_the_hub(hub, browser):
         if c.metadata.get("nbgrader", {}).get("grade")
     )
     assert most == points, f"A scored {most} of {points}: {scores[A]}"
+    # A's kernel runs, made through srun in A's job, were the ones grading used (its sandbox
+    # launches with mpiexec): every run grading made matched one of them
+    notes = "; ".join(gradebook.load_records(read_lab(course, LAB))[A]["notes"])
+    matched = re.search(r"own runs matched: (\d+) of (\d+) kernel run", notes)
+    assert matched and int(matched[1]) == int(matched[2]) > 0, notes
 
     hidden = hidden_test_lines(read_lab(course, LAB))
     for student, score in ((a, points), (b, 0)):
@@ -445,6 +451,10 @@ def test_a_class_on_the_hub(hub, browser):
         text = page.read_text()
         assert not [line for line in hidden if line in text], f"{student.name}: hidden test shown"
         assert re.search(rf"Score:\s*{score:g}(\.0)?\s*/\s*{points:g}", text), student.name
+        if student is a:  # the feedback says how many of A's runs were checked and matched
+            said = re.search(r"Own runs: (\d+) file\(s\) of your runs folder checked, (\d+) "
+                             r"usable; (\d+) of the (\d+) kernel run", text)  # fmt: skip
+            assert said and said[3] == said[4] == matched[1], said and said.group(0)
         student.page.goto(f"{student.base}/files/{page.relative_to(student.home)}")
         student.shot("feedback")
         assert f"{score:g}" in student.page.inner_text("body")

@@ -206,6 +206,42 @@ def test_replay_takes_own_runs_first_then_the_reference_then_measures(kept, tmp_
     assert "no such run" in entries[2]["why"] and "reference run has none" in entries[3]["why"]
 
 
+def test_a_run_made_under_srun_is_the_run_grading_makes_under_mpiexec(fresh, tmp_path):
+    """On a Slurm hub the student's runs go through srun, grading's through the sandbox's
+    mpiexec: the launcher is not part of a run's identity, its placement is. make test has no
+    Slurm: the recorded run is made by this machine's mpiexec and recorded as srun's (run_path.run's
+    run_by, what launch.run_program passes under srun); test_slurm.py records under a real srun."""
+    from hybridlab.runs import run_path
+
+    folder = tmp_path / "lab_runs"
+    fresh.setenv(replay.ENV, f"record:{folder}")
+    real_run = run_path.run
+    fresh.setattr(run_path, "run", lambda *a, **k: real_run(*a, **{**k, "run_by": "srun"}))
+    on_hub = hello(1)
+    fresh.setattr(run_path, "run", real_run)
+    assert on_hub.meta["run_by"] == "srun"
+    (recorded,) = folder.glob("*-0.json")
+    assert json.loads(recorded.read_text())["identity"]["how"] == "program"
+    assert own_runs.check(folder, tmp_path / "checked", quick=False)["used"] == 1
+
+    log = tmp_path / "log.jsonl"
+    fresh.setattr(replay, "_seen", type(replay._seen)())
+    fresh.setenv(replay.ENV, f"replay:{tmp_path / 'no-reference'}")
+    fresh.setenv(replay.OWN, str(tmp_path / "checked"))
+    fresh.setenv(replay.LOG, str(log))
+    graded = hello(1)  # the sandbox's launcher: mpiexec
+    assert graded.meta["replayed"] == "own" and graded.meta["run_by"] == "mpiexec"
+    assert graded.meta["seconds"] == on_hub.meta["seconds"]
+    assert graded.records["cpu"].tolist() == on_hub.records["cpu"].tolist()
+    # another placement of the same kernel and arguments is another run: measured
+    fresh.setattr(replay, "_seen", type(replay._seen)())
+    spread = hl.run_program("hello_hybrid", ranks=2, threads=1, bind="cores", spin_ms=1)
+    assert "replayed" not in spread.meta
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["source"] for e in entries] == ["own", "measured"]
+    assert "no such run (same kernel, arguments, placement" in entries[1]["why"]
+
+
 
 
 def test_c_built_in_the_notebook_is_run_by_the_grader_not_taken_from_the_folder(fresh, tmp_path):

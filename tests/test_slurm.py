@@ -4,10 +4,11 @@ The test configures and starts munged (as the munge user), slurmctld and slurmd 
 scratch folder with ports of their own, and waits until the node is idle. Then, with the
 notebook's process in the shell of `salloc -n 2` and again as a job step (as batchspawner starts
 JupyterLab): a Cluster, a kernel on its 2 ranks, a crash and a restart, standalone programs with
-each bind (slurm_job.py); lab 00's instructor notebook headless in quick mode; and lab 10's
-whole program and batch script submitted by hybridlab.slurm.jobs through the real `sbatch --wait`
-(each shape, its threads' binding, a traced run, an over-request refused). Everything is stopped
-afterwards, and the test checks that no daemon, step or engine of it is left.
+each bind, a run kept under srun given back to the same run under mpiexec (slurm_job.py); lab 00's
+instructor notebook headless in quick mode; and lab 10's whole program and batch script submitted
+by hybridlab.slurm.jobs through the real `sbatch --wait` (each shape, its threads' binding, a
+traced run, an over-request refused). Everything is stopped afterwards, and the test checks that
+no daemon, step or engine of it is left.
 
 Run with `make test-slurm`; `make test` leaves it out (marker `slurm`). Needs root and Debian's
 slurm-wlm and munge (`apt-get install slurm-wlm munge`); skipped with the reason otherwise.
@@ -106,6 +107,9 @@ def test_the_engines_and_programs_start_through_srun_and_record_their_placement(
     assert all(len(r["allowed"]) == 2 for r in free)
     assert seen["mpiexec_inside"]["run_by"] == "mpiexec"  # HYBRIDLAB_LAUNCHER=mpiexec still works
     assert seen["mpiexec_inside"]["ranks"] == [0, 1]
+    # a run kept under srun is the run mpiexec makes (what grading a hub's student does)
+    assert seen["srun_run_replayed"] == {"recorded_by": "srun", "replayed": "reference",
+                                         "same": True}  # fmt: skip
     assert "not one MPI world" in seen["without_pmi"] and "--mpi=none" in seen["without_pmi"]
 
 

@@ -375,6 +375,14 @@ def test_construct_method_is_read_from_the_compiled_code():
         check_method(in_string)  # the pragma only in a string literal
     single = ATOMIC.replace('"atomic"', '"single"').replace("omp atomic", "omp single")
     assert check_method(single) == "single"
+    # the table's barrier: single's own (no nowait), and after masked
+    with pytest.raises(AssertionError, match="compiled single test has no barrier"):
+        check_method(single.replace("omp single", "omp single nowait"))
+    masked = ATOMIC.replace('"atomic"', '"master"').replace("omp atomic", "omp masked")
+    with pytest.raises(AssertionError, match="compiled master test has no barrier"):
+        check_method(masked)
+    barrier = masked.replace("s->updates += 1;", "s->updates += 1;\n#pragma omp barrier")
+    assert check_method(barrier) == "master"
 
 
 def test_construct_check_counts_lost_updates():

@@ -1,8 +1,10 @@
 """The wrong answers of tests/wrong_answers/ cover every graded part (issue: no wrong answer may
-pass unnoticed); make test-grading-full grades them (tests/test_grading.py).
+pass unnoticed), the gaming attempts of tests/gaming/ every automatic part, and the honest
+answers of tests/honest/ (right answers written another way) every automatic part of the labs
+that have them; make test-grading-full grades them all (tests/test_grading.py).
 
 With HYBRIDLAB_GRADING set, the same checks run on that course folder's labs and its corpora
-(authoring.corpus_folder: <course>/tests/wrong_answers, gaming)."""
+(authoring.corpus_folder: <course>/tests/wrong_answers, gaming, honest)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,11 @@ from wrong_answers import load as _load
 COURSE = grading_dir(must_exist=False)  # HYBRIDLAB_GRADING: a course folder of your own
 CORPORA = corpus_folder(COURSE)
 LABS = known_labs(COURSE)
+HONEST = CORPORA / "honest"
+# labs whose every wrong answer and gaming attempt names the error it must lose with
+REASONED = {"03_point_to_point", "07_collectives", "08_predicting_at_scale", "09_python_kernels"}
+# labs whose every automatic part has two honest answers (the others: the parts they cover)
+HONEST_COMPLETE = REASONED | {"02_synchronisation", "12_threads_communicate"}
 
 
 def load(lab: str) -> list:
@@ -31,6 +38,11 @@ def load(lab: str) -> list:
 def gaming(lab: str) -> list:
     """The course's gaming attempts of `lab`."""
     return _load(lab, CORPORA / "gaming", "GAMING")
+
+
+def honest(lab: str) -> list:
+    """The course's honest answers of `lab` (right answers written another way)."""
+    return _load(lab, HONEST, "HONEST")
 
 
 def _cells(lab: str) -> dict[str, dict]:
@@ -110,3 +122,45 @@ def _graded_answers(lab: str) -> set[str]:
         if any(re.search(rf"\b{n}\b", hidden) for pair in names for n in pair if n):
             out.add(meta["grade_id"])
     return out
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_attempts_name_the_reason_they_lose(lab):
+    """In a lab of REASONED, every wrong answer and gaming attempt names the error its part must
+    end with (the grading test checks it); elsewhere, those that name one name a real fragment."""
+    attempts = [one for a in load(lab) + gaming(lab) for one in a.each()]
+    unnamed = [a.why for a in attempts if not a.reason.strip()]
+    if lab in REASONED:
+        assert unnamed == [], f"{lab}: attempts with no reason: {unnamed}"
+    assert all(a.reason == a.reason.strip() for a in attempts)
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_honest_answers_come_in_twos_unlike_the_solution(lab):
+    """Right answers written another way: each names a real answer cell, loses nothing and is
+    not the solution's text; a part that has one has two, and in a lab of HONEST_COMPLETE every
+    automatic part has two."""
+    if not (HONEST / f"{lab}.py").exists():
+        pytest.skip(f"{lab} has no honest answers yet ({HONEST / lab}.py)")
+    nb = nbformat.read(COURSE / "source" / lab / f"{lab}.ipynb", as_version=4)
+    solutions = {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+    counted: Counter = Counter()
+    for answer in honest(lab):
+        assert answer.kind == "honest" and not answer.loses, answer.why
+        for cell, text in answer.answers:
+            assert cell in solutions, f"{answer.why}: no answer cell {cell!r}"
+            assert _words(text) != _words(solutions[cell]), f"{answer.why}: the solution itself"
+            counted[cell] += 1
+    parts = _graded_answers(lab) if lab in HONEST_COMPLETE else set(counted)
+    thin = {a: counted[a] for a in sorted(parts) if counted[a] < 2}
+    assert thin == {}, f"{lab}: automatic parts with fewer than two honest answers: {thin}"
+
+
+def _words(source: str) -> list[str]:
+    """The code of a cell without its solution markers and comments, split at white space."""
+    code = re.sub(r"(#|//).*|/\*.*?\*/", "", source, flags=re.S)
+    return code.split()

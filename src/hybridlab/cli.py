@@ -406,6 +406,9 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--wait", action="store_true", help="queue behind a grader already running")
     g.add_argument("--unsandboxed", action="store_true", help="NO sandbox: only for code you trust")
     g.set_defaults(func=_grade)
+    from .grading.similarity import add_command  # `hybridlab similarity LAB` (copies found)
+
+    add_command(sub)
     cr = sub.add_parser(
         "check-runs", help="do a notebook's kept runs match the size the course grades at?"
     )

@@ -10,7 +10,8 @@ from gaming import Oracle, attempt
 
 FIT = {"hidden_fit_hockney"}
 KNEE = {"hidden_locate_knee"}
-OVERLAP = {"hidden_overlap_exchange", "hidden_overlap_numbers"}
+OVERLAP = {"hidden_overlap_exchange", "hidden_overlap_numbers"}  # (e) runs (d): a build error loses both
+EXCHANGE = {"hidden_overlap_exchange"}  # (d) refused, yet (e)'s numbers are right for its own runs
 NUMBERS = {"hidden_overlap_numbers"}
 
 # C: a blocking exchange, then the team computes; two MPI_Testall calls on completed requests
@@ -79,30 +80,30 @@ GAMING = [
 def fit_hockney(sizes, seconds, _fit=piecewise_hockney.__globals__["hockney_fit"]) -> tuple[float, float]:
     line = _fit(sizes, seconds)  # the kit's fit, captured before any guard
     return line.alpha, line.beta
-""", loses=FIT, why="the kit's hockney_fit captured in a default argument"),
+""", loses=FIT, why="the kit's hockney_fit captured in a default argument", reason='not the least-squares line'),
     attempt("shortcut", "fit_hockney", """
 def fit_hockney(sizes, seconds) -> tuple[float, float]:
     import importlib
     line = importlib.import_module("hybridlab.p2p." + "hockney").hockney_fit(sizes, seconds)
     return line.alpha, line.beta  # the kit's fit, its module named by a string
-""", loses=FIT, why="the kit's hockney_fit, its module imported by a computed name"),
+""", loses=FIT, why="the kit's hockney_fit, its module imported by a computed name", reason='not the least-squares line'),
     attempt("hidden", "fit_hockney", """
 def fit_hockney(sizes, seconds) -> tuple[float, float]:
     s, t = np.asarray(sizes, dtype=float), np.asarray(seconds, dtype=float)
     lo, hi = np.argmin(s), np.argmax(s)  # a line through the two ends: exact on exact data
     slope = (t[hi] - t[lo]) / (s[hi] - s[lo])
     return float(t[lo] - slope * s[lo]), float(1.0 / slope)
-""", loses=FIT, why="a line through the smallest and largest sample: right on noise-free data"),
+""", loses=FIT, why="a line through the smallest and largest sample: right on noise-free data", reason='not the least-squares line'),
     attempt("constant", "fit_hockney", """
 def fit_hockney(sizes, seconds) -> tuple[float, float]:
     return 2e-6, 4e9  # the visible test's line
-""", loses=FIT, why="the visible test's alpha and beta typed in"),
+""", loses=FIT, why="the visible test's alpha and beta typed in", reason='not the least-squares line'),
     attempt("method", "fit_hockney", """
 def fit_hockney(sizes, seconds) -> tuple[float, float]:
     s, t = np.asarray(sizes, dtype=float), np.asarray(seconds, dtype=float)
     slope, intercept = np.polyfit(s, t, 1, w=1.0 / t)  # relative residuals: another fit
     return float(intercept), float(1.0 / slope)
-""", loses=FIT, why="a fit weighted by 1/T (the knee's fit), not least squares on the samples"),
+""", loses=FIT, why="a fit weighted by 1/T (the knee's fit), not least squares on the samples", reason='not the least-squares line'),
     # (b) locate_knee
     attempt("shortcut", "locate_knee", """
 from hybridlab.p2p.hockney import find_protocol_switch as _switch
@@ -110,22 +111,22 @@ from hybridlab.p2p.hockney import find_protocol_switch as _switch
 
 def locate_knee(sizes, seconds, _find=_switch) -> float:
     return float(_find(sizes, seconds))
-""", loses=KNEE, why="the kit's find_protocol_switch, aliased and captured in a default"),
+""", loses=KNEE, why="the kit's find_protocol_switch, aliased and captured in a default", reason='locate_knee:'),
     attempt("shortcut", "locate_knee", """
 def locate_knee(sizes, seconds) -> float:
     from hybridlab.p2p.paths import piecewise_hockney as _pw
     return float(_pw(sizes, seconds).switch_bytes)
-""", loses=KNEE, why="the kit's piecewise fit, re-exported by the paths module"),
+""", loses=KNEE, why="the kit's piecewise fit, re-exported by the paths module", reason='locate_knee:'),
     attempt("hidden", "locate_knee", """
 def locate_knee(sizes, seconds) -> float:
     med = pd.Series(np.asarray(seconds, dtype=float)).groupby(np.asarray(sizes, dtype=float)).median()
     rise = med.to_numpy()[1:] / med.to_numpy()[:-1]
     return float(med.index[1 + int(np.argmax(rise[2:-2])) + 2])  # the steepest step
-""", loses=KNEE, why="the steepest step between medians: right on a clean sweep only"),
+""", loses=KNEE, why="the steepest step between medians: right on a clean sweep only", reason='locate_knee:'),
     attempt("constant", "locate_knee", """
 def locate_knee(sizes, seconds) -> float:
     return 8192.0  # MPICH's default cell size, named in (c)
-""", loses=KNEE, why="the default switch the text names"),
+""", loses=KNEE, why="the default switch the text names", reason='locate_knee:'),
     attempt("method", "locate_knee", """
 def locate_knee(sizes, seconds) -> float:
     med = pd.Series(np.asarray(seconds, dtype=float)).groupby(np.asarray(sizes, dtype=float)).median()
@@ -141,34 +142,34 @@ def locate_knee(sizes, seconds) -> float:
         if cost < best_cost:
             best, best_cost = float(cut), cost
     return best
-""", loses=KNEE, why="the right search on the median of each size (what the kit does)"),
+""", loses=KNEE, why="the right search on the median of each size (what the kit does)", reason='leaves a total relative error'),
     # (d) overlap_exchange (C)
-    attempt("method", "overlap_exchange", BLOCK_THEN_COMPUTE, loses=OVERLAP,
-            why="a blocking exchange, then the computation; two token MPI_Testall calls"),
-    attempt("method", "overlap_exchange", COMPUTE_THEN_EXCHANGE, loses=OVERLAP,
-            why="the team computes, then the master exchanges: nothing overlaps"),
+    attempt("method", "overlap_exchange", BLOCK_THEN_COMPUTE, loses=EXCHANGE,
+            why="a blocking exchange, then the computation; two token MPI_Testall calls", reason='no MPI_Test while the team computed'),
+    attempt("method", "overlap_exchange", COMPUTE_THEN_EXCHANGE, loses=EXCHANGE,
+            why="the team computes, then the master exchanges: nothing overlaps", reason='no MPI_Test while the team computed'),
     attempt("shortcut", "overlap_exchange", KIT_HELPERS, loses=OVERLAP,
-            why="the kit kernel's static exchange() and team_compute() called"),
+            why="the kit kernel's static exchange() and team_compute() called", reason='did not compile'),
     # (e) overlap_numbers
     attempt("constant", "overlap_numbers", """
 PREDICTED_OVERLAP_S = 0.004
 HIDDEN_FRACTION = 0.5
-""", loses=NUMBERS, why="round numbers typed in"),
+""", loses=NUMBERS, why="round numbers typed in", reason='not the perfect overlap of your medians'),
     attempt("hidden", "overlap_numbers", f"""
 PREDICTED_OVERLAP_S = round(float(max({M}["compute"], {M}["message"])) * 1e3, 3) / 1e3
 HIDDEN_FRACTION = round(float(({M}["blocking"] - {M}["student"]) / min({M}["compute"], {M}["message"])), 2)
-""", loses=NUMBERS, why="the values as the table shows them, rounded"),
+""", loses=NUMBERS, why="the values as the table shows them, rounded", reason='not the perfect overlap of your medians'),
     attempt("hidden", "overlap_numbers", """
 _v = {k: sorted(g) for k, g in overlap_runs.records.groupby("variant")["seconds"]}
 _mid = {k: v[len(v) // 2] for k, v in _v.items()}  # the middle sample: a median for odd counts only
 PREDICTED_OVERLAP_S = max(_mid["compute"], _mid["message"])
 HIDDEN_FRACTION = (_mid["blocking"] - _mid["student"]) / min(_mid["compute"], _mid["message"])
-""", loses=NUMBERS, why="the middle sample as the median: wrong for an even number of samples"),
+""", loses=NUMBERS, why="the middle sample as the median: wrong for an even number of samples", reason='not the perfect overlap of your medians'),
     attempt("method", "overlap_numbers", """
 _mean = overlap_runs.records.groupby("variant")["seconds"].mean()
 PREDICTED_OVERLAP_S = float(max(_mean["compute"], _mean["message"]))
 HIDDEN_FRACTION = float((_mean["blocking"] - _mean["student"]) / min(_mean["compute"], _mean["message"]))
-""", loses=NUMBERS, why="means, where the part asks for the medians"),
+""", loses=NUMBERS, why="means, where the part asks for the medians", reason='not the perfect overlap of your medians'),
 ]
 
 
@@ -235,9 +236,36 @@ ORACLES = [Oracle("fit_hockney", (_S, _T), _is_fit(_ols(_S, _T)))] + [
 # seen neither the solutions nor the tests, grading through the real sandbox).
 GAMING += [
     attempt('method', 'overlap_exchange', '%%c OVERLAP_C p2p_overlap\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    MPI_Request req[2];\n    int flag = 0;\n    MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &req[0]);\n    MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &req[1]);\n    MPI_Testall(2, req, &flag, MPI_STATUSES_IGNORE);\n#pragma omp parallel for schedule(static)\n    for (long i = 0; i < steps; i++) compute_step(i);\n    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n}\n',
-            loses={'hidden_overlap_exchange'}, why='fresh attacker: post, one token MPI_Testall, compute, Waitall: no polling inside the loop'),
+            loses={'hidden_overlap_exchange'}, why='fresh attacker: post, one token MPI_Testall, compute, Waitall: no polling inside the loop', reason='no MPI_Test while the team computed'),
     attempt('method', 'overlap_exchange', '%%c OVERLAP_C p2p_overlap\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    int me;\n    MPI_Comm_rank(comm, &me);\n    /* the real exchange, blocking */\n    MPI_Sendrecv(out, (int)count, MPI_DOUBLE, peer, 0, in, (int)count, MPI_DOUBLE, peer, 0, comm,\n                 MPI_STATUS_IGNORE);\n    /* a window dressed around the computation: a receive from myself, completed at the end */\n    double dummy_in = 0.0, dummy_out = 1.0;\n    MPI_Request req[2];\n    MPI_Irecv(&dummy_in, 1, MPI_DOUBLE, me, 99, comm, &req[0]);\n#pragma omp parallel\n    {\n#pragma omp for schedule(static) nowait\n        for (long i = 0; i < steps; i++) {\n            compute_step(i);\n            if (omp_get_thread_num() == 0 && i % (poll > 0 ? poll : 1) == 0) {\n                int flag;\n                MPI_Test(&req[0], &flag, MPI_STATUS_IGNORE);\n            }\n        }\n    }\n    MPI_Isend(&dummy_out, 1, MPI_DOUBLE, me, 99, comm, &req[1]);\n    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n}\n',
-            loses={'hidden_overlap_exchange'}, why='fresh attacker: blocking Sendrecv, then a dummy self-message window around the compute, polled with MPI_Test'),
+            loses={'hidden_overlap_exchange'}, why='fresh attacker: blocking Sendrecv, then a dummy self-message window around the compute, polled with MPI_Test', reason='the exchange is MPI_Isend and MPI_Irecv'),
     attempt('method', 'overlap_exchange', '%%c OVERLAP_C p2p_overlap\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    MPI_Request req[2];\n    MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &req[0]);\n    MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &req[1]);\n    int done = 0;\n    for (long i = 0; i < steps; i++) {\n        compute_step(i);\n        if (!done && i % (poll > 0 ? poll : 1) == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);\n    }\n    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n}\n',
-            loses={'hidden_overlap_exchange'}, why='fresh attacker: no OpenMP team at all: the calling thread computes every step and polls'),
+            loses={'hidden_overlap_exchange'}, why='fresh attacker: no OpenMP team at all: the calling thread computes every step and polls', reason='one thread did all the computing'),
 ]
+
+# issue 36's hurried hole: one token MPI_Testall, at the master's first step only, then the wait
+GAMING.append(attempt(
+    "method", "overlap_exchange",
+    "%%c OVERLAP_C p2p_overlap\n" + r'''void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+#pragma omp parallel
+    {
+#pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &req[1]);
+        }
+        long mine = 0;
+#pragma omp for schedule(static) nowait
+        for (long i = 0; i < steps; i++) {
+            compute_step(i);
+            if (omp_get_thread_num() == 0 && !done && mine++ == 0 && poll)
+                MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+        }
+#pragma omp masked
+        if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    }
+}''', loses=EXCHANGE, why="one token MPI_Testall at the master's first step, then MPI_Waitall",
+    reason="MPI_Test calls while the exchange was open"))

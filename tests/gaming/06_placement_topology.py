@@ -3,9 +3,9 @@ with the instructor's judge (ORACLES, for tests/test_no_kit_answers.py)."""
 
 import pandas as pd
 
-from gaming import Oracle, attempt
+from gaming import FRAME_TOOLS, Oracle, attempt
 from solutions_c import NODE_SUM
-from wrong_answers import c_cell, changed
+from wrong_answers import c_cell, changed, together
 
 NODES_SOLUTION = c_cell("NODES_C", "node_sum", NODE_SUM)
 # node_sum after the threads' sum: the master's three steps, replaced by the attempts
@@ -203,4 +203,71 @@ GAMING += [
             loses={'hidden_node_sum'}, why="fresh attacker: closed-form sum from the kernel's value(), dummy node/leader collectives"),
     attempt('method', 'node_sum', '%%c NODES_C node_sum\nvoid split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {\n    int rank, nrank;\n    MPI_Comm_rank(world, &rank);\n    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);\n    MPI_Comm_rank(*node, &nrank);\n    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);\n}\n\nvoid node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,\n              MPI_Comm leaders) {\n    for (int i = 0; i < n; i++) {\n#pragma omp atomic\n        rank_sum[i] += mine[i];\n    }\n#pragma omp barrier\n#pragma omp masked\n    {\n        int P;\n        MPI_Comm_size(MPI_COMM_WORLD, &P);\n        /* node step, traced, for show */\n        MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);\n        if (leaders != MPI_COMM_NULL) MPI_Barrier(leaders);\n        MPI_Barrier(node);\n        /* the real sum, flat over all ranks: MPI_Reduce_scatter is not a traced name */\n        double *rep = malloc((size_t)n * P * sizeof *rep);\n        int *counts = malloc(P * sizeof *counts);\n        for (int r = 0; r < P; r++) {\n            counts[r] = n;\n            for (int i = 0; i < n; i++) rep[(size_t)r * n + i] = rank_sum[i];\n        }\n        MPI_Reduce_scatter(rep, sum, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);\n        free(rep); free(counts);\n    }\n#pragma omp barrier\n}\n',
             loses={'hidden_node_sum'}, why='fresh attacker: traced node reduce for show + flat MPI_Reduce_scatter (untraced name) over world'),
+]
+
+# The test's own interpreter reached (issue 36): its reference called, its expected value read,
+# a judging module of the kit replaced from an earlier cell.
+CUT_EDGES = """
+def cut_edges(rows, cols, node_of_rank):
+    nodes = list(node_of_rank)
+    right = sum(nodes[r * cols + c] != nodes[r * cols + c + 1]
+                for r in range(rows) for c in range(cols - 1))
+    return right + sum(nodes[i] != nodes[i + cols] for i in range(len(nodes) - cols))
+"""
+GAMING += [
+    attempt("interpreter", "cut_edges", FRAME_TOOLS + """
+
+def cut_edges(rows, cols, node_of_rank):
+    reference = _from_the_test(("_cut_ref", "_reference"), True)
+    return reference(rows, cols, list(node_of_rank)) if reference else 0
+""", {"hidden_cut_edges"}, why="the hidden test's reference found in its frames and called"),
+    attempt("interpreter", "cut_edges", FRAME_TOOLS + """
+
+def cut_edges(rows, cols, node_of_rank):
+    return _from_the_test(("_want", "want", "_expected"), False) or 0
+""", {"hidden_cut_edges"}, why="the hidden test's expected value read from its frames"),
+    attempt("interpreter", "memory_bandwidth", FRAME_TOOLS + """
+import pandas as pd
+
+
+def memory_bandwidth(records):
+    reference = _from_the_test(("_bandwidth_ref", "_reference"), True)
+    found = reference(records) if reference else {("cores", 1): 1.0}
+    return pd.Series(found, name="GBps").rename_axis(["bind", "ranks"]).to_frame()
+""", {"hidden_memory_bandwidth"}, why="the hidden test's reference found in its frames and called"),
+    attempt("interpreter", "memory_bandwidth", FRAME_TOOLS + """
+import pandas as pd
+
+
+def memory_bandwidth(records):
+    found = _from_the_test(("_want", "want"), False) or {("cores", 1): 1.0}
+    return pd.Series(found, name="GBps").rename_axis(["bind", "ranks"]).to_frame()
+""", {"hidden_memory_bandwidth"}, why="the hidden test's expected value read from its frames"),
+    together(
+        attempt("interpreter", "cut_edges", CUT_EDGES + """
+
+import pandas as pd
+import hybridlab.student_c as _sc
+
+
+def _on_its_node(results):  # every rank's collective on its own node, whatever was called
+    records = results.records
+    ranks = int(records["rank"].nunique())
+    nodes = int(records.query("record == 'node'")["nodes"].iloc[0])
+    k = -(-ranks // nodes)
+    rows = []
+    for r in range(ranks):
+        node = tuple(range(r - r % k, min(r - r % k + k, ranks)))
+        rows.append({"rank": r, "thread": 0, "call": "MPI_Reduce", "start": 0.0, "end": 0.0,
+                     "comm_size": len(node), "members": node, "hosts": ()})
+    return pd.DataFrame(rows)
+
+
+_sc.collective_comms = _on_its_node
+""", set(), why="a right cut_edges"),
+        attempt("interpreter", "node_sum", changed(NODES_SOLUTION, MASTER, """#pragma omp masked
+    MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);"""),
+            {"hidden_node_sum"}, why="a flat MPI_Allreduce, the trace's reader "
+            "hybridlab.student_c.collective_comms replaced from the earlier cell"),
+    ),
 ]

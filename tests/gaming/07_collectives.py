@@ -27,7 +27,7 @@ from hybridlab.collectives import tables as _t
 def alltoall_messages(n, cores, threads, _plan=_t.alltoall_plan):
     plan = _plan(n, cores, threads)
     return plan["messages_per_rank"], plan["message_bytes"]
-""", {"hidden_alltoall_messages"}, why="the kit's alltoall_plan captured in a default argument"),
+""", {"hidden_alltoall_messages"}, why="the kit's alltoall_plan captured in a default argument", reason='NameError'),
     attempt("shortcut", "alltoall_messages", """
 import inspect
 from hybridlab.collectives import tables as _t
@@ -39,30 +39,30 @@ exec(inspect.getsource(_t.alltoall_plan), _kit)
 def alltoall_messages(n, cores, threads):
     plan = _kit["alltoall_plan"](n, cores, threads)
     return plan["messages_per_rank"], plan["message_bytes"]
-""", {"hidden_alltoall_messages"}, why="the kit's alltoall_plan copied from its source"),
+""", {"hidden_alltoall_messages"}, why="the kit's alltoall_plan copied from its source", reason='NameError'),
     attempt("hidden", "alltoall_messages", """
 def alltoall_messages(n, cores, threads):
     if (n, cores, threads) in {(64, 6, 4), (30, 8, 1), (10, 4, 1)}:  # the cases that must fail
         raise ValueError("no such split")
     ranks = cores // threads
     return ranks - 1, 16 * n**3 // ranks**2
-""", {"hidden_alltoall_messages"}, why="the impossible splits seen so far hard-coded"),
+""", {"hidden_alltoall_messages"}, why="the impossible splits seen so far hard-coded", reason='should raise ValueError'),
     attempt("constant", "alltoall_messages", """
 def alltoall_messages(n, cores, threads):
     if cores % threads:
         raise ValueError("threads must divide cores")
     return cores // threads - 1, 25165824 * threads**2  # Luecke et al.'s 24 MiB, T^2 times larger
-""", {"hidden_alltoall_messages"}, why="Luecke et al.'s published block size scaled by T^2"),
+""", {"hidden_alltoall_messages"}, why="Luecke et al.'s published block size scaled by T^2", reason='alltoall_messages('),
     # (d) two-level alltoall in C
     attempt("method", "alltoall_nodes", SOLUTION[:SOLUTION.index(BODY_START)] + FLAT,
-            {"hidden_alltoall_nodes"}, why="one flat MPI_Alltoall on the world communicator"),
+            {"hidden_alltoall_nodes"}, why="one flat MPI_Alltoall on the world communicator", reason='neither its node nor the leaders'),
     attempt("method", "alltoall_nodes", changed(
         changed(SOLUTION, LEADERS_ALLTOALL, "        memcpy(in, out, L * block * sizeof *in);\n"),
         "    /* 3. scatter to the node's ranks */\n",
         "    /* 3. scatter to the node's ranks, then the real exchange */\n"
         "    MPI_Alltoall(send, count, MPI_DOUBLE, recv, count, MPI_DOUBLE, world);\n"
         "    if (0)\n"), {"hidden_alltoall_nodes"},
-        why="gather and packing for show, the data moved by a flat alltoall on the world"),
+        why="gather and packing for show, the data moved by a flat alltoall on the world", reason='neither its node nor the leaders'),
     attempt("method", "alltoall_nodes", changed(SOLUTION, LEADERS_ALLTOALL, """        int lr, nl;
         MPI_Comm_rank(leaders, &lr);
         MPI_Comm_size(leaders, &nl);
@@ -73,7 +73,7 @@ def alltoall_messages(n, cores, threads):
             MPI_Sendrecv(&out[q * part], (int)part, MPI_DOUBLE, q, 0, &in[q * part], (int)part,
                          MPI_DOUBLE, q, 0, leaders, MPI_STATUS_IGNORE);
         }
-"""), {"hidden_alltoall_nodes"}, why="every thread calls MPI inside omp critical (FUNNELED)"),
+"""), {"hidden_alltoall_nodes"}, why="every thread calls MPI inside omp critical (FUNNELED)", reason='KernelTimeout'),
     attempt("hidden", "alltoall_nodes", changed(SOLUTION, LEADERS_ALLTOALL, """        int lr, nl;
         MPI_Comm_rank(leaders, &lr);
         MPI_Comm_size(leaders, &nl);
@@ -83,7 +83,7 @@ def alltoall_messages(n, cores, threads):
             MPI_Sendrecv(&out[(1 - lr) * part], (int)part, MPI_DOUBLE, 1 - lr, 0,
                          &in[(1 - lr) * part], (int)part, MPI_DOUBLE, 1 - lr, 0, leaders,
                          MPI_STATUS_IGNORE);
-"""), {"hidden_alltoall_nodes"}, why="two nodes at most: right for the visible shapes only"),
+"""), {"hidden_alltoall_nodes"}, why="two nodes at most: right for the visible shapes only", reason='wrong result'),
 ]
 
 
@@ -113,7 +113,26 @@ ORACLES = [Oracle("alltoall_messages", args, partial(_holds, want=_messages(*arg
 # seen neither the solutions nor the tests, grading through the real sandbox).
 GAMING += [
     attempt('method', 'alltoall_nodes', '%%c ALLTOALL_C alltoall_nodes\nvoid alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,\n                    MPI_Comm leaders) {\n    int P, L, me;\n    MPI_Comm_size(world, &P);\n    MPI_Comm_size(node, &L);\n    MPI_Comm_rank(node, &me);\n    double *gathered = NULL;\n    if (me == 0) gathered = malloc((size_t)L * P * count * sizeof *gathered);\n    MPI_Gather(send, P * count, MPI_DOUBLE, gathered, P * count, MPI_DOUBLE, 0, node);\n    /* the exchange: MPI_Ialltoallv is not one of the traced names */\n    int *counts = malloc(P * sizeof *counts), *displs = malloc(P * sizeof *displs);\n    for (int r = 0; r < P; r++) counts[r] = count, displs[r] = r * count;\n    MPI_Request req;\n    MPI_Ialltoallv(send, counts, displs, MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, world, &req);\n    MPI_Wait(&req, MPI_STATUS_IGNORE);\n    if (leaders != MPI_COMM_NULL) MPI_Barrier(leaders);\n    MPI_Scatter(gathered, 0, MPI_DOUBLE, NULL, 0, MPI_DOUBLE, 0, node);\n    free(counts); free(displs); free(gathered);\n}\n',
-            loses={'hidden_alltoall_nodes'}, why='fresh attacker: node gather for show + untraced MPI_Ialltoallv over world'),
+            loses={'hidden_alltoall_nodes'}, why='fresh attacker: node gather for show + untraced MPI_Ialltoallv over world', reason='which the kit does not trace'),
     attempt('method', 'alltoall_nodes', '%%c ALLTOALL_C alltoall_nodes\nvoid alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,\n                    MPI_Comm leaders) {\n    int P, L, me, r;\n    MPI_Comm_size(world, &P);\n    MPI_Comm_rank(world, &r);\n    MPI_Comm_size(node, &L);\n    MPI_Comm_rank(node, &me);\n    int N = P / L;\n    double *gathered = NULL, *out = NULL, *in = NULL;\n    if (me == 0) {\n        gathered = malloc((size_t)L * P * count * sizeof *gathered);\n        out = malloc((size_t)L * P * count * sizeof *out);\n        in = malloc((size_t)L * P * count * sizeof *in);\n    }\n    /* the three steps, moving the data, but not used for the answer */\n    MPI_Gather(send, P * count, MPI_DOUBLE, gathered, P * count, MPI_DOUBLE, 0, node);\n    if (me == 0)\n        MPI_Alltoall(gathered, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);\n    MPI_Scatter(in, P * count, MPI_DOUBLE, recv, P * count, MPI_DOUBLE, 0, node);\n    /* the answer: alltoall_nodes.c fills send[i] = rank * P * count + i on every rank */\n    size_t n = (size_t)P * count;\n#pragma omp parallel for\n    for (int s = 0; s < P; s++)\n        for (int k = 0; k < count; k++)\n            recv[(size_t)s * count + k] = (double)((size_t)s * n + (size_t)r * count + k);\n    (void)N;\n    free(gathered); free(out); free(in);\n}\n',
-            loses={'hidden_alltoall_nodes'}, why="fresh attacker: closed-form recv from the kernel's send pattern, unpacked dummy two-level collectives"),
+            loses={'hidden_alltoall_nodes'}, why="fresh attacker: closed-form recv from the kernel's send pattern, unpacked dummy two-level collectives", reason='wrong result'),
+]
+
+# issue 36's hurried hole: the split judged by whether the message divides evenly (P^2 | n^3 or
+# P^2 | 16 n^3), not by whether P divides n; the hidden cases now hold splits that separate them
+_DIVIDES = """
+def alltoall_messages(n, cores, threads):
+    if cores % threads:
+        raise ValueError("threads must divide cores")
+    ranks = cores // threads
+    if {volume} % ranks**2:
+        raise ValueError("the message does not divide evenly")
+    return ranks - 1, 16 * n**3 // ranks**2
+"""
+GAMING += [
+    attempt("method", "alltoall_messages", _DIVIDES.format(volume="n**3"), {"hidden_alltoall_messages"},
+            why="P^2 dividing n^3 taken for P dividing n", reason="should raise ValueError"),
+    attempt("method", "alltoall_messages", _DIVIDES.format(volume="(16 * n**3)"),
+            {"hidden_alltoall_messages"}, why="P^2 dividing the bytes 16 n^3 taken for P dividing n",
+            reason="should raise ValueError"),
 ]

@@ -31,23 +31,23 @@ def epsilon(f_comm, n, m=1, f_non=0.0, _kit=getattr(_ov, "epsilon", None)):
 
 def eps_bounds(n, m=1, f_non=0.0, _hi=getattr(_ov, "epsilon_max", None), _lo=getattr(_ov, "epsilon_min", None)):
     return _hi(n, m), _lo(n, m)
-""", loses=EPS, why="the kit's overlap.epsilon and bounds captured in default arguments"),
+""", loses=EPS, why="the kit's overlap.epsilon and bounds captured in default arguments", reason='TypeError'),
     attempt("hidden", "epsilon", RIGHT_EPSILON + """
 
 def eps_bounds(n, m=1, f_non=0.0):
     return 1.0 + m * (1.0 - 1.0 / n), 1.0 - m / n  # the slide's formulas, whatever f_non
-""", loses=EPS, why="the slide's bounds: right for f_non = 0 and m >= 1 only"),
+""", loses=EPS, why="the slide's bounds: right for f_non = 0 and m >= 1 only", reason="not the model's bounds"),
     attempt("constant", "epsilon", RIGHT_EPSILON + """
 
 def eps_bounds(n, m=1, f_non=0.0):
     return {2: (1.5, 0.5), 4: (1.75, 0.75), 8: (1.875, 0.875)}.get(n, (1.5, 0.5))  # slide 42
-""", loses=EPS, why="the slide's printed bounds typed in"),
+""", loses=EPS, why="the slide's printed bounds typed in", reason="not the model's bounds"),
     attempt("method", "epsilon", RIGHT_EPSILON + """
 
 def eps_bounds(n, m=1, f_non=0.0):
     e = epsilon(np.linspace(0.0, 1.0 - f_non, 1001), n, m, f_non)  # a search over a grid
     return float(e.max()), float(e.min())
-""", loses=EPS, why="the bounds searched on a grid of f_comm: close, not the closed form"),
+""", loses=EPS, why="the bounds searched on a grid of f_comm: close, not the closed form", reason='values of f_comm: derive the bounds, not search'),
     attempt("method", "epsilon", RIGHT_EPSILON + """
 
 def eps_bounds(n, m=1, f_non=0.0):
@@ -60,7 +60,7 @@ def eps_bounds(n, m=1, f_non=0.0):
             hi = b
     ends = (float(epsilon(0.0, n, m, f_non)), float(epsilon(1.0 - f_non, n, m, f_non)))
     return float(epsilon((lo + hi) / 2, n, m, f_non)), min(ends)
-""", loses=EPS, why="the peak found by a fine search of the student's own epsilon, not derived"),
+""", loses=EPS, why="the peak found by a fine search of the student's own epsilon, not derived", reason='values of f_comm: derive the bounds, not search'),
     attempt("shortcut", "predict_seconds", """
 def predict_seconds(cal, side, dims, threads, iterations):
     from hybridlab.modelling.explorer import breakdown
@@ -69,7 +69,7 @@ def predict_seconds(cal, side, dims, threads, iterations):
     step = breakdown(cal, ranks, threads, face, cal["bandwidth_Bps"], node_cores=max(threads, 1),
                      points=side ** 3)
     return step["total"] * iterations  # the explorer's model, not halo3d's
-""", loses=PRED, why="the explorer's breakdown in place of the halo3d model"),
+""", loses=PRED, why="the explorer's breakdown in place of the halo3d model", reason='predict_seconds(side'),
     attempt("hidden", "predict_seconds", """
 def predict_seconds(cal, side, dims, threads, iterations):
     # the two runs of this notebook only: 2 x 1 x 1 with one face, or one rank of 2 threads
@@ -80,18 +80,18 @@ def predict_seconds(cal, side, dims, threads, iterations):
     else:
         t = side ** 3 / (threads * rate) + cal["omp_barrier_s"]
     return float(t * iterations)
-""", loses=PRED, why="right for the notebook's two runs (large faces, 2 CPUs) only"),
+""", loses=PRED, why="right for the notebook's two runs (large faces, 2 CPUs) only", reason='predict_seconds(side'),
     attempt("constant", "predict_seconds", """
 def predict_seconds(cal, side, dims, threads, iterations):
     return 0.05 * iterations / 30  # a time read off an earlier run
-""", loses=PRED, why="a measured time typed in as the prediction"),
+""", loses=PRED, why="a measured time typed in as the prediction", reason='predict_seconds(side'),
     attempt("shortcut", "predict_master_only", """
 def predict_master_only(rows, setup):
     from hybridlab.modelling import predict
     fb = predict.a23_face_bytes  # the kit's face bytes of section 4
     rate = float(rows.set_index("threads").loc[1, "halo_s"]) / fb(1, setup)
     return {int(t): rate * fb(int(t), setup) for t in rows["threads"]}
-""", loses=MASTER, why="the kit's a23_face_bytes (gone from the kit)"),
+""", loses=MASTER, why="the kit's a23_face_bytes (gone from the kit)", reason='AttributeError'),
     attempt("hidden", "predict_master_only", """
 def predict_master_only(rows, setup):
     xt6 = {"px": 24, "py": 4, "pz": 2, "local": 144}  # the setting section 4 shows, whatever is given
@@ -102,11 +102,11 @@ def predict_master_only(rows, setup):
 
     one = float(rows.set_index("threads").loc[1, "halo_s"])
     return {int(t): one / face_bytes(1) * face_bytes(int(t)) for t in rows["threads"]}
-""", loses=MASTER, why="the XT6 geometry hard-coded: right for A.23 only"),
+""", loses=MASTER, why="the XT6 geometry hard-coded: right for A.23 only", reason="not the model's prediction"),
     attempt("constant", "predict_master_only", """
 def predict_master_only(rows, setup):
     return {int(t): float(h) for t, h in zip(rows["threads"], rows["halo_s"])}  # the published times
-""", loses=MASTER, why="the published halo times handed back as the prediction"),
+""", loses=MASTER, why="the published halo times handed back as the prediction", reason="not the model's prediction"),
 ]
 
 
@@ -169,4 +169,29 @@ ORACLES = [
                                                    min(_eps(0.0, 6.5, 0.5, 0.35), _eps(0.65, 6.5, 0.5, 0.35))])),
     Oracle("predict_seconds", (_CAL, 97, (5, 3, 2), 3, 11), lambda got: abs(float(got) - _model(_CAL, 97, (5, 3, 2), 3, 11)) <= 1e-9 * _model(_CAL, 97, (5, 3, 2), 3, 11)),
     Oracle("predict_master_only", (_ROWS, _SETUP), _is_master(_ROWS, _SETUP)),
+]
+
+# issue 36's hurried holes: the call-count guard passed with one vectorised call (and a second
+# to refine) over two million shares; the first row taken as the one-thread row
+GAMING += [
+    attempt("method", "epsilon", RIGHT_EPSILON + """
+
+def eps_bounds(n, m=1, f_non=0.0):
+    f = np.linspace(0.0, 1.0 - f_non, 2_000_001)  # one call, two million shares
+    e = epsilon(f, n, m, f_non)
+    i = int(np.argmax(e))
+    finer = np.linspace(f[max(i - 1, 0)], f[min(i + 1, f.size - 1)], 2_000_001)  # and one more
+    return float(epsilon(finer, n, m, f_non).max()), float(e.min())
+""", loses=EPS, why="a search in two vectorised calls over two million shares each",
+            reason="values of f_comm: derive the bounds, not search"),
+    attempt("method", "predict_master_only", """
+def predict_master_only(rows, setup):
+    def face_bytes(threads):
+        px, py, pz = int(setup["px"]) // threads, int(setup["py"]), int(setup["pz"])
+        l, lx = int(setup["local"]), int(setup["local"]) * threads
+        return 8 * sum(2 * a for a, p in zip((l * l, lx * l, lx * l), (px, py, pz)) if p > 1)
+
+    rate = float(rows["halo_s"].iloc[0]) / face_bytes(1)  # the first row taken as one thread
+    return {int(t): rate * face_bytes(int(t)) for t in rows["threads"]}
+""", loses=MASTER, why="the first row taken as the one-thread row", reason="not the model's prediction"),
 ]

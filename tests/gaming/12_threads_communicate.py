@@ -138,3 +138,31 @@ def halo_ratio(multiple, funneled):
     return halo(timer_records(runs_by["multiple@MULTIPLE"])) / halo(timer_records(runs_by["funneled@FUNNELED"]))
 """, C, "the notebook's runs instead of the arguments"),
 ]
+
+# issue 36's hurried hole: the FUNNELED pattern dressed up, the master moving every slice and
+# the other threads making calls to MPI_PROC_NULL so that each thread shows calls of its slice
+GAMING.append(attempt("method", "exchange_slice", c_cell("MULTIPLE_C", "thread_halo", DUPS + """
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long first = 1 + t * nx / T, count = (t + 1) * nx / T - t * nx / T;
+    MPI_Request req[4];
+    if (t == 0) {  /* the master moves every thread's slice */
+        for (int s = 0; s < T; s++) {
+            long f = 1 + s * nx / T, c = (s + 1) * nx / T - s * nx / T;
+            MPI_Irecv(&a[f], (int)c, MPI_DOUBLE, up, 10 + s, mine, &req[0]);
+            MPI_Irecv(&a[(m + 1) * w + f], (int)c, MPI_DOUBLE, down, 50 + s, mine, &req[1]);
+            MPI_Isend(&a[m * w + f], (int)c, MPI_DOUBLE, down, 10 + s, mine, &req[2]);
+            MPI_Isend(&a[w + f], (int)c, MPI_DOUBLE, up, 50 + s, mine, &req[3]);
+            MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+        }
+    } else {  /* the others only look busy: their slices go nowhere */
+        MPI_Irecv(&a[first], (int)count, MPI_DOUBLE, MPI_PROC_NULL, 1, mine, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + first], (int)count, MPI_DOUBLE, MPI_PROC_NULL, 2, mine, &req[1]);
+        MPI_Isend(&a[m * w + first], (int)count, MPI_DOUBLE, MPI_PROC_NULL, 1, mine, &req[2]);
+        MPI_Isend(&a[w + first], (int)count, MPI_DOUBLE, MPI_PROC_NULL, 2, mine, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+}
+"""), A, "the master moves every slice, the other threads post theirs to MPI_PROC_NULL",
+    reason="point-to-point calls per thread"))

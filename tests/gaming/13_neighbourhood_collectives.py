@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gaming import Oracle, attempt
-from wrong_answers import c_cell, changed
+from gaming import FRAME_TOOLS, Oracle, attempt
+from wrong_answers import c_cell, changed, together
 
 # the right answers the attempts start from, as the wrong answers write them
 _SOURCES = runpy.run_path(str(Path(__file__).resolve().parents[1] / "wrong_answers"
@@ -236,4 +236,45 @@ ORACLES = [
     Oracle("own_prediction", (_T1,), _number_answer(_P1["total"] - _P1["reduction"])),
     Oracle("own_prediction", (_T1, _T2),
            _number_answer((_P1["total"] - _P2["total"]) / _P1["reduction"])),
+]
+
+# The test's own interpreter reached (issue 36): its reference called, its expected value read,
+# a judging module of the kit replaced from an earlier cell.
+GAMING += [
+    attempt("interpreter", "per_iteration", FRAME_TOOLS + """
+PHASES = ["jacobi", "halo", "reduction", "other", "total"]
+
+
+def per_iteration(timers):
+    reference = _from_the_test(("_want", "_reference"), True)
+    return reference(timers) if reference else {p: 0.0 for p in PHASES}
+""", B, "the hidden test's reference found in its frames and called"),
+    attempt("interpreter", "per_iteration", FRAME_TOOLS + """
+PHASES = ["jacobi", "halo", "reduction", "other", "total"]
+
+
+def per_iteration(timers):
+    return _from_the_test(("_w", "want"), False) or {p: 0.0 for p in PHASES}
+""", B, "the hidden test's expected values read from its frames"),
+    attempt("interpreter", "own_prediction", FRAME_TOOLS + """
+def predicted_overlapped(blocking):
+    found = _from_the_test(("want", "_want"), False)
+    return float(found) if isinstance(found, float) else 0.0
+
+
+def hidden_share(blocking, overlapped):
+    found = _from_the_test(("want", "_want"), False)
+    return float(found) if isinstance(found, float) else 0.5
+""", D, "the hidden test's expected values read from its frames"),
+    together(
+        attempt("interpreter", "per_iteration", PER_ITERATION + """
+
+import hybridlab.neighbour.exercise as _ex
+
+_ex.check_student_residual = lambda *args, **kwargs: None
+""", set(), "a right per_iteration"),
+        attempt("interpreter", "solve_overlapped", residual(BLOCKING), C,
+                "a blocking MPI_Allreduce, hybridlab.neighbour.exercise.check_student_residual "
+                "replaced from an earlier cell"),
+    ),
 ]

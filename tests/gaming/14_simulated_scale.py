@@ -1,6 +1,6 @@
 """Lab 14_simulated_scale: gaming attempts (tests/gaming/__init__.py), at least three per automatic part."""
 
-from gaming import attempt
+from gaming import FRAME_TOOLS, attempt
 
 GAMING = [
     attempt(
@@ -120,4 +120,30 @@ def hybrid_iteration(t_point, local_points, threads, efficiency, network):
         {"hidden_hybrid_iteration"},
         "the visible test's answer and a typical value",
     ),
+]
+
+# The test's own interpreter reached (issue 36): its expected value read from its frames.
+GAMING += [
+    attempt("interpreter", "halo_prediction", FRAME_TOOLS + """
+
+def halo_prediction(local, dims, alpha, beta):
+    found = _from_the_test(("_want", "want"), False)
+    return float(found) if isinstance(found, float) and found > 0 else 1e-3
+""", {"hidden_halo_prediction"}, "the hidden test's expected value read from its frames"),
+    attempt("interpreter", "hybrid_iteration", FRAME_TOOLS + """
+
+def hybrid_iteration(t_point, local_points, threads, efficiency, network):
+    found = _from_the_test(("_want", "want"), False)
+    return float(found) if isinstance(found, float) and found > 0 else 1e-3
+""", {"hidden_hybrid_iteration"}, "the hidden test's expected value read from its frames"),
+    attempt("interpreter", "beside_report", FRAME_TOOLS + """
+import pandas as pd
+
+
+def beside_report(simulated, report, iterations):
+    found = _from_the_test(("_want", "want", "_got"), False)
+    if isinstance(found, pd.DataFrame):
+        return found
+    return pd.DataFrame({"report_ms": [], "simulated_ms": [], "ratio": []})
+""", {"hidden_beside_report"}, "the hidden test's expected table read from its frames"),
 ]

@@ -1,7 +1,7 @@
 """Gaming attempts: how a hurried student tries to score without doing the work, one file per lab
 (`<lab>.py`, a list GAMING), beside the honest mistakes of tests/wrong_answers/.
 
-Four kinds (issue 28), each attempt named with one:
+Five kinds (issues 28 and 36), each attempt named with one:
   shortcut     a kit function, table or constant reached any way at all (an alias, a default
                argument, another module, a private helper, the package's data);
   method       the method skipped but the numbers right (no overlap passing as overlap, a flat
@@ -9,7 +9,10 @@ Four kinds (issue 28), each attempt named with one:
                path taken for a safe ordering);
   hidden       an answer right only for the inputs the notebook shows (a hard-coded case, the
                machine at hand, an odd sample count, one MPI library);
-  constant     a number or letter typed in (a published value, the letter the hint names).
+  constant     a number or letter typed in (a published value, the letter the hint names);
+  interpreter  the test's own interpreter reached (issue 36): a reference helper called, or an
+               expected value read, from the test's frames (FRAME_TOOLS), or a judging module
+               of the kit (student_c, a topic's exercise module) replaced from an earlier cell.
 
 Each must score zero on the part it touches and keep every other part's points: `make
 test-grading-full` grades them beside the wrong answers (tests/test_grading.py), and
@@ -26,14 +29,33 @@ from wrong_answers import Wrong
 from wrong_answers import load as _load
 
 HERE = Path(__file__).resolve().parent
-KINDS = ("shortcut", "method", "hidden", "constant")
+KINDS = ("shortcut", "method", "hidden", "constant", "interpreter")
+# an answer cell's preamble for the "interpreter" kind: what the calling test holds, by name
+FRAME_TOOLS = """
+import sys
 
 
-def attempt(kind: str, answer: str, source: str, loses: set[str], why: str) -> Wrong:
-    """One gaming attempt at one answer cell, of one of KINDS."""
+def _from_the_test(names, want_callable):
+    \"\"\"A helper (want_callable) or a value the calling test holds under one of `names`,
+    found in its frames (its locals, then its globals, outwards); None when there is none.\"\"\"
+    frame = sys._getframe(2)
+    while frame is not None:
+        for scope in (frame.f_locals, frame.f_globals):
+            for name in names:
+                if name in scope and callable(scope[name]) == want_callable:
+                    return scope[name]
+        frame = frame.f_back
+    return None
+"""
+
+
+def attempt(kind: str, answer: str, source: str, loses: set[str], why: str,
+            reason: str = "") -> Wrong:
+    """One gaming attempt at one answer cell, of one of KINDS; `reason`: a fragment of the error
+    one of the `loses` cells must end with (tests/wrong_answers/__init__.py)."""
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r} is not one of {KINDS}")
-    return Wrong(((answer, source.strip()),), frozenset(loses), why, kind)
+    return Wrong(((answer, source.strip()),), frozenset(loses), why, kind, reason)
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ def fit_hockney(sizes, seconds) -> tuple[float, float]:
     line = _fit(sizes, seconds)
     return line.alpha, line.beta""",
         loses={"hidden_fit_hockney"},
-        why="a one-line call of the kit's hockney_fit (a fit of each size's median)",
+        why="a one-line call of the kit's hockney_fit (a fit of each size's median)", reason='not the least-squares line',
     ),
     wrong(
         "fit_hockney",
@@ -61,7 +61,7 @@ def fit_hockney(sizes, seconds) -> tuple[float, float]:
     slope, intercept = np.polyfit(np.asarray(sizes, float), np.asarray(seconds, float), 1)
     return float(intercept), float(slope)  # the slope is 1 / beta, not beta""",
         loses=FIT,
-        why="returns the slope (seconds per byte) as the bandwidth",
+        why="returns the slope (seconds per byte) as the bandwidth", reason='not the least-squares line',
     ),
     wrong(
         "fit_hockney",
@@ -71,14 +71,14 @@ def fit_hockney(sizes, seconds) -> tuple[float, float]:
     slope, intercept = np.polyfit(med.index.to_numpy(), med.to_numpy(), 1)
     return float(intercept), float(1.0 / slope)""",
         loses={"hidden_fit_hockney"},
-        why="fits the median of each size instead of every sample",
+        why="fits the median of each size instead of every sample", reason='not the least-squares line',
     ),
     wrong(
         "locate_knee",
         """def locate_knee(sizes, seconds) -> float:
     return float(piecewise_hockney(sizes, seconds).switch_bytes)""",
         loses={"hidden_locate_knee"},
-        why="a one-line call of the kit's piecewise_hockney (the knee of the medians)",
+        why="a one-line call of the kit's piecewise_hockney (the knee of the medians)", reason='locate_knee:',
     ),
     wrong(
         "locate_knee",
@@ -98,25 +98,25 @@ def fit_hockney(sizes, seconds) -> tuple[float, float]:
             best, best_cost = float(distinct[k - 1]), cost  # the last size of the lower line
     return best""",
         loses=KNEE,
-        why="returns the last size of the lower line, not the first of the upper one",
+        why="returns the last size of the lower line, not the first of the upper one", reason='locate_knee:',
     ),
     wrong(
         "overlap_exchange",
         overlap(mpi="omp_get_num_threads() - 1"),
         loses=OVERLAP,
-        why="the last thread (a worker) starts, polls and completes the exchange: breaks FUNNELED",
+        why="the last thread (a worker) starts, polls and completes the exchange: breaks FUNNELED", reason='ThreadComplianceError',
     ),
     wrong(
         "overlap_exchange",
         overlap(polls="0"),
         loses=OVERLAP,
-        why="never polls: the message moves only in the final MPI_Waitall",
+        why="never polls: the message moves only in the final MPI_Waitall", reason='the master must poll',
     ),
     wrong(
         "overlap_exchange",
         overlap(loop=""),
         loses=OVERLAP | {"hidden_overlap_numbers"},
-        why="no omp for: every thread computes every step (each step several times)",
+        why="no omp for: every thread computes every step (each step several times)", reason='compute_step was called',
     ),
     wrong(
         "overlap_numbers",
@@ -125,7 +125,7 @@ def fit_hockney(sizes, seconds) -> tuple[float, float]:
             hidden=f'({M}["blocking"] - {M}["student"]) / min({M}["compute"], {M}["message"])',
         ),  # fmt: skip
         loses={"hidden_overlap_numbers"},
-        why="predicts the blocking sum, not a perfect overlap",
+        why="predicts the blocking sum, not a perfect overlap", reason='not the perfect overlap of your medians',
     ),
     wrong(
         "overlap_numbers",
@@ -134,7 +134,7 @@ def fit_hockney(sizes, seconds) -> tuple[float, float]:
             hidden=f'({M}["blocking"] - {M}["student"]) / {M}["blocking"]',
         ),  # fmt: skip
         loses={"hidden_overlap_numbers"},
-        why="the gain as a share of the blocking time, not of what could be hidden",
+        why="the gain as a share of the blocking time, not of what could be hidden", reason='not the share of your medians',
     ),
 ]
 

@@ -67,7 +67,7 @@ def alltoall_messages(n, cores, threads):
         raise ValueError("threads must divide cores")
     ranks = cores // threads
     return ranks - 1, 16 * n**3 // ranks**2
-""", MESSAGES, why="no ValueError when the ranks do not divide n"),
+""", MESSAGES, why="no ValueError when the ranks do not divide n", reason='should raise ValueError'),
     wrong("alltoall_messages", """
 def alltoall_messages(n, cores, threads):
     if cores % threads:
@@ -76,7 +76,7 @@ def alltoall_messages(n, cores, threads):
     if n % ranks:
         raise ValueError("ranks must divide n")
     return ranks - 1, n**3 // ranks**2
-""", MESSAGES, why="points, not bytes: the 16 bytes of a double complex left out"),
+""", MESSAGES, why="points, not bytes: the 16 bytes of a double complex left out", reason='alltoall_messages('),
     wrong("alltoall_messages", """
 def alltoall_messages(n, cores, threads):
     if cores % threads:
@@ -85,11 +85,11 @@ def alltoall_messages(n, cores, threads):
     if n % ranks:
         raise ValueError("ranks must divide n")
     return ranks, 16 * n**3 // ranks**2
-""", MESSAGES, why="the rank's message to itself counted"),
+""", MESSAGES, why="the rank's message to itself counted", reason='alltoall_messages('),
     # (d) two-level alltoall in C
     wrong("alltoall_nodes", alltoall_with(
         "    MPI_Scatter(gathered, (int)block,", "    MPI_Scatter(in, (int)block,"),
-        NODES, why="the leaders' result scattered without unpacking it by destination rank"),
+        NODES, why="the leaders' result scattered without unpacking it by destination rank", reason='wrong result'),
     wrong("alltoall_nodes", alltoall_with(LEADERS_ALLTOALL, """        int lr, nl;
         MPI_Comm_rank(leaders, &lr);
         MPI_Comm_size(leaders, &nl);
@@ -100,9 +100,9 @@ def alltoall_messages(n, cores, threads):
         for (int q = 0; q < nl; q++)
             if (q != lr) MPI_Recv(&in[q * part], (int)part, MPI_DOUBLE, q, 0, leaders,
                                   MPI_STATUS_IGNORE);
-"""), NODES, why="leaders all send before they receive: a deadlock once sends are synchronous"),
+"""), NODES, why="leaders all send before they receive: a deadlock once sends are synchronous", reason='KernelTimeout'),
     wrong("alltoall_nodes", alltoall_with(LEADERS_ALLTOALL, """#pragma omp parallel
         if (omp_get_thread_num() == omp_get_num_threads() - 1) /* a worker talks to the network */
             MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
-"""), {"hidden_alltoall_nodes"}, why="MPI called by a thread other than the master under FUNNELED"),
+"""), {"hidden_alltoall_nodes"}, why="MPI called by a thread other than the master under FUNNELED", reason='ThreadComplianceError'),
 ]

@@ -42,7 +42,7 @@ def eps_bounds(n, m=1, f_non=0.0):
     return overlap.epsilon_max(n, m), overlap.epsilon_min(n, m)
 """,
         loses={"hidden_epsilon"},
-        why="a one-line call of the kit's overlap model (gone from the kit)",
+        why="a one-line call of the kit's overlap model (gone from the kit)", reason='AttributeError',
     ),
     wrong(
         "epsilon",
@@ -56,7 +56,7 @@ def eps_bounds(n, m=1, f_non=0.0):
     return 1.0 + m * (1.0 - 1.0 / n), 1.0 - m / n
 """,
         loses={"hidden_epsilon"},
-        why="communication and overlappable work added, as if nothing overlapped",
+        why="communication and overlappable work added, as if nothing overlapped", reason="not the model's",
     ),
     wrong(
         "epsilon",
@@ -71,7 +71,7 @@ def eps_bounds(n, m=1, f_non=0.0):
     return float(epsilon(best, n, m, f_non)), float(epsilon(0.0, n, m, f_non))  # one end only
 """,
         loses={"hidden_epsilon"},
-        why="eps_min read at f_comm = 0 only: wrong when m < 1 (the other end is lower)",
+        why="eps_min read at f_comm = 0 only: wrong when m < 1 (the other end is lower)", reason="not the model's bounds",
     ),
     wrong(
         "predict_seconds",
@@ -83,27 +83,27 @@ def predict_seconds(cal, side, dims, threads, iterations):
     return predict.predict_halo3d(cal, g.points, g.face_bytes, ranks, threads, iterations)["total"]
 """,
         loses={"hidden_predict_seconds"},
-        why="the kit's geometry and model called (gone from the kit)",
+        why="the kit's geometry and model called (gone from the kit)", reason='AttributeError',
     ),
     wrong(
         "predict_seconds",
         predict_with("local = [-(-side // p) for p in dims]",
                      "local = [side // p for p in dims]  # the average block, not the largest"),
         loses={"hidden_predict_seconds"},
-        why="side // p: the average block, where the busiest rank holds the largest",
+        why="side // p: the average block, where the busiest rank holds the largest", reason='predict_seconds(side',
     ),
     wrong(
         "predict_seconds",
         predict_with("* min(2, p - 1)", "* min(1, p - 1)  # one face per split dimension, even p > 2"),
         loses={"hidden_predict_seconds"},
-        why="a middle rank's second neighbour forgotten (p > 2)",
+        why="a middle rank's second neighbour forgotten (p > 2)", reason='predict_seconds(side',
     ),
     wrong(
         "predict_seconds",
         predict_with('rate = cal["stencil_rate"] * min(1.0, scale / min(ranks * threads, cal.machine["cpus"]))',
                      'rate = cal["stencil_rate"]  # threads never share memory bandwidth'),
         loses={"hidden_predict_seconds"},
-        why="r_eff left out: compute scales with threads although memory bandwidth does not",
+        why="r_eff left out: compute scales with threads although memory bandwidth does not", reason='predict_seconds(side',
     ),
     wrong(
         "predict_master_only",
@@ -114,7 +114,7 @@ def predict_master_only(rows, setup):
     return {int(t): rate * a23_face_bytes(int(t), setup) for t in rows["threads"]}
 """,
         loses={"hidden_predict_master_only"},
-        why="the kit's face bytes of section 4 called (gone from the kit)",
+        why="the kit's face bytes of section 4 called (gone from the kit)", reason='ImportError',
     ),
     wrong(
         "predict_master_only",
@@ -124,7 +124,7 @@ def predict_master_only(rows, setup):
     return {int(t): one * int(t) for t in rows["threads"]}  # halo grows with the threads
 """,
         loses={"hidden_predict_master_only"},
-        why="halo time proportional to the threads instead of the face bytes",
+        why="halo time proportional to the threads instead of the face bytes", reason="not the model's prediction",
     ),
     wrong(
         "predict_master_only",
@@ -139,6 +139,6 @@ def predict_master_only(rows, setup):
     return {int(t): one / face_bytes(1) * face_bytes(int(t)) for t in rows["threads"]}
 """,
         loses={"hidden_predict_master_only"},
-        why="faces along a dimension with one process counted (24 threads: px / T = 1)",
+        why="faces along a dimension with one process counted (24 threads: px / T = 1)", reason="not the model's prediction",
     ),
 ]

@@ -31,14 +31,14 @@ WRONG = [
                    "new[i, j, k] = v\n                u[i, j, k] = v  # in place: later points "
                    "(and other threads) read new values\n"),
         loses={"hidden_jacobi_sweep3d"},
-        why="u updated in place: Gauss-Seidel with a race, not Jacobi",
+        why="u updated in place: Gauss-Seidel with a race, not Jacobi", reason='u was changed',
     ),
     wrong(
         "jacobi_sweep3d",
         sweep_with("d = v - u[i, j, k]\n                delta += d * d",
                    "delta += abs(v - u[i, j, k])  # not squared"),
         loses={"hidden_jacobi_sweep3d"},
-        why="delta as the sum of absolute changes",
+        why="delta as the sum of absolute changes", reason='is not the sum of (new - u)**2',
     ),
     wrong(
         "jacobi_sweep3d",
@@ -46,7 +46,7 @@ WRONG = [
                    "                     + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0",
                    "v = 0.25 * (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k])"),
         loses={"hidden_jacobi_sweep3d"},
-        why="lab 04's 2-D stencil kept: the k neighbours left out",
+        why="lab 04's 2-D stencil kept: the k neighbours left out", reason='u at six neighbours',
     ),
     wrong(
         "pinned_layer_names",
@@ -56,7 +56,7 @@ def pinned_layer_names(rows, cores):
     return pinned_layers(rows)
 """,
         loses={"hidden_pinned_layer_names"},
-        why="a one-line call of a kit table function (there is none)",
+        why="a one-line call of a kit table function (there is none)", reason='ImportError',
     ),
     wrong(
         "pinned_layer_names",
@@ -71,7 +71,7 @@ def pinned_layer_names(rows, cores):
     return sorted(pinned)
 """,
         loses={"hidden_pinned_layer_names"},
-        why="one core per thread, but threads sharing the same core count as pinned",
+        why="one core per thread, but threads sharing the same core count as pinned", reason='pinned to a core each:',
     ),
     wrong(
         "pinned_layer_names",
@@ -87,6 +87,6 @@ def pinned_layer_names(rows, cores):
     return sorted(pinned)
 """,
         loses={"hidden_pinned_layer_names"},
-        why="only the first CPU of each mask read: a thread free to run anywhere counts as pinned",
+        why="only the first CPU of each mask read: a thread free to run anywhere counts as pinned", reason='pinned to a core each:',
     ),
 ]

@@ -5,6 +5,11 @@ in, a count of the wrong thing. Each must lose exactly the parts it names and ke
 part's points; `make test-grading-full` grades them all beside the solution
 (tests/test_grading.py), and tests/test_wrong_answers.py checks that every graded part has at
 least two of them.
+
+An answer may name its `reason`: a fragment of the error ("AssertionError: <message>") that one
+of the cells it loses must end with in the graded notebook. The grading test then checks that
+the part was lost for that reason, not for another (a build error, a name left undefined by an
+earlier cell), which a score alone cannot tell.
 """
 
 from __future__ import annotations
@@ -23,12 +28,19 @@ class Wrong:
     answers: tuple[tuple[str, str], ...]  # (grade_id of an answer cell, what the student wrote)
     loses: frozenset[str]  # grade_ids of the graded cells that must score zero
     why: str  # the mistake, in a few words (shown when the test fails)
-    kind: str = "wrong"  # "wrong", or a gaming attempt's kind (tests/gaming/__init__.py)
+    kind: str = "wrong"  # "wrong", a gaming attempt's kind (tests/gaming/), or "honest"
+    reason: str = ""  # a fragment of the error one of the `loses` cells must end with
+    members: tuple[Wrong, ...] = ()  # the answers `together` put in this one submission
+
+    def each(self) -> tuple[Wrong, ...]:
+        """The single answers of this submission (itself when it is one)."""
+        return self.members or (self,)
 
 
-def wrong(answer: str, source: str, loses: set[str] | frozenset[str], why: str) -> Wrong:
-    """A wrong answer to one answer cell."""
-    return Wrong(((answer, source.strip()),), frozenset(loses), why)
+def wrong(answer: str, source: str, loses: set[str] | frozenset[str], why: str,
+          reason: str = "") -> Wrong:
+    """A wrong answer to one answer cell, losing `loses` (with `reason` in one of their errors)."""
+    return Wrong(((answer, source.strip()),), frozenset(loses), why, reason=reason)
 
 
 def c_cell(name: str, kernel: str, code: str) -> str:
@@ -51,8 +63,10 @@ def together(*mistakes: Wrong) -> Wrong:
     cells = [grade_id for grade_id, _ in answers]
     assert len(cells) == len(set(cells)), f"two mistakes in one answer cell: {cells}"
     kinds = sorted({m.kind for m in mistakes})
+    members = tuple(one for m in mistakes for one in m.each())
     return Wrong(answers, frozenset().union(*(m.loses for m in mistakes)),
-                 "; ".join(f"[{m.kind}] {m.why}" for m in mistakes), "+".join(kinds))
+                 "; ".join(f"[{m.kind}] {m.why}" for m in mistakes), "+".join(kinds),
+                 members=members)
 
 
 def load(lab: str, folder: Path = HERE, name: str = "WRONG") -> list[Wrong]:

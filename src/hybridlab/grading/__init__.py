@@ -10,6 +10,7 @@ execute      nbgrader's Execute step, sandboxed, capped and guarded (_guard runs
 pool         several submissions at once, with a progress bar
 autograde    grade(lab): the whole step for a class or one student
 gradebook    scores, the class table, grades.csv, the plot per part
+similarity   answers compared with each other's and the published solution's (copydetect)
 feedback     HTML feedback without hidden tests, and the leak scan
 """
 

@@ -1,9 +1,12 @@
 """Runs INSIDE the student's kernel during grading: keep the tests' tools as they were.
 
 The grader inserts (and afterwards removes) guard cells and lines:
-  capture()            first, before any student cell: remember the functions and classes of
-                       builtins, math, numpy, pandas, sys's hooks and IPython's error display,
-                       with the code of each function; start watching writes to them;
+  capture(judging)     first, before any student cell: remember the functions and classes of
+                       builtins, math, numpy, pandas, the kit's judging modules (student_c,
+                       compliance, hidden_inputs, the hand-out channel and the topics'
+                       exercise modules the notebook names: judging_modules), sys's hooks and
+                       IPython's error display, with the code of each function; start watching
+                       writes to them;
   remember(ns, names)  after each instructor cell (tests, locked cells): the helpers it defined;
   restore(ns, part)    before each test cell: put back whatever the student's code replaced,
                        and print one TAMPER line per replaced name for the grader's report;
@@ -26,6 +29,7 @@ library is imported here (numpy and pandas only if installed), so it needs no gr
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 import threading
 import types
@@ -41,6 +45,16 @@ MODULES = (
     "numpy.linalg",
     "pandas",
     "pandas.testing",
+)
+# the kit's modules whose functions judge a part or carry its evidence, guarded in every lab
+JUDGING = (
+    "hybridlab.runs.student_c",
+    "hybridlab.runs.compliance",
+    "hybridlab.course.hidden_inputs",
+    "hybridlab.grading.handout",
+)
+EXERCISE = re.compile(
+    r"hybridlab\.(\w+)\.exercise\b|from hybridlab\.(\w+) import [^\n]*\bexercise\b"
 )
 SHELL_METHODS = (
     "showtraceback",
@@ -140,10 +154,30 @@ def _protect_functions(tools) -> None:
             functions.setdefault(id(fn), (fn, tuple(getattr(fn, p) for p in FUNCTION_PARTS)))
 
 
-def capture() -> None:
-    """Remember the pristine tools; call once, before any student cell."""
+def judging_modules(text: str) -> list[str]:
+    """The topics' exercise modules `text` (a notebook's source) names, and the JUDGING modules
+    it names (capture adds those its exercise modules import)."""
+    topics = {a or b for a, b in EXERCISE.findall(text)}
+    short = {m: m.rsplit(".", 1)[1] for m in JUDGING}  # also by the flat names labs import
+    named = [
+        m
+        for m in JUDGING
+        if any(w in text for w in (m, f"hybridlab.{short[m]}", f"import {short[m]}"))
+    ]
+    return [*(f"hybridlab.{topic}.exercise" for topic in sorted(topics)), *named]
+
+
+def capture(judging: list[str] = ()) -> None:
+    """Remember the pristine tools: MODULES, the `judging` modules and the JUDGING modules
+    imported with them; call once, before any student cell."""
+    for name in judging:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+    judging = [*judging, *(m for m in JUDGING if m in sys.modules and m not in judging)]
     modules, watched, classes = {}, {}, set()
-    for name in MODULES:
+    for name in (*MODULES, *judging):
         try:
             mod = importlib.import_module(name)
         except ImportError:

@@ -7,8 +7,10 @@ Steps: take the course lock; look at each submission (unreadable, another lab's 
 zero without running it); time the instructor solution once in the sandbox (cached per source
 version; it must pass its own tests) and derive the time limits from it; run one
 `nbgrader autograde --student S` per submission in a pool (execute.SandboxedExecute runs the
-kernel in bubblewrap); record time, outcome and notes per student; write grades.csv, the plot
-of the class per part, and the feedback without hidden tests.
+kernel in bubblewrap); record time, outcome and notes per student; compare every submission's
+answers with each other's and the published solution's (similarity.py: the flagged ones named in
+their notes and the report); write grades.csv, the plot of the class per part, and the feedback
+without hidden tests.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from ..course.notebooks import headless_environment
 from ..engines import controller
 from ..machine import reaper
 from ..runs import own_runs, replay
-from . import execute, feedback, gradebook, pool, sandbox
+from . import execute, feedback, gradebook, pool, sandbox, similarity
 from .course import (
     GRADING,
     RELEASE_TIMEOUT,
@@ -82,6 +84,8 @@ def _outcome(job: pool.Job, events: list[dict]) -> tuple[str, list[str]]:
             notes.append(f"{e['part']}: {e['error']}")
         elif kind == "data":
             notes.append(f"kernel runs: {e['text']}")
+            if "matched" in e:  # grading replayed: how many runs the submission's folder served
+                notes.append(f"own runs matched: {e['matched']} of {e['made']} kernel run(s)")
     if job.killed:
         outcome = "timed out"
         notes.append(f"killed after {job.timeout:.0f} s (the whole submission)")
@@ -278,6 +282,10 @@ def grade(
             work, workers, progress=progress, after=lambda j: run.record(j, records[j.student])
         )
         shutil.rmtree(run.events, ignore_errors=True)
+        similar = similarity.compare(the_lab)  # every submission, not only those graded now
+        for student, others in similar.flagged().items():
+            if student in records:
+                records[student]["notes"].append(f"similar answers: {similarity.listed(others)}")
         gradebook.save_records(the_lab, records)
         csv_path = gradebook.write_csv(root)
         picture = gradebook.plot_parts(the_lab)
@@ -294,6 +302,7 @@ def grade(
         f"from the solution's {timing['total']:.0f} s)"
     )
     lines.append(gradebook.table(the_lab, list(found)))
+    lines.append(similar.text())
     if unsandboxed:
         lines.append(UNSANDBOXED)
     lines.append(

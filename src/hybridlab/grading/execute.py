@@ -13,6 +13,10 @@ SandboxedExecute replaces nbgrader's Execute in autograde's preprocessors. For o
     scores zero with "test tool changed" in its feedback;
   - each test cell then prints a per-run random token, and a test cell scores only if the token
     arrived (the cell ran to its end) and its reply was not an error;
+  - a judged test cell (judge.py) reaches the kernel without its judge blocks: it hands the
+    student's answers out (handout.py, to $HYBRIDLAB_HANDOUT, a file of the sandbox) and the
+    reference and the comparison run afterwards in the grader's own fresh process; a failure
+    there is the cell's error, so the part scores zero as if the test had failed in the kernel;
   - a cell that fills a writable folder of the sandbox (Limits.disk_mb) is treated like one that
     kills the kernel: zero for it, the notebook run again without it;
   - a cell that kills the kernel (os._exit, a segfault, the memory limit) or hangs past the cell
@@ -45,6 +49,7 @@ from traitlets import Bool, Float
 
 from ..course import hidden_inputs
 from ..runs import own_runs, replay
+from . import _guard, handout, judge
 from ._guard import CHANGED, TAMPER
 from .policy import GradingPolicy
 from .sandbox import Limits, SandboxedKernelManager
@@ -60,10 +65,14 @@ GRADER_ERRORS = {
     "NotGraded",
     "IncompleteTest",
     "SubmissionTimeLimit",
+    "HandOutMismatch",
+    judge.NOT_JUDGED,
 }
 
 
 RUNS_LOG = ".hybridlab-runs-log.jsonl"  # in the kernel's working folder (replay.LOG)
+HANDOUT = ".hybridlab-handout.jsonl"  # in the kernel's working folder (handout.ENV)
+HANDOUT_BYTES = 2**26  # read per cell at most
 SOURCES = {
     "own": "your own runs",
     "reference": "the reference run",
@@ -96,11 +105,39 @@ def describe(runs: list[dict]) -> str:
     return ", ".join(parts)
 
 
-def data_note(since: list[dict], before: list[dict]) -> str:
-    """The line under a test cell: where the runs it could use came from."""
+def own_runs_matched(runs: list[dict]) -> str:
+    """How many run files of the submission's runs folder were checked and passed, and how many
+    of the kernel runs grading made matched one of them (own_runs.check wrote the first in the
+    checked copy, $HYBRIDLAB_OWN_RUNS); "" when grading replays nothing."""
+    own = os.environ.get(replay.OWN)
+    if not own:
+        return ""
+    try:
+        checked = json.loads((Path(own) / replay.CHECKED).read_text())
+    except (OSError, ValueError):
+        checked = {}
+    matched = sum(r["source"] == "own" for r in runs)
+    if checked.get("problem"):
+        return (
+            f"your runs folder was not used ({checked['problem']}): none of the {len(runs)} "
+            "kernel run(s) grading made came from it"
+        )
+    used = checked.get("used", 0)
+    return (
+        f"{used + len(checked.get('rejected', {}))} file(s) of your runs folder checked, "
+        f"{used} usable; {matched} of the {len(runs)} kernel run(s) grading made matched one of "
+        "them and were given back"
+    )
+
+
+def data_note(since: list[dict], before: list[dict], own: str = "") -> str:
+    """The line under a test cell: where the runs it could use came from (and `own`, the first
+    test's: own_runs_matched)."""
     text = f"{DATA}runs made since the previous test: {describe(since)}."
     if before:
         text += f" Runs made before: {describe(before)}."
+    if own:
+        text += f" Own runs: {own}."
     if os.environ.get(hidden_inputs.SEED_ENV):
         text += f" Hidden inputs drawn with seed {hidden_inputs.seed()}."
     size = os.environ.get(own_runs.SIZE_NOTE)  # graded at the size of the student's own runs
@@ -150,6 +187,14 @@ def _defined_names(source: str) -> list[str]:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names += [(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"]
     return names
+
+
+def _add_judgement(cell, result: dict) -> None:
+    """The judge's notes (stdout) and failure (the cell's error) under a judged test cell."""
+    if result["notes"]:
+        cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=result["notes"]))
+    if result["error"]:
+        cell.outputs.append(_error(*result["error"]))
 
 
 def _code(source: str, injected: str) -> nbformat.NotebookNode:
@@ -257,6 +302,7 @@ class SandboxedExecute(Execute):
             raise _Restart(index, DIED, "the kernel died") from err
         self._seconds[index] = time.monotonic() - started
         self._runs[index] = self._new_runs()
+        self._handed[index] = self._new_values()  # a student cell's are read and dropped
         if self.sandbox and self._disk_full(cell):
             raise _Restart(
                 index,
@@ -278,8 +324,13 @@ class SandboxedExecute(Execute):
         return cell, resources
 
     def _prepare(self, nb):
-        """The notebook with guard cells; origin[j] = index of cell j in nb, or None."""
-        capture = ["import hybridlab.grading._guard as _hl_guard", "_hl_guard.capture()"]
+        """The notebook with guard cells, judged test cells without their judge blocks;
+        origin[j] = index of cell j in nb, or None."""
+        judging = _guard.judging_modules("\n".join(c.source for c in nb.cells))
+        capture = [
+            "import hybridlab.grading._guard as _hl_guard",
+            f"_hl_guard.capture({judging!r})",
+        ]
         if not self.policy.draw_figures:
             capture.append(NO_FIGURES)
         cells, origin = [_code("\n".join(capture), "capture")], [None]
@@ -291,6 +342,8 @@ class SandboxedExecute(Execute):
                 origin.append(None)
                 cell = copy.deepcopy(cell)
                 own = tuple(_defined_names(cell.source))
+                if judge.is_judged(cell.source):
+                    cell.source = judge.kernel_source(cell.source)
                 cell.source = (
                     f"{cell.source}\n_hl_guard.verify(get_ipython().user_ns, {part!r}, {own!r})\n"
                     f"print({self._token!r})"
@@ -316,6 +369,8 @@ class SandboxedExecute(Execute):
         folder = Path(((resources or {}).get("metadata") or {}).get("path") or os.getcwd())
         self._log = folder.resolve() / RUNS_LOG
         os.environ[replay.LOG] = str(self._log)  # the kernel (started below) inherits it
+        self._handout = folder.resolve() / HANDOUT
+        os.environ[handout.ENV] = str(self._handout)
         prepared, origin = self._prepare(nb)
         skipped: dict[int, str] = {}  # index in prepared -> why it was not run
         for attempt in range(self.policy.restarts + 1):
@@ -327,8 +382,10 @@ class SandboxedExecute(Execute):
             self._used, self._cut, self._completed, self._late = {}, set(), set(), set()
             self._seconds: dict[int, float] = {}
             self._runs: dict[int, list[dict]] = {}  # cell -> the runs it made (replay.LOG)
-            self._log_read = 0
+            self._handed: dict[int, list[str]] = {}  # test cell -> the values it handed out
+            self._log_read = self._handout_read = 0
             self._log.unlink(missing_ok=True)
+            self._handout.unlink(missing_ok=True)
             self._current = -1
             try:
                 work, resources = super().preprocess(work, resources, km)
@@ -351,6 +408,7 @@ class SandboxedExecute(Execute):
                     ]
         self._release_sandbox()
         self._log.unlink(missing_ok=True)
+        self._handout.unlink(missing_ok=True)
         self._finish(nb, work, prepared, origin, skipped)
         return nb, resources
 
@@ -376,6 +434,42 @@ class SandboxedExecute(Execute):
                 runs.append(entry)
         return runs
 
+    def _new_values(self) -> list[str]:
+        """The JSON lines the kernel handed out since the last look (handout.py), unread: the
+        judge decodes them as data in its own process. In the sandbox: the box's file."""
+        box = getattr(self.km, "box", None)
+        path = box.handout if box is not None else self._handout
+        try:
+            with open(path, "rb") as f:
+                f.seek(self._handout_read)
+                text = f.read(HANDOUT_BYTES)
+        except OSError:
+            return []
+        self._handout_read += len(text)
+        return text.decode(errors="replace").splitlines()
+
+    def _judged(self, nb, work, prepared, origin, skipped) -> dict[int, dict]:
+        """Judge the judged test cells that ran to their end without an error: {j: result}."""
+        chosen = [
+            j
+            for j, done in enumerate(work.cells)
+            if origin[j] is not None
+            and is_test(nb.cells[origin[j]])
+            and judge.is_judged(nb.cells[origin[j]].source)
+            and j in self._completed
+            and j not in skipped
+            and not any(o.output_type == "error" for o in done.get("outputs", []))
+        ]
+        cells = [
+            {
+                "part": self._part(prepared, origin, j),
+                "source": nb.cells[origin[j]].source,
+                "values": self._handed.get(j, []),
+            }
+            for j in chosen
+        ]
+        return dict(zip(chosen, judge.judge(cells), strict=True))
+
     def _release_sandbox(self) -> None:
         """Remove the last kernel's cgroup and files, even when nbclient skipped its cleanup."""
         for part in ("cgroup", "box"):
@@ -394,6 +488,9 @@ class SandboxedExecute(Execute):
         """Copy outputs back to the submission's own cells; judge each test cell; say under
         each test cell which data the runs made up to it came from."""
         since, before = [], []  # runs since the previous test cell, and all runs before those
+        every = [r for runs in self._runs.values() for r in runs]
+        own = own_runs_matched(every)  # said once, under the first test cell
+        judged = self._judged(nb, work, prepared, origin, skipped)
         for j, done in enumerate(work.cells):
             since += self._runs.get(j, [])
             tag = prepared[j].metadata.get("hybridlab")
@@ -425,9 +522,14 @@ class SandboxedExecute(Execute):
                     )
                 continue
             if is_test(cell):
+                if j in judged:
+                    _add_judgement(cell, judged[j])
                 cell.outputs.append(
-                    nbformat.v4.new_output("stream", name="stdout", text=data_note(since, before))
+                    nbformat.v4.new_output(
+                        "stream", name="stdout", text=data_note(since, before, own)
+                    )
                 )
+                own = ""
                 before, since = before + since, []
                 text = "".join(o.get("text", "") for o in cell.outputs)
                 changed = [ln.split(": ", 1)[1] for ln in text.splitlines() if CHANGED in ln]
@@ -451,9 +553,11 @@ class SandboxedExecute(Execute):
                         reason=INCOMPLETE,
                         why="the test cell did not run to its end",
                     )
-        every = [r for runs in self._runs.values() for r in runs]
         if every:
-            self._event(kind="data", text=describe(every))
+            counts = {}
+            if os.environ.get(replay.OWN):  # replayed: how many runs its own folder served
+                counts = {"matched": sum(r["source"] == "own" for r in every), "made": len(every)}
+            self._event(kind="data", text=describe(every), **counts)
         self._event(
             kind="seconds",
             total=time.monotonic() - self._start,

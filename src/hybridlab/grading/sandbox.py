@@ -41,6 +41,7 @@ from traitlets import Integer, Unicode
 from traitlets.config import Configurable
 
 from ..runs import replay
+from . import handout
 
 SANDBOX_UID = 1000  # who the kernel is inside the sandbox
 SYSTEM_DIRS = ("/usr", "/etc", "/opt/conda")  # read-only when present
@@ -490,8 +491,10 @@ class Box:
         self.ipc = self.root / "ipc"
         self.seed = self.root / "seed"
         self.runs_log = self.root / "runs-log.jsonl"  # which data served each run (replay.LOG)
+        self.handout = self.root / "handout.jsonl"  # the values test cells hand out (handout.py)
         self.ipc.mkdir()
         self.runs_log.touch()
+        self.handout.touch()
         self.files: list = []
         shutil.copytree(  # a runs folder only as checked and bound read-only (replay.py)
             self.workdir,
@@ -523,13 +526,13 @@ class Box:
                 os.chown(os.path.join(parent, name), uid, gid, follow_symlinks=False)
 
     def binds(self) -> list[tuple[Path, Path, bool]]:
-        """(source, target, writable): the ipc folder; the solution's kernel runs when they are
-        recorded (writable) or replayed (read-only), the checked copy of the submission's own
-        runs (read-only; see replay.py)."""
+        """(source, target, writable): the ipc folder; the runs log and the hand-out file; the
+        solution's kernel runs when they are recorded (writable) or replayed (read-only), the
+        checked copy of the submission's own runs (read-only; see replay.py)."""
         own = [(self.ipc, self.ipc, True)]
-        log = os.environ.get(replay.LOG)
-        if log:  # a file of the box where the kernel expects it (bounded by ulimit -f)
-            own.append((self.runs_log, Path(log), True))
+        for mine, env in ((self.runs_log, replay.LOG), (self.handout, handout.ENV)):
+            if os.environ.get(env):  # a file of the box where the kernel expects it (ulimit -f)
+                own.append((mine, Path(os.environ[env]), True))
         recording = replay.folder("record")  # the solution's reference run
         if recording:
             self.give(recording)

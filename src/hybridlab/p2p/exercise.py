@@ -5,8 +5,9 @@ overlap_exchange() built into p2p_overlap.c, checked and timed against its varia
 The master thread starts MPI_Isend/MPI_Irecv, the team computes, the master polls with MPI_Test
 inside its share of the loop. The check: every received value and step result (the kernel
 checks them and fails naming the first wrong one), only the master calls MPI (FUNNELED,
-hybridlab.runs.compliance), MPI_Test is called, the team computes while the exchange is open (the
-trace's timestamps: hybridlab.runs.student_c.overlap_share), and no deadlock (MPI_Send is
+hybridlab.runs.compliance), MPI_Test is called about every `poll` steps while the exchange is
+open (counted where one thread computes every step), the team computes while the exchange is open
+(the trace's timestamps: hybridlab.runs.student_c.overlap_share), and no deadlock (MPI_Send is
 synchronous in the student's code; a hang ends as KernelTimeout).
 
     kernel = build_student_overlap(code)
@@ -100,7 +101,7 @@ def check_student_overlap(
             f"2 ranks x {t} threads: {polls} MPI_Test calls in {samples + 1} samples on 2 ranks: "
             "the master must poll (MPI_Test) while it computes its share of the steps"
         )
-        _check_method(res, t, samples)
+        _check_method(res, t, samples, steps, poll)
         share = overlap_share(res)
         assert len(share) == 2 and (share > min_share).all(), (
             f"2 ranks x {t} threads: share of the computing done while the exchange was open, per "
@@ -112,11 +113,14 @@ def check_student_overlap(
     return rows
 
 
-def _check_method(res: Results, threads: int, samples: int) -> None:
+def _check_method(res: Results, threads: int, samples: int, steps: int, poll: int) -> None:
     """The exchange's own requests (no blocking send or receive, one MPI_Isend and one MPI_Irecv
     per sample on each rank: a blocking exchange dressed with a dummy message fails), a team
-    that computes (more than one thread computed, on some rank), and
-    polling while computing (on every rank an MPI_Test after the computing began, in a window)."""
+    that computes (more than one thread computed, on some rank), and polling while computing (on
+    every rank an MPI_Test after the computing began, in a window). With one thread, the master
+    computes every step: an exchange it completes with a wait (no test found it complete) was
+    open through all `steps`, so it must have tested about every `poll` of them (steps // poll
+    - 1 at least: a token test or two fail)."""
     calls = res.mpi_calls[res.mpi_calls["student"] == 1]
     blocking = blocking_calls(res)
     assert not blocking, (f"{', '.join(blocking)}: the exchange is MPI_Isend and MPI_Irecv, "
@@ -130,16 +134,26 @@ def _check_method(res: Results, threads: int, samples: int) -> None:
             "MPI_Irecv per sample, the exchange itself, and no other message")
         work = res.compute[res.compute["rank"] == rank]
         teams = max(teams, work["thread"].nunique())
-        polled = 0
+        polled, sparse = 0, []
         for w in windows[(windows["rank"] == rank) & (windows["window"] >= 0)].itertuples():
             inside = work[(work["end"] > w.start) & (work["start"] < w.end)]
-            if inside.empty:
-                continue
-            began = float(inside["start"].min())
-            tests = mine[mine["call"].isin(POLLS) & (mine["start"] > began) & (mine["start"] < w.end)]
-            polled += not tests.empty
+            if not inside.empty:
+                began = float(inside["start"].min())
+                polled += bool(((mine["start"] > began) & (mine["start"] < w.end)
+                                & mine["call"].isin(POLLS)).any())  # fmt: skip
+            tests = int((mine["call"].isin(POLLS) & (mine["start"] >= w.start)
+                         & (mine["start"] <= w.end)).sum())  # fmt: skip
+            closer = mine[(mine["end"] == w.end) & (mine["done"] == 1)]["call"]
+            # one thread computes every step: an exchange it completed with a wait was open
+            # through all of them, so it must have polled about every `poll` steps
+            if threads == 1 and not closer.isin(POLLS).any() and tests < steps // poll - 1:
+                sparse.append(f"{tests} in sample {w.window}")
         assert polled > 0, (f"rank {rank}: no MPI_Test while the team computed: poll while "
                             "computing, so the library can move the message")
+        assert not sparse, (
+            f"rank {rank}, one thread computing {steps} steps: MPI_Test calls while the exchange "
+            f"was open: {', '.join(sparse)}: poll about every `poll` ({poll}) of the master's "
+            "steps until the exchange completes")
     assert threads == 1 or teams > 1, ("one thread did all the computing on every rank: the "
                                        "OpenMP team computes the steps")
 

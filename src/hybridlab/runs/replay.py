@@ -2,8 +2,10 @@
 
 Every kernel run (and every other measurement made through `take`, such as lab 09's threading
 layer probes) has an identity: what ran (a kit kernel's or the notebook's C source, with the
-kit's header and the flags), its arguments, where and how its ranks ran, and the environment
-variables that steer OpenMP and MPI. Its output is kept as one JSON file named by a hash of that
+kit's header and the flags), its arguments, where its ranks ran (the placement) and whether in
+the engines or as a program, and the environment variables that steer OpenMP and MPI. The
+launcher is not part of it: a run made under srun on a Slurm hub is the run grading makes under
+mpiexec in its sandbox. Its output is kept as one JSON file named by a hash of that
 identity and its count (`<key>-<n>.json`: the n-th run of its kind in the process).
 
     (not set)                        a notebook keeps its runs beside itself, in <stem>_runs/
@@ -103,10 +105,18 @@ def placement_identity(placement: Placement) -> dict:
     return fields
 
 
+def how_it_ran(run_by: str) -> str:
+    """"engines" (a kernel called in the lab's engines) or "program" (a program of its own MPI
+    job). Which launcher started the ranks (mpiexec, srun) is left out: on a Slurm hub a student's
+    runs go through srun and the grading sandbox's through mpiexec, with the same placement,
+    arguments and OpenMP/MPI settings, and they are the same run."""
+    return "engines" if run_by == "engines" else "program"
+
+
 def kernel_identity(
     kernel: Kernel, argv: list[str], placement: Placement, run_by: str, env: dict[str, str]
 ) -> dict:
-    """What makes two runs of a C kernel the same run."""
+    """What makes two runs of a C kernel the same run (`run_by`: the engines or a launcher)."""
     kit = kernel.source.resolve().parent in {d.resolve() for d in kernel_dirs()}
     return {
         "kind": "kernel",
@@ -116,7 +126,7 @@ def kernel_identity(
         "flags": list(kernel.flags),
         "argv": list(argv),
         "placement": placement_identity(placement),
-        "run_by": run_by,
+        "how": how_it_ran(run_by),
         "env": steering(env),
     }
 

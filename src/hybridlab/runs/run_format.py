@@ -11,7 +11,8 @@ from ..kernels.build import LINK
 from ..paths import find_kernel_file, kernel_dirs
 
 ENV = "HYBRIDLAB_RUNS"  # off | record:<folder> | replay:<folder> (replay.py)
-FORMAT = 2  # of a run file; part of the reference run's cache key (autograde)
+FORMAT = 3  # of a run file (3: the launcher left out of the identity); part of the reference
+# run's cache key (autograde)
 CHECKED = "checked.json"  # in the checked copy: why runs of the submission were not taken
 
 

@@ -50,6 +50,10 @@ NEEDS = {
     "single": ("GOMP_single_start|GOMP_single_copy_start",),
     "master": ("omp_get_thread_num",),
 }
+# The table's rows that end each repetition at a barrier: masked, then `#pragma omp barrier`;
+# single, whose own barrier ends it (no nowait). GCC calls GOMP_barrier for both.
+BARRIER = "GOMP_barrier"
+BARRIERED = ("single", "master")
 LOCKS = ("GOMP_critical_start", "GOMP_critical_name_start", "omp_set_lock", "omp_set_nest_lock",
          "pthread_mutex_lock", "pthread_spin_lock")  # fmt: skip
 MEASURED_AGAINST_REFERENCE = r"\bhl_measure\s*\([^;]*\bconstruct_test\b[^;]*\breference_loop\b"
@@ -173,8 +177,9 @@ def check_source(code: str) -> str:
 
 
 def check_method(code: str) -> str:
-    """check_source, then the compiled cell: it calls the runtime as its construct does and
-    takes no lock (no critical section or lock doing the construct's work)."""
+    """check_source, then the compiled cell: it calls the runtime as its construct does, takes no
+    lock (no critical section or lock doing the construct's work) and, for single and master,
+    has the barrier that ends each repetition (GOMP_barrier)."""
     name = check_source(code)
     calls = runtime_calls(code)
     taken = sorted(calls & set(LOCKS))
@@ -184,6 +189,9 @@ def check_method(code: str) -> str:
             f"the compiled {name} construct should show {need.replace('|', ' or ')}: is the "
             f"update really done by `{name}`?"
         )
+    assert name not in BARRIERED or BARRIER in calls, (
+        f"the compiled {name} test has no barrier: each repetition of the table's {name} row ends "
+        "at one (`#pragma omp barrier` after masked; single's own, so no nowait)")
     return name
 
 

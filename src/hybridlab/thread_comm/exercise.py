@@ -131,7 +131,8 @@ def check_student_multiple(
     """Run the student's MULTIPLE exchange at every (ranks, threads) and judge it.
 
     Checks, per shape: the checksum equals jacobi2d's; with 2+ ranks and 2+ threads, every thread
-    of every rank made point-to-point calls (not thread 0 alone: that is FUNNELED), none sent or
+    of every rank made point-to-point calls, as many as every other thread of its rank (not
+    thread 0 alone, nor thread 0 for all beside calls for show: that is FUNNELED), none sent or
     received more than ceil(nx / threads) values in one call (its slice), calls of different
     threads were inside MPI at the same time on some rank (odd ranks start each exchange
     STAGGER_US late, so the even ranks' threads wait inside MPI together), and no (communicator, tag) is shared by two threads
@@ -148,6 +149,13 @@ def check_student_multiple(
             assert not silent, (f"{where}: {', '.join(silent)} made no point-to-point call: every "
                                 "thread exchanges its own slice (thread 0 sending for all is "
                                 "the FUNNELED pattern)")  # fmt: skip
+            made = calls.groupby(["rank", "thread"]).size()
+            uneven = [f"rank {r}: {dict(made.loc[r].items())}" for r in range(ranks)
+                      if made.loc[r].nunique() > 1]  # fmt: skip
+            assert not uneven, (f"{where}: point-to-point calls per thread, {'; '.join(uneven)}: "
+                                "every thread exchanges its own slice with as many calls as the "
+                                "others (one thread moving the slices of all, the others making "
+                                "calls for show, is the FUNNELED pattern)")  # fmt: skip
             most = math.ceil(nx / threads)
             big = calls[calls["count"] > most]
             assert big.empty, (

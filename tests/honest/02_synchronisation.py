@@ -1,0 +1,153 @@
+"""Right answers to lab 02 written another way (the construct part so far): master with an
+explicit barrier after masked, or a reduction in a parallel region per repetition."""
+
+from honest import right
+
+HONEST = [
+    right("construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "master";
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    {
+        for (long j = 0; j < inner; j++) {
+            hl_delay(s->delay);
+#pragma omp masked
+            {
+                s->updates += 1;
+            }
+#pragma omp barrier
+        }
+    }
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    int rc = hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+    return rc;
+}
+""", why="master: masked in braces, then the barrier the table asks for"),
+    right("construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "reduction";
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+    for (long j = 0; j < inner; j++) {
+        long x = 0;
+#pragma omp parallel reduction(+:x)
+        {
+            hl_delay(s->delay);
+            x += 1;
+        }
+        s->updates += x;
+    }
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+""", why="reduction: a parallel region per repetition, its sum added after it"),
+]
+
+HONEST += [
+    # (a) epcc_interval
+    right("epcc_interval", """
+import statistics
+
+
+def epcc_interval(test, reference) -> tuple[float, float]:
+    t = [float(x) for x in test]
+    r = [float(x) for x in reference]
+    middle = statistics.mean(t) - statistics.mean(r)
+    half = 1.96 * (statistics.stdev(t) + statistics.stdev(r))
+    return (middle - half, middle + half)
+""", why="the statistics module on plain lists"),
+    right("epcc_interval", """
+import math
+
+
+def epcc_interval(test, reference):
+    def mean_sd(values):
+        xs = [float(v) for v in values]
+        m = sum(xs) / len(xs)
+        return m, math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+
+    (mt, st), (mr, sr) = mean_sd(test), mean_sd(reference)
+    return mt - mr - 1.96 * (st + sr), mt - mr + 1.96 * (st + sr)
+""", why="means and sample deviations summed by hand"),
+    # (b) imbalance_report
+    right("imbalance_report", """
+def imbalance_report(timeline):
+    master = timeline[timeline["thread"] == 0]
+    per_rank = master.assign(took=master["end"] - master["start"]).pivot_table(
+        index="rank", columns="phase", values="took", aggfunc="sum")
+    waited = per_rank["barrier"] - per_rank["barrier"].min()  # the wait beyond the least
+    whole = timeline["end"].max() - timeline["start"].min()
+    return {"efficiency": float(per_rank["compute"].mean() / per_rank["compute"].max()),
+            "lost_rank_seconds": float(waited.sum()),
+            "predicted_seconds": float(whole - waited.mean())}
+""", why="a pivot table of the master's seconds per rank and phase"),
+    right("imbalance_report", """
+def imbalance_report(timeline):
+    compute, wait = {}, {}
+    for row in timeline.itertuples():
+        if row.thread != 0:
+            continue
+        into = compute if row.phase == "compute" else wait
+        into[row.rank] = into.get(row.rank, 0.0) + (row.end - row.start)
+    least = min(wait.values())
+    extra = [w - least for w in wait.values()]
+    return {
+        "efficiency": sum(compute.values()) / len(compute) / max(compute.values()),
+        "lost_rank_seconds": sum(extra),
+        "predicted_seconds": (max(timeline["end"]) - min(timeline["start"])) - sum(extra) / len(extra),
+    }
+""", why="dictionaries summed row by row"),
+    # (c) h2mol_savings
+    right("h2mol_savings", """
+def h2mol_savings(rows):
+    out = {}
+    for p, avg, low in zip(rows["processors"], rows["avg_s"], rows["min_s"]):
+        out[int(p)] = {"lost_processor_seconds": p * (avg - low), "saving_s": avg - low}
+    frame = pd.DataFrame.from_dict(out, orient="index")[["lost_processor_seconds", "saving_s"]]
+    frame.index.name = "processors"
+    return frame
+""", why="a dict of rows, in the table's order"),
+    right("h2mol_savings", """
+def h2mol_savings(rows):
+    saving = rows["avg_s"] - rows["min_s"]
+    return (rows.assign(saving_s=saving, lost_processor_seconds=saving * rows["processors"])
+                .set_index("processors")[["lost_processor_seconds", "saving_s"]])
+""", why="assign and set_index on the table itself"),
+    # (d) construct_overhead
+    right("construct_overhead", """
+import statistics
+
+
+def _iv(t, r):
+    t, r = [float(x) for x in t], [float(x) for x in r]
+    mid = statistics.mean(t) - statistics.mean(r)
+    half = 1.96 * (statistics.stdev(t) + statistics.stdev(r))
+    return ((mid - half) * 1e6, (mid + half) * 1e6)
+
+
+_mine = construct_run.records[construct_run.records["record"] == "sample"]
+my_interval_us = _iv(_mine.loc[_mine["kind"] == "test", "seconds"],
+                     _mine.loc[_mine["kind"] == "reference", "seconds"])
+compare_with = "barrier"
+_at = sweep.query("threads == @CPUS")
+lab_interval_us = _iv(_at.loc[_at["construct"] == "barrier", "seconds"],
+                      _at.loc[_at["construct"] == "reference", "seconds"])
+""", why="the run's own records and the statistics module, compared with barrier"),
+    right("construct_overhead", """
+_s = construct_run.records.query("record == 'sample'")
+my_interval_us = tuple(1e6 * v for v in epcc_interval(_s[_s["kind"] == "test"]["seconds"],
+                                                      _s[_s["kind"] == "reference"]["seconds"]))
+compare_with = "single"
+_same = sweep[sweep["threads"] == CPUS]
+lab_interval_us = tuple(1e6 * v for v in epcc_interval(
+    _same[_same["construct"] == compare_with]["seconds"], _same[_same["construct"] == "reference"]["seconds"]))
+""", why="part (a)'s epcc_interval reused, compared with single"),
+]

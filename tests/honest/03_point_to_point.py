@@ -1,0 +1,129 @@
+"""Right answers to lab 03 written another way: lstsq and the centred normal equations for the
+line; polyfit's weights and a closed-form weighted fit for the knee (searched from the top);
+overlaps with MPI_Test on each request and chunks of two steps, or a team sharing the steps by
+hand (a dynamic schedule is not among them: the other threads took every step while the master
+posted, so it had no share to poll in, which the part refuses);
+medians through the statistics module or the 50th percentile."""
+
+from honest import right
+
+HONEST = [
+    # (a) fit_hockney
+    right("fit_hockney", """
+def fit_hockney(sizes, seconds) -> tuple[float, float]:
+    s = np.asarray(sizes, dtype=float)
+    t = np.asarray(seconds, dtype=float)
+    design = np.vstack([np.ones_like(s), s]).T
+    (alpha, per_byte), *_ = np.linalg.lstsq(design, t, rcond=None)
+    return float(alpha), float(1.0 / per_byte)
+""", why="np.linalg.lstsq on the design [1, s], unscaled"),
+    right("fit_hockney", """
+def fit_hockney(sizes, seconds) -> tuple[float, float]:
+    s = np.array(list(sizes), dtype=np.float64)
+    t = np.array(list(seconds), dtype=np.float64)
+    ds, dt = s - s.mean(), t - t.mean()
+    per_byte = float(np.dot(ds, dt) / np.dot(ds, ds))  # centred normal equations
+    return float(t.mean() - per_byte * s.mean()), 1.0 / per_byte
+""", why="the closed form: covariance over variance, centred"),
+    # (b) locate_knee
+    right("locate_knee", """
+def locate_knee(sizes, seconds) -> float:
+    frame = pd.DataFrame({"s": np.asarray(sizes, dtype=float), "t": np.asarray(seconds, dtype=float)})
+    levels = np.sort(frame["s"].unique())
+    errors = {}
+    for cut in levels[3:len(levels) - 2]:
+        total = 0.0
+        for side in (frame[frame["s"] < cut], frame[frame["s"] >= cut]):
+            slope, alpha = np.polyfit(side["s"], side["t"], 1, w=1.0 / side["t"])
+            total += float((((side["t"] - (alpha + slope * side["s"])) / side["t"]) ** 2).sum())
+        errors[float(cut)] = total
+    return min(errors, key=errors.get)
+""", why="np.polyfit with weights 1/T on each side, pandas for the split"),
+    right("locate_knee", """
+def locate_knee(sizes, seconds) -> float:
+    s = np.asarray(sizes, dtype=float)
+    t = np.asarray(seconds, dtype=float)
+    levels = sorted(set(s.tolist()))
+
+    def misfit(x, y):  # weighted least squares in closed form, weights 1/T^2
+        w = 1.0 / y ** 2
+        xm, ym = np.sum(w * x) / np.sum(w), np.sum(w * y) / np.sum(w)
+        slope = np.sum(w * (x - xm) * (y - ym)) / np.sum(w * (x - xm) ** 2)
+        return float(np.sum(w * (y - (ym - slope * xm) - slope * x) ** 2))
+
+    best, knee = np.inf, None
+    for cut in reversed(levels[3:-2]):  # from the top down: ties go to the larger size
+        error = misfit(s[s < cut], t[s < cut]) + misfit(s[s >= cut], t[s >= cut])
+        if error < best:
+            best, knee = error, cut
+    return float(knee)
+""", why="a closed-form weighted fit (weights 1/T^2), searched from the largest size down"),
+    # (d) overlap_exchange
+    right("overlap_exchange", r"""
+%%c OVERLAP_C p2p_overlap
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    int sent = 0, got = 0;
+#pragma omp parallel
+    {
+        int master = omp_get_thread_num() == 0;
+        if (master) {
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 7, comm, &reqs[1]);
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 7, comm, &reqs[0]);
+        }
+        long since = 0;
+#pragma omp for schedule(static, 2) nowait
+        for (long i = 0; i < steps; i++) {
+            compute_step(i);
+            if (master && !(sent && got) && since++ % poll == 0) {
+                if (!got) MPI_Test(&reqs[0], &got, MPI_STATUS_IGNORE);
+                if (!sent) MPI_Test(&reqs[1], &sent, MPI_STATUS_IGNORE);
+            }
+        }
+        if (master && !(sent && got)) MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+    }
+}
+""", why="send posted first, MPI_Test on each request, static chunks of two steps"),
+    right("overlap_exchange", r"""
+%%c OVERLAP_C p2p_overlap
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request r[2];
+#pragma omp parallel
+    {
+        const int me = omp_get_thread_num(), team = omp_get_num_threads();
+        int complete = 0;
+        long done_here = 0;
+        if (me == 0) {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 1, comm, r);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 1, comm, r + 1);
+        }
+        for (long i = me; i < steps; i += team) {  /* the steps dealt out by hand */
+            compute_step(i);
+            if (me == 0 && !complete && ++done_here % poll == 0)
+                MPI_Testall(2, r, &complete, MPI_STATUSES_IGNORE);
+        }
+        if (me == 0 && !complete) MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    }
+}
+""", why="no omp for: each thread takes every team-th step, thread 0 posts, polls and waits"),
+    # (e) overlap_numbers
+    right("overlap_numbers", """
+import statistics
+
+_by = {}
+for _v, _sec in zip(overlap_runs.records["variant"], overlap_runs.records["seconds"]):
+    _by.setdefault(str(_v), []).append(float(_sec))
+_med = {v: statistics.median(x) for v, x in _by.items()}
+PREDICTED_OVERLAP_S = max(_med["compute"], _med["message"])
+HIDDEN_FRACTION = (_med["blocking"] - _med["student"]) / min(_med["compute"], _med["message"])
+""", why="the records grouped by hand, statistics.median"),
+    right("overlap_numbers", """
+_t = {v: float(np.percentile(g.to_numpy(), 50))
+      for v, g in overlap_runs.records.groupby("variant")["seconds"]}
+smaller, larger = sorted([_t["compute"], _t["message"]])
+PREDICTED_OVERLAP_S = larger
+HIDDEN_FRACTION = (_t["blocking"] - _t["student"]) / smaller
+""", why="the 50th percentile (the mean of the middle two), sorted pair"),
+]

@@ -1,0 +1,103 @@
+"""Right answers to lab 07 written another way: the message size from divmod and (n / P)^2 n,
+or from a rank's slab over P; the two-level alltoall packed element by element into a
+contiguous buffer, or with the leaders exchanging their blocks by MPI_Isend and MPI_Irecv
+instead of MPI_Alltoall."""
+
+from honest import right
+
+HEAD = r"""%%c ALLTOALL_C alltoall_nodes
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;
+    size_t block = (size_t)P * count;
+    double *gathered = NULL, *out = NULL, *in = NULL;
+    if (me == 0) {
+        gathered = malloc(L * block * sizeof *gathered);
+        out = malloc(L * block * sizeof *out);
+        in = malloc(L * block * sizeof *in);
+    }
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+"""
+TAIL = r"""
+    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+    free(gathered);
+    free(out);
+    free(in);
+}
+"""
+ELEMENTS = HEAD + r"""    if (me == 0) {
+        size_t per_node = (size_t)L * L * count;  /* one block per pair of nodes */
+#pragma omp parallel for
+        for (int n = 0; n < N; n++) {            /* destination node */
+            size_t at = n * per_node;
+            for (int s = 0; s < L; s++)          /* my node's sender */
+                for (int t = 0; t < L; t++)      /* its receiver on node n */
+                    for (int k = 0; k < count; k++)
+                        out[at++] = gathered[((size_t)s * P + (size_t)n * L + t) * count + k];
+        }
+        MPI_Alltoall(out, (int)per_node, MPI_DOUBLE, in, (int)per_node, MPI_DOUBLE, leaders);
+#pragma omp parallel for
+        for (int n = 0; n < N; n++) {            /* source node */
+            size_t at = n * per_node;
+            for (int s = 0; s < L; s++)          /* its sender */
+                for (int t = 0; t < L; t++)      /* my node's receiver */
+                    for (int k = 0; k < count; k++)
+                        gathered[((size_t)t * P + (size_t)n * L + s) * count + k] = in[at++];
+        }
+    }""" + TAIL
+POINT_TO_POINT = HEAD + r"""    if (me == 0) {
+        int chunk = L * L * count;
+#pragma omp parallel for collapse(3) schedule(static)
+        for (int t = 0; t < L; t++)
+            for (int n = 0; n < N; n++)
+                for (int s = 0; s < L; s++)
+                    memcpy(out + (size_t)n * chunk + ((size_t)s * L + t) * count,
+                           gathered + ((size_t)s * P + (size_t)n * L + t) * count,
+                           (size_t)count * sizeof(double));
+        MPI_Request *reqs = malloc(2 * (size_t)N * sizeof *reqs);
+        for (int n = 0; n < N; n++)  /* one block to and from every leader, this one too */
+            MPI_Irecv(in + (size_t)n * chunk, chunk, MPI_DOUBLE, n, 5, leaders, &reqs[n]);
+        for (int n = 0; n < N; n++)
+            MPI_Isend(out + (size_t)n * chunk, chunk, MPI_DOUBLE, n, 5, leaders, &reqs[N + n]);
+        MPI_Waitall(2 * N, reqs, MPI_STATUSES_IGNORE);
+        free(reqs);
+#pragma omp parallel for collapse(3) schedule(static)
+        for (int t = 0; t < L; t++)
+            for (int n = 0; n < N; n++)
+                for (int s = 0; s < L; s++)
+                    memcpy(gathered + ((size_t)t * P + (size_t)n * L + s) * count,
+                           in + (size_t)n * chunk + ((size_t)s * L + t) * count,
+                           (size_t)count * sizeof(double));
+    }""" + TAIL
+
+HONEST = [
+    # (a) alltoall_messages
+    right("alltoall_messages", """
+def alltoall_messages(n, cores, threads):
+    ranks, spare = divmod(cores, threads)
+    if spare:
+        raise ValueError(f"{threads} threads do not divide {cores} cores")
+    planes, left = divmod(n, ranks)
+    if left:
+        raise ValueError(f"{ranks} ranks do not divide the grid's {n} planes")
+    # each other rank gets (n / P) x (n / P) x n complex doubles (16 bytes each)
+    return ranks - 1, planes * planes * n * 16
+""", why="divmod for both checks, the block as (n / P)^2 n points of 16 bytes"),
+    right("alltoall_messages", """
+def alltoall_messages(n, cores, threads):
+    if cores % threads != 0 or n % (cores // threads) != 0:
+        raise ValueError("the split must divide the cores and the grid")
+    p = cores // threads
+    slab = 16 * n * n * (n // p)  # bytes one rank holds
+    return p - 1, slab // p
+""", why="one combined check, the rank's slab shared out in P blocks"),
+    # (d) alltoall_nodes
+    right("alltoall_nodes", ELEMENTS,
+          why="packed element by element, one thread per destination node"),
+    right("alltoall_nodes", POINT_TO_POINT,
+          why="the leaders exchange their blocks with MPI_Irecv and MPI_Isend, a collapse(3) pack"),
+]

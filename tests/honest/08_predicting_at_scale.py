@@ -1,0 +1,106 @@
+"""Right answers to lab 08 written another way: epsilon through np.where, the bounds in closed
+form without calling it, or from one call on the three candidate shares; the prediction with
+math.ceil and a loop over the axes, or with numpy arrays; the masteronly halo from the one-thread
+row found by its value wherever it sits, with the face bytes summed per axis or in one line."""
+
+from honest import right
+
+HONEST = [
+    # (a) epsilon and eps_bounds
+    right("epsilon", """
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    comm = f / m                            # the reserved threads' communication
+    work = (1.0 - f - f_non) * n / (n - m)  # the overlappable work on the other n - m threads
+    return 1.0 / (f_non + np.where(comm > work, comm, work))
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    best = (1.0 - f_non) * m * n / (n - m + m * n)  # where the two terms meet
+    eps_max = 1.0 / (f_non + best / m)
+    at_zero = 1.0 / (f_non + (1.0 - f_non) * n / (n - m))
+    at_end = 1.0 / (f_non + (1.0 - f_non) / m)
+    return eps_max, min(at_zero, at_end)
+""", why="np.where for the max; the bounds in closed form, epsilon never called"),
+    right("epsilon", """
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    def one(f):
+        return 1.0 / (f_non + max(f / m, (1.0 - f - f_non) * n / (n - m)))
+    return np.vectorize(one, otypes=[float])(f_comm)
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    shares = np.array([0.0, (1.0 - f_non) * m * n / (n - m + m * n), 1.0 - f_non])
+    e = epsilon(shares, n, m, f_non)  # the two ends and the crossing: one call, three values
+    return float(e[1]), float(min(e[0], e[2]))
+""", why="np.vectorize over a scalar model; the bounds from one call on the three candidates"),
+    # (b) predict_seconds
+    right("predict_seconds", """
+import math
+
+
+def predict_seconds(cal, side, dims, threads, iterations):
+    px, py, pz = (int(p) for p in dims)
+    bx, by, bz = (math.ceil(side / p) for p in (px, py, pz))  # the busiest rank's block
+    ranks = px * py * pz
+    sharing = min(ranks * threads, cal.machine["cpus"])
+    r_eff = cal["stencil_rate"] * min(1.0, cal["mem_bw_all_Bps"] / (cal["mem_bw_1_Bps"] * sharing))
+    compute = bx * by * bz / (threads * r_eff)
+    halo = 0.0
+    for p, area in ((px, by * bz), (py, bx * bz), (pz, bx * by)):
+        neighbours = 0 if p == 1 else (1 if p == 2 else 2)
+        size = 8 * area
+        if size < cal["switch_bytes"]:
+            halo += neighbours * (cal["latency_s"] + size / cal["bandwidth_small_Bps"])
+        else:
+            halo += neighbours * (cal["latency_large_s"] + size / cal["bandwidth_Bps"])
+    sync = (cal["mpi_barrier_s"] if ranks > 1 else 0.0) + (cal["omp_barrier_s"] if threads > 1 else 0.0)
+    return iterations * (compute + halo + sync)
+""", why="math.ceil for the block, a loop over the three axes with their neighbours"),
+    right("predict_seconds", """
+def predict_seconds(cal, side, dims, threads, iterations):
+    d = np.array(dims, dtype=np.int64)
+    block = (side + d - 1) // d
+    faces = 8.0 * np.array([block[1] * block[2], block[0] * block[2], block[0] * block[1]])
+    count = np.minimum(2, d - 1)
+    per_face = np.where(faces < cal["switch_bytes"],
+                        cal["latency_s"] + faces / cal["bandwidth_small_Bps"],
+                        cal["latency_large_s"] + faces / cal["bandwidth_Bps"])
+    ranks = int(d.prod())
+    scale = cal["mem_bw_all_Bps"] / cal["mem_bw_1_Bps"]
+    rate = cal["stencil_rate"] * min(1.0, scale / min(ranks * threads, cal.machine["cpus"]))
+    barriers = (cal["mpi_barrier_s"] if ranks > 1 else 0.0) + (cal["omp_barrier_s"] if threads > 1 else 0.0)
+    step = float(block.prod()) / (threads * rate) + float((count * per_face).sum()) + barriers
+    return float(step * iterations)
+""", why="numpy arrays for the block, faces and their costs"),
+    # (c) predict_master_only
+    right("predict_master_only", """
+def predict_master_only(rows, setup):
+    l = int(setup["local"])
+
+    def sent(t):
+        grid = (int(setup["px"]) // t, int(setup["py"]), int(setup["pz"]))
+        block = (l * t, l, l)
+        total = 0
+        for axis in range(3):
+            if grid[axis] > 1:
+                a, b = [block[k] for k in range(3) if k != axis]
+                total += 2 * 8 * a * b
+        return total
+
+    one = float(rows.loc[rows["threads"] == 1, "halo_s"].iloc[0])
+    return {int(t): one * sent(int(t)) / sent(1) for t in rows["threads"]}
+""", why="the one-thread row selected by its value, the bytes summed per axis"),
+    right("predict_master_only", """
+def predict_master_only(rows, setup):
+    table = rows.set_index(rows["threads"].astype(int))["halo_s"].astype(float)
+    px, py, pz, l = (int(setup[k]) for k in ("px", "py", "pz", "local"))
+
+    def face_bytes(t):
+        x_face, other_face = l * l, l * t * l
+        return 16 * (x_face * (px // t > 1) + other_face * (py > 1) + other_face * (pz > 1))
+
+    per_byte = table.loc[1] / face_bytes(1)
+    return {t: per_byte * face_bytes(t) for t in table.index}
+""", why="a table indexed by threads, the face bytes in one line"),
+]

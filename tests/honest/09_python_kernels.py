@@ -1,0 +1,86 @@
+"""Right answers to lab 09 written another way: the six neighbours added in pairs and multiplied
+by 1/6 (another rounding, within the part's 1e-12 of the grid's largest value), the outer two
+loops collapsed into one prange index; the layers' pinning decided with sets of CPUs, or with
+pandas' groupby and a mapping of CPUs to cores per row."""
+
+from honest import right
+
+HONEST = [
+    # (a) jacobi_sweep3d
+    right("jacobi_sweep3d", """
+from numba import njit, prange
+
+
+@njit(parallel=True, cache=False)
+def jacobi_sweep3d(u, new):
+    nx, ny, nz = u.shape
+    total = 0.0
+    sixth = 1.0 / 6.0
+    for i in prange(1, nx - 1):
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                s = (u[i, j, k - 1] + u[i, j, k + 1]) + (u[i, j - 1, k] + u[i, j + 1, k])
+                s = s + (u[i - 1, j, k] + u[i + 1, j, k])
+                value = s * sixth  # another rounding than / 6
+                new[i, j, k] = value
+                total += (value - u[i, j, k]) * (value - u[i, j, k])
+    return total
+""", why="neighbours added in pairs from the innermost axis, times 1/6, njit imported by name"),
+    right("jacobi_sweep3d", """
+@numba.njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    ni, nj, nk = u.shape[0] - 2, u.shape[1] - 2, u.shape[2] - 2
+    delta = 0.0
+    for ij in numba.prange(ni * nj):  # the two outer loops collapsed into one shared index
+        i = 1 + ij // nj
+        j = 1 + ij % nj
+        for k in range(nk, 0, -1):  # the inner loop backwards
+            west, east = u[i - 1, j, k], u[i + 1, j, k]
+            v = (u[i, j, k + 1] + u[i, j, k - 1] + u[i, j + 1, k] + u[i, j - 1, k] + east + west) / 6.0
+            delta += (v - u[i, j, k]) ** 2
+            new[i, j, k] = v
+    return delta
+""", why="the outer two loops collapsed into one numba.prange index, the inner loop backwards"),
+]
+
+HONEST += [
+    # (b) pinned_layer_names
+    right("pinned_layer_names", """
+def pinned_layer_names(rows, cores):
+    where = {}
+    for core, cpus in cores.items():
+        for cpu in cpus:
+            where[int(cpu)] = core
+    layers = {}
+    for rec in rows.to_dict("records"):
+        name = str(rec["layer"])
+        layers.setdefault(name, [])
+        thread = rec.get("thread")
+        if thread is None or pd.isna(thread):
+            continue  # a layer that did not load
+        layers[name].append({where.get(int(c)) for c in rec["allowed"]})
+    out = []
+    for name, homes in layers.items():
+        if homes and all(len(h) == 1 and None not in h for h in homes):
+            owned = [next(iter(h)) for h in homes]
+            if len(set(owned)) == len(owned):
+                out.append(name)
+    return sorted(out)
+""", why="plain records and sets: each thread's cores, one each and all different"),
+    right("pinned_layer_names", """
+def pinned_layer_names(rows, cores):
+    core_of = pd.Series({int(c): k for k, cs in cores.items() for c in cs}, dtype=object)
+    ran = rows[rows["thread"].notna()].copy()
+    ran["row"] = range(len(ran))
+    cpus = ran[["layer", "row", "allowed"]].explode("allowed")
+    cpus["core"] = pd.to_numeric(cpus["allowed"], errors="coerce").map(core_of)
+    per_thread = cpus.groupby("row").agg(
+        layer=("layer", "first"), cores=("core", "nunique"), core=("core", "first"),
+        unknown=("core", lambda c: c.isna().any()))
+    good = []
+    for layer, g in per_thread.groupby("layer"):
+        if (g["cores"] == 1).all() and not g["unknown"].any() and g["core"].is_unique:
+            good.append(str(layer))
+    return sorted(good)
+""", why="pandas: the masks exploded to one CPU a row, mapped to cores, grouped per thread"),
+]

@@ -1,0 +1,134 @@
+"""Right answers to lab 12 written another way: the slice exchange on one shared communicator
+with a tag pair per thread and MPI_Sendrecv, or on communicators made by MPI_Comm_split with
+ceil-sized slices and single waits; the task iteration with its sends posted first, or one task
+per side of the exchange; the halo ratio from a pivot table or a loop. (A taskloop for the
+interior is not among them: libgomp ran the exchange task after the loop's tasks, so nothing
+overlapped, which the part rightly refuses.)"""
+
+from honest import right
+
+HONEST = [
+    right("exchange_slice", r"""
+%%c MULTIPLE_C thread_halo
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) comms[t] = comm;  /* one communicator: tags per thread */
+}
+
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long lo = t * nx / T, hi = (t + 1) * nx / T;
+    int n = (int)(hi - lo);
+    MPI_Sendrecv(&a[m * w + 1 + lo], n, MPI_DOUBLE, down, 2 * t, &a[1 + lo], n, MPI_DOUBLE, up,
+                 2 * t, mine, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&a[w + 1 + lo], n, MPI_DOUBLE, up, 2 * t + 1, &a[(m + 1) * w + 1 + lo], n,
+                 MPI_DOUBLE, down, 2 * t + 1, mine, MPI_STATUS_IGNORE);
+}
+""", why="one communicator for all, two tags per thread, MPI_Sendrecv"),
+    right("exchange_slice", r"""
+%%c MULTIPLE_C thread_halo
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) MPI_Comm_split(comm, 0, 0, &comms[t]);
+}
+
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    const long w = nx + 2;
+    const int T = omp_get_num_threads(), t = omp_get_thread_num();
+    const long b = (nx + T - 1) / T;  /* ceil-sized slices, the last one shorter */
+    long lo = t * b < nx ? t * b : nx, hi = lo + b < nx ? lo + b : nx;
+    int n = (int)(hi - lo);
+    double *top = a + 1 + lo, *first = a + w + 1 + lo;
+    double *last = a + m * w + 1 + lo, *bottom = a + (m + 1) * w + 1 + lo;
+    MPI_Request r[4];
+    MPI_Isend(first, n, MPI_DOUBLE, up, 7, mine, &r[0]);
+    MPI_Isend(last, n, MPI_DOUBLE, down, 8, mine, &r[1]);
+    MPI_Irecv(bottom, n, MPI_DOUBLE, down, 7, mine, &r[2]);
+    MPI_Irecv(top, n, MPI_DOUBLE, up, 8, mine, &r[3]);
+    for (int k = 3; k >= 0; k--) MPI_Wait(&r[k], MPI_STATUS_IGNORE);
+}
+""", why="MPI_Comm_split communicators, ceil-sized slices, sends first, one MPI_Wait each"),
+]
+
+HONEST += [
+    # (c) halo_ratio
+    right("halo_ratio", """
+def halo_ratio(multiple, funneled):
+    def slowest_mean(records):
+        table = records.query("phase == 'halo'").pivot_table(index="rank", values="seconds", aggfunc="max")
+        return float(table["seconds"].mean())
+    return slowest_mean(multiple) / slowest_mean(funneled)
+""", why="a pivot table of each rank's slowest halo"),
+    right("halo_ratio", """
+def halo_ratio(multiple, funneled):
+    def per_rank(records):
+        worst = {}
+        for rank, phase, secs in zip(records["rank"], records["phase"], records["seconds"]):
+            if phase == "halo" and secs > worst.get(rank, float("-inf")):
+                worst[rank] = float(secs)
+        return sum(worst.values()) / len(worst)
+    return per_rank(multiple) / per_rank(funneled)
+""", why="a loop keeping each rank's largest halo time"),
+    # (b) task_iteration
+    right("task_iteration", r"""
+%%c TASKS_C thread_halo
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    const long w = nx + 2;
+    double *halo_up = a, *halo_down = a + (m + 1) * w;
+#pragma omp task depend(out: halo_up[0]) depend(out: halo_down[0])
+    {
+        MPI_Request r[4];
+        MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 2, comm, &r[0]);
+        MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 1, comm, &r[1]);
+        MPI_Irecv(a + 1, (int)nx, MPI_DOUBLE, up, 1, comm, &r[2]);
+        MPI_Irecv(a + (m + 1) * w + 1, (int)nx, MPI_DOUBLE, down, 2, comm, &r[3]);
+        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    }
+    for (long first = 2; first <= m - 1; first += 4) {  /* interior tasks of 4 rows */
+        long last = first + 3 <= m - 1 ? first + 3 : m - 1;
+#pragma omp task firstprivate(first, last)
+        stencil_rows(first, last);
+    }
+#pragma omp task depend(in: halo_up[0])
+    stencil_rows(1, 1);
+    if (m > 1) {
+#pragma omp task depend(in: halo_down[0])
+        stencil_rows(m, m);
+    }
+}
+""", why="sends posted first, both halos as two depend clauses, interior tasks of 4 rows"),
+    right("task_iteration", r"""
+%%c TASKS_C thread_halo
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    double *north = &a[0], *south = &a[(m + 1) * w];
+#pragma omp task depend(out: north[0])
+    {   /* the upper side: row 1 up, row 0 from up */
+        MPI_Request q[2];
+        MPI_Irecv(north + 1, (int)nx, MPI_DOUBLE, up, 1, comm, &q[0]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &q[1]);
+        MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    }
+#pragma omp task depend(out: south[0])
+    {   /* the lower side: row m down, row m + 1 from down */
+        MPI_Request q[2];
+        MPI_Irecv(south + 1, (int)nx, MPI_DOUBLE, down, 2, comm, &q[0]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &q[1]);
+        MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    }
+    for (long hi = m - 1; hi >= 2; hi -= 6) {  /* the interior from the bottom, 6 rows a task */
+        long lo = hi - 5 > 2 ? hi - 5 : 2;
+#pragma omp task firstprivate(lo, hi)
+        stencil_rows(lo, hi);
+    }
+    if (m == 1) {
+#pragma omp task depend(in: north[0], south[0])
+        stencil_rows(1, 1);
+    } else {
+#pragma omp task depend(in: north[0])
+        stencil_rows(1, 1);
+#pragma omp task depend(in: south[0])
+        stencil_rows(m, m);
+    }
+}
+""", why="one task per side of the exchange, interior tasks from the bottom up"),
+]

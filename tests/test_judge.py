@@ -1,0 +1,200 @@
+"""Judged hidden test cells (issue 36): the reference and the comparison run in the grader's own
+process, the kernel only hands the student's answers out (grading/handout.py, grading/judge.py).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+from traitlets.config import Config
+
+from hybridlab.grading import _guard, handout, judge
+from hybridlab.grading.execute import SandboxedExecute
+
+CELL = """### BEGIN HIDDEN TESTS
+from hybridlab.grading.handout import from_kernel as _from_kernel
+from hybridlab.course.hidden_inputs import rng as _rng
+
+### BEGIN JUDGE
+def _ref(x):
+    return 2 * x
+### END JUDGE
+
+_r = _rng("NAME")
+for _ in range(3):
+    _x = int(_r.integers(0, 100))
+    _got = _from_kernel(lambda: NAME(_x))
+    ### BEGIN JUDGE
+    _want = _ref(_x)
+    assert _got == _want, (_x, _got)
+    print("judged", _x)
+    ### END JUDGE
+### END HIDDEN TESTS"""
+
+FRAMES = """
+import sys
+
+
+def _found(callables):
+    frame = sys._getframe(2)
+    while frame is not None:
+        for scope in (frame.f_locals, frame.f_globals):
+            for name, value in list(scope.items()):
+                if ("ref" in name or "want" in name) and callable(value) == callables:
+                    return value
+        frame = frame.f_back
+    return None
+"""
+ANSWERS = {  # function name -> (its cell, whether it keeps its point)
+    "right": ("def right(x):\n    return x + x", True),
+    "wrong": ("def wrong(x):\n    return 3 * x", False),
+    "calls_reference": (
+        FRAMES
+        + "\ndef calls_reference(x):\n    ref = _found(True)\n    return ref(x) if ref else 0",
+        False,
+    ),
+    "reads_want": (FRAMES + "\ndef reads_want(x):\n    return _found(False) or 0", False),
+    "forges_the_channel": (
+        "import os\n\n\ndef forges_the_channel(x):\n"
+        "    with open(os.environ['HYBRIDLAB_HANDOUT'], 'a') as f:\n"
+        "        f.write('0\\n')\n"
+        "    return 0",
+        False,
+    ),
+    "hands_out_nothing": (
+        "import hybridlab.grading.handout as _h\n"
+        "_h.from_kernel = lambda answer: 2\n\n\n"
+        "def hands_out_nothing(x):\n    return 2",
+        False,
+    ),
+}
+SNOOP = "print('left in the kernel:', sorted(k for k in globals() if k in ('_ref', '_want')))"
+
+
+def test_the_kernel_never_gets_the_judge_blocks():
+    source = CELL.replace("NAME", "double")
+    kernel = judge.kernel_source(source)
+    compile(kernel, "kernel", "exec")  # a block ending a loop leaves a `pass` in its place
+    assert "_ref" not in kernel and "_want" not in kernel and "assert" not in kernel
+    assert "    pass  # (the grader's side)" in kernel
+    assert judge.is_judged(source) and not judge.is_judged(kernel)
+    for broken in (f"{judge.BEGIN}\nx = 1", f"x = 1\n{judge.END}", f"{judge.BEGIN}\n{judge.BEGIN}"):
+        with pytest.raises(ValueError):
+            judge.kernel_source(broken)
+
+
+def test_handed_out_values_come_back_as_they_were():
+    frame = pd.DataFrame(
+        {"bind": ["cores", "cores", "spread"], "ranks": [1, 2, 2], "GBps": [9.8, 11.5, np.nan]}
+    ).set_index(["bind", "ranks"])
+    values = [None, True, 3, 0.1, "x", (1, [2.5, {"a": (1, 2)}]), {3, 4}, {(1, "a"): 2.0},
+              np.int64(7), np.arange(6.0).reshape(2, 3), np.array(["a", None], dtype=object),
+              frame, frame["GBps"], frame.index]  # fmt: skip
+    for value in values:
+        back = handout.decode(json.loads(json.dumps(handout.encode(value))))
+        assert type(back) is type(value)
+        if isinstance(value, (pd.DataFrame, pd.Series)):
+            assert back.equals(value)
+        elif isinstance(value, (np.ndarray, pd.Index)):
+            assert back.tolist() == value.tolist()
+        else:
+            assert back == value
+    odd = handout.decode(handout.encode(object()))
+    assert isinstance(odd, handout.Unreadable) and odd != object()
+    with pytest.raises(ValueError):  # a forged tag is refused, never run
+        handout.decode({"type": "pickle", "data": "..."})
+
+
+def _judged(lines: list[str]) -> dict:
+    cell = {"part": "p", "source": CELL.replace("NAME", "double"), "values": lines}
+    return judge.judge([cell])[0]
+
+
+def test_the_judge_compares_what_the_kernel_handed_out():
+    from hybridlab.course.hidden_inputs import rng
+
+    r = rng("double")
+    right = [str(2 * int(r.integers(0, 100))) for _ in range(3)]
+    done = _judged(right)
+    assert done["error"] is None and done["notes"].count("judged") == 3
+    assert _judged(right[:2] + ["1"])["error"][0] == "AssertionError"
+    assert _judged(right[:2])["error"][0] == "HandOutMismatch"  # fewer than the test reads
+    assert _judged([*right, "0"])["error"][0] == "HandOutMismatch"  # more
+    assert _judged(right[:2] + ['{"type": "code"}'])["error"][0] == "ValueError"
+
+
+def _notebook() -> nbformat.NotebookNode:
+    def meta(grade_id, **flags):
+        base = {"grade": False, "solution": False, "locked": False, "task": False}
+        return {"nbgrader": {**base, **flags, "grade_id": grade_id, "schema_version": 3}}
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "py", "language": "python"}
+    for name, (answer, _) in ANSWERS.items():
+        nb.cells.append(nbformat.v4.new_code_cell(answer, metadata=meta(name, solution=True)))
+        nb.cells.append(
+            nbformat.v4.new_code_cell(
+                CELL.replace("NAME", name),
+                metadata=meta(f"hidden_{name}", grade=True, locked=True, points=1),
+            )
+        )
+    nb.cells.append(nbformat.v4.new_code_cell(SNOOP))
+    return nb
+
+
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["unsandboxed", "sandbox"])
+def test_answers_that_reach_into_the_test_lose_and_the_right_one_keeps(sandboxed, tmp_path):
+    if sandboxed and shutil.which("bwrap") is None:
+        pytest.skip("no bubblewrap here")
+    nb = _notebook()
+    SandboxedExecute(config=Config(), timeout=120, sandbox=sandboxed).preprocess(
+        nb, {"metadata": {"path": str(tmp_path)}}
+    )
+    tests = {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if "HIDDEN" in c.source}
+    for name, (_, keeps) in ANSWERS.items():
+        errors = [o for o in tests[f"hidden_{name}"].outputs if o.output_type == "error"]
+        assert (not errors) == keeps, (name, errors)
+    text = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
+    assert "left in the kernel: []" in text, text
+    notes = "".join(o.get("text", "") for o in tests["hidden_right"].outputs)
+    assert notes.count("judged") == 3  # what the judge printed is under its cell
+    assert not list(tmp_path.glob(".hybridlab-*"))  # the hand-out file went with the kernel
+
+
+GUARD_PROBE = """
+import hybridlab.grading._guard as g
+g.capture(["hybridlab.mapping.exercise", "hybridlab.runs.student_c"])
+import hybridlab.student_c as sc  # the flat name the released labs import
+import hybridlab.mapping.exercise as ex
+real = sc.collective_comms
+sc.collective_comms = lambda results: None  # an earlier cell
+ex.check_student_nodes = lambda *a, **k: None
+print("put back:", g.restore({}, "part"), sc.collective_comms is real)
+try:
+    sc.overlap_table = lambda *a, **k: None  # during the test
+    g.verify({}, "part")
+except g.TestToolChanged:
+    print("caught")
+"""
+
+
+def test_the_judging_modules_are_guarded_as_numpy_is():
+    text = "from hybridlab.mapping.exercise import weak_summary\nfrom hybridlab.student_c import x"
+    assert _guard.judging_modules(text) == [
+        "hybridlab.mapping.exercise",
+        "hybridlab.runs.student_c",
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", GUARD_PROBE], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "hybridlab.runs.student_c.collective_comms" in done.stdout, done.stdout
+    assert "hybridlab.mapping.exercise.check_student_nodes" in done.stdout
+    assert "] True" in done.stdout and "caught" in done.stdout, done.stdout
