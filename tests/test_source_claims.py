@@ -348,6 +348,8 @@ def test_fidelity_seastar_contention_and_packing_cited_where_the_report_says_the
     assert "SeaStar2+ under many senders, sections 3.1.2, 4.5.2 and 5.1 of the report" in lab
     assert "which section 4.6.1 names for its Multiple code" in lab
     assert "SeaStar2+ under many senders, section 4.6.2" not in lab
+    assert "does not use a derived datatype for the halo swapping as the pure MPI code" in xt4
+    assert "pure MPI code swaps its halo with a derived datatype (section 4.6.1)" in lab
 
 
 @needs_seeds

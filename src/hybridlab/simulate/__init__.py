@@ -4,7 +4,8 @@
     res = sim.simulate("halo3d", ranks=256, platform="xt6", nx=..., ny=..., nz=..., dims="32x4x2")
 
 platforms (the machines: XT4, XT6 from Stathopoulos 2010, this laptop from its own ping-pong),
-build (smpicc), run (smpirun: options, records marked simulated, memory as PSS).
+build (smpicc), run (smpirun: options, records marked simulated, memory as PSS), calibrate
+(the HECToR values the report does not give, fitted on its XT4 halo rows, checked on the XT6's).
 """
 
 from __future__ import annotations

@@ -79,6 +79,8 @@ def smpi_options(kernel: str, ranks: int, platform: Platform, network_only: bool
         "smpi/bw-factor": "0:1",
         "smpi/lat-factor": "0:1",
     }
+    if platform.pack.number > 0:  # size:offset:factor, seconds per byte of every send
+        options["smpi/ois"] = f"0:0:{platform.pack.number:.6g}"
     if kernel == "alltoall":
         options["smpi/alltoall"] = "pair"  # the default did not finish 64 ranks in 10 minutes
     return [f"--cfg={k}:{v}" for k, v in options.items()]
