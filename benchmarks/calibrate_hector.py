@@ -25,7 +25,8 @@ from hybridlab.simulate.calibrate import START, check, fit, halo_rows
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _common import Progress, fmt, load_lines, other_load, report_head, table, write_report  # noqa: E402
+from _common import fmt, table  # noqa: E402
+from _runner import Bench  # noqa: E402
 
 FIT_ROWS = (["A.16", "A.17"], [1, 2, 4])
 HELD_OUT = [
@@ -36,9 +37,11 @@ HELD_OUT = [
 BAND = (0.8, 1.25)
 
 
-def main() -> None:
-    say = Progress("calibrate_hector")
-    load = [other_load("start")]
+def main(argv: list[str] | None = None) -> int:
+    bench = Bench("calibrate_hector", __doc__, "calibrate_hector_results.md", argv, repeats=None,
+                  quick_help="(no effect: the fit is the same size either way)")
+    say = bench.say
+    bench.checkpoint("start")
     fitting = halo_rows(*FIT_ROWS)
     say(f"fitting on {len(fitting)} rows: {', '.join(r.label for r in fitting)}")
     before = check(fitting, START)
@@ -50,7 +53,7 @@ def main() -> None:
         say(tried)
         values = fit(fitting, ("pack",))
     say(f"fitted: {values}")
-    load.append(other_load("after the fit"))
+    bench.checkpoint("after the fit")
     on_fit = check(fitting, values)
     held = []
     for tables, threads, judged in HELD_OUT:
@@ -58,11 +61,10 @@ def main() -> None:
         frame["judged"] = judged
         held.append(frame)
         say(f"held out {tables} {threads}: ratios {[round(x, 2) for x in frame['ratio']]}")
-    load.append(other_load("end"))
+    bench.checkpoint("end")
     judged = [f for f in held if f["judged"].all()]
     inside = all(BAND[0] <= r <= BAND[1] for f in judged for r in f["ratio"])
-    lines = report_head("Lab 14's HECToR platforms, calibrated on the report", __doc__)
-    lines += ["## Fitted values", ""]
+    lines = ["## Fitted values", ""]
     lines += table(["value", "start", "fitted"],
                    [["node_latency (us)", fmt(START["node_latency"] * 1e6), fmt(values["node_latency"] * 1e6)],
                     ["intra_share (of node memory bandwidth)", fmt(START["intra_share"], 3), fmt(values["intra_share"], 3)],
@@ -91,9 +93,9 @@ def main() -> None:
         f"Judged held-out rows within {BAND[0]}-{BAND[1]}: **{'yes' if inside else 'no'}**.",
         "",
     ]
-    lines += load_lines(load)
-    write_report(HERE / "calibrate_hector_results.md", lines)
+    return bench.report("Lab 14's HECToR platforms, calibrated on the report", lines,
+                        what=__doc__.split("\n\n")[1])
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
