@@ -86,6 +86,10 @@ SETTINGS = (
         user=False,
     ),
     Setting(
+        "HYBRIDLAB_HANDOUT", "set by the grader", "where a judged cell hands its answers out",
+        user=False,
+    ),
+    Setting(
         "HYBRIDLAB_GRADING_EVENTS", "set by the grader", "where cell events are written", user=False
     ),
     Setting(

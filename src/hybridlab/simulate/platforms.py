@@ -80,7 +80,7 @@ def _shown(v: Value) -> tuple[float, str]:
 # hybridlab.simulate.calibrate (benchmarks/calibrate_hector.py, results in
 # benchmarks/calibrate_hector_results.md) on the XT4 rows FITTED_ON, never on the XT6's.
 UNGIVEN = {"node_latency": 5e-6, "intra_share": 0.25, "pack": 0.0}
-FITTED_ON = "Stathopoulos 2010, Tables A.16-A.17, XT4 Master Only 1, 2 and 4 threads (halo swap)"
+FITTED_ON = "Stathopoulos 2010, Tables A.16-A.17, XT4 masteronly, 1, 2 and 4 threads (halo swap)"
 FITTED = {"pack": 1.502e-9}  # s per byte sent; all three at once left the physical range
 
 
