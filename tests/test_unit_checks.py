@@ -148,6 +148,57 @@ def test_a_lock_taken_through_a_function_pointer_is_seen():
         check_method(pointer)
 
 
+def test_a_spin_lock_of_the_cells_own_through_a_pointer_is_seen():
+    from hybridlab.sync.exercise import check_method
+    from solutions_c import CONSTRUCT_ATOMIC
+    spin = CONSTRUCT_ATOMIC.replace(
+        "#pragma omp atomic\n        s->updates += 1;",
+        "{ static volatile int lk; void (*take)(volatile int *) = spin_take; take(&lk);\n"
+        "#pragma omp atomic\n          s->updates += 1;\n          __sync_lock_release(&lk); }",
+    ).replace("void construct_test", "static void spin_take(volatile int *l) {\n"
+              "    while (TAKE) { }\n}\n\nvoid construct_test")
+    for take in ("__sync_lock_test_and_set(l, 1)", "!__sync_bool_compare_and_swap(l, 0, 1)"):
+        with pytest.raises(AssertionError, match="spin lock"):
+            check_method(spin.replace("TAKE", take))
+    check_method(CONSTRUCT_ATOMIC)  # the atomic add itself is no spin lock
+
+
+_MASTER = """const char *const construct_name = "master";
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    {
+        for (long j = 0; j < inner; j++) {
+            hl_delay(s->delay);
+UPDATE
+        }
+AFTER
+    }
+}
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}"""
+
+
+@pytest.mark.parametrize("update, after, ends", [
+    ("#pragma omp masked\n            s->updates += 1;\n#pragma omp barrier", "", True),
+    ("#pragma omp master\n            { s->updates += 1; }\n            /* */\n#pragma omp barrier", "", True),
+    ("#pragma omp masked\n            s->updates += 1;", "#pragma omp barrier", False),  # once, not per repetition
+    ("#pragma omp masked\n            s->updates += 1;\n            if (inner < 0) {\n#pragma omp barrier\n            }",
+     "", False),  # in a branch never taken
+    ('#pragma omp masked\n            s->updates += 1;\n            (void)"#pragma omp barrier";', "", False),
+])  # fmt: skip
+def test_the_barrier_the_table_asks_for_is_read_from_the_preprocessed_unit(update, after, ends):
+    """master: `#pragma omp barrier` after masked in the loop's body (the symbol GOMP_barrier is
+    there in every case above but the last); single: no nowait."""
+    from hybridlab.sync.exercise import ends_at_barrier
+    assert ends_at_barrier(_MASTER.replace("UPDATE", update).replace("AFTER", after), "master") is ends
+    single = _MASTER.replace('"master"', '"single"').replace("AFTER", "")
+    assert ends_at_barrier(single.replace("UPDATE", "#pragma omp single\n            s->updates += 1;"), "single")
+    assert not ends_at_barrier(single.replace("UPDATE", "#pragma omp single nowait\n            s->updates += 1;"),
+                               "single")
+
+
 # ------------------------------------------------------------------ the records' channel
 
 

@@ -55,8 +55,9 @@ NEEDS = {
 # single, whose own barrier ends it (no nowait). GCC calls GOMP_barrier for both.
 BARRIER = "GOMP_barrier"
 BARRIERED = ("single", "master")
+SPIN = "an exchange in memory (a spin lock of the cell's own)"  # x86 xchg, __atomic_exchange
 LOCKS = ("GOMP_critical_start", "GOMP_critical_name_start", "omp_set_lock", "omp_set_nest_lock",
-         "pthread_mutex_lock", "pthread_spin_lock")  # fmt: skip
+         "pthread_mutex_lock", "pthread_spin_lock", SPIN)  # fmt: skip
 MEASURED_AGAINST_REFERENCE = r"\bhl_measure\s*\([^;]*\bconstruct_test\b[^;]*\breference_loop\b"
 
 
@@ -146,8 +147,10 @@ def build_student_construct(code: str, name: str = "student_construct") -> Kerne
 
 def runtime_calls(code: str) -> set[str]:
     """The functions the compiled cell refers to (called, or taken as a pointer: its object's
-    undefined symbols), and "lock" when it has an atomic read-modify-write instruction: the cell
-    alone, compiled as build_student_construct compiles it."""
+    undefined symbols), "lock" when it has an atomic read-modify-write instruction, and SPIN
+    when it exchanges or compares-and-swaps a value in memory (what a spin lock is made of; an
+    atomic add of the counter needs neither): the cell alone, compiled as
+    build_student_construct compiles it."""
     with tempfile.TemporaryDirectory() as tmp:
         obj = Path(tmp) / "cell.o"
         done = subprocess.run([*unit_flags(), "-c", "-x", "c", "-", "-o", str(obj)],
@@ -164,6 +167,12 @@ def runtime_calls(code: str) -> set[str]:
         f.startswith(("__atomic_", "__aarch64_", "__sync_")) for f in found
     ):
         found.add("lock")
+    if re.search(r"\t(?:lock\s+)?(?:cmp)?xchg\w*\s+\S*\(|\t(?:swp|cas)\w*\s", code_) or any(
+        f.startswith(("__atomic_exchange", "__atomic_test_and_set", "__atomic_compare_exchange",
+                      "__sync_lock_test_and_set", "__sync_bool_compare", "__sync_val_compare"))
+        for f in found
+    ):
+        found.add(SPIN)
     return found
 
 
@@ -193,16 +202,40 @@ def check_method(code: str) -> str:
     name = check_source(code)
     calls = runtime_calls(code)
     taken = sorted(calls & set(LOCKS))
-    assert not taken, f"the {name} construct takes no lock, but the code calls {', '.join(taken)}"
+    assert not taken, f"the {name} construct takes no lock, but the code uses {', '.join(taken)}"
     for need in NEEDS[name]:
         assert any(n in calls for n in need.split("|")), (
             f"the compiled {name} construct should show {need.replace('|', ' or ')}: is the "
             f"update really done by `{name}`?"
         )
-    assert name not in BARRIERED or BARRIER in calls, (
+    assert name not in BARRIERED or (BARRIER in calls and ends_at_barrier(code, name)), (
         f"the compiled {name} test has no barrier: each repetition of the table's {name} row ends "
         "at one (`#pragma omp barrier` after masked; single's own, so no nowait)")
     return name
+
+
+def ends_at_barrier(code: str, name: str) -> bool:
+    """Whether each repetition of construct_test's `name` construct ends at a barrier, read from
+    the preprocessed cell: single without nowait; masked (or master) followed by `#pragma omp
+    barrier` in the same block (the loop's body), not merely somewhere in the function."""
+    test = function_body(_code_only(preprocessed("construct_bench", "HL_STUDENT_CONSTRUCT", code)),
+                         "construct_test")
+    pragmas = list(re.finditer(CONSTRUCTS[name][0] + r"[^\n]*", test))
+    if not pragmas:
+        return False
+    if name == "single":
+        return not any(re.search(r"\bnowait\b", p.group(0)) for p in pragmas)
+    for pragma in pragmas:
+        depth, i = 0, pragma.end()
+        while i < len(test) and depth >= 0:  # the rest of the block the pragma stands in
+            depth += {"{": 1, "}": -1}.get(test[i], 0)
+            i += 1
+        after, inner = test[pragma.end() : i], None
+        while inner != after:  # the blocks nested in it taken out, innermost first
+            inner, after = after, re.sub(r"\{[^{}]*\}", "", after)
+        if not re.search(r"#\s*pragma\s+omp\s+barrier\b", after):
+            return False
+    return True
 
 
 def check_construct(code: str, results: Results) -> pd.DataFrame:
