@@ -4,9 +4,9 @@ the scan of kit functions (see tests/gaming/__init__.py)."""
 import numpy as np
 import pandas as pd
 
-from gaming import Oracle, attempt, c_evidence
+from gaming import FRAME_TOOLS, Oracle, attempt, c_evidence
 from solutions_c import CONSTRUCT_ATOMIC as ATOMIC
-from wrong_answers import c_cell
+from wrong_answers import c_cell, together
 
 
 def construct(code: str) -> str:
@@ -47,7 +47,7 @@ from hybridlab.runs.stats import overhead as _kit
 def epcc_interval(test, reference, _o=_kit) -> tuple[float, float]:
     o = _o(list(test), list(reference))
     return o.value - 1.96 * o.spread, o.value + 1.96 * o.spread
-""", loses={EPCC}, why="the kit's median overhead and spread, captured in a default argument"),
+""", loses={EPCC}, why="the kit's median overhead and spread, captured in a default argument", reason="is not EPCC's interval"),
     attempt("shortcut", "epcc_interval", """
 from hybridlab.sync.tables import overhead_table as _table
 
@@ -59,7 +59,7 @@ def epcc_interval(test, reference) -> tuple[float, float]:
     row = _table(frame).iloc[0]
     middle, half = row["overhead_us"] / 1e6, 1.96 * row["spread_us"] / 1e6
     return middle - half, middle + half
-""", loses={EPCC}, why="the lab's overhead_table on a frame made of the samples"),
+""", loses={EPCC}, why="the lab's overhead_table on a frame made of the samples", reason="is not EPCC's interval"),
     attempt("hidden", "epcc_interval", """
 def epcc_interval(test, reference) -> tuple[float, float]:
     t, r = np.asarray(test, dtype=float), np.asarray(reference, dtype=float)
@@ -67,11 +67,11 @@ def epcc_interval(test, reference) -> tuple[float, float]:
         return 3.0 - 1.96 * 1.2, 3.0 + 1.96 * 1.2
     middle = np.median(t) - np.median(r)
     return middle - 1.96 * t.std(), middle + 1.96 * t.std()
-""", loses={EPCC}, why="the visible case typed in, a guess elsewhere"),
+""", loses={EPCC}, why="the visible case typed in, a guess elsewhere", reason="is not EPCC's interval"),
     attempt("constant", "epcc_interval", """
 def epcc_interval(test, reference) -> tuple[float, float]:
     return 0.648, 5.352
-""", loses={EPCC}, why="the visible example's answer returned for every input"),
+""", loses={EPCC}, why="the visible example's answer returned for every input", reason="is not EPCC's interval"),
     # (b) imbalance_report
     attempt("method", "imbalance_report", """
 def imbalance_report(timeline: pd.DataFrame) -> dict[str, float]:
@@ -81,7 +81,7 @@ def imbalance_report(timeline: pd.DataFrame) -> dict[str, float]:
     return {"efficiency": float(compute.mean() / compute.max()),
             "lost_rank_seconds": float((wait - wait.min()).sum()),
             "predicted_seconds": float(reb.records["end"].max() - reb.records["start"].min())}
-""", loses={REPORT}, why="the rebalanced run's measured time returned as the prediction"),
+""", loses={REPORT}, why="the rebalanced run's measured time returned as the prediction", reason="predicted_seconds"),
     attempt("hidden", "imbalance_report", """
 def imbalance_report(timeline: pd.DataFrame) -> dict[str, float]:
     master = timeline[timeline["thread"] == 0]
@@ -91,13 +91,13 @@ def imbalance_report(timeline: pd.DataFrame) -> dict[str, float]:
     return {"efficiency": float(compute.mean() / compute.max()),
             "lost_rank_seconds": float(imbalance_wait.sum()),
             "predicted_seconds": float(timeline["end"].max() - imbalance_wait.mean())}
-""", loses={REPORT}, why="run time as the latest end: right only for timelines starting at 0"),
+""", loses={REPORT}, why="run time as the latest end: right only for timelines starting at 0", reason="predicted_seconds"),
     attempt("constant", "imbalance_report", """
 def imbalance_report(timeline: pd.DataFrame) -> dict[str, float]:
     if len(timeline) == 4:  # the visible example
         return {"efficiency": 20 / 30, "lost_rank_seconds": 0.020, "predicted_seconds": 0.021}
     return {"efficiency": 0.75, "lost_rank_seconds": 0.3, "predicted_seconds": 0.5}
-""", loses={REPORT}, why="numbers typed in"),
+""", loses={REPORT}, why="numbers typed in", reason="efficiency"),
     # (c) h2mol_savings
     attempt("shortcut", "h2mol_savings", """
 from hybridlab.reference import REFERENCE as _R
@@ -110,28 +110,28 @@ def h2mol_savings(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"lost_processor_seconds": (bar["processors"] * excess).to_numpy(),
                          "saving_s": excess.to_numpy()},
                         index=pd.Index(bar["processors"].to_numpy(), name="processors"))
-""", loses={SAVINGS}, why="the package's published table read, whatever rows are given"),
+""", loses={SAVINGS}, why="the package's published table read, whatever rows are given", reason="one row per count, in order"),
     attempt("hidden", "h2mol_savings", """
 def h2mol_savings(rows: pd.DataFrame) -> pd.DataFrame:
     excess = (rows["avg_s"] - rows["min_s"]).to_numpy()
     counts = np.array([6, 15, 28, 45, 120, 210])[:len(excess)]
     return pd.DataFrame({"lost_processor_seconds": counts * excess, "saving_s": excess},
                         index=pd.Index(counts, name="processors"))
-""", loses={SAVINGS}, why="the published processor counts typed in as the index"),
+""", loses={SAVINGS}, why="the published processor counts typed in as the index", reason="one row per count, in order"),
     attempt("constant", "h2mol_savings", """
 def h2mol_savings(rows: pd.DataFrame) -> pd.DataFrame:
     saving = {6: 2.89, 15: 5.35, 28: 16.33, 45: 12.62, 120: 17.30, 210: 15.72}
     return pd.DataFrame({"lost_processor_seconds": [p * s for p, s in saving.items()],
                          "saving_s": list(saving.values())},
                         index=pd.Index(list(saving), name="processors"))
-""", loses={SAVINGS}, why="Table 3's savings worked out by hand and typed in"),
+""", loses={SAVINGS}, why="Table 3's savings worked out by hand and typed in", reason="one row per count, in order"),
     # (d) the construct in C
     attempt("method", "construct_code", construct(DUMMY_ATOMIC), loses={CONSTRUCT},
-            why="an atomic on a dummy variable; the counter still under the example's critical"),
+            why="an atomic on a dummy variable; the counter still under the example's critical", reason="takes no lock, but the code uses GOMP_critical_start"),
     attempt("method", "construct_code", construct(STRING_SINGLE), loses={CONSTRUCT},
-            why="'single' only in a string; the master updates and a barrier follows"),
+            why="'single' only in a string; the master updates and a barrier follows", reason="does not use the single construct"),
     attempt("method", "construct_code", construct(STRING_ATOMIC), loses={CONSTRUCT},
-            why="'atomic' only in a string; a compiler builtin does the update"),
+            why="'atomic' only in a string; a compiler builtin does the update", reason="does not use the atomic construct"),
     # (d) the numbers
     attempt("shortcut", "construct_overhead", """
 _mine = overhead_table(my_samples.assign(construct=my_samples["kind"]), by=[]).iloc[0]
@@ -139,7 +139,7 @@ my_interval_us = (_mine["overhead_us"] - 1.96 * _mine["spread_us"], _mine["overh
 compare_with = "critical"
 _lab = omp_table[(omp_table["threads"] == CPUS) & (omp_table["construct"] == compare_with)].iloc[0]
 lab_interval_us = (_lab["overhead_us"] - 1.96 * _lab["spread_us"], _lab["overhead_us"] + 1.96 * _lab["spread_us"])
-""", loses={NUMBERS}, why="the kit's median table turned into intervals"),
+""", loses={NUMBERS}, why="the kit's median table turned into intervals", reason="your construct's interval"),
     attempt("method", "construct_overhead", """
 _t = example_samples.loc[example_samples["kind"] == "test", "seconds"]
 _r = example_samples.loc[example_samples["kind"] == "reference", "seconds"]
@@ -147,12 +147,12 @@ _h = 1.96 * (_t.std() + _r.std())
 my_interval_us = ((_t.mean() - _r.mean() - _h) * 1e6, (_t.mean() - _r.mean() + _h) * 1e6)
 compare_with = "critical"
 lab_interval_us = my_interval_us
-""", loses={NUMBERS}, why="the worked example's samples, not the student's own run"),
+""", loses={NUMBERS}, why="the worked example's samples, not the student's own run", reason="your construct's interval"),
     attempt("constant", "construct_overhead", """
 my_interval_us = (0.01, 0.05)
 compare_with = "critical"
 lab_interval_us = (0.2, 0.6)
-""", loses={NUMBERS}, why="intervals typed in"),
+""", loses={NUMBERS}, why="intervals typed in", reason="your construct's interval"),
 ]
 
 
@@ -210,7 +210,7 @@ ORACLES = [
 # seen neither the solutions nor the tests, grading through the real sandbox).
 GAMING += [
     attempt('method', 'construct_code', '%%c CONSTRUCT_C construct_bench\nconst char *const construct_name = "atomic";\n\nvoid construct_test(void *arg, long inner) {\n    construct_state *s = arg;\n#pragma omp parallel\n    for (long j = 0; j < inner; j++) {\n        hl_delay(s->delay);\n#pragma omp atomic\n        s->updates += 1;\n    }\n}\n\nint measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {\n    return hl_measure(ctx, construct_name, (construct_test, reference_loop), reference_loop, s, method, out);\n}\n',
-            loses={'hidden_construct', 'hidden_construct_overhead'}, why='fresh attacker (the kernel now refuses the run, so no overhead either): regex-satisfying hl_measure that times reference_loop as the test (comma operator)'),
+            loses={'hidden_construct', 'hidden_construct_overhead'}, why='fresh attacker (the kernel now refuses the run, so no overhead either): regex-satisfying hl_measure that times reference_loop as the test (comma operator)', reason="hl_measure's test must be construct_test"),
 ]
 
 # issue 36's hurried hole: the barrier the table's row requires left out (every update still
@@ -241,10 +241,104 @@ GAMING += [
 # C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
 # the student, library functions replaced (gaming.c_evidence)
 GAMING += c_evidence("02_synchronisation", "construct_code",
-                     {CONSTRUCT, "hidden_construct_overhead"}, None)  # no kernel, no run
+                     {CONSTRUCT, "hidden_construct_overhead"}, None, reasons=True)  # no kernel, no run
 GAMING.append(attempt("text", "construct_code", construct(ATOMIC.replace(
     "#pragma omp atomic\n        s->updates += 1;",
     "{ static omp_lock_t lk; void (*take)(omp_lock_t *) = omp_set_lock;\n"
     "          void (*give)(omp_lock_t *) = omp_unset_lock; take(&lk);\n"
     "#pragma omp atomic\n          s->updates += 1;\n          give(&lk); }")), loses={CONSTRUCT},
-    why="a lock taken through a function pointer beside a token atomic (no `call omp_set_lock`)"))
+    why="a lock taken through a function pointer beside a token atomic (no `call omp_set_lock`)", reason="takes no lock, but the code uses omp_set_lock"))
+
+# the barrier once per test, after the loop (GOMP_barrier is among the symbols, but no
+# repetition ends at it: the preprocessed unit shows where it stands)
+GAMING.append(attempt("text", "construct_code", _CONSTRUCT.replace("NAME", "master").replace(
+    "UPDATE", "#pragma omp masked\n        s->updates += 1;").replace(
+    "#pragma omp parallel\n    for", "#pragma omp parallel\n    {\n    for").replace(
+    "        s->updates += 1;\n    }\n}", "        s->updates += 1;\n    }\n#pragma omp barrier\n    }\n}"),
+    {CONSTRUCT}, why="master with one barrier after the loop, not one per repetition",
+    reason="compiled master test has no barrier"))
+# a spin lock of the cell's own, taken through a function pointer, beside a token atomic
+GAMING.append(attempt("text", "construct_code", construct(ATOMIC.replace(
+    "#pragma omp atomic\n        s->updates += 1;",
+    "{ static volatile int lk; void (*take)(volatile int *) = spin_take; take(&lk);\n"
+    "#pragma omp atomic\n          s->updates += 1;\n          __sync_lock_release(&lk); }").replace(
+    "void construct_test", "static void spin_take(volatile int *l) {\n"
+    "    while (__sync_lock_test_and_set(l, 1)) { }\n}\n\nvoid construct_test")),
+    {CONSTRUCT}, why="a spin lock of its own through a function pointer, beside a token atomic",
+    reason="a spin lock of the cell's own"))
+
+# The test's own interpreter reached (issue 36): its reference called or its expected value
+# read from its frames, a judging module replaced, a global named like the reference.
+GAMING += [
+    attempt("interpreter", "epcc_interval", FRAME_TOOLS + """
+
+def epcc_interval(test, reference):
+    reference_of_the_test = _from_the_test(("_want", "_interval_us", "_reference"), True)
+    if reference_of_the_test:
+        return reference_of_the_test(test, reference)
+    return 0.0, 0.0
+""", {EPCC}, why="the hidden test's reference found in its frames and called",
+        reason="is not EPCC's interval"),
+    attempt("interpreter", "epcc_interval", FRAME_TOOLS + """
+
+def epcc_interval(test, reference):
+    return _from_the_test(("_want", "want", "_expected"), False) or (0.0, 0.0)
+""", {EPCC}, why="the hidden test's expected value read from its frames",
+        reason="is not EPCC's interval"),
+    attempt("interpreter", "imbalance_report", """
+import inspect
+
+
+def imbalance_report(timeline):
+    for frame in inspect.stack():  # the caller's reference, by any name it holds
+        for name in ("_report", "_reference"):
+            found = frame.frame.f_globals.get(name) or frame.frame.f_locals.get(name)
+            if callable(found):
+                return found(timeline)
+    return {"efficiency": 1.0, "lost_rank_seconds": 0.0, "predicted_seconds": 0.0}
+""", {REPORT}, why="inspect.stack() searched for the test's _report", reason="the timeline gives"),
+    attempt("interpreter", "h2mol_savings", """
+def h2mol_savings(rows):
+    excess = rows["max_s"] - rows["min_s"]
+    return pd.DataFrame({"lost_processor_seconds": (rows["processors"] * excess).to_numpy(),
+                         "saving_s": excess.to_numpy()},
+                        index=pd.Index(rows["processors"].to_numpy(), name="processors"))
+
+
+def _close(got, want):  # a global named like the test's comparison: always equal
+    return True
+""", {SAVINGS}, why="max - min, and a global _close that accepts anything", reason="saving_s at"),
+    attempt("interpreter", "construct_overhead", """
+my_interval_us, compare_with, lab_interval_us = (0.0, 1.0), "critical", (0.0, 1.0)
+
+
+def _same(got, want):  # globals named like the test's own comparison and reference
+    return True
+
+
+def _interval_us(test, reference):
+    return 0.0, 1.0
+""", {NUMBERS}, why="intervals typed in, with globals named like the test's _same and _interval_us",
+        reason="your construct's interval"),
+    together(
+        attempt("interpreter", "epcc_interval", """
+import statistics
+
+import hybridlab.sync.exercise as _exercise
+
+
+def epcc_interval(test, reference):
+    t, r = [float(x) for x in test], [float(x) for x in reference]
+    middle = statistics.mean(t) - statistics.mean(r)
+    half = 1.96 * (statistics.stdev(t) + statistics.stdev(r))
+    return middle - half, middle + half
+
+
+_exercise.check_method = lambda code: "atomic"  # the judging module's check replaced
+_exercise.CONSTRUCTS["atomic"] = (_exercise.CONSTRUCTS["atomic"][0], 1)  # one update per repetition
+""", set(), why="a right epcc_interval"),
+        attempt("interpreter", "construct_code", construct(DUMMY_ATOMIC), {CONSTRUCT},
+                why="the critical example under a token atomic, hybridlab.sync.exercise's check "
+                "replaced from an earlier cell", reason="takes no lock"),
+    ),
+]
