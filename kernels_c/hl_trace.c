@@ -18,10 +18,11 @@
  *
  * For the kit's units (hl_runtime.h, the kernels): hl_trace_reset() at the start of a run,
  * hl_trace_compute(start, end) for a kit helper's computing (one "computed" interval per stretch
- * of a thread's computing between its MPI calls), hl_trace_emit(ctx) for the records, and the
- * records' integrity: hl_append tells hl_trace_note every byte the kit appends to ctx->out;
- * hl_trace_frame(ctx) checks that ctx->out holds exactly those bytes and frames each line for the
- * harness (hybridlab.runs.records):
+ * of a thread's computing between its MPI calls, with the number of calls it joins: "pieces"),
+ * hl_trace_emit(ctx) for the records, and the records' integrity: hl_append tells
+ * hl_trace_note every byte the kit appends to ctx->out; hl_trace_frame(ctx) checks that
+ * ctx->out holds exactly those bytes and frames each line for the harness
+ * (hybridlab.runs.records):
  *     @hl KEY RANK SEQ {json}           SEQ = 0, 1, ... per rank
  *     @hl KEY RANK end COUNT OK         COUNT lines before it; OK 0 when ctx->out was written by
  *                                       anything but the kit's hl_append
@@ -61,6 +62,7 @@ typedef struct {
 
 typedef struct {
     double start, end;
+    long pieces; /* hl_trace_compute calls joined into it (p2p_overlap: its compute_step calls) */
     int thread, cpu, numa;
 } hl_trace_interval;
 
@@ -211,6 +213,7 @@ void hl_trace_compute(double start, double end) {
     long open = open_interval - 1;
     if (open >= 0 && start - intervals[open].end < HL_TRACE_COMPUTE_GAP) {
         intervals[open].end = end;
+        intervals[open].pieces++;
         return;
     }
     long slot = atomic_fetch_add(&interval_count, 1);
@@ -218,6 +221,7 @@ void hl_trace_compute(double start, double end) {
     hl_trace_interval *v = &intervals[slot];
     v->start = start;
     v->end = end;
+    v->pieces = 1;
     v->thread = omp_get_thread_num();
     hl_where(&v->cpu, &v->numa);
     open_interval = slot + 1;
@@ -267,9 +271,9 @@ void hl_trace_emit(hl_ctx *ctx) {
         const hl_trace_interval *v = &intervals[i];
         int n = snprintf(line, sizeof line,
                          "{\"rank\":%d,\"thread\":%d,\"cpu\":%d,\"numa\":%d,\"record\":\"computed\","
-                         "\"start\":%.9f,\"end\":%.9f}\n",
+                         "\"start\":%.9f,\"end\":%.9f,\"pieces\":%ld}\n",
                          ctx->rank, v->thread, v->cpu, v->numa, v->start - origin,
-                         v->end - origin);
+                         v->end - origin, v->pieces);
         hl_append(ctx, line, (size_t)n);
     }
     int cpu, numa;

@@ -182,6 +182,11 @@ try:
     g.verify({}, "part")
 except g.TestToolChanged:
     print("caught")
+try:  # a method of the kit's class that hands a run out (Results.dumps), its code swapped
+    sc.Results.dumps.__code__ = (lambda self: "{}").__code__
+    g.verify({}, "part")
+except g.TestToolChanged as err:
+    print("method caught:", err, sc.Results.dumps.__code__.co_name)
 """
 
 
@@ -198,3 +203,4 @@ def test_the_judging_modules_are_guarded_as_numpy_is():
     assert "hybridlab.runs.student_c.collective_comms" in done.stdout, done.stdout
     assert "hybridlab.mapping.exercise.check_student_nodes" in done.stdout
     assert "] True" in done.stdout and "caught" in done.stdout, done.stdout
+    assert "method caught" in done.stdout and "Results.dumps" in done.stdout, done.stdout

@@ -6,7 +6,8 @@ numbers typed from a run, read off the rounded table or taken as means."""
 
 import numpy as np
 
-from gaming import Oracle, attempt, c_evidence
+from gaming import FRAME_TOOLS, Oracle, attempt, c_evidence
+from wrong_answers import together
 
 FIT = {"hidden_fit_hockney"}
 KNEE = {"hidden_locate_knee"}
@@ -278,3 +279,81 @@ GAMING.append(attempt("forged", "overlap_exchange", BLOCK_THEN_COMPUTE.replace(
     "           \"\\\"start\\\":0,\\\"end\\\":1e9}\\n\");\n    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n"),
     OVERLAP, "a blocking exchange with a computed interval printed as a record line",
     reason="no MPI_Test while the team computed"))
+
+# the exchange posted, the team computes with no test at all, then the master spins on
+# MPI_Testall until it completes: tests while the exchange was open, none among the steps
+GAMING.append(attempt("method", "overlap_exchange", "%%c OVERLAP_C p2p_overlap\n" + r"""void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+#pragma omp parallel
+    {
+#pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &req[1]);
+        }
+#pragma omp for schedule(static) nowait
+        for (long i = 0; i < steps; i++)
+            compute_step(i);
+#pragma omp masked
+        while (!done) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+    }
+}""", loses=EXCHANGE, why="no test among the steps; MPI_Testall spun on after the computing",
+    reason="between the master's own steps"))
+
+# The test's own interpreter reached (issue 36): its reference called or its expected value
+# read from its frames, a judging module replaced, globals named like the test's.
+GAMING += [
+    attempt("interpreter", "fit_hockney", FRAME_TOOLS + """
+
+def fit_hockney(sizes, seconds):
+    reference = _from_the_test(("_ols", "_reference", "_fit"), True)
+    return reference(sizes, seconds) if reference else (1e-6, 1e9)
+""", FIT, why="the hidden test's least-squares fit found in its frames and called",
+        reason="not the least-squares line"),
+    attempt("interpreter", "locate_knee", FRAME_TOOLS + """
+
+def locate_knee(sizes, seconds):
+    costs = _from_the_test(("_costs",), True)
+    if costs:
+        found = costs(sizes, seconds)
+        return min(found, key=found.get)
+    return float(sorted(set(float(s) for s in sizes))[3])
+""", KNEE, why="the hidden test's cost function found in its frames, its best size returned",
+        reason="locate_knee:"),
+    attempt("interpreter", "locate_knee", """
+import inspect
+
+
+def locate_knee(sizes, seconds):
+    for frame in inspect.stack():  # the caller's best knee, by any name it holds
+        for name in ("_best", "_want", "best"):
+            if name in frame.frame.f_locals:
+                return float(frame.frame.f_locals[name])
+    return float(sorted(set(float(s) for s in sizes))[3])
+""", KNEE, why="inspect.stack() searched for the test's best knee", reason="locate_knee:"),
+    attempt("interpreter", "overlap_numbers", """
+_m = {str(k): float(v) for k, v in overlap_runs.records.groupby("variant")["seconds"].mean().items()}
+_want_p = max(_m["compute"], _m["message"])  # globals named like the test's own
+_want_h = (_m["blocking"] - _m["student"]) / min(_m["compute"], _m["message"])
+PREDICTED_OVERLAP_S, HIDDEN_FRACTION = _want_p, _want_h
+""", NUMBERS, why="means, in globals named like the test's _m, _want_p and _want_h",
+        reason="not the perfect overlap of your medians"),
+    together(
+        attempt("interpreter", "fit_hockney", """
+def fit_hockney(sizes, seconds):
+    s, t = np.asarray(sizes, dtype=float), np.asarray(seconds, dtype=float)
+    slope, alpha = np.polyfit(s, t, 1)
+    return float(alpha), float(1.0 / slope)
+
+
+import hybridlab.p2p.exercise as _exercise
+
+_exercise.judge_overlap = lambda *args, **kwargs: {}  # the judging module's checks replaced
+""", set(), why="a right fit_hockney"),
+        attempt("interpreter", "overlap_exchange", BLOCK_THEN_COMPUTE, EXCHANGE,
+                why="a blocking exchange, hybridlab.p2p.exercise.judge_overlap replaced from an "
+                "earlier cell", reason="no MPI_Test while the team computed"),
+    ),
+]

@@ -16,7 +16,8 @@ The grader inserts (and afterwards removes) guard cells and lines:
                        so the part scores zero and its feedback says why.
 
 What counts as a change: another object under a protected name; another __code__, __defaults__
-or __kwdefaults__ of a protected function (numpy's dispatchers: of the function they wrap);
+or __kwdefaults__ of a protected function (numpy's dispatchers: of the function they wrap; the
+methods of the kit's classes in a protected module, such as Results.dumps);
 any write to a protected name of a protected module, or to an attribute of a protected class,
 since the test cell started (writes are seen as they happen, so putting the tool back before
 the check does not hide them); a trace or profile function; an audit hook added by student code
@@ -205,8 +206,11 @@ def capture(judging: list[str] = ()) -> None:
         functions={},
         writes=[],
     )
-    for _, tools in modules.values():
+    for name, (_, tools) in modules.items():
         _protect_functions(tools.values())
+        if name != "builtins":  # the methods of the kit's classes (Results.dumps hands out runs)
+            _protect_functions(m for v in tools.values() if isinstance(v, type)
+                               and v.__module__.startswith("hybridlab") for m in vars(v).values())  # fmt: skip
     for mod, _ in modules.values():
         if type(mod) is types.ModuleType:
             mod.__class__ = _WatchedModule

@@ -12,6 +12,8 @@ synchronous in the student's code; a hang ends as KernelTimeout).
 
     kernel = build_student_overlap(code)
     check_student_overlap(kernel)      # AssertionError / ThreadComplianceError / KernelError
+    runs = student_overlap_runs(kernel, (1, 2), ...)  # the same in two steps: run (in the kernel),
+    judge_overlap(runs[0], 1, ...)                    # then judge each run (in the grader's process)
     overlap_variants(kernel, bytes=2**21, flops=5000, samples=3)   # the four variants timed
 
 The multi-node section's runs are here too: path_sweeps(nodes, ...) sweeps a ping-pong inside a
@@ -89,38 +91,52 @@ def check_student_overlap(
     the data, FUNNELED, polling, and overlap read from the trace's timestamps: on every rank, more
     than `min_share` of the computing (compute_step) must fall between the posting of the
     requests and their completion (student_c.overlap_share). Returns one row per thread count."""
-    rows = []
-    for t in threads:
-        res = run_program(kernel, ranks=2, threads=t, thread_level=LEVEL, timeout=timeout,
-                          variants="student", bytes=bytes, steps=steps, flops=flops, poll=poll,
-                          samples=samples)  # fmt: skip
-        compliance.check(res, LEVEL)
-        calls = res.mpi_calls[res.mpi_calls["student"] == 1]
-        polls = int(calls["call"].isin(POLLS).sum())
-        assert polls >= 2 * (samples + 1), (
-            f"2 ranks x {t} threads: {polls} MPI_Test calls in {samples + 1} samples on 2 ranks: "
-            "the master must poll (MPI_Test) while it computes its share of the steps"
-        )
-        _check_method(res, t, samples, steps, poll)
-        share = overlap_share(res)
-        assert len(share) == 2 and (share > min_share).all(), (
-            f"2 ranks x {t} threads: share of the computing done while the exchange was open, per "
-            f"rank: {share.round(3).to_dict()} (needs more than {min_share:g}): compute between "
-            "posting the requests and completing them"
-        )
-        rows.append({"threads": t, "MPI_Test calls per rank and sample": polls / (2 * (samples + 1)),
-                     "computing while the exchange was open": float(share.min())})  # fmt: skip
-    return rows
+    runs = student_overlap_runs(kernel, threads, bytes=bytes, steps=steps, flops=flops, poll=poll,
+                        samples=samples, timeout=timeout)  # fmt: skip
+    return [judge_overlap(res, t, steps=steps, poll=poll, samples=samples, min_share=min_share)
+            for t, res in zip(threads, runs, strict=True)]  # fmt: skip
+
+
+def student_overlap_runs(kernel: Kernel, threads: tuple[int, ...], *, bytes: int, steps: int,
+                         flops: int, poll: int, samples: int, timeout: float) -> list[Results]:  # fmt: skip
+    """The student's overlap run on 2 ranks at each thread count, traced (KernelError when the
+    kernel finds a wrong value, KernelTimeout on a deadlock)."""
+    return [run_program(kernel, ranks=2, threads=t, thread_level=LEVEL, timeout=timeout,
+                        variants="student", bytes=bytes, steps=steps, flops=flops, poll=poll,
+                        samples=samples)  # fmt: skip
+            for t in threads]
+
+
+def judge_overlap(res: Results, threads: int, *, steps: int, poll: int, samples: int,
+                  min_share: float = 0.0) -> dict:  # fmt: skip
+    """One run of student_overlap_runs checked from its trace (the module's checks): its row."""
+    compliance.check(res, LEVEL)
+    calls = res.mpi_calls[res.mpi_calls["student"] == 1]
+    polls = int(calls["call"].isin(POLLS).sum())
+    assert polls >= 2 * (samples + 1), (
+        f"2 ranks x {threads} threads: {polls} MPI_Test calls in {samples + 1} samples on 2 "
+        "ranks: the master must poll (MPI_Test) while it computes its share of the steps"
+    )
+    _check_method(res, threads, samples, steps, poll)
+    share = overlap_share(res)
+    assert len(share) == 2 and (share > min_share).all(), (
+        f"2 ranks x {threads} threads: share of the computing done while the exchange was open, "
+        f"per rank: {share.round(3).to_dict()} (needs more than {min_share:g}): compute between "
+        "posting the requests and completing them"
+    )
+    return {"threads": threads, "MPI_Test calls per rank and sample": polls / (2 * (samples + 1)),
+            "computing while the exchange was open": float(share.min())}  # fmt: skip
 
 
 def _check_method(res: Results, threads: int, samples: int, steps: int, poll: int) -> None:
     """The exchange's own requests (no blocking send or receive, one MPI_Isend and one MPI_Irecv
     per sample on each rank: a blocking exchange dressed with a dummy message fails), a team
     that computes (more than one thread computed, on some rank), and polling while computing (on
-    every rank an MPI_Test after the computing began, in a window). With one thread, the master
-    computes every step: an exchange it completes with a wait (no test found it complete) was
-    open through all `steps`, so it must have tested about every `poll` of them (steps // poll
-    - 1 at least: a token test or two fail)."""
+    every rank an MPI_Test after the computing began, in a window), interleaved with the
+    master's own steps: while the exchange was open the master computed k steps, so between the
+    start of the first and the end of the last of them it must have tested about every `poll`
+    of them (k // poll - 1 at least, at every thread count: a token MPI_Testall, or tests only
+    after the computing, fail)."""
     calls = res.mpi_calls[res.mpi_calls["student"] == 1]
     blocking = blocking_calls(res)
     assert not blocking, (f"{', '.join(blocking)}: the exchange is MPI_Isend and MPI_Irecv, "
@@ -135,25 +151,28 @@ def _check_method(res: Results, threads: int, samples: int, steps: int, poll: in
         work = res.compute[res.compute["rank"] == rank]
         teams = max(teams, work["thread"].nunique())
         polled, sparse = 0, []
+        master = set(mine["thread"])  # the thread that calls MPI (FUNNELED: one)
         for w in windows[(windows["rank"] == rank) & (windows["window"] >= 0)].itertuples():
             inside = work[(work["end"] > w.start) & (work["start"] < w.end)]
             if not inside.empty:
                 began = float(inside["start"].min())
                 polled += bool(((mine["start"] > began) & (mine["start"] < w.end)
                                 & mine["call"].isin(POLLS)).any())  # fmt: skip
-            tests = int((mine["call"].isin(POLLS) & (mine["start"] >= w.start)
-                         & (mine["start"] <= w.end)).sum())  # fmt: skip
-            closer = mine[(mine["end"] == w.end) & (mine["done"] == 1)]["call"]
-            # one thread computes every step: an exchange it completed with a wait was open
-            # through all of them, so it must have polled about every `poll` steps
-            if threads == 1 and not closer.isin(POLLS).any() and tests < steps // poll - 1:
-                sparse.append(f"{tests} in sample {w.window}")
+            own = inside[inside["thread"].isin(master)]  # the master's computing while it was open
+            if own.empty:
+                continue
+            first, last = float(own["start"].min()), float(own["end"].max())
+            tests = int((mine["call"].isin(POLLS) & (mine["start"] > first)
+                         & (mine["start"] < last)).sum())  # fmt: skip
+            made = int(own["pieces"].sum())  # compute_step calls: the intervals join them
+            if tests < made // poll - 1:
+                sparse.append(f"{tests} among its {made} steps in sample {w.window}")
         assert polled > 0, (f"rank {rank}: no MPI_Test while the team computed: poll while "
                             "computing, so the library can move the message")
         assert not sparse, (
-            f"rank {rank}, one thread computing {steps} steps: MPI_Test calls while the exchange "
-            f"was open: {', '.join(sparse)}: poll about every `poll` ({poll}) of the master's "
-            "steps until the exchange completes")
+            f"rank {rank}, {threads} thread(s), {steps} steps: MPI_Test calls while the exchange "
+            f"was open, between the master's own steps: {', '.join(sparse)}: poll about every "
+            f"`poll` ({poll}) of the master's steps until the exchange completes")
     assert threads == 1 or teams > 1, ("one thread did all the computing on every rank: the "
                                        "OpenMP team computes the steps")
 

@@ -162,27 +162,34 @@ class Results:
     def save(self, path: str | Path) -> Path:
         """Write records, metadata and warnings to one JSON file (nothing lost)."""
         path = Path(path)
-        path.write_text(
-            json.dumps(
-                {
-                    "records": self.records.to_dict(orient="records"),
-                    "mpi_calls": self.mpi_calls.to_dict(orient="records"),
-                    "compute": self.compute.to_dict(orient="records"),
-                    "meta": self.meta,
-                    "warnings": self.warnings,
-                },
-                indent=1,
-                default=str,
-            )
-        )
+        path.write_text(self.dumps())
         return path
 
+    def dumps(self) -> str:
+        """Records, calls, intervals, metadata and warnings as one JSON text (what a judged
+        hidden cell hands out of the kernel: hybridlab.grading.handout)."""
+        return json.dumps(
+            {
+                "records": self.records.to_dict(orient="records"),
+                "mpi_calls": self.mpi_calls.to_dict(orient="records"),
+                "compute": self.compute.to_dict(orient="records"),
+                "meta": self.meta,
+                "warnings": self.warnings,
+            },
+            indent=1,
+            default=str,
+        )
+
     @classmethod
-    def load(cls, path: str | Path) -> Results:
-        data = json.loads(Path(path).read_text())
+    def loads(cls, text: str) -> Results:
+        data = json.loads(text)
         calls = pd.DataFrame(data.get("mpi_calls", []))
         compute = pd.DataFrame(data.get("compute", []))
         return cls(pd.DataFrame(data["records"]), data["meta"], data["warnings"], calls, compute)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Results:
+        return cls.loads(Path(path).read_text())
 
     def _repr_html_(self) -> str:
         shown = ["kernel", "mpi_library", "thread_level", "placement", "machine", "probe"]
