@@ -25,8 +25,8 @@ CORPORA = corpus_folder(COURSE)
 LABS = known_labs(COURSE)
 HONEST = CORPORA / "honest"
 # labs whose every wrong answer and gaming attempt names the error it must lose with
-REASONED = {"02_synchronisation", "03_point_to_point", "07_collectives", "08_predicting_at_scale",
-            "09_python_kernels"}
+REASONED = {"02_synchronisation", "03_point_to_point", "05_memory_numa", "07_collectives",
+            "08_predicting_at_scale", "09_python_kernels"}
 # labs whose every automatic part has two honest answers (the others: the parts they cover)
 HONEST_COMPLETE = REASONED | {"02_synchronisation", "12_threads_communicate"}
 
@@ -163,6 +163,10 @@ def test_honest_answers_come_in_twos_unlike_the_solution(lab):
 
 
 def _words(source: str) -> list[str]:
-    """The code of a cell without its solution markers and comments, split at white space."""
-    code = re.sub(r"(#|//).*|/\*.*?\*/", "", source, flags=re.S)
+    """The code of a cell without its solution markers and comments, split at white space (a C
+    cell keeps its #pragma lines: only /* */ and // are its comments)."""
+    if source.lstrip().startswith("%%c"):
+        code = re.sub(r"/\*.*?\*/|//[^\n]*", "", source, flags=re.S)
+    else:
+        code = re.sub(r"#[^\n]*", "", source)
     return code.split()

@@ -3,8 +3,8 @@ the scan of kit functions (see tests/gaming/__init__.py)."""
 
 import pandas as pd
 
-from gaming import Oracle, attempt, c_evidence
-from wrong_answers import c_cell
+from gaming import FRAME_TOOLS, Oracle, attempt, c_evidence
+from wrong_answers import c_cell, together
 
 BANDWIDTH = {"hidden_bandwidth_table"}
 PREDICT = {"hidden_predict_page_nodes"}
@@ -30,7 +30,7 @@ def bandwidth_table(raw, _sat=mt.saturation_table(stream_runs, flops_runs)):
     out["speedup"] = s["triad_speedup"].reindex(out.index)
     out["efficiency"] = s["triad_efficiency"].reindex(out.index)
     return out
-""", loses=BANDWIDTH, why="the kit's saturation table of the student's own runs, captured in a default"),
+""", loses=BANDWIDTH, why="the kit's saturation table of the student's own runs, captured in a default", reason="the raw times give"),
     attempt("hidden", "bandwidth_table", RAW + """
 def bandwidth_table(raw):
     kept = raw.sort_values(["threads", "repetition"]).groupby("threads").apply(lambda g: g.iloc[1:])
@@ -42,7 +42,7 @@ def bandwidth_table(raw):
     out["speedup"] = out["gb_s"] / out["gb_s"].iloc[0]
     out["efficiency"] = out["speedup"] / np.arange(1, len(out) + 1)
     return out
-""", loses=BANDWIDTH, why="thread counts taken as 1, 2, 3, ... (right for the sweeps the notebook runs)"),
+""", loses=BANDWIDTH, why="thread counts taken as 1, 2, 3, ... (right for the sweeps the notebook runs)", reason="the raw times give"),
     attempt("constant", "bandwidth_table", RAW + """
 def bandwidth_table(raw):
     kept = raw[raw["repetition"] > 0]
@@ -53,7 +53,7 @@ def bandwidth_table(raw):
     out["speedup"] = out["gb_s"] / out["gb_s"].loc[1]
     out["efficiency"] = out["speedup"] / out.index
     return out
-""", loses=BANDWIDTH, why="the triad's 24 bytes x N typed in instead of the recorded bytes"),
+""", loses=BANDWIDTH, why="the triad's 24 bytes x N typed in instead of the recorded bytes", reason="the raw times give"),
     # (b) predict_page_nodes
     attempt("hidden", "predict_page_nodes", """
 def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), bind_node=0):
@@ -63,7 +63,7 @@ def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), 
         return np.full(pages, -2)
     half = pages // 2
     return np.array([0] * half + [1] * (pages - half)) if len(thread_nodes) == 2 else np.zeros(pages, int)
-""", loses=PREDICT, why="the measured maps handed back; a guess for the two-node example"),
+""", loses=PREDICT, why="the measured maps handed back; a guess for the two-node example", reason="the kernel's rules give"),
     attempt("method", "predict_page_nodes", """
 def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), bind_node=0):
     here = mt.thread_nodes(ft["parallel"])  # this machine's threads, whatever is asked
@@ -75,7 +75,7 @@ def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), 
         return np.repeat([0, 1], [pages // 2, pages - pages // 2])
     threads = len(here)
     return np.array([here[min(p * threads // pages, threads - 1)] for p in range(pages)])
-""", loses=PREDICT, why="this machine's thread-to-node map used for every node asked about"),
+""", loses=PREDICT, why="this machine's thread-to-node map used for every node asked about", reason="the kernel's rules give"),
     attempt("constant", "predict_page_nodes", """
 def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), bind_node=0):
     if init == "none":
@@ -83,7 +83,7 @@ def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), 
     if pages == 6 and list(thread_nodes) == [0, 1]:
         return np.array([0, 0, 0, 1, 1, 1])
     return np.zeros(pages, dtype=int)  # one NUMA node: every page on node 0
-""", loses=PREDICT, why="node 0 typed in (the answer on a one-node machine)"),
+""", loses=PREDICT, why="node 0 typed in (the answer on a one-node machine)", reason="the kernel's rules give"),
     attempt("shortcut", "predict_page_nodes", """
 def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), bind_node=0):
     if init == "none":
@@ -96,7 +96,7 @@ def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), 
     runs = mt.page_runs(run)
     toucher = np.repeat(runs["toucher"].to_numpy(), runs["count"].to_numpy().astype(int))
     return np.array([thread_nodes[int(t)] for t in toucher])
-""", loses=PREDICT, why="the kit's first_touch kernel run to learn which thread touches each page"),
+""", loses=PREDICT, why="the kit's first_touch kernel run to learn which thread touches each page", reason="started a program"),
     # (c) init_arrays in C
     attempt("hidden", "init_arrays", touch("""
 #pragma omp parallel num_threads(2)
@@ -109,7 +109,7 @@ def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), 
                     b[i * cols + j] = (double)(1 + i % 3);
                 }
     }
-"""), loses=TOUCH, why="two threads hard-coded (the visible tests run 2)"),
+"""), loses=TOUCH, why="two threads hard-coded (the visible tests run 2)", reason="first write than the thread computing"),
     attempt("method", "init_arrays", touch("""
     double sum = 0.0;
 #pragma omp parallel for schedule(static, chunk) reduction(+:sum)
@@ -120,7 +120,7 @@ def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), 
             a[i * cols + j] = (double)((i + j) % 7) + 0.0 * sum;
             b[i * cols + j] = (double)(1 + i % 3);
         }
-"""), loses=TOUCH, why="the pages read in the right schedule, written serially: a read places no page"),
+"""), loses=TOUCH, why="the pages read in the right schedule, written serially: a read places no page", reason="first write than the thread computing"),
     attempt("shortcut", "init_arrays", touch("""
 #pragma omp parallel for schedule(static, chunk)
     for (long i = 0; i < rows; i++)
@@ -128,7 +128,7 @@ def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), 
             a[i * cols + j] = a0(i, j);
             b[i * cols + j] = b0(i);
         }
-"""), loses=TOUCH, why="the kit kernel's own static initial-value helpers called"),
+"""), loses=TOUCH, why="the kit kernel's own static initial-value helpers called", reason="a0"),
 ]
 
 _RAW = pd.DataFrame({"threads": [5, 1, 5, 1, 5, 1], "repetition": [0, 2, 2, 0, 1, 1],
@@ -157,4 +157,65 @@ ORACLES = [
 
 # C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
 # the student, library functions replaced (gaming.c_evidence)
-GAMING += c_evidence("05_memory_numa", "init_arrays", TOUCH, None)
+GAMING += c_evidence("05_memory_numa", "init_arrays", TOUCH, None, reasons=True)
+
+# The test's own interpreter reached (issue 36): its reference called or its expected value
+# read from its frames, a judging module replaced, a global named like the test's.
+SERIAL = touch("""
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < cols; j++) {
+            a[i * cols + j] = (double)((i + j) % 7);
+            b[i * cols + j] = (double)(1 + i % 3);
+        }
+""")
+GAMING += [
+    attempt("interpreter", "bandwidth_table", RAW + FRAME_TOOLS + """
+
+def bandwidth_table(raw):
+    reference = _from_the_test(("_expected", "_reference"), True)
+    if reference:
+        return pd.DataFrame(reference(raw)).rename_axis("threads")
+    return pd.DataFrame({"best_s": [1.0], "gb_s": [1.0], "pct_of_max": [100.0], "speedup": [1.0],
+                         "efficiency": [1.0]}, index=pd.Index([1], name="threads"))
+""", BANDWIDTH, why="the hidden test's expected table found in its frames and called",
+        reason="the raw times give"),
+    attempt("interpreter", "predict_page_nodes", FRAME_TOOLS + """
+
+def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), bind_node=0):
+    reference = _from_the_test(("_want", "_reference"), True)
+    if reference:
+        return np.array(reference(pages, init, thread_nodes, policy, nodes, bind_node))
+    return np.zeros(pages, dtype=int)
+""", PREDICT, why="the hidden test's rules found in its frames and called",
+        reason="the kernel's rules give"),
+    attempt("interpreter", "predict_page_nodes", """
+def _want(pages, init, thread_nodes, policy="default", nodes=(0,), bind_node=0):
+    return [0] * pages  # a global named like the test's reference
+
+
+def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), bind_node=0):
+    return np.full(pages, -2) if init == "none" else np.array(_want(pages, init, thread_nodes))
+""", PREDICT, why="node 0 everywhere, from a global named like the test's _want",
+        reason="the kernel's rules give"),
+    together(
+        attempt("interpreter", "bandwidth_table", RAW + """
+def bandwidth_table(raw):
+    best = raw[raw["repetition"] > 0].groupby("threads")["seconds"].min()
+    out = pd.DataFrame({"best_s": best, "gb_s": raw.groupby("threads")["bytes"].first() / best / 1e9})
+    out["pct_of_max"] = 100 * out["gb_s"] / out["gb_s"].max()
+    out["speedup"] = out["gb_s"] / out.loc[1, "gb_s"]
+    out["efficiency"] = out["speedup"] / out.index
+    return out
+
+
+import hybridlab.memory.exercise as _exercise
+import hybridlab.memory.tables as _tables
+
+_exercise.judge_touch = lambda *args, **kwargs: {"pages": 148}  # the judging module's check
+_tables.touch_vs_compute = lambda res: pd.DataFrame({"matches": [True]})  # and its reader
+""", set(), why="a right bandwidth_table"),
+        attempt("interpreter", "init_arrays", SERIAL, TOUCH,
+                why="the master touches every page; hybridlab.memory's judge and page reader "
+                "replaced from an earlier cell", reason="first write than the thread computing"),
+    ),
+]

@@ -57,9 +57,9 @@ def changed(solution: str, old: str, new: str) -> str:
 WRONG = [
     # (a) bandwidth_table (the warm-up)
     wrong("bandwidth_table", changed(BANDWIDTH_SOLUTION, 'kept = raw[raw["repetition"] > 0]', "kept = raw"),
-          BANDWIDTH, why="the first pass kept (STREAM drops it)"),
+          BANDWIDTH, why="the first pass kept (STREAM drops it)", reason="the raw times give"),
     wrong("bandwidth_table", changed(BANDWIDTH_SOLUTION, 'out["speedup"] / out.index', 'out["speedup"]'),
-          BANDWIDTH, why="efficiency left as the speedup (not divided by threads)"),
+          BANDWIDTH, why="efficiency left as the speedup (not divided by threads)", reason="the raw times give"),
     # (b) predict_page_nodes
     wrong("predict_page_nodes", changed(
         PREDICT_SOLUTION,
@@ -67,13 +67,13 @@ WRONG = [
         "        out[t * pages // threads:(t + 1) * pages // threads] = thread_nodes[t]\n    return out",
         "    parts = np.array_split(np.arange(pages), threads)  # remainder to the first threads\n"
         "    return np.concatenate([np.full(len(p), thread_nodes[t]) for t, p in enumerate(parts)])"),
-        PREDICT, why="blocks split as np.array_split, not t*P//T as the kernel does"),
+        PREDICT, why="blocks split as np.array_split, not t*P//T as the kernel does", reason="the kernel's rules give"),
     wrong("predict_page_nodes", changed(PREDICT_SOLUTION, "return np.full(pages, -2)",
                                         "return np.full(pages, thread_nodes[0])"),
-          PREDICT, why="untouched pages placed on the master's node (they are not present)"),
+          PREDICT, why="untouched pages placed on the master's node (they are not present)", reason="the kernel's rules give"),
     # (c) init_arrays in C
     wrong("init_arrays", changed(TOUCH_SOLUTION, "#pragma omp parallel for schedule(static, chunk)\n", ""),
-          TOUCH, why="serial initialisation: the master touches every page"),
+          TOUCH, why="serial initialisation: the master touches every page", reason="first write than the thread computing"),
     wrong("init_arrays", changed(TOUCH_SOLUTION, "schedule(static, chunk)", "schedule(static)"),
-          TOUCH, why="static blocks, not the compute loop's chunks"),
+          TOUCH, why="static blocks, not the compute loop's chunks", reason="first write than the thread computing"),
 ]

@@ -156,20 +156,36 @@ def check_student_touch(
     value is wrong or a page was placed by another thread's first write than the thread the
     compute loop has compute on it (or by none); ThreadComplianceError when a worker thread calls
     MPI. Returns one row per shape and the last run (tables.touch_vs_compute reads its pages)."""
-    rows_out, res = [], None
-    for ranks, threads, chunk in shapes:
-        res = run_student(kernel, ranks, threads, "funneled", timeout, variant="student",
-                          chunk=chunk, rows=rows, row_pages=row_pages)
-        check = res.records.query("record == 'check'").iloc[0]
-        owners = tables.touch_vs_compute(res)
-        bad = owners[~owners["matches"]]
-        assert bad.empty, (
-            f"{ranks} ranks x {threads} threads, schedule(static, {chunk}), {rows} rows of "
-            f"{row_pages} page(s): {len(bad)} of {len(owners)} pages placed by another thread's "
-            f"first write than the thread computing on them (-1: never written), e.g. "
-            + ", ".join(f"rank {r.rank} {r.array}[page {r.page}]: written first by {r.writer}, "
-                        f"computed by {r.computer}" for r in bad.head(3).itertuples())
-        )
-        rows_out.append({"ranks": ranks, "threads": threads, "chunk": chunk,
-                         "pages": int(check["pages"]), "pages_matching": int(owners["matches"].sum())})
-    return pd.DataFrame(rows_out), res
+    runs = student_touch_runs(kernel, shapes, rows=rows, row_pages=row_pages, timeout=timeout)
+    rows_out = [judge_touch(res, shape, rows=rows, row_pages=row_pages)
+                for shape, res in zip(shapes, runs, strict=True)]  # fmt: skip
+    return pd.DataFrame(rows_out), runs[-1]
+
+
+def student_touch_runs(kernel: hl.Kernel, shapes: tuple[tuple[int, int, int], ...], *, rows: int,
+                       row_pages: int, timeout: float) -> list[Results]:  # fmt: skip
+    """The student's initialisation run at each (ranks, threads, chunk), its pages traced
+    (KernelError when the kernel finds a wrong value; ThreadComplianceError when a worker thread
+    calls MPI)."""
+    return [run_student(kernel, ranks, threads, "funneled", timeout, variant="student",
+                        chunk=chunk, rows=rows, row_pages=row_pages)  # fmt: skip
+            for ranks, threads, chunk in shapes]
+
+
+def judge_touch(res: Results, shape: tuple[int, int, int], *, rows: int, row_pages: int) -> dict:
+    """One run of student_touch_runs judged from its page records: every page placed by the
+    first write of the thread computing on it (AssertionError naming some that were not); its
+    row."""
+    ranks, threads, chunk = shape
+    check = res.records.query("record == 'check'").iloc[0]
+    owners = tables.touch_vs_compute(res)
+    bad = owners[~owners["matches"]]
+    assert bad.empty, (
+        f"{ranks} ranks x {threads} threads, schedule(static, {chunk}), {rows} rows of "
+        f"{row_pages} page(s): {len(bad)} of {len(owners)} pages placed by another thread's "
+        f"first write than the thread computing on them (-1: never written), e.g. "
+        + ", ".join(f"rank {r.rank} {r.array}[page {r.page}]: written first by {r.writer}, "
+                    f"computed by {r.computer}" for r in bad.head(3).itertuples())
+    )
+    return {"ranks": ranks, "threads": threads, "chunk": chunk, "pages": int(check["pages"]),
+            "pages_matching": int(owners["matches"].sum())}
