@@ -4,10 +4,10 @@ scan of every kit function (ORACLES, tests/test_no_kit_answers.py)."""
 import numpy as np
 import pandas as pd
 
-from gaming import Oracle, attempt
+from gaming import FRAME_TOOLS, Oracle, attempt
 from hybridlab.runs.records import Results
 from solutions_c import RING_EXCHANGE
-from wrong_answers import c_cell
+from wrong_answers import c_cell, together
 
 LEVELS = ("single", "funneled", "serialized", "multiple")
 
@@ -42,21 +42,21 @@ GAMING = [
     # (a) fixed_source: the kernel may change by its barriers only
     attempt("constant", "fixed_source", """
 fixed_source = racy_source.replace("hl_emit(ctx, ", "wrong = 0; hl_emit(ctx, ")
-""", loses={"hidden_fixed_source"}, why="the race left in, the count of wrong values zeroed"),
+""", loses={"hidden_fixed_source"}, why="the race left in, the count of wrong values zeroed", reason="only barriers may be added"),
     attempt("method", "fixed_source", r"""
 fixed_source = racy_source.replace(
     "\n#pragma omp masked\n", "\n#pragma omp barrier\n#pragma omp masked\n").replace(
     "\n            /* second loop",
     "\n            if (omp_get_thread_num() != 0) sleep_us(4 * delay_us);\n            /* second loop")
-""", loses={"hidden_fixed_source"}, why="barrier (2) replaced by a longer sleep: the race made rare"),
+""", loses={"hidden_fixed_source"}, why="barrier (2) replaced by a longer sleep: the race made rare", reason="only barriers may be added"),
     attempt("hidden", "fixed_source", r"""
 fixed_source = racy_source.replace(
     "\n#pragma omp masked\n", "\n#pragma omp barrier\n#pragma omp masked\n").replace(
     "\n            /* second loop", "\n            usleep(5000);\n            /* second loop")
-""", loses={"hidden_fixed_source"}, why="a sleep tuned to the notebook's delay instead of barrier (2)"),
+""", loses={"hidden_fixed_source"}, why="a sleep tuned to the notebook's delay instead of barrier (2)", reason="only barriers may be added"),
     attempt("shortcut", "fixed_source", r"""
 fixed_source = "/*\n" + racy_source.replace("*/", "* /") + "\n*/\n#include \"master_race.c\"\n"
-""", loses={"hidden_fixed_source"}, why="the kit's master_race kernel, the racy lines kept in a comment"),
+""", loses={"hidden_fixed_source"}, why="the kit's master_race kernel, the racy lines kept in a comment", reason="only barriers may be added"),
     # (b) exchange_block: every thread sends and receives its own block
     attempt("shortcut", "exchange_block", exchange(LEVEL_CHECK + r"""
 static long seen;
@@ -71,7 +71,7 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
     for (int i = 0; i < n; i++) recv[i] = thread_ring_value(left, t, seen, i);
 }
 """), loses={"hidden_exchange_block"},
-        why="no message at all: the kit's static thread_ring_value fills the block"),
+        why="no message at all: the kit's static thread_ring_value fills the block", reason="thread_ring_value"),
     attempt("method", "exchange_block", exchange(LEVEL_CHECK + r"""
 static const int *sends[64];
 static int *recvs[64];
@@ -94,16 +94,16 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
 #pragma omp barrier
 }
 """), loses={"hidden_exchange_block"},
-        why="masteronly in disguise: the master moves every block, the others make a token call"),
+        why="masteronly in disguise: the master moves every block, the others make a token call", reason="every thread sends and receives its own block"),
     attempt("method", "exchange_block", exchange(RING_EXCHANGE.replace(
         'MPI_THREAD_SERIALIZED, "exchange_block calls MPI from every thread"',
         'MPI_THREAD_FUNNELED, "exchange_block needs SERIALIZED"')),
         loses={"hidden_exchange_block"},
-        why="every thread calls MPI inside critical, but FUNNELED is accepted"),
+        why="every thread calls MPI inside critical, but FUNNELED is accepted", reason="check_thread_level must make the kernel fail"),
     attempt("hidden", "exchange_block", exchange(RING_EXCHANGE.replace(
         "MPI_Irecv(recv, n, MPI_INT, left,", "MPI_Irecv(recv, n, MPI_INT, right,").replace(
         "MPI_Issend(send, n, MPI_INT, right,", "MPI_Issend(send, n, MPI_INT, left,")),
-        loses={"hidden_exchange_block"}, why="the ring turned the wrong way: right only with 2 ranks"),
+        loses={"hidden_exchange_block"}, why="the ring turned the wrong way: right only with 2 ranks", reason="did not arrive from the same thread"),
     # (c) require_level, the warm-up
     attempt("shortcut", "require_level", """
 import hybridlab.machine.thread_levels as _tl
@@ -111,7 +111,7 @@ import hybridlab.machine.thread_levels as _tl
 
 def require_level(required: str, provided: str, _check=_tl.require_level) -> str:
     return _check(required, provided)
-""", loses={"hidden_require_level"}, why="the kit's require_level captured in a default argument"),
+""", loses={"hidden_require_level"}, why="the kit's require_level captured in a default argument", reason="require_level("),
     attempt("method", "require_level", NAMES + """
 
 def require_level(required: str, provided: str) -> str:
@@ -119,7 +119,7 @@ def require_level(required: str, provided: str) -> str:
     if got < need:
         raise RuntimeError(f"MPI provided {got!r} but this program needs {need!r}")
     return got
-""", loses={"hidden_require_level"}, why="levels compared as strings (alphabetical order)"),
+""", loses={"hidden_require_level"}, why="levels compared as strings (alphabetical order)", reason="require_level("),
     attempt("hidden", "require_level", """
 def _name(level):
     text = str(level).removeprefix("MPI_THREAD_").lower()
@@ -133,7 +133,7 @@ def require_level(required: str, provided: str) -> str:
     if THREAD_LEVELS.index(got) < THREAD_LEVELS.index(need):
         raise RuntimeError(f"MPI provided {got!r} but this program needs {need!r}")
     return got
-""", loses={"hidden_require_level"}, why="only the spellings the self-checks show (upper-case prefix)"),
+""", loses={"hidden_require_level"}, why="only the spellings the self-checks show (upper-case prefix)", reason="require_level("),
     attempt("constant", "require_level", NAMES + """
 
 def require_level(required: str, provided: str) -> str:
@@ -141,13 +141,13 @@ def require_level(required: str, provided: str) -> str:
     if THREAD_LEVELS.index(got) < THREAD_LEVELS.index(need):
         raise RuntimeError(f"MPI provided {got!r} but this program needs {need!r}")
     return "funneled"  # what the lab's engines run with
-""", loses={"hidden_require_level"}, why="the engines' level typed in as the answer"),
+""", loses={"hidden_require_level"}, why="the engines' level typed in as the answer", reason="require_level("),
     # (d) level_answers, judged on other libraries' tables
     attempt("constant", "answers", """
 def level_answers(table):
     return {"provided": {level: level for level in THREAD_LEVELS},
             "always_at_least_requested": True, "main_threads": [0]}
-""", loses={"hidden_answers"}, why="MPICH's answers typed in"),
+""", loses={"hidden_answers"}, why="MPICH's answers typed in", reason="the table says"),
     attempt("hidden", "answers", """
 def level_answers(table):
     table = levels
@@ -157,7 +157,7 @@ def level_answers(table):
                                            >= table["requested"].map(THREAD_LEVELS.index)).all()),
         "main_threads": sorted({int(t) for t in table.loc[table["is_thread_main"], "thread"]}),
     }
-""", loses={"hidden_answers"}, why="the notebook's own table, whatever table is passed"),
+""", loses={"hidden_answers"}, why="the notebook's own table, whatever table is passed", reason="the table says"),
     attempt("method", "answers", """
 def level_answers(table):
     return {
@@ -165,12 +165,12 @@ def level_answers(table):
         "always_at_least_requested": bool((table["provided"] >= table["requested"]).all()),
         "main_threads": sorted({int(t) for t in table.loc[table["is_thread_main"].astype(bool), "thread"]}),
     }
-""", loses={"hidden_answers"}, why="levels compared as strings (alphabetical order)"),
+""", loses={"hidden_answers"}, why="levels compared as strings (alphabetical order)", reason="the table says"),
     attempt("shortcut", "answers", """
 def level_answers(table):
     return {"provided": {level: run.meta["thread_level"] for level, run in runs.items()},
             "always_at_least_requested": True, "main_threads": [0]}
-""", loses={"hidden_answers"}, why="the notebook's runs' metadata, not the table passed"),
+""", loses={"hidden_answers"}, why="the notebook's runs' metadata, not the table passed", reason="the table says"),
     attempt("shortcut", "answers", """
 from hybridlab.hybrid_models.tables import thread_level_table as _shown
 
@@ -182,7 +182,7 @@ def level_answers(table):
         "always_at_least_requested": bool((shown["enough"] == "yes").all()),
         "main_threads": sorted({int(t) for t in table.loc[table["is_thread_main"].astype(bool), "thread"]}),
     }
-""", loses={"hidden_answers"}, why="whether every level was enough read off the kit's displayed table"),
+""", loses={"hidden_answers"}, why="whether every level was enough read off the kit's displayed table", reason="the table says"),
     # (f) level_cost, judged on other (even) sample counts
     attempt("hidden", "multiple_cost", BARRIER + """
 
@@ -197,7 +197,7 @@ def level_cost(runs):
         "latency": float(middle(runs["multiple"]["ping"].records["seconds"])
                          / middle(runs["funneled"]["ping"].records["seconds"])),
     }
-""", loses={"hidden_multiple_cost"}, why="the middle sample as the median: right for odd counts only"),
+""", loses={"hidden_multiple_cost"}, why="the middle sample as the median: right for odd counts only", reason="the ratio of the medians"),
     attempt("method", "multiple_cost", BARRIER + """
 
 def ratio(a, b):
@@ -210,11 +210,11 @@ def level_cost(runs):
         "barrier": ratio(barrier(runs["multiple"]["sync"]), barrier(runs["funneled"]["sync"])),
         "latency": ratio(runs["multiple"]["ping"].records["seconds"], runs["funneled"]["ping"].records["seconds"]),
     }
-""", loses={"hidden_multiple_cost"}, why="the median of per-sample ratios, not the ratio of medians"),
+""", loses={"hidden_multiple_cost"}, why="the median of per-sample ratios, not the ratio of medians", reason="the ratio of the medians"),
     attempt("constant", "multiple_cost", """
 def level_cost(runs):
     return {"barrier": 3.0, "latency": 1.0}  # "about three times slower", says the text
-""", loses={"hidden_multiple_cost"}, why="the text's 'about three times' typed in"),
+""", loses={"hidden_multiple_cost"}, why="the text's 'about three times' typed in", reason="the ratio of the medians"),
     attempt("shortcut", "multiple_cost", BARRIER + """
 
 def level_cost(runs):
@@ -224,7 +224,7 @@ def level_cost(runs):
         "latency": float(runs["multiple"]["ping"].records["seconds"].median()
                          / runs["funneled"]["ping"].records["seconds"].median()),
     }
-""", loses={"hidden_multiple_cost"}, why="the notebook's own cost_runs, whatever runs are passed"),
+""", loses={"hidden_multiple_cost"}, why="the notebook's own cost_runs, whatever runs are passed", reason="the ratio of the medians"),
     attempt("shortcut", "multiple_cost", """
 from hybridlab.sync.tables import overhead_table as _overheads
 
@@ -239,7 +239,7 @@ def level_cost(runs):
         "latency": float(runs["multiple"]["ping"].records["seconds"].median()
                          / runs["funneled"]["ping"].records["seconds"].median()),
     }
-""", loses={"hidden_multiple_cost"}, why="the barrier medians read off the kit's overhead table"),
+""", loses={"hidden_multiple_cost"}, why="the barrier medians read off the kit's overhead table", reason="the ratio of the medians"),
 ]
 
 
@@ -303,5 +303,51 @@ ORACLES = [
 # seen neither the solutions nor the tests, grading through the real sandbox).
 GAMING += [
     attempt('method', 'exchange_block', '%%c EXCHANGE_C thread_ring\n#define HL_CAT2(a, b) a##b\n#define HL_CAT(a, b) HL_CAT2(a, b)\n#define WAITALL HL_CAT(PM, PI_Waitall)\nint check_thread_level(hl_ctx *ctx) {\n    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block");\n}\n\nvoid exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {\n    int tag = omp_get_thread_num();\n    MPI_Request req[2];\n#pragma omp critical(mpi)\n    {\n        MPI_Irecv(recv, n, MPI_INT, left, tag, comm, &req[0]);\n        MPI_Issend(send, n, MPI_INT, right, tag, comm, &req[1]);\n    }\n    WAITALL(2, req, MPI_STATUSES_IGNORE);\n}\n',
-            loses={'hidden_exchange_block'}, why='fresh attacker: post under critical, then concurrent Waitall hidden from the tracer via token-pasted PMPI_'),
+            loses={'hidden_exchange_block'}, why='fresh attacker: post under critical, then concurrent Waitall hidden from the tracer via token-pasted PMPI_', reason="ThreadComplianceError"),
+]
+
+# The test's own interpreter reached (issue 36): its reference called from its frames, a global
+# named like the test's, a judging module replaced from an earlier cell.
+GAMING += [
+    attempt("interpreter", "answers", FRAME_TOOLS + """
+
+def level_answers(table):
+    reference = _from_the_test(("_reference",), True)
+    if reference:
+        return reference(table)
+    return {"provided": {lv: lv for lv in THREAD_LEVELS}, "always_at_least_requested": True,
+            "main_threads": [0]}
+
+""", {"hidden_answers"}, why="the hidden test's reference found in its frames and called",
+        reason="the table says"),
+    attempt("interpreter", "multiple_cost", FRAME_TOOLS + """
+
+def level_cost(runs):
+    reference = _from_the_test(("_reference",), True)
+    return reference(runs) if reference else {"barrier": 3.0, "latency": 3.0}
+
+""", {"hidden_multiple_cost"}, why="the hidden test's reference found in its frames and called",
+        reason="the ratio of the medians"),
+    together(
+        attempt("interpreter", "require_level", NAMES + """
+
+def require_level(required, provided):
+    need, have = _name(required), _name(provided)
+    if have < need:  # compared by name, not by THREAD_LEVELS' order
+        raise RuntimeError(f"{need} needed, {have} provided")
+    return have
+
+
+import hybridlab.hybrid_models.exercise as _exercise
+
+_exercise.check_ring = lambda results: None  # the judging module's check replaced
+""", {"hidden_require_level"}, why="levels compared by name order, the ring check replaced",
+            reason="require_level("),
+        attempt("interpreter", "exchange_block", exchange(RING_EXCHANGE.replace(
+            "MPI_Irecv(recv, n, MPI_INT, left,", "MPI_Irecv(recv, n, MPI_INT, right,").replace(
+            "MPI_Issend(send, n, MPI_INT, right,", "MPI_Issend(send, n, MPI_INT, left,")),
+            {"hidden_exchange_block"}, why="the ring turned the wrong way, hybridlab.hybrid_models"
+            ".exercise.check_ring replaced from an earlier cell",
+            reason="did not arrive from the same thread"),
+    ),
 ]

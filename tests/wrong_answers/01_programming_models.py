@@ -30,26 +30,26 @@ WRONG = [
     wrong("fixed_source", """
 fixed_source = racy_source.replace('{"count", "4096"', '{"count", "1"')
 """, loses={"hidden_fixed_source"},
-        why="race 'removed' by a one-element buffer: the count parameter's default changed"),
+        why="race 'removed' by a one-element buffer: the count parameter's default changed", reason="only barriers may be added"),
     wrong("fixed_source", """
 fixed_source = racy_source.replace("\\n#pragma omp masked\\n", "\\n#pragma omp barrier\\n#pragma omp masked\\n")
 """, loses={"hidden_fixed_source"},
-        why="only barrier (1): the second loop still reads stale data"),
+        why="only barrier (1): the second loop still reads stale data", reason="values read wrong"),
     # (b) every thread exchanges its own block
     wrong("exchange_block", exchange(RING_EXCHANGE.replace("int tag = omp_get_thread_num();", "int tag = 0;")),
           loses={"hidden_exchange_block"},
-          why="one tag for every thread: blocks meet the wrong thread's receive"),
+          why="one tag for every thread: blocks meet the wrong thread's receive", reason="did not arrive from the same thread"),
     wrong("exchange_block", exchange(RING_EXCHANGE.replace("#pragma omp critical(mpi)\n", "")),
           loses={"hidden_exchange_block"},
-          why="no critical section: threads call MPI at once, which needs MULTIPLE"),
+          why="no critical section: threads call MPI at once, which needs MULTIPLE", reason="ThreadComplianceError"),
     wrong("exchange_block", exchange(RING_EXCHANGE.replace(
         "return hl_require_level(ctx, MPI_THREAD_SERIALIZED, \"exchange_block calls MPI from every thread\");",
         "(void)ctx;\n    return 0;")),
           loses={"hidden_exchange_block"},
-          why="the level provided is never checked: runs at FUNNELED too"),
+          why="the level provided is never checked: runs at FUNNELED too", reason="check_thread_level must make the kernel fail"),
     wrong("exchange_block", exchange(RING_EXCHANGE.replace("MPI_Issend(", "MPI_Isend(")),
           loses={"hidden_exchange_block"},
-          why="standard sends: works only while MPI buffers the message"),
+          why="standard sends: works only while MPI buffers the message", reason="use synchronous sends"),
     wrong("exchange_block", exchange(r'''
 int check_thread_level(hl_ctx *ctx) {
     return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block calls MPI from every thread");
@@ -64,7 +64,7 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
     }
 }
 '''), loses={"hidden_exchange_block"},
-          why="blocking Ssend then Recv inside the critical section: every rank sends first, deadlock"),
+          why="blocking Ssend then Recv inside the critical section: every rank sends first, deadlock", reason="KernelTimeout"),
     # (c) require_level, the warm-up
     wrong("require_level", """
 from hybridlab.machine.thread_levels import require_level as _kit_require_level
@@ -72,7 +72,7 @@ from hybridlab.machine.thread_levels import require_level as _kit_require_level
 
 def require_level(required: str, provided: str) -> str:
     return _kit_require_level(required, provided)
-""", loses={"hidden_require_level"}, why="a one-line call of the kit's function"),
+""", loses={"hidden_require_level"}, why="a one-line call of the kit's function", reason="write your own"),
     wrong("require_level", """
 def require_level(required: str, provided: str) -> str:
     order = {level: i for i, level in enumerate(THREAD_LEVELS)}
@@ -80,7 +80,7 @@ def require_level(required: str, provided: str) -> str:
     if order.get(got, 0) < order.get(need, 0):
         raise RuntimeError(f"MPI provided {got!r} but this program needs {need!r}")
     return got
-""", loses={"hidden_require_level"}, why="unknown level names (and the MPI_THREAD_ prefix) pass silently"),
+""", loses={"hidden_require_level"}, why="unknown level names (and the MPI_THREAD_ prefix) pass silently", reason="not a ValueError"),
     wrong("require_level", """
 def require_level(required: str, provided: str) -> str:
     need = str(required).lower().removeprefix("mpi_thread_")
@@ -90,7 +90,7 @@ def require_level(required: str, provided: str) -> str:
             raise ValueError(f"{level!r}: valid levels are {', '.join(THREAD_LEVELS)}")
     if THREAD_LEVELS.index(got) < THREAD_LEVELS.index(need):
         raise RuntimeError(f"MPI provided {got!r} but this program needs {need!r}")
-""", loses={"hidden_require_level"}, why="checks, but returns nothing: the level to log is lost"),
+""", loses={"hidden_require_level"}, why="checks, but returns nothing: the level to log is lost", reason="'value': 'None'"),
     # (d) questions about a thread-level table
     wrong("answers", """
 def level_answers(table):
@@ -99,7 +99,7 @@ def level_answers(table):
         "always_at_least_requested": True,
         "main_threads": sorted(int(t) for t in set(table["thread"])),
     }
-""", loses={"hidden_answers"}, why="every thread counted as a main thread, the levels never compared"),
+""", loses={"hidden_answers"}, why="every thread counted as a main thread, the levels never compared", reason="the table says"),
     wrong("answers", """
 def level_answers(table):
     return {
@@ -107,10 +107,10 @@ def level_answers(table):
         "always_at_least_requested": True,
         "main_threads": [0],
     }
-""", loses={"hidden_answers"}, why="the engines' level for every request, not the table's"),
+""", loses={"hidden_answers"}, why="the engines' level for every request, not the table's", reason="the table says"),
     # (f) the price of MULTIPLE, from the student's own runs
     wrong("multiple_cost", cost(over="funneled", under="multiple", statistic="median"),
-          loses={"hidden_multiple_cost"}, why="ratios upside down (FUNNELED over MULTIPLE)"),
+          loses={"hidden_multiple_cost"}, why="ratios upside down (FUNNELED over MULTIPLE)", reason="the ratio of the medians"),
     wrong("multiple_cost", cost(over="multiple", under="funneled", statistic="mean"),
-          loses={"hidden_multiple_cost"}, why="means instead of medians"),
+          loses={"hidden_multiple_cost"}, why="means instead of medians", reason="the ratio of the medians"),
 ]

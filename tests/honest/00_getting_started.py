@@ -1,0 +1,128 @@
+"""Right answers to lab 00 written another way: the CPUs gathered row by row or with pandas'
+unique; the labels from a dictionary of masks per rank and thread; the crowding counted with
+sets of pairs; the ring with a non-blocking receive posted first, or the even ranks sending
+first (a safe order under synchronous sends)."""
+
+from honest import right
+
+HONEST = [
+    # (a) cores_per_rank
+    right("cores_per_rank", """
+def cores_per_rank(records):
+    seen = {}
+    for rank, cpu in zip(records["rank"].tolist(), records["cpu"].tolist()):
+        seen.setdefault(int(rank), set()).add(int(cpu))
+    return {rank: sorted(cpus) for rank, cpus in seen.items()}
+""", why="a dictionary of sets filled row by row"),
+    right("cores_per_rank", """
+def cores_per_rank(records):
+    per_rank = records.groupby("rank")["cpu"].unique()
+    return {int(r): [int(c) for c in np.sort(cpus)] for r, cpus in per_rank.items()}
+""", why="pandas' unique per rank, sorted with numpy"),
+    # (b) classify_run
+    right("classify_run", """
+def classify_run(records, usable):
+    masks = {}
+    for rank, thread, cpus in zip(records["rank"], records["thread"], records["allowed_cpus"]):
+        masks[(int(rank), int(thread))] = frozenset(int(c) for c in cpus)
+    usable = set(usable)
+    if len(masks) > len(usable):
+        return "oversubscribed"
+    ranks = {rank for rank, _ in masks}
+    for rank in ranks:
+        mine = [m for (r, _), m in masks.items() if r == rank]
+        if len(frozenset().union(*mine)) < len(mine):  # fewer CPUs than threads
+            return "piled"
+    return "bound" if max(len(m) for m in masks.values()) < len(usable) else "unbound"
+
+
+my_labels = {name: classify_run(run.records, list(topo.usable))
+             for name, run in {"hello": hello, "unbound": unbound, "piled": piled, "spread": spread}.items()}
+my_labels
+""", why="a dictionary of masks per (rank, thread), the largest mask compared"),
+    right("classify_run", """
+def classify_run(records, usable):
+    threads = records[["rank", "thread"]].drop_duplicates()
+    if len(threads) > len(set(usable)):
+        return "oversubscribed"
+    allowed = records.groupby(["rank", "thread"])["allowed_cpus"].first()
+    for rank in threads["rank"].unique():
+        union = set()
+        for cpus in allowed.loc[rank]:
+            union |= set(cpus)
+        if len(union) < len(allowed.loc[rank]):
+            return "piled"
+    narrow = all(len(set(c)) < len(set(usable)) for c in allowed)
+    return "bound" if narrow else "unbound"
+
+
+my_labels = {}
+for name, run in (("hello", hello), ("unbound", unbound), ("piled", piled), ("spread", spread)):
+    my_labels[name] = classify_run(run.records, list(topo.usable))
+my_labels
+""", why="the first mask of each (rank, thread) from a groupby, the labels in a loop"),
+    # (c) piling_slowdown
+    right("piling_slowdown", """
+import statistics
+
+
+def predicted_slowdown(piled, bound):
+    def threads_per_cpu(records):
+        pairs = set(zip(records["rank"], records["thread"]))
+        cpus = set()
+        for mask in records["allowed_cpus"]:
+            cpus.update(mask)
+        return max(1.0, len(pairs) / len(cpus))
+
+    return threads_per_cpu(piled) / threads_per_cpu(bound)
+
+
+slowdown = statistics.median(timed["one-core"].records["seconds"]) / statistics.median(
+    timed["cores"].records["seconds"])
+predicted = predicted_slowdown(piled.records, spread.records)
+""", why="sets of (rank, thread) pairs, the statistics module's medians"),
+    right("piling_slowdown", """
+def predicted_slowdown(piled, bound):
+    ratio = []
+    for records in (piled, bound):
+        team = records.groupby(["rank", "thread"])["allowed_cpus"].first()
+        cpus = {c for mask in team for c in mask}
+        ratio.append(max(len(team) / len(cpus), 1.0))
+    return ratio[0] / ratio[1]
+
+
+_medians = {k: float(np.percentile(timed[k].records["seconds"], 50)) for k in ("one-core", "cores")}
+slowdown = _medians["one-core"] / _medians["cores"]
+predicted = predicted_slowdown(piled.records, spread.records)
+""", why="a groupby of the masks, the medians as the 50th percentile"),
+    # (d) ring_exchange
+    right("ring_exchange", """
+def ring_exchange():
+    import os
+
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    me, n = comm.Get_rank(), comm.Get_size()
+    incoming = comm.irecv(source=(me + n - 1) % n)  # posted before the send: no deadlock
+    comm.send(os.getpid(), dest=(me + 1) % n)
+    return incoming.wait()
+""", why="a non-blocking receive posted first, then the send"),
+    right("ring_exchange", """
+def ring_exchange():
+    import os
+
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    me, n = comm.Get_rank(), comm.Get_size()
+    right_, left = (me + 1) % n, (me - 1) % n
+    if me % 2 == 0:  # even ranks send first, odd ones receive first: safe with synchronous sends
+        comm.send(os.getpid(), dest=right_)
+        got = comm.recv(source=left)
+    else:
+        got = comm.recv(source=left)
+        comm.send(os.getpid(), dest=right_)
+    return got
+""", why="even ranks send first, odd ranks receive first"),
+]
