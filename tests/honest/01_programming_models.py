@@ -1,0 +1,174 @@
+"""Right answers to lab 01 written another way: the barriers added by a loop over the source's
+lines, or around `omp master` spelled as masked is (the test keeps only barriers); the exchange
+with blocking MPI_Recv after an MPI_Issend polled by MPI_Test, or the level checked by hand; the
+levels named through a dictionary or regular expressions; the answers and the ratios with
+plain Python or numpy."""
+
+from honest import right
+
+HONEST = [
+    # (a) fixed_source
+    right("fixed_source", """
+_lines = racy_source.split("\\n")
+_out = []
+for _line in _lines:
+    if _line.strip().startswith("#pragma omp masked"):
+        _out.append("#pragma omp barrier")  # (1) all have read before the master writes
+    if _line.strip().startswith("/* second loop"):
+        _out.append("#pragma omp barrier")  # (2) the master has written before all read
+    _out.append(_line)
+fixed_source = "\\n".join(_out)
+""", why="the barriers inserted by a loop over the source's lines"),
+    right("fixed_source", """
+import re
+
+fixed_source = re.sub(r"(\\n)(#pragma omp masked\\n)", r"\\1#pragma omp barrier\\n\\2", racy_source, count=1)
+fixed_source = re.sub(r"(\\n)([ \\t]*/\\* second loop)", r"\\1    #pragma omp barrier\\n\\2", fixed_source, count=1)
+""", why="regular expressions, the second barrier indented"),
+    # (b) exchange_block
+    right("exchange_block", r"""
+%%c EXCHANGE_C thread_ring
+int check_thread_level(hl_ctx *ctx) {
+    int provided;
+    MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_SERIALIZED)
+        return hl_fail(ctx, "exchange_block needs MPI_THREAD_SERIALIZED (every thread calls MPI, one at a time)");
+    return 0;
+}
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    const int me = omp_get_thread_num();
+    MPI_Request out, in;
+    int sent = 0, arrived = 0;
+#pragma omp critical(mpi_calls)
+    {
+        MPI_Issend(send, n, MPI_INT, right, 100 + me, comm, &out);
+        MPI_Irecv(recv, n, MPI_INT, left, 100 + me, comm, &in);
+    }
+    while (!(sent && arrived)) {
+#pragma omp critical(mpi_calls)
+        {
+            if (!arrived) MPI_Test(&in, &arrived, MPI_STATUS_IGNORE);
+            if (!sent) MPI_Test(&out, &sent, MPI_STATUS_IGNORE);
+        }
+        if (!(sent && arrived)) hl_sleep_us(10);
+    }
+}
+""", why="the level checked by hand with MPI_Query_thread; each request tested on its own"),
+    right("exchange_block", r"""
+%%c EXCHANGE_C thread_ring
+static omp_lock_t mpi_lock; /* one thread inside MPI at a time */
+
+int check_thread_level(hl_ctx *ctx) {
+    omp_init_lock(&mpi_lock); /* once, on the main thread, before the parallel region */
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "one thread at a time calls MPI, every thread its own block");
+}
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    const int tag = omp_get_thread_num();
+    MPI_Request r[2];
+    omp_set_lock(&mpi_lock);
+    MPI_Irecv(recv, n, MPI_INT, left, tag, comm, &r[1]);
+    MPI_Issend(send, n, MPI_INT, right, tag, comm, &r[0]);
+    omp_unset_lock(&mpi_lock);
+    for (int flag = 0; !flag;) {
+        omp_set_lock(&mpi_lock);
+        MPI_Testall(2, r, &flag, MPI_STATUSES_IGNORE);
+        omp_unset_lock(&mpi_lock);
+        if (!flag) hl_sleep_us(25);
+    }
+}
+""", why="an OpenMP lock instead of a named critical section"),
+    # (c) require_level
+    right("require_level", """
+_RANK = {name: i for i, name in enumerate(THREAD_LEVELS)}
+
+
+def require_level(required, provided):
+    def canonical(level):
+        key = str(level).strip().lower()
+        if key.startswith("mpi_thread_"):
+            key = key[len("mpi_thread_"):]
+        if key not in _RANK:
+            raise ValueError(f"{level!r} is not a thread level; valid: {', '.join(THREAD_LEVELS)}")
+        return key
+
+    need, have = canonical(required), canonical(provided)
+    if _RANK[have] < _RANK[need]:
+        raise RuntimeError(f"required {need}, provided only {have}")
+    return have
+""", why="a dictionary of ranks, the prefix cut by startswith"),
+    right("require_level", """
+import re
+
+
+def require_level(required, provided):
+    names = []
+    for level in (required, provided):
+        m = re.fullmatch(r"(?:mpi_thread_)?(single|funneled|serialized|multiple)", str(level), re.I)
+        if m is None:
+            raise ValueError(f"unknown thread level {level!r}: use one of {', '.join(THREAD_LEVELS)}")
+        names.append(m.group(1).lower())
+    need, have = names
+    if THREAD_LEVELS.index(have) < THREAD_LEVELS.index(need):
+        raise RuntimeError(f"{have} provided, {need} required")
+    return have
+""", why="one regular expression, case-insensitive"),
+    # (d) level_answers
+    right("answers", """
+def level_answers(table):
+    first = table.drop_duplicates("requested").set_index("requested")["provided"]
+    provided = {lv: str(first[lv]) for lv in THREAD_LEVELS}
+    enough = all(THREAD_LEVELS.index(provided[lv]) >= THREAD_LEVELS.index(lv) for lv in THREAD_LEVELS)
+    mains = table[table["is_thread_main"] == True]["thread"].astype(int).unique()  # noqa: E712
+    return {"provided": provided, "always_at_least_requested": bool(enough),
+            "main_threads": sorted(int(t) for t in mains)}
+""", why="drop_duplicates per request, the main threads by unique"),
+    right("answers", """
+def level_answers(table):
+    provided, mains = {}, set()
+    for row in table.itertuples():
+        provided.setdefault(row.requested, row.provided)
+        if bool(row.is_thread_main):
+            mains.add(int(row.thread))
+    order = {lv: i for i, lv in enumerate(THREAD_LEVELS)}
+    return {"provided": {lv: provided[lv] for lv in THREAD_LEVELS},
+            "always_at_least_requested": min(order[provided[lv]] - order[lv] for lv in THREAD_LEVELS) >= 0,
+            "main_threads": sorted(mains)}
+""", why="rows walked one by one, the order as a dictionary"),
+    # (f) level_cost
+    right("multiple_cost", """
+import statistics
+
+
+def level_cost(runs):
+    def barrier_median(run):
+        s = slowest_rank_samples(run)
+        return statistics.median(s[s["construct"] == "mpi_barrier"]["seconds"].tolist())
+
+    def ping_median(run):
+        return statistics.median(run.records["seconds"].tolist())
+
+    return {"barrier": barrier_median(runs["multiple"]["sync"]) / barrier_median(runs["funneled"]["sync"]),
+            "latency": ping_median(runs["multiple"]["ping"]) / ping_median(runs["funneled"]["ping"])}
+""", why="the statistics module's medians"),
+    right("multiple_cost", """
+import numpy as np
+
+
+def level_cost(runs):
+    out = {}
+    for key, kind in (("barrier", "sync"), ("latency", "ping")):
+        med = {}
+        for level in ("funneled", "multiple"):
+            run = runs[level][kind]
+            if kind == "sync":
+                s = slowest_rank_samples(run)
+                values = s.loc[s["construct"] == "mpi_barrier", "seconds"].to_numpy()
+            else:
+                values = run.records["seconds"].to_numpy()
+            med[level] = float(np.percentile(values, 50))
+        out[key] = med["multiple"] / med["funneled"]
+    return out
+""", why="numpy's 50th percentile in one loop over both ratios"),
+]
