@@ -92,7 +92,7 @@ def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), 
         return np.array([nodes[p % len(nodes)] for p in range(pages)])
     if policy == "bind":
         return np.full(pages, bind_node)
-    run = ex.run_first_touch(init, threads=len(thread_nodes), pages=pages)  # who touched each page
+    run = ex.run_first_touch(init, threads=min(len(thread_nodes), 2), pages=pages)  # who touched each page
     runs = mt.page_runs(run)
     toucher = np.repeat(runs["toucher"].to_numpy(), runs["count"].to_numpy().astype(int))
     return np.array([thread_nodes[int(t)] for t in toucher])
