@@ -25,7 +25,8 @@ CORPORA = corpus_folder(COURSE)
 LABS = known_labs(COURSE)
 HONEST = CORPORA / "honest"
 # labs whose every wrong answer and gaming attempt names the error it must lose with
-REASONED = {"03_point_to_point", "07_collectives", "08_predicting_at_scale", "09_python_kernels"}
+REASONED = {"03_point_to_point", "07_collectives", "08_predicting_at_scale", "09_python_kernels",
+            "10_whole_program", "11_shared_memory"}
 # labs whose every automatic part has two honest answers (the others: the parts they cover)
 HONEST_COMPLETE = REASONED | {"02_synchronisation", "12_threads_communicate"}
 
@@ -162,5 +163,5 @@ def test_honest_answers_come_in_twos_unlike_the_solution(lab):
 
 def _words(source: str) -> list[str]:
     """The code of a cell without its solution markers and comments, split at white space."""
-    code = re.sub(r"(#|//).*|/\*.*?\*/", "", source, flags=re.S)
-    return code.split()
+    code = re.sub(r"/\*.*?\*/", "", source, flags=re.S)  # a block comment spans lines, a line's does not
+    return re.sub(r"(#|//).*", "", code).split()

@@ -52,6 +52,7 @@ JUDGING = (
     "hybridlab.runs.compliance",
     "hybridlab.course.hidden_inputs",
     "hybridlab.grading.handout",
+    "hybridlab.slurm.jobs",
 )
 # modules a lab's hidden tests read evidence with (a function's source, numba's threads),
 # guarded in the labs whose notebook imports them
