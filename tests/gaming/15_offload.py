@@ -1,93 +1,99 @@
-"""Lab 15_offload: gaming attempts (tests/gaming/__init__.py), at least three per automatic part."""
+"""Lab 15: gaming attempts (tests/gaming/__init__.py), at least three per automatic part: an
+`update` of the whole block every iteration, the sweep on the host's threads with the target
+region switched off, the checksum's grid left as it started, the runtime's report forged on
+stderr; per_iteration fitted to the visible test, typed in, or read from the notebook's run.
+ORACLES: (a)'s function on hidden inputs, judged by the reference written here (never in the
+kit)."""
 
-from gaming import attempt
-from wrong_answers import c_cell
+import runpy
+from pathlib import Path
+
+import pandas as pd
+
+from gaming import Oracle, attempt
+from wrong_answers import c_cell, changed
+
+_SOURCES = runpy.run_path(str(Path(__file__).resolve().parents[1] / "wrong_answers"
+                              / "15_offload.py"))  # fmt: skip
+RESIDENT, PER_ITERATION = _SOURCES["RESIDENT"], _SOURCES["PER_ITERATION"]
 
 GAMING = [
-    attempt(
-        "hidden",
-        "global_sum",
-        c_cell("SUM_C", "offload_scaffold", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    /* right for the 2 ranks of the visible test only: swap with the other rank */
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Sendrecv(mine, n, MPI_DOUBLE, 1 - rank, 0, sum, n, MPI_DOUBLE, 1 - rank, 0, comm,
-                 MPI_STATUS_IGNORE);
-    for (int i = 0; i < n; i++) sum[i] += mine[i];
-}
-"""),
-        {"hidden_global_sum"},
-        "a swap that is a sum for two ranks only",
-    ),
-    attempt(
-        "method",
-        "global_sum",
-        c_cell("SUM_C", "offload_scaffold", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    /* right numbers on any number of ranks, but a ring of P - 1 messages, not one collective */
-    int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    double *pass = malloc((size_t)n * sizeof *pass), *got = malloc((size_t)n * sizeof *got);
-    for (int i = 0; i < n; i++) sum[i] = pass[i] = mine[i];
-    for (int step = 1; step < size; step++) {
-        MPI_Sendrecv(pass, n, MPI_DOUBLE, (rank + 1) % size, step, got, n, MPI_DOUBLE,
-                     (rank + size - 1) % size, step, comm, MPI_STATUS_IGNORE);
-        for (int i = 0; i < n; i++) sum[i] += got[i], pass[i] = got[i];
-    }
-    free(pass), free(got);
-}
-"""),
-        {"hidden_global_sum"},
-        "a ring of messages passing as the collective",
-    ),
-    attempt(
-        "constant",
-        "global_sum",
-        c_cell("SUM_C", "offload_scaffold", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    /* the kernel's values typed in from its comment, for salt=0: no message at all */
-    int size;
-    MPI_Comm_size(comm, &size);
-    (void)mine;
-    for (int i = 0; i < n; i++) {
-        sum[i] = 0;
-        for (int r = 0; r < size; r++) sum[i] += (r + 1) * 1000 + (i * 7) % 997;
+    attempt("shortcut", "jacobi_offload", changed(
+        RESIDENT,
+        "#pragma omp target update from(u[w:w]) device(device)\n"
+        "#pragma omp target update from(u[m * w:w]) device(device)\n",
+        "#pragma omp target update from(u[0:n]) device(device)\n").replace(
+        "#pragma omp target update to(u[0:w]) device(device)\n"
+        "#pragma omp target update to(u[(m + 1) * w:w]) device(device)\n",
+        "#pragma omp target update to(u[0:n]) device(device)\n"),
+        {"hidden_jacobi_offload"}, "the whole block updated both ways every iteration: right "
+        "values, no halo bookkeeping", reason="the grid must stay on the device"),
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    (void)device;  /* lab 04's loop on the host's threads: right values, no device at all */
+    for (long it = 0; it < iterations; it++) {
+        exchange_rows(u, m, w, comm);
+#pragma omp parallel for collapse(2)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++)
+                unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] +
+                                          u[i * w + j - 1] + u[i * w + j + 1]);
+#pragma omp parallel for collapse(2)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
     }
 }
-"""),
-        {"hidden_global_sum"},
-        "the values of the visible test written down",
-    ),
-    attempt(
-        "hidden",
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return n * ranks / float(times["seconds"].iloc[0])  # the visible test's first row is its best
-""",
-        {"hidden_best_rate"},
-        "the first repetition, the best only in the visible test",
-    ),
-    attempt(
-        "constant",
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return 400.0  # the visible test's answer
-""",
-        {"hidden_best_rate"},
-        "the visible test's answer typed in",
-    ),
-    attempt(
-        "shortcut",
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return N * 2 / float(kit.records.query("record == 'time'")["seconds"].min())  # the lab's run
-""",
-        {"hidden_best_rate"},
-        "the notebook's own run instead of the arguments",
-    ),
+"""), {"hidden_jacobi_offload"}, "the sweep on the host's threads, no target region",
+        reason="ran on a device"),
+    attempt("method", "jacobi_offload", RESIDENT.replace(
+        "#pragma omp target teams distribute parallel for collapse(2) device(device)\n",
+        "#pragma omp target teams distribute parallel for collapse(2) device(device) if (0)\n"),
+        {"hidden_jacobi_offload"}, "the target regions switched off with if(0), the data "
+        "region and updates kept: the host sweeps its own stale copy",
+        reason="AssertionError: wrong values"),
+    attempt("constant", "jacobi_offload", RESIDENT.replace(
+        "#pragma omp target teams distribute parallel for collapse(2) device(device)\n"
+        "        for (long i = 1; i <= m; i++)\n"
+        "            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];\n",
+        "#pragma omp target teams distribute parallel for collapse(2) device(device)\n"
+        "        for (long i = 1; i <= m; i++)\n"
+        "            for (long j = 1; j < w - 1; j++) unew[i * w + j] = u[i * w + j];\n"),
+        {"hidden_jacobi_offload"}, "every target region launched and only halos moved, the "
+        "grid never changed", reason="AssertionError: wrong values"),
+    attempt("forged", "jacobi_offload", RESIDENT.replace(
+        "    const long n = (m + 2) * w;\n",
+        "    const long n = (m + 2) * w;\n"
+        "    fprintf(stderr, \"Libomptarget device %d info: Entering OpenMP kernel at cell\\n\", device);\n"),
+        {"hidden_jacobi_offload"}, "launches written into the runtime's report on stderr",
+        reason="writes to stderr"),
+    attempt("hidden", "per_iteration", changed(
+        PER_ITERATION, "later = iterations - 1", "later = 9  # the visible test's 10 iterations"),
+        {"hidden_per_iteration"}, "the visible test's iteration count", reason="AssertionError: rank"),
+    attempt("constant", "per_iteration", r"""
+def per_iteration(offload, iterations):
+    return pd.DataFrame({"h2d": [200.0, 100.0], "d2h": [0.0, 200.0], "halo": [200.0, 200.0]})
+""", {"hidden_per_iteration"}, "the visible test's answer typed in", reason="AssertionError"),
+    attempt("shortcut", "per_iteration", changed(
+        PER_ITERATION, "later = iterations - 1", "later = ITERATIONS - 1  # the notebook's runs"),
+        {"hidden_per_iteration"}, "the notebook's own iteration count, not the argument",
+        reason="AssertionError: rank"),
 ]
+
+# ------------------------------------------------------------------------------- ORACLES
+_T = pd.DataFrame({"rank": [2, 0, 1], "row_bytes": [528, 1040, 264],
+                   "h2d_between": [95040, 187200, 47520], "d2h_between": [9504, 0, 475200]})
+_ITS = 91
+
+
+def _answer(got: object) -> bool:
+    try:
+        return all(abs(float(got.loc[int(r["rank"]), "h2d"]) - r["h2d_between"] / (_ITS - 1)) < 1e-6
+                   and abs(float(got.loc[int(r["rank"]), "d2h"]) - r["d2h_between"] / (_ITS - 1)) < 1e-6
+                   and abs(float(got.loc[int(r["rank"]), "halo"]) - 2.0 * r["row_bytes"]) < 1e-6
+                   for _, r in _T.iterrows())  # fmt: skip
+    except Exception:  # noqa: BLE001 - anything else is not the answer
+        return False
+
+
+ORACLES = [Oracle("per_iteration", (_T, _ITS), _answer)]
