@@ -16,7 +16,7 @@
  *   stale     as resident without the `target update to` after the exchange: the device never
  *             sees the received halo (the second mistake: a wrong answer)
  *   host      lab 04's sweep on the host's OpenMP threads (no device), for the time beside
- *   student   (HL_STUDENT_OFFLOAD, lab 15 (a)) the student's jacobi_offload runs the loop
+ *   student   (HL_STUDENT_OFFLOAD, lab 15 (b)) the student's jacobi_offload runs the loop
  *
  * report=1 (the harness sets LIBOMPTARGET_INFO for it) reads what the offload runtime itself
  * printed on stderr while the variant ran: every copy between host and device with its bytes,
@@ -44,7 +44,7 @@ const char *const hl_kernel_description =
     "runtime's report of the bytes moved";
 
 const hl_param hl_kernel_params[] = {
-    {"variant", "resident", "resident | remap | stale | host | student (lab 15 a)"},
+    {"variant", "resident", "resident | remap | stale | host | student (lab 15 b)"},
     {"nx", "256", "interior columns"},
     {"ny", "256", "interior rows"},
     {"iterations", "50", "Jacobi iterations"},
@@ -131,8 +131,8 @@ typedef struct {
 
 static void read_report(FILE *f, int device, report *r) {
     char line[1024];
-    long copies = 0, last_launch_copies = 0, largest_seen = 0;
-    long h2d_seen = 0, d2h_seen = 0, h2d_at_last = 0, d2h_at_last = 0;
+    long h2d = 0, d2h = 0, largest = 0;           /* so far; the largest copy since the first launch */
+    long h2d_last = 0, d2h_last = 0, largest_last = 0; /* at the last launch */
     memset(r, 0, sizeof *r);
     rewind(f);
     while (fgets(line, sizeof line, f)) {
@@ -141,27 +141,22 @@ static void read_report(FILE *f, int device, report *r) {
         if (!info || sscanf(info, "Libomptarget device %d info:", &dev) != 1) continue;
         const char *size = strstr(line, "Size=");
         long bytes = size ? atol(size + 5) : 0;
-        int h2d = strstr(line, "Copying data from host to device") != NULL;
-        int d2h = strstr(line, "Copying data from device to host") != NULL;
+        int to = strstr(line, "Copying data from host to device") != NULL;
+        int from = strstr(line, "Copying data from device to host") != NULL;
         int launch = strstr(line, "Entering OpenMP kernel") != NULL;
-        if ((h2d || d2h || launch) && dev != device) r->foreign++;
+        if ((to || from || launch) && dev != device) r->foreign++;
         if (launch) {
-            if (r->launches++ == 0) {
-                r->h2d[0] = h2d_seen, r->d2h[0] = d2h_seen;
-                copies = 0, largest_seen = 0;
-            }
-            h2d_at_last = h2d_seen, d2h_at_last = d2h_seen, last_launch_copies = largest_seen;
-        } else if (h2d || d2h) {
-            h2d_seen += h2d ? bytes : 0;
-            d2h_seen += d2h ? bytes : 0;
-            copies++;
-            if (r->launches && bytes > largest_seen) largest_seen = bytes;
+            if (r->launches++ == 0) r->h2d[0] = h2d, r->d2h[0] = d2h;
+            h2d_last = h2d, d2h_last = d2h, largest_last = largest;
+        } else if (to || from) {
+            h2d += to ? bytes : 0;
+            d2h += from ? bytes : 0;
+            if (r->launches && bytes > largest) largest = bytes;
         }
     }
-    (void)copies;
-    r->h2d[1] = h2d_at_last - r->h2d[0], r->d2h[1] = d2h_at_last - r->d2h[0];
-    r->h2d[2] = h2d_seen - h2d_at_last, r->d2h[2] = d2h_seen - d2h_at_last;
-    r->largest_between = last_launch_copies;
+    r->h2d[1] = h2d_last - r->h2d[0], r->d2h[1] = d2h_last - r->d2h[0];
+    r->h2d[2] = h2d - h2d_last, r->d2h[2] = d2h - d2h_last;
+    r->largest_between = largest_last;
 }
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {

@@ -9,7 +9,7 @@
  * writes there is refused (hybridlab.kernels.unit_checks). */
 #define HL_STDERR_IS_EVIDENCE 1
 
-/* (a) variant=student. Called once by every rank: `iterations` Jacobi iterations of this rank's
+/* (b) variant=student. Called once by every rank: `iterations` Jacobi iterations of this rank's
  * block on `device`. u and unew hold m + 2 rows of w values each (row-major, w = columns + 2):
  * rows 1..m are this rank's, rows 0 and m + 1 its halo (at the grid's top and bottom: the fixed
  * boundary), columns 0 and w - 1 the fixed boundary. One iteration: the halo exchange on the
@@ -17,7 +17,7 @@
  * 1..w-2, and u = unew there. When the call returns, u on the host holds the result. */
 void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
                     MPI_Comm comm);
-/* (a) The kit's helper: sends the host's rows 1 and m of u to the neighbour ranks and receives
+/* (b) The kit's helper: sends the host's rows 1 and m of u to the neighbour ranks and receives
  * their edges into the host's rows 0 and m + 1 (MPI_Sendrecv; nothing at the grid's ends). */
 void exchange_rows(double *u, long m, long w, MPI_Comm comm);
 

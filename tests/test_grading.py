@@ -261,13 +261,14 @@ LABS = {
         "ZeroDivisionError",
     ),
     "15_offload": Broken(
-        "global_sum",
-        c_cell("SUM_C", "offload_scaffold", (
-            "void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {\n"
+        "jacobi_offload",
+        c_cell("JACOBI_C", "offload_halo", (
+            "void jacobi_offload(double *u, double *unew, long m, long w, long iterations,\n"
+            "                    int device, MPI_Comm comm) {\n"
             "    int rank;\n    MPI_Comm_rank(comm, &rank);\n"
             "    if (rank == 1) { volatile int *p = 0; *p = 1; }\n"
-            "    MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, comm);\n}")),
-        frozenset({"hidden_global_sum"}),
+            "    (void)u, (void)unew, (void)m, (void)w, (void)iterations, (void)device;\n}")),
+        frozenset({"hidden_jacobi_offload"}),
         "KernelCrash",
     ),
 }

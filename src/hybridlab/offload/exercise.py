@@ -5,7 +5,7 @@ the kernel while the variant runs.
 
     status()                                    # the offload target's probe: .ready, .message
     runs = variant_runs(nx=256, ny=256, iterations=50)   # {variant: Results}
-    kernel = build_student_offload(JACOBI_C)    # (a): the cell's jacobi_offload, traced
+    kernel = build_student_offload(JACOBI_C)    # (b): the cell's jacobi_offload, traced
     got = run_student_offload(kernel, ranks=2, nx=40, ny=20, iterations=8)  # plain data
 
 The student's unit is judged from its objects (host and device) before it is linked
@@ -15,7 +15,7 @@ the kernel's records (the report's bytes and launches, the grid's checksums), ne
 
 from __future__ import annotations
 
-from ..kernels.build import Kernel, build, offload_flags
+from ..kernels.build import OFFLOAD_COMPILER, BuildError, Kernel, build, offload_flags
 from ..kernels.offload import OffloadStatus, probe
 from ..runs import compliance
 from ..runs.launch import run_program
@@ -35,8 +35,17 @@ def status() -> OffloadStatus:
     return probe()
 
 
+def _require_offload() -> None:
+    """BuildError saying what is missing where clang cannot build for the host plugin."""
+    found = status()
+    if not found.ready:
+        raise BuildError(KERNEL, [OFFLOAD_COMPILER, *offload_flags()],
+                         f"lab 15 needs an OpenMP offload target: {found.message}\n")  # fmt: skip
+
+
 def kit_kernel() -> Kernel:
     """The kit's variants, built for the host plugin's devices."""
+    _require_offload()
     return build(KERNEL, offload_flags())
 
 
@@ -55,7 +64,8 @@ def variant_runs(nx: int, ny: int, iterations: int, ranks: int = 2,
 
 
 def build_student_offload(code: str, name: str = "student_offload") -> Kernel:
-    """(a): the cell's jacobi_offload with offload_halo (variant=student), for the host plugin."""
+    """(b): the cell's jacobi_offload with offload_halo (variant=student), for the host plugin."""
+    _require_offload()
     return build_student(name, KERNEL, "HL_STUDENT_OFFLOAD", code, ("jacobi_offload",),
                          offload_flags())  # fmt: skip
 
