@@ -19,6 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import progress
 from .build import OFFLOAD_COMPILER, OFFLOAD_TARGETS, offload_flags
 
 PROBE_SECONDS = 60
@@ -53,7 +54,8 @@ def probe(target: str = OFFLOAD_TARGETS[0]) -> OffloadStatus:
     """Build and run the probe for `target` (cached for the process)."""
     if shutil.which(OFFLOAD_COMPILER) is None:
         return OffloadStatus(target, 0, False, f"no {OFFLOAD_COMPILER} on PATH: {INSTALL}")
-    with tempfile.TemporaryDirectory(prefix="hl-offload-") as work:
+    with tempfile.TemporaryDirectory(prefix="hl-offload-") as work, \
+            progress.running(f"offload probe {target}"):
         source, program = Path(work) / "probe.c", Path(work) / "probe"
         source.write_text(_PROGRAM)
         cmd = [OFFLOAD_COMPILER, "-fopenmp", *offload_flags(target), str(source), "-o", str(program)]
