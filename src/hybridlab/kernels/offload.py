@@ -64,7 +64,7 @@ def probe(target: str = OFFLOAD_TARGETS[0]) -> OffloadStatus:
                                    check=False)  # fmt: skip
             if built.returncode != 0:
                 said = (built.stderr.strip().splitlines() or ["no message"])[-1]
-                return OffloadStatus(target, 0, False, f"clang cannot build for {target}: {said}")
+                return OffloadStatus(target, 0, False, f"clang cannot build for it ({said})")
             ran = subprocess.run([str(program)], capture_output=True, text=True,
                                  timeout=PROBE_SECONDS, check=False)  # fmt: skip
         except subprocess.TimeoutExpired:
