@@ -10,7 +10,8 @@ kernel with hl_mpi_trace.h forced in first and links it with the kit's tracer ob
 (Results.mpi_calls), which hybridlab.runs.compliance judges against a thread level. A student's own
 unit (a C cell linked with a kit kernel, or a whole program) is then judged from its object and
 its preprocessed unit before it is linked (hybridlab.kernels.unit_checks): a refused construct is a
-BuildError naming the cell's line.
+BuildError naming the cell's line. flags=offload_flags() builds for an OpenMP offload target (lab
+15): clang behind the MPI wrapper (compiler_env), its host and device code both judged.
 """
 
 from __future__ import annotations
