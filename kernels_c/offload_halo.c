@@ -194,6 +194,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         saved = dup(2);
         if (!captured || saved < 0 || dup2(fileno(captured), 2) < 0)
             return hl_fail(ctx, "cannot capture the offload runtime's report");
+        hl_crash_fd = saved; /* a crash is still reported where the harness reads it */
     }
     MPI_Barrier(comm);
     double t0 = hl_now();
@@ -211,6 +212,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (want_report) {
         fflush(stderr);
         dup2(saved, 2);
+        hl_crash_fd = STDERR_FILENO;
         close(saved);
         read_report(captured, device, &r);
         fclose(captured);

@@ -73,7 +73,7 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
     attempt("constant", "per_iteration", r"""
 def per_iteration(offload, iterations):
     return pd.DataFrame({"h2d": [200.0, 100.0], "d2h": [0.0, 200.0], "halo": [200.0, 200.0]})
-""", {"hidden_per_iteration"}, "the visible test's answer typed in", reason="AssertionError"),
+""", {"hidden_per_iteration"}, "the visible test's answer typed in", reason="AssertionError: rank"),
     attempt("shortcut", "per_iteration", changed(
         PER_ITERATION, "later = iterations - 1", "later = ITERATIONS - 1  # the notebook's runs"),
         {"hidden_per_iteration"}, "the notebook's own iteration count, not the argument",
