@@ -27,7 +27,7 @@ ENV LANG=C.UTF-8 \
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
         python3 python3-venv gcc libc6-dev make hwloc-nox numactl libfftw3-double3 bubblewrap \
-        slurm-wlm munge libsimgrid-dev simgrid \
+        slurm-wlm munge libsimgrid-dev simgrid clang libomp-14-dev clang-tools-14 \
     && rm -rf /usr/include/boost /var/lib/apt/lists/*
 
 RUN useradd --create-home --uid 1000 --user-group --shell /bin/bash student \

@@ -10,7 +10,8 @@ kernel with hl_mpi_trace.h forced in first and links it with the kit's tracer ob
 (Results.mpi_calls), which hybridlab.runs.compliance judges against a thread level. A student's own
 unit (a C cell linked with a kit kernel, or a whole program) is then judged from its object and
 its preprocessed unit before it is linked (hybridlab.kernels.unit_checks): a refused construct is a
-BuildError naming the cell's line.
+BuildError naming the cell's line. flags=offload_flags() builds for an OpenMP offload target (lab
+15): clang behind the MPI wrapper (compiler_env), its host and device code both judged.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import ctypes
 import functools
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -36,6 +38,28 @@ TRACE_FLAGS = ("-DHL_TRACE_MPI", "-include", TRACE_HEADER)
 TRACER_SOURCE = "hl_trace.c"  # the tracer, compiled out of line and linked beside a traced unit
 TRACER_FLAGS = ("-DHL_TRACE_MPI", "-fvisibility=hidden")
 WHOLE_PROGRAM_FLAG = "-DHL_WHOLE_PROGRAM"  # a student's whole program (hybridlab.slurm.jobs)
+# An OpenMP offload build (lab 15): clang behind the MPI wrapper, with the offload target given;
+# LLVM's host plugin (x86_64) runs everywhere, nvptx64 and amdgcn need a GPU's toolchain.
+OFFLOAD_TARGETS = ("x86_64-pc-linux-gnu", "nvptx64-nvidia-cuda", "amdgcn-amd-amdhsa")
+OFFLOAD_COMPILER = "clang"
+
+
+def offload_flags(target: str = OFFLOAD_TARGETS[0]) -> tuple[str, ...]:
+    """The flags of an OpenMP offload build for `target` (build(..., offload_flags()))."""
+    return (f"-fopenmp-targets={target}",)
+
+
+def offload_target(flags: tuple[str, ...]) -> str | None:
+    """The offload target the flags ask for, None for a host build."""
+    return next((f.partition("=")[2] for f in flags if f.startswith("-fopenmp-targets=")), None)
+
+
+def compiler_env(flags: tuple[str, ...]) -> dict[str, str] | None:
+    """The environment the MPI wrapper runs in: for an offload build, clang as the compiler
+    under MPICH's and Open MPI's mpicc (MPICH_CC, OMPI_CC); None (inherited) otherwise."""
+    if offload_target(flags) is None:
+        return None
+    return {**os.environ, "MPICH_CC": OFFLOAD_COMPILER, "OMPI_CC": OFFLOAD_COMPILER}
 DEFAULT_FLAGS = ("-std=gnu11", "-O2", "-Wall", "-Wextra", "-fopenmp")
 # A student's translation unit (LINK): kit helpers only, synchronous sends, no undeclared calls
 # (a kernel's static function is an error naming the cell's line); not the kernel's flags.
@@ -132,11 +156,13 @@ def mpicc() -> str:
 
 
 @functools.lru_cache(maxsize=4)
-def _wrapper_identity(cc: str) -> str:
+def _wrapper_identity(cc: str, offload: bool = False) -> str:
     """What the wrapper runs and the compiler's version, from `cc` itself: the same in a grading
-    sandbox as outside, whatever PATH holds."""
-    show = subprocess.run([cc, "-show"], capture_output=True, text=True, check=False)
-    version = subprocess.run([cc, "--version"], capture_output=True, text=True, check=False)
+    sandbox as outside, whatever PATH holds (offload: with clang behind it)."""
+    env = compiler_env(offload_flags()) if offload else None
+    show = subprocess.run([cc, "-show"], capture_output=True, text=True, check=False, env=env)
+    version = subprocess.run([cc, "--version"], capture_output=True, text=True, check=False,
+                             env=env)  # fmt: skip
     return show.stdout + (version.stdout.splitlines() or [""])[0]
 
 
@@ -208,11 +234,12 @@ def cache_key(code: str, flags: tuple[str, ...], cc: str) -> str:
     """The build's name in the cache after its kernel's name: a digest of the source, every
     header, the flags and the compiler."""
     headers = [*_headers(), *_included_kernels(code)]  # a notebook's code may include a kernel
-    if TRACE_FLAGS[0] in flags:
+    if TRACE_FLAGS[0] in flags:  # the tracer, and the checks a student's unit passed to build
         tracer = find_kernel_file(TRACER_SOURCE)
         headers.append(tracer.read_text() if tracer else "")
+        headers.append(Path(unit_checks.__file__).read_text())
     return hashlib.sha256(
-        "\0".join([code, *headers, *DEFAULT_FLAGS, *flags, _wrapper_identity(cc)]).encode()
+        "\0".join([code, *headers, *DEFAULT_FLAGS, *flags, _wrapper_identity(cc, offload_target(flags) is not None)]).encode()
     ).hexdigest()[:16]
 
 
@@ -230,7 +257,8 @@ def is_current(entry: Path) -> bool:
         return False
 
 
-def _student_refusals(name: str, code: str, objects: dict[str, Path], cmd: list[str]) -> str:
+def _student_refusals(name: str, code: str, objects: dict[str, Path], cmd: list[str],
+                      env: dict[str, str] | None) -> str:
     """What the student's unit (objects["unit"]) may not do, judged from its object and its
     preprocessed unit (hybridlab.kernels.unit_checks): the refusals, one per line, or ""."""
     link = LINK.match(code)
@@ -238,16 +266,18 @@ def _student_refusals(name: str, code: str, objects: dict[str, Path], cmd: list[
     part = (unit_checks.cell_part(link.group(1).removesuffix(".c"), objects["kit"]) if link
             else unit_checks.WHOLE_PROGRAM)  # fmt: skip
     entries = unit_checks.tracer_entries(objects["tracer"])
-    found = unit_checks.check_symbols(objects["unit"], part, entries, file)
-    found += unit_checks.check_code(objects["unit"], file)
-    preprocess = cmd[: cmd.index("-c")]
+    found = []
+    for obj in unit_checks.offload_parts(objects["unit"]):  # the host's object, the device's
+        found += unit_checks.check_symbols(obj, part, entries, file)
+        found += unit_checks.check_code(obj, file)
+    preprocess = [f for f in cmd[: cmd.index("-c")] if not f.startswith("-fopenmp-targets=")]
     unit = code if link else f'#line 1 "{unit_checks.CELL}"\n{code}'
-    found += unit_checks.preprocessed_cell(unit, preprocess, file)[1]
+    found += unit_checks.preprocessed_cell(unit, preprocess, file, env)[1]
     return "\n".join(sorted({str(r) for r in found}))
 
 
 def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) -> Kernel:
-    cc = mpicc()
+    cc, env = mpicc(), compiler_env(flags)
     includes = include_flags()
     all_flags = DEFAULT_FLAGS + tuple(flags)
     target = cache_dir() / f"{name}-{cache_key(code, tuple(flags), cc)}"
@@ -263,8 +293,9 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
         traced = TRACE_FLAGS[0] in flags
         student = traced and (link is not None or WHOLE_PROGRAM_FLAG in flags)
         objects = {"unit": work / f"{name}.o"}
-        debug = ["-g"] if student else []  # the checks name the student's lines
-        compile_ = [[cc, *all_flags, *debug, *includes, "-fPIC", "-c", str(src), "-o",
+        # the checks name the student's lines (-g); a switch makes no indirect jump (unit_checks)
+        checked = ["-g", "-fno-jump-tables"] if student else []
+        compile_ = [[cc, *all_flags, *checked, *includes, "-fPIC", "-c", str(src), "-o",
                      str(objects["unit"])]]  # fmt: skip
         if link:  # a student's unit: the kit kernel beside it, built with the part's define
             kit_flags = [f for f in all_flags if f not in STUDENT_UNIT_FLAGS]
@@ -280,8 +311,8 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
         output = ""
         with progress.running(f"compile {name}"):
             for cmd in compile_:
-                output += _compile(name, cmd, work)
-            refused = (_student_refusals(name, code, objects, compile_[0]) if student else
+                output += _compile(name, cmd, work, env)
+            refused = (_student_refusals(name, code, objects, compile_[0], env) if student else
                        unit_checks.profiling_calls(objects["unit"]) if traced else "")  # fmt: skip
             if refused:
                 shutil.rmtree(work, ignore_errors=True)
@@ -290,7 +321,7 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
                 [cc, *all_flags, "-shared", *linked, "-o", str(work / library.name), "-lm"],
                 [cc, *all_flags, *linked, "-o", str(work / program.name), "-lm"],
             ):
-                output += _compile(name, cmd, work)
+                output += _compile(name, cmd, work, env)
         for obj in objects.values():
             obj.unlink()
         (work / log.name).write_text(output)
@@ -305,9 +336,9 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
     return Kernel(name, source or target / f"{name}.c", library, program, all_flags, warnings)
 
 
-def _compile(name: str, cmd: list[str], work: Path) -> str:
+def _compile(name: str, cmd: list[str], work: Path, env: dict[str, str] | None = None) -> str:
     """Run one compiler command; its messages, or BuildError (the build folder removed)."""
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     if done.returncode != 0:
         shutil.rmtree(work, ignore_errors=True)
         raise BuildError(name, cmd, done.stderr)
