@@ -60,6 +60,8 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 
 
 A, B, C = {"hidden_exchange_slice"}, {"hidden_task_iteration"}, {"hidden_halo_ratio"}
+D = {"hidden_pready_iteration"}
+CHECKSUM = "the halo rows do not hold the neighbours' edge rows"  # the checksum's message
 
 WRONG = [
     wrong("exchange_slice", slice_exchange(comms="""
@@ -68,24 +70,101 @@ void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
 }
 """), A, "every thread on the same communicator with the same tags: slices can match another thread's"),
     wrong("exchange_slice", slice_exchange(slice_="long first = 1 + t * (nx / T), count = nx / T;"),
-          A, "slices of nx / T columns: the last nx mod T columns are never exchanged"),
+          A, "slices of nx / T columns: the last nx mod T columns are never exchanged", reason=CHECKSUM),
     wrong("task_iteration", tasks(interior="#pragma omp task firstprivate(first, last) depend(in: top[0], bottom[0])"),
-          B, "the interior tasks depend on the halos too: right, but nothing overlaps"),
+          B, "the interior tasks depend on the halos too: right, but nothing overlaps",
+          reason="no row was computed between the posting of the requests and their completion"),
     wrong("task_iteration", tasks(exchange="""        MPI_Sendrecv(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, &a[1], (int)nx, MPI_DOUBLE, up, 1,
                      comm, MPI_STATUS_IGNORE);
         MPI_Sendrecv(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, &a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE,
                      down, 2, comm, MPI_STATUS_IGNORE);"""),
-          B, "a blocking MPI_Sendrecv in the task: nothing posted stays in flight"),
+          B, "a blocking MPI_Sendrecv in the task: nothing posted stays in flight",
+          reason="post MPI_Irecv and MPI_Isend in a task"),
     wrong("halo_ratio", """
 def halo_ratio(multiple, funneled):
     def halo(records):  # the mean thread, not the slowest
         return float(records[records["phase"] == "halo"].groupby("rank")["seconds"].mean().mean())
     return halo(multiple) / halo(funneled)
-""", C, "the mean over threads: the exchange ends with its slowest thread"),
+""", C, "the mean over threads: the exchange ends with its slowest thread",
+        reason="slowest thread per rank, mean over ranks"),
     wrong("halo_ratio", """
 def halo_ratio(multiple, funneled):
     def halo(records):
         return float(records[records["phase"] == "halo"].groupby("rank")["seconds"].max().mean())
     return halo(funneled) / halo(multiple)  # upside down
-""", C, "funneled over multiple: the ratio upside down"),
+""", C, "funneled over multiple: the ratio upside down", reason="slowest thread per rank, mean over ranks"),
+]
+
+# (d) partitioned sends: the rows swapped, one partition for the whole row
+WRONG += [
+    wrong("pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    MPI_Count per = nx / parts;
+    int n = 0;
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[m * w + 1], parts, per, MPI_DOUBLE, up, 2, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[1], parts, per, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[w + 1], parts, per, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, per, MPI_DOUBLE, down, 2, comm, MPI_INFO_NULL,
+                       &req[n++]);
+    }
+    return n;
+}
+
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    long w = nx + 2, per = nx / parts;
+    MPI_Startall(nreq, req);
+#pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        long first = 1 + t * per;
+        memcpy(&a[w + first], &fresh[w + first], (size_t)per * sizeof(double));
+        memcpy(&a[m * w + first], &fresh[m * w + first], (size_t)per * sizeof(double));
+        for (int i = 0; i < nreq; i += 2) MPI_Pready(t, req[i]);
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D, "row m sent up and row 1 down: the neighbours get the far rows", reason=CHECKSUM),
+    wrong("pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    MPI_Count per = nx;  /* one partition: the whole row */
+    int n = 0;
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[w + 1], 1, per, MPI_DOUBLE, up, 2, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[1], 1, per, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[m * w + 1], 1, per, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], 1, per, MPI_DOUBLE, down, 2, comm, MPI_INFO_NULL,
+                       &req[n++]);
+    }
+    return n;
+}
+
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    long w = nx + 2;
+    MPI_Startall(nreq, req);
+#pragma omp parallel num_threads(parts)
+    {
+#pragma omp single
+        {
+            memcpy(&a[w + 1], &fresh[w + 1], (size_t)nx * sizeof(double));
+            memcpy(&a[m * w + 1], &fresh[m * w + 1], (size_t)nx * sizeof(double));
+            for (int i = 0; i < nreq; i += 2) MPI_Pready(0, req[i]);
+        }
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D, "one partition per message, marked by whichever thread runs the single",
+          reason="partitions of"),
 ]

@@ -1,17 +1,28 @@
 """Lab 12's runs and exercises on lab 04's 2-D grid (kernels_c/thread_halo.c, hl_grid2d.h).
 
+Each graded C part runs in the student's kernel and is judged in the grader's process: run_*
+builds nothing but runs the student's kernel and returns each run's evidence (Results.evidence:
+the kit's framed records and trace), which a hidden cell hands out; judge_* rebuilds the runs and
+compares them with numpy's checksum and reads the trace; check_student_* does both at once (the
+notebook's visible tests).
+
 (a) variant=multiple: the student's thread_comms and exchange_slice, every thread exchanging its
 own slice of the halo rows at once; judged by the checksum (halo.serial.jacobi2d) and the trace:
-every thread of every rank made point-to-point calls, no message longer than a thread's slice,
-calls of different threads inside MPI at the same time, and no (communicator, tag) shared by two
-threads of a rank. (b) variant=tasks: the student's task_iteration, OpenMP tasks with `depend`;
-judged by the checksum (halo rows are NaN until the exchange fills them), non-blocking calls and
-the kit's stencil_rows computing between the posting of the requests and their completion
-(student_c.overlap_table). The lab's own runs: the same exchange funneled and multiple beside
-lab 04's pure MPI and masteronly, and the kit's MPI-4 partitioned variant.
+every thread of every rank exchanged bytes with a neighbouring rank (the tracer's peer and bytes:
+calls to MPI_PROC_NULL, to the rank itself or of no values move nothing), about as many as the
+others, no message longer than a thread's slice, calls of different threads inside MPI at the
+same time, and no (communicator, tag) shared by two threads of a rank. (b) variant=tasks: the
+student's task_iteration, OpenMP tasks with `depend`; judged by the checksum (halo rows are NaN
+until the exchange fills them), non-blocking calls and the kit's stencil_rows computing between
+the posting of the requests and their completion (student_c.overlap_table). (d) variant=pready:
+the student's MPI-4 partitioned exchange (partitioned_init, pready_iteration); judged by the
+checksum and the partitions each thread marked ready (partition_marks), skipped with a note where
+the library has no partitioned calls (partitioned_missing). The lab's own runs: the same exchange
+funneled and multiple beside lab 04's pure MPI and masteronly, and the kit's MPI-4 partitioned
+variant.
 
-    kernel = build_student_multiple(code)
-    check_student_multiple(kernel, shapes=((2, 2),), nx=24, ny=12)   # AssertionError naming why
+    runs = run_multiple(build_student_multiple(code), shapes=((2, 2),), nx=24, ny=12)
+    judge_multiple(runs)                     # AssertionError naming why, in the grader's process
 """
 
 from __future__ import annotations
