@@ -59,7 +59,8 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
     MPI_Isend(&a[w + first], (int)count, MPI_DOUBLE, up, 2, mine, &req[3]);
     MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
 }
-"""), A, "slices for two threads only: the visible test's thread count"),
+"""), A, "slices for two threads only: the visible test's thread count",
+        reason="KernelCrash"),
     attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", """
 void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
     /* no tasks: exchange first, then every row (the blocking order of lab 04 (a)) */
@@ -121,7 +122,7 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 #pragma omp task depend(in: top[0])
     stencil_rows(1, m);
 }
-"""), B, "the kernel's static exchange called from the cell"),
+"""), B, "the kernel's static exchange called from the cell", reason="did not compile"),
     attempt("constant", "halo_ratio", """
 def halo_ratio(multiple, funneled):
     return 1.0  # "about the same on two cores"

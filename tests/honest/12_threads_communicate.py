@@ -192,21 +192,23 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
 %%c PREADY_C thread_halo
 int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
                      MPI_Request req[4]) {
-    long w = nx + 2;
-    MPI_Count per = nx / parts;
-    int n = 0;
-    if (up != MPI_PROC_NULL) {
-        MPI_Psend_init(&a[w + 1], parts, per, MPI_DOUBLE, up, 2, comm, MPI_INFO_NULL, &req[n++]);
-        MPI_Precv_init(&a[1], parts, per, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
-    }
+    /* the lower neighbour first; tags 11 (travelling down) and 12 (travelling up) */
+    const long w = nx + 2;
+    const MPI_Count each = nx / parts;
+    int k = 0;
     if (down != MPI_PROC_NULL) {
-        MPI_Psend_init(&a[m * w + 1], parts, per, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
-        MPI_Precv_init(&a[(m + 1) * w + 1], parts, per, MPI_DOUBLE, down, 2, comm, MPI_INFO_NULL,
-                       &req[n++]);
+        MPI_Psend_init(a + m * w + 1, parts, each, MPI_DOUBLE, down, 11, comm, MPI_INFO_NULL, req + k);
+        MPI_Precv_init(a + (m + 1) * w + 1, parts, each, MPI_DOUBLE, down, 12, comm, MPI_INFO_NULL,
+                       req + k + 1);
+        k += 2;
     }
-    return n;
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(a + w + 1, parts, each, MPI_DOUBLE, up, 12, comm, MPI_INFO_NULL, req + k);
+        MPI_Precv_init(a + 1, parts, each, MPI_DOUBLE, up, 11, comm, MPI_INFO_NULL, req + k + 1);
+        k += 2;
+    }
+    return k;
 }
-
 
 void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
                       MPI_Request req[]) {
@@ -220,6 +222,6 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
     }
     MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
 }
-""", why="an omp for over the partitions (static, 1), MPI_Pready_range of one partition, the "
-         "down send marked first"),
+""", why="the lower neighbour set up first, an omp for over the partitions (static, 1), "
+         "MPI_Pready_range of one partition"),
 ]

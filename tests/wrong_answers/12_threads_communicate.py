@@ -9,20 +9,18 @@ void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
 """
 
 
-def slice_exchange(comms: str = COMMS, slice_: str = "", tags: str = "1, 2") -> str:
-    """The right (a) with its communicators, slice or tags replaced."""
-    up_tag, down_tag = tags.split(", ")
-    slice_ = slice_ or "long first = 1 + t * nx / T, count = (t + 1) * nx / T - t * nx / T;"
-    return c_cell("MULTIPLE_C", "thread_halo", comms + f"""
+def slice_exchange(slice_: str) -> str:
+    """The right (a) with its slice replaced."""
+    return c_cell("MULTIPLE_C", "thread_halo", COMMS + f"""
 void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {{
     long w = nx + 2;
     int t = omp_get_thread_num(), T = omp_get_num_threads();
     {slice_}
     MPI_Request req[4];
-    MPI_Irecv(&a[first], (int)count, MPI_DOUBLE, up, {up_tag}, mine, &req[0]);
-    MPI_Irecv(&a[(m + 1) * w + first], (int)count, MPI_DOUBLE, down, {down_tag}, mine, &req[1]);
-    MPI_Isend(&a[m * w + first], (int)count, MPI_DOUBLE, down, {up_tag}, mine, &req[2]);
-    MPI_Isend(&a[w + first], (int)count, MPI_DOUBLE, up, {down_tag}, mine, &req[3]);
+    MPI_Irecv(&a[first], (int)count, MPI_DOUBLE, up, 1, mine, &req[0]);
+    MPI_Irecv(&a[(m + 1) * w + first], (int)count, MPI_DOUBLE, down, 2, mine, &req[1]);
+    MPI_Isend(&a[m * w + first], (int)count, MPI_DOUBLE, down, 1, mine, &req[2]);
+    MPI_Isend(&a[w + first], (int)count, MPI_DOUBLE, up, 2, mine, &req[3]);
     MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
 }}
 """)
@@ -64,11 +62,28 @@ D = {"hidden_pready_iteration"}
 CHECKSUM = "the halo rows do not hold the neighbours' edge rows"  # the checksum's message
 
 WRONG = [
-    wrong("exchange_slice", slice_exchange(comms="""
+    wrong("exchange_slice", c_cell("MULTIPLE_C", "thread_halo", """
 void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
     for (int t = 0; t < nthreads; t++) comms[t] = comm;  /* one communicator, the same tags */
 }
-"""), A, "every thread on the same communicator with the same tags: slices can match another thread's"),
+
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    /* the threads take turns so that no slice can match another thread's message */
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long first = 1 + t * nx / T, count = (t + 1) * nx / T - t * nx / T;
+    for (int turn = 0; turn < T; turn++) {
+        if (turn == t) {
+            MPI_Sendrecv(&a[m * w + first], (int)count, MPI_DOUBLE, down, 1, &a[first], (int)count,
+                         MPI_DOUBLE, up, 1, mine, MPI_STATUS_IGNORE);
+            MPI_Sendrecv(&a[w + first], (int)count, MPI_DOUBLE, up, 2, &a[(m + 1) * w + first],
+                         (int)count, MPI_DOUBLE, down, 2, mine, MPI_STATUS_IGNORE);
+        }
+#pragma omp barrier
+    }
+}
+"""), A, "one communicator and the same tags for every thread, the threads taking turns",
+          reason="on one communicator with tag"),
     wrong("exchange_slice", slice_exchange(slice_="long first = 1 + t * (nx / T), count = nx / T;"),
           A, "slices of nx / T columns: the last nx mod T columns are never exchanged", reason=CHECKSUM),
     wrong("task_iteration", tasks(interior="#pragma omp task firstprivate(first, last) depend(in: top[0], bottom[0])"),
