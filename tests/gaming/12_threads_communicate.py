@@ -242,7 +242,7 @@ GAMING.append(attempt("method", "exchange_slice", c_cell("MULTIPLE_C", "thread_h
             MPI_Isend(y, 1, MPI_DOUBLE, down, 100 + t, mine, &req[2]);
             MPI_Isend(y + 1, 1, MPI_DOUBLE, up, 200 + t, mine, &req[3]);""")), A,
     "the master moves every slice; the others send one token value to the real neighbours",
-    reason="bytes exchanged with neighbours per thread"))
+    reason="every value once"))
 
 # (d) partitioned sends (issue 38.3): one thread marking every partition, MPI_Pready after the
 # parallel region, plain MPI_Sendrecv instead of partitioned messages
