@@ -260,6 +260,16 @@ LABS = {
         frozenset({"hidden_hybrid_iteration"}),
         "ZeroDivisionError",
     ),
+    "16_tools": Broken(
+        "global_sum",
+        c_cell("SUM_C", "race_bins", (
+            "void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {\n"
+            "    int rank;\n    MPI_Comm_rank(comm, &rank);\n"
+            "    if (rank == 1) { volatile int *p = 0; *p = 1; }\n"
+            "    MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, comm);\n}")),
+        frozenset({"hidden_global_sum"}),
+        "KernelCrash",
+    ),
 }
 
 # lab -> a part only right for the student's own runs: (answer cell, the variable the solution

@@ -55,10 +55,18 @@ clock_gettime clock time gettimeofday nanosleep usleep sleep sched_yield sched_g
 sched_getaffinity __sched_cpucount gethostname getpid sysconf get_nprocs
 abort exit
 """.split())
-# OpenMP's runtime (libgomp), the data objects of Open MPI's handles (MPI_COMM_WORLD is
+# OpenMP's runtime (libgomp; clang's __kmpc_ entry points of libomp), the data objects of Open MPI's handles (MPI_COMM_WORLD is
 # &ompi_mpi_comm_world there) and MPI's constants that are objects: names, not calls into MPI.
-_ALWAYS = re.compile(r"(omp_|GOMP_|ompi_mpi_)\w+|_GLOBAL_OFFSET_TABLE_|MPI_UNWEIGHTED"
+_ALWAYS = re.compile(r"(omp_|GOMP_|__kmpc_|ompi_mpi_)\w+|_GLOBAL_OFFSET_TABLE_|MPI_UNWEIGHTED"
                      r"|MPI_WEIGHTS_EMPTY|MPI_F_STATUSE?S?_IGNORE|MPI_F_ERRCODES_IGNORE")
+# What clang's -fsanitize=thread puts into an object (an Archer build, hybridlab.kernels.archer):
+# each access and atomic the compiler instruments, function entry and exit, and the module's
+# constructor calling __tsan_init. Not ThreadSanitizer's annotations (ignore, acquire, release),
+# which would hide a race: a cell calling those is refused like any other name.
+_SANITIZER = re.compile(r"__tsan_(init|func_entry|func_exit|(unaligned_)?(read|write)(1|2|4|8|16)"
+                        r"|(read|write)_range|atomic(8|16|32|64|128)_\w+|atomic_(thread|signal)_fence"
+                        r"|mem(cpy|set|move))")
+_SANITIZER_CTOR = "tsan.module_ctor"
 _REAL_MPI = re.compile(r"P?MPI_\w+|P?MPIX_\w+|ompi_\w+|MPIR_\w+")
 _OMP_CRITICAL = ".gomp_critical_user_"  # GCC's lock of a named `omp critical`, a common symbol
 _FORBIDDEN_SECTIONS = (".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors")
@@ -217,7 +225,8 @@ def _references(obj: Path, file: str) -> dict[str, int]:
 def _allowed_call(name: str, part: Part, entries: frozenset[str] | None) -> bool:
     entry = name.startswith(TRACED_PREFIX) if entries is None else name in entries
     return (entry or name in part.helpers or name in ALLOWED_LIBC
-            or name in _libm_names() or bool(_ALWAYS.fullmatch(name)))  # fmt: skip
+            or name in _libm_names() or bool(_ALWAYS.fullmatch(name))
+            or bool(_SANITIZER.fullmatch(name)))  # fmt: skip
 
 
 def check_symbols(obj: Path, part: Part, entries: frozenset[str] | None, file: str = CELL
@@ -268,6 +277,8 @@ def check_code(obj: Path, file: str = CELL) -> list[Refusal]:
     found = []
     sections = _run(["readelf", "-S", "-W", str(obj)])
     for name in _FORBIDDEN_SECTIONS:
+        if name == ".init_array" and _sanitizer_constructor_only(obj):
+            continue
         if re.search(rf"\s{re.escape(name)}(\.\S+)?\s", sections):
             found.append(Refusal(0, f"has a {name} section (a constructor or destructor): "
                                     "nothing of a cell runs before or after the kit calls it",
@@ -281,6 +292,16 @@ def check_code(obj: Path, file: str = CELL) -> list[Refusal]:
                                           "MPI, OpenMP and the C library", file))  # fmt: skip
             break
     return found
+
+
+def _sanitizer_constructor_only(obj: Path) -> bool:
+    """Whether the object's constructor tables hold one entry, ThreadSanitizer's own module
+    constructor (an Archer build); False for anything else there, or nothing."""
+    relocations = _run(["readelf", "-r", "-W", str(obj)]) + "\n\n"
+    tables = re.findall(r"Relocation section '\.rela\.init_array[^']*'.*?\n\n", relocations, re.S)
+    targets = [t for table in tables for t in re.findall(
+        r"^[0-9a-f]+\s+[0-9a-f]+\s+\S+\s+[0-9a-f]+\s+(.+?)\s*$", table, re.M)]
+    return targets in ([f".text.{_SANITIZER_CTOR} + 0"], [f"{_SANITIZER_CTOR} + 0"])
 
 
 @functools.lru_cache(maxsize=4)
