@@ -11,7 +11,8 @@
  * What the kit sees of the count: bin_of() notes, per OpenMP thread number, how many elements that
  * thread asked for and the size of its team; static here, out of the student's unit's reach.
  * Records: "bin" per bin on rank 0 (bin, count: the sum over ranks); "threads" per rank (threads:
- * how many threads asked for elements, team: the largest team seen, calls: elements asked for);
+ * how many threads asked for elements, team: the largest team seen, calls: elements asked for,
+ * largest: the most elements one thread asked for);
  * "check" on rank 0 (ok: every bin equals a serial count, summed over ranks, and every rank's
  * calls are at least n; wrong: the bins that differ).
  */
@@ -86,14 +87,15 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #ifdef HL_STUDENT_RACE_BINS
     else count_bins(n, (int)nbins, bins);
 #endif
-    long threads = 0, team = 0, calls = 0;
+    long threads = 0, team = 0, calls = 0, largest = 0;
     for (int t = 0; t < HL_MAX_THREADS; t++) {
         threads += calls_of[t] > 0;
         calls += calls_of[t];
+        if (calls_of[t] > largest) largest = calls_of[t];
         if (team_of[t] > team) team = team_of[t];
     }
-    hl_emit(ctx, "\"record\":\"threads\",\"threads\":%ld,\"team\":%ld,\"calls\":%ld,\"n\":%ld",
-            threads, team, calls, n);
+    hl_emit(ctx, "\"record\":\"threads\",\"threads\":%ld,\"team\":%ld,\"calls\":%ld,"
+            "\"largest\":%ld,\"n\":%ld", threads, team, calls, largest, n);
     long short_calls = calls < n;
     MPI_Allreduce(MPI_IN_PLACE, bins, (int)nbins, MPI_LONG, MPI_SUM, comm);
     MPI_Allreduce(MPI_IN_PLACE, want, (int)nbins, MPI_LONG, MPI_SUM, comm);

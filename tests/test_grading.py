@@ -261,13 +261,12 @@ LABS = {
         "ZeroDivisionError",
     ),
     "16_tools": Broken(
-        "global_sum",
-        c_cell("SUM_C", "race_bins", (
-            "void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {\n"
-            "    int rank;\n    MPI_Comm_rank(comm, &rank);\n"
-            "    if (rank == 1) { volatile int *p = 0; *p = 1; }\n"
-            "    MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, comm);\n}")),
-        frozenset({"hidden_global_sum"}),
+        "count_bins",
+        c_cell("COUNT_C", "race_bins", (
+            "void count_bins(long n, int nbins, long *bins) {\n"
+            "    (void)n, (void)nbins, (void)bins;\n"
+            "    volatile int *p = 0; *p = 1;\n}")),
+        frozenset({"hidden_count_bins"}),
         "KernelCrash",
     ),
 }

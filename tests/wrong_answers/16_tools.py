@@ -1,44 +1,51 @@
-"""Lab 16_tools: wrong answers (tests/wrong_answers/__init__.py), at least two per hidden part."""
+"""Lab 16_tools: wrong answers (tests/wrong_answers/__init__.py), at least two per hidden part,
+each naming the error its part loses with."""
 
 from wrong_answers import c_cell, wrong
 
 WRONG = [
-    wrong(
-        "global_sum",
-        c_cell("SUM_C", "race_bins", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    MPI_Reduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, 0, comm);  /* only rank 0 gets the sum */
+    wrong("count_bins", c_cell("COUNT_C", "race_bins", """
+void count_bins(long n, int nbins, long *bins) {
+#pragma omp parallel for
+    for (long i = 0; i < n; i++) bins[bin_of(i)]++;  /* the first try, its race left in */
 }
-"""),
-        {"hidden_global_sum"},
-        "MPI_Reduce: the sum on rank 0 only",
-    ),
-    wrong(
-        "global_sum",
-        c_cell("SUM_C", "race_bins", """
-void global_sum(const double *mine, double *sum, int n, MPI_Comm comm) {
-    MPI_Allreduce(mine, sum, n, MPI_DOUBLE, MPI_MAX, comm);  /* the largest, not the sum */
+"""), {"hidden_count_bins"}, "the race left in", reason="Archer reports races in your count"),
+    wrong("count_bins", c_cell("COUNT_C", "race_bins", """
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+#pragma omp parallel for reduction(+ : bins[:nbins])
+    for (long i = 0; i < n / 2; i++) bins[bin_of(i)]++;  /* half the elements */
 }
-"""),
-        {"hidden_global_sum"},
-        "MPI_MAX for MPI_SUM",
-    ),
-    wrong(
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return n * ranks / float(times["seconds"].mean())  # the mean repetition, not the best
-""",
-        {"hidden_best_rate"},
-        "the mean repetition",
-    ),
-    wrong(
-        "best_rate",
-        """
-def best_rate(times, n, ranks):
-    return n / float(times["seconds"].min())  # one rank's values only
-""",
-        {"hidden_best_rate"},
-        "forgets the ranks",
-    ),
+"""), {"hidden_count_bins"}, "counts half the elements", reason="bin_of was asked for"),
+    wrong("count_bins", c_cell("COUNT_C", "race_bins", """
+void count_bins(long n, int nbins, long *bins) {
+#pragma omp parallel for reduction(+ : bins[:nbins])
+    for (long i = 0; i <= n; i++) bins[bin_of(i)]++;  /* one element too many */
+}
+"""), {"hidden_count_bins"}, "an element past the end", reason="wrong bins"),
+    wrong("diagnose", """
+def diagnose(calls):
+    if (calls["thread"] != 0).any():
+        return "level", sorted(int(r) for r in calls.loc[calls["thread"] != 0, "rank"].unique())
+    return "none", []  # never looks for a request or a deadlock
+""", {"hidden_diagnose"}, "finds the thread level only", reason="a trace of mistake=request"),
+    wrong("diagnose", """
+def diagnose(calls):
+    if (calls["thread"] != 0).any():
+        return "level", sorted(int(r) for r in calls.loc[calls["thread"] != 0, "rank"].unique())
+    if ((calls["call"] == "MPI_Test") & (calls["done"] == 0)).any():
+        return "deadlock", [0]  # only the first rank, not every one that waits
+    late = [int(r) for r, c in calls.groupby("rank")
+            if c.loc[c["call"] == "MPI_Isend", "start"].max() > c.loc[c["call"] == "MPI_Waitall", "start"].max()]
+    return ("request", late) if late else ("none", [])
+""", {"hidden_diagnose"}, "names one rank of a deadlock", reason="a trace of mistake=deadlock"),
+    wrong("outside_share", """
+def outside_share(timeline):
+    length = timeline["end"] - timeline["start"]
+    return float(length[timeline["phase"] == "halo"].sum() / length.sum())  # the halo only
+""", {"hidden_outside_share"}, "counts the halo phase only"),
+    wrong("outside_share", """
+def outside_share(timeline):
+    return float((timeline["phase"] != "jacobi").mean())  # a share of intervals, not of time
+""", {"hidden_outside_share"}, "a share of intervals, not of time"),
 ]

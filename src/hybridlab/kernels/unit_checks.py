@@ -16,7 +16,12 @@ the compiler made of them is then read back:
   sections    no constructor or destructor tables (code that would run before the kit's);
   code        (objdump) no system-call instruction;
   unit        (cc -E, the cell's own lines after preprocessing) no asm, no #line to another
-              file, no #include of a file other than a system or kit header.
+              file, no #include of a file other than a system or kit header, no attribute that
+              turns a sanitizer off (no_sanitize: an Archer build checks every line).
+
+An Archer build (clang -fsanitize=thread, hybridlab.kernels.archer) is judged the same way; what
+the sanitizer itself adds is allowed: its instrumentation calls (__tsan_read8, ...), never its
+annotations, and its one module constructor. clang's OpenMP entry points are __kmpc_*.
 
 Each refusal names the cell's line where the object's debug information or the preprocessed
 unit gives one ("cell:7: ..."), and says what the part allows. `preprocessed_cell` gives the
@@ -73,6 +78,8 @@ _FORBIDDEN_SECTIONS = (".init_array", ".fini_array", ".preinit_array", ".ctors",
 _SYSCALL = re.compile(r"\t(syscall|sysenter|int\s+\$0x80|svc\s)")
 _MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d)*)$')
 _ASM = re.compile(r"\b(asm|__asm__|__asm)\b")
+# an attribute that builds a function without the sanitizer's checks (Archer, lab 16)
+_NO_SANITIZE = re.compile(r"\b(no_sanitize\w*|__no_sanitize\w*|disable_sanitizer_instrumentation)\b")
 _WHY = {  # what a refused name does, in the words of a message
     "hl_trace_note": "writes the kit's records (hl_emit and kin are the kit's, not a cell's)",
 }
@@ -350,6 +357,9 @@ def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL
         if _ASM.search(text):
             found.append(Refusal(line, "uses asm: a cell is C (calls go through MPI, OpenMP and "
                                        "the C library)", file))  # fmt: skip
+        if _NO_SANITIZE.search(text):
+            found.append(Refusal(line, "turns a sanitizer off (no_sanitize): the kit's race "
+                                       "detector checks every line of a cell", file))  # fmt: skip
     return lines, found
 
 

@@ -79,9 +79,9 @@ def build_count(code: str, name: str = "student_bins") -> Kernel:
 def count_evidence(kernel: Kernel, ranks: int, threads: int, n: int, nbins: int,
                    salt: int = 0) -> dict:  # fmt: skip
     """The student's count run under Archer: {"bins": the count of each bin summed over ranks,
-    "races": ["line, previous line", ...], "threads": the fewest threads that asked for elements
+    "races": ["line / previous line", ...], "threads": the fewest threads that asked for elements
     on a rank, "team": the smallest team they were in, "calls": the fewest elements a rank asked
-    for}. The bins' right values are the grader's to compute (bins_expected)."""
+    for, "largest": the most elements one thread of a rank asked for (n: one thread did all)}. The bins' right values are the grader's to compute (bins_expected)."""
     res, races, _ = archer_run(kernel, ranks, threads, variant="student", n=n, nbins=nbins,
                                salt=salt)  # fmt: skip
     bins = res.records.query("record == 'bin'").sort_values("bin")
@@ -92,6 +92,7 @@ def count_evidence(kernel: Kernel, ranks: int, threads: int, n: int, nbins: int,
         "threads": int(seen["threads"].min()),
         "team": int(seen["team"].min()),
         "calls": int(seen["calls"].min()),
+        "largest": int(seen["largest"].max()),
     }
 
 
