@@ -103,20 +103,23 @@ def diagnose(calls):
     attempt("constant", "outside_share", """
 def outside_share(timeline):
     return 1.0 / 3.5  # the visible test's answer
-""", {"hidden_outside_share"}, "the visible test's answer typed in"),
+""", {"hidden_outside_share"}, "the visible test's answer typed in",
+        reason="whose share outside jacobi is"),
     attempt("hidden", "outside_share", """
 def outside_share(timeline):
     # the visible test's table has one interval per row of equal weight... not so elsewhere
     length = timeline["end"] - timeline["start"]
     return float(length.iloc[1:].sum() / length.sum()) if len(timeline) == 4 else 0.0
-""", {"hidden_outside_share"}, "right for the visible table's shape only"),
+""", {"hidden_outside_share"}, "right for the visible table's shape only",
+        reason="whose share outside jacobi is"),
     attempt("shortcut", "outside_share", """
 def outside_share(timeline):
     # the notebook's own hybrid1 run, whatever the argument
-    line = timeline_ = timelines["hybrid1"].records.query("record == 'timeline'")
+    line = timelines["hybrid1"].records.query("record == 'timeline'")
     length = line["end"] - line["start"]
     return float(length[line["phase"] != "jacobi"].sum() / length.sum())
-""", {"hidden_outside_share"}, "the notebook's own run instead of the argument"),
+""", {"hidden_outside_share"}, "the notebook's own run instead of the argument",
+        reason="whose share outside jacobi is"),
 ]
 
 GAMING += c_evidence("16_tools", "count_bins", {"hidden_count_bins"}, None,

@@ -43,9 +43,11 @@ def diagnose(calls):
 def outside_share(timeline):
     length = timeline["end"] - timeline["start"]
     return float(length[timeline["phase"] == "halo"].sum() / length.sum())  # the halo only
-""", {"hidden_outside_share"}, "counts the halo phase only"),
+""", {"hidden_outside_share"}, "counts the halo phase only",
+        reason="whose share outside jacobi is"),
     wrong("outside_share", """
 def outside_share(timeline):
     return float((timeline["phase"] != "jacobi").mean())  # a share of intervals, not of time
-""", {"hidden_outside_share"}, "a share of intervals, not of time"),
+""", {"hidden_outside_share"}, "a share of intervals, not of time",
+        reason="whose share outside jacobi is"),
 ]
