@@ -38,8 +38,10 @@ const hl_param hl_kernel_params[] = {
 static long element_count;
 static int bin_count, my_rank;
 static unsigned long bin_salt;
+#define HL_MEET_SECONDS 0.5 /* how long a thread's first bin_of waits for another thread's */
 static long calls_of[HL_MAX_THREADS]; /* per thread number: elements it asked for */
 static int team_of[HL_MAX_THREADS];   /* per thread number: the size of its team */
+static int arrived[HL_MAX_THREADS];   /* per thread number: it has asked (relaxed atomics) */
 
 static int bin(long i, int rank, unsigned long salt, int nbins) {
     unsigned long h = (unsigned long)(i + 1) * 2654435761UL + (unsigned long)rank * 40503UL + salt;
@@ -47,11 +49,25 @@ static int bin(long i, int rank, unsigned long salt, int nbins) {
     return (int)(h % (unsigned long)nbins);
 }
 
+/* A thread's first bin_of waits (at most HL_MEET_SECONDS) until another thread of its team has
+ * asked too: under a dynamic schedule on a loaded machine one thread could otherwise take every
+ * chunk before the other runs, and the count would look serial. Relaxed atomics: no ordering
+ * that ThreadSanitizer could take for the count's synchronisation. */
+static void meet_another(int t, int team) {
+    __atomic_store_n(&arrived[t], 1, __ATOMIC_RELAXED);
+    double until = hl_now() + HL_MEET_SECONDS;
+    while (hl_now() < until) {
+        for (int u = 0; u < team && u < HL_MAX_THREADS; u++)
+            if (u != t && __atomic_load_n(&arrived[u], __ATOMIC_RELAXED)) return;
+        hl_sleep_us(50);
+    }
+}
+
 int bin_of(long i) {
-    int t = omp_get_thread_num();
+    int t = omp_get_thread_num(), team = omp_get_num_threads();
     if (t >= 0 && t < HL_MAX_THREADS) {
-        calls_of[t] += 1;
-        team_of[t] = omp_get_num_threads();
+        if (calls_of[t]++ == 0 && team > 1) meet_another(t, team);
+        team_of[t] = team;
     }
     if (i < 0 || i >= element_count) return 0;
     return bin(i, my_rank, bin_salt, bin_count);
