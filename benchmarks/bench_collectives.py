@@ -12,16 +12,15 @@ written to benchmarks/collectives_results.md (and collectives_results.json).
 * --mpi4py-demo PATH: also run mpi4py's demo/osu_alltoall.py (from the mpi4py sdist; OSU's
   method ported to Python: back-to-back calls, rank 0's time) under the same mpiexec, beside.
 
-The load average (uptime) is recorded before and after: the machine is shared. Nothing is
-asserted: this is a benchmark, not a test.
+The load is recorded before and after each part (the benchmarks' runner): the machine is
+shared. Nothing is asserted: this is a benchmark, not a test. osu_alltoall itself, run beside
+the kit's sweep, is in bench_anchors.py.
 
     python benchmarks/bench_collectives.py [--scale 1.0] [--quick] [--mpi4py-demo PATH]
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import re
 import subprocess
@@ -36,8 +35,8 @@ from hybridlab.runs.launch import run_program
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _common import Progress, describe_machine, machine_lines  # noqa: E402
-from _runner import uptime as load  # noqa: E402  (the load average, 1, 5, 15 min)
+from _common import Progress  # noqa: E402
+from _runner import Bench  # noqa: E402
 
 say = Progress("bench_collectives")
 
@@ -77,19 +76,14 @@ def mpi4py_demo(path: Path, ranks: int, max_bytes: int) -> dict[int, float]:
     return out
 
 
-def markdown(info: dict, tables: list, same, fft, demo, args, loads) -> str:
+def lines(usable: int, tables: list, same, fft, demo, args) -> list[str]:
+    """The report's body: the OSU-format tables, the equal-volume transpose, the FFT's phases."""
     lines = [
-        "# Collectives benchmark (kernels_c/alltoall.c, kernels_c/fft3d.c)",
+        "`MPI_Alltoall` timed the way `osu_alltoall` times it: warm-up calls skipped, a barrier",
+        "after every call (not timed), each rank's average per call, then the average (and min,",
+        "max) over ranks. Size = bytes sent to each rank.",
         "",
-        "Written by `benchmarks/bench_collectives.py`; do not edit by hand. `MPI_Alltoall` timed",
-        "the way `osu_alltoall` times it: warm-up calls skipped, a barrier after every call (not",
-        "timed), each rank's average per call, then the average (and min, max) over ranks. Size =",
-        "bytes sent to each rank.",
-        "",
-        *machine_lines(info),
         f"- OSU counts scaled by {args.scale}; {args.samples} sample(s) per size (median shown)",
-        f"- load average (1, 5, 15 min) before: {loads[0]}; after: {loads[1]} -- the machine is "
-        "shared; single sizes can be inflated many times by other jobs",
         "",
     ]
     for (ranks, threads, over), table in tables:
@@ -111,7 +105,7 @@ def markdown(info: dict, tables: list, same, fft, demo, args, loads) -> str:
     ]
     for _, r in same.iterrows():
         notes = ["one rank: a local copy only"] if r["ranks"] == 1 else []
-        if r["ranks"] * r["threads"] > _usable(info):
+        if r["ranks"] * r["threads"] > usable:
             notes.append("oversubscribed")
         note = "; ".join(notes)
         lines.append(
@@ -148,52 +142,7 @@ def markdown(info: dict, tables: list, same, fft, demo, args, loads) -> str:
             if size in kit:
                 lines.append(f"| {size} | {kit[size]:.2f} | {us:.2f} | {kit[size] / us:.2f} |")
         lines += [""]
-    lines += [
-        "No OSU micro-benchmarks binary could be built here: OSU is in neither Debian's nor",
-        "PyPI's package lists, and no other source is reachable, so `osu_alltoall` itself has not",
-        "been run beside these numbers (the book's *How the kit measures* asks for that check; the goal is within",
-        "10 %). The tables above are printed in its format so that the check is a diff away.",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def _usable(info: dict) -> int:
-    cpus = info["usable_cpus"]
-    return len(cpus) if isinstance(cpus, list) else int(cpus)
-
-
-def _machine(info: dict) -> dict:
-    """A machine description in _common's form (reports written before it had one converted)."""
-    if "cpu_model" in info:
-        return info
-    name, _, version = str(info.get("mpi", "")).partition(" ")
-    return {
-        **info,
-        "cpu_model": info.get("cpu", "unknown"),
-        "usable_cpus": list(range(_usable(info))),
-        "mpi": {"implementation": name, "version": version},
-        "omp_wait_policy": "unset (libgomp default)",
-    }
-
-
-def report_only(args) -> None:
-    """Rewrite the markdown report from the figures in the JSON file (nothing is measured)."""
-    import pandas as pd
-
-    data = json.loads(args.json.read_text())
-    tables = [((t["ranks"], t["threads"], t["oversubscribed"]), pd.DataFrame(t["rows"]))
-              for t in data["osu"]]  # fmt: skip
-    demo = {int(k): v for k, v in data["mpi4py_demo"].items()}
-    same, fft = pd.DataFrame(data["equal_volume"]), pd.DataFrame(data["fft"])
-    args.n_fft = int(fft["n"].iloc[0]) if len(fft) else args.n_fft
-    args.n_equal = data.get("n_equal", args.n_equal)
-    args.scale, args.samples = data.get("scale", args.scale), data.get("samples", args.samples)
-    text = markdown(
-        _machine(data["machine"]), tables, same, fft, demo, args, data["load_before_after"]
-    )
-    args.out.write_text(text)
-    say(f"rewrote {args.out} from {args.json}")
+    return lines
 
 
 def transpose_messages(n: int, cores: int, threads: int) -> tuple[int, int]:
@@ -203,36 +152,32 @@ def transpose_messages(n: int, cores: int, threads: int) -> tuple[int, int]:
     return ranks - 1, 16 * n**3 // ranks**2
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def options(parser) -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="scale OSU's iteration counts")
     parser.add_argument("--samples", type=int, default=3)
     parser.add_argument("--max-bytes", type=int, default=1 << 20)
     parser.add_argument("--n-equal", type=int, default=64)
     parser.add_argument("--n-fft", type=int, default=128)
     parser.add_argument("--fft-repetitions", type=int, default=5)
-    parser.add_argument("--quick", action="store_true", help="scale 0.1, 1 sample, 256 KiB, n=64")
     parser.add_argument("--mpi4py-demo", type=Path, default=None)
-    parser.add_argument("--out", type=Path, default=HERE / "collectives_results.md")
-    parser.add_argument("--json", type=Path, default=HERE / "collectives_results.json")
-    parser.add_argument("--report-only", action="store_true", help="rewrite --out from --json")
-    args = parser.parse_args()
-    if args.report_only:
-        report_only(args)
-        return
-    if args.quick:
-        args.scale, args.samples, args.max_bytes, args.n_fft = 0.1, 1, 1 << 18, 64
-    loads = [load()]
-    info = describe_machine()
-    usable = _usable(info)
+
+
+def main(argv: list[str] | None = None) -> int:
+    bench = Bench("bench_collectives", __doc__, "collectives_results.md", argv, repeats=None,
+                  options=options, progress=say, quick_help="scale 0.1, 1 sample, 256 KiB, n=64",
+                  quick={"scale": 0.1, "samples": 1, "max_bytes": 1 << 18, "n_fft": 64})  # fmt: skip
+    args = bench.args
+    usable = len(hl.read_topology().usable)
     shapes = [(p, usable // p) for p in range(1, usable + 1) if usable % p == 0 and p > 1]
     if usable < 4:
         shapes += [(4, 1), (2, 2)]  # more ranks, oversubscribed
+    bench.checkpoint("before")
     tables = []
     for ranks, threads in shapes:
-        say(f"alltoall sweep {ranks} x {threads} (load {load()})")
+        say(f"alltoall sweep {ranks} x {threads}")
         res = sweep(ranks, threads, usable, args)
         tables.append(((ranks, threads, ranks * threads > usable), osu_table(res)))
+    bench.checkpoint("after the alltoall sweeps")
     demo = {}
     if args.mpi4py_demo:
         say("mpi4py demo osu_alltoall.py, 2 ranks")
@@ -246,30 +191,22 @@ def main() -> None:
     say("3-D FFT")
     fft_shapes = [(p, usable // p) for p in range(1, usable + 1) if usable % p == 0]
     fft = fft_breakdown(fft_runs(fft_shapes, args.n_fft, repetitions=args.fft_repetitions))
-    loads.append(load())
-    args.out.write_text(markdown(info, tables, same, fft, demo, args, loads))
-    args.json.write_text(
-        json.dumps(
-            {
-                "machine": info,
-                "load_before_after": loads,
-                "osu": [
-                    {"ranks": r, "threads": t, "oversubscribed": o, "rows": tab.to_dict("records")}
-                    for (r, t, o), tab in tables
-                ],
-                "equal_volume": same.to_dict("records"),
-                "fft": fft.to_dict("records"),
-                "mpi4py_demo": demo,
-                "n_equal": args.n_equal,
-                "scale": args.scale,
-                "samples": args.samples,
-            },
-            indent=1,
-            default=str,
-        )
-    )
-    say(f"wrote {args.out} and {args.json} (load {loads[0]} -> {loads[1]})")
+    bench.checkpoint("after")
+    data = {
+        "osu": [
+            {"ranks": r, "threads": t, "oversubscribed": o, "rows": tab.to_dict("records")}
+            for (r, t, o), tab in tables
+        ],
+        "equal_volume": same.to_dict("records"),
+        "fft": fft.to_dict("records"),
+        "mpi4py_demo": demo,
+        "n_equal": args.n_equal,
+        "scale": args.scale,
+        "samples": args.samples,
+    }
+    title = "Collectives benchmark (kernels_c/alltoall.c, kernels_c/fft3d.c)"
+    return bench.report(title, lines(usable, tables, same, fft, demo, args), data)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

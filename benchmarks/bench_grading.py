@@ -18,11 +18,8 @@ scaled to N, and labelled so).
 
 from __future__ import annotations
 
-import argparse
-import datetime
 import json
 import os
-import platform
 import re
 import shutil
 import statistics
@@ -34,13 +31,14 @@ from pathlib import Path
 
 import nbformat
 
+from _common import Progress
+from _runner import Bench
 from hybridlab.course import notebooks
 from hybridlab.grading import autograde, course, gradebook, reference
 from hybridlab.grading.execute import cell_key
 from hybridlab.runs import own_runs
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
+REPO = Path(__file__).resolve().parent.parent
 
 FAULTY = {  # answer cell -> a wrong answer that fails fast
     "02_synchronisation": (
@@ -61,11 +59,7 @@ FAULTY = {  # answer cell -> a wrong answer that fails fast
 EVERY_ANSWER = {"hung": "while True:\n    pass\n", "killer": "import os\nos._exit(1)\n"}
 KINDS = ("solution", "blank", "faulty", *EVERY_ANSWER)
 
-_T0 = time.monotonic()
-
-
-def say(message: str) -> None:
-    print(f"[bench_grading {time.monotonic() - _T0:6.1f} s] {message}", file=sys.stderr, flush=True)
+say = Progress("bench_grading")
 
 
 def student_runs(lab: str) -> Path:
@@ -235,7 +229,7 @@ def one_lab(
     return result
 
 
-GOAL_S = 180  # 30 submissions of any lab on 2 cores (issue 31)
+GOAL_S = 120  # 30 submissions of any lab on 2 cores, quiet (issue 40; 180 s before)
 HUNG_GOAL_S = 120  # a small class with a submission whose every answer hangs (issue 31)
 SEQUENTIAL_MEASURING = "sequential, measuring"  # one at a time, no replay: the path before replay
 OWN_RUNS = "parallel, own runs"  # every submission hands in a student's runs folder
@@ -276,17 +270,10 @@ def goal_lines(results: list[dict]) -> list[str]:
     return lines
 
 
-def write(results: list[dict], args, out: Path) -> None:
-    machine = f"{platform.node()}: {os.cpu_count()} CPUs, {platform.machine()}, Python {platform.python_version()}"
+def write(results: list[dict], bench: Bench) -> None:
+    """The report and its JSON (with the machine), rewritten after every run."""
+    args = bench.args
     lines = [
-        "# Grading a class: sandboxed, parallel",
-        "",
-        f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by "
-        "`python benchmarks/bench_grading.py "
-        f"--submissions {args.submissions} --sequential {args.sequential} --labs {args.labs} "
-        f"--kinds {args.kinds}"
-        f"{' --own-runs' if any(r.get('own_runs') for r in results) else ''}`, on {machine}.",
-        "",
         load_sentence(results),
         "",
         *goal_lines(results),
@@ -376,12 +363,10 @@ def write(results: list[dict], args, out: Path) -> None:
     ]
     for r in results:
         lines.append(f"- {r['lab']} {r['label']}: {r['outcomes']}; totals by kind {r['scores']}")
-    out.write_text("\n".join(lines) + "\n")
-    (out.with_suffix(".json")).write_text(json.dumps(results, indent=1))
+    bench.report("Grading a class: sandboxed, parallel", lines, {"results": results})
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__)
+def options(p) -> None:
     p.add_argument("--submissions", type=int, default=30)
     p.add_argument("--sequential", type=int, default=10)
     p.add_argument("--labs", default="02_synchronisation,04_halo_exchange")
@@ -390,7 +375,6 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also grade the class with every submission handing in a student's runs folder",
     )
-    p.add_argument("--out", default=str(HERE / "grading_results.md"))
     p.add_argument(
         "--kinds",
         default="solution,blank,faulty",
@@ -399,32 +383,43 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--from-json", action="store_true", help="rewrite the report from its JSON, measure nothing"
     )
-    args = p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    bench = Bench("bench_grading", __doc__, "grading_results.md", argv, repeats=None,
+                  options=options, progress=say,
+                  quick={"submissions": 4, "sequential": 0, "labs": "02_synchronisation"},
+                  quick_help="4 submissions of lab 02, nothing sequential: a smoke run")  # fmt: skip
+    args = bench.args
     if args.from_json:
-        results = json.loads(Path(args.out).with_suffix(".json").read_text())
-        write(results, args, Path(args.out))
+        write(json.loads(args.out.with_suffix(".json").read_text())["results"], bench)
         say(f"rewrote {args.out} from its JSON")
         return 0
     kinds = tuple(args.kinds.split(","))
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown:
-        p.error(f"unknown kinds {unknown}: choose from {', '.join(KINDS)}")
+        raise SystemExit(f"bench_grading: unknown kinds {unknown}: choose from {', '.join(KINDS)}")
     results = []
+    bench.checkpoint("before")
     for lab in args.labs.split(","):
         if "faulty" in kinds and lab not in FAULTY:
-            p.error(f"no faulty answer for {lab}: leave 'faulty' out of --kinds")
+            raise SystemExit(
+                f"bench_grading: no faulty answer for {lab}: leave 'faulty' out of --kinds"
+            )
         results.append(one_lab(lab, args.submissions, None, "parallel", kinds=kinds))
-        write(results, args, Path(args.out))
+        write(results, bench)
         if args.own_runs:
             runs = student_runs(lab)
             results.append(one_lab(lab, args.submissions, None, OWN_RUNS, runs=runs))
-            write(results, args, Path(args.out))
+            write(results, bench)
             shutil.rmtree(runs.parent, ignore_errors=True)
         if args.sequential:
             results.append(one_lab(lab, args.sequential, 1, "sequential"))
-            write(results, args, Path(args.out))
+            write(results, bench)
             results.append(one_lab(lab, args.sequential, 1, SEQUENTIAL_MEASURING, replay=False))
-            write(results, args, Path(args.out))
+            write(results, bench)
+    bench.checkpoint("after")
+    write(results, bench)
     say(f"written {args.out}")
     return 0
 

@@ -403,9 +403,19 @@ SOURCES = {  # a document as labs and pages name it, and its entry in the biblio
 }
 
 
-def test_the_bibliography_lists_every_lab_that_cites_each_document():
+STANDARDS = {  # the standards and papers the later labs cite, and their entry in the bibliography
+    "MPI 3.0": r"Version 3\.0|MPI 3\.0",
+    "MPI 4.0": r"Version 4\.0|MPI 4\.0",
+    "OpenMP 4.5": r"OpenMP Application Programming Interface, Version 4\.5|OpenMP 4\.5",
+    "Hoefler et al. 2013": r"MPI \+ MPI: a new hybrid",
+    "Hoefler and Träff 2009": r"Sparse collective operations",
+}
+
+
+@pytest.mark.parametrize("sources", [SOURCES, STANDARDS], ids=["documents", "standards"])
+def test_the_bibliography_lists_every_lab_that_cites_each_document(sources):
     listed = _page("bibliography.md")
-    for name, pattern in SOURCES.items():
+    for name, pattern in sources.items():
         citing = []
         for folder in sorted((ROOT / "grading" / "source").iterdir()):
             lab = folder.name
@@ -413,7 +423,7 @@ def test_the_bibliography_lists_every_lab_that_cites_each_document():
             text = _lab(lab[:2]) + (page.read_text() if page.is_file() else "")
             if re.search(pattern, text):
                 citing.append(lab[:2])
-        words = ", ".join(citing[:-1]) + f" and {citing[-1]}"
+        words = ", ".join(citing[:-1]) + f" and {citing[-1]}" if len(citing) > 1 else citing[0]
         entry = listed[listed.index(f"**{name}**"):]
         entry = entry[:entry.index("- **") if "- **" in entry else len(entry)]
-        assert f"Labs {words}." in entry, (name, words)
+        assert f"{'Labs' if len(citing) > 1 else 'Lab'} {words}." in entry, (name, words)
