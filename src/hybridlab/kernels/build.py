@@ -248,9 +248,10 @@ def cache_key(code: str, flags: tuple[str, ...], cc: str) -> str:
     """The build's name in the cache after its kernel's name: a digest of the source, every
     header, the flags and the compiler."""
     headers = [*_headers(), *_included_kernels(code)]  # a notebook's code may include a kernel
-    if TRACE_FLAGS[0] in flags:
+    if TRACE_FLAGS[0] in flags:  # the tracer, and the checks a student's unit passed to build
         tracer = find_kernel_file(TRACER_SOURCE)
         headers.append(tracer.read_text() if tracer else "")
+        headers.append(Path(unit_checks.__file__).read_text())
     return hashlib.sha256(
         "\0".join([code, *headers, *DEFAULT_FLAGS, *flags, _wrapper_identity(cc)]).encode()
     ).hexdigest()[:16]
@@ -303,8 +304,9 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
         traced = TRACE_FLAGS[0] in flags
         student = traced and (link is not None or WHOLE_PROGRAM_FLAG in flags)
         objects = {"unit": work / f"{name}.o"}
-        debug = ["-g"] if student else []  # the checks name the student's lines
-        compile_ = [[cc, *all_flags, *debug, *includes, "-fPIC", "-c", str(src), "-o",
+        # the checks name the student's lines (-g); a switch makes no indirect jump (unit_checks)
+        checked = ["-g", "-fno-jump-tables"] if student else []
+        compile_ = [[cc, *all_flags, *checked, *includes, "-fPIC", "-c", str(src), "-o",
                      str(objects["unit"])]]  # fmt: skip
         if link:  # a student's unit: the kit kernel beside it, built with the part's define
             kit_flags = [f for f in all_flags if f not in STUDENT_UNIT_FLAGS]

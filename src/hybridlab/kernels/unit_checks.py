@@ -14,7 +14,10 @@ the compiler made of them is then read back:
               PMPI_ function (a #undef, push_macro, pasted name or asm label that got round the
               redirect shows here), no dl*, syscall, file or process functions;
   sections    no constructor or destructor tables (code that would run before the kit's);
-  code        (objdump) no system-call instruction;
+  code        (objdump) no system-call instruction, no indirect call or jump outside the code a
+              header inlined (a function reached through a pointer the cell found in memory, such as a slot of the object's GOT,
+              would be a real MPI or C library function the checks above never saw; the unit is
+              built with -fno-jump-tables, so a switch makes none);
   unit        (cc -E, the cell's own lines after preprocessing) no asm, no #line to another
               file, no #include of a file other than a system or kit header, no attribute that
               turns a sanitizer off (no_sanitize: an Archer build checks every line).
@@ -76,6 +79,7 @@ _REAL_MPI = re.compile(r"P?MPI_\w+|P?MPIX_\w+|ompi_\w+|MPIR_\w+")
 _OMP_CRITICAL = ".gomp_critical_user_"  # GCC's lock of a named `omp critical`, a common symbol
 _FORBIDDEN_SECTIONS = (".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors")
 _SYSCALL = re.compile(r"\t(syscall|sysenter|int\s+\$0x80|svc\s)")
+_INDIRECT = re.compile(r"\t(?:notrack\s+|bnd\s+)?(?:call|jmp)q?\s+\*")
 _MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d)*)$')
 _ASM = re.compile(r"\b(asm|__asm__|__asm)\b")
 # an attribute that builds a function without the sanitizer's checks (Archer, lab 16)
@@ -280,7 +284,8 @@ def profiling_calls(obj: Path) -> str:
 
 
 def check_code(obj: Path, file: str = CELL) -> list[Refusal]:
-    """No constructor or destructor tables and no system-call instruction in the object."""
+    """No constructor or destructor tables, no system-call instruction and no indirect call or
+    jump in the object."""
     found = []
     sections = _run(["readelf", "-S", "-W", str(obj)])
     for name in _FORBIDDEN_SECTIONS:
@@ -290,14 +295,20 @@ def check_code(obj: Path, file: str = CELL) -> list[Refusal]:
             found.append(Refusal(0, f"has a {name} section (a constructor or destructor): "
                                     "nothing of a cell runs before or after the kit calls it",
                                  file))  # fmt: skip
-    current = 0
+    current, header, syscall, indirect = 0, False, False, False
     for line in _run(["objdump", "-d", "-l", "--no-show-raw-insn", str(obj)]).splitlines():
         if re.match(r"^\S+:\d+", line):
-            current = _line_of(line, file)
-        elif _SYSCALL.search(line):
+            current, header = _line_of(line, file), bool(re.match(r"^\S+\.h:\d+", line))
+        elif _SYSCALL.search(line) and not syscall:
+            syscall = True
             found.append(Refusal(current, "makes a system call itself (asm): calls go through "
                                           "MPI, OpenMP and the C library", file))  # fmt: skip
-            break
+        elif _INDIRECT.search(line) and not header and not indirect:  # a header's inlined
+            # helper (hl_measure calling the test it is given) is the kit's or the library's
+            indirect = True
+            found.append(Refusal(current, "calls through a function pointer: a cell calls MPI, "
+                                          "OpenMP, the C library and its own functions by name",
+                                 file))  # fmt: skip
     return found
 
 
