@@ -35,6 +35,7 @@ TOPICS = (
     "thread_comm",
     "neighbour",
     "offload",
+    "tools",
 )
 # Floors, bottom first. A wing is a subpackage (all topics count as one wing, `topics`) or a
 # module of the package root.

@@ -271,6 +271,15 @@ LABS = {
         frozenset({"hidden_jacobi_offload"}),
         "KernelCrash",
     ),
+    "16_tools": Broken(
+        "count_bins",
+        c_cell("COUNT_C", "race_bins", (
+            "void count_bins(long n, int nbins, long *bins) {\n"
+            "    (void)n, (void)nbins, (void)bins;\n"
+            "    volatile int *p = 0; *p = 1;\n}")),
+        frozenset({"hidden_count_bins"}),
+        "KernelCrash",
+    ),
 }
 
 # lab -> a part only right for the student's own runs: (answer cell, the variable the solution

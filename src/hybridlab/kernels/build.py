@@ -12,6 +12,8 @@ unit (a C cell linked with a kit kernel, or a whole program) is then judged from
 its preprocessed unit before it is linked (hybridlab.kernels.unit_checks): a refused construct is a
 BuildError naming the cell's line. flags=offload_flags() builds for an OpenMP offload target (lab
 15): clang behind the MPI wrapper (compiler_env), its host and device code both judged.
+archer=True builds with clang and ThreadSanitizer for Archer, the OpenMP race detector
+(hybridlab.kernels.archer): the same checks, the same cache.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from pathlib import Path
 
 from .. import progress
 from ..paths import cache_root, find_kernel_file, kernel_dirs, venv_bin
+from . import archer as archer_tool
 from . import unit_checks
 
 TRACE_HEADER = "hl_mpi_trace.h"  # trace_mpi=True: records each MPI call with its thread
@@ -119,7 +122,10 @@ class Kernel:
 
     @functools.cached_property
     def params(self) -> dict[str, dict[str, str]]:
-        """name -> {default, help}, read from the library's own parameter table."""
+        """name -> {default, help}, read from the library's own parameter table (an Archer build's
+        library cannot be loaded uninstrumented: its program's --help then)."""
+        if archer_tool.FLAGS[0] in self.flags:
+            return _params_from_usage(self.program)
         lib = ctypes.CDLL(str(self.library), mode=ctypes.RTLD_LOCAL)
         lib.hl_params_json.restype = ctypes.c_char_p
         rows = [json.loads(line) for line in lib.hl_params_json().decode().splitlines() if line]
@@ -134,6 +140,16 @@ class Kernel:
                 f"kernel '{self.name}' has no parameter {', '.join(unknown)} (known: {known})"
             )
         return [f"{k}={_format(v)}" for k, v in params.items()]
+
+
+_USAGE_PARAM = re.compile(r"^  (\w+)\s+(.*) \(default (.*)\)$", re.M)
+
+
+def _params_from_usage(program: Path) -> dict[str, dict[str, str]]:
+    """The parameters as the program's --help lists them (hl_usage in hl_runtime.h)."""
+    usage = subprocess.run([str(program), "--help"], capture_output=True, text=True, check=False,
+                           timeout=60).stdout.partition("\n\n  --thread-level")[0]  # fmt: skip
+    return {m[0]: {"default": m[2], "help": m[1]} for m in _USAGE_PARAM.findall(usage)}
 
 
 def _format(value: object) -> str:
@@ -194,31 +210,55 @@ def has_partitioned() -> bool:
     return _has_partitioned(mpicc())
 
 
-def build(name: str, flags: tuple[str, ...] = (), *, trace_mpi: bool = False) -> Kernel:
+def build(
+    name: str, flags: tuple[str, ...] = (), *, trace_mpi: bool = False, archer: bool = False
+) -> Kernel:
     """Build kernels_c/<name>.c, else the course's <name>.c (cached); trace_mpi=True records its
-    MPI calls per thread."""
+    MPI calls per thread; archer=True builds it for Archer (clang, ThreadSanitizer)."""
     source = find_kernel_file(f"{name}.c")
     if source is None:
         where = " or ".join(str(d) for d in kernel_dirs())
         raise FileNotFoundError(
             f"no kernel '{name}' in {where} (available: {', '.join(available_kernels())})"
         )
-    return _build(name, source.read_text(), source, _with_trace(flags, trace_mpi))
+    return _build(name, source.read_text(), source, _with_trace(flags, trace_mpi, archer))
 
 
 def build_source(
-    name: str, code: str, flags: tuple[str, ...] = (), *, trace_mpi: bool = False
+    name: str, code: str, flags: tuple[str, ...] = (), *, trace_mpi: bool = False,
+    archer: bool = False,
 ) -> Kernel:
     """Build C source written in a notebook cell; errors point at <name>.c and its lines.
     trace_mpi=True records every MPI call the code makes with its thread (hybridlab.runs.compliance);
     a student's unit that would get round the recording is refused (hybridlab.kernels.unit_checks)."""
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
         raise ValueError(f"kernel name {name!r} must be a C identifier (letters, digits, _)")
-    return _build(name, code, None, _with_trace(flags, trace_mpi))
+    return _build(name, code, None, _with_trace(flags, trace_mpi, archer))
 
 
-def _with_trace(flags: tuple[str, ...], trace_mpi: bool) -> tuple[str, ...]:
-    return tuple(flags) + (TRACE_FLAGS if trace_mpi else ())
+def _with_trace(flags: tuple[str, ...], trace_mpi: bool, archer: bool = False) -> tuple[str, ...]:
+    return tuple(flags) + (TRACE_FLAGS if trace_mpi else ()) + (archer_tool.FLAGS if archer else ())
+
+
+@contextlib.contextmanager
+def _compiler(flags: tuple[str, ...]):
+    """The MPI wrapper's compiler for a build of these flags: clang for Archer (every command of
+    the build, the checks' preprocessing too), else the wrapper's own."""
+    if archer_tool.FLAGS[0] not in flags:
+        yield
+        return
+    if reason := archer_tool.missing():
+        raise BuildError("archer", [archer_tool.COMPILER], reason + "\n")
+    saved = {k: os.environ.get(k) for k in archer_tool.COMPILER_ENV}
+    os.environ.update(archer_tool.COMPILER_ENV)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 # The first line of a student's translation unit (hybridlab.runs.student_c): the kit kernel it is linked
@@ -325,7 +365,7 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
                              str(find_kernel_file(TRACER_SOURCE)), "-o", str(objects["tracer"])])
         linked = [str(o) for o in objects.values()]
         output = ""
-        with progress.running(f"compile {name}"):
+        with progress.running(f"compile {name}"), _compiler(tuple(flags)):
             for cmd in compile_:
                 output += _compile(name, cmd, work, env)
             refused = (_student_refusals(name, code, objects, compile_[0], env) if student else

@@ -19,7 +19,12 @@ the compiler made of them is then read back:
               would be a real MPI or C library function the checks above never saw; the unit is
               built with -fno-jump-tables, so a switch makes none);
   unit        (cc -E, the cell's own lines after preprocessing) no asm, no #line to another
-              file, no #include of a file other than a system or kit header.
+              file, no #include of a file other than a system or kit header, no attribute that
+              turns a sanitizer off (no_sanitize: an Archer build checks every line).
+
+An Archer build (clang -fsanitize=thread, hybridlab.kernels.archer) is judged the same way; what
+the sanitizer itself adds is allowed: its instrumentation calls (__tsan_read8, ...), never its
+annotations, and its one module constructor. clang's OpenMP entry points are __kmpc_*.
 
 An OpenMP offload unit (clang -fopenmp-targets, lab 15) is checked twice: its host object and
 the device object the offload bundler unbundles from it (for the host plugin's x86_64 target,
@@ -65,10 +70,18 @@ clock_gettime clock time gettimeofday nanosleep usleep sleep sched_yield sched_g
 sched_getaffinity __sched_cpucount gethostname getpid sysconf get_nprocs
 abort exit
 """.split())
-# OpenMP's runtime (libgomp), the data objects of Open MPI's handles (MPI_COMM_WORLD is
+# OpenMP's runtime (libgomp; clang's __kmpc_ entry points of libomp), the data objects of Open MPI's handles (MPI_COMM_WORLD is
 # &ompi_mpi_comm_world there) and MPI's constants that are objects: names, not calls into MPI.
-_ALWAYS = re.compile(r"(omp_|GOMP_|ompi_mpi_)\w+|_GLOBAL_OFFSET_TABLE_|MPI_UNWEIGHTED"
+_ALWAYS = re.compile(r"(omp_|GOMP_|__kmpc_|ompi_mpi_)\w+|_GLOBAL_OFFSET_TABLE_|MPI_UNWEIGHTED"
                      r"|MPI_WEIGHTS_EMPTY|MPI_F_STATUSE?S?_IGNORE|MPI_F_ERRCODES_IGNORE")
+# What clang's -fsanitize=thread puts into an object (an Archer build, hybridlab.kernels.archer):
+# each access and atomic the compiler instruments, function entry and exit, and the module's
+# constructor calling __tsan_init. Not ThreadSanitizer's annotations (ignore, acquire, release),
+# which would hide a race: a cell calling those is refused like any other name.
+_SANITIZER = re.compile(r"__tsan_(init|func_entry|func_exit|(unaligned_)?(read|write)(1|2|4|8|16)"
+                        r"|(read|write)_range|atomic(8|16|32|64|128)_\w+|atomic_(thread|signal)_fence"
+                        r"|mem(cpy|set|move))")
+_SANITIZER_CTOR = "tsan.module_ctor"
 _REAL_MPI = re.compile(r"P?MPI_\w+|P?MPIX_\w+|ompi_\w+|MPIR_\w+")
 _OMP_CRITICAL = ".gomp_critical_user_"  # GCC's lock of a named `omp critical`, a common symbol
 _FORBIDDEN_SECTIONS = (".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors")
@@ -83,6 +96,8 @@ _REGISTRATION = ".omp_offloading.requires_reg"  # clang's constructor in .init_a
 _BUNDLE = re.compile(r"__CLANG_OFFLOAD_BUNDLE__(openmp-x86_64-\S+)")
 _BUNDLER = "clang-offload-bundler"
 _STDERR = frozenset({"stderr", "perror", "psignal", "psiginfo"})  # what writes to stderr
+# an attribute that builds a function without the sanitizer's checks (Archer, lab 16)
+_NO_SANITIZE = re.compile(r"\b(no_sanitize\w*|__no_sanitize\w*|disable_sanitizer_instrumentation)\b")
 _WHY = {  # what a refused name does, in the words of a message
     "hl_trace_note": "writes the kit's records (hl_emit and kin are the kit's, not a cell's)",
 }
@@ -239,7 +254,8 @@ def _references(obj: Path, file: str) -> dict[str, int]:
 def _allowed_call(name: str, part: Part, entries: frozenset[str] | None) -> bool:
     entry = name.startswith(TRACED_PREFIX) if entries is None else name in entries
     return (entry or name in part.helpers or name in ALLOWED_LIBC
-            or name in _libm_names() or bool(_ALWAYS.fullmatch(name)))  # fmt: skip
+            or name in _libm_names() or bool(_ALWAYS.fullmatch(name))
+            or bool(_SANITIZER.fullmatch(name)))  # fmt: skip
 
 
 def check_symbols(obj: Path, part: Part, entries: frozenset[str] | None, file: str = CELL
@@ -330,7 +346,7 @@ def check_code(obj: Path, file: str = CELL) -> list[Refusal]:
     sections = _run(["readelf", "-S", "-W", str(obj)])
     registration = _only_registration(obj, sections)
     for name in _FORBIDDEN_SECTIONS:
-        if registration and name == ".init_array":
+        if name == ".init_array" and (registration or _sanitizer_constructor_only(obj)):
             continue
         if re.search(rf"\s{re.escape(name)}(\.\S+)?\s", sections):
             found.append(Refusal(0, f"has a {name} section (a constructor or destructor): "
@@ -351,6 +367,16 @@ def check_code(obj: Path, file: str = CELL) -> list[Refusal]:
                                           "OpenMP, the C library and its own functions by name",
                                  file))  # fmt: skip
     return found
+
+
+def _sanitizer_constructor_only(obj: Path) -> bool:
+    """Whether the object's constructor tables hold one entry, ThreadSanitizer's own module
+    constructor (an Archer build); False for anything else there, or nothing."""
+    relocations = _run(["readelf", "-r", "-W", str(obj)]) + "\n\n"
+    tables = re.findall(r"Relocation section '\.rela\.init_array[^']*'.*?\n\n", relocations, re.S)
+    targets = [t for table in tables for t in re.findall(
+        r"^[0-9a-f]+\s+[0-9a-f]+\s+\S+\s+[0-9a-f]+\s+(.+?)\s*$", table, re.M)]
+    return targets in ([f".text.{_SANITIZER_CTOR} + 0"], [f"{_SANITIZER_CTOR} + 0"])
 
 
 @functools.lru_cache(maxsize=4)
@@ -401,6 +427,9 @@ def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL,
         if _ASM.search(text):
             found.append(Refusal(line, "uses asm: a cell is C (calls go through MPI, OpenMP and "
                                        "the C library)", file))  # fmt: skip
+        if _NO_SANITIZE.search(text):
+            found.append(Refusal(line, "turns a sanitizer off (no_sanitize): the kit's race "
+                                       "detector checks every line of a cell", file))  # fmt: skip
     return lines, found
 
 
