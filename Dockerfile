@@ -27,8 +27,14 @@ ENV LANG=C.UTF-8 \
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
         python3 python3-venv gcc libc6-dev make hwloc-nox numactl libfftw3-double3 bubblewrap \
-        slurm-wlm munge libsimgrid-dev simgrid \
+        slurm-wlm munge libsimgrid-dev simgrid clang libomp-14-dev clang-tools-14 \
     && rm -rf /usr/include/boost /var/lib/apt/lists/*
+# Lab 16 (tools): Archer, clang's ThreadSanitizer told OpenMP's synchronisation (libarcher.so in
+# libomp-14-dev, the sanitizer's runtime in libclang-rt-14-dev).
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends clang libomp-14-dev libclang-rt-14-dev \
+    && rm -rf /var/lib/apt/lists/*
 
 RUN useradd --create-home --uid 1000 --user-group --shell /bin/bash student \
     && install -d -o student -g student /opt/hybridlab

@@ -52,8 +52,14 @@
 #define HL_TRACED(name, params, args) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_DONE(name, params, args, flag) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_COMM(name, params, args, comm) int HL_ENTRY(MPI_##name) params;
-#define HL_TRACED_P2P(name, params, args, comm, tag, count) int HL_ENTRY(MPI_##name) params;
-#define HL_TRACED_P2P_AS(entry, name, real, params, args, comm, tag, count)                       \
+#define HL_TRACED_P2P(name, params, args, comm, tag, count, type, peer)                          \
+    int HL_ENTRY(MPI_##name) params;
+#define HL_TRACED_SENDRECV(name, params, args, comm, tag, count, type, peer, rcount, rtype, rpeer) \
+    int HL_ENTRY(MPI_##name) params;
+#define HL_TRACED_PSETUP(name, params, args, comm, tag, count, type, peer, parts, request)        \
+    int HL_ENTRY(MPI_##name) params;
+#define HL_TRACED_PART(name, params, args, low, high, request, flag) int HL_ENTRY(MPI_##name) params;
+#define HL_TRACED_P2P_AS(entry, name, real, params, args, comm, tag, count, type, peer)                       \
     int HL_ENTRY(entry) params;
 #define HL_QUERY(type, name, params, args) type HL_ENTRY(MPI_##name) params;
 #include "hl_trace_calls.h"
@@ -62,6 +68,9 @@
 #undef HL_TRACED_COMM
 #undef HL_TRACED_P2P
 #undef HL_TRACED_P2P_AS
+#undef HL_TRACED_SENDRECV
+#undef HL_TRACED_PSETUP
+#undef HL_TRACED_PART
 #undef HL_QUERY
 int HL_ENTRY(MPI_Abort)(MPI_Comm c, int code);
 

@@ -215,6 +215,9 @@ static inline int hl_number_item(hl_ctx *ctx, const char *param, int index, cons
  * it whatever the launcher reports. Only async-signal-safe calls in the handler. */
 static volatile sig_atomic_t hl_crash_rank = -1;
 static char hl_crash_file[512]; /* HL_CRASH_FILE: also written there (engines capture stderr) */
+/* where the report goes: stderr, or the real one while a kernel points stderr elsewhere
+ * (offload_halo.c reads the offload runtime's report there) */
+static volatile int hl_crash_fd = STDERR_FILENO;
 static const int hl_fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 #define HL_NFATAL (int)(sizeof hl_fatal_signals / sizeof hl_fatal_signals[0])
 
@@ -235,7 +238,7 @@ static inline void hl_on_fatal(int sig) {
     len += 16;
     len += hl_put_int(msg + len, sig);
     msg[len++] = '\n';
-    if (write(STDERR_FILENO, msg, len) < 0) { /* nothing more can be done */ }
+    if (write(hl_crash_fd, msg, len) < 0) { /* nothing more can be done */ }
     if (hl_crash_file[0]) {
         int fd = open(hl_crash_file, O_WRONLY | O_CREAT | O_APPEND, 0600);
         if (fd >= 0) {

@@ -13,7 +13,12 @@
  * how many other calls of the rank were inside MPI when it began; a Wait or Test keeps whether it
  * completed ("done"), a collective its communicator's size and members as MPI_COMM_WORLD ranks
  * ("comm_size", "comm"), a point-to-point call its communicator's handle, tag and count
- * ("comm_id", "tag", "count"). Entries go to a per-rank buffer of HL_TRACE_MAX_CALLS (a slot
+ * ("comm_id", "tag", "count"), its peer as an MPI_COMM_WORLD rank ("peer": HL_PEER_NONE for
+ * MPI_PROC_NULL, HL_PEER_ANY for MPI_ANY_SOURCE) and the message's bytes ("bytes"; an
+ * MPI_Sendrecv also "recv_peer", "recv_count", "recv_bytes"); a partitioned set-up its
+ * partitions ("partitions", "count" being a partition's elements) and request ("request",
+ * MPI_Request_c2f), an MPI_Pready, MPI_Pready_range or MPI_Parrived the partitions it names
+ * ("partition" to "partition_last") and the request, an MPI_Start the request. Entries go to a per-rank buffer of HL_TRACE_MAX_CALLS (a slot
  * taken with an atomic counter); the counters stay exact beyond it.
  *
  * For the kit's units (hl_runtime.h, the kernels): hl_trace_reset() at the start of a run,
@@ -49,6 +54,8 @@
 #endif
 #define HL_TRACE_COMPUTE_GAP 20e-6 /* a thread's computing within this of its last: one interval */
 #define HL_KEY_CHARS 64
+#define HL_PEER_NONE -1 /* a point-to-point peer MPI_PROC_NULL (or no peer) */
+#define HL_PEER_ANY -2  /* a receive from MPI_ANY_SOURCE */
 
 typedef struct {
     const char *call;
@@ -57,6 +64,13 @@ typedef struct {
     int thread, main, in_parallel, level, team, cpu, numa, concurrent, done, comm_size, student;
     int comm_id, tag; /* point to point: MPI_Comm_c2f of its communicator, its tag */
     long count;       /* point to point: elements (of a partition, for partitioned calls) */
+    int peer;         /* point to point: destination or source as an MPI_COMM_WORLD rank */
+    long bytes;       /* point to point: the message's bytes (all partitions) */
+    int recv_peer;    /* MPI_Sendrecv(_replace): the source, its elements and bytes */
+    long recv_count, recv_bytes;
+    int partitions;                /* MPI_Psend_init, MPI_Precv_init: partitions of the message */
+    int partition, partition_last; /* MPI_Pready(_range), MPI_Parrived: the partitions named */
+    int request; /* MPI_Request_c2f of a persistent request (set up, started, marked) */
     char comm[HL_TRACE_COMM_CHARS];
 } hl_trace_call;
 
@@ -177,6 +191,11 @@ static void trace_begin(hl_trace_call *c, const char *call, int student) {
     c->comm_id = -1;
     c->tag = MPI_UNDEFINED;
     c->count = -1;
+    c->peer = c->recv_peer = HL_PEER_NONE;
+    c->bytes = c->recv_count = c->recv_bytes = -1;
+    c->partitions = 0;
+    c->partition = c->partition_last = -1;
+    c->request = -1;
     c->student = student;
     c->comm[0] = '\0';
     open_interval = 0; /* the thread's next computing is a new interval */
@@ -247,10 +266,54 @@ static void trace_end_comm(hl_trace_call *c, MPI_Comm comm) {
     trace_keep(c, end);
 }
 
+/* A point-to-point peer `peer` of `comm` as an MPI_COMM_WORLD rank. */
+static int world_peer(MPI_Comm comm, int peer) {
+    if (peer == MPI_PROC_NULL) return HL_PEER_NONE;
+    if (peer == MPI_ANY_SOURCE) return HL_PEER_ANY;
+    int inter = 0, w = MPI_UNDEFINED;
+    MPI_Group group, world;
+    MPI_Comm_test_inter(comm, &inter);
+    if (inter)
+        MPI_Comm_remote_group(comm, &group);
+    else
+        MPI_Comm_group(comm, &group);
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_translate_ranks(group, 1, &peer, world, &w);
+    MPI_Group_free(&group);
+    MPI_Group_free(&world);
+    return w == MPI_UNDEFINED ? HL_PEER_NONE : w;
+}
+
+/* `count` elements of `type` in bytes (-1 when the type cannot tell). */
+static long type_bytes(MPI_Datatype type, long count) {
+    int size = -1;
+    if (type == MPI_DATATYPE_NULL || MPI_Type_size(type, &size) != MPI_SUCCESS || size < 0)
+        return -1;
+    return count * size;
+}
+
+/* A point-to-point call's end: its communicator, tag, peer and size, and an MPI_Sendrecv's
+ * receive side (`rcount` -1: none), read after the call's end is taken (not its cost). */
+static void trace_end_p2p(hl_trace_call *c, MPI_Comm comm, int tag, long count, MPI_Datatype type,
+                          int peer, long rcount, MPI_Datatype rtype, int rpeer) {
+    double end = hl_now();
+    c->comm_id = (int)MPI_Comm_c2f(comm);
+    c->tag = tag;
+    c->count = count;
+    c->peer = world_peer(comm, peer);
+    c->bytes = type_bytes(type, count * (c->partitions > 0 ? c->partitions : 1));
+    if (rcount >= 0) {
+        c->recv_peer = world_peer(comm, rpeer);
+        c->recv_count = rcount;
+        c->recv_bytes = type_bytes(rtype, rcount);
+    }
+    trace_keep(c, end);
+}
+
 void hl_trace_emit(hl_ctx *ctx) {
     long made = atomic_load(&call_count);
     long kept = made < HL_TRACE_MAX_CALLS ? made : HL_TRACE_MAX_CALLS;
-    char line[640];
+    char line[1024];
     for (long i = 0; i < kept; i++) {
         const hl_trace_call *c = &calls[i];
         int n = snprintf(line, sizeof line,
@@ -258,11 +321,16 @@ void hl_trace_emit(hl_ctx *ctx) {
                          "\"call\":\"%s\",\"start\":%.9f,\"end\":%.9f,\"main\":%d,"
                          "\"in_parallel\":%d,\"level\":%d,\"team\":%d,\"tid\":%ld,"
                          "\"concurrent\":%d,\"done\":%d,\"comm_size\":%d,\"comm\":\"%s\","
-                         "\"student\":%d,\"comm_id\":%d,\"tag\":%d,\"count\":%ld}\n",
+                         "\"student\":%d,\"comm_id\":%d,\"tag\":%d,\"count\":%ld,\"peer\":%d,"
+                         "\"bytes\":%ld,\"recv_peer\":%d,\"recv_count\":%ld,\"recv_bytes\":%ld,"
+                         "\"partitions\":%d,\"partition\":%d,\"partition_last\":%d,"
+                         "\"request\":%d}\n",
                          ctx->rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?",
                          c->start - origin, c->end - origin, c->main, c->in_parallel, c->level,
                          c->team, c->tid, c->concurrent, c->done, c->comm_size, c->comm,
-                         c->student, c->comm_id, c->tag, c->count);
+                         c->student, c->comm_id, c->tag, c->count, c->peer, c->bytes,
+                         c->recv_peer, c->recv_count, c->recv_bytes, c->partitions, c->partition,
+                         c->partition_last, c->request);
         hl_append(ctx, line, (size_t)n);
     }
     long stretches = atomic_load(&interval_count);
@@ -305,8 +373,12 @@ void hl_trace_emit(hl_ctx *ctx) {
     }
 #define HL_DEFINE_QUERY(prefix, student, type, entry, real, params, args)                       \
     type prefix##entry params { return real args; }
-#define HL_P2P_FINISH(comm, tag_, count_)                                                         \
-    (c_.comm_id = (int)MPI_Comm_c2f(comm), c_.tag = (tag_), c_.count = (long)(count_),           \
+/* A point-to-point call's finish (`rcount` -1: no receive side). */
+#define HL_P2P_FINISH(comm, tag_, count_, type_, peer_, rcount_, rtype_, rpeer_)                 \
+    trace_end_p2p(&c_, comm, tag_, (long)(count_), type_, peer_, (long)(rcount_), rtype_, rpeer_)
+/* A partitioned call's finish: the partitions low..high of `request` it names. */
+#define HL_PART_FINISH(low, high, request_)                                                       \
+    (c_.partition = (low), c_.partition_last = (high), c_.request = (int)MPI_Request_c2f(request_), \
      trace_end(&c_))
 
 #define HL_TRACED(name, params, args)                                                             \
@@ -317,11 +389,24 @@ void hl_trace_emit(hl_ctx *ctx) {
 #define HL_TRACED_COMM(name, params, args, comm)                                                  \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
             trace_end_comm(&c_, comm))
-#define HL_TRACED_P2P(name, params, args, comm, tag_, count_)                                     \
+#define HL_TRACED_P2P(name, params, args, comm, tag_, count_, type_, peer_)                       \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
-            HL_P2P_FINISH(comm, tag_, count_))
-#define HL_TRACED_P2P_AS(entry, name, real, params, args, comm, tag_, count_)                     \
-    HL_BOTH(HL_DEFINE, entry, name, real, params, args, HL_P2P_FINISH(comm, tag_, count_))
+            HL_P2P_FINISH(comm, tag_, count_, type_, peer_, -1, MPI_DATATYPE_NULL, MPI_PROC_NULL))
+#define HL_TRACED_SENDRECV(name, params, args, comm, tag_, count_, type_, peer_, rcount_, rtype_,  \
+                           rpeer_)                                                                \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            HL_P2P_FINISH(comm, tag_, count_, type_, peer_, rcount_, rtype_, rpeer_))
+#define HL_TRACED_P2P_AS(entry, name, real, params, args, comm, tag_, count_, type_, peer_)       \
+    HL_BOTH(HL_DEFINE, entry, name, real, params, args,                                           \
+            HL_P2P_FINISH(comm, tag_, count_, type_, peer_, -1, MPI_DATATYPE_NULL, MPI_PROC_NULL))
+#define HL_TRACED_PSETUP(name, params, args, comm, tag_, count_, type_, peer_, parts, request_)   \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            (c_.partitions = (parts), c_.request = (int)MPI_Request_c2f(request_),                \
+             HL_P2P_FINISH(comm, tag_, count_, type_, peer_, -1, MPI_DATATYPE_NULL,               \
+                           MPI_PROC_NULL)))
+#define HL_TRACED_PART(name, params, args, low, high, request_, flag)                             \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            (c_.done = (flag), HL_PART_FINISH(low, high, request_)))
 #define HL_QUERY(type, name, params, args)                                                        \
     HL_BOTH(HL_DEFINE_QUERY, type, MPI_##name, MPI_##name, params, args)
 

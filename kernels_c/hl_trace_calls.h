@@ -6,41 +6,50 @@
  *     HL_TRACED(name, params, args)                      a call recorded as it is
  *     HL_TRACED_DONE(name, params, args, flag)           ... and whether it completed (flag)
  *     HL_TRACED_COMM(name, params, args, comm)           ... and its communicator's members
- *     HL_TRACED_P2P(name, params, args, comm, tag, count) ... and its communicator, tag, count
- *     HL_TRACED_P2P_AS(entry, "MPI_name", real, params, args, comm, tag, count)
+ *     HL_TRACED_P2P(name, params, args, comm, tag, count, type, peer)
+ *                                                        ... and its communicator, tag, count,
+ *                                                        peer and bytes
+ *     HL_TRACED_SENDRECV(name, params, args, comm, tag, count, type, peer, rcount, rtype, rpeer)
+ *                                                        ... and its receive's peer and size too
+ *     HL_TRACED_P2P_AS(entry, "MPI_name", real, params, args, comm, tag, count, type, peer)
  *                                                        entry hl_*_<entry> recorded as MPI_name
  *                                                        and calling `real`
+ *     HL_TRACED_PSETUP(name, params, args, comm, tag, count, type, peer, partitions, request)
+ *                                                        a persistent (partitioned) set-up
+ *     HL_TRACED_PART(name, params, args, low, high, request, flag)
+ *                                                        partitions low..high of a request it
+ *                                                        names (and whether they arrived: flag)
  *     HL_QUERY(type, name, params, args)                 passed through, not recorded
  */
 /* point to point */
 HL_TRACED_P2P(Send, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c),
-              c, g, n)
+              c, g, n, t, d)
 HL_TRACED_P2P(Ssend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c),
-              c, g, n)
+              c, g, n, t, d)
 HL_TRACED_P2P(Bsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c),
-              c, g, n)
+              c, g, n, t, d)
 HL_TRACED_P2P(Rsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c),
-              c, g, n)
+              c, g, n, t, d)
 HL_TRACED_P2P(Recv, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Status *st),
-              (b, n, t, s, g, c, st), c, g, n)
+              (b, n, t, s, g, c, st), c, g, n, t, s)
 HL_TRACED_P2P(Isend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-              (b, n, t, d, g, c, r), c, g, n)
+              (b, n, t, d, g, c, r), c, g, n, t, d)
 HL_TRACED_P2P(Issend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-              (b, n, t, d, g, c, r), c, g, n)
+              (b, n, t, d, g, c, r), c, g, n, t, d)
 HL_TRACED_P2P(Ibsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-              (b, n, t, d, g, c, r), c, g, n)
+              (b, n, t, d, g, c, r), c, g, n, t, d)
 HL_TRACED_P2P(Irsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-              (b, n, t, d, g, c, r), c, g, n)
+              (b, n, t, d, g, c, r), c, g, n, t, d)
 HL_TRACED_P2P(Irecv, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
-              (b, n, t, s, g, c, r), c, g, n)
-HL_TRACED_P2P(Sendrecv,
+              (b, n, t, s, g, c, r), c, g, n, t, s)
+HL_TRACED_SENDRECV(Sendrecv,
               (const void *sb, int sn, MPI_Datatype st, int d, int sg, void *rb, int rn,
                MPI_Datatype rt, int s, int rg, MPI_Comm c, MPI_Status *status),
-              (sb, sn, st, d, sg, rb, rn, rt, s, rg, c, status), c, sg, sn)
-HL_TRACED_P2P(Sendrecv_replace,
+              (sb, sn, st, d, sg, rb, rn, rt, s, rg, c, status), c, sg, sn, st, d, rn, rt, s)
+HL_TRACED_SENDRECV(Sendrecv_replace,
               (void *b, int n, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm c,
                MPI_Status *status),
-              (b, n, t, d, sg, s, rg, c, status), c, sg, n)
+              (b, n, t, d, sg, s, rg, c, status), c, sg, n, t, d, n, t, s)
 HL_TRACED_DONE(Wait, (MPI_Request *r, MPI_Status *st), (r, st), 1)
 HL_TRACED_DONE(Waitall, (int n, MPI_Request r[], MPI_Status *st), (n, r, st), 1)
 HL_TRACED_DONE(Waitany, (int n, MPI_Request r[], int *i, MPI_Status *st), (n, r, i, st), 1)
@@ -60,10 +69,10 @@ HL_TRACED(Request_free, (MPI_Request *r), (r))
  * exercise does untraced with `#define MPI_Send MPI_Ssend`, which cannot redefine the name here) */
 HL_TRACED_P2P_AS(MPI_Send_synchronous, "MPI_Send", MPI_Ssend,
                  (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c),
-                 (b, n, t, d, g, c), c, g, n)
+                 (b, n, t, d, g, c), c, g, n, t, d)
 HL_TRACED_P2P_AS(MPI_Isend_synchronous, "MPI_Isend", MPI_Issend,
                  (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-                 (b, n, t, d, g, c, r), c, g, n)
+                 (b, n, t, d, g, c, r), c, g, n, t, d)
 
 /* collectives */
 HL_TRACED_COMM(Barrier, (MPI_Comm c), (c), c)
@@ -153,27 +162,28 @@ HL_TRACED(Group_free, (MPI_Group *g), (g))
 HL_TRACED(Query_thread, (int *level), (level))
 
 /* persistent and MPI-4 partitioned point to point (MPICH 4+, Open MPI 5) */
-HL_TRACED_P2P(Send_init,
-              (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-              (b, n, t, d, g, c, r), c, g, n)
-HL_TRACED_P2P(Recv_init, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
-              (b, n, t, s, g, c, r), c, g, n)
-HL_TRACED(Start, (MPI_Request *r), (r))
+HL_TRACED_PSETUP(Send_init,
+                 (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
+                 (b, n, t, d, g, c, r), c, g, n, t, d, 0, *r)
+HL_TRACED_PSETUP(Recv_init,
+                 (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
+                 (b, n, t, s, g, c, r), c, g, n, t, s, 0, *r)
+HL_TRACED_PART(Start, (MPI_Request *r), (r), -1, -1, *r, -1)
 HL_TRACED(Startall, (int n, MPI_Request r[]), (n, r))
 /* MPI-4 partitioned calls, where the library has them (Open MPI 5's mpi.h says 3.1 but has
  * them): a traced build against an MPI without them still compiles */
 #if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
-HL_TRACED_P2P(Psend_init,
-              (const void *b, int parts, MPI_Count n, MPI_Datatype t, int d, int g, MPI_Comm c,
-               MPI_Info info, MPI_Request *r),
-              (b, parts, n, t, d, g, c, info, r), c, g, n)
-HL_TRACED_P2P(Precv_init,
-              (void *b, int parts, MPI_Count n, MPI_Datatype t, int s, int g, MPI_Comm c,
-               MPI_Info info, MPI_Request *r),
-              (b, parts, n, t, s, g, c, info, r), c, g, n)
-HL_TRACED(Pready, (int part, MPI_Request r), (part, r))
-HL_TRACED(Pready_range, (int low, int high, MPI_Request r), (low, high, r))
-HL_TRACED_DONE(Parrived, (MPI_Request r, int part, int *f), (r, part, f), *f)
+HL_TRACED_PSETUP(Psend_init,
+                 (const void *b, int parts, MPI_Count n, MPI_Datatype t, int d, int g, MPI_Comm c,
+                  MPI_Info info, MPI_Request *r),
+                 (b, parts, n, t, d, g, c, info, r), c, g, n, t, d, parts, *r)
+HL_TRACED_PSETUP(Precv_init,
+                 (void *b, int parts, MPI_Count n, MPI_Datatype t, int s, int g, MPI_Comm c,
+                  MPI_Info info, MPI_Request *r),
+                 (b, parts, n, t, s, g, c, info, r), c, g, n, t, s, parts, *r)
+HL_TRACED_PART(Pready, (int part, MPI_Request r), (part, r), part, part, r, -1)
+HL_TRACED_PART(Pready_range, (int low, int high, MPI_Request r), (low, high, r), low, high, r, -1)
+HL_TRACED_PART(Parrived, (MPI_Request r, int part, int *f), (r, part, f), part, part, r, *f)
 #endif
 
 /* neighbourhood collectives (on a Cartesian or graph communicator: its members are recorded) */

@@ -57,6 +57,14 @@
 #include <time.h>
 #include <unistd.h>
 
+/* MPI-4 partitioned communication (MPI_Psend_init, MPI_Pready, ...): MPI 4.0 and later, and Open
+ * MPI 5, which has the calls while its mpi.h still says 3.1 (-DHL_NO_PARTITIONED: built as for a
+ * library without them, to try that path) */
+#if (MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)) &&            \
+    !defined(HL_NO_PARTITIONED)
+#define HL_HAVE_PARTITIONED 1
+#endif
+
 /* ------------------------------------------------------------ what a kernel defines */
 
 typedef struct {

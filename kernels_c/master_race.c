@@ -19,10 +19,14 @@
  * it communicates, and the other threads wait 2 x delay_us before the first loop. Each thread
  * emits one record per iteration with its counts.
  *
+ * Built for Archer (lab 16, hybridlab.kernels.archer), the receive is told to ThreadSanitizer as a
+ * write of buf by the master (hl_archer.h): a missing barrier is then a reported data race.
+ *
  * Self-check, whatever the timing: with barrier_before nothing may be overwritten, and with
  * barrier_after nothing may be stale.
  */
 #include "hybridlab.h"
+#include "hl_archer.h"
 
 const char *const hl_kernel_description =
     "OMP MASTER + MPI_Sendrecv ring with switchable barriers; counts the values read wrong";
@@ -98,6 +102,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                 for (long i = 0; i < n; i++) out[i] = value(k, ctx->rank);
                 MPI_Sendrecv(out, (int)n, MPI_INT, right, (int)(k % 32768), buf, (int)n, MPI_INT,
                              left, (int)(k % 32768), comm, MPI_STATUS_IGNORE);
+                hl_mpi_wrote(buf, (size_t)n * sizeof *buf); /* for Archer (lab 16) */
             }
             if (after) {
 #pragma omp barrier

@@ -20,6 +20,13 @@
  *                Needs MPI_THREAD_MULTIPLE and nx divisible by T. Where the library has no
  *                partitioned calls (MPI_VERSION below 4 and not Open MPI 5, known at compile
  *                time), rank 0 emits one "skipped" record saying so and nothing runs.
+ *   pready       (HL_STUDENT_PREADY) the same partitioned messages written by the student:
+ *                partitioned_init sets them up once (outside any parallel region), and per
+ *                iteration, after the sweep wrote the new rows into b and the halo rows from a
+ *                neighbour were set to NaN, pready_iteration starts them, copies rows 1 and m
+ *                back in a parallel region where thread t marks its partition ready, and
+ *                completes them; the kit then copies rows 2..m-1. Needs MPI_THREAD_MULTIPLE, nx
+ *                divisible by T and the partitioned calls (without them: the "skipped" record).
  *
  * Per iteration: the stencil and the copy (jacobi), the exchange (halo), delta over threads and
  * ranks (reduction); waits at barriers are "other", as in halo2d.c, whose records and checksum
@@ -29,18 +36,14 @@
  */
 #include "hybridlab.h"
 
-#if defined(HL_STUDENT_MULTIPLE) || defined(HL_STUDENT_TASKS)
+#if defined(HL_STUDENT_MULTIPLE) || defined(HL_STUDENT_TASKS) || defined(HL_STUDENT_PREADY)
 #include "thread_halo_student.h"
 #endif
-#ifdef HL_STUDENT_TASKS
+#if defined(HL_STUDENT_TASKS) || defined(HL_STUDENT_PREADY)
 #define HL_GRID2D_STENCIL_ROWS 1 /* stencil_rows and poison_halos */
 #endif
 #include "hl_grid2d.h"
 
-/* Partitioned calls: MPI 4.0, and Open MPI 5, which has them while its mpi.h still says 3.1 */
-#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
-#define HAVE_PARTITIONED 1
-#endif
 
 const char *const hl_kernel_description =
     "2-D Jacobi (lab 04's grid) with threads that communicate: the master sends every thread's "
@@ -48,7 +51,7 @@ const char *const hl_kernel_description =
     "halos (the student's tasks), MPI-4 partitioned sends with MPI_Pready per thread";
 
 const hl_param hl_kernel_params[] = {
-    {"variant", "funneled", "funneled | multiple | tasks | partitioned"},
+    {"variant", "funneled", "funneled | multiple | tasks | partitioned | pready"},
     {"nx", "256", "interior columns (length of a halo row)"},
     {"ny", "256", "interior rows, split over the ranks in blocks"},
     {"iterations", "100", "Jacobi iterations"},
@@ -58,9 +61,9 @@ const hl_param hl_kernel_params[] = {
     HL_END_PARAMS,
 };
 
-enum { V_FUNNELED, V_MULTIPLE, V_TASKS, V_PARTITIONED, V_COUNT };
+enum { V_FUNNELED, V_MULTIPLE, V_TASKS, V_PARTITIONED, V_PREADY, V_COUNT };
 static const char *const variant_names[V_COUNT] = {"funneled", "multiple", "tasks",
-                                                   "partitioned"};
+                                                   "partitioned", "pready"};
 
 /* Thread t's slice of the columns: `count` columns from `first`. */
 static void slice_of(int t, int nthreads, long nx, long *first, long *count) {
@@ -152,7 +155,7 @@ static void tasks_call(grid2d *g) {
 }
 #endif
 
-#ifdef HAVE_PARTITIONED
+#ifdef HL_HAVE_PARTITIONED
 /* variant=partitioned: up to two partitioned sends and two receives of T partitions each (none
  * towards MPI_PROC_NULL), set up once. */
 typedef struct {
@@ -160,7 +163,7 @@ typedef struct {
     int sends, recvs;
 } partitioned;
 
-static void partitioned_init(grid2d *g, int parts, partitioned *p) {
+static void partitioned_setup(grid2d *g, int parts, partitioned *p) {
     MPI_Count per = g->nx / parts;
     p->sends = p->recvs = 0;
     if (g->up != MPI_PROC_NULL) {
@@ -207,7 +210,7 @@ static long partitions_arrived(partitioned *p, int parts) {
 static long run_partitioned(grid2d *g, int nthreads) {
     long early = 0;
     partitioned p;
-    partitioned_init(g, nthreads, &p);
+    partitioned_setup(g, nthreads, &p);
     long per = g->nx / nthreads;
 #pragma omp parallel num_threads(nthreads)
     {
@@ -244,13 +247,55 @@ static long run_partitioned(grid2d *g, int nthreads) {
 }
 #endif
 
+#if defined(HL_STUDENT_PREADY) && defined(HL_HAVE_PARTITIONED)
+/* variant=pready: the student's partitioned requests (set up once), then per iteration the
+ * sweep into b (every thread), the master (late on odd ranks by stagger_us) poisoning the halos
+ * from a neighbour, the student's pready_iteration from the main thread outside any region, the
+ * copy of rows 2..m-1 and the reduction. -1 (ctx->error set) when partitioned_init returned a
+ * count outside 0..4. */
+static int run_pready(hl_ctx *ctx, grid2d *g, int nthreads) {
+    MPI_Request req[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    int n = partitioned_init(g->a, g->m, g->nx, g->up, g->down, nthreads, g->comm, req);
+    if (n < 0 || n > 4) return hl_fail(ctx, "partitioned_init returned %d requests: 0 to 4", n);
+    hl_timers *master = &g->acc[0];
+    double start = hl_now();
+    for (long it = 0; it < g->iterations; it++) {
+#pragma omp parallel num_threads(nthreads)
+        {
+            hl_timers *me = &g->acc[omp_get_thread_num()];
+            hl_timers_iteration(me, 1, it);
+            double t0 = hl_now(), local = 0.0;
+#pragma omp for schedule(runtime)
+            for (long i = 1; i <= g->m; i++) local += stencil_row(g, i);
+            me->partial = local;
+            hl_phase(me, HL_JACOBI, t0);
+        }
+        double h0 = hl_now();
+        if (g->rank % 2 == 1) hl_sleep_us(g->stagger_us);
+        poison_halos(g);
+        pready_iteration(g->a, g->b, g->m, g->nx, nthreads, n, req);
+        hl_phase(master, HL_HALO, h0);
+        double t1 = hl_now();
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+        for (long i = 2; i < g->m; i++) copy_row(g, i);
+        hl_phase(master, HL_JACOBI, t1);
+        reduce_delta(g, nthreads, master);
+    }
+    for (int t = 0; t < nthreads; t++) g->acc[t].t[HL_TOTAL] = hl_now() - start;
+    for (int i = 0; i < n; i++)
+        if (req[i] != MPI_REQUEST_NULL) MPI_Request_free(&req[i]);
+    return 0;
+}
+#endif
+
 /* The level a variant needs, or -1 (the kernel already failed). */
 static int require(hl_ctx *ctx, int variant) {
     static const char *const why[V_COUNT] = {
         "variant funneled calls MPI from the master inside the parallel region",
         "variant multiple: every thread exchanges its own slice at once",
         "variant tasks: the exchange runs in a task, on any thread",
-        "variant partitioned: every thread calls MPI_Pready and MPI_Parrived"};
+        "variant partitioned: every thread calls MPI_Pready and MPI_Parrived",
+        "variant pready: every thread calls MPI_Pready"};
     int level = variant == V_FUNNELED ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE;
     return hl_require_level(ctx, level, why[variant]) ? -1 : 0;
 }
@@ -278,21 +323,26 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (variant == V_TASKS)
         return hl_fail(ctx, "variant tasks needs the student's task_iteration (lab 12, part b)");
 #endif
-#ifndef HAVE_PARTITIONED
-    if (variant == V_PARTITIONED) {
+#ifndef HL_STUDENT_PREADY
+    if (variant == V_PREADY)
+        return hl_fail(ctx, "variant pready needs the student's pready_iteration (lab 12, part d)");
+#endif
+#ifndef HL_HAVE_PARTITIONED
+    if (variant == V_PARTITIONED || variant == V_PREADY) {
         if (ctx->rank == 0)
-            hl_emit(ctx, "\"record\":\"skipped\",\"variant\":\"partitioned\",\"reason\":\"this MPI "
+            hl_emit(ctx, "\"record\":\"skipped\",\"variant\":\"%s\",\"reason\":\"this MPI "
                          "library implements MPI %d.%d and has no partitioned communication "
                          "(MPI_Psend_init, MPI_Pready: MPI 4.0 and later, Open MPI 5)\"",
-                    MPI_VERSION, MPI_SUBVERSION);
+                    variant_names[variant], MPI_VERSION, MPI_SUBVERSION);
         return 0;
     }
 #endif
     if (require(ctx, variant) != 0) return -1;
     int nthreads = omp_get_max_threads();
-    if (variant == V_PARTITIONED && nx % nthreads != 0)
-        return hl_fail(ctx, "variant partitioned: nx=%ld must be divisible by the %d threads "
-                            "(a partition per thread, all of one size)", nx, nthreads);
+    if ((variant == V_PARTITIONED || variant == V_PREADY) && nx % nthreads != 0)
+        return hl_fail(ctx, "variant %s: nx=%ld must be divisible by the %d threads "
+                            "(a partition per thread, all of one size)", variant_names[variant],
+                       nx, nthreads);
 
     grid2d g = {.stagger_us = stagger_us};
     int rc = grid2d_setup(ctx, &g, comm, nx, ny, iterations, nthreads, keep);
@@ -308,8 +358,11 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #ifdef HL_STUDENT_TASKS
     case V_TASKS: run_poisoned(&g, nthreads, tasks_call); break;
 #endif
-#ifdef HAVE_PARTITIONED
+#ifdef HL_HAVE_PARTITIONED
     case V_PARTITIONED: arrived = run_partitioned(&g, nthreads); break;
+#endif
+#if defined(HL_STUDENT_PREADY) && defined(HL_HAVE_PARTITIONED)
+    case V_PREADY: rc = run_pready(ctx, &g, nthreads); break;
 #endif
     default: break;
     }

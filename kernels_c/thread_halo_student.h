@@ -25,4 +25,23 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
  * records when, for the overlap check). */
 void stencil_rows(long first, long last);
 
+#ifdef HL_HAVE_PARTITIONED
+/* (d) variant=pready, MPI_THREAD_MULTIPLE, MPI-4 partitioned communication. Called once per run
+ * by the main thread, outside any parallel region: set up the partitioned requests of the halo
+ * rows, `parts` partitions of nx / parts values each (partition t: columns 1 + t*nx/parts to
+ * (t+1)*nx/parts): row 1 sent to `up` and row 0 received from it, row m sent to `down` and row
+ * m + 1 received from it, none towards MPI_PROC_NULL. Returns how many requests it put in req;
+ * the kit hands them to pready_iteration and frees them after the run. */
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]);
+/* (d) Called once per iteration by the main thread, outside any parallel region, after the sweep
+ * wrote the new rows 1..m into `fresh` (laid out as `a`) and the halo rows that come from a
+ * neighbour were set to NaN: start the requests, copy rows 1 and m from fresh into a in a
+ * parallel region of `parts` threads where thread t copies its own partition and marks it ready
+ * in every send, and complete the requests, so that a's halo rows hold the neighbours' rows when
+ * it returns. The kit copies rows 2..m-1. */
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]);
+#endif
+
 #endif

@@ -34,6 +34,8 @@ TOPICS = (
     "shm",
     "thread_comm",
     "neighbour",
+    "offload",
+    "tools",
 )
 # Floors, bottom first. A wing is a subpackage (all topics count as one wing, `topics`) or a
 # module of the package root.

@@ -260,6 +260,26 @@ LABS = {
         frozenset({"hidden_hybrid_iteration"}),
         "ZeroDivisionError",
     ),
+    "15_offload": Broken(
+        "jacobi_offload",
+        c_cell("JACOBI_C", "offload_halo", (
+            "void jacobi_offload(double *u, double *unew, long m, long w, long iterations,\n"
+            "                    int device, MPI_Comm comm) {\n"
+            "    int rank;\n    MPI_Comm_rank(comm, &rank);\n"
+            "    if (rank == 1) { volatile int *p = 0; *p = 1; }\n"
+            "    (void)u, (void)unew, (void)m, (void)w, (void)iterations, (void)device;\n}")),
+        frozenset({"hidden_jacobi_offload"}),
+        "KernelCrash",
+    ),
+    "16_tools": Broken(
+        "count_bins",
+        c_cell("COUNT_C", "race_bins", (
+            "void count_bins(long n, int nbins, long *bins) {\n"
+            "    (void)n, (void)nbins, (void)bins;\n"
+            "    volatile int *p = 0; *p = 1;\n}")),
+        frozenset({"hidden_count_bins"}),
+        "KernelCrash",
+    ),
 }
 
 # lab -> a part only right for the student's own runs: (answer cell, the variable the solution

@@ -409,6 +409,9 @@ STANDARDS = {  # the standards and papers the later labs cite, and their entry i
     "OpenMP 4.5": r"OpenMP Application Programming Interface, Version 4\.5|OpenMP 4\.5",
     "Hoefler et al. 2013": r"MPI \+ MPI: a new hybrid",
     "Hoefler and Träff 2009": r"Sparse collective operations",
+    "OpenMP 5.0": r"Version 5\.0|OpenMP 5\.0",
+    "OpenMP 5.2": r"Version 5\.2|OpenMP 5\.2",
+    "Open MPI 5.0 documentation": r"MPIX_Query_cuda_support",
 }
 
 

@@ -6,11 +6,14 @@ the cell's line, and a right answer written another way still builds."""
 
 from __future__ import annotations
 
+import importlib
 import subprocess
+from pathlib import Path
 
 import pytest
 
 import hybridlab as hl
+from hybridlab.kernels.c_cells import cell_text
 from hybridlab.runs.records import RecordError, parse_framed
 from hybridlab.runs.student_c import build_student, preprocessed
 from hybridlab.slurm.jobs import build_program
@@ -71,6 +74,35 @@ def test_a_call_round_the_tracer_is_refused_at_its_line(attack):
     message = _refused(code, "t_untraced")
     assert f"cell:{_line_of(code, call)}" in message, message
     assert "tracer" in message or "dynamic linker" in message or "asm" in message, message
+
+
+# What a fresh attacker used (issue 36, 2026-12-02): the real MPI_Allreduce read from a slot of
+# the object's own GOT (found by walking back from a function's address to the ELF header, its
+# dynamic section and relocations: plain memory reads, no name the symbol check sees), then
+# called through the pointer. Any pointer the cell computes is refused the same way, at its line.
+GOT_CALL = ("typedef int (*allreduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);\n"
+            "static allreduce_fn found_in_memory(void) {\n"
+            "    volatile unsigned long slot = (unsigned long)&found_in_memory;  /* a walk stands here */\n"
+            "    return (allreduce_fn)(slot ^ 0x40);\n}\n")  # fmt: skip
+
+
+def test_a_function_reached_through_a_pointer_found_in_memory_is_refused_at_its_line():
+    call = "found_in_memory()(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);"
+    code = _with_allreduce(call, GOT_CALL)
+    message = _refused(code, "t_got")
+    assert f"cell:{_line_of(code, call)}" in message and "function pointer" in message, message
+
+
+def test_a_switch_still_builds():
+    """-fno-jump-tables: a switch is compare-and-branch, never an indirect jump. (An inlined kit
+    helper's indirect call, hl_measure calling the test it is given, is the kit's, not the cell's:
+    lab 02's solution below builds.)"""
+    switch = NODE_SUM.replace(
+        MASKED_ALLREDUCE,
+        "            switch (n % 7) { case 0: case 1: break; case 2: case 3: n += 0; break;\n"
+        "            case 4: n -= 0; break; case 5: case 6: break; default: break; }\n"
+        + MASKED_ALLREDUCE)
+    build_student("t_switch", "node_sum", "HL_STUDENT_NODES", switch, ("split_nodes", "node_sum"))
 
 
 INTERPOSED = {  # kind 3: a global that would replace the library's for the kit's timers too
@@ -276,6 +308,7 @@ C_PARTS = {
     ("11_shared_memory", "shm_jacobi"): ("HL_STUDENT_SHM_HALO", ("shm_jacobi",), 'MPI_Win_allocate_shared'),
     ("12_threads_communicate", "exchange_slice"): ("HL_STUDENT_MULTIPLE", ("exchange_slice",), 'MPI_Isend'),
     ("12_threads_communicate", "task_iteration"): ("HL_STUDENT_TASKS", ("task_iteration",), 'MPI_Isend'),
+    ("12_threads_communicate", "pready_iteration"): ("HL_STUDENT_PREADY", ("pready_iteration",), 'MPI_Psend_init'),
     ("13_neighbourhood_collectives", "neighbour_exchange"): ("HL_STUDENT_NEIGHBOUR", ("make_grid",), 'MPI_Cart_create'),
     ("13_neighbourhood_collectives", "solve_overlapped"): ("HL_STUDENT_RESIDUAL", ("solve_overlapped",), 'MPI_Iallreduce'),
 }
@@ -299,3 +332,22 @@ def test_the_solution_builds_and_every_c_evidence_attempt_is_refused(lab, answer
     for i, attempt in enumerate(c_evidence(lab, answer, {"x"}, call)):
         with pytest.raises(hl.BuildError):
             _build_cell(attempt.answers[0][1], define, functions, f"t_ev_{answer}_{i}")
+
+
+ATTACKS = Path(__file__).parent / "data" / "attacks"
+GOT_CELLS = {  # a fresh attacker's cells (2026-12-02) that kept full points before indirect calls
+    # were refused: each reads the real MPI function from its object's GOT and calls it unseen
+    "04_overlap_got.c": "hybridlab.halo.exercise:build_student_overlap",
+    "06_nodes_got.c": "hybridlab.mapping.exercise:build_student_nodes",
+    "13_neighbour_got.c": "hybridlab.neighbour.exercise:build_student_neighbour",
+    "13_residual_got.c": "hybridlab.neighbour.exercise:build_student_residual",
+}
+
+
+@pytest.mark.parametrize("cell", sorted(GOT_CELLS))
+def test_an_attackers_got_walk_is_refused_at_build(cell):
+    module, function = GOT_CELLS[cell].split(":")
+    build = getattr(importlib.import_module(module), function)
+    code = cell_text((ATTACKS / cell).read_text().split("\n", 1)[1])
+    with pytest.raises(hl.BuildError, match="function pointer"):
+        build(code, name=f"t_attack_{cell[:-2]}")

@@ -27,7 +27,8 @@ HONEST = CORPORA / "honest"
 # labs whose every wrong answer and gaming attempt names the error it must lose with
 REASONED = {"00_getting_started", "01_programming_models", "02_synchronisation",
             "03_point_to_point", "05_memory_numa", "07_collectives", "08_predicting_at_scale",
-            "09_python_kernels"}
+            "09_python_kernels", "10_whole_program", "11_shared_memory", "12_threads_communicate",
+            "16_tools"}
 # labs whose every automatic part has two honest answers (the others: the parts they cover)
 HONEST_COMPLETE = REASONED | {"12_threads_communicate"}
 

@@ -5,8 +5,8 @@ import importlib.util
 from functools import partial
 from pathlib import Path
 
-from gaming import Oracle, attempt, c_evidence
-from wrong_answers import changed
+from gaming import FRAME_TOOLS, Oracle, attempt, c_evidence
+from wrong_answers import Wrong, changed
 
 _spec = importlib.util.spec_from_file_location(
     "wrong_answers_07", Path(__file__).resolve().parents[1] / "wrong_answers" / "07_collectives.py")
@@ -141,3 +141,66 @@ GAMING += [
 # the student, library functions replaced (gaming.c_evidence)
 GAMING += c_evidence("07_collectives", "alltoall_nodes", {'hidden_alltoall_nodes'}, 'MPI_Gather',
                      reasons=True)
+
+# The test's own interpreter reached (issue 36): its reference called or its expected value
+# read from its frames or globals, a judging module of the kit replaced from an earlier cell.
+# The reference and the expected values live in the grader's judge, never in the kernel.
+_HURRIED = """
+def alltoall_messages(n, cores, threads):
+    if cores % threads:
+        raise ValueError("threads must divide cores")
+    ranks = cores // threads
+    return ranks - 1, 16 * n**3 // ranks**2
+"""
+GAMING += [
+    attempt("interpreter", "alltoall_messages", FRAME_TOOLS + """
+
+def alltoall_messages(n, cores, threads):
+    reference = _from_the_test(("_messages_ref", "_reference"), True)
+    if reference is None:
+        return 0, 0
+    want = reference(n, cores, threads)
+    if want is None:
+        raise ValueError("the test's own reference says so")
+    return want
+""", {"hidden_alltoall_messages"}, why="the hidden test's reference found in its frames and called",
+            reason="alltoall_messages("),
+    attempt("interpreter", "alltoall_messages", """
+def alltoall_messages(n, cores, threads):
+    want = globals().get("_want", globals().get("want"))  # a global named like the expected value
+    if want is None:
+        raise ValueError("no split")
+    return want
+""", {"hidden_alltoall_messages"}, why="the expected value read from a global named like the test's",
+            reason="raised ValueError on a valid split"),
+    attempt("interpreter", "alltoall_messages", _HURRIED + """
+
+import numpy as _np
+import hybridlab.course.hidden_inputs as _hidden
+
+_hidden.rng = lambda part: _np.random.default_rng(0)  # the hidden draws made ones I have seen
+""", {"hidden_alltoall_messages"}, why="the hidden inputs' rng replaced from the answer cell, "
+            "an answer right only where P divides n", reason="should raise ValueError"),
+    Wrong((("predict_alltoall", """
+import pandas as _pd
+import hybridlab.student_c as _sc
+
+
+def predict_alltoall(alpha, beta, ranks, message_bytes):
+    return (np.asarray(ranks, dtype=float) - 1) * (alpha + np.asarray(message_bytes, dtype=float) / beta)
+
+
+def _on_its_node(results):  # every collective on the rank's own node, whatever was called
+    ranks = int(results.records["rank"].nunique())
+    k = ranks // int(results.records.query("record == 'check'")["nodes"].iloc[0])
+    nodes = [tuple(range(r - r % k, r - r % k + k)) for r in range(ranks)]
+    return _pd.DataFrame([{"rank": r, "thread": 0, "call": "MPI_Gather", "start": 0.0, "end": 0.0,
+                           "comm_size": k, "members": nodes[r], "hosts": ()} for r in range(ranks)])
+
+
+_sc.collective_comms = _on_its_node
+""".strip()), ("alltoall_nodes", (SOLUTION[:SOLUTION.index(BODY_START)] + FLAT).strip())),
+          frozenset({"hidden_alltoall_nodes"}),
+          "a flat MPI_Alltoall, the trace's reader hybridlab.student_c.collective_comms replaced "
+          "from an earlier cell", "interpreter", "neither its node nor the leaders"),
+]

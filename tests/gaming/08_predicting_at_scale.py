@@ -7,7 +7,7 @@ back as predictions."""
 import numpy as np
 import pandas as pd
 
-from gaming import Oracle, attempt
+from gaming import FRAME_TOOLS, Oracle, attempt
 from hybridlab.modelling.calibration import Calibration, Quantity
 
 EPS = {"hidden_epsilon"}
@@ -194,4 +194,43 @@ def predict_master_only(rows, setup):
     rate = float(rows["halo_s"].iloc[0]) / face_bytes(1)  # the first row taken as one thread
     return {int(t): rate * face_bytes(int(t)) for t in rows["threads"]}
 """, loses=MASTER, why="the first row taken as the one-thread row", reason="not the model's prediction"),
+]
+
+# The test's own interpreter reached (issue 36): its reference called or its expected value
+# read from its frames or globals, numpy replaced from the answer cell. The references and the
+# expected values live in the grader's judge, never in the kernel.
+GAMING += [
+    attempt("interpreter", "epsilon", RIGHT_EPSILON + """
+
+_real_size = np.size
+np.size = lambda a, axis=None: 1  # the hidden test counts f_comm values with np.size
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    fs = np.linspace(0.0, 1.0 - f_non, 2_000_001)
+    eps = epsilon(fs, n, m, f_non)
+    return float(eps.max()), float(min(eps[0], eps[-1]))
+""", EPS, why="a search over two million shares, np.size replaced so the call count reads one",
+            reason="derive the bounds, not search"),
+    attempt("interpreter", "epsilon", FRAME_TOOLS + RIGHT_EPSILON + """
+
+def eps_bounds(n, m=1, f_non=0.0):
+    reference = _from_the_test(("_bounds_ref", "_reference"), True)
+    return reference(n, m, f_non) if reference else (1.0, 1.0)
+""", EPS, why="the hidden test's reference bounds found in its frames and called",
+            reason="not the model's bounds"),
+    attempt("interpreter", "predict_seconds", FRAME_TOOLS + """
+
+def predict_seconds(cal, side, dims, threads, iterations):
+    model = _from_the_test(("_model", "_reference"), True)
+    return model(cal, side, dims, threads, iterations) if model else 1.0
+""", PRED, why="the hidden test's model found in its frames and called", reason="not the model's"),
+    attempt("interpreter", "predict_master_only", FRAME_TOOLS + """
+
+def predict_master_only(rows, setup):
+    reference = _from_the_test(("_predicted", "_reference"), True)
+    found = reference(rows, setup) if reference else _from_the_test(("_want", "want"), False)
+    return found or {int(t): float(h) for t, h in zip(rows["threads"], rows["halo_s"])}
+""", MASTER, why="the hidden test's reference or expected value found in its frames",
+            reason="not the model's prediction"),
 ]

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from gaming import Oracle, attempt
+from gaming import FRAME_TOOLS, Oracle, attempt, solution_cell
 
 BUSY = """
 @numba.njit(parallel=True)
@@ -178,4 +178,60 @@ GAMING += [
             loses={"hidden_jacobi_sweep3d"},
             why="the serial sweep inside prange(1), its index dressed into the loop's bounds",
             reason="a prange whose range is not computed from the grid's shape"),
+]
+
+# The same hole with a prange the source check cannot refuse: its range computed from the grid
+# (min(1, u.shape[0])) and the rows indexed from its index. One thread still writes every point;
+# the grader sees it in the page faults of a fresh `new` (the idle thread spins, writes nothing).
+GAMING += [
+    attempt("method", "jacobi_sweep3d", SERIAL_IN_PRANGE.replace("prange(1)", "prange(min(1, u.shape[0]))"),
+            loses={"hidden_jacobi_sweep3d"},
+            why="the serial sweep inside a prange of min(1, u.shape[0]) iterations, its index in the bounds",
+            reason="one thread did the work"),
+]
+
+# The test's own interpreter reached (issue 36): numba's threads or inspect's source changed from
+# the answer cell (both guarded in this lab), the reference or expected value read from the test's
+# frames or globals. The reference, the source check and the expected values live in the judge.
+SOLUTION_SOURCE = solution_cell("09_python_kernels", "jacobi_sweep3d")
+GAMING += [
+    attempt("interpreter", "jacobi_sweep3d", SERIAL_IN_PRANGE.replace("prange(1)", "prange(min(1, u.shape[0]))")
+            + "\n\nnumba.set_num_threads(1)  # one thread: the grader would skip its parallel check\n",
+            loses={"hidden_jacobi_sweep3d"},
+            why="numba's threads set to one from the answer cell, the serial sweep inside a prange",
+            reason="one thread did the work"),
+    attempt("interpreter", "jacobi_sweep3d", '''
+import inspect as _inspect
+
+_SHOWN = """''' + SOLUTION_SOURCE.split("### BEGIN SOLUTION\n")[1].split("### END SOLUTION")[0] + '''"""
+_real_getsource = _inspect.getsource
+_inspect.getsource = lambda obj: _SHOWN if getattr(obj, "__name__", "") == "jacobi_sweep3d" else _real_getsource(obj)
+
+
+@numba.njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    delta = 0.0
+    for i in range(1, u.shape[0] - 1):
+        for j in range(1, u.shape[1] - 1):
+            for k in range(1, u.shape[2] - 1):
+                v = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+                     + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
+                delta += (v - u[i, j, k]) ** 2
+                new[i, j, k] = v
+    return delta
+''', loses={"hidden_jacobi_sweep3d"},
+            why="inspect.getsource replaced to show the grader a parallel sweep, the real one serial",
+            reason="written outside a prange loop"),
+    attempt("interpreter", "pinned_layer_names", FRAME_TOOLS + """
+
+def pinned_layer_names(rows, cores=None):
+    reference = _from_the_test(("_pinned_ref", "_reference"), True)
+    return reference(rows, cores) if reference else []
+""", loses={"hidden_pinned_layer_names"}, why="the hidden test's rule found in its frames and called",
+            reason="pinned to a core each:"),
+    attempt("interpreter", "pinned_layer_names", """
+def pinned_layer_names(rows, cores=None):
+    return list(globals().get("_want", globals().get("want", [])))  # a global named like the test's
+""", loses={"hidden_pinned_layer_names"}, why="the expected value read from a global named like the test's",
+            reason="pinned to a core each:"),
 ]

@@ -1,8 +1,18 @@
 """Lab 10: gaming attempts (see __init__.py)."""
 
+import importlib.util
+from pathlib import Path
+
 from gaming import attempt, c_evidence
 from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT
-from wrong_answers import changed
+from wrong_answers import Wrong, changed
+
+_spec = importlib.util.spec_from_file_location(
+    "wrong_answers_10", Path(__file__).resolve().parents[1] / "wrong_answers" / "10_whole_program.py")
+_wrong = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_wrong)
+# the halo exchanged by the team's last thread inside the parallel region (at FUNNELED)
+LAST_THREAD = _wrong.last_loop_closed(changed(JACOBI_PROGRAM, _wrong.EXCHANGE, _wrong.LAST_THREAD_EXCHANGE))
 
 CHECKED = """    if (provided < NEEDED) {
         if (rank == 0)
@@ -36,49 +46,83 @@ SERIAL = changed(changed(changed(JACOBI_PROGRAM, DECOMPOSED, "    long rows = n,
 GAMING = [
     # (a) the program
     attempt("method", "jacobi_program", program(SERIAL), {"hidden_jacobi_program"},
-            "the checksum computed without MPI: every rank does the whole grid, no halo exchange"),
+            "the checksum computed without MPI: every rank does the whole grid, no halo exchange", reason='a halo exchange every iteration'),
     attempt("method", "jacobi_program", program(changed(changed(
         JACOBI_PROGRAM, "#define NEEDED MPI_THREAD_FUNNELED", "#define NEEDED MPI_THREAD_MULTIPLE"), CHECKED, "")),
-            {"hidden_jacobi_program"}, "asks for MULTIPLE and never checks what MPI provided"),
+            {"hidden_jacobi_program"}, "asks for MULTIPLE and never checks what MPI provided", reason='and the program ran on'),
     attempt("hidden", "jacobi_program", program(changed(
         JACOBI_PROGRAM, "long n = argc == 3 ? atol(argv[1]) : 0, iterations = argc == 3 ? atol(argv[2]) : -1;",
         "long n = 64, iterations = 50;")),
-            {"hidden_jacobi_program"}, "the grid and iterations of the notebook typed in, argv ignored"),
+            {"hidden_jacobi_program"}, "the grid and iterations of the notebook typed in, argv ignored", reason='the result line does not describe the run'),
     attempt("constant", "jacobi_program", program(changed(
         JACOBI_PROGRAM, "iterations, size, threads, seconds, sum);", "iterations, size, threads, seconds, 198.5955166356179);")),
-            {"hidden_jacobi_program"}, "a checksum typed in"),
+            {"hidden_jacobi_program"}, "a checksum typed in", reason=': checksum'),
     # (b) the compile line
     attempt("method", "compile_line", 'COMPILE = "mpicc -O2 jacobi.c -o jacobi"', {"hidden_compile_line"},
-            "no -fopenmp: every #pragma omp ignored, one thread"),
+            "no -fopenmp: every #pragma omp ignored, one thread", reason='is OpenMP on?'),
     attempt("hidden", "compile_line",
             "COMPILE = \"mpicc -O2 -fopenmp jacobi.c -o jacobi && grep -q 'jacobi n=' jacobi.c\"",
-            {"hidden_compile_line"}, "a line that only accepts the notebook's own program"),
+            {"hidden_compile_line"}, "a line that only accepts the notebook's own program", reason='JobError'),
     attempt("constant", "compile_line",
             "COMPILE = \"printf '#!/bin/sh\\\\necho probe token=1234567 ranks=1 threads=2 argv=a,b\\\\n' > jacobi "
             "&& chmod +x jacobi\"",
-            {"hidden_compile_line"}, "a program that prints a typed-in line"),
+            {"hidden_compile_line"}, "a program that prints a typed-in line", reason='not the program in jacobi.c'),
     attempt("shortcut", "compile_line",
             'COMPILE = "cp \\"$(hybridlab build hello_hybrid)/hello_hybrid\\" jacobi"',
-            {"hidden_compile_line"}, "the kit's own hello_hybrid program copied in"),
+            {"hidden_compile_line"}, "the kit's own hello_hybrid program copied in", reason='JobError'),
     # (c) the job script
     attempt("hidden", "job_script", script(changed(
         JOB_SCRIPT, "export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK", "export OMP_NUM_THREADS=2")),
-            {"hidden_job_script"}, "OMP_NUM_THREADS=2 typed in: right for one shape only"),
+            {"hidden_job_script"}, "OMP_NUM_THREADS=2 typed in: right for one shape only", reason='CPUs, ran'),
     attempt("method", "job_script", script(changed(changed(changed(
         JOB_SCRIPT, "export OMP_PLACES=cores\n", ""), "export OMP_PROC_BIND=close\n", ""),
         "--cpu-bind=cores", "--cpu-bind=none")),
-            {"hidden_job_script"}, "no binding at all: threads wander over the CPUs"),
+            {"hidden_job_script"}, "no binding at all: threads wander over the CPUs", reason='bound to a core of its own'),
     attempt("method", "job_script", script(changed(
         JOB_SCRIPT, " --cpus-per-task=$SLURM_CPUS_PER_TASK --cpu-bind", " --cpu-bind")),
-            {"hidden_job_script"}, "srun without --cpus-per-task: a rank's threads share one core"),
+            {"hidden_job_script"}, "srun without --cpus-per-task: a rank's threads share one core", reason='bound to'),
     attempt("constant", "job_script", script(changed(
         JOB_SCRIPT, "srun --ntasks=$SLURM_NTASKS --cpus-per-task=$SLURM_CPUS_PER_TASK",
         "srun --ntasks=2 --cpus-per-task=1")),
-            {"hidden_job_script"}, "the shape typed into the srun line"),
+            {"hidden_job_script"}, "the shape typed into the srun line", reason='CPUs, ran'),
 ]
 
 # C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
 # the student, library functions replaced (gaming.c_evidence)
 # (the student's own compile line builds each of them: only the traced build refuses them)
 GAMING += c_evidence("10_whole_program", "jacobi_program", {"hidden_jacobi_program"}, "MPI_Sendrecv",
-                     replaced=("MPI_Is_thread_main",), recorder=False)
+                     replaced=("MPI_Is_thread_main",), recorder=False, reasons=True)
+
+# The test's own interpreter reached (issue 36): the kit's job module (guarded with the judging
+# modules) replaced from an answer cell, so that the grader would build or run something else.
+_OPENMP_ADDED = '''
+
+import hybridlab.slurm.jobs as _jobs
+
+_real_compile_line = _jobs.compile_line
+_jobs.compile_line = lambda line, *args, **kwargs: _real_compile_line(line.replace("mpicc", "mpicc -fopenmp"), *args, **kwargs)
+'''
+_BOUND = '''
+
+import hybridlab.slurm.jobs as _jobs
+
+_real_submit = _jobs.submit
+_jobs.submit = lambda script, *args, **kwargs: _real_submit(str(script).replace("--cpu-bind=none", "--cpu-bind=cores"), *args, **kwargs)
+'''
+GAMING += [
+    attempt("interpreter", "compile_line", 'COMPILE = "mpicc -O2 jacobi.c -o jacobi"' + _OPENMP_ADDED,
+            {"hidden_compile_line"}, "no -fopenmp, the kit's compile_line replaced to add it",
+            reason="is OpenMP on?"),
+    attempt("interpreter", "job_script", script(changed(changed(changed(
+        JOB_SCRIPT, "export OMP_PLACES=cores\n", ""), "export OMP_PROC_BIND=close\n", ""),
+        "--cpu-bind=cores", "--cpu-bind=none")) + _BOUND,
+            {"hidden_job_script"}, "no binding, the kit's submit replaced to bind what it runs",
+            reason="bound to a core of its own"),
+    Wrong((("compile_line", ('COMPILE = "mpicc -std=c11 -O2 -Wall -fopenmp jacobi.c -o jacobi"\n\n'
+                             "import hybridlab.runs.compliance as _c\n\n"
+                             "_c.check = lambda results, level: None  # nothing the level refuses\n")),
+           ("jacobi_program", program(LAST_THREAD))),
+          frozenset({"hidden_jacobi_program"}),
+          "the halo exchanged by the team's last thread at FUNNELED, the kit's compliance check "
+          "replaced from the compile line's cell", "interpreter", "ThreadComplianceError"),
+]

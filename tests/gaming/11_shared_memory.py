@@ -5,7 +5,7 @@ reached from the cell, the prediction and measurement typed in or read off the n
 
 import pandas as pd
 
-from gaming import Oracle, attempt
+from gaming import Oracle, attempt, c_evidence
 from solutions_c import SHM_JACOBI
 from solutions_c import SHM_SAVING as SAVING
 from wrong_answers import c_cell, changed
@@ -20,7 +20,7 @@ GAMING = [
     attempt("method", "shm_jacobi",
             changed(RIGHT, "        MPI_Win_fence(0, win);\n        if (up",
                     "        MPI_Barrier(node);  /* orders the ranks; on x86 the rows happen to be there */\n        if (up"),
-            A, "a barrier alone: right numbers on x86, but no memory synchronisation (no Win_sync, no fence)"),
+            A, "a barrier alone: right numbers on x86, but no memory synchronisation (no Win_sync, no fence)", reason='no synchronisation orders these sweeps'),
     attempt("method", "shm_jacobi",
             changed(RIGHT, "        if (up != MPI_PROC_NULL)\n            MPI_Sendrecv(shm_first_row",
                     "        if (rank > 0) {  /* a message to every neighbour, on the node too */\n"
@@ -32,39 +32,39 @@ GAMING = [
                     "            MPI_Sendrecv(shm_last_row(mine, it), n, MPI_DOUBLE, rank + 1, 4, spare, n,\n"
                     "                         MPI_DOUBLE, rank + 1, 3, comm, MPI_STATUS_IGNORE);\n        }\n"
                     "        if (up != MPI_PROC_NULL)\n            MPI_Sendrecv(shm_first_row"),
-            A, "the halo also sent as messages inside the node, beside the window"),
+            A, "the halo also sent as messages inside the node, beside the window", reason='inside a node nothing travels as a message'),
     attempt("hidden", "shm_jacobi",
             changed(RIGHT, "MPI_INFO_NULL, node, &mine, &win)", "MPI_INFO_NULL, comm, &mine, &win)"),
-            A, "the window on comm: the same ranks as the node's on one machine (the visible test), not on several nodes"),
+            A, "the window on comm: the same ranks as the node's on one machine (the visible test), not on several nodes", reason='not on the ranks of the node'),
     attempt("shortcut", "shm_jacobi",
             """%%c SHM_C shm_halo
 void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
     kit_jacobi(comm, iterations, halo_above, halo_below, 0);  /* the kernel's own loop (static) */
 }""",
-            A, "the kernel's own loop called from the cell"),
+            A, "the kernel's own loop called from the cell", reason='kit_jacobi'),
     attempt("method", "shm_jacobi",
             changed(RIGHT, "    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &bytes, &unit, &above);\n"
                            "    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &bytes, &unit, &below);\n",
                     "    (void)bytes; (void)unit;  /* the neighbours' blocks guessed from mine: same sizes */\n"
                     "    if (nrank > 0) above = mine - shm_block_bytes() / sizeof(double);\n"
                     "    if (nrank < nsize - 1) below = mine + shm_block_bytes() / sizeof(double);\n"),
-            A, "neighbours' addresses guessed from the own base instead of MPI_Win_shared_query"),
+            A, "neighbours' addresses guessed from the own base instead of MPI_Win_shared_query", reason='ask the window for their blocks'),
     attempt("constant", "predict_saving",
             changed(SAVING, "    pure = 2 * (ny + 2 * ranks) * (nx + 2) * 8\n    shared = 2 * ny * (nx + 2) * 8 + 2 * (nx + 2) * 8\n    return pure - shared",
                     "    return 1.57296e6  # the notebook's grid, typed in"),
-            B, "the prediction for the notebook's grid typed in"),
+            B, "the prediction for the notebook's grid typed in", reason='not the bytes one node saves'),
     attempt("hidden", "predict_saving",
             changed(SAVING, "    pure = 2 * (ny + 2 * ranks) * (nx + 2) * 8\n    shared = 2 * ny * (nx + 2) * 8 + 2 * (nx + 2) * 8\n    return pure - shared",
                     "    return 6 * (nx + 2) * 8  # six rows: right for 2 ranks only"),
-            B, "six rows, what two ranks save, for any number of ranks"),
+            B, "six rows, what two ranks save, for any number of ranks", reason='not the bytes one node saves'),
     attempt("shortcut", "predict_saving",
             changed(SAVING, "    pure = 2 * (ny + 2 * ranks) * (nx + 2) * 8\n    shared = 2 * ny * (nx + 2) * 8 + 2 * (nx + 2) * 8\n    return pure - shared",
                     "    return measured_saving(memory)  # the notebook's measured run, whatever the grid"),
-            B, "the 'prediction' read off the notebook's own measurement"),
+            B, "the 'prediction' read off the notebook's own measurement", reason='not the bytes one node saves'),
     attempt("hidden", "predict_saving",
             changed(SAVING, '    pss = table.groupby("model")["pss_mb"].mean()\n    return float(pss["pure MPI"] - pss["MPI+MPI (shared window)"]) * 1e6',
                     '    return float(table["pss_mb"].iloc[0] - table["pss_mb"].iloc[2]) * 1e6  # the rows in the notebook\'s order'),
-            B, "the measured saving read from the rows' positions in the notebook's table"),
+            B, "the measured saving read from the rows' positions in the notebook's table", reason='the PSS per node'),
 ]
 
 # (b)'s functions on inputs the notebook never shows, judged by the reference written here: no
@@ -86,3 +86,15 @@ ORACLES = [
     Oracle("predict_saving", (_TABLE,),
            lambda got: abs(_number(got) - (400.5 - 308.25) * 1e6) <= 1.0),
 ]
+
+# The test's own interpreter reached (issue 36): the expected value read from a global named
+# like the test's (the judge holds it, never the kernel).
+GAMING += [
+    attempt("interpreter", "predict_saving",
+            changed(SAVING, "    pure = 2 * (ny + 2 * ranks) * (nx + 2) * 8\n    shared = 2 * ny * (nx + 2) * 8 + 2 * (nx + 2) * 8\n    return pure - shared",
+                    '    return float(globals().get("_want", globals().get("want", 0.0)))  # the test\'s own'),
+            B, "the expected saving read from a global named like the test's", reason="not the bytes one node saves"),
+]
+# C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
+# the student, library functions replaced (gaming.c_evidence)
+GAMING += c_evidence("11_shared_memory", "shm_jacobi", A, "MPI_Sendrecv", reasons=True)

@@ -4,6 +4,8 @@ from gaming import attempt, c_evidence, solution_cell
 from wrong_answers import c_cell
 
 A, B, C = {"hidden_exchange_slice"}, {"hidden_task_iteration"}, {"hidden_halo_ratio"}
+D = {"hidden_pready_iteration"}
+NOTHING = "exchanged nothing with a neighbour"  # judge_multiple: no bytes to a real peer
 DUPS = """
 void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
     for (int t = 0; t < nthreads; t++) MPI_Comm_dup(comm, &comms[t]);
@@ -25,7 +27,8 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
                      (int)count, MPI_DOUBLE, down, 2 * t + 1, mine, MPI_STATUS_IGNORE);
     }
 }
-"""), A, "thread 0 exchanges every slice (funnelled): right numbers, the other threads silent"),
+"""), A, "thread 0 exchanges every slice (funnelled): right numbers, the other threads silent",
+        reason=NOTHING),
     attempt("method", "exchange_slice", c_cell("MULTIPLE_C", "thread_halo", DUPS + """
 void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
     /* thread 0 moves the whole rows; the others send one value to themselves to look busy */
@@ -42,7 +45,7 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
         MPI_Sendrecv(&x, 1, MPI_DOUBLE, rank, 3, &y, 1, MPI_DOUBLE, rank, 3, mine, MPI_STATUS_IGNORE);
     }
 }
-"""), A, "whole rows from thread 0, a dummy message from the others"),
+"""), A, "whole rows from thread 0, a dummy message from the others", reason=NOTHING),
     attempt("hidden", "exchange_slice", c_cell("MULTIPLE_C", "thread_halo", DUPS + """
 void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
     /* two threads, as in the visible test: halves of the row */
@@ -56,7 +59,8 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
     MPI_Isend(&a[w + first], (int)count, MPI_DOUBLE, up, 2, mine, &req[3]);
     MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
 }
-"""), A, "slices for two threads only: the visible test's thread count"),
+"""), A, "slices for two threads only: the visible test's thread count",
+        reason="KernelCrash"),
     attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", """
 void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
     /* no tasks: exchange first, then every row (the blocking order of lab 04 (a)) */
@@ -69,7 +73,8 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
     MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
     stencil_rows(1, m);
 }
-"""), B, "no tasks at all: the exchange, then the rows"),
+"""), B, "no tasks at all: the exchange, then the rows",
+        reason="must create OpenMP tasks with depend clauses"),
     attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", """
 void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
     /* tasks with depend, but the exchange is waited for before any task exists */
@@ -86,7 +91,8 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
         stencil_rows(i, i);
     }
 }
-"""), B, "tasks created only after MPI_Waitall: nothing computes while messages travel"),
+"""), B, "tasks created only after MPI_Waitall: nothing computes while messages travel",
+        reason="no row was computed between the posting of the requests and their completion"),
     attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", """
 void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
     /* one thread does it all: post, compute the interior, wait; the task does nothing */
@@ -105,7 +111,8 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
     stencil_rows(1, 1);
     if (m > 1) stencil_rows(m, m);
 }
-"""), B, "one thread posts, computes and waits: overlap without tasks, a task pragma for show"),
+"""), B, "one thread posts, computes and waits: overlap without tasks, a task pragma for show",
+        reason="only the thread that posted the requests computed"),
     attempt("shortcut", "task_iteration", c_cell("TASKS_C", "thread_halo", """
 void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
     /* the kit's own funnelled exchange and grid, reached from the cell */
@@ -115,11 +122,11 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 #pragma omp task depend(in: top[0])
     stencil_rows(1, m);
 }
-"""), B, "the kernel's static exchange called from the cell"),
+"""), B, "the kernel's static exchange called from the cell", reason="did not compile"),
     attempt("constant", "halo_ratio", """
 def halo_ratio(multiple, funneled):
     return 1.0  # "about the same on two cores"
-""", C, "a ratio typed in"),
+""", C, "a ratio typed in", reason="slowest thread per rank, mean over ranks"),
     attempt("shortcut", "halo_ratio", """
 def halo_ratio(multiple, funneled):
     # the kit's breakdown table (slowest rank AND thread), not the mean over ranks asked
@@ -128,7 +135,8 @@ def halo_ratio(multiple, funneled):
         return float(breakdown_table(records.assign(record="timer", variant="x", ranks=1, threads=1),
                                      how="max")["halo"].iloc[0])
     return halo(multiple) / halo(funneled)
-""", C, "the kit's breakdown_table(how='max'): the slowest rank, not the mean over ranks"),
+""", C, "the kit's breakdown_table(how='max'): the slowest rank, not the mean over ranks",
+        reason="slowest thread per rank, mean over ranks"),
     attempt("hidden", "halo_ratio", """
 def halo_ratio(multiple, funneled):
     # the notebook's own runs, whatever is passed
@@ -136,7 +144,7 @@ def halo_ratio(multiple, funneled):
     def halo(records):
         return float(records[records["phase"] == "halo"].groupby("rank")["seconds"].max().mean())
     return halo(timer_records(runs_by["multiple@MULTIPLE"])) / halo(timer_records(runs_by["funneled@FUNNELED"]))
-""", C, "the notebook's runs instead of the arguments"),
+""", C, "the notebook's runs instead of the arguments", reason="slowest thread per rank, mean over ranks"),
 ]
 
 # issue 36's hurried hole: the FUNNELED pattern dressed up, the master moving every slice and
@@ -165,13 +173,160 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
     }
 }
 """), A, "the master moves every slice, the other threads post theirs to MPI_PROC_NULL",
-    reason="point-to-point calls per thread"))
+    reason=NOTHING))
 # C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
 # the student, library functions replaced (gaming.c_evidence)
-GAMING += c_evidence("12_threads_communicate", "exchange_slice", A, 'MPI_Isend')
-GAMING += c_evidence("12_threads_communicate", "task_iteration", B, 'MPI_Isend')
+GAMING += c_evidence("12_threads_communicate", "exchange_slice", A, 'MPI_Isend', reasons=True)
+GAMING += c_evidence("12_threads_communicate", "task_iteration", B, 'MPI_Isend', reasons=True)
 GAMING.append(attempt("text", "task_iteration", "%%c TASKS_C thread_halo\n// #pragma omp task depend(in: a[0])\n"
                      + solution_cell("12_threads_communicate", "task_iteration").split("\n", 1)[1]
                      .replace(" depend(out: top[0], bottom[0])", "")
                      .replace(" depend(in: top[0])", "").replace(" depend(in: bottom[0])", ""),
-                     B, "the depend clauses only in a comment"))
+                     B, "the depend clauses only in a comment",
+                     reason="must create OpenMP tasks with depend clauses"))
+
+
+# padding (issue 36's hurried hole, closed by the peer and bytes the tracer records): the master
+# moves every slice in T rounds, the other threads make as many calls, to nobody, of nothing, to
+# themselves, or of one token value
+_PADDED = DUPS + """
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads(), me;
+    long first = 1 + t * nx / T, count = (t + 1) * nx / T - t * nx / T;
+    MPI_Request req[4];
+    MPI_Comm_rank(mine, &me);
+    (void)first; (void)count; (void)me;
+    if (t == 0) {  /* the master moves every slice: T rounds */
+        for (int s = 0; s < T; s++) {
+            long f = 1 + s * nx / T, c = (s + 1) * nx / T - s * nx / T;
+            MPI_Irecv(&a[f], (int)c, MPI_DOUBLE, up, 10 + s, mine, &req[0]);
+            MPI_Irecv(&a[(m + 1) * w + f], (int)c, MPI_DOUBLE, down, 50 + s, mine, &req[1]);
+            MPI_Isend(&a[m * w + f], (int)c, MPI_DOUBLE, down, 10 + s, mine, &req[2]);
+            MPI_Isend(&a[w + f], (int)c, MPI_DOUBLE, up, 50 + s, mine, &req[3]);
+            MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+        }
+    } else {
+        for (int s = 0; s < T; s++) {
+PAD
+            MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+        }
+    }
+}
+"""
+_PADS = {
+    "MPI_PROC_NULL as the peer, as many calls as the master's": """\
+            MPI_Irecv(&a[first], (int)count, MPI_DOUBLE, MPI_PROC_NULL, 100 + t, mine, &req[0]);
+            MPI_Irecv(&a[(m + 1) * w + first], (int)count, MPI_DOUBLE, MPI_PROC_NULL, 200 + t, mine, &req[1]);
+            MPI_Isend(&a[m * w + first], (int)count, MPI_DOUBLE, MPI_PROC_NULL, 100 + t, mine, &req[2]);
+            MPI_Isend(&a[w + first], (int)count, MPI_DOUBLE, MPI_PROC_NULL, 200 + t, mine, &req[3]);""",
+    "messages of zero values to the real neighbours": """\
+            MPI_Irecv(&a[first], 0, MPI_DOUBLE, up, 100 + t, mine, &req[0]);
+            MPI_Irecv(&a[(m + 1) * w + first], 0, MPI_DOUBLE, down, 200 + t, mine, &req[1]);
+            MPI_Isend(&a[m * w + first], 0, MPI_DOUBLE, down, 100 + t, mine, &req[2]);
+            MPI_Isend(&a[w + first], 0, MPI_DOUBLE, up, 200 + t, mine, &req[3]);""",
+    "slices sent by each thread to its own rank": """\
+            double x[4], y[4] = {0, 0, 0, 0};
+            MPI_Irecv(x, 2, MPI_DOUBLE, me, 100 + t, mine, &req[0]);
+            MPI_Irecv(x + 2, 2, MPI_DOUBLE, me, 200 + t, mine, &req[1]);
+            MPI_Isend(y, 2, MPI_DOUBLE, me, 100 + t, mine, &req[2]);
+            MPI_Isend(y + 2, 2, MPI_DOUBLE, me, 200 + t, mine, &req[3]);""",
+}
+GAMING += [attempt("method", "exchange_slice", c_cell("MULTIPLE_C", "thread_halo", _PADDED.replace("PAD", pad)),
+                   A, f"the master moves every slice; the others pad: {why}", reason=NOTHING)
+           for why, pad in _PADS.items()]
+GAMING.append(attempt("method", "exchange_slice", c_cell("MULTIPLE_C", "thread_halo", _PADDED.replace("PAD", """\
+            double x[2], y[2] = {0, 0};
+            MPI_Irecv(x, 1, MPI_DOUBLE, up, 100 + t, mine, &req[0]);
+            MPI_Irecv(x + 1, 1, MPI_DOUBLE, down, 200 + t, mine, &req[1]);
+            MPI_Isend(y, 1, MPI_DOUBLE, down, 100 + t, mine, &req[2]);
+            MPI_Isend(y + 1, 1, MPI_DOUBLE, up, 200 + t, mine, &req[3]);""")), A,
+    "the master moves every slice; the others send one token value to the real neighbours",
+    reason="every value once"))
+
+# (d) partitioned sends (issue 38.3): one thread marking every partition, MPI_Pready after the
+# parallel region, plain MPI_Sendrecv instead of partitioned messages
+_PINIT = r"""int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    MPI_Count per = nx / parts;
+    int n = 0;
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[w + 1], parts, per, MPI_DOUBLE, up, 2, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[1], parts, per, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[m * w + 1], parts, per, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, per, MPI_DOUBLE, down, 2, comm, MPI_INFO_NULL,
+                       &req[n++]);
+    }
+    return n;
+}
+
+
+"""
+GAMING += [
+    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", _PINIT + r"""
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    /* the master copies the rows and marks every partition; the others only watch */
+    long w = nx + 2;
+    MPI_Startall(nreq, req);
+#pragma omp parallel num_threads(parts)
+    {
+#pragma omp masked
+        {
+            memcpy(&a[w + 1], &fresh[w + 1], (size_t)nx * sizeof(double));
+            memcpy(&a[m * w + 1], &fresh[m * w + 1], (size_t)nx * sizeof(double));
+            for (int i = 0; i < nreq; i += 2)
+                for (int t = 0; t < parts; t++) MPI_Pready(t, req[i]);
+        }
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D, "thread 0 marks every partition inside the region", reason="marked ready by thread 0"),
+    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", _PINIT + r"""
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    /* the threads copy their partitions; one MPI_Pready_range after the region */
+    long w = nx + 2, per = nx / parts;
+    MPI_Startall(nreq, req);
+#pragma omp parallel num_threads(parts)
+    {
+        long first = 1 + omp_get_thread_num() * per;
+        memcpy(&a[w + first], &fresh[w + first], (size_t)per * sizeof(double));
+        memcpy(&a[m * w + first], &fresh[m * w + first], (size_t)per * sizeof(double));
+    }
+    for (int i = 0; i < nreq; i += 2) MPI_Pready_range(0, parts - 1, req[i]);
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D, "every partition marked ready after the parallel region", reason="outside a parallel region"),
+    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
+static MPI_Comm saved;
+static int above, below;
+
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    (void)a; (void)m; (void)nx; (void)parts; (void)req;
+    saved = comm;  /* no partitioned requests: the neighbours kept for later */
+    above = up;
+    below = down;
+    return 0;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    /* plain MPI_Sendrecv of the whole rows from the main thread */
+    long w = nx + 2;
+    (void)parts; (void)nreq; (void)req;
+    memcpy(&a[w + 1], &fresh[w + 1], (size_t)nx * sizeof(double));
+    memcpy(&a[m * w + 1], &fresh[m * w + 1], (size_t)nx * sizeof(double));
+    MPI_Sendrecv(&a[m * w + 1], (int)nx, MPI_DOUBLE, below, 1, &a[1], (int)nx, MPI_DOUBLE, above, 1,
+                 saved, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&a[w + 1], (int)nx, MPI_DOUBLE, above, 2, &a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE,
+                 below, 2, saved, MPI_STATUS_IGNORE);
+}
+"""), D, "plain MPI_Sendrecv of whole rows instead of partitioned messages",
+        reason="travel as partitioned messages only"),
+]
+GAMING += c_evidence("12_threads_communicate", "pready_iteration", D, "MPI_Psend_init", reasons=True)

@@ -1,7 +1,8 @@
 """Right answers to lab 12 written another way: the slice exchange on one shared communicator
 with a tag pair per thread and MPI_Sendrecv, or on communicators made by MPI_Comm_split with
 ceil-sized slices and single waits; the task iteration with its sends posted first, or one task
-per side of the exchange; the halo ratio from a pivot table or a loop. (A taskloop for the
+per side of the exchange; the halo ratio from a pivot table or a loop; the partitioned exchange with MPI_Start per request
+and MPI_Parrived, or an omp for over the partitions with MPI_Pready_range. (A taskloop for the
 interior is not among them: libgomp ran the exchange task after the loop's tasks, so nothing
 overlapped, which the part rightly refuses.)"""
 
@@ -131,4 +132,96 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
     }
 }
 """, why="one task per side of the exchange, interior tasks from the bottom up"),
+]
+
+HONEST += [
+    # (d) pready_iteration
+    right("pready_iteration", r"""
+%%c PREADY_C thread_halo
+/* each neighbour its own pair, sends in s[], receives in r[] */
+static MPI_Request *sends, *recvs;
+static int nsend;
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    int peers[2] = {up, down}, n = 0;
+    long out[2] = {w + 1, m * w + 1}, in[2] = {1, (m + 1) * w + 1};
+    int outtag[2] = {7, 8}, intag[2] = {8, 7};
+    nsend = 0;
+    for (int k = 0; k < 2; k++) {
+        if (peers[k] == MPI_PROC_NULL) continue;
+        MPI_Psend_init(a + out[k], parts, nx / parts, MPI_DOUBLE, peers[k], outtag[k], comm,
+                       MPI_INFO_NULL, &req[nsend]);
+        nsend++;
+    }
+    n = nsend;
+    for (int k = 0; k < 2; k++) {
+        if (peers[k] == MPI_PROC_NULL) continue;
+        MPI_Precv_init(a + in[k], parts, nx / parts, MPI_DOUBLE, peers[k], intag[k], comm,
+                       MPI_INFO_NULL, &req[n++]);
+    }
+    sends = req;
+    recvs = req + nsend;
+    return n;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    long w = nx + 2, per = nx / parts;
+    for (int i = 0; i < nreq; i++) MPI_Start(&req[i]);
+#pragma omp parallel num_threads(parts)
+    {
+        int me = omp_get_thread_num();
+        for (long j = 1 + me * per; j <= (me + 1) * per; j++) {
+            a[w + j] = fresh[w + j];
+            a[m * w + j] = fresh[m * w + j];
+        }
+        for (int s = 0; s < nsend; s++) MPI_Pready(me, req[s]);
+    }
+    for (int r = nsend; r < nreq; r++) {
+        for (int p = 0; p < parts; p++) {
+            int flag = 0;
+            MPI_Parrived(req[r], p, &flag);
+        }
+    }
+    for (int i = 0; i < nreq; i++) MPI_Wait(&req[i], MPI_STATUS_IGNORE);
+}
+""", why="sends and receives in separate halves of req, MPI_Start per request, an element loop, "
+         "MPI_Parrived asked, one MPI_Wait each"),
+    right("pready_iteration", r"""
+%%c PREADY_C thread_halo
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    /* the lower neighbour first; tags 11 (travelling down) and 12 (travelling up) */
+    const long w = nx + 2;
+    const MPI_Count each = nx / parts;
+    int k = 0;
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(a + m * w + 1, parts, each, MPI_DOUBLE, down, 11, comm, MPI_INFO_NULL, req + k);
+        MPI_Precv_init(a + (m + 1) * w + 1, parts, each, MPI_DOUBLE, down, 12, comm, MPI_INFO_NULL,
+                       req + k + 1);
+        k += 2;
+    }
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(a + w + 1, parts, each, MPI_DOUBLE, up, 12, comm, MPI_INFO_NULL, req + k);
+        MPI_Precv_init(a + 1, parts, each, MPI_DOUBLE, up, 11, comm, MPI_INFO_NULL, req + k + 1);
+        k += 2;
+    }
+    return k;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    long w = nx + 2, per = nx / parts;
+    MPI_Startall(nreq, req);
+#pragma omp parallel for schedule(static, 1) num_threads(parts)
+    for (int p = 0; p < parts; p++) {
+        memcpy(&a[m * w + 1 + p * per], &fresh[m * w + 1 + p * per], (size_t)per * sizeof(double));
+        memcpy(&a[w + 1 + p * per], &fresh[w + 1 + p * per], (size_t)per * sizeof(double));
+        for (int i = nreq - 2; i >= 0; i -= 2) MPI_Pready_range(p, p, req[i]);
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+""", why="the lower neighbour set up first, an omp for over the partitions (static, 1), "
+         "MPI_Pready_range of one partition"),
 ]

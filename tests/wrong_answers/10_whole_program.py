@@ -41,26 +41,26 @@ WRONG = [
     # (a) the program
     wrong("jacobi_program", program(last_loop_closed(changed(JACOBI_PROGRAM, EXCHANGE, LAST_THREAD_EXCHANGE))),
           loses={"hidden_jacobi_program"},
-          why="halo exchange by the last thread of the team at FUNNELED: the level asked for is too low"),
+          why="halo exchange by the last thread of the team at FUNNELED: the level asked for is too low", reason='ThreadComplianceError'),
     wrong("jacobi_program", program(changed(
         JACOBI_PROGRAM, "long rows = n / size + (rank < n % size), w = n + 2;", "long rows = n / size, w = n + 2;")),
           loses={"hidden_jacobi_program"},
-          why="the rows left over when N does not divide by the ranks are never updated"),
+          why="the rows left over when N does not divide by the ranks are never updated", reason=': checksum'),
     wrong("jacobi_program", program(changed(
         JACOBI_PROGRAM, "v[k * w + j] = 0.25 * (u[(k - 1) * w + j]", "v[k * w + j] = 0.25 * (u[k * w + j]")),
           loses={"hidden_jacobi_program"},
-          why="the stencil reads the point itself instead of its upper neighbour"),
+          why="the stencil reads the point itself instead of its upper neighbour", reason=': checksum'),
     # (b) the compile line
     wrong("compile_line", 'COMPILE = "gcc -O2 -fopenmp jacobi.c -o jacobi"', loses={"hidden_compile_line"},
-          why="the plain C compiler: no MPI header or library"),
+          why="the plain C compiler: no MPI header or library", reason='JobError'),
     wrong("compile_line", 'COMPILE = "mpicc -O2 -fopenmp jacobi.c"', loses={"hidden_compile_line"},
-          why="no -o jacobi: the program is a.out"),
+          why="no -o jacobi: the program is a.out", reason='made no program'),
     # (c) the job script
     wrong("job_script", "JOB_SCRIPT = " + repr(changed(JOB_SCRIPT, "#SBATCH --ntasks=2\n#SBATCH --cpus-per-task=1",
                                                         "#SBATCH --ntasks=64\n#SBATCH --cpus-per-task=8")),
           loses={"hidden_job_script"},
-          why="asks for 64 tasks x 8 CPUs: more than the machine has, refused"),
+          why="asks for 64 tasks x 8 CPUs: more than the machine has, refused", reason='JobRequestError'),
     wrong("job_script", "JOB_SCRIPT = " + repr(changed(JOB_SCRIPT, './jacobi "$@"', "./jacobi")),
           loses={"hidden_job_script"},
-          why="the script's arguments are not handed on to the program"),
+          why="the script's arguments are not handed on to the program", reason='the script must hand its arguments'),
 ]

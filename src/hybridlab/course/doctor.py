@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
+from ..kernels.build import OFFLOAD_TARGETS
+from ..kernels.offload import probe
 from ..machine import launcher, reaper
 from ..machine.topology import compiler_info, find_mpiexec, mpi_info, read_topology
 from ..paths import venv_bin
@@ -87,6 +89,15 @@ def _compiler_fact() -> str:
     return compiler_info()
 
 
+def _offload(facts: dict[str, object], found: list[Finding]) -> None:
+    """Which OpenMP offload targets clang builds for here, each probe built and run (lab 15)."""
+    statuses = [probe(target) for target in OFFLOAD_TARGETS]
+    facts["offload"] = "; ".join(f"{s.target}: {s.message}" for s in statuses)
+    if not statuses[0].ready:
+        found.append(Finding("note", "lab 15 (offload) skips its live cells: no clang offload "
+                                     f"target for LLVM's host plugin ({statuses[0].message})"))
+
+
 def examine() -> tuple[dict[str, object], list[Finding]]:
     """The machine's description and the findings about it."""
     topo = read_topology()
@@ -136,6 +147,7 @@ def examine() -> tuple[dict[str, object], list[Finding]]:
         found.append(
             Finding("problem", "no C compiler: install gcc (Debian: apt-get install gcc libc6-dev)")
         )
+    _offload(facts, found)
     if len(topo.usable) < 2:
         found.append(
             Finding(

@@ -53,7 +53,11 @@ JUDGING = (
     "hybridlab.runs.compliance",
     "hybridlab.course.hidden_inputs",
     "hybridlab.grading.handout",
+    "hybridlab.slurm.jobs",
 )
+# modules a lab's hidden tests read evidence with (a function's source, numba's threads),
+# guarded in the labs whose notebook imports them
+EVIDENCE = ("numba", "inspect", "linecache")
 EXERCISE = re.compile(
     r"hybridlab\.(\w+)\.exercise\b|from hybridlab\.(\w+) import [^\n]*\bexercise\b"
 )
@@ -156,8 +160,9 @@ def _protect_functions(tools) -> None:
 
 
 def judging_modules(text: str) -> list[str]:
-    """The topics' exercise modules `text` (a notebook's source) names, and the JUDGING modules
-    it names (capture adds those its exercise modules import)."""
+    """The topics' exercise modules `text` (a notebook's source) names, the JUDGING modules
+    it names (capture adds those its exercise modules import) and the EVIDENCE modules it
+    imports."""
     topics = {a or b for a, b in EXERCISE.findall(text)}
     short = {m: m.rsplit(".", 1)[1] for m in JUDGING}  # also by the flat names labs import
     named = [
@@ -165,7 +170,8 @@ def judging_modules(text: str) -> list[str]:
         for m in JUDGING
         if any(w in text for w in (m, f"hybridlab.{short[m]}", f"import {short[m]}"))
     ]
-    return [*(f"hybridlab.{topic}.exercise" for topic in sorted(topics)), *named]
+    evidence = [m for m in EVIDENCE if re.search(rf"^\s*(?:import|from) {m}\b", text, re.M)]
+    return [*(f"hybridlab.{topic}.exercise" for topic in sorted(topics)), *named, *evidence]
 
 
 def capture(judging: list[str] = ()) -> None:

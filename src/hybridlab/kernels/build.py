@@ -10,7 +10,10 @@ kernel with hl_mpi_trace.h forced in first and links it with the kit's tracer ob
 (Results.mpi_calls), which hybridlab.runs.compliance judges against a thread level. A student's own
 unit (a C cell linked with a kit kernel, or a whole program) is then judged from its object and
 its preprocessed unit before it is linked (hybridlab.kernels.unit_checks): a refused construct is a
-BuildError naming the cell's line.
+BuildError naming the cell's line. flags=offload_flags() builds for an OpenMP offload target (lab
+15): clang behind the MPI wrapper (compiler_env), its host and device code both judged.
+archer=True builds with clang and ThreadSanitizer for Archer, the OpenMP race detector
+(hybridlab.kernels.archer): the same checks, the same cache.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import ctypes
 import functools
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -29,6 +33,7 @@ from pathlib import Path
 
 from .. import progress
 from ..paths import cache_root, find_kernel_file, kernel_dirs, venv_bin
+from . import archer as archer_tool
 from . import unit_checks
 
 TRACE_HEADER = "hl_mpi_trace.h"  # trace_mpi=True: records each MPI call with its thread
@@ -36,6 +41,28 @@ TRACE_FLAGS = ("-DHL_TRACE_MPI", "-include", TRACE_HEADER)
 TRACER_SOURCE = "hl_trace.c"  # the tracer, compiled out of line and linked beside a traced unit
 TRACER_FLAGS = ("-DHL_TRACE_MPI", "-fvisibility=hidden")
 WHOLE_PROGRAM_FLAG = "-DHL_WHOLE_PROGRAM"  # a student's whole program (hybridlab.slurm.jobs)
+# An OpenMP offload build (lab 15): clang behind the MPI wrapper, with the offload target given;
+# LLVM's host plugin (x86_64) runs everywhere, nvptx64 and amdgcn need a GPU's toolchain.
+OFFLOAD_TARGETS = ("x86_64-pc-linux-gnu", "nvptx64-nvidia-cuda", "amdgcn-amd-amdhsa")
+OFFLOAD_COMPILER = "clang"
+
+
+def offload_flags(target: str = OFFLOAD_TARGETS[0]) -> tuple[str, ...]:
+    """The flags of an OpenMP offload build for `target` (build(..., offload_flags()))."""
+    return (f"-fopenmp-targets={target}",)
+
+
+def offload_target(flags: tuple[str, ...]) -> str | None:
+    """The offload target the flags ask for, None for a host build."""
+    return next((f.partition("=")[2] for f in flags if f.startswith("-fopenmp-targets=")), None)
+
+
+def compiler_env(flags: tuple[str, ...]) -> dict[str, str] | None:
+    """The environment the MPI wrapper runs in: for an offload build, clang as the compiler
+    under MPICH's and Open MPI's mpicc (MPICH_CC, OMPI_CC); None (inherited) otherwise."""
+    if offload_target(flags) is None:
+        return None
+    return {**os.environ, "MPICH_CC": OFFLOAD_COMPILER, "OMPI_CC": OFFLOAD_COMPILER}
 DEFAULT_FLAGS = ("-std=gnu11", "-O2", "-Wall", "-Wextra", "-fopenmp")
 # A student's translation unit (LINK): kit helpers only, synchronous sends, no undeclared calls
 # (a kernel's static function is an error naming the cell's line); not the kernel's flags.
@@ -95,7 +122,10 @@ class Kernel:
 
     @functools.cached_property
     def params(self) -> dict[str, dict[str, str]]:
-        """name -> {default, help}, read from the library's own parameter table."""
+        """name -> {default, help}, read from the library's own parameter table (an Archer build's
+        library cannot be loaded uninstrumented: its program's --help then)."""
+        if archer_tool.FLAGS[0] in self.flags:
+            return _params_from_usage(self.program)
         lib = ctypes.CDLL(str(self.library), mode=ctypes.RTLD_LOCAL)
         lib.hl_params_json.restype = ctypes.c_char_p
         rows = [json.loads(line) for line in lib.hl_params_json().decode().splitlines() if line]
@@ -110,6 +140,16 @@ class Kernel:
                 f"kernel '{self.name}' has no parameter {', '.join(unknown)} (known: {known})"
             )
         return [f"{k}={_format(v)}" for k, v in params.items()]
+
+
+_USAGE_PARAM = re.compile(r"^  (\w+)\s+(.*) \(default (.*)\)$", re.M)
+
+
+def _params_from_usage(program: Path) -> dict[str, dict[str, str]]:
+    """The parameters as the program's --help lists them (hl_usage in hl_runtime.h)."""
+    usage = subprocess.run([str(program), "--help"], capture_output=True, text=True, check=False,
+                           timeout=60).stdout.partition("\n\n  --thread-level")[0]  # fmt: skip
+    return {m[0]: {"default": m[2], "help": m[1]} for m in _USAGE_PARAM.findall(usage)}
 
 
 def _format(value: object) -> str:
@@ -132,11 +172,13 @@ def mpicc() -> str:
 
 
 @functools.lru_cache(maxsize=4)
-def _wrapper_identity(cc: str) -> str:
+def _wrapper_identity(cc: str, offload: bool = False) -> str:
     """What the wrapper runs and the compiler's version, from `cc` itself: the same in a grading
-    sandbox as outside, whatever PATH holds."""
-    show = subprocess.run([cc, "-show"], capture_output=True, text=True, check=False)
-    version = subprocess.run([cc, "--version"], capture_output=True, text=True, check=False)
+    sandbox as outside, whatever PATH holds (offload: with clang behind it)."""
+    env = compiler_env(offload_flags()) if offload else None
+    show = subprocess.run([cc, "-show"], capture_output=True, text=True, check=False, env=env)
+    version = subprocess.run([cc, "--version"], capture_output=True, text=True, check=False,
+                             env=env)  # fmt: skip
     return show.stdout + (version.stdout.splitlines() or [""])[0]
 
 
@@ -152,31 +194,71 @@ def include_flags() -> list[str]:
     return [f"-I{folder}" for folder in kernel_dirs()]
 
 
-def build(name: str, flags: tuple[str, ...] = (), *, trace_mpi: bool = False) -> Kernel:
+@functools.lru_cache(maxsize=4)
+def _has_partitioned(cc: str) -> bool:
+    probe = '#include "hybridlab.h"\n#ifdef HL_HAVE_PARTITIONED\nhl_partitioned_yes\n#endif\n'
+    done = subprocess.run([cc, "-E", "-P", *include_flags(), "-x", "c", "-"], input=probe,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    if done.returncode != 0:
+        raise BuildError("hybridlab.h", [cc, "-E"], done.stderr[-2000:])
+    return "hl_partitioned_yes" in done.stdout
+
+
+def has_partitioned() -> bool:
+    """Whether the MPI library the kit builds with has MPI-4 partitioned communication
+    (MPI_Psend_init, MPI_Pready, ...: HL_HAVE_PARTITIONED in hybridlab.h)."""
+    return _has_partitioned(mpicc())
+
+
+def build(
+    name: str, flags: tuple[str, ...] = (), *, trace_mpi: bool = False, archer: bool = False
+) -> Kernel:
     """Build kernels_c/<name>.c, else the course's <name>.c (cached); trace_mpi=True records its
-    MPI calls per thread."""
+    MPI calls per thread; archer=True builds it for Archer (clang, ThreadSanitizer)."""
     source = find_kernel_file(f"{name}.c")
     if source is None:
         where = " or ".join(str(d) for d in kernel_dirs())
         raise FileNotFoundError(
             f"no kernel '{name}' in {where} (available: {', '.join(available_kernels())})"
         )
-    return _build(name, source.read_text(), source, _with_trace(flags, trace_mpi))
+    return _build(name, source.read_text(), source, _with_trace(flags, trace_mpi, archer))
 
 
 def build_source(
-    name: str, code: str, flags: tuple[str, ...] = (), *, trace_mpi: bool = False
+    name: str, code: str, flags: tuple[str, ...] = (), *, trace_mpi: bool = False,
+    archer: bool = False,
 ) -> Kernel:
     """Build C source written in a notebook cell; errors point at <name>.c and its lines.
     trace_mpi=True records every MPI call the code makes with its thread (hybridlab.runs.compliance);
     a student's unit that would get round the recording is refused (hybridlab.kernels.unit_checks)."""
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
         raise ValueError(f"kernel name {name!r} must be a C identifier (letters, digits, _)")
-    return _build(name, code, None, _with_trace(flags, trace_mpi))
+    return _build(name, code, None, _with_trace(flags, trace_mpi, archer))
 
 
-def _with_trace(flags: tuple[str, ...], trace_mpi: bool) -> tuple[str, ...]:
-    return tuple(flags) + (TRACE_FLAGS if trace_mpi else ())
+def _with_trace(flags: tuple[str, ...], trace_mpi: bool, archer: bool = False) -> tuple[str, ...]:
+    return tuple(flags) + (TRACE_FLAGS if trace_mpi else ()) + (archer_tool.FLAGS if archer else ())
+
+
+@contextlib.contextmanager
+def _compiler(flags: tuple[str, ...]):
+    """The MPI wrapper's compiler for a build of these flags: clang for Archer (every command of
+    the build, the checks' preprocessing too), else the wrapper's own."""
+    if archer_tool.FLAGS[0] not in flags:
+        yield
+        return
+    if reason := archer_tool.missing():
+        raise BuildError("archer", [archer_tool.COMPILER], reason + "\n")
+    saved = {k: os.environ.get(k) for k in archer_tool.COMPILER_ENV}
+    os.environ.update(archer_tool.COMPILER_ENV)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 # The first line of a student's translation unit (hybridlab.runs.student_c): the kit kernel it is linked
@@ -208,11 +290,12 @@ def cache_key(code: str, flags: tuple[str, ...], cc: str) -> str:
     """The build's name in the cache after its kernel's name: a digest of the source, every
     header, the flags and the compiler."""
     headers = [*_headers(), *_included_kernels(code)]  # a notebook's code may include a kernel
-    if TRACE_FLAGS[0] in flags:
+    if TRACE_FLAGS[0] in flags:  # the tracer, and the checks a student's unit passed to build
         tracer = find_kernel_file(TRACER_SOURCE)
         headers.append(tracer.read_text() if tracer else "")
+        headers.append(Path(unit_checks.__file__).read_text())
     return hashlib.sha256(
-        "\0".join([code, *headers, *DEFAULT_FLAGS, *flags, _wrapper_identity(cc)]).encode()
+        "\0".join([code, *headers, *DEFAULT_FLAGS, *flags, _wrapper_identity(cc, offload_target(flags) is not None)]).encode()
     ).hexdigest()[:16]
 
 
@@ -230,7 +313,8 @@ def is_current(entry: Path) -> bool:
         return False
 
 
-def _student_refusals(name: str, code: str, objects: dict[str, Path], cmd: list[str]) -> str:
+def _student_refusals(name: str, code: str, objects: dict[str, Path], cmd: list[str],
+                      env: dict[str, str] | None) -> str:
     """What the student's unit (objects["unit"]) may not do, judged from its object and its
     preprocessed unit (hybridlab.kernels.unit_checks): the refusals, one per line, or ""."""
     link = LINK.match(code)
@@ -238,16 +322,18 @@ def _student_refusals(name: str, code: str, objects: dict[str, Path], cmd: list[
     part = (unit_checks.cell_part(link.group(1).removesuffix(".c"), objects["kit"]) if link
             else unit_checks.WHOLE_PROGRAM)  # fmt: skip
     entries = unit_checks.tracer_entries(objects["tracer"])
-    found = unit_checks.check_symbols(objects["unit"], part, entries, file)
-    found += unit_checks.check_code(objects["unit"], file)
-    preprocess = cmd[: cmd.index("-c")]
+    found = []
+    for obj in unit_checks.offload_parts(objects["unit"]):  # the host's object, the device's
+        found += unit_checks.check_symbols(obj, part, entries, file)
+        found += unit_checks.check_code(obj, file)
+    preprocess = [f for f in cmd[: cmd.index("-c")] if not f.startswith("-fopenmp-targets=")]
     unit = code if link else f'#line 1 "{unit_checks.CELL}"\n{code}'
-    found += unit_checks.preprocessed_cell(unit, preprocess, file)[1]
+    found += unit_checks.preprocessed_cell(unit, preprocess, file, env)[1]
     return "\n".join(sorted({str(r) for r in found}))
 
 
 def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) -> Kernel:
-    cc = mpicc()
+    cc, env = mpicc(), compiler_env(flags)
     includes = include_flags()
     all_flags = DEFAULT_FLAGS + tuple(flags)
     target = cache_dir() / f"{name}-{cache_key(code, tuple(flags), cc)}"
@@ -263,8 +349,9 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
         traced = TRACE_FLAGS[0] in flags
         student = traced and (link is not None or WHOLE_PROGRAM_FLAG in flags)
         objects = {"unit": work / f"{name}.o"}
-        debug = ["-g"] if student else []  # the checks name the student's lines
-        compile_ = [[cc, *all_flags, *debug, *includes, "-fPIC", "-c", str(src), "-o",
+        # the checks name the student's lines (-g); a switch makes no indirect jump (unit_checks)
+        checked = ["-g", "-fno-jump-tables"] if student else []
+        compile_ = [[cc, *all_flags, *checked, *includes, "-fPIC", "-c", str(src), "-o",
                      str(objects["unit"])]]  # fmt: skip
         if link:  # a student's unit: the kit kernel beside it, built with the part's define
             kit_flags = [f for f in all_flags if f not in STUDENT_UNIT_FLAGS]
@@ -278,10 +365,10 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
                              str(find_kernel_file(TRACER_SOURCE)), "-o", str(objects["tracer"])])
         linked = [str(o) for o in objects.values()]
         output = ""
-        with progress.running(f"compile {name}"):
+        with progress.running(f"compile {name}"), _compiler(tuple(flags)):
             for cmd in compile_:
-                output += _compile(name, cmd, work)
-            refused = (_student_refusals(name, code, objects, compile_[0]) if student else
+                output += _compile(name, cmd, work, env)
+            refused = (_student_refusals(name, code, objects, compile_[0], env) if student else
                        unit_checks.profiling_calls(objects["unit"]) if traced else "")  # fmt: skip
             if refused:
                 shutil.rmtree(work, ignore_errors=True)
@@ -290,7 +377,7 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
                 [cc, *all_flags, "-shared", *linked, "-o", str(work / library.name), "-lm"],
                 [cc, *all_flags, *linked, "-o", str(work / program.name), "-lm"],
             ):
-                output += _compile(name, cmd, work)
+                output += _compile(name, cmd, work, env)
         for obj in objects.values():
             obj.unlink()
         (work / log.name).write_text(output)
@@ -305,9 +392,9 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
     return Kernel(name, source or target / f"{name}.c", library, program, all_flags, warnings)
 
 
-def _compile(name: str, cmd: list[str], work: Path) -> str:
+def _compile(name: str, cmd: list[str], work: Path, env: dict[str, str] | None = None) -> str:
     """Run one compiler command; its messages, or BuildError (the build folder removed)."""
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     if done.returncode != 0:
         shutil.rmtree(work, ignore_errors=True)
         raise BuildError(name, cmd, done.stderr)

@@ -14,9 +14,24 @@ the compiler made of them is then read back:
               PMPI_ function (a #undef, push_macro, pasted name or asm label that got round the
               redirect shows here), no dl*, syscall, file or process functions;
   sections    no constructor or destructor tables (code that would run before the kit's);
-  code        (objdump) no system-call instruction;
+  code        (objdump) no system-call instruction, no indirect call or jump outside the code a
+              header inlined (a function reached through a pointer the cell found in memory, such as a slot of the object's GOT,
+              would be a real MPI or C library function the checks above never saw; the unit is
+              built with -fno-jump-tables, so a switch makes none);
   unit        (cc -E, the cell's own lines after preprocessing) no asm, no #line to another
-              file, no #include of a file other than a system or kit header.
+              file, no #include of a file other than a system or kit header, no attribute that
+              turns a sanitizer off (no_sanitize: an Archer build checks every line).
+
+An Archer build (clang -fsanitize=thread, hybridlab.kernels.archer) is judged the same way; what
+the sanitizer itself adds is allowed: its instrumentation calls (__tsan_read8, ...), never its
+annotations, and its one module constructor. clang's OpenMP entry points are __kmpc_*.
+
+An OpenMP offload unit (clang -fopenmp-targets, lab 15) is checked twice: its host object and
+the device object the offload bundler unbundles from it (for the host plugin's x86_64 target,
+real code the process loads). Both may refer to the offload runtime (__tgt_*, __kmpc_*) and
+define the region entries clang makes; the host object's one constructor is clang's
+registration of the unit's requirements. A part whose kernel reads the offload runtime's report
+from stderr (its header defines HL_STDERR_IS_EVIDENCE) may not write to stderr.
 
 Each refusal names the cell's line where the object's debug information or the preprocessed
 unit gives one ("cell:7: ..."), and says what the part allows. `preprocessed_cell` gives the
@@ -55,16 +70,34 @@ clock_gettime clock time gettimeofday nanosleep usleep sleep sched_yield sched_g
 sched_getaffinity __sched_cpucount gethostname getpid sysconf get_nprocs
 abort exit
 """.split())
-# OpenMP's runtime (libgomp), the data objects of Open MPI's handles (MPI_COMM_WORLD is
+# OpenMP's runtime (libgomp; clang's __kmpc_ entry points of libomp), the data objects of Open MPI's handles (MPI_COMM_WORLD is
 # &ompi_mpi_comm_world there) and MPI's constants that are objects: names, not calls into MPI.
-_ALWAYS = re.compile(r"(omp_|GOMP_|ompi_mpi_)\w+|_GLOBAL_OFFSET_TABLE_|MPI_UNWEIGHTED"
+_ALWAYS = re.compile(r"(omp_|GOMP_|__kmpc_|ompi_mpi_)\w+|_GLOBAL_OFFSET_TABLE_|MPI_UNWEIGHTED"
                      r"|MPI_WEIGHTS_EMPTY|MPI_F_STATUSE?S?_IGNORE|MPI_F_ERRCODES_IGNORE")
+# What clang's -fsanitize=thread puts into an object (an Archer build, hybridlab.kernels.archer):
+# each access and atomic the compiler instruments, function entry and exit, and the module's
+# constructor calling __tsan_init. Not ThreadSanitizer's annotations (ignore, acquire, release),
+# which would hide a race: a cell calling those is refused like any other name.
+_SANITIZER = re.compile(r"__tsan_(init|func_entry|func_exit|(unaligned_)?(read|write)(1|2|4|8|16)"
+                        r"|(read|write)_range|atomic(8|16|32|64|128)_\w+|atomic_(thread|signal)_fence"
+                        r"|mem(cpy|set|move))")
+_SANITIZER_CTOR = "tsan.module_ctor"
 _REAL_MPI = re.compile(r"P?MPI_\w+|P?MPIX_\w+|ompi_\w+|MPIR_\w+")
 _OMP_CRITICAL = ".gomp_critical_user_"  # GCC's lock of a named `omp critical`, a common symbol
 _FORBIDDEN_SECTIONS = (".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors")
 _SYSCALL = re.compile(r"\t(syscall|sysenter|int\s+\$0x80|svc\s)")
+_INDIRECT = re.compile(r"\t(?:notrack\s+|bnd\s+)?(?:call|jmp)q?\s+\*")
 _MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d)*)$')
 _ASM = re.compile(r"\b(asm|__asm__|__asm)\b")
+# What clang's OpenMP offloading adds to a unit: calls into the runtime and the regions' entries.
+_OFFLOAD_CALL = re.compile(r"__tgt_\w+|__kmpc_\w+")
+_OFFLOAD_ENTRY = re.compile(r"\.?__omp_offloading_\w+(\.region_id)?|\.omp_offloading\.entry\.__omp_offloading_\w+")
+_REGISTRATION = ".omp_offloading.requires_reg"  # clang's constructor in .init_array.0
+_BUNDLE = re.compile(r"__CLANG_OFFLOAD_BUNDLE__(openmp-x86_64-\S+)")
+_BUNDLER = "clang-offload-bundler"
+_STDERR = frozenset({"stderr", "perror", "psignal", "psiginfo"})  # what writes to stderr
+# an attribute that builds a function without the sanitizer's checks (Archer, lab 16)
+_NO_SANITIZE = re.compile(r"\b(no_sanitize\w*|__no_sanitize\w*|disable_sanitizer_instrumentation)\b")
 _WHY = {  # what a refused name does, in the words of a message
     "hl_trace_note": "writes the kit's records (hl_emit and kin are the kit's, not a cell's)",
 }
@@ -90,6 +123,7 @@ class Part:
     defines: frozenset[str]  # the globals it may (and the kit's kernel expects it to) define
     helpers: frozenset[str]  # the kit helpers it may call (its header declares them)
     whole_program: bool = False  # a whole program: any global no library defines, and main
+    stderr_is_evidence: bool = False  # the kit reads the offload runtime's report from stderr
 
     def describe(self) -> str:
         if self.whole_program:
@@ -160,7 +194,10 @@ def cell_part(kernel: str, kit_object: Path) -> Part:
     may call what its header declares and the kernel defines."""
     declared = header_names(kernel)
     kit = set(defined_globals(kit_object))
-    return Part(frozenset(declared - kit), frozenset(declared & kit))
+    header = find_kernel_file(f"{kernel}_student.h")
+    evidence = header is not None and bool(
+        re.search(r"^\s*#\s*define\s+HL_STDERR_IS_EVIDENCE\b", header.read_text(), re.M))
+    return Part(frozenset(declared - kit), frozenset(declared & kit), stderr_is_evidence=evidence)
 
 
 WHOLE_PROGRAM = Part(frozenset({"main"}), frozenset(), whole_program=True)
@@ -217,7 +254,8 @@ def _references(obj: Path, file: str) -> dict[str, int]:
 def _allowed_call(name: str, part: Part, entries: frozenset[str] | None) -> bool:
     entry = name.startswith(TRACED_PREFIX) if entries is None else name in entries
     return (entry or name in part.helpers or name in ALLOWED_LIBC
-            or name in _libm_names() or bool(_ALWAYS.fullmatch(name)))  # fmt: skip
+            or name in _libm_names() or bool(_ALWAYS.fullmatch(name))
+            or bool(_SANITIZER.fullmatch(name)))  # fmt: skip
 
 
 def check_symbols(obj: Path, part: Part, entries: frozenset[str] | None, file: str = CELL
@@ -228,7 +266,7 @@ def check_symbols(obj: Path, part: Part, entries: frozenset[str] | None, file: s
     found = []
     reserved = library_names()
     for name, line in sorted(defined_globals(obj, file).items()):
-        if name in part.defines or name.startswith(_OMP_CRITICAL):
+        if name in part.defines or name.startswith(_OMP_CRITICAL) or _OFFLOAD_ENTRY.fullmatch(name):
             continue
         if part.whole_program and name not in reserved and not _REAL_MPI.fullmatch(name) \
                 and not name.startswith(("hl_", "omp_", "GOMP_")):  # fmt: skip
@@ -239,7 +277,11 @@ def check_symbols(obj: Path, part: Part, entries: frozenset[str] | None, file: s
         found.append(Refusal(line, f"defines the global {name}, which {what}; {part.describe()}",
                              file))
     for name, line in sorted(_references(obj, file).items()):
-        if _allowed_call(name, part, entries):
+        if part.stderr_is_evidence and name in _STDERR:
+            found.append(Refusal(line, f"uses {name}, which writes to stderr: in this part the "
+                                       "kit reads the offload runtime's report there", file))
+            continue
+        if _allowed_call(name, part, entries) or _OFFLOAD_CALL.fullmatch(name):
             continue
         if _REAL_MPI.fullmatch(name):
             why = ("reaches MPI out of the tracer's sight (an #undef, push_macro, pasted name or "
@@ -263,24 +305,78 @@ def profiling_calls(obj: Path) -> str:
             "profiling ones the tracer does not see") if names else ""  # fmt: skip
 
 
+def offload_parts(obj: Path) -> list[Path]:
+    """The object, and beside it the device object of an offload unit for the host plugin's
+    target (unbundled into the same folder): what check_symbols and check_code judge."""
+    bundle = _BUNDLE.search(_run(["readelf", "-S", "-W", str(obj)]))
+    if bundle is None:
+        return [obj]
+    device = obj.with_name(f"{obj.stem}.device.o")
+    _run([_bundler(), "--type=o", f"--targets={bundle.group(1)}", f"--inputs={obj}",
+          f"--outputs={device}", "--unbundle"])  # fmt: skip
+    return [obj, device]
+
+
+def _bundler() -> str:
+    """clang's offload bundler: beside the clang on PATH (Debian keeps it in LLVM's folder)."""
+    clang = subprocess.run(["clang", "-print-prog-name=" + _BUNDLER], capture_output=True,
+                           text=True, check=False).stdout.strip()  # fmt: skip
+    return clang if clang and Path(clang).is_file() else _BUNDLER
+
+
+def _only_registration(obj: Path, sections: str) -> bool:
+    """Whether the object's one constructor table is clang's offload registration: .init_array.0
+    with one entry, the start of .text.startup, where only .omp_offloading.requires_reg is."""
+    if not re.search(r"\s\.init_array\.0\s", sections) or re.search(
+            r"\s\.(init_array(?!\.0\s)|fini_array|preinit_array|ctors|dtors)\S*\s", sections):
+        return False
+    relocs = re.findall(r"^[0-9a-f]+\s+[0-9a-f]+\s+R_\w+\s+[0-9a-f]+\s+(\S+)", _run(
+        ["readelf", "-r", "-W", str(obj)]).split("'.rela.init_array.0'", 1)[-1]
+        .split("Relocation section", 1)[0], re.M)  # fmt: skip
+    startup = [line.split()[-1] for line in _run(["objdump", "-t", str(obj)]).splitlines()
+               if "\t" in line and line.split("\t")[0].split()[-1:] == [".text.startup"]
+               and " F " in line]  # fmt: skip
+    return relocs == [".text.startup"] and startup == [_REGISTRATION]
+
+
 def check_code(obj: Path, file: str = CELL) -> list[Refusal]:
-    """No constructor or destructor tables and no system-call instruction in the object."""
+    """No constructor or destructor tables (but clang's offload registration), no system-call
+    instruction and no indirect call or jump in the object."""
     found = []
     sections = _run(["readelf", "-S", "-W", str(obj)])
+    registration = _only_registration(obj, sections)
     for name in _FORBIDDEN_SECTIONS:
+        if name == ".init_array" and (registration or _sanitizer_constructor_only(obj)):
+            continue
         if re.search(rf"\s{re.escape(name)}(\.\S+)?\s", sections):
             found.append(Refusal(0, f"has a {name} section (a constructor or destructor): "
                                     "nothing of a cell runs before or after the kit calls it",
                                  file))  # fmt: skip
-    current = 0
+    current, header, syscall, indirect = 0, False, False, False
     for line in _run(["objdump", "-d", "-l", "--no-show-raw-insn", str(obj)]).splitlines():
         if re.match(r"^\S+:\d+", line):
-            current = _line_of(line, file)
-        elif _SYSCALL.search(line):
+            current, header = _line_of(line, file), bool(re.match(r"^\S+\.h:\d+", line))
+        elif _SYSCALL.search(line) and not syscall:
+            syscall = True
             found.append(Refusal(current, "makes a system call itself (asm): calls go through "
                                           "MPI, OpenMP and the C library", file))  # fmt: skip
-            break
+        elif _INDIRECT.search(line) and not header and not indirect:  # a header's inlined
+            # helper (hl_measure calling the test it is given) is the kit's or the library's
+            indirect = True
+            found.append(Refusal(current, "calls through a function pointer: a cell calls MPI, "
+                                          "OpenMP, the C library and its own functions by name",
+                                 file))  # fmt: skip
     return found
+
+
+def _sanitizer_constructor_only(obj: Path) -> bool:
+    """Whether the object's constructor tables hold one entry, ThreadSanitizer's own module
+    constructor (an Archer build); False for anything else there, or nothing."""
+    relocations = _run(["readelf", "-r", "-W", str(obj)]) + "\n\n"
+    tables = re.findall(r"Relocation section '\.rela\.init_array[^']*'.*?\n\n", relocations, re.S)
+    targets = [t for table in tables for t in re.findall(
+        r"^[0-9a-f]+\s+[0-9a-f]+\s+\S+\s+[0-9a-f]+\s+(.+?)\s*$", table, re.M)]
+    return targets in ([f".text.{_SANITIZER_CTOR} + 0"], [f"{_SANITIZER_CTOR} + 0"])
 
 
 @functools.lru_cache(maxsize=4)
@@ -290,14 +386,16 @@ def _wrapper_includes(cc: str) -> list[str]:
     return [str(Path(d).resolve()) for d in re.findall(r"(?:^|\s)-I(\S+)", done.stdout)]
 
 
-def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL
+def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL,
+                      env: dict[str, str] | None = None,
                       ) -> tuple[list[tuple[int, str]], list[Refusal]]:  # fmt: skip
     """The cell's own lines after preprocessing (cc -E of the unit, macros expanded, comments
     gone; `compile_flags` as the unit is compiled, -c and -o left out), as (cell line, text),
     and what the unit may not do there: asm, a #line to another file, an #include of a file
-    that is neither a system nor a kit header."""
+    that is neither a system nor a kit header. `env`: the compiler's environment (an offload
+    build's, build.compiler_env)."""
     done = subprocess.run([*compile_flags, "-E", "-x", "c", "-"], input=unit,
-                          capture_output=True, text=True, check=False)  # fmt: skip
+                          capture_output=True, text=True, check=False, env=env)  # fmt: skip
     if done.returncode != 0:
         raise RuntimeError(f"the unit does not preprocess: {done.stderr[-1500:]}")
     kit = [str(d.resolve()) for d in kernel_dirs()] + _wrapper_includes(compile_flags[0])
@@ -329,6 +427,9 @@ def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL
         if _ASM.search(text):
             found.append(Refusal(line, "uses asm: a cell is C (calls go through MPI, OpenMP and "
                                        "the C library)", file))  # fmt: skip
+        if _NO_SANITIZE.search(text):
+            found.append(Refusal(line, "turns a sanitizer off (no_sanitize): the kit's race "
+                                       "detector checks every line of a cell", file))  # fmt: skip
     return lines, found
 
 

@@ -4,7 +4,9 @@ Kernels write JSON lines (hybridlab.h). Lines with "meta": true describe a rank;
 records with at least rank, thread, cpu and numa. Results keeps both, and the warnings of the run;
 every record gets the `host` (node) of its rank from the rank's description, when the kernel did
 not write one itself, so that records of ranks on several nodes say where each ran.
-A kernel built with trace_mpi=True also writes one "mpi_call" record per MPI call it made and an
+A kernel built with trace_mpi=True also writes one "mpi_call" record per MPI call it made (a
+point-to-point call with its peer as an MPI_COMM_WORLD rank, -1 for MPI_PROC_NULL, and bytes; a
+partitioned call with its request and partitions: kernels_c/hl_trace.c) and an
 "mpi_trace" summary per rank (hl_mpi_trace.h): they go to Results.mpi_calls and
 meta["mpi_trace"], so the kernel's own records read the same traced or not; the "computed"
 intervals the kit's helpers record for student C (hl_trace_compute) go to Results.compute.
@@ -26,6 +28,7 @@ PLACE_COLUMNS = ["rank", "thread", "cpu", "numa"]
 WHERE_COLUMNS = (*PLACE_COLUMNS, "host")  # where a record ran: they differ between ranks
 CALL_RECORD, TRACE_RECORD = "mpi_call", "mpi_trace"  # written by hl_mpi_trace.h
 COMPUTE_RECORD = "computed"  # hl_trace_compute: a kit helper's computation, start and end
+EVIDENCE_META = ("ranks", "mpi_trace", "thread_level", "kernel")  # what Results.evidence keeps
 
 
 class RecordError(ValueError):
@@ -150,6 +153,19 @@ class Results:
         mpi_calls = _table(calls, ["rank", "start"]) if traces else pd.DataFrame()
         intervals = _table(compute, ["rank", "start"]) if compute else pd.DataFrame()
         return cls(_table(rows, ["rank", "thread"]), meta, list(warnings), mpi_calls, intervals)
+
+    def evidence(self) -> dict:
+        """What a grader judges this run by, as plain data a judged hidden cell hands out of the
+        student's kernel (grading.handout): the records, the MPI call trace, the computed
+        intervals and the ranks' descriptions and trace summaries (from_evidence reads it back)."""
+        meta = {k: self.meta[k] for k in EVIDENCE_META if k in self.meta}
+        return {"records": self.records, "mpi_calls": self.mpi_calls, "compute": self.compute,
+                "meta": meta}  # fmt: skip
+
+    @classmethod
+    def from_evidence(cls, data: dict) -> Results:
+        """The run `evidence` described, in the grader's process."""
+        return cls(data["records"], dict(data["meta"]), [], data["mpi_calls"], data["compute"])
 
     @property
     def traced(self) -> bool:

@@ -119,10 +119,13 @@ def preprocessed(kernel: str, define: str, code: str) -> str:
 
 
 def build_student(
-    name: str, kernel: str, define: str, code: str, functions: tuple[str, ...]
+    name: str, kernel: str, define: str, code: str, functions: tuple[str, ...],
+    flags: tuple[str, ...] = (), *, archer: bool = False,
 ) -> Kernel:
-    """The cell's C as its own unit linked with kernels_c/<kernel>.c built with `define`, traced.
-    NotImplementedError while the cell is the unanswered skeleton; BuildError names the lines."""
+    """The cell's C as its own unit linked with kernels_c/<kernel>.c built with `define`, traced
+    (`flags` added to both: an offload build's; archer=True: with clang and ThreadSanitizer,
+    hybridlab.kernels.archer; the same checks). NotImplementedError while the cell is the
+    unanswered skeleton; BuildError names the lines."""
     if unanswered(code):
         raise NotImplementedError("write the C code in the C cell above first (it is still the stub)")
     missing = [f for f in functions if not re.search(rf"\b{f}\s*\(", code)]
@@ -130,7 +133,7 @@ def build_student(
         raise ValueError(f"the code must define {', '.join(missing)} (see the skeleton)")
     unit = student_unit(kernel, define, code)
     assert LINK.match(unit), unit.splitlines()[0]
-    return build_source(name, unit, STUDENT_UNIT_FLAGS, trace_mpi=True)
+    return build_source(name, unit, STUDENT_UNIT_FLAGS + tuple(flags), trace_mpi=True, archer=archer)
 
 
 def run_student(

@@ -1,17 +1,28 @@
 """Lab 12's runs and exercises on lab 04's 2-D grid (kernels_c/thread_halo.c, hl_grid2d.h).
 
+Each graded C part runs in the student's kernel and is judged in the grader's process: run_*
+builds nothing but runs the student's kernel and returns each run's evidence (Results.evidence:
+the kit's framed records and trace), which a hidden cell hands out; judge_* rebuilds the runs and
+compares them with numpy's checksum and reads the trace; check_student_* does both at once (the
+notebook's visible tests).
+
 (a) variant=multiple: the student's thread_comms and exchange_slice, every thread exchanging its
 own slice of the halo rows at once; judged by the checksum (halo.serial.jacobi2d) and the trace:
-every thread of every rank made point-to-point calls, no message longer than a thread's slice,
-calls of different threads inside MPI at the same time, and no (communicator, tag) shared by two
-threads of a rank. (b) variant=tasks: the student's task_iteration, OpenMP tasks with `depend`;
-judged by the checksum (halo rows are NaN until the exchange fills them), non-blocking calls and
-the kit's stencil_rows computing between the posting of the requests and their completion
-(student_c.overlap_table). The lab's own runs: the same exchange funneled and multiple beside
-lab 04's pure MPI and masteronly, and the kit's MPI-4 partitioned variant.
+every thread of every rank exchanged bytes with a neighbouring rank (the tracer's peer and bytes:
+calls to MPI_PROC_NULL, to the rank itself or of no values move nothing), about as many as the
+others, no message longer than a thread's slice, calls of different threads inside MPI at the
+same time, and no (communicator, tag) shared by two threads of a rank. (b) variant=tasks: the
+student's task_iteration, OpenMP tasks with `depend`; judged by the checksum (halo rows are NaN
+until the exchange fills them), non-blocking calls and the kit's stencil_rows computing between
+the posting of the requests and their completion (student_c.overlap_table). (d) variant=pready:
+the student's MPI-4 partitioned exchange (partitioned_init, pready_iteration); judged by the
+checksum and the partitions each thread marked ready (partition_marks), skipped with a note where
+the library has no partitioned calls (partitioned_missing). The lab's own runs: the same exchange
+funneled and multiple beside lab 04's pure MPI and masteronly, and the kit's MPI-4 partitioned
+variant.
 
-    kernel = build_student_multiple(code)
-    check_student_multiple(kernel, shapes=((2, 2),), nx=24, ny=12)   # AssertionError naming why
+    runs = run_multiple(build_student_multiple(code), shapes=((2, 2),), nx=24, ny=12)
+    judge_multiple(runs)                     # AssertionError naming why, in the grader's process
 """
 
 from __future__ import annotations
@@ -22,7 +33,7 @@ import re
 import pandas as pd
 
 from ..halo.serial import check_grid, jacobi2d
-from ..kernels.build import Kernel, build
+from ..kernels.build import Kernel, build, has_partitioned
 from ..kernels.c_cells import unanswered
 from ..runs import compliance
 from ..runs.launch import run_program
@@ -33,10 +44,13 @@ LEVEL = "multiple"  # (a) and (b): threads other than the master call MPI, at on
 STAGGER_US = 20000  # odd ranks start each exchange 20 ms late: even ranks' threads wait together
 OVERLAP_POINTS = 8192  # (b): interior points per rank from which overlap is judged (lab 04's)
 ANY_TAG = -1  # MPI_ANY_TAG in MPICH and Open MPI: a receive that matches every tag
+DOUBLE = 8  # bytes of a grid value
 POINT_TO_POINT = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv", "MPI_Isend",
                   "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", "MPI_Sendrecv",
                   "MPI_Sendrecv_replace", "MPI_Send_init", "MPI_Recv_init", "MPI_Psend_init",
                   "MPI_Precv_init")  # fmt: skip
+PARTITIONED_SETUP = ("MPI_Psend_init", "MPI_Precv_init")
+MARKS = ("MPI_Pready", "MPI_Pready_range")  # calls that mark partitions of a send ready
 _TASK_DEPEND = re.compile(r"#\s*pragma\s+omp\s+task\b[^\n]*\bdepend\s*\(")
 
 
@@ -72,10 +86,34 @@ def build_student_tasks(code: str, name: str = "student_tasks") -> Kernel:
 
 
 def point_to_point(res: Results) -> pd.DataFrame:
-    """The student's point-to-point calls: rank, thread, call, start, end, comm_id, tag, count."""
+    """The student's point-to-point calls: rank, thread, call, start, end, comm_id, tag, count,
+    peer (an MPI_COMM_WORLD rank, NO_PEER for MPI_PROC_NULL), bytes and an MPI_Sendrecv's
+    receive side (recv_peer, recv_bytes)."""
     calls = res.mpi_calls
     mine = calls[(calls["student"] == 1) & calls["call"].isin(POINT_TO_POINT)]
-    return mine[["rank", "thread", "call", "start", "end", "comm_id", "tag", "count"]]
+    return mine[["rank", "thread", "call", "start", "end", "comm_id", "tag", "count", "peer",
+                 "bytes", "recv_peer", "recv_bytes"]]  # fmt: skip
+
+
+def neighbour_bytes(calls: pd.DataFrame) -> pd.Series:
+    """Per (rank, thread): the bytes of the student's point-to-point messages with a neighbour,
+    another rank (not MPI_PROC_NULL, not the rank itself), sent and received."""
+    def real(peer: pd.Series, nbytes: pd.Series) -> pd.Series:
+        return nbytes.where((peer >= 0) & (peer != calls["rank"]) & (nbytes > 0), 0)
+
+    moved = real(calls["peer"], calls["bytes"]) + real(calls["recv_peer"], calls["recv_bytes"])
+    return moved.groupby([calls["rank"], calls["thread"]]).sum()
+
+
+def _neighbours(rank: int, ranks: int) -> list[int]:
+    """A rank's neighbouring ranks in the grid's row split (up, down; none past the edges)."""
+    return [r for r in (rank - 1, rank + 1) if 0 <= r < ranks]
+
+
+def _halo_bytes(rank: int, ranks: int, nx: int, iterations: int) -> int:
+    """The bytes a rank's exchanges move with its neighbours over a run: two rows of nx doubles
+    (one sent, one received) per neighbouring rank and iteration."""
+    return len(_neighbours(rank, ranks)) * 2 * nx * DOUBLE * iterations
 
 
 def shared_keys(calls: pd.DataFrame) -> list[str]:
@@ -108,49 +146,76 @@ def concurrent_threads(res: Results) -> pd.Series:
     return pd.Series(counts, name="concurrent", dtype=int)
 
 
-def _run_checked(kernel: Kernel, variant: str, ranks: int, threads: int, nx: int, ny: int,
-                 iterations: int, timeout: float) -> tuple[Results, str, float]:
-    """Run the student's `variant` at MULTIPLE (odd ranks staggered) and check its checksum and
-    thread compliance: (results, where it ran, checksum)."""
-    check_grid(nx, ny, ranks)
-    res = run_program(kernel, ranks=ranks, threads=threads, thread_level=LEVEL, variant=variant,
-                      nx=nx, ny=ny, iterations=iterations,
-                      stagger_us=STAGGER_US if ranks > 1 else 0, timeout=timeout)  # fmt: skip
-    where = f"{ranks}x{threads} ({nx}x{ny}, {iterations} iterations)"
-    got = _assert_checksum(res, nx, ny, iterations, where)
-    compliance.check(res, LEVEL)
-    return res, where, got
+def _runs(kernel: Kernel, variant: str, shapes: tuple[tuple[int, int], ...], nx: int, ny: int,
+          iterations: int, timeout: float) -> list[dict]:  # fmt: skip
+    """Run the student's `variant` at MULTIPLE (odd ranks staggered) at every (ranks, threads):
+    per shape its size and the run's evidence (Results.evidence), for the grader to judge."""
+    out = []
+    for ranks, threads in shapes:
+        check_grid(nx, ny, ranks)
+        res = run_program(kernel, ranks=ranks, threads=threads, thread_level=LEVEL,
+                          variant=variant, nx=nx, ny=ny, iterations=iterations,
+                          stagger_us=STAGGER_US if ranks > 1 else 0, timeout=timeout)  # fmt: skip
+        out.append({"ranks": ranks, "threads": threads, "nx": nx, "ny": ny,
+                    "iterations": iterations, "run": res.evidence()})  # fmt: skip
+    return out
 
 
-def check_student_multiple(
-    kernel: Kernel,
-    shapes: tuple[tuple[int, int], ...] = ((2, 2),),
-    nx: int = 24,
-    ny: int = 12,
-    iterations: int = 4,
-    timeout: float = 30.0,
-) -> list[dict]:
-    """Run the student's MULTIPLE exchange at every (ranks, threads) and judge it.
+def _judged_runs(runs: list[dict]):
+    """Each run handed out by _runs, rebuilt and checked: its checksum against jacobi2d's and its
+    thread compliance at MULTIPLE; yields (shape, results, where it ran, checksum)."""
+    for shape in runs:
+        res = Results.from_evidence(shape["run"])
+        nx, ny, iterations = int(shape["nx"]), int(shape["ny"]), int(shape["iterations"])
+        where = f"{shape['ranks']}x{shape['threads']} ({nx}x{ny}, {iterations} iterations)"
+        got = _assert_checksum(res, nx, ny, iterations, where)
+        compliance.check(res, LEVEL)
+        yield shape, res, where, got
+
+
+def run_multiple(kernel: Kernel, shapes: tuple[tuple[int, int], ...] = ((2, 2),), nx: int = 24,
+                 ny: int = 12, iterations: int = 4, timeout: float = 30.0) -> list[dict]:  # fmt: skip
+    """The student's MULTIPLE exchange run at every (ranks, threads): the evidence judge_multiple
+    reads (a hidden cell hands it out of the kernel). A deadlock ends as KernelTimeout."""
+    return _runs(kernel, "multiple", shapes, nx, ny, iterations, timeout)
+
+
+def judge_multiple(runs: list[dict]) -> list[dict]:
+    """Judge run_multiple's evidence, in the grader's process.
 
     Checks, per shape: the checksum equals jacobi2d's; with 2+ ranks and 2+ threads, every thread
-    of every rank made point-to-point calls, as many as every other thread of its rank (not
-    thread 0 alone, nor thread 0 for all beside calls for show: that is FUNNELED), none sent or
-    received more than ceil(nx / threads) values in one call (its slice), calls of different
-    threads were inside MPI at the same time on some rank (odd ranks start each exchange
-    STAGGER_US late, so the even ranks' threads wait inside MPI together), and no (communicator, tag) is shared by two threads
-    of a rank. A deadlock ends as KernelTimeout. Returns one row per shape."""
+    of every rank exchanged bytes with a neighbour (a peer that is another rank, not
+    MPI_PROC_NULL, and a message of at least one value: calls to nobody, empty messages and
+    messages to itself are padding), the threads of a rank together no more bytes than the halo
+    rows (every value once: values sent beside the slices are padding too), as many
+    point-to-point calls as every other thread of its rank (not thread 0 alone, nor thread
+    0 for all beside calls for show: that is FUNNELED), none sent or received more than
+    ceil(nx / threads) values in one call (its slice), calls of different threads were inside MPI
+    at the same time on some rank (odd ranks start each exchange STAGGER_US late, so the even
+    ranks' threads wait inside MPI together), and no (communicator, tag) is shared by two
+    threads of a rank. Returns one row per shape."""
     rows = []
-    for ranks, threads in shapes:
-        res, where, got = _run_checked(kernel, "multiple", ranks, threads, nx, ny, iterations,
-                                       timeout)  # fmt: skip
+    for shape, res, where, got in _judged_runs(runs):
+        ranks, threads, nx = int(shape["ranks"]), int(shape["threads"]), int(shape["nx"])
         calls = point_to_point(res)
         row = {"ranks": ranks, "threads": threads, "checksum": got}
         if ranks > 1 and threads > 1:
+            moved = neighbour_bytes(calls)
             silent = [f"rank {r} thread {t}" for r in range(ranks) for t in range(threads)
-                      if calls[(calls["rank"] == r) & (calls["thread"] == t)].empty]  # fmt: skip
-            assert not silent, (f"{where}: {', '.join(silent)} made no point-to-point call: every "
-                                "thread exchanges its own slice (thread 0 sending for all is "
-                                "the FUNNELED pattern)")  # fmt: skip
+                      if moved.get((r, t), 0) <= 0]  # fmt: skip
+            assert not silent, (f"{where}: {', '.join(silent)} exchanged nothing with a neighbour "
+                                "(messages to MPI_PROC_NULL, to the rank itself or of no values "
+                                "move nothing): every thread exchanges its own slice with the "
+                                "neighbouring ranks (thread 0 sending for all is the FUNNELED "
+                                "pattern)")  # fmt: skip
+            iterations = int(shape["iterations"])
+            extra = [f"rank {r}: {int(moved.loc[r].sum())} bytes, the halo rows "
+                     f"{_halo_bytes(r, ranks, nx, iterations)}" for r in range(ranks)
+                     if moved.loc[r].sum() > _halo_bytes(r, ranks, nx, iterations)]  # fmt: skip
+            assert not extra, (f"{where}: bytes exchanged with neighbours, {'; '.join(extra)}: "
+                               "every value once, each thread its own slice (one thread moving "
+                               "every slice while the others send values of their own is the "
+                               "FUNNELED pattern)")  # fmt: skip
             made = calls.groupby(["rank", "thread"]).size()
             uneven = [f"rank {r}: {dict(made.loc[r].items())}" for r in range(ranks)
                       if made.loc[r].nunique() > 1]  # fmt: skip
@@ -158,13 +223,14 @@ def check_student_multiple(
                                 "every thread exchanges its own slice with as many calls as the "
                                 "others (one thread moving the slices of all, the others making "
                                 "calls for show, is the FUNNELED pattern)")  # fmt: skip
-            most = math.ceil(nx / threads)
-            big = calls[calls["count"] > most]
+            most = math.ceil(nx / threads) * DOUBLE
+            big = calls[(calls["bytes"] > most) | (calls["recv_bytes"] > most)]
             assert big.empty, (
                 f"{where}: {big['call'].iloc[0] if len(big) else ''} of "
-                f"{int(big['count'].max()) if len(big) else 0} values by thread "
-                f"{int(big['thread'].iloc[0]) if len(big) else 0}: a thread moves its own slice "
-                f"(at most {most} of the {nx} columns), not the whole row")
+                f"{int(big[['bytes', 'recv_bytes']].max().max()) // DOUBLE if len(big) else 0} "
+                f"values by thread {int(big['thread'].iloc[0]) if len(big) else 0}: a thread "
+                f"moves its own slice (at most {most // DOUBLE} of the {nx} columns), not the "
+                "whole row")
             shared = shared_keys(calls)
             assert not shared, (f"{where}: {shared[0]}: give each thread its own communicator "
                                 "(or its own tags) so its messages cannot match another "
@@ -180,15 +246,23 @@ def check_student_multiple(
     return rows
 
 
-def check_student_tasks(
-    kernel: Kernel,
-    shapes: tuple[tuple[int, int], ...] = ((2, 2),),
-    nx: int = 256,
-    ny: int = 160,
-    iterations: int = 3,
-    timeout: float = 30.0,
-) -> list[dict]:
-    """Run the student's task iteration at every (ranks, threads) and judge it.
+def check_student_multiple(kernel: Kernel, shapes: tuple[tuple[int, int], ...] = ((2, 2),),
+                           nx: int = 24, ny: int = 12, iterations: int = 4,
+                           timeout: float = 30.0) -> list[dict]:  # fmt: skip
+    """run_multiple and judge_multiple at once (the notebook's visible tests): AssertionError
+    naming what failed, one row per shape."""
+    return judge_multiple(run_multiple(kernel, shapes, nx, ny, iterations, timeout))
+
+
+def run_tasks(kernel: Kernel, shapes: tuple[tuple[int, int], ...] = ((2, 2),), nx: int = 256,
+              ny: int = 160, iterations: int = 3, timeout: float = 30.0) -> list[dict]:  # fmt: skip
+    """The student's task iteration run at every (ranks, threads): the evidence judge_tasks
+    reads."""
+    return _runs(kernel, "tasks", shapes, nx, ny, iterations, timeout)
+
+
+def judge_tasks(runs: list[dict]) -> list[dict]:
+    """Judge run_tasks' evidence, in the grader's process.
 
     Checks, per shape: the checksum equals jacobi2d's (a row next to a halo computed before its
     message arrived reads NaN); no blocking point-to-point call (student_c.blocking_calls); with
@@ -196,9 +270,9 @@ def check_student_tasks(
     between the posting of the requests and their completion (student_c.overlap_table), some of
     it by a thread other than the one that posted them. Returns one row per shape."""
     rows = []
-    for ranks, threads in shapes:
-        res, where, got = _run_checked(kernel, "tasks", ranks, threads, nx, ny, iterations,
-                                       timeout)  # fmt: skip
+    for shape, res, where, got in _judged_runs(runs):
+        ranks, threads = int(shape["ranks"]), int(shape["threads"])
+        nx, ny = int(shape["nx"]), int(shape["ny"])
         blocking = blocking_calls(res)
         assert not blocking, (f"{where}: {', '.join(blocking)}: post MPI_Irecv and MPI_Isend in a "
                               "task and complete them with MPI_Waitall, so the other tasks run "
@@ -218,6 +292,126 @@ def check_student_tasks(
         rows.append({"ranks": ranks, "threads": threads, "checksum": got,
                      "seconds computed while the halos were in flight": inside})  # fmt: skip
     return rows
+
+
+def check_student_tasks(kernel: Kernel, shapes: tuple[tuple[int, int], ...] = ((2, 2),),
+                        nx: int = 256, ny: int = 160, iterations: int = 3,
+                        timeout: float = 30.0) -> list[dict]:  # fmt: skip
+    """run_tasks and judge_tasks at once (the notebook's visible tests)."""
+    return judge_tasks(run_tasks(kernel, shapes, nx, ny, iterations, timeout))
+
+
+def partitioned_missing() -> str:
+    """Why the student's partitioned part cannot run here (empty when it can): the MPI library
+    the kit builds with has no MPI-4 partitioned calls."""
+    if has_partitioned():
+        return ""
+    return ("this MPI library has no MPI-4 partitioned communication (MPI_Psend_init, MPI_Pready: "
+            "MPI 4.0 and later, Open MPI 5): part (d) is skipped and keeps its points")  # fmt: skip
+
+
+def build_student_pready(code: str, name: str = "student_pready") -> Kernel:
+    """Compile the student's partitioned_init and pready_iteration with thread_halo
+    (variant=pready), traced; BuildError names the cell's lines."""
+    return build_student(name, "thread_halo", "HL_STUDENT_PREADY", code,
+                         ("partitioned_init", "pready_iteration"))  # fmt: skip
+
+
+def run_pready(code: str, shapes: tuple[tuple[int, int], ...] = ((2, 2),), nx: int = 24,
+               ny: int = 12, iterations: int = 3, timeout: float = 30.0,
+               name: str = "student_pready") -> list[dict]:  # fmt: skip
+    """The student's partitioned exchange built and run at every (ranks, threads), nx divisible
+    by every thread count: the evidence judge_pready reads; [] where the library has no
+    partitioned calls (partitioned_missing), nothing built or run."""
+    bad = [t for _, t in shapes if nx % t]
+    if bad:
+        raise ValueError(f"nx={nx} must be divisible by the threads of every shape ({bad})")
+    if partitioned_missing():
+        return []
+    return _runs(build_student_pready(code, name), "pready", shapes, nx, ny, iterations, timeout)
+
+
+def partition_marks(calls: pd.DataFrame) -> pd.DataFrame:
+    """One row per partition an MPI_Pready or MPI_Pready_range marked: rank, thread, request,
+    partition, start, in_parallel, team."""
+    marks = calls[calls["call"].isin(MARKS)]
+    rows = [{"rank": int(c.rank), "thread": int(c.thread), "request": int(c.request),
+             "partition": p, "start": float(c.start), "in_parallel": int(c.in_parallel),
+             "team": int(c.team)}
+            for c in marks.itertuples()
+            for p in range(int(c.partition), int(c.partition_last) + 1)]  # fmt: skip
+    return pd.DataFrame(rows, columns=["rank", "thread", "request", "partition", "start",
+                                       "in_parallel", "team"])  # fmt: skip
+
+
+def judge_pready(runs: list[dict]) -> list[dict]:
+    """Judge run_pready's evidence, in the grader's process; where the library has no
+    partitioned calls, print a note (stdout) and judge nothing.
+
+    Checks, per shape: the checksum equals jacobi2d's (the halo rows from a neighbour hold NaN
+    until a message fills them: every partition arrived); every rank set up one MPI_Psend_init
+    and one MPI_Precv_init per neighbouring rank (none towards MPI_PROC_NULL), of T partitions of
+    nx / T values, and made no other point-to-point call (the rows travel as partitioned messages,
+    not MPI_Send); every partition of every send was marked ready once per iteration, by the
+    thread of its number (thread t, partition t), inside a parallel region of T threads. Returns
+    one row per shape."""
+    why = partitioned_missing()
+    if why:
+        print(f"note: {why}")
+        return []
+    assert runs, "no run of the partitioned exchange was handed out"
+    rows = []
+    for shape, res, where, got in _judged_runs(runs):
+        ranks, threads = int(shape["ranks"]), int(shape["threads"])
+        nx, iterations = int(shape["nx"]), int(shape["iterations"])
+        calls = res.mpi_calls[res.mpi_calls["student"] == 1]
+        plain = sorted(set(calls.loc[calls["call"].isin(POINT_TO_POINT)
+                                     & ~calls["call"].isin(PARTITIONED_SETUP), "call"]))  # fmt: skip
+        assert not plain, (f"{where}: {', '.join(plain)}: the halo rows travel as partitioned "
+                           "messages only (MPI_Psend_init, MPI_Precv_init, MPI_Start, "
+                           "MPI_Pready, MPI_Wait)")  # fmt: skip
+        for rank in range(ranks):
+            mine, want = calls[calls["rank"] == rank], _neighbours(rank, ranks)
+            for setup in PARTITIONED_SETUP:
+                made = mine[mine["call"] == setup]
+                peers = sorted(int(p) for p in made["peer"])
+                assert peers == want, (f"{where}: rank {rank}'s {setup} calls go to ranks {peers}: "
+                                       f"one per neighbouring rank, {want} (none towards "
+                                       "MPI_PROC_NULL)")  # fmt: skip
+                odd = made[(made["partitions"] != threads) | (made["count"] != nx // threads)]
+                assert odd.empty, (f"{where}: rank {rank}'s {setup} of "
+                                   f"{int(odd['partitions'].iloc[0]) if len(odd) else 0} partitions "
+                                   f"of {int(odd['count'].iloc[0]) if len(odd) else 0} values: "
+                                   f"{threads} partitions of {nx // threads} (one per thread)")
+            marks = partition_marks(mine)
+            for request in mine.loc[mine["call"] == "MPI_Psend_init", "request"]:
+                sent = marks[marks["request"] == int(request)]
+                for part in range(threads):
+                    by = sent[sent["partition"] == part]
+                    assert len(by) == iterations, (
+                        f"{where}: rank {rank}: partition {part} of a send marked ready "
+                        f"{len(by)} times in {iterations} iterations: once per iteration "
+                        "(MPI_Start, then MPI_Pready)")
+                    others = sorted(set(by["thread"]) - {part})
+                    assert not others, (
+                        f"{where}: rank {rank}: partition {part} of a send marked ready by thread "
+                        f"{others[0]}: each thread marks its own partition (thread t, partition "
+                        "t), as soon as it has copied it")
+                    outside = by[(by["in_parallel"] == 0) | (by["team"] != threads)]
+                    assert outside.empty, (
+                        f"{where}: rank {rank}: partition {part} of a send marked ready outside "
+                        f"a parallel region of {threads} threads: MPI_Pready inside the region, "
+                        "by the thread that filled the partition")
+        rows.append({"ranks": ranks, "threads": threads, "checksum": got,
+                     "partitions marked": int(len(partition_marks(calls)))})  # fmt: skip
+    return rows
+
+
+def check_student_pready(code: str, shapes: tuple[tuple[int, int], ...] = ((2, 2),),
+                         nx: int = 24, ny: int = 12, iterations: int = 3,
+                         timeout: float = 30.0) -> list[dict]:  # fmt: skip
+    """run_pready and judge_pready at once (the notebook's visible tests)."""
+    return judge_pready(run_pready(code, shapes, nx, ny, iterations, timeout))
 
 
 # ------------------------------------------------------------------------ the lab's own runs

@@ -1,0 +1,241 @@
+/* offload_halo: lab 04's 2-D Jacobi (hl_grid2d.h's start and stencil, rows split over the
+ * ranks) with each rank's block on an OpenMP target device, for lab 15. Rank r uses device
+ * r % omp_get_num_devices(); built with clang -fopenmp-targets (hybridlab.offload), LLVM's host
+ * offload plugin gives every machine such devices, with memory of their own.
+ *
+ * One iteration: the halo exchange of rows on the host (exchange_rows: MPI_Sendrecv up and
+ * down, the main thread, outside parallel regions), the stencil of rows 1..m into unew and the
+ * copy back into u.
+ *
+ *   resident  the kit's: `target data` keeps u and unew on the device for every iteration;
+ *             around the exchange, `target update from` of the two edge rows and `target
+ *             update to` of the two halo rows; the sweep and copy are `target teams distribute
+ *             parallel for` regions
+ *   remap     no data region: each target region maps u and unew tofrom, so the whole block
+ *             moves both ways every iteration (the first mistake)
+ *   stale     as resident without the `target update to` after the exchange: the device never
+ *             sees the received halo (the second mistake: a wrong answer)
+ *   host      lab 04's sweep on the host's OpenMP threads (no device), for the time beside
+ *   student   (HL_STUDENT_OFFLOAD, lab 15 (b)) the student's jacobi_offload runs the loop
+ *
+ * report=1 (the harness sets LIBOMPTARGET_INFO for it) reads what the offload runtime itself
+ * printed on stderr while the variant ran: every copy between host and device with its bytes,
+ * and every target region launched, on which device. Records: per rank "offload" (devices, the
+ * device used, launches, the bytes copied each way before the first launch, between the first
+ * and the last launch and after it, the largest single copy between, report lines naming
+ * another device), "time" (seconds per iteration) and rank 0's "checksum" (the interior's sum,
+ * as halo2d's, and a weighted sum that tells rows apart: u(i, j) (1 + (3 i + 5 j) mod 11)).
+ */
+#include "hybridlab.h"
+#include "hl_grid2d.h"
+#include <string.h>
+#include <unistd.h>
+
+#ifdef HL_STUDENT_OFFLOAD
+#include "offload_halo_student.h"
+#else
+void exchange_rows(double *u, long m, long w, MPI_Comm comm);
+#endif
+
+const char *const hl_kernel_description =
+    "2-D Jacobi with each rank's block on an OpenMP target device: the data region held and "
+    "only halo rows updated (resident), the whole block mapped every iteration (remap), a "
+    "missing update (stale), the host (host) or the student's loop (student); the offload "
+    "runtime's report of the bytes moved";
+
+const hl_param hl_kernel_params[] = {
+    {"variant", "resident", "resident | remap | stale | host | student (lab 15 b)"},
+    {"nx", "256", "interior columns"},
+    {"ny", "256", "interior rows"},
+    {"iterations", "50", "Jacobi iterations"},
+    {"report", "0", "1: read the offload runtime's report (set LIBOMPTARGET_INFO=33)"},
+    HL_END_PARAMS,
+};
+
+enum { V_RESIDENT, V_REMAP, V_STALE, V_HOST, V_STUDENT, V_ALL };
+static const char *const variant_names[V_ALL] = {"resident", "remap", "stale", "host", "student"};
+
+void exchange_rows(double *u, long m, long w, MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
+    MPI_Sendrecv(u + m * w, (int)w, MPI_DOUBLE, down, TAG_DOWN, u, (int)w, MPI_DOUBLE, up,
+                 TAG_DOWN, comm, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(u + w, (int)w, MPI_DOUBLE, up, TAG_UP, u + (m + 1) * w, (int)w, MPI_DOUBLE,
+                 down, TAG_UP, comm, MPI_STATUS_IGNORE);
+}
+
+#define STENCIL(u, i, j, w) \
+    (0.25 * ((u)[((i) - 1) * (w) + (j)] + (u)[((i) + 1) * (w) + (j)] + (u)[(i) * (w) + (j) - 1] + \
+             (u)[(i) * (w) + (j) + 1]))
+
+/* resident (update_halo 1) and stale (0): the data region held, edge rows out, halo rows in. */
+static void run_resident(double *u, double *unew, long m, long w, long iterations, int device,
+                         int update_halo, MPI_Comm comm) {
+    const long n = (m + 2) * w;
+#pragma omp target data map(tofrom : u[0:n]) map(to : unew[0:n]) device(device)
+    for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+        exchange_rows(u, m, w, comm);
+        if (update_halo) {
+#pragma omp target update to(u[0:w]) device(device)
+#pragma omp target update to(u[(m + 1) * w:w]) device(device)
+        }
+#pragma omp target teams distribute parallel for collapse(2) device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) unew[i * w + j] = STENCIL(u, i, j, w);
+#pragma omp target teams distribute parallel for collapse(2) device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+    }
+}
+
+/* remap: every target region maps the whole block both ways. */
+static void run_remap(double *u, double *unew, long m, long w, long iterations, int device,
+                      MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    for (long it = 0; it < iterations; it++) {
+        exchange_rows(u, m, w, comm);
+#pragma omp target teams distribute parallel for collapse(2) device(device) \
+    map(tofrom : u[0:n], unew[0:n])
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) unew[i * w + j] = STENCIL(u, i, j, w);
+#pragma omp target teams distribute parallel for collapse(2) device(device) \
+    map(tofrom : u[0:n], unew[0:n])
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+    }
+}
+
+/* host: lab 04's sweep on the host's threads. */
+static void run_host(double *u, double *unew, long m, long w, long iterations, MPI_Comm comm) {
+    for (long it = 0; it < iterations; it++) {
+        exchange_rows(u, m, w, comm);
+#pragma omp parallel for collapse(2)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) unew[i * w + j] = STENCIL(u, i, j, w);
+#pragma omp parallel for collapse(2)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+    }
+}
+
+/* What the offload runtime printed while the variant ran (LIBOMPTARGET_INFO: 0x01 names each
+ * region it enters, 0x20 each copy with its size), summed per phase for the "offload" record. */
+typedef struct {
+    long launches, foreign, largest_between;
+    long h2d[3], d2h[3]; /* before the first launch, between first and last, after the last */
+} report;
+
+static void read_report(FILE *f, int device, report *r) {
+    char line[1024];
+    long h2d = 0, d2h = 0, largest = 0;           /* so far; the largest copy since the first launch */
+    long h2d_last = 0, d2h_last = 0, largest_last = 0; /* at the last launch */
+    memset(r, 0, sizeof *r);
+    rewind(f);
+    while (fgets(line, sizeof line, f)) {
+        int dev = -1;
+        const char *info = strstr(line, "Libomptarget device ");
+        if (!info || sscanf(info, "Libomptarget device %d info:", &dev) != 1) continue;
+        const char *size = strstr(line, "Size=");
+        long bytes = size ? atol(size + 5) : 0;
+        int to = strstr(line, "Copying data from host to device") != NULL;
+        int from = strstr(line, "Copying data from device to host") != NULL;
+        int launch = strstr(line, "Entering OpenMP kernel") != NULL;
+        if ((to || from || launch) && dev != device) r->foreign++;
+        if (launch) {
+            if (r->launches++ == 0) r->h2d[0] = h2d, r->d2h[0] = d2h;
+            h2d_last = h2d, d2h_last = d2h, largest_last = largest;
+        } else if (to || from) {
+            h2d += to ? bytes : 0;
+            d2h += from ? bytes : 0;
+            if (r->launches && bytes > largest) largest = bytes;
+        }
+    }
+    r->h2d[1] = h2d_last - r->h2d[0], r->d2h[1] = d2h_last - r->d2h[0];
+    r->h2d[2] = h2d - h2d_last, r->d2h[2] = d2h - d2h_last;
+    r->largest_between = largest_last;
+}
+
+int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
+    int ok = 1, variant = hl_param_choice(ctx, "variant", variant_names, V_ALL);
+    long nx = hl_param_long(ctx, "nx", 1, &ok), ny = hl_param_long(ctx, "ny", 1, &ok);
+    long iterations = hl_param_long(ctx, "iterations", 1, &ok);
+    long want_report = hl_param_long(ctx, "report", 0, &ok);
+    if (!ok || variant < 0) return -1;
+#ifndef HL_STUDENT_OFFLOAD
+    if (variant == V_STUDENT) return hl_fail(ctx, "variant=student needs the student's cell");
+#endif
+    if (ny < ctx->size) return hl_fail(ctx, "ny=%ld: fewer rows than the %d ranks", ny, ctx->size);
+    int devices = omp_get_num_devices(), device = devices ? ctx->rank % devices : -1;
+    if (variant != V_HOST && devices == 0)
+        return hl_fail(ctx, "no OpenMP offload device: build with clang -fopenmp-targets "
+                            "(hybridlab doctor says which targets this machine's clang has)");
+    long row0, m = ny / ctx->size + (ctx->rank < ny % ctx->size);
+    row0 = ctx->rank * (ny / ctx->size) + (ctx->rank < ny % ctx->size ? ctx->rank : ny % ctx->size);
+    long w = nx + 2;
+    double *u = malloc((size_t)((m + 2) * w) * sizeof(double));
+    double *unew = malloc((size_t)((m + 2) * w) * sizeof(double));
+    if (!u || !unew) return hl_fail(ctx, "no memory for a %ld x %ld block", m, nx);
+    for (long i = 0; i < m + 2; i++)
+        for (long j = 0; j < w; j++) u[i * w + j] = unew[i * w + j] = initial(row0 + i, j);
+
+    if (variant != V_HOST) { /* the runtime's start and the device's first use, not timed */
+#pragma omp target device(device)
+        u[0] = u[0];
+    }
+    FILE *captured = NULL;
+    int saved = -1;
+    if (want_report) { /* the runtime's report goes to a file of the kit's while the variant runs */
+        fflush(stderr);
+        captured = tmpfile();
+        saved = dup(2);
+        if (!captured || saved < 0 || dup2(fileno(captured), 2) < 0)
+            return hl_fail(ctx, "cannot capture the offload runtime's report");
+        hl_crash_fd = saved; /* a crash is still reported where the harness reads it */
+    }
+    MPI_Barrier(comm);
+    double t0 = hl_now();
+    switch (variant) {
+    case V_RESIDENT: run_resident(u, unew, m, w, iterations, device, 1, comm); break;
+    case V_STALE: run_resident(u, unew, m, w, iterations, device, 0, comm); break;
+    case V_REMAP: run_remap(u, unew, m, w, iterations, device, comm); break;
+    case V_HOST: run_host(u, unew, m, w, iterations, comm); break;
+#ifdef HL_STUDENT_OFFLOAD
+    case V_STUDENT: jacobi_offload(u, unew, m, w, iterations, device, comm); break;
+#endif
+    }
+    double seconds = hl_now() - t0;
+    report r = {0};
+    if (want_report) {
+        fflush(stderr);
+        dup2(saved, 2);
+        hl_crash_fd = STDERR_FILENO;
+        close(saved);
+        read_report(captured, device, &r);
+        fclose(captured);
+    }
+    hl_emit(ctx, "\"record\":\"offload\",\"variant\":\"%s\",\"devices\":%d,\"device\":%d,"
+                 "\"rows\":%ld,\"row_bytes\":%ld,\"report\":%ld,\"launches\":%ld,\"foreign\":%ld,"
+                 "\"h2d_before\":%ld,\"d2h_before\":%ld,\"h2d_between\":%ld,\"d2h_between\":%ld,"
+                 "\"h2d_after\":%ld,\"d2h_after\":%ld,\"largest_between\":%ld",
+            variant_names[variant], devices, device, m, (long)(w * sizeof(double)), want_report,
+            r.launches, r.foreign, r.h2d[0], r.d2h[0], r.h2d[1], r.d2h[1], r.h2d[2], r.d2h[2],
+            r.largest_between);
+    hl_emit(ctx, "\"record\":\"time\",\"seconds\":%.9g,\"per_iteration\":%.9g", seconds,
+            seconds / (double)iterations);
+    double mine[2] = {0, 0}, all[2] = {0, 0};
+    for (long i = 1; i <= m; i++)
+        for (long j = 1; j < w - 1; j++) {
+            mine[0] += u[i * w + j];
+            mine[1] += u[i * w + j] * (double)(1 + (3 * (row0 + i) + 5 * j) % 11);
+        }
+    MPI_Reduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, 0, comm);
+    if (ctx->rank == 0)
+        hl_emit(ctx, "\"record\":\"checksum\",\"checksum\":%.17g,\"weighted\":%.17g", all[0], all[1]);
+    free(u);
+    free(unew);
+    return 0;
+}

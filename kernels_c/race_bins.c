@@ -1,0 +1,130 @@
+/* race_bins: a histogram of every rank's elements, counted by OpenMP threads (lab 16, tools).
+ *
+ * Rank r has n elements; bin_of(i) gives element i's bin (a hash of i, the rank and `salt`).
+ *     variant=kit      the kit's count: a parallel loop with an array reduction over bins;
+ *     variant=student  (built by hybridlab.runs.student_c.build_student with HL_STUDENT_RACE_BINS):
+ *                      the student's count_bins(), declared in race_bins_student.h, called by the
+ *                      main thread outside any parallel region.
+ * Then one MPI_Allreduce sums the ranks' bins. Built for Archer (hybridlab.kernels.archer), a race
+ * of the count is a ThreadSanitizer report the kit reads from its own files.
+ *
+ * What the kit sees of the count: bin_of() notes, per OpenMP thread number, how many elements that
+ * thread asked for and the size of its team; static here, out of the student's unit's reach.
+ * Records: "bin" per bin on rank 0 (bin, count: the sum over ranks); "threads" per rank (threads:
+ * how many threads asked for elements, team: the largest team seen, calls: elements asked for,
+ * largest: the most elements one thread asked for);
+ * "check" on rank 0 (ok: every bin equals a serial count, summed over ranks, and every rank's
+ * calls are at least n; wrong: the bins that differ).
+ */
+#include "hybridlab.h"
+
+#ifdef HL_STUDENT_RACE_BINS
+#include "race_bins_student.h"
+#endif
+
+const char *const hl_kernel_description =
+    "a histogram counted by OpenMP threads (the kit's reduction or the student's count_bins), "
+    "summed over ranks";
+
+const hl_param hl_kernel_params[] = {
+    {"variant", "kit", "kit: a reduction over bins; student: the student's count_bins()"},
+    {"n", "100000", "elements per rank"},
+    {"nbins", "8", "bins"},
+    {"salt", "0", "shifts every element's bin (hidden tests draw it)"},
+    HL_END_PARAMS,
+};
+
+#define HL_MAX_THREADS 256
+static long element_count;
+static int bin_count, my_rank;
+static unsigned long bin_salt;
+#define HL_MEET_SECONDS 0.5 /* how long a thread's first bin_of waits for another thread's */
+static long calls_of[HL_MAX_THREADS]; /* per thread number: elements it asked for */
+static int team_of[HL_MAX_THREADS];   /* per thread number: the size of its team */
+static int arrived[HL_MAX_THREADS];   /* per thread number: it has asked (relaxed atomics) */
+
+static int bin(long i, int rank, unsigned long salt, int nbins) {
+    unsigned long h = (unsigned long)(i + 1) * 2654435761UL + (unsigned long)rank * 40503UL + salt;
+    h ^= h >> 13;
+    return (int)(h % (unsigned long)nbins);
+}
+
+/* A thread's first bin_of waits (at most HL_MEET_SECONDS) until another thread of its team has
+ * asked too: under a dynamic schedule on a loaded machine one thread could otherwise take every
+ * chunk before the other runs, and the count would look serial. Relaxed atomics: no ordering
+ * that ThreadSanitizer could take for the count's synchronisation. */
+static void meet_another(int t, int team) {
+    __atomic_store_n(&arrived[t], 1, __ATOMIC_RELAXED);
+    double until = hl_now() + HL_MEET_SECONDS;
+    while (hl_now() < until) {
+        for (int u = 0; u < team && u < HL_MAX_THREADS; u++)
+            if (u != t && __atomic_load_n(&arrived[u], __ATOMIC_RELAXED)) return;
+        hl_sleep_us(50);
+    }
+}
+
+int bin_of(long i) {
+    int t = omp_get_thread_num(), team = omp_get_num_threads();
+    if (t >= 0 && t < HL_MAX_THREADS) {
+        if (calls_of[t]++ == 0 && team > 1) meet_another(t, team);
+        team_of[t] = team;
+    }
+    if (i < 0 || i >= element_count) return 0;
+    return bin(i, my_rank, bin_salt, bin_count);
+}
+
+static void kit_count(long n, int nbins, long *bins) {
+#pragma omp parallel for reduction(+ : bins[:nbins])
+    for (long i = 0; i < n; i++) bins[bin_of(i)]++;
+}
+
+int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
+    static const char *const variants[] = {"kit", "student"};
+    int ok = 1;
+    int variant = hl_param_choice(ctx, "variant", variants, 2);
+    long n = hl_param_long(ctx, "n", 1, &ok);
+    long nbins = hl_param_long(ctx, "nbins", 1, &ok);
+    long salt = hl_param_long(ctx, "salt", 0, &ok);
+    if (!ok || variant < 0) return -1;
+    if (n > (1L << 26)) return hl_fail(ctx, "n=%ld is too large (at most 2^26)", n);
+    if (nbins > 4096) return hl_fail(ctx, "nbins=%ld is too large (at most 4096)", nbins);
+#ifndef HL_STUDENT_RACE_BINS
+    if (variant == 1)
+        return hl_fail(ctx, "variant=student needs the student's code (student_c.build_student)");
+#endif
+    element_count = n, bin_count = (int)nbins, my_rank = ctx->rank, bin_salt = (unsigned long)salt;
+    long *bins = calloc((size_t)nbins, sizeof *bins), *want = calloc((size_t)nbins, sizeof *want);
+    if (!bins || !want) {
+        free(bins), free(want);
+        return hl_fail(ctx, "no memory for %ld bins", nbins);
+    }
+    for (long i = 0; i < n; i++) want[bin(i, ctx->rank, bin_salt, bin_count)]++;
+    if (variant == 0) kit_count(n, (int)nbins, bins);
+#ifdef HL_STUDENT_RACE_BINS
+    else count_bins(n, (int)nbins, bins);
+#endif
+    long threads = 0, team = 0, calls = 0, largest = 0;
+    for (int t = 0; t < HL_MAX_THREADS; t++) {
+        threads += calls_of[t] > 0;
+        calls += calls_of[t];
+        if (calls_of[t] > largest) largest = calls_of[t];
+        if (team_of[t] > team) team = team_of[t];
+    }
+    hl_emit(ctx, "\"record\":\"threads\",\"threads\":%ld,\"team\":%ld,\"calls\":%ld,"
+            "\"largest\":%ld,\"n\":%ld", threads, team, calls, largest, n);
+    long short_calls = calls < n;
+    MPI_Allreduce(MPI_IN_PLACE, bins, (int)nbins, MPI_LONG, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, want, (int)nbins, MPI_LONG, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &short_calls, 1, MPI_LONG, MPI_SUM, comm);
+    long wrong = 0;
+    for (long b = 0; b < nbins; b++) wrong += bins[b] != want[b];
+    if (ctx->rank == 0) {
+        for (long b = 0; b < nbins; b++)
+            hl_emit(ctx, "\"record\":\"bin\",\"bin\":%ld,\"count\":%ld", b, bins[b]);
+        hl_emit(ctx, "\"record\":\"check\",\"ok\":%d,\"wrong\":%ld,\"short_ranks\":%ld,"
+                "\"variant\":\"%s\"", wrong == 0 && short_calls == 0, wrong, short_calls,
+                variants[variant]);
+    }
+    free(bins), free(want);
+    return 0;
+}

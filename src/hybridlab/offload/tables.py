@@ -1,0 +1,74 @@
+"""Lab 15's tables, from the "offload" and "time" records of kernels_c/offload_halo.c: the bytes
+the offload runtime copied between host and device per iteration against the halo's size, and
+the faults a graded loop is held to. Reads results only.
+
+The kernel sums the runtime's copies in three windows per rank: before the first target region
+launched (the data region's entry and iteration 1's updates), between the first and the last
+launch (iterations 2..K: what the loop moves every iteration), and after the last (the exit).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..halo.serial import jacobi2d_grid
+
+HALO_ROWS = 2  # rows each way per iteration: two edge rows out, two halo rows in
+
+
+def offload_table(offload: pd.DataFrame, iterations: int) -> pd.DataFrame:
+    """Per rank and variant: the device, target regions launched, bytes host->device and
+    device->host per iteration after the first, the halo's bytes (two rows), and the entry's
+    and exit's bytes."""
+    per = max(iterations - 1, 1)
+    out = pd.DataFrame({
+        "variant": offload["variant"],
+        "rank": offload["rank"].astype(int),
+        "device": offload["device"].astype(int),
+        "launches": offload["launches"].astype(int),
+        "h2d_per_iteration": offload["h2d_between"].astype(float) / per,
+        "d2h_per_iteration": offload["d2h_between"].astype(float) / per,
+        "halo_bytes": HALO_ROWS * offload["row_bytes"].astype(int),
+        "entry_bytes": offload["h2d_before"].astype(int) + offload["d2h_before"].astype(int),
+        "exit_bytes": offload["h2d_after"].astype(int) + offload["d2h_after"].astype(int),
+    })  # fmt: skip
+    return out.reset_index(drop=True)
+
+
+def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
+    """What a graded loop did wrong by the runtime's report, one message per fault and rank
+    (empty: right). Held to: the report read; target regions launched on the rank's own device,
+    at least one per iteration; after the first launch no copy larger than the halo's rows
+    (the data region held, no whole-block map or update); each way, no more than the halo's
+    bytes per iteration after the first."""
+    faults = []
+    for _, row in offload.iterrows():
+        rank, halo = int(row["rank"]), HALO_ROWS * int(row["row_bytes"])
+        if not int(row["report"]):
+            faults.append(f"rank {rank}: the offload runtime's report was not read")
+            continue
+        if int(row["launches"]) < iterations:
+            faults.append(f"rank {rank}: {int(row['launches'])} target regions ran on a device "
+                          f"in {iterations} iterations (the sweep runs on the device)")
+        if int(row["foreign"]):
+            faults.append(f"rank {rank}: the report names a device other than {int(row['device'])}")
+        if int(row["largest_between"]) > halo:
+            faults.append(f"rank {rank}: a copy of {int(row['largest_between'])} bytes after the "
+                          f"first iteration, more than the halo's {halo} (the grid must stay on "
+                          "the device)")
+        for way in ("h2d", "d2h"):
+            moved, allowed = int(row[f"{way}_between"]), halo * (iterations - 1)
+            if moved > allowed:
+                faults.append(f"rank {rank}: {moved} bytes {way} after the first iteration, more "
+                              f"than {allowed} (the halo's rows only)")
+    return faults
+
+
+def expected_checksums(nx: int, ny: int, iterations: int) -> tuple[float, float]:
+    """What the kernel's rank 0 writes in its "checksum" record for a right answer: the
+    interior's sum and its weighted sum (weights 1 + (3 i + 5 j) mod 11), from a numpy sweep."""
+    u, _ = jacobi2d_grid(nx, ny, iterations)
+    i = pd.RangeIndex(ny + 2).to_numpy()[:, None]
+    j = pd.RangeIndex(nx + 2).to_numpy()[None, :]
+    inner = (slice(1, -1), slice(1, -1))
+    return float(u[inner].sum()), float((u * (1 + (3 * i + 5 * j) % 11))[inner].sum())

@@ -1,0 +1,152 @@
+"""Lab 16's runs, each judged by what happened, read from the kit's own channels:
+
+* Archer (hybridlab.kernels.archer): a kernel built for it runs with ThreadSanitizer's reports
+  written into a folder the kit made; `archer_run` returns the run and the races read from
+  there, never from the program's output. `master_race_races(before, after)` runs lab 01's kernel
+  so; `count_evidence(kernel, ...)` runs the student's count_bins (race_bins.c) and returns what
+  a grade needs: the bins (summed over ranks), the races, and how many threads of a team of how
+  many asked the kit for elements (bin_of notes them, out of the student's reach).
+* The tracer: `mistake_trace(mistake, ranks, culprit)` runs mpi_mistakes.c traced and returns
+  only its MPI calls (one row per call: rank, thread, main, in_parallel, call, start, end, done,
+  tag, count), nothing that names the mistake.
+* The timeline: `variant_timelines(...)` runs lab 04's halo2d variants with timeline=1.
+* Counters: `counter_probe()` asks perf for cycles and instructions of a short run and says
+  plainly what the machine gave.
+
+    kernel = build_count(code)
+    count_evidence(kernel, ranks=2, threads=2, n=20000, nbins=8, salt=5)
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+from ..kernels import archer
+from ..kernels.build import Kernel, build
+from ..runs.launch import run_program
+from ..runs.records import Results
+from ..runs.student_c import build_student
+
+LEVEL = "funneled"  # the kernels call MPI from their main thread, outside parallel regions
+TRACE_COLUMNS = ["rank", "thread", "main", "in_parallel", "call", "start", "end", "done", "tag",
+                 "count"]  # fmt: skip
+MISTAKES = ("none", "level", "request", "deadlock")
+VARIANTS = ("pure", "hybrid1", "hybrid2", "hybrid3")  # lab 04's halo2d (Luecke et al.)
+COUNTER_EVENTS = ("cycles", "instructions", "task-clock")
+
+
+def archer_note() -> str | None:
+    """Why Archer's cells skip on this machine (what to install), or None when it runs."""
+    return archer.missing()
+
+
+def archer_run(kernel: Kernel, ranks: int, threads: int, timeout: float = 120.0,
+               **params) -> tuple[Results, list[archer.Race], str]:  # fmt: skip
+    """Run a kernel built with archer=True under Archer: the run, the races ThreadSanitizer
+    reported into the kit's own folder, and the reports' text."""
+    folder = Path(tempfile.mkdtemp(prefix="hl-archer-"))
+    try:
+        res = run_program(kernel, ranks=ranks, threads=threads, thread_level=LEVEL, timeout=timeout,
+                          env=archer.run_env(folder), **params)  # fmt: skip
+        return res, archer.reports(folder), archer.report_text(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def master_race_races(before: int, after: int, threads: int = 2) -> pd.DataFrame:
+    """Lab 01's master_race on one rank under Archer, the barriers as given: one row per race
+    (the access, its line, the previous access, its line) and the values read wrong."""
+    kernel = build("master_race", archer=True)
+    res, races, _ = archer_run(kernel, 1, threads, barrier_before=before, barrier_after=after,
+                               iterations=5, count=256, delay_us=500)  # fmt: skip
+    wrong = int(res.records["wrong"].sum())
+    return pd.DataFrame([{"access": r.access, "at": r.where, "previous": r.previous,
+                          "previous at": r.previous_where, "values read wrong": wrong}
+                         for r in races])  # fmt: skip
+
+
+def build_count(code: str, name: str = "student_bins") -> Kernel:
+    """The cell's count_bins with race_bins.c (variant=student), built for Archer."""
+    return build_student(name, "race_bins", "HL_STUDENT_RACE_BINS", code, ("count_bins",),
+                         archer=True)  # fmt: skip
+
+
+def count_evidence(kernel: Kernel, ranks: int, threads: int, n: int, nbins: int,
+                   salt: int = 0) -> dict:  # fmt: skip
+    """The student's count run under Archer: {"bins": the count of each bin summed over ranks,
+    "races": ["line / previous line", ...], "threads": the fewest threads that asked for elements
+    on a rank, "team": the smallest team they were in, "calls": the fewest elements a rank asked
+    for, "largest": the most elements one thread of a rank asked for (n: one thread did all)}. The bins' right values are the grader's to compute (bins_expected)."""
+    res, races, _ = archer_run(kernel, ranks, threads, variant="student", n=n, nbins=nbins,
+                               salt=salt)  # fmt: skip
+    bins = res.records.query("record == 'bin'").sort_values("bin")
+    seen = res.records.query("record == 'threads'")
+    return {
+        "bins": [int(c) for c in bins["count"]],
+        "races": sorted({" / ".join(r.lines()) for r in races}),
+        "threads": int(seen["threads"].min()),
+        "team": int(seen["team"].min()),
+        "calls": int(seen["calls"].min()),
+        "largest": int(seen["largest"].max()),
+    }
+
+
+def bins_expected(ranks: int, n: int, nbins: int, salt: int = 0) -> list[int]:
+    """What race_bins.c's bin_of gives, counted in Python: the right bins, summed over ranks."""
+    import numpy as np
+
+    mask = (1 << 64) - 1
+    counts = np.zeros(nbins, dtype=np.int64)
+    i = np.arange(1, n + 1, dtype=np.uint64)
+    for rank in range(ranks):
+        h = i * np.uint64(2654435761) + np.uint64((rank * 40503 + salt) & mask)
+        h ^= h >> np.uint64(13)
+        counts += np.bincount((h % np.uint64(nbins)).astype(np.int64), minlength=nbins)
+    return [int(c) for c in counts]
+
+
+def mistake_trace(mistake: str, ranks: int = 2, culprit: int = 0, threads: int = 2,
+                  rounds: int = 2) -> pd.DataFrame:  # fmt: skip
+    """mpi_mistakes.c run traced with one mistake (or none): its MPI calls only, in time order."""
+    if mistake not in MISTAKES:
+        raise ValueError(f"mistake {mistake!r}: one of {', '.join(MISTAKES)}")
+    kernel = build("mpi_mistakes", trace_mpi=True)
+    res = run_program(kernel, ranks=ranks, threads=threads, thread_level=LEVEL, timeout=60,
+                      mistake=mistake, culprit=culprit, rounds=rounds)  # fmt: skip
+    calls = res.mpi_calls[TRACE_COLUMNS].sort_values(["start", "rank"])
+    return calls.reset_index(drop=True)
+
+
+def variant_timelines(cluster, nx: int, ny: int, iterations: int) -> dict[str, Results]:
+    """Lab 04's halo2d variants on the cluster with their timeline (timeline=1): {variant: run}."""
+    return {v: cluster.run("halo2d", variant=v, nx=nx, ny=ny, iterations=iterations, timeline=1,
+                           timeline_iterations=iterations)  # fmt: skip
+            for v in VARIANTS}
+
+
+def counter_probe(seconds: float = 0.2) -> pd.DataFrame:
+    """perf stat's cycles, instructions and task-clock of a short busy loop: one row per event
+    with its value, or the word perf gave instead ("<not supported>", "<not counted>"), or why
+    perf could not run."""
+    perf = shutil.which("perf")
+    if perf is None:
+        return pd.DataFrame([{"event": e, "value": None, "perf said": "perf is not installed"}
+                             for e in COUNTER_EVENTS])  # fmt: skip
+    loop = ["python3", "-c", f"import time\nt=time.time()\nwhile time.time()-t<{seconds}: pass"]
+    done = subprocess.run([perf, "stat", "-x", ",", "-e", ",".join(COUNTER_EVENTS), *loop],
+                          capture_output=True, text=True, check=False, timeout=60)  # fmt: skip
+    rows = []
+    for event in COUNTER_EVENTS:
+        line = next((ln for ln in done.stderr.splitlines() if f",{event}" in ln), "")
+        value = line.split(",")[0] if line else ""
+        try:
+            rows.append({"event": event, "value": float(value), "perf said": "counted"})
+        except ValueError:
+            said = value or (done.stderr.strip().splitlines() or ["no answer"])[-1][:120]
+            rows.append({"event": event, "value": None, "perf said": said})
+    return pd.DataFrame(rows)

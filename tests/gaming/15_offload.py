@@ -1,0 +1,99 @@
+"""Lab 15: gaming attempts (tests/gaming/__init__.py), at least three per automatic part: an
+`update` of the whole block every iteration, the sweep on the host's threads with the target
+region switched off, the checksum's grid left as it started, the runtime's report forged on
+stderr; per_iteration fitted to the visible test, typed in, or read from the notebook's run.
+ORACLES: (a)'s function on hidden inputs, judged by the reference written here (never in the
+kit)."""
+
+import runpy
+from pathlib import Path
+
+import pandas as pd
+
+from gaming import Oracle, attempt
+from wrong_answers import c_cell, changed
+
+_SOURCES = runpy.run_path(str(Path(__file__).resolve().parents[1] / "wrong_answers"
+                              / "15_offload.py"))  # fmt: skip
+RESIDENT, PER_ITERATION = _SOURCES["RESIDENT"], _SOURCES["PER_ITERATION"]
+
+GAMING = [
+    attempt("shortcut", "jacobi_offload", changed(
+        RESIDENT,
+        "#pragma omp target update from(u[w:w]) device(device)\n"
+        "#pragma omp target update from(u[m * w:w]) device(device)\n",
+        "#pragma omp target update from(u[0:n]) device(device)\n").replace(
+        "#pragma omp target update to(u[0:w]) device(device)\n"
+        "#pragma omp target update to(u[(m + 1) * w:w]) device(device)\n",
+        "#pragma omp target update to(u[0:n]) device(device)\n"),
+        {"hidden_jacobi_offload"}, "the whole block updated both ways every iteration: right "
+        "values, no halo bookkeeping", reason="the grid must stay on the device"),
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    (void)device;  /* lab 04's loop on the host's threads: right values, no device at all */
+    for (long it = 0; it < iterations; it++) {
+        exchange_rows(u, m, w, comm);
+#pragma omp parallel for collapse(2)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++)
+                unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] +
+                                          u[i * w + j - 1] + u[i * w + j + 1]);
+#pragma omp parallel for collapse(2)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+    }
+}
+"""), {"hidden_jacobi_offload"}, "the sweep on the host's threads, no target region",
+        reason="ran on a device"),
+    attempt("method", "jacobi_offload", RESIDENT.replace(
+        "#pragma omp target teams distribute parallel for collapse(2) device(device)\n",
+        "#pragma omp target teams distribute parallel for collapse(2) device(device) if (0)\n"),
+        {"hidden_jacobi_offload"}, "the target regions switched off with if(0), the data "
+        "region and updates kept: the host sweeps its own stale copy",
+        reason="AssertionError: wrong values"),
+    attempt("constant", "jacobi_offload", RESIDENT.replace(
+        "#pragma omp target teams distribute parallel for collapse(2) device(device)\n"
+        "        for (long i = 1; i <= m; i++)\n"
+        "            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];\n",
+        "#pragma omp target teams distribute parallel for collapse(2) device(device)\n"
+        "        for (long i = 1; i <= m; i++)\n"
+        "            for (long j = 1; j < w - 1; j++) unew[i * w + j] = u[i * w + j];\n"),
+        {"hidden_jacobi_offload"}, "every target region launched and only halos moved, the "
+        "grid never changed", reason="AssertionError: wrong values"),
+    attempt("forged", "jacobi_offload", RESIDENT.replace(
+        "    const long n = (m + 2) * w;\n",
+        "    const long n = (m + 2) * w;\n"
+        "    fprintf(stderr, \"Libomptarget device %d info: Entering OpenMP kernel at cell\\n\", device);\n"),
+        {"hidden_jacobi_offload"}, "launches written into the runtime's report on stderr",
+        reason="writes to stderr"),
+    attempt("hidden", "per_iteration", changed(
+        PER_ITERATION, "later = iterations - 1", "later = 9  # the visible test's 10 iterations"),
+        {"hidden_per_iteration"}, "the visible test's iteration count", reason="AssertionError: rank"),
+    attempt("constant", "per_iteration", r"""
+def per_iteration(offload, iterations):
+    return pd.DataFrame({"h2d": [200.0, 100.0], "d2h": [0.0, 200.0], "halo": [200.0, 200.0]})
+""", {"hidden_per_iteration"}, "the visible test's answer typed in", reason="AssertionError: rank"),
+    attempt("shortcut", "per_iteration", changed(
+        PER_ITERATION, "later = iterations - 1", "later = ITERATIONS - 1  # the notebook's runs"),
+        {"hidden_per_iteration"}, "the notebook's own iteration count, not the argument",
+        reason="AssertionError: rank"),
+]
+
+# ------------------------------------------------------------------------------- ORACLES
+_T = pd.DataFrame({"rank": [2, 0, 1], "row_bytes": [528, 1040, 264],
+                   "h2d_between": [95040, 187200, 47520], "d2h_between": [9504, 0, 475200]})
+_ITS = 91
+
+
+def _answer(got: object) -> bool:
+    try:
+        return all(abs(float(got.loc[int(r["rank"]), "h2d"]) - r["h2d_between"] / (_ITS - 1)) < 1e-6
+                   and abs(float(got.loc[int(r["rank"]), "d2h"]) - r["d2h_between"] / (_ITS - 1)) < 1e-6
+                   and abs(float(got.loc[int(r["rank"]), "halo"]) - 2.0 * r["row_bytes"]) < 1e-6
+                   for _, r in _T.iterrows())  # fmt: skip
+    except Exception:  # noqa: BLE001 - anything else is not the answer
+        return False
+
+
+ORACLES = [Oracle("per_iteration", (_T, _ITS), _answer)]

@@ -1,0 +1,127 @@
+"""Lab 16_tools: gaming attempts (tests/gaming/__init__.py), at least three per automatic part,
+each naming the error it loses with: a race hidden from Archer by running one thread (a clause,
+the runtime's call, a single thread in a team of two), the sanitizer turned off or told to stay
+quiet, the count made serially beside a parallel region that only looks on, traces answered by
+the visible ones, and the C evidence attempts every C cell gets."""
+
+from gaming import REFUSED, attempt, c_evidence
+from wrong_answers import c_cell
+
+RACY_LOOP = "    for (long i = 0; i < n; i++) bins[bin_of(i)]++;"
+
+GAMING = [
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", f"""
+void count_bins(long n, int nbins, long *bins) {{
+    (void)nbins;
+#pragma omp parallel for num_threads(1)
+{RACY_LOOP}
+}}
+"""), {"hidden_count_bins"}, "the race hidden by a team of one thread",
+        reason="the count ran on one thread"),
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", f"""
+void count_bins(long n, int nbins, long *bins) {{
+    (void)nbins;
+    omp_set_num_threads(1);  /* the kit sets 2; the runtime is told 1 */
+#pragma omp parallel for
+{RACY_LOOP}
+}}
+"""), {"hidden_count_bins"}, "the race hidden by omp_set_num_threads(1)",
+        reason="the count ran on one thread"),
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", f"""
+void count_bins(long n, int nbins, long *bins) {{
+    (void)nbins;
+#pragma omp parallel
+#pragma omp single
+{RACY_LOOP}
+}}
+"""), {"hidden_count_bins"}, "a team of two, one thread counting (omp single)",
+        reason="the count ran on one thread"),
+    attempt("hidden", "count_bins", c_cell("COUNT_C", "race_bins", f"""
+void count_bins(long n, int nbins, long *bins) {{
+    (void)nbins;
+{RACY_LOOP}  /* serial, no race */
+    long seen = 0;
+#pragma omp parallel reduction(+ : seen)
+    seen += bin_of(0) >= 0;  /* every thread looks on once */
+}}
+"""), {"hidden_count_bins"}, "a serial count beside a parallel region that only looks on",
+        reason="one thread asked for every element"),
+    attempt("text", "count_bins", c_cell("COUNT_C", "race_bins", f"""
+__attribute__((no_sanitize("thread")))
+void count_bins(long n, int nbins, long *bins) {{
+    (void)nbins;
+#pragma omp parallel for
+{RACY_LOOP}
+}}
+"""), {"hidden_count_bins"}, "the sanitizer switched off for the function",
+        reason="turns a sanitizer off"),
+    attempt("interposed", "count_bins", c_cell("COUNT_C", "race_bins", f"""
+const char *__tsan_default_options(void) {{ return "report_bugs=0"; }}
+
+void count_bins(long n, int nbins, long *bins) {{
+    (void)nbins;
+#pragma omp parallel for
+{RACY_LOOP}
+}}
+"""), {"hidden_count_bins"}, "ThreadSanitizer's options set by the cell (report_bugs=0)",
+        reason="is not one the part declares"),
+    attempt("interposed", "count_bins", c_cell("COUNT_C", "race_bins", f"""
+void __tsan_ignore_thread_begin(void);
+
+void count_bins(long n, int nbins, long *bins) {{
+    (void)nbins;
+#pragma omp parallel
+    {{
+        __tsan_ignore_thread_begin();  /* ThreadSanitizer's annotation: ignore this thread */
+#pragma omp for
+{RACY_LOOP}
+    }}
+}}
+"""), {"hidden_count_bins"}, "ThreadSanitizer told to ignore the threads",
+        reason="is not among what the part allows"),
+    attempt("constant", "diagnose", """
+def diagnose(calls):
+    return "request", [1]  # the visible test's second answer
+""", {"hidden_diagnose"}, "one answer typed in", reason="you said"),
+    attempt("hidden", "diagnose", """
+def diagnose(calls):
+    # right for the two traces the notebook shows: rank 1 every time
+    return ("level", [1]) if (calls["thread"] != 0).any() else ("request", [1])
+""", {"hidden_diagnose"}, "the notebook's two traces: rank 1, level or request",
+        reason="you said"),
+    attempt("hidden", "diagnose", """
+_seen = []
+
+
+def diagnose(calls):
+    # the hidden test's order, guessed: none, level, request, deadlock, as the text lists them
+    _seen.append(1)
+    kind = ["none", "level", "request", "deadlock"][(len(_seen) - 1) % 4]
+    ranks = sorted(int(r) for r in calls["rank"].unique())
+    return kind, [] if kind == "none" else ranks if kind == "deadlock" else ranks[:1]
+""", {"hidden_diagnose"}, "the traces' order guessed from the text", reason="you said"),
+    attempt("constant", "outside_share", """
+def outside_share(timeline):
+    return 1.0 / 3.5  # the visible test's answer
+""", {"hidden_outside_share"}, "the visible test's answer typed in",
+        reason="whose share outside jacobi is"),
+    attempt("hidden", "outside_share", """
+def outside_share(timeline):
+    # the visible test's table has one interval per row of equal weight... not so elsewhere
+    length = timeline["end"] - timeline["start"]
+    return float(length.iloc[1:].sum() / length.sum()) if len(timeline) == 4 else 0.0
+""", {"hidden_outside_share"}, "right for the visible table's shape only",
+        reason="whose share outside jacobi is"),
+    attempt("shortcut", "outside_share", """
+def outside_share(timeline):
+    # the notebook's own hybrid1 run, whatever the argument
+    line = timelines["hybrid1"].records.query("record == 'timeline'")
+    length = line["end"] - line["start"]
+    return float(length[line["phase"] != "jacobi"].sum() / length.sum())
+""", {"hidden_outside_share"}, "the notebook's own run instead of the argument",
+        reason="whose share outside jacobi is"),
+]
+
+GAMING += c_evidence("16_tools", "count_bins", {"hidden_count_bins"}, None,
+                     replaced=("omp_get_thread_num",), reasons=True)
+assert REFUSED  # the fragments c_evidence names

@@ -1,0 +1,79 @@
+"""Right answers to lab 10 written another way: the program with a non-blocking halo exchange,
+MPI_Allreduce for the sums and the left-over rows on the last ranks, or asking SERIALIZED (more
+than it needs, checked the same way) with its rows from r n / size and a collapsed update;
+other compile lines (other optimisation and warning flags, -o before the source, -lm); job
+scripts that hand srun the CPUs per task through SRUN_CPUS_PER_TASK, or by short options."""
+
+from honest import right
+from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT
+from wrong_answers import changed
+
+EXCHANGE = """        MPI_Sendrecv(u + w, (int)w, MPI_DOUBLE, up, 0, u + (rows + 1) * w, (int)w, MPI_DOUBLE, down, 0,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(u + rows * w, (int)w, MPI_DOUBLE, down, 1, u, (int)w, MPI_DOUBLE, up, 1,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+"""
+NONBLOCKING = """        MPI_Request halo[4];  /* both neighbours at once: receive into the halo rows, send mine */
+        MPI_Irecv(u, (int)w, MPI_DOUBLE, up, 7, MPI_COMM_WORLD, &halo[0]);
+        MPI_Irecv(u + (rows + 1) * w, (int)w, MPI_DOUBLE, down, 8, MPI_COMM_WORLD, &halo[1]);
+        MPI_Isend(u + w, (int)w, MPI_DOUBLE, up, 8, MPI_COMM_WORLD, &halo[2]);
+        MPI_Isend(u + rows * w, (int)w, MPI_DOUBLE, down, 7, MPI_COMM_WORLD, &halo[3]);
+        MPI_Waitall(4, halo, MPI_STATUSES_IGNORE);
+"""
+DECOMPOSED = """    long rows = n / size + (rank < n % size), w = n + 2;
+    long first = 1 + rank * (n / size) + (rank < n % size ? rank : n % size);"""
+LAST_RANKS = """    long base = n / size, extra = n % size, w = n + 2;  /* the last `extra` ranks get a row more */
+    long rows = base + (rank >= size - extra);
+    long first = 1 + rank * base + (rank > size - extra ? rank - (size - extra) : 0);"""
+SPREAD = """    long w = n + 2, first = 1 + rank * n / size;  /* rank r: rows r n / size .. (r + 1) n / size */
+    long rows = (rank + 1) * n / size - rank * n / size;"""
+REDUCED = """    MPI_Reduce(&mine, &seconds, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);"""
+ALLREDUCED = """    MPI_Allreduce(&mine, &seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);"""
+UPDATE = """#pragma omp parallel for
+        for (long k = 1; k <= rows; k++)
+            for (long j = 1; j <= n; j++)"""
+COLLAPSED = """#pragma omp parallel for collapse(2) schedule(static)
+        for (long k = 1; k <= rows; k++)
+            for (long j = 1; j <= n; j++)"""
+
+
+def program(code: str) -> str:
+    return "%%c JACOBI_C\n" + code.strip("\n")
+
+
+def script(text: str) -> str:
+    return "JOB_SCRIPT = " + repr(text)
+
+
+SRUN = 'srun --ntasks=$SLURM_NTASKS --cpus-per-task=$SLURM_CPUS_PER_TASK --cpu-bind=cores ./jacobi "$@"'
+
+HONEST = [
+    # (a) the program
+    right("jacobi_program", program(changed(changed(changed(
+        JACOBI_PROGRAM, EXCHANGE, NONBLOCKING), DECOMPOSED, LAST_RANKS), REDUCED, ALLREDUCED)),
+          why="MPI_Irecv, MPI_Isend and MPI_Waitall for the halo, MPI_Allreduce for the sums, the "
+              "left-over rows on the last ranks"),
+    right("jacobi_program", program(changed(changed(changed(
+        JACOBI_PROGRAM, "#define NEEDED MPI_THREAD_FUNNELED", "#define NEEDED MPI_THREAD_SERIALIZED"),
+        DECOMPOSED, SPREAD), UPDATE, COLLAPSED)),
+          why="asks SERIALIZED (and checks it), rows from r n / size, the update collapsed"),
+    # (b) the compile line
+    right("compile_line", 'COMPILE = "mpicc -fopenmp -O3 -o jacobi jacobi.c -lm"',
+          why="-o before the source, -O3, the maths library linked"),
+    right("compile_line", "COMPILE = 'mpicc -std=gnu11 -g -O1 -Wall -fopenmp -c jacobi.c "
+          "&& mpicc -fopenmp jacobi.o -o jacobi'",
+          why="compiled and linked in two steps, -fopenmp on both"),
+    # (c) the job script
+    right("job_script", script(changed(changed(
+        JOB_SCRIPT, SRUN, 'srun --cpu-bind=cores ./jacobi "$@"'),
+        "export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK", "export SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK  "
+        "# srun takes the CPUs per task from here\nexport OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK")),
+          why="srun given the CPUs per task through SRUN_CPUS_PER_TASK, as Slurm documents"),
+    right("job_script", script(changed(changed(changed(
+        JOB_SCRIPT, SRUN, 'srun -n "$SLURM_NTASKS" -c "$SLURM_CPUS_PER_TASK" --cpu-bind=cores ./jacobi "$@"'),
+        "export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK", "export OMP_NUM_THREADS=${SLURM_CPUS_PER_TASK:-1}"),
+        "export OMP_PROC_BIND=close", "export OMP_PROC_BIND=true")),
+          why="srun's short options, a default for OMP_NUM_THREADS, OMP_PROC_BIND=true"),
+]

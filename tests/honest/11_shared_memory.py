@@ -1,0 +1,81 @@
+"""Right answers to lab 11 written another way: the window's sweeps ordered by MPI_Win_fence
+instead of lock_all, sync and a barrier; the off-node halos moved by MPI_Irecv, MPI_Isend and
+MPI_Waitall, the node's communicator split with key 0; the saving written as the halo rows
+saved less the boundary rows the window keeps once, or as the two layouts' bytes subtracted, the
+measured saving read per model with pandas in other ways, another grid of one's own."""
+
+from gaming import solution_cell
+from honest import right
+from wrong_answers import changed
+
+SOLUTION = solution_cell("11_shared_memory", "shm_jacobi")
+LOCKED_LOOP = """    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    for (long it = 0; it < iterations; it++) {
+        MPI_Win_sync(win);  /* my rows of copy it % 2 reach memory */
+        MPI_Barrier(node);  /* everyone's have */
+        MPI_Win_sync(win);  /* my loads see theirs */
+"""
+FENCED_LOOP = """    for (long it = 0; it < iterations; it++) {
+        MPI_Win_fence(0, win);  /* the node's stores of the last sweep done and visible to all */
+"""
+MESSAGES = """        if (up != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_first_row(mine, it), n, MPI_DOUBLE, up, 1, halo_above, n,
+                         MPI_DOUBLE, up, 2, comm, MPI_STATUS_IGNORE);
+        if (down != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_last_row(mine, it), n, MPI_DOUBLE, down, 2, halo_below, n,
+                         MPI_DOUBLE, down, 1, comm, MPI_STATUS_IGNORE);
+"""
+NONBLOCKING = """        MPI_Request req[4];
+        int posted = 0;  /* rows to and from neighbours on other nodes, all at once */
+        if (up != MPI_PROC_NULL) {
+            MPI_Irecv(halo_above, n, MPI_DOUBLE, up, 2, comm, &req[posted++]);
+            MPI_Isend(shm_first_row(mine, it), n, MPI_DOUBLE, up, 1, comm, &req[posted++]);
+        }
+        if (down != MPI_PROC_NULL) {
+            MPI_Irecv(halo_below, n, MPI_DOUBLE, down, 1, comm, &req[posted++]);
+            MPI_Isend(shm_last_row(mine, it), n, MPI_DOUBLE, down, 2, comm, &req[posted++]);
+        }
+        MPI_Waitall(posted, req, MPI_STATUSES_IGNORE);
+"""
+
+HONEST = [
+    # (a) the shared window
+    right("shm_jacobi", changed(changed(SOLUTION, LOCKED_LOOP, FENCED_LOOP),
+                                "    MPI_Win_unlock_all(win);\n", "    MPI_Win_fence(0, win);\n"),
+          why="MPI_Win_fence before every sweep (and one after the last) instead of lock_all, sync, barrier"),
+    right("shm_jacobi", changed(changed(SOLUTION, MESSAGES, NONBLOCKING),
+                                "MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);",
+                                "MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);"),
+          why="the off-node halos by MPI_Irecv, MPI_Isend and MPI_Waitall; the node split with key 0"),
+    # (b) the saving, predicted and measured
+    right("predict_saving", """
+def predict_saving(nx, ny, ranks):
+    row = 8 * (nx + 2)  # one grid row of doubles, halo columns included
+    halo_rows = 2 * 2 * ranks  # pure MPI: two arrays, a halo row above and below on every rank
+    return (halo_rows - 2) * row  # the window keeps the grid's two boundary rows once
+
+
+def measured_saving(table):
+    per_model = table.pivot_table(index="model", values="pss_mb", aggfunc="mean")["pss_mb"]
+    return (per_model.loc["pure MPI"] - per_model.loc["MPI+MPI (shared window)"]) * 1e6
+
+
+MY_NX, MY_NY = 200_000, 24
+""", why="the saving as halo rows less the boundary rows, the measured one from a pivot table"),
+    right("predict_saving", """
+def predict_saving(nx, ny, ranks):
+    width = nx + 2
+    pure = sum(2 * (rows + 2) * width for rows in [ny // ranks] * ranks) + 2 * (ny % ranks) * width
+    shared = 2 * ny * width + 2 * width
+    return 8 * (pure - shared)
+
+
+def measured_saving(table):
+    mean = {m: g["pss_mb"].mean() for m, g in table.groupby("model")}
+    return 1e6 * (mean["pure MPI"] - mean["MPI+MPI (shared window)"])
+
+
+MY_NX = 2**16 + 1000
+MY_NY = 33
+""", why="the bytes of both layouts summed rank by rank and subtracted, the PSS means by groupby"),
+]

@@ -1,0 +1,95 @@
+"""Right answers to lab 15 written another way: the loop with `target enter data` / `exit data`,
+its own MPI_Sendrecv, one region per iteration and the arrays' roles swapped; the loop with the
+sweep first and the exchange after it; per_iteration from a loop over the rows or numpy arrays."""
+
+from honest import right
+
+HONEST = [
+    right("jacobi_offload", r"""
+%%c JACOBI_C offload_halo
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank + 1 < size ? rank + 1 : MPI_PROC_NULL;
+    /* unew gets the fixed boundary too: both arrays swap roles every iteration */
+#pragma omp target enter data map(to : u[0:n], unew[0:n]) device(device)
+    double *a = u, *b = unew;
+    for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(a[w:w]) device(device)
+#pragma omp target update from(a[m * w:w]) device(device)
+        MPI_Sendrecv(a + m * w, (int)w, MPI_DOUBLE, down, 7, a, (int)w, MPI_DOUBLE, up, 7, comm,
+                     MPI_STATUS_IGNORE);
+        MPI_Sendrecv(a + w, (int)w, MPI_DOUBLE, up, 8, a + (m + 1) * w, (int)w, MPI_DOUBLE, down, 8,
+                     comm, MPI_STATUS_IGNORE);
+#pragma omp target update to(a[0:w]) device(device)
+#pragma omp target update to(a[(m + 1) * w:w]) device(device)
+#pragma omp target teams distribute parallel for device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++)
+                b[i * w + j] = 0.25 * (a[(i - 1) * w + j] + a[(i + 1) * w + j] + a[i * w + j - 1] +
+                                       a[i * w + j + 1]);
+        double *t = a;
+        a = b, b = t;
+    }
+    if (a != u) { /* the result is in unew's device copy: bring it home into u */
+#pragma omp target update from(unew[0:n]) device(device)
+        for (long k = 0; k < n; k++) u[k] = unew[k];
+    } else {
+#pragma omp target update from(u[0:n]) device(device)
+    }
+#pragma omp target exit data map(delete : u[0:n], unew[0:n]) device(device)
+}
+""", why="enter/exit data, its own MPI_Sendrecv, one region per iteration and swapped arrays"),
+    right("jacobi_offload", r"""
+%%c JACOBI_C offload_halo
+static void halo(double *u, long m, long w, int device, MPI_Comm comm) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+    exchange_rows(u, m, w, comm);
+#pragma omp target update to(u[0:w]) device(device)
+#pragma omp target update to(u[(m + 1) * w:w]) device(device)
+}
+
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+#pragma omp target data map(tofrom : u[0:n]) map(alloc : unew[0:n]) device(device)
+    {
+        for (long it = 0; it < iterations; it++) {
+            /* the start's halos are the neighbours' start values: sweep first, exchange after */
+#pragma omp target teams distribute parallel for device(device)
+            for (long i = 1; i <= m; i++) {
+                for (long j = 1; j < w - 1; j++)
+                    unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] +
+                                              u[i * w + j - 1] + u[i * w + j + 1]);
+            }
+#pragma omp target teams distribute parallel for device(device)
+            for (long i = 1; i <= m; i++) {
+                for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+            }
+            if (it + 1 < iterations) halo(u, m, w, device, comm);
+        }
+    }
+}
+""", why="the sweep first and the exchange after it, a helper of its own, no collapse"),
+    right("per_iteration", r"""
+def per_iteration(offload, iterations):
+    out = {}
+    for _, row in offload.iterrows():
+        out[int(row["rank"])] = {"h2d": float(row["h2d_between"]) / (iterations - 1),
+                                 "d2h": float(row["d2h_between"]) / (iterations - 1),
+                                 "halo": float(row["row_bytes"]) * 2}
+    return pd.DataFrame.from_dict(out, orient="index")
+""", why="a loop over the rows, a dict of dicts"),
+    right("per_iteration", r"""
+def per_iteration(offload, iterations):
+    ranks = offload["rank"].to_numpy()
+    per = 1.0 / (iterations - 1)
+    return pd.DataFrame({"h2d": offload["h2d_between"].to_numpy() * per,
+                         "d2h": offload["d2h_between"].to_numpy() * per,
+                         "halo": offload["row_bytes"].to_numpy() * 2.0}, index=ranks)
+""", why="numpy arrays, multiplied by the reciprocal"),
+]

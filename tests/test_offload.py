@@ -1,0 +1,148 @@
+"""Lab 15's offload, for real: clang's host-plugin devices (memory of their own), the offload
+runtime's report read by the kernel, the grader's rules on it, the student's object checked as
+host and device code, and the lab without clang."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+
+import hybridlab as hl
+from hybridlab.course import notebooks
+from hybridlab.kernels.offload import probe
+from hybridlab.offload.exercise import build_student_offload, run_student_offload, variant_runs
+from hybridlab.offload.tables import HALO_ROWS, expected_checksums, transfer_faults
+
+ROOT = Path(__file__).resolve().parents[1]
+NX, NY, ITERATIONS = 40, 18, 6
+
+RESIDENT = r"""
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+#pragma omp target data map(tofrom : u[0:n]) map(alloc : unew[0:n]) device(device)
+    for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+        exchange_rows(u, m, w, comm);
+#pragma omp target update to(u[0:w]) device(device)
+#pragma omp target update to(u[(m + 1) * w:w]) device(device)
+#pragma omp target teams distribute parallel for collapse(2) device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++)
+                unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] +
+                                          u[i * w + j - 1] + u[i * w + j + 1]);
+#pragma omp target teams distribute parallel for collapse(2) device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+    }
+}
+"""
+
+needs_offload = pytest.mark.skipif(not probe().ready, reason=f"no offload target: {probe().message}")
+
+
+def _offload(res: hl.Results) -> pd.DataFrame:
+    return res.records.query("record == 'offload'").dropna(axis=1, how="all")
+
+
+def _checksum(res: hl.Results) -> float:
+    return float(res.records.query("record == 'checksum'")["checksum"].iloc[0])
+
+
+def test_without_clang_the_probe_says_what_to_install(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    found = probe.__wrapped__()
+    assert not found.ready and found.devices == 0
+    assert "no clang on PATH" in found.message and "libomp-14-dev" in found.message
+
+
+@needs_offload
+def test_the_host_plugin_gives_devices_whose_memory_is_not_the_hosts():
+    found = probe()
+    assert found.devices >= 1 and found.off_host
+    runs = variant_runs(NX, NY, ITERATIONS)
+    want = expected_checksums(NX, NY, ITERATIONS)
+    for name in ("resident", "remap", "host"):
+        assert abs(_checksum(runs[name]) - want[0]) <= 1e-9 * abs(want[0]), name
+    # without `target update to` the device never sees the halo the host received
+    assert abs(_checksum(runs["stale"]) - want[0]) > 1e-6
+    for rank, row in _offload(runs["resident"]).set_index("rank").iterrows():
+        assert int(row["device"]) == rank % int(row["devices"])
+        halo = HALO_ROWS * int(row["row_bytes"])
+        assert int(row["h2d_between"]) == int(row["d2h_between"]) == halo * (ITERATIONS - 1)
+        assert int(row["launches"]) == 2 * ITERATIONS and int(row["foreign"]) == 0
+        assert int(row["largest_between"]) == halo // HALO_ROWS
+    block = (int(_offload(runs["remap"])["rows"].max()) + 2) * int(_offload(runs["remap"])["row_bytes"].iloc[0])
+    assert (_offload(runs["remap"])["largest_between"] >= block).all()
+    assert (_offload(runs["host"])["launches"] == 0).all()
+    assert transfer_faults(_offload(runs["resident"]), ITERATIONS) == []
+    assert any("stay on the device" in f for f in transfer_faults(_offload(runs["remap"]), ITERATIONS))
+    assert any("ran on a device" in f for f in transfer_faults(_offload(runs["host"]), ITERATIONS))
+
+
+def test_the_rules_on_the_report_name_each_fault():
+    right = {"rank": 0, "device": 0, "report": 1, "row_bytes": 100, "launches": 20, "foreign": 0,
+             "largest_between": 100, "h2d_between": 1800, "d2h_between": 1800}
+    assert transfer_faults(pd.DataFrame([right]), 10) == []
+    cases = {
+        "was not read": {"report": 0},
+        "ran on a device": {"launches": 9},
+        "other than 0": {"foreign": 3},
+        "stay on the device": {"largest_between": 201},
+        "h2d after the first iteration": {"h2d_between": 1801},
+        "d2h after the first iteration": {"d2h_between": 5000},
+    }
+    for words, change in cases.items():
+        faults = transfer_faults(pd.DataFrame([{**right, **change}]), 10)
+        assert len(faults) == 1 and words in faults[0], (words, faults)
+
+
+@needs_offload
+def test_the_students_loop_is_judged_by_the_runtime_and_its_values():
+    got = run_student_offload(build_student_offload(RESIDENT, "t_offload_ok"), 3, nx=NX, ny=NY,
+                              iterations=ITERATIONS)  # fmt: skip
+    assert (got["checksum"], got["weighted"]) == pytest.approx(expected_checksums(NX, NY, ITERATIONS), rel=1e-12)
+    assert transfer_faults(pd.DataFrame(got["offload"]), ITERATIONS) == []
+    assert sorted(r["device"] for r in got["offload"]) == [0, 1, 2]
+
+
+@needs_offload
+@pytest.mark.parametrize("change,refusal", [
+    ('    const long n = (m + 2) * w;\n',
+     '    const long n = (m + 2) * w;\n    fputs("Libomptarget device 0 info: x\\n", stderr);\n'),
+    ('void jacobi_offload(',
+     '__attribute__((constructor)) static void early(void) {}\nvoid jacobi_offload('),
+    ('void jacobi_offload(',
+     'int omp_get_num_devices(void) { return 1; }\nvoid jacobi_offload('),
+], ids=["stderr", "constructor", "interposed"])
+def test_the_students_object_is_refused_where_it_reaches_past_the_kit(change, refusal):
+    with pytest.raises(hl.BuildError) as err:
+        build_student_offload(RESIDENT.replace(change, refusal, 1), "t_offload_refused")
+    words = {"stderr": "writes to stderr", "constructor": "constructor",
+             "interposed": "would replace the library's own"}
+    assert any(w in str(err.value) for w in words.values()), str(err.value)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_the_lab_without_clang_skips_its_live_cells_with_a_note(monkeypatch, tmp_path):
+    shadow = tmp_path / "bin"
+    shadow.mkdir()
+    for entry in Path("/usr/bin").iterdir():  # every program but clang's
+        if not entry.name.startswith("clang"):
+            (shadow / entry.name).symlink_to(entry)
+    venv = Path(os.environ["PATH"].split(os.pathsep)[0])
+    monkeypatch.setenv("PATH", os.pathsep.join([str(venv), str(shadow)]))
+    executed, _ = notebooks.run_notebook(ROOT / "labs" / "15_offload.ipynb", tmp_path / "run",
+                                         quick=True, timeout=600, allow_errors=True)  # fmt: skip
+    nb = nbformat.read(executed, as_version=4)
+    text = "\n".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []))
+    assert "note: no offload device here" in text and "no clang on PATH" in text
+    errors = [(c.metadata.get("nbgrader", {}).get("grade_id"), o["ename"])
+              for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert errors and all(e == "NotImplementedError" and g for g, e in errors), errors

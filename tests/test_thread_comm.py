@@ -1,0 +1,87 @@
+"""Lab 12's evidence: the peer and bytes the tracer records for each point-to-point call, the
+partitions it records as marked ready, and the hand-out of a run's evidence to the grader's
+judge (thread_comm.exercise, kernels_c/hl_trace.c)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+import hybridlab as hl
+from hybridlab.grading import handout
+from hybridlab.kernels.build import build, has_partitioned
+from hybridlab.runs.records import Results
+from hybridlab.thread_comm import exercise
+
+needs_partitioned = pytest.mark.skipif(not has_partitioned(),
+                                       reason="the MPI library has no MPI-4 partitioned calls")
+
+
+@pytest.fixture(scope="module")
+def funneled() -> Results:
+    """The kit's funneled exchange at 3 ranks x 2 threads, traced: ranks 0 and 2 have one
+    neighbour, rank 1 two."""
+    return hl.run_program(build("thread_halo", trace_mpi=True), ranks=3, threads=2,
+                          thread_level="funneled", variant="funneled", nx=10, ny=9, iterations=2)
+
+
+def test_point_to_point_calls_record_their_peer_and_bytes(funneled):
+    calls = funneled.mpi_calls
+    sent = calls[calls["call"] == "MPI_Isend"]
+    for rank, mine in sent.groupby("rank"):
+        real = {r for r in (rank - 1, rank + 1) if 0 <= r < 3}
+        assert set(mine["peer"]) == real | ({-1} if len(real) == 1 else set()), rank
+    assert (sent["bytes"] == 8 * sent["count"]).all() and set(sent["count"]) == {5}
+    assert (calls.loc[calls["call"] == "MPI_Allreduce", "peer"] == -1).all()  # no peer
+
+
+def test_neighbour_bytes_leave_out_nobody_the_rank_itself_and_empty_messages():
+    calls = pd.DataFrame({
+        "rank": [0, 0, 0, 0, 1, 1],
+        "thread": [0, 1, 1, 1, 0, 1],
+        "peer": [1, -1, 0, 1, 0, 0],
+        "bytes": [80, 80, 80, 0, 40, 8],
+        "recv_peer": [-1, -1, -1, -1, 0, -1],
+        "recv_bytes": [-1, -1, -1, -1, 40, -1],
+    })
+    moved = exercise.neighbour_bytes(calls)
+    assert moved.to_dict() == {(0, 0): 80, (0, 1): 0, (1, 0): 80, (1, 1): 8}
+
+
+@needs_partitioned
+def test_each_thread_marks_its_own_partition_of_the_send_it_set_up():
+    res = exercise.partitioned_run(2, 2, nx=8, ny=6, iterations=3)
+    calls = res.mpi_calls
+    marks = exercise.partition_marks(calls)
+    assert len(marks) == 2 * 2 * 3  # 2 ranks, one send each, 2 partitions, 3 iterations
+    assert (marks["thread"] == marks["partition"]).all() and (marks["in_parallel"] == 1).all()
+    for rank, mine in marks.groupby("rank"):
+        setup = calls[(calls["rank"] == rank) & (calls["call"] == "MPI_Psend_init")]
+        assert set(mine["request"]) == set(setup["request"]) and set(setup["partitions"]) == {2}
+        assert set(setup["peer"]) == {1 - rank} and set(setup["bytes"]) == {8 * 8}
+
+
+def test_a_runs_evidence_survives_the_handout(funneled):
+    data = json.loads(json.dumps(handout.encode(funneled.evidence())))
+    back = Results.from_evidence(handout.decode(data))
+    pd.testing.assert_frame_equal(back.mpi_calls, funneled.mpi_calls, check_dtype=False)
+    pd.testing.assert_frame_equal(back.records, funneled.records, check_dtype=False)
+    assert back.traced and back.meta["ranks"] == funneled.meta["ranks"]
+
+
+def test_without_partitioned_calls_the_kernel_skips_with_a_reason():
+    kernel = build("thread_halo", ("-DHL_NO_PARTITIONED",), trace_mpi=True)
+    res = hl.run_program(kernel, ranks=2, threads=2, thread_level="multiple",
+                         variant="partitioned", nx=8, ny=6, iterations=2)
+    assert "no partitioned communication" in exercise.partitioned_skipped(res)
+
+
+def test_without_partitioned_calls_part_d_is_skipped_with_a_note(monkeypatch, capsys):
+    """A library without the calls (has_partitioned False): nothing is built or run, and the
+    judge prints a note on stdout and fails nothing."""
+    monkeypatch.setattr(exercise, "has_partitioned", lambda: False)
+    assert exercise.run_pready("this is not C", shapes=((2, 2),), nx=8) == []
+    assert exercise.judge_pready([]) == []
+    assert "no MPI-4 partitioned communication" in capsys.readouterr().out

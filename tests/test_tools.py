@@ -1,0 +1,174 @@
+"""Lab 16's tools, for real: Archer (clang's ThreadSanitizer with libarcher) on lab 01's race and
+on the histogram's count, with the ways a count could hide its race from it; the reports read
+from the kit's folder; the MPI mistakes' traces and their diagnosis; the counter probe. The Archer
+tests skip with the sentence that says what to install where clang, libomp or the sanitizer's
+runtime is missing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hybridlab.kernels import archer
+from hybridlab.kernels.build import BuildError
+from hybridlab.tools import exercise
+
+ROOT = Path(__file__).resolve().parents[1]
+needs_archer = pytest.mark.skipif(archer.missing() is not None, reason=str(archer.missing()))
+
+RACY = """
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+#pragma omp parallel for
+    for (long i = 0; i < n; i++) bins[bin_of(i)]++;
+}
+"""
+FIXED = """
+void count_bins(long n, int nbins, long *bins) {
+#pragma omp parallel for reduction(+ : bins[:nbins])
+    for (long i = 0; i < n; i++) bins[bin_of(i)]++;
+}
+"""
+REPORT = """==================
+WARNING: ThreadSanitizer: data race (pid=422)
+  Write of size 8 at 0x7ffcdf71f448 by thread T1:
+    #0 hl_mpi_wrote /k/hl_archer.h:23:50 (race+0xd02fc)
+    #1 .omp_outlined._debug__ /k/master_race.c:105:17 (race+0xd02fc)
+    #2 __kmpc_invoke_microtask <null> (libomp.so.5+0xd55a2)
+
+  Previous read of size 4 at 0x7ffcdf71f448 by main thread:
+    #0 .omp_outlined._debug__ /k/master_race.c:112:23 (race+0xd02fc)
+
+SUMMARY: ThreadSanitizer: data race /k/hl_archer.h:23:50 in hl_mpi_wrote
+==================
+WARNING: ThreadSanitizer: lock-order-inversion (potential deadlock) (pid=422)
+SUMMARY: ThreadSanitizer: lock-order-inversion
+==================
+"""
+
+
+def test_a_report_names_the_kernels_lines_past_the_kits_annotation():
+    races = archer.parse(REPORT)
+    assert len(races) == 1  # the lock-order report is not a data race
+    assert races[0].lines() == ("master_race.c:105", "master_race.c:112")
+    assert races[0].access == "Write of size 8" and races[0].previous.startswith("Previous read")
+    assert races[0].pid == 422
+
+
+def test_the_runs_options_are_the_kits_whatever_the_student_set(tmp_path, monkeypatch):
+    if archer.library() is None:
+        pytest.skip(archer.missing())
+    monkeypatch.setenv("TSAN_OPTIONS", "report_bugs=0 suppressions=/tmp/quiet.supp")
+    monkeypatch.setenv("ARCHER_OPTIONS", "enable=0")
+    env = archer.run_env(tmp_path)
+    assert "report_bugs=1" in env["TSAN_OPTIONS"] and "suppressions= " in env["TSAN_OPTIONS"]
+    assert f"log_path={tmp_path}/tsan" in env["TSAN_OPTIONS"]
+    assert env["ARCHER_OPTIONS"] == "verbose=0" and env["OMP_TOOL_LIBRARIES"].endswith("libarcher.so")
+
+
+@needs_archer
+def test_archer_reports_lab_01s_missing_barriers_at_their_lines_and_is_silent_with_both():
+    assert exercise.master_race_races(1, 1).empty
+    after = exercise.master_race_races(1, 0)
+    before = exercise.master_race_races(0, 1)
+    source = (ROOT / "kernels_c" / "master_race.c").read_text().splitlines()
+    line = {text: f"master_race.c:{i}" for i, text in enumerate(source, 1)}
+    wrote = next(v for k, v in line.items() if "hl_mpi_wrote(buf" in k)
+    first, second = line["                a[i] = buf[i];"], line["                c[i] = buf[i];"]
+
+    def pairs(races):
+        return set(zip(races["at"].str.split().str[-1], races["previous at"].str.split().str[-1],
+                       strict=True))
+
+    assert pairs(after) == {(wrote, second)}
+    assert pairs(before) == {(first, wrote)}
+
+
+@pytest.fixture(scope="module")
+def racy_and_fixed():
+    if archer.missing():
+        pytest.skip(archer.missing())
+    return exercise.build_count(RACY, "test_racy_bins"), exercise.build_count(FIXED, "test_fixed_bins")
+
+
+def test_the_kits_count_of_the_bins_is_the_kernels(racy_and_fixed):
+    _, fixed = racy_and_fixed
+    got = exercise.count_evidence(fixed, 2, 2, 3001, 7, salt=12345)
+    assert got["bins"] == exercise.bins_expected(2, 3001, 7, salt=12345)
+    assert got["races"] == [] and got["threads"] == 2 and got["team"] == 2
+    assert got["calls"] == 3001 and got["largest"] < 3001
+
+
+def test_archer_reports_the_counts_race_on_its_line_whatever_the_bins(racy_and_fixed):
+    racy, _ = racy_and_fixed
+    got = exercise.count_evidence(racy, 1, 2, 20000, 8)
+    line = RACY.splitlines().index("    for (long i = 0; i < n; i++) bins[bin_of(i)]++;") + 1
+    assert got["races"] == [f"cell:{line} / cell:{line}"], got
+    assert got["threads"] == 2
+
+
+def test_the_students_environment_neither_silences_archer_nor_hides_the_threads(racy_and_fixed,
+                                                                                monkeypatch):
+    racy, _ = racy_and_fixed
+    monkeypatch.setenv("TSAN_OPTIONS", "report_bugs=0")
+    monkeypatch.setenv("ARCHER_OPTIONS", "enable=0")
+    assert exercise.count_evidence(racy, 1, 2, 20000, 8)["races"]
+    monkeypatch.setenv("OMP_THREAD_LIMIT", "1")  # a team of one: the evidence says so
+    assert exercise.count_evidence(racy, 1, 2, 20000, 8)["team"] == 1
+
+
+@needs_archer
+def test_a_team_of_one_is_seen_by_the_kit():
+    one = exercise.build_count(RACY.replace("parallel for", "parallel for num_threads(1)"),
+                               "test_one_thread_bins")
+    got = exercise.count_evidence(one, 1, 2, 5000, 4)
+    assert got["races"] == [] and got["threads"] == 1 and got["team"] == 1
+
+
+@needs_archer
+@pytest.mark.parametrize(("prefix", "refusal"), [
+    ('__attribute__((no_sanitize("thread")))\n', "turns a sanitizer off"),
+    ('const char *__tsan_default_options(void) { return "report_bugs=0"; }\n',
+     "is not one the part declares"),
+    ("void __tsan_ignore_thread_begin(void);\n"
+     "__attribute__((constructor)) static void quiet(void) { __tsan_ignore_thread_begin(); }\n",
+     "constructor or destructor"),
+])
+def test_a_cell_that_would_silence_the_sanitizer_is_refused(prefix, refusal):
+    with pytest.raises(BuildError, match=refusal):
+        exercise.build_count(prefix + RACY, "test_silenced_bins")
+
+
+def _solution_diagnose():
+    """The instructor's diagnose (the judge reads traces by the same rules)."""
+    nb = json.loads((ROOT / "grading" / "source" / "16_tools" / "16_tools.ipynb").read_text())
+    cell = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "diagnose")
+    scope: dict = {}
+    exec("import pandas as pd\n" + "".join(cell["source"]), scope)
+    return scope["diagnose"]
+
+
+@pytest.mark.parametrize(("mistake", "ranks", "culprit"), [
+    ("none", 2, 0), ("level", 2, 0), ("level", 3, 2), ("request", 2, 0), ("request", 3, 1),
+    ("deadlock", 3, 0),
+])
+def test_each_mistake_shows_in_its_trace(mistake, ranks, culprit):
+    calls = exercise.mistake_trace(mistake, ranks=ranks, culprit=culprit)
+    assert list(calls.columns) == exercise.TRACE_COLUMNS  # nothing names the mistake
+    want = [] if mistake == "none" else list(range(ranks)) if mistake == "deadlock" else [culprit]
+    assert _solution_diagnose()(calls) == (mistake, want)
+
+
+def test_an_unknown_mistake_is_refused():
+    with pytest.raises(ValueError, match="one of none, level, request, deadlock"):
+        exercise.mistake_trace("race")
+
+
+def test_the_counter_probe_says_what_perf_gave():
+    probe = exercise.counter_probe(0.05)
+    assert list(probe["event"]) == list(exercise.COUNTER_EVENTS)
+    counted = probe["perf said"] == "counted"
+    assert (counted == probe["value"].notna()).all(), probe  # a value only where perf counted
+    assert all(s == "counted" or s.startswith("<") or "perf" in s for s in probe["perf said"]), probe
