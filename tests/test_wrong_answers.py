@@ -26,7 +26,7 @@ LABS = known_labs(COURSE)
 HONEST = CORPORA / "honest"
 # labs whose every wrong answer and gaming attempt names the error it must lose with
 REASONED = {"03_point_to_point", "04_halo_exchange", "06_placement_topology", "07_collectives",
-            "08_predicting_at_scale", "09_python_kernels"}
+            "08_predicting_at_scale", "09_python_kernels", "13_neighbourhood_collectives"}
 # labs whose every automatic part has two honest answers (the others: the parts they cover)
 HONEST_COMPLETE = REASONED | {"02_synchronisation", "12_threads_communicate"}
 
