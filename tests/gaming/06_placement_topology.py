@@ -119,7 +119,8 @@ def memory_bandwidth(records):
 def memory_bandwidth(records):
     index = pd.MultiIndex.from_tuples([("cores", 1), ("cores", 2)], names=["bind", "ranks"])
     return pd.DataFrame({"GBps": [2.0, 3.0]}, index=index)
-""", {"hidden_memory_bandwidth"}, why="the visible example's answer typed in", reason="the records hold"),
+""", {"hidden_memory_bandwidth"}, why="the visible example's answer typed in",
+        reason="memory_bandwidth: ("),
     # (e) node-aware ranks in C
     attempt("method", "node_sum", changed(NODES_SOLUTION, MASTER, """#pragma omp masked
     MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);"""),

@@ -154,7 +154,7 @@ def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4
         ),
         loses=D,
         why="no barrier before the edge rows: they read halos that have not arrived",
-        reason="some rows are not the Jacobi update",
+        reason="the checksum is NaN",
     ),
     wrong(
         "overlap_iteration",

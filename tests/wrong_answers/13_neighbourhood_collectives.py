@@ -86,16 +86,19 @@ A, B, C, D = ({"hidden_neighbour_exchange"}, {"hidden_per_iteration"},
 
 WRONG = [
     wrong("neighbour_exchange",
-          neighbour(changed(EXCHANGE, "MPI_Datatype types[4] = {row, row, col, col};",
-                            "MPI_Datatype types[4] = {col, col, row, row};")),
-          A, "the neighbours in the order left, right, up, down (dimension 1 first)", reason="numpy's"),
+          neighbour(changed(EXCHANGE, "MPI_Aint send[4] = {(w + 1) * d, (m * w + 1) * d,",
+                            "MPI_Aint send[4] = {(m * w + 1) * d, (w + 1) * d,")),
+          A, "the first row sent down and the last up (each dimension's neighbours taken as "
+          "down, up)", reason="wrong result"),
     wrong("neighbour_exchange",
           neighbour(changed(EXCHANGE, "MPI_Type_vector((int)m, 1, (int)w, MPI_DOUBLE, &col);",
                             "MPI_Type_contiguous((int)m, MPI_DOUBLE, &col);")),
-          A, "a column sent as m doubles in a row (no stride: the next row's values)", reason="numpy's"),
+          A, "a column sent as m doubles in a row (no stride: the next row's values)",
+          reason="wrong result"),
     wrong("neighbour_exchange",
           neighbour(changed(EXCHANGE, "periods[2] = {0, 0}", "periods[2] = {1, 1}")),
-          A, "a periodic process grid: halos wrapped around the fixed boundary", reason="numpy's"),
+          A, "a periodic process grid: halos wrapped around the fixed boundary",
+          reason="the grid's boundary is fixed"),
     wrong("per_iteration",
           changed(PER_ITERATION, 'slowest = total.loc[total["seconds"].astype(float).idxmax(), "rank"]\n'
                   '    mine = timers[timers["rank"] == slowest]\n'
