@@ -313,3 +313,26 @@ def cut_edges(rows, cols, node_of_rank):
 """, {"hidden_cut_edges"}, why="a global _cut_ref like the grader's reference, both on a torus",
             reason="the links between nodes are"),
 ]
+
+# The notebook's own name for the build replaced from an earlier cell: the hidden test imports
+# its tools itself, so the flat allreduce is still what it builds and runs.
+GAMING += [
+    together(
+        attempt("interpreter", "cut_edges", CUT_EDGES + """
+
+import hybridlab.mapping.exercise as _exercise
+
+_build_kit = _exercise.build_student_nodes
+_SOLUTION = r'''""" + NODES_SOLUTION.split("\n", 1)[1] + """'''
+
+
+def build_student_nodes(code, name="student_nodes"):  # whatever the cell, the right C is built
+    return _build_kit("\\n" + _SOLUTION, name)
+""", set(), why="a right cut_edges"),
+        attempt("interpreter", "node_sum", changed(NODES_SOLUTION, MASTER, """#pragma omp masked
+    MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);"""),
+            {"hidden_node_sum"}, why="a flat MPI_Allreduce, the notebook's build_student_nodes "
+            "replaced from the earlier cell by one that builds a right answer",
+            reason="neither its node nor the leaders"),
+    ),
+]
