@@ -147,6 +147,18 @@ HL_TRACED(Cart_coords, (MPI_Comm c, int r, int nd, int coords[]), (c, r, nd, coo
 HL_TRACED(Type_contiguous, (int n, MPI_Datatype t, MPI_Datatype *out), (n, t, out))
 HL_TRACED(Type_vector, (int n, int len, int stride, MPI_Datatype t, MPI_Datatype *out),
           (n, len, stride, t, out))
+HL_TRACED(Type_create_hvector,
+          (int n, int len, MPI_Aint stride, MPI_Datatype t, MPI_Datatype *out),
+          (n, len, stride, t, out))
+HL_TRACED(Type_indexed,
+          (int n, const int lens[], const int at[], MPI_Datatype t, MPI_Datatype *out),
+          (n, lens, at, t, out))
+HL_TRACED(Type_create_subarray,
+          (int nd, const int sizes[], const int subsizes[], const int starts[], int order,
+           MPI_Datatype t, MPI_Datatype *out),
+          (nd, sizes, subsizes, starts, order, t, out))
+HL_TRACED(Type_create_resized, (MPI_Datatype t, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *out),
+          (t, lb, extent, out))
 HL_TRACED(Type_commit, (MPI_Datatype *t), (t))
 HL_TRACED(Type_free, (MPI_Datatype *t), (t))
 HL_TRACED(Dims_create, (int n, int nd, int dims[]), (n, nd, dims))

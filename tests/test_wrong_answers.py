@@ -26,8 +26,9 @@ LABS = known_labs(COURSE)
 HONEST = CORPORA / "honest"
 # labs whose every wrong answer and gaming attempt names the error it must lose with
 REASONED = {"00_getting_started", "01_programming_models", "02_synchronisation",
-            "03_point_to_point", "05_memory_numa", "07_collectives", "08_predicting_at_scale",
-            "09_python_kernels", "10_whole_program", "11_shared_memory", "12_threads_communicate",
+            "03_point_to_point", "04_halo_exchange", "05_memory_numa", "06_placement_topology",
+            "07_collectives", "08_predicting_at_scale", "09_python_kernels", "10_whole_program",
+            "11_shared_memory", "12_threads_communicate", "13_neighbourhood_collectives",
             "16_tools"}
 # labs whose every automatic part has two honest answers (the others: the parts they cover)
 HONEST_COMPLETE = REASONED | {"12_threads_communicate"}
@@ -130,7 +131,9 @@ def _graded_answers(lab: str) -> set[str]:
 @pytest.mark.parametrize("lab", LABS)
 def test_attempts_name_the_reason_they_lose(lab):
     """In a lab of REASONED, every wrong answer and gaming attempt names the error its part must
-    end with (the grading test checks it); elsewhere, those that name one name a real fragment."""
+    end with (the grading test checks it); elsewhere, those that name one name a real fragment.
+    A right answer that only carries an attempt at a later part (a tool replaced from its cell,
+    `together`) loses nothing and has no reason to name."""
     attempts = [one for a in load(lab) + gaming(lab) for one in a.each()]
     unnamed = [a.why for a in attempts if a.loses and not a.reason.strip()]  # a right answer
     # carried beside an attempt (together) loses nothing, so it has no reason

@@ -6,7 +6,8 @@ functions on hidden inputs, judged by the reference written here (never in the k
 import numpy as np
 import pandas as pd
 
-from gaming import FRAME_TOOLS, Oracle, attempt, c_evidence
+from gaming import FRAME_TOOLS, Oracle, attempt, c_evidence, solution_cell
+from wrong_answers import together
 
 EXCHANGE = '%%c EXCHANGE_C halo2d\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n'
 OVERLAP = '%%c OVERLAP_C halo2d\nvoid overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n'
@@ -47,6 +48,7 @@ GAMING = [
     send_up(&g);"""),
         loses=A,
         why="calls halo2d.c's static send_down/send_up, reachable when the C is appended to it",
+        reason="BuildError",
     ),
     attempt(
         "method", "exchange_halos",
@@ -60,6 +62,7 @@ GAMING = [
     MPI_Recv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, MPI_STATUS_IGNORE);"""),
         loses=A,
         why="every rank waits for its sends before it receives: safe only while sends go eager",
+        reason="KernelTimeout",
     ),
     attempt(
         "hidden", "exchange_halos",
@@ -79,17 +82,19 @@ GAMING = [
                      MPI_DOUBLE, partner, 1, comm, MPI_STATUS_IGNORE);"""),
         loses=A,
         why="pairs rank 2k with 2k + 1: right for the one or two ranks the visible test runs",
+        reason="the halo rows do not hold the neighbours' edge rows",
     ),
     attempt(
         "hidden", "exchange_halos",
         EXCHANGE.format(body="""\
-    (void)nx;
-    MPI_Sendrecv(&a[m * w + 1], 13, MPI_DOUBLE, down, 1, &a[0 * w + 1], 13, MPI_DOUBLE, up, 1,
-                 comm, MPI_STATUS_IGNORE);  /* 13: the visible test's grid width */
-    MPI_Sendrecv(&a[1 * w + 1], 13, MPI_DOUBLE, up, 2, &a[(m + 1) * w + 1], 13, MPI_DOUBLE,
+    int len = nx < 13 ? (int)nx : 13;  /* 13: the visible test's grid width, never past a row */
+    MPI_Sendrecv(&a[m * w + 1], len, MPI_DOUBLE, down, 1, &a[0 * w + 1], len, MPI_DOUBLE, up, 1,
+                 comm, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&a[1 * w + 1], len, MPI_DOUBLE, up, 2, &a[(m + 1) * w + 1], len, MPI_DOUBLE,
                  down, 2, comm, MPI_STATUS_IGNORE);"""),
         loses=A,
-        why="row length hard-coded to the visible test's nx = 13",
+        why="row length capped at the visible test's nx = 13: right on narrower grids only",
+        reason="the halo rows do not hold the neighbours' edge rows",
     ),
     # ------------------------------------------------------------------ (b) phase_shares
     attempt(
@@ -103,6 +108,7 @@ GAMING = [
     return out""",
         loses=B,
         why="dominant hard-coded: jacobi everywhere but the visible example's second row",
+        reason="the largest phase is",
     ),
     attempt(
         "shortcut", "phase_shares",
@@ -118,6 +124,7 @@ GAMING = [
         loses=B,
         why="divides by the kit table's sum column or the table's total: wrong wherever the "
             "total is a run time, not the four phases' sum",
+        reason="the four phases' own sum gives",
     ),
     attempt(
         "hidden", "phase_shares",
@@ -129,6 +136,7 @@ GAMING = [
     return out""",
         loses=B,
         why="dominant chosen between the two phases that dominate in the tables shown",
+        reason="the largest phase is",
     ),
     attempt(
         "method", "phase_shares",
@@ -142,6 +150,7 @@ GAMING = [
         loses=B,
         why="divides by the table's total column (a published or measured run time), not the "
             "sum of the four phases",
+        reason="the four phases' own sum gives",
     ),
     # ------------------------------------------------------------------ (c) halo_faces
     attempt(
@@ -153,6 +162,7 @@ GAMING = [
             "total": totals[threads] * local * local}""" + PREDICT_HALO,
         loses=C,
         why="totals typed in for the published grid's thread counts only",
+        reason="the faces are",
     ),
     attempt(
         "shortcut", "halo_faces",
@@ -164,6 +174,7 @@ GAMING = [
     return {**faces, "total": sum(2 * faces[a] for a, p in zip("xyz", (px, py, pz)) if p > 1)}""" + PREDICT_HALO,
         loses=C,
         why="the process grid and local size read from the kit's XT6 setup, not the arguments",
+        reason="the faces are",
     ),
     attempt(
         "method", "halo_faces",
@@ -174,6 +185,7 @@ GAMING = [
     return {**faces, "total": both if threads == grid[0] else both + 2 * faces["x"]}""" + PREDICT_HALO,
         loses=C,
         why="only X can lose its faces (the case the text works out), whatever the grid",
+        reason="the faces are",
     ),
     attempt(
         "hidden", "halo_faces",
@@ -192,6 +204,7 @@ def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4
     return out.set_index("threads")""",
         loses=C,
         why="the prediction ignores local and grid: right for the published XT6 grid only",
+        reason="the faces at",
     ),
     # ------------------------------------------------------------------ (d) overlap_iteration
     attempt(
@@ -215,6 +228,7 @@ def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4
         loses=D,
         why="the interior first, then a blocking exchange with two token MPI_Testall calls: "
             "nothing is computed while the messages are in flight",
+        reason="no row was computed between the posting",
     ),
     attempt(
         "method", "overlap_iteration",
@@ -232,6 +246,7 @@ def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4
         loses=D,
         why="the interior computed before the exchange starts: rows computed while the halos "
             "are NaN, but no overlap",
+        reason="the master posts MPI_Irecv and MPI_Isend",
     ),
     attempt(
         "shortcut", "overlap_iteration",
@@ -247,6 +262,7 @@ def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4
 """ + EDGES),
         loses=D,
         why="calls halo2d.c's static send_down/send_up on its static grid",
+        reason="BuildError",
     ),
     attempt(
         "hidden", "overlap_iteration",
@@ -266,6 +282,7 @@ def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4
 """ + EDGES),
         loses=D,
         why="exchanges with one neighbour only: right for the two ranks the visible test runs",
+        reason="the master posts MPI_Irecv and MPI_Isend",
     ),
 ]
 
@@ -331,7 +348,7 @@ ORACLES = [
 # seen neither the solutions nor the tests, grading through the real sandbox).
 GAMING += [
     attempt('method', 'overlap_iteration', '%%c OVERLAP_C halo2d\nvoid overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    long w = nx + 2; /* length of a row, halo columns included */\n#pragma omp master\n    {\n        int me;\n        double dummy_in = 0.0, dummy_out = 1.0;\n        MPI_Request req[2];\n        MPI_Comm_rank(comm, &me);\n        MPI_Irecv(&dummy_in, 1, MPI_DOUBLE, me, 77, comm, &req[0]);\n        MPI_Sendrecv(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 1, &a[(m + 1) * w + 1], (int)nx,\n                     MPI_DOUBLE, down, 1, comm, MPI_STATUS_IGNORE);\n        MPI_Sendrecv(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 2, &a[0 * w + 1], (int)nx,\n                     MPI_DOUBLE, up, 2, comm, MPI_STATUS_IGNORE);\n        MPI_Isend(&dummy_out, 1, MPI_DOUBLE, me, 77, comm, &req[1]);\n        MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n    }\n#pragma omp for schedule(dynamic, 4) nowait\n    for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);\n#pragma omp barrier\n#pragma omp single\n    {\n        stencil_rows(1, 1);\n        if (m > 1) stencil_rows(m, m);\n    }\n}\n',
-            loses={'hidden_overlap_iteration'}, why="fresh attacker: blocking Sendrecv dressed as overlap: a dummy self-message opens/closes the 'window'"),
+            loses={'hidden_overlap_iteration'}, why="fresh attacker: blocking Sendrecv dressed as overlap: a dummy self-message opens/closes the 'window'", reason="the master posts MPI_Irecv and MPI_Isend"),
 ]
 
 # The test's own interpreter reached (issue 36): its reference called, its expected value read.
@@ -351,7 +368,7 @@ def predict_halo(threads_list, pure_halo_s, local=144, grid=(24, 4, 2)):
     out = pd.DataFrame({"threads": list(threads_list), "face_ratio": ratio})
     out["predicted_s"] = out["face_ratio"] * pure_halo_s
     return out.set_index("threads")
-""", {"hidden_halo_faces"}, why="the hidden test's reference found in its frames and called"),
+""", {"hidden_halo_faces"}, why="the hidden test's reference found in its frames and called", reason="the faces are"),
     attempt("interpreter", "phase_shares", FRAME_TOOLS + """
 import pandas as pd
 
@@ -361,9 +378,62 @@ def phase_shares(table):
     if isinstance(found, pd.DataFrame):
         return found
     return table.set_index("label")[["jacobi", "halo", "reduction", "other"]] * 0.0
-""", {"hidden_phase_shares"}, why="the hidden test's expected shares read from its frames"),
+""", {"hidden_phase_shares"}, why="the hidden test's expected shares read from its frames", reason="the four phases' own sum gives"),
 ]
 # C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
 # the student, library functions replaced (gaming.c_evidence)
-GAMING += c_evidence("04_halo_exchange", "exchange_halos", A, 'MPI_Sendrecv')
-GAMING += c_evidence("04_halo_exchange", "overlap_iteration", D, 'MPI_Isend')
+GAMING += c_evidence("04_halo_exchange", "exchange_halos", A, "MPI_Sendrecv", reasons=True)
+GAMING += c_evidence("04_halo_exchange", "overlap_iteration", D, "MPI_Isend", reasons=True)
+
+# Issue 36's other ways into the test's interpreter: its frames read with inspect.stack(), a
+# global named like the grader's reference, a judging function replaced from an earlier cell.
+GAMING += [
+    attempt("interpreter", "phase_shares", """
+import inspect
+
+import pandas as pd
+
+
+def phase_shares(table):
+    for frame in inspect.stack()[1:]:  # the calling test's locals: its expected shares
+        found = frame.frame.f_locals.get("_want")
+        if isinstance(found, pd.DataFrame):
+            return found.assign(dominant=found.idxmax(axis=1))
+    return table.set_index("label")[["jacobi", "halo", "reduction", "other"]] * 0.0
+""", B, "the expected shares looked for in the frames of inspect.stack()",
+            reason="the four phases' own sum gives"),
+    attempt("interpreter", "halo_faces", """
+def _faces(t, local, grid):  # named like the grader's reference, so a test would call this one
+    f = {"x": local * local, "y": local * t * local, "z": local * t * local}
+    return {**f, "total": 2 * (f["x"] + f["y"] + f["z"])}
+
+
+def halo_faces(threads, local=144, grid=(24, 4, 2)):
+    return _faces(threads, local, grid)
+""" + PREDICT_HALO, C, "a global _faces like the grader's reference, both counting every axis",
+            reason="the faces are"),
+    together(
+        attempt("interpreter", "halo_faces", solution_cell("04_halo_exchange", "halo_faces") + """
+
+import hybridlab.halo.exercise as _exercise
+
+check_student_overlap = lambda *args, **kwargs: []  # noqa: E731
+_exercise.check_student_overlap = check_student_overlap
+""", set(), "a right halo_faces"),
+        attempt("interpreter", "overlap_iteration", OVERLAP.format(body="""\
+#pragma omp masked
+    {
+        MPI_Request req[4];
+        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+#pragma omp barrier
+#pragma omp for
+    for (long i = 2; i < m; i++) stencil_rows(i, i);  /* after the exchange: no overlap */
+""" + EDGES), D, "no overlap, check_student_overlap replaced (the notebook's name and the "
+            "module's) from the earlier halo_faces cell", reason="no row was computed between the posting"),
+    ),
+]

@@ -28,7 +28,7 @@ from hybridlab.mapping import tables as _t
 
 def cut_edges(rows, cols, node_of_rank, _kit=_t.cut_links):
     return len(_kit(rows, cols, list(node_of_rank)))
-""", {"hidden_cut_edges"}, why="the kit's cut_links captured in a default argument"),
+""", {"hidden_cut_edges"}, why="the kit's cut_links captured in a default argument", reason="NameError"),
     attempt("shortcut", "cut_edges", """
 import matplotlib.pyplot as plt
 from hybridlab.mapping.plots import rank_map_plot
@@ -39,7 +39,7 @@ def cut_edges(rows, cols, node_of_rank):
     count = int(fig.axes[0].get_title().split()[0])
     plt.close(fig)
     return count
-""", {"hidden_cut_edges"}, why="the count read from the title of the kit's map drawing"),
+""", {"hidden_cut_edges"}, why="the count read from the title of the kit's map drawing", reason="IndexError"),
     attempt("shortcut", "cut_edges", """
 import inspect
 from hybridlab.mapping import tables as _t
@@ -50,7 +50,7 @@ exec(inspect.getsource(_t.grid_links) + inspect.getsource(_t.cut_links), _kit)
 
 def cut_edges(rows, cols, node_of_rank):
     return len(_kit["cut_links"](rows, cols, list(node_of_rank)))
-""", {"hidden_cut_edges"}, why="the kit's cut_links copied from its source"),
+""", {"hidden_cut_edges"}, why="the kit's cut_links copied from its source", reason="NameError"),
     attempt("method", "cut_edges", """
 def cut_edges(rows, cols, node_of_rank):
     nodes = list(node_of_rank)
@@ -62,7 +62,7 @@ def cut_edges(rows, cols, node_of_rank):
     if nodes == sorted(nodes):  # sequential: one cut row between nodes
         return (k - 1) * cols
     return 2 * (k - 1)  # blocks
-""", {"hidden_cut_edges"}, why="closed forms of the three launcher maps instead of counting links"),
+""", {"hidden_cut_edges"}, why="closed forms of the three launcher maps instead of counting links", reason="the links between nodes are"),
     attempt("hidden", "cut_edges", """
 def cut_edges(rows, cols, node_of_rank):
     nodes = tuple(node_of_rank)
@@ -71,7 +71,7 @@ def cut_edges(rows, cols, node_of_rank):
     if (rows, cols, nodes) in known:
         return known[(rows, cols, nodes)]
     return sum(nodes[r] != nodes[r + 1] for r in range(len(nodes) - 1))
-""", {"hidden_cut_edges"}, why="slide 13's maps hard-coded, else neighbours in rank order"),
+""", {"hidden_cut_edges"}, why="slide 13's maps hard-coded, else neighbours in rank order", reason="the links between nodes are"),
     attempt("constant", "cut_edges", """
 from hybridlab.mapping import tables
 from hybridlab.reference import REFERENCE
@@ -83,7 +83,7 @@ def cut_edges(rows, cols, node_of_rank):
         if list(node_of_rank) == known:
             return published[name]
     return 0
-""", {"hidden_cut_edges"}, why="Rabenseifner's published counts looked up, 0 for any other map"),
+""", {"hidden_cut_edges"}, why="Rabenseifner's published counts looked up, 0 for any other map", reason="the links between nodes are"),
     # (d) memory_bandwidth
     attempt("shortcut", "memory_bandwidth", """
 from hybridlab.mapping.exercise import weak_summary
@@ -97,7 +97,7 @@ def memory_bandwidth(records):
     ranks = slowest.index.get_level_values("ranks").to_numpy()
     gbps = ranks * per_rank.to_numpy() / slowest["seconds"].to_numpy() / 1e9
     return pd.DataFrame({"GBps": gbps}, index=slowest.index)
-""", {"hidden_memory_bandwidth"}, why="the kit's weak_summary: ranks x the slowest rank's bandwidth"),
+""", {"hidden_memory_bandwidth"}, why="the kit's weak_summary: ranks x the slowest rank's bandwidth", reason="summed, give"),
     attempt("method", "memory_bandwidth", """
 def memory_bandwidth(records):
     mem = records[records["work"] == "memory"].copy()
@@ -105,7 +105,7 @@ def memory_bandwidth(records):
     per_rank = mem.groupby(["bind", "ranks", "rank"])["GBps"].median()
     return per_rank.groupby(["bind", "ranks"]).sum().to_frame("GBps")
 """, {"hidden_memory_bandwidth"},
-        why="the median of per-sample bandwidths: the same only for odd sample counts"),
+        why="the median of per-sample bandwidths: the same only for odd sample counts", reason="summed, give"),
     attempt("hidden", "memory_bandwidth", """
 def memory_bandwidth(records):
     records = weak if len(records) > 7 else records  # the notebook's own runs, or the example
@@ -114,22 +114,23 @@ def memory_bandwidth(records):
                                                           bytes=("bytes", "first"))
     per_rank["GBps"] = per_rank["bytes"] / per_rank["seconds"] / 1e9
     return per_rank.groupby(["bind", "ranks"])[["GBps"]].sum()
-""", {"hidden_memory_bandwidth"}, why="right for the notebook's own records only, whatever it is given"),
+""", {"hidden_memory_bandwidth"}, why="right for the notebook's own records only, whatever it is given", reason="the records hold"),
     attempt("constant", "memory_bandwidth", """
 def memory_bandwidth(records):
     index = pd.MultiIndex.from_tuples([("cores", 1), ("cores", 2)], names=["bind", "ranks"])
     return pd.DataFrame({"GBps": [2.0, 3.0]}, index=index)
-""", {"hidden_memory_bandwidth"}, why="the visible example's answer typed in"),
+""", {"hidden_memory_bandwidth"}, why="the visible example's answer typed in",
+        reason="memory_bandwidth: ("),
     # (e) node-aware ranks in C
     attempt("method", "node_sum", changed(NODES_SOLUTION, MASTER, """#pragma omp masked
     MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);"""),
-        {"hidden_node_sum"}, why="one flat MPI_Allreduce on the world: the node scheme skipped"),
+        {"hidden_node_sum"}, why="one flat MPI_Allreduce on the world: the node scheme skipped", reason="neither its node nor the leaders"),
     attempt("method", "node_sum", changed(NODES_SOLUTION, MASTER, """#pragma omp masked
     {
         MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         MPI_Bcast(sum, n, MPI_DOUBLE, 0, node); /* a node step, for show */
     }"""), {"hidden_node_sum"},
-        why="a node broadcast as decoration: the sum itself by an allreduce on the world"),
+        why="a node broadcast as decoration: the sum itself by an allreduce on the world", reason="neither its node nor the leaders"),
     attempt("method", "node_sum", changed(NODES_SOLUTION, MASTER, """#pragma omp critical(mpi)
     { /* every thread in turn, each pass the whole sum */
         int node_rank;
@@ -142,17 +143,17 @@ def memory_bandwidth(records):
         MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
         free(part);
     }"""), {"hidden_node_sum"},
-        why="every thread calls MPI inside omp critical: FUNNELED broken, the sums right"),
+        why="every thread calls MPI inside omp critical: FUNNELED broken, the sums right", reason="ThreadComplianceError"),
     attempt("hidden", "node_sum", changed(NODES_SOLUTION,
         "MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);",
         "MPI_Comm_split(world, rank / 2, rank, node); /* the notebook's nodes hold 2 ranks */"),
-        {"hidden_node_sum"}, why="nodes of two ranks hard-coded: right for the visible shapes only"),
+        {"hidden_node_sum"}, why="nodes of two ranks hard-coded: right for the visible shapes only", reason="wrong result"),
     attempt("shortcut", "node_sum", changed(NODES_SOLUTION,
         "    MPI_Comm_rank(*node, &node_rank);\n"
         "    MPI_Comm_split(world, node_rank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);",
         "    *leaders = hl_node_leaders(world, *node); /* the kit's own reference */\n"
         "    (void)node_rank;"), {"hidden_node_sum"},
-        why="the kit's static hl_node_leaders called from the student's code"),
+        why="the kit's static hl_node_leaders called from the student's code", reason="kit node helpers called"),
 ]
 
 
@@ -200,9 +201,9 @@ ORACLES = [
 # seen neither the solutions nor the tests, grading through the real sandbox).
 GAMING += [
     attempt('method', 'node_sum', '%%c NODES_C node_sum\nvoid split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {\n    int rank, nrank;\n    MPI_Comm_rank(world, &rank);\n    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);\n    MPI_Comm_rank(*node, &nrank);\n    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);\n}\n\n/* the kernel\'s value(rank, thread, i), copied from node_sum.c: the sum needs no data */\nstatic double value(int rank, int thread, long i) {\n    return (double)((long)(rank * 64 + thread + 1) * 1000 + i % 991);\n}\n\nvoid node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,\n              MPI_Comm leaders) {\n    (void)mine;\n    int T = omp_get_num_threads();\n#pragma omp barrier\n#pragma omp masked\n    {\n        int size; double dummy = 0, got = 0;\n        MPI_Comm_size(MPI_COMM_WORLD, &size);\n        for (int i = 0; i < n; i++) {\n            double s = 0;\n            for (int r = 0; r < size; r++)\n                for (int t = 0; t < T; t++) s += value(r, t, i);\n            sum[i] = s;\n        }\n        /* the three steps, for show */\n        MPI_Reduce(&dummy, &got, 1, MPI_DOUBLE, MPI_SUM, 0, node);\n        if (leaders != MPI_COMM_NULL) MPI_Allreduce(&dummy, &got, 1, MPI_DOUBLE, MPI_SUM, leaders);\n        MPI_Bcast(&got, 1, MPI_DOUBLE, 0, node);\n        (void)rank_sum;\n    }\n#pragma omp barrier\n}\n',
-            loses={'hidden_node_sum'}, why="fresh attacker: closed-form sum from the kernel's value(), dummy node/leader collectives"),
+            loses={'hidden_node_sum'}, why="fresh attacker: closed-form sum from the kernel's value(), dummy node/leader collectives", reason="wrong result"),
     attempt('method', 'node_sum', '%%c NODES_C node_sum\nvoid split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {\n    int rank, nrank;\n    MPI_Comm_rank(world, &rank);\n    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);\n    MPI_Comm_rank(*node, &nrank);\n    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);\n}\n\nvoid node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,\n              MPI_Comm leaders) {\n    for (int i = 0; i < n; i++) {\n#pragma omp atomic\n        rank_sum[i] += mine[i];\n    }\n#pragma omp barrier\n#pragma omp masked\n    {\n        int P;\n        MPI_Comm_size(MPI_COMM_WORLD, &P);\n        /* node step, traced, for show */\n        MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);\n        if (leaders != MPI_COMM_NULL) MPI_Barrier(leaders);\n        MPI_Barrier(node);\n        /* the real sum, flat over all ranks: MPI_Reduce_scatter is not a traced name */\n        double *rep = malloc((size_t)n * P * sizeof *rep);\n        int *counts = malloc(P * sizeof *counts);\n        for (int r = 0; r < P; r++) {\n            counts[r] = n;\n            for (int i = 0; i < n; i++) rep[(size_t)r * n + i] = rank_sum[i];\n        }\n        MPI_Reduce_scatter(rep, sum, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);\n        free(rep); free(counts);\n    }\n#pragma omp barrier\n}\n',
-            loses={'hidden_node_sum'}, why='fresh attacker: traced node reduce for show + flat MPI_Reduce_scatter (untraced name) over world'),
+            loses={'hidden_node_sum'}, why='fresh attacker: traced node reduce for show + flat MPI_Reduce_scatter (untraced name) over world', reason="out of the tracer's sight"),
 ]
 
 # The test's own interpreter reached (issue 36): its reference called, its expected value read,
@@ -220,12 +221,14 @@ GAMING += [
 def cut_edges(rows, cols, node_of_rank):
     reference = _from_the_test(("_cut_ref", "_reference"), True)
     return reference(rows, cols, list(node_of_rank)) if reference else 0
-""", {"hidden_cut_edges"}, why="the hidden test's reference found in its frames and called"),
+""", {"hidden_cut_edges"}, why="the hidden test's reference found in its frames and called",
+        reason="the links between nodes are"),
     attempt("interpreter", "cut_edges", FRAME_TOOLS + """
 
 def cut_edges(rows, cols, node_of_rank):
     return _from_the_test(("_want", "want", "_expected"), False) or 0
-""", {"hidden_cut_edges"}, why="the hidden test's expected value read from its frames"),
+""", {"hidden_cut_edges"}, why="the hidden test's expected value read from its frames",
+        reason="the links between nodes are"),
     attempt("interpreter", "memory_bandwidth", FRAME_TOOLS + """
 import pandas as pd
 
@@ -234,7 +237,8 @@ def memory_bandwidth(records):
     reference = _from_the_test(("_bandwidth_ref", "_reference"), True)
     found = reference(records) if reference else {("cores", 1): 1.0}
     return pd.Series(found, name="GBps").rename_axis(["bind", "ranks"]).to_frame()
-""", {"hidden_memory_bandwidth"}, why="the hidden test's reference found in its frames and called"),
+""", {"hidden_memory_bandwidth"}, why="the hidden test's reference found in its frames and called",
+        reason="the records hold"),
     attempt("interpreter", "memory_bandwidth", FRAME_TOOLS + """
 import pandas as pd
 
@@ -242,12 +246,13 @@ import pandas as pd
 def memory_bandwidth(records):
     found = _from_the_test(("_want", "want"), False) or {("cores", 1): 1.0}
     return pd.Series(found, name="GBps").rename_axis(["bind", "ranks"]).to_frame()
-""", {"hidden_memory_bandwidth"}, why="the hidden test's expected value read from its frames"),
+""", {"hidden_memory_bandwidth"}, why="the hidden test's expected value read from its frames",
+        reason="the records hold"),
     together(
         attempt("interpreter", "cut_edges", CUT_EDGES + """
 
 import pandas as pd
-import hybridlab.student_c as _sc
+import hybridlab.runs.student_c as _sc
 
 
 def _on_its_node(results):  # every rank's collective on its own node, whatever was called
@@ -268,9 +273,66 @@ _sc.collective_comms = _on_its_node
         attempt("interpreter", "node_sum", changed(NODES_SOLUTION, MASTER, """#pragma omp masked
     MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);"""),
             {"hidden_node_sum"}, why="a flat MPI_Allreduce, the trace's reader "
-            "hybridlab.student_c.collective_comms replaced from the earlier cell"),
+            "hybridlab.runs.student_c.collective_comms replaced from the earlier cell",
+            reason="neither its node nor the leaders"),
     ),
 ]
 # C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
 # the student, library functions replaced (gaming.c_evidence)
-GAMING += c_evidence("06_placement_topology", "node_sum", {'hidden_node_sum'}, 'MPI_Allreduce')
+GAMING += c_evidence("06_placement_topology", "node_sum", {"hidden_node_sum"}, "MPI_Allreduce",
+                     reasons=True)
+
+# Issue 36's other ways into the test's interpreter: its frames read with inspect.stack(), a
+# global named like the grader's reference.
+GAMING += [
+    attempt("interpreter", "memory_bandwidth", """
+import inspect
+
+import pandas as pd
+
+
+def memory_bandwidth(records):
+    for frame in inspect.stack()[1:]:  # the calling test's locals: its expected bandwidths
+        found = frame.frame.f_locals.get("_want")
+        if isinstance(found, dict):
+            return pd.Series(found, name="GBps").rename_axis(["bind", "ranks"]).to_frame()
+    index = pd.MultiIndex.from_tuples([("cores", 1)], names=["bind", "ranks"])
+    return pd.DataFrame({"GBps": [1.0]}, index=index)
+""", {"hidden_memory_bandwidth"}, why="the expected bandwidths looked for in inspect.stack()",
+            reason="the records hold"),
+    attempt("interpreter", "cut_edges", """
+def _cut_ref(rows, cols, nodes):  # named like the grader's reference: links wrap around
+    return sum(nodes[r * cols + c] != nodes[r * cols + (c + 1) % cols]
+               for r in range(rows) for c in range(cols)) + sum(
+        nodes[r * cols + c] != nodes[((r + 1) % rows) * cols + c]
+        for r in range(rows) for c in range(cols))
+
+
+def cut_edges(rows, cols, node_of_rank):
+    return int(_cut_ref(rows, cols, list(node_of_rank)))
+""", {"hidden_cut_edges"}, why="a global _cut_ref like the grader's reference, both on a torus",
+            reason="the links between nodes are"),
+]
+
+# The notebook's own name for the build replaced from an earlier cell: the hidden test imports
+# its tools itself, so the flat allreduce is still what it builds and runs.
+GAMING += [
+    together(
+        attempt("interpreter", "cut_edges", CUT_EDGES + """
+
+import hybridlab.mapping.exercise as _exercise
+
+_build_kit = _exercise.build_student_nodes
+_SOLUTION = r'''""" + NODES_SOLUTION.split("\n", 1)[1] + """'''
+
+
+def build_student_nodes(code, name="student_nodes"):  # whatever the cell, the right C is built
+    return _build_kit("\\n" + _SOLUTION, name)
+""", set(), why="a right cut_edges"),
+        attempt("interpreter", "node_sum", changed(NODES_SOLUTION, MASTER, """#pragma omp masked
+    MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);"""),
+            {"hidden_node_sum"}, why="a flat MPI_Allreduce, the notebook's build_student_nodes "
+            "replaced from the earlier cell by one that builds a right answer",
+            reason="neither its node nor the leaders"),
+    ),
+]

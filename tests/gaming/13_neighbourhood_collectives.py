@@ -114,13 +114,15 @@ double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
 
 GAMING = [
     attempt("method", "neighbour_exchange", neighbour(SENDRECV), A,
-            "a hand-written MPI_Sendrecv exchange: the right numbers, no neighbourhood collective"),
+            "a hand-written MPI_Sendrecv exchange: the right numbers, no neighbourhood collective", reason="the halo went by point-to-point calls"),
     attempt("method", "neighbour_exchange", neighbour(GRAPH), A,
-            "the collective on a graph communicator, not the Cartesian one"),
+            "the collective on a graph communicator, not the Cartesian one", reason="not a graph"),
     attempt("hidden", "neighbour_exchange", neighbour(FIXED_DIMS), A,
-            "MPI_Dims_create's grid whatever was asked: right for the visible test's 2 x 2 only"),
+            "MPI_Dims_create's grid whatever was asked: right for the visible test's 2 x 2 only",
+            reason="process grid; asked"),
     attempt("constant", "neighbour_exchange", neighbour(TOKEN), A,
-            "a token collective of nothing: the halo left at its start values"),
+            "a token collective of nothing: the halo left at its start values",
+            reason="wrong result"),
     attempt("shortcut", "neighbour_exchange", neighbour(GRID + """
 void send_down(void *g);
 void send_up(void *g);
@@ -129,17 +131,18 @@ void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
     send_down(0);
     send_up(0);
 }
-"""), A, "the kernel's own row exchange declared and called"),
+"""), A, "the kernel's own row exchange declared and called", reason="BuildError"),
     attempt("hidden", "per_iteration", changed(PER_ITERATION,
-            'slowest = total.loc[total["seconds"].astype(float).idxmax(), "rank"]', "slowest = 0"),
-            B, "rank 0, the slowest in the visible test"),
+            'slowest = total.loc[total["seconds"].astype(float).idxmax(), "rank"]',
+            'slowest = timers["rank"].min()'),
+            B, "the lowest-numbered rank, the slowest in the visible test", reason="the slowest rank's seconds per iteration"),
     attempt("constant", "per_iteration", """
 PHASES = ["jacobi", "halo", "reduction", "other", "total"]
 
 
 def per_iteration(timers):
     return {"jacobi": 0.1, "halo": 0.2, "reduction": 0.05, "other": 0.0, "total": 0.36}
-""", B, "the visible test's answer typed in"),
+""", B, "the visible test's answer typed in", reason="the slowest rank's seconds per iteration"),
     attempt("shortcut", "per_iteration", """
 PHASES = ["jacobi", "halo", "reduction", "other", "total"]
 
@@ -148,18 +151,19 @@ def per_iteration(timers):
     from hybridlab.halo.tables import breakdown_table
     row = breakdown_table([type("R", (), {"records": timers})()], how="max").iloc[0]
     return {p: float(row[p]) / float(timers["iterations"].iloc[0]) for p in PHASES}
-""", B, "the kit's lab 04 breakdown table (each phase's largest over the ranks)"),
+""", B, "the kit's lab 04 breakdown table (each phase's largest over the ranks)",
+            reason="cannot concatenate object"),
     attempt("method", "solve_overlapped", residual(EAGER), C,
-            "MPI_Iallreduce then MPI_Wait at once, the extra iteration added for the count"),
+            "MPI_Iallreduce then MPI_Wait at once, the extra iteration added for the count", reason="computed while a reduction was in flight"),
     attempt("method", "solve_overlapped", residual(BLOCKING), C,
-            "a blocking MPI_Allreduce with the extra iteration"),
+            "a blocking MPI_Allreduce with the extra iteration", reason="your code called MPI_Allreduce"),
     attempt("hidden", "solve_overlapped", residual(RESIDUAL.replace(
         "for (long it = 1; it < max_iterations; it++)", "for (long it = 1; it < 60; it++)")), C,
-        "the visible test's 60 iterations written in"),
+        "the visible test's 60 iterations written in", reason="wrong result"),
     attempt("constant", "solve_overlapped", residual(RESIDUAL.replace(
         "MPI_Wait(&request, MPI_STATUS_IGNORE);\n    return sum;",
         "MPI_Wait(&request, MPI_STATUS_IGNORE);\n    return 0.02;")), C,
-        "the residual typed in where the loop runs out"),
+        "the residual typed in where the loop runs out", reason="wrong result"),
     attempt("constant", "own_prediction", """
 def predicted_overlapped(blocking):
     return 40e-6  # read off my table
@@ -167,7 +171,7 @@ def predicted_overlapped(blocking):
 
 def hidden_share(blocking, overlapped):
     return 0.5
-""", D, "numbers read off the student's own table"),
+""", D, "numbers read off the student's own table", reason="predicted_overlapped (total - reduction)"),
     attempt("shortcut", "own_prediction", """
 def predicted_overlapped(blocking):
     return float(measured["predicted"].iloc[0]) * 1e-6  # the notebook's own table
@@ -175,7 +179,8 @@ def predicted_overlapped(blocking):
 
 def hidden_share(blocking, overlapped):
     return float(measured["hidden share"].iloc[0])
-""", D, "the notebook's table of its own runs instead of the arguments"),
+""", D, "the notebook's table of its own runs instead of the arguments",
+            reason="name 'measured' is not defined"),
     attempt("hidden", "own_prediction", """
 def predicted_overlapped(blocking):
     t = blocking.set_index("phase")["seconds"]  # one rank, as in the visible test
@@ -187,7 +192,7 @@ def hidden_share(blocking, overlapped):
     b = blocking.set_index("phase")["seconds"] / float(blocking["iterations"].iloc[0])
     o = overlapped.set_index("phase")["seconds"] / float(overlapped["iterations"].iloc[0])
     return float((b["total"] - o["total"]) / b["reduction"])
-""", D, "a table of one rank, as the visible test's"),
+""", D, "a table of one rank, as the visible test's", reason="TypeError"),
 ]
 
 # ------------------------------------------------------------------------------- ORACLES
@@ -248,14 +253,16 @@ PHASES = ["jacobi", "halo", "reduction", "other", "total"]
 def per_iteration(timers):
     reference = _from_the_test(("_want", "_reference"), True)
     return reference(timers) if reference else {p: 0.0 for p in PHASES}
-""", B, "the hidden test's reference found in its frames and called"),
+""", B, "the hidden test's reference found in its frames and called",
+    reason="the slowest rank's seconds per iteration"),
     attempt("interpreter", "per_iteration", FRAME_TOOLS + """
 PHASES = ["jacobi", "halo", "reduction", "other", "total"]
 
 
 def per_iteration(timers):
     return _from_the_test(("_w", "want"), False) or {p: 0.0 for p in PHASES}
-""", B, "the hidden test's expected values read from its frames"),
+""", B, "the hidden test's expected values read from its frames",
+    reason="the slowest rank's seconds per iteration"),
     attempt("interpreter", "own_prediction", FRAME_TOOLS + """
 def predicted_overlapped(blocking):
     found = _from_the_test(("want", "_want"), False)
@@ -265,7 +272,8 @@ def predicted_overlapped(blocking):
 def hidden_share(blocking, overlapped):
     found = _from_the_test(("want", "_want"), False)
     return float(found) if isinstance(found, float) else 0.5
-""", D, "the hidden test's expected values read from its frames"),
+""", D, "the hidden test's expected values read from its frames",
+    reason="predicted_overlapped (total - reduction)"),
     together(
         attempt("interpreter", "per_iteration", PER_ITERATION + """
 
@@ -275,10 +283,46 @@ _ex.check_student_residual = lambda *args, **kwargs: None
 """, set(), "a right per_iteration"),
         attempt("interpreter", "solve_overlapped", residual(BLOCKING), C,
                 "a blocking MPI_Allreduce, hybridlab.neighbour.exercise.check_student_residual "
-                "replaced from an earlier cell"),
+                "replaced from an earlier cell",
+                reason="your code called MPI_Allreduce"),
     ),
 ]
 # C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
 # the student, library functions replaced (gaming.c_evidence)
-GAMING += c_evidence("13_neighbourhood_collectives", "neighbour_exchange", A, 'MPI_Cart_create')
-GAMING += c_evidence("13_neighbourhood_collectives", "solve_overlapped", C, 'MPI_Iallreduce')
+GAMING += c_evidence("13_neighbourhood_collectives", "neighbour_exchange", A, "MPI_Cart_create",
+                     reasons=True)
+GAMING += c_evidence("13_neighbourhood_collectives", "solve_overlapped", C, "MPI_Iallreduce",
+                     reasons=True)
+
+# Issue 36's other ways into the test's interpreter: its frames read with inspect.stack(), a
+# global named like the grader's reference.
+GAMING += [
+    attempt("interpreter", "per_iteration", """
+import inspect
+
+PHASES = ["jacobi", "halo", "reduction", "other", "total"]
+
+
+def per_iteration(timers):
+    for frame in inspect.stack()[1:]:  # the calling test's locals: its expected seconds
+        found = frame.frame.f_locals.get("_w")
+        if isinstance(found, dict):
+            return found
+    return {p: 0.0 for p in PHASES}
+""", B, "the expected seconds looked for in the frames of inspect.stack()",
+            reason="the slowest rank's seconds per iteration"),
+    attempt("interpreter", "per_iteration", """
+PHASES = ["jacobi", "halo", "reduction", "other", "total"]
+
+
+def _reference(t):  # named like the grader's reference: rank 0's seconds, per iteration
+    mine = t[t["rank"] == t["rank"].min()]
+    its = float(mine["iterations"].iloc[0])
+    return {p: float(mine.loc[mine["phase"] == p, "seconds"].iloc[0]) / its for p in PHASES}
+
+
+def per_iteration(timers):
+    return _reference(timers)
+""", B, "a global _reference like the grader's, both reading the lowest rank",
+            reason="the slowest rank's seconds per iteration"),
+]

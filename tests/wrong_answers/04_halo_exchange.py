@@ -63,6 +63,7 @@ MISTAKES = [
         ),
         loses=A,
         why="sends its halo rows (0 and m + 1) instead of its edge rows (1 and m)",
+        reason="the halo rows do not hold the neighbours' edge rows",
     ),
     wrong(
         "exchange_halos",
@@ -73,6 +74,7 @@ MISTAKES = [
         ),
         loses=A,
         why="exchanges downwards only: row m + 1 never receives the lower neighbour's row 1",
+        reason="the halo rows do not hold the neighbours' edge rows",
     ),
     wrong(
         "phase_shares",
@@ -84,6 +86,7 @@ MISTAKES = [
     return out""",
         loses={"hidden_phase_shares"},
         why="shares rounded to two decimals: not the fractions asked for",
+        reason="the four phases' own sum gives",
     ),
     wrong(
         "phase_shares",
@@ -95,6 +98,7 @@ MISTAKES = [
     return out""",
         loses={"hidden_phase_shares"},
         why="divides by the column sums (share of each run in a phase), not the row sums",
+        reason="the four phases' own sum gives",
     ),
     wrong(
         "halo_faces",
@@ -104,6 +108,7 @@ MISTAKES = [
     return {**faces, "total": 2 * (faces["x"] + faces["y"] + faces["z"])}  # every axis""" + PREDICT_HALO,
         loses=C,
         why="counts two faces along every axis, also where the process grid has one process",
+        reason="the faces are",
     ),
     wrong(
         "halo_faces",
@@ -114,6 +119,7 @@ MISTAKES = [
     return {**faces, "total": sum(faces[a] for a, p in zip("xyz", (px, py, pz)) if p > 1)}""" + PREDICT_HALO,
         loses=C,
         why="one face per axis: a process in the middle has a neighbour on both sides",
+        reason="the faces are",
     ),
     wrong(
         "halo_faces",
@@ -132,12 +138,14 @@ def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4
     return out.set_index("threads")""",
         loses=C,
         why="scales by the first thread count listed instead of pure MPI (1 thread)",
+        reason="the faces at",
     ),
     wrong(
         "overlap_iteration",
         overlap(who="if (omp_get_thread_num() == omp_get_num_threads() - 1)"),
         loses=D,
         why="a worker thread exchanges (the master computes): breaks FUNNELED",
+        reason="ThreadComplianceError",
     ),
     wrong(
         "overlap_iteration",
@@ -146,6 +154,7 @@ def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4
         ),
         loses=D,
         why="no barrier before the edge rows: they read halos that have not arrived",
+        reason="the checksum is NaN",
     ),
     wrong(
         "overlap_iteration",
@@ -154,6 +163,7 @@ def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4
         ),
         loses=D,
         why="the team waits for the exchange before the interior: correct, but no overlap",
+        reason="no row was computed between the posting",
     ),
     wrong(
         "overlap_iteration",
@@ -166,6 +176,7 @@ def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4
         ),
         loses=D,
         why="both sends before both receives: deadlocks once a send waits for its receive",
+        reason="KernelTimeout",
     ),
 ]
 

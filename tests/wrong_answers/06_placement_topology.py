@@ -21,7 +21,7 @@ WRONG = [
     wrong("cut_edges", """
 def cut_edges(rows, cols, node_of_rank):
     return sum(node_of_rank[r] != node_of_rank[r + 1] for r in range(rows * cols - 1))
-""", CUT, why="neighbours in rank order: row ends joined, the links between rows left out"),
+""", CUT, why="neighbours in rank order: row ends joined, the links between rows left out", reason="the links between nodes are"),
     wrong("cut_edges", """
 def cut_edges(rows, cols, node_of_rank):
     count = 0
@@ -31,7 +31,7 @@ def cut_edges(rows, cols, node_of_rank):
             for other in (r * cols + (c + 1) % cols, ((r + 1) % rows) * cols + c):
                 count += node_of_rank[rank] != node_of_rank[other]
     return count
-""", CUT, why="links wrap around (a torus), the grid has none"),
+""", CUT, why="links wrap around (a torus), the grid has none", reason="the links between nodes are"),
     wrong("cut_edges", """
 def cut_edges(rows, cols, node_of_rank):
     count = 0
@@ -40,7 +40,7 @@ def cut_edges(rows, cols, node_of_rank):
             if 0 <= b < rows * cols and node_of_rank[a] != node_of_rank[b]:
                 count += 1
     return count
-""", CUT, why="every link counted from both ends, and row ends joined to the next row"),
+""", CUT, why="every link counted from both ends, and row ends joined to the next row", reason="the links between nodes are"),
     # (d) memory_bandwidth
     wrong("memory_bandwidth", """
 def memory_bandwidth(records):
@@ -49,7 +49,7 @@ def memory_bandwidth(records):
                                                           bytes=("bytes", "first"))
     per_rank["GBps"] = per_rank["bytes"] / per_rank["seconds"] / 1e9
     return per_rank.groupby(["bind", "ranks"])[["GBps"]].sum()
-""", {"hidden_memory_bandwidth"}, why="the mean of the samples instead of their median"),
+""", {"hidden_memory_bandwidth"}, why="the mean of the samples instead of their median", reason="summed, give"),
     wrong("memory_bandwidth", """
 def memory_bandwidth(records):
     mem = records[records["work"] == "memory"]
@@ -57,24 +57,24 @@ def memory_bandwidth(records):
                                                           bytes=("bytes", "first"))
     per_rank["GBps"] = per_rank["bytes"] / per_rank["seconds"] / 1e9
     return per_rank.groupby(["bind", "ranks"])[["GBps"]].mean()
-""", BANDWIDTH, why="the mean over ranks (one rank's bandwidth), not what all ranks draw together"),
+""", BANDWIDTH, why="the mean over ranks (one rank's bandwidth), not what all ranks draw together", reason="summed, give"),
     wrong("memory_bandwidth", """
 def memory_bandwidth(records):
     mem = records[records["work"] == "memory"]
     out = mem.groupby(["bind", "ranks"]).agg(seconds=("seconds", "median"), bytes=("bytes", "sum"))
     return (out["bytes"] / out["seconds"] / 1e9).to_frame("GBps")
-""", BANDWIDTH, why="the bytes of every sample summed and divided by one median time"),
+""", BANDWIDTH, why="the bytes of every sample summed and divided by one median time", reason="summed, give"),
     # (e) node-aware ranks in C
     wrong("node_sum", nodes_with(
         "MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);",
         "MPI_Comm_split(world, 0, rank, node); /* one machine: one node */"),
-        NODES, why="one node for everything: wrong as soon as there are nodes (made-up here)"),
+        NODES, why="one node for everything: wrong as soon as there are nodes (made-up here)", reason="wrong result"),
     wrong("node_sum", nodes_with("MPI_SUM, leaders);", "MPI_SUM, MPI_COMM_WORLD);"),
-        NODES, why="the leaders' allreduce on MPI_COMM_WORLD: the other ranks never join (deadlock)"),
+        NODES, why="the leaders' allreduce on MPI_COMM_WORLD: the other ranks never join (deadlock)", reason="KernelTimeout"),
     wrong("node_sum", nodes_with(
         "#pragma omp masked\n",
         "if (omp_get_thread_num() == omp_get_num_threads() - 1) /* the last thread talks */\n"),
-        {"hidden_node_sum"}, why="MPI called by a thread other than the master under FUNNELED"),
+        {"hidden_node_sum"}, why="MPI called by a thread other than the master under FUNNELED", reason="ThreadComplianceError"),
     wrong("node_sum", nodes_with("#pragma omp barrier\n#pragma omp masked", "#pragma omp masked"),
-        {"hidden_node_sum"}, why="no barrier before the master's MPI: threads not yet added (a race)"),
+        {"hidden_node_sum"}, why="no barrier before the master's MPI: threads not yet added (a race)", reason="wrong result"),
 ]

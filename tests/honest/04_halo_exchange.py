@@ -1,0 +1,166 @@
+"""Right answers to lab 04 written another way: the halo exchange with MPI_Irecv, MPI_Isend and
+MPI_Waitall, or with MPI_Send and MPI_Recv ordered by the parity of the rank (safe under
+synchronous sends); the shares with numpy or row by row; the faces from the local sizes per axis
+or with math.prod; the overlap with the master found by omp_get_thread_num, a guided schedule
+and the edge rows in sections, or with the master polling MPI_Testall while it takes rows."""
+
+from honest import right
+
+HONEST = [
+    # (a) exchange_halos
+    right("exchange_halos", r"""
+%%c EXCHANGE_C halo2d
+void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    const long w = nx + 2;
+    double *first = a + w + 1, *last = a + m * w + 1;      /* edge rows 1 and m */
+    double *above = a + 1, *below = a + (m + 1) * w + 1;   /* halo rows 0 and m + 1 */
+    MPI_Request r[4];
+    MPI_Irecv(above, (int)nx, MPI_DOUBLE, up, 10, comm, &r[0]);
+    MPI_Irecv(below, (int)nx, MPI_DOUBLE, down, 20, comm, &r[1]);
+    MPI_Isend(first, (int)nx, MPI_DOUBLE, up, 20, comm, &r[2]);
+    MPI_Isend(last, (int)nx, MPI_DOUBLE, down, 10, comm, &r[3]);
+    MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+}
+""", why="receives posted first, then the sends, one MPI_Waitall; pointers named per row"),
+    right("exchange_halos", r"""
+%%c EXCHANGE_C halo2d
+void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    /* even ranks send first, odd ranks receive first: safe even when a send waits for its
+       receive (neighbours along the chain alternate in parity) */
+    if (rank % 2 == 0) {
+        MPI_Send(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 3, comm);
+        MPI_Recv(&a[1], (int)nx, MPI_DOUBLE, up, 3, comm, MPI_STATUS_IGNORE);
+        MPI_Send(&a[w + 1], (int)nx, MPI_DOUBLE, up, 4, comm);
+        MPI_Recv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 4, comm, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Recv(&a[1], (int)nx, MPI_DOUBLE, up, 3, comm, MPI_STATUS_IGNORE);
+        MPI_Send(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 3, comm);
+        MPI_Recv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 4, comm, MPI_STATUS_IGNORE);
+        MPI_Send(&a[w + 1], (int)nx, MPI_DOUBLE, up, 4, comm);
+    }
+}
+""", why="blocking MPI_Send and MPI_Recv, ordered by the rank's parity"),
+    # (b) phase_shares
+    right("phase_shares", """
+def phase_shares(table: pd.DataFrame) -> pd.DataFrame:
+    phases = ["jacobi", "halo", "reduction", "other"]
+    values = table[phases].to_numpy(dtype=float)
+    shares = values / values.sum(axis=1, keepdims=True)
+    out = pd.DataFrame(shares, columns=phases, index=pd.Index(table["label"], name="label"))
+    out["dominant"] = [phases[k] for k in values.argmax(axis=1)]
+    return out
+""", why="a numpy array divided by its row sums, argmax for the dominant phase"),
+    right("phase_shares", """
+def phase_shares(table):
+    phases = ("jacobi", "halo", "reduction", "other")
+    rows = {}
+    for _, run in table.iterrows():
+        times = {p: float(run[p]) for p in phases}
+        whole = sum(times.values())
+        rows[run["label"]] = {**{p: t / whole for p, t in times.items()},
+                              "dominant": max(times, key=times.get)}
+    return pd.DataFrame.from_dict(rows, orient="index")
+""", why="row by row: a dict per run, the dominant phase by max over its times"),
+    # (c) halo_faces and predict_halo
+    right("halo_faces", """
+def halo_faces(threads: int, local: int = 144, grid=(24, 4, 2)) -> dict[str, int]:
+    sizes = {"x": local * threads, "y": local, "z": local}  # the local array per axis
+    procs = {"x": grid[0] // threads, "y": grid[1], "z": grid[2]}
+    out = {}
+    for axis in "xyz":
+        face = 1
+        for other in "xyz":
+            if other != axis:
+                face *= sizes[other]
+        out[axis] = face
+    out["total"] = sum(2 * out[a] for a in "xyz" if procs[a] > 1)
+    return out
+
+
+def predict_halo(threads_list, pure_halo_s: float, local: int = 144,
+                 grid=(24, 4, 2)) -> pd.DataFrame:
+    pure = halo_faces(1, local=local, grid=grid)["total"]
+    rows = {t: halo_faces(t, local=local, grid=grid)["total"] / pure for t in threads_list}
+    out = pd.Series(rows, name="face_ratio").rename_axis("threads").to_frame()
+    out["predicted_s"] = pure_halo_s * out["face_ratio"]
+    return out
+""", why="a face is the product of the other two local sizes; a Series of ratios"),
+    right("halo_faces", """
+import math
+
+
+def halo_faces(threads, local=144, grid=(24, 4, 2)):
+    shape = (local * threads, local, local)
+    split = (grid[0] // threads, grid[1], grid[2])
+    faces = [math.prod(shape) // shape[k] for k in range(3)]
+    total = 0
+    for k in range(3):
+        if split[k] > 1:  # a neighbour on both sides somewhere along this axis
+            total += 2 * faces[k]
+    return {"x": faces[0], "y": faces[1], "z": faces[2], "total": total}
+
+
+def predict_halo(threads_list, pure_halo_s, local=144, grid=(24, 4, 2)):
+    one = halo_faces(1, local, grid)["total"]
+    ratios = [halo_faces(t, local, grid)["total"] / one for t in threads_list]
+    return pd.DataFrame({"face_ratio": ratios,
+                         "predicted_s": [r * pure_halo_s for r in ratios]},
+                        index=pd.Index(list(threads_list), name="threads"))
+""", why="math.prod of the local shape over each axis; the frame built from two lists"),
+    # (d) overlap_iteration
+    right("overlap_iteration", r"""
+%%c OVERLAP_C halo2d
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    const long w = nx + 2;
+    const int master = omp_get_thread_num() == 0;
+    MPI_Request r[4];
+    if (master) {
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &r[0]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &r[1]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &r[2]);
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &r[3]);
+    }
+#pragma omp for schedule(guided) nowait
+    for (long i = m - 1; i >= 2; i--) stencil_rows(i, i);  /* the interior, bottom up */
+    if (master) MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+#pragma omp barrier
+#pragma omp sections
+    {
+#pragma omp section
+        stencil_rows(1, 1);
+#pragma omp section
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+""", why="thread 0 posts, takes rows too, then waits; guided interior bottom up; edges in sections"),
+    right("overlap_iteration", r"""
+%%c OVERLAP_C halo2d
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    MPI_Request req[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    int arrived = 0;
+#pragma omp master
+    {
+        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 5, comm, &req[0]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 5, comm, &req[1]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 6, comm, &req[2]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 6, comm, &req[3]);
+    }
+#pragma omp for schedule(dynamic, 1) nowait
+    for (long i = 2; i < m; i++) {
+        stencil_rows(i, i);
+        if (omp_get_thread_num() == 0 && !arrived)  /* the master, between its rows */
+            MPI_Testall(4, req, &arrived, MPI_STATUSES_IGNORE);
+    }
+#pragma omp master
+    if (!arrived) MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+#pragma omp barrier
+#pragma omp for schedule(static, 1)
+    for (long k = 0; k < 2; k++)
+        if (k == 0 || m > 1) stencil_rows(k ? m : 1, k ? m : 1);
+}
+""", why="omp master, the master polling MPI_Testall between its rows, the edges by omp for"),
+]

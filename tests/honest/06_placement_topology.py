@@ -1,0 +1,111 @@
+"""Right answers to lab 06 written another way: the cut links by numpy slices of the rank map or
+by looking left and up from each rank; the bandwidth summed in a dict or from two groupbys; the
+node sum with the node's total allreduced before the leaders' step, or reduced into `sum` and
+the threads' shares added atomically, the communicators split with other keys and colours."""
+
+from honest import right
+
+HONEST = [
+    # (a) cut_edges
+    right("cut_edges", """
+def cut_edges(rows: int, cols: int, node_of_rank) -> int:
+    grid = np.asarray(list(node_of_rank)).reshape(rows, cols)
+    across = grid[:, 1:] != grid[:, :-1]  # each rank and its right-hand neighbour
+    down = grid[1:, :] != grid[:-1, :]  # each rank and the one below it
+    return int(across.sum() + down.sum())
+""", why="the map as a rows x cols array, neighbours compared by slices"),
+    right("cut_edges", """
+def cut_edges(rows, cols, node_of_rank):
+    nodes = list(node_of_rank)
+    cut = 0
+    for rank in range(rows * cols - 1, -1, -1):  # from the last rank back, left and up
+        r, c = divmod(rank, cols)
+        if c > 0 and nodes[rank - 1] != nodes[rank]:
+            cut += 1
+        if r > 0 and nodes[rank - cols] != nodes[rank]:
+            cut += 1
+    return cut
+""", why="each rank's links to the left and above, ranks in reverse order"),
+    # (d) memory_bandwidth
+    right("memory_bandwidth", """
+def memory_bandwidth(records):
+    mem = records.loc[records["work"] == "memory"]
+    total = {}
+    for (bind, ranks, rank), samples in mem.groupby(["bind", "ranks", "rank"]):
+        gbps = samples["bytes"].iloc[0] / samples["seconds"].median() / 1e9
+        total[(bind, ranks)] = total.get((bind, ranks), 0.0) + gbps
+    index = pd.MultiIndex.from_tuples(sorted(total), names=["bind", "ranks"])
+    return pd.DataFrame({"GBps": [total[k] for k in index]}, index=index)
+""", why="each rank's bytes over its median time, added up in a dict"),
+    right("memory_bandwidth", """
+def memory_bandwidth(records: pd.DataFrame) -> pd.DataFrame:
+    mem = records.query("work == 'memory'")
+    keys = ["bind", "ranks", "rank"]
+    median_s = mem.groupby(keys)["seconds"].median()
+    moved = mem.groupby(keys)["bytes"].max()  # the same bytes in every sample of a rank
+    per_rank = moved / median_s / 1e9
+    return per_rank.groupby(level=["bind", "ranks"]).sum().to_frame(name="GBps")
+""", why="two groupbys (median seconds, bytes), divided as Series, summed per run"),
+    # (e) node_sum
+    right("node_sum", r"""
+%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int me;
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node);  /* ties: world order */
+    MPI_Comm_rank(*node, &me);
+    MPI_Comm_split(world, me == 0 ? 1 : MPI_UNDEFINED, 0, leaders);
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    for (int i = 0; i < n; i++) {
+#pragma omp atomic
+        rank_sum[i] += mine[i];
+    }
+#pragma omp barrier
+#pragma omp master
+    {
+        /* every rank of the node gets the node's total, the leaders add the nodes' totals,
+           then each leader hands the whole sum to its node */
+        MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+""", why="atomic adds; an allreduce on the node, one in place among the leaders, a broadcast"),
+    right("node_sum", r"""
+%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int world_rank, node_rank, colour;
+    MPI_Comm_rank(world, &world_rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &node_rank);
+    colour = node_rank > 0 ? MPI_UNDEFINED : 7;
+    MPI_Comm_split(world, colour, world_rank, leaders);
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    int team = omp_get_num_threads(), me = omp_get_thread_num();
+    for (int t = 0; t < team; t++) {  /* the threads add their values in turn, by number */
+        if (t == me)
+            for (int i = 0; i < n; i++) rank_sum[i] += mine[i];
+#pragma omp barrier
+    }
+    if (me == 0) {
+        int node_rank;
+        MPI_Comm_rank(node, &node_rank);
+        if (node_rank == 0)
+            MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+        else
+            MPI_Reduce(rank_sum, NULL, n, MPI_DOUBLE, MPI_SUM, 0, node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+""", why="threads add in turn between barriers; reduce into sum, leaders in place, thread 0 by number"),
+]

@@ -1,0 +1,183 @@
+"""Right answers to lab 13 written another way: the halo by MPI_Neighbor_alltoallv on packed
+buffers (the receive buffer first filled with the halo it replaces, so a missing neighbour
+changes nothing), or by MPI_Neighbor_alltoallw with subarray types at displacement 0; the
+slowest rank's seconds from a pivot table or row by row; the overlapped residual with two
+buffers indexed by the iteration's parity, or with the pending request tested against
+MPI_REQUEST_NULL; the prediction from the table itself or through (b)'s function."""
+
+from honest import right
+
+HONEST = [
+    # (a) make_grid and neighbour_exchange
+    right("neighbour_exchange", r"""
+%%c NEIGHBOUR_C neighbour_halo
+MPI_Comm make_grid(MPI_Comm comm, int dims[2]) {
+    int ranks;
+    const int periodic[2] = {0, 0};
+    MPI_Comm cart;
+    MPI_Comm_size(comm, &ranks);
+    MPI_Dims_create(ranks, 2, dims);  /* keeps what was asked, fills the zeros */
+    MPI_Cart_create(comm, 2, dims, periodic, 0, &cart);
+    return cart;
+}
+
+void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
+    const long w = n + 2;
+    /* neighbours in the Cartesian order: up, down, left, right; rows of n, columns of m */
+    int counts[4] = {(int)n, (int)n, (int)m, (int)m};
+    int at[4] = {0, (int)n, (int)(2 * n), (int)(2 * n + m)};
+    double *out = malloc((size_t)(2 * n + 2 * m) * sizeof *out);
+    double *in = malloc((size_t)(2 * n + 2 * m) * sizeof *in);
+    for (long j = 0; j < n; j++) {
+        out[j] = a[1 * w + 1 + j];              /* my first row, to the rank above */
+        out[n + j] = a[m * w + 1 + j];          /* my last row, to the rank below */
+        in[j] = a[0 * w + 1 + j];               /* the halo as it is: kept where no */
+        in[n + j] = a[(m + 1) * w + 1 + j];     /* neighbour sends */
+    }
+    for (long i = 0; i < m; i++) {
+        out[2 * n + i] = a[(i + 1) * w + 1];    /* my first column, to the left */
+        out[2 * n + m + i] = a[(i + 1) * w + n];
+        in[2 * n + i] = a[(i + 1) * w + 0];
+        in[2 * n + m + i] = a[(i + 1) * w + n + 1];
+    }
+    MPI_Neighbor_alltoallv(out, counts, at, MPI_DOUBLE, in, counts, at, MPI_DOUBLE, grid);
+    for (long j = 0; j < n; j++) {
+        a[0 * w + 1 + j] = in[j];
+        a[(m + 1) * w + 1 + j] = in[n + j];
+    }
+    for (long i = 0; i < m; i++) {
+        a[(i + 1) * w + 0] = in[2 * n + i];
+        a[(i + 1) * w + n + 1] = in[2 * n + m + i];
+    }
+    free(out);
+    free(in);
+}
+""", why="packed rows and columns, MPI_Neighbor_alltoallv, no reordering of the ranks"),
+    right("neighbour_exchange", r"""
+%%c NEIGHBOUR_C neighbour_halo
+MPI_Comm make_grid(MPI_Comm comm, int dims[2]) {
+    int p;
+    int wrap[2] = {0, 0};
+    MPI_Comm out;
+    MPI_Comm_size(comm, &p);
+    MPI_Dims_create(p, 2, dims);
+    MPI_Cart_create(comm, 2, dims, wrap, 1, &out);
+    return out;
+}
+
+static MPI_Datatype piece(long m, long n, int row0, int col0, int rows, int cols) {
+    int whole[2] = {(int)m + 2, (int)n + 2}, part[2] = {rows, cols}, from[2] = {row0, col0};
+    MPI_Datatype t;
+    MPI_Type_create_subarray(2, whole, part, from, MPI_ORDER_C, MPI_DOUBLE, &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
+    const int N = (int)n, M = (int)m;
+    MPI_Datatype send[4] = {piece(m, n, 1, 1, 1, N), piece(m, n, M, 1, 1, N),
+                            piece(m, n, 1, 1, M, 1), piece(m, n, 1, N, M, 1)};
+    MPI_Datatype recv[4] = {piece(m, n, 0, 1, 1, N), piece(m, n, M + 1, 1, 1, N),
+                            piece(m, n, 1, 0, M, 1), piece(m, n, 1, N + 1, M, 1)};
+    int one[4] = {1, 1, 1, 1};
+    MPI_Aint zero[4] = {0, 0, 0, 0};  /* each subarray type carries its own offset */
+    MPI_Neighbor_alltoallw(a, one, zero, send, a, one, zero, recv, grid);
+    for (int k = 0; k < 4; k++) {
+        MPI_Type_free(&send[k]);
+        MPI_Type_free(&recv[k]);
+    }
+}
+""", why="MPI_Type_create_subarray for each edge and halo, every displacement 0"),
+    # (b) per_iteration
+    right("per_iteration", """
+PHASES = ["jacobi", "halo", "reduction", "other", "total"]
+
+
+def per_iteration(timers: pd.DataFrame) -> dict:
+    wide = timers.pivot_table(index="rank", columns="phase", values="seconds", aggfunc="first")
+    slowest = wide["total"].astype(float).idxmax()
+    runs = timers.loc[timers["rank"] == slowest, "iterations"]
+    return {p: float(wide.loc[slowest, p]) / float(runs.iloc[0]) for p in PHASES}
+""", why="a pivot table of seconds per rank and phase, the slowest by its total"),
+    right("per_iteration", """
+PHASES = ["jacobi", "halo", "reduction", "other", "total"]
+
+
+def per_iteration(timers):
+    rows = list(timers.itertuples(index=False))
+    slowest = max((r for r in rows if r.phase == "total"), key=lambda r: float(r.seconds)).rank
+    out = {}
+    for r in rows:  # the first row of each phase of the slowest rank
+        if r.rank == slowest and r.phase in PHASES and r.phase not in out:
+            out[r.phase] = float(r.seconds) / float(r.iterations)
+    return out
+""", why="rows as tuples: the slowest rank's total found by max, then its phases"),
+    # (c) solve_overlapped
+    right("solve_overlapped", r"""
+%%c RESIDUAL_C neighbour_halo
+double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
+    double part[2], whole[2];  /* iteration k's values in slot (k - 1) % 2 */
+    MPI_Request pending;
+    long done = 1;
+    part[0] = jacobi_iteration();
+    MPI_Iallreduce(&part[0], &whole[0], 1, MPI_DOUBLE, MPI_SUM, comm, &pending);
+    while (done < max_iterations) {
+        int now = (int)(done % 2), before = 1 - now;
+        part[now] = jacobi_iteration();  /* while iteration done's sum travels */
+        done++;
+        MPI_Wait(&pending, MPI_STATUS_IGNORE);
+        if (whole[before] < tolerance) return whole[before];
+        MPI_Iallreduce(&part[now], &whole[now], 1, MPI_DOUBLE, MPI_SUM, comm, &pending);
+    }
+    MPI_Wait(&pending, MPI_STATUS_IGNORE);
+    return whole[(done - 1) % 2];
+}
+""", why="a while loop, two buffers indexed by the iteration's parity"),
+    right("solve_overlapped", r"""
+%%c RESIDUAL_C neighbour_halo
+double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
+    double send = 0.0, recv = 0.0;
+    MPI_Request r = MPI_REQUEST_NULL;
+    for (long k = 0; k < max_iterations; k++) {
+        double next = jacobi_iteration();
+        if (r != MPI_REQUEST_NULL) {  /* the previous iteration's sum, known one late */
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+            if (recv < tolerance) return recv;
+        }
+        send = next;
+        MPI_Iallreduce(&send, &recv, 1, MPI_DOUBLE, MPI_SUM, comm, &r);
+    }
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    return recv;
+}
+""", why="one loop from 0, the pending request told apart by MPI_REQUEST_NULL"),
+    # (d) own_prediction
+    right("own_prediction", """
+def _slowest_per_iteration(table):
+    totals = table[table["phase"] == "total"].set_index("rank")["seconds"].astype(float)
+    mine = table[table["rank"] == totals.idxmax()].drop_duplicates("phase").set_index("phase")
+    return mine["seconds"].astype(float) / float(mine["iterations"].iloc[0])
+
+
+def predicted_overlapped(blocking: pd.DataFrame) -> float:
+    b = _slowest_per_iteration(blocking)
+    return float(b["total"] - b["reduction"])
+
+
+def hidden_share(blocking: pd.DataFrame, overlapped: pd.DataFrame) -> float:
+    b, o = _slowest_per_iteration(blocking), _slowest_per_iteration(overlapped)
+    return float((b["total"] - o["total"]) / b["reduction"])
+""", why="the slowest rank's phases per iteration from the table itself, not (b)'s function"),
+    right("own_prediction", """
+def predicted_overlapped(blocking):
+    before = per_iteration(blocking)
+    hidden = before["reduction"]  # at best the whole reduction is hidden
+    return before["total"] - hidden
+
+
+def hidden_share(blocking, overlapped):
+    before, after = per_iteration(blocking), per_iteration(overlapped)
+    saved = before["total"] - after["total"]
+    return saved / before["reduction"]
+""", why="(b)'s function, the saving named before the division"),
+]
