@@ -81,6 +81,8 @@ class Bench:
             vars(self.args).update(quick or {})
         self.say = progress or Progress(name)
         self.loads: list[dict] = []
+        self.topology = read_topology()  # the machine the figures are of
+        self.cpus = len(self.topology.usable)
 
     def checkpoint(self, label: str) -> None:
         """Record the load average and the other busy processes now."""

@@ -20,7 +20,6 @@ import os
 import statistics
 import sys
 
-import hybridlab as hl
 from _common import Progress
 from _runner import Bench, uptime
 from hybridlab.mapping.exercise import weak_scaling
@@ -56,8 +55,7 @@ def main(argv: list[str] | None = None) -> int:
                   quick_help="small arrays, few samples: smoke run", progress=say)  # fmt: skip
     args = bench.args
 
-    topo = hl.read_topology()
-    cpus = len(topo.usable)
+    topo, cpus = bench.topology, bench.cpus
     llc = topo.last_level_cache_bytes() or 32 << 20
     n = 200_000 if args.quick else min(16_000_000, max(2_000_000, llc // 8))
     compute_n = 2_000 if args.quick else 20_000

@@ -88,10 +88,8 @@ def main(argv: list[str] | None = None) -> int:
                   quick_help="small arrays (in cache): smoke run", progress=say)  # fmt: skip
     args = bench.args
 
-    topo = hl.read_topology()
-    cpus = len(topo.usable)
-    llc = topo.last_level_cache_bytes()
-    n = mt.stream_elements(topo, quick=args.quick)
+    topo, cpus = bench.topology, bench.cpus
+    n, llc = mt.stream_elements(topo, quick=args.quick), topo.last_level_cache_bytes()
     ntimes = 4 if args.quick else 10
     threads_list = sorted({1, cpus})
     say(f"{cpus} CPUs, LLC {llc >> 20} MiB: {n} doubles per array")
