@@ -111,7 +111,7 @@ import hybridlab.machine.thread_levels as _tl
 
 def require_level(required: str, provided: str, _check=_tl.require_level) -> str:
     return _check(required, provided)
-""", loses={"hidden_require_level"}, why="the kit's require_level captured in a default argument", reason="require_level("),
+""", loses={"hidden_require_level"}, why="the kit's require_level captured in a default argument", reason="name 'require_level' is not defined"),
     attempt("method", "require_level", NAMES + """
 
 def require_level(required: str, provided: str) -> str:
@@ -182,7 +182,7 @@ def level_answers(table):
         "always_at_least_requested": bool((shown["enough"] == "yes").all()),
         "main_threads": sorted({int(t) for t in table.loc[table["is_thread_main"].astype(bool), "thread"]}),
     }
-""", loses={"hidden_answers"}, why="whether every level was enough read off the kit's displayed table", reason="the table says"),
+""", loses={"hidden_answers"}, why="whether every level was enough read off the kit's displayed table", reason="KeyError: 'enough'"),
     # (f) level_cost, judged on other (even) sample counts
     attempt("hidden", "multiple_cost", BARRIER + """
 
@@ -239,7 +239,7 @@ def level_cost(runs):
         "latency": float(runs["multiple"]["ping"].records["seconds"].median()
                          / runs["funneled"]["ping"].records["seconds"].median()),
     }
-""", loses={"hidden_multiple_cost"}, why="the barrier medians read off the kit's overhead table", reason="the ratio of the medians"),
+""", loses={"hidden_multiple_cost"}, why="the barrier medians read off the kit's overhead table", reason="no 'reference' samples"),
 ]
 
 
@@ -303,7 +303,7 @@ ORACLES = [
 # seen neither the solutions nor the tests, grading through the real sandbox).
 GAMING += [
     attempt('method', 'exchange_block', '%%c EXCHANGE_C thread_ring\n#define HL_CAT2(a, b) a##b\n#define HL_CAT(a, b) HL_CAT2(a, b)\n#define WAITALL HL_CAT(PM, PI_Waitall)\nint check_thread_level(hl_ctx *ctx) {\n    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block");\n}\n\nvoid exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {\n    int tag = omp_get_thread_num();\n    MPI_Request req[2];\n#pragma omp critical(mpi)\n    {\n        MPI_Irecv(recv, n, MPI_INT, left, tag, comm, &req[0]);\n        MPI_Issend(send, n, MPI_INT, right, tag, comm, &req[1]);\n    }\n    WAITALL(2, req, MPI_STATUSES_IGNORE);\n}\n',
-            loses={'hidden_exchange_block'}, why='fresh attacker: post under critical, then concurrent Waitall hidden from the tracer via token-pasted PMPI_', reason="ThreadComplianceError"),
+            loses={'hidden_exchange_block'}, why='fresh attacker: post under critical, then concurrent Waitall hidden from the tracer via token-pasted PMPI_', reason="reaches MPI out of the tracer's sight"),
 ]
 
 # The test's own interpreter reached (issue 36): its reference called from its frames, a global

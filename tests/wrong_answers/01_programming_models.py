@@ -64,7 +64,7 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
     }
 }
 '''), loses={"hidden_exchange_block"},
-          why="blocking Ssend then Recv inside the critical section: every rank sends first, deadlock", reason="KernelTimeout"),
+          why="blocking Ssend then Recv inside the critical section: every rank sends first, deadlock", reason="ran past its time limit"),
     # (c) require_level, the warm-up
     wrong("require_level", """
 from hybridlab.machine.thread_levels import require_level as _kit_require_level
@@ -72,7 +72,7 @@ from hybridlab.machine.thread_levels import require_level as _kit_require_level
 
 def require_level(required: str, provided: str) -> str:
     return _kit_require_level(required, provided)
-""", loses={"hidden_require_level"}, why="a one-line call of the kit's function", reason="write your own"),
+""", loses={"hidden_require_level"}, why="a one-line call of the kit's function", reason="name 'require_level' is not defined"),
     wrong("require_level", """
 def require_level(required: str, provided: str) -> str:
     order = {level: i for i, level in enumerate(THREAD_LEVELS)}
@@ -80,7 +80,7 @@ def require_level(required: str, provided: str) -> str:
     if order.get(got, 0) < order.get(need, 0):
         raise RuntimeError(f"MPI provided {got!r} but this program needs {need!r}")
     return got
-""", loses={"hidden_require_level"}, why="unknown level names (and the MPI_THREAD_ prefix) pass silently", reason="not a ValueError"),
+""", loses={"hidden_require_level"}, why="unknown level names (and the MPI_THREAD_ prefix) pass silently", reason="AssertionError: require_level("),
     wrong("require_level", """
 def require_level(required: str, provided: str) -> str:
     need = str(required).lower().removeprefix("mpi_thread_")
