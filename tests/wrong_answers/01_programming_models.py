@@ -64,7 +64,7 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
     }
 }
 '''), loses={"hidden_exchange_block"},
-          why="blocking Ssend then Recv inside the critical section: every rank sends first, deadlock", reason="ran past its time limit"),
+          why="blocking Ssend then Recv inside the critical section: every rank sends first, deadlock", reason="deadlock"),
     # (c) require_level, the warm-up
     wrong("require_level", """
 from hybridlab.machine.thread_levels import require_level as _kit_require_level

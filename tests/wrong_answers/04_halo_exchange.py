@@ -176,7 +176,7 @@ def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4
         ),
         loses=D,
         why="both sends before both receives: deadlocks once a send waits for its receive",
-        reason="KernelTimeout",
+        reason="deadlock",
     ),
 ]
 

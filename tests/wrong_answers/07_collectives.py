@@ -100,7 +100,7 @@ def alltoall_messages(n, cores, threads):
         for (int q = 0; q < nl; q++)
             if (q != lr) MPI_Recv(&in[q * part], (int)part, MPI_DOUBLE, q, 0, leaders,
                                   MPI_STATUS_IGNORE);
-"""), NODES, why="leaders all send before they receive: a deadlock once sends are synchronous", reason='KernelTimeout'),
+"""), NODES, why="leaders all send before they receive: a deadlock once sends are synchronous", reason='deadlock'),
     wrong("alltoall_nodes", alltoall_with(LEADERS_ALLTOALL, """#pragma omp parallel
         if (omp_get_thread_num() == omp_get_num_threads() - 1) /* a worker talks to the network */
             MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
