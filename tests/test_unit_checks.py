@@ -336,7 +336,8 @@ def test_the_solution_builds_and_every_c_evidence_attempt_is_refused(lab, answer
 
 ATTACKS = Path(__file__).parent / "data" / "attacks"
 GOT_CELLS = {  # a fresh attacker's cells (2026-12-02) that kept full points before indirect calls
-    # were refused: each reads the real MPI function from its object's GOT and calls it unseen
+    # were refused: each reads the real MPI function from its object's GOT (got_walk.c, the
+    # helper all four began with) and calls it unseen
     "04_overlap_got.c": "hybridlab.halo.exercise:build_student_overlap",
     "06_nodes_got.c": "hybridlab.mapping.exercise:build_student_nodes",
     "13_neighbour_got.c": "hybridlab.neighbour.exercise:build_student_neighbour",
@@ -348,6 +349,7 @@ GOT_CELLS = {  # a fresh attacker's cells (2026-12-02) that kept full points bef
 def test_an_attackers_got_walk_is_refused_at_build(cell):
     module, function = GOT_CELLS[cell].split(":")
     build = getattr(importlib.import_module(module), function)
-    code = cell_text((ATTACKS / cell).read_text().split("\n", 1)[1])
+    body = (ATTACKS / cell).read_text().split("\n", 1)[1]  # its %%c line left out
+    code = cell_text((ATTACKS / "got_walk.c").read_text() + body)  # the walk each cell began with
     with pytest.raises(hl.BuildError, match="function pointer"):
         build(code, name=f"t_attack_{cell[:-2]}")
