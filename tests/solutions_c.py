@@ -125,3 +125,27 @@ def measured_saving(table):
 
 MY_NX, MY_NY = 3 * 2**15, 40
 '''
+
+# lab 15 (b): the grid resident on the device, only the halo rows updated around the exchange
+OFFLOAD_RESIDENT = r"""
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+#pragma omp target data map(tofrom : u[0:n]) map(alloc : unew[0:n]) device(device)
+    for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+        exchange_rows(u, m, w, comm);
+#pragma omp target update to(u[0:w]) device(device)
+#pragma omp target update to(u[(m + 1) * w:w]) device(device)
+#pragma omp target teams distribute parallel for collapse(2) device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++)
+                unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] +
+                                          u[i * w + j - 1] + u[i * w + j + 1]);
+#pragma omp target teams distribute parallel for collapse(2) device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+    }
+}
+"""

@@ -16,32 +16,11 @@ from hybridlab.course import notebooks
 from hybridlab.kernels.offload import probe
 from hybridlab.offload.exercise import build_student_offload, run_student_offload, variant_runs
 from hybridlab.offload.tables import HALO_ROWS, expected_checksums, transfer_faults
+from solutions_c import OFFLOAD_RESIDENT
 
 ROOT = Path(__file__).resolve().parents[1]
 NX, NY, ITERATIONS = 40, 18, 6
 
-RESIDENT = r"""
-void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
-                    MPI_Comm comm) {
-    const long n = (m + 2) * w;
-#pragma omp target data map(tofrom : u[0:n]) map(alloc : unew[0:n]) device(device)
-    for (long it = 0; it < iterations; it++) {
-#pragma omp target update from(u[w:w]) device(device)
-#pragma omp target update from(u[m * w:w]) device(device)
-        exchange_rows(u, m, w, comm);
-#pragma omp target update to(u[0:w]) device(device)
-#pragma omp target update to(u[(m + 1) * w:w]) device(device)
-#pragma omp target teams distribute parallel for collapse(2) device(device)
-        for (long i = 1; i <= m; i++)
-            for (long j = 1; j < w - 1; j++)
-                unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] +
-                                          u[i * w + j - 1] + u[i * w + j + 1]);
-#pragma omp target teams distribute parallel for collapse(2) device(device)
-        for (long i = 1; i <= m; i++)
-            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
-    }
-}
-"""
 
 needs_offload = pytest.mark.skipif(not probe().ready, reason=f"no offload target: {probe().message}")
 
@@ -104,7 +83,7 @@ def test_the_rules_on_the_report_name_each_fault():
 
 @needs_offload
 def test_the_students_loop_is_judged_by_the_runtime_and_its_values():
-    got = run_student_offload(build_student_offload(RESIDENT, "t_offload_ok"), 3, nx=NX, ny=NY,
+    got = run_student_offload(build_student_offload(OFFLOAD_RESIDENT, "t_offload_ok"), 3, nx=NX, ny=NY,
                               iterations=ITERATIONS)  # fmt: skip
     assert (got["checksum"], got["weighted"]) == pytest.approx(expected_checksums(NX, NY, ITERATIONS), rel=1e-12)
     assert transfer_faults(pd.DataFrame(got["offload"]), ITERATIONS) == []
@@ -122,7 +101,7 @@ def test_the_students_loop_is_judged_by_the_runtime_and_its_values():
 ], ids=["stderr", "constructor", "interposed"])
 def test_the_students_object_is_refused_where_it_reaches_past_the_kit(change, refusal):
     with pytest.raises(hl.BuildError) as err:
-        build_student_offload(RESIDENT.replace(change, refusal, 1), "t_offload_refused")
+        build_student_offload(OFFLOAD_RESIDENT.replace(change, refusal, 1), "t_offload_refused")
     words = {"stderr": "writes to stderr", "constructor": "constructor",
              "interposed": "would replace the library's own"}
     assert any(w in str(err.value) for w in words.values()), str(err.value)

@@ -4,6 +4,7 @@ update after the exchange, one updating before the device's edge rows came back,
 the block in every target region. RESIDENT and PER_ITERATION are the right answers the gaming
 attempts start from."""
 
+from solutions_c import OFFLOAD_RESIDENT
 from wrong_answers import c_cell, changed, wrong
 
 PER_ITERATION = r"""
@@ -17,28 +18,7 @@ def per_iteration(offload, iterations):
     })
 """
 
-RESIDENT = c_cell("JACOBI_C", "offload_halo", r"""
-void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
-                    MPI_Comm comm) {
-    const long n = (m + 2) * w;
-#pragma omp target data map(tofrom : u[0:n]) map(alloc : unew[0:n]) device(device)
-    for (long it = 0; it < iterations; it++) {
-#pragma omp target update from(u[w:w]) device(device)
-#pragma omp target update from(u[m * w:w]) device(device)
-        exchange_rows(u, m, w, comm);
-#pragma omp target update to(u[0:w]) device(device)
-#pragma omp target update to(u[(m + 1) * w:w]) device(device)
-#pragma omp target teams distribute parallel for collapse(2) device(device)
-        for (long i = 1; i <= m; i++)
-            for (long j = 1; j < w - 1; j++)
-                unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] +
-                                          u[i * w + j - 1] + u[i * w + j + 1]);
-#pragma omp target teams distribute parallel for collapse(2) device(device)
-        for (long i = 1; i <= m; i++)
-            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
-    }
-}
-""")
+RESIDENT = c_cell("JACOBI_C", "offload_halo", OFFLOAD_RESIDENT)
 
 WRONG = [
     wrong("per_iteration", changed(PER_ITERATION, "later = iterations - 1", "later = iterations"),
