@@ -125,3 +125,59 @@ def test_a_traced_whole_program_is_read_back_and_judged(tmp_path):
                                  sbatch_args=["--ntasks=1"], env={jobs.PROVIDE_AT_MOST: "single"})
     assert refused.exit_code != 0
     assert "MPI_THREAD_FUNNELED" in refused.output and "MPI_THREAD_SINGLE" in refused.output
+
+
+# a judged run (jobs.judged_run): the script asks for a step, the kit starts it once the script
+# has ended; what the script prints, writes or runs in the program's place is not read
+_UNBOUND = JOB_SCRIPT.replace("--cpu-bind=cores", "--cpu-bind=none").replace(
+    "export OMP_PLACES=cores\nexport OMP_PROC_BIND=close\n", "")
+
+
+@needs_two
+def test_a_judged_run_starts_the_step_the_script_asked_for(tmp_path, probe):
+    result, trace = jobs.judged_run(JOB_SCRIPT, probe, tmp_path, args=["30", "7"], timeout=120,
+                                    sbatch_args=["--ntasks=1", "--cpus-per-task=2"])  # fmt: skip
+    assert trace is None and "recorded" in result.script_output
+    (summary,) = result.check().lines("probe")
+    assert summary == {"token": "4242", "ranks": "1", "threads": "2", "argv": "30,7"}
+    allowed = [p["allowed"] for p in _placed(result).values()]
+    assert len(allowed) == 2 and all("," not in a for a in allowed) and len(set(allowed)) == 2
+    # the same step unbound, its lines rewritten by the script after the program: the kit's run
+    # of the step is unbound, whatever the script printed
+    rewritten = _UNBOUND.replace('./jacobi "$@"', './jacobi "$@" | sed -E "s/allowed=[0-9,-]+/allowed=0/"')
+    result, _ = jobs.judged_run(rewritten, probe, tmp_path, args=["30", "7"], timeout=120,
+                                sbatch_args=["--ntasks=1", "--cpus-per-task=2"])  # fmt: skip
+    allowed = [p["allowed"] for p in _placed(result.check()).values()]
+    assert len(allowed) == 2 and all("," in a for a in allowed), allowed
+
+
+def test_a_judged_run_reads_neither_the_scripts_lines_nor_its_program(tmp_path, probe):
+    # lines printed by the script are not the program's
+    printed = JOB_SCRIPT.replace("srun ", 'echo "probe token=1 ranks=9 threads=9 argv=x"\nsrun ')
+    result, _ = jobs.judged_run(printed, probe, tmp_path, sbatch_args=["--ntasks=1"], timeout=120)
+    assert "token=1 " in result.script_output
+    assert [p["token"] for p in result.check().lines("probe")] == ["4242"]
+    # ./jacobi replaced by the script before srun: the kit starts its own copy of the program
+    replaced = JOB_SCRIPT.replace("srun ", "printf '#!/bin/sh\\necho probe token=1\\n' > jacobi\nsrun ")
+    result, _ = jobs.judged_run(replaced, probe, tmp_path, sbatch_args=["--ntasks=1"], timeout=120)
+    assert [p["token"] for p in result.check().lines("probe")] == ["4242"]
+    # another program started by srun, or ./jacobi twice, or never: refused, saying so
+    other = JOB_SCRIPT.replace('./jacobi "$@"', "/bin/true")
+    with pytest.raises(jobs.JobScriptError, match=r"no srun step of \./jacobi \(its srun steps ran /bin/true\)"):
+        jobs.judged_run(other, probe, tmp_path, sbatch_args=["--ntasks=1"], timeout=120)
+    twice = JOB_SCRIPT.replace('./jacobi "$@"', './jacobi "$@"\nsrun ./jacobi')
+    with pytest.raises(jobs.JobScriptError, match=r"started \./jacobi 2 times"):
+        jobs.judged_run(twice, probe, tmp_path, sbatch_args=["--ntasks=1"], timeout=120)
+    # a step srun refuses (more than the allocation) ends the script as srun would: a failed job
+    greedy = JOB_SCRIPT.replace("--ntasks=$SLURM_NTASKS", f"--ntasks={CPUS + 1}")
+    result, _ = jobs.judged_run(greedy, probe, tmp_path, sbatch_args=["--ntasks=1"], timeout=120)
+    assert result.exit_code != 0 and "More processors requested" in result.output
+
+
+def test_a_forged_step_record_is_checked_as_srun_checks_it(tmp_path, probe):
+    # the step's record is the script's request; one srun would refuse is refused when read
+    forged = JOB_SCRIPT.replace('./jacobi "$@"', "/bin/true").replace(
+        "srun ", 'echo \'{"ntasks": 64, "cpus_per_task": 8, "bind": "cores", "program": "\'"$PWD"\'/jacobi", '
+                 '"args": [], "openmp": {}}\' >> "$HL_SRUN_STEPS"\nsrun ')
+    with pytest.raises(jobs.JobScriptError, match="not one the allocation"):
+        jobs.judged_run(forged, probe, tmp_path, sbatch_args=["--ntasks=1"], timeout=120)

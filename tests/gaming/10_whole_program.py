@@ -126,3 +126,72 @@ GAMING += [
           "the halo exchanged by the team's last thread at FUNNELED, the kit's compliance check "
           "replaced from the compile line's cell", "interpreter", "ThreadComplianceError"),
 ]
+
+# The job script's own reach (shell the student writes, run with a program as ./jacobi): what
+# it prints, writes or runs instead is never read as the program's behaviour. The grader's srun
+# notes the step the script asks for and starts it itself once the script has ended
+# (jobs.judged_run): the program's output comes on the grader's pipe, its trace with a key and
+# into a folder made after the script is gone.
+_HEAD = """#!/bin/bash
+#SBATCH --job-name=jacobi
+#SBATCH --ntasks=2
+#SBATCH --cpus-per-task=1
+#SBATCH --time=00:05:00
+
+export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK
+"""
+_UNBOUND = 'srun --ntasks=$SLURM_NTASKS --cpus-per-task=$SLURM_CPUS_PER_TASK --cpu-bind=none ./jacobi "$@"'
+# no binding; the program's place lines rewritten after it ran, each thread given a core of its own
+REWRITTEN = _HEAD + _UNBOUND + r""" \
+    | awk '/^place /{sub(/allowed=[^ ]*/, "allowed=" n++)} {print}'
+"""
+# no binding; the program's summary printed, then place lines made up, each beside a record
+# framed with the key read from $HL_RECORD_KEY_FILE; the same records written as every rank's
+# trace into $HL_TRACE_DIR once the program has ended
+FRAMED = _HEAD + _UNBOUND + r""" > ran.txt
+grep -v '^place ' ran.txt
+key=$(cat "${HL_RECORD_KEY_FILE:-/dev/null}" 2>/dev/null)
+key=${key:--}
+for ((r = 0; r < SLURM_NTASKS; r++)); do
+    for ((t = 0; t < SLURM_CPUS_PER_TASK; t++)); do
+        c=$((r * SLURM_CPUS_PER_TASK + t))
+        echo "place rank=$r thread=$t cpu=$c allowed=$c host=$(hostname)"
+    done
+    record="@hl $key $r 0 {\"record\": \"mpi_init\", \"rank\": $r, \"required\": \"funneled\", \"provided\": \"funneled\"}"
+    echo "$record"
+    if [ -n "$HL_TRACE_DIR" ]; then
+        printf '%s\n@hl %s %s end 1 OK\n' "$record" "$key" "$r" > "$HL_TRACE_DIR/trace-$r.jsonl"
+    fi
+done
+"""
+# the grader's program (./jacobi) run once by the script itself, outside srun, for its token; srun
+# then starts a program of the script's own that prints the lines the grader's would print bound
+OWN_PROGRAM = _HEAD + r"""token=$(OMP_NUM_THREADS=1 ./jacobi | sed -n 's/^probe token=\([0-9]*\).*/\1/p')
+cat > placed <<END_OF_SH
+#!/bin/bash
+[ "\${PMI_RANK:-\${OMPI_COMM_WORLD_RANK:-0}}" = 0 ] || exit 0
+for ((r = 0; r < $SLURM_NTASKS; r++)); do
+    for ((t = 0; t < $SLURM_CPUS_PER_TASK; t++)); do
+        echo "place rank=\$r thread=\$t cpu=\$((r * $SLURM_CPUS_PER_TASK + t)) allowed=\$((r * $SLURM_CPUS_PER_TASK + t))"
+    done
+done
+IFS=,
+echo "probe token=$token ranks=$SLURM_NTASKS threads=$SLURM_CPUS_PER_TASK argv=\$*"
+END_OF_SH
+chmod +x placed
+srun --ntasks=$SLURM_NTASKS --cpus-per-task=$SLURM_CPUS_PER_TASK --cpu-bind=cores ./placed "$@"
+"""
+GAMING += [
+    attempt("forged", "job_script", script(REWRITTEN), {"hidden_job_script"},
+            "no binding; the program's place lines rewritten after it ran (a core of its own each)",
+            reason="bound to a core of its own"),
+    Wrong((("jacobi_program", program(SERIAL)), ("job_script", script(FRAMED))),
+          frozenset({"hidden_jacobi_program", "hidden_job_script"}),
+          "no halo exchange, and a script that reads the run's key, prints framed records and "
+          "made-up place lines, and writes a forged trace for every rank after the program",
+          "forged", "a halo exchange every iteration"),
+    attempt("forged", "job_script", script(OWN_PROGRAM), {"hidden_job_script"},
+            "the grader's program run outside srun for its token, a printer of the script's own "
+            "run by srun in its place",
+            reason="no srun step of ./jacobi"),
+]

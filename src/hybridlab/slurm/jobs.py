@@ -27,6 +27,8 @@ killed). A job that fails is returned (exit_code, output): `result.check()` rais
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import shlex
@@ -38,7 +40,8 @@ import sys
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import progress
@@ -52,6 +55,7 @@ from ..runs.records import NO_KEY, Results, parse_framed
 
 TIMEOUT = 300.0  # seconds a job may run by default
 TRACE_DIR = "HL_TRACE_DIR"  # where a traced whole program's ranks write their trace (hl_mpi_trace.h)
+STEPS = "HL_SRUN_STEPS"  # in a judged run, where the local srun writes the steps it was asked for
 PROVIDE_AT_MOST = "HL_PROVIDE_AT_MOST"  # a traced whole program sees at most this thread level
 WHOLE_PROGRAM = ("-DHL_WHOLE_PROGRAM",)
 _LIVE: dict[str, str] = {}  # jobs of this process not known to have ended: id -> runner
@@ -119,6 +123,7 @@ class JobResult:
     folder: Path
     seconds: float
     granted: dict[str, object] = field(default_factory=dict)
+    script_output: str = ""  # a judged run's (judged_run): the script's own output; `output` is its program's
 
     @property
     def ok(self) -> bool:
@@ -322,20 +327,36 @@ def _submit_local(text: str, request: JobRequest, args: list[str], sbatch_args: 
         "HYBRIDLAB_LOCAL_JOB": "1", reaper.TAG: tag, reaper.OWNER: reaper.owner_stamp(),
     }  # fmt: skip
     start = time.monotonic()
+    try:
+        with progress.running(f"job {job_id}: {request.label}, local runner (no Slurm cluster "
+                              "answers here)"):  # fmt: skip
+            code = _run_tagged(["bash", str(script), *args], folder, env, output_file, tag,
+                               timeout, f"job {job_id}")  # fmt: skip
+    finally:
+        shutil.rmtree(shim, ignore_errors=True)
+        script.unlink(missing_ok=True)
+    granted = {"nodes": 1, "ntasks": request.ntasks, "cpus_per_task": request.cpus_per_task,
+               "cpus": request.cpus, "node": host}  # fmt: skip
+    return JobResult("local", job_id, request, code, output_file.read_text(), output_file, folder,
+                     time.monotonic() - start, granted)  # fmt: skip
+
+
+def _run_tagged(cmd: list[str], folder: Path, env: dict[str, str], output_file: Path, tag: str,
+                timeout: float, what: str) -> int:  # fmt: skip
+    """Run `cmd` in a session of its own, its output (stdout and stderr) into `output_file`;
+    its exit status. At the end every process tagged `tag` is killed (what it left running);
+    past `timeout` the whole group too, and JobTimeout says so."""
     _LIVE[tag] = "local"
     try:
-        with output_file.open("w") as out, progress.running(
-            f"job {job_id}: {request.label}, local runner (no Slurm cluster answers here)"
-        ):
-            proc = subprocess.Popen(["bash", str(script), *args], cwd=folder, env=env,
-                                    stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    start_new_session=True)  # fmt: skip
+        with output_file.open("w") as out:
+            proc = subprocess.Popen(cmd, cwd=folder, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
             try:
-                code = proc.wait(timeout=timeout)
+                return proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired as expired:
                 _kill_group(proc, tag)
                 raise JobTimeout(
-                    f"job {job_id} did not finish within {timeout:g} s (a deadlock or an endless "
+                    f"{what} did not finish within {timeout:g} s (a deadlock or an endless "
                     f"loop?); its processes were killed. Output so far:\n"
                     f"{output_file.read_text()[-2000:].strip()}"
                 ) from expired
@@ -343,12 +364,6 @@ def _submit_local(text: str, request: JobRequest, args: list[str], sbatch_args: 
         reaper.reap(tag)
         reaper.clean_files()
         _LIVE.pop(tag, None)
-        shutil.rmtree(shim, ignore_errors=True)
-        script.unlink(missing_ok=True)
-    granted = {"nodes": 1, "ntasks": request.ntasks, "cpus_per_task": request.cpus_per_task,
-               "cpus": request.cpus, "node": host}  # fmt: skip
-    return JobResult("local", job_id, request, code, output_file.read_text(), output_file, folder,
-                     time.monotonic() - start, granted)  # fmt: skip
 
 
 def _kill_group(proc: subprocess.Popen, tag: str) -> None:
@@ -493,8 +508,63 @@ _SRUN_IGNORED = ("--mpi", "--export", "--overlap", "--exact", "--kill-on-bad-exi
                  "--distribution", "--label", "-l", "--unbuffered", "-u", "--job-name")  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Step:
+    """One srun step as a job script asked for it: what the kit's local srun was given."""
+
+    ntasks: int
+    cpus_per_task: int
+    bind: str  # "cores", or "none" (--cpu-bind=none)
+    program: str  # the program's path as srun found it
+    args: tuple[str, ...]
+    openmp: dict[str, str]  # the OpenMP variables (OMP_*, GOMP_*) the step's environment had
+
+    def command(self, program: str | Path, environ: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+        """The mpiexec command line that starts `program` (the step's own or the kit's copy of
+        it) as this step, and its environment: `environ` without any OpenMP variable but the
+        step's, what the venv's MPI needs, and nothing of Slurm's launcher."""
+        placement = Placement(self.ntasks, self.cpus_per_task, self.bind, None)
+        mpi = find_mpiexec()
+        flags = placement.launcher_args(mpi.implementation)
+        if mpi.implementation == "mpich":
+            flags = ["-launcher", "fork", "-rmk", "user", *flags]  # not Slurm's: this is its stand-in
+        env = {k: v for k, v in environ.items()
+               if not k.startswith(("PMI_", "PMIX_", *_OPENMP))}  # fmt: skip
+        env.update(self.openmp)
+        if mpi.implementation == "openmpi":
+            # Open MPI's mpiexec (PRRTE) sees the job's SLURM_* variables and would take Slurm as
+            # its allocator and launcher (asking this stand-in `srun --version`): not here
+            env["PRTE_MCA_ras"] = "^slurm"
+            env["PRTE_MCA_plm"] = "^slurm"
+        env["SLURM_STEP_NUM_TASKS"] = str(self.ntasks)
+        return [str(mpi.mpiexec), "-n", str(self.ntasks), *flags, str(program), *self.args], env
+
+
+_OPENMP = ("OMP_", "GOMP_")  # the variables a step hands its program (KMP_ is clang's libomp)
+
+
 def srun_main(argv: list[str]) -> int:
-    """The local runner's `srun`: start the program's tasks with the venv's mpiexec."""
+    """The local runner's `srun`: start the program's tasks with the venv's mpiexec; in a judged
+    run ($HL_SRUN_STEPS set, judged_run) write the step there instead, for the kit to start."""
+    step = _step(argv)
+    if isinstance(step, int):
+        return step
+    record = os.environ.get(STEPS)
+    if record:
+        with open(record, "a") as out:
+            out.write(json.dumps(asdict(step)) + "\n")
+        print(f"srun (grader): step of {step.ntasks} x {step.cpus_per_task} recorded: the grader "
+              "starts it once the script has ended", file=sys.stderr, flush=True)  # fmt: skip
+        return 0
+    if find_mpiexec().mpiexec is None:
+        return _srun_error("no mpiexec: run `make setup`")
+    cmd, env = step.command(step.program, mpi_environment())
+    return subprocess.call(cmd, env=env)
+
+
+def _step(argv: list[str]) -> Step | int:
+    """The step `srun argv` asks for, checked as srun checks it against the allocation; an
+    exit status when srun would refuse it (the reason printed, as srun prints it)."""
     split = next((i for i, a in enumerate(argv) if not a.startswith("-")
                   and (i == 0 or not _takes_value(argv[i - 1]))), len(argv))  # fmt: skip
     options, program = _options(argv[:split]), argv[split:]
@@ -529,23 +599,9 @@ def srun_main(argv: list[str]) -> int:
         return _srun_error(f"{exe}: No such file or directory (is the program built? "
                            f"the job runs in {os.getcwd()})")  # fmt: skip
     bind = options.get("--cpu-bind", options.get("--cpu_bind", "cores")).split(",")[-1]
-    placement = Placement(ntasks, cpus_per_task, "none" if bind == "none" else "cores", None)
-    mpi = find_mpiexec()
-    if mpi.mpiexec is None:
-        return _srun_error("no mpiexec: run `make setup`")
-    flags = placement.launcher_args(mpi.implementation)
-    if mpi.implementation == "mpich":
-        flags = ["-launcher", "fork", "-rmk", "user", *flags]  # not Slurm's: this is its stand-in
-    cmd = [mpi.mpiexec, "-n", str(ntasks), *flags, *program]
-    env = {k: v for k, v in mpi_environment(mpi.implementation).items()
-           if not k.startswith(("PMI_", "PMIX_"))}  # fmt: skip
-    if mpi.implementation == "openmpi":
-        # Open MPI's mpiexec (PRRTE) sees the job's SLURM_* variables and would take Slurm as
-        # its allocator and launcher (asking this stand-in `srun --version`): not here
-        env["PRTE_MCA_ras"] = "^slurm"
-        env["PRTE_MCA_plm"] = "^slurm"
-    env["SLURM_STEP_NUM_TASKS"] = str(ntasks)
-    return subprocess.call(cmd, env=env)
+    openmp = {k: v for k, v in os.environ.items() if k.startswith(_OPENMP)}
+    return Step(ntasks, cpus_per_task, "none" if bind == "none" else "cores",
+                str(Path(found).absolute()), tuple(program[1:]), openmp)
 
 
 def mpi_environment(implementation: str | None = None) -> dict[str, str]:
@@ -608,31 +664,140 @@ def run_traced(
     sbatch_args: list[str] | tuple[str, ...] = (),
     env: dict[str, str] | None = None,
     timeout: float = TIMEOUT,
+    runner: str = "auto",
 ) -> tuple[JobResult, Results | None]:
     """Submit `script` in `folder` with a traced whole program (build_program) in place of
     ./`name`: the job's result and the trace its ranks wrote (None when no rank finalised).
 
-    The ranks write their trace at MPI_Finalize, framed with a key made for this job (launch.
-    record_key), into a folder of the kit's cache (every node sees it), not the job's folder;
-    it is read and removed when the job ends. The program cannot open files (hybridlab.
-    unit_checks), so it can neither read the key nor rewrite the trace."""
+    With the local runner this is a judged run (judged_run): the script's srun step is started
+    by the kit itself. Under Slurm the script's own srun starts it. Either way the ranks write
+    their trace at MPI_Finalize, framed with a key made for the run (launch.record_key), into a
+    folder of the kit's cache (every node sees it), not the job's folder; it is read and removed
+    when the run ends. The program cannot open files (hybridlab.kernels.unit_checks), so it can
+    neither read the key nor rewrite the trace."""
+    use = runner if runner != "auto" else ("slurm" if slurm_answers() else "local")
+    if use == "local":
+        return judged_run(script, program, folder, name=name, args=args, sbatch_args=sbatch_args,
+                          env=env, timeout=timeout, traced=True)  # fmt: skip
     folder = Path(folder).resolve()
     folder.mkdir(parents=True, exist_ok=True)
-    traces = cache_root() / "traces"
-    traces.mkdir(parents=True, exist_ok=True, mode=0o700)
-    trace = Path(tempfile.mkdtemp(dir=traces))
     target = folder / name
     target.unlink(missing_ok=True)
     shutil.copy2(program.program, target)
     text = script.read_text() if isinstance(script, Path) else str(script)
+    with _trace_channel() as (trace_env, read):
+        result = submit(text, args=args, sbatch_args=sbatch_args, folder=folder, timeout=timeout,
+                        runner=use, env={**(env or {}), **trace_env})  # fmt: skip
+        return result, read()
+
+
+def judged_run(
+    script: str | Path,
+    program: Kernel,
+    folder: str | Path,
+    *,
+    name: str = "jacobi",
+    args: list[str] | tuple[str, ...] = (),
+    sbatch_args: list[str] | tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+    timeout: float = TIMEOUT,
+    traced: bool = False,
+) -> tuple[JobResult, Results | None]:
+    """A job script judged by what it asks for, its program's run out of its reach: the script
+    runs (local runner) with `program` as ./`name`, but the kit's srun only records the step it
+    is asked for (tasks, CPUs per task, binding, arguments, the OpenMP variables); once the
+    script and everything it started have ended, the kit starts that step itself with its own
+    copy of `program` (read before the script ran), `env` added, and reads the program's output
+    on its own pipe. With `traced`, the trace comes on the kit's channel (a key and a folder
+    made after the script ended). The result's `output` is the program's; `script_output` the
+    script's own. A script that fails is returned as it ended (its output); one that started no
+    step of ./`name` (or several) is a JobScriptError. So nothing the script prints, writes or
+    leaves running, and no program it runs instead, is read as the program's behaviour."""
+    folder = Path(folder).resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    body = Path(program.program).read_bytes()
+    target = folder / name
+    target.unlink(missing_ok=True)
+    target.write_bytes(body)
+    target.chmod(0o755)
+    text = script.read_text() if isinstance(script, Path) else str(script)
+    private = Path(tempfile.mkdtemp(prefix="hybridlab-step-"))
+    try:
+        steps = private / "steps.jsonl"
+        job = submit(text, args=args, sbatch_args=sbatch_args, folder=folder, timeout=timeout,
+                     runner="local", env={STEPS: str(steps)})  # fmt: skip
+        if not job.ok:
+            return job, None
+        step = _judged_step(steps, target, job.request)
+        own = private / "program" / name
+        own.parent.mkdir()
+        own.write_bytes(body)
+        own.chmod(0o500)
+        with _trace_channel(traced) as (trace_env, read):
+            cmd, step_env = step.command(own, {**mpi_environment(), **(env or {}), **trace_env})
+            tag = f"{job.job_id}-step"
+            step_env.update({reaper.TAG: tag, reaper.OWNER: reaper.owner_stamp()})
+            output = private / "output"
+            start = time.monotonic()
+            with progress.running(f"job {job.job_id}: its srun step ({step.ntasks} x "
+                                  f"{step.cpus_per_task}), started by the grader"):  # fmt: skip
+                code = _run_tagged(cmd, folder, step_env, output, tag, timeout,
+                                   f"the srun step of job {job.job_id}")  # fmt: skip
+            result = JobResult("local", job.job_id, job.request, code, output.read_text(),
+                               job.output_file, folder, job.seconds + time.monotonic() - start,
+                               job.granted, script_output=job.output)  # fmt: skip
+            return result, read()
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def _judged_step(steps: Path, target: Path, request: JobRequest) -> Step:
+    """The one srun step of `target` a judged script asked for, checked again as srun checks it
+    (whoever wrote the record): JobScriptError when there is none, or more than one."""
+    try:
+        found = [Step(**{**json.loads(line), "args": tuple(json.loads(line)["args"])})
+                 for line in (steps.read_text().splitlines() if steps.exists() else [])]  # fmt: skip
+    except (ValueError, TypeError, KeyError) as bad:
+        raise JobScriptError(f"the srun steps the script asked for cannot be read: {bad}") from bad
+    mine = [s for s in found if Path(s.program).resolve() == target.resolve()]
+    if not mine:
+        ran = ", ".join(sorted({s.program for s in found}))
+        raise JobScriptError(f"the script started no srun step of ./{target.name}"
+                             + (f" (its srun steps ran {ran})" if ran else "")
+                             + f": the grader judges the program that `srun ... ./{target.name}` starts")
+    if len(mine) > 1:
+        raise JobScriptError(f"the script started ./{target.name} {len(mine)} times with srun: "
+                             "the grader judges one srun step of the program")  # fmt: skip
+    step = mine[0]
+    if not (isinstance(step.ntasks, int) and isinstance(step.cpus_per_task, int)
+            and 1 <= step.ntasks * step.cpus_per_task <= request.cpus and step.bind in ("cores", "none")
+            and all(isinstance(a, str) for a in step.args)):  # fmt: skip
+        raise JobScriptError(f"the srun step {step} is not one the allocation ({request.label}) gives")
+    openmp = {k: str(v) for k, v in dict(step.openmp).items() if k.startswith(_OPENMP)}
+    return Step(step.ntasks, step.cpus_per_task, step.bind, step.program, step.args, openmp)
+
+
+@contextlib.contextmanager
+def _trace_channel(traced: bool = True) -> Iterator[tuple[dict[str, str], Callable[[], Results | None]]]:
+    """What a traced program's ranks need to hand over their trace (a fresh folder of the kit's
+    cache and a key made for the run) and a reader of it (None when no rank finalised); the
+    folder removed at the end. Untraced: nothing, and a reader of nothing."""
+    if not traced:
+        yield {}, lambda: None
+        return
+    traces = cache_root() / "traces"
+    traces.mkdir(parents=True, exist_ok=True, mode=0o700)
+    trace = Path(tempfile.mkdtemp(dir=traces))
     try:
         with record_key() as (key, key_env):
-            result = submit(text, args=args, sbatch_args=sbatch_args, folder=folder,
-                            timeout=timeout, env={**(env or {}), TRACE_DIR: str(trace), **key_env})
-        try:
-            return result, traced_results(trace, key)
-        except JobError:
-            return result, None
+
+            def read() -> Results | None:
+                try:
+                    return traced_results(trace, key)
+                except JobError:
+                    return None
+
+            yield {TRACE_DIR: str(trace), **key_env}, read
     finally:
         shutil.rmtree(trace, ignore_errors=True)
 
