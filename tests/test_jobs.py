@@ -4,6 +4,7 @@ scripts refused with a clear message, never a hang."""
 
 from __future__ import annotations
 
+import psutil
 import pytest
 
 from hybridlab.machine.topology import read_topology
@@ -181,3 +182,14 @@ def test_a_forged_step_record_is_checked_as_srun_checks_it(tmp_path, probe):
                  '"args": [], "openmp": {}}\' >> "$HL_SRUN_STEPS"\nsrun ')
     with pytest.raises(jobs.JobScriptError, match="not one the allocation"):
         jobs.judged_run(forged, probe, tmp_path, sbatch_args=["--ntasks=1"], timeout=120)
+
+
+def test_nothing_a_script_leaves_running_outlives_it(tmp_path, probe):
+    # a process of the script's in a session of its own, without the kit's tag: still ended
+    # with the script (the kit's contain is its subreaper), before a judged run starts the step
+    left = JOB_SCRIPT.replace(
+        "srun ", "setsid env -u HYBRIDLAB_TAG sh -c 'echo $$ > daemon.pid; sleep 300' > /dev/null 2>&1 &\n"
+                 "sleep 1\nsrun ")
+    jobs.judged_run(left, probe, tmp_path, sbatch_args=["--ntasks=1"], timeout=120)[0].check()
+    pid = int((tmp_path / "daemon.pid").read_text())
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE

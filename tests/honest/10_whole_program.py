@@ -2,7 +2,8 @@
 MPI_Allreduce for the sums and the left-over rows on the last ranks, or asking SERIALIZED (more
 than it needs, checked the same way) with its rows from r n / size and a collapsed update;
 other compile lines (other optimisation and warning flags, -o before the source, -lm); job
-scripts that hand srun the CPUs per task through SRUN_CPUS_PER_TASK, or by short options."""
+scripts that hand srun the CPUs per task through SRUN_CPUS_PER_TASK, or by short options, or
+name the program by its full path."""
 
 from honest import right
 from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT
@@ -76,4 +77,8 @@ HONEST = [
         "export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK", "export OMP_NUM_THREADS=${SLURM_CPUS_PER_TASK:-1}"),
         "export OMP_PROC_BIND=close", "export OMP_PROC_BIND=true")),
           why="srun's short options, a default for OMP_NUM_THREADS, OMP_PROC_BIND=true"),
+    right("job_script", script(changed(
+        JOB_SCRIPT, SRUN, 'cd "$SLURM_SUBMIT_DIR"\nexec srun --ntasks=$SLURM_NTASKS --cpus-per-task=$SLURM_CPUS_PER_TASK '
+                          '--cpu-bind=cores "$SLURM_SUBMIT_DIR/jacobi" "$@"')),
+          why="the program named by its full path from SLURM_SUBMIT_DIR, srun exec'd"),
 ]

@@ -23,11 +23,22 @@ seen with squeue, the job cancelled); a job that runs too long a JobTimeout (its
 killed). A job that fails is returned (exit_code, output): `result.check()` raises JobFailed.
 `build_program(name, code)` builds a whole program (its own main) with its MPI calls traced, and
 `traced_results(folder)` reads the trace its ranks wrote back as Results (compliance.check).
+
+A judged run (`judged_run`, lab 10's hidden tests; `run_traced` with the local runner) takes its
+evidence from where the script cannot write. The script is the student's shell: it can read its
+environment and any file of the user, print any line, rewrite any file after the program, run
+another program. So the kit's srun only notes the step the script asks for (tasks, CPUs per
+task, binding, the OMP_* variables, the arguments: the script's request, checked again when
+read as srun checks it), the script runs as a child of `contain` (a subreaper: whatever it
+leaves running, in any session, is killed when it ends), and then the kit starts that step
+itself with its own copy of the program, reading the output on its own pipe and, for a traced
+program, the trace with a key and into a folder made after the script is gone.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import re
@@ -43,6 +54,8 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+import psutil
 
 from .. import progress
 from ..kernels.build import Kernel, build_source
@@ -330,7 +343,8 @@ def _submit_local(text: str, request: JobRequest, args: list[str], sbatch_args: 
     try:
         with progress.running(f"job {job_id}: {request.label}, local runner (no Slurm cluster "
                               "answers here)"):  # fmt: skip
-            code = _run_tagged(["bash", str(script), *args], folder, env, output_file, tag,
+            code = _run_tagged([sys.executable, "-m", "hybridlab.slurm.jobs", "contain", "bash",
+                                str(script), *args], folder, env, output_file, tag,
                                timeout, f"job {job_id}")  # fmt: skip
     finally:
         shutil.rmtree(shim, ignore_errors=True)
@@ -367,6 +381,11 @@ def _run_tagged(cmd: list[str], folder: Path, env: dict[str, str], output_file: 
 
 
 def _kill_group(proc: subprocess.Popen, tag: str) -> None:
+    """End a timed-out job: its leader asked first (contain ends what the script left), then
+    its whole group and everything tagged killed."""
+    proc.terminate()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5)
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -819,11 +838,40 @@ def traced_results(folder: str | Path, key: str = NO_KEY) -> Results:
     return Results.from_rows(rows, ranks, {"run_by": "job"}, [])
 
 
+PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphaned descendants are re-parented to this process
+
+
+def contain_main(argv: list[str]) -> int:
+    """Run `argv` (a job's script) as a child subreaper: whatever it starts and leaves running,
+    even in a session of its own or without the kit's tag, is re-parented here and killed when
+    the script ends or this process is terminated. So a judged script leaves nothing running
+    beside the step the kit starts after it (judged_run)."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    code = 1
+    try:
+        code = subprocess.call(argv)
+    finally:
+        left = psutil.Process().children(recursive=True)
+        for proc in left:
+            with contextlib.suppress(psutil.Error):
+                proc.kill()
+        psutil.wait_procs(left, timeout=5)
+    return code
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["srun"]:
         return srun_main(argv[1:])
-    print("usage: python -m hybridlab.slurm.jobs srun [options] program [arguments]", file=sys.stderr)
+    if argv[:1] == ["contain"] and argv[1:]:
+        return contain_main(argv[1:])
+    print("usage: python -m hybridlab.slurm.jobs srun [options] program [arguments]\n"
+          "       python -m hybridlab.slurm.jobs contain command [arguments]", file=sys.stderr)
     return 2
 
 
