@@ -773,11 +773,7 @@ def judged_run(
 def _judged_step(steps: Path, target: Path, request: JobRequest) -> Step:
     """The one srun step of `target` a judged script asked for, checked again as srun checks it
     (whoever wrote the record): JobScriptError when there is none, or more than one."""
-    try:
-        found = [Step(**{**json.loads(line), "args": tuple(json.loads(line)["args"])})
-                 for line in (steps.read_text().splitlines() if steps.exists() else [])]  # fmt: skip
-    except (ValueError, TypeError, KeyError) as bad:
-        raise JobScriptError(f"the srun steps the script asked for cannot be read: {bad}") from bad
+    found = [_read_step(line) for line in (steps.read_text().splitlines() if steps.exists() else [])]
     mine = [s for s in found if Path(s.program).resolve() == target.resolve()]
     if not mine:
         ran = ", ".join(sorted({s.program for s in found}))
@@ -788,12 +784,25 @@ def _judged_step(steps: Path, target: Path, request: JobRequest) -> Step:
         raise JobScriptError(f"the script started ./{target.name} {len(mine)} times with srun: "
                              "the grader judges one srun step of the program")  # fmt: skip
     step = mine[0]
-    if not (isinstance(step.ntasks, int) and isinstance(step.cpus_per_task, int)
-            and 1 <= step.ntasks * step.cpus_per_task <= request.cpus and step.bind in ("cores", "none")
-            and all(isinstance(a, str) for a in step.args)):  # fmt: skip
+    if step.ntasks * step.cpus_per_task > request.cpus:
         raise JobScriptError(f"the srun step {step} is not one the allocation ({request.label}) gives")
-    openmp = {k: str(v) for k, v in dict(step.openmp).items() if k.startswith(_OPENMP)}
-    return Step(step.ntasks, step.cpus_per_task, step.bind, step.program, step.args, openmp)
+    return step
+
+
+def _read_step(line: str) -> Step:
+    """A step from its record (JSON, as srun_main writes it), its types checked and only the
+    OpenMP variables kept: JobScriptError for anything else."""
+    try:
+        record = json.loads(line)
+        step = Step(int(record["ntasks"]), int(record["cpus_per_task"]), str(record["bind"]),
+                    str(record["program"]), tuple(str(a) for a in record["args"]),
+                    {str(k): str(v) for k, v in dict(record["openmp"]).items()
+                     if str(k).startswith(_OPENMP)})  # fmt: skip
+    except (ValueError, TypeError, KeyError) as bad:
+        raise JobScriptError(f"a srun step the script asked for cannot be read: {line[:200]}") from bad
+    if step.ntasks < 1 or step.cpus_per_task < 1 or step.bind not in ("cores", "none"):
+        raise JobScriptError(f"the srun step {step} is not one the allocation gives")
+    return step
 
 
 @contextlib.contextmanager
