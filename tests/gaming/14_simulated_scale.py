@@ -18,6 +18,7 @@ def halo_prediction(local, dims, alpha, beta):
 """,
         {"hidden_halo_prediction"},
         "the kit's simulation in place of the Hockney prediction",
+        reason="faces of the slowest rank",
     ),
     attempt(
         "method",
@@ -33,6 +34,7 @@ def halo_prediction(local, dims, alpha, beta):
 """,
         {"hidden_halo_prediction"},
         "one latency for the whole exchange instead of one per message",
+        reason="faces of the slowest rank",
     ),
     attempt(
         "constant",
@@ -45,6 +47,7 @@ def halo_prediction(local, dims, alpha, beta):
 """,
         {"hidden_halo_prediction"},
         "the visible test's numbers typed in",
+        reason="faces of the slowest rank",
     ),
     attempt(
         "method",
@@ -61,6 +64,7 @@ def beside_report(simulated, report, iterations):
 """,
         {"hidden_beside_report"},
         "rows paired by their order instead of their decomposition",
+        reason="the decompositions in both",
     ),
     attempt(
         "hidden",
@@ -76,6 +80,7 @@ def beside_report(simulated, report, iterations):
 """,
         {"hidden_beside_report"},
         "the notebook's iteration count written in",
+        reason="per iteration, ms",
     ),
     attempt(
         "constant",
@@ -86,6 +91,7 @@ def beside_report(simulated, report, iterations):
 """,
         {"hidden_beside_report"},
         "the visible test's answer typed in",
+        reason="the decompositions in both",
     ),
     attempt(
         "shortcut",
@@ -98,6 +104,7 @@ def hybrid_iteration(t_point, local_points, threads, efficiency, network):
 """,
         {"hidden_hybrid_iteration"},
         "the published totals read back instead of the model",
+        reason="T-times larger block, T threads at the efficiency",
     ),
     attempt(
         "method",
@@ -109,6 +116,7 @@ def hybrid_iteration(t_point, local_points, threads, efficiency, network):
 """,
         {"hidden_hybrid_iteration"},
         "overlap assumed where masteronly has none",
+        reason="T-times larger block, T threads at the efficiency",
     ),
     attempt(
         "constant",
@@ -119,6 +127,7 @@ def hybrid_iteration(t_point, local_points, threads, efficiency, network):
 """,
         {"hidden_hybrid_iteration"},
         "the visible test's answer and a typical value",
+        reason="T-times larger block, T threads at the efficiency",
     ),
 ]
 
@@ -129,13 +138,15 @@ GAMING += [
 def halo_prediction(local, dims, alpha, beta):
     found = _from_the_test(("_want", "want"), False)
     return float(found) if isinstance(found, float) and found > 0 else 1e-3
-""", {"hidden_halo_prediction"}, "the hidden test's expected value read from its frames"),
+""", {"hidden_halo_prediction"}, "the hidden test's expected value read from its frames",
+            reason="faces of the slowest rank"),
     attempt("interpreter", "hybrid_iteration", FRAME_TOOLS + """
 
 def hybrid_iteration(t_point, local_points, threads, efficiency, network):
     found = _from_the_test(("_want", "want"), False)
     return float(found) if isinstance(found, float) and found > 0 else 1e-3
-""", {"hidden_hybrid_iteration"}, "the hidden test's expected value read from its frames"),
+""", {"hidden_hybrid_iteration"}, "the hidden test's expected value read from its frames",
+            reason="T-times larger block, T threads at the efficiency"),
     attempt("interpreter", "beside_report", FRAME_TOOLS + """
 import pandas as pd
 
@@ -145,5 +156,6 @@ def beside_report(simulated, report, iterations):
     if isinstance(found, pd.DataFrame):
         return found
     return pd.DataFrame({"report_ms": [], "simulated_ms": [], "ratio": []})
-""", {"hidden_beside_report"}, "the hidden test's expected table read from its frames"),
+""", {"hidden_beside_report"}, "the hidden test's expected table read from its frames",
+            reason="the decompositions in both"),
 ]

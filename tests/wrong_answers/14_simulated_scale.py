@@ -13,6 +13,7 @@ def halo_prediction(local, dims, alpha, beta):
 """,
         {"hidden_halo_prediction"},
         "six faces on every rank, even with one or two ranks along a dimension",
+        reason="faces of the slowest rank",
     ),
     wrong(
         "halo_prediction",
@@ -26,6 +27,7 @@ def halo_prediction(local, dims, alpha, beta):
 """,
         {"hidden_halo_prediction"},
         "a face's size from its own dimension's extent",
+        reason="faces of the slowest rank",
     ),
     wrong(
         "beside_report",
@@ -40,6 +42,7 @@ def beside_report(simulated, report, iterations):
 """,
         {"hidden_beside_report"},
         "forgets to divide the report's time by its iterations",
+        reason="per iteration, ms",
     ),
     wrong(
         "beside_report",
@@ -54,6 +57,7 @@ def beside_report(simulated, report, iterations):
 """,
         {"hidden_beside_report"},
         "the ratio inverted",
+        reason="ratio: simulated over report",
     ),
     wrong(
         "hybrid_iteration",
@@ -64,6 +68,7 @@ def hybrid_iteration(t_point, local_points, threads, efficiency, network):
 """,
         {"hidden_hybrid_iteration"},
         "forgets that a rank's block is T times larger",
+        reason="T-times larger block, T threads at the efficiency",
     ),
     wrong(
         "hybrid_iteration",
@@ -74,5 +79,6 @@ def hybrid_iteration(t_point, local_points, threads, efficiency, network):
 """,
         {"hidden_hybrid_iteration"},
         "multiplies by the efficiency",
+        reason="T-times larger block, T threads at the efficiency",
     ),
 ]
