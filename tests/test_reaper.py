@@ -59,7 +59,6 @@ def test_wait_dead_counts_zombies_as_dead():
     proc.wait()
 
 
-
 def test_the_leftover_check_blames_a_test_only_for_segments_it_left():
     """Issue 39 (a `make test` that failed once while other work ran): /dev/shm is the machine's,
     and another program's rank killed in its MPI_Init leaves a segment there until its own
