@@ -50,6 +50,27 @@ def tagged(value: str | None, owner: str | None = None) -> list[psutil.Process]:
     return found
 
 
+def describe(procs: list[psutil.Process]) -> str:
+    """What each of `procs` was doing, one phrase per program name: how many, their states and
+    CPU seconds ("thread_halo x2: running, 29.8 and 29.7 s of CPU"). Said when a run times out: a
+    rank spinning in MPI runs at full CPU, a stalled machine leaves every process with little."""
+    seen: dict[str, list[tuple[str, float]]] = {}
+    for proc in procs:
+        try:
+            with proc.oneshot():
+                cpu = proc.cpu_times()
+                seen.setdefault(proc.name(), []).append((proc.status(), cpu.user + cpu.system))
+        except (psutil.Error, OSError):
+            continue
+    phrases = []
+    for name, states in sorted(seen.items()):
+        status = ", ".join(sorted({state for state, _ in states}))
+        seconds = " and ".join(f"{cpu:.1f}" for _, cpu in states)
+        count = f" x{len(states)}" if len(states) > 1 else ""
+        phrases.append(f"{name}{count}: {status}, {seconds} s of CPU")
+    return "; ".join(phrases) or "none left"
+
+
 def owner_stamp() -> str:
     """This process as an owner: its pid and start time (pids are reused, start times are not)."""
     me = psutil.Process()
