@@ -683,7 +683,6 @@ def run_traced(
     sbatch_args: list[str] | tuple[str, ...] = (),
     env: dict[str, str] | None = None,
     timeout: float = TIMEOUT,
-    runner: str = "auto",
 ) -> tuple[JobResult, Results | None]:
     """Submit `script` in `folder` with a traced whole program (build_program) in place of
     ./`name`: the job's result and the trace its ranks wrote (None when no rank finalised).
@@ -694,8 +693,7 @@ def run_traced(
     folder of the kit's cache (every node sees it), not the job's folder; it is read and removed
     when the run ends. The program cannot open files (hybridlab.kernels.unit_checks), so it can
     neither read the key nor rewrite the trace."""
-    use = runner if runner != "auto" else ("slurm" if slurm_answers() else "local")
-    if use == "local":
+    if not slurm_answers():
         return judged_run(script, program, folder, name=name, args=args, sbatch_args=sbatch_args,
                           env=env, timeout=timeout, traced=True)  # fmt: skip
     folder = Path(folder).resolve()
@@ -706,7 +704,7 @@ def run_traced(
     text = script.read_text() if isinstance(script, Path) else str(script)
     with _trace_channel() as (trace_env, read):
         result = submit(text, args=args, sbatch_args=sbatch_args, folder=folder, timeout=timeout,
-                        runner=use, env={**(env or {}), **trace_env})  # fmt: skip
+                        runner="slurm", env={**(env or {}), **trace_env})  # fmt: skip
         return result, read()
 
 
