@@ -44,11 +44,14 @@ from ..machine import launcher, reaper
 if TYPE_CHECKING:
     import ipyparallel as ipp
 
-# The hub accepts an engine at the heartbeat after it registers: ipyparallel's default period
-# (3000 ms) makes start-up take seconds longer. Misses allowed keep its tolerance at 5 s.
-HEARTBEAT_MS = 200
-HEARTBEAT_MISSES = 25
-ENGINE_HEARTBEAT_MISSES = 125  # an engine stops after 25 s without the controller's pings
+# The hub accepts an engine at the beat after the one its heart first answered, so one to two
+# periods are part of every start: ipyparallel's default (3000 ms) makes it seconds longer, 50 ms
+# 50-100 ms (benchmarks/bench_engine_start.py). The hub still gives an engine 5 s of missed beats.
+HEARTBEAT_MS = 50
+HEARTBEAT_MISSES = 5000 // HEARTBEAT_MS
+# An engine looks for the hub's pings every period + 500 ms (ipyparallel's engine) and stops
+# after this many looks without one: about 90 s.
+ENGINE_HEARTBEAT_MISSES = 90_000 // (HEARTBEAT_MS + 500)
 POLL_SECONDS = 0.01
 COMMAND = [sys.executable, "-m", "ipyparallel.controller"]
 
