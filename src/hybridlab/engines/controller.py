@@ -144,6 +144,22 @@ class Controller:
             self.client = ipp.Client(str(self.client_file))
         return self.client
 
+    def ask_hub_for_engines(self) -> None:
+        """Ask the hub which engines it has registered; the client takes them in when the hub
+        answers (in the client's own thread, where it takes the hub's notifications in too).
+        An engine that registers while a new controller's client connects can miss the
+        client's subscription to those notifications, and would otherwise never be listed."""
+        client = self.client
+        if client is None:
+            return
+        asked = client._send(client._query_stream, "connection_request")  # noqa: SLF001 - what the client asks when it connects
+
+        def take(answer) -> None:
+            if answer.exception() is None:
+                client._update_engines(answer.result()["content"]["engines"])  # noqa: SLF001 - as the client takes the first answer
+
+        asked.add_done_callback(take)
+
     def forget_engines(self, ids: list[int], timeout: float = 2.0) -> bool:
         """Unregister engines that were killed (what the nanny would have reported), and wait
         until the client no longer lists them; True when it does not."""
