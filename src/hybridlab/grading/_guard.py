@@ -20,8 +20,9 @@ or __kwdefaults__ of a protected function (numpy's dispatchers: of the function 
 methods of the kit's classes in a protected module, such as Results.dumps);
 any write to a protected name of a protected module, or to an attribute of a protected class,
 since the test cell started (writes are seen as they happen, so putting the tool back before
-the check does not hide them); a trace or profile function; an audit hook added by student code
-(refused). Limits (documented in the instructor guide): this runs in the student's interpreter,
+the check does not hide them); a trace or profile function; an audit hook added later (refused,
+a hidden test's too: programs_started() counts the programs the kernel started, for a test that
+must see a function start none). Limits (documented in the instructor guide): this runs in the student's interpreter,
 so code written to find and disable this module itself can still do so, and writes straight
 into a module's __dict__ that are undone before the check are not seen. Only the standard
 library is imported here (numpy and pandas only if installed), so it needs no grader files.
@@ -76,6 +77,9 @@ SHELL_METHODS = (
 # (not sys.excepthook: IPython does not use it for cell errors, and libraries set their own)
 SYS_HOOKS = ("displayhook", "stdout", "stderr")
 FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__")
+# audit events of a program started (a kernel run starts mpiexec): counted for the hidden tests,
+# whose own audit hooks this guard refuses
+PROGRAM_STARTS = ("subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.fork")
 TAMPER = "HYBRIDLAB-TAMPER"
 CHANGED = "HYBRIDLAB-TOOL-CHANGED"
 # names the kernel itself rebinds (ipykernel sets builtins.input on every execution)
@@ -110,6 +114,8 @@ def _audit(event: str, args: tuple) -> None:
     """Audit hook: refuse later audit hooks; note changes to protected functions and classes."""
     if event == "sys.addaudithook":
         raise RuntimeError("audit hooks are reserved for the grader")
+    if event in PROGRAM_STARTS:
+        _state["started"] = _state.get("started", 0) + 1
     if _state.get("restoring"):
         return
     if event == "object.__setattr__" or event == "object.__delattr__":
@@ -222,6 +228,12 @@ def capture(judging: list[str] = ()) -> None:
             mod.__class__ = _WatchedModule
     sys.addaudithook(_audit)
     _state["restoring"] = False
+
+
+def programs_started() -> int:
+    """How many programs this process started since capture (0 without it): a hidden test's
+    evidence that a function it calls ran a kernel, for its own audit hook would be refused."""
+    return _state.get("started", 0)
 
 
 def remember(namespace: dict, names: list[str]) -> None:
