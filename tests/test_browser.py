@@ -483,11 +483,24 @@ def test_instructor_solution_in_the_browser(lab, browser, lab_name):
     notebook = ROOT / "grading" / "source" / lab_name / f"{lab_name}.ipynb"
     source = nbformat.read(notebook, as_version=4)
     run = run_in_browser(lab, browser, notebook, f"solution_{lab_name}")
-    errors = [
-        f"cell {i}: {out['ename']}: {out['evalue'][:200]}" for i, _, out in error_outputs(run.saved)
-    ]
+    errors = solution_errors(run)
+    if errors and all(KERNEL_TIMEOUT in error for error in errors):
+        # A run of the kernel that hung is the machine's (make test runs these cells headless and
+        # every grading suite again); this suite judges the front end: the notebook runs once
+        # more, and what the processes were doing the first time is printed for the log.
+        print(f"{lab_name}: rerun after a time-out in the kernel:\n" + "\n".join(errors))
+        run = run_in_browser(lab, browser, notebook, f"solution_{lab_name}_rerun")
+        errors = solution_errors(run)
     assert errors == [], f"{lab_name} solution raised in the browser:\n" + "\n".join(errors)
     check_run(lab, run, source)
+
+
+KERNEL_TIMEOUT = ": KernelTimeout: "
+
+
+def solution_errors(run: NotebookRun) -> list[str]:
+    """The error outputs of a run, one line each with the error's whole text."""
+    return [f"cell {i}: {out['ename']}: {out['evalue']}" for i, _, out in error_outputs(run.saved)]
 
 
 # --- the C-cell extension ----------------------------------------------------------------------

@@ -75,6 +75,64 @@ ANSWERS = {  # function name -> (its cell, whether it keeps its point)
         False,
     ),
 }
+# Code the shell runs around the test cell, or beside it (a fresh attacker's route, issue 36):
+# each doubles the value the student's function handed out, in the hand-out file itself.
+DOUBLE = """
+import json as _json
+import os as _os
+import hybridlab.grading.handout as _h
+
+_PATH = _os.environ.get("HYBRIDLAB_HANDOUT", "")
+
+
+def _size():
+    return _os.path.getsize(_PATH) if _PATH and _os.path.exists(_PATH) else 0
+
+
+def _double_from(offset):
+    # the whole numbers handed out after `offset`, doubled in place
+    with open(_PATH, "r+") as f:
+        f.seek(offset)
+        out = []
+        for line in f.read().splitlines():
+            try:
+                value = _h.decode(_json.loads(line))
+            except Exception:
+                value = None
+            out.append(_json.dumps(_h.encode(2 * value)) if type(value) is int else line)
+        f.seek(offset)
+        f.truncate()
+        f.write("".join(line + "\\n" for line in out))
+"""
+ANSWERS.update({
+    "rewrites_after_the_cell": (
+        DOUBLE + "\n_at = [0]\n\n\ndef _before(*args):\n    _at[0] = _size()\n\n\n"
+        "def _after(*args):\n    if _size() > _at[0]:\n        _double_from(_at[0])\n\n\n"
+        "get_ipython().events.register('pre_run_cell', _before)\n"
+        "get_ipython().events.register('post_run_cell', _after)\n\n\n"
+        "def rewrites_after_the_cell(x):\n    return x",
+        False,
+    ),
+    "rewrites_the_test": (
+        "def _rewrite(lines):\n"
+        "    return [line.replace('rewrites_the_test(_x)', '2 * _x') for line in lines]\n\n\n"
+        "get_ipython().input_transformers_post.append(_rewrite)\n\n\n"
+        "def rewrites_the_test(x):\n    return 0",
+        False,
+    ),
+    # last: its thread runs on beside every later cell
+    "rewrites_from_a_thread": (
+        DOUBLE + "import threading as _threading\nimport time as _time\n\n\n"
+        "def _watch():\n    seen = _size()\n    while True:\n"
+        "        with open(_PATH) as f:\n            f.seek(seen)\n            new = f.read()\n"
+        "        if new.count('\\n') == 3:\n            _double_from(seen)\n            seen = _size()\n"
+        "        elif _size() < seen:\n            seen = _size()\n"
+        "        _time.sleep(0.001)\n\n\n"
+        "_threading.Thread(target=_watch, daemon=True).start()\n\n\n"
+        "def rewrites_from_a_thread(x):\n    return x",
+        False,
+    ),
+})  # fmt: skip
 SNOOP = "print('left in the kernel:', sorted(k for k in globals() if k in ('_ref', '_want')))"
 
 

@@ -1,5 +1,6 @@
 """Kernels as standalone programs under mpiexec: records, failures, nothing left behind."""
 
+import re
 import shutil
 import subprocess
 
@@ -77,8 +78,12 @@ def test_a_segfault_names_the_rank():
 
 def test_a_deadlock_times_out_and_leaves_nothing_behind():
     kernel = hl.build_source("hang", HANG)
-    with pytest.raises(hl.KernelTimeout, match="did not finish within 2 s"):
+    with pytest.raises(hl.KernelTimeout, match="did not finish within 2 s") as caught:
         hl.run_program(kernel, ranks=2, timeout=2)
+    # what the processes were doing: the two ranks waiting in MPI_Recv, with their CPU time
+    assert re.search(
+        r"They were: .*\bhang x2: [a-z, -]+, \d+\.\d and \d+\.\d s of CPU", str(caught.value)
+    )
     assert mpi_leftovers() == []
 
 
@@ -192,8 +197,13 @@ def test_slurm_node_lists_are_expanded_in_order():
 
 def test_help_is_printed_once_however_many_ranks_start():
     program = hl.build("hello_hybrid").program
-    done = subprocess.run([shutil.which("mpiexec"), "-n", "3", str(program), "--help"],
-                          capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [shutil.which("mpiexec"), "-n", "3", str(program), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert done.stdout.count("spin_ms") == 1, done.stdout
 
 
@@ -211,8 +221,12 @@ int main(int argc, char **argv) {
 
 def test_a_reason_printed_before_mpi_abort_reaches_the_error():
     program = hl.build_source("aborts", ABORTS, ("-DHL_WHOLE_PROGRAM",), trace_mpi=True).program
-    done = subprocess.run([shutil.which("mpiexec"), "-n", "1", str(program)],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [shutil.which("mpiexec"), "-n", "1", str(program)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode != 0
     assert "giving up: the grid is too small" in failure_text(done.stdout, done.stderr)
     assert failure_text('{"record": "x"}\n', "") == "(it printed nothing)"

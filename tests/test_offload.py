@@ -66,7 +66,8 @@ def test_the_host_plugin_gives_devices_whose_memory_is_not_the_hosts():
 
 def test_the_rules_on_the_report_name_each_fault():
     right = {"rank": 0, "device": 0, "report": 1, "row_bytes": 100, "launches": 20, "foreign": 0,
-             "largest_between": 100, "h2d_between": 1800, "d2h_between": 1800}
+             "largest_between": 100, "h2d_between": 1800, "d2h_between": 1800, "rows": 8,
+             "h2d_before": 2000, "d2h_after": 1000, "h2d_after": 200}
     assert transfer_faults(pd.DataFrame([right]), 10) == []
     cases = {
         "was not read": {"report": 0},
@@ -75,6 +76,10 @@ def test_the_rules_on_the_report_name_each_fault():
         "stay on the device": {"largest_between": 201},
         "h2d after the first iteration": {"h2d_between": 1801},
         "d2h after the first iteration": {"d2h_between": 5000},
+        # the sweep on the host beside empty target regions (a fresh attacker's 6 points)
+        "before the first target region": {"h2d_before": 4},
+        "back from the device": {"d2h_after": 799},
+        "must be computed on the device": {"h2d_after": 201},
     }
     for words, change in cases.items():
         faults = transfer_faults(pd.DataFrame([{**right, **change}]), 10)

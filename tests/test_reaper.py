@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
 
 import psutil
+import pytest
 
 from hybridlab.machine import reaper
 
@@ -57,7 +59,6 @@ def test_wait_dead_counts_zombies_as_dead():
     proc.wait()
 
 
-
 def test_the_leftover_check_blames_a_test_only_for_segments_it_left():
     """Issue 39 (a `make test` that failed once while other work ran): /dev/shm is the machine's,
     and another program's rank killed in its MPI_Init leaves a segment there until its own
@@ -95,3 +96,44 @@ def test_the_leftover_check_blames_a_test_only_for_segments_it_left():
         for path in made:
             if os.path.exists(path):
                 os.remove(path)
+
+
+LIBOMP_PROGRAM = r"""
+#include <omp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    int n = 0;
+    #pragma omp parallel reduction(+:n)
+    n += 1;
+    printf("%d\n", n);
+    fflush(stdout);
+    if (argc > 1) raise(SIGKILL);  /* killed: libomp never unregisters */
+    sleep(60);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("clang") is None, reason="clang is not installed")
+def test_libomp_registrations_of_killed_processes_are_removed_and_live_ones_kept(tmp_path):
+    source = tmp_path / "registers.c"
+    source.write_text(LIBOMP_PROGRAM)
+    program = tmp_path / "registers"
+    subprocess.run(["clang", "-fopenmp", "-o", str(program), str(source)], check=True)
+    killed = subprocess.Popen([str(program), "die"], stdout=subprocess.DEVNULL)
+    assert killed.wait(timeout=30) == -9
+    live = subprocess.Popen([str(program)], stdout=subprocess.PIPE, text=True)
+    try:
+        live.stdout.readline()  # its parallel region ran: registered
+        left = f"/dev/shm/__KMP_REGISTERED_LIB_{killed.pid}_{os.getuid()}"
+        mine = f"/dev/shm/__KMP_REGISTERED_LIB_{live.pid}_{os.getuid()}"
+        assert os.path.exists(mine)
+        assert left in reaper.dead_registrations()
+        reaper.clean_files()
+        assert not os.path.exists(left)
+        assert os.path.exists(mine), "a live process's registration was removed"
+    finally:
+        live.kill()
+        live.wait()

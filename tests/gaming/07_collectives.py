@@ -116,6 +116,41 @@ GAMING += [
             loses={'hidden_alltoall_nodes'}, why='fresh attacker: node gather for show + untraced MPI_Ialltoallv over world', reason="out of the tracer's sight"),
     attempt('method', 'alltoall_nodes', '%%c ALLTOALL_C alltoall_nodes\nvoid alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,\n                    MPI_Comm leaders) {\n    int P, L, me, r;\n    MPI_Comm_size(world, &P);\n    MPI_Comm_rank(world, &r);\n    MPI_Comm_size(node, &L);\n    MPI_Comm_rank(node, &me);\n    int N = P / L;\n    double *gathered = NULL, *out = NULL, *in = NULL;\n    if (me == 0) {\n        gathered = malloc((size_t)L * P * count * sizeof *gathered);\n        out = malloc((size_t)L * P * count * sizeof *out);\n        in = malloc((size_t)L * P * count * sizeof *in);\n    }\n    /* the three steps, moving the data, but not used for the answer */\n    MPI_Gather(send, P * count, MPI_DOUBLE, gathered, P * count, MPI_DOUBLE, 0, node);\n    if (me == 0)\n        MPI_Alltoall(gathered, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);\n    MPI_Scatter(in, P * count, MPI_DOUBLE, recv, P * count, MPI_DOUBLE, 0, node);\n    /* the answer: alltoall_nodes.c fills send[i] = rank * P * count + i on every rank */\n    size_t n = (size_t)P * count;\n#pragma omp parallel for\n    for (int s = 0; s < P; s++)\n        for (int k = 0; k < count; k++)\n            recv[(size_t)s * count + k] = (double)((size_t)s * n + (size_t)r * count + k);\n    (void)N;\n    free(gathered); free(out); free(in);\n}\n',
             loses={'hidden_alltoall_nodes'}, why="fresh attacker: closed-form recv from the kernel's send pattern, unpacked dummy two-level collectives", reason='wrong result'),
+    attempt('method', 'alltoall_nodes', r"""%%c ALLTOALL_C alltoall_nodes
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;                           /* nodes */
+    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
+    size_t bytes = (size_t)count * sizeof(double);
+    double *gathered = NULL, *out = NULL, *in = NULL;
+    (void)bytes;
+    if (me == 0) {
+        gathered = malloc(L * block * sizeof *gathered);
+        out = malloc(L * block * sizeof *out);
+        in = malloc((size_t)N * L * block * sizeof *in);
+    }
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        int n;
+        MPI_Comm_rank(leaders, &n);
+        MPI_Allgather(gathered, (int)(L * block), MPI_DOUBLE, in, (int)(L * block), MPI_DOUBLE, leaders);
+        #pragma omp parallel for collapse(2)
+        for (int t = 0; t < L; t++)
+            for (int src = 0; src < P; src++)
+                for (int k = 0; k < count; k++)
+                    out[((size_t)t * P + src) * count + k] = in[((size_t)src * P + (size_t)n * L + t) * count + k];
+    }
+    MPI_Scatter(out, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+    free(gathered);
+    free(out);
+    free(in);
+}
+""",
+            loses={'hidden_alltoall_nodes'}, why="fresh attacker (second wave): the leaders MPI_Allgather every node's gathered data, each picks its own blocks", reason='the leaders called MPI_Allgather'),
 ]
 
 # issue 36's hurried hole: the split judged by whether the message divides evenly (P^2 | n^3 or

@@ -1,6 +1,6 @@
 """Lab 15: gaming attempts (tests/gaming/__init__.py), at least three per automatic part: an
 `update` of the whole block every iteration, the sweep on the host's threads with the target
-region switched off, the checksum's grid left as it started, the runtime's report forged on
+region switched off or left empty beside it, the checksum's grid left as it started, the runtime's report forged on
 stderr; per_iteration fitted to the visible test, typed in, or read from the notebook's run.
 ORACLES: (a)'s function on hidden inputs, judged by the reference written here (never in the
 kit)."""
@@ -46,6 +46,24 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
 }
 """), {"hidden_jacobi_offload"}, "the sweep on the host's threads, no target region",
         reason="ran on a device"),
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    for (long it = 0; it < iterations; it++) {  /* a fresh attacker's: 6 of 6 points before */
+        exchange_rows(u, m, w, comm);
+        int flag = 0;
+#pragma omp target device(device) map(to: flag)
+        { flag += 1; }
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j <= w - 2; j++)
+                unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] +
+                                          u[i * w + j - 1] + u[i * w + j + 1]);
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j <= w - 2; j++) u[i * w + j] = unew[i * w + j];
+    }
+}
+"""), {"hidden_jacobi_offload"}, "the sweep on the host, an empty target region launched on "
+        "the device every iteration", reason="before the first target region"),
     attempt("method", "jacobi_offload", RESIDENT.replace(
         "#pragma omp target teams distribute parallel for collapse(2) device(device)\n",
         "#pragma omp target teams distribute parallel for collapse(2) device(device) if (0)\n"),

@@ -22,14 +22,19 @@ any write to a protected name of a protected module, or to an attribute of a pro
 since the test cell started (writes are seen as they happen, so putting the tool back before
 the check does not hide them); a trace or profile function; an audit hook added later (refused,
 a hidden test's too: programs_started() counts the programs the kernel started, for a test that
-must see a function start none). Limits (documented in the instructor guide): this runs in the student's interpreter,
-so code written to find and disable this module itself can still do so, and writes straight
-into a module's __dict__ that are undone before the check are not seen. Only the standard
-library is imported here (numpy and pandas only if installed), so it needs no grader files.
+must see a function start none); code of the student's cells the shell would run around or
+instead of a test cell (an IPython event callback such as post_run_cell, an input or AST
+transformer) or beside it (a thread running a cell's function, threading.Timer's too): removed
+before each test cell, refused while it runs. Limits (documented in the instructor guide): this
+runs in the student's interpreter, so code written to find and disable this module itself can
+still do so, and writes straight into a module's __dict__ that are undone before the check are
+not seen. Only the standard library is imported here (numpy and pandas only if installed), so it
+needs no grader files.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 import sys
@@ -38,6 +43,7 @@ import types
 
 MODULES = (
     "builtins",
+    "json",
     "math",
     "operator",
     "functools",
@@ -127,6 +133,68 @@ def _audit(event: str, args: tuple) -> None:
             _state.setdefault("writes", []).append(f"{what}.{name}")
     elif event in ("sys.settrace", "sys.setprofile"):
         _state.setdefault("writes", []).append(event)
+
+
+# where the kernel compiles a cell's code (ipykernel: <tmp>/ipykernel_<pid>/<hash>.py; IPython:
+# <ipython-input-...>): a function whose code comes from there is the student's
+_CELL_FILE = re.compile(r"([\\/]ipykernel_\d+[\\/]|^<ipython-input-|^<string>$)")
+
+
+def _from_a_cell(hook) -> bool:
+    """Whether `hook` (a callback, transformer or thread target) runs code of a notebook cell:
+    a function, method, partial or callable object defined in a cell, or a built-in such as
+    exec (which runs whatever text it is handed)."""
+    for _ in range(8):
+        if isinstance(hook, functools.partial):
+            hook = hook.func
+        elif isinstance(hook, types.MethodType):
+            hook = hook.__func__
+        else:
+            break
+    code = getattr(hook, "__code__", None)
+    if code is None and not isinstance(hook, types.BuiltinFunctionType):
+        call = next(
+            (vars(c)["__call__"] for c in type(hook).__mro__ if "__call__" in vars(c)), None
+        )
+        code = getattr(call, "__code__", None)
+    if code is None:
+        return isinstance(hook, types.BuiltinFunctionType) and hook.__name__ in ("exec", "eval")
+    return bool(_CELL_FILE.search(code.co_filename))
+
+
+def _shell_hooks(shell) -> dict[str, list]:
+    """The lists of code the shell runs around every cell: event callbacks, transformers."""
+    if shell is None:
+        return {}
+    hooks = {f"events.{event}": callbacks for event, callbacks in shell.events.callbacks.items()}
+    manager = shell.input_transformer_manager
+    hooks.update({
+        "ast_transformers": shell.ast_transformers,
+        "input_transformers_post": shell.input_transformers_post,
+        "input_transformers_cleanup": manager.cleanup_transforms,
+        "input_transformer_manager.line_transforms": manager.line_transforms,
+        "input_transformer_manager.token_transformers": manager.token_transformers,
+    })  # fmt: skip
+    return hooks
+
+
+def _cell_hooks(put_back: bool) -> list[str]:
+    """The student's event callbacks and transformers (removed with put_back), and threads
+    running a cell's code (they cannot be stopped: named only)."""
+    found = []
+    for where, hooks in _shell_hooks(_shell()).items():
+        theirs = [hook for hook in hooks if _from_a_cell(hook)]
+        found += [
+            f"get_ipython().{where}: {getattr(h, '__name__', type(h).__name__)}" for h in theirs
+        ]
+        if put_back:
+            for hook in theirs:
+                hooks.remove(hook)
+    for thread in threading.enumerate():
+        runs = getattr(thread, "_target", None) or getattr(thread, "function", None)
+        if (runs is not None and _from_a_cell(runs)) or _from_a_cell(type(thread).run):
+            found.append(f"a thread running the student's code ({thread.name})")
+    return found
 
 
 def _callables(namespace: dict) -> dict:
@@ -293,6 +361,7 @@ def _differences(namespace: dict, *, put_back: bool, own: tuple = ()) -> list[st
             changed.append(key)
             if put_back:
                 namespace[key] = value
+    changed += _cell_hooks(put_back)
     for what, get, put in (
         ("sys.settrace", sys.gettrace, sys.settrace),
         ("sys.setprofile", sys.getprofile, sys.setprofile),

@@ -5,6 +5,7 @@ HideHiddenTests is named in grading/nbgrader_config.py (GenerateFeedback.preproc
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import re
@@ -16,6 +17,7 @@ from nbconvert.preprocessors import Preprocessor
 from nbgrader.preprocessors import ClearHiddenTests
 from traitlets import Bool
 
+from ..paths import kernel_dirs
 from .course import RELEASE_TIMEOUT, GradingError, Lab, nbgrader
 from .execute import DATA
 
@@ -75,17 +77,31 @@ def _failure(error) -> str:
 
 
 def hidden_test_lines(lab: Lab) -> set[str]:
-    """Distinctive lines of the lab's hidden tests (not also written outside hidden regions)."""
+    """Distinctive lines of the lab's hidden tests: not also written outside hidden regions, nor
+    in the kit's own source, which every student has installed (a traceback into the kit quotes
+    it; a hidden cell may call the kit with the same words)."""
     hidden, shown = set(), set()
     for cell in lab.notebook().cells:
         outside, inside = _split_hidden(cell.source)
         shown.update(line.strip() for line in outside)
         hidden.update(line.strip() for line in inside)
+    public = _kit_source()
     return {
         line
         for line in hidden
-        if len(line) >= 20 and not line.startswith("#") and not any(line in s for s in shown)
+        if len(line) >= 20
+        and not line.startswith("#")
+        and not any(line in s for s in shown)
+        and line not in public
     }
+
+
+@functools.cache
+def _kit_source() -> str:
+    """The installed kit's Python and C source, as one text."""
+    folders = [Path(__file__).resolve().parents[1], *kernel_dirs()]
+    files = [p for folder in folders for p in folder.rglob("*") if p.suffix in (".py", ".c", ".h")]
+    return "\n".join(p.read_text(errors="replace") for p in sorted(files))
 
 
 def _visible_text(page: str) -> str:
@@ -93,13 +109,11 @@ def _visible_text(page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", page))
 
 
-def _submitted_lines(root: Path, student: str, lab: str) -> set[str]:
-    """The lines of what the student handed in (their own code: no leak when shown back)."""
-    lines: set[str] = set()
-    for path in (Path(root) / "submitted" / student / lab).glob("*.ipynb"):
-        for cell in nbformat.read(path, as_version=4).cells:
-            lines.update(line.strip() for line in cell.source.splitlines())
-    return lines
+def _submitted_text(root: Path, student: str, lab: str) -> str:
+    """What the student handed in (their own code: no leak when shown back), as one text."""
+    return "\n".join(cell.source
+                     for path in (Path(root) / "submitted" / student / lab).glob("*.ipynb")
+                     for cell in nbformat.read(path, as_version=4).cells)  # fmt: skip
 
 
 def feedback_leaks(lab: Lab) -> list[Path]:
@@ -109,8 +123,8 @@ def feedback_leaks(lab: Lab) -> list[Path]:
     leaks = []
     for path in sorted((lab.root / "feedback").glob(f"*/{lab.name}/*.html")):
         text = _visible_text(path.read_text(errors="replace"))
-        own = _submitted_lines(lab.root, path.parts[-3], lab.name)
-        if any(line in text for line in lines - own):
+        own = _submitted_text(lab.root, path.parts[-3], lab.name)
+        if any(line in text and line not in own for line in lines):
             leaks.append(path)
     return leaks
 

@@ -3,7 +3,9 @@
 Every process the kit launches carries HYBRIDLAB_TAG (and, under a headless notebook run,
 HYBRIDLAB_SESSION) in its environment, so it can be found and killed even when its parent died.
 A killed MPICH leaves /dev/shm/mpich_shm_* segments and /tmp/hydra_hwloc_xmlfile_* files; they
-are removed once no live process uses them.
+are removed once no live process uses them. A killed process of LLVM's OpenMP runtime (clang's
+libomp: labs 15 and 16) leaves /dev/shm/__KMP_REGISTERED_LIB_<pid>_<uid>, removed once that pid
+is gone.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import re
 import time
 from pathlib import Path
 
@@ -21,6 +24,9 @@ SESSION = "HYBRIDLAB_SESSION"  # set on everything one headless notebook run sta
 OWNER = "HYBRIDLAB_OWNER"  # "pid:start time" of the Python process that launched them
 SHM_PATTERNS = ("/dev/shm/mpich_shm_*", "/dev/shm/ompi.*", "/dev/shm/sm_segment.*")
 HYDRA_FILES = "/tmp/hydra_hwloc_xmlfile_*"
+# libomp's registration of a process: shm_open'd, written and closed, unlinked at a normal exit
+KMP_FILES = "/dev/shm/__KMP_REGISTERED_LIB_*"
+_KMP_PID = re.compile(r"__KMP_REGISTERED_LIB_(\d+)_\d+$")
 LAUNCHERS = ("mpiexec", "mpiexec.hydra", "mpirun", "hydra_pmi_proxy", "prterun", "prted", "srun")
 
 
@@ -42,6 +48,27 @@ def tagged(value: str | None, owner: str | None = None) -> list[psutil.Process]:
         except (psutil.Error, OSError):
             continue
     return found
+
+
+def describe(procs: list[psutil.Process]) -> str:
+    """What each of `procs` was doing, one phrase per program name: how many, their states and
+    CPU seconds ("thread_halo x2: running, 29.8 and 29.7 s of CPU"). Said when a run times out: a
+    rank spinning in MPI runs at full CPU, a stalled machine leaves every process with little."""
+    seen: dict[str, list[tuple[str, float]]] = {}
+    for proc in procs:
+        try:
+            with proc.oneshot():
+                cpu = proc.cpu_times()
+                seen.setdefault(proc.name(), []).append((proc.status(), cpu.user + cpu.system))
+        except (psutil.Error, OSError):
+            continue
+    phrases = []
+    for name, states in sorted(seen.items()):
+        status = ", ".join(sorted({state for state, _ in states}))
+        seconds = " and ".join(f"{cpu:.1f}" for _, cpu in states)
+        count = f" x{len(states)}" if len(states) > 1 else ""
+        phrases.append(f"{name}{count}: {status}, {seconds} s of CPU")
+    return "; ".join(phrases) or "none left"
 
 
 def owner_stamp() -> str:
@@ -215,7 +242,18 @@ def clean_files() -> list[str]:
         # a live launcher started before the file was written may still read it
         if (oldest is None or written < oldest) and path not in used and _remove(path):
             removed.append(path)
-    return removed
+    return removed + [path for path in dead_registrations() if _remove(path)]
+
+
+def dead_registrations() -> list[str]:
+    """libomp's registration files of processes that no longer run (nothing maps them: the
+    process named in the file's name is the only owner)."""
+    found = []
+    for path in glob.glob(KMP_FILES):
+        named = _KMP_PID.search(path)
+        if named and not psutil.pid_exists(int(named.group(1))):
+            found.append(path)
+    return sorted(found)
 
 
 def _remove(path: str) -> bool:

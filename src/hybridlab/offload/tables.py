@@ -40,13 +40,29 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
     (empty: right). Held to: the report read; target regions launched on the rank's own device,
     at least one per iteration; after the first launch no copy larger than the halo's rows
     (the data region held, no whole-block map or update); each way, no more than the halo's
-    bytes per iteration after the first."""
+    bytes per iteration after the first; the block's rows copied to the device before the first
+    launch and back from it after the last (the result is the device's: a sweep on the host
+    beside empty target regions leaves the device's block stale), and after the last launch no
+    more than the halo's rows copied to the device."""
     faults = []
     for _, row in offload.iterrows():
         rank, halo = int(row["rank"]), HALO_ROWS * int(row["row_bytes"])
         if not int(row["report"]):
             faults.append(f"rank {rank}: the offload runtime's report was not read")
             continue
+        block = int(row["rows"]) * int(row["row_bytes"])
+        if int(row["h2d_before"]) < block:
+            faults.append(f"rank {rank}: {int(row['h2d_before'])} bytes copied to the device before "
+                          f"the first target region, less than the block's {block} (the sweep "
+                          "works on the block on the device: map it there first)")
+        if int(row["d2h_after"]) < block:
+            faults.append(f"rank {rank}: {int(row['d2h_after'])} bytes copied back from the device "
+                          f"after the last target region, less than the block's {block} (the "
+                          "result is the device's: map it back at the data region's end)")
+        if int(row["h2d_after"]) > halo:
+            faults.append(f"rank {rank}: {int(row['h2d_after'])} bytes copied to the device after "
+                          f"the last target region, more than the halo's {halo} (the result "
+                          "must be computed on the device, not copied there)")
         if int(row["launches"]) < iterations:
             faults.append(f"rank {rank}: {int(row['launches'])} target regions ran on a device "
                           f"in {iterations} iterations (the sweep runs on the device)")

@@ -127,6 +127,7 @@ def _launch(
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired as expired:
         launched = reaper.psutil.Process(proc.pid)
+        doing = reaper.describe([launched] + reaper.tagged(tag))
         reaper.end_steps([launched])  # srun (mpiexec's too): the ranks on other nodes
         reaper.kill([launched] + reaper.tagged(tag))
         proc.communicate()
@@ -135,7 +136,7 @@ def _launch(
             launcher.clean_nodes()
         raise KernelTimeout(
             f"{name} did not finish within {timeout:g} s (a deadlock or an endless loop?); "
-            "its processes were killed"
+            f"its processes were killed. They were: {doing}"
         ) from expired
     finally:
         reaper.reap(tag)
