@@ -143,7 +143,7 @@ labs-multinode: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/labs_across_nodes.py
 
 bench: setup
-	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/run_benchmarks.py --out benchmarks/foundation_results.md
+	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/run_benchmarks.py
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_sync.py
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_p2p.py
 	PATH="$(abspath $(BIN)):$$PATH" $(PY) benchmarks/bench_halo.py

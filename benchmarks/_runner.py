@@ -18,16 +18,19 @@ sides of a ratio alike and every figure has its load beside it.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import statistics
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from _common import (
     HERE,
+    REPO,
     Progress,
     describe_machine,
     load_lines,
@@ -41,6 +44,7 @@ from hybridlab.machine import launcher
 from hybridlab.machine.placement import Placement
 from hybridlab.machine.topology import read_topology
 from hybridlab.runs import launch
+from hybridlab.slurm import local_slurm
 
 LSCPU_FIELDS = ("Model name", "CPU(s)", "Thread(s) per core", "Core(s) per socket", "Socket(s)",
                 "NUMA node(s)", "L3 cache", "Hypervisor vendor")  # fmt: skip
@@ -93,18 +97,49 @@ class Bench:
         return scrub_paths(" ".join(["python", f"benchmarks/{self.name}.py", *sys.argv[1:]]))
 
     def report(
-        self, title: str, lines: list[str], data: dict | None = None, *, what: str = ""
-    ) -> int:
+        self, title: str, lines: list[str], data: dict | None = None, *, what: str = "",
+        measured: dict | None = None,
+    ) -> int:  # fmt: skip
         """Write the report (title, `what` it measures, command, machine, `lines`, the load at
         every checkpoint) and, given `data`, its JSON beside it with the machine; 0, the
-        script's exit status."""
-        machine = describe_machine()
+        script's exit status. `measured`: the "machine" and "command" of figures measured
+        earlier (a report written again from its JSON); by default this machine and run."""
+        machine = measured["machine"] if measured else describe_machine()
+        command = measured["command"] if measured else self.command()
         header = [f"# {title}", "", *([what, ""] if what else []),
-                  f"Measured by `{self.command()}`:", "", *machine_lines(machine), ""]  # fmt: skip
+                  f"Measured by `{command}`:", "", *machine_lines(machine), ""]  # fmt: skip
         write_report(self.args.out, [*header, *lines, *load_lines(self.loads)])
         if data is not None:
             write_json(self.args.out.with_suffix(".json"), {"machine": machine, **data})
         return 0
+
+    @contextlib.contextmanager
+    def two_nodes(self, slurmd_debug: str = "info") -> Iterator[local_slurm.SlurmCluster]:
+        """The kit's 2-node Slurm cluster (hybridlab.slurm.local_slurm) for the block; ends the
+        script with the reason when this machine cannot start one (it needs root, slurm-wlm,
+        munge and bubblewrap, as `make test-multinode`)."""
+        why = local_slurm.why_slurm_cannot_run(nodes=2)
+        if why:
+            sys.exit(f"{self.name}: cannot start the 2-node cluster here: {why}")
+        self.say("starting the 2-node Slurm cluster")
+        with local_slurm.started(2, prefix=f"hybridlab-{self.name}-",
+                                 slurmd_debug=slurmd_debug) as slurm:  # fmt: skip
+            yield slurm
+
+    def inside(
+        self, slurm: local_slurm.SlurmCluster, allocation: list[str], argv: list[str], *,
+        timeout: float, env: dict[str, str] | None = None,
+    ) -> dict:  # fmt: skip
+        """Run this script again in `allocation` (`salloc ...` on `slurm`) with `argv` and
+        `--inside=FILE`, where that run writes its figures (JSON); what it wrote."""
+        out = slurm.scratch / f"{self.name}-inside.json"
+        self.say(f"measuring inside `{' '.join(allocation)}`")
+        done = slurm.run([*allocation, sys.executable, str(HERE / f"{self.name}.py"), *argv,
+                          f"--inside={out}"], timeout=timeout, check=False, cwd=REPO,
+                         env={**slurm.env, **(env or {})})  # fmt: skip
+        if done.returncode != 0:
+            sys.exit(f"{self.name}: the run inside the allocation failed:\n{done.stderr[-3000:]}")
+        return json.loads(out.read_text())
 
 
 def uptime() -> str:

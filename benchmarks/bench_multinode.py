@@ -144,21 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.inside:
         inside(args)
         return 0
-    from hybridlab.slurm.local_slurm import started, why_slurm_cannot_run
-
-    why = why_slurm_cannot_run(nodes=2)
-    if why:
-        sys.exit(f"bench_multinode: cannot start the 2-node cluster here: {why}")
-    say("starting the 2-node Slurm cluster")
-    with started(2, prefix="hybridlab-bench-multinode-") as slurm:
-        raw_file = slurm.scratch / "raw.json"
-        say(f"measuring inside `{' '.join(ALLOCATION)}`")
-        own = [f"--{k}={getattr(args, k)}" for k in ("repeats", "samples", "scale")]
-        done = slurm.run([*ALLOCATION, sys.executable, __file__, *own, f"--inside={raw_file}"],
-                         timeout=3600, check=False, cwd=REPO)  # fmt: skip
-        if done.returncode != 0:
-            sys.exit(f"bench_multinode: the measuring job failed:\n{done.stderr[-3000:]}")
-        measured = json.loads(raw_file.read_text())
+    own = [f"--{k}={getattr(args, k)}" for k in ("repeats", "samples", "scale")]
+    with bench.two_nodes() as slurm:
+        measured = bench.inside(slurm, ALLOCATION, own, timeout=3600)
     rows = summarise(measured["raw"])
     bench.loads = measured["load"]  # the checkpoints taken inside the allocation
     bench.report("Across nodes: start-up and ping-pong", markdown(rows, args),

@@ -1,14 +1,14 @@
-"""The foundation benchmark's report: benchmarks/foundation_results.md from the figures that
-run_benchmarks.py measured (and saved in results.json), so a report can be rewritten without
-measuring again (`run_benchmarks.py --report-only`).
+"""The foundation benchmark's report: the body of benchmarks/foundation_results.md from the
+figures that run_benchmarks.py measured (and saved in foundation_results.json), so a report can
+be written again without measuring (`run_benchmarks.py --report-only`); the runner puts the
+title, the machine and the load around it.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from _common import fmt, table, verdict
 
-from _common import fmt, load_lines, table, verdict, write_report
-
+TITLE = "hybridlab benchmarks"
 KERNEL = "bench_compute"
 START_TARGET_S = 2.0  # issue 12: start under 2 s
 STOP_TARGET_S = 0.5  # issue 12: stop under 0.5 s
@@ -16,16 +16,14 @@ RESTART_TARGET_S = 2.5  # issue 12: restart after a crash under 2.5 s
 RATIO_LOW, RATIO_HIGH = 0.9, 1.1  # engines / mpiexec
 
 
-def write(data: dict, path: Path) -> None:
+def lines(data: dict) -> list[str]:
+    """The report's sections: the machine in detail, start and stop, engines vs mpiexec."""
     m = data["machine"]
     topo = m["topology"]
     out = [
-        "# hybridlab benchmarks",
-        "",
-        f"Generated {m['date']} by `{data['command']}` (hybridlab {m['git']}). "
-        "Regenerate with `make bench`; the raw figures are in "
-        f"`{data['json_name']}`. Benchmarks are not tests: nothing asserts a timing, each figure "
-        "is compared with its target and marked PASS or MISS."
+        "Regenerate with `make bench`; the raw figures are in `foundation_results.json`. "
+        "Benchmarks are not tests: nothing asserts a timing, each figure is compared with its "
+        "target and marked PASS or MISS."
         + (
             " **Quick mode** (small arrays, few samples): a smoke run, not the real figures."
             if data["quick"]
@@ -38,23 +36,19 @@ def write(data: dict, path: Path) -> None:
     out += table(
         ["", ""],
         [
-            ["host", m["host"]],
-            ["CPU", m["cpu_model"]],
             ["cores / CPUs / usable", f"{topo['cores']} / {topo['cpus']} / {topo['usable_cpus']}"],
             ["sockets, NUMA nodes, SMT", f"{topo['sockets']}, {topo['numa_nodes']}, {topo['smt']}"],
             ["caches", topo["caches"]],
             ["OS", m["os"]],
             ["MPI", f"{m['mpi']['implementation']} {m['mpi']['version']} ({m['mpi']['mpiexec']})"],
             ["MPI library", data.get("mpi_library") or "n/a"],
-            ["compiler", f"{m['compiler']}; flags `{data.get('flags', '')}`"],
+            ["compiler flags", f"`{data.get('flags', '')}`"],
             [
                 "Python, packages",
                 f"{m['python']}; " + ", ".join(f"{k} {v}" for k, v in m["packages"].items()),
             ],
-            ["date (UTC)", m["date"]],
         ],
     )
-    out += load_lines(data.get("load", []))
 
     s = data["start_stop"]
     out += ["## Cluster start and stop", ""]
@@ -292,7 +286,7 @@ def write(data: dict, path: Path) -> None:
         "difference comes from outside (other processes, the host), not from the engines.",
         "",
     ]
-    write_report(path, out)
+    return out
 
 
 def _row(label: str, v: dict, target: str = "", result: str = "") -> list[object]:

@@ -26,18 +26,15 @@ from pathlib import Path
 
 import nbformat
 
-from _common import Progress, describe_machine, machine_lines, write_report
+from _common import REPO, Progress, table
+from _runner import Bench
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
 LABS = ("00_getting_started", "03_point_to_point", "04_halo_exchange", "06_placement_topology",
         "07_collectives")  # fmt: skip
 ALLOCATION = ["salloc", "-N", "2", "-n", "4", "-c", "1"]
 LAB_SECONDS = 1500
-say = Progress("labs_across_nodes")
-
-
 NODES_SEEN = "HYBRIDLAB-NODES"  # printed by a cell appended to the copy that runs
+say = Progress("labs_across_nodes")
 
 
 def section_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
@@ -85,58 +82,47 @@ def inside(out: Path, labs: list[str]) -> None:
     out.write_text(json.dumps(seen, indent=1))
 
 
-def report(seen: dict, args) -> list[str]:
-    lines = [
-        "# The multi-node sections live on a 2-node Slurm cluster (benchmarks/labs_across_nodes.py)",
+def report(seen: dict) -> list[str]:
+    rows = [[lab, r["outcome"], f"{r['seconds']:.0f}", r["section_cells"], r["nodes_seen"]]
+            for lab, r in seen["labs"].items()]  # fmt: skip
+    return [
+        f"Each lab's instructor notebook run headless in quick mode inside `{' '.join(ALLOCATION)}`"
+        " on the kit's own 2-node cluster (two namespaces of this machine: TCP through the host's"
+        " own network stack between them, not an interconnect). *Nodes seen*: the section's NODES"
+        " (2: its multi-node branch ran; 1: it showed the published data instead).",
         "",
-        "Written by `benchmarks/labs_across_nodes.py`; do not edit by hand. Each lab's instructor",
-        "notebook run headless in quick mode inside `" + " ".join(ALLOCATION) + "` on the kit's",
-        "own 2-node cluster (two namespaces of this machine: TCP through the host's own network",
-        "stack between them, not an interconnect). *Nodes seen*: the section's NODES (2: its",
-        "multi-node branch ran; 1: it showed the published data instead).",
-        "",
-        *machine_lines(describe_machine()),
         f"- nodes in the allocation, as the notebooks saw it: {seen['allocation_nodes']}",
         "",
-        "| lab | outcome | seconds | section cells | nodes seen |",
-        "|---|---|---|---|---|",
+        *table(["lab", "outcome", "seconds", "section cells", "nodes seen"], rows),
     ]
-    for lab, r in seen["labs"].items():
-        lines.append(
-            f"| {lab} | {r['outcome']} | {r['seconds']:.0f} | {r['section_cells']} | "
-            f"{r['nodes_seen']} |"
-        )
-    return lines
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--labs", default=",".join(LABS))
-    p.add_argument("--inside", type=Path, help=argparse.SUPPRESS)
-    p.add_argument("lab", nargs="*", help=argparse.SUPPRESS)
-    p.add_argument("--out", default=str(HERE / "labs_across_nodes.md"))
-    args = p.parse_args()
+def options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--labs", default=",".join(LABS), help="the labs, comma-separated")
+    parser.add_argument("--inside", type=Path, help=argparse.SUPPRESS)  # run in the allocation
+    parser.add_argument("lab", nargs="*", help=argparse.SUPPRESS)
+
+
+def main(argv: list[str] | None = None) -> int:
+    bench = Bench("labs_across_nodes", __doc__, "labs_across_nodes.md", argv, repeats=None,
+                  options=options, quick_help="lab 00 only", quick={"labs": LABS[0]},
+                  progress=say)  # fmt: skip
+    args = bench.args
     if args.inside:
         inside(args.inside, args.lab)
-        return
-    from hybridlab.slurm.local_slurm import started, why_slurm_cannot_run
-
-    why = why_slurm_cannot_run(nodes=2)
-    if why:
-        sys.exit(f"labs_across_nodes: {why}")
+        return 0
     labs = args.labs.split(",")
-    with started(2, prefix="hybridlab-labs-nodes-") as cluster:
-        out = cluster.scratch / "seen.json"
-        env = {**cluster.env, "LABS_OUT": str(cluster.scratch / "labs")}
-        say(f"2-node cluster up; running {', '.join(labs)} in {' '.join(ALLOCATION)}")
-        cluster.run(
-            [*ALLOCATION, sys.executable, __file__, "--inside", str(out), *labs],
-            timeout=LAB_SECONDS * len(labs), check=True, cwd=REPO, env=env,
-        )  # fmt: skip
-        seen = json.loads(out.read_text())
-    write_report(Path(args.out), report(seen, args))
-    say(f"written {args.out}")
+    unknown = sorted(set(labs) - set(LABS))
+    if unknown:
+        sys.exit(f"labs_across_nodes: no 'Beyond one node' section in {', '.join(unknown)}")
+    bench.checkpoint("before")
+    with bench.two_nodes() as slurm:
+        labs_out = {"LABS_OUT": str(slurm.scratch / "labs")}
+        seen = bench.inside(slurm, ALLOCATION, labs, timeout=LAB_SECONDS * len(labs), env=labs_out)
+    bench.checkpoint("after")
+    return bench.report("The multi-node sections live on a 2-node Slurm cluster", report(seen),
+                        what=__doc__.split("\n\n")[0].replace("\n", " "))  # fmt: skip
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

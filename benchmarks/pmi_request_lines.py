@@ -11,7 +11,7 @@ lines. A line of 1024 bytes or more (with its newline) is cut by the plugin's si
 run fails with `mpi/pmi2: value not properly terminated`, or hangs in MPI_Init. The ranks
 inherit this environment: with UCX_TLS=tcp,sysv,posix,self the 8 B runs sent lines over 1024
 bytes here and failed every time. Needs root, slurm-wlm, munge and bubblewrap (as
-`make test-multinode`). Nothing is written.
+`make test-multinode`). Written to benchmarks/pmi_request_lines.md (and printed).
 
     python benchmarks/pmi_request_lines.py [--runs 10]
     UCX_TLS=tcp,sysv,posix,self python benchmarks/pmi_request_lines.py --runs 3
@@ -19,12 +19,13 @@ bytes here and failed every time. Needs root, slurm-wlm, munge and bubblewrap (a
 
 from __future__ import annotations
 
-import argparse
+import os
 import re
 import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from _common import REPO, scrub_paths
+from _runner import Bench
+
 READ_BYTES = 1024  # Slurm's src/plugins/mpi/pmi2/pmi1.c: one read() of at most this per request
 REQUEST = re.compile(r"got client request: (cmd=put .*)")
 CUT = "mpi/pmi2: value not properly terminated"
@@ -43,31 +44,38 @@ for run in range(int(sys.argv[1])):
 """
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=10, help="runs at each size (default 10)")
-    args = parser.parse_args()
-    from hybridlab.slurm.local_slurm import started, why_slurm_cannot_run
-
-    why = why_slurm_cannot_run(nodes=2)
-    if why:
-        sys.exit(f"pmi_request_lines: cannot start the 2-node cluster here: {why}")
-    with started(2, prefix="hybridlab-pmi-lines-", slurmd_debug="debug3") as slurm:
-        done = slurm.run(
-            ["salloc", "-N", "2", "-n", "2", "-c", "2", sys.executable, "-c", RUNS, str(args.runs)],
-            timeout=3600, check=False, cwd=REPO,
-            env={**slurm.env, "HYBRIDLAB_LAUNCHER": "srun"},
-        )  # fmt: skip
-        print(done.stdout + done.stderr[-3000:])
+def main(argv: list[str] | None = None) -> int:
+    bench = Bench("pmi_request_lines", __doc__, "pmi_request_lines.md", argv, repeats=None,
+                  options=lambda p: p.add_argument("--runs", type=int, default=10,
+                                                   help="runs at each size (default 10)"),
+                  quick_help="1 run at each size", quick={"runs": 1})  # fmt: skip
+    bench.checkpoint("before")
+    allocation = ["salloc", "-N", "2", "-n", "2", "-c", "2"]
+    with bench.two_nodes(slurmd_debug="debug3") as slurm:
+        bench.say(f"{bench.args.runs} runs at each size inside `{' '.join(allocation)}`, under srun")
+        done = slurm.run([*allocation, sys.executable, "-c", RUNS, str(bench.args.runs)],
+                         timeout=3600, check=False, cwd=REPO,
+                         env={**slurm.env, "HYBRIDLAB_LAUNCHER": "srun"})  # fmt: skip
         logs = [p.read_text(errors="replace") for p in (slurm.scratch / "log").glob("slurmd-*.log")]
-        lines = [m[1] for log in logs for m in REQUEST.finditer(log)]
+    bench.checkpoint("after")
+    runs = scrub_paths(done.stdout.strip()).splitlines()
+    lines = [m[1] for log in logs for m in REQUEST.finditer(log)]
     # what slurmd read: a whole line and its newline, or the first READ_BYTES of a longer one
     lengths = sorted(len(line) + 1 for line in lines)
     cut = [n for n in lengths if n > READ_BYTES]
-    print(f"{len(lines)} put requests logged; the longest read (bytes, newline included): "
-          f"{lengths[-5:]}; cut at {READ_BYTES}: {len(cut)}; slurmd's `{CUT}`: "
-          f"{sum(log.count(CUT) for log in logs)}")  # fmt: skip
+    found = (f"{len(lines)} put requests logged; the longest read (bytes, newline included): "
+             f"{lengths[-5:]}; cut at {READ_BYTES}: {len(cut)}; slurmd's `{CUT}`: "
+             f"{sum(log.count(CUT) for log in logs)}")  # fmt: skip
+    print("\n".join([*runs, done.stderr[-3000:], found]))
+    ucx = f"UCX_TLS={os.environ['UCX_TLS']}" if "UCX_TLS" in os.environ else "UCX_TLS unset"
+    return bench.report(
+        "PMI-1 request lines across two nodes under srun --mpi=pmi2",
+        [f"The ping-pong at 8 B and 1 MiB, {bench.args.runs} runs each, in `{' '.join(allocation)}`"
+         f" under srun (HYBRIDLAB_LAUNCHER=srun), {ucx}:", "", *[f"- {r}" for r in runs], "",
+         found + ".", ""],
+        what=__doc__.split("\n\n")[0].replace("\n", " "),
+    )  # fmt: skip
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

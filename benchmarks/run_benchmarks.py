@@ -8,10 +8,11 @@
 3. The machine, the MPI, the compiler and the date.
 
 Benchmarks are not tests: nothing here asserts a timing. Each figure is compared with its target
-and marked PASS or MISS in the report. Progress goes to stderr.
+and marked PASS or MISS in the report, benchmarks/foundation_results.md (every raw figure in
+foundation_results.json beside it). Progress goes to stderr.
 
-    python benchmarks/run_benchmarks.py [--repeats 5] [--out benchmarks/RESULTS.md]
-                                        [--json benchmarks/results.json] [--quick]
+    python benchmarks/run_benchmarks.py [--repeats 5] [--quick] [--no-breakdown]
+    python benchmarks/run_benchmarks.py --report-only   # the report again from the JSON
 """
 
 from __future__ import annotations
@@ -25,23 +26,13 @@ import sys
 import time
 import warnings
 from collections import Counter
-from pathlib import Path
 
 import psutil
 
 import foundation_report as report
 import hybridlab as hl
-from _common import (
-    HERE,
-    Progress,
-    describe_machine,
-    fmt,
-    other_load,
-    run_text,
-    summary,
-    verdict,
-    write_json,
-)
+from _common import Progress, describe_machine, fmt, run_text, summary, verdict
+from _runner import Bench
 from foundation_report import (
     KERNEL,
     RATIO_HIGH,
@@ -521,34 +512,30 @@ def ratio_of(runs: list[dict]) -> dict[str, object]:
 # ---------------------------------------------------------------------------- main
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeats", type=int, default=5, help="repeats of each measurement")
-    parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md", help="Markdown report")
-    parser.add_argument("--json", type=Path, default=HERE / "results.json", help="raw figures")
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help="small arrays and few samples, no start-up breakdown (smoke run)",
-    )
+def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-breakdown", action="store_true", help="skip the step-by-step timing of the start-up"
     )
     parser.add_argument(
         "--report-only",
         action="store_true",
-        help="measure nothing: rewrite --out from the figures already in --json",
+        help="measure nothing: write the report again from the figures in its JSON",
     )
-    args = parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    bench = Bench("run_benchmarks", __doc__, "foundation_results.md", argv, repeats=5,
+                  options=options, progress=say,
+                  quick_help="small arrays and few samples, no start-up breakdown (smoke run)")  # fmt: skip
+    args = bench.args
     if args.repeats < 1:
-        parser.error("--repeats must be at least 1")
+        sys.exit("run_benchmarks: --repeats must be at least 1")
     if args.report_only:
-        data = json.loads(args.json.read_text())
+        data = json.loads(args.out.with_suffix(".json").read_text())
         for c in data["compare"]:
             c.update(ratio_of(c["runs"]))
-        report.write(data, args.out)
-        say(f"rewrote {args.out} from {args.json}")
-        return 0
+        bench.loads = data["load"]
+        return bench.report(report.TITLE, report.lines(data), measured=data)
 
     os.environ["PATH"] = f"{venv_bin()}{os.pathsep}{os.environ.get('PATH', '')}"
     os.environ.setdefault("IPP_NONINTERACTIVE", "1")
@@ -556,22 +543,18 @@ def main(argv: list[str] | None = None) -> int:
     params = dict(QUICK_PARAMS if args.quick else FULL_PARAMS)
 
     say("describing the machine, building the kernel")
-    machine = describe_machine()
     kernel = build(KERNEL)
     if kernel.warnings:
         say(f"compiler warnings: {[str(w) for w in kernel.warnings]}")
     data: dict[str, object] = {
-        "command": " ".join(
-            ["python", "benchmarks/run_benchmarks.py", *(sys.argv[1:] if argv is None else argv)]
-        ),
-        "json_name": args.json.name,
+        "command": bench.command(),
         "quick": args.quick,
         "repeats": args.repeats,
         "params": params,
         "flags": " ".join(kernel.flags),
-        "machine": machine,
+        "machine": describe_machine(),
     }
-    load = [other_load("before")]
+    bench.checkpoint("before")
     steps = [  # (what, where its figures go, how it is measured, the checkpoint after it)
         ("cluster start/stop cycles", "start_stop", measure_start_stop, "after start/stop"),
         ("restarts after a crash", "restart", measure_restart_after_crash, "after restarts"),
@@ -586,27 +569,19 @@ def main(argv: list[str] | None = None) -> int:
     for what, key, measure, after in steps:
         say(f"{args.repeats} {what}")
         data[key] = measure(args.repeats)
-        load.append(other_load(after))
+        bench.checkpoint(after)
     data["compare"] = []
     for ranks, threads, bind in COMPARE_PLACEMENTS:
         data["compare"].append(compare_placement(ranks, threads, bind, args.repeats, params))
-        load.append(other_load(f"after {data['compare'][-1]['placement']}"))
-    data["load"] = load
-    for entry in load:
-        if entry["busy_others"]:
-            say(
-                f"other processes busy {entry['when']}: "
-                + ", ".join(f"{b['cmd'][:40]} {b['cpu_percent']}%" for b in entry["busy_others"])
-            )
+        bench.checkpoint(f"after {data['compare'][-1]['placement']}")
+    data["load"] = bench.loads
     try:  # the library string the kernels themselves report
         res = hl.run_program(kernel, 1, 1, "none", n=1000, samples=1)
         data["mpi_library"] = res.meta.get("mpi_library")
     except hl.KernelError as err:
         data["mpi_library"] = f"unknown ({err})"
 
-    write_json(args.json, data)
-    report.write(data, args.out)
-    say(f"wrote {args.out} and {args.json}")
+    bench.report(report.TITLE, report.lines(data), data, measured=data)
     s = data["start_stop"]
     say(
         f"start {fmt(s['start_s']['median'])} s ({verdict(s['pass']['start'])}), "

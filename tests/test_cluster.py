@@ -51,6 +51,25 @@ def test_engines_say_who_they_are_in_files_or_when_asked(cluster):
         assert asking.engines == asking.apply(identity)
 
 
+@ipp_interactive
+def _loaded_modules() -> list[str]:
+    import sys
+
+    return sorted(sys.modules)
+
+
+def test_a_fresh_engine_imported_no_debugger_and_none_of_the_kit_but_its_own_module():
+    """What keeps an engine's start short (benchmarks/engine_start_results.md): ipykernel's
+    debugger (debugpy, pydevd) not imported, and of the kit only the engine's module."""
+    with hl.Cluster(ranks=2, threads=1, timeout=60) as fresh:
+        for loaded in fresh.apply(_loaded_modules):
+            assert not [m for m in loaded if m.split(".")[0] in ("debugpy", "pydevd")]
+            kit = {m for m in loaded if m.split(".")[0] == "hybridlab"}
+            assert kit <= {"hybridlab", "hybridlab.engines", "hybridlab.engines.engine"}
+            assert "ipyparallel.engine.app" in loaded  # an ipyparallel engine all the same
+        assert [e["rank"] for e in fresh.apply(identity)] == [0, 1]  # the kit's calls still run
+
+
 def test_unknown_parameters_are_refused_before_anything_runs(cluster):
     with pytest.raises(ValueError, match="no parameter spin"):
         cluster.run("hello_hybrid", spin=1)

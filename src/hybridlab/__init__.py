@@ -34,26 +34,23 @@ Rules (tests/test_architecture.py reads every module's imports and checks them):
     runs.launch or runs.run_path: they launch nothing;
   - published numbers live in reference/data/*.toml with their citations, not in code.
 
-Most names below are imported on first use, so that an MPI engine that only needs
-hybridlab.engines.engine does not import pandas, matplotlib and the ipyparallel client at
-start-up.
+The names below are imported on first use, so that an MPI engine that only needs
+hybridlab.engines.engine imports nothing of the kit (no pandas, matplotlib, ipyparallel client
+or C build) at start-up.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.util
 import os
 import sys
 
-# Light, and `build` must name the function, not the submodule of the same name.
-from .kernels.build import BuildError as BuildError
-from .kernels.build import Kernel as Kernel
-from .kernels.build import build as build
-from .kernels.build import build_source as build_source
-
 _WHERE = {
+    "BuildError": "kernels.build",
+    "Kernel": "kernels.build",
+    "build": "kernels.build",
+    "build_source": "kernels.build",
     "Cluster": "engines.cluster",
     "ClusterNotRunning": "errors",
     "KernelCrash": "errors",
@@ -73,7 +70,7 @@ _WHERE = {
     "shape_for_allocation": "machine.topology",
 }
 
-__all__ = sorted([*_WHERE, "BuildError", "Kernel", "build", "build_source", "quick_mode"])
+__all__ = sorted([*_WHERE, "quick_mode"])
 
 
 def __getattr__(name: str) -> object:
@@ -104,8 +101,10 @@ _MOVED = {
 }
 
 
-class _Moved(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Imports hybridlab.<old name> of _MOVED as the module at its new place."""
+class _Moved:
+    """Imports hybridlab.<old name> of _MOVED as the module at its new place (a finder and
+    loader of the import system; not derived from importlib.abc, whose own imports cost every
+    engine's start)."""
 
     def find_spec(self, fullname, path=None, target=None):
         package, _, old = fullname.rpartition(".")

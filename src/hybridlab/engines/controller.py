@@ -44,11 +44,14 @@ from ..machine import launcher, reaper
 if TYPE_CHECKING:
     import ipyparallel as ipp
 
-# The hub accepts an engine at the heartbeat after it registers: ipyparallel's default period
-# (3000 ms) makes start-up take seconds longer. Misses allowed keep its tolerance at 5 s.
-HEARTBEAT_MS = 200
-HEARTBEAT_MISSES = 25
-ENGINE_HEARTBEAT_MISSES = 125  # an engine stops after 25 s without the controller's pings
+# The hub accepts an engine at the beat after the one its heart first answered, so one to two
+# periods are part of every start: ipyparallel's default (3000 ms) makes it seconds longer, 50 ms
+# 50-100 ms (benchmarks/bench_engine_start.py). The hub still gives an engine 5 s of missed beats.
+HEARTBEAT_MS = 50
+HEARTBEAT_MISSES = 5000 // HEARTBEAT_MS
+# An engine looks for the hub's pings every period + 500 ms (ipyparallel's engine) and stops
+# after this many looks without one: about 90 s.
+ENGINE_HEARTBEAT_MISSES = 90_000 // (HEARTBEAT_MS + 500)
 POLL_SECONDS = 0.01
 COMMAND = [sys.executable, "-m", "ipyparallel.controller"]
 
@@ -140,6 +143,22 @@ class Controller:
 
             self.client = ipp.Client(str(self.client_file))
         return self.client
+
+    def ask_hub_for_engines(self) -> None:
+        """Ask the hub which engines it has registered; the client takes them in when the hub
+        answers (in the client's own thread, where it takes the hub's notifications in too).
+        An engine that registers while a new controller's client connects can miss the
+        client's subscription to those notifications, and would otherwise never be listed."""
+        client = self.client
+        if client is None:
+            return
+        asked = client._send(client._query_stream, "connection_request")  # noqa: SLF001 - what the client asks when it connects
+
+        def take(answer) -> None:
+            if answer.exception() is None:
+                client._update_engines(answer.result()["content"]["engines"])  # noqa: SLF001 - as the client takes the first answer
+
+        asked.add_done_callback(take)
 
     def forget_engines(self, ids: list[int], timeout: float = 2.0) -> bool:
         """Unregister engines that were killed (what the nanny would have reported), and wait

@@ -103,17 +103,27 @@ def getenv(name: str) -> str | None:
 
 
 def import_engine_app() -> type:
-    """ipyparallel's IPEngine, imported without ipyparallel.cluster.
+    """ipyparallel's IPEngine, imported without ipyparallel.cluster and ipykernel's debugger.
 
     `import ipyparallel` imports its cluster launchers (a fifth of an engine's import time),
     which an engine never uses. They are left out while the engine imports, and
     `ipyparallel.Cluster` / `ClusterManager` import them on first use, so nothing changes for
     code run on the engines.
+
+    ipykernel's kernel imports its debugger (debugpy and pydevd) when it is created, the
+    largest part of an engine's registration; an ipyparallel engine is never attached to a
+    debugger (neither %%px nor JupyterLab's debugger reaches it), so the engine's kernel is
+    created as where debugpy is not installed: it answers that it has no debugger.
     """
     import importlib
     import sys
     import types
 
+    if "ipykernel.debugger" not in sys.modules:
+        debugger = types.ModuleType("ipykernel.debugger", "ipykernel's debugger: not in an engine")
+        debugger._is_debugpy_available = False
+        debugger.Debugger = type("Debugger", (), {})  # the class a kernel's trait names
+        sys.modules["ipykernel.debugger"] = debugger
     name = "ipyparallel.cluster"
     if "ipyparallel" in sys.modules:
         from ipyparallel.engine.app import IPEngine

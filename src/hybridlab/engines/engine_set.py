@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # imported when engines start (about 0.3 s)
     import ipyparallel as ipp
 
 POLL_SECONDS = 0.01
+ASK_HUB_S = 0.25  # while engines are missing, ask the hub which are registered this often
 IDENTITY_WAIT_S = 1.0  # for the engines' identity files, once all have registered
 ENGINE = [sys.executable, "-m", "hybridlab.engines.engine"]  # an ipyparallel engine without the nanny
 NANNY_ENGINE = [sys.executable, "-m", "ipyparallel.engine"]  # ipyparallel's own, with its nanny
@@ -202,10 +203,15 @@ class EngineSet:
             return self.client[ids].apply_sync(engine.identity)
 
     def _wait_for_engines(self) -> None:
-        """Until every rank registered; fails at once when the launcher dies meanwhile."""
-        assert self.client is not None
+        """Until every rank registered (as the hub notifies the client, or answers when asked);
+        fails at once when the launcher dies meanwhile."""
+        assert self.client is not None and self.controller is not None
         deadline = time.monotonic() + self.start_timeout
+        asked = time.monotonic()
         while len(self.client.ids) < self.placement.ranks:
+            if time.monotonic() - asked > ASK_HUB_S:
+                self.controller.ask_hub_for_engines()
+                asked = time.monotonic()
             if not self.supervisor.launcher_alive():
                 raise ClusterNotRunning(
                     f"the engines exited at start-up:\n{self.supervisor.output()[-2000:]}"
