@@ -540,6 +540,31 @@ def test_guard_sees_tools_changed_while_a_test_ran():
     assert lines["honest"] == "trusted", done.stdout
 
 
+SPAWN_PROBE = """
+import subprocess, sys
+import hybridlab.grading._guard as g
+
+g.capture()
+seen = []
+sys.addaudithook(lambda event, args: seen.append(event))  # a hidden test's own hook: refused
+before = g.programs_started()
+sorted([3, 1, 2])
+print("pure", g.programs_started() - before)
+subprocess.run(["true"], check=True)
+print("run", g.programs_started() - before, "own hook saw", len(seen))
+"""
+
+
+def test_guard_counts_the_programs_a_function_starts():
+    """A hidden test's own audit hook is refused under the guard: the guard's count is how a
+    test sees a function start a program (lab 05's prediction may not run the kernel)."""
+    done = subprocess.run(
+        [sys.executable, "-c", SPAWN_PROBE], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["pure 0", "run 1 own hook saw 0"], done.stdout
+
+
 def test_the_limits_block_names_every_limit_and_how():
     limits, policy = sandbox.Limits(), GradingPolicy(factor=3.0, cell_minimum=45)
     block = sandbox.describe(limits, policy, "cgroup v2", "hybridlab-grader")

@@ -120,6 +120,18 @@ ANSWERS.update({
         "def rewrites_the_test(x):\n    return 0",
         False,
     ),
+    "rewrites_from_a_fork": (
+        DOUBLE + "import time as _time\n\n\n"
+        "def _watch():\n    seen = _size()\n    while True:\n"
+        "        with open(_PATH) as f:\n            f.seek(seen)\n            new = f.read()\n"
+        "        if new.count('\\n') == 3:\n            _double_from(seen)\n            seen = _size()\n"
+        "        elif _size() < seen:\n            seen = _size()\n"
+        "        _time.sleep(0.001)\n\n\n"
+        "if _os.fork() == 0:  # a copy of the kernel, outside any thread the guard lists\n"
+        "    try:\n        _watch()\n    finally:\n        _os._exit(0)\n\n\n"
+        "def rewrites_from_a_fork(x):\n    return x",
+        False,
+    ),
     # last: its thread runs on beside every later cell
     "rewrites_from_a_thread": (
         DOUBLE + "import threading as _threading\nimport time as _time\n\n\n"

@@ -21,6 +21,16 @@ def test_lines_that_are_not_records_are_an_error_naming_the_line():
         parse_lines("[1, 2]\n")
 
 
+def test_a_value_that_is_not_finite_is_read_as_nan_or_infinity():
+    """C's printf writes a NaN checksum (a wrong answer's) as nan: a record all the same."""
+    rows, _ = parse_lines('{"rank":0,"checksum":nan,"delta":-nan,"hi":inf,"lo":-inf,"s":"nan"}\n')
+    row = rows[0]
+    assert row["checksum"] != row["checksum"] and row["delta"] != row["delta"]
+    assert row["hi"] == float("inf") and row["lo"] == float("-inf") and row["s"] == "nan"
+    with pytest.raises(RecordError, match="line 1 is not a JSON record"):
+        parse_lines("nan\n")
+
+
 def test_results_are_tidy_sorted_and_survive_a_round_trip(tmp_path):
     rows, ranks = parse_lines(OUTPUT)
     res = Results.from_rows(rows, ranks, {"kernel": "demo"}, ["oversubscribed: ..."])

@@ -56,3 +56,43 @@ def test_a_missing_memory_synchronisation_fails(fence, instead, says):
     kernel = build_student_shm(SHM_JACOBI.replace(fence, instead, 1), name="test_shm_wrong")
     with pytest.raises(AssertionError, match=says):
         check_student_shm(kernel, runs=((3, 1),), nx=11, ny=9, iterations=3)
+
+
+SENDRECV_HALOS = """        if (up != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_first_row(mine, it), n, MPI_DOUBLE, up, 1, halo_above, n,
+                         MPI_DOUBLE, up, 2, comm, MPI_STATUS_IGNORE);
+        if (down != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_last_row(mine, it), n, MPI_DOUBLE, down, 2, halo_below, n,
+                         MPI_DOUBLE, down, 1, comm, MPI_STATUS_IGNORE);
+"""
+NONBLOCKING_HALOS = """        MPI_Request req[4];
+        int posted = 0;
+        if (up != MPI_PROC_NULL) {
+            MPI_Irecv(halo_above, n, MPI_DOUBLE, up, 2, comm, &req[posted++]);
+            MPI_Isend(shm_first_row(mine, it), n, MPI_DOUBLE, up, 1, comm, &req[posted++]);
+        }
+        if (down != MPI_PROC_NULL) {
+            MPI_Irecv(halo_below, n, MPI_DOUBLE, down, 1, comm, &req[posted++]);
+            MPI_Isend(shm_last_row(mine, it), n, MPI_DOUBLE, down, 2, comm, &req[posted++]);
+        }
+        MPI_Waitall(posted, req, MPI_STATUSES_IGNORE);
+"""
+
+
+def test_a_wait_of_nothing_is_no_message_inside_the_node():
+    """The off-node halos posted and completed by one MPI_Waitall on every rank (of no request
+    where both neighbours share the node) is right; a row sent inside the node is not."""
+    assert SENDRECV_HALOS in SHM_JACOBI
+    right = build_student_shm(SHM_JACOBI.replace(SENDRECV_HALOS, NONBLOCKING_HALOS),
+                              name="test_shm_waitall")
+    rows = check_student_shm(right, runs=((3, 1), (4, 2)), nx=11, ny=9, iterations=3)
+    assert list(rows["stale_reads"]) == [0, 0]
+    inside = ("        double spare[2][n];  /* the rows of neighbours on the node, by message too */\n"
+              + NONBLOCKING_HALOS.replace("if (up != MPI_PROC_NULL)", "if (rank > 0)")
+              .replace("if (down != MPI_PROC_NULL)", "if (rank < size - 1)")
+              .replace(", up,", ", rank - 1,").replace(", down,", ", rank + 1,")
+              .replace("Irecv(halo_above", "Irecv(above ? spare[0] : halo_above")
+              .replace("Irecv(halo_below", "Irecv(below ? spare[1] : halo_below"))
+    wrong = build_student_shm(SHM_JACOBI.replace(SENDRECV_HALOS, inside), name="test_shm_inside")
+    with pytest.raises(AssertionError, match="inside a node nothing travels as a message"):
+        check_student_shm(wrong, runs=((3, 1),), nx=11, ny=9, iterations=3)

@@ -108,7 +108,7 @@ def ring_exchange():
     rank, size = comm.Get_rank(), comm.Get_size()
     comm.send(os.getpid(), dest=(rank + 1) % size)  # returns at once only because it is eager
     return comm.recv(source=(rank - 1) % size)
-""", loses={"hidden_ring_exchange"}, why="send before receive on every rank: only eager buffering saves it", reason="imeout"),
+""", loses={"hidden_ring_exchange"}, why="send before receive on every rank: only eager buffering saves it", reason="deadlock"),
     attempt("method", "ring_exchange", """
 def ring_exchange():
     import os
@@ -123,12 +123,12 @@ def ring_exchange():
 _pids = [int(p) for p in cluster.apply(__import__("os").getpid)]  # the lab cluster's engines
 
 
-def ring_exchange():
+def ring_exchange(pids=_pids):  # a default argument: the ids travel to the engines with it
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
-    return _pids[(rank - 1) % size]
+    return pids[(rank - 1) % len(pids)]
 """, loses={"hidden_ring_exchange"}, why="the process ids of the lab's cluster read in the notebook and baked in", reason="every rank must send to its right neighbour"),
 ]
 
@@ -173,11 +173,11 @@ def cores_per_rank(records):
 def classify_run(records, usable):
     reference = _from_the_test(("_label", "_reference"), True)
     return reference(records, usable) if reference else "bound"
-""", {"hidden_classify_run"}, why="the hidden test's reference found in its frames and called", reason="the rules say"),
+""" + SOLUTION_LABELS, {"hidden_classify_run"}, why="the hidden test's reference found in its frames and called", reason="the rules say"),
     attempt("interpreter", "classify_run", FRAME_TOOLS + """
 
 def classify_run(records, usable):
     found = _from_the_test(("_want", "want"), False)
     return found if isinstance(found, str) else "bound"
-""", {"hidden_classify_run"}, why="the hidden test's expected label read from its frames", reason="the rules say"),
+""" + SOLUTION_LABELS, {"hidden_classify_run"}, why="the hidden test's expected label read from its frames", reason="the rules say"),
 ]

@@ -114,7 +114,7 @@ def h2mol_savings(rows: pd.DataFrame) -> pd.DataFrame:
     attempt("hidden", "h2mol_savings", """
 def h2mol_savings(rows: pd.DataFrame) -> pd.DataFrame:
     excess = (rows["avg_s"] - rows["min_s"]).to_numpy()
-    counts = np.array([6, 15, 28, 45, 120, 210])[:len(excess)]
+    counts = np.resize([6, 15, 28, 45, 120, 210], len(excess))  # as many as there are rows
     return pd.DataFrame({"lost_processor_seconds": counts * excess, "saving_s": excess},
                         index=pd.Index(counts, name="processors"))
 """, loses={SAVINGS}, why="the published processor counts typed in as the index", reason="one row per count, in order"),

@@ -25,16 +25,16 @@ GAMING = [
 def bandwidth_table(raw, _sat=mt.saturation_table(stream_runs, flops_runs)):
     s = _sat.set_index("threads")
     out = pd.DataFrame({"best_s": raw[raw["repetition"] > 0].groupby("threads")["seconds"].min()})
-    out["gb_s"] = s["triad_gb_s"].reindex(out.index)
-    out["pct_of_max"] = s["triad_pct_of_max"].reindex(out.index)
-    out["speedup"] = s["triad_speedup"].reindex(out.index)
-    out["efficiency"] = s["triad_efficiency"].reindex(out.index)
+    out["gb_s"] = s["triad_gb_s"].reindex(out.index)  # the kit's best-of-N of the lab's own runs
+    out["pct_of_max"] = 100 * out["gb_s"] / out["gb_s"].max()
+    out["speedup"] = out["gb_s"] / out["gb_s"].loc[1]
+    out["efficiency"] = out["speedup"] / out.index
     return out
-""", loses=BANDWIDTH, why="the kit's saturation table of the student's own runs, captured in a default", reason="KeyError"),
+""", loses=BANDWIDTH, why="the kit's saturation table of the student's own runs, captured in a default", reason="the raw times give"),
     attempt("hidden", "bandwidth_table", RAW + """
 def bandwidth_table(raw):
-    kept = raw.sort_values(["threads", "repetition"]).groupby("threads").apply(lambda g: g.iloc[1:])
-    kept = kept.reset_index(drop=True)
+    ordered = raw.sort_values(["threads", "repetition"])
+    kept = ordered[ordered.groupby("threads").cumcount() > 0]  # the first pass of each count dropped
     best = kept.groupby("threads").agg(best_s=("seconds", "min"), bytes=("bytes", "first"))
     out = pd.DataFrame({"best_s": best["best_s"]})
     out["gb_s"] = best["bytes"] / best["best_s"] / 1e9
@@ -42,7 +42,7 @@ def bandwidth_table(raw):
     out["speedup"] = out["gb_s"] / out["gb_s"].iloc[0]
     out["efficiency"] = out["speedup"] / np.arange(1, len(out) + 1)
     return out
-""", loses=BANDWIDTH, why="thread counts taken as 1, 2, 3, ... (right for the sweeps the notebook runs)", reason="KeyError"),
+""", loses=BANDWIDTH, why="thread counts taken as 1, 2, 3, ... (right for the sweeps the notebook runs)", reason="the raw times give"),
     attempt("constant", "bandwidth_table", RAW + """
 def bandwidth_table(raw):
     kept = raw[raw["repetition"] > 0]

@@ -35,7 +35,8 @@ GAMING = [
             A, "the halo also sent as messages inside the node, beside the window", reason='inside a node nothing travels as a message'),
     attempt("hidden", "shm_jacobi",
             changed(RIGHT, "MPI_INFO_NULL, node, &mine, &win)", "MPI_INFO_NULL, comm, &mine, &win)"),
-            A, "the window on comm: the same ranks as the node's on one machine (the visible test), not on several nodes", reason='not on the ranks of the node'),
+            A, "the window on comm: the same ranks as the node's on one machine (the visible test), not on several nodes (MPI refuses the window across the nodes the kit simulates)",
+            reason='processes are not in the same shared memory domain'),
     attempt("shortcut", "shm_jacobi",
             """%%c SHM_C shm_halo
 void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
@@ -48,7 +49,9 @@ void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo
                     "    (void)bytes; (void)unit;  /* the neighbours' blocks guessed from mine: same sizes */\n"
                     "    if (nrank > 0) above = mine - shm_block_bytes() / sizeof(double);\n"
                     "    if (nrank < nsize - 1) below = mine + shm_block_bytes() / sizeof(double);\n"),
-            A, "neighbours' addresses guessed from the own base instead of MPI_Win_shared_query", reason='ask the window for their blocks'),
+            A, "neighbours' addresses guessed from the own base instead of MPI_Win_shared_query (the "
+            "guess is not where MPI put their blocks: the kernel's check fails before the trace's)",
+            reason='wrong result'),
     attempt("constant", "predict_saving",
             changed(SAVING, "    pure = 2 * (ny + 2 * ranks) * (nx + 2) * 8\n    shared = 2 * ny * (nx + 2) * 8 + 2 * (nx + 2) * 8\n    return pure - shared",
                     "    return 1.57296e6  # the notebook's grid, typed in"),

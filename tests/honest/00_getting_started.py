@@ -15,6 +15,9 @@ def cores_per_rank(records):
     return {rank: sorted(cpus) for rank, cpus in seen.items()}
 """, why="a dictionary of sets filled row by row"),
     right("cores_per_rank", """
+import numpy as np
+
+
 def cores_per_rank(records):
     per_rank = records.groupby("rank")["cpu"].unique()
     return {int(r): [int(c) for c in np.sort(cpus)] for r, cpus in per_rank.items()}
@@ -82,6 +85,9 @@ slowdown = statistics.median(timed["one-core"].records["seconds"]) / statistics.
 predicted = predicted_slowdown(piled.records, spread.records)
 """, why="sets of (rank, thread) pairs, the statistics module's medians"),
     right("piling_slowdown", """
+import numpy as np
+
+
 def predicted_slowdown(piled, bound):
     ratio = []
     for records in (piled, bound):

@@ -20,21 +20,27 @@ or __kwdefaults__ of a protected function (numpy's dispatchers: of the function 
 methods of the kit's classes in a protected module, such as Results.dumps);
 any write to a protected name of a protected module, or to an attribute of a protected class,
 since the test cell started (writes are seen as they happen, so putting the tool back before
-the check does not hide them); a trace or profile function; an audit hook added by student code
-(refused); code of the student's cells the shell would run around or instead of a test cell (an
-IPython event callback such as post_run_cell, an input or AST transformer) or beside it (a thread
-running a cell's function, threading.Timer's too): removed before each test cell, refused while it
-runs. Limits (documented in the instructor guide): this runs in the student's interpreter,
-so code written to find and disable this module itself can still do so, and writes straight
-into a module's __dict__ that are undone before the check are not seen. Only the standard
-library is imported here (numpy and pandas only if installed), so it needs no grader files.
+the check does not hide them); a trace or profile function; an audit hook added later (refused,
+a hidden test's too: programs_started() counts the programs the kernel started, for a test that
+must see a function start none); code of the student's cells the shell would run around or
+instead of a test cell (an IPython event callback such as post_run_cell, an input or AST
+transformer) or beside it (a thread running a cell's function, threading.Timer's too; a process
+the kernel started that is not the kit's launcher, controller or engines, a fork of the kernel
+among them): removed (processes killed) before each test cell, refused while it runs (a fork
+during the test cell too). Limits (documented in the instructor guide): this runs in the
+student's interpreter, so code written to find and disable this module itself can still do so,
+and writes straight into a module's __dict__ that are undone before the check are not seen. Only
+the standard library is imported here (numpy and pandas only if installed), so it needs no
+grader files.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import os
 import re
+import signal
 import sys
 import threading
 import types
@@ -81,6 +87,9 @@ SHELL_METHODS = (
 # (not sys.excepthook: IPython does not use it for cell errors, and libraries set their own)
 SYS_HOOKS = ("displayhook", "stdout", "stderr")
 FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__")
+# audit events of a program started (a kernel run starts mpiexec): counted for the hidden tests,
+# whose own audit hooks this guard refuses
+PROGRAM_STARTS = ("subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.fork")
 TAMPER = "HYBRIDLAB-TAMPER"
 CHANGED = "HYBRIDLAB-TOOL-CHANGED"
 # names the kernel itself rebinds (ipykernel sets builtins.input on every execution)
@@ -115,6 +124,8 @@ def _audit(event: str, args: tuple) -> None:
     """Audit hook: refuse later audit hooks; note changes to protected functions and classes."""
     if event == "sys.addaudithook":
         raise RuntimeError("audit hooks are reserved for the grader")
+    if event in PROGRAM_STARTS:
+        _state["started"] = _state.get("started", 0) + 1
     if _state.get("restoring"):
         return
     if event == "object.__setattr__" or event == "object.__delattr__":
@@ -126,6 +137,11 @@ def _audit(event: str, args: tuple) -> None:
             _state.setdefault("writes", []).append(f"{what}.{name}")
     elif event in ("sys.settrace", "sys.setprofile"):
         _state.setdefault("writes", []).append(event)
+    elif event in (
+        "os.fork",
+        "os.forkpty",
+    ):  # a copy of the kernel, beside the test (never the kit's)
+        _state.setdefault("writes", []).append(f"{event}: a copy of the kernel")
 
 
 # where the kernel compiles a cell's code (ipykernel: <tmp>/ipykernel_<pid>/<hash>.py; IPython:
@@ -187,6 +203,61 @@ def _cell_hooks(put_back: bool) -> list[str]:
         runs = getattr(thread, "_target", None) or getattr(thread, "function", None)
         if (runs is not None and _from_a_cell(runs)) or _from_a_cell(type(thread).run):
             found.append(f"a thread running the student's code ({thread.name})")
+    return found
+
+
+# What may run under the kernel between cells: the engines' launchers and the kit's controller
+# and engines (hl.Cluster); a program run by a cell has ended by the end of the cell.
+_LAUNCHERS = {"mpiexec", "mpiexec.hydra", "hydra_pmi_proxy", "mpirun", "srun", "prterun", "prted"}
+_KIT_MODULES = {"ipyparallel.controller", "ipyparallel.engine", "hybridlab.engines.engine"}
+
+
+def _descendants() -> list[tuple[int, str, list[str]]]:
+    """The live processes under this one: (pid, executable, command line), from /proc."""
+    parent = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z":  # a zombie runs nothing
+            parent[int(entry)] = int(fields[1])
+    mine, found = {os.getpid()}, []
+    changed = True
+    while changed:
+        changed = False
+        for pid, ppid in parent.items():
+            if ppid in mine and pid not in mine:
+                mine.add(pid)
+                changed = True
+    for pid in sorted(mine - {os.getpid()}):
+        try:
+            exe = os.readlink(f"/proc/{pid}/exe")
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+        except OSError:
+            continue  # gone meanwhile
+        found.append((pid, exe, argv))
+    return found
+
+
+def _foreign_processes(put_back: bool) -> list[str]:
+    """Processes under the kernel that are not the kit's launchers, controller or engines
+    (killed with put_back: what a student's cell left running, a fork of the kernel too)."""
+    found = []
+    for pid, exe, argv in _descendants():
+        name = os.path.basename(exe)
+        if name in _LAUNCHERS or (len(argv) > 2 and argv[1] == "-m" and argv[2] in _KIT_MODULES):
+            continue
+        found.append(f"a process the student's code started ({name}, pid {pid})")
+        if put_back:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
     return found
 
 
@@ -291,6 +362,12 @@ def capture(judging: list[str] = ()) -> None:
     _state["restoring"] = False
 
 
+def programs_started() -> int:
+    """How many programs this process started since capture (0 without it): a hidden test's
+    evidence that a function it calls ran a kernel, for its own audit hook would be refused."""
+    return _state.get("started", 0)
+
+
 def remember(namespace: dict, names: list[str]) -> None:
     """Remember the helpers an instructor cell defined (functions, classes, modules)."""
     for name in names:
@@ -348,7 +425,7 @@ def _differences(namespace: dict, *, put_back: bool, own: tuple = ()) -> list[st
             changed.append(key)
             if put_back:
                 namespace[key] = value
-    changed += _cell_hooks(put_back)
+    changed += _cell_hooks(put_back) + _foreign_processes(put_back)
     for what, get, put in (
         ("sys.settrace", sys.gettrace, sys.settrace),
         ("sys.setprofile", sys.getprofile, sys.setprofile),

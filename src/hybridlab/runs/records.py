@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,15 +36,26 @@ class RecordError(ValueError):
     """A kernel's output could not be read as records."""
 
 
+# a value C's printf writes for a double that is not finite ("nan", "-nan", "inf", "-inf"),
+# which JSON has no word for: read as Python's json reads NaN and Infinity
+_NONFINITE = re.compile(r"(?<=[:,\[])(-?)(nan|inf)(?=[,}\]])")
+
+
+def _finite_words(line: str) -> str:
+    """`line` with C's words for non-finite doubles put as Python's json module reads them."""
+    return _NONFINITE.sub(lambda m: "NaN" if m[2] == "nan" else f"{m[1]}Infinity", line)
+
+
 def parse_lines(text: str, source: str = "kernel") -> tuple[list[dict], list[dict]]:
-    """Split JSON-lines output into (records, rank metadata); other lines are an error."""
+    """Split JSON-lines output into (records, rank metadata); other lines are an error. A
+    double that is not finite (a NaN checksum of a wrong answer) reads as NaN or infinity."""
     records, ranks = [], []
     for n, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line:
             continue
         try:
-            row = json.loads(line)
+            row = json.loads(_finite_words(line))
         except json.JSONDecodeError as err:
             raise RecordError(
                 f"{source}: line {n} is not a JSON record: {line[:120]!r}. A kernel's standard "
