@@ -73,7 +73,7 @@ def alltoall_messages(n, cores, threads):
             MPI_Sendrecv(&out[q * part], (int)part, MPI_DOUBLE, q, 0, &in[q * part], (int)part,
                          MPI_DOUBLE, q, 0, leaders, MPI_STATUS_IGNORE);
         }
-"""), {"hidden_alltoall_nodes"}, why="every thread calls MPI inside omp critical (FUNNELED)", reason='deadlock'),
+"""), {"hidden_alltoall_nodes"}, why="every thread calls MPI inside omp critical (FUNNELED)", reason="deadlock | break thread level 'funneled'"),
     attempt("hidden", "alltoall_nodes", changed(SOLUTION, LEADERS_ALLTOALL, """        int lr, nl;
         MPI_Comm_rank(leaders, &lr);
         MPI_Comm_size(leaders, &nl);

@@ -9,7 +9,9 @@ least two of them.
 An answer may name its `reason`: a fragment of the error ("AssertionError: <message>") that one
 of the cells it loses must end with in the graded notebook. The grading test then checks that
 the part was lost for that reason, not for another (a build error, a name left undefined by an
-earlier cell), which a score alone cannot tell.
+earlier cell), which a score alone cannot tell. Where the load decides which of two errors comes
+first (threads calling MPI at FUNNELED may hang MPICH before the trace is judged), the reason
+names both, separated by " | ": either one counts.
 """
 
 from __future__ import annotations
