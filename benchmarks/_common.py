@@ -120,7 +120,8 @@ def machine_lines(m: dict) -> list[str]:
 def scrub_paths(cmd: str) -> str:
     """A command line without this machine's folders: any checkout's path as <checkout>, the
     home folder as ~, a temporary file or folder as <tmp> (reports are committed)."""
-    cmd = re.sub(r"(?<![\w.~-])/[^\s`'\"]*?(?=/\.venv[\w-]*/|/kernels_c\b)", "<checkout>", cmd)
+    start = r"(?:(?<=\s-[A-Za-z])|(?<![\w.~-]))"  # a path alone or glued to a flag (-I/...)
+    cmd = re.sub(start + r"/[^\s`'\"]*?(?=/\.venv[\w-]*/|/kernels_c\b)", "<checkout>", cmd)
     cmd = re.sub(r"(?<![\w.~-])/tmp/[^\s`'\"/]+", "<tmp>", cmd)
     return cmd.replace(str(Path.home()), "~")
 

@@ -147,7 +147,7 @@ def test_nothing_a_reader_sees_points_to_files_outside_the_repository():
     assert not bad, f"say it in the book (book/method.md) or cite the publication: {bad}"
 
 
-MACHINE_PATH = re.compile(r"(?<![\w.<>~-])/(?:work|root|home|tmp)/[^\s`'\"]*")
+MACHINE_PATH = re.compile(r"(?:(?<=\s-[A-Za-z])|(?<![\w.<>~-]))/(?:work|root|home|tmp)/[^\s`'\"]*")
 
 
 def test_committed_results_and_records_name_no_machines_folders():
@@ -170,3 +170,5 @@ def test_scrub_paths_replaces_checkouts_home_and_temporary_files():
     spec.loader.exec_module(common)
     cmd = f"/srv/x/.venv/bin/python -m k -f /tmp/tmpab12.json {Path.home()}/.cache/y"
     assert common.scrub_paths(cmd) == "<checkout>/.venv/bin/python -m k -f <tmp> ~/.cache/y"
+    # a checkout glued to a compiler flag (a busy clang seen beside a benchmark)
+    assert common.scrub_paths("clang -O2 -I/srv/x/kernels_c -c a.c") == "clang -O2 -I<checkout>/kernels_c -c a.c"
