@@ -13,10 +13,12 @@ calls to MPI_PROC_NULL, to the rank itself or of no values move nothing), about 
 others, no message longer than a thread's slice, calls of different threads inside MPI at the
 same time, and no (communicator, tag) shared by two threads of a rank. (b) variant=tasks: the
 student's task_iteration, OpenMP tasks with `depend`; judged by the checksum (halo rows are NaN
-until the exchange fills them), non-blocking calls and the kit's stencil_rows computing between
-the posting of the requests and their completion (student_c.overlap_table). (d) variant=pready:
+until the exchange fills them), non-blocking calls, the kit's stencil_rows computing between
+the posting of the requests and their completion (student_c.overlap_table) and what ran inside a
+task (task_stamps). (d) variant=pready:
 the student's MPI-4 partitioned exchange (partitioned_init, pready_iteration); judged by the
-checksum and the partitions each thread marked ready (partition_marks), skipped with a note where
+checksum, the partitions each thread marked ready (partition_marks) and copied with the kit's
+copy_partition (partition_copies), skipped with a note where
 the library has no partitioned calls (partitioned_missing). The lab's own runs: the same exchange
 funneled and multiple beside lab 04's pure MPI and masteronly, and the kit's MPI-4 partitioned
 variant.
@@ -269,7 +271,11 @@ def judge_tasks(runs: list[dict]) -> list[dict]:
     message arrived reads NaN); no blocking point-to-point call (student_c.blocking_calls); with
     2+ ranks, 2+ threads and OVERLAP_POINTS interior points per rank, stencil_rows computed
     between the posting of the requests and their completion (student_c.overlap_table), some of
-    it by a thread other than the one that posted them. Returns one row per shape."""
+    it by a thread other than the one that posted them; and the tasks themselves (task_stamps,
+    the kit's marks on the run-sched ICV, which each task keeps its own copy of): task_iteration's
+    own body made no MPI call and no stencil_rows call outside a task, rows 1 and m were computed
+    in tasks that had made no MPI call before (not in the exchange's task after its wait), and
+    nothing ran in a parallel region nested in the iteration. Returns one row per shape."""
     rows = []
     for shape, res, where, got in _judged_runs(runs):
         ranks, threads = int(shape["ranks"]), int(shape["threads"])
@@ -310,6 +316,12 @@ def _assert_in_tasks(res: Results, where: str) -> None:
     """The exchange and every row in tasks, rows 1 and m in tasks apart from the exchange's
     (task_stamps), and no MPI call in a parallel region nested in the iteration."""
     stamps = task_stamps(res)
+    calls = res.mpi_calls
+    nested = calls[(calls["student"] == 1) & (calls["level"] > 1)]
+    assert nested.empty and not stamps["nested_rows"].any(), (
+        f"{where}: {len(nested)} MPI calls and {int(stamps['nested_rows'].sum())} stencil_rows "
+        "calls inside a parallel region opened in task_iteration: the tasks run on the team "
+        "that calls it, no region of their own")
     for rank, seen in stamps.iterrows():
         assert not (seen["inline_calls"] or seen["inline_rows"]), (
             f"{where}: rank {rank}: task_iteration itself, outside any task, made "
@@ -321,12 +333,6 @@ def _assert_in_tasks(res: Results, where: str) -> None:
             "or m in a task after MPI calls of that same task (or in a task it created after "
             "them): rows 1 and m go in tasks of their own that depend (depend(in: ...)) on the "
             "exchange's task")
-    calls = res.mpi_calls
-    nested = calls[(calls["student"] == 1) & (calls["level"] > 1)]
-    assert nested.empty and not stamps["nested_rows"].any(), (
-        f"{where}: {len(nested)} MPI calls and {int(stamps['nested_rows'].sum())} stencil_rows "
-        "calls inside a parallel region opened in task_iteration: the tasks run on the team "
-        "that calls it, no region of their own")
 
 
 def check_student_tasks(kernel: Kernel, shapes: tuple[tuple[int, int], ...] = ((2, 2),),
@@ -388,8 +394,10 @@ def judge_pready(runs: list[dict]) -> list[dict]:
     and one MPI_Precv_init per neighbouring rank (none towards MPI_PROC_NULL), of T partitions of
     nx / T values, and made no other point-to-point call (the rows travel as partitioned messages,
     not MPI_Send); every partition of every send was marked ready once per iteration, by the
-    thread of its number (thread t, partition t), inside a parallel region of T threads. Returns
-    one row per shape."""
+    thread of its number (thread t, partition t), inside a parallel region of T threads; and every
+    partition of rows 1 and m copied once per iteration with the kit's copy_partition (its log,
+    partition_copies) by that same thread inside the region, before it marked the partition
+    ready. Returns one row per shape."""
     why = partitioned_missing()
     if why:
         print(f"note: {why}")
