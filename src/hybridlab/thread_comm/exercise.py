@@ -495,10 +495,12 @@ def _assert_copied(res: Results, rank: int, threads: int, iterations: int, marks
         outside = mine[(mine["in_parallel"] == 0) | (mine["team"] != threads)]
         assert outside.empty, (
             f"{where}: rank {rank}: partition {part} copied outside a parallel region of "
-            f"{threads} threads: copy_partition inside the region, by the thread of the partition")
-        for request, sent in marks[marks["partition"] == part].groupby("request"):
-            starts = sent["start"].sort_values().to_numpy()
-            early = [k for k, (end, start) in enumerate(zip(mine["end"], starts)) if start < end]
+            f"{threads} threads: copy_partition inside the region, by the thread of the "
+            "partition")
+        for _, sent in marks[marks["partition"] == part].groupby("request"):
+            starts = sent["start"].sort_values().to_numpy()  # one per iteration, as the copies
+            early = [k for k, (end, start) in enumerate(zip(mine["end"], starts, strict=True))
+                     if start < end]  # fmt: skip
             assert not early, (
                 f"{where}: rank {rank}: partition {part} marked ready before thread {part} had "
                 f"copied it (iteration {early[0]}): copy_partition first, then MPI_Pready")
