@@ -258,7 +258,7 @@ static long run_partitioned(grid2d *g, int nthreads) {
 typedef struct {
     double start, end;
     long iteration;
-    int thread, partition, in_parallel, team;
+    int thread, partition, level, team; /* level: omp_get_level() (1 in the cell's region) */
 } partition_copy;
 
 static struct {
@@ -281,7 +281,7 @@ void copy_partition(int t) {
     slot = copying.count++;
     if (slot < copying.size)
         copying.log[slot] = (partition_copy){t0, hl_now(), copying.iteration, omp_get_thread_num(),
-                                             t, omp_in_parallel(), omp_get_num_threads()};
+                                             t, omp_get_level(), omp_get_num_threads()};
 }
 
 /* One "partition_copy" record per logged copy_partition call (times as the trace's), and a
@@ -292,10 +292,10 @@ static void emit_copies(hl_ctx *ctx) {
     for (long i = 0; i < kept; i++) {
         const partition_copy *c = &copying.log[i];
         hl_emit(ctx, "\"record\":\"partition_copy\",\"iteration\":%ld,\"copier\":%d,"
-                     "\"partition\":%d,\"start\":%.9f,\"end\":%.9f,\"in_parallel\":%d,"
+                     "\"partition\":%d,\"start\":%.9f,\"end\":%.9f,\"level\":%d,"
                      "\"team\":%d",
                 c->iteration, c->thread, c->partition, c->start - origin, c->end - origin,
-                c->in_parallel, c->team);
+                c->level, c->team);
     }
     hl_emit(ctx, "\"record\":\"partition_copies\",\"calls\":%ld,\"kept\":%ld", copying.count,
             kept);

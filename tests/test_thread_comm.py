@@ -140,6 +140,6 @@ def test_copy_partition_logs_which_thread_copied_which_partition():
     copies = exercise.partition_copies(res)
     assert len(copies) == 2 * 2 * 2  # ranks, partitions, iterations
     assert (copies["copier"] == copies["partition"]).all()
-    assert (copies["in_parallel"] == 1).all() and (copies["team"] == 2).all()
+    assert (copies["level"] == 1).all() and (copies["team"] == 2).all()
     assert sorted(set(copies["iteration"])) == [0, 1] and (copies["end"] >= copies["start"]).all()
     exercise.judge_pready(runs)

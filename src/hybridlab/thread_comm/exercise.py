@@ -453,9 +453,10 @@ def judge_pready(runs: list[dict]) -> list[dict]:
 
 def partition_copies(res: Results) -> pd.DataFrame:
     """The kit's copy_partition calls (kernels_c/thread_halo.c, the kit's own object): rank,
-    iteration, copier (the thread), partition, start, end, in_parallel, team."""
+    iteration, copier (the thread), partition, start, end, level (omp_get_level: 1 inside the
+    cell's region, 0 outside any), team."""
     made = res.records[res.records["record"] == "partition_copy"]
-    columns = ["rank", "iteration", "copier", "partition", "start", "end", "in_parallel", "team"]
+    columns = ["rank", "iteration", "copier", "partition", "start", "end", "level", "team"]
     if made.empty:
         return pd.DataFrame(columns=columns)
     return made[columns].astype({c: int for c in columns if c not in ("start", "end")})
@@ -492,7 +493,7 @@ def _assert_copied(res: Results, rank: int, threads: int, iterations: int, marks
         assert len(mine) == iterations and len(per_iteration) == iterations, (
             f"{where}: rank {rank}: partition {part} copied {len(mine)} times in {iterations} "
             "iterations: once per iteration")
-        outside = mine[(mine["in_parallel"] == 0) | (mine["team"] != threads)]
+        outside = mine[(mine["level"] != 1) | (mine["team"] != threads)]
         assert outside.empty, (
             f"{where}: rank {rank}: partition {part} copied outside a parallel region of "
             f"{threads} threads: copy_partition inside the region, by the thread of the "
