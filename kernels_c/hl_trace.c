@@ -184,7 +184,7 @@ double hl_trace_origin_time(void) { return origin; }
  * function returns (hl_trace_task_unmark) is what its body did outside every task. A chunk below
  * TASK_MARK (every other run) is left alone. A cell may not set the schedule
  * (HL_SCHEDULE_IS_EVIDENCE in thread_halo_student.h). */
-#define TASK_MARK (1 << 24)
+#define TASK_MARK (1 << 30) /* above every chunk hl_param_schedule accepts (1e9) */
 #define MPI_STAMP (1 << 12) /* an MPI call's stamp; a stencil_rows' is 1 */
 static _Thread_local omp_sched_t marked_kind;
 static _Thread_local int marked_chunk;
