@@ -350,4 +350,19 @@ _exercise.check_ring = lambda results: None  # the judging module's check replac
             ".exercise.check_ring replaced from an earlier cell",
             reason="did not arrive from the same thread"),
     ),
+    attempt("interpreter", "require_level", '''# determined: the kit's own level check, imported (the notebook says it does not count)
+from hybridlab.machine.thread_levels import check_level as _check, THREAD_LEVELS as _L
+
+
+def require_level(required: str, provided: str) -> str:
+    r = required.lower().removeprefix("mpi_thread_")
+    p = provided.lower().removeprefix("mpi_thread_")
+    _check(r, "required")
+    _check(p, "provided")
+    if _L.index(p) < _L.index(r):
+        raise RuntimeError(f"MPI provided {p!r} but this program needs {r!r}")
+    return p
+''', loses={"hidden_require_level"},
+            why="fresh attacker: its own function wrapping the kit's check_level, imported inside it (the notebook forbids a ready-made check)",
+            reason="calls the kit's own code"),
 ]
