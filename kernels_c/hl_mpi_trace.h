@@ -200,6 +200,8 @@ int hl_traced_MPI_Finalize(void);
 #else
 /* for the kit's units: a kit helper's computing, and the records of hl_run (hl_runtime.h) */
 void hl_trace_compute(double start, double end);
+void hl_trace_rows(double start, double end, long first, long last); /* rows of a grid */
+void hl_trace_step(long iteration); /* the kernel starts an iteration: calls and intervals carry it */
 double hl_trace_origin_time(void); /* hl_now() when the run's trace began */
 #endif
 
