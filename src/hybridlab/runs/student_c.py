@@ -5,6 +5,7 @@ judged by what it did.
                            ("overlap_iteration",))
     res = run_student(kernel, ranks=2, threads=2, level="funneled", variant="overlap", ...)
     overlap_table(res)        # per rank and window: computing between posting and completion
+    step_windows(res)         # per rank and iteration (kernels that mark them): its window
     collective_comms(res)     # per collective: the communicator's size and members
 
 The cell is compiled against the kit's public header only (kernels_c/hl_student.h and
