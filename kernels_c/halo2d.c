@@ -34,7 +34,9 @@
  * neighbour are set to NaN before every iteration, so a row computed before its halo arrived
  * spoils the checksum, and stencil_rows counts the interior rows computed while a halo was still
  * NaN (early_rows in the checksum record: the overlap achieved). stagger_us makes odd ranks start
- * each iteration that late, so their neighbours' halos are surely in flight for that long.
+ * each iteration that late, so their neighbours' halos are surely in flight for that long; row_us
+ * makes every row stencil_rows computes take that much longer (it sleeps), so the interior holds
+ * work on the scale of a timeslice of a busy machine (lab 04 judges the overlap from the trace).
  */
 #include "hybridlab.h"
 #include "hl_memory.h"
@@ -61,6 +63,7 @@ const hl_param hl_kernel_params[] = {
     {"iterations", "100", "Jacobi iterations"},
     HL_SCHEDULE_PARAMS,
     {"stagger_us", "0", "variant=overlap (lab 04 exercise): odd ranks start each iteration late"},
+    {"row_us", "0", "variant=overlap: each row stencil_rows computes also takes this long (sleeps)"},
     HL_TIMELINE_PARAMS,
     {"memory", "0", "1: each rank also emits its memory (PSS, lab 11) before the grid is freed"},
     HL_END_PARAMS,
@@ -201,6 +204,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     long stagger_us = hl_param_long(ctx, "stagger_us", 0, &ok);
     if (!ok) return -1;
     if (stagger_us > 1000000L) return hl_fail(ctx, "parameter stagger_us=%ld is above 1 s", stagger_us);
+    long row_us = hl_param_long(ctx, "row_us", 0, &ok);
+    if (!ok) return -1;
+    if (row_us < 0 || row_us > 100000L) return hl_fail(ctx, "parameter row_us=%ld is not in 0..100000", row_us);
 #ifndef HL_STUDENT_EXCHANGE
     if (variant == V_STUDENT) return hl_fail(ctx, "variant student needs exchange_halos (lab 04)");
 #endif
@@ -223,7 +229,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 
     int nthreads = variant == V_PURE ? 1 : omp_get_max_threads();
 
-    grid2d g = {.student = variant == V_STUDENT, .stagger_us = stagger_us};
+    grid2d g = {.student = variant == V_STUDENT, .stagger_us = stagger_us, .row_us = row_us};
     int rc = grid2d_setup(ctx, &g, comm, nx, ny, iterations, nthreads, keep);
     if (rc != 0) goto done;
     MPI_Barrier(comm);

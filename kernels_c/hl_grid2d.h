@@ -16,11 +16,12 @@
  * 0's "checksum" record); grid2d_free frees it.
  *
  * Define HL_GRID2D_STENCIL_ROWS (a kernel linked with a student's unit) for stencil_rows(first,
- * last), the helper the student computes with: it records its computing intervals in the MPI
- * trace (hl_trace_compute), counts interior rows computed while a halo was still pending
- * (early_rows), stamps its task (hl_trace_task_stamp: a task iteration learns which rows its
- * own body computed, outside every task), and keeps a call outside 1..m for grid2d_finish to
- * refuse; poison_halos sets the
+ * last), the helper the student computes with: it records each call's interval and rows in the
+ * MPI trace (hl_trace_rows; run_poisoned marks each iteration with hl_trace_step), takes row_us
+ * longer per row when asked (a wider grid's rows in a judged run on a busy machine), counts
+ * interior rows computed while a halo was still pending (early_rows), stamps its task
+ * (hl_trace_task_stamp: a task iteration learns which rows its own body computed, outside every
+ * task), and keeps a call outside 1..m for grid2d_finish to refuse; poison_halos sets the
  * halo rows that come from a neighbour to NaN, so a row computed before its halo arrived spoils
  * the checksum; run_poisoned runs a student's overlapped iteration with them.
  */
@@ -49,6 +50,7 @@ typedef struct {
     int student;  /* call the student's exchange (the kernel's student variant) */
     int rank;
     long stagger_us;          /* odd ranks start each iteration this late (student variants) */
+    long row_us;              /* stencil_rows: each row also takes this long, as a wider grid's */
     long early_rows;          /* interior rows computed before a halo arrived (stencil_rows) */
     int bad_first, bad_last;  /* a stencil_rows call outside 1..m (0 if none) */
     /* a task iteration (hl_trace_task_mark): stencil_rows calls and the student's MPI calls in
@@ -250,8 +252,9 @@ void stencil_rows(long first, long last) {
     double t0 = hl_now();
 #endif
     for (long i = first; i <= last; i++) stencil_row(g, i);
+    hl_sleep_us(g->row_us * (last - first + 1));
 #ifdef HL_TRACE_MPI
-    hl_trace_compute(t0, hl_now());
+    hl_trace_rows(t0, hl_now(), first, last);
 #endif
 }
 
@@ -278,6 +281,9 @@ static inline void run_poisoned(grid2d *g, int nthreads, void (*iteration)(grid2
             {
                 if (g->rank % 2 == 1) hl_sleep_us(g->stagger_us);
                 poison_halos(g);
+#ifdef HL_TRACE_MPI
+                hl_trace_step(it);
+#endif
             }
             hl_barrier_phase(me, HL_OTHER);
             double t0 = hl_now();

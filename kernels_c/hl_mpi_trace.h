@@ -21,8 +21,10 @@
  * Records (hl_trace.c writes them at the end of hl_run, hybridlab.runs.records reads them): one per
  * kept call, "record":"mpi_call","call":"MPI_Send","start":S,"end":E (seconds since the run
  * began), "main","in_parallel","level","team","tid","concurrent","done","comm_size","comm",
- * "student","comm_id","tag","count"; one "computed" interval per stretch of a kit helper's
- * computing (hl_trace_compute: lab 04's stencil_rows, lab 03's compute_step); one summary per
+ * "student","comm_id","tag","count",..., "step" (the kernel's iteration, hl_trace_step; -1 when
+ * it marks none); one "computed" interval per stretch of a kit helper's computing
+ * (hl_trace_compute: lab 03's compute_step) or per call of a helper that computes rows of a grid
+ * (hl_trace_rows: lab 04's stencil_rows, with "first" and "last", -1 otherwise); one summary per
  * rank, "record":"mpi_trace","calls","kept","not_main","in_parallel","concurrent","computed".
  * hybridlab.runs.compliance judges them against a thread level.
  *
@@ -200,6 +202,8 @@ int hl_traced_MPI_Finalize(void);
 #else
 /* for the kit's units: a kit helper's computing, and the records of hl_run (hl_runtime.h) */
 void hl_trace_compute(double start, double end);
+void hl_trace_rows(double start, double end, long first, long last); /* rows of a grid */
+void hl_trace_step(long iteration); /* the kernel starts an iteration: calls and intervals carry it */
 double hl_trace_origin_time(void); /* hl_now() when the run's trace began */
 /* task stamps (hl_trace.c): mark the calling task before a student's function; stamp (a
  * student's MPI call: mpi=1, stencil_rows: 0) returns the MPI stamps its task took before, -1

@@ -24,6 +24,10 @@
  * For the kit's units (hl_runtime.h, the kernels): hl_trace_reset() at the start of a run,
  * hl_trace_compute(start, end) for a kit helper's computing (one "computed" interval per stretch
  * of a thread's computing between its MPI calls, with the number of calls it joins: "pieces"),
+ * hl_trace_rows(start, end, first, last) for a helper that computes rows of a grid (lab 04's
+ * stencil_rows: one interval per call, never joined, with its rows "first" to "last"; -1 for
+ * other helpers), hl_trace_step(step) when the kernel starts an iteration (every call and
+ * interval after it carries "step"; -1 before the first),
  * hl_trace_emit(ctx) for the records, and the records' integrity: hl_append tells
  * hl_trace_note every byte the kit appends to ctx->out; hl_trace_frame(ctx) checks that
  * ctx->out holds exactly those bytes and frames each line for the harness
@@ -71,12 +75,15 @@ typedef struct {
     int partitions;                /* MPI_Psend_init, MPI_Precv_init: partitions of the message */
     int partition, partition_last; /* MPI_Pready(_range), MPI_Parrived: the partitions named */
     int request; /* MPI_Request_c2f of a persistent request (set up, started, marked) */
+    long step;   /* the kernel's iteration when the call began (hl_trace_step), -1 before */
     char comm[HL_TRACE_COMM_CHARS];
 } hl_trace_call;
 
 typedef struct {
     double start, end;
     long pieces; /* hl_trace_compute calls joined into it (p2p_overlap: its compute_step calls) */
+    long first, last; /* hl_trace_rows: the rows computed (-1: a helper without rows) */
+    long step;        /* the kernel's iteration (hl_trace_step), -1 before the first */
     int thread, cpu, numa;
 } hl_trace_interval;
 
@@ -89,6 +96,7 @@ static atomic_int active;       /* calls inside MPI right now */
 static double origin;
 static hl_trace_interval intervals[HL_TRACE_MAX_COMPUTE];
 static atomic_long interval_count;
+static atomic_long step = -1;            /* the kernel's iteration (hl_trace_step) */
 static _Thread_local long thread_tid;    /* the calling thread's OS id, asked once per thread */
 static _Thread_local long open_interval; /* 1 + this thread's open interval */
 static char key[HL_KEY_CHARS + 1] = "-"; /* the run's key (HL_RECORD_KEY_FILE) */
@@ -170,8 +178,11 @@ void hl_trace_reset(void) {
     atomic_store(&in_parallel, 0);
     atomic_store(&overlapped, 0);
     atomic_store(&active, 0);
+    atomic_store(&step, -1);
     origin = hl_now();
 }
+
+void hl_trace_step(long iteration) { atomic_store(&step, iteration); }
 
 double hl_trace_origin_time(void) { return origin; }
 
@@ -233,6 +244,7 @@ static void trace_begin(hl_trace_call *c, const char *call, int student) {
     c->partitions = 0;
     c->partition = c->partition_last = -1;
     c->request = -1;
+    c->step = atomic_load(&step);
     c->student = student;
     if (student) hl_trace_task_stamp(1);
     c->comm[0] = '\0';
@@ -264,24 +276,38 @@ static void trace_comm(hl_trace_call *c, MPI_Comm comm) {
     MPI_Group_free(&world);
 }
 
-/* A kit helper computed from `start` to `end` (hl_now()) on the calling thread: extends the
- * thread's open interval when it follows closely with no MPI call between, else starts one. */
-void hl_trace_compute(double start, double end) {
-    long open = open_interval - 1;
-    if (open >= 0 && start - intervals[open].end < HL_TRACE_COMPUTE_GAP) {
-        intervals[open].end = end;
-        intervals[open].pieces++;
-        return;
-    }
+/* A new interval of the calling thread from `start` to `end` with rows `first`..`last`. */
+static void new_interval(double start, double end, long first, long last) {
     long slot = atomic_fetch_add(&interval_count, 1);
     if (slot >= HL_TRACE_MAX_COMPUTE) return;
     hl_trace_interval *v = &intervals[slot];
     v->start = start;
     v->end = end;
     v->pieces = 1;
+    v->first = first;
+    v->last = last;
+    v->step = atomic_load(&step);
     v->thread = omp_get_thread_num();
     hl_where(&v->cpu, &v->numa);
     open_interval = slot + 1;
+}
+
+/* A kit helper computed from `start` to `end` (hl_now()) on the calling thread: extends the
+ * thread's open interval when it follows closely with no MPI call between, else starts one. */
+void hl_trace_compute(double start, double end) {
+    long open = open_interval - 1;
+    if (open >= 0 && intervals[open].first < 0 &&
+        start - intervals[open].end < HL_TRACE_COMPUTE_GAP) {
+        intervals[open].end = end;
+        intervals[open].pieces++;
+        return;
+    }
+    new_interval(start, end, -1, -1);
+}
+
+/* A kit helper computed rows `first`..`last` of a grid from `start` to `end`: one interval. */
+void hl_trace_rows(double start, double end, long first, long last) {
+    new_interval(start, end, first, last);
 }
 
 /* Keep the call, ended at `end`. */
@@ -362,13 +388,13 @@ void hl_trace_emit(hl_ctx *ctx) {
                          "\"student\":%d,\"comm_id\":%d,\"tag\":%d,\"count\":%ld,\"peer\":%d,"
                          "\"bytes\":%ld,\"recv_peer\":%d,\"recv_count\":%ld,\"recv_bytes\":%ld,"
                          "\"partitions\":%d,\"partition\":%d,\"partition_last\":%d,"
-                         "\"request\":%d}\n",
+                         "\"request\":%d,\"step\":%ld}\n",
                          ctx->rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?",
                          c->start - origin, c->end - origin, c->main, c->in_parallel, c->level,
                          c->team, c->tid, c->concurrent, c->done, c->comm_size, c->comm,
                          c->student, c->comm_id, c->tag, c->count, c->peer, c->bytes,
                          c->recv_peer, c->recv_count, c->recv_bytes, c->partitions, c->partition,
-                         c->partition_last, c->request);
+                         c->partition_last, c->request, c->step);
         hl_append(ctx, line, (size_t)n);
     }
     long stretches = atomic_load(&interval_count);
@@ -377,9 +403,10 @@ void hl_trace_emit(hl_ctx *ctx) {
         const hl_trace_interval *v = &intervals[i];
         int n = snprintf(line, sizeof line,
                          "{\"rank\":%d,\"thread\":%d,\"cpu\":%d,\"numa\":%d,\"record\":\"computed\","
-                         "\"start\":%.9f,\"end\":%.9f,\"pieces\":%ld}\n",
+                         "\"start\":%.9f,\"end\":%.9f,\"pieces\":%ld,\"first\":%ld,"
+                         "\"last\":%ld,\"step\":%ld}\n",
                          ctx->rank, v->thread, v->cpu, v->numa, v->start - origin,
-                         v->end - origin, v->pieces);
+                         v->end - origin, v->pieces, v->first, v->last, v->step);
         hl_append(ctx, line, (size_t)n);
     }
     int cpu, numa;

@@ -426,6 +426,50 @@ def test_interior_before_the_exchange_is_no_overlap_and_kit_statics_are_out_of_r
         build_student_overlap(kit, "ov_kit")
 
 
+def test_overlap_judged_by_rows_threads_and_windows():
+    """The trace carries each stencil_rows call's rows, thread and iteration; the master keeping
+    a static share for after its MPI_Waitall (the free thread idle) is refused with the rows and
+    where they were computed, the master computing the whole interior in the window while the
+    others idle is no overlap, and interior tasks the master hands out keep the verdict."""
+    from hybridlab.halo.exercise import (
+        ROW_US,
+        STAGGER_US,
+        _grid_run,
+        build_student_overlap,
+        check_student_overlap,
+        overlap_rows,
+    )
+
+    big = {"nx": 256, "ny": 160}
+    res = _grid_run(build_student_overlap(GOOD_OVERLAP), 2, 2, "overlap", 256, 160, 4,
+                    thread_level="funneled", stagger_us=STAGGER_US, row_us=ROW_US)  # fmt: skip
+    rows = overlap_rows(res)
+    m = 80  # 160 rows over 2 ranks
+    covered = rows.groupby(["rank", "step"]).apply(
+        lambda it: sorted(i for f, last in zip(it["first"], it["last"], strict=True)
+                          for i in range(f, last + 1)), include_groups=False)  # fmt: skip
+    assert len(covered) == 8 and all(c == list(range(2, m)) for c in covered)
+    assert set(rows["where"]) <= {"before", "inside", "after"}
+    static = GOOD_OVERLAP.replace("schedule(dynamic)", "schedule(static)")
+    with pytest.raises(AssertionError, match=r"rows 2-40 by thread 0 after MPI_Waitall returned.*"
+                                             "not kept for after its Wait"):  # fmt: skip
+        check_student_overlap(build_student_overlap(static, "ov_static"), shapes=((2, 2),), **big)
+    alone = GOOD_OVERLAP.replace(
+        "        MPI_Waitall", "        stencil_rows(2, m - 1);\n        MPI_Waitall"
+    ).replace("#pragma omp for schedule(dynamic) nowait\n    for (long i = 2; i < m; i++) "
+              "stencil_rows(i, i);\n", "")  # fmt: skip
+    with pytest.raises(AssertionError, match=r"rows 2-79 by thread 0 inside the window.*no overlap"):
+        check_student_overlap(build_student_overlap(alone, "ov_alone"), shapes=((2, 2),), **big)
+    tasks = GOOD_OVERLAP.replace(
+        "        MPI_Waitall",
+        "        for (long i = 2; i < m; i++) {\n#pragma omp task firstprivate(i)\n"
+        "            stencil_rows(i, i);\n        }\n        MPI_Waitall",
+    ).replace("#pragma omp for schedule(dynamic) nowait\n    for (long i = 2; i < m; i++) "
+              "stencil_rows(i, i);\n", "")  # fmt: skip
+    got = check_student_overlap(build_student_overlap(tasks, "ov_tasks"), shapes=((2, 2),), **big)
+    assert got[0]["seconds computed while the halos were in flight"] > 0.0
+
+
 # ------------------------------------------------------------------------------- notebook
 
 

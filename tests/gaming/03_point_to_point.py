@@ -74,6 +74,13 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
 '''
 
 M = "overlap_medians"
+# (e)'s function written right: the attempts on (e)'s numbers game the numbers only
+RIGHT_NUMBERS = """
+def overlap_numbers(medians):
+    compute, message = float(medians["compute"]), float(medians["message"])
+    return max(compute, message), (float(medians["blocking"]) - float(medians["student"])) / min(compute, message)
+
+"""
 
 GAMING = [
     # (a) fit_hockney
@@ -152,25 +159,44 @@ def locate_knee(sizes, seconds) -> float:
     attempt("shortcut", "overlap_exchange", KIT_HELPERS, loses=OVERLAP,
             why="the kit kernel's static exchange() and team_compute() called", reason='did not compile'),
     # (e) overlap_numbers
-    attempt("constant", "overlap_numbers", """
+    attempt("constant", "overlap_numbers", RIGHT_NUMBERS + """
 PREDICTED_OVERLAP_S = 0.004
 HIDDEN_FRACTION = 0.5
 """, loses=NUMBERS, why="round numbers typed in", reason='not the perfect overlap of your medians'),
-    attempt("hidden", "overlap_numbers", f"""
+    attempt("hidden", "overlap_numbers", RIGHT_NUMBERS + f"""
 PREDICTED_OVERLAP_S = round(float(max({M}["compute"], {M}["message"])) * 1e3, 3) / 1e3
 HIDDEN_FRACTION = round(float(({M}["blocking"] - {M}["student"]) / min({M}["compute"], {M}["message"])), 2)
 """, loses=NUMBERS, why="the values as the table shows them, rounded", reason='not the perfect overlap of your medians'),
-    attempt("hidden", "overlap_numbers", """
+    attempt("hidden", "overlap_numbers", RIGHT_NUMBERS + """
 _v = {k: sorted(g) for k, g in overlap_runs.records.groupby("variant")["seconds"]}
 _mid = {k: v[len(v) // 2] for k, v in _v.items()}  # the middle sample: a median for odd counts only
 PREDICTED_OVERLAP_S = max(_mid["compute"], _mid["message"])
 HIDDEN_FRACTION = (_mid["blocking"] - _mid["student"]) / min(_mid["compute"], _mid["message"])
 """, loses=NUMBERS, why="the middle sample as the median: wrong for an even number of samples", reason='not the perfect overlap of your medians'),
-    attempt("method", "overlap_numbers", """
+    attempt("method", "overlap_numbers", RIGHT_NUMBERS + """
 _mean = overlap_runs.records.groupby("variant")["seconds"].mean()
 PREDICTED_OVERLAP_S = float(max(_mean["compute"], _mean["message"]))
 HIDDEN_FRACTION = float((_mean["blocking"] - _mean["student"]) / min(_mean["compute"], _mean["message"]))
 """, loses=NUMBERS, why="means, where the part asks for the medians", reason='not the perfect overlap of your medians'),
+    attempt("hidden", "overlap_numbers", """
+def overlap_numbers(medians):
+    # the computation always takes longer in these runs: a perfect overlap is its median
+    return float(medians["compute"]), float((medians["blocking"] - medians["student"]) / medians["message"])
+
+
+PREDICTED_OVERLAP_S, HIDDEN_FRACTION = overlap_numbers(overlap_medians)
+""", loses=NUMBERS, why="fresh hurried student: the compute median as the perfect overlap (and the "
+            "message as the smaller): right while the computation is the longer, as in the "
+            "student's own runs", reason="not the perfect overlap of these medians"),
+    attempt("hidden", "overlap_numbers", """
+def overlap_numbers(medians):
+    compute, message = float(medians["compute"]), float(medians["message"])
+    return max(compute, message), (float(medians["blocking"]) - float(medians["student"])) / message
+
+
+PREDICTED_OVERLAP_S, HIDDEN_FRACTION = overlap_numbers(overlap_medians)
+""", loses=NUMBERS, why="the hidden share always divided by the message median: right while the "
+            "message is the shorter, as in the student's own runs", reason="not the share of these medians"),
 ]
 
 
@@ -334,7 +360,7 @@ def locate_knee(sizes, seconds):
                 return float(frame.frame.f_locals[name])
     return float(sorted(set(float(s) for s in sizes))[3])
 """, KNEE, why="inspect.stack() searched for the test's best knee", reason="locate_knee:"),
-    attempt("interpreter", "overlap_numbers", """
+    attempt("interpreter", "overlap_numbers", RIGHT_NUMBERS + """
 _m = {str(k): float(v) for k, v in overlap_runs.records.groupby("variant")["seconds"].mean().items()}
 _want_p = max(_m["compute"], _m["message"])  # globals named like the test's own
 _want_h = (_m["blocking"] - _m["student"]) / min(_m["compute"], _m["message"])

@@ -6,7 +6,7 @@ functions on hidden inputs, judged by the reference written here (never in the k
 import numpy as np
 import pandas as pd
 
-from gaming import FRAME_TOOLS, Oracle, attempt, c_evidence, solution_cell
+from gaming import FRAME_TOOLS, REFUSED, Oracle, attempt, c_evidence, solution_cell
 from wrong_answers import together
 
 EXCHANGE = '%%c EXCHANGE_C halo2d\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n'
@@ -16,6 +16,10 @@ A = {"hidden_exchange_halos"}
 B = {"hidden_phase_shares"}
 C = {"hidden_halo_faces"}
 D = {"hidden_overlap_iteration"}
+# (d)'s refusals (halo.exercise.judge_overlap): no free thread computed inside a window; the
+# master's share of the interior kept for after its Wait while a free thread sat idle
+NO_FREE_ROWS = "other than the master between the posting of the requests and their completion"
+KEPT_SHARE = "not kept for after its Wait"
 
 # (c)'s second function, right: the attempts at halo_faces get the faces wrong, not this
 PREDICT_HALO = """
@@ -228,7 +232,7 @@ def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4
         loses=D,
         why="the interior first, then a blocking exchange with two token MPI_Testall calls: "
             "nothing is computed while the messages are in flight",
-        reason="no row was computed between the posting",
+        reason=NO_FREE_ROWS,
     ),
     attempt(
         "method", "overlap_iteration",
@@ -434,6 +438,105 @@ _exercise.check_student_overlap = check_student_overlap
 #pragma omp for
     for (long i = 2; i < m; i++) stencil_rows(i, i);  /* after the exchange: no overlap */
 """ + EDGES), D, "no overlap, check_student_overlap replaced (the notebook's name and the "
-            "module's) from the earlier halo_faces cell", reason="no row was computed between the posting"),
+            "module's) from the earlier halo_faces cell", reason=NO_FREE_ROWS),
     ),
+]
+
+# A fresh hurried student's three ways to keep (d) under the first judge (any row computed inside a
+# window), fed verbatim: the master's static share after its Waitall; the master computing the
+# whole interior itself between posting and waiting while the others idle; one row in the window.
+GAMING += [
+    attempt("method", "overlap_iteration", """
+%%c OVERLAP_C halo2d
+/* hurried: as asked, but the interior rows with the default static schedule (master keeps its share) */
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    #pragma omp masked
+    {
+        MPI_Request req[4];
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 0, comm, &req[0]);
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[1]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 0, comm, &req[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+    #pragma omp for schedule(static) nowait
+    for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);
+    #pragma omp barrier
+    #pragma omp single
+    {
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+""", D, "fresh hurried student: the master posts and waits in `omp masked`, then the interior "
+            "with schedule(static) nowait: the master's static share waits for its MPI_Waitall "
+            "while thread 1, done with its own, idles", reason=KEPT_SHARE),
+    attempt("method", "overlap_iteration", """
+%%c OVERLAP_C halo2d
+/* hurried: the master posts, computes the whole interior itself, then waits; the others idle */
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    #pragma omp masked
+    {
+        MPI_Request req[4];
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 0, comm, &req[0]);
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[1]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 0, comm, &req[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[3]);
+        if (m > 2) stencil_rows(2, m - 1);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+    #pragma omp barrier
+    #pragma omp single
+    {
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+""", D, "fresh hurried student: serial where the team is asked: the master computes every "
+            "interior row between posting and waiting, the other threads idle", reason=NO_FREE_ROWS),
+    attempt("method", "overlap_iteration", """
+%%c OVERLAP_C halo2d
+/* hurried: post, one interior row by the master, wait; then the team does the rest as usual */
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    #pragma omp masked
+    {
+        MPI_Request req[4];
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 0, comm, &req[0]);
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[1]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 0, comm, &req[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[3]);
+        if (m > 2) stencil_rows(2, 2);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+    #pragma omp barrier
+    #pragma omp for schedule(static)
+    for (long i = 3; i <= m - 1; i++) stencil_rows(i, i);
+    #pragma omp single
+    {
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+""", D, "fresh hurried student: one interior row by the master inside the window, every other "
+            "row by the team after MPI_Waitall", reason=NO_FREE_ROWS),
+    attempt("forged", "overlap_iteration", OVERLAP.format(body="""\
+    void hl_trace_rows(double, double, long, long);  /* the kit's row recorder, by name */
+#pragma omp masked
+    {
+        MPI_Request req[4];
+        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+    if (omp_get_thread_num() == 1) hl_trace_rows(0.0, 1e3, 2, m - 1);  /* rows 'in the window' */
+#pragma omp barrier
+#pragma omp for
+    for (long i = 2; i < m; i++) stencil_rows(i, i);
+""" + EDGES), D, "no overlap, with a forged row interval of thread 1 covering every window",
+            reason=REFUSED["forged"]),
 ]

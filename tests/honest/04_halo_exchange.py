@@ -2,7 +2,9 @@
 MPI_Waitall, or with MPI_Send and MPI_Recv ordered by the parity of the rank (safe under
 synchronous sends); the shares with numpy or row by row; the faces from the local sizes per axis
 or with math.prod; the overlap with the master found by omp_get_thread_num, a guided schedule
-and the edge rows in sections, or with the master polling MPI_Testall while it takes rows."""
+and the edge rows in sections, with the master polling MPI_Testall while it takes rows, with the
+interior as tasks the master creates before it waits, or split by hand among the threads other
+than the master."""
 
 from honest import right
 
@@ -163,4 +165,56 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
         if (k == 0 || m > 1) stencil_rows(k ? m : 1, k ? m : 1);
 }
 """, why="omp master, the master polling MPI_Testall between its rows, the edges by omp for"),
+    right("overlap_iteration", r"""
+%%c OVERLAP_C halo2d
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+#pragma omp masked
+    {
+        MPI_Request req[4];
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 7, comm, &req[0]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 8, comm, &req[1]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 7, comm, &req[2]);
+        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 8, comm, &req[3]);
+        for (long first = 2; first <= m - 1; first += 8) {  /* tasks of 8 rows for the team */
+            long last = first + 7 < m - 1 ? first + 7 : m - 1;
+#pragma omp task firstprivate(first, last)
+            stencil_rows(first, last);
+        }
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+#pragma omp barrier
+#pragma omp masked
+    stencil_rows(1, 1);
+#pragma omp single
+    if (m > 1) stencil_rows(m, m);
+}
+""", why="the master posts, hands the interior out as tasks of 8 rows, then waits: the team runs "
+         "them at the barrier while it communicates; the edge rows by masked and single"),
+    right("overlap_iteration", r"""
+%%c OVERLAP_C halo2d
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    int me = omp_get_thread_num(), team = omp_get_num_threads();
+    if (me == 0) {  /* the master only communicates (it computes alone in a team of one) */
+        MPI_Request req[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 3, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 4, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 3, comm, &req[2]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 4, comm, &req[3]);
+        if (team == 1 && m > 2) stencil_rows(2, m - 1);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    } else {  /* the others split the interior into contiguous blocks, one each */
+        long rows = m - 2, workers = team - 1;
+        long first = 2 + rows * (me - 1) / workers, last = 1 + rows * me / workers;
+        if (first <= last) stencil_rows(first, last);
+    }
+#pragma omp barrier
+    if (me == team - 1) {
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+""", why="the master only communicates; the other threads split the interior into one "
+         "contiguous block each by their thread number (no worksharing construct)"),
 ]

@@ -39,9 +39,12 @@ def overlap(mpi: str = "0", loop: str = FOR, polls: str = "1") -> str:
     return OVERLAP_C.format(mpi=mpi, loop=loop, polls=polls)
 
 
-NUMBERS = """PREDICTED_OVERLAP_S = float({predicted})
-HIDDEN_FRACTION = float({hidden})"""
-M = "overlap_medians"
+NUMBERS = """def overlap_numbers(medians):
+    return float({predicted}), float({hidden})
+
+
+PREDICTED_OVERLAP_S, HIDDEN_FRACTION = overlap_numbers(overlap_medians)"""
+M = "medians"
 
 MISTAKES = [
     wrong(

@@ -163,7 +163,7 @@ def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4
         ),
         loses=D,
         why="the team waits for the exchange before the interior: correct, but no overlap",
-        reason="no row was computed between the posting",
+        reason="other than the master between the posting of the requests and their completion",
     ),
     wrong(
         "overlap_iteration",

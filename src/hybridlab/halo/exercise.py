@@ -30,7 +30,7 @@ from ..kernels.build import Kernel
 from ..runs import compliance
 from ..runs.launch import run_program
 from ..runs.records import Results
-from ..runs.student_c import blocking_calls, build_student, overlap_table
+from ..runs.student_c import blocking_calls, build_student, step_windows
 from .serial import (
     THREAD_LEVEL_2D,
     THREAD_LEVEL_3D,
@@ -50,6 +50,14 @@ STAGGER_US = 20000  # (d): odd ranks start each iteration 20 ms late, so halos a
 # (d): interior points per rank from which overlap is judged: fewer are computed in less time
 # than the master takes to post its requests, so even an overlapping code may show none.
 OVERLAP_POINTS = 8192
+# (d): in the runs the overlap is judged on, every row stencil_rows computes also takes this
+# long (the kit's helper sleeps): a rank's interior then takes milliseconds, as a wide grid's
+# would, so a loaded machine pausing a thread for a timeslice does not decide the verdict.
+ROW_US = 50
+# (d): iterations in which the master computing interior rows after its Wait while a free thread
+# had finished refuse a run: a dynamic schedule shows it only when the machine pauses a free
+# thread between two rows for the rest of the window (rare, and never twice in a run in practice)
+KEPT_SHARES = 2
 
 
 def _grid_run(kernel, ranks: int, threads: int, variant: str, nx: int, ny: int, iterations: int,
@@ -111,7 +119,7 @@ def check_student_overlap(
     shapes: tuple[tuple[int, int], ...] = ((2, 2),),
     nx: int = 24,
     ny: int = 12,
-    iterations: int = 3,
+    iterations: int = 8,
     timeout: float = 30.0,
 ) -> list[dict]:
     """Run the student's funnelled overlap at every (ranks, threads) and check it.
@@ -119,15 +127,15 @@ def check_student_overlap(
     Checks, per shape: the checksum equals jacobi2d's (the halos hold NaN until the exchange
     fills them, so an edge row computed too early spoils it); only the master called MPI
     (compliance.check, FUNNELED: a ThreadComplianceError names the call and thread); with 2+
-    ranks, 2+ threads and OVERLAP_POINTS interior points per rank, the trace shows rows
-    computed between the posting of the requests and their completion (overlap_table): interior
-    rows computed before the exchange is posted, or after it completed, are no overlap. A
-    deadlock ends as KernelTimeout. Returns one row per shape."""
+    ranks, 2+ threads and OVERLAP_POINTS interior points per rank (each row then taking ROW_US
+    longer), the trace shows the overlap (judge_overlap). A deadlock ends as KernelTimeout. Returns one row per shape."""
     want, _ = jacobi2d(nx, ny, iterations)
     rows = []
     for ranks, threads in shapes:
+        judged = ranks > 1 and threads > 1 and (ny // ranks - 2) * nx >= OVERLAP_POINTS
         res = _grid_run(kernel, ranks, threads, "overlap", nx, ny, iterations, timeout=timeout,
-                        thread_level=OVERLAP_LEVEL, stagger_us=STAGGER_US if ranks > 1 else 0)  # fmt: skip
+                        thread_level=OVERLAP_LEVEL, stagger_us=STAGGER_US if ranks > 1 else 0,
+                        row_us=ROW_US if judged else 0)  # fmt: skip
         got = float(_checksum(res)["checksum"])
         where = f"{ranks}x{threads} ({nx}x{ny}, {iterations} iterations)"
         assert abs(got - want) <= 1e-12 * max(1.0, abs(want)), (
@@ -138,22 +146,110 @@ def check_student_overlap(
         blocking = blocking_calls(res)
         assert not blocking, (f"{', '.join(blocking)}: the master posts MPI_Irecv and MPI_Isend "
                               "and completes them with MPI_Waitall while the team computes")
-        inside = 0.0
-        if ranks > 1 and threads > 1 and (ny // ranks - 2) * nx >= OVERLAP_POINTS:
-            windows = overlap_table(res)
-            assert (windows["window"] >= 0).any(), (
-                f"{where}: no request was posted and then completed (MPI_Irecv/MPI_Isend, then "
-                "MPI_Waitall): a blocking exchange leaves nothing in flight to overlap with"
-            )
-            inside = float(windows["computed_inside"].sum())
-            assert inside > 0.0, (
-                f"{where}: no row was computed between the posting of the requests and their "
-                "completion: the interior was computed before the exchange was posted or after "
-                "it completed (no overlap)"
-            )
+        inside = judge_overlap(res, where) if judged else 0.0
         rows.append({"ranks": ranks, "threads": threads, "checksum": got, "expected": want,
                      "seconds computed while the halos were in flight": inside})  # fmt: skip
     return rows
+
+
+def overlap_rows(res: Results) -> pd.DataFrame:
+    """The interior rows (2..m-1) of a traced overlap run, one row per stencil_rows call: rank,
+    iteration (step), thread, first, last, start, end, and where it began against its
+    iteration's window (step_windows): "before" the first request was posted, "inside", or
+    "after" the completing call returned ("no window" when the iteration posted nothing)."""
+    work = res.compute
+    if work.empty or "first" not in work.columns:
+        return pd.DataFrame(columns=["rank", "step", "thread", "first", "last", "start", "end",
+                                     "where", "posted_by", "completed_by"])  # fmt: skip
+    work = work[work["first"] >= 1].copy()
+    m = work.groupby("rank")["last"].transform("max")  # the edge row m is computed every iteration
+    work["first"], work["last"] = work["first"].clip(lower=2), np.minimum(work["last"], m - 1)
+    work = work[work["first"] <= work["last"]]
+    windows = step_windows(res)
+    work = work.merge(windows.rename(columns={"start": "window_start", "end": "window_end"}),
+                      on=["rank", "step"], how="left")  # fmt: skip
+    work["where"] = np.select(
+        [work["window_start"].isna(), work["start"] >= work["window_end"],
+         work["end"] <= work["window_start"]],
+        ["no window", "after", "before"], "inside")  # fmt: skip
+    return work
+
+
+def _rows_text(rows: pd.DataFrame) -> str:
+    """Rows of stencil_rows calls as ranges: "rows 2-11, 14", "row 2"."""
+    numbers = sorted({i for f, last in zip(rows["first"], rows["last"], strict=True)
+                      for i in range(int(f), int(last) + 1)})  # fmt: skip
+    ranges: list[list[int]] = []
+    for i in numbers:
+        if ranges and i == ranges[-1][1] + 1:
+            ranges[-1][1] = i
+        else:
+            ranges.append([i, i])
+    text = ", ".join(f"{a}-{b}" if b > a else f"{a}" for a, b in ranges)
+    return f"rows {text}" if len(numbers) > 1 else f"row {text}"
+
+
+def _iteration_text(rows: pd.DataFrame, completed_by: str) -> str:
+    """Where one iteration's interior rows were computed, per thread: "rows 2-11 by thread 0
+    after MPI_Waitall returned, rows 12-21 by thread 1 inside the window"."""
+    said = {"inside": "inside the window", "after": f"after {completed_by} returned",
+            "before": "before the first request was posted", "no window": "with nothing posted"}
+    parts = [f"{_rows_text(part)} by thread {thread} {said[where]}"
+             for (where, thread), part in rows.groupby(["where", "thread"], sort=True)]  # fmt: skip
+    return ", ".join(parts)
+
+
+def judge_overlap(res: Results, where: str) -> float:
+    """Lab 04 (d)'s verdict on a traced run (2+ ranks, 2+ threads): the interior rows are
+    computed while the master communicates, by the threads that are free.
+
+    Per rank and iteration the window runs from the first posted request to the call that
+    completed them (step_windows). Refused (AssertionError, saying which rows were computed
+    where) when no request was posted and completed; when the threads other than the master
+    computed no interior row inside any window; or when, in KEPT_SHARES iterations or more, the
+    master computed interior rows after the window while a free thread had finished all of its
+    rows before the window closed (the master's share kept for after its Wait: a static
+    schedule). A free thread with a dynamic schedule or tasks stops only when no row is left, so
+    it trips the last rule only when paused between two rows for the rest of the window; the
+    second needs one window of the run: a thread the loaded machine pauses, or a short window,
+    in some iterations is no refusal. Returns the seconds the free threads computed inside the
+    windows."""
+    rows = overlap_rows(res)
+    windows = step_windows(res)
+    assert not windows.empty, (
+        f"{where}: no request was posted and then completed (MPI_Irecv/MPI_Isend, then "
+        "MPI_Waitall): a blocking exchange leaves nothing in flight to overlap with"
+    )
+    free = rows[rows["thread"] != rows["posted_by"]]
+    inside = free[free["where"] == "inside"]
+    seconds = float((np.minimum(inside["end"], inside["window_end"])
+                     - np.maximum(inside["start"], inside["window_start"])).clip(lower=0).sum())  # fmt: skip
+    first = windows.sort_values(["rank", "step"]).iloc[0]
+    shown = rows[(rows["rank"] == first["rank"]) & (rows["step"] == first["step"])]
+    assert len(inside) > 0, (
+        f"{where}: no interior row (2..m-1) was computed by the threads other than the master "
+        "between the posting of the requests and their completion, in any iteration (rank "
+        f"{first['rank']}, iteration {first['step']}: {_iteration_text(shown, first['completed_by'])}): "
+        "no overlap: the free threads compute the interior while the master communicates"
+    )
+    kept = []  # (rank, step, rows, free thread): the master's share waited for its Wait
+    for (rank, step), it in rows.groupby(["rank", "step"]):
+        late = it[(it["thread"] == it["posted_by"]) & (it["where"] == "after")]
+        others = it[it["thread"] != it["posted_by"]]
+        idle = [t for t, own in others.groupby("thread") if (own["end"] < own["window_end"]).all()]
+        if len(late) and idle:
+            kept.append((rank, step, it, idle[0]))
+    if len(kept) >= KEPT_SHARES:
+        rank, step, it, idle = kept[0]
+        raise AssertionError(
+            f"{where}: in {len(kept)} of {rows.groupby(['rank', 'step']).ngroups} iterations "
+            "the master computed interior rows after its exchange completed while a free thread "
+            f"had finished its rows before the window closed (rank {rank}, iteration {step}: "
+            f"{_iteration_text(it, it['completed_by'].iloc[0])}; thread {idle} idle): the "
+            "master's share of the interior goes to the threads that are free (a dynamic "
+            "schedule, tasks), not kept for after its Wait"
+        )
+    return seconds
 
 
 # ------------------------------------------------------------------------ the lab's own runs

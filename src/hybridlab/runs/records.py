@@ -9,7 +9,8 @@ point-to-point call with its peer as an MPI_COMM_WORLD rank, -1 for MPI_PROC_NUL
 partitioned call with its request and partitions: kernels_c/hl_trace.c) and an
 "mpi_trace" summary per rank (hl_mpi_trace.h): they go to Results.mpi_calls and
 meta["mpi_trace"], so the kernel's own records read the same traced or not; the "computed"
-intervals the kit's helpers record for student C (hl_trace_compute) go to Results.compute.
+intervals the kit's helpers record for student C (hl_trace_compute, hl_trace_rows) go to
+Results.compute.
 A traced kernel's lines are framed by the kit's tracer object with the run's key, numbered and
 counted per rank (parse_framed): only those are records, whatever else the program prints.
 """
@@ -136,7 +137,8 @@ class Results:
     warnings: list[str] = field(default_factory=list)
     # one row per MPI call of a kernel built with trace_mpi=True (hl_mpi_trace.h), else empty
     mpi_calls: pd.DataFrame = field(default_factory=pd.DataFrame)
-    # one row per interval a kit helper computed in (rank, thread, start, end), else empty
+    # one row per interval a kit helper computed in (rank, thread, start, end; the rows "first"
+    # and "last" of a grid helper, -1 for others; the kernel's iteration "step", -1 unmarked)
     compute: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @classmethod

@@ -5,6 +5,7 @@ judged by what it did.
                            ("overlap_iteration",))
     res = run_student(kernel, ranks=2, threads=2, level="funneled", variant="overlap", ...)
     overlap_table(res)        # per rank and window: computing between posting and completion
+    step_windows(res)         # per rank and iteration (kernels that mark them): its window
     collective_comms(res)     # per collective: the communicator's size and members
 
 The cell is compiled against the kit's public header only (kernels_c/hl_student.h and
@@ -172,13 +173,7 @@ def overlap_table(results: Results) -> pd.DataFrame:
     calls = calls[calls["student"] == 1]  # the kernel's own calls open no window
     rows = []
     for rank, mine in calls.sort_values("start").groupby("rank"):
-        windows, opened = [], None
-        for call in mine.itertuples():
-            if call.call in POSTS and opened is None:
-                opened = (call.start, int(call.thread))
-            elif call.call in COMPLETES and opened is not None and int(call.done) == 1:
-                windows.append((*opened, call.end))
-                opened = None
+        windows = [(w["start"], w["posted_by"], w["end"]) for w in _windows(mine)]
         done = work[work["rank"] == rank] if not work.empty else work
         inside_total = 0.0
         for i, (begin, poster, end) in enumerate(windows):
@@ -216,6 +211,42 @@ def overlap_table(results: Results) -> pd.DataFrame:
             if row["rank"] == rank:
                 row["computed_outside"] = computed - inside_total
     return pd.DataFrame(rows)
+
+
+def _windows(calls: pd.DataFrame) -> list[dict]:
+    """One rank's calls (sorted by start) cut into windows: from a call that posts a request to
+    the first Wait that returns or Test that reports completion after it (start, end, the
+    posting thread, the completing call, the kernel's iteration "step" when the kernel gives it).
+    """
+    windows, opened = [], None
+    for call in calls.itertuples():
+        if call.call in POSTS and opened is None:
+            opened = call
+        elif call.call in COMPLETES and opened is not None and int(call.done) == 1:
+            windows.append({"start": opened.start, "end": call.end, "posted_by": int(opened.thread),
+                            "completed_by": call.call, "step": int(getattr(opened, "step", -1))})
+            opened = None
+    return windows
+
+
+def step_windows(results: Results) -> pd.DataFrame:
+    """Per rank and iteration of a kernel that marks its iterations (hl_trace_step: lab 04's
+    overlap): the span from the iteration's first posted request to the completion of its last
+    window (start, end), the thread that posted, the call that completed it. An iteration with
+    no window has no row."""
+    calls = results.mpi_calls
+    if calls.empty or "done" not in calls.columns:
+        raise ValueError("no traced calls with completion: build the kernel with build_student")
+    calls = calls[calls["student"] == 1]
+    rows = []
+    for rank, mine in calls.sort_values("start").groupby("rank"):
+        spans: dict[int, dict] = {}
+        for w in _windows(mine):
+            span = spans.setdefault(w["step"], {**w, "rank": rank})
+            span["end"], span["completed_by"] = w["end"], w["completed_by"]
+        rows.extend(spans.values())
+    columns = ["rank", "step", "start", "end", "posted_by", "completed_by"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _within(work: pd.DataFrame, begin: float, end: float) -> float:
