@@ -17,7 +17,8 @@
  * MPI_PROC_NULL, HL_PEER_ANY for MPI_ANY_SOURCE) and the message's bytes ("bytes"; an
  * MPI_Sendrecv also "recv_peer", "recv_count", "recv_bytes"); a partitioned set-up its
  * partitions ("partitions", "count" being a partition's elements) and request ("request",
- * MPI_Request_c2f), an MPI_Pready, MPI_Pready_range or MPI_Parrived the partitions it names
+ * MPI_Request_c2f), a non-blocking collective its communicator and the request it returns, an
+ * MPI_Wait or MPI_Test the request it was given (MPI_Waitall and kin: none, -1), an MPI_Pready, MPI_Pready_range or MPI_Parrived the partitions it names
  * ("partition" to "partition_last") and the request, an MPI_Start the request. Entries go to a per-rank buffer of HL_TRACE_MAX_CALLS (a slot
  * taken with an atomic counter); the counters stay exact beyond it.
  *
@@ -70,7 +71,8 @@ typedef struct {
     long recv_count, recv_bytes;
     int partitions;                /* MPI_Psend_init, MPI_Precv_init: partitions of the message */
     int partition, partition_last; /* MPI_Pready(_range), MPI_Parrived: the partitions named */
-    int request; /* MPI_Request_c2f of a persistent request (set up, started, marked) */
+    int request; /* MPI_Request_c2f of a request: persistent (set up, started, marked), a
+                  * non-blocking collective's, or the one an MPI_Wait or MPI_Test completes */
     char comm[HL_TRACE_COMM_CHARS];
 } hl_trace_call;
 
@@ -361,12 +363,14 @@ void hl_trace_emit(hl_ctx *ctx) {
 /* Each entry twice: prefix hl_traced_ (a student's unit: student 1) and hl_kit_ (student 0). */
 #define HL_BOTH(DEFINE, ...) DEFINE(hl_traced_, 1, __VA_ARGS__) DEFINE(hl_kit_, 0, __VA_ARGS__)
 
-/* One entry: the call recorded around `real args`; `finish` (an expression of c_) ends the entry:
+/* One entry: the call recorded around `real args`; `before` (an expression of c_) keeps what the
+ * call will change (the request a Wait completes), `finish` (an expression of c_) ends the entry:
  * trace_end(&c_), after keeping what the call did (a completion, a communicator, a tag). */
-#define HL_DEFINE(prefix, student, entry, name, real, params, args, finish)                     \
+#define HL_DEFINE(prefix, student, entry, name, real, params, args, before, finish)             \
     int prefix##entry params {                                                                    \
         hl_trace_call c_;                                                                         \
         trace_begin(&c_, name, student);                                                          \
+        before;                                                                                   \
         int rc_ = real args;                                                                      \
         finish;                                                                                   \
         return rc_;                                                                               \
@@ -382,30 +386,37 @@ void hl_trace_emit(hl_ctx *ctx) {
      trace_end(&c_))
 
 #define HL_TRACED(name, params, args)                                                             \
-    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, trace_end(&c_))
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0, trace_end(&c_))
 #define HL_TRACED_DONE(name, params, args, flag)                                                  \
-    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             (c_.done = (flag), trace_end(&c_)))
 #define HL_TRACED_COMM(name, params, args, comm)                                                  \
-    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             trace_end_comm(&c_, comm))
-#define HL_TRACED_P2P(name, params, args, comm, tag_, count_, type_, peer_)                       \
+#define HL_TRACED_ICOMM(name, params, args, comm, request_)                                       \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
+            (c_.request = (int)MPI_Request_c2f(request_), trace_end_comm(&c_, comm)))
+/* a completion of one request: the request as it was given (a Wait sets it to MPI_REQUEST_NULL) */
+#define HL_TRACED_WAIT(name, params, args, flag, request_)                                        \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            (c_.request = (int)MPI_Request_c2f(request_)), (c_.done = (flag), trace_end(&c_)))
+#define HL_TRACED_P2P(name, params, args, comm, tag_, count_, type_, peer_)                       \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             HL_P2P_FINISH(comm, tag_, count_, type_, peer_, -1, MPI_DATATYPE_NULL, MPI_PROC_NULL))
 #define HL_TRACED_SENDRECV(name, params, args, comm, tag_, count_, type_, peer_, rcount_, rtype_,  \
                            rpeer_)                                                                \
-    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             HL_P2P_FINISH(comm, tag_, count_, type_, peer_, rcount_, rtype_, rpeer_))
 #define HL_TRACED_P2P_AS(entry, name, real, params, args, comm, tag_, count_, type_, peer_)       \
-    HL_BOTH(HL_DEFINE, entry, name, real, params, args,                                           \
+    HL_BOTH(HL_DEFINE, entry, name, real, params, args, (void)0,                                  \
             HL_P2P_FINISH(comm, tag_, count_, type_, peer_, -1, MPI_DATATYPE_NULL, MPI_PROC_NULL))
 #define HL_TRACED_PSETUP(name, params, args, comm, tag_, count_, type_, peer_, parts, request_)   \
-    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             (c_.partitions = (parts), c_.request = (int)MPI_Request_c2f(request_),                \
              HL_P2P_FINISH(comm, tag_, count_, type_, peer_, -1, MPI_DATATYPE_NULL,               \
                            MPI_PROC_NULL)))
 #define HL_TRACED_PART(name, params, args, low, high, request_, flag)                             \
-    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             (c_.done = (flag), HL_PART_FINISH(low, high, request_)))
 #define HL_QUERY(type, name, params, args)                                                        \
     HL_BOTH(HL_DEFINE_QUERY, type, MPI_##name, MPI_##name, params, args)
@@ -420,7 +431,7 @@ static int abort_flushed(MPI_Comm c, int code) {
     return MPI_Abort(c, code);
 }
 HL_BOTH(HL_DEFINE, MPI_Abort, "MPI_Abort", abort_flushed, (MPI_Comm c, int code), (c, code),
-        trace_end(&c_))
+        (void)0, trace_end(&c_))
 
 /* ------------------------------------------------ a whole program: its own main (see above) */
 static int required_level = -1, provided_level = -1;
