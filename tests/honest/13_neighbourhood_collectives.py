@@ -135,9 +135,11 @@ MPI_Comm make_grid(MPI_Comm comm, int dims[2]) {
     return cart;
 }
 
-/* one block of `len` doubles per neighbour (up, down, left, right), padded to the longer edge */
+/* one block of `len` doubles per neighbour (up, down, left, right): every rank's longest edge,
+ * since MPI_Neighbor_alltoall's count must be the same on the sending and receiving side */
 void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
-    long w = n + 2, len = m > n ? m : n;
+    long w = n + 2, mine = m > n ? m : n, len;
+    MPI_Allreduce(&mine, &len, 1, MPI_LONG, MPI_MAX, grid);
     double *edges = calloc((size_t)(4 * len), sizeof(double));
     double *halos = calloc((size_t)(4 * len), sizeof(double));
     for (long j = 0; j < n; j++) {
@@ -167,7 +169,7 @@ void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
     free(edges);
     free(halos);
 }
-""", why="MPI_Ineighbor_alltoall of blocks padded to the longer edge, MPI_Test until it is done"),
+""", why="MPI_Ineighbor_alltoall of blocks padded to the longest edge, MPI_Test until it is done"),
     # (b) per_iteration
     right("per_iteration", """
 PHASES = ["jacobi", "halo", "reduction", "other", "total"]

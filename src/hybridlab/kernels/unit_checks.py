@@ -75,8 +75,10 @@ sched_getaffinity __sched_cpucount gethostname getpid sysconf get_nprocs
 abort exit
 """.split())
 # OpenMP's runtime (libgomp; clang's __kmpc_ entry points of libomp), the data objects of Open MPI's handles (MPI_COMM_WORLD is
-# &ompi_mpi_comm_world there) and MPI's constants that are objects: names, not calls into MPI.
-_ALWAYS = re.compile(r"(omp_|GOMP_|__kmpc_|ompi_mpi_)\w+|_GLOBAL_OFFSET_TABLE_|MPI_UNWEIGHTED"
+# &ompi_mpi_comm_world there, MPI_REQUEST_NULL &ompi_request_null) and MPI's constants that are
+# objects: names, not calls into MPI.
+_ALWAYS = re.compile(r"(omp_|GOMP_|__kmpc_|ompi_mpi_)\w+|ompi_request_null|ompi_message_null"
+                     r"|ompi_message_no_proc|_GLOBAL_OFFSET_TABLE_|MPI_UNWEIGHTED"
                      r"|MPI_WEIGHTS_EMPTY|MPI_F_STATUSE?S?_IGNORE|MPI_F_ERRCODES_IGNORE")
 # What clang's -fsanitize=thread puts into an object (an Archer build, hybridlab.kernels.archer):
 # each access and atomic the compiler instruments, function entry and exit, and the module's
