@@ -888,3 +888,47 @@ def test_the_runs_folder_travels_through_nbgraders_exchange(tmp_path):
     (student,) = (root / "submitted").iterdir()
     collected = student / gc.LAB / f"{gc.LAB}_runs"
     assert sorted(p.name for p in collected.iterdir()) == [f"{'a' * 24}-0.json", "index.json"]
+
+
+def test_a_time_limit_stretches_with_the_load_the_reference_did_not_see(monkeypatch):
+    """A right answer graded while the machine is busier than at the solution's reference run
+    (a class 3 at a time, a shared hub) gets its limit stretched by the ratio, up to the cap;
+    graded as quiet as the reference, the limit is the reference's."""
+    from hybridlab.grading import policy
+
+    assert policy.load_allowance(1.0, now=1.0) == 1.0
+    assert policy.load_allowance(1.0, now=3.0) == 3.0
+    assert policy.load_allowance(2.0, now=3.0) == 1.5
+    assert policy.load_allowance(3.0, now=1.0) == 1.0  # never shorter than measured
+    assert policy.load_allowance(1.0, now=50.0) == policy.LOAD_ALLOWANCE_CAP
+    assert policy.load_allowance(0.2, now=0.5) == 1.0  # a CPU to spare on both: no stretch
+
+    cpus = len(os.sched_getaffinity(0))
+    monkeypatch.setenv(execute.CELL_LIMITS, json.dumps({"hidden_a": 10}))
+    monkeypatch.setenv(execute.REFERENCE_BUSY, "1.0")
+    executor = execute.SandboxedExecute(timeout=60, sandbox=False)
+    graded = nbformat.v4.new_code_cell("", metadata={"nbgrader": {"grade_id": "hidden_a"}})
+    other = nbformat.v4.new_code_cell("", metadata={"nbgrader": {"grade_id": "answer_a"}})
+    monkeypatch.setattr(policy.os, "getloadavg", lambda: (0.5 * cpus, 0.0, 0.0))
+    assert executor._get_timeout(graded) == 10
+    assert executor._limit_text(graded) == "10 s, 4x the solution's time in it"
+    assert executor._get_timeout(other) == 60
+    monkeypatch.setattr(policy.os, "getloadavg", lambda: (2.5 * cpus, 0.0, 0.0))
+    assert executor._get_timeout(graded) == 25
+    assert executor._limit_text(graded) == (
+        "25 s, 4x the solution's time in it, stretched x2.5 for the machine's load"
+    )
+    assert executor._get_timeout(other) == 150
+
+
+def test_the_limits_carry_the_reference_load_and_a_backstop_for_stretched_cells():
+    from hybridlab.grading.policy import LOAD_ALLOWANCE_CAP
+    from hybridlab.grading.reference import time_limits
+
+    policy = GradingPolicy()
+    timing = {"total": 30.0, "slowest": 5.0, "cells": {"hidden_a": 4.0}, "busy": 2.0}
+    limits = time_limits(timing, policy)
+    assert limits["busy"] == 2.0 and limits["cells"] == {"hidden_a": 16}
+    cells = (policy.restarts + 2) * limits["cell"]
+    assert limits["backstop"] >= limits["deadline"] + cells * LOAD_ALLOWANCE_CAP
+    assert time_limits({k: v for k, v in timing.items() if k != "busy"}, policy)["busy"] == 1.0

@@ -99,6 +99,13 @@ SETTINGS = (
         user=False,
     ),
     Setting(
+        "HYBRIDLAB_REFERENCE_BUSY",
+        "set by the grader",
+        "the machine's load per CPU when the reference run set the limits: a limit stretches "
+        "while the machine is busier",
+        user=False,
+    ),
+    Setting(
         "HYBRIDLAB_GRADING_SEED",
         "set by the grader",
         "the submission's seed for the hidden tests' inputs",

@@ -45,7 +45,7 @@ from .course import (
     nbgrader,
     read_lab,
 )
-from .execute import CELL_LIMITS, EVENTS
+from .execute import CELL_LIMITS, EVENTS, REFERENCE_BUSY
 from .policy import GradingPolicy
 from .reference import recorded_runs, reference_timing, time_limits
 from .submissions import inspect, submitted
@@ -189,6 +189,7 @@ class _Run:
                **course_environment(self.lab.root), **env}  # fmt: skip
         env[EVENTS] = str(self.events / f"{student}.jsonl")
         env[CELL_LIMITS] = json.dumps(limits["cells"])
+        env[REFERENCE_BUSY] = str(limits["busy"])
         command = [
             str(Path(sys.executable).parent / "nbgrader"),
             "autograde",

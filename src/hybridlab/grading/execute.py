@@ -36,6 +36,7 @@ from __future__ import annotations
 import ast
 import copy
 import json
+import math
 import os
 import time
 import uuid
@@ -51,11 +52,12 @@ from ..course import hidden_inputs
 from ..runs import own_runs, replay
 from . import _guard, handout, judge
 from ._guard import CHANGED, TAMPER
-from .policy import GradingPolicy
+from .policy import GradingPolicy, load_allowance
 from .sandbox import Limits, SandboxedKernelManager
 
 EVENTS = "HYBRIDLAB_GRADING_EVENTS"
 CELL_LIMITS = "HYBRIDLAB_CELL_LIMITS"  # JSON: grade_id -> seconds (reference.time_limits)
+REFERENCE_BUSY = "HYBRIDLAB_REFERENCE_BUSY"  # the load the limits were measured at (policy.busy)
 DONE = "HYBRIDLAB-DONE"
 CUT = "\n[... output cut by the grader: more than {n} bytes in this cell ...]\n"
 DISK_FULL = ("No space left on device", "[Errno 28]", "Disk quota exceeded")
@@ -226,11 +228,26 @@ class SandboxedExecute(Execute):
         self.iopub_timeout = max(self.iopub_timeout, 30)
         # seconds per graded cell (grade_id -> limit, reference.time_limits); others: `timeout`
         self.cell_limits = json.loads(os.environ.get(CELL_LIMITS) or "{}")
+        self.reference_busy = float(os.environ.get(REFERENCE_BUSY) or 1.0)
+        self._stretch, self._limit = 1.0, None  # the running cell's load allowance and limit
 
     def _get_timeout(self, cell):
-        """The cell's own limit (from its reference time) when it is a graded cell."""
+        """The cell's own limit (from its reference time) when it is a graded cell, else the
+        cell limit; either stretched while the machine is busier than at the reference run."""
         limit = self.cell_limits.get(cell_key(cell)) if cell is not None else None
-        return int(limit) if limit else super()._get_timeout(cell)
+        base = int(limit) if limit else super()._get_timeout(cell)
+        self._stretch = load_allowance(self.reference_busy) if base else 1.0
+        self._limit = math.ceil(base * self._stretch) if base else base
+        return self._limit
+
+    def _limit_text(self, cell) -> str:
+        """The limit a cell ran past, as its time-out message gives it."""
+        text = f"{self._limit} s"
+        if cell_key(cell) in self.cell_limits:
+            text += f", {self.policy.factor:g}x the solution's time in it"
+        if self._stretch > 1.0:
+            text += f", stretched x{self._stretch:.1f} for the machine's load"
+        return text
 
     # ------------------------------------------------------------------ events
 
@@ -290,7 +307,7 @@ class SandboxedExecute(Execute):
             raise _Restart(
                 index,
                 TIME,
-                f"the cell ran past its time limit ({self._get_timeout(cell)} s, output still "
+                f"the cell ran past its time limit ({self._limit_text(cell)}; output still "
                 "arriving)",
             ) from err
         except DeadKernelError as err:
@@ -317,9 +334,8 @@ class SandboxedExecute(Execute):
             raise _Restart(
                 index,
                 TIME,
-                f"the cell ran past its time limit ({self._get_timeout(cell)} s"
-                + (", 4x the solution's time in it" if cell_key(cell) in self.cell_limits else "")
-                + "): a deadlock, an endless loop, or far more work?",
+                f"the cell ran past its time limit ({self._limit_text(cell)}): a deadlock, an "
+                "endless loop, or far more work?",
             )
         return cell, resources
 

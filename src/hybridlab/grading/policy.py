@@ -2,9 +2,12 @@
 long a submission may take (from the solution's reference run), how often its kernel may be
 restarted, how many are graded at once, whether kernel runs are replayed, whether figures are
 drawn, whether there is a sandbox at all, and the problem sizes the course grades at. What one sandbox may use (memory, tasks, output,
-disk) is sandbox.Limits."""
+disk) is sandbox.Limits. A time limit stretches while the machine is busier than it was when
+the solution's reference run set it (load_allowance)."""
 
 from __future__ import annotations
+
+import os
 
 from traitlets import Bool, Float, Integer, TraitError, Unicode, validate
 from traitlets.config import Configurable
@@ -67,3 +70,23 @@ class GradingPolicy(Configurable):
     @property
     def quick(self) -> bool:
         return self.size == "quick"
+
+
+# a limit stretches at most this many times for the machine's load: a hung cell still ends
+LOAD_ALLOWANCE_CAP = 4.0
+
+
+def busy() -> float:
+    """How oversubscribed the machine is now: the 1-minute load average per usable CPU, at
+    least 1 (a machine with a CPU to spare runs a cell at full speed)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1.0, os.getloadavg()[0] / max(1, cpus or 1))
+
+
+def load_allowance(reference_busy: float, now: float | None = None) -> float:
+    """How many times its limit a cell may take because the machine is busier now than when the
+    solution's reference run measured the cell: busy now / busy then, from 1 to the cap. So a
+    right answer graded on a loaded machine (a class graded 3 at a time, a shared hub) is not
+    cut off for the load, and one graded on a quiet machine gets the limit unchanged."""
+    current = busy() if now is None else now
+    return min(LOAD_ALLOWANCE_CAP, max(1.0, current / max(1.0, reference_busy)))

@@ -18,7 +18,7 @@ from ..machine import reaper
 from ..runs import replay
 from .course import GradingError, Lab, course_environment, load_config
 from .execute import EVENTS, SandboxedExecute, is_test
-from .policy import GradingPolicy
+from .policy import LOAD_ALLOWANCE_CAP, GradingPolicy, busy
 
 
 @contextmanager
@@ -90,6 +90,7 @@ def reference_timing(lab: Lab, *, quick: bool, sandboxed: bool) -> dict:
         "total": seconds["total"],
         "slowest": max(seconds["cells"].values(), default=1.0),
         "cells": seconds["cells"],  # grade_id (or #index) -> seconds
+        "busy": busy(),  # the machine's load when these seconds were measured (load_allowance)
     }
     known[key] = timing
     cache.parent.mkdir(parents=True, exist_ok=True)
@@ -107,6 +108,8 @@ def time_limits(timing: dict, policy: GradingPolicy) -> dict:
         if not key.startswith("#")
     }
     deadline = max(policy.submission_minimum, math.ceil(policy.factor * timing["total"]))
-    # the deadline leaves out cells that ran past the cell limit: one per restart at most
-    backstop = deadline + (policy.restarts + 2) * cell + 120
-    return {"cell": cell, "cells": graded, "deadline": deadline, "backstop": backstop}
+    # the deadline leaves out cells that ran past the cell limit: one per restart at most, each
+    # stretched at most LOAD_ALLOWANCE_CAP times for the machine's load
+    backstop = deadline + math.ceil((policy.restarts + 2) * cell * LOAD_ALLOWANCE_CAP) + 120
+    return {"cell": cell, "cells": graded, "deadline": deadline, "backstop": backstop,
+            "busy": timing.get("busy", 1.0)}  # fmt: skip
