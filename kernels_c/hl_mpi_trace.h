@@ -54,6 +54,7 @@
 #define HL_TRACED_COMM(name, params, args, comm) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_ICOMM(name, params, args, comm, request) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_WAIT(name, params, args, flag, request) int HL_ENTRY(MPI_##name) params;
+#define HL_TRACED_WAITALL(name, params, args, flag, count, array) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_P2P(name, params, args, comm, tag, count, type, peer)                          \
     int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_SENDRECV(name, params, args, comm, tag, count, type, peer, rcount, rtype, rpeer) \
@@ -70,6 +71,7 @@
 #undef HL_TRACED_COMM
 #undef HL_TRACED_ICOMM
 #undef HL_TRACED_WAIT
+#undef HL_TRACED_WAITALL
 #undef HL_TRACED_P2P
 #undef HL_TRACED_P2P_AS
 #undef HL_TRACED_SENDRECV

@@ -18,7 +18,8 @@
  * MPI_Sendrecv also "recv_peer", "recv_count", "recv_bytes"); a partitioned set-up its
  * partitions ("partitions", "count" being a partition's elements) and request ("request",
  * MPI_Request_c2f), a non-blocking collective its communicator and the request it returns, an
- * MPI_Wait or MPI_Test the request it was given (MPI_Waitall and kin: none, -1), an MPI_Pready, MPI_Pready_range or MPI_Parrived the partitions it names
+ * MPI_Wait or MPI_Test the request it was given, an MPI_Waitall or MPI_Testall the requests
+ * ("requests", "3,7"), an MPI_Pready, MPI_Pready_range or MPI_Parrived the partitions it names
  * ("partition" to "partition_last") and the request, an MPI_Start the request. Entries go to a per-rank buffer of HL_TRACE_MAX_CALLS (a slot
  * taken with an atomic counter); the counters stay exact beyond it.
  *
@@ -74,6 +75,7 @@ typedef struct {
     int request; /* MPI_Request_c2f of a request: persistent (set up, started, marked), a
                   * non-blocking collective's, or the one an MPI_Wait or MPI_Test completes */
     char comm[HL_TRACE_COMM_CHARS];
+    char requests[HL_TRACE_COMM_CHARS]; /* MPI_Waitall, MPI_Testall: the requests given */
 } hl_trace_call;
 
 typedef struct {
@@ -200,6 +202,7 @@ static void trace_begin(hl_trace_call *c, const char *call, int student) {
     c->request = -1;
     c->student = student;
     c->comm[0] = '\0';
+    c->requests[0] = '\0';
     open_interval = 0; /* the thread's next computing is a new interval */
     c->concurrent = atomic_fetch_add(&active, 1);
     c->start = hl_now();
@@ -226,6 +229,21 @@ static void trace_comm(hl_trace_call *c, MPI_Comm comm) {
     }
     MPI_Group_free(&group);
     MPI_Group_free(&world);
+}
+
+/* The requests an MPI_Waitall or MPI_Testall is given (before it sets them to MPI_REQUEST_NULL),
+ * "3,7", MPI_Request_c2f each, cut with "+" beyond the field. */
+static void trace_requests(hl_trace_call *c, int n, const MPI_Request r[]) {
+    size_t used = 0;
+    for (int i = 0; i < n; i++) {
+        int k = snprintf(c->requests + used, sizeof c->requests - used, "%s%d", i ? "," : "",
+                         (int)MPI_Request_c2f(r[i]));
+        if (k < 0 || used + (size_t)k >= sizeof c->requests - 2) {
+            snprintf(c->requests + used, sizeof c->requests - used, "+");
+            break;
+        }
+        used += (size_t)k;
+    }
 }
 
 /* A kit helper computed from `start` to `end` (hl_now()) on the calling thread: extends the
@@ -326,13 +344,13 @@ void hl_trace_emit(hl_ctx *ctx) {
                          "\"student\":%d,\"comm_id\":%d,\"tag\":%d,\"count\":%ld,\"peer\":%d,"
                          "\"bytes\":%ld,\"recv_peer\":%d,\"recv_count\":%ld,\"recv_bytes\":%ld,"
                          "\"partitions\":%d,\"partition\":%d,\"partition_last\":%d,"
-                         "\"request\":%d}\n",
+                         "\"request\":%d,\"requests\":\"%s\"}\n",
                          ctx->rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?",
                          c->start - origin, c->end - origin, c->main, c->in_parallel, c->level,
                          c->team, c->tid, c->concurrent, c->done, c->comm_size, c->comm,
                          c->student, c->comm_id, c->tag, c->count, c->peer, c->bytes,
                          c->recv_peer, c->recv_count, c->recv_bytes, c->partitions, c->partition,
-                         c->partition_last, c->request);
+                         c->partition_last, c->request, c->requests);
         hl_append(ctx, line, (size_t)n);
     }
     long stretches = atomic_load(&interval_count);
@@ -396,6 +414,10 @@ void hl_trace_emit(hl_ctx *ctx) {
 #define HL_TRACED_ICOMM(name, params, args, comm, request_)                                       \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             (c_.request = (int)MPI_Request_c2f(request_), trace_end_comm(&c_, comm)))
+/* a completion of several: the requests as they were given */
+#define HL_TRACED_WAITALL(name, params, args, flag, count, array)                                 \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            trace_requests(&c_, count, array), (c_.done = (flag), trace_end(&c_)))
 /* a completion of one request: the request as it was given (a Wait sets it to MPI_REQUEST_NULL) */
 #define HL_TRACED_WAIT(name, params, args, flag, request_)                                        \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \

@@ -10,6 +10,8 @@
  *                                                        non-blocking collective)
  *     HL_TRACED_WAIT(name, params, args, flag, request)  a completion of one request: whether it
  *                                                        completed (flag) and the request given
+ *     HL_TRACED_WAITALL(name, params, args, flag, count, array)
+ *                                                        ... of `count` requests: the requests
  *     HL_TRACED_P2P(name, params, args, comm, tag, count, type, peer)
  *                                                        ... and its communicator, tag, count,
  *                                                        peer and bytes
@@ -55,11 +57,11 @@ HL_TRACED_SENDRECV(Sendrecv_replace,
                MPI_Status *status),
               (b, n, t, d, sg, s, rg, c, status), c, sg, n, t, d, n, t, s)
 HL_TRACED_WAIT(Wait, (MPI_Request *r, MPI_Status *st), (r, st), 1, *r)
-HL_TRACED_DONE(Waitall, (int n, MPI_Request r[], MPI_Status *st), (n, r, st), 1)
+HL_TRACED_WAITALL(Waitall, (int n, MPI_Request r[], MPI_Status *st), (n, r, st), 1, n, r)
 HL_TRACED_DONE(Waitany, (int n, MPI_Request r[], int *i, MPI_Status *st), (n, r, i, st), 1)
 HL_TRACED_DONE(Waitsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st), 1)
 HL_TRACED_WAIT(Test, (MPI_Request *r, int *f, MPI_Status *st), (r, f, st), *f, *r)
-HL_TRACED_DONE(Testall, (int n, MPI_Request r[], int *f, MPI_Status *st), (n, r, f, st), *f)
+HL_TRACED_WAITALL(Testall, (int n, MPI_Request r[], int *f, MPI_Status *st), (n, r, f, st), *f, n, r)
 HL_TRACED_DONE(Testany, (int n, MPI_Request r[], int *i, int *f, MPI_Status *st), (n, r, i, f, st), *f)
 HL_TRACED_DONE(Testsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st), (*k != MPI_UNDEFINED && *k > 0))
 HL_TRACED(Probe, (int s, int g, MPI_Comm c, MPI_Status *st), (s, g, c, st))

@@ -128,6 +128,10 @@ int main(int argc, char **argv) {
     MPI_Wait(&r, MPI_STATUS_IGNORE);
     MPI_Ineighbor_alltoallw(two, ones, bytes, types, got[4], ones, bytes, types, ring, &r);
     while (!done) MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    MPI_Request both[2];  /* two at once: the requests an MPI_Waitall is given */
+    MPI_Ibarrier(ring, &both[0]);
+    MPI_Ineighbor_allgather(&me, 1, MPI_DOUBLE, got[0], 1, MPI_DOUBLE, ring, &both[1]);
+    MPI_Waitall(2, both, MPI_STATUSES_IGNORE);
     double all[2];
     MPI_Neighbor_allgatherv(&me, 1, MPI_DOUBLE, all, ones, at, MPI_DOUBLE, ring);
     double sum = all[0] + all[1];
@@ -161,7 +165,7 @@ def test_nonblocking_neighbourhood_collectives_are_traced_with_the_request_that_
         mine = calls[calls["rank"] == rank].sort_values("start").reset_index(drop=True)
         assert (mine["call"] == "MPI_Neighbor_allgatherv").sum() == 1
         for name in POSTED:
-            (at,) = mine.index[mine["call"] == name]
+            at = mine.index[mine["call"] == name][0]
             posted = mine.loc[at]
             assert int(posted["comm_size"]) == 2 and posted["comm"] == "0,1", posted.to_dict()
             assert int(posted["request"]) != -1, posted.to_dict()
@@ -170,3 +174,7 @@ def test_nonblocking_neighbourhood_collectives_are_traced_with_the_request_that_
             assert int(completes.iloc[0]["request"]) == int(posted["request"]), (name, mine)
         tests = mine[mine["call"] == "MPI_Test"]
         assert (tests["done"] == 1).sum() == 1 and (tests["done"] == 0).sum() == len(tests) - 1
+        barrier = mine[mine["call"] == "MPI_Ibarrier"].iloc[0]
+        second = mine[mine["call"] == "MPI_Ineighbor_allgather"].iloc[1]
+        (waitall,) = mine.loc[mine["call"] == "MPI_Waitall", "requests"]
+        assert waitall == f"{int(barrier['request'])},{int(second['request'])}", mine

@@ -311,6 +311,15 @@ GAMING += [
     MPI_Wait(&shown, MPI_STATUS_IGNORE);  /* a Wait in the same call, on another request */
 """)), A, "MPI_Ineighbor_alltoallw left in flight behind a Wait on an MPI_Ibarrier's request",
             reason="was not completed before the next sweep | wrong result"),
+    attempt("method", "neighbour_exchange", neighbour(changed(POSTED, _POST_AND_WAIT, """\
+    static MPI_Request req = MPI_REQUEST_NULL;
+    MPI_Request shown;
+    MPI_Wait(&req, MPI_STATUS_IGNORE);  /* the previous call's exchange, one iteration late */
+    MPI_Ineighbor_alltoallw(a, counts, send, types, a, counts, recv, types, grid, &req);
+    MPI_Ibarrier(grid, &shown);
+    MPI_Waitall(1, &shown, MPI_STATUSES_IGNORE);  /* a Waitall in the same call, of another */
+""")), A, "MPI_Ineighbor_alltoallw left in flight behind an MPI_Waitall of an MPI_Ibarrier's "
+            "request", reason="was not completed before the next sweep | wrong result"),
     attempt("untraced", "neighbour_exchange",
             neighbour("#un\\\ndef MPI_Ineighbor_alltoallw\n" + POSTED), A,
             "MPI_Ineighbor_alltoallw reached untraced: an #undef a line splice hides from a text "

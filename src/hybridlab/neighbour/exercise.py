@@ -40,8 +40,8 @@ LEVEL = "funneled"  # the kernel calls the student's code from its main thread o
 NEIGHBOURHOOD = ("MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw")
 # their non-blocking forms (MPI 3.0, section 7.7): one counts once its request is completed
 POSTED = ("MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv", "MPI_Ineighbor_alltoallw")
-# what completes a posted one: MPI_Wait or MPI_Test on its request (the tracer records which), or
-# MPI_Waitall or MPI_Testall, which complete every request they are given
+# what completes a posted one: MPI_Wait or MPI_Test on its request, or MPI_Waitall or MPI_Testall
+# given it among theirs (the tracer records the request, and the requests)
 COMPLETES_ONE, COMPLETES_ALL = ("MPI_Wait", "MPI_Test"), ("MPI_Waitall", "MPI_Testall")
 POINT_TO_POINT = (*BLOCKING, "MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv",
                   "MPI_Send_init", "MPI_Recv_init", "MPI_Psend_init", "MPI_Precv_init")  # fmt: skip
@@ -80,7 +80,8 @@ def _completed(posted, calls: pd.DataFrame, until: float) -> bool:
     after = calls[(calls["rank"] == posted.rank) & (calls["start"] >= posted.end)
                   & (calls["end"] <= until) & (calls["done"] == 1)]  # fmt: skip
     one = after["call"].isin(COMPLETES_ONE) & (after["request"] == posted.request)
-    return bool((one | after["call"].isin(COMPLETES_ALL)).any())
+    given = after["requests"].astype(str).str.split(",").apply(lambda r: str(posted.request) in r)
+    return bool((one | (after["call"].isin(COMPLETES_ALL) & given)).any())
 
 
 def late_completions(res: Results) -> list[str]:
