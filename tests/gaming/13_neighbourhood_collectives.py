@@ -288,37 +288,38 @@ _ex.check_student_residual = lambda *args, **kwargs: None
     ),
 ]
 # (a) in its nonblocking form: the request completed one call late (the sweep reads a halo in
-# flight; the result may still come out right), or "completed" by a Wait on another request;
+# flight; the result may still come out right), or "completed" by a Wait or Waitall of another
+# request;
 # the posting hidden from the tracer
 POSTED = _SOURCES["POSTED"]
 _POST_AND_WAIT = """    MPI_Request req;
     MPI_Ineighbor_alltoallw(a, counts, send, types, a, counts, recv, types, grid, &req);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
 """
+
+
+def _late(shown: str = "") -> str:
+    """(a) with its exchange completed one call late, `shown` (a completion of something else)
+    after the posting."""
+    return neighbour(changed(POSTED, _POST_AND_WAIT, """\
+    static MPI_Request req = MPI_REQUEST_NULL;
+    MPI_Wait(&req, MPI_STATUS_IGNORE);  /* the previous call's exchange, one iteration late */
+    MPI_Ineighbor_alltoallw(a, counts, send, types, a, counts, recv, types, grid, &req);
+""" + shown))
+
+
+_BARRIER = "    MPI_Request shown;\n    MPI_Ibarrier(grid, &shown);\n"
 GAMING += [
-    attempt("method", "neighbour_exchange", neighbour(changed(POSTED, _POST_AND_WAIT, """\
-    static MPI_Request req = MPI_REQUEST_NULL;
-    MPI_Wait(&req, MPI_STATUS_IGNORE);  /* the previous call's exchange, one iteration late */
-    MPI_Ineighbor_alltoallw(a, counts, send, types, a, counts, recv, types, grid, &req);
-""")), A, "MPI_Ineighbor_alltoallw completed at the next call: the sweep between reads a halo in "
-            "flight", reason="was not completed before the next sweep | wrong result"),
-    attempt("method", "neighbour_exchange", neighbour(changed(POSTED, _POST_AND_WAIT, """\
-    static MPI_Request req = MPI_REQUEST_NULL;
-    MPI_Request shown;
-    MPI_Wait(&req, MPI_STATUS_IGNORE);  /* the previous call's exchange, one iteration late */
-    MPI_Ineighbor_alltoallw(a, counts, send, types, a, counts, recv, types, grid, &req);
-    MPI_Ibarrier(grid, &shown);
-    MPI_Wait(&shown, MPI_STATUS_IGNORE);  /* a Wait in the same call, on another request */
-""")), A, "MPI_Ineighbor_alltoallw left in flight behind a Wait on an MPI_Ibarrier's request",
+    attempt("method", "neighbour_exchange", _late(), A, "MPI_Ineighbor_alltoallw completed at the "
+            "next call: the sweep between reads a halo in flight",
             reason="was not completed before the next sweep | wrong result"),
-    attempt("method", "neighbour_exchange", neighbour(changed(POSTED, _POST_AND_WAIT, """\
-    static MPI_Request req = MPI_REQUEST_NULL;
-    MPI_Request shown;
-    MPI_Wait(&req, MPI_STATUS_IGNORE);  /* the previous call's exchange, one iteration late */
-    MPI_Ineighbor_alltoallw(a, counts, send, types, a, counts, recv, types, grid, &req);
-    MPI_Ibarrier(grid, &shown);
-    MPI_Waitall(1, &shown, MPI_STATUSES_IGNORE);  /* a Waitall in the same call, of another */
-""")), A, "MPI_Ineighbor_alltoallw left in flight behind an MPI_Waitall of an MPI_Ibarrier's "
+    attempt("method", "neighbour_exchange",
+            _late(_BARRIER + "    MPI_Wait(&shown, MPI_STATUS_IGNORE);\n"), A,
+            "MPI_Ineighbor_alltoallw left in flight behind a Wait on an MPI_Ibarrier's request",
+            reason="was not completed before the next sweep | wrong result"),
+    attempt("method", "neighbour_exchange",
+            _late(_BARRIER + "    MPI_Waitall(1, &shown, MPI_STATUSES_IGNORE);\n"), A,
+            "MPI_Ineighbor_alltoallw left in flight behind an MPI_Waitall of an MPI_Ibarrier's "
             "request", reason="was not completed before the next sweep | wrong result"),
     attempt("untraced", "neighbour_exchange",
             neighbour("#un\\\ndef MPI_Ineighbor_alltoallw\n" + POSTED), A,
