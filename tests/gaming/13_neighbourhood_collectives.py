@@ -289,8 +289,7 @@ _ex.check_student_residual = lambda *args, **kwargs: None
 ]
 # (a) in its nonblocking form: the request completed one call late (the sweep reads a halo in
 # flight; the result may still come out right), or "completed" by a Wait or Waitall of another
-# request;
-# the posting hidden from the tracer
+# request; the posting hidden from the tracer
 POSTED = _SOURCES["POSTED"]
 _POST_AND_WAIT = """    MPI_Request req;
     MPI_Ineighbor_alltoallw(a, counts, send, types, a, counts, recv, types, grid, &req);
