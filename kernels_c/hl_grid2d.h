@@ -18,7 +18,9 @@
  * Define HL_GRID2D_STENCIL_ROWS (a kernel linked with a student's unit) for stencil_rows(first,
  * last), the helper the student computes with: it records its computing intervals in the MPI
  * trace (hl_trace_compute), counts interior rows computed while a halo was still pending
- * (early_rows), and keeps a call outside 1..m for grid2d_finish to refuse; poison_halos sets the
+ * (early_rows), stamps its task (hl_trace_task_stamp: a task iteration learns which rows its
+ * own body computed, outside every task), and keeps a call outside 1..m for grid2d_finish to
+ * refuse; poison_halos sets the
  * halo rows that come from a neighbour to NaN, so a row computed before its halo arrived spoils
  * the checksum; run_poisoned runs a student's overlapped iteration with them.
  */
@@ -49,6 +51,10 @@ typedef struct {
     long stagger_us;          /* odd ranks start each iteration this late (student variants) */
     long early_rows;          /* interior rows computed before a halo arrived (stencil_rows) */
     int bad_first, bad_last;  /* a stencil_rows call outside 1..m (0 if none) */
+    /* a task iteration (hl_trace_task_mark): stencil_rows calls and the student's MPI calls in
+     * its own body, outside every task; stencil_rows calls in a nested parallel region; calls
+     * computing row 1 or m in a task that made MPI calls before (or was created by one after) */
+    long inline_rows, inline_calls, nested_rows, edges_after_calls;
 } grid2d;
 
 #define A(g, i, j) ((g)->a[(i) * (g)->w + (j)])
@@ -232,6 +238,15 @@ void stencil_rows(long first, long last) {
         g->early_rows += inner;
     }
 #ifdef HL_TRACE_MPI
+    int before = hl_trace_task_stamp(0); /* MPI calls its task made before it; -1: not marked */
+    if (before > 0 && (first == 1 || last == g->m)) {
+#pragma omp atomic
+        g->edges_after_calls++;
+    }
+    if (before >= 0 && omp_get_level() > 1) {
+#pragma omp atomic
+        g->nested_rows++;
+    }
     double t0 = hl_now();
 #endif
     for (long i = first; i <= last; i++) stencil_row(g, i);

@@ -212,6 +212,12 @@ int hl_traced_MPI_Finalize(void);
 /* for the kit's units: a kit helper's computing, and the records of hl_run (hl_runtime.h) */
 void hl_trace_compute(double start, double end);
 double hl_trace_origin_time(void); /* hl_now() when the run's trace began */
+/* task stamps (hl_trace.c): mark the calling task before a student's function; stamp (a
+ * student's MPI call: mpi=1, stencil_rows: 0) returns the MPI stamps its task took before, -1
+ * unmarked; unmark adds what the marked task's own body stamped and restores its schedule */
+void hl_trace_task_mark(void);
+int hl_trace_task_stamp(int mpi);
+void hl_trace_task_unmark(long *rows, long *calls);
 #endif
 
 #endif /* HL_MPI_TRACE_H */

@@ -179,6 +179,43 @@ void hl_trace_reset(void) {
 
 double hl_trace_origin_time(void) { return origin; }
 
+/* ---------------------------------------------------------------------- task stamps
+ * What ran in a task's own body (lab 12 (b)). The run-sched ICV is one of a task's data
+ * environment (OpenMP 5.0, 2.4): a task starts with a copy of its creator's and its changes die
+ * with it. The kit sets the chunk to TASK_MARK (hl_trace_task_mark) before it calls a student's
+ * function; each of the student's MPI calls and each stencil_rows adds a stamp to the chunk of
+ * the task it runs in (hl_trace_task_stamp); what the caller's own chunk gathered when the
+ * function returns (hl_trace_task_unmark) is what its body did outside every task. A chunk below
+ * TASK_MARK (every other run) is left alone. A cell may not set the schedule
+ * (HL_SCHEDULE_IS_EVIDENCE in thread_halo_student.h). */
+#define TASK_MARK (1 << 30) /* above every chunk hl_param_schedule accepts (1e9) */
+#define MPI_STAMP (1 << 12) /* an MPI call's stamp; a stencil_rows' is 1 */
+static _Thread_local omp_sched_t marked_kind;
+static _Thread_local int marked_chunk;
+
+void hl_trace_task_mark(void) {
+    omp_get_schedule(&marked_kind, &marked_chunk);
+    omp_set_schedule(omp_sched_static, TASK_MARK);
+}
+
+int hl_trace_task_stamp(int mpi) {
+    omp_sched_t kind;
+    int chunk;
+    omp_get_schedule(&kind, &chunk);
+    if (chunk < TASK_MARK) return -1;
+    omp_set_schedule(kind, chunk + (mpi ? MPI_STAMP : 1));
+    return (chunk - TASK_MARK) / MPI_STAMP;
+}
+
+void hl_trace_task_unmark(long *rows, long *calls) {
+    omp_sched_t kind;
+    int chunk;
+    omp_get_schedule(&kind, &chunk);
+    *rows += (chunk - TASK_MARK) % MPI_STAMP;
+    *calls += (chunk - TASK_MARK) / MPI_STAMP;
+    omp_set_schedule(marked_kind, marked_chunk);
+}
+
 static void trace_begin(hl_trace_call *c, const char *call, int student) {
     c->call = call;
     c->thread = omp_get_thread_num();
@@ -201,6 +238,7 @@ static void trace_begin(hl_trace_call *c, const char *call, int student) {
     c->partition = c->partition_last = -1;
     c->request = -1;
     c->student = student;
+    if (student) hl_trace_task_stamp(1);
     c->comm[0] = '\0';
     c->requests[0] = '\0';
     open_interval = 0; /* the thread's next computing is a new interval */

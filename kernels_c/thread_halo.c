@@ -148,10 +148,15 @@ static void run_multiple(grid2d *g, int nthreads) {
 
 #ifdef HL_STUDENT_TASKS
 /* variant=tasks (run_poisoned): one thread calls task_iteration and the team runs its tasks,
- * all done at the single's barrier. */
+ * all done at the single's barrier; the call's task is marked (hl_trace_task_mark), so what its
+ * own body computed and called outside every task is counted. */
 static void tasks_call(grid2d *g) {
 #pragma omp single
-    task_iteration(g->a, g->m, g->nx, g->up, g->down, g->comm);
+    {
+        hl_trace_task_mark();
+        task_iteration(g->a, g->m, g->nx, g->up, g->down, g->comm);
+        hl_trace_task_unmark(&g->inline_rows, &g->inline_calls);
+    }
 }
 #endif
 
@@ -248,6 +253,54 @@ static long run_partitioned(grid2d *g, int nthreads) {
 #endif
 
 #if defined(HL_STUDENT_PREADY) && defined(HL_HAVE_PARTITIONED)
+/* The kit's copy_partition (thread_halo_student.h): each call copies partition t of rows 1 and m
+ * from b into a and is logged with the thread that made it, when, and the iteration. */
+typedef struct {
+    double start, end;
+    long iteration;
+    int thread, partition, level, team; /* level: omp_get_level() (1 in the cell's region) */
+} partition_copy;
+
+static struct {
+    grid2d *g;
+    int parts;
+    long iteration, size, count; /* count: calls made (logged: the first `size`) */
+    partition_copy *log;
+} copying;
+
+void copy_partition(int t) {
+    grid2d *g = copying.g;
+    double t0 = hl_now();
+    if (t >= 0 && t < copying.parts) {
+        long per = g->nx / copying.parts, first = 1 + t * per;
+        memcpy(&A(g, 1, first), &B(g, 1, first), (size_t)per * sizeof(double));
+        memcpy(&A(g, g->m, first), &B(g, g->m, first), (size_t)per * sizeof(double));
+    }
+    long slot;
+#pragma omp atomic capture
+    slot = copying.count++;
+    if (slot < copying.size)
+        copying.log[slot] = (partition_copy){t0, hl_now(), copying.iteration, omp_get_thread_num(),
+                                             t, omp_get_level(), omp_get_num_threads()};
+}
+
+/* One "partition_copy" record per logged copy_partition call (times as the trace's), and a
+ * "partition_copies" record with the count of calls: the evidence of who copied what. */
+static void emit_copies(hl_ctx *ctx) {
+    double origin = hl_trace_origin_time();
+    long kept = copying.count < copying.size ? copying.count : copying.size;
+    for (long i = 0; i < kept; i++) {
+        const partition_copy *c = &copying.log[i];
+        hl_emit(ctx, "\"record\":\"partition_copy\",\"iteration\":%ld,\"copier\":%d,"
+                     "\"partition\":%d,\"start\":%.9f,\"end\":%.9f,\"level\":%d,"
+                     "\"team\":%d",
+                c->iteration, c->thread, c->partition, c->start - origin, c->end - origin,
+                c->level, c->team);
+    }
+    hl_emit(ctx, "\"record\":\"partition_copies\",\"calls\":%ld,\"kept\":%ld", copying.count,
+            kept);
+}
+
 /* variant=pready: the student's partitioned requests (set up once), then per iteration the
  * sweep into b (every thread), the master (late on odd ranks by stagger_us) poisoning the halos
  * from a neighbour, the student's pready_iteration from the main thread outside any region, the
@@ -257,6 +310,12 @@ static int run_pready(hl_ctx *ctx, grid2d *g, int nthreads) {
     MPI_Request req[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     int n = partitioned_init(g->a, g->m, g->nx, g->up, g->down, nthreads, g->comm, req);
     if (n < 0 || n > 4) return hl_fail(ctx, "partitioned_init returned %d requests: 0 to 4", n);
+    copying.g = g;
+    copying.parts = nthreads;
+    copying.size = 4 * nthreads * (g->iterations + 1);
+    copying.count = 0;
+    copying.log = malloc((size_t)copying.size * sizeof *copying.log);
+    if (!copying.log) return hl_fail(ctx, "out of memory for the copy log");
     hl_timers *master = &g->acc[0];
     double start = hl_now();
     for (long it = 0; it < g->iterations; it++) {
@@ -273,6 +332,7 @@ static int run_pready(hl_ctx *ctx, grid2d *g, int nthreads) {
         double h0 = hl_now();
         if (g->rank % 2 == 1) hl_sleep_us(g->stagger_us);
         poison_halos(g);
+        copying.iteration = it;
         pready_iteration(g->a, g->b, g->m, g->nx, nthreads, n, req);
         hl_phase(master, HL_HALO, h0);
         double t1 = hl_now();
@@ -284,6 +344,8 @@ static int run_pready(hl_ctx *ctx, grid2d *g, int nthreads) {
     for (int t = 0; t < nthreads; t++) g->acc[t].t[HL_TOTAL] = hl_now() - start;
     for (int i = 0; i < n; i++)
         if (req[i] != MPI_REQUEST_NULL) MPI_Request_free(&req[i]);
+    emit_copies(ctx);
+    free(copying.log);
     return 0;
 }
 #endif
@@ -366,10 +428,13 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #endif
     default: break;
     }
-    char extra[128];
+    char extra[256];
     snprintf(extra, sizeof extra,
-             ",\"schedule\":\"%s\",\"chunk\":%ld,\"stagger_us\":%ld,\"arrived_early\":%ld",
-             schedule, chunk, stagger_us, arrived);
+             ",\"schedule\":\"%s\",\"chunk\":%ld,\"stagger_us\":%ld,\"arrived_early\":%ld,"
+             "\"inline_rows\":%ld,\"inline_calls\":%ld,\"nested_rows\":%ld,"
+             "\"edges_after_calls\":%ld",
+             schedule, chunk, stagger_us, arrived, g.inline_rows, g.inline_calls, g.nested_rows,
+             g.edges_after_calls);
     rc = grid2d_finish(ctx, &g, nthreads, ny, keep, origin, variant_names[variant], extra);
 done:
     grid2d_free(&g, nthreads);

@@ -24,6 +24,9 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 /* The kit's helper: computes rows first..last (1 <= first <= last <= m) of the new grid (and
  * records when, for the overlap check). */
 void stencil_rows(long first, long last);
+/* The kit reads the run-sched ICV (what task_iteration's own body did, outside every task): a
+ * cell may not call omp_set_schedule (hybridlab.kernels.unit_checks). */
+#define HL_SCHEDULE_IS_EVIDENCE 1
 
 #ifdef HL_HAVE_PARTITIONED
 /* (d) variant=pready, MPI_THREAD_MULTIPLE, MPI-4 partitioned communication. Called once per run
@@ -37,11 +40,14 @@ int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MP
 /* (d) Called once per iteration by the main thread, outside any parallel region, after the sweep
  * wrote the new rows 1..m into `fresh` (laid out as `a`) and the halo rows that come from a
  * neighbour were set to NaN: start the requests, copy rows 1 and m from fresh into a in a
- * parallel region of `parts` threads where thread t copies its own partition and marks it ready
- * in every send, and complete the requests, so that a's halo rows hold the neighbours' rows when
- * it returns. The kit copies rows 2..m-1. */
+ * parallel region of `parts` threads where thread t copies its own partition (copy_partition(t))
+ * and then marks it ready in every send, and complete the requests, so that a's halo rows hold
+ * the neighbours' rows when it returns. The kit copies rows 2..m-1. */
 void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
                       MPI_Request req[]);
+/* The kit's helper: copies partition t (columns 1 + t*nx/parts to (t+1)*nx/parts) of rows 1 and
+ * m from fresh into a, and records which thread copied it and when (the check of who copied). */
+void copy_partition(int t);
 #endif
 
 #endif

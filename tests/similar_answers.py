@@ -5,6 +5,8 @@ the comments, tags and spacing. Each is a dict grade_id -> what the student wrot
 
 from __future__ import annotations
 
+import re
+
 from wrong_answers import c_cell
 
 SIGNATURE = "void {name}(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n"
@@ -203,3 +205,24 @@ CARLA = {
 #pragma omp barrier
 }"""),
 }
+
+
+_C_DECLARED = re.compile(r"(?:const\s+)?(?:long|int|double|size_t|MPI_Request|MPI_Count)\s*\**\s*"
+                         r"(\w+)\s*[=;,\[)]")  # fmt: skip
+
+
+def renamed(source: str, language: str) -> str:
+    """A copy of an answer cell as a student hides one: every name it declares renamed (C: the
+    locals and parameters it declares; Python: what it assigns and loops over), comments
+    dropped and the indentation widened. The magic line is kept."""
+    magic, _, body = source.partition("\n") if source.startswith("%%") else ("", "", source)
+    if language == "C":
+        names = set(_C_DECLARED.findall(body))
+        body = re.sub(r"/\*.*?\*/", "", body)
+    else:
+        names = set(re.findall(r"^\s*(\w+)\s*=", body, re.M)) | set(re.findall(r"for (\w+) in", body))
+        body = re.sub(r"\s+# .*$", "", body, flags=re.M)
+    for name in sorted(names, key=len, reverse=True):
+        body = re.sub(rf"\b{name}\b", f"my_{name}", body)
+    body = "\n".join(line.replace("    ", "      ") for line in body.splitlines())
+    return f"{magic}\n{body}" if magic else body

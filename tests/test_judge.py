@@ -182,6 +182,25 @@ def test_handed_out_values_come_back_as_they_were():
         handout.decode({"type": "pickle", "data": "..."})
 
 
+def test_a_long_text_is_handed_out_compressed_and_a_bomb_is_refused(monkeypatch):
+    """A trace of a polling loop (tens of MB of JSON) is handed out compressed, so the grader's
+    bounded read of a cell's hand-out gets it whole; a packed text that would unpack past the
+    bound is refused, not unpacked."""
+    import base64
+    import zlib
+
+    trace = json.dumps([{"call": "MPI_Test", "thread": t % 2, "start": t * 1e-6}
+                        for t in range(60_000)])  # fmt: skip
+    line = json.dumps(handout.encode(("x", trace)))
+    assert len(trace) > handout.LONG_TEXT and len(line) < len(trace) / 5
+    assert handout.decode(json.loads(line)) == ("x", trace)
+    assert handout.encode("short") == "short"
+    monkeypatch.setattr(handout, "MAX_TEXT", 1 << 16)  # the bound, small for the test
+    bomb = base64.b64encode(zlib.compress(b"0" * (handout.MAX_TEXT + 1))).decode()
+    with pytest.raises(ValueError, match="longer than"):
+        handout.decode({"type": "text", "data": bomb})
+
+
 def _judged(lines: list[str]) -> dict:
     cell = {"part": "p", "source": CELL.replace("NAME", "double"), "values": lines}
     return judge.judge([cell])[0]

@@ -12,6 +12,7 @@ import re
 import pytest
 
 import grading_course as gc
+import honest
 import similar_answers as sa
 from hybridlab import cli
 from hybridlab.grading import similarity
@@ -64,9 +65,9 @@ def test_a_copy_of_the_solution_and_a_renamed_copy_are_flagged_honest_answers_no
 
     page = report.path.read_text()
     assert report.path == course.root / "reports" / f"{LAB}-similarity.html"
-    assert "Flagged: 4 pair(s)" in page  # copier and the solution, ana and carla: C and Python
-    assert page.count("<div class='side'>") == len(report.flagged_pairs) == 4
-    assert "<mark>" in page and "MPI_Irecv(north_out" in page  # carla's code, side by side
+    assert "Flagged: 3 pair(s)" in page  # copier and the solution (C, Python), ana and carla (Python)
+    assert page.count("<div class='side'>") == len(report.flagged_pairs) == 3
+    assert "<mark>" in page and "names = " in page  # carla's Python, side by side
 
 
 def test_the_command_prints_the_flagged_and_a_higher_threshold_flags_less(course, monkeypatch,
@@ -115,3 +116,35 @@ def test_the_wrong_answers_corpus_is_the_solution_with_a_mistake(tmp_path):
     assert sorted(flagged) == sorted(f"wrong{i}" for i in range(len(wrong))), flagged
     for i in range(len(wrong)):
         assert any(w.startswith(similarity.SOLUTION) for w in flagged[f"wrong{i}"])
+
+
+def test_lab_12_a_renamed_copy_is_flagged_the_honest_answers_are_not(tmp_path):
+    """Lab 12 with the code it gives left out (the released stubs, the notebook's other cells,
+    the kit's thread_halo.c it sends the student to read): the solution with every declared name
+    renamed, comments dropped and the layout changed is flagged, in C and in Python; the two
+    honest students of tests/honest/12 (right answers written another way, following the
+    notebook's recipe) are not, with the solution or with each other."""
+    lab12 = "12_threads_communicate"
+    root = gc.make_course(tmp_path / "course", labs=(lab12,))
+    lab = read_lab(root, lab12)
+    cells = similarity.answer_cells(lab)
+    solution = {c.metadata["nbgrader"]["grade_id"]: similarity._without_delimiters(c.source)
+                for c in lab.notebook().cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") in cells}  # fmt: skip
+    copy = {g: sa.renamed(source, cells[g]) for g, source in solution.items()}
+    assert all(copy[g] != solution[g] for g in cells)
+    gc.submit(root, "renamer", _answered(lab.notebook(), copy), lab12)
+    written: dict[str, list[str]] = {}
+    for right in honest.load(lab12):
+        for grade_id, source in right.answers:
+            written.setdefault(grade_id, []).append(source)
+    assert set(written) == set(cells)
+    for k in (0, 1):
+        gc.submit(root, f"honest{k}", _answered(lab.notebook(), {g: v[k] for g, v in written.items()}),
+                  lab12)
+    report = similarity.compare(lab, write=False)
+    assert sorted(report.flagged()) == ["renamer"], report.text()
+    copied = {p.language: p.share for p in report.flagged_pairs}
+    assert copied.keys() == {"C", "Python"} and min(copied.values()) >= 0.95, copied
+    honest_shares = [p.share for p in report.pairs if "renamer" not in (p.first, p.second)]
+    assert max(honest_shares) < similarity.THRESHOLD - 0.1, report.pairs

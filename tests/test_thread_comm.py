@@ -85,3 +85,61 @@ def test_without_partitioned_calls_part_d_is_skipped_with_a_note(monkeypatch, ca
     assert exercise.run_pready("this is not C", shapes=((2, 2),), nx=8) == []
     assert exercise.judge_pready([]) == []
     assert "no MPI-4 partitioned communication" in capsys.readouterr().out
+
+
+def _task_run(code: str, name: str) -> Results:
+    kernel = exercise.build_student_tasks(code, name)
+    runs = exercise.run_tasks(kernel, shapes=((2, 2),), nx=64, ny=40, iterations=2)
+    return Results.from_evidence(runs[0]["run"])
+
+
+_INLINE_EXCHANGE = """
+    MPI_Request r[4];
+    MPI_Irecv(a + 1, (int)nx, MPI_DOUBLE, up, 1, comm, &r[0]);
+    MPI_Irecv(a + (m + 1) * w + 1, (int)nx, MPI_DOUBLE, down, 2, comm, &r[1]);
+    MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 1, comm, &r[2]);
+    MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 2, comm, &r[3]);
+    MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    stencil_rows(1, 1);
+    stencil_rows(m, m);
+"""
+
+
+def test_task_stamps_tell_the_iterations_own_work_from_its_tasks():
+    """The kit's marks on the run-sched ICV (kernels_c/hl_trace.c): the solution does nothing
+    outside a task; the exchange and the edge rows made by task_iteration's body itself count
+    5 MPI calls and 2 rows per iteration on every rank (and the rows as computed after the MPI
+    calls of their task); the same inside one task count only the latter."""
+    from gaming import solution_cell
+
+    solution = solution_cell("12_threads_communicate", "task_iteration").split("\n", 1)[1]
+    head = ("void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n"
+            "    long w = nx + 2;\n    int dummy = 0;\n"
+            "#pragma omp task depend(out: dummy)\n    dummy = 1;\n"
+            "    for (long i = 2; i < m; i++) {\n#pragma omp task firstprivate(i)\n"
+            "        stencil_rows(i, i);\n    }\n")  # fmt: skip
+    zero = {stamp: 0 for stamp in exercise.STAMPS}
+    stamps = exercise.task_stamps(_task_run(solution, "stamps_solution"))
+    assert list(stamps.index) == [0, 1] and (stamps == 0).all().all(), stamps
+    inline = exercise.task_stamps(_task_run(head + _INLINE_EXCHANGE + "}\n", "stamps_inline"))
+    edges = {"edges_after_calls": 4}  # rows 1 and m, twice: after the MPI calls of their task
+    assert inline.to_dict("records") == [zero | edges | {"inline_calls": 10, "inline_rows": 4}] * 2
+    one_task = head + "#pragma omp task\n    {" + _INLINE_EXCHANGE + "    }\n}\n"
+    inside = exercise.task_stamps(_task_run(one_task, "stamps_one_task"))
+    assert inside.to_dict("records") == [zero | edges] * 2
+
+
+@needs_partitioned
+def test_copy_partition_logs_which_thread_copied_which_partition():
+    from gaming import solution_cell
+
+    code = solution_cell("12_threads_communicate", "pready_iteration").split("\n", 1)[1]
+    runs = exercise.run_pready(code, shapes=((2, 2),), nx=8, ny=6, iterations=2,
+                               name="copies_solution")  # fmt: skip
+    res = Results.from_evidence(runs[0]["run"])
+    copies = exercise.partition_copies(res)
+    assert len(copies) == 2 * 2 * 2  # ranks, partitions, iterations
+    assert (copies["copier"] == copies["partition"]).all()
+    assert (copies["level"] == 1).all() and (copies["team"] == 2).all()
+    assert sorted(set(copies["iteration"])) == [0, 1] and (copies["end"] >= copies["start"]).all()
+    exercise.judge_pready(runs)

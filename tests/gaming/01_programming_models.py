@@ -350,4 +350,59 @@ _exercise.check_ring = lambda results: None  # the judging module's check replac
             ".exercise.check_ring replaced from an earlier cell",
             reason="did not arrive from the same thread"),
     ),
+    attempt("interpreter", "require_level", '''# determined: the kit's own level check, imported (the notebook says it does not count)
+from hybridlab.machine.thread_levels import check_level as _check, THREAD_LEVELS as _L
+
+
+def require_level(required: str, provided: str) -> str:
+    r = required.lower().removeprefix("mpi_thread_")
+    p = provided.lower().removeprefix("mpi_thread_")
+    _check(r, "required")
+    _check(p, "provided")
+    if _L.index(p) < _L.index(r):
+        raise RuntimeError(f"MPI provided {p!r} but this program needs {r!r}")
+    return p
+''', loses={"hidden_require_level"},
+            why="fresh attacker: its own function wrapping the kit's check_level, imported inside it (the notebook forbids a ready-made check)",
+            reason="calls the kit's own code"),
+    attempt("interpreter", "exchange_block", '''%%c EXCHANGE_C thread_ring
+/* determined (2): every thread sends and receives "its own" message to the real neighbours,
+   but of 0 ints; the master moves all the blocks (the funneled pattern) */
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block");
+}
+
+#define MAXT 256
+static const int *sends[MAXT];
+static int *recvs[MAXT];
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num(), team = omp_get_num_threads(), done = 0;
+    MPI_Request own[2];
+    sends[t] = send;
+    recvs[t] = recv;
+#pragma omp critical(dress)
+    {
+        MPI_Irecv(recv, 0, MPI_INT, left, 1000 + t, comm, &own[0]);
+        MPI_Issend(send, 0, MPI_INT, right, 1000 + t, comm, &own[1]);
+    }
+    while (!done) {
+#pragma omp critical(dress)
+        MPI_Testall(2, own, &done, MPI_STATUSES_IGNORE);
+    }
+#pragma omp barrier
+#pragma omp masked
+    {
+        MPI_Request req[2 * MAXT];
+        for (int s = 0; s < team; s++) {
+            MPI_Irecv(recvs[s], n, MPI_INT, left, s, comm, &req[2 * s]);
+            MPI_Issend(sends[s], n, MPI_INT, right, s, comm, &req[2 * s + 1]);
+        }
+        MPI_Waitall(2 * team, req, MPI_STATUSES_IGNORE);
+    }
+#pragma omp barrier
+}
+''', loses={"hidden_exchange_block"},
+            why="fresh attacker: the master moves every thread's block; each thread also sends and receives a 0-int message to the real neighbours, tagged by thread",
+            reason="every thread moves its own block"),
 ]

@@ -335,4 +335,48 @@ def build_student_nodes(code, name="student_nodes"):  # whatever the cell, the r
             "replaced from the earlier cell by one that builds a right answer",
             reason="neither its node nor the leaders"),
     ),
+    attempt("interpreter", "node_sum", '''%%c NODES_C node_sum
+/* determined: a reduce on the node (to show one), then the real sum by point-to-point over
+   the whole world to rank 0 and back: no collective on the world ever */
+static MPI_Comm world_c;
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int r; MPI_Comm_rank(world, &r);
+    world_c = world;
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, node);
+    int nr; MPI_Comm_rank(*node, &nr);
+    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, r, leaders);
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    for (int i = 0; i < n; i++) {
+#pragma omp atomic
+        rank_sum[i] += mine[i];
+    }
+#pragma omp barrier
+#pragma omp masked
+    {
+        int r, p, nr;
+        MPI_Comm_rank(world_c, &r); MPI_Comm_size(world_c, &p);
+        MPI_Comm_rank(node, &nr);
+        double *tmp = malloc((size_t)n * sizeof *tmp);
+        MPI_Reduce(rank_sum, tmp, n, MPI_DOUBLE, MPI_SUM, 0, node);  /* for show */
+        if (r == 0) {
+            for (int i = 0; i < n; i++) sum[i] = rank_sum[i];
+            for (int q = 1; q < p; q++) {
+                MPI_Recv(tmp, n, MPI_DOUBLE, q, 77, world_c, MPI_STATUS_IGNORE);
+                for (int i = 0; i < n; i++) sum[i] += tmp[i];
+            }
+            for (int q = 1; q < p; q++) MPI_Ssend(sum, n, MPI_DOUBLE, q, 78, world_c);
+        } else {
+            MPI_Ssend(rank_sum, n, MPI_DOUBLE, 0, 77, world_c);
+            MPI_Recv(sum, n, MPI_DOUBLE, 0, 78, world_c, MPI_STATUS_IGNORE);
+        }
+        free(tmp);
+    }
+#pragma omp barrier
+}
+''', loses={"hidden_node_sum"},
+            why="fresh attacker: every rank sends its sum point to point over the world to rank 0, which sends the total back; one MPI_Reduce on the node made and thrown away",
+            reason="only the leaders exchange"),
 ]

@@ -330,3 +330,137 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
         reason="travel as partitioned messages only"),
 ]
 GAMING += c_evidence("12_threads_communicate", "pready_iteration", D, "MPI_Psend_init", reasons=True)
+
+# issue 36, a fresh attacker (12/d1, 12/h2) and its variants: the tasks' behaviour, not the text
+# of a `depend`. (b) is judged by the kit's task stamps (thread_comm.exercise.task_stamps), (d)
+# by the kit's copy_partition log (thread_comm.exercise.partition_copies).
+_INLINE = """
+    MPI_Request r[4];
+    MPI_Irecv(a + 1, (int)nx, MPI_DOUBLE, up, 1, comm, &r[0]);
+    MPI_Irecv(a + (m + 1) * w + 1, (int)nx, MPI_DOUBLE, down, 0, comm, &r[1]);
+    MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 0, comm, &r[2]);
+    MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 1, comm, &r[3]);
+    for (long i = 2; i <= m - 1; i += 4) {
+        long last = i + 3 < m - 1 ? i + 3 : m - 1;
+#pragma omp task firstprivate(i, last)
+        stencil_rows(i, last);
+    }
+    MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    stencil_rows(1, 1);
+    if (m > 1) stencil_rows(m, m);
+"""
+_DUMMY = """
+#pragma omp task depend(out: dummy)
+    { dummy = 1; }
+"""
+GAMING += [
+    attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", """
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    /* 12/d1: interior tasks without depend; the exchange and the edges inline by the single
+       thread; a dummy task with depend for the build's check */
+    long w = nx + 2;
+    int dummy = 0;""" + _INLINE + _DUMMY + "}\n"), B,
+        "the exchange posted and waited and the edge rows computed by the single thread itself, "
+        "a dummy depend task for show", reason="task_iteration itself, outside any task"),
+    attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", """
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    /* the same in one big task: the exchange, the interior's child tasks and the edges after
+       the task's own MPI_Waitall, no dependence between tasks */
+    long w = nx + 2;
+    int dummy = 0;
+#pragma omp task
+    {""" + _INLINE + "    }\n" + _DUMMY + "}\n"), B,
+        "everything inside one task: the edge rows after that task's own MPI_Waitall",
+        reason="in a task after MPI calls of that same task"),
+    attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", """
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    /* interior tasks first; then the exchange and the edges inline, inside a parallel region
+       of one thread, whose own data environment dies with it */
+    long w = nx + 2;
+    int dummy = 0;
+    for (long i = 2; i <= m - 1; i += 4) {
+        long last = i + 3 < m - 1 ? i + 3 : m - 1;
+#pragma omp task firstprivate(i, last)
+        stencil_rows(i, last);
+    }
+#pragma omp parallel num_threads(1)
+    {""" + _INLINE.split("    for (long i")[0] + """
+        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }""" + _DUMMY + "}\n"), B,
+        "the inline exchange hidden in a nested parallel region of one thread",
+        reason="inside a parallel region opened in task_iteration"),
+    attempt("forged", "task_iteration", c_cell("TASKS_C", "thread_halo", """
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    /* the inline exchange, then the schedule the kit marked put back as it was */
+    long w = nx + 2;
+    int dummy = 0, chunk;
+    omp_sched_t kind;
+    omp_get_schedule(&kind, &chunk);""" + _INLINE + _DUMMY + """
+    omp_set_schedule(kind, chunk);
+}
+"""), B, "the kit's mark on the schedule ICV restored after an inline exchange",
+        reason="uses omp_set_schedule"),
+]
+
+_PSTART = r"""
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    long w = nx + 2;
+    (void)w; (void)a; (void)fresh; (void)m; (void)nx;
+    MPI_Startall(nreq, req);
+"""
+GAMING += [
+    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", _PINIT + _PSTART + r"""
+    /* 12/h2: the master copies both rows before the region; the threads only mark */
+    memcpy(a + w + 1, fresh + w + 1, nx * sizeof(double));
+    memcpy(a + m * w + 1, fresh + m * w + 1, nx * sizeof(double));
+#pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        for (int r = 0; r < nreq; r += 2) MPI_Pready(t, req[r]);
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D, "the master memcpy's rows 1 and m before the region, the threads only call MPI_Pready",
+        reason="no thread copied partition 0"),
+    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", _PINIT + _PSTART + r"""
+    /* the master copies every partition with the kit's helper before the region */
+    for (int t = 0; t < parts; t++) copy_partition(t);
+#pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        for (int r = 0; r < nreq; r += 2) MPI_Pready(t, req[r]);
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D, "the master calls copy_partition for every partition before the region, the threads "
+        "only mark", reason="partition 0 copied outside a parallel region"),
+    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", _PINIT + _PSTART + r"""
+    /* inside the region: the master copies every partition, then each thread marks its own */
+#pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+#pragma omp masked
+        for (int p = 0; p < parts; p++) copy_partition(p);
+#pragma omp barrier
+        for (int r = 0; r < nreq; r += 2) MPI_Pready(t, req[r]);
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D, "in the region the master copies every partition, then each thread marks its own",
+        reason="copied by thread 0 (copy_partition), marked ready by thread 1"),
+    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", _PINIT + _PSTART + r"""
+    /* each thread marks its partition ready first and copies it after */
+#pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        for (int r = 0; r < nreq; r += 2) MPI_Pready(t, req[r]);
+        copy_partition(t);
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D, "each thread marks its partition ready before it copies it",
+        reason="marked ready before thread"),
+]

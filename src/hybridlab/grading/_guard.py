@@ -48,6 +48,8 @@ import types
 MODULES = (
     "builtins",
     "json",
+    "zlib",
+    "base64",
     "math",
     "operator",
     "functools",

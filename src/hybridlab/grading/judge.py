@@ -76,7 +76,13 @@ def _judge_one(cell: dict) -> dict:
 
     notes = io.StringIO()
     try:
-        handout._replayed = deque(json.loads(line) for line in cell["values"])
+        try:
+            handout._replayed = deque(json.loads(line) for line in cell["values"])
+        except ValueError as cut:
+            raise handout.HandOutMismatch(
+                "a value the kernel handed out could not be read whole (cut at the grader's "
+                f"read limit per cell?): {cut}"
+            ) from None
         with redirect_stdout(notes):
             exec(compile(cell["source"], f"<judge {cell['part']}>", "exec"), {"__name__": "judge"})
         if handout._replayed:

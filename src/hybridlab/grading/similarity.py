@@ -2,15 +2,19 @@
 published solution, by copydetect (winnowing, as MOSS: Schleimer, Wilkerson and Aiken,
 "Winnowing: local algorithms for document fingerprinting", SIGMOD 2003).
 
-    hybridlab similarity LAB [--threshold 0.7]    the HTML report, and who is flagged
+    hybridlab similarity LAB [--threshold 0.85]   the HTML report, and who is flagged
 
 One document per submission and language: its C answer cells (`%%c`) in one, its Python answer
 cells in the other, each cell headed by a comment naming its grade_id. copydetect tokenizes them
 (pygments), replaces every name by one letter and every string by another (a renamed variable or
-function changes nothing), drops comments and hashes every k-gram of what is left. The
-code the released notebook gives every student (function signatures, comments, the stubs) is
-left out as boilerplate. A pair's share, for each side, is the part of that side's tokens found
-in the other; a pair is flagged when either share reaches the threshold. The published solution
+function changes nothing; so does the name of the MPI call), makes every preprocessor line (an
+OpenMP pragma too) one letter, drops comments and hashes every k-gram of what is left. The code
+the lab gives every student is left out as boilerplate (`boilerplate`): what the release keeps of
+the answer cells (signatures, comments, stubs), the notebook's other code cells and code blocks,
+and the kit's kernel files its C cells are built with. A pair's share, for each side, is the part
+of that side's tokens found in the other; a pair is flagged when either share reaches the
+threshold, THRESHOLD by default: set from the shares measured on the kit's corpora (right
+answers written independently, renamed copies of the solution; book/instructors.md). The published solution
 (the instructor notebook in source/, minus nbgrader's delimiter lines) is one more document,
 named SOLUTION. The report is written to reports/<lab>-similarity.html: the flagged pairs side
 by side with the shared code highlighted, then the highest shares below the threshold.
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import html
 import io
+import re
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -35,13 +40,16 @@ if TYPE_CHECKING:  # the rest is imported where it is used: the command line's p
     from .course import Lab
 
 SOLUTION = "published solution"  # the instructor notebook's answers, as a document of its own
-THRESHOLD = 0.7  # a pair is flagged when either side shares this much of its tokens
+THRESHOLD = 0.85  # a pair is flagged when either side shares this much (measured: book/instructors.md)
 NOISE = 25  # characters of tokenized code: shorter matches are not counted (copydetect default)
 # Matches this long are always found: the winnowing window is GUARANTEE - NOISE + 1. copydetect's
 # default, 1, keeps every k-gram: the shares are then the same each time (Python's string hashes
 # differ between processes, and a wider window keeps another sample each time: +-3% measured)
 GUARANTEE = NOISE
 LANGUAGES = {"C": ("c", "//"), "Python": ("py", "#")}  # extension (picks the lexer), comment
+FENCE = re.compile(r"```(\w*)[^\n]*\n(.*?)```", re.S)  # a code block in a markdown cell
+C_FENCES = ("c", "h", "cpp")  # a block of C (any other is Python's, or text left as it is)
+HIDDEN = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")  # nbgrader's hidden-test delimiters
 SHOWN_BELOW = 10  # pairs below the threshold listed (not shown side by side) in the report
 SHOWN_OTHERS = 4  # documents named per flagged submission in the printed text and notes
 
@@ -152,6 +160,52 @@ def _as_code(source: str, language: str) -> str:
     )
 
 
+def _shown_to_students(source: str) -> str:
+    """A test cell as released: without its hidden tests."""
+    kept, hidden = [], False
+    for line in source.splitlines():
+        if HIDDEN[0] in line:
+            hidden = True
+        elif HIDDEN[1] in line:
+            hidden = False
+        elif not hidden:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def boilerplate(lab: Lab, language: str) -> list[str]:
+    """The code `lab` gives every student in `language`, left out of every comparison: what the
+    release keeps of the answer cells (signatures, comments, stubs), the notebook's other code
+    cells (examples, visible tests) and code blocks in its text, and for C the kit's files the
+    C cells are built with (kernels_c/<kernel>.c and <kernel>_student.h), which the notebook
+    sends the student to read: an answer that follows the notebook's recipe or the kit's own
+    variant shares that code with the solution without copying it."""
+    from ..paths import find_kernel_file
+    from .c_stub import is_c_cell
+
+    nb = lab.notebook()
+    cells = answer_cells(lab)
+    given = [documents(nb, cells, _released).get(language, "")]
+    kernels: set[str] = set()
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "markdown":
+            given += [block for kind, block in FENCE.findall(cell.source)
+                      if (kind.lower() in C_FENCES) == (language == "C")]  # fmt: skip
+            continue
+        kernels |= set(re.findall(r"^%%c\s+\w+\s+(\w+)", cell.source, re.M))
+        if cell.cell_type == "code" and not meta.get("solution") \
+                and is_c_cell(cell) == (language == "C"):  # fmt: skip
+            given.append(_as_code(_shown_to_students(cell.source), language))
+    if language == "C":
+        for kernel in sorted(kernels):
+            for name in (f"{kernel}.c", f"{kernel}_student.h"):
+                path = find_kernel_file(name)
+                if path is not None:
+                    given.append(path.read_text())
+    return [text for text in given if text.strip()]
+
+
 def answer_cells(lab: Lab) -> dict[str, str]:
     """grade_id -> language of every code answer cell of the instructor notebook."""
     from .c_stub import is_c_cell
@@ -212,7 +266,6 @@ def compare(lab: Lab, threshold: float = THRESHOLD, write: bool = True) -> Repor
     cells = answer_cells(lab)
     instructor = lab.notebook()
     docs = {SOLUTION: documents(instructor, cells, _without_delimiters)}
-    given = documents(instructor, cells, _released)
     for student, path in submitted(lab.root, lab.name).items():
         try:
             docs[student] = documents(nbformat.read(path, as_version=4), cells)
@@ -221,11 +274,11 @@ def compare(lab: Lab, threshold: float = THRESHOLD, write: bool = True) -> Repor
     names: dict[str, list[str]] = {}
     pairs = []
     for language in LANGUAGES:
-        boilerplate = None
-        if given.get(language):
-            boilerplate = list(_fingerprint("given", given[language], language, None).hashes)
+        given = set()
+        for text in boilerplate(lab, language):
+            given |= set(_fingerprint("given", text, language, None).hashes)
         prints = {
-            name: _fingerprint(name, texts[language], language, boilerplate)
+            name: _fingerprint(name, texts[language], language, sorted(given) or None)
             for name, texts in docs.items()
             if texts.get(language)
         }

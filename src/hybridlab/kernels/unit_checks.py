@@ -31,7 +31,9 @@ the device object the offload bundler unbundles from it (for the host plugin's x
 real code the process loads). Both may refer to the offload runtime (__tgt_*, __kmpc_*) and
 define the region entries clang makes; the host object's one constructor is clang's
 registration of the unit's requirements. A part whose kernel reads the offload runtime's report
-from stderr (its header defines HL_STDERR_IS_EVIDENCE) may not write to stderr.
+from stderr (its header defines HL_STDERR_IS_EVIDENCE) may not write to stderr; one whose kit
+reads the run-sched ICV to tell a task's own work from its creator's (HL_SCHEDULE_IS_EVIDENCE,
+lab 12 (b)) may not call omp_set_schedule.
 
 Each refusal names the cell's line where the object's debug information or the preprocessed
 unit gives one ("cell:7: ..."), and says what the part allows. `preprocessed_cell` gives the
@@ -130,6 +132,7 @@ class Part:
     helpers: frozenset[str]  # the kit helpers it may call (its header declares them)
     whole_program: bool = False  # a whole program: any global no library defines, and main
     stderr_is_evidence: bool = False  # the kit reads the offload runtime's report from stderr
+    schedule_is_evidence: bool = False  # the kit reads the run-sched ICV (task stamps, lab 12)
 
     def describe(self) -> str:
         if self.whole_program:
@@ -201,9 +204,14 @@ def cell_part(kernel: str, kit_object: Path) -> Part:
     declared = header_names(kernel)
     kit = set(defined_globals(kit_object))
     header = find_kernel_file(f"{kernel}_student.h")
-    evidence = header is not None and bool(
-        re.search(r"^\s*#\s*define\s+HL_STDERR_IS_EVIDENCE\b", header.read_text(), re.M))
-    return Part(frozenset(declared - kit), frozenset(declared & kit), stderr_is_evidence=evidence)
+    text = header.read_text() if header is not None else ""
+
+    def says(flag: str) -> bool:
+        return bool(re.search(rf"^\s*#\s*define\s+{flag}\b", text, re.M))
+
+    return Part(frozenset(declared - kit), frozenset(declared & kit),
+                stderr_is_evidence=says("HL_STDERR_IS_EVIDENCE"),
+                schedule_is_evidence=says("HL_SCHEDULE_IS_EVIDENCE"))
 
 
 WHOLE_PROGRAM = Part(frozenset({"main"}), frozenset(), whole_program=True)
@@ -289,6 +297,11 @@ def check_symbols(obj: Path, part: Part, entries: frozenset[str] | None, file: s
         if part.stderr_is_evidence and name in _STDERR:
             found.append(Refusal(line, f"uses {name}, which writes to stderr: in this part the "
                                        "kit reads the offload runtime's report there", file))
+            continue
+        if part.schedule_is_evidence and name == "omp_set_schedule":
+            found.append(Refusal(line, "uses omp_set_schedule: in this part the kit reads the "
+                                       "schedule ICV (what ran inside a task and what outside); "
+                                       "give a loop its schedule with a schedule clause", file))
             continue
         if _allowed_call(name, part, entries) or _OFFLOAD_CALL.fullmatch(name):
             continue

@@ -13,10 +13,12 @@ calls to MPI_PROC_NULL, to the rank itself or of no values move nothing), about 
 others, no message longer than a thread's slice, calls of different threads inside MPI at the
 same time, and no (communicator, tag) shared by two threads of a rank. (b) variant=tasks: the
 student's task_iteration, OpenMP tasks with `depend`; judged by the checksum (halo rows are NaN
-until the exchange fills them), non-blocking calls and the kit's stencil_rows computing between
-the posting of the requests and their completion (student_c.overlap_table). (d) variant=pready:
+until the exchange fills them), non-blocking calls, the kit's stencil_rows computing between
+the posting of the requests and their completion (student_c.overlap_table) and what ran inside a
+task (task_stamps). (d) variant=pready:
 the student's MPI-4 partitioned exchange (partitioned_init, pready_iteration); judged by the
-checksum and the partitions each thread marked ready (partition_marks), skipped with a note where
+checksum, the partitions each thread marked ready (partition_marks) and copied with the kit's
+copy_partition (partition_copies), skipped with a note where
 the library has no partitioned calls (partitioned_missing). The lab's own runs: the same exchange
 funneled and multiple beside lab 04's pure MPI and masteronly, and the kit's MPI-4 partitioned
 variant.
@@ -51,6 +53,7 @@ POINT_TO_POINT = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv",
                   "MPI_Precv_init")  # fmt: skip
 PARTITIONED_SETUP = ("MPI_Psend_init", "MPI_Precv_init")
 MARKS = ("MPI_Pready", "MPI_Pready_range")  # calls that mark partitions of a send ready
+STAMPS = ("inline_rows", "inline_calls", "nested_rows", "edges_after_calls")  # (b), task_stamps
 _TASK_DEPEND = re.compile(r"#\s*pragma\s+omp\s+task\b[^\n]*\bdepend\s*\(")
 
 
@@ -268,7 +271,11 @@ def judge_tasks(runs: list[dict]) -> list[dict]:
     message arrived reads NaN); no blocking point-to-point call (student_c.blocking_calls); with
     2+ ranks, 2+ threads and OVERLAP_POINTS interior points per rank, stencil_rows computed
     between the posting of the requests and their completion (student_c.overlap_table), some of
-    it by a thread other than the one that posted them. Returns one row per shape."""
+    it by a thread other than the one that posted them; and the tasks themselves (task_stamps,
+    the kit's marks on the run-sched ICV, which each task keeps its own copy of): task_iteration's
+    own body made no MPI call and no stencil_rows call outside a task, rows 1 and m were computed
+    in tasks that had made no MPI call before (not in the exchange's task after its wait), and
+    nothing ran in a parallel region nested in the iteration. Returns one row per shape."""
     rows = []
     for shape, res, where, got in _judged_runs(runs):
         ranks, threads = int(shape["ranks"]), int(shape["threads"])
@@ -289,9 +296,43 @@ def judge_tasks(runs: list[dict]) -> list[dict]:
                 f"{where}: only the thread that posted the requests computed while they were "
                 "open: the tasks must let the other threads compute the interior while one "
                 "thread communicates")
+        _assert_in_tasks(res, where)
         rows.append({"ranks": ranks, "threads": threads, "checksum": got,
                      "seconds computed while the halos were in flight": inside})  # fmt: skip
     return rows
+
+
+def task_stamps(res: Results) -> pd.DataFrame:
+    """Per rank, over the run, what the kit's task stamps saw (kernels_c/hl_trace.c): the
+    stencil_rows calls and the student's MPI calls task_iteration's own body made outside every
+    task (inline_rows, inline_calls), stencil_rows calls in a parallel region nested in it
+    (nested_rows), and calls computing row 1 or m in a task that had made MPI calls before, or
+    was created by one after them (edges_after_calls)."""
+    timers = res.records[res.records["record"] == "timer"]
+    return timers.groupby("rank")[list(STAMPS)].max().astype(int)
+
+
+def _assert_in_tasks(res: Results, where: str) -> None:
+    """The exchange and every row in tasks, rows 1 and m in tasks apart from the exchange's
+    (task_stamps), and no MPI call in a parallel region nested in the iteration."""
+    stamps = task_stamps(res)
+    calls = res.mpi_calls
+    nested = calls[(calls["student"] == 1) & (calls["level"] > 1)]
+    assert nested.empty and not stamps["nested_rows"].any(), (
+        f"{where}: {len(nested)} MPI calls and {int(stamps['nested_rows'].sum())} stencil_rows "
+        "calls inside a parallel region opened in task_iteration: the tasks run on the team "
+        "that calls it, no region of their own")
+    for rank, seen in stamps.iterrows():
+        assert not (seen["inline_calls"] or seen["inline_rows"]), (
+            f"{where}: rank {rank}: task_iteration itself, outside any task, made "
+            f"{seen['inline_calls']} MPI calls and {seen['inline_rows']} stencil_rows calls: the "
+            "exchange goes in a task (MPI_Irecv, MPI_Isend, MPI_Waitall), the interior rows in "
+            "tasks without depend, rows 1 and m in tasks that depend on the exchange's")
+        assert not seen["edges_after_calls"], (
+            f"{where}: rank {rank}: {seen['edges_after_calls']} stencil_rows calls computed row 1 "
+            "or m in a task after MPI calls of that same task (or in a task it created after "
+            "them): rows 1 and m go in tasks of their own that depend (depend(in: ...)) on the "
+            "exchange's task")
 
 
 def check_student_tasks(kernel: Kernel, shapes: tuple[tuple[int, int], ...] = ((2, 2),),
@@ -353,8 +394,10 @@ def judge_pready(runs: list[dict]) -> list[dict]:
     and one MPI_Precv_init per neighbouring rank (none towards MPI_PROC_NULL), of T partitions of
     nx / T values, and made no other point-to-point call (the rows travel as partitioned messages,
     not MPI_Send); every partition of every send was marked ready once per iteration, by the
-    thread of its number (thread t, partition t), inside a parallel region of T threads. Returns
-    one row per shape."""
+    thread of its number (thread t, partition t), inside a parallel region of T threads; and every
+    partition of rows 1 and m copied once per iteration with the kit's copy_partition (its log,
+    partition_copies) by that same thread inside the region, before it marked the partition
+    ready. Returns one row per shape."""
     why = partitioned_missing()
     if why:
         print(f"note: {why}")
@@ -402,9 +445,66 @@ def judge_pready(runs: list[dict]) -> list[dict]:
                         f"{where}: rank {rank}: partition {part} of a send marked ready outside "
                         f"a parallel region of {threads} threads: MPI_Pready inside the region, "
                         "by the thread that filled the partition")
+            _assert_copied(res, rank, threads, iterations, marks, where)
         rows.append({"ranks": ranks, "threads": threads, "checksum": got,
                      "partitions marked": int(len(partition_marks(calls)))})  # fmt: skip
     return rows
+
+
+def partition_copies(res: Results) -> pd.DataFrame:
+    """The kit's copy_partition calls (kernels_c/thread_halo.c, the kit's own object): rank,
+    iteration, copier (the thread), partition, start, end, level (omp_get_level: 1 inside the
+    cell's region, 0 outside any), team."""
+    made = res.records[res.records["record"] == "partition_copy"]
+    columns = ["rank", "iteration", "copier", "partition", "start", "end", "level", "team"]
+    if made.empty:
+        return pd.DataFrame(columns=columns)
+    return made[columns].astype({c: int for c in columns if c not in ("start", "end")})
+
+
+def _assert_copied(res: Results, rank: int, threads: int, iterations: int, marks: pd.DataFrame,
+                   where: str) -> None:  # fmt: skip
+    """Every partition of rows 1 and m copied by copy_partition once per iteration, by the thread
+    of its number, inside the region of `threads` threads, before that thread marked it ready."""
+    summary = res.records[(res.records["record"] == "partition_copies")
+                          & (res.records["rank"] == rank)]  # fmt: skip
+    made, kept = (int(summary[k].iloc[0]) if len(summary) else 0 for k in ("calls", "kept"))
+    assert made == kept, (
+        f"{where}: rank {rank}: copy_partition called {made} times in {iterations} iterations: "
+        f"once per thread and iteration ({threads * iterations})")
+    copies = partition_copies(res)
+    copies = copies[copies["rank"] == rank]
+    odd = sorted(set(copies["partition"]) - set(range(threads)))
+    assert not odd, (f"{where}: rank {rank}: copy_partition({odd[0]}): the partitions are 0 to "
+                     f"{threads - 1}")  # fmt: skip
+    for part in range(threads):
+        mine = copies[copies["partition"] == part].sort_values("start")
+        assert not mine.empty, (
+            f"{where}: rank {rank}: no thread copied partition {part} of rows 1 and m with "
+            f"copy_partition (thread {part} marked it ready): thread t copies its own partition "
+            "with copy_partition(t), then marks it ready (a copy made by other code, such as the "
+            "master's memcpy before the region, is not what the part asks)")
+        others = sorted(set(mine["copier"]) - {part})
+        assert not others, (
+            f"{where}: rank {rank}: partition {part} of rows 1 and m copied by thread "
+            f"{others[0]} (copy_partition), marked ready by thread {part}: each thread copies its "
+            "own partition and marks it ready")
+        per_iteration = mine.groupby("iteration").size()
+        assert len(mine) == iterations and len(per_iteration) == iterations, (
+            f"{where}: rank {rank}: partition {part} copied {len(mine)} times in {iterations} "
+            "iterations: once per iteration")
+        outside = mine[(mine["level"] != 1) | (mine["team"] != threads)]
+        assert outside.empty, (
+            f"{where}: rank {rank}: partition {part} copied outside a parallel region of "
+            f"{threads} threads: copy_partition inside the region, by the thread of the "
+            "partition")
+        for _, sent in marks[marks["partition"] == part].groupby("request"):
+            starts = sent["start"].sort_values().to_numpy()  # one per iteration, as the copies
+            early = [k for k, (end, start) in enumerate(zip(mine["end"], starts, strict=True))
+                     if start < end]  # fmt: skip
+            assert not early, (
+                f"{where}: rank {rank}: partition {part} marked ready before thread {part} had "
+                f"copied it (iteration {early[0]}): copy_partition first, then MPI_Pready")
 
 
 def check_student_pready(code: str, shapes: tuple[tuple[int, int], ...] = ((2, 2),),
