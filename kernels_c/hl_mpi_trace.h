@@ -54,6 +54,9 @@
 #define HL_TRACED(name, params, args) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_DONE(name, params, args, flag) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_COMM(name, params, args, comm) int HL_ENTRY(MPI_##name) params;
+#define HL_TRACED_ICOMM(name, params, args, comm, request) int HL_ENTRY(MPI_##name) params;
+#define HL_TRACED_WAIT(name, params, args, flag, request) int HL_ENTRY(MPI_##name) params;
+#define HL_TRACED_WAITALL(name, params, args, flag, count, array) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_P2P(name, params, args, comm, tag, count, type, peer)                          \
     int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_SENDRECV(name, params, args, comm, tag, count, type, peer, rcount, rtype, rpeer) \
@@ -68,6 +71,9 @@
 #undef HL_TRACED
 #undef HL_TRACED_DONE
 #undef HL_TRACED_COMM
+#undef HL_TRACED_ICOMM
+#undef HL_TRACED_WAIT
+#undef HL_TRACED_WAITALL
 #undef HL_TRACED_P2P
 #undef HL_TRACED_P2P_AS
 #undef HL_TRACED_SENDRECV
@@ -162,8 +168,13 @@ int HL_ENTRY(MPI_Abort)(MPI_Comm c, int code);
 #define MPI_Neighbor_alltoall HL_ENTRY(MPI_Neighbor_alltoall)
 #define MPI_Neighbor_alltoallv HL_ENTRY(MPI_Neighbor_alltoallv)
 #define MPI_Neighbor_alltoallw HL_ENTRY(MPI_Neighbor_alltoallw)
+#define MPI_Ineighbor_alltoall HL_ENTRY(MPI_Ineighbor_alltoall)
 #define MPI_Ineighbor_alltoallv HL_ENTRY(MPI_Ineighbor_alltoallv)
+#define MPI_Ineighbor_alltoallw HL_ENTRY(MPI_Ineighbor_alltoallw)
 #define MPI_Neighbor_allgather HL_ENTRY(MPI_Neighbor_allgather)
+#define MPI_Neighbor_allgatherv HL_ENTRY(MPI_Neighbor_allgatherv)
+#define MPI_Ineighbor_allgather HL_ENTRY(MPI_Ineighbor_allgather)
+#define MPI_Ineighbor_allgatherv HL_ENTRY(MPI_Ineighbor_allgatherv)
 #define MPI_Win_allocate_shared HL_ENTRY(MPI_Win_allocate_shared)
 #define MPI_Win_shared_query HL_ENTRY(MPI_Win_shared_query)
 #define MPI_Win_fence HL_ENTRY(MPI_Win_fence)

@@ -17,7 +17,9 @@
  * MPI_PROC_NULL, HL_PEER_ANY for MPI_ANY_SOURCE) and the message's bytes ("bytes"; an
  * MPI_Sendrecv also "recv_peer", "recv_count", "recv_bytes"); a partitioned set-up its
  * partitions ("partitions", "count" being a partition's elements) and request ("request",
- * MPI_Request_c2f), an MPI_Pready, MPI_Pready_range or MPI_Parrived the partitions it names
+ * MPI_Request_c2f), a non-blocking collective its communicator and the request it returns, an
+ * MPI_Wait or MPI_Test the request it was given, an MPI_Waitall or MPI_Testall the requests
+ * ("requests", "3,7"), an MPI_Pready, MPI_Pready_range or MPI_Parrived the partitions it names
  * ("partition" to "partition_last") and the request, an MPI_Start the request. Entries go to a per-rank buffer of HL_TRACE_MAX_CALLS (a slot
  * taken with an atomic counter); the counters stay exact beyond it.
  *
@@ -74,9 +76,11 @@ typedef struct {
     long recv_count, recv_bytes;
     int partitions;                /* MPI_Psend_init, MPI_Precv_init: partitions of the message */
     int partition, partition_last; /* MPI_Pready(_range), MPI_Parrived: the partitions named */
-    int request; /* MPI_Request_c2f of a persistent request (set up, started, marked) */
+    int request; /* MPI_Request_c2f of a request: persistent (set up, started, marked), a
+                  * non-blocking collective's, or the one an MPI_Wait or MPI_Test completes */
     long step;   /* the kernel's iteration when the call began (hl_trace_step), -1 before */
     char comm[HL_TRACE_COMM_CHARS];
+    char requests[HL_TRACE_COMM_CHARS]; /* MPI_Waitall, MPI_Testall: the requests given */
 } hl_trace_call;
 
 typedef struct {
@@ -248,6 +252,7 @@ static void trace_begin(hl_trace_call *c, const char *call, int student) {
     c->student = student;
     if (student) hl_trace_task_stamp(1);
     c->comm[0] = '\0';
+    c->requests[0] = '\0';
     open_interval = 0; /* the thread's next computing is a new interval */
     c->concurrent = atomic_fetch_add(&active, 1);
     c->start = hl_now();
@@ -274,6 +279,21 @@ static void trace_comm(hl_trace_call *c, MPI_Comm comm) {
     }
     MPI_Group_free(&group);
     MPI_Group_free(&world);
+}
+
+/* The requests an MPI_Waitall or MPI_Testall is given (before it sets them to MPI_REQUEST_NULL),
+ * "3,7", MPI_Request_c2f each, cut with "+" beyond the field. */
+static void trace_requests(hl_trace_call *c, int n, const MPI_Request r[]) {
+    size_t used = 0;
+    for (int i = 0; i < n; i++) {
+        int k = snprintf(c->requests + used, sizeof c->requests - used, "%s%d", i ? "," : "",
+                         (int)MPI_Request_c2f(r[i]));
+        if (k < 0 || used + (size_t)k >= sizeof c->requests - 2) {
+            snprintf(c->requests + used, sizeof c->requests - used, "+");
+            break;
+        }
+        used += (size_t)k;
+    }
 }
 
 /* A new interval of the calling thread from `start` to `end` with rows `first`..`last`. */
@@ -388,13 +408,13 @@ void hl_trace_emit(hl_ctx *ctx) {
                          "\"student\":%d,\"comm_id\":%d,\"tag\":%d,\"count\":%ld,\"peer\":%d,"
                          "\"bytes\":%ld,\"recv_peer\":%d,\"recv_count\":%ld,\"recv_bytes\":%ld,"
                          "\"partitions\":%d,\"partition\":%d,\"partition_last\":%d,"
-                         "\"request\":%d,\"step\":%ld}\n",
+                         "\"request\":%d,\"requests\":\"%s\",\"step\":%ld}\n",
                          ctx->rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?",
                          c->start - origin, c->end - origin, c->main, c->in_parallel, c->level,
                          c->team, c->tid, c->concurrent, c->done, c->comm_size, c->comm,
                          c->student, c->comm_id, c->tag, c->count, c->peer, c->bytes,
                          c->recv_peer, c->recv_count, c->recv_bytes, c->partitions, c->partition,
-                         c->partition_last, c->request, c->step);
+                         c->partition_last, c->request, c->requests, c->step);
         hl_append(ctx, line, (size_t)n);
     }
     long stretches = atomic_load(&interval_count);
@@ -426,12 +446,14 @@ void hl_trace_emit(hl_ctx *ctx) {
 /* Each entry twice: prefix hl_traced_ (a student's unit: student 1) and hl_kit_ (student 0). */
 #define HL_BOTH(DEFINE, ...) DEFINE(hl_traced_, 1, __VA_ARGS__) DEFINE(hl_kit_, 0, __VA_ARGS__)
 
-/* One entry: the call recorded around `real args`; `finish` (an expression of c_) ends the entry:
+/* One entry: the call recorded around `real args`; `before` (an expression of c_) keeps what the
+ * call will change (the request a Wait completes), `finish` (an expression of c_) ends the entry:
  * trace_end(&c_), after keeping what the call did (a completion, a communicator, a tag). */
-#define HL_DEFINE(prefix, student, entry, name, real, params, args, finish)                     \
+#define HL_DEFINE(prefix, student, entry, name, real, params, args, before, finish)             \
     int prefix##entry params {                                                                    \
         hl_trace_call c_;                                                                         \
         trace_begin(&c_, name, student);                                                          \
+        before;                                                                                   \
         int rc_ = real args;                                                                      \
         finish;                                                                                   \
         return rc_;                                                                               \
@@ -447,30 +469,41 @@ void hl_trace_emit(hl_ctx *ctx) {
      trace_end(&c_))
 
 #define HL_TRACED(name, params, args)                                                             \
-    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, trace_end(&c_))
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0, trace_end(&c_))
 #define HL_TRACED_DONE(name, params, args, flag)                                                  \
-    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             (c_.done = (flag), trace_end(&c_)))
 #define HL_TRACED_COMM(name, params, args, comm)                                                  \
-    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             trace_end_comm(&c_, comm))
-#define HL_TRACED_P2P(name, params, args, comm, tag_, count_, type_, peer_)                       \
+#define HL_TRACED_ICOMM(name, params, args, comm, request_)                                       \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
+            (c_.request = (int)MPI_Request_c2f(request_), trace_end_comm(&c_, comm)))
+/* a completion of several: the requests as they were given */
+#define HL_TRACED_WAITALL(name, params, args, flag, count, array)                                 \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            trace_requests(&c_, count, array), (c_.done = (flag), trace_end(&c_)))
+/* a completion of one request: the request as it was given (a Wait sets it to MPI_REQUEST_NULL) */
+#define HL_TRACED_WAIT(name, params, args, flag, request_)                                        \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            (c_.request = (int)MPI_Request_c2f(request_)), (c_.done = (flag), trace_end(&c_)))
+#define HL_TRACED_P2P(name, params, args, comm, tag_, count_, type_, peer_)                       \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             HL_P2P_FINISH(comm, tag_, count_, type_, peer_, -1, MPI_DATATYPE_NULL, MPI_PROC_NULL))
 #define HL_TRACED_SENDRECV(name, params, args, comm, tag_, count_, type_, peer_, rcount_, rtype_,  \
                            rpeer_)                                                                \
-    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             HL_P2P_FINISH(comm, tag_, count_, type_, peer_, rcount_, rtype_, rpeer_))
 #define HL_TRACED_P2P_AS(entry, name, real, params, args, comm, tag_, count_, type_, peer_)       \
-    HL_BOTH(HL_DEFINE, entry, name, real, params, args,                                           \
+    HL_BOTH(HL_DEFINE, entry, name, real, params, args, (void)0,                                  \
             HL_P2P_FINISH(comm, tag_, count_, type_, peer_, -1, MPI_DATATYPE_NULL, MPI_PROC_NULL))
 #define HL_TRACED_PSETUP(name, params, args, comm, tag_, count_, type_, peer_, parts, request_)   \
-    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             (c_.partitions = (parts), c_.request = (int)MPI_Request_c2f(request_),                \
              HL_P2P_FINISH(comm, tag_, count_, type_, peer_, -1, MPI_DATATYPE_NULL,               \
                            MPI_PROC_NULL)))
 #define HL_TRACED_PART(name, params, args, low, high, request_, flag)                             \
-    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             (c_.done = (flag), HL_PART_FINISH(low, high, request_)))
 #define HL_QUERY(type, name, params, args)                                                        \
     HL_BOTH(HL_DEFINE_QUERY, type, MPI_##name, MPI_##name, params, args)
@@ -485,7 +518,7 @@ static int abort_flushed(MPI_Comm c, int code) {
     return MPI_Abort(c, code);
 }
 HL_BOTH(HL_DEFINE, MPI_Abort, "MPI_Abort", abort_flushed, (MPI_Comm c, int code), (c, code),
-        trace_end(&c_))
+        (void)0, trace_end(&c_))
 
 /* ------------------------------------------------ a whole program: its own main (see above) */
 static int required_level = -1, provided_level = -1;

@@ -6,6 +6,12 @@
  *     HL_TRACED(name, params, args)                      a call recorded as it is
  *     HL_TRACED_DONE(name, params, args, flag)           ... and whether it completed (flag)
  *     HL_TRACED_COMM(name, params, args, comm)           ... and its communicator's members
+ *     HL_TRACED_ICOMM(name, params, args, comm, request) ... and the request it returns (a
+ *                                                        non-blocking collective)
+ *     HL_TRACED_WAIT(name, params, args, flag, request)  a completion of one request: whether it
+ *                                                        completed (flag) and the request given
+ *     HL_TRACED_WAITALL(name, params, args, flag, count, array)
+ *                                                        ... of `count` requests: the requests
  *     HL_TRACED_P2P(name, params, args, comm, tag, count, type, peer)
  *                                                        ... and its communicator, tag, count,
  *                                                        peer and bytes
@@ -50,12 +56,12 @@ HL_TRACED_SENDRECV(Sendrecv_replace,
               (void *b, int n, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm c,
                MPI_Status *status),
               (b, n, t, d, sg, s, rg, c, status), c, sg, n, t, d, n, t, s)
-HL_TRACED_DONE(Wait, (MPI_Request *r, MPI_Status *st), (r, st), 1)
-HL_TRACED_DONE(Waitall, (int n, MPI_Request r[], MPI_Status *st), (n, r, st), 1)
+HL_TRACED_WAIT(Wait, (MPI_Request *r, MPI_Status *st), (r, st), 1, *r)
+HL_TRACED_WAITALL(Waitall, (int n, MPI_Request r[], MPI_Status *st), (n, r, st), 1, n, r)
 HL_TRACED_DONE(Waitany, (int n, MPI_Request r[], int *i, MPI_Status *st), (n, r, i, st), 1)
 HL_TRACED_DONE(Waitsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st), 1)
-HL_TRACED_DONE(Test, (MPI_Request *r, int *f, MPI_Status *st), (r, f, st), *f)
-HL_TRACED_DONE(Testall, (int n, MPI_Request r[], int *f, MPI_Status *st), (n, r, f, st), *f)
+HL_TRACED_WAIT(Test, (MPI_Request *r, int *f, MPI_Status *st), (r, f, st), *f, *r)
+HL_TRACED_WAITALL(Testall, (int n, MPI_Request r[], int *f, MPI_Status *st), (n, r, f, st), *f, n, r)
 HL_TRACED_DONE(Testany, (int n, MPI_Request r[], int *i, int *f, MPI_Status *st), (n, r, i, f, st), *f)
 HL_TRACED_DONE(Testsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st), (*k != MPI_UNDEFINED && *k > 0))
 HL_TRACED(Probe, (int s, int g, MPI_Comm c, MPI_Status *st), (s, g, c, st))
@@ -76,19 +82,19 @@ HL_TRACED_P2P_AS(MPI_Isend_synchronous, "MPI_Isend", MPI_Issend,
 
 /* collectives */
 HL_TRACED_COMM(Barrier, (MPI_Comm c), (c), c)
-HL_TRACED_COMM(Ibarrier, (MPI_Comm c, MPI_Request *r), (c, r), c)
+HL_TRACED_ICOMM(Ibarrier, (MPI_Comm c, MPI_Request *r), (c, r), c, *r)
 HL_TRACED_COMM(Bcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c), (b, n, t, root, c), c)
-HL_TRACED_COMM(Ibcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c, MPI_Request *r),
-          (b, n, t, root, c, r), c)
+HL_TRACED_ICOMM(Ibcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c, MPI_Request *r),
+          (b, n, t, root, c, r), c, *r)
 HL_TRACED_COMM(Reduce,
           (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c),
           (sb, rb, n, t, op, root, c), c)
 HL_TRACED_COMM(Allreduce, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
           (sb, rb, n, t, op, c), c)
-HL_TRACED_COMM(Iallreduce,
+HL_TRACED_ICOMM(Iallreduce,
           (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c,
            MPI_Request *r),
-          (sb, rb, n, t, op, c, r), c)
+          (sb, rb, n, t, op, c, r), c, *r)
 HL_TRACED_COMM(Scan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
           (sb, rb, n, t, op, c), c)
 HL_TRACED_COMM(Exscan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
@@ -99,10 +105,10 @@ HL_TRACED_COMM(Reduce_scatter_block,
 HL_TRACED_COMM(Alltoall,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),
           (sb, sn, st, rb, rn, rt, c), c)
-HL_TRACED_COMM(Ialltoall,
+HL_TRACED_ICOMM(Ialltoall,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c,
            MPI_Request *r),
-          (sb, sn, st, rb, rn, rt, c, r), c)
+          (sb, sn, st, rb, rn, rt, c, r), c, *r)
 HL_TRACED_COMM(Alltoallv,
           (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb,
            const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c),
@@ -210,13 +216,35 @@ HL_TRACED_COMM(Neighbor_alltoallw,
           (const void *sb, const int sn[], const MPI_Aint sd[], const MPI_Datatype st[], void *rb,
            const int rn[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm c),
           (sb, sn, sd, st, rb, rn, rd, rt, c), c)
-HL_TRACED_COMM(Ineighbor_alltoallv,
+HL_TRACED_ICOMM(Ineighbor_alltoallv,
           (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb,
            const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c, MPI_Request *r),
-          (sb, sn, sd, st, rb, rn, rd, rt, c, r), c)
+          (sb, sn, sd, st, rb, rn, rd, rt, c, r), c, *r)
 HL_TRACED_COMM(Neighbor_allgather,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),
           (sb, sn, st, rb, rn, rt, c), c)
+HL_TRACED_COMM(Neighbor_allgatherv,
+          (const void *sb, int sn, MPI_Datatype st, void *rb, const int rn[], const int rd[],
+           MPI_Datatype rt, MPI_Comm c),
+          (sb, sn, st, rb, rn, rd, rt, c), c)
+/* their non-blocking forms (MPI 3.0, section 7.7): the request each returns is recorded */
+HL_TRACED_ICOMM(Ineighbor_alltoall,
+          (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c,
+           MPI_Request *r),
+          (sb, sn, st, rb, rn, rt, c, r), c, *r)
+HL_TRACED_ICOMM(Ineighbor_alltoallw,
+          (const void *sb, const int sn[], const MPI_Aint sd[], const MPI_Datatype st[], void *rb,
+           const int rn[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm c,
+           MPI_Request *r),
+          (sb, sn, sd, st, rb, rn, rd, rt, c, r), c, *r)
+HL_TRACED_ICOMM(Ineighbor_allgather,
+          (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c,
+           MPI_Request *r),
+          (sb, sn, st, rb, rn, rt, c, r), c, *r)
+HL_TRACED_ICOMM(Ineighbor_allgatherv,
+          (const void *sb, int sn, MPI_Datatype st, void *rb, const int rn[], const int rd[],
+           MPI_Datatype rt, MPI_Comm c, MPI_Request *r),
+          (sb, sn, st, rb, rn, rd, rt, c, r), c, *r)
 
 /* MPI-3 shared memory windows (MPI+MPI): the allocation is a collective on its communicator */
 HL_TRACED_COMM(Win_allocate_shared,

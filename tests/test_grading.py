@@ -319,7 +319,8 @@ def packed(attempts: list[Wrong]) -> list[Wrong]:
 def _keeps(answer: Wrong) -> set[str]:
     """The hidden cells an honest answer must be seen keeping (hidden_<its answer cell>): no
     attempt that loses them shares its submission."""
-    return {f"hidden_{cell}" for cell, _ in answer.answers} if answer.kind == "honest" else set()
+    return ({f"hidden_{cell}" for cell, _ in answer.answers if cell not in answer.blank}
+            if answer.kind == "honest" else set())  # fmt: skip
 
 
 def source(lab: str) -> Path:

@@ -143,5 +143,5 @@ def test_a_cell_cannot_call_mpi_where_the_trace_does_not_see_it(escape):
                  f"{escape}\n}}\n")  # fmt: skip
     else:  # before the calls it would hide (judged by its effect: tests/test_unit_checks.py)
         cell = escape + cell
-    with pytest.raises(hl.BuildError, match="tracer|asm"):
+    with pytest.raises(hl.BuildError, match="tracer|asm|not traced by the kit"):
         build_student("t_escape", "node_sum", "HL_STUDENT_NODES", cell, ("node_sum",))

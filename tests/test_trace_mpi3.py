@@ -97,3 +97,84 @@ def test_shared_windows_neighbourhood_collectives_and_partitioned_sends_are_trac
         assert (mine["call"] == "MPI_Pready").sum() == 2
         neighbour = mine[mine["call"] == "MPI_Neighbor_alltoallv"].iloc[0]
         assert int(neighbour["comm_size"]) == 2 and neighbour["comm"] == "0,1"
+
+
+NONBLOCKING = r"""
+#include <mpi.h>
+#include <stdio.h>
+
+/* each nonblocking neighbourhood collective on a periodic ring, completed by MPI_Wait (the
+ * alltoallw by MPI_Test until done), with its blocking allgatherv beside them */
+int main(int argc, char **argv) {
+    int provided, rank, size, dims[1] = {0}, periods[1] = {1};
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Dims_create(size, 1, dims);
+    MPI_Comm ring;
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+    double me = rank, two[2] = {rank, rank}, got[5][2];
+    int ones[2] = {1, 1}, at[2] = {0, 1}, done = 0;
+    MPI_Aint bytes[2] = {0, sizeof(double)};
+    MPI_Datatype types[2] = {MPI_DOUBLE, MPI_DOUBLE};
+    MPI_Request r;
+    MPI_Ineighbor_allgather(&me, 1, MPI_DOUBLE, got[0], 1, MPI_DOUBLE, ring, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Ineighbor_allgatherv(&me, 1, MPI_DOUBLE, got[1], ones, at, MPI_DOUBLE, ring, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Ineighbor_alltoall(two, 1, MPI_DOUBLE, got[2], 1, MPI_DOUBLE, ring, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Ineighbor_alltoallv(two, ones, at, MPI_DOUBLE, got[3], ones, at, MPI_DOUBLE, ring, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Ineighbor_alltoallw(two, ones, bytes, types, got[4], ones, bytes, types, ring, &r);
+    while (!done) MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    MPI_Request both[2];  /* two at once: the requests an MPI_Waitall is given */
+    MPI_Ibarrier(ring, &both[0]);
+    MPI_Ineighbor_allgather(&me, 1, MPI_DOUBLE, got[0], 1, MPI_DOUBLE, ring, &both[1]);
+    MPI_Waitall(2, both, MPI_STATUSES_IGNORE);
+    double all[2];
+    MPI_Neighbor_allgatherv(&me, 1, MPI_DOUBLE, all, ones, at, MPI_DOUBLE, ring);
+    double sum = all[0] + all[1];
+    for (int k = 0; k < 5; k++) sum += got[k][0] + got[k][1];
+    printf("got rank=%d sum=%g\n", rank, sum);
+    MPI_Comm_free(&ring);
+    MPI_Finalize();
+    return 0;
+}
+"""
+POSTED = ("MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv", "MPI_Ineighbor_alltoall",
+          "MPI_Ineighbor_alltoallv", "MPI_Ineighbor_alltoallw")
+
+
+def test_nonblocking_neighbourhood_collectives_are_traced_with_the_request_that_completes_them(
+        tmp_path):
+    program = jobs.build_program("trace_ineighbor", NONBLOCKING)
+    mpi = find_mpiexec()
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    env = {**jobs.mpi_environment(mpi.implementation), jobs.TRACE_DIR: str(trace),
+           "OMP_NUM_THREADS": "1"}  # fmt: skip
+    done = subprocess.run([mpi.mpiexec, "-n", "2", str(program.program)], capture_output=True,
+                          text=True, timeout=120, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    # on a ring of 2 both neighbours are the other rank: 12 values of it
+    got = sorted(line for line in done.stdout.splitlines() if line.startswith("got "))
+    assert got == ["got rank=0 sum=12", "got rank=1 sum=0"]
+    calls = jobs.traced_results(trace).mpi_calls
+    for rank in (0, 1):
+        mine = calls[calls["rank"] == rank].sort_values("start").reset_index(drop=True)
+        assert (mine["call"] == "MPI_Neighbor_allgatherv").sum() == 1
+        for name in POSTED:
+            at = mine.index[mine["call"] == name][0]
+            posted = mine.loc[at]
+            assert int(posted["comm_size"]) == 2 and posted["comm"] == "0,1", posted.to_dict()
+            assert int(posted["request"]) != -1, posted.to_dict()
+            after = mine.loc[at + 1:]
+            completes = after[after["call"].isin(["MPI_Wait", "MPI_Test"]) & (after["done"] == 1)]
+            assert int(completes.iloc[0]["request"]) == int(posted["request"]), (name, mine)
+        tests = mine[mine["call"] == "MPI_Test"]
+        assert (tests["done"] == 1).sum() == 1 and (tests["done"] == 0).sum() == len(tests) - 1
+        barrier = mine[mine["call"] == "MPI_Ibarrier"].iloc[0]
+        second = mine[mine["call"] == "MPI_Ineighbor_allgather"].iloc[1]
+        (waitall,) = mine.loc[mine["call"] == "MPI_Waitall", "requests"]
+        assert waitall == f"{int(barrier['request'])},{int(second['request'])}", mine

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import hybridlab as hl
-from hybridlab.kernels.c_cells import cell_text
+from hybridlab.kernels.c_cells import CCellError, cell_text, compile_check
 from hybridlab.runs.records import RecordError, parse_framed
 from hybridlab.runs.student_c import build_student, preprocessed
 from hybridlab.slurm.jobs import build_program
@@ -74,6 +74,26 @@ def test_a_call_round_the_tracer_is_refused_at_its_line(attack):
     message = _refused(code, "t_untraced")
     assert f"cell:{_line_of(code, call)}" in message, message
     assert "tracer" in message or "dynamic linker" in message or "asm" in message, message
+    assert "not traced by the kit" not in message, message  # an evasion, said so
+
+
+def test_an_mpi_function_the_kit_does_not_trace_is_named_as_such_at_its_line():
+    """Called by its mpi.h name, a function the tracer has no entry for is no evasion: the
+    refusal says it is not traced and names what the part allows, at build and in the cell's
+    own compile check."""
+    call = ("{ MPI_Request r; MPI_Ireduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, leaders, &r); "
+            "MPI_Wait(&r, MPI_STATUS_IGNORE); }")
+    code = _with_allreduce(call)
+    line = _line_of(code, call)
+    with pytest.raises(CCellError) as checked:  # the cell magic's check, as the cell is run
+        compile_check(code, "node_sum")
+    for message, where in ((_refused(code, "t_not_traced"), f"cell:{line}"),
+                           (str(checked.value), f"line {line}")):  # fmt: skip
+        assert f"{where}: error: MPI_Ireduce is not traced by the kit; this part allows: " \
+               in message, message
+        allowed = message.split("this part allows: ", 1)[1].split("\n", 1)[0].split(", ")
+        assert {"MPI_Allreduce", "MPI_Ineighbor_alltoallw", "MPI_Wait"} <= set(allowed), allowed
+        assert "MPI_Ireduce" not in allowed and "tracer's sight" not in message, message
 
 
 # What a fresh attacker used (issue 36, 2026-12-02): the real MPI_Allreduce read from a slot of

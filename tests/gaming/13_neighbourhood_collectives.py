@@ -287,6 +287,44 @@ _ex.check_student_residual = lambda *args, **kwargs: None
                 reason="your code called MPI_Allreduce"),
     ),
 ]
+# (a) in its nonblocking form: the request completed one call late (the sweep reads a halo in
+# flight; the result may still come out right), or "completed" by a Wait or Waitall of another
+# request; the posting hidden from the tracer
+POSTED = _SOURCES["POSTED"]
+_POST_AND_WAIT = """    MPI_Request req;
+    MPI_Ineighbor_alltoallw(a, counts, send, types, a, counts, recv, types, grid, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+"""
+
+
+def _late(shown: str = "") -> str:
+    """(a) with its exchange completed one call late, `shown` (a completion of something else)
+    after the posting."""
+    return neighbour(changed(POSTED, _POST_AND_WAIT, """\
+    static MPI_Request req = MPI_REQUEST_NULL;
+    MPI_Wait(&req, MPI_STATUS_IGNORE);  /* the previous call's exchange, one iteration late */
+    MPI_Ineighbor_alltoallw(a, counts, send, types, a, counts, recv, types, grid, &req);
+""" + shown))
+
+
+_BARRIER = "    MPI_Request shown;\n    MPI_Ibarrier(grid, &shown);\n"
+GAMING += [
+    attempt("method", "neighbour_exchange", _late(), A, "MPI_Ineighbor_alltoallw completed at the "
+            "next call: the sweep between reads a halo in flight",
+            reason="was not completed before the next sweep | wrong result"),
+    attempt("method", "neighbour_exchange",
+            _late(_BARRIER + "    MPI_Wait(&shown, MPI_STATUS_IGNORE);\n"), A,
+            "MPI_Ineighbor_alltoallw left in flight behind a Wait on an MPI_Ibarrier's request",
+            reason="was not completed before the next sweep | wrong result"),
+    attempt("method", "neighbour_exchange",
+            _late(_BARRIER + "    MPI_Waitall(1, &shown, MPI_STATUSES_IGNORE);\n"), A,
+            "MPI_Ineighbor_alltoallw left in flight behind an MPI_Waitall of an MPI_Ibarrier's "
+            "request", reason="was not completed before the next sweep | wrong result"),
+    attempt("untraced", "neighbour_exchange",
+            neighbour("#un\\\ndef MPI_Ineighbor_alltoallw\n" + POSTED), A,
+            "MPI_Ineighbor_alltoallw reached untraced: an #undef a line splice hides from a text "
+            "filter", reason="out of the tracer's sight"),
+]
 # C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
 # the student, library functions replaced (gaming.c_evidence)
 GAMING += c_evidence("13_neighbourhood_collectives", "neighbour_exchange", A, "MPI_Cart_create",

@@ -32,6 +32,14 @@ void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
 }
 """
 
+# (a) as its nonblocking form, completed in the same call (right: MPI 3.0, section 7.7)
+_BLOCKING_CALL = "    MPI_Neighbor_alltoallw(a, counts, send, types, a, counts, recv, types, grid);\n"
+POSTED = EXCHANGE.replace(_BLOCKING_CALL, """    MPI_Request req;
+    MPI_Ineighbor_alltoallw(a, counts, send, types, a, counts, recv, types, grid, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+""")
+assert POSTED != EXCHANGE
+
 RESIDUAL = """
 double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
     double mine = jacobi_iteration(), sum = 0.0;
@@ -99,6 +107,19 @@ WRONG = [
           neighbour(changed(EXCHANGE, "periods[2] = {0, 0}", "periods[2] = {1, 1}")),
           A, "a periodic process grid: halos wrapped around the fixed boundary",
           reason="the grid's boundary is fixed"),
+    wrong("neighbour_exchange",
+          neighbour(changed(POSTED, """    MPI_Request req;
+    MPI_Ineighbor_alltoallw(a, counts, send, types, a, counts, recv, types, grid, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+""", """    int rows[4] = {1, 1, 0, 0}, cols[4] = {0, 0, 1, 1};
+    MPI_Request req[2];
+    MPI_Ineighbor_alltoallw(a, rows, send, types, a, rows, recv, types, grid, &req[0]);
+    MPI_Ineighbor_alltoallw(a, cols, send, types, a, cols, recv, types, grid, &req[1]);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    (void)counts;
+""")),
+          A, "rows and columns in two nonblocking neighbourhood collectives per iteration, not one",
+          reason="neighbourhood collectives per rank"),
     wrong("per_iteration",
           changed(PER_ITERATION, 'slowest = total.loc[total["seconds"].astype(float).idxmax(), "rank"]\n'
                   '    mine = timers[timers["rank"] == slowest]\n'

@@ -33,6 +33,7 @@ class Wrong:
     kind: str = "wrong"  # "wrong", a gaming attempt's kind (tests/gaming/), or "honest"
     reason: str = ""  # a fragment of the error one of the `loses` cells must end with
     members: tuple[Wrong, ...] = ()  # the answers `together` put in this one submission
+    blank: frozenset[str] = frozenset()  # answer cells left as released (an honest answer's)
 
     def each(self) -> tuple[Wrong, ...]:
         """The single answers of this submission (itself when it is one)."""

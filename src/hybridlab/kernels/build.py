@@ -350,7 +350,7 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
         student = traced and (link is not None or WHOLE_PROGRAM_FLAG in flags)
         objects = {"unit": work / f"{name}.o"}
         # the checks name the student's lines (-g); a switch makes no indirect jump (unit_checks)
-        checked = ["-g", "-fno-jump-tables"] if student else []
+        checked = [*unit_checks.DEBUG_FLAGS, "-fno-jump-tables"] if student else []
         compile_ = [[cc, *all_flags, *checked, *includes, "-fPIC", "-c", str(src), "-o",
                      str(objects["unit"])]]  # fmt: skip
         if link:  # a student's unit: the kit kernel beside it, built with the part's define

@@ -109,8 +109,8 @@ def compile_check(code: str, kernel: str | None = None) -> list[str]:
     cmd = [mpicc(), *flags, *include_flags()]
     with tempfile.TemporaryDirectory() as tmp:
         obj = Path(tmp) / "cell.o"
-        done = subprocess.run([*cmd, "-g", "-c", "-x", "c", "-", "-o", str(obj)], input=unit,
-                              capture_output=True, text=True, check=False)  # fmt: skip
+        done = subprocess.run([*cmd, *unit_checks.DEBUG_FLAGS, "-c", "-x", "c", "-", "-o", str(obj)],
+                              input=unit, capture_output=True, text=True, check=False)  # fmt: skip
         refused = _refusals(kernel, unit, cmd, obj) if kernel and done.returncode == 0 else ""
     lines = code.split("\n")
     shown = []

@@ -51,6 +51,10 @@ from pathlib import Path
 from ..paths import find_kernel_file, kernel_dirs
 
 CELL = "cell"  # the file name a cell's lines carry (`#line 1 "cell"`, hybridlab.c_cells)
+# How a checked unit is compiled for its lines: DWARF 4, since objdump -l (binutils 2.40) names
+# the unit's own file, not "cell", for DWARF 5 lines made before the line table's first change
+# of file (a cell that inlines no header: every line, and the refusals named none)
+DEBUG_FLAGS = ("-gdwarf-4",)
 TRACED_PREFIX = "hl_traced_"
 # What a cell or a whole program may call of the C library: memory, strings, formatted output,
 # clocks and sleeps, numbers, where the process runs. Not files, descriptors, processes,
@@ -73,8 +77,10 @@ sched_getaffinity __sched_cpucount gethostname getpid sysconf get_nprocs
 abort exit
 """.split())
 # OpenMP's runtime (libgomp; clang's __kmpc_ entry points of libomp), the data objects of Open MPI's handles (MPI_COMM_WORLD is
-# &ompi_mpi_comm_world there) and MPI's constants that are objects: names, not calls into MPI.
-_ALWAYS = re.compile(r"(omp_|GOMP_|__kmpc_|ompi_mpi_)\w+|_GLOBAL_OFFSET_TABLE_|MPI_UNWEIGHTED"
+# &ompi_mpi_comm_world there, MPI_REQUEST_NULL &ompi_request_null) and MPI's constants that are
+# objects: names, not calls into MPI.
+_ALWAYS = re.compile(r"(omp_|GOMP_|__kmpc_|ompi_mpi_)\w+|ompi_request_null|ompi_message_null"
+                     r"|ompi_message_no_proc|_GLOBAL_OFFSET_TABLE_|MPI_UNWEIGHTED"
                      r"|MPI_WEIGHTS_EMPTY|MPI_F_STATUSE?S?_IGNORE|MPI_F_ERRCODES_IGNORE")
 # What clang's -fsanitize=thread puts into an object (an Archer build, hybridlab.kernels.archer):
 # each access and atomic the compiler instruments, function entry and exit, and the module's
@@ -270,9 +276,12 @@ def check_symbols(obj: Path, part: Part, entries: frozenset[str] | None, file: s
                   ) -> list[Refusal]:  # fmt: skip
     """The object's globals and references against the part (see the module docstring);
     `entries` are the tracer's entry points (tracer_entries; None: any hl_traced_ name, the ones
-    hl_mpi_trace.h declares)."""
+    hl_mpi_trace.h declares). A real MPI name the tracer has an entry for was reached round the
+    redirect (an evasion); one it has none for is a function the kit does not trace, said so
+    with the ones it does."""
     found = []
     reserved = library_names()
+    traced = traced_names(entries)
     for name, line in sorted(defined_globals(obj, file).items()):
         if name in part.defines or name.startswith(_OMP_CRITICAL) or _OFFLOAD_ENTRY.fullmatch(name):
             continue
@@ -295,6 +304,10 @@ def check_symbols(obj: Path, part: Part, entries: frozenset[str] | None, file: s
                                        "give a loop its schedule with a schedule clause", file))
             continue
         if _allowed_call(name, part, entries) or _OFFLOAD_CALL.fullmatch(name):
+            continue
+        if _REAL_MPI.fullmatch(name) and name.startswith("MPI_") and name not in traced:
+            found.append(Refusal(line, f"{name} is not traced by the kit; this part allows: "
+                                       f"{', '.join(sorted(traced))}", file))  # fmt: skip
             continue
         if _REAL_MPI.fullmatch(name):
             why = ("reaches MPI out of the tracer's sight (an #undef, push_macro, pasted name or "
@@ -444,6 +457,23 @@ def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL,
             found.append(Refusal(line, "turns a sanitizer off (no_sanitize): the kit's race "
                                        "detector checks every line of a cell", file))  # fmt: skip
     return lines, found
+
+
+@functools.lru_cache(maxsize=1)
+def _redirected() -> frozenset[str]:
+    """The MPI names hl_mpi_trace.h sends to the tracer (`#define MPI_Send HL_ENTRY(...)`)."""
+    path = find_kernel_file("hl_mpi_trace.h")
+    text = path.read_text() if path else ""
+    return frozenset(re.findall(r"^#define (MPI_\w+) (?:HL_ENTRY\(|hl_traced_)", text, re.M))
+
+
+def traced_names(entries: frozenset[str] | None) -> frozenset[str]:
+    """The MPI functions a cell may call: those the tracer has an entry point for (`entries`,
+    tracer_entries), or without them those hl_mpi_trace.h redirects to it."""
+    if entries is None:
+        return _redirected()
+    names = (n.removeprefix(TRACED_PREFIX) for n in entries)
+    return frozenset(n for n in names if n.startswith("MPI_") and not n.endswith("_synchronous"))
 
 
 def tracer_entries(tracer_object: Path) -> frozenset[str]:

@@ -4,7 +4,8 @@
 (a) make_grid + neighbour_exchange: the kernel checks every point against a serial sweep and
     refuses a communicator that is not a 2-D Cartesian one of every rank in the shape asked; the
     trace must show MPI_Cart_create, one neighbourhood collective per iteration on every rank's
-    communicator of all the ranks, and no point-to-point call;
+    communicator of all the ranks (blocking, or non-blocking and completed before the kernel's
+    next sweep reads the halo), and no point-to-point call;
 (c) solve_overlapped: the kernel checks the grid, the iterations (one more than the blocking
     loop: the convergence test one iteration late) and the residual; the trace must show one
     MPI_Iallreduce over every rank per iteration tested, nothing but non-blocking reductions and
@@ -37,6 +38,11 @@ from ..runs.student_c import BLOCKING, COMPLETES, build_student, overlap_table, 
 
 LEVEL = "funneled"  # the kernel calls the student's code from its main thread only
 NEIGHBOURHOOD = ("MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw")
+# their non-blocking forms (MPI 3.0, section 7.7): one counts once its request is completed
+POSTED = ("MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv", "MPI_Ineighbor_alltoallw")
+# what completes a posted one: MPI_Wait or MPI_Test on its request, or MPI_Waitall or MPI_Testall
+# given it among theirs (the tracer records the request, and the requests)
+COMPLETES_ONE, COMPLETES_ALL = ("MPI_Wait", "MPI_Test"), ("MPI_Waitall", "MPI_Testall")
 POINT_TO_POINT = (*BLOCKING, "MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv",
                   "MPI_Send_init", "MPI_Recv_init", "MPI_Psend_init", "MPI_Precv_init")  # fmt: skip
 # (b) may call these only: the reduction, its completion, and the communicator's size and rank.
@@ -68,6 +74,31 @@ def _checksum(res: Results) -> float:
     return float(res.records.query("record == 'checksum'")["checksum"].iloc[0])
 
 
+def _completed(posted, calls: pd.DataFrame, until: float) -> bool:
+    """Whether a posted neighbourhood collective's request was completed by the same rank after
+    it and before `until` (the start of the kernel's next sweep)."""
+    after = calls[(calls["rank"] == posted.rank) & (calls["start"] >= posted.end)
+                  & (calls["end"] <= until) & (calls["done"] == 1)]  # fmt: skip
+    one = after["call"].isin(COMPLETES_ONE) & (after["request"] == posted.request)
+    given = after["requests"].astype(str).str.split(",").apply(lambda r: str(posted.request) in r)
+    return bool((one | (after["call"].isin(COMPLETES_ALL) & given)).any())
+
+
+def late_completions(res: Results) -> list[str]:
+    """The non-blocking neighbourhood collectives (POSTED) of the student's calls not completed
+    before the kernel's next sweep on their rank (the kit's computing intervals), as
+    "MPI_Ineighbor_alltoallw on rank 1" lines; [] when every one was."""
+    calls = student_calls(res)
+    sweeps = res.compute if not res.compute.empty else pd.DataFrame(columns=["rank", "start"])
+    late = []
+    for posted in calls[calls["call"].isin(POSTED)].itertuples():
+        later = sweeps.loc[(sweeps["rank"] == posted.rank) & (sweeps["start"] >= posted.end), "start"]
+        until = float(later.min()) if len(later) else float("inf")
+        if not _completed(posted, calls, until):
+            late.append(f"{posted.call} on rank {posted.rank}")
+    return late
+
+
 def check_student_neighbour(
     kernel: Kernel,
     shapes: tuple[tuple[int, int, int], ...] = ((4, 2, 2),),
@@ -97,11 +128,16 @@ def check_student_neighbour(
         assert len(made) == ranks, f"{where}: every rank makes the communicator with MPI_Cart_create"
         assert "MPI_Dist_graph_create_adjacent" not in set(calls["call"]), (
             f"{where}: the process grid is a Cartesian topology (MPI_Cart_create), not a graph")
-        hood = calls[calls["call"].isin(NEIGHBOURHOOD)]
+        hood = calls[calls["call"].isin(NEIGHBOURHOOD + POSTED)]
         per_rank = hood.groupby("rank").size().reindex(range(ranks), fill_value=0)
         assert (per_rank == iterations).all(), (
             f"{where}: {iterations} iterations, neighbourhood collectives per rank "
-            f"{per_rank.to_dict()}: one MPI_Neighbor_alltoall(v/w) per iteration exchanges the halo")
+            f"{per_rank.to_dict()}: one MPI_Neighbor_alltoall(v/w) per iteration exchanges the halo "
+            "(or one MPI_Ineighbor_alltoall(v/w) completed in the same call)")
+        late = late_completions(res)
+        assert not late, (
+            f"{where}: {late[0]} was not completed before the next sweep read the halo: complete "
+            "it (MPI_Wait on its request) before neighbour_exchange returns")
         everyone = set(range(ranks))
         bad = [c for c in hood["comm"] if _members(c) != everyone]
         assert not bad, f"{where}: a neighbourhood collective on the ranks {bad[0]}, not on all"
