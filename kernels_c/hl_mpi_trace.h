@@ -81,6 +81,7 @@
 #undef HL_TRACED_PART
 #undef HL_QUERY
 int HL_ENTRY(MPI_Abort)(MPI_Comm c, int code);
+int HL_ENTRY(MPI_Query_thread)(int *level); /* the level the program is shown (hl_trace.c) */
 
 #ifdef HL_SYNCHRONOUS_SENDS /* a standard send waits for its receive, as the standard allows */
 #define MPI_Send HL_ENTRY(MPI_Send_synchronous)

@@ -73,6 +73,7 @@ void hl_trace_note(const char *text, size_t n); /* the kit appended these bytes 
 void hl_trace_frame(hl_ctx *ctx);               /* check ctx->out and frame its lines */
 void hl_trace_reset(void);
 void hl_trace_emit(hl_ctx *ctx);
+int hl_trace_init_thread(int *argc, char ***argv, int required, int *provided);
 #endif
 
 static inline void hl_append(hl_ctx *ctx, const char *text, size_t n) {
@@ -104,7 +105,7 @@ static inline void hl_emit_meta(hl_ctx *ctx) {
     lib[strcspn(lib, "\n")] = '\0'; /* the first line names the library and version */
     for (char *p = lib; *p; p++)
         if (*p == '"' || *p == '\\' || *p == '\t') *p = ' ';
-    MPI_Query_thread(&provided);
+    hl_query_thread(&provided);
     hl_allowed_cpus(allowed, sizeof allowed);
     int n = snprintf(line, sizeof line,
                      "{\"meta\":true,\"rank\":%d,\"size\":%d,\"host\":\"%s\",\"pid\":%d,"
@@ -410,7 +411,11 @@ int main(int argc, char **argv) {
             return 0;
         }
     int requested = hl_level_from_args(&argc, argv);
+#ifdef HL_TRACE_MPI /* MPI at MULTIPLE, the code shown `requested`: a broken level is judged */
+    hl_trace_init_thread(&argc, &argv, requested, &provided);
+#else
     MPI_Init_thread(&argc, &argv, requested, &provided);
+#endif
     hl_ctx ctx;
     int rc = hl_run(MPI_COMM_WORLD, argc - 1, argv + 1, &ctx);
     int worst = 0;

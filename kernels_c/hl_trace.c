@@ -30,7 +30,8 @@
  * stencil_rows: one interval per call, never joined, with its rows "first" to "last"; -1 for
  * other helpers), hl_trace_step(step) when the kernel starts an iteration (every call and
  * interval after it carries "step"; -1 before the first),
- * hl_trace_emit(ctx) for the records, and the records' integrity: hl_append tells
+ * hl_trace_init_thread in place of MPI_Init_thread (MPI asked for MULTIPLE, the code shown the
+ * level it asked for: see below), hl_trace_emit(ctx) for the records, and the records' integrity: hl_append tells
  * hl_trace_note every byte the kit appends to ctx->out; hl_trace_frame(ctx) checks that
  * ctx->out holds exactly those bytes and frames each line for the harness
  * (hybridlab.runs.records):
@@ -520,8 +521,8 @@ static int abort_flushed(MPI_Comm c, int code) {
 HL_BOTH(HL_DEFINE, MPI_Abort, "MPI_Abort", abort_flushed, (MPI_Comm c, int code), (c, code),
         (void)0, trace_end(&c_))
 
-/* ------------------------------------------------ a whole program: its own main (see above) */
-static int required_level = -1, provided_level = -1;
+/* ------------------------------------------- the thread level: asked of MPI, shown to code */
+static int required_level = -1, provided_level = -1; /* provided: the level code is shown */
 
 /* HL_PROVIDE_AT_MOST=funneled: the program sees at most FUNNELED, whatever MPI gave */
 static int capped(int provided) {
@@ -533,13 +534,34 @@ static int capped(int provided) {
     return provided;
 }
 
-int hl_traced_MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
-    int rc = MPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS) *provided = capped(*provided);
+/* MPI started for a traced kernel or program. MPI itself is asked for MULTIPLE whatever was
+ * `required`: code that breaks its level (threads inside MPI at once under SERIALIZED) is then
+ * recorded and judged (hybridlab.runs.compliance) instead of corrupting an MPI that takes no
+ * locks and dying in an assertion. The code is shown the level it asked for, as MPICH and Open
+ * MPI give it (at most what MPI has, at most HL_PROVIDE_AT_MOST): in *provided and by
+ * MPI_Query_thread. */
+int hl_trace_init_thread(int *argc, char ***argv, int required, int *provided) {
+    int real = MPI_THREAD_SINGLE;
+    int rc = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &real);
     required_level = required;
-    provided_level = rc == MPI_SUCCESS ? *provided : -1;
+    provided_level = rc == MPI_SUCCESS ? capped(required < real ? required : real) : -1;
+    if (rc == MPI_SUCCESS) *provided = provided_level;
     hl_trace_reset();
     return rc;
+}
+
+/* The level the code was shown (hl_trace_init_thread); MPI_Query_thread gives it too */
+int hl_trace_query_thread(int *level) {
+    int rc = MPI_Query_thread(level);
+    if (rc == MPI_SUCCESS && provided_level >= 0) *level = provided_level;
+    return rc;
+}
+HL_BOTH(HL_DEFINE, MPI_Query_thread, "MPI_Query_thread", hl_trace_query_thread, (int *level), (level),
+        (void)0, trace_end(&c_))
+
+/* ------------------------------------------------ a whole program: its own main (see above) */
+int hl_traced_MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    return hl_trace_init_thread(argc, argv, required, provided);
 }
 
 int hl_traced_MPI_Init(int *argc, char ***argv) {

@@ -177,7 +177,6 @@ HL_TRACED(Comm_group, (MPI_Comm c, MPI_Group *g), (c, g))
 HL_TRACED(Group_translate_ranks, (MPI_Group a, int n, const int ra[], MPI_Group b, int rb[]),
           (a, n, ra, b, rb))
 HL_TRACED(Group_free, (MPI_Group *g), (g))
-HL_TRACED(Query_thread, (int *level), (level))
 
 /* persistent and MPI-4 partitioned point to point (MPICH 4+, Open MPI 5) */
 HL_TRACED_PSETUP(Send_init,

@@ -57,6 +57,16 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The thread level the code was shown. A traced kit unit asks the tracer (MPI runs at MULTIPLE
+ * under it, kernels_c/hl_trace.c); a student's unit and a whole program reach it through their
+ * traced MPI_Query_thread; an untraced kernel asks MPI. */
+#if defined(HL_TRACE_MPI) && !defined(HL_STUDENT_TU) && !defined(HL_WHOLE_PROGRAM)
+int hl_trace_query_thread(int *level);
+#define hl_query_thread hl_trace_query_thread
+#else
+#define hl_query_thread MPI_Query_thread
+#endif
+
 /* MPI-4 partitioned communication (MPI_Psend_init, MPI_Pready, ...): MPI 4.0 and later, and Open
  * MPI 5, which has the calls while its mpi.h still says 3.1 (-DHL_NO_PARTITIONED: built as for a
  * library without them, to try that path) */
@@ -263,7 +273,7 @@ static inline int hl_require_level(hl_ctx *ctx, int needed, const char *who, ...
     static const int levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
                                  MPI_THREAD_MULTIPLE};
     int provided = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&provided);
+    hl_query_thread(&provided);
     if (provided >= needed) return 0;
     const char *name = "UNKNOWN";
     for (int i = 0; i < 4; i++)
