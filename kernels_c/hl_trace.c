@@ -19,7 +19,7 @@
  * partitions ("partitions", "count" being a partition's elements) and request ("request",
  * MPI_Request_c2f), a non-blocking collective its communicator and the request it returns, an
  * MPI_Wait or MPI_Test the request it was given, an MPI_Waitall or MPI_Testall the requests
- * ("requests", "3,7"), an MPI_Pready, MPI_Pready_range or MPI_Parrived the partitions it names
+ * ("requests", "3,7"), an MPI_Waitany, _Waitsome, _Testany or _Testsome the ones it completed, an MPI_Pready, MPI_Pready_range or MPI_Parrived the partitions it names
  * ("partition" to "partition_last") and the request, an MPI_Start the request. Entries go to a per-rank buffer of HL_TRACE_MAX_CALLS (a slot
  * taken with an atomic counter); the counters stay exact beyond it.
  *
@@ -297,6 +297,29 @@ static void trace_requests(hl_trace_call *c, int n, const MPI_Request r[]) {
     }
 }
 
+/* An MPI_Waitany, _Waitsome, _Testany or _Testsome: of the requests it was given (trace_requests,
+ * before the call), keep only the `kept` it completed, at positions `indices`. */
+static void keep_completed(hl_trace_call *c, int kept, const int indices[]) {
+    char given[HL_TRACE_COMM_CHARS];
+    const char *item[HL_TRACE_COMM_CHARS / 2];
+    int items = 0;
+    snprintf(given, sizeof given, "%s", c->requests);
+    for (char *save = NULL, *tok = strtok_r(given, ",", &save); tok && items < HL_TRACE_COMM_CHARS / 2;
+         tok = strtok_r(NULL, ",", &save))
+        item[items++] = tok;
+    size_t used = 0;
+    c->requests[0] = '\0';
+    for (int j = 0; j < kept; j++) {
+        const char *r = indices[j] >= 0 && indices[j] < items ? item[indices[j]] : "+";
+        int k = snprintf(c->requests + used, sizeof c->requests - used, "%s%s", j ? "," : "", r);
+        if (k < 0 || used + (size_t)k >= sizeof c->requests - 2) {
+            snprintf(c->requests + used, sizeof c->requests - used, "+");
+            break;
+        }
+        used += (size_t)k;
+    }
+}
+
 /* A new interval of the calling thread from `start` to `end` with rows `first`..`last`. */
 static void new_interval(double start, double end, long first, long last) {
     long slot = atomic_fetch_add(&interval_count, 1);
@@ -471,9 +494,6 @@ void hl_trace_emit(hl_ctx *ctx) {
 
 #define HL_TRACED(name, params, args)                                                             \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0, trace_end(&c_))
-#define HL_TRACED_DONE(name, params, args, flag)                                                  \
-    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
-            (c_.done = (flag), trace_end(&c_)))
 #define HL_TRACED_COMM(name, params, args, comm)                                                  \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             trace_end_comm(&c_, comm))
@@ -488,6 +508,11 @@ void hl_trace_emit(hl_ctx *ctx) {
 #define HL_TRACED_WAIT(name, params, args, flag, request_)                                        \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
             (c_.request = (int)MPI_Request_c2f(request_)), (c_.done = (flag), trace_end(&c_)))
+/* a completion of some of several: the requests it completed ("requests"), of those given */
+#define HL_TRACED_SOME(name, params, args, flag, count, array, kept, indices)                    \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            trace_requests(&c_, count, array),                                                    \
+            (keep_completed(&c_, (kept), (indices)), c_.done = (flag), trace_end(&c_)))
 #define HL_TRACED_P2P(name, params, args, comm, tag_, count_, type_, peer_)                       \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             HL_P2P_FINISH(comm, tag_, count_, type_, peer_, -1, MPI_DATATYPE_NULL, MPI_PROC_NULL))
