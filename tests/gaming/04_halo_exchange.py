@@ -20,6 +20,19 @@ D = {"hidden_overlap_iteration"}
 # master's share of the interior kept for after its Wait while a free thread sat idle
 NO_FREE_ROWS = "other than the master between the posting of the requests and their completion"
 KEPT_SHARE = "not kept for after its Wait"
+HELD = "then computed rows after it"
+# the master's exchange in a masked block, completed there (the solution's)
+POST_WAIT = """\
+#pragma omp masked
+    {
+        MPI_Request req[4];
+        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+"""
 
 # (c)'s second function, right: the attempts at halo_faces get the faces wrong, not this
 PREDICT_HALO = """
@@ -211,6 +224,51 @@ def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4
         reason="the faces at",
     ),
     # ------------------------------------------------------------------ (d) overlap_iteration
+    attempt(
+        "method", "overlap_iteration",
+        OVERLAP.format(body="""\
+    if (omp_get_thread_num() != 0 && m > 2) stencil_rows(2, 2);  /* one row while the master posts */
+""" + POST_WAIT + """\
+#pragma omp barrier
+#pragma omp for schedule(static)
+    for (long i = 3; i < m; i++) stencil_rows(i, i);  /* the rest once the halos are in */
+""" + EDGES),
+        loses=D,
+        why="one interior row by the free thread inside the window, the rest held back behind a "
+            "barrier until the master's Waitall returned",
+        reason=HELD,
+    ),
+    attempt(
+        "method", "overlap_iteration",
+        OVERLAP.format(body="""\
+    static volatile int finished;
+#pragma omp single
+    finished = 0;
+    long next = 2;
+    if (omp_get_thread_num() == 0) {
+        MPI_Request req[4];
+        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+        finished = 1;
+    } else {  /* a row now and then while the messages fly: rows inside every window */
+        while (!finished && next < m) {
+            stencil_rows(next, next);
+            next++;
+            hl_sleep_us(3000);
+        }
+    }
+#pragma omp barrier
+#pragma omp for schedule(static)
+    for (long i = 2; i < m; i++) stencil_rows(i, i);  /* all of it again, after the window */
+""" + EDGES),
+        loses=D,
+        why="the free thread paces a row every 3 ms inside the window, the interior computed "
+            "after it",
+        reason=HELD,
+    ),
     attempt(
         "method", "overlap_iteration",
         OVERLAP.format(body="""\
