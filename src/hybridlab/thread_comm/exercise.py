@@ -55,6 +55,12 @@ PARTITIONED_SETUP = ("MPI_Psend_init", "MPI_Precv_init")
 MARKS = ("MPI_Pready", "MPI_Pready_range")  # calls that mark partitions of a send ready
 STAMPS = ("inline_rows", "inline_calls", "nested_rows", "edges_after_calls")  # (b), task_stamps
 _TASK_DEPEND = re.compile(r"#\s*pragma\s+omp\s+task\b[^\n]*\bdepend\s*\(")
+# (b): the edge tasks wait for the exchange by depend alone, in the preprocessed unit: no wait
+# construct with a task after it (a taskwait or barrier at the very end is fine), no if() or
+# final() clause (an undeferred task)
+_WAITS = re.compile(r"#\s*pragma\s+omp\s+(taskwait|taskgroup|barrier)\b")
+_TASK = re.compile(r"#\s*pragma\s+omp\s+task\b")
+_UNDEFERRED = re.compile(r"#\s*pragma\s+omp\s+task\b[^\n]*\b(if|final)\s*\(")
 
 
 def _checksum(res: Results) -> float:
@@ -79,13 +85,30 @@ def build_student_multiple(code: str, name: str = "student_multiple") -> Kernel:
 
 def build_student_tasks(code: str, name: str = "student_tasks") -> Kernel:
     """Compile the student's task_iteration with thread_halo (variant=tasks), traced; ValueError
-    when the code, preprocessed (comments and #if'd-out lines gone), has no
-    `#pragma omp task ... depend(...)`."""
-    if not unanswered(code) and not _TASK_DEPEND.search(preprocessed("thread_halo",
-                                                                     "HL_STUDENT_TASKS", code)):
-        raise ValueError("task_iteration must create OpenMP tasks with depend clauses "
-                         "(#pragma omp task depend(...))")  # fmt: skip
+    naming what is missing when the code, preprocessed (comments and #if'd-out lines gone), does
+    not make the edge tasks wait by depend alone (task_construct_faults)."""
+    if not unanswered(code):
+        faults = task_construct_faults(preprocessed("thread_halo", "HL_STUDENT_TASKS", code))
+        if faults:
+            raise ValueError("task_iteration: " + "; ".join(faults))
     return build_student(name, "thread_halo", "HL_STUDENT_TASKS", code, ("task_iteration",))
+
+
+def task_construct_faults(text: str) -> list[str]:
+    """What keeps preprocessed C from making its edge tasks wait by depend alone: no task with a
+    depend clause; a taskwait, taskgroup or barrier with a task created after it; a task with an
+    if() or final() clause."""
+    if not _TASK_DEPEND.search(text):
+        return ["must create OpenMP tasks with depend clauses (#pragma omp task depend(...))"]
+    faults = []
+    waits = [m.group(1) for m in _WAITS.finditer(text) if _TASK.search(text, m.end())]
+    if waits:
+        faults.append(f"no {waits[0]} between the tasks: the edge tasks wait for the exchange "
+                      "by their depend clauses alone (a taskwait at the very end is allowed)")
+    if _UNDEFERRED.search(text):
+        faults.append("no if() or final() clause on a task: it makes the task undeferred, the "
+                      "creating thread waiting for it")
+    return faults
 
 
 def point_to_point(res: Results) -> pd.DataFrame:
