@@ -62,7 +62,7 @@
     int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_SENDRECV(name, params, args, comm, tag, count, type, peer, rcount, rtype, rpeer) \
     int HL_ENTRY(MPI_##name) params;
-#define HL_TRACED_PSETUP(name, params, args, comm, tag, count, type, peer, parts, request)        \
+#define HL_TRACED_PSETUP(name, params, args, comm, tag, count, type, peer, parts, request, buffer) \
     int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_PART(name, params, args, low, high, request, flag) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_P2P_AS(entry, name, real, params, args, comm, tag, count, type, peer)                       \

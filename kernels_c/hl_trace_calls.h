@@ -22,7 +22,8 @@
  *     HL_TRACED_P2P_AS(entry, "MPI_name", real, params, args, comm, tag, count, type, peer)
  *                                                        entry hl_*_<entry> recorded as MPI_name
  *                                                        and calling `real`
- *     HL_TRACED_PSETUP(name, params, args, comm, tag, count, type, peer, partitions, request)
+ *     HL_TRACED_PSETUP(name, params, args, comm, tag, count, type, peer, partitions, request,
+ *                      buffer)
  *                                                        a persistent (partitioned) set-up
  *     HL_TRACED_PART(name, params, args, low, high, request, flag)
  *                                                        partitions low..high of a request it
@@ -183,10 +184,10 @@ HL_TRACED(Group_free, (MPI_Group *g), (g))
 /* persistent and MPI-4 partitioned point to point (MPICH 4+, Open MPI 5) */
 HL_TRACED_PSETUP(Send_init,
                  (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-                 (b, n, t, d, g, c, r), c, g, n, t, d, 0, *r)
+                 (b, n, t, d, g, c, r), c, g, n, t, d, 0, *r, b)
 HL_TRACED_PSETUP(Recv_init,
                  (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
-                 (b, n, t, s, g, c, r), c, g, n, t, s, 0, *r)
+                 (b, n, t, s, g, c, r), c, g, n, t, s, 0, *r, b)
 HL_TRACED_PART(Start, (MPI_Request *r), (r), -1, -1, *r, -1)
 HL_TRACED(Startall, (int n, MPI_Request r[]), (n, r))
 /* MPI-4 partitioned calls, where the library has them (Open MPI 5's mpi.h says 3.1 but has
@@ -195,11 +196,11 @@ HL_TRACED(Startall, (int n, MPI_Request r[]), (n, r))
 HL_TRACED_PSETUP(Psend_init,
                  (const void *b, int parts, MPI_Count n, MPI_Datatype t, int d, int g, MPI_Comm c,
                   MPI_Info info, MPI_Request *r),
-                 (b, parts, n, t, d, g, c, info, r), c, g, n, t, d, parts, *r)
+                 (b, parts, n, t, d, g, c, info, r), c, g, n, t, d, parts, *r, b)
 HL_TRACED_PSETUP(Precv_init,
                  (void *b, int parts, MPI_Count n, MPI_Datatype t, int s, int g, MPI_Comm c,
                   MPI_Info info, MPI_Request *r),
-                 (b, parts, n, t, s, g, c, info, r), c, g, n, t, s, parts, *r)
+                 (b, parts, n, t, s, g, c, info, r), c, g, n, t, s, parts, *r, b)
 HL_TRACED_PART(Pready, (int part, MPI_Request r), (part, r), part, part, r, -1)
 HL_TRACED_PART(Pready_range, (int low, int high, MPI_Request r), (low, high, r), low, high, r, -1)
 HL_TRACED_PART(Parrived, (MPI_Request r, int part, int *f), (r, part, f), part, part, r, *f)

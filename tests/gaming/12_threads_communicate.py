@@ -523,3 +523,47 @@ GAMING += [
 """), D, "each thread marks its partition ready before it copies it",
         reason="marked ready before thread"),
 ]
+
+# (d): issue 36's "the partitioned sends use a's rows" left unchecked: the sends set up on a
+# private copy the master fills up front, copy_partition called for the log only
+GAMING.append(attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
+#include <string.h>
+static double *copy_up, *copy_down; /* the rows the master copies: the sends carry these */
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    MPI_Count per = nx / parts;
+    int n = 0;
+    copy_up = calloc((size_t)nx, sizeof(double));
+    copy_down = calloc((size_t)nx, sizeof(double));
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(copy_up, parts, per, MPI_DOUBLE, up, 2, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[1], parts, per, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(copy_down, parts, per, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, per, MPI_DOUBLE, down, 2, comm, MPI_INFO_NULL,
+                       &req[n++]);
+    }
+    return n;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    (void)a;
+    long w = nx + 2;
+    memcpy(copy_up, &fresh[w + 1], (size_t)nx * sizeof(double));      /* the master, up front */
+    memcpy(copy_down, &fresh[m * w + 1], (size_t)nx * sizeof(double));
+    MPI_Startall(nreq, req);
+#pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        copy_partition(t); /* for the log */
+        for (int i = 0; i < nreq; i += 2) MPI_Pready(t, req[i]);
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D,
+                      "the sends from a private copy of rows 1 and m the master memcpy's before "
+                      "the region; copy_partition and MPI_Pready per thread for the log",
+                      reason="names a buffer that is not the grid's"))

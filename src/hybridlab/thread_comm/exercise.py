@@ -449,6 +449,7 @@ def judge_pready(runs: list[dict]) -> list[dict]:
                                    f"{int(odd['partitions'].iloc[0]) if len(odd) else 0} partitions "
                                    f"of {int(odd['count'].iloc[0]) if len(odd) else 0} values: "
                                    f"{threads} partitions of {nx // threads} (one per thread)")
+            _assert_own_rows(res, rank, mine, where)
             marks = partition_marks(mine)
             for request in mine.loc[mine["call"] == "MPI_Psend_init", "request"]:
                 sent = marks[marks["request"] == int(request)]
@@ -472,6 +473,27 @@ def judge_pready(runs: list[dict]) -> list[dict]:
         rows.append({"ranks": ranks, "threads": threads, "checksum": got,
                      "partitions marked": int(len(partition_marks(calls)))})  # fmt: skip
     return rows
+
+
+# (d): the row of the grid each partitioned set-up names, by the neighbour's side (the kernel's
+# "halo_rows" record): rows 1 and m are sent, rows 0 and m + 1 received
+_OWN_ROWS = {("MPI_Psend_init", -1): ("row_1", "row 1"), ("MPI_Psend_init", 1): ("row_m", "row m"),
+             ("MPI_Precv_init", -1): ("row_0", "row 0"),
+             ("MPI_Precv_init", 1): ("row_m1", "row m + 1")}  # fmt: skip
+
+
+def _assert_own_rows(res: Results, rank: int, mine: pd.DataFrame, where: str) -> None:
+    """Every partitioned set-up of the rank names the grid's own row as its buffer (the
+    tracer's "buffer" against the kit's "halo_rows"): the sends carry what copy_partition put in
+    rows 1 and m, not a copy the cell made elsewhere."""
+    rows = res.records[(res.records["record"] == "halo_rows") & (res.records["rank"] == rank)]
+    assert len(rows), f"{where}: rank {rank}: the kernel recorded no halo_rows (no pready run)"
+    for setup in mine[mine["call"].isin(PARTITIONED_SETUP)].itertuples():
+        key, name = _OWN_ROWS[(setup.call, int(setup.peer) - rank)]
+        assert int(setup.buffer) == int(rows[key].iloc[0]), (
+            f"{where}: rank {rank}'s {setup.call} with rank {int(setup.peer)} names a buffer "
+            f"that is not the grid's {name} from column 1 (&a[...]): the rows travel from and "
+            "into the grid itself, where copy_partition copies them")
 
 
 def partition_copies(res: Results) -> pd.DataFrame:
