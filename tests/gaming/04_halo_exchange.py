@@ -21,18 +21,16 @@ D = {"hidden_overlap_iteration"}
 NO_FREE_ROWS = "other than the master between the posting of the requests and their completion"
 KEPT_SHARE = "not kept for after its Wait"
 HELD = "then computed rows after it"
-# the master's exchange in a masked block, completed there (the solution's)
-POST_WAIT = """\
-#pragma omp masked
-    {
+# the master's exchange, posted and completed (the solution's), and in a masked block
+EXCHANGE_WAIT = """\
         MPI_Request req[4];
         MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
         MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
         MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
         MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
         MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-    }
 """
+POST_WAIT = "#pragma omp masked\n    {\n" + EXCHANGE_WAIT + "    }\n"
 
 # (c)'s second function, right: the attempts at halo_faces get the faces wrong, not this
 PREDICT_HALO = """
@@ -246,12 +244,7 @@ def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4
     finished = 0;
     long next = 2;
     if (omp_get_thread_num() == 0) {
-        MPI_Request req[4];
-        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
-        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
-        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+""" + EXCHANGE_WAIT + """\
         finished = 1;
     } else {  /* a row now and then while the messages fly: rows inside every window */
         while (!finished && next < m) {
