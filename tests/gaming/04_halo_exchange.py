@@ -591,3 +591,52 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
 """ + EDGES), D, "no overlap, with a forged row interval of thread 1 covering every window",
             reason=REFUSED["forged"]),
 ]
+
+# issue 36, a fresh attacker (xena, 2026-12-02): a token row by the free thread inside the
+# window, the interior before the posting or after the completion
+GAMING += [
+    attempt("method", "overlap_iteration", "%%c OVERLAP_C halo2d\n" + r"""void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    static MPI_Request req[4];
+    #pragma omp masked
+    {
+        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+    }
+    #pragma omp barrier
+    if (omp_get_thread_num() == 1 && m > 2) stencil_rows(2, 2);
+    #pragma omp masked
+    MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    #pragma omp barrier
+    #pragma omp for schedule(static)
+    for (long i = 1; i <= m; i++) stencil_rows(i, i);
+}
+""", D, "fresh attacker: one token row by thread 1 while the master waits, the whole grid by a "
+            "static schedule after MPI_Waitall", reason=HELD),
+    attempt("method", "overlap_iteration", "%%c OVERLAP_C halo2d\n" + r"""/* the master computes the whole interior itself before it posts anything (serial), one token
+ * row by thread 1 while the master waits */
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    static MPI_Request req[4];
+    #pragma omp masked
+    {
+        if (m > 2) stencil_rows(2, m - 1);
+        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+    }
+    #pragma omp barrier
+    if (omp_get_thread_num() == 1 && m > 2) stencil_rows(m - 1, m - 1);
+    #pragma omp masked
+    {
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+""", D, "fresh attacker: the master computes the whole interior before it posts, one token "
+            "row by thread 1 inside the window", reason="fell inside it"),
+]

@@ -62,6 +62,10 @@ ROW_US = 50
 # for that long in a window (rare, and never twice in a run in practice)
 KEPT_SHARES = 2
 HELD_IDLE = STAGGER_US * 1e-6 / 4
+# (d): a window long enough for all of the interior (as long as its rows took in all) must see
+# at least this share of the interior's computing, in half of such windows at least (the
+# interior computed before the requests were posted, or after they completed, fails)
+COVERED = 0.5
 
 
 def _grid_run(kernel, ranks: int, threads: int, variant: str, nx: int, ny: int, iterations: int,
@@ -214,8 +218,12 @@ def judge_overlap(res: Results, where: str) -> float:
     were held back for after the window: the master computed interior rows after it while a free
     thread had finished all of its rows before it closed (the master's share kept for after its
     Wait: a static schedule), or a free thread computed rows after it while it sat idle between
-    its rows inside it for more than HELD_IDLE (one row inside, the rest after a barrier). A free thread with a dynamic schedule or tasks stops only when no row is left, so
-    it trips the last rule only when paused between two rows for the rest of the window; the
+    its rows inside it for more than HELD_IDLE (one row inside, the rest after a barrier); or
+    when, in half or more of the windows long enough for the whole interior (KEPT_SHARES at
+    least), less than COVERED of the interior's computing fell inside (the interior computed
+    before the requests were posted, a token row inside). A free thread with a dynamic
+    schedule or tasks stops only when no row is left, so
+    it trips the held-back rules only when paused for most of a window; the
     second needs one window of the run: a thread the loaded machine pauses, or a short window,
     in some iterations is no refusal. Returns the seconds the free threads computed inside the
     windows."""
@@ -238,6 +246,7 @@ def judge_overlap(res: Results, where: str) -> float:
         "no overlap: the free threads compute the interior while the master communicates"
     )
     kept = []  # (rank, step, rows, what was held back): rows waiting for the master's Wait
+    uncovered, long_windows = [], 0  # the windows long enough for the interior; those it missed
     for (rank, step), it in rows.groupby(["rank", "step"]):
         late = it[(it["thread"] == it["posted_by"]) & (it["where"] == "after")]
         others = it[it["thread"] != it["posted_by"]]
@@ -250,16 +259,43 @@ def judge_overlap(res: Results, where: str) -> float:
             kept.append((rank, step, it, f"thread {held[0]} sat idle between its rows for "
                                          f"more than {HELD_IDLE * 1e3:.0f} ms of the window, then "
                                          "computed rows after it"))
+        covered = _covered(it)
+        long_windows += covered is not None
+        if covered is False:
+            uncovered.append((rank, step, it))
+    iterations = rows.groupby(["rank", "step"]).ngroups
     if len(kept) >= KEPT_SHARES:
         rank, step, it, what = kept[0]
         raise AssertionError(
-            f"{where}: in {len(kept)} of {rows.groupby(['rank', 'step']).ngroups} iterations "
-            f"interior rows were held back for after the exchange completed (rank {rank}, "
-            f"iteration {step}: {what}: {_iteration_text(it, it['completed_by'].iloc[0])}): the "
-            "interior goes to the threads that are free while the master communicates (a "
-            "dynamic schedule, tasks), not kept for after its Wait"
+            f"{where}: in {len(kept)} of {iterations} iterations interior rows were held back "
+            f"for after the exchange completed (rank {rank}, iteration {step}: {what}: "
+            f"{_iteration_text(it, it['completed_by'].iloc[0])}): the interior goes to the "
+            "threads that are free while the master communicates (a dynamic schedule, tasks), "
+            "not kept for after its Wait"
+        )
+    if len(uncovered) >= max(KEPT_SHARES, long_windows / 2):
+        rank, step, it = uncovered[0]
+        raise AssertionError(
+            f"{where}: in {len(uncovered)} of the {long_windows} iterations whose window lasted "
+            "long enough for the whole interior, less than "
+            f"{COVERED:.0%} of the interior's computing fell inside it (rank {rank}, iteration "
+            f"{step}: {_iteration_text(it, it['completed_by'].iloc[0])}): the interior is "
+            "computed while the requests are in flight, not before they are posted nor after "
+            "they complete"
         )
     return seconds
+
+
+def _covered(it: pd.DataFrame) -> bool | None:
+    """One iteration's interior rows (overlap_rows): None when its window was shorter than all
+    of its rows took together (too short to tell); else whether at least COVERED of that
+    computing fell inside the window."""
+    start, end = float(it["window_start"].iloc[0]), float(it["window_end"].iloc[0])
+    total = float((it["end"] - it["start"]).sum())
+    if end - start < total:
+        return None
+    inside = float((it["end"].clip(upper=end) - it["start"].clip(lower=start)).clip(lower=0).sum())
+    return inside >= COVERED * total
 
 
 def _held_back(own: pd.DataFrame) -> bool:
