@@ -373,3 +373,17 @@ def test_an_attackers_got_walk_is_refused_at_build(cell):
     code = cell_text((ATTACKS / "got_walk.c").read_text() + body)  # the walk each cell began with
     with pytest.raises(hl.BuildError, match="function pointer"):
         build(code, name=f"t_attack_{cell[:-2]}")
+
+
+@pytest.mark.parametrize("use, refusal", [
+    ("void omp_set_schedule_(const int *kind, const int *chunk);\n"
+     "__attribute__((used)) static void reset(void) { int kind = 1, chunk = 1; omp_set_schedule_(&kind, &chunk); }\n",
+     "uses omp_set_schedule_, OpenMP's Fortran binding"),
+    ("void GOMP_barrier(void);\n__attribute__((used)) static void wait_all(void) { GOMP_barrier(); }\n",
+     "calls GOMP_barrier, an entry point of the OpenMP runtime"),
+])
+def test_openmps_fortran_bindings_and_runtime_entry_points_are_refused(use, refusal):
+    # the Fortran binding set the ICV lab 12 (b) reads behind omp_set_schedule's refusal (a fresh
+    # attacker); a runtime entry point is a pragma the preprocessed unit would not show
+    message = _refused(use + NODE_SUM, "t_omp_entry")
+    assert refusal in message and "cell:2:" in message, message

@@ -567,3 +567,36 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
                       "the sends from a private copy of rows 1 and m the master memcpy's before "
                       "the region; copy_partition and MPI_Pready per thread for the log",
                       reason="names a buffer that is not the grid's"))
+
+# (b): a fresh attacker (xena): the stamps wiped through libgomp's Fortran binding of
+# omp_set_schedule, no task doing the work, one token task with depend
+GAMING.append(attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", r"""
+/* libgomp's Fortran entry points (not declared by omp.h) */
+void omp_get_schedule_(int *kind, int *chunk);
+void omp_set_schedule_(const int *kind, const int *chunk);
+
+/* no tasks for the work: the single thread posts, computes the interior and the edges itself;
+ * one token task computes row 2 again; the stamps of the body are wiped at the end */
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    int kind, chunk, mark = 1 << 30;
+    omp_get_schedule_(&kind, &chunk);
+    MPI_Request r[4];
+    MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &r[0]);
+    MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &r[1]);
+    MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &r[2]);
+    MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &r[3]);
+    if (m > 2) {
+        #pragma omp task depend(in: a[0])
+        stencil_rows(2, 2);
+        stencil_rows(2, m - 1);
+    }
+    MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    omp_set_schedule_(&kind, &mark);
+    stencil_rows(1, 1);
+    if (m > 1) stencil_rows(m, m);
+    omp_set_schedule_(&kind, &mark);
+}
+"""), B, "fresh attacker: the single thread does everything, the task stamps reset with "
+           "omp_set_schedule_ (libgomp's Fortran binding), one token task",
+                      reason="OpenMP's Fortran binding"))

@@ -20,7 +20,10 @@ the compiler made of them is then read back:
               built with -fno-jump-tables, so a switch makes none);
   unit        (cc -E, the cell's own lines after preprocessing) no asm, no #line to another
               file, no #include of a file other than a system or kit header, no attribute that
-              turns a sanitizer off (no_sanitize: an Archer build checks every line).
+              turns a sanitizer off (no_sanitize: an Archer build checks every line), no
+              OpenMP runtime entry point named (GOMP_taskwait for a pragma the text hides);
+  Fortran     no OpenMP Fortran binding (omp_set_schedule_: libgomp exports them, a C cell
+              has no use for them).
 
 An Archer build (clang -fsanitize=thread, hybridlab.kernels.archer) is judged the same way; what
 the sanitizer itself adds is allowed: its instrumentation calls (__tsan_read8, ...), never its
@@ -106,6 +109,11 @@ _BUNDLER = "clang-offload-bundler"
 _STDERR = frozenset({"stderr", "perror", "psignal", "psiginfo"})  # what writes to stderr
 # an attribute that builds a function without the sanitizer's checks (Archer, lab 16)
 _NO_SANITIZE = re.compile(r"\b(no_sanitize\w*|__no_sanitize\w*|disable_sanitizer_instrumentation)\b")
+# the OpenMP runtime's own entry points (what the compiler turns a pragma into), named in a cell's
+# text: a pragma the preprocessed unit does not show (GOMP_taskwait for #pragma omp taskwait)
+_RUNTIME_ENTRY = re.compile(r"\b(GOMP_\w+|__kmpc_\w+)")
+# OpenMP's Fortran bindings in libgomp (omp_set_schedule_, omp_set_schedule_8_): never a C call
+_FORTRAN_BINDING = re.compile(r"omp_\w+_")
 _WHY = {  # what a refused name does, in the words of a message
     "hl_trace_note": "writes the kit's records (hl_emit and kin are the kit's, not a cell's)",
 }
@@ -298,6 +306,10 @@ def check_symbols(obj: Path, part: Part, entries: frozenset[str] | None, file: s
             found.append(Refusal(line, f"uses {name}, which writes to stderr: in this part the "
                                        "kit reads the offload runtime's report there", file))
             continue
+        if _FORTRAN_BINDING.fullmatch(name):
+            found.append(Refusal(line, f"uses {name}, OpenMP's Fortran binding: a C cell calls "
+                                       "the C function", file))  # fmt: skip
+            continue
         if part.schedule_is_evidence and name == "omp_set_schedule":
             found.append(Refusal(line, "uses omp_set_schedule: in this part the kit reads the "
                                        "schedule ICV (what ran inside a task and what outside); "
@@ -453,6 +465,11 @@ def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL,
         if _ASM.search(text):
             found.append(Refusal(line, "uses asm: a cell is C (calls go through MPI, OpenMP and "
                                        "the C library)", file))  # fmt: skip
+        entry = _RUNTIME_ENTRY.search(text)
+        if entry:
+            found.append(Refusal(line, f"calls {entry.group(1)}, an entry point of the OpenMP "
+                                       "runtime: a cell says what it wants with OpenMP's pragmas "
+                                       "and omp_ functions", file))  # fmt: skip
         if _NO_SANITIZE.search(text):
             found.append(Refusal(line, "turns a sanitizer off (no_sanitize): the kit's race "
                                        "detector checks every line of a cell", file))  # fmt: skip
