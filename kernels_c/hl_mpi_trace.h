@@ -54,6 +54,8 @@
 #define HL_TRACED(name, params, args) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_COMM(name, params, args, comm) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_ICOMM(name, params, args, comm, request) int HL_ENTRY(MPI_##name) params;
+#define HL_TRACED_REDUCE(name, params, args, comm, count, type, request) \
+    int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_WAIT(name, params, args, flag, request) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_WAITALL(name, params, args, flag, count, array) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_SOME(name, params, args, flag, count, array, kept, indices) \
@@ -72,6 +74,7 @@
 #undef HL_TRACED
 #undef HL_TRACED_COMM
 #undef HL_TRACED_ICOMM
+#undef HL_TRACED_REDUCE
 #undef HL_TRACED_WAIT
 #undef HL_TRACED_WAITALL
 #undef HL_TRACED_SOME

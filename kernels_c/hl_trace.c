@@ -12,7 +12,7 @@
  * parallel region, the nesting level, team size, the OS thread id, its CPU and NUMA node, and
  * how many other calls of the rank were inside MPI when it began; a Wait or Test keeps whether it
  * completed ("done"), a collective its communicator's size and members as MPI_COMM_WORLD ranks
- * ("comm_size", "comm"), a point-to-point call its communicator's handle, tag and count
+ * ("comm_size", "comm") and a reduction the values and bytes it reduces ("count", "bytes"), a point-to-point call its communicator's handle, tag and count
  * ("comm_id", "tag", "count"), its peer as an MPI_COMM_WORLD rank ("peer": HL_PEER_NONE for
  * MPI_PROC_NULL, HL_PEER_ANY for MPI_ANY_SOURCE) and the message's bytes ("bytes"; an
  * MPI_Sendrecv also "recv_peer", "recv_count", "recv_bytes"); a partitioned set-up its
@@ -402,6 +402,18 @@ static long type_bytes(MPI_Datatype type, long count) {
     return count * size;
 }
 
+/* A reduction's end: its communicator, `count` values of `type` ("count", "bytes") and the
+ * request a non-blocking one returned (-1: none), read after the call's end is taken. */
+static void trace_end_reduce(hl_trace_call *c, MPI_Comm comm, long count, MPI_Datatype type,
+                             int request) {
+    double end = hl_now();
+    c->count = count;
+    c->bytes = type_bytes(type, count);
+    c->request = request;
+    trace_comm(c, comm);
+    trace_keep(c, end);
+}
+
 /* A point-to-point call's end: its communicator, tag, peer and size, and an MPI_Sendrecv's
  * receive side (`rcount` -1: none), read after the call's end is taken (not its cost). */
 static void trace_end_p2p(hl_trace_call *c, MPI_Comm comm, int tag, long count, MPI_Datatype type,
@@ -502,6 +514,9 @@ void hl_trace_emit(hl_ctx *ctx) {
 #define HL_TRACED_ICOMM(name, params, args, comm, request_)                                       \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             (c_.request = (int)MPI_Request_c2f(request_), trace_end_comm(&c_, comm)))
+#define HL_TRACED_REDUCE(name, params, args, comm, count_, type_, request_)                     \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
+            trace_end_reduce(&c_, comm, (long)(count_), type_, request_))
 /* a completion of several: the requests as they were given */
 #define HL_TRACED_WAITALL(name, params, args, flag, count, array)                                 \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \

@@ -7,6 +7,10 @@
  *     HL_TRACED_COMM(name, params, args, comm)           ... and its communicator's members
  *     HL_TRACED_ICOMM(name, params, args, comm, request) ... and the request it returns (a
  *                                                        non-blocking collective)
+ *     HL_TRACED_REDUCE(name, params, args, comm, count, type, request)
+ *                                                        a reduction: its communicator, the
+ *                                                        count and bytes it reduces and its
+ *                                                        request's handle (-1: blocking)
  *     HL_TRACED_WAIT(name, params, args, flag, request)  a completion of one request: whether it
  *                                                        completed (flag) and the request given
  *     HL_TRACED_WAITALL(name, params, args, flag, count, array)
@@ -89,15 +93,15 @@ HL_TRACED_ICOMM(Ibarrier, (MPI_Comm c, MPI_Request *r), (c, r), c, *r)
 HL_TRACED_COMM(Bcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c), (b, n, t, root, c), c)
 HL_TRACED_ICOMM(Ibcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c, MPI_Request *r),
           (b, n, t, root, c, r), c, *r)
-HL_TRACED_COMM(Reduce,
+HL_TRACED_REDUCE(Reduce,
           (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c),
-          (sb, rb, n, t, op, root, c), c)
-HL_TRACED_COMM(Allreduce, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
-          (sb, rb, n, t, op, c), c)
-HL_TRACED_ICOMM(Iallreduce,
+          (sb, rb, n, t, op, root, c), c, n, t, -1)
+HL_TRACED_REDUCE(Allreduce, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
+          (sb, rb, n, t, op, c), c, n, t, -1)
+HL_TRACED_REDUCE(Iallreduce,
           (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c,
            MPI_Request *r),
-          (sb, rb, n, t, op, c, r), c, *r)
+          (sb, rb, n, t, op, c, r), c, n, t, (int)MPI_Request_c2f(*r))
 HL_TRACED_COMM(Scan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
           (sb, rb, n, t, op, c), c)
 HL_TRACED_COMM(Exscan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),

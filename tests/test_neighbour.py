@@ -1,6 +1,6 @@
 """Lab 13's judge of the neighbourhood halo (hybridlab.neighbour.exercise) on real runs: a
 non-blocking neighbourhood collective counts once the request it returned is completed before
-the next sweep, by whichever completion call took it."""
+the next sweep, by whichever completion call took it; no other collective may move the halo."""
 
 import importlib.util
 from pathlib import Path
@@ -28,11 +28,35 @@ def test_a_collective_completed_by_any_or_some_counts(completion):
     assert [r["checksum"] == r["numpy"] for r in check_student_neighbour(kernel)] == [True]
 
 
-def test_a_completion_that_took_another_request_does_not_count():
-    # the barrier is completed in the exchange; the collective only after the sweep has begun
-    # (the next call's first act), so the halo the sweep read was the last one's
-    late = INEIGHBOR_W.replace(WAIT, "MPI_Ibarrier(grid, &other);\n    int which;\n    MPI_Waitany(1, &other, &which, MPI_STATUS_IGNORE);")
-    late = late.replace("    MPI_Request req;\n", "    static MPI_Request req = MPI_REQUEST_NULL;\n    MPI_Request other;\n    " + WAIT + "\n")
+def test_a_collective_completed_after_the_next_sweep_does_not_count():
+    # MPI_Waitany takes the collective's request only at the next call's start: the sweep in
+    # between read the halo while the collective was still open
+    late = INEIGHBOR_W.replace(WAIT, "")
+    late = late.replace("    MPI_Request req;\n", "    static MPI_Request req = MPI_REQUEST_NULL;\n"
+                        "    int which;\n    MPI_Waitany(1, &req, &which, MPI_STATUS_IGNORE);\n")
     kernel = build_student_neighbour(late, name="t_neighbour_late")
     with pytest.raises(AssertionError, match="not completed before the next sweep"):
         check_student_neighbour(kernel)
+
+
+@pytest.mark.parametrize("beside, refusal", [
+    ("int one = 1, all[16];\n    MPI_Allgather(&one, 1, MPI_INT, all, 1, MPI_INT, grid);",
+     "MPI_Allgather: the halo goes by the neighbourhood collective alone"),
+    ("double mine[100] = {0}, sum[100];\n"
+     "    MPI_Allreduce(mine, sum, 100, MPI_DOUBLE, MPI_SUM, grid);",
+     "MPI_Allreduce of 800 bytes"),
+])
+def test_another_collective_that_could_carry_the_halo_is_refused(beside, refusal):
+    # a fresh attacker's halo: an ordinary collective moves it, a neighbourhood one for show
+    other = INEIGHBOR_W.replace(WAIT, WAIT + "\n    " + beside)
+    kernel = build_student_neighbour(other, name="t_neighbour_other")
+    with pytest.raises(AssertionError, match=refusal):
+        check_student_neighbour(kernel)
+
+
+def test_a_barrier_and_a_reduction_of_one_value_beside_it_are_fine():
+    beside = "long mine = n, most;\n    MPI_Allreduce(&mine, &most, 1, MPI_LONG, MPI_MAX, grid);" \
+             "\n    MPI_Barrier(grid);"
+    kernel = build_student_neighbour(INEIGHBOR_W.replace(WAIT, WAIT + "\n    " + beside),
+                                     name="t_neighbour_small")
+    assert [r["checksum"] == r["numpy"] for r in check_student_neighbour(kernel)] == [True]
