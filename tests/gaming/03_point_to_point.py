@@ -7,7 +7,7 @@ numbers typed from a run, read off the rounded table or taken as means."""
 import numpy as np
 
 from gaming import FRAME_TOOLS, Oracle, attempt, c_evidence
-from wrong_answers import together
+from wrong_answers import c_cell, together
 
 FIT = {"hidden_fit_hockney"}
 KNEE = {"hidden_locate_knee"}
@@ -384,3 +384,35 @@ _exercise.judge_overlap = lambda *args, **kwargs: {}  # the judging module's che
                 "earlier cell", reason="no MPI_Test while the team computed"),
     ),
 ]
+
+# (d): a fresh attacker (xena): the tests bunched after the master's first step, the rest of its
+# steps untested
+GAMING.append(attempt("method", "overlap_exchange", c_cell("OVERLAP_C", "p2p_overlap", r"""
+/* polling in one burst: the master tests many times right after its first step, then computes
+ * the rest of its share without calling MPI, then waits */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request r[2];
+    int done = 0;
+    #pragma omp parallel
+    {
+        #pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 5, comm, &r[0]);
+            MPI_Isend((void *)out, (int)count, MPI_DOUBLE, peer, 5, comm, &r[1]);
+        }
+        int first = 1;
+        #pragma omp for schedule(static) nowait
+        for (long i = 0; i < steps; i++) {
+            compute_step(i);
+            if (first && omp_get_thread_num() == 0) {
+                first = 0;
+                for (long k = 0; k < steps && !done; k++) MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
+            }
+        }
+        #pragma omp masked
+        if (!done) MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    }
+}
+"""), {"hidden_overlap_exchange"}, "fresh attacker: MPI_Testall up to `steps` times in a row after "
+       "the first step, then the master's other steps with no test", reason="steps in a row with no MPI_Test"))
