@@ -540,6 +540,43 @@ def test_guard_sees_tools_changed_while_a_test_ran():
     assert lines["honest"] == "trusted", done.stdout
 
 
+RUN_PATH_PROBE = """
+import subprocess
+import hybridlab.grading._guard as g
+import hybridlab.runs.run_path as run_path
+
+g.capture()
+ns = {}
+real_parse, real_popen = run_path.parse_framed, subprocess.Popen
+for how in ("records", "popen", "honest"):
+    g.restore(ns, how)
+    try:
+        if how == "records":  # a fresh attacker's route: every later run's records rewritten
+            run_path.parse_framed = lambda *a, **k: real_parse(*a, **k)
+        elif how == "popen":
+            class Forging(real_popen):
+                pass
+            subprocess.Popen = Forging
+        g.verify(ns, how)
+        print(how, "trusted")
+    except g.TestToolChanged as err:
+        print(how, "caught:", err)
+"""
+
+
+def test_guard_sees_the_run_path_and_subprocess_changed():
+    """The records of a kernel run are read in the kernel: the modules on their way (the kit's
+    run path, subprocess) are guarded as the judging ones are."""
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_PATH_PROBE], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines() if " " in line)
+    assert lines["records"].startswith("caught:") and "parse_framed" in lines["records"], done.stdout
+    assert lines["popen"].startswith("caught:") and "Popen" in lines["popen"], done.stdout
+    assert lines["honest"] == "trusted", done.stdout
+
+
 SPAWN_PROBE = """
 import subprocess, sys
 import hybridlab.grading._guard as g

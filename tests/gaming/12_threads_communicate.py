@@ -600,3 +600,36 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 """), B, "fresh attacker: the single thread does everything, the task stamps reset with "
            "omp_set_schedule_ (libgomp's Fortran binding), one token task",
                       reason="OpenMP's Fortran binding"))
+
+# (a): a fresh attacker (xena): the threads take turns (SERIALIZED dressed as MULTIPLE), an
+# MPI_Comm_rank of each made while thread 0 waits, so some call of theirs overlapped one of its
+GAMING.append(attempt("method", "exchange_slice", c_cell("MULTIPLE_C", "thread_halo", r"""
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) MPI_Comm_dup(comm, &comms[t]);
+}
+
+/* SERIALIZED dressed as MULTIPLE: every thread's exchange one after the other (a barrier between
+ * turns), and threads other than 0 make one harmless MPI_Comm_rank call 1 ms in,
+ * while thread 0 sits in its MPI_Waitall in its turn */
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    long w = nx + 2;
+    int t = omp_get_thread_num(), nt = omp_get_num_threads(), me;
+    long lo = 1 + t * nx / nt, hi = (t + 1) * nx / nt, len = hi - lo + 1;
+    if (t > 0) {
+        usleep(1000);
+        MPI_Comm_rank(mine, &me);
+    }
+    for (int turn = 0; turn < nt; turn++) {   /* the threads take turns, in thread order */
+        if (turn == t) {
+            MPI_Request r[4];
+            MPI_Irecv(&a[lo], (int)len, MPI_DOUBLE, up, 1, mine, &r[0]);
+            MPI_Irecv(&a[(m + 1) * w + lo], (int)len, MPI_DOUBLE, down, 2, mine, &r[1]);
+            MPI_Isend(&a[m * w + lo], (int)len, MPI_DOUBLE, down, 1, mine, &r[2]);
+            MPI_Isend(&a[w + lo], (int)len, MPI_DOUBLE, up, 2, mine, &r[3]);
+            MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+        }
+        #pragma omp barrier
+    }
+}
+"""), A, "fresh attacker: slices exchanged in turns, one MPI_Comm_rank per thread made while "
+           "thread 0 sits in its MPI_Waitall", reason="did an exchange call begin while"))

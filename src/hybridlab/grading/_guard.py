@@ -59,14 +59,22 @@ MODULES = (
     "numpy.linalg",
     "pandas",
     "pandas.testing",
+    "subprocess",  # a run's records arrive through it (Popen.communicate)
 )
-# the kit's modules whose functions judge a part or carry its evidence, guarded in every lab
+# the kit's modules whose functions judge a part or carry its evidence, guarded in every lab:
+# the run path from build to records too (a kernel's records are read in the kernel's process)
 JUDGING = (
     "hybridlab.runs.student_c",
     "hybridlab.runs.compliance",
     "hybridlab.course.hidden_inputs",
     "hybridlab.grading.handout",
     "hybridlab.slurm.jobs",
+    "hybridlab.kernels.build",
+    "hybridlab.runs.launch",
+    "hybridlab.runs.run_path",
+    "hybridlab.runs.records",
+    "hybridlab.runs.metadata",
+    "hybridlab.runs.replay",
 )
 # modules a lab's hidden tests read evidence with (a function's source, numba's threads),
 # guarded in the labs whose notebook imports them

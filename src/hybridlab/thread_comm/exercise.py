@@ -40,7 +40,13 @@ from ..kernels.c_cells import unanswered
 from ..runs import compliance
 from ..runs.launch import run_program
 from ..runs.records import Results, as_frame
-from ..runs.student_c import blocking_calls, build_student, overlap_table, preprocessed
+from ..runs.student_c import (
+    COMPLETES,
+    blocking_calls,
+    build_student,
+    overlap_table,
+    preprocessed,
+)
 
 LEVEL = "multiple"  # (a) and (b): threads other than the master call MPI, at once
 STAGGER_US = 20000  # odd ranks start each exchange 20 ms late: even ranks' threads wait together
@@ -161,9 +167,12 @@ def shared_keys(calls: pd.DataFrame) -> list[str]:
 
 
 def concurrent_threads(res: Results) -> pd.Series:
-    """Per rank: how many of the student's MPI calls began while a call of another thread of the
-    rank was inside MPI."""
-    calls, counts = res.mpi_calls[res.mpi_calls["student"] == 1], {}
+    """Per rank: how many of the student's exchange calls (point to point, completions) began
+    while an exchange call of another thread of the rank was inside MPI (an MPI_Comm_rank made
+    beside another thread's wait is no exchange of its own)."""
+    calls = res.mpi_calls
+    calls = calls[(calls["student"] == 1) & calls["call"].isin(POINT_TO_POINT + COMPLETES)]
+    counts = {}
     for rank, mine in calls.sort_values("start").groupby("rank"):
         rows, n = list(mine.itertuples()), 0
         for i, c in enumerate(rows):
@@ -263,8 +272,8 @@ def judge_multiple(runs: list[dict]) -> list[dict]:
                                 "thread's")  # fmt: skip
             together = concurrent_threads(res)
             assert (together > 0).any(), (
-                f"{where}: on no rank did a call begin while another thread of the rank was "
-                "inside MPI (the even ranks' threads wait for the late odd ranks together): the "
+                f"{where}: on no rank did an exchange call begin while another thread of the rank "
+                "was inside one (the even ranks' threads wait for the late odd ranks together): the "
                 "threads took turns (a critical section or a "
                 "lock around MPI is SERIALIZED, not MULTIPLE)")
             row["calls inside MPI together"] = int(together.sum())
