@@ -44,7 +44,7 @@ def test_a_collective_completed_after_the_next_sweep_does_not_count():
      "MPI_Allgather: the halo goes by the neighbourhood collective alone"),
     ("double mine[100] = {0}, sum[100];\n"
      "    MPI_Allreduce(mine, sum, 100, MPI_DOUBLE, MPI_SUM, grid);",
-     "MPI_Allreduce of 800 bytes"),
+     "reductions of 3200 bytes on rank"),
 ])
 def test_another_collective_that_could_carry_the_halo_is_refused(beside, refusal):
     # a fresh attacker's halo: an ordinary collective moves it, a neighbourhood one for show
