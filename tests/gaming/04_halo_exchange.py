@@ -640,3 +640,37 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
 """, D, "fresh attacker: the master computes the whole interior before it posts, one token "
             "row by thread 1 inside the window", reason="fell inside it"),
 ]
+GAMING.append(attempt("method", "overlap_iteration", "%%c OVERLAP_C halo2d\n" + r"""#include <time.h>
+/* the master computes the whole interior BEFORE it posts (no overlap), again and again (the same
+ * values) for 100 ms, so that no window is "long enough for the whole interior"; one token row
+ * by a free thread while the master waits */
+static double seconds_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    static MPI_Request req[4];
+    #pragma omp masked
+    {
+        double t0 = seconds_now();
+        if (m > 2)
+            do stencil_rows(2, m - 1); while (seconds_now() - t0 < 0.1);
+        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+    }
+    #pragma omp barrier
+    if (omp_get_thread_num() == 1 && m > 2) stencil_rows(m - 1, m - 1);
+    #pragma omp masked
+    {
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+""", D, "fresh attacker: the interior computed before the posting, again and again for 100 ms "
+           "so that no window looks long enough, one token row inside", reason="fell inside it"))

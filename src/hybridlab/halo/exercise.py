@@ -62,9 +62,10 @@ ROW_US = 50
 # for that long in a window (rare, and never twice in a run in practice)
 KEPT_SHARES = 2
 HELD_IDLE = STAGGER_US * 1e-6 / 4
-# (d): a window long enough for all of the interior (as long as its rows took in all) must see
-# at least this share of the interior's computing, in half of such windows at least (the
-# interior computed before the requests were posted, or after they completed, fails)
+# (d): a window long enough for all of the interior (its distinct rows at the median time a row
+# took) must see at least this share of them computed inside it, in half of such windows at
+# least (the interior computed before the requests were posted, or after, fails; rows computed
+# again and again before the posting do not make the window look short)
 COVERED = 0.5
 
 
@@ -287,15 +288,27 @@ def judge_overlap(res: Results, where: str) -> float:
 
 
 def _covered(it: pd.DataFrame) -> bool | None:
-    """One iteration's interior rows (overlap_rows): None when its window was shorter than all
-    of its rows took together (too short to tell); else whether at least COVERED of that
-    computing fell inside the window."""
+    """One iteration's interior rows (overlap_rows): None when its window was shorter than its
+    distinct rows take at the iteration's median time per row (too short to tell); else whether
+    at least COVERED of those rows were computed inside the window (an interval that straddles
+    an end counts for its share inside; rows computed again count once), or the free threads
+    computed for at least COVERED of the window (busy, only slower than the window)."""
     start, end = float(it["window_start"].iloc[0]), float(it["window_end"].iloc[0])
-    total = float((it["end"] - it["start"]).sum())
-    if end - start < total:
+    rows = it["last"] - it["first"] + 1
+    seconds = it["end"] - it["start"]
+    distinct = len({i for f, last in zip(it["first"], it["last"], strict=True)
+                    for i in range(int(f), int(last) + 1)})  # fmt: skip
+    if end - start < distinct * float((seconds / rows).median()):
         return None
-    inside = float((it["end"].clip(upper=end) - it["start"].clip(lower=start)).clip(lower=0).sum())
-    return inside >= COVERED * total
+    inside = (it["end"].clip(upper=end) - it["start"].clip(lower=start)).clip(lower=0)
+    share = (inside / seconds.where(seconds > 0)).fillna(0.0)
+    if min(float((rows * share).sum()), distinct) >= COVERED * distinct:
+        return True
+    # rows outside a long window: the free threads' fault only if they sat idle in it (a loaded
+    # machine slows a busy free thread, whose rows then run past the window)
+    free = it["thread"] != it["posted_by"]
+    threads = max(int(it.loc[free, "thread"].nunique()), 1)
+    return float(inside[free].sum()) >= COVERED * threads * (end - start)
 
 
 def _held_back(own: pd.DataFrame) -> bool:
