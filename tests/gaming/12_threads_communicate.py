@@ -633,3 +633,34 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
 }
 """), A, "fresh attacker: slices exchanged in turns, one MPI_Comm_rank per thread made while "
            "thread 0 sits in its MPI_Waitall", reason="did an exchange call begin while"))
+GAMING.append(attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", r"""
+/* no overlap: every interior row but one waits for the exchange (depend(in) on it, like the
+ * edge rows); one token task without depend computes row 2 while the messages travel */
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    #pragma omp task depend(out: a[0]) firstprivate(a, m, nx, up, down, comm, w)
+    {
+        MPI_Request r[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &r[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &r[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &r[2]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &r[3]);
+        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    }
+    if (m > 2) {
+        #pragma omp task
+        stencil_rows(2, 2);
+    }
+    for (long i = 3; i < m; i++) {
+        #pragma omp task depend(in: a[0]) firstprivate(i)
+        stencil_rows(i, i);
+    }
+    #pragma omp task depend(in: a[0])
+    stencil_rows(1, 1);
+    if (m > 1) {
+        #pragma omp task depend(in: a[0])
+        stencil_rows(m, m);
+    }
+}
+"""), B, "fresh attacker: every interior row but one waits for the exchange (depend(in) like "
+           "the edges), one token task computes row 2", reason="fell inside it"))
