@@ -232,6 +232,11 @@ def judge_overlap(res: Results, where: str) -> float:
         f"{where}: no request was posted and then completed (MPI_Irecv/MPI_Isend, then "
         "MPI_Waitall): a blocking exchange leaves nothing in flight to overlap with"
     )
+    twice = _rows_computed_twice(rows)
+    assert twice is None, (
+        f"{where}: rank {twice[0]}, iteration {twice[1]}: {twice[2]} computed more than once: "
+        "every interior row once per iteration (rows computed again only look like work "
+        "inside the window)")
     free = rows[rows["thread"] != rows["posted_by"]]
     inside = free[free["where"] == "inside"]
     seconds = float((np.minimum(inside["end"], inside["window_end"])
@@ -293,6 +298,20 @@ def assert_windows_covered(rows: pd.DataFrame, where: str, early_ok: bool = Fals
             "computed while the requests are in flight, not before they are posted nor after "
             "they complete"
         )
+
+
+def _rows_computed_twice(rows: pd.DataFrame) -> tuple[int, int, str] | None:
+    """The first (rank, iteration, rows text) of overlap_rows in which an interior row was
+    computed more than once; None when every row was computed once."""
+    for (rank, step), it in rows.groupby(["rank", "step"]):
+        seen, again = set(), set()
+        for first, last in zip(it["first"], it["last"], strict=True):
+            for i in range(int(first), int(last) + 1):
+                (again if i in seen else seen).add(i)
+        if again:
+            shown = pd.DataFrame({"first": sorted(again), "last": sorted(again)})
+            return int(rank), int(step), _rows_text(shown)
+    return None
 
 
 def _covered(it: pd.DataFrame) -> bool | None:
