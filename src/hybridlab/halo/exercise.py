@@ -232,11 +232,7 @@ def judge_overlap(res: Results, where: str) -> float:
         f"{where}: no request was posted and then completed (MPI_Irecv/MPI_Isend, then "
         "MPI_Waitall): a blocking exchange leaves nothing in flight to overlap with"
     )
-    twice = _rows_computed_twice(rows)
-    assert twice is None, (
-        f"{where}: rank {twice[0]}, iteration {twice[1]}: {twice[2]} computed more than once: "
-        "every interior row once per iteration (rows computed again only look like work "
-        "inside the window)")
+    assert_rows_once(rows, where)
     free = rows[rows["thread"] != rows["posted_by"]]
     inside = free[free["where"] == "inside"]
     seconds = float((np.minimum(inside["end"], inside["window_end"])
@@ -300,18 +296,20 @@ def assert_windows_covered(rows: pd.DataFrame, where: str, early_ok: bool = Fals
         )
 
 
-def _rows_computed_twice(rows: pd.DataFrame) -> tuple[int, int, str] | None:
-    """The first (rank, iteration, rows text) of overlap_rows in which an interior row was
-    computed more than once; None when every row was computed once."""
+def assert_rows_once(rows: pd.DataFrame, where: str) -> None:
+    """AssertionError naming the first rank, iteration and rows of overlap_rows in which an
+    interior row was computed more than once (rows computed again only look like work inside
+    the window: lab 04 (d), lab 12 (b))."""
     for (rank, step), it in rows.groupby(["rank", "step"]):
         seen, again = set(), set()
         for first, last in zip(it["first"], it["last"], strict=True):
             for i in range(int(first), int(last) + 1):
                 (again if i in seen else seen).add(i)
-        if again:
-            shown = pd.DataFrame({"first": sorted(again), "last": sorted(again)})
-            return int(rank), int(step), _rows_text(shown)
-    return None
+        shown = pd.DataFrame({"first": sorted(again), "last": sorted(again)})
+        assert not again, (
+            f"{where}: rank {rank}, iteration {step}: {_rows_text(shown)} computed more than "
+            "once: every interior row once per iteration (rows computed again only look like "
+            "work inside the window)")
 
 
 def _covered(it: pd.DataFrame) -> bool | None:

@@ -34,7 +34,7 @@ import re
 
 import pandas as pd
 
-from ..halo.exercise import assert_windows_covered, overlap_rows
+from ..halo.exercise import assert_rows_once, assert_windows_covered, overlap_rows
 from ..halo.serial import check_grid, jacobi2d
 from ..kernels.build import Kernel, build, has_partitioned
 from ..kernels.c_cells import unanswered
@@ -329,8 +329,10 @@ def judge_tasks(runs: list[dict]) -> list[dict]:
                 f"{where}: only the thread that posted the requests computed while they were "
                 "open: the tasks must let the other threads compute the interior while one "
                 "thread communicates")
-            # not one token task inside, the rest held for after the exchange
-            assert_windows_covered(overlap_rows(res), where, early_ok=True)
+            # not one token task inside, the rest held for after the exchange; no row twice
+            rows_traced = overlap_rows(res)
+            assert_rows_once(rows_traced, where)
+            assert_windows_covered(rows_traced, where, early_ok=True)
         _assert_in_tasks(res, where)
         rows.append({"ranks": ranks, "threads": threads, "checksum": got,
                      "seconds computed while the halos were in flight": inside})  # fmt: skip
