@@ -664,3 +664,39 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 }
 """), B, "fresh attacker: every interior row but one waits for the exchange (depend(in) like "
            "the edges), one token task computes row 2", reason="fell inside it"))
+GAMING.append(attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", r"""
+/* no overlap: the interior waits for the exchange (depend(in), like the edges); while the
+ * messages travel, one task without depend recomputes row 2 again and again until the exchange
+ * task says it is done, so that the window looks busy */
+static int exchanged;
+
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    __atomic_store_n(&exchanged, 0, __ATOMIC_SEQ_CST);
+    #pragma omp task depend(out: a[0]) firstprivate(a, m, nx, up, down, comm, w)
+    {
+        MPI_Request r[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &r[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &r[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &r[2]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &r[3]);
+        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+        __atomic_store_n(&exchanged, 1, __ATOMIC_SEQ_CST);
+    }
+    if (m > 2) {
+        #pragma omp task
+        do stencil_rows(2, 2); while (!__atomic_load_n(&exchanged, __ATOMIC_SEQ_CST));
+    }
+    for (long i = 3; i < m; i++) {
+        #pragma omp task depend(in: a[0]) firstprivate(i)
+        stencil_rows(i, i);
+    }
+    #pragma omp task depend(in: a[0])
+    stencil_rows(1, 1);
+    if (m > 1) {
+        #pragma omp task depend(in: a[0])
+        stencil_rows(m, m);
+    }
+}
+"""), B, "fresh attacker: the interior waits for the exchange; one task recomputes row 2 until the "
+           "exchange is done, so that the window looks busy", reason="computed more than once | fell inside it"))

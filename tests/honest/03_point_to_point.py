@@ -108,6 +108,32 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
     }
 }
 """, why="no omp for: each thread takes every team-th step, thread 0 posts, polls and waits"),
+    right("overlap_exchange", r"""
+%%c OVERLAP_C p2p_overlap
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request q[2];
+    int finished = 0;
+    long polled_at = 0;
+#pragma omp parallel shared(finished, polled_at)
+    {
+#pragma omp masked
+        {
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 3, comm, &q[1]);
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 3, comm, &q[0]);
+        }
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 1) nowait
+        for (long i = 0; i < steps; i++) {
+            compute_step(i);
+            if (omp_get_thread_num() == 0 && !finished && polled_at++ % poll == 0)
+                MPI_Testall(2, q, &finished, MPI_STATUSES_IGNORE);
+        }
+#pragma omp masked
+        if (!finished) MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    }
+}
+""", why="a dynamic schedule, the team held by a barrier until the master has posted"),
     # (e) overlap_numbers
     right("overlap_numbers", """
 import statistics
