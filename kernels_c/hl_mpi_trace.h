@@ -52,16 +52,17 @@
 
 /* the entry points (kernels_c/hl_trace.c), one per function of hl_trace_calls.h */
 #define HL_TRACED(name, params, args) int HL_ENTRY(MPI_##name) params;
-#define HL_TRACED_DONE(name, params, args, flag) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_COMM(name, params, args, comm) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_ICOMM(name, params, args, comm, request) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_WAIT(name, params, args, flag, request) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_WAITALL(name, params, args, flag, count, array) int HL_ENTRY(MPI_##name) params;
+#define HL_TRACED_SOME(name, params, args, flag, count, array, kept, indices) \
+    int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_P2P(name, params, args, comm, tag, count, type, peer)                          \
     int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_SENDRECV(name, params, args, comm, tag, count, type, peer, rcount, rtype, rpeer) \
     int HL_ENTRY(MPI_##name) params;
-#define HL_TRACED_PSETUP(name, params, args, comm, tag, count, type, peer, parts, request)        \
+#define HL_TRACED_PSETUP(name, params, args, comm, tag, count, type, peer, parts, request, buffer) \
     int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_PART(name, params, args, low, high, request, flag) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_P2P_AS(entry, name, real, params, args, comm, tag, count, type, peer)                       \
@@ -69,11 +70,11 @@
 #define HL_QUERY(type, name, params, args) type HL_ENTRY(MPI_##name) params;
 #include "hl_trace_calls.h"
 #undef HL_TRACED
-#undef HL_TRACED_DONE
 #undef HL_TRACED_COMM
 #undef HL_TRACED_ICOMM
 #undef HL_TRACED_WAIT
 #undef HL_TRACED_WAITALL
+#undef HL_TRACED_SOME
 #undef HL_TRACED_P2P
 #undef HL_TRACED_P2P_AS
 #undef HL_TRACED_SENDRECV

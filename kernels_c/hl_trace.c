@@ -17,9 +17,9 @@
  * MPI_PROC_NULL, HL_PEER_ANY for MPI_ANY_SOURCE) and the message's bytes ("bytes"; an
  * MPI_Sendrecv also "recv_peer", "recv_count", "recv_bytes"); a partitioned set-up its
  * partitions ("partitions", "count" being a partition's elements) and request ("request",
- * MPI_Request_c2f), a non-blocking collective its communicator and the request it returns, an
+ * MPI_Request_c2f) and buffer's address ("buffer"), a non-blocking collective its communicator and the request it returns, an
  * MPI_Wait or MPI_Test the request it was given, an MPI_Waitall or MPI_Testall the requests
- * ("requests", "3,7"), an MPI_Pready, MPI_Pready_range or MPI_Parrived the partitions it names
+ * ("requests", "3,7"), an MPI_Waitany, _Waitsome, _Testany or _Testsome the ones it completed, an MPI_Pready, MPI_Pready_range or MPI_Parrived the partitions it names
  * ("partition" to "partition_last") and the request, an MPI_Start the request. Entries go to a per-rank buffer of HL_TRACE_MAX_CALLS (a slot
  * taken with an atomic counter); the counters stay exact beyond it.
  *
@@ -80,6 +80,7 @@ typedef struct {
     int request; /* MPI_Request_c2f of a request: persistent (set up, started, marked), a
                   * non-blocking collective's, or the one an MPI_Wait or MPI_Test completes */
     long step;   /* the kernel's iteration when the call began (hl_trace_step), -1 before */
+    unsigned long buffer; /* a persistent (partitioned) set-up: its buffer's address */
     char comm[HL_TRACE_COMM_CHARS];
     char requests[HL_TRACE_COMM_CHARS]; /* MPI_Waitall, MPI_Testall: the requests given */
 } hl_trace_call;
@@ -249,6 +250,7 @@ static void trace_begin(hl_trace_call *c, const char *call, int student) {
     c->partitions = 0;
     c->partition = c->partition_last = -1;
     c->request = -1;
+    c->buffer = 0;
     c->step = atomic_load(&step);
     c->student = student;
     if (student) hl_trace_task_stamp(1);
@@ -289,6 +291,29 @@ static void trace_requests(hl_trace_call *c, int n, const MPI_Request r[]) {
     for (int i = 0; i < n; i++) {
         int k = snprintf(c->requests + used, sizeof c->requests - used, "%s%d", i ? "," : "",
                          (int)MPI_Request_c2f(r[i]));
+        if (k < 0 || used + (size_t)k >= sizeof c->requests - 2) {
+            snprintf(c->requests + used, sizeof c->requests - used, "+");
+            break;
+        }
+        used += (size_t)k;
+    }
+}
+
+/* An MPI_Waitany, _Waitsome, _Testany or _Testsome: of the requests it was given (trace_requests,
+ * before the call), keep only the `kept` it completed, at positions `indices`. */
+static void keep_completed(hl_trace_call *c, int kept, const int indices[]) {
+    char given[HL_TRACE_COMM_CHARS];
+    const char *item[HL_TRACE_COMM_CHARS / 2];
+    int items = 0;
+    snprintf(given, sizeof given, "%s", c->requests);
+    for (char *save = NULL, *tok = strtok_r(given, ",", &save); tok && items < HL_TRACE_COMM_CHARS / 2;
+         tok = strtok_r(NULL, ",", &save))
+        item[items++] = tok;
+    size_t used = 0;
+    c->requests[0] = '\0';
+    for (int j = 0; j < kept; j++) {
+        const char *r = indices[j] >= 0 && indices[j] < items ? item[indices[j]] : "+";
+        int k = snprintf(c->requests + used, sizeof c->requests - used, "%s%s", j ? "," : "", r);
         if (k < 0 || used + (size_t)k >= sizeof c->requests - 2) {
             snprintf(c->requests + used, sizeof c->requests - used, "+");
             break;
@@ -409,13 +434,13 @@ void hl_trace_emit(hl_ctx *ctx) {
                          "\"student\":%d,\"comm_id\":%d,\"tag\":%d,\"count\":%ld,\"peer\":%d,"
                          "\"bytes\":%ld,\"recv_peer\":%d,\"recv_count\":%ld,\"recv_bytes\":%ld,"
                          "\"partitions\":%d,\"partition\":%d,\"partition_last\":%d,"
-                         "\"request\":%d,\"requests\":\"%s\",\"step\":%ld}\n",
+                         "\"request\":%d,\"requests\":\"%s\",\"step\":%ld,\"buffer\":%lu}\n",
                          ctx->rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?",
                          c->start - origin, c->end - origin, c->main, c->in_parallel, c->level,
                          c->team, c->tid, c->concurrent, c->done, c->comm_size, c->comm,
                          c->student, c->comm_id, c->tag, c->count, c->peer, c->bytes,
                          c->recv_peer, c->recv_count, c->recv_bytes, c->partitions, c->partition,
-                         c->partition_last, c->request, c->requests, c->step);
+                         c->partition_last, c->request, c->requests, c->step, c->buffer);
         hl_append(ctx, line, (size_t)n);
     }
     long stretches = atomic_load(&interval_count);
@@ -471,9 +496,6 @@ void hl_trace_emit(hl_ctx *ctx) {
 
 #define HL_TRACED(name, params, args)                                                             \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0, trace_end(&c_))
-#define HL_TRACED_DONE(name, params, args, flag)                                                  \
-    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
-            (c_.done = (flag), trace_end(&c_)))
 #define HL_TRACED_COMM(name, params, args, comm)                                                  \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             trace_end_comm(&c_, comm))
@@ -488,6 +510,11 @@ void hl_trace_emit(hl_ctx *ctx) {
 #define HL_TRACED_WAIT(name, params, args, flag, request_)                                        \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
             (c_.request = (int)MPI_Request_c2f(request_)), (c_.done = (flag), trace_end(&c_)))
+/* a completion of some of several: the requests it completed ("requests"), of those given */
+#define HL_TRACED_SOME(name, params, args, flag, count, array, kept, indices)                    \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            trace_requests(&c_, count, array),                                                    \
+            (keep_completed(&c_, (kept), (indices)), c_.done = (flag), trace_end(&c_)))
 #define HL_TRACED_P2P(name, params, args, comm, tag_, count_, type_, peer_)                       \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             HL_P2P_FINISH(comm, tag_, count_, type_, peer_, -1, MPI_DATATYPE_NULL, MPI_PROC_NULL))
@@ -498,9 +525,11 @@ void hl_trace_emit(hl_ctx *ctx) {
 #define HL_TRACED_P2P_AS(entry, name, real, params, args, comm, tag_, count_, type_, peer_)       \
     HL_BOTH(HL_DEFINE, entry, name, real, params, args, (void)0,                                  \
             HL_P2P_FINISH(comm, tag_, count_, type_, peer_, -1, MPI_DATATYPE_NULL, MPI_PROC_NULL))
-#define HL_TRACED_PSETUP(name, params, args, comm, tag_, count_, type_, peer_, parts, request_)   \
+#define HL_TRACED_PSETUP(name, params, args, comm, tag_, count_, type_, peer_, parts, request_,   \
+                         buffer_)                                                                 \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             (c_.partitions = (parts), c_.request = (int)MPI_Request_c2f(request_),                \
+             c_.buffer = (unsigned long)(uintptr_t)(buffer_),                                     \
              HL_P2P_FINISH(comm, tag_, count_, type_, peer_, -1, MPI_DATATYPE_NULL,               \
                            MPI_PROC_NULL)))
 #define HL_TRACED_PART(name, params, args, low, high, request_, flag)                             \

@@ -4,7 +4,6 @@
  * function (hl_traced_MPI_Send for a student's unit, hl_kit_MPI_Send for the kit's own units),
  * and hl_mpi_trace.h to declare them. The includer defines
  *     HL_TRACED(name, params, args)                      a call recorded as it is
- *     HL_TRACED_DONE(name, params, args, flag)           ... and whether it completed (flag)
  *     HL_TRACED_COMM(name, params, args, comm)           ... and its communicator's members
  *     HL_TRACED_ICOMM(name, params, args, comm, request) ... and the request it returns (a
  *                                                        non-blocking collective)
@@ -12,6 +11,9 @@
  *                                                        completed (flag) and the request given
  *     HL_TRACED_WAITALL(name, params, args, flag, count, array)
  *                                                        ... of `count` requests: the requests
+ *     HL_TRACED_SOME(name, params, args, flag, count, array, kept, indices)
+ *                                                        ... of some of them: the `kept`
+ *                                                        completed, at positions `indices`
  *     HL_TRACED_P2P(name, params, args, comm, tag, count, type, peer)
  *                                                        ... and its communicator, tag, count,
  *                                                        peer and bytes
@@ -20,7 +22,8 @@
  *     HL_TRACED_P2P_AS(entry, "MPI_name", real, params, args, comm, tag, count, type, peer)
  *                                                        entry hl_*_<entry> recorded as MPI_name
  *                                                        and calling `real`
- *     HL_TRACED_PSETUP(name, params, args, comm, tag, count, type, peer, partitions, request)
+ *     HL_TRACED_PSETUP(name, params, args, comm, tag, count, type, peer, partitions, request,
+ *                      buffer)
  *                                                        a persistent (partitioned) set-up
  *     HL_TRACED_PART(name, params, args, low, high, request, flag)
  *                                                        partitions low..high of a request it
@@ -58,12 +61,12 @@ HL_TRACED_SENDRECV(Sendrecv_replace,
               (b, n, t, d, sg, s, rg, c, status), c, sg, n, t, d, n, t, s)
 HL_TRACED_WAIT(Wait, (MPI_Request *r, MPI_Status *st), (r, st), 1, *r)
 HL_TRACED_WAITALL(Waitall, (int n, MPI_Request r[], MPI_Status *st), (n, r, st), 1, n, r)
-HL_TRACED_DONE(Waitany, (int n, MPI_Request r[], int *i, MPI_Status *st), (n, r, i, st), 1)
-HL_TRACED_DONE(Waitsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st), 1)
+HL_TRACED_SOME(Waitany, (int n, MPI_Request r[], int *i, MPI_Status *st), (n, r, i, st), *i != MPI_UNDEFINED, n, r, *i != MPI_UNDEFINED, i)
+HL_TRACED_SOME(Waitsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st), *k != MPI_UNDEFINED && *k > 0, n, r, *k == MPI_UNDEFINED ? 0 : *k, i)
 HL_TRACED_WAIT(Test, (MPI_Request *r, int *f, MPI_Status *st), (r, f, st), *f, *r)
 HL_TRACED_WAITALL(Testall, (int n, MPI_Request r[], int *f, MPI_Status *st), (n, r, f, st), *f, n, r)
-HL_TRACED_DONE(Testany, (int n, MPI_Request r[], int *i, int *f, MPI_Status *st), (n, r, i, f, st), *f)
-HL_TRACED_DONE(Testsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st), (*k != MPI_UNDEFINED && *k > 0))
+HL_TRACED_SOME(Testany, (int n, MPI_Request r[], int *i, int *f, MPI_Status *st), (n, r, i, f, st), *f && *i != MPI_UNDEFINED, n, r, *f && *i != MPI_UNDEFINED, i)
+HL_TRACED_SOME(Testsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st), *k != MPI_UNDEFINED && *k > 0, n, r, *k == MPI_UNDEFINED ? 0 : *k, i)
 HL_TRACED(Probe, (int s, int g, MPI_Comm c, MPI_Status *st), (s, g, c, st))
 HL_TRACED(Iprobe, (int s, int g, MPI_Comm c, int *f, MPI_Status *st), (s, g, c, f, st))
 HL_TRACED(Get_count, (const MPI_Status *st, MPI_Datatype t, int *n), (st, t, n))
@@ -181,10 +184,10 @@ HL_TRACED(Group_free, (MPI_Group *g), (g))
 /* persistent and MPI-4 partitioned point to point (MPICH 4+, Open MPI 5) */
 HL_TRACED_PSETUP(Send_init,
                  (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-                 (b, n, t, d, g, c, r), c, g, n, t, d, 0, *r)
+                 (b, n, t, d, g, c, r), c, g, n, t, d, 0, *r, b)
 HL_TRACED_PSETUP(Recv_init,
                  (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
-                 (b, n, t, s, g, c, r), c, g, n, t, s, 0, *r)
+                 (b, n, t, s, g, c, r), c, g, n, t, s, 0, *r, b)
 HL_TRACED_PART(Start, (MPI_Request *r), (r), -1, -1, *r, -1)
 HL_TRACED(Startall, (int n, MPI_Request r[]), (n, r))
 /* MPI-4 partitioned calls, where the library has them (Open MPI 5's mpi.h says 3.1 but has
@@ -193,11 +196,11 @@ HL_TRACED(Startall, (int n, MPI_Request r[]), (n, r))
 HL_TRACED_PSETUP(Psend_init,
                  (const void *b, int parts, MPI_Count n, MPI_Datatype t, int d, int g, MPI_Comm c,
                   MPI_Info info, MPI_Request *r),
-                 (b, parts, n, t, d, g, c, info, r), c, g, n, t, d, parts, *r)
+                 (b, parts, n, t, d, g, c, info, r), c, g, n, t, d, parts, *r, b)
 HL_TRACED_PSETUP(Precv_init,
                  (void *b, int parts, MPI_Count n, MPI_Datatype t, int s, int g, MPI_Comm c,
                   MPI_Info info, MPI_Request *r),
-                 (b, parts, n, t, s, g, c, info, r), c, g, n, t, s, parts, *r)
+                 (b, parts, n, t, s, g, c, info, r), c, g, n, t, s, parts, *r, b)
 HL_TRACED_PART(Pready, (int part, MPI_Request r), (part, r), part, part, r, -1)
 HL_TRACED_PART(Pready_range, (int low, int high, MPI_Request r), (low, high, r), low, high, r, -1)
 HL_TRACED_PART(Parrived, (MPI_Request r, int part, int *f), (r, part, f), part, part, r, *f)

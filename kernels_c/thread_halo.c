@@ -35,6 +35,7 @@
  * are surely inside MPI together (multiple) and halos surely in flight (tasks).
  */
 #include "hybridlab.h"
+#include <stdint.h>
 
 #if defined(HL_STUDENT_MULTIPLE) || defined(HL_STUDENT_TASKS) || defined(HL_STUDENT_PREADY)
 #include "thread_halo_student.h"
@@ -284,9 +285,16 @@ void copy_partition(int t) {
                                              t, omp_get_level(), omp_get_num_threads()};
 }
 
-/* One "partition_copy" record per logged copy_partition call (times as the trace's), and a
- * "partition_copies" record with the count of calls: the evidence of who copied what. */
+/* One "partition_copy" record per logged copy_partition call (times as the trace's), a
+ * "partition_copies" record with the count of calls: the evidence of who copied what; and a
+ * "halo_rows" record with the addresses of the grid's rows 0, 1, m and m + 1 at column 1 (the
+ * buffers the partitioned set-ups must name, as the trace records them: "buffer"). */
 static void emit_copies(hl_ctx *ctx) {
+    const grid2d *g = copying.g;
+    hl_emit(ctx, "\"record\":\"halo_rows\",\"row_0\":%lu,\"row_1\":%lu,\"row_m\":%lu,"
+                 "\"row_m1\":%lu",
+            (unsigned long)(uintptr_t)&A(g, 0, 1), (unsigned long)(uintptr_t)&A(g, 1, 1),
+            (unsigned long)(uintptr_t)&A(g, g->m, 1), (unsigned long)(uintptr_t)&A(g, g->m + 1, 1));
     double origin = hl_trace_origin_time();
     long kept = copying.count < copying.size ? copying.count : copying.size;
     for (long i = 0; i < kept; i++) {

@@ -143,3 +143,21 @@ def test_copy_partition_logs_which_thread_copied_which_partition():
     assert (copies["level"] == 1).all() and (copies["team"] == 2).all()
     assert sorted(set(copies["iteration"])) == [0, 1] and (copies["end"] >= copies["start"]).all()
     exercise.judge_pready(runs)
+
+
+def test_the_edge_tasks_must_wait_by_depend_alone_in_the_preprocessed_code():
+    from hybridlab.thread_comm.exercise import task_construct_faults
+
+    exchange = "#pragma omp task depend(out: top[0])\n{ post(); wait(); }\n"
+    edges = "#pragma omp task depend(in: top[0])\nstencil_rows(1, 1);\n"
+    interior = "#pragma omp task firstprivate(i)\nstencil_rows(i, i);\n"
+    assert task_construct_faults(exchange + interior + edges) == []
+    # a taskwait (or barrier) at the very end waits for nothing the tasks need
+    assert task_construct_faults(exchange + interior + edges + "#pragma omp taskwait\n") == []
+    between = task_construct_faults(interior + exchange + "#pragma omp taskwait\n" + edges)
+    assert len(between) == 1 and "no taskwait between the tasks" in between[0]
+    group = task_construct_faults("#pragma omp taskgroup\n{\n" + exchange + "}\n" + edges)
+    assert len(group) == 1 and "no taskgroup between the tasks" in group[0]
+    undeferred = task_construct_faults(exchange + edges.replace("task ", "task if(0) "))
+    assert len(undeferred) == 1 and "no if() or final() clause" in undeferred[0]
+    assert "must create OpenMP tasks with depend" in task_construct_faults(interior)[0]

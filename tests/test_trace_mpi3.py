@@ -132,6 +132,12 @@ int main(int argc, char **argv) {
     MPI_Ibarrier(ring, &both[0]);
     MPI_Ineighbor_allgather(&me, 1, MPI_DOUBLE, got[0], 1, MPI_DOUBLE, ring, &both[1]);
     MPI_Waitall(2, both, MPI_STATUSES_IGNORE);
+    MPI_Request pair[2];  /* two more, completed one by one: the request each completion took */
+    MPI_Ineighbor_alltoall(two, 1, MPI_DOUBLE, got[2], 1, MPI_DOUBLE, ring, &pair[0]);
+    MPI_Ibarrier(ring, &pair[1]);
+    int which, outcount = 0, at_done[2];
+    MPI_Waitany(2, pair, &which, MPI_STATUS_IGNORE);
+    while (outcount == 0) MPI_Testsome(2, pair, &outcount, at_done, MPI_STATUSES_IGNORE);
     double all[2];
     MPI_Neighbor_allgatherv(&me, 1, MPI_DOUBLE, all, ones, at, MPI_DOUBLE, ring);
     double sum = all[0] + all[1];
@@ -178,3 +184,11 @@ def test_nonblocking_neighbourhood_collectives_are_traced_with_the_request_that_
         second = mine[mine["call"] == "MPI_Ineighbor_allgather"].iloc[1]
         (waitall,) = mine.loc[mine["call"] == "MPI_Waitall", "requests"]
         assert waitall == f"{int(barrier['request'])},{int(second['request'])}", mine
+        # MPI_Waitany and MPI_Testsome keep the requests they completed, of the two given
+        third = mine[mine["call"] == "MPI_Ineighbor_alltoall"].iloc[1]
+        last_barrier = mine[mine["call"] == "MPI_Ibarrier"].iloc[1]
+        (anyone,) = mine.loc[mine["call"] == "MPI_Waitany", "requests"]
+        some = mine[(mine["call"] == "MPI_Testsome") & (mine["done"] == 1)]
+        assert len(some) == 1, mine
+        completed = sorted([anyone, some.iloc[0]["requests"]])
+        assert completed == sorted([str(int(third["request"])), str(int(last_barrier["request"]))]), mine

@@ -20,6 +20,17 @@ D = {"hidden_overlap_iteration"}
 # master's share of the interior kept for after its Wait while a free thread sat idle
 NO_FREE_ROWS = "other than the master between the posting of the requests and their completion"
 KEPT_SHARE = "not kept for after its Wait"
+HELD = "then computed rows after it"
+# the master's exchange, posted and completed (the solution's), and in a masked block
+EXCHANGE_WAIT = """\
+        MPI_Request req[4];
+        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+"""
+POST_WAIT = "#pragma omp masked\n    {\n" + EXCHANGE_WAIT + "    }\n"
 
 # (c)'s second function, right: the attempts at halo_faces get the faces wrong, not this
 PREDICT_HALO = """
@@ -211,6 +222,46 @@ def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4
         reason="the faces at",
     ),
     # ------------------------------------------------------------------ (d) overlap_iteration
+    attempt(
+        "method", "overlap_iteration",
+        OVERLAP.format(body="""\
+    if (omp_get_thread_num() != 0 && m > 2) stencil_rows(2, 2);  /* one row while the master posts */
+""" + POST_WAIT + """\
+#pragma omp barrier
+#pragma omp for schedule(static)
+    for (long i = 3; i < m; i++) stencil_rows(i, i);  /* the rest once the halos are in */
+""" + EDGES),
+        loses=D,
+        why="one interior row by the free thread inside the window, the rest held back behind a "
+            "barrier until the master's Waitall returned",
+        reason=HELD,
+    ),
+    attempt(
+        "method", "overlap_iteration",
+        OVERLAP.format(body="""\
+    static volatile int finished;
+#pragma omp single
+    finished = 0;
+    long next = 2;
+    if (omp_get_thread_num() == 0) {
+""" + EXCHANGE_WAIT + """\
+        finished = 1;
+    } else {  /* a row now and then while the messages fly: rows inside every window */
+        while (!finished && next < m) {
+            stencil_rows(next, next);
+            next++;
+            hl_sleep_us(3000);
+        }
+    }
+#pragma omp barrier
+#pragma omp for schedule(static)
+    for (long i = 2; i < m; i++) stencil_rows(i, i);  /* all of it again, after the window */
+""" + EDGES),
+        loses=D,
+        why="the free thread paces a row every 3 ms inside the window, the interior computed "
+            "after it",
+        reason=HELD,
+    ),
     attempt(
         "method", "overlap_iteration",
         OVERLAP.format(body="""\
@@ -539,4 +590,53 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
     for (long i = 2; i < m; i++) stencil_rows(i, i);
 """ + EDGES), D, "no overlap, with a forged row interval of thread 1 covering every window",
             reason=REFUSED["forged"]),
+]
+
+# issue 36, a fresh attacker (xena, 2026-12-02): a token row by the free thread inside the
+# window, the interior before the posting or after the completion
+GAMING += [
+    attempt("method", "overlap_iteration", "%%c OVERLAP_C halo2d\n" + r"""void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    static MPI_Request req[4];
+    #pragma omp masked
+    {
+        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+    }
+    #pragma omp barrier
+    if (omp_get_thread_num() == 1 && m > 2) stencil_rows(2, 2);
+    #pragma omp masked
+    MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    #pragma omp barrier
+    #pragma omp for schedule(static)
+    for (long i = 1; i <= m; i++) stencil_rows(i, i);
+}
+""", D, "fresh attacker: one token row by thread 1 while the master waits, the whole grid by a "
+            "static schedule after MPI_Waitall", reason=HELD),
+    attempt("method", "overlap_iteration", "%%c OVERLAP_C halo2d\n" + r"""/* the master computes the whole interior itself before it posts anything (serial), one token
+ * row by thread 1 while the master waits */
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    static MPI_Request req[4];
+    #pragma omp masked
+    {
+        if (m > 2) stencil_rows(2, m - 1);
+        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+    }
+    #pragma omp barrier
+    if (omp_get_thread_num() == 1 && m > 2) stencil_rows(m - 1, m - 1);
+    #pragma omp masked
+    {
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+""", D, "fresh attacker: the master computes the whole interior before it posts, one token "
+            "row by thread 1 inside the window", reason="fell inside it"),
 ]

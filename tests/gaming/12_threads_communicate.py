@@ -177,6 +177,65 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
 # C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
 # the student, library functions replaced (gaming.c_evidence)
 GAMING += c_evidence("12_threads_communicate", "exchange_slice", A, 'MPI_Isend', reasons=True)
+# (b): the edge tasks made to wait by something other than depend (issue 36: "a taskwait or
+# if(0) still passes"); the depend clause is there for show
+GAMING += [
+    attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", """
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    double *top = &a[0];
+    for (long first = 2; first < m; first += 8) {  /* the interior first, for the free threads */
+        long last = first + 7 < m - 1 ? first + 7 : m - 1;
+#pragma omp task firstprivate(first, last)
+        stencil_rows(first, last);
+    }
+#pragma omp task depend(out: top[0])
+    {
+        MPI_Request req[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+#pragma omp taskwait
+#pragma omp task
+    stencil_rows(1, 1);
+    if (m > 1) {
+#pragma omp task
+        stencil_rows(m, m);
+    }
+}
+"""), B, "the edge tasks wait behind a taskwait, not by depend: the clause only for show",
+        reason="no taskwait between the tasks"),
+    attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", """
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    double *top = &a[0];
+    for (long first = 2; first < m; first += 8) {
+        long last = first + 7 < m - 1 ? first + 7 : m - 1;
+#pragma omp task firstprivate(first, last)
+        stencil_rows(first, last);
+    }
+#pragma omp task if(0) depend(out: top[0])
+    {   /* undeferred: the creating thread posts and waits right here */
+        MPI_Request req[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+#pragma omp task if(0)
+    stencil_rows(1, 1);
+    if (m > 1) {
+#pragma omp task if(0)
+        stencil_rows(m, m);
+    }
+}
+"""), B, "undeferred tasks (if(0)): the creating thread exchanges and computes the edges inline",
+        reason="no if() or final() clause on a task"),
+]
 GAMING += c_evidence("12_threads_communicate", "task_iteration", B, 'MPI_Isend', reasons=True)
 GAMING.append(attempt("text", "task_iteration", "%%c TASKS_C thread_halo\n// #pragma omp task depend(in: a[0])\n"
                      + solution_cell("12_threads_communicate", "task_iteration").split("\n", 1)[1]
@@ -464,3 +523,47 @@ GAMING += [
 """), D, "each thread marks its partition ready before it copies it",
         reason="marked ready before thread"),
 ]
+
+# (d): issue 36's "the partitioned sends use a's rows" left unchecked: the sends set up on a
+# private copy the master fills up front, copy_partition called for the log only
+GAMING.append(attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
+#include <string.h>
+static double *copy_up, *copy_down; /* the rows the master copies: the sends carry these */
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    MPI_Count per = nx / parts;
+    int n = 0;
+    copy_up = calloc((size_t)nx, sizeof(double));
+    copy_down = calloc((size_t)nx, sizeof(double));
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(copy_up, parts, per, MPI_DOUBLE, up, 2, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[1], parts, per, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(copy_down, parts, per, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, per, MPI_DOUBLE, down, 2, comm, MPI_INFO_NULL,
+                       &req[n++]);
+    }
+    return n;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    (void)a;
+    long w = nx + 2;
+    memcpy(copy_up, &fresh[w + 1], (size_t)nx * sizeof(double));      /* the master, up front */
+    memcpy(copy_down, &fresh[m * w + 1], (size_t)nx * sizeof(double));
+    MPI_Startall(nreq, req);
+#pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        copy_partition(t); /* for the log */
+        for (int i = 0; i < nreq; i += 2) MPI_Pready(t, req[i]);
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D,
+                      "the sends from a private copy of rows 1 and m the master memcpy's before "
+                      "the region; copy_partition and MPI_Pready per thread for the log",
+                      reason="names a buffer that is not the grid's"))

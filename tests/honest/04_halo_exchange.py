@@ -217,4 +217,40 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
 }
 """, why="the master only communicates; the other threads split the interior into one "
          "contiguous block each by their thread number (no worksharing construct)"),
+    right("overlap_iteration", "%%c OVERLAP_C halo2d\n" + r"""/* right answer, written another way: rows handed out by an atomic counter (self-scheduling);
+ * the master posts, takes rows while the messages travel, then waits; edge rows split between
+ * two threads after a barrier */
+static long next_row;
+
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    static MPI_Request req[4];
+    #pragma omp masked
+    next_row = 2;
+    #pragma omp barrier
+    #pragma omp masked
+    {
+        MPI_Irecv(a + 1, (int)nx, MPI_DOUBLE, up, 21, comm, &req[0]);
+        MPI_Irecv(a + (m + 1) * w + 1, (int)nx, MPI_DOUBLE, down, 22, comm, &req[1]);
+        MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 21, comm, &req[2]);
+        MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 22, comm, &req[3]);
+    }
+    int master = omp_get_thread_num() == 0, done = 0;
+    for (;;) {
+        long i;
+        #pragma omp atomic capture
+        i = next_row++;
+        if (i > m - 1) break;
+        stencil_rows(i, i);
+        if (master && !done) MPI_Testall(4, req, &done, MPI_STATUSES_IGNORE);
+    }
+    #pragma omp masked
+    if (!done) MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    #pragma omp barrier
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    if (t == nt - 1) stencil_rows(m, m);
+    if (t == 0 && m > 1) stencil_rows(1, 1);
+}
+""", why="a fresh attacker's right answer: rows handed out by an atomic counter, the master "
+         "polling MPI_Testall between its rows, the edges split after a barrier"),
 ]

@@ -2,7 +2,7 @@
 buffers (the receive buffer first filled with the halo it replaces, so a missing neighbour
 changes nothing), by MPI_Neighbor_alltoallw with subarray types at displacement 0, or by a
 nonblocking neighbourhood collective completed in the same call (MPI_Ineighbor_alltoallw and
-MPI_Wait; MPI_Ineighbor_alltoall of padded blocks and MPI_Test until done); the slowest rank's
+MPI_Wait or MPI_Waitany; MPI_Ineighbor_alltoall of padded blocks and MPI_Test until done); the slowest rank's
 seconds from a pivot table or row by row; the overlapped residual with two buffers indexed by
 the iteration's parity, or with the pending request tested against MPI_REQUEST_NULL; the
 prediction from the table itself or through (b)'s function, and with (c) left unanswered."""
@@ -10,6 +10,41 @@ prediction from the table itself or through (b)'s function, and with (c) left un
 from honest import released, right
 
 LAB = "13_neighbourhood_collectives"
+
+# reorder=1, and the nonblocking MPI_Ineighbor_alltoallw completed in the same call
+INEIGHBOR_W = r"""
+%%c NEIGHBOUR_C neighbour_halo
+/* right, other way: reorder=1, and the nonblocking MPI_Ineighbor_alltoallw + MPI_Wait */
+MPI_Comm make_grid(MPI_Comm comm, int dims[2]) {
+    int size, periods[2] = {0, 0};
+    MPI_Comm grid;
+    MPI_Comm_size(comm, &size);
+    MPI_Dims_create(size, 2, dims);
+    MPI_Cart_create(comm, 2, dims, periods, 1, &grid);
+    return grid;
+}
+
+void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
+    long w = n + 2;
+    MPI_Datatype row, col;
+    MPI_Type_contiguous(n, MPI_DOUBLE, &row);
+    MPI_Type_vector(m, 1, w, MPI_DOUBLE, &col);
+    MPI_Type_commit(&row);
+    MPI_Type_commit(&col);
+    int counts[4] = {1, 1, 1, 1};
+    MPI_Datatype types[4] = {row, row, col, col};
+    MPI_Aint sd[4] = {(MPI_Aint)((1 * w + 1) * sizeof(double)), (MPI_Aint)((m * w + 1) * sizeof(double)),
+                      (MPI_Aint)((w + 1) * sizeof(double)), (MPI_Aint)((w + n) * sizeof(double))};
+    MPI_Aint rd[4] = {(MPI_Aint)(1 * sizeof(double)), (MPI_Aint)(((m + 1) * w + 1) * sizeof(double)),
+                      (MPI_Aint)(w * sizeof(double)), (MPI_Aint)((w + n + 1) * sizeof(double))};
+    MPI_Request req;
+    MPI_Ineighbor_alltoallw(a, counts, sd, types, a, counts, rd, types, grid, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Type_free(&row);
+    MPI_Type_free(&col);
+}
+"""
+
 
 HONEST = [
     # (a) make_grid and neighbour_exchange
@@ -92,38 +127,12 @@ void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
     }
 }
 """, why="MPI_Type_create_subarray for each edge and halo, every displacement 0"),
-    right("neighbour_exchange", r"""
-%%c NEIGHBOUR_C neighbour_halo
-/* right, other way: reorder=1, and the nonblocking MPI_Ineighbor_alltoallw + MPI_Wait */
-MPI_Comm make_grid(MPI_Comm comm, int dims[2]) {
-    int size, periods[2] = {0, 0};
-    MPI_Comm grid;
-    MPI_Comm_size(comm, &size);
-    MPI_Dims_create(size, 2, dims);
-    MPI_Cart_create(comm, 2, dims, periods, 1, &grid);
-    return grid;
-}
-
-void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
-    long w = n + 2;
-    MPI_Datatype row, col;
-    MPI_Type_contiguous(n, MPI_DOUBLE, &row);
-    MPI_Type_vector(m, 1, w, MPI_DOUBLE, &col);
-    MPI_Type_commit(&row);
-    MPI_Type_commit(&col);
-    int counts[4] = {1, 1, 1, 1};
-    MPI_Datatype types[4] = {row, row, col, col};
-    MPI_Aint sd[4] = {(MPI_Aint)((1 * w + 1) * sizeof(double)), (MPI_Aint)((m * w + 1) * sizeof(double)),
-                      (MPI_Aint)((w + 1) * sizeof(double)), (MPI_Aint)((w + n) * sizeof(double))};
-    MPI_Aint rd[4] = {(MPI_Aint)(1 * sizeof(double)), (MPI_Aint)(((m + 1) * w + 1) * sizeof(double)),
-                      (MPI_Aint)(w * sizeof(double)), (MPI_Aint)((w + n + 1) * sizeof(double))};
-    MPI_Request req;
-    MPI_Ineighbor_alltoallw(a, counts, sd, types, a, counts, rd, types, grid, &req);
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
-    MPI_Type_free(&row);
-    MPI_Type_free(&col);
-}
-""", why="reorder=1, the nonblocking MPI_Ineighbor_alltoallw completed by MPI_Wait in the same call"),
+    right("neighbour_exchange", INEIGHBOR_W,
+          why="reorder=1, the nonblocking MPI_Ineighbor_alltoallw completed by MPI_Wait in the same call"),
+    right("neighbour_exchange", INEIGHBOR_W.replace(
+        "MPI_Wait(&req, MPI_STATUS_IGNORE);",
+        "int which;\n    MPI_Waitany(1, &req, &which, MPI_STATUS_IGNORE);"),
+          why="the nonblocking MPI_Ineighbor_alltoallw completed by MPI_Waitany (one request)"),
     right("neighbour_exchange", r"""
 %%c NEIGHBOUR_C neighbour_halo
 MPI_Comm make_grid(MPI_Comm comm, int dims[2]) {

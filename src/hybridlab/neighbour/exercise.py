@@ -40,9 +40,12 @@ LEVEL = "funneled"  # the kernel calls the student's code from its main thread o
 NEIGHBOURHOOD = ("MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw")
 # their non-blocking forms (MPI 3.0, section 7.7): one counts once its request is completed
 POSTED = ("MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv", "MPI_Ineighbor_alltoallw")
-# what completes a posted one: MPI_Wait or MPI_Test on its request, or MPI_Waitall or MPI_Testall
-# given it among theirs (the tracer records the request, and the requests)
-COMPLETES_ONE, COMPLETES_ALL = ("MPI_Wait", "MPI_Test"), ("MPI_Waitall", "MPI_Testall")
+# what completes a posted one: MPI_Wait or MPI_Test on its request, MPI_Waitall or MPI_Testall
+# given it among theirs, MPI_Waitany, _Waitsome, _Testany or _Testsome that completed it (the
+# tracer records the request; the requests given, or of some, the ones completed)
+COMPLETES_ONE = ("MPI_Wait", "MPI_Test")
+COMPLETES_MANY = ("MPI_Waitall", "MPI_Testall", "MPI_Waitany", "MPI_Waitsome", "MPI_Testany",
+                  "MPI_Testsome")  # fmt: skip
 POINT_TO_POINT = (*BLOCKING, "MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv",
                   "MPI_Send_init", "MPI_Recv_init", "MPI_Psend_init", "MPI_Precv_init")  # fmt: skip
 # (b) may call these only: the reduction, its completion, and the communicator's size and rank.
@@ -81,7 +84,7 @@ def _completed(posted, calls: pd.DataFrame, until: float) -> bool:
                   & (calls["end"] <= until) & (calls["done"] == 1)]  # fmt: skip
     one = after["call"].isin(COMPLETES_ONE) & (after["request"] == posted.request)
     given = after["requests"].astype(str).str.split(",").apply(lambda r: str(posted.request) in r)
-    return bool((one | (after["call"].isin(COMPLETES_ALL) & given)).any())
+    return bool((one | (after["call"].isin(COMPLETES_MANY) & given)).any())
 
 
 def late_completions(res: Results) -> list[str]:

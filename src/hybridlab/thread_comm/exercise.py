@@ -55,6 +55,12 @@ PARTITIONED_SETUP = ("MPI_Psend_init", "MPI_Precv_init")
 MARKS = ("MPI_Pready", "MPI_Pready_range")  # calls that mark partitions of a send ready
 STAMPS = ("inline_rows", "inline_calls", "nested_rows", "edges_after_calls")  # (b), task_stamps
 _TASK_DEPEND = re.compile(r"#\s*pragma\s+omp\s+task\b[^\n]*\bdepend\s*\(")
+# (b): the edge tasks wait for the exchange by depend alone, in the preprocessed unit: no wait
+# construct with a task after it (a taskwait or barrier at the very end is fine), no if() or
+# final() clause (an undeferred task)
+_WAITS = re.compile(r"#\s*pragma\s+omp\s+(taskwait|taskgroup|barrier)\b")
+_TASK = re.compile(r"#\s*pragma\s+omp\s+task\b")
+_UNDEFERRED = re.compile(r"#\s*pragma\s+omp\s+task\b[^\n]*\b(if|final)\s*\(")
 
 
 def _checksum(res: Results) -> float:
@@ -79,13 +85,30 @@ def build_student_multiple(code: str, name: str = "student_multiple") -> Kernel:
 
 def build_student_tasks(code: str, name: str = "student_tasks") -> Kernel:
     """Compile the student's task_iteration with thread_halo (variant=tasks), traced; ValueError
-    when the code, preprocessed (comments and #if'd-out lines gone), has no
-    `#pragma omp task ... depend(...)`."""
-    if not unanswered(code) and not _TASK_DEPEND.search(preprocessed("thread_halo",
-                                                                     "HL_STUDENT_TASKS", code)):
-        raise ValueError("task_iteration must create OpenMP tasks with depend clauses "
-                         "(#pragma omp task depend(...))")  # fmt: skip
+    naming what is missing when the code, preprocessed (comments and #if'd-out lines gone), does
+    not make the edge tasks wait by depend alone (task_construct_faults)."""
+    if not unanswered(code):
+        faults = task_construct_faults(preprocessed("thread_halo", "HL_STUDENT_TASKS", code))
+        if faults:
+            raise ValueError("task_iteration: " + "; ".join(faults))
     return build_student(name, "thread_halo", "HL_STUDENT_TASKS", code, ("task_iteration",))
+
+
+def task_construct_faults(text: str) -> list[str]:
+    """What keeps preprocessed C from making its edge tasks wait by depend alone: no task with a
+    depend clause; a taskwait, taskgroup or barrier with a task created after it; a task with an
+    if() or final() clause."""
+    if not _TASK_DEPEND.search(text):
+        return ["must create OpenMP tasks with depend clauses (#pragma omp task depend(...))"]
+    faults = []
+    waits = [m.group(1) for m in _WAITS.finditer(text) if _TASK.search(text, m.end())]
+    if waits:
+        faults.append(f"no {waits[0]} between the tasks: the edge tasks wait for the exchange "
+                      "by their depend clauses alone (a taskwait at the very end is allowed)")
+    if _UNDEFERRED.search(text):
+        faults.append("no if() or final() clause on a task: it makes the task undeferred, the "
+                      "creating thread waiting for it")
+    return faults
 
 
 def point_to_point(res: Results) -> pd.DataFrame:
@@ -426,6 +449,7 @@ def judge_pready(runs: list[dict]) -> list[dict]:
                                    f"{int(odd['partitions'].iloc[0]) if len(odd) else 0} partitions "
                                    f"of {int(odd['count'].iloc[0]) if len(odd) else 0} values: "
                                    f"{threads} partitions of {nx // threads} (one per thread)")
+            _assert_own_rows(res, rank, mine, where)
             marks = partition_marks(mine)
             for request in mine.loc[mine["call"] == "MPI_Psend_init", "request"]:
                 sent = marks[marks["request"] == int(request)]
@@ -449,6 +473,27 @@ def judge_pready(runs: list[dict]) -> list[dict]:
         rows.append({"ranks": ranks, "threads": threads, "checksum": got,
                      "partitions marked": int(len(partition_marks(calls)))})  # fmt: skip
     return rows
+
+
+# (d): the row of the grid each partitioned set-up names, by the neighbour's side (the kernel's
+# "halo_rows" record): rows 1 and m are sent, rows 0 and m + 1 received
+_OWN_ROWS = {("MPI_Psend_init", -1): ("row_1", "row 1"), ("MPI_Psend_init", 1): ("row_m", "row m"),
+             ("MPI_Precv_init", -1): ("row_0", "row 0"),
+             ("MPI_Precv_init", 1): ("row_m1", "row m + 1")}  # fmt: skip
+
+
+def _assert_own_rows(res: Results, rank: int, mine: pd.DataFrame, where: str) -> None:
+    """Every partitioned set-up of the rank names the grid's own row as its buffer (the
+    tracer's "buffer" against the kit's "halo_rows"): the sends carry what copy_partition put in
+    rows 1 and m, not a copy the cell made elsewhere."""
+    rows = res.records[(res.records["record"] == "halo_rows") & (res.records["rank"] == rank)]
+    assert len(rows), f"{where}: rank {rank}: the kernel recorded no halo_rows (no pready run)"
+    for setup in mine[mine["call"].isin(PARTITIONED_SETUP)].itertuples():
+        key, name = _OWN_ROWS[(setup.call, int(setup.peer) - rank)]
+        assert int(setup.buffer) == int(rows[key].iloc[0]), (
+            f"{where}: rank {rank}'s {setup.call} with rank {int(setup.peer)} names a buffer "
+            f"that is not the grid's {name} from column 1 (&a[...]): the rows travel from and "
+            "into the grid itself, where copy_partition copies them")
 
 
 def partition_copies(res: Results) -> pd.DataFrame:
