@@ -109,21 +109,6 @@ def test_the_names_an_engine_takes_before_a_package_init_runs_are_the_packages_o
             assert own is getattr(importlib.import_module(f"{package}.{source}"), attr)
 
 
-@ipp_interactive
-def _history() -> tuple[str, str]:
-    from IPython import get_ipython
-
-    history = get_ipython().history_manager
-    return type(history.db).__name__, history.input_hist_raw[-1]
-
-
-def test_engines_keep_their_cells_history_in_memory_only(cluster):
-    """No engine opens an SQLite history file (engine_set: --HistoryManager.enabled=False), and
-    a cell run as %%px runs it (stored in the history) is still in the engine's In."""
-    cluster.view.execute("kept = 1", silent=False, block=True)
-    assert cluster.apply(_history) == [("DummyDB", "kept = 1")] * 2
-
-
 def test_unknown_parameters_are_refused_before_anything_runs(cluster):
     with pytest.raises(ValueError, match="no parameter spin"):
         cluster.run("hello_hybrid", spin=1)

@@ -114,10 +114,6 @@ class EngineSet:
                 f"--IPEngine.wait_for_url_file={self.start_timeout:g}",
                 f"--IPEngine.timeout={self.start_timeout:g}",
                 f"--IPEngine.max_heartbeat_misses={controller.ENGINE_HEARTBEAT_MISSES}",
-                # no SQLite history of the engine's cells (In, Out and _i stay in memory): no
-                # history file opened and written at start-up (the user's, by every engine at
-                # once) and no thread to save it
-                "--HistoryManager.enabled=False",
             ],
         )
 
