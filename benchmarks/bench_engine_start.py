@@ -29,7 +29,7 @@ from pathlib import Path
 import hybridlab as hl
 from _common import HERE, fmt, table
 from _runner import Bench, alternate
-from hybridlab.engines import engine_set
+from hybridlab.engines import controller, engine_set
 from hybridlab.paths import venv_bin
 
 GOAL_S = 0.5  # issue 40: 2 ranks up in under half a second
@@ -212,7 +212,28 @@ def report(runs: dict, profiles: dict, pairs: int) -> list[str]:
     for n in sizes:
         total += [fmt(statistics.median(sum(r.values()) for r in profiles[n]["phases"]), 3),
                   fmt(statistics.median(sum(e.values()) for e in profiles[n]["engine_cpu"]), 3)]  # fmt: skip
-    return [*lines, *table(header, [*body, total])]
+    return [*lines, *table(header, [*body, total]), *remaining(profiles)]
+
+
+HEARTBEAT_PHASE = next(phase for phase, moment in PHASES if moment == "registered")
+
+
+def remaining(profiles: dict) -> list[str]:
+    """Where the rest of each size's start goes, from the profiled starts' medians."""
+    out = []
+    for n, p in profiles.items():
+        wall = statistics.median(sum(r.values()) for r in p["phases"])
+        cpu = statistics.median(sum(e.values()) for e in p["engine_cpu"])
+        beat = statistics.median(r[HEARTBEAT_PHASE] for r in p["phases"])
+        out.append(
+            f"- {n} ranks: of the {wall:.3f} s, each engine spent {cpu:.3f} s of CPU of its own "
+            f"(the CPU column) and the hub took {beat:.3f} s to accept the engines' hearts (it "
+            f"does at the beat after a heart's first answer: one to two periods of "
+            f"{controller.HEARTBEAT_MS} ms); the other {wall - cpu - beat:.3f} s the engines "
+            "waited for a CPU (more engines than CPUs, or other processes) or for the hub's "
+            "replies, and the kit's own steps before and after them."
+        )
+    return [*out, ""]
 
 
 if __name__ == "__main__":
