@@ -29,7 +29,7 @@ from pathlib import Path
 import hybridlab as hl
 from _common import HERE, fmt, table
 from _runner import Bench, alternate
-from hybridlab.engines import engine_set
+from hybridlab.engines import controller, engine_set
 from hybridlab.paths import venv_bin
 
 GOAL_S = 0.5  # issue 40: 2 ranks up in under half a second
@@ -63,11 +63,12 @@ def ipyparallel(ranks: int) -> dict[str, float]:
     return {"start_s": started}
 
 
-def profile(ranks: int, cycles: int, say) -> list[dict[str, float]]:
-    """Kit starts whose engines write down their moments (_engine_timeline.py): per start, the
-    seconds of each phase, the last engine to reach each moment."""
+def profile(ranks: int, cycles: int, say) -> dict[str, list[dict[str, float]]]:
+    """Kit starts whose engines write down their moments (_engine_timeline.py): "phases", per
+    start, the seconds of each phase, the last engine to reach each moment; "engine_cpu", per
+    engine of every start, the CPU seconds it spent in each of its own phases."""
     kit(ranks)  # the warm controller up, files in the page cache
-    rows = []
+    rows, cpu = [], []
     with tempfile.TemporaryDirectory(prefix="hybridlab-timeline-") as folder:
         os.environ["TIMELINE_DIR"] = folder
         engine = engine_set.ENGINE
@@ -80,12 +81,13 @@ def profile(ranks: int, cycles: int, say) -> list[dict[str, float]]:
                 t0 = time.time()
                 kit(ranks, steps=steps)
                 lines = [json.loads(p.read_text()) for p in Path(folder).glob("*.json")]
-                rows.append(phases(t0, dict(steps[0]), lines))
+                rows.append(phases(t0, dict(steps[0]), [line["wall"] for line in lines]))
+                cpu += [engine_cpu(line["cpu"]) for line in lines]
                 say(f"profile {ranks} ranks {cycle + 1}/{cycles}: {sum(rows[-1].values()):.2f} s")
         finally:
             engine_set.ENGINE = engine
             del os.environ["TIMELINE_DIR"]
-    return rows
+    return {"phases": rows, "engine_cpu": cpu}
 
 
 PHASES = (  # (phase, the moment it ends: an engine's, or the cluster's step)
@@ -114,6 +116,17 @@ def phases(t0: float, steps: dict[str, float], engines: list[dict]) -> dict[str,
     for phase, moment in PHASES:
         out[phase] = at[moment] - before
         before = at[moment]
+    return out
+
+
+def engine_cpu(cpu: dict[str, float]) -> dict[str, float]:
+    """CPU seconds one engine spent in each phase that ends at one of its own moments (the
+    first: its Python's start, in the CPU time of its first line)."""
+    out, before = {}, 0.0
+    for phase, moment in PHASES:
+        if moment in cpu:
+            out[phase] = cpu[moment] - before
+            before = cpu[moment]
     return out
 
 
@@ -177,16 +190,50 @@ def report(runs: dict, profiles: dict, pairs: int) -> list[str]:
         "Kit starts (warm controller) whose engines wrote down the moments of their start "
         "(benchmarks/_engine_timeline.py); each phase ends when the slowest engine reaches its "
         "moment, median seconds over the profiled starts. On 2 cores the engines' phases "
-        "overlap each other and whatever else the machine runs.",
+        "overlap each other and whatever else the machine runs. Beside each size, the CPU "
+        "seconds an engine spent in each of its own phases (median over every engine of the "
+        "profiled starts; the load inflates it much less than the wall-clock phases).",
         "",
     ]
     sizes = list(profiles)
-    header = ["phase", *[f"{n} ranks (n={len(profiles[n])})" for n in sizes]]
-    body = [[phase, *[fmt(statistics.median(r[phase] for r in profiles[n]), 3) for n in sizes]]
-            for phase, _ in PHASES]  # fmt: skip
-    body.append(["total", *[fmt(statistics.median(sum(r.values()) for r in profiles[n]), 3)
-                            for n in sizes]])  # fmt: skip
-    return [*lines, *table(header, body)]
+    header = ["phase"]
+    for n in sizes:
+        header += [f"{n} ranks (n={len(profiles[n]['phases'])})",
+                   f"{n} ranks: CPU of an engine (n={len(profiles[n]['engine_cpu'])})"]  # fmt: skip
+    body = []
+    for phase, _ in PHASES:
+        row = [phase]
+        for n in sizes:
+            cpu = [e[phase] for e in profiles[n]["engine_cpu"] if phase in e]
+            row += [fmt(statistics.median(r[phase] for r in profiles[n]["phases"]), 3),
+                    fmt(statistics.median(cpu), 3) if cpu else ""]  # fmt: skip
+        body.append(row)
+    total = ["total"]
+    for n in sizes:
+        total += [fmt(statistics.median(sum(r.values()) for r in profiles[n]["phases"]), 3),
+                  fmt(statistics.median(sum(e.values()) for e in profiles[n]["engine_cpu"]), 3)]  # fmt: skip
+    return [*lines, *table(header, [*body, total]), *remaining(profiles)]
+
+
+HEARTBEAT_PHASE = next(phase for phase, moment in PHASES if moment == "registered")
+
+
+def remaining(profiles: dict) -> list[str]:
+    """Where the rest of each size's start goes, from the profiled starts' medians."""
+    out = []
+    for n, p in profiles.items():
+        wall = statistics.median(sum(r.values()) for r in p["phases"])
+        cpu = statistics.median(sum(e.values()) for e in p["engine_cpu"])
+        beat = statistics.median(r[HEARTBEAT_PHASE] for r in p["phases"])
+        out.append(
+            f"- {n} ranks: of the {wall:.3f} s, each engine spent {cpu:.3f} s of CPU of its own "
+            f"(the CPU column) and the hub took {beat:.3f} s to accept the engines' hearts (it "
+            f"does at the beat after a heart's first answer: one to two periods of "
+            f"{controller.HEARTBEAT_MS} ms); the other {wall - cpu - beat:.3f} s the engines "
+            "waited for a CPU (more engines than CPUs, or other processes) or for the hub's "
+            "replies, and the kit's own steps before and after them."
+        )
+    return [*out, ""]
 
 
 if __name__ == "__main__":

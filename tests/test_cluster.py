@@ -1,5 +1,6 @@
 """MPI engines: kernels in-process, placement, crash and hang recovery, clean stop."""
 
+import importlib
 import time
 
 import pytest
@@ -10,7 +11,7 @@ import hybridlab as hl
 from conftest import LIBRARY_NAMES, mpi_leftovers, venv_mpi
 from faulty_kernels import CRASH, HANG
 from hybridlab.engines import controller
-from hybridlab.engines.engine import getenv, identity
+from hybridlab.engines.engine import DEFERRED_INITS, getenv, identity
 from hybridlab.machine import reaper
 from hybridlab.machine.placement import MPICH_THROTTLE, OPENMPI_THROTTLE
 
@@ -58,16 +59,54 @@ def _loaded_modules() -> list[str]:
     return sorted(sys.modules)
 
 
-def test_a_fresh_engine_imported_no_debugger_and_none_of_the_kit_but_its_own_module():
+@ipp_interactive
+def _deferred_names() -> list[str]:
+    """What code on an engine gets from the packages whose __init__ the engine deferred."""
+    import ipyparallel
+    import jupyter_client
+
+    return [
+        ipyparallel.Client.__module__,
+        ipyparallel.Cluster.__module__,
+        ipyparallel.__version__,
+        jupyter_client.KernelManager.__module__,
+        jupyter_client.write_connection_file.__module__,
+    ]
+
+
+NEVER_IN_AN_ENGINE = (  # what an engine does not use (engine.import_engine_app)
+    "debugpy",
+    "pydevd",
+    "ipyparallel.client.client",
+    "ipyparallel.cluster",
+    "jupyter_client.manager",
+    "jupyter_client.provisioning",
+)
+
+
+def test_a_fresh_engine_imported_only_what_it_uses_and_the_rest_on_first_use():
     """What keeps an engine's start short (benchmarks/engine_start_results.md): ipykernel's
-    debugger (debugpy, pydevd) not imported, and of the kit only the engine's module."""
+    debugger (debugpy, pydevd), ipyparallel's client and cluster launchers and jupyter_client's
+    kernel managers not imported, and of the kit only the engine's module; code on the engine
+    that uses them gets them all the same."""
     with hl.Cluster(ranks=2, threads=1, timeout=60) as fresh:
         for loaded in fresh.apply(_loaded_modules):
-            assert not [m for m in loaded if m.split(".")[0] in ("debugpy", "pydevd")]
+            assert not [m for m in loaded if m.startswith(NEVER_IN_AN_ENGINE)]
             kit = {m for m in loaded if m.split(".")[0] == "hybridlab"}
             assert kit <= {"hybridlab", "hybridlab.engines", "hybridlab.engines.engine"}
             assert "ipyparallel.engine.app" in loaded  # an ipyparallel engine all the same
         assert [e["rank"] for e in fresh.apply(identity)] == [0, 1]  # the kit's calls still run
+        assert fresh.apply(_deferred_names) == [_deferred_names()] * 2  # as in this process
+
+
+def test_the_names_an_engine_takes_before_a_package_init_runs_are_the_packages_own():
+    """An engine takes the names of DEFERRED_INITS from the submodules that define them: the
+    same objects as the package's own __init__ gives (run here), so an upgrade of ipyparallel
+    or jupyter_client that moves one fails this test."""
+    for package, sources in DEFERRED_INITS.items():
+        for attr, source in sources.items():
+            own = getattr(importlib.import_module(package), attr)
+            assert own is getattr(importlib.import_module(f"{package}.{source}"), attr)
 
 
 def test_unknown_parameters_are_refused_before_anything_runs(cluster):

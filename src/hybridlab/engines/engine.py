@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import ctypes
+import importlib
+import importlib.machinery
+import importlib.util
 import os
 import socket
+import sys
+import threading
 
 _LIBRARIES: dict[str, ctypes.CDLL] = {}
 _ERROR_CAP = 512
@@ -102,21 +107,65 @@ def getenv(name: str) -> str | None:
 # ----------------------------------------------------------------------- the engine process
 
 
-def import_engine_app() -> type:
-    """ipyparallel's IPEngine, imported without ipyparallel.cluster and ipykernel's debugger.
+# Packages whose __init__ gathers names from submodules an engine never uses (ipyparallel's: its
+# client and cluster launchers; jupyter_client's: its kernel managers and provisioners), with
+# the names of theirs an engine's start does use, each from the submodule that defines it
+# (ipykernel imports `from jupyter_client import write_connection_file`, and its kernel
+# application names "jupyter_client.BlockingKernelClient" as a default class).
+DEFERRED_INITS = {
+    "ipyparallel": {},
+    "jupyter_client": {
+        "write_connection_file": "connect",
+        "find_connection_file": "connect",
+        "BlockingKernelClient": "blocking",
+    },
+}
 
-    `import ipyparallel` imports its cluster launchers (a fifth of an engine's import time),
-    which an engine never uses. They are left out while the engine imports, and
-    `ipyparallel.Cluster` / `ClusterManager` import them on first use, so nothing changes for
-    code run on the engines.
+
+def defer_init(name: str, sources: dict[str, str]) -> None:
+    """Make package `name` importable without running its __init__ until a name it defines is
+    used: its submodules import as usual (`import ipyparallel.util`), a name in `sources` is
+    taken from the submodule named there, and any other name the package lacks runs its
+    __init__ first (a module __getattr__, PEP 562), so code that uses it sees all of it."""
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.submodule_search_locations is None:
+        return  # not installed, or not a package: nothing to defer
+    package = importlib.util.module_from_spec(spec)
+    running = threading.Lock()
+
+    def deferred(attr: str) -> object:
+        if attr in sources:
+            return getattr(importlib.import_module(f"{name}.{sources[attr]}"), attr)
+        if importlib.machinery.PathFinder.find_spec(f"{name}.{attr}", package.__path__):
+            raise AttributeError(attr)  # a submodule: the import system imports it
+        with running:
+            if package.__dict__.get("__getattr__") is deferred:
+                del package.__getattr__
+                spec.loader.exec_module(package)
+        try:
+            return package.__dict__[attr]
+        except KeyError:
+            raise AttributeError(f"module {name!r} has no attribute {attr!r}") from None
+
+    package.__getattr__ = deferred
+    sys.modules[name] = package
+
+
+def import_engine_app() -> type:
+    """ipyparallel's IPEngine, imported without what an engine never uses.
+
+    The __init__ of ipyparallel and jupyter_client (DEFERRED_INITS) import clients, cluster
+    launchers and kernel managers, a sixth of an engine's imports: they run only when code on
+    the engine uses a name of theirs (`ipyparallel.Client`, `jupyter_client.KernelManager`), so
+    nothing changes for code run on the engines.
 
     ipykernel's kernel imports its debugger (debugpy and pydevd) when it is created, the
     largest part of an engine's registration; an ipyparallel engine is never attached to a
     debugger (neither %%px nor JupyterLab's debugger reaches it), so the engine's kernel is
     created as where debugpy is not installed: it answers that it has no debugger.
     """
-    import importlib
-    import sys
     import types
 
     if "ipykernel.debugger" not in sys.modules:
@@ -124,33 +173,10 @@ def import_engine_app() -> type:
         debugger._is_debugpy_available = False
         debugger.Debugger = type("Debugger", (), {})  # the class a kernel's trait names
         sys.modules["ipykernel.debugger"] = debugger
-    name = "ipyparallel.cluster"
-    if "ipyparallel" in sys.modules:
-        from ipyparallel.engine.app import IPEngine
+    for name, sources in DEFERRED_INITS.items():
+        defer_init(name, sources)
+    from ipyparallel.engine.app import IPEngine
 
-        return IPEngine
-    stub = types.ModuleType(name)
-    stub.Cluster = stub.ClusterManager = None
-    sys.modules[name] = stub
-    try:
-        import ipyparallel
-        from ipyparallel.engine.app import IPEngine
-    finally:
-        if sys.modules.get(name) is stub:
-            del sys.modules[name]
-    for attr in ("Cluster", "ClusterManager"):
-        if ipyparallel.__dict__.get(attr) is None:
-            ipyparallel.__dict__.pop(attr, None)
-    if getattr(ipyparallel, "cluster", None) is stub:
-        del ipyparallel.cluster
-
-    def lazy(attr: str) -> object:  # module __getattr__ (PEP 562)
-        if attr in ("Cluster", "ClusterManager", "cluster"):
-            module = importlib.import_module(name)
-            return module if attr == "cluster" else getattr(module, attr)
-        raise AttributeError(f"module 'ipyparallel' has no attribute {attr!r}")
-
-    ipyparallel.__getattr__ = lazy
     return IPEngine
 
 
