@@ -241,7 +241,8 @@ def test_the_guides_whole_program_runs_traced_as_the_guide_says(tmp_path):
         assert (ring["comm_id"] != -1).all() and ring.groupby("rank")["comm_id"].nunique().eq(1).all()
         reduce = calls[calls["call"] == "MPI_Reduce"]
         assert len(reduce) == ranks and (reduce["comm_size"] == ranks).all()
-        assert (reduce["comm_id"] == -1).all() and (reduce["count"] == -1).all()
+        # a collective names no communicator id; a reduction records its count (one long)
+        assert (reduce["comm_id"] == -1).all() and (reduce["count"] == 1).all()
         compliance.check(trace, "funneled")
     # the provided-level stand-in: the program sees SINGLE, stops, and no rank writes a trace
     job, trace = jobs.run_traced(script, program, tmp_path / "single", name="program", args=["5"],
