@@ -404,5 +404,5 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
 }
 ''', loses={"hidden_exchange_block"},
             why="fresh attacker: the master moves every thread's block; each thread also sends and receives a 0-int message to the real neighbours, tagged by thread",
-            reason="every thread moves its own block"),
+            reason="every thread moves its own block | too few to count every thread | did not finish"),
 ]
