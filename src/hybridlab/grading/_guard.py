@@ -44,6 +44,8 @@ import signal
 import sys
 import threading
 import types
+from time import monotonic as _monotonic  # bound before any student cell runs
+from time import sleep as _sleep
 
 MODULES = (
     "builtins",
@@ -256,19 +258,41 @@ def _descendants() -> list[tuple[int, str, list[str]]]:
 
 def _foreign_processes(put_back: bool) -> list[str]:
     """Processes under the kernel that are not the kit's launchers, controller or engines
-    (killed with put_back: what a student's cell left running, a fork of the kernel too)."""
+    (with put_back: killed, and looked for again until none is left or dying, so that the
+    test cell after them does not see one still on its way out, or one started meanwhile)."""
     found = []
-    for pid, exe, argv in _descendants():
-        name = os.path.basename(exe)
-        if name in _LAUNCHERS or (len(argv) > 2 and argv[1] == "-m" and argv[2] in _KIT_MODULES):
-            continue
-        found.append(f"a process the student's code started ({name}, pid {pid})")
-        if put_back:
+    for _ in range(5 if put_back else 1):
+        now = [(pid, os.path.basename(exe)) for pid, exe, argv in _descendants()
+               if os.path.basename(exe) not in _LAUNCHERS
+               and not (len(argv) > 2 and argv[1] == "-m" and argv[2] in _KIT_MODULES)]  # fmt: skip
+        found += [f"a process the student's code started ({name}, pid {pid})" for pid, name in now]
+        if not (put_back and now):
+            break
+        for pid, _name in now:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+        _wait_gone([pid for pid, _name in now])
     return found
+
+
+def _wait_gone(pids: list[int], seconds: float = 2.0) -> None:
+    """Wait (at most `seconds`) until each of `pids` has ended: gone, or a zombie."""
+    deadline = _monotonic() + seconds
+    while _monotonic() < deadline:
+        alive = []
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                        alive.append(pid)
+            except (OSError, IndexError):
+                pass
+        if not alive:
+            return
+        pids = alive
+        _sleep(0.01)
 
 
 def _callables(namespace: dict) -> dict:
