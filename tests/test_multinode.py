@@ -60,7 +60,7 @@ def node_shm(cluster: SlurmCluster) -> dict[str, list[str]]:
         cmd = proc.cmdline()
         if proc.name() == "slurmd" and "-N" in cmd:
             node = cmd[cmd.index("-N") + 1]
-            found[node] = sorted(os.listdir(f"/proc/{proc.pid}/root/dev/shm"))
+            found[node] = sorted(os.listdir(os.path.join("/proc", str(proc.pid), "root", "dev", "shm")))
     return found
 
 
