@@ -260,12 +260,13 @@ def _foreign_processes(put_back: bool) -> list[str]:
     """Processes under the kernel that are not the kit's launchers, controller or engines
     (with put_back: killed, and looked for again until none is left or dying, so that the
     test cell after them does not see one still on its way out, or one started meanwhile)."""
-    found = []
+    found: dict[int, str] = {}  # pid -> what it is, each once however many rounds saw it
     for _ in range(5 if put_back else 1):
         now = [(pid, os.path.basename(exe)) for pid, exe, argv in _descendants()
                if os.path.basename(exe) not in _LAUNCHERS
                and not (len(argv) > 2 and argv[1] == "-m" and argv[2] in _KIT_MODULES)]  # fmt: skip
-        found += [f"a process the student's code started ({name}, pid {pid})" for pid, name in now]
+        found |= {pid: f"a process the student's code started ({name}, pid {pid})"
+                  for pid, name in now}  # fmt: skip
         if not (put_back and now):
             break
         for pid, _name in now:
@@ -274,7 +275,7 @@ def _foreign_processes(put_back: bool) -> list[str]:
             except OSError:
                 pass
         _wait_gone([pid for pid, _name in now])
-    return found
+    return list(found.values())
 
 
 def _wait_gone(pids: list[int], seconds: float = 2.0) -> None:
