@@ -113,6 +113,48 @@ def test_hidden_tests_compare_plain_values(lab):
     assert offenders == [], f"{lab}: compare with float(...) and plain operators: {offenders}"
 
 
+# hidden tests that name a C cell but run none of its C: their answers are the student's own
+# numbers from the kernel's runs, handed out and judged (a C part is otherwise graded apart)
+KERNEL_DATA_TESTS = {("02_synchronisation", "hidden_construct_overhead")}
+
+
+def _unbound_names(code: str) -> set[str]:
+    """Names the code reads that neither it nor Python binds (it would need the notebook's)."""
+    import builtins
+    import symtable
+
+    top = symtable.symtable(code, "cell", "exec")
+    bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
+    read, tables = set(), [top]
+    while tables:
+        table = tables.pop()
+        tables += table.get_children()
+        read |= {s.get_name() for s in table.get_symbols()
+                 if s.is_referenced() and (s.is_global() or table is top)}  # fmt: skip
+    return read - bound - set(dir(builtins))
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_c_parts_are_graded_apart_from_the_kernel(lab):
+    """A hidden test that runs a student's C cell is graded apart (grading/apart.py): it carries
+    the mark and needs nothing of the notebook but its C cells."""
+    from hybridlab.grading import apart
+
+    nb = nbformat.read(source(lab), as_version=4)
+    names = set(apart.c_sources([c.source for c in nb.cells], len(nb.cells)))
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        used = {n for n in names if re.search(rf"\b{n}\b", cell.source)}
+        if not meta.get("grade") or cell.cell_type != "code" or not used:
+            continue
+        if (lab, meta["grade_id"]) in KERNEL_DATA_TESTS:
+            assert not apart.is_apart(cell.source)
+            continue
+        assert apart.is_apart(cell.source), f"{lab} {meta['grade_id']}: mark it {apart.MARK!r}"
+        missing = _unbound_names(cell.source) - names
+        assert not missing, f"{lab} {meta['grade_id']}: import {sorted(missing)} in the cell"
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("lab", LABS)

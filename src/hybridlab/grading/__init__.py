@@ -7,6 +7,8 @@ lms_export   grades and feedback in the files Moodle and Canvas import
 exchange     nbgrader's exchange on a class hub: release, collect, return feedback
 sandbox      bubblewrap sandbox and limits for one submission's kernel
 execute      nbgrader's Execute step, sandboxed, capped and guarded (_guard runs in the kernel)
+judge        a judged test's reference and comparison, in a fresh process of the grader's
+apart        a C part's test, run whole after the notebook in a fresh sandbox (no kernel)
 pool         several submissions at once, with a progress bar
 autograde    grade(lab): the whole step for a class or one student
 gradebook    scores, the class table, grades.csv, the plot per part

@@ -50,7 +50,7 @@ from traitlets import Bool, Float
 
 from ..course import hidden_inputs
 from ..runs import own_runs, replay
-from . import _guard, handout, judge
+from . import _guard, apart, handout, judge
 from ._guard import CHANGED, TAMPER
 from .policy import GradingPolicy, load_allowance
 from .sandbox import Limits, SandboxedKernelManager
@@ -69,6 +69,7 @@ GRADER_ERRORS = {
     "SubmissionTimeLimit",
     "HandOutMismatch",
     judge.NOT_JUDGED,
+    apart.NOT_GRADED,
 }
 
 
@@ -358,7 +359,9 @@ class SandboxedExecute(Execute):
                 origin.append(None)
                 cell = copy.deepcopy(cell)
                 own = tuple(_defined_names(cell.source))
-                if judge.is_judged(cell.source):
+                if apart.is_apart(cell.source):
+                    cell.source = apart.KERNEL_SOURCE
+                elif judge.is_judged(cell.source):
                     cell.source = judge.kernel_source(cell.source)
                 cell.source = (
                     f"{cell.source}\n_hl_guard.verify(get_ipython().user_ns, {part!r}, {own!r})\n"
@@ -464,18 +467,40 @@ class SandboxedExecute(Execute):
         self._handout_read += len(text)
         return text.decode(errors="replace").splitlines()
 
-    def _judged(self, nb, work, prepared, origin, skipped) -> dict[int, dict]:
-        """Judge the judged test cells that ran to their end without an error: {j: result}."""
-        chosen = [
+    def _ran_clean(self, nb, work, origin, skipped, kind) -> list[int]:
+        """The test cells for which kind(source) holds that ran to their end without an error."""
+        return [
             j
             for j, done in enumerate(work.cells)
             if origin[j] is not None
             and is_test(nb.cells[origin[j]])
-            and judge.is_judged(nb.cells[origin[j]].source)
+            and kind(nb.cells[origin[j]].source)
             and j in self._completed
             and j not in skipped
             and not any(o.output_type == "error" for o in done.get("outputs", []))
         ]
+
+    def _judged(self, nb, work, prepared, origin, skipped) -> dict[int, dict]:
+        """Judge the judged test cells that ran to their end without an error: {j: result};
+        the cells graded apart run now, each in a fresh sandbox of its own (apart.py)."""
+        results = {}
+        sources = [c.source if c.cell_type == "code" else "" for c in nb.cells]
+        for j in self._ran_clean(nb, work, origin, skipped, apart.is_apart):
+            cell = nb.cells[origin[j]]
+            results[j] = apart.grade(
+                self._part(prepared, origin, j),
+                cell.source,
+                apart.c_sources(sources, origin[j]),
+                timeout=self._get_timeout(cell) or judge.SECONDS,
+                limits=self.limits if self.sandbox else None,
+                released=self._released,
+            )
+            self._seconds[j] = self._seconds.get(j, 0.0) + results[j].pop("seconds")
+
+        def judged_here(source: str) -> bool:
+            return judge.is_judged(source) and not apart.is_apart(source)
+
+        chosen = self._ran_clean(nb, work, origin, skipped, judged_here)
         cells = [
             {
                 "part": self._part(prepared, origin, j),
@@ -484,7 +509,7 @@ class SandboxedExecute(Execute):
             }
             for j in chosen
         ]
-        return dict(zip(chosen, judge.judge(cells), strict=True))
+        return {**results, **dict(zip(chosen, judge.judge(cells), strict=True))}
 
     def _release_sandbox(self) -> None:
         """Remove the last kernel's cgroup and files, even when nbclient skipped its cleanup."""

@@ -385,6 +385,23 @@ def fill(account: tuple[int, int, str] | None) -> list[str]:
     return ["/bin/sh", "-c", " && ".join(steps) + f' && exec {drop}"$0" "$@"']
 
 
+def boxed_command(
+    box: Box, cgroup: Cgroup, limits: Limits, env: dict[str, str], command: list[str]
+) -> list[str]:
+    """The shell command that runs `command` in `box`: into the cgroup (or under rlimits), no
+    file larger than a writable folder, then bwrap and the filling of its folders."""
+    steps = [cgroup.enter_command()] if cgroup.folders else []
+    # no file larger than a writable folder, also the runs log written outside (in 512-byte
+    # blocks, as dash counts; a shell counting KiB allows twice that)
+    steps.append(f"ulimit -f {(limits.disk_mb + 1) * 2048}")
+    if cgroup.how == "rlimits":
+        steps.append(f"ulimit -v {limits.memory_mb * 1024}")
+        steps.append(f"ulimit -u {limits.tasks}")
+    inner = bwrap_args(box, env, limits.disk_mb)
+    steps.append("exec " + shlex.join([*inner, *fill(box.account), *command]))
+    return ["/bin/sh", "-c", "; ".join(steps)]
+
+
 _HELP = """no sandbox for grading: {why}.
 Grading runs each submission's kernel in a bubblewrap sandbox (Linux user namespaces).
   - install it: sudo apt-get install bubblewrap   (Fedora: dnf install bubblewrap)
@@ -484,9 +501,13 @@ class Box:
         *,
         released: list[Path] = (),
         account: tuple[int, int, str] | None = None,
+        kernel: bool = True,
     ):
         self.workdir = Path(workdir).resolve()
         self.account = account
+        self.kernel = (
+            kernel  # False: a command of the grader's (apart.py), none of the kernel's files
+        )
         self.root = Path(tempfile.mkdtemp(prefix="hybridlab-box-"))
         self.ipc = self.root / "ipc"
         self.seed = self.root / "seed"
@@ -528,7 +549,10 @@ class Box:
     def binds(self) -> list[tuple[Path, Path, bool]]:
         """(source, target, writable): the ipc folder; the runs log and the hand-out file; the
         solution's kernel runs when they are recorded (writable) or replayed (read-only), the
-        checked copy of the submission's own runs (read-only; see replay.py)."""
+        checked copy of the submission's own runs (read-only; see replay.py). A box that is not
+        a kernel's: nothing."""
+        if not self.kernel:
+            return []
         own = [(self.ipc, self.ipc, True)]
         for mine, env in ((self.runs_log, replay.LOG), (self.handout, handout.ENV)):
             if os.environ.get(env):  # a file of the box where the kernel expects it (ulimit -f)
@@ -559,6 +583,44 @@ class Box:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
+def run_boxed(
+    command: list[str],
+    *,
+    stdin: str,
+    timeout: float,
+    limits: Limits,
+    env: dict[str, str],
+    released: list[Path] = (),
+) -> tuple[int | None, str, bool]:
+    """Run a command of the grader's own (apart.py) in a fresh sandbox: an empty working folder,
+    none of a kernel's files, a kernel's limits; `stdin` its input, `env` filtered as a kernel's.
+    (exit status, or None when it ran past `timeout` and was killed; its stdout; memory limit hit)"""
+    account = sandbox_account(limits.sandbox_user)
+    with tempfile.TemporaryDirectory(prefix="hybridlab-apart-") as work:
+        box = Box(Path(work), released=released, account=account, kernel=False)
+        group = Cgroup(limits.memory_mb, limits.tasks)
+        try:
+            with open(box.root / "stderr.log", "wb") as log:
+                proc = subprocess.Popen(
+                    boxed_command(box, group, limits, sandbox_environment(env), command),
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                    start_new_session=True,
+                )
+                try:
+                    out, _ = proc.communicate(stdin.encode(), timeout=timeout)
+                    status = proc.returncode
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, 9)
+                    out, _ = proc.communicate()
+                    status = None
+            return status, out.decode(errors="replace"), group.oom_killed()
+        finally:
+            group.remove()
+            box.remove()
+
+
 class SandboxedKernelManager(AsyncKernelManager):
     """An AsyncKernelManager whose kernel runs in a fresh bubblewrap sandbox, over ipc sockets.
 
@@ -584,20 +646,12 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.kernel_spec.interrupt_mode = "message"
         self.cgroup = Cgroup(self.limits.memory_mb, self.limits.tasks)
         env = sandbox_environment(kw.get("env") or dict(os.environ))
-        inner = bwrap_args(self.box, env, self.limits.disk_mb)
-        steps = [self.cgroup.enter_command()] if self.cgroup.folders else []
-        # no file larger than a writable folder, also the runs log written outside (in 512-byte
-        # blocks, as dash counts; a shell counting KiB allows twice that)
-        steps.append(f"ulimit -f {(self.limits.disk_mb + 1) * 2048}")
-        if self.cgroup.how == "rlimits":
-            steps.append(f"ulimit -v {self.limits.memory_mb * 1024}")
-            steps.append(f"ulimit -u {self.limits.tasks}")
-        steps.append("exec " + shlex.join([*inner, *fill(account), *kernel_cmd]))
+        command = boxed_command(self.box, self.cgroup, self.limits, env, kernel_cmd)
         kw.pop("cwd", None)  # the sandbox chdirs itself; the working folder outside is unused
         log = open(self.box.root / "kernel.log", "ab")  # noqa: SIM115 - closed with the box
         kw["stdout"] = kw["stderr"] = log  # the kernel's own chatter, not the grader's terminal
         self.box.files.append(log)
-        return ["/bin/sh", "-c", "; ".join(steps)], kw
+        return command, kw
 
     @property
     def limit_mechanism(self) -> str:

@@ -1,0 +1,156 @@
+"""Hidden test cells graded apart from the student's kernel (the C parts).
+
+A hidden test cell holding the line `### GRADED APART` never runs in the student's kernel: the
+kernel runs KERNEL_SOURCE in its place. After the notebook has run, the grader runs the cell
+whole, judge blocks included, in a fresh Python process in a fresh sandbox of its own (`python -m
+hybridlab.grading.apart`), in a namespace that holds only the notebook's C: every `%%c NAME` cell
+above the test, as the submitted notebook holds it (the last cell of a name wins, as in a kernel
+that ran the notebook from the top). So nothing the student's Python did reaches the grade: no
+module replaced, no guard switched off, no caller's frame read, no value left in the kernel.
+
+The student's C runs in that process's children. The process makes itself undumpable first (its
+memory and descriptors are then closed to processes of the same account), reads its whole input,
+including a key only the grader and it know, before any C runs, and moves its own stdout and
+stderr to a log, so a child inherits nothing of the result's channel. It signs its result with
+the key (HMAC-SHA256); the grader reads the one line that carries a valid signature.
+
+    is_apart(source)                the cell is graded apart
+    c_sources(sources, before)      {NAME: the value `%%c NAME` gives} of the cells before `before`
+    grade(part, source, c_cells, ...)  {"error": [name, message] or None, "notes", "seconds"}
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import hmac
+import io
+import json
+import os
+import secrets
+import subprocess
+import sys
+import time
+from contextlib import redirect_stdout
+
+from ..kernels.c_cells import MAGIC, cell_text
+from .judge import MESSAGE
+
+MARK = "### GRADED APART"
+KERNEL_SOURCE = (
+    'print("This part is graded apart from your kernel: its tests run your C cell, as your '
+    'notebook holds it, in a fresh process after the notebook has run.")'
+)
+NOT_GRADED = "NotGradedApart"
+TAG = "@apart "
+_PR_SET_DUMPABLE = 4
+
+
+def is_apart(source: str) -> bool:
+    return any(line.strip() == MARK for line in source.splitlines())
+
+
+def c_sources(sources: list[str], before: int) -> dict[str, str]:
+    """{NAME: text} of the `%%c NAME [KERNEL]` cells among sources[:before], each the value the
+    magic gives NAME (c_cells.cell_text); a later cell of the same name replaces an earlier one."""
+    found = {}
+    for source in sources[:before]:
+        head, _, body = source.lstrip("\n").partition("\n")
+        words = head.split()
+        if len(words) in (2, 3) and words[0] == f"%%{MAGIC}" and words[1].isidentifier():
+            found[words[1]] = cell_text(body)
+    return found
+
+
+def _sign(key: bytes, text: str) -> str:
+    return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
+
+
+def grade(
+    part: str, source: str, c_cells: dict[str, str], *, timeout: float, limits=None, released=()
+) -> dict:
+    """Run one cell apart: in a fresh sandbox with `limits` (sandbox.Limits), else (`limits`
+    None: `hybridlab grade --unsandboxed`) as a plain child process. It draws its hidden inputs
+    from the submission's seed, as the kernel would (hidden_inputs: the grader's environment)."""
+    key = secrets.token_bytes(32)
+    stdin = json.dumps({"key": key.hex(), "part": part, "source": source, "c_cells": c_cells})
+    env = {k: v for k, v in os.environ.items() if k not in _HARNESS_ENV}
+    command = [sys.executable, "-m", __name__]
+    started = time.monotonic()
+    oom = False
+    if limits is not None:
+        from .sandbox import run_boxed
+
+        status, out, oom = run_boxed(
+            command, stdin=stdin, timeout=timeout, limits=limits, env=env, released=list(released)
+        )
+    else:
+        try:
+            done = subprocess.run(
+                command, input=stdin, capture_output=True, text=True, timeout=timeout, env=env
+            )
+            status, out = done.returncode, done.stdout
+        except subprocess.TimeoutExpired as late:
+            status, out = None, (late.stdout or b"").decode(errors="replace")
+    seconds = time.monotonic() - started
+    for line in out.splitlines():
+        if line.startswith(TAG):
+            signature, _, text = line[len(TAG) :].partition(" ")
+            if hmac.compare_digest(signature, _sign(key, text)):
+                return {**json.loads(text), "seconds": seconds}
+    if status is None:
+        why = f"the test ran past its time limit ({timeout:.0f} s): a deadlock, or far more work?"
+    elif oom:
+        why = "the memory limit was hit"
+    else:
+        why = f"the test's process ended without a result (exit status {status})"
+    return {"error": [NOT_GRADED, why], "notes": "", "seconds": seconds}
+
+
+def _harness_env() -> set[str]:
+    """Variables of the kernel's harness an apart cell must not see: its runs are all real (no
+    record, no replay, no runs log) and it hands nothing out."""
+    from ..runs import replay
+    from ..runs.run_format import ENV
+    from . import handout
+
+    return {ENV, replay.OWN, replay.LOG, handout.ENV}
+
+
+_HARNESS_ENV = _harness_env()
+
+
+def _run(cell: dict) -> dict:
+    notes = io.StringIO()
+    namespace = {"__name__": "apart", **cell["c_cells"]}
+    try:
+        with redirect_stdout(notes):
+            exec(compile(cell["source"], f"<graded apart: {cell['part']}>", "exec"), namespace)
+        error = None
+    except Exception as err:  # the part's failure, as a test cell's error would say it
+        error = [type(err).__name__, str(err)[:MESSAGE]]
+    return {"error": error, "notes": notes.getvalue()[-4000:]}
+
+
+def main() -> None:
+    """The process inside the sandbox: undumpable, its input read whole, its result signed on the
+    stdout it kept; every child gets the log in its place."""
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    cell = json.loads(sys.stdin.read())
+    key = bytes.fromhex(cell.pop("key"))
+    result = os.fdopen(os.dup(1), "w")  # not inherited (os.dup: close-on-exec)
+    log = os.open(
+        os.path.join(os.environ.get("TMPDIR", "/tmp"), "apart.log"),
+        os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+        0o600,
+    )
+    for fd in (1, 2):
+        os.dup2(log, fd)
+    sys.stdin = open(os.devnull)  # noqa: SIM115 - the process's own, for its whole life
+    text = json.dumps(_run(cell))
+    result.write(f"{TAG}{_sign(key, text)} {text}\n")
+    result.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""Hidden test cells graded apart from the student's kernel (issue 36, grading/apart.py): a C
+part's test runs after the notebook in a fresh process and sandbox, with the notebook's own C
+cells and nothing the student's Python did; its result is signed, so no output forges it."""
+
+from __future__ import annotations
+
+import shutil
+
+import nbformat
+import pytest
+from traitlets.config import Config
+
+from hybridlab.grading import apart
+from hybridlab.grading.execute import SandboxedExecute
+from hybridlab.grading.sandbox import Limits
+from hybridlab.kernels.c_cells import cell_text
+
+PROGRAM = "int main(void) {\n    return 0;\n}\n"
+TEST = f"""### BEGIN HIDDEN TESTS
+{apart.MARK}
+import os
+print("graded", os.environ.get("HYBRIDLAB_SANDBOX", "plain"))
+assert PROG.split() == {PROGRAM.split()!r}, "not the notebook's cell: " + PROG[:40]
+assert "SECRET" not in globals() and "hl" not in globals(), sorted(globals())
+### END HIDDEN TESTS"""
+# a child that writes a forged result on every descriptor it can reach of its parents
+FORGER = """
+import os, subprocess, sys
+code = '''
+import os
+forged = b'@apart 0 {"error": null, "notes": ""}\\\\n'
+for fd in (1, 2):
+    os.write(fd, forged)
+for pid in (os.getppid(), 1):
+    for fd in range(3, 40):
+        try:
+            with open(f"/proc/{pid}/fd/{fd}", "wb") as f:
+                f.write(forged)
+        except OSError:
+            pass
+'''
+subprocess.run([sys.executable, "-c", code])
+raise AssertionError("the forger's own failure")
+"""
+
+
+def test_a_c_cell_is_found_as_the_magic_gives_it():
+    sources = ["%%c A halo2d\nint a;", "x = 1", "\n%%c B\nint b;", "%%c A halo2d\nint a2;",
+               "%%c C\nint c;"]  # fmt: skip
+    found = apart.c_sources(sources, 4)
+    assert found == {"A": cell_text("int a2;"), "B": cell_text("int b;")}
+    assert apart.is_apart(f"x\n{apart.MARK}\ny") and not apart.is_apart("x = '### GRADED'")
+
+
+def _grade(source: str, sandboxed: bool, timeout: float = 120) -> dict:
+    if sandboxed and shutil.which("bwrap") is None:
+        pytest.skip("no bubblewrap here")
+    return apart.grade("p", source, {"PROG": cell_text(PROGRAM)}, timeout=timeout,
+                       limits=Limits() if sandboxed else None)  # fmt: skip
+
+
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["plain", "sandbox"])
+def test_a_cell_runs_apart_and_its_result_cannot_be_forged(sandboxed):
+    done = _grade(TEST.replace("### END", "import subprocess\n### END"), sandboxed)
+    assert done["error"] is None and "graded" in done["notes"], done
+    assert ("graded 1" in done["notes"]) == sandboxed
+    forged = _grade(FORGER, sandboxed)  # its child's lines carry no valid signature
+    assert forged["error"] == ["AssertionError", "the forger's own failure"], forged
+    died = _grade("import os\nos._exit(0)", sandboxed)
+    assert died["error"][0] == apart.NOT_GRADED and "without a result" in died["error"][1]
+    late = _grade("import time\ntime.sleep(60)", sandboxed, timeout=3)
+    assert late["error"][0] == apart.NOT_GRADED and "time limit" in late["error"][1]
+
+
+def _meta(grade_id: str, **flags) -> dict:
+    base = {"grade": False, "solution": False, "locked": False, "task": False}
+    return {"nbgrader": {**base, **flags, "grade_id": grade_id, "schema_version": 3}}
+
+
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["unsandboxed", "sandbox"])
+def test_nothing_the_kernel_holds_reaches_a_cell_graded_apart(sandboxed, tmp_path):
+    """The kernel replaces the C cell's variable and the grading module and leaves a secret; the
+    cell graded apart still reads the notebook's C cell, and sees none of it."""
+    if sandboxed and shutil.which("bwrap") is None:
+        pytest.skip("no bubblewrap here")
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "py", "language": "python"}
+    cells = [
+        ("%load_ext hybridlab.kernels.c_cells", {}),
+        (f"%%c PROG\n{PROGRAM}", _meta("prog", solution=True)),
+        ("PROG = 'forged'\nSECRET = 1\nimport hybridlab.grading.apart as a\n"
+         "a.grade = lambda *args, **kw: {'error': None, 'notes': '', 'seconds': 0}", {}),
+        (TEST, _meta("hidden_prog", grade=True, locked=True, points=1)),
+        (TEST.replace("PROG.split() ==", "PROG.split() !="),
+         _meta("hidden_wrong", grade=True, locked=True, points=1)),
+    ]  # fmt: skip
+    nb.cells = [nbformat.v4.new_code_cell(source, metadata=meta) for source, meta in cells]
+    SandboxedExecute(config=Config(), timeout=120, sandbox=sandboxed).preprocess(
+        nb, {"metadata": {"path": str(tmp_path)}}
+    )
+    right, wrong = nb.cells[3], nb.cells[4]
+    assert not [o for o in right.outputs if o.output_type == "error"], right.outputs
+    text = "".join(o.get("text", "") for o in right.outputs)
+    assert "graded apart from your kernel" in text and "graded" in text
+    assert [o.ename for o in wrong.outputs if o.output_type == "error"] == ["AssertionError"]
