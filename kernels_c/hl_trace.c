@@ -20,15 +20,23 @@
  * MPI_Request_c2f) and buffer's address ("buffer"), a non-blocking collective its communicator and the request it returns, an
  * MPI_Wait or MPI_Test the request it was given, an MPI_Waitall or MPI_Testall the requests
  * ("requests", "3,7"), an MPI_Waitany, _Waitsome, _Testany or _Testsome the ones it completed, an MPI_Pready, MPI_Pready_range or MPI_Parrived the partitions it names
- * ("partition" to "partition_last") and the request, an MPI_Start the request. Entries go to a per-rank buffer of HL_TRACE_MAX_CALLS (a slot
- * taken with an atomic counter); the counters stay exact beyond it.
+ * ("partition" to "partition_last") and the request, an MPI_Start the request. The first
+ * HL_TRACE_MAX_CALLS calls of a rank are kept (a slot taken with an atomic counter); the counters
+ * stay exact beyond it.
+ *
+ * Where entries go. With $HL_TRACE_STREAM (a folder; the harness sets it for every run it starts)
+ * each call and each piece of computing is written, framed (below), to the rank's own file
+ * <folder>/stream-<rank>.jsonl the moment it ends, one write(2) each: what is written cannot be
+ * changed afterwards by code of the process, which has no way to open or write a file (a student's
+ * unit: hybridlab.kernels.unit_checks). Without it (a kernel run in an engine) they are kept in
+ * per-rank buffers and emitted with the records.
  *
  * For the kit's units (hl_runtime.h, the kernels): hl_trace_reset() at the start of a run,
- * hl_trace_compute(start, end) for a kit helper's computing (one "computed" interval per stretch
- * of a thread's computing between its MPI calls, with the number of calls it joins: "pieces"),
- * hl_trace_rows(start, end, first, last) for a helper that computes rows of a grid (lab 04's
- * stencil_rows: one interval per call, never joined, with its rows "first" to "last"; -1 for
- * other helpers), hl_trace_step(step) when the kernel starts an iteration (every call and
+ * hl_trace_compute(start, end) for a kit helper's computing (one "computed" piece per call, with
+ * the thread's OS id "tid": the harness joins a thread's pieces less than 20 us apart with no MPI
+ * call of the thread between them into one interval, hybridlab.runs.records.join_pieces), hl_trace_rows(start, end, first, last) for a helper that
+ * computes rows of a grid (lab 04's stencil_rows: a piece never joined, with its rows "first" to
+ * "last"; -1 for other helpers), hl_trace_step(step) when the kernel starts an iteration (every call and
  * interval after it carries "step"; -1 before the first),
  * hl_trace_init_thread in place of MPI_Init_thread (MPI asked for MULTIPLE, the code shown the
  * level it asked for: see below), hl_trace_emit(ctx) for the records, and the records' integrity: hl_append tells
@@ -59,7 +67,6 @@
 #ifndef HL_TRACE_MAX_COMPUTE
 #define HL_TRACE_MAX_COMPUTE 32768
 #endif
-#define HL_TRACE_COMPUTE_GAP 20e-6 /* a thread's computing within this of its last: one interval */
 #define HL_KEY_CHARS 64
 #define HL_PEER_NONE -1 /* a point-to-point peer MPI_PROC_NULL (or no peer) */
 #define HL_PEER_ANY -2  /* a receive from MPI_ANY_SOURCE */
@@ -87,9 +94,9 @@ typedef struct {
 
 typedef struct {
     double start, end;
-    long pieces; /* hl_trace_compute calls joined into it (p2p_overlap: its compute_step calls) */
     long first, last; /* hl_trace_rows: the rows computed (-1: a helper without rows) */
     long step;        /* the kernel's iteration (hl_trace_step), -1 before the first */
+    long tid;         /* the calling thread's OS id */
     int thread, cpu, numa;
 } hl_trace_interval;
 
@@ -102,12 +109,82 @@ static atomic_int active;       /* calls inside MPI right now */
 static double origin;
 static hl_trace_interval intervals[HL_TRACE_MAX_COMPUTE];
 static atomic_long interval_count;
-static atomic_long step = -1;            /* the kernel's iteration (hl_trace_step) */
-static _Thread_local long thread_tid;    /* the calling thread's OS id, asked once per thread */
-static _Thread_local long open_interval; /* 1 + this thread's open interval */
+static atomic_long step = -1;          /* the kernel's iteration (hl_trace_step) */
+static _Thread_local long thread_tid;  /* the calling thread's OS id, asked once per thread */
+static int stream_fd = -1;             /* the rank's stream file ($HL_TRACE_STREAM), or -1 */
+static int stream_rank;                /* the rank the stream is framed with */
+static atomic_long stream_seq;         /* lines written to the stream */
 static char key[HL_KEY_CHARS + 1] = "-"; /* the run's key (HL_RECORD_KEY_FILE) */
 static uint64_t noted_hash;              /* FNV-1a of the bytes the kit appended to the records */
 static size_t noted_len;
+
+/* ------------------------------------------------------------------- the stream */
+
+/* The rank's stream file, opened afresh for a run ($HL_TRACE_STREAM; none without it). */
+static void stream_open(void) {
+    if (stream_fd >= 0) close(stream_fd);
+    stream_fd = -1;
+    atomic_store(&stream_seq, 0);
+    const char *dir = getenv("HL_TRACE_STREAM");
+    int ready = 0;
+    if (!dir || !*dir || MPI_Initialized(&ready) != MPI_SUCCESS || !ready) return;
+    MPI_Comm_rank(MPI_COMM_WORLD, &stream_rank);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/stream-%d.jsonl", dir, stream_rank);
+    stream_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+}
+
+/* One record line `json` (n bytes, ending in a newline) to the stream, framed, in one write. */
+static void stream_write(const char *json, int n) {
+    char framed[1200];
+    long seq = atomic_fetch_add(&stream_seq, 1);
+    int head = snprintf(framed, sizeof framed, "@hl %s %d %ld ", key, stream_rank, seq);
+    if (n < 0 || head < 0 || (size_t)head + (size_t)n > sizeof framed) return;
+    memcpy(framed + head, json, (size_t)n);
+    ssize_t done = write(stream_fd, framed, (size_t)head + (size_t)n);
+    (void)done; /* a line lost is a number missing: the harness refuses the stream */
+}
+
+/* The stream's closing line (the lines written before it), and the file closed. */
+static void stream_close(void) {
+    if (stream_fd < 0) return;
+    char line[128];
+    int n = snprintf(line, sizeof line, "@hl %s %d end %ld 1\n", key, stream_rank,
+                     atomic_load(&stream_seq));
+    ssize_t done = write(stream_fd, line, (size_t)n);
+    (void)done;
+    close(stream_fd);
+    stream_fd = -1;
+}
+
+/* A call's record as one JSON line; its length. */
+static int format_call(char *line, size_t cap, int rank, const hl_trace_call *c) {
+    return snprintf(line, cap,
+                    "{\"rank\":%d,\"thread\":%d,\"cpu\":%d,\"numa\":%d,\"record\":\"mpi_call\","
+                    "\"call\":\"%s\",\"start\":%.9f,\"end\":%.9f,\"main\":%d,"
+                    "\"in_parallel\":%d,\"level\":%d,\"team\":%d,\"tid\":%ld,"
+                    "\"concurrent\":%d,\"done\":%d,\"comm_size\":%d,\"comm\":\"%s\","
+                    "\"student\":%d,\"comm_id\":%d,\"tag\":%d,\"count\":%ld,\"peer\":%d,"
+                    "\"bytes\":%ld,\"recv_peer\":%d,\"recv_count\":%ld,\"recv_bytes\":%ld,"
+                    "\"partitions\":%d,\"partition\":%d,\"partition_last\":%d,"
+                    "\"request\":%d,\"requests\":\"%s\",\"step\":%ld,\"buffer\":%lu}\n",
+                    rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?", c->start - origin,
+                    c->end - origin, c->main, c->in_parallel, c->level, c->team, c->tid,
+                    c->concurrent, c->done, c->comm_size, c->comm, c->student, c->comm_id, c->tag,
+                    c->count, c->peer, c->bytes, c->recv_peer, c->recv_count, c->recv_bytes,
+                    c->partitions, c->partition, c->partition_last, c->request, c->requests,
+                    c->step, c->buffer);
+}
+
+/* A piece of computing as one JSON line; its length. */
+static int format_piece(char *line, size_t cap, int rank, const hl_trace_interval *v) {
+    return snprintf(line, cap,
+                    "{\"rank\":%d,\"thread\":%d,\"cpu\":%d,\"numa\":%d,\"record\":\"computed\","
+                    "\"start\":%.9f,\"end\":%.9f,\"pieces\":1,\"first\":%ld,\"last\":%ld,"
+                    "\"step\":%ld,\"tid\":%ld}\n",
+                    rank, v->thread, v->cpu, v->numa, v->start - origin, v->end - origin,
+                    v->first, v->last, v->step, v->tid);
+}
 
 /* ---------------------------------------------------------------------- the run's key */
 
@@ -140,6 +217,7 @@ static void records_begin(void) {
 }
 
 void hl_trace_frame(hl_ctx *ctx) {
+    stream_close(); /* a run that ended before its summary: the stream closed all the same */
     int ok = ctx->len == noted_len &&
              fnv(14695981039346656037ULL, ctx->out ? ctx->out : "", ctx->len) == noted_hash;
     size_t cap = ctx->len + 4096, used = 0;
@@ -186,6 +264,7 @@ void hl_trace_reset(void) {
     atomic_store(&active, 0);
     atomic_store(&step, -1);
     origin = hl_now();
+    stream_open();
 }
 
 void hl_trace_step(long iteration) { atomic_store(&step, iteration); }
@@ -256,7 +335,6 @@ static void trace_begin(hl_trace_call *c, const char *call, int student) {
     if (student) hl_trace_task_stamp(1);
     c->comm[0] = '\0';
     c->requests[0] = '\0';
-    open_interval = 0; /* the thread's next computing is a new interval */
     c->concurrent = atomic_fetch_add(&active, 1);
     c->start = hl_now();
 }
@@ -322,38 +400,31 @@ static void keep_completed(hl_trace_call *c, int kept, const int indices[]) {
     }
 }
 
-/* A new interval of the calling thread from `start` to `end` with rows `first`..`last`. */
-static void new_interval(double start, double end, long first, long last) {
+/* A piece of computing of the calling thread from `start` to `end` with rows `first`..`last`:
+ * to the stream, else kept (the first HL_TRACE_MAX_COMPUTE). */
+static void new_piece(double start, double end, long first, long last) {
     long slot = atomic_fetch_add(&interval_count, 1);
     if (slot >= HL_TRACE_MAX_COMPUTE) return;
-    hl_trace_interval *v = &intervals[slot];
-    v->start = start;
-    v->end = end;
-    v->pieces = 1;
-    v->first = first;
-    v->last = last;
-    v->step = atomic_load(&step);
-    v->thread = omp_get_thread_num();
-    hl_where(&v->cpu, &v->numa);
-    open_interval = slot + 1;
-}
-
-/* A kit helper computed from `start` to `end` (hl_now()) on the calling thread: extends the
- * thread's open interval when it follows closely with no MPI call between, else starts one. */
-void hl_trace_compute(double start, double end) {
-    long open = open_interval - 1;
-    if (open >= 0 && intervals[open].first < 0 &&
-        start - intervals[open].end < HL_TRACE_COMPUTE_GAP) {
-        intervals[open].end = end;
-        intervals[open].pieces++;
-        return;
+    hl_trace_interval v = {.start = start, .end = end, .first = first, .last = last,
+                           .step = atomic_load(&step),
+                           .thread = omp_get_thread_num()};
+    if (!thread_tid) thread_tid = (long)syscall(SYS_gettid);
+    v.tid = thread_tid;
+    hl_where(&v.cpu, &v.numa);
+    if (stream_fd >= 0) {
+        char line[512];
+        stream_write(line, format_piece(line, sizeof line, stream_rank, &v));
+    } else {
+        intervals[slot] = v;
     }
-    new_interval(start, end, -1, -1);
 }
 
-/* A kit helper computed rows `first`..`last` of a grid from `start` to `end`: one interval. */
+/* A kit helper computed from `start` to `end` (hl_now()) on the calling thread. */
+void hl_trace_compute(double start, double end) { new_piece(start, end, -1, -1); }
+
+/* A kit helper computed rows `first`..`last` of a grid from `start` to `end`. */
 void hl_trace_rows(double start, double end, long first, long last) {
-    new_interval(start, end, first, last);
+    new_piece(start, end, first, last);
 }
 
 /* Keep the call, ended at `end`. */
@@ -364,7 +435,13 @@ static void trace_keep(hl_trace_call *c, double end) {
     if (c->in_parallel) atomic_fetch_add(&in_parallel, 1);
     if (c->concurrent) atomic_fetch_add(&overlapped, 1);
     long slot = atomic_fetch_add(&call_count, 1);
-    if (slot < HL_TRACE_MAX_CALLS) calls[slot] = *c;
+    if (slot >= HL_TRACE_MAX_CALLS) return;
+    if (stream_fd >= 0) {
+        char line[1024];
+        stream_write(line, format_call(line, sizeof line, stream_rank, c));
+    } else {
+        calls[slot] = *c;
+    }
 }
 
 static void trace_end(hl_trace_call *c) { trace_keep(c, hl_now()); }
@@ -435,37 +512,14 @@ static void trace_end_p2p(hl_trace_call *c, MPI_Comm comm, int tag, long count, 
 void hl_trace_emit(hl_ctx *ctx) {
     long made = atomic_load(&call_count);
     long kept = made < HL_TRACE_MAX_CALLS ? made : HL_TRACE_MAX_CALLS;
+    long pieces = atomic_load(&interval_count);
+    if (pieces > HL_TRACE_MAX_COMPUTE) pieces = HL_TRACE_MAX_COMPUTE;
     char line[1024];
-    for (long i = 0; i < kept; i++) {
-        const hl_trace_call *c = &calls[i];
-        int n = snprintf(line, sizeof line,
-                         "{\"rank\":%d,\"thread\":%d,\"cpu\":%d,\"numa\":%d,\"record\":\"mpi_call\","
-                         "\"call\":\"%s\",\"start\":%.9f,\"end\":%.9f,\"main\":%d,"
-                         "\"in_parallel\":%d,\"level\":%d,\"team\":%d,\"tid\":%ld,"
-                         "\"concurrent\":%d,\"done\":%d,\"comm_size\":%d,\"comm\":\"%s\","
-                         "\"student\":%d,\"comm_id\":%d,\"tag\":%d,\"count\":%ld,\"peer\":%d,"
-                         "\"bytes\":%ld,\"recv_peer\":%d,\"recv_count\":%ld,\"recv_bytes\":%ld,"
-                         "\"partitions\":%d,\"partition\":%d,\"partition_last\":%d,"
-                         "\"request\":%d,\"requests\":\"%s\",\"step\":%ld,\"buffer\":%lu}\n",
-                         ctx->rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?",
-                         c->start - origin, c->end - origin, c->main, c->in_parallel, c->level,
-                         c->team, c->tid, c->concurrent, c->done, c->comm_size, c->comm,
-                         c->student, c->comm_id, c->tag, c->count, c->peer, c->bytes,
-                         c->recv_peer, c->recv_count, c->recv_bytes, c->partitions, c->partition,
-                         c->partition_last, c->request, c->requests, c->step, c->buffer);
-        hl_append(ctx, line, (size_t)n);
-    }
-    long stretches = atomic_load(&interval_count);
-    if (stretches > HL_TRACE_MAX_COMPUTE) stretches = HL_TRACE_MAX_COMPUTE;
-    for (long i = 0; i < stretches; i++) {
-        const hl_trace_interval *v = &intervals[i];
-        int n = snprintf(line, sizeof line,
-                         "{\"rank\":%d,\"thread\":%d,\"cpu\":%d,\"numa\":%d,\"record\":\"computed\","
-                         "\"start\":%.9f,\"end\":%.9f,\"pieces\":%ld,\"first\":%ld,"
-                         "\"last\":%ld,\"step\":%ld}\n",
-                         ctx->rank, v->thread, v->cpu, v->numa, v->start - origin,
-                         v->end - origin, v->pieces, v->first, v->last, v->step);
-        hl_append(ctx, line, (size_t)n);
+    if (stream_fd < 0) {
+        for (long i = 0; i < kept; i++)
+            hl_append(ctx, line, (size_t)format_call(line, sizeof line, ctx->rank, &calls[i]));
+        for (long i = 0; i < pieces; i++)
+            hl_append(ctx, line, (size_t)format_piece(line, sizeof line, ctx->rank, &intervals[i]));
     }
     int cpu, numa;
     hl_where(&cpu, &numa);
@@ -475,8 +529,9 @@ void hl_trace_emit(hl_ctx *ctx) {
                      "\"concurrent\":%ld,\"computed\":%ld}\n",
                      ctx->rank, omp_get_thread_num(), cpu, numa, made, kept,
                      atomic_load(&not_main), atomic_load(&in_parallel), atomic_load(&overlapped),
-                     stretches);
+                     pieces);
     hl_append(ctx, line, (size_t)n);
+    stream_close();
 }
 
 /* ------------------------------------------------------------------- the entry points */

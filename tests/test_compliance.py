@@ -276,9 +276,8 @@ def test_trace_records_a_kernel_forges_are_refused():
         '\\"not_main\\":0,\\"in_parallel\\":0,\\"concurrent\\":0");',
     )
     assert forged != EXCHANGE
-    res = run(build_source("compliance_forged", forged, trace_mpi=True), "thread1")
-    with pytest.raises(ValueError, match="does not add up"):
-        compliance.check(res, "funneled")
+    with pytest.raises(ValueError, match="records lost or forged"):  # a second summary
+        run(build_source("compliance_forged", forged, trace_mpi=True), "thread1")
 
 
 def test_synchronous_sends_make_an_unsafe_order_deadlock_and_are_still_named_mpi_send(exchange):

@@ -75,3 +75,37 @@ def test_every_record_names_the_node_of_its_rank():
 )
 def test_the_dead_rank_is_read_from_the_report(output, rank, how):
     assert failed_rank(output, {4242: 1}) == (rank, how)
+
+
+def test_streamed_pieces_of_computing_are_joined_as_the_tracer_once_did():
+    from hybridlab.runs.records import COMPUTE_GAP, join_pieces
+
+    def piece(start, end, first=-1, tid=7, rank=0):
+        return {"rank": rank, "thread": 0, "tid": tid, "start": start, "end": end, "pieces": 1,
+                "first": first, "last": first, "step": 0}  # fmt: skip
+
+    gap = COMPUTE_GAP / 2
+    rows = [piece(0.0, 1.0), piece(1.0 + gap, 2.0),  # one stretch: joined
+            piece(2.0 + gap, 3.0),  # an MPI call of the thread began between: a new interval
+            piece(3.0 + 2 * COMPUTE_GAP, 4.0),  # too far from the last: new
+            piece(4.0 + gap, 5.0, first=3), piece(5.0 + gap, 6.0),  # rows stand alone
+            piece(0.5, 0.6, tid=8), piece(0.6 + gap, 0.7, tid=8),  # another thread: joined
+            {"rank": 0, "thread": 0, "start": 9.0, "end": 9.5, "pieces": 3}]  # recorded joined
+    calls = [{"rank": 0, "tid": 7, "start": 2.0 + gap / 2}, {"rank": 0, "tid": 9, "start": 0.6}]
+    joined = join_pieces(rows, calls)
+    spans = sorted((r.get("tid", 0), r["start"], r["end"], r["pieces"]) for r in joined)
+    assert spans == [(0, 9.0, 9.5, 3), (7, 0.0, 2.0, 2), (7, 2.0 + gap, 3.0, 1),
+                     (7, 3.0 + 2 * COMPUTE_GAP, 4.0, 1), (7, 4.0 + gap, 5.0, 1),
+                     (7, 5.0 + gap, 6.0, 1), (8, 0.5, 0.7, 2)]  # fmt: skip
+    assert join_pieces(joined, calls) == joined  # joined again: the same
+
+
+def test_a_trace_summary_must_count_the_calls_and_pieces_read():
+    from hybridlab.runs.records import RecordError, check_trace
+
+    summary = [{"rank": 0, "kept": 2, "computed": 1}]
+    calls, pieces = [{"rank": 0}, {"rank": 0}], [{"rank": 0}]
+    check_trace(summary, calls, pieces)
+    for lost in ((calls[:1], pieces), (calls, []), (calls + [{"rank": 0}], pieces)):
+        with pytest.raises(RecordError, match="lost or forged"):
+            check_trace(summary, *lost)

@@ -192,3 +192,42 @@ def test_nonblocking_neighbourhood_collectives_are_traced_with_the_request_that_
         assert len(some) == 1, mine
         completed = sorted([anyone, some.iloc[0]["requests"]])
         assert completed == sorted([str(int(third["request"])), str(int(last_barrier["request"]))]), mine
+
+
+HANGS_AFTER_A_CALL = r"""
+#include <mpi.h>
+
+int main(int argc, char **argv) {
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Barrier(MPI_COMM_WORLD);
+    volatile long spin = 0;
+    for (;;) spin++; /* whatever the program did next, the barrier's record is out of it */
+}
+"""
+
+
+def test_each_call_is_in_its_rank_stream_the_moment_it_returns(tmp_path):
+    """With HL_TRACE_STREAM (launch.trace_stream, set for every run the harness starts) a call's
+    record leaves the process when the call ends: no later store of the program can change it."""
+    import time
+
+    from hybridlab.runs.launch import STREAM
+
+    program = jobs.build_program("trace_stream_hang", HANGS_AFTER_A_CALL)
+    env = {**jobs.mpi_environment(find_mpiexec().implementation), STREAM: str(tmp_path),
+           "OMP_NUM_THREADS": "1"}  # fmt: skip
+    proc = subprocess.Popen([str(program.program)], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
+    stream = tmp_path / "stream-0.jsonl"
+    try:
+        for _ in range(300):
+            if stream.exists() and "MPI_Barrier" in stream.read_text():
+                break
+            time.sleep(0.1)
+    finally:
+        proc.kill()
+        proc.wait()
+    lines = stream.read_text().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("@hl - 0 0 {"), lines
+    assert '"call":"MPI_Barrier"' in lines[0]

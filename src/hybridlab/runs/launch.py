@@ -10,10 +10,11 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import subprocess
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..errors import KernelCrash, KernelError, KernelTimeout, failed_node, failed_rank, on_node
@@ -27,6 +28,7 @@ from .records import Results
 
 OUTPUT_TAIL = 2000  # characters of stderr quoted in an error
 KEY_FILE = "HL_RECORD_KEY_FILE"  # where the kit's tracer reads the run's key (kernels_c/hl_trace.c)
+STREAM = "HL_TRACE_STREAM"  # the folder the tracer writes each rank's calls to as they end
 
 
 def failure_text(out: str, err: str) -> str:
@@ -54,6 +56,31 @@ def record_key() -> Iterator[tuple[str, dict[str, str]]]:
         yield key, {KEY_FILE: path}
     finally:
         Path(path).unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def trace_stream(
+    folder: Path | None = None,
+) -> Iterator[tuple[dict[str, str], Callable[[], list[tuple[str, str]]]]]:
+    """Where a traced run's ranks write each MPI call and piece of computing the moment it ends
+    (kernels_c/hl_trace.c: stream-RANK.jsonl, framed like the records): `folder`, else a fresh
+    folder of the kit's cache (every node of a run sees it) removed after the run; the
+    environment that names it and a reader of the streams, [(file name, text)] in rank order."""
+    made = folder is None
+    if made:
+        streams = cache_root() / "streams"
+        streams.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder = Path(tempfile.mkdtemp(dir=streams))
+
+    def read() -> list[tuple[str, str]]:
+        files = sorted(folder.glob("stream-*.jsonl"), key=lambda p: int(p.stem.split("-")[1]))
+        return [(p.name, p.read_text(errors="replace")) for p in files]
+
+    try:
+        yield {STREAM: str(folder)}, read
+    finally:
+        if made:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def program_command(
@@ -89,11 +116,12 @@ def run_program(
         full_env = chosen.environment(
             {**placement.environment(mpi.implementation, len(topology.usable)), **(env or {})}
         )
-        with record_key() as (key, key_env):
-            full_env.update(key_env)
+        with record_key() as (key, key_env), trace_stream() as (stream_env, streams):
+            full_env.update({**key_env, **stream_env})
             out = _launch(cmd, full_env, kernel.name, timeout, placement.nodes > 1, chosen.kind)
+            texts = [(kernel.name, out), *streams()]
         return run_path.Output(
-            [(kernel.name, out)],
+            texts,
             {
                 "command": " ".join(cmd),
                 "launcher": chosen.kind,

@@ -17,6 +17,7 @@ counted per rank (parse_framed): only those are records, whatever else the progr
 
 from __future__ import annotations
 
+import bisect
 import html
 import json
 import re
@@ -77,9 +78,9 @@ def parse_framed(text: str, key: str, source: str = "kernel") -> tuple[list[dict
     """Split the output of a traced kernel into (records, rank metadata, the program's own
     lines). Records are only the lines the kit's tracer framed with the run's `key`, numbered per
     rank and counted by the rank's closing line; a framed line with another key, a number
-    missing or twice, a rank without its closing line, a closing line that says the records'
-    buffer was written by anything but the kit, or a trace summary whose computed count differs
-    from its "computed" records is a RecordError: records forged. Every other line is the
+    missing or twice, a rank without its closing line, or a closing line that says the records'
+    buffer was written by anything but the kit is a RecordError: records forged (check_trace
+    then counts each rank's calls and pieces, from its records or its stream). Every other line is the
     program's (a student's printf) and never a record."""
     lines: dict[int, dict[int, str]] = {}
     ends: dict[int, tuple[int, int]] = {}
@@ -116,16 +117,58 @@ def parse_framed(text: str, key: str, source: str = "kernel") -> tuple[list[dict
                               "than the kit's (the records' buffer changed): records forged")
     records, ranks = parse_lines(
         "\n".join(lines[r][i] for r in sorted(lines) for i in range(len(lines[r]))), source)
-    computed: dict[int, int] = {}
-    for row in records:
-        if row.get("record") == COMPUTE_RECORD:
-            computed[row.get("rank")] = computed.get(row.get("rank"), 0) + 1
-    for row in records:
-        if row.get("record") == TRACE_RECORD and row.get("computed", 0) != computed.get(row["rank"], 0):
-            raise RecordError(f"{source}: rank {row['rank']} has {computed.get(row['rank'], 0)} "
-                              f"computed intervals, its trace counted {row.get('computed')}: "
-                              "records forged")  # fmt: skip
     return records, ranks, output
+
+
+def check_trace(traces: list[dict], calls: list[dict], pieces: list[dict]) -> None:
+    """Each rank's trace summary against the calls and pieces of computing read for it (from its
+    records or its stream): RecordError when a count differs (records lost or forged)."""
+    for summary in traces:
+        rank = summary["rank"]
+        for what, rows, field_ in (("MPI calls", calls, "kept"), ("computed", pieces, "computed")):
+            got = sum(1 for row in rows if row.get("rank") == rank)
+            if got != summary.get(field_, 0):
+                raise RecordError(f"rank {rank} has {got} {what} records, its trace counted "
+                                  f"{summary.get(field_)}: records lost or forged")  # fmt: skip
+
+
+COMPUTE_GAP = 20e-6  # a thread's pieces of computing closer than this (no MPI call between): one
+
+
+def join_pieces(rows: list[dict], calls: list[dict]) -> list[dict]:
+    """The intervals of computing of the pieces the tracer recorded (hl_trace_compute, with the
+    thread's "tid"): a thread's pieces less than COMPUTE_GAP apart with no MPI call of that
+    thread begun between them (`calls`, the trace), joined, with the number joined ("pieces"); a
+    piece of grid rows (hl_trace_rows: "first" >= 0) is an interval of its own. Rows without a
+    tid (recorded before pieces were) are intervals already."""
+    began: dict[tuple, list[float]] = {}
+    for call in calls:
+        began.setdefault((call.get("rank"), call.get("tid")), []).append(call.get("start", 0.0))
+    for starts in began.values():
+        starts.sort()
+    out: list[dict] = []
+    current: dict[tuple, dict] = {}
+    for row in sorted(rows, key=lambda r: (r.get("rank", 0), r.get("tid", 0), r.get("start", 0))):
+        if "tid" not in row:
+            out.append(row)
+            continue
+        where = (row.get("rank"), row.get("tid"))
+        last = current.get(where)
+        if (last is not None and row["first"] < 0 and last["first"] < 0
+                and row["start"] - last["end"] < COMPUTE_GAP
+                and not _began_between(began.get(where, []), last["end"], row["start"])):
+            last["end"] = row["end"]
+            last["pieces"] += 1
+        else:
+            current[where] = dict(row)
+            out.append(current[where])
+    return out
+
+
+def _began_between(starts: list[float], low: float, high: float) -> bool:
+    """Does a start of the sorted `starts` fall in [low, high]?"""
+    at = bisect.bisect_left(starts, low)
+    return at < len(starts) and starts[at] <= high
 
 
 @dataclass
@@ -149,6 +192,9 @@ class Results:
         calls = [row for row, k in zip(rows, kind, strict=True) if k == CALL_RECORD]
         traces = [row for row, k in zip(rows, kind, strict=True) if k == TRACE_RECORD]
         compute = [row for row, k in zip(rows, kind, strict=True) if k == COMPUTE_RECORD]
+        if traces:
+            check_trace(traces, calls, compute)
+        compute = join_pieces(compute, calls)
         traced = (CALL_RECORD, TRACE_RECORD, COMPUTE_RECORD)
         rows = [row for row, k in zip(rows, kind, strict=True) if k not in traced]
         hosts = {r["rank"]: r["host"] for r in ranks if "rank" in r and "host" in r}

@@ -63,7 +63,7 @@ from ..machine import reaper
 from ..machine.placement import Placement
 from ..machine.topology import find_mpiexec, read_topology
 from ..paths import cache_root, venv_bin
-from ..runs.launch import record_key
+from ..runs.launch import record_key, trace_stream
 from ..runs.records import NO_KEY, Results, parse_framed
 
 TIMEOUT = 300.0  # seconds a job may run by default
@@ -815,7 +815,7 @@ def _trace_channel(traced: bool = True) -> Iterator[tuple[dict[str, str], Callab
     traces.mkdir(parents=True, exist_ok=True, mode=0o700)
     trace = Path(tempfile.mkdtemp(dir=traces))
     try:
-        with record_key() as (key, key_env):
+        with record_key() as (key, key_env), trace_stream(trace) as (stream_env, _):
 
             def read() -> Results | None:
                 try:
@@ -823,7 +823,7 @@ def _trace_channel(traced: bool = True) -> Iterator[tuple[dict[str, str], Callab
                 except JobError:
                     return None
 
-            yield {TRACE_DIR: str(trace), **key_env}, read
+            yield {TRACE_DIR: str(trace), **key_env, **stream_env}, read
     finally:
         shutil.rmtree(trace, ignore_errors=True)
 
@@ -832,13 +832,14 @@ def traced_results(folder: str | Path, key: str = NO_KEY) -> Results:
     """The trace a traced whole program's ranks wrote to `folder` (HL_TRACE_DIR) as Results:
     records (one "mpi_init" per rank: the level required and provided), mpi_calls, meta. Each
     file's lines must be framed with `key` (the run's; NO_KEY when none was given), numbered and
-    counted (records.parse_framed): RecordError otherwise."""
+    counted (records.parse_framed): RecordError otherwise. Each rank's calls are in its stream
+    file beside it (launch.trace_stream), written as they ended."""
     rows: list[dict] = []
     ranks: list[dict] = []
     files = sorted(Path(folder).glob("trace-*.jsonl"))
     if not files:
         raise JobError(f"no rank wrote a trace to {folder}: did the program reach MPI_Finalize?")
-    for path in files:
+    for path in files + sorted(Path(folder).glob("stream-*.jsonl")):
         r, m, _ = parse_framed(path.read_text(), key, path.name)
         rows += r
         ranks += m
