@@ -82,8 +82,11 @@ def test_what_smpi_cannot_run_is_refused_clearly(kernel, threads, level, params,
 
 def test_platform_values_say_where_they_come_from():
     xt4 = named("xt4").table()
-    named_as = {"node_latency": "node_latency", "intra_share": "intra_bandwidth",
-                "copy_traffic": "pack"}
+    named_as = {
+        "node_latency": "node_latency",
+        "intra_share": "intra_bandwidth",
+        "copy_traffic": "pack",
+    }
     for value, row in named_as.items():
         label = f"fitted on {FITTED_ON}" if value in FITTED else "assumed"
         assert xt4.loc[row, "source"].startswith(label)
@@ -147,7 +150,9 @@ def test_the_copying_cost_is_one_cores_share_of_the_memory_bandwidth():
     assert core_bandwidth("XT6") == pytest.approx(85.3e9 / 24)
     for system in ("xt4", "xt6"):
         p = named(system)
-        assert p.pack.number == pytest.approx(FITTED["copy_traffic"] / core_bandwidth(system.upper()))
+        assert p.pack.number == pytest.approx(
+            FITTED["copy_traffic"] / core_bandwidth(system.upper())
+        )
     assert named("xt6").pack.number < named("xt4").pack.number
     assert laptop(2e-6, 5e9, 2).pack.number == 0.0
 

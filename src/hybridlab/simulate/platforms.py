@@ -122,8 +122,10 @@ def hector(system: str, values: dict[str, float] | None = None) -> Platform:
         return f"fitted on {FITTED_ON}" if name in FITTED else f"{ASSUMED}: {why}"
 
     traffic = given["copy_traffic"]
-    pack_why = (f": {traffic:.3g} bytes of one core's memory traffic per byte sent, at one "
-                f"core's share of the node's memory bandwidth ({core / 1e9:.3g} GB/s, {cite})")
+    pack_why = (
+        f": {traffic:.3g} bytes of one core's memory traffic per byte sent, at one "
+        f"core's share of the node's memory bandwidth ({core / 1e9:.3g} GB/s, {cite})"
+    )
     return Platform(
         name=f"Cray {system} (HECToR)",
         cores=Value(float(row["cores_per_node"]), "cores", cite),
