@@ -430,3 +430,29 @@ def test_the_bibliography_lists_every_lab_that_cites_each_document(sources):
         entry = listed[listed.index(f"**{name}**"):]
         entry = entry[:entry.index("- **") if "- **" in entry else len(entry)]
         assert f"{'Labs' if len(citing) > 1 else 'Lab'} {words}." in entry, (name, words)
+
+
+@needs_seeds
+def test_fidelity_lab_14_calibration_quotes_the_report_where_it_says_them():
+    """Lab 14's calibration: why the Master Only halo grows (the author's reading, sections
+    4.6.1 and 4.6.2), larger messages hiding the latency (sections 4.4.2 and 4.5.1: the
+    latency's ceiling), and the NUMA supposition the counters could not verify (4.6.2)."""
+    seed = _seed("000")
+    xt4 = _section(seed, "4.6.1 Jacobi kernel on Cray XT4 system", "4.6.2 Jacobi kernel")
+    xt6 = _section(seed, "4.6.2 Jacobi kernel on Cray XT6 system", "4.6.3 Memory usage")
+    grows = ("the increase in the execution time comes from the increased communication load of "
+             "each process and not from the protocol")  # fmt: skip
+    assert grows in xt4
+    assert "The main reason for this increase is the larger messages" in xt6
+    assert "hide the latency of the network" in _section(seed, "4.4.2 SP-MZ on Cray XT6", "4.4.3")
+    assert "hiding the latency of the network" in _section(seed, "4.5.1 IRS on Cray XT4", "4.5.2")
+    assert "hardware counters was not feasible on Phase IIb" in xt6
+    lab, page = _lab("14"), _page("labs/14_simulated_scale.md")
+    assert f'"{grows}" (section 4.6.1)' in " ".join(lab.split())
+    assert '"The main reason for this increase is the larger messages" (section 4.6.2)' in " ".join(
+        lab.split()
+    )
+    for text in (lab, page):
+        flat = " ".join(text.split())
+        assert "the author suggests that the threads' data then lie in other regions" in flat
+        assert "as the report reads them, sections 4.4.2 and 4.5.1" in flat
