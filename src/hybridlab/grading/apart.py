@@ -34,7 +34,6 @@ import time
 from contextlib import redirect_stdout
 
 from ..kernels.c_cells import MAGIC, cell_text
-from .judge import MESSAGE
 
 MARK = "### GRADED APART"
 KERNEL_SOURCE = (
@@ -43,6 +42,7 @@ KERNEL_SOURCE = (
 )
 NOT_GRADED = "NotGradedApart"
 TAG = "@apart "
+MESSAGE = 2000  # characters of a failure's message kept (a judge's names what it saw at length)
 _PR_SET_DUMPABLE = 4
 
 
