@@ -23,7 +23,8 @@ print("graded", os.environ.get("HYBRIDLAB_SANDBOX", "plain"))
 assert PROG.split() == {PROGRAM.split()!r}, "not the notebook's cell: " + PROG[:40]
 assert "SECRET" not in globals() and "hl" not in globals(), sorted(globals())
 ### END HIDDEN TESTS"""
-# a child that writes a forged result on every descriptor it can reach of its parents
+# a child that writes a forged result on every descriptor it can reach of its parents (and of the
+# sandbox's first process; never the machine's own init)
 FORGER = """
 import os, subprocess, sys
 code = '''
@@ -31,8 +32,8 @@ import os
 forged = b'@apart 0 {"error": null, "notes": ""}\\\\n'
 for fd in (1, 2):
     os.write(fd, forged)
-for pid in (os.getppid(), 1):
-    for fd in range(3, 40):
+for pid in (os.getppid(), 1) if os.environ.get('HYBRIDLAB_SANDBOX') else (os.getppid(),):
+    for fd in range(40):
         try:
             with open(f"/proc/{pid}/fd/{fd}", "wb") as f:
                 f.write(forged)

@@ -25,6 +25,7 @@ Inside the sandbox (one per kernel start):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import shlex
@@ -612,7 +613,8 @@ def run_boxed(
                     out, _ = proc.communicate(stdin.encode(), timeout=timeout)
                     status = proc.returncode
                 except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, 9)
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(proc.pid, 9)
                     out, _ = proc.communicate()
                     status = None
             return status, out.decode(errors="replace"), group.oom_killed()
