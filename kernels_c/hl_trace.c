@@ -28,8 +28,11 @@
  * each call and each piece of computing is written, framed (below), to the rank's own file
  * <folder>/stream-<rank>.jsonl the moment it ends, one write(2) each: what is written cannot be
  * changed afterwards by code of the process, which has no way to open or write a file (a student's
- * unit: hybridlab.kernels.unit_checks). Without it (a kernel run in an engine) they are kept in
- * per-rank buffers and emitted with the records.
+ * unit: hybridlab.kernels.unit_checks). The stream's first line gives the clock's origin, taken
+ * before any code of the run; the times of the lines after it are the clock's own
+ * (CLOCK_MONOTONIC, asked for each record), so no value a cell could change in memory moves them
+ * (the harness subtracts the origin: hybridlab.runs.records.parse_framed). Without it (a kernel
+ * run in an engine) they are kept in per-rank buffers and emitted with the records.
  *
  * For the kit's units (hl_runtime.h, the kernels): hl_trace_reset() at the start of a run,
  * hl_trace_compute(start, end) for a kit helper's computing (one "computed" piece per call, with
@@ -110,7 +113,6 @@ static double origin;
 static hl_trace_interval intervals[HL_TRACE_MAX_COMPUTE];
 static atomic_long interval_count;
 static atomic_long step = -1;          /* the kernel's iteration (hl_trace_step) */
-static _Thread_local long thread_tid;  /* the calling thread's OS id, asked once per thread */
 static int stream_fd = -1;             /* the rank's stream file ($HL_TRACE_STREAM), or -1 */
 static int stream_rank;                /* the rank the stream is framed with */
 static atomic_long stream_seq;         /* lines written to the stream */
@@ -119,6 +121,17 @@ static uint64_t noted_hash;              /* FNV-1a of the bytes the kit appended
 static size_t noted_len;
 
 /* ------------------------------------------------------------------- the stream */
+
+/* One record line `json` (n bytes, ending in a newline) to the stream, framed, in one write. */
+static void stream_write(const char *json, int n) {
+    char framed[1200];
+    long seq = atomic_fetch_add(&stream_seq, 1);
+    int head = snprintf(framed, sizeof framed, "@hl %s %d %ld ", key, stream_rank, seq);
+    if (n < 0 || head < 0 || (size_t)head + (size_t)n > sizeof framed) return;
+    memcpy(framed + head, json, (size_t)n);
+    ssize_t done = write(stream_fd, framed, (size_t)head + (size_t)n);
+    (void)done; /* a line lost is a number missing: the harness refuses the stream */
+}
 
 /* The rank's stream file, opened afresh for a run ($HL_TRACE_STREAM; none without it). */
 static void stream_open(void) {
@@ -132,17 +145,11 @@ static void stream_open(void) {
     char path[4096];
     snprintf(path, sizeof path, "%s/stream-%d.jsonl", dir, stream_rank);
     stream_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
-}
-
-/* One record line `json` (n bytes, ending in a newline) to the stream, framed, in one write. */
-static void stream_write(const char *json, int n) {
-    char framed[1200];
-    long seq = atomic_fetch_add(&stream_seq, 1);
-    int head = snprintf(framed, sizeof framed, "@hl %s %d %ld ", key, stream_rank, seq);
-    if (n < 0 || head < 0 || (size_t)head + (size_t)n > sizeof framed) return;
-    memcpy(framed + head, json, (size_t)n);
-    ssize_t done = write(stream_fd, framed, (size_t)head + (size_t)n);
-    (void)done; /* a line lost is a number missing: the harness refuses the stream */
+    if (stream_fd < 0) return;
+    char line[160]; /* the clock's origin, before any code of the run: lines after it are absolute */
+    stream_write(line, snprintf(line, sizeof line,
+                                "{\"rank\":%d,\"record\":\"stream_origin\",\"origin\":%.9f}\n",
+                                stream_rank, origin));
 }
 
 /* The stream's closing line (the lines written before it), and the file closed. */
@@ -157,8 +164,8 @@ static void stream_close(void) {
     stream_fd = -1;
 }
 
-/* A call's record as one JSON line; its length. */
-static int format_call(char *line, size_t cap, int rank, const hl_trace_call *c) {
+/* A call's record as one JSON line, its times from `base`; its length. */
+static int format_call(char *line, size_t cap, int rank, double base, const hl_trace_call *c) {
     return snprintf(line, cap,
                     "{\"rank\":%d,\"thread\":%d,\"cpu\":%d,\"numa\":%d,\"record\":\"mpi_call\","
                     "\"call\":\"%s\",\"start\":%.9f,\"end\":%.9f,\"main\":%d,"
@@ -168,21 +175,22 @@ static int format_call(char *line, size_t cap, int rank, const hl_trace_call *c)
                     "\"bytes\":%ld,\"recv_peer\":%d,\"recv_count\":%ld,\"recv_bytes\":%ld,"
                     "\"partitions\":%d,\"partition\":%d,\"partition_last\":%d,"
                     "\"request\":%d,\"requests\":\"%s\",\"step\":%ld,\"buffer\":%lu}\n",
-                    rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?", c->start - origin,
-                    c->end - origin, c->main, c->in_parallel, c->level, c->team, c->tid,
+                    rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?", c->start - base,
+                    c->end - base, c->main, c->in_parallel, c->level, c->team, c->tid,
                     c->concurrent, c->done, c->comm_size, c->comm, c->student, c->comm_id, c->tag,
                     c->count, c->peer, c->bytes, c->recv_peer, c->recv_count, c->recv_bytes,
                     c->partitions, c->partition, c->partition_last, c->request, c->requests,
                     c->step, c->buffer);
 }
 
-/* A piece of computing as one JSON line; its length. */
-static int format_piece(char *line, size_t cap, int rank, const hl_trace_interval *v) {
+/* A piece of computing as one JSON line, its times from `base`; its length. */
+static int format_piece(char *line, size_t cap, int rank, double base,
+                        const hl_trace_interval *v) {
     return snprintf(line, cap,
                     "{\"rank\":%d,\"thread\":%d,\"cpu\":%d,\"numa\":%d,\"record\":\"computed\","
                     "\"start\":%.9f,\"end\":%.9f,\"pieces\":1,\"first\":%ld,\"last\":%ld,"
                     "\"step\":%ld,\"tid\":%ld}\n",
-                    rank, v->thread, v->cpu, v->numa, v->start - origin, v->end - origin,
+                    rank, v->thread, v->cpu, v->numa, v->start - base, v->end - base,
                     v->first, v->last, v->step, v->tid);
 }
 
@@ -314,8 +322,7 @@ static void trace_begin(hl_trace_call *c, const char *call, int student) {
     c->in_parallel = omp_in_parallel();
     c->level = omp_get_level();
     c->team = omp_get_num_threads();
-    if (!thread_tid) thread_tid = (long)syscall(SYS_gettid);
-    c->tid = thread_tid;
+    c->tid = (long)syscall(SYS_gettid); /* asked each time: nothing kept a cell could change */
     c->main = 0;
     MPI_Is_thread_main(&c->main);
     hl_where(&c->cpu, &c->numa);
@@ -408,12 +415,11 @@ static void new_piece(double start, double end, long first, long last) {
     hl_trace_interval v = {.start = start, .end = end, .first = first, .last = last,
                            .step = atomic_load(&step),
                            .thread = omp_get_thread_num()};
-    if (!thread_tid) thread_tid = (long)syscall(SYS_gettid);
-    v.tid = thread_tid;
+    v.tid = (long)syscall(SYS_gettid);
     hl_where(&v.cpu, &v.numa);
     if (stream_fd >= 0) {
         char line[512];
-        stream_write(line, format_piece(line, sizeof line, stream_rank, &v));
+        stream_write(line, format_piece(line, sizeof line, stream_rank, 0.0, &v));
     } else {
         intervals[slot] = v;
     }
@@ -438,7 +444,7 @@ static void trace_keep(hl_trace_call *c, double end) {
     if (slot >= HL_TRACE_MAX_CALLS) return;
     if (stream_fd >= 0) {
         char line[1024];
-        stream_write(line, format_call(line, sizeof line, stream_rank, c));
+        stream_write(line, format_call(line, sizeof line, stream_rank, 0.0, c));
     } else {
         calls[slot] = *c;
     }
@@ -517,9 +523,9 @@ void hl_trace_emit(hl_ctx *ctx) {
     char line[1024];
     if (stream_fd < 0) {
         for (long i = 0; i < kept; i++)
-            hl_append(ctx, line, (size_t)format_call(line, sizeof line, ctx->rank, &calls[i]));
+            hl_append(ctx, line, (size_t)format_call(line, sizeof line, ctx->rank, origin, &calls[i]));
         for (long i = 0; i < pieces; i++)
-            hl_append(ctx, line, (size_t)format_piece(line, sizeof line, ctx->rank, &intervals[i]));
+            hl_append(ctx, line, (size_t)format_piece(line, sizeof line, ctx->rank, origin, &intervals[i]));
     }
     int cpu, numa;
     hl_where(&cpu, &numa);

@@ -93,8 +93,20 @@ def check_student_overlap(
     requests and their completion (student_c.overlap_share). Returns one row per thread count."""
     runs = student_overlap_runs(kernel, threads, bytes=bytes, steps=steps, flops=flops, poll=poll,
                         samples=samples, timeout=timeout)  # fmt: skip
-    return [judge_overlap(res, t, steps=steps, poll=poll, samples=samples, min_share=min_share)
+    rows = [judge_overlap(res, t, steps=steps, poll=poll, samples=samples, min_share=min_share)
             for t, res in zip(threads, runs, strict=True)]  # fmt: skip
+    judge_team(rows)
+    return rows
+
+
+def judge_team(rows: list[dict]) -> None:
+    """The team computes: in some run of more than one thread, more than one thread computed
+    steps on some rank (judged over all of a part's runs: on a busy machine one thread of a
+    dynamic schedule may take every step of a run before the others are scheduled)."""
+    teams = [row[TEAM] for row in rows if row["threads"] > 1]
+    assert not teams or max(teams) > 1, (
+        "one thread did all the computing on every rank of every run: the OpenMP team computes "
+        "the steps")
 
 
 def student_overlap_runs(kernel: Kernel, threads: tuple[int, ...], *, bytes: int, steps: int,
@@ -117,7 +129,7 @@ def judge_overlap(res: Results, threads: int, *, steps: int, poll: int, samples:
         f"2 ranks x {threads} threads: {polls} MPI_Test calls in {samples + 1} samples on 2 "
         "ranks: the master must poll (MPI_Test) while it computes its share of the steps"
     )
-    _check_method(res, threads, samples, steps, poll)
+    teams = _check_method(res, threads, samples, steps, poll)
     share = overlap_share(res)
     assert len(share) == 2 and (share > min_share).all(), (
         f"2 ranks x {threads} threads: share of the computing done while the exchange was open, "
@@ -126,18 +138,20 @@ def judge_overlap(res: Results, threads: int, *, steps: int, poll: int, samples:
         "threads that do not wait for the posting may finish before it)"
     )
     return {"threads": threads, "MPI_Test calls per rank and sample": polls / (2 * (samples + 1)),
-            "computing while the exchange was open": float(share.min())}  # fmt: skip
+            "computing while the exchange was open": float(share.min()),
+            TEAM: teams}  # fmt: skip
 
 
+TEAM = "threads that computed"  # a row's most threads that computed steps on one rank (judge_team)
 # (d): the master's steps in a row with no test while the exchange is open: at most this many
 # times `poll` (plus one); tests bunched together leave the message still for the rest
 STRETCH = 2
 
 
-def _check_method(res: Results, threads: int, samples: int, steps: int, poll: int) -> None:
+def _check_method(res: Results, threads: int, samples: int, steps: int, poll: int) -> int:
     """The exchange's own requests (no blocking send or receive, one MPI_Isend and one MPI_Irecv
-    per sample on each rank: a blocking exchange dressed with a dummy message fails), a team
-    that computes (more than one thread computed, on some rank), and polling while computing (on
+    per sample on each rank: a blocking exchange dressed with a dummy message fails), and
+    polling while computing (on
     every rank where the master computed while the exchange was open, an MPI_Test after the
     computing began, in a window; a master the other threads left no step to waits in MPI,
     which moves the message too), interleaved with the
@@ -145,7 +159,8 @@ def _check_method(res: Results, threads: int, samples: int, steps: int, poll: in
     start of the first and the end of the last of them it must have tested about every `poll`
     of them (k // poll - 1 at least, at every thread count: a token MPI_Testall, or tests only
     after the computing, fail), and never more than STRETCH * poll + 1 of its steps in a row
-    without a test (a burst of tests after the first step, then the rest untested, fails)."""
+    without a test (a burst of tests after the first step, then the rest untested, fails).
+    Returns the most threads that computed on one rank (judge_team reads it over every run)."""
     calls = res.mpi_calls[res.mpi_calls["student"] == 1]
     blocking = blocking_calls(res)
     assert not blocking, (f"{', '.join(blocking)}: the exchange is MPI_Isend and MPI_Irecv, "
@@ -189,8 +204,7 @@ def _check_method(res: Results, threads: int, samples: int, steps: int, poll: in
             f"rank {rank}, {threads} thread(s), {steps} steps: MPI_Test calls while the exchange "
             f"was open, between the master's own steps: {', '.join(sparse)}: poll about every "
             f"`poll` ({poll}) of the master's steps until the exchange completes")
-    assert threads == 1 or teams > 1, ("one thread did all the computing on every rank: the "
-                                       "OpenMP team computes the steps")
+    return teams
 
 
 def overlap_variants(kernel: Kernel, *, bytes: int, flops: int, samples: int,

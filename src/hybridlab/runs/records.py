@@ -117,7 +117,28 @@ def parse_framed(text: str, key: str, source: str = "kernel") -> tuple[list[dict
                               "than the kit's (the records' buffer changed): records forged")
     records, ranks = parse_lines(
         "\n".join(lines[r][i] for r in sorted(lines) for i in range(len(lines[r]))), source)
-    return records, ranks, output
+    return _from_origin(records, source), ranks, output
+
+
+STREAM_ORIGIN = "stream_origin"  # a trace stream's first line: the clock's origin (hl_trace.c)
+
+
+def _from_origin(records: list[dict], source: str) -> list[dict]:
+    """A trace stream's records with their times from the origin its first line gives (the lines
+    after it carry the clock's own times); other records as they are."""
+    origins = {r.get("rank"): r for r in records if r.get("record") == STREAM_ORIGIN}
+    if not origins:
+        return records
+    out = []
+    for row in records:
+        first = origins.get(row.get("rank"))
+        if row is first:
+            continue
+        if first is None or "start" not in row:
+            raise RecordError(f"{source}: rank {row.get('rank')}'s stream has no origin first")
+        base = float(first["origin"])
+        out.append({**row, "start": row["start"] - base, "end": row["end"] - base})
+    return out
 
 
 def check_trace(traces: list[dict], calls: list[dict], pieces: list[dict]) -> None:

@@ -213,19 +213,30 @@ def overlap_table(results: Results) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+SENDS = ("MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend")
+
+
 def _windows(calls: pd.DataFrame) -> list[dict]:
-    """One rank's calls (sorted by start) cut into windows: from a call that posts a request to
-    the first Wait that returns or Test that reports completion after it (start, end, the
-    posting thread, the completing call, the kernel's iteration "step" when the kernel gives it).
-    """
-    windows, opened = [], None
+    """One rank's calls (sorted by start) cut into windows: from the call that has an exchange's
+    data in flight (a non-blocking collective, or the later of a send and a receive posted:
+    a receive posted alone moves nothing, nor a send the partner's receive does not meet) to the
+    first Wait that returns or Test that reports completion after it (start, end, the thread that
+    posted first, the completing call, the kernel's iteration "step" when the kernel gives it). A
+    completion before the window opened closes what was posted."""
+    windows, first, opened, kinds = [], None, None, set()
     for call in calls.itertuples():
         if call.call in POSTS and opened is None:
-            opened = call
-        elif call.call in COMPLETES and opened is not None and int(call.done) == 1:
-            windows.append({"start": opened.start, "end": call.end, "posted_by": int(opened.thread),
-                            "completed_by": call.call, "step": int(getattr(opened, "step", -1))})
-            opened = None
+            first = first or call
+            kinds.add("send" if call.call in SENDS else "receive" if call.call == "MPI_Irecv"
+                      else "both")  # fmt: skip
+            if "both" in kinds or {"send", "receive"} <= kinds:
+                opened = call
+        elif call.call in COMPLETES and int(call.done) == 1 and first is not None:
+            if opened is not None:
+                windows.append({"start": opened.start, "end": call.end,
+                                "posted_by": int(first.thread), "completed_by": call.call,
+                                "step": int(getattr(first, "step", -1))})  # fmt: skip
+            first, opened, kinds = None, None, set()
     return windows
 
 
