@@ -416,3 +416,39 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
 }
 """), {"hidden_overlap_exchange"}, "fresh attacker: MPI_Testall up to `steps` times in a row after "
        "the first step, then the master's other steps with no test", reason="steps in a row with no MPI_Test"))
+
+# A fresh attacker (2026-12-02, helper-29): only the receive posted before the computing, the send
+# after it: the window opened at the first posting though no data could move. A window now opens
+# once a send and a receive are both posted (runs.student_c._windows).
+GAMING.append(attempt("method", "overlap_exchange", r"""%%c OVERLAP_C p2p_overlap
+/* ATTACK: only the receive is posted before the computing (it opens the "window"); the send is
+ * posted only after all the computing is over, so no data moves while the team computes. */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+#pragma omp parallel
+    {
+#pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 7, comm, &req[0]);
+        }
+#pragma omp barrier
+        long mine = 0;
+#pragma omp for schedule(static)
+        for (long i = 0; i < steps; i++) {
+            compute_step(i);
+            if (omp_get_thread_num() == 0 && !done && (++mine % poll) == 0)
+                MPI_Test(&req[0], &done, MPI_STATUS_IGNORE);
+        }
+        /* implicit barrier: all computing done */
+#pragma omp masked
+        {
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 7, comm, &req[1]);
+            if (done) MPI_Wait(&req[1], MPI_STATUS_IGNORE);
+            else MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        }
+    }
+}
+""", {"hidden_overlap_exchange"}, "fresh attacker: an MPI_Irecv posted alone before the computing, "
+       "the MPI_Isend after it", reason="share of the computing done while the exchange was open"))

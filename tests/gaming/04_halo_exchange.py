@@ -732,4 +732,36 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
 }
 """, D, "the master computes rows 2..m-2 before it posts, thread 1 row m-1 inside the window "
             "(each row once)", reason="fell inside it"),
+    # a fresh attacker (2026-12-02, helper-29): the two receives posted before the interior, the
+    # sends and the wait after the team's barrier (the window opened at the first posting)
+    attempt("method", "overlap_iteration", r"""%%c OVERLAP_C halo2d
+/* ATTACK: only the receives are posted before the interior is computed; the sends go out after
+ * the whole team has finished the interior (and all ranks met at a barrier): no halo data moves
+ * while the team computes. */
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    static MPI_Request req[4];
+#pragma omp masked
+    {
+        MPI_Irecv(a + (m + 1) * w + 1, (int)nx, MPI_DOUBLE, down, 1, comm, &req[0]);
+        MPI_Irecv(a + 1, (int)nx, MPI_DOUBLE, up, 2, comm, &req[1]);
+    }
+#pragma omp for schedule(dynamic) nowait
+    for (long r = 2; r <= m - 1; r++) stencil_rows(r, r);
+#pragma omp barrier
+#pragma omp masked
+    {
+        MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 1, comm, &req[2]);
+        MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 2, comm, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+#pragma omp barrier
+#pragma omp single
+    {
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+""", D, "fresh attacker: the MPI_Irecvs posted alone before the interior, the MPI_Isends after it",
+            reason="no overlap"),
 ]
