@@ -158,8 +158,9 @@ def run_student(
 
 
 def overlap_table(results: Results) -> pd.DataFrame:
-    """Per rank, each window from the first call that posts a request to the first Wait that
-    returns or Test that reports completion after it: its length, the thread that posted it, and
+    """Per rank, each window from the call that puts an exchange's data in flight (a send and a
+    receive both posted, or a non-blocking collective: _windows) to the first Wait that returns
+    or Test that reports completion after it: its length, the thread that posted it, and
     the seconds the kit's helpers computed inside it (summed over threads; and by the threads
     other than the poster: what tasks or other threads did while it communicated) and outside
     every window.
