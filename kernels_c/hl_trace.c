@@ -275,7 +275,16 @@ void hl_trace_reset(void) {
     stream_open();
 }
 
-void hl_trace_step(long iteration) { atomic_store(&step, iteration); }
+/* The kernel starts iteration `iteration`: kept for the buffers, and on the stream a "step" line
+ * with the clock's time, from which the harness marks every later record (records.parse_framed). */
+void hl_trace_step(long iteration) {
+    atomic_store(&step, iteration);
+    if (stream_fd < 0) return;
+    char line[160];
+    stream_write(line, snprintf(line, sizeof line,
+                                "{\"rank\":%d,\"record\":\"step\",\"step\":%ld,\"at\":%.9f}\n",
+                                stream_rank, iteration, hl_now()));
+}
 
 double hl_trace_origin_time(void) { return origin; }
 

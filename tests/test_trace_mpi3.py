@@ -229,5 +229,5 @@ def test_each_call_is_in_its_rank_stream_the_moment_it_returns(tmp_path):
         proc.kill()
         proc.wait()
     lines = stream.read_text().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("@hl - 0 0 {"), lines
-    assert '"call":"MPI_Barrier"' in lines[0]
+    assert len(lines) == 2 and '"record":"stream_origin"' in lines[0], lines  # the clock's origin
+    assert lines[1].startswith("@hl - 0 1 {") and '"call":"MPI_Barrier"' in lines[1], lines

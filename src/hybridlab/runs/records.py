@@ -121,23 +121,37 @@ def parse_framed(text: str, key: str, source: str = "kernel") -> tuple[list[dict
 
 
 STREAM_ORIGIN = "stream_origin"  # a trace stream's first line: the clock's origin (hl_trace.c)
+STREAM_STEP = "step"  # a trace stream's line: the kernel started an iteration, and when
 
 
 def _from_origin(records: list[dict], source: str) -> list[dict]:
     """A trace stream's records with their times from the origin its first line gives (the lines
-    after it carry the clock's own times); other records as they are."""
+    after it carry the clock's own times) and the kernel's iteration marked from its step lines
+    (a call: the last step begun when it began; a piece of computing: when it ended); other
+    records as they are."""
     origins = {r.get("rank"): r for r in records if r.get("record") == STREAM_ORIGIN}
     if not origins:
         return records
+    marks: dict[object, list[tuple[float, int]]] = {}
     out = []
     for row in records:
         first = origins.get(row.get("rank"))
         if row is first:
             continue
-        if first is None or "start" not in row:
+        if first is None or ("start" not in row and row.get("record") != STREAM_STEP):
             raise RecordError(f"{source}: rank {row.get('rank')}'s stream has no origin first")
         base = float(first["origin"])
+        if row.get("record") == STREAM_STEP:
+            marks.setdefault(row["rank"], []).append((float(row["at"]) - base, int(row["step"])))
+            continue
         out.append({**row, "start": row["start"] - base, "end": row["end"] - base})
+    ordered = {rank: sorted(steps) for rank, steps in marks.items()}
+    times = {rank: [t for t, _ in steps] for rank, steps in ordered.items()}
+    for row in out:
+        steps = ordered.get(row["rank"], [])
+        when = row["end"] if row.get("record") == COMPUTE_RECORD else row["start"]
+        at = bisect.bisect_right(times.get(row["rank"], []), when)
+        row["step"] = steps[at - 1][1] if at else -1
     return out
 
 
