@@ -514,9 +514,7 @@ class Box:
     ):
         self.workdir = Path(workdir).resolve()
         self.account = account
-        self.kernel = (
-            kernel  # False: a command of the grader's (apart.py), none of the kernel's files
-        )
+        self.kernel = kernel  # False: a command of the grader's (apart.py), no kernel's files
         self.root = Path(tempfile.mkdtemp(prefix="hybridlab-box-"))
         self.ipc = self.root / "ipc"
         self.seed = self.root / "seed"

@@ -21,6 +21,7 @@ import bisect
 import html
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,14 +118,14 @@ def parse_framed(text: str, key: str, source: str = "kernel") -> tuple[list[dict
                               "than the kit's (the records' buffer changed): records forged")
     records, ranks = parse_lines(
         "\n".join(lines[r][i] for r in sorted(lines) for i in range(len(lines[r]))), source)
-    return _from_origin(records, source), ranks, output
+    return _from_stream(records, source), ranks, output
 
 
 STREAM_ORIGIN = "stream_origin"  # a trace stream's first line: the clock's origin (hl_trace.c)
 STREAM_STEP = "step"  # a trace stream's line: the kernel started an iteration, and when
 
 
-def _from_origin(records: list[dict], source: str) -> list[dict]:
+def _from_stream(records: list[dict], source: str) -> list[dict]:
     """A trace stream's records with their times from the origin its first line gives (the lines
     after it carry the clock's own times) and the kernel's iteration marked from its step lines
     (a call: the last step begun when it began; a piece of computing: when it ended); other
@@ -145,12 +146,12 @@ def _from_origin(records: list[dict], source: str) -> list[dict]:
             marks.setdefault(row["rank"], []).append((float(row["at"]) - base, int(row["step"])))
             continue
         out.append({**row, "start": row["start"] - base, "end": row["end"] - base})
-    ordered = {rank: sorted(steps) for rank, steps in marks.items()}
-    times = {rank: [t for t, _ in steps] for rank, steps in ordered.items()}
+    for steps in marks.values():
+        steps.sort()
     for row in out:
-        steps = ordered.get(row["rank"], [])
+        steps = marks.get(row["rank"], [])
         when = row["end"] if row.get("record") == COMPUTE_RECORD else row["start"]
-        at = bisect.bisect_right(times.get(row["rank"], []), when)
+        at = bisect.bisect_right(steps, when, key=lambda mark: mark[0])
         row["step"] = steps[at - 1][1] if at else -1
     return out
 
@@ -158,10 +159,12 @@ def _from_origin(records: list[dict], source: str) -> list[dict]:
 def check_trace(traces: list[dict], calls: list[dict], pieces: list[dict]) -> None:
     """Each rank's trace summary against the calls and pieces of computing read for it (from its
     records or its stream): RecordError when a count differs (records lost or forged)."""
+    counts = {"kept": Counter(row.get("rank") for row in calls),
+              "computed": Counter(row.get("rank") for row in pieces)}  # fmt: skip
     for summary in traces:
         rank = summary["rank"]
-        for what, rows, field_ in (("MPI calls", calls, "kept"), ("computed", pieces, "computed")):
-            got = sum(1 for row in rows if row.get("rank") == rank)
+        for what, field_ in (("MPI calls", "kept"), ("computed", "computed")):
+            got = counts[field_][rank]
             if got != summary.get(field_, 0):
                 raise RecordError(f"rank {rank} has {got} {what} records, its trace counted "
                                   f"{summary.get(field_)}: records lost or forged")  # fmt: skip
