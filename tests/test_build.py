@@ -61,6 +61,34 @@ def test_a_change_to_any_header_rebuilds(tmp_path, monkeypatch):
         seen.add(rebuilt.library)
 
 
+def test_a_kit_object_is_compiled_once_for_every_student_build_that_links_it():
+    """A student's unit is linked with the part's kernel and the tracer, compiled from the kit's
+    sources: the first build compiles them into the cache's objects folder, a later build of
+    another answer to the same part links them as they are, another part's define gets its own
+    kernel object and shares the tracer's."""
+    from solutions_c import CONSTRUCT_ATOMIC
+
+    from hybridlab.halo.exercise import build_student_halo
+    from hybridlab.kernels.build import objects_dir
+    from hybridlab.sync.exercise import build_student_construct
+
+    def kept() -> dict[str, int]:
+        return {p.name: p.stat().st_mtime_ns for p in objects_dir().iterdir()}
+
+    first = build_student_construct(CONSTRUCT_ATOMIC)
+    made = kept()
+    assert sorted(n.rsplit("-", 1)[0] for n in made) == ["construct_bench", "hl_trace"]
+    again = build_student_construct(CONSTRUCT_ATOMIC + "\n/* another answer */\n")
+    assert again.library != first.library and kept() == made
+    assert "delay_ns" in again.params  # linked and loadable
+    build_student_halo(
+        "void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n"
+        "    (void)a; (void)m; (void)nx; (void)up; (void)down; (void)comm;\n}\n"
+    )
+    halo = {n: t for n, t in kept().items() if n not in made}
+    assert [n.rsplit("-", 1)[0] for n in halo] == ["halo2d"]
+
+
 def test_a_syntax_error_is_reported_with_file_and_line():
     broken = GOOD.replace("hl_emit(ctx", "hl_emit(ctx,,")
     with pytest.raises(BuildError) as caught:

@@ -706,6 +706,41 @@ def test_only_current_builds_of_released_sources_reach_a_sandbox(tmp_path):
     )
 
 
+def test_a_box_reads_the_graders_kit_objects_and_only_the_reference_run_adds_to_them(
+    tmp_path, monkeypatch
+):
+    """The kit objects in the grader's cache are bound read-only into every box; the objects a
+    box's builds compile join that cache only from the reference run (the solution's code)."""
+    gc.require_sandbox()
+    from hybridlab.kernels.build import SEEDED_OBJECTS_ENV, objects_dir
+    from hybridlab.runs import replay
+
+    monkeypatch.setenv("HYBRIDLAB_CACHE", str(tmp_path / "cache"))
+    objects_dir().mkdir(parents=True)
+    (objects_dir() / "kit-0123456789abcdef.o").write_text("kit")
+    script = f"""
+import os
+seeded = os.environ["{SEEDED_OBJECTS_ENV}"]
+print(open(os.path.join(seeded, "kit-0123456789abcdef.o")).read())
+try:
+    open(os.path.join(seeded, "kit-0123456789abcdef.o"), "w").write("forged")
+except OSError:
+    print("read-only")
+os.makedirs("/tmp/cache/objects", exist_ok=True)
+open("/tmp/cache/objects/made-fedcba9876543210.o", "w").write("made")
+"""
+    for mode, joins in (("replay", False), ("record", True)):
+        (tmp_path / mode).mkdir()
+        monkeypatch.setenv(replay.ENV, f"{mode}:{tmp_path / mode}")
+        status, out, _ = sandbox.run_boxed(
+            [sys.executable, "-c", script], stdin="", timeout=120, limits=sandbox.Limits(),
+            env=dict(os.environ),
+        )  # fmt: skip
+        assert status == 0 and out.split() == ["kit", "read-only"], (status, out)
+        assert (objects_dir() / "made-fedcba9876543210.o").exists() == joins, mode
+    assert (objects_dir() / "kit-0123456789abcdef.o").read_text() == "kit"
+
+
 def test_a_build_records_its_flags_and_is_current_until_a_header_changes(tmp_path, monkeypatch):
     from hybridlab import paths
 

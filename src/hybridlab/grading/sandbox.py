@@ -50,6 +50,7 @@ SYSTEM_DIRS = ("/usr", "/etc", "/opt/conda")  # read-only when present
 LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SEED = Path("/run/hybridlab")
 SEED_FILES = "submission"  # the seed's copy of the submission's folder (no notebook, no runs)
+SEED_OBJECTS = "objects"  # where the grader's kit objects are bound, read-only (build._kit_object)
 SEED_HOME = "home"  # what the sandbox's home starts with: matplotlib's font list (font_cache)
 # what the root stage inside keeps to fill the folders and become the account (then: nothing)
 FILL_CAPS = (
@@ -536,6 +537,9 @@ class Box:
         for found in font_cache():
             shutil.copy2(found, fonts / found.name)
         (self.seed / "cache").mkdir()
+        (self.seed / SEED_OBJECTS).mkdir()
+        self.made_objects = self.root / "objects"  # the kit objects its builds compile
+        self.made_objects.mkdir()
         for entry in _released_builds_once(cache_dir(), tuple(released)):
             try:
                 shutil.copytree(entry, self.seed / "cache" / entry.name, symlinks=True)
@@ -554,13 +558,19 @@ class Box:
                 os.chown(os.path.join(parent, name), uid, gid, follow_symlinks=False)
 
     def binds(self) -> list[tuple[Path, Path, bool]]:
-        """(source, target, writable): the ipc folder; the runs log and the hand-out file; the
-        solution's kernel runs when they are recorded (writable) or replayed (read-only), the
-        checked copy of the submission's own runs (read-only; see replay.py). A box that is not
-        a kernel's: nothing."""
+        """(source, target, writable): the kit objects the grader's cache holds (read-only) and
+        the folder its builds keep theirs in (objects_kept); a kernel's box also: the ipc folder;
+        the runs log and the hand-out file; the solution's kernel runs when they are recorded
+        (writable) or replayed (read-only), the checked copy of the submission's own runs
+        (read-only; see replay.py)."""
+        from hybridlab.kernels.build import objects_dir
+
+        kit = [(self.made_objects, Path(Box.environment()["HYBRIDLAB_CACHE"]) / "objects", True)]
+        if objects_dir().is_dir():
+            kit.insert(0, (objects_dir(), SEED / SEED_OBJECTS, False))
         if not self.kernel:
-            return []
-        own = [(self.ipc, self.ipc, True)]
+            return kit
+        own = [*kit, (self.ipc, self.ipc, True)]
         for mine, env in ((self.runs_log, replay.LOG), (self.handout, handout.ENV)):
             if os.environ.get(env):  # a file of the box where the kernel expects it (ulimit -f)
                 own.append((mine, Path(os.environ[env]), True))
@@ -573,6 +583,8 @@ class Box:
 
     @staticmethod
     def environment() -> dict[str, str]:
+        from hybridlab.kernels.build import SEEDED_OBJECTS_ENV
+
         return {
             "HOME": "/tmp/home",
             "TMPDIR": "/tmp",
@@ -581,12 +593,27 @@ class Box:
             "XDG_CACHE_HOME": "/tmp/home/.cache",
             "JUPYTER_RUNTIME_DIR": "/tmp/home/.jupyter-runtime",
             "HYBRIDLAB_CACHE": "/tmp/cache",
+            SEEDED_OBJECTS_ENV: str(SEED / SEED_OBJECTS),
             "HYBRIDLAB_SANDBOX": "1",
         }
+
+    def objects_kept(self) -> int:
+        """The reference run's box (the solution's code): the kit objects its builds compiled
+        join the grader's cache, so every submission's box finds them made (a submission's
+        never do). How many joined."""
+        from hybridlab.kernels.build import OBJECT_NAME, keep_object
+
+        if replay.folder("record") is None or not self.made_objects.is_dir():
+            return 0
+        made = [f for f in self.made_objects.iterdir() if OBJECT_NAME.fullmatch(f.name)]
+        for found in made:
+            keep_object(found)
+        return len(made)
 
     def remove(self) -> None:
         for f in self.files:
             f.close()
+        self.objects_kept()
         shutil.rmtree(self.root, ignore_errors=True)
 
 

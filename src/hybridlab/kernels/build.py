@@ -71,6 +71,8 @@ STUDENT_UNIT_FLAGS = (
     "-DHL_SYNCHRONOUS_SENDS",
     "-Werror=implicit-function-declaration",
 )
+SEEDED_OBJECTS_ENV = "HYBRIDLAB_SEEDED_OBJECTS"  # a folder of kit objects a sandbox may read
+OBJECT_NAME = re.compile(r"\w+-[0-9a-f]{16}\.o")  # a kit object's file: source stem, digest
 FLAGS_FILE = "flags.json"  # in each build: its flags beyond DEFAULT_FLAGS (see is_current)
 _DIAGNOSTIC = re.compile(
     r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>error|warning|fatal error): (?P<msg>.*)$",
@@ -351,35 +353,37 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
         objects = {"unit": work / f"{name}.o"}
         # the checks name the student's lines (-g); a switch makes no indirect jump (unit_checks)
         checked = [*unit_checks.DEBUG_FLAGS, "-fno-jump-tables"] if student else []
-        compile_ = [[cc, *all_flags, *checked, *includes, "-fPIC", "-c", str(src), "-o",
-                     str(objects["unit"])]]  # fmt: skip
+        compile_unit = [cc, *all_flags, *checked, *includes, "-fPIC", "-c", str(src), "-o",
+                        str(objects["unit"])]  # fmt: skip
+        kit_units = {}  # the kit's sources compiled beside the unit: (command, source)
         if link:  # a student's unit: the kit kernel beside it, built with the part's define
             kit_flags = [f for f in all_flags if f not in STUDENT_UNIT_FLAGS]
-            objects["kit"] = work / "kit.o"
-            compile_.append([cc, *kit_flags, link.group(2), *includes, "-fPIC", "-c",
-                             str(find_kernel_file(link.group(1))), "-o", str(objects["kit"])])
+            kit_units["kit"] = ([cc, *kit_flags, link.group(2), *includes, "-fPIC", "-c"],
+                                find_kernel_file(link.group(1)))  # fmt: skip
         if traced:  # the tracer, out of line: its own object, its symbols hidden
-            objects["tracer"] = work / "tracer.o"
             sizes = [f for f in flags if f.startswith("-DHL_TRACE_MAX_")]  # its buffers' sizes
-            compile_.append([cc, *DEFAULT_FLAGS, *TRACER_FLAGS, *sizes, *includes, "-fPIC", "-c",
-                             str(find_kernel_file(TRACER_SOURCE)), "-o", str(objects["tracer"])])
-        linked = [str(o) for o in objects.values()]
+            kit_units["tracer"] = ([cc, *DEFAULT_FLAGS, *TRACER_FLAGS, *sizes, *includes, "-fPIC",
+                                    "-c"], find_kernel_file(TRACER_SOURCE))  # fmt: skip
         output = ""
         with progress.running(f"compile {name}"), _compiler(tuple(flags)):
-            for cmd in compile_:
-                output += _compile(name, cmd, work, env)
-            refused = (_student_refusals(name, code, objects, compile_[0], env) if student else
+            output += _compile(name, compile_unit, work, env)
+            for role, (cmd, kit_source) in kit_units.items():
+                objects[role], said = _kit_object(name, cmd, kit_source, work, env)
+                output += said
+            linked = [str(o) for o in objects.values()]
+            refused = (_student_refusals(name, code, objects, compile_unit, env) if student else
                        unit_checks.profiling_calls(objects["unit"]) if traced else "")  # fmt: skip
             if refused:
                 shutil.rmtree(work, ignore_errors=True)
-                raise BuildError(name, compile_[0], refused + "\n")
+                raise BuildError(name, compile_unit, refused + "\n")
             for cmd in (  # compiled once; the objects linked as the library and the program
                 [cc, *all_flags, "-shared", *linked, "-o", str(work / library.name), "-lm"],
                 [cc, *all_flags, *linked, "-o", str(work / program.name), "-lm"],
             ):
                 output += _compile(name, cmd, work, env)
         for obj in objects.values():
-            obj.unlink()
+            if obj.parent == work:  # (a kept kit object stays in the cache)
+                obj.unlink()
         (work / log.name).write_text(output)
         try:
             work.rename(target)  # atomic: a concurrent build of the same key simply loses
@@ -392,6 +396,48 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
     return Kernel(name, source or target / f"{name}.c", library, program, all_flags, warnings)
 
 
+def objects_dir() -> Path:
+    """The kit's own objects (a part's kernel, the tracer), compiled once per flags."""
+    return cache_root() / "objects"
+
+
+def _kit_object(name: str, cmd: list[str], source: Path, work: Path,
+                env: dict[str, str] | None) -> tuple[Path, str]:
+    """A kit source compiled with `cmd` (up to its `-c`): the object kept in the cache for every
+    later build that links it, found first among the read-only objects a sandbox is handed
+    (SEEDED_OBJECTS_ENV, grading/sandbox.py), else compiled now. (its path, the compiler's
+    messages: none for a kept object, whose build said them once)"""
+    text = source.read_text()
+    digest = hashlib.sha256("\0".join(
+        [text, *_headers(), *cmd[1:], _wrapper_identity(cmd[0], offload_target(tuple(cmd)) is not None)]
+    ).encode()).hexdigest()[:16]  # fmt: skip
+    file = f"{source.stem}-{digest}.o"
+    seeded = os.environ.get(SEEDED_OBJECTS_ENV)
+    for folder in ([Path(seeded)] if seeded else []) + [objects_dir()]:
+        if (folder / file).is_file():
+            return folder / file, ""
+    made = work / file
+    said = _compile(name, [*cmd, str(source), "-o", str(made)], work, env)
+    keep_object(made)
+    return made, said
+
+
+def keep_object(made: Path) -> None:
+    """Copy a kit object (named OBJECT_NAME) into the cache for later builds; the copy appears
+    whole (a concurrent one of the same name is the same object). A cache it cannot write: not."""
+    with contextlib.suppress(OSError):
+        objects_dir().mkdir(parents=True, exist_ok=True)
+        fd, part = tempfile.mkstemp(prefix=".", suffix=".o", dir=objects_dir())
+        os.close(fd)
+        try:
+            shutil.copyfile(made, part)
+            os.chmod(part, 0o644)  # a sandbox's account reads it (grading/sandbox.py)
+            os.rename(part, objects_dir() / made.name)
+        finally:
+            with contextlib.suppress(FileNotFoundError):  # (renamed: gone already)
+                os.unlink(part)
+
+
 def _compile(name: str, cmd: list[str], work: Path, env: dict[str, str] | None = None) -> str:
     """Run one compiler command; its messages, or BuildError (the build folder removed)."""
     done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
@@ -402,9 +448,11 @@ def _compile(name: str, cmd: list[str], work: Path, env: dict[str, str] | None =
 
 
 def clean_cache() -> int:
-    """Remove every cached build; returns how many were removed."""
-    root = cache_dir()
-    entries = list(root.glob("*")) if root.exists() else []
+    """Remove every cached build and kit object; returns how many were removed."""
+    entries = [e for root in (cache_dir(), objects_dir()) if root.exists() for e in root.glob("*")]
     for entry in entries:
-        shutil.rmtree(entry, ignore_errors=True)
+        if entry.is_dir():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
     return len(entries)
