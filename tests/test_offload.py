@@ -5,6 +5,7 @@ host and device code, and the lab without clang."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import nbformat
@@ -93,6 +94,25 @@ def test_the_students_loop_is_judged_by_the_runtime_and_its_values():
     assert (got["checksum"], got["weighted"]) == pytest.approx(expected_checksums(NX, NY, ITERATIONS), rel=1e-12)
     assert transfer_faults(pd.DataFrame(got["offload"]), ITERATIONS) == []
     assert sorted(r["device"] for r in got["offload"]) == [0, 1, 2]
+
+
+@needs_offload
+def test_an_offload_build_links_a_tracer_object_of_its_own_compiler(tmp_path, monkeypatch):
+    """The kit objects kept in the cache (build._kit_object) are told apart by the compiler that
+    made them: the offload build's tracer is clang's, the host build's gcc's."""
+    from solutions_c import CONSTRUCT_ATOMIC
+
+    from hybridlab.kernels.build import objects_dir
+    from hybridlab.sync.exercise import build_student_construct
+
+    monkeypatch.setenv("HYBRIDLAB_CACHE", str(tmp_path / "cache"))
+    build_student_construct(CONSTRUCT_ATOMIC)
+    build_student_offload(OFFLOAD_RESIDENT, "t_offload_own_tracer")
+    tracers = sorted(objects_dir().glob("hl_trace-*.o"))
+    assert len(tracers) == 2, tracers
+    made_by = {subprocess.run(["readelf", "-p", ".comment", str(t)], capture_output=True,
+                              text=True, check=True).stdout.count("clang") > 0 for t in tracers}
+    assert made_by == {True, False}
 
 
 @needs_offload

@@ -409,7 +409,7 @@ def _kit_object(name: str, cmd: list[str], source: Path, work: Path,
     messages: none for a kept object, whose build said them once)"""
     text = source.read_text()
     digest = hashlib.sha256("\0".join(
-        [text, *_headers(), *cmd[1:], _wrapper_identity(cmd[0], offload_target(tuple(cmd)) is not None)]
+        [text, *_headers(), *cmd[1:], _wrapper_identity(cmd[0], env is not None)]  # (env: clang)
     ).encode()).hexdigest()[:16]  # fmt: skip
     file = f"{source.stem}-{digest}.o"
     seeded = os.environ.get(SEEDED_OBJECTS_ENV)
