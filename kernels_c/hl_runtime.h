@@ -7,7 +7,7 @@
  * frames every record line with the run's key (kernels_c/hl_trace.c).
  * Every kernel is compiled once, to one object linked both as a shared library and as a program.
  * The library's hl_entry() is what the Python harness calls inside each MPI engine with the
- * engine's communicator, and hl_params_json() gives it the parameter table; the program's main()
+ * engine's communicator (its parameter table the program's --help lists); the program's main()
  * initialises MPI itself and prints every rank's records as JSON lines on stdout (rank 0 prints
  * them in rank order).
  */
@@ -321,20 +321,6 @@ int hl_entry(MPI_Fint fcomm, int argc, char **argv, char **out, size_t *len, cha
 }
 
 void hl_free(char *p) { (free)(p); }
-
-const char *hl_description(void) { return hl_kernel_description; }
-
-/* The parameter table as JSON lines {"name","default","help"}, for the harness. */
-const char *hl_params_json(void) {
-    static char buf[8192];
-    size_t used = 0;
-    buf[0] = '\0';
-    for (const hl_param *p = hl_kernel_params; p->name && used < sizeof buf; p++)
-        used += (size_t)snprintf(buf + used, sizeof buf - used,
-                                 "{\"name\":\"%s\",\"default\":\"%s\",\"help\":\"%s\"}\n",
-                                 p->name, p->value, p->help);
-    return buf;
-}
 
 /* ------------------------------------------------------------------ the program's main */
 

@@ -177,6 +177,19 @@ def test_a_constructor_is_refused():
     assert "constructor" in _refused(code, "t_ctor")
 
 
+def test_an_indirect_function_is_refused_and_no_library_is_loaded_to_read_parameters():
+    """An ifunc's resolver runs as its library loads: a cell whose part's function is one would
+    run code before the kit's, in whatever process loaded it (the kit once loaded the student's
+    library in the grader's own process to read the parameter table)."""
+    code = NODE_SUM.replace("void node_sum(", "static void node_sum_body(", 1) + (
+        "static void *pick(void) { return (void *)node_sum_body; }\n"
+        "void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,\n"
+        '              MPI_Comm leaders) __attribute__((ifunc("pick")));\n')
+    assert "indirect function (ifunc)" in _refused(code, "t_ifunc")
+    kernel = build_student("t_params", "node_sum", "HL_STUDENT_NODES", NODE_SUM, ("split_nodes", "node_sum"))
+    assert kernel.params and str(kernel.library) not in Path("/proc/self/maps").read_text()
+
+
 def test_the_preprocessed_cell_has_no_comments_or_disabled_pragmas():
     code = ("void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n"
             "    // #pragma omp task depend(out: a)\n#if 0\n#pragma omp task depend(in: a)\n#endif\n"

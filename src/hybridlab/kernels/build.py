@@ -19,7 +19,6 @@ archer=True builds with clang and ThreadSanitizer for Archer, the OpenMP race de
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import functools
 import hashlib
 import json
@@ -122,16 +121,12 @@ class Kernel:
     flags: tuple[str, ...]
     warnings: tuple[Diagnostic, ...] = field(default=())
 
-    @functools.cached_property
+    @property
     def params(self) -> dict[str, dict[str, str]]:
-        """name -> {default, help}, read from the library's own parameter table (an Archer build's
-        library cannot be loaded uninstrumented: its program's --help then)."""
-        if archer_tool.FLAGS[0] in self.flags:
-            return _params_from_usage(self.program)
-        lib = ctypes.CDLL(str(self.library), mode=ctypes.RTLD_LOCAL)
-        lib.hl_params_json.restype = ctypes.c_char_p
-        rows = [json.loads(line) for line in lib.hl_params_json().decode().splitlines() if line]
-        return {r["name"]: {"default": r["default"], "help": r["help"]} for r in rows}
+        """name -> {default, help}, as the program's --help lists them: read from a child, never
+        by loading the library here (a student's library would run code in this process as it
+        loads: an indirect function's resolver), and once per program in a process."""
+        return _params_from_usage(self.program)
 
     def arguments(self, params: dict[str, object]) -> list[str]:
         """Check parameter names against the kernel's table; return name=value tokens."""
@@ -147,6 +142,7 @@ class Kernel:
 _USAGE_PARAM = re.compile(r"^  (\w+)\s+(.*) \(default (.*)\)$", re.M)
 
 
+@functools.lru_cache(maxsize=256)
 def _params_from_usage(program: Path) -> dict[str, dict[str, str]]:
     """The parameters as the program's --help lists them (hl_usage in hl_runtime.h)."""
     usage = subprocess.run([str(program), "--help"], capture_output=True, text=True, check=False,
@@ -368,7 +364,7 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
         with progress.running(f"compile {name}"), _compiler(tuple(flags)):
             output += _compile(name, compile_unit, work, env)
             for role, (cmd, kit_source) in kit_units.items():
-                objects[role], said = _kit_object(name, cmd, kit_source, work, env)
+                objects[role], said = _kit_object(name, cmd, kit_source, work, flags, env)
                 output += said
             linked = [str(o) for o in objects.values()]
             refused = (_student_refusals(name, code, objects, compile_unit, env) if student else
@@ -401,15 +397,16 @@ def objects_dir() -> Path:
     return cache_root() / "objects"
 
 
-def _kit_object(name: str, cmd: list[str], source: Path, work: Path,
+def _kit_object(name: str, cmd: list[str], source: Path, work: Path, flags: tuple[str, ...],
                 env: dict[str, str] | None) -> tuple[Path, str]:
-    """A kit source compiled with `cmd` (up to its `-c`): the object kept in the cache for every
-    later build that links it, found first among the read-only objects a sandbox is handed
-    (SEEDED_OBJECTS_ENV, grading/sandbox.py), else compiled now. (its path, the compiler's
-    messages: none for a kept object, whose build said them once)"""
-    text = source.read_text()
+    """A kit source compiled with `cmd` (up to its `-c`) for a build of `flags`: the object kept
+    in the cache for every later build of the same flags that links it (the flags choose the
+    compiler behind the wrapper: Archer's and offload's clang), found first among the read-only
+    objects a sandbox is handed (SEEDED_OBJECTS_ENV, grading/sandbox.py), else compiled now.
+    (its path, the compiler's messages: none for a kept object, whose build said them once)"""
+    identity = _wrapper_identity(cmd[0], offload_target(flags) is not None)
     digest = hashlib.sha256("\0".join(
-        [text, *_headers(), *cmd[1:], _wrapper_identity(cmd[0], env is not None)]  # (env: clang)
+        [source.read_text(), *_headers(), *cmd[1:], "--", *flags, identity]
     ).encode()).hexdigest()[:16]  # fmt: skip
     file = f"{source.stem}-{digest}.o"
     seeded = os.environ.get(SEEDED_OBJECTS_ENV)

@@ -13,7 +13,8 @@ the compiler made of them is then read back:
               the maths library and the C library functions of ALLOWED_LIBC: no real MPI_ or
               PMPI_ function (a #undef, push_macro, pasted name or asm label that got round the
               redirect shows here), no dl*, syscall, file or process functions;
-  sections    no constructor or destructor tables (code that would run before the kit's);
+  sections    no constructor or destructor tables, no indirect function (ifunc: its resolver
+              runs as the library loads): code that would run before the kit's;
   code        (objdump) no system-call instruction, no indirect call or jump outside the code a
               header inlined (a function reached through a pointer the cell found in memory, such as a slot of the object's GOT,
               would be a real MPI or C library function the checks above never saw; the unit is
@@ -390,6 +391,13 @@ def check_code(obj: Path, file: str = CELL) -> list[Refusal]:
             found.append(Refusal(0, f"has a {name} section (a constructor or destructor): "
                                     "nothing of a cell runs before or after the kit calls it",
                                  file))  # fmt: skip
+    for line in _run(["nm", "-l", "--defined-only", str(obj)]).splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and parts[1] == "i":  # STT_GNU_IFUNC
+            name, _, where = parts[2].partition("\t")
+            found.append(Refusal(_line_of(where, file), f"makes {name} an indirect function (ifunc):"
+                                 " its resolver would run as the library loads, before the kit"
+                                 " calls anything; define the function itself", file))  # fmt: skip
     current, header, syscall, indirect = 0, False, False, False
     for line in _run(["objdump", "-d", "-l", "--no-show-raw-insn", str(obj)]).splitlines():
         if re.match(r"^\S+:\d+", line):
