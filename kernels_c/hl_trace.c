@@ -1,7 +1,9 @@
 /* hl_trace.c: the kit's tracer, compiled out of line into its own object and linked beside a
  * traced kernel (hybridlab.kernels.build, trace_mpi=True). Nothing here is in a student's unit: its
- * buffers, counters, clock origin and the run's key are static (no symbol anyone can name), and
- * every other symbol is hidden (-fvisibility=hidden: not exported from the library).
+ * buffers, counters, clock origin and the run's key are static (no symbol anyone can name), every
+ * other symbol is hidden (-fvisibility=hidden: not exported from the library), and what frames,
+ * times and checks the records (the stream's file, the key, the origin, the records' hash) is on a
+ * page that is read-only except while the tracer changes it (`sealed`, below).
  *
  * Entry points (declared by hl_mpi_trace.h, which redirects the MPI names to them):
  *   hl_traced_MPI_<name>   a student's unit (and a whole program): recorded with "student": 1
@@ -21,8 +23,8 @@
  * MPI_Wait or MPI_Test the request it was given, an MPI_Waitall or MPI_Testall the requests
  * ("requests", "3,7"), an MPI_Waitany, _Waitsome, _Testany or _Testsome the ones it completed, an MPI_Pready, MPI_Pready_range or MPI_Parrived the partitions it names
  * ("partition" to "partition_last") and the request, an MPI_Start the request. The first
- * HL_TRACE_MAX_CALLS calls of a rank are kept (a slot taken with an atomic counter); the counters
- * stay exact beyond it.
+ * HL_TRACE_MAX_CALLS calls of a rank are kept in its buffer (a slot taken with an atomic counter;
+ * the counters stay exact beyond it); a stream gets every call.
  *
  * Where entries go. With $HL_TRACE_STREAM (a folder; the harness sets it for every run it starts)
  * each call and each piece of computing is written, framed (below), to the rank's own file
@@ -62,6 +64,7 @@
 #include "hybridlab.h"
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/mman.h>
 
 #ifndef HL_TRACE_MAX_CALLS
 #define HL_TRACE_MAX_CALLS 32768
@@ -109,16 +112,35 @@ static atomic_long not_main;    /* calls from a thread other than MPI's main */
 static atomic_long in_parallel; /* calls inside an active parallel region */
 static atomic_long overlapped;  /* calls that began while another was in MPI */
 static atomic_int active;       /* calls inside MPI right now */
-static double origin;
 static hl_trace_interval intervals[HL_TRACE_MAX_COMPUTE];
 static atomic_long interval_count;
 static atomic_long step = -1;          /* the kernel's iteration (hl_trace_step) */
-static int stream_fd = -1;             /* the rank's stream file ($HL_TRACE_STREAM), or -1 */
-static int stream_rank;                /* the rank the stream is framed with */
 static atomic_long stream_seq;         /* lines written to the stream */
-static char key[HL_KEY_CHARS + 1] = "-"; /* the run's key (HL_RECORD_KEY_FILE) */
-static uint64_t noted_hash;              /* FNV-1a of the bytes the kit appended to the records */
-static size_t noted_len;
+
+/* What frames, times and checks the records, on a page of its own that is read-only except while
+ * the tracer itself changes it (sealed): code of the process can read it, and a store into it
+ * faults. So no cell can send the lines elsewhere or drop them, frame them with another key, move
+ * the clock's origin, or rewrite the check of the kernel's records (a cell cannot call mprotect:
+ * hybridlab.kernels.unit_checks). Every traced call is written to the stream, whatever a counter
+ * a cell could change says. */
+#define HL_SEALED_BYTES 4096
+static union {
+    struct {
+        int stream_fd;              /* the rank's stream file ($HL_TRACE_STREAM), or -1 */
+        int stream_rank;            /* the rank the stream is framed with */
+        double origin;              /* the clock when the run started */
+        char key[HL_KEY_CHARS + 1]; /* the run's key (HL_RECORD_KEY_FILE) */
+        uint64_t noted_hash;        /* FNV-1a of the bytes the kit appended to the records */
+        size_t noted_len;
+    } s;
+    char page[HL_SEALED_BYTES];
+} sealed __attribute__((aligned(HL_SEALED_BYTES))) = {.s = {.stream_fd = -1, .key = "-"}};
+#define F sealed.s
+
+/* The sealed page writable (1) for the tracer's change, or read-only again (0). */
+static void unsealed(int writable) {
+    (void)mprotect(&sealed, sizeof sealed, writable ? PROT_READ | PROT_WRITE : PROT_READ);
+}
 
 /* ------------------------------------------------------------------- the stream */
 
@@ -126,42 +148,44 @@ static size_t noted_len;
 static void stream_write(const char *json, int n) {
     char framed[1200];
     long seq = atomic_fetch_add(&stream_seq, 1);
-    int head = snprintf(framed, sizeof framed, "@hl %s %d %ld ", key, stream_rank, seq);
+    int head = snprintf(framed, sizeof framed, "@hl %s %d %ld ", F.key, F.stream_rank, seq);
     if (n < 0 || head < 0 || (size_t)head + (size_t)n > sizeof framed) return;
     memcpy(framed + head, json, (size_t)n);
-    ssize_t done = write(stream_fd, framed, (size_t)head + (size_t)n);
+    ssize_t done = write(F.stream_fd, framed, (size_t)head + (size_t)n);
     (void)done; /* a line lost is a number missing: the harness refuses the stream */
 }
 
 /* The rank's stream file, opened afresh for a run ($HL_TRACE_STREAM; none without it). */
 static void stream_open(void) {
-    if (stream_fd >= 0) close(stream_fd);
-    stream_fd = -1;
+    if (F.stream_fd >= 0) close(F.stream_fd);
+    F.stream_fd = -1;
     atomic_store(&stream_seq, 0);
     const char *dir = getenv("HL_TRACE_STREAM");
     int ready = 0;
     if (!dir || !*dir || MPI_Initialized(&ready) != MPI_SUCCESS || !ready) return;
-    MPI_Comm_rank(MPI_COMM_WORLD, &stream_rank);
+    MPI_Comm_rank(MPI_COMM_WORLD, &F.stream_rank);
     char path[4096];
-    snprintf(path, sizeof path, "%s/stream-%d.jsonl", dir, stream_rank);
-    stream_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
-    if (stream_fd < 0) return;
+    snprintf(path, sizeof path, "%s/stream-%d.jsonl", dir, F.stream_rank);
+    F.stream_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+    if (F.stream_fd < 0) return;
     char line[160]; /* the clock's origin, before any code of the run: lines after it are absolute */
     stream_write(line, snprintf(line, sizeof line,
                                 "{\"rank\":%d,\"record\":\"stream_origin\",\"origin\":%.9f}\n",
-                                stream_rank, origin));
+                                F.stream_rank, F.origin));
 }
 
 /* The stream's closing line (the lines written before it), and the file closed. */
 static void stream_close(void) {
-    if (stream_fd < 0) return;
+    if (F.stream_fd < 0) return;
     char line[128];
-    int n = snprintf(line, sizeof line, "@hl %s %d end %ld 1\n", key, stream_rank,
+    int n = snprintf(line, sizeof line, "@hl %s %d end %ld 1\n", F.key, F.stream_rank,
                      atomic_load(&stream_seq));
-    ssize_t done = write(stream_fd, line, (size_t)n);
+    ssize_t done = write(F.stream_fd, line, (size_t)n);
     (void)done;
-    close(stream_fd);
-    stream_fd = -1;
+    close(F.stream_fd);
+    unsealed(1);
+    F.stream_fd = -1;
+    unsealed(0);
 }
 
 /* A call's record as one JSON line, its times from `base`; its length. */
@@ -199,14 +223,14 @@ static int format_piece(char *line, size_t cap, int rank, double base,
 /* The key the harness wrote for this run (letters and digits), "-" without one. */
 static void read_key(void) {
     const char *path = getenv("HL_RECORD_KEY_FILE");
-    snprintf(key, sizeof key, "-");
+    snprintf(F.key, sizeof F.key, "-");
     FILE *f = path && *path ? fopen(path, "r") : NULL;
     if (!f) return;
-    size_t n = fread(key, 1, HL_KEY_CHARS, f);
+    size_t n = fread(F.key, 1, HL_KEY_CHARS, f);
     fclose(f);
-    key[n] = '\0';
-    key[strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")] = '\0';
-    if (!key[0]) snprintf(key, sizeof key, "-");
+    F.key[n] = '\0';
+    F.key[strspn(F.key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")] = '\0';
+    if (!F.key[0]) snprintf(F.key, sizeof F.key, "-");
 }
 
 static uint64_t fnv(uint64_t h, const char *text, size_t n) {
@@ -215,19 +239,21 @@ static uint64_t fnv(uint64_t h, const char *text, size_t n) {
 }
 
 void hl_trace_note(const char *text, size_t n) {
-    noted_hash = fnv(noted_hash, text, n);
-    noted_len += n;
+    unsealed(1);
+    F.noted_hash = fnv(F.noted_hash, text, n);
+    F.noted_len += n;
+    unsealed(0);
 }
 
 static void records_begin(void) {
-    noted_hash = 14695981039346656037ULL;
-    noted_len = 0;
+    F.noted_hash = 14695981039346656037ULL;
+    F.noted_len = 0;
 }
 
 void hl_trace_frame(hl_ctx *ctx) {
     stream_close(); /* a run that ended before its summary: the stream closed all the same */
-    int ok = ctx->len == noted_len &&
-             fnv(14695981039346656037ULL, ctx->out ? ctx->out : "", ctx->len) == noted_hash;
+    int ok = ctx->len == F.noted_len &&
+             fnv(14695981039346656037ULL, ctx->out ? ctx->out : "", ctx->len) == F.noted_hash;
     size_t cap = ctx->len + 4096, used = 0;
     for (size_t i = 0; i < ctx->len; i++) cap += ctx->out[i] == '\n' ? 32 + HL_KEY_CHARS : 0;
     char *framed = (malloc)(cap);
@@ -241,7 +267,7 @@ void hl_trace_frame(hl_ctx *ctx) {
         const char *stop = memchr(line, '\n', (size_t)(end - line));
         size_t n = (size_t)((stop ? stop : end) - line);
         if (n) {
-            used += (size_t)snprintf(framed + used, cap - used, "@hl %s %d %ld ", key, ctx->rank,
+            used += (size_t)snprintf(framed + used, cap - used, "@hl %s %d %ld ", F.key, ctx->rank,
                                      seq++);
             memcpy(framed + used, line, n);
             used += n;
@@ -249,21 +275,21 @@ void hl_trace_frame(hl_ctx *ctx) {
         }
         line += n + 1;
     }
-    used += (size_t)snprintf(framed + used, cap - used, "@hl %s %d end %ld %d\n", key, ctx->rank,
+    used += (size_t)snprintf(framed + used, cap - used, "@hl %s %d end %ld %d\n", F.key, ctx->rank,
                              seq, ok);
     (free)(ctx->out);
     ctx->out = framed;
     ctx->len = used;
     ctx->cap = cap;
-    noted_len = used; /* the framed buffer is the kit's own */
-    noted_hash = fnv(14695981039346656037ULL, framed, used);
+    unsealed(1);
+    F.noted_len = used; /* the framed buffer is the kit's own */
+    F.noted_hash = fnv(14695981039346656037ULL, framed, used);
+    unsealed(0);
 }
 
 /* ------------------------------------------------------------------------ the trace */
 
 void hl_trace_reset(void) {
-    read_key();
-    records_begin();
     atomic_store(&interval_count, 0);
     atomic_store(&call_count, 0);
     atomic_store(&not_main, 0);
@@ -271,22 +297,26 @@ void hl_trace_reset(void) {
     atomic_store(&overlapped, 0);
     atomic_store(&active, 0);
     atomic_store(&step, -1);
-    origin = hl_now();
+    unsealed(1);
+    read_key();
+    records_begin();
+    F.origin = hl_now();
     stream_open();
+    unsealed(0);
 }
 
 /* The kernel starts iteration `iteration`: kept for the buffers, and on the stream a "step" line
  * with the clock's time, from which the harness marks every later record (records.parse_framed). */
 void hl_trace_step(long iteration) {
     atomic_store(&step, iteration);
-    if (stream_fd < 0) return;
+    if (F.stream_fd < 0) return;
     char line[160];
     stream_write(line, snprintf(line, sizeof line,
                                 "{\"rank\":%d,\"record\":\"step\",\"step\":%ld,\"at\":%.9f}\n",
-                                stream_rank, iteration, hl_now()));
+                                F.stream_rank, iteration, hl_now()));
 }
 
-double hl_trace_origin_time(void) { return origin; }
+double hl_trace_origin_time(void) { return F.origin; }
 
 /* ---------------------------------------------------------------------- task stamps
  * What ran in a task's own body (lab 12 (b)). The run-sched ICV is one of a task's data
@@ -417,18 +447,18 @@ static void keep_completed(hl_trace_call *c, int kept, const int indices[]) {
 }
 
 /* A piece of computing of the calling thread from `start` to `end` with rows `first`..`last`:
- * to the stream, else kept (the first HL_TRACE_MAX_COMPUTE). */
+ * to the stream (every one), else kept (the first HL_TRACE_MAX_COMPUTE). */
 static void new_piece(double start, double end, long first, long last) {
     long slot = atomic_fetch_add(&interval_count, 1);
-    if (slot >= HL_TRACE_MAX_COMPUTE) return;
+    if (F.stream_fd < 0 && slot >= HL_TRACE_MAX_COMPUTE) return;
     hl_trace_interval v = {.start = start, .end = end, .first = first, .last = last,
                            .step = atomic_load(&step),
                            .thread = omp_get_thread_num()};
     v.tid = (long)syscall(SYS_gettid);
     hl_where(&v.cpu, &v.numa);
-    if (stream_fd >= 0) {
+    if (F.stream_fd >= 0) {
         char line[512];
-        stream_write(line, format_piece(line, sizeof line, stream_rank, 0.0, &v));
+        stream_write(line, format_piece(line, sizeof line, F.stream_rank, 0.0, &v));
     } else {
         intervals[slot] = v;
     }
@@ -450,11 +480,10 @@ static void trace_keep(hl_trace_call *c, double end) {
     if (c->in_parallel) atomic_fetch_add(&in_parallel, 1);
     if (c->concurrent) atomic_fetch_add(&overlapped, 1);
     long slot = atomic_fetch_add(&call_count, 1);
-    if (slot >= HL_TRACE_MAX_CALLS) return;
-    if (stream_fd >= 0) {
+    if (F.stream_fd >= 0) {
         char line[1024];
-        stream_write(line, format_call(line, sizeof line, stream_rank, 0.0, c));
-    } else {
+        stream_write(line, format_call(line, sizeof line, F.stream_rank, 0.0, c));
+    } else if (slot < HL_TRACE_MAX_CALLS) {
         calls[slot] = *c;
     }
 }
@@ -525,16 +554,16 @@ static void trace_end_p2p(hl_trace_call *c, MPI_Comm comm, int tag, long count, 
 }
 
 void hl_trace_emit(hl_ctx *ctx) {
-    long made = atomic_load(&call_count);
-    long kept = made < HL_TRACE_MAX_CALLS ? made : HL_TRACE_MAX_CALLS;
+    long made = atomic_load(&call_count), kept = made; /* the stream has every one */
     long pieces = atomic_load(&interval_count);
-    if (pieces > HL_TRACE_MAX_COMPUTE) pieces = HL_TRACE_MAX_COMPUTE;
+    if (F.stream_fd < 0 && kept > HL_TRACE_MAX_CALLS) kept = HL_TRACE_MAX_CALLS;
+    if (F.stream_fd < 0 && pieces > HL_TRACE_MAX_COMPUTE) pieces = HL_TRACE_MAX_COMPUTE;
     char line[1024];
-    if (stream_fd < 0) {
+    if (F.stream_fd < 0) {
         for (long i = 0; i < kept; i++)
-            hl_append(ctx, line, (size_t)format_call(line, sizeof line, ctx->rank, origin, &calls[i]));
+            hl_append(ctx, line, (size_t)format_call(line, sizeof line, ctx->rank, F.origin, &calls[i]));
         for (long i = 0; i < pieces; i++)
-            hl_append(ctx, line, (size_t)format_piece(line, sizeof line, ctx->rank, origin, &intervals[i]));
+            hl_append(ctx, line, (size_t)format_piece(line, sizeof line, ctx->rank, F.origin, &intervals[i]));
     }
     int cpu, numa;
     hl_where(&cpu, &numa);
@@ -688,7 +717,9 @@ int hl_traced_MPI_Finalize(void) {
     if (dir && *dir) {
         hl_ctx ctx;
         memset(&ctx, 0, sizeof ctx);
+        unsealed(1);
         records_begin();
+        unsealed(0);
         MPI_Comm_rank(MPI_COMM_WORLD, &ctx.rank);
         MPI_Comm_size(MPI_COMM_WORLD, &ctx.size);
         char line[640], host[256] = "?";

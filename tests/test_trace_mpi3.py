@@ -231,3 +231,46 @@ def test_each_call_is_in_its_rank_stream_the_moment_it_returns(tmp_path):
     lines = stream.read_text().splitlines()
     assert len(lines) == 2 and '"record":"stream_origin"' in lines[0], lines  # the clock's origin
     assert lines[1].startswith("@hl - 0 1 {") and '"call":"MPI_Barrier"' in lines[1], lines
+
+
+SEAL_PROBE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+void hl_trace_reset(void);
+
+int main(int argc, char **argv) {  /* argv[1]: where the tracer's sealed page is, from main */
+    volatile int *stream_fd = (volatile int *)((char *)main + atol(argv[1]));
+    if (argc > 2) hl_trace_reset();  /* a run started: the page sealed */
+    *stream_fd = 7;  /* what a memory scanner did to drop its calls from the stream */
+    puts("written");
+    return 0;
+}
+"""
+
+
+def test_what_frames_the_stream_is_read_only_once_a_run_starts(tmp_path):
+    """The stream's file, the key, the clock's origin and the records' hash are on a page the
+    tracer seals when a run starts (kernels_c/hl_trace.c): a store into it from the process's
+    code (an attacker found the stream's descriptor beside the key and set it to -1 to drop its
+    calls) faults. Before any run the page is ordinary data, which shows the probe's aim is true."""
+    from hybridlab.kernels.build import DEFAULT_FLAGS, TRACER_FLAGS, include_flags, mpicc
+    from hybridlab.paths import find_kernel_file
+
+    cc = mpicc()
+    tracer, probe = tmp_path / "tracer.o", tmp_path / "probe"
+    (tmp_path / "probe.c").write_text(SEAL_PROBE)
+    subprocess.run([cc, *DEFAULT_FLAGS, *TRACER_FLAGS, *include_flags(), "-c",
+                    str(find_kernel_file("hl_trace.c")), "-o", str(tracer)], check=True)  # fmt: skip
+    subprocess.run([cc, "-std=gnu11", "-fopenmp", str(tmp_path / "probe.c"), str(tracer), "-o",
+                    str(probe), "-lm"], check=True)  # fmt: skip
+    symbols = {
+        words[2]: int(words[0], 16)
+        for words in (line.split() for line in subprocess.run(
+            ["nm", str(probe)], capture_output=True, text=True, check=True).stdout.splitlines())
+        if len(words) == 3
+    }  # fmt: skip
+    offset = str(symbols["sealed"] - symbols["main"])
+    before = subprocess.run([str(probe), offset], capture_output=True, text=True, timeout=60)
+    assert before.returncode == 0 and "written" in before.stdout, before
+    during = subprocess.run([str(probe), offset, "run"], capture_output=True, text=True, timeout=60)
+    assert during.returncode == -11 and "written" not in during.stdout, during  # SIGSEGV
