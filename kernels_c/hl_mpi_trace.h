@@ -220,6 +220,8 @@ int hl_traced_MPI_Finalize(void);
 void hl_trace_compute(double start, double end);
 void hl_trace_rows(double start, double end, long first, long last); /* rows of a grid */
 void hl_trace_step(long iteration); /* the kernel starts an iteration: calls and intervals carry it */
+int hl_trace_event(const char *fields, double start, double end); /* a kit helper's act, streamed */
+int hl_trace_streaming(void); /* this run's records go to a stream */
 double hl_trace_origin_time(void); /* hl_now() when the run's trace began */
 /* task stamps (hl_trace.c): mark the calling task before a student's function; stamp (a
  * student's MPI call: mpi=1, stencil_rows: 0) returns the MPI stamps its task took before, -1

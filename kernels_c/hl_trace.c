@@ -464,6 +464,21 @@ static void new_piece(double start, double end, long first, long last) {
     }
 }
 
+/* Something a kit helper did that a part is judged by (`fields`: JSON members, "record" among
+ * them), from `start` to `end` (hl_now()) on the calling thread: written to the stream the moment
+ * it ends, like a call, with the clock's own times, so no later store changes it. 1 when written;
+ * 0 without a stream (a kernel the engines run), where the kit keeps it itself. */
+int hl_trace_event(const char *fields, double start, double end) {
+    if (F.stream_fd < 0) return 0;
+    char line[512];
+    stream_write(line, snprintf(line, sizeof line, "{\"rank\":%d,%s,\"start\":%.9f,\"end\":%.9f}\n",
+                                F.stream_rank, fields, start, end));
+    return 1;
+}
+
+/* Whether this run's records go to a stream (hl_trace_event writes them). */
+int hl_trace_streaming(void) { return F.stream_fd >= 0; }
+
 /* A kit helper computed from `start` to `end` (hl_now()) on the calling thread. */
 void hl_trace_compute(double start, double end) { new_piece(start, end, -1, -1); }
 

@@ -280,9 +280,15 @@ void copy_partition(int t) {
     long slot;
 #pragma omp atomic capture
     slot = copying.count++;
-    if (slot < copying.size)
-        copying.log[slot] = (partition_copy){t0, hl_now(), copying.iteration, omp_get_thread_num(),
-                                             t, omp_get_level(), omp_get_num_threads()};
+    partition_copy made = {t0, hl_now(), copying.iteration, omp_get_thread_num(), t,
+                           omp_get_level(), omp_get_num_threads()};
+    char fields[256]; /* on the trace's stream now: a later store into the log changes nothing */
+    snprintf(fields, sizeof fields,
+             "\"record\":\"partition_copy\",\"iteration\":%ld,\"copier\":%d,\"partition\":%d,"
+             "\"level\":%d,\"team\":%d",
+             made.iteration, made.thread, made.partition, made.level, made.team);
+    if (!hl_trace_event(fields, made.start, made.end) && slot < copying.size)
+        copying.log[slot] = made;
 }
 
 /* One "partition_copy" record per logged copy_partition call (times as the trace's), a
@@ -296,8 +302,9 @@ static void emit_copies(hl_ctx *ctx) {
             (unsigned long)(uintptr_t)&A(g, 0, 1), (unsigned long)(uintptr_t)&A(g, 1, 1),
             (unsigned long)(uintptr_t)&A(g, g->m, 1), (unsigned long)(uintptr_t)&A(g, g->m + 1, 1));
     double origin = hl_trace_origin_time();
-    long kept = copying.count < copying.size ? copying.count : copying.size;
-    for (long i = 0; i < kept; i++) {
+    int streamed = hl_trace_streaming(); /* then each copy went to the stream as it was made */
+    long kept = streamed || copying.count < copying.size ? copying.count : copying.size;
+    for (long i = 0; i < (streamed ? 0 : kept); i++) {
         const partition_copy *c = &copying.log[i];
         hl_emit(ctx, "\"record\":\"partition_copy\",\"iteration\":%ld,\"copier\":%d,"
                      "\"partition\":%d,\"start\":%.9f,\"end\":%.9f,\"level\":%d,"

@@ -700,3 +700,72 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 }
 """), B, "fresh attacker: the interior waits for the exchange; one task recomputes row 2 until the "
            "exchange is done, so that the window looks busy", reason="computed more than once | fell inside it"))
+
+# A fresh attacker's (helper-30, 2026-12-03): the master copies every partition outside the region
+# and the kit's copy log, found by a differential scan of memory, is patched to say each thread
+# copied its own inside it. Each copy is now on the trace's stream as it is made.
+GAMING.append(attempt("forged", "pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
+static int hl_nsend;
+static int send_idx[2];
+static long scan_anchor; /* a .bss variable of this unit: the kit's .bss follows it */
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    int n = 0;
+    hl_nsend = 0;
+    MPI_Count c = nx / parts;
+    if (up != MPI_PROC_NULL) {
+        send_idx[hl_nsend++] = n;
+        MPI_Psend_init(&a[w + 1], parts, c, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[1], parts, c, MPI_DOUBLE, up, 2, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        send_idx[hl_nsend++] = n;
+        MPI_Psend_init(&a[m * w + 1], parts, c, MPI_DOUBLE, down, 2, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, c, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+typedef struct { double start, end; long iteration; int thread, partition, level, team; } copy_rec;
+#define SCAN (1L << 19) /* longs: 4 MiB after the anchor */
+static volatile long *count_at;
+
+static void copy_all(int parts) {
+    if (!count_at) { /* find the kit's copy counter: the long that grows by one per copy */
+        volatile long *base = &scan_anchor;
+        long *before = malloc(SCAN * sizeof(long));
+        for (long i = 0; i < SCAN; i++) before[i] = base[i];
+        copy_partition(0);
+        for (long i = 1; i < SCAN - 2 && !count_at; i++)
+            if (base[i] == before[i] + 1 && base[i + 1] != 0 && base[i - 1] >= base[i])
+                count_at = &base[i];
+        free(before);
+        for (int t = 1; t < parts; t++) copy_partition(t);
+    } else {
+        for (int t = 0; t < parts; t++) copy_partition(t);
+    }
+    long n = *count_at, size = count_at[-1];
+    copy_rec *log = *(copy_rec *volatile *)(count_at + 1);
+    for (long k = n - parts; k < n; k++) {
+        if (k < 0 || k >= size) continue;
+        log[k].thread = log[k].partition;
+        log[k].level = 1;
+        log[k].team = parts;
+    }
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    (void)a; (void)fresh; (void)m; (void)nx;
+    if (nreq) MPI_Startall(nreq, req);
+    copy_all(parts); /* the master copies rows 1 and m for everybody */
+    #pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        for (int s = 0; s < hl_nsend; s++) MPI_Pready(t, req[send_idx[s]]);
+    }
+    if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D, "the master copies all; the kit's copy log patched in memory to name each thread",
+    reason="copied outside a parallel region"))

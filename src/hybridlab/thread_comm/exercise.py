@@ -533,6 +533,9 @@ def _assert_copied(res: Results, rank: int, threads: int, iterations: int, marks
         f"once per thread and iteration ({threads * iterations})")
     copies = partition_copies(res)
     copies = copies[copies["rank"] == rank]
+    assert len(copies) == kept, (
+        f"{where}: rank {rank}: {len(copies)} records of copy_partition calls, the kit counted "
+        f"{kept}: records lost or forged")
     odd = sorted(set(copies["partition"]) - set(range(threads)))
     assert not odd, (f"{where}: rank {rank}: copy_partition({odd[0]}): the partitions are 0 to "
                      f"{threads - 1}")  # fmt: skip
