@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from gaming import FRAME_TOOLS, REFUSED, Oracle, attempt, c_evidence, solution_cell
-from wrong_answers import together
+from wrong_answers import c_cell, together
 
 EXCHANGE = '%%c EXCHANGE_C halo2d\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n'
 OVERLAP = '%%c OVERLAP_C halo2d\nvoid overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n'
@@ -764,4 +764,66 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
 }
 """, D, "fresh attacker: the MPI_Irecvs posted alone before the interior, the MPI_Isends after it",
             reason="no overlap"),
+]
+
+# A fresh attacker's (helper-30, 2026-12-03) wrong methods that kept full points: the part now
+# judges which calls moved the data (and, lab 04, the thread level).
+GAMING += [
+    attempt("method", "exchange_halos", c_cell("EXCHANGE_C", "halo2d", r"""
+void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    int P, me;
+    MPI_Comm_size(comm, &P);
+    MPI_Comm_rank(comm, &me);
+    double *s = malloc(2 * nx * sizeof(double)), *all = malloc((size_t)P * 2 * nx * sizeof(double));
+    memcpy(s, &a[w + 1], nx * sizeof(double));
+    memcpy(s + nx, &a[m * w + 1], nx * sizeof(double));
+    MPI_Allgather(s, (int)(2 * nx), MPI_DOUBLE, all, (int)(2 * nx), MPI_DOUBLE, comm);
+    if (up != MPI_PROC_NULL) memcpy(&a[1], &all[(size_t)up * 2 * nx + nx], nx * sizeof(double));
+    if (down != MPI_PROC_NULL) memcpy(&a[(m + 1) * w + 1], &all[(size_t)down * 2 * nx], nx * sizeof(double));
+    free(s);
+    free(all);
+}
+"""), {"hidden_exchange_halos"}, "no message to a neighbour: every rank's edge rows allgathered", reason="the rows travel as messages"),
+    attempt("method", "exchange_halos", c_cell("EXCHANGE_C", "halo2d", r"""
+void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    static MPI_Win win = MPI_WIN_NULL;
+    static double *mine;
+    if (win == MPI_WIN_NULL) {
+        MPI_Win_allocate_shared((MPI_Aint)(2 * nx * sizeof(double)), sizeof(double), MPI_INFO_NULL, comm, &mine, &win);
+    }
+    memcpy(mine, &a[w + 1], nx * sizeof(double));
+    memcpy(mine + nx, &a[m * w + 1], nx * sizeof(double));
+    MPI_Win_fence(0, win);
+    MPI_Aint sz; int du; double *theirs;
+    if (up != MPI_PROC_NULL) { MPI_Win_shared_query(win, up, &sz, &du, &theirs); memcpy(&a[1], theirs + nx, nx * sizeof(double)); }
+    if (down != MPI_PROC_NULL) { MPI_Win_shared_query(win, down, &sz, &du, &theirs); memcpy(&a[(m + 1) * w + 1], theirs, nx * sizeof(double)); }
+    MPI_Win_fence(0, win);
+}
+"""), {"hidden_exchange_halos"}, "edge rows published in a shared window and loaded by the neighbours", reason="the rows travel as messages"),
+    attempt("method", "exchange_halos", c_cell("EXCHANGE_C", "halo2d", r"""
+void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    MPI_Request r;
+    MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &r);
+    MPI_Request_free(&r);
+    MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &r);
+    MPI_Request_free(&r);
+    MPI_Recv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, MPI_STATUS_IGNORE);
+    MPI_Recv(&a[1], (int)nx, MPI_DOUBLE, up, 2, comm, MPI_STATUS_IGNORE);
+}
+"""), {"hidden_exchange_halos"}, "sends never completed: MPI_Isend then MPI_Request_free", reason="the rows travel as messages"),
+    attempt("method", "exchange_halos", c_cell("EXCHANGE_C", "halo2d", r"""
+void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    #pragma omp parallel num_threads(2)
+    {
+        if (omp_get_thread_num() == omp_get_num_threads() - 1) {
+            MPI_Sendrecv(&a[w + 1], (int)nx, MPI_DOUBLE, up, 1, &a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, MPI_STATUS_IGNORE);
+            MPI_Sendrecv(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 2, &a[1], (int)nx, MPI_DOUBLE, up, 2, comm, MPI_STATUS_IGNORE);
+        }
+    }
+}
+"""), {"hidden_exchange_halos"}, "the exchange made by OpenMP thread 1 under FUNNELED", reason="break thread level 'funneled'"),
 ]

@@ -6,7 +6,7 @@ from functools import partial
 from pathlib import Path
 
 from gaming import FRAME_TOOLS, Oracle, attempt, c_evidence
-from wrong_answers import Wrong, changed
+from wrong_answers import Wrong, c_cell, changed
 
 _spec = importlib.util.spec_from_file_location(
     "wrong_answers_07", Path(__file__).resolve().parents[1] / "wrong_answers" / "07_collectives.py")
@@ -238,4 +238,93 @@ _sc.collective_comms = _on_its_node
           frozenset({"hidden_alltoall_nodes"}),
           "a flat MPI_Alltoall, the trace's reader hybridlab.student_c.collective_comms replaced "
           "from an earlier cell", "interpreter", "neither its node nor the leaders"),
+]
+
+# A fresh attacker's (helper-30, 2026-12-03) wrong methods that kept full points: the part now
+# judges which calls moved the data (and, lab 04, the thread level).
+GAMING += [
+    attempt("method", "alltoall_nodes", c_cell("ALLTOALL_C", "alltoall_nodes", r"""
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;
+    size_t block = (size_t)P * count;
+    double *gathered = malloc(L * block * sizeof(double));
+    double *out = NULL, *in = NULL;
+    if (me == 0) { out = malloc(L * block * sizeof *out); in = malloc(L * block * sizeof *in); }
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        for (int n = 0; n < N; n++) for (int s = 0; s < L; s++) for (int t = 0; t < L; t++)
+            memcpy(&out[(((size_t)n * L + s) * L + t) * count], &gathered[((size_t)s * P + (size_t)n * L + t) * count], count * sizeof(double));
+        int chunk = L * L * count;
+        MPI_Alltoall(out, chunk, MPI_DOUBLE, in, chunk, MPI_DOUBLE, leaders);
+        for (int n = 0; n < N; n++) for (int s = 0; s < L; s++) for (int t = 0; t < L; t++)
+            memcpy(&gathered[((size_t)t * P + (size_t)n * L + s) * count], &in[(((size_t)n * L + s) * L + t) * count], count * sizeof(double));
+    }
+    MPI_Bcast(gathered, (int)(L * block), MPI_DOUBLE, 0, node);
+    memcpy(recv, &gathered[(size_t)me * block], block * sizeof(double));
+    free(gathered); free(out); free(in);
+}
+"""), {"hidden_alltoall_nodes"}, "the leader broadcasts the node's whole result instead of scattering", reason="nothing else moves the data"),
+    attempt("method", "alltoall_nodes", c_cell("ALLTOALL_C", "alltoall_nodes", r"""
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    (void)leaders;
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    size_t block = (size_t)P * count;
+    static MPI_Comm all = MPI_COMM_NULL;
+    if (all == MPI_COMM_NULL) {
+        int *peers = malloc(P * sizeof *peers);
+        for (int i = 0; i < P; i++) peers[i] = i;
+        MPI_Dist_graph_create_adjacent(world, P, peers, MPI_UNWEIGHTED, P, peers, MPI_UNWEIGHTED,
+                                       MPI_INFO_NULL, 0, &all);
+        free(peers);
+    }
+    MPI_Neighbor_alltoall(send, count, MPI_DOUBLE, recv, count, MPI_DOUBLE, all);
+    /* decoys: the node gather and scatter the two-level scheme would make */
+    double *g = me == 0 ? malloc(L * block * sizeof *g) : NULL;
+    double *tmp = malloc(block * sizeof *tmp);
+    MPI_Gather(send, (int)block, MPI_DOUBLE, g, (int)block, MPI_DOUBLE, 0, node);
+    MPI_Scatter(g, (int)block, MPI_DOUBLE, tmp, (int)block, MPI_DOUBLE, 0, node);
+    free(g);
+    free(tmp);
+}
+"""), {"hidden_alltoall_nodes"}, "a flat all-to-all as a neighbourhood collective on a complete graph; node decoys", reason="nothing else moves the data"),
+    attempt("method", "alltoall_nodes", c_cell("ALLTOALL_C", "alltoall_nodes", r"""
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    (void)leaders;
+    int P, L, me, r;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_rank(world, &r);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    size_t block = (size_t)P * count;
+    double *base;
+    MPI_Win win;
+    MPI_Win_allocate_shared((MPI_Aint)(block * sizeof(double)), sizeof(double), MPI_INFO_NULL,
+                            world, &base, &win);
+    memcpy(base, send, block * sizeof(double));
+    MPI_Win_fence(0, win);
+    for (int s = 0; s < P; s++) {
+        MPI_Aint sz; int du; double *theirs;
+        MPI_Win_shared_query(win, s, &sz, &du, &theirs);
+        memcpy(&recv[(size_t)s * count], &theirs[(size_t)r * count], count * sizeof(double));
+    }
+    MPI_Win_fence(0, win);
+    MPI_Win_free(&win);
+    double *g = me == 0 ? malloc(L * block * sizeof *g) : NULL;
+    double *tmp = malloc(block * sizeof *tmp);
+    MPI_Gather(send, (int)block, MPI_DOUBLE, g, (int)block, MPI_DOUBLE, 0, node);
+    MPI_Scatter(g, (int)block, MPI_DOUBLE, tmp, (int)block, MPI_DOUBLE, 0, node);
+    free(g);
+    free(tmp);
+}
+"""), {"hidden_alltoall_nodes"}, "a flat all-to-all through a shared window over all ranks; node decoys", reason="nothing else moves the data"),
 ]

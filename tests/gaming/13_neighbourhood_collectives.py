@@ -457,3 +457,44 @@ void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
 }
 """), A, "fresh attacker: the halo in 64-byte MPI_Allreduce(MPI_IN_PLACE, MPI_SUM) pieces, a "
            "zero-count MPI_Neighbor_alltoall for show", reason="the halo goes by the neighbourhood collective alone"))
+
+# A fresh attacker's (helper-30, 2026-12-03) wrong methods that kept full points: the part now
+# judges which calls moved the data (and, lab 04, the thread level).
+GAMING += [
+    attempt("method", "neighbour_exchange", c_cell("NEIGHBOUR_C", "neighbour_halo", r"""
+MPI_Comm make_grid(MPI_Comm comm, int dims[2]) {
+    int size;
+    MPI_Comm_size(comm, &size);
+    MPI_Dims_create(size, 2, dims);
+    int periods[2] = {0, 0};
+    MPI_Comm grid;
+    MPI_Cart_create(comm, 2, dims, periods, 0, &grid);
+    return grid;
+}
+
+void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
+    static long K = -1;
+    long w = n + 2;
+    if (K < 0) {
+        long mine = m > n ? m : n;
+        MPI_Allreduce(&mine, &K, 1, MPI_LONG, MPI_MAX, grid);
+    }
+    int nb[4];
+    MPI_Cart_shift(grid, 0, 1, &nb[0], &nb[1]);
+    MPI_Cart_shift(grid, 1, 1, &nb[2], &nb[3]);
+    double *s = calloc(4 * K, sizeof(double)), *r = calloc(16 * K, sizeof(double));
+    for (long j = 0; j < n; j++) { s[j] = a[w + 1 + j]; s[K + j] = a[m * w + 1 + j]; }
+    for (long i = 0; i < m; i++) { s[2 * K + i] = a[(i + 1) * w + 1]; s[3 * K + i] = a[(i + 1) * w + n]; }
+    MPI_Neighbor_allgather(s, (int)(4 * K), MPI_DOUBLE, r, (int)(4 * K), MPI_DOUBLE, grid);
+    /* from up: its bottom row; from down: its top row; from left: its right col; from right: its left col */
+    if (nb[0] != MPI_PROC_NULL) for (long j = 0; j < n; j++) a[1 + j] = r[0 * 4 * K + K + j];
+    if (nb[1] != MPI_PROC_NULL) for (long j = 0; j < n; j++) a[(m + 1) * w + 1 + j] = r[1 * 4 * K + j];
+    if (nb[2] != MPI_PROC_NULL) for (long i = 0; i < m; i++) a[(i + 1) * w] = r[2 * 4 * K + 3 * K + i];
+    if (nb[3] != MPI_PROC_NULL) for (long i = 0; i < m; i++) a[(i + 1) * w + n + 1] = r[3 * 4 * K + 2 * K + i];
+    double d0[4], d1[4];
+    MPI_Neighbor_alltoall(d0, 0, MPI_DOUBLE, d1, 0, MPI_DOUBLE, grid); /* decoy */
+    free(s);
+    free(r);
+}
+"""), {"hidden_neighbour_exchange"}, "the halo moved by MPI_Neighbor_allgather, a zero-count alltoall as decoy", reason="the halo goes by the neighbourhood collective alone"),
+]

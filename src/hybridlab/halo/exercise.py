@@ -30,7 +30,7 @@ from ..kernels.build import Kernel
 from ..runs import compliance
 from ..runs.launch import run_program
 from ..runs.records import Results
-from ..runs.student_c import blocking_calls, build_student, step_windows
+from ..runs.student_c import BLOCKING, COMPLETES, blocking_calls, build_student, step_windows
 from .serial import (
     THREAD_LEVEL_2D,
     THREAD_LEVEL_3D,
@@ -114,7 +114,26 @@ def check_student_halo(
             f"{ranks}x{threads} ({nx}x{ny}, {iterations} iterations): checksum {got!r}, expected "
             f"{want!r}: the halo rows do not hold the neighbours' edge rows"
         )
+        _exchanged_by_messages(res, f"{ranks}x{threads} ({nx}x{ny})")
     return rows
+
+
+# (a) sends its rows and receives its neighbours' with these, from the master (hybrid 1)
+EXCHANGE_CALLS = (*BLOCKING, "MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv",
+                  *COMPLETES, "MPI_Comm_rank", "MPI_Comm_size")
+
+
+def _exchanged_by_messages(res: Results, where: str) -> None:
+    """exchange_halos moved the rows by point-to-point messages it completed, called from the
+    master outside the team (FUNNELED): AssertionError or ThreadComplianceError naming what not."""
+    calls = res.mpi_calls
+    mine = set(calls[calls["student"] == 1]["call"]) if len(calls) else set()
+    other = sorted(mine - set(EXCHANGE_CALLS))
+    assert not other, (
+        f"{where}: exchange_halos called {', '.join(other)}: the rows travel as messages to `up` "
+        "and `down` (sends and receives, each request completed by a wait or test), not by a "
+        "collective, a shared window or a request freed before it completed")
+    compliance.check(res, "funneled")
 
 
 def build_student_overlap(code: str, name: str = "student_overlap") -> Kernel:

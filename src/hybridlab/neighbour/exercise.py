@@ -60,7 +60,9 @@ POINT_TO_POINT = (*BLOCKING, "MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsen
 # flag is fine; a halo cut into small reductions is not)
 REDUCTIONS = ("MPI_Reduce", "MPI_Allreduce", "MPI_Iallreduce")
 ELSEWHERE = (*(c for c in COLLECTIVES if c not in ("MPI_Barrier", "MPI_Ibarrier", *REDUCTIONS)),
-             "MPI_Win_allocate_shared", "MPI_Win_shared_query")  # fmt: skip
+             "MPI_Win_allocate_shared", "MPI_Win_shared_query", "MPI_Neighbor_allgather",
+             "MPI_Neighbor_allgatherv", "MPI_Ineighbor_allgather",
+             "MPI_Ineighbor_allgatherv")  # fmt: skip
 REDUCTION_BYTES = 16
 # (b) may call these only: the reduction, its completion, and the communicator's size and rank.
 RESIDUAL_CALLS = ("MPI_Iallreduce", *COMPLETES, "MPI_Comm_rank", "MPI_Comm_size")
