@@ -383,6 +383,15 @@ def test_construct_method_is_read_from_the_compiled_code():
         check_method(masked)
     barrier = masked.replace("s->updates += 1;", "s->updates += 1;\n#pragma omp barrier")
     assert check_method(barrier) == "master"
+    # the cell's own synchronisation beside the construct (a fresh attacker's, 2026-12-03)
+    ticket = ATOMIC.replace("s->updates += 1;", "s->updates += 1;\n"
+                            "        __atomic_fetch_add(&s->delay, 0, __ATOMIC_RELAXED);")
+    with pytest.raises(AssertionError, match="atomic builtin or type"):
+        check_method(ticket)
+    skipped = barrier.replace("#pragma omp barrier", "if (s->delay >= 0) goto done;\n"
+                              "#pragma omp barrier\n        done:;")
+    with pytest.raises(AssertionError, match="no goto round the construct"):
+        check_method(skipped)
 
 
 def test_construct_check_counts_lost_updates():

@@ -143,6 +143,30 @@ def test_a_cell_that_would_silence_the_sanitizer_is_refused(prefix, refusal):
         exercise.build_count(prefix + RACY, "test_silenced_bins")
 
 
+SPLIT = """
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+#pragma omp parallel for
+    for (long i = 0; i < n; i++) {
+        long b = bin_of(i), v;
+#pragma omp atomic read
+        v = bins[b];
+#pragma omp atomic write
+        bins[b] = v + 1;
+    }
+}
+"""
+
+
+@needs_archer
+def test_an_update_split_into_an_atomic_read_and_write_is_refused():
+    """Two accesses each made atomic race as a read-modify-write, yet Archer sees no race (a
+    fresh attacker's, 2026-12-03): refused from the preprocessed cell."""
+    with pytest.raises(AssertionError, match="made safe each on its own"):
+        exercise.build_count(SPLIT, "test_split_bins")
+    exercise.build_count(FIXED, "test_fixed_bins")
+
+
 def _solution_diagnose():
     """The instructor's diagnose (the judge reads traces by the same rules)."""
     nb = json.loads((ROOT / "grading" / "source" / "16_tools" / "16_tools.ipynb").read_text())

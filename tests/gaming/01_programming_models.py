@@ -406,3 +406,32 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
             why="fresh attacker: the master moves every thread's block; each thread also sends and receives a 0-int message to the real neighbours, tagged by thread",
             reason="every thread moves its own block | too few to count every thread | did not finish"),
 ]
+
+# A fresh attacker's (helper-31, 2026-12-03) wrong methods that kept full points, now refused.
+GAMING += [
+    attempt("method", "exchange_block", c_cell("EXCHANGE_C", "thread_ring", r"""
+int check_thread_level(hl_ctx *ctx) {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    if (provided == MPI_THREAD_FUNNELED)
+        return hl_fail(ctx, "exchange_block needs MPI_THREAD_SERIALIZED, MPI provided funneled");
+    return 0;
+}
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int tag = omp_get_thread_num();
+    MPI_Request req[2];
+#pragma omp critical(hl_mpi)
+    {
+        MPI_Irecv(recv, n, MPI_INT, left, tag, comm, &req[0]);
+        MPI_Issend(send, n, MPI_INT, right, tag, comm, &req[1]);
+    }
+    int done = 0;
+    while (!done) {
+#pragma omp critical(hl_mpi)
+        MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+        if (!done) hl_sleep_us(20);
+    }
+}
+"""), {"hidden_exchange_block"}, "the level check refuses FUNNELED only, so SINGLE runs", reason="started at SINGLE"),
+]

@@ -342,3 +342,79 @@ _exercise.CONSTRUCTS["atomic"] = (_exercise.CONSTRUCTS["atomic"][0], 1)  # one u
                 "replaced from an earlier cell", reason="takes no lock"),
     ),
 ]
+
+# A fresh attacker's (helper-31, 2026-12-03) wrong methods that kept full points, now refused.
+GAMING += [
+    attempt("method", "construct_code", c_cell("CONSTRUCT_C", "construct_bench", r"""
+const char *const construct_name = "atomic";
+
+static long next_ticket, now_serving, dummy;
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    for (long j = 0; j < inner; j++) {
+        hl_delay(s->delay);
+        long me = __atomic_fetch_add(&next_ticket, 1, __ATOMIC_ACQUIRE);
+        while (__atomic_load_n(&now_serving, __ATOMIC_ACQUIRE) != me) { }
+        s->updates += 1;
+        __atomic_store_n(&now_serving, me + 1, __ATOMIC_RELEASE);
+        if (s->delay < 0) {
+#pragma omp atomic
+            dummy += 1;
+        }
+    }
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+"""), {"hidden_construct"}, "named atomic: the update under a ticket lock of fetch-and-add and loads", reason="atomic builtin or type"),
+    attempt("method", "construct_code", c_cell("CONSTRUCT_C", "construct_bench", r"""
+const char *const construct_name = "atomic";
+
+static omp_lock_t guard;
+static int guard_ready;
+static long dummy;
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+    if (!guard_ready) { omp_init_lock(&guard); guard_ready = 1; }
+#pragma omp parallel
+    for (long j = 0; j < inner; j++) {
+        hl_delay(s->delay);
+        while (!omp_test_lock(&guard)) { }
+        s->updates += 1;
+        omp_unset_lock(&guard);
+        if (s->delay < 0) {
+#pragma omp atomic
+            dummy += 1;
+        }
+    }
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+"""), {"hidden_construct"}, "named atomic: a spin on omp_test_lock", reason="takes no lock"),
+    attempt("method", "construct_code", c_cell("CONSTRUCT_C", "construct_bench", r"""
+const char *const construct_name = "master";
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    for (long j = 0; j < inner; j++) {
+        hl_delay(s->delay);
+#pragma omp masked
+        s->updates += 1;
+        if (s->delay >= 0) goto skip;
+#pragma omp barrier
+    skip:;
+    }
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+"""), {"hidden_construct"}, "the barrier after masked skipped by a goto", reason="no goto round the construct"),
+]

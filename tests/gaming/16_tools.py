@@ -125,3 +125,36 @@ def outside_share(timeline):
 GAMING += c_evidence("16_tools", "count_bins", {"hidden_count_bins"}, None,
                      replaced=("omp_get_thread_num",), reasons=True)
 assert REFUSED  # the fragments c_evidence names
+
+# A fresh attacker's (helper-31, 2026-12-03) wrong methods that kept full points, now refused.
+GAMING += [
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", r"""
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+#pragma omp parallel for
+    for (long i = 0; i < n; i++) {
+        int b = bin_of(i);
+        long c;
+#pragma omp atomic read
+        c = bins[b];
+#pragma omp atomic write
+        bins[b] = c + 1;
+    }
+}
+"""), {"hidden_count_bins"}, "a bin's update split into an atomic read and an atomic write (a race Archer cannot see)", reason="a read and a write made safe each on its own"),
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", r"""
+void count_bins(long n, int nbins, long *bins) {
+    unsigned *seed = malloc((size_t)nbins * sizeof *seed);
+    for (int b = 0; b < nbins; b++) seed[b] = 12345u + (unsigned)b;
+#pragma omp parallel for
+    for (long i = 0; i < n; i++) rand_r(&seed[bin_of(i)]);
+    for (int b = 0; b < nbins; b++) {
+        unsigned s = 12345u + (unsigned)b;
+        long k = 0;
+        while (s != seed[b] && k <= n) { rand_r(&s); k++; }
+        bins[b] += k;
+    }
+    free(seed);
+}
+"""), {"hidden_count_bins"}, "each bin a rand_r state: the race inside the C library", reason="a read and a write made safe each on its own"),
+]

@@ -57,7 +57,12 @@ BARRIER = "GOMP_barrier"
 BARRIERED = ("single", "master")
 SPIN = "an exchange in memory (a spin lock of the cell's own)"  # x86 xchg, __atomic_exchange
 LOCKS = ("GOMP_critical_start", "GOMP_critical_name_start", "omp_set_lock", "omp_set_nest_lock",
-         "pthread_mutex_lock", "pthread_spin_lock", SPIN)  # fmt: skip
+         "omp_test_lock", "omp_test_nest_lock", "pthread_mutex_lock", "pthread_spin_lock",
+         SPIN)  # fmt: skip
+# what the cell's own synchronisation would be made of, beside the construct it measures: the
+# compiler's atomic builtins and types (a ticket lock of fetch-and-add and loads), and a goto
+# (round a barrier the table's row ends at)
+HAND_MADE = r"\b(__atomic_\w+|__sync_\w+|_Atomic|goto)\b"
 MEASURED_AGAINST_REFERENCE = r"\bhl_measure\s*\([^;]*\bconstruct_test\b[^;]*\breference_loop\b"
 
 
@@ -189,6 +194,10 @@ def check_source(code: str) -> str:
     )
     test, measure = function_body(code, "construct_test"), function_body(code, "measure_construct")
     assert re.search(CONSTRUCTS[name][0], test), f"construct_test does not use the {name} construct"
+    hand = re.search(HAND_MADE, code)
+    assert not hand, (
+        f"the cell uses {hand.group(1)}: the test measures the {name} construct and nothing of "
+        "the cell's own (no atomic builtin or type of the compiler, no goto round the construct)")
     assert re.search(MEASURED_AGAINST_REFERENCE, measure), (
         "measure_construct must time construct_test against reference_loop with one hl_measure call"
     )
