@@ -769,3 +769,66 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
 }
 """), D, "the master copies all; the kit's copy log patched in memory to name each thread",
     reason="copied outside a parallel region"))
+
+# A fresh attacker's (helper-30, 2026-12-03) wrong methods for (a) that kept full points, now refused.
+GAMING += [
+    attempt("method", "exchange_slice", c_cell("MULTIPLE_C", "thread_halo", r"""
+static MPI_Comm bulk = MPI_COMM_NULL;
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) MPI_Comm_dup(comm, &comms[t]);
+    MPI_Comm_dup(comm, &bulk);
+}
+
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long lo = 1 + t * nx / T;
+    /* token: one value of my slice (the one the bulk exchange also delivers) */
+    MPI_Request r[4];
+    double tok_up = a[w + lo], tok_down = a[m * w + lo], got_down, got_up;
+    MPI_Irecv(&got_down, 1, MPI_DOUBLE, down, 1, mine, &r[0]);
+    MPI_Irecv(&got_up, 1, MPI_DOUBLE, up, 2, mine, &r[1]);
+    MPI_Isend(&tok_up, 1, MPI_DOUBLE, up, 1, mine, &r[2]);
+    MPI_Isend(&tok_down, 1, MPI_DOUBLE, down, 2, mine, &r[3]);
+    MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    if (t == 0) { /* the whole halo, funneled */
+        int P, me;
+        MPI_Comm_size(bulk, &P);
+        MPI_Comm_rank(bulk, &me);
+        int *sc = calloc(P, sizeof(int)), *sd = calloc(P, sizeof(int));
+        int *rc = calloc(P, sizeof(int)), *rd = calloc(P, sizeof(int));
+        double *sb = malloc(2 * nx * sizeof(double)), *rb = malloc(2 * nx * sizeof(double));
+        memcpy(sb, &a[w + 1], nx * sizeof(double));
+        memcpy(sb + nx, &a[m * w + 1], nx * sizeof(double));
+        if (up != MPI_PROC_NULL) { sc[up] = (int)nx; sd[up] = 0; rc[up] = (int)nx; rd[up] = 0; }
+        if (down != MPI_PROC_NULL) { sc[down] = (int)nx; sd[down] = (int)nx; rc[down] = (int)nx; rd[down] = (int)nx; }
+        MPI_Alltoallv(sb, sc, sd, MPI_DOUBLE, rb, rc, rd, MPI_DOUBLE, bulk);
+        if (up != MPI_PROC_NULL) memcpy(&a[1], rb, nx * sizeof(double));
+        if (down != MPI_PROC_NULL) memcpy(&a[(m + 1) * w + 1], rb + nx, nx * sizeof(double));
+        free(sc); free(sd); free(rc); free(rd); free(sb); free(rb);
+    }
+}
+"""), A, "thread 0 moves the halo with one MPI_Alltoallv, the others swap one token value each", reason="nothing else moves the rows"),
+    attempt("method", "exchange_slice", c_cell("MULTIPLE_C", "thread_halo", r"""
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) MPI_Comm_dup(comm, &comms[t]);
+}
+
+static volatile int turn;
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long lo = 1 + t * nx / T, hi = (t + 1) * nx / T;
+    int n = (int)(hi - lo + 1);
+    MPI_Request r[4];
+    int f;
+    while (__atomic_load_n(&turn, __ATOMIC_ACQUIRE) != t) { MPI_Testall(0, r, &f, MPI_STATUSES_IGNORE); usleep(300); }
+    MPI_Irecv(&a[(m + 1) * w + lo], n, MPI_DOUBLE, down, 1, mine, &r[0]);
+    MPI_Irecv(&a[lo], n, MPI_DOUBLE, up, 2, mine, &r[1]);
+    MPI_Isend(&a[w + lo], n, MPI_DOUBLE, up, 1, mine, &r[2]);
+    MPI_Isend(&a[m * w + lo], n, MPI_DOUBLE, down, 2, mine, &r[3]);
+    MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    __atomic_store_n(&turn, (t + 1) % T, __ATOMIC_RELEASE);
+}
+"""), A, "threads take turns; those waiting spin on MPI_Testall(0) to look concurrent", reason="the threads took turns"),
+]

@@ -58,6 +58,11 @@ POINT_TO_POINT = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv",
                   "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", "MPI_Sendrecv",
                   "MPI_Sendrecv_replace", "MPI_Send_init", "MPI_Recv_init", "MPI_Psend_init",
                   "MPI_Precv_init")  # fmt: skip
+# (a) moves each slice with these (and makes and asks its threads' communicators): a collective,
+# a shared window or a neighbourhood collective moving the rows is another method
+MULTIPLE_CALLS = (*POINT_TO_POINT, *COMPLETES, "MPI_Start", "MPI_Startall", "MPI_Comm_dup",
+                  "MPI_Comm_split", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_free",
+                  "MPI_Barrier")  # fmt: skip
 PARTITIONED_SETUP = ("MPI_Psend_init", "MPI_Precv_init")
 MARKS = ("MPI_Pready", "MPI_Pready_range")  # calls that mark partitions of a send ready
 STAMPS = ("inline_rows", "inline_calls", "nested_rows", "edges_after_calls")  # (b), task_stamps
@@ -167,12 +172,21 @@ def shared_keys(calls: pd.DataFrame) -> list[str]:
     return sorted(set(out))
 
 
+def _completes_nothing(calls: pd.DataFrame) -> pd.Series:
+    """The completion calls of many requests given none, or completing none (MPI_Testall(0, ...),
+    an MPI_Testsome that found nothing): a thread spinning on them waits for its turn, it does not
+    exchange (the tracer records the requests given or completed: "requests")."""
+    many = calls["call"].isin(COMPLETES) & ~calls["call"].isin(("MPI_Wait", "MPI_Test"))
+    return many & (calls["requests"].fillna("").astype(str).str.strip() == "")
+
+
 def concurrent_threads(res: Results) -> pd.Series:
     """Per rank: how many of the student's exchange calls (point to point, completions) began
     while an exchange call of another thread of the rank was inside MPI (an MPI_Comm_rank made
     beside another thread's wait is no exchange of its own)."""
     calls = res.mpi_calls
     calls = calls[(calls["student"] == 1) & calls["call"].isin(POINT_TO_POINT + COMPLETES)]
+    calls = calls[~_completes_nothing(calls)]
     counts = {}
     for rank, mine in calls.sort_values("start").groupby("rank"):
         rows, n = list(mine.itertuples()), 0
@@ -235,6 +249,11 @@ def judge_multiple(runs: list[dict]) -> list[dict]:
         ranks, threads, nx = int(shape["ranks"]), int(shape["threads"]), int(shape["nx"])
         calls = point_to_point(res)
         row = {"ranks": ranks, "threads": threads, "checksum": got}
+        made_by_cell = set(res.mpi_calls.loc[res.mpi_calls["student"] == 1, "call"])
+        other = sorted(made_by_cell - set(MULTIPLE_CALLS))
+        assert not other, (f"{where}: {', '.join(other)}: each thread moves its own slice by its "
+                           "own point-to-point messages; nothing else moves the rows (a "
+                           "collective or a window moving them is another method)")  # fmt: skip
         if ranks > 1 and threads > 1:
             moved = neighbour_bytes(calls)
             silent = [f"rank {r} thread {t}" for r in range(ranks) for t in range(threads)
