@@ -832,3 +832,37 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
 }
 """), A, "threads take turns; those waiting spin on MPI_Testall(0) to look concurrent", reason="the threads took turns"),
 ]
+
+# helper-30 (2026-12-03): the edge tasks spin on a flag the exchange task sets (taskyield), depend
+# only on the exchange task for show.
+GAMING.append(attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", r"""
+static volatile int arrived;
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    arrived = 0;
+    #pragma omp task depend(out: a[0]) firstprivate(a, m, nx, up, down, comm, w)
+    {
+        MPI_Request r[4];
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &r[0]);
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 2, comm, &r[1]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &r[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &r[3]);
+        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+        __atomic_store_n(&arrived, 1, __ATOMIC_RELEASE);
+    }
+    for (long i = 2; i <= m - 1; i += 4) {
+        long last = i + 3 < m - 1 ? i + 3 : m - 1;
+        #pragma omp task firstprivate(i, last)
+        stencil_rows(i, last);
+    }
+    #pragma omp task firstprivate(m)
+    {
+        while (!__atomic_load_n(&arrived, __ATOMIC_ACQUIRE)) {
+            #pragma omp taskyield
+        }
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+"""), B, "edge tasks wait on a flag with taskyield, depend only decorating the exchange task",
+    reason="not by watching a flag"))

@@ -73,6 +73,9 @@ _TASK_DEPEND = re.compile(r"#\s*pragma\s+omp\s+task\b[^\n]*\bdepend\s*\(")
 _WAITS = re.compile(r"#\s*pragma\s+omp\s+(taskwait|taskgroup|barrier)\b")
 _TASK = re.compile(r"#\s*pragma\s+omp\s+task\b")
 _UNDEFERRED = re.compile(r"#\s*pragma\s+omp\s+task\b[^\n]*\b(if|final)\s*\(")
+# what a task waiting on a flag of the cell's own is made of, in place of depend
+_FLAG_WAIT = re.compile(r"#\s*pragma\s+omp\s+(?:taskyield|atomic\s+read|flush)\b"
+                        r"|\b(?:volatile|_Atomic|__atomic_\w+|__sync_\w+)\b")
 
 
 def _checksum(res: Results) -> float:
@@ -109,7 +112,7 @@ def build_student_tasks(code: str, name: str = "student_tasks") -> Kernel:
 def task_construct_faults(text: str) -> list[str]:
     """What keeps preprocessed C from making its edge tasks wait by depend alone: no task with a
     depend clause; a taskwait, taskgroup or barrier with a task created after it; a task with an
-    if() or final() clause."""
+    if() or final() clause; a flag watched (taskyield, flush, volatile, atomics)."""
     if not _TASK_DEPEND.search(text):
         return ["must create OpenMP tasks with depend clauses (#pragma omp task depend(...))"]
     faults = []
@@ -120,6 +123,10 @@ def task_construct_faults(text: str) -> list[str]:
     if _UNDEFERRED.search(text):
         faults.append("no if() or final() clause on a task: it makes the task undeferred, the "
                       "creating thread waiting for it")
+    flag = _FLAG_WAIT.search(text)
+    if flag:
+        faults.append(f"no {flag.group(0).replace('#', '').strip()}: a task waits for the "
+                      "exchange by its depend clause, not by watching a flag of its own")
     return faults
 
 
