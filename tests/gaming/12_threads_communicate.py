@@ -866,3 +866,81 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 }
 """), B, "edge tasks wait on a flag with taskyield, depend only decorating the exchange task",
     reason="not by watching a flag"))
+
+# helper-30 (2026-12-03): marks not made as soon as each copy is made.
+GAMING += [
+    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
+static int hl_nsend;
+static int send_idx[2];
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    int n = 0;
+    hl_nsend = 0;
+    MPI_Count c = nx / parts;
+    if (up != MPI_PROC_NULL) {
+        send_idx[hl_nsend++] = n;
+        MPI_Psend_init(&a[w + 1], parts, c, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[1], parts, c, MPI_DOUBLE, up, 2, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        send_idx[hl_nsend++] = n;
+        MPI_Psend_init(&a[m * w + 1], parts, c, MPI_DOUBLE, down, 2, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, c, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    (void)a; (void)fresh; (void)m; (void)nx;
+    if (nreq) MPI_Startall(nreq, req);
+    #pragma omp parallel num_threads(parts)
+    copy_partition(omp_get_thread_num());
+    /* second fork/join: the marks only after every partition was copied */
+    #pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        for (int s = 0; s < hl_nsend; s++) MPI_Pready(t, req[send_idx[s]]);
+    }
+    if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D, "copies in one parallel region, marks in a second", reason="parallel regions: one region"),
+    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
+static int hl_nsend;
+static int send_idx[2];
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    int n = 0;
+    hl_nsend = 0;
+    MPI_Count c = nx / parts;
+    if (up != MPI_PROC_NULL) {
+        send_idx[hl_nsend++] = n;
+        MPI_Psend_init(&a[w + 1], parts, c, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[1], parts, c, MPI_DOUBLE, up, 2, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        send_idx[hl_nsend++] = n;
+        MPI_Psend_init(&a[m * w + 1], parts, c, MPI_DOUBLE, down, 2, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, c, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    (void)a; (void)fresh; (void)m; (void)nx;
+    if (nreq) MPI_Startall(nreq, req);
+    #pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        copy_partition(t);
+        #pragma omp barrier
+        #pragma omp critical(hl_marks)
+        for (int s = 0; s < hl_nsend; s++) MPI_Pready(t, req[send_idx[s]]);
+    }
+    if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D, "a barrier between copy and mark, the marks inside a critical section", reason="as soon as it has copied it"),
+]

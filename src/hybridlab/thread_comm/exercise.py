@@ -414,9 +414,35 @@ def partitioned_missing() -> str:
             "MPI 4.0 and later, Open MPI 5): part (d) is skipped and keeps its points")  # fmt: skip
 
 
+# (c): what keeps a thread from marking its partition as soon as it has copied it: a second
+# parallel region (copies in one, marks in another), a barrier, a lock or critical section
+_PREADY_HELD = re.compile(r"#\s*pragma\s+omp\s+(?:barrier|critical|single|masked|master)\b"
+                          r"|\bomp_(?:set|test)_(?:nest_)?lock\b")
+
+
+def pready_construct_faults(text: str) -> list[str]:
+    """What keeps preprocessed C from having each thread mark its partition ready as soon as it
+    copied it, in the one parallel region (see _PREADY_HELD)."""
+    faults = []
+    regions = len(re.findall(r"#\s*pragma\s+omp\s+parallel\b", text))
+    if regions > 1:
+        faults.append(f"{regions} parallel regions: one region, in which each thread copies its "
+                      "partition and marks it ready at once")
+    held = _PREADY_HELD.search(text)
+    if held:
+        faults.append(f"no {held.group(0).replace('#', '').strip()}: each thread marks its "
+                      "partition as soon as it has copied it, waiting for no other thread")
+    return faults
+
+
 def build_student_pready(code: str, name: str = "student_pready") -> Kernel:
     """Compile the student's partitioned_init and pready_iteration with thread_halo
-    (variant=pready), traced; BuildError names the cell's lines."""
+    (variant=pready), traced; BuildError names the cell's lines, ValueError what keeps a thread
+    from marking its partition at once (pready_construct_faults)."""
+    if not unanswered(code):
+        faults = pready_construct_faults(preprocessed("thread_halo", "HL_STUDENT_PREADY", code))
+        if faults:
+            raise ValueError("pready_iteration: " + "; ".join(faults))
     return build_student(name, "thread_halo", "HL_STUDENT_PREADY", code,
                          ("partitioned_init", "pready_iteration"))  # fmt: skip
 
