@@ -452,7 +452,7 @@ def test_overlap_judged_by_rows_threads_and_windows():
     assert set(rows["where"]) <= {"before", "inside", "after"}
     static = GOOD_OVERLAP.replace("schedule(dynamic)", "schedule(static)")
     with pytest.raises(AssertionError, match=r"rows 2-40 by thread 0 after MPI_Waitall returned.*"
-                                             "not kept for after its Wait"):  # fmt: skip
+                                             "not kept for the master"):  # fmt: skip
         check_student_overlap(build_student_overlap(static, "ov_static"), shapes=((2, 2),), **big)
     alone = GOOD_OVERLAP.replace(
         "        MPI_Waitall", "        stencil_rows(2, m - 1);\n        MPI_Waitall"

@@ -435,3 +435,15 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
 }
 """), {"hidden_exchange_block"}, "the level check refuses FUNNELED only, so SINGLE runs", reason="started at SINGLE"),
 ]
+
+# A fresh hurried student's (helper-32, 2026-12-03): == where the question asks >=; no hidden table
+# had a library that gives more than was asked.
+GAMING.append(attempt("method", "answers", '''
+def level_answers(table: pd.DataFrame) -> dict:
+    """Provided level per requested level, whether it was always enough, and the main threads,
+    from a table of thread_levels runs."""
+    prov = {r: g["provided"].iloc[0] for r, g in table.groupby("requested")}
+    ok = all(v == k for k, v in prov.items())
+    mains = sorted(set(int(t) for t in table.loc[table["is_thread_main"].astype(bool), "thread"]))
+    return {"provided": prov, "always_at_least_requested": bool(ok), "main_threads": mains}
+''', loses={"hidden_answers"}, why="provided == requested taken for enough", reason="the table says"))

@@ -19,7 +19,7 @@ D = {"hidden_overlap_iteration"}
 # (d)'s refusals (halo.exercise.judge_overlap): no free thread computed inside a window; the
 # master's share of the interior kept for after its Wait while a free thread sat idle
 NO_FREE_ROWS = "other than the master between the posting of the requests and their completion"
-KEPT_SHARE = "not kept for after its Wait"
+KEPT_SHARE = "not kept for the master"
 HELD = "then computed rows after it"
 ONCE = "computed more than once"  # every interior row once per iteration
 # the master's exchange, posted and completed (the solution's), and in a masked block
@@ -826,4 +826,43 @@ void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm)
     }
 }
 """), {"hidden_exchange_halos"}, "the exchange made by OpenMP thread 1 under FUNNELED", reason="break thread level 'funneled'"),
+]
+
+# A fresh hurried student's (helper-32, 2026-12-03) attempts that kept full points, now refused.
+GAMING += [
+    attempt("method", "exchange_halos", c_cell("EXCHANGE_C", "halo2d", r"""
+void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    MPI_Request r[4];
+    int n = 0;
+    if (up != MPI_PROC_NULL) MPI_Irecv(a + 1, (int)nx, MPI_DOUBLE, MPI_ANY_SOURCE, 0, comm, &r[n++]);
+    if (down != MPI_PROC_NULL) MPI_Irecv(a + (m + 1) * w + 1, (int)nx, MPI_DOUBLE, MPI_ANY_SOURCE, 0, comm, &r[n++]);
+    MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 0, comm, &r[n++]);
+    MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 0, comm, &r[n++]);
+    MPI_Waitall(n, r, MPI_STATUSES_IGNORE);
+}
+"""), A, "both halo receives from MPI_ANY_SOURCE with one tag", reason="from MPI_ANY_SOURCE"),
+    attempt("method", "overlap_iteration", c_cell("OVERLAP_C", "halo2d", r"""
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    static MPI_Request r[4];
+#pragma omp masked
+    {
+        MPI_Irecv(a + 1, (int)nx, MPI_DOUBLE, up, 1, comm, &r[0]);
+        MPI_Irecv(a + (m + 1) * w + 1, (int)nx, MPI_DOUBLE, down, 0, comm, &r[1]);
+        MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 0, comm, &r[2]);
+        MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 1, comm, &r[3]);
+    }
+#pragma omp for schedule(static) nowait
+    for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);
+#pragma omp masked
+    MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+#pragma omp barrier
+#pragma omp single
+    {
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+"""), D, "the interior in a static loop with the master in it, its share computed before its Waitall", reason="not kept for the master"),
 ]

@@ -328,3 +328,41 @@ void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world,
 }
 """), {"hidden_alltoall_nodes"}, "a flat all-to-all through a shared window over all ranks; node decoys", reason="nothing else moves the data"),
 ]
+
+# A fresh hurried student's (helper-32, 2026-12-03): the leader packs and unpacks serially.
+GAMING.append(attempt("method", "alltoall_nodes", c_cell("ALLTOALL_C", "alltoall_nodes", r"""
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;                           /* nodes */
+    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
+    size_t bytes = (size_t)count * sizeof(double);
+    double *gathered = NULL, *out = NULL, *in = NULL;
+    if (me == 0) {
+        gathered = malloc(L * block * sizeof *gathered);
+        out = malloc(L * block * sizeof *out);
+        in = malloc(L * block * sizeof *in);
+    }
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        for (int m = 0; m < N; m++)
+            for (int s = 0; s < L; s++)
+                for (int t = 0; t < L; t++)
+                    memcpy(out + (((size_t)m * L + s) * L + t) * count,
+                           gathered + ((size_t)s * P + m * L + t) * count, bytes);
+        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
+        for (int n = 0; n < N; n++)
+            for (int s = 0; s < L; s++)
+                for (int t = 0; t < L; t++)
+                    memcpy(gathered + ((size_t)t * P + n * L + s) * count,
+                           in + (((size_t)n * L + s) * L + t) * count, bytes);
+    }
+    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+    free(gathered);
+    free(out);
+    free(in);
+}
+"""), {"hidden_alltoall_nodes"}, "the leader's packing loops serial", reason="with no OpenMP loop"))

@@ -20,7 +20,7 @@ from ..kernels.c_cells import without_comments
 from ..p2p.hockney import PiecewiseHockney, piecewise_hockney
 from ..runs.launch import run_program
 from ..runs.records import Results
-from ..runs.student_c import build_student, run_student
+from ..runs.student_c import build_student, preprocessed, run_student
 
 OSU_COUNTS = {"iterations": 1000, "skip": 100, "iterations_large": 100, "skip_large": 10}
 QUICK_COUNTS = {"iterations": 100, "skip": 10, "iterations_large": 20, "skip_large": 2}
@@ -150,6 +150,10 @@ def fft_runs(
     return out
 
 
+# the leader's packing and unpacking loops shared by its threads (task of part (d))
+PACKED_BY_THREADS = re.compile(r"#\s*pragma\s+omp\s+(?:parallel\s+for|for|taskloop)\b")
+
+
 def build_student_alltoall(code: str, name: str = "student_alltoall") -> Kernel:
     """The student's alltoall_nodes() built into alltoall_nodes.c, MPI calls traced.
     NotImplementedError while the C cell is still the released stub: its body keeps the given
@@ -158,6 +162,15 @@ def build_student_alltoall(code: str, name: str = "student_alltoall") -> Kernel:
     if not set(calls) - {"MPI_Comm_size", "MPI_Comm_rank"}:
         raise NotImplementedError("write the three steps in the C cell above first (it is still the stub)")
     return build_student(name, "alltoall_nodes", "HL_STUDENT_ALLTOALL", code, ("alltoall_nodes",))
+
+
+def assert_packed_by_threads(code: str) -> None:
+    """AssertionError unless the cell, preprocessed, shares a loop among OpenMP threads (the
+    leader's packing and unpacking: PACKED_BY_THREADS)."""
+    assert PACKED_BY_THREADS.search(preprocessed("alltoall_nodes", "HL_STUDENT_ALLTOALL", code)), (
+        "alltoall_nodes packs and unpacks the leader's blocks with no OpenMP loop: the leader's "
+        "threads share the packing loops (#pragma omp parallel for, or a taskloop), MPI called "
+        "outside them")
 
 
 def check_student_alltoall(

@@ -62,6 +62,9 @@ ROW_US = 50
 # for that long in a window (rare, and never twice in a run in practice)
 KEPT_SHARES = 2
 HELD_IDLE = STAGGER_US * 1e-6 / 4
+# (d): a master's row begun this long after a free thread finished all of its own was kept for
+# the master (a static schedule): with a dynamic one no row is left once a free thread stops
+RESERVED_GAP = 1e-3
 # (d): a window long enough for all of the interior (its distinct rows at the median time a row
 # took) must see at least this share of them computed inside it, in a third of such windows at
 # least (the interior computed before the requests were posted, or after, fails; rows computed
@@ -118,6 +121,7 @@ def check_student_halo(
     return rows
 
 
+ANY_SOURCE = -2  # the tracer's peer of a receive from MPI_ANY_SOURCE (kernels_c/hl_trace.c)
 # (a) sends its rows and receives its neighbours' with these, from the master (hybrid 1)
 EXCHANGE_CALLS = (*BLOCKING, "MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv",
                   *COMPLETES, "MPI_Comm_rank", "MPI_Comm_size")
@@ -133,6 +137,12 @@ def _exchanged_by_messages(res: Results, where: str) -> None:
         f"{where}: exchange_halos called {', '.join(other)}: the rows travel as messages to `up` "
         "and `down` (sends and receives, each request completed by a wait or test), not by a "
         "collective, a shared window or a request freed before it completed")
+    wild = calls[(calls["student"] == 1) & ((calls["peer"] == ANY_SOURCE)
+                                            | (calls["recv_peer"] == ANY_SOURCE))]  # fmt: skip
+    assert wild.empty, (
+        f"{where}: {wild['call'].iloc[0] if len(wild) else ''} from MPI_ANY_SOURCE: receive row "
+        "`m + 1` from `down` and row `0` from `up` by name (from any source, the row from above "
+        "can land in the halo below)")
     compliance.check(res, "funneled")
 
 
@@ -237,7 +247,9 @@ def judge_overlap(res: Results, where: str) -> float:
     computed no interior row inside any window; or when, in KEPT_SHARES iterations or more, rows
     were held back for after the window: the master computed interior rows after it while a free
     thread had finished all of its rows before it closed (the master's share kept for after its
-    Wait: a static schedule), or a free thread computed rows after it while it sat idle between
+    Wait: a static schedule), or began them inside it more than RESERVED_GAP after a free thread
+    had finished its own (kept for the master), or a free thread computed rows after it while it
+    sat idle between
     its rows inside it for more than HELD_IDLE (one row inside, the rest after a barrier); or
     when the windows long enough for the whole interior missed it (assert_windows_covered: the
     interior computed before the requests were posted, a token row inside). A free thread with
@@ -270,9 +282,16 @@ def judge_overlap(res: Results, where: str) -> float:
         others = it[it["thread"] != it["posted_by"]]
         idle = [t for t, own in others.groupby("thread") if (own["end"] < own["window_end"]).all()]
         held = [t for t, own in others.groupby("thread") if _held_back(own)]
+        mine = it[it["thread"] == it["posted_by"]]
+        reserved = [t for t in idle if (mine["start"] > others.loc[others["thread"] == t, "end"]
+                                        .max() + RESERVED_GAP).any()]  # fmt: skip
         if len(late) and idle:
             kept.append((rank, step, it, f"the master computed interior rows after its exchange "
                                          f"completed while thread {idle[0]} had finished its rows"))
+        elif reserved:
+            kept.append((rank, step, it, f"the master began interior rows more than "
+                                         f"{RESERVED_GAP * 1e3:.0f} ms after thread {reserved[0]} "
+                                         "had finished its own, rows kept for it"))
         elif held:
             kept.append((rank, step, it, f"thread {held[0]} sat idle between its rows for "
                                          f"more than {HELD_IDLE * 1e3:.0f} ms of the window, then "
@@ -285,7 +304,7 @@ def judge_overlap(res: Results, where: str) -> float:
             f"for after the exchange completed (rank {rank}, iteration {step}: {what}: "
             f"{_iteration_text(it, it['completed_by'].iloc[0])}): the interior goes to the "
             "threads that are free while the master communicates (a dynamic schedule, tasks), "
-            "not kept for after its Wait"
+            "not kept for the master"
         )
     assert_windows_covered(rows, where)
     return seconds
