@@ -28,7 +28,7 @@ def diagnose(calls):
     if (calls["thread"] != 0).any():
         return "level", sorted(int(r) for r in calls.loc[calls["thread"] != 0, "rank"].unique())
     return "none", []  # never looks for a request or a deadlock
-""", {"hidden_diagnose"}, "finds the thread level only", reason="a trace of mistake=request"),
+""", {"hidden_diagnose"}, "finds the thread level only", reason="a trace of mistake=request | a trace of mistake=deadlock"),
     wrong("diagnose", """
 def diagnose(calls):
     if (calls["thread"] != 0).any():
