@@ -74,6 +74,9 @@
 #define HL_TRACE_MAX_COMPUTE 32768
 #endif
 #define HL_KEY_CHARS 64
+#ifndef HL_TRACE_STREAM_BYTES /* a rank's stream at most (a call's line: about 700 bytes) */
+#define HL_TRACE_STREAM_BYTES ((long)HL_TRACE_MAX_CALLS * 1024)
+#endif
 #define HL_PEER_NONE -1 /* a point-to-point peer MPI_PROC_NULL (or no peer) */
 #define HL_PEER_ANY -2  /* a receive from MPI_ANY_SOURCE */
 
@@ -116,6 +119,7 @@ static hl_trace_interval intervals[HL_TRACE_MAX_COMPUTE];
 static atomic_long interval_count;
 static atomic_long step = -1;          /* the kernel's iteration (hl_trace_step) */
 static atomic_long stream_seq;         /* lines written to the stream */
+static atomic_int stream_full;         /* the stream reached HL_TRACE_STREAM_BYTES */
 
 /* What frames, times and checks the records, on a page of its own that is read-only except while
  * the tracer itself changes it (sealed): code of the process can read it, and a store into it
@@ -144,9 +148,17 @@ static void unsealed(int writable) {
 
 /* ------------------------------------------------------------------- the stream */
 
-/* One record line `json` (n bytes, ending in a newline) to the stream, framed, in one write. */
+/* One record line `json` (n bytes, ending in a newline) to the stream, framed, in one write;
+ * none once the file holds HL_TRACE_STREAM_BYTES (its size asked of the kernel, not counted
+ * here): one "stream_full" line then, which the harness reports (records.parse_framed). */
 static void stream_write(const char *json, int n) {
     char framed[1200];
+    if (lseek(F.stream_fd, 0, SEEK_END) >= HL_TRACE_STREAM_BYTES) {
+        if (atomic_exchange(&stream_full, 1)) return;
+        static const char full[] = "{\"record\":\"stream_full\"}\n";
+        json = full;
+        n = (int)sizeof full - 1;
+    }
     long seq = atomic_fetch_add(&stream_seq, 1);
     int head = snprintf(framed, sizeof framed, "@hl %s %d %ld ", F.key, F.stream_rank, seq);
     if (n < 0 || head < 0 || (size_t)head + (size_t)n > sizeof framed) return;
@@ -160,6 +172,7 @@ static void stream_open(void) {
     if (F.stream_fd >= 0) close(F.stream_fd);
     F.stream_fd = -1;
     atomic_store(&stream_seq, 0);
+    atomic_store(&stream_full, 0);
     const char *dir = getenv("HL_TRACE_STREAM");
     int ready = 0;
     if (!dir || !*dir || MPI_Initialized(&ready) != MPI_SUCCESS || !ready) return;

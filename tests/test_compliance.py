@@ -10,6 +10,7 @@ import hybridlab as hl
 from hybridlab.kernels.build import build_source
 from hybridlab.machine.thread_levels import THREAD_LEVELS
 from hybridlab.runs import compliance
+from hybridlab.runs.records import RecordError
 
 # Rank 0 and rank 1 swap one long each way (rounds times) with tag = the calling thread, called
 # as `variant` says. 'concurrent' makes rank 0's two threads overlap in MPI for certain: thread 0
@@ -242,12 +243,16 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 
 
 def test_calls_past_the_trace_buffer_are_still_judged(exchange):
-    """A run of the harness streams every call, whatever the buffer holds; a kernel the engines
-    load keeps its buffer's first calls, and the counters judge the rest."""
+    """A run of the harness streams every call up to the stream's size (HL_TRACE_MAX_CALLS KiB,
+    asked of the file, not of a counter), then says it is full: refused as too many calls to
+    judge. A kernel the engines load keeps its buffer's first calls, and the counters judge the
+    rest."""
     small = build_source(
         "compliance_exchange", EXCHANGE, flags=("-DHL_TRACE_MAX_CALLS=2",), trace_mpi=True
     )
-    streamed = run(small, "thread1", level="funneled", rounds=5)
+    with pytest.raises(RecordError, match="more MPI calls than its trace keeps"):
+        run(small, "thread1", level="funneled", rounds=5)
+    streamed = run(exchange, "thread1", level="funneled", rounds=5)
     assert [(t["kept"], t["calls"]) for t in streamed.meta["mpi_trace"]] == [(12, 12), (12, 12)]
     assert sum(v.count for v in compliance.violations(streamed, "funneled")) == 20
     with hl.Cluster(ranks=2, threads=2, timeout=120) as cluster:

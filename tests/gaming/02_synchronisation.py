@@ -265,7 +265,7 @@ GAMING.append(attempt("text", "construct_code", construct(ATOMIC.replace(
     "void construct_test", "static void spin_take(volatile int *l) {\n"
     "    while (__sync_lock_test_and_set(l, 1)) { }\n}\n\nvoid construct_test")),
     {CONSTRUCT}, why="a spin lock of its own through a function pointer, beside a token atomic",
-    reason="a spin lock of the cell's own"))
+    reason="a spin lock of the cell's own | atomic builtin or type"))
 
 # The test's own interpreter reached (issue 36): its reference called or its expected value
 # read from its frames, a judging module replaced, a global named like the reference.

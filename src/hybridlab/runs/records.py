@@ -109,6 +109,11 @@ def parse_framed(text: str, key: str, source: str = "kernel") -> tuple[list[dict
         else:
             raise RecordError(f"{source}: line {n} is not a kit record frame")
     for rank in sorted(set(lines) | set(ends)):
+        if any(STREAM_FULL in line for line in lines.get(rank, {}).values()):
+            raise RecordError(
+                f"{source}: rank {rank} made more MPI calls than its trace keeps (the stream "
+                "stopped at its size limit), too many to judge: a thread that tests until its "
+                "requests complete should pause between tests (hl_sleep_us)")
         count, ok = ends.get(rank, (-1, 0))
         if rank not in ends or sorted(lines.get(rank, {})) != list(range(count)):
             raise RecordError(f"{source}: rank {rank}'s records are not the {count} the kit "
@@ -122,6 +127,7 @@ def parse_framed(text: str, key: str, source: str = "kernel") -> tuple[list[dict
 
 
 STREAM_ORIGIN = "stream_origin"  # a trace stream's first line: the clock's origin (hl_trace.c)
+STREAM_FULL = '"record":"stream_full"'  # a stream's line when it reached its size limit
 STREAM_STEP = "step"  # a trace stream's line: the kernel started an iteration, and when
 
 
