@@ -161,3 +161,23 @@ def test_the_edge_tasks_must_wait_by_depend_alone_in_the_preprocessed_code():
     undeferred = task_construct_faults(exchange + edges.replace("task ", "task if(0) "))
     assert len(undeferred) == 1 and "no if() or final() clause" in undeferred[0]
     assert "must create OpenMP tasks with depend" in task_construct_faults(interior)[0]
+
+
+def test_a_partition_is_marked_as_soon_as_it_is_copied_in_one_region():
+    """Lab 12 (c), read from the preprocessed cell: between the first copy and the last mark no
+    barrier, construct of one thread, lock or critical section, and one parallel region; before
+    the copies a masked MPI_Startall and its barrier are fine (a fresh attacker, 2026-12-03)."""
+    from hybridlab.thread_comm.exercise import pready_construct_faults
+
+    own = ("#pragma omp parallel\n{\n int t = omp_get_thread_num();\n copy_partition(t);\n"
+           " hl_traced_MPI_Pready(t, req[0]);\n}\n")
+    assert pready_construct_faults(own) == []
+    started = own.replace("{\n", "{\n#pragma omp masked\n hl_traced_MPI_Startall(4, req);\n"
+                                  "#pragma omp barrier\n", 1)
+    assert pready_construct_faults(started) == []
+    held = own.replace(" hl_traced_MPI_Pready", "#pragma omp barrier\n#pragma omp critical\n"
+                                                " hl_traced_MPI_Pready")
+    assert any("no pragma omp barrier" in f for f in pready_construct_faults(held))
+    twice = own.replace(" hl_traced_MPI_Pready(t, req[0]);\n}\n",
+                        "}\n#pragma omp parallel\n hl_traced_MPI_Pready(omp_get_thread_num(), req[0]);\n")
+    assert any("2 parallel regions" in f for f in pready_construct_faults(twice))

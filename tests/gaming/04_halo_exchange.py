@@ -842,27 +842,4 @@ void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm)
     MPI_Waitall(n, r, MPI_STATUSES_IGNORE);
 }
 """), A, "both halo receives from MPI_ANY_SOURCE with one tag", reason="from MPI_ANY_SOURCE"),
-    attempt("method", "overlap_iteration", c_cell("OVERLAP_C", "halo2d", r"""
-void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
-    long w = nx + 2;
-    static MPI_Request r[4];
-#pragma omp masked
-    {
-        MPI_Irecv(a + 1, (int)nx, MPI_DOUBLE, up, 1, comm, &r[0]);
-        MPI_Irecv(a + (m + 1) * w + 1, (int)nx, MPI_DOUBLE, down, 0, comm, &r[1]);
-        MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 0, comm, &r[2]);
-        MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 1, comm, &r[3]);
-    }
-#pragma omp for schedule(static) nowait
-    for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);
-#pragma omp masked
-    MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
-#pragma omp barrier
-#pragma omp single
-    {
-        stencil_rows(1, 1);
-        if (m > 1) stencil_rows(m, m);
-    }
-}
-"""), D, "the interior in a static loop with the master in it, its share computed before its Waitall", reason="not kept for the master"),
 ]

@@ -343,7 +343,7 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
     }
     MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
 }
-"""), D, "thread 0 marks every partition inside the region", reason="marked ready by thread 0"),
+"""), D, "thread 0 marks every partition inside the region", reason="marked ready by thread 0 | as soon as it has copied it"),
     attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", _PINIT + r"""
 void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
                       MPI_Request req[]) {
@@ -509,7 +509,7 @@ GAMING += [
     MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
 }
 """), D, "in the region the master copies every partition, then each thread marks its own",
-        reason="copied by thread 0 (copy_partition), marked ready by thread 1"),
+        reason="copied by thread 0 (copy_partition), marked ready by thread 1 | as soon as it has copied it"),
     attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", _PINIT + _PSTART + r"""
     /* each thread marks its partition ready first and copies it after */
 #pragma omp parallel num_threads(parts)
@@ -699,7 +699,7 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
     }
 }
 """), B, "fresh attacker: the interior waits for the exchange; one task recomputes row 2 until the "
-           "exchange is done, so that the window looks busy", reason="computed more than once | fell inside it"))
+           "exchange is done, so that the window looks busy", reason="computed more than once | fell inside it | not by watching a flag"))
 
 # A fresh attacker's (helper-30, 2026-12-03): the master copies every partition outside the region
 # and the kit's copy log, found by a differential scan of memory, is patched to say each thread

@@ -181,5 +181,5 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
     MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
 }
 """), D, "one partition per message, marked by whichever thread runs the single",
-          reason="partitions of"),
+          reason="partitions of | as soon as it has copied it"),
 ]

@@ -62,9 +62,6 @@ ROW_US = 50
 # for that long in a window (rare, and never twice in a run in practice)
 KEPT_SHARES = 2
 HELD_IDLE = STAGGER_US * 1e-6 / 4
-# (d): a master's row begun this long after a free thread finished all of its own was kept for
-# the master (a static schedule): with a dynamic one no row is left once a free thread stops
-RESERVED_GAP = 1e-3
 # (d): a window long enough for all of the interior (its distinct rows at the median time a row
 # took) must see at least this share of them computed inside it, in a third of such windows at
 # least (the interior computed before the requests were posted, or after, fails; rows computed
@@ -247,9 +244,7 @@ def judge_overlap(res: Results, where: str) -> float:
     computed no interior row inside any window; or when, in KEPT_SHARES iterations or more, rows
     were held back for after the window: the master computed interior rows after it while a free
     thread had finished all of its rows before it closed (the master's share kept for after its
-    Wait: a static schedule), or began them inside it more than RESERVED_GAP after a free thread
-    had finished its own (kept for the master), or a free thread computed rows after it while it
-    sat idle between
+    Wait: a static schedule), or a free thread computed rows after it while it sat idle between
     its rows inside it for more than HELD_IDLE (one row inside, the rest after a barrier); or
     when the windows long enough for the whole interior missed it (assert_windows_covered: the
     interior computed before the requests were posted, a token row inside). A free thread with
@@ -282,16 +277,9 @@ def judge_overlap(res: Results, where: str) -> float:
         others = it[it["thread"] != it["posted_by"]]
         idle = [t for t, own in others.groupby("thread") if (own["end"] < own["window_end"]).all()]
         held = [t for t, own in others.groupby("thread") if _held_back(own)]
-        mine = it[it["thread"] == it["posted_by"]]
-        reserved = [t for t in idle if (mine["start"] > others.loc[others["thread"] == t, "end"]
-                                        .max() + RESERVED_GAP).any()]  # fmt: skip
         if len(late) and idle:
             kept.append((rank, step, it, f"the master computed interior rows after its exchange "
                                          f"completed while thread {idle[0]} had finished its rows"))
-        elif reserved:
-            kept.append((rank, step, it, f"the master began interior rows more than "
-                                         f"{RESERVED_GAP * 1e3:.0f} ms after thread {reserved[0]} "
-                                         "had finished its own, rows kept for it"))
         elif held:
             kept.append((rank, step, it, f"thread {held[0]} sat idle between its rows for "
                                          f"more than {HELD_IDLE * 1e3:.0f} ms of the window, then "

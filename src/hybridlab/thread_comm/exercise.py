@@ -415,20 +415,26 @@ def partitioned_missing() -> str:
 
 
 # (c): what keeps a thread from marking its partition as soon as it has copied it: a second
-# parallel region (copies in one, marks in another), a barrier, a lock or critical section
+# parallel region (copies in one, marks in another); between the copies and the marks, a
+# barrier, a construct one thread runs, a lock or critical section
 _PREADY_HELD = re.compile(r"#\s*pragma\s+omp\s+(?:barrier|critical|single|masked|master)\b"
                           r"|\bomp_(?:set|test)_(?:nest_)?lock\b")
 
 
 def pready_construct_faults(text: str) -> list[str]:
     """What keeps preprocessed C from having each thread mark its partition ready as soon as it
-    copied it, in the one parallel region (see _PREADY_HELD)."""
+    copied it, in the one parallel region: a second region, or one of _PREADY_HELD between its
+    first copy_partition and its last mark (before them, a masked MPI_Startall and its barrier
+    are fine)."""
     faults = []
     regions = len(re.findall(r"#\s*pragma\s+omp\s+parallel\b", text))
     if regions > 1:
         faults.append(f"{regions} parallel regions: one region, in which each thread copies its "
                       "partition and marks it ready at once")
-    held = _PREADY_HELD.search(text)
+    first = text.find("copy_partition(")
+    marks = [m.start() for m in re.finditer(r"Pready\w*\s*\(", text)]
+    held = (_PREADY_HELD.search(text, first, max(marks)) if first >= 0 and marks
+            and max(marks) > first else None)  # fmt: skip
     if held:
         faults.append(f"no {held.group(0).replace('#', '').strip()}: each thread marks its "
                       "partition as soon as it has copied it, waiting for no other thread")
