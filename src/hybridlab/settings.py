@@ -73,6 +73,8 @@ SETTINGS = (
         "HYBRIDLAB_RUNS_LOG", "set by the grader", "which data served each kernel run", user=False
     ),
     Setting("HYBRIDLAB_SANDBOX", "set by the grader", "1 inside a grading sandbox", user=False),
+    Setting("HYBRIDLAB_SEEDED_OBJECTS", "set by the grader",
+            "the read-only kit objects a sandbox's builds link (kernels/build.py)", user=False),
     Setting(
         "HYBRIDLAB_SIZE_NOTE",
         "set by the grader",
