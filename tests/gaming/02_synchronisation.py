@@ -417,4 +417,22 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
     return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
 }
 """), {"hidden_construct"}, "the barrier after masked skipped by a goto", reason="no goto round the construct"),
+    attempt("method", "construct_code", c_cell("CONSTRUCT_C", "construct_bench", r"""
+const char *const construct_name = "reduction";
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+    long x = 0;
+#pragma omp parallel reduction(+ : x)
+    for (long j = 0; j < inner; j++) {
+        hl_delay(s->delay);
+        x += 1;
+    }
+    s->updates += x;
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+"""), {"hidden_construct"}, "named reduction: one parallel region for every repetition (the overhead timed is nearly nothing)", reason="outside the loop over the repetitions"),
 ]

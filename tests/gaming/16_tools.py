@@ -157,4 +157,20 @@ void count_bins(long n, int nbins, long *bins) {
     free(seed);
 }
 """), {"hidden_count_bins"}, "each bin a rand_r state: the race inside the C library", reason="a read and a write made safe each on its own"),
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", r"""
+#include <stdlib.h>
+
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+    int *idx = malloc((size_t)n * sizeof *idx);
+#pragma omp parallel
+    {
+#pragma omp for
+        for (long i = 0; i < n; i++) idx[i] = bin_of(i);
+#pragma omp masked
+        for (long i = 0; i < n; i++) bins[idx[i]]++;
+    }
+    free(idx);
+}
+"""), {"hidden_count_bins"}, "the threads look the bins up, the master alone counts every element", reason="on one thread (masked, master or single)"),
 ]

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 import pandas as pd
 
 from ..kernels.build import Kernel
-from ..kernels.c_cells import without_comments
+from ..kernels.c_text import code_only
 from ..p2p.hockney import PiecewiseHockney, piecewise_hockney
 from ..runs.launch import run_program
 from ..runs.records import Results
@@ -158,7 +158,7 @@ def build_student_alltoall(code: str, name: str = "student_alltoall") -> Kernel:
     """The student's alltoall_nodes() built into alltoall_nodes.c, MPI calls traced.
     NotImplementedError while the C cell is still the released stub: its body keeps the given
     sizes and buffers, so it is not empty, but it makes no MPI call beyond their sizes and ranks."""
-    calls = re.findall(r"\b(MPI_\w+)\s*\(", without_comments(code))
+    calls = re.findall(r"\b(MPI_\w+)\s*\(", code_only(code))
     if not set(calls) - {"MPI_Comm_size", "MPI_Comm_rank"}:
         raise NotImplementedError("write the three steps in the C cell above first (it is still the stub)")
     return build_student(name, "alltoall_nodes", "HL_STUDENT_ALLTOALL", code, ("alltoall_nodes",))

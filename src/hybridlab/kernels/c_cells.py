@@ -33,6 +33,7 @@ from pathlib import Path
 
 from ..paths import find_kernel_file, kernel_dirs
 from . import unit_checks
+from .c_text import code_only
 from .build import (
     DEFAULT_FLAGS,
     STUDENT_UNIT_FLAGS,
@@ -44,8 +45,6 @@ from .build import (
 
 MAGIC = "c"
 _NAME = re.compile(r"[A-Za-z_]\w*")
-_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
-_STRINGS = re.compile(r'"(?:\\.|[^"\\\n])*"' + r"|'(?:\\.|[^'\\\n])*'")
 
 
 class CCellError(RuntimeError):
@@ -55,15 +54,10 @@ class CCellError(RuntimeError):
         return [f"\x1b[31m{self}\x1b[0m"]
 
 
-def without_comments(code: str) -> str:
-    """The C with its comments (and the text of its string literals) taken out."""
-    return _COMMENTS.sub(" ", _STRINGS.sub('""', code))
-
-
 def unanswered(code: str) -> bool:
     """True while the C is the released stub: with comments and strings taken out, no brace
     block at the top level holds anything (or there is no code at all)."""
-    text = without_comments(code)
+    text = code_only(code)
     depth, bodies, outside = 0, [], []
     for char in text:
         if char == "{":

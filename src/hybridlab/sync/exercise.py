@@ -28,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..kernels.build import Kernel
+from ..kernels.c_text import code_only, function_body, inside_loop, statement_at, without_comments
 from ..runs.launch import run_program
 from ..runs.records import Results
 from ..runs.student_c import build_student, preprocessed, student_unit, unit_flags
@@ -63,6 +64,8 @@ LOCKS = ("GOMP_critical_start", "GOMP_critical_name_start", "omp_set_lock", "omp
 # compiler's atomic builtins and types (a ticket lock of fetch-and-add and loads), and a goto
 # (round a barrier the table's row ends at)
 HAND_MADE = r"\b(__atomic_\w+|__sync_\w+|_Atomic|goto)\b"
+# what a repetition's region may call (the table's row: fork, delay, add, join)
+REGION_CALLS = {"hl_delay", "sizeof"}
 MEASURED_AGAINST_REFERENCE = r"\bhl_measure\s*\([^;]*\bconstruct_test\b[^;]*\breference_loop\b"
 
 
@@ -112,33 +115,9 @@ def run_construct(
                        target_ms=target_ms)  # fmt: skip
 
 
-def _strip_comments(code: str) -> str:
-    return re.sub(r"/\*.*?\*/|//[^\n]*", "", code, flags=re.S)
-
-
-def _code_only(code: str) -> str:
-    """The C without comments and without the text of string and character literals."""
-    code = _strip_comments(code)
-    return re.sub(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', '""', code)
-
-
-def function_body(code: str, name: str) -> str:
-    """The text of C function `name` in `code`, from its name to its matching closing brace."""
-    code = _strip_comments(code)
-    match = re.search(rf"\b{name}\s*\([^)]*\)\s*\{{", code)
-    if not match:
-        raise ValueError(f"the code must define the function {name}(...) {{ ... }}")
-    depth, i = 0, match.end() - 1
-    for i in range(match.end() - 1, len(code)):
-        depth += {"{": 1, "}": -1}.get(code[i], 0)
-        if depth == 0:
-            break
-    return code[match.start() : i + 1]
-
-
 def construct_name(code: str) -> str:
     """The construct the code says it measures (its construct_name string)."""
-    match = re.search(r'construct_name\s*=\s*"([^"]*)"', _strip_comments(code))
+    match = re.search(r'construct_name\s*=\s*"([^"]*)"', without_comments(code))
     if not match:
         raise ValueError('the code must define const char *const construct_name = "...";')
     return match.group(1)
@@ -187,7 +166,7 @@ def check_source(code: str) -> str:
     from the preprocessed cell (student_c.preprocessed): a pragma in a comment, a string or an
     #if 0 block is not there."""
     name = construct_name(code)
-    code = _code_only(preprocessed("construct_bench", "HL_STUDENT_CONSTRUCT", code))
+    code = code_only(preprocessed("construct_bench", "HL_STUDENT_CONSTRUCT", code))
     assert name in CONSTRUCTS and name != EXAMPLE, (
         f"construct_name {name!r}: choose one of {sorted(set(CONSTRUCTS) - {EXAMPLE})} "
         f"({EXAMPLE!r} is the worked example)"
@@ -198,6 +177,11 @@ def check_source(code: str) -> str:
     assert not hand, (
         f"the cell uses {hand.group(1)}: the test measures the {name} construct and nothing of "
         "the cell's own (no atomic builtin or type of the compiler, no goto round the construct)")
+    if name == "reduction":
+        fault = region_fault(test)
+        assert not fault, (
+            f"{fault}: the reduction row opens one parallel region per repetition (the pragma "
+            "inside construct_test's loop over `inner`), in which each thread delays once and adds 1")
     assert re.search(MEASURED_AGAINST_REFERENCE, measure), (
         "measure_construct must time construct_test against reference_loop with one hl_measure call"
     )
@@ -223,11 +207,29 @@ def check_method(code: str) -> str:
     return name
 
 
+def region_fault(test: str) -> str:
+    """What keeps construct_test (preprocessed, code only) from opening a parallel region per
+    repetition: a region outside every loop, or one whose block loops, jumps or calls a
+    function other than hl_delay; "" when none."""
+    for pragma in re.finditer(r"#\s*pragma\s+omp\s+parallel\b[^\n]*", test):
+        if not inside_loop(test, pragma.start()):
+            return "a parallel region outside the loop over the repetitions"
+        block = statement_at(test, pragma.end())
+        if re.search(r"\b(for|while|do|goto)\b", block):
+            return "a loop or goto inside the parallel region (it repeats the work, not the region)"
+        called = {f for f in re.findall(r"\b([A-Za-z_]\w*)\s*\(", block)
+                  if f not in REGION_CALLS and not f.startswith("omp_")}
+        if called:
+            return (f"the region calls {', '.join(sorted(called))} (inside it only hl_delay, "
+                    "OpenMP's queries and the update)")
+    return ""
+
+
 def ends_at_barrier(code: str, name: str) -> bool:
     """Whether each repetition of construct_test's `name` construct ends at a barrier, read from
     the preprocessed cell: single without nowait; masked (or master) followed by `#pragma omp
     barrier` in the same block (the loop's body), not merely somewhere in the function."""
-    test = function_body(_code_only(preprocessed("construct_bench", "HL_STUDENT_CONSTRUCT", code)),
+    test = function_body(code_only(preprocessed("construct_bench", "HL_STUDENT_CONSTRUCT", code)),
                          "construct_test")
     pragmas = list(re.finditer(CONSTRUCTS[name][0] + r"[^\n]*", test))
     if not pragmas:

@@ -29,6 +29,7 @@ import pandas as pd
 
 from ..kernels import archer
 from ..kernels.build import Kernel, build
+from ..kernels.c_text import code_only, function_body, loops, pragma_spans
 from ..runs.launch import run_program
 from ..runs.records import Results
 from ..runs.student_c import build_student, preprocessed
@@ -79,15 +80,44 @@ SPLIT_UPDATE = r"#\s*pragma\s+omp\s+atomic\s+(?:read|write)\b|\brand_r\b"
 
 def build_count(code: str, name: str = "student_bins") -> Kernel:
     """The cell's count_bins with race_bins.c (variant=student), built for Archer; AssertionError
-    for an update split so that Archer cannot see its race (SPLIT_UPDATE)."""
+    for an update split so that Archer cannot see its race (SPLIT_UPDATE), or a count of the n
+    elements made by one thread (counted_by_one)."""
     kernel = build_student(name, "race_bins", "HL_STUDENT_RACE_BINS", code, ("count_bins",),
                            archer=True)  # fmt: skip
-    split = re.search(SPLIT_UPDATE, preprocessed("race_bins", "HL_STUDENT_RACE_BINS", code))
+    text = preprocessed("race_bins", "HL_STUDENT_RACE_BINS", code)
+    split = re.search(SPLIT_UPDATE, text)
     assert not split, (
         f"count_bins uses `{split.group(0).strip()}`: a bin's update is one read-modify-write "
         "made safe as a whole (an atomic update, a reduction, a lock or critical section), not "
         "a read and a write made safe each on its own")
+    alone = counted_by_one(function_body(code_only(text), "count_bins"))
+    assert not alone, (
+        f"count_bins {alone}: the threads of the region count the elements (each adds to the "
+        "bins of the elements it looked up); one thread may add up the threads' private counts "
+        "bin by bin, not count the n elements alone")
     return kernel
+
+
+def counted_by_one(body: str) -> str:
+    """Where count_bins (code only) has a loop over its n elements that adds to its bins outside
+    every parallel region or under masked, master or single; "" when it has none."""
+    params = re.match(r"count_bins\s*\(([^)]*)\)", body)
+    names = [re.findall(r"[A-Za-z_]\w*", p)[-1] for p in params.group(1).split(",")
+             if re.findall(r"[A-Za-z_]\w*", p)] if params else []  # fmt: skip
+    if len(names) != 3:
+        return ""
+    n, _, bins = names
+    parallel = pragma_spans(body, r"parallel\b")
+    one = pragma_spans(body, r"masked|master|single")
+    for start, body_start, end in loops(body):
+        head, inside = body[start:body_start], body[body_start:end]
+        if not (re.search(rf"\b{n}\b", head) and re.search(rf"\b{bins}\s*\[", inside)):
+            continue
+        if not any(a <= start < b for a, b in parallel):
+            return "adds up the n elements' bins outside the parallel region"
+        if any(a <= start < b for a, b in one):
+            return "adds up the n elements' bins on one thread (masked, master or single)"
+    return ""
 
 
 def count_evidence(kernel: Kernel, ranks: int, threads: int, n: int, nbins: int,
