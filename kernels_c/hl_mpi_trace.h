@@ -69,6 +69,7 @@
 #define HL_TRACED_PART(name, params, args, low, high, request, flag) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_P2P_AS(entry, name, real, params, args, comm, tag, count, type, peer)                       \
     int HL_ENTRY(entry) params;
+#define HL_TRACED_MODE(name, params, args, mode) int HL_ENTRY(MPI_##name) params;
 #define HL_QUERY(type, name, params, args) type HL_ENTRY(MPI_##name) params;
 #include "hl_trace_calls.h"
 #undef HL_TRACED
@@ -78,6 +79,7 @@
 #undef HL_TRACED_WAIT
 #undef HL_TRACED_WAITALL
 #undef HL_TRACED_SOME
+#undef HL_TRACED_MODE
 #undef HL_TRACED_P2P
 #undef HL_TRACED_P2P_AS
 #undef HL_TRACED_SENDRECV

@@ -97,6 +97,8 @@ typedef struct {
                   * non-blocking collective's, or the one an MPI_Wait or MPI_Test completes */
     long step;   /* the kernel's iteration when the call began (hl_trace_step), -1 before */
     unsigned long buffer; /* a persistent (partitioned) set-up: its buffer's address */
+    int mode; /* MPI_Win_fence, MPI_Win_lock_all: the assert given, as window_mode's bits (-1 for
+               * other calls) */
     char comm[HL_TRACE_COMM_CHARS];
     char requests[HL_TRACE_COMM_CHARS]; /* MPI_Waitall, MPI_Testall: the requests given */
 } hl_trace_call;
@@ -211,13 +213,13 @@ static int format_call(char *line, size_t cap, int rank, double base, const hl_t
                     "\"student\":%d,\"comm_id\":%d,\"tag\":%d,\"count\":%ld,\"peer\":%d,"
                     "\"bytes\":%ld,\"recv_peer\":%d,\"recv_count\":%ld,\"recv_bytes\":%ld,"
                     "\"partitions\":%d,\"partition\":%d,\"partition_last\":%d,"
-                    "\"request\":%d,\"requests\":\"%s\",\"step\":%ld,\"buffer\":%lu}\n",
+                    "\"request\":%d,\"requests\":\"%s\",\"step\":%ld,\"buffer\":%lu,\"mode\":%d}\n",
                     rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?", c->start - base,
                     c->end - base, c->main, c->in_parallel, c->level, c->team, c->tid,
                     c->concurrent, c->done, c->comm_size, c->comm, c->student, c->comm_id, c->tag,
                     c->count, c->peer, c->bytes, c->recv_peer, c->recv_count, c->recv_bytes,
                     c->partitions, c->partition, c->partition_last, c->request, c->requests,
-                    c->step, c->buffer);
+                    c->step, c->buffer, c->mode);
 }
 
 /* A piece of computing as one JSON line, its times from `base`; its length. */
@@ -389,6 +391,7 @@ static void trace_begin(hl_trace_call *c, const char *call, int student) {
     c->partition = c->partition_last = -1;
     c->request = -1;
     c->buffer = 0;
+    c->mode = -1;
     c->step = atomic_load(&step);
     c->student = student;
     if (student) hl_trace_task_stamp(1);
@@ -677,6 +680,22 @@ void hl_trace_emit(hl_ctx *ctx) {
 #define HL_TRACED_PART(name, params, args, low, high, request_, flag)                             \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             (c_.done = (flag), HL_PART_FINISH(low, high, request_)))
+/* A window synchronisation's assert in bits that do not depend on the MPI library: 1 NOCHECK,
+ * 2 NOSTORE, 4 NOPUT, 8 NOPRECEDE, 16 NOSUCCEED (32: a bit MPI does not define). */
+static int window_mode(int assert_) {
+    static const int modes[] = {MPI_MODE_NOCHECK, MPI_MODE_NOSTORE, MPI_MODE_NOPUT,
+                                MPI_MODE_NOPRECEDE, MPI_MODE_NOSUCCEED};
+    int bits = 0;
+    for (int k = 0; k < 5; k++)
+        if (assert_ & modes[k]) {
+            bits |= 1 << k;
+            assert_ &= ~modes[k];
+        }
+    return bits | (assert_ ? 32 : 0);
+}
+#define HL_TRACED_MODE(name, params, args, mode_)                                                 \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
+            (c_.mode = window_mode(mode_), trace_end(&c_)))
 #define HL_QUERY(type, name, params, args)                                                        \
     HL_BOTH(HL_DEFINE_QUERY, type, MPI_##name, MPI_##name, params, args)
 

@@ -32,6 +32,8 @@
  *     HL_TRACED_PART(name, params, args, low, high, request, flag)
  *                                                        partitions low..high of a request it
  *                                                        names (and whether they arrived: flag)
+ *     HL_TRACED_MODE(name, params, args, mode)           a window's synchronisation and the
+ *                                                        assert it was given (mode)
  *     HL_QUERY(type, name, params, args)                 passed through, not recorded
  */
 /* point to point */
@@ -258,9 +260,9 @@ HL_TRACED_COMM(Win_allocate_shared,
           (size, unit, info, c, base, w), c)
 HL_TRACED(Win_shared_query, (MPI_Win w, int r, MPI_Aint *size, int *unit, void *base),
           (w, r, size, unit, base))
-HL_TRACED(Win_fence, (int a, MPI_Win w), (a, w))
+HL_TRACED_MODE(Win_fence, (int a, MPI_Win w), (a, w), a)
 HL_TRACED(Win_sync, (MPI_Win w), (w))
-HL_TRACED(Win_lock_all, (int a, MPI_Win w), (a, w))
+HL_TRACED_MODE(Win_lock_all, (int a, MPI_Win w), (a, w), a)
 HL_TRACED(Win_unlock_all, (MPI_Win w), (w))
 HL_TRACED(Win_free, (MPI_Win *w), (w))
 

@@ -83,7 +83,9 @@ typedef struct { /* the start of a block: 64 bytes, a whole number of doubles */
     atomic_long laid_out;   /* LAID_OUT, stored last by shm_init_block */
     long owner;             /* the rank (of comm) whose block it is */
     atomic_long stamp[2];   /* iteration held by each copy; -1 while a sweep writes it */
-    long unused[4];
+    atomic_long read_by[2]; /* sweeps of the rank above (0) and below (1) that read this block
+                             * through the pointer they were given: a copy's count is its own */
+    long unused[2];
 } block_header;
 
 /* One run (one at a time per process): what the helpers need and what they found. */
@@ -95,7 +97,8 @@ static struct {
     double *mine;             /* the block shm_init_block laid out */
     double *halo_above, *halo_below;
     long sweeps, stale;
-    int finished;
+    long unread; /* reads of this block its neighbours on the node made elsewhere (unread_sweeps) */
+    int finished, student; /* student: the student's shm_jacobi runs (variant=student) */
     double jacobi, reduction, first_start, last_end, delta_local, delta, checksum_local;
     double laid_out; /* when shm_init_block finished (the trace's clock) */
     double sweep_times[KEPT_SWEEPS][2];
@@ -152,6 +155,8 @@ void shm_init_block(double *mine) {
     h->owner = run.ctx->rank;
     atomic_store(&h->stamp[0], 0);
     atomic_store(&h->stamp[1], -2);
+    atomic_store(&h->read_by[0], 0);
+    atomic_store(&h->read_by[1], 0);
     for (long copy = 0; copy < 2; copy++)
         for (long i = 0; i < run.m; i++)
             for (long j = 0; j < run.w; j++)
@@ -239,6 +244,8 @@ void shm_sweep(double *mine, const double *above, const double *below, long it) 
                                        "below");
     if (!up || !down) return;
     long cur = it % 2, next = 1 - cur, m = run.m, w = run.w;
+    if (above) atomic_fetch_add(&header(above)->read_by[1], 1); /* I am below `above` */
+    if (below) atomic_fetch_add(&header(below)->read_by[0], 1);
     long seen_up = above ? stamp(above, cur) : it, seen_down = below ? stamp(below, cur) : it;
     atomic_store(&header(mine)->stamp[next], -1);
     double *from = rows(mine, run.ctx->rank, cur), *to = rows(mine, run.ctx->rank, next), d2 = 0.0;
@@ -266,6 +273,27 @@ void shm_sweep(double *mine, const double *above, const double *below, long it) 
     run.sweeps++;
 }
 
+/* How many sweeps of its neighbours on the node did not read this block through the window
+ * (their count in the block's header): a neighbour that passed shm_sweep a copy of the block
+ * counted its reads in the copy. A neighbour still sweeping (in its last sweep, or racing ahead
+ * unsynchronised: the stale reads say so) is waited for, HL_READS_WAIT_SECONDS at most beyond
+ * its stagger. */
+#define HL_READS_WAIT_SECONDS 2.0
+static long unread_sweeps(const double *mine) {
+    const int on_node[2] = {run.up_on_node, run.down_on_node};
+    double until = hl_now() + HL_READS_WAIT_SECONDS + 1e-6 * run.stagger_us * run.iterations;
+    long unread = 0;
+    for (int k = 0; k < 2; k++) {
+        if (!on_node[k]) continue;
+        long reads;
+        while ((reads = atomic_load(&header(mine)->read_by[k])) < run.iterations &&
+               hl_now() < until)
+            hl_sleep_us(100);
+        unread += reads < run.iterations ? run.iterations - reads : 0;
+    }
+    return unread;
+}
+
 void shm_finish(const double *mine) {
     if (!own_block(mine, "shm_finish")) return;
     if (run.sweeps != run.iterations)
@@ -279,6 +307,7 @@ void shm_finish(const double *mine) {
     for (long i = 0; i < run.m; i++)
         for (long j = 1; j <= run.nx; j++) local += last[i * run.w + j];
     run.checksum_local = local;
+    if (run.student) run.unread = unread_sweeps(mine);
     run.finished = 1;
     char tail[256]; /* halo copies: a row per neighbour on another node */
     long copies = (run.up != MPI_PROC_NULL && !run.up_on_node) +
@@ -395,9 +424,11 @@ static double serial_checksum(long nx, long ny, long iterations, int *ok) {
 
 static int emit_results(hl_ctx *ctx, int variant, int sync, long ny, long check) {
     double checksum = 0.0, delta = run.delta;
-    long stale = 0;
+    long stale = 0, reads[2] = {0, 0}; /* of the neighbours' blocks: not through the window, all */
+    long mine[2] = {run.unread, (run.up_on_node + run.down_on_node) * run.iterations};
     MPI_Reduce(&run.checksum_local, &checksum, 1, MPI_DOUBLE, MPI_SUM, 0, run.comm);
     MPI_Reduce(&run.stale, &stale, 1, MPI_LONG, MPI_SUM, 0, run.comm);
+    MPI_Reduce(mine, reads, 2, MPI_LONG, MPI_SUM, 0, run.comm);
     if (!run.allreduce)
         MPI_Allreduce(&run.delta_local, &delta, 1, MPI_DOUBLE, MPI_SUM, run.comm);
     char tail[400];
@@ -421,6 +452,11 @@ static int emit_results(hl_ctx *ctx, int variant, int sync, long ny, long check)
         hl_emit(ctx, "\"record\":\"sweep\",\"iteration\":%ld,\"start\":%.9f,\"end\":%.9f", it,
                 run.sweep_times[it][0], run.sweep_times[it][1]);
     if (ctx->rank != 0) return 0;
+    if (stale == 0 && reads[0] > 0)
+        return hl_fail(ctx, "%ld of the %ld reads of a neighbour's block on the node were not "
+                       "of the block in the window: pass shm_sweep the pointer "
+                       "MPI_Win_shared_query gave, the neighbour's block itself, not a copy of it",
+                       reads[0], reads[1]);
     hl_emit(ctx, "\"record\":\"checksum\",\"checksum\":%.17g,\"delta\":%.17g,\"stale_reads\":%ld,%s",
             checksum, delta, stale, tail);
     if (!check) return 0;
@@ -453,6 +489,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     memset(&run, 0, sizeof run);
     run.ctx = ctx;
     run.comm = comm;
+    run.student = variant == V_STUDENT;
     run.nx = nx;
     run.ny = ny;
     run.w = nx + 2;

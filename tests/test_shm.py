@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from hybridlab.errors import KernelError
 from hybridlab.halo.serial import jacobi2d
 from hybridlab.runs.launch import run_program
 from hybridlab.shm.exercise import build_student_shm, check_student_shm, memory_runs, nodes_env
@@ -83,3 +84,40 @@ def test_a_wait_of_nothing_is_no_message_inside_the_node():
     wrong = build_student_shm(SHM_JACOBI.replace(SENDRECV_HALOS, inside), name="test_shm_inside")
     with pytest.raises(AssertionError, match="inside a node nothing travels as a message"):
         check_student_shm(wrong, runs=((3, 1),), nx=11, ny=9, iterations=3)
+
+
+_FIRST_FENCE = "    for (long it = 0; it < iterations; it++) {\n        MPI_Win_fence(0, win);"
+_LAST_FENCE = "    MPI_Win_fence(0, win);\n    shm_finish(mine);"
+
+
+def test_true_fence_asserts_are_right_and_false_ones_refused():
+    """MPI_MODE_NOPRECEDE on a rank's first fence and MPI_MODE_NOSUCCEED after its last sweep
+    are true (a right answer); MPI_MODE_NOSTORE before a sweep is false: the sweeps store."""
+    honest = SHM_JACOBI.replace(_FIRST_FENCE, "    MPI_Win_fence(MPI_MODE_NOPRECEDE, win);\n"
+                                "    for (long it = 0; it < iterations; it++) {\n"
+                                "        if (it > 0) MPI_Win_fence(MPI_MODE_NOPUT, win);", 1)
+    honest = honest.replace(_LAST_FENCE, "    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);\n"
+                            "    shm_finish(mine);", 1)
+    assert honest.count("MPI_MODE_") == 3
+    check_student_shm(build_student_shm(honest, name="test_shm_asserts"), runs=((3, 1),), nx=11,
+                      ny=9, iterations=3)
+    lying = SHM_JACOBI.replace(_FIRST_FENCE, _FIRST_FENCE.replace("(0,", "(MPI_MODE_NOSTORE,"))
+    with pytest.raises(AssertionError, match="asserts MPI_MODE_NOSTORE, which is false there"):
+        check_student_shm(build_student_shm(lying, name="test_shm_lying"), runs=((3, 1),), nx=11,
+                          ny=9, iterations=3)
+
+
+def test_a_copy_of_a_neighbours_block_is_not_the_block():
+    """The neighbour's block copied after each fence and the copy read: the kit counts the reads
+    of each block in its header, so the copy's reads are not the block's."""
+    copying = SHM_JACOBI.replace(
+        "        shm_sweep(mine, above, below, it);",
+        "        double *ca = above ? malloc(shm_block_bytes()) : NULL;\n"
+        "        double *cb = below ? malloc(shm_block_bytes()) : NULL;\n"
+        "        if (ca) memcpy(ca, above, shm_block_bytes());\n"
+        "        if (cb) memcpy(cb, below, shm_block_bytes());\n"
+        "        shm_sweep(mine, ca, cb, it);\n"
+        "        free(ca);\n        free(cb);", 1)
+    with pytest.raises(KernelError, match="not of the block in the window"):
+        check_student_shm(build_student_shm(copying, name="test_shm_copies"), runs=((3, 1),),
+                          nx=11, ny=9, iterations=3)

@@ -33,6 +33,13 @@ WINDOW_CALLS = {"MPI_Comm_split_type", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Co
                 "MPI_Win_allocate_shared", "MPI_Win_shared_query", "MPI_Win_fence",
                 "MPI_Win_lock_all", "MPI_Win_unlock_all", "MPI_Win_sync", "MPI_Win_free",
                 "MPI_Barrier"}  # fmt: skip
+# the tracer's bits of a window synchronisation's assert (kernels_c/hl_trace.c, window_mode):
+# what a fence may not claim here, since a fence so told may skip its synchronisation: no store
+# since the last one (shm_init_block and every sweep store into the window); no epoch before it
+# (true of a rank's first fence only), none after it (true after the last sweep only)
+NOSTORE, NOPRECEDE, NOSUCCEED, UNDEFINED = 2, 8, 16, 32
+MODE_NAMES = {NOSTORE: "MPI_MODE_NOSTORE", NOPRECEDE: "MPI_MODE_NOPRECEDE",
+              NOSUCCEED: "MPI_MODE_NOSUCCEED", UNDEFINED: "an assert MPI does not define"}  # fmt: skip
 POINT_TO_POINT = {*BLOCKING, *POSTS, *COMPLETES} - {"MPI_Ibarrier", "MPI_Ibcast",
                                                    "MPI_Iallreduce", "MPI_Ialltoall"}  # fmt: skip
 
@@ -70,6 +77,7 @@ def sync_table(res: Results) -> pd.DataFrame:
     calls = res.mpi_calls
     calls = calls[calls["student"] == 1].sort_values("start")
     sweeps = res.records[res.records["record"] == "sweep"]
+    calls = calls.drop(false_fences(calls, sweeps).index)
     laid = res.records[res.records["record"] == "laid_out"].set_index("rank")["time"]
     node = node_members(res)
     rows = []
@@ -91,6 +99,20 @@ def sync_table(res: Results) -> pd.DataFrame:
                          "ordered": bool(fence or sandwiched)})  # fmt: skip
             after = float(sweep.end)
     return pd.DataFrame(rows)
+
+
+def false_fences(calls: pd.DataFrame, sweeps: pd.DataFrame) -> pd.Series:
+    """The student's MPI_Win_fence calls whose assert claims what is false at that fence (see
+    MODE_NAMES), indexed as in `calls`: the names of the false claims, ", "-joined."""
+    out = {}
+    for rank, own in calls[calls["call"] == "MPI_Win_fence"].sort_values("start").groupby("rank"):
+        last_sweep = sweeps.loc[sweeps["rank"] == rank, "end"].max()
+        for k, fence in enumerate(own.itertuples()):
+            allowed = (NOPRECEDE if k == 0 else 0) | (NOSUCCEED if fence.start >= last_sweep else 0)
+            false = int(fence.mode) & ~allowed & (NOSTORE | NOPRECEDE | NOSUCCEED | UNDEFINED)
+            if false:
+                out[fence.Index] = ", ".join(n for b, n in MODE_NAMES.items() if false & b)
+    return pd.Series(out, dtype=object)
 
 
 def _neighbours_on_node(rank: int, ranks: int, node: frozenset[int]) -> tuple[int, int]:
@@ -129,6 +151,12 @@ def judge_trace(res: Results, ranks: int) -> None:
         assert far or not p2p, (
             f"{where}: called {', '.join(p2p)} although its neighbours share its node (or are "
             "the grid's edge): inside a node nothing travels as a message")
+    false = false_fences(calls, res.records[res.records["record"] == "sweep"])
+    assert false.empty, (
+        f"an MPI_Win_fence asserts {false.iloc[0]}, which is false there, so MPI may skip the "
+        "synchronisation: every sweep stores into the window (no MPI_MODE_NOSTORE), and only a "
+        "rank's first fence may say MPI_MODE_NOPRECEDE, only a fence after its last sweep "
+        "MPI_MODE_NOSUCCEED (0 is always right; MPI_MODE_NOPUT too, since nothing is put)")
     table = sync_table(res)
     loose = table[~table["ordered"]]
     assert len(table) and loose.empty, (
