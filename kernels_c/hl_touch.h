@@ -12,14 +12,24 @@
  *
  * How: hl_touch_alloc maps fresh anonymous pages (transparent huge pages off, so one page is one
  * base page) with no access at all (PROT_NONE) and installs a SIGSEGV handler (SA_SIGINFO). The
- * first access to a page faults; the handler records the OpenMP thread (omp_get_thread_num) and
- * CPU of the access, opens the page (mprotect) and returns, and the access runs again, now for
- * real: the page is placed by the kernel exactly as without the tracer (first touch on the
+ * first access to a page faults; the handler records the OpenMP thread (omp_get_thread_num), the
+ * OS thread (gettid: a nested team's thread 1 is another OS thread than the outer team's thread
+ * 1) and CPU of the access, opens the page (mprotect) and returns, and the access runs again, now
+ * for real: the page is placed by the kernel exactly as without the tracer (first touch on the
  * writing thread's node). A read opens the page for reading only, so the first write faults once
  * more and is recorded too: the "writer" is the thread whose write placed the page (a read of a
  * fresh page maps the shared zero page and places nothing). On x86-64 the fault's error code
  * says read or write; elsewhere a page's first fault counts as a read, its second as the write.
- * The handler is async-signal-safe (atomics, getcpu and mprotect only; no malloc, no stdio).
+ *
+ * Written pages are sealed again (read-only) once the OS thread that opened them has opened
+ * HL_TOUCH_OPEN_PAGES others since (each OS thread keeps only its latest pages open): a later
+ * write to a sealed page faults once more, and a write there by another OS thread than the
+ * page's writer is recorded as the page's "rewriter" (a serial pass over values another thread's
+ * write placed). A write by the writer itself just opens the page again. A page stays open to
+ * every thread while it is among some thread's latest: writes into it then are not seen.
+ *
+ * The handler is async-signal-safe (atomics, getcpu, gettid and mprotect only; no malloc, no
+ * stdio).
  * A fault outside every traced array is not the tracer's: the handler puts the previous SIGSEGV
  * action back and returns, the instruction faults again and that action runs (hybridlab.h's
  * crash report, so a NULL dereference is still a KernelCrash naming the rank). hl_touch_emit
@@ -36,9 +46,11 @@
  * of faulting. Faults are counted per page, so they also cost time: trace the initialisation,
  * not a timed loop.
  *
- * Records, one per run of consecutive pages with the same toucher, writer and CPUs:
+ * Records, one per run of consecutive pages with the same toucher, writer, rewriter, CPUs and
+ * OS threads:
  *   "record":"touch","array":NAME,"first":P,"count":N,"toucher":T,"toucher_cpu":C,
- *   "writer":W,"writer_cpu":D          (-1: no thread touched / wrote these pages)
+ *   "writer":W,"writer_cpu":D,"writer_tid":I,"rewriter":R,"rewriter_tid":J
+ *                                      (-1: no thread touched / wrote / rewrote these pages)
  * and one per array:
  *   "record":"touch_array","array":NAME,"pages":P,"page_bytes":B,"touched":K,"written":W,
  *   "faults":F
@@ -58,9 +70,15 @@
 #ifndef HL_TOUCH_MAX_PAGES
 #define HL_TOUCH_MAX_PAGES 32768
 #endif
+#ifndef HL_TOUCH_OPEN_PAGES
+#define HL_TOUCH_OPEN_PAGES 16 /* written pages each OS thread keeps open before sealing */
+#endif
+#define HL_TOUCH_OPENERS 64 /* OS threads (by tid, modulo) with their own latest pages */
 
 typedef struct {
     int toucher, toucher_cpu, writer, writer_cpu; /* -1 until a thread touches / writes it */
+    int writer_tid;                               /* the writer's OS thread (gettid) */
+    int rewriter, rewriter_tid; /* the first later write by another OS thread, -1 for none */
 } hl_touch_page;
 
 typedef struct {
@@ -72,6 +90,9 @@ typedef struct {
 } hl_touch_array;
 
 static hl_touch_array hl_touch_arrays[HL_TOUCH_MAX_ARRAYS];
+/* Each opener's latest written pages: (array slot << 32 | page) + 1, 0 for none. */
+static long hl_touch_open[HL_TOUCH_OPENERS][HL_TOUCH_OPEN_PAGES];
+static unsigned long hl_touch_opened[HL_TOUCH_OPENERS];
 static struct sigaction hl_touch_previous; /* the SIGSEGV action before the first armed array */
 static int hl_touch_installed;
 
@@ -96,6 +117,16 @@ static inline void hl_touch_claim(int *who, int *where, int me, int cpu) {
         __atomic_store_n(where, cpu, __ATOMIC_SEQ_CST);
 }
 
+/* Seals an opened page again (read-only) when it is still armed. */
+static inline void hl_touch_seal(long opened) {
+    if (opened <= 0) return;
+    long slot = (opened - 1) >> 32, index = (opened - 1) & 0xffffffffL;
+    if (slot >= HL_TOUCH_MAX_ARRAYS) return;
+    hl_touch_array *r = &hl_touch_arrays[slot];
+    if (__atomic_load_n(&r->armed, __ATOMIC_SEQ_CST) && (size_t)index < r->pages)
+        mprotect(r->base + (size_t)index * r->page_bytes, r->page_bytes, PROT_READ);
+}
+
 static void hl_touch_on_fault(int sig, siginfo_t *info, void *context) {
     char *addr = info->si_addr;
     (void)sig;
@@ -108,12 +139,30 @@ static void hl_touch_on_fault(int sig, siginfo_t *info, void *context) {
         hl_touch_page *p = &r->page[index];
         unsigned cpu = 0;
         syscall(SYS_getcpu, &cpu, NULL, NULL);
+        int tid = (int)syscall(SYS_gettid);
         int me = omp_get_thread_num(), wrote = hl_touch_is_write(context, p);
         hl_touch_claim(&p->toucher, &p->toucher_cpu, me, (int)cpu);
-        if (wrote) hl_touch_claim(&p->writer, &p->writer_cpu, me, (int)cpu);
-        int prot = __atomic_load_n(&p->writer, __ATOMIC_SEQ_CST) >= 0 ? PROT_READ | PROT_WRITE
-                                                                      : PROT_READ;
+        if (wrote) {
+            int none = -1;
+            if (__atomic_compare_exchange_n(&p->writer_tid, &none, tid, 0, __ATOMIC_SEQ_CST,
+                                            __ATOMIC_SEQ_CST)) {
+                __atomic_store_n(&p->writer_cpu, (int)cpu, __ATOMIC_SEQ_CST);
+                __atomic_store_n(&p->writer, me, __ATOMIC_SEQ_CST);
+            } else if (none != tid) { /* a sealed page written by another OS thread */
+                hl_touch_claim(&p->rewriter_tid, &p->rewriter, tid, me);
+            }
+        }
+        int open = __atomic_load_n(&p->writer_tid, __ATOMIC_SEQ_CST) >= 0;
+        int prot = open ? PROT_READ | PROT_WRITE : PROT_READ;
         __atomic_fetch_add(&r->faults, 1, __ATOMIC_SEQ_CST);
+        if (open) { /* among this OS thread's latest pages; its oldest one is sealed */
+            unsigned opener = (unsigned)tid % HL_TOUCH_OPENERS;
+            unsigned long k = __atomic_fetch_add(&hl_touch_opened[opener], 1, __ATOMIC_SEQ_CST);
+            long mine = ((long)i << 32 | (long)index) + 1;
+            long old = __atomic_exchange_n(&hl_touch_open[opener][k % HL_TOUCH_OPEN_PAGES], mine,
+                                           __ATOMIC_SEQ_CST);
+            if (old != mine) hl_touch_seal(old);
+        }
         if (mprotect(r->base + index * r->page_bytes, r->page_bytes, prot) == 0) return;
         hl_touch_say("hybridlab: hl_touch could not open a page (mprotect failed: too many "
                      "mappings? trace fewer pages)\n");
@@ -146,6 +195,11 @@ static inline void hl_touch_disarm(hl_touch_array *r) {
     if (!r->armed) return;
     __atomic_store_n(&r->armed, 0, __ATOMIC_SEQ_CST);
     mprotect(r->base, r->bytes, PROT_READ | PROT_WRITE);
+    long slot = (long)(r - hl_touch_arrays); /* its pages leave the openers' latest */
+    for (int o = 0; o < HL_TOUCH_OPENERS; o++)
+        for (int k = 0; k < HL_TOUCH_OPEN_PAGES; k++)
+            if (hl_touch_open[o][k] > 0 && (hl_touch_open[o][k] - 1) >> 32 == slot)
+                hl_touch_open[o][k] = 0;
     int any = 0;
     for (int i = 0; i < HL_TOUCH_MAX_ARRAYS; i++) any |= hl_touch_arrays[i].armed;
     if (!any && hl_touch_installed) {
@@ -224,8 +278,10 @@ static inline int hl_touch_emit(hl_ctx *ctx, void *ptr, const char *name) {
         if (p->writer >= 0) written += (long)(end - first);
         hl_emit(ctx,
                 "\"record\":\"touch\",\"array\":\"%s\",\"first\":%zu,\"count\":%zu,"
-                "\"toucher\":%d,\"toucher_cpu\":%d,\"writer\":%d,\"writer_cpu\":%d",
-                name, first, end - first, p->toucher, p->toucher_cpu, p->writer, p->writer_cpu);
+                "\"toucher\":%d,\"toucher_cpu\":%d,\"writer\":%d,\"writer_cpu\":%d,"
+                "\"writer_tid\":%d,\"rewriter\":%d,\"rewriter_tid\":%d",
+                name, first, end - first, p->toucher, p->toucher_cpu, p->writer, p->writer_cpu,
+                p->writer_tid, p->rewriter, p->rewriter_tid);
         first = end;
     }
     hl_emit(ctx,

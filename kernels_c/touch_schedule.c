@@ -10,14 +10,17 @@
  * The compute loop is the kit's: `sweeps` times, in parallel with schedule(static, chunk) over
  * the rows (chunk rows at a time, round robin over the threads),
  *     a[i][j] = 0.5 * a[i][j] + b[i][j]
- * and it records which thread computed on each page. Every element is then checked against
+ * and it records which thread (OpenMP thread number and OS thread, gettid) computed on each page:
+ * the initialisation's writer must be that OS thread too, not a nested team's thread of the same
+ * number. Every element is then checked against
  * the same recurrence on the values the initialisation must write: a[i][j] = (i + j) % 7,
  * b[i][j] = 1 + (i % 3).
  *
- * Records: hl_touch.h's "touch" runs per rank and array (toucher, writer, their CPUs); "compute"
- * per rank, runs of consecutive pages of one array computed on by one thread: array, first,
- * count, computer; "sweep" per thread: best seconds of its share of one sweep; "check" on rank
- * 0: ok (every element right on every rank), wrong (elements), pages (per rank).
+ * Records: hl_touch.h's "touch" runs per rank and array (toucher, writer, their CPUs, the
+ * writer's OS thread, a later writer from another OS thread); "compute" per rank, runs of
+ * consecutive pages of one array computed on by one thread: array, first, count, computer,
+ * computer_tid (its OS thread); "sweep" per thread: best seconds of its share of one sweep;
+ * "check" on rank 0: ok (every element right on every rank), wrong (elements), pages (per rank).
  */
 #include "hybridlab.h"
 #include "hl_touch.h"
@@ -64,7 +67,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     size_t bytes = per_array * (size_t)page;
     double *a = hl_touch_alloc(ctx, bytes);
     double *b = a ? hl_touch_alloc(ctx, bytes) : NULL;
-    int *computer = malloc(pages * sizeof *computer);
+    int *computer = malloc(2 * pages * sizeof *computer), *computer_tid = computer + pages;
     if (!a || !b || !computer) return computer ? -1 : hl_fail(ctx, "no memory for the page map");
 
     if (variant == 0) {
@@ -76,13 +79,13 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #endif
     if (hl_touch_emit(ctx, a, "a") != 0 || hl_touch_emit(ctx, b, "b") != 0) return -1;
 
-    for (size_t p = 0; p < pages; p++) computer[p] = -1;
+    for (size_t p = 0; p < pages; p++) computer[p] = computer_tid[p] = -1;
     int nthreads = omp_get_max_threads();
     double *best = malloc((size_t)nthreads * sizeof *best);
     if (!best) return hl_fail(ctx, "no memory");
 #pragma omp parallel num_threads(nthreads)
     {
-        int t = omp_get_thread_num();
+        int t = omp_get_thread_num(), tid = (int)syscall(SYS_gettid);
         best[t] = 1e300;
         for (long s = 0; s < sweeps; s++) {
             double t0 = hl_now();
@@ -93,6 +96,8 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                     for (long q = 0; q < row_pages; q++) {
                         computer[i * row_pages + q] = t;
                         computer[per_array + i * row_pages + q] = t;
+                        computer_tid[i * row_pages + q] = tid;
+                        computer_tid[per_array + i * row_pages + q] = tid;
                     }
             }
             double took = hl_now() - t0;
@@ -111,11 +116,12 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         }
     for (size_t p = 0; p < pages;) {
         size_t q = p, end = p < per_array ? per_array : pages; /* a run stays in one array */
-        while (q < end && computer[q] == computer[p]) q++;
+        while (q < end && computer[q] == computer[p] && computer_tid[q] == computer_tid[p]) q++;
         hl_emit(ctx, "\"record\":\"compute\",\"array\":\"%s\",\"first\":%zu,\"count\":%zu,"
-                     "\"computer\":%d,\"threads\":%d,\"chunk\":%ld,\"row_pages\":%ld",
+                     "\"computer\":%d,\"computer_tid\":%d,\"threads\":%d,\"chunk\":%ld,"
+                     "\"row_pages\":%ld",
                 p < per_array ? "a" : "b", p < per_array ? p : p - per_array, q - p, computer[p],
-                nthreads, chunk, row_pages);
+                computer_tid[p], nthreads, chunk, row_pages);
         p = q;
     }
     MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, comm);

@@ -157,6 +157,60 @@ def test_first_touch_refuses_an_absent_node():
         ex.run_first_touch("serial", threads=1, pages=8, policy="bind", node=63, bind="none")
 
 
+# ----------------------------------------------------------- (c) init_arrays: how pages are judged
+
+TOUCH_HEAD = "void init_arrays(double *a, double *b, long rows, long cols, long chunk) {\n"
+TOUCH_VALUES = """
+        for (long j = 0; j < cols; j++) {
+            a[i * cols + j] = (double)((i + j) % 7);
+            b[i * cols + j] = (double)(1 + i % 3);
+        }
+"""
+TOUCH_RIGHT = TOUCH_HEAD + """#pragma omp parallel for schedule(static, chunk)
+    for (long i = 0; i < rows; i++)""" + TOUCH_VALUES + "}\n"
+TOUCH_WRONG = {
+    "nested": (TOUCH_HEAD + """    int T = omp_get_max_threads();
+    omp_set_max_active_levels(2);
+#pragma omp parallel num_threads(1)
+#pragma omp parallel for schedule(static, chunk) num_threads(T)
+    for (long i = 0; i < rows; i++)""" + TOUCH_VALUES + "    omp_set_max_active_levels(1);\n}\n",
+               "placed by another OS thread than the compute loop's thread of that number"),
+    "serial values": (TOUCH_HEAD + """#pragma omp parallel for schedule(static, chunk)
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < cols; j += 512) a[i * cols + j] = b[i * cols + j] = 0.0;
+    for (long i = 0; i < rows; i++)""" + TOUCH_VALUES + "}\n",
+                      "then written by thread 0: the part allows every value written by the thread"),
+}
+
+
+def test_a_proc_bind_clause_on_the_initialising_team_is_refused_before_it_runs():
+    bound = TOUCH_RIGHT.replace("schedule(static, chunk)",
+                                "schedule(static, chunk) proc_bind(master)")  # fmt: skip
+    with pytest.raises(ValueError, match=r"proc_bind\(master\): the part allows .* no proc_bind"):
+        ex.build_student_touch(bound, "t_touch_bound")
+    hidden = "#define ON_MASTER _Pragma(\"omp parallel for schedule(static, chunk) proc_bind(master)\")\n"
+    with pytest.raises(ValueError, match="proc_bind"):
+        ex.build_student_touch(hidden + TOUCH_RIGHT.replace(
+            "#pragma omp parallel for schedule(static, chunk)", "ON_MASTER"), "t_touch_hidden")
+
+
+def test_the_right_initialisation_places_and_writes_every_page_by_its_os_thread():
+    rows, last = ex.check_student_touch(ex.build_student_touch(TOUCH_RIGHT, "t_touch_right"),
+                                        shapes=((1, 2, 1), (1, 3, 2)), rows=37, row_pages=2)
+    assert list(rows["pages_matching"]) == [148, 148]
+    pages = mt.touch_vs_compute(last)
+    assert (pages["writer_tid"] == pages["computer_tid"]).all() and (pages["computer_tid"] > 0).all()
+    assert pages.groupby("computer")["computer_tid"].nunique().eq(1).all()
+
+
+@pytest.mark.parametrize("name", sorted(TOUCH_WRONG))
+def test_right_thread_numbers_are_not_enough(name):
+    code, reason = TOUCH_WRONG[name]
+    kernel = ex.build_student_touch(code, "t_touch_" + name.replace(" ", "_"))
+    with pytest.raises(AssertionError, match=re.escape(reason)):
+        ex.check_student_touch(kernel, shapes=((1, 2, 1),), rows=37, row_pages=2)
+
+
 # ------------------------------------------------------------------- matrix, flops, tables
 
 

@@ -1,6 +1,7 @@
 """kernels_c/hl_touch.h, the first-touch page tracer, on real kernels: which thread touched and
-which wrote each page, read back with hybridlab.memory.tables.page_owners; a real segfault in a
-traced kernel is still a KernelCrash."""
+which wrote each page (and its OS thread), which other OS thread wrote a page again after it was
+sealed, read back with hybridlab.memory.tables.page_owners; a real segfault in a traced kernel is
+still a KernelCrash."""
 
 from __future__ import annotations
 
@@ -18,15 +19,16 @@ SOURCE = r"""
 #include "hybridlab.h"
 #include "hl_touch.h"
 const char *const hl_kernel_description = "an array initialised as `init` says, pages traced";
-static const char *const inits[] = {"serial", "static", "read_first", "none", "null"};
+static const char *const inits[] = {"serial", "static", "read_first", "none", "null", "rewritten"};
 const hl_param hl_kernel_params[] = {
-    {"init", "static", "serial | static | read_first (master reads, team writes) | none | null"},
+    {"init", "static", "serial | static | read_first (master reads, team writes) | none | null "
+                       "| rewritten (static, then the master writes every element again)"},
     {"pages", "64", "pages in the array"},
     HL_END_PARAMS};
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     (void)comm;
-    int ok = 1, init = hl_param_choice(ctx, "init", inits, 5);
+    int ok = 1, init = hl_param_choice(ctx, "init", inits, 6);
     long pages = hl_param_long(ctx, "pages", 1, &ok);
     if (init < 0 || !ok) return -1;
     long n = pages * sysconf(_SC_PAGESIZE) / (long)sizeof(double);
@@ -36,10 +38,12 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         for (long i = 0; i < n; i++) a[i] = 1.0;
     if (init == 2)
         for (long i = 0; i < n; i++) read += a[i];
-    if (init == 1 || init == 2) {
+    if (init == 1 || init == 2 || init == 5) {
 #pragma omp parallel for schedule(static)
         for (long i = 0; i < n; i++) a[i] = 1.0;
     }
+    if (init == 5)
+        for (long i = 0; i < n; i++) a[i] = 1.0;
     if (init == 4) {
         volatile double *nowhere = NULL;
         *nowhere = 1.0;
@@ -87,6 +91,28 @@ def test_a_static_loop_gives_each_thread_its_half(kernel):
     assert owners["writer"].tolist() == [0] * 32 + [1] * 32
     assert owners["toucher"].tolist() == owners["writer"].tolist()
     assert (owners["writer_cpu"] >= 0).all()
+
+
+def test_each_writer_is_named_by_its_os_thread_too(kernel):
+    owners = page_owners(run(kernel, "static"))
+    first, second = owners["writer_tid"][:32], owners["writer_tid"][32:]
+    assert first.nunique() == 1 and second.nunique() == 1 and first[0] != second[32] > 0
+    assert (owners["rewriter"] == -1).all() and (owners["rewriter_tid"] == -1).all()
+
+
+def test_a_sealed_page_written_again_by_another_os_thread_names_it(kernel):
+    res = run(kernel, "rewritten")
+    checked_sum(res)
+    owners = page_owners(res)
+    assert owners["writer"].tolist() == [0] * 32 + [1] * 32
+    # the master's own pages: written again by their writer, nothing recorded
+    assert (owners["rewriter"][:32] == -1).all()
+    # thread 1's pages other than its latest 16 (still open) were sealed: the master's write shows
+    again = owners.iloc[32:48]
+    assert (again["rewriter"] == 0).all()
+    assert (again["rewriter_tid"] == owners["writer_tid"][0]).all()
+    (summary,) = res.records[res.records["record"] == "touch_array"].to_dict("records")
+    assert summary["written"] == 64
 
 
 def test_a_read_does_not_place_a_page_the_first_write_does(kernel):

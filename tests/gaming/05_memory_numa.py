@@ -129,6 +129,47 @@ def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), 
             b[i * cols + j] = b0(i);
         }
 """), loses=TOUCH, why="the kit kernel's own static initial-value helpers called", reason="a0"),
+    # (c) found open by an attacker who read the kit (tests/data/attacks/open-2026-12-03)
+    attempt("method", "init_arrays", touch("""
+    int T = omp_get_max_threads();
+    omp_set_max_active_levels(2);
+#pragma omp parallel num_threads(1)
+    {
+#pragma omp parallel for schedule(static, chunk) num_threads(T)
+        for (long i = 0; i < rows; i++)
+            for (long j = 0; j < cols; j++) {
+                a[i * cols + j] = (double)((i + j) % 7);
+                b[i * cols + j] = (double)(1 + i % 3);
+            }
+    }
+    omp_set_max_active_levels(1);
+"""), loses=TOUCH, why="first touch by a nested team inside a one-thread region: the thread numbers "
+        "match, but threads 1.. are other OS threads than the compute loop's",
+        reason="placed by another OS thread than the compute loop's thread"),
+    attempt("method", "init_arrays", touch("""
+#pragma omp parallel for schedule(static, chunk) proc_bind(master)
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < cols; j++) {
+            a[i * cols + j] = (double)((i + j) % 7);
+            b[i * cols + j] = (double)(1 + i % 3);
+        }
+"""), loses=TOUCH, why="the right thread numbers bound proc_bind(master): with binding on, every "
+        "initialising thread on the master's place, every page on its node",
+        reason="binds its team with proc_bind(master)"),
+    attempt("method", "init_arrays", touch("""
+#pragma omp parallel for schedule(static, chunk)
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < cols; j += 512) {
+            a[i * cols + j] = 0.0;
+            b[i * cols + j] = 0.0;
+        }
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < cols; j++) {
+            a[i * cols + j] = (double)((i + j) % 7);
+            b[i * cols + j] = (double)(1 + i % 3);
+        }
+"""), loses=TOUCH, why="the team places each page with one zero, then the master writes every value "
+        "serially", reason="not a serial pass over the values after the placement"),
 ]
 
 _RAW = pd.DataFrame({"threads": [5, 1, 5, 1, 5, 1], "repetition": [0, 2, 2, 0, 1, 1],

@@ -7,6 +7,7 @@ in hybridlab.memory.tables turn them into numbers and hybridlab.memory.plots int
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -15,8 +16,9 @@ import pandas as pd
 
 import hybridlab as hl
 
+from ..kernels.c_cells import unanswered
 from ..runs.records import Results, parse_lines
-from ..runs.student_c import build_student, run_student
+from ..runs.student_c import build_student, preprocessed, run_student
 from . import tables
 
 TIMEOUT = 300.0
@@ -140,8 +142,23 @@ def run_touch_schedule(threads: int, *, chunk: int, rows: int = 64, row_pages: i
                           variant="serial", chunk=chunk, rows=rows, row_pages=row_pages)
 
 
+# a clause that binds the initialising team otherwise than the compute loop's (proc_bind(master)
+# puts every thread on the master's place: the right thread numbers, the master's NUMA node)
+PROC_BIND = re.compile(r"^\s*#\s*pragma\s+omp\b.*\bproc_bind\s*\(\s*(\w*)", re.M)
+
+
 def build_student_touch(code: str, name: str = "student_touch") -> hl.Kernel:
-    """The student's init_arrays() built into touch_schedule.c, MPI calls traced."""
+    """The student's init_arrays() built into touch_schedule.c, MPI calls traced. ValueError when
+    the cell, preprocessed, binds a team with a proc_bind clause (PROC_BIND): the threads that
+    first touch the pages must run where the compute loop's do."""
+    if not unanswered(code):
+        bound = PROC_BIND.search(preprocessed("touch_schedule", "HL_STUDENT_TOUCH", code))
+        if bound:
+            raise ValueError(
+                f"init_arrays binds its team with proc_bind({bound.group(1)}): the part allows "
+                "the team the compute loop uses, bound as it is (the default binding, "
+                "OMP_PROC_BIND; no proc_bind clause): each page must be first written where the "
+                "thread computing on it runs")
     return build_student(name, "touch_schedule", "HL_STUDENT_TOUCH", code, ("init_arrays",))
 
 
@@ -153,9 +170,11 @@ def check_student_touch(
     timeout: float = 60.0,
 ) -> tuple[pd.DataFrame, Results]:
     """Run the student's initialisation at each (ranks, threads, chunk). AssertionError when a
-    value is wrong or a page was placed by another thread's first write than the thread the
-    compute loop has compute on it (or by none); ThreadComplianceError when a worker thread calls
-    MPI. Returns one row per shape and the last run (tables.touch_vs_compute reads its pages)."""
+    value is wrong, a page was placed by another thread's first write than the thread the
+    compute loop has compute on it (or by none, or by a thread of that number in another team:
+    another OS thread), or a page was written again by another OS thread after it was placed
+    (judge_touch); ThreadComplianceError when a worker thread calls MPI. Returns one row per
+    shape and the last run (tables.touch_vs_compute reads its pages)."""
     runs = student_touch_runs(kernel, shapes, rows=rows, row_pages=row_pages, timeout=timeout)
     rows_out = [judge_touch(res, shape, rows=rows, row_pages=row_pages)
                 for shape, res in zip(shapes, runs, strict=True)]  # fmt: skip
@@ -173,19 +192,41 @@ def student_touch_runs(kernel: hl.Kernel, shapes: tuple[tuple[int, int, int], ..
 
 
 def judge_touch(res: Results, shape: tuple[int, int, int], *, rows: int, row_pages: int) -> dict:
-    """One run of student_touch_runs judged from its page records: every page placed by the
-    first write of the thread computing on it (AssertionError naming some that were not); its
-    row."""
+    """One run of student_touch_runs judged from its page records (AssertionError naming some
+    pages that fail): every page placed by the first write of the thread computing on it, the
+    same OS thread (the page tracer's gettid against the compute loop's: a nested team's thread
+    of the same number is another), and written by no other OS thread afterwards (the tracer
+    seals written pages: a serial pass over the values after a parallel placement); its row."""
     ranks, threads, chunk = shape
     check = res.records.query("record == 'check'").iloc[0]
     owners = tables.touch_vs_compute(res)
-    bad = owners[~owners["matches"]]
+    run = (f"{ranks} ranks x {threads} threads, schedule(static, {chunk}), {rows} rows of "
+           f"{row_pages} page(s)")
+    bad = owners[owners["writer"] != owners["computer"]]
     assert bad.empty, (
-        f"{ranks} ranks x {threads} threads, schedule(static, {chunk}), {rows} rows of "
-        f"{row_pages} page(s): {len(bad)} of {len(owners)} pages placed by another thread's "
+        f"{run}: {len(bad)} of {len(owners)} pages placed by another thread's "
         f"first write than the thread computing on them (-1: never written), e.g. "
         + ", ".join(f"rank {r.rank} {r.array}[page {r.page}]: written first by {r.writer}, "
                     f"computed by {r.computer}" for r in bad.head(3).itertuples())
+    )
+    other_team = owners[owners["writer_tid"] != owners["computer_tid"]]
+    assert other_team.empty, (
+        f"{run}: {len(other_team)} of {len(owners)} pages placed by another OS thread than the "
+        "compute loop's thread of that number (a nested team's, or a team the compute loop does "
+        "not use), e.g. "
+        + ", ".join(f"rank {r.rank} {r.array}[page {r.page}]: thread {r.writer}"
+                    for r in other_team.head(3).itertuples())
+        + ": the part allows the first write by the compute loop's own threads, in a parallel "
+        "region of the outermost level (no nested team)"
+    )
+    rewritten = owners[owners["rewriter_tid"] >= 0]
+    assert rewritten.empty, (
+        f"{run}: {len(rewritten)} of {len(owners)} pages written again by another thread after "
+        "the thread computing on them placed them, e.g. "
+        + ", ".join(f"rank {r.rank} {r.array}[page {r.page}]: placed by thread {r.writer}, then "
+                    f"written by thread {r.rewriter}" for r in rewritten.head(3).itertuples())
+        + ": the part allows every value written by the thread that computes on its page (in "
+        "the parallel team), not a serial pass over the values after the placement"
     )
     return {"ranks": ranks, "threads": threads, "chunk": chunk, "pages": int(check["pages"]),
             "pages_matching": int(owners["matches"].sum())}

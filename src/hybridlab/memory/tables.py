@@ -96,14 +96,18 @@ def page_nodes(res: Results) -> np.ndarray:
     return out
 
 
-OWNER_COLUMNS = ["rank", "array", "page", "toucher", "toucher_cpu", "writer", "writer_cpu"]
+OWNER_COLUMNS = ["rank", "array", "page", "toucher", "toucher_cpu", "writer", "writer_cpu",
+                 "writer_tid", "rewriter", "rewriter_tid"]
 
 
 def page_owners(res: Results | pd.DataFrame, array: str | None = None) -> pd.DataFrame:
     """Who first touched each page of the arrays one run traced with hl_touch.h (one row per
     rank, array and page): toucher, the thread whose access came first, and writer, the thread
-    whose first write placed the page (first touch), with the CPUs they ran on; -1 where no
-    thread touched or wrote the page. `array` keeps one array's pages."""
+    whose first write placed the page (first touch), with the CPUs they ran on and the writer's
+    OS thread (writer_tid); rewriter and rewriter_tid, the first later write by another OS thread
+    than the writer (hl_touch.h seals written pages again); -1 where no thread touched, wrote or
+    rewrote the page (and for records made before the tracer recorded OS threads). `array` keeps
+    one array's pages."""
     f = as_frame(res)
     if "record" not in f or not (f["record"] == "touch").any():
         raise ValueError(
@@ -122,7 +126,8 @@ def page_owners(res: Results | pd.DataFrame, array: str | None = None) -> pd.Dat
     table = pd.DataFrame({"rank": np.repeat(runs_["rank"].astype(int).to_numpy(), counts),
                           "array": np.repeat(runs_["array"].to_numpy(), counts), "page": pages})  # fmt: skip
     for column in OWNER_COLUMNS[3:]:
-        table[column] = np.repeat(runs_[column].astype(int).to_numpy(), counts)
+        values = runs_[column] if column in runs_ else pd.Series(-1, index=runs_.index)
+        table[column] = np.repeat(values.fillna(-1).astype(int).to_numpy(), counts)
     return table.sort_values(["rank", "array", "page"], kind="stable").reset_index(drop=True)
 
 
@@ -219,16 +224,23 @@ def saturation_table(stream_runs: Sequence[Results], flops_runs: Sequence[Result
 
 def touch_vs_compute(res: Results) -> pd.DataFrame:
     """touch_schedule's pages: page_owners (who first touched and wrote each page) with
-    `computer`, the thread the compute loop's schedule has compute on it, from the kernel's
-    "compute" runs; `matches` is True where the writer (whose write placed the page) computes."""
+    `computer` and `computer_tid`, the thread (OpenMP number and OS thread) the compute loop's
+    schedule has compute on it, from the kernel's "compute" runs; `matches` is True where the
+    writer (whose write placed the page) is that thread, the same OS thread, and no other OS
+    thread wrote the page after it."""
     runs = res.records[res.records["record"] == "compute"]
     require_columns(runs, ["array", "first", "count", "computer"], "touch_vs_compute")
+    tids = runs["computer_tid"] if "computer_tid" in runs else pd.Series(-1, index=runs.index)
     computed = pd.DataFrame(
-        [(int(r.rank), str(r.array), int(r.first) + k, int(r.computer))
-         for r in runs.itertuples() for k in range(int(r.count))],
-        columns=["rank", "array", "page", "computer"],
+        [(int(r.rank), str(r.array), int(r.first) + k, int(r.computer), int(tid))
+         for r, tid in zip(runs.itertuples(), tids.fillna(-1), strict=True)
+         for k in range(int(r.count))],
+        columns=["rank", "array", "page", "computer", "computer_tid"],
     )  # fmt: skip
     table = page_owners(res).merge(computed, on=["rank", "array", "page"], how="outer")
-    table[["writer", "computer"]] = table[["writer", "computer"]].fillna(-1).astype(int)
-    table["matches"] = table["writer"] == table["computer"]
+    ints = ["writer", "writer_tid", "rewriter", "rewriter_tid", "computer", "computer_tid"]
+    table[ints] = table[ints].fillna(-1).astype(int)
+    table["matches"] = ((table["writer"] == table["computer"])
+                        & (table["writer_tid"] == table["computer_tid"])
+                        & (table["rewriter_tid"] < 0))  # fmt: skip
     return table
