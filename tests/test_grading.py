@@ -267,7 +267,9 @@ LABS = {
             "                    int device, MPI_Comm comm) {\n"
             "    int rank;\n    MPI_Comm_rank(comm, &rank);\n"
             "    if (rank == 1) { volatile int *p = 0; *p = 1; }\n"
-            "    (void)u, (void)unew, (void)m, (void)w, (void)iterations, (void)device;\n}")),
+            "#pragma omp target map(tofrom : u[0:w]) device(device)\n"  # (b) computes on a device
+            "    u[w / 2] = 0.5 * u[w / 2] + 1.0;\n"
+            "    (void)unew, (void)m, (void)iterations;\n}")),
         frozenset({"hidden_jacobi_offload"}),
         "KernelCrash",
     ),

@@ -1,6 +1,7 @@
 """Lab 15's offload, for real: clang's host-plugin devices (memory of their own), the offload
 runtime's report read by the kernel, the grader's rules on it, the student's object checked as
-host and device code, and the lab without clang."""
+host and device code (and for (b): no device address on the host, the sweep on the device), and
+the lab without clang."""
 
 from __future__ import annotations
 
@@ -15,7 +16,13 @@ import pytest
 import hybridlab as hl
 from hybridlab.course import notebooks
 from hybridlab.kernels.offload import probe
-from hybridlab.offload.exercise import build_student_offload, run_student_offload, variant_runs
+from hybridlab.offload import exercise as offload_exercise
+from hybridlab.offload.exercise import (
+    build_student_offload,
+    device_code_refusals,
+    run_student_offload,
+    variant_runs,
+)
 from hybridlab.offload.tables import HALO_ROWS, expected_checksums, transfer_faults
 from solutions_c import OFFLOAD_RESIDENT
 
@@ -150,3 +157,69 @@ def test_the_lab_without_clang_skips_its_live_cells_with_a_note(monkeypatch, tmp
     errors = [(c.metadata.get("nbgrader", {}).get("grade_id"), o["ename"])
               for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert errors and all(e == "NotImplementedError" and g for g, e in errors), errors
+
+
+_HALO_IN = ("#pragma omp target update to(u[0:w]) device(device)\n"
+            "#pragma omp target update to(u[(m + 1) * w:w]) device(device)\n")
+_SWEEP = "#pragma omp target teams distribute parallel for collapse(2) device(device)\n"
+_ROW = "(size_t)w * sizeof(double)"
+# (b) written another way: no refusal
+_RIGHT = {
+    "solution": OFFLOAD_RESIDENT,
+    "target parallel for": OFFLOAD_RESIDENT.replace(_SWEEP, "#pragma omp target parallel for device(device)\n"),
+    "maps on each region, a helper, a timing": OFFLOAD_RESIDENT.replace(
+        "void jacobi_offload(", "static double four(const double *u, long k, long w) {\n"
+        "    return u[k - w] + u[k + w] + u[k - 1] + u[k + 1];\n}\n\nvoid jacobi_offload(").replace(
+        "    const long n = (m + 2) * w;\n", "    const long n = (m + 2) * w;\n    double t0 = hl_now();\n").replace(
+        _SWEEP, "#pragma omp target map(tofrom : u[0:n], unew[0:n]) device(device)\n"
+        "#pragma omp teams distribute parallel for collapse(2)\n", 1).replace(
+        "unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] +\n"
+        "                                          u[i * w + j - 1] + u[i * w + j + 1]);",
+        "unew[i * w + j] = 0.25 * four(u, i * w + j, w);").replace(
+        "    }\n}\n", "    }\n    printf(\"%.3g ms\\n\", (hl_now() - t0) * 1e3 / (double)iterations);\n}\n"),
+}
+# what hands the host a device address, or computes off the device: the unit's refusal, the
+# object's (the unit's checks left out)
+_WRONG = {
+    "use_device_ptr": (OFFLOAD_RESIDENT.replace(_HALO_IN, (
+        "        double *d = u;\n"
+        "#pragma omp target data use_device_ptr(d) device(device)\n"
+        f"        {{ memcpy(d, u, {_ROW}); memcpy(d + (m + 1) * w, u + (m + 1) * w, {_ROW}); }}\n")),
+        "uses use_device_ptr", "maps a device address back"),
+    "omp_target_memcpy": (OFFLOAD_RESIDENT.replace(_HALO_IN, (
+        "        omp_target_memcpy(omp_get_mapped_ptr(u, device), u, (size_t)w * sizeof(double), 0, 0,\n"
+        "                          device, omp_get_initial_device());\n")),
+        "uses omp_get_mapped_ptr", "uses omp_target_memcpy"),
+    "host sweep": (OFFLOAD_RESIDENT.replace(_SWEEP, "#pragma omp parallel for collapse(2)\n"),
+                   "computes nothing on the device", "computes nothing on the device"),
+    "host threads beside": (OFFLOAD_RESIDENT.replace(_SWEEP, (
+        "#pragma omp parallel for\n"
+        "        for (long i = 1; i <= m; i++) unew[i * w + 1] = 0.5 * u[i * w + 1] + 1.0;\n" + _SWEEP), 1),
+        "computes on the host's threads", "computes on the host's threads"),
+}
+
+
+@needs_offload
+@pytest.mark.parametrize("name", list(_RIGHT))
+def test_b_written_another_way_is_not_refused(name):
+    assert device_code_refusals("\n" + _RIGHT[name]) == []
+
+
+@needs_offload
+@pytest.mark.parametrize("name", list(_WRONG))
+def test_b_refuses_a_device_address_on_the_host_and_a_sweep_off_the_device(name, monkeypatch):
+    code, unit, obj = _WRONG[name]
+    assert code != OFFLOAD_RESIDENT
+    said = [str(r) for r in device_code_refusals("\n" + code)]
+    assert any(unit in s for s in said) and all("(b) moves the block with map clauses" in s for s in said), said
+    monkeypatch.setattr(offload_exercise, "unit_refusals", lambda lines: [])  # the object alone
+    assert any(obj in str(r) for r in device_code_refusals("\n" + code)), name
+
+
+@needs_offload
+def test_b_refusal_is_a_build_error_naming_the_cells_line():
+    code = _WRONG["use_device_ptr"][0]
+    with pytest.raises(hl.BuildError) as err:
+        build_student_offload(code, "t_offload_device_ptr")
+    line = code.splitlines().index("#pragma omp target data use_device_ptr(d) device(device)") + 1
+    assert f"cell:{line}: error: uses use_device_ptr" in str(err.value), str(err.value)

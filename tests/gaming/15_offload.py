@@ -1,7 +1,9 @@
 """Lab 15: gaming attempts (tests/gaming/__init__.py), at least three per automatic part: an
 `update` of the whole block every iteration, the sweep on the host's threads with the target
-region switched off or left empty beside it, the checksum's grid left as it started, the runtime's report forged on
-stderr; per_iteration fitted to the visible test, typed in, or read from the notebook's run.
+region switched off or left empty beside it, the host reaching the device's copy through
+use_device_ptr (sweeping it, or copying the block into it unseen), the checksum's grid left as
+it started, the runtime's report forged on stderr; per_iteration fitted to the visible test,
+typed in, or read from the notebook's run.
 ORACLES: (a)'s function on hidden inputs, judged by the reference written here (never in the
 kit)."""
 
@@ -45,7 +47,7 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
     }
 }
 """), {"hidden_jacobi_offload"}, "the sweep on the host's threads, no target region",
-        reason="ran on a device"),
+        reason="computes nothing on the device"),
     attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
 void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
                     MPI_Comm comm) {
@@ -63,13 +65,75 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
     }
 }
 """), {"hidden_jacobi_offload"}, "the sweep on the host, an empty target region launched on "
-        "the device every iteration", reason="before the first target region"),
+        "the device every iteration", reason="computes nothing on the device"),
     attempt("method", "jacobi_offload", RESIDENT.replace(
         "#pragma omp target teams distribute parallel for collapse(2) device(device)\n",
         "#pragma omp target teams distribute parallel for collapse(2) device(device) if (0)\n"),
         {"hidden_jacobi_offload"}, "the target regions switched off with if(0), the data "
-        "region and updates kept: the host sweeps its own stale copy",
-        reason="AssertionError: wrong values"),
+        "region and updates kept: the host sweeps its own stale copy (clang compiles no device "
+        "code for a region whose if is false)", reason="computes nothing on the device"),
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    /* a fresh attacker's (helper-31, open-2026-12-03): 6 of 6 points before */
+    const long n = (m + 2) * w;
+    double *du = u, *dv = unew;
+#pragma omp target data map(tofrom : u[0:n]) map(to : unew[0:n]) device(device)
+    {
+#pragma omp target data use_device_ptr(du, dv) device(device)
+        {
+            for (long it = 0; it < iterations; it++) {
+                memcpy(u + w, du + w, (size_t)w * sizeof(double));         /* edge rows out, no report */
+                memcpy(u + m * w, du + m * w, (size_t)w * sizeof(double));
+                exchange_rows(u, m, w, comm);
+                memcpy(du, u, (size_t)w * sizeof(double));                  /* halo rows in, no report */
+                memcpy(du + (m + 1) * w, u + (m + 1) * w, (size_t)w * sizeof(double));
+#pragma omp parallel for
+                for (long i = 1; i <= m; i++)
+                    for (long j = 1; j < w - 1; j++)
+                        dv[i * w + j] = 0.25 * (du[(i - 1) * w + j] + du[(i + 1) * w + j] + du[i * w + j - 1] + du[i * w + j + 1]);
+#pragma omp parallel for
+                for (long i = 1; i <= m; i++)
+                    for (long j = 1; j < w - 1; j++) du[i * w + j] = dv[i * w + j];
+#pragma omp target device(device)
+                { }
+            }
+        }
+    }
+}
+"""), {"hidden_jacobi_offload"}, "the host's threads sweep the device's copy through "
+        "use_device_ptr (the host plugin's device memory is host memory), the halo rows copied "
+        "with memcpy out of the report's sight, an empty target region for the launches",
+        reason="uses use_device_ptr"),
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    /* a fresh attacker's (helper-31, open-2026-12-03): 6 of 6 points before */
+    const long n = (m + 2) * w;
+    size_t bytes = (size_t)n * sizeof(double);
+    double *du = u, *dv = unew;
+#pragma omp target data map(tofrom : u[0:n]) map(to : unew[0:n]) device(device)
+    {
+#pragma omp target data use_device_ptr(du, dv) device(device)
+        {
+            for (long it = 0; it < iterations; it++) {
+                memcpy(u, du, bytes); /* the whole block back to the host */
+                exchange_rows(u, m, w, comm);
+                memcpy(du, u, bytes); /* and the whole block to the device */
+#pragma omp target teams distribute parallel for collapse(2) device(device) is_device_ptr(du, dv)
+                for (long i = 1; i <= m; i++)
+                    for (long j = 1; j < w - 1; j++)
+                        dv[i * w + j] = 0.25 * (du[(i - 1) * w + j] + du[(i + 1) * w + j] + du[i * w + j - 1] + du[i * w + j + 1]);
+#pragma omp target teams distribute parallel for collapse(2) device(device) is_device_ptr(du, dv)
+                for (long i = 1; i <= m; i++)
+                    for (long j = 1; j < w - 1; j++) du[i * w + j] = dv[i * w + j];
+            }
+        }
+    }
+}
+"""), {"hidden_jacobi_offload"}, "the sweep on the device, but the whole block copied to the "
+        "device's copy and back every iteration by the host's memcpy through use_device_ptr, "
+        "which the runtime's report never sees", reason="uses use_device_ptr"),
     attempt("constant", "jacobi_offload", RESIDENT.replace(
         "#pragma omp target teams distribute parallel for collapse(2) device(device)\n"
         "        for (long i = 1; i <= m; i++)\n"

@@ -1,6 +1,8 @@
 """Right answers to lab 15 written another way: the loop with `target enter data` / `exit data`,
 its own MPI_Sendrecv, one region per iteration and the arrays' roles swapped; the loop with the
-sweep first and the exchange after it; per_iteration from a loop over the rows or numpy arrays."""
+sweep first and the exchange after it; `target parallel for`; maps named again on each target
+region, a stencil helper of the cell's own and a timing the host computes (not the sweep);
+per_iteration from a loop over the rows or numpy arrays."""
 
 from honest import right
 
@@ -75,6 +77,61 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
     }
 }
 """, why="the sweep first and the exchange after it, a helper of its own, no collapse"),
+    right("jacobi_offload", r"""
+%%c JACOBI_C offload_halo
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+#pragma omp target data map(tofrom : u[0:n]) map(to : unew[0:n]) device(device)
+    {
+        for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+            exchange_rows(u, m, w, comm);
+#pragma omp target update to(u[0:w]) device(device)
+#pragma omp target update to(u[(m + 1) * w:w]) device(device)
+#pragma omp target parallel for device(device)
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++)
+                    unew[i * w + j] = (u[(i - 1) * w + j] + u[(i + 1) * w + j] +
+                                       u[i * w + j - 1] + u[i * w + j + 1]) / 4.0;
+#pragma omp target parallel for device(device)
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+        }
+    }
+}
+""", why="`target parallel for` (no teams), a braced data region, the stencil divided by 4.0"),
+    right("jacobi_offload", r"""
+%%c JACOBI_C offload_halo
+static inline double stencil(const double *u, long i, long j, long w) {
+    return 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]);
+}
+
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    double t0 = hl_now();
+#pragma omp target data map(tofrom : u[0:n]) map(alloc : unew[0:n]) device(device)
+    for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+        exchange_rows(u, m, w, comm);
+#pragma omp target update to(u[0:w]) device(device)
+#pragma omp target update to(u[(m + 1) * w:w]) device(device)
+#pragma omp target map(tofrom : u[0:n], unew[0:n]) device(device)
+#pragma omp teams distribute parallel for
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) unew[i * w + j] = stencil(u, i, j, w);
+#pragma omp target teams distribute parallel for simd collapse(2) map(tofrom : u[0:n], unew[0:n]) device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+    }
+    printf("jacobi_offload: %.3f ms per iteration\n", (hl_now() - t0) * 1e3 / (double)iterations);
+}
+""", why="maps named again on each target region inside the data region (present: nothing "
+         "copied), `target` then `teams distribute parallel for` on two lines, a stencil helper "
+         "of its own called on the device, a timing computed and printed by the host"),
     right("per_iteration", r"""
 def per_iteration(offload, iterations):
     out = {}

@@ -9,20 +9,44 @@ the kernel while the variant runs.
     got = run_student_offload(kernel, ranks=2, nx=40, ny=20, iterations=8)  # plain data
 
 The student's unit is judged from its objects (host and device) before it is linked
-(kernels.unit_checks: it may not write to stderr, where the report is read); what it did, from
-the kernel's records (the report's bytes and launches, the grid's checksums), never its output.
+(kernels.unit_checks: it may not write to stderr, where the report is read), and for (b) from
+its preprocessed unit and objects again (device_code_refusals, at the end: no device address on
+the host, the sweep's arithmetic in target regions); what it did, from the kernel's records (the
+report's bytes and launches, the grid's checksums), never its output.
 """
 
 from __future__ import annotations
 
-from ..kernels.build import OFFLOAD_COMPILER, BuildError, Kernel, build, offload_flags
+import re
+import struct
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..kernels.build import (
+    DEFAULT_FLAGS,
+    OFFLOAD_COMPILER,
+    STUDENT_UNIT_FLAGS,
+    TRACE_FLAGS,
+    BuildError,
+    Kernel,
+    build,
+    cache_dir,
+    compiler_env,
+    include_flags,
+    mpicc,
+    offload_flags,
+)
 from ..kernels.offload import OffloadStatus, probe
+from ..kernels.unit_checks import CELL, DEBUG_FLAGS, Refusal, offload_parts, preprocessed_cell
 from ..runs import compliance
 from ..runs.launch import run_program
 from ..runs.records import Results
-from ..runs.student_c import build_student
+from ..runs.student_c import build_student, student_unit, unit_flags
 
 KERNEL = "offload_halo"
+DEFINE = "HL_STUDENT_OFFLOAD"  # (b): the student's jacobi_offload (variant=student)
 VARIANTS = ("resident", "remap", "stale", "host")
 LEVEL = "funneled"  # MPI from the main thread, outside parallel regions
 # LIBOMPTARGET_INFO's bits (LLVM 14, openmp/libomptarget/include/Debug.h): 0x01 each region
@@ -64,10 +88,18 @@ def variant_runs(nx: int, ny: int, iterations: int, ranks: int = 2,
 
 
 def build_student_offload(code: str, name: str = "student_offload") -> Kernel:
-    """(b): the cell's jacobi_offload with offload_halo (variant=student), for the host plugin."""
+    """(b): the cell's jacobi_offload with offload_halo (variant=student), for the host plugin.
+    BuildError, naming the cell's lines, for what the kit refuses in any cell and for what the
+    part refuses (device_code_refusals: a device address on the host, the sweep not in
+    target regions)."""
     _require_offload()
-    return build_student(name, KERNEL, "HL_STUDENT_OFFLOAD", code, ("jacobi_offload",),
-                         offload_flags())  # fmt: skip
+    kernel = build_student(name, KERNEL, DEFINE, code, ("jacobi_offload",),
+                           offload_flags())  # fmt: skip
+    refused = device_code_refusals(code)
+    if refused:
+        raise BuildError(name, [OFFLOAD_COMPILER, *offload_flags()],
+                         "\n".join(str(r) for r in refused) + "\n")  # fmt: skip
+    return kernel
 
 
 def run_student_offload(kernel: Kernel, ranks: int, nx: int, ny: int, iterations: int) -> dict:
@@ -86,3 +118,184 @@ def run_student_offload(kernel: Kernel, ranks: int, nx: int, ny: int, iterations
         "weighted": float(checksum["weighted"]),
         "per_iteration": float(times["per_iteration"].max()),
     }
+
+
+# ------------------------------------------------------------- (b): the cell's device code
+# Lab 15 (b): where the student's loop computes and how it reaches the device's memory, judged
+# from what the compiler made of the cell (never its text as typed): the preprocessed unit (clang
+# behind the MPI wrapper, as the offload build compiles it), the host object and the device object
+# the offload bundler unbundles from it (for the host plugin's x86_64 target, real code).
+#
+#     refusals = device_code_refusals(JACOBI_C)   # [] for a right method; else unit_checks.Refusal
+#
+# The part moves the block with map clauses only (target data, target enter/exit data, target
+# update), the halo exchange on the host's copy, and computes the sweep in target regions. On the
+# host plugin the device's memory is host memory, so a host holding a device address computes in
+# it or copies into it unseen by the offload runtime's report (which judges what moved). Refused:
+#
+#   unit     a use_device_ptr, use_device_addr, is_device_ptr or has_device_addr clause; a name of
+#            the device-memory routines (omp_get_mapped_ptr, omp_target_alloc, omp_target_memcpy
+#            and the rest of omp_target_*, but omp_target_is_present; llvm_omp_*) or of the
+#            offload runtime's entry points (__tgt_*);
+#   host     a reference to one of those routines, or to an offload entry point that is not a map,
+#            an update or a launch; a map of the kind use_device_ptr and use_device_addr make
+#            (OMP_MAP_RETURN_PARAM in the object's map types); floating-point additions and
+#            multiplications in a parallel region or task of the host on a cell line where the
+#            device object has no code (the sweep on the host's threads, outside every target
+#            region; the host's own copy of a target region has the device's lines);
+#   device   no floating-point addition or multiplication in the device object (no target region
+#            computes the stencil).
+ALLOWS = ("(b) moves the block with map clauses only (target data, target enter/exit data, "
+          "target update) and computes the sweep in target regions; the host holds no device "
+          "address (no use_device_ptr, use_device_addr, is_device_ptr, omp_get_mapped_ptr, "
+          "omp_target_ memory routines)")  # fmt: skip
+_CLAUSE = re.compile(r"^\s*#\s*pragma\s+omp\b.*?\b(use_device_ptr|use_device_addr|is_device_ptr"
+                     r"|has_device_addr)\b")  # fmt: skip
+# what hands the host a device address or copies past the runtime's report: by name in the unit,
+# by reference in the host object
+_DEVICE_MEMORY = re.compile(r"\b(omp_get_mapped_ptr|omp_target_(?!is_present\b)\w+|llvm_omp_\w+"
+                            r"|__tgt_\w+)\b")  # fmt: skip
+# the offload runtime's entry points clang calls for maps, updates and launches (LLVM 14 and later)
+_ENTRIES = re.compile(r"__tgt_(register_requires|target(_teams)?(_nowait)?_mapper"
+                      r"|target_kernel(_nowait)?|target_data_(begin|end|update)(_nowait)?_mapper"
+                      r"|push_mapper_component|mapper_num_components)")  # fmt: skip
+RETURN_PARAM = 0x40  # OMP_MAP_RETURN_PARAM: the device address handed back (use_device_ptr/addr)
+_MAPTYPES = re.compile(r"\.L\.offload_maptypes(\.\d+)?")
+# a floating-point addition or multiplication (SSE, AVX, FMA: what the stencil's sum and 0.25 * make)
+_ARITHMETIC = re.compile(r"\t(v?(add|mul)[sp][sd]|v?fn?m(add|sub)\d*[sp][sd])\s")
+_FUNCTION = re.compile(r"^[0-9a-f]+ <([^>]+)>:$")
+_WHERE = re.compile(r"^\S+:\d+(?: \(discriminator \d+\))?$")
+
+
+def _run_tool(cmd: list[str]) -> str:
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr[-500:]}")
+    return done.stdout
+
+
+def _cell_line(where: str) -> int:
+    match = re.search(rf"(?:^|/){CELL}:(\d+)", where)
+    return int(match.group(1)) if match else 0
+
+
+def unit_refusals(lines: list[tuple[int, str]]) -> list[Refusal]:
+    """The preprocessed cell's lines (cell line, text): device-address clauses and names."""
+    found: dict[str, Refusal] = {}  # the first line of each clause or name
+    for line, text in lines:
+        clause = _CLAUSE.search(text)
+        if clause and clause.group(1) not in found:
+            what = ("hands the host a device address" if clause.group(1).startswith("use_")
+                    else "takes a device address the host holds into a target region")  # fmt: skip
+            found[clause.group(1)] = Refusal(line, f"uses {clause.group(1)}, which {what}; "
+                                                   f"{ALLOWS}")  # fmt: skip
+        for name in (m.group(1) for m in _DEVICE_MEMORY.finditer(text)):
+            found.setdefault(name, Refusal(line, f"uses {name}, which reaches the device's "
+                                                 f"memory past the runtime's maps; {ALLOWS}"))  # fmt: skip
+    return list(found.values())
+
+
+def map_types(obj: Path) -> list[int]:
+    """Every map type of the object's constant map-type arrays (clang's .offload_maptypes)."""
+    offsets = {int(m[1]): int(m[2], 16) for m in re.finditer(
+        r"^\s*\[\s*(\d+)\]\s+\S+\s+\S+\s+[0-9a-f]+\s+([0-9a-f]+)\s", _run_tool(
+            ["readelf", "-S", "-W", str(obj)]), re.M)}  # fmt: skip
+    data, out = obj.read_bytes(), []
+    for line in _run_tool(["readelf", "-s", "-W", str(obj)]).splitlines():
+        parts = line.split()
+        if len(parts) == 8 and _MAPTYPES.fullmatch(parts[7]) and parts[6].isdigit():
+            start = offsets.get(int(parts[6]), 0) + int(parts[1], 16)
+            size = int(parts[2], 0) if parts[2].isdigit() else 0
+            out += list(struct.unpack(f"<{size // 8}Q", data[start : start + size - size % 8]))
+    return out
+
+
+def _code_lines(obj: Path) -> tuple[set[int], list[int], list[int]]:
+    """The cell lines the object has code for, those of its floating-point additions and
+    multiplications, and those of the ones in OpenMP's outlined functions (parallel regions,
+    tasks: clang names them .omp_*), in order."""
+    lines: set[int] = set()
+    arithmetic: list[int] = []
+    outlined: list[int] = []
+    current, function = 0, ""
+    for text in _run_tool(["objdump", "-d", "-l", "--no-show-raw-insn", str(obj)]).splitlines():
+        symbol = _FUNCTION.match(text)
+        if symbol:
+            function = symbol.group(1)
+        elif _WHERE.match(text):
+            current = _cell_line(text)
+            if current:
+                lines.add(current)
+        elif _ARITHMETIC.search(text) and current:
+            arithmetic.append(current)
+            if function.startswith(".omp_"):
+                outlined.append(current)
+    return lines, arithmetic, outlined
+
+
+def _first_line(lines: Sequence[tuple[int, str]], *patterns: str) -> int:
+    """The cell line of the first preprocessed line matching the first pattern that any matches
+    (1: none): where a refusal read from the object, which has no line of its own, points."""
+    for pattern in patterns:
+        for line, text in lines:
+            if line and re.search(pattern, text):
+                return line
+    return 1
+
+
+def object_refusals(host: Path, device: Path | None,
+                    lines: Sequence[tuple[int, str]] = ()) -> list[Refusal]:  # fmt: skip
+    """The host object's references and map types; where it computes against the device
+    object's code (None: no device object, no target region compiled). `lines`: the
+    preprocessed cell's, for the line each refusal names."""
+    found = []
+    target = _first_line(lines, r"#\s*pragma\s+omp\s+target\b", r"\bjacobi_offload\s*\(")
+    names = {line.split()[-1] for line in _run_tool(["nm", "-u", str(host)]).splitlines()
+             if line.strip()}  # fmt: skip
+    for name in sorted(names):
+        if _DEVICE_MEMORY.fullmatch(name) and not _ENTRIES.fullmatch(name):
+            found.append(Refusal(_first_line(lines, rf"\b{name}\b", r"\bjacobi_offload\s*\("),
+                                 f"uses {name}, which reaches the device's memory past the "
+                                 f"runtime's maps; {ALLOWS}"))  # fmt: skip
+    if any(kind & RETURN_PARAM for kind in map_types(host)):
+        found.append(Refusal(target, "maps a device address back to the host (use_device_ptr "
+                                     f"or use_device_addr); {ALLOWS}"))  # fmt: skip
+    device_lines, device_arithmetic, _ = _code_lines(device) if device else (set(), [], [])
+    _, _, host_threads = _code_lines(host)
+    if not device_arithmetic:
+        found.append(Refusal(target, "computes nothing on the device: the device object holds "
+                                     "no floating-point addition or multiplication (the "
+                                     f"stencil's); {ALLOWS}"))  # fmt: skip
+    outside = [line for line in host_threads if line not in device_lines]
+    if outside:  # (the host's copy of a target region, its fallback, has the device's lines)
+        found.append(Refusal(outside[0], "computes on the host's threads: a parallel region's "
+                                         "floating-point arithmetic on a line no target region "
+                                         f"holds; {ALLOWS}"))  # fmt: skip
+    return found
+
+
+def device_code_refusals(code: str) -> list[Refusal]:
+    """What the cell may not do in (b), from its preprocessed unit and its host and device
+    objects (compiled here as the offload build compiles it). A unit that does not compile
+    gives [] (the build says why)."""
+    unit = student_unit(KERNEL, DEFINE, code)
+    flags = (*STUDENT_UNIT_FLAGS, *offload_flags(), *TRACE_FLAGS)
+    env = compiler_env(flags)
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".hl-device-code-", dir=cache_dir()) as work:
+        source, obj = Path(work) / "student_offload.c", Path(work) / "student_offload.o"
+        source.write_text(unit)
+        done = subprocess.run([mpicc(), *DEFAULT_FLAGS, *flags, *DEBUG_FLAGS, "-fno-jump-tables",
+                               *include_flags(), "-fPIC", "-c", str(source), "-o", str(obj)],
+                              capture_output=True, text=True, check=False, env=env)  # fmt: skip
+        if done.returncode != 0:
+            return []
+        parts = offload_parts(obj)
+        lines = preprocessed_cell(unit, unit_flags(), env=env)[0]
+        found = unit_refusals(lines)
+        objects = object_refusals(parts[0], parts[1] if len(parts) > 1 else None, lines)
+    said = {r.message for r in found}
+    clause = any("hands the host a device address" in m for m in said)
+    # one message per construct: the unit's, with its line, before the object's
+    return found + [r for r in objects if r.message not in said
+                    and not (clause and r.message.startswith("maps a device address"))]  # fmt: skip
