@@ -105,72 +105,17 @@ GAMING += c_evidence("11_shared_memory", "shm_jacobi", A, "MPI_Sendrecv", reason
 
 # A fresh attacker's (helper-31, 2026-12-03) wrong methods that kept full points, now refused.
 GAMING += [
-    attempt("method", "shm_jacobi", c_cell("SHM_C", "shm_halo", r"""
-void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
-    int rank, size, nrank, nsize;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    MPI_Comm node;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &nrank);
-    MPI_Comm_size(node, &nsize);
-    double *mine = NULL, *qa = NULL, *qb = NULL;
-    MPI_Win win;
-    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
-    MPI_Aint sza = 0, szb = 0; int du;
-    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &sza, &du, &qa);
-    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &szb, &du, &qb);
-    double *ca = qa ? malloc((size_t)sza) : NULL, *cb = qb ? malloc((size_t)szb) : NULL;
-    int up = (rank > 0 && nrank == 0) ? rank - 1 : MPI_PROC_NULL;
-    int down = (rank < size - 1 && nrank == nsize - 1) ? rank + 1 : MPI_PROC_NULL;
-    int n = (int)shm_row_length();
-    shm_init_block(mine);
-    for (long it = 0; it < iterations; it++) {
-        MPI_Win_fence(0, win);
-        if (qa) memcpy(ca, qa, (size_t)sza);
-        if (qb) memcpy(cb, qb, (size_t)szb);
-        if (up != MPI_PROC_NULL)
-            MPI_Sendrecv(shm_first_row(mine, it), n, MPI_DOUBLE, up, 11, halo_above, n, MPI_DOUBLE, up, 12, comm, MPI_STATUS_IGNORE);
-        if (down != MPI_PROC_NULL)
-            MPI_Sendrecv(shm_last_row(mine, it), n, MPI_DOUBLE, down, 12, halo_below, n, MPI_DOUBLE, down, 11, comm, MPI_STATUS_IGNORE);
-        shm_sweep(mine, ca, cb, it);
-    }
-    MPI_Win_fence(0, win);
-    shm_finish(mine);
-    MPI_Win_free(&win);
-    MPI_Comm_free(&node);
-    free(ca); free(cb);
-}"""), A, "the neighbours' blocks copied whole into private buffers after every fence, the copies read", reason="not a copy of it"),
-    attempt("method", "shm_jacobi", c_cell("SHM_C", "shm_halo", r"""
-void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
-    int rank, size, nrank, nsize;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    MPI_Comm node;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &nrank);
-    MPI_Comm_size(node, &nsize);
-    double *mine = NULL, *above = NULL, *below = NULL;
-    MPI_Win win;
-    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
-    MPI_Aint sz; int du;
-    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &sz, &du, &above);
-    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &sz, &du, &below);
-    int up = (rank > 0 && nrank == 0) ? rank - 1 : MPI_PROC_NULL;
-    int down = (rank < size - 1 && nrank == nsize - 1) ? rank + 1 : MPI_PROC_NULL;
-    int n = (int)shm_row_length();
-    shm_init_block(mine);
-    for (long it = 0; it < iterations; it++) {
-        MPI_Win_fence(MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE, win);
-        if (up != MPI_PROC_NULL)
-            MPI_Sendrecv(shm_first_row(mine, it), n, MPI_DOUBLE, up, 11, halo_above, n, MPI_DOUBLE, up, 12, comm, MPI_STATUS_IGNORE);
-        if (down != MPI_PROC_NULL)
-            MPI_Sendrecv(shm_last_row(mine, it), n, MPI_DOUBLE, down, 12, halo_below, n, MPI_DOUBLE, down, 11, comm, MPI_STATUS_IGNORE);
-        shm_sweep(mine, above, below, it);
-    }
-    MPI_Win_fence(0, win);
-    shm_finish(mine);
-    MPI_Win_free(&win);
-    MPI_Comm_free(&node);
-}"""), A, "every fence asserts MPI_MODE_NOSTORE | NOPUT | NOPRECEDE, false after a sweep's stores", reason="which is false there"),
+    attempt("method", "shm_jacobi",
+            changed(RIGHT, "        shm_sweep(mine, above, below, it);",
+                    "        double *ca = above ? malloc(shm_block_bytes()) : NULL;  /* a halo copy of the whole block */\n"
+                    "        double *cb = below ? malloc(shm_block_bytes()) : NULL;\n"
+                    "        if (ca) memcpy(ca, above, shm_block_bytes());\n"
+                    "        if (cb) memcpy(cb, below, shm_block_bytes());\n"
+                    "        shm_sweep(mine, ca, cb, it);\n"
+                    "        free(ca);\n        free(cb);"),
+            A, "the neighbours' blocks copied whole into private buffers after every fence, the copies read", reason="not of the block in the window"),
+    attempt("method", "shm_jacobi",
+            changed(RIGHT, "        MPI_Win_fence(0, win);\n        if (up",
+                    "        MPI_Win_fence(MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE, win);\n        if (up"),
+            A, "every fence asserts MPI_MODE_NOSTORE | NOPUT | NOPRECEDE, false after a sweep's stores", reason="which is false there"),
 ]
