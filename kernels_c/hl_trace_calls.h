@@ -21,6 +21,8 @@
  *     HL_TRACED_P2P(name, params, args, comm, tag, count, type, peer)
  *                                                        ... and its communicator, tag, count,
  *                                                        peer and bytes
+ *       (a send's buffer in `args` is HL_SENT(buffer, count, type, dest, comm): hl_trace.c
+ *       sends a nudged copy of it instead in a run with HL_HALO_NUDGE, lab 10)
  *     HL_TRACED_SENDRECV(name, params, args, comm, tag, count, type, peer, rcount, rtype, rpeer)
  *                                                        ... and its receive's peer and size too
  *     HL_TRACED_P2P_AS(entry, "MPI_name", real, params, args, comm, tag, count, type, peer)
@@ -37,30 +39,30 @@
  *     HL_QUERY(type, name, params, args)                 passed through, not recorded
  */
 /* point to point */
-HL_TRACED_P2P(Send, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c),
+HL_TRACED_P2P(Send, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (HL_SENT(b, n, t, d, c), n, t, d, g, c),
               c, g, n, t, d)
-HL_TRACED_P2P(Ssend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c),
+HL_TRACED_P2P(Ssend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (HL_SENT(b, n, t, d, c), n, t, d, g, c),
               c, g, n, t, d)
-HL_TRACED_P2P(Bsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c),
+HL_TRACED_P2P(Bsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (HL_SENT(b, n, t, d, c), n, t, d, g, c),
               c, g, n, t, d)
-HL_TRACED_P2P(Rsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (b, n, t, d, g, c),
+HL_TRACED_P2P(Rsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (HL_SENT(b, n, t, d, c), n, t, d, g, c),
               c, g, n, t, d)
 HL_TRACED_P2P(Recv, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Status *st),
               (b, n, t, s, g, c, st), c, g, n, t, s)
 HL_TRACED_P2P(Isend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-              (b, n, t, d, g, c, r), c, g, n, t, d)
+              (HL_SENT(b, n, t, d, c), n, t, d, g, c, r), c, g, n, t, d)
 HL_TRACED_P2P(Issend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-              (b, n, t, d, g, c, r), c, g, n, t, d)
+              (HL_SENT(b, n, t, d, c), n, t, d, g, c, r), c, g, n, t, d)
 HL_TRACED_P2P(Ibsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-              (b, n, t, d, g, c, r), c, g, n, t, d)
+              (HL_SENT(b, n, t, d, c), n, t, d, g, c, r), c, g, n, t, d)
 HL_TRACED_P2P(Irsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-              (b, n, t, d, g, c, r), c, g, n, t, d)
+              (HL_SENT(b, n, t, d, c), n, t, d, g, c, r), c, g, n, t, d)
 HL_TRACED_P2P(Irecv, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
               (b, n, t, s, g, c, r), c, g, n, t, s)
 HL_TRACED_SENDRECV(Sendrecv,
               (const void *sb, int sn, MPI_Datatype st, int d, int sg, void *rb, int rn,
                MPI_Datatype rt, int s, int rg, MPI_Comm c, MPI_Status *status),
-              (sb, sn, st, d, sg, rb, rn, rt, s, rg, c, status), c, sg, sn, st, d, rn, rt, s)
+              (HL_SENT(sb, sn, st, d, c), sn, st, d, sg, rb, rn, rt, s, rg, c, status), c, sg, sn, st, d, rn, rt, s)
 HL_TRACED_SENDRECV(Sendrecv_replace,
               (void *b, int n, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm c,
                MPI_Status *status),
@@ -84,10 +86,10 @@ HL_TRACED(Request_free, (MPI_Request *r), (r))
  * exercise does untraced with `#define MPI_Send MPI_Ssend`, which cannot redefine the name here) */
 HL_TRACED_P2P_AS(MPI_Send_synchronous, "MPI_Send", MPI_Ssend,
                  (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c),
-                 (b, n, t, d, g, c), c, g, n, t, d)
+                 (HL_SENT(b, n, t, d, c), n, t, d, g, c), c, g, n, t, d)
 HL_TRACED_P2P_AS(MPI_Isend_synchronous, "MPI_Isend", MPI_Issend,
                  (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-                 (b, n, t, d, g, c, r), c, g, n, t, d)
+                 (HL_SENT(b, n, t, d, c), n, t, d, g, c, r), c, g, n, t, d)
 
 /* collectives */
 HL_TRACED_COMM(Barrier, (MPI_Comm c), (c), c)

@@ -193,3 +193,58 @@ def test_nothing_a_script_leaves_running_outlives_it(tmp_path, probe):
     jobs.judged_run(left, probe, tmp_path, sbatch_args=["--ntasks=1"], timeout=120)[0].check()
     pid = int((tmp_path / "daemon.pid").read_text())
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+# lab 10 (a): what the judge reads beside the trace. The tracer's nudge: the K-th message of
+# doubles each rank sends each peer leaves DELTA higher (the program's buffers untouched), and a
+# decomposed Jacobi's checksum moves by what rows p and p + 1 raised by DELTA / 4 after sweep K give
+_SERIAL_UPDATE = JACOBI_PROGRAM.replace(
+    "#pragma omp parallel for\n        for (long k = 1; k <= rows; k++)", "        for (long k = 1; k <= rows; k++)")
+
+
+@needs_two
+def test_a_nudged_halo_moves_a_decomposed_checksum_as_predicted(tmp_path):
+    import numpy as np
+
+    program = jobs.build_program("lab10_jacobi_test", JACOBI_PROGRAM)
+    checksums = []
+    for nudge in ({}, {jobs.HALO_NUDGE: "3 0.75"}):
+        result, _ = jobs.judged_run(JOB_SCRIPT, program, tmp_path, args=["31", "9"], env=nudge,
+                                    sbatch_args=["--ntasks=2", "--cpus-per-task=1"], timeout=120)  # fmt: skip
+        (line,) = result.check().lines("jacobi")
+        checksums.append(float(line["checksum"]))
+    w = np.ones((31, 31))
+    for _ in range(9 - 3 - 1):  # the sweeps after the nudged one carry it to the sum
+        q = np.pad(w, 1)
+        w = 0.25 * (q[:-2, 1:-1] + q[2:, 1:-1] + q[1:-1, :-2] + q[1:-1, 2:])
+    rows = w.sum(axis=1)  # rank 0 has rows 1..16: rows 16 and 17 moved
+    assert checksums[1] - checksums[0] == pytest.approx(0.75 / 4 * (rows[15] + rows[16]), rel=1e-12)
+
+
+def test_the_update_must_be_shared_among_threads():
+    assert jobs.updates_unshared(JACOBI_PROGRAM) == []
+    assert "0.25" in jobs.updates_unshared(_SERIAL_UPDATE)[0]
+    # a parallel loop elsewhere does not share the update; neither does one that may run alone
+    decoy = _SERIAL_UPDATE.replace("    double mine = MPI_Wtime() - t0",
+                                   "#pragma omp parallel for\n    for (long k = 0; k < 4; k++) cpus[0] += 0;\n"
+                                   "    double mine = MPI_Wtime() - t0")  # fmt: skip
+    assert jobs.updates_unshared(decoy)
+    for clause in (" if(size > 64)", " num_threads(1)"):
+        assert jobs.updates_unshared(JACOBI_PROGRAM.replace(
+            "#pragma omp parallel for\n        for (long k = 1; k <= rows; k++)",
+            f"#pragma omp parallel for{clause}\n        for (long k = 1; k <= rows; k++)"))
+    # a shared loop of one iteration around the serial update, or the update in a critical section
+    assert jobs.updates_unshared(JACOBI_PROGRAM.replace(
+        "#pragma omp parallel for\n        for (long k = 1; k <= rows; k++)",
+        "#pragma omp parallel for\n        for (int once = 0; once < 1; once++)\n        for (long k = 1; k <= rows; k++)"))
+    assert jobs.updates_unshared(JACOBI_PROGRAM.replace(
+        "            for (long j = 1; j <= n; j++)\n                v[",
+        "            for (long j = 1; j <= n; j++)\n#pragma omp critical\n                v[", 1))
+    # written another way: collapse, and a macro for the update (the preprocessed text is read)
+    assert jobs.updates_unshared(JACOBI_PROGRAM.replace(
+        "#pragma omp parallel for\n        for (long k = 1; k <= rows; k++)",
+        "#pragma omp parallel for collapse(2) schedule(static)\n        for (long k = 1; k <= rows; k++)")) == []
+    hidden = _SERIAL_UPDATE.replace("#define NEEDED MPI_THREAD_FUNNELED",
+                                    "#define NEEDED MPI_THREAD_FUNNELED\n#define SHARED _Pragma(\"omp parallel for\")")
+    assert jobs.updates_unshared(hidden.replace("        for (long k = 1; k <= rows; k++)\n            for (long j",
+                                                "        SHARED\n        for (long k = 1; k <= rows; k++)\n            for (long j", 1)) == []

@@ -1,6 +1,9 @@
 """Right answers to lab 10 written another way: the program with a non-blocking halo exchange,
 MPI_Allreduce for the sums and the left-over rows on the last ranks, or asking SERIALIZED (more
-than it needs, checked the same way) with its rows from r n / size and a collapsed update;
+than it needs, checked the same way) with its rows from r n / size and a collapsed update; one
+parallel region around the iterations (the exchange in `omp masked` between barriers, the update
+an `omp for`); the update of a row in a helper called from a `parallel for` with a dynamic
+schedule, a 2-D view of the block, and MPI_Send/MPI_Recv ordered by the rank's parity;
 other compile lines (other optimisation and warning flags, -o before the source, -lm); job
 scripts that hand srun the CPUs per task through SRUN_CPUS_PER_TASK, or by short options, or
 name the program by its full path."""
@@ -39,6 +42,62 @@ COLLAPSED = """#pragma omp parallel for collapse(2) schedule(static)
         for (long k = 1; k <= rows; k++)
             for (long j = 1; j <= n; j++)"""
 
+ITERATIONS = """    for (long it = 0; it < iterations; it++) {
+        /* halo exchange (main thread, outside parallel regions): my first row up, last row down */
+""" + EXCHANGE + UPDATE + """
+                v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] +
+                                       u[k * w + j + 1]);
+        double *t = u;
+        u = v;
+        v = t;
+    }
+"""
+ONE_REGION = """#pragma omp parallel
+    for (long it = 0; it < iterations; it++) {
+#pragma omp masked
+        {
+""" + NONBLOCKING.replace("        ", "            ", 1).replace("\n        M", "\n            M") + """        }
+#pragma omp barrier
+#pragma omp for schedule(static)
+        for (long k = 1; k <= rows; k++)
+            for (long j = 1; j <= n; j++)
+                v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] +
+                                       u[k * w + j + 1]);
+#pragma omp single
+        {
+            double *t = u;
+            u = v;
+            v = t;
+        }
+    }
+"""
+ROW_HELPER = """/* one row of the update, through a 2-D view of the rank's block */
+static void update_row(long w, const double (*a)[w], double (*b)[w], long k, long n) {
+    for (long j = 1; j <= n; j++)
+        b[k][j] = (a[k - 1][j] + a[k + 1][j] + a[k][j - 1] + a[k][j + 1]) / 4.0;
+}
+
+int main(int argc, char **argv) {"""
+BY_PARITY = """        if (rank % 2 == 0) {
+            MPI_Send(u + rows * w, (int)w, MPI_DOUBLE, down, 1, MPI_COMM_WORLD);
+            MPI_Recv(u + (rows + 1) * w, (int)w, MPI_DOUBLE, down, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(u + w, (int)w, MPI_DOUBLE, up, 0, MPI_COMM_WORLD);
+            MPI_Recv(u, (int)w, MPI_DOUBLE, up, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(u, (int)w, MPI_DOUBLE, up, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(u + w, (int)w, MPI_DOUBLE, up, 0, MPI_COMM_WORLD);
+            MPI_Recv(u + (rows + 1) * w, (int)w, MPI_DOUBLE, down, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(u + rows * w, (int)w, MPI_DOUBLE, down, 1, MPI_COMM_WORLD);
+        }
+#pragma omp parallel for schedule(dynamic, 2)
+        for (long k = 1; k <= rows; k++)
+            update_row(w, (const double (*)[w])u, (double (*)[w])v, k, n);
+"""
+ROW_UPDATE = EXCHANGE + UPDATE + """
+                v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] +
+                                       u[k * w + j + 1]);
+"""
+
 
 def program(code: str) -> str:
     return "%%c JACOBI_C\n" + code.strip("\n")
@@ -60,6 +119,13 @@ HONEST = [
         JACOBI_PROGRAM, "#define NEEDED MPI_THREAD_FUNNELED", "#define NEEDED MPI_THREAD_SERIALIZED"),
         DECOMPOSED, SPREAD), UPDATE, COLLAPSED)),
           why="asks SERIALIZED (and checks it), rows from r n / size, the update collapsed"),
+    right("jacobi_program", program(changed(JACOBI_PROGRAM, ITERATIONS, ONE_REGION)),
+          why="one parallel region around the iterations: the exchange (MPI_Isend, MPI_Irecv, "
+              "MPI_Waitall) in omp masked between barriers, the update an omp for"),
+    right("jacobi_program", program(changed(changed(
+        JACOBI_PROGRAM, "int main(int argc, char **argv) {", ROW_HELPER), ROW_UPDATE, BY_PARITY)),
+          why="a row's update in a helper called from a parallel for (dynamic schedule), a 2-D view "
+              "of the block, MPI_Send and MPI_Recv ordered by the rank's parity"),
     # (b) the compile line
     right("compile_line", 'COMPILE = "mpicc -fopenmp -O3 -o jacobi jacobi.c -lm"',
           why="-o before the source, -O3, the maths library linked"),

@@ -51,6 +51,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -70,6 +71,7 @@ TIMEOUT = 300.0  # seconds a job may run by default
 TRACE_DIR = "HL_TRACE_DIR"  # where a traced whole program's ranks write their trace (hl_mpi_trace.h)
 STEPS = "HL_SRUN_STEPS"  # in a judged run, where the local srun writes the steps it was asked for
 PROVIDE_AT_MOST = "HL_PROVIDE_AT_MOST"  # a traced whole program sees at most this thread level
+HALO_NUDGE = "HL_HALO_NUDGE"  # "K DELTA": a traced program's K-th message of doubles to each peer nudged (hl_trace.c)
 WHOLE_PROGRAM = ("-DHL_WHOLE_PROGRAM",)
 _LIVE: dict[str, str] = {}  # jobs of this process not known to have ended: id -> runner
 
@@ -651,6 +653,153 @@ def build_program(name: str, code: str, *, trace_mpi: bool = True) -> Kernel:
     """Build a whole program (its own main) from C source; trace_mpi records its MPI calls and
     the thread level it asked for, written at MPI_Finalize to $HL_TRACE_DIR (traced_results)."""
     return build_source(name, code, WHOLE_PROGRAM, trace_mpi=trace_mpi)
+
+
+def program_text(code: str) -> str:
+    """A whole program's own C as the traced build compiles it (build_program): preprocessed,
+    comments gone, macros expanded, #if'd-out lines left out, string literals emptied."""
+    from ..kernels import build, unit_checks  # (a whole program's build and its checks)
+
+    flags = [build.mpicc(), *build.DEFAULT_FLAGS, *WHOLE_PROGRAM, *build.TRACE_FLAGS,
+             *build.include_flags()]  # fmt: skip
+    lines, _ = unit_checks.preprocessed_cell(f'#line 1 "{unit_checks.CELL}"\n{code}', flags)
+    return re.sub(r'"(?:\\.|[^"\\\n])*"' + r"|'(?:\\.|[^'\\\n])*'", '""', "\n".join(t for _, t in lines))
+
+
+# an OpenMP construct that shares a loop's iterations among a team, and one that makes a team
+_SHARING = re.compile(r"#\s*pragma\s+omp\b[^\n]*?\b(?:for|loop|taskloop)\b[^\n]*")
+_TEAM = re.compile(r"#\s*pragma\s+omp\b[^\n]*?\bparallel\b[^\n]*")
+_NARROWED = re.compile(r"\b(?:if|num_threads)\s*\(")  # a clause that may leave the team one thread
+_FUNCTION = re.compile(r"\b(\w+)\s*\([^;{}()]*(?:\([^()]*\)[^;{}()]*)*\)\s*\{")
+_CONTROL = {"if", "for", "while", "switch", "do", "else", "return", "sizeof"}
+
+
+def _closing(text: str, i: int) -> int:
+    """Just past the bracket that closes the ( or { at `i`."""
+    pair = {"(": ")", "{": "}"}[text[i]]
+    depth = 0
+    for k in range(i, len(text)):
+        depth += (text[k] == text[i]) - (text[k] == pair)
+        if depth == 0:
+            return k + 1
+    return len(text)
+
+
+def _statement_end(text: str, i: int) -> int:
+    """Just past the statement that begins at (or after blank space from) `i`: a block, a loop
+    or if with its body, a pragma line with the statement it governs, or a simple statement."""
+    while i < len(text) and text[i].isspace():
+        i += 1
+    if i >= len(text):
+        return i
+    if text[i] == "#":
+        return _statement_end(text, text.find("\n", i) if "\n" in text[i:] else len(text))
+    if text[i] == "{":
+        return _closing(text, i)
+    head = re.match(r"(for|while|if|switch)\s*\(", text[i:])
+    if head:
+        end = _statement_end(text, _closing(text, i + head.end() - 1))
+        rest = re.match(r"\s*else\b", text[end:])
+        return _statement_end(text, end + rest.end()) if head.group(1) == "if" and rest else end
+    if re.match(r"do\b", text[i:]):
+        end = _statement_end(text, i + 2)
+        return text.find(";", end) + 1 or len(text)
+    depth = 0
+    for k in range(i, len(text)):
+        depth += (text[k] in "({") - (text[k] in ")}")
+        if text[k] == ";" and depth == 0:
+            return k + 1
+    return len(text)
+
+
+def _spans(text: str, pattern: re.Pattern) -> list[tuple[int, int, str]]:
+    """(start, end, pragma) of each construct `pattern` finds, over the statement it governs."""
+    return [(m.start(), _statement_end(text, m.end()), m.group(0)) for m in pattern.finditer(text)]
+
+
+def _functions(text: str) -> list[tuple[str, int, int]]:
+    """(name, start, end) of each function defined in `text`."""
+    found, i = [], 0
+    while (m := _FUNCTION.search(text, i)) is not None:
+        if m.group(1) in _CONTROL:
+            i = m.end()
+            continue
+        end = _closing(text, m.end() - 1)
+        found.append((m.group(1), m.start(), end))
+        i = end
+    return found
+
+
+_ALONE = re.compile(r"#\s*pragma\s+omp\s+(?:critical|ordered|single|masked|master)\b[^\n]*")
+
+
+def _loop_variables(text: str, start: int, pragma: str) -> set[str]:
+    """The variables of the loop a work-sharing pragma at `start` governs, and of the loops
+    nested in it that its collapse(c) clause joins."""
+    depth = re.search(r"\bcollapse\s*\(\s*(\d+)\s*\)", pragma)
+    names, at = set(), start
+    for _ in range(int(depth.group(1)) if depth else 1):
+        head = re.compile(r"\bfor\s*\(\s*(?:[\w\s\*]*?[\s\*])?(\w+)\s*=").search(text, at)
+        if head is None:
+            break
+        names.add(head.group(1))
+        at = head.end()
+    return names
+
+
+def updates_unshared(code: str) -> list[str]:
+    """Where a whole program's Jacobi update is not shared among OpenMP threads, judged from its
+    preprocessed text (program_text). A statement of the update reads one array at four or more
+    subscripts (the 5-point update, or a helper's return of it); each must lie in a loop that an
+    OpenMP work-sharing construct shares (`parallel for`, `for` inside a `parallel` region,
+    `loop`, `taskloop`) and use that loop's variable (or a collapsed one's), with no `if` or
+    `num_threads` clause on it or its region, and not in a `critical`, `ordered`, `single`,
+    `masked` or `master` block; in a helper function, every call of the helper must. [] when
+    every one is; ["no ..."] when the program has no such statement."""
+    text = program_text(code)
+    teams, alone = _spans(text, _TEAM), _spans(text, _ALONE)
+    sharing = [(a, b, p, _loop_variables(text, a, p)) for a, b, p in _spans(text, _SHARING)]
+    functions = _functions(text)
+
+    def inside(pos: int, spans: list) -> list[str]:
+        return [s[2] for s in spans if s[0] < pos < s[1]]
+
+    def statement_at(pos: int) -> str:  # the simple statement around `pos`
+        start = max(text.rfind(c, 0, pos) for c in ";{}") + 1
+        end = text.find(";", pos)
+        return text[start : end if end >= 0 else len(text)]
+
+    def shared(pos: int, depth: int = 0) -> bool:
+        if inside(pos, alone):
+            return False
+        words = set(re.findall(r"\w+", statement_at(pos)))
+        loops = [p for a, b, p, names in sharing if a < pos < b and names & words]
+        regions = inside(pos, teams)
+        if loops:
+            if any(_NARROWED.search(p) for p in loops + regions):
+                return False
+            if regions or any(re.search(r"\bparallel\b|\btaskloop\b", p) for p in loops):
+                return True
+        home = next((f for f in functions if f[1] <= pos < f[2]), None)
+        if home is None or home[0] == "main" or depth > 3:
+            return False
+        calls = [m.start() for m in re.finditer(rf"\b{home[0]}\s*\(", text)
+                 if not (home[1] <= m.start() < home[2])]  # fmt: skip
+        return bool(calls) and all(shared(c, depth + 1) or (loops and inside(c, teams)) for c in calls)
+
+    where: list[str] = []
+    found = 0
+    for m in re.finditer(r"[^;{}]*;", text):
+        statement = "\n".join(line for line in m.group(0).split("\n") if not line.lstrip().startswith("#"))
+        right = re.split(r"(?<![=!<>+\-*/%&|^])=(?!=)", statement, maxsplit=1)
+        reads = right[1] if len(right) == 2 else (statement if re.search(r"\breturn\b", statement) else "")
+        arrays = Counter(re.findall(r"(\w+)\s*\[", reads))
+        if not arrays or max(arrays.values()) < 4:
+            continue
+        found += 1
+        if not shared(m.end() - 1):
+            where.append(re.sub(r"^[^=]*?\)\s*(?=\w+\s*\[)", "", " ".join(statement.split()))[:120])
+    return where if found else ["no statement of the update (an element set from four elements of an array) found"]
 
 
 def compile_line(line: str, code: str, folder: str | Path, program: str = "jacobi",
