@@ -31,6 +31,7 @@ TOPICS = (
     "collectives",
     "modelling",
     "pykernels",
+    "whole_program",
     "shm",
     "thread_comm",
     "neighbour",

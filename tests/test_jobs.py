@@ -10,6 +10,7 @@ import pytest
 from hybridlab.machine.topology import read_topology
 from hybridlab.runs import compliance
 from hybridlab.slurm import jobs
+from hybridlab.whole_program.exercise import updates_unshared
 from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT, PROBE_PROGRAM
 
 pytestmark = pytest.mark.timeout(300)
@@ -222,29 +223,29 @@ def test_a_nudged_halo_moves_a_decomposed_checksum_as_predicted(tmp_path):
 
 
 def test_the_update_must_be_shared_among_threads():
-    assert jobs.updates_unshared(JACOBI_PROGRAM) == []
-    assert "0.25" in jobs.updates_unshared(_SERIAL_UPDATE)[0]
+    assert updates_unshared(JACOBI_PROGRAM) == []
+    assert "0.25" in updates_unshared(_SERIAL_UPDATE)[0]
     # a parallel loop elsewhere does not share the update; neither does one that may run alone
     decoy = _SERIAL_UPDATE.replace("    double mine = MPI_Wtime() - t0",
                                    "#pragma omp parallel for\n    for (long k = 0; k < 4; k++) cpus[0] += 0;\n"
                                    "    double mine = MPI_Wtime() - t0")  # fmt: skip
-    assert jobs.updates_unshared(decoy)
+    assert updates_unshared(decoy)
     for clause in (" if(size > 64)", " num_threads(1)"):
-        assert jobs.updates_unshared(JACOBI_PROGRAM.replace(
+        assert updates_unshared(JACOBI_PROGRAM.replace(
             "#pragma omp parallel for\n        for (long k = 1; k <= rows; k++)",
             f"#pragma omp parallel for{clause}\n        for (long k = 1; k <= rows; k++)"))
     # a shared loop of one iteration around the serial update, or the update in a critical section
-    assert jobs.updates_unshared(JACOBI_PROGRAM.replace(
+    assert updates_unshared(JACOBI_PROGRAM.replace(
         "#pragma omp parallel for\n        for (long k = 1; k <= rows; k++)",
         "#pragma omp parallel for\n        for (int once = 0; once < 1; once++)\n        for (long k = 1; k <= rows; k++)"))
-    assert jobs.updates_unshared(JACOBI_PROGRAM.replace(
+    assert updates_unshared(JACOBI_PROGRAM.replace(
         "            for (long j = 1; j <= n; j++)\n                v[",
         "            for (long j = 1; j <= n; j++)\n#pragma omp critical\n                v[", 1))
     # written another way: collapse, and a macro for the update (the preprocessed text is read)
-    assert jobs.updates_unshared(JACOBI_PROGRAM.replace(
+    assert updates_unshared(JACOBI_PROGRAM.replace(
         "#pragma omp parallel for\n        for (long k = 1; k <= rows; k++)",
         "#pragma omp parallel for collapse(2) schedule(static)\n        for (long k = 1; k <= rows; k++)")) == []
     hidden = _SERIAL_UPDATE.replace("#define NEEDED MPI_THREAD_FUNNELED",
                                     "#define NEEDED MPI_THREAD_FUNNELED\n#define SHARED _Pragma(\"omp parallel for\")")
-    assert jobs.updates_unshared(hidden.replace("        for (long k = 1; k <= rows; k++)\n            for (long j",
+    assert updates_unshared(hidden.replace("        for (long k = 1; k <= rows; k++)\n            for (long j",
                                                 "        SHARED\n        for (long k = 1; k <= rows; k++)\n            for (long j", 1)) == []

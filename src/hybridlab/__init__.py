@@ -22,7 +22,7 @@ beside it on its floor):
   5 plots      pictures shared by several topics
   6 grading    nbgrader in a bubblewrap sandbox
   7 topics     hybrid_models, sync, p2p, halo, memory, mapping, collectives, modelling,
-               pykernels, thread_comm, shm, neighbour, offload, tools:
+               pykernels, whole_program, thread_comm, shm, neighbour, offload, tools:
                one package per course topic, importing
                the harness and other topics' non-exercise modules
   8 door       __init__ (this public API), cli (the `hybridlab` command)

@@ -6,7 +6,7 @@ preprocessed unit (student_c.preprocessed), where macros are expanded and #if'd-
     body = function_body(text, "construct_test")
     block = statement_at(body, pragma.end())
     looped = inside_loop(body, pragma.start())
-    governed = pragma_spans(body, r"parallel\b")
+    governed = pragma_spans(body, r"parallel\b")      # [(start, end, pragma line), ...]
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import re
 _COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _STRINGS = re.compile(r'"(?:\\.|[^"\\\n])*"' + r"|'(?:\\.|[^'\\\n])*'")
 _LOOP_HEAD = re.compile(r"\b(for|while)\s*\(")
+_FUNCTION = re.compile(r"\b(\w+)\s*\([^;{}()]*(?:\([^()]*\)[^;{}()]*)*\)\s*\{")
+_NOT_FUNCTIONS = {"if", "for", "while", "switch", "do", "else", "return", "sizeof"}
 _PAIRS = {"(": ")", "{": "}"}
 
 
@@ -48,35 +50,49 @@ def function_body(text: str, name: str) -> str:
     return text[match.start() : closing(text, match.end() - 1)]
 
 
-def statement_at(text: str, pos: int) -> str:
-    """The statement that begins at (or after blank space from) `pos`: a brace block, a loop or
-    if with its body, a pragma line with the statement it governs, or one simple statement."""
+def functions(text: str) -> list[tuple[str, int, int]]:
+    """(name, start, end) of each function `text` defines."""
+    found, i = [], 0
+    while (match := _FUNCTION.search(text, i)) is not None:
+        if match.group(1) in _NOT_FUNCTIONS:
+            i = match.end()
+            continue
+        end = closing(text, match.end() - 1)
+        found.append((match.group(1), match.start(), end))
+        i = end
+    return found
+
+
+def statement_end(text: str, pos: int) -> int:
+    """Just past the statement that begins at (or after blank space from) `pos`: a brace block,
+    a loop or if with its body, a pragma line with the statement it governs, or one simple
+    statement (to its semicolon outside brackets)."""
     i = len(text) - len(text[pos:].lstrip())
     if i >= len(text):
-        return ""
-    if text[i] == "{":
-        return text[i : closing(text, i)]
+        return i
     if text[i] == "#":
-        end = text.find("\n", i)
-        end = len(text) if end < 0 else end
-        return text[i:end] + statement_at(text, end)
+        line_end = text.find("\n", i)
+        return statement_end(text, len(text) if line_end < 0 else line_end)
+    if text[i] == "{":
+        return closing(text, i)
     head = re.match(r"(for|while|if|switch)\s*\(", text[i:])
     if head:
-        after = closing(text, i + head.end() - 1)
-        body = statement_at(text, after)
-        end = text.index(body, after) + len(body) if body else after
+        end = statement_end(text, closing(text, i + head.end() - 1))
         rest = re.match(r"\s*else\b", text[end:])
-        if head.group(1) == "if" and rest:
-            tail = statement_at(text, end + rest.end())
-            end = text.index(tail, end + rest.end()) + len(tail)
-        return text[i:end]
+        return statement_end(text, end + rest.end()) if head.group(1) == "if" and rest else end
     if re.match(r"do\b", text[i:]):
-        body = statement_at(text, i + 2)
-        end = text.index(body, i + 2) + len(body)
-        semi = text.find(";", end)
-        return text[i : semi + 1 if semi >= 0 else len(text)]
-    semi = text.find(";", i)
-    return text[i : semi + 1 if semi >= 0 else len(text)]
+        return text.find(";", statement_end(text, i + 2)) + 1 or len(text)
+    depth = 0
+    for k in range(i, len(text)):
+        depth += (text[k] in "({") - (text[k] in ")}")
+        if text[k] == ";" and depth == 0:
+            return k + 1
+    return len(text)
+
+
+def statement_at(text: str, pos: int) -> str:
+    """The text of the statement that begins at (or after blank space from) `pos`."""
+    return text[pos : statement_end(text, pos)].strip()
 
 
 def loops(text: str) -> list[tuple[int, int, int]]:
@@ -86,14 +102,11 @@ def loops(text: str) -> list[tuple[int, int, int]]:
         after = closing(text, head.end() - 1)
         if head.group(1) == "while" and text[after:].lstrip().startswith(";"):
             continue  # the end of a do ... while (...);
-        body = statement_at(text, after)
-        start = text.index(body, after) if body else after
-        found.append((head.start(), start, start + len(body)))
+        body = len(text) - len(text[after:].lstrip())
+        found.append((head.start(), body, statement_end(text, after)))
     for do in re.finditer(r"\bdo\b", text):
-        loop = statement_at(text, do.start())
-        body = statement_at(text, do.end())
-        found.append((do.start(), text.index(body, do.end()) if body else do.end(),
-                      do.start() + len(loop)))
+        body = len(text) - len(text[do.end() :].lstrip())
+        found.append((do.start(), body, statement_end(text, do.start())))
     return found
 
 
@@ -102,12 +115,9 @@ def inside_loop(text: str, pos: int) -> bool:
     return any(body <= pos < end for _, body, end in loops(text))
 
 
-def pragma_spans(text: str, directive: str) -> list[tuple[int, int]]:
-    """(start, end) of every `#pragma omp <directive>` (a regular expression) with the statement
-    it governs."""
-    spans = []
-    for pragma in re.finditer(rf"#\s*pragma\s+omp\s+(?:{directive})[^\n]*", text):
-        governed = statement_at(text, pragma.end())
-        spans.append((pragma.start(), text.index(governed, pragma.end()) + len(governed)
-                      if governed else pragma.end()))
-    return spans
+def pragma_spans(text: str, directive: str) -> list[tuple[int, int, str]]:
+    """(start, end, pragma line) of every `#pragma omp <directive>` (a regular expression
+    matched right after `omp`; `(?:\\w+\\s+)*for\\b` for any combined construct ending in for),
+    over the statement it governs."""
+    return [(m.start(), statement_end(text, m.end()), m.group(0))
+            for m in re.finditer(rf"#\s*pragma\s+omp\s+(?:{directive})[^\n]*", text)]

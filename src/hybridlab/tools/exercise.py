@@ -113,9 +113,9 @@ def counted_by_one(body: str) -> str:
         head, inside = body[start:body_start], body[body_start:end]
         if not (re.search(rf"\b{n}\b", head) and re.search(rf"\b{bins}\s*\[", inside)):
             continue
-        if not any(a <= start < b for a, b in parallel):
+        if not any(a <= start < b for a, b, _ in parallel):
             return "adds up the n elements' bins outside the parallel region"
-        if any(a <= start < b for a, b in one):
+        if any(a <= start < b for a, b, _ in one):
             return "adds up the n elements' bins on one thread (masked, master or single)"
     return ""
 
