@@ -96,7 +96,7 @@ typedef struct {
     int request; /* MPI_Request_c2f of a request: persistent (set up, started, marked), a
                   * non-blocking collective's, or the one an MPI_Wait or MPI_Test completes */
     long step;   /* the kernel's iteration when the call began (hl_trace_step), -1 before */
-    unsigned long buffer; /* a persistent (partitioned) set-up: its buffer's address */
+    unsigned long buffer; /* a receive's or a persistent (partitioned) set-up's buffer address */
     int mode; /* MPI_Win_fence, MPI_Win_lock_all: the assert given, as window_mode's bits (-1 for
                * other calls) */
     char comm[HL_TRACE_COMM_CHARS];
@@ -676,6 +676,8 @@ static const void *hl_sent(const void *b, int n, MPI_Datatype t, int dest, MPI_C
     return copy - true_lb;
 }
 #define HL_SENT(b, n, t, d, c) hl_sent(b, n, t, d, c)
+/* a receive's buffer in `args`: its address kept in the call's record (lab 01: whose block) */
+#define HL_RECEIVED(b) (c_.buffer = (unsigned long)(uintptr_t)(b), (b))
 
 /* Each entry twice: prefix hl_traced_ (a student's unit: student 1) and hl_kit_ (student 0). */
 #define HL_BOTH(DEFINE, ...) DEFINE(hl_traced_, 1, __VA_ARGS__) DEFINE(hl_kit_, 0, __VA_ARGS__)

@@ -22,7 +22,8 @@
  *                                                        ... and its communicator, tag, count,
  *                                                        peer and bytes
  *       (a send's buffer in `args` is HL_SENT(buffer, count, type, dest, comm): hl_trace.c
- *       sends a nudged copy of it instead in a run with HL_HALO_NUDGE, lab 10)
+ *       sends a nudged copy of it instead in a run with HL_HALO_NUDGE, lab 10; a receive's is
+ *       HL_RECEIVED(buffer): its address is kept in the record, lab 01)
  *     HL_TRACED_SENDRECV(name, params, args, comm, tag, count, type, peer, rcount, rtype, rpeer)
  *                                                        ... and its receive's peer and size too
  *     HL_TRACED_P2P_AS(entry, "MPI_name", real, params, args, comm, tag, count, type, peer)
@@ -48,7 +49,7 @@ HL_TRACED_P2P(Bsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Co
 HL_TRACED_P2P(Rsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (HL_SENT(b, n, t, d, c), n, t, d, g, c),
               c, g, n, t, d)
 HL_TRACED_P2P(Recv, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Status *st),
-              (b, n, t, s, g, c, st), c, g, n, t, s)
+              (HL_RECEIVED(b), n, t, s, g, c, st), c, g, n, t, s)
 HL_TRACED_P2P(Isend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
               (HL_SENT(b, n, t, d, c), n, t, d, g, c, r), c, g, n, t, d)
 HL_TRACED_P2P(Issend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
@@ -58,15 +59,15 @@ HL_TRACED_P2P(Ibsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_C
 HL_TRACED_P2P(Irsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
               (HL_SENT(b, n, t, d, c), n, t, d, g, c, r), c, g, n, t, d)
 HL_TRACED_P2P(Irecv, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
-              (b, n, t, s, g, c, r), c, g, n, t, s)
+              (HL_RECEIVED(b), n, t, s, g, c, r), c, g, n, t, s)
 HL_TRACED_SENDRECV(Sendrecv,
               (const void *sb, int sn, MPI_Datatype st, int d, int sg, void *rb, int rn,
                MPI_Datatype rt, int s, int rg, MPI_Comm c, MPI_Status *status),
-              (HL_SENT(sb, sn, st, d, c), sn, st, d, sg, rb, rn, rt, s, rg, c, status), c, sg, sn, st, d, rn, rt, s)
+              (HL_SENT(sb, sn, st, d, c), sn, st, d, sg, HL_RECEIVED(rb), rn, rt, s, rg, c, status), c, sg, sn, st, d, rn, rt, s)
 HL_TRACED_SENDRECV(Sendrecv_replace,
               (void *b, int n, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm c,
                MPI_Status *status),
-              (b, n, t, d, sg, s, rg, c, status), c, sg, n, t, d, n, t, s)
+              (HL_RECEIVED(b), n, t, d, sg, s, rg, c, status), c, sg, n, t, d, n, t, s)
 HL_TRACED_WAIT(Wait, (MPI_Request *r, MPI_Status *st), (r, st), 1, *r)
 HL_TRACED_WAITALL(Waitall, (int n, MPI_Request r[], MPI_Status *st), (n, r, st), 1, n, r)
 HL_TRACED_SOME(Waitany, (int n, MPI_Request r[], int *i, MPI_Status *st), (n, r, i, st), *i != MPI_UNDEFINED, n, r, *i != MPI_UNDEFINED, i)

@@ -19,7 +19,8 @@
  * partner that cannot come.
  *
  * Each thread emits one record: wrong (elements not what was sent), checksum (sum of every
- * element received), iterations, count.
+ * element received), iterations, count, block (the address of its receive block: a traced run's
+ * receive buffers are compared with it, hybrid_models.exercise.foreign_receives).
  */
 #include "hybridlab.h"
 
@@ -96,8 +97,8 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #pragma omp barrier /* every block read before the master receives the next */
 #endif
         }
-        hl_emit(ctx, "\"wrong\":%ld,\"checksum\":%.1f,\"iterations\":%ld,\"count\":%ld", wrong,
-                checksum, iterations, n);
+        hl_emit(ctx, "\"wrong\":%ld,\"checksum\":%.1f,\"iterations\":%ld,\"count\":%ld,"
+                "\"block\":%lu", wrong, checksum, iterations, n, (unsigned long)(uintptr_t)got);
     }
     free(send), free(recv);
     return 0;

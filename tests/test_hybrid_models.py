@@ -275,6 +275,28 @@ def test_student_ring_serialized_is_right_compliant_and_refuses_funneled():
         hl.run_program(kernel, ranks=2, threads=2, thread_level="funneled", iterations=1)
 
 
+def test_a_receive_into_another_threads_block_is_found_from_the_trace():
+    """Each thread receives the block meant for the next thread, into that thread's buffer (the
+    values all arrive right): the trace's receive buffers fall in another thread's block."""
+    from hybridlab.hybrid_models.exercise import build_student_ring, check_ring, foreign_receives
+
+    right = hl.run_program(build_student_ring(RING_EXCHANGE, name="test_student_ring"), ranks=2,
+                           threads=2, thread_level="serialized", iterations=2)  # fmt: skip
+    assert foreign_receives(right) == []
+    swapped = RING_EXCHANGE.replace(  # a table of the threads' buffers, barriers round it
+        "    int tag = omp_get_thread_num();",
+        "    static int *table[64];\n    int tag = omp_get_thread_num(), other = (tag + 1) % "
+        "omp_get_num_threads();\n    table[tag] = recv;\n#pragma omp barrier").replace(
+        "MPI_Irecv(recv, n, MPI_INT, left, tag,", "MPI_Irecv(table[other], n, MPI_INT, left, other,"
+    ).replace("        if (!done) hl_sleep_us(20);\n    }\n", "        if (!done) hl_sleep_us(20);\n"
+              "    }\n#pragma omp barrier\n")  # fmt: skip
+    assert swapped != RING_EXCHANGE
+    res = hl.run_program(build_student_ring(swapped, name="test_ring_swapped"), ranks=2,
+                         threads=2, thread_level="serialized", iterations=2)  # fmt: skip
+    check_ring(res)
+    assert "into thread" in foreign_receives(res)[0]
+
+
 def test_student_ring_with_one_tag_for_all_threads_gets_the_wrong_blocks():
     from hybridlab.hybrid_models.exercise import build_student_ring, check_ring
 

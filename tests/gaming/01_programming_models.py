@@ -434,6 +434,33 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
     }
 }
 """), {"hidden_exchange_block"}, "the level check refuses FUNNELED only, so SINGLE runs", reason="started at SINGLE"),
+    attempt("method", "exchange_block", c_cell("EXCHANGE_C", "thread_ring", r"""
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "every thread exchanges a block");
+}
+
+static int *table[256];
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    int other = (t + 1) % T;
+    table[t] = recv;
+#pragma omp barrier
+    MPI_Request req[2];
+#pragma omp critical(hl_mpi)
+    {
+        MPI_Irecv(table[other], n, MPI_INT, left, other, comm, &req[0]);
+        MPI_Issend(send, n, MPI_INT, right, t, comm, &req[1]);
+    }
+    int done = 0;
+    while (!done) {
+#pragma omp critical(hl_mpi)
+        MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+        if (!done) hl_sleep_us(20);
+    }
+#pragma omp barrier
+}
+"""), {"hidden_exchange_block"}, "no thread receives its own block: thread t receives thread t+1's into that thread's buffer (tag t+1), through a shared table of pointers", reason="not the block of another thread"),
 ]
 
 # A fresh hurried student's (helper-32, 2026-12-03): == where the question asks >=; no hidden table

@@ -57,6 +57,39 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
 """, why="the level checked by hand with MPI_Query_thread; each request tested on its own"),
     right("exchange_block", r"""
 %%c EXCHANGE_C thread_ring
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "each thread exchanges its own block");
+}
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int me = omp_get_thread_num(), half = n / 2, done = 0;
+    int *staged = malloc((size_t)(n - half) * sizeof *staged);
+    MPI_Request req[3];
+#pragma omp critical(mpi_calls)
+    {
+        MPI_Irecv(recv, half, MPI_INT, left, me, comm, &req[0]);          /* its own block, */
+        MPI_Irecv(staged, n - half, MPI_INT, left, 1000 + me, comm, &req[1]);  /* a staged half */
+        MPI_Issend(send, half, MPI_INT, right, me, comm, &req[2]);
+    }
+    MPI_Request rest;
+#pragma omp critical(mpi_calls)
+    MPI_Issend(send + half, n - half, MPI_INT, right, 1000 + me, comm, &rest);
+    while (!done) {
+        int a = 0, b = 0;
+#pragma omp critical(mpi_calls)
+        {
+            MPI_Testall(3, req, &a, MPI_STATUSES_IGNORE);
+            MPI_Test(&rest, &b, MPI_STATUS_IGNORE);
+        }
+        done = a && b;
+        if (!done) hl_sleep_us(10);
+    }
+    for (int i = half; i < n; i++) recv[i] = staged[i - half];
+    free(staged);
+}
+""", why="each block in two messages, the second received into a buffer of the thread's own and copied"),
+    right("exchange_block", r"""
+%%c EXCHANGE_C thread_ring
 static omp_lock_t mpi_lock; /* one thread inside MPI at a time */
 
 int check_thread_level(hl_ctx *ctx) {

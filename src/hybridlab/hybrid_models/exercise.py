@@ -85,6 +85,30 @@ def check_ring(results: Results) -> pd.DataFrame:
     return both
 
 
+RECEIVES = ("MPI_Recv", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace")
+INT_BYTES = 4
+
+
+def foreign_receives(results: Results) -> list[str]:
+    """The student's receives (rank, thread, call) whose buffer lies in another thread's receive
+    block (the kernel's "block" record of each thread, `count` ints; the trace keeps each
+    receive's buffer address): a thread receiving the block meant for another."""
+    rec = results.records
+    blocks = rec[rec["block"].notna()] if "block" in rec else rec.iloc[0:0]
+    calls = results.mpi_calls
+    if not len(blocks) or not len(calls) or "buffer" not in calls:
+        return []
+    calls = calls[(calls["student"] == 1) & calls["call"].isin(RECEIVES) & (calls["buffer"] > 0)]
+    found = []
+    for b in blocks.itertuples():
+        start, size = int(b.block), int(b.count) * INT_BYTES
+        into = calls[(calls["rank"] == b.rank) & (calls["thread"] != b.thread)
+                     & (calls["buffer"] >= start) & (calls["buffer"] < start + size)]  # fmt: skip
+        found += [f"rank {int(c.rank)}, thread {int(c.thread)}: {c.call} into thread "
+                  f"{int(b.thread)}'s block" for c in into.itertuples()]  # fmt: skip
+    return found
+
+
 def standard_sends(calls: pd.DataFrame) -> list[str]:
     """The standard-mode sends among a calls table (compliance.calls_table)."""
     return sorted(set(calls["call"]) & set(STANDARD_SENDS))
