@@ -129,7 +129,7 @@ def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), 
             b[i * cols + j] = b0(i);
         }
 """), loses=TOUCH, why="the kit kernel's own static initial-value helpers called", reason="a0"),
-    # (c) found open by an attacker who read the kit (tests/data/attacks/open-2026-12-03)
+    # (c) found open by an attacker who read the kit (2026-12-03)
     attempt("method", "init_arrays", touch("""
     int T = omp_get_max_threads();
     omp_set_max_active_levels(2);

@@ -75,7 +75,7 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
     attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
 void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
                     MPI_Comm comm) {
-    /* a fresh attacker's (helper-31, open-2026-12-03): 6 of 6 points before */
+    /* a fresh attacker's (helper-31, 2026-12-03): 6 of 6 points before */
     const long n = (m + 2) * w;
     double *du = u, *dv = unew;
 #pragma omp target data map(tofrom : u[0:n]) map(to : unew[0:n]) device(device)
@@ -108,7 +108,7 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
     attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
 void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
                     MPI_Comm comm) {
-    /* a fresh attacker's (helper-31, open-2026-12-03): 6 of 6 points before */
+    /* a fresh attacker's (helper-31, 2026-12-03): 6 of 6 points before */
     const long n = (m + 2) * w;
     size_t bytes = (size_t)n * sizeof(double);
     double *du = u, *dv = unew;
