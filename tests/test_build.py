@@ -66,11 +66,10 @@ def test_a_kit_object_is_compiled_once_for_every_student_build_that_links_it():
     sources: the first build compiles them into the cache's objects folder, a later build of
     another answer to the same part links them as they are, another part's define gets its own
     kernel object and shares the tracer's."""
-    from solutions_c import CONSTRUCT_ATOMIC
-
     from hybridlab.halo.exercise import build_student_halo
     from hybridlab.kernels.build import objects_dir
     from hybridlab.sync.exercise import build_student_construct
+    from solutions_c import CONSTRUCT_ATOMIC
 
     def kept() -> dict[str, int]:
         return {p.name: p.stat().st_mtime_ns for p in objects_dir().iterdir()}

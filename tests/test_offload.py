@@ -107,10 +107,9 @@ def test_the_students_loop_is_judged_by_the_runtime_and_its_values():
 def test_an_offload_build_links_a_tracer_object_of_its_own_compiler(tmp_path, monkeypatch):
     """The kit objects kept in the cache (build._kit_object) are told apart by the compiler that
     made them: the offload build's tracer is clang's, the host build's gcc's."""
-    from solutions_c import CONSTRUCT_ATOMIC
-
     from hybridlab.kernels.build import objects_dir
     from hybridlab.sync.exercise import build_student_construct
+    from solutions_c import CONSTRUCT_ATOMIC
 
     monkeypatch.setenv("HYBRIDLAB_CACHE", str(tmp_path / "cache"))
     build_student_construct(CONSTRUCT_ATOMIC)

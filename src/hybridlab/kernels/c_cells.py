@@ -33,7 +33,6 @@ from pathlib import Path
 
 from ..paths import find_kernel_file, kernel_dirs
 from . import unit_checks
-from .c_text import code_only
 from .build import (
     DEFAULT_FLAGS,
     STUDENT_UNIT_FLAGS,
@@ -42,6 +41,7 @@ from .build import (
     include_flags,
     mpicc,
 )
+from .c_text import code_only
 
 MAGIC = "c"
 _NAME = re.compile(r"[A-Za-z_]\w*")
