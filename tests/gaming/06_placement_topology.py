@@ -380,3 +380,44 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
             why="fresh attacker: every rank sends its sum point to point over the world to rank 0, which sends the total back; one MPI_Reduce on the node made and thrown away",
             reason="only the leaders exchange"),
 ]
+
+# A fresh attacker's (helper-36, 2026-12-03) wrong methods that kept full points, now refused:
+# the scheme's steps done without the reductions it names
+GAMING += [
+    attempt("method", "node_sum", changed(NODES_SOLUTION, MASTER, """#pragma omp masked
+    {
+        MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+        if (leaders != MPI_COMM_NULL) {  /* the leaders' sum passed round a ring of messages */
+            int L, me;
+            MPI_Comm_size(leaders, &L);
+            MPI_Comm_rank(leaders, &me);
+            double *pass = malloc(n * sizeof *pass), *got = malloc(n * sizeof *got);
+            for (int i = 0; i < n; i++) pass[i] = sum[i];
+            for (int k = 1; k < L; k++) {
+                MPI_Sendrecv(pass, n, MPI_DOUBLE, (me + 1) % L, 5, got, n, MPI_DOUBLE,
+                             (me + L - 1) % L, 5, leaders, MPI_STATUS_IGNORE);
+                for (int i = 0; i < n; i++) { sum[i] += got[i]; pass[i] = got[i]; }
+            }
+            free(pass), free(got);
+        }
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }"""), {"hidden_node_sum"}, why="the leaders combine by a ring of MPI_Sendrecv, never a reduction",
+        reason="made no reduction with the other leaders"),
+    attempt("method", "node_sum", changed(NODES_SOLUTION, MASTER, """#pragma omp masked
+    {
+        int k;
+        MPI_Comm_size(node, &k);
+        double *all = malloc((size_t)k * n * sizeof *all);  /* every rank's sums, added here */
+        MPI_Allgather(rank_sum, n, MPI_DOUBLE, all, n, MPI_DOUBLE, node);
+        for (int i = 0; i < n; i++) {
+            sum[i] = 0;
+            for (int j = 0; j < k; j++) sum[i] += all[(size_t)j * n + i];
+        }
+        free(all);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }"""), {"hidden_node_sum"}, why="the node's step an MPI_Allgather and a sum of the cell's own",
+        reason="made no reduction on its node"),
+]
+
