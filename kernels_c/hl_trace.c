@@ -424,13 +424,19 @@ static void trace_comm(hl_trace_call *c, MPI_Comm comm) {
     MPI_Group_free(&world);
 }
 
+/* A request as the records name it: MPI_Request_c2f, -1 for MPI_REQUEST_NULL (whatever handle
+ * the library gives it), so a test of a completed request's variable is seen as testing none. */
+static int request_id(MPI_Request r) {
+    return r == MPI_REQUEST_NULL ? -1 : (int)MPI_Request_c2f(r);
+}
+
 /* The requests an MPI_Waitall or MPI_Testall is given (before it sets them to MPI_REQUEST_NULL),
- * "3,7", MPI_Request_c2f each, cut with "+" beyond the field. */
+ * "3,7", request_id each, cut with "+" beyond the field. */
 static void trace_requests(hl_trace_call *c, int n, const MPI_Request r[]) {
     size_t used = 0;
     for (int i = 0; i < n; i++) {
         int k = snprintf(c->requests + used, sizeof c->requests - used, "%s%d", i ? "," : "",
-                         (int)MPI_Request_c2f(r[i]));
+                         request_id(r[i]));
         if (k < 0 || used + (size_t)k >= sizeof c->requests - 2) {
             snprintf(c->requests + used, sizeof c->requests - used, "+");
             break;
@@ -722,7 +728,7 @@ static const void *hl_sent(const void *b, int n, MPI_Datatype t, int dest, MPI_C
 /* a completion of one request: the request as it was given (a Wait sets it to MPI_REQUEST_NULL) */
 #define HL_TRACED_WAIT(name, params, args, flag, request_)                                        \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
-            (c_.request = (int)MPI_Request_c2f(request_)), (c_.done = (flag), trace_end(&c_)))
+            (c_.request = request_id(request_)), (c_.done = (flag), trace_end(&c_)))
 /* a completion of some of several: the requests it completed ("requests"), of those given */
 #define HL_TRACED_SOME(name, params, args, flag, count, array, kept, indices)                    \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \

@@ -452,3 +452,33 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
 }
 """, {"hidden_overlap_exchange"}, "fresh attacker: an MPI_Irecv posted alone before the computing, "
        "the MPI_Isend after it", reason="share of the computing done while the exchange was open"))
+
+# A fresh attacker's (helper-36, 2026-12-03): polls that give the library nothing to move
+GAMING.append(attempt("method", "overlap_exchange", c_cell("OVERLAP_C", "p2p_overlap", r"""
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request r[2];
+#pragma omp parallel
+    {
+#pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 11, comm, &r[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 11, comm, &r[1]);
+        }
+#pragma omp barrier
+        long k = 0;
+#pragma omp for schedule(static) nowait
+        for (long i = 0; i < steps; i++) {
+            compute_step(i);
+            if (omp_get_thread_num() == 0 && (++k % poll) == 0) {
+                MPI_Request dummy = MPI_REQUEST_NULL;
+                int f;
+                MPI_Test(&dummy, &f, MPI_STATUS_IGNORE);
+            }
+        }
+#pragma omp masked
+        MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    }
+}
+"""), {"hidden_overlap_exchange"}, "the polls test MPI_REQUEST_NULL; the exchange's requests only "
+       "waited for after the computing", reason="must poll (MPI_Test) while it computes"))

@@ -22,6 +22,8 @@ node and across two nodes of an allocation.
 
 from __future__ import annotations
 
+import pandas as pd
+
 from ..kernels.build import Kernel
 from ..runs import compliance
 from ..runs.launch import run_program
@@ -36,6 +38,22 @@ SIGNATURE = (
 )
 LEVEL = "funneled"  # only the master calls MPI
 POLLS = ("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome")
+NULL_REQUEST = -1  # the tracer's id of MPI_REQUEST_NULL (kernels_c/hl_trace.c, request_id)
+
+
+def live_polls(calls: pd.DataFrame) -> pd.Series:
+    """Which calls are polls of a request still open: an MPI_Test* naming at least one request
+    that is not MPI_REQUEST_NULL (a test of a completed request's variable, or of none, gives
+    the library nothing to move)."""
+    def live(call: object) -> bool:
+        if call.call == "MPI_Test":
+            return int(call.request) != NULL_REQUEST
+        given = [r for r in str(call.requests).split(",") if r.strip() not in ("", "nan", "+")]
+        return any(int(r) != NULL_REQUEST for r in given) or str(call.requests).endswith("+")
+
+    tested = calls["call"].isin(POLLS)
+    return tested & pd.Series([live(c) if t else False for c, t in
+                               zip(calls.itertuples(), tested, strict=True)], index=calls.index)
 
 
 def sweep_run(max_bytes: int, samples: int, env: dict[str, str] | None = None, **osu) -> Results:
@@ -124,7 +142,7 @@ def judge_overlap(res: Results, threads: int, *, steps: int, poll: int, samples:
     """One run of student_overlap_runs checked from its trace (the module's checks): its row."""
     compliance.check(res, LEVEL)
     calls = res.mpi_calls[res.mpi_calls["student"] == 1]
-    polls = int(calls["call"].isin(POLLS).sum())
+    polls = int(live_polls(calls).sum())
     assert threads > 1 or polls >= 2 * (samples + 1), (
         f"2 ranks x {threads} threads: {polls} MPI_Test calls in {samples + 1} samples on 2 "
         "ranks: the master must poll (MPI_Test) while it computes its share of the steps"
@@ -176,19 +194,19 @@ def _check_method(res: Results, threads: int, samples: int, steps: int, poll: in
         teams = max(teams, work["thread"].nunique())
         polled, sparse, computed = 0, [], False
         master = set(mine["thread"])  # the thread that calls MPI (FUNNELED: one)
+        polling = live_polls(mine)
         for w in windows[(windows["rank"] == rank) & (windows["window"] >= 0)].itertuples():
             inside = work[(work["end"] > w.start) & (work["start"] < w.end)]
             if not inside.empty:
                 began = float(inside["start"].min())
                 polled += bool(((mine["start"] > began) & (mine["start"] < w.end)
-                                & mine["call"].isin(POLLS)).any())  # fmt: skip
+                                & polling).any())  # fmt: skip
             own = inside[inside["thread"].isin(master)]  # the master's computing while it was open
             if own.empty:
                 continue
             computed = True
             first, last = float(own["start"].min()), float(own["end"].max())
-            tests = int((mine["call"].isin(POLLS) & (mine["start"] > first)
-                         & (mine["start"] < last)).sum())  # fmt: skip
+            tests = int((polling & (mine["start"] > first) & (mine["start"] < last)).sum())
             made = int(own["pieces"].sum())  # compute_step calls: the intervals join them
             if tests < made // poll - 1:
                 sparse.append(f"{tests} among its {made} steps in sample {w.window}")
