@@ -180,11 +180,14 @@ def shared_keys(calls: pd.DataFrame) -> list[str]:
 
 
 def _completes_nothing(calls: pd.DataFrame) -> pd.Series:
-    """The completion calls of many requests given none, or completing none (MPI_Testall(0, ...),
-    an MPI_Testsome that found nothing): a thread spinning on them waits for its turn, it does not
-    exchange (the tracer records the requests given or completed: "requests")."""
-    many = calls["call"].isin(COMPLETES) & ~calls["call"].isin(("MPI_Wait", "MPI_Test"))
-    return many & (calls["requests"].fillna("").astype(str).str.strip() == "")
+    """The completion calls given no request but MPI_REQUEST_NULL, or completing none
+    (MPI_Testall(0, ...), an MPI_Testsome that found nothing), and MPI_Wait or MPI_Test of
+    MPI_REQUEST_NULL: a thread spinning on them waits for its turn, it does not exchange (the
+    tracer records the request or requests given or completed, MPI_REQUEST_NULL as -1)."""
+    one = calls["call"].isin(("MPI_Wait", "MPI_Test"))
+    named = calls["requests"].fillna("").astype(str).str.split(",")
+    none = named.apply(lambda ids: all(i.strip() in ("", "-1") for i in ids))
+    return (calls["call"].isin(COMPLETES) & ~one & none) | (one & (calls["request"] == -1))
 
 
 def concurrent_threads(res: Results) -> pd.Series:
