@@ -94,7 +94,7 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
 #pragma omp barrier
 }
 """), loses={"hidden_exchange_block"},
-        why="masteronly in disguise: the master moves every block, the others make a token call", reason="every thread sends and receives its own block"),
+        why="masteronly in disguise: the master moves every block, the others make a token call", reason="every thread sends and receives its own block | not the block of another thread"),
     attempt("method", "exchange_block", exchange(RING_EXCHANGE.replace(
         'MPI_THREAD_SERIALIZED, "exchange_block calls MPI from every thread"',
         'MPI_THREAD_FUNNELED, "exchange_block needs SERIALIZED"')),
@@ -404,7 +404,7 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
 }
 ''', loses={"hidden_exchange_block"},
             why="fresh attacker: the master moves every thread's block; each thread also sends and receives a 0-int message to the real neighbours, tagged by thread",
-            reason="every thread moves its own block | more MPI calls than its trace keeps | did not finish"),
+            reason="every thread moves its own block | more MPI calls than its trace keeps | did not finish | not the block of another thread"),
 ]
 
 # A fresh attacker's (helper-31, 2026-12-03) wrong methods that kept full points, now refused.

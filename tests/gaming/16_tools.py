@@ -35,7 +35,7 @@ void count_bins(long n, int nbins, long *bins) {{
 {RACY_LOOP}
 }}
 """), {"hidden_count_bins"}, "a team of two, one thread counting (omp single)",
-        reason="the count ran on one thread"),
+        reason="the count ran on one thread | on one thread (masked, master or single)"),
     attempt("hidden", "count_bins", c_cell("COUNT_C", "race_bins", f"""
 void count_bins(long n, int nbins, long *bins) {{
     (void)nbins;
@@ -45,7 +45,7 @@ void count_bins(long n, int nbins, long *bins) {{
     seen += bin_of(0) >= 0;  /* every thread looks on once */
 }}
 """), {"hidden_count_bins"}, "a serial count beside a parallel region that only looks on",
-        reason="one thread asked for every element"),
+        reason="one thread asked for every element | outside the parallel region"),
     attempt("text", "count_bins", c_cell("COUNT_C", "race_bins", f"""
 __attribute__((no_sanitize("thread")))
 void count_bins(long n, int nbins, long *bins) {{
