@@ -22,7 +22,9 @@
  * MPI_Request_c2f) and buffer's address ("buffer"), a non-blocking collective its communicator and the request it returns, an
  * MPI_Wait or MPI_Test the request it was given, an MPI_Waitall or MPI_Testall the requests
  * ("requests", "3,7"), an MPI_Waitany, _Waitsome, _Testany or _Testsome the ones it completed, an MPI_Pready, MPI_Pready_range or MPI_Parrived the partitions it names
- * ("partition" to "partition_last") and the request, an MPI_Start the request. The first
+ * ("partition" to "partition_last") and the request, an MPI_Start the request, and a completion
+ * how many of the non-blocking collectives it completed had their send buffer changed while in
+ * flight ("send_changed", below: a watched send buffer). The first
  * HL_TRACE_MAX_CALLS calls of a rank are kept in its buffer (a slot taken with an atomic counter;
  * the counters stay exact beyond it); a stream gets every call.
  *
@@ -99,6 +101,8 @@ typedef struct {
     unsigned long buffer; /* a receive's or a persistent (partitioned) set-up's buffer address */
     int mode; /* MPI_Win_fence, MPI_Win_lock_all: the assert given, as window_mode's bits (-1 for
                * other calls) */
+    int send_changed; /* a completion: of the requests it completed, how many non-blocking
+                       * collectives' send buffers changed between posting and completion */
     char comm[HL_TRACE_COMM_CHARS];
     char requests[HL_TRACE_COMM_CHARS]; /* MPI_Waitall, MPI_Testall: the requests given */
 } hl_trace_call;
@@ -213,13 +217,14 @@ static int format_call(char *line, size_t cap, int rank, double base, const hl_t
                     "\"student\":%d,\"comm_id\":%d,\"tag\":%d,\"count\":%ld,\"peer\":%d,"
                     "\"bytes\":%ld,\"recv_peer\":%d,\"recv_count\":%ld,\"recv_bytes\":%ld,"
                     "\"partitions\":%d,\"partition\":%d,\"partition_last\":%d,"
-                    "\"request\":%d,\"requests\":\"%s\",\"step\":%ld,\"buffer\":%lu,\"mode\":%d}\n",
+                    "\"request\":%d,\"requests\":\"%s\",\"step\":%ld,\"buffer\":%lu,\"mode\":%d,"
+                    "\"send_changed\":%d}\n",
                     rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?", c->start - base,
                     c->end - base, c->main, c->in_parallel, c->level, c->team, c->tid,
                     c->concurrent, c->done, c->comm_size, c->comm, c->student, c->comm_id, c->tag,
                     c->count, c->peer, c->bytes, c->recv_peer, c->recv_count, c->recv_bytes,
                     c->partitions, c->partition, c->partition_last, c->request, c->requests,
-                    c->step, c->buffer, c->mode);
+                    c->step, c->buffer, c->mode, c->send_changed);
 }
 
 /* A piece of computing as one JSON line, its times from `base`; its length. */
@@ -304,6 +309,8 @@ void hl_trace_frame(hl_ctx *ctx) {
 
 /* ------------------------------------------------------------------------ the trace */
 
+static void watch_reset(void); /* a non-blocking collective's send buffer: below */
+
 void hl_trace_reset(void) {
     atomic_store(&interval_count, 0);
     atomic_store(&call_count, 0);
@@ -312,6 +319,7 @@ void hl_trace_reset(void) {
     atomic_store(&overlapped, 0);
     atomic_store(&active, 0);
     atomic_store(&step, -1);
+    watch_reset();
     unsealed(1);
     read_key();
     records_begin();
@@ -392,6 +400,7 @@ static void trace_begin(hl_trace_call *c, const char *call, int student) {
     c->request = -1;
     c->buffer = 0;
     c->mode = -1;
+    c->send_changed = 0;
     c->step = atomic_load(&step);
     c->student = student;
     if (student) hl_trace_task_stamp(1);
@@ -685,6 +694,135 @@ static const void *hl_sent(const void *b, int n, MPI_Datatype t, int dest, MPI_C
 /* a receive's buffer in `args`: its address kept in the call's record (lab 01: whose block) */
 #define HL_RECEIVED(b) (c_.buffer = (unsigned long)(uintptr_t)(b), (b))
 
+/* ---------------------------------- a watched send buffer (a non-blocking collective's)
+ * MPI forbids changing a non-blocking collective's send buffer before its request completes
+ * (MPI 3.0, section 5.12), and a library that copied a small one at the posting (MPICH, one
+ * double) gives the right numbers all the same: the posting is the only evidence. So a posting
+ * whose send buffer is given as HL_POSTED(buffer, count, type) in hl_trace_calls.h (not
+ * MPI_IN_PLACE, a predefined type: its count x size bytes are contiguous) keeps the buffer's
+ * address and an FNV-1a hash of its first HL_WATCH_BYTES bytes (hashed before the call), keyed
+ * by its request (MPI_Request_c2f, as the posting's record has it); the completion call that
+ * says it completed that request (the one an MPI_Wait or MPI_Test was given, the requests of an
+ * MPI_Waitall or MPI_Testall, the ones an MPI_Waitany, _Waitsome, _Testany or _Testsome
+ * completed: the record's "request" and "requests") hashes the same bytes again and counts in
+ * its record's "send_changed" the requests whose bytes differ. Other calls pay one atomic load
+ * (no request watched), a posting with a derived type or MPI_IN_PLACE nothing more. */
+#define HL_WATCH_SLOTS 64
+#define HL_WATCH_BYTES 4096
+typedef struct {
+    int used, key;            /* key: MPI_Request_c2f of the posting's request */
+    const unsigned char *at;  /* the send buffer */
+    size_t n;                 /* the bytes hashed */
+    uint64_t hash;
+} hl_watch;
+static hl_watch watches[HL_WATCH_SLOTS];
+static atomic_int watch_count;                /* slots in use */
+static atomic_flag watch_lock = ATOMIC_FLAG_INIT;
+static _Thread_local const unsigned char *posting_at; /* HL_POSTED's, until the finish keeps it */
+static _Thread_local size_t posting_n;
+static _Thread_local uint64_t posting_hash;
+
+static void watch_reset(void) {
+    while (atomic_flag_test_and_set(&watch_lock)) {}
+    memset(watches, 0, sizeof watches);
+    atomic_store(&watch_count, 0);
+    atomic_flag_clear(&watch_lock);
+}
+
+static uint64_t watch_hash(const unsigned char *at, size_t n) {
+    return fnv(14695981039346656037ULL, (const char *)at, n);
+}
+
+/* The send buffer of a posting (HL_POSTED): hashed now, kept by watch_post with the request. */
+static void *hl_posted(const void *b, long count, MPI_Datatype type) {
+    posting_at = NULL;
+    int ni, na, nd, combiner;
+    if (!b || b == MPI_IN_PLACE || count <= 0 || type == MPI_DATATYPE_NULL ||
+        MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
+        combiner != MPI_COMBINER_NAMED)
+        return (void *)(uintptr_t)b;
+    long bytes = type_bytes(type, count);
+    if (bytes <= 0) return (void *)(uintptr_t)b;
+    posting_at = b;
+    posting_n = bytes > HL_WATCH_BYTES ? HL_WATCH_BYTES : (size_t)bytes;
+    posting_hash = watch_hash(posting_at, posting_n);
+    return (void *)(uintptr_t)b;
+}
+#define HL_POSTED(b, n, t) hl_posted(b, (long)(n), t)
+
+/* A posting's finish: the send buffer HL_POSTED hashed, kept under `key` (its request). */
+static void watch_post(int key) {
+    if (!posting_at) return;
+    while (atomic_flag_test_and_set(&watch_lock)) {}
+    int slot = -1;
+    for (int i = 0; i < HL_WATCH_SLOTS && slot < 0; i++)
+        if (watches[i].used && watches[i].key == key) slot = i; /* a handle MPI reused */
+    for (int i = 0; i < HL_WATCH_SLOTS && slot < 0; i++)
+        if (!watches[i].used) slot = i;
+    if (slot >= 0) {
+        if (!watches[slot].used) atomic_fetch_add(&watch_count, 1);
+        watches[slot] = (hl_watch){.used = 1, .key = key, .at = posting_at, .n = posting_n,
+                                   .hash = posting_hash};
+    } /* (every slot taken: this posting is not watched) */
+    atomic_flag_clear(&watch_lock);
+    posting_at = NULL;
+}
+
+/* Whether the send buffer of the watched request `key` changed; its slot freed. 0: unchanged or
+ * not watched. (Called with watch_lock held.) */
+static int watch_take(int key) {
+    for (int i = 0; i < HL_WATCH_SLOTS; i++)
+        if (watches[i].used && watches[i].key == key) {
+            watches[i].used = 0;
+            atomic_fetch_sub(&watch_count, 1);
+            return watch_hash(watches[i].at, watches[i].n) != watches[i].hash;
+        }
+    return 0;
+}
+
+/* A completion's finish (c->done and c->request / c->requests set): "send_changed". */
+static void watch_done(hl_trace_call *c) {
+    if (atomic_load(&watch_count) == 0 || c->done <= 0) return;
+    int changed = 0;
+    while (atomic_flag_test_and_set(&watch_lock)) {}
+    if (c->request != -1) changed += watch_take(c->request);
+    for (const char *at = c->requests; *at;) {
+        char *stop;
+        long key = strtol(at, &stop, 10);
+        if (stop == at) break; /* "+": the list was cut */
+        changed += watch_take((int)key);
+        at = *stop == ',' ? stop + 1 : stop;
+    }
+    atomic_flag_clear(&watch_lock);
+    c->send_changed = changed;
+}
+
+/* The peers an MPI_Ialltoall sends a block to, an MPI_Ineighbor_alltoall's out-neighbours (0
+ * when the communicator cannot tell: nothing watched), an MPI_Ibcast's root. */
+static long all_peers(MPI_Comm c) {
+    int inter = 0, n = 0;
+    if (c == MPI_COMM_NULL || MPI_Comm_test_inter(c, &inter) != MPI_SUCCESS) return 0;
+    if (inter ? MPI_Comm_remote_size(c, &n) : MPI_Comm_size(c, &n)) return 0;
+    return n;
+}
+static long out_degree(MPI_Comm c) {
+    int kind = MPI_UNDEFINED, n = 0, in = 0, out = 0, weighted = 0, me = 0;
+    if (c == MPI_COMM_NULL || MPI_Topo_test(c, &kind) != MPI_SUCCESS) return 0;
+    if (kind == MPI_CART) return MPI_Cartdim_get(c, &n) == MPI_SUCCESS ? 2L * n : 0;
+    if (kind == MPI_DIST_GRAPH)
+        return MPI_Dist_graph_neighbors_count(c, &in, &out, &weighted) == MPI_SUCCESS ? out : 0;
+    if (kind == MPI_GRAPH && MPI_Comm_rank(c, &me) == MPI_SUCCESS &&
+        MPI_Graph_neighbors_count(c, me, &n) == MPI_SUCCESS)
+        return n;
+    return 0;
+}
+static int is_root(MPI_Comm c, int root) {
+    int inter = 0, me = -1;
+    if (c == MPI_COMM_NULL || MPI_Comm_test_inter(c, &inter) != MPI_SUCCESS) return 0;
+    if (inter) return root == MPI_ROOT;
+    return MPI_Comm_rank(c, &me) == MPI_SUCCESS && me == root;
+}
+
 /* Each entry twice: prefix hl_traced_ (a student's unit: student 1) and hl_kit_ (student 0). */
 #define HL_BOTH(DEFINE, ...) DEFINE(hl_traced_, 1, __VA_ARGS__) DEFINE(hl_kit_, 0, __VA_ARGS__)
 
@@ -717,23 +855,27 @@ static const void *hl_sent(const void *b, int n, MPI_Datatype t, int dest, MPI_C
             trace_end_comm(&c_, comm))
 #define HL_TRACED_ICOMM(name, params, args, comm, request_)                                       \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
-            (c_.request = (int)MPI_Request_c2f(request_), trace_end_comm(&c_, comm)))
+            (c_.request = (int)MPI_Request_c2f(request_), watch_post(c_.request),                 \
+             trace_end_comm(&c_, comm)))
 #define HL_TRACED_REDUCE(name, params, args, comm, count_, type_, request_)                     \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
-            trace_end_reduce(&c_, comm, (long)(count_), type_, request_))
+            (watch_post(request_), trace_end_reduce(&c_, comm, (long)(count_), type_, request_)))
 /* a completion of several: the requests as they were given */
 #define HL_TRACED_WAITALL(name, params, args, flag, count, array)                                 \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
-            trace_requests(&c_, count, array), (c_.done = (flag), trace_end(&c_)))
+            trace_requests(&c_, count, array),                                                    \
+            (c_.done = (flag), watch_done(&c_), trace_end(&c_)))
 /* a completion of one request: the request as it was given (a Wait sets it to MPI_REQUEST_NULL) */
 #define HL_TRACED_WAIT(name, params, args, flag, request_)                                        \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
-            (c_.request = request_id(request_)), (c_.done = (flag), trace_end(&c_)))
+            (c_.request = request_id(request_)),                                                  \
+            (c_.done = (flag), watch_done(&c_), trace_end(&c_)))
 /* a completion of some of several: the requests it completed ("requests"), of those given */
 #define HL_TRACED_SOME(name, params, args, flag, count, array, kept, indices)                    \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
             trace_requests(&c_, count, array),                                                    \
-            (keep_completed(&c_, (kept), (indices)), c_.done = (flag), trace_end(&c_)))
+            (keep_completed(&c_, (kept), (indices)), c_.done = (flag), watch_done(&c_),           \
+             trace_end(&c_)))
 #define HL_TRACED_P2P(name, params, args, comm, tag_, count_, type_, peer_)                       \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             HL_P2P_FINISH(comm, tag_, count_, type_, peer_, -1, MPI_DATATYPE_NULL, MPI_PROC_NULL))

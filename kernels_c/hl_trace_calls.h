@@ -23,7 +23,10 @@
  *                                                        peer and bytes
  *       (a send's buffer in `args` is HL_SENT(buffer, count, type, dest, comm): hl_trace.c
  *       sends a nudged copy of it instead in a run with HL_HALO_NUDGE, lab 10; a receive's is
- *       HL_RECEIVED(buffer): its address is kept in the record, lab 01)
+ *       HL_RECEIVED(buffer): its address is kept in the record, lab 01; a non-blocking
+ *       collective's send buffer is HL_POSTED(buffer, count, type), its count the elements MPI
+ *       reads from it: hl_trace.c hashes it at the posting and again at the completion of its
+ *       request, "send_changed" in the completion's record, lab 13)
  *     HL_TRACED_SENDRECV(name, params, args, comm, tag, count, type, peer, rcount, rtype, rpeer)
  *                                                        ... and its receive's peer and size too
  *     HL_TRACED_P2P_AS(entry, "MPI_name", real, params, args, comm, tag, count, type, peer)
@@ -97,7 +100,7 @@ HL_TRACED_COMM(Barrier, (MPI_Comm c), (c), c)
 HL_TRACED_ICOMM(Ibarrier, (MPI_Comm c, MPI_Request *r), (c, r), c, *r)
 HL_TRACED_COMM(Bcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c), (b, n, t, root, c), c)
 HL_TRACED_ICOMM(Ibcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c, MPI_Request *r),
-          (b, n, t, root, c, r), c, *r)
+          (is_root(c, root) ? HL_POSTED(b, n, t) : b, n, t, root, c, r), c, *r)
 HL_TRACED_REDUCE(Reduce,
           (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c),
           (sb, rb, n, t, op, root, c), c, n, t, -1)
@@ -106,7 +109,7 @@ HL_TRACED_REDUCE(Allreduce, (const void *sb, void *rb, int n, MPI_Datatype t, MP
 HL_TRACED_REDUCE(Iallreduce,
           (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c,
            MPI_Request *r),
-          (sb, rb, n, t, op, c, r), c, n, t, (int)MPI_Request_c2f(*r))
+          (HL_POSTED(sb, n, t), rb, n, t, op, c, r), c, n, t, (int)MPI_Request_c2f(*r))
 HL_TRACED_COMM(Scan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
           (sb, rb, n, t, op, c), c)
 HL_TRACED_COMM(Exscan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
@@ -120,7 +123,7 @@ HL_TRACED_COMM(Alltoall,
 HL_TRACED_ICOMM(Ialltoall,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c,
            MPI_Request *r),
-          (sb, sn, st, rb, rn, rt, c, r), c, *r)
+          (HL_POSTED(sb, (long)sn * all_peers(c), st), sn, st, rb, rn, rt, c, r), c, *r)
 HL_TRACED_COMM(Alltoallv,
           (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb,
            const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c),
@@ -238,11 +241,12 @@ HL_TRACED_COMM(Neighbor_allgatherv,
           (const void *sb, int sn, MPI_Datatype st, void *rb, const int rn[], const int rd[],
            MPI_Datatype rt, MPI_Comm c),
           (sb, sn, st, rb, rn, rd, rt, c), c)
-/* their non-blocking forms (MPI 3.0, section 7.7): the request each returns is recorded */
+/* their non-blocking forms (MPI 3.0, section 7.7): the request each returns is recorded (the
+ * send buffer watched, HL_POSTED, where one count and type give it: not alltoallv's, alltoallw's) */
 HL_TRACED_ICOMM(Ineighbor_alltoall,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c,
            MPI_Request *r),
-          (sb, sn, st, rb, rn, rt, c, r), c, *r)
+          (HL_POSTED(sb, (long)sn * out_degree(c), st), sn, st, rb, rn, rt, c, r), c, *r)
 HL_TRACED_ICOMM(Ineighbor_alltoallw,
           (const void *sb, const int sn[], const MPI_Aint sd[], const MPI_Datatype st[], void *rb,
            const int rn[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm c,
@@ -251,11 +255,11 @@ HL_TRACED_ICOMM(Ineighbor_alltoallw,
 HL_TRACED_ICOMM(Ineighbor_allgather,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c,
            MPI_Request *r),
-          (sb, sn, st, rb, rn, rt, c, r), c, *r)
+          (HL_POSTED(sb, sn, st), sn, st, rb, rn, rt, c, r), c, *r)
 HL_TRACED_ICOMM(Ineighbor_allgatherv,
           (const void *sb, int sn, MPI_Datatype st, void *rb, const int rn[], const int rd[],
            MPI_Datatype rt, MPI_Comm c, MPI_Request *r),
-          (sb, sn, st, rb, rn, rd, rt, c, r), c, *r)
+          (HL_POSTED(sb, sn, st), sn, st, rb, rn, rd, rt, c, r), c, *r)
 
 /* MPI-3 shared memory windows (MPI+MPI): the allocation is a collective on its communicator */
 HL_TRACED_COMM(Win_allocate_shared,

@@ -1,13 +1,23 @@
 """Lab 13's judge of the neighbourhood halo (hybridlab.neighbour.exercise) on real runs: a
 non-blocking neighbourhood collective counts once the request it returned is completed before
-the next sweep, by whichever completion call took it; no other collective may move the halo."""
+the next sweep, by whichever completion call took it; no other collective may move the halo.
+(c): a reduction's send buffer changed while it is in flight is refused, from the tracer's
+"send_changed" on the completion that took its request (kernels_c/hl_trace.c, HL_POSTED)."""
 
 import importlib.util
 from pathlib import Path
 
 import pytest
 
-from hybridlab.neighbour.exercise import build_student_neighbour, check_student_neighbour
+from hybridlab.neighbour.exercise import (
+    LEVEL,
+    build_student_neighbour,
+    build_student_residual,
+    check_student_neighbour,
+    check_student_residual,
+    student_calls,
+)
+from hybridlab.runs.student_c import run_student
 
 _HONEST = Path(__file__).parent / "honest" / "13_neighbourhood_collectives.py"
 _spec = importlib.util.spec_from_file_location("honest_13", _HONEST)
@@ -60,3 +70,59 @@ def test_a_barrier_and_a_reduction_of_one_value_beside_it_are_fine():
     kernel = build_student_neighbour(INEIGHBOR_W.replace(WAIT, WAIT + "\n    " + beside),
                                      name="t_neighbour_small")
     assert [r["checksum"] == r["numpy"] for r in check_student_neighbour(kernel)] == [True]
+
+
+# (c): the solution's loop, its next value in a second variable (`next`) ...
+OVERLAPPED = """
+double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
+    double mine = jacobi_iteration(), sum = 0.0;
+    MPI_Request request;
+    MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm, &request);
+    for (long it = 1; it < max_iterations; it++) {
+        double next = jacobi_iteration();
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+        if (sum < tolerance) return sum;
+        mine = next;
+        MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm, &request);
+    }
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    return sum;
+}
+"""
+# ... and written into the send buffer while the reduction is in flight (MPICH copied the one
+# double at the posting: the numbers are right all the same)
+REUSED = OVERLAPPED.replace("double next = jacobi_iteration();", "mine = jacobi_iteration();") \
+    .replace("        mine = next;\n", "")
+IN_LOOP_WAIT = "        MPI_Wait(&request, MPI_STATUS_IGNORE);\n"
+
+
+def _completions(code: str, ranks: int = 2, iterations: int = 6):
+    """The student's completion calls of a run of `code` (no tolerance: every iteration)."""
+    kernel = build_student_residual(code, name="t_residual_send")
+    res = run_student(kernel, ranks, 1, LEVEL, 30, variant="overlap", nx=12, ny=10,
+                      iterations=iterations, tolerance=0.0)  # fmt: skip
+    calls = student_calls(res)
+    return kernel, calls[calls["call"] != "MPI_Iallreduce"]
+
+
+def test_an_untouched_send_buffer_is_recorded_unchanged_and_passes():
+    kernel, done = _completions(OVERLAPPED)
+    assert len(done) == 2 * 6 and (done["send_changed"] == 0).all(), done[["call", "send_changed"]]
+    assert check_student_residual(kernel, 2, nx=12, ny=10, iterations=6)["iterations"] == 6
+
+
+@pytest.mark.parametrize("completion", [
+    IN_LOOP_WAIT,
+    "        MPI_Waitall(1, &request, MPI_STATUSES_IGNORE);\n",
+    "        int which, flag = 0;\n"
+    "        while (!flag) MPI_Testany(1, &request, &which, &flag, MPI_STATUS_IGNORE);\n",
+])
+def test_a_send_buffer_written_in_flight_is_recorded_and_refused(completion):
+    kernel, done = _completions(REUSED.replace(IN_LOOP_WAIT, completion))
+    done = done[done["done"] == 1]
+    # per rank: the five completions inside the loop took a changed buffer, the last one not
+    changed = done.groupby("rank")["send_changed"].sum().to_dict()
+    assert changed == {0: 5, 1: 5}, done[["rank", "call", "requests", "send_changed"]]
+    with pytest.raises(AssertionError, match="the send buffer must stay untouched until the "
+                                             "reduction completes"):
+        check_student_residual(kernel, 2, nx=12, ny=10, iterations=6)

@@ -498,3 +498,32 @@ void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
 }
 """), {"hidden_neighbour_exchange"}, "the halo moved by MPI_Neighbor_allgather, a zero-count alltoall as decoy", reason="the halo goes by the neighbourhood collective alone"),
 ]
+
+# A tester's wrong method that kept full points: the next iteration's value written into the
+# MPI_Iallreduce's send buffer while the reduction is in flight (MPI 3.0, section 5.12 forbids
+# it; MPICH copied the one double at the posting, so the numbers came out right). The tracer
+# hashes a non-blocking collective's send buffer at the posting and again at the completion of
+# its request (hl_trace.c, HL_POSTED: "send_changed" in the completion's record).
+REUSED_SEND = """
+/* WRONG: one variable is both the in-flight send buffer and the next iteration's value (MPI owns
+   it until the wait): right numbers only because the library copied the one double at posting */
+double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
+    double mine, sum = 0.0;
+    MPI_Request req;
+    mine = jacobi_iteration();
+    long done = 1;
+    MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm, &req);
+    while (1) {
+        if (done >= max_iterations) { MPI_Wait(&req, MPI_STATUS_IGNORE); return sum; }
+        mine = jacobi_iteration();            /* overwrites the send buffer in flight */
+        done++;
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        if (sum < tolerance) return sum;
+        MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm, &req);
+    }
+}
+"""
+GAMING.append(attempt("method", "solve_overlapped", residual(REUSED_SEND), C,
+                      "one variable both the MPI_Iallreduce's send buffer in flight and the next "
+                      "iteration's value: right numbers only because MPICH copied it at posting",
+                      reason="the send buffer must stay untouched until the reduction completes"))

@@ -10,7 +10,11 @@
     loop: the convergence test one iteration late) and the residual; the trace must show one
     MPI_Iallreduce over every rank per iteration tested, nothing but non-blocking reductions and
     their completions, and every iteration after the first computed (the kit's jacobi_iteration,
-    whose computing is recorded) between the posting of a reduction and its completion.
+    whose computing is recorded) between the posting of a reduction and its completion, and no
+    reduction's send buffer changed while it was in flight (MPI 3.0, section 5.12: the tracer
+    hashes it at the posting and again at the completion of its request, "send_changed" in the
+    completion's record; a library that copied the one double at the posting gives the right
+    numbers all the same).
 
     kernel = build_student_neighbour(code)
     check_student_neighbour(kernel, shapes=((4, 2, 2),), nx=12, ny=10)   # AssertionError if not
@@ -103,6 +107,17 @@ def _completed(posted, calls: pd.DataFrame, until: float) -> bool:
     return bool((one | (after["call"].isin(COMPLETES_MANY) & given)).any())
 
 
+def changed_sends(calls: pd.DataFrame) -> pd.Series:
+    """Per rank: how many non-blocking collectives' send buffers changed between their posting
+    and their completion (the tracer's "send_changed" on the completion that took each request:
+    hl_trace.c, HL_POSTED); ranks without one left out."""
+    if calls.empty or "send_changed" not in calls:
+        return pd.Series(dtype=int)
+    changed = pd.to_numeric(calls["send_changed"], errors="coerce").fillna(0).astype(int)
+    per_rank = changed.groupby(calls["rank"]).sum()
+    return per_rank[per_rank > 0]
+
+
 def late_completions(res: Results) -> list[str]:
     """The non-blocking neighbourhood collectives (POSTED) of the student's calls not completed
     before the kernel's next sweep on their rank (the kit's computing intervals), as
@@ -166,6 +181,11 @@ def check_student_neighbour(
         assert not late, (
             f"{where}: {late[0]} was not completed before the next sweep read the halo: complete "
             "it (MPI_Wait on its request) before neighbour_exchange returns")
+        changed = changed_sends(calls)
+        assert changed.empty, (
+            f"{where}: rank {int(changed.index[0])} changed the send buffer of a neighbourhood "
+            "collective while it was in flight: the send buffer must stay untouched until the "
+            "collective completes (MPI 3.0, section 5.12)")
         everyone = set(range(ranks))
         bad = [c for c in hood["comm"] if _members(c) != everyone]
         assert not bad, f"{where}: a neighbourhood collective on the ranks {bad[0]}, not on all"
@@ -221,6 +241,12 @@ def check_student_residual(
         "reduction per iteration tested")
     bad = [c for c in posted["comm"] if _members(c) != set(range(ranks))]
     assert not bad, f"{where}: a reduction over the ranks {bad[0]}, not over every rank"
+    changed = changed_sends(calls)
+    assert changed.empty, (
+        f"{where}: rank {int(changed.index[0])} changed an MPI_Iallreduce's send buffer while "
+        f"the reduction was in flight ({int(changed.iloc[0])} times): the send buffer must stay "
+        "untouched until the reduction completes (MPI 3.0, section 5.12); compute the next "
+        "iteration's value into another buffer")
     inside = computed_in_windows(res).reindex(range(ranks), fill_value=0)
     assert (inside >= done - 1).all(), (
         f"{where}: iterations computed while a reduction was in flight, per rank "
