@@ -284,3 +284,69 @@ del _shown, _run
             why="fresh attacker: the writes in a helper the prange loop calls, the code object given the honest function's file and first line (CodeType.replace), so inspect.getsource shows the honest loop",
             reason="is not the code numba compiled"),
 ]
+
+
+# A fresh attacker's rules for (b) that kept points while the drawn records never held their
+# counter-case: masks as large as a core and all different, yet spanning two cores (SMT cores {0, 4},
+# {1, 5}, ...: masks {0, 1} and {2, 3}); a mask that must be a whole core; masks each within one
+# core, none checked to be a core of its own. The hidden test now adds such records.
+GAMING += [
+    attempt("hidden", "pinned_layer_names", """
+def pinned_layer_names(rows, cores):
+    # WRONG: pinned = each mask no larger than a core and the masks all different
+    # (never checks that a mask lies inside ONE core)
+    width = max(len(cs) for cs in cores.values())
+    out = []
+    for layer, g in rows.groupby("layer"):
+        g = g[g["thread"].notna()] if "thread" in g else g.iloc[0:0]
+        if g.empty: continue
+        masks = [tuple(sorted(a)) for a in g["allowed"]]
+        if all(0 < len(m) <= width for m in masks) and len(set(masks)) == len(masks):
+            out.append(layer)
+    return sorted(out)
+
+
+mine_pinned = pinned_layer_names(layer_rows, topo.cores)
+mine_pinned
+""", loses={"hidden_pinned_layer_names"},
+            why="fresh attacker: each mask no larger than a core and all different, never checked to lie in one core",
+            reason="pinned to a core each:"),
+    attempt("hidden", "pinned_layer_names", """
+def pinned_layer_names(rows, cores):
+    # WRONG: pinned = the mask is exactly a whole core's CPU set (a single SMT CPU counts as not pinned)
+    whole = {tuple(sorted(cs)): k for k, cs in cores.items()}
+    out = []
+    for layer, g in rows.groupby("layer"):
+        g = g[g["thread"].notna()] if "thread" in g else g.iloc[0:0]
+        if g.empty: continue
+        ks = [whole.get(tuple(sorted(a))) for a in g["allowed"]]
+        if None not in ks and len(set(ks)) == len(ks):
+            out.append(layer)
+    return sorted(out)
+
+
+mine_pinned = pinned_layer_names(layer_rows, topo.cores)
+mine_pinned
+""", loses={"hidden_pinned_layer_names"},
+            why="fresh attacker: a mask must be a whole core's CPUs, so one SMT CPU each reads as not pinned",
+            reason="pinned to a core each:"),
+    attempt("hidden", "pinned_layer_names", """
+def pinned_layer_names(rows, cores):
+    # WRONG: pinned = every mask inside one core (a core of its own not checked)
+    core_of = {c: k for k, cs in cores.items() for c in cs}
+    out = []
+    for layer, g in rows.groupby("layer"):
+        g = g[g["thread"].notna()] if "thread" in g else g.iloc[0:0]
+        if g.empty: continue
+        if all(len(a) > 0 and len({core_of.get(c) for c in a}) == 1 and None not in {core_of.get(c) for c in a}
+               for a in g["allowed"]):
+            out.append(layer)
+    return sorted(out)
+
+
+mine_pinned = pinned_layer_names(layer_rows, topo.cores)
+mine_pinned
+""", loses={"hidden_pinned_layer_names"},
+            why="fresh attacker: each mask within one core, two threads on the same core still counted pinned",
+            reason="pinned to a core each:"),
+]

@@ -159,3 +159,17 @@ def beside_report(simulated, report, iterations):
 """, {"hidden_beside_report"}, "the hidden test's expected table read from its frames",
             reason="the decompositions in both"),
 ]
+
+
+# A fresh attacker's model that kept points while no drawn case had one thread at an efficiency
+# below 1: the efficiency applied only with more threads than one (the text now says it holds at
+# one thread too, and the hidden test's first case is one thread at an efficiency below 1).
+GAMING += [
+    attempt("method", "hybrid_iteration", """
+def hybrid_iteration(t_point, local_points, threads, efficiency, network):
+    # WRONG: efficiency applied only with more than one thread
+    e = efficiency if threads > 1 else 1.0
+    return t_point * local_points / e + network
+""", {"hidden_hybrid_iteration"}, "fresh attacker: the efficiency applied only with more than one thread",
+            reason="one thread too works at the efficiency"),
+]
