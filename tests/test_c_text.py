@@ -88,9 +88,22 @@ COUNT = "void count_bins(long n, int nbins, long *bins) {{ {} }}"
      "for (int b = 0; b < nbins; b++) bins[b] += mine[b]; }", ""),
     ("#pragma omp parallel for reduction(+ : bins[:nbins])\n"
      "for (long i = 0; i < n; i++) bins[bin_of(i)]++;", ""),
+    ("#pragma omp parallel\n#pragma omp single\n#pragma omp taskloop grainsize(256)\n"
+     "for (long i = 0; i < n; i++) { int b = bin_of(i);\n#pragma omp atomic update\n"
+     "bins[b] += 1; }", ""),
 ])
 def test_lab_16_a_count_of_the_elements_by_one_thread_is_found(body, fault):
     from hybridlab.tools.exercise import counted_by_one
 
     found = counted_by_one(function_body(code_only(COUNT.format(body)), "count_bins"))
     assert (fault in found) if fault else found == ""
+
+
+@pytest.mark.parametrize("body", [
+    "long j = inner; while (j-- > 0) { long x = 0;\n#pragma omp parallel reduction(+ : x)\n"
+    "do { hl_delay(s->delay); x += 1; } while (0);\ns->updates += x; }",
+    "for (long j = 0; j < inner; j++) { long x = 0;\n#pragma omp parallel reduction(+ : x)\n"
+    "{ if (s->delay > 0) hl_delay(s->delay); x += 1; }\ns->updates += x; }",
+])
+def test_a_statement_macro_or_an_if_in_the_region_is_still_one_region(body):
+    assert region_fault(function_body(code_only(REGION.format(body)), "construct_test")) == ""

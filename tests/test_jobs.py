@@ -249,3 +249,21 @@ def test_the_update_must_be_shared_among_threads():
                                     "#define NEEDED MPI_THREAD_FUNNELED\n#define SHARED _Pragma(\"omp parallel for\")")
     assert updates_unshared(hidden.replace("        for (long k = 1; k <= rows; k++)\n            for (long j",
                                                 "        SHARED\n        for (long k = 1; k <= rows; k++)\n            for (long j", 1)) == []
+    # the update through row pointers; a helper declared by a prototype before main
+    pointers = JACOBI_PROGRAM.replace(
+        "            for (long j = 1; j <= n; j++)\n                v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + "
+        "u[(k + 1) * w + j] + u[k * w + j - 1] +\n                                       u[k * w + j + 1]);",
+        "            for (long j = 1; j <= n; j++) {\n                const double *up = u + (k - 1) * w, "
+        "*row = u + k * w, *down = u + (k + 1) * w;\n"
+        "                v[k * w + j] = (up[j] + down[j] + row[j - 1] + row[j + 1]) / 4;\n            }")
+    assert pointers != JACOBI_PROGRAM and updates_unshared(pointers) == []
+    helper = JACOBI_PROGRAM.replace(
+        "            for (long j = 1; j <= n; j++)\n                v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + "
+        "u[(k + 1) * w + j] + u[k * w + j - 1] +\n                                       u[k * w + j + 1]);",
+        "            update_row(u, v, k, w, n);")
+    helper = helper.replace("int main(", "static void update_row(const double *u, double *v, long k, long w, "
+                            "long n);\n\nint main(", 1) + (
+        "\nstatic void update_row(const double *u, double *v, long k, long w, long n) {\n"
+        "    for (long j = 1; j <= n; j++)\n        v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + "
+        "u[(k + 1) * w + j] + u[k * w + j - 1] + u[k * w + j + 1]);\n}\n")
+    assert "update_row(u, v, k, w, n);" in helper and updates_unshared(helper) == []

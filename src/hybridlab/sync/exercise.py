@@ -66,6 +66,8 @@ LOCKS = ("GOMP_critical_start", "GOMP_critical_name_start", "omp_set_lock", "omp
 HAND_MADE = r"\b(__atomic_\w+|__sync_\w+|_Atomic|goto)\b"
 # what a repetition's region may call (the table's row: fork, delay, add, join)
 REGION_CALLS = {"hl_delay", "sizeof"}
+_KEYWORDS = {"if", "switch", "return", "while", "for"}
+_ONCE = re.compile(r"\bdo\b|\bwhile\s*\(\s*0\s*\)")  # a statement macro's do ... while (0)
 MEASURED_AGAINST_REFERENCE = r"\bhl_measure\s*\([^;]*\bconstruct_test\b[^;]*\breference_loop\b"
 
 
@@ -214,11 +216,11 @@ def region_fault(test: str) -> str:
     for pragma in re.finditer(r"#\s*pragma\s+omp\s+parallel\b[^\n]*", test):
         if not inside_loop(test, pragma.start()):
             return "a parallel region outside the loop over the repetitions"
-        block = statement_at(test, pragma.end())
+        block = re.sub(_ONCE, " ", statement_at(test, pragma.end()))  # do { } while (0): once
         if re.search(r"\b(for|while|do|goto)\b", block):
             return "a loop or goto inside the parallel region (it repeats the work, not the region)"
         called = {f for f in re.findall(r"\b([A-Za-z_]\w*)\s*\(", block)
-                  if f not in REGION_CALLS and not f.startswith("omp_")}
+                  if f not in REGION_CALLS | _KEYWORDS and not f.startswith("omp_")}
         if called:
             return (f"the region calls {', '.join(sorted(called))} (inside it only hl_delay, "
                     "OpenMP's queries and the update)")

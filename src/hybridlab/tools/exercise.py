@@ -100,7 +100,8 @@ def build_count(code: str, name: str = "student_bins") -> Kernel:
 
 def counted_by_one(body: str) -> str:
     """Where count_bins (code only) has a loop over its n elements that adds to its bins outside
-    every parallel region or under masked, master or single; "" when it has none."""
+    every parallel region or under masked, master or single (not a taskloop, nor a loop that
+    makes tasks: the team shares those); "" when it has none."""
     params = re.match(r"count_bins\s*\(([^)]*)\)", body)
     names = [re.findall(r"[A-Za-z_]\w*", p)[-1] for p in params.group(1).split(",")
              if re.findall(r"[A-Za-z_]\w*", p)] if params else []  # fmt: skip
@@ -109,9 +110,13 @@ def counted_by_one(body: str) -> str:
     n, _, bins = names
     parallel = pragma_spans(body, r"parallel\b")
     one = pragma_spans(body, r"masked|master|single")
+    tasks = pragma_spans(body, r"taskloop\b|task\b")  # a loop whose work the team's tasks share
     for start, body_start, end in loops(body):
         head, inside = body[start:body_start], body[body_start:end]
         if not (re.search(rf"\b{n}\b", head) and re.search(rf"\b{bins}\s*\[", inside)):
+            continue
+        if any(a <= start < b for a, b, _ in tasks) or re.search(r"#\s*pragma\s+omp\s+task\b",
+                                                                 inside):
             continue
         if not any(a <= start < b for a, b, _ in parallel):
             return "adds up the n elements' bins outside the parallel region"

@@ -9,7 +9,6 @@ threads, judged from its preprocessed text (what the traced build compiles: macr
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 from ..kernels import build, unit_checks
 from ..kernels.c_text import functions, pragma_spans
@@ -56,8 +55,8 @@ def _simple_statement(text: str, pos: int) -> str:
 
 
 def _update_statements(text: str) -> list[tuple[int, str]]:
-    """(end, statement) of each statement that reads one array at four or more subscripts (the
-    5-point update, or a helper's return of it)."""
+    """(end, statement) of each statement that reads four or more subscripted elements (the
+    5-point update, from one array or through row pointers, or a helper's return of it)."""
     found = []
     for match in re.finditer(r"[^;{}]*;", text):
         statement = "\n".join(line for line in match.group(0).split("\n")
@@ -65,8 +64,7 @@ def _update_statements(text: str) -> list[tuple[int, str]]:
         right = re.split(r"(?<![=!<>+\-*/%&|^])=(?!=)", statement, maxsplit=1)
         reads = right[1] if len(right) == 2 else (
             statement if re.search(r"\breturn\b", statement) else "")  # fmt: skip
-        arrays = Counter(re.findall(r"(\w+)\s*\[", reads))
-        if arrays and max(arrays.values()) >= 4:
+        if len(re.findall(r"\w+\s*\[", reads)) >= 4:
             found.append((match.end() - 1, statement))
     return found
 
@@ -102,12 +100,13 @@ def updates_unshared(code: str) -> list[str]:
         if home is None or home[0] == "main" or depth > _HELPER_DEPTH:
             return False
         calls = [m.start() for m in re.finditer(rf"\b{home[0]}\s*\(", text)
-                 if not (home[1] <= m.start() < home[2])]  # fmt: skip
+                 if not (home[1] <= m.start() < home[2])
+                 and any(f[1] <= m.start() < f[2] for f in defined)]  # not a declaration
         return bool(calls) and all(shared(c, depth + 1) or (loops and inside(c, teams))
                                    for c in calls)  # fmt: skip
 
     updates = _update_statements(text)
     if not updates:
-        return ["no statement of the update (an element set from four elements of an array) found"]
+        return ["no statement of the update (an element set from four array elements) found"]
     return [re.sub(r"^[^=]*?\)\s*(?=\w+\s*\[)", "", " ".join(statement.split()))[:120]
             for end, statement in updates if not shared(end)]
