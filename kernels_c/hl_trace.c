@@ -101,6 +101,7 @@ typedef struct {
     unsigned long buffer; /* a receive's or a persistent (partitioned) set-up's buffer address */
     int mode; /* MPI_Win_fence, MPI_Win_lock_all: the assert given, as window_mode's bits (-1 for
                * other calls) */
+    int live; /* a completion call: the requests it was given that were not MPI_REQUEST_NULL */
     int send_changed; /* a completion: of the requests it completed, how many non-blocking
                        * collectives' send buffers changed between posting and completion */
     char comm[HL_TRACE_COMM_CHARS];
@@ -217,14 +218,14 @@ static int format_call(char *line, size_t cap, int rank, double base, const hl_t
                     "\"student\":%d,\"comm_id\":%d,\"tag\":%d,\"count\":%ld,\"peer\":%d,"
                     "\"bytes\":%ld,\"recv_peer\":%d,\"recv_count\":%ld,\"recv_bytes\":%ld,"
                     "\"partitions\":%d,\"partition\":%d,\"partition_last\":%d,"
-                    "\"request\":%d,\"requests\":\"%s\",\"step\":%ld,\"buffer\":%lu,\"mode\":%d,"
+                    "\"request\":%d,\"requests\":\"%s\",\"step\":%ld,\"buffer\":%lu,\"mode\":%d,\"live\":%d,"
                     "\"send_changed\":%d}\n",
                     rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?", c->start - base,
                     c->end - base, c->main, c->in_parallel, c->level, c->team, c->tid,
                     c->concurrent, c->done, c->comm_size, c->comm, c->student, c->comm_id, c->tag,
                     c->count, c->peer, c->bytes, c->recv_peer, c->recv_count, c->recv_bytes,
                     c->partitions, c->partition, c->partition_last, c->request, c->requests,
-                    c->step, c->buffer, c->mode, c->send_changed);
+                    c->step, c->buffer, c->mode, c->live, c->send_changed);
 }
 
 /* A piece of computing as one JSON line, its times from `base`; its length. */
@@ -400,6 +401,7 @@ static void trace_begin(hl_trace_call *c, const char *call, int student) {
     c->request = -1;
     c->buffer = 0;
     c->mode = -1;
+    c->live = -1;
     c->send_changed = 0;
     c->step = atomic_load(&step);
     c->student = student;
@@ -443,6 +445,8 @@ static int request_id(MPI_Request r) {
  * "3,7", request_id each, cut with "+" beyond the field. */
 static void trace_requests(hl_trace_call *c, int n, const MPI_Request r[]) {
     size_t used = 0;
+    c->live = 0;
+    for (int i = 0; i < n; i++) c->live += r[i] != MPI_REQUEST_NULL;
     for (int i = 0; i < n; i++) {
         int k = snprintf(c->requests + used, sizeof c->requests - used, "%s%d", i ? "," : "",
                          request_id(r[i]));
@@ -868,7 +872,7 @@ static int is_root(MPI_Comm c, int root) {
 /* a completion of one request: the request as it was given (a Wait sets it to MPI_REQUEST_NULL) */
 #define HL_TRACED_WAIT(name, params, args, flag, request_)                                        \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
-            (c_.request = request_id(request_)),                                                  \
+            (c_.request = request_id(request_), c_.live = c_.request != -1),                      \
             (c_.done = (flag), watch_done(&c_), trace_end(&c_)))
 /* a completion of some of several: the requests it completed ("requests"), of those given */
 #define HL_TRACED_SOME(name, params, args, flag, count, array, kept, indices)                    \

@@ -38,22 +38,13 @@ SIGNATURE = (
 )
 LEVEL = "funneled"  # only the master calls MPI
 POLLS = ("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome")
-NULL_REQUEST = -1  # the tracer's id of MPI_REQUEST_NULL (kernels_c/hl_trace.c, request_id)
 
 
 def live_polls(calls: pd.DataFrame) -> pd.Series:
-    """Which calls are polls of a request still open: an MPI_Test* naming at least one request
-    that is not MPI_REQUEST_NULL (a test of a completed request's variable, or of none, gives
-    the library nothing to move)."""
-    def live(call: object) -> bool:
-        if call.call == "MPI_Test":
-            return int(call.request) != NULL_REQUEST
-        given = [r for r in str(call.requests).split(",") if r.strip() not in ("", "nan", "+")]
-        return any(int(r) != NULL_REQUEST for r in given) or str(call.requests).endswith("+")
-
-    tested = calls["call"].isin(POLLS)
-    return tested & pd.Series([live(c) if t else False for c, t in
-                               zip(calls.itertuples(), tested, strict=True)], index=calls.index)
+    """Which calls are polls of a request still open: an MPI_Test* given at least one request
+    that is not MPI_REQUEST_NULL (the tracer's "live"): a test of a completed request's
+    variable, or of none, gives the library nothing to move."""
+    return calls["call"].isin(POLLS) & (calls["live"] > 0)
 
 
 def sweep_run(max_bytes: int, samples: int, env: dict[str, str] | None = None, **osu) -> Results:
