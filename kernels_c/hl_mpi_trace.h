@@ -125,6 +125,7 @@ int HL_ENTRY(MPI_Query_thread)(int *level); /* the level the program is shown (h
 #define MPI_Reduce HL_ENTRY(MPI_Reduce)
 #define MPI_Allreduce HL_ENTRY(MPI_Allreduce)
 #define MPI_Iallreduce HL_ENTRY(MPI_Iallreduce)
+#define MPI_Ireduce HL_ENTRY(MPI_Ireduce)
 #define MPI_Scan HL_ENTRY(MPI_Scan)
 #define MPI_Exscan HL_ENTRY(MPI_Exscan)
 #define MPI_Reduce_scatter_block HL_ENTRY(MPI_Reduce_scatter_block)

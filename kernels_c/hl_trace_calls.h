@@ -110,6 +110,10 @@ HL_TRACED_REDUCE(Iallreduce,
           (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c,
            MPI_Request *r),
           (HL_POSTED(sb, n, t), rb, n, t, op, c, r), c, n, t, (int)MPI_Request_c2f(*r))
+HL_TRACED_REDUCE(Ireduce,
+          (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c,
+           MPI_Request *r),
+          (HL_POSTED(sb, n, t), rb, n, t, op, root, c, r), c, n, t, (int)MPI_Request_c2f(*r))
 HL_TRACED_COMM(Scan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
           (sb, rb, n, t, op, c), c)
 HL_TRACED_COMM(Exscan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),

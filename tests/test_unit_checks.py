@@ -81,7 +81,7 @@ def test_an_mpi_function_the_kit_does_not_trace_is_named_as_such_at_its_line():
     """Called by its mpi.h name, a function the tracer has no entry for is no evasion: the
     refusal says it is not traced and names what the part allows, at build and in the cell's
     own compile check."""
-    call = ("{ MPI_Request r; MPI_Ireduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, leaders, &r); "
+    call = ("{ MPI_Request r; MPI_Iscan(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders, &r); "
             "MPI_Wait(&r, MPI_STATUS_IGNORE); }")
     code = _with_allreduce(call)
     line = _line_of(code, call)
@@ -89,11 +89,11 @@ def test_an_mpi_function_the_kit_does_not_trace_is_named_as_such_at_its_line():
         compile_check(code, "node_sum")
     for message, where in ((_refused(code, "t_not_traced"), f"cell:{line}"),
                            (str(checked.value), f"line {line}")):  # fmt: skip
-        assert f"{where}: error: MPI_Ireduce is not traced by the kit; this part allows: " \
+        assert f"{where}: error: MPI_Iscan is not traced by the kit; this part allows: " \
                in message, message
         allowed = message.split("this part allows: ", 1)[1].split("\n", 1)[0].split(", ")
         assert {"MPI_Allreduce", "MPI_Ineighbor_alltoallw", "MPI_Wait"} <= set(allowed), allowed
-        assert "MPI_Ireduce" not in allowed and "tracer's sight" not in message, message
+        assert "MPI_Iscan" not in allowed and "tracer's sight" not in message, message
 
 
 # What a fresh attacker used (issue 36, 2026-12-02): the real MPI_Allreduce read from a slot of

@@ -60,6 +60,7 @@ POSTS = (
     "MPI_Ibarrier",
     "MPI_Ibcast",
     "MPI_Iallreduce",
+    "MPI_Ireduce",
     "MPI_Ialltoall",
 )
 COMPLETES = (
@@ -83,6 +84,7 @@ COLLECTIVES = (
     "MPI_Reduce",
     "MPI_Allreduce",
     "MPI_Iallreduce",
+    "MPI_Ireduce",
     "MPI_Scan",
     "MPI_Exscan",
     "MPI_Reduce_scatter_block",
