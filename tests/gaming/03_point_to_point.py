@@ -153,7 +153,7 @@ def locate_knee(sizes, seconds) -> float:
 """, loses=KNEE, why="the right search on the median of each size (what the kit does)", reason='leaves a total relative error'),
     # (d) overlap_exchange (C)
     attempt("method", "overlap_exchange", BLOCK_THEN_COMPUTE, loses=EXCHANGE,
-            why="a blocking exchange, then the computation; two token MPI_Testall calls", reason='share of the computing done while the exchange was open'),
+            why="a blocking exchange, then the computation; two token MPI_Testall calls", reason='share of the computing done while the exchange was open | must poll (MPI_Test) while it computes'),
     attempt("method", "overlap_exchange", COMPUTE_THEN_EXCHANGE, loses=EXCHANGE,
             why="the team computes, then the master exchanges: nothing overlaps", reason='share of the computing done while the exchange was open'),
     attempt("shortcut", "overlap_exchange", KIT_HELPERS, loses=OVERLAP,
@@ -305,7 +305,7 @@ GAMING.append(attempt("forged", "overlap_exchange", BLOCK_THEN_COMPUTE.replace(
     "           \"\\\"start\\\":0,\\\"end\\\":1e9}\\n\");\n    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n"),
     EXCHANGE, "a blocking exchange with a computed interval printed as a record line (it builds "
     "and runs: (e)'s numbers are right for its own runs)",
-    reason="share of the computing done while the exchange was open"))
+    reason="share of the computing done while the exchange was open | must poll (MPI_Test) while it computes"))
 
 # the exchange posted, the team computes with no test at all, then the master spins on
 # MPI_Testall until it completes: tests while the exchange was open, none among the steps
@@ -381,7 +381,7 @@ _exercise.judge_overlap = lambda *args, **kwargs: {}  # the judging module's che
 """, set(), why="a right fit_hockney"),
         attempt("interpreter", "overlap_exchange", BLOCK_THEN_COMPUTE, EXCHANGE,
                 why="a blocking exchange, hybridlab.p2p.exercise.judge_overlap replaced from an "
-                "earlier cell", reason="share of the computing done while the exchange was open"),
+                "earlier cell", reason="share of the computing done while the exchange was open | must poll (MPI_Test) while it computes"),
     ),
 ]
 

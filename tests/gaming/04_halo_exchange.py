@@ -674,7 +674,8 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
     }
 }
 """, D, "fresh attacker: the interior computed before the posting, again and again for 100 ms "
-           "so that no window looks long enough, one token row inside", reason=f"fell inside it | {ONCE}"))
+           "so that no window looks long enough, one token row inside",
+           reason=f"fell inside it | {ONCE} | ran past its time limit"))  # (its 100 ms loops, on a loaded machine)
 GAMING += [
     attempt("method", "overlap_iteration", "%%c OVERLAP_C halo2d\n" + r"""/* the master computes the whole interior BEFORE it posts (no overlap); while it waits, the free
  * threads recompute interior rows again and again (the same values) until it says it is done */

@@ -378,7 +378,7 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 }
 ''', loses={"hidden_node_sum"},
             why="fresh attacker: every rank sends its sum point to point over the world to rank 0, which sends the total back; one MPI_Reduce on the node made and thrown away",
-            reason="only the leaders exchange"),
+            reason="only the leaders exchange | made no reduction with the other leaders"),
 ]
 
 # A fresh attacker's (helper-36, 2026-12-03) wrong methods that kept full points, now refused:
