@@ -92,8 +92,7 @@ GAMING = [
 # 2 x 1 run and the checksum must move as a decomposed grid's does; exactly one row to each
 # neighbour and one from it per iteration in the trace; the update in an OpenMP work-sharing loop
 # of the preprocessed program.
-REDUNDANT = r"""/* WRONG: no decomposition - every rank sweeps the WHOLE grid itself; a halo-sized MPI_Sendrecv pair per iteration is a decoy whose data is thrown away */
-#define _GNU_SOURCE
+_ATTACK_HEAD = r"""#define _GNU_SOURCE
 #include <mpi.h>
 #include <omp.h>
 #include <sched.h>
@@ -122,7 +121,13 @@ int main(int argc, char **argv) {
         fflush(stdout);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    if (argc < 3) MPI_Abort(MPI_COMM_WORLD, 2);
+"""  # the three programs' common start (helper-31's)
+_ATTACK_TAIL = r"""
+    MPI_Finalize();
+    return 0;
+}"""  # and their common end
+REDUNDANT = r"""/* WRONG: no decomposition - every rank sweeps the WHOLE grid itself; a halo-sized MPI_Sendrecv pair per iteration is a decoy whose data is thrown away */
+""" + _ATTACK_HEAD + r"""    if (argc < 3) MPI_Abort(MPI_COMM_WORLD, 2);
     long N = atol(argv[1]), iters = atol(argv[2]);
     long w = N + 2;
     double *u = calloc((size_t)w * w, sizeof(double)), *v = calloc((size_t)w * w, sizeof(double));
@@ -167,41 +172,9 @@ int main(int argc, char **argv) {
     double sum = 0.0;
     for (long i = 1; i <= N; i++) for (long j = 1; j <= N; j++) sum += u[i * w + j];
     if (rank == 0)
-        printf("jacobi n=%ld iterations=%ld ranks=%d threads=%d seconds=%.6f checksum=%.15e\n", N, iters, size, nthreads, slow, sum);
-    MPI_Finalize();
-    return 0;
-}"""
+        printf("jacobi n=%ld iterations=%ld ranks=%d threads=%d seconds=%.6f checksum=%.15e\n", N, iters, size, nthreads, slow, sum);""" + _ATTACK_TAIL
 HALO_EVERY_2ND = r"""/* WRONG: the halo is exchanged only every SECOND iteration (two rows deep, communication-avoiding), not every iteration as the task requires */
-#define _GNU_SOURCE
-#include <mpi.h>
-#include <omp.h>
-#include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-static const char *lvl(int l) {
-    switch (l) {
-    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
-    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
-    default: return "MPI_THREAD_MULTIPLE";
-    }
-}
-
-int main(int argc, char **argv) {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (provided < MPI_THREAD_FUNNELED) {
-        if (rank == 0) printf("jacobi: needs %s but MPI provided %s\n", lvl(MPI_THREAD_FUNNELED), lvl(provided));
-        fflush(stdout);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    if (argc < 3) { if (rank == 0) printf("usage: jacobi N ITERATIONS\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
+""" + _ATTACK_HEAD + r"""    if (argc < 3) { if (rank == 0) printf("usage: jacobi N ITERATIONS\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
     long N = atol(argv[1]), iters = atol(argv[2]);
     long base = N / size, extra = N % size;
     long m = base + (rank < extra);
@@ -263,41 +236,9 @@ int main(int argc, char **argv) {
     MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
         printf("jacobi n=%ld iterations=%ld ranks=%d threads=%d seconds=%.6f checksum=%.15e\n", N, iters, size, nthreads, slow, sum);
-    free(u); free(v); free(cpus); free(allc); free(allh);
-    MPI_Finalize();
-    return 0;
-}"""
+    free(u); free(v); free(cpus); free(allc); free(allh);""" + _ATTACK_TAIL
 SERIAL_UPDATE = r"""/* WRONG: the Jacobi update is SERIAL (no parallel for); only the place lines come from a parallel region, so the threads exist but never compute */
-#define _GNU_SOURCE
-#include <mpi.h>
-#include <omp.h>
-#include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-static const char *lvl(int l) {
-    switch (l) {
-    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
-    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
-    default: return "MPI_THREAD_MULTIPLE";
-    }
-}
-
-int main(int argc, char **argv) {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (provided < MPI_THREAD_FUNNELED) {
-        if (rank == 0) printf("jacobi: needs %s but MPI provided %s\n", lvl(MPI_THREAD_FUNNELED), lvl(provided));
-        fflush(stdout);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    if (argc < 3) { if (rank == 0) printf("usage: jacobi N ITERATIONS\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
+""" + _ATTACK_HEAD + r"""    if (argc < 3) { if (rank == 0) printf("usage: jacobi N ITERATIONS\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
     long N = atol(argv[1]), iters = atol(argv[2]);
     long base = N / size, extra = N % size;
     long m = base + (rank < extra);
@@ -350,10 +291,7 @@ int main(int argc, char **argv) {
     MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
         printf("jacobi n=%ld iterations=%ld ranks=%d threads=%d seconds=%.6f checksum=%.15e\n", N, iters, size, nthreads, slow, sum);
-    free(u); free(v); free(cpus); free(allc); free(allh);
-    MPI_Finalize();
-    return 0;
-}"""
+    free(u); free(v); free(cpus); free(allc); free(allh);""" + _ATTACK_TAIL
 GAMING += [
     attempt("method", "jacobi_program", program(REDUNDANT), {"hidden_jacobi_program"},
             "no decomposition: every rank sweeps the whole grid, a halo-sized MPI_Sendrecv pair per "
