@@ -19,10 +19,18 @@ from hybridlab.neighbour.exercise import (
 )
 from hybridlab.runs.student_c import run_student
 
-_HONEST = Path(__file__).parent / "honest" / "13_neighbourhood_collectives.py"
-_spec = importlib.util.spec_from_file_location("honest_13", _HONEST)
-_honest = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_honest)
+
+
+def _corpus(folder: str):
+    """Lab 13's module of a test corpus (tests/honest, tests/wrong_answers)."""
+    path = Path(__file__).parent / folder / "13_neighbourhood_collectives.py"
+    spec = importlib.util.spec_from_file_location(f"{folder}_13", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_honest = _corpus("honest")
 # the cell's code without its %%c line
 INEIGHBOR_W = _honest.INEIGHBOR_W.strip().split("\n", 1)[1]
 WAIT = "MPI_Wait(&req, MPI_STATUS_IGNORE);"
@@ -73,22 +81,7 @@ def test_a_barrier_and_a_reduction_of_one_value_beside_it_are_fine():
 
 
 # (c): the solution's loop, its next value in a second variable (`next`) ...
-OVERLAPPED = """
-double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
-    double mine = jacobi_iteration(), sum = 0.0;
-    MPI_Request request;
-    MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm, &request);
-    for (long it = 1; it < max_iterations; it++) {
-        double next = jacobi_iteration();
-        MPI_Wait(&request, MPI_STATUS_IGNORE);
-        if (sum < tolerance) return sum;
-        mine = next;
-        MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm, &request);
-    }
-    MPI_Wait(&request, MPI_STATUS_IGNORE);
-    return sum;
-}
-"""
+OVERLAPPED = _corpus("wrong_answers").RESIDUAL
 # ... and written into the send buffer while the reduction is in flight (MPICH copied the one
 # double at the posting: the numbers are right all the same)
 REUSED = OVERLAPPED.replace("double next = jacobi_iteration();", "mine = jacobi_iteration();") \
