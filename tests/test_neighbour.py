@@ -20,7 +20,6 @@ from hybridlab.neighbour.exercise import (
 from hybridlab.runs.student_c import run_student
 
 
-
 def _corpus(folder: str):
     """Lab 13's module of a test corpus (tests/honest, tests/wrong_answers)."""
     path = Path(__file__).parent / folder / "13_neighbourhood_collectives.py"
