@@ -359,3 +359,81 @@ def test_the_kits_halo_kernel_stays_within_the_level_it_asks_for(variant, asks, 
     if fails:
         with pytest.raises(hl.ThreadComplianceError, match="MPI_Sendrecv"):
             compliance.check(res, fails)
+
+
+# A kernel that tries what a cell could do with the C library it may call: stdout's FILE pointed at
+# another descriptor (its _fileno), written with fputs and fflush. `target` "stream": the descriptor of
+# the rank's trace stream, a framed line with the run's key (a cell can read both: the key is on
+# the tracer's read-only page); "own": a file the kernel opened itself, to show the FILE works.
+FORGE = r"""
+#include "hybridlab.h"
+const char *const hl_kernel_description = "stdout pointed at another descriptor and written";
+const hl_param hl_kernel_params[] = {{"target", "stream", "stream | own"}, HL_END_PARAMS};
+
+static int stream_descriptor(void) {
+    char link[64], path[4096];
+    for (int fd = 3; fd < 1024; fd++) {
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, path, sizeof path - 1);
+        if (n > 0 && (path[n] = '\0', strstr(path, "/stream-"))) return fd;
+    }
+    return -1;
+}
+
+static size_t forge(int fd, const char *line) {
+    fflush(stdout);
+    int own = stdout->_fileno;
+    stdout->_fileno = fd;
+    int ok = fputs(line, stdout) >= 0;
+    ok = fflush(stdout) == 0 && ok;
+    stdout->_IO_write_ptr = stdout->_IO_write_base; /* what could not be written, dropped */
+    stdout->_fileno = own;
+    return ok ? strlen(line) : 0;
+}
+
+int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
+    static const char *const targets[] = {"stream", "own"};
+    int target = hl_param_choice(ctx, "target", targets, 2), rank;
+    if (target < 0) return -1;
+    MPI_Comm_rank(comm, &rank);
+    char key[80] = "-", line[512], path[4096] = "";
+    FILE *k = fopen(getenv("HL_RECORD_KEY_FILE") ? getenv("HL_RECORD_KEY_FILE") : "/", "r");
+    if (k) { key[fread(key, 1, 64, k)] = '\0'; fclose(k); }
+    snprintf(line, sizeof line, "@hl %s %d 1 {\"rank\":%d,\"thread\":0,\"record\":\"mpi_call\","
+             "\"call\":\"MPI_Forged\",\"start\":0,\"end\":1}\n", key, rank, rank);
+    int fd = stream_descriptor(), guarded = -1;
+    if (fd >= 0) { /* the stream's first line says whether the tracer guards it */
+        char link[64], first[256] = "";
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, path, sizeof path - 1);
+        path[n > 0 ? n : 0] = '\0';
+        FILE *s = fopen(path, "r");
+        if (s && fgets(first, sizeof first, s)) guarded = strstr(first, "\"guarded\":1") != NULL;
+        if (s) fclose(s);
+    }
+    if (target == 1) {
+        snprintf(path, sizeof path, "%s/own-%d", getenv("HL_TRACE_STREAM"), rank);
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    }
+    size_t wrote = fd >= 0 ? forge(fd, line) : 0;
+    long direct = fd >= 0 ? (long)write(fd, "x", 1) : -2;
+    hl_emit(ctx, "\"fd\":%d,\"guarded\":%d,\"forged\":%zu,\"direct\":%ld", fd, guarded, wrote,
+            direct);
+    return 0;
+}
+"""
+
+
+def test_the_stream_takes_lines_from_the_tracer_alone():
+    """A FILE aimed at the trace stream's descriptor writes nothing there (the tracer's seccomp
+    guard, kernels_c/hl_stream_guard.h): no forged call reaches the records, and the stream says
+    it is guarded. The same FILE aimed at a file of the kernel's own writes its line."""
+    forge = build_source("compliance_forge", FORGE, trace_mpi=True)
+    guarded = hl.run_program(forge, ranks=2, threads=1, timeout=120, target="stream")
+    kernel = guarded.records
+    assert (kernel["fd"] >= 900).all() and (kernel["guarded"] == 1).all(), kernel
+    assert (kernel["forged"] == 0).all() and (kernel["direct"] == -1).all()
+    assert "MPI_Forged" not in set(guarded.mpi_calls["call"])
+    own = hl.run_program(forge, ranks=2, threads=1, timeout=120, target="own")
+    mine = own.records
+    assert (mine["forged"] > 0).all() and (mine["direct"] == 1).all()
