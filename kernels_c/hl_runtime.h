@@ -71,6 +71,7 @@ static inline const char *hl_level_name(int level) {
 /* the kit's tracer object (kernels_c/hl_trace.c): the records' integrity and framing, the trace */
 void hl_trace_note(const char *text, size_t n); /* the kit appended these bytes to ctx->out */
 void hl_trace_frame(hl_ctx *ctx);               /* check ctx->out and frame its lines */
+void hl_trace_print(const char *text, size_t n); /* the framed records, to the guarded stdout */
 void hl_trace_reset(void);
 void hl_trace_emit(hl_ctx *ctx);
 int hl_trace_init_thread(int *argc, char ***argv, int required, int *provided);
@@ -374,8 +375,12 @@ static inline void hl_print_all(hl_ctx *ctx) {
     MPI_Gatherv(ctx->out ? ctx->out : "", mine, MPI_CHAR, all, counts, displs, MPI_CHAR, 0,
                 ctx->comm);
     if (ctx->rank == 0) {
+#ifdef HL_TRACE_MPI /* through the tracer's own copy of stdout, which no cell can repoint */
+        hl_trace_print(all, (size_t)total);
+#else
         fwrite(all, 1, (size_t)total, stdout);
         fflush(stdout);
+#endif
         (free)(all);
         free(counts);
         free(displs);

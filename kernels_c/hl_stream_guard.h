@@ -1,16 +1,18 @@
-/* hl_stream_guard.h: the stream's descriptor, written by the tracer alone (included by hl_trace.c
- * only).
+/* hl_stream_guard.h: the descriptors of the trace stream and of the records, written by the tracer
+ * alone (included by hl_trace.c only).
  *
  * A cell cannot open or write a file (hybridlab.kernels.unit_checks), but it can reach a
  * descriptor the process holds through the C library it may call: a FILE built by copying
  * `*stdout` and setting its descriptor, then fwrite, writes there; the key that frames the
- * stream's lines is readable on the tracer's sealed page. So the descriptor itself is guarded:
- * the stream is moved to a number of its own (HL_STREAM_FD_MIN or above), and a seccomp filter,
- * installed once for every thread of the process (SECCOMP_FILTER_FLAG_TSYNC), fails with EPERM
- * every system call that would write to that number, copy it, move another file onto it or map
- * it, unless it comes from the one `syscall` instruction below (the filter compares the
- * instruction pointer). A cell has no way to run that instruction: its object may not hold
- * assembly, system calls or indirect calls (unit_checks), so it cannot jump there.
+ * stream's lines is readable on the tracer's sealed page. The same FILE pointed at nothing would
+ * lose the records the kit prints at the end, after framed lines of the cell's own. So both
+ * descriptors are guarded: the stream and a copy of stdout for the records are kept at numbers of
+ * their own (HL_STREAM_FD_MIN or above), and a seccomp filter, installed once for every thread of
+ * the process (SECCOMP_FILTER_FLAG_TSYNC), fails with EPERM every system call that would write to
+ * either number, copy it, move another file onto it or map it, unless it comes from the one
+ * `syscall` instruction below (the filter compares the instruction pointer). A cell has no way to
+ * run that instruction: its object may not hold assembly, system calls or indirect calls
+ * (unit_checks), so it cannot jump there.
  *
  * x86-64 Linux only; elsewhere (or where seccomp is refused) the stream is written unguarded and
  * its origin line says "guarded":0 (tests/test_compliance.py checks that it says 1 here).
@@ -48,8 +50,8 @@ __attribute__((noinline, noclone)) static long stream_syscall(long nr, long a, l
     return ret;
 }
 
-/* Install the filter guarding descriptor `fd`; 1 when the kernel took it. */
-static int stream_guard(int fd) {
+/* Install the filter guarding descriptors `a` and `b`; 1 when the kernel took it. */
+static int stream_guard(int a, int b) {
     /* the calls that write through, copy, replace or map a descriptor, and which argument */
     static const struct {
         int nr, arg;
@@ -60,7 +62,7 @@ static int stream_guard(int fd) {
         {SYS_dup3, 1},     {SYS_fcntl, 0},      {SYS_close, 0},    {SYS_mmap, 4},
         {SYS_splice, 2},   {SYS_tee, 1},        {SYS_copy_file_range, 2},
     };
-    enum { N = sizeof guarded / sizeof *guarded, CHECK = 3 + 4 * N + 1 };
+    enum { N = sizeof guarded / sizeof *guarded, CHECK = 3 + 5 * N + 1 };
     uint64_t site = (uint64_t)(uintptr_t)hl_stream_syscall_return;
     struct sock_filter f[CHECK + 6];
     int n = 0;
@@ -70,11 +72,13 @@ static int stream_guard(int fd) {
     f[n++] = HL_LD(offsetof(struct seccomp_data, arch));
     f[n++] = HL_JEQ(AUDIT_ARCH_X86_64, 1, 0);
     f[n++] = HL_RET(SECCOMP_RET_ALLOW);
-    for (int i = 0; i < N; i++) { /* this call with `fd` in its argument: to the check */
+    for (int i = 0; i < N; i++) { /* this call with `a` or `b` in its argument: to the check */
         f[n++] = HL_LD(offsetof(struct seccomp_data, nr));
-        f[n++] = HL_JEQ((uint32_t)guarded[i].nr, 0, 2);
+        f[n++] = HL_JEQ((uint32_t)guarded[i].nr, 0, 3);
         f[n++] = HL_LD(offsetof(struct seccomp_data, args) + 8 * guarded[i].arg);
-        f[n] = HL_JEQ((uint32_t)fd, (uint8_t)(CHECK - n - 1), 0);
+        f[n] = HL_JEQ((uint32_t)a, (uint8_t)(CHECK - n - 1), 0);
+        n++;
+        f[n] = HL_JEQ((uint32_t)b, (uint8_t)(CHECK - n - 1), 0);
         n++;
     }
     f[n++] = HL_RET(SECCOMP_RET_ALLOW);
@@ -94,8 +98,9 @@ static int stream_guard(int fd) {
 }
 #else
 static long stream_syscall(long nr, long a, long b, long c) { return syscall(nr, a, b, c); }
-static int stream_guard(int fd) {
-    (void)fd;
+static int stream_guard(int a, int b) {
+    (void)a;
+    (void)b;
     return 0;
 }
 #endif

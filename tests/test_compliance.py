@@ -364,11 +364,13 @@ def test_the_kits_halo_kernel_stays_within_the_level_it_asks_for(variant, asks, 
 # A kernel that tries what a cell could do with the C library it may call: stdout's FILE pointed at
 # another descriptor (its _fileno), written with fputs and fflush. `target` "stream": the descriptor of
 # the rank's trace stream, a framed line with the run's key (a cell can read both: the key is on
-# the tracer's read-only page); "own": a file the kernel opened itself, to show the FILE works.
+# the tracer's read-only page); "own": a file the kernel opened itself, to show the FILE works;
+# "silence": stdout left pointing at a closed descriptor, where the kit would print the records.
 FORGE = r"""
 #include "hybridlab.h"
 const char *const hl_kernel_description = "stdout pointed at another descriptor and written";
-const hl_param hl_kernel_params[] = {{"target", "stream", "stream | own"}, HL_END_PARAMS};
+const hl_param hl_kernel_params[] = {{"target", "stream", "stream | own | silence"},
+                                     HL_END_PARAMS};
 
 static int stream_descriptor(void) {
     char link[64], path[4096];
@@ -392,8 +394,8 @@ static size_t forge(int fd, const char *line) {
 }
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
-    static const char *const targets[] = {"stream", "own"};
-    int target = hl_param_choice(ctx, "target", targets, 2), rank;
+    static const char *const targets[] = {"stream", "own", "silence"};
+    int target = hl_param_choice(ctx, "target", targets, 3), rank;
     if (target < 0) return -1;
     MPI_Comm_rank(comm, &rank);
     char key[80] = "-", line[512], path[4096] = "";
@@ -419,15 +421,20 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     long direct = fd >= 0 ? (long)write(fd, "x", 1) : -2;
     hl_emit(ctx, "\"fd\":%d,\"guarded\":%d,\"forged\":%zu,\"direct\":%ld", fd, guarded, wrote,
             direct);
+    if (target == 2) {
+        fflush(stdout);
+        stdout->_fileno = 1023;
+    }
     return 0;
 }
 """
 
 
 def test_the_stream_takes_lines_from_the_tracer_alone():
-    """A FILE aimed at the trace stream's descriptor writes nothing there (the tracer's seccomp
-    guard, kernels_c/hl_stream_guard.h): no forged call reaches the records, and the stream says
-    it is guarded. The same FILE aimed at a file of the kernel's own writes its line."""
+    """stdout's FILE aimed at the trace stream's descriptor writes nothing there (the tracer's
+    seccomp guard, kernels_c/hl_stream_guard.h): no forged call reaches the records, and the
+    stream says it is guarded. The same FILE aimed at a file of the kernel's own writes its line;
+    aimed at a closed descriptor, it does not stop the kit printing the records."""
     forge = build_source("compliance_forge", FORGE, trace_mpi=True)
     guarded = hl.run_program(forge, ranks=2, threads=1, timeout=120, target="stream")
     kernel = guarded.records
@@ -437,3 +444,6 @@ def test_the_stream_takes_lines_from_the_tracer_alone():
     own = hl.run_program(forge, ranks=2, threads=1, timeout=120, target="own")
     mine = own.records
     assert (mine["forged"] > 0).all() and (mine["direct"] == 1).all()
+    # the records are printed through the tracer's own copy of stdout, which stdout's FILE is not
+    silenced = hl.run_program(forge, ranks=2, threads=1, timeout=120, target="silence")
+    assert sorted(silenced.records["rank"]) == [0, 1] and (silenced.records["forged"] == 0).all()
