@@ -426,6 +426,56 @@ def test_interior_before_the_exchange_is_no_overlap_and_kit_statics_are_out_of_r
         build_student_overlap(kit, "ov_kit")
 
 
+def test_a_decoy_message_kept_in_flight_is_no_overlap():
+    """An exchange completed before the interior, with one-value messages posted after it and
+    completed once the interior is done (a window of their own round no halo), is refused: every
+    message is one halo row, one each way per neighbour and iteration (a fresh attacker,
+    2026-12-03)."""
+    from hybridlab.halo.exercise import build_student_overlap, check_student_overlap
+
+    decoy = """
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    static double out[2], in[2];
+    static MPI_Request dreq[4];
+#pragma omp masked
+    {
+        MPI_Request req[4];
+        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+        MPI_Irecv(&in[0], 1, MPI_DOUBLE, up, 77, comm, &dreq[0]);
+        MPI_Irecv(&in[1], 1, MPI_DOUBLE, down, 78, comm, &dreq[1]);
+        MPI_Isend(&out[0], 1, MPI_DOUBLE, down, 77, comm, &dreq[2]);
+        MPI_Isend(&out[1], 1, MPI_DOUBLE, up, 78, comm, &dreq[3]);
+    }
+#pragma omp barrier
+#pragma omp for schedule(dynamic)
+    for (long i = 2; i < m; i++) stencil_rows(i, i);
+#pragma omp masked
+    MPI_Waitall(4, dreq, MPI_STATUSES_IGNORE);
+#pragma omp barrier
+#pragma omp single
+    {
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+"""
+    big = {"nx": 256, "ny": 160}
+    with pytest.raises(AssertionError, match="8 bytes with rank .*one halo row \\(2048 bytes\\)"):
+        check_student_overlap(build_student_overlap(decoy, "ov_decoy"), shapes=((2, 2),), **big)
+    rows_again = decoy.replace("1, MPI_DOUBLE", "(int)nx, MPI_DOUBLE").replace(
+        "static double out[2], in[2];", "static double out[2][4096], in[2][4096];").replace(
+        "&in[0]", "in[0]").replace("&in[1]", "in[1]").replace("&out[0]", "out[0]").replace(
+        "&out[1]", "out[1]")
+    with pytest.raises(AssertionError, match="2 halo rows (to|from) rank"):
+        check_student_overlap(build_student_overlap(rows_again, "ov_decoy_rows"), shapes=((2, 2),),
+                              **big)
+
+
 def test_overlap_judged_by_rows_threads_and_windows():
     """The trace carries each stencil_rows call's rows, thread and iteration; the master keeping
     a static share for after its MPI_Waitall (the free thread idle) is refused with the rows and

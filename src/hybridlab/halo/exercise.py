@@ -30,7 +30,14 @@ from ..kernels.build import Kernel
 from ..runs import compliance
 from ..runs.launch import run_program
 from ..runs.records import Results
-from ..runs.student_c import BLOCKING, COMPLETES, blocking_calls, build_student, step_windows
+from ..runs.student_c import (
+    BLOCKING,
+    COMPLETES,
+    POSTS,
+    blocking_calls,
+    build_student,
+    step_windows,
+)
 from .serial import (
     THREAD_LEVEL_2D,
     THREAD_LEVEL_3D,
@@ -181,10 +188,32 @@ def check_student_overlap(
         blocking = blocking_calls(res)
         assert not blocking, (f"{', '.join(blocking)}: the master posts MPI_Irecv and MPI_Isend "
                               "and completes them with MPI_Waitall while the team computes")
+        assert_halo_messages(res, nx * 8, where)
         inside = judge_overlap(res, where) if judged else 0.0
         rows.append({"ranks": ranks, "threads": threads, "checksum": got, "expected": want,
                      "seconds computed while the halos were in flight": inside})  # fmt: skip
     return rows
+
+
+def assert_halo_messages(res: Results, row_bytes: int, where: str) -> None:
+    """AssertionError unless every point-to-point message the cell sent or received (MPI_PROC_NULL
+    aside) is one halo row of `row_bytes`, at most one each way per neighbour and iteration: a
+    message of another size, or a second one, kept in flight while the interior is computed
+    would open a window of its own round an exchange already done (lab 04 (d), lab 12 (b))."""
+    calls = res.mpi_calls
+    p2p = calls[(calls["student"] == 1) & calls["call"].isin([*POSTS, *BLOCKING])
+                & calls["bytes"].notna() & (calls["peer"] >= 0)]  # fmt: skip
+    for row in p2p[p2p["bytes"] != row_bytes].itertuples():
+        raise AssertionError(
+            f"{where}: rank {row.rank}, iteration {row.step}: {row.call} of {int(row.bytes)} "
+            f"bytes with rank {row.peer}: every message of the exchange is one halo row "
+            f"({row_bytes} bytes), one each way per neighbour and iteration; no other message")
+    way = np.where(p2p["call"].isin(["MPI_Irecv", "MPI_Recv"]), "from", "to")
+    counted = p2p.assign(way=way).groupby(["rank", "step", "peer", "way"]).size()
+    for (rank, step, peer, direction), n in counted[counted > 1].items():
+        raise AssertionError(
+            f"{where}: rank {rank}, iteration {step}: {n} halo rows {direction} rank {peer}: "
+            "one row each way per neighbour and iteration; no other message")
 
 
 def overlap_rows(res: Results) -> pd.DataFrame:
