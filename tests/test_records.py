@@ -109,3 +109,30 @@ def test_a_trace_summary_must_count_the_calls_and_pieces_read():
     for lost in ((calls[:1], pieces), (calls, []), (calls + [{"rank": 0}], pieces)):
         with pytest.raises(RecordError, match="lost or forged"):
             check_trace(summary, *lost)
+
+
+def test_requests_a_cell_made_and_never_completed_are_refused():
+    """A send request never waited (the rows of the next sweep overwrite a buffer MPI may still
+    own) is refused; requests ended by Waitall (the live ones), Waitsome (the listed ones), a
+    test that reports them done, or MPI_Request_free are not; the kit's own calls do not count,
+    nor a trace that did not keep every call."""
+    from hybridlab.errors import RequestsLeftOpen
+    from hybridlab.runs.records import check_requests
+
+    def call(name, **fields):
+        return {"rank": 0, "call": name, "student": 1, **fields}
+
+    posts = [call("MPI_Irecv"), call("MPI_Isend"), call("MPI_Isend"), call("MPI_Ibarrier")]
+    whole = [{"rank": 0, "kept": 9, "calls": 9}]
+    with pytest.raises(RequestsLeftOpen, match="rank 0: 2 of the 4 requests"):
+        check_requests(whole, [*posts, call("MPI_Waitall", done=1, live=2)])
+    check_requests(whole, [*posts, call("MPI_Waitall", done=1, live=4)])
+    check_requests(whole, [*posts, call("MPI_Testall", done=0, live=4),
+                           call("MPI_Waitsome", done=1, requests="3,7"),
+                           call("MPI_Test", done=1, live=1), call("MPI_Request_free")])
+    with pytest.raises(RequestsLeftOpen):
+        check_requests(whole, [*posts, call("MPI_Testall", done=0, live=4),
+                               call("MPI_Wait", done=1, live=0)])
+    kit = [{**p, "student": 0} for p in posts]
+    check_requests(whole, kit)
+    check_requests([{"rank": 0, "kept": 4, "calls": 9}], posts)

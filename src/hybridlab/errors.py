@@ -41,6 +41,11 @@ class ThreadComplianceError(KernelError):
         )
 
 
+class RequestsLeftOpen(KernelError):
+    """A traced kernel's own code (a student's cell) made requests active (non-blocking sends,
+    receives or collectives, MPI_Start) that no wait, test or MPI_Request_free of it ended."""
+
+
 class ClusterNotRunning(RuntimeError):
     """The cluster was stopped, or stopped itself after a crash or timeout."""
 

@@ -181,3 +181,40 @@ def classify_run(records, usable):
     return found if isinstance(found, str) else "bound"
 """ + SOLUTION_LABELS, {"hidden_classify_run"}, why="the hidden test's expected label read from its frames", reason="the rules say"),
 ]
+
+# A fresh attacker's (helper-40) and a fresh hurried student's (helper-41) attempts, 2026-12-03,
+# that kept full points, now refused: "bound" when any thread is bound (a hidden case now mixes
+# them), and a send request never completed (the graded ring counts the requests left open).
+GAMING += [
+    attempt("method", "classify_run", """
+def classify_run(records: pd.DataFrame, usable: list[int]) -> str:
+    # 'bound' when ANY thread is restricted (should be every thread)
+    pairs = records.drop_duplicates(["rank", "thread"])
+    if len(pairs) > len(set(usable)):
+        return "oversubscribed"
+    for _, g in pairs.groupby("rank"):
+        allowed = set().union(*(set(c) for c in g["allowed_cpus"]))
+        if len(allowed) < len(g):
+            return "piled"
+    if any(len(set(c)) < len(set(usable)) for c in pairs["allowed_cpus"]):
+        return "bound"
+    return "unbound"
+
+my_labels = {name: classify_run(run.records, list(topo.usable))
+             for name, run in {"hello": hello, "unbound": unbound, "piled": piled, "spread": spread}.items()}
+my_labels
+""", {"hidden_classify_run"}, why="'bound' when any thread is bound, not every thread",
+            reason="the rules say"),
+    attempt("method", "ring_exchange", '''
+def ring_exchange():
+    """Send my process id to the right neighbour, receive from the left; return what arrived."""
+    import os
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    comm.isend(os.getpid(), dest=(rank + 1) % size)   # non-blocking, so no deadlock
+    return comm.recv(source=(rank - 1) % size)
+''', {"hidden_ring_exchange"}, why="comm.isend's request never waited: no deadlock, a request leaked",
+            reason="send request(s) never completed"),
+]
+

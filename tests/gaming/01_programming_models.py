@@ -474,3 +474,44 @@ def level_answers(table: pd.DataFrame) -> dict:
     mains = sorted(set(int(t) for t in table.loc[table["is_thread_main"].astype(bool), "thread"]))
     return {"provided": prov, "always_at_least_requested": bool(ok), "main_threads": mains}
 ''', loses={"hidden_answers"}, why="provided == requested taken for enough", reason="the table says"))
+
+
+# A fresh hurried student's (helper-41, 2026-12-03) attempt that kept full points, now refused
+# (hybridlab.runs.records.check_requests).
+GAMING += [
+    attempt("method", "exchange_block", r"""
+%%c EXCHANGE_C thread_ring
+/* lab 01 (b): every thread exchanges its own block. Compiled on its own (thread_ring_student.h)
+ * and linked with kernels_c/thread_ring.c, which calls these two functions. */
+/* Called once, on the main thread, before the parallel region: return 0 when MPI provided
+ * the thread level exchange_block() needs, otherwise fail with a message naming the level it
+ * needs and the one it got (hl_fail(ctx, "...") returns -1; hl_require_level does it for you). */
+int check_thread_level(hl_ctx *ctx) {
+    int provided;
+    MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_SERIALIZED)
+        return hl_fail(ctx, "needs MPI_THREAD_SERIALIZED, MPI provided level %d", provided);
+    return 0;
+}
+/* Called by every thread of the team, each with its own block: send my n ints `send` to rank
+ * `right` and receive n ints from rank `left` into `recv`, where they must be the block that
+ * the SAME thread number of rank `left` sent. Use synchronous sends (MPI_Ssend / MPI_Issend).
+ * Only one thread of a rank may be inside MPI at any moment (SERIALIZED). */
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num(), done = 0;
+    MPI_Request r, sreq;
+#pragma omp critical(mpi)
+    {
+        MPI_Irecv(recv, n, MPI_INT, left, t, comm, &r);
+        MPI_Issend(send, n, MPI_INT, right, t, comm, &sreq);
+    }
+    while (!done) {   /* wait for my block to arrive */
+#pragma omp critical(mpi)
+        MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+        if (!done)
+            hl_sleep_us(20);
+    }
+}
+""", {"hidden_exchange_block"}, "the MPI_Issend request never completed: only the receive is polled",
+            reason="were never completed by a wait or test"),
+]

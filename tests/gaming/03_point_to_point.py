@@ -482,3 +482,39 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
 }
 """), {"hidden_overlap_exchange"}, "the polls test MPI_REQUEST_NULL; the exchange's requests only "
        "waited for after the computing", reason="must poll (MPI_Test) while it computes"))
+
+
+# A fresh hurried student's (helper-41, 2026-12-03) attempt that kept full points, now refused
+# (hybridlab.runs.records.check_requests).
+GAMING += [
+    attempt("method", "overlap_exchange", r"""
+%%c OVERLAP_C p2p_overlap
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request r[2];
+    int done = 0;
+#pragma omp parallel
+    {
+#pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &r[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &r[1]);
+        }
+#pragma omp barrier
+        long since = 0;
+#pragma omp for schedule(static)
+        for (long i = 0; i < steps; i++) {
+            compute_step(i);
+            if (omp_get_thread_num() == 0 && !done && ++since >= poll) {
+                since = 0;
+                MPI_Test(&r[0], &done, MPI_STATUS_IGNORE);   /* is my data here yet? */
+            }
+        }
+#pragma omp masked
+        if (!done)
+            MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+    }
+}
+""", {"hidden_overlap_exchange"}, "the MPI_Isend request never completed: only the receive is tested and waited",
+            reason="were never completed by a wait or test"),
+]

@@ -844,3 +844,23 @@ void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 }
 """), A, "both halo receives from MPI_ANY_SOURCE with one tag", reason="from MPI_ANY_SOURCE"),
 ]
+
+
+# A fresh hurried student's (helper-41, 2026-12-03) attempt that kept full points, now refused
+# (hybridlab.runs.records.check_requests).
+GAMING += [
+    attempt("method", "exchange_halos", r"""
+%%c EXCHANGE_C halo2d
+void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    /* a row is w = nx + 2 doubles long, halo columns included: long w = nx + 2; */
+    long w = nx + 2;
+    MPI_Request s[2], r[2];
+    MPI_Irecv(a + 1, (int)nx, MPI_DOUBLE, up, 0, comm, &r[0]);
+    MPI_Irecv(a + (m + 1) * w + 1, (int)nx, MPI_DOUBLE, down, 1, comm, &r[1]);
+    MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 1, comm, &s[0]);
+    MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 0, comm, &s[1]);
+    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);   /* the halos are here: done */
+}
+""", A, "the two MPI_Isend requests never completed: only the receives are waited",
+            reason="were never completed by a wait or test"),
+]

@@ -412,3 +412,20 @@ GAMING += [
             "run by srun in its place",
             reason="no srun step of ./jacobi"),
 ]
+
+
+# A fresh hurried student's (helper-41, 2026-12-03) attempt that kept 5/5, now refused
+# (hybridlab.runs.records.check_requests): the halo rows posted with MPI_Isend, only the
+# receives waited, the buffers rewritten while the sends may still be in flight.
+SENDS_OPEN = """        MPI_Request q[4];
+        MPI_Irecv(u + (rows + 1) * w, (int)w, MPI_DOUBLE, down, 0, MPI_COMM_WORLD, &q[0]);
+        MPI_Irecv(u, (int)w, MPI_DOUBLE, up, 1, MPI_COMM_WORLD, &q[1]);
+        MPI_Isend(u + w, (int)w, MPI_DOUBLE, up, 0, MPI_COMM_WORLD, &q[2]);
+        MPI_Isend(u + rows * w, (int)w, MPI_DOUBLE, down, 1, MPI_COMM_WORLD, &q[3]);
+        MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+"""
+GAMING += [
+    attempt("method", "jacobi_program", program(changed(JACOBI_PROGRAM, EXCHANGE, SENDS_OPEN)),
+            {"hidden_jacobi_program"}, "the send requests never completed: only the receives are waited",
+            reason="were never completed by a wait or test"),
+]

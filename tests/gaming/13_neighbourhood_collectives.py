@@ -311,15 +311,15 @@ _BARRIER = "    MPI_Request shown;\n    MPI_Ibarrier(grid, &shown);\n"
 GAMING += [
     attempt("method", "neighbour_exchange", _late(), A, "MPI_Ineighbor_alltoallw completed at the "
             "next call: the sweep between reads a halo in flight",
-            reason="was not completed before the next sweep | wrong result"),
+            reason="was not completed before the next sweep | wrong result | were never completed by a wait or test"),
     attempt("method", "neighbour_exchange",
             _late(_BARRIER + "    MPI_Wait(&shown, MPI_STATUS_IGNORE);\n"), A,
             "MPI_Ineighbor_alltoallw left in flight behind a Wait on an MPI_Ibarrier's request",
-            reason="was not completed before the next sweep | wrong result"),
+            reason="was not completed before the next sweep | wrong result | were never completed by a wait or test"),
     attempt("method", "neighbour_exchange",
             _late(_BARRIER + "    MPI_Waitall(1, &shown, MPI_STATUSES_IGNORE);\n"), A,
             "MPI_Ineighbor_alltoallw left in flight behind an MPI_Waitall of an MPI_Ibarrier's "
-            "request", reason="was not completed before the next sweep | wrong result"),
+            "request", reason="was not completed before the next sweep | wrong result | were never completed by a wait or test"),
     attempt("untraced", "neighbour_exchange",
             neighbour("#un\\\ndef MPI_Ineighbor_alltoallw\n" + POSTED), A,
             "MPI_Ineighbor_alltoallw reached untraced: an #undef a line splice hides from a text "

@@ -131,4 +131,22 @@ def ring_exchange():
         comm.send(os.getpid(), dest=right_)
     return got
 """, why="even ranks send first, odd ranks receive first"),
+    right("ring_exchange", '''
+def ring_exchange():
+    """Buffered mode: MPI_Bsend with an attached buffer is local (never waits for the receive)."""
+    import os
+
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    buf = MPI.Attach_buffer(bytearray(1 << 16))
+    try:
+        comm.bsend(os.getpid(), dest=(rank + 1) % size, tag=3)
+        got = comm.recv(source=(rank - 1) % size, tag=3)
+    finally:
+        MPI.Detach_buffer()
+    return got
+''', why="buffered mode with an attached buffer: local, safe with every other send synchronous"),
 ]
+

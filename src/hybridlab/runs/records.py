@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..errors import RequestsLeftOpen
+
 PLACE_COLUMNS = ["rank", "thread", "cpu", "numa"]
 WHERE_COLUMNS = (*PLACE_COLUMNS, "host")  # where a record ran: they differ between ranks
 CALL_RECORD, TRACE_RECORD = "mpi_call", "mpi_trace"  # written by hl_mpi_trace.h
@@ -176,6 +178,48 @@ def check_trace(traces: list[dict], calls: list[dict], pieces: list[dict]) -> No
                                   f"{summary.get(field_)}: records lost or forged")  # fmt: skip
 
 
+# Calls of a cell that make a request active, and those that end requests (hl_trace_calls.h)
+REQUEST_MAKERS = frozenset({
+    "MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", "MPI_Ibarrier",
+    "MPI_Ibcast", "MPI_Iallreduce", "MPI_Ireduce", "MPI_Ialltoall", "MPI_Ineighbor_alltoall",
+    "MPI_Ineighbor_alltoallv", "MPI_Ineighbor_alltoallw", "MPI_Ineighbor_allgather",
+    "MPI_Ineighbor_allgatherv", "MPI_Start"})  # fmt: skip
+_ENDS_ONE = ("MPI_Waitany", "MPI_Testany", "MPI_Request_free")
+_ENDS_LISTED = ("MPI_Waitsome", "MPI_Testsome")  # "requests": the ones it completed
+_ENDS_LIVE = ("MPI_Wait", "MPI_Test", "MPI_Waitall", "MPI_Testall")  # "live": those given
+
+
+def check_requests(traces: list[dict], calls: list[dict]) -> None:
+    """RequestsLeftOpen when a rank's cell (the calls with "student": 1) made more requests
+    active than its waits, tests and MPI_Request_free ended: a send's request never completed
+    leaves its buffer MPI's and the message's arrival unknown (MPI_Finalize with requests still
+    active is erroneous). Judged only where the trace kept every call; a wait on a persistent
+    request already inactive, or MPI_Startall, can only hide a leak, never make one up."""
+    if any(t.get("kept") != t.get("calls") for t in traces):
+        return
+    made, ended = Counter(), Counter()
+    for call in calls:
+        if call.get("student") != 1:
+            continue
+        name, rank = call.get("call"), call.get("rank")
+        if name in REQUEST_MAKERS:
+            made[rank] += 1
+        elif name == "MPI_Request_free" or (call.get("done") and name in _ENDS_ONE):
+            ended[rank] += 1
+        elif call.get("done") and name in _ENDS_LISTED:
+            ended[rank] += len(str(call.get("requests", "")).split(","))
+        elif call.get("done") and name in _ENDS_LIVE:
+            ended[rank] += int(call.get("live") or 0)
+    for rank in sorted(made, key=str):
+        if made[rank] > ended[rank]:
+            raise RequestsLeftOpen(
+                f"rank {rank}: {made[rank] - ended[rank]} of the {made[rank]} requests the cell "
+                "made active (MPI_Isend, MPI_Irecv, a non-blocking collective, MPI_Start) were "
+                "never completed by a wait or test: every request is completed (MPI_Wait, "
+                "MPI_Waitall, a test that reports it done) before the function returns; a "
+                "send's buffer is MPI's until then")
+
+
 COMPUTE_GAP = 20e-6  # a thread's pieces of computing closer than this (no MPI call between): one
 
 
@@ -238,6 +282,7 @@ class Results:
         compute = [row for row, k in zip(rows, kind, strict=True) if k == COMPUTE_RECORD]
         if traces:
             check_trace(traces, calls, compute)
+            check_requests(traces, calls)
         compute = join_pieces(compute, calls)
         traced = (CALL_RECORD, TRACE_RECORD, COMPUTE_RECORD)
         rows = [row for row, k in zip(rows, kind, strict=True) if k not in traced]
