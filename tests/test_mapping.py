@@ -318,3 +318,24 @@ def test_grid_exchange_on_one_node_counts_no_message_across():
         hl.run_program("grid_exchange", ranks=4, rows=2, order="0,0,1,2")
     with pytest.raises(hl.KernelError, match="needs 6 ranks"):
         hl.run_program("grid_exchange", ranks=4, rows=2, cols=3)
+
+
+def test_node_sum_threads_racing_into_rank_sum_are_seen_by_archer():
+    """Lab 06 (e): every thread of a rank adds into the shared rank_sum. Unguarded adds race
+    whether or not one is lost in a run (a fresh hurried student kept 4/4 with them): Archer
+    names the cell's line; the solution's critical section and an atomic update race nowhere."""
+    from hybridlab.kernels import archer
+    from hybridlab.mapping.exercise import node_sum_races
+    from solutions_c import NODE_SUM
+
+    if archer.missing():
+        pytest.skip(archer.missing())
+    guarded = "#pragma omp critical\n    for (int i = 0; i < n; i++) rank_sum[i] += mine[i];"
+    assert guarded in NODE_SUM
+    assert node_sum_races(NODE_SUM) == []
+    atomic = NODE_SUM.replace(guarded, "for (int i = 0; i < n; i++) {\n#pragma omp atomic\n"
+                              "        rank_sum[i] += mine[i];\n    }")
+    assert node_sum_races(atomic) == []
+    racy = NODE_SUM.replace(guarded, "for (int i = 0; i < n; i++) rank_sum[i] += mine[i];")
+    races = node_sum_races(racy)
+    assert races and all("node_sum cell:" in r for r in races), races

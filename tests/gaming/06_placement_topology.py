@@ -421,3 +421,39 @@ GAMING += [
         reason="made no reduction on its node"),
 ]
 
+# A fresh hurried student's (helper-41, 2026-12-03) attempt that kept 4/4, now refused: every
+# thread adds into the shared rank_sum with no atomic or critical section (Archer sees the race).
+GAMING += [
+    attempt("method", "node_sum", """
+%%c NODES_C node_sum
+/* node: the ranks of this rank's node (MPI_COMM_TYPE_SHARED), ordered by world rank.
+   leaders: node rank 0 of every node, ordered by world rank; MPI_COMM_NULL on the other ranks. */
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, nrank;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nrank);
+    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+/* Called by every thread of a parallel region. mine: this thread's n values; rank_sum: n
+   doubles shared by the rank's threads, zero on entry; sum: n doubles shared by the threads,
+   on return the sum over all threads of all ranks. Only the master thread calls MPI. */
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    for (int i = 0; i < n; i++) {
+        rank_sum[i] += mine[i];
+    }
+#pragma omp barrier
+#pragma omp masked
+    {
+        MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+""", {"hidden_node_sum"}, why="the threads' adds into rank_sum unguarded: a data race",
+            reason="Archer saw the threads of a rank race"),
+]
+

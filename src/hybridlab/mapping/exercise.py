@@ -13,8 +13,10 @@ import pandas as pd
 
 import hybridlab as hl
 
+from ..kernels import archer
 from ..machine.placement import BIND_MODES, Placement, PlacementError
 from ..runs.student_c import build_student, run_student
+from ..tools.exercise import archer_run
 from . import tables
 
 
@@ -149,6 +151,23 @@ def check_student_nodes(
                      "leaders": sorted(int(r) for r in nodes.query("leader == 1")["rank"]),
                      "median_us": 1e6 * float(times.median())})
     return pd.DataFrame(rows)
+
+
+def node_sum_races(code: str, ranks: int = 2, threads: int = 2, n: int = 200) -> list[str] | None:
+    """The data races Archer (ThreadSanitizer told OpenMP's synchronisation) saw in one run of
+    the cell's node_sum at `ranks` x `threads` on one node, one line each (the access and its
+    line, the earlier access and its line); None where Archer does not run on this machine. The
+    threads of a rank all add into the shared rank_sum: unless those adds are made safe (an
+    atomic update, a critical section, a lock), two of them race, whether or not an add is lost
+    in that run."""
+    if archer.missing():
+        return None
+    kernel = build_student("student_nodes_archer", "node_sum", "HL_STUDENT_NODES", code,
+                           NODE_FUNCTIONS, archer=True)  # fmt: skip
+    _, races, _ = archer_run(kernel, ranks, threads, variant="student", ranks_per_node=0, n=n,
+                             reps=2)  # fmt: skip
+    return [f"{r.access} at {r.where} against the {r.previous.lower()} at {r.previous_where}"
+            for r in races]  # fmt: skip
 
 
 def grid_runs(
