@@ -10,17 +10,20 @@ and checked against MPI_Alltoall; the alltoall with its ranks on several nodes (
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 
 import pandas as pd
 
 from ..kernels.build import Kernel
-from ..kernels.c_text import code_only
+from ..kernels.c_text import code_only, functions, loops, pragma_spans
+from ..kernels.unit_checks import preprocessed_cell
 from ..p2p.hockney import PiecewiseHockney, piecewise_hockney
 from ..runs.launch import run_program
 from ..runs.records import Results
-from ..runs.student_c import build_student, preprocessed, run_student
+from ..runs.student_c import build_student, run_student, student_unit, unit_flags
 
 OSU_COUNTS = {"iterations": 1000, "skip": 100, "iterations_large": 100, "skip_large": 10}
 QUICK_COUNTS = {"iterations": 100, "skip": 10, "iterations_large": 20, "skip_large": 2}
@@ -150,8 +153,27 @@ def fft_runs(
     return out
 
 
-# the leader's packing and unpacking loops shared by its threads (task of part (d))
-PACKED_BY_THREADS = re.compile(r"#\s*pragma\s+omp\s+(?:parallel\s+for|for|taskloop)\b")
+# What part (d) allows for the leader's copies (assert_packed_by_threads).
+PACKED_BY_THREADS = (
+    "the part allows the leader's packing and unpacking loops (every loop that copies data: "
+    "memcpy or memmove, or an array element assigned from another) only inside an OpenMP "
+    "construct that runs them on threads: `#pragma omp parallel for`, `#pragma omp for` in a "
+    "`parallel` region, a `taskloop` or tasks in one (a loop of a helper function counts when "
+    "every call of the helper is in such a region); loops that only set counts or offsets may "
+    "stay serial, and MPI is called outside the parallel regions"
+)
+_COPY_CALL = re.compile(
+    r"\b(?:__builtin_+)?(?:mem(?:p?cpy|move|ccpy)|bcopy|wmem(?:cpy|move)|st[rp]n?cpy)\w*\b"
+)
+_DIRECTIVES = {"parallel", "for", "simd", "loop", "taskloop", "task", "single", "master", "masked",
+               "critical", "sections", "section", "distribute", "teams", "target", "ordered",
+               "atomic", "do"}  # fmt: skip
+_ONE_THREAD = {"single", "master", "masked", "critical", "ordered", "atomic"}
+_SHARED = {"for", "loop", "taskloop", "task", "sections", "section", "distribute"}
+# clauses that leave a parallel region one thread, written as literals
+_SERIAL_CLAUSE = re.compile(r"\bnum_threads\s*\(\s*1\s*\)|\bif\s*\(\s*(?:parallel\s*:\s*)?0\s*\)")
+# a worksharing loop of literal bounds with at most one iteration (`for (int i = 0; i < 1; i++)`)
+_ONE_ITERATION = re.compile(r"for\s*\([^;]*=\s*(\d+)\s*;\s*\w+\s*(<=?)\s*(\d+)\s*;")
 
 
 def build_student_alltoall(code: str, name: str = "student_alltoall") -> Kernel:
@@ -160,17 +182,226 @@ def build_student_alltoall(code: str, name: str = "student_alltoall") -> Kernel:
     sizes and buffers, so it is not empty, but it makes no MPI call beyond their sizes and ranks."""
     calls = re.findall(r"\b(MPI_\w+)\s*\(", code_only(code))
     if not set(calls) - {"MPI_Comm_size", "MPI_Comm_rank"}:
-        raise NotImplementedError("write the three steps in the C cell above first (it is still the stub)")
+        raise NotImplementedError(
+            "write the three steps in the C cell above first (it is still the stub)"
+        )
     return build_student(name, "alltoall_nodes", "HL_STUDENT_ALLTOALL", code, ("alltoall_nodes",))
 
 
+def _cell_unit(code: str) -> tuple[str, list[int], list[int]]:
+    """The cell's preprocessed C as student_c.preprocessed reads it (literals emptied, line by
+    line so that offsets stay put), with each line's offset and cell line number."""
+    lines, refused = preprocessed_cell(
+        student_unit("alltoall_nodes", "HL_STUDENT_ALLTOALL", code), unit_flags()
+    )
+    if refused:
+        raise ValueError("\n".join(str(r) for r in refused))
+    text, offsets, numbers = "", [], []
+    for number, line in lines:
+        offsets.append(len(text))
+        numbers.append(number)
+        text += code_only(line) + "\n"
+    return text, offsets, numbers
+
+
+def _line(offsets: list[int], numbers: list[int], pos: int) -> int:
+    return numbers[max(bisect.bisect_right(offsets, pos) - 1, 0)] if numbers else 0
+
+
+def _without_addresses(text: str) -> str:
+    """`text` with each address of an element (`&a[i]`, `&a[i][j]`) left out: no value read."""
+    out, i = [], 0
+    for m in re.finditer(r"&\s*\w+\s*(?=\[)", text):
+        if m.start() < i:
+            continue
+        out.append(text[i : m.start()])
+        j = m.end()
+        while j < len(text) and text[j] == "[":
+            depth = 0
+            for k in range(j, len(text)):
+                depth += (text[k] == "[") - (text[k] == "]")
+                if depth == 0:
+                    break
+            j = k + 1
+            while j < len(text) and text[j].isspace():
+                j += 1
+        out.append(" 0 ")
+        i = j
+    return "".join(out) + text[i:]
+
+
+_READS_ELEMENT = re.compile(r"[\w\])]\s*\[|(?:^|[=(,?:+\-/%&|^!~<>\[])\s*\*\s*[\w(]")
+_WRITES_ELEMENT = re.compile(r"\]\s*$|(?:^|[^\w\s\]])\s*\*\s*[\w(][^*]*$")
+
+
+def _pieces(text: str) -> list[str]:
+    """`text` cut at semicolons, braces and commas outside brackets (a comma expression's or a
+    declaration's parts apart, a call's arguments together)."""
+    out, depth, last = [], 0, 0
+    for i, c in enumerate(text):
+        depth += (c in "([") - (c in ")]")
+        if c in ";{}" or (c == "," and depth <= 0):
+            out.append(text[last:i])
+            last, depth = i + 1, 0 if c in ";{}" else depth
+    return [*out, text[last:]]
+
+
+def _copies(text: str, copying: set[str]) -> bool:
+    """Whether C `text` copies data: a memcpy-like call, a call of a cell function in `copying`
+    (or its name taken), or an array element written where an element's value is read (the
+    same statement or another: a value carried through a scalar is copied too)."""
+    if _COPY_CALL.search(text) or any(re.search(rf"\b{f}\b", text) for f in copying):
+        return True
+    writes = reads = False
+    for piece in _pieces(_without_addresses(text)):
+        at = next((i for i, c in enumerate(piece) if c == "=" and piece[i + 1 : i + 2] != "="
+                   and (piece[i - 1 : i] not in ("=", "!", "<", ">") or piece[i - 2 : i] in ("<<", ">>"))),
+                  None)  # fmt: skip
+        if at is None:
+            reads |= bool(re.search(r"\w\s*\(", piece) and _READS_ELEMENT.search(piece))
+            continue
+        lhs = piece[: at - 1] if piece[at - 1 : at] in "+-*/%&|^" and at else piece[:at]
+        writes |= bool(_WRITES_ELEMENT.search(lhs.rstrip()))
+        reads |= bool(_READS_ELEMENT.search(piece[at + 1 :]))
+    return writes and reads
+
+
+def _words(pragma: str) -> set[str]:
+    """The directive names of an `#pragma omp` line (its clauses left out)."""
+    words = set()
+    for word in re.sub(r"#\s*pragma\s+omp\s+", "", pragma).replace(",", " ").split():
+        if word not in _DIRECTIVES:
+            break
+        words.add(word)
+    return words
+
+
+def _not_on_threads(text: str, pos: int, spans, funcs, seen: frozenset = frozenset()) -> str | None:
+    """Why the code at `pos` is not run by OpenMP threads (None when it is): no parallel region
+    around it, a construct that leaves it to one thread, or a function called outside them."""
+    around = sorted((s for s in spans if s[0] <= pos < s[1]), key=lambda s: s[0])
+    parallel = shared = False
+    for start, end, pragma in reversed(around):  # innermost first
+        words = _words(pragma)
+        if words & _SHARED and not words & {"task", "sections", "section"}:
+            first = _ONE_ITERATION.match(text[text.find("\n", start) : end].lstrip())
+            if first and int(first[3]) + (first[2] == "<=") - int(first[1]) <= 1:
+                return f"under `{pragma.strip()}`, which shares a loop of one iteration"
+        if words & _ONE_THREAD and not words & _SHARED and not shared:
+            return f"inside `{pragma.strip()}`, which one thread runs"
+        shared |= bool(words & _SHARED)
+        if "parallel" in words:
+            if _SERIAL_CLAUSE.search(pragma):
+                return f"under `{pragma.strip()}`, which runs one thread"
+            parallel = True
+            break
+    if parallel:
+        return None
+    mine = [f for f in funcs if f[1] <= pos < f[2]]
+    if not mine:
+        return "outside every parallel region"
+    name, first, last = mine[-1]
+    sites = [m.start() for m in re.finditer(rf"\b{name}\b", text) if not first <= m.start() < last]
+    inside = [s for s in sites if any(f[1] <= s < f[2] for f in funcs)]
+    if not inside or name in seen:
+        return f"outside every parallel region ({name} runs on one thread)"
+    for site in inside:
+        if not re.match(r"\s*\(", text[site + len(name) :]):
+            return f"in {name}, whose address is taken (a call through it the check cannot follow)"
+        why = _not_on_threads(text, site, spans, funcs, seen | {name})
+        if why:
+            return f"in {name}, called {why}"
+    return None
+
+
+def packing_refusal(code: str) -> str | None:
+    """The refusal of part (d)'s rule for the leader's copies, None when the cell keeps it: in the
+    cell's preprocessed unit, every loop that copies data (a memcpy-like call, an element written
+    from an element's value, a call of a cell function that does either; a function that calls
+    itself or a backward goto counts as a loop) must run on OpenMP threads: inside a parallel
+    region (PACKED_BY_THREADS), not in a construct one thread runs (single, master, critical),
+    or in a function every call of which is."""
+    text, offsets, numbers = _cell_unit(code)
+    spans = pragma_spans(text, r"\w+")
+    funcs = functions(text)
+    copying: set[str] = set()
+    while True:  # the cell's functions that copy, directly or through one another
+        more = {name for name, start, end in funcs if name not in copying
+                and _copies(text[text.index("{", start) : end], copying)}  # fmt: skip
+        if not more:
+            break
+        copying |= more
+    looped = [(start, end) for start, _, end in loops(text)]
+    for name, start, end in funcs:  # recursion: the function is its own loop
+        body = text.index("{", start)
+        if re.search(rf"\b{name}\s*\(", text[body:end]):
+            looped.append((start, end))
+    for jump in re.finditer(r"\bgoto\s+(\w+)\s*;", text):  # a backward goto
+        label = re.search(rf"\b{jump[1]}\s*:(?!:)", text)
+        if label and label.start() < jump.start():
+            looped.append((label.start(), jump.end()))
+    for start, end in sorted(looped):
+        if not _copies(text[start:end], copying):
+            continue
+        why = _not_on_threads(text, start, spans, funcs)
+        if why:
+            return (
+                f"alltoall_nodes copies data with no OpenMP loop running it on threads: the "
+                f"loop on line {_line(offsets, numbers, start)} of your cell is {why}; "
+                f"{PACKED_BY_THREADS}"
+            )
+    return None
+
+
 def assert_packed_by_threads(code: str) -> None:
-    """AssertionError unless the cell, preprocessed, shares a loop among OpenMP threads (the
-    leader's packing and unpacking: PACKED_BY_THREADS)."""
-    assert PACKED_BY_THREADS.search(preprocessed("alltoall_nodes", "HL_STUDENT_ALLTOALL", code)), (
-        "alltoall_nodes packs and unpacks the leader's blocks with no OpenMP loop: the leader's "
-        "threads share the packing loops (#pragma omp parallel for, or a taskloop), MPI called "
-        "outside them")
+    """AssertionError unless every loop of the cell that copies data runs on OpenMP threads
+    (packing_refusal: the leader's packing and unpacking shared by its threads)."""
+    refusal = packing_refusal(code)
+    assert refusal is None, refusal
+
+
+def sent_between_ranks(res: Results) -> list[list[int]]:
+    """[rank, peer, bytes] of the student's sends (every point-to-point call that sends, an
+    MPI_Sendrecv's send side), summed per pair of MPI_COMM_WORLD ranks; bytes -1 where the
+    trace could not tell a message's size. Sends to MPI_PROC_NULL are left out."""
+    calls = res.mpi_calls
+    if calls.empty or "peer" not in calls.columns:
+        return []
+    sends = calls[(calls["student"] == 1) & calls["call"].str.contains("send", case=False)
+                  & (calls["peer"] >= 0)]  # fmt: skip
+    out = []
+    for (rank, peer), group in sends.groupby(["rank", "peer"]):
+        sizes = group["bytes"].astype(int)
+        out.append([int(rank), int(peer), -1 if (sizes < 0).any() else int(sizes.sum())])
+    return out
+
+
+def assert_one_block_between_nodes(
+    sent: list[list[int]], per_node: int, count: int, calls: int
+) -> None:
+    """AssertionError when, over `calls` calls of alltoall_nodes with `count` doubles per pair
+    of ranks and nodes of `per_node` consecutive ranks, the ranks of one node sent those of
+    another more than one block per call: L x L times one rank's block (`sent`:
+    sent_between_ranks), whichever point-to-point calls moved it."""
+    block = per_node * per_node * count * 8
+    moved: Counter = Counter()
+    for rank, peer, nbytes in sent:
+        here, there = rank // per_node, peer // per_node
+        if here == there:
+            continue
+        assert nbytes >= 0, (
+            f"rank {rank} sent rank {peer} on another node a message the trace cannot size: "
+            "send MPI_DOUBLE values between the leaders"
+        )
+        moved[here, there] += nbytes
+    for (here, there), nbytes in sorted(moved.items()):
+        assert nbytes <= calls * block, (
+            f"{per_node} ranks per node, count={count}: node {here}'s leader sent node {there}'s "
+            f"{nbytes / calls:.0f} bytes per call of alltoall_nodes; between two nodes the part "
+            f"moves one block, L x L times one rank's block ({per_node} x {per_node} x {count} "
+            f"doubles = {block} bytes), whichever calls send it (the node's whole buffer to every "
+            "leader is an allgather by hand, not the two-level alltoall)"
+        )
 
 
 def check_student_alltoall(
@@ -183,19 +414,28 @@ def check_student_alltoall(
 ) -> pd.DataFrame:
     """Run the student's two-level alltoall at each (ranks, threads, ranks_per_node) (0: the real
     nodes; k > 0: nodes of k consecutive ranks) and, with `compare`, MPI_Alltoall beside it. AssertionError when a
-    value differs from MPI_Alltoall's, KernelTimeout on a deadlock, ThreadComplianceError when
+    value differs from MPI_Alltoall's or one node sends another more than one block per call
+    (assert_one_block_between_nodes), KernelTimeout on a deadlock, ThreadComplianceError when
     MPI is called where FUNNELED does not allow it. One row per shape: nodes and median times."""
     rows = []
     for ranks, threads, per_node in shapes:
         common = {"ranks_per_node": per_node, "count": count, "reps": reps}
         mine = run_student(kernel, ranks, threads, "funneled", timeout, variant="student", **common)
         check = mine.records.query("record == 'check'").iloc[0]
-        row = {"ranks": ranks, "threads": threads, "nodes": int(check["nodes"]),
-               "ranks_per_node": int(check["ranks_per_node"]),
-               "two_level_us": 1e6 * _median_seconds(mine)}
+        assert_one_block_between_nodes(
+            sent_between_ranks(mine), int(check["ranks_per_node"]), count, reps
+        )
+        row = {
+            "ranks": ranks,
+            "threads": threads,
+            "nodes": int(check["nodes"]),
+            "ranks_per_node": int(check["ranks_per_node"]),
+            "two_level_us": 1e6 * _median_seconds(mine),
+        }
         if compare:
-            flat = run_program(kernel, ranks=ranks, threads=threads, timeout=timeout,
-                               variant="flat", **common)
+            flat = run_program(
+                kernel, ranks=ranks, threads=threads, timeout=timeout, variant="flat", **common
+            )
             row["mpi_alltoall_us"] = 1e6 * _median_seconds(flat)
         rows.append(row)
     return pd.DataFrame(rows)
