@@ -83,7 +83,10 @@ def test_archer_reports_lab_01s_missing_barriers_at_their_lines_and_is_silent_wi
                                           races["previous at"].str.split().str[-1], strict=True)}
 
     assert pairs(after) == {frozenset((wrote, second))}
-    assert pairs(before) == {frozenset((first, wrote))}
+    # without the barrier before, the master's write of iteration k+1 races both the reads of
+    # iteration k+1's first loop and those of iteration k's second (a nowait loop): ThreadSanitizer
+    # reports whichever pair it meets first (seen both ways on a loaded 2-core machine)
+    assert pairs(before) and pairs(before) <= {frozenset((first, wrote)), frozenset((wrote, second))}
 
 
 @pytest.fixture(scope="module")
