@@ -8,7 +8,10 @@ No timing is asserted anywhere: timings go to benchmarks/bench_collectives.py.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
+from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -16,7 +19,14 @@ import pandas as pd
 import pytest
 
 import hybridlab as hl
-from hybridlab.collectives.exercise import across_nodes, equal_volume
+from hybridlab.collectives.exercise import (
+    across_nodes,
+    assert_one_block_between_nodes,
+    build_student_alltoall,
+    check_student_alltoall,
+    equal_volume,
+    packing_refusal,
+)
 from hybridlab.collectives.fft import (
     checksum_weights,
     fft_checksum,
@@ -34,6 +44,7 @@ from hybridlab.collectives.tables import (
     predicted_alltoall,
     published_nodes,
 )
+from hybridlab.kernels.c_cells import cell_text
 from hybridlab.reference import REFERENCE
 from seeds import SEEDS, needs_seeds
 from two_nodes_records import two_node_run
@@ -373,3 +384,173 @@ def test_across_nodes_on_one_node_runs_pure_mpi_and_one_rank():
     assert list(zip(table["ranks"], table["threads"], strict=True)) == [(2, 1), (1, 2)]
     assert list(table["messages_across_nodes"]) == [0, 0]
     assert list(table["size"]) == [16 * 8**3 // 4, 16 * 8**3]  # the sizes _messages gives
+
+
+# ------------------------------------------------------- part (d)'s rules, judged directly
+
+
+def _corpus(folder: str):
+    """Lab 07's module of a test corpus (tests/honest, tests/gaming)."""
+    path = Path(__file__).parent / folder / "07_collectives.py"
+    spec = importlib.util.spec_from_file_location(f"{folder}_07", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_honest, _gaming = _corpus("honest"), _corpus("gaming")
+NOTEBOOK = Path(__file__).parents[1] / "grading/source/07_collectives/07_collectives.ipynb"
+
+
+def _cell(source: str) -> str:
+    """What ALLTOALL_C holds for an answer cell typed with its %%c line."""
+    return cell_text(source.strip().split("\n", 1)[1])
+
+
+def _notebook_cell(grade_id: str) -> str:
+    cells = json.loads(NOTEBOOK.read_text())["cells"]
+    return next("".join(c["source"]) for c in cells
+                if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id)  # fmt: skip
+
+
+DECOY = _gaming.DECOY_PRAGMA
+SERIAL_PACK = """        for (int n = 0; n < N; n++)
+            for (int s = 0; s < L; s++)
+                for (int t = 0; t < L; t++)
+                    memcpy(&out[(((size_t)n * L + s) * L + t) * count],
+                           &gathered[((size_t)s * P + (size_t)n * L + t) * count], bytes);
+"""
+DUMMY = """        volatile int dummy = 0;
+#pragma omp parallel for
+        for (int i = 0; i < 1; i++) dummy += i;   /* decoy: the packing below is serial */
+"""
+UNPACK = "        for (int n = 0; n < N; n++)\n            for (int s = 0; s < L; s++)\n" \
+         "                for (int t = 0; t < L; t++)\n                    memcpy(&gathered"  # fmt: skip
+PACK_ALL = """static void pack_all(double *out, const double *gathered, int N, int L, int P, int count) {
+#pragma omp for collapse(2)
+    for (int n = 0; n < N; n++)
+        for (int s = 0; s < L; s++)
+            for (int t = 0; t < L; t++)
+                memcpy(&out[(((size_t)n * L + s) * L + t) * count],
+                       &gathered[((size_t)s * P + (size_t)n * L + t) * count], count * sizeof(double));
+}
+"""
+
+
+def _decoy(pack_with: str, pack: str = SERIAL_PACK, after: str = "", helper: str = "") -> str:
+    """The decoy attack with its dummy loop replaced by `pack_with`, its packing loop by `pack`
+    + `after`, its unpacking shared by `parallel for`, `helper` put before the function."""
+    magic, body = DECOY.split("\n", 1)
+    body = body.replace(DUMMY, pack_with).replace(SERIAL_PACK, pack + after, 1)
+    shared = body.replace(UNPACK, "#pragma omp parallel for collapse(2)\n" + UNPACK)
+    return f"{magic}\n{helper}{shared}"
+
+
+TEMP_VARIABLE = """        for (int n = 0; n < N; n++)
+            for (int s = 0; s < L; s++)
+                for (int t = 0; t < L; t++)
+                    for (int k = 0; k < count; k++) {
+                        double v = gathered[((size_t)s * P + (size_t)n * L + t) * count + k];
+                        *(out + (((size_t)n * L + s) * L + t) * count + k) = v;
+                    }
+"""
+RECURSIVE = """static void rpack(double *out, const double *gathered, int n, int N, int L, int P, int count) {
+    if (n == N) return;
+    for (int s = 0; s < L; s++) for (int t = 0; t < L; t++)
+        memcpy(&out[(((size_t)n * L + s) * L + t) * count],
+               &gathered[((size_t)s * P + (size_t)n * L + t) * count], count * sizeof(double));
+    rpack(out, gathered, n + 1, N, L, P, count);
+}
+"""
+CALL_PACK = "        pack_all(out, gathered, N, L, P, count);\n"
+REFUSED_PACKING = {  # an attack on the rule: (the cell, the line and the words of its refusal)
+    "decoy pragma": (DECOY, "line 22 of your cell is outside every parallel region"),
+    "serial, no pragma": (next(w.answers[0][1] for w in _gaming.GAMING
+                               if w.why == "the leader's packing loops serial"),
+                          "line 19 of your cell is outside"),
+    "in single": (_decoy("#pragma omp parallel\n#pragma omp single\n{\n", after="}\n"),
+                  "line 22 of your cell is inside `#pragma omp single`, which one thread runs"),
+    "in master": (_decoy("#pragma omp parallel\n#pragma omp master\n{\n", after="}\n"),
+                  "inside `#pragma omp master`"),
+    "one-iteration parallel for around it": (
+        _decoy("#pragma omp parallel for\n        for (int i = 0; i < 1; i++) {\n", after="}\n"),
+        "which shares a loop of one iteration"),
+    "num_threads(1)": (_decoy("#pragma omp parallel for num_threads(1)\n"), "which runs one thread"),
+    "if(0)": (_decoy("#pragma omp parallel for collapse(2) if(0)\n"), "which runs one thread"),
+    "orphaned for": (_decoy("#pragma omp for\n"), "line 20 of your cell is outside every parallel"),
+    "simd alone": (_decoy("#pragma omp simd collapse(3)\n"), "outside every parallel region"),
+    "through a scalar and a pointer": (_decoy("", TEMP_VARIABLE), "line 19 of your cell"),
+    "helper called serially": (_decoy("", CALL_PACK, helper=PACK_ALL),
+                               "line 4 of your cell is in pack_all, called outside every parallel"),
+    "recursion": (_decoy("", "        rpack(out, gathered, 0, N, L, P, count);\n", helper=RECURSIVE),
+                  "line 2 of your cell is in rpack, called outside"),
+}  # fmt: skip
+KEPT_PACKING = {  # right answers: every copy run by threads, counts set serially
+    "solution": _notebook_cell("alltoall_nodes"),
+    "elements": _honest.ELEMENTS,
+    "point to point, collapse(3)": _honest.POINT_TO_POINT,
+    "sendrecv pairs": _honest.SENDRECV_PAIRS,
+    "taskloop in single": _honest.TASKLOOP,
+    "omp for in parallel, alltoallv counts set serially": _honest.OMP_FOR_ALLTOALLV,
+    "orphaned for in a helper called in a parallel region": _decoy(
+        "#pragma omp parallel\n" + CALL_PACK, "", helper=PACK_ALL),
+    "a comma expression setting counts": _decoy("#pragma omp parallel for collapse(3)\n").replace(
+        "    MPI_Gather(", "    int *c = malloc(P * sizeof *c), *d = malloc(P * sizeof *d);\n"
+        "    for (int r = 0; r < P; r++) c[r] = count, d[r] = r * count;\n    free(c), free(d);\n"
+        "    MPI_Gather(", 1),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", REFUSED_PACKING)
+def test_a_loop_that_copies_serially_is_refused_with_its_line(name):
+    source, words = REFUSED_PACKING[name]
+    refusal = packing_refusal(_cell(source))
+    assert refusal is not None and words in refusal, refusal
+    assert "with no OpenMP loop" in refusal and "only inside an OpenMP construct" in refusal
+
+
+@pytest.mark.parametrize("name", KEPT_PACKING)
+def test_right_answers_copy_on_threads(name):
+    assert packing_refusal(_cell(KEPT_PACKING[name])) is None
+
+
+def test_one_block_between_nodes_from_the_sends():
+    block = 2 * 2 * 3 * 8  # L = 2 ranks per node, count = 3 doubles
+    pairs = [[0, 2, block * 2], [2, 0, block * 2], [0, 0, 999], [1, 0, 999]]  # same node: free
+    assert_one_block_between_nodes(pairs, 2, 3, 2)
+    with pytest.raises(AssertionError, match="node 0's leader sent node 1's 192 bytes per call"):
+        assert_one_block_between_nodes([[0, 2, 2 * 2 * block]], 2, 3, 2)
+    with pytest.raises(AssertionError, match="the trace cannot size"):
+        assert_one_block_between_nodes([[0, 2, -1]], 2, 3, 1)
+    assert_one_block_between_nodes([[0, 1, 8 * 3]], 1, 3, 1)  # a rank per node: count doubles
+
+
+@pytest.mark.parametrize(("source", "lost"), [
+    (_gaming.P2P_FULLNODE, "between two nodes the part moves one block"),
+    (_honest.SENDRECV_PAIRS, None),
+])  # fmt: skip
+def test_the_leaders_send_one_block_per_pair_of_nodes(source, lost):
+    kernel = build_student_alltoall(_cell(source), name="student_alltoall_bytes")
+    run = lambda: check_student_alltoall(kernel, shapes=((4, 1, 2),), reps=1, compare=False)  # noqa: E731
+    if lost is None:
+        assert run()["nodes"].tolist() == [2]
+    else:
+        with pytest.raises(AssertionError, match=lost):
+            run()
+
+
+def test_the_hidden_test_takes_counts_as_integers():
+    """(a)'s judge reads the pair as the student's function returned it: a float equal in value
+    is refused, a NumPy integer kept."""
+    judge = re.search(r"\ndef _is_count\(value\):.*?\n(?=###|\n\S)", _notebook_cell(
+        "hidden_alltoall_messages"), re.S)  # fmt: skip
+    scope: dict = {}
+    exec(judge.group(0), scope)
+    is_count = scope["_is_count"]
+    assert is_count(25165824) and is_count(np.int64(47)) and is_count(np.int32(0))
+    assert not is_count(25165824.0) and not is_count(np.float64(47)) and not is_count(True)
+    answers = {}
+    exec(_gaming.FLOAT_BYTES, answers)
+    assert not all(is_count(v) for v in answers["alltoall_messages"](1536, 48, 1))
+    exec(_honest.NUMPY_INTS, answers)
+    assert all(is_count(v) for v in answers["alltoall_messages"](1536, 48, 1))

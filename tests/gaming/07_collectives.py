@@ -366,3 +366,129 @@ void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world,
     free(in);
 }
 """), {"hidden_alltoall_nodes"}, "the leader's packing loops serial", reason="with no OpenMP loop"))
+
+# A fresh attacker's (helperE) answers that kept their points: a decoy `parallel for` on a dummy
+# loop beside serial packing (the rule was a regex over the unit: now every loop that copies data
+# must run on threads), and a hand-made allgather by MPI_Sendrecv (the whole node buffer to every
+# leader: now the trace's bytes between two nodes are held to one block per call); (a) a byte
+# count returned as a float (now the hidden test takes the pair as returned: integers only).
+DECOY_PRAGMA = c_cell(
+    "ALLTOALL_C",
+    "alltoall_nodes",
+    r"""
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;                           /* nodes */
+    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
+    size_t bytes = (size_t)count * sizeof(double);
+    double *gathered = NULL, *out = NULL, *in = NULL;
+    if (me == 0) {
+        gathered = malloc(L * block * sizeof *gathered);
+        out = malloc(L * block * sizeof *out);
+        in = malloc(L * block * sizeof *in);
+    }
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        volatile int dummy = 0;
+#pragma omp parallel for
+        for (int i = 0; i < 1; i++) dummy += i;   /* decoy: the packing below is serial */
+        for (int n = 0; n < N; n++)
+            for (int s = 0; s < L; s++)
+                for (int t = 0; t < L; t++)
+                    memcpy(&out[(((size_t)n * L + s) * L + t) * count],
+                           &gathered[((size_t)s * P + (size_t)n * L + t) * count], bytes);
+        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
+        for (int n = 0; n < N; n++)
+            for (int s = 0; s < L; s++)
+                for (int t = 0; t < L; t++)
+                    memcpy(&gathered[((size_t)t * P + (size_t)n * L + s) * count],
+                           &in[(((size_t)n * L + s) * L + t) * count], bytes);
+    }
+    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+    free(gathered);
+    free(out);
+    free(in);
+}
+""",
+)
+P2P_FULLNODE = c_cell(
+    "ALLTOALL_C",
+    "alltoall_nodes",
+    r"""
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
+    size_t bytes = (size_t)count * sizeof(double);
+    double *gathered = NULL;
+    if (me == 0)
+        gathered = malloc(L * block * sizeof *gathered);
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        /* every leader sends its WHOLE node buffer to every other leader (pairwise Sendrecv): an
+           allgather by hand, N times the bytes of the exchange; then it picks its own blocks */
+        int me_l, ln; MPI_Comm_rank(leaders, &me_l); MPI_Comm_size(leaders, &ln);
+        size_t nb = (size_t)L * block;
+        double *all = malloc((size_t)ln * nb * sizeof *all);
+        memcpy(&all[(size_t)me_l * nb], gathered, nb * sizeof(double));
+        for (int k = 1; k < ln; k++) {
+            int to = (me_l + k) % ln, from = (me_l - k + ln) % ln;
+            MPI_Sendrecv(gathered, (int)nb, MPI_DOUBLE, to, 3, &all[(size_t)from * nb], (int)nb,
+                         MPI_DOUBLE, from, 3, leaders, MPI_STATUS_IGNORE);
+        }
+#pragma omp parallel for
+        for (int t = 0; t < L; t++)
+            for (int s = 0; s < P; s++)
+                memcpy(&gathered[((size_t)t * P + s) * count],
+                       &all[((size_t)s * P + (size_t)me_l * L + t) * count], bytes);
+        free(all);
+    }
+    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+    free(gathered);
+}
+""",
+)
+FLOAT_BYTES = """
+def alltoall_messages(n, cores, threads):
+    if cores % threads:
+        raise ValueError("threads must divide cores")
+    ranks = cores // threads
+    if n % ranks:
+        raise ValueError("ranks must divide n")
+    return ranks - 1, 16 * n**3 / ranks**2   # a float, not a whole number of bytes
+"""
+GAMING += [
+    attempt(
+        "text",
+        "alltoall_nodes",
+        DECOY_PRAGMA,
+        {"hidden_alltoall_nodes"},
+        "serial packing and unpacking beside a decoy `parallel for` over a one-iteration "
+        "dummy loop",
+        reason="the loop on line 22 of your cell is outside every parallel region",
+    ),
+    attempt(
+        "method",
+        "alltoall_nodes",
+        P2P_FULLNODE,
+        {"hidden_alltoall_nodes"},
+        "an allgather by hand: each leader sends its whole node buffer to every other leader "
+        "with MPI_Sendrecv",
+        reason="between two nodes the part moves one block",
+    ),
+    attempt(
+        "method",
+        "alltoall_messages",
+        FLOAT_BYTES,
+        {"hidden_alltoall_messages"},
+        "the bytes per message as a float (16 n^3 / P^2), equal in value",
+        reason="return them as integers",
+    ),
+]

@@ -101,3 +101,124 @@ def alltoall_messages(n, cores, threads):
     right("alltoall_nodes", POINT_TO_POINT,
           why="the leaders exchange their blocks with MPI_Irecv and MPI_Isend, a collapse(3) pack"),
 ]
+
+# Right answers beside a fresh attacker's (helperE) that must keep their points under the rules
+# the attacks brought (every loop that copies data run on threads; one block between two nodes;
+# (a)'s counts as integers): pairwise MPI_Sendrecv between the leaders, a taskloop in a single
+# region, `omp for` in a parallel region with an MPI_Alltoallv whose counts a serial loop sets.
+SENDRECV_PAIRS = (
+    HEAD
+    + r"""    if (me == 0) {
+#pragma omp parallel for collapse(2)
+        for (int n = 0; n < N; n++)
+            for (int s = 0; s < L; s++)
+                for (int t = 0; t < L; t++)
+                    memcpy(&out[(((size_t)n * L + s) * L + t) * count],
+                           &gathered[((size_t)s * P + (size_t)n * L + t) * count],
+                           (size_t)count * sizeof(double));
+        int me_l, ln; MPI_Comm_rank(leaders, &me_l); MPI_Comm_size(leaders, &ln);
+        size_t nb = (size_t)L * L * count;
+        memcpy(&in[(size_t)me_l * nb], &out[(size_t)me_l * nb], nb * sizeof(double));
+        for (int k = 1; k < ln; k++) {
+            int to = (me_l + k) % ln, from = (me_l - k + ln) % ln;
+            MPI_Sendrecv(&out[(size_t)to * nb], (int)nb, MPI_DOUBLE, to, 5,
+                         &in[(size_t)from * nb], (int)nb, MPI_DOUBLE, from, 5, leaders, MPI_STATUS_IGNORE);
+        }
+#pragma omp parallel for collapse(2)
+        for (int n = 0; n < N; n++)
+            for (int s = 0; s < L; s++)
+                for (int t = 0; t < L; t++)
+                    memcpy(&gathered[((size_t)t * P + (size_t)n * L + s) * count],
+                           &in[(((size_t)n * L + s) * L + t) * count], (size_t)count * sizeof(double));
+    }"""
+    + TAIL
+)
+TASKLOOP = (
+    HEAD
+    + r"""    if (me == 0) {
+        size_t nb = (size_t)L * L * count;
+#pragma omp parallel
+#pragma omp single
+#pragma omp taskloop
+        for (int n = 0; n < N; n++)
+            for (int s = 0; s < L; s++)
+                for (int t = 0; t < L; t++)
+                    for (int k = 0; k < count; k++)
+                        out[(((size_t)n * L + s) * L + t) * count + k] =
+                            gathered[((size_t)s * P + (size_t)n * L + t) * count + k];
+        MPI_Request *rq = malloc(2 * (size_t)N * sizeof *rq);
+        for (int n = 0; n < N; n++)
+            MPI_Irecv(&in[(size_t)n * nb], (int)nb, MPI_DOUBLE, n, 9, leaders, &rq[n]);
+        for (int n = 0; n < N; n++)
+            MPI_Isend(&out[(size_t)n * nb], (int)nb, MPI_DOUBLE, n, 9, leaders, &rq[N + n]);
+        MPI_Waitall(2 * N, rq, MPI_STATUSES_IGNORE);
+        free(rq);
+#pragma omp parallel for collapse(2)
+        for (int t = 0; t < L; t++)
+            for (int n = 0; n < N; n++)
+                for (int s = 0; s < L; s++)
+                    memcpy(&gathered[((size_t)t * P + (size_t)n * L + s) * count],
+                           &in[(((size_t)n * L + s) * L + t) * count], (size_t)count * sizeof(double));
+    }"""
+    + TAIL
+)
+OMP_FOR_ALLTOALLV = (
+    HEAD
+    + r"""    if (me == 0) {
+        int chunk = L * L * count;
+        int *counts = malloc(N * sizeof *counts), *displs = malloc(N * sizeof *displs);
+        for (int i = 0; i < N; i++) {  /* one block per pair of nodes */
+            counts[i] = chunk;
+            displs[i] = i * chunk;
+        }
+#pragma omp parallel
+        {
+#pragma omp for collapse(3) schedule(static)
+            for (int n = 0; n < N; n++)
+                for (int s = 0; s < L; s++)
+                    for (int t = 0; t < L; t++)
+                        memcpy(out + displs[n] + ((size_t)s * L + t) * count,
+                               gathered + ((size_t)s * P + (size_t)n * L + t) * count,
+                               (size_t)count * sizeof(double));
+        }
+        MPI_Alltoallv(out, counts, displs, MPI_DOUBLE, in, counts, displs, MPI_DOUBLE, leaders);
+#pragma omp parallel for collapse(2)
+        for (int t = 0; t < L; t++)
+            for (int n = 0; n < N; n++)
+                for (int s = 0; s < L; s++)
+                    for (int k = 0; k < count; k++)
+                        gathered[((size_t)t * P + (size_t)n * L + s) * count + k] =
+                            in[displs[n] + ((size_t)s * L + t) * count + k];
+        free(counts);
+        free(displs);
+    }"""
+    + TAIL
+)
+NUMPY_INTS = """
+import numpy as np
+
+
+def alltoall_messages(n, cores, threads):
+    ranks, spare = np.divmod(np.int64(cores), np.int64(threads))
+    if spare or n % ranks:
+        raise ValueError("the split must divide the cores and the grid")
+    return ranks - 1, np.int64(16) * n**3 // ranks**2  # NumPy integers: counts all the same
+"""
+HONEST += [
+    right(
+        "alltoall_nodes",
+        SENDRECV_PAIRS,
+        why="the leaders exchange one block per pair with MPI_Sendrecv, their own block copied",
+    ),
+    right(
+        "alltoall_nodes",
+        TASKLOOP,
+        why="packed by a taskloop in a single region, element by element",
+    ),
+    right(
+        "alltoall_nodes",
+        OMP_FOR_ALLTOALLV,
+        why="`omp for` in a parallel region, MPI_Alltoallv with counts a serial loop sets",
+    ),
+    right("alltoall_messages", NUMPY_INTS, why="the pair as NumPy integers"),
+]
