@@ -181,3 +181,107 @@ def test_a_partition_is_marked_as_soon_as_it_is_copied_in_one_region():
     twice = own.replace(" hl_traced_MPI_Pready(t, req[0]);\n}\n",
                         "}\n#pragma omp parallel\n hl_traced_MPI_Pready(omp_get_thread_num(), req[0]);\n")
     assert any("2 parallel regions" in f for f in pready_construct_faults(twice))
+
+
+def _calls(*rows) -> pd.DataFrame:
+    """Traced calls of rank 0 (student's): (thread, call, start, end, peer, bytes, request,
+    requests, done); an MPI_Sendrecv's receive side as its send side."""
+    cols = ["thread", "call", "start", "end", "peer", "bytes", "request", "requests", "done"]
+    frame = pd.DataFrame([dict(zip(cols, r, strict=True)) for r in rows])
+    is_sr = frame["call"] == "MPI_Sendrecv"
+    return frame.assign(rank=0, student=1, recv_peer=frame["peer"].where(is_sr, -1),
+                        recv_bytes=frame["bytes"].where(is_sr, -1))
+
+
+def test_only_calls_that_move_values_count_as_inside_mpi_together():
+    """Lab 12 (a) (a fresh attacker, 2026-12-03): the threads' exchanges in turns (a critical
+    section), then every thread at once an MPI_Sendrecv of no values, to MPI_PROC_NULL or to
+    itself, or a wait on a persistent request not started again: no call counted together.
+    Two threads' waits for requests that move values, at once, count."""
+    from types import SimpleNamespace
+
+    turns = [(0, "MPI_Isend", 0.0, 0.1, 1, 80, 11, "", -1), (0, "MPI_Wait", 0.1, 0.2, -1, -1, 11, "", 1),
+             (1, "MPI_Isend", 0.3, 0.4, 1, 80, 12, "", -1), (1, "MPI_Wait", 0.4, 0.5, -1, -1, 12, "", 1)]
+    decoys = [(0, "MPI_Sendrecv", 1.0, 1.5, 1, 0, -1, "", -1),
+              (1, "MPI_Sendrecv", 1.1, 1.6, 1, 0, -1, "", -1),
+              (0, "MPI_Send", 2.0, 2.5, -1, 80, -1, "", -1),
+              (1, "MPI_Send", 2.1, 2.6, 0, 80, -1, "", -1),
+              (0, "MPI_Wait", 3.0, 3.5, -1, -1, 11, "", 1),  # 11 done: a test of nothing
+              (1, "MPI_Testall", 3.1, 3.6, -1, -1, -1, "-1,-1", 1)]
+    def together(rows):
+        return int(exercise.concurrent_threads(SimpleNamespace(mpi_calls=_calls(*rows))).sum())
+
+    assert together(turns + decoys) == 0
+    persistent = [(0, "MPI_Send_init", 0.0, 0.1, 1, 80, 21, "", -1),
+                  (1, "MPI_Recv_init", 0.0, 0.1, 1, 80, 22, "", -1),
+                  (0, "MPI_Start", 0.2, 0.3, -1, -1, 21, "", -1),
+                  (0, "MPI_Wait", 0.3, 0.4, -1, -1, 21, "", 1),
+                  (1, "MPI_Start", 0.5, 0.6, -1, -1, 22, "", -1),
+                  (1, "MPI_Wait", 0.6, 0.7, -1, -1, 22, "", 1),
+                  (0, "MPI_Wait", 1.0, 1.5, -1, -1, 21, "", 1),  # not started again
+                  (1, "MPI_Wait", 1.1, 1.6, -1, -1, 22, "", 1)]
+    assert together(persistent) == 0
+    at_once = [(0, "MPI_Irecv", 0.0, 0.1, 1, 80, 31, "", -1),
+               (1, "MPI_Irecv", 0.1, 0.2, 1, 80, 32, "", -1),
+               (0, "MPI_Waitall", 0.2, 0.9, -1, -1, -1, "31", 1),
+               (1, "MPI_Waitall", 0.3, 0.9, -1, -1, -1, "32", 1)]
+    assert together(at_once) == 1
+    assert together([*persistent[:4], (1, "MPI_Sendrecv", 0.35, 0.36, 1, 80, -1, "", -1)]) == 1
+
+
+def test_a_partition_is_never_handed_over_in_turns():
+    """Lab 12 (d) (a fresh attacker, 2026-12-03): an ordered loop or block, a critical section,
+    a lock or a flag watched anywhere in the cell (around the copy and the mark, or in a function
+    that makes them) is refused; the solution's shape is not."""
+    from hybridlab.thread_comm.exercise import pready_construct_faults
+
+    own = ("#pragma omp parallel\n{\n int t = omp_get_thread_num();\n copy_partition(t);\n"
+           " hl_traced_MPI_Pready(t, req[0]);\n}\n")
+    assert pready_construct_faults(own) == []
+    ordered = ("#pragma omp parallel\n{\n#pragma omp for ordered schedule(static, 1)\n"
+               "for (int t = 0; t < n; t++) {\n#pragma omp ordered\n{\n copy_partition(t);\n"
+               " hl_traced_MPI_Pready(t, req[0]);\n}\n}\n}\n")
+    helper = ("static void hand(int t) {\n#pragma omp critical\n{\n copy_partition(t);\n"
+              " hl_traced_MPI_Pready(t, req[0]);\n}\n}\n#pragma omp parallel\nhand(omp_get_thread_num());\n")
+    locked = own.replace(" copy_partition(t);\n", " omp_set_lock(&l);\n copy_partition(t);\n")
+    flag = own.replace(" copy_partition(t);\n", " while (__atomic_load_n(&turn, 2) != t);\n"
+                                                " copy_partition(t);\n")
+    for text, shown in ((ordered, "omp for ordered"), (helper, "omp critical"),
+                        (locked, "omp_set_lock"), (flag, "__atomic_load_n")):
+        faults = pready_construct_faults(text)
+        assert len(faults) == 1 and faults[0].startswith(f"no {shown}:"), faults
+        assert "not in turns" in faults[0]
+
+
+def test_no_overlap_names_where_the_interior_was_computed(monkeypatch):
+    """Lab 12 (b): with no row inside a window, the feedback says whether the interior was
+    computed before the requests were posted (a taskloop without nogroup: its implicit taskgroup
+    keeps the creating thread on the interior while the exchange's task waits) or after they
+    completed (the interior waited for the exchange)."""
+    def rows(where):
+        return pd.DataFrame({"first": [2, 10], "last": [9, 20], "where": where})
+
+    monkeypatch.setattr(exercise, "overlap_rows", lambda res: rows(["before", "before"]))
+    text = exercise._no_overlap(None, "2x3")
+    assert "19 of the 19 interior rows were computed before the requests" in text
+    assert "taskloop without nogroup" in text and "implicit taskgroup" in text
+    monkeypatch.setattr(exercise, "overlap_rows", lambda res: rows(["before", "after"]))
+    assert "the interior rows wait for the exchange" in exercise._no_overlap(None, "2x3")
+
+
+def test_the_task_iteration_moves_one_halo_row_each_way_and_nothing_else(monkeypatch):
+    """Lab 12 (b) (a fresh attacker, 2026-12-03): one-value decoy messages kept in flight round
+    an exchange done before the interior are refused (halo.exercise.assert_halo_messages, one
+    row of nx doubles); the solution's messages are not."""
+    from gaming import solution_cell
+
+    solution = solution_cell("12_threads_communicate", "task_iteration").split("\n", 1)[1]
+    kernel = exercise.build_student_tasks(solution, "halo_messages_solution")
+    runs = exercise.run_tasks(kernel, shapes=((2, 2),), nx=64, ny=40, iterations=2)
+    exercise.judge_tasks(runs)
+    calls = runs[0]["run"]["mpi_calls"]
+    decoy = calls[calls["call"] == "MPI_Isend"].head(1).assign(bytes=8, count=1)
+    runs[0]["run"]["mpi_calls"] = pd.concat([calls, decoy], ignore_index=True)
+    monkeypatch.setattr(exercise.compliance, "check", lambda res, level: None)  # a record added
+    with pytest.raises(AssertionError, match="MPI_Isend of 8 bytes .* one halo row"):
+        exercise.judge_tasks(runs)

@@ -944,3 +944,131 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
 }
 """), D, "a barrier between copy and mark, the marks inside a critical section", reason="as soon as it has copied it"),
 ]
+
+# helperE (2026-12-03): a fresh attacker's answers that kept their points
+GAMING += [
+    attempt("method", "exchange_slice", c_cell("MULTIPLE_C", "thread_halo", r"""
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) MPI_Comm_dup(comm, &comms[t]);
+}
+
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    /* SERIALIZED: every MPI call of the exchange inside one critical section (one thread in
+       MPI at a time), completion by polling MPI_Testall in the critical section */
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long first = 1 + t * nx / T, count = (t + 1) * nx / T - t * nx / T;
+    MPI_Request req[4];
+    int done = 0;
+#pragma omp critical(hl_one_at_a_time)
+    {
+        MPI_Irecv(&a[first], (int)count, MPI_DOUBLE, up, 1, mine, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + first], (int)count, MPI_DOUBLE, down, 2, mine, &req[1]);
+        MPI_Isend(&a[m * w + first], (int)count, MPI_DOUBLE, down, 1, mine, &req[2]);
+        MPI_Isend(&a[w + first], (int)count, MPI_DOUBLE, up, 2, mine, &req[3]);
+    }
+    while (!done) {
+#pragma omp critical(hl_one_at_a_time)
+        MPI_Testall(4, req, &done, MPI_STATUSES_IGNORE);
+    }
+    /* ...then every thread at once a zero-value Sendrecv with both neighbours: calls "inside MPI
+       together" that move nothing */
+    double dummy = 0.0;
+    MPI_Sendrecv(&dummy, 0, MPI_DOUBLE, down, 500, &dummy, 0, MPI_DOUBLE, up, 500, mine, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&dummy, 0, MPI_DOUBLE, up, 501, &dummy, 0, MPI_DOUBLE, down, 501, mine, MPI_STATUS_IGNORE);
+}
+"""), A, "fresh attacker: every data-moving call in one critical section (SERIALIZED), "
+           "then every thread at once two MPI_Sendrecv of no values to look concurrent",
+        reason="the threads took turns"),
+    attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", r"""
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    /* NO overlap: the interior tasks run only after the real exchange completed (their depend
+       chain goes through it); a decoy pair of one-value messages is posted after the real
+       exchange and completed by a task that depends on every interior task, so a
+       posting..completion window covers the interior */
+    long w = nx + 2;
+    double *top = &a[0], *bottom = &a[(m + 1) * w];
+    static double dout[2], din[2];
+    static MPI_Request d[4];
+    static char dec, marks[4096];
+    static int poster;
+#pragma omp task depend(out: top[0], bottom[0])
+    {
+        MPI_Request req[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+#pragma omp task depend(in: top[0], bottom[0]) depend(out: dec)
+    {
+        poster = omp_get_thread_num();
+        MPI_Irecv(&din[0], 1, MPI_DOUBLE, up, 77, comm, &d[0]);
+        MPI_Irecv(&din[1], 1, MPI_DOUBLE, down, 78, comm, &d[1]);
+        MPI_Isend(&dout[0], 1, MPI_DOUBLE, down, 77, comm, &d[2]);
+        MPI_Isend(&dout[1], 1, MPI_DOUBLE, up, 78, comm, &d[3]);
+    }
+    int K = 0;
+    for (long first = 2; first < m && K < 4096; first += 1, K++) {
+        long last = first;
+#pragma omp task firstprivate(first, last) depend(in: dec) depend(out: marks[K])
+        {
+            if (omp_get_thread_num() == poster) usleep(300); /* let the other threads take rows */
+            stencil_rows(first, last);
+        }
+    }
+#pragma omp task depend(in: dec) depend(iterator(k = 0:K), in: marks[k])
+    MPI_Waitall(4, d, MPI_STATUSES_IGNORE);
+#pragma omp task depend(in: top[0])
+    stencil_rows(1, 1);
+    if (m > 1) {
+#pragma omp task depend(in: bottom[0])
+        stencil_rows(m, m);
+    }
+}
+"""), B, "fresh attacker: the interior depends on the exchange (no overlap); two one-value "
+           "decoy messages posted after it, completed once the interior is done, open a window "
+           "round it", reason="every message of the exchange is one halo row"),
+    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    MPI_Count per = nx / parts;
+    int n = 0;
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[w + 1], parts, per, MPI_DOUBLE, up, 2, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[1], parts, per, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[m * w + 1], parts, per, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL,
+                       &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, per, MPI_DOUBLE, down, 2, comm, MPI_INFO_NULL,
+                       &req[n++]);
+    }
+    return n;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    /* every thread's partitions copied and marked ready in one ordered chain: thread t waits
+       for thread t-1 (ordered loop) - the threads never hand MPI their partition at once */
+    (void)a; (void)fresh; (void)m; (void)nx;
+    MPI_Startall(nreq, req);
+#pragma omp parallel num_threads(parts)
+    {
+#pragma omp for ordered schedule(static, 1)
+        for (int t = 0; t < parts; t++) {
+#pragma omp ordered
+            {
+                copy_partition(t);
+                for (int i = 0; i < nreq; i += 2) MPI_Pready(t, req[i]);
+            }
+        }
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D, "fresh attacker: copy_partition(t) and MPI_Pready(t) in an omp for ordered's ordered "
+           "block: each thread its own partition, one thread after another",
+        reason="not in turns"),
+]

@@ -2,9 +2,11 @@
 with a tag pair per thread and MPI_Sendrecv, or on communicators made by MPI_Comm_split with
 ceil-sized slices and single waits; the task iteration with its sends posted first, or one task
 per side of the exchange; the halo ratio from a pivot table or a loop; the partitioned exchange with MPI_Start per request
-and MPI_Parrived, or an omp for over the partitions with MPI_Pready_range. (A taskloop for the
-interior is not among them: libgomp ran the exchange task after the loop's tasks, so nothing
-overlapped, which the part rightly refuses.)"""
+and MPI_Parrived, or an omp for over the partitions with MPI_Pready_range; the interior as a
+taskloop with nogroup, or the exchange completed by a MPI_Testall loop. (A taskloop without nogroup
+is not among them: its implicit taskgroup keeps the creating thread on the interior while the
+exchange's task waits for another thread, which on the grader's oversubscribed cores comes only
+after the interior, so nothing overlaps, which the part refuses, naming the taskloop.)"""
 
 from honest import right
 
@@ -255,4 +257,60 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
 }
 """, why="a fresh attacker's right answer (issue 36): receives first, MPI_Start per request, "
          "MPI_Pready_range of one partition, one MPI_Wait each in reverse"),
+]
+
+# helperE (2026-12-03): a fresh attacker's right answers to (b)
+HONEST += [
+    right("task_iteration", r"""
+%%c TASKS_C thread_halo
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    double *h0 = a, *h1 = a + (m + 1) * w;
+#pragma omp task depend(out: h0[0]) depend(out: h1[0]) shared(a)
+    {
+        MPI_Request r[4];
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 31, comm, &r[0]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 32, comm, &r[1]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 31, comm, &r[2]);
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 32, comm, &r[3]);
+        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    }
+    if (m > 1) {
+#pragma omp task depend(in: h1[0])
+        stencil_rows(m, m);
+    }
+#pragma omp task depend(in: h0[0])
+    stencil_rows(1, 1);
+#pragma omp taskloop grainsize(4) nogroup
+    for (long i = 2; i < m; i++) stencil_rows(i, i);
+}
+""", why="the interior as a taskloop grainsize(4) nogroup after the edge tasks"),
+    right("task_iteration", r"""
+%%c TASKS_C thread_halo
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    /* the four requests in flight together, completed by an MPI_Testall loop */
+    long w = nx + 2;
+    double *top = &a[0], *bottom = &a[(m + 1) * w];
+#pragma omp task depend(out: top[0], bottom[0])
+    {
+        MPI_Request r[4];
+        int f;
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &r[0]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &r[1]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &r[2]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &r[3]);
+        do MPI_Testall(4, r, &f, MPI_STATUSES_IGNORE); while (!f);
+    }
+    for (long i = 2; i < m; i++) {
+#pragma omp task firstprivate(i)
+        stencil_rows(i, i);
+    }
+#pragma omp task depend(in: top[0])
+    stencil_rows(1, 1);
+    if (m > 1) {
+#pragma omp task depend(in: bottom[0])
+        stencil_rows(m, m);
+    }
+}
+""", why="the exchange's task completes its requests with an MPI_Testall loop"),
 ]

@@ -11,7 +11,8 @@ own slice of the halo rows at once; judged by the checksum (halo.serial.jacobi2d
 every thread of every rank exchanged bytes with a neighbouring rank (the tracer's peer and bytes:
 calls to MPI_PROC_NULL, to the rank itself or of no values move nothing), about as many as the
 others, no message longer than a thread's slice, calls of different threads inside MPI at the
-same time, and no (communicator, tag) shared by two threads of a rank. (b) variant=tasks: the
+same time (calls moving values, completions of their requests), and no (communicator, tag)
+shared by two threads of a rank. (b) variant=tasks: the
 student's task_iteration, OpenMP tasks with `depend`; judged by the checksum (halo rows are NaN
 until the exchange fills them), non-blocking calls, the kit's stencil_rows computing between
 the posting of the requests and their completion (student_c.overlap_table) and what ran inside a
@@ -34,7 +35,12 @@ import re
 
 import pandas as pd
 
-from ..halo.exercise import assert_rows_once, assert_windows_covered, overlap_rows
+from ..halo.exercise import (
+    assert_halo_messages,
+    assert_rows_once,
+    assert_windows_covered,
+    overlap_rows,
+)
 from ..halo.serial import check_grid, jacobi2d
 from ..kernels.build import Kernel, build, has_partitioned
 from ..kernels.c_cells import unanswered
@@ -179,24 +185,82 @@ def shared_keys(calls: pd.DataFrame) -> list[str]:
     return sorted(set(out))
 
 
-def _completes_nothing(calls: pd.DataFrame) -> pd.Series:
-    """The completion calls given no request but MPI_REQUEST_NULL, or completing none
-    (MPI_Testall(0, ...), an MPI_Testsome that found nothing), and MPI_Wait or MPI_Test of
-    MPI_REQUEST_NULL: a thread spinning on them waits for its turn, it does not exchange (the
-    tracer records the request or requests given or completed, MPI_REQUEST_NULL as -1)."""
-    one = calls["call"].isin(("MPI_Wait", "MPI_Test"))
-    named = calls["requests"].fillna("").astype(str).str.split(",")
-    none = named.apply(lambda ids: all(i.strip() in ("", "-1") for i in ids))
-    return (calls["call"].isin(COMPLETES) & ~one & none) | (one & (calls["request"] == -1))
+def _moves_data(calls: pd.DataFrame) -> pd.Series:
+    """Per call (one rank's or many): whether it is a point-to-point call with another rank that
+    moves values (a peer that is not MPI_PROC_NULL nor the rank itself, bytes > 0, on either side
+    of an MPI_Sendrecv): messages of no values, to nobody or to itself move nothing."""
+    def real(peer: str, nbytes: str) -> pd.Series:
+        return (calls[peer] >= 0) & (calls[peer] != calls["rank"]) & (calls[nbytes] > 0)
+
+    return calls["call"].isin(POINT_TO_POINT) & (real("peer", "bytes")
+                                                 | real("recv_peer", "recv_bytes"))  # fmt: skip
+
+
+def _request_ids(call) -> list[int]:
+    """The requests a completion call names (the tracer's "request", and "requests": those given
+    to an MPI_Waitall or MPI_Testall, those an MPI_Waitany, _Waitsome, _Testany or _Testsome
+    completed), MPI_REQUEST_NULL (-1) and a cut list's "+" left out."""
+    one = call.request
+    ids = [] if one != one or int(one) == -1 else [int(one)]
+    for text in str(call.requests if call.requests == call.requests else "").split(","):
+        text = text.strip()
+        if text.lstrip("-").isdigit() and int(text) != -1:
+            ids.append(int(text))
+    return ids
+
+
+def exchange_calls(res: Results) -> pd.DataFrame:
+    """The student's calls that exchange values with a neighbouring rank: point-to-point calls
+    that move values (_moves_data; not the set-up of a persistent request, which moves nothing
+    yet), and completion calls (MPI_Wait... MPI_Test...) naming a request in flight that such a
+    call posted (a persistent one once started: MPI_Start, MPI_Startall; until a completion
+    reported it done). A call of no values, to MPI_PROC_NULL or to the rank itself, a
+    completion of MPI_REQUEST_NULL, of nothing, of such calls' requests or of a persistent
+    request not started again is no exchange: a thread spinning on them waits for its turn, it
+    does not exchange (lab 12 (a): a fresh attacker's threads took turns in a critical section,
+    then made two zero-value MPI_Sendrecv calls all at once). The tracer names a request by
+    MPI_Request_c2f, which the library may give again once it is freed: the posting read for
+    a completion is the last one under that number before it began."""
+    calls = res.mpi_calls
+    calls = calls[(calls["student"] == 1)
+                  & calls["call"].isin((*POINT_TO_POINT, *COMPLETES, "MPI_Start",
+                                        "MPI_Startall"))].sort_values("start")  # fmt: skip
+    moves = _moves_data(calls)
+    setups = ("MPI_Send_init", "MPI_Recv_init", *PARTITIONED_SETUP)
+    keep = []
+    for _, mine in calls.groupby("rank", sort=False):
+        persistent: dict[int, bool] = {}  # a persistent request's number -> it moves values
+        flight: dict[int, bool] = {}  # a request's number -> in flight, moving values
+        for c in mine.itertuples():
+            own = None if c.request != c.request or int(c.request) == -1 else int(c.request)
+            if c.call in COMPLETES:
+                ids = _request_ids(c)
+                if any(flight.get(i, False) for i in ids):
+                    keep.append(c.Index)
+                if c.done == c.done and int(c.done) == 1:
+                    flight.update({i: False for i in ids})
+            elif c.call == "MPI_Start":
+                if own is not None:
+                    flight[own] = persistent.get(own, False)
+            elif c.call == "MPI_Startall":  # the tracer does not name its requests
+                flight.update({i: True for i, moving in persistent.items() if moving})
+            elif c.call in setups:
+                if own is not None:
+                    persistent[own], flight[own] = bool(moves.loc[c.Index]), False
+            else:
+                if own is not None:
+                    flight[own] = bool(moves.loc[c.Index])
+                if moves.loc[c.Index]:
+                    keep.append(c.Index)
+    return calls.loc[keep]
 
 
 def concurrent_threads(res: Results) -> pd.Series:
-    """Per rank: how many of the student's exchange calls (point to point, completions) began
-    while an exchange call of another thread of the rank was inside MPI (an MPI_Comm_rank made
-    beside another thread's wait is no exchange of its own)."""
-    calls = res.mpi_calls
-    calls = calls[(calls["student"] == 1) & calls["call"].isin(POINT_TO_POINT + COMPLETES)]
-    calls = calls[~_completes_nothing(calls)]
+    """Per rank: how many of the student's exchange calls (exchange_calls: calls that move values
+    with a neighbour, completions of their requests) began while an exchange call of another
+    thread of the rank was inside MPI (an MPI_Comm_rank made beside another thread's wait, or
+    a message of no values sent by every thread at once, is no exchange of its own)."""
+    calls = exchange_calls(res)
     counts = {}
     for rank, mine in calls.sort_values("start").groupby("rank"):
         rows, n = list(mine.itertuples()), 0
@@ -250,9 +314,10 @@ def judge_multiple(runs: list[dict]) -> list[dict]:
     rows (every value once: values sent beside the slices are padding too), as many
     point-to-point calls as every other thread of its rank (not thread 0 alone, nor thread
     0 for all beside calls for show: that is FUNNELED), none sent or received more than
-    ceil(nx / threads) values in one call (its slice), calls of different threads were inside MPI
-    at the same time on some rank (odd ranks start each exchange STAGGER_US late, so the even
-    ranks' threads wait inside MPI together), and no (communicator, tag) is shared by two
+    ceil(nx / threads) values in one call (its slice), exchange calls of different threads
+    (exchange_calls: calls moving values with a neighbour, completions of their requests) were
+    inside MPI at the same time on some rank (odd ranks start each exchange STAGGER_US late, so
+    the even ranks' threads wait inside MPI together), and no (communicator, tag) is shared by two
     threads of a rank. Returns one row per shape."""
     rows = []
     for shape, res, where, got in _judged_runs(runs):
@@ -303,9 +368,10 @@ def judge_multiple(runs: list[dict]) -> list[dict]:
             together = concurrent_threads(res)
             assert (together > 0).any(), (
                 f"{where}: on no rank did an exchange call begin while another thread of the rank "
-                "was inside one (the even ranks' threads wait for the late odd ranks together): the "
-                "threads took turns (a critical section or a "
-                "lock around MPI is SERIALIZED, not MULTIPLE)")
+                "was inside one (the even ranks' threads wait for the late odd ranks together; "
+                "only calls that move values with a neighbour and the completions of their "
+                "requests count, not messages of no values nor other calls): the threads took "
+                "turns (a critical section or a lock around MPI is SERIALIZED, not MULTIPLE)")
             row["calls inside MPI together"] = int(together.sum())
         rows.append(row)
     return rows
@@ -330,7 +396,10 @@ def judge_tasks(runs: list[dict]) -> list[dict]:
     """Judge run_tasks' evidence, in the grader's process.
 
     Checks, per shape: the checksum equals jacobi2d's (a row next to a halo computed before its
-    message arrived reads NaN); no blocking point-to-point call (student_c.blocking_calls); with
+    message arrived reads NaN); no blocking point-to-point call (student_c.blocking_calls); every
+    point-to-point message one halo row of nx values, at most one each way per neighbour and
+    iteration (halo.exercise.assert_halo_messages: decoys kept in flight round an exchange done
+    before the interior open windows of their own); with
     2+ ranks, 2+ threads and OVERLAP_POINTS interior points per rank, stencil_rows computed
     between the posting of the requests and their completion (student_c.overlap_table), some of
     it by a thread other than the one that posted them; and the tasks themselves (task_stamps,
@@ -346,14 +415,14 @@ def judge_tasks(runs: list[dict]) -> list[dict]:
         assert not blocking, (f"{where}: {', '.join(blocking)}: post MPI_Irecv and MPI_Isend in a "
                               "task and complete them with MPI_Waitall, so the other tasks run "
                               "while the messages travel")  # fmt: skip
+        # one halo row each way per neighbour and iteration, no other message: messages kept in
+        # flight beside an exchange done before the interior open windows of their own
+        assert_halo_messages(res, nx * DOUBLE, where)
         inside = 0.0
         if ranks > 1 and threads > 1 and (ny // ranks - 2) * nx >= OVERLAP_POINTS:
             windows = overlap_table(res)
             inside = float(windows["computed_inside"].sum())
-            assert inside > 0.0, (
-                f"{where}: no row was computed between the posting of the requests and their "
-                "completion: the interior rows wait for the exchange (a depend on the halo, a "
-                "taskwait, or the exchange done before the tasks) - no overlap")
+            assert inside > 0.0, _no_overlap(res, where)
             assert float(windows["computed_inside_by_others"].sum()) > 0.0, (
                 f"{where}: only the thread that posted the requests computed while they were "
                 "open: the tasks must let the other threads compute the interior while one "
@@ -366,6 +435,30 @@ def judge_tasks(runs: list[dict]) -> list[dict]:
         rows.append({"ranks": ranks, "threads": threads, "checksum": got,
                      "seconds computed while the halos were in flight": inside})  # fmt: skip
     return rows
+
+
+def _no_overlap(res: Results, where: str) -> str:
+    """Why no interior row was computed inside a window, by where the rows fell (overlap_rows):
+    mostly before the requests were posted (the exchange's task started once the interior was
+    done: a taskloop's implicit taskgroup, the exchange's task created after the interior's or
+    depending on them), or after they completed (the interior waited for the exchange)."""
+    rows = overlap_rows(res)
+    count = (rows["last"] - rows["first"] + 1).groupby(rows["where"]).sum()
+    before, after = int(count.get("before", 0)), int(count.get("after", 0))
+    if before > after:
+        return (f"{where}: no row was computed between the posting of the requests and their "
+                f"completion: {before} of the {before + after} interior rows were computed before "
+                "the requests were posted, the exchange's task starting only once the interior was "
+                "done - no overlap. A taskloop without nogroup waits for its tasks at its end (an "
+                "implicit taskgroup): the thread that creates them computes them itself while the "
+                "exchange's task waits for another thread, which on a machine with more threads "
+                "than cores is free only after the interior is done; give the taskloop nogroup (or "
+                "create the interior tasks one by one), so that the creating thread, done with "
+                "task_iteration, takes the exchange's task. An exchange task created after the "
+                "interior's, or depending on them, does the same")
+    return (f"{where}: no row was computed between the posting of the requests and their "
+            "completion: the interior rows wait for the exchange (a depend on the halo, a "
+            "taskwait, or the exchange done before the tasks) - no overlap")
 
 
 def task_stamps(res: Results) -> pd.DataFrame:
@@ -424,12 +517,31 @@ _PREADY_HELD = re.compile(r"#\s*pragma\s+omp\s+(?:barrier|critical|single|masked
                           r"|\bomp_(?:set|test)_(?:nest_)?lock\b")
 
 
+# (d): what makes the threads take turns wherever it stands in the cell (around the copies and
+# marks, or in a function that makes them): an ordered loop or block, a critical section, a lock
+_PREADY_TURNS = re.compile(r"#\s*pragma\s+omp\s+(?:critical|ordered)\b"
+                           r"|#\s*pragma\s+omp\b[^\n]*\bordered\b"
+                           r"|\bomp_(?:set|test)_(?:nest_)?lock\b"
+                           r"|\bpthread_(?:mutex|spin|rwlock)_(?:timed)?(?:lock|trylock|rdlock|wrlock)\b"
+                           r"|\bsem_(?:timed)?wait\b")
+
+
 def pready_construct_faults(text: str) -> list[str]:
     """What keeps preprocessed C from having each thread mark its partition ready as soon as it
-    copied it, in the one parallel region: a second region, or one of _PREADY_HELD between its
+    copied it, in the one parallel region: a second region; one of _PREADY_HELD between its
     first copy_partition and its last mark (before them, a masked MPI_Startall and its barrier
-    are fine)."""
+    are fine); one of _PREADY_TURNS or _FLAG_WAIT anywhere in the cell (an ordered loop, a
+    critical section, a lock or a flag watched around the copies and marks makes the threads
+    hand their partitions over one after another: a fresh attacker's omp for ordered kept 4/4,
+    2026-12-03)."""
     faults = []
+    turns = _PREADY_TURNS.search(text) or _FLAG_WAIT.search(text)
+    if turns:
+        shown = re.sub(r"#\s*pragma\s+", "", turns.group(0)).strip()
+        faults.append(f"no {shown}: the threads copy their partitions and mark them ready at "
+                      "the same time, each as soon as it has copied its own, not in turns (an "
+                      "ordered loop or block, a critical section, a lock or a flag watched makes "
+                      "them take turns)")
     regions = len(re.findall(r"#\s*pragma\s+omp\s+parallel\b", text))
     if regions > 1:
         faults.append(f"{regions} parallel regions: one region, in which each thread copies its "
