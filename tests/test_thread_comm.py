@@ -185,29 +185,37 @@ def test_a_partition_is_marked_as_soon_as_it_is_copied_in_one_region():
 
 def _calls(*rows) -> pd.DataFrame:
     """Traced calls of rank 0 (student's): (thread, call, start, end, peer, bytes, request,
-    requests, done); an MPI_Sendrecv's receive side as its send side."""
+    requests, done); an MPI_Sendrecv's receive side as its send side, a completion's live
+    requests those it names."""
     cols = ["thread", "call", "start", "end", "peer", "bytes", "request", "requests", "done"]
     frame = pd.DataFrame([dict(zip(cols, r, strict=True)) for r in rows])
     is_sr = frame["call"] == "MPI_Sendrecv"
+    live = [len([i for i in f"{q},{r}".split(",") if i not in ("", "-1")])
+            for q, r in zip(frame["requests"], frame["request"], strict=True)]
     return frame.assign(rank=0, student=1, recv_peer=frame["peer"].where(is_sr, -1),
-                        recv_bytes=frame["bytes"].where(is_sr, -1))
+                        recv_bytes=frame["bytes"].where(is_sr, -1), live=live)
 
 
 def test_only_calls_that_move_values_count_as_inside_mpi_together():
     """Lab 12 (a) (a fresh attacker, 2026-12-03): the threads' exchanges in turns (a critical
     section), then every thread at once an MPI_Sendrecv of no values, to MPI_PROC_NULL or to
-    itself, or a wait on a persistent request not started again: no call counted together.
-    Two threads' waits for requests that move values, at once, count."""
+    itself, a wait for a message of no values, or a wait on a persistent request not started
+    again: no call counted together. Two threads' waits for messages that move values, at once,
+    count. (The tracer names no non-blocking call's request: -1.)"""
     from types import SimpleNamespace
 
-    turns = [(0, "MPI_Isend", 0.0, 0.1, 1, 80, 11, "", -1), (0, "MPI_Wait", 0.1, 0.2, -1, -1, 11, "", 1),
-             (1, "MPI_Isend", 0.3, 0.4, 1, 80, 12, "", -1), (1, "MPI_Wait", 0.4, 0.5, -1, -1, 12, "", 1)]
+    turns = [(0, "MPI_Isend", 0.0, 0.1, 1, 80, -1, "", -1),
+             (0, "MPI_Wait", 0.1, 0.2, -1, -1, 11, "", 1),
+             (1, "MPI_Isend", 0.3, 0.4, 1, 80, -1, "", -1),
+             (1, "MPI_Wait", 0.4, 0.5, -1, -1, 12, "", 1)]
     decoys = [(0, "MPI_Sendrecv", 1.0, 1.5, 1, 0, -1, "", -1),
               (1, "MPI_Sendrecv", 1.1, 1.6, 1, 0, -1, "", -1),
               (0, "MPI_Send", 2.0, 2.5, -1, 80, -1, "", -1),
               (1, "MPI_Send", 2.1, 2.6, 0, 80, -1, "", -1),
-              (0, "MPI_Wait", 3.0, 3.5, -1, -1, 11, "", 1),  # 11 done: a test of nothing
-              (1, "MPI_Testall", 3.1, 3.6, -1, -1, -1, "-1,-1", 1)]
+              (0, "MPI_Isend", 2.7, 2.8, 1, 0, -1, "", -1),
+              (1, "MPI_Irecv", 2.7, 2.8, 1, 0, -1, "", -1),
+              (0, "MPI_Wait", 3.0, 3.5, -1, -1, 13, "", 1),
+              (1, "MPI_Testall", 3.1, 3.6, -1, -1, -1, "14,-1", 1)]
     def together(rows):
         return int(exercise.concurrent_threads(SimpleNamespace(mpi_calls=_calls(*rows))).sum())
 
@@ -221,8 +229,8 @@ def test_only_calls_that_move_values_count_as_inside_mpi_together():
                   (0, "MPI_Wait", 1.0, 1.5, -1, -1, 21, "", 1),  # not started again
                   (1, "MPI_Wait", 1.1, 1.6, -1, -1, 22, "", 1)]
     assert together(persistent) == 0
-    at_once = [(0, "MPI_Irecv", 0.0, 0.1, 1, 80, 31, "", -1),
-               (1, "MPI_Irecv", 0.1, 0.2, 1, 80, 32, "", -1),
+    at_once = [(0, "MPI_Irecv", 0.0, 0.1, 1, 80, -1, "", -1),
+               (1, "MPI_Irecv", 0.1, 0.2, 1, 80, -1, "", -1),
                (0, "MPI_Waitall", 0.2, 0.9, -1, -1, -1, "31", 1),
                (1, "MPI_Waitall", 0.3, 0.9, -1, -1, -1, "32", 1)]
     assert together(at_once) == 1

@@ -49,6 +49,7 @@ from ..runs.launch import run_program
 from ..runs.records import Results, as_frame
 from ..runs.student_c import (
     COMPLETES,
+    POSTS,
     blocking_calls,
     build_student,
     overlap_table,
@@ -209,49 +210,78 @@ def _request_ids(call) -> list[int]:
     return ids
 
 
+def _completed(c, persistent: dict[int, bool]) -> int:
+    """How many requests that are not persistent a completion call that reported done
+    completed: an MPI_Waitall's or MPI_Testall's live requests (those given that were not
+    MPI_REQUEST_NULL), an MPI_Wait's or MPI_Test's one, an MPI_Waitany's, _Waitsome's,
+    _Testany's or _Testsome's named ones; the persistent ones among them left out."""
+    ids = _request_ids(c)
+    kept = sum(i in persistent for i in ids)
+    if c.call in ("MPI_Waitall", "MPI_Testall"):
+        live = c.live if c.live == c.live else len(ids)
+        return max(int(live) - kept, 0)
+    return len(ids) - kept
+
+
 def exchange_calls(res: Results) -> pd.DataFrame:
     """The student's calls that exchange values with a neighbouring rank: point-to-point calls
     that move values (_moves_data; not the set-up of a persistent request, which moves nothing
-    yet), and completion calls (MPI_Wait... MPI_Test...) naming a request in flight that such a
-    call posted (a persistent one once started: MPI_Start, MPI_Startall; until a completion
-    reported it done). A call of no values, to MPI_PROC_NULL or to the rank itself, a
-    completion of MPI_REQUEST_NULL, of nothing, of such calls' requests or of a persistent
-    request not started again is no exchange: a thread spinning on them waits for its turn, it
-    does not exchange (lab 12 (a): a fresh attacker's threads took turns in a critical section,
-    then made two zero-value MPI_Sendrecv calls all at once). The tracer names a request by
-    MPI_Request_c2f, which the library may give again once it is freed: the posting read for
-    a completion is the last one under that number before it began."""
+    yet), and completion calls (MPI_Wait... MPI_Test...) of a request in flight that moves
+    values. A call of no values, to MPI_PROC_NULL or to the rank itself, a completion of
+    MPI_REQUEST_NULL, of nothing, of only such calls' requests or of a persistent request not
+    started again is no exchange: a thread spinning on them waits for its turn, it does not
+    exchange (lab 12 (a): a fresh attacker's threads took turns in a critical section, then made
+    two zero-value MPI_Sendrecv calls all at once).
+
+    The tracer names the requests a completion is given or completed (MPI_Request_c2f) and a
+    persistent set-up's request, not a non-blocking call's: a persistent request (MPI_Send_init,
+    MPI_Recv_init) is in flight from its MPI_Start (every one of the rank's at an MPI_Startall,
+    which names none) to a completion that reported it done; the non-blocking calls are counted
+    per thread (MPI completes a request on the thread that waits for it, which in (a) is the
+    thread that posted it): a completion counts while its thread has a posting that moves values
+    not yet completed, and what a completion completes is taken from those first (a thread
+    completing its real messages in a critical section and waiting outside it for messages of
+    no values has none left)."""
     calls = res.mpi_calls
     calls = calls[(calls["student"] == 1)
                   & calls["call"].isin((*POINT_TO_POINT, *COMPLETES, "MPI_Start",
                                         "MPI_Startall"))].sort_values("start")  # fmt: skip
+    if "live" not in calls.columns:
+        calls = calls.assign(live=float("nan"))
     moves = _moves_data(calls)
     setups = ("MPI_Send_init", "MPI_Recv_init", *PARTITIONED_SETUP)
     keep = []
     for _, mine in calls.groupby("rank", sort=False):
         persistent: dict[int, bool] = {}  # a persistent request's number -> it moves values
-        flight: dict[int, bool] = {}  # a request's number -> in flight, moving values
+        flight: set[int] = set()  # the persistent requests in flight that move values
+        pending: dict[int, list[int]] = {}  # per thread: [postings moving values, others] open
         for c in mine.itertuples():
             own = None if c.request != c.request or int(c.request) == -1 else int(c.request)
+            open_ = pending.setdefault(int(c.thread), [0, 0])
             if c.call in COMPLETES:
                 ids = _request_ids(c)
-                if any(flight.get(i, False) for i in ids):
+                if flight & set(ids) or (open_[0] > 0 and ids):
                     keep.append(c.Index)
                 if c.done == c.done and int(c.done) == 1:
-                    flight.update({i: False for i in ids})
+                    flight -= set(ids)
+                    done = _completed(c, persistent)
+                    first = min(done, open_[0])
+                    open_[0] -= first
+                    open_[1] = max(open_[1] - (done - first), 0)
             elif c.call == "MPI_Start":
-                if own is not None:
-                    flight[own] = persistent.get(own, False)
-            elif c.call == "MPI_Startall":  # the tracer does not name its requests
-                flight.update({i: True for i, moving in persistent.items() if moving})
+                if own is not None and persistent.get(own, False):
+                    flight.add(own)
+            elif c.call == "MPI_Startall":
+                flight |= {i for i, moving in persistent.items() if moving}
             elif c.call in setups:
                 if own is not None:
-                    persistent[own], flight[own] = bool(moves.loc[c.Index]), False
+                    persistent[own] = bool(moves.loc[c.Index])
+                    flight.discard(own)
+            elif moves.loc[c.Index]:
+                keep.append(c.Index)
+                open_[0] += c.call in POSTS
             else:
-                if own is not None:
-                    flight[own] = bool(moves.loc[c.Index])
-                if moves.loc[c.Index]:
-                    keep.append(c.Index)
+                open_[1] += c.call in POSTS
     return calls.loc[keep]
 
 
