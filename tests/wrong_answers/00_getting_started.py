@@ -86,5 +86,7 @@ def ring_exchange():
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
     return comm.sendrecv(os.getpid(), dest=1 - rank, source=1 - rank)
-""", loses={"hidden_ring_exchange"}, why="partner 1 - rank: a pair, not a ring", reason="nvalid rank"),
+""", loses={"hidden_ring_exchange"}, why="partner 1 - rank: a pair, not a ring",
+          # rank 2 of 3 sends to -1, MPICH's MPI_PROC_NULL (nothing sent); rank 3 of 4 to -2
+          reason="nvalid rank | every rank must send to its right neighbour"),
 ]
