@@ -60,7 +60,7 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
     MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
 }
 """), A, "slices for two threads only: the visible test's thread count",
-        reason="KernelCrash"),
+        reason="KernelCrash | Segmentation fault"),  # MPICH's message may name no rank: KernelError
     attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", """
 void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
     /* no tasks: exchange first, then every row (the blocking order of lab 04 (a)) */
@@ -768,7 +768,7 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
     if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
 }
 """), D, "the master copies all; the kit's copy log patched in memory to name each thread",
-    reason="copied outside a parallel region"))
+    reason="copied outside a parallel region | no volatile: the threads copy"))
 
 # A fresh attacker's (helper-30, 2026-12-03) wrong methods for (a) that kept full points, now refused.
 GAMING += [
