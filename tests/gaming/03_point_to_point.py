@@ -515,6 +515,8 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
             MPI_Wait(&r[0], MPI_STATUS_IGNORE);
     }
 }
-""", {"hidden_overlap_exchange"}, "the MPI_Isend request never completed: only the receive is tested and waited",
+""", {"hidden_overlap_exchange", "hidden_overlap_numbers"},
+            "the MPI_Isend request never completed: only the receive is tested and waited (the numbers"
+            " part runs the same cell)",
             reason="were never completed by a wait or test"),
 ]
