@@ -84,6 +84,7 @@ class Bench:
         if self.args.quick:
             vars(self.args).update(quick or {})
         self.say = progress or Progress(name)
+        self.named: dict[str, str] = {}  # a folder of this machine given on the command line
         self.loads: list[dict] = []
         self.topology = read_topology()  # the machine the figures are of
         self.cpus = len(self.topology.usable)
@@ -93,8 +94,11 @@ class Bench:
         self.loads.append(other_load(label))
 
     def command(self) -> str:
-        """How this run was started, for the report."""
-        return scrub_paths(" ".join(["python", f"benchmarks/{self.name}.py", *sys.argv[1:]]))
+        """How this run was started, for the report (each folder of `named` under its name)."""
+        line = " ".join(["python", f"benchmarks/{self.name}.py", *sys.argv[1:]])
+        for folder, name in self.named.items():
+            line = line.replace(folder, name)
+        return scrub_paths(line)
 
     def report(
         self, title: str, lines: list[str], data: dict | None = None, *, what: str = "",

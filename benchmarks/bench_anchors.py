@@ -234,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
         quick_help="one pair, OSU/EPCC/kit counts cut: checks the wiring, not a figure",
     )
     args = bench.args
+    if args.refs is not None:  # the suites' folder is this machine's: the report names it DIR
+        bench.named[str(args.refs)] = "DIR"
     only = [g.strip() for g in args.only.split(",") if g.strip()]
     unknown = sorted(set(only) - set(GROUPS))
     if unknown:
