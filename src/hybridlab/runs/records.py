@@ -178,12 +178,24 @@ def check_trace(traces: list[dict], calls: list[dict], pieces: list[dict]) -> No
                                   f"{summary.get(field_)}: records lost or forged")  # fmt: skip
 
 
-# Calls of a cell that make a request active, and those that end requests (hl_trace_calls.h)
+# Calls that post a request with data in flight (point to point and the non-blocking
+# collectives the windows of hybridlab.runs.student_c open on), and every call of a cell that
+# makes a request active (hl_trace_calls.h)
+POSTS = (
+    "MPI_Isend",
+    "MPI_Issend",
+    "MPI_Ibsend",
+    "MPI_Irsend",
+    "MPI_Irecv",
+    "MPI_Ibarrier",
+    "MPI_Ibcast",
+    "MPI_Iallreduce",
+    "MPI_Ireduce",
+    "MPI_Ialltoall",
+)
 REQUEST_MAKERS = frozenset({
-    "MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", "MPI_Ibarrier",
-    "MPI_Ibcast", "MPI_Iallreduce", "MPI_Ireduce", "MPI_Ialltoall", "MPI_Ineighbor_alltoall",
-    "MPI_Ineighbor_alltoallv", "MPI_Ineighbor_alltoallw", "MPI_Ineighbor_allgather",
-    "MPI_Ineighbor_allgatherv", "MPI_Start"})  # fmt: skip
+    *POSTS, "MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv", "MPI_Ineighbor_alltoallw",
+    "MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv", "MPI_Start"})  # fmt: skip
 _ENDS_ONE = ("MPI_Waitany", "MPI_Testany", "MPI_Request_free")
 _ENDS_LISTED = ("MPI_Waitsome", "MPI_Testsome")  # "requests": the ones it completed
 _ENDS_LIVE = ("MPI_Wait", "MPI_Test", "MPI_Waitall", "MPI_Testall")  # "live": those given

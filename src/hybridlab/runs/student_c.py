@@ -47,22 +47,10 @@ from ..kernels.c_cells import student_headers, unanswered
 from ..kernels.unit_checks import preprocessed_cell
 from . import compliance
 from .launch import run_program
-from .records import WHERE_COLUMNS, Results
+from .records import POSTS, WHERE_COLUMNS, Results
 
 _NOT_SHOWN = {"record", "ok", *WHERE_COLUMNS}
 # Calls that post a non-blocking request, and those that may complete one.
-POSTS = (
-    "MPI_Isend",
-    "MPI_Issend",
-    "MPI_Ibsend",
-    "MPI_Irsend",
-    "MPI_Irecv",
-    "MPI_Ibarrier",
-    "MPI_Ibcast",
-    "MPI_Iallreduce",
-    "MPI_Ireduce",
-    "MPI_Ialltoall",
-)
 COMPLETES = (
     "MPI_Wait",
     "MPI_Waitall",
