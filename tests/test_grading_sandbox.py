@@ -23,6 +23,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from pathlib import Path
 from types import SimpleNamespace
@@ -704,6 +705,34 @@ def test_only_current_builds_of_released_sources_reach_a_sandbox(tmp_path):
     assert not any(
         build.is_current(e) for e in (stale_kit, stale_given, unrecorded, solution / "x")
     )
+    # a class's grader names them once; every submission's process reads the list
+    listed = tmp_path / "builds.json"
+    assert sandbox.write_released_builds(listed, cache, [released]) == 2
+    shutil.rmtree(given)  # named, then removed: not handed to a sandbox
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(sandbox.BUILDS, str(listed))
+        sandbox._released_builds_once.cache_clear()
+        assert sandbox._released_builds_once(cache, (released,)) == [kit]
+    sandbox._released_builds_once.cache_clear()
+    assert sandbox.BUILDS in sandbox.ENV_DENIED
+
+
+def test_clean_stale_removes_only_old_builds_todays_kit_would_not_use(tmp_path, monkeypatch):
+    build = importlib.import_module("hybridlab.kernels.build")
+    from hybridlab.paths import kernels_dir
+
+    monkeypatch.setenv("HYBRIDLAB_CACHE", str(tmp_path))
+    code = (kernels_dir() / "hello_hybrid.c").read_text()
+    made = {}
+    for label, key in (("current", build.cache_key(code, (), build.mpicc())),
+                       ("stale", "0123456789abcdef"), ("young", "fedcba9876543210")):  # fmt: skip
+        made[label] = build.cache_dir() / f"hello_hybrid-{key}"
+        made[label].mkdir(parents=True)
+        (made[label] / build.FLAGS_FILE).write_text("[]")
+    for label in ("current", "stale"):
+        os.utime(made[label], (time.time() - 7200, time.time() - 7200))
+    assert build.remove_stale_builds(min_age=3600) == 1
+    assert [label for label, path in made.items() if path.exists()] == ["current", "young"]
 
 
 def test_a_box_reads_the_graders_kit_objects_and_only_the_reference_run_adds_to_them(

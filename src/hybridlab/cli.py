@@ -7,7 +7,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from .kernels.build import BuildError, available_kernels, build, clean_cache
+from .kernels.build import (
+    BuildError,
+    available_kernels,
+    build,
+    clean_cache,
+    remove_stale_builds,
+)
 from .machine import reaper
 
 
@@ -75,6 +81,8 @@ def _clean(args: argparse.Namespace) -> int:
     print(f"removed {len(removed)} unused MPI shared-memory/hydra file(s)")
     if args.cache:
         print(f"removed {clean_cache()} cached kernel build(s)")
+    elif args.stale:
+        print(f"removed {remove_stale_builds()} cached kernel build(s) today's kit would not use")
     return 0
 
 
@@ -357,6 +365,9 @@ def parser() -> argparse.ArgumentParser:
     r.set_defaults(func=_run)
     c = sub.add_parser("clean", help="remove MPI files a killed run left behind")
     c.add_argument("--cache", action="store_true", help="also remove cached kernel builds")
+    c.add_argument(
+        "--stale", action="store_true", help="also remove cached builds today's kit would not use"
+    )
     c.set_defaults(func=_clean)
     rel = sub.add_parser("release", help="regenerate labs/ from grading/source/ with nbgrader")
     rel.add_argument("labs", nargs="*")

@@ -27,6 +27,7 @@ from pathlib import Path
 from ..course import hidden_inputs
 from ..course.notebooks import headless_environment
 from ..engines import controller
+from ..kernels.build import cache_dir
 from ..machine import reaper
 from ..runs import own_runs, replay
 from . import execute, feedback, gradebook, pool, sandbox, similarity
@@ -136,10 +137,21 @@ class _Run:
             try:
                 timing = reference_timing(self.lab, quick=quick, sandboxed=self.sandboxed)
                 self.other[quick] = time_limits(timing, self.policy)
+                self.name_builds()  # the other size's run may have built more
             except GradingError as err:
                 self.other[quick] = None
                 self.other_problem = str(err).splitlines()[0][:300]
         return self.other[quick]
+
+    @property
+    def builds(self) -> Path:
+        return self.events / "builds.json"
+
+    def name_builds(self) -> None:
+        """List the cache's released builds once for every submission's sandboxes."""
+        if self.sandboxed:
+            released = sorted((self.lab.root / "release" / self.lab.name).glob("*.ipynb"))
+            sandbox.write_released_builds(self.builds, cache_dir(), released)
 
     def _own_runs(self, notebook: Path, own: Path, env: dict, notes: list[str]) -> bool:
         """Check the submission's runs folder into `own`; returns the size to grade it at: the
@@ -188,6 +200,8 @@ class _Run:
         env = {**headless_environment(f"{self.tag}-{student}", quick=quick),
                **course_environment(self.lab.root), **env}  # fmt: skip
         env[EVENTS] = str(self.events / f"{student}.jsonl")
+        if self.builds.exists():
+            env[sandbox.BUILDS] = str(self.builds)
         env[CELL_LIMITS] = json.dumps(limits["cells"])
         env[REFERENCE_BUSY] = str(limits["busy"])
         command = [
@@ -265,6 +279,7 @@ def grade(
             the_lab, quick, not unsandboxed, policy, tag or f"grade-{uuid.uuid4().hex[:10]}",
             time_limits(timing, policy), Path(tempfile.mkdtemp(prefix="hybridlab-events-")),
         )  # fmt: skip
+        run.name_builds()
         records: dict[str, dict] = {}
         todo = []
         for student, path in found.items():

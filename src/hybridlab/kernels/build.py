@@ -27,6 +27,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -442,6 +443,23 @@ def _compile(name: str, cmd: list[str], work: Path, env: dict[str, str] | None =
         shutil.rmtree(work, ignore_errors=True)
         raise BuildError(name, cmd, done.stderr)
     return done.stderr
+
+
+def remove_stale_builds(min_age: float = 3600.0) -> int:
+    """Remove the cached builds today's kit would never use (is_current: made from older
+    headers, sources or compiler) that are at least `min_age` seconds old (a younger one may be
+    a build still being made); returns how many. The cache grows with every update of the kit
+    over a term; the grader reads all of it once per class."""
+    cache, now, removed = cache_dir(), time.time(), 0
+    for entry in cache.glob("*-*") if cache.is_dir() else ():
+        try:
+            old = now - entry.stat().st_mtime >= min_age
+        except OSError:
+            continue
+        if old and entry.is_dir() and not is_current(entry):
+            shutil.rmtree(entry, ignore_errors=True)
+            removed += 1
+    return removed
 
 
 def clean_cache() -> int:
