@@ -54,6 +54,9 @@
 #define HL_TRACED(name, params, args) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_COMM(name, params, args, comm) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_ICOMM(name, params, args, comm, request) int HL_ENTRY(MPI_##name) params;
+#define HL_TRACED_SENT(name, params, args, comm, count, type, root) int HL_ENTRY(MPI_##name) params;
+#define HL_TRACED_ISENT(name, params, args, comm, count, type, root, request) \
+    int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_REDUCE(name, params, args, comm, count, type, request) \
     int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_WAIT(name, params, args, flag, request) int HL_ENTRY(MPI_##name) params;
@@ -75,6 +78,8 @@
 #undef HL_TRACED
 #undef HL_TRACED_COMM
 #undef HL_TRACED_ICOMM
+#undef HL_TRACED_SENT
+#undef HL_TRACED_ISENT
 #undef HL_TRACED_REDUCE
 #undef HL_TRACED_WAIT
 #undef HL_TRACED_WAITALL

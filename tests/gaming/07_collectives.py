@@ -492,3 +492,47 @@ GAMING += [
         reason="return them as integers",
     ),
 ]
+
+# issue 36: the tracer now sizes a collective's data (what it sends each member), so the one-block
+# rule holds for the leaders' MPI_Alltoall too: here each leader sends its node's whole buffer to
+# every leader through MPI_Alltoall (an allgather by the allowed call)
+WHOLE_BUFFER_ALLTOALL = r"""%%c ALLTOALL_C alltoall_nodes
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;
+    size_t block = (size_t)P * count, whole = (size_t)L * block;
+    double *gathered = NULL, *copies = NULL, *in = NULL, *out = NULL;
+    if (me == 0) {
+        gathered = malloc(whole * sizeof *gathered);
+        copies = malloc((size_t)N * whole * sizeof *copies);
+        in = malloc((size_t)N * whole * sizeof *in);
+        out = malloc(whole * sizeof *out);
+    }
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        int n;
+        MPI_Comm_rank(leaders, &n);
+#pragma omp parallel for
+        for (int q = 0; q < N; q++)
+            memcpy(&copies[(size_t)q * whole], gathered, whole * sizeof *gathered);
+        MPI_Alltoall(copies, (int)whole, MPI_DOUBLE, in, (int)whole, MPI_DOUBLE, leaders);
+#pragma omp parallel for collapse(2)
+        for (int t = 0; t < L; t++)
+            for (int src = 0; src < P; src++)
+                for (int k = 0; k < count; k++)
+                    out[((size_t)t * P + src) * count + k] = in[((size_t)src * P + (size_t)n * L + t) * count + k];
+    }
+    MPI_Scatter(out, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+    free(gathered);
+    free(copies);
+    free(in);
+    free(out);
+}
+"""
+GAMING.append(attempt("method", "alltoall_nodes", WHOLE_BUFFER_ALLTOALL, {"hidden_alltoall_nodes"},
+                      why="the leaders' MPI_Alltoall carries every node's whole buffer to every leader",
+                      reason="bytes per call of alltoall_nodes"))

@@ -23,7 +23,13 @@ from ..kernels.unit_checks import preprocessed_cell
 from ..p2p.hockney import PiecewiseHockney, piecewise_hockney
 from ..runs.launch import run_program
 from ..runs.records import Results
-from ..runs.student_c import build_student, run_student, student_unit, unit_flags
+from ..runs.student_c import (
+    COLLECTIVES,
+    build_student,
+    run_student,
+    student_unit,
+    unit_flags,
+)
 
 OSU_COUNTS = {"iterations": 1000, "skip": 100, "iterations_large": 100, "skip_large": 10}
 QUICK_COUNTS = {"iterations": 100, "skip": 10, "iterations_large": 20, "skip_large": 2}
@@ -360,20 +366,40 @@ def assert_packed_by_threads(code: str) -> None:
     assert refusal is None, refusal
 
 
+# collectives whose data goes to their root alone (a reduction's root is not recorded: every member)
+TO_ROOT = ("MPI_Gather", "MPI_Gatherv")
+NO_DATA = ("MPI_Barrier", "MPI_Ibarrier")
+
+
+def _members(comm: object) -> list[int]:
+    return [int(x) for x in str(comm).split(",") if x.strip().isdigit()]
+
+
 def sent_between_ranks(res: Results) -> list[list[int]]:
-    """[rank, peer, bytes] of the student's sends (every point-to-point call that sends, an
-    MPI_Sendrecv's send side), summed per pair of MPI_COMM_WORLD ranks; bytes -1 where the
-    trace could not tell a message's size. Sends to MPI_PROC_NULL are left out."""
+    """[rank, peer, bytes] of the student's sends, summed per pair of MPI_COMM_WORLD ranks:
+    every point-to-point call that sends (an MPI_Sendrecv's send side; not to MPI_PROC_NULL)
+    and every collective that moves data, as what it sends each member (the tracer's "bytes";
+    a gather's to its root only); bytes -1 where the trace cannot tell a message's size (a
+    neighbourhood collective's, a type MPI cannot size)."""
     calls = res.mpi_calls
     if calls.empty or "peer" not in calls.columns:
         return []
-    sends = calls[(calls["student"] == 1) & calls["call"].str.contains("send", case=False)
-                  & (calls["peer"] >= 0)]  # fmt: skip
-    out = []
-    for (rank, peer), group in sends.groupby(["rank", "peer"]):
-        sizes = group["bytes"].astype(int)
-        out.append([int(rank), int(peer), -1 if (sizes < 0).any() else int(sizes.sum())])
-    return out
+    mine = calls[calls["student"] == 1]
+    sends = mine[mine["call"].str.contains("send", case=False) & (mine["peer"] >= 0)]
+    pairs = [(int(r), int(p), int(b)) for r, p, b in zip(sends["rank"], sends["peer"],
+                                                         sends["bytes"], strict=True)]  # fmt: skip
+    moving = mine["call"].isin(COLLECTIVES) | mine["call"].str.contains("eighbor_", regex=False)
+    for row in mine[moving & ~mine["call"].isin(NO_DATA)].itertuples():
+        rooted = row.call in TO_ROOT and row.peer >= 0
+        sized = int(row.bytes) if "eighbor_" not in row.call else -1
+        for member in [int(row.peer)] if rooted else _members(row.comm):
+            if member != row.rank:
+                pairs.append((int(row.rank), member, sized))
+    total: dict[tuple[int, int], int] = {}
+    for rank, peer, nbytes in pairs:
+        before = total.get((rank, peer), 0)
+        total[rank, peer] = -1 if nbytes < 0 or before < 0 else before + nbytes
+    return [[rank, peer, nbytes] for (rank, peer), nbytes in sorted(total.items())]
 
 
 def assert_one_block_between_nodes(
@@ -382,7 +408,7 @@ def assert_one_block_between_nodes(
     """AssertionError when, over `calls` calls of alltoall_nodes with `count` doubles per pair
     of ranks and nodes of `per_node` consecutive ranks, the ranks of one node sent those of
     another more than one block per call: L x L times one rank's block (`sent`:
-    sent_between_ranks), whichever point-to-point calls moved it."""
+    sent_between_ranks), whichever calls moved it, collectives too."""
     block = per_node * per_node * count * 8
     moved: Counter = Counter()
     for rank, peer, nbytes in sent:
@@ -391,7 +417,7 @@ def assert_one_block_between_nodes(
             continue
         assert nbytes >= 0, (
             f"rank {rank} sent rank {peer} on another node a message the trace cannot size: "
-            "send MPI_DOUBLE values between the leaders"
+            "send MPI_DOUBLE values between the leaders (not by a neighbourhood collective)"
         )
         moved[here, there] += nbytes
     for (here, there), nbytes in sorted(moved.items()):
