@@ -54,8 +54,8 @@
 #define HL_TRACED(name, params, args) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_COMM(name, params, args, comm) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_ICOMM(name, params, args, comm, request) int HL_ENTRY(MPI_##name) params;
-#define HL_TRACED_SENT(name, params, args, comm, count, type, root) int HL_ENTRY(MPI_##name) params;
-#define HL_TRACED_ISENT(name, params, args, comm, count, type, root, request) \
+#define HL_TRACED_SENT(name, params, args, comm, count, type) int HL_ENTRY(MPI_##name) params;
+#define HL_TRACED_ISENT(name, params, args, comm, count, type, request) \
     int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_REDUCE(name, params, args, comm, count, type, request) \
     int HL_ENTRY(MPI_##name) params;

@@ -15,8 +15,8 @@
  * how many other calls of the rank were inside MPI when it began; a Wait or Test keeps whether it
  * completed ("done"), a collective its communicator's size and members as MPI_COMM_WORLD ranks
  * ("comm_size", "comm"), a reduction the values and bytes it reduces ("count", "bytes"), a
- * collective that moves data what this rank sends each member and its root ("count", "bytes",
- * "peer": HL_TRACED_SENT in hl_trace_calls.h), a point-to-point call its communicator's handle, tag and count
+ * collective that moves data what this rank sends each member ("count", "bytes": HL_TRACED_SENT
+ * in hl_trace_calls.h), a point-to-point call its communicator's handle, tag and count
  * ("comm_id", "tag", "count"), its peer as an MPI_COMM_WORLD rank ("peer": HL_PEER_NONE for
  * MPI_PROC_NULL, HL_PEER_ANY for MPI_ANY_SOURCE) and the message's bytes ("bytes"; an
  * MPI_Sendrecv also "recv_peer", "recv_count", "recv_bytes"); a partitioned set-up its
@@ -631,14 +631,12 @@ static void trace_end_reduce(hl_trace_call *c, MPI_Comm comm, long count, MPI_Da
     trace_keep(c, end);
 }
 
-/* A collective's end: its communicator, the `count` elements of `type` this rank sends each
- * member it sends to ("count", "bytes") and its root ("peer": HL_PEER_NONE for MPI_PROC_NULL). */
-static void trace_end_sent(hl_trace_call *c, MPI_Comm comm, long count, MPI_Datatype type,
-                           int root) {
+/* A collective's end: its communicator and the `count` elements of `type` this rank sends each
+ * member it sends to ("count", "bytes"), read after the call's end is taken. */
+static void trace_end_sent(hl_trace_call *c, MPI_Comm comm, long count, MPI_Datatype type) {
     double end = hl_now();
     c->count = count;
     c->bytes = type_bytes(type, count);
-    c->peer = world_peer(comm, root);
     trace_comm(c, comm);
     trace_keep(c, end);
 }
@@ -926,13 +924,13 @@ static int is_root(MPI_Comm c, int root) {
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             (c_.request = (int)MPI_Request_c2f(request_), watch_post(c_.request),                 \
              trace_end_comm(&c_, comm)))
-#define HL_TRACED_SENT(name, params, args, comm, count_, type_, root_)                          \
+#define HL_TRACED_SENT(name, params, args, comm, count_, type_)                                  \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
-            trace_end_sent(&c_, comm, (long)(count_), type_, root_))
-#define HL_TRACED_ISENT(name, params, args, comm, count_, type_, root_, request_)                 \
+            trace_end_sent(&c_, comm, (long)(count_), type_))
+#define HL_TRACED_ISENT(name, params, args, comm, count_, type_, request_)                        \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             (c_.request = (int)MPI_Request_c2f(request_), watch_post(c_.request),                 \
-             trace_end_sent(&c_, comm, (long)(count_), type_, root_)))
+             trace_end_sent(&c_, comm, (long)(count_), type_)))
 #define HL_TRACED_REDUCE(name, params, args, comm, count_, type_, request_)                     \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             (watch_post(request_), trace_end_reduce(&c_, comm, (long)(count_), type_, request_)))

@@ -7,15 +7,14 @@
  *     HL_TRACED_COMM(name, params, args, comm)           ... and its communicator's members
  *     HL_TRACED_ICOMM(name, params, args, comm, request) ... and the request it returns (a
  *                                                        non-blocking collective)
- *     HL_TRACED_SENT(name, params, args, comm, count, type, root)
+ *     HL_TRACED_SENT(name, params, args, comm, count, type)
  *                                                        a collective that moves data: its
- *                                                        communicator, the `count` elements of
- *                                                        `type` this rank sends each member it
- *                                                        sends to ("count", "bytes"; the most
- *                                                        of a v-variant's; 0 where it sends
- *                                                        nothing) and its root ("peer"; none:
- *                                                        MPI_PROC_NULL)
- *     HL_TRACED_ISENT(name, params, args, comm, count, type, root, request)
+ *                                                        communicator and the `count` elements
+ *                                                        of `type` this rank sends each member
+ *                                                        it sends to ("count", "bytes"; the
+ *                                                        most of a v-variant's; 0 where it
+ *                                                        sends nothing)
+ *     HL_TRACED_ISENT(name, params, args, comm, count, type, request)
  *                                                        ... non-blocking, and its request
  *     HL_TRACED_REDUCE(name, params, args, comm, count, type, request)
  *                                                        a reduction: its communicator, the
@@ -109,10 +108,10 @@ HL_TRACED_P2P_AS(MPI_Isend_synchronous, "MPI_Isend", MPI_Issend,
 HL_TRACED_COMM(Barrier, (MPI_Comm c), (c), c)
 HL_TRACED_ICOMM(Ibarrier, (MPI_Comm c, MPI_Request *r), (c, r), c, *r)
 HL_TRACED_SENT(Bcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c), (b, n, t, root, c), c,
-          is_root(c, root) ? n : 0, t, root)
+          is_root(c, root) ? n : 0, t)
 HL_TRACED_ISENT(Ibcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c, MPI_Request *r),
           (is_root(c, root) ? HL_POSTED(b, n, t) : b, n, t, root, c, r), c,
-          is_root(c, root) ? n : 0, t, root, *r)
+          is_root(c, root) ? n : 0, t, *r)
 HL_TRACED_REDUCE(Reduce,
           (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c),
           (sb, rb, n, t, op, root, c), c, n, t, -1)
@@ -127,48 +126,47 @@ HL_TRACED_REDUCE(Ireduce,
            MPI_Request *r),
           (HL_POSTED(sb, n, t), rb, n, t, op, root, c, r), c, n, t, (int)MPI_Request_c2f(*r))
 HL_TRACED_SENT(Scan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
-          (sb, rb, n, t, op, c), c, n, t, MPI_PROC_NULL)
+          (sb, rb, n, t, op, c), c, n, t)
 HL_TRACED_SENT(Exscan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
-          (sb, rb, n, t, op, c), c, n, t, MPI_PROC_NULL)
+          (sb, rb, n, t, op, c), c, n, t)
 HL_TRACED_SENT(Reduce_scatter_block,
           (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
-          (sb, rb, n, t, op, c), c, n, t, MPI_PROC_NULL)
+          (sb, rb, n, t, op, c), c, n, t)
 HL_TRACED_SENT(Alltoall,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),
-          (sb, sn, st, rb, rn, rt, c), c, sn, st, MPI_PROC_NULL)
+          (sb, sn, st, rb, rn, rt, c), c, sn, st)
 HL_TRACED_ISENT(Ialltoall,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c,
            MPI_Request *r),
-          (HL_POSTED(sb, (long)sn * all_peers(c), st), sn, st, rb, rn, rt, c, r), c, sn, st,
-          MPI_PROC_NULL, *r)
+          (HL_POSTED(sb, (long)sn * all_peers(c), st), sn, st, rb, rn, rt, c, r), c, sn, st, *r)
 HL_TRACED_SENT(Alltoallv,
           (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb,
            const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c),
-          (sb, sn, sd, st, rb, rn, rd, rt, c), c, most(sn, all_peers(c)), st, MPI_PROC_NULL)
+          (sb, sn, sd, st, rb, rn, rd, rt, c), c, most(sn, all_peers(c)), st)
 HL_TRACED_SENT(Allgather,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),
-          (sb, sn, st, rb, rn, rt, c), c, sn, st, MPI_PROC_NULL)
+          (sb, sn, st, rb, rn, rt, c), c, sn, st)
 HL_TRACED_SENT(Allgatherv,
           (const void *sb, int sn, MPI_Datatype st, void *rb, const int rn[], const int rd[],
            MPI_Datatype rt, MPI_Comm c),
-          (sb, sn, st, rb, rn, rd, rt, c), c, sn, st, MPI_PROC_NULL)
+          (sb, sn, st, rb, rn, rd, rt, c), c, sn, st)
 HL_TRACED_SENT(Gather,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, int root,
            MPI_Comm c),
-          (sb, sn, st, rb, rn, rt, root, c), c, sn, st, root)
+          (sb, sn, st, rb, rn, rt, root, c), c, sn, st)
 HL_TRACED_SENT(Gatherv,
           (const void *sb, int sn, MPI_Datatype st, void *rb, const int rn[], const int rd[],
            MPI_Datatype rt, int root, MPI_Comm c),
-          (sb, sn, st, rb, rn, rd, rt, root, c), c, sn, st, root)
+          (sb, sn, st, rb, rn, rd, rt, root, c), c, sn, st)
 HL_TRACED_SENT(Scatter,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, int root,
            MPI_Comm c),
-          (sb, sn, st, rb, rn, rt, root, c), c, is_root(c, root) ? sn : 0, st, root)
+          (sb, sn, st, rb, rn, rt, root, c), c, is_root(c, root) ? sn : 0, st)
 HL_TRACED_SENT(Scatterv,
           (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb, int rn,
            MPI_Datatype rt, int root, MPI_Comm c),
           (sb, sn, sd, st, rb, rn, rt, root, c), c,
-          is_root(c, root) ? most(sn, all_peers(c)) : 0, st, root)
+          is_root(c, root) ? most(sn, all_peers(c)) : 0, st)
 
 /* communicators, topologies and datatypes */
 HL_TRACED(Comm_rank, (MPI_Comm c, int *r), (c, r))

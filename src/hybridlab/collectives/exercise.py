@@ -366,8 +366,6 @@ def assert_packed_by_threads(code: str) -> None:
     assert refusal is None, refusal
 
 
-# collectives whose data goes to their root alone (a reduction's root is not recorded: every member)
-TO_ROOT = ("MPI_Gather", "MPI_Gatherv")
 NO_DATA = ("MPI_Barrier", "MPI_Ibarrier")
 
 
@@ -379,8 +377,9 @@ def sent_between_ranks(res: Results) -> list[list[int]]:
     """[rank, peer, bytes] of the student's sends, summed per pair of MPI_COMM_WORLD ranks:
     every point-to-point call that sends (an MPI_Sendrecv's send side; not to MPI_PROC_NULL)
     and every collective that moves data, as what it sends each member (the tracer's "bytes";
-    a gather's to its root only); bytes -1 where the trace cannot tell a message's size (a
-    neighbourhood collective's, a type MPI cannot size)."""
+    a gather or reduction counted towards every member, its root not being recorded); bytes -1
+    where the trace cannot tell a message's size (a neighbourhood collective's, a type MPI
+    cannot size)."""
     calls = res.mpi_calls
     if calls.empty or "peer" not in calls.columns:
         return []
@@ -390,9 +389,8 @@ def sent_between_ranks(res: Results) -> list[list[int]]:
                                                          sends["bytes"], strict=True)]  # fmt: skip
     moving = mine["call"].isin(COLLECTIVES) | mine["call"].str.contains("eighbor_", regex=False)
     for row in mine[moving & ~mine["call"].isin(NO_DATA)].itertuples():
-        rooted = row.call in TO_ROOT and row.peer >= 0
         sized = int(row.bytes) if "eighbor_" not in row.call else -1
-        for member in [int(row.peer)] if rooted else _members(row.comm):
+        for member in _members(row.comm):
             if member != row.rank:
                 pairs.append((int(row.rank), member, sized))
     total: dict[tuple[int, int], int] = {}
