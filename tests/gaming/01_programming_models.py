@@ -515,3 +515,17 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
 """, {"hidden_exchange_block"}, "the MPI_Issend request never completed: only the receive is polled",
             reason="were never completed by a wait or test"),
 ]
+
+# A fresh attacker (issue 36): a `// ...` comment ending in a backslash splices the next line into
+# it, so the injected delay disappears while the text outside comments looked unchanged; the
+# judge now joins spliced lines first, as the compiler does
+GAMING.append(attempt("text", "fixed_source", r'''
+fixed_source = racy_source.replace(
+    "            if (omp_get_thread_num() != 0) sleep_us(2 * delay_us);\n",
+    "#pragma omp barrier // no head start \\\n            if (omp_get_thread_num() != 0) sleep_us(2 * delay_us);\n").replace(
+    "#pragma omp masked\n",
+    "#pragma omp barrier\n#pragma omp masked\n").replace(
+    "            /* second loop:",
+    "#pragma omp barrier\n            /* second loop:")
+''', {"hidden_fixed_source"}, "a line splice at the end of a // comment swallows the delay line",
+                      reason="only barriers may be added"))
