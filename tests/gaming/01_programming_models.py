@@ -529,3 +529,18 @@ fixed_source = racy_source.replace(
     "#pragma omp barrier\n            /* second loop:")
 ''', {"hidden_fixed_source"}, "a line splice at the end of a // comment swallows the delay line",
                       reason="only barriers may be added"))
+
+# A fresh attacker (issue 36): every "_" and space stripped, so "mul_tiple" reads as a level; the
+# hidden names now hold misspellings only such a shortcut accepts
+GAMING.append(attempt("hidden", "require_level", '''
+def require_level(required: str, provided: str) -> str:
+    order = ["single", "funneled", "serialized", "multiple"]
+    r = required.lower().replace("mpi_thread_", "").replace(" ", "").replace("_", "")
+    p = provided.lower().replace("mpi_thread_", "").replace(" ", "").replace("_", "")
+    if r not in order or p not in order:
+        raise ValueError(f"valid: {order}")
+    if order.index(p) < order.index(r):
+        raise RuntimeError(f"MPI provided {p!r} but this program needs {r!r}")
+    return p
+''', {"hidden_require_level"}, "underscores and spaces stripped anywhere: 'mul_tiple' accepted",
+                      reason="not a ValueError"))
