@@ -350,3 +350,29 @@ mine_pinned
             why="fresh attacker: each mask within one core, two threads on the same core still counted pinned",
             reason="pinned to a core each:"),
 ]
+
+# A fresh attacker (issue 36): a prange loop first-touches every page of `new` (so each thread
+# faults its share in), then a prange of one iteration computes the whole sweep serially with
+# indices derived from its index; `new` may now be written only in the loop that computes the
+# stencil, where the page check sees who really computed
+GAMING.append(attempt("method", "jacobi_sweep3d", """
+@numba.njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    nx, ny, nz = u.shape
+    for i in prange(1, nx - 1):
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                new[i, j, k] = 0.0
+    delta = 0.0
+    for p in prange(min(1, nx)):
+        for q in range(nx - 2):
+            ii = p + 1 + q
+            for j in range(1, ny - 1):
+                for k in range(1, nz - 1):
+                    v = (u[ii - 1, j, k] + u[ii + 1, j, k] + u[ii, j - 1, k] + u[ii, j + 1, k]
+                         + u[ii, j, k - 1] + u[ii, j, k + 1]) / 6.0
+                    new[ii, j, k] = v
+                    delta += (v - u[ii, j, k]) ** 2
+    return delta
+""", loses={"hidden_jacobi_sweep3d"}, why="pages of new first-touched in parallel, the sweep serial in a one-iteration prange",
+                      reason="written in a loop that does not compute the stencil"))
