@@ -544,3 +544,15 @@ def require_level(required: str, provided: str) -> str:
     return p
 ''', {"hidden_require_level"}, "underscores and spaces stripped anywhere: 'mul_tiple' accepted",
                       reason="not a ValueError"))
+
+# A fresh attacker (issue 36): the main threads read from rank 0's MULTIPLE run only; a hidden
+# table now has another main thread on each rank
+GAMING.append(attempt("hidden", "answers", '''
+def level_answers(table: pd.DataFrame) -> dict:
+    order = ["single", "funneled", "serialized", "multiple"]
+    prov = {r: str(table.loc[table["requested"] == r, "provided"].iloc[0]) for r in order}
+    always = all(order.index(prov[r]) >= order.index(r) for r in order)
+    t0 = table[(table["rank"] == 0) & (table["requested"] == "multiple")]
+    main = sorted({int(t) for t in t0.loc[t0["is_thread_main"].astype(bool), "thread"]})
+    return {"provided": prov, "always_at_least_requested": always, "main_threads": main}
+''', {"hidden_answers"}, "main threads taken from rank 0 of one run only", reason="another main thread per rank"))
