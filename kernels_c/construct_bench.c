@@ -20,6 +20,11 @@
  * once more with no delay (threads
  * contend for every update) for `check_reps` repetitions, and the kernel reports how many
  * updates arrived ("updates" record): a construct that protects the update loses none.
+ * In the student's build the cell's hl_delay and hl_measure are this file's construct_delay and
+ * construct_measure (construct_bench_student.h): the run fails unless hl_measure is called once
+ * with construct_test, reference_loop and the state, and unless, in every call of the test (timed
+ * or the contention run), each of the omp_get_max_threads() threads of a level-1 parallel region
+ * ran the delay once per repetition.
  *
  * Records: one per sample and kind ("sample": construct, kind test|reference, sample, inner,
  * seconds per repetition), one "updates" record (updates, repetitions, threads).
@@ -39,13 +44,81 @@ const hl_param hl_kernel_params[] = {
 
 #include "construct_bench_student.h" /* construct_state, and the student's functions */
 
+#ifdef HL_STUDENT_CONSTRUCT
+/* What ran, seen from the kit's side. The cell's hl_delay and hl_measure are construct_delay and
+ * construct_measure (construct_bench_student.h). While the kit runs the test (counted_test),
+ * each delay is counted for its thread, and one made outside the test's team (nesting level 1,
+ * omp_get_max_threads() threads) is noted: every thread must delay once per repetition. */
+#define CB_MAX_THREADS 1024
+static struct {
+    long delays;
+    char pad[64 - sizeof(long)];
+} counted[CB_MAX_THREADS];
+static int counting, team_wanted, stray_level = -1, stray_team = -1, measures;
+static const void *state_wanted;
+static char fault[320]; /* the first thing found wrong, reported after the run */
+
+void construct_delay(long length) {
+    if (__atomic_load_n(&counting, __ATOMIC_RELAXED)) {
+        int t = omp_get_thread_num(), team = omp_get_num_threads(), level = omp_get_level();
+        if (level != 1 || team != team_wanted || t >= CB_MAX_THREADS) {
+            __atomic_store_n(&stray_level, level, __ATOMIC_RELAXED);
+            __atomic_store_n(&stray_team, team, __ATOMIC_RELAXED);
+        } else {
+            counted[t].delays++;
+        }
+    }
+    hl_delay(length);
+}
+
+/* EPCC's reference: the delay alone, with no OpenMP and no MPI (through the same function as
+ * the cell's delays, so both loops pay the same call). */
+void reference_loop(void *arg, long inner) {
+    construct_state *s = arg;
+    for (long j = 0; j < inner; j++) construct_delay(s->delay);
+}
+
+/* construct_test, its delays counted: what the kit times and runs in its place. */
+static void counted_test(void *arg, long inner) {
+    for (int t = 0; t < team_wanted && t < CB_MAX_THREADS; t++) counted[t].delays = 0;
+    __atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
+    construct_test(arg, inner);
+    __atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
+    if (fault[0]) return;
+    if (stray_level >= 0)
+        snprintf(fault, sizeof fault,
+                 "construct_test ran hl_delay at nesting level %d in a team of %d thread(s): "
+                 "every repetition's delay runs inside the test's parallel region (level 1), on "
+                 "each of its %d threads", stray_level, stray_team, team_wanted);
+    for (int t = 0; t < team_wanted && t < CB_MAX_THREADS && !fault[0]; t++)
+        if (counted[t].delays != inner)
+            snprintf(fault, sizeof fault,
+                     "in a call of construct_test for %ld repetitions, thread %d of %d ran "
+                     "hl_delay %ld times: every thread delays once per repetition, then the "
+                     "construct", inner, t, team_wanted, counted[t].delays);
+}
+
+int construct_measure(hl_ctx *ctx, const char *name, hl_work_fn test, hl_work_fn reference,
+                      void *arg, const hl_method *method, hl_result *out) {
+    if (++measures > 1)
+        return hl_fail(ctx, "measure_construct must time construct_test against reference_loop "
+                            "with one hl_measure call, not %d", measures);
+    if (test != construct_test || reference != reference_loop || arg != state_wanted)
+        return hl_fail(ctx, "measure_construct must time construct_test against reference_loop, "
+                            "both given s, with one hl_measure call: hl_measure's test must be "
+                            "construct_test and its reference reference_loop (this call named %s)",
+                       test != construct_test ? "another function as the test"
+                       : reference != reference_loop ? "another reference, or none"
+                                                     : "another argument than s");
+    return hl_measure(ctx, name, counted_test, reference_loop, arg, method, out);
+}
+#else
 /* EPCC's reference: the delay alone, with no OpenMP and no MPI. */
 void reference_loop(void *arg, long inner) {
     construct_state *s = arg;
     for (long j = 0; j < inner; j++) hl_delay(s->delay);
 }
 
-#ifndef HL_STUDENT_CONSTRUCT
 const char *const construct_name = "critical";
 
 void construct_test(void *arg, long inner) {
@@ -81,6 +154,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     long check_reps = hl_param_long(ctx, "check_reps", 1, &ok);
     if (!ok) return -1;
     construct_state state = {.delay = hl_delay_length(comm, delay_ns * 1e-9), .updates = 0};
+#ifdef HL_STUDENT_CONSTRUCT
+    team_wanted = omp_get_max_threads();
+    state_wanted = &state;
+#endif
     hl_method method = hl_method_default(ctx);
     method.target = target_ms * 1e-3;
     method.outer = (int)samples;
@@ -89,6 +166,13 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         if (!ctx->error[0]) hl_fail(ctx, "measure_construct() failed");
         return -1;
     }
+#ifdef HL_STUDENT_CONSTRUCT
+    if (!measures || fault[0]) {
+        hl_result_free(&r);
+        return fault[0] ? hl_fail(ctx, "%s", fault)
+                        : hl_fail(ctx, "measure_construct() must time with hl_measure");
+    }
+#endif
     if (state.updates < (long)r.inner * r.outer) { /* the test timed was not construct_test */
         hl_result_free(&r);
         return hl_fail(ctx, "measure_construct() timed a loop that made %ld updates in %ld timed "
@@ -101,7 +185,12 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 
     state.delay = 0;
     state.updates = 0;
+#ifdef HL_STUDENT_CONSTRUCT
+    counted_test(&state, check_reps);
+    if (fault[0]) return hl_fail(ctx, "%s (the contention run, no delay)", fault);
+#else
     construct_test(&state, check_reps);
+#endif
     hl_emit(ctx, "\"record\":\"updates\",\"construct\":\"%s\",\"updates\":%ld,\"repetitions\":%ld,"
                  "\"threads\":%d",
             construct_name, (long)state.updates, check_reps, omp_get_max_threads());

@@ -18,4 +18,16 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
 /* The kit's helper: EPCC's reference, the delay alone (arg: construct_state). */
 void reference_loop(void *arg, long inner);
 
+/* In the cell, hl_delay and hl_measure are the kit's own (construct_bench.c): the same delay and
+ * the same measurement, seen from the kit's side. It counts each thread's delays in every call of
+ * the test (its nesting level and team size too) and checks that the measurement times
+ * construct_test against reference_loop. */
+void construct_delay(long length);
+int construct_measure(hl_ctx *ctx, const char *name, hl_work_fn test, hl_work_fn reference,
+                      void *arg, const hl_method *method, hl_result *out);
+#ifdef HL_STUDENT_TU
+#define hl_delay construct_delay
+#define hl_measure construct_measure
+#endif
+
 #endif

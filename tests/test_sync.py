@@ -355,8 +355,27 @@ def test_student_construct_is_checked_for_its_construct_and_reference():
         check_source(ATOMIC.replace('"atomic"', '"critical"').replace("omp atomic", "omp critical"))
     with pytest.raises(AssertionError, match="does not use the atomic"):
         check_source(ATOMIC.replace("#pragma omp atomic\n", "/* #pragma omp atomic */\n"))
-    with pytest.raises(AssertionError, match="reference_loop"):
-        check_source(ATOMIC.replace("reference_loop, s", "NULL, s"))
+    once = ATOMIC.replace("#pragma omp atomic\n        s->updates += 1;\n    }",
+                          "s->delay += 0;\n    }\n#pragma omp atomic\n    s->updates += inner;")
+    with pytest.raises(AssertionError, match="outside the loop that calls hl_delay"):
+        check_source(once)  # one atomic per thread and call, after the loop
+
+
+@pytest.mark.parametrize("change, message", [
+    (("reference_loop, s", "NULL, s"), "must time construct_test against reference_loop"),
+    (("construct_test, reference_loop", "reference_loop, reference_loop"), "another function as the test"),
+    (("omp parallel\n", "omp parallel num_threads(1)\n"), "in a team of 1 thread"),
+    (("hl_delay(s->delay);", "s->delay += 0;"), "ran hl_delay 0 times"),
+    (("#pragma omp parallel\n", ""), "at nesting level 0"),
+], ids=["no-reference", "reference-as-test", "team-of-one", "no-delay", "serial"])
+def test_student_construct_run_is_judged_by_what_the_kit_saw(change, message):
+    """The cell's hl_delay and hl_measure are the kit's: the kernel counts each thread's delays
+    per call of the test and checks which functions hl_measure times."""
+    from hybridlab.sync.exercise import build_student_construct
+
+    kernel = build_student_construct(ATOMIC.replace(*change), "test_construct_seen")
+    with pytest.raises(hl.KernelError, match=message):
+        hl.run_program(kernel, ranks=1, threads=2, samples=3, target_ms=0.1, check_reps=1000)
 
 
 def test_construct_method_is_read_from_the_compiled_code():

@@ -436,3 +436,122 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
 }
 """), {"hidden_construct"}, "named reduction: one parallel region for every repetition (the overhead timed is nearly nothing)", reason="outside the loop over the repetitions"),
 ]
+
+# A fresh attacker's (helperF, 2026-12-03) constructs not timed once per repetition, that kept
+# full points: now refused by the construct's place in the preprocessed unit (its pragma in the
+# innermost loop of an hl_delay call) or by what ran (the kit's construct_delay counts each
+# thread's delays per call of the test, with its team; construct_measure checks what is timed).
+_MEASURE = r'''
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}'''
+GAMING += [
+    attempt("method", "construct_code", construct(r'''
+const char *const construct_name = "atomic";
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    {
+        long mine = 0;
+        for (long j = 0; j < inner; j++) {
+            hl_delay(s->delay);
+            mine += 1;
+        }
+#pragma omp atomic
+        s->updates += mine;
+    }
+}''' + _MEASURE), {CONSTRUCT}, why="atomic once per thread after the loop, adding a private count",
+        reason="stands outside the loop that calls hl_delay"),
+    attempt("method", "construct_code", construct(r'''
+const char *const construct_name = "master";
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    {
+        for (long j = 0; j < inner; j++) hl_delay(s->delay);
+#pragma omp masked
+        s->updates += inner;
+#pragma omp barrier
+    }
+}''' + _MEASURE), {CONSTRUCT}, why="one masked update and one barrier per call, after all the delays",
+        reason="stands outside the loop that calls hl_delay"),
+    attempt("method", "construct_code", construct(r'''
+const char *const construct_name = "reduction";
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+    int T = omp_get_max_threads();
+    for (long j = 0; j < inner; j++) {
+        long x = 0;
+#pragma omp parallel reduction(+:x) num_threads(1)
+        {
+            hl_delay(s->delay);
+            x += T;
+        }
+        s->updates += x;
+    }
+}''' + _MEASURE), {CONSTRUCT, NUMBERS},
+        why="a reduction region per repetition of one thread (no team forks), the count made up",
+        reason="in a team of 1 thread"),
+    attempt("method", "construct_code", construct(r'''
+const char *const construct_name = "reduction";
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+    long x = 0;
+    for (long j = 0; j < inner; j++) {
+        hl_delay(s->delay);
+        x += omp_get_max_threads();
+    }
+    for (long j = 0; j < 1; j++) {
+        long y = 0;
+#pragma omp parallel reduction(+:y)
+        y += 1;
+        s->updates += x + 0 * y;
+    }
+}''' + _MEASURE), {CONSTRUCT, NUMBERS},
+        why="the delays run serially; one token reduction region in a loop of one pass",
+        reason="outside the loop that calls hl_delay"),
+    attempt("method", "construct_code", construct(r'''
+const char *const construct_name = "atomic";
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    for (long j = 0; j < inner; j++) {
+        hl_delay(s->delay);
+#pragma omp atomic
+        s->updates += 1;
+    }
+}
+static void quick(void *arg, long inner) {
+    construct_state *s = arg;
+    for (long j = 0; j < inner; j++) hl_delay(s->delay);
+    s->updates += inner * omp_get_max_threads();
+}
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, quick, (construct_test, reference_loop), s, method, out);
+}'''), {CONSTRUCT, NUMBERS}, why="a serial loop timed as the test; a comma operator names construct_test",
+        reason="hl_measure's test must be construct_test"),
+    attempt("method", "construct_code", construct(r'''
+const char *const construct_name = "atomic";
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    for (long j = 0; j < inner; j++) {
+#pragma omp atomic
+        s->updates += 1;
+    }
+}''' + _MEASURE), {CONSTRUCT, NUMBERS}, why="no delay in the test loop (test and reference not comparable)",
+        reason="construct_test never calls hl_delay"),
+    attempt("method", "construct_code", construct(r'''
+const char *const construct_name = "atomic";
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel num_threads(1)
+    for (long j = 0; j < inner; j++) {
+        hl_delay(s->delay);
+#pragma omp atomic
+        s->updates += 1;
+    }
+    s->updates += (omp_get_max_threads() - 1) * inner;
+}''' + _MEASURE), {CONSTRUCT, NUMBERS}, why="the atomic loop in a team of one, the other threads' updates added by hand",
+        reason="in a team of 1 thread"),
+]

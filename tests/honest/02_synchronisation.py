@@ -49,6 +49,51 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
     return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
 }
 """, why="reduction: a parallel region per repetition, its sum added after it"),
+    right("construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "single";
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    {
+        long j = inner;
+        while (j-- > 0) {
+            hl_delay(s->delay);
+#pragma omp single
+            {
+                s->updates += 1;
+            }
+        }
+    }
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    hl_work_fn test = construct_test;
+    return hl_measure(ctx, construct_name, test, reference_loop, s, method, out);
+}
+""", why="single in a while loop counting down, the test passed through a variable"),
+    right("construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "atomic";
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+    volatile long *count = &s->updates;
+#pragma omp parallel
+    {
+        for (long j = inner; j > 0; j--) {
+            hl_delay(s->delay);
+#pragma omp atomic update
+            *count += 1;
+        }
+    }
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+""", why="atomic update through a pointer, the loop counting down"),
 ]
 
 HONEST += [

@@ -103,10 +103,15 @@ def preprocessed(kernel: str, define: str, code: str) -> str:
     expanded, #if'd-out lines left out, each #pragma on its own line. What a check that symbols
     cannot make (a pragma, a clause) reads, never the text as typed. ValueError for a unit the
     kit refuses there (asm, #line, a foreign #include)."""
+    return "\n".join(text for _, text in preprocessed_lines(kernel, define, code))
+
+
+def preprocessed_lines(kernel: str, define: str, code: str) -> list[tuple[int, str]]:
+    """preprocessed() as (cell line, text) pairs, for a check that names the student's line."""
     lines, refused = preprocessed_cell(student_unit(kernel, define, code), unit_flags())
     if refused:
         raise ValueError("\n".join(str(r) for r in refused))
-    return "\n".join(text for _, text in lines)
+    return lines
 
 
 def build_student(

@@ -28,10 +28,23 @@ from pathlib import Path
 import pandas as pd
 
 from ..kernels.build import Kernel
-from ..kernels.c_text import code_only, function_body, inside_loop, statement_at, without_comments
+from ..kernels.c_text import (
+    code_only,
+    function_body,
+    inside_loop,
+    loops,
+    statement_at,
+    without_comments,
+)
 from ..runs.launch import run_program
 from ..runs.records import Results
-from ..runs.student_c import build_student, preprocessed, student_unit, unit_flags
+from ..runs.student_c import (
+    build_student,
+    preprocessed,
+    preprocessed_lines,
+    student_unit,
+    unit_flags,
+)
 
 EXAMPLE = "critical"  # construct_bench.c's worked example: the student measures another one
 
@@ -65,10 +78,15 @@ LOCKS = ("GOMP_critical_start", "GOMP_critical_name_start", "omp_set_lock", "omp
 # (round a barrier the table's row ends at)
 HAND_MADE = r"\b(__atomic_\w+|__sync_\w+|_Atomic|goto)\b"
 # what a repetition's region may call (the table's row: fork, delay, add, join)
-REGION_CALLS = {"hl_delay", "sizeof"}
+REGION_CALLS = {"hl_delay", "construct_delay", "sizeof"}
+# in the cell, hl_delay and hl_measure are the kit's counted ones (construct_bench_student.h):
+# the preprocessed unit names these
+DELAY_CALL = r"\b(?:hl|construct)_delay\s*\("
 _KEYWORDS = {"if", "switch", "return", "while", "for"}
 _ONCE = re.compile(r"\bdo\b|\bwhile\s*\(\s*0\s*\)")  # a statement macro's do ... while (0)
-MEASURED_AGAINST_REFERENCE = r"\bhl_measure\s*\([^;]*\bconstruct_test\b[^;]*\breference_loop\b"
+# measure_construct's call of hl_measure (which functions it times, the kernel checks as it runs:
+# construct_measure in construct_bench.c)
+MEASURED_AGAINST_REFERENCE = r"\b(?:hl|construct)_measure\s*\("
 
 
 def syncbench(
@@ -168,7 +186,8 @@ def check_source(code: str) -> str:
     from the preprocessed cell (student_c.preprocessed): a pragma in a comment, a string or an
     #if 0 block is not there."""
     name = construct_name(code)
-    code = code_only(preprocessed("construct_bench", "HL_STUDENT_CONSTRUCT", code))
+    lines = preprocessed_lines("construct_bench", "HL_STUDENT_CONSTRUCT", code)
+    code = code_only("\n".join(text for _, text in lines))
     assert name in CONSTRUCTS and name != EXAMPLE, (
         f"construct_name {name!r}: choose one of {sorted(set(CONSTRUCTS) - {EXAMPLE})} "
         f"({EXAMPLE!r} is the worked example)"
@@ -184,6 +203,13 @@ def check_source(code: str) -> str:
         assert not fault, (
             f"{fault}: the reduction row opens one parallel region per repetition (the pragma "
             "inside construct_test's loop over `inner`), in which each thread delays once and adds 1")
+    stray = stray_construct(test, name)
+    line = lines[code[: code.find(test) + stray].count("\n")][0] if stray >= 0 else 0
+    where = ("the loop that calls hl_delay" if re.search(DELAY_CALL, test)
+             else "any loop with a delay (construct_test never calls hl_delay)")
+    assert stray < 0, (
+        f"cell:{line}: the {name} construct stands outside {where}: each repetition of the table's row is the delay, then the construct, in the same loop "
+        "over `inner` (no construct once per call)")
     assert re.search(MEASURED_AGAINST_REFERENCE, measure), (
         "measure_construct must time construct_test against reference_loop with one hl_measure call"
     )
@@ -207,6 +233,22 @@ def check_method(code: str) -> str:
         f"the compiled {name} test has no barrier: each repetition of the table's {name} row ends "
         "at one (`#pragma omp barrier` after masked; single's own, so no nowait)")
     return name
+
+
+def _innermost_loop(text: str, pos: int) -> tuple[int, int] | None:
+    """(body start, end) of the innermost loop of `text` around `pos`, None outside every loop."""
+    return max(((body, end) for _, body, end in loops(text) if body <= pos < end), default=None)
+
+
+def stray_construct(test: str, name: str) -> int:
+    """Where in construct_test (preprocessed, code only) a `name` construct's pragma stands
+    outside the innermost loop of every hl_delay call (each repetition: the delay, then the
+    construct); -1 when none does."""
+    delays = {_innermost_loop(test, m.start()) for m in re.finditer(DELAY_CALL, test)} - {None}
+    for pragma in re.finditer(CONSTRUCTS[name][0], test):
+        if _innermost_loop(test, pragma.start()) not in delays:
+            return pragma.start()
+    return -1
 
 
 def region_fault(test: str) -> str:
