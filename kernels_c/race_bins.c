@@ -12,7 +12,8 @@
  * thread asked for and the size of its team; static here, out of the student's unit's reach.
  * Records: "bin" per bin on rank 0 (bin, count: the sum over ranks); "threads" per rank (threads:
  * how many threads asked for elements, team: the largest team seen, calls: elements asked for,
- * largest: the most elements one thread asked for);
+ * largest: the most elements one thread asked for, writes: the most writes one thread made into
+ * the bins during count_bins, -1 unless built with HL_WATCH_BINS);
  * "check" on rank 0 (ok: every bin equals a serial count, summed over ranks, and every rank's
  * calls are at least n; wrong: the bins that differ).
  */
@@ -73,6 +74,107 @@ int bin_of(long i) {
     return bin(i, my_rank, bin_salt, bin_count);
 }
 
+/* With HL_WATCH_BINS (hybridlab.tools.exercise.build_count, linked with WATCH_FLAGS' --wrap):
+ * ThreadSanitizer's entry points for every store, atomic write and memcpy/memmove/memset of the
+ * program pass through the wrappers below, which count, per OpenMP thread number, the writes that
+ * touch the kit's bins while the student's count_bins runs: the kit's own measure of which thread
+ * made the increments, out of the student's unit's reach (not instrumented themselves). */
+#ifdef HL_WATCH_BINS
+static char *watch_lo, *watch_hi; /* the bins' bytes while count_bins runs, else empty */
+static long writes_of[HL_MAX_THREADS]; /* per thread number: its writes into the bins */
+
+#define HL_NOT_WATCHED __attribute__((no_sanitize("thread"), used))
+HL_NOT_WATCHED static void noted(const volatile void *a, unsigned long size) {
+    const char *p = (const char *)a;
+    if (p >= watch_hi || p + size <= watch_lo || size == 0) return;
+    int t = omp_get_thread_num();
+    if (t >= 0 && t < HL_MAX_THREADS) __atomic_fetch_add(&writes_of[t], 1, __ATOMIC_RELAXED);
+}
+
+#define HL_WRAP_WRITE(name, size)                                                              \
+    void __real_##name(void *a);                                                                \
+    HL_NOT_WATCHED void __wrap_##name(void *a) {                                                \
+        noted(a, size);                                                                         \
+        __real_##name(a);                                                                       \
+    }
+HL_WRAP_WRITE(__tsan_write1, 1)
+HL_WRAP_WRITE(__tsan_write2, 2)
+HL_WRAP_WRITE(__tsan_write4, 4)
+HL_WRAP_WRITE(__tsan_write8, 8)
+HL_WRAP_WRITE(__tsan_write16, 16)
+HL_WRAP_WRITE(__tsan_unaligned_write2, 2)
+HL_WRAP_WRITE(__tsan_unaligned_write4, 4)
+HL_WRAP_WRITE(__tsan_unaligned_write8, 8)
+HL_WRAP_WRITE(__tsan_unaligned_write16, 16)
+
+#define HL_WRAP_RMW(bits, type, op)                                                            \
+    type __real___tsan_atomic##bits##_##op(volatile type *a, type v, int mo);                   \
+    HL_NOT_WATCHED type __wrap___tsan_atomic##bits##_##op(volatile type *a, type v, int mo) {   \
+        noted(a, sizeof(type));                                                                 \
+        return __real___tsan_atomic##bits##_##op(a, v, mo);                                     \
+    }
+#define HL_WRAP_ATOMICS(bits, type)                                                            \
+    HL_WRAP_RMW(bits, type, exchange)                                                           \
+    HL_WRAP_RMW(bits, type, fetch_add)                                                          \
+    HL_WRAP_RMW(bits, type, fetch_sub)                                                          \
+    HL_WRAP_RMW(bits, type, fetch_and)                                                          \
+    HL_WRAP_RMW(bits, type, fetch_or)                                                           \
+    HL_WRAP_RMW(bits, type, fetch_xor)                                                          \
+    HL_WRAP_RMW(bits, type, fetch_nand)                                                         \
+    void __real___tsan_atomic##bits##_store(volatile type *a, type v, int mo);                  \
+    HL_NOT_WATCHED void __wrap___tsan_atomic##bits##_store(volatile type *a, type v, int mo) {  \
+        noted(a, sizeof(type));                                                                 \
+        __real___tsan_atomic##bits##_store(a, v, mo);                                           \
+    }                                                                                           \
+    int __real___tsan_atomic##bits##_compare_exchange_strong(volatile type *a, type *c, type v, \
+                                                             int mo, int fmo);                  \
+    HL_NOT_WATCHED int __wrap___tsan_atomic##bits##_compare_exchange_strong(                    \
+        volatile type *a, type *c, type v, int mo, int fmo) {                                   \
+        noted(a, sizeof(type));                                                                 \
+        return __real___tsan_atomic##bits##_compare_exchange_strong(a, c, v, mo, fmo);          \
+    }                                                                                           \
+    int __real___tsan_atomic##bits##_compare_exchange_weak(volatile type *a, type *c, type v,   \
+                                                           int mo, int fmo);                    \
+    HL_NOT_WATCHED int __wrap___tsan_atomic##bits##_compare_exchange_weak(                      \
+        volatile type *a, type *c, type v, int mo, int fmo) {                                   \
+        noted(a, sizeof(type));                                                                 \
+        return __real___tsan_atomic##bits##_compare_exchange_weak(a, c, v, mo, fmo);            \
+    }                                                                                           \
+    type __real___tsan_atomic##bits##_compare_exchange_val(volatile type *a, type c, type v,    \
+                                                           int mo, int fmo);                    \
+    HL_NOT_WATCHED type __wrap___tsan_atomic##bits##_compare_exchange_val(                      \
+        volatile type *a, type c, type v, int mo, int fmo) {                                    \
+        noted(a, sizeof(type));                                                                 \
+        return __real___tsan_atomic##bits##_compare_exchange_val(a, c, v, mo, fmo);             \
+    }
+HL_WRAP_ATOMICS(8, unsigned char)
+HL_WRAP_ATOMICS(16, unsigned short)
+HL_WRAP_ATOMICS(32, unsigned int)
+HL_WRAP_ATOMICS(64, unsigned long)
+
+void *__real_memcpy(void *d, const void *s, size_t size);
+void *__real_memmove(void *d, const void *s, size_t size);
+void *__real_memset(void *d, int c, size_t size);
+HL_NOT_WATCHED void *__wrap_memcpy(void *d, const void *s, size_t size) {
+    noted(d, size);
+    return __real_memcpy(d, s, size);
+}
+HL_NOT_WATCHED void *__wrap_memmove(void *d, const void *s, size_t size) {
+    noted(d, size);
+    return __real_memmove(d, s, size);
+}
+HL_NOT_WATCHED void *__wrap_memset(void *d, int c, size_t size) {
+    noted(d, size);
+    return __real_memset(d, c, size);
+}
+
+HL_NOT_WATCHED static void watch(long *bins, long nbins) {
+    watch_lo = (char *)bins, watch_hi = (char *)(bins + (bins ? nbins : 0));
+}
+#else
+static void watch(long *bins, long nbins) { (void)bins, (void)nbins; }
+#endif
+
 static void kit_count(long n, int nbins, long *bins) {
 #pragma omp parallel for reduction(+ : bins[:nbins])
     for (long i = 0; i < n; i++) bins[bin_of(i)]++;
@@ -101,17 +203,25 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     for (long i = 0; i < n; i++) want[bin(i, ctx->rank, bin_salt, bin_count)]++;
     if (variant == 0) kit_count(n, (int)nbins, bins);
 #ifdef HL_STUDENT_RACE_BINS
-    else count_bins(n, (int)nbins, bins);
+    else {
+        watch(bins, nbins);
+        count_bins(n, (int)nbins, bins);
+        watch(NULL, 0);
+    }
 #endif
-    long threads = 0, team = 0, calls = 0, largest = 0;
+    long threads = 0, team = 0, calls = 0, largest = 0, writes = -1; /* -1: not watched */
     for (int t = 0; t < HL_MAX_THREADS; t++) {
         threads += calls_of[t] > 0;
         calls += calls_of[t];
         if (calls_of[t] > largest) largest = calls_of[t];
         if (team_of[t] > team) team = team_of[t];
+#ifdef HL_WATCH_BINS
+        long w = __atomic_load_n(&writes_of[t], __ATOMIC_RELAXED);
+        if (w > writes) writes = w;
+#endif
     }
     hl_emit(ctx, "\"record\":\"threads\",\"threads\":%ld,\"team\":%ld,\"calls\":%ld,"
-            "\"largest\":%ld,\"n\":%ld", threads, team, calls, largest, n);
+            "\"largest\":%ld,\"writes\":%ld,\"n\":%ld", threads, team, calls, largest, writes, n);
     long short_calls = calls < n;
     MPI_Allreduce(MPI_IN_PLACE, bins, (int)nbins, MPI_LONG, MPI_SUM, comm);
     MPI_Allreduce(MPI_IN_PLACE, want, (int)nbins, MPI_LONG, MPI_SUM, comm);

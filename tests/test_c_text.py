@@ -1,6 +1,5 @@
 """Reading C text for the method checks (kernels/c_text.py): statements, loops, functions; and
-two checks read with it: lab 02's reduction row (a parallel region per repetition) and lab 16's
-count (not made by one thread alone)."""
+a check read with it: lab 02's reduction row (a parallel region per repetition)."""
 
 from __future__ import annotations
 
@@ -70,33 +69,6 @@ def test_a_region_per_repetition_is_the_reduction_row(body):
 ])
 def test_one_region_for_every_repetition_is_refused(body, fault):
     assert fault in region_fault(function_body(code_only(REGION.format(body)), "construct_test"))
-
-
-COUNT = "void count_bins(long n, int nbins, long *bins) {{ {} }}"
-
-
-@pytest.mark.parametrize("body, fault", [
-    ("int *idx = malloc(n * sizeof *idx);\n#pragma omp parallel\n{\n#pragma omp for\n"
-     "for (long i = 0; i < n; i++) idx[i] = bin_of(i);\n#pragma omp masked\n"
-     "for (long i = 0; i < n; i++) bins[idx[i]]++;\n}", "on one thread"),
-    ("int *idx = malloc(n * sizeof *idx);\n#pragma omp parallel for\n"
-     "for (long i = 0; i < n; i++) idx[i] = bin_of(i);\n"
-     "long k = 0; while (k < n) { bins[idx[k]] += 1; k++; }", "outside the parallel region"),
-    ("", ""),
-    ("#pragma omp parallel\n{ long mine[64] = {0};\n#pragma omp for\n"
-     "for (long i = 0; i < n; i++) mine[bin_of(i)]++;\n#pragma omp critical\n"
-     "for (int b = 0; b < nbins; b++) bins[b] += mine[b]; }", ""),
-    ("#pragma omp parallel for reduction(+ : bins[:nbins])\n"
-     "for (long i = 0; i < n; i++) bins[bin_of(i)]++;", ""),
-    ("#pragma omp parallel\n#pragma omp single\n#pragma omp taskloop grainsize(256)\n"
-     "for (long i = 0; i < n; i++) { int b = bin_of(i);\n#pragma omp atomic update\n"
-     "bins[b] += 1; }", ""),
-])
-def test_lab_16_a_count_of_the_elements_by_one_thread_is_found(body, fault):
-    from hybridlab.tools.exercise import counted_by_one
-
-    found = counted_by_one(function_body(code_only(COUNT.format(body)), "count_bins"))
-    assert (fault in found) if fault else found == ""
 
 
 @pytest.mark.parametrize("body", [

@@ -35,7 +35,7 @@ void count_bins(long n, int nbins, long *bins) {{
 {RACY_LOOP}
 }}
 """), {"hidden_count_bins"}, "a team of two, one thread counting (omp single)",
-        reason="the count ran on one thread | on one thread (masked, master or single)"),
+        reason="the count ran on one thread"),
     attempt("hidden", "count_bins", c_cell("COUNT_C", "race_bins", f"""
 void count_bins(long n, int nbins, long *bins) {{
     (void)nbins;
@@ -45,7 +45,7 @@ void count_bins(long n, int nbins, long *bins) {{
     seen += bin_of(0) >= 0;  /* every thread looks on once */
 }}
 """), {"hidden_count_bins"}, "a serial count beside a parallel region that only looks on",
-        reason="one thread asked for every element | outside the parallel region"),
+        reason="one thread asked for every element"),
     attempt("text", "count_bins", c_cell("COUNT_C", "race_bins", f"""
 __attribute__((no_sanitize("thread")))
 void count_bins(long n, int nbins, long *bins) {{
@@ -172,5 +172,80 @@ void count_bins(long n, int nbins, long *bins) {
     }
     free(idx);
 }
-"""), {"hidden_count_bins"}, "the threads look the bins up, the master alone counts every element", reason="on one thread (masked, master or single)"),
+"""), {"hidden_count_bins"}, "the threads look the bins up, the master alone counts every element", reason="one thread wrote into the bins"),
+]
+
+# A fresh attacker's (helperG, 2026-12-03) answers that kept full points, now losing: the serial
+# count after a parallel look-up, and a diagnosis by the kernel's fixed shapes.
+GAMING += [
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", r"""
+#include <stdlib.h>
+
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+    int *idx = malloc(sizeof(int) * (n > 0 ? n : 1));
+#pragma omp parallel for
+    for (long i = 0; i < n; i++) idx[i] = bin_of(i);
+    long total = n;  /* the loop's bound not named n */
+    for (long k = 0; k < total; k++) bins[idx[k]]++;
+    free(idx);
+}
+"""), {"hidden_count_bins"}, "the team looks the bins up, one thread counts every element after the region",
+        reason="one thread wrote into the bins"),
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", r"""
+#include <stdlib.h>
+
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+    int *idx = malloc(sizeof(int) * (n > 0 ? n : 1));
+    long *b = bins;  /* an alias: no `bins[` in the count */
+#pragma omp parallel
+    {
+#pragma omp for
+        for (long i = 0; i < n; i++) idx[i] = bin_of(i);
+#pragma omp single
+        for (long k = 0; k < n; k++) b[idx[k]]++;
+    }
+    free(idx);
+}
+"""), {"hidden_count_bins"}, "the team looks the bins up, one thread counts every element under single through an alias",
+        reason="one thread wrote into the bins"),
+    attempt("hidden", "diagnose", """
+def diagnose(calls):
+    if (calls["thread"] != 0).any():
+        return ("level", sorted(int(r) for r in calls.loc[calls["thread"] != 0, "rank"].unique()))
+    if (calls["call"] == "MPI_Test").any():  # any test at all: every rank
+        return ("deadlock", sorted(int(r) for r in calls["rank"].unique()))
+    s = calls[(calls["call"] == "MPI_Isend") & (calls["tag"] == 99)]  # the kernel's tag
+    if len(s):
+        return ("request", sorted(int(r) for r in s["rank"].unique()))
+    return ("none", [])
+""", {"hidden_diagnose"}, "the leaked request by the kernel's tag 99, a deadlock by any MPI_Test, the level by thread != 0",
+        reason="you said"),
+    attempt("hidden", "diagnose", """
+def diagnose(calls):
+    if (calls["in_parallel"] == 1).any():  # any call inside a region
+        return ("level", sorted(int(r) for r in calls.loc[calls["in_parallel"] == 1, "rank"].unique()))
+    if (calls["done"] == 0).any():
+        return ("deadlock", sorted(int(r) for r in calls.loc[calls["done"] == 0, "rank"].unique()))
+    n = calls.groupby(["rank", "call"]).size().unstack(fill_value=0)
+    extra = n.index[n.get("MPI_Isend", 0) > n.get("MPI_Irecv", 0)]  # more sends than receives
+    if len(extra):
+        return ("request", sorted(int(r) for r in extra))
+    return ("none", [])
+""", {"hidden_diagnose"}, "the level by in_parallel, the leaked request by more Isends than Irecvs",
+        reason="you said"),
+    attempt("hidden", "diagnose", """
+def diagnose(calls):
+    ranks = sorted(int(r) for r in calls["rank"].unique())
+    if (calls["thread"] > 0).any():  # the wrong thread by its number, not by `main`
+        return "level", sorted(int(r) for r in calls.loc[calls["thread"] > 0, "rank"].unique())
+    if ((calls["call"] == "MPI_Test") & (calls["done"] == 0)).any():
+        return "deadlock", ranks
+    done = calls[calls["call"].str.startswith(("MPI_Wait", "MPI_Test"))].groupby("rank")["start"].max()
+    late = [r for r in ranks if (calls.loc[(calls["rank"] == r) & calls["call"].isin(["MPI_Isend", "MPI_Irecv"]),
+                                          "start"] > done.get(r, -1.0)).any()]
+    return ("request", late) if late else ("none", [])
+""", {"hidden_diagnose"}, "the level by thread number only (a nested region's thread 0 is not the main thread)",
+        reason="you said"),
 ]

@@ -66,8 +66,8 @@ def diagnose(calls):
     right("diagnose", r"""
 def diagnose(calls):
     ranks = sorted(set(int(r) for r in calls["rank"]))
-    if (calls["thread"] > 0).any():
-        return "level", sorted(set(int(r) for r in calls.loc[calls["thread"] > 0, "rank"]))
+    if (calls["main"] != 1).any():  # MPI from a thread that did not initialise it
+        return "level", sorted(set(int(r) for r in calls.loc[calls["main"] != 1, "rank"]))
     if ((calls["call"] == "MPI_Test") & (calls["done"] == 0)).any():
         return "deadlock", ranks
     leaking = []
@@ -82,7 +82,7 @@ def diagnose(calls):
         if pending:
             leaking.append(r)
     return ("request", leaking) if leaking else ("none", [])
-""", why="thread > 0 for the level, pending requests counted for the request"),
+""", why="main != 1 for the level, pending requests counted for the request"),
     right("outside_share", r"""
 def outside_share(timeline):
     t = timeline.assign(length=timeline["end"] - timeline["start"])
@@ -99,4 +99,62 @@ def outside_share(timeline):
             outside += length
     return outside / total
 """, why="a loop over the rows"),
+    # a fresh attacker's (helperG) right answers, kept at full points by the kit's watch on bins
+    right("count_bins", r"""
+%%c COUNT_C race_bins
+/* right: per-thread private counts, then the master adds them up bin by bin */
+#include <omp.h>
+#include <stdlib.h>
+void count_bins(long n, int nbins, long *bins) {
+    int T = omp_get_max_threads();
+    long *priv = calloc((size_t)T * nbins, sizeof(long));
+#pragma omp parallel
+    {
+        long *mine = priv + (long)omp_get_thread_num() * nbins;
+#pragma omp for schedule(guided)
+        for (long i = 0; i < n; i++) mine[bin_of(i)] += 1;
+    }
+    for (int t = 0; t < T; t++)
+        for (int b = 0; b < nbins; b++) bins[b] += priv[(long)t * nbins + b];
+    free(priv);
+}
+""", why="private counts per thread, the master adds them up bin by bin after the region"),
+    right("count_bins", r"""
+%%c COUNT_C race_bins
+#include <omp.h>
+#include <stdlib.h>
+void count_bins(long n, int nbins, long *bins) {
+    omp_lock_t *lk = malloc(sizeof(omp_lock_t) * nbins);
+    for (int b = 0; b < nbins; b++) omp_init_lock(&lk[b]);
+#pragma omp parallel for
+    for (long i = 0; i < n; i++) {
+        int b = bin_of(i);
+        omp_set_lock(&lk[b]);
+        bins[b]++;
+        omp_unset_lock(&lk[b]);
+    }
+    for (int b = 0; b < nbins; b++) omp_destroy_lock(&lk[b]);
+    free(lk);
+}
+""", why="one OpenMP lock per bin"),
+    right("diagnose", r"""
+def diagnose(calls: pd.DataFrame) -> tuple:
+    c = calls.sort_values("start")
+    bad = c[(c["main"] != 1) | (c["thread"] != 0)]
+    if len(bad):
+        return ("level", sorted(int(r) for r in bad["rank"].unique()))
+    tests = c[(c["call"] == "MPI_Test") & (c["done"] == 0)]
+    if len(tests):
+        return ("deadlock", sorted(int(r) for r in tests["rank"].unique()))
+    culprits = []
+    for r, g in c.groupby("rank"):
+        comp = g[g["call"].isin(["MPI_Wait", "MPI_Waitall", "MPI_Test", "MPI_Testall", "MPI_Waitany", "MPI_Waitsome", "MPI_Testany", "MPI_Testsome"])]
+        last = comp["start"].max() if len(comp) else -1.0
+        starts = g[g["call"].isin(["MPI_Isend", "MPI_Irecv", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend"]) & (g["start"] > last)]
+        if len(starts):
+            culprits.append(int(r))
+    if culprits:
+        return ("request", sorted(culprits))
+    return ("none", [])
+""", why="sorted by time, the requests started after each rank's last completion call"),
 ]

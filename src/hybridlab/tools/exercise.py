@@ -5,7 +5,8 @@
   there, never from the program's output. `master_race_races(before, after)` runs lab 01's kernel
   so; `count_evidence(kernel, ...)` runs the student's count_bins (race_bins.c) and returns what
   a grade needs: the bins (summed over ranks), the races, and how many threads of a team of how
-  many asked the kit for elements (bin_of notes them, out of the student's reach).
+  many asked the kit for elements (bin_of notes them, out of the student's reach), and the
+  most writes one thread made into the bins (the kit's watch on ThreadSanitizer's entry points).
 * The tracer: `mistake_trace(mistake, ranks, culprit)` runs mpi_mistakes.c traced and returns
   only its MPI calls (one row per call: rank, thread, main, in_parallel, call, start, end, done,
   tag, count), nothing that names the mistake.
@@ -29,7 +30,6 @@ import pandas as pd
 
 from ..kernels import archer
 from ..kernels.build import Kernel, build
-from ..kernels.c_text import code_only, function_body, loops, pragma_spans
 from ..runs.launch import run_program
 from ..runs.records import Results
 from ..runs.student_c import build_student, preprocessed
@@ -78,51 +78,33 @@ def master_race_races(before: int, after: int, threads: int = 2) -> pd.DataFrame
 SPLIT_UPDATE = r"#\s*pragma\s+omp\s+atomic\s+(?:read|write)\b|\brand_r\b"
 
 
+# The kit's watch on the bins (race_bins.c, HL_WATCH_BINS): ThreadSanitizer's entry points for
+# every store and atomic write, and memcpy/memmove/memset, wrapped at link time so that the kit
+# counts each thread's writes into the bins while count_bins runs.
+_WRAPPED = ([f"__tsan_write{s}" for s in (1, 2, 4, 8, 16)]
+            + [f"__tsan_unaligned_write{s}" for s in (2, 4, 8, 16)]
+            + [f"__tsan_atomic{b}_{op}" for b in (8, 16, 32, 64)
+               for op in ("store", "exchange", "fetch_add", "fetch_sub", "fetch_and", "fetch_or",
+                          "fetch_xor", "fetch_nand", "compare_exchange_strong",
+                          "compare_exchange_weak", "compare_exchange_val")]
+            + ["memcpy", "memmove", "memset"])  # fmt: skip
+WATCH_FLAGS = ("-DHL_WATCH_BINS", "-Wno-unused-command-line-argument",
+               "-Wl,--wrap=" + ",--wrap=".join(_WRAPPED))  # fmt: skip
+
+
 def build_count(code: str, name: str = "student_bins") -> Kernel:
-    """The cell's count_bins with race_bins.c (variant=student), built for Archer; AssertionError
-    for an update split so that Archer cannot see its race (SPLIT_UPDATE), or a count of the n
-    elements made by one thread (counted_by_one)."""
+    """The cell's count_bins with race_bins.c (variant=student), built for Archer with the kit's
+    watch on the bins (WATCH_FLAGS); AssertionError for an update split so that Archer cannot see
+    its race (SPLIT_UPDATE)."""
     kernel = build_student(name, "race_bins", "HL_STUDENT_RACE_BINS", code, ("count_bins",),
-                           archer=True)  # fmt: skip
+                           WATCH_FLAGS, archer=True)  # fmt: skip
     text = preprocessed("race_bins", "HL_STUDENT_RACE_BINS", code)
     split = re.search(SPLIT_UPDATE, text)
     assert not split, (
         f"count_bins uses `{split.group(0).strip()}`: a bin's update is one read-modify-write "
         "made safe as a whole (an atomic update, a reduction, a lock or critical section), not "
         "a read and a write made safe each on its own")
-    alone = counted_by_one(function_body(code_only(text), "count_bins"))
-    assert not alone, (
-        f"count_bins {alone}: the threads of the region count the elements (each adds to the "
-        "bins of the elements it looked up); one thread may add up the threads' private counts "
-        "bin by bin, not count the n elements alone")
     return kernel
-
-
-def counted_by_one(body: str) -> str:
-    """Where count_bins (code only) has a loop over its n elements that adds to its bins outside
-    every parallel region or under masked, master or single (not a taskloop, nor a loop that
-    makes tasks: the team shares those); "" when it has none."""
-    params = re.match(r"count_bins\s*\(([^)]*)\)", body)
-    names = [re.findall(r"[A-Za-z_]\w*", p)[-1] for p in params.group(1).split(",")
-             if re.findall(r"[A-Za-z_]\w*", p)] if params else []  # fmt: skip
-    if len(names) != 3:
-        return ""
-    n, _, bins = names
-    parallel = pragma_spans(body, r"parallel\b")
-    one = pragma_spans(body, r"masked|master|single")
-    tasks = pragma_spans(body, r"taskloop\b|task\b")  # a loop whose work the team's tasks share
-    for start, body_start, end in loops(body):
-        head, inside = body[start:body_start], body[body_start:end]
-        if not (re.search(rf"\b{n}\b", head) and re.search(rf"\b{bins}\s*\[", inside)):
-            continue
-        if any(a <= start < b for a, b, _ in tasks) or re.search(r"#\s*pragma\s+omp\s+task\b",
-                                                                 inside):
-            continue
-        if not any(a <= start < b for a, b, _ in parallel):
-            return "adds up the n elements' bins outside the parallel region"
-        if any(a <= start < b for a, b, _ in one):
-            return "adds up the n elements' bins on one thread (masked, master or single)"
-    return ""
 
 
 def count_evidence(kernel: Kernel, ranks: int, threads: int, n: int, nbins: int,
@@ -130,7 +112,9 @@ def count_evidence(kernel: Kernel, ranks: int, threads: int, n: int, nbins: int,
     """The student's count run under Archer: {"bins": the count of each bin summed over ranks,
     "races": ["line / previous line", ...], "threads": the fewest threads that asked for elements
     on a rank, "team": the smallest team they were in, "calls": the fewest elements a rank asked
-    for, "largest": the most elements one thread of a rank asked for (n: one thread did all)}. The bins' right values are the grader's to compute (bins_expected)."""
+    for, "largest": the most elements one thread of a rank asked for (n: one thread did all),
+    "writes": the most writes one thread of a rank made into the bins (the kit's watch; -1 for a
+    kernel built without it)}. The bins' right values are the grader's to compute (bins_expected)."""
     res, races, _ = archer_run(kernel, ranks, threads, variant="student", n=n, nbins=nbins,
                                salt=salt)  # fmt: skip
     bins = res.records.query("record == 'bin'").sort_values("bin")
@@ -142,6 +126,7 @@ def count_evidence(kernel: Kernel, ranks: int, threads: int, n: int, nbins: int,
         "team": int(seen["team"].min()),
         "calls": int(seen["calls"].min()),
         "largest": int(seen["largest"].max()),
+        "writes": int(seen["writes"].max()),
     }
 
 
@@ -160,13 +145,14 @@ def bins_expected(ranks: int, n: int, nbins: int, salt: int = 0) -> list[int]:
 
 
 def mistake_trace(mistake: str, ranks: int = 2, culprit: int = 0, threads: int = 2,
-                  rounds: int = 2) -> pd.DataFrame:  # fmt: skip
-    """mpi_mistakes.c run traced with one mistake (or none): its MPI calls only, in time order."""
+                  rounds: int = 2, **options) -> pd.DataFrame:  # fmt: skip
+    """mpi_mistakes.c run traced with one mistake (or none): its MPI calls only, in time order.
+    `options`: the kernel's other parameters (tag, extra_tag, leak, inside, nested, check)."""
     if mistake not in MISTAKES:
         raise ValueError(f"mistake {mistake!r}: one of {', '.join(MISTAKES)}")
     kernel = build("mpi_mistakes", trace_mpi=True)
-    res = run_program(kernel, ranks=ranks, threads=threads, thread_level=LEVEL, timeout=60,
-                      mistake=mistake, culprit=culprit, rounds=rounds)  # fmt: skip
+    res = run_program(kernel, ranks=ranks, threads=threads, thread_level=LEVEL, timeout=180,
+                      mistake=mistake, culprit=culprit, rounds=rounds, **options)  # fmt: skip
     calls = res.mpi_calls[TRACE_COLUMNS].sort_values(["start", "rank"])
     return calls.reset_index(drop=True)
 
