@@ -237,6 +237,8 @@ double hl_trace_origin_time(void); /* hl_now() when the run's trace began */
 void hl_trace_task_mark(void);
 int hl_trace_task_stamp(int mpi);
 void hl_trace_task_unmark(long *rows, long *calls);
+/* run `hook` before each of the student's MPI calls from now on (NULL: none) */
+void hl_trace_on_student_call(void (*hook)(void));
 #endif
 
 #endif /* HL_MPI_TRACE_H */

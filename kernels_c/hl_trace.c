@@ -150,6 +150,7 @@ static union {
         char key[HL_KEY_CHARS + 1]; /* the run's key (HL_RECORD_KEY_FILE) */
         uint64_t noted_hash;        /* FNV-1a of the bytes the kit appended to the records */
         size_t noted_len;
+        void (*student_hook)(void); /* run before each of the student's calls (a kernel's) */
     } s;
     char page[HL_SEALED_BYTES];
 } sealed __attribute__((aligned(HL_SEALED_BYTES))) = {
@@ -425,7 +426,16 @@ void hl_trace_task_unmark(long *rows, long *calls) {
     omp_set_schedule(marked_kind, marked_chunk);
 }
 
+/* A kernel's look at what the student's code left where the kit reads it (lab 15: the device's
+ * copy of the block), run before each of the student's MPI calls; NULL: none. */
+void hl_trace_on_student_call(void (*hook)(void)) {
+    unsealed(1);
+    F.student_hook = hook;
+    unsealed(0);
+}
+
 static void trace_begin(hl_trace_call *c, const char *call, int student) {
+    if (student && F.student_hook) F.student_hook();
     c->call = call;
     c->thread = omp_get_thread_num();
     c->in_parallel = omp_in_parallel();

@@ -55,7 +55,88 @@ const hl_param hl_kernel_params[] = {
 enum { V_RESIDENT, V_REMAP, V_STALE, V_HOST, V_STUDENT, V_ALL };
 static const char *const variant_names[V_ALL] = {"resident", "remap", "stale", "host", "student"};
 
+#define STENCIL(u, i, j, w) \
+    (0.25 * ((u)[((i) - 1) * (w) + (j)] + (u)[((i) + 1) * (w) + (j)] + (u)[(i) * (w) + (j) - 1] + \
+             (u)[(i) * (w) + (j) + 1]))
+
+/* (b) Where the student's sweep ran: before each of the cell's MPI calls (the tracer's hook) and
+ * each exchange_rows, the kit reads the device's copy of the interior of u and of unew (the
+ * arrays it handed jacobi_offload; omp_target_memcpy into a buffer of its own, whose copies
+ * read_report leaves out) and compares it with the whole grid's serial sweep, one iteration
+ * ahead of what it saw last: `seen` counts the iterations the device's copy was seen to reach
+ * in order (the "offload" record's device_iterations). A sweep on the host, in a copy of the
+ * block, leaves the device's copy behind. */
+static struct {
+    int on, device;
+    double *u, *unew;
+    long m, w, ny, row0;
+    double *ref, *next; /* the whole grid after `seen` iterations and after seen + 1 */
+    double *rows;       /* what a look read: rows 1..m, columns 1..w-2 */
+    long seen;
+} watch;
+
+static void grid_step(double *to, const double *from, long w, long ny) {
+    memcpy(to, from, (size_t)((ny + 2) * w) * sizeof(double));
+    for (long i = 1; i <= ny; i++)
+        for (long j = 1; j < w - 1; j++) to[i * w + j] = STENCIL(from, i, j, w);
+}
+
+/* The interior of a's device copy into watch.rows; 0 where a row is not on the device. */
+static int device_rows(double *a) {
+    const long w = watch.w, len = w - 2;
+    for (long i = 1; i <= watch.m; i++) {
+        double *row = a + i * w + 1;
+        if (!omp_target_is_present(row, watch.device) ||
+            !omp_target_is_present(row + len - 1, watch.device))
+            return 0;
+        int rc = 1;
+#pragma omp target data use_device_ptr(row) device(watch.device)
+        rc = omp_target_memcpy(watch.rows + (i - 1) * len, row, (size_t)len * sizeof(double), 0, 0,
+                               omp_get_initial_device(), watch.device);
+        if (rc) return 0;
+    }
+    return 1;
+}
+
+static int rows_are(const double *grid) {
+    const long w = watch.w, len = w - 2;
+    for (long i = 1; i <= watch.m; i++)
+        for (long j = 1; j <= len; j++)
+            if (fabs(watch.rows[(i - 1) * len + j - 1] - grid[(watch.row0 + i) * w + j]) > 1e-9)
+                return 0;
+    return 1;
+}
+
+/* The look's state for the student's run: the grid as it starts, one iteration ahead. */
+static int watch_start(double *u, double *unew, long m, long w, long ny, long row0, int device) {
+    size_t points = (size_t)((ny + 2) * w);
+    watch.u = u, watch.unew = unew, watch.m = m, watch.w = w, watch.ny = ny, watch.row0 = row0;
+    watch.device = device, watch.seen = 0;
+    watch.ref = malloc(points * sizeof(double));
+    watch.next = malloc(points * sizeof(double));
+    watch.rows = malloc((size_t)(m * (w - 2)) * sizeof(double));
+    if (!watch.ref || !watch.next || !watch.rows) return -1;
+    for (long i = 0; i < ny + 2; i++)
+        for (long j = 0; j < w; j++) watch.ref[i * w + j] = initial(i, j);
+    grid_step(watch.next, watch.ref, w, ny);
+    watch.on = 1;
+    return 0;
+}
+
+static void look_at_device(void) {
+    if (!watch.on) return;
+#pragma omp critical(hl_offload_look)
+    if ((device_rows(watch.u) && rows_are(watch.next)) ||
+        (device_rows(watch.unew) && rows_are(watch.next))) {
+        double *t = watch.ref;
+        watch.ref = watch.next, watch.next = t;
+        grid_step(watch.next, watch.ref, watch.w, watch.ny);
+        watch.seen++;
+    }
+}
+
 void exchange_rows(double *u, long m, long w, MPI_Comm comm) {
+    look_at_device();
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
@@ -65,10 +146,6 @@ void exchange_rows(double *u, long m, long w, MPI_Comm comm) {
     MPI_Sendrecv(u + w, (int)w, MPI_DOUBLE, up, TAG_UP, u + (m + 1) * w, (int)w, MPI_DOUBLE,
                  down, TAG_UP, comm, MPI_STATUS_IGNORE);
 }
-
-#define STENCIL(u, i, j, w) \
-    (0.25 * ((u)[((i) - 1) * (w) + (j)] + (u)[((i) + 1) * (w) + (j)] + (u)[(i) * (w) + (j) - 1] + \
-             (u)[(i) * (w) + (j) + 1]))
 
 /* resident (update_halo 1) and stale (0): the data region held, edge rows out, halo rows in. */
 static void run_resident(double *u, double *unew, long m, long w, long iterations, int device,
@@ -130,6 +207,8 @@ typedef struct {
 } report;
 
 static void read_report(FILE *f, int device, report *r) {
+    const uintptr_t own = (uintptr_t)watch.rows; /* the kit's looks copy into it: not counted */
+    const uintptr_t own_end = own + (uintptr_t)(watch.rows ? watch.m * (watch.w - 2) : 0) * sizeof(double);
     char line[1024];
     long h2d = 0, d2h = 0, largest = 0;           /* so far; the largest copy since the first launch */
     long h2d_last = 0, d2h_last = 0, largest_last = 0; /* at the last launch */
@@ -144,6 +223,9 @@ static void read_report(FILE *f, int device, report *r) {
         int to = strstr(line, "Copying data from host to device") != NULL;
         int from = strstr(line, "Copying data from device to host") != NULL;
         int launch = strstr(line, "Entering OpenMP kernel") != NULL;
+        const char *host = strstr(line, "HstPtr=");
+        uintptr_t at = host ? (uintptr_t)strtoull(host + 7, NULL, 16) : 0;
+        if ((to || from) && at >= own && at < own_end) continue;
         if ((to || from || launch) && dev != device) r->foreign++;
         if (launch) {
             if (r->launches++ == 0) r->h2d[0] = h2d, r->d2h[0] = d2h;
@@ -186,6 +268,8 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #pragma omp target device(device)
         u[0] = u[0];
     }
+    if (variant == V_STUDENT && watch_start(u, unew, m, w, ny, row0, device) != 0)
+        return hl_fail(ctx, "no memory for the kit's copy of the grid");
     FILE *captured = NULL;
     int saved = -1;
     if (want_report) { /* the runtime's report goes to a file of the kit's while the variant runs */
@@ -196,6 +280,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             return hl_fail(ctx, "cannot capture the offload runtime's report");
         hl_crash_fd = saved; /* a crash is still reported where the harness reads it */
     }
+#ifdef HL_STUDENT_OFFLOAD
+    if (variant == V_STUDENT) hl_trace_on_student_call(look_at_device);
+#endif
     MPI_Barrier(comm);
     double t0 = hl_now();
     switch (variant) {
@@ -208,6 +295,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #endif
     }
     double seconds = hl_now() - t0;
+#ifdef HL_STUDENT_OFFLOAD
+    hl_trace_on_student_call(NULL);
+#endif
+    watch.on = 0;
     report r = {0};
     if (want_report) {
         fflush(stderr);
@@ -220,10 +311,15 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     hl_emit(ctx, "\"record\":\"offload\",\"variant\":\"%s\",\"devices\":%d,\"device\":%d,"
                  "\"rows\":%ld,\"row_bytes\":%ld,\"report\":%ld,\"launches\":%ld,\"foreign\":%ld,"
                  "\"h2d_before\":%ld,\"d2h_before\":%ld,\"h2d_between\":%ld,\"d2h_between\":%ld,"
-                 "\"h2d_after\":%ld,\"d2h_after\":%ld,\"largest_between\":%ld",
+                 "\"h2d_after\":%ld,\"d2h_after\":%ld,\"largest_between\":%ld,"
+                 "\"device_iterations\":%ld",
             variant_names[variant], devices, device, m, (long)(w * sizeof(double)), want_report,
             r.launches, r.foreign, r.h2d[0], r.d2h[0], r.h2d[1], r.d2h[1], r.h2d[2], r.d2h[2],
-            r.largest_between);
+            r.largest_between, variant == V_STUDENT ? watch.seen : -1L);
+    free(watch.ref);
+    free(watch.next);
+    free(watch.rows);
+    watch.ref = watch.next = watch.rows = NULL;
     hl_emit(ctx, "\"record\":\"time\",\"seconds\":%.9g,\"per_iteration\":%.9g", seconds,
             seconds / (double)iterations);
     double mine[2] = {0, 0}, all[2] = {0, 0};

@@ -67,7 +67,10 @@ def test_the_host_plugin_gives_devices_whose_memory_is_not_the_hosts():
     block = (int(_offload(runs["remap"])["rows"].max()) + 2) * int(_offload(runs["remap"])["row_bytes"].iloc[0])
     assert (_offload(runs["remap"])["largest_between"] >= block).all()
     assert (_offload(runs["host"])["launches"] == 0).all()
-    assert transfer_faults(_offload(runs["resident"]), ITERATIONS) == []
+    # the kit's variants are not watched (device_iterations -1): the student's is
+    watched = _offload(runs["resident"]).assign(device_iterations=ITERATIONS - 1)
+    assert (_offload(runs["resident"])["device_iterations"] == -1).all()
+    assert transfer_faults(watched, ITERATIONS) == []
     assert any("stay on the device" in f for f in transfer_faults(_offload(runs["remap"]), ITERATIONS))
     assert any("ran on a device" in f for f in transfer_faults(_offload(runs["host"]), ITERATIONS))
 
@@ -75,7 +78,7 @@ def test_the_host_plugin_gives_devices_whose_memory_is_not_the_hosts():
 def test_the_rules_on_the_report_name_each_fault():
     right = {"rank": 0, "device": 0, "report": 1, "row_bytes": 100, "launches": 20, "foreign": 0,
              "largest_between": 100, "h2d_between": 1800, "d2h_between": 1800, "rows": 8,
-             "h2d_before": 2000, "d2h_after": 1000, "h2d_after": 200}
+             "h2d_before": 2000, "d2h_after": 1000, "h2d_after": 200, "device_iterations": 9}
     assert transfer_faults(pd.DataFrame([right]), 10) == []
     cases = {
         "was not read": {"report": 0},
@@ -88,6 +91,12 @@ def test_the_rules_on_the_report_name_each_fault():
         "before the first target region": {"h2d_before": 4},
         "back from the device": {"d2h_after": 799},
         "must be computed on the device": {"h2d_after": 201},
+        # a grid computed ahead on the host and copied before the first launch (u, unew: 2 x 10
+        # rows, and two halo rows)
+        "more than u's and unew's": {"h2d_before": 2201},
+        # the sweep on the host in a copy of the block, the device's copy left behind (a fresh
+        # attacker's 6 points, helperG)
+        "seen to reach the grid of 3 of the first 9": {"device_iterations": 3},
     }
     for words, change in cases.items():
         faults = transfer_faults(pd.DataFrame([{**right, **change}]), 10)
@@ -101,6 +110,8 @@ def test_the_students_loop_is_judged_by_the_runtime_and_its_values():
     assert (got["checksum"], got["weighted"]) == pytest.approx(expected_checksums(NX, NY, ITERATIONS), rel=1e-12)
     assert transfer_faults(pd.DataFrame(got["offload"]), ITERATIONS) == []
     assert sorted(r["device"] for r in got["offload"]) == [0, 1, 2]
+    # the device's copy, read before each exchange, held iterations 1..K-1 in turn
+    assert [r["device_iterations"] for r in got["offload"]] == [ITERATIONS - 1] * 3
 
 
 @needs_offload

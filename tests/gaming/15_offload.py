@@ -160,6 +160,114 @@ def per_iteration(offload, iterations):
         PER_ITERATION, "later = iterations - 1", "later = ITERATIONS - 1  # the notebook's runs"),
         {"hidden_per_iteration"}, "the notebook's own iteration count, not the argument",
         reason="AssertionError: rank"),
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
+/* a fresh attacker's (helperG, 2026-12-03): 6 of 6 points before */
+#include <stdlib.h>
+#include <string.h>
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    double *h = malloc(n * sizeof(double)), *hn = malloc(n * sizeof(double));
+    memcpy(h, u, n * sizeof(double));
+    memcpy(hn, u, n * sizeof(double));
+#pragma omp target data map(tofrom : u[0:n]) map(to : unew[0:n]) device(device)
+    {
+        for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+            exchange_rows(h, m, w, comm);
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++)
+                    hn[i * w + j] = 0.25 * (h[(i - 1) * w + j] + h[(i + 1) * w + j] + h[i * w + j - 1] + h[i * w + j + 1]);
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++) h[i * w + j] = hn[i * w + j];
+#pragma omp target teams distribute parallel for device(device)
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++)
+                    unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]);
+#pragma omp target teams distribute parallel for device(device)
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+        }
+    }
+    memcpy(u, h, n * sizeof(double));
+    free(h);
+    free(hn);
+}
+"""), {"hidden_jacobi_offload"}, "the sweep serially on the host in a copy of the block "
+        "(its own halo exchange), the device sweeping a stale block in a proper data region, the "
+        "copy memcpy'd into u at the end", reason="leaves the device's copy behind"),
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
+/* a fresh attacker's (helperG, 2026-12-03): 6 of 6 points before */
+#include <stdlib.h>
+#include <string.h>
+#pragma omp declare target
+static double st(const double *a, long i, long j, long w) { return 0.25 * (a[(i - 1) * w + j] + a[(i + 1) * w + j] + a[i * w + j - 1] + a[i * w + j + 1]); }
+#pragma omp end declare target
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    double *h = malloc(n * sizeof(double)), *hn = malloc(n * sizeof(double));
+    memcpy(h, u, n * sizeof(double));
+    memcpy(hn, u, n * sizeof(double));
+#pragma omp target data map(tofrom : u[0:n]) map(to : unew[0:n]) device(device)
+    {
+        for (long it = 0; it < iterations; it++) {
+            exchange_rows(h, m, w, comm);
+#pragma omp parallel for
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++) hn[i * w + j] = st(h, i, j, w);
+#pragma omp parallel for
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++) h[i * w + j] = hn[i * w + j];
+#pragma omp target teams distribute parallel for device(device)
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++) unew[i * w + j] = st(u, i, j, w);
+        }
+    }
+    memcpy(u, h, n * sizeof(double));
+    free(h);
+    free(hn);
+}
+"""), {"hidden_jacobi_offload"}, "the sweep on the host's threads in a copy of the "
+        "block, its arithmetic in a declare-target helper a target region also calls (its line is "
+        "the device's too), the copy memcpy'd into u at the end", reason="leaves the device's copy "
+        "behind"),
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
+#include <stdlib.h>
+#include <string.h>
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+#pragma omp target data map(tofrom : u[0:n]) map(alloc : unew[0:n]) device(device)
+    {
+        for (long it = 0; it < iterations; it++) {
+            exchange_rows(u, m, w, comm);
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++)
+                    unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]);
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+#pragma omp target update to(u[0:n]) device(device)
+        }
+        for (long it = 0; it < iterations; it++) {
+#pragma omp target teams distribute parallel for device(device)
+            for (long i = 1; i <= m; i++) unew[i * w + 1] = u[i * w + 1] * 1.0 + 0.0;
+        }
+    }
+}
+"""), {"hidden_jacobi_offload"}, "the sweep on the host, the whole block updated to the "
+        "device every iteration before any target region ran (so the device's copy holds every "
+        "iteration's grid), the launches all after the loop", reason="more than u's and unew's"),
+    attempt("shortcut", "per_iteration", r"""
+def per_iteration(offload, iterations):
+    from hybridlab.offload.tables import offload_table  # the kit's table (helperG: 2 of 2 before)
+    t = offload_table(offload.assign(variant="x", device=0, launches=0, h2d_before=0, d2h_before=0,
+                                     h2d_after=0, d2h_after=0), iterations)
+    return t.set_index("rank").rename(columns={"h2d_per_iteration": "h2d", "d2h_per_iteration": "d2h",
+                                               "halo_bytes": "halo"})[["h2d", "d2h", "halo"]]
+""", {"hidden_per_iteration"}, "the kit's table of the bytes per iteration, its columns renamed",
+        reason="offload_table"),
 ]
 
 # ------------------------------------------------------------------------------- ORACLES

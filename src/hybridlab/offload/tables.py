@@ -1,6 +1,6 @@
-"""Lab 15's tables, from the "offload" and "time" records of kernels_c/offload_halo.c: the bytes
-the offload runtime copied between host and device per iteration against the halo's size, and
-the faults a graded loop is held to. Reads results only.
+"""Lab 15's judging, from the "offload" and "checksum" records of kernels_c/offload_halo.c: the
+faults a graded loop is held to, and the checksums a right answer gives. Reads results only
+(the bytes per iteration are (a)'s, the student's to compute: nothing here computes them).
 
 The kernel sums the runtime's copies in three windows per rank: before the first target region
 launched (the data region's entry and iteration 1's updates), between the first and the last
@@ -16,25 +16,6 @@ from ..halo.serial import jacobi2d_grid
 HALO_ROWS = 2  # rows each way per iteration: two edge rows out, two halo rows in
 
 
-def offload_table(offload: pd.DataFrame, iterations: int) -> pd.DataFrame:
-    """Per rank and variant: the device, target regions launched, bytes host->device and
-    device->host per iteration after the first, the halo's bytes (two rows), and the entry's
-    and exit's bytes."""
-    per = max(iterations - 1, 1)
-    out = pd.DataFrame({
-        "variant": offload["variant"],
-        "rank": offload["rank"].astype(int),
-        "device": offload["device"].astype(int),
-        "launches": offload["launches"].astype(int),
-        "h2d_per_iteration": offload["h2d_between"].astype(float) / per,
-        "d2h_per_iteration": offload["d2h_between"].astype(float) / per,
-        "halo_bytes": HALO_ROWS * offload["row_bytes"].astype(int),
-        "entry_bytes": offload["h2d_before"].astype(int) + offload["d2h_before"].astype(int),
-        "exit_bytes": offload["h2d_after"].astype(int) + offload["d2h_after"].astype(int),
-    })  # fmt: skip
-    return out.reset_index(drop=True)
-
-
 def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
     """What a graded loop did wrong by the runtime's report, one message per fault and rank
     (empty: right). Held to: the report read; target regions launched on the rank's own device,
@@ -43,7 +24,10 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
     bytes per iteration after the first; the block's rows copied to the device before the first
     launch and back from it after the last (the result is the device's: a sweep on the host
     beside empty target regions leaves the device's block stale), and after the last launch no
-    more than the halo's rows copied to the device."""
+    more than the halo's rows copied to the device; before the first launch no more copied to
+    it than u, unew and the halo's rows (not a grid computed ahead on the host); the device's
+    copy of the block, read by the kit before each of the loop's MPI calls, seen to reach the
+    grid of every iteration before the last (device_iterations: the sweep ran on the device)."""
     faults = []
     for _, row in offload.iterrows():
         rank, halo = int(row["rank"]), HALO_ROWS * int(row["row_bytes"])
@@ -55,6 +39,19 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
             faults.append(f"rank {rank}: {int(row['h2d_before'])} bytes copied to the device before "
                           f"the first target region, less than the block's {block} (the sweep "
                           "works on the block on the device: map it there first)")
+        arrays = 2 * (int(row["rows"]) + 2) * int(row["row_bytes"]) + halo
+        if int(row["h2d_before"]) > arrays:
+            faults.append(f"rank {rank}: {int(row['h2d_before'])} bytes copied to the device before "
+                          f"the first target region, more than u's and unew's with the halo's "
+                          f"rows ({arrays}): target regions compute the grid, it is not copied "
+                          "there")
+        seen = int(row.get("device_iterations", -1))
+        if seen < iterations - 1:
+            faults.append(f"rank {rank}: the device's copy of the block (u or unew, read by the kit "
+                          f"before each of your MPI calls) was seen to reach the grid of "
+                          f"{max(seen, 0)} of the first {iterations - 1} iterations: the sweep runs "
+                          "on the device, on the block the kit hands you (a sweep on the host, in "
+                          "a copy of its own, leaves the device's copy behind)")
         if int(row["d2h_after"]) < block:
             faults.append(f"rank {rank}: {int(row['d2h_after'])} bytes copied back from the device "
                           f"after the last target region, less than the block's {block} (the "
