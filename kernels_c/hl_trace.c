@@ -62,13 +62,16 @@
  * hl_traced_MPI_Init_thread and hl_traced_MPI_Init start the trace and remember the level asked
  * for and the one provided (HL_PROVIDE_AT_MOST=<level> makes the program see at most that level),
  * and hl_traced_MPI_Finalize writes each rank's framed trace (a "meta" line, an "mpi_init"
- * record, the calls and the summary) to $HL_TRACE_DIR/trace-<rank>.jsonl before it finalises.
+ * record, its threads' CPU time and its peak memory (machine_use), the calls and the summary) to
+ * $HL_TRACE_DIR/trace-<rank>.jsonl before it finalises.
  */
 #define HL_TRACE_OBJECT /* hl_runtime.h: no entry points or main in this object */
 #include "hybridlab.h"
 #include <stdatomic.h>
 #include <stdint.h>
+#include <dirent.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include "hl_stream_guard.h"
 
@@ -150,6 +153,9 @@ static union {
         char key[HL_KEY_CHARS + 1]; /* the run's key (HL_RECORD_KEY_FILE) */
         uint64_t noted_hash;        /* FNV-1a of the bytes the kit appended to the records */
         size_t noted_len;
+        long init_cpu_ns;           /* a whole program: MPI's main thread's CPU time when MPI
+                                     * started, and the process's peak memory then (KiB) */
+        long init_rss_kb;
         void (*student_hook)(void); /* run before each of the student's calls (a kernel's) */
     } s;
     char page[HL_SEALED_BYTES];
@@ -1035,6 +1041,14 @@ int hl_trace_init_thread(int *argc, char ***argv, int required, int *provided) {
     int rc = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &real);
     required_level = required;
     provided_level = rc == MPI_SUCCESS ? capped(required < real ? required : real) : -1;
+    struct timespec cpu;
+    struct rusage use;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+    getrusage(RUSAGE_SELF, &use);
+    unsealed(1);
+    F.init_cpu_ns = cpu.tv_sec * 1000000000L + cpu.tv_nsec;
+    F.init_rss_kb = use.ru_maxrss;
+    unsealed(0);
     nudge_read();
     if (rc == MPI_SUCCESS) *provided = provided_level;
     hl_trace_reset();
@@ -1060,6 +1074,41 @@ int hl_traced_MPI_Init(int *argc, char ***argv) {
     return hl_traced_MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
 }
 
+/* A whole program's use of the machine, for the records at MPI_Finalize: one "thread_cpu" line
+ * per OS thread of the process (its id, CPU time in ns from /proc/self/task/<tid>/schedstat,
+ * and for MPI's main thread the time since MPI started: what a team's threads did is compared,
+ * lab 10) and one "memory" line (the peak resident memory in KiB, and its value when MPI
+ * started). Written by the tracer: the program can neither open these files nor the trace. */
+static void machine_use(hl_ctx *ctx) {
+    char line[256];
+    long main_tid = (long)syscall(SYS_gettid);
+    DIR *tasks = opendir("/proc/self/task");
+    for (struct dirent *e; tasks && (e = readdir(tasks));) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        char path[96];
+        long ns = -1, tid = atol(e->d_name);
+        snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (fscanf(f, "%ld", &ns) != 1) ns = -1;
+            fclose(f);
+        }
+        int n = snprintf(line, sizeof line,
+                         "{\"rank\":%d,\"record\":\"thread_cpu\",\"tid\":%ld,\"main\":%d,"
+                         "\"cpu_ns\":%ld}\n",
+                         ctx->rank, tid, tid == main_tid,
+                         tid == main_tid && ns >= 0 ? ns - F.init_cpu_ns : ns);
+        hl_append(ctx, line, (size_t)n);
+    }
+    if (tasks) closedir(tasks);
+    struct rusage use;
+    getrusage(RUSAGE_SELF, &use);
+    int n = snprintf(line, sizeof line,
+                     "{\"rank\":%d,\"record\":\"memory\",\"peak_kb\":%ld,\"init_kb\":%ld}\n",
+                     ctx->rank, use.ru_maxrss, F.init_rss_kb);
+    hl_append(ctx, line, (size_t)n);
+}
+
 int hl_traced_MPI_Finalize(void) {
     const char *dir = getenv("HL_TRACE_DIR");
     if (dir && *dir) {
@@ -1082,6 +1131,7 @@ int hl_traced_MPI_Finalize(void) {
                          ctx.rank, ctx.size, host, hl_level_name(provided_level), ctx.rank, cpu,
                          numa, hl_level_name(required_level), hl_level_name(provided_level));
         hl_append(&ctx, line, (size_t)n);
+        machine_use(&ctx);
         hl_trace_emit(&ctx);
         hl_trace_frame(&ctx);
         char path[4096];

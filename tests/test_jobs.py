@@ -120,6 +120,12 @@ def test_a_traced_whole_program_is_read_back_and_judged(tmp_path):
     compliance.check(traced, "funneled")
     calls = compliance.calls_table(traced)
     assert calls.loc[calls["call"] == "MPI_Sendrecv", "calls"].tolist() == [18, 18]
+    # the tracer's account of what ran: each rank's threads' CPU time and its memory
+    use = traced.records
+    assert (use.loc[use["record"] == "thread_cpu", "cpu_ns"].astype(int) >= 0).all()
+    assert ((use["record"] == "thread_cpu") & (use["main"] == 1)).sum() == 2
+    memory = use[use["record"] == "memory"]
+    assert len(memory) == 2 and (memory["peak_kb"] >= memory["init_kb"]).all()
     # a library that gives less than the program asks for: the program must stop, naming both.
     # One rank, as the lab's hidden test runs it: with two, rank 1's MPI_Abort may end rank 0
     # before its message is out (Open MPI's mpiexec often does)
@@ -174,6 +180,13 @@ def test_a_judged_run_reads_neither_the_scripts_lines_nor_its_program(tmp_path, 
     greedy = JOB_SCRIPT.replace("--ntasks=$SLURM_NTASKS", f"--ntasks={CPUS + 1}")
     result, _ = jobs.judged_run(greedy, probe, tmp_path, sbatch_args=["--ntasks=1"], timeout=120)
     assert result.exit_code != 0 and "More processors requested" in result.output
+
+
+def test_a_step_through_env_is_the_program_env_starts():
+    assert jobs._env_prefix(["env", "OMP_NUM_THREADS=2", "./jacobi", "8"]) == (
+        {"OMP_NUM_THREADS": "2"}, ["./jacobi", "8"])
+    for program in (["env", "-i", "./jacobi"], ["env", "A=1"], ["./jacobi", "A=1"]):
+        assert jobs._env_prefix(program) == ({}, program)
 
 
 def test_a_forged_step_record_is_checked_as_srun_checks_it(tmp_path, probe):

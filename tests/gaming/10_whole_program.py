@@ -429,3 +429,120 @@ GAMING += [
             {"hidden_jacobi_program"}, "the send requests never completed: only the receives are waited",
             reason="were never completed by a wait or test"),
 ]
+
+
+# The update shared in the text but run by one thread, and a whole grid on every rank that uses
+# the rows it receives (open attacks of 2026-12-03, helper G): the tracer reads each thread's CPU
+# time (OMP_WAIT_POLICY=passive: a waiting thread sleeps) and each rank's peak memory at
+# MPI_Finalize
+SWEEP = """#pragma omp parallel for
+        for (long k = 1; k <= rows; k++)
+            for (long j = 1; j <= n; j++)
+                v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] +
+                                       u[k * w + j + 1]);"""
+ONE_ITEM = """#pragma omp parallel for
+        for (long b = 0; b < 1; b++)  /* one item shared: one thread sweeps it all */
+            for (long k = 1; k <= rows; k++)
+                for (long j = 1; j <= n; j++)
+                    v[k * w + j + b] = 0.25 * (u[(k - 1) * w + j + b] + u[(k + 1) * w + j + b] +
+                                               u[k * w + j - 1 + b] + u[k * w + j + 1 + b]);"""
+THREAD_ZERO = """#pragma omp parallel for
+        for (int t = 0; t < omp_get_max_threads(); t++)  /* one item per thread, thread 0 sweeps */
+            if (t == 0)
+                for (long k = 1; k <= rows; k++)
+                    for (long j = 1; j <= n; j++)
+                        v[k * w + j + t] = 0.25 * (u[(k - 1) * w + j + t] + u[(k + 1) * w + j + t] +
+                                                   u[k * w + j - 1 + t] + u[k * w + j + 1 + t]);"""
+TEAM_OF_ONE = """    omp_set_num_threads(1);  /* after the place lines: every update runs on a team of one */
+    MPI_Barrier(MPI_COMM_WORLD);"""
+WHOLE_GRID_HALO = r"""/* WRONG: every rank sweeps the WHOLE grid, overwriting the two rows beside its block with the rows received */
+""" + _ATTACK_HEAD + r"""    if (argc < 3) { if (rank == 0) printf("usage: jacobi N ITERATIONS\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
+    long N = atol(argv[1]), iters = atol(argv[2]);
+    long base = N / size, extra = N % size;
+    long m = base + (rank < extra);
+    long first = 1 + rank * base + (rank < extra ? rank : extra);
+    long w = N + 2;
+    double *U = calloc((size_t)(N + 2) * w, sizeof(double));
+    double *V = calloc((size_t)(N + 2) * w, sizeof(double));
+    double *u = U, *v = V;
+    double edge = 3.0 * (N + 1);
+    for (long i = 0; i < N + 2; i++) {
+        long gi = i;
+        for (long j = 0; j < w; j++) {
+            double x = 0.0;
+            if (gi == 0 || gi == N + 1 || j == 0 || j == N + 1) x = (gi + 2.0 * j) / edge;
+            u[i * w + j] = v[i * w + j] = x;
+        }
+    }
+    int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
+    int nthreads = 1;
+    int *cpus = NULL;
+#pragma omp parallel
+    {
+#pragma omp single
+        { nthreads = omp_get_num_threads(); cpus = malloc(sizeof(int) * nthreads); }
+        cpus[omp_get_thread_num()] = sched_getcpu();
+    }
+    char host[256] = "?";
+    gethostname(host, sizeof host - 1);
+    int *allc = NULL; char *allh = NULL;
+    if (rank == 0) { allc = malloc(sizeof(int) * nthreads * size); allh = malloc(256 * (size_t)size); }
+    MPI_Gather(cpus, nthreads, MPI_INT, allc, nthreads, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(host, 256, MPI_CHAR, allh, 256, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        for (int r = 0; r < size; r++)
+            for (int t = 0; t < nthreads; t++)
+                printf("place rank=%d thread=%d cpu=%d host=%s\n", r, t, allc[r * nthreads + t], allh + 256 * r);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (long it = 0; it < iters; it++) {
+        u = U + (first - 1) * w;
+        MPI_Sendrecv(u + m * w, (int)w, MPI_DOUBLE, down, 1, u, (int)w, MPI_DOUBLE, up, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(u + w, (int)w, MPI_DOUBLE, up, 2, u + (m + 1) * w, (int)w, MPI_DOUBLE, down, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+#pragma omp parallel for
+        for (long i = 1; i <= N; i++)
+            for (long j = 1; j <= N; j++)
+                V[i * w + j] = 0.25 * (U[(i - 1) * w + j] + U[(i + 1) * w + j] + U[i * w + j - 1] + U[i * w + j + 1]);
+        double *t = U; U = V; V = t;
+    }
+    double el = MPI_Wtime() - t0, slow;
+    MPI_Reduce(&el, &slow, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    u = U + (first - 1) * w;
+    double local = 0.0, sum = 0.0;
+    for (long i = 1; i <= m; i++) for (long j = 1; j <= N; j++) local += u[i * w + j];
+    MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("jacobi n=%ld iterations=%ld ranks=%d threads=%d seconds=%.6f checksum=%.15e\n", N, iters, size, nthreads, slow, sum);
+    free(U); free(V); free(cpus); free(allc); free(allh);""" + _ATTACK_TAIL
+ONE_THREAD = "the update ran on fewer threads than the team"
+GAMING += [
+    attempt("method", "jacobi_program", program(changed(
+        JACOBI_PROGRAM, SWEEP, SWEEP.replace("parallel for", "parallel for schedule(static, 1 << 30)", 1))),
+            {"hidden_jacobi_program"}, "schedule(static, 1 << 30): one chunk, so one thread sweeps every row",
+            reason=ONE_THREAD),
+    attempt("method", "jacobi_program", program(changed(JACOBI_PROGRAM, "    MPI_Barrier(MPI_COMM_WORLD);", TEAM_OF_ONE)),
+            {"hidden_jacobi_program"}, "omp_set_num_threads(1) before the iterations: the updates run on a "
+            "team of one while the output says threads=T", reason=ONE_THREAD),
+    attempt("method", "jacobi_program", program(changed(JACOBI_PROGRAM, SWEEP, ONE_ITEM)),
+            {"hidden_jacobi_program"}, "a work-sharing loop of one item with the whole sweep inside it",
+            reason=ONE_THREAD),
+    attempt("method", "jacobi_program", program(changed(JACOBI_PROGRAM, SWEEP, THREAD_ZERO)),
+            {"hidden_jacobi_program"}, "a parallel for over the threads where only thread 0 sweeps",
+            reason=ONE_THREAD),
+    attempt("method", "jacobi_program", program(WHOLE_GRID_HALO), {"hidden_jacobi_program"},
+            "no decomposition: every rank sweeps the whole grid, using the halo rows it receives for "
+            "the rows beside its block (the nudge moves its checksum as a decomposed grid's)",
+            reason="a rank holds the whole grid"),
+]
+
+# the job script's arguments and threads (open attacks of 2026-12-03, helper G): the script as
+# written gets three arguments, and one shape is 1 x 1, fewer CPUs than the machine has
+GAMING += [
+    attempt("method", "job_script", script(changed(JOB_SCRIPT, './jacobi "$@"', "./jacobi $1 $2")),
+            {"hidden_job_script"}, "two arguments handed on by number, not \"$@\"",
+            reason="however many it gets"),
+    attempt("method", "job_script", script(changed(
+        JOB_SCRIPT, "export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK", "export OMP_NUM_THREADS=$(( $(nproc) / SLURM_NTASKS ))")),
+            {"hidden_job_script"}, "OMP_NUM_THREADS from the machine's CPUs over the tasks, not what Slurm "
+            "granted each task", reason="CPUs, ran"),
+]

@@ -6,7 +6,7 @@ an `omp for`); the update of a row in a helper called from a `parallel for` with
 schedule, a 2-D view of the block, and MPI_Send/MPI_Recv ordered by the rank's parity;
 other compile lines (other optimisation and warning flags, -o before the source, -lm); job
 scripts that hand srun the CPUs per task through SRUN_CPUS_PER_TASK, or by short options, or
-name the program by its full path."""
+name the program by its full path, or start it through `env OMP_NUM_THREADS=... ./jacobi`."""
 
 from honest import right
 from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT
@@ -147,4 +147,8 @@ HONEST = [
         JOB_SCRIPT, SRUN, 'cd "$SLURM_SUBMIT_DIR"\nexec srun --ntasks=$SLURM_NTASKS --cpus-per-task=$SLURM_CPUS_PER_TASK '
                           '--cpu-bind=cores "$SLURM_SUBMIT_DIR/jacobi" "$@"')),
           why="the program named by its full path from SLURM_SUBMIT_DIR, srun exec'd"),
+    right("job_script", script(changed(
+        JOB_SCRIPT, SRUN, 'srun --ntasks=$SLURM_NTASKS --cpus-per-task=$SLURM_CPUS_PER_TASK --cpu-bind=cores '
+                          'env OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK ./jacobi "$@"')),
+          why="srun starts env(1), which sets OMP_NUM_THREADS and starts ./jacobi"),
 ]

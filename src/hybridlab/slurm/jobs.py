@@ -588,6 +588,7 @@ def _step(argv: list[str]) -> Step | int:
     split = next((i for i, a in enumerate(argv) if not a.startswith("-")
                   and (i == 0 or not _takes_value(argv[i - 1]))), len(argv))  # fmt: skip
     options, program = _options(argv[:split]), argv[split:]
+    given, program = _env_prefix(program)  # `srun ... env OMP_NUM_THREADS=2 ./jacobi`: ./jacobi
     known = {"--ntasks", "--cpus-per-task", "--nodes", "--ntasks-per-node", "--cpu-bind",
              "--cpu_bind", *_SRUN_IGNORED}  # fmt: skip
     unknown = sorted(set(options) - known)
@@ -610,7 +611,7 @@ def _step(argv: list[str]) -> Step | int:
             f"({ntasks} tasks x {cpus_per_task} CPUs per task = {ntasks * cpus_per_task}; the "
             f"allocation has {allocated} CPUs)"
         )
-    if "OMP_NUM_THREADS" not in os.environ:
+    if "OMP_NUM_THREADS" not in os.environ and "OMP_NUM_THREADS" not in given:
         return _srun_error("OMP_NUM_THREADS is not set: export OMP_NUM_THREADS="
                            "$SLURM_CPUS_PER_TASK before srun")  # fmt: skip
     exe = program[0]
@@ -619,9 +620,22 @@ def _step(argv: list[str]) -> Step | int:
         return _srun_error(f"{exe}: No such file or directory (is the program built? "
                            f"the job runs in {os.getcwd()})")  # fmt: skip
     bind = options.get("--cpu-bind", options.get("--cpu_bind", "cores")).split(",")[-1]
-    openmp = {k: v for k, v in os.environ.items() if k.startswith(_OPENMP)}
+    openmp = {k: v for k, v in {**os.environ, **given}.items() if k.startswith(_OPENMP)}
     return Step(ntasks, cpus_per_task, "none" if bind == "none" else "cores",
                 str(Path(found).absolute()), tuple(program[1:]), openmp)
+
+
+def _env_prefix(program: list[str]) -> tuple[dict[str, str], list[str]]:
+    """A step's program when it is env(1) given only assignments before the real one (`srun ...
+    env OMP_NUM_THREADS=2 ./jacobi "$@"`): the variables env sets and the real program with its
+    arguments; ({}, program) otherwise."""
+    if not program or os.path.basename(program[0]) != "env":
+        return {}, program
+    given, rest = {}, program[1:]
+    while rest and re.fullmatch(r"[A-Za-z_]\w*=.*", rest[0], re.S):
+        name, _, value = rest.pop(0).partition("=")
+        given[name] = value
+    return (given, rest) if given and rest else ({}, program)
 
 
 def mpi_environment(implementation: str | None = None) -> dict[str, str]:
