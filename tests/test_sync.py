@@ -359,6 +359,11 @@ def test_student_construct_is_checked_for_its_construct_and_reference():
                           "s->delay += 0;\n    }\n#pragma omp atomic\n    s->updates += inner;")
     with pytest.raises(AssertionError, match="outside the loop that calls hl_delay"):
         check_source(once)  # one atomic per thread and call, after the loop
+    last = ATOMIC.replace("#pragma omp atomic\n        s->updates += 1;",
+                          "if (j == inner - 1) {\n#pragma omp atomic\n        s->updates += inner;\n}")
+    with pytest.raises(AssertionError, match="cell:10: the atomic construct may be skipped"):
+        check_source(last)  # in the loop, but run by its last repetition only
+    assert check_source(ATOMIC.replace("omp parallel\n", "omp parallel if(1)\n")) == "atomic"
 
 
 @pytest.mark.parametrize("change, message", [

@@ -396,7 +396,7 @@ void construct_test(void *arg, long inner) {
 int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
     return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
 }
-"""), {"hidden_construct"}, "named atomic: a spin on omp_test_lock", reason="takes no lock"),
+"""), {"hidden_construct"}, "named atomic: a spin on omp_test_lock", reason="takes no lock | may be skipped by some repetitions"),
     attempt("method", "construct_code", c_cell("CONSTRUCT_C", "construct_bench", r"""
 const char *const construct_name = "master";
 
@@ -554,4 +554,15 @@ void construct_test(void *arg, long inner) {
     s->updates += (omp_get_max_threads() - 1) * inner;
 }''' + _MEASURE), {CONSTRUCT, NUMBERS}, why="the atomic loop in a team of one, the other threads' updates added by hand",
         reason="in a team of 1 thread"),
+]
+# the construct kept in the loop but run by one repetition only (found while closing helperF's)
+GAMING += [
+    attempt("method", "construct_code", _CONSTRUCT.replace("NAME", "atomic").replace(
+        "UPDATE", "        if (j == inner - 1) {\n#pragma omp atomic\n            s->updates += inner;\n"
+        "        }"), {CONSTRUCT}, why="atomic under an if: once per call, adding inner",
+        reason="may be skipped by some repetitions"),
+    attempt("method", "construct_code", _CONSTRUCT.replace("NAME", "single").replace(
+        "UPDATE", "        if (j < inner - 1) continue;\n#pragma omp single\n        s->updates += inner;"),
+        {CONSTRUCT}, why="single reached by the last repetition only (a continue before it)",
+        reason="may be skipped by some repetitions"),
 ]

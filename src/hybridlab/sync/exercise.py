@@ -82,6 +82,7 @@ REGION_CALLS = {"hl_delay", "construct_delay", "sizeof"}
 # in the cell, hl_delay and hl_measure are the kit's counted ones (construct_bench_student.h):
 # the preprocessed unit names these
 DELAY_CALL = r"\b(?:hl|construct)_delay\s*\("
+SKIPS = r"\b(continue|break|return|longjmp)\b"  # what leaves a repetition before its construct
 _KEYWORDS = {"if", "switch", "return", "while", "for"}
 _ONCE = re.compile(r"\bdo\b|\bwhile\s*\(\s*0\s*\)")  # a statement macro's do ... while (0)
 # measure_construct's call of hl_measure (which functions it times, the kernel checks as it runs:
@@ -203,13 +204,21 @@ def check_source(code: str) -> str:
         assert not fault, (
             f"{fault}: the reduction row opens one parallel region per repetition (the pragma "
             "inside construct_test's loop over `inner`), in which each thread delays once and adds 1")
+    def line(pos: int) -> int:  # the cell's line of a place in construct_test
+        return lines[code[: code.find(test) + pos].count("\n")][0]
+
     stray = stray_construct(test, name)
-    line = lines[code[: code.find(test) + stray].count("\n")][0] if stray >= 0 else 0
     where = ("the loop that calls hl_delay" if re.search(DELAY_CALL, test)
              else "any loop with a delay (construct_test never calls hl_delay)")
     assert stray < 0, (
-        f"cell:{line}: the {name} construct stands outside {where}: each repetition of the table's row is the delay, then the construct, in the same loop "
-        "over `inner` (no construct once per call)")
+        f"cell:{line(stray)}: the {name} construct stands outside {where}: each repetition of "
+        "the table's row is the delay, then the construct, in the same loop over `inner` (no "
+        "construct once per call)")
+    skipped = skipped_construct(test, name)
+    assert skipped < 0, (
+        f"cell:{line(skipped)}: the {name} construct may be skipped by some repetitions (an if, else or "
+        "switch round it in the loop, or a continue, break or return in the loop): every "
+        "repetition runs the delay and then the construct")
     assert re.search(MEASURED_AGAINST_REFERENCE, measure), (
         "measure_construct must time construct_test against reference_loop with one hl_measure call"
     )
@@ -247,6 +256,49 @@ def stray_construct(test: str, name: str) -> int:
     delays = {_innermost_loop(test, m.start()) for m in re.finditer(DELAY_CALL, test)} - {None}
     for pragma in re.finditer(CONSTRUCTS[name][0], test):
         if _innermost_loop(test, pragma.start()) not in delays:
+            return pragma.start()
+    return -1
+
+
+def _opening(text: str, close: int) -> int:
+    """The index of the ( matching the ) at `close`."""
+    depth = 0
+    for i in range(close, -1, -1):
+        depth += (text[i] == ")") - (text[i] == "(")
+        if depth == 0:
+            return i
+    return 0
+
+
+def _conditional(text: str, start: int, pos: int) -> bool:
+    """Whether the statement at `pos` is governed by an if, else or switch that begins after
+    `start` (the statement itself, or a brace block around it)."""
+    opened: list[int] = []
+    for i in range(start, pos):
+        if text[i] == "{":
+            opened.append(i)
+        elif text[i] == "}" and opened:
+            opened.pop()
+    for head in [pos, *opened]:
+        before = text[start:head].rstrip()
+        if re.search(r"\belse$", before):
+            return True
+        if before.endswith(")"):
+            paren = start + _opening(before, len(before) - 1)
+            line = text[text.rfind("\n", 0, paren) + 1 : paren]  # (a pragma's clause is no if)
+            if not line.lstrip().startswith("#") and re.search(r"\b(if|switch)\s*$", line):
+                return True
+    return False
+
+
+def skipped_construct(test: str, name: str) -> int:
+    """Where in construct_test (preprocessed, code only) a `name` construct's pragma may be
+    skipped by some repetitions of its loop: governed by an if, else or switch inside the loop,
+    or in a loop whose body holds continue, break or return; -1 when none is."""
+    for pragma in re.finditer(CONSTRUCTS[name][0], test):
+        loop = _innermost_loop(test, pragma.start())
+        if loop is not None and (_conditional(test, loop[0], pragma.start())
+                                 or re.search(SKIPS, test[loop[0] : loop[1]])):
             return pragma.start()
     return -1
 
