@@ -28,15 +28,18 @@ def diagnose(calls):
     if (calls["thread"] != 0).any():
         return "level", sorted(int(r) for r in calls.loc[calls["thread"] != 0, "rank"].unique())
     return "none", []  # never looks for a request or a deadlock
-""", {"hidden_diagnose"}, "finds the thread level only", reason="a trace of mistake=request | a trace of mistake=deadlock"),
+""", {"hidden_diagnose"}, "finds the thread level only",
+        reason="a trace of mistake=request | a trace of mistake=deadlock | a trace of mistake=level"),
     wrong("diagnose", """
 def diagnose(calls):
-    if (calls["thread"] != 0).any():
-        return "level", sorted(int(r) for r in calls.loc[calls["thread"] != 0, "rank"].unique())
+    off = calls[(calls["thread"] != 0) | (calls["main"] == 0)]
+    if len(off):
+        return "level", sorted(int(r) for r in off["rank"].unique())
     if ((calls["call"] == "MPI_Test") & (calls["done"] == 0)).any():
         return "deadlock", [0]  # only the first rank, not every one that waits
-    late = [int(r) for r, c in calls.groupby("rank")
-            if c.loc[c["call"] == "MPI_Isend", "start"].max() > c.loc[c["call"] == "MPI_Waitall", "start"].max()]
+    ends = calls[calls["call"].str.startswith(("MPI_Wait", "MPI_Test"))].groupby("rank")["start"].max()
+    late = sorted(int(r) for r, c in calls.groupby("rank")
+                  if c.loc[c["call"].isin(["MPI_Isend", "MPI_Irecv"]), "start"].max() > ends.get(r, -1.0))
     return ("request", late) if late else ("none", [])
 """, {"hidden_diagnose"}, "names one rank of a deadlock", reason="a trace of mistake=deadlock"),
     wrong("outside_share", """
