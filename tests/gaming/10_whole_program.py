@@ -84,7 +84,8 @@ GAMING = [
     attempt("constant", "job_script", script(changed(
         JOB_SCRIPT, "srun --ntasks=$SLURM_NTASKS --cpus-per-task=$SLURM_CPUS_PER_TASK",
         "srun --ntasks=2 --cpus-per-task=1")),
-            {"hidden_job_script"}, "the shape typed into the srun line", reason='CPUs, ran'),
+            {"hidden_job_script"}, "the shape typed into the srun line",
+            reason='CPUs, ran | More processors requested than permitted'),
 ]
 
 # Wrong methods that kept their points until the judge learnt to refuse them (open attacks of

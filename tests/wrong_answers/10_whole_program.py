@@ -62,5 +62,5 @@ WRONG = [
           why="asks for 64 tasks x 8 CPUs: more than the machine has, refused", reason='JobRequestError'),
     wrong("job_script", "JOB_SCRIPT = " + repr(changed(JOB_SCRIPT, './jacobi "$@"', "./jacobi")),
           loses={"hidden_job_script"},
-          why="the script's arguments are not handed on to the program", reason='the script must hand its arguments'),
+          why="the script's arguments are not handed on to the program", reason='the script must hand all its arguments'),
 ]
