@@ -95,6 +95,12 @@ SETTINGS = (
         "HYBRIDLAB_GRADING_EVENTS", "set by the grader", "where cell events are written", user=False
     ),
     Setting(
+        "HYBRIDLAB_GRADING_BUILDS",
+        "set by the grader",
+        "a file naming the cache's released builds, found once per class for every sandbox",
+        user=False,
+    ),
+    Setting(
         "HYBRIDLAB_CELL_LIMITS",
         "set by the grader",
         "each graded cell's time limit, from its own reference time",
