@@ -428,7 +428,10 @@ SENDS_OPEN = """        MPI_Request q[4];
 GAMING += [
     attempt("method", "jacobi_program", program(changed(JACOBI_PROGRAM, EXCHANGE, SENDS_OPEN)),
             {"hidden_jacobi_program"}, "the send requests never completed: only the receives are waited",
-            reason="were never completed by a wait or test"),
+            # packed beside the job script that starts ./jacobi through env(1), rank 0's stream
+            # was once found without its closing line (RecordError) instead: the part is lost
+            # either way; the cause is not yet found (closing note of 2026-12-03)
+            reason="were never completed by a wait or test | records are not the"),
 ]
 
 
