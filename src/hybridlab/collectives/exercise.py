@@ -26,6 +26,7 @@ from ..runs.records import Results
 from ..runs.student_c import (
     COLLECTIVES,
     build_student,
+    comm_members,
     run_student,
     student_unit,
     unit_flags,
@@ -369,10 +370,6 @@ def assert_packed_by_threads(code: str) -> None:
 NO_DATA = ("MPI_Barrier", "MPI_Ibarrier")
 
 
-def _members(comm: object) -> list[int]:
-    return [int(x) for x in str(comm).split(",") if x.strip().isdigit()]
-
-
 def sent_between_ranks(res: Results) -> list[list[int]]:
     """[rank, peer, bytes] of the student's sends, summed per pair of MPI_COMM_WORLD ranks:
     every point-to-point call that sends (an MPI_Sendrecv's send side; not to MPI_PROC_NULL)
@@ -390,7 +387,7 @@ def sent_between_ranks(res: Results) -> list[list[int]]:
     moving = mine["call"].isin(COLLECTIVES) | mine["call"].str.contains("eighbor_", regex=False)
     for row in mine[moving & ~mine["call"].isin(NO_DATA)].itertuples():
         sized = int(row.bytes) if "eighbor_" not in row.call else -1
-        for member in _members(row.comm):
+        for member in comm_members(row.comm):
             if member != row.rank:
                 pairs.append((int(row.rank), member, sized))
     total: dict[tuple[int, int], int] = {}

@@ -283,6 +283,11 @@ def overlap_share(results: Results) -> pd.Series:
     return (per_rank["inside"] / total.where(total > 0)).fillna(0.0).rename("overlap_share")
 
 
+def comm_members(comm: object) -> tuple[int, ...]:
+    """A collective record's "comm" ("0,2,4", cut with "+" when long) as MPI_COMM_WORLD ranks."""
+    return tuple(int(x) for x in str(comm).split(",") if x.strip().isdigit())
+
+
 def collective_comms(results: Results) -> pd.DataFrame:
     """One row per collective call the student's code made (not the kit kernel's own): rank,
     thread, call, the communicator's size and its members (MPI_COMM_WORLD ranks, a tuple), and
@@ -292,9 +297,6 @@ def collective_comms(results: Results) -> pd.DataFrame:
         raise ValueError("no traced communicators: build the kernel with build_student")
     hosts = {r.get("rank"): r.get("host") for r in results.meta.get("ranks", [])}
     coll = calls[calls["call"].isin(COLLECTIVES) & (calls["student"] == 1)].copy()
-    coll["members"] = [
-        tuple(int(x) for x in str(c).split(",") if x.strip().isdigit())
-        for c in coll["comm"].fillna("")
-    ]
+    coll["members"] = [comm_members(c) for c in coll["comm"].fillna("")]
     coll["hosts"] = [tuple(sorted({hosts.get(m) for m in members})) for members in coll["members"]]
     return coll[["rank", "thread", "call", "start", "end", "comm_size", "members", "hosts"]]
