@@ -1,7 +1,8 @@
 """Grade several submissions at once: a pool sized from the machine and the lab, a progress bar.
 
-Each job is one `nbgrader autograde LAB --student S` subprocess (its kernel in a sandbox); the
-pool only starts, times and, past a backstop, kills them. A lab needs ranks x threads CPUs while
+Each job is one `nbgrader autograde LAB --student S` process (its kernel in a sandbox), forked
+from a zygote that imported nbgrader once (zygote.py); the pool only starts, times and, past a
+backstop, kills them. A lab needs ranks x threads CPUs while
 its cells compute, but a submission spends much of its time starting kernels and engines, so the
 default pool is twice what the cores hold (at least 1), or cores + 1 when the submissions replay
 the solution's kernel runs instead of computing them; when the pool's ranks would oversubscribe
@@ -11,11 +12,13 @@ OPENMPI_THROTTLE: each MPI reads only its own), as the harness does for an overs
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +28,7 @@ from pathlib import Path
 
 import psutil
 
+from ..machine import reaper
 from ..machine.placement import MPICH_THROTTLE, OPENMPI_THROTTLE
 
 
@@ -67,32 +71,74 @@ class Job:
 
 
 _LIVE: set[int] = set()  # pids of the nbgrader processes running now (killed if we are stopped)
+LOG_TAIL = 20000  # characters of a job's output kept
 
 
-def _run(job: Job) -> Job:
-    start = time.monotonic()
-    proc = subprocess.Popen(
-        job.command,
-        cwd=job.cwd,
-        env=job.env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    _LIVE.add(proc.pid)
-    try:
-        out, _ = proc.communicate(timeout=job.timeout)
-    except subprocess.TimeoutExpired:
-        job.killed = True
-        _kill_tree(proc.pid)
-        out, _ = proc.communicate()
-    finally:
-        _LIVE.discard(proc.pid)
-    job.returncode = proc.returncode
-    job.seconds = time.monotonic() - start
-    job.log = out[-20000:]
-    return job
+class Zygote:
+    """The zygote process of one pool (zygote.py) and the thread that reads what it says."""
+
+    def __init__(self, env: dict[str, str]):
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "hybridlab.grading.zygote"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+        )
+        self.lock = threading.Lock()
+        self.started: dict[str, int] = {}
+        self.ended: dict[str, int] = {}
+        self.changed = threading.Condition(self.lock)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        for raw in self.proc.stdout:
+            word, job, number = raw.decode().split()
+            with self.changed:
+                (self.started if word == "started" else self.ended)[job] = int(number)
+                self.changed.notify_all()
+        with self.changed:  # the zygote is gone: nothing more will start or end
+            self.ended.setdefault("", -1)
+            self.changed.notify_all()
+
+    def _wait(self, table: dict, key: str, timeout: float | None) -> int | None:
+        with self.changed:
+            self.changed.wait_for(lambda: key in table or "" in self.ended, timeout)
+            return table.get(key)
+
+    def run(self, job: Job) -> Job:
+        start = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="hybridlab-job-") as folder:
+            log = Path(folder) / "log"
+            line = {"id": job.student, "command": job.command, "env": job.env,
+                    "cwd": str(job.cwd), "log": str(log)}  # fmt: skip
+            with self.lock:
+                self.proc.stdin.write((json.dumps(line) + "\n").encode())
+                self.proc.stdin.flush()
+            pid = self._wait(self.started, job.student, 60)
+            if pid is None:
+                raise RuntimeError(f"the grading zygote did not start {job.student}'s job")
+            _LIVE.add(pid)
+            try:
+                status = self._wait(self.ended, job.student, job.timeout)
+                if status is None:
+                    job.killed = True
+                    _kill_tree(pid)
+                    status = self._wait(self.ended, job.student, 60)
+            finally:
+                _LIVE.discard(pid)
+            job.returncode = -1 if status is None else status
+            job.log = log.read_text(errors="replace")[-LOG_TAIL:] if log.exists() else ""
+        job.seconds = time.monotonic() - start
+        return job
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            _kill_tree(self.proc.pid)
 
 
 def _kill_tree(pid: int) -> None:
@@ -130,7 +176,7 @@ def run(
             running.append(job.student)
             bar.set_postfix_str("grading " + ", ".join(running[-3:]), refresh=True)
         try:
-            return _run(job)
+            return zygote.run(job)
         finally:
             with lock:
                 running.remove(job.student)
@@ -143,6 +189,7 @@ def run(
         bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}] {postfix}",
     ) as bar:
         done = []
+        zygote = Zygote({k: v for k, v in os.environ.items() if k != reaper.SESSION})
         pool = ThreadPoolExecutor(max_workers=max(1, workers))
         futures = [pool.submit(one, job) for job in jobs]
         try:
@@ -169,5 +216,6 @@ def run(
             raise
         finally:
             pool.shutdown(wait=True)
+            zygote.close()
     order = {job.student: i for i, job in enumerate(jobs)}
     return sorted(done, key=lambda j: order[j.student])
