@@ -124,6 +124,7 @@ class _Run:
     tag: str
     limits: dict  # reference.time_limits (at the grading size)
     events: Path  # one JSONL file of execute.py's events per student
+    feedback: bool = True  # each student's feedback page written right after grading
     other: dict = field(default_factory=dict)  # quick -> limits at the other size, or None
     other_problem: str = ""  # why the solution cannot be graded at the other size
 
@@ -217,7 +218,11 @@ class _Run:
             f"--SandboxedExecute.sandbox={self.sandboxed}",
         ]
         env = pool.environment_for(workers, needs, env)
-        return pool.Job(student, command, env, self.lab.root, limits["backstop"])
+        job = pool.Job(student, command, env, self.lab.root, limits["backstop"])
+        if self.feedback:  # the student's page at once, in the pool (feedback.generate checks it)
+            job.then.append([command[0], "generate_feedback", self.lab.name, "--force",
+                             "--student", student, command[6]])  # command[6]: the gradebook
+        return job
 
     def record(self, job: pool.Job, record: dict) -> None:
         """After one job: reap what it left, read its events, zero it if nbgrader failed."""
@@ -227,7 +232,8 @@ class _Run:
         outcome, notes = _outcome(job, events)
         if left:
             notes.append(f"killed {left} process(es) left running")
-        if job.killed or job.returncode != 0:
+        failed = job.killed or job.returncode != 0
+        if failed:
             gradebook.zero_submission(self.lab, job.student)
             log = self.lab.root / "reports" / "logs" / self.lab.name / f"{job.student}.log"
             log.parent.mkdir(parents=True, exist_ok=True)
@@ -236,6 +242,7 @@ class _Run:
         if not self.sandboxed:
             notes.append("UNSANDBOXED")
         record.update(outcome=outcome, seconds=job.seconds, notes=record["notes"] + notes)
+        record["feedback"] = job.extra.get("then") == [0] and not failed
         record["phases"] = [e for e in events if e.get("kind") == "seconds"][-1:]
 
 
@@ -278,6 +285,7 @@ def grade(
         run = _Run(
             the_lab, quick, not unsandboxed, policy, tag or f"grade-{uuid.uuid4().hex[:10]}",
             time_limits(timing, policy), Path(tempfile.mkdtemp(prefix="hybridlab-events-")),
+            make_feedback,
         )  # fmt: skip
         run.name_builds()
         records: dict[str, dict] = {}
@@ -308,7 +316,10 @@ def grade(
         pages = []
         if make_feedback:
             graded = [s for s in found if s in gradebook.scores(the_lab)]
-            pages = feedback.generate(the_lab, students=None if students is None else graded)
+            written = {s for s in todo if records[s].pop("feedback", False)}
+            pages = feedback.generate(
+                the_lab, students=None if students is None else graded, written=written
+            )
     seconds = time.monotonic() - start
     t = run.limits
     lines = [UNSANDBOXED] if unsandboxed else []

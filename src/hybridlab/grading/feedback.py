@@ -129,14 +129,17 @@ def feedback_leaks(lab: Lab) -> list[Path]:
     return leaks
 
 
-def generate(the_lab: Lab, *, students: list[str] | None = None) -> list[Path]:
+def generate(
+    the_lab: Lab, *, students: list[str] | None = None, written: set[str] = frozenset()
+) -> list[Path]:
     """HTML feedback per student (all graded, or these), checked for hidden-test lines.
 
-    One nbgrader process per usable core, each given its share of the students (nbgrader's
-    student_id_exclude names the others): a class's pages are written in parallel."""
+    `written`: students whose page grading wrote just now (autograde.py, in its pool), not
+    written again. The others: one nbgrader process per usable core, each given its share of
+    the students (nbgrader's student_id_exclude names the others), in parallel."""
     root, lab = the_lab.root, the_lab.name
     graded = sorted(p.parent.name for p in (root / "autograded").glob(f"*/{lab}"))
-    chosen = [s for s in graded if students is None or s in students]
+    chosen = [s for s in graded if (students is None or s in students) and s not in written]
     cores = len(os.sched_getaffinity(0))
     shares = [share for share in (chosen[i::cores] for i in range(cores)) if share]
 

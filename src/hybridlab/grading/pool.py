@@ -68,6 +68,7 @@ class Job:
     killed: bool = False
     log: str = ""
     extra: dict = field(default_factory=dict)
+    then: list[list[str]] = field(default_factory=list)  # nbgrader commands run after, if it passed
 
 
 _LIVE: set[int] = set()  # pids of the nbgrader processes running now (killed if we are stopped)
@@ -108,30 +109,42 @@ class Zygote:
             return table.get(key)
 
     def run(self, job: Job) -> Job:
+        """The job's command, then, when it succeeded, each of `job.then` (their exit statuses
+        in job.extra["then"]); every one a child of the zygote. job.seconds: the first's."""
         start = time.monotonic()
+        job.returncode, job.log, job.killed = self._child(job.student, job.command, job)
+        job.seconds = time.monotonic() - start
+        for i, command in enumerate(job.then):
+            if job.returncode != 0:
+                break
+            status, _, _ = self._child(f"{job.student}/{i + 1}", command, job)
+            job.extra.setdefault("then", []).append(status)
+        return job
+
+    def _child(self, key: str, command: list[str], job: Job) -> tuple[int, str, bool]:
+        """(exit status, -1 when unknown; the tail of its output; killed past job.timeout)"""
+        killed = False
         with tempfile.TemporaryDirectory(prefix="hybridlab-job-") as folder:
             log = Path(folder) / "log"
-            line = {"id": job.student, "command": job.command, "env": job.env,
-                    "cwd": str(job.cwd), "log": str(log)}  # fmt: skip
+            line = {"id": key, "command": command, "env": job.env, "cwd": str(job.cwd),
+                    "log": str(log)}  # fmt: skip
             with self.lock:
                 self.proc.stdin.write((json.dumps(line) + "\n").encode())
                 self.proc.stdin.flush()
-            pid = self._wait(self.started, job.student, 60)
+            pid = self._wait(self.started, key, 60)
             if pid is None:
-                raise RuntimeError(f"the grading zygote did not start {job.student}'s job")
+                raise RuntimeError(f"the grading zygote did not start {key}'s job")
             _LIVE.add(pid)
             try:
-                status = self._wait(self.ended, job.student, job.timeout)
+                status = self._wait(self.ended, key, job.timeout)
                 if status is None:
-                    job.killed = True
+                    killed = True
                     _kill_tree(pid)
-                    status = self._wait(self.ended, job.student, 60)
+                    status = self._wait(self.ended, key, 60)
             finally:
                 _LIVE.discard(pid)
-            job.returncode = -1 if status is None else status
-            job.log = log.read_text(errors="replace")[-LOG_TAIL:] if log.exists() else ""
-        job.seconds = time.monotonic() - start
-        return job
+            out = log.read_text(errors="replace")[-LOG_TAIL:] if log.exists() else ""
+        return (-1 if status is None else status), out, killed
 
     def close(self) -> None:
         self.proc.stdin.close()

@@ -6,7 +6,8 @@ cores that is 20 s of the class's time. The pool (pool.py) starts one zygote per
 (`python -m hybridlab.grading.zygote`): it imports those modules, then forks one child per
 submission. The child is what the command would have been as a fresh process: its own session,
 working folder, environment (the job's whole, nothing of the zygote's), argv and log; it runs
-nbgrader's entry point and exits with its status. Nothing passes from one child to the next: each
+the command's first word, a Python script (nbgrader's, the venv's console script), as
+`__main__`, and exits with its status. Nothing passes from one child to the next: each
 is a copy of the zygote as it was before any submission, which never grades, computes or starts a
 thread itself.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import runpy
 import select
 import sys
 
@@ -34,7 +36,7 @@ PRELOAD = (
 
 
 def _child(job: dict) -> int:
-    """In the forked child: become the job's process, run its command's entry point."""
+    """In the forked child: become the job's process, run its command's script."""
     os.setsid()
     os.chdir(job["cwd"])
     os.environ.clear()
@@ -47,10 +49,9 @@ def _child(job: dict) -> int:
     os.close(log)
     os.close(null)
     sys.argv = list(job["command"])
-    from nbgrader.apps.nbgraderapp import main
-
     try:
-        status = main()
+        runpy.run_path(sys.argv[0], run_name="__main__")
+        status = 0
     except SystemExit as done:
         status = done.code
     except BaseException:  # as the interpreter would: the traceback on stderr, status 1
