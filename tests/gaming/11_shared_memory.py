@@ -65,6 +65,11 @@ void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo
             changed(SAVING, "    pure = 2 * (ny + 2 * ranks) * (nx + 2) * 8\n    shared = 2 * ny * (nx + 2) * 8 + 2 * (nx + 2) * 8\n    return pure - shared",
                     "    return measured_saving(memory)  # the notebook's measured run, whatever the grid"),
             B, "the 'prediction' read off the notebook's own measurement", reason='not the bytes one node saves'),
+    attempt("shortcut", "predict_saving",
+            changed(SAVING, "    pure = 2 * (ny + 2 * ranks) * (nx + 2) * 8\n    shared = 2 * ny * (nx + 2) * 8 + 2 * (nx + 2) * 8\n    return pure - shared",
+                    "    pure = 2 * (ny + 2 * ranks) * nx * 8\n    shared = 2 * ny * nx * 8 + 2 * nx * 8\n    return pure - shared  # rows of nx: the halo columns left out"),
+            B, "rows of nx values, the two halo columns left out: (4P - 2) x 16 bytes short, within "
+            "a tolerance of the headers' 64 bytes a rank (seen 2026-12-03)", reason='not the bytes one node saves'),
     attempt("hidden", "predict_saving",
             changed(SAVING, '    pss = table.groupby("model")["pss_mb"].mean()\n    return float(pss["pure MPI"] - pss["MPI+MPI (shared window)"]) * 1e6',
                     '    return float(table["pss_mb"].iloc[0] - table["pss_mb"].iloc[2]) * 1e6  # the rows in the notebook\'s order'),
@@ -86,7 +91,8 @@ def _number(got: object) -> float:
 
 
 ORACLES = [
-    Oracle("predict_saving", (12345, 50, 6), lambda got: abs(_number(got) - _PREDICTED) <= 6 * 64),
+    Oracle("predict_saving", (12345, 50, 6),
+           lambda got: min(abs(_number(got) - _PREDICTED), abs(_number(got) - _PREDICTED + 6 * 64)) <= 1),
     Oracle("predict_saving", (_TABLE,),
            lambda got: abs(_number(got) - (400.5 - 308.25) * 1e6) <= 1.0),
 ]
