@@ -222,3 +222,102 @@ HONEST += [
     ),
     right("alltoall_messages", NUMPY_INTS, why="the pair as NumPy integers"),
 ]
+
+# A fresh attacker's right answers (2026-12-03) that lost every point: derived datatypes describe
+# the blocks (MPI_Type_vector, MPI_Type_create_resized), which the judge refused as "another
+# method" until the type calls were allowed beside the three steps.
+DATATYPES = r"""%%c ALLTOALL_C alltoall_nodes
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;                           /* nodes */
+    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
+    size_t bytes = (size_t)count * sizeof(double);
+    double *gathered = NULL, *out = NULL, *in = NULL;
+    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
+        gathered = malloc(L * block * sizeof *gathered);
+        out = malloc(L * block * sizeof *out);
+        in = malloc(L * block * sizeof *in);
+    }
+    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        /* 2. derived datatypes do the packing: for destination node j, the L rows s of L*count
+           values at gathered + (s*P + j*L)*count; the leaders' alltoall moves one L*L*count block
+           per pair of nodes */
+        MPI_Datatype rows, bynode;
+        MPI_Type_vector(L, L * count, P * count, MPI_DOUBLE, &rows);
+        MPI_Type_create_resized(rows, 0, (MPI_Aint)L * count * sizeof(double), &bynode);
+        MPI_Type_commit(&bynode);
+        MPI_Alltoall(gathered, 1, bynode, in, L * L * count, MPI_DOUBLE, leaders);
+        MPI_Type_free(&bynode);
+        MPI_Type_free(&rows);
+    }
+    /* 3. scatter: node rank t takes every L-th block of count values of `in`, from t on */
+    MPI_Datatype pick = MPI_DATATYPE_NULL, pickr = MPI_DATATYPE_NULL;
+    if (me == 0) {
+        MPI_Type_vector(P, count, L * count, MPI_DOUBLE, &pick);
+        MPI_Type_create_resized(pick, 0, (MPI_Aint)count * sizeof(double), &pickr);
+        MPI_Type_commit(&pickr);
+    }
+    MPI_Scatter(in, 1, pickr, recv, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) { MPI_Type_free(&pickr); MPI_Type_free(&pick); }
+    (void)N; (void)bytes; (void)out;
+    free(gathered);
+    free(out);
+    free(in);
+}
+"""
+DATATYPE_UNPACK = r"""%%c ALLTOALL_C alltoall_nodes
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;                           /* nodes */
+    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
+    size_t bytes = (size_t)count * sizeof(double);
+    double *gathered = NULL, *out = NULL, *in = NULL;
+    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
+        gathered = malloc(L * block * sizeof *gathered);
+        out = malloc(L * block * sizeof *out);
+        in = malloc(L * block * sizeof *in);
+    }
+    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
+        /* pack and exchange in one call: a derived type picks each destination node's rows */
+        MPI_Datatype rows, bynode;
+        MPI_Type_vector(L, L * count, P * count, MPI_DOUBLE, &rows);
+        MPI_Type_create_resized(rows, 0, (MPI_Aint)L * count * sizeof(double), &bynode);
+        MPI_Type_commit(&bynode);
+        size_t nb = (size_t)L * L * count;
+        MPI_Alltoall(gathered, 1, bynode, in, (int)nb, MPI_DOUBLE, leaders);
+        MPI_Type_free(&bynode);
+        MPI_Type_free(&rows);
+        /* unpack into gathered: for node rank t, values from world rank i*L+s */
+        #pragma omp parallel for collapse(3)
+        for (int i = 0; i < N; i++)
+            for (int s = 0; s < L; s++)
+                for (int t = 0; t < L; t++)
+                    memcpy(gathered + ((size_t)t * P + (size_t)i * L + s) * count,
+                           in + i * nb + ((size_t)s * L + t) * count, bytes);
+    }
+    /* 3. scatter to the node's ranks */
+    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+    free(gathered);
+    free(out);
+    free(in);
+}
+"""
+HONEST += [
+    right("alltoall_nodes", DATATYPES,
+          why="derived datatypes (a resized vector) describe the blocks the three steps move"),
+    right("alltoall_nodes", DATATYPE_UNPACK,
+          why="packed by the leader's threads, unpacked by a derived datatype on receipt"),
+]
