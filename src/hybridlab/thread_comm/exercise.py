@@ -44,6 +44,7 @@ from ..halo.exercise import (
 from ..halo.serial import check_grid, jacobi2d
 from ..kernels.build import Kernel, build, has_partitioned
 from ..kernels.c_cells import unanswered
+from ..kernels.c_text import loops
 from ..runs import compliance
 from ..runs.launch import run_program
 from ..runs.records import Results, as_frame
@@ -556,6 +557,12 @@ _PREADY_TURNS = re.compile(r"#\s*pragma\s+omp\s+(?:critical|ordered)\b"
                            r"|\bsem_(?:timed)?wait\b")
 
 
+# (d): a wait for the whole team inside a loop around the copies and marks (a fresh attacker's
+# threads each copied and marked in its own turn of a loop with a barrier after every turn, 4/4
+# kept, 2026-12-03)
+_TURN_WAIT = re.compile(r"#\s*pragma\s+omp\s+(?:barrier|taskwait|single|masked|master)\b")
+
+
 def pready_construct_faults(text: str) -> list[str]:
     """What keeps preprocessed C from having each thread mark its partition ready as soon as it
     copied it, in the one parallel region: a second region; one of _PREADY_HELD between its
@@ -563,7 +570,8 @@ def pready_construct_faults(text: str) -> list[str]:
     are fine); one of _PREADY_TURNS or _FLAG_WAIT anywhere in the cell (an ordered loop, a
     critical section, a lock or a flag watched around the copies and marks makes the threads
     hand their partitions over one after another: a fresh attacker's omp for ordered kept 4/4,
-    2026-12-03)."""
+    2026-12-03); a barrier (or a construct the team waits at) in a loop whose body copies or
+    marks (_TURN_WAIT: turns, one thread a turn)."""
     faults = []
     turns = _PREADY_TURNS.search(text) or _FLAG_WAIT.search(text)
     if turns:
@@ -583,6 +591,13 @@ def pready_construct_faults(text: str) -> list[str]:
     if held:
         faults.append(f"no {held.group(0).replace('#', '').strip()}: each thread marks its "
                       "partition as soon as it has copied it, waiting for no other thread")
+    for _, body, end in loops(text):  # a loop of turns: one thread copies and marks, the rest wait
+        inner = text[body:end]
+        if _TURN_WAIT.search(inner) and re.search(r"copy_partition\s*\(|Pready\w*\s*\(", inner):
+            faults.append("no barrier in a loop around the copies and marks: each thread copies "
+                          "and marks its own partition once, at once, not one thread a turn "
+                          "while the others wait")
+            break
     return faults
 
 
