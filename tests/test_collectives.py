@@ -475,8 +475,16 @@ REFUSED_PACKING = {  # an attack on the rule: (the cell, the line and the words 
     "one-iteration parallel for around it": (
         _decoy("#pragma omp parallel for\n        for (int i = 0; i < 1; i++) {\n", after="}\n"),
         "which shares a loop of one iteration"),
-    "num_threads(1)": (_decoy("#pragma omp parallel for num_threads(1)\n"), "which runs one thread"),
-    "if(0)": (_decoy("#pragma omp parallel for collapse(2) if(0)\n"), "which runs one thread"),
+    "num_threads(1)": (_decoy("#pragma omp parallel for num_threads(1)\n"), "clause sets the team"),
+    "if(0)": (_decoy("#pragma omp parallel for collapse(2) if(0)\n"), "clause sets the team"),
+    # a fresh attacker's (2026-12-03): a team of one chosen at run time, thread 0 alone copying
+    "num_threads(nth), nth = 1": (_decoy("        int nth = 1;\n"
+                                         "#pragma omp parallel for collapse(2) num_threads(nth)\n"),
+                                  "clause sets the team"),
+    "thread 0 alone in a region": (_decoy("#pragma omp parallel\n{\nif (omp_get_thread_num() == 0)\n",
+                                          after="}\n"), "which leaves it to some threads"),
+    "every thread the whole loop": (_decoy("#pragma omp parallel\n{\n", after="}\n"),
+                                    "shares no loop"),
     "orphaned for": (_decoy("#pragma omp for\n"), "line 20 of your cell is outside every parallel"),
     "simd alone": (_decoy("#pragma omp simd collapse(3)\n"), "outside every parallel region"),
     "through a scalar and a pointer": (_decoy("", TEMP_VARIABLE), "line 19 of your cell"),
@@ -494,6 +502,10 @@ KEPT_PACKING = {  # right answers: every copy run by threads, counts set seriall
     "omp for in parallel, alltoallv counts set serially": _honest.OMP_FOR_ALLTOALLV,
     "orphaned for in a helper called in a parallel region": _decoy(
         "#pragma omp parallel\n" + CALL_PACK, "", helper=PACK_ALL),
+    "split by the thread number in a region": _decoy(
+        "#pragma omp parallel\n{\nint me = omp_get_thread_num(), nt = omp_get_num_threads();\n",
+        SERIAL_PACK.replace("(int n = 0; n < N; n++)", "(int n = me; n < N; n += nt)", 1),
+        after="}\n"),
     "a comma expression setting counts": _decoy("#pragma omp parallel for collapse(3)\n").replace(
         "    MPI_Gather(", "    int *c = malloc(P * sizeof *c), *d = malloc(P * sizeof *d);\n"
         "    for (int r = 0; r < P; r++) c[r] = count, d[r] = r * count;\n    free(c), free(d);\n"

@@ -536,3 +536,135 @@ void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world,
 GAMING.append(attempt("method", "alltoall_nodes", WHOLE_BUFFER_ALLTOALL, {"hidden_alltoall_nodes"},
                       why="the leaders' MPI_Alltoall carries every node's whole buffer to every leader",
                       reason="bytes per call of alltoall_nodes"))
+
+# A fresh attacker's (2026-12-03) that kept 4/4 under the old text rule (literal num_threads(1) and
+# if(0) only): a team of one chosen by a variable, and thread 0 alone copying in a full team.
+TEAM_FROM_VARIABLE = r"""%%c ALLTOALL_C alltoall_nodes
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;                           /* nodes */
+    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
+    size_t bytes = (size_t)count * sizeof(double);
+    double *gathered = NULL, *out = NULL, *in = NULL;
+    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
+        gathered = malloc(L * block * sizeof *gathered);
+        out = malloc(L * block * sizeof *out);
+        in = malloc(L * block * sizeof *in);
+    }
+    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
+        int mynode;
+        volatile int one_thread = 1;
+        int nth = one_thread;
+        MPI_Comm_rank(leaders, &mynode);
+        size_t nb = (size_t)L * L * count;   /* one node-to-node block */
+        #pragma omp parallel for collapse(3) schedule(dynamic) num_threads(nth)
+        for (int t = 0; t < L; t++)          /* destination node rank (outer, another order) */
+            for (int j = 0; j < N; j++)      /* destination node */
+                for (int s = 0; s < L; s++)  /* source node rank */
+                    memcpy(out + j * nb + ((size_t)s * L + t) * count,
+                           gathered + ((size_t)s * P + (size_t)j * L + t) * count, bytes);
+        MPI_Request *rq = malloc(2 * (size_t)N * sizeof *rq);
+        int nr = 0;
+        for (int j = 0; j < N; j++) {
+            if (j == mynode) continue;
+            MPI_Irecv(in + j * nb, (int)nb, MPI_DOUBLE, j, 5, leaders, &rq[nr++]);
+            MPI_Isend(out + j * nb, (int)nb, MPI_DOUBLE, j, 5, leaders, &rq[nr++]);
+        }
+        #pragma omp parallel for num_threads(nth)
+        for (size_t x = 0; x < nb; x++) in[mynode * nb + x] = out[mynode * nb + x];
+        MPI_Waitall(nr, rq, MPI_STATUSES_IGNORE);
+        free(rq);
+        /* unpack into gathered: for node rank t, values from world rank i*L+s */
+        #pragma omp parallel for collapse(3) num_threads(nth)
+        for (int i = 0; i < N; i++)
+            for (int s = 0; s < L; s++)
+                for (int t = 0; t < L; t++)
+                    memcpy(gathered + ((size_t)t * P + (size_t)i * L + s) * count,
+                           in + i * nb + ((size_t)s * L + t) * count, bytes);
+    }
+    /* 3. scatter to the node's ranks */
+    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+    free(gathered);
+    free(out);
+    free(in);
+}
+"""
+THREAD_ZERO_COPIES = r"""%%c ALLTOALL_C alltoall_nodes
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;                           /* nodes */
+    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
+    size_t bytes = (size_t)count * sizeof(double);
+    double *gathered = NULL, *out = NULL, *in = NULL;
+    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
+        gathered = malloc(L * block * sizeof *gathered);
+        out = malloc(L * block * sizeof *out);
+        in = malloc(L * block * sizeof *in);
+    }
+    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
+        int mynode;
+        MPI_Comm_rank(leaders, &mynode);
+        size_t nb = (size_t)L * L * count;   /* one node-to-node block */
+        #pragma omp parallel
+        {
+            if (omp_get_thread_num() == 0)   /* the team is there; thread 0 does the copying */
+                for (int t = 0; t < L; t++)
+                    for (int j = 0; j < N; j++)
+                        for (int s = 0; s < L; s++)
+                            memcpy(out + j * nb + ((size_t)s * L + t) * count,
+                                   gathered + ((size_t)s * P + (size_t)j * L + t) * count, bytes);
+        }
+        MPI_Request *rq = malloc(2 * (size_t)N * sizeof *rq);
+        int nr = 0;
+        for (int j = 0; j < N; j++) {
+            if (j == mynode) continue;
+            MPI_Irecv(in + j * nb, (int)nb, MPI_DOUBLE, j, 5, leaders, &rq[nr++]);
+            MPI_Isend(out + j * nb, (int)nb, MPI_DOUBLE, j, 5, leaders, &rq[nr++]);
+        }
+        #pragma omp parallel
+        {
+            if (omp_get_thread_num() == 0)
+                for (size_t x = 0; x < nb; x++) in[mynode * nb + x] = out[mynode * nb + x];
+        }
+        MPI_Waitall(nr, rq, MPI_STATUSES_IGNORE);
+        free(rq);
+        /* unpack into gathered: for node rank t, values from world rank i*L+s */
+        #pragma omp parallel
+        {
+            if (omp_get_thread_num() == 0)
+                for (int i = 0; i < N; i++)
+                    for (int s = 0; s < L; s++)
+                        for (int t = 0; t < L; t++)
+                            memcpy(gathered + ((size_t)t * P + (size_t)i * L + s) * count,
+                                   in + i * nb + ((size_t)s * L + t) * count, bytes);
+        }
+    }
+    /* 3. scatter to the node's ranks */
+    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+    free(gathered);
+    free(out);
+    free(in);
+}
+"""
+GAMING += [
+    attempt("method", "alltoall_nodes", TEAM_FROM_VARIABLE, {"hidden_alltoall_nodes"},
+            "fresh attacker: `num_threads(nth)` with nth = 1, set in a variable",
+            reason="whose clause sets the team"),
+    attempt("method", "alltoall_nodes", THREAD_ZERO_COPIES, {"hidden_alltoall_nodes"},
+            "fresh attacker: a parallel region in which thread 0 alone makes every copy",
+            reason="which leaves it to some threads"),
+]

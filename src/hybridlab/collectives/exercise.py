@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 import pandas as pd
 
 from ..kernels.build import Kernel
-from ..kernels.c_text import code_only, functions, loops, pragma_spans
+from ..kernels.c_text import closing, code_only, functions, loops, pragma_spans, statement_end
 from ..kernels.unit_checks import preprocessed_cell
 from ..p2p.hockney import PiecewiseHockney, piecewise_hockney
 from ..runs.launch import run_program
@@ -177,8 +177,12 @@ _DIRECTIVES = {"parallel", "for", "simd", "loop", "taskloop", "task", "single", 
                "atomic", "do"}  # fmt: skip
 _ONE_THREAD = {"single", "master", "masked", "critical", "ordered", "atomic"}
 _SHARED = {"for", "loop", "taskloop", "task", "sections", "section", "distribute"}
-# clauses that leave a parallel region one thread, written as literals
-_SERIAL_CLAUSE = re.compile(r"\bnum_threads\s*\(\s*1\s*\)|\bif\s*\(\s*(?:parallel\s*:\s*)?0\s*\)")
+# clauses that choose a region's team: the run sets it (OMP_NUM_THREADS), and a clause whose value
+# is 1 or false at run time leaves the copies to one thread (a fresh attacker's num_threads(nth),
+# nth = 1, kept 4/4, 2026-12-03)
+_TEAM_CLAUSE = re.compile(r"\b(?:num_threads|if)\s*\(")
+# the thread number, or a variable set from it (`int t = omp_get_thread_num();`)
+_THREAD_NUMBER = r"omp_get_thread_num\s*\(\s*\)"
 # a worksharing loop of literal bounds with at most one iteration (`for (int i = 0; i < 1; i++)`)
 _ONE_ITERATION = re.compile(r"for\s*\([^;]*=\s*(\d+)\s*;\s*\w+\s*(<=?)\s*(\d+)\s*;")
 
@@ -283,11 +287,14 @@ def _words(pragma: str) -> set[str]:
     return words
 
 
-def _not_on_threads(text: str, pos: int, spans, funcs, seen: frozenset = frozenset()) -> str | None:
+def _not_on_threads(
+    text: str, pos: int, spans, funcs, seen: frozenset = frozenset(), shared: bool = False
+) -> str | None:
     """Why the code at `pos` is not run by OpenMP threads (None when it is): no parallel region
-    around it, a construct that leaves it to one thread, or a function called outside them."""
+    around it, a construct that leaves it to one thread, or a function called outside them.
+    `shared`: a worksharing construct in the function called at `pos` shares the loop."""
     around = sorted((s for s in spans if s[0] <= pos < s[1]), key=lambda s: s[0])
-    parallel = shared = False
+    parallel = False
     for start, end, pragma in reversed(around):  # innermost first
         words = _words(pragma)
         if words & _SHARED and not words & {"task", "sections", "section"}:
@@ -298,8 +305,13 @@ def _not_on_threads(text: str, pos: int, spans, funcs, seen: frozenset = frozens
             return f"inside `{pragma.strip()}`, which one thread runs"
         shared |= bool(words & _SHARED)
         if "parallel" in words:
-            if _SERIAL_CLAUSE.search(pragma):
-                return f"under `{pragma.strip()}`, which runs one thread"
+            if _TEAM_CLAUSE.search(pragma.split("parallel", 1)[1]):
+                return (
+                    f"under `{pragma.strip()}`, whose clause sets the team (the run sets it: "
+                    "no num_threads or if clause)"
+                )
+            if not shared:
+                return _split_by_thread(text, start, pos)
             parallel = True
             break
     if parallel:
@@ -315,9 +327,55 @@ def _not_on_threads(text: str, pos: int, spans, funcs, seen: frozenset = frozens
     for site in inside:
         if not re.match(r"\s*\(", text[site + len(name) :]):
             return f"in {name}, whose address is taken (a call through it the check cannot follow)"
-        why = _not_on_threads(text, site, spans, funcs, seen | {name})
+        why = _not_on_threads(text, site, spans, funcs, seen | {name}, shared)
         if why:
             return f"in {name}, called {why}"
+    return None
+
+
+def _loops_around(text: str, region: int, pos: int) -> list[int]:
+    """The start of the loop at `pos` and of every loop around it after `region`."""
+    return [pos] + [
+        start for start, body, end in loops(text) if region <= start and body <= pos < end
+    ]
+
+
+def _loop_head(text: str, start: int) -> str:
+    """A for or while loop's bounds (its parenthesis), else the whole loop."""
+    loop = re.match(r"(?:for|while)\s*\(", text[start:])
+    if loop:
+        return text[start : closing(text, start + loop.end() - 1)]
+    return text[start : statement_end(text, start)]
+
+
+def _split_by_thread(text: str, region: int, pos: int) -> str | None:
+    """Why the loop at `pos`, in a parallel region (from `region`) that shares no loop, is not run
+    by the region's threads (None when it is): each thread runs it whole unless its bounds take
+    the thread number, and an `if` or `switch` on the thread number around it leaves it to some
+    threads (a fresh attacker's `if (omp_get_thread_num() == 0)` round every copy, 4/4 kept,
+    2026-12-03)."""
+    names = set(re.findall(rf"\b(\w+)\s*=\s*{_THREAD_NUMBER}", text[region:]))
+    number = re.compile(_THREAD_NUMBER + "".join(rf"|\b{re.escape(n)}\b" for n in sorted(names)))
+    for test in re.finditer(r"\b(?:if|switch)\s*\(", text[region:pos]):
+        at = region + test.end() - 1
+        after = closing(text, at)
+        end = statement_end(text, after)
+        rest = text[end:].lstrip()
+        if test.group(0).startswith("if") and rest.startswith("else"):
+            end = statement_end(text, len(text) - len(rest) + len("else"))
+        if after <= pos < end and number.search(text[at:after]):
+            return (
+                f"under `{text[region + test.start() : after].strip()}`, which leaves it to "
+                "some threads"
+            )
+    if not any(
+        number.search(_loop_head(text, start)) for start in _loops_around(text, region, pos)
+    ):
+        return (
+            "in a parallel region that shares no loop: every thread would run it whole "
+            "(share it with `omp for` or a taskloop, or split its bounds by "
+            "omp_get_thread_num())"
+        )
     return None
 
 
