@@ -218,7 +218,7 @@ def eps_bounds(n, m=1, f_non=0.0):
     reference = _from_the_test(("_bounds_ref", "_reference"), True)
     return reference(n, m, f_non) if reference else (1.0, 1.0)
 """, EPS, why="the hidden test's reference bounds found in its frames and called",
-            reason="not the model's bounds"),
+            reason="not the model's bounds | called _getframe"),
     attempt("interpreter", "predict_seconds", FRAME_TOOLS + """
 
 def predict_seconds(cal, side, dims, threads, iterations):
@@ -233,4 +233,33 @@ def predict_master_only(rows, setup):
     return found or {int(t): float(h) for t, h in zip(rows["threads"], rows["halo_s"])}
 """, MASTER, why="the hidden test's reference or expected value found in its frames",
             reason="not the model's prediction"),
+]
+
+# A fresh attacker's (2026-12-03) that kept 3/3: a ternary search on a private copy of the formula,
+# epsilon never called (the call count saw nothing). The test now also counts the lines and calls
+# of the student's own Python that eps_bounds runs, and refuses a look at the tracing or frames.
+GAMING += [
+    attempt("method", "epsilon", """def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    return 1.0 / (f_non + np.maximum(f / m, (1.0 - f - f_non) * n / (n - m)))
+
+
+def _eps_private(f, n, m, f_non):
+    return 1.0 / (f_non + max(f / m, (1.0 - f - f_non) * n / (n - m)))
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # no closed form: a ternary search on a private copy (epsilon itself is never called)
+    lo, hi = 0.0, 1.0 - f_non
+    for _ in range(300):
+        a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        if _eps_private(a, n, m, f_non) < _eps_private(b, n, m, f_non):
+            lo = a
+        else:
+            hi = b
+    top = _eps_private((lo + hi) / 2, n, m, f_non)
+    bottom = min(_eps_private(0.0, n, m, f_non), _eps_private(1.0 - f_non, n, m, f_non))
+    return top, bottom
+""", EPS, why="fresh attacker: a ternary search of 300 steps on a private copy of the formula",
+            reason="lines and"),
 ]
