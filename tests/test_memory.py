@@ -266,6 +266,16 @@ def test_page_map_and_matrix_plots_say_what_the_machine_cannot_show(tmp_path):
     fig.savefig(tmp_path / "m.png")
 
 
+def test_a_page_map_draws_one_bar_per_run_of_pages():
+    """Lab 05 maps 16384 pages seven times: a bar per page made its cell take two minutes."""
+    nodes = np.array([-1] * 4000 + [0] * 8000 + [1] * 4384)
+    fig = mplots.page_map_plot({"serial": nodes, "parallel": np.zeros(16384, int)}, numa_nodes=2)
+    first, second = fig.axes[0], fig.axes[1]
+    assert len(first.patches) == 3 and len(second.patches) == 1
+    assert [(b.get_x(), b.get_width()) for b in first.patches] == [(0, 4000), (4000, 8000),
+                                                                   (12000, 4384)]
+
+
 def test_xt6_relations_follow_the_slide():
     data = mt.xt6_openmp_test(REFERENCE["004-openmp-test"].frame)
     counts = data["relation"].value_counts()
