@@ -36,6 +36,7 @@ grader files.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import os
@@ -147,7 +148,7 @@ def _audit(event: str, args: tuple) -> None:
         ) in _state.get("classes", ()):
             what = getattr(target, "__qualname__", type(target).__name__)
             _state.setdefault("writes", []).append(f"{what}.{name}")
-    elif event in ("sys.settrace", "sys.setprofile"):
+    elif event in ("sys.settrace", "sys.setprofile") and not _state.get("test_traces"):
         _state.setdefault("writes", []).append(event)
     elif event in (
         "os.fork",
@@ -472,6 +473,18 @@ def _differences(namespace: dict, *, put_back: bool, own: tuple = ()) -> list[st
             if put_back:
                 put(None)
     return changed
+
+
+@contextlib.contextmanager
+def traced_by_the_test():
+    """A hidden test's own sys.settrace and sys.setprofile while it measures a student's function
+    (lab 08 (a) counts the lines eps_bounds runs): not noted as a change of the tracing. The test
+    must set them back to None; verify() still finds a hook left set."""
+    _state["test_traces"] = True
+    try:
+        yield
+    finally:
+        _state["test_traces"] = False
 
 
 def restore(namespace: dict, part: str = "") -> list[str]:
