@@ -205,14 +205,16 @@ class _Run:
             env[sandbox.BUILDS] = str(self.builds)
         env[CELL_LIMITS] = json.dumps(limits["cells"])
         env[REFERENCE_BUSY] = str(limits["busy"])
+        nbgrader_exe = str(Path(sys.executable).parent / "nbgrader")
+        gradebook_flag = f"--CourseDirectory.db_url={db_url(self.lab.root)}"
         command = [
-            str(Path(sys.executable).parent / "nbgrader"),
+            nbgrader_exe,
             "autograde",
             self.lab.name,
             "--student",
             student,
             "--force",
-            f"--CourseDirectory.db_url={db_url(self.lab.root)}",
+            gradebook_flag,
             f"--SandboxedExecute.timeout={limits['cell']}",
             f"--SandboxedExecute.deadline={limits['deadline']}",
             f"--SandboxedExecute.sandbox={self.sandboxed}",
@@ -220,8 +222,8 @@ class _Run:
         env = pool.environment_for(workers, needs, env)
         job = pool.Job(student, command, env, self.lab.root, limits["backstop"])
         if self.feedback:  # the student's page at once, in the pool (feedback.generate checks it)
-            job.then.append([command[0], "generate_feedback", self.lab.name, "--force",
-                             "--student", student, command[6]])  # command[6]: the gradebook
+            job.then.append([nbgrader_exe, "generate_feedback", self.lab.name, "--force",
+                             "--student", student, gradebook_flag])  # fmt: skip
         return job
 
     def record(self, job: pool.Job, record: dict) -> None:
@@ -232,8 +234,7 @@ class _Run:
         outcome, notes = _outcome(job, events)
         if left:
             notes.append(f"killed {left} process(es) left running")
-        failed = job.killed or job.returncode != 0
-        if failed:
+        if job.killed or job.returncode != 0:
             gradebook.zero_submission(self.lab, job.student)
             log = self.lab.root / "reports" / "logs" / self.lab.name / f"{job.student}.log"
             log.parent.mkdir(parents=True, exist_ok=True)
@@ -242,7 +243,7 @@ class _Run:
         if not self.sandboxed:
             notes.append("UNSANDBOXED")
         record.update(outcome=outcome, seconds=job.seconds, notes=record["notes"] + notes)
-        record["feedback"] = job.extra.get("then") == [0] and not failed
+        record["feedback"] = job.extra.get("then") == [0]  # its page written (only after success)
         record["phases"] = [e for e in events if e.get("kind") == "seconds"][-1:]
 
 

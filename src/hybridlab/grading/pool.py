@@ -2,8 +2,8 @@
 
 Each job is one `nbgrader autograde LAB --student S` process (its kernel in a sandbox), forked
 from a zygote that imported nbgrader once (zygote.py); the pool only starts, times and, past a
-backstop, kills them. A lab needs ranks x threads CPUs while
-its cells compute, but a submission spends much of its time starting kernels and engines, so the
+backstop, kills them. A lab needs ranks x threads CPUs while its cells compute, but a
+submission spends much of its time starting kernels and engines, so the
 default pool is twice what the cores hold (at least 1), or cores + 1 when the submissions replay
 the solution's kernel runs instead of computing them; when the pool's ranks would oversubscribe
 the cores, the MPI is told to yield while waiting (placement.MPICH_THROTTLE and
