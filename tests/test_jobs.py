@@ -9,7 +9,7 @@ import pytest
 
 from hybridlab.machine.topology import read_topology
 from hybridlab.runs import compliance
-from hybridlab.slurm import jobs
+from hybridlab.slurm import jobs, steps
 from hybridlab.whole_program.exercise import updates_unshared
 from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT, PROBE_PROGRAM
 
@@ -183,10 +183,10 @@ def test_a_judged_run_reads_neither_the_scripts_lines_nor_its_program(tmp_path, 
 
 
 def test_a_step_through_env_is_the_program_env_starts():
-    assert jobs._env_prefix(["env", "OMP_NUM_THREADS=2", "./jacobi", "8"]) == (
+    assert steps._env_prefix(["env", "OMP_NUM_THREADS=2", "./jacobi", "8"]) == (
         {"OMP_NUM_THREADS": "2"}, ["./jacobi", "8"])
     for program in (["env", "-i", "./jacobi"], ["env", "A=1"], ["./jacobi", "A=1"]):
-        assert jobs._env_prefix(program) == ({}, program)
+        assert steps._env_prefix(program) == ({}, program)
 
 
 def test_a_forged_step_record_is_checked_as_srun_checks_it(tmp_path, probe):

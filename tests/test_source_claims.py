@@ -291,9 +291,9 @@ def test_fidelity_srun_cpus_per_task_22_05_and_23_02_only():
     for text in (_lab("10"), _page("labs/10_whole_program.md"), _page("slurm.md")):
         assert "22.05 and 23.02" in text and "23.11" in text
         assert "Since Slurm 22.05" not in text and "22.05 and later" not in text
-    from hybridlab.slurm import jobs
+    from hybridlab.slurm import steps
 
-    assert "22.05 and 23.02" in jobs.SRUN_NOTE and "and later" not in jobs.SRUN_NOTE
+    assert "22.05 and 23.02" in steps.SRUN_NOTE and "and later" not in steps.SRUN_NOTE
 
 
 @needs_seeds

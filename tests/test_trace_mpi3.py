@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from hybridlab.machine.topology import find_mpiexec
-from hybridlab.slurm import jobs
+from hybridlab.slurm import jobs, steps
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -77,7 +77,7 @@ def test_shared_windows_neighbourhood_collectives_and_partitioned_sends_are_trac
     mpi = find_mpiexec()
     trace = tmp_path / "trace"
     trace.mkdir()
-    env = {**jobs.mpi_environment(mpi.implementation), jobs.TRACE_DIR: str(trace),
+    env = {**steps.mpi_environment(mpi.implementation), jobs.TRACE_DIR: str(trace),
            "OMP_NUM_THREADS": "1"}  # fmt: skip
     done = subprocess.run([mpi.mpiexec, "-n", "2", str(program.program)], capture_output=True,
                           text=True, timeout=120, env=env)  # fmt: skip
@@ -158,7 +158,7 @@ def test_nonblocking_neighbourhood_collectives_are_traced_with_the_request_that_
     mpi = find_mpiexec()
     trace = tmp_path / "trace"
     trace.mkdir()
-    env = {**jobs.mpi_environment(mpi.implementation), jobs.TRACE_DIR: str(trace),
+    env = {**steps.mpi_environment(mpi.implementation), jobs.TRACE_DIR: str(trace),
            "OMP_NUM_THREADS": "1"}  # fmt: skip
     done = subprocess.run([mpi.mpiexec, "-n", "2", str(program.program)], capture_output=True,
                           text=True, timeout=120, env=env)  # fmt: skip
@@ -215,7 +215,7 @@ def test_each_call_is_in_its_rank_stream_the_moment_it_returns(tmp_path):
     from hybridlab.runs.launch import STREAM
 
     program = jobs.build_program("trace_stream_hang", HANGS_AFTER_A_CALL)
-    env = {**jobs.mpi_environment(find_mpiexec().implementation), STREAM: str(tmp_path),
+    env = {**steps.mpi_environment(find_mpiexec().implementation), STREAM: str(tmp_path),
            "OMP_NUM_THREADS": "1"}  # fmt: skip
     proc = subprocess.Popen([str(program.program)], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)  # fmt: skip

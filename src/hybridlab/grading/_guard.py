@@ -72,6 +72,7 @@ JUDGING = (
     "hybridlab.course.hidden_inputs",
     "hybridlab.grading.handout",
     "hybridlab.slurm.jobs",
+    "hybridlab.slurm.steps",
     "hybridlab.kernels.build",
     "hybridlab.runs.launch",
     "hybridlab.runs.run_path",

@@ -1,3 +1,4 @@
-"""Slurm: jobs (a batch script: sbatch --wait on Slurm, else a one-node local runner) and
-local_slurm (a one-node Slurm cluster of the user's own).
+"""Slurm: jobs (a batch script: sbatch --wait on Slurm, else a one-node local runner), steps
+(the local runner's `contain` and `srun` processes inside a job) and local_slurm (a one-node
+Slurm cluster of the user's own).
 """

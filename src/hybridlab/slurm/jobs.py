@@ -9,7 +9,7 @@ goes to it with `sbatch --wait` (a time limit, a status line while it waits) and
 comes back. Elsewhere (a laptop, CI, the grading sandbox) the same script runs through the local
 runner: it reads the #SBATCH lines, refuses what one node of this machine cannot give, and runs the
 script with bash as a one-node allocation would (SLURM_* variables set, a job id of its own), with
-the kit's `srun` first on PATH: a small stand-in (`python -m hybridlab.slurm.jobs srun ...`, srun_main)
+the kit's `srun` first on PATH: a small stand-in (`python -m hybridlab.slurm.steps srun ...`, steps.py)
 that starts the tasks with the venv's mpiexec, as many as asked, each bound to its
 --cpus-per-task cores (placement.py's flags) unless --cpu-bind=none. `result.runner` says which
 of the two ran the job. Options on the command line (`sbatch_args`, e.g. ["--ntasks=1"]) override
@@ -38,7 +38,6 @@ program, the trace with a key and into a folder made after the script is gone.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import re
@@ -52,33 +51,25 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-
-import psutil
 
 from .. import progress
 from ..kernels.build import Kernel, build_source
 from ..machine import reaper
-from ..machine.placement import Placement
-from ..machine.topology import find_mpiexec, read_topology
+from ..machine.topology import read_topology
 from ..paths import cache_root, venv_bin
 from ..runs.launch import record_key, trace_stream
 from ..runs.records import NO_KEY, Results, parse_framed
+from .steps import OPENMP, STEPS, Step, mpi_environment, read_options
 
 TIMEOUT = 300.0  # seconds a job may run by default
 TRACE_DIR = "HL_TRACE_DIR"  # where a traced whole program's ranks write their trace (hl_mpi_trace.h)
-STEPS = "HL_SRUN_STEPS"  # in a judged run, where the local srun writes the steps it was asked for
 PROVIDE_AT_MOST = "HL_PROVIDE_AT_MOST"  # a traced whole program sees at most this thread level
 HALO_NUDGE = "HL_HALO_NUDGE"  # "K DELTA": a traced program's K-th message of doubles to each peer nudged (hl_trace.c)
 WHOLE_PROGRAM = ("-DHL_WHOLE_PROGRAM",)
 _LIVE: dict[str, str] = {}  # jobs of this process not known to have ended: id -> runner
 
-SRUN_NOTE = (
-    "srun (local): --cpus-per-task not given, so each task gets 1 CPU (srun of Slurm 22.05 and "
-    "23.02 does not take sbatch's --cpus-per-task; 23.11 does again): pass "
-    "--cpus-per-task=$SLURM_CPUS_PER_TASK, right on every version"
-)
 
 
 class JobError(RuntimeError):
@@ -166,35 +157,6 @@ class JobResult:
 
 # ------------------------------------------------------------------ reading a script
 
-_OPTION = re.compile(r"^(--[\w-]+|-\w)(?:[= ](\S+))?$")
-_LONG = {"-n": "--ntasks", "-c": "--cpus-per-task", "-N": "--nodes", "-J": "--job-name",
-         "-t": "--time", "-o": "--output", "-e": "--error", "-p": "--partition",
-         "-A": "--account", "-D": "--chdir"}  # fmt: skip
-
-
-def _options(tokens: list[str]) -> dict[str, str]:
-    """sbatch/srun options as {--long-name: value} (flags: "")."""
-    out: dict[str, str] = {}
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        name, _, value = token.partition("=")
-        if not name.startswith("-"):
-            break
-        if not value and not name.startswith("--") and len(name) > 2:  # -n2
-            name, value = name[:2], name[2:]
-        name = _LONG.get(name, name)
-        if not value and "=" not in token and i + 1 < len(tokens) and not tokens[i + 1].startswith("-") \
-                and name in ("--ntasks", "--cpus-per-task", "--nodes", "--job-name", "--time",
-                             "--output", "--error", "--partition", "--account", "--chdir",
-                             "--ntasks-per-node", "--cpu-bind", "--mpi", "--distribution"):
-            value = tokens[i + 1]
-            i += 1
-        out[name] = value
-        i += 1
-    return out
-
-
 def _whole(value: str, what: str) -> int:
     if not value.isdigit() or int(value) < 1:
         raise JobScriptError(f"{what} must be a whole number of at least 1, not {value!r}")
@@ -231,7 +193,7 @@ def read_script(text: str, sbatch_args: list[str] | tuple[str, ...] = ()) -> Job
         raise NotImplementedError("the job script is not written yet")
     if not text.lstrip().startswith("#!"):
         raise JobScriptError("a batch script starts with its interpreter: #!/bin/bash")
-    options = {**_options(sbatch_lines(text)), **_options(list(sbatch_args))}
+    options = {**read_options(sbatch_lines(text)), **read_options(list(sbatch_args))}
     if not any(k in options for k in ("--ntasks", "--ntasks-per-node")):
         raise JobScriptError("the script asks for no tasks: add `#SBATCH --ntasks=<ranks>` "
                              "(or --ntasks-per-node with --nodes)")  # fmt: skip
@@ -324,7 +286,7 @@ def _submit_local(text: str, request: JobRequest, args: list[str], sbatch_args: 
     script = _job_script(text, folder, job_id)
     output_file = folder / f"slurm-{job_id}.out"
     shim = Path(tempfile.mkdtemp(prefix="hybridlab-srun-"))
-    (shim / "srun").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m hybridlab.slurm.jobs srun "$@"\n')
+    (shim / "srun").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m hybridlab.slurm.steps srun "$@"\n')
     (shim / "srun").chmod(0o755)
     host = socket.gethostname().split(".")[0]
     tag = f"job-{job_id}"
@@ -344,7 +306,7 @@ def _submit_local(text: str, request: JobRequest, args: list[str], sbatch_args: 
     try:
         with progress.running(f"job {job_id}: {request.label}, local runner (no Slurm cluster "
                               "answers here)"):  # fmt: skip
-            code = _run_tagged([sys.executable, "-m", "hybridlab.slurm.jobs", "contain", "bash",
+            code = _run_tagged([sys.executable, "-m", "hybridlab.slurm.steps", "contain", "bash",
                                 str(script), *args], folder, env, output_file, tag,
                                timeout, f"job {job_id}")  # fmt: skip
     finally:
@@ -522,144 +484,6 @@ def _granted(job_id: str) -> dict[str, object]:
     return {ours: fields[theirs] for theirs, ours in names.items() if theirs in fields}
 
 
-# ------------------------------------------------------------------ the local srun
-
-_SRUN_IGNORED = ("--mpi", "--export", "--overlap", "--exact", "--kill-on-bad-exit",
-                 "--distribution", "--label", "-l", "--unbuffered", "-u", "--job-name")  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Step:
-    """One srun step as a job script asked for it: what the kit's local srun was given."""
-
-    ntasks: int
-    cpus_per_task: int
-    bind: str  # "cores", or "none" (--cpu-bind=none)
-    program: str  # the program's path as srun found it
-    args: tuple[str, ...]
-    openmp: dict[str, str]  # the OpenMP variables (OMP_*, GOMP_*) the step's environment had
-
-    def command(self, program: str | Path, environ: dict[str, str]) -> tuple[list[str], dict[str, str]]:
-        """The mpiexec command line that starts `program` (the step's own or the kit's copy of
-        it) as this step, and its environment: `environ` without any OpenMP variable but the
-        step's, what the venv's MPI needs, and nothing of Slurm's launcher."""
-        placement = Placement(self.ntasks, self.cpus_per_task, self.bind, None)
-        mpi = find_mpiexec()
-        flags = placement.launcher_args(mpi.implementation)
-        if mpi.implementation == "mpich":
-            flags = ["-launcher", "fork", "-rmk", "user", *flags]  # not Slurm's: this is its stand-in
-        env = {k: v for k, v in environ.items()
-               if not k.startswith(("PMI_", "PMIX_", *_OPENMP))}  # fmt: skip
-        env.update(self.openmp)
-        if mpi.implementation == "openmpi":
-            # Open MPI's mpiexec (PRRTE) sees the job's SLURM_* variables and would take Slurm as
-            # its allocator and launcher (asking this stand-in `srun --version`): not here
-            env["PRTE_MCA_ras"] = "^slurm"
-            env["PRTE_MCA_plm"] = "^slurm"
-        env["SLURM_STEP_NUM_TASKS"] = str(self.ntasks)
-        return [str(mpi.mpiexec), "-n", str(self.ntasks), *flags, str(program), *self.args], env
-
-
-_OPENMP = ("OMP_", "GOMP_")  # the variables a step hands its program (KMP_ is clang's libomp)
-
-
-def srun_main(argv: list[str]) -> int:
-    """The local runner's `srun`: start the program's tasks with the venv's mpiexec; in a judged
-    run ($HL_SRUN_STEPS set, judged_run) write the step there instead, for the kit to start."""
-    step = _step(argv)
-    if isinstance(step, int):
-        return step
-    record = os.environ.get(STEPS)
-    if record:
-        with open(record, "a") as out:
-            out.write(json.dumps(asdict(step)) + "\n")
-        print(f"srun (grader): step of {step.ntasks} x {step.cpus_per_task} recorded: the grader "
-              "starts it once the script has ended", file=sys.stderr, flush=True)  # fmt: skip
-        return 0
-    if find_mpiexec().mpiexec is None:
-        return _srun_error("no mpiexec: run `make setup`")
-    cmd, env = step.command(step.program, mpi_environment())
-    return subprocess.call(cmd, env=env)
-
-
-def _step(argv: list[str]) -> Step | int:
-    """The step `srun argv` asks for, checked as srun checks it against the allocation; an
-    exit status when srun would refuse it (the reason printed, as srun prints it)."""
-    split = next((i for i, a in enumerate(argv) if not a.startswith("-")
-                  and (i == 0 or not _takes_value(argv[i - 1]))), len(argv))  # fmt: skip
-    options, program = _options(argv[:split]), argv[split:]
-    given, program = _env_prefix(program)  # `srun ... env OMP_NUM_THREADS=2 ./jacobi`: ./jacobi
-    known = {"--ntasks", "--cpus-per-task", "--nodes", "--ntasks-per-node", "--cpu-bind",
-             "--cpu_bind", *_SRUN_IGNORED}  # fmt: skip
-    unknown = sorted(set(options) - known)
-    if unknown:
-        return _srun_error(f"the kit's local srun does not know {', '.join(unknown)}")
-    if not program:
-        return _srun_error("no program to run: srun [options] ./program [arguments]")
-    allocated = int(os.environ.get("SLURM_CPUS_ON_NODE", "1"))
-    ntasks = int(options.get("--ntasks") or os.environ.get("SLURM_NTASKS", "1"))
-    cpus = options.get("--cpus-per-task") or os.environ.get("SRUN_CPUS_PER_TASK")
-    if cpus is None:
-        cpus = "1"
-        if int(os.environ.get("SLURM_CPUS_PER_TASK", "1")) > 1:
-            print(SRUN_NOTE, file=sys.stderr, flush=True)
-    cpus_per_task = int(cpus)
-    job = os.environ.get("SLURM_JOB_ID", "?")
-    if ntasks * cpus_per_task > allocated:
-        return _srun_error(
-            f"Unable to create step for job {job}: More processors requested than permitted "
-            f"({ntasks} tasks x {cpus_per_task} CPUs per task = {ntasks * cpus_per_task}; the "
-            f"allocation has {allocated} CPUs)"
-        )
-    if "OMP_NUM_THREADS" not in os.environ and "OMP_NUM_THREADS" not in given:
-        return _srun_error("OMP_NUM_THREADS is not set: export OMP_NUM_THREADS="
-                           "$SLURM_CPUS_PER_TASK before srun")  # fmt: skip
-    exe = program[0]
-    found = exe if "/" in exe else shutil.which(exe)
-    if not found or not os.path.isfile(found) or not os.access(found, os.X_OK):
-        return _srun_error(f"{exe}: No such file or directory (is the program built? "
-                           f"the job runs in {os.getcwd()})")  # fmt: skip
-    bind = options.get("--cpu-bind", options.get("--cpu_bind", "cores")).split(",")[-1]
-    openmp = {k: v for k, v in {**os.environ, **given}.items() if k.startswith(_OPENMP)}
-    return Step(ntasks, cpus_per_task, "none" if bind == "none" else "cores",
-                str(Path(found).absolute()), tuple(program[1:]), openmp)
-
-
-def _env_prefix(program: list[str]) -> tuple[dict[str, str], list[str]]:
-    """A step's program when it is env(1) given only assignments before the real one (`srun ...
-    env OMP_NUM_THREADS=2 ./jacobi "$@"`): the variables env sets and the real program with its
-    arguments; ({}, program) otherwise."""
-    if not program or os.path.basename(program[0]) != "env":
-        return {}, program
-    given, rest = {}, program[1:]
-    while rest and re.fullmatch(r"[A-Za-z_]\w*=.*", rest[0], re.S):
-        name, _, value = rest.pop(0).partition("=")
-        given[name] = value
-    return (given, rest) if given and rest else ({}, program)
-
-
-def mpi_environment(implementation: str | None = None) -> dict[str, str]:
-    """This process's environment plus what the venv's MPI needs to start ranks as this user:
-    Open MPI's mpiexec refuses to run as root (a container, CI) unless told it may."""
-    env = dict(os.environ)
-    if os.geteuid() == 0 and (implementation or find_mpiexec().implementation) == "openmpi":
-        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    return env
-
-
-def _takes_value(option: str) -> bool:
-    name = _LONG.get(option, option)
-    return "=" not in option and name in ("--ntasks", "--cpus-per-task", "--nodes",
-                                          "--ntasks-per-node", "--cpu-bind", "--mpi",
-                                          "--distribution", "--job-name")  # fmt: skip
-
-
-def _srun_error(message: str) -> int:
-    print(f"srun: error: {message}", file=sys.stderr, flush=True)
-    return 1
-
-
 # ------------------------------------------------------------------ whole programs
 
 def build_program(name: str, code: str, *, trace_mpi: bool = True) -> Kernel:
@@ -803,14 +627,14 @@ def _judged_step(steps: Path, target: Path, request: JobRequest) -> Step:
 
 
 def _read_step(line: str) -> Step:
-    """A step from its record (JSON, as srun_main writes it), its types checked and only the
+    """A step from its record (JSON, as steps.srun_main writes it), its types checked and only the
     OpenMP variables kept: JobScriptError for anything else."""
     try:
         record = json.loads(line)
         step = Step(int(record["ntasks"]), int(record["cpus_per_task"]), str(record["bind"]),
                     str(record["program"]), tuple(str(a) for a in record["args"]),
                     {str(k): str(v) for k, v in dict(record["openmp"]).items()
-                     if str(k).startswith(_OPENMP)})  # fmt: skip
+                     if str(k).startswith(OPENMP)})  # fmt: skip
     except (ValueError, TypeError, KeyError) as bad:
         raise JobScriptError(f"a srun step the script asked for cannot be read: {line[:200]}") from bad
     if step.ntasks < 1 or step.cpus_per_task < 1 or step.bind not in ("cores", "none"):
@@ -861,42 +685,3 @@ def traced_results(folder: str | Path, key: str = NO_KEY) -> Results:
     return Results.from_rows(rows, ranks, {"run_by": "job"}, [])
 
 
-PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphaned descendants are re-parented to this process
-
-
-def contain_main(argv: list[str]) -> int:
-    """Run `argv` (a job's script) as a child subreaper: whatever it starts and leaves running,
-    even in a session of its own or without the kit's tag, is re-parented here and killed when
-    the script ends or this process is terminated. So a judged script leaves nothing running
-    beside the step the kit starts after it (judged_run)."""
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-
-    def stop(signum: int, _frame: object) -> None:
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, stop)
-    code = 1
-    try:
-        code = subprocess.call(argv)
-    finally:
-        left = psutil.Process().children(recursive=True)
-        for proc in left:
-            with contextlib.suppress(psutil.Error):
-                proc.kill()
-        psutil.wait_procs(left, timeout=5)
-    return code
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["srun"]:
-        return srun_main(argv[1:])
-    if argv[:1] == ["contain"] and argv[1:]:
-        return contain_main(argv[1:])
-    print("usage: python -m hybridlab.slurm.jobs srun [options] program [arguments]\n"
-          "       python -m hybridlab.slurm.jobs contain command [arguments]", file=sys.stderr)
-    return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())
