@@ -137,10 +137,10 @@ def _prestart_controller() -> None:
     if os.environ.get("HYBRIDLAB_PRESTART") == "0" or "HYBRIDLAB_TAG" in os.environ:
         return  # turned off, or inside an engine or a kernel run
     from . import progress
-    from .engines import controller
 
     if progress.notebook_kernel() is None:
         return
+    from .engines import controller
 
     try:
         controller.prestart()

@@ -13,6 +13,7 @@ hides it in notebooks too.
 from __future__ import annotations
 
 import os
+import sys
 from contextlib import contextmanager
 from time import monotonic
 
@@ -20,12 +21,12 @@ _line: dict[str, object] = {}  # this cell's execution count, display handle and
 
 
 def notebook_kernel():
-    """The IPython kernel shell this code runs in, or None (a script, a test, an engine's CLI)."""
-    try:
-        from IPython import get_ipython
-    except ImportError:
+    """The IPython kernel shell this code runs in, or None (a script, a test, an engine's CLI).
+    A kernel has imported IPython before any cell runs: a process that has not is none (and
+    does not pay IPython's import to learn it)."""
+    if "IPython" not in sys.modules:
         return None
-    shell = get_ipython()
+    shell = sys.modules["IPython"].get_ipython()
     return shell if getattr(shell, "kernel", None) is not None else None
 
 
