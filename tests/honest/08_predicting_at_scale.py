@@ -103,4 +103,23 @@ def predict_master_only(rows, setup):
     per_byte = table.loc[1] / face_bytes(1)
     return {t: per_byte * face_bytes(t) for t in table.index}
 """, why="a table indexed by threads, the face bytes in one line"),
+    # a fresh attacker's (helper-51): a helper named `_r`, as a hidden test names its own
+    # generator; it lost 0/3 when the hidden cell's names replaced the student's (issue 36)
+    right("epsilon", """import numpy as np
+
+
+def _r(f, n, m, f_non):
+    # T_reserved / T_masteronly
+    return f_non + np.maximum(f / m, (1.0 - f - f_non) * n / (n - m))
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    return 1.0 / _r(np.asarray(f_comm, dtype=float), n, m, f_non)
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    top = 1.0 - f_non
+    cross = top * n * m / (n - m + n * m)   # where the two terms of the max are equal
+    return float(1.0 / _r(cross, n, m, f_non)), float(1.0 / max(_r(0.0, n, m, f_non), _r(top, n, m, f_non)))
+""", why="a private helper named _r, like the hidden test's own names"),
 ]

@@ -50,7 +50,7 @@ from traitlets import Bool, Float
 
 from ..course import hidden_inputs
 from ..runs import own_runs, replay
-from . import _guard, apart, handout, judge
+from . import _guard, apart, handout, hidden_names, judge
 from ._guard import CHANGED, TAMPER
 from .policy import GradingPolicy, load_allowance
 from .sandbox import Limits, SandboxedKernelManager
@@ -340,6 +340,12 @@ class SandboxedExecute(Execute):
             )
         return cell, resources
 
+    async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
+        """A hidden test cell runs without entering the kernel's input history (In, _ih, _i...):
+        a student's function it calls does not find the cell's text there."""
+        store_history = store_history and cell_index not in self._hidden
+        return await super().async_execute_cell(cell, cell_index, execution_count, store_history)
+
     def _prepare(self, nb):
         """The notebook with guard cells, judged test cells without their judge blocks;
         origin[j] = index of cell j in nb, or None."""
@@ -351,6 +357,7 @@ class SandboxedExecute(Execute):
         if not self.policy.draw_figures:
             capture.append(NO_FIGURES)
         cells, origin = [_code("\n".join(capture), "capture")], [None]
+        self._hidden: set[int] = set()  # hidden test cells, kept out of the kernel's history
         for i, cell in enumerate(nb.cells):
             meta = _nbgrader(cell)
             part = meta.get("grade_id", "")
@@ -361,8 +368,12 @@ class SandboxedExecute(Execute):
                 own = tuple(_defined_names(cell.source))
                 if apart.is_apart(cell.source):
                     cell.source = apart.KERNEL_SOURCE
-                elif judge.is_judged(cell.source):
-                    cell.source = judge.kernel_source(cell.source)
+                else:
+                    if judge.is_judged(cell.source):
+                        cell.source = judge.kernel_source(cell.source)
+                    if hidden_names.BEGIN_HIDDEN in nb.cells[i].source:
+                        cell.source = hidden_names.separate(cell.source)
+                        self._hidden.add(len(cells))
                 cell.source = (
                     f"{cell.source}\n_hl_guard.verify(get_ipython().user_ns, {part!r}, {own!r})\n"
                     f"print({self._token!r})"

@@ -20,9 +20,9 @@ from traitlets import Bool
 from ..paths import kernel_dirs
 from .course import RELEASE_TIMEOUT, GradingError, Lab, nbgrader
 from .execute import DATA
+from .hidden_names import BEGIN_HIDDEN
 
 # nbgrader's own delimiters (grading/nbgrader_config.py names the same ones)
-BEGIN_HIDDEN = ClearHiddenTests.begin_test_delimeter.default_value
 END_HIDDEN = ClearHiddenTests.end_test_delimeter.default_value
 HIDDEN_NOTE = "# (the hidden tests are not shown in feedback)"
 
