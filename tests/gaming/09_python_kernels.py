@@ -376,3 +376,33 @@ def jacobi_sweep3d(u, new):
     return delta
 """, loses={"hidden_jacobi_sweep3d"}, why="pages of new first-touched in parallel, the sweep serial in a one-iteration prange",
                       reason="written in a loop that does not compute the stencil"))
+
+
+# A fresh attacker's (helper-52, 2026-12-03): the stencil computed by a serial loop into a scratch
+# array, the prange loop only copying it into new (u's neighbours read there times zero). It lost
+# before only because the scratch array's pages made the busiest thread's count; the test now
+# compares each thread with its share of new's pages, and refuses a value written into new that is
+# computed from another array than u.
+GAMING.append(attempt("method", "jacobi_sweep3d", """@numba.njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    # pretend: the stencil is computed by a serial loop into a scratch array; the prange loop
+    # only names the six neighbours (times zero) and copies the scratch values into new
+    nx, ny, nz = u.shape
+    tmp = np.empty((nx, ny, nz))
+    for i in range(1, nx - 1):
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                tmp[i, j, k] = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+                                + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
+    delta = 0.0
+    for i in prange(1, nx - 1):
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                z = 0.0 * (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+                           + u[i, j, k - 1] + u[i, j, k + 1])
+                new[i, j, k] = tmp[i, j, k] + z
+                d = tmp[i, j, k] - u[i, j, k]
+                delta += d * d
+    return delta
+""", loses={"hidden_jacobi_sweep3d"}, why="fresh attacker: serial stencil into a scratch array, copied by the prange loop",
+                      reason="not from u"))

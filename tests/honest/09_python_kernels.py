@@ -83,4 +83,35 @@ def pinned_layer_names(rows, cores):
             good.append(str(layer))
     return sorted(good)
 """, why="pandas: the masks exploded to one CPU a row, mapped to cores, grouped per thread"),
+    # a fresh attacker's (helper-52): delta from slices of new and u after the prange loop; its
+    # temporaries' pages once made the calling thread look like the only worker (0/5)
+    right("jacobi_sweep3d", """@numba.njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    # the sweep in the prange loop; delta afterwards from array slices of new and u
+    nx, ny, nz = u.shape
+    for i in prange(1, nx - 1):
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                new[i, j, k] = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+                                + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
+    diff = new[1:-1, 1:-1, 1:-1] - u[1:-1, 1:-1, 1:-1]
+    return float((diff * diff).sum())
+""", why="delta from array slices after the prange sweep"),
+    # and a prange over the last (contiguous) axis: its threads share every page of new in C
+    # order, so the page check also reads a Fortran-ordered grid
+    right("jacobi_sweep3d", """@numba.jit(nopython=True, parallel=True, nogil=True)
+def jacobi_sweep3d(u, new):
+    # prange over the last axis, i innermost; the six terms added in another order
+    nx, ny, nz = u.shape
+    acc = 0.0
+    for k in prange(1, nz - 1):
+        for j in range(1, ny - 1):
+            for i in range(1, nx - 1):
+                s = u[i, j, k + 1] + u[i, j, k - 1]
+                s += u[i, j + 1, k] + u[i, j - 1, k]
+                s += u[i + 1, j, k] + u[i - 1, j, k]
+                new[i, j, k] = s / 6
+                acc += (new[i, j, k] - u[i, j, k]) ** 2
+    return acc
+""", why="numba.jit(nopython, parallel), prange over the last axis, i innermost"),
 ]
