@@ -19,6 +19,8 @@ import pandas as pd
 import pytest
 
 import hybridlab as hl
+from hybridlab.collectives.exercise import _constants as constants
+from hybridlab.collectives.exercise import _tainted as tainted
 from hybridlab.collectives.exercise import (
     across_nodes,
     assert_one_block_between_nodes,
@@ -492,6 +494,25 @@ REFUSED_PACKING = {  # an attack on the rule: (the cell, the line and the words 
                                "line 4 of your cell is in pack_all, called outside every parallel"),
     "recursion": (_decoy("", "        rpack(out, gathered, 0, N, L, P, count);\n", helper=RECURSIVE),
                   "line 2 of your cell is in rpack, called outside"),
+    # a fresh attacker's (attackB, 2026-12-03), each 4/4 kept before
+    "omp for over a variable one-iteration loop": (_gaming.ONE_ITERATION_VARIABLE,
+                                                   "line 25 of your cell is under `#pragma omp for`, "
+                                                   "which shares a loop of constant bounds"),
+    "schedule chunk as large as the loop": (_gaming.ONE_CHUNK, "whose clause can leave every"),
+    "one task in single": (_gaming.SINGLE_TASK, "inside `#pragma omp task`, which one thread runs"),
+    "one section": (_gaming.ONE_SECTION, "inside `#pragma omp section`, which one thread runs"),
+    "values read through a helper": (_gaming.GET_HELPER, "line 22 of your cell is outside every"),
+    "1 * *(p + x)": (_gaming.TIMES_ONE, "line 21 of your cell is outside every"),
+    "(double)*p": (_decoy("", TEMP_VARIABLE.replace("double v = gathered[", "double v = (double)*(gathered + ")
+                   .replace("* count + k];", "* count + k);")), "line 19 of your cell"),
+    "a shared loop whose variable the body never uses": (
+        _decoy("#pragma omp parallel for\n        for (int w = 0; w < (N > 0); w++) {\n", after="}\n"),
+        "never uses its variable `w`"),
+    "taskloop num_tasks(1)": (_decoy("#pragma omp parallel\n#pragma omp single\n#pragma omp taskloop num_tasks(1)\n"),
+                              "whose clause can leave every iteration"),
+    "split by the thread number alone, once": (_decoy(
+        "#pragma omp parallel\n{\nint me = omp_get_thread_num();\nfor (int w = me; w < 1; w++) {\n",
+        after="}}\n"), "shares no loop"),
 }  # fmt: skip
 KEPT_PACKING = {  # right answers: every copy run by threads, counts set serially
     "solution": _notebook_cell("alltoall_nodes"),
@@ -506,6 +527,8 @@ KEPT_PACKING = {  # right answers: every copy run by threads, counts set seriall
         "#pragma omp parallel\n{\nint me = omp_get_thread_num(), nt = omp_get_num_threads();\n",
         SERIAL_PACK.replace("(int n = 0; n < N; n++)", "(int n = me; n < N; n += nt)", 1),
         after="}\n"),
+    "split by lo and hi computed from the thread number (attackB)": _honest.THREAD_SPLIT,
+    "schedule(dynamic) and schedule(static)": _decoy("#pragma omp parallel for schedule(dynamic)\n"),
     "a comma expression setting counts": _decoy("#pragma omp parallel for collapse(3)\n").replace(
         "    MPI_Gather(", "    int *c = malloc(P * sizeof *c), *d = malloc(P * sizeof *d);\n"
         "    for (int r = 0; r < P; r++) c[r] = count, d[r] = r * count;\n    free(c), free(d);\n"
@@ -518,12 +541,21 @@ def test_a_loop_that_copies_serially_is_refused_with_its_line(name):
     source, words = REFUSED_PACKING[name]
     refusal = packing_refusal(_cell(source))
     assert refusal is not None and words in refusal, refusal
-    assert "with no OpenMP loop" in refusal and "only inside an OpenMP construct" in refusal
+    assert "with no OpenMP loop" in refusal and "only shared among the threads" in refusal
 
 
 @pytest.mark.parametrize("name", KEPT_PACKING)
 def test_right_answers_copy_on_threads(name):
     assert packing_refusal(_cell(KEPT_PACKING[name])) is None
+
+
+def test_constants_and_the_variables_computed_from_a_call():
+    text = ("int once = 1, two = once + 1, n = count; int k = 3; k++; int m = 2; int *q = &m;\n"
+            "int nt = omp_get_num_threads(), id = omp_get_thread_num();\n"
+            "long lo = total * id / nt, hi = total * (id + 1) / nt; size_t x = lo;")
+    assert constants(text) == {"once", "two"}
+    assert tainted(text, r"omp_get_thread_num\s*\(\s*\)") == {"id", "lo", "hi", "x"}
+    assert tainted(text, r"omp_get_num_threads\s*\(\s*\)") == {"nt", "lo", "hi", "x"}
 
 
 def test_one_block_between_nodes_from_the_sends():

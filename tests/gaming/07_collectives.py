@@ -668,3 +668,304 @@ GAMING += [
             "fresh attacker: a parallel region in which thread 0 alone makes every copy",
             reason="which leaves it to some threads"),
 ]
+
+# A fresh attacker (attackB, 2026-12-03) kept 4/4 with these: the leader's copies left to one
+# thread by a construct, a clause or a constant bound, or read in a way the rule missed
+ONE_ITERATION_VARIABLE = r"""%%c ALLTOALL_C alltoall_nodes
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;                           /* nodes */
+    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
+    size_t bytes = (size_t)count * sizeof(double);
+    double *gathered = NULL, *out = NULL, *in = NULL;
+    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
+        gathered = malloc(L * block * sizeof *gathered);
+        out = malloc(L * block * sizeof *out);
+        in = malloc(L * block * sizeof *in);
+    }
+    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
+        int once = 1;
+        #pragma omp parallel
+        {
+            #pragma omp for
+            for (int w = 0; w < once; w++) {
+                for (int j = 0; j < N; j++)
+                    for (int s = 0; s < L; s++)
+                        memcpy(out + ((size_t)j * L + s) * L * count,
+                               gathered + ((size_t)s * P + (size_t)j * L) * count, L * bytes);
+            }
+        }
+        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
+        /* in[((i L + s) L + t) count + k]: from world rank i L + s to node rank t */
+        #pragma omp parallel
+        {
+            #pragma omp for
+            for (int w = 0; w < once; w++) {
+                for (int t = 0; t < L; t++)
+                    for (int src = 0; src < P; src++)
+                        memcpy(gathered + ((size_t)t * P + src) * count,
+                               in + ((size_t)src * L + t) * count, bytes);
+            }
+        }
+    }
+    /* 3. scatter to the node's ranks */
+    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+    free(gathered);
+    free(out);
+    free(in);
+}
+"""
+ONE_CHUNK = r"""%%c ALLTOALL_C alltoall_nodes
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;                           /* nodes */
+    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
+    size_t bytes = (size_t)count * sizeof(double);
+    double *gathered = NULL, *out = NULL, *in = NULL;
+    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
+        gathered = malloc(L * block * sizeof *gathered);
+        out = malloc(L * block * sizeof *out);
+        in = malloc(L * block * sizeof *in);
+    }
+    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
+        #pragma omp parallel for schedule(static, 1 << 20)
+        for (int j = 0; j < N; j++)
+            for (int s = 0; s < L; s++)
+                memcpy(out + ((size_t)j * L + s) * L * count,
+                       gathered + ((size_t)s * P + (size_t)j * L) * count, L * bytes);
+        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
+        /* in[((i L + s) L + t) count + k]: from world rank i L + s to node rank t */
+        #pragma omp parallel for schedule(static, 1 << 20)
+        for (int t = 0; t < L; t++)
+            for (int src = 0; src < P; src++)
+                memcpy(gathered + ((size_t)t * P + src) * count,
+                       in + ((size_t)src * L + t) * count, bytes);
+    }
+    /* 3. scatter to the node's ranks */
+    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+    free(gathered);
+    free(out);
+    free(in);
+}
+"""
+SINGLE_TASK = r"""%%c ALLTOALL_C alltoall_nodes
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;                           /* nodes */
+    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
+    size_t bytes = (size_t)count * sizeof(double);
+    double *gathered = NULL, *out = NULL, *in = NULL;
+    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
+        gathered = malloc(L * block * sizeof *gathered);
+        out = malloc(L * block * sizeof *out);
+        in = malloc(L * block * sizeof *in);
+    }
+    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
+        #pragma omp parallel
+        #pragma omp single
+        {
+            #pragma omp task
+            {
+                for (int j = 0; j < N; j++)
+                    for (int s = 0; s < L; s++)
+                        memcpy(out + ((size_t)j * L + s) * L * count,
+                               gathered + ((size_t)s * P + (size_t)j * L) * count, L * bytes);
+            }
+        }
+        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
+        /* in[((i L + s) L + t) count + k]: from world rank i L + s to node rank t */
+        #pragma omp parallel
+        #pragma omp single
+        {
+            #pragma omp task
+            {
+                for (int t = 0; t < L; t++)
+                    for (int src = 0; src < P; src++)
+                        memcpy(gathered + ((size_t)t * P + src) * count,
+                               in + ((size_t)src * L + t) * count, bytes);
+            }
+        }
+    }
+    /* 3. scatter to the node's ranks */
+    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+    free(gathered);
+    free(out);
+    free(in);
+}
+"""
+ONE_SECTION = r"""%%c ALLTOALL_C alltoall_nodes
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;                           /* nodes */
+    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
+    size_t bytes = (size_t)count * sizeof(double);
+    double *gathered = NULL, *out = NULL, *in = NULL;
+    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
+        gathered = malloc(L * block * sizeof *gathered);
+        out = malloc(L * block * sizeof *out);
+        in = malloc(L * block * sizeof *in);
+    }
+    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
+        #pragma omp parallel
+        #pragma omp sections
+        {
+            #pragma omp section
+            {
+                for (int j = 0; j < N; j++)
+                    for (int s = 0; s < L; s++)
+                        memcpy(out + ((size_t)j * L + s) * L * count,
+                               gathered + ((size_t)s * P + (size_t)j * L) * count, L * bytes);
+            }
+        }
+        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
+        /* in[((i L + s) L + t) count + k]: from world rank i L + s to node rank t */
+        #pragma omp parallel
+        #pragma omp sections
+        {
+            #pragma omp section
+            {
+                for (int t = 0; t < L; t++)
+                    for (int src = 0; src < P; src++)
+                        memcpy(gathered + ((size_t)t * P + src) * count,
+                               in + ((size_t)src * L + t) * count, bytes);
+            }
+        }
+    }
+    /* 3. scatter to the node's ranks */
+    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+    free(gathered);
+    free(out);
+    free(in);
+}
+"""
+GET_HELPER = r"""%%c ALLTOALL_C alltoall_nodes
+static double get(const double *p, size_t i) { return p[i]; }
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;                           /* nodes */
+    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
+    size_t bytes = (size_t)count * sizeof(double);
+    double *gathered = NULL, *out = NULL, *in = NULL;
+    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
+        gathered = malloc(L * block * sizeof *gathered);
+        out = malloc(L * block * sizeof *out);
+        in = malloc(L * block * sizeof *in);
+    }
+    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
+        for (int j = 0; j < N; j++)
+            for (int s = 0; s < L; s++)
+                for (size_t x = 0; x < (size_t)L * count; x++)
+                    out[((size_t)j * L + s) * L * count + x] = get(gathered, ((size_t)s * P + (size_t)j * L) * count + x);
+        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
+        /* in[((i L + s) L + t) count + k]: from world rank i L + s to node rank t */
+        for (int t = 0; t < L; t++)
+            for (int src = 0; src < P; src++)
+                for (int k = 0; k < count; k++)
+                    gathered[((size_t)t * P + src) * count + k] = get(in, ((size_t)src * L + t) * count + k);
+    }
+    /* 3. scatter to the node's ranks */
+    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+    free(gathered);
+    free(out);
+    free(in);
+}
+"""
+TIMES_ONE = r"""%%c ALLTOALL_C alltoall_nodes
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;                           /* nodes */
+    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
+    size_t bytes = (size_t)count * sizeof(double);
+    double *gathered = NULL, *out = NULL, *in = NULL;
+    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
+        gathered = malloc(L * block * sizeof *gathered);
+        out = malloc(L * block * sizeof *out);
+        in = malloc(L * block * sizeof *in);
+    }
+    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
+        for (int j = 0; j < N; j++)
+            for (int s = 0; s < L; s++) {
+                const double *p = gathered + ((size_t)s * P + (size_t)j * L) * count;
+                double *q = out + ((size_t)j * L + s) * L * count;
+                for (size_t x = 0; x < (size_t)L * count; x++)
+                    q[x] = 1 * *(p + x);
+            }
+        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
+        /* in[((i L + s) L + t) count + k]: from world rank i L + s to node rank t */
+        for (int t = 0; t < L; t++)
+            for (int src = 0; src < P; src++) {
+                const double *p = in + ((size_t)src * L + t) * count;
+                double *q = gathered + ((size_t)t * P + src) * count;
+                for (int k = 0; k < count; k++)
+                    q[k] = 1 * *(p + k);
+            }
+    }
+    /* 3. scatter to the node's ranks */
+    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+    free(gathered);
+    free(out);
+    free(in);
+}
+"""
+GAMING += [
+    attempt("method", "alltoall_nodes", ONE_ITERATION_VARIABLE, {"hidden_alltoall_nodes"},
+            "fresh attacker: an `omp for` over a loop of one iteration whose bound is a variable (once = 1), round the whole serial copy",
+            reason="which shares a loop of constant bounds"),
+    attempt("method", "alltoall_nodes", ONE_CHUNK, {"hidden_alltoall_nodes"},
+            "fresh attacker: `schedule(static, 1 << 20)`: one thread gets every iteration",
+            reason="whose clause can leave every iteration to one thread"),
+    attempt("method", "alltoall_nodes", SINGLE_TASK, {"hidden_alltoall_nodes"},
+            "fresh attacker: parallel + single + one task holding every copy",
+            reason="inside `#pragma omp task`, which one thread runs"),
+    attempt("method", "alltoall_nodes", ONE_SECTION, {"hidden_alltoall_nodes"},
+            "fresh attacker: parallel sections with one section holding every copy",
+            reason="inside `#pragma omp section`, which one thread runs"),
+    attempt("method", "alltoall_nodes", GET_HELPER, {"hidden_alltoall_nodes"},
+            "fresh attacker: no OpenMP: each value read through a helper get(p, i)",
+            reason="outside every parallel region"),
+    attempt("method", "alltoall_nodes", TIMES_ONE, {"hidden_alltoall_nodes"},
+            "fresh attacker: no OpenMP: q[x] = 1 * *(p + x)",
+            reason="outside every parallel region"),
+]

@@ -163,11 +163,17 @@ def fft_runs(
 # What part (d) allows for the leader's copies (assert_packed_by_threads).
 PACKED_BY_THREADS = (
     "the part allows the leader's packing and unpacking loops (every loop that copies data: "
-    "memcpy or memmove, or an array element assigned from another) only inside an OpenMP "
-    "construct that runs them on threads: `#pragma omp parallel for`, `#pragma omp for` in a "
-    "`parallel` region, a `taskloop` or tasks in one (a loop of a helper function counts when "
-    "every call of the helper is in such a region); loops that only set counts or offsets may "
-    "stay serial, and MPI is called outside the parallel regions"
+    "memcpy or memmove, an array element assigned from another or from a function of the cell "
+    "that reads one) only shared among the threads of a team the run sets: under "
+    "`#pragma omp parallel for`, `#pragma omp for` in a `parallel` region, or a `taskloop`, "
+    "sharing a loop whose variable the copies use and whose bounds come from the run's sizes "
+    "(no constant bound), with no chunk size in `schedule` and no `num_threads`, `if`, "
+    "`grainsize`, `num_tasks` or `final` clause; or, in a `parallel` region, a loop whose bounds "
+    "split the work by omp_get_thread_num() and omp_get_num_threads() (or variables computed "
+    "from them); never in a task, a section, single, master or critical (a loop of a helper "
+    "function counts when every call of the helper is in such a construct); loops that only set "
+    "counts or offsets may stay serial, derived datatypes that let MPI pack need no loop, and "
+    "MPI is called outside the parallel regions"
 )
 _COPY_CALL = re.compile(
     r"\b(?:__builtin_+)?(?:mem(?:p?cpy|move|ccpy)|bcopy|wmem(?:cpy|move)|st[rp]n?cpy)\w*\b"
@@ -175,8 +181,17 @@ _COPY_CALL = re.compile(
 _DIRECTIVES = {"parallel", "for", "simd", "loop", "taskloop", "task", "single", "master", "masked",
                "critical", "sections", "section", "distribute", "teams", "target", "ordered",
                "atomic", "do"}  # fmt: skip
-_ONE_THREAD = {"single", "master", "masked", "critical", "ordered", "atomic"}
-_SHARED = {"for", "loop", "taskloop", "task", "sections", "section", "distribute"}
+# a task or a section is one thread's: a single task or section round every copy kept 4/4 (a
+# fresh attacker's, 2026-12-03), so only a worksharing loop shares the copies
+_ONE_THREAD = {"single", "master", "masked", "critical", "ordered", "atomic", "task", "sections",
+               "section"}  # fmt: skip
+_SHARED = {"for", "loop", "taskloop", "distribute", "do"}
+# clauses of a worksharing loop that can leave every iteration to one thread: a chunk as large as
+# the loop (`schedule(static, 1 << 20)`, a fresh attacker's, 4/4 kept), a taskloop's grainsize
+# or num_tasks, a final task (an `if` clause: _TEAM_CLAUSE)
+_ONE_CHUNK_CLAUSE = re.compile(
+    r"\b(?:(?:dist_)?schedule\s*\([^)]*,|(?:grainsize|num_tasks|final)\s*\()"
+)
 # clauses that choose a region's team: the run sets it (OMP_NUM_THREADS), and a clause whose value
 # is 1 or false at run time leaves the copies to one thread (a fresh attacker's num_threads(nth),
 # nth = 1, kept 4/4, 2026-12-03)
@@ -241,7 +256,13 @@ def _without_addresses(text: str) -> str:
     return "".join(out) + text[i:]
 
 
-_READS_ELEMENT = re.compile(r"[\w\])]\s*\[|(?:^|[=(,?:+\-/%&|^!~<>\[])\s*\*\s*[\w(]")
+# an element read: `a[i]`, a dereference (`*p`, `1 * *(p + x)`: a star after an operator or a
+# star, a fresh attacker's, 4/4 kept), or one after a cast (`(double)*p`)
+_READS_ELEMENT = re.compile(
+    r"[\w\])]\s*\[|(?:^|[=(,?:+\-/%&|^!~<>\[*])\s*\*\s*[\w(]"
+    r"|\(\s*(?:(?:const|volatile|unsigned|signed|long|short)\s+)*"
+    r"(?:double|float|int|long|short|char|\w+_t)\s*\)\s*\*\s*[\w(]"
+)
 _WRITES_ELEMENT = re.compile(r"\]\s*$|(?:^|[^\w\s\]])\s*\*\s*[\w(][^*]*$")
 
 
@@ -257,11 +278,17 @@ def _pieces(text: str) -> list[str]:
     return [*out, text[last:]]
 
 
-def _copies(text: str, copying: set[str]) -> bool:
+def _calls(text: str, names: Iterable[str]) -> bool:
+    return any(re.search(rf"\b{f}\b", text) for f in names)
+
+
+def _copies(text: str, copying: Iterable[str], readers: Iterable[str] = ()) -> bool:
     """Whether C `text` copies data: a memcpy-like call, a call of a cell function in `copying`
-    (or its name taken), or an array element written where an element's value is read (the
-    same statement or another: a value carried through a scalar is copied too)."""
-    if _COPY_CALL.search(text) or any(re.search(rf"\b{f}\b", text) for f in copying):
+    (or its name taken), or an array element written where an element's value is read, directly
+    or by a call of a cell function in `readers` (a fresh attacker's `out[i] = get(p, i)`, 4/4
+    kept, 2026-12-03); the same statement or another: a value carried through a scalar is copied
+    too."""
+    if _COPY_CALL.search(text) or _calls(text, copying):
         return True
     writes = reads = False
     for piece in _pieces(_without_addresses(text)):
@@ -269,11 +296,14 @@ def _copies(text: str, copying: set[str]) -> bool:
                    and (piece[i - 1 : i] not in ("=", "!", "<", ">") or piece[i - 2 : i] in ("<<", ">>"))),
                   None)  # fmt: skip
         if at is None:
-            reads |= bool(re.search(r"\w\s*\(", piece) and _READS_ELEMENT.search(piece))
+            reads |= bool(
+                re.search(r"\w\s*\(", piece)
+                and (_READS_ELEMENT.search(piece) or _calls(piece, readers))
+            )
             continue
         lhs = piece[: at - 1] if piece[at - 1 : at] in "+-*/%&|^" and at else piece[:at]
         writes |= bool(_WRITES_ELEMENT.search(lhs.rstrip()))
-        reads |= bool(_READS_ELEMENT.search(piece[at + 1 :]))
+        reads |= bool(_READS_ELEMENT.search(piece[at + 1 :]) or _calls(piece[at + 1 :], readers))
     return writes and reads
 
 
@@ -287,20 +317,134 @@ def _words(pragma: str) -> set[str]:
     return words
 
 
+def _assignments(text: str) -> list[tuple[str, str]]:
+    """(name, value) of every assignment to a plain variable in `text` (a declaration's too;
+    value "?" for a compound assignment, an increment or an address taken: not known)."""
+    out = []
+    for piece in _pieces(text):
+        m = re.search(r"\b(\w+)\s*((?:[-+*/%&|^]|<<|>>)?)=(?!=)(.*)", piece, re.S)
+        if m and piece[m.start() - 1 : m.start()] not in (".", ">"):
+            out.append((m[1], "?" if m[2] else m[3]))
+    for m in re.finditer(
+        r"\+\+\s*(\w+)|--\s*(\w+)|\b(\w+)\s*(?:\+\+|--)|&\s*(\w+)\b(?!\s*\[)", text
+    ):
+        out.append((next(g for g in m.groups() if g), "?"))
+    return out
+
+
+def _names(expression: str) -> set[str]:
+    return set(re.findall(r"\b[A-Za-z_]\w*", expression))
+
+
+def _constants(text: str) -> set[str]:
+    """The variables of `text` whose every assignment is a constant expression (`int once = 1;`:
+    a fresh attacker's one-iteration bound, 4/4 kept, 2026-12-03)."""
+    values: dict[str, list[str]] = {}
+    for name, value in _assignments(text):
+        values.setdefault(name, []).append(value)
+    constant: set[str] = set()
+    while True:
+        more = {name for name, vals in values.items() if name not in constant
+                and all(v != "?" and _names(v) <= constant for v in vals)}  # fmt: skip
+        if not more:
+            return constant
+        constant |= more
+
+
+def _tainted(text: str, call: str) -> set[str]:
+    """The variables of `text` computed from `call` (omp_get_thread_num()...), directly or
+    through other such variables, by any arithmetic."""
+    found: set[str] = set()
+    pairs = _assignments(text)
+    while True:
+        more = {name for name, value in pairs if name not in found
+                and (re.search(call, value) or _names(value) & found)}  # fmt: skip
+        if not more:
+            return found
+        found |= more
+
+
+def _for_loop(text: str, start: int) -> tuple[str, str, int, int] | None:
+    """(head, variable, body start, end) of the for loop at `start`, None if it is no for loop."""
+    head = re.match(r"for\s*\(", text[start:])
+    if not head:
+        return None
+    after = closing(text, start + head.end() - 1)
+    init = text[start + head.end() : after].split(";")[0]
+    var = re.search(r"(\w+)\s*=[^=]", init) or re.search(r"(\w+)\s*$", init)
+    body = len(text) - len(text[after:].lstrip())
+    return (
+        text[start + head.end() : after - 1],
+        var[1] if var else "",
+        body,
+        statement_end(text, after),
+    )
+
+
+def _shared_loop(text: str, start: int, pragma: str, constant: set[str]) -> str | None:
+    """Why the worksharing construct at `start` (its line `pragma`) may leave its loop to one
+    thread (None when it shares it): a clause that can, a loop whose variable its body never
+    uses, or whose bounds are constants."""
+    shown = pragma.strip()
+    if _ONE_CHUNK_CLAUSE.search(pragma) or (
+        "parallel" not in _words(pragma) and _TEAM_CLAUSE.search(pragma)
+    ):
+        return (
+            f"under `{shown}`, whose clause can leave every iteration to one thread (no chunk "
+            "size, grainsize, num_tasks, if or final clause)"
+        )
+    line_end = text.find("\n", start)
+    rest = text[line_end:]
+    at = len(text) - len(rest.lstrip())
+    while text.startswith("#", at):  # pragmas between it and its loop
+        at = len(text) - len(text[text.find("\n", at) :].lstrip())
+    loop = _for_loop(text, at)
+    if loop is None:
+        return None
+    head, var, body, end = loop
+    first = _ONE_ITERATION.match(text[at:])
+    if first and int(first[3]) + (first[2] == "<=") - int(first[1]) <= 1:
+        return f"under `{shown}`, which shares a loop of one iteration"
+    bounds = ";".join(head.split(";")[:2])
+    if not _names(bounds) - {var} - constant - _C_WORDS:
+        return (
+            f"under `{shown}`, which shares a loop of constant bounds (`for ({head.strip()})`: "
+            "the run's sizes set how many iterations the threads share)"
+        )
+    if not var or not re.search(rf"\b{var}\b", text[body:end]):
+        return (
+            f"under `{shown}`, which shares a loop whose body never uses its variable "
+            f"`{var}`: each iteration must copy its own part"
+        )
+    return None
+
+
+_C_WORDS = {"int", "long", "unsigned", "signed", "short", "char", "size_t", "const", "sizeof",
+            "double", "float", "ptrdiff_t"}  # fmt: skip
+
+
 def _not_on_threads(
-    text: str, pos: int, spans, funcs, seen: frozenset = frozenset(), shared: bool = False
+    text: str,
+    pos: int,
+    spans,
+    funcs,
+    seen: frozenset = frozenset(),
+    shared: bool = False,
+    constant: set[str] | None = None,
 ) -> str | None:
     """Why the code at `pos` is not run by OpenMP threads (None when it is): no parallel region
-    around it, a construct that leaves it to one thread, or a function called outside them.
+    around it, a construct that leaves it to one thread (single, master, critical, a task, a
+    section; a worksharing loop that may: _shared_loop), or a function called outside them.
     `shared`: a worksharing construct in the function called at `pos` shares the loop."""
+    constant = _constants(text) if constant is None else constant
     around = sorted((s for s in spans if s[0] <= pos < s[1]), key=lambda s: s[0])
     parallel = False
-    for start, end, pragma in reversed(around):  # innermost first
+    for start, _end, pragma in reversed(around):  # innermost first
         words = _words(pragma)
-        if words & _SHARED and not words & {"task", "sections", "section"}:
-            first = _ONE_ITERATION.match(text[text.find("\n", start) : end].lstrip())
-            if first and int(first[3]) + (first[2] == "<=") - int(first[1]) <= 1:
-                return f"under `{pragma.strip()}`, which shares a loop of one iteration"
+        if words & _SHARED:
+            why = _shared_loop(text, start, pragma, constant)
+            if why:
+                return why
         if words & _ONE_THREAD and not words & _SHARED and not shared:
             return f"inside `{pragma.strip()}`, which one thread runs"
         shared |= bool(words & _SHARED)
@@ -327,7 +471,7 @@ def _not_on_threads(
     for site in inside:
         if not re.match(r"\s*\(", text[site + len(name) :]):
             return f"in {name}, whose address is taken (a call through it the check cannot follow)"
-        why = _not_on_threads(text, site, spans, funcs, seen | {name}, shared)
+        why = _not_on_threads(text, site, spans, funcs, seen | {name}, shared, constant)
         if why:
             return f"in {name}, called {why}"
     return None
@@ -348,14 +492,21 @@ def _loop_head(text: str, start: int) -> str:
     return text[start : statement_end(text, start)]
 
 
+_TEAM_SIZE = r"omp_get_num_threads\s*\(\s*\)"
+
+
 def _split_by_thread(text: str, region: int, pos: int) -> str | None:
     """Why the loop at `pos`, in a parallel region (from `region`) that shares no loop, is not run
-    by the region's threads (None when it is): each thread runs it whole unless its bounds take
-    the thread number, and an `if` or `switch` on the thread number around it leaves it to some
-    threads (a fresh attacker's `if (omp_get_thread_num() == 0)` round every copy, 4/4 kept,
-    2026-12-03)."""
-    names = set(re.findall(rf"\b(\w+)\s*=\s*{_THREAD_NUMBER}", text[region:]))
-    number = re.compile(_THREAD_NUMBER + "".join(rf"|\b{re.escape(n)}\b" for n in sorted(names)))
+    by the region's threads (None when it is): each thread runs it whole unless the bounds of it
+    or of a loop around it take both the thread number and the team size (directly or through
+    variables computed from them: `lo = total * id / nt`) and its variable is used in its body;
+    an `if` or `switch` on the thread number around it leaves it to some threads (a fresh
+    attacker's `if (omp_get_thread_num() == 0)` round every copy, 4/4 kept, 2026-12-03)."""
+    region_text = text[region:]
+    number = re.compile("|".join([_THREAD_NUMBER] + [rf"\b{re.escape(n)}\b" for n in
+                                                    sorted(_tainted(region_text, _THREAD_NUMBER))]))  # fmt: skip
+    size = re.compile("|".join([_TEAM_SIZE] + [rf"\b{re.escape(n)}\b" for n in
+                                              sorted(_tainted(region_text, _TEAM_SIZE))]))  # fmt: skip
     for test in re.finditer(r"\b(?:if|switch)\s*\(", text[region:pos]):
         at = region + test.end() - 1
         after = closing(text, at)
@@ -368,31 +519,48 @@ def _split_by_thread(text: str, region: int, pos: int) -> str | None:
                 f"under `{text[region + test.start() : after].strip()}`, which leaves it to "
                 "some threads"
             )
-    if not any(
-        number.search(_loop_head(text, start)) for start in _loops_around(text, region, pos)
-    ):
-        return (
-            "in a parallel region that shares no loop: every thread would run it whole "
-            "(share it with `omp for` or a taskloop, or split its bounds by "
-            "omp_get_thread_num())"
-        )
-    return None
+    for start in _loops_around(text, region, pos):
+        head = _loop_head(text, start)
+        loop = _for_loop(text, start)
+        if (
+            number.search(head)
+            and size.search(head)
+            and (
+                loop is None or (loop[1] and re.search(rf"\b{loop[1]}\b", text[loop[2] : loop[3]]))
+            )
+        ):
+            return None
+    return (
+        "in a parallel region that shares no loop: every thread would run it whole "
+        "(share it with `omp for` or a taskloop, or split its bounds by omp_get_thread_num() "
+        "and omp_get_num_threads(), with the loop's variable used in its body)"
+    )
 
 
 def packing_refusal(code: str) -> str | None:
     """The refusal of part (d)'s rule for the leader's copies, None when the cell keeps it: in the
     cell's preprocessed unit, every loop that copies data (a memcpy-like call, an element written
-    from an element's value, a call of a cell function that does either; a function that calls
-    itself or a backward goto counts as a loop) must run on OpenMP threads: inside a parallel
-    region (PACKED_BY_THREADS), not in a construct one thread runs (single, master, critical),
-    or in a function every call of which is."""
+    from an element's value or from a call of a cell function that reads one, a call of a cell
+    function that copies; a function that calls itself or a backward goto counts as a loop) must
+    be shared by OpenMP threads (PACKED_BY_THREADS): a worksharing loop around it (_shared_loop)
+    in a parallel region, or bounds split by the thread number and team size, not in a construct
+    one thread runs (single, master, critical, a task, a section), or in a function every call
+    of which is."""
     text, offsets, numbers = _cell_unit(code)
     spans = pragma_spans(text, r"\w+")
     funcs = functions(text)
+    readers: set[str] = set()
+    while True:  # the cell's functions that read an element, directly or through one another
+        more = {name for name, start, end in funcs if name not in readers
+                and (_READS_ELEMENT.search(_without_addresses(text[text.index("{", start) : end]))
+                     or _calls(text[text.index("{", start) : end], readers))}  # fmt: skip
+        if not more:
+            break
+        readers |= more
     copying: set[str] = set()
     while True:  # the cell's functions that copy, directly or through one another
         more = {name for name, start, end in funcs if name not in copying
-                and _copies(text[text.index("{", start) : end], copying)}  # fmt: skip
+                and _copies(text[text.index("{", start) : end], copying, readers)}  # fmt: skip
         if not more:
             break
         copying |= more
@@ -405,10 +573,11 @@ def packing_refusal(code: str) -> str | None:
         label = re.search(rf"\b{jump[1]}\s*:(?!:)", text)
         if label and label.start() < jump.start():
             looped.append((label.start(), jump.end()))
+    constant = _constants(text)
     for start, end in sorted(looped):
-        if not _copies(text[start:end], copying):
+        if not _copies(text[start:end], copying, readers):
             continue
-        why = _not_on_threads(text, start, spans, funcs)
+        why = _not_on_threads(text, start, spans, funcs, constant=constant)
         if why:
             return (
                 f"alltoall_nodes copies data with no OpenMP loop running it on threads: the "
