@@ -176,6 +176,7 @@ int HL_ENTRY(MPI_Query_thread)(int *level); /* the level the program is shown (h
 #define MPI_Precv_init HL_ENTRY(MPI_Precv_init)
 #define MPI_Pready HL_ENTRY(MPI_Pready)
 #define MPI_Pready_range HL_ENTRY(MPI_Pready_range)
+#define MPI_Pready_list HL_ENTRY(MPI_Pready_list)
 #define MPI_Parrived HL_ENTRY(MPI_Parrived)
 #endif
 #define MPI_Neighbor_alltoall HL_ENTRY(MPI_Neighbor_alltoall)
@@ -206,6 +207,7 @@ int HL_ENTRY(MPI_Query_thread)(int *level); /* the level the program is shown (h
 #define MPI_Get_version HL_ENTRY(MPI_Get_version)
 #define MPI_Get_library_version HL_ENTRY(MPI_Get_library_version)
 #define MPI_Type_size HL_ENTRY(MPI_Type_size)
+#define MPI_Get_address HL_ENTRY(MPI_Get_address)
 #define MPI_Comm_compare HL_ENTRY(MPI_Comm_compare)
 #define MPI_Topo_test HL_ENTRY(MPI_Topo_test)
 #define MPI_Cartdim_get HL_ENTRY(MPI_Cartdim_get)

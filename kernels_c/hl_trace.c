@@ -23,8 +23,8 @@
  * partitions ("partitions", "count" being a partition's elements) and request ("request",
  * MPI_Request_c2f) and buffer's address ("buffer"), a non-blocking collective its communicator and the request it returns, an
  * MPI_Wait or MPI_Test the request it was given, an MPI_Waitall or MPI_Testall the requests
- * ("requests", "3,7"), an MPI_Waitany, _Waitsome, _Testany or _Testsome the ones it completed, an MPI_Pready, MPI_Pready_range or MPI_Parrived the partitions it names
- * ("partition" to "partition_last") and the request, an MPI_Start the request, and a completion
+ * ("requests", "3,7"), an MPI_Waitany, _Waitsome, _Testany or _Testsome the ones it completed, an MPI_Pready, MPI_Pready_range, MPI_Pready_list or MPI_Parrived the partitions it names
+ * ("partition" to "partition_last"; an MPI_Pready_list its list too, as "requests": "0,2") and the request, an MPI_Start the request, and a completion
  * how many of the non-blocking collectives it completed had their send buffer changed while in
  * flight ("send_changed", below: a watched send buffer). The first
  * HL_TRACE_MAX_CALLS calls of a rank are kept in its buffer (a slot taken with an atomic counter;
@@ -518,6 +518,30 @@ static void trace_requests(hl_trace_call *c, int n, const MPI_Request r[]) {
         }
         used += (size_t)k;
     }
+}
+
+/* An MPI_Pready_list's partitions, "0,2" in "requests" (cut with "+" beyond the field); its
+ * lowest (-1 for an empty list), and its highest (list_last). */
+static int part_list(hl_trace_call *c, int n, const int parts[]) {
+    size_t used = 0;
+    int low = -1;
+    for (int i = 0; i < n; i++) {
+        if (low < 0 || parts[i] < low) low = parts[i];
+        int k = snprintf(c->requests + used, sizeof c->requests - used, "%s%d", i ? "," : "",
+                         parts[i]);
+        if (k < 0 || used + (size_t)k >= sizeof c->requests - 2) {
+            snprintf(c->requests + used, sizeof c->requests - used, "+");
+            break;
+        }
+        used += (size_t)k;
+    }
+    return low;
+}
+static int list_last(int n, const int parts[]) {
+    int high = -1;
+    for (int i = 0; i < n; i++)
+        if (parts[i] > high) high = parts[i];
+    return high;
 }
 
 /* An MPI_Waitany, _Waitsome, _Testany or _Testsome: of the requests it was given (trace_requests,

@@ -231,6 +231,9 @@ HL_TRACED_PSETUP(Precv_init,
                  (b, parts, n, t, s, g, c, info, r), c, g, n, t, s, parts, *r, b)
 HL_TRACED_PART(Pready, (int part, MPI_Request r), (part, r), part, part, r, -1)
 HL_TRACED_PART(Pready_range, (int low, int high, MPI_Request r), (low, high, r), low, high, r, -1)
+/* a list of partitions: its lowest to highest, and the list itself as "requests" ("0,2") */
+HL_TRACED_PART(Pready_list, (int n, const int parts[], MPI_Request r), (n, parts, r),
+               part_list(&c_, n, parts), list_last(n, parts), r, -1)
 HL_TRACED_PART(Parrived, (MPI_Request r, int part, int *f), (r, part, f), part, part, r, *f)
 #endif
 
@@ -301,6 +304,7 @@ HL_QUERY(int, Get_processor_name, (char *name, int *len), (name, len))
 HL_QUERY(int, Get_version, (int *version, int *subversion), (version, subversion))
 HL_QUERY(int, Get_library_version, (char *text, int *len), (text, len))
 HL_QUERY(int, Type_size, (MPI_Datatype t, int *size), (t, size))
+HL_QUERY(int, Get_address, (const void *location, MPI_Aint *address), (location, address))
 HL_QUERY(int, Comm_compare, (MPI_Comm a, MPI_Comm b, int *result), (a, b, result))
 HL_QUERY(int, Topo_test, (MPI_Comm c, int *status), (c, status))
 HL_QUERY(int, Cartdim_get, (MPI_Comm c, int *nd), (c, nd))

@@ -148,19 +148,43 @@ def test_copy_partition_logs_which_thread_copied_which_partition():
 def test_the_edge_tasks_must_wait_by_depend_alone_in_the_preprocessed_code():
     from hybridlab.thread_comm.exercise import task_construct_faults
 
+    def cell(body: str, before: str = "", after: str = "") -> str:
+        return (before + "void task_iteration(double *a, long m) {\n" + body + "}\n" + after)
+
     exchange = "#pragma omp task depend(out: top[0])\n{ post(); wait(); }\n"
     edges = "#pragma omp task depend(in: top[0])\nstencil_rows(1, 1);\n"
     interior = "#pragma omp task firstprivate(i)\nstencil_rows(i, i);\n"
-    assert task_construct_faults(exchange + interior + edges) == []
+    assert task_construct_faults(cell(exchange + interior + edges)) == []
     # a taskwait (or barrier) at the very end waits for nothing the tasks need
-    assert task_construct_faults(exchange + interior + edges + "#pragma omp taskwait\n") == []
-    between = task_construct_faults(interior + exchange + "#pragma omp taskwait\n" + edges)
+    assert task_construct_faults(cell(exchange + interior + edges + "#pragma omp taskwait\n")) == []
+    assert task_construct_faults(cell(exchange + interior + "if (m > 1) {\n" + edges
+                                      + "}\n#pragma omp taskwait\n")) == []  # fmt: skip
+    between = task_construct_faults(cell(interior + exchange + "#pragma omp taskwait\n" + edges))
     assert len(between) == 1 and "no taskwait between the tasks" in between[0]
-    group = task_construct_faults("#pragma omp taskgroup\n{\n" + exchange + "}\n" + edges)
+    group = task_construct_faults(cell("#pragma omp taskgroup\n{\n" + exchange + "}\n" + edges))
     assert len(group) == 1 and "no taskgroup between the tasks" in group[0]
-    undeferred = task_construct_faults(exchange + edges.replace("task ", "task if(0) "))
+    undeferred = task_construct_faults(cell(exchange + edges.replace("task ", "task if(0) ")))
     assert len(undeferred) == 1 and "no if() or final() clause" in undeferred[0]
-    assert "must create OpenMP tasks with depend" in task_construct_faults(interior)[0]
+    assert "must create OpenMP tasks with depend" in task_construct_faults(cell(interior))[0]
+    # a fresh attacker (2026-12-03): the edges from a taskloop after a taskwait
+    looped = "#pragma omp taskloop grainsize(1)\nfor (long r = 1; r <= m; r += m - 1) stencil_rows(r, r);\n"
+    assert "no taskwait between" in task_construct_faults(
+        cell(exchange + interior + "#pragma omp taskwait\n" + looped))[0]
+    # a wait at the cell's end, but in a helper called between the tasks, or in a loop
+    helper = "static void all_done(void) {\n#pragma omp taskwait\n}\n"
+    assert "no taskwait between" in task_construct_faults(
+        cell(exchange + interior + "all_done();\n" + edges, before="static void all_done(void);\n",
+             after=helper))[0]  # fmt: skip
+    assert "no taskwait between" in task_construct_faults(cell(
+        "for (int k = 0; k < 2; k++) {\nif (k) {\n" + edges + "} else {\n" + exchange
+        + "}\n#pragma omp taskwait\n}\n"))[0]  # fmt: skip
+    # a fresh attacker (2026-12-03): the edges wait on a lock the exchange's task opens
+    gated = task_construct_faults(cell(exchange + interior + "#pragma omp task\n{ omp_set_lock(&gate); "
+                                       "omp_unset_lock(&gate); stencil_rows(1, 1); }\n"))
+    assert len(gated) == 1 and gated[0].startswith("no omp_set_lock (line ")
+    slept = task_construct_faults(cell(exchange + interior + "#pragma omp task depend(in: x[0])\n"
+                                       "{ usleep(100000); stencil_rows(1, 1); }\n"))
+    assert len(slept) == 1 and "no usleep" in slept[0]
 
 
 def test_a_partition_is_marked_as_soon_as_it_is_copied_in_one_region():
@@ -181,6 +205,27 @@ def test_a_partition_is_marked_as_soon_as_it_is_copied_in_one_region():
     twice = own.replace(" hl_traced_MPI_Pready(t, req[0]);\n}\n",
                         "}\n#pragma omp parallel\n hl_traced_MPI_Pready(omp_get_thread_num(), req[0]);\n")
     assert any("2 parallel regions" in f for f in pready_construct_faults(twice))
+    # a fresh attacker (2026-12-03): each thread's turn timed on the clock, 20 ms x t
+    timed = own.replace(" copy_partition(t);", " double t0 = omp_get_wtime();\n"
+                        " while (omp_get_wtime() - t0 < 0.02 * t) { }\n copy_partition(t);")
+    faults = pready_construct_faults(timed, [10, 11, 12, 13, 14, 15, 16, 17])
+    assert len(faults) == 1 and faults[0].startswith("no omp_get_wtime (line 13)")
+    # a definition of a clock is the build's to refuse (it replaces the library's own)
+    assert pready_construct_faults(own + "int clock_gettime(int c, void *t) { return 0; }\n") == []
+
+
+def test_no_thread_calls_mpi_in_the_region_before_its_marks():
+    from hybridlab.thread_comm.exercise import calls_before_marks
+
+    def call(thread, name, start, step=0):
+        return {"thread": thread, "call": name, "start": start, "step": step, "in_parallel": 1,
+                "team": 2}
+
+    right = pd.DataFrame([call(0, "MPI_Pready", 1.0), call(1, "MPI_Pready_list", 1.1),
+                          call(1, "MPI_Parrived", 1.2), call(0, "MPI_Pready", 2.0, 1)])
+    assert calls_before_marks(right, 2).empty
+    polled = pd.concat([right, pd.DataFrame([call(1, "MPI_Parrived", 1.05)])], ignore_index=True)
+    assert list(calls_before_marks(polled, 2)["call"]) == ["MPI_Parrived"]
 
 
 def _calls(*rows) -> pd.DataFrame:
@@ -237,6 +282,38 @@ def test_only_calls_that_move_values_count_as_inside_mpi_together():
     assert together([*persistent[:4], (1, "MPI_Sendrecv", 0.35, 0.36, 1, 80, -1, "", -1)]) == 1
 
 
+def test_the_threads_are_inside_mpi_together_in_most_iterations():
+    """Lab 12 (a) (a fresh attacker, 2026-12-03): the threads together in the first iteration
+    and in turns after it kept 4/4 when one overlap in the run was enough; now it on some rank in more than half of the iterations."""
+    from types import SimpleNamespace
+
+    def iteration(step, start, apart):
+        gap = 1.0 if apart else 0.0  # thread 1 begins after thread 0 is done, or beside it
+        return [(0, "MPI_Irecv", start, start + 0.1, 1, 80, -1, "", -1),
+                (0, "MPI_Waitall", start + 0.1, start + 0.5, -1, -1, -1, "31", 1),
+                (1, "MPI_Irecv", start + 0.2 + gap, start + 0.3 + gap, 1, 80, -1, "", -1),
+                (1, "MPI_Waitall", start + 0.3 + gap, start + 0.6 + gap, -1, -1, -1, "32", 1)]
+
+    def table(*apart):
+        rows, steps = [], []
+        for k, a in enumerate(apart):
+            made = iteration(k, 10.0 * k, a)
+            rows += made
+            steps += [k] * len(made)
+        calls = _calls(*rows).assign(step=steps)
+        return exercise.concurrent_iterations(SimpleNamespace(mpi_calls=calls), len(apart))
+
+    first_only = table(False, True, True, True)
+    assert list(first_only["concurrent"]) == [2, 0, 0, 0]
+    assert exercise.together_faults(first_only, 4) == "1 of 4 iterations"
+    assert exercise.together_faults(table(False, False, True, False), 4) == ""
+    assert exercise.together_faults(table(False, True), 2) == "1 of 2 iterations"
+    # some rank in each iteration: rank 1 together where rank 0 was not
+    other = table(True, False, False).assign(rank=1)
+    both = pd.concat([table(False, True, True), other])
+    assert exercise.together_faults(both, 3) == ""
+
+
 def test_a_partition_is_never_handed_over_in_turns():
     """Lab 12 (d) (a fresh attacker, 2026-12-03): an ordered loop or block, a critical section,
     a lock or a flag watched anywhere in the cell (around the copy and the mark, or in a function
@@ -257,7 +334,7 @@ def test_a_partition_is_never_handed_over_in_turns():
     for text, shown in ((ordered, "omp for ordered"), (helper, "omp critical"),
                         (locked, "omp_set_lock"), (flag, "__atomic_load_n")):
         faults = pready_construct_faults(text)
-        assert len(faults) == 1 and faults[0].startswith(f"no {shown}:"), faults
+        assert len(faults) == 1 and faults[0].startswith(f"no {shown} (line "), faults
         assert "not in turns" in faults[0]
 
 

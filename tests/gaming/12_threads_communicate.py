@@ -632,7 +632,7 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
     }
 }
 """), A, "fresh attacker: slices exchanged in turns, one MPI_Comm_rank per thread made while "
-           "thread 0 sits in its MPI_Waitall", reason="did an exchange call begin while"))
+           "thread 0 sits in its MPI_Waitall", reason="the threads took turns"))
 GAMING.append(attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", r"""
 /* no overlap: every interior row but one waits for the exchange (depend(in) on it, like the
  * edge rows); one token task without depend computes row 2 while the messages travel */
@@ -768,7 +768,7 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
     if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
 }
 """), D, "the master copies all; the kit's copy log patched in memory to name each thread",
-    reason="copied outside a parallel region | no volatile: the threads copy"))
+    reason="copied outside a parallel region | no volatile (line"))
 
 # A fresh attacker's (helper-30, 2026-12-03) wrong methods for (a) that kept full points, now refused.
 GAMING += [
@@ -1029,7 +1029,7 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 }
 """), B, "fresh attacker: the interior depends on the exchange (no overlap); two one-value "
            "decoy messages posted after it, completed once the interior is done, open a window "
-           "round it", reason="every message of the exchange is one halo row"),
+           "round it", reason="every message of the exchange is one halo row | no usleep"),
     attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
 int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
                      MPI_Request req[4]) {
@@ -1117,4 +1117,140 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
 """), D, "fresh attacker (2026-12-03): each thread copies and marks its partition in its own turn "
            "of a loop with a barrier after every turn (no lock, no flag, no ordered): 4/4 kept",
         reason="no barrier in a loop around the copies and marks"),
+]
+
+# a fresh attacker (attackB, 2026-12-03): 4/4 each before the fix
+GAMING += [
+    attempt("method", "exchange_slice", c_cell("MULTIPLE_C", "thread_halo", r"""
+static volatile int turn_of = 0;
+static int first_done[256];
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++)
+        MPI_Comm_dup(comm, &comms[t]);
+}
+
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    /* turns in every iteration but the first: one overlap in the run is all the judge asks */
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long lo = 1 + t * nx / T, hi = (t + 1) * nx / T;
+    int len = (int)(hi - lo + 1);
+    int turns = first_done[t]++ > 0;   /* the first iteration together, then in turns */
+    if (turns)
+        while (__atomic_load_n(&turn_of, __ATOMIC_ACQUIRE) % T != t) { }
+    MPI_Request rq[4];
+    MPI_Irecv(&a[0 * w + lo], len, MPI_DOUBLE, up, 0, mine, &rq[0]);
+    MPI_Irecv(&a[(m + 1) * w + lo], len, MPI_DOUBLE, down, 1, mine, &rq[1]);
+    MPI_Isend(&a[1 * w + lo], len, MPI_DOUBLE, up, 1, mine, &rq[2]);
+    MPI_Isend(&a[m * w + lo], len, MPI_DOUBLE, down, 0, mine, &rq[3]);
+    MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+    if (turns)
+        __atomic_add_fetch(&turn_of, 1, __ATOMIC_RELEASE);
+}
+"""), A,
+            "fresh attacker (2026-12-03): the threads exchange together in the first iteration and take turns on an atomic counter in every one after it; one overlap in the run was enough: 4/4 kept",
+            reason="in most iterations (more than half)"),
+    attempt("text", "task_iteration", c_cell("TASKS_C", "thread_halo", r"""
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    /* edges wait by a taskwait, not by depend: the regex for "a task after the wait" misses taskloop */
+    long w = nx + 2;
+    double *top = &a[0];
+    for (long lo = 2; lo <= m - 1; lo += 16) {
+        long hi = lo + 15 < m - 1 ? lo + 15 : m - 1;
+        #pragma omp task firstprivate(lo, hi)
+        stencil_rows(lo, hi);
+    }
+    #pragma omp task depend(out: top[0])
+    {
+        MPI_Request rq[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 0, comm, &rq[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &rq[1]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &rq[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 0, comm, &rq[3]);
+        MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+    }
+    #pragma omp taskwait
+    long step = m > 1 ? m - 1 : 1;
+    #pragma omp taskloop grainsize(1)
+    for (long r = 1; r <= m; r += step)
+        stencil_rows(r, r);
+}
+"""), B,
+            "fresh attacker (2026-12-03): a taskwait, then rows 1 and m from a taskloop (the 'task after a wait' pattern matched task only): 4/4 kept",
+            reason="no taskwait between the tasks"),
+    attempt("text", "task_iteration", c_cell("TASKS_C", "thread_halo", r"""
+static omp_lock_t gate;
+static int gate_ready = 0;
+
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    /* the edges wait on a lock the exchange's task opens, not on depend */
+    long w = nx + 2;
+    double *top = &a[0];
+    if (!gate_ready) {
+        omp_init_lock(&gate);
+        gate_ready = 1;
+    }
+    omp_set_lock(&gate);
+    #pragma omp task depend(out: top[0])
+    {
+        MPI_Request rq[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 0, comm, &rq[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &rq[1]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &rq[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 0, comm, &rq[3]);
+        MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+        omp_unset_lock(&gate);
+    }
+    for (long lo = 2; lo <= m - 1; lo += 16) {
+        long hi = lo + 15 < m - 1 ? lo + 15 : m - 1;
+        #pragma omp task firstprivate(lo, hi)
+        stencil_rows(lo, hi);
+    }
+    #pragma omp task
+    {
+        omp_set_lock(&gate);
+        omp_unset_lock(&gate);
+        stencil_rows(1, 1);
+        if (m > 1)
+            stencil_rows(m, m);
+    }
+}
+"""), B,
+            "fresh attacker (2026-12-03): rows 1 and m wait on an omp_lock_t the exchange's task unsets, a depend clause for show: 4/4 kept",
+            reason="no omp_set_lock"),
+    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    /* a row is w = nx + 2 doubles long, halo columns included */
+    long w = nx + 2;
+    MPI_Count per = nx / parts;
+    int n = 0;
+    if (up != MPI_PROC_NULL) {   /* even: sends, odd: receives */
+        MPI_Psend_init(&a[w + 1], parts, per, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[1], parts, per, MPI_DOUBLE, up, 0, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[m * w + 1], parts, per, MPI_DOUBLE, down, 0, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, per, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    MPI_Startall(nreq, req);
+    #pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        double t0 = omp_get_wtime();    /* in turns, by the clock: no lock, no flag, no barrier */
+        while (omp_get_wtime() - t0 < 0.02 * t) { }
+        copy_partition(t);
+        for (int r = 0; r < nreq; r += 2)
+            MPI_Pready(t, req[r]);
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D,
+            "fresh attacker (2026-12-03): thread t spins 20 ms x t on omp_get_wtime before it copies and marks, so the threads take turns by the clock: 4/4 kept",
+            reason="no omp_get_wtime"),
 ]

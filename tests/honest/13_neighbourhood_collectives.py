@@ -284,4 +284,41 @@ def hidden_share(blocking, overlapped):
     return (per_iteration(blocking)["total"] - per_iteration(overlapped)["total"]) * per_reduced
 """, why="the total without its reduction summed from the other phases; (c) left unanswered",
           blank=(released(LAB, "solve_overlapped"),)),
+    # a fresh attacker's (helper-52): MPI_BOTTOM with absolute addresses, the portable way; it
+    # lost 0/4 at build while MPI_Get_address was not among the calls the tracer passes through
+    right("neighbour_exchange", """%%c NEIGHBOUR_C neighbour_halo
+MPI_Comm make_grid(MPI_Comm comm, int dims[2]) {
+    int size, periods[2] = {0, 0};
+    MPI_Comm grid;
+    MPI_Comm_size(comm, &size);
+    MPI_Dims_create(size, 2, dims);
+    MPI_Cart_create(comm, 2, dims, periods, 1, &grid);
+    return grid;
+}
+
+/* alltoallw from MPI_BOTTOM with absolute addresses (MPI_Get_address), hvector columns,
+   nonblocking, completed with MPI_Waitall */
+void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
+    long w = n + 2;
+    MPI_Datatype row, col;
+    MPI_Type_contiguous((int)n, MPI_DOUBLE, &row);
+    MPI_Type_create_hvector((int)m, 1, (MPI_Aint)(w * sizeof(double)), MPI_DOUBLE, &col);
+    MPI_Type_commit(&row);
+    MPI_Type_commit(&col);
+    double *sp[4] = {a + w + 1, a + m * w + 1, a + w + 1, a + w + n};
+    double *rp[4] = {a + 1, a + (m + 1) * w + 1, a + w, a + w + n + 1};
+    MPI_Aint sd[4], rd[4];
+    for (int k = 0; k < 4; k++) {
+        MPI_Get_address(sp[k], &sd[k]);
+        MPI_Get_address(rp[k], &rd[k]);
+    }
+    int c[4] = {1, 1, 1, 1};
+    MPI_Datatype t[4] = {row, row, col, col};
+    MPI_Request rq[1];
+    MPI_Ineighbor_alltoallw(MPI_BOTTOM, c, sd, t, MPI_BOTTOM, c, rd, t, grid, &rq[0]);
+    MPI_Waitall(1, rq, MPI_STATUSES_IGNORE);
+    MPI_Type_free(&row);
+    MPI_Type_free(&col);
+}
+""", why="MPI_Ineighbor_alltoallw from MPI_BOTTOM, addresses from MPI_Get_address"),
 ]

@@ -44,7 +44,7 @@ from ..halo.exercise import (
 from ..halo.serial import check_grid, jacobi2d
 from ..kernels.build import Kernel, build, has_partitioned
 from ..kernels.c_cells import unanswered
-from ..kernels.c_text import loops
+from ..kernels.c_text import closing, functions, inside_loop, loops
 from ..runs import compliance
 from ..runs.launch import run_program
 from ..runs.records import Results, as_frame
@@ -54,7 +54,7 @@ from ..runs.student_c import (
     blocking_calls,
     build_student,
     overlap_table,
-    preprocessed,
+    preprocessed_lines,
 )
 
 LEVEL = "multiple"  # (a) and (b): threads other than the master call MPI, at once
@@ -72,15 +72,31 @@ MULTIPLE_CALLS = (*POINT_TO_POINT, *COMPLETES, "MPI_Start", "MPI_Startall", "MPI
                   "MPI_Comm_split", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_free",
                   "MPI_Barrier")  # fmt: skip
 PARTITIONED_SETUP = ("MPI_Psend_init", "MPI_Precv_init")
-MARKS = ("MPI_Pready", "MPI_Pready_range")  # calls that mark partitions of a send ready
+MARKS = ("MPI_Pready", "MPI_Pready_range", "MPI_Pready_list")  # calls that mark partitions ready
 STAMPS = ("inline_rows", "inline_calls", "nested_rows", "edges_after_calls")  # (b), task_stamps
 _TASK_DEPEND = re.compile(r"#\s*pragma\s+omp\s+task\b[^\n]*\bdepend\s*\(")
 # (b): the edge tasks wait for the exchange by depend alone, in the preprocessed unit: no wait
 # construct with a task after it (a taskwait or barrier at the very end is fine), no if() or
 # final() clause (an undeferred task)
 _WAITS = re.compile(r"#\s*pragma\s+omp\s+(taskwait|taskgroup|barrier)\b")
-_TASK = re.compile(r"#\s*pragma\s+omp\s+task\b")
-_UNDEFERRED = re.compile(r"#\s*pragma\s+omp\s+task\b[^\n]*\b(if|final)\s*\(")
+# every construct that creates tasks (a fresh attacker's edges came from a taskloop after a
+# taskwait, 4/4 kept, 2026-12-03)
+_TASK = re.compile(r"#\s*pragma\s+omp\s+(?:task|taskloop|target)\b")
+_UNDEFERRED = re.compile(r"#\s*pragma\s+omp\s+(?:task|taskloop)\b[^\n]*\b(if|final)\s*\(")
+# (b): what holds an edge task until the exchange is done other than depend: a lock the
+# exchange's task opens (a fresh attacker's omp_lock_t gate beside a depend clause for show, 4/4
+# kept, 2026-12-03), a critical section or ordered block; and (b), (d): a clock read or a sleep,
+# which times a wait (a fresh attacker's (d) threads each spun 20 ms x t on omp_get_wtime before
+# copying, so they took turns, 4/4 kept, 2026-12-03)
+_LOCKS = re.compile(r"#\s*pragma\s+omp\s+(?:critical|ordered)\b"
+                    r"|#\s*pragma\s+omp\b[^\n]*\bordered\b"
+                    r"|\bomp_(?:set|test)_(?:nest_)?lock\b"
+                    r"|\bpthread_(?:mutex|spin|rwlock|cond)_(?:timed)?(?:lock|trylock|rdlock|wrlock|wait)\b"
+                    r"|\bsem_(?:timed|try)?wait\b")
+_DELAYS = re.compile(r"\b(?:omp_get_wtime|omp_get_wtick|MPI_Wtime|MPI_Wtick|clock_gettime"
+                     r"|gettimeofday|nanosleep|clock_nanosleep|usleep|sleep|sched_yield"
+                     r"|thrd_sleep|thrd_yield|timespec_get)\b|\b(?:time|clock)\s*\("
+                     r"|\w*rdtsc\w*|__builtin_readcyclecounter")
 # what a task waiting on a flag of the cell's own is made of, in place of depend
 _FLAG_WAIT = re.compile(r"#\s*pragma\s+omp\s+(?:taskyield|atomic\s+read|flush)\b"
                         r"|\b(?:volatile|_Atomic|__atomic_\w+|__sync_\w+)\b")
@@ -111,23 +127,25 @@ def build_student_tasks(code: str, name: str = "student_tasks") -> Kernel:
     naming what is missing when the code, preprocessed (comments and #if'd-out lines gone), does
     not make the edge tasks wait by depend alone (task_construct_faults)."""
     if not unanswered(code):
-        faults = task_construct_faults(preprocessed("thread_halo", "HL_STUDENT_TASKS", code))
+        faults = task_construct_faults(*_preprocessed("HL_STUDENT_TASKS", code))
         if faults:
             raise ValueError("task_iteration: " + "; ".join(faults))
     return build_student(name, "thread_halo", "HL_STUDENT_TASKS", code, ("task_iteration",))
 
 
-def task_construct_faults(text: str) -> list[str]:
+def task_construct_faults(text: str, cell_lines: list[int] | None = None) -> list[str]:
     """What keeps preprocessed C from making its edge tasks wait by depend alone: no task with a
     depend clause; a taskwait, taskgroup or barrier with a task created after it; a task with an
     if() or final() clause; a flag watched (taskyield, flush, volatile, atomics)."""
     if not _TASK_DEPEND.search(text):
         return ["must create OpenMP tasks with depend clauses (#pragma omp task depend(...))"]
     faults = []
-    waits = [m.group(1) for m in _WAITS.finditer(text) if _TASK.search(text, m.end())]
+    waits = [m for m in _WAITS.finditer(text) if not _wait_at_end(text, m)]
     if waits:
-        faults.append(f"no {waits[0]} between the tasks: the edge tasks wait for the exchange "
-                      "by their depend clauses alone (a taskwait at the very end is allowed)")
+        faults.append(f"no {waits[0].group(1)} between the tasks (line "
+                      f"{_line_of(text, waits[0].start(), cell_lines)}): the edge tasks wait for the exchange "
+                      "by their depend clauses alone (a taskwait as the very last statement of "
+                      "task_iteration, the cell's last function, outside any loop, is allowed)")
     if _UNDEFERRED.search(text):
         faults.append("no if() or final() clause on a task: it makes the task undeferred, the "
                       "creating thread waiting for it")
@@ -135,7 +153,54 @@ def task_construct_faults(text: str) -> list[str]:
     if flag:
         faults.append(f"no {flag.group(0).replace('#', '').strip()}: a task waits for the "
                       "exchange by its depend clause, not by watching a flag of its own")
+    held = _LOCKS.search(text) or _used(_DELAYS, text)
+    if held:
+        shown = re.sub(r"#\s*pragma\s+", "", held.group(0)).strip(" (")
+        faults.append(f"no {shown} (line {_line_of(text, held.start(), cell_lines)}): a task waits for the "
+                      "exchange by its depend clause, not on a lock, a critical section, a clock "
+                      "or a sleep")
     return faults
+
+
+def _used(pattern: re.Pattern, text: str) -> re.Match | None:
+    """The first match of `pattern` in `text` that is not the definition of a function of that
+    name (a cell defining clock_gettime replaces the library's own, which the build refuses,
+    saying so: kernels.unit_checks)."""
+    for found in pattern.finditer(text):
+        head = re.match(r"\s*\(", text[found.end():]) if found.group(0)[-1:] != "(" else True
+        if head:
+            opening = found.end() - 1 if head is True else found.end() + head.end() - 1
+            if re.match(r"\s*\{", text[closing(text, opening):]):
+                continue
+        return found
+    return None
+
+
+def _line_of(text: str, pos: int, cell_lines: list[int] | None = None) -> int:
+    """The cell's line of `pos` in preprocessed text (cell_lines: the cell's line of each line of
+    the text, student_c.preprocessed_lines), else the text's own line (from 1)."""
+    line = text.count("\n", 0, pos)
+    return cell_lines[line] if cell_lines and line < len(cell_lines) else line + 1
+
+
+def _preprocessed(define: str, code: str) -> tuple[str, list[int]]:
+    """The cell's preprocessed text (student_c.preprocessed) and the cell's line of each of its
+    lines."""
+    pairs = preprocessed_lines("thread_halo", define, code)
+    return "\n".join(text for _, text in pairs), [line for line, _ in pairs]
+
+
+def _wait_at_end(text: str, wait: re.Match) -> bool:
+    """Whether a taskwait, taskgroup or barrier stands at the very end of task_iteration, the
+    cell's last function, outside any loop, nothing but closing braces after it: then no task
+    can be created after it (a wait before a task-creating construct, in a helper, or in a loop
+    lets tasks be created after it)."""
+    rest = text[text.find("\n", wait.end()) if "\n" in text[wait.end():] else len(text):]
+    rest = re.sub(r"^\s*#[^\n]*", "", rest, flags=re.M)  # line markers
+    if rest.strip(" \t\n;}") or _TASK.search(text, wait.end()) or inside_loop(text, wait.start()):
+        return False
+    enclosing = [name for name, start, end in functions(text) if start <= wait.start() < end]
+    return enclosing == ["task_iteration"]
 
 
 def point_to_point(res: Results) -> pd.DataFrame:
@@ -301,6 +366,38 @@ def concurrent_threads(res: Results) -> pd.Series:
     return pd.Series(counts, name="concurrent", dtype=int)
 
 
+def concurrent_iterations(res: Results, iterations: int) -> pd.DataFrame:
+    """Per rank and iteration (the kernel's step, marked before each exchange): how many of the
+    student's exchange calls (exchange_calls) began while an exchange call of another thread of
+    the rank was inside MPI, in that iteration; every iteration 0 .. iterations - 1 of every
+    rank that made an exchange call, 0 where none overlapped."""
+    calls = exchange_calls(res)
+    if "step" not in calls.columns:
+        calls = calls.assign(step=-1)
+    rows = []
+    for rank, mine in calls.groupby("rank"):
+        counts = dict.fromkeys(range(iterations), 0)
+        for step, made in mine.sort_values("start").groupby("step"):
+            seen = list(made.itertuples())
+            counts[int(step)] = sum(any(o.thread != c.thread and o.start <= c.start < o.end
+                                        for o in seen[:i]) for i, c in enumerate(seen))
+        rows += [{"rank": int(rank), "iteration": it, "concurrent": n}
+                 for it, n in sorted(counts.items()) if 0 <= it < iterations]  # fmt: skip
+    return pd.DataFrame(rows, columns=["rank", "iteration", "concurrent"])
+
+
+def together_faults(table: pd.DataFrame, iterations: int) -> str:
+    """Empty when, in more than half of the iterations, exchange calls of different threads were
+    inside MPI together on some rank (concurrent_iterations); else how many iterations had it:
+    the threads took turns in most iterations (a fresh attacker's threads exchanged together in
+    the first iteration and in turns on an atomic counter after it, 4/4 kept when one overlap
+    in the run was enough, 2026-12-03). Some rank, not every even one: on the grader's
+    oversubscribed cores a rank's threads may not run at once in an iteration (the solution's
+    last rank at 3x2 overlapped in 2 of 5)."""
+    together = table[table["concurrent"] > 0]["iteration"].nunique()
+    return "" if 2 * together > iterations else f"{together} of {iterations} iterations"
+
+
 def _runs(kernel: Kernel, variant: str, shapes: tuple[tuple[int, int], ...], nx: int, ny: int,
           iterations: int, timeout: float) -> list[dict]:  # fmt: skip
     """Run the student's `variant` at MULTIPLE (odd ranks staggered) at every (ranks, threads):
@@ -347,8 +444,9 @@ def judge_multiple(runs: list[dict]) -> list[dict]:
     0 for all beside calls for show: that is FUNNELED), none sent or received more than
     ceil(nx / threads) values in one call (its slice), exchange calls of different threads
     (exchange_calls: calls moving values with a neighbour, completions of their requests) were
-    inside MPI at the same time on some rank (odd ranks start each exchange STAGGER_US late, so
-    the even ranks' threads wait inside MPI together), and no (communicator, tag) is shared by two
+    inside MPI at the same time on some rank in most iterations (odd ranks start each
+    exchange STAGGER_US late, so the even ranks' threads wait inside MPI together:
+    concurrent_iterations, together_faults), and no (communicator, tag) is shared by two
     threads of a rank. Returns one row per shape."""
     rows = []
     for shape, res, where, got in _judged_runs(runs):
@@ -396,14 +494,17 @@ def judge_multiple(runs: list[dict]) -> list[dict]:
             assert not shared, (f"{where}: {shared[0]}: give each thread its own communicator "
                                 "(or its own tags) so its messages cannot match another "
                                 "thread's")  # fmt: skip
-            together = concurrent_threads(res)
-            assert (together > 0).any(), (
-                f"{where}: on no rank did an exchange call begin while another thread of the rank "
-                "was inside one (the even ranks' threads wait for the late odd ranks together; "
-                "only calls that move values with a neighbour and the completions of their "
-                "requests count, not messages of no values nor other calls): the threads took "
-                "turns (a critical section or a lock around MPI is SERIALIZED, not MULTIPLE)")
-            row["calls inside MPI together"] = int(together.sum())
+            table = concurrent_iterations(res, iterations)
+            apart = together_faults(table, iterations)
+            assert not apart, (
+                f"{where}: exchange calls of different threads were inside MPI together in "
+                f"{apart}: in most iterations (more than half) an exchange call of one thread "
+                "begins while another thread's of its rank is inside MPI, on some rank (the even "
+                "ranks' threads wait together for the late odd ranks; only calls that move values "
+                "with a neighbour and the completions of their requests count, not messages of "
+                "no values nor other calls): the threads took turns (a critical section, a lock "
+                "or a counter taking turns around MPI is SERIALIZED, not MULTIPLE)")
+            row["calls inside MPI together"] = int(table["concurrent"].sum())
         rows.append(row)
     return rows
 
@@ -563,7 +664,7 @@ _PREADY_TURNS = re.compile(r"#\s*pragma\s+omp\s+(?:critical|ordered)\b"
 _TURN_WAIT = re.compile(r"#\s*pragma\s+omp\s+(?:barrier|taskwait|single|masked|master)\b")
 
 
-def pready_construct_faults(text: str) -> list[str]:
+def pready_construct_faults(text: str, cell_lines: list[int] | None = None) -> list[str]:
     """What keeps preprocessed C from having each thread mark its partition ready as soon as it
     copied it, in the one parallel region: a second region; one of _PREADY_HELD between its
     first copy_partition and its last mark (before them, a masked MPI_Startall and its barrier
@@ -573,13 +674,13 @@ def pready_construct_faults(text: str) -> list[str]:
     2026-12-03); a barrier (or a construct the team waits at) in a loop whose body copies or
     marks (_TURN_WAIT: turns, one thread a turn)."""
     faults = []
-    turns = _PREADY_TURNS.search(text) or _FLAG_WAIT.search(text)
+    turns = _PREADY_TURNS.search(text) or _FLAG_WAIT.search(text) or _used(_DELAYS, text)
     if turns:
-        shown = re.sub(r"#\s*pragma\s+", "", turns.group(0)).strip()
-        faults.append(f"no {shown}: the threads copy their partitions and mark them ready at "
+        shown = re.sub(r"#\s*pragma\s+", "", turns.group(0)).strip(" (")
+        faults.append(f"no {shown} (line {_line_of(text, turns.start(), cell_lines)}): the threads copy their partitions and mark them ready at "
                       "the same time, each as soon as it has copied its own, not in turns (an "
-                      "ordered loop or block, a critical section, a lock or a flag watched makes "
-                      "them take turns)")
+                      "ordered loop or block, a critical section, a lock, a flag watched, or a "
+                      "clock read or sleep timing each thread's turn makes them take turns)")
     regions = len(re.findall(r"#\s*pragma\s+omp\s+parallel\b", text))
     if regions > 1:
         faults.append(f"{regions} parallel regions: one region, in which each thread copies its "
@@ -606,7 +707,7 @@ def build_student_pready(code: str, name: str = "student_pready") -> Kernel:
     (variant=pready), traced; BuildError names the cell's lines, ValueError what keeps a thread
     from marking its partition at once (pready_construct_faults)."""
     if not unanswered(code):
-        faults = pready_construct_faults(preprocessed("thread_halo", "HL_STUDENT_PREADY", code))
+        faults = pready_construct_faults(*_preprocessed("HL_STUDENT_PREADY", code))
         if faults:
             raise ValueError("pready_iteration: " + "; ".join(faults))
     return build_student(name, "thread_halo", "HL_STUDENT_PREADY", code,
@@ -627,16 +728,30 @@ def run_pready(code: str, shapes: tuple[tuple[int, int], ...] = ((2, 2),), nx: i
     return _runs(build_student_pready(code, name), "pready", shapes, nx, ny, iterations, timeout)
 
 
+def _marked(c) -> list[int]:
+    """The partitions one mark names: an MPI_Pready's one, an MPI_Pready_range's low to high,
+    an MPI_Pready_list's list (the tracer's "requests" field holds it, "0,2"; a list cut with
+    "+" counts as none of its partitions, so the judge finds them unmarked)."""
+    if c.call == "MPI_Pready_list":
+        text = str(c.requests if c.requests == c.requests else "")
+        items = [t.strip() for t in text.split(",") if t.strip()]
+        if any(not t.lstrip("-").isdigit() for t in items):
+            return []
+        return [int(t) for t in items]
+    return list(range(int(c.partition), int(c.partition_last) + 1))
+
+
 def partition_marks(calls: pd.DataFrame) -> pd.DataFrame:
-    """One row per partition an MPI_Pready or MPI_Pready_range marked: rank, thread, request,
-    partition, start, in_parallel, team."""
+    """One row per partition an MPI_Pready, MPI_Pready_range or MPI_Pready_list marked: rank,
+    thread, request, partition, start, step (the kernel's iteration, -1 unmarked), in_parallel,
+    team."""
     marks = calls[calls["call"].isin(MARKS)]
     rows = [{"rank": int(c.rank), "thread": int(c.thread), "request": int(c.request),
-             "partition": p, "start": float(c.start), "in_parallel": int(c.in_parallel),
-             "team": int(c.team)}
-            for c in marks.itertuples()
-            for p in range(int(c.partition), int(c.partition_last) + 1)]  # fmt: skip
-    return pd.DataFrame(rows, columns=["rank", "thread", "request", "partition", "start",
+             "partition": p, "start": float(c.start),
+             "step": int(c.step) if getattr(c, "step", -1) == getattr(c, "step", -1) else -1,
+             "in_parallel": int(c.in_parallel), "team": int(c.team)}
+            for c in marks.itertuples() for p in _marked(c)]  # fmt: skip
+    return pd.DataFrame(rows, columns=["rank", "thread", "request", "partition", "start", "step",
                                        "in_parallel", "team"])  # fmt: skip
 
 
@@ -649,7 +764,8 @@ def judge_pready(runs: list[dict]) -> list[dict]:
     and one MPI_Precv_init per neighbouring rank (none towards MPI_PROC_NULL), of T partitions of
     nx / T values, and made no other point-to-point call (the rows travel as partitioned messages,
     not MPI_Send); every partition of every send was marked ready once per iteration, by the
-    thread of its number (thread t, partition t), inside a parallel region of T threads; and every
+    thread of its number (thread t, partition t), inside a parallel region of T threads, no other MPI call of the thread in the region before
+    its marks (calls_before_marks); and every
     partition of rows 1 and m copied once per iteration with the kit's copy_partition (its log,
     partition_copies) by that same thread inside the region, before it marked the partition
     ready. Returns one row per shape."""
@@ -702,9 +818,30 @@ def judge_pready(runs: list[dict]) -> list[dict]:
                         f"a parallel region of {threads} threads: MPI_Pready inside the region, "
                         "by the thread that filled the partition")
             _assert_copied(res, rank, threads, iterations, marks, where)
+            early = calls_before_marks(mine, threads)
+            assert early.empty, (
+                f"{where}: rank {rank}: thread {int(early['thread'].iloc[0])} called "
+                f"{early['call'].iloc[0]} inside the region before it marked its partition "
+                "ready: in the region each thread copies its partition and marks it at once, "
+                "with no MPI call before its MPI_Pready (MPI_Parrived and the rest after the "
+                "marks, or outside the region)")
         rows.append({"ranks": ranks, "threads": threads, "checksum": got,
                      "partitions marked": int(len(partition_marks(calls)))})  # fmt: skip
     return rows
+
+
+def calls_before_marks(calls: pd.DataFrame, threads: int) -> pd.DataFrame:
+    """One rank's MPI calls in a region of `threads` threads, other than marks, that a thread
+    made in an iteration (the kernel's step) before its last mark of that iteration: calls
+    polled to hold a thread's turn (MPI_Parrived or MPI_Test a number of times that grows with
+    the thread's number) before it marks."""
+    inside = calls[(calls["in_parallel"] == 1) & (calls["team"] == threads)]
+    marks = inside[inside["call"].isin(MARKS)]
+    last = marks.groupby(["step", "thread"])["start"].max()
+    others = inside[~inside["call"].isin(MARKS)]
+    early = [c.Index for c in others.itertuples()
+             if (c.step, c.thread) in last.index and c.start < last.loc[(c.step, c.thread)]]  # fmt: skip
+    return others.loc[early]
 
 
 # (d): the row of the grid each partitioned set-up names, by the neighbour's side (the kernel's
@@ -785,6 +922,25 @@ def _assert_copied(res: Results, rank: int, threads: int, iterations: int, marks
             assert not early, (
                 f"{where}: rank {rank}: partition {part} marked ready before thread {part} had "
                 f"copied it (iteration {early[0]}): copy_partition first, then MPI_Pready")
+
+
+def turn_spreads(copies: pd.DataFrame, marks: pd.DataFrame) -> pd.DataFrame:
+    """Per iteration of one rank: how far apart its threads handed their partitions over, in
+    seconds: the latest thread's first copy_partition less the earliest's ("copies"), and the
+    latest partition's first mark (MPI_Pready of it in any send) less the earliest's ("marks");
+    a partition's k-th mark in a send is its mark of iteration k (each is marked once per
+    iteration, judge_pready)."""
+    first_copy = copies.groupby(["iteration", "partition"])["start"].min()
+    marks = marks.sort_values("start").assign(
+        iteration=lambda m: m.groupby(["request", "partition"]).cumcount())
+    first_mark = marks.groupby(["iteration", "partition"])["start"].min()
+    rows = []
+    for it in sorted(set(first_copy.index.get_level_values(0))):
+        made = first_copy.loc[it]
+        marked = first_mark.loc[it] if it in first_mark.index.get_level_values(0) else made
+        rows.append({"iteration": int(it), "copies": float(made.max() - made.min()),
+                     "marks": float(marked.max() - marked.min())})  # fmt: skip
+    return pd.DataFrame(rows, columns=["iteration", "copies", "marks"])
 
 
 def check_student_pready(code: str, shapes: tuple[tuple[int, int], ...] = ((2, 2),),
