@@ -383,4 +383,19 @@ void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world,
 HONEST += [
     right("alltoall_nodes", THREAD_SPLIT,
           why="the leader's pack split by lo = total * id / nt, hi = total * (id + 1) / nt"),
+    # a fresh attacker's (helper-51): a helper named `_r`, as hidden tests name their own; it lost
+    # every point while a hidden cell's names replaced the student's (grading/hidden_names.py)
+    right("alltoall_messages", """def _r(cores, threads):
+    # ranks of a split, or ValueError
+    if threads <= 0 or cores % threads:
+        raise ValueError("threads do not divide cores")
+    return cores // threads
+
+
+def alltoall_messages(n, cores, threads):
+    P = _r(cores, threads)
+    if n % P:
+        raise ValueError("ranks do not divide n")
+    return P - 1, 16 * n * (n // P) ** 2
+""", why="a private helper named _r, like the hidden test's own names"),
 ]

@@ -351,4 +351,15 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
     MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
 }
 """, why="MPI_Pready_list of a list of one partition"),
+    # a fresh attacker's (helper-51): a helper named `_r`, as hidden tests name their own; it lost
+    # every point while a hidden cell's names replaced the student's (grading/hidden_names.py)
+    right("halo_ratio", """def _r(run):
+    # the halo time of a run: slowest thread per rank, mean over ranks
+    halo = run[run["phase"] == "halo"]
+    return halo.groupby("rank")["seconds"].max().mean()
+
+
+def halo_ratio(multiple: pd.DataFrame, funneled: pd.DataFrame) -> float:
+    return float(_r(multiple) / _r(funneled))
+""", why="a private helper named _r, like the hidden test's own names"),
 ]
