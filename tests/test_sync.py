@@ -366,6 +366,22 @@ def test_student_construct_is_checked_for_its_construct_and_reference():
     assert check_source(ATOMIC.replace("omp parallel\n", "omp parallel if(1)\n")) == "atomic"
 
 
+def test_a_loop_unrolled_round_the_construct_is_refused():
+    from hybridlab.sync.exercise import check_source, repeated_delays
+
+    two = ATOMIC.replace("hl_delay(s->delay);", "hl_delay(s->delay);\n        hl_delay(s->delay);")
+    with pytest.raises(AssertionError, match="cell:10: the loop that holds the atomic construct "
+                                             "calls hl_delay 2 times per pass"):
+        check_source(two)  # two delays, one atomic per pass: half the atomics timed
+    macro = ATOMIC.replace("hl_delay(s->delay);\n", "D4\n", 1).replace(
+        "void construct_test", "#define D4 hl_delay(s->delay); hl_delay(s->delay); "
+        "hl_delay(s->delay); hl_delay(s->delay);\nvoid construct_test")
+    with pytest.raises(AssertionError, match="calls hl_delay 4 times per pass"):
+        check_source(macro)  # the preprocessed unit: the macro expanded
+    assert repeated_delays("for (j = 0; j < n; j++) { construct_delay(d);\n#pragma omp atomic\n"
+                           "x += 1; }", "atomic") == (-1, 1)
+
+
 @pytest.mark.parametrize("change, message", [
     (("reference_loop, s", "NULL, s"), "must time construct_test against reference_loop"),
     (("construct_test, reference_loop", "reference_loop, reference_loop"), "another function as the test"),
@@ -462,3 +478,28 @@ def test_a_measurement_that_times_the_reference_as_the_test_is_refused():
     kernel = sx.build_student_construct(cheat, "t_comma")
     with pytest.raises(hl.KernelError, match="must be construct_test"):
         sx.run_construct(kernel, threads=2, samples=4, target_ms=0.2)
+
+
+def test_the_kit_keeps_a_runs_samples_for_the_judge(tmp_path, monkeypatch):
+    """Lab 02 (e): syncbench and run_construct keep their samples through grading.handout.keep;
+    the grader reads them as the lab's cell ends and the judge reads them with kept (a rewritten
+    construct_run or sweep in an answer cell kept 2/2 for a fresh attacker)."""
+    from hybridlab.grading import handout
+    from hybridlab.sync import exercise
+
+    monkeypatch.setenv(handout.ENV, str(tmp_path / "handout.jsonl"))
+    res = exercise.run_construct(threads=2, samples=3, target_ms=0.1)
+    handout.from_kernel(lambda: {"hl_kept": "not kept"})  # a handed-out value is never kept
+    lines = (tmp_path / "handout.jsonl").read_text().splitlines()
+    kept = [handout.kept_line(line) for line in lines]
+    assert kept[0][handout.KEPT] == "construct_run" and kept[1] is None
+    handout._kept = [(kept[0][handout.KEPT], kept[0]["value"])]
+    try:
+        (run,) = handout.kept("construct_run")
+        samples = res.records[res.records["record"] == "sample"]
+        assert run["seconds"] == [float(v) for v in samples["seconds"]]
+        assert run["kind"] == list(samples["kind"]) and run["kernel"] == "construct_bench"
+        assert handout.kept("syncbench") == []
+    finally:
+        handout._kept = None
+    assert handout.kept("construct_run")[-1] == run  # no judge: what this process kept

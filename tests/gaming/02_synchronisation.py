@@ -566,3 +566,84 @@ GAMING += [
         {CONSTRUCT}, why="single reached by the last repetition only (a continue before it)",
         reason="may be skipped by some repetitions"),
 ]
+
+# a fresh attacker (attackC): the loop unrolled round the construct, k hl_delay calls and one
+# atomic adding k per pass, the leftovers in a second loop (every thread still delays once per
+# repetition, every update arrives); the pragma's loop body (macros expanded) must hold one delay
+GAMING += [
+    attempt("method", "construct_code", construct(r"""const char *const construct_name = "atomic";
+/* gaming: the loop unrolled by two, one atomic adding 2 per two repetitions (half the atomics
+   the part times), the odd tail in a second loop; no if/else/switch/continue/break/goto */
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    {
+        long j;
+        for (j = 0; j + 1 < inner; j += 2) {
+            hl_delay(s->delay);
+            hl_delay(s->delay);
+#pragma omp atomic
+            s->updates += 2;
+        }
+        for (; j < inner; j++) {
+            hl_delay(s->delay);
+#pragma omp atomic
+            s->updates += 1;
+        }
+    }
+}
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+"""), {CONSTRUCT},
+            why="loop unrolled by two: two delays, one atomic += 2 per pass, the odd tail apart",
+            reason="calls hl_delay 2 times per pass"),
+    attempt("method", "construct_code", construct(r"""const char *const construct_name = "atomic";
+/* gaming: 16 delays per pass through the loop (a macro), one atomic adding 16: the construct runs
+   once per 16 repetitions; the tail of inner % 16 repetitions in a second loop */
+#define D4 hl_delay(s->delay); hl_delay(s->delay); hl_delay(s->delay); hl_delay(s->delay);
+#define D16 D4 D4 D4 D4
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    {
+        long j;
+        for (j = 0; j + 16 <= inner; j += 16) {
+            D16
+#pragma omp atomic
+            s->updates += 16;
+        }
+        for (; j < inner; j++) {
+            hl_delay(s->delay);
+#pragma omp atomic
+            s->updates += 1;
+        }
+    }
+}
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+"""), {CONSTRUCT},
+            why="16 delays per pass through a macro, one atomic += 16, the tail apart",
+            reason="calls hl_delay 16 times per pass"),
+]
+
+# a fresh attacker (attackC): the samples the test read (construct_run.records, sweep) rewritten
+# in the answer cell, made-up intervals reported; the judge now reads the samples the kit kept
+# as the lab's cells made the runs (grading.handout.keep)
+GAMING.append(attempt("forged", "construct_overhead", r"""# forge the evidence: overwrite the samples the judge recomputes from, then report made-up numbers
+_rec = construct_run.records
+_m = _rec["record"] == "sample"
+_rec.loc[_m & (_rec["kind"] == "test"), "seconds"] = 3e-6
+_rec.loc[_m & (_rec["kind"] == "reference"), "seconds"] = 1e-6
+my_samples = _rec[_m]
+_sw = (sweep["threads"] == CPUS)
+sweep.loc[_sw & (sweep["construct"] == "critical"), "seconds"] = 5e-6
+sweep.loc[_sw & (sweep["construct"] == "reference"), "seconds"] = 1e-6
+my_interval_us = (2.0, 2.0)
+compare_with = "critical"
+lab_interval_us = (4.0, 4.0)
+print(f"yours: {my_interval_us} µs; the lab's {compare_with}: {lab_interval_us} µs")
+""", {NUMBERS},
+                      why="construct_run's and sweep's samples overwritten, intervals made up",
+                      reason="your construct's interval is not EPCC's"))

@@ -516,11 +516,25 @@ class SandboxedExecute(Execute):
             {
                 "part": self._part(prepared, origin, j),
                 "source": nb.cells[origin[j]].source,
-                "values": self._handed.get(j, []),
+                "values": [v for v in self._handed.get(j, []) if handout.kept_line(v) is None],
+                "kept": self._kept_before(nb, origin, j),
             }
             for j in chosen
         ]
         return {**results, **dict(zip(chosen, judge.judge(cells), strict=True))}
+
+    def _kept_before(self, nb, origin, j) -> list[dict]:
+        """What the kit kept (handout.keep) while the lab's own code cells before test cell j
+        ran, read as each ended; never from an answer or test cell."""
+        found = []
+        for k in range(j):
+            cell = nb.cells[origin[k]] if origin[k] is not None else None
+            if cell is None or cell.cell_type != "code" or is_test(cell):
+                continue
+            if _nbgrader(cell).get("solution"):
+                continue
+            found += [d for d in map(handout.kept_line, self._handed.get(k, [])) if d is not None]
+        return found
 
     def _release_sandbox(self) -> None:
         """Remove the last kernel's cgroup and files, even when nbclient skipped its cleanup."""

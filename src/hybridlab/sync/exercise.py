@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..grading.handout import keep
 from ..kernels.build import Kernel
 from ..kernels.c_text import (
     code_only,
@@ -106,7 +107,12 @@ def syncbench(
                       construct=",".join(constructs), samples=samples, target_ms=target_ms)  # fmt: skip
     for warning in res.warnings:
         print(f"warning ({ranks} ranks x {threads} threads): {warning}")
-    return res.records.assign(probe=res.meta["probe"]["after"]["state"])
+    records = res.records
+    keep("syncbench", {"ranks": ranks, "threads": threads, "constructs": [str(c) for c in constructs],
+                       "bind": bind, "env": dict(env or {}),
+                       "construct": [str(c) for c in records["construct"]],
+                       "seconds": [float(v) for v in records["seconds"]]})  # fmt: skip
+    return records.assign(probe=res.meta["probe"]["after"]["state"])
 
 
 def wait_policy_runs(
@@ -131,9 +137,17 @@ def run_construct(
     kernel: str | Kernel = "construct_bench", *, threads: int, samples: int, target_ms: float
 ) -> Results:
     """construct_bench (the worked example) or the student's build of it, 1 rank x `threads`
-    bound one per core."""
-    return run_program(kernel, ranks=1, threads=threads, bind="cores", samples=samples,
-                       target_ms=target_ms)  # fmt: skip
+    bound one per core. Its samples are kept for the grader as the run returns (grading.handout:
+    what lab 02 (e) recomputes the student's intervals from)."""
+    res = run_program(kernel, ranks=1, threads=threads, bind="cores", samples=samples,
+                      target_ms=target_ms)  # fmt: skip
+    rec = res.records
+    mine = rec[rec["record"] == "sample"] if "record" in rec else rec.iloc[0:0]
+    keep("construct_run", {"kernel": str(getattr(kernel, "name", kernel)), "threads": threads,
+                           "construct": [str(c) for c in mine.get("construct", [])],
+                           "kind": [str(k) for k in mine.get("kind", [])],
+                           "seconds": [float(v) for v in mine.get("seconds", [])]})  # fmt: skip
+    return res
 
 
 def construct_name(code: str) -> str:
@@ -214,6 +228,12 @@ def check_source(code: str) -> str:
         f"cell:{line(stray)}: the {name} construct stands outside {where}: each repetition of "
         "the table's row is the delay, then the construct, in the same loop over `inner` (no "
         "construct once per call)")
+    many = repeated_delays(test, name)
+    assert many[0] < 0, (
+        f"cell:{line(many[0])}: the loop that holds the {name} construct calls hl_delay "
+        f"{many[1]} times per pass (macros expanded): each repetition is one delay, then the "
+        "construct, so that loop's body holds exactly one hl_delay call (no loop unrolled round "
+        "the construct)")
     skipped = skipped_construct(test, name)
     assert skipped < 0, (
         f"cell:{line(skipped)}: the {name} construct may be skipped by some repetitions (an if, else or "
@@ -258,6 +278,19 @@ def stray_construct(test: str, name: str) -> int:
         if _innermost_loop(test, pragma.start()) not in delays:
             return pragma.start()
     return -1
+
+
+def repeated_delays(test: str, name: str) -> tuple[int, int]:
+    """(where, how many): the first `name` construct's pragma in construct_test (preprocessed,
+    code only) whose innermost loop's body calls hl_delay more than once (an unrolled loop: k
+    delays, then one construct), with that count; (-1, 1) when each such body holds one call."""
+    for pragma in re.finditer(CONSTRUCTS[name][0], test):
+        loop = _innermost_loop(test, pragma.start())
+        if loop is not None:
+            count = len(re.findall(DELAY_CALL, test[loop[0] : loop[1]]))
+            if count > 1:
+                return pragma.start(), count
+    return -1, 1
 
 
 def _opening(text: str, close: int) -> int:
