@@ -28,6 +28,18 @@
  * write placed). A write by the writer itself just opens the page again. A page stays open to
  * every thread while it is among some thread's latest: writes into it then are not seen.
  *
+ * A kernel that must see every write (lab 05's init_arrays: a master writing the values of pages
+ * its workers opened a moment before, a few at a time, left no trace through the window) sets
+ * hl_touch_watch_writes = 1 before the accesses: on x86-64 a watched page, once written, is then
+ * opened for one instruction of the thread that faulted (the trap flag set in its context; the
+ * SIGTRAP after that instruction seals the page again), so every write to it faults and a write
+ * by another OS thread than the page's writer is its rewriter. The watched pages are one in
+ * HL_TOUCH_WATCH_ONE_IN of each array, drawn when it is allocated (getrandom: the code traced
+ * cannot know them): each write instruction to one costs two signals and two mprotect calls
+ * (10-70 us on a loaded virtual machine), every page watched would make a run of 150 pages 5 s
+ * instead of 0.3 s. A code rewriting the values of many pages is seen on one of them for
+ * certain. Elsewhere, and on the pages not watched, the window above stands.
+ *
  * The handler is async-signal-safe (atomics, getcpu, gettid and mprotect only; no malloc, no
  * stdio).
  * A fault outside every traced array is not the tracer's: the handler puts the previous SIGSEGV
@@ -87,6 +99,7 @@ typedef struct {
     hl_touch_page *page; /* its own mapping: the handler only reads and writes it */
     int armed;
     long faults;
+    unsigned long seed; /* which pages are watched (hl_touch_watch_writes) */
 } hl_touch_array;
 
 static hl_touch_array hl_touch_arrays[HL_TOUCH_MAX_ARRAYS];
@@ -95,6 +108,20 @@ static long hl_touch_open[HL_TOUCH_OPENERS][HL_TOUCH_OPEN_PAGES];
 static unsigned long hl_touch_opened[HL_TOUCH_OPENERS];
 static struct sigaction hl_touch_previous; /* the SIGSEGV action before the first armed array */
 static int hl_touch_installed;
+/* 1: every write to a watched page seen (open for one instruction of its writer; x86-64 only) */
+static int hl_touch_watch_writes;
+#ifndef HL_TOUCH_WATCH_ONE_IN
+#define HL_TOUCH_WATCH_ONE_IN 8
+#endif
+#if defined(__x86_64__) && defined(REG_EFL)
+#define HL_TOUCH_STEP 1
+#define HL_TOUCH_TRAP_FLAG 0x100L
+/* The pages each opener (OS thread by tid, modulo) opened for its next instruction, as
+ * hl_touch_open's entries, 0 for none: two, for a store across a page boundary. */
+static long hl_touch_stepping[HL_TOUCH_OPENERS][2];
+static struct sigaction hl_touch_previous_trap; /* the SIGTRAP action before */
+static int hl_touch_trap_installed;
+#endif
 
 static inline void hl_touch_say(const char *msg) {
     if (write(STDERR_FILENO, msg, strlen(msg)) < 0) { /* nothing more can be done */ }
@@ -115,6 +142,14 @@ static inline void hl_touch_claim(int *who, int *where, int me, int cpu) {
     int none = -1;
     if (__atomic_compare_exchange_n(who, &none, me, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
         __atomic_store_n(where, cpu, __ATOMIC_SEQ_CST);
+}
+
+/* Whether page `index` of `r` is one of its watched pages (splitmix64 of the seed and index). */
+static inline int hl_touch_watched(const hl_touch_array *r, size_t index) {
+    unsigned long z = r->seed + (unsigned long)(index + 1) * 0x9e3779b97f4a7c15UL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9UL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebUL;
+    return (z ^ (z >> 31)) % HL_TOUCH_WATCH_ONE_IN == 0;
 }
 
 /* Seals an opened page again (read-only) when it is still armed. */
@@ -155,6 +190,21 @@ static void hl_touch_on_fault(int sig, siginfo_t *info, void *context) {
         int open = __atomic_load_n(&p->writer_tid, __ATOMIC_SEQ_CST) >= 0;
         int prot = open ? PROT_READ | PROT_WRITE : PROT_READ;
         __atomic_fetch_add(&r->faults, 1, __ATOMIC_SEQ_CST);
+#ifdef HL_TOUCH_STEP
+        if (open && __atomic_load_n(&hl_touch_watch_writes, __ATOMIC_SEQ_CST) &&
+            hl_touch_watched(r, index)) {
+            /* open for this one instruction: the trap after it seals the page again */
+            long mine = ((long)i << 32 | (long)index) + 1;
+            greg_t *flags = &((ucontext_t *)context)->uc_mcontext.gregs[REG_EFL];
+            long *step = hl_touch_stepping[(unsigned)tid % HL_TOUCH_OPENERS];
+            int second = (*flags & HL_TOUCH_TRAP_FLAG) != 0; /* the same instruction again */
+            for (int k = second; k < 2; k++) {
+                long old = __atomic_exchange_n(&step[k], k == second ? mine : 0, __ATOMIC_SEQ_CST);
+                if (old != mine && old != step[0]) hl_touch_seal(old);
+            }
+            *flags |= HL_TOUCH_TRAP_FLAG;
+        } else
+#endif
         if (open) { /* among this OS thread's latest pages; its oldest one is sealed */
             unsigned opener = (unsigned)tid % HL_TOUCH_OPENERS;
             unsigned long k = __atomic_fetch_add(&hl_touch_opened[opener], 1, __ATOMIC_SEQ_CST);
@@ -171,6 +221,18 @@ static void hl_touch_on_fault(int sig, siginfo_t *info, void *context) {
     /* Not the tracer's fault (or it cannot go on): the previous action takes the repeat. */
     sigaction(SIGSEGV, &hl_touch_previous, NULL);
 }
+
+#ifdef HL_TOUCH_STEP
+/* The trap after the one instruction a page was opened for: seal it again, stop stepping. */
+static void hl_touch_on_trap(int sig, siginfo_t *info, void *context) {
+    (void)sig;
+    (void)info;
+    int tid = (int)syscall(SYS_gettid);
+    long *step = hl_touch_stepping[(unsigned)tid % HL_TOUCH_OPENERS];
+    ((ucontext_t *)context)->uc_mcontext.gregs[REG_EFL] &= ~HL_TOUCH_TRAP_FLAG;
+    for (int k = 0; k < 2; k++) hl_touch_seal(__atomic_exchange_n(&step[k], 0, __ATOMIC_SEQ_CST));
+}
+#endif
 
 /* A fresh traced array of at least `bytes` (whole pages, none touched yet); NULL with ctx->error
  * set when it cannot be made. Free it with hl_touch_free (hl_run frees what is left). */
@@ -206,6 +268,16 @@ static inline void hl_touch_disarm(hl_touch_array *r) {
         sigaction(SIGSEGV, &hl_touch_previous, NULL);
         hl_touch_installed = 0;
     }
+#ifdef HL_TOUCH_STEP
+    for (int o = 0; o < HL_TOUCH_OPENERS; o++)
+        for (int k = 0; k < 2; k++)
+            if (hl_touch_stepping[o][k] > 0 && (hl_touch_stepping[o][k] - 1) >> 32 == slot)
+                hl_touch_stepping[o][k] = 0;
+    if (!any && hl_touch_trap_installed) {
+        sigaction(SIGTRAP, &hl_touch_previous_trap, NULL);
+        hl_touch_trap_installed = 0;
+    }
+#endif
 }
 
 static inline void hl_touch_free(void *ptr) {
@@ -248,8 +320,11 @@ static inline void *hl_touch_alloc(hl_ctx *ctx, size_t bytes) {
 #ifdef MADV_NOHUGEPAGE
     madvise(base, pages * page_bytes, MADV_NOHUGEPAGE);
 #endif
+    unsigned long seed = 0;
+    if (syscall(SYS_getrandom, &seed, sizeof seed, 0) != (long)sizeof seed)
+        seed = (unsigned long)(hl_now() * 1e9) ^ (unsigned long)base;
     *r = (hl_touch_array){.base = base, .bytes = pages * page_bytes, .page_bytes = page_bytes,
-                          .pages = pages, .page = book};
+                          .pages = pages, .page = book, .seed = seed};
     memset(book, 0xff, pages * sizeof(hl_touch_page)); /* every field -1 */
     if (!hl_touch_installed) {
         struct sigaction act;
@@ -260,6 +335,17 @@ static inline void *hl_touch_alloc(hl_ctx *ctx, size_t bytes) {
         sigaction(SIGSEGV, &act, &hl_touch_previous);
         hl_touch_installed = 1;
     }
+#ifdef HL_TOUCH_STEP
+    if (!hl_touch_trap_installed) {
+        struct sigaction act;
+        memset(&act, 0, sizeof act);
+        act.sa_sigaction = hl_touch_on_trap;
+        act.sa_flags = SA_SIGINFO;
+        sigemptyset(&act.sa_mask);
+        sigaction(SIGTRAP, &act, &hl_touch_previous_trap);
+        hl_touch_trap_installed = 1;
+    }
+#endif
     hl_on_kernel_end = hl_touch_free_all;
     __atomic_store_n(&r->armed, 1, __ATOMIC_SEQ_CST);
     return base;

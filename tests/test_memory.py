@@ -180,6 +180,54 @@ TOUCH_WRONG = {
         for (long j = 0; j < cols; j += 512) a[i * cols + j] = b[i * cols + j] = 0.0;
     for (long i = 0; i < rows; i++)""" + TOUCH_VALUES + "}\n",
                       "then written by thread 0: the part allows every value written by the thread"),
+    # a fresh attacker (attackC): a worker first-writes one element per page of its rows, 4 pages
+    # per array a round, and the master writes their values while the pages are still among the
+    # worker's open ones; hl_touch.h watches one page in 8 (drawn at run time) write by write
+    "windowed master": (r"""#include <omp.h>
+/* gaming: each thread first-writes one element per page of its own rows, a few pages at a time
+   (at most 8 pages of its own open at once), and after a barrier the MASTER writes every value
+   of those pages (the pattern the part refuses: a parallel touch, then a serial pass), window by
+   window so the pages are still open when the master writes */
+#define PER_PAGE 512L
+#define WIN (4L * PER_PAGE)
+static long row_of(long t, long q, long chunk, long nt) {
+    return (q / chunk) * nt * chunk + t * chunk + q % chunk;
+}
+void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
+#pragma omp parallel
+    {
+        long nt = omp_get_num_threads(), me = omp_get_thread_num();
+        long most = 0;
+        for (long t = 0; t < nt; t++) {
+            long n = 0;
+            for (long q = 0; row_of(t, q, chunk, nt) < rows; q++) n++;
+            if (n > most) most = n;
+        }
+        long rounds = (most * cols + WIN - 1) / WIN;
+        for (long r = 0; r < rounds; r++) {
+            for (long k = r * WIN; k < (r + 1) * WIN; k += PER_PAGE) {
+                long i = row_of(me, k / cols, chunk, nt), j = k % cols;
+                if (i < rows) {
+                    a[i * cols + j] = 0.0;
+                    b[i * cols + j] = 0.0;
+                }
+            }
+#pragma omp barrier
+#pragma omp master
+            for (long t = 0; t < nt; t++)
+                for (long k = r * WIN; k < (r + 1) * WIN; k++) {
+                    long i = row_of(t, k / cols, chunk, nt), j = k % cols;
+                    if (i < rows) {
+                        a[i * cols + j] = (double)((i + j) % 7);
+                        b[i * cols + j] = (double)(1 + i % 3);
+                    }
+                }
+#pragma omp barrier
+        }
+    }
+}
+""",
+                        "then written by thread 0: the part allows every value written by the thread"),
 }
 
 

@@ -260,3 +260,54 @@ _tables.touch_vs_compute = lambda res: pd.DataFrame({"matches": [True]})  # and 
                 "replaced from an earlier cell", reason="first write than the thread computing"),
     ),
 ]
+
+# a fresh attacker (attackC): round by round each worker first-writes one element per page of its
+# rows (4 pages per array a round, within the 16 pages each thread kept open) and, after a
+# barrier, the master writes every value of those pages; hl_touch.h now watches one page in 8
+# (drawn at run time) write by write, so the master's writes into a worker's page are seen
+GAMING.append(attempt("method", "init_arrays", c_cell("TOUCH_C", "touch_schedule", r"""#include <omp.h>
+/* gaming: each thread first-writes one element per page of its own rows, a few pages at a time
+   (at most 8 pages of its own open at once), and after a barrier the MASTER writes every value
+   of those pages (the pattern the part refuses: a parallel touch, then a serial pass), window by
+   window so the pages are still open when the master writes */
+#define PER_PAGE 512L
+#define WIN (4L * PER_PAGE)
+static long row_of(long t, long q, long chunk, long nt) {
+    return (q / chunk) * nt * chunk + t * chunk + q % chunk;
+}
+void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
+#pragma omp parallel
+    {
+        long nt = omp_get_num_threads(), me = omp_get_thread_num();
+        long most = 0;
+        for (long t = 0; t < nt; t++) {
+            long n = 0;
+            for (long q = 0; row_of(t, q, chunk, nt) < rows; q++) n++;
+            if (n > most) most = n;
+        }
+        long rounds = (most * cols + WIN - 1) / WIN;
+        for (long r = 0; r < rounds; r++) {
+            for (long k = r * WIN; k < (r + 1) * WIN; k += PER_PAGE) {
+                long i = row_of(me, k / cols, chunk, nt), j = k % cols;
+                if (i < rows) {
+                    a[i * cols + j] = 0.0;
+                    b[i * cols + j] = 0.0;
+                }
+            }
+#pragma omp barrier
+#pragma omp master
+            for (long t = 0; t < nt; t++)
+                for (long k = r * WIN; k < (r + 1) * WIN; k++) {
+                    long i = row_of(t, k / cols, chunk, nt), j = k % cols;
+                    if (i < rows) {
+                        a[i * cols + j] = (double)((i + j) % 7);
+                        b[i * cols + j] = (double)(1 + i % 3);
+                    }
+                }
+#pragma omp barrier
+        }
+    }
+}
+"""),
+                      loses=TOUCH, why="the master writes the values of pages its workers just opened, "
+                      "a few pages at a time", reason="written again by another thread"))
