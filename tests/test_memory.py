@@ -8,6 +8,7 @@ No timing is asserted: bandwidths are only checked to be positive and finite.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from hybridlab.memory import plots as mplots
 from hybridlab.memory import tables as mt
 from hybridlab.reference import REFERENCE
 from seeds import SEEDS, needs_seeds
+from wrong_answers import load
 
 TOPO = hl.read_topology()
 CPUS = len(TOPO.usable)
@@ -159,6 +161,13 @@ def test_first_touch_refuses_an_absent_node():
 
 # ----------------------------------------------------------- (c) init_arrays: how pages are judged
 
+def _gaming_source(why: str) -> str:
+    """The C of the gaming attempt of tests/gaming/05_memory_numa.py whose `why` starts so."""
+    attempt = next(g for g in load("05_memory_numa", Path(__file__).parent / "gaming", "GAMING")
+                   if g.why.startswith(why))
+    return attempt.answers[0][1].split("\n", 1)[1] + "\n"
+
+
 TOUCH_HEAD = "void init_arrays(double *a, double *b, long rows, long cols, long chunk) {\n"
 TOUCH_VALUES = """
         for (long j = 0; j < cols; j++) {
@@ -183,50 +192,7 @@ TOUCH_WRONG = {
     # a fresh attacker (attackC): a worker first-writes one element per page of its rows, 4 pages
     # per array a round, and the master writes their values while the pages are still among the
     # worker's open ones; hl_touch.h watches one page in 8 (drawn at run time) write by write
-    "windowed master": (r"""#include <omp.h>
-/* gaming: each thread first-writes one element per page of its own rows, a few pages at a time
-   (at most 8 pages of its own open at once), and after a barrier the MASTER writes every value
-   of those pages (the pattern the part refuses: a parallel touch, then a serial pass), window by
-   window so the pages are still open when the master writes */
-#define PER_PAGE 512L
-#define WIN (4L * PER_PAGE)
-static long row_of(long t, long q, long chunk, long nt) {
-    return (q / chunk) * nt * chunk + t * chunk + q % chunk;
-}
-void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
-#pragma omp parallel
-    {
-        long nt = omp_get_num_threads(), me = omp_get_thread_num();
-        long most = 0;
-        for (long t = 0; t < nt; t++) {
-            long n = 0;
-            for (long q = 0; row_of(t, q, chunk, nt) < rows; q++) n++;
-            if (n > most) most = n;
-        }
-        long rounds = (most * cols + WIN - 1) / WIN;
-        for (long r = 0; r < rounds; r++) {
-            for (long k = r * WIN; k < (r + 1) * WIN; k += PER_PAGE) {
-                long i = row_of(me, k / cols, chunk, nt), j = k % cols;
-                if (i < rows) {
-                    a[i * cols + j] = 0.0;
-                    b[i * cols + j] = 0.0;
-                }
-            }
-#pragma omp barrier
-#pragma omp master
-            for (long t = 0; t < nt; t++)
-                for (long k = r * WIN; k < (r + 1) * WIN; k++) {
-                    long i = row_of(t, k / cols, chunk, nt), j = k % cols;
-                    if (i < rows) {
-                        a[i * cols + j] = (double)((i + j) % 7);
-                        b[i * cols + j] = (double)(1 + i % 3);
-                    }
-                }
-#pragma omp barrier
-        }
-    }
-}
-""",
+    "windowed master": (_gaming_source("the master writes the values of pages its workers"),
                         "then written by thread 0: the part allows every value written by the thread"),
 }
 
