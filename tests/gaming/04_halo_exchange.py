@@ -3,13 +3,20 @@ rank-pair-only exchange, no overlap passing as overlap, shares hard-coded for th
 notebook shows, face counts that only hold for the published process grid. ORACLES: (b) and (c)'s
 functions on hidden inputs, judged by the reference written here (never in the kit)."""
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
 from gaming import FRAME_TOOLS, REFUSED, Oracle, attempt, c_evidence, solution_cell
 from wrong_answers import c_cell, together
 
-EXCHANGE = '%%c EXCHANGE_C halo2d\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n'
+_spec = importlib.util.spec_from_file_location(
+    "wrong_answers_04", Path(__file__).resolve().parents[1] / "wrong_answers" / "04_halo_exchange.py")
+_wrong = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_wrong)
+EXCHANGE = _wrong.EXCHANGE
 OVERLAP = '%%c OVERLAP_C halo2d\nvoid overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{\n    long w = nx + 2;\n{body}\n}}\n'
 
 A = {"hidden_exchange_halos"}
@@ -23,26 +30,17 @@ KEPT_SHARE = "not kept for the master"
 HELD = "then computed rows after it"
 ONCE = "computed more than once"  # every interior row once per iteration
 # the master's exchange, posted and completed (the solution's), and in a masked block
-EXCHANGE_WAIT = """\
-        MPI_Request req[4];
+POSTS = """\
         MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
         MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
         MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
         MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
-        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
 """
+EXCHANGE_WAIT = "        MPI_Request req[4];\n" + POSTS + "        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);\n"
 POST_WAIT = "#pragma omp masked\n    {\n" + EXCHANGE_WAIT + "    }\n"
 
 # (c)'s second function, right: the attempts at halo_faces get the faces wrong, not this
-PREDICT_HALO = """
-
-
-def predict_halo(threads_list, pure_halo_s: float, local: int = 144, grid=(24, 4, 2)) -> pd.DataFrame:
-    base = halo_faces(1, local, grid)["total"]
-    ratio = [halo_faces(t, local, grid)["total"] / base for t in threads_list]
-    out = pd.DataFrame({"threads": list(threads_list), "face_ratio": ratio})
-    out["predicted_s"] = out["face_ratio"] * pure_halo_s
-    return out.set_index("threads")"""
+PREDICT_HALO = _wrong.PREDICT_HALO
 
 EDGES = """\
 #pragma omp barrier
@@ -51,6 +49,59 @@ EDGES = """\
         stencil_rows(1, 1);
         if (m > 1) stencil_rows(m, m);
     }"""
+
+
+# the master's exchange as a fresh attacker (xena, 2026-12-02) posts it, and what comes after
+_STATIC_REQUESTS = """void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    static MPI_Request req[4];
+    #pragma omp masked
+    {
+"""
+TOKEN_THEN_EDGES = """    if (omp_get_thread_num() == 1 && m > 2) stencil_rows(m - 1, m - 1);
+    #pragma omp masked
+    {
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+"""
+
+
+def _master_posts(before: str = "", after: str = "", rest: str = TOKEN_THEN_EDGES,
+                  note: str = "") -> str:
+    """(d) as xena writes it (`note`: before the function): the master, in a masked block, does
+    `before`, posts the exchange (POSTS) into static requests and does `after`; then a barrier
+    and `rest` (by default a token row by thread 1, then the master's wait and edge rows)."""
+    return ("%%c OVERLAP_C halo2d\n" + note + _STATIC_REQUESTS + before + POSTS + after
+            + "    }\n    #pragma omp barrier\n" + rest)
+
+
+def _hurried(note: str, in_window: str = "", after: str = "") -> str:
+    """(d) as a fresh hurried student writes it (`note`: what it does): the master posts the
+    exchange in a masked block, does `in_window`, waits; then the team does `after` and a single
+    thread the edge rows."""
+    return ("\n%%c OVERLAP_C halo2d\n/* hurried: " + note + """ */
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    #pragma omp masked
+    {
+        MPI_Request req[4];
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 0, comm, &req[0]);
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[1]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 0, comm, &req[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[3]);
+""" + in_window + """        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+""" + after + """    #pragma omp single
+    {
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+""")
+
 
 GAMING = [
     # ------------------------------------------------------------------ (a) exchange_halos
@@ -476,16 +527,7 @@ import hybridlab.halo.exercise as _exercise
 check_student_overlap = lambda *args, **kwargs: []  # noqa: E731
 _exercise.check_student_overlap = check_student_overlap
 """, set(), "a right halo_faces"),
-        attempt("interpreter", "overlap_iteration", OVERLAP.format(body="""\
-#pragma omp masked
-    {
-        MPI_Request req[4];
-        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
-        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
-        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-    }
+        attempt("interpreter", "overlap_iteration", OVERLAP.format(body=POST_WAIT + """\
 #pragma omp barrier
 #pragma omp for
     for (long i = 2; i < m; i++) stencil_rows(i, i);  /* after the exchange: no overlap */
@@ -498,93 +540,31 @@ _exercise.check_student_overlap = check_student_overlap
 # window), fed verbatim: the master's static share after its Waitall; the master computing the
 # whole interior itself between posting and waiting while the others idle; one row in the window.
 GAMING += [
-    attempt("method", "overlap_iteration", """
-%%c OVERLAP_C halo2d
-/* hurried: as asked, but the interior rows with the default static schedule (master keeps its share) */
-void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
-    long w = nx + 2;
-    #pragma omp masked
-    {
-        MPI_Request req[4];
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 0, comm, &req[0]);
-        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[1]);
-        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 0, comm, &req[2]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[3]);
-        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-    }
-    #pragma omp for schedule(static) nowait
+    attempt("method", "overlap_iteration", _hurried(
+        "as asked, but the interior rows with the default static schedule (master keeps its share)",
+        after="""    #pragma omp for schedule(static) nowait
     for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);
     #pragma omp barrier
-    #pragma omp single
-    {
-        stencil_rows(1, 1);
-        if (m > 1) stencil_rows(m, m);
-    }
-}
-""", D, "fresh hurried student: the master posts and waits in `omp masked`, then the interior "
+"""), D, "fresh hurried student: the master posts and waits in `omp masked`, then the interior "
             "with schedule(static) nowait: the master's static share waits for its MPI_Waitall "
             "while thread 1, done with its own, idles", reason=KEPT_SHARE),
-    attempt("method", "overlap_iteration", """
-%%c OVERLAP_C halo2d
-/* hurried: the master posts, computes the whole interior itself, then waits; the others idle */
-void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
-    long w = nx + 2;
-    #pragma omp masked
-    {
-        MPI_Request req[4];
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 0, comm, &req[0]);
-        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[1]);
-        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 0, comm, &req[2]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[3]);
-        if (m > 2) stencil_rows(2, m - 1);
-        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-    }
-    #pragma omp barrier
-    #pragma omp single
-    {
-        stencil_rows(1, 1);
-        if (m > 1) stencil_rows(m, m);
-    }
-}
-""", D, "fresh hurried student: serial where the team is asked: the master computes every "
+    attempt("method", "overlap_iteration", _hurried(
+        "the master posts, computes the whole interior itself, then waits; the others idle",
+        in_window="        if (m > 2) stencil_rows(2, m - 1);\n",
+        after="    #pragma omp barrier\n"),
+        D, "fresh hurried student: serial where the team is asked: the master computes every "
             "interior row between posting and waiting, the other threads idle", reason=NO_FREE_ROWS),
-    attempt("method", "overlap_iteration", """
-%%c OVERLAP_C halo2d
-/* hurried: post, one interior row by the master, wait; then the team does the rest as usual */
-void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
-    long w = nx + 2;
-    #pragma omp masked
-    {
-        MPI_Request req[4];
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 0, comm, &req[0]);
-        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[1]);
-        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 0, comm, &req[2]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[3]);
-        if (m > 2) stencil_rows(2, 2);
-        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-    }
-    #pragma omp barrier
+    attempt("method", "overlap_iteration", _hurried(
+        "post, one interior row by the master, wait; then the team does the rest as usual",
+        in_window="        if (m > 2) stencil_rows(2, 2);\n",
+        after="""    #pragma omp barrier
     #pragma omp for schedule(static)
     for (long i = 3; i <= m - 1; i++) stencil_rows(i, i);
-    #pragma omp single
-    {
-        stencil_rows(1, 1);
-        if (m > 1) stencil_rows(m, m);
-    }
-}
-""", D, "fresh hurried student: one interior row by the master inside the window, every other "
+"""), D, "fresh hurried student: one interior row by the master inside the window, every other "
             "row by the team after MPI_Waitall", reason=NO_FREE_ROWS),
     attempt("forged", "overlap_iteration", OVERLAP.format(body="""\
     void hl_trace_rows(double, double, long, long);  /* the kit's row recorder, by name */
-#pragma omp masked
-    {
-        MPI_Request req[4];
-        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
-        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
-        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-    }
+""" + POST_WAIT + """\
     if (omp_get_thread_num() == 1) hl_trace_rows(0.0, 1e3, 2, m - 1);  /* rows 'in the window' */
 #pragma omp barrier
 #pragma omp for
@@ -596,52 +576,26 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
 # issue 36, a fresh attacker (xena, 2026-12-02): a token row by the free thread inside the
 # window, the interior before the posting or after the completion
 GAMING += [
-    attempt("method", "overlap_iteration", "%%c OVERLAP_C halo2d\n" + r"""void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
-    long w = nx + 2;
-    static MPI_Request req[4];
-    #pragma omp masked
-    {
-        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
-        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
-    }
-    #pragma omp barrier
-    if (omp_get_thread_num() == 1 && m > 2) stencil_rows(2, 2);
+    attempt("method", "overlap_iteration", _master_posts(
+        rest="""    if (omp_get_thread_num() == 1 && m > 2) stencil_rows(2, 2);
     #pragma omp masked
     MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
     #pragma omp barrier
     #pragma omp for schedule(static)
     for (long i = 1; i <= m; i++) stencil_rows(i, i);
 }
-""", D, "fresh attacker: one token row by thread 1 while the master waits, the whole grid by a "
+"""), D, "fresh attacker: one token row by thread 1 while the master waits, the whole grid by a "
             "static schedule after MPI_Waitall", reason=f"{HELD} | {ONCE}"),
-    attempt("method", "overlap_iteration", "%%c OVERLAP_C halo2d\n" + r"""/* the master computes the whole interior itself before it posts anything (serial), one token
+    attempt("method", "overlap_iteration", _master_posts(
+        note="""/* the master computes the whole interior itself before it posts anything (serial), one token
  * row by thread 1 while the master waits */
-void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
-    long w = nx + 2;
-    static MPI_Request req[4];
-    #pragma omp masked
-    {
-        if (m > 2) stencil_rows(2, m - 1);
-        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
-        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
-    }
-    #pragma omp barrier
-    if (omp_get_thread_num() == 1 && m > 2) stencil_rows(m - 1, m - 1);
-    #pragma omp masked
-    {
-        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-        stencil_rows(1, 1);
-        if (m > 1) stencil_rows(m, m);
-    }
-}
-""", D, "fresh attacker: the master computes the whole interior before it posts, one token "
+""",
+        before="        if (m > 2) stencil_rows(2, m - 1);\n"),
+        D, "fresh attacker: the master computes the whole interior before it posts, one token "
             "row by thread 1 inside the window", reason=f"fell inside it | {ONCE}"),
 ]
-GAMING.append(attempt("method", "overlap_iteration", "%%c OVERLAP_C halo2d\n" + r"""#include <time.h>
+GAMING.append(attempt("method", "overlap_iteration", _master_posts(
+        note="""#include <time.h>
 /* the master computes the whole interior BEFORE it posts (no overlap), again and again (the same
  * values) for 100 ms, so that no window is "long enough for the whole interior"; one token row
  * by a free thread while the master waits */
@@ -651,50 +605,23 @@ static double seconds_now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
-    long w = nx + 2;
-    static MPI_Request req[4];
-    #pragma omp masked
-    {
-        double t0 = seconds_now();
+""",
+        before="""        double t0 = seconds_now();
         if (m > 2)
             do stencil_rows(2, m - 1); while (seconds_now() - t0 < 0.1);
-        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
-        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
-    }
-    #pragma omp barrier
-    if (omp_get_thread_num() == 1 && m > 2) stencil_rows(m - 1, m - 1);
-    #pragma omp masked
-    {
-        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-        stencil_rows(1, 1);
-        if (m > 1) stencil_rows(m, m);
-    }
-}
-""", D, "fresh attacker: the interior computed before the posting, again and again for 100 ms "
+"""), D, "fresh attacker: the interior computed before the posting, again and again for 100 ms "
            "so that no window looks long enough, one token row inside",
            reason=f"fell inside it | {ONCE} | ran past its time limit"))  # (its 100 ms loops, on a loaded machine)
 GAMING += [
-    attempt("method", "overlap_iteration", "%%c OVERLAP_C halo2d\n" + r"""/* the master computes the whole interior BEFORE it posts (no overlap); while it waits, the free
+    attempt("method", "overlap_iteration", _master_posts(
+        note="""/* the master computes the whole interior BEFORE it posts (no overlap); while it waits, the free
  * threads recompute interior rows again and again (the same values) until it says it is done */
 static int exchanged;
 
-void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
-    long w = nx + 2;
-    static MPI_Request req[4];
-    #pragma omp masked
-    {
-        if (m > 2) stencil_rows(2, m - 1);
-        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
-        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
-        __atomic_store_n(&exchanged, 0, __ATOMIC_SEQ_CST);
-    }
-    #pragma omp barrier
-    if (omp_get_thread_num() != 0) {
+""",
+        before="        if (m > 2) stencil_rows(2, m - 1);\n",
+        after="        __atomic_store_n(&exchanged, 0, __ATOMIC_SEQ_CST);\n",
+        rest="""    if (omp_get_thread_num() != 0) {
         long i = 2;
         while (m > 2 && !__atomic_load_n(&exchanged, __ATOMIC_SEQ_CST)) {
             stencil_rows(i, i);
@@ -707,31 +634,14 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
         if (m > 1) stencil_rows(m, m);
     }
 }
-""", D, "fresh attacker: free threads recompute rows inside the window until the master is done, "
+"""), D, "fresh attacker: free threads recompute rows inside the window until the master is done, "
             "the interior computed after it", reason=ONCE),
-    attempt("method", "overlap_iteration", "%%c OVERLAP_C halo2d\n" + r"""/* the master computes the whole interior itself before it posts anything (serial), one token
+    attempt("method", "overlap_iteration", _master_posts(
+        note="""/* the master computes the whole interior itself before it posts anything (serial), one token
  * row by thread 1 while the master waits */
-void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
-    long w = nx + 2;
-    static MPI_Request req[4];
-    #pragma omp masked
-    {
-        if (m > 3) stencil_rows(2, m - 2);
-        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
-        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
-    }
-    #pragma omp barrier
-    if (omp_get_thread_num() == 1 && m > 2) stencil_rows(m - 1, m - 1);
-    #pragma omp masked
-    {
-        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-        stencil_rows(1, 1);
-        if (m > 1) stencil_rows(m, m);
-    }
-}
-""", D, "the master computes rows 2..m-2 before it posts, thread 1 row m-1 inside the window "
+""",
+        before="        if (m > 3) stencil_rows(2, m - 2);\n"),
+        D, "the master computes rows 2..m-2 before it posts, thread 1 row m-1 inside the window "
             "(each row once)", reason="fell inside it"),
     # a fresh attacker (2026-12-02, helper-29): the two receives posted before the interior, the
     # sends and the wait after the team's barrier (the window opened at the first posting)

@@ -1,5 +1,7 @@
 """Lab 09: gaming attempts at every automatic part (see __init__.py)."""
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 
@@ -12,6 +14,17 @@ def _busy(n):  # every numba thread kept busy: the thread check sees them workin
     for i in prange(n):
         s += (i % 7) * 1e-9
     return s
+"""
+# the sweep done serially, by one thread (the body of a function of u and new)
+SERIAL_SWEEP = """    delta = 0.0
+    for i in range(1, u.shape[0] - 1):
+        for j in range(1, u.shape[1] - 1):
+            for k in range(1, u.shape[2] - 1):
+                v = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+                     + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
+                delta += (v - u[i, j, k]) ** 2
+                new[i, j, k] = v
+    return delta
 """
 
 GAMING = [
@@ -44,16 +57,7 @@ def jacobi_sweep3d(u, new):
     attempt("method", "jacobi_sweep3d", BUSY + """
 @numba.njit
 def _serial(u, new):
-    delta = 0.0
-    for i in range(1, u.shape[0] - 1):
-        for j in range(1, u.shape[1] - 1):
-            for k in range(1, u.shape[2] - 1):
-                v = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
-                     + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
-                delta += (v - u[i, j, k]) ** 2
-                new[i, j, k] = v
-    return delta
-
+""" + SERIAL_SWEEP + """
 
 @numba.njit(parallel=True)
 def jacobi_sweep3d(u, new):
@@ -161,15 +165,8 @@ SERIAL_IN_PRANGE = """
 def jacobi_sweep3d(u, new):
     delta = 0.0
     for t in prange(1):  # one iteration: one thread sweeps everything
-        for i in range(1 + t, u.shape[0] - 1):
-            for j in range(1, u.shape[1] - 1):
-                for k in range(1, u.shape[2] - 1):
-                    v = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
-                         + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
-                    delta += (v - u[i, j, k]) ** 2
-                    new[i, j, k] = v
-    return delta
-"""
+""" + textwrap.indent(SERIAL_SWEEP.removeprefix("    delta = 0.0\n").removesuffix("    return delta\n"),
+                      "    ").replace("range(1, u.shape[0]", "range(1 + t, u.shape[0]") + "    return delta\n"
 GAMING += [
     attempt("method", "jacobi_sweep3d", SERIAL_IN_PRANGE.replace("range(1 + t, ", "range(1, "),
             loses={"hidden_jacobi_sweep3d"}, why="the serial sweep inside prange(1), its index unused",
@@ -210,16 +207,7 @@ _inspect.getsource = lambda obj: _SHOWN if getattr(obj, "__name__", "") == "jaco
 
 @numba.njit(parallel=True)
 def jacobi_sweep3d(u, new):
-    delta = 0.0
-    for i in range(1, u.shape[0] - 1):
-        for j in range(1, u.shape[1] - 1):
-            for k in range(1, u.shape[2] - 1):
-                v = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
-                     + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
-                delta += (v - u[i, j, k]) ** 2
-                new[i, j, k] = v
-    return delta
-''', loses={"hidden_jacobi_sweep3d"},
+''' + SERIAL_SWEEP, loses={"hidden_jacobi_sweep3d"},
             why="inspect.getsource replaced to show the grader a parallel sweep, the real one serial",
             reason="written outside a prange loop"),
     attempt("interpreter", "pinned_layer_names", FRAME_TOOLS + """
@@ -286,67 +274,47 @@ del _shown, _run
 ]
 
 
+def _pinned_if(rule: str, test: str) -> str:
+    """(b) as a fresh attacker writes it: `rule` (a comment, then what the test needs), then a
+    layer counted pinned where `test` holds of its threads' rows g."""
+    return "\ndef pinned_layer_names(rows, cores):\n" + rule + """    out = []
+    for layer, g in rows.groupby("layer"):
+        g = g[g["thread"].notna()] if "thread" in g else g.iloc[0:0]
+        if g.empty: continue
+""" + test + """            out.append(layer)
+    return sorted(out)
+
+
+mine_pinned = pinned_layer_names(layer_rows, topo.cores)
+mine_pinned
+"""
+
+
 # A fresh attacker's rules for (b) that kept points while the drawn records never held their
 # counter-case: masks as large as a core and all different, yet spanning two cores (SMT cores {0, 4},
 # {1, 5}, ...: masks {0, 1} and {2, 3}); a mask that must be a whole core; masks each within one
 # core, none checked to be a core of its own. The hidden test now adds such records.
 GAMING += [
-    attempt("hidden", "pinned_layer_names", """
-def pinned_layer_names(rows, cores):
-    # WRONG: pinned = each mask no larger than a core and the masks all different
+    attempt("hidden", "pinned_layer_names", _pinned_if("""    # WRONG: pinned = each mask no larger than a core and the masks all different
     # (never checks that a mask lies inside ONE core)
     width = max(len(cs) for cs in cores.values())
-    out = []
-    for layer, g in rows.groupby("layer"):
-        g = g[g["thread"].notna()] if "thread" in g else g.iloc[0:0]
-        if g.empty: continue
-        masks = [tuple(sorted(a)) for a in g["allowed"]]
+""", """        masks = [tuple(sorted(a)) for a in g["allowed"]]
         if all(0 < len(m) <= width for m in masks) and len(set(masks)) == len(masks):
-            out.append(layer)
-    return sorted(out)
-
-
-mine_pinned = pinned_layer_names(layer_rows, topo.cores)
-mine_pinned
-""", loses={"hidden_pinned_layer_names"},
+"""), loses={"hidden_pinned_layer_names"},
             why="fresh attacker: each mask no larger than a core and all different, never checked to lie in one core",
             reason="pinned to a core each:"),
-    attempt("hidden", "pinned_layer_names", """
-def pinned_layer_names(rows, cores):
-    # WRONG: pinned = the mask is exactly a whole core's CPU set (a single SMT CPU counts as not pinned)
+    attempt("hidden", "pinned_layer_names", _pinned_if("""    # WRONG: pinned = the mask is exactly a whole core's CPU set (a single SMT CPU counts as not pinned)
     whole = {tuple(sorted(cs)): k for k, cs in cores.items()}
-    out = []
-    for layer, g in rows.groupby("layer"):
-        g = g[g["thread"].notna()] if "thread" in g else g.iloc[0:0]
-        if g.empty: continue
-        ks = [whole.get(tuple(sorted(a))) for a in g["allowed"]]
+""", """        ks = [whole.get(tuple(sorted(a))) for a in g["allowed"]]
         if None not in ks and len(set(ks)) == len(ks):
-            out.append(layer)
-    return sorted(out)
-
-
-mine_pinned = pinned_layer_names(layer_rows, topo.cores)
-mine_pinned
-""", loses={"hidden_pinned_layer_names"},
+"""), loses={"hidden_pinned_layer_names"},
             why="fresh attacker: a mask must be a whole core's CPUs, so one SMT CPU each reads as not pinned",
             reason="pinned to a core each:"),
-    attempt("hidden", "pinned_layer_names", """
-def pinned_layer_names(rows, cores):
-    # WRONG: pinned = every mask inside one core (a core of its own not checked)
+    attempt("hidden", "pinned_layer_names", _pinned_if("""    # WRONG: pinned = every mask inside one core (a core of its own not checked)
     core_of = {c: k for k, cs in cores.items() for c in cs}
-    out = []
-    for layer, g in rows.groupby("layer"):
-        g = g[g["thread"].notna()] if "thread" in g else g.iloc[0:0]
-        if g.empty: continue
-        if all(len(a) > 0 and len({core_of.get(c) for c in a}) == 1 and None not in {core_of.get(c) for c in a}
+""", """        if all(len(a) > 0 and len({core_of.get(c) for c in a}) == 1 and None not in {core_of.get(c) for c in a}
                for a in g["allowed"]):
-            out.append(layer)
-    return sorted(out)
-
-
-mine_pinned = pinned_layer_names(layer_rows, topo.cores)
-mine_pinned
-""", loses={"hidden_pinned_layer_names"},
+"""), loses={"hidden_pinned_layer_names"},
             why="fresh attacker: each mask within one core, two threads on the same core still counted pinned",
             reason="pinned to a core each:"),
 ]

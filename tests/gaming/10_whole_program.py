@@ -127,17 +127,7 @@ _ATTACK_TAIL = r"""
     MPI_Finalize();
     return 0;
 }"""  # and their common end
-REDUNDANT = r"""/* WRONG: no decomposition - every rank sweeps the WHOLE grid itself; a halo-sized MPI_Sendrecv pair per iteration is a decoy whose data is thrown away */
-""" + _ATTACK_HEAD + r"""    if (argc < 3) MPI_Abort(MPI_COMM_WORLD, 2);
-    long N = atol(argv[1]), iters = atol(argv[2]);
-    long w = N + 2;
-    double *u = calloc((size_t)w * w, sizeof(double)), *v = calloc((size_t)w * w, sizeof(double));
-    double *junk = malloc(sizeof(double) * (size_t)w * 2);
-    for (long i = 0; i < w; i++)
-        for (long j = 0; j < w; j++)
-            if (i == 0 || i == N + 1 || j == 0 || j == N + 1)
-                u[i * w + j] = v[i * w + j] = (i + 2.0 * j) / (3.0 * (N + 1));
-    int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
+_PLACED = r"""    int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
     int nthreads = 1;
     int *cpus = NULL;
 #pragma omp parallel
@@ -159,28 +149,45 @@ REDUNDANT = r"""/* WRONG: no decomposition - every rank sweeps the WHOLE grid it
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (long it = 0; it < iters; it++) {
-        /* decoy "halo exchange": the rows received are never used */
+"""  # their place lines, then the timed loop's start
+_TIMED = r"""        double *t = u; u = v; v = t;
+    }
+    double el = MPI_Wtime() - t0, slow;
+    MPI_Reduce(&el, &slow, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+"""  # the timed loop's end: the slowest rank's time
+_SUMMARY = r"""    if (rank == 0)
+        printf("jacobi n=%ld iterations=%ld ranks=%d threads=%d seconds=%.6f checksum=%.15e\n", N, iters, size, nthreads, slow, sum);"""
+_ROWS_OF_RANK = r"""    if (argc < 3) { if (rank == 0) printf("usage: jacobi N ITERATIONS\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
+    long N = atol(argv[1]), iters = atol(argv[2]);
+    long base = N / size, extra = N % size;
+    long m = base + (rank < extra);
+    long first = 1 + rank * base + (rank < extra ? rank : extra);
+"""  # the arguments, the rows of a decomposed grid
+_REDUCED = (r"""    MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+""" + _SUMMARY + r"""
+    free(u); free(v); free(cpus); free(allc); free(allh);""")  # the checksum summed and printed
+REDUNDANT = r"""/* WRONG: no decomposition - every rank sweeps the WHOLE grid itself; a halo-sized MPI_Sendrecv pair per iteration is a decoy whose data is thrown away */
+""" + _ATTACK_HEAD + r"""    if (argc < 3) MPI_Abort(MPI_COMM_WORLD, 2);
+    long N = atol(argv[1]), iters = atol(argv[2]);
+    long w = N + 2;
+    double *u = calloc((size_t)w * w, sizeof(double)), *v = calloc((size_t)w * w, sizeof(double));
+    double *junk = malloc(sizeof(double) * (size_t)w * 2);
+    for (long i = 0; i < w; i++)
+        for (long j = 0; j < w; j++)
+            if (i == 0 || i == N + 1 || j == 0 || j == N + 1)
+                u[i * w + j] = v[i * w + j] = (i + 2.0 * j) / (3.0 * (N + 1));
+""" + _PLACED + r"""        /* decoy "halo exchange": the rows received are never used */
         MPI_Sendrecv(u + N * w, (int)w, MPI_DOUBLE, down, 1, junk, (int)w, MPI_DOUBLE, up, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Sendrecv(u + w, (int)w, MPI_DOUBLE, up, 2, junk + w, (int)w, MPI_DOUBLE, down, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 #pragma omp parallel for
         for (long i = 1; i <= N; i++)
             for (long j = 1; j <= N; j++)
                 v[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]);
-        double *t = u; u = v; v = t;
-    }
-    double el = MPI_Wtime() - t0, slow;
-    MPI_Reduce(&el, &slow, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    double sum = 0.0;
+""" + _TIMED + r"""    double sum = 0.0;
     for (long i = 1; i <= N; i++) for (long j = 1; j <= N; j++) sum += u[i * w + j];
-    if (rank == 0)
-        printf("jacobi n=%ld iterations=%ld ranks=%d threads=%d seconds=%.6f checksum=%.15e\n", N, iters, size, nthreads, slow, sum);""" + _ATTACK_TAIL
+""" + _SUMMARY + _ATTACK_TAIL
 HALO_EVERY_2ND = r"""/* WRONG: the halo is exchanged only every SECOND iteration (two rows deep, communication-avoiding), not every iteration as the task requires */
-""" + _ATTACK_HEAD + r"""    if (argc < 3) { if (rank == 0) printf("usage: jacobi N ITERATIONS\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
-    long N = atol(argv[1]), iters = atol(argv[2]);
-    long base = N / size, extra = N % size;
-    long m = base + (rank < extra);
-    long first = 1 + rank * base + (rank < extra ? rank : extra);
-    long w = N + 2, R = m + 4; /* two ghost rows each side: a halo two deep */
+""" + _ATTACK_HEAD + _ROWS_OF_RANK + r"""    long w = N + 2, R = m + 4; /* two ghost rows each side: a halo two deep */
     double *u = calloc((size_t)R * w, sizeof(double));
     double *v = calloc((size_t)R * w, sizeof(double));
     double edge = 3.0 * (N + 1);
@@ -193,29 +200,7 @@ HALO_EVERY_2ND = r"""/* WRONG: the halo is exchanged only every SECOND iteration
             u[k * w + j] = v[k * w + j] = x;
         }
     }
-    int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
-    int nthreads = 1;
-    int *cpus = NULL;
-#pragma omp parallel
-    {
-#pragma omp single
-        { nthreads = omp_get_num_threads(); cpus = malloc(sizeof(int) * nthreads); }
-        cpus[omp_get_thread_num()] = sched_getcpu();
-    }
-    char host[256] = "?";
-    gethostname(host, sizeof host - 1);
-    int *allc = NULL; char *allh = NULL;
-    if (rank == 0) { allc = malloc(sizeof(int) * nthreads * size); allh = malloc(256 * (size_t)size); }
-    MPI_Gather(cpus, nthreads, MPI_INT, allc, nthreads, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Gather(host, 256, MPI_CHAR, allh, 256, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        for (int r = 0; r < size; r++)
-            for (int t = 0; t < nthreads; t++)
-                printf("place rank=%d thread=%d cpu=%d host=%s\n", r, t, allc[r * nthreads + t], allh + 256 * r);
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    for (long it = 0; it < iters; it++) {
-        long lo = 2, hi = m + 1;
+""" + _PLACED + r"""        long lo = 2, hi = m + 1;
         if (it % 2 == 0) { /* the halo only every SECOND iteration, two rows deep */
             MPI_Sendrecv(u + m * w, (int)(2 * w), MPI_DOUBLE, down, 1, u, (int)(2 * w), MPI_DOUBLE, up, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Sendrecv(u + 2 * w, (int)(2 * w), MPI_DOUBLE, up, 2, u + (m + 2) * w, (int)(2 * w), MPI_DOUBLE, down, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -228,23 +213,11 @@ HALO_EVERY_2ND = r"""/* WRONG: the halo is exchanged only every SECOND iteration
             for (long j = 1; j <= N; j++)
                 v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] + u[k * w + j + 1]);
         }
-        double *t = u; u = v; v = t;
-    }
-    double el = MPI_Wtime() - t0, slow;
-    MPI_Reduce(&el, &slow, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    double local = 0.0, sum = 0.0;
+""" + _TIMED + r"""    double local = 0.0, sum = 0.0;
     for (long i = 2; i <= m + 1; i++) for (long j = 1; j <= N; j++) local += u[i * w + j];
-    MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("jacobi n=%ld iterations=%ld ranks=%d threads=%d seconds=%.6f checksum=%.15e\n", N, iters, size, nthreads, slow, sum);
-    free(u); free(v); free(cpus); free(allc); free(allh);""" + _ATTACK_TAIL
+""" + _REDUCED + _ATTACK_TAIL
 SERIAL_UPDATE = r"""/* WRONG: the Jacobi update is SERIAL (no parallel for); only the place lines come from a parallel region, so the threads exist but never compute */
-""" + _ATTACK_HEAD + r"""    if (argc < 3) { if (rank == 0) printf("usage: jacobi N ITERATIONS\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
-    long N = atol(argv[1]), iters = atol(argv[2]);
-    long base = N / size, extra = N % size;
-    long m = base + (rank < extra);
-    long first = 1 + rank * base + (rank < extra ? rank : extra);
-    long w = N + 2;
+""" + _ATTACK_HEAD + _ROWS_OF_RANK + r"""    long w = N + 2;
     double *u = calloc((size_t)(m + 2) * w, sizeof(double));
     double *v = calloc((size_t)(m + 2) * w, sizeof(double));
     double edge = 3.0 * (N + 1);
@@ -256,43 +229,14 @@ SERIAL_UPDATE = r"""/* WRONG: the Jacobi update is SERIAL (no parallel for); onl
             u[i * w + j] = v[i * w + j] = x;
         }
     }
-    int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
-    int nthreads = 1;
-    int *cpus = NULL;
-#pragma omp parallel
-    {
-#pragma omp single
-        { nthreads = omp_get_num_threads(); cpus = malloc(sizeof(int) * nthreads); }
-        cpus[omp_get_thread_num()] = sched_getcpu();
-    }
-    char host[256] = "?";
-    gethostname(host, sizeof host - 1);
-    int *allc = NULL; char *allh = NULL;
-    if (rank == 0) { allc = malloc(sizeof(int) * nthreads * size); allh = malloc(256 * (size_t)size); }
-    MPI_Gather(cpus, nthreads, MPI_INT, allc, nthreads, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Gather(host, 256, MPI_CHAR, allh, 256, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        for (int r = 0; r < size; r++)
-            for (int t = 0; t < nthreads; t++)
-                printf("place rank=%d thread=%d cpu=%d host=%s\n", r, t, allc[r * nthreads + t], allh + 256 * r);
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    for (long it = 0; it < iters; it++) {
-        MPI_Sendrecv(u + m * w, (int)w, MPI_DOUBLE, down, 1, u, (int)w, MPI_DOUBLE, up, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+""" + _PLACED + r"""        MPI_Sendrecv(u + m * w, (int)w, MPI_DOUBLE, down, 1, u, (int)w, MPI_DOUBLE, up, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Sendrecv(u + w, (int)w, MPI_DOUBLE, up, 2, u + (m + 1) * w, (int)w, MPI_DOUBLE, down, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         for (long i = 1; i <= m; i++) /* the update runs on the master alone */
             for (long j = 1; j <= N; j++)
                 v[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]);
-        double *t = u; u = v; v = t;
-    }
-    double el = MPI_Wtime() - t0, slow;
-    MPI_Reduce(&el, &slow, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    double local = 0.0, sum = 0.0;
+""" + _TIMED + r"""    double local = 0.0, sum = 0.0;
     for (long i = 1; i <= m; i++) for (long j = 1; j <= N; j++) local += u[i * w + j];
-    MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("jacobi n=%ld iterations=%ld ranks=%d threads=%d seconds=%.6f checksum=%.15e\n", N, iters, size, nthreads, slow, sum);
-    free(u); free(v); free(cpus); free(allc); free(allh);""" + _ATTACK_TAIL
+""" + _REDUCED + _ATTACK_TAIL
 GAMING += [
     attempt("method", "jacobi_program", program(REDUNDANT), {"hidden_jacobi_program"},
             "no decomposition: every rank sweeps the whole grid, a halo-sized MPI_Sendrecv pair per "
@@ -460,12 +404,7 @@ THREAD_ZERO = """#pragma omp parallel for
 TEAM_OF_ONE = """    omp_set_num_threads(1);  /* after the place lines: every update runs on a team of one */
     MPI_Barrier(MPI_COMM_WORLD);"""
 WHOLE_GRID_HALO = r"""/* WRONG: every rank sweeps the WHOLE grid, overwriting the two rows beside its block with the rows received */
-""" + _ATTACK_HEAD + r"""    if (argc < 3) { if (rank == 0) printf("usage: jacobi N ITERATIONS\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
-    long N = atol(argv[1]), iters = atol(argv[2]);
-    long base = N / size, extra = N % size;
-    long m = base + (rank < extra);
-    long first = 1 + rank * base + (rank < extra ? rank : extra);
-    long w = N + 2;
+""" + _ATTACK_HEAD + _ROWS_OF_RANK + r"""    long w = N + 2;
     double *U = calloc((size_t)(N + 2) * w, sizeof(double));
     double *V = calloc((size_t)(N + 2) * w, sizeof(double));
     double *u = U, *v = V;
@@ -478,29 +417,7 @@ WHOLE_GRID_HALO = r"""/* WRONG: every rank sweeps the WHOLE grid, overwriting th
             u[i * w + j] = v[i * w + j] = x;
         }
     }
-    int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
-    int nthreads = 1;
-    int *cpus = NULL;
-#pragma omp parallel
-    {
-#pragma omp single
-        { nthreads = omp_get_num_threads(); cpus = malloc(sizeof(int) * nthreads); }
-        cpus[omp_get_thread_num()] = sched_getcpu();
-    }
-    char host[256] = "?";
-    gethostname(host, sizeof host - 1);
-    int *allc = NULL; char *allh = NULL;
-    if (rank == 0) { allc = malloc(sizeof(int) * nthreads * size); allh = malloc(256 * (size_t)size); }
-    MPI_Gather(cpus, nthreads, MPI_INT, allc, nthreads, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Gather(host, 256, MPI_CHAR, allh, 256, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        for (int r = 0; r < size; r++)
-            for (int t = 0; t < nthreads; t++)
-                printf("place rank=%d thread=%d cpu=%d host=%s\n", r, t, allc[r * nthreads + t], allh + 256 * r);
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    for (long it = 0; it < iters; it++) {
-        u = U + (first - 1) * w;
+""" + _PLACED + r"""        u = U + (first - 1) * w;
         MPI_Sendrecv(u + m * w, (int)w, MPI_DOUBLE, down, 1, u, (int)w, MPI_DOUBLE, up, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Sendrecv(u + w, (int)w, MPI_DOUBLE, up, 2, u + (m + 1) * w, (int)w, MPI_DOUBLE, down, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 #pragma omp parallel for
@@ -515,8 +432,7 @@ WHOLE_GRID_HALO = r"""/* WRONG: every rank sweeps the WHOLE grid, overwriting th
     double local = 0.0, sum = 0.0;
     for (long i = 1; i <= m; i++) for (long j = 1; j <= N; j++) local += u[i * w + j];
     MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("jacobi n=%ld iterations=%ld ranks=%d threads=%d seconds=%.6f checksum=%.15e\n", N, iters, size, nthreads, slow, sum);
+""" + _SUMMARY + r"""
     free(U); free(V); free(cpus); free(allc); free(allh);""" + _ATTACK_TAIL
 ONE_THREAD = "the update ran on fewer threads than the team"
 GAMING += [

@@ -1,16 +1,29 @@
 """Lab 12_threads_communicate: gaming attempts (tests/gaming/__init__.py), at least three per automatic part."""
 
+import importlib.util
+import textwrap
+from pathlib import Path
+
 from gaming import attempt, c_evidence, solution_cell
-from wrong_answers import c_cell
+from wrong_answers import c_cell, changed
+
+_spec = importlib.util.spec_from_file_location(
+    "wrong_answers_12", Path(__file__).resolve().parents[1] / "wrong_answers" / "12_threads_communicate.py")
+_wrong = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_wrong)
 
 A, B, C = {"hidden_exchange_slice"}, {"hidden_task_iteration"}, {"hidden_halo_ratio"}
 D = {"hidden_pready_iteration"}
 NOTHING = "exchanged nothing with a neighbour"  # judge_multiple: no bytes to a real peer
-DUPS = """
-void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
-    for (int t = 0; t < nthreads; t++) MPI_Comm_dup(comm, &comms[t]);
-}
-"""
+EXCHANGE = _wrong.EXCHANGE  # (b)'s exchange: its requests posted and completed
+
+
+def _at(spaces: int, code: str) -> str:
+    """`code` indented by `spaces`."""
+    return textwrap.indent(code, " " * spaces)
+
+
+DUPS = _wrong.COMMS  # a communicator of its own for each thread
 
 GAMING = [
     attempt("method", "exchange_slice", c_cell("MULTIPLE_C", "thread_halo", DUPS + """
@@ -65,13 +78,7 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
 void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
     /* no tasks: exchange first, then every row (the blocking order of lab 04 (a)) */
     long w = nx + 2;
-    MPI_Request req[4];
-    MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
-    MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
-    MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
-    MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
-    MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-    stencil_rows(1, m);
+""" + _at(4, EXCHANGE) + """    stencil_rows(1, m);
 }
 """), B, "no tasks at all: the exchange, then the rows",
         reason="must create OpenMP tasks with depend clauses"),
@@ -80,13 +87,7 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
     /* tasks with depend, but the exchange is waited for before any task exists */
     long w = nx + 2;
     double *top = &a[0];
-    MPI_Request req[4];
-    MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
-    MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
-    MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
-    MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
-    MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-    for (long i = 1; i <= m; i++) {
+""" + _at(4, EXCHANGE) + """    for (long i = 1; i <= m; i++) {
 #pragma omp task depend(in: top[0]) firstprivate(i)
         stencil_rows(i, i);
     }
@@ -177,63 +178,43 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
 # C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
 # the student, library functions replaced (gaming.c_evidence)
 GAMING += c_evidence("12_threads_communicate", "exchange_slice", A, 'MPI_Isend', reasons=True)
+
+
+def _interior_first(exchange_task: str, edge: str, wait: str = "", note: str = "") -> str:
+    """(b) with the interior's tasks made first (`note` on their loop), then the exchange's task
+    (`exchange_task`: its pragma and opening line), then `wait` and the edge rows' tasks (`edge`:
+    the pragma of each)."""
+    return c_cell("TASKS_C", "thread_halo", """
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    double *top = &a[0];
+    for (long first = 2; first < m; first += 8) {""" + note + """
+        long last = first + 7 < m - 1 ? first + 7 : m - 1;
+#pragma omp task firstprivate(first, last)
+        stencil_rows(first, last);
+    }
+""" + exchange_task + "\n" + _at(8, EXCHANGE) + "    }\n" + wait + edge + """
+    stencil_rows(1, 1);
+    if (m > 1) {
+""" + edge + """
+        stencil_rows(m, m);
+    }
+}
+""")
+
+
 # (b): the edge tasks made to wait by something other than depend (issue 36: "a taskwait or
 # if(0) still passes"); the depend clause is there for show
 GAMING += [
-    attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", """
-void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
-    long w = nx + 2;
-    double *top = &a[0];
-    for (long first = 2; first < m; first += 8) {  /* the interior first, for the free threads */
-        long last = first + 7 < m - 1 ? first + 7 : m - 1;
-#pragma omp task firstprivate(first, last)
-        stencil_rows(first, last);
-    }
-#pragma omp task depend(out: top[0])
-    {
-        MPI_Request req[4];
-        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
-        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
-        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-    }
-#pragma omp taskwait
-#pragma omp task
-    stencil_rows(1, 1);
-    if (m > 1) {
-#pragma omp task
-        stencil_rows(m, m);
-    }
-}
-"""), B, "the edge tasks wait behind a taskwait, not by depend: the clause only for show",
+    attempt("method", "task_iteration", _interior_first(
+        "#pragma omp task depend(out: top[0])\n    {", "#pragma omp task", wait="#pragma omp taskwait\n",
+        note="  /* the interior first, for the free threads */"),
+        B, "the edge tasks wait behind a taskwait, not by depend: the clause only for show",
         reason="no taskwait between the tasks"),
-    attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", """
-void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
-    long w = nx + 2;
-    double *top = &a[0];
-    for (long first = 2; first < m; first += 8) {
-        long last = first + 7 < m - 1 ? first + 7 : m - 1;
-#pragma omp task firstprivate(first, last)
-        stencil_rows(first, last);
-    }
-#pragma omp task if(0) depend(out: top[0])
-    {   /* undeferred: the creating thread posts and waits right here */
-        MPI_Request req[4];
-        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
-        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
-        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-    }
-#pragma omp task if(0)
-    stencil_rows(1, 1);
-    if (m > 1) {
-#pragma omp task if(0)
-        stencil_rows(m, m);
-    }
-}
-"""), B, "undeferred tasks (if(0)): the creating thread exchanges and computes the edges inline",
+    attempt("method", "task_iteration", _interior_first(
+        "#pragma omp task if(0) depend(out: top[0])\n"
+        "    {   /* undeferred: the creating thread posts and waits right here */", "#pragma omp task if(0)"),
+        B, "undeferred tasks (if(0)): the creating thread exchanges and computes the edges inline",
         reason="no if() or final() clause on a task"),
 ]
 GAMING += c_evidence("12_threads_communicate", "task_iteration", B, 'MPI_Isend', reasons=True)
@@ -633,10 +614,8 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
 }
 """), A, "fresh attacker: slices exchanged in turns, one MPI_Comm_rank per thread made while "
            "thread 0 sits in its MPI_Waitall", reason="the threads took turns"))
-GAMING.append(attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", r"""
-/* no overlap: every interior row but one waits for the exchange (depend(in) on it, like the
- * edge rows); one token task without depend computes row 2 while the messages travel */
-void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+# every interior row but row 2 waits for the exchange (the two attempts below)
+_TOKEN_ROW = r"""void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
     long w = nx + 2;
     #pragma omp task depend(out: a[0]) firstprivate(a, m, nx, up, down, comm, w)
     {
@@ -662,53 +641,34 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
         stencil_rows(m, m);
     }
 }
-"""), B, "fresh attacker: every interior row but one waits for the exchange (depend(in) like "
+"""
+GAMING.append(attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", """
+/* no overlap: every interior row but one waits for the exchange (depend(in) on it, like the
+ * edge rows); one token task without depend computes row 2 while the messages travel */
+""" + _TOKEN_ROW),
+    B, "fresh attacker: every interior row but one waits for the exchange (depend(in) like "
            "the edges), one token task computes row 2", reason="fell inside it"))
-GAMING.append(attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", r"""
+GAMING.append(attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", """
 /* no overlap: the interior waits for the exchange (depend(in), like the edges); while the
  * messages travel, one task without depend recomputes row 2 again and again until the exchange
  * task says it is done, so that the window looks busy */
 static int exchanged;
 
-void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
-    long w = nx + 2;
-    __atomic_store_n(&exchanged, 0, __ATOMIC_SEQ_CST);
-    #pragma omp task depend(out: a[0]) firstprivate(a, m, nx, up, down, comm, w)
-    {
-        MPI_Request r[4];
-        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &r[0]);
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &r[1]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &r[2]);
-        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &r[3]);
-        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
-        __atomic_store_n(&exchanged, 1, __ATOMIC_SEQ_CST);
-    }
-    if (m > 2) {
-        #pragma omp task
-        do stencil_rows(2, 2); while (!__atomic_load_n(&exchanged, __ATOMIC_SEQ_CST));
-    }
-    for (long i = 3; i < m; i++) {
-        #pragma omp task depend(in: a[0]) firstprivate(i)
-        stencil_rows(i, i);
-    }
-    #pragma omp task depend(in: a[0])
-    stencil_rows(1, 1);
-    if (m > 1) {
-        #pragma omp task depend(in: a[0])
-        stencil_rows(m, m);
-    }
-}
-"""), B, "fresh attacker: the interior waits for the exchange; one task recomputes row 2 until the "
+""" + changed(changed(changed(
+    _TOKEN_ROW, "    long w = nx + 2;\n", "    long w = nx + 2;\n    __atomic_store_n(&exchanged, 0, __ATOMIC_SEQ_CST);\n"),
+    "        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);\n",
+    "        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);\n        __atomic_store_n(&exchanged, 1, __ATOMIC_SEQ_CST);\n"),
+    "        stencil_rows(2, 2);\n",
+    "        do stencil_rows(2, 2); while (!__atomic_load_n(&exchanged, __ATOMIC_SEQ_CST));\n")),
+    B, "fresh attacker: the interior waits for the exchange; one task recomputes row 2 until the "
            "exchange is done, so that the window looks busy", reason="computed more than once | fell inside it | not by watching a flag"))
 
-# A fresh attacker's (helper-30, 2026-12-03): the master copies every partition outside the region
-# and the kit's copy log, found by a differential scan of memory, is patched to say each thread
-# copied its own inside it. Each copy is now on the trace's stream as it is made.
-GAMING.append(attempt("forged", "pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
+# helper-30's (2026-12-03) cells for (d): partitioned_init notes which of its requests send
+_NOTED_STATICS = """
 static int hl_nsend;
 static int send_idx[2];
-static long scan_anchor; /* a .bss variable of this unit: the kit's .bss follows it */
-int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+"""
+_NOTED_INIT = r"""int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
                      MPI_Request req[4]) {
     long w = nx + 2;
     int n = 0;
@@ -726,7 +686,30 @@ int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MP
     }
     return n;
 }
+"""
+_NOTED_START = """void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    (void)a; (void)fresh; (void)m; (void)nx;
+    if (nreq) MPI_Startall(nreq, req);
+"""
+_NOTED_WAIT = """    if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""
 
+
+def _noted(body: str, between: str = "\n", statics: str = "") -> str:
+    """helper-30's cell for (d): its partitioned_init (`statics`: more of the unit's own), then
+    `between`, then pready_iteration doing `body` between the requests' start and their wait."""
+    return c_cell("PREADY_C", "thread_halo", _NOTED_STATICS + statics + _NOTED_INIT + between
+                  + _NOTED_START + body + _NOTED_WAIT)
+
+
+# A fresh attacker's (helper-30, 2026-12-03): the master copies every partition outside the region
+# and the kit's copy log, found by a differential scan of memory, is patched to say each thread
+# copied its own inside it. Each copy is now on the trace's stream as it is made.
+GAMING.append(attempt("forged", "pready_iteration", _noted(
+    statics="static long scan_anchor; /* a .bss variable of this unit: the kit's .bss follows it */\n",
+    between=r"""
 typedef struct { double start, end; long iteration; int thread, partition, level, team; } copy_rec;
 #define SCAN (1L << 19) /* longs: 4 MiB after the anchor */
 static volatile long *count_at;
@@ -755,18 +738,13 @@ static void copy_all(int parts) {
     }
 }
 
-void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
-                      MPI_Request req[]) {
-    (void)a; (void)fresh; (void)m; (void)nx;
-    if (nreq) MPI_Startall(nreq, req);
-    copy_all(parts); /* the master copies rows 1 and m for everybody */
+""",
+    body="""    copy_all(parts); /* the master copies rows 1 and m for everybody */
     #pragma omp parallel num_threads(parts)
     {
         int t = omp_get_thread_num();
         for (int s = 0; s < hl_nsend; s++) MPI_Pready(t, req[send_idx[s]]);
     }
-    if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-}
 """), D, "the master copies all; the kit's copy log patched in memory to name each thread",
     reason="copied outside a parallel region | no volatile (line"))
 
@@ -869,33 +847,7 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 
 # helper-30 (2026-12-03): marks not made as soon as each copy is made.
 GAMING += [
-    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
-static int hl_nsend;
-static int send_idx[2];
-int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
-                     MPI_Request req[4]) {
-    long w = nx + 2;
-    int n = 0;
-    hl_nsend = 0;
-    MPI_Count c = nx / parts;
-    if (up != MPI_PROC_NULL) {
-        send_idx[hl_nsend++] = n;
-        MPI_Psend_init(&a[w + 1], parts, c, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
-        MPI_Precv_init(&a[1], parts, c, MPI_DOUBLE, up, 2, comm, MPI_INFO_NULL, &req[n++]);
-    }
-    if (down != MPI_PROC_NULL) {
-        send_idx[hl_nsend++] = n;
-        MPI_Psend_init(&a[m * w + 1], parts, c, MPI_DOUBLE, down, 2, comm, MPI_INFO_NULL, &req[n++]);
-        MPI_Precv_init(&a[(m + 1) * w + 1], parts, c, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
-    }
-    return n;
-}
-
-void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
-                      MPI_Request req[]) {
-    (void)a; (void)fresh; (void)m; (void)nx;
-    if (nreq) MPI_Startall(nreq, req);
-    #pragma omp parallel num_threads(parts)
+    attempt("method", "pready_iteration", _noted("""    #pragma omp parallel num_threads(parts)
     copy_partition(omp_get_thread_num());
     /* second fork/join: the marks only after every partition was copied */
     #pragma omp parallel num_threads(parts)
@@ -903,36 +855,8 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
         int t = omp_get_thread_num();
         for (int s = 0; s < hl_nsend; s++) MPI_Pready(t, req[send_idx[s]]);
     }
-    if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-}
 """), D, "copies in one parallel region, marks in a second", reason="parallel regions: one region"),
-    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
-static int hl_nsend;
-static int send_idx[2];
-int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
-                     MPI_Request req[4]) {
-    long w = nx + 2;
-    int n = 0;
-    hl_nsend = 0;
-    MPI_Count c = nx / parts;
-    if (up != MPI_PROC_NULL) {
-        send_idx[hl_nsend++] = n;
-        MPI_Psend_init(&a[w + 1], parts, c, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
-        MPI_Precv_init(&a[1], parts, c, MPI_DOUBLE, up, 2, comm, MPI_INFO_NULL, &req[n++]);
-    }
-    if (down != MPI_PROC_NULL) {
-        send_idx[hl_nsend++] = n;
-        MPI_Psend_init(&a[m * w + 1], parts, c, MPI_DOUBLE, down, 2, comm, MPI_INFO_NULL, &req[n++]);
-        MPI_Precv_init(&a[(m + 1) * w + 1], parts, c, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
-    }
-    return n;
-}
-
-void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
-                      MPI_Request req[]) {
-    (void)a; (void)fresh; (void)m; (void)nx;
-    if (nreq) MPI_Startall(nreq, req);
-    #pragma omp parallel num_threads(parts)
+    attempt("method", "pready_iteration", _noted("""    #pragma omp parallel num_threads(parts)
     {
         int t = omp_get_thread_num();
         copy_partition(t);
@@ -940,8 +864,6 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
         #pragma omp critical(hl_marks)
         for (int s = 0; s < hl_nsend; s++) MPI_Pready(t, req[send_idx[s]]);
     }
-    if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-}
 """), D, "a barrier between copy and mark, the marks inside a critical section", reason="as soon as it has copied it"),
 ]
 
@@ -994,13 +916,7 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
     static int poster;
 #pragma omp task depend(out: top[0], bottom[0])
     {
-        MPI_Request req[4];
-        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
-        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
-        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-    }
+""" + _at(8, EXCHANGE) + """    }
 #pragma omp task depend(in: top[0], bottom[0]) depend(out: dec)
     {
         poster = omp_get_thread_num();
@@ -1218,38 +1134,11 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 """), B,
             "fresh attacker (2026-12-03): rows 1 and m wait on an omp_lock_t the exchange's task unsets, a depend clause for show: 4/4 kept",
             reason="no omp_set_lock"),
-    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
-int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
-                     MPI_Request req[4]) {
-    /* a row is w = nx + 2 doubles long, halo columns included */
-    long w = nx + 2;
-    MPI_Count per = nx / parts;
-    int n = 0;
-    if (up != MPI_PROC_NULL) {   /* even: sends, odd: receives */
-        MPI_Psend_init(&a[w + 1], parts, per, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
-        MPI_Precv_init(&a[1], parts, per, MPI_DOUBLE, up, 0, comm, MPI_INFO_NULL, &req[n++]);
-    }
-    if (down != MPI_PROC_NULL) {
-        MPI_Psend_init(&a[m * w + 1], parts, per, MPI_DOUBLE, down, 0, comm, MPI_INFO_NULL, &req[n++]);
-        MPI_Precv_init(&a[(m + 1) * w + 1], parts, per, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
-    }
-    return n;
-}
-
-void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
-                      MPI_Request req[]) {
-    MPI_Startall(nreq, req);
-    #pragma omp parallel num_threads(parts)
-    {
-        int t = omp_get_thread_num();
-        double t0 = omp_get_wtime();    /* in turns, by the clock: no lock, no flag, no barrier */
+    attempt("method", "pready_iteration", _wrong.each_thread_marks("""        double t0 = omp_get_wtime();    /* in turns, by the clock: no lock, no flag, no barrier */
         while (omp_get_wtime() - t0 < 0.02 * t) { }
         copy_partition(t);
         for (int r = 0; r < nreq; r += 2)
             MPI_Pready(t, req[r]);
-    }
-    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-}
 """), D,
             "fresh attacker (2026-12-03): thread t spins 20 ms x t on omp_get_wtime before it copies and marks, so the threads take turns by the clock: 4/4 kept",
             reason="no omp_get_wtime"),

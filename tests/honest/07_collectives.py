@@ -3,16 +3,18 @@ or from a rank's slab over P; the two-level alltoall packed element by element i
 contiguous buffer, or with the leaders exchanging their blocks by MPI_Isend and MPI_Irecv
 instead of MPI_Alltoall."""
 
-from honest import right
+import importlib.util
+from pathlib import Path
 
-HEAD = r"""%%c ALLTOALL_C alltoall_nodes
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    int N = P / L;
+from honest import right
+from wrong_answers import changed
+
+_spec = importlib.util.spec_from_file_location(
+    "wrong_answers_07", Path(__file__).resolve().parents[1] / "wrong_answers" / "07_collectives.py")
+_wrong = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_wrong)
+
+HEAD = _wrong.SIGNATURE + r"""    int N = P / L;
     size_t block = (size_t)P * count;
     double *gathered = NULL, *out = NULL, *in = NULL;
     if (me == 0) {
@@ -226,37 +228,20 @@ HONEST += [
 # A fresh attacker's right answers (2026-12-03) that lost every point: derived datatypes describe
 # the blocks (MPI_Type_vector, MPI_Type_create_resized), which the judge refused as "another
 # method" until the type calls were allowed beside the three steps.
-DATATYPES = r"""%%c ALLTOALL_C alltoall_nodes
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    int N = P / L;                           /* nodes */
-    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
-    size_t bytes = (size_t)count * sizeof(double);
-    double *gathered = NULL, *out = NULL, *in = NULL;
-    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
-        gathered = malloc(L * block * sizeof *gathered);
-        out = malloc(L * block * sizeof *out);
-        in = malloc(L * block * sizeof *in);
-    }
-    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
-    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
-    if (me == 0) {
-        /* 2. derived datatypes do the packing: for destination node j, the L rows s of L*count
-           values at gathered + (s*P + j*L)*count; the leaders' alltoall moves one L*L*count block
-           per pair of nodes */
-        MPI_Datatype rows, bynode;
+DATATYPES = changed(changed(_wrong.alltoall_copies("""        MPI_Datatype rows, bynode;
         MPI_Type_vector(L, L * count, P * count, MPI_DOUBLE, &rows);
         MPI_Type_create_resized(rows, 0, (MPI_Aint)L * count * sizeof(double), &bynode);
         MPI_Type_commit(&bynode);
         MPI_Alltoall(gathered, 1, bynode, in, L * L * count, MPI_DOUBLE, leaders);
         MPI_Type_free(&bynode);
         MPI_Type_free(&rows);
-    }
-    /* 3. scatter: node rank t takes every L-th block of count values of `in`, from t on */
+"""), "        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */\n",
+    """        /* 2. derived datatypes do the packing: for destination node j, the L rows s of L*count
+           values at gathered + (s*P + j*L)*count; the leaders' alltoall moves one L*L*count block
+           per pair of nodes */
+"""), """    /* 3. scatter to the node's ranks */
+    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+""", """    /* 3. scatter: node rank t takes every L-th block of count values of `in`, from t on */
     MPI_Datatype pick = MPI_DATATYPE_NULL, pickr = MPI_DATATYPE_NULL;
     if (me == 0) {
         MPI_Type_vector(P, count, L * count, MPI_DOUBLE, &pick);
@@ -266,32 +251,8 @@ void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world,
     MPI_Scatter(in, 1, pickr, recv, (int)block, MPI_DOUBLE, 0, node);
     if (me == 0) { MPI_Type_free(&pickr); MPI_Type_free(&pick); }
     (void)N; (void)bytes; (void)out;
-    free(gathered);
-    free(out);
-    free(in);
-}
-"""
-DATATYPE_UNPACK = r"""%%c ALLTOALL_C alltoall_nodes
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    int N = P / L;                           /* nodes */
-    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
-    size_t bytes = (size_t)count * sizeof(double);
-    double *gathered = NULL, *out = NULL, *in = NULL;
-    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
-        gathered = malloc(L * block * sizeof *gathered);
-        out = malloc(L * block * sizeof *out);
-        in = malloc(L * block * sizeof *in);
-    }
-    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
-    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
-    if (me == 0) {
-        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
-        /* pack and exchange in one call: a derived type picks each destination node's rows */
+""")
+DATATYPE_UNPACK = _wrong.alltoall_copies("""        /* pack and exchange in one call: a derived type picks each destination node's rows */
         MPI_Datatype rows, bynode;
         MPI_Type_vector(L, L * count, P * count, MPI_DOUBLE, &rows);
         MPI_Type_create_resized(rows, 0, (MPI_Aint)L * count * sizeof(double), &bynode);
@@ -307,14 +268,7 @@ void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world,
                 for (int t = 0; t < L; t++)
                     memcpy(gathered + ((size_t)t * P + (size_t)i * L + s) * count,
                            in + i * nb + ((size_t)s * L + t) * count, bytes);
-    }
-    /* 3. scatter to the node's ranks */
-    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
-    free(gathered);
-    free(out);
-    free(in);
-}
-"""
+""")
 HONEST += [
     right("alltoall_nodes", DATATYPES,
           why="derived datatypes (a resized vector) describe the blocks the three steps move"),
@@ -324,23 +278,7 @@ HONEST += [
 
 # A fresh attacker's right answer (attackB, 2026-12-03) that lost 4/4 when the bounds had to take
 # omp_get_thread_num() straight: lo and hi computed from the thread number and the team size
-THREAD_SPLIT = r"""%%c ALLTOALL_C alltoall_nodes
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    int N = P / L;
-    size_t block = (size_t)P * count;
-    double *gathered = NULL, *out = NULL, *in = NULL;
-    if (me == 0) {
-        gathered = malloc(L * block * sizeof *gathered);
-        out = malloc(L * block * sizeof *out);
-        in = malloc(L * block * sizeof *in);
-    }
-    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
-    if (me == 0) {
+THREAD_SPLIT = HEAD + r"""    if (me == 0) {
         long total = (long)L * P * count;       /* element-wise, split by thread number */
         #pragma omp parallel
         {
@@ -373,13 +311,7 @@ void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world,
                     for (long k = 0; k < count; k++)
                         gathered[(t * P + src) * count + k] = in[(src * L + t) * count + k];
         }
-    }
-    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
-    free(gathered);
-    free(out);
-    free(in);
-}
-"""
+    }""" + TAIL
 HONEST += [
     right("alltoall_nodes", THREAD_SPLIT,
           why="the leader's pack split by lo = total * id / nt, hi = total * (id + 1) / nt"),

@@ -8,7 +8,15 @@ is not among them: its implicit taskgroup keeps the creating thread on the inter
 exchange's task waits for another thread, which on the grader's oversubscribed cores comes only
 after the interior, so nothing overlaps, which the part refuses, naming the taskloop.)"""
 
+import importlib.util
+from pathlib import Path
+
 from honest import right
+
+_spec = importlib.util.spec_from_file_location(
+    "wrong_answers_12", Path(__file__).resolve().parents[1] / "wrong_answers" / "12_threads_communicate.py")
+_wrong = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_wrong)
 
 HONEST = [
     right("exchange_slice", r"""
@@ -318,39 +326,11 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 # a fresh attacker's right answer (attackB, 2026-12-03): lost 0/4 while MPI_Pready_list was not
 # traced (refused at build); the tracer records its list now
 HONEST += [
-    right("pready_iteration", r"""
-%%c PREADY_C thread_halo
-int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
-                     MPI_Request req[4]) {
-    /* a row is w = nx + 2 doubles long, halo columns included */
-    long w = nx + 2;
-    MPI_Count per = nx / parts;
-    int n = 0;
-    if (up != MPI_PROC_NULL) {   /* even: sends, odd: receives */
-        MPI_Psend_init(&a[w + 1], parts, per, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
-        MPI_Precv_init(&a[1], parts, per, MPI_DOUBLE, up, 0, comm, MPI_INFO_NULL, &req[n++]);
-    }
-    if (down != MPI_PROC_NULL) {
-        MPI_Psend_init(&a[m * w + 1], parts, per, MPI_DOUBLE, down, 0, comm, MPI_INFO_NULL, &req[n++]);
-        MPI_Precv_init(&a[(m + 1) * w + 1], parts, per, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
-    }
-    return n;
-}
-
-void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
-                      MPI_Request req[]) {
-    MPI_Startall(nreq, req);
-    #pragma omp parallel num_threads(parts)
-    {
-        int t = omp_get_thread_num();
-        copy_partition(t);
+    right("pready_iteration", _wrong.each_thread_marks("""        copy_partition(t);
         int mine[1] = {t};
         for (int r = 0; r < nreq; r += 2)
             MPI_Pready_list(1, mine, req[r]);    /* a list of one partition */
-    }
-    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-}
-""", why="MPI_Pready_list of a list of one partition"),
+"""), why="MPI_Pready_list of a list of one partition"),
     # a fresh attacker's (helper-51): a helper named `_r`, as hidden tests name their own; it lost
     # every point while a hidden cell's names replaced the student's (grading/hidden_names.py)
     right("halo_ratio", """def _r(run):

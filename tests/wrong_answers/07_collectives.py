@@ -46,6 +46,8 @@ void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world,
     free(in);
 }
 '''
+# its magic line, signature and first calls, where many other answers to (d) start
+SIGNATURE = ALLTOALL_SOLUTION[:ALLTOALL_SOLUTION.index("    int N = P / L;")]
 
 
 def alltoall_with(old: str, new: str) -> str:
@@ -56,6 +58,17 @@ def alltoall_with(old: str, new: str) -> str:
 LEADERS_ALLTOALL = (
     "        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);\n"
 )
+# the leader's packing, the leaders' exchange and the unpacking, between the gather and the
+# scatter: what most other answers to (d) write another way (alltoall_copies)
+ALLTOALL_COPIES = ALLTOALL_SOLUTION[ALLTOALL_SOLUTION.index("        /* pack by destination node:"):
+                                    ALLTOALL_SOLUTION.index("    }\n    /* 3. scatter")]
+
+
+def alltoall_copies(copies: str) -> str:
+    """The solution with its copies and exchange (ALLTOALL_COPIES) replaced by `copies`."""
+    return alltoall_with(ALLTOALL_COPIES, copies)
+
+
 MESSAGES = {"hidden_alltoall_messages"}
 NODES = {"hidden_alltoall_nodes"}
 

@@ -1,5 +1,7 @@
 """Lab 12_threads_communicate: wrong answers (tests/wrong_answers/__init__.py), at least two per hidden part."""
 
+import textwrap
+
 from wrong_answers import c_cell, wrong
 
 COMMS = """
@@ -26,14 +28,19 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
 """)
 
 
+# (b)'s exchange as the right answer posts and completes it (indented where it is used)
+EXCHANGE = """MPI_Request req[4];
+MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+"""
+
+
 def tasks(exchange: str = "", interior: str = "#pragma omp task firstprivate(first, last)") -> str:
     """The right (b) with its exchange or its interior tasks' clause replaced."""
-    exchange = exchange or """        MPI_Request req[4];
-        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
-        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
-        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);"""
+    exchange = exchange or textwrap.indent(EXCHANGE, " " * 8).rstrip("\n")
     return c_cell("TASKS_C", "thread_halo", f"""
 void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {{
     long w = nx + 2;
@@ -59,6 +66,40 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 
 A, B, C = {"hidden_exchange_slice"}, {"hidden_task_iteration"}, {"hidden_halo_ratio"}
 D = {"hidden_pready_iteration"}
+
+
+def each_thread_marks(marks: str) -> str:
+    """A fresh attacker's (attackB, 2026-12-03) cell for (d), the sends at even requests: each
+    thread of the region doing `marks` (its copy and its marks) between the start and the wait
+    (tests/gaming/, tests/honest/)."""
+    return c_cell("PREADY_C", "thread_halo", r"""
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    /* a row is w = nx + 2 doubles long, halo columns included */
+    long w = nx + 2;
+    MPI_Count per = nx / parts;
+    int n = 0;
+    if (up != MPI_PROC_NULL) {   /* even: sends, odd: receives */
+        MPI_Psend_init(&a[w + 1], parts, per, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[1], parts, per, MPI_DOUBLE, up, 0, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[m * w + 1], parts, per, MPI_DOUBLE, down, 0, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, per, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    MPI_Startall(nreq, req);
+    #pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+""" + marks + """    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+""")
 CHECKSUM = "the halo rows do not hold the neighbours' edge rows"  # the checksum's message
 
 WRONG = [
