@@ -4,9 +4,9 @@ the scan of kit functions (see tests/gaming/__init__.py)."""
 import numpy as np
 import pandas as pd
 
-from gaming import FRAME_TOOLS, Oracle, attempt, c_evidence
+from gaming import FRAME_TOOLS, Oracle, attempt, c_evidence, solution_cell
 from solutions_c import CONSTRUCT_ATOMIC as ATOMIC
-from wrong_answers import c_cell, together
+from wrong_answers import Wrong, c_cell, together
 
 
 def construct(code: str) -> str:
@@ -337,7 +337,8 @@ def epcc_interval(test, reference):
 _exercise.check_method = lambda code: "atomic"  # the judging module's check replaced
 _exercise.CONSTRUCTS["atomic"] = (_exercise.CONSTRUCTS["atomic"][0], 1)  # one update per repetition
 """, set(), why="a right epcc_interval"),
-        attempt("interpreter", "construct_code", construct(DUMMY_ATOMIC), {CONSTRUCT},
+        # the kit replaced before the runs: (e) reads none of what they kept (KeptNotTrusted)
+        attempt("interpreter", "construct_code", construct(DUMMY_ATOMIC), {CONSTRUCT, NUMBERS},
                 why="the critical example under a token atomic, hybridlab.sync.exercise's check "
                 "replaced from an earlier cell", reason="takes no lock"),
     ),
@@ -397,26 +398,12 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
     return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
 }
 """), {"hidden_construct"}, "named atomic: a spin on omp_test_lock", reason="takes no lock | may be skipped by some repetitions"),
-    attempt("method", "construct_code", c_cell("CONSTRUCT_C", "construct_bench", r"""
-const char *const construct_name = "master";
-
-void construct_test(void *arg, long inner) {
-    construct_state *s = arg;
-#pragma omp parallel
-    for (long j = 0; j < inner; j++) {
-        hl_delay(s->delay);
+    attempt("method", "construct_code", _CONSTRUCT.replace("NAME", "master").replace("UPDATE", """\
 #pragma omp masked
         s->updates += 1;
         if (s->delay >= 0) goto skip;
 #pragma omp barrier
-    skip:;
-    }
-}
-
-int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
-    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
-}
-"""), {"hidden_construct"}, "the barrier after masked skipped by a goto", reason="no goto round the construct"),
+    skip:;"""), {"hidden_construct"}, "the barrier after masked skipped by a goto", reason="no goto round the construct"),
     attempt("method", "construct_code", c_cell("CONSTRUCT_C", "construct_bench", r"""
 const char *const construct_name = "reduction";
 
@@ -567,63 +554,46 @@ GAMING += [
         reason="may be skipped by some repetitions"),
 ]
 
+
+def _unrolled(note: str, more: str, k: int, delays: str) -> str:
+    """attackC's atomic construct (`note` before its function): the loop over the repetitions
+    unrolled by `k` while `more` holds, `delays` then one atomic adding k per pass, the tail in a
+    second loop."""
+    return construct("""const char *const construct_name = "atomic";
+""" + note + """void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    {
+        long j;
+        for (j = 0; """ + more + f"; j += {k}) {{\n" + delays + f"""#pragma omp atomic
+            s->updates += {k};
+        }}
+        for (; j < inner; j++) {{
+            hl_delay(s->delay);
+#pragma omp atomic
+            s->updates += 1;
+        }}
+    }}
+}}
+""" + _MEASURE.lstrip("\n") + "\n")
+
+
 # a fresh attacker (attackC): the loop unrolled round the construct, k hl_delay calls and one
 # atomic adding k per pass, the leftovers in a second loop (every thread still delays once per
 # repetition, every update arrives); the pragma's loop body (macros expanded) must hold one delay
 GAMING += [
-    attempt("method", "construct_code", construct(r"""const char *const construct_name = "atomic";
-/* gaming: the loop unrolled by two, one atomic adding 2 per two repetitions (half the atomics
+    attempt("method", "construct_code", _unrolled("""/* gaming: the loop unrolled by two, one atomic adding 2 per two repetitions (half the atomics
    the part times), the odd tail in a second loop; no if/else/switch/continue/break/goto */
-void construct_test(void *arg, long inner) {
-    construct_state *s = arg;
-#pragma omp parallel
-    {
-        long j;
-        for (j = 0; j + 1 < inner; j += 2) {
+""", "j + 1 < inner", 2, """            hl_delay(s->delay);
             hl_delay(s->delay);
-            hl_delay(s->delay);
-#pragma omp atomic
-            s->updates += 2;
-        }
-        for (; j < inner; j++) {
-            hl_delay(s->delay);
-#pragma omp atomic
-            s->updates += 1;
-        }
-    }
-}
-int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
-    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
-}
 """), {CONSTRUCT},
             why="loop unrolled by two: two delays, one atomic += 2 per pass, the odd tail apart",
             reason="calls hl_delay 2 times per pass"),
-    attempt("method", "construct_code", construct(r"""const char *const construct_name = "atomic";
-/* gaming: 16 delays per pass through the loop (a macro), one atomic adding 16: the construct runs
+    attempt("method", "construct_code", _unrolled("""/* gaming: 16 delays per pass through the loop (a macro), one atomic adding 16: the construct runs
    once per 16 repetitions; the tail of inner % 16 repetitions in a second loop */
 #define D4 hl_delay(s->delay); hl_delay(s->delay); hl_delay(s->delay); hl_delay(s->delay);
 #define D16 D4 D4 D4 D4
-void construct_test(void *arg, long inner) {
-    construct_state *s = arg;
-#pragma omp parallel
-    {
-        long j;
-        for (j = 0; j + 16 <= inner; j += 16) {
-            D16
-#pragma omp atomic
-            s->updates += 16;
-        }
-        for (; j < inner; j++) {
-            hl_delay(s->delay);
-#pragma omp atomic
-            s->updates += 1;
-        }
-    }
-}
-int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
-    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
-}
-"""), {CONSTRUCT},
+""", "j + 16 <= inner", 16, "            D16\n"), {CONSTRUCT},
             why="16 delays per pass through a macro, one atomic += 16, the tail apart",
             reason="calls hl_delay 16 times per pass"),
 ]
@@ -647,3 +617,48 @@ print(f"yours: {my_interval_us} µs; the lab's {compare_with}: {lab_interval_us}
 """, {NUMBERS},
                       why="construct_run's and sweep's samples overwritten, intervals made up",
                       reason="your construct's interval is not EPCC's"))
+
+# the kit's run replaced from an earlier answer cell (a right h2mol_savings beside it): the lab's
+# own cell would make its run through a run_construct keeping made-up samples in the kit's name,
+# put back in the notebook before the test or not. The guard puts the kit back as the answer cell
+# ends, and (e) reads none of the kept runs once a kit function was found replaced
+FORGED_RUN = """
+
+import hybridlab.sync.exercise as _ex
+_real_run_construct = run_construct
+
+
+def run_construct(kernel="construct_bench", **kw):
+    kit_keep = _ex.keep
+
+    def forged_keep(tag, value):
+        if value.get("kernel") != "construct_bench":
+            value = dict(value, seconds=[3e-6 if k == "test" else 1e-6 for k in value["kind"]])
+        kit_keep(tag, value)
+
+    _ex.keep = forged_keep
+    try:
+        res = _real_run_construct(kernel, **kw)
+    finally:
+        _ex.keep = kit_keep
+    if kernel != "construct_bench":
+        rec = res.records
+        m = rec["record"] == "sample"
+        rec.loc[m & (rec["kind"] == "test"), "seconds"] = 3e-6
+        rec.loc[m & (rec["kind"] == "reference"), "seconds"] = 1e-6
+    return res
+"""
+_H2MOL = "\n".join(line for line in solution_cell("02_synchronisation", "h2mol_savings").splitlines()
+                   if "SOLUTION" not in line)  # fmt: skip
+_OVERHEAD = "\n".join(line for line in solution_cell("02_synchronisation", "construct_overhead").splitlines()
+                      if "SOLUTION" not in line)  # fmt: skip
+GAMING += [
+    Wrong((("h2mol_savings", _H2MOL + FORGED_RUN), ("construct_overhead", _OVERHEAD)),
+          frozenset({NUMBERS}), "run_construct replaced by one keeping made-up samples", "forged",
+          reason="replaced before this test"),
+    Wrong((("h2mol_savings", _H2MOL + FORGED_RUN),
+           ("construct_overhead", "run_construct = _real_run_construct  # the kit's, back\n"
+                                  + _OVERHEAD)),
+          frozenset({NUMBERS}), "run_construct replaced, put back before the test", "forged",
+          reason="replaced before this test"),
+]

@@ -192,6 +192,17 @@ def _defined_names(source: str) -> list[str]:
     return names
 
 
+def _lab_sources(released: list[Path]) -> set[str]:
+    """The sources of the lab's own code cells (neither answer nor test) as released."""
+    found = set()
+    for path in released:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "code" and not is_test(cell):
+                if not _nbgrader(cell).get("solution"):
+                    found.add(cell.source.strip())
+    return found
+
+
 def _add_judgement(cell, result: dict) -> None:
     """The judge's notes (stdout) and failure (the cell's error) under a judged test cell."""
     if result["notes"]:
@@ -361,6 +372,15 @@ class SandboxedExecute(Execute):
         for i, cell in enumerate(nb.cells):
             meta = _nbgrader(cell)
             part = meta.get("grade_id", "")
+            answer = nb.cells[origin[-1]] if origin[-1] is not None else None
+            if (
+                answer is not None
+                and answer.cell_type == "code"
+                and _nbgrader(answer).get("solution")
+            ):  # after an answer: what it replaced is put back before the lab's next cell runs
+                tag = _nbgrader(answer).get("grade_id", "")
+                cells.append(_code(f"_hl_guard.restore(get_ipython().user_ns, {tag!r})", tag))
+                origin.append(None)
             if is_test(cell):
                 cells.append(_code(f"_hl_guard.restore(get_ipython().user_ns, {part!r})", part))
                 origin.append(None)
@@ -380,7 +400,9 @@ class SandboxedExecute(Execute):
                 )
             cells.append(cell)
             origin.append(i)
-            if cell.cell_type == "code" and (meta.get("locked") or is_test(cell)):
+            if cell.cell_type == "code" and (
+                meta.get("locked") or is_test(cell) or self._as_released(nb.cells[i])
+            ):
                 names = _defined_names(nb.cells[i].source)
                 if names:
                     cells.append(
@@ -393,6 +415,7 @@ class SandboxedExecute(Execute):
         lab = ((resources or {}).get("nbgrader") or {}).get("assignment")
         root = Path(self.config.CourseDirectory.get("root", os.getcwd()))
         self._released = sorted((root / "release" / lab).glob("*.ipynb")) if lab else []
+        self._lab_sources = _lab_sources(self._released) if self._released else None
         self._token = f"{DONE}-{uuid.uuid4().hex}"
         self._start = time.monotonic()
         self._timed_out = 0.0  # seconds of cells that ran past the cell limit (not counted)
@@ -518,6 +541,7 @@ class SandboxedExecute(Execute):
                 "source": nb.cells[origin[j]].source,
                 "values": [v for v in self._handed.get(j, []) if handout.kept_line(v) is None],
                 "kept": self._kept_before(nb, origin, j),
+                "replaced": self._replaced_before(work, origin, j),
             }
             for j in chosen
         ]
@@ -525,15 +549,30 @@ class SandboxedExecute(Execute):
 
     def _kept_before(self, nb, origin, j) -> list[dict]:
         """What the kit kept (handout.keep) while the lab's own code cells before test cell j
-        ran, read as each ended; never from an answer or test cell."""
+        ran, read as each ended; never from an answer or test cell, nor a lab cell edited."""
         found = []
         for k in range(j):
             cell = nb.cells[origin[k]] if origin[k] is not None else None
-            if cell is None or cell.cell_type != "code" or is_test(cell):
-                continue
-            if _nbgrader(cell).get("solution"):
+            if cell is None or not self._as_released(cell):
                 continue
             found += [d for d in map(handout.kept_line, self._handed.get(k, [])) if d is not None]
+        return found
+
+    def _as_released(self, cell) -> bool:
+        """A code cell of the lab's own (neither answer nor test) as the lab released it."""
+        if cell.cell_type != "code" or is_test(cell) or _nbgrader(cell).get("solution"):
+            return False
+        return self._lab_sources is None or cell.source.strip() in self._lab_sources
+
+    @staticmethod
+    def _replaced_before(work, origin, j) -> list[str]:
+        """The kit tools the guard found replaced (TAMPER lines of its restore cells) before test
+        cell j: a run the lab's cells made through a replaced tool kept what the student wrote."""
+        found = []
+        for k in range(j):
+            if origin[k] is None:
+                text = "".join(o.get("text", "") for o in work.cells[k].get("outputs", []))
+                found += [line.split(": ", 1)[1] for line in text.splitlines() if TAMPER in line]
         return found
 
     def _release_sandbox(self) -> None:

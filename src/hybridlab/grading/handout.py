@@ -35,11 +35,17 @@ _replayed: deque | None = None  # in the judge: the values the kernel handed out
 # a line the kit writes while a lab's own cell runs (keep): {KEPT: tag, "value": encoded}
 KEPT = "hl_kept"
 _kept: list | None = None  # in the judge: (tag, encoded value) the lab's own cells kept
+_replaced: list = []  # in the judge: kit tools the guard found replaced before the test cell
 _here: list = []  # in the kernel: (tag, encoded value) kept in this process (a notebook run whole)
 
 
 class HandOutMismatch(Exception):
     """The judge asked for more values than the kernel handed out (or fewer were read)."""
+
+
+class KeptNotTrusted(Exception):
+    """The kit's tools were replaced before the test cell: what the lab's cells kept may have
+    been written by the student's replacement, so the part reads none of it."""
 
 
 class Unreadable:
@@ -86,7 +92,13 @@ def keep(tag: str, value) -> None:
 def kept(tag: str) -> list:
     """In the judge: the values the lab's own cells kept under `tag` (keep), in order, as the
     grader read them when each of those cells ended. Elsewhere (a notebook run whole, with no
-    grader: the judge blocks run in its kernel) the values kept in this process."""
+    grader: the judge blocks run in its kernel) the values kept in this process. Raises
+    KeptNotTrusted when a kit tool was found replaced before the test cell."""
+    if _kept is not None and _replaced:
+        raise KeptNotTrusted(
+            f"the kit's {', '.join(_replaced[:4])} replaced before this test: the runs the lab's "
+            "cells made through it are not the kit's own, so this part reads none of them"
+        )
     return [decode(value) for name, value in (_here if _kept is None else _kept) if name == tag]
 
 

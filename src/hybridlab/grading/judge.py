@@ -51,7 +51,8 @@ def kernel_source(source: str) -> str:
 
 def judge(cells: list[dict]) -> list[dict]:
     """Each cell {"part", "source", "values": the JSON lines its kernel handed out, "kept": what
-    the kit kept while the lab's own cells before it ran (handout.keep)} judged in one
+    the kit kept while the lab's own cells before it ran (handout.keep), "replaced": the kit
+    tools found replaced before it} judged in one
     fresh process: [{"error": [name, message] or None, "notes": what it printed}, ...]."""
     if not cells:
         return []
@@ -85,6 +86,7 @@ def _judge_one(cell: dict) -> dict:
                 f"read limit per cell?): {cut}"
             ) from None
         handout._kept = [(k[handout.KEPT], k.get("value")) for k in cell.get("kept", [])]
+        handout._replaced = list(cell.get("replaced", []))
         with redirect_stdout(notes):
             exec(compile(cell["source"], f"<judge {cell['part']}>", "exec"), {"__name__": "judge"})
         if handout._replayed:
@@ -96,6 +98,7 @@ def _judge_one(cell: dict) -> dict:
         error = [type(err).__name__, str(err)[:MESSAGE]]
     finally:
         handout._replayed = handout._kept = None
+        handout._replaced = []
     return {"error": error, "notes": notes.getvalue()[-4000:]}
 
 
