@@ -480,6 +480,11 @@ REFUSED_PACKING = {  # an attack on the rule: (the cell, the line and the words 
     "num_threads(1)": (_decoy("#pragma omp parallel for num_threads(1)\n"), "clause sets the team"),
     "if(0)": (_decoy("#pragma omp parallel for collapse(2) if(0)\n"), "clause sets the team"),
     # a fresh attacker's (2026-12-03): a team of one chosen at run time, thread 0 alone copying
+    "omp_set_num_threads(1) before a right loop": (
+        _decoy("        omp_set_num_threads(1);\n#pragma omp parallel for collapse(2)\n"),
+        "calls omp_set_num_threads, which sets the teams"),
+    "omp_set_dynamic": (_decoy("        omp_set_dynamic(1);\n#pragma omp parallel for collapse(2)\n"),
+                        "calls omp_set_dynamic"),
     "num_threads(nth), nth = 1": (_decoy("        int nth = 1;\n"
                                          "#pragma omp parallel for collapse(2) num_threads(nth)\n"),
                                   "clause sets the team"),

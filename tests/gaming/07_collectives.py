@@ -2,6 +2,7 @@
 inputs with the instructor's judge (ORACLES, for tests/test_no_kit_answers.py)."""
 
 import importlib.util
+import textwrap
 from functools import partial
 from pathlib import Path
 
@@ -13,6 +14,11 @@ _spec = importlib.util.spec_from_file_location(
 _wrong = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_wrong)
 SOLUTION, LEADERS_ALLTOALL = _wrong.ALLTOALL_SOLUTION, _wrong.LEADERS_ALLTOALL
+alltoall_copies = _wrong.alltoall_copies
+NODES = _wrong.NODES
+SIGNATURE = _wrong.SIGNATURE
+# the solution up to its declarations: where some whole cells below part from it
+DECLARED = SOLUTION[:SOLUTION.index("    if (me == 0) { /* the leader's buffers")]
 BODY_START = "    int P, L, me;\n"
 FLAT = """    MPI_Alltoall(send, count, MPI_DOUBLE, recv, count, MPI_DOUBLE, world);
     (void)node, (void)leaders;
@@ -116,18 +122,7 @@ GAMING += [
             loses={'hidden_alltoall_nodes'}, why='fresh attacker: node gather for show + untraced MPI_Ialltoallv over world', reason="MPI_Ialltoallv is not traced by the kit"),
     attempt('method', 'alltoall_nodes', '%%c ALLTOALL_C alltoall_nodes\nvoid alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,\n                    MPI_Comm leaders) {\n    int P, L, me, r;\n    MPI_Comm_size(world, &P);\n    MPI_Comm_rank(world, &r);\n    MPI_Comm_size(node, &L);\n    MPI_Comm_rank(node, &me);\n    int N = P / L;\n    double *gathered = NULL, *out = NULL, *in = NULL;\n    if (me == 0) {\n        gathered = malloc((size_t)L * P * count * sizeof *gathered);\n        out = malloc((size_t)L * P * count * sizeof *out);\n        in = malloc((size_t)L * P * count * sizeof *in);\n    }\n    /* the three steps, moving the data, but not used for the answer */\n    MPI_Gather(send, P * count, MPI_DOUBLE, gathered, P * count, MPI_DOUBLE, 0, node);\n    if (me == 0)\n        MPI_Alltoall(gathered, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);\n    MPI_Scatter(in, P * count, MPI_DOUBLE, recv, P * count, MPI_DOUBLE, 0, node);\n    /* the answer: alltoall_nodes.c fills send[i] = rank * P * count + i on every rank */\n    size_t n = (size_t)P * count;\n#pragma omp parallel for\n    for (int s = 0; s < P; s++)\n        for (int k = 0; k < count; k++)\n            recv[(size_t)s * count + k] = (double)((size_t)s * n + (size_t)r * count + k);\n    (void)N;\n    free(gathered); free(out); free(in);\n}\n',
             loses={'hidden_alltoall_nodes'}, why="fresh attacker: closed-form recv from the kernel's send pattern, unpacked dummy two-level collectives", reason='wrong result'),
-    attempt('method', 'alltoall_nodes', r"""%%c ALLTOALL_C alltoall_nodes
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    int N = P / L;                           /* nodes */
-    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
-    size_t bytes = (size_t)count * sizeof(double);
-    double *gathered = NULL, *out = NULL, *in = NULL;
-    (void)bytes;
+    attempt('method', 'alltoall_nodes', DECLARED + r"""    (void)bytes;
     if (me == 0) {
         gathered = malloc(L * block * sizeof *gathered);
         out = malloc(L * block * sizeof *out);
@@ -243,14 +238,7 @@ _sc.collective_comms = _on_its_node
 # A fresh attacker's (helper-30, 2026-12-03) wrong methods that kept full points: the part now
 # judges which calls moved the data (and, lab 04, the thread level).
 GAMING += [
-    attempt("method", "alltoall_nodes", c_cell("ALLTOALL_C", "alltoall_nodes", r"""
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    int N = P / L;
+    attempt("method", "alltoall_nodes", SIGNATURE + r"""    int N = P / L;
     size_t block = (size_t)P * count;
     double *gathered = malloc(L * block * sizeof(double));
     double *out = NULL, *in = NULL;
@@ -268,7 +256,7 @@ void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world,
     memcpy(recv, &gathered[(size_t)me * block], block * sizeof(double));
     free(gathered); free(out); free(in);
 }
-"""), {"hidden_alltoall_nodes"}, "the leader broadcasts the node's whole result instead of scattering", reason="nothing else moves the data"),
+""", {"hidden_alltoall_nodes"}, "the leader broadcasts the node's whole result instead of scattering", reason="nothing else moves the data"),
     attempt("method", "alltoall_nodes", c_cell("ALLTOALL_C", "alltoall_nodes", r"""
 void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
                     MPI_Comm leaders) {
@@ -329,103 +317,54 @@ void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world,
 """), {"hidden_alltoall_nodes"}, "a flat all-to-all through a shared window over all ranks; node decoys", reason="nothing else moves the data"),
 ]
 
+# The solution as another student writes it: without its comments, the leader's copies serial
+_COMMENTS = (" /* the leader's buffers: the whole node's data, L * P * count doubles each */",
+             "    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */\n",
+             "        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */\n",
+             "    /* 3. scatter to the node's ranks */\n")
+
+
+def _without(text: str, *parts: str) -> str:
+    """`text` (the solution changed) without `parts` (each of which must be in it)."""
+    for part in parts:
+        text = changed(text, part, "")
+    return text
+
+
+def _uncommented(text: str) -> str:
+    """`text` (the solution changed) without the solution's comments."""
+    return _without(text, *_COMMENTS)
+
+
+SERIAL_COPIES = _without(
+    _wrong.ALLTOALL_COPIES,
+    "        /* pack by destination node: out[((n * L + s) * L + t) * count]: s of mine to t of n */\n",
+    "        /* in[((n * L + s) * L + t) * count]: from rank s of node n to my rank t; unpack by t */\n",
+    "#pragma omp parallel for collapse(2)\n")
+
 # A fresh hurried student's (helper-32, 2026-12-03): the leader packs and unpacks serially.
-GAMING.append(attempt("method", "alltoall_nodes", c_cell("ALLTOALL_C", "alltoall_nodes", r"""
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    int N = P / L;                           /* nodes */
-    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
-    size_t bytes = (size_t)count * sizeof(double);
-    double *gathered = NULL, *out = NULL, *in = NULL;
-    if (me == 0) {
-        gathered = malloc(L * block * sizeof *gathered);
-        out = malloc(L * block * sizeof *out);
-        in = malloc(L * block * sizeof *in);
-    }
-    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
-    if (me == 0) {
-        for (int m = 0; m < N; m++)
+GAMING.append(attempt("method", "alltoall_nodes", _uncommented(alltoall_copies("""        for (int m = 0; m < N; m++)
             for (int s = 0; s < L; s++)
                 for (int t = 0; t < L; t++)
                     memcpy(out + (((size_t)m * L + s) * L + t) * count,
                            gathered + ((size_t)s * P + m * L + t) * count, bytes);
-        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
-        for (int n = 0; n < N; n++)
+""" + LEADERS_ALLTOALL + """        for (int n = 0; n < N; n++)
             for (int s = 0; s < L; s++)
                 for (int t = 0; t < L; t++)
                     memcpy(gathered + ((size_t)t * P + n * L + s) * count,
                            in + (((size_t)n * L + s) * L + t) * count, bytes);
-    }
-    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
-    free(gathered);
-    free(out);
-    free(in);
-}
-"""), {"hidden_alltoall_nodes"}, "the leader's packing loops serial", reason="with no OpenMP loop"))
+""")), {"hidden_alltoall_nodes"}, "the leader's packing loops serial", reason="with no OpenMP loop"))
 
 # A fresh attacker's (helperE) answers that kept their points: a decoy `parallel for` on a dummy
 # loop beside serial packing (the rule was a regex over the unit: now every loop that copies data
 # must run on threads), and a hand-made allgather by MPI_Sendrecv (the whole node buffer to every
 # leader: now the trace's bytes between two nodes are held to one block per call); (a) a byte
 # count returned as a float (now the hidden test takes the pair as returned: integers only).
-DECOY_PRAGMA = c_cell(
-    "ALLTOALL_C",
-    "alltoall_nodes",
-    r"""
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    int N = P / L;                           /* nodes */
-    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
-    size_t bytes = (size_t)count * sizeof(double);
-    double *gathered = NULL, *out = NULL, *in = NULL;
-    if (me == 0) {
-        gathered = malloc(L * block * sizeof *gathered);
-        out = malloc(L * block * sizeof *out);
-        in = malloc(L * block * sizeof *in);
-    }
-    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
-    if (me == 0) {
-        volatile int dummy = 0;
+DECOY_PRAGMA = _uncommented(alltoall_copies("""        volatile int dummy = 0;
 #pragma omp parallel for
         for (int i = 0; i < 1; i++) dummy += i;   /* decoy: the packing below is serial */
-        for (int n = 0; n < N; n++)
-            for (int s = 0; s < L; s++)
-                for (int t = 0; t < L; t++)
-                    memcpy(&out[(((size_t)n * L + s) * L + t) * count],
-                           &gathered[((size_t)s * P + (size_t)n * L + t) * count], bytes);
-        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
-        for (int n = 0; n < N; n++)
-            for (int s = 0; s < L; s++)
-                for (int t = 0; t < L; t++)
-                    memcpy(&gathered[((size_t)t * P + (size_t)n * L + s) * count],
-                           &in[(((size_t)n * L + s) * L + t) * count], bytes);
-    }
-    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
-    free(gathered);
-    free(out);
-    free(in);
-}
-""",
-)
-P2P_FULLNODE = c_cell(
-    "ALLTOALL_C",
-    "alltoall_nodes",
-    r"""
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
+""" + SERIAL_COPIES)).rstrip("\n")  # as c_cell gives a cell: no newline at its end
+P2P_FULLNODE = SIGNATURE + r"""    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
     size_t bytes = (size_t)count * sizeof(double);
     double *gathered = NULL;
     if (me == 0)
@@ -453,8 +392,7 @@ void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world,
     MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
     free(gathered);
 }
-""",
-)
+""".rstrip("\n")
 FLOAT_BYTES = """
 def alltoall_messages(n, cores, threads):
     if cores % threads:
@@ -496,14 +434,7 @@ GAMING += [
 # issue 36: the tracer now sizes a collective's data (what it sends each member), so the one-block
 # rule holds for the leaders' MPI_Alltoall too: here each leader sends its node's whole buffer to
 # every leader through MPI_Alltoall (an allgather by the allowed call)
-WHOLE_BUFFER_ALLTOALL = r"""%%c ALLTOALL_C alltoall_nodes
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    int N = P / L;
+WHOLE_BUFFER_ALLTOALL = SIGNATURE + r"""    int N = P / L;
     size_t block = (size_t)P * count, whole = (size_t)L * block;
     double *gathered = NULL, *copies = NULL, *in = NULL, *out = NULL;
     if (me == 0) {
@@ -537,129 +468,95 @@ GAMING.append(attempt("method", "alltoall_nodes", WHOLE_BUFFER_ALLTOALL, {"hidde
                       why="the leaders' MPI_Alltoall carries every node's whole buffer to every leader",
                       reason="bytes per call of alltoall_nodes"))
 
+# The copies of the attempts below, written as a student would (serial; indented by _at)
+SERIAL_PACK = """for (int j = 0; j < N; j++)
+    for (int s = 0; s < L; s++)
+        memcpy(out + ((size_t)j * L + s) * L * count,
+               gathered + ((size_t)s * P + (size_t)j * L) * count, L * bytes);
+"""
+SERIAL_UNPACK = """for (int t = 0; t < L; t++)
+    for (int src = 0; src < P; src++)
+        memcpy(gathered + ((size_t)t * P + src) * count,
+               in + ((size_t)src * L + t) * count, bytes);
+"""
+BY_NODE_RANK = "        /* in[((i L + s) L + t) count + k]: from world rank i L + s to node rank t */\n"
+
+
+def _at(spaces: int, code: str) -> str:
+    """`code` indented by `spaces`."""
+    return textwrap.indent(code, " " * spaces)
+
+
+def _packed(pack: str, unpack: str) -> str:
+    """The solution with its packing and unpacking replaced (the leaders' MPI_Alltoall kept)."""
+    return alltoall_copies(pack + LEADERS_ALLTOALL + BY_NODE_RANK + unpack)
+
+
+def _to_one_thread(loop: str, construct: str, opener: str = "{", between: str = "") -> str:
+    """The serial `loop` in a parallel region (`between`: a construct of it), inside a
+    `construct` that one thread runs."""
+    return ("        #pragma omp parallel\n" + between + "        {\n"
+            f"            #pragma omp {construct}\n            {opener}\n"
+            + _at(16, loop) + "            }\n        }\n")
+
+
+def _by_messages(declare: str, pack: str, own_block: str, unpack: str) -> str:
+    """The solution with the leaders' blocks exchanged by MPI_Irecv and MPI_Isend (`own_block`:
+    the copy of the leader's own), packed and unpacked by the given loops."""
+    return alltoall_copies("""        int mynode;
+""" + declare + """        MPI_Comm_rank(leaders, &mynode);
+        size_t nb = (size_t)L * L * count;   /* one node-to-node block */
+""" + pack + """        MPI_Request *rq = malloc(2 * (size_t)N * sizeof *rq);
+        int nr = 0;
+        for (int j = 0; j < N; j++) {
+            if (j == mynode) continue;
+            MPI_Irecv(in + j * nb, (int)nb, MPI_DOUBLE, j, 5, leaders, &rq[nr++]);
+            MPI_Isend(out + j * nb, (int)nb, MPI_DOUBLE, j, 5, leaders, &rq[nr++]);
+        }
+""" + own_block + """        MPI_Waitall(nr, rq, MPI_STATUSES_IGNORE);
+        free(rq);
+        /* unpack into gathered: for node rank t, values from world rank i*L+s */
+""" + unpack)
+
+
+UNPACK_BY_NODE = """for (int i = 0; i < N; i++)
+    for (int s = 0; s < L; s++)
+        for (int t = 0; t < L; t++)
+            memcpy(gathered + ((size_t)t * P + (size_t)i * L + s) * count,
+                   in + i * nb + ((size_t)s * L + t) * count, bytes);
+"""
+OWN_BLOCK = "for (size_t x = 0; x < nb; x++) in[mynode * nb + x] = out[mynode * nb + x];\n"
+
+
+def _thread_zero(code: str, note: str = "") -> str:
+    """`code` in a parallel region, run by thread 0 alone."""
+    return ("        #pragma omp parallel\n        {\n"
+            f"            if (omp_get_thread_num() == 0){note}\n" + _at(16, code) + "        }\n")
+
+
 # A fresh attacker's (2026-12-03) that kept 4/4 under the old text rule (literal num_threads(1) and
 # if(0) only): a team of one chosen by a variable, and thread 0 alone copying in a full team.
-TEAM_FROM_VARIABLE = r"""%%c ALLTOALL_C alltoall_nodes
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    int N = P / L;                           /* nodes */
-    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
-    size_t bytes = (size_t)count * sizeof(double);
-    double *gathered = NULL, *out = NULL, *in = NULL;
-    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
-        gathered = malloc(L * block * sizeof *gathered);
-        out = malloc(L * block * sizeof *out);
-        in = malloc(L * block * sizeof *in);
-    }
-    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
-    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
-    if (me == 0) {
-        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
-        int mynode;
-        volatile int one_thread = 1;
-        int nth = one_thread;
-        MPI_Comm_rank(leaders, &mynode);
-        size_t nb = (size_t)L * L * count;   /* one node-to-node block */
-        #pragma omp parallel for collapse(3) schedule(dynamic) num_threads(nth)
+TEAM_FROM_VARIABLE = _by_messages(
+    "        volatile int one_thread = 1;\n        int nth = one_thread;\n",
+    """        #pragma omp parallel for collapse(3) schedule(dynamic) num_threads(nth)
         for (int t = 0; t < L; t++)          /* destination node rank (outer, another order) */
             for (int j = 0; j < N; j++)      /* destination node */
                 for (int s = 0; s < L; s++)  /* source node rank */
                     memcpy(out + j * nb + ((size_t)s * L + t) * count,
                            gathered + ((size_t)s * P + (size_t)j * L + t) * count, bytes);
-        MPI_Request *rq = malloc(2 * (size_t)N * sizeof *rq);
-        int nr = 0;
-        for (int j = 0; j < N; j++) {
-            if (j == mynode) continue;
-            MPI_Irecv(in + j * nb, (int)nb, MPI_DOUBLE, j, 5, leaders, &rq[nr++]);
-            MPI_Isend(out + j * nb, (int)nb, MPI_DOUBLE, j, 5, leaders, &rq[nr++]);
-        }
-        #pragma omp parallel for num_threads(nth)
-        for (size_t x = 0; x < nb; x++) in[mynode * nb + x] = out[mynode * nb + x];
-        MPI_Waitall(nr, rq, MPI_STATUSES_IGNORE);
-        free(rq);
-        /* unpack into gathered: for node rank t, values from world rank i*L+s */
-        #pragma omp parallel for collapse(3) num_threads(nth)
-        for (int i = 0; i < N; i++)
-            for (int s = 0; s < L; s++)
-                for (int t = 0; t < L; t++)
-                    memcpy(gathered + ((size_t)t * P + (size_t)i * L + s) * count,
-                           in + i * nb + ((size_t)s * L + t) * count, bytes);
-    }
-    /* 3. scatter to the node's ranks */
-    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
-    free(gathered);
-    free(out);
-    free(in);
-}
-"""
-THREAD_ZERO_COPIES = r"""%%c ALLTOALL_C alltoall_nodes
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    int N = P / L;                           /* nodes */
-    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
-    size_t bytes = (size_t)count * sizeof(double);
-    double *gathered = NULL, *out = NULL, *in = NULL;
-    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
-        gathered = malloc(L * block * sizeof *gathered);
-        out = malloc(L * block * sizeof *out);
-        in = malloc(L * block * sizeof *in);
-    }
-    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
-    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
-    if (me == 0) {
-        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
-        int mynode;
-        MPI_Comm_rank(leaders, &mynode);
-        size_t nb = (size_t)L * L * count;   /* one node-to-node block */
-        #pragma omp parallel
-        {
-            if (omp_get_thread_num() == 0)   /* the team is there; thread 0 does the copying */
-                for (int t = 0; t < L; t++)
-                    for (int j = 0; j < N; j++)
-                        for (int s = 0; s < L; s++)
-                            memcpy(out + j * nb + ((size_t)s * L + t) * count,
-                                   gathered + ((size_t)s * P + (size_t)j * L + t) * count, bytes);
-        }
-        MPI_Request *rq = malloc(2 * (size_t)N * sizeof *rq);
-        int nr = 0;
-        for (int j = 0; j < N; j++) {
-            if (j == mynode) continue;
-            MPI_Irecv(in + j * nb, (int)nb, MPI_DOUBLE, j, 5, leaders, &rq[nr++]);
-            MPI_Isend(out + j * nb, (int)nb, MPI_DOUBLE, j, 5, leaders, &rq[nr++]);
-        }
-        #pragma omp parallel
-        {
-            if (omp_get_thread_num() == 0)
-                for (size_t x = 0; x < nb; x++) in[mynode * nb + x] = out[mynode * nb + x];
-        }
-        MPI_Waitall(nr, rq, MPI_STATUSES_IGNORE);
-        free(rq);
-        /* unpack into gathered: for node rank t, values from world rank i*L+s */
-        #pragma omp parallel
-        {
-            if (omp_get_thread_num() == 0)
-                for (int i = 0; i < N; i++)
-                    for (int s = 0; s < L; s++)
-                        for (int t = 0; t < L; t++)
-                            memcpy(gathered + ((size_t)t * P + (size_t)i * L + s) * count,
-                                   in + i * nb + ((size_t)s * L + t) * count, bytes);
-        }
-    }
-    /* 3. scatter to the node's ranks */
-    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
-    free(gathered);
-    free(out);
-    free(in);
-}
-"""
+""",
+    "        #pragma omp parallel for num_threads(nth)\n" + _at(8, OWN_BLOCK),
+    "        #pragma omp parallel for collapse(3) num_threads(nth)\n" + _at(8, UNPACK_BY_NODE))
+THREAD_ZERO_COPIES = _by_messages(
+    "",
+    _thread_zero("""for (int t = 0; t < L; t++)
+    for (int j = 0; j < N; j++)
+        for (int s = 0; s < L; s++)
+            memcpy(out + j * nb + ((size_t)s * L + t) * count,
+                   gathered + ((size_t)s * P + (size_t)j * L + t) * count, bytes);
+""", "   /* the team is there; thread 0 does the copying */"),
+    _thread_zero(OWN_BLOCK),
+    _thread_zero(UNPACK_BY_NODE))
 GAMING += [
     attempt("method", "alltoall_nodes", TEAM_FROM_VARIABLE, {"hidden_alltoall_nodes"},
             "fresh attacker: `num_threads(nth)` with nth = 1, set in a variable",
@@ -671,301 +568,57 @@ GAMING += [
 
 # A fresh attacker (attackB, 2026-12-03) kept 4/4 with these: the leader's copies left to one
 # thread by a construct, a clause or a constant bound, or read in a way the rule missed
-ONE_ITERATION_VARIABLE = r"""%%c ALLTOALL_C alltoall_nodes
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    int N = P / L;                           /* nodes */
-    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
-    size_t bytes = (size_t)count * sizeof(double);
-    double *gathered = NULL, *out = NULL, *in = NULL;
-    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
-        gathered = malloc(L * block * sizeof *gathered);
-        out = malloc(L * block * sizeof *out);
-        in = malloc(L * block * sizeof *in);
-    }
-    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
-    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
-    if (me == 0) {
-        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
-        int once = 1;
-        #pragma omp parallel
-        {
-            #pragma omp for
-            for (int w = 0; w < once; w++) {
-                for (int j = 0; j < N; j++)
-                    for (int s = 0; s < L; s++)
-                        memcpy(out + ((size_t)j * L + s) * L * count,
-                               gathered + ((size_t)s * P + (size_t)j * L) * count, L * bytes);
-            }
-        }
-        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
-        /* in[((i L + s) L + t) count + k]: from world rank i L + s to node rank t */
-        #pragma omp parallel
-        {
-            #pragma omp for
-            for (int w = 0; w < once; w++) {
-                for (int t = 0; t < L; t++)
-                    for (int src = 0; src < P; src++)
-                        memcpy(gathered + ((size_t)t * P + src) * count,
-                               in + ((size_t)src * L + t) * count, bytes);
-            }
-        }
-    }
-    /* 3. scatter to the node's ranks */
-    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
-    free(gathered);
-    free(out);
-    free(in);
-}
-"""
-ONE_CHUNK = r"""%%c ALLTOALL_C alltoall_nodes
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    int N = P / L;                           /* nodes */
-    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
-    size_t bytes = (size_t)count * sizeof(double);
-    double *gathered = NULL, *out = NULL, *in = NULL;
-    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
-        gathered = malloc(L * block * sizeof *gathered);
-        out = malloc(L * block * sizeof *out);
-        in = malloc(L * block * sizeof *in);
-    }
-    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
-    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
-    if (me == 0) {
-        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
-        #pragma omp parallel for schedule(static, 1 << 20)
-        for (int j = 0; j < N; j++)
-            for (int s = 0; s < L; s++)
-                memcpy(out + ((size_t)j * L + s) * L * count,
-                       gathered + ((size_t)s * P + (size_t)j * L) * count, L * bytes);
-        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
-        /* in[((i L + s) L + t) count + k]: from world rank i L + s to node rank t */
-        #pragma omp parallel for schedule(static, 1 << 20)
-        for (int t = 0; t < L; t++)
-            for (int src = 0; src < P; src++)
-                memcpy(gathered + ((size_t)t * P + src) * count,
-                       in + ((size_t)src * L + t) * count, bytes);
-    }
-    /* 3. scatter to the node's ranks */
-    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
-    free(gathered);
-    free(out);
-    free(in);
-}
-"""
-SINGLE_TASK = r"""%%c ALLTOALL_C alltoall_nodes
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    int N = P / L;                           /* nodes */
-    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
-    size_t bytes = (size_t)count * sizeof(double);
-    double *gathered = NULL, *out = NULL, *in = NULL;
-    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
-        gathered = malloc(L * block * sizeof *gathered);
-        out = malloc(L * block * sizeof *out);
-        in = malloc(L * block * sizeof *in);
-    }
-    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
-    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
-    if (me == 0) {
-        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
-        #pragma omp parallel
-        #pragma omp single
-        {
-            #pragma omp task
-            {
-                for (int j = 0; j < N; j++)
-                    for (int s = 0; s < L; s++)
-                        memcpy(out + ((size_t)j * L + s) * L * count,
-                               gathered + ((size_t)s * P + (size_t)j * L) * count, L * bytes);
-            }
-        }
-        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
-        /* in[((i L + s) L + t) count + k]: from world rank i L + s to node rank t */
-        #pragma omp parallel
-        #pragma omp single
-        {
-            #pragma omp task
-            {
-                for (int t = 0; t < L; t++)
-                    for (int src = 0; src < P; src++)
-                        memcpy(gathered + ((size_t)t * P + src) * count,
-                               in + ((size_t)src * L + t) * count, bytes);
-            }
-        }
-    }
-    /* 3. scatter to the node's ranks */
-    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
-    free(gathered);
-    free(out);
-    free(in);
-}
-"""
-ONE_SECTION = r"""%%c ALLTOALL_C alltoall_nodes
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    int N = P / L;                           /* nodes */
-    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
-    size_t bytes = (size_t)count * sizeof(double);
-    double *gathered = NULL, *out = NULL, *in = NULL;
-    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
-        gathered = malloc(L * block * sizeof *gathered);
-        out = malloc(L * block * sizeof *out);
-        in = malloc(L * block * sizeof *in);
-    }
-    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
-    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
-    if (me == 0) {
-        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
-        #pragma omp parallel
-        #pragma omp sections
-        {
-            #pragma omp section
-            {
-                for (int j = 0; j < N; j++)
-                    for (int s = 0; s < L; s++)
-                        memcpy(out + ((size_t)j * L + s) * L * count,
-                               gathered + ((size_t)s * P + (size_t)j * L) * count, L * bytes);
-            }
-        }
-        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
-        /* in[((i L + s) L + t) count + k]: from world rank i L + s to node rank t */
-        #pragma omp parallel
-        #pragma omp sections
-        {
-            #pragma omp section
-            {
-                for (int t = 0; t < L; t++)
-                    for (int src = 0; src < P; src++)
-                        memcpy(gathered + ((size_t)t * P + src) * count,
-                               in + ((size_t)src * L + t) * count, bytes);
-            }
-        }
-    }
-    /* 3. scatter to the node's ranks */
-    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
-    free(gathered);
-    free(out);
-    free(in);
-}
-"""
-GET_HELPER = r"""%%c ALLTOALL_C alltoall_nodes
-static double get(const double *p, size_t i) { return p[i]; }
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    int N = P / L;                           /* nodes */
-    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
-    size_t bytes = (size_t)count * sizeof(double);
-    double *gathered = NULL, *out = NULL, *in = NULL;
-    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
-        gathered = malloc(L * block * sizeof *gathered);
-        out = malloc(L * block * sizeof *out);
-        in = malloc(L * block * sizeof *in);
-    }
-    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
-    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
-    if (me == 0) {
-        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
-        for (int j = 0; j < N; j++)
+_ONCE = partial(_to_one_thread, construct="for", opener="for (int w = 0; w < once; w++) {")
+ONE_ITERATION_VARIABLE = _packed("        int once = 1;\n" + _ONCE(SERIAL_PACK), _ONCE(SERIAL_UNPACK))
+_ONE_CHUNK = "        #pragma omp parallel for schedule(static, 1 << 20)\n"
+ONE_CHUNK = _packed(_ONE_CHUNK + _at(8, SERIAL_PACK), _ONE_CHUNK + _at(8, SERIAL_UNPACK))
+_TASK = partial(_to_one_thread, construct="task", between="        #pragma omp single\n")
+SINGLE_TASK = _packed(_TASK(SERIAL_PACK), _TASK(SERIAL_UNPACK))
+_SECTION = partial(_to_one_thread, construct="section", between="        #pragma omp sections\n")
+ONE_SECTION = _packed(_SECTION(SERIAL_PACK), _SECTION(SERIAL_UNPACK))
+GET_HELPER = changed(_packed("""        for (int j = 0; j < N; j++)
             for (int s = 0; s < L; s++)
                 for (size_t x = 0; x < (size_t)L * count; x++)
                     out[((size_t)j * L + s) * L * count + x] = get(gathered, ((size_t)s * P + (size_t)j * L) * count + x);
-        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
-        /* in[((i L + s) L + t) count + k]: from world rank i L + s to node rank t */
-        for (int t = 0; t < L; t++)
+""", """        for (int t = 0; t < L; t++)
             for (int src = 0; src < P; src++)
                 for (int k = 0; k < count; k++)
                     gathered[((size_t)t * P + src) * count + k] = get(in, ((size_t)src * L + t) * count + k);
-    }
-    /* 3. scatter to the node's ranks */
-    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
-    free(gathered);
-    free(out);
-    free(in);
-}
-"""
-TIMES_ONE = r"""%%c ALLTOALL_C alltoall_nodes
-void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
-                    MPI_Comm leaders) {
-    int P, L, me;
-    MPI_Comm_size(world, &P);
-    MPI_Comm_size(node, &L);
-    MPI_Comm_rank(node, &me);
-    int N = P / L;                           /* nodes */
-    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
-    size_t bytes = (size_t)count * sizeof(double);
-    double *gathered = NULL, *out = NULL, *in = NULL;
-    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
-        gathered = malloc(L * block * sizeof *gathered);
-        out = malloc(L * block * sizeof *out);
-        in = malloc(L * block * sizeof *in);
-    }
-    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
-    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
-    if (me == 0) {
-        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
-        for (int j = 0; j < N; j++)
+"""), "alltoall_nodes\n", "alltoall_nodes\nstatic double get(const double *p, size_t i) { return p[i]; }\n")
+TIMES_ONE = _packed("""        for (int j = 0; j < N; j++)
             for (int s = 0; s < L; s++) {
                 const double *p = gathered + ((size_t)s * P + (size_t)j * L) * count;
                 double *q = out + ((size_t)j * L + s) * L * count;
                 for (size_t x = 0; x < (size_t)L * count; x++)
                     q[x] = 1 * *(p + x);
             }
-        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
-        /* in[((i L + s) L + t) count + k]: from world rank i L + s to node rank t */
-        for (int t = 0; t < L; t++)
+""", """        for (int t = 0; t < L; t++)
             for (int src = 0; src < P; src++) {
                 const double *p = in + ((size_t)src * L + t) * count;
                 double *q = gathered + ((size_t)t * P + src) * count;
                 for (int k = 0; k < count; k++)
                     q[k] = 1 * *(p + k);
             }
-    }
-    /* 3. scatter to the node's ranks */
-    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
-    free(gathered);
-    free(out);
-    free(in);
-}
-"""
-GAMING += [
-    attempt("method", "alltoall_nodes", ONE_ITERATION_VARIABLE, {"hidden_alltoall_nodes"},
-            "fresh attacker: an `omp for` over a loop of one iteration whose bound is a variable (once = 1), round the whole serial copy",
-            reason="which shares a loop of constant bounds"),
-    attempt("method", "alltoall_nodes", ONE_CHUNK, {"hidden_alltoall_nodes"},
-            "fresh attacker: `schedule(static, 1 << 20)`: one thread gets every iteration",
-            reason="whose clause can leave every iteration to one thread"),
-    attempt("method", "alltoall_nodes", SINGLE_TASK, {"hidden_alltoall_nodes"},
-            "fresh attacker: parallel + single + one task holding every copy",
-            reason="inside `#pragma omp task`, which one thread runs"),
-    attempt("method", "alltoall_nodes", ONE_SECTION, {"hidden_alltoall_nodes"},
-            "fresh attacker: parallel sections with one section holding every copy",
-            reason="inside `#pragma omp section`, which one thread runs"),
-    attempt("method", "alltoall_nodes", GET_HELPER, {"hidden_alltoall_nodes"},
-            "fresh attacker: no OpenMP: each value read through a helper get(p, i)",
-            reason="outside every parallel region"),
-    attempt("method", "alltoall_nodes", TIMES_ONE, {"hidden_alltoall_nodes"},
-            "fresh attacker: no OpenMP: q[x] = 1 * *(p + x)",
-            reason="outside every parallel region"),
-]
+""")
+GAMING += [attempt("method", "alltoall_nodes", source, NODES, why, reason=reason) for source, why, reason in (
+    (ONE_ITERATION_VARIABLE, "fresh attacker: an `omp for` over a loop of one iteration whose bound is a variable (once = 1), round the whole serial copy",
+     "which shares a loop of constant bounds"),
+    (ONE_CHUNK, "fresh attacker: `schedule(static, 1 << 20)`: one thread gets every iteration",
+     "whose clause can leave every iteration to one thread"),
+    (SINGLE_TASK, "fresh attacker: parallel + single + one task holding every copy",
+     "inside `#pragma omp task`, which one thread runs"),
+    (ONE_SECTION, "fresh attacker: parallel sections with one section holding every copy",
+     "inside `#pragma omp section`, which one thread runs"),
+    (GET_HELPER, "fresh attacker: no OpenMP: each value read through a helper get(p, i)",
+     "outside every parallel region"),
+    (TIMES_ONE, "fresh attacker: no OpenMP: q[x] = 1 * *(p + x)",
+     "outside every parallel region"),
+)]
+
+# the solution's right `parallel for` loops after omp_set_num_threads(1): every copy on one thread
+# (left open in instructors.md on 2026-12-03; refused by name in the preprocessed unit now)
+GAMING.append(attempt("method", "alltoall_nodes", _wrong.alltoall_with(
+    "        /* 2. pack by destination node", "        omp_set_num_threads(1);\n"
+    "        /* 2. pack by destination node"), NODES,
+    "omp_set_num_threads(1) before the solution's shared copy loops",
+    reason="calls omp_set_num_threads, which sets the teams"))

@@ -161,6 +161,10 @@ def fft_runs(
 
 
 # What part (d) allows for the leader's copies (assert_packed_by_threads).
+# OpenMP routines that set the team of the regions after them: `omp_set_num_threads(1)` before a
+# right `parallel for` leaves every copy to one thread (a fresh attacker's, 2026-12-03)
+TEAM_SETTERS = ("omp_set_num_threads", "omp_set_dynamic", "omp_set_max_active_levels",
+                "omp_set_nested", "omp_set_teams_thread_limit", "omp_set_num_teams")  # fmt: skip
 PACKED_BY_THREADS = (
     "the part allows the leader's packing and unpacking loops (every loop that copies data: "
     "memcpy or memmove, an array element assigned from another or from a function of the cell "
@@ -168,7 +172,8 @@ PACKED_BY_THREADS = (
     "`#pragma omp parallel for`, `#pragma omp for` in a `parallel` region, or a `taskloop`, "
     "sharing a loop whose variable the copies use and whose bounds come from the run's sizes "
     "(no constant bound), with no chunk size in `schedule` and no `num_threads`, `if`, "
-    "`grainsize`, `num_tasks` or `final` clause; or, in a `parallel` region, a loop whose bounds "
+    "`grainsize`, `num_tasks` or `final` clause, and no omp_set_num_threads or omp_set_dynamic "
+    "call to shrink the team; or, in a `parallel` region, a loop whose bounds "
     "split the work by omp_get_thread_num() and omp_get_num_threads() (or variables computed "
     "from them); never in a task, a section, single, master or critical (a loop of a helper "
     "function counts when every call of the helper is in such a construct); loops that only set "
@@ -547,6 +552,14 @@ def packing_refusal(code: str) -> str | None:
     one thread runs (single, master, critical, a task, a section), or in a function every call
     of which is."""
     text, offsets, numbers = _cell_unit(code)
+    setter = re.search(rf"\b({'|'.join(TEAM_SETTERS)})\b", text)
+    if setter:
+        return (
+            f"alltoall_nodes copies data with no OpenMP loop running it on a team the run sets: "
+            f"line {_line(offsets, numbers, setter.start())} of your cell calls {setter[1]}, "
+            f"which sets the teams of the regions after it (a team of one copies alone); "
+            f"{PACKED_BY_THREADS}"
+        )
     spans = pragma_spans(text, r"\w+")
     funcs = functions(text)
     readers: set[str] = set()
