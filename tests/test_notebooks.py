@@ -155,6 +155,20 @@ def test_c_parts_are_graded_apart_from_the_kernel(lab):
         assert not missing, f"{lab} {meta['grade_id']}: import {sorted(missing)} in the cell"
 
 
+@pytest.mark.parametrize("lab", LABS)
+def test_every_hidden_test_is_judged_outside_the_kernel(lab):
+    """Issue 36: no hidden test compares in the student's interpreter: each is judged in the
+    grader's process (a judge block) or graded apart (a C part)."""
+    from hybridlab.grading import apart, judge
+
+    nb = nbformat.read(source(lab), as_version=4)
+    in_kernel = [cell.metadata["nbgrader"]["grade_id"] for cell in nb.cells
+                 if cell.metadata.get("nbgrader", {}).get("grade") and cell.cell_type == "code"
+                 and "BEGIN HIDDEN TESTS" in cell.source
+                 and not (judge.is_judged(cell.source) or apart.is_apart(cell.source))]  # fmt: skip
+    assert in_kernel == [], f"{lab}: hidden tests that compare in the kernel: {in_kernel}"
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("lab", LABS)
