@@ -770,6 +770,37 @@ open("/tmp/cache/objects/made-fedcba9876543210.o", "w").write("made")
     assert (objects_dir() / "kit-0123456789abcdef.o").read_text() == "kit"
 
 
+def test_a_box_starts_with_the_graders_numba_cache_and_only_the_reference_run_adds_to_it(
+    tmp_path, monkeypatch
+):
+    """Lab 09's kernels load from numba's cache in every box instead of compiling in each engine
+    (issue 40): the grader's cache is copied in, and what a box's numba writes joins it only from
+    the reference run."""
+    gc.require_sandbox()
+    from hybridlab.paths import numba_cache_dir
+    from hybridlab.runs import replay
+
+    monkeypatch.setenv("HYBRIDLAB_CACHE", str(tmp_path / "cache"))
+    (numba_cache_dir() / "kit_0123").mkdir(parents=True)
+    (numba_cache_dir() / "kit_0123" / "sweep.nbi").write_text("kit")
+    script = """
+import os
+print(open("/tmp/cache/numba/kit_0123/sweep.nbi").read())
+open("/tmp/cache/numba/kit_0123/sweep.nbi", "w").write("forged")
+open("/tmp/cache/numba/kit_0123/made.nbc", "w").write("made")
+"""
+    for mode, joins in (("replay", False), ("record", True)):
+        (tmp_path / mode).mkdir()
+        monkeypatch.setenv(replay.ENV, f"{mode}:{tmp_path / mode}")
+        status, out, _ = sandbox.run_boxed(
+            [sys.executable, "-c", script], stdin="", timeout=120, limits=sandbox.Limits(),
+            env=dict(os.environ),
+        )  # fmt: skip
+        assert status == 0 and out.split() == ["kit"], (status, out)
+        assert (numba_cache_dir() / "kit_0123" / "made.nbc").exists() == joins, mode
+    assert (numba_cache_dir() / "kit_0123" / "sweep.nbi").read_text() == "kit"  # never rewritten
+
+
 def test_a_build_records_its_flags_and_is_current_until_a_header_changes(tmp_path, monkeypatch):
     from hybridlab import paths
 

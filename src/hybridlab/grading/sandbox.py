@@ -43,6 +43,7 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import Integer, Unicode
 from traitlets.config import Configurable
 
+from ..paths import numba_cache_dir
 from ..runs import replay
 from . import handout
 
@@ -52,6 +53,7 @@ LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SEED = Path("/run/hybridlab")
 SEED_FILES = "submission"  # the seed's copy of the submission's folder (no notebook, no runs)
 SEED_OBJECTS = "objects"  # where the grader's kit objects are bound, read-only (build._kit_object)
+SEED_NUMBA = "numba"  # the grader's numba cache (the kit's `cache=True` kernels), copied in
 SEED_HOME = "home"  # what the sandbox's home starts with: matplotlib's font list (font_cache)
 # what the root stage inside keeps to fill the folders and become the account (then: nothing)
 FILL_CAPS = (
@@ -377,7 +379,8 @@ def fill(account: tuple[int, int, str] | None) -> list[str]:
     steps = [
         f"cp -a {SEED}/{SEED_FILES}/. .",
         f"cp -a {SEED}/{SEED_HOME}/. /tmp/home",
-        "mkdir -p /tmp/cache/build",
+        "mkdir -p /tmp/cache/build /tmp/cache/numba",
+        f"cp -a {SEED}/{SEED_NUMBA}/. /tmp/cache/numba",
         # (an empty cache leaves the glob itself: skipped, and the loop still succeeds)
         f'for e in {SEED}/cache/*; do [ ! -e "$e" ] || ln -s "$e" /tmp/cache/build/; done',
     ]
@@ -385,6 +388,7 @@ def fill(account: tuple[int, int, str] | None) -> list[str]:
     if account is not None:
         uid, gid, _ = account
         steps.append(f"chown -h {uid}:{gid} . /tmp/cache /tmp/cache/build")
+        steps.append(f"chown -hR {uid}:{gid} /tmp/cache/numba")
         steps.append(f"chown -hR {uid}:{gid} /tmp/home")
         drop = f"setpriv --reuid={uid} --regid={gid} --clear-groups -- "
     return ["/bin/sh", "-c", " && ".join(steps) + f' && exec {drop}"$0" "$@"']
@@ -557,6 +561,13 @@ class Box:
         for found in font_cache():
             shutil.copy2(found, fonts / found.name)
         (self.seed / "cache").mkdir()
+        # numba's machine code of the kit's kernels, as the reference run left it (numba_kept):
+        # a box loads it instead of compiling them again (seconds of CPU in every engine)
+        (self.seed / SEED_NUMBA).mkdir()
+        if numba_cache_dir().is_dir():
+            shutil.copytree(numba_cache_dir(), self.seed / SEED_NUMBA, dirs_exist_ok=True)
+        self.made_numba = self.root / "numba"  # the reference run's numba cache, bound in
+        self.made_numba.mkdir()
         (self.seed / SEED_OBJECTS).mkdir()
         self.made_objects = self.root / "objects"  # the kit objects its builds compile
         self.made_objects.mkdir()
@@ -579,7 +590,8 @@ class Box:
 
     def binds(self) -> list[tuple[Path, Path, bool]]:
         """(source, target, writable): the kit objects the grader's cache holds (read-only) and
-        the folder its builds keep theirs in (objects_kept); a kernel's box also: the ipc folder;
+        the folder its builds keep theirs in (objects_kept), and in the reference run the folder
+        of numba's cache (numba_kept); a kernel's box also: the ipc folder;
         the runs log and the hand-out file; the solution's kernel runs when they are recorded
         (writable) or replayed (read-only), the checked copy of the submission's own runs
         (read-only; see replay.py)."""
@@ -588,6 +600,8 @@ class Box:
         kit = [(self.made_objects, Path(Box.environment()["HYBRIDLAB_CACHE"]) / "objects", True)]
         if objects_dir().is_dir():
             kit.insert(0, (objects_dir(), SEED / SEED_OBJECTS, False))
+        if replay.folder("record"):  # the reference run's numba cache outlives its box
+            kit.append((self.made_numba, Path(Box.environment()["HYBRIDLAB_CACHE"]) / "numba", True))
         if not self.kernel:
             return kit
         own = [*kit, (self.ipc, self.ipc, True)]
@@ -630,10 +644,25 @@ class Box:
             keep_object(found)
         return len(made)
 
+    def numba_kept(self) -> int:
+        """The reference run's box (the solution's code): the numba cache its kernels wrote joins
+        the grader's (paths.numba_cache_dir), which seeds every later box. How many files."""
+        if replay.folder("record") is None or not self.made_numba.is_dir():
+            return 0
+        kept = 0
+        for found in self.made_numba.rglob("*"):
+            target = numba_cache_dir() / found.relative_to(self.made_numba)
+            if found.is_file() and not found.is_symlink() and not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(found, target)
+                kept += 1
+        return kept
+
     def remove(self) -> None:
         for f in self.files:
             f.close()
         self.objects_kept()
+        self.numba_kept()
         shutil.rmtree(self.root, ignore_errors=True)
 
 
