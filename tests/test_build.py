@@ -133,3 +133,30 @@ def test_the_cache_key_does_not_depend_on_path(monkeypatch):
     build_module._wrapper_identity.cache_clear()
     compiler_info.cache_clear()
     assert build_module.cache_key(code, (), cc) == with_venv
+
+
+def test_a_build_never_runs_a_compiler_or_tool_a_cell_pointed_the_environment_at(
+    tmp_path, monkeypatch
+):
+    """Issue 36: MPICH_CC, CC or PATH set by a notebook cell after the kit was imported choose
+    nothing a build runs (a fresh attacker's MPICH_CC script compiled lab 01 (a)'s racy kernel
+    with a header of theirs and kept 4/4; a `nm` first on PATH would read objects for the
+    checks)."""
+    import importlib
+    import os
+
+    build_module = importlib.import_module("hybridlab.kernels.build")
+    called, fake = tmp_path / "called", tmp_path / "bin"
+    fake.mkdir()
+    for tool in ("cc", "gcc", "clang", "nm", "objdump", "ld", "mine-cc"):
+        (fake / tool).write_text(f"#!/bin/sh\necho {tool} >> {called}\nexit 1\n")
+        (fake / tool).chmod(0o755)
+    monkeypatch.setenv("HYBRIDLAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("MPICH_CC", str(fake / "mine-cc"))
+    monkeypatch.setenv("CC", str(fake / "mine-cc"))
+    monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
+    build_module._wrapper_identity.cache_clear()
+    made = build_source("given", (kernels_dir() / "hello_hybrid.c").read_text(), trace_mpi=True)
+    assert made.library.exists() and made.program.exists()
+    assert not called.exists(), called.read_text()
+    build_module._wrapper_identity.cache_clear()

@@ -42,7 +42,9 @@ def _checksum(res: hl.Results) -> float:
 
 
 def test_without_clang_the_probe_says_what_to_install(monkeypatch, tmp_path):
-    monkeypatch.setenv("PATH", str(tmp_path))
+    from hybridlab.kernels import toolchain
+
+    monkeypatch.setattr(toolchain, "AT_IMPORT", (("PATH", str(tmp_path)),))  # the kit's PATH
     found = probe.__wrapped__()
     assert not found.ready and found.devices == 0
     assert "no clang on PATH" in found.message and "libomp-14-dev" in found.message

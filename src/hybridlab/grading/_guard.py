@@ -74,6 +74,7 @@ JUDGING = (
     "hybridlab.slurm.jobs",
     "hybridlab.slurm.steps",
     "hybridlab.kernels.build",
+    "hybridlab.kernels.toolchain",
     "hybridlab.runs.launch",
     "hybridlab.runs.run_path",
     "hybridlab.runs.records",

@@ -20,6 +20,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from .toolchain import toolchain_env
+
 FLAGS = ("-fsanitize=thread", "-g")  # with DEFAULT_FLAGS' -O2 -fopenmp: a race names its line
 COMPILER = "clang"
 # the wrappers' variables that name the compiler: MPICH's mpicc and Open MPI's
@@ -41,18 +43,18 @@ def _runtime_present() -> bool:
     import subprocess
 
     done = subprocess.run([COMPILER, "-print-file-name=libclang_rt.tsan-x86_64.a"],
-                          capture_output=True, text=True, check=False)  # fmt: skip
+                          capture_output=True, text=True, check=False, env=toolchain_env())  # fmt: skip
     path = done.stdout.strip()
     if Path(path).is_file():
         return True
     resource = subprocess.run([COMPILER, "-print-resource-dir"], capture_output=True, text=True,
-                              check=False).stdout.strip()  # fmt: skip
+                              check=False, env=toolchain_env()).stdout.strip()  # fmt: skip
     return bool(resource) and any(Path(resource).glob("lib/**/libclang_rt.tsan*"))
 
 
 def missing() -> str | None:
     """Why Archer cannot run here (a sentence naming what to install), or None."""
-    if shutil.which(COMPILER) is None:
+    if shutil.which(COMPILER, path=toolchain_env().get("PATH")) is None:
         return f"Archer needs clang, which is not installed: {INSTALL}"
     if library() is None:
         return f"Archer needs libarcher.so (LLVM's OpenMP runtime), not found: {INSTALL}"

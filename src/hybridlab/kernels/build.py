@@ -35,6 +35,7 @@ from .. import progress
 from ..paths import cache_root, find_kernel_file, kernel_dirs, venv_bin
 from . import archer as archer_tool
 from . import unit_checks
+from .toolchain import toolchain_env
 
 TRACE_HEADER = "hl_mpi_trace.h"  # trace_mpi=True: records each MPI call with its thread
 TRACE_FLAGS = ("-DHL_TRACE_MPI", "-include", TRACE_HEADER)
@@ -57,12 +58,15 @@ def offload_target(flags: tuple[str, ...]) -> str | None:
     return next((f.partition("=")[2] for f in flags if f.startswith("-fopenmp-targets=")), None)
 
 
-def compiler_env(flags: tuple[str, ...]) -> dict[str, str] | None:
-    """The environment the MPI wrapper runs in: for an offload build, clang as the compiler
-    under MPICH's and Open MPI's mpicc (MPICH_CC, OMPI_CC); None (inherited) otherwise."""
-    if offload_target(flags) is None:
-        return None
-    return {**os.environ, "MPICH_CC": OFFLOAD_COMPILER, "OMPI_CC": OFFLOAD_COMPILER}
+def compiler_env(flags: tuple[str, ...]) -> dict[str, str]:
+    """The environment a build's commands run in (toolchain.toolchain_env, never what a cell
+    set): for an offload build clang as the compiler under MPICH's and Open MPI's mpicc
+    (MPICH_CC, OMPI_CC), for Archer's its clang, else the wrapper's own compiler."""
+    if archer_tool.FLAGS[0] in flags:
+        return toolchain_env(**archer_tool.COMPILER_ENV)
+    if offload_target(flags) is not None:
+        return toolchain_env(MPICH_CC=OFFLOAD_COMPILER, OMPI_CC=OFFLOAD_COMPILER)
+    return toolchain_env()
 DEFAULT_FLAGS = ("-std=gnu11", "-O2", "-Wall", "-Wextra", "-fopenmp")
 # A student's translation unit (LINK): kit helpers only, synchronous sends, no undeclared calls
 # (a kernel's static function is an error naming the cell's line); not the kernel's flags.
@@ -164,7 +168,7 @@ def cache_dir() -> Path:
 def mpicc() -> str:
     """The venv's mpicc when there is one, else the first on PATH."""
     local = venv_bin() / "mpicc"
-    found = str(local) if local.exists() else shutil.which("mpicc")
+    found = str(local) if local.exists() else shutil.which("mpicc", path=toolchain_env().get("PATH"))
     if found is None:
         raise BuildError("mpicc", ["mpicc"], "no mpicc found: run `make setup` (it installs MPICH)")
     return found
@@ -174,7 +178,7 @@ def mpicc() -> str:
 def _wrapper_identity(cc: str, offload: bool = False) -> str:
     """What the wrapper runs and the compiler's version, from `cc` itself: the same in a grading
     sandbox as outside, whatever PATH holds (offload: with clang behind it)."""
-    env = compiler_env(offload_flags()) if offload else None
+    env = compiler_env(offload_flags() if offload else ())
     show = subprocess.run([cc, "-show"], capture_output=True, text=True, check=False, env=env)
     version = subprocess.run([cc, "--version"], capture_output=True, text=True, check=False,
                              env=env)  # fmt: skip
@@ -197,7 +201,7 @@ def include_flags() -> list[str]:
 def _has_partitioned(cc: str) -> bool:
     probe = '#include "hybridlab.h"\n#ifdef HL_HAVE_PARTITIONED\nhl_partitioned_yes\n#endif\n'
     done = subprocess.run([cc, "-E", "-P", *include_flags(), "-x", "c", "-"], input=probe,
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+                          capture_output=True, text=True, timeout=60, env=compiler_env(()))  # fmt: skip
     if done.returncode != 0:
         raise BuildError("hybridlab.h", [cc, "-E"], done.stderr[-2000:])
     return "hl_partitioned_yes" in done.stdout
@@ -239,25 +243,11 @@ def _with_trace(flags: tuple[str, ...], trace_mpi: bool, archer: bool = False) -
     return tuple(flags) + (TRACE_FLAGS if trace_mpi else ()) + (archer_tool.FLAGS if archer else ())
 
 
-@contextlib.contextmanager
-def _compiler(flags: tuple[str, ...]):
-    """The MPI wrapper's compiler for a build of these flags: clang for Archer (every command of
-    the build, the checks' preprocessing too), else the wrapper's own."""
-    if archer_tool.FLAGS[0] not in flags:
-        yield
-        return
-    if reason := archer_tool.missing():
+def _archer_present(flags: tuple[str, ...]) -> None:
+    """BuildError when the flags ask for Archer and its clang, runtime or library is missing
+    (compiler_env puts its clang behind the wrapper for every command of the build)."""
+    if archer_tool.FLAGS[0] in flags and (reason := archer_tool.missing()):
         raise BuildError("archer", [archer_tool.COMPILER], reason + "\n")
-    saved = {k: os.environ.get(k) for k in archer_tool.COMPILER_ENV}
-    os.environ.update(archer_tool.COMPILER_ENV)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 # The first line of a student's translation unit (hybridlab.runs.student_c): the kit kernel it is linked
@@ -362,7 +352,8 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
             kit_units["tracer"] = ([cc, *DEFAULT_FLAGS, *TRACER_FLAGS, *sizes, *includes, "-fPIC",
                                     "-c"], find_kernel_file(TRACER_SOURCE))  # fmt: skip
         output = ""
-        with progress.running(f"compile {name}"), _compiler(tuple(flags)):
+        _archer_present(tuple(flags))
+        with progress.running(f"compile {name}"):
             output += _compile(name, compile_unit, work, env)
             for role, (cmd, kit_source) in kit_units.items():
                 objects[role], said = _kit_object(name, cmd, kit_source, work, flags, env)

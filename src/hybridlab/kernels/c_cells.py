@@ -42,6 +42,7 @@ from .build import (
     mpicc,
 )
 from .c_text import code_only
+from .toolchain import toolchain_env
 
 MAGIC = "c"
 _NAME = re.compile(r"[A-Za-z_]\w*")
@@ -104,7 +105,8 @@ def compile_check(code: str, kernel: str | None = None) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         obj = Path(tmp) / "cell.o"
         done = subprocess.run([*cmd, *unit_checks.DEBUG_FLAGS, "-c", "-x", "c", "-", "-o", str(obj)],
-                              input=unit, capture_output=True, text=True, check=False)  # fmt: skip
+                              input=unit, capture_output=True, text=True, check=False,
+                              env=toolchain_env())  # fmt: skip
         refused = _refusals(kernel, unit, cmd, obj) if kernel and done.returncode == 0 else ""
     lines = code.split("\n")
     shown = []

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .. import progress
 from .build import OFFLOAD_COMPILER, OFFLOAD_TARGETS, offload_flags
+from .toolchain import toolchain_env
 
 PROBE_SECONDS = 60
 INSTALL = "apt-get install clang libomp-14-dev clang-tools-14 (Debian 12; README, What the machine needs)"
@@ -52,7 +53,7 @@ class OffloadStatus:
 @functools.lru_cache(maxsize=len(OFFLOAD_TARGETS))
 def probe(target: str = OFFLOAD_TARGETS[0]) -> OffloadStatus:
     """Build and run the probe for `target` (cached for the process)."""
-    if shutil.which(OFFLOAD_COMPILER) is None:
+    if shutil.which(OFFLOAD_COMPILER, path=toolchain_env().get("PATH")) is None:
         return OffloadStatus(target, 0, False, f"no {OFFLOAD_COMPILER} on PATH: {INSTALL}")
     with tempfile.TemporaryDirectory(prefix="hl-offload-") as work, \
             progress.running(f"offload probe {target}"):
@@ -61,7 +62,7 @@ def probe(target: str = OFFLOAD_TARGETS[0]) -> OffloadStatus:
         cmd = [OFFLOAD_COMPILER, "-fopenmp", *offload_flags(target), str(source), "-o", str(program)]
         try:
             built = subprocess.run(cmd, capture_output=True, text=True, timeout=PROBE_SECONDS,
-                                   check=False)  # fmt: skip
+                                   check=False, env=toolchain_env())  # fmt: skip
             if built.returncode != 0:
                 said = (built.stderr.strip().splitlines() or ["no message"])[-1]
                 return OffloadStatus(target, 0, False, f"clang cannot build for it ({said})")

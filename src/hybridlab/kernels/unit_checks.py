@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..paths import find_kernel_file, kernel_dirs
+from .toolchain import toolchain_env
 
 CELL = "cell"  # the file name a cell's lines carry (`#line 1 "cell"`, hybridlab.c_cells)
 # How a checked unit is compiled for its lines: DWARF 4, since objdump -l (binutils 2.40) names
@@ -151,7 +152,7 @@ class Part:
 
 
 def _run(cmd: list[str]) -> str:
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=toolchain_env())
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr[-500:]}")
     return done.stdout
@@ -359,7 +360,7 @@ def offload_parts(obj: Path) -> list[Path]:
 def _bundler() -> str:
     """clang's offload bundler: beside the clang on PATH (Debian keeps it in LLVM's folder)."""
     clang = subprocess.run(["clang", "-print-prog-name=" + _BUNDLER], capture_output=True,
-                           text=True, check=False).stdout.strip()  # fmt: skip
+                           text=True, check=False, env=toolchain_env()).stdout.strip()  # fmt: skip
     return clang if clang and Path(clang).is_file() else _BUNDLER
 
 
@@ -428,7 +429,8 @@ def _sanitizer_constructor_only(obj: Path) -> bool:
 @functools.lru_cache(maxsize=4)
 def _wrapper_includes(cc: str) -> list[str]:
     """The include folders the compiler wrapper adds (mpicc -show: MPI's own headers)."""
-    done = subprocess.run([cc, "-show"], capture_output=True, text=True, check=False)
+    done = subprocess.run([cc, "-show"], capture_output=True, text=True, check=False,
+                          env=toolchain_env())  # fmt: skip
     return [str(Path(d).resolve()) for d in re.findall(r"(?:^|\s)-I(\S+)", done.stdout)]
 
 
@@ -439,9 +441,10 @@ def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL,
     gone; `compile_flags` as the unit is compiled, -c and -o left out), as (cell line, text),
     and what the unit may not do there: asm, a #line to another file, an #include of a file
     that is neither a system nor a kit header. `env`: the compiler's environment (an offload
-    build's, build.compiler_env)."""
+    build's, build.compiler_env; else toolchain.toolchain_env's)."""
     done = subprocess.run([*compile_flags, "-E", "-x", "c", "-"], input=unit,
-                          capture_output=True, text=True, check=False, env=env)  # fmt: skip
+                          capture_output=True, text=True, check=False,
+                          env=env or toolchain_env())  # fmt: skip
     if done.returncode != 0:
         raise RuntimeError(f"the unit does not preprocess: {done.stderr[-1500:]}")
     kit = [str(d.resolve()) for d in kernel_dirs()] + _wrapper_includes(compile_flags[0])

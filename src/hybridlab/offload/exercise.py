@@ -39,6 +39,7 @@ from ..kernels.build import (
     offload_flags,
 )
 from ..kernels.offload import OffloadStatus, probe
+from ..kernels.toolchain import toolchain_env
 from ..kernels.unit_checks import CELL, DEBUG_FLAGS, Refusal, offload_parts, preprocessed_cell
 from ..runs import compliance
 from ..runs.launch import run_program
@@ -168,7 +169,7 @@ _WHERE = re.compile(r"^\S+:\d+(?: \(discriminator \d+\))?$")
 
 
 def _run_tool(cmd: list[str]) -> str:
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=toolchain_env())
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr[-500:]}")
     return done.stdout
