@@ -242,6 +242,7 @@ class SandboxedExecute(Execute):
         self.cell_limits = json.loads(os.environ.get(CELL_LIMITS) or "{}")
         self.reference_busy = float(os.environ.get(REFERENCE_BUSY) or 1.0)
         self._stretch, self._limit = 1.0, None  # the running cell's load allowance and limit
+        self._lab_sources: set[str] | None = None  # the released lab's own cells (preprocess)
 
     def _get_timeout(self, cell):
         """The cell's own limit (from its reference time) when it is a graded cell, else the
