@@ -126,6 +126,8 @@ def test_a_traced_whole_program_is_read_back_and_judged(tmp_path):
     assert ((use["record"] == "thread_cpu") & (use["main"] == 1)).sum() == 2
     memory = use[use["record"] == "memory"]
     assert len(memory) == 2 and (memory["peak_kb"] >= memory["init_kb"]).all()
+    # ... counted from before main (the tracer's constructor), MPI_Init_thread's own memory apart
+    assert (memory["init_kb"] >= memory["start_kb"]).all() and (memory["mpi_kb"] >= 0).all()
     # a library that gives less than the program asks for: the program must stop, naming both.
     # One rank, as the lab's hidden test runs it: with two, rank 1's MPI_Abort may end rank 0
     # before its message is out (Open MPI's mpiexec often does)
@@ -235,6 +237,41 @@ def test_a_nudged_halo_moves_a_decomposed_checksum_as_predicted(tmp_path):
     assert checksums[1] - checksums[0] == pytest.approx(0.75 / 4 * (rows[15] + rows[16]), rel=1e-12)
 
 
+# the program cannot learn the nudge: the tracer takes HL_HALO_NUDGE out of its environment
+# (environ, the same array as argv + argc + 1, and the bytes of the entry) before main runs
+_SEES_NUDGE = r"""#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv) {
+    int seen = 0, provided;
+    for (char **e = argv + argc + 1; *e; e++) seen += strstr(*e, "HALO_NUDGE") != NULL;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    printf("nudge seen=%d\n", seen);
+    fflush(stdout);
+    MPI_Finalize();
+    return 0;
+}"""
+
+
+def test_a_nudged_program_cannot_read_the_nudge(tmp_path):
+    program = jobs.build_program("lab10_sees_nudge", _SEES_NUDGE)
+    result, _ = jobs.judged_run(JOB_SCRIPT, program, tmp_path, env={jobs.HALO_NUDGE: "3 0.75"},
+                                sbatch_args=["--ntasks=1"], timeout=120)  # fmt: skip
+    assert [line["seen"] for line in result.check().lines("nudge")] == ["0"]
+
+
+def test_the_step_asked_for_in_an_allocation_larger_than_the_machine(tmp_path):
+    # only the script runs (the kit's srun notes the step): what it makes of SLURM_CPUS_PER_TASK
+    big = ["--ntasks=2", f"--cpus-per-task={CPUS + 3}"]
+    job, step = jobs.asked_step(JOB_SCRIPT, tmp_path, args=["31", "9"], sbatch_args=big, timeout=120)
+    assert job.ok and (step.ntasks, step.cpus_per_task, step.args) == (2, CPUS + 3, ("31", "9"))
+    assert step.openmp["OMP_NUM_THREADS"] == str(CPUS + 3)
+    typed = JOB_SCRIPT.replace("export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK", "export OMP_NUM_THREADS=2")
+    assert jobs.asked_step(typed, tmp_path, sbatch_args=big, timeout=120)[1].openmp["OMP_NUM_THREADS"] == "2"
+    with pytest.raises(jobs.JobRequestError):  # a job that would run is still refused
+        jobs.submit(JOB_SCRIPT, folder=tmp_path, runner="local", sbatch_args=big, timeout=120)
+
+
 def test_the_update_must_be_shared_among_threads():
     assert updates_unshared(JACOBI_PROGRAM) == []
     assert "0.25" in updates_unshared(_SERIAL_UPDATE)[0]
@@ -247,6 +284,11 @@ def test_the_update_must_be_shared_among_threads():
         assert updates_unshared(JACOBI_PROGRAM.replace(
             "#pragma omp parallel for\n        for (long k = 1; k <= rows; k++)",
             f"#pragma omp parallel for{clause}\n        for (long k = 1; k <= rows; k++)"))
+    # a parallel for nested in another region (a team of one) while the other threads spin
+    nested = JACOBI_PROGRAM.replace("    for (long it = 0; it < iterations; it++) {",
+                                    "#pragma omp parallel\n    if (omp_get_thread_num() == 0)\n"
+                                    "    for (long it = 0; it < iterations; it++) {")  # fmt: skip
+    assert "0.25" in updates_unshared(nested)[0]
     # a shared loop of one iteration around the serial update, or the update in a critical section
     assert updates_unshared(JACOBI_PROGRAM.replace(
         "#pragma omp parallel for\n        for (long k = 1; k <= rows; k++)",

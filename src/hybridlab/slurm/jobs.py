@@ -268,8 +268,9 @@ def _job_script(text: str, folder: Path, job_id: str) -> Path:
 
 
 def _submit_local(text: str, request: JobRequest, args: list[str], sbatch_args: list[str],
-                  folder: Path, timeout: float, extra: dict[str, str]) -> JobResult:  # fmt: skip
-    usable = len(read_topology().usable)
+                  folder: Path, timeout: float, extra: dict[str, str],
+                  usable: int | None = None) -> JobResult:  # fmt: skip
+    usable = len(read_topology().usable) if usable is None else usable
     if request.nodes > 1:
         raise JobRequestError(f"the script asks for {request.nodes} nodes; the local runner is "
                               "one node (this machine): ask for --nodes=1")  # fmt: skip
@@ -603,6 +604,42 @@ def judged_run(
                                job.output_file, folder, job.seconds + time.monotonic() - start,
                                job.granted, script_output=job.output)  # fmt: skip
             return result, read()
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def asked_step(
+    script: str | Path,
+    folder: str | Path,
+    *,
+    name: str = "jacobi",
+    args: list[str] | tuple[str, ...] = (),
+    sbatch_args: list[str] | tuple[str, ...] = (),
+    timeout: float = TIMEOUT,
+) -> tuple[JobResult, Step | None]:
+    """The srun step of ./`name` a judged script asks for (tasks, CPUs per task, binding, the
+    OpenMP variables, the arguments) in an allocation as `sbatch_args` ask, even one larger than
+    this machine: the script runs with the local runner as in judged_run, but no step is started
+    (./`name` is a placeholder), so a made-up allocation harms nothing. The job's result and the
+    step, checked as judged_run checks it (None when the script failed). What a script makes of
+    SLURM_CPUS_PER_TASK is judged on shapes the machine cannot run (lab 10's hidden tests)."""
+    folder = Path(folder).resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / name
+    target.unlink(missing_ok=True)
+    target.write_text("#!/bin/sh\nexit 0\n")
+    target.chmod(0o755)
+    text = script.read_text() if isinstance(script, Path) else str(script)
+    request = read_script(text, list(sbatch_args))
+    if request.nodes > 1:
+        raise JobRequestError(f"the script asks for {request.nodes} nodes; the local runner is "
+                              "one node (this machine): ask for --nodes=1")  # fmt: skip
+    private = Path(tempfile.mkdtemp(prefix="hybridlab-step-"))
+    try:
+        steps = private / "steps.jsonl"
+        job = _submit_local(text, request, list(args), list(sbatch_args), folder, timeout,
+                            {STEPS: str(steps)}, usable=request.cpus)  # fmt: skip
+        return job, (_judged_step(steps, target, job.request) if job.ok else None)
     finally:
         shutil.rmtree(private, ignore_errors=True)
 

@@ -74,6 +74,7 @@ def updates_unshared(code: str) -> list[str]:
     of the update (_update_statements) must lie in a loop an OpenMP work-sharing construct shares
     (`parallel for`, `for` inside a `parallel` region, `loop`, `taskloop`) and use that loop's
     variable (or a collapsed one's), with no `if` or `num_threads` clause on it or its region,
+    not in a parallel region nested in another (its team is one thread unless nesting is on),
     and not in a `critical`, `ordered`, `single`, `masked` or `master` block; in a helper
     function, every call of the helper must be. [] when every one is; ["no ..."] when the
     program has no such statement."""
@@ -91,6 +92,8 @@ def updates_unshared(code: str) -> list[str]:
         words = set(re.findall(r"\w+", _simple_statement(text, pos)))
         loops = [p for a, b, p, names in sharing if a < pos < b and names & words]
         regions = inside(pos, teams)
+        if len(regions) > 1:  # a parallel region nested in another: a team of one thread
+            return False
         if loops:
             if any(_NARROWED.search(p) for p in loops + regions):
                 return False
