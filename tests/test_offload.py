@@ -228,6 +228,45 @@ def test_b_refuses_a_device_address_on_the_host_and_a_sweep_off_the_device(name,
     assert any(obj in str(r) for r in device_code_refusals("\n" + code)), name
 
 
+_HOST_RUNS_DEVICE_CODE = """
+#pragma omp declare target
+static void sweep(double *a, double *b, long m, long w) {
+    for (long i = 1; i <= m; i++)
+        for (long j = 1; j < w - 1; j++)
+            b[i * w + j] = 0.25 * (a[(i - 1) * w + j] + a[(i + 1) * w + j] + a[i * w + j - 1] + a[i * w + j + 1]);
+    for (long i = 1; i <= m; i++)
+        for (long j = 1; j < w - 1; j++) a[i * w + j] = b[i * w + j];
+}
+#pragma omp end declare target
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    double *slot[2] = {0, 0};
+    long where = (long)slot;
+#pragma omp target data map(tofrom: u[0:n]) map(to: unew[0:n]) device(device)
+    for (long it = 0; it < iterations; it++) {
+        exchange_rows(u, m, w, comm);
+#pragma omp target firstprivate(where) device(device)
+        {
+            if (it == 0) { double **s = (double **)where; s[0] = u; s[1] = unew; sweep(u, unew, m, w); }
+        }
+        if (it > 0) sweep(slot[0], slot[1], m, w);
+    }
+}
+"""
+
+
+@needs_offload
+@pytest.mark.parametrize("inline", ["static", "__attribute__((noinline)) static"])
+def test_b_refuses_the_device_code_run_by_the_host(inline):
+    """A fresh attacker's (attackD, 2026-12-04): device addresses stored through a firstprivate
+    integer, then the host sweeping the device's copy with the declare-target helper: refused at
+    the host's call (inlined) or in the helper (out of line), from the host object alone."""
+    code = _HOST_RUNS_DEVICE_CODE.replace("static void sweep(", f"{inline} void sweep(")
+    said = [str(r) for r in device_code_refusals(code)]
+    assert any("runs the device's code on the host" in s for s in said), said
+
+
 @needs_offload
 def test_b_refusal_is_a_build_error_naming_the_cells_line():
     code = _WRONG["use_device_ptr"][0]

@@ -195,6 +195,99 @@ def test_an_update_split_into_an_atomic_read_and_write_is_refused():
     exercise.build_count(FIXED, "test_fixed_bins")
 
 
+BUILTIN_SPLIT = """
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+#pragma omp parallel for
+    for (long i = 0; i < n; i++) {
+        long *p = &bins[bin_of(i)];
+        long v = __atomic_load_n(p, __ATOMIC_RELAXED);
+        __atomic_store_n(p, v + 1, __ATOMIC_RELAXED);
+    }
+}
+"""
+ATOMIC_ASSIGN_SPLIT = """
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+#pragma omp parallel for
+    for (long i = 0; i < n; i++) {
+        _Atomic long *p = (_Atomic long *)&bins[bin_of(i)];
+        long seen = *p;
+        *p = seen + 1;
+    }
+}
+"""
+WIDE_STORE = """
+typedef long wide __attribute__((vector_size(32), aligned(8)));
+void count_bins(long n, int nbins, long *bins) {
+    long seen = 0;
+#pragma omp parallel for reduction(+ : seen)
+    for (long i = 0; i < n; i++) seen += bin_of(i) >= 0;
+    for (long i = 0; i < n && nbins >= 4; i++) {
+        int b = bin_of(i), at = b + 4 <= nbins ? b : nbins - 4;
+        wide one = {0, 0, 0, 0};
+        one[b - at] = 1;
+        *(wide *)(bins + at) += one;
+    }
+}
+"""
+FETCH_ADD = """
+#include <stdatomic.h>
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+#pragma omp parallel for
+    for (long i = 0; i < n; i++) {
+        __atomic_fetch_add(&bins[bin_of(i)], 1, __ATOMIC_RELAXED);
+        _Atomic long *p = (_Atomic long *)&bins[0];
+        long seen = atomic_load(p);  /* a CAS loop: a load, then one read-modify-write */
+        while (!atomic_compare_exchange_weak(p, &seen, seen)) {}
+    }
+}
+"""
+
+
+def test_the_ir_check_reads_store_sizes_and_atomic_writes():
+    """ir_refusals on IR text: a 32-byte store and an atomic store are refused at their lines,
+    a 16-byte vector store, an atomicrmw's call and a plain 8-byte store are not."""
+    ir = "\n".join([
+        "  store <4 x i64> %1, <4 x i64>* %2, align 8, !dbg !7",
+        "  store <2 x i64> %1, <2 x i64>* %2, align 8, !dbg !7",
+        "  store x86_fp80 %1, x86_fp80* %2, align 16, !dbg !8",
+        "  store i64 %1, i64* %2, align 8, !dbg !8",
+        "  %3 = call i64 @__tsan_atomic64_fetch_add(i64* %2, i64 1, i32 0), !dbg !8",
+        "  call void @__tsan_atomic64_store(i64* %2, i64 %4, i32 0), !dbg !9",
+        "  call void @llvm.x86.sse2.maskmov.dqu(<16 x i8> %a, <16 x i8> %b, i8* %c), !dbg !9",
+        "!7 = !DILocation(line: 12, column: 3, scope: !5)",
+        "!8 = !DILocation(line: 13, column: 3, scope: !5)",
+        "!9 = !DILocation(line: 14, column: 3, scope: !5)",
+    ])
+    found = exercise.ir_refusals(ir)
+    assert len(found) == 4, found
+    assert found[0].startswith("cell line 12: a 32-byte store")
+    assert found[1].startswith("cell line 13: a 10-byte store")
+    assert found[2].startswith("cell line 14: an atomic store")
+    assert "llvm.x86.sse2.maskmov.dqu" in found[3]
+
+
+@needs_archer
+@pytest.mark.parametrize(("code", "refusal"), [
+    (BUILTIN_SPLIT, "__atomic_store_n"),
+    (ATOMIC_ASSIGN_SPLIT, "cell line 8: an atomic store or exchange"),
+    (WIDE_STORE, "cell line 11: a 32-byte store"),
+])
+def test_split_atomics_and_wide_stores_are_refused_at_their_line(code, refusal):
+    """A fresh attacker's (attackD, 2026-12-04): an update split into two atomics (builtins, C11,
+    _Atomic assignment), and 32-byte vector stores ThreadSanitizer does not instrument."""
+    with pytest.raises(AssertionError, match=refusal):
+        exercise.build_count(code, "test_refused_bins")
+
+
+@needs_archer
+def test_atomic_read_modify_writes_are_not_refused():
+    assert exercise.ir_refusals(exercise.cell_ir(FETCH_ADD)) == []
+    assert exercise.ir_refusals(exercise.cell_ir(FIXED)) == []
+
+
 def _solution_diagnose():
     """The instructor's diagnose (the judge reads traces by the same rules)."""
     nb = json.loads((ROOT / "grading" / "source" / "16_tools" / "16_tools.ipynb").read_text())

@@ -19,6 +19,52 @@ _SOURCES = runpy.run_path(str(Path(__file__).resolve().parents[1] / "wrong_answe
                               / "15_offload.py"))  # fmt: skip
 RESIDENT, PER_ITERATION = _SOURCES["RESIDENT"], _SOURCES["PER_ITERATION"]
 
+# a fresh attacker's (attackD, 2026-12-04): a device address smuggled out through a firstprivate
+# integer inside a real sweep region; the host then runs the declare-target helper on the device's
+# copy (refused from the host object: the device's lines' arithmetic run outside target regions)
+SMUGGLE_DECLARE = r"""
+#pragma omp declare target
+static void sweep(double *a, double *b, long m, long w) {
+    for (long i = 1; i <= m; i++)
+        for (long j = 1; j < w - 1; j++)
+            b[i * w + j] = 0.25 * (a[(i - 1) * w + j] + a[(i + 1) * w + j] + a[i * w + j - 1] + a[i * w + j + 1]);
+    for (long i = 1; i <= m; i++)
+        for (long j = 1; j < w - 1; j++) a[i * w + j] = b[i * w + j];
+}
+#pragma omp end declare target
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    double *slot[2] = {0, 0};
+    long where = (long)slot;
+#pragma omp target data map(tofrom: u[0:n]) map(to: unew[0:n]) device(device)
+    {
+        for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+            exchange_rows(u, m, w, comm);
+#pragma omp target update to(u[0:w]) device(device)
+#pragma omp target update to(u[(m + 1) * w:w]) device(device)
+            if (it == 0) {
+#pragma omp target firstprivate(where) device(device)
+                {
+                    double **s = (double **)where;
+                    s[0] = u;
+                    s[1] = unew;
+                    sweep(u, unew, m, w);
+                }
+            } else {
+#pragma omp target firstprivate(where) device(device)
+                {
+                    if (where == 0) sweep(u, unew, m, w);
+                }
+                sweep(slot[0], slot[1], m, w);
+            }
+        }
+    }
+}
+"""
+
 GAMING = [
     attempt("shortcut", "jacobi_offload", changed(
         RESIDENT,
@@ -231,8 +277,8 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
 }
 """), {"hidden_jacobi_offload"}, "the sweep on the host's threads in a copy of the "
         "block, its arithmetic in a declare-target helper a target region also calls (its line is "
-        "the device's too), the copy memcpy'd into u at the end", reason="leaves the device's copy "
-        "behind"),
+        "the device's too), the copy memcpy'd into u at the end", reason="runs the device's code "
+        "on the host"),
     attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
 #include <stdlib.h>
 #include <string.h>
@@ -271,6 +317,18 @@ def per_iteration(offload, iterations):
 ]
 
 # ------------------------------------------------------------------------------- ORACLES
+GAMING += [
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", SMUGGLE_DECLARE),
+            {"hidden_jacobi_offload"}, "the device's addresses written into a host slot through a "
+            "firstprivate integer by iteration 1's real sweep region, then empty regions while the "
+            "host sweeps the device's copy with the declare-target helper (attackD: 6 of 6 before)",
+            reason="runs the device's code on the host"),
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", changed(
+        SMUGGLE_DECLARE, "static void sweep(", "__attribute__((noinline)) static void sweep(")),
+            {"hidden_jacobi_offload"}, "the same with the helper kept out of line (called, not "
+            "inlined, by the host)", reason="runs the device's code on the host"),
+]
+
 _T = pd.DataFrame({"rank": [2, 0, 1], "row_bytes": [528, 1040, 264],
                    "h2d_between": [95040, 187200, 47520], "d2h_between": [9504, 0, 475200]})
 _ITS = 91

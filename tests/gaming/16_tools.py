@@ -5,7 +5,7 @@ quiet, the count made serially beside a parallel region that only looks on, trac
 the visible ones, and the C evidence attempts every C cell gets."""
 
 from gaming import REFUSED, attempt, c_evidence
-from wrong_answers import c_cell
+from wrong_answers import c_cell, changed
 
 RACY_LOOP = "    for (long i = 0; i < n; i++) bins[bin_of(i)]++;"
 
@@ -248,4 +248,65 @@ def diagnose(calls):
     return ("request", late) if late else ("none", [])
 """, {"hidden_diagnose"}, "the level by thread number only (a nested region's thread 0 is not the main thread)",
         reason="you said"),
+]
+
+# A fresh attacker's (attackD, 2026-12-04) answers that kept full points, now losing: a racy update
+# split into an atomic load and an atomic store (builtins, C11, _Atomic assignment; Archer does not
+# report atomic accesses), and one thread counting with 32-byte vector stores (ThreadSanitizer
+# instruments stores of 1 to 16 bytes only, so the kit's watch saw none). Read from the cell's IR.
+SPLIT_BASE = r"""
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++) {
+        long *p = &bins[bin_of(i)];
+        long v = __atomic_load_n(p, __ATOMIC_RELAXED);
+        __atomic_store_n(p, v + 1, __ATOMIC_RELAXED);
+    }
+}
+"""
+WIDE_BASE = r"""
+#include <stdlib.h>
+typedef long wide __attribute__((vector_size(32), aligned(8)));
+void count_bins(long n, int nbins, long *bins) {
+    int *idx = malloc(sizeof(int) * (n > 0 ? n : 1));
+#pragma omp parallel for
+    for (long i = 0; i < n; i++) idx[i] = bin_of(i);
+    if (nbins >= 4) {
+        for (long i = 0; i < n; i++) {  /* thread 0 alone, 32-byte stores */
+            int b = idx[i], at = b + 4 <= nbins ? b : nbins - 4;
+            wide one = {0, 0, 0, 0};
+            one[b - at] = 1;
+            *(wide *)(bins + at) += one;
+        }
+    } else {
+#pragma omp parallel for reduction(+ : bins[0:nbins])
+        for (long i = 0; i < n; i++) bins[idx[i]]++;
+    }
+    free(idx);
+}
+"""
+GAMING += [
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", SPLIT_BASE),
+            {"hidden_count_bins"}, "the racy update split into __atomic_load_n and __atomic_store_n",
+            reason="not a read and a write made safe each on its own"),
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", "#include <stdatomic.h>\n" + changed(
+        changed(SPLIT_BASE, "long *p = &bins[bin_of(i)];", "_Atomic long *p = (_Atomic long *)&bins[bin_of(i)];"),
+        "long v = __atomic_load_n(p, __ATOMIC_RELAXED);\n        __atomic_store_n(p, v + 1, __ATOMIC_RELAXED);",
+        "long v = atomic_load_explicit(p, memory_order_relaxed);\n"
+        "        atomic_store_explicit(p, v + 1, memory_order_relaxed);")),
+            {"hidden_count_bins"}, "the racy update split into C11 atomic_load_explicit and atomic_store_explicit",
+            reason="not a read and a write made safe each on its own"),
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", changed(
+        changed(SPLIT_BASE, "long *p = &bins[bin_of(i)];", "_Atomic long *p = (_Atomic long *)&bins[bin_of(i)];"),
+        "long v = __atomic_load_n(p, __ATOMIC_RELAXED);\n        __atomic_store_n(p, v + 1, __ATOMIC_RELAXED);",
+        "long v = *p;  /* an atomic load */\n        *p = v + 1;  /* an atomic store */")),
+            {"hidden_count_bins"}, "the racy update split by assignments to an _Atomic lvalue (no call named)",
+            reason="an atomic store or exchange"),
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", WIDE_BASE),
+            {"hidden_count_bins"}, "the team looks the bins up, thread 0 counts with 32-byte vector stores",
+            reason="a 32-byte store"),
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", changed(
+        WIDE_BASE, "__attribute__((vector_size(32), aligned(8)))", "__attribute__((ext_vector_type(4)))")),
+            {"hidden_count_bins"}, "the same with clang's ext_vector_type(4)", reason="a 32-byte store"),
 ]

@@ -157,4 +157,32 @@ def diagnose(calls: pd.DataFrame) -> tuple:
         return ("request", sorted(culprits))
     return ("none", [])
 """, why="sorted by time, the requests started after each rank's last completion call"),
+    # atomic read-modify-writes as builtins and C11 calls, kept when the split update (an atomic
+    # load and an atomic store) is refused from the cell's IR (attackD, 2026-12-04)
+    right("count_bins", r"""
+%%c COUNT_C race_bins
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+#pragma omp parallel for schedule(guided)
+    for (long i = 0; i < n; i++) __atomic_fetch_add(&bins[bin_of(i)], 1, __ATOMIC_RELAXED);
+}
+""", why="the GCC/clang builtin __atomic_fetch_add on each increment"),
+    right("count_bins", r"""
+%%c COUNT_C race_bins
+#include <stdatomic.h>
+
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+#pragma omp parallel for
+    for (long i = 0; i < n; i++) {
+        _Atomic long *p = (_Atomic long *)&bins[bin_of(i)];
+        if (i % 2) {
+            atomic_fetch_add(p, 1);
+        } else {  /* a compare-and-swap loop: a load, then one read-modify-write */
+            long seen = atomic_load_explicit(p, memory_order_relaxed);
+            while (!atomic_compare_exchange_weak(p, &seen, seen + 1)) {}
+        }
+    }
+}
+""", why="C11 atomic_fetch_add and a compare-and-swap loop"),
 ]

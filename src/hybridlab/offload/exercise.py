@@ -234,6 +234,59 @@ def _code_lines(obj: Path) -> tuple[set[int], list[int], list[int]]:
     return lines, arithmetic, outlined
 
 
+_INLINED = re.compile(r"^inlined by (\S+?)(?: \(discriminator \d+\))? \((.+)\)$")
+_LOCATION = re.compile(r"^(\S+:\d+)(?: \(discriminator \d+\))?$")
+_INSTRUCTION = re.compile(r"^\s+[0-9a-f]+:\t(.*)$")
+_REFERENCE = re.compile(r"<([^>+]+)(?:\+0x[0-9a-f]+)?>|R_X86_64_\w+\s+([^\s+-]+)")
+_REGION = "__omp_offloading_"  # clang's host copy (fallback) of a target region
+
+
+def host_serial_arithmetic(obj: Path) -> list[tuple[int, int]]:
+    """The host object's floating-point additions and multiplications that the host's own code
+    runs outside every target region: (cell line of the instruction, cell line of the outermost
+    call site, the line to name). An instruction is inside a target region when its function or
+    one it is inlined into is clang's host copy of a region (__omp_offloading_*); a function out of
+    line runs on the host when nothing calls it (jacobi_offload) or a call or reference outside a
+    region reaches it (a declare-target helper the host calls itself, a parallel region the host
+    forks)."""
+    text = _run_tool(["objdump", "-d", "-l", "--inlines", "-r", "--no-show-raw-insn", str(obj)])
+    function, line, outer, frames = "", 0, 0, [""]
+    arithmetic: dict[str, list[tuple[int, int]]] = {}
+    refs: dict[str, set[str]] = {}  # callee -> callers' functions (from outside a region)
+    referenced: set[str] = set()
+    for row in text.splitlines():
+        if symbol := _FUNCTION.match(row):
+            function, line, outer, frames = symbol.group(1), 0, 0, [symbol.group(1)]
+            arithmetic.setdefault(function, [])
+        elif location := _LOCATION.match(row):
+            line = outer = _cell_line(location.group(1))
+            frames = [function]
+        elif inlined := _INLINED.match(row):
+            frames.append(inlined.group(2))
+            outer = _cell_line(inlined.group(1)) or outer
+        elif instruction := _INSTRUCTION.match(row):
+            inside = any(f.startswith(_REGION) for f in frames)
+            body = instruction.group(1)
+            if not inside and line and _ARITHMETIC.search("\t" + body):
+                arithmetic[function].append((line, outer or line))
+            for ref in _REFERENCE.finditer(body):
+                name = ref.group(1) or ref.group(2)
+                if name and name != function:
+                    referenced.add(name)
+                    if not inside:
+                        refs.setdefault(name, set()).add(function)
+    run = {f for f in arithmetic if f not in referenced and not f.startswith(_REGION)}
+    grew = True
+    while grew:
+        grew = False
+        for callee, callers in refs.items():
+            if callee in arithmetic and callee not in run and not callee.startswith(_REGION) \
+                    and callers & run:
+                run.add(callee)
+                grew = True
+    return [at for f in sorted(run) for at in arithmetic[f]]
+
+
 def _first_line(lines: Sequence[tuple[int, str]], *patterns: str) -> int:
     """The cell line of the first preprocessed line matching the first pattern that any matches
     (1: none): where a refusal read from the object, which has no line of its own, points."""
@@ -267,6 +320,15 @@ def object_refusals(host: Path, device: Path | None,
         found.append(Refusal(target, "computes nothing on the device: the device object holds "
                                      "no floating-point addition or multiplication (the "
                                      f"stencil's); {ALLOWS}"))  # fmt: skip
+    # the device's code run by the host itself (a declare-target helper the host calls on the
+    # device's copy through an address smuggled out); a host's own arithmetic elsewhere (timing) is not
+    serial = [(line, outer) for line, outer in host_serial_arithmetic(host) if line in device_lines]
+    if serial:
+        line, outer = serial[0]
+        found.append(Refusal(outer, "runs the device's code on the host outside every target "
+                                    f"region (the floating-point arithmetic of cell line {line}, "
+                                    "which a target region also runs, called by the host's own "
+                                    f"code); {ALLOWS}"))  # fmt: skip
     outside = [line for line in host_threads if line not in device_lines]
     if outside:  # (the host's copy of a target region, its fallback, has the device's lines)
         found.append(Refusal(outside[0], "computes on the host's threads: a parallel region's "

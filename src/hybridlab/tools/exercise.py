@@ -29,10 +29,19 @@ from pathlib import Path
 import pandas as pd
 
 from ..kernels import archer
-from ..kernels.build import Kernel, build
+from ..kernels.build import (
+    DEFAULT_FLAGS,
+    STUDENT_UNIT_FLAGS,
+    TRACE_FLAGS,
+    Kernel,
+    build,
+    compiler_env,
+    include_flags,
+    mpicc,
+)
 from ..runs.launch import run_program
 from ..runs.records import Results
-from ..runs.student_c import build_student, preprocessed
+from ..runs.student_c import build_student, preprocessed, student_unit
 
 LEVEL = "funneled"  # the kernels call MPI from their main thread, outside parallel regions
 TRACE_COLUMNS = ["rank", "thread", "main", "in_parallel", "call", "start", "end", "done", "tag",
@@ -75,7 +84,82 @@ def master_race_races(before: int, after: int, threads: int = 2) -> pd.DataFrame
 # what makes an update of a bin two accesses Archer sees as safe, yet races: an atomic read and
 # an atomic write in place of one atomic update, or a C library call doing the read-modify-write
 # out of the sanitizer's sight (rand_r on a bin's state)
-SPLIT_UPDATE = r"#\s*pragma\s+omp\s+atomic\s+(?:read|write)\b|\brand_r\b"
+# an atomic write that is no read-modify-write (a store, an exchange), as the builtins, C11's
+# <stdatomic.h> (macros expanded: clang's __c11_atomic_*, GCC's __atomic_*) and __sync spell it
+SPLIT_UPDATE = (r"#\s*pragma\s+omp\s+atomic\s+(?:read|write)\b|\brand_r\b"
+                r"|\b(?:__atomic_(?:store|exchange)(?:_n)?|__c11_atomic_(?:store|exchange)"
+                r"|atomic_(?:store|exchange)(?:_explicit)?|__sync_lock_test_and_set)\s*\(")
+
+# The same, and writes the kit's watch cannot see, read from the cell's own LLVM IR after
+# ThreadSanitizer's pass (cell_ir): ThreadSanitizer instruments plain stores of 1, 2, 4, 8 or 16
+# bytes only (a wider or odd-sized store, a vector_size(32) one, calls no __tsan_write), and writes
+# made by target intrinsics (llvm.x86.*, masked stores) or libatomic's calls not at all; an atomic
+# store or exchange (_Atomic assignment included) is half of a split update.
+TSAN_STORE_BYTES = (1, 2, 4, 8, 16)
+_IR_SIZES = {"half": 2, "bfloat": 2, "float": 4, "double": 8, "x86_fp80": 10, "fp128": 16,
+             "ppc_fp128": 16}  # fmt: skip
+_IR_STORE = re.compile(r"^\s*store\s+(?:atomic\s+)?(?:volatile\s+)?(<[^>]*>|\[[^\]]*\]|\S+)")
+_IR_CALL = re.compile(r"\bcall\b.*?@(llvm\.x86\.[\w.]+|llvm\.masked\.[\w.]+|llvm\.vp\.[\w.]+"
+                      r"|__tsan_atomic\d+_(?:store|exchange)|__atomic_\w+)\(")
+_IR_DBG = re.compile(r"!dbg !(\d+)")
+_IR_LOCATION = re.compile(r"^!(\d+) = !DILocation\(line: (\d+)")
+
+
+def _ir_bytes(ty: str) -> int | None:
+    """The store size in bytes of an LLVM IR type as written (None: an aggregate or unknown)."""
+    ty = ty.strip()
+    if ty.endswith("*") or ty == "ptr":
+        return 8
+    if m := re.fullmatch(r"i(\d+)", ty):
+        return (int(m.group(1)) + 7) // 8
+    if ty in _IR_SIZES:
+        return _IR_SIZES[ty]
+    if m := re.fullmatch(r"[<\[]\s*(\d+)\s+x\s+(.+?)\s*[>\]]", ty):
+        inner = _ir_bytes(m.group(2))
+        return None if inner is None else int(m.group(1)) * inner
+    return None
+
+
+def ir_refusals(ir: str) -> list[str]:
+    """What the cell's LLVM IR (after ThreadSanitizer's pass) does that the part refuses, one
+    sentence per kind and line ("cell line N: ..."): a store ThreadSanitizer does not instrument
+    (not 1/2/4/8/16 bytes), a write by a target intrinsic or a libatomic call, an atomic store or
+    exchange (half of a split update)."""
+    lines = ir.splitlines()
+    where = {m.group(1): m.group(2) for ln in lines if (m := _IR_LOCATION.match(ln))}
+    found = []
+    for ln in lines:
+        dbg = _IR_DBG.search(ln)
+        at = f"cell line {where[dbg.group(1)]}" if dbg and dbg.group(1) in where else "the cell"
+        if m := _IR_STORE.match(ln):
+            size = _ir_bytes(m.group(1))
+            if size not in TSAN_STORE_BYTES:
+                found.append(f"{at}: a {size or 'aggregate'}{'-byte' if size else ''} store "
+                             f"({m.group(1)}), which ThreadSanitizer does not instrument: store "
+                             "scalars of at most 16 bytes (no vector types wider than 16 bytes)")
+        elif m := _IR_CALL.search(ln):
+            name = m.group(1)
+            if name.startswith("__tsan_atomic"):
+                found.append(f"{at}: an atomic store or exchange ({name}): a bin's update is one "
+                             "atomic read-modify-write (omp atomic, atomic_fetch_add), not an "
+                             "atomic read and an atomic write")
+            else:
+                found.append(f"{at}: a write by {name}, which ThreadSanitizer does not see: "
+                             "write bins with plain C stores and atomics only")
+    return list(dict.fromkeys(found))
+
+
+def cell_ir(code: str) -> str:
+    """The cell's unit (race_bins' headers, the cell) compiled as build_count compiles it for
+    Archer, emitted as LLVM IR after ThreadSanitizer's pass: what the kit reads its stores from."""
+    flags = (*DEFAULT_FLAGS, *STUDENT_UNIT_FLAGS, *WATCH_FLAGS, *TRACE_FLAGS, *archer.FLAGS)
+    cmd = [mpicc(), *flags, *include_flags(), "-S", "-emit-llvm", "-o", "-", "-x", "c", "-"]
+    done = subprocess.run(cmd, input=student_unit("race_bins", "HL_STUDENT_RACE_BINS", code),
+                          capture_output=True, text=True, check=False, timeout=300,
+                          env=compiler_env(archer.FLAGS))  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"the kit could not compile the cell to IR: {done.stderr[-2000:]}")
+    return done.stdout
 
 
 # The kit's watch on the bins (race_bins.c, HL_WATCH_BINS): ThreadSanitizer's entry points for
@@ -104,6 +188,8 @@ def build_count(code: str, name: str = "student_bins") -> Kernel:
         f"count_bins uses `{split.group(0).strip()}`: a bin's update is one read-modify-write "
         "made safe as a whole (an atomic update, a reduction, a lock or critical section), not "
         "a read and a write made safe each on its own")
+    refused = ir_refusals(cell_ir(code))
+    assert not refused, "count_bins: " + "; ".join(refused)
     return kernel
 
 
