@@ -218,3 +218,53 @@ def ring_exchange():
             reason="send request(s) never completed"),
 ]
 
+
+# A fresh attacker (2026-12-04): the timed runs' records rewritten in place to agree with a typed
+# slowdown; the judge now reads the samples piling_runs kept as the lab's cell ran it
+# (handout.keep), not the notebook's `timed`.
+GAMING += [
+    attempt("forged", "piling_slowdown", r'''
+def predicted_slowdown(piled: pd.DataFrame, bound: pd.DataFrame) -> float:
+    """Threads per allowed CPU of the piled run over that of the bound run (at least 1 each)."""
+    def load(rec):
+        pairs = rec.drop_duplicates(["rank", "thread"])
+        cpus = set()
+        for a in pairs["allowed_cpus"]:
+            cpus.update(int(x) for x in a)
+        return max(1.0, len(pairs) / len(cpus))
+    return load(piled) / load(bound)
+
+
+# never look at the samples: make the notebook's records agree with a typed number
+predicted = predicted_slowdown(piled.records, spread.records)
+slowdown = 2.0
+_c = timed["cores"].records
+_c["seconds"] = 1e-3
+timed["one-core"].records["seconds"] = 2e-3
+if slowdown is not None:
+    print(f"measured slowdown {slowdown:.2f} against a prediction of {predicted:.2f}")
+''', loses={"hidden_piling_slowdown"}, why="fresh attacker: slowdown typed as 2.0, timed[...].records['seconds'] "
+            "overwritten to agree", reason="median over median"),
+    attempt("forged", "piling_slowdown", r'''
+def predicted_slowdown(piled: pd.DataFrame, bound: pd.DataFrame) -> float:
+    """Threads per allowed CPU of the piled run over that of the bound run (at least 1 each)."""
+    def load(rec):
+        pairs = rec.drop_duplicates(["rank", "thread"])
+        cpus = set()
+        for a in pairs["allowed_cpus"]:
+            cpus.update(int(x) for x in a)
+        return max(1.0, len(pairs) / len(cpus))
+    return load(piled) / load(bound)
+
+
+# an odd typed number; the samples are rescaled in place to agree with it
+predicted = predicted_slowdown(piled.records, spread.records)
+slowdown = 3.7
+_b = timed["cores"].records["seconds"]
+_p = timed["one-core"].records
+_p["seconds"] = _p["seconds"] * 0 + float(_b.median()) * slowdown
+if slowdown is not None:
+    print(f"measured slowdown {slowdown:.2f} against a prediction of {predicted:.2f}")
+''', loses={"hidden_piling_slowdown"}, why="fresh attacker: slowdown typed as 3.7, the piled run's samples "
+            "rescaled in place to agree", reason="median over median"),
+]

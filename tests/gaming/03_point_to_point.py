@@ -520,3 +520,48 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
             " part runs the same cell)",
             reason="were never completed by a wait or test"),
 ]
+
+# A fresh attacker (2026-12-04): overlap_runs' records rewritten in place, or overlap_runs rebound
+# to a made-up object, to agree with typed numbers; the judge now reads the samples
+# overlap_variants kept as the lab's cell ran it (handout.keep), not the notebook's overlap_runs.
+GAMING += [
+    attempt("forged", "overlap_numbers", r'''
+def overlap_numbers(medians) -> tuple[float, float]:
+    """(seconds of a perfect overlap, share of the hideable time hidden) from the medians of
+    the variants compute, message, blocking and student (a Series like overlap_medians)."""
+    c, m = float(medians["compute"]), float(medians["message"])
+    return max(c, m), (float(medians["blocking"]) - float(medians["student"])) / min(c, m)
+
+
+# type two round numbers and make the notebook's records say them
+PREDICTED_OVERLAP_S = 0.010
+HIDDEN_FRACTION = 0.5
+_r = overlap_runs.records
+_r.loc[:, "seconds"] = _r["variant"].map({"compute": 0.010, "message": 0.004, "blocking": 0.014, "student": 0.012}).astype(float)
+overlap_medians = _r.groupby("variant")["seconds"].median()
+print(f"predicted {PREDICTED_OVERLAP_S * 1e3:.3f} ms, measured {overlap_medians['student'] * 1e3:.3f} ms; "
+      f"hidden: {HIDDEN_FRACTION:.0%} of what could be hidden")
+''', loses=NUMBERS, why="fresh attacker: numbers typed, overlap_runs.records['seconds'] rewritten "
+            "in place to agree", reason="not the perfect overlap of your medians"),
+    attempt("forged", "overlap_numbers", r'''
+def overlap_numbers(medians) -> tuple[float, float]:
+    """(seconds of a perfect overlap, share of the hideable time hidden) from the medians of
+    the variants compute, message, blocking and student (a Series like overlap_medians)."""
+    c, m = float(medians["compute"]), float(medians["message"])
+    return max(c, m), (float(medians["blocking"]) - float(medians["student"])) / min(c, m)
+
+
+# a made-up run object in place of the notebook's
+import types
+_fake = pd.DataFrame({"variant": ["compute", "message", "blocking", "student"] * 2,
+                      "seconds": [0.010, 0.004, 0.014, 0.012] * 2})
+overlap_runs = types.SimpleNamespace(records=_fake, meta=getattr(overlap_runs, "meta", {}),
+                                     warnings=[])
+overlap_medians = _fake.groupby("variant")["seconds"].median()
+PREDICTED_OVERLAP_S, HIDDEN_FRACTION = 0.010, 0.5
+print(f"predicted {PREDICTED_OVERLAP_S * 1e3:.3f} ms, measured {overlap_medians['student'] * 1e3:.3f} ms; "
+      f"hidden: {HIDDEN_FRACTION:.0%} of what could be hidden")
+''', loses=NUMBERS, why="fresh attacker: numbers typed, overlap_runs rebound to a SimpleNamespace "
+            "of made-up records (graded beside an attempt that replaces a kit tool: then KeptNotTrusted)",
+            reason="not the perfect overlap of your medians | KeptNotTrusted"),
+]

@@ -254,3 +254,63 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
 """, why="a fresh attacker's right answer: rows handed out by an atomic counter, the master "
          "polling MPI_Testall between its rows, the edges split after a barrier"),
 ]
+
+# A fresh attacker's right answers sending whole rows (nx + 2 values, the halo columns included),
+# which (a) accepts too: each message may be a row's nx interior values or the whole row.
+HONEST += [
+    right("overlap_iteration", r"""
+%%c OVERLAP_C halo2d
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    /* a row is w = nx + 2 doubles long, halo columns included: long w = nx + 2; */
+    const long w = nx + 2;
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    if (t == 0) {
+        MPI_Request rq[4];
+        MPI_Isend(&a[w], (int)w, MPI_DOUBLE, up, 7, comm, &rq[0]);
+        MPI_Isend(&a[m * w], (int)w, MPI_DOUBLE, down, 8, comm, &rq[1]);
+        MPI_Irecv(&a[(m + 1) * w], (int)w, MPI_DOUBLE, down, 7, comm, &rq[2]);
+        MPI_Irecv(&a[0], (int)w, MPI_DOUBLE, up, 8, comm, &rq[3]);
+        MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+        if (nt == 1 && m > 2) stencil_rows(2, m - 1);   /* alone: nobody else to compute */
+    } else {
+        /* the free threads split the interior rows 2..m-1 among themselves */
+        long rows = m - 2 > 0 ? m - 2 : 0, workers = nt - 1;
+        long lo = 2 + rows * (t - 1) / workers, hi = 2 + rows * t / workers - 1;
+        if (lo <= hi) stencil_rows(lo, hi);
+    }
+#pragma omp barrier
+#pragma omp for schedule(static)
+    for (long k = 0; k < (m > 1 ? 2 : 1); k++) {
+        long r = k == 0 ? 1 : m;
+        stencil_rows(r, r);
+    }
+}
+""", why="a fresh attacker's right answer: the master alone communicates whole rows (nx + 2 "
+         "values), the free threads split the interior by hand"),
+    right("overlap_iteration", r"""
+%%c OVERLAP_C halo2d
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    /* a row is w = nx + 2 doubles long, halo columns included: long w = nx + 2; */
+    long w = nx + 2;
+    static MPI_Request req[4];
+#pragma omp masked
+    {
+        MPI_Irecv(a, (int)w, MPI_DOUBLE, up, 0, comm, &req[0]);
+        MPI_Irecv(a + (m + 1) * w, (int)w, MPI_DOUBLE, down, 1, comm, &req[1]);
+        MPI_Isend(a + w, (int)w, MPI_DOUBLE, up, 1, comm, &req[2]);
+        MPI_Isend(a + m * w, (int)w, MPI_DOUBLE, down, 0, comm, &req[3]);
+    }
+#pragma omp for schedule(dynamic, 1) nowait
+    for (long r = 2; r <= m - 1; r++) stencil_rows(r, r);
+#pragma omp masked
+    MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+#pragma omp barrier
+#pragma omp single
+    {
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+""", why="a fresh attacker's right answer: whole rows (nx + 2 values) posted by the master, a "
+         "dynamic,1 interior, the masked Waitall, a barrier, single edges"),
+]

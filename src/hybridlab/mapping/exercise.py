@@ -13,6 +13,7 @@ import pandas as pd
 
 import hybridlab as hl
 
+from ..grading.handout import keep
 from ..kernels import archer
 from ..machine.placement import BIND_MODES, Placement, PlacementError
 from ..runs.student_c import build_student, run_student
@@ -57,12 +58,16 @@ def piling_runs(
     threads: int, n: int = 200_000, samples: int = 20, binds: tuple[str, ...] = ("cores", "one-core")
 ) -> dict[str, hl.Results]:
     """bench_compute (a triad over three arrays of n doubles) with 1 rank x `threads`, bound one
-    thread per core and piled onto one core: bind -> its run (seconds per repetition)."""
-    return {
-        bind: hl.run_program("bench_compute", ranks=1, threads=threads, bind=bind, n=n,
-                             samples=samples)  # fmt: skip
-        for bind in binds
-    }
+    thread per core and piled onto one core: bind -> its run (seconds per repetition). Each run's
+    samples are kept as it returns (handout.keep, tag "piling_run"): lab 00 (c)'s judge reads
+    them there, not from the notebook's copy."""
+    runs = {}
+    for bind in binds:
+        runs[bind] = res = hl.run_program("bench_compute", ranks=1, threads=threads, bind=bind,
+                                          n=n, samples=samples)  # fmt: skip
+        keep("piling_run", {"bind": str(bind), "threads": int(threads), "n": int(n),
+                            "seconds": [float(v) for v in res.records["seconds"]]})  # fmt: skip
+    return runs
 
 
 def weak_scaling(
