@@ -40,6 +40,31 @@ def test_a_16_rank_halo_is_simulated_and_marked():
 
 
 @needs_simgrid
+def test_grading_gives_back_the_reference_runs_simulation(tmp_path, monkeypatch):
+    """A simulation is a run like a kernel's: the reference run keeps it, a graded notebook gets
+    it back without running smpirun (lab 14's cells), and another simulation is run."""
+    from hybridlab.simulate import run as sim_run
+
+    grid = dict(nx=32, ny=32, nz=32, iterations=1, dims="2x2x1")
+    monkeypatch.setenv("HYBRIDLAB_RUNS", f"record:{tmp_path}")
+    made = simulate("halo3d", 4, "xt6", **grid)
+    assert len(list(tmp_path.glob("*-0.json"))) == 1 and "replayed" not in made.meta
+
+    def no_smpirun(*_, **__):
+        raise AssertionError("smpirun ran although the reference run has this simulation")
+
+    monkeypatch.setenv("HYBRIDLAB_RUNS", f"replay:{tmp_path}")
+    monkeypatch.setattr(sim_run, "_run", no_smpirun)
+    monkeypatch.setattr(sim_run.replay, "_seen", type(sim_run.replay._seen)())
+    again = simulate("halo3d", 4, "xt6", **grid)
+    assert again.meta["replayed"] == "reference"
+    assert again.records["seconds"].tolist() == made.records["seconds"].tolist()
+    assert again.meta["pss_peak_bytes"] == made.meta["pss_peak_bytes"]
+    with pytest.raises(AssertionError, match="smpirun ran"):  # another grid: simulated anew
+        simulate("halo3d", 4, "xt6", **{**grid, "nx": 48})
+
+
+@needs_simgrid
 def test_records_past_the_shared_malloc_threshold_arrive_whole():
     """Rank 0 gathers about 3.5 MB of timeline records, above smpi/auto-shared-malloc-thresh:
     folded onto shared pages, they arrived as zeros (hl_runtime.h allocates them past SMPI)."""

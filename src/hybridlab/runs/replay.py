@@ -26,6 +26,7 @@ $HYBRIDLAB_RUNS_LOG, from which the grader tells the student per part (grading/e
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import warnings
@@ -35,7 +36,7 @@ from pathlib import Path
 
 from ..kernels.build import Kernel
 from ..machine.placement import MPICH_THROTTLE, OPENMPI_THROTTLE, Placement
-from ..paths import kernel_dirs
+from ..paths import find_kernel_file, kernel_dirs
 from . import own_runs
 from .course_size import quick_mode
 from .run_format import CHECKED, ENV, FORMAT, key_of, source_hash
@@ -140,6 +141,21 @@ def program_identity(program: str, argv: list[str], placement: Placement, env: d
         "placement": placement_identity(placement),
         "run_by": "python",
         "env": steering(env),
+    }
+
+
+def simulation_identity(kernel: str, flags: tuple[str, ...], argv: list[str], platform: str) -> dict:
+    """What makes two SimGrid simulations of a kit kernel the same run: the kernel's source and
+    flags, smpirun's arguments (ranks, host file, options, the kernel's) and the platform's
+    description. With only the network simulated the simulated times are the same on every
+    machine; the wall time and memory are the recording machine's."""
+    code = find_kernel_file(f"{kernel}.c")
+    return {
+        "kind": "simulation",
+        "name": kernel,
+        "source": source_hash(code.read_text() if code else "", list(flags)),
+        "argv": list(argv),
+        "platform": hashlib.sha256(platform.encode()).hexdigest()[:16],
     }
 
 

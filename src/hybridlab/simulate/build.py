@@ -42,13 +42,18 @@ def available() -> bool:
     return all(shutil.which(t) for t in ("smpicc", "smpirun"))
 
 
+def simulated_flags(network_only: bool) -> tuple[str, ...]:
+    """The flags a kernel is built with for SimGrid (beside the kit's defaults)."""
+    return (MAX_POINTS, *((NETWORK_ONLY,) if network_only else ()))
+
+
 def build_simulated(name: str, network_only: bool) -> Path:
     """kernels_c/<name>.c built with smpicc (cached): the program's path."""
     source = find_kernel_file(f"{name}.c")
     if source is None:
         raise FileNotFoundError(f"no kernel '{name}' in the kit's kernels")
     cc = tool("smpicc")
-    flags = (MAX_POINTS, *((NETWORK_ONLY,) if network_only else ()))
+    flags = simulated_flags(network_only)
     code = source.read_text()
     target = cache_root() / "simulate" / f"{name}-{cache_key(code, flags, cc)}"
     program = target / name
