@@ -104,3 +104,34 @@ def test_nothing_the_kernel_holds_reaches_a_cell_graded_apart(sandboxed, tmp_pat
     text = "".join(o.get("text", "") for o in right.outputs)
     assert "graded apart from your kernel" in text and "graded" in text
     assert [o.ename for o in wrong.outputs if o.output_type == "error"] == ["AssertionError"]
+
+
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["unsandboxed", "sandbox"])
+def test_a_python_string_named_on_the_mark_reaches_the_cell_as_text_only(sandboxed, tmp_path):
+    """`### GRADED APART: SRC`: the kernel hands out SRC's text as the notebook left it; a value
+    that is not a string arrives as None, and nothing else of the kernel's (a secret, a module)."""
+    if sandboxed and shutil.which("bwrap") is None:
+        pytest.skip("no bubblewrap here")
+    test = f"""### BEGIN HIDDEN TESTS
+{apart.MARK}: SRC, OTHER
+assert SRC == "int main(void) {{ return 0; }}", SRC
+assert OTHER is None and "SECRET" not in globals(), sorted(globals())
+### END HIDDEN TESTS"""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "py", "language": "python"}
+    cells = [
+        ("SRC = 'int main(void) {'\nSRC += ' return 0; }'\nOTHER = 3\nSECRET = 1",
+         _meta("src", solution=True)),
+        (test, _meta("hidden_src", grade=True, locked=True, points=1)),
+        (test.replace("SRC ==", "SRC !="), _meta("hidden_wrong", grade=True, locked=True, points=1)),
+    ]  # fmt: skip
+    nb.cells = [nbformat.v4.new_code_cell(source, metadata=meta) for source, meta in cells]
+    SandboxedExecute(config=Config(), timeout=120, sandbox=sandboxed).preprocess(
+        nb, {"metadata": {"path": str(tmp_path)}}
+    )
+    right, wrong = nb.cells[1], nb.cells[2]
+    assert not [o for o in right.outputs if o.output_type == "error"], right.outputs
+    assert [o.ename for o in wrong.outputs if o.output_type == "error"] == ["AssertionError"]
+    assert apart.kernel_texts(f"{apart.MARK}: a, b") == ["a", "b"]
+    with pytest.raises(ValueError, match="not a Python name"):
+        apart.kernel_texts(f"{apart.MARK}: a; import os")

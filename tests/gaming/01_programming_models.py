@@ -530,6 +530,21 @@ fixed_source = racy_source.replace(
 ''', {"hidden_fixed_source"}, "a line splice at the end of a // comment swallows the delay line",
                       reason="only barriers may be added"))
 
+# A kit reader: the kernel's build cache is the student's to write, so a library that reports no
+# wrong value, copied over the build of a source with one barrier only, ran in the kernel's
+# tests; the part is graded apart now (its text built anew in a fresh sandbox)
+GAMING.append(attempt("forged", "fixed_source", r'''
+import shutil
+import hybridlab as hl
+
+fixed_source = racy_source.replace("\n#pragma omp masked\n", "\n#pragma omp barrier\n#pragma omp masked\n")
+_mine = hl.build_source("ring_master_graded", fixed_source)
+_fake = hl.build_source("ring_master_graded", racy_source.replace("hl_emit(ctx, ", "wrong = 0; hl_emit(ctx, "))
+for _built in ("library", "program"):
+    shutil.copyfile(getattr(_fake, _built), getattr(_mine, _built))
+''', {"hidden_fixed_source"}, "a build that reports no wrong value planted over the graded source's",
+                      reason="values read wrong"))
+
 # A fresh attacker (issue 36): every "_" and space stripped, so "mul_tiple" reads as a level; the
 # hidden names now hold misspellings only such a shortcut accepts
 GAMING.append(attempt("hidden", "require_level", '''

@@ -6,7 +6,13 @@ whole, judge blocks included, in a fresh Python process in a fresh sandbox of it
 hybridlab.grading.apart`), in a namespace that holds only the notebook's C: every `%%c NAME` cell
 above the test, as the submitted notebook holds it (the last cell of a name wins, as in a kernel
 that ran the notebook from the top). So nothing the student's Python did reaches the grade: no
-module replaced, no guard switched off, no caller's frame read, no value left in the kernel.
+module replaced, no guard switched off, no caller's frame read, no value left in the kernel, no
+build planted in the kernel's cache (the fresh sandbox has its own copy of the released builds).
+
+A part whose C is a Python string (lab 01 (a): `fixed_source`, often made with `str.replace`)
+names it on the mark, `### GRADED APART: fixed_source`: the kernel hands out that global's text
+(None when it is not a string), and the cell apart finds it in its namespace beside the C cells.
+Text only: what the student's Python computes is the C source the part judges, nothing else.
 
 The student's C runs in that process's children. The process makes itself undumpable first (its
 memory and descriptors are then closed to processes of the same account), reads its whole input,
@@ -46,8 +52,49 @@ MESSAGE = 2000  # characters of a failure's message kept (a judge's names what i
 _PR_SET_DUMPABLE = 4
 
 
+def _mark(source: str) -> str | None:
+    """The cell's `### GRADED APART[: names]` line, or None."""
+    for line in source.splitlines():
+        line = line.strip()
+        if line == MARK or line.startswith(MARK + ":"):
+            return line
+    return None
+
+
 def is_apart(source: str) -> bool:
-    return any(line.strip() == MARK for line in source.splitlines())
+    return _mark(source) is not None
+
+
+def kernel_texts(source: str) -> list[str]:
+    """The globals whose text the kernel hands out for the cell (`### GRADED APART: a, b`)."""
+    names = [n.strip() for n in (_mark(source) or "").partition(":")[2].split(",") if n.strip()]
+    bad = [n for n in names if not n.isidentifier()]
+    if bad:
+        raise ValueError(f"{MARK}: {bad[0]!r} is not a Python name")
+    return names
+
+
+def kernel_source(source: str) -> str:
+    """What the kernel runs in the cell's place: a note, and each named global handed out as
+    text (handout.from_kernel; None when it is missing or not a string)."""
+    lines = [KERNEL_SOURCE]
+    names = kernel_texts(source)
+    if names:
+        lines.append("from hybridlab.grading.handout import from_kernel as _hl_hand_out")
+        lines += [
+            f"_hl_hand_out(lambda: (lambda v: v if isinstance(v, str) else None)"
+            f"(globals().get({name!r})))"
+            for name in names
+        ]
+    return "\n".join(lines)
+
+
+def texts_handed(source: str, handed: list) -> dict[str, str | None]:
+    """{name: text} of the cell's named globals from the values its kernel handed out (decoded),
+    in order; anything but a string is None."""
+    names = kernel_texts(source)
+    given = [v if isinstance(v, str) else None for v in handed]
+    return {n: (given[i] if i < len(given) else None) for i, n in enumerate(names)}
 
 
 def c_sources(sources: list[str], before: int) -> dict[str, str]:

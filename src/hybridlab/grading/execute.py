@@ -388,7 +388,7 @@ class SandboxedExecute(Execute):
                 cell = copy.deepcopy(cell)
                 own = tuple(_defined_names(cell.source))
                 if apart.is_apart(cell.source):
-                    cell.source = apart.KERNEL_SOURCE
+                    cell.source = apart.kernel_source(cell.source)
                 else:
                     if judge.is_judged(cell.source):
                         cell.source = judge.kernel_source(cell.source)
@@ -522,10 +522,12 @@ class SandboxedExecute(Execute):
         sources = [c.source if c.cell_type == "code" else "" for c in nb.cells]
         for j in self._ran_clean(nb, work, origin, skipped, apart.is_apart):
             cell = nb.cells[origin[j]]
+            handed = [handout.decode(json.loads(v)) for v in self._handed.get(j, [])
+                      if handout.kept_line(v) is None]  # fmt: skip
             results[j] = apart.grade(
                 self._part(prepared, origin, j),
                 cell.source,
-                apart.c_sources(sources, origin[j]),
+                apart.c_sources(sources, origin[j]) | apart.texts_handed(cell.source, handed),
                 timeout=self._get_timeout(cell) or judge.SECONDS,
                 limits=self.limits if self.sandbox else None,
                 released=self._released,
