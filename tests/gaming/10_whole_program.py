@@ -59,14 +59,23 @@ GAMING = [
             {"hidden_jacobi_program"}, "a checksum typed in", reason=': checksum'),
     # (b) the compile line
     attempt("method", "compile_line", 'COMPILE = "mpicc -O2 jacobi.c -o jacobi"', {"hidden_compile_line"},
-            "no -fopenmp: every #pragma omp ignored, one thread", reason='is OpenMP on?'),
+            "no -fopenmp: every #pragma omp ignored, one thread",
+            reason='is OpenMP on? | not jacobi.c compiled with OpenMP'),
     attempt("hidden", "compile_line",
             "COMPILE = \"mpicc -O2 -fopenmp jacobi.c -o jacobi && grep -q 'jacobi n=' jacobi.c\"",
             {"hidden_compile_line"}, "a line that only accepts the notebook's own program", reason='JobError'),
     attempt("constant", "compile_line",
             "COMPILE = \"printf '#!/bin/sh\\\\necho probe token=1234567 ranks=1 threads=2 argv=a,b\\\\n' > jacobi "
             "&& chmod +x jacobi\"",
-            {"hidden_compile_line"}, "a program that prints a typed-in line", reason='not the program in jacobi.c'),
+            {"hidden_compile_line"}, "a program that prints a typed-in line",
+            reason='not the program in jacobi.c | not compiled code'),
+    # a kit reader: the token is in the source the line is given, so a script can print it
+    attempt("forged", "compile_line",
+            "COMPILE = \"T=$(grep -o '[0-9]*L, size' jacobi.c | sed 's/L, size//'); printf "
+            "'#!/bin/sh\\\\necho probe token=%s ranks=1 threads=2 argv=a,b\\\\n' \\\"$T\\\" > jacobi "
+            "&& chmod +x jacobi\"",
+            {"hidden_compile_line"}, "a script printing the token read from jacobi.c and two threads",
+            reason='not compiled code'),
     attempt("shortcut", "compile_line",
             'COMPILE = "cp \\"$(hybridlab build hello_hybrid)/hello_hybrid\\" jacobi"',
             {"hidden_compile_line"}, "the kit's own hello_hybrid program copied in", reason='JobError'),
@@ -274,7 +283,7 @@ _jobs.submit = lambda script, *args, **kwargs: _real_submit(str(script).replace(
 GAMING += [
     attempt("interpreter", "compile_line", 'COMPILE = "mpicc -O2 jacobi.c -o jacobi"' + _OPENMP_ADDED,
             {"hidden_compile_line"}, "no -fopenmp, the kit's compile_line replaced to add it",
-            reason="is OpenMP on?"),
+            reason="is OpenMP on? | not jacobi.c compiled with OpenMP"),
     attempt("interpreter", "job_script", script(changed(changed(changed(
         JOB_SCRIPT, "export OMP_PLACES=cores\n", ""), "export OMP_PROC_BIND=close\n", ""),
         "--cpu-bind=cores", "--cpu-bind=none")) + _BOUND,
