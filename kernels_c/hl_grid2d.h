@@ -270,6 +270,7 @@ static void poison_halos(grid2d *g) {
  * odd ranks by stagger_us) poisons the halos, every thread calls `iteration` (timed as jacobi),
  * then delta and the copy (omp for) and the master's reduction. */
 static inline void run_poisoned(grid2d *g, int nthreads, void (*iteration)(grid2d *)) {
+    HL_OWN_CODE(iteration, "run_poisoned");
     overlap_grid = g;
 #pragma omp parallel num_threads(nthreads)
     {

@@ -58,6 +58,28 @@
 #include <time.h>
 #include <unistd.h>
 
+/* In a student's unit (HL_STUDENT_TU) every function the kit's inline helpers are handed to call
+ * (hl_measure's work, hl_param_each's reader, ...) must be one of the cell's own: the kit moves
+ * the cell object's code into the section hl_cell_text (hybridlab.kernels.build), whose bounds
+ * the linker provides. An address made by arithmetic (a library function's neighbour, a real MPI
+ * entry point) stops the run here, before the call. Elsewhere (the kit's kernels) a no-op. */
+#ifdef HL_STUDENT_TU
+extern const char __start_hl_cell_text[] __attribute__((weak, visibility("hidden")));
+extern const char __stop_hl_cell_text[] __attribute__((weak, visibility("hidden")));
+static inline void hl_own_code(const void *fn, const char *helper) {
+    const char *p = (const char *)fn;
+    if (!(__start_hl_cell_text && p >= __start_hl_cell_text && p < __stop_hl_cell_text)) {
+        fprintf(stderr, "hybridlab: %s was handed a function that is not the cell's own: the "
+                        "kit's helpers call the cell's own functions only\n", helper);
+        fflush(stderr);
+        __builtin_trap();
+    }
+}
+#define HL_OWN_CODE(fn, helper) hl_own_code((const void *)(fn), helper)
+#else
+#define HL_OWN_CODE(fn, helper) ((void)0)
+#endif
+
 /* The thread level the code was shown. A traced kit unit asks the tracer (MPI runs at MULTIPLE
  * under it, kernels_c/hl_trace.c); a student's unit and a whole program reach it through their
  * traced MPI_Query_thread; an untraced kernel asks MPI. */
@@ -236,6 +258,7 @@ static inline const char *hl_param_schedule(hl_ctx *ctx, long *chunk) {
 static inline int hl_param_each(hl_ctx *ctx, const char *name, hl_item_fn each, void *state) {
     const char *cursor = hl_param_str(ctx, name);
     char item[HL_ITEM_MAX];
+    HL_OWN_CODE(each, "hl_param_each");
     int count = 0;
     size_t n;
     if (!cursor) cursor = "";
@@ -336,6 +359,7 @@ typedef void (*hl_work_fn)(void *arg, long inner);
  * slowest rank's time counts), so work that synchronises ranks is called equally often on all. */
 static inline long hl_calibrate(MPI_Comm comm, hl_work_fn work, void *arg, double target) {
     long inner = 1;
+    HL_OWN_CODE(work, "hl_calibrate");
     work(arg, 1); /* warm-up, discarded */
     for (;;) {
         double t0 = hl_now();
@@ -347,6 +371,7 @@ static inline long hl_calibrate(MPI_Comm comm, hl_work_fn work, void *arg, doubl
 
 /* Take `outer` samples of `inner` repetitions; samples[i] is seconds per repetition. */
 static inline void hl_sample(hl_work_fn work, void *arg, long inner, int outer, double *samples) {
+    HL_OWN_CODE(work, "hl_sample");
     for (int i = 0; i < outer; i++) {
         double t0 = hl_now();
         work(arg, inner);
@@ -708,6 +733,7 @@ static inline void hl_emit_timeline_each(hl_ctx *ctx, const hl_timers *acc, int 
                                          const char *const *phases, int nphases, double origin,
                                          hl_interval_fields_fn own, void *state,
                                          const char *tail) {
+    if (own) HL_OWN_CODE(own, "hl_emit_timeline_each");
 #pragma omp parallel num_threads(nthreads)
     {
         int thread = omp_get_thread_num();

@@ -145,3 +145,46 @@ def test_a_cell_cannot_call_mpi_where_the_trace_does_not_see_it(escape):
         cell = escape + cell
     with pytest.raises(hl.BuildError, match="tracer|asm|not traced by the kit"):
         build_student("t_escape", "node_sum", "HL_STUDENT_NODES", cell, ("node_sum",))
+
+
+def _handed_to_hl_sample(target: str) -> str:
+    """NODE_SUM whose split_nodes first has the kit's inline hl_sample call `target` (an address
+    the cell computes, or one of its own functions) with two arguments of its choice."""
+    call = f"""static double pad[2];
+static void mine(void *arg, long inner) {{ (void)arg; (void)inner; }}
+static void handed(void) {{
+    hl_sample((hl_work_fn)({target}), (void *)pad, 0, 1, pad);
+}}
+"""
+    return call + NODE_SUM.replace("    int rank, node_rank;\n", "    int rank, node_rank;\n    handed();\n", 1)
+
+
+def test_the_kits_helpers_call_only_the_cells_own_functions():
+    """A fresh attacker had hl_sample (inlined from the kit's header, so its indirect call was the
+    kit's) call omp_set_lock and the real PMPI_Wait at an offset from a function the cell may
+    name; the helper now stops the run unless the address is in the cell's own code."""
+    own = build_student_nodes(_handed_to_hl_sample("&mine"), "t_nodes_own")
+    rows = check_student_nodes(own, shapes=((2, 2, 1),), n=16, reps=1)
+    assert len(rows) == 1  # the run went through
+    near = build_student_nodes(_handed_to_hl_sample("(unsigned long)&omp_unset_lock - 0x20"), "t_nodes_near")
+    with pytest.raises(hl.KernelError, match="not the cell's own"):
+        check_student_nodes(near, shapes=((2, 2, 1),), n=16, reps=1)
+
+
+def test_library_routines_that_call_back_are_refused():
+    cell = NODE_SUM.replace("    int rank, node_rank;\n", "    int rank, node_rank;\n"
+                            "    int keys[2] = {2, 1};\n    qsort(keys, 2, sizeof *keys, NULL);\n", 1)
+    with pytest.raises(hl.BuildError, match="qsort"):
+        build_student_nodes(cell, "t_nodes_qsort")
+
+
+def test_a_c_library_routine_inlined_into_the_cell_is_the_cells_call():
+    """glibc's bsearch is inlined at -O2: its call of the comparator carries stdlib-bsearch.h's
+    line, and a fresh attacker called omp_set_lock and the real PMPI_Wait as comparators."""
+    cell = NODE_SUM.replace("    int rank, node_rank;\n", "    int rank, node_rank;\n"
+                            "    static const int keys[2] = {1, 2};\n    int key = 2;\n"
+                            "    (void)bsearch(&key, keys, 2, sizeof key,\n"
+                            "                  (int (*)(const void *, const void *))"
+                            "((unsigned long)&omp_unset_lock - 0x20));\n", 1)
+    with pytest.raises(hl.BuildError, match="calls through a function pointer"):
+        build_student_nodes(cell, "t_nodes_bsearch")

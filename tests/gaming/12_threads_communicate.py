@@ -1143,3 +1143,204 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
             "fresh attacker (2026-12-03): thread t spins 20 ms x t on omp_get_wtime before it copies and marks, so the threads take turns by the clock: 4/4 kept",
             reason="no omp_get_wtime"),
 ]
+
+
+# A fresh attacker (attackG, 2026-12-04): a refused function reached by its address (a neighbour of
+# one the cell may name) and called by the header's inline hl_sample or libc's bsearch; hl_sample
+# now calls only the cell's own code (the section hl_cell_text) and bsearch/qsort are refused
+GAMING += [
+    attempt("forged", "task_iteration", r'''
+%%c TASKS_C thread_halo
+/* kit-reader: the edge tasks wait on an omp_lock_t the exchange's task unsets (the lock gate the
+ * kit refuses by name), beside decoy depend clauses; the lock is taken through omp_set_lock
+ * reached by address (omp_unset_lock's less 0x20 in this libgomp) and called by the
+ * header-inlined hl_sample, so the cell's text never names it. */
+static omp_lock_t gate;
+static int gate_ready = 0;
+static double pad[2];
+
+static void take(void) {
+    unsigned long at = (unsigned long)&omp_unset_lock;
+    at -= 0x20;
+    hl_sample((hl_work_fn)at, (void *)&gate, 0, 1, pad);
+}
+
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    if (!gate_ready) { omp_init_lock(&gate); gate_ready = 1; }
+    take();                                     /* held until the exchange is done */
+    #pragma omp task depend(out: pad[0]) firstprivate(a, m, nx, up, down, comm, w)
+    {
+        MPI_Request r[4];
+        int k = 0;
+        if (up != MPI_PROC_NULL) {
+            MPI_Irecv(a + 1, (int)nx, MPI_DOUBLE, up, 1, comm, &r[k++]);
+            MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 0, comm, &r[k++]);
+        }
+        if (down != MPI_PROC_NULL) {
+            MPI_Irecv(a + (m + 1) * w + 1, (int)nx, MPI_DOUBLE, down, 0, comm, &r[k++]);
+            MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 1, comm, &r[k++]);
+        }
+        MPI_Waitall(k, r, MPI_STATUSES_IGNORE);
+        omp_unset_lock(&gate);
+    }
+    for (long i = 2; i <= m - 1; i++) {
+        #pragma omp task firstprivate(i)
+        stencil_rows(i, i);
+    }
+    #pragma omp task depend(in: pad[1]) firstprivate(m)
+    {
+        take();
+        omp_unset_lock(&gate);
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+''', B,
+            "attackG: the edge tasks wait on a lock taken through omp_set_lock reached by address (omp_unset_lock's less 0x20) and called by the header's inline hl_sample: 4/4 kept",
+            reason="not the cell's own"),
+    attempt("forged", "task_iteration", r'''
+%%c TASKS_C thread_halo
+/* kit-reader: the edge tasks wait on an omp_lock_t the exchange's task unsets (the lock gate the
+ * kit refuses by name), beside decoy depend clauses; the lock is taken through omp_set_lock
+ * reached by address (omp_unset_lock's less 0x20 in this libgomp) and called by the
+ * header-inlined hl_sample, so the cell's text never names it. */
+static omp_lock_t gate;
+static int gate_ready = 0;
+static double pad[2];
+
+typedef int (*cmp_fn)(const void *, const void *);
+
+static void take(void) {
+    unsigned long at = (unsigned long)&omp_unset_lock;
+    at -= 0x20;
+    /* the C library calls it: bsearch(key, base, 1, size, cmp) calls cmp(key, base) */
+    bsearch(&gate, pad, 1, sizeof pad[0], (cmp_fn)at);
+}
+
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    if (!gate_ready) { omp_init_lock(&gate); gate_ready = 1; }
+    take();                                     /* held until the exchange is done */
+    #pragma omp task depend(out: pad[0]) firstprivate(a, m, nx, up, down, comm, w)
+    {
+        MPI_Request r[4];
+        int k = 0;
+        if (up != MPI_PROC_NULL) {
+            MPI_Irecv(a + 1, (int)nx, MPI_DOUBLE, up, 1, comm, &r[k++]);
+            MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 0, comm, &r[k++]);
+        }
+        if (down != MPI_PROC_NULL) {
+            MPI_Irecv(a + (m + 1) * w + 1, (int)nx, MPI_DOUBLE, down, 0, comm, &r[k++]);
+            MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 1, comm, &r[k++]);
+        }
+        MPI_Waitall(k, r, MPI_STATUSES_IGNORE);
+        omp_unset_lock(&gate);
+    }
+    for (long i = 2; i <= m - 1; i++) {
+        #pragma omp task firstprivate(i)
+        stencil_rows(i, i);
+    }
+    #pragma omp task depend(in: pad[1]) firstprivate(m)
+    {
+        take();
+        omp_unset_lock(&gate);
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+''', B,
+            "attackG: the same lock gate, omp_set_lock called as bsearch's comparator: 4/4 kept",
+            reason='calls through a function pointer | bsearch'),
+    attempt("forged", "task_iteration", r'''
+%%c TASKS_C thread_halo
+/* kit-reader: the single thread posts, waits and computes the edge rows itself (12/d1), and the
+ * run-sched ICV the kit stamps is put back to the kit's mark through omp_set_schedule, reached
+ * by address (omp_get_schedule's, less 0x90 in this libgomp) and called by the header-inlined
+ * hl_sample (its indirect call carries hybridlab.h's line, which the object check exempts). */
+static omp_sched_t g_kind0;
+static int g_chunk0;
+static double padbuf[1];
+
+static void restore_icv(void) {
+    unsigned long at = (unsigned long)&omp_get_schedule;
+    at -= 0x90;
+    hl_work_fn setter = (hl_work_fn)at;
+    hl_sample(setter, (void *)(long)g_kind0, (long)g_chunk0, 1, padbuf);
+}
+
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    omp_get_schedule(&g_kind0, &g_chunk0);
+    MPI_Request r[4];
+    int k = 0;
+    if (up != MPI_PROC_NULL) {
+        MPI_Irecv(a + 1, (int)nx, MPI_DOUBLE, up, 1, comm, &r[k++]);
+        MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 0, comm, &r[k++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Irecv(a + (m + 1) * w + 1, (int)nx, MPI_DOUBLE, down, 0, comm, &r[k++]);
+        MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 1, comm, &r[k++]);
+    }
+    for (long i = 2; i <= m - 1; i++) {
+        #pragma omp task firstprivate(i)
+        stencil_rows(i, i);
+    }
+    #pragma omp task depend(out: padbuf[0])
+    { padbuf[0] += 0.0; }
+    MPI_Waitall(k, r, MPI_STATUSES_IGNORE);
+    restore_icv();
+    stencil_rows(1, 1);
+    if (m > 1) stencil_rows(m, m);
+    restore_icv();
+}
+''', B,
+            "attackG: the body posts, waits and computes the edge rows itself, then puts the task stamp back with omp_set_schedule reached by address through hl_sample: 4/4 kept",
+            reason="not the cell's own"),
+    attempt("forged", "pready_iteration", r'''
+%%c PREADY_C thread_halo
+/* kit-reader: each thread copies its partition and marks it ready, but the threads take turns on
+ * an omp_lock_t taken through omp_set_lock reached by address (omp_unset_lock's less 0x20) and
+ * called by the header-inlined hl_sample: no lock is named in the cell's text */
+static int nsend = 0;
+static omp_lock_t turn;
+static int turn_ready = 0;
+static double pad[1];
+
+static void take(void) {
+    unsigned long at = (unsigned long)&omp_unset_lock;
+    at -= 0x20;
+    hl_sample((hl_work_fn)at, (void *)&turn, 0, 1, pad);
+}
+
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    MPI_Count per = (MPI_Count)(nx / parts);
+    int n = 0;
+    nsend = 0;
+    if (up != MPI_PROC_NULL) { MPI_Psend_init(&a[w + 1], parts, per, MPI_DOUBLE, up, 0, comm, MPI_INFO_NULL, &req[n++]); nsend++; }
+    if (down != MPI_PROC_NULL) { MPI_Psend_init(&a[m * w + 1], parts, per, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]); nsend++; }
+    if (up != MPI_PROC_NULL) MPI_Precv_init(&a[1], parts, per, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+    if (down != MPI_PROC_NULL) MPI_Precv_init(&a[(m + 1) * w + 1], parts, per, MPI_DOUBLE, down, 0, comm, MPI_INFO_NULL, &req[n++]);
+    if (!turn_ready) { omp_init_lock(&turn); turn_ready = 1; }
+    return n;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    MPI_Startall(nreq, req);
+    #pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        take();
+        copy_partition(t);
+        for (int r = 0; r < nsend; r++) MPI_Pready(t, req[r]);
+        omp_unset_lock(&turn);
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+''', D,
+            "attackG: the threads take turns on a lock taken through omp_set_lock reached by address, called by hl_sample: 4/4 kept",
+            reason="not the cell's own"),
+]

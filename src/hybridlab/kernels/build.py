@@ -364,6 +364,8 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
             if refused:
                 shutil.rmtree(work, ignore_errors=True)
                 raise BuildError(name, compile_unit, refused + "\n")
+            if student:
+                unit_checks.move_cell_code(objects["unit"])
             for cmd in (  # compiled once; the objects linked as the library and the program
                 [cc, *all_flags, "-shared", *linked, "-o", str(work / library.name), "-lm"],
                 [cc, *all_flags, *linked, "-o", str(work / program.name), "-lm"],

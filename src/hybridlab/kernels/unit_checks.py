@@ -64,12 +64,13 @@ TRACED_PREFIX = "hl_traced_"
 # What a cell or a whole program may call of the C library: memory, strings, formatted output,
 # clocks and sleeps, numbers, where the process runs. Not files, descriptors, processes,
 # signals, the environment or the dynamic linker: what would reach the records, the key or the
-# real MPI.
+# real MPI; nor qsort or bsearch, which call whatever address they are given (a fresh attacker
+# called a refused libgomp function and the real MPI that way).
 ALLOWED_LIBC = frozenset("""
 malloc calloc realloc free aligned_alloc posix_memalign memalign
 memcpy memmove memset memcmp memchr strlen strnlen strcmp strncmp strcpy strncpy strcat strncat
 strchr strrchr strstr strspn strcspn strdup strtol strtoll strtoul strtoull strtod strtof atoi
-atol atof abs labs llabs qsort bsearch rand srand rand_r div ldiv
+atol atof abs labs llabs rand srand rand_r div ldiv
 printf fprintf sprintf snprintf vprintf vfprintf vsprintf vsnprintf puts fputs putchar fputc
 putc fflush fwrite perror stdout stderr sscanf __isoc99_sscanf __isoc23_sscanf __isoc23_strtol
 __isoc23_strtoll __isoc23_strtoul __isoc23_strtoull
@@ -84,6 +85,8 @@ abort exit
 # OpenMP's runtime (libgomp; clang's __kmpc_ entry points of libomp), the data objects of Open MPI's handles (MPI_COMM_WORLD is
 # &ompi_mpi_comm_world there, MPI_REQUEST_NULL &ompi_request_null) and MPI's constants that are
 # objects: names, not calls into MPI.
+CELL_CODE = "hl_cell_text"  # the section a student's code is moved into (hybridlab.h, HL_OWN_CODE)
+CELL_CODE_BOUNDS = frozenset({f"__start_{CELL_CODE}", f"__stop_{CELL_CODE}"})  # the header's
 _ALWAYS = re.compile(r"(omp_|GOMP_|__kmpc_|ompi_mpi_)\w+|ompi_request_null|ompi_message_null"
                      r"|ompi_message_no_proc|_GLOBAL_OFFSET_TABLE_|MPI_UNWEIGHTED"
                      r"|MPI_WEIGHTS_EMPTY|MPI_F_STATUSE?S?_IGNORE|MPI_F_ERRCODES_IGNORE")
@@ -277,7 +280,7 @@ def _references(obj: Path, file: str) -> dict[str, int]:
 
 def _allowed_call(name: str, part: Part, entries: frozenset[str] | None) -> bool:
     entry = name.startswith(TRACED_PREFIX) if entries is None else name in entries
-    return (entry or name in part.helpers or name in ALLOWED_LIBC
+    return (entry or name in part.helpers or name in ALLOWED_LIBC or name in CELL_CODE_BOUNDS
             or name in _libm_names() or bool(_ALWAYS.fullmatch(name))
             or bool(_SANITIZER.fullmatch(name)))  # fmt: skip
 
@@ -400,20 +403,37 @@ def check_code(obj: Path, file: str = CELL) -> list[Refusal]:
                                  " its resolver would run as the library loads, before the kit"
                                  " calls anything; define the function itself", file))  # fmt: skip
     current, header, syscall, indirect = 0, False, False, False
+    kit = tuple({f"{p}/" for d in kernel_dirs() for p in (d, d.resolve())})
     for line in _run(["objdump", "-d", "-l", "--no-show-raw-insn", str(obj)]).splitlines():
         if re.match(r"^\S+:\d+", line):
-            current, header = _line_of(line, file), bool(re.match(r"^\S+\.h:\d+", line))
+            # only the kit's headers: a C library's inline routine (glibc's bsearch, inlined at
+            # -O2, calls its comparator) is the cell's call
+            current = _line_of(line, file)
+            header = bool(re.match(r"^\S+\.h:\d+", line)) and line.startswith(kit)
         elif _SYSCALL.search(line) and not syscall:
             syscall = True
             found.append(Refusal(current, "makes a system call itself (asm): calls go through "
                                           "MPI, OpenMP and the C library", file))  # fmt: skip
-        elif _INDIRECT.search(line) and not header and not indirect:  # a header's inlined
-            # helper (hl_measure calling the test it is given) is the kit's or the library's
+        elif _INDIRECT.search(line) and not header and not indirect:  # a kit header's inlined
+            # helper (hl_sample calling the test it is given) checks the address (HL_OWN_CODE)
             indirect = True
             found.append(Refusal(current, "calls through a function pointer: a cell calls MPI, "
                                           "OpenMP, the C library and its own functions by name",
                                  file))  # fmt: skip
     return found
+
+
+def move_cell_code(obj: Path) -> None:
+    """Rename the object's code sections (.text and .text.*) to CELL_CODE: once linked, the
+    linker's __start_/__stop_hl_cell_text bound the student's own code, and the kit's inline
+    helpers call a function handed to them only when it lies there. An offload unit (a bundle)
+    is left as it is."""
+    sections = _run(["readelf", "-S", "-W", str(obj)])
+    if _BUNDLE.search(sections):
+        return
+    names = sorted(set(re.findall(r"\]\s+(\.text(?:\.\S+)?)\s", sections)))
+    if names:
+        _run(["objcopy", *(f"--rename-section={n}={CELL_CODE}" for n in names), str(obj)])
 
 
 def _sanitizer_constructor_only(obj: Path) -> bool:
