@@ -333,3 +333,55 @@ def eps_bounds(n, m=1, f_non=0.0):
 """, EPS, why="fresh attacker: a golden-section search on a private copy, run in a ThreadPoolExecutor",
             reason="another thread's work"),
 ]
+
+# A fresh attacker's (attackF, 2026-12-04), 3/3 before: the counter counted calls through the
+# global name `epsilon` only, and the line counter took code compiled under a library's file
+# name for the library's. Calls of epsilon's code object are now counted however it is reached,
+# and code is the library's only when its file's own text compiles to it.
+_ZOOM = RIGHT_EPSILON + """
+
+def eps_bounds(n, m=1, f_non=0.0, _e=epsilon):
+    # a zooming grid search on my own epsilon, reached through a reference captured at definition
+    top = 1.0 - f_non
+    g = np.linspace(0.0, top, 200001)
+    v = _e(g, n, m, f_non)
+    i = int(np.argmax(v)); w = top / 200000
+    g = np.linspace(max(0.0, g[i] - w), min(top, g[i] + w), 200001)
+    v2 = _e(g, n, m, f_non)
+    i = int(np.argmax(v2)); w = 2 * w / 200000
+    g = np.linspace(max(0.0, g[i] - w), min(top, g[i] + w), 200001)
+    v3 = _e(g, n, m, f_non)
+    return float(v3.max()), float(v.min())
+"""
+_FAKEFILE = RIGHT_EPSILON + '''
+import os as _os
+_SRC = """
+def eps_bounds(n, m=1, f_non=0.0):
+    def e(f):
+        return 1.0 / (f_non + max(f / m, (1 - f_non - f) * n / (n - m)))
+    lo, hi = 0.0, 1.0 - f_non
+    a, b = lo, hi
+    for _ in range(400):          # ternary search for the largest epsilon
+        x1 = a + (b - a) / 3
+        x2 = b - (b - a) / 3
+        if e(x1) < e(x2):
+            a = x1
+        else:
+            b = x2
+    return e((a + b) / 2), min(e(lo), e(hi))
+"""
+_ns = {}
+exec(compile(_SRC, _os.path.join(_os.path.dirname(np.__file__), "_core", "FILE"), "exec"), _ns)
+eps_bounds = _ns["eps_bounds"]
+'''
+GAMING += [
+    attempt("method", "epsilon", _ZOOM, EPS,
+            why="fresh attacker: zooming numpy grids on the student's epsilon through a default argument",
+            reason="values of f_comm: derive the bounds, not search"),
+    attempt("method", "epsilon", _FAKEFILE.replace("FILE", "_hl_search.py"), EPS,
+            why="fresh attacker: a ternary search compiled under a file name in numpy's folder",
+            reason="lines and"),
+    attempt("method", "epsilon", _FAKEFILE.replace("FILE", "numeric.py"), EPS,
+            why="a ternary search compiled under the name of a real numpy file",
+            reason="lines and"),
+]
