@@ -23,6 +23,7 @@ from hybridlab.collectives.exercise import _constants as constants
 from hybridlab.collectives.exercise import _tainted as tainted
 from hybridlab.collectives.exercise import (
     across_nodes,
+    assert_no_self_packing,
     assert_one_block_between_nodes,
     build_student_alltoall,
     check_student_alltoall,
@@ -515,6 +516,23 @@ REFUSED_PACKING = {  # an attack on the rule: (the cell, the line and the words 
         "never uses its variable `w`"),
     "taskloop num_tasks(1)": (_decoy("#pragma omp parallel\n#pragma omp single\n#pragma omp taskloop num_tasks(1)\n"),
                               "whose clause can leave every iteration"),
+    # a fresh attacker's (attackF, 2026-12-04), each 4/4 kept before: bounds that decide
+    "lo and hi reassigned by ?: after a right split": (_gaming.ATTACKF_KIT_TERNARY,
+                                                       "which is set more than once"),
+    "lo and hi reassigned by an if after a right split": (_gaming.ATTACKF_CTL_TERNARY_AS_IF,
+                                                          "which is set more than once"),
+    "inner bound N * (w == 0) under a shared loop": (_gaming.ATTACKF_KIT_IFZERO,
+                                                     "(w == 0); m++)`, whose bounds decide with `==`"),
+    "one-iteration shared loop w < (count > 0)": (_gaming.ATTACKF_DOC_ONEBOUND,
+                                                  "whose bounds decide with `>`"),
+    "inner bound N * (1 - w): the shared loop's variable": (_decoy(
+        "#pragma omp parallel for\n        for (int w = 0; w < N; w++)\n",
+        SERIAL_PACK.replace("n < N;", "n < N * (1 - w);", 1)), "whose bounds use `w` of the shared loop"),
+    "a split whose bound is a subscript": (_decoy(
+        "#pragma omp parallel\n{\nint me = omp_get_thread_num(), nt = omp_get_num_threads();\n"
+        "int lim[2] = {N, 0};\n",
+        SERIAL_PACK.replace("(int n = 0; n < N; n++)", "(int n = me * nt; n < lim[me]; n++)", 1),
+        after="}\n"), "whose bounds decide with `[`"),
     "split by the thread number alone, once": (_decoy(
         "#pragma omp parallel\n{\nint me = omp_get_thread_num();\nfor (int w = me; w < 1; w++) {\n",
         after="}}\n"), "shares no loop"),
@@ -533,6 +551,8 @@ KEPT_PACKING = {  # right answers: every copy run by threads, counts set seriall
         SERIAL_PACK.replace("(int n = 0; n < N; n++)", "(int n = me; n < N; n += nt)", 1),
         after="}\n"),
     "split by lo and hi computed from the thread number (attackB)": _honest.THREAD_SPLIT,
+    "pairwise Sendrecv, lo/hi split (attackF)": _honest.PAIRWISE_SPLIT,
+    "omp for schedule(dynamic) collapse(2) (attackF)": _honest.DYNAMIC_COLLAPSE,
     "schedule(dynamic) and schedule(static)": _decoy("#pragma omp parallel for schedule(dynamic)\n"),
     "a comma expression setting counts": _decoy("#pragma omp parallel for collapse(3)\n").replace(
         "    MPI_Gather(", "    int *c = malloc(P * sizeof *c), *d = malloc(P * sizeof *d);\n"
@@ -574,8 +594,16 @@ def test_one_block_between_nodes_from_the_sends():
     assert_one_block_between_nodes([[0, 1, 8 * 3]], 1, 3, 1)  # a rank per node: count doubles
 
 
+def test_messages_a_rank_sends_itself_once_a_call_at_most():
+    assert_no_self_packing([[0, "send to itself", 2], [0, "MPI_Gather on one rank", 2]], 2)
+    with pytest.raises(AssertionError, match=r"rank 2 made 8 calls per call .* \(send to itself\)"):
+        assert_no_self_packing([[0, "send to itself", 2], [2, "send to itself", 16]], 2)
+
+
 @pytest.mark.parametrize(("source", "lost"), [
     (_gaming.P2P_FULLNODE, "between two nodes the part moves one block"),
+    (_gaming.ATTACKF_KIT_SELFPACK, "move data to itself"),
+    (_honest.PAIRWISE_SPLIT, None),
     (_honest.SENDRECV_PAIRS, None),
 ])  # fmt: skip
 def test_the_leaders_send_one_block_per_pair_of_nodes(source, lost):

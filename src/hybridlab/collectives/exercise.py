@@ -175,7 +175,11 @@ PACKED_BY_THREADS = (
     "`grainsize`, `num_tasks` or `final` clause, and no omp_set_num_threads or omp_set_dynamic "
     "call to shrink the team; or, in a `parallel` region, a loop whose bounds "
     "split the work by omp_get_thread_num() and omp_get_num_threads() (or variables computed "
-    "from them); never in a task, a section, single, master or critical (a loop of a helper "
+    "from them); the bounds of a loop that copies, of the loops around it and the variables "
+    "they use are counted by arithmetic alone: each variable set once, no comparison, `?:`, "
+    "`if`, logical, bitwise or shift operator, subscript or call of your own beyond the loop's "
+    "own test, and no loop inside a worksharing loop bounded by the shared loop's variable "
+    "(each thread's or iteration's share follows from the sizes); never in a task, a section, single, master or critical (a loop of a helper "
     "function counts when every call of the helper is in such a construct); loops that only set "
     "counts or offsets may stay serial, derived datatypes that let MPI pack need no loop, and "
     "MPI is called outside the parallel regions"
@@ -386,7 +390,90 @@ def _for_loop(text: str, start: int) -> tuple[str, str, int, int] | None:
     )
 
 
-def _shared_loop(text: str, start: int, pragma: str, constant: set[str]) -> str | None:
+# what decides rather than counts in the bounds of a loop that copies, or in a variable they use:
+# a comparison, ?:, a logical, bitwise or shift operator, a subscript (a fresh attacker's inner
+# bound `N * (w == 0)` under a shared loop of N iterations, and `lo = id == 0 ? 0 : hi` or an
+# `if (id == 0) { lo = 0; hi = total; }` after a right split: thread 0 copied all, 4/4 kept,
+# 2026-12-04); and the calls a bound may make
+_DECIDES = re.compile(r"\?|==|!=|<=|>=|&&|\|\||<<|>>|[<>!\[&|^~]")
+_BOUND_CALLS = {"omp_get_thread_num", "omp_get_num_threads", "sizeof"}
+
+
+def _decisions(expression: str) -> list[str]:
+    """The operators of C `expression` that decide rather than count (_DECIDES), and the calls
+    that are not the thread number, the team size or sizeof."""
+    expression = expression.replace("->", ".")
+    calls = [f"{m[1]}()" for m in re.finditer(r"\b([A-Za-z_]\w*)\s*\(", expression)
+             if m[1] not in _BOUND_CALLS and m[1] not in _C_WORDS]  # fmt: skip
+    return _DECIDES.findall(expression) + calls
+
+
+def _head_decides(head: str) -> str | None:
+    """What decides in a for loop's head (`head`: inside its parenthesis), None when it counts:
+    its test holds one comparison of the loop variable, its start and step none."""
+    parts = head.split(";")
+    if len(parts) != 3:
+        return None
+    init, test, step = parts
+    start = init.split("=", 1)[1] if "=" in init else ""
+    found = _decisions(start) + _decisions(step)
+    tested = _decisions(test)
+    relational = [op for op in tested if op in ("<", "<=", ">", ">=", "!=")]
+    if relational:
+        tested.remove(relational[0])
+    found += tested
+    return found[0] if found else None
+
+
+def _bounds_refusal(text: str, scope: tuple[int, int], starts: Iterable[int],
+                    banned: set[str] = frozenset()) -> str | None:  # fmt: skip
+    """Why the for loops at `starts` (a loop that copies and the loops around it, in `scope`: a
+    parallel region or a shared loop's body) may not share their copies by the sizes alone
+    (ARITHMETIC_BOUNDS), None when they do: a head that decides (_head_decides), a bound that
+    uses one of `banned` (a shared loop's variable and what is computed from it), or a variable
+    of the bounds set in `scope` twice, changed, or set by what decides."""
+    loop_vars: set[str] = set()
+    used: set[str] = set()
+    for start in starts:
+        loop = _for_loop(text, start)
+        if loop is None:
+            continue
+        head, var, _body, _end = loop
+        loop_vars.add(var)
+        shown = f"`for ({head.strip()})`"
+        op = _head_decides(head)
+        if op:
+            return f"under {shown}, whose bounds decide with `{op}`"
+        parts = head.split(";")
+        names = _names(";".join([parts[0].split("=", 1)[-1], *parts[1:]])) - _C_WORDS
+        if names & banned:
+            return (f"under {shown}, whose bounds use `{sorted(names & banned)[0]}` of the shared "
+                    "loop: its iterations' shares differ")  # fmt: skip
+        used |= names
+    values: dict[str, list[str]] = {}
+    for name, value in _assignments(text[scope[0] : scope[1]]):
+        values.setdefault(name, []).append(value)
+    todo, seen = sorted(used - loop_vars), set(loop_vars)
+    while todo:
+        name = todo.pop(0)
+        seen.add(name)
+        vals = values.get(name)
+        if not vals:
+            continue
+        if len(vals) > 1 or vals[0] == "?":
+            return f"bounded by `{name}`, which is set more than once or changed there"
+        if name in banned:
+            return f"bounded by `{name}`, computed from the shared loop's variable"
+        op = _decisions(vals[0])
+        if op:
+            return f"bounded by `{name}`, set by `{vals[0].strip()}`, which decides with `{op[0]}`"
+        todo = sorted(set(todo) | (_names(vals[0]) - seen - _C_WORDS))
+    return None
+
+
+def _shared_loop(
+    text: str, start: int, pragma: str, constant: set[str], pos: int | None = None
+) -> str | None:
     """Why the worksharing construct at `start` (its line `pragma`) may leave its loop to one
     thread (None when it shares it): a clause that can, a loop whose variable its body never
     uses, or whose bounds are constants."""
@@ -421,6 +508,19 @@ def _shared_loop(text: str, start: int, pragma: str, constant: set[str]) -> str 
             f"under `{shown}`, which shares a loop whose body never uses its variable "
             f"`{var}`: each iteration must copy its own part"
         )
+    op = _head_decides(head)
+    if op:
+        return (
+            f"under `{shown}`, which shares `for ({head.strip()})`, whose bounds decide with `{op}`"
+        )
+    if pos is not None:
+        nest = [s for s, b, e in loops(text) if at < s and b <= pos < e] + (
+            [pos] if pos > at else []
+        )
+        banned = {var} | _tainted(text[body:end], rf"\b{re.escape(var)}\b")
+        why = _bounds_refusal(text, (body, end), nest, banned)
+        if why:
+            return f"under `{shown}`, then {why}"
     return None
 
 
@@ -444,10 +544,10 @@ def _not_on_threads(
     constant = _constants(text) if constant is None else constant
     around = sorted((s for s in spans if s[0] <= pos < s[1]), key=lambda s: s[0])
     parallel = False
-    for start, _end, pragma in reversed(around):  # innermost first
+    for start, region_end, pragma in reversed(around):  # innermost first
         words = _words(pragma)
         if words & _SHARED:
-            why = _shared_loop(text, start, pragma, constant)
+            why = _shared_loop(text, start, pragma, constant, pos)
             if why:
                 return why
         if words & _ONE_THREAD and not words & _SHARED and not shared:
@@ -460,7 +560,7 @@ def _not_on_threads(
                     "no num_threads or if clause)"
                 )
             if not shared:
-                return _split_by_thread(text, start, pos)
+                return _split_by_thread(text, start, pos, region_end)
             parallel = True
             break
     if parallel:
@@ -500,7 +600,7 @@ def _loop_head(text: str, start: int) -> str:
 _TEAM_SIZE = r"omp_get_num_threads\s*\(\s*\)"
 
 
-def _split_by_thread(text: str, region: int, pos: int) -> str | None:
+def _split_by_thread(text: str, region: int, pos: int, region_end: int | None = None) -> str | None:
     """Why the loop at `pos`, in a parallel region (from `region`) that shares no loop, is not run
     by the region's threads (None when it is): each thread runs it whole unless the bounds of it
     or of a loop around it take both the thread number and the team size (directly or through
@@ -534,7 +634,8 @@ def _split_by_thread(text: str, region: int, pos: int) -> str | None:
                 loop is None or (loop[1] and re.search(rf"\b{loop[1]}\b", text[loop[2] : loop[3]]))
             )
         ):
-            return None
+            scope = (region, len(text) if region_end is None else region_end)
+            return _bounds_refusal(text, scope, _loops_around(text, region, pos))
     return (
         "in a parallel region that shares no loop: every thread would run it whole "
         "(share it with `omp for` or a taskloop, or split its bounds by omp_get_thread_num() "
@@ -665,6 +766,45 @@ def assert_one_block_between_nodes(
         )
 
 
+def self_messages(res: Results) -> list[list]:
+    """[rank, what, calls] of the student's messages to itself, one row per rank and kind: its
+    point-to-point sends whose peer is its own rank ("send to itself", on any communicator,
+    MPI_COMM_SELF too) and, per collective that moves data, its calls on a communicator of one
+    member ("MPI_Alltoall on one rank"). The trace's peers are MPI_COMM_WORLD ranks."""
+    calls = res.mpi_calls
+    if calls.empty:
+        return []
+    mine = calls[calls["student"] == 1]
+    counted: Counter = Counter()
+    if "peer" in mine.columns:
+        sends = mine[mine["call"].str.contains("send", case=False) & (mine["peer"] == mine["rank"])]
+        counted.update((int(r), "send to itself") for r in sends["rank"])
+    if "comm_size" in mine.columns:
+        alone = mine[mine["call"].isin(COLLECTIVES) & ~mine["call"].isin(NO_DATA)
+                     & (mine["comm_size"] == 1)]  # fmt: skip
+        counted.update((int(r), f"{c} on one rank") for r, c in zip(alone["rank"], alone["call"],
+                                                                     strict=True))  # fmt: skip
+    return [[rank, what, n] for (rank, what), n in sorted(counted.items())]
+
+
+def assert_no_self_packing(selfs: list[list], calls: int) -> None:
+    """AssertionError when, over `calls` calls of alltoall_nodes, a rank sent itself more than one
+    message per call of one kind (`selfs`: self_messages): the leaders' exchange moves a leader's
+    own block once (a send to itself, or the leaders' collective when there is one node), a node
+    of one rank gathers and scatters once; more is packing or unpacking by MPI messages to
+    oneself (a fresh attacker's MPI_Sendrecv to itself on MPI_COMM_SELF for every block, no
+    thread copying, 4/4 kept, 2026-12-04)."""
+    for rank, what, n in selfs:
+        assert n <= calls, (
+            f"rank {rank} made {n / calls:g} calls per call of alltoall_nodes that move data to "
+            f"itself ({what}): the part allows one per call (the leaders' exchange of a leader's "
+            "own block, or a node of one rank's gather and scatter); packing or unpacking by "
+            "messages to oneself (MPI_COMM_SELF, or the rank's own rank as the peer) is MPI "
+            "copying serially, not the leader's threads (derived datatypes may describe the "
+            "blocks the three steps' messages move)"
+        )
+
+
 def check_student_alltoall(
     kernel: Kernel,
     shapes: tuple[tuple[int, int, int], ...] = ((2, 1, 0), (4, 1, 2)),
@@ -676,7 +816,8 @@ def check_student_alltoall(
     """Run the student's two-level alltoall at each (ranks, threads, ranks_per_node) (0: the real
     nodes; k > 0: nodes of k consecutive ranks) and, with `compare`, MPI_Alltoall beside it. AssertionError when a
     value differs from MPI_Alltoall's or one node sends another more than one block per call
-    (assert_one_block_between_nodes), KernelTimeout on a deadlock, ThreadComplianceError when
+    (assert_one_block_between_nodes) or a rank sends itself more than one message a call
+    (assert_no_self_packing), KernelTimeout on a deadlock, ThreadComplianceError when
     MPI is called where FUNNELED does not allow it. One row per shape: nodes and median times."""
     rows = []
     for ranks, threads, per_node in shapes:
@@ -686,6 +827,7 @@ def check_student_alltoall(
         assert_one_block_between_nodes(
             sent_between_ranks(mine), int(check["ranks_per_node"]), count, reps
         )
+        assert_no_self_packing(self_messages(mine), reps)
         row = {
             "ranks": ranks,
             "threads": threads,
