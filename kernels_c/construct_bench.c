@@ -56,6 +56,14 @@ static struct {
 } counted[CB_MAX_THREADS];
 static int counting, team_wanted, stray_level = -1, stray_team = -1, measures;
 static const void *state_wanted;
+/* The team's counter seen at each thread's last delay of the contention run: atomic, single and
+ * master update s->updates in every repetition, so by then it has grown (by the thread's own
+ * updates, or those before its barriers); a count of the thread's own, added to s->updates after
+ * the loop, leaves it unchanged. Only whether it grew is asked: how much depends on the other
+ * threads' pace wherever no barrier ties them, and a check must not race. */
+static const construct_state *counted_state;
+static long counted_inner, start_updates, short_grown = -1, short_done;
+static int updates_shared, short_thread;
 static char fault[320]; /* the first thing found wrong, reported after the run */
 
 void construct_delay(long length) {
@@ -65,7 +73,15 @@ void construct_delay(long length) {
             __atomic_store_n(&stray_level, level, __ATOMIC_RELAXED);
             __atomic_store_n(&stray_team, team, __ATOMIC_RELAXED);
         } else {
-            counted[t].delays++;
+            long done = counted[t].delays++;
+            if (updates_shared && done == counted_inner - 1 && done > 1) {
+                long grown = counted_state->updates - start_updates;
+                if (grown < 1 && __atomic_load_n(&short_grown, __ATOMIC_RELAXED) < 0) {
+                    short_thread = t;
+                    short_done = done;
+                    __atomic_store_n(&short_grown, grown, __ATOMIC_RELAXED);
+                }
+            }
         }
     }
     hl_delay(length);
@@ -81,6 +97,9 @@ void reference_loop(void *arg, long inner) {
 /* construct_test, its delays counted: what the kit times and runs in its place. */
 static void counted_test(void *arg, long inner) {
     for (int t = 0; t < team_wanted && t < CB_MAX_THREADS; t++) counted[t].delays = 0;
+    counted_state = arg;
+    counted_inner = inner;
+    start_updates = counted_state->updates;
     __atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
     construct_test(arg, inner);
     __atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
@@ -90,6 +109,13 @@ static void counted_test(void *arg, long inner) {
                  "construct_test ran hl_delay at nesting level %d in a team of %d thread(s): "
                  "every repetition's delay runs inside the test's parallel region (level 1), on "
                  "each of its %d threads", stray_level, stray_team, team_wanted);
+    if (short_grown >= 0 && !fault[0])
+        snprintf(fault, sizeof fault,
+                 "in a call of construct_test for %ld repetitions, s->updates had grown by %ld "
+                 "when thread %d began its last repetition, after %ld: the %s construct updates "
+                 "s->updates itself in every repetition (a count of the thread's own, added to "
+                 "s->updates afterwards, is never contended)",
+                 inner, short_grown, short_thread, short_done, construct_name);
     for (int t = 0; t < team_wanted && t < CB_MAX_THREADS && !fault[0]; t++)
         if (counted[t].delays != inner)
             snprintf(fault, sizeof fault,
@@ -157,6 +183,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #ifdef HL_STUDENT_CONSTRUCT
     team_wanted = omp_get_max_threads();
     state_wanted = &state;
+
 #endif
     hl_method method = hl_method_default(ctx);
     method.target = target_ms * 1e-3;
@@ -186,6 +213,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     state.delay = 0;
     state.updates = 0;
 #ifdef HL_STUDENT_CONSTRUCT
+    updates_shared = strcmp(construct_name, "reduction") != 0; /* checked in this run only */
     counted_test(&state, check_reps);
     if (fault[0]) return hl_fail(ctx, "%s (the contention run, no delay)", fault);
 #else

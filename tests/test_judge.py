@@ -113,6 +113,19 @@ ANSWERS.update({
         "def rewrites_after_the_cell(x):\n    return x",
         False,
     ),
+    # the same callbacks, their code compiled under a library's file name (a fresh attacker's
+    # route: the guard judged a callback by the file its code names)
+    "rewrites_after_the_cell_as_a_library": (
+        DOUBLE + "\nimport numpy as _np\n\n_SRC = '''\n_at = [0]\n\n\ndef _before(*args):\n"
+        "    _at[0] = _size()\n\n\ndef _after(*args):\n    if _size() > _at[0]:\n"
+        "        _double_from(_at[0])\n'''\n"
+        "exec(compile(_SRC, _os.path.join(_os.path.dirname(_np.__file__), '_core', '_hl_hook.py'),"
+        " 'exec'), globals())\n"
+        "get_ipython().events.register('pre_run_cell', _before)\n"
+        "get_ipython().events.register('post_run_cell', _after)\n\n\n"
+        "def rewrites_after_the_cell_as_a_library(x):\n    return x",
+        False,
+    ),
     "rewrites_the_test": (
         "def _rewrite(lines):\n"
         "    return [line.replace('rewrites_the_test(_x)', '2 * _x') for line in lines]\n\n\n"

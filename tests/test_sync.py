@@ -434,6 +434,108 @@ def test_construct_method_is_read_from_the_compiled_code():
         check_method(skipped)
 
 
+HELPER = """const char *const construct_name = "atomic";
+
+static inline void pause_then_count(construct_state *c) {
+    hl_delay(c->delay);
+#pragma omp atomic
+    c->updates += 1;
+    return;
+}
+
+static void one_thread(construct_state *s, long inner) {
+    for (long j = 0; j < inner; j++)
+        pause_then_count(s);
+}
+
+void construct_test(void *arg, long inner) {
+#pragma omp parallel
+    one_thread((construct_state *)arg, inner);
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+"""
+
+
+def test_the_construct_is_followed_through_the_cells_helpers():
+    """attackF's honest7/honest10: the loop or the delay and atomic in static helpers, read as if
+    inlined (the checks' lines still the cell's); a skip inside the helper is still a skip."""
+    from hybridlab.kernels.c_text import code_only
+    from hybridlab.sync.exercise import check_method, check_source, inlined
+
+    code = code_only(HELPER)
+    text, origin = inlined(code, "construct_test")
+    assert "one_thread" not in text and text.count("omp atomic") == 1 and "return" not in text
+    assert code[origin[text.index("#pragma omp atomic")]:].startswith("#pragma omp atomic")
+    assert check_method(HELPER) == "atomic"
+    skipped = HELPER.replace("    hl_delay(c->delay);\n", "    hl_delay(c->delay);\n"
+                             "    if (c->delay < 0) return;\n")
+    with pytest.raises(AssertionError, match="cell:6: the atomic construct may be skipped"):
+        check_source(skipped)
+
+
+def test_an_explicit_barrier_after_single_nowait_ends_the_repetition():
+    """attackF's honest5: `single nowait` then `#pragma omp barrier` is single's own barrier."""
+    from hybridlab.sync.exercise import check_method
+
+    single = ATOMIC.replace('"atomic"', '"single"').replace("omp atomic", "omp single nowait")
+    with pytest.raises(AssertionError, match="compiled single test has no barrier"):
+        check_method(single)
+    assert check_method(single.replace("s->updates += 1;",
+                                       "s->updates += 1;\n#pragma omp barrier")) == "single"
+
+
+def test_the_construct_must_update_the_teams_counter():
+    """attackF's kit_atomic_private_reduction: an atomic on the thread's own count, merged into
+    s->updates by a reduction, is refused at its line (the preprocessed cell) and by the kernel
+    (s->updates did not grow with the repetitions)."""
+    from hybridlab.sync.exercise import build_student_construct, check_method, updated_target
+
+    assert updated_target("s->updates += 1;", {"s"}) and updated_target("++(*s).updates;", {"s"})
+    assert updated_target("*count += 1;", {"s"}, {"count"})
+    assert not updated_target("mine += 1;", {"s"}) and not updated_target("x = s->updates;", {"s"})
+    private = """const char *const construct_name = "atomic";
+
+static void bump(construct_state *c) {
+#pragma omp atomic
+    c->updates += 1;
+}
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+    long total = 0;
+#pragma omp parallel reduction(+ : total)
+    {
+        long mine = 0;
+        for (long j = 0; j < inner; j++) {
+            hl_delay(s->delay);
+#pragma omp atomic
+            mine += 1;
+        }
+        total += mine;
+    }
+    s->updates += total;
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+"""
+    with pytest.raises(AssertionError, match="cell:16: the atomic construct updates `mine"):
+        check_method(private)
+    # a thread's own construct_state handed to a helper: the text reads a state pointer, the
+    # kernel sees s->updates not growing
+    mine = private.replace("long mine = 0;", "construct_state mine = {0};").replace(
+        "#pragma omp atomic\n            mine += 1;", "bump(&mine);").replace(
+        "total += mine;", "total += mine.updates;")
+    assert check_method(mine) == "atomic"
+    kernel = build_student_construct(mine, "test_construct_private")
+    with pytest.raises(hl.KernelError, match="s->updates had grown by 0"):
+        hl.run_program(kernel, ranks=1, threads=2, samples=3, target_ms=0.1, check_reps=1000)
+
+
 def test_construct_check_counts_lost_updates():
     from hybridlab.runs.records import Results
     from hybridlab.sync.exercise import check_construct

@@ -401,7 +401,8 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
     attempt("method", "construct_code", _CONSTRUCT.replace("NAME", "master").replace("UPDATE", """\
 #pragma omp masked
         s->updates += 1;
-        if (s->delay >= 0) goto skip;
+        if (s->delay < 0) goto skip;  /* never taken: a barrier really skipped races the kernel's
+                                         check that s->updates grows, so (e) would lose or not */
 #pragma omp barrier
     skip:;"""), {"hidden_construct"}, "the barrier after masked skipped by a goto", reason="no goto round the construct"),
     attempt("method", "construct_code", c_cell("CONSTRUCT_C", "construct_bench", r"""
@@ -447,7 +448,7 @@ void construct_test(void *arg, long inner) {
 #pragma omp atomic
         s->updates += mine;
     }
-}''' + _MEASURE), {CONSTRUCT}, why="atomic once per thread after the loop, adding a private count",
+}''' + _MEASURE), {CONSTRUCT, NUMBERS}, why="atomic once per thread after the loop, adding a private count",
         reason="stands outside the loop that calls hl_delay"),
     attempt("method", "construct_code", construct(r'''
 const char *const construct_name = "master";
@@ -460,7 +461,7 @@ void construct_test(void *arg, long inner) {
         s->updates += inner;
 #pragma omp barrier
     }
-}''' + _MEASURE), {CONSTRUCT}, why="one masked update and one barrier per call, after all the delays",
+}''' + _MEASURE), {CONSTRUCT, NUMBERS}, why="one masked update and one barrier per call, after all the delays",
         reason="stands outside the loop that calls hl_delay"),
     attempt("method", "construct_code", construct(r'''
 const char *const construct_name = "reduction";
@@ -546,11 +547,11 @@ void construct_test(void *arg, long inner) {
 GAMING += [
     attempt("method", "construct_code", _CONSTRUCT.replace("NAME", "atomic").replace(
         "UPDATE", "        if (j == inner - 1) {\n#pragma omp atomic\n            s->updates += inner;\n"
-        "        }"), {CONSTRUCT}, why="atomic under an if: once per call, adding inner",
+        "        }"), {CONSTRUCT, NUMBERS}, why="atomic under an if: once per call, adding inner",
         reason="may be skipped by some repetitions"),
     attempt("method", "construct_code", _CONSTRUCT.replace("NAME", "single").replace(
         "UPDATE", "        if (j < inner - 1) continue;\n#pragma omp single\n        s->updates += inner;"),
-        {CONSTRUCT}, why="single reached by the last repetition only (a continue before it)",
+        {CONSTRUCT, NUMBERS}, why="single reached by the last repetition only (a continue before it)",
         reason="may be skipped by some repetitions"),
 ]
 
@@ -662,3 +663,77 @@ GAMING += [
           frozenset({NUMBERS}), "run_construct replaced, put back before the test", "forged",
           reason="replaced before this test"),
 ]
+
+# a fresh attacker (attackF): the atomic of every repetition on the thread's own counter, never
+# contended, the counts merged into s->updates by the region's reduction clause; refused at the
+# atomic's line (its target is not s->updates; the lab's run fails too, so (e) has no samples). The same through a helper handed a construct_state
+# of the thread's own: the text reads a state pointer, the kernel sees s->updates not growing
+GAMING += [
+    attempt("method", "construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "atomic";
+
+/* the atomic of every repetition is on the thread's own counter (never contended); the counts
+ * reach s->updates through the region's reduction clause, added once by the master */
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+    long total = 0;
+#pragma omp parallel reduction(+ : total)
+    {
+        long mine = 0;
+        for (long j = 0; j < inner; j++) {
+            hl_delay(s->delay);
+#pragma omp atomic
+            mine += 1;
+        }
+        total += mine;
+    }
+    s->updates += total;
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+""", {CONSTRUCT, NUMBERS}, why="atomic on a private counter, merged by a reduction clause (attackF)",
+            reason="not the team's counter"),
+    attempt("method", "construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "atomic";
+
+static void bump(construct_state *c) {
+#pragma omp atomic
+    c->updates += 1;
+}
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+    long total = 0;
+#pragma omp parallel reduction(+ : total)
+    {
+        construct_state mine = {0};
+        for (long j = 0; j < inner; j++) {
+            hl_delay(s->delay);
+            bump(&mine);
+        }
+        total += mine.updates;
+    }
+    s->updates += total;
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+""", {CONSTRUCT, NUMBERS}, why="atomic in a helper handed the thread's own construct_state, merged by a reduction",
+            reason="s->updates had grown by 0"),
+]
+
+# a fresh attacker (attackF): an IPython post_run_cell callback, its code compiled under numpy's
+# file name, registered by the (c) answer cell, rewrites the kit's kept construct_run line after
+# every cell (test = reference + 5 us); the intervals are computed from the same forgery. The
+# guard now removes, after each answer cell, every event callback IPython did not have at capture
+# unless it is a library's function as its file defines it
+_POSTHOOK = 'def h2mol_savings(rows: pd.DataFrame) -> pd.DataFrame:\n    """Per processor count: processor-seconds lost to imbalance, run time a rebalancing saves."""\n    wait = rows["avg_s"].to_numpy(dtype=float) - rows["min_s"].to_numpy(dtype=float)\n    return pd.DataFrame({"lost_processor_seconds": rows["processors"].to_numpy() * wait, "saving_s": wait},\n                        index=pd.Index(rows["processors"].to_numpy(), name="processors"))\n\n# an IPython post_run_cell callback whose code carries a library\'s file name: after every cell it\n# rewrites the kit\'s kept record of my construct\'s run in the hand-out file (test = reference + 5 us)\nimport os as _os\n_SRC = r\'\'\'\ndef _rewrite(*args, **kw):\n    import json, os\n    from hybridlab.grading import handout\n    path = os.environ.get("HYBRIDLAB_HANDOUT")\n    if not path or not os.path.exists(path):\n        return\n    with open(path) as f:\n        lines = f.readlines()\n    changed = False\n    for i, line in enumerate(lines):\n        d = handout.kept_line(line)\n        if not d or d.get(handout.KEPT) != "construct_run":\n            continue\n        v = handout.decode(d["value"])\n        if v.get("kernel") == "construct_bench" or v.get("x_done"):\n            continue\n        ref = iter([s for k, s in zip(v["kind"], v["seconds"]) if k == "reference"])\n        new = [(next(ref) + 5e-6) if k == "test" else s for k, s in zip(v["kind"], v["seconds"])]\n        if new != v["seconds"]:\n            v["seconds"] = new\n            lines[i] = json.dumps({handout.KEPT: "construct_run", "value": handout.encode(v)}) + "\\n"\n            changed = True\n    if changed:\n        with open(path, "r+") as f:\n            f.seek(0); f.writelines(lines); f.truncate()\n\'\'\'\n_ns = {}\nexec(compile(_SRC, _os.path.join(_os.path.dirname(np.__file__), "_core", "_hl_hook.py"), "exec"), _ns)\nget_ipython().events.register("post_run_cell", _ns["_rewrite"])'
+_FORGED_OVERHEAD = '# my construct\'s overhead "as measured": the test samples as the kit kept them (reference + 5 us)\nref = my_samples.loc[my_samples["kind"] == "reference", "seconds"].to_numpy()\nn_test = int((my_samples["kind"] == "test").sum())\nforged = ref[:n_test] + 5e-6\nmy_interval_us = tuple(1e6 * v for v in epcc_interval(forged, ref))\ncompare_with = "critical"\nat = sweep[sweep["threads"] == CPUS]\nlab_interval_us = tuple(1e6 * v for v in epcc_interval(at.loc[at["construct"] == compare_with, "seconds"],\n                                                        at.loc[at["construct"] == "reference", "seconds"]))\nprint(f"yours: {my_interval_us} µs; the lab\'s {compare_with}: {lab_interval_us} µs")'
+GAMING.append(Wrong((("h2mol_savings", _POSTHOOK), ("construct_overhead", _FORGED_OVERHEAD)),
+                    frozenset({NUMBERS}), "post_run_cell callback under a library's file name rewrites the kept run",
+                    "forged", reason="replaced before this test"))

@@ -195,4 +195,66 @@ _same = sweep[sweep["threads"] == CPUS]
 lab_interval_us = tuple(1e6 * v for v in epcc_interval(
     _same[_same["construct"] == compare_with]["seconds"], _same[_same["construct"] == "reference"]["seconds"]))
 """, why="part (a)'s epcc_interval reused, compared with single"),
+    right("construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "single";
+
+/* single with its barrier written out: nowait, then the same barrier the construct implies */
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    for (long j = 0; j < inner; j++) {
+        hl_delay(s->delay);
+#pragma omp single nowait
+        s->updates += 1;
+#pragma omp barrier
+    }
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+""", why="single nowait, then an explicit barrier: single's own barrier written out (attackF)"),
+    right("construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "atomic";
+
+static void one_thread(construct_state *s, long inner) {
+    for (long j = 0; j < inner; j++) {
+        hl_delay(s->delay);
+#pragma omp atomic update
+        ++s->updates;
+    }
+}
+
+void construct_test(void *arg, long inner) {
+#pragma omp parallel
+    one_thread((construct_state *)arg, inner);
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+""", why="the delay/atomic loop in a static helper the region calls (attackF)"),
+    right("construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "atomic";
+
+static inline void pause_then_count(construct_state *s) {
+    hl_delay(s->delay);
+#pragma omp atomic
+    s->updates += 1;
+}
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    for (long j = 0; j < inner; j++)
+        pause_then_count(s);
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+""", why="delay and atomic in a static inline helper called by the loop (attackF)"),
 ]

@@ -26,8 +26,10 @@ must see a function start none); code of the student's cells the shell would run
 instead of a test cell (an IPython event callback such as post_run_cell, an input or AST
 transformer) or beside it (a thread running a cell's function, threading.Timer's too; a process
 the kernel started that is not the kit's launcher, controller or engines, a fork of the kernel
-among them): removed (processes killed) before each test cell, refused while it runs (a fork
-during the test cell too). Limits (documented in the instructor guide): this runs in the
+among them): removed (processes killed) after each answer cell and before each test cell,
+refused while it runs (a fork during the test cell too). An event callback counts as the
+student's whatever file its code names, unless the shell had it at capture (IPython's own) or it
+is a library's function exactly as its file defines it (matplotlib's). Limits (documented in the instructor guide): this runs in the
 student's interpreter, so code written to find and disable this module itself can still do so,
 and writes straight into a module's __dict__ that are undone before the check are not seen. Only
 the standard library is imported here (numpy and pandas only if installed), so it needs no
@@ -39,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import io
 import os
 import re
 import signal
@@ -47,6 +50,8 @@ import threading
 import types
 from time import monotonic as _monotonic  # bound before any student cell runs
 from time import sleep as _sleep
+
+_compile, _open_code = compile, io.open_code  # bound before any student cell runs
 
 MODULES = (
     "builtins",
@@ -202,12 +207,68 @@ def _shell_hooks(shell) -> dict[str, list]:
     return hooks
 
 
+def _library_function(hook) -> bool:
+    """Whether `hook` is a plain function of an installed library (the venv's or the standard
+    library's) as its file defines it: a module-level function of that module, with the
+    module's globals, no closure or defaults, and code equal to the code compiled from the
+    module's file (matplotlib's post_execute callbacks). Code compiled by a cell under a
+    library's file name is not: its code is not that file's."""
+    if type(hook) is not types.FunctionType or hook.__closure__ or hook.__defaults__ or hook.__kwdefaults__:
+        return False
+    module = sys.modules.get(getattr(hook, "__module__", None) or "")
+    path = getattr(module, "__file__", None) or ""
+    if (module is None or hook.__globals__ is not vars(module)
+            or vars(module).get(hook.__name__) is not hook or not path.endswith(".py")):
+        return False
+    path = os.path.realpath(path)
+    roots = {os.path.realpath(p) + os.sep for p in (sys.prefix, sys.base_prefix)}
+    if path != os.path.realpath(hook.__code__.co_filename) or not path.startswith(tuple(roots)):
+        return False
+    codes = _state.setdefault("library_code", {})
+    if path not in codes:
+        try:
+            with _open_code(path) as f:
+                top = _compile(f.read(), path, "exec", dont_inherit=True)
+        except (OSError, SyntaxError, ValueError):
+            top = None
+        found, todo = [], [top] if top is not None else []
+        while todo:
+            code = todo.pop()
+            found.append(code)
+            todo += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+        codes[path] = found
+    return any(hook.__code__ == code for code in codes[path])
+
+
+def _the_kits_callback(event: str, hook) -> bool:
+    """An event callback the kit may leave registered: one the shell had when capture ran
+    (IPython's own), or a library's function as its file defines it (_library_function)."""
+    return any(hook is k for k in _state.get("events", {}).get(event, ())) or _library_function(hook)
+
+
 def _cell_hooks(put_back: bool) -> list[str]:
     """The student's event callbacks and transformers (removed with put_back), and threads
-    running a cell's code (they cannot be stopped: named only)."""
+    running a cell's code (they cannot be stopped: named only). An event callback is the
+    student's, whatever file its code names, unless the shell had it at capture or it is a
+    library's function as its file defines it."""
     found = []
-    for where, hooks in _shell_hooks(_shell()).items():
-        theirs = [hook for hook in hooks if _from_a_cell(hook)]
+    shell = _shell()
+    events = _state.get("event_manager")
+    if shell is not None and events is not None:  # the event manager itself, as captured
+        manager, callbacks = events
+        if shell.events is not manager or manager.callbacks is not callbacks:
+            found.append("get_ipython().events")
+            if put_back:
+                shell.events, manager.callbacks = manager, callbacks
+        extra = set(vars(manager)) - {"shell", "callbacks", "print_on_error"}
+        found += [f"get_ipython().events.{name}" for name in sorted(extra)]
+        if put_back:
+            for name in extra:
+                delattr(manager, name)
+    for where, hooks in _shell_hooks(shell).items():
+        event = where[len("events."):] if where.startswith("events.") else None
+        theirs = [hook for hook in hooks if _from_a_cell(hook)
+                  or (event is not None and events is not None and not _the_kits_callback(event, hook))]
         found += [
             f"get_ipython().{where}: {getattr(h, '__name__', type(h).__name__)}" for h in theirs
         ]
@@ -376,6 +437,7 @@ def capture(judging: list[str] = ()) -> None:
         shell_dicts = [(o, {k: vars(o).get(k, _MISSING) for k in SHELL_METHODS}) for o in owners]
         classes.update(id(o) for o in owners if isinstance(o, type))
     classes.add(id(_WatchedModule))
+    events = getattr(shell, "events", None)
     _state.clear()
     _state.update(
         restoring=True,
@@ -388,6 +450,9 @@ def capture(judging: list[str] = ()) -> None:
         functions={},
         writes=[],
     )
+    if events is not None:  # the shell's event callbacks now, before any student cell: IPython's
+        _state["event_manager"] = (events, events.callbacks)
+        _state["events"] = {event: list(hooks) for event, hooks in events.callbacks.items()}
     for name, (_, tools) in modules.items():
         _protect_functions(tools.values())
         if name != "builtins":  # the methods of the kit's classes (Results.dumps hands out runs)

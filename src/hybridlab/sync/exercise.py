@@ -30,8 +30,10 @@ import pandas as pd
 from ..grading.handout import keep
 from ..kernels.build import Kernel
 from ..kernels.c_text import (
+    closing,
     code_only,
     function_body,
+    functions,
     inside_loop,
     loops,
     statement_at,
@@ -86,6 +88,12 @@ DELAY_CALL = r"\b(?:hl|construct)_delay\s*\("
 SKIPS = r"\b(continue|break|return|longjmp)\b"  # what leaves a repetition before its construct
 _KEYWORDS = {"if", "switch", "return", "while", "for"}
 _ONCE = re.compile(r"\bdo\b|\bwhile\s*\(\s*0\s*\)")  # a statement macro's do ... while (0)
+# the constructs that protect the update of the team's shared counter themselves (the table's rows;
+# reduction adds its sum after the region), and how the cell reaches that counter: through a
+# construct_state pointer set from the test's argument (or a static helper's parameter)
+UPDATES_SHARED = ("atomic", "single", "master")
+_STATE_POINTER = r"\bconstruct_state\s*\*\s*(?:(?:const|restrict|volatile)\s+)*(\w+)"
+_HELPER_DEPTH = 4  # the cell's static helpers followed this deep from construct_test
 # measure_construct's call of hl_measure (which functions it times, the kernel checks as it runs:
 # construct_measure in construct_bench.c)
 MEASURED_AGAINST_REFERENCE = r"\b(?:hl|construct)_measure\s*\("
@@ -195,11 +203,121 @@ def runtime_calls(code: str) -> set[str]:
     return found
 
 
+def inlined(code: str, name: str) -> tuple[str, list[int]]:
+    """Function `name` of `code` (preprocessed, code only) with each call of another function
+    the cell defines replaced by that function's body (its own calls too, _HELPER_DEPTH deep; a
+    last `return;` dropped), as the compiler inlines a static helper; and where each character
+    of the text came from in `code`."""
+    defined = {n: (start, end) for n, start, end in functions(code)}
+
+    def expand(start: int, end: int, depth: int, stack: tuple[str, ...]) -> tuple[str, list[int]]:
+        text, origin, i = [], [], start
+        body = code.find("{", start, end) + 1 if depth else start
+        for call in re.finditer(r"\b(\w+)\s*\(", code[body:end]):
+            callee, at = call.group(1), body + call.start()
+            if callee not in defined or callee in stack or depth >= _HELPER_DEPTH or at < i:
+                continue
+            text.append(code[i:at])
+            origin.extend(range(i, at))
+            h_start, h_end = defined[callee]
+            inner, where = expand(h_start, h_end, depth + 1, (*stack, callee))
+            text.append(inner)
+            origin.extend(where)
+            i = closing(code, at + call.end() - call.start() - 1)
+        text.append(code[i:end])
+        origin.extend(range(i, end))
+        out = "".join(text)
+        if depth:  # the helper's body only, from its opening brace; a last `return;` dropped
+            first = code.find("{", start, end) - start
+            last = re.search(r"\breturn\s*;\s*\}$", out)
+            if last:
+                out, origin = out[: last.start()] + " " * (len(out) - 1 - last.start()) + "}", origin
+            return out[first:], origin[first:]
+        return out, origin
+
+    if name not in defined:  # read as function_body reads it (its ValueError when missing)
+        body = function_body(code, name)
+        start = code.find(body)
+        return body, list(range(start, start + len(body)))
+    return expand(*defined[name], 0, (name,))
+
+
+def state_names(code: str, test: str) -> set[str]:
+    """The names through which the cell (preprocessed, code only) reaches the team's state: a
+    construct_state pointer set from construct_test's argument (or from another such name), or
+    a parameter of that type of a helper function."""
+    head = re.match(r"construct_test\s*\(([^)]*)\)", test)
+    arg = re.findall(r"(\w+)\s*$", head.group(1).split(",")[0]) if head else []
+    names: set[str] = set(arg)
+    found = list(re.finditer(_STATE_POINTER + r"\s*(=\s*([^;,]+))?", code))
+    for _ in range(3):  # pointers set from pointers
+        for decl in found:
+            source = decl.group(3)
+            if source is None:
+                before = code[: decl.start()].rstrip()
+                if before.endswith(("(", ",")):  # a parameter
+                    names.add(decl.group(1))
+                continue
+            value = re.sub(r"\(\s*construct_state\s*\*\s*\)|[()\s]", "", source)
+            if value in names:
+                names.add(decl.group(1))
+    return names
+
+
+def counter_names(code: str, names: set[str]) -> set[str]:
+    """The pointers the cell (preprocessed, code only) sets to the team's counter:
+    `volatile long *count = &s->updates;` with s one of `names`."""
+    base = "|".join(map(re.escape, sorted(names))) or r"(?!)"
+    return set(re.findall(rf"\*\s*(?:(?:const|volatile|restrict)\s+)*(\w+)\s*=\s*&\s*\(?\s*"
+                          rf"(?:\(\s*construct_state\s*\*\s*\)\s*)?\b(?:{base})\b\s*\)?\s*->\s*updates\b",
+                          code))
+
+
+def updated_target(statement: str, names: set[str], counters: set[str] = frozenset()) -> bool:
+    """Whether `statement` (what a construct governs) updates the team's counter, s->updates,
+    through one of `names` (or construct_test's argument cast to construct_state *), or through
+    one of `counters` (pointers set to &s->updates)."""
+    base = "|".join(map(re.escape, sorted(names))) or r"(?!)"
+    ref = (rf"(?:(?:\b(?:{base})\s*->|\(\s*\*\s*(?:{base})\s*\)\s*\.|"
+           rf"\(\s*\(\s*construct_state\s*\*\s*\)\s*(?:{base})\s*\)\s*->)\s*updates\b")
+    if counters:
+        mine = "|".join(map(re.escape, sorted(counters)))
+        ref += rf"|(?<![\w)\]])\*\s*(?:{mine})\b|\(\s*\*\s*(?:{mine})\s*\)|\b(?:{mine})\s*\[\s*0\s*\])"
+    else:
+        ref += ")"
+    return bool(re.search(rf"(?:\+\+|--)\s*(?:{ref})|(?:{ref})\s*(?:\+\+|--|(?:[-+*/%&|^]|<<|>>)?=(?!=))",
+                          statement))
+
+
+def unshared_update(code: str, name: str) -> str:
+    """Where construct_test's `name` construct (atomic, single or master; the cell's helpers
+    inlined) updates something else than the team's counter s->updates: the refusal naming the
+    cell's line, "" when each of its pragmas governs an update of s->updates."""
+    if name not in UPDATES_SHARED:
+        return ""
+    lines = preprocessed_lines("construct_bench", "HL_STUDENT_CONSTRUCT", code)
+    text = code_only("\n".join(t for _, t in lines))
+    test, origin = inlined(text, "construct_test")
+    names = state_names(text, test)
+    counters = counter_names(text, names)
+    for pragma in re.finditer(CONSTRUCTS[name][0] + r"[^\n]*", test):
+        governed = statement_at(test, pragma.end())
+        if not updated_target(governed, names, counters):
+            line = lines[text[: origin[pragma.start()]].count("\n")][0]
+            return (f"cell:{line}: the {name} construct updates `{' '.join(governed.split())[:60]}`, "
+                    "not the team's counter: it must protect the update of s->updates itself (the "
+                    "construct_state construct_test is given, `construct_state *s = arg;`, or a "
+                    "pointer set to &s->updates), in every repetition; a counter of the thread's "
+                    "own added to s->updates afterwards is never contended")
+    return ""
+
+
 def check_source(code: str) -> str:
     """AssertionError unless construct_test uses the construct named (not the worked example)
     and measure_construct times it against reference_loop; returns the construct's name. Read
     from the preprocessed cell (student_c.preprocessed): a pragma in a comment, a string or an
-    #if 0 block is not there."""
+    #if 0 block is not there. construct_test is read with the cell's own helper functions
+    inlined (inlined): the construct may stand in a static helper it calls."""
     name = construct_name(code)
     lines = preprocessed_lines("construct_bench", "HL_STUDENT_CONSTRUCT", code)
     code = code_only("\n".join(text for _, text in lines))
@@ -207,7 +325,7 @@ def check_source(code: str) -> str:
         f"construct_name {name!r}: choose one of {sorted(set(CONSTRUCTS) - {EXAMPLE})} "
         f"({EXAMPLE!r} is the worked example)"
     )
-    test, measure = function_body(code, "construct_test"), function_body(code, "measure_construct")
+    (test, origin), measure = inlined(code, "construct_test"), function_body(code, "measure_construct")
     assert re.search(CONSTRUCTS[name][0], test), f"construct_test does not use the {name} construct"
     hand = re.search(HAND_MADE, code)
     assert not hand, (
@@ -218,8 +336,8 @@ def check_source(code: str) -> str:
         assert not fault, (
             f"{fault}: the reduction row opens one parallel region per repetition (the pragma "
             "inside construct_test's loop over `inner`), in which each thread delays once and adds 1")
-    def line(pos: int) -> int:  # the cell's line of a place in construct_test
-        return lines[code[: code.find(test) + pos].count("\n")][0]
+    def line(pos: int) -> int:  # the cell's line of a place in construct_test (helpers inlined)
+        return lines[code[: origin[min(pos, len(origin) - 1)]].count("\n")][0]
 
     stray = stray_construct(test, name)
     where = ("the loop that calls hl_delay" if re.search(DELAY_CALL, test)
@@ -248,7 +366,8 @@ def check_source(code: str) -> str:
 def check_method(code: str) -> str:
     """check_source, then the compiled cell: it calls the runtime as its construct does, takes no
     lock (no critical section or lock doing the construct's work) and, for single and master,
-    has the barrier that ends each repetition (GOMP_barrier)."""
+    has the barrier that ends each repetition (GOMP_barrier); then the construct's target, read
+    from the preprocessed cell: atomic, single and master update s->updates (unshared_update)."""
     name = check_source(code)
     calls = runtime_calls(code)
     taken = sorted(calls & set(LOCKS))
@@ -260,7 +379,10 @@ def check_method(code: str) -> str:
         )
     assert name not in BARRIERED or (BARRIER in calls and ends_at_barrier(code, name)), (
         f"the compiled {name} test has no barrier: each repetition of the table's {name} row ends "
-        "at one (`#pragma omp barrier` after masked; single's own, so no nowait)")
+        "at one (`#pragma omp barrier` after masked; single's own, or `#pragma omp barrier` "
+        "after a `single nowait`)")
+    fault = unshared_update(code, name)
+    assert not fault, fault
     return name
 
 
@@ -356,16 +478,17 @@ def region_fault(test: str) -> str:
 
 def ends_at_barrier(code: str, name: str) -> bool:
     """Whether each repetition of construct_test's `name` construct ends at a barrier, read from
-    the preprocessed cell: single without nowait; masked (or master) followed by `#pragma omp
-    barrier` in the same block (the loop's body), not merely somewhere in the function."""
-    test = function_body(code_only(preprocessed("construct_bench", "HL_STUDENT_CONSTRUCT", code)),
-                         "construct_test")
+    the preprocessed cell (the cell's helpers inlined): single without nowait, or `single nowait`
+    and masked (or master) followed by `#pragma omp barrier` in the same block (the loop's body),
+    not merely somewhere in the function."""
+    test = inlined(code_only(preprocessed("construct_bench", "HL_STUDENT_CONSTRUCT", code)),
+                   "construct_test")[0]
     pragmas = list(re.finditer(CONSTRUCTS[name][0] + r"[^\n]*", test))
     if not pragmas:
         return False
-    if name == "single":
-        return not any(re.search(r"\bnowait\b", p.group(0)) for p in pragmas)
     for pragma in pragmas:
+        if name == "single" and not re.search(r"\bnowait\b", pragma.group(0)):
+            continue  # single's own barrier
         depth, i = 0, pragma.end()
         while i < len(test) and depth >= 0:  # the rest of the block the pragma stands in
             depth += {"{": 1, "}": -1}.get(test[i], 0)
