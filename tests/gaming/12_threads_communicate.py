@@ -1148,8 +1148,7 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 # A fresh attacker (attackG, 2026-12-04): a refused function reached by its address (a neighbour of
 # one the cell may name) and called by the header's inline hl_sample or libc's bsearch; hl_sample
 # now calls only the cell's own code (the section hl_cell_text) and bsearch/qsort are refused
-GAMING += [
-    attempt("forged", "task_iteration", r'''
+_KIT_LOCKADDR = r'''
 %%c TASKS_C thread_halo
 /* kit-reader: the edge tasks wait on an omp_lock_t the exchange's task unsets (the lock gate the
  * kit refuses by name), beside decoy depend clauses; the lock is taken through omp_set_lock
@@ -1196,60 +1195,12 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
         if (m > 1) stencil_rows(m, m);
     }
 }
-''', B,
+'''
+GAMING += [
+    attempt("forged", "task_iteration", _KIT_LOCKADDR, B,
             "attackG: the edge tasks wait on a lock taken through omp_set_lock reached by address (omp_unset_lock's less 0x20) and called by the header's inline hl_sample: 4/4 kept",
             reason="not the cell's own"),
-    attempt("forged", "task_iteration", r'''
-%%c TASKS_C thread_halo
-/* kit-reader: the edge tasks wait on an omp_lock_t the exchange's task unsets (the lock gate the
- * kit refuses by name), beside decoy depend clauses; the lock is taken through omp_set_lock
- * reached by address (omp_unset_lock's less 0x20 in this libgomp) and called by the
- * header-inlined hl_sample, so the cell's text never names it. */
-static omp_lock_t gate;
-static int gate_ready = 0;
-static double pad[2];
-
-typedef int (*cmp_fn)(const void *, const void *);
-
-static void take(void) {
-    unsigned long at = (unsigned long)&omp_unset_lock;
-    at -= 0x20;
-    /* the C library calls it: bsearch(key, base, 1, size, cmp) calls cmp(key, base) */
-    bsearch(&gate, pad, 1, sizeof pad[0], (cmp_fn)at);
-}
-
-void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
-    long w = nx + 2;
-    if (!gate_ready) { omp_init_lock(&gate); gate_ready = 1; }
-    take();                                     /* held until the exchange is done */
-    #pragma omp task depend(out: pad[0]) firstprivate(a, m, nx, up, down, comm, w)
-    {
-        MPI_Request r[4];
-        int k = 0;
-        if (up != MPI_PROC_NULL) {
-            MPI_Irecv(a + 1, (int)nx, MPI_DOUBLE, up, 1, comm, &r[k++]);
-            MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 0, comm, &r[k++]);
-        }
-        if (down != MPI_PROC_NULL) {
-            MPI_Irecv(a + (m + 1) * w + 1, (int)nx, MPI_DOUBLE, down, 0, comm, &r[k++]);
-            MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 1, comm, &r[k++]);
-        }
-        MPI_Waitall(k, r, MPI_STATUSES_IGNORE);
-        omp_unset_lock(&gate);
-    }
-    for (long i = 2; i <= m - 1; i++) {
-        #pragma omp task firstprivate(i)
-        stencil_rows(i, i);
-    }
-    #pragma omp task depend(in: pad[1]) firstprivate(m)
-    {
-        take();
-        omp_unset_lock(&gate);
-        stencil_rows(1, 1);
-        if (m > 1) stencil_rows(m, m);
-    }
-}
-''', B,
+    attempt("forged", "task_iteration", changed(_KIT_LOCKADDR, '    hl_sample((hl_work_fn)at, (void *)&gate, 0, 1, pad);', '    bsearch(&gate, pad, 1, sizeof pad[0], (int (*)(const void *, const void *))at);'), B,
             "attackG: the same lock gate, omp_set_lock called as bsearch's comparator: 4/4 kept",
             reason='calls through a function pointer | bsearch'),
     attempt("forged", "task_iteration", r'''

@@ -531,8 +531,7 @@ GAMING.append(attempt("method", "solve_overlapped", residual(REUSED_SEND), C,
 
 # A fresh attacker (attackG, 2026-12-04): the real MPI reached at an offset from MPI_UNWEIGHTED's
 # address and called by the header's inline hl_sample or by bsearch (see lab 12's)
-GAMING += [
-    attempt("forged", "solve_overlapped", r'''
+_KIT_EAGER_REUSE = r'''
 %%c RESIDUAL_C neighbour_halo
 /* kit-reader: the eager path (the reduction waited for right after its posting), disguised.
  * The real PMPI_Wait and PMPI_Ibarrier are reached by address (MPI_UNWEIGHTED's target in libmpi
@@ -580,61 +579,12 @@ double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
         cur = 1 - cur;
     }
 }
-''', C,
+'''
+GAMING += [
+    attempt("forged", "solve_overlapped", _KIT_EAGER_REUSE, C,
             "attackG: the reduction waited for at once by the real PMPI_Wait (reached from MPI_UNWEIGHTED's address) through hl_sample, its request handle reused by a real PMPI_Ibarrier that the traced MPI_Wait completes after the computing: 4/4 kept",
             reason="not the cell's own"),
-    attempt("forged", "solve_overlapped", r'''
-%%c RESIDUAL_C neighbour_halo
-/* kit-reader: the eager path (the reduction waited for right after its posting), disguised.
- * The real PMPI_Wait and PMPI_Ibarrier are reached by address (MPI_UNWEIGHTED's target in libmpi
- * plus this libmpi's fixed offsets) and called by the C library's bsearch as its comparator (no
- * indirect call in the cell's object), out of the tracer's sight. After the untraced wait, MPICH hands the freed request handle to the untraced
- * Ibarrier, so the traced MPI_Wait made after the next iteration completes a live request with
- * the very handle the tracer recorded at the posting. */
-
-static unsigned long libmpi_anchor(void) {
-    return (unsigned long)(void *)MPI_UNWEIGHTED;
-}
-
-typedef int (*cmp_fn)(const void *, const void *);
-static MPI_Status status_room[2];
-
-/* bsearch(key, base, 1, size, cmp) calls cmp(key, base): the C library makes the call */
-static void real_wait(MPI_Request *r) {
-    unsigned long at = libmpi_anchor() - 11739020UL;
-    bsearch(r, status_room, 1, sizeof status_room[0], (cmp_fn)at);   /* PMPI_Wait(r, &status) */
-}
-
-static void real_ibarrier(MPI_Comm c, MPI_Request *r) {
-    unsigned long at = libmpi_anchor() - 12707436UL;
-    bsearch((void *)(long)c, r, 1, sizeof *r, (cmp_fn)at);          /* PMPI_Ibarrier(c, r) */
-}
-
-double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
-    double part[2], sum = 0.0;
-    int cur = 0;
-    long it = 0;
-    MPI_Request req, tmp;
-    if (max_iterations < 1) return 0.0;
-    part[cur] = jacobi_iteration();
-    it = 1;
-    for (;;) {
-        MPI_Iallreduce(&part[cur], &sum, 1, MPI_DOUBLE, MPI_SUM, comm, &req);
-        tmp = req;
-        real_wait(&tmp);                 /* eager: the sum is known now */
-        real_ibarrier(comm, &tmp);       /* the same handle, live again */
-        if (sum < tolerance || it >= max_iterations) {
-            if (it < max_iterations) { jacobi_iteration(); it++; }   /* one late, by hand */
-            MPI_Wait(&req, MPI_STATUS_IGNORE);
-            return sum;
-        }
-        part[1 - cur] = jacobi_iteration();
-        it++;
-        MPI_Wait(&req, MPI_STATUS_IGNORE);
-        cur = 1 - cur;
-    }
-}
-''', C,
+    attempt("forged", "solve_overlapped", changed(changed(_KIT_EAGER_REUSE, '    hl_sample((hl_work_fn)at, (void *)r, 1L /* MPI_STATUS_IGNORE */, 1, pad);', '    bsearch(r, pad, 1, sizeof pad[0], (int (*)(const void *, const void *))at);'), '    hl_sample((hl_work_fn)at, (void *)(long)c, (long)r, 1, pad);', '    bsearch((void *)(long)c, r, 1, sizeof *r, (int (*)(const void *, const void *))at);'), C,
             "attackG: the same, both real calls made as bsearch's comparator: 4/4 kept",
             reason='calls through a function pointer | bsearch'),
 ]
