@@ -10,6 +10,7 @@ import importlib
 import inspect
 import pkgutil
 import signal
+import time
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
@@ -64,9 +65,28 @@ def kit_callables() -> dict[str, object]:
     return found
 
 
+UNINTERRUPTED = ("/numba/", "/llvmlite/")  # stopped inside, they leave LLVM objects half freed
+# (a clean-clone run under load segfaulted in llvmlite's __del__ after a timed-out compile)
+
+
+def _inside(frame, folders: tuple[str, ...]) -> bool:
+    while frame is not None:
+        if any(f in frame.f_code.co_filename for f in folders):
+            return True
+        frame = frame.f_back
+    return False
+
+
 @contextmanager
 def _bounded(seconds: int):
-    def stop(*_):
+    """Raise TimeoutError after `seconds`, but never inside numba or llvmlite: there the alarm
+    comes again a moment later (at most a minute more)."""
+    deadline = time.monotonic() + seconds + 60
+
+    def stop(_, frame):
+        if _inside(frame, UNINTERRUPTED) and time.monotonic() < deadline:
+            signal.setitimer(signal.ITIMER_REAL, 0.2)
+            return
         raise TimeoutError
 
     old = signal.signal(signal.SIGALRM, stop)
@@ -74,7 +94,7 @@ def _bounded(seconds: int):
     try:
         yield
     finally:
-        signal.alarm(0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
 
 
