@@ -38,6 +38,7 @@ grader files.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import functools
 import importlib
@@ -68,6 +69,7 @@ MODULES = (
     "pandas",
     "pandas.testing",
     "subprocess",  # a run's records arrive through it (Popen.communicate)
+    "posix",  # os's functions (listdir, sched_getaffinity) as hidden tests read them
 )
 # the kit's modules whose functions judge a part or carry its evidence, guarded in every lab:
 # the run path from build to records too (a kernel's records are read in the kernel's process)
@@ -110,6 +112,8 @@ FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__")
 # audit events of a program started (a kernel run starts mpiexec): counted for the hidden tests,
 # whose own audit hooks this guard refuses
 PROGRAM_STARTS = ("subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.fork")
+# the name hidden test cells read builtins through (hidden_names rewrites them)
+BUILTINS = "__hl_builtins__"
 TAMPER = "HYBRIDLAB-TAMPER"
 CHANGED = "HYBRIDLAB-TOOL-CHANGED"
 # names the kernel itself rebinds (ipykernel sets builtins.input on every execution)
@@ -450,6 +454,10 @@ def capture(judging: list[str] = ()) -> None:
         functions={},
         writes=[],
     )
+    if shell is not None:  # the builtins a hidden cell reads by name (hidden_names.BUILTINS), and
+        for name in (BUILTINS, "__builtins__", "__builtin__"):  # the namespace's own: kept as they are
+            shell.user_ns[name] = builtins
+            _state["helpers"][name] = builtins
     if events is not None:  # the shell's event callbacks now, before any student cell: IPython's
         _state["event_manager"] = (events, events.callbacks)
         _state["events"] = {event: list(hooks) for event, hooks in events.callbacks.items()}
