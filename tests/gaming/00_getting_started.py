@@ -3,6 +3,7 @@
 import pandas as pd
 
 from gaming import FRAME_TOOLS, Oracle, attempt
+from wrong_answers import changed
 
 SOLUTION_LABELS = """
 
@@ -221,9 +222,8 @@ def ring_exchange():
 
 # A fresh attacker (2026-12-04): the timed runs' records rewritten in place to agree with a typed
 # slowdown; the judge now reads the samples piling_runs kept as the lab's cell ran it
-# (handout.keep), not the notebook's `timed`.
-GAMING += [
-    attempt("forged", "piling_slowdown", r'''
+# (handout.keep), not the notebook's `timed`. The placements likewise (keep_placements).
+REWRITTEN = r'''
 def predicted_slowdown(piled: pd.DataFrame, bound: pd.DataFrame) -> float:
     """Threads per allowed CPU of the piled run over that of the bound run (at least 1 each)."""
     def load(rec):
@@ -243,28 +243,31 @@ _c["seconds"] = 1e-3
 timed["one-core"].records["seconds"] = 2e-3
 if slowdown is not None:
     print(f"measured slowdown {slowdown:.2f} against a prediction of {predicted:.2f}")
-''', loses={"hidden_piling_slowdown"}, why="fresh attacker: slowdown typed as 2.0, timed[...].records['seconds'] "
-            "overwritten to agree", reason="median over median"),
-    attempt("forged", "piling_slowdown", r'''
-def predicted_slowdown(piled: pd.DataFrame, bound: pd.DataFrame) -> float:
-    """Threads per allowed CPU of the piled run over that of the bound run (at least 1 each)."""
-    def load(rec):
-        pairs = rec.drop_duplicates(["rank", "thread"])
-        cpus = set()
-        for a in pairs["allowed_cpus"]:
-            cpus.update(int(x) for x in a)
-        return max(1.0, len(pairs) / len(cpus))
-    return load(piled) / load(bound)
-
-
-# an odd typed number; the samples are rescaled in place to agree with it
-predicted = predicted_slowdown(piled.records, spread.records)
-slowdown = 3.7
+'''
+GAMING += [
+    attempt("forged", "piling_slowdown", REWRITTEN, loses={"hidden_piling_slowdown"},
+            why="fresh attacker: slowdown typed as 2.0, timed[...].records['seconds'] overwritten to agree",
+            reason="median over median"),
+    attempt("forged", "piling_slowdown", changed(REWRITTEN, """slowdown = 2.0
+_c = timed["cores"].records
+_c["seconds"] = 1e-3
+timed["one-core"].records["seconds"] = 2e-3
+""", """slowdown = 3.7
 _b = timed["cores"].records["seconds"]
 _p = timed["one-core"].records
 _p["seconds"] = _p["seconds"] * 0 + float(_b.median()) * slowdown
-if slowdown is not None:
-    print(f"measured slowdown {slowdown:.2f} against a prediction of {predicted:.2f}")
-''', loses={"hidden_piling_slowdown"}, why="fresh attacker: slowdown typed as 3.7, the piled run's samples "
+"""), loses={"hidden_piling_slowdown"}, why="fresh attacker: slowdown typed as 3.7, the piled run's samples "
             "rescaled in place to agree", reason="median over median"),
+    attempt("forged", "piling_slowdown", changed(REWRITTEN, """predicted = predicted_slowdown(piled.records, spread.records)
+slowdown = 2.0
+_c = timed["cores"].records
+_c["seconds"] = 1e-3
+timed["one-core"].records["seconds"] = 2e-3
+""", """slowdown = float(timed["one-core"].records["seconds"].median() / timed["cores"].records["seconds"].median())
+predicted = 7.0  # typed; the placement records replaced by seven threads that agree with it
+piled.records = pd.DataFrame({"rank": [0] * 7, "thread": range(7), "cpu": [0] * 7, "allowed_cpus": [[0]] * 7})
+spread.records = pd.DataFrame({"rank": [0] * 7, "thread": range(7), "cpu": range(7),
+                               "allowed_cpus": [[c] for c in range(7)]})
+"""), loses={"hidden_piling_slowdown"}, why="a typed prediction (7: true only with seven threads), the placement records replaced to agree",
+            reason="as section 3 made them"),
 ]

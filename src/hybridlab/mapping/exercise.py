@@ -70,6 +70,17 @@ def piling_runs(
     return runs
 
 
+def keep_placements(**runs: hl.Results) -> None:
+    """Each run's placement records (rank, thread, cpu, allowed CPUs) kept under its name as the
+    lab's cell made it (handout.keep, tag "placement_run"): lab 00 (c)'s judge reads them there,
+    not from the notebook's copy, which a later cell could rewrite."""
+    for name, res in runs.items():
+        r = res.records
+        rows = [[int(a), int(b), int(c), [int(x) for x in cpus]]
+                for a, b, c, cpus in zip(r["rank"], r["thread"], r["cpu"], r["allowed_cpus"], strict=True)]  # fmt: skip
+        keep("placement_run", {"name": str(name), "rows": rows})
+
+
 def weak_scaling(
     binds: tuple[str, ...] = ("cores", "spread"),
     ranks_list: tuple[int, ...] | None = None,
