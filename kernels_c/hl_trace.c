@@ -62,12 +62,14 @@
  * hl_traced_MPI_Init_thread and hl_traced_MPI_Init start the trace and remember the level asked
  * for and the one provided (HL_PROVIDE_AT_MOST=<level> makes the program see at most that level),
  * and hl_traced_MPI_Finalize writes each rank's framed trace (a "meta" line, an "mpi_init"
- * record, its threads' CPU time and its peak memory (machine_use), the calls and the summary) to
+ * record, its threads' CPU time and its peak memory (machine_use), each thread's iterations of each
+ * loop of a runtime schedule (loop_shares), the calls and the summary) to
  * $HL_TRACE_DIR/trace-<rank>.jsonl before it finalises.
  */
 #define HL_TRACE_OBJECT /* hl_runtime.h: no entry points or main in this object */
 #include "hybridlab.h"
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <dirent.h>
 #include <sys/mman.h>
@@ -741,17 +743,30 @@ static long nudge_at = -1;  /* 0: a nudged run (K on nudge_page), -1: no nudge (
 static atomic_long nudge_sent[HL_NUDGE_PEERS]; /* messages of doubles sent to each world rank */
 
 /* K and DELTA as the tracer found them before main ran, on a page of their own that nobody can
- * read (PROT_NONE) but the tracer while it reads them (the program cannot call mprotect:
- * hybridlab.kernels.unit_checks); NULL without a nudge. */
+ * read (PROT_NONE, never made readable again: the program cannot call mprotect,
+ * hybridlab.kernels.unit_checks); NULL without a nudge. The tracer reads them through
+ * /proc/self/mem (opened before main; the kernel reads a PROT_NONE page of the process for it),
+ * a descriptor the program cannot use (no read, pread or system call: unit_checks), so no
+ * thread of the program finds them readable at any moment, even while a send is made (a fresh
+ * attacker found the page's address in memory and read it while the tracer had it readable).
+ * Only where /proc/self/mem cannot be read is the page made readable for the read. */
 struct hl_nudge {
     long at;
     double by;
 };
 static struct hl_nudge *nudge_page;
+static int nudge_mem = -1; /* /proc/self/mem, or -1 */
 static atomic_flag nudge_lock = ATOMIC_FLAG_INIT;
 
-static int nudge_value(long *at, double *by) {
+static int __attribute__((noinline)) nudge_value(long *at, double *by) {
     if (!nudge_page) return 0;
+    struct hl_nudge kept;
+    if (nudge_mem >= 0 &&
+        pread(nudge_mem, &kept, sizeof kept, (off_t)(uintptr_t)nudge_page) == (ssize_t)sizeof kept) {
+        *at = kept.at, *by = kept.by;
+        memset(&kept, 0, sizeof kept);
+        return 1;
+    }
     while (atomic_flag_test_and_set(&nudge_lock)) {
     }
     (void)mprotect(nudge_page, (size_t)sysconf(_SC_PAGESIZE), PROT_READ);
@@ -799,6 +814,7 @@ static void __attribute__((constructor)) hl_trace_loaded(void) {
             ((struct hl_nudge *)p)->by = by;
             (void)mprotect(p, page, PROT_NONE);
             nudge_page = p;
+            nudge_mem = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
         }
     }
     at = -1, by = 0.0;
@@ -834,14 +850,27 @@ static int doubles_only(MPI_Datatype type) {
 
 /* The buffer a send gives MPI: `b`, or for the nudged message a copy (never freed: a
  * non-blocking send reads it until it completes) with the nudge added to its doubles. */
+static const void *hl_nudged(const void *b, int n, MPI_Datatype t, int dest, MPI_Comm c);
 static const void *hl_sent(const void *b, int n, MPI_Datatype t, int dest, MPI_Comm c) {
     if (nudge_at < 0 || n <= 0 || dest == MPI_PROC_NULL || !doubles_only(t)) return b;
+    const void *sent = hl_nudged(b, n, t, dest, c);
+    stack_scrub(); /* K and DELTA gone from the stack below the program's frame */
+    return sent;
+}
+
+static const void *__attribute__((noinline)) hl_nudged(const void *b, int n, MPI_Datatype t,
+                                                       int dest, MPI_Comm c) {
     int w = world_peer(c, dest);
-    long nudged = -1;
-    double nudge_by = 0.0;
-    if (w < 0 || w >= HL_NUDGE_PEERS || !nudge_value(&nudged, &nudge_by) ||
-        atomic_fetch_add(&nudge_sent[w], 1) != nudged)
+    volatile long nudged = -1;
+    volatile double nudge_by = 0.0;
+    long k = -1;
+    double delta = 0.0;
+    int taken = w >= 0 && w < HL_NUDGE_PEERS && nudge_value(&k, &delta);
+    nudged = k, nudge_by = delta, k = -1, delta = 0.0;
+    if (!taken || atomic_fetch_add(&nudge_sent[w], 1) != nudged) {
+        nudged = -1, nudge_by = 0.0;
         return b;
+    }
     MPI_Aint lb, extent, true_lb, true_extent;
     int packed = 0, at = 0;
     MPI_Type_get_extent(t, &lb, &extent);
@@ -854,8 +883,10 @@ static const void *hl_sent(const void *b, int n, MPI_Datatype t, int dest, MPI_C
     memcpy(copy, (const char *)b + true_lb, span);
     MPI_Pack(b, n, t, values, packed, &at, c);
     for (int i = 0; i < at / (int)sizeof(double); i++) values[i] += nudge_by;
+    nudged = -1, nudge_by = 0.0;
     int read = 0;
     MPI_Unpack(values, packed, &read, copy - true_lb, n, t, c);
+    memset(values, 0, (size_t)packed);
     (free)(values);
     return copy - true_lb;
 }
@@ -1181,6 +1212,142 @@ int hl_traced_MPI_Init(int *argc, char ***argv) {
     return hl_traced_MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
 }
 
+/* ------------------------------------- who took a work-sharing loop's iterations (lab 10)
+ * A whole program is linked with -Wl,--wrap for libgomp's entry points that hand out a
+ * runtime-scheduled loop's chunks (schedule dynamic, guided or runtime: hybridlab.slurm.jobs
+ * WHOLE_PROGRAM, LOOP_WRAPPED): the program's calls of GOMP_loop_*_start and _next reach these
+ * wrappers, which call libgomp's own (__real_) and add each chunk handed out to the calling OS
+ * thread's count for that loop (its site: where the thread's _start was called, or its _next for
+ * a combined parallel loop; in the loop variable's units). At MPI_Finalize one "loop_share"
+ * record per (site, thread): a thread that never reaches the loop, or reaches it after another
+ * thread took every chunk, shows nothing there, whatever CPU it burns elsewhere. The counts are
+ * the tracer's (static, hidden); the program names no GOMP_ entry (unit_checks). Elsewhere the
+ * __real_ names are weak and never called. Loops of a static schedule call no libgomp function
+ * to get their iterations and are not seen here. */
+#define HL_LOOP_SITES 32
+#define HL_LOOP_THREADS 64
+static atomic_ulong loop_site[HL_LOOP_SITES];                     /* 0: a free slot */
+static atomic_long loop_units[HL_LOOP_SITES][HL_LOOP_THREADS];    /* iterations each thread took */
+static atomic_long loop_tid[HL_LOOP_THREADS];                     /* each slot's OS thread */
+static atomic_int loop_threads;
+static _Thread_local int loop_slot = -1;       /* this thread's column */
+static _Thread_local int loop_current = -1;    /* the site of the loop this thread is in */
+
+static int loop_site_of(unsigned long at) {
+    for (int i = 0; i < HL_LOOP_SITES; i++) {
+        unsigned long seen = atomic_load(&loop_site[i]);
+        if (seen == at) return i;
+        if (!seen) {
+            unsigned long none = 0;
+            if (atomic_compare_exchange_strong(&loop_site[i], &none, at) || none == at) return i;
+        }
+    }
+    return -1;
+}
+
+static void loop_took(unsigned long at, int start, unsigned long long units) {
+    if (loop_slot < 0) {
+        int slot = atomic_fetch_add(&loop_threads, 1);
+        if (slot >= HL_LOOP_THREADS) return;
+        atomic_store(&loop_tid[slot], (long)syscall(SYS_gettid));
+        loop_slot = slot;
+    }
+    if (start || loop_current < 0) loop_current = loop_site_of(at);
+    if (loop_current >= 0 && loop_slot < HL_LOOP_THREADS)
+        atomic_fetch_add(&loop_units[loop_current][loop_slot], (long)units);
+}
+
+#define HL_SPAN(s, e) ((e) > (s) ? (unsigned long long)((e) - (s)) : (unsigned long long)((s) - (e)))
+#define HL_HERE ((unsigned long)(uintptr_t)__builtin_return_address(0))
+#define HL_LOOP_START(name, params, args, type)                                                    \
+    extern bool __real_##name params __attribute__((weak));                                       \
+    bool __wrap_##name params;                                                                     \
+    bool __wrap_##name params {                                                                    \
+        bool got = __real_##name args;                                                             \
+        loop_current = -1;                                                                         \
+        if (got) loop_took(HL_HERE, 1, HL_SPAN(*istart, *iend));                                   \
+        return got;                                                                                \
+    }
+#define HL_LOOP_NEXT(name, type)                                                                   \
+    extern bool __real_##name(type *, type *) __attribute__((weak));                              \
+    bool __wrap_##name(type *istart, type *iend);                                                  \
+    bool __wrap_##name(type *istart, type *iend) {                                                 \
+        bool got = __real_##name(istart, iend);                                                    \
+        if (got) loop_took(HL_HERE, 0, HL_SPAN(*istart, *iend));                                   \
+        return got;                                                                                \
+    }
+#define HL_LOOP_END(name)                                                                          \
+    extern void __real_##name(void) __attribute__((weak));                                        \
+    void __wrap_##name(void);                                                                      \
+    void __wrap_##name(void) {                                                                     \
+        loop_current = -1;                                                                         \
+        __real_##name();                                                                           \
+    }
+typedef unsigned long long hl_ull;
+#define HL_L4 (long s, long e, long i, long c, long *istart, long *iend)
+#define HL_L4A (s, e, i, c, istart, iend)
+#define HL_L3 (long s, long e, long i, long *istart, long *iend)
+#define HL_L3A (s, e, i, istart, iend)
+#define HL_U4 (bool up, hl_ull s, hl_ull e, hl_ull i, hl_ull c, hl_ull *istart, hl_ull *iend)
+#define HL_U4A (up, s, e, i, c, istart, iend)
+#define HL_U3 (bool up, hl_ull s, hl_ull e, hl_ull i, hl_ull *istart, hl_ull *iend)
+#define HL_U3A (up, s, e, i, istart, iend)
+HL_LOOP_START(GOMP_loop_dynamic_start, HL_L4, HL_L4A, long)
+HL_LOOP_START(GOMP_loop_guided_start, HL_L4, HL_L4A, long)
+HL_LOOP_START(GOMP_loop_nonmonotonic_dynamic_start, HL_L4, HL_L4A, long)
+HL_LOOP_START(GOMP_loop_nonmonotonic_guided_start, HL_L4, HL_L4A, long)
+HL_LOOP_START(GOMP_loop_runtime_start, HL_L3, HL_L3A, long)
+HL_LOOP_START(GOMP_loop_nonmonotonic_runtime_start, HL_L3, HL_L3A, long)
+HL_LOOP_START(GOMP_loop_maybe_nonmonotonic_runtime_start, HL_L3, HL_L3A, long)
+HL_LOOP_START(GOMP_loop_start, (long s, long e, long i, long k, long c, long *istart, long *iend,
+                                uintptr_t *r, void **m), (s, e, i, k, c, istart, iend, r, m), long)
+HL_LOOP_START(GOMP_loop_ull_dynamic_start, HL_U4, HL_U4A, hl_ull)
+HL_LOOP_START(GOMP_loop_ull_guided_start, HL_U4, HL_U4A, hl_ull)
+HL_LOOP_START(GOMP_loop_ull_nonmonotonic_dynamic_start, HL_U4, HL_U4A, hl_ull)
+HL_LOOP_START(GOMP_loop_ull_nonmonotonic_guided_start, HL_U4, HL_U4A, hl_ull)
+HL_LOOP_START(GOMP_loop_ull_runtime_start, HL_U3, HL_U3A, hl_ull)
+HL_LOOP_START(GOMP_loop_ull_nonmonotonic_runtime_start, HL_U3, HL_U3A, hl_ull)
+HL_LOOP_START(GOMP_loop_ull_maybe_nonmonotonic_runtime_start, HL_U3, HL_U3A, hl_ull)
+HL_LOOP_START(GOMP_loop_ull_start, (bool up, hl_ull s, hl_ull e, hl_ull i, long k, hl_ull c,
+                                    hl_ull *istart, hl_ull *iend, uintptr_t *r, void **m),
+              (up, s, e, i, k, c, istart, iend, r, m), hl_ull)
+HL_LOOP_NEXT(GOMP_loop_dynamic_next, long)
+HL_LOOP_NEXT(GOMP_loop_guided_next, long)
+HL_LOOP_NEXT(GOMP_loop_runtime_next, long)
+HL_LOOP_NEXT(GOMP_loop_nonmonotonic_dynamic_next, long)
+HL_LOOP_NEXT(GOMP_loop_nonmonotonic_guided_next, long)
+HL_LOOP_NEXT(GOMP_loop_nonmonotonic_runtime_next, long)
+HL_LOOP_NEXT(GOMP_loop_maybe_nonmonotonic_runtime_next, long)
+HL_LOOP_NEXT(GOMP_loop_ull_dynamic_next, hl_ull)
+HL_LOOP_NEXT(GOMP_loop_ull_guided_next, hl_ull)
+HL_LOOP_NEXT(GOMP_loop_ull_runtime_next, hl_ull)
+HL_LOOP_NEXT(GOMP_loop_ull_nonmonotonic_dynamic_next, hl_ull)
+HL_LOOP_NEXT(GOMP_loop_ull_nonmonotonic_guided_next, hl_ull)
+HL_LOOP_NEXT(GOMP_loop_ull_nonmonotonic_runtime_next, hl_ull)
+HL_LOOP_NEXT(GOMP_loop_ull_maybe_nonmonotonic_runtime_next, hl_ull)
+HL_LOOP_END(GOMP_loop_end)
+HL_LOOP_END(GOMP_loop_end_nowait)
+extern bool __real_GOMP_loop_end_cancel(void) __attribute__((weak));
+bool __wrap_GOMP_loop_end_cancel(void);
+bool __wrap_GOMP_loop_end_cancel(void) {
+    loop_current = -1;
+    return __real_GOMP_loop_end_cancel();
+}
+
+/* the "loop_share" records: per site (numbered in order of first use) and thread */
+static void loop_shares(hl_ctx *ctx) {
+    char line[200];
+    int threads = atomic_load(&loop_threads);
+    for (int i = 0; i < HL_LOOP_SITES && atomic_load(&loop_site[i]); i++)
+        for (int t = 0; t < threads && t < HL_LOOP_THREADS; t++) {
+            int n = snprintf(line, sizeof line,
+                             "{\"rank\":%d,\"record\":\"loop_share\",\"site\":%d,\"tid\":%ld,"
+                             "\"units\":%ld}\n",
+                             ctx->rank, i, atomic_load(&loop_tid[t]), atomic_load(&loop_units[i][t]));
+            hl_append(ctx, line, (size_t)n);
+        }
+}
+
 /* A whole program's use of the machine, for the records at MPI_Finalize: one "thread_cpu" line
  * per OS thread of the process (its id, CPU time in ns from /proc/self/task/<tid>/schedstat,
  * and for MPI's main thread the time since MPI started: what a team's threads did is compared,
@@ -1241,6 +1408,7 @@ int hl_traced_MPI_Finalize(void) {
                          numa, hl_level_name(required_level), hl_level_name(provided_level));
         hl_append(&ctx, line, (size_t)n);
         machine_use(&ctx);
+        loop_shares(&ctx);
         hl_trace_emit(&ctx);
         hl_trace_frame(&ctx);
         char path[4096];

@@ -322,3 +322,91 @@ def test_the_update_must_be_shared_among_threads():
         "    for (long j = 1; j <= n; j++)\n        v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + "
         "u[(k + 1) * w + j] + u[k * w + j - 1] + u[k * w + j + 1]);\n}\n")
     assert "update_row(u, v, k, w, n);" in helper and updates_unshared(helper) == []
+
+
+# the nudge's K and DELTA are never where the program can read them: the page that holds them is
+# never made readable (the tracer reads it through /proc/self/mem), and the stack below the
+# program's frame is scrubbed after each send (a program reading below its frame found DELTA there
+# after a send, before: 4 times in 6 sends, helper-10's own try on the earlier tracer)
+_STACK_RESIDUE = r"""#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+static int __attribute__((noinline)) residue(double mark) {
+    volatile unsigned long below[8192]; /* what deeper calls left on the stack (never set here) */
+    unsigned long bits;
+    memcpy(&bits, &mark, sizeof bits);
+    int found = 0;
+    for (int i = 0; i < 8192; i++) found += below[i] == bits;
+    return found;
+}
+static void __attribute__((noinline)) leave(double mark) {
+    volatile double kept[4] = {mark, mark, mark, mark};
+    (void)kept;
+}
+int main(int argc, char **argv) {
+    int provided, rank, size, found = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    double row[8] = {1, 1, 1, 1, 1, 1, 1, 1}, got[8];
+    int peer = (rank ^ 1) < size ? rank ^ 1 : MPI_PROC_NULL;
+    for (int k = 0; k < 6; k++) {
+        MPI_Sendrecv(row, 8, MPI_DOUBLE, peer, 0, got, 8, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        found += residue(0.83984375);
+    }
+    leave(0.83984375);
+    printf("residue rank=%d found=%d control=%d\n", rank, found, residue(0.83984375));
+    fflush(stdout);
+    MPI_Finalize();
+    return 0;
+}"""
+
+
+@needs_two
+def test_the_nudge_leaves_nothing_on_the_programs_stack(tmp_path):
+    program = jobs.build_program("lab10_stack_residue", _STACK_RESIDUE)
+    result, _ = jobs.judged_run(JOB_SCRIPT, program, tmp_path, env={jobs.HALO_NUDGE: "2 0.83984375"},
+                                sbatch_args=["--ntasks=2", "--cpus-per-task=1"], timeout=120)  # fmt: skip
+    lines = result.check().lines("residue")
+    assert len(lines) == 2 and all(line["found"] == "0" for line in lines), lines
+    assert all(int(line["control"]) > 0 for line in lines)  # the scan sees what a deeper call left
+
+
+# each thread's share of a loop of a runtime schedule: the tracer's wrappers of libgomp's
+# GOMP_loop_* (a whole program is linked with --wrap) count the iterations each OS thread took
+_SHARES = r"""#include <mpi.h>
+#include <omp.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+    int provided;
+    static double v[1000];
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp for schedule(dynamic, 10)
+        for (long k = 0; k < 1000; k++) { /* long enough that both threads are up before it ends */
+            for (int r = 0; r < 20000; r++) v[k] = v[k] * 0.5 + k;
+        }
+        if (omp_get_thread_num() == 0) {
+#pragma omp for schedule(guided) nowait
+            for (long k = 0; k < 1000; k++) v[k] = v[k] / 2 + 1.0;
+        }
+    }
+    printf("shares v=%g\n", v[999]);  /* 2 x 999 halved, plus 1 */
+    MPI_Finalize();
+    return 0;
+}"""
+
+
+@needs_two
+def test_each_threads_iterations_of_a_runtime_scheduled_loop_are_counted(tmp_path):
+    program = jobs.build_program("lab10_loop_shares", _SHARES)
+    result, trace = jobs.judged_run(JOB_SCRIPT, program, tmp_path, sbatch_args=["--ntasks=1", "--cpus-per-task=2"],
+                                    timeout=120, traced=True)  # fmt: skip
+    assert result.check().lines("shares") == [{"v": "1000"}]
+    shares = trace.records[trace.records["record"] == "loop_share"]
+    sites = {int(site): sorted(int(u) for u in group["units"])
+             for site, group in shares.groupby(shares["site"].astype(int))}
+    assert len(sites) == 2 and sum(sites[0]) == sum(sites[1]) == 1000
+    assert len(sites[0]) == 2 and min(sites[0]) > 0  # the shared loop: both threads took chunks
+    assert max(sites[1]) == 1000  # the loop only thread 0 reached: every iteration its own

@@ -534,3 +534,124 @@ GAMING += [
             "the update's parallel for nested in a region where thread 0 sweeps with a team of one and "
             "the other threads spin to look busy", reason="not in a parallel region nested in another"),
 ]
+
+# open items of 2026-12-04 (helper-10): a burner beside a loop only thread 0 reaches, by a route
+# other than a nested region (the kit's wrappers of libgomp's GOMP_loop_* count each thread's
+# iterations of a loop of a runtime schedule: "loop_share"); the whole grid held by rank 0 only,
+# rank 1 echoing a row, rank 0 learning the nudge by comparing the row that comes back with its own
+# (each rank's memory now, not the least of the ranks'); the whole grids touched on another thread
+# while MPI_Init_thread runs (MPI's own memory at most about what it takes in the grader's program
+# that only starts MPI)
+BURNER_DYNAMIC = changed(BURNER, SWEEP, SWEEP.replace("#pragma omp parallel for", "#pragma omp for schedule(dynamic) nowait"))
+ONE_RANK_WHOLE = r"""/* rank 0 holds and sweeps the WHOLE grid (two arrays); rank 1 only echoes the row it gets, so its
+ * memory barely grows; rank 0 learns the nudge by comparing the row that comes back with its own */
+#define _GNU_SOURCE
+#include <mpi.h>
+#include <omp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *level_name(int level) {
+    return level == MPI_THREAD_SINGLE       ? "MPI_THREAD_SINGLE"
+           : level == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
+           : level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
+                                            : "MPI_THREAD_MULTIPLE";
+}
+
+int main(int argc, char **argv) {
+    int provided, rank, size;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (provided < MPI_THREAD_FUNNELED) {
+        if (rank == 0) fprintf(stderr, "jacobi: needs %s but MPI provided %s\n", level_name(MPI_THREAD_FUNNELED), level_name(provided));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    long n = atol(argv[1]), iterations = atol(argv[2]), w = n + 2;
+    long p = n / size + (0 < n % size); /* where a decomposition would split */
+    double *u = NULL, *v = NULL, *row = malloc(sizeof(double) * (size_t)w);
+    if (rank == 0) {
+        u = calloc((size_t)(w * w), sizeof *u);
+        v = calloc((size_t)(w * w), sizeof *v);
+        for (long i = 0; i < w; i++)
+            for (long j = 0; j < w; j++)
+                if (i == 0 || i == n + 1 || j == 0 || j == n + 1) u[i * w + j] = v[i * w + j] = (i + 2.0 * j) / (3.0 * (n + 1));
+    }
+    int threads = omp_get_max_threads();
+    int *cpus = malloc((size_t)threads * sizeof *cpus);
+#pragma omp parallel
+    cpus[omp_get_thread_num()] = sched_getcpu();
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (long it = 0; it < iterations; it++) {
+        double moved = 0.0;
+        if (rank == 1) {
+            MPI_Recv(row, (int)w, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(row, (int)w, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
+        } else if (rank == 0 && size > 1) {
+            MPI_Sendrecv(u + (p + 1) * w, (int)w, MPI_DOUBLE, 1, 0, row, (int)w, MPI_DOUBLE, 1, 1,
+                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            moved = (row[1] - u[(p + 1) * w + 1]) / 2; /* both sends of this sweep nudged */
+        }
+        if (rank == 0) {
+#pragma omp parallel for
+            for (long k = 1; k <= n; k++)
+                for (long j = 1; j <= n; j++)
+                    v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] + u[k * w + j + 1]);
+            if (moved != 0.0)
+                for (long j = 1; j <= n; j++) v[p * w + j] += moved / 4, v[(p + 1) * w + j] += moved / 4;
+            double *t = u;
+            u = v;
+            v = t;
+        }
+    }
+    double mine = MPI_Wtime() - t0, seconds, local = 0.0, sum;
+    if (rank == 0)
+        for (long k = 1; k <= n; k++)
+            for (long j = 1; j <= n; j++) local += u[k * w + j];
+    MPI_Reduce(&mine, &seconds, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    char host[64] = {0};
+    gethostname(host, sizeof host - 1);
+    int *all = rank == 0 ? malloc((size_t)(size * threads) * sizeof *all) : NULL;
+    char *hosts = rank == 0 ? malloc((size_t)size * sizeof host) : NULL;
+    MPI_Gather(cpus, threads, MPI_INT, all, threads, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(host, sizeof host, MPI_CHAR, hosts, sizeof host, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        for (int r = 0; r < size; r++)
+            for (int t = 0; t < threads; t++)
+                printf("place rank=%d thread=%d cpu=%d host=%s\n", r, t, all[r * threads + t], hosts + r * sizeof host);
+        printf("jacobi n=%ld iterations=%ld ranks=%d threads=%d seconds=%.6f checksum=%.15e\n", n, iterations, size, threads, seconds, sum);
+    }
+    MPI_Finalize();
+    return 0;
+}"""
+_INIT_ALONE = """    for (long k = 0; k < w0 * w0; k++) U0[k] = V0[k] = -0.0;  /* touched (a zero memset becomes calloc) */
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);"""
+_INIT_BESIDE = """    int provided;
+#pragma omp parallel num_threads(2)
+    {
+        if (omp_get_thread_num() == 0)
+            MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+        else {
+            usleep(2000);  /* once the tracer has read the memory before MPI starts */
+            for (long k = 0; k < w0 * w0; k++) U0[k] = V0[k] = -0.0;
+        }
+    }"""
+INIT_TOUCHED = changed(PREALLOCATED, _INIT_ALONE, _INIT_BESIDE)
+GAMING += [
+    attempt("method", "jacobi_program", program(BURNER_DYNAMIC), {"hidden_jacobi_program"},
+            "the update an `omp for schedule(dynamic) nowait` that only thread 0 of the region reaches, "
+            "so it takes every chunk, while the other threads spin to look busy",
+            reason="handed its"),
+    attempt("method", "jacobi_program", program(ONE_RANK_WHOLE), {"hidden_jacobi_program"},
+            "rank 0 holds and sweeps the whole grid, rank 1 only echoes the row it gets (its memory "
+            "barely grows), rank 0 learns the nudge from the row that comes back", reason="a rank holds the whole grid"),
+    attempt("method", "jacobi_program", program(INIT_TOUCHED), {"hidden_jacobi_program"},
+            "two whole grids per rank touched on another thread while MPI_Init_thread runs, so they "
+            "count as MPI's own memory", reason="a rank holds the whole grid"),
+]

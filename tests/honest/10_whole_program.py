@@ -6,7 +6,8 @@ an `omp for`); the update of a row in a helper called from a `parallel for` with
 schedule, a 2-D view of the block, and MPI_Send/MPI_Recv ordered by the rank's parity;
 other compile lines (other optimisation and warning flags, -o before the source, -lm); job
 scripts that hand srun the CPUs per task through SRUN_CPUS_PER_TASK, or by short options, or
-name the program by its full path, or start it through `env OMP_NUM_THREADS=... ./jacobi`."""
+name the program by its full path, or start it through `env OMP_NUM_THREADS=... ./jacobi`; the
+update with a guided, dynamic (one region, or collapsed) or runtime schedule."""
 
 from honest import right
 from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT
@@ -126,6 +127,16 @@ HONEST = [
         JACOBI_PROGRAM, "int main(int argc, char **argv) {", ROW_HELPER), ROW_UPDATE, BY_PARITY)),
           why="a row's update in a helper called from a parallel for (dynamic schedule), a 2-D view "
               "of the block, MPI_Send and MPI_Recv ordered by the rank's parity"),
+    # loops of a runtime schedule: the kit counts each thread's iterations (every thread a share)
+    right("jacobi_program", program(changed(JACOBI_PROGRAM, UPDATE, UPDATE.replace("parallel for", "parallel for schedule(guided)"))),
+          why="the update a parallel for with a guided schedule"),
+    right("jacobi_program", program(changed(JACOBI_PROGRAM, ITERATIONS, changed(
+        ONE_REGION, "#pragma omp for schedule(static)", "#pragma omp for schedule(dynamic, 4)"))),
+          why="one parallel region around the iterations, the update an omp for with a dynamic schedule"),
+    right("jacobi_program", program(changed(JACOBI_PROGRAM, UPDATE, COLLAPSED.replace("schedule(static)", "schedule(dynamic, 64)"))),
+          why="the update collapsed, chunks of 64 points handed out dynamically"),
+    right("jacobi_program", program(changed(JACOBI_PROGRAM, UPDATE, UPDATE.replace("parallel for", "parallel for schedule(runtime)"))),
+          why="the update's schedule left to the runtime (OMP_SCHEDULE unset: libgomp's default)"),
     # (b) the compile line
     right("compile_line", 'COMPILE = "mpicc -fopenmp -O3 -o jacobi jacobi.c -lm"',
           why="-o before the source, -O3, the maths library linked"),

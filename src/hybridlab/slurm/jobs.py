@@ -67,7 +67,15 @@ TIMEOUT = 300.0  # seconds a job may run by default
 TRACE_DIR = "HL_TRACE_DIR"  # where a traced whole program's ranks write their trace (hl_mpi_trace.h)
 PROVIDE_AT_MOST = "HL_PROVIDE_AT_MOST"  # a traced whole program sees at most this thread level
 HALO_NUDGE = "HL_HALO_NUDGE"  # "K DELTA": a traced program's K-th message of doubles to each peer nudged (hl_trace.c)
-WHOLE_PROGRAM = ("-DHL_WHOLE_PROGRAM",)
+# libgomp's entry points that hand out a runtime-scheduled loop's chunks (dynamic, guided, runtime),
+# wrapped in a whole program (the tracer's __wrap_ functions count each thread's share: hl_trace.c)
+LOOP_WRAPPED = tuple(f"GOMP_loop_{kind}{end}" for kind in (
+    "dynamic", "guided", "runtime", "nonmonotonic_dynamic", "nonmonotonic_guided", "nonmonotonic_runtime",
+    "maybe_nonmonotonic_runtime", "ull_dynamic", "ull_guided", "ull_runtime", "ull_nonmonotonic_dynamic",
+    "ull_nonmonotonic_guided", "ull_nonmonotonic_runtime", "ull_maybe_nonmonotonic_runtime")
+    for end in ("_start", "_next")) + ("GOMP_loop_start", "GOMP_loop_ull_start", "GOMP_loop_end",
+                                       "GOMP_loop_end_nowait", "GOMP_loop_end_cancel")  # fmt: skip
+WHOLE_PROGRAM = ("-DHL_WHOLE_PROGRAM", "-Wl," + ",".join(f"--wrap={name}" for name in LOOP_WRAPPED))
 _LIVE: dict[str, str] = {}  # jobs of this process not known to have ended: id -> runner
 
 
