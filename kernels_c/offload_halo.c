@@ -23,7 +23,8 @@
  * and every target region launched, on which device. Records: per rank "offload" (devices, the
  * device used, launches, the bytes copied each way before the first launch, between the first
  * and the last launch and after it, the largest single copy between, report lines naming
- * another device), "time" (seconds per iteration) and rank 0's "checksum" (the interior's sum,
+ * another device; for the student's loop device_iterations and host_writes, below), "time"
+ * (seconds per iteration) and rank 0's "checksum" (the interior's sum,
  * as halo2d's, and a weighted sum that tells rows apart: u(i, j) (1 + (3 i + 5 j) mod 11)).
  */
 #include "hybridlab.h"
@@ -74,6 +75,19 @@ static struct {
     double *rows;       /* what a look read: rows 1..m, columns 1..w-2 */
     long seen;
 } watch;
+static struct {
+    double *shot, *now;            /* the device's rows of u then unew: kept, just read */
+    unsigned char *kept, *present; /* per row of u then unew: on the device then, now */
+    int valid;                     /* a copy is kept */
+    int running;                   /* the runtime's operations under way (nowait: several) */
+    long host_writes;
+} dev;
+#ifdef HL_WATCH_DEVICE
+#define HL_WATCHING_DEVICE 1
+#else
+#define HL_WATCHING_DEVICE 0
+#endif
+static __thread int in_kit; /* the kit's own reads pass through its wrappers unwatched */
 
 static void grid_step(double *to, const double *from, long w, long ny) {
     memcpy(to, from, (size_t)((ny + 2) * w) * sizeof(double));
@@ -114,8 +128,16 @@ static int watch_start(double *u, double *unew, long m, long w, long ny, long ro
     watch.device = device, watch.seen = 0;
     watch.ref = malloc(points * sizeof(double));
     watch.next = malloc(points * sizeof(double));
-    watch.rows = malloc((size_t)(m * (w - 2)) * sizeof(double));
-    if (!watch.ref || !watch.next || !watch.rows) return -1;
+    /* what the kit's looks copy into, one block (read_report leaves its copies out): the rows
+     * device_rows reads, then the device's u and unew as device_now reads them */
+    watch.rows = malloc((size_t)(m * (w - 2) + 2 * (m + 2) * w) * sizeof(double));
+    dev.now = watch.rows ? watch.rows + m * (w - 2) : NULL;
+    dev.shot = malloc((size_t)(2 * (m + 2) * w) * sizeof(double));
+    dev.kept = calloc((size_t)(2 * (m + 2)), 1);
+    dev.present = calloc((size_t)(2 * (m + 2)), 1);
+    dev.valid = 0, dev.running = 0, dev.host_writes = 0;
+    if (!watch.ref || !watch.next || !watch.rows || !dev.shot || !dev.kept || !dev.present)
+        return -1;
     for (long i = 0; i < ny + 2; i++)
         for (long j = 0; j < w; j++) watch.ref[i * w + j] = initial(i, j);
     grid_step(watch.next, watch.ref, w, ny);
@@ -123,15 +145,158 @@ static int watch_start(double *u, double *unew, long m, long w, long ny, long ro
     return 0;
 }
 
+/* (b), built with HL_WATCH_DEVICE (hybridlab.offload.exercise.WATCH_FLAGS: --wrap of the offload
+ * runtime's entry points clang calls for maps, updates and launches): the device's copy of u and
+ * unew may change only while the runtime runs one of them. After each entry point the kit keeps a
+ * copy of what the device holds (every row of u and unew present there); before the next one,
+ * before each of the cell's MPI calls and each exchange_rows, and when jacobi_offload returns, it
+ * reads the device's copy again: a change in between is the host writing the device's memory
+ * through a device address it got hold of (on the host plugin that memory is host memory), which
+ * no report line shows. Counted in the "offload" record's host_writes. */
+
+/* rows a[first..first+count) of the device's copy into `to`, `ok` per row (0: not present) */
+static void device_block(double *a, double *to, unsigned char *ok) {
+    const long w = watch.w, rows = watch.m + 2, n = rows * w;
+    memset(ok, 0, (size_t)rows);
+    double *first = a, *last = a + n - 1;
+    if (omp_target_is_present(first, watch.device) && omp_target_is_present(last, watch.device)) {
+        uintptr_t d0 = 0, d1 = 0;
+#pragma omp target data use_device_ptr(first, last) device(watch.device)
+        d0 = (uintptr_t)first, d1 = (uintptr_t)last;
+        if (d1 - d0 == (uintptr_t)(n - 1) * sizeof(double) &&
+            omp_target_memcpy(to, (void *)d0, (size_t)n * sizeof(double), 0, 0,
+                              omp_get_initial_device(), watch.device) == 0) {
+            memset(ok, 1, (size_t)rows);
+            return;
+        }
+    }
+    for (long i = 0; i < rows; i++) { /* mapped in parts: row by row */
+        double *row = a + i * w, *end = row + w - 1;
+        if (!omp_target_is_present(row, watch.device) || !omp_target_is_present(end, watch.device))
+            continue;
+        uintptr_t d0 = 0, d1 = 0;
+#pragma omp target data use_device_ptr(row, end) device(watch.device)
+        d0 = (uintptr_t)row, d1 = (uintptr_t)end;
+        if (d1 - d0 == (uintptr_t)(w - 1) * sizeof(double))
+            ok[i] = omp_target_memcpy(to + i * w, (void *)d0, (size_t)w * sizeof(double), 0, 0,
+                                      omp_get_initial_device(), watch.device) == 0;
+    }
+}
+
+static void device_now(void) {
+    const long rows = watch.m + 2, n = rows * watch.w;
+    device_block(watch.u, dev.now, dev.present);
+    device_block(watch.unew, dev.now + n, dev.present + rows);
+}
+
+/* before a runtime operation (or an MPI call): the device's rows as the kit kept them? */
+static void device_unchanged(void) {
+    /* without the wrappers (HL_WATCH_DEVICE) the runtime's own changes cannot be told apart */
+    if (!watch.on || !dev.shot || !dev.valid || !HL_WATCHING_DEVICE) return;
+    const long rows = 2 * (watch.m + 2), w = watch.w;
+    device_now();
+    for (long i = 0; i < rows; i++)
+        if (dev.kept[i] && dev.present[i] &&
+            memcmp(dev.shot + i * w, dev.now + i * w, (size_t)w * sizeof(double)) != 0) {
+            dev.host_writes++;
+            break;
+        }
+}
+
+/* after a runtime operation: what the device holds now, kept */
+static void device_keep(void) {
+    if (!watch.on || !dev.shot) return;
+    const long rows = 2 * (watch.m + 2), w = watch.w;
+    device_now();
+    memcpy(dev.shot, dev.now, (size_t)(rows * w) * sizeof(double));
+    memcpy(dev.kept, dev.present, (size_t)rows);
+    dev.valid = 1;
+}
+
+#if defined(HL_STUDENT_OFFLOAD) && defined(HL_WATCH_DEVICE)
+#define HL_AROUND(call)                                                                        \
+    do {                                                                                       \
+        if (in_kit || !watch.on) {                                                             \
+            call;                                                                              \
+            break;                                                                             \
+        }                                                                                      \
+        _Pragma("omp critical(hl_offload_look)") {                                             \
+            in_kit = 1;                                                                        \
+            if (dev.running++ == 0)                                                            \
+                device_unchanged();                                                            \
+            else /* another operation runs (nowait): what it changes is not the host's */      \
+                dev.valid = 0;                                                                 \
+            in_kit = 0;                                                                        \
+        }                                                                                      \
+        call;                                                                                  \
+        _Pragma("omp critical(hl_offload_look)") {                                             \
+            in_kit = 1;                                                                        \
+            if (--dev.running == 0)                                                            \
+                device_keep();                                                                 \
+            in_kit = 0;                                                                        \
+        }                                                                                      \
+    } while (0)
+/* LLVM 14's entry points (openmp/libomptarget/src/interface.cpp); ident_t and map names opaque */
+#define HL_DATA_ARGS void *loc, int64_t id, int32_t num, void **base, void **args, int64_t *sizes, \
+                     int64_t *types, void **names, void **mappers
+#define HL_DATA_PASS loc, id, num, base, args, sizes, types, names, mappers
+#define HL_DEPS int32_t ndeps, void *deps, int32_t nalias, void *alias
+#define HL_DEPS_PASS ndeps, deps, nalias, alias
+#define HL_WRAP_DATA(name)                                                                     \
+    void __real_##name##_mapper(HL_DATA_ARGS);                                                  \
+    void __wrap_##name##_mapper(HL_DATA_ARGS) { HL_AROUND(__real_##name##_mapper(HL_DATA_PASS)); } \
+    void __real_##name##_nowait_mapper(HL_DATA_ARGS, HL_DEPS);                                  \
+    void __wrap_##name##_nowait_mapper(HL_DATA_ARGS, HL_DEPS) {                                 \
+        HL_AROUND(__real_##name##_nowait_mapper(HL_DATA_PASS, HL_DEPS_PASS));                   \
+    }
+HL_WRAP_DATA(__tgt_target_data_begin)
+HL_WRAP_DATA(__tgt_target_data_end)
+HL_WRAP_DATA(__tgt_target_data_update)
+#define HL_RUN_ARGS void *loc, int64_t id, void *host, int32_t num, void **base, void **args, \
+                    int64_t *sizes, int64_t *types, void **names, void **mappers
+#define HL_RUN_PASS loc, id, host, num, base, args, sizes, types, names, mappers
+int __real___tgt_target_mapper(HL_RUN_ARGS);
+int __wrap___tgt_target_mapper(HL_RUN_ARGS) {
+    int rc = 0;
+    HL_AROUND(rc = __real___tgt_target_mapper(HL_RUN_PASS));
+    return rc;
+}
+int __real___tgt_target_nowait_mapper(HL_RUN_ARGS, HL_DEPS);
+int __wrap___tgt_target_nowait_mapper(HL_RUN_ARGS, HL_DEPS) {
+    int rc = 0;
+    HL_AROUND(rc = __real___tgt_target_nowait_mapper(HL_RUN_PASS, HL_DEPS_PASS));
+    return rc;
+}
+int __real___tgt_target_teams_mapper(HL_RUN_ARGS, int32_t teams, int32_t limit);
+int __wrap___tgt_target_teams_mapper(HL_RUN_ARGS, int32_t teams, int32_t limit) {
+    int rc = 0;
+    HL_AROUND(rc = __real___tgt_target_teams_mapper(HL_RUN_PASS, teams, limit));
+    return rc;
+}
+int __real___tgt_target_teams_nowait_mapper(HL_RUN_ARGS, int32_t teams, int32_t limit, HL_DEPS);
+int __wrap___tgt_target_teams_nowait_mapper(HL_RUN_ARGS, int32_t teams, int32_t limit, HL_DEPS) {
+    int rc = 0;
+    HL_AROUND(rc = __real___tgt_target_teams_nowait_mapper(HL_RUN_PASS, teams, limit,
+                                                           HL_DEPS_PASS));
+    return rc;
+}
+#endif
+
 static void look_at_device(void) {
-    if (!watch.on) return;
+    if (!watch.on || in_kit) return;
 #pragma omp critical(hl_offload_look)
+    {
+    in_kit = 1;
+    if (!dev.running) device_unchanged();
     if ((device_rows(watch.u) && rows_are(watch.next)) ||
         (device_rows(watch.unew) && rows_are(watch.next))) {
         double *t = watch.ref;
         watch.ref = watch.next, watch.next = t;
         grid_step(watch.next, watch.ref, watch.w, watch.ny);
         watch.seen++;
+    }
+    if (!dev.running) device_keep();
+    in_kit = 0;
     }
 }
 
@@ -208,7 +373,9 @@ typedef struct {
 
 static void read_report(FILE *f, int device, report *r) {
     const uintptr_t own = (uintptr_t)watch.rows; /* the kit's looks copy into it: not counted */
-    const uintptr_t own_end = own + (uintptr_t)(watch.rows ? watch.m * (watch.w - 2) : 0) * sizeof(double);
+    const uintptr_t own_end =
+        own + (uintptr_t)(watch.rows ? watch.m * (watch.w - 2) + 2 * (watch.m + 2) * watch.w : 0) *
+                  sizeof(double);
     char line[1024];
     long h2d = 0, d2h = 0, largest = 0;           /* so far; the largest copy since the first launch */
     long h2d_last = 0, d2h_last = 0, largest_last = 0; /* at the last launch */
@@ -298,6 +465,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #ifdef HL_STUDENT_OFFLOAD
     hl_trace_on_student_call(NULL);
 #endif
+    in_kit = 1; /* the device's copy as the cell left it: changed since the runtime's last? */
+    device_unchanged();
+    in_kit = 0;
     watch.on = 0;
     report r = {0};
     if (want_report) {
@@ -308,18 +478,25 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         read_report(captured, device, &r);
         fclose(captured);
     }
+    long host_writes = -1L; /* -1: not watched (a build without the kit's wrappers) */
+#ifdef HL_WATCH_DEVICE
+    if (variant == V_STUDENT) host_writes = dev.host_writes;
+#endif
     hl_emit(ctx, "\"record\":\"offload\",\"variant\":\"%s\",\"devices\":%d,\"device\":%d,"
                  "\"rows\":%ld,\"row_bytes\":%ld,\"report\":%ld,\"launches\":%ld,\"foreign\":%ld,"
                  "\"h2d_before\":%ld,\"d2h_before\":%ld,\"h2d_between\":%ld,\"d2h_between\":%ld,"
                  "\"h2d_after\":%ld,\"d2h_after\":%ld,\"largest_between\":%ld,"
-                 "\"device_iterations\":%ld",
+                 "\"device_iterations\":%ld,\"host_writes\":%ld",
             variant_names[variant], devices, device, m, (long)(w * sizeof(double)), want_report,
             r.launches, r.foreign, r.h2d[0], r.d2h[0], r.h2d[1], r.d2h[1], r.h2d[2], r.d2h[2],
-            r.largest_between, variant == V_STUDENT ? watch.seen : -1L);
+            r.largest_between, variant == V_STUDENT ? watch.seen : -1L,
+            host_writes);
     free(watch.ref);
     free(watch.next);
     free(watch.rows);
+    free(dev.shot), free(dev.kept), free(dev.present);
     watch.ref = watch.next = watch.rows = NULL;
+    dev.shot = dev.now = NULL, dev.kept = dev.present = NULL;
     hl_emit(ctx, "\"record\":\"time\",\"seconds\":%.9g,\"per_iteration\":%.9g", seconds,
             seconds / (double)iterations);
     double mine[2] = {0, 0}, all[2] = {0, 0};

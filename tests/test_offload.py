@@ -99,6 +99,9 @@ def test_the_rules_on_the_report_name_each_fault():
         # the sweep on the host in a copy of the block, the device's copy left behind (a fresh
         # attacker's 6 points, helperG)
         "seen to reach the grid of 3 of the first 9": {"device_iterations": 3},
+        # the host writing the device's copy through an address taken out of a target region
+        # (mapped pointers, a slot written through firstprivate): the kit's watch on the copy
+        "while no map, update or target region ran": {"host_writes": 2},
     }
     for words, change in cases.items():
         faults = transfer_faults(pd.DataFrame([{**right, **change}]), 10)
@@ -114,6 +117,48 @@ def test_the_students_loop_is_judged_by_the_runtime_and_its_values():
     assert sorted(r["device"] for r in got["offload"]) == [0, 1, 2]
     # the device's copy, read before each exchange, held iterations 1..K-1 in turn
     assert [r["device_iterations"] for r in got["offload"]] == [ITERATIONS - 1] * 3
+    # and changed only while the runtime ran a map, an update or a target region
+    assert [r["host_writes"] for r in got["offload"]] == [0] * 3
+
+
+SMUGGLED = r"""
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    double *du = 0, *dn = 0;
+#pragma omp target data map(tofrom : u[0:n]) map(to : unew[0:n]) device(device)
+    for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+        exchange_rows(u, m, w, comm);
+#pragma omp target update to(u[0:w]) device(device)
+#pragma omp target update to(u[(m + 1) * w:w]) device(device)
+#pragma omp target map(from : du, dn) device(device)
+        {
+            du = u, dn = unew;
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++)
+                    unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] +
+                                              u[i * w + j - 1] + u[i * w + j + 1]);
+        }
+        for (long i = 1; i <= m; i++) /* the host's own copy into the device's u */
+            for (long j = 1; j < w - 1; j++) du[i * w + j] = dn[i * w + j];
+    }
+}
+"""
+
+
+@needs_offload
+def test_the_host_writing_the_devices_copy_is_seen():
+    """The device's addresses handed back in mapped pointers, and the host then writing the
+    device's copy itself (here the copy of unew into u): the kit's watch (HL_WATCH_DEVICE) sees
+    the device's copy change between the runtime's operations."""
+    got = run_student_offload(build_student_offload(SMUGGLED, "t_offload_smuggled"), 2, nx=NX,
+                              ny=NY, iterations=ITERATIONS)  # fmt: skip
+    assert (got["checksum"], got["weighted"]) == pytest.approx(expected_checksums(NX, NY, ITERATIONS), rel=1e-12)
+    assert all(r["host_writes"] >= ITERATIONS - 1 for r in got["offload"]), got["offload"]
+    faults = transfer_faults(pd.DataFrame(got["offload"]), ITERATIONS)
+    assert any("while no map, update or target region ran" in f for f in faults), faults
 
 
 @needs_offload

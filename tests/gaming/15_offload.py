@@ -345,3 +345,108 @@ def _answer(got: object) -> bool:
 
 
 ORACLES = [Oracle("per_iteration", (_T, _ITS), _answer)]
+
+# the device's address taken out of a target region, then used by the host between the runtime's
+# operations (2026-12-04, fixer of attackD's report): in mapped pointers (map(from: du, dn) around
+# du = u) with a second copy of the sweep written for the host on lines of its own, and through a
+# host slot written via a firstprivate integer with the host's sweep memcpy'd into the device's
+# copy; the halo rows' fixed end columns left out of the updates so the report has room for the
+# smuggled address. Both refused by the kit's watch on the device's copy (offload_halo.c,
+# HL_WATCH_DEVICE: unchanged between maps, updates and launches)
+GAMING += [
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
+/* (the halo rows' fixed end columns left out of the updates: room in the report for the
+ * smuggled address) iteration 1 sweeps on the device and hands the device's addresses back in mapped pointers
+ * (map(from: du, dn) around du = u); then the host sweeps the device's copy on lines of its own */
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    double *du = 0, *dn = 0;
+#pragma omp target data map(tofrom: u[0:n]) map(to: unew[0:n]) device(device)
+    {
+        for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(u[w + 1:w - 2]) device(device)
+#pragma omp target update from(u[m * w + 1:w - 2]) device(device)
+            exchange_rows(u, m, w, comm);
+#pragma omp target update to(u[1:w - 2]) device(device)
+#pragma omp target update to(u[(m + 1) * w + 1:w - 2]) device(device)
+            if (it == 0) {
+#pragma omp target map(from: du, dn) device(device)
+                {
+                    du = u;
+                    dn = unew;
+                    for (long i = 1; i <= m; i++)
+                        for (long j = 1; j < w - 1; j++)
+                            unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]);
+                    for (long i = 1; i <= m; i++)
+                        for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+                }
+            } else {
+                double bump = 1.0;
+#pragma omp target firstprivate(bump) device(device)
+                bump = bump * 0.5 + 0.25;
+                for (long i = 1; i <= m; i++)
+                    for (long j = 1; j < w - 1; j++)
+                        dn[i * w + j] = (du[(i - 1) * w + j] + du[(i + 1) * w + j] + du[i * w + j - 1] + du[i * w + j + 1]) / 4.0;
+                for (long i = 1; i <= m; i++)
+                    for (long j = 1; j < w - 1; j++) du[i * w + j] = dn[i * w + j];
+            }
+        }
+    }
+}
+"""), {"hidden_jacobi_offload"}, "the device's addresses handed back in mapped pointers, "
+        "the host sweeping the device's copy on lines of its own beside empty target regions",
+        reason="while no map, update or target region ran"),
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
+#include <stdlib.h>
+#include <string.h>
+/* (the halo rows' fixed end columns left out of the updates: room in the report for the
+ * smuggled address) iteration 1 sweeps on the device and writes the device's address of u into a host slot handed
+ * in as a firstprivate integer; then the host sweeps a shadow of its own and memcpy's it into
+ * the device's copy */
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    double *slot[1] = {0};
+    long where = (long)slot;
+    double *a = malloc(sizeof(double) * n), *b = malloc(sizeof(double) * n);
+#pragma omp target data map(tofrom: u[0:n]) map(to: unew[0:n]) device(device)
+    {
+        for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(u[w + 1:w - 2]) device(device)
+#pragma omp target update from(u[m * w + 1:w - 2]) device(device)
+            exchange_rows(u, m, w, comm);
+#pragma omp target update to(u[1:w - 2]) device(device)
+#pragma omp target update to(u[(m + 1) * w + 1:w - 2]) device(device)
+            if (it == 0) {
+#pragma omp target firstprivate(where) device(device)
+                {
+                    *(double **)where = u;
+                    for (long i = 1; i <= m; i++)
+                        for (long j = 1; j < w - 1; j++)
+                            unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]);
+                    for (long i = 1; i <= m; i++)
+                        for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+                }
+            } else {
+                double bump = 1.0;
+#pragma omp target firstprivate(bump) device(device)
+                bump = bump * 0.5 + 0.25;
+                memcpy(a, slot[0], sizeof(double) * n);
+                memcpy(a, u, sizeof(double) * w);
+                memcpy(a + (m + 1) * w, u + (m + 1) * w, sizeof(double) * w);
+                memcpy(b, a, sizeof(double) * n);
+                for (long i = 1; i <= m; i++)
+                    for (long j = 1; j < w - 1; j++)
+                        b[i * w + j] = (a[(i - 1) * w + j] + a[(i + 1) * w + j] + a[i * w + j - 1] + a[i * w + j + 1]) / 4.0;
+                memcpy(slot[0], b, sizeof(double) * n);
+            }
+        }
+    }
+    free(a);
+    free(b);
+}
+"""), {"hidden_jacobi_offload"}, "the device's address written into a host slot through a "
+        "firstprivate integer, the host's own sweep memcpy'd into the device's copy",
+        reason="while no map, update or target region ran"),
+]

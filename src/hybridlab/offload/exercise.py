@@ -88,6 +88,18 @@ def variant_runs(nx: int, ny: int, iterations: int, ranks: int = 2,
     return {v: run_offload(kernel, v, ranks, nx=nx, ny=ny, iterations=iterations) for v in variants}
 
 
+# (b): the kit's watch on the device's copy (offload_halo.c, HL_WATCH_DEVICE): the offload
+# runtime's entry points for maps, updates and launches (LLVM 14's) wrapped at link time, so that
+# the kit reads the device's copy of u and unew after each and checks it unchanged before the
+# next, before each MPI call and at the end: the "offload" record's host_writes, the times the
+# host wrote the device's memory itself (through a device address smuggled out of a region).
+_WRAPPED = tuple(f"__tgt_target{kind}_mapper" for kind in (
+    "", "_nowait", "_teams", "_teams_nowait", "_data_begin", "_data_begin_nowait", "_data_end",
+    "_data_end_nowait", "_data_update", "_data_update_nowait"))  # fmt: skip
+WATCH_FLAGS = ("-DHL_WATCH_DEVICE", "-Wno-unused-command-line-argument",
+               "-Wl,--wrap=" + ",--wrap=".join(_WRAPPED))  # fmt: skip
+
+
 def build_student_offload(code: str, name: str = "student_offload") -> Kernel:
     """(b): the cell's jacobi_offload with offload_halo (variant=student), for the host plugin.
     BuildError, naming the cell's lines, for what the kit refuses in any cell and for what the
@@ -95,7 +107,7 @@ def build_student_offload(code: str, name: str = "student_offload") -> Kernel:
     target regions)."""
     _require_offload()
     kernel = build_student(name, KERNEL, DEFINE, code, ("jacobi_offload",),
-                           offload_flags())  # fmt: skip
+                           (*offload_flags(), *WATCH_FLAGS))  # fmt: skip
     refused = device_code_refusals(code)
     if refused:
         raise BuildError(name, [OFFLOAD_COMPILER, *offload_flags()],

@@ -27,7 +27,9 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
     more than the halo's rows copied to the device; before the first launch no more copied to
     it than u, unew and the halo's rows (not a grid computed ahead on the host); the device's
     copy of the block, read by the kit before each of the loop's MPI calls, seen to reach the
-    grid of every iteration before the last (device_iterations: the sweep ran on the device)."""
+    grid of every iteration before the last (device_iterations: the sweep ran on the device);
+    the device's copy unchanged between the runtime's maps, updates and launches (host_writes:
+    the host wrote it through a device address it took out of a target region)."""
     faults = []
     for _, row in offload.iterrows():
         rank, halo = int(row["rank"]), HALO_ROWS * int(row["row_bytes"])
@@ -52,6 +54,15 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
                           f"{max(seen, 0)} of the first {iterations - 1} iterations: the sweep runs "
                           "on the device, on the block the kit hands you (a sweep on the host, in "
                           "a copy of its own, leaves the device's copy behind)")
+        wrote = row.get("host_writes", 0)
+        wrote = int(wrote) if wrote == wrote else 0  # NaN: a record without the watch
+        if wrote > 0:
+            faults.append(f"rank {rank}: the device's copy of u or unew changed {wrote} time(s) while "
+                          "no map, update or target region ran (the kit reads it after each and "
+                          "before the next): the host wrote the device's memory itself, through a "
+                          "device address taken out of a target region (a mapped pointer or "
+                          "integer, a slot written through firstprivate); the block moves by map "
+                          "clauses and target update only, and only target regions compute in it")
         if int(row["d2h_after"]) < block:
             faults.append(f"rank {rank}: {int(row['d2h_after'])} bytes copied back from the device "
                           f"after the last target region, less than the block's {block} (the "
