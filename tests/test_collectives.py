@@ -19,17 +19,22 @@ import pandas as pd
 import pytest
 
 import hybridlab as hl
-from hybridlab.collectives.exercise import _constants as constants
-from hybridlab.collectives.exercise import _tainted as tainted
 from hybridlab.collectives.exercise import (
+    COUNT_ENV,
     across_nodes,
     assert_no_self_packing,
     assert_one_block_between_nodes,
+    assert_threads_share_copies,
     build_student_alltoall,
     check_student_alltoall,
+    copy_shares,
+    count_refusals,
     equal_volume,
+    ir_count_refusals,
     packing_refusal,
 )
+from hybridlab.collectives.exercise import _constants as constants
+from hybridlab.collectives.exercise import _tainted as tainted
 from hybridlab.collectives.fft import (
     checksum_weights,
     fft_checksum,
@@ -47,8 +52,10 @@ from hybridlab.collectives.tables import (
     predicted_alltoall,
     published_nodes,
 )
+from hybridlab.kernels import archer
 from hybridlab.kernels.c_cells import cell_text
 from hybridlab.reference import REFERENCE
+from hybridlab.runs.student_c import run_student
 from seeds import SEEDS, needs_seeds
 from two_nodes_records import two_node_run
 
@@ -516,23 +523,6 @@ REFUSED_PACKING = {  # an attack on the rule: (the cell, the line and the words 
         "never uses its variable `w`"),
     "taskloop num_tasks(1)": (_decoy("#pragma omp parallel\n#pragma omp single\n#pragma omp taskloop num_tasks(1)\n"),
                               "whose clause can leave every iteration"),
-    # a fresh attacker's (attackF, 2026-12-04), each 4/4 kept before: bounds that decide
-    "lo and hi reassigned by ?: after a right split": (_gaming.ATTACKF_KIT_TERNARY,
-                                                       "which is set more than once"),
-    "lo and hi reassigned by an if after a right split": (_gaming.ATTACKF_CTL_TERNARY_AS_IF,
-                                                          "which is set more than once"),
-    "inner bound N * (w == 0) under a shared loop": (_gaming.ATTACKF_KIT_IFZERO,
-                                                     "(w == 0); m++)`, whose bounds decide with `==`"),
-    "one-iteration shared loop w < (count > 0)": (_gaming.ATTACKF_DOC_ONEBOUND,
-                                                  "whose bounds decide with `>`"),
-    "inner bound N * (1 - w): the shared loop's variable": (_decoy(
-        "#pragma omp parallel for\n        for (int w = 0; w < N; w++)\n",
-        SERIAL_PACK.replace("n < N;", "n < N * (1 - w);", 1)), "whose bounds use `w` of the shared loop"),
-    "a split whose bound is a subscript": (_decoy(
-        "#pragma omp parallel\n{\nint me = omp_get_thread_num(), nt = omp_get_num_threads();\n"
-        "int lim[2] = {N, 0};\n",
-        SERIAL_PACK.replace("(int n = 0; n < N; n++)", "(int n = me * nt; n < lim[me]; n++)", 1),
-        after="}\n"), "whose bounds decide with `[`"),
     "split by the thread number alone, once": (_decoy(
         "#pragma omp parallel\n{\nint me = omp_get_thread_num();\nfor (int w = me; w < 1; w++) {\n",
         after="}}\n"), "shares no loop"),
@@ -631,3 +621,86 @@ def test_the_hidden_test_takes_counts_as_integers():
     assert not all(is_count(v) for v in answers["alltoall_messages"](1536, 48, 1))
     exec(_honest.NUMPY_INTS, answers)
     assert all(is_count(v) for v in answers["alltoall_messages"](1536, 48, 1))
+
+
+# ------------------------------------------------- (d): each thread's copies, counted in the run
+needs_archer = pytest.mark.skipif(archer.missing() is not None, reason=str(archer.missing()))
+# bounds the static rule refused until 2026-12-04 (_bounds_refusal): judged from the run now
+JUDGED_FROM_THE_RUN = {
+    "lo and hi reassigned by ?: after a right split": _gaming.ATTACKF_KIT_TERNARY,
+    "lo and hi reassigned by an if after a right split": _gaming.ATTACKF_CTL_TERNARY_AS_IF,
+    "inner bound N * (w == 0) under a shared loop": _gaming.ATTACKF_KIT_IFZERO,
+    "one-iteration shared loop w < (count > 0)": _gaming.ATTACKF_DOC_ONEBOUND,
+    "unequal shares by arithmetic alone": _gaming.ATTACK_ARITH_UNEQUAL,
+    "a while loop, thread 0 copying all": _gaming.ATTACK_WHILE_THREAD0,
+}
+RIGHT_SPLITS = {"MIN": _honest.HONEST_MIN, "if (hi > total)": _honest.HONEST_CLAMP,
+                "while": _honest.HONEST_WHILE, "struct members": _honest.HONEST_STRUCT}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", [*JUDGED_FROM_THE_RUN, *RIGHT_SPLITS])
+def test_how_threads_split_their_bounds_is_no_longer_read_from_the_text(name):
+    source = {**JUDGED_FROM_THE_RUN, **RIGHT_SPLITS}[name]
+    assert packing_refusal(_cell(source)) is None
+
+
+def test_shares_judged_from_each_threads_bytes():
+    # 4 ranks, 2 per node, count 32: the node's data twice is 2 * 2 * 4 * 32 * 8 = 4096 bytes
+    right = [[0, 0, 40, [2120, 2120]], [1, 0, 36, [0, 0]], [0, 1, 40, [2100, 2180]]]
+    assert_threads_share_copies(right, 4, 2, 32, 2)
+    # the leader's own block (2 x 2 x 32 doubles) copied by the master, the rest by the team
+    assert_threads_share_copies([[0, 0, 1064, [1580, 1580]]], 4, 2, 32, 2)
+    assert_threads_share_copies([[0, 0, 9999, [0]]], 4, 2, 32, 1)  # one thread: not judged
+    with pytest.raises(AssertionError, match=r"thread 0 of the team wrote 4160 .*even share"):
+        assert_threads_share_copies([[0, 0, 40, [4120, 0]]], 4, 2, 32, 2)
+    with pytest.raises(AssertionError, match="more than the node's data twice"):
+        assert_threads_share_copies([[0, 0, 40, [4160, 2080]]], 4, 2, 32, 2)
+    with pytest.raises(AssertionError, match="outside parallel regions"):
+        assert_threads_share_copies([[2, 1, 4096, [0, 0]]], 4, 2, 32, 2)
+    with pytest.raises(AssertionError, match=r"thread 0 of the team wrote 3064 .*even share"):
+        assert_threads_share_copies([[0, 0, 1064, [2000, 1000]]], 4, 2, 32, 2)
+    with pytest.raises(AssertionError, match="thread 2 of the team wrote 0"):
+        assert_threads_share_copies([[0, 0, 40, [2000, 2000, 0]]], 4, 2, 32, 3)
+
+
+def test_writes_the_count_cannot_see_are_refused():
+    ir = ("  store <4 x double> %v, ptr %p, align 8, !dbg !12\n"
+          "  store double %x, ptr %q, align 8, !dbg !12\n"
+          "  call void @llvm.masked.store.v4f64.p0(<4 x double> %v, ptr %p), !dbg !13\n"
+          "!12 = !DILocation(line: 7, column: 3, scope: !4)\n"
+          "!13 = !DILocation(line: 9, column: 3, scope: !4)\n")  # fmt: skip
+    found = ir_count_refusals(ir)
+    assert len(found) == 2 and "cell line 7: a 32-byte store" in found[0]
+    assert "cell line 9: a write by llvm.masked.store" in found[1]
+
+
+@needs_archer
+def test_a_copy_by_the_c_library_is_refused_and_memcpy_is_not():
+    copy = _cell(_honest.HONEST_CLAMP).replace(
+        "o[e] = g[(s * P + m * L + t) * count + k];",
+        "strncpy((char *)&o[e], (const char *)&g[(s * P + m * L + t) * count + k], 8);", 1)
+    refusal = count_refusals(copy)
+    assert refusal and "strncpy writes memory out of the count" in refusal
+    assert count_refusals(_cell(_notebook_cell("alltoall_nodes"))) is None
+
+
+@needs_archer
+@pytest.mark.parametrize(("source", "lost"), [
+    (_honest.HONEST_WHILE, None),
+    (_honest.TASKLOOP, None),
+    (_gaming.ATTACK_WHILE_THREAD0, "each thread of the team writes its even share"),
+])  # fmt: skip
+def test_each_threads_writes_are_counted_by_the_kit(source, lost):
+    kernel = build_student_alltoall(_cell(source), name="student_alltoall_shares",
+                                    count_writes=True)  # fmt: skip
+    res = run_student(kernel, 4, 2, "funneled", 60, variant="student",
+                                        ranks_per_node=2, count=32, reps=2, env=COUNT_ENV)  # fmt: skip
+    shares = copy_shares(res)
+    assert len(shares) == 8 and {r[0] for r in shares} == {0, 1, 2, 3}
+    leaders = [r for r in shares if r[0] in (0, 2)]
+    assert all(sum(r[3]) >= 2 * 2 * 4 * 32 * 8 for r in leaders)  # the node's data, twice
+    if lost is None:
+        assert_threads_share_copies(shares, 4, 2, 32, 2)
+    else:
+        with pytest.raises(AssertionError, match=lost):
+            assert_threads_share_copies(shares, 4, 2, 32, 2)

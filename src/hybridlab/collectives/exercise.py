@@ -17,7 +17,10 @@ from collections.abc import Callable, Iterable
 
 import pandas as pd
 
-from ..kernels.build import Kernel
+from ..kernels import llvm_ir
+from ..kernels.build import (
+    Kernel,
+)
 from ..kernels.c_text import closing, code_only, functions, loops, pragma_spans, statement_end
 from ..kernels.unit_checks import preprocessed_cell
 from ..p2p.hockney import PiecewiseHockney, piecewise_hockney
@@ -175,11 +178,8 @@ PACKED_BY_THREADS = (
     "`grainsize`, `num_tasks` or `final` clause, and no omp_set_num_threads or omp_set_dynamic "
     "call to shrink the team; or, in a `parallel` region, a loop whose bounds "
     "split the work by omp_get_thread_num() and omp_get_num_threads() (or variables computed "
-    "from them); the bounds of a loop that copies, of the loops around it and the variables "
-    "they use are counted by arithmetic alone: each variable set once, no comparison, `?:`, "
-    "`if`, logical, bitwise or shift operator, subscript or call of your own beyond the loop's "
-    "own test, and no loop inside a worksharing loop bounded by the shared loop's variable "
-    "(each thread's or iteration's share follows from the sizes); never in a task, a section, single, master or critical (a loop of a helper "
+    "from them; each thread's share is then counted in the run, copy_shares); never in a task, "
+    "a section, single, master or critical (a loop of a helper "
     "function counts when every call of the helper is in such a construct); loops that only set "
     "counts or offsets may stay serial, derived datatypes that let MPI pack need no loop, and "
     "MPI is called outside the parallel regions"
@@ -211,16 +211,86 @@ _THREAD_NUMBER = r"omp_get_thread_num\s*\(\s*\)"
 _ONE_ITERATION = re.compile(r"for\s*\([^;]*=\s*(\d+)\s*;\s*\w+\s*(<=?)\s*(\d+)\s*;")
 
 
-def build_student_alltoall(code: str, name: str = "student_alltoall") -> Kernel:
+def build_student_alltoall(
+    code: str, name: str = "student_alltoall", *, count_writes: bool = False
+) -> Kernel:
     """The student's alltoall_nodes() built into alltoall_nodes.c, MPI calls traced.
     NotImplementedError while the C cell is still the released stub: its body keeps the given
-    sizes and buffers, so it is not empty, but it makes no MPI call beyond their sizes and ranks."""
+    sizes and buffers, so it is not empty, but it makes no MPI call beyond their sizes and ranks.
+    count_writes=True: built with clang and ThreadSanitizer's instrumentation, every write of the
+    cell's code counted per OpenMP thread by the kit's object (COUNT_FLAGS; run it with
+    COUNT_ENV, read the counts with copy_shares); ValueError for a write the count cannot see
+    (count_refusals)."""
     calls = re.findall(r"\b(MPI_\w+)\s*\(", code_only(code))
     if not set(calls) - {"MPI_Comm_size", "MPI_Comm_rank"}:
         raise NotImplementedError(
             "write the three steps in the C cell above first (it is still the stub)"
         )
-    return build_student(name, "alltoall_nodes", "HL_STUDENT_ALLTOALL", code, ("alltoall_nodes",))
+    if not count_writes:
+        return build_student(name, "alltoall_nodes", "HL_STUDENT_ALLTOALL", code,
+                             ("alltoall_nodes",))  # fmt: skip
+    kernel = build_student(f"{name}_counted", "alltoall_nodes", "HL_STUDENT_ALLTOALL", code,
+                           ("alltoall_nodes",), COUNT_FLAGS, archer=True)  # fmt: skip
+    refused = count_refusals(code)
+    if refused:
+        raise ValueError(f"alltoall_nodes: {refused}")
+    return kernel
+
+
+# The kit's count of the cell's writes (alltoall_nodes.c, HL_COUNT_WRITES): ThreadSanitizer's
+# entry points for every plain and atomic store, and memcpy/memmove, wrapped at link time; the
+# cell's code is built with clang's -fsanitize=thread (archer=True), its races not read.
+_COUNTED = ([f"__tsan_write{s}" for s in (1, 2, 4, 8, 16)]
+            + [f"__tsan_unaligned_write{s}" for s in (2, 4, 8, 16)]
+            + [f"__tsan_atomic{b}_{op}" for b in (8, 16, 32, 64)
+               for op in ("store", "exchange", "compare_exchange_strong",
+                          "compare_exchange_weak", "compare_exchange_val")]
+            + ["memcpy", "memmove"])  # fmt: skip
+COUNT_FLAGS = ("-DHL_COUNT_WRITES", "-Wno-unused-command-line-argument",
+               "-Wl,--wrap=" + ",--wrap=".join(_COUNTED))  # fmt: skip
+# a run of the counted build: ThreadSanitizer's race reports off (the count is what is read)
+COUNT_ENV = {"TSAN_OPTIONS": "report_bugs=0 exitcode=0 ignore_noninstrumented_modules=1",
+             "PMIX_MCA_gds": "hash"}  # fmt: skip
+
+# what writes memory out of the count's sight: C library calls that copy (strings, formatted
+# output into a buffer, realloc's move, fortified copies), OpenMP's device copies
+_UNCOUNTED_CALL = re.compile(
+    r"\b((?:__builtin_+)?(?:st[rp]n?cpy|strn?cat|strdup|strndup|v?sn?printf|v?sscanf"
+    r"|__isoc\d+_sscanf|realloc|reallocarray|\w+_chk|omp_target_memcpy\w*|wmem\w+|bcopy"
+    r"|memccpy|mempcpy))\s*\("
+)
+def ir_count_refusals(ir: str) -> list[str]:
+    """The writes of the cell's LLVM IR (after ThreadSanitizer's pass) the kit's count cannot see,
+    one sentence per kind and line (kernels.llvm_ir.odd_writes): a store not of 1, 2, 4, 8 or 16
+    bytes, a write by a target intrinsic or a libatomic call."""
+    found = []
+    for at, what, size in llvm_ir.odd_writes(ir):
+        if size != -1:
+            found.append(llvm_ir.store_sentence(at, what, size, "which the kit's count of each "
+                         "thread's copies cannot see: store scalars (no vector types wider than 16 "
+                         "bytes)"))  # fmt: skip
+        else:
+            found.append(f"{at}: a write by {what}, which the kit's count of each thread's "
+                         "copies cannot see: copy by assignments, memcpy or memmove")
+    return list(dict.fromkeys(found))
+
+
+def count_refusals(code: str) -> str | None:
+    """Why the kit cannot count the cell's copies (None when it can): a call that writes memory
+    out of the count's sight (_UNCOUNTED_CALL, named at its cell line), or a write in the cell's
+    LLVM IR ThreadSanitizer does not instrument (ir_count_refusals)."""
+    text, offsets, numbers = _cell_unit(code)
+    found = [f"cell line {_line(offsets, numbers, m.start())}: {m[1]} writes memory out of the "
+             "count of each thread's copies (copy by assignments, memcpy or memmove)"
+             for m in _UNCOUNTED_CALL.finditer(text)]  # fmt: skip
+    found += ir_count_refusals(cell_ir(code))
+    return "; ".join(dict.fromkeys(found)) or None
+
+
+def cell_ir(code: str) -> str:
+    """The cell's unit compiled as the counted build compiles it (clang, ThreadSanitizer), as
+    LLVM IR after the sanitizer's pass."""
+    return llvm_ir.cell_ir(student_unit("alltoall_nodes", "HL_STUDENT_ALLTOALL", code), COUNT_FLAGS)
 
 
 def _cell_unit(code: str) -> tuple[str, list[int], list[int]]:
@@ -390,87 +460,6 @@ def _for_loop(text: str, start: int) -> tuple[str, str, int, int] | None:
     )
 
 
-# what decides rather than counts in the bounds of a loop that copies, or in a variable they use:
-# a comparison, ?:, a logical, bitwise or shift operator, a subscript (a fresh attacker's inner
-# bound `N * (w == 0)` under a shared loop of N iterations, and `lo = id == 0 ? 0 : hi` or an
-# `if (id == 0) { lo = 0; hi = total; }` after a right split: thread 0 copied all, 4/4 kept,
-# 2026-12-04); and the calls a bound may make
-_DECIDES = re.compile(r"\?|==|!=|<=|>=|&&|\|\||<<|>>|[<>!\[&|^~]")
-_BOUND_CALLS = {"omp_get_thread_num", "omp_get_num_threads", "sizeof"}
-
-
-def _decisions(expression: str) -> list[str]:
-    """The operators of C `expression` that decide rather than count (_DECIDES), and the calls
-    that are not the thread number, the team size or sizeof."""
-    expression = expression.replace("->", ".")
-    calls = [f"{m[1]}()" for m in re.finditer(r"\b([A-Za-z_]\w*)\s*\(", expression)
-             if m[1] not in _BOUND_CALLS and m[1] not in _C_WORDS]  # fmt: skip
-    return _DECIDES.findall(expression) + calls
-
-
-def _head_decides(head: str) -> str | None:
-    """What decides in a for loop's head (`head`: inside its parenthesis), None when it counts:
-    its test holds one comparison of the loop variable, its start and step none."""
-    parts = head.split(";")
-    if len(parts) != 3:
-        return None
-    init, test, step = parts
-    start = init.split("=", 1)[1] if "=" in init else ""
-    found = _decisions(start) + _decisions(step)
-    tested = _decisions(test)
-    relational = [op for op in tested if op in ("<", "<=", ">", ">=", "!=")]
-    if relational:
-        tested.remove(relational[0])
-    found += tested
-    return found[0] if found else None
-
-
-def _bounds_refusal(text: str, scope: tuple[int, int], starts: Iterable[int],
-                    banned: set[str] = frozenset()) -> str | None:  # fmt: skip
-    """Why the for loops at `starts` (a loop that copies and the loops around it, in `scope`: a
-    parallel region or a shared loop's body) may not share their copies by the sizes alone
-    (ARITHMETIC_BOUNDS), None when they do: a head that decides (_head_decides), a bound that
-    uses one of `banned` (a shared loop's variable and what is computed from it), or a variable
-    of the bounds set in `scope` twice, changed, or set by what decides."""
-    loop_vars: set[str] = set()
-    used: set[str] = set()
-    for start in starts:
-        loop = _for_loop(text, start)
-        if loop is None:
-            continue
-        head, var, _body, _end = loop
-        loop_vars.add(var)
-        shown = f"`for ({head.strip()})`"
-        op = _head_decides(head)
-        if op:
-            return f"under {shown}, whose bounds decide with `{op}`"
-        parts = head.split(";")
-        names = _names(";".join([parts[0].split("=", 1)[-1], *parts[1:]])) - _C_WORDS
-        if names & banned:
-            return (f"under {shown}, whose bounds use `{sorted(names & banned)[0]}` of the shared "
-                    "loop: its iterations' shares differ")  # fmt: skip
-        used |= names
-    values: dict[str, list[str]] = {}
-    for name, value in _assignments(text[scope[0] : scope[1]]):
-        values.setdefault(name, []).append(value)
-    todo, seen = sorted(used - loop_vars), set(loop_vars)
-    while todo:
-        name = todo.pop(0)
-        seen.add(name)
-        vals = values.get(name)
-        if not vals:
-            continue
-        if len(vals) > 1 or vals[0] == "?":
-            return f"bounded by `{name}`, which is set more than once or changed there"
-        if name in banned:
-            return f"bounded by `{name}`, computed from the shared loop's variable"
-        op = _decisions(vals[0])
-        if op:
-            return f"bounded by `{name}`, set by `{vals[0].strip()}`, which decides with `{op[0]}`"
-        todo = sorted(set(todo) | (_names(vals[0]) - seen - _C_WORDS))
-    return None
-
-
 def _shared_loop(
     text: str, start: int, pragma: str, constant: set[str], pos: int | None = None
 ) -> str | None:
@@ -508,19 +497,8 @@ def _shared_loop(
             f"under `{shown}`, which shares a loop whose body never uses its variable "
             f"`{var}`: each iteration must copy its own part"
         )
-    op = _head_decides(head)
-    if op:
-        return (
-            f"under `{shown}`, which shares `for ({head.strip()})`, whose bounds decide with `{op}`"
-        )
-    if pos is not None:
-        nest = [s for s, b, e in loops(text) if at < s and b <= pos < e] + (
-            [pos] if pos > at else []
-        )
-        banned = {var} | _tainted(text[body:end], rf"\b{re.escape(var)}\b")
-        why = _bounds_refusal(text, (body, end), nest, banned)
-        if why:
-            return f"under `{shown}`, then {why}"
+    # how the iterations' copies are shared (bounds that decide, a `while`, a share made unequal
+    # by arithmetic) is judged from the run: the kit counts each thread's writes (copy_shares)
     return None
 
 
@@ -634,8 +612,7 @@ def _split_by_thread(text: str, region: int, pos: int, region_end: int | None = 
                 loop is None or (loop[1] and re.search(rf"\b{loop[1]}\b", text[loop[2] : loop[3]]))
             )
         ):
-            scope = (region, len(text) if region_end is None else region_end)
-            return _bounds_refusal(text, scope, _loops_around(text, region, pos))
+            return None  # each thread's share is judged from the run (copy_shares)
     return (
         "in a parallel region that shares no loop: every thread would run it whole "
         "(share it with `omp for` or a taskloop, or split its bounds by omp_get_thread_num() "
@@ -706,6 +683,81 @@ def assert_packed_by_threads(code: str) -> None:
     (packing_refusal: the leader's packing and unpacking shared by its threads)."""
     refusal = packing_refusal(code)
     assert refusal is None, refusal
+
+
+def copy_shares(res: Results) -> list[list]:
+    """[rank, repetition, alone, [bytes per thread number]] of a counted run (count_writes=True):
+    what the cell's code wrote on each rank during each call of alltoall_nodes, outside parallel
+    regions (`alone`) and, per OpenMP thread number, in teams of two or more threads (the kit's
+    object counts it; the cell cannot write the counts)."""
+    rows = res.records.query("record == 'writes'")
+    return [[int(r.rank), int(r.repetition), int(r.alone),
+             [int(x) for x in str(r.by_thread).split()]] for r in rows.itertuples()]  # fmt: skip
+
+
+# bytes a thread of the team may write beyond its even share besides L x count doubles: the set-up
+# the compiler writes for a region or a taskloop (a taskloop's creating thread wrote 96 bytes more
+# than the other in a right answer)
+BOOKKEEPING = 256
+# what a rank's code may write outside parallel regions per call (counts, offsets, pointers) and,
+# beyond the node's data, in all (a region's loop bookkeeping), in bytes: 4 P + 16 numbers
+def alone_allowance(ranks: int) -> int:
+    return 8 * (4 * ranks + 16)
+
+
+def assert_threads_share_copies(shares: list[list], ranks: int, per_node: int, count: int,
+                                threads: int) -> None:  # fmt: skip
+    """AssertionError unless, on every rank and in every call of alltoall_nodes (`shares`:
+    copy_shares of a run with `threads` threads per rank, nodes of `per_node` ranks, `count`
+    doubles per pair of ranks), the cell's code wrote (1) outside parallel regions at most one
+    block (L x L x count doubles: a leader's own block copied by the master) and
+    alone_allowance(ranks) bytes (counts and offsets), (2) in all at most the node's data twice
+    (packed and unpacked: 2 L P count doubles) plus a quarter and the allowance (no copy made
+    twice, no writes that copy nothing to even the shares), and (3) per thread of the team (the
+    master's writes outside regions counted as thread 0's), its even share of what the rank
+    wrote, give or take L x count doubles and BOOKKEEPING bytes (what a taskloop's or a
+    region's set-up writes) (the kit keeps a thread that runs ahead waiting for the others, so a
+    dynamic schedule or a taskloop shares as a static schedule does)."""
+    if threads < 2:
+        return
+    allowed = alone_allowance(ranks)
+    block = per_node * per_node * count * 8
+    node_data = 2 * per_node * ranks * count * 8
+    slack = max(per_node, 2) * count * 8 + BOOKKEEPING
+    for rank, rep, alone, by_thread in shares:
+        where = (f"{ranks} ranks of {threads} threads, {per_node} per node, count={count}: "
+                 f"rank {rank}, call {rep + 1} of alltoall_nodes")  # fmt: skip
+        assert alone <= block + allowed, (
+            f"{where}: your code wrote {alone} bytes outside parallel regions (at most "
+            f"{block + allowed}: one block of L x L x count doubles and 4 P + 16 numbers, the "
+            f"counts and offsets); the part asks that the leader's copies be made by the threads "
+            f"of a team, {SHARED_COPIES}"
+        )
+        team = (by_thread + [0] * threads)[:threads]
+        team[0] += alone  # the master is thread 0 of the team
+        total = sum(team)
+        assert total <= node_data * 5 // 4 + allowed, (
+            f"{where}: your code wrote {total} bytes, more than the node's data twice "
+            f"(packed and unpacked: {node_data} bytes) and a quarter: each value is copied once, "
+            f"{SHARED_COPIES}"
+        )
+        even = total / threads
+        for t, wrote in enumerate(team):
+            assert abs(wrote - even) <= slack, (
+                f"{where}: thread {t} of the team wrote {wrote} of the {total} bytes the rank "
+                f"wrote (by thread, the master's writes outside regions as thread 0's: {team}); "
+                f"each thread of the team writes its even share, {even:.0f} bytes, give or take "
+                f"L x count doubles and {BOOKKEEPING} bytes of the loops' own bookkeeping "
+                f"({slack} bytes): {SHARED_COPIES}"
+            )
+
+
+SHARED_COPIES = (
+    "the kit counts, while alltoall_nodes runs, the bytes your code writes on each rank per "
+    "OpenMP thread: the copies are shared evenly among the threads of a team the run sets (a "
+    "worksharing loop, a taskloop, or bounds split by thread number and team size), each value "
+    "written once by the thread whose share it is"
+)
 
 
 NO_DATA = ("MPI_Barrier", "MPI_Ibarrier")
