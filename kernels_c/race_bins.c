@@ -13,7 +13,10 @@
  * Records: "bin" per bin on rank 0 (bin, count: the sum over ranks); "threads" per rank (threads:
  * how many threads asked for elements, team: the largest team seen, calls: elements asked for,
  * largest: the most elements one thread asked for, writes: the most writes one thread made into
- * the bins during count_bins, -1 unless built with HL_WATCH_BINS);
+ * the bins during count_bins, -1 unless built with HL_WATCH_BINS; silent: the threads that asked for
+ * elements yet wrote nothing into the bins; odd_atomics: atomic writes into the bins that are no add;
+ * with HL_WATCH_BINS each thread's first compare-and-swap on a bin is made to fail, as a contending
+ * increment would, and the kit's one taken off the bins when count_bins returns);
  * "check" on rank 0 (ok: every bin equals a serial count, summed over ranks, and every rank's
  * calls are at least n; wrong: the bins that differ).
  */
@@ -82,6 +85,15 @@ int bin_of(long i) {
 #ifdef HL_WATCH_BINS
 static char *watch_lo, *watch_hi; /* the bins' bytes while count_bins runs, else empty */
 static long writes_of[HL_MAX_THREADS]; /* per thread number: its writes into the bins */
+/* atomic writes into the bins that are no add: and, or, xor, nand, exchange, store (an update
+ * split into two atomics, `v = fetch_and(p, 0)` then `fetch_or(p, v + 1)`, loses counts) */
+static long odd_atomics;
+/* per thread number: the kit made its first compare-and-swap on a bin fail, as another thread's
+ * increment would (one added to the bin just before it, taken off when count_bins returns): a
+ * compare-and-swap not retried on failure loses that count, and the bins come out wrong */
+static int failed_for[HL_MAX_THREADS];
+static long *bins_at;                 /* the bins while count_bins runs */
+static long added_by_kit[4096];       /* per bin: the kit's ones, taken off afterwards */
 
 /* not instrumented at all (no function entry or exit either), so that each wrapper ends in a tail
  * call: ThreadSanitizer reads the student's line as its caller, as if nothing stood between; never
@@ -110,16 +122,40 @@ HL_WRAP_WRITE(__tsan_unaligned_write4, 4)
 HL_WRAP_WRITE(__tsan_unaligned_write8, 8)
 HL_WRAP_WRITE(__tsan_unaligned_write16, 16)
 
-#define HL_WRAP_RMW(bits, type, op)                                                            \
+/* an atomic write into the bins that is no add (and, or, xor, nand, exchange, store) */
+HL_NOT_WATCHED static void odd(const volatile void *a, unsigned long size) {
+    const char *p = (const char *)a;
+    if (p >= watch_hi || p + size <= watch_lo || size == 0) return;
+    __atomic_fetch_add(&odd_atomics, 1, __ATOMIC_RELAXED);
+}
+
+/* before a compare-and-swap on a bin: the thread's first one made to fail (one added first) */
+HL_NOT_WATCHED static void contend(const volatile void *a, unsigned long size) {
+    const char *p = (const char *)a;
+    if (p >= watch_hi || p + size <= watch_lo || size != sizeof(long) || !bins_at) return;
+    long b = (long)(p - (const char *)bins_at);
+    if (b % (long)sizeof(long) != 0) return;
+    b /= (long)sizeof(long);
+    int t = omp_get_thread_num();
+    if (t < 0 || t >= HL_MAX_THREADS || b < 0 || b >= 4096 || failed_for[t]) return;
+    failed_for[t] = 1;
+    __atomic_fetch_add(&added_by_kit[b], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&bins_at[b], 1, __ATOMIC_SEQ_CST);
+}
+
+#define HL_WRAP_RMW_AS(bits, type, op, also)                                                   \
     type __real___tsan_atomic##bits##_##op(volatile type *a, type v, int mo);                   \
     HL_NOT_WATCHED type __wrap___tsan_atomic##bits##_##op(volatile type *a, type v, int mo) {   \
         noted(a, sizeof(type));                                                                 \
+        also(a, sizeof(type));                                                                  \
         return __real___tsan_atomic##bits##_##op(a, v, mo);                                     \
     }
+HL_NOT_WATCHED static void adds(const volatile void *a, unsigned long size) { (void)a, (void)size; }
+#define HL_WRAP_RMW(bits, type, op) HL_WRAP_RMW_AS(bits, type, op, odd)
 #define HL_WRAP_ATOMICS(bits, type)                                                            \
     HL_WRAP_RMW(bits, type, exchange)                                                           \
-    HL_WRAP_RMW(bits, type, fetch_add)                                                          \
-    HL_WRAP_RMW(bits, type, fetch_sub)                                                          \
+    HL_WRAP_RMW_AS(bits, type, fetch_add, adds)                                                 \
+    HL_WRAP_RMW_AS(bits, type, fetch_sub, adds)                                                 \
     HL_WRAP_RMW(bits, type, fetch_and)                                                          \
     HL_WRAP_RMW(bits, type, fetch_or)                                                           \
     HL_WRAP_RMW(bits, type, fetch_xor)                                                          \
@@ -127,6 +163,7 @@ HL_WRAP_WRITE(__tsan_unaligned_write16, 16)
     void __real___tsan_atomic##bits##_store(volatile type *a, type v, int mo);                  \
     HL_NOT_WATCHED void __wrap___tsan_atomic##bits##_store(volatile type *a, type v, int mo) {  \
         noted(a, sizeof(type));                                                                 \
+        odd(a, sizeof(type));                                                                   \
         __real___tsan_atomic##bits##_store(a, v, mo);                                           \
     }                                                                                           \
     int __real___tsan_atomic##bits##_compare_exchange_strong(volatile type *a, type *c, type v, \
@@ -134,6 +171,7 @@ HL_WRAP_WRITE(__tsan_unaligned_write16, 16)
     HL_NOT_WATCHED int __wrap___tsan_atomic##bits##_compare_exchange_strong(                    \
         volatile type *a, type *c, type v, int mo, int fmo) {                                   \
         noted(a, sizeof(type));                                                                 \
+        contend(a, sizeof(type));                                                               \
         return __real___tsan_atomic##bits##_compare_exchange_strong(a, c, v, mo, fmo);          \
     }                                                                                           \
     int __real___tsan_atomic##bits##_compare_exchange_weak(volatile type *a, type *c, type v,   \
@@ -141,6 +179,7 @@ HL_WRAP_WRITE(__tsan_unaligned_write16, 16)
     HL_NOT_WATCHED int __wrap___tsan_atomic##bits##_compare_exchange_weak(                      \
         volatile type *a, type *c, type v, int mo, int fmo) {                                   \
         noted(a, sizeof(type));                                                                 \
+        contend(a, sizeof(type));                                                               \
         return __real___tsan_atomic##bits##_compare_exchange_weak(a, c, v, mo, fmo);            \
     }                                                                                           \
     type __real___tsan_atomic##bits##_compare_exchange_val(volatile type *a, type c, type v,    \
@@ -148,6 +187,7 @@ HL_WRAP_WRITE(__tsan_unaligned_write16, 16)
     HL_NOT_WATCHED type __wrap___tsan_atomic##bits##_compare_exchange_val(                      \
         volatile type *a, type c, type v, int mo, int fmo) {                                    \
         noted(a, sizeof(type));                                                                 \
+        contend(a, sizeof(type));                                                               \
         return __real___tsan_atomic##bits##_compare_exchange_val(a, c, v, mo, fmo);             \
     }
 HL_WRAP_ATOMICS(8, unsigned char)
@@ -172,6 +212,9 @@ HL_NOT_WATCHED void *__wrap_memset(void *d, int c, size_t size) {
 }
 
 HL_NOT_WATCHED static void watch(long *bins, long nbins) {
+    if (!bins && bins_at) /* count_bins returned: the kit's own ones off the bins */
+        for (long b = 0; b < 4096 && b < bin_count; b++) bins_at[b] -= added_by_kit[b];
+    bins_at = bins;
     watch_lo = (char *)bins, watch_hi = (char *)(bins + (bins ? nbins : 0));
 }
 #else
@@ -213,6 +256,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     }
 #endif
     long threads = 0, team = 0, calls = 0, largest = 0, writes = -1; /* -1: not watched */
+    long silent = -1, odd_writes = -1; /* threads that asked but never wrote; odd atomics */
     for (int t = 0; t < HL_MAX_THREADS; t++) {
         threads += calls_of[t] > 0;
         calls += calls_of[t];
@@ -221,10 +265,13 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #ifdef HL_WATCH_BINS
         long w = __atomic_load_n(&writes_of[t], __ATOMIC_RELAXED);
         if (w > writes) writes = w;
+        if (t == 0) silent = 0, odd_writes = __atomic_load_n(&odd_atomics, __ATOMIC_RELAXED);
+        silent += calls_of[t] > 0 && w == 0;
 #endif
     }
     hl_emit(ctx, "\"record\":\"threads\",\"threads\":%ld,\"team\":%ld,\"calls\":%ld,"
-            "\"largest\":%ld,\"writes\":%ld,\"n\":%ld", threads, team, calls, largest, writes, n);
+            "\"largest\":%ld,\"writes\":%ld,\"silent\":%ld,\"odd_atomics\":%ld,\"n\":%ld", threads,
+            team, calls, largest, writes, silent, odd_writes, n);
     long short_calls = calls < n;
     MPI_Allreduce(MPI_IN_PLACE, bins, (int)nbins, MPI_LONG, MPI_SUM, comm);
     MPI_Allreduce(MPI_IN_PLACE, want, (int)nbins, MPI_LONG, MPI_SUM, comm);

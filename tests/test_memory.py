@@ -8,7 +8,6 @@ No timing is asserted: bandwidths are only checked to be positive and finite.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +18,6 @@ from hybridlab.memory import plots as mplots
 from hybridlab.memory import tables as mt
 from hybridlab.reference import REFERENCE
 from seeds import SEEDS, needs_seeds
-from wrong_answers import load
 
 TOPO = hl.read_topology()
 CPUS = len(TOPO.usable)
@@ -163,9 +161,9 @@ def test_first_touch_refuses_an_absent_node():
 
 def _gaming_source(why: str) -> str:
     """The C of the gaming attempt of tests/gaming/05_memory_numa.py whose `why` starts so."""
-    attempt = next(g for g in load("05_memory_numa", Path(__file__).parent / "gaming", "GAMING")
-                   if g.why.startswith(why))
-    return attempt.answers[0][1].split("\n", 1)[1] + "\n"
+    from gaming import source_of
+
+    return source_of("05_memory_numa", why)
 
 
 TOUCH_HEAD = "void init_arrays(double *a, double *b, long rows, long cols, long chunk) {\n"

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from gaming import source_of
 from hybridlab.kernels import archer
 from hybridlab.kernels.build import BuildError
 from hybridlab.tools import exercise
@@ -267,6 +268,78 @@ def test_the_ir_check_reads_store_sizes_and_atomic_writes():
     assert found[1].startswith("cell line 13: a 10-byte store")
     assert found[2].startswith("cell line 14: an atomic store")
     assert "llvm.x86.sse2.maskmov.dqu" in found[3]
+
+
+def test_the_ir_check_names_c_library_routines_the_sanitizer_does_not_see():
+    """call_refusals on IR text: sscanf (as glibc names it) and dlsym refused at their lines;
+    bin_of, OpenMP's, ThreadSanitizer's, allocation, memcpy and puts are not (printf is: %n)."""
+    ir = "\n".join([
+        "  %1 = call i32 @bin_of(i64 %0), !dbg !7",
+        "  %2 = call i32 (i8*, i8*, ...) @__isoc99_sscanf(i8* %t, i8* %f, i64* %p), !dbg !8",
+        "  store i8* bitcast (i8* (i8*, i8*)* @dlsym to i8*), i8** %q, align 8, !dbg !9",
+        "declare i32 @bin_of(i64)",
+        "declare i32 @__isoc99_sscanf(i8*, i8*, ...)",
+        "declare i8* @dlsym(i8*, i8*)",
+        "declare noalias i8* @calloc(i64, i64)",
+        "declare void @__kmpc_critical(%struct.ident_t*, i32, [8 x i32]*)",
+        "declare void @__tsan_write8(i8*)",
+        "declare i32 @puts(i8*)",
+        "declare void @llvm.memcpy.p0i8.p0i8.i64(i8*, i8*, i64, i1 immarg)",
+        "declare i32 @omp_get_thread_num()",
+        "!7 = !DILocation(line: 5, column: 3, scope: !5)",
+        "!8 = !DILocation(line: 6, column: 3, scope: !5)",
+        "!9 = !DILocation(line: 7, column: 3, scope: !5)",
+    ])
+    found = exercise.call_refusals(ir)
+    assert len(found) == 2, found
+    assert found[0].startswith("cell line 6: calls sscanf")
+    assert found[1].startswith("cell line 7: calls dlsym")
+
+
+CAS_ONCE = """
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+#pragma omp parallel for
+    for (long i = 0; i < n; i++) {
+        long *p = &bins[bin_of(i)];
+        long old = __atomic_load_n(p, __ATOMIC_RELAXED);
+        __atomic_compare_exchange_n(p, &old, old + 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    }
+}
+"""
+CAS_LOOP = CAS_ONCE.replace("        __atomic_compare_exchange_n(p, &old, old + 1, 0,",
+                            "        while (!__atomic_compare_exchange_n(p, &old, old + 1, 1,").replace(
+    "__ATOMIC_RELAXED);\n    }", "__ATOMIC_RELAXED)) {}\n    }")
+SPLIT_RMW = """
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+    volatile long zero = 0;
+#pragma omp parallel for
+    for (long i = 0; i < n; i++) {
+        long *p = &bins[bin_of(i)];
+        long v = __atomic_fetch_and(p, zero, __ATOMIC_RELAXED);
+        __atomic_fetch_or(p, v + 1, __ATOMIC_RELAXED);
+    }
+}
+"""
+ONE_COUNTS = source_of("16_tools", "the team looks the bins up, one thread counts every element")
+
+
+@needs_archer
+def test_the_watch_on_the_bins_sees_split_rmws_unretried_swaps_and_a_count_for_others():
+    """Each thread's first compare-and-swap on a bin made to fail (a loop retries it, a single
+    one loses a count); atomic and/or on the bins counted; a thread that asked bin_of for elements
+    yet wrote nothing into the bins counted (one thread counting for the others)."""
+    n, nbins = 4000, 8
+    want = exercise.bins_expected(1, n, nbins)
+    loop = exercise.count_evidence(exercise.build_count(CAS_LOOP, "t_bins_cas_loop"), 1, 2, n, nbins)
+    assert loop["bins"] == want and loop["silent"] == 0 and loop["odd_atomics"] == 0, loop
+    once = exercise.count_evidence(exercise.build_count(CAS_ONCE, "t_bins_cas_once"), 1, 2, n, nbins)
+    assert once["bins"] != want and sum(once["bins"]) < n, once
+    split = exercise.count_evidence(exercise.build_count(SPLIT_RMW, "t_bins_split_rmw"), 1, 2, n, nbins)
+    assert split["odd_atomics"] >= 2 * n, split
+    alone = exercise.count_evidence(exercise.build_count(ONE_COUNTS, "t_bins_one_counts"), 1, 2, n, nbins)
+    assert alone["bins"] == want and alone["silent"] == 1, alone
 
 
 @needs_archer

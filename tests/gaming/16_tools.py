@@ -310,3 +310,104 @@ GAMING += [
         WIDE_BASE, "__attribute__((vector_size(32), aligned(8)))", "__attribute__((ext_vector_type(4)))")),
             {"hidden_count_bins"}, "the same with clang's ext_vector_type(4)", reason="a 32-byte store"),
 ]
+
+# 2026-12-04 (fixer of attackD's report): what the kit's watch on the bins now refuses at run time
+# (race_bins.c, HL_WATCH_BINS: threads that asked bin_of yet wrote nothing into bins, atomic writes
+# into bins that are no add, each thread's first compare-and-swap on a bin made to fail) and the
+# cell's IR (call_refusals: C library routines out of ThreadSanitizer's sight)
+GAMING += [
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", r"""
+#include <stdlib.h>
+/* the team looks the bins up; thread 0 alone counts into its own array, then adds the totals */
+void count_bins(long n, int nbins, long *bins) {
+    int *idx = malloc(sizeof(int) * n);
+    long *mine = calloc(nbins, sizeof(long));
+#pragma omp parallel for
+    for (long i = 0; i < n; i++) idx[i] = bin_of(i);
+    for (long i = 0; i < n; i++) mine[idx[i]]++;
+    for (int b = 0; b < nbins; b++) bins[b] += mine[b];
+    free(idx);
+    free(mine);
+}
+"""), {"hidden_count_bins"}, "the team looks the bins up, one thread counts every element "
+        "into its own array and adds the nbins totals into bins", reason="yet wrote nothing into the bins"),
+    # helperG's master merge, a right answer before: the kit cannot tell it from the one above
+    attempt("method", "count_bins", """
+%%c COUNT_C race_bins
+/* right: per-thread private counts, then the master adds them up bin by bin */
+#include <omp.h>
+#include <stdlib.h>
+void count_bins(long n, int nbins, long *bins) {
+    int T = omp_get_max_threads();
+    long *priv = calloc((size_t)T * nbins, sizeof(long));
+#pragma omp parallel
+    {
+        long *mine = priv + (long)omp_get_thread_num() * nbins;
+#pragma omp for schedule(guided)
+        for (long i = 0; i < n; i++) mine[bin_of(i)] += 1;
+    }
+    for (int t = 0; t < T; t++)
+        for (int b = 0; b < nbins; b++) bins[b] += priv[(long)t * nbins + b];
+    free(priv);
+}
+""", {"hidden_count_bins"}, "private counts per thread, the master alone adds every thread's "
+        "counts into bins (the part asks each thread to add its own)", reason="yet wrote nothing into the bins"),
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", r"""
+#include <stdio.h>
+#include <stdlib.h>
+/* one thread counts every element; the bins are written by sscanf, which ThreadSanitizer does not see */
+void count_bins(long n, int nbins, long *bins) {
+    int *idx = malloc(sizeof(int) * n);
+#pragma omp parallel for
+    for (long i = 0; i < n; i++) idx[i] = bin_of(i);
+    char text[32];
+    for (long i = 0; i < n; i++) {
+        long *p = &bins[idx[i]];
+        snprintf(text, sizeof text, "%ld", *p + 1);
+        sscanf(text, "%ld", p);
+    }
+    free(idx);
+}
+"""), {"hidden_count_bins"}, "one thread writes every increment through snprintf/sscanf, "
+        "out of ThreadSanitizer's sight", reason="a C library routine whose writes"),
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", r"""
+/* the update split into two atomic read-modify-writes: clear the bin, then or the new count in */
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++) {
+        long *p = &bins[bin_of(i)];
+        long v = __atomic_fetch_and(p, 0, __ATOMIC_RELAXED);
+        __atomic_fetch_or(p, v + 1, __ATOMIC_RELAXED);
+    }
+}
+"""), {"hidden_count_bins"}, "an update split into two atomic read-modify-writes "
+        "(fetch_and with 0, which clang makes an exchange, then fetch_or)", reason="an atomic store or exchange"),
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", r"""
+/* the update split into two atomic read-modify-writes, the mask read at run time */
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+    volatile long zero = 0;
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++) {
+        long *p = &bins[bin_of(i)];
+        long v = __atomic_fetch_and(p, zero, __ATOMIC_RELAXED);
+        __atomic_fetch_or(p, v + 1, __ATOMIC_RELAXED);
+    }
+}
+"""), {"hidden_count_bins"}, "an update split into two atomic read-modify-writes, the "
+        "mask read at run time (a real fetch_and, then fetch_or)", reason="that are no add"),
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", r"""
+/* one compare-and-swap per element, not retried when it fails */
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++) {
+        long *p = &bins[bin_of(i)];
+        long old = __atomic_load_n(p, __ATOMIC_RELAXED);
+        __atomic_compare_exchange_n(p, &old, old + 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    }
+}
+"""), {"hidden_count_bins"}, "one compare-and-swap per element, not retried when it fails",
+        reason="wrong bins"),
+]

@@ -151,3 +151,11 @@ def oracles(lab: str) -> list[Oracle]:
 def load(lab: str) -> list[Wrong]:
     """The GAMING list of `<lab>.py` beside this file ([] when the lab has none yet)."""
     return _load(lab, HERE, "GAMING")
+
+
+def source_of(lab: str, why: str) -> str:
+    """The first answer of `lab`'s gaming attempt whose `why` starts so, without a C cell's
+    magic line: a unit test runs the attempt's code itself, from the corpus, not a copy."""
+    found = next(g for g in load(lab) if g.why.startswith(why))
+    text = found.answers[0][1]
+    return (text.split("\n", 1)[1] if text.startswith("%%") else text) + "\n"

@@ -99,26 +99,7 @@ def outside_share(timeline):
             outside += length
     return outside / total
 """, why="a loop over the rows"),
-    # a fresh attacker's (helperG) right answers, kept at full points by the kit's watch on bins
-    right("count_bins", r"""
-%%c COUNT_C race_bins
-/* right: per-thread private counts, then the master adds them up bin by bin */
-#include <omp.h>
-#include <stdlib.h>
-void count_bins(long n, int nbins, long *bins) {
-    int T = omp_get_max_threads();
-    long *priv = calloc((size_t)T * nbins, sizeof(long));
-#pragma omp parallel
-    {
-        long *mine = priv + (long)omp_get_thread_num() * nbins;
-#pragma omp for schedule(guided)
-        for (long i = 0; i < n; i++) mine[bin_of(i)] += 1;
-    }
-    for (int t = 0; t < T; t++)
-        for (int b = 0; b < nbins; b++) bins[b] += priv[(long)t * nbins + b];
-    free(priv);
-}
-""", why="private counts per thread, the master adds them up bin by bin after the region"),
+    # a fresh attacker's (helperG) right answer, kept at full points by the kit's watch on bins
     right("count_bins", r"""
 %%c COUNT_C race_bins
 #include <omp.h>
@@ -185,4 +166,36 @@ void count_bins(long n, int nbins, long *bins) {
     }
 }
 """, why="C11 atomic_fetch_add and a compare-and-swap loop"),
+    # kept when each thread's first compare-and-swap on a bin is made to fail (2026-12-04)
+    right("count_bins", r"""
+%%c COUNT_C race_bins
+/* a compare-and-swap loop, retried until it takes */
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++) {
+        long *p = &bins[bin_of(i)];
+        long old = __atomic_load_n(p, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(p, &old, old + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            ;
+    }
+}
+""", why="a builtin compare-and-swap loop, retried until it takes"),
+    # every thread adds its own private counts (attackD's), as the part now asks
+    right("count_bins", r"""
+%%c COUNT_C race_bins
+#include <stdlib.h>
+/* each thread counts a strided share of the elements privately; critical adds them in */
+void count_bins(long n, int nbins, long *bins) {
+#pragma omp parallel
+    {
+        long *own = calloc((size_t)nbins, sizeof(long));
+        int t = omp_get_thread_num(), T = omp_get_num_threads();
+        for (long i = t; i < n; i += T) own[bin_of(i)]++;
+#pragma omp critical(merge_bins)
+        for (int b = 0; b < nbins; b++) bins[b] += own[b];
+        free(own);
+    }
+}
+""", why="strided private counts, each thread adds its own under a named critical"),
 ]

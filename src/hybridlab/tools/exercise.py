@@ -28,16 +28,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..kernels import archer
+from ..kernels import archer, llvm_ir
 from ..kernels.build import (
-    DEFAULT_FLAGS,
-    STUDENT_UNIT_FLAGS,
-    TRACE_FLAGS,
     Kernel,
     build,
-    compiler_env,
-    include_flags,
-    mpicc,
 )
 from ..runs.launch import run_program
 from ..runs.records import Results
@@ -95,29 +89,7 @@ SPLIT_UPDATE = (r"#\s*pragma\s+omp\s+atomic\s+(?:read|write)\b|\brand_r\b"
 # bytes only (a wider or odd-sized store, a vector_size(32) one, calls no __tsan_write), and writes
 # made by target intrinsics (llvm.x86.*, masked stores) or libatomic's calls not at all; an atomic
 # store or exchange (_Atomic assignment included) is half of a split update.
-TSAN_STORE_BYTES = (1, 2, 4, 8, 16)
-_IR_SIZES = {"half": 2, "bfloat": 2, "float": 4, "double": 8, "x86_fp80": 10, "fp128": 16,
-             "ppc_fp128": 16}  # fmt: skip
-_IR_STORE = re.compile(r"^\s*store\s+(?:atomic\s+)?(?:volatile\s+)?(<[^>]*>|\[[^\]]*\]|\S+)")
-_IR_CALL = re.compile(r"\bcall\b.*?@(llvm\.x86\.[\w.]+|llvm\.masked\.[\w.]+|llvm\.vp\.[\w.]+"
-                      r"|__tsan_atomic\d+_(?:store|exchange)|__atomic_\w+)\(")
-_IR_DBG = re.compile(r"!dbg !(\d+)")
-_IR_LOCATION = re.compile(r"^!(\d+) = !DILocation\(line: (\d+)")
-
-
-def _ir_bytes(ty: str) -> int | None:
-    """The store size in bytes of an LLVM IR type as written (None: an aggregate or unknown)."""
-    ty = ty.strip()
-    if ty.endswith("*") or ty == "ptr":
-        return 8
-    if m := re.fullmatch(r"i(\d+)", ty):
-        return (int(m.group(1)) + 7) // 8
-    if ty in _IR_SIZES:
-        return _IR_SIZES[ty]
-    if m := re.fullmatch(r"[<\[]\s*(\d+)\s+x\s+(.+?)\s*[>\]]", ty):
-        inner = _ir_bytes(m.group(2))
-        return None if inner is None else int(m.group(1)) * inner
-    return None
+_IR_CALLS = rf"__tsan_atomic\d+_(?:store|exchange)|{llvm_ir.UNSEEN_CALLS}"
 
 
 def ir_refusals(ir: str) -> list[str]:
@@ -125,41 +97,56 @@ def ir_refusals(ir: str) -> list[str]:
     sentence per kind and line ("cell line N: ..."): a store ThreadSanitizer does not instrument
     (not 1/2/4/8/16 bytes), a write by a target intrinsic or a libatomic call, an atomic store or
     exchange (half of a split update)."""
-    lines = ir.splitlines()
-    where = {m.group(1): m.group(2) for ln in lines if (m := _IR_LOCATION.match(ln))}
     found = []
-    for ln in lines:
-        dbg = _IR_DBG.search(ln)
-        at = f"cell line {where[dbg.group(1)]}" if dbg and dbg.group(1) in where else "the cell"
-        if m := _IR_STORE.match(ln):
-            size = _ir_bytes(m.group(1))
-            if size not in TSAN_STORE_BYTES:
-                found.append(f"{at}: a {size or 'aggregate'}{'-byte' if size else ''} store "
-                             f"({m.group(1)}), which ThreadSanitizer does not instrument: store "
-                             "scalars of at most 16 bytes (no vector types wider than 16 bytes)")
-        elif m := _IR_CALL.search(ln):
-            name = m.group(1)
-            if name.startswith("__tsan_atomic"):
-                found.append(f"{at}: an atomic store or exchange ({name}): a bin's update is one "
-                             "atomic read-modify-write (omp atomic, atomic_fetch_add), not an "
-                             "atomic read and an atomic write")
-            else:
-                found.append(f"{at}: a write by {name}, which ThreadSanitizer does not see: "
-                             "write bins with plain C stores and atomics only")
+    for at, what, size in llvm_ir.odd_writes(ir, _IR_CALLS):
+        if size != -1:
+            found.append(llvm_ir.store_sentence(at, what, size, "which ThreadSanitizer does not "
+                         "instrument: store scalars of at most 16 bytes (no vector types wider "
+                         "than 16 bytes)"))  # fmt: skip
+        elif what.startswith("__tsan_atomic"):
+            found.append(f"{at}: an atomic store or exchange ({what}): a bin's update is one "
+                         "atomic read-modify-write (omp atomic, atomic_fetch_add), not an "
+                         "atomic read and an atomic write")
+        else:
+            found.append(f"{at}: a write by {what}, which ThreadSanitizer does not see: "
+                         "write bins with plain C stores and atomics only")
     return list(dict.fromkeys(found))
+
+
+# The routines a cell may call or name (the IR's declared functions): the kit's bin_of, OpenMP's
+# and ThreadSanitizer's entry points, LLVM's intrinsics (the refused ones above aside), memory
+# allocation, the watched memcpy/memmove/memset, locks, unformatted printing and stopping. Any other
+# routine of the C library (sscanf, strtol into a bin, read, fread, snprintf into the bins' bytes,
+# printf's %n) or reached by name (dlsym) writes memory ThreadSanitizer and the kit's watch never see.
+CALLS_ALLOWED = re.compile(
+    r"bin_of|omp_\w+|__kmpc_\w+|__tsan_\w+|llvm\.[\w.]+|malloc|calloc|realloc|free|aligned_alloc"
+    r"|posix_memalign|memcpy|memmove|memset|pthread_(?:mutex|spin)_(?:init|destroy|lock|unlock"
+    r"|trylock)|sched_yield|puts|fputs|putchar|fflush|abort|exit|__assert_fail")
+_IR_DECLARE = re.compile(r"^declare\b[^@]*@\"?([\w.$]+)\"?\(", re.M)
+
+
+def call_refusals(ir: str) -> list[str]:
+    """The routines the cell's IR names that CALLS_ALLOWED does not hold, each with the first cell
+    line naming it ("cell line N: ...")."""
+    lines, located = ir.splitlines(), llvm_ir.cell_lines(ir)
+    found = []
+    for name in dict.fromkeys(_IR_DECLARE.findall(ir)):
+        if CALLS_ALLOWED.fullmatch(name):
+            continue
+        use = next((ln for ln in lines if ln.startswith(" ") and f"@{name}" in ln
+                    and re.search(rf"@{re.escape(name)}\b", ln)), "")  # fmt: skip
+        at = llvm_ir.where(use, located)
+        shown = name.removeprefix("__isoc99_")
+        found.append(f"{at}: calls {shown}, a C library routine whose writes ThreadSanitizer and "
+                     "the kit's watch on the bins do not see: count with plain C, atomics, locks "
+                     "and OpenMP only (memcpy, memset, malloc, puts are allowed; printf's %n writes memory)")
+    return found
 
 
 def cell_ir(code: str) -> str:
     """The cell's unit (race_bins' headers, the cell) compiled as build_count compiles it for
     Archer, emitted as LLVM IR after ThreadSanitizer's pass: what the kit reads its stores from."""
-    flags = (*DEFAULT_FLAGS, *STUDENT_UNIT_FLAGS, *WATCH_FLAGS, *TRACE_FLAGS, *archer.FLAGS)
-    cmd = [mpicc(), *flags, *include_flags(), "-S", "-emit-llvm", "-o", "-", "-x", "c", "-"]
-    done = subprocess.run(cmd, input=student_unit("race_bins", "HL_STUDENT_RACE_BINS", code),
-                          capture_output=True, text=True, check=False, timeout=300,
-                          env=compiler_env(archer.FLAGS))  # fmt: skip
-    if done.returncode != 0:
-        raise RuntimeError(f"the kit could not compile the cell to IR: {done.stderr[-2000:]}")
-    return done.stdout
+    return llvm_ir.cell_ir(student_unit("race_bins", "HL_STUDENT_RACE_BINS", code), WATCH_FLAGS)
 
 
 # The kit's watch on the bins (race_bins.c, HL_WATCH_BINS): ThreadSanitizer's entry points for
@@ -188,7 +175,8 @@ def build_count(code: str, name: str = "student_bins") -> Kernel:
         f"count_bins uses `{split.group(0).strip()}`: a bin's update is one read-modify-write "
         "made safe as a whole (an atomic update, a reduction, a lock or critical section), not "
         "a read and a write made safe each on its own")
-    refused = ir_refusals(cell_ir(code))
+    ir = cell_ir(code)
+    refused = ir_refusals(ir) + call_refusals(ir)
     assert not refused, "count_bins: " + "; ".join(refused)
     return kernel
 
@@ -200,7 +188,11 @@ def count_evidence(kernel: Kernel, ranks: int, threads: int, n: int, nbins: int,
     on a rank, "team": the smallest team they were in, "calls": the fewest elements a rank asked
     for, "largest": the most elements one thread of a rank asked for (n: one thread did all),
     "writes": the most writes one thread of a rank made into the bins (the kit's watch; -1 for a
-    kernel built without it)}. The bins' right values are the grader's to compute (bins_expected)."""
+    kernel built without it), "silent": the most threads of a rank that asked for elements yet
+    wrote nothing into the bins (a count made by one thread for the others), "odd_atomics": the
+    atomic writes into the bins that are no add (and, or, xor, nand, exchange, store: an update
+    split in two)}. A thread's first compare-and-swap on a bin is made to fail by the kit (as a
+    contending increment would), so one not retried leaves the bins wrong. The bins' right values are the grader's to compute (bins_expected)."""
     res, races, _ = archer_run(kernel, ranks, threads, variant="student", n=n, nbins=nbins,
                                salt=salt)  # fmt: skip
     bins = res.records.query("record == 'bin'").sort_values("bin")
@@ -213,6 +205,8 @@ def count_evidence(kernel: Kernel, ranks: int, threads: int, n: int, nbins: int,
         "calls": int(seen["calls"].min()),
         "largest": int(seen["largest"].max()),
         "writes": int(seen["writes"].max()),
+        "silent": int(seen["silent"].max()) if "silent" in seen else -1,
+        "odd_atomics": int(seen["odd_atomics"].max()) if "odd_atomics" in seen else -1,
     }
 
 
