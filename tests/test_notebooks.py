@@ -114,8 +114,9 @@ def test_hidden_tests_compare_plain_values(lab):
 
 
 # hidden tests that name a C cell but run none of its C: their answers are the student's own
-# numbers from the kernel's runs, handed out and judged (a C part is otherwise graded apart)
-KERNEL_DATA_TESTS = {("02_synchronisation", "hidden_construct_overhead")}
+# numbers from the kernel's runs, handed out and judged (a C part is otherwise graded apart).
+# None now: lab 02 (e) runs its construct and its answer cells again apart (sync.exercise)
+KERNEL_DATA_TESTS: set[tuple[str, str]] = set()
 
 
 def _unbound_names(code: str) -> set[str]:

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import hybridlab as hl
+from gaming import source_of
 from hybridlab.reference import REFERENCE
 from hybridlab.sync.plots import (
     barrier_range_plot,
@@ -536,6 +537,82 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
         hl.run_program(kernel, ranks=1, threads=2, samples=3, target_ms=0.1, check_reps=1000)
 
 
+EARLY_BUMP = source_of("02_synchronisation", "the team's counter bumped once early")
+
+
+def test_the_teams_counter_must_grow_in_every_repetition():
+    """A fresh attacker's counter bumped once early (a pointer set to &s->updates, then moved to
+    a count of the thread's own, merged by a reduction) passes the text and a growth check at the
+    last repetition; the kernel checks every repetition of the contention run (grown by k when a
+    thread begins repetition k + 1; for atomic by one since the thread's previous one). The
+    worked example's shapes of single and master (a barrier each repetition) pass."""
+    from hybridlab.sync.exercise import build_student_construct, check_method
+
+    assert check_method(EARLY_BUMP) == "atomic"
+    kernel = build_student_construct(EARLY_BUMP, "test_construct_early_bump")
+    with pytest.raises(hl.KernelError, match=r"s->updates had grown by \d+ when thread \d+ began repetition"):
+        hl.run_program(kernel, ranks=1, threads=2, samples=3, target_ms=0.1, check_reps=20000)
+    single = ATOMIC.replace('"atomic"', '"single"').replace("#pragma omp atomic", "#pragma omp single")
+    for name, code in (("atomic", ATOMIC), ("single", single)):
+        run = hl.run_program(build_student_construct(code, f"test_construct_grows_{name}"), ranks=1,
+                             threads=3, bind="none", samples=3, target_ms=0.1, check_reps=20000)
+        count = run.records[run.records["record"] == "updates"].iloc[0]
+        assert count["updates"] == count["repetitions"] * (3 if name == "atomic" else 1)
+
+
+def test_the_construct_numbers_are_recomputed_apart():
+    """Lab 02 (e) graded apart (sync.exercise.overhead_apart): the cell built and run anew, a
+    sweep drawn, the answer cells (a) and (e) run again in a child process on those samples. A
+    right cell gives EPCC's intervals of them; attackF's forgery (test = reference + 5 us) and a
+    cell reading another of the notebook's names do not."""
+    import statistics
+
+    from hybridlab.sync.exercise import drawn_sweep, overhead_apart
+
+    sweep = drawn_sweep(4, 5, 0.25)
+    assert sorted(set(sweep["threads"])) == [1, 2, 4] and len(sweep) == 3 * 7 * 5
+    assert (sweep["seconds"] > 0).all() and {"construct", "sample", "threads"} <= set(sweep)
+    epcc = """
+def epcc_interval(test, reference):
+    import statistics
+    t, r = [float(x) for x in test], [float(x) for x in reference]
+    middle = statistics.mean(t) - statistics.mean(r)
+    half = 1.96 * (statistics.stdev(t) + statistics.stdev(r))
+    return middle - half, middle + half
+print(undefined_name)  # a line of (a) that fails apart: epcc_interval is defined all the same
+"""
+    right = """
+t = my_samples.loc[my_samples["kind"] == "test", "seconds"]
+r = my_samples.loc[my_samples["kind"] == "reference", "seconds"]
+my_interval_us = tuple(1e6 * v for v in epcc_interval(t, r))
+compare_with = "barrier"
+at = sweep[sweep["threads"] == CPUS]
+lab_interval_us = tuple(1e6 * v for v in epcc_interval(at.loc[at["construct"] == compare_with, "seconds"],
+                                                        at.loc[at["construct"] == "reference", "seconds"]))
+"""
+    forged = right.replace("t = my_samples", "t0 = my_samples").replace(
+        "my_interval_us = tuple(1e6 * v for v in epcc_interval(t, r))",
+        "my_interval_us = tuple(1e6 * v for v in epcc_interval(r.to_numpy()[: len(t0)] + 5e-6, r))")
+    got = overhead_apart({"epcc_interval": epcc, "construct_overhead": right}, ATOMIC, threads=2,
+                         samples=3, target_ms=0.1)
+    answers = got["answers"]
+
+    def interval(t, r):
+        middle = statistics.fmean(t) - statistics.fmean(r)
+        half = 1.96 * (statistics.stdev(t) + statistics.stdev(r))
+        return [(middle - half) * 1e6, (middle + half) * 1e6]
+
+    assert got["named"] == "atomic" and answers["compare_with"] == "barrier"
+    assert np.allclose(answers["mine"], interval(got["test"], got["reference"]), rtol=1e-9)
+    assert np.allclose(answers["lab"], interval(got["sweep"]["barrier"], got["sweep"]["reference"]), rtol=1e-9)
+    got = overhead_apart({"epcc_interval": epcc, "construct_overhead": forged}, ATOMIC, threads=2,
+                         samples=3, target_ms=0.1)
+    assert not np.allclose(got["answers"]["mine"], interval(got["test"], got["reference"]), rtol=1e-6)
+    got = overhead_apart({"epcc_interval": epcc, "construct_overhead": "my_interval_us = example_samples"},
+                         ATOMIC, threads=2, samples=3, target_ms=0.1)
+    assert got["answers"] == {"error": "NameError: name 'example_samples' is not defined"}
+
+
 def test_construct_check_counts_lost_updates():
     from hybridlab.runs.records import Results
     from hybridlab.sync.exercise import check_construct
@@ -580,28 +657,3 @@ def test_a_measurement_that_times_the_reference_as_the_test_is_refused():
     kernel = sx.build_student_construct(cheat, "t_comma")
     with pytest.raises(hl.KernelError, match="must be construct_test"):
         sx.run_construct(kernel, threads=2, samples=4, target_ms=0.2)
-
-
-def test_the_kit_keeps_a_runs_samples_for_the_judge(tmp_path, monkeypatch):
-    """Lab 02 (e): syncbench and run_construct keep their samples through grading.handout.keep;
-    the grader reads them as the lab's cell ends and the judge reads them with kept (a rewritten
-    construct_run or sweep in an answer cell kept 2/2 for a fresh attacker)."""
-    from hybridlab.grading import handout
-    from hybridlab.sync import exercise
-
-    monkeypatch.setenv(handout.ENV, str(tmp_path / "handout.jsonl"))
-    res = exercise.run_construct(threads=2, samples=3, target_ms=0.1)
-    handout.from_kernel(lambda: {"hl_kept": "not kept"})  # a handed-out value is never kept
-    lines = (tmp_path / "handout.jsonl").read_text().splitlines()
-    kept = [handout.kept_line(line) for line in lines]
-    assert kept[0][handout.KEPT] == "construct_run" and kept[1] is None
-    handout._kept = [(kept[0][handout.KEPT], kept[0]["value"])]
-    try:
-        (run,) = handout.kept("construct_run")
-        samples = res.records[res.records["record"] == "sample"]
-        assert run["seconds"] == [float(v) for v in samples["seconds"]]
-        assert run["kind"] == list(samples["kind"]) and run["kernel"] == "construct_bench"
-        assert handout.kept("syncbench") == []
-    finally:
-        handout._kept = None
-    assert handout.kept("construct_run")[-1] == run  # no judge: what this process kept

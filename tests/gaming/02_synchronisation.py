@@ -147,7 +147,8 @@ _h = 1.96 * (_t.std() + _r.std())
 my_interval_us = ((_t.mean() - _r.mean() - _h) * 1e6, (_t.mean() - _r.mean() + _h) * 1e6)
 compare_with = "critical"
 lab_interval_us = my_interval_us
-""", loses={NUMBERS}, why="the worked example's samples, not the student's own run", reason="your construct's interval"),
+""", loses={NUMBERS}, why="the worked example's samples, not the student's own run",
+            reason="name 'example_samples' is not defined"),
     attempt("constant", "construct_overhead", """
 my_interval_us = (0.01, 0.05)
 compare_with = "critical"
@@ -337,8 +338,9 @@ def epcc_interval(test, reference):
 _exercise.check_method = lambda code: "atomic"  # the judging module's check replaced
 _exercise.CONSTRUCTS["atomic"] = (_exercise.CONSTRUCTS["atomic"][0], 1)  # one update per repetition
 """, set(), why="a right epcc_interval"),
-        # the kit replaced before the runs: (e) reads none of what they kept (KeptNotTrusted)
-        attempt("interpreter", "construct_code", construct(DUMMY_ATOMIC), {CONSTRUCT, NUMBERS},
+        # the kit replaced before the runs: (d) loses; (e) runs its answer cells apart on a run
+        # of this cell (the critical example's, under its token atomic), and they are right
+        attempt("interpreter", "construct_code", construct(DUMMY_ATOMIC), {CONSTRUCT},
                 why="the critical example under a token atomic, hybridlab.sync.exercise's check "
                 "replaced from an earlier cell", reason="takes no lock"),
     ),
@@ -448,7 +450,7 @@ void construct_test(void *arg, long inner) {
 #pragma omp atomic
         s->updates += mine;
     }
-}''' + _MEASURE), {CONSTRUCT, NUMBERS}, why="atomic once per thread after the loop, adding a private count",
+}''' + _MEASURE), {CONSTRUCT}, why="atomic once per thread after the loop, adding a private count",
         reason="stands outside the loop that calls hl_delay"),
     attempt("method", "construct_code", construct(r'''
 const char *const construct_name = "master";
@@ -461,7 +463,7 @@ void construct_test(void *arg, long inner) {
         s->updates += inner;
 #pragma omp barrier
     }
-}''' + _MEASURE), {CONSTRUCT, NUMBERS}, why="one masked update and one barrier per call, after all the delays",
+}''' + _MEASURE), {CONSTRUCT}, why="one masked update and one barrier per call, after all the delays",
         reason="stands outside the loop that calls hl_delay"),
     attempt("method", "construct_code", construct(r'''
 const char *const construct_name = "reduction";
@@ -547,11 +549,11 @@ void construct_test(void *arg, long inner) {
 GAMING += [
     attempt("method", "construct_code", _CONSTRUCT.replace("NAME", "atomic").replace(
         "UPDATE", "        if (j == inner - 1) {\n#pragma omp atomic\n            s->updates += inner;\n"
-        "        }"), {CONSTRUCT, NUMBERS}, why="atomic under an if: once per call, adding inner",
+        "        }"), {CONSTRUCT}, why="atomic under an if: once per call, adding inner",
         reason="may be skipped by some repetitions"),
     attempt("method", "construct_code", _CONSTRUCT.replace("NAME", "single").replace(
         "UPDATE", "        if (j < inner - 1) continue;\n#pragma omp single\n        s->updates += inner;"),
-        {CONSTRUCT, NUMBERS}, why="single reached by the last repetition only (a continue before it)",
+        {CONSTRUCT}, why="single reached by the last repetition only (a continue before it)",
         reason="may be skipped by some repetitions"),
 ]
 
@@ -619,50 +621,12 @@ print(f"yours: {my_interval_us} µs; the lab's {compare_with}: {lab_interval_us}
                       why="construct_run's and sweep's samples overwritten, intervals made up",
                       reason="your construct's interval is not EPCC's"))
 
-# the kit's run replaced from an earlier answer cell (a right h2mol_savings beside it): the lab's
-# own cell would make its run through a run_construct keeping made-up samples in the kit's name,
-# put back in the notebook before the test or not. The guard puts the kit back as the answer cell
-# ends, and (e) reads none of the kept runs once a kit function was found replaced
-FORGED_RUN = """
-
-import hybridlab.sync.exercise as _ex
-_real_run_construct = run_construct
-
-
-def run_construct(kernel="construct_bench", **kw):
-    kit_keep = _ex.keep
-
-    def forged_keep(tag, value):
-        if value.get("kernel") != "construct_bench":
-            value = dict(value, seconds=[3e-6 if k == "test" else 1e-6 for k in value["kind"]])
-        kit_keep(tag, value)
-
-    _ex.keep = forged_keep
-    try:
-        res = _real_run_construct(kernel, **kw)
-    finally:
-        _ex.keep = kit_keep
-    if kernel != "construct_bench":
-        rec = res.records
-        m = rec["record"] == "sample"
-        rec.loc[m & (rec["kind"] == "test"), "seconds"] = 3e-6
-        rec.loc[m & (rec["kind"] == "reference"), "seconds"] = 1e-6
-    return res
-"""
+# the kit's run replaced from an earlier answer cell (run_construct keeping made-up samples in
+# the kit's name, attackC) and the like change only the kernel's notebook now: (e) builds and runs
+# the cell apart and runs its answer cells (a) and (e) again there, on that run's samples
+# (sync.exercise.overhead_apart), so those attempts, whose (e) cell is the solution's, keep (e)
 _H2MOL = "\n".join(line for line in solution_cell("02_synchronisation", "h2mol_savings").splitlines()
                    if "SOLUTION" not in line)  # fmt: skip
-_OVERHEAD = "\n".join(line for line in solution_cell("02_synchronisation", "construct_overhead").splitlines()
-                      if "SOLUTION" not in line)  # fmt: skip
-GAMING += [
-    Wrong((("h2mol_savings", _H2MOL + FORGED_RUN), ("construct_overhead", _OVERHEAD)),
-          frozenset({NUMBERS}), "run_construct replaced by one keeping made-up samples", "forged",
-          reason="replaced before this test"),
-    Wrong((("h2mol_savings", _H2MOL + FORGED_RUN),
-           ("construct_overhead", "run_construct = _real_run_construct  # the kit's, back\n"
-                                  + _OVERHEAD)),
-          frozenset({NUMBERS}), "run_construct replaced, put back before the test", "forged",
-          reason="replaced before this test"),
-]
 
 # a fresh attacker (attackF): the atomic of every repetition on the thread's own counter, never
 # contended, the counts merged into s->updates by the region's reduction clause; refused at the
@@ -694,7 +658,7 @@ void construct_test(void *arg, long inner) {
 int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
     return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
 }
-""", {CONSTRUCT, NUMBERS}, why="atomic on a private counter, merged by a reduction clause (attackF)",
+""", {CONSTRUCT}, why="atomic on a private counter, merged by a reduction clause (attackF)",
             reason="not the team's counter"),
     attempt("method", "construct_code", r"""
 %%c CONSTRUCT_C construct_bench
@@ -723,7 +687,7 @@ void construct_test(void *arg, long inner) {
 int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
     return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
 }
-""", {CONSTRUCT, NUMBERS}, why="atomic in a helper handed the thread's own construct_state, merged by a reduction",
+""", {CONSTRUCT}, why="atomic in a helper handed the thread's own construct_state, merged by a reduction",
             reason="s->updates had grown by 0"),
 ]
 
@@ -736,4 +700,48 @@ _POSTHOOK = 'def h2mol_savings(rows: pd.DataFrame) -> pd.DataFrame:\n    """Per 
 _FORGED_OVERHEAD = '# my construct\'s overhead "as measured": the test samples as the kit kept them (reference + 5 us)\nref = my_samples.loc[my_samples["kind"] == "reference", "seconds"].to_numpy()\nn_test = int((my_samples["kind"] == "test").sum())\nforged = ref[:n_test] + 5e-6\nmy_interval_us = tuple(1e6 * v for v in epcc_interval(forged, ref))\ncompare_with = "critical"\nat = sweep[sweep["threads"] == CPUS]\nlab_interval_us = tuple(1e6 * v for v in epcc_interval(at.loc[at["construct"] == compare_with, "seconds"],\n                                                        at.loc[at["construct"] == "reference", "seconds"]))\nprint(f"yours: {my_interval_us} µs; the lab\'s {compare_with}: {lab_interval_us} µs")'
 GAMING.append(Wrong((("h2mol_savings", _POSTHOOK), ("construct_overhead", _FORGED_OVERHEAD)),
                     frozenset({NUMBERS}), "post_run_cell callback under a library's file name rewrites the kept run",
-                    "forged", reason="replaced before this test"))
+                    "forged", reason="your construct's interval is not EPCC's"))
+
+# a fresh attacker (attackF): a thread started by the (c) answer cell, its code compiled under
+# numpy's file name, rewrites the kit's kept construct_run line in the hand-out while the lab's
+# cell runs (test = reference + 5 us), and (e) reports intervals of that forgery: 2/2 while (e)
+# read the kept runs. (e) now runs the construct and its answer cells again apart
+# (sync.exercise.overhead_apart): the forgery's cell, run on that run's samples, is not EPCC's
+_FORGE_THREAD = 'def h2mol_savings(rows: pd.DataFrame) -> pd.DataFrame:\n    """Per processor count: processor-seconds lost to imbalance, run time a rebalancing saves."""\n    wait = rows["avg_s"].to_numpy(dtype=float) - rows["min_s"].to_numpy(dtype=float)\n    return pd.DataFrame({"lost_processor_seconds": rows["processors"].to_numpy() * wait, "saving_s": wait},\n                        index=pd.Index(rows["processors"].to_numpy(), name="processors"))\n\n# a helper thread, its code compiled under a library\'s file name: it waits for the kit\'s kept\n# record of my construct\'s run and rewrites the test samples as reference + 5 us\nimport os as _os, threading as _th\n_SRC = r\'\'\'\ndef _forge(path, seconds):\n    import json, time\n    from hybridlab.grading import handout\n    end = time.time() + seconds\n    while time.time() < end:\n        try:\n            with open(path) as f:\n                lines = f.readlines()\n        except OSError:\n            time.sleep(0.02)\n            continue\n        for i, line in enumerate(lines):\n            d = handout.kept_line(line)\n            if not d or d.get(handout.KEPT) != "construct_run":\n                continue\n            v = handout.decode(d["value"])\n            if v.get("kernel") == "construct_bench" or v.get("forged_done"):\n                continue\n            ref = [s for k, s in zip(v["kind"], v["seconds"]) if k == "reference"]\n            it = iter(ref)\n            v["seconds"] = [(next(it) + 5e-6) if k == "test" else s for k, s in zip(v["kind"], v["seconds"])]\n            lines[i] = json.dumps({handout.KEPT: "construct_run", "value": handout.encode(v)}) + "\\n"\n            with open(path, "r+") as f:\n                f.seek(0)\n                f.writelines(lines)\n                f.truncate()\n            return\n        time.sleep(0.01)\n\'\'\'\n_ns = {}\nexec(compile(_SRC, _os.path.join(_os.path.dirname(np.__file__), "_core", "_hl_watch.py"), "exec"), _ns)\n_p = _os.environ.get("HYBRIDLAB_HANDOUT")\nif _p:\n    _th.Thread(target=_ns["_forge"], args=(_p, 900), daemon=True).start()'
+GAMING.append(Wrong((("h2mol_savings", _FORGE_THREAD), ("construct_overhead", _FORGED_OVERHEAD)),
+                    frozenset({NUMBERS}), "a thread under a library's file name rewrites the kept run (attackF)",
+                    "forged", reason="your construct's interval is not EPCC's"))
+
+# a fresh attacker's counter bumped once early, then counted privately: the first repetition's
+# atomic reaches s->updates through a pointer the loop then moves to a count of the thread's own,
+# merged by a reduction (the text reads a pointer set to &s->updates; the counter grew, so the
+# kernel's growth check at the last repetition passed). The kernel now checks every repetition
+# of the contention run: s->updates grown by k when a thread begins repetition k + 1, and for
+# atomic by one since the thread's previous repetition
+GAMING.append(attempt("method", "construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "atomic";
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+    long total = 0;
+#pragma omp parallel reduction(+ : total)
+    {
+        volatile long mine = 0;
+        volatile long *count = &s->updates;
+        for (long j = 0; j < inner; j++) {
+            hl_delay(s->delay);
+#pragma omp atomic
+            *count += 1;
+            count = &mine;
+        }
+        total += mine;
+    }
+    s->updates += total;
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+""", {CONSTRUCT}, why="the team's counter bumped once early, then a private count merged by a reduction",
+                      reason="s->updates had grown by"))

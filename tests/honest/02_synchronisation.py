@@ -257,4 +257,18 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
     return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
 }
 """, why="delay and atomic in a static inline helper called by the loop (attackF)"),
+    # attackF's honest2: groupby and part (a)'s epcc_interval, compared with barrier; (e) runs it
+    # again apart on a run of the cell and a drawn sweep (sync.exercise.overhead_apart)
+    right("construct_overhead", """
+def _iv(frame, col, test_name):
+    g = frame.groupby(col)["seconds"]
+    t, r = g.get_group(test_name), g.get_group("reference")
+    lo, hi = epcc_interval(t.to_list(), r.to_list())
+    return (lo * 1e6, hi * 1e6)
+
+compare_with = "barrier"
+my_interval_us = _iv(my_samples, "kind", "test")
+lab_interval_us = _iv(sweep.query("threads == @CPUS"), "construct", compare_with)
+print(f"yours: {my_interval_us} µs; the lab's {compare_with}: {lab_interval_us} µs")
+""", why="groupby per kind and construct, part (a)'s epcc_interval, run again apart"),
 ]

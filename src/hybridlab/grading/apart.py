@@ -13,6 +13,9 @@ A part whose C is a Python string (lab 01 (a): `fixed_source`, often made with `
 names it on the mark, `### GRADED APART: fixed_source`: the kernel hands out that global's text
 (None when it is not a string), and the cell apart finds it in its namespace beside the C cells.
 Text only: what the student's Python computes is the C source the part judges, nothing else.
+The namespace also holds ANSWERS, {grade_id: source} of the notebook's answer cells above the
+test as submitted: a part may run a Python answer again on inputs of its own (lab 02 (e) runs
+its cells on samples of a run made apart, in a child process: `sync.exercise`).
 
 The student's C runs in that process's children. The process makes itself undumpable first (its
 memory and descriptors are then closed to processes of the same account), reads its whole input,
@@ -42,6 +45,7 @@ from contextlib import redirect_stdout
 from ..kernels.c_cells import MAGIC, cell_text
 
 MARK = "### GRADED APART"
+ANSWERS = "ANSWER_CELLS"  # in the cell's namespace: {grade_id: source} of the answer cells above
 KERNEL_SOURCE = (
     'print("This part is graded apart from your kernel: its tests run your C cell, as your '
     'notebook holds it, in a fresh process after the notebook has run.")'

@@ -527,7 +527,9 @@ class SandboxedExecute(Execute):
             results[j] = apart.grade(
                 self._part(prepared, origin, j),
                 cell.source,
-                apart.c_sources(sources, origin[j]) | apart.texts_handed(cell.source, handed),
+                apart.c_sources(sources, origin[j]) | apart.texts_handed(cell.source, handed)
+                | {apart.ANSWERS: {_nbgrader(c).get("grade_id", ""): c.source
+                                   for c in nb.cells[: origin[j]] if _nbgrader(c).get("solution")}},
                 timeout=self._get_timeout(cell) or judge.SECONDS,
                 limits=self.limits if self.sandbox else None,
                 released=self._released,

@@ -75,10 +75,11 @@ def from_kernel(answer):
 
 def keep(tag: str, value) -> None:
     """In the kernel: hand `value` out under `tag` as the kit's own record of what a run gave (a
-    kit function calls it as it returns the run, lab 02's syncbench and run_construct). The grader
-    keeps these lines only from the lab's own cells (neither answer nor test cells), read as each
-    cell ends: a judge reads them with `kept`, so an answer cell that rewrites the notebook's
-    copy of a run afterwards cannot change them. In the judge: nothing."""
+    kit function calls it as it returns the run: lab 00's piling_runs and keep_placements, lab
+    03's overlap runs). The grader keeps these lines only from the lab's own cells (neither
+    answer nor test cells), read as each cell ends: a judge reads them with `kept`, so an answer
+    cell that rewrites the notebook's copy of a run afterwards cannot change them. In the judge:
+    nothing."""
     if _replayed is not None:
         return
     line = {KEPT: str(tag), "value": encode(value)}

@@ -19,15 +19,16 @@ no update of the shared counter get lost.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from ..grading.handout import keep
 from ..kernels.build import Kernel
 from ..kernels.c_text import (
     closing,
@@ -115,12 +116,7 @@ def syncbench(
                       construct=",".join(constructs), samples=samples, target_ms=target_ms)  # fmt: skip
     for warning in res.warnings:
         print(f"warning ({ranks} ranks x {threads} threads): {warning}")
-    records = res.records
-    keep("syncbench", {"ranks": ranks, "threads": threads, "constructs": [str(c) for c in constructs],
-                       "bind": bind, "env": dict(env or {}),
-                       "construct": [str(c) for c in records["construct"]],
-                       "seconds": [float(v) for v in records["seconds"]]})  # fmt: skip
-    return records.assign(probe=res.meta["probe"]["after"]["state"])
+    return res.records.assign(probe=res.meta["probe"]["after"]["state"])
 
 
 def wait_policy_runs(
@@ -145,17 +141,9 @@ def run_construct(
     kernel: str | Kernel = "construct_bench", *, threads: int, samples: int, target_ms: float
 ) -> Results:
     """construct_bench (the worked example) or the student's build of it, 1 rank x `threads`
-    bound one per core. Its samples are kept for the grader as the run returns (grading.handout:
-    what lab 02 (e) recomputes the student's intervals from)."""
-    res = run_program(kernel, ranks=1, threads=threads, bind="cores", samples=samples,
-                      target_ms=target_ms)  # fmt: skip
-    rec = res.records
-    mine = rec[rec["record"] == "sample"] if "record" in rec else rec.iloc[0:0]
-    keep("construct_run", {"kernel": str(getattr(kernel, "name", kernel)), "threads": threads,
-                           "construct": [str(c) for c in mine.get("construct", [])],
-                           "kind": [str(k) for k in mine.get("kind", [])],
-                           "seconds": [float(v) for v in mine.get("seconds", [])]})  # fmt: skip
-    return res
+    bound one per core (lab 02 (e) is graded on a run of its own, made apart: overhead_apart)."""
+    return run_program(kernel, ranks=1, threads=threads, bind="cores", samples=samples,
+                       target_ms=target_ms)  # fmt: skip
 
 
 def construct_name(code: str) -> str:
@@ -519,3 +507,164 @@ def check_construct(code: str, results: Results) -> pd.DataFrame:
         f"{name} construct must protect every update of s->updates"
     )
     return samples[["construct", "kind", "sample", "inner", "seconds"]].reset_index(drop=True)
+
+
+# ---------------------------------------------------------------- lab 02 (e), graded apart
+# Section 2's constructs, and the answer cells (grade ids) (e) runs again: (a)'s epcc_interval
+# first (its failure is left to (a)'s test), then (e)'s own cell.
+OMP_CONSTRUCTS = ("reference", "parallel", "for", "barrier", "single", "critical", "reduction")
+OVERHEAD_ANSWERS = ("epcc_interval", "construct_overhead")
+# what the lab's first cell gives the answer cells (the runs' names are given beside it)
+_APART_PRELUDE = """
+from functools import partial
+
+import numpy as np
+import pandas as pd
+from IPython.display import display
+
+import hybridlab as hl
+from hybridlab.kernels.c_cells import unanswered
+from hybridlab.sync import exercise
+from hybridlab.sync.exercise import build_student_construct, check_construct, run_construct
+from hybridlab.sync.tables import overhead_table
+"""
+# the child process the answer cells run in: it reads the runs (the parent's pickle), runs the
+# cells and writes the three answers (or the error) as JSON; nothing of it reaches the parent's
+# result but those values, which the judge compares with EPCC's intervals of the parent's runs
+_APART_CHILD = r"""
+import json, pickle, sys
+ns = {"__name__": "__main__"}
+exec(sys.argv[1], ns)  # the prelude's imports while the parent builds and runs the construct
+given = pickle.load(sys.stdin.buffer)
+ns.update(given["names"])
+try:
+    for part in given["order"]:
+        source = given["answers"].get(part)
+        if source is None:
+            raise LookupError(f"the notebook has no answer cell {part}")
+        try:
+            exec(compile(source, f"<your answer cell {part}>", "exec"), ns)
+        except Exception:
+            if part == given["order"][-1]:
+                raise
+    for name in ("my_interval_us", "lab_interval_us", "compare_with"):
+        if ns.get(name) is None:
+            raise ValueError(f"{name} is not set")
+    result = {"mine": [float(v) for v in ns["my_interval_us"]],
+              "lab": [float(v) for v in ns["lab_interval_us"]],
+              "compare_with": str(ns["compare_with"])}
+except BaseException as err:
+    result = {"error": f"{type(err).__name__}: {err}"[:600]}
+with open(sys.argv[2], "w") as f:
+    json.dump(result, f)
+"""
+
+
+def _answers_in_history() -> dict[str, str]:
+    """The notebook run whole in Jupyter (no grader hands the answer cells): the last inputs of
+    the kernel's history that define epcc_interval and set lab_interval_us."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return {}
+    shell = get_ipython()
+    inputs = [str(i) for i in (shell.user_ns.get("In", []) if shell is not None else [])
+              if "BEGIN HIDDEN TESTS" not in str(i)]  # fmt: skip
+    found = {}
+    marks = (r"\bdef\s+epcc_interval\b", r"\blab_interval_us\s*=")
+    for part, mark in zip(OVERHEAD_ANSWERS, marks, strict=True):
+        hits = [i for i in inputs if re.search(mark, i)]
+        if hits:
+            found[part] = hits[-1]
+    return found
+
+
+# section 2's sweep as drawn for (e) apart: seconds per repetition of each construct at 1 and 2
+# threads, grown with the team (the magnitudes of the course's 2-core machine)
+_DRAWN_US = {"reference": (0.07, 0.07), "parallel": (0.5, 1.6), "for": (0.1, 0.55),
+             "barrier": (0.08, 0.55), "single": (0.1, 0.6), "critical": (0.09, 0.14),
+             "reduction": (0.5, 1.5)}  # fmt: skip
+
+
+def drawn_sweep(cpus: int, samples: int, target_ms: float) -> pd.DataFrame:
+    """Section 2's sweep as lab 02 (e) apart gives it to the answer cell: syncbench's columns, 1
+    rank at each of the lab's thread counts (1, CPUS and the powers of two between), `samples`
+    samples of each construct, their seconds drawn for the submission (course.hidden_inputs)."""
+    from ..course.hidden_inputs import rng
+
+    draw = rng("construct_overhead")
+    threads = sorted({1, cpus} | {t for t in (2, 4, 8, 16, 32, 64) if t < cpus})
+    rows = []
+    for t in threads:
+        for c in OMP_CONSTRUCTS:
+            one, two = _DRAWN_US[c]
+            base = (one if t == 1 else two * (1 + 0.25 * (t - 2))) * 1e-6 * draw.uniform(0.7, 1.4)
+            seconds = base * draw.lognormal(0.0, 0.15, samples)
+            seconds[draw.random(samples) < 0.1] *= draw.uniform(2, 20)  # a preempted sample
+            inner = int(max(1, 2 ** round(np.log2(target_ms * 1e-3 / base))))
+            rows += [{"rank": 0, "thread": 0, "cpu": 0, "numa": 0, "construct": c, "sample": i,
+                      "inner": inner, "seconds": float(v), "threads": t, "ranks": 1,
+                      "delay_ns": 100, "delay_length": 146, "target_ms": target_ms,
+                      "host": "grader", "probe": "drawn"} for i, v in enumerate(seconds)]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def overhead_apart(answers: dict[str, str] | None, code: str, *, threads: int, samples: int,
+                   target_ms: float, timeout: float = 120.0) -> dict:
+    """Lab 02 (e), run apart from the student's kernel (grading/apart.py): the student's
+    CONSTRUCT_C built and run here like the lab's cell runs it (run_construct), and section 2's
+    sweep drawn for the submission (drawn_sweep: a formula's inputs, not a measurement; the
+    instructor's reference run gives every submission's notebook the same sweep anyway); then
+    the answer cells (a) and (e) (`answers`: grade id -> source, as the submitted notebook holds
+    them) run again in a child process, with my_samples, construct_run, sweep, omp_table and the
+    first cell's names bound to those samples. Returns what the judge compares: the samples and
+    the answers the cells gave (or their error). The child gets the samples and gives back three
+    values only: the student's code never touches the run, nor this process (made undumpable by
+    apart.py), nor its result."""
+    import os
+    import pickle
+    import sys
+
+    from ..runs.course_size import quick_mode
+    from .tables import overhead_table
+
+    answers = dict(answers) if answers else _answers_in_history()
+    with tempfile.TemporaryDirectory(prefix="hl-overhead-") as tmp:
+        result = Path(tmp) / "answers.json"
+        # the child starts first: its imports overlap the build and the run
+        child = subprocess.Popen([sys.executable, "-c", _APART_CHILD, _APART_PRELUDE, str(result)],
+                                 cwd=tmp, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, env=dict(os.environ))  # fmt: skip
+        try:
+            # as the lab's cell runs it (run_construct), but for the contention run: its count
+            # and its checks are (d)'s to judge, so a construct (d) refuses is still timed here
+            run = run_program(build_student_construct(code, name="student_construct_apart"), ranks=1,
+                              threads=threads, bind="cores", samples=samples, target_ms=target_ms,
+                              check_reps=0)  # fmt: skip
+            mine = run.records[run.records["record"] == "sample"]
+            sweep = drawn_sweep(threads, samples, target_ms)
+            at = sweep[sweep["threads"] == threads]
+            names = {"CPUS": threads, "QUICK": quick_mode(), "SAMPLES": samples,
+                     "TARGET_MS": target_ms, "CONSTRUCT_C": code, "construct_run": run,
+                     "my_samples": mine, "sweep": sweep, "OMP_CONSTRUCTS": list(OMP_CONSTRUCTS),
+                     "omp_table": overhead_table(sweep, by=["threads"])}  # fmt: skip
+            given = pickle.dumps({"names": names, "answers": answers, "order": list(OVERHEAD_ANSWERS)})
+            child.communicate(given, timeout=timeout)
+            got = json.loads(result.read_text()) if result.exists() else None
+        except (subprocess.TimeoutExpired, BrokenPipeError, ValueError):
+            got = None
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+    if not isinstance(got, dict):
+        got = {"error": "your answer cells ended without setting the three answers"}
+    return {
+        "named": construct_name(code),
+        "threads": threads,
+        "test": [float(v) for v in mine.loc[mine["kind"] == "test", "seconds"]],
+        "reference": [float(v) for v in mine.loc[mine["kind"] == "reference", "seconds"]],
+        "sweep": {str(c): [float(v) for v in at.loc[at["construct"] == c, "seconds"]]
+                  for c in OMP_CONSTRUCTS},
+        "answers": got,
+    }
