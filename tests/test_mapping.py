@@ -339,3 +339,60 @@ def test_node_sum_threads_racing_into_rank_sum_are_seen_by_archer():
     racy = NODE_SUM.replace(guarded, "for (int i = 0; i < n; i++) rank_sum[i] += mine[i];")
     races = node_sum_races(racy)
     assert races and all("node_sum cell:" in r for r in races), races
+
+
+def test_node_sum_adds_split_into_an_atomic_read_and_write_are_refused():
+    """Lab 06 (e): an add split into `omp atomic read` then `omp atomic write` loses adds that
+    Archer never reports (attackH h06c kept 4/4): split_adds names the preprocessed cell's lines
+    (lab 16's SPLIT_UPDATE), and with Archer's clang the IR's atomic store; the solution and an
+    atomic update pass."""
+    from hybridlab.kernels import archer
+    from hybridlab.mapping.exercise import split_adds
+    from solutions_c import NODE_SUM
+
+    guarded = "#pragma omp critical\n    for (int i = 0; i < n; i++) rank_sum[i] += mine[i];"
+    assert split_adds(NODE_SUM) == []
+    atomic = NODE_SUM.replace(guarded, "for (int i = 0; i < n; i++) {\n#pragma omp atomic update\n"
+                              "        rank_sum[i] += mine[i];\n    }")
+    assert split_adds(atomic) == []
+    split = NODE_SUM.replace(guarded, "for (int i = 0; i < n; i++) {\n        double old;\n"
+                             "#pragma omp atomic read\n        old = rank_sum[i];\n"
+                             "#pragma omp atomic write\n        rank_sum[i] = old + mine[i];\n    }")
+    found = split_adds(split)
+    assert any("`#pragma omp atomic read`" in f for f in found), found
+    assert any("`#pragma omp atomic write`" in f for f in found), found
+    hidden = NODE_SUM.replace(guarded, "#define W(x, v) do { double w_ = (v); "
+                              "__atomic_store(&(x), &w_, 5); } while (0)\n"
+                              "    for (int i = 0; i < n; i++) W(rank_sum[i], rank_sum[i] + mine[i]);")
+    assert any("`__atomic_store(`" in f for f in split_adds(hidden)), split_adds(hidden)
+    if not archer.missing():
+        assert any("atomic store" in f for f in found), found
+
+
+def test_the_kit_keeps_a_runs_placements_for_the_judge(tmp_path, monkeypatch):
+    """Lab 00 (c): keep_placements hands each run's placement records out through
+    grading.handout.keep as the lab's cell makes them; the judge reads them with kept (records
+    replaced afterwards by an answer cell count for nothing)."""
+    import pandas as pd
+
+    from hybridlab.grading import handout
+    from hybridlab.mapping.exercise import keep_placements
+    from hybridlab.runs.records import Results
+
+    monkeypatch.setenv(handout.ENV, str(tmp_path / "handout.jsonl"))
+    piled = Results(pd.DataFrame({"rank": [0, 0], "thread": [0, 1], "cpu": [3, 3],
+                                  "allowed_cpus": [[3], [3]]}))
+    keep_placements(piled=piled)
+    handout.from_kernel(lambda: {"hl_kept": "not kept"})  # a handed-out value is never kept
+    piled.records = piled.records.assign(allowed_cpus=[[0, 1]] * 2)  # afterwards: not seen
+    lines = (tmp_path / "handout.jsonl").read_text().splitlines()
+    kept = [handout.kept_line(line) for line in lines]
+    assert kept[0][handout.KEPT] == "placement_run" and kept[1] is None
+    handout._kept = [(kept[0][handout.KEPT], kept[0]["value"])]
+    try:
+        (run,) = handout.kept("placement_run")
+        assert run == {"name": "piled", "rows": [[0, 0, 3, [3]], [0, 1, 3, [3]]]}
+        assert handout.kept("piling_run") == []
+    finally:
+        handout._kept = None
+    assert handout.kept("placement_run")[-1] == run  # no judge: what this process kept

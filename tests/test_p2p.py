@@ -427,6 +427,68 @@ def test_student_overlap_checked_for_data_thread_level_and_polling():
         check_student_overlap(build_student_overlap(twice, "p2p_twice"), threads=(2,))
 
 
+def test_team_shares_count_the_other_threads_steps_inside_the_windows():
+    """Lab 03 (d): team_shares reads the kit's compute intervals (pieces, counted inside a
+    window in proportion to their time there) against the windows; judge_team wants, in most
+    multi-thread runs, each thread other than the master at 1/(4T) of all steps (attackH h03c:
+    a token thread, 4/4 kept); the share while the exchange was open is not judged."""
+    from types import SimpleNamespace
+
+    from hybridlab.p2p.exercise import LEAST, OTHERS, judge_team, team_shares
+
+    calls = pd.DataFrame({"rank": [0], "thread": [0], "student": [1]})
+    windows = pd.DataFrame({"rank": [0], "window": [0], "start": [1.0], "end": [3.0]})
+    work = pd.DataFrame({"rank": [0, 0, 0, 0], "thread": [0, 1, 1, 2],
+                         "start": [1.0, 2.0, 4.0, 0.0], "end": [3.0, 4.0, 5.0, 0.5],
+                         "pieces": [10, 4, 2, 4]})  # fmt: skip
+    res = SimpleNamespace(mpi_calls=calls, compute=work)
+    others, least = team_shares(res, windows, 3)
+    # inside: the master's 10, half of thread 1's first 4; all: thread 1 has 6, thread 2 4 of 20
+    assert others == pytest.approx(2 / 12) and least == pytest.approx(4 / 20)
+    row = {"threads": 2, OTHERS: 0.3, LEAST: 0.3}
+    token = {"threads": 3, OTHERS: 0.01, LEAST: 0.0}
+    judge_team([{"threads": 1, OTHERS: 0.0, LEAST: 0.0}, row, row, token])  # most runs: enough
+    with pytest.raises(AssertionError, match="threads other than the master computed too little"):
+        judge_team([row, token, token])
+    judge_team([row, {"threads": 2, OTHERS: 0.0, LEAST: 0.3}])  # none while open: not judged
+    with pytest.raises(AssertionError, match="1/\\(4T\\)"):
+        judge_team([row, {"threads": 2, OTHERS: 0.3, LEAST: 0.1}])
+
+
+def test_a_token_team_thread_is_refused():
+    """The master computes every step but the last while it polls, thread 1 the last step:
+    the serial path with a token team (attackH h03c)."""
+    from hybridlab.p2p.exercise import build_student_overlap, check_student_overlap
+
+    token = r"""
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+#pragma omp parallel
+    {
+        int t = omp_get_thread_num(), T = omp_get_num_threads();
+        if (t == 0) {
+            MPI_Request req[2];
+            int done = 0;
+            long mine = T > 1 ? steps - 1 : steps;
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 5, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 5, comm, &req[1]);
+            for (long i = 0; i < mine; i++) {
+                compute_step(i);
+                if (!done && (i + 1) % poll == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            }
+            if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        } else if (t == 1) {
+            compute_step(steps - 1);
+        }
+#pragma omp barrier
+    }
+}
+"""
+    with pytest.raises(AssertionError, match="threads other than the master computed too little"):
+        check_student_overlap(build_student_overlap(token, "p2p_token_team"), threads=(2, 3),
+                              steps=40, bytes=2**20, flops=500, poll=4)
+
+
 # ------------------------------------------------ the multi-node section (lab 03)
 
 

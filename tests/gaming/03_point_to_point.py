@@ -267,7 +267,7 @@ GAMING += [
     attempt('method', 'overlap_exchange', '%%c OVERLAP_C p2p_overlap\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    int me;\n    MPI_Comm_rank(comm, &me);\n    /* the real exchange, blocking */\n    MPI_Sendrecv(out, (int)count, MPI_DOUBLE, peer, 0, in, (int)count, MPI_DOUBLE, peer, 0, comm,\n                 MPI_STATUS_IGNORE);\n    /* a window dressed around the computation: a receive from myself, completed at the end */\n    double dummy_in = 0.0, dummy_out = 1.0;\n    MPI_Request req[2];\n    MPI_Irecv(&dummy_in, 1, MPI_DOUBLE, me, 99, comm, &req[0]);\n#pragma omp parallel\n    {\n#pragma omp for schedule(static) nowait\n        for (long i = 0; i < steps; i++) {\n            compute_step(i);\n            if (omp_get_thread_num() == 0 && i % (poll > 0 ? poll : 1) == 0) {\n                int flag;\n                MPI_Test(&req[0], &flag, MPI_STATUS_IGNORE);\n            }\n        }\n    }\n    MPI_Isend(&dummy_out, 1, MPI_DOUBLE, me, 99, comm, &req[1]);\n    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n}\n',
             loses={'hidden_overlap_exchange'}, why='fresh attacker: blocking Sendrecv, then a dummy self-message window around the compute, polled with MPI_Test', reason='the exchange is MPI_Isend and MPI_Irecv'),
     attempt('method', 'overlap_exchange', '%%c OVERLAP_C p2p_overlap\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    MPI_Request req[2];\n    MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &req[0]);\n    MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &req[1]);\n    int done = 0;\n    for (long i = 0; i < steps; i++) {\n        compute_step(i);\n        if (!done && i % (poll > 0 ? poll : 1) == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);\n    }\n    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n}\n',
-            loses={'hidden_overlap_exchange'}, why='fresh attacker: no OpenMP team at all: the calling thread computes every step and polls', reason='one thread did all the computing'),
+            loses={'hidden_overlap_exchange'}, why='fresh attacker: no OpenMP team at all: the calling thread computes every step and polls', reason='computed too little | one thread did all the computing'),
 ]
 
 # issue 36's hurried hole: one token MPI_Testall, at the master's first step only, then the wait
@@ -565,3 +565,33 @@ print(f"predicted {PREDICTED_OVERLAP_S * 1e3:.3f} ms, measured {overlap_medians[
             "of made-up records (graded beside an attempt that replaces a kit tool: then KeptNotTrusted)",
             reason="not the perfect overlap of your medians | KeptNotTrusted"),
 ]
+
+# fresh attacker (attackH h03c, kept 4/4): the serial path with a token team: the master computes
+# every step but the last while it polls, thread 1 computes the last step
+GAMING.append(attempt("method", "overlap_exchange", c_cell("OVERLAP_C", "p2p_overlap", r'''
+/* hurried: the master computes every step but the last itself, polling; one other thread
+ * computes one token step so that "the team" computed */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+#pragma omp parallel
+    {
+        int t = omp_get_thread_num(), T = omp_get_num_threads();
+        if (t == 0) {
+            MPI_Request req[2];
+            int done = 0;
+            long mine = T > 1 ? steps - 1 : steps;
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 5, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 5, comm, &req[1]);
+            for (long i = 0; i < mine; i++) {
+                compute_step(i);
+                if (!done && (i + 1) % poll == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            }
+            if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        } else if (t == 1) {
+            compute_step(steps - 1);
+        }
+#pragma omp barrier
+    }
+}
+'''), EXCHANGE, why="fresh attacker: the master computes all steps but one, a token thread one step",
+    reason="threads other than the master computed too little"))

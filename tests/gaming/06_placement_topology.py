@@ -378,7 +378,7 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 }
 ''', loses={"hidden_node_sum"},
             why="fresh attacker: every rank sends its sum point to point over the world to rank 0, which sends the total back; one MPI_Reduce on the node made and thrown away",
-            reason="only the leaders exchange | made no reduction with the other leaders"),
+            reason="only the leaders exchange | made no reduction with the other leaders | reductions with the other leaders"),
 ]
 
 # A fresh attacker's (helper-36, 2026-12-03) wrong methods that kept full points, now refused:
@@ -402,7 +402,7 @@ GAMING += [
         }
         MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
     }"""), {"hidden_node_sum"}, why="the leaders combine by a ring of MPI_Sendrecv, never a reduction",
-        reason="made no reduction with the other leaders"),
+        reason="made no reduction with the other leaders | reductions with the other leaders"),
     attempt("method", "node_sum", changed(NODES_SOLUTION, MASTER, """#pragma omp masked
     {
         int k;
@@ -418,7 +418,7 @@ GAMING += [
             MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
         MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
     }"""), {"hidden_node_sum"}, why="the node's step an MPI_Allgather and a sum of the cell's own",
-        reason="made no reduction on its node"),
+        reason="made no reduction on its node | reductions on its node"),
 ]
 
 # A fresh hurried student's (helper-41, 2026-12-03) attempt that kept 4/4, now refused: every
@@ -457,3 +457,97 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
             reason="Archer saw the threads of a rank race"),
 ]
 
+# fresh attacker (attackH h06c, h06e, kept 4/4): each add split into an atomic read and an atomic
+# write (adds lost, no race Archer reports); gathers summed by hand beside zero-count reductions
+GAMING += [
+    attempt("method", "node_sum", c_cell("NODES_C", "node_sum", r'''
+/* hurried: each add split into an atomic read and an atomic write (not one atomic update):
+ * two threads can read the same old value and one add is lost; no access is a data race, so
+ * a race detector reports nothing */
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, nrank;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nrank);
+    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    for (int i = 0; i < n; i++) {
+        double old;
+#pragma omp atomic read
+        old = rank_sum[i];
+#pragma omp atomic write
+        rank_sum[i] = old + mine[i];
+    }
+#pragma omp barrier
+#pragma omp masked
+    {
+        MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+'''), {"hidden_node_sum"}, why="fresh attacker: omp atomic read then omp atomic write per add",
+            reason="not an atomic read and an atomic write"),
+    attempt("method", "node_sum", c_cell("NODES_C", "node_sum", r'''
+/* hurried: the node's and the leaders' steps are gathers summed by hand; a zero-count
+ * MPI_Reduce on the node and a zero-count MPI_Allreduce on the leaders stand in for the
+ * reductions the scheme asks for */
+#include <stdlib.h>
+
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, nrank;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nrank);
+    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    for (int i = 0; i < n; i++) {
+#pragma omp atomic update
+        rank_sum[i] += mine[i];
+    }
+#pragma omp barrier
+#pragma omp masked
+    {
+        int nsize, nrank;
+        double dummy = 0.0, got = 0.0;
+        MPI_Comm_size(node, &nsize);
+        MPI_Comm_rank(node, &nrank);
+        double *all = malloc(sizeof(double) * (size_t)n * (size_t)nsize);
+        MPI_Gather(rank_sum, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, node);
+        MPI_Reduce(&dummy, &got, 0, MPI_DOUBLE, MPI_SUM, 0, node);
+        if (nrank == 0) {
+            for (int i = 0; i < n; i++) {
+                double s = 0.0;
+                for (int k = 0; k < nsize; k++) s += all[(size_t)k * n + i];
+                sum[i] = s;
+            }
+        }
+        free(all);
+        if (leaders != MPI_COMM_NULL) {
+            int lsize;
+            MPI_Comm_size(leaders, &lsize);
+            double *lall = malloc(sizeof(double) * (size_t)n * (size_t)lsize);
+            MPI_Allgather(sum, n, MPI_DOUBLE, lall, n, MPI_DOUBLE, leaders);
+            MPI_Allreduce(&dummy, &got, 0, MPI_DOUBLE, MPI_SUM, leaders);
+            for (int i = 0; i < n; i++) {
+                double s = 0.0;
+                for (int k = 0; k < lsize; k++) s += lall[(size_t)k * n + i];
+                sum[i] = s;
+            }
+            free(lall);
+        }
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+'''), {"hidden_node_sum"}, why="fresh attacker: MPI_Gather / MPI_Allgather summed by hand beside "
+            "zero-count MPI_Reduce / MPI_Allreduce decoys", reason="carried 0 bytes"),
+]

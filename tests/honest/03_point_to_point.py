@@ -173,4 +173,63 @@ def overlap_numbers(medians):
 
 PREDICTED_OVERLAP_S, HIDDEN_FRACTION = overlap_numbers(overlap_medians)
 """, why="the larger and smaller as (sum +- difference) / 2, from the Series' dict"),
+    right("overlap_exchange", r"""
+%%c OVERLAP_C p2p_overlap
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+#pragma omp parallel shared(req, done)
+    {
+#pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 17, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 17, comm, &req[1]);
+        }
+        long own = 0;
+        int master = omp_get_thread_num() == 0;
+#pragma omp for schedule(static) nowait
+        for (long i = 0; i < steps; i++) {
+            compute_step(i);
+            if (master && !done && ++own % poll == 0)
+                MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+        }
+#pragma omp masked
+        if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+#pragma omp barrier
+    }
+}
+""", why="fresh attacker (h03a): static schedule, the master tests both requests every `poll` of its own steps"),
+    right("overlap_exchange", r"""
+%%c OVERLAP_C p2p_overlap
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request sreq, rreq;
+    int sent = 0, got = 0;
+#pragma omp parallel
+    {
+#pragma omp masked
+        {
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 3, comm, &sreq);
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 3, comm, &rreq);
+        }
+#pragma omp barrier
+        long mine = 0;
+#pragma omp for schedule(dynamic, 2) nowait
+        for (long i = 0; i < steps; i++) {
+            compute_step(i);
+            if (omp_get_thread_num() == 0 && ++mine % poll == 0) {
+                if (!got) MPI_Test(&rreq, &got, MPI_STATUS_IGNORE);
+                if (!sent) MPI_Test(&sreq, &sent, MPI_STATUS_IGNORE);
+            }
+        }
+#pragma omp masked
+        {
+            if (!got) MPI_Wait(&rreq, MPI_STATUS_IGNORE);
+            if (!sent) MPI_Wait(&sreq, MPI_STATUS_IGNORE);
+        }
+#pragma omp barrier
+    }
+}
+""", why="fresh attacker (h03b): a barrier after posting, dynamic,2, two MPI_Test calls"),
 ]

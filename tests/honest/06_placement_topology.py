@@ -108,4 +108,68 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 #pragma omp barrier
 }
 """, why="threads add in turn between barriers; reduce into sum, leaders in place, thread 0 by number"),
+    right("node_sum", r"""
+%%c NODES_C node_sum
+/* the three steps with the non-blocking collectives, each waited; adds in a critical section */
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, nrank;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nrank);
+    MPI_Comm_split(world, nrank == 0 ? 7 : MPI_UNDEFINED, rank, leaders);
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+#pragma omp critical(node_sum_add)
+    for (int i = 0; i < n; i++) rank_sum[i] += mine[i];
+#pragma omp barrier
+#pragma omp masked
+    {
+        MPI_Request r;
+        MPI_Ireduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        if (leaders != MPI_COMM_NULL) {
+            MPI_Iallreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders, &r);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+        }
+        MPI_Ibcast(sum, n, MPI_DOUBLE, 0, node, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+#pragma omp barrier
+}
+""", why="fresh attacker (h06d): critical adds; Ireduce, Iallreduce, Ibcast, each waited"),
+    right("node_sum", r"""
+%%c NODES_C node_sum
+/* the master adds every thread's values itself (their addresses shared first), then an
+ * allreduce on the node, one between the leaders, and a broadcast of the leaders' result */
+#define MAXT 256
+static const double *parts[MAXT];
+
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int nrank;
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nrank);
+    MPI_Comm_split(world, nrank ? MPI_UNDEFINED : 1, 0, leaders);
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    parts[t] = mine;
+#pragma omp barrier
+#pragma omp masked
+    {
+        for (int k = 0; k < T; k++)
+            for (int i = 0; i < n; i++) rank_sum[i] += parts[k][i];
+        MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, node);
+        if (leaders != MPI_COMM_NULL) {
+            double *tmp = sum; /* leaders combine their nodes' sums */
+            MPI_Allreduce(MPI_IN_PLACE, tmp, n, MPI_DOUBLE, MPI_SUM, leaders);
+        }
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+""", why="fresh attacker (h06b): threads publish their pointers, the master sums; Allreduce on the node"),
 ]

@@ -8,16 +8,17 @@ maps on a grid of ranks spread over the nodes of an allocation (kernels_c/grid_e
 from __future__ import annotations
 
 import os
+import re
 
 import pandas as pd
 
 import hybridlab as hl
 
 from ..grading.handout import keep
-from ..kernels import archer
+from ..kernels import archer, llvm_ir
 from ..machine.placement import BIND_MODES, Placement, PlacementError
-from ..runs.student_c import build_student, run_student
-from ..tools.exercise import archer_run
+from ..runs.student_c import build_student, preprocessed_lines, run_student, student_unit
+from ..tools.exercise import SPLIT_UPDATE, archer_run
 from . import tables
 
 
@@ -141,8 +142,34 @@ NODE_FUNCTIONS = ("split_nodes", "node_sum")
 
 
 def build_student_nodes(code: str, name: str = "student_nodes") -> hl.Kernel:
-    """The student's split_nodes() and node_sum() built into node_sum.c, MPI calls traced."""
-    return build_student(name, "node_sum", "HL_STUDENT_NODES", code, NODE_FUNCTIONS)
+    """The student's split_nodes() and node_sum() built into node_sum.c, MPI calls traced;
+    AssertionError for an add split in two (split_adds)."""
+    kernel = build_student(name, "node_sum", "HL_STUDENT_NODES", code, NODE_FUNCTIONS)
+    split = split_adds(code)
+    assert not split, (
+        f"node_sum: {'; '.join(split)}: each thread's add into rank_sum is one read-modify-write "
+        "made safe as a whole (#pragma omp atomic update, a critical section, a lock), not an "
+        "atomic read and an atomic write, which can lose an add without a race Archer reports")
+    return kernel
+
+
+def split_adds(code: str) -> list[str]:
+    """Where the cell splits an update into an atomic read and an atomic write (lab 16's
+    tools.exercise.SPLIT_UPDATE, read from the preprocessed cell: `omp atomic read|write`,
+    atomic stores and exchanges), and, where Archer's clang is installed, the atomic stores and
+    exchanges of the cell's own LLVM IR after ThreadSanitizer's pass (an _Atomic assignment
+    included): "cell line N: `what`" each."""
+    found = [f"cell line {line}: `{m.group(0).strip()}`"
+             for line, text in preprocessed_lines("node_sum", "HL_STUDENT_NODES", code)
+             if (m := re.search(SPLIT_UPDATE, text))]  # fmt: skip
+    if not archer.missing():
+        ir = llvm_ir.cell_ir(student_unit("node_sum", "HL_STUDENT_NODES", code), ())
+        found += [f"{at}: an atomic store or exchange ({what})"
+                  for at, what, size in llvm_ir.odd_writes(ir, _ATOMIC_STORE) if size == -1]
+    return list(dict.fromkeys(found))
+
+
+_ATOMIC_STORE = r"__tsan_atomic\d+_(?:store|exchange)"  # half of a split update, in the IR
 
 
 def check_student_nodes(

@@ -110,13 +110,58 @@ def check_student_overlap(
 
 
 def judge_team(rows: list[dict]) -> None:
-    """The team computes: in some run of more than one thread, more than one thread computed
-    steps on some rank (judged over all of a part's runs: on a busy machine one thread of a
-    dynamic schedule may take every step of a run before the others are scheduled)."""
-    teams = [row[TEAM] for row in rows if row["threads"] > 1]
-    assert not teams or max(teams) > 1, (
-        "one thread did all the computing on every rank of every run: the OpenMP team computes "
-        "the steps")
+    """The team computes a real share: in most runs of more than one thread (more than half:
+    on a busy machine a dynamic schedule may leave a thread idle in one run), each thread other
+    than the master computed at least 1/(4T) of all the steps (team_computes). Read from the
+    kit's own records of compute_step (the trace's intervals), summed over the ranks and
+    samples. Their share while the exchange was open is shown, not judged: on a loaded machine
+    the instructor's solution computed none of it there in one run of five (the exchange done
+    before the other threads started), and whether the computing overlaps the exchange is
+    judge_overlap's to say."""
+    runs = [row for row in rows if row["threads"] > 1]
+    good = [row for row in runs if team_computes(row)]
+    assert 2 * len(good) > len(runs), (
+        f"the threads other than the master computed too little in {len(runs) - len(good)} of "
+        f"{len(runs)} runs of more than one thread ("
+        + "; ".join(f"{row['threads']} threads: {row[OTHERS]:.0%} of the steps computed while "
+                    f"the exchange was open, the least of them {row[LEAST]:.0%} of all steps"
+                    for row in runs)
+        + "): the OpenMP team shares the steps: with T threads, each thread other than the "
+        "master computes at least 1/(4T) of all the steps, in most runs")
+
+
+def team_computes(row: dict) -> bool:
+    """One run's row (judge_overlap) shows the team computing (judge_team's rule)."""
+    return row[LEAST] >= 1.0 / (4 * row["threads"])
+
+
+def team_shares(res: Results, windows: pd.DataFrame, threads: int) -> tuple[float, float]:
+    """From the trace's intervals of compute_step (each `pieces` steps, counted inside a window
+    in proportion to its time there), summed over ranks and samples: the share of the steps
+    computed while an exchange was open that threads other than the master (the thread that
+    calls MPI on its rank) computed, and the least share of all steps of any of those threads
+    (0 for a thread that computed nothing)."""
+    calls = res.mpi_calls[res.mpi_calls["student"] == 1]
+    inside = others = 0.0
+    per_thread = dict.fromkeys(range(threads), 0.0)
+    for rank, work in res.compute.groupby("rank"):
+        master = set(calls.loc[calls["rank"] == rank, "thread"]) or {0}
+        open_ = windows[(windows["rank"] == rank) & (windows["window"] >= 0)]
+        for v in work.itertuples():
+            if v.thread not in master:
+                per_thread[v.thread] = per_thread.get(v.thread, 0.0) + v.pieces
+            span = v.end - v.start
+            for w in open_.itertuples():
+                if span > 0:
+                    part = max(0.0, min(v.end, w.end) - max(v.start, w.start)) / span
+                else:
+                    part = float(w.start <= v.start < w.end)
+                inside += v.pieces * part
+                others += v.pieces * part * (v.thread not in master)
+    total = float(res.compute["pieces"].sum()) if len(res.compute) else 0.0
+    masters = set(calls["thread"]) or {0}
+    shares = [n / total for t, n in per_thread.items() if t not in masters] if total else [0.0]
+    return (others / inside if inside else 0.0), min(shares, default=0.0)
 
 
 def student_overlap_runs(kernel: Kernel, threads: tuple[int, ...], *, bytes: int, steps: int,
@@ -139,7 +184,8 @@ def judge_overlap(res: Results, threads: int, *, steps: int, poll: int, samples:
         f"2 ranks x {threads} threads: {polls} MPI_Test calls in {samples + 1} samples on 2 "
         "ranks: the master must poll (MPI_Test) while it computes its share of the steps"
     )
-    teams = _check_method(res, threads, samples, steps, poll)
+    _check_method(res, threads, samples, steps, poll)
+    others, least = team_shares(res, overlap_table(res), threads)
     share = overlap_share(res)
     assert len(share) == 2 and (share > min_share).all(), (
         f"2 ranks x {threads} threads: share of the computing done while the exchange was open, "
@@ -149,16 +195,19 @@ def judge_overlap(res: Results, threads: int, *, steps: int, poll: int, samples:
     )
     return {"threads": threads, "MPI_Test calls per rank and sample": polls / (2 * (samples + 1)),
             "computing while the exchange was open": float(share.min()),
-            TEAM: teams}  # fmt: skip
+            OTHERS: others, LEAST: least}  # fmt: skip
 
 
-TEAM = "threads that computed"  # a row's most threads that computed steps on one rank (judge_team)
+# a row's share of the steps computed while the exchange was open that the threads other than
+# the master computed, and the least share of all steps of one of them (judge_team)
+OTHERS = "others' share while open"
+LEAST = "least other thread's share"
 # (d): the master's steps in a row with no test while the exchange is open: at most this many
 # times `poll` (plus one); tests bunched together leave the message still for the rest
 STRETCH = 2
 
 
-def _check_method(res: Results, threads: int, samples: int, steps: int, poll: int) -> int:
+def _check_method(res: Results, threads: int, samples: int, steps: int, poll: int) -> None:
     """The exchange's own requests (no blocking send or receive, one MPI_Isend and one MPI_Irecv
     per sample on each rank: a blocking exchange dressed with a dummy message fails), and
     polling while computing (on
@@ -169,21 +218,18 @@ def _check_method(res: Results, threads: int, samples: int, steps: int, poll: in
     start of the first and the end of the last of them it must have tested about every `poll`
     of them (k // poll - 1 at least, at every thread count: a token MPI_Testall, or tests only
     after the computing, fail), and never more than STRETCH * poll + 1 of its steps in a row
-    without a test (a burst of tests after the first step, then the rest untested, fails).
-    Returns the most threads that computed on one rank (judge_team reads it over every run)."""
+    without a test (a burst of tests after the first step, then the rest untested, fails)."""
     calls = res.mpi_calls[res.mpi_calls["student"] == 1]
     blocking = blocking_calls(res)
     assert not blocking, (f"{', '.join(blocking)}: the exchange is MPI_Isend and MPI_Irecv, "
                           "completed while the team computes")
     windows = overlap_table(res)
-    teams = 0
     for rank, mine in calls.groupby("rank"):
         posts = mine[mine["call"].isin(POSTS)]["call"].value_counts().to_dict()
         assert posts == {"MPI_Isend": samples + 1, "MPI_Irecv": samples + 1}, (
             f"rank {rank}: posted {posts} in {samples + 1} samples: one MPI_Isend and one "
             "MPI_Irecv per sample, the exchange itself, and no other message")
         work = res.compute[res.compute["rank"] == rank]
-        teams = max(teams, work["thread"].nunique())
         polled, sparse, computed = 0, [], False
         master = set(mine["thread"])  # the thread that calls MPI (FUNNELED: one)
         polling = live_polls(mine)
@@ -214,7 +260,6 @@ def _check_method(res: Results, threads: int, samples: int, steps: int, poll: in
             f"rank {rank}, {threads} thread(s), {steps} steps: MPI_Test calls while the exchange "
             f"was open, between the master's own steps: {', '.join(sparse)}: poll about every "
             f"`poll` ({poll}) of the master's steps until the exchange completes")
-    return teams
 
 
 def overlap_variants(kernel: Kernel, *, bytes: int, flops: int, samples: int,
