@@ -465,13 +465,15 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
 }
 """
     big = {"nx": 256, "ny": 160}
-    with pytest.raises(AssertionError, match="8 bytes with rank .*one halo row \\(2048 or 2064 bytes\\)"):
+    # rank 0's extra receive from `up` (MPI_PROC_NULL) is refused first (assert_overlap_calls)
+    with pytest.raises(AssertionError, match="8 bytes with rank .*one halo row \\(2048 or 2064 "
+                                             "bytes\\)|MPI_PROC_NULL moves no row"):
         check_student_overlap(build_student_overlap(decoy, "ov_decoy"), shapes=((2, 2),), **big)
     rows_again = decoy.replace("1, MPI_DOUBLE", "(int)nx, MPI_DOUBLE").replace(
         "static double out[2], in[2];", "static double out[2][4096], in[2][4096];").replace(
         "&in[0]", "in[0]").replace("&in[1]", "in[1]").replace("&out[0]", "out[0]").replace(
         "&out[1]", "out[1]")
-    with pytest.raises(AssertionError, match="2 halo rows (to|from) rank"):
+    with pytest.raises(AssertionError, match="2 halo rows (to|from) rank|MPI_PROC_NULL moves no"):
         check_student_overlap(build_student_overlap(rows_again, "ov_decoy_rows"), shapes=((2, 2),),
                               **big)
 
@@ -621,3 +623,75 @@ def test_node_runs_on_one_node_check_their_checksums():
     assert [(int(r.records["ranks"].iloc[0]), int(r.records["threads"].iloc[0])) for r in runs] \
         == [(2, 1), (1, 2)]  # fmt: skip
     assert list(halo_share_table(runs)["nodes"]) == [1, 1]
+
+
+# ----------------------------------------------- (a) and (d): the calls a part allows (no runs)
+
+
+def _trace(*calls: tuple) -> object:
+    """A traced run of 2 ranks made of (rank, step, call, peer, start, end, done) calls."""
+    from hybridlab.runs.records import Results
+
+    cols = ["rank", "step", "call", "peer", "start", "end", "done"]
+    table = pd.DataFrame(calls, columns=cols).assign(student=1, thread=0, bytes=8.0,
+                                                     recv_peer=-1)  # fmt: skip
+    return Results(pd.DataFrame(), {"ranks": [{"rank": 0}, {"rank": 1}]}, [], table,
+                   pd.DataFrame())  # fmt: skip
+
+
+def _exchange(rank: int, step: int = 0, t: float = 0.0) -> list[tuple]:
+    """Rank 0 or 1 of 2: the solution's four posts (one to MPI_PROC_NULL each way) and Waitall."""
+    other, null = 1 - rank, -1
+    return [(rank, step, "MPI_Irecv", null, t, t, -1), (rank, step, "MPI_Irecv", other, t + 1, t + 1, -1),
+            (rank, step, "MPI_Isend", other, t + 2, t + 2, -1), (rank, step, "MPI_Isend", null, t + 3, t + 3, -1),
+            (rank, step, "MPI_Waitall", null, t + 4, t + 5, 1)]  # fmt: skip
+
+
+def test_overlap_allows_only_the_rows_own_requests():
+    """(d): the solution's calls pass; a non-blocking collective, a persistent request, a
+    request to MPI_PROC_NULL beyond the grid's edge, or a message to a rank other than up and
+    down are refused by name; a type of one's own is allowed."""
+    from hybridlab.halo.exercise import assert_overlap_calls
+
+    good = _exchange(0) + _exchange(1)
+    assert_overlap_calls(_trace(*good, (0, 0, "MPI_Type_contiguous", -1, 9, 9, -1),
+                                (0, 0, "MPI_Type_commit", -1, 9, 9, -1)), "2x2")  # fmt: skip
+    with pytest.raises(AssertionError, match="called MPI_Ibarrier: here the only requests"):
+        assert_overlap_calls(_trace(*good, (0, 0, "MPI_Ibarrier", -1, 6, 6, -1)), "2x2")
+    with pytest.raises(AssertionError, match="MPI_Recv_init, MPI_Startall"):
+        assert_overlap_calls(_trace(*good, (0, 0, "MPI_Recv_init", 1, 6, 6, -1),
+                                    (0, 0, "MPI_Startall", -1, 7, 7, -1)), "2x2")  # fmt: skip
+    with pytest.raises(AssertionError, match="2 receives from MPI_PROC_NULL.*for 1 edge"):
+        assert_overlap_calls(_trace(*good, (0, 0, "MPI_Irecv", -1, 6, 6, -1)), "2x2")
+    with pytest.raises(AssertionError, match="MPI_Isend with rank 0.*go to `up`"):
+        assert_overlap_calls(_trace(*good, (0, 0, "MPI_Isend", 0, 6, 6, -1)), "2x2")
+
+
+def test_requests_that_move_nothing_open_no_window():
+    """student_c.step_windows: an MPI_Ibarrier or a send and receive with MPI_PROC_NULL posted
+    after the exchange completed, and held open, does not stretch the iteration's window."""
+    from hybridlab.runs.student_c import step_windows
+
+    for decoy in (("MPI_Ibarrier", -1), ("MPI_Irecv", -1)):
+        calls = _exchange(0) + [(0, 0, decoy[0], decoy[1], 6, 6, -1)]
+        if decoy[0] == "MPI_Irecv":
+            calls.append((0, 0, "MPI_Isend", -1, 6.5, 6.5, -1))
+        calls.append((0, 0, "MPI_Wait", -1, 7, 20, 1))
+        windows = step_windows(_trace(*calls))
+        assert windows["end"].tolist() == [5], (decoy, windows)
+
+
+def test_exchange_allows_types_and_persistent_requests(monkeypatch):
+    """(a): a committed row type and persistent requests (freed after their wait) are messages;
+    an MPI_Request_free with no persistent request set up is refused."""
+    from hybridlab.halo import exercise
+
+    monkeypatch.setattr(exercise.compliance, "check", lambda res, level: None)
+    rows = [(r, 0, c, p, 0, 0, -1) for r in (0, 1) for c, p in (
+        ("MPI_Type_contiguous", -1), ("MPI_Type_commit", -1), ("MPI_Recv_init", 1 - r),
+        ("MPI_Send_init", 1 - r), ("MPI_Startall", -1), ("MPI_Waitall", -1),
+        ("MPI_Request_free", -1), ("MPI_Request_free", -1), ("MPI_Type_free", -1))]  # fmt: skip
+    exercise._exchanged_by_messages(_trace(*rows), "2x1")
+    freed = [(0, 0, "MPI_Isend", 1, 0, 0, -1), (0, 0, "MPI_Request_free", -1, 1, 1, -1)]
+    with pytest.raises(AssertionError, match="1 MPI_Request_free but 0 persistent"):
+        exercise._exchanged_by_messages(_trace(*freed), "2x1")

@@ -121,3 +121,12 @@ def test_a_copy_of_a_neighbours_block_is_not_the_block():
     with pytest.raises(KernelError, match="not of the block in the window"):
         check_student_shm(build_student_shm(copying, name="test_shm_copies"), runs=((3, 1),),
                           nx=11, ny=9, iterations=3)
+
+
+def test_a_row_type_of_ones_own_is_allowed_and_no_reduction_carries_a_row():
+    """(a): datatype constructors, commit and free move nothing and are allowed; a non-blocking
+    reduction (a halo row summed with zeros) is not a message."""
+    from hybridlab.shm.exercise import POINT_TO_POINT, TYPE_CALLS
+
+    assert {"MPI_Type_contiguous", "MPI_Type_commit", "MPI_Type_free"} <= TYPE_CALLS
+    assert not {"MPI_Ireduce", "MPI_Iallreduce", "MPI_Ibarrier"} & POINT_TO_POINT

@@ -455,7 +455,7 @@ ORACLES = [
 # seen neither the solutions nor the tests, grading through the real sandbox).
 GAMING += [
     attempt('method', 'overlap_iteration', '%%c OVERLAP_C halo2d\nvoid overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    long w = nx + 2; /* length of a row, halo columns included */\n#pragma omp master\n    {\n        int me;\n        double dummy_in = 0.0, dummy_out = 1.0;\n        MPI_Request req[2];\n        MPI_Comm_rank(comm, &me);\n        MPI_Irecv(&dummy_in, 1, MPI_DOUBLE, me, 77, comm, &req[0]);\n        MPI_Sendrecv(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 1, &a[(m + 1) * w + 1], (int)nx,\n                     MPI_DOUBLE, down, 1, comm, MPI_STATUS_IGNORE);\n        MPI_Sendrecv(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 2, &a[0 * w + 1], (int)nx,\n                     MPI_DOUBLE, up, 2, comm, MPI_STATUS_IGNORE);\n        MPI_Isend(&dummy_out, 1, MPI_DOUBLE, me, 77, comm, &req[1]);\n        MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n    }\n#pragma omp for schedule(dynamic, 4) nowait\n    for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);\n#pragma omp barrier\n#pragma omp single\n    {\n        stencil_rows(1, 1);\n        if (m > 1) stencil_rows(m, m);\n    }\n}\n',
-            loses={'hidden_overlap_iteration'}, why="fresh attacker: blocking Sendrecv dressed as overlap: a dummy self-message opens/closes the 'window'", reason="the master posts MPI_Irecv and MPI_Isend"),
+            loses={'hidden_overlap_iteration'}, why="fresh attacker: blocking Sendrecv dressed as overlap: a dummy self-message opens/closes the 'window'", reason="the master posts MPI_Irecv and MPI_Isend | (itself)"),
 ]
 
 # The test's own interpreter reached (issue 36): its reference called, its expected value read.
@@ -773,4 +773,80 @@ void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 }
 """, A, "the two MPI_Isend requests never completed: only the receives are waited",
             reason="were never completed by a wait or test"),
+]
+
+
+# A fresh attacker's (attackH, 2026-12-04) decoys that kept (d)'s points: the halos posted and
+# completed at once, then a request that moves no row held open over the interior (it opened the
+# iteration's window); and a self-message doing the same (found while closing them).
+GAMING += [
+    attempt("method", "overlap_iteration", "%%c OVERLAP_C halo2d\n" + r"""
+/* hurried: the halo exchange done eagerly (posted and waited at once), then a token
+ * MPI_Ibarrier posted before the interior and waited after it */
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    static MPI_Request dummy;
+#pragma omp masked
+    {
+        MPI_Request req[4];
+        MPI_Irecv(a + 1, (int)nx, MPI_DOUBLE, up, 41, comm, &req[0]);
+        MPI_Irecv(a + (m + 1) * w + 1, (int)nx, MPI_DOUBLE, down, 42, comm, &req[1]);
+        MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 42, comm, &req[2]);
+        MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 41, comm, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+        MPI_Ibarrier(comm, &dummy);
+    }
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 1)
+    for (long i = 1; i <= m; i++) stencil_rows(i, i);
+#pragma omp masked
+    MPI_Wait(&dummy, MPI_STATUS_IGNORE);
+}
+""", D, "eager exchange, then a token MPI_Ibarrier posted before the interior and waited after it",
+            reason="overlap_iteration called MPI_Ibarrier"),
+    attempt("method", "overlap_iteration", "%%c OVERLAP_C halo2d\n" + r"""
+/* hurried: the halo exchange done eagerly (posted and waited at once), then a token receive
+ * from and send to MPI_PROC_NULL posted before the interior and waited after it */
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    static MPI_Request token[2];
+    static double scratch[1];
+#pragma omp masked
+    {
+        MPI_Request req[4];
+        MPI_Irecv(a + 1, (int)nx, MPI_DOUBLE, up, 51, comm, &req[0]);
+        MPI_Irecv(a + (m + 1) * w + 1, (int)nx, MPI_DOUBLE, down, 52, comm, &req[1]);
+        MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 52, comm, &req[2]);
+        MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 51, comm, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+        MPI_Irecv(scratch, 1, MPI_DOUBLE, MPI_PROC_NULL, 0, comm, &token[0]);
+        MPI_Isend(scratch, 1, MPI_DOUBLE, MPI_PROC_NULL, 0, comm, &token[1]);
+    }
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 1)
+    for (long i = 1; i <= m; i++) stencil_rows(i, i);
+#pragma omp masked
+    MPI_Waitall(2, token, MPI_STATUSES_IGNORE);
+}
+""", D, "eager exchange, then a token MPI_Irecv/MPI_Isend with MPI_PROC_NULL held open over the "
+            "interior", reason="moves no row and is no window"),
+    attempt("method", "overlap_iteration", OVERLAP.format(body="""\
+    static MPI_Request token[2];
+    static double mine[1], back[1];
+#pragma omp masked
+    {
+""" + EXCHANGE_WAIT + """\
+        int me;
+        MPI_Comm_rank(comm, &me);  /* a row-sized message to itself, held open: a decoy */
+        MPI_Irecv(&a[(m + 1) * w + 1], 0, MPI_DOUBLE, me, 9, comm, &token[0]);
+        MPI_Isend(mine, 0, MPI_DOUBLE, me, 9, comm, &token[1]);
+        (void)back;
+    }
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 1) nowait
+    for (long i = 2; i < m; i++) stencil_rows(i, i);
+#pragma omp masked
+    MPI_Waitall(2, token, MPI_STATUSES_IGNORE);
+""" + EDGES), D, "eager exchange, then an empty message to itself held open over the interior",
+            reason="the halo rows' messages go to `up`"),
 ]

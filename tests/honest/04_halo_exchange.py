@@ -314,3 +314,65 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
 """, why="a fresh attacker's right answer: whole rows (nx + 2 values) posted by the master, a "
          "dynamic,1 interior, the masked Waitall, a barrier, single edges"),
 ]
+
+# A fresh attacker's (attackH, 2026-12-04) right answers that lost (a)'s points to its allow-list.
+HONEST += [
+    right("exchange_halos", "%%c EXCHANGE_C halo2d\n" + r"""
+void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    MPI_Datatype row;
+    MPI_Type_contiguous((int)nx, MPI_DOUBLE, &row);
+    MPI_Type_commit(&row);
+    MPI_Sendrecv(&a[w + 1], 1, row, up, 0, &a[(m + 1) * w + 1], 1, row, down, 0, comm,
+                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&a[m * w + 1], 1, row, down, 1, &a[1], 1, row, up, 1, comm, MPI_STATUS_IGNORE);
+    MPI_Type_free(&row);
+}
+""", why="the row as a committed MPI_Type_contiguous of nx doubles, two MPI_Sendrecv of count 1, "
+         "MPI_Type_free"),
+    right("exchange_halos", "%%c EXCHANGE_C halo2d\n" + r"""
+void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    MPI_Request r[4];
+    MPI_Recv_init(&a[1], (int)nx, MPI_DOUBLE, up, 3, comm, &r[0]);
+    MPI_Recv_init(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 4, comm, &r[1]);
+    MPI_Send_init(&a[w + 1], (int)nx, MPI_DOUBLE, up, 4, comm, &r[2]);
+    MPI_Send_init(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 3, comm, &r[3]);
+    MPI_Startall(4, r);
+    MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    for (int k = 0; k < 4; k++) MPI_Request_free(&r[k]);
+}
+""", why="persistent requests: MPI_Recv_init/MPI_Send_init, MPI_Startall, MPI_Waitall, then "
+         "MPI_Request_free of each"),
+    right("overlap_iteration", "%%c OVERLAP_C halo2d\n" + r"""
+/* dynamic interior after a barrier; the halo rows travel as one committed row type */
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    static MPI_Request req[4];
+    static MPI_Datatype row;
+#pragma omp masked
+    {
+        MPI_Type_contiguous((int)nx, MPI_DOUBLE, &row);
+        MPI_Type_commit(&row);
+        MPI_Irecv(&a[1], 1, row, up, 61, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], 1, row, down, 62, comm, &req[1]);
+        MPI_Isend(&a[w + 1], 1, row, up, 62, comm, &req[2]);
+        MPI_Isend(&a[m * w + 1], 1, row, down, 61, comm, &req[3]);
+    }
+#pragma omp barrier
+#pragma omp for schedule(guided) nowait
+    for (long i = 2; i < m; i++) stencil_rows(i, i);
+#pragma omp masked
+    {
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+        MPI_Type_free(&row);
+    }
+#pragma omp barrier
+#pragma omp single
+    {
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+""", why="guided schedule; the halo rows as one committed MPI_Type_contiguous each"),
+]

@@ -94,3 +94,46 @@ def measured_saving(table):
 MY_NX, MY_NY = 150_000, 30
 """, why="the windows' 64-byte headers counted, as the text allows"),
 ]
+
+# A fresh attacker's (attackH, 2026-12-04) right answer that lost (a)'s points to its allow-list.
+HONEST += [
+    right("shm_jacobi", "%%c SHM_C shm_halo\n" + r"""
+/* fence version; the across-node row travels as one committed contiguous row type */
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    int rank, size, nrank, nsize, unit;
+    MPI_Comm node;
+    MPI_Win win;
+    MPI_Aint bytes;
+    MPI_Datatype rowt;
+    double *mine, *above = NULL, *below = NULL;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    shm_init_block(mine);
+    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &bytes, &unit, &above);
+    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &bytes, &unit, &below);
+    MPI_Type_contiguous((int)shm_row_length(), MPI_DOUBLE, &rowt);
+    MPI_Type_commit(&rowt);
+    int up = (rank > 0 && !above) ? rank - 1 : MPI_PROC_NULL;
+    int down = (rank < size - 1 && !below) ? rank + 1 : MPI_PROC_NULL;
+    for (long it = 0; it < iterations; it++) {
+        MPI_Win_fence(0, win);
+        if (down != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_last_row(mine, it), 1, rowt, down, 1, halo_below, 1, rowt, down, 2,
+                         comm, MPI_STATUS_IGNORE);
+        if (up != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_first_row(mine, it), 1, rowt, up, 2, halo_above, 1, rowt, up, 1,
+                         comm, MPI_STATUS_IGNORE);
+        shm_sweep(mine, above, below, it);
+    }
+    MPI_Win_fence(0, win);
+    MPI_Type_free(&rowt);
+    shm_finish(mine);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}
+""", why="fences; the row across nodes as one committed MPI_Type_contiguous, freed at the end"),
+]

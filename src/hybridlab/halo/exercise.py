@@ -20,7 +20,9 @@ a node's cores, checksums checked.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -34,6 +36,7 @@ from ..runs.student_c import (
     BLOCKING,
     COMPLETES,
     POSTS,
+    SENDS,
     blocking_calls,
     build_student,
     step_windows,
@@ -121,26 +124,47 @@ def check_student_halo(
             f"{ranks}x{threads} ({nx}x{ny}, {iterations} iterations): checksum {got!r}, expected "
             f"{want!r}: the halo rows do not hold the neighbours' edge rows"
         )
-        _exchanged_by_messages(res, f"{ranks}x{threads} ({nx}x{ny})")
+        _exchanged_by_messages(res, f"{ranks}x{threads} ({nx}x{ny})", kernel)
     return rows
 
 
 ANY_SOURCE = -2  # the tracer's peer of a receive from MPI_ANY_SOURCE (kernels_c/hl_trace.c)
-# (a) sends its rows and receives its neighbours' with these, from the master (hybrid 1)
-EXCHANGE_CALLS = (*BLOCKING, "MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv",
-                  *COMPLETES, "MPI_Comm_rank", "MPI_Comm_size")
+# a row may travel as a derived datatype the cell builds, commits and frees (a message's "bytes"
+# in the trace are then its count times the type's size: one row is still nx or nx + 2 doubles)
+TYPE_CALLS = ("MPI_Type_contiguous", "MPI_Type_vector", "MPI_Type_create_hvector",
+              "MPI_Type_indexed", "MPI_Type_create_subarray", "MPI_Type_create_resized",
+              "MPI_Type_commit", "MPI_Type_free")  # fmt: skip
+# persistent point-to-point requests: set up, started, completed by a wait or test, then freed
+PERSISTENT = ("MPI_Send_init", "MPI_Recv_init", "MPI_Start", "MPI_Startall")
+# (d): the calls a cell may make: the halo rows' own non-blocking messages and their completion
+OVERLAP_CALLS = ("MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", *COMPLETES,
+                 "MPI_Comm_rank", "MPI_Comm_size", *TYPE_CALLS)  # fmt: skip
+# (a) sends its rows and receives its neighbours' with these, from the master (hybrid 1); an
+# MPI_Request_free only of a persistent request (no more of them than the rank set up)
+EXCHANGE_CALLS = (*OVERLAP_CALLS, *BLOCKING, *PERSISTENT, "MPI_Request_free")
 
 
-def _exchanged_by_messages(res: Results, where: str) -> None:
+def _exchanged_by_messages(res: Results, where: str, kernel: Kernel | None = None) -> None:
     """exchange_halos moved the rows by point-to-point messages it completed, called from the
     master outside the team (FUNNELED): AssertionError or ThreadComplianceError naming what not."""
     calls = res.mpi_calls
     mine = set(calls[calls["student"] == 1]["call"]) if len(calls) else set()
     other = sorted(mine - set(EXCHANGE_CALLS))
     assert not other, (
-        f"{where}: exchange_halos called {', '.join(other)}: the rows travel as messages to `up` "
-        "and `down` (sends and receives, each request completed by a wait or test), not by a "
-        "collective, a shared window or a request freed before it completed")
+        f"{where}: exchange_halos called {', '.join(other)}{_line_of(kernel, other)}: the rows "
+        "travel as messages to `up` and `down` (sends and receives, blocking, non-blocking or "
+        "persistent, each request completed by a wait or test; a row may be a datatype of your "
+        "own, committed and freed), not by a collective, a shared window or a request freed "
+        "before it completed")
+    own = calls[calls["student"] == 1]
+    for rank, mine in own.groupby("rank"):
+        made = int(mine["call"].isin(["MPI_Send_init", "MPI_Recv_init"]).sum())
+        freed = int((mine["call"] == "MPI_Request_free").sum())
+        assert freed <= made, (
+            f"{where}: rank {rank}: {freed} MPI_Request_free but {made} persistent requests set "
+            f"up{_line_of(kernel, ['MPI_Request_free'])}: the rows travel as messages whose "
+            "requests are completed by a wait or test; only a persistent request (MPI_Send_init, "
+            "MPI_Recv_init), inactive after its wait, is freed, no request before it completed")
     wild = calls[(calls["student"] == 1) & ((calls["peer"] == ANY_SOURCE)
                                             | (calls["recv_peer"] == ANY_SOURCE))]  # fmt: skip
     assert wild.empty, (
@@ -148,6 +172,24 @@ def _exchanged_by_messages(res: Results, where: str) -> None:
         "`m + 1` from `down` and row `0` from `up` by name (from any source, the row from above "
         "can land in the halo below)")
     compliance.check(res, "funneled")
+
+
+def _line_of(kernel: Kernel | None, names: Sequence[str]) -> str:
+    """" (cell line N: text)" of the first line of the student's cell (the kernel's unit, after
+    its `#line 1 "cell"`, comments left out) that calls one of `names` (or names it: a constant
+    such as MPI_PROC_NULL); "" when none is found (a macro)."""
+    try:
+        unit = Path(kernel.source).read_text() if kernel is not None else ""
+    except OSError:
+        return ""
+    cell = unit.split('#line 1 "cell"\n', 1)[-1]
+    bare = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group().count("\n"), cell, flags=re.S)
+    bare = re.sub(r"//[^\n]*", "", bare)
+    for n, text in enumerate(bare.splitlines(), start=1):
+        if any(re.search(rf"\b{name}\b" if name.isupper() else rf"\b{name}\s*\(", text)
+               for name in names):  # fmt: skip
+            return f" (cell line {n}: {text.strip()})"
+    return ""
 
 
 def build_student_overlap(code: str, name: str = "student_overlap") -> Kernel:
@@ -185,6 +227,7 @@ def check_student_overlap(
             "(every row 1..m once per iteration, from the halos of this iteration)"
         )
         compliance.check(res, OVERLAP_LEVEL)
+        assert_overlap_calls(res, where, kernel)
         blocking = blocking_calls(res)
         assert not blocking, (f"{', '.join(blocking)}: the master posts MPI_Irecv and MPI_Isend "
                               "and completes them with MPI_Waitall while the team computes")
@@ -193,6 +236,48 @@ def check_student_overlap(
         rows.append({"ranks": ranks, "threads": threads, "checksum": got, "expected": want,
                      "seconds computed while the halos were in flight": inside})  # fmt: skip
     return rows
+
+
+def assert_overlap_calls(res: Results, where: str, kernel: Kernel | None = None,
+                         function: str = "overlap_iteration") -> None:
+    """(d) (and lab 12 (b), function="task_iteration"): AssertionError naming the first call (and the cell's line) outside OVERLAP_CALLS: the
+    window is the halo rows' own requests, MPI_Irecv/MPI_Isend posted each iteration and completed
+    by a wait or test; another request (a non-blocking collective such as MPI_Ibarrier, a
+    persistent request) would carry no halo row, or none the trace can tie to its completion."""
+    calls = res.mpi_calls
+    mine = set(calls[calls["student"] == 1]["call"]) if len(calls) else set()
+    other = sorted(mine - set(OVERLAP_CALLS) - set(BLOCKING))  # blocking: refused after this
+    assert not other, (
+        f"{where}: {function} called {', '.join(other)}{_line_of(kernel, other)}: here "
+        "the only requests are the halo rows' own messages, MPI_Irecv and MPI_Isend posted each "
+        "iteration (a row may be a datatype of your own, committed and freed) and completed by "
+        "MPI_Waitall (or another wait or test); no other request (a non-blocking collective, "
+        "a persistent request) and no collective")
+    # a send to or receive from MPI_PROC_NULL (peer -1) is the exchange's only at the grid's edge:
+    # at most one each way per missing neighbour and iteration (more are token requests)
+    posts = calls[(calls["student"] == 1) & calls["call"].isin(["MPI_Irecv", *SENDS])]
+    if posts.empty or "peer" not in posts.columns:
+        return
+    ranks = max(len(res.meta.get("ranks", [])), int(calls["rank"].max()) + 1)
+    # `up` and `down` are the ranks above and below (comm is the kernel's, in world order)
+    astray = posts[(posts["peer"] >= 0) & ((posts["peer"] - posts["rank"]).abs() != 1)]
+    for row in astray.head(1).itertuples():
+        near = " and ".join(str(n) for n in (row.rank - 1, row.rank + 1) if 0 <= n < ranks)
+        itself = " (itself)" if row.peer == row.rank else ""
+        raise AssertionError(
+            f"{where}: rank {row.rank}, iteration {row.step}: {row.call} with rank {row.peer}"
+            f"{itself}: the halo rows' messages go to `up` and `down` only (rank {near} here); "
+            "no other message")
+    null = posts[(posts["peer"] == -1) & (posts["step"] >= 0)]  # per iteration: marked ones
+    way = np.where(null["call"] == "MPI_Irecv", "receives from", "sends to")
+    counted = null.assign(way=way).groupby(["rank", "step", "way"]).size()
+    for (rank, step, direction), n in counted.items():
+        edges = int(rank == 0) + int(rank == ranks - 1)
+        assert n <= edges, (
+            f"{where}: rank {rank} of {ranks}, iteration {step}: {n} {direction} MPI_PROC_NULL"
+            f"{_line_of(kernel, ['MPI_PROC_NULL'])}, for {edges} edge(s) of the grid: a request "
+            "to or from MPI_PROC_NULL moves no row and is no window; the only requests are the "
+            "halo rows' own, to `up` and `down` (MPI_PROC_NULL only where the grid ends)")
 
 
 def assert_halo_messages(res: Results, row_bytes: int | tuple[int, ...], where: str) -> None:

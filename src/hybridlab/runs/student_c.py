@@ -214,14 +214,15 @@ SENDS = ("MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend")
 
 def _windows(calls: pd.DataFrame) -> list[dict]:
     """One rank's calls (sorted by start) cut into windows: from the call that has an exchange's
-    data in flight (a non-blocking collective, or the later of a send and a receive posted:
+    data in flight (a non-blocking collective but MPI_Ibarrier, or the later of a send and a
+    receive posted, MPI_PROC_NULL ones aside (_moves_data):
     a receive posted alone moves nothing, nor a send the partner's receive does not meet) to the
     first Wait that returns or Test that reports completion after it (start, end, the thread that
     posted first, the completing call, the kernel's iteration "step" when the kernel gives it). A
     completion before the window opened closes what was posted."""
     windows, first, opened, kinds = [], None, None, set()
     for call in calls.itertuples():
-        if call.call in POSTS and opened is None:
+        if call.call in POSTS and opened is None and _moves_data(call):
             first = first or call
             kinds.add("send" if call.call in SENDS else "receive" if call.call == "MPI_Irecv"
                       else "both")  # fmt: skip
@@ -234,6 +235,17 @@ def _windows(calls: pd.DataFrame) -> list[dict]:
                                 "step": int(getattr(first, "step", -1))})  # fmt: skip
             first, opened, kinds = None, None, set()
     return windows
+
+
+def _moves_data(call) -> bool:
+    """A posted request that can carry an exchange's data: not an MPI_Ibarrier, nor a send to or
+    a receive from MPI_PROC_NULL (the tracer's peer -1): a token request of that kind held open
+    round an exchange already completed opens no window (lab 04 (d)'s decoys)."""
+    if call.call == "MPI_Ibarrier":
+        return False
+    peer = getattr(call, "peer", None)
+    return not (call.call in (*SENDS, "MPI_Irecv") and peer == peer and peer is not None
+                and int(peer) == -1)  # fmt: skip
 
 
 def step_windows(results: Results) -> pd.DataFrame:

@@ -37,6 +37,7 @@ import pandas as pd
 
 from ..halo.exercise import (
     assert_halo_messages,
+    assert_overlap_calls,
     assert_rows_once,
     assert_windows_covered,
     overlap_rows,
@@ -548,7 +549,9 @@ def judge_tasks(runs: list[dict]) -> list[dict]:
                               "task and complete them with MPI_Waitall, so the other tasks run "
                               "while the messages travel")  # fmt: skip
         # one halo row each way per neighbour and iteration, no other message: messages kept in
-        # flight beside an exchange done before the interior open windows of their own
+        # flight beside an exchange done before the interior open windows of their own; no other
+        # request (an MPI_Ibarrier, a request to MPI_PROC_NULL or to itself held open: attackH)
+        assert_overlap_calls(res, where, function="task_iteration")
         assert_halo_messages(res, nx * DOUBLE, where)
         inside = 0.0
         if ranks > 1 and threads > 1 and (ny // ranks - 2) * nx >= OVERLAP_POINTS:
