@@ -458,32 +458,10 @@ def test_team_shares_count_the_other_threads_steps_inside_the_windows():
 def test_a_token_team_thread_is_refused():
     """The master computes every step but the last while it polls, thread 1 the last step:
     the serial path with a token team (attackH h03c)."""
+    from gaming import source_of
     from hybridlab.p2p.exercise import build_student_overlap, check_student_overlap
 
-    token = r"""
-void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
-                      long steps, long poll) {
-#pragma omp parallel
-    {
-        int t = omp_get_thread_num(), T = omp_get_num_threads();
-        if (t == 0) {
-            MPI_Request req[2];
-            int done = 0;
-            long mine = T > 1 ? steps - 1 : steps;
-            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 5, comm, &req[0]);
-            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 5, comm, &req[1]);
-            for (long i = 0; i < mine; i++) {
-                compute_step(i);
-                if (!done && (i + 1) % poll == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
-            }
-            if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
-        } else if (t == 1) {
-            compute_step(steps - 1);
-        }
-#pragma omp barrier
-    }
-}
-"""
+    token = source_of("03_point_to_point", "fresh attacker: the master computes all steps but one")
     with pytest.raises(AssertionError, match="threads other than the master computed too little"):
         check_student_overlap(build_student_overlap(token, "p2p_token_team"), threads=(2, 3),
                               steps=40, bytes=2**20, flops=500, poll=4)
