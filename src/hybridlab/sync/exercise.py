@@ -569,7 +569,7 @@ def _answers_in_history() -> dict[str, str]:
         return {}
     shell = get_ipython()
     inputs = [str(i) for i in (shell.user_ns.get("In", []) if shell is not None else [])
-              if "BEGIN HIDDEN TESTS" not in str(i)]  # fmt: skip
+              if "HIDDEN TESTS" not in str(i)]  # a hidden test cell's delimiter  # fmt: skip
     found = {}
     marks = (r"\bdef\s+epcc_interval\b", r"\blab_interval_us\s*=")
     for part, mark in zip(OVERHEAD_ANSWERS, marks, strict=True):
