@@ -457,6 +457,16 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
             reason="Archer saw the threads of a rank race"),
 ]
 
+# the cell's split_nodes as the attempts below write it (right: they lose on node_sum)
+SPLIT_NODES = r'''void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, nrank;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nrank);
+    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+'''
+
 # fresh attacker (attackH h06c, h06e, kept 4/4): each add split into an atomic read and an atomic
 # write (adds lost, no race Archer reports); gathers summed by hand beside zero-count reductions
 GAMING += [
@@ -464,14 +474,7 @@ GAMING += [
 /* hurried: each add split into an atomic read and an atomic write (not one atomic update):
  * two threads can read the same old value and one add is lost; no access is a data race, so
  * a race detector reports nothing */
-void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
-    int rank, nrank;
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
-    MPI_Comm_rank(*node, &nrank);
-    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
-}
-
+''' + SPLIT_NODES + r'''
 void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
               MPI_Comm leaders) {
     for (int i = 0; i < n; i++) {
@@ -499,14 +502,7 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
  * reductions the scheme asks for */
 #include <stdlib.h>
 
-void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
-    int rank, nrank;
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
-    MPI_Comm_rank(*node, &nrank);
-    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
-}
-
+''' + SPLIT_NODES + r'''
 void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
               MPI_Comm leaders) {
     for (int i = 0; i < n; i++) {
