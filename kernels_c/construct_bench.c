@@ -66,6 +66,8 @@ static const void *state_wanted;
 static const construct_state *counted_state;
 static long start_updates, short_grown, short_step, short_done;
 static int updates_shared, own_update, short_found, short_thread;
+static int wrong_length; /* a delay of another length than s->delay: the reference's delay */
+static long length_seen;
 static char fault[512]; /* the first thing found wrong, reported after the run */
 
 void construct_delay(long length) {
@@ -76,6 +78,8 @@ void construct_delay(long length) {
             __atomic_store_n(&stray_team, team, __ATOMIC_RELAXED);
         } else {
             long done = counted[t].delays++;
+            if (length != counted_state->delay && !__atomic_exchange_n(&wrong_length, 1, __ATOMIC_RELAXED))
+                length_seen = length;
             if (updates_shared) {
                 long now = __atomic_load_n(&counted_state->updates, __ATOMIC_RELAXED);
                 long step = now - counted[t].seen;
@@ -104,6 +108,7 @@ void reference_loop(void *arg, long inner) {
 static void counted_test(void *arg, long inner) {
     for (int t = 0; t < team_wanted && t < CB_MAX_THREADS; t++) counted[t].delays = 0;
     counted_state = arg;
+    wrong_length = 0;
     start_updates = counted_state->updates;
     for (int t = 0; t < team_wanted && t < CB_MAX_THREADS; t++) counted[t].seen = start_updates;
     __atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
@@ -115,6 +120,11 @@ static void counted_test(void *arg, long inner) {
                  "construct_test ran hl_delay at nesting level %d in a team of %d thread(s): "
                  "every repetition's delay runs inside the test's parallel region (level 1), on "
                  "each of its %d threads", stray_level, stray_team, team_wanted);
+    if (wrong_length && !fault[0])
+        snprintf(fault, sizeof fault,
+                 "construct_test ran hl_delay(%ld), not hl_delay(s->delay) (%ld): each repetition "
+                 "delays as long as reference_loop's, so that the difference is the construct's",
+                 length_seen, counted_state->delay);
     if (short_found && !fault[0])
         snprintf(fault, sizeof fault,
                  "in a call of construct_test for %ld repetitions, s->updates had grown by %ld "

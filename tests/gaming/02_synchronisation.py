@@ -238,6 +238,13 @@ GAMING += [
     attempt("method", "construct_code", _CONSTRUCT.replace("NAME", "single").replace(
         "UPDATE", "#pragma omp single nowait\n        s->updates += 1;"), {"hidden_construct"},
         why="single nowait: its barrier taken away", reason="compiled single test has no barrier"),
+    # a fresh attacker (2026-12-04): the atomic row timed with no delay against a reference with
+    # the delay, 3/3 + 2/2 before the kit's delay checked its length
+    attempt("method", "construct_code", _CONSTRUCT.replace("hl_delay(s->delay)", "hl_delay(0)").replace(
+        "NAME", "atomic").replace("UPDATE", "#pragma omp atomic\n        s->updates += 1;"),
+        {"hidden_construct", "hidden_construct_overhead"},
+        why="the construct's loop delays 0, the reference s->delay (its run apart refused too)",
+        reason="not hl_delay(s->delay)"),
 ]
 # C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
 # the student, library functions replaced (gaming.c_evidence)

@@ -30,6 +30,43 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
 """, why="master: masked in braces, then the barrier the table asks for"),
     right("construct_code", r"""
 %%c CONSTRUCT_C construct_bench
+const char *const construct_name = "atomic";
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    for (long j = 0; j < inner; j++) {
+        hl_delay(s->delay);
+#pragma omp atomic update
+        ++(s->updates);
+    }
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+""", why="atomic update of ++(s->updates) (a fresh attacker's, 0/3 before)"),
+    right("construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "single";
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    for (long j = 0; j < inner; j++) {
+        hl_delay(s->delay);
+#pragma omp single nowait
+        s[0].updates += 1;
+#pragma omp barrier
+    }
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+""", why="single nowait then a barrier, the counter as s[0].updates (a fresh attacker's, 0/3 before)"),
+    right("construct_code", r"""
+%%c CONSTRUCT_C construct_bench
 const char *const construct_name = "reduction";
 
 void construct_test(void *arg, long inner) {
@@ -166,6 +203,14 @@ def h2mol_savings(rows):
     return (rows.assign(saving_s=saving, lost_processor_seconds=saving * rows["processors"])
                 .set_index("processors")[["lost_processor_seconds", "saving_s"]])
 """, why="assign and set_index on the table itself"),
+    right("h2mol_savings", """
+def h2mol_savings(rows):
+    r = rows.sort_values("processors")
+    out = pd.DataFrame(index=pd.Index(r["processors"].to_list(), name="processors"))
+    out["lost_processor_seconds"] = ((r["avg_s"] - r["min_s"]) * r["processors"]).to_numpy()
+    out["saving_s"] = (r["avg_s"] - r["min_s"]).to_numpy()
+    return out
+""", why="rows sorted by processor count (a fresh attacker's, 0/3 before: the index is the count)"),
     # (d) construct_overhead
     right("construct_overhead", """
 import statistics

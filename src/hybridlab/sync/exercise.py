@@ -266,13 +266,18 @@ def updated_target(statement: str, names: set[str], counters: set[str] = frozens
     through one of `names` (or construct_test's argument cast to construct_state *), or through
     one of `counters` (pointers set to &s->updates)."""
     base = "|".join(map(re.escape, sorted(names))) or r"(?!)"
-    ref = (rf"(?:(?:\b(?:{base})\s*->|\(\s*\*\s*(?:{base})\s*\)\s*\.|"
+    # s[0].updates and (*s).updates are s->updates
+    statement = re.sub(rf"(?:\b({base})\s*\[\s*0\s*\]|\(\s*\*\s*({base})\s*\))\s*\.",
+                       lambda m: (m.group(1) or m.group(2)) + "->", statement)
+    ref = (rf"(?:(?:\b(?:{base})\s*->|"
            rf"\(\s*\(\s*construct_state\s*\*\s*\)\s*(?:{base})\s*\)\s*->)\s*updates\b")
     if counters:
         mine = "|".join(map(re.escape, sorted(counters)))
         ref += rf"|(?<![\w)\]])\*\s*(?:{mine})\b|\(\s*\*\s*(?:{mine})\s*\)|\b(?:{mine})\s*\[\s*0\s*\])"
     else:
         ref += ")"
+    for _ in range(3):  # (s->updates), ((*count)): the parentheses change nothing
+        statement = re.sub(rf"\(\s*((?:{ref}))\s*\)", r"\1", statement)
     return bool(re.search(rf"(?:\+\+|--)\s*(?:{ref})|(?:{ref})\s*(?:\+\+|--|(?:[-+*/%&|^]|<<|>>)?=(?!=))",
                           statement))
 
