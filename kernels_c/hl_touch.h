@@ -162,6 +162,59 @@ static inline void hl_touch_seal(long opened) {
         mprotect(r->base + (size_t)index * r->page_bytes, r->page_bytes, PROT_READ);
 }
 
+#ifdef HL_TOUCH_STEP
+/* Whether [lo, hi) meets an armed traced array. */
+static inline int hl_touch_traced(const char *lo, const char *hi) {
+    for (int i = 0; i < HL_TOUCH_MAX_ARRAYS; i++) {
+        const hl_touch_array *r = &hl_touch_arrays[i];
+        if (__atomic_load_n(&r->armed, __ATOMIC_SEQ_CST) && lo < r->base + r->bytes && hi > r->base)
+            return 1;
+    }
+    return 0;
+}
+
+/* A `rep movs`/`rep stos` (memcpy, memset: glibc's string stores) storing into watched page
+ * `page` of `page_bytes`: stepped, it would trap once per byte (thousands of signals a page, a
+ * right answer copying its rows with memcpy ran past its time limit). Its iterations that store
+ * into this page are done here instead, by the thread that faulted (the write is its own: the
+ * page's writer or rewriter is already recorded), the page sealed again after them and the
+ * registers moved on as the instruction would; the rest of the instruction runs for real and
+ * faults on the next closed page. 1 when done; 0 (step it) for any other instruction, a backward
+ * copy, an element across the page's end, or a source in a traced array. */
+static inline int hl_touch_string_store(void *context, char *page, size_t page_bytes) {
+    greg_t *g = ((ucontext_t *)context)->uc_mcontext.gregs;
+    const unsigned char *ip = (const unsigned char *)g[REG_RIP];
+    int rep = 0, wide = 0, k = 0;
+    for (; k < 4; k++) {
+        if (ip[k] == 0xf3) rep = 1;
+        else if ((ip[k] & 0xf0) == 0x40) wide = (ip[k] & 8) != 0;
+        else break;
+    }
+    unsigned char op = ip[k];
+    if (!rep || (op != 0xa4 && op != 0xa5 && op != 0xaa && op != 0xab) || (g[REG_EFL] & 0x400))
+        return 0;
+    size_t size = (op == 0xa4 || op == 0xaa) ? 1 : wide ? 8 : 4;
+    char *dst = (char *)g[REG_RDI];
+    unsigned long count = (unsigned long)g[REG_RCX];
+    if (dst < page || dst >= page + page_bytes || count == 0) return 0;
+    unsigned long n = (unsigned long)(page + page_bytes - dst) / size;
+    if (n > count) n = count;
+    if (n == 0) return 0;
+    const char *src = (const char *)g[REG_RSI];
+    int copy = op == 0xa4 || op == 0xa5;
+    if (copy && hl_touch_traced(src, src + n * size)) return 0;
+    if (mprotect(page, page_bytes, PROT_READ | PROT_WRITE) != 0) return 0;
+    volatile char *to = dst;
+    for (unsigned long b = 0; b < n * size; b++)
+        to[b] = copy ? src[b] : (char)((unsigned long)g[REG_RAX] >> (8 * (b % size)));
+    mprotect(page, page_bytes, PROT_READ);
+    g[REG_RDI] += (greg_t)(n * size);
+    if (copy) g[REG_RSI] += (greg_t)(n * size);
+    g[REG_RCX] -= (greg_t)n;
+    return 1;
+}
+#endif
+
 static void hl_touch_on_fault(int sig, siginfo_t *info, void *context) {
     char *addr = info->si_addr;
     (void)sig;
@@ -191,6 +244,10 @@ static void hl_touch_on_fault(int sig, siginfo_t *info, void *context) {
         int prot = open ? PROT_READ | PROT_WRITE : PROT_READ;
         __atomic_fetch_add(&r->faults, 1, __ATOMIC_SEQ_CST);
 #ifdef HL_TOUCH_STEP
+        if (open && wrote && __atomic_load_n(&hl_touch_watch_writes, __ATOMIC_SEQ_CST) &&
+            hl_touch_watched(r, index) &&
+            hl_touch_string_store(context, r->base + index * r->page_bytes, r->page_bytes))
+            return;
         if (open && __atomic_load_n(&hl_touch_watch_writes, __ATOMIC_SEQ_CST) &&
             hl_touch_watched(r, index)) {
             /* open for this one instruction: the trap after it seals the page again */

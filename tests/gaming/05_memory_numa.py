@@ -170,6 +170,27 @@ def predict_page_nodes(pages, init, thread_nodes, policy="default", nodes=(0,), 
         }
 """), loses=TOUCH, why="the team places each page with one zero, then the master writes every value "
         "serially", reason="not a serial pass over the values after the placement"),
+    attempt("method", "init_arrays", touch("""
+#pragma omp parallel for schedule(static, chunk)
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < cols; j += 512) {
+            a[i * cols + j] = 0.0;
+            b[i * cols + j] = 0.0;
+        }
+    double *ra = malloc((size_t)cols * sizeof *ra), *rb = malloc((size_t)cols * sizeof *rb);
+    for (long i = 0; i < rows; i++) {
+        for (long j = 0; j < cols; j++) {
+            ra[j] = (double)((i + j) % 7);
+            rb[j] = (double)(1 + i % 3);
+        }
+        memcpy(a + i * cols, ra, (size_t)cols * sizeof *ra);
+        memcpy(b + i * cols, rb, (size_t)cols * sizeof *rb);
+    }
+    free(ra);
+    free(rb);
+"""), loses=TOUCH, why="the team places each page, then the master copies every row in with memcpy "
+        "(glibc's `rep movsb`: the kit's watch does its stores on a watched page itself, as the "
+        "master's)", reason="not a serial pass over the values after the placement"),
 ]
 
 _RAW = pd.DataFrame({"threads": [5, 1, 5, 1, 5, 1], "repetition": [0, 2, 2, 0, 1, 1],

@@ -115,4 +115,27 @@ void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
     }
 }
 """, why="the chunks dealt out by hand, each row written from its end"),
+    right("init_arrays", r"""
+%%c TOUCH_C touch_schedule
+#include <string.h>
+#include <stdlib.h>
+/* each thread builds a row in its own buffer and copies it in (memcpy), orphaned omp for */
+static void fill(double *a, double *b, long rows, long cols, long chunk) {
+    double *ra = malloc((size_t)cols * sizeof *ra), *rb = malloc((size_t)cols * sizeof *rb);
+#pragma omp for schedule(static, chunk)
+    for (long i = 0; i < rows; i++) {
+        for (long j = 0; j < cols; j++) { ra[j] = (double)((i + j) % 7); rb[j] = (double)(1 + i % 3); }
+        memcpy(a + i * cols, ra, (size_t)cols * sizeof *ra);
+        memcpy(b + i * cols, rb, (size_t)cols * sizeof *rb);
+    }
+    free(ra);
+    free(rb);
+}
+
+void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
+#pragma omp parallel
+    fill(a, b, rows, cols, chunk);
+}
+""", why="each row built in a buffer of the thread's own and copied in with memcpy (a fresh "
+        "attacker's: glibc's `rep movsb` stepped byte by byte ran past the time limit, 0/4 before)"),
 ]
