@@ -114,4 +114,41 @@ def jacobi_sweep3d(u, new):
                 acc += (new[i, j, k] - u[i, j, k]) ** 2
     return acc
 """, why="numba.jit(nopython, parallel), prange over the last axis, i innermost"),
+    right("jacobi_sweep3d", r"""
+import numba as nb
+from numba import prange as pr
+
+
+@nb.jit(nopython=True, parallel=True, cache=True)
+def jacobi_sweep3d(u, new):
+    n0 = u.shape[0]
+    n1 = u.shape[1]
+    n2 = u.shape[2]
+    total = 0.0
+    for i in pr(1, n0 - 1):
+        for j in range(1, n1 - 1):
+            for k in range(1, n2 - 1):
+                nb_sum = u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k] + u[i, j, k - 1] + u[i, j, k + 1]
+                new[i, j, k] = nb_sum / 6.0
+                total += (new[i, j, k] - u[i, j, k]) ** 2
+    return total
+""", why="prange imported as `pr`, numba as `nb` (a fresh attacker's, 0/5 before: the reader knew prange by its spelling)"),
+    right("jacobi_sweep3d", r"""
+import numba
+
+
+@numba.njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    # prange over the middle axis j (every plane i inside), chained indexing new[i][j][k]
+    nx, ny, nz = u.shape
+    delta = 0.0
+    for j in numba.prange(1, ny - 1):
+        for i in range(1, nx - 1):
+            for k in range(1, nz - 1):
+                v = (u[i - 1][j][k] + u[i + 1][j][k] + u[i][j - 1][k] + u[i][j + 1][k]
+                     + u[i][j][k - 1] + u[i][j][k + 1]) / 6.0
+                new[i][j][k] = v
+                delta += (v - u[i][j][k]) ** 2
+    return delta
+""", why="chained indexing u[i][j][k], prange over the middle axis (a fresh attacker's, 0/5 before)"),
 ]
