@@ -56,6 +56,7 @@ static struct {
 } counted[CB_MAX_THREADS];
 static int counting, team_wanted, stray_level = -1, stray_team = -1, measures;
 static const void *state_wanted;
+static hl_method method_wanted; /* the method the kernel hands measure_construct */
 /* The team's counter seen at each of a thread's delays in the contention run: atomic, single and
  * master update s->updates in every repetition, so when a thread begins repetition k + 1 (after k
  * delays) it has grown by k at least (the thread's own k atomic updates, or the k repetitions its
@@ -154,6 +155,12 @@ int construct_measure(hl_ctx *ctx, const char *name, hl_work_fn test, hl_work_fn
                        test != construct_test ? "another function as the test"
                        : reference != reference_loop ? "another reference, or none"
                                                      : "another argument than s");
+    if (method->comm != method_wanted.comm || method->target != method_wanted.target ||
+        method->outer != method_wanted.outer)
+        return hl_fail(ctx, "measure_construct must time with the method it is given (%d samples "
+                            "of at least %g s), not %d of %g s: the lab's sample sizes are the "
+                            "method's", method_wanted.outer, method_wanted.target, method->outer,
+                       method->target);
     return hl_measure(ctx, name, counted_test, reference_loop, arg, method, out);
 }
 #else
@@ -206,6 +213,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     hl_method method = hl_method_default(ctx);
     method.target = target_ms * 1e-3;
     method.outer = (int)samples;
+#ifdef HL_STUDENT_CONSTRUCT
+    method_wanted = method;
+#endif
     hl_result r = {0};
     if (measure_construct(ctx, &state, &method, &r) != 0) {
         if (!ctx->error[0]) hl_fail(ctx, "measure_construct() failed");

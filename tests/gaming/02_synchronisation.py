@@ -245,6 +245,31 @@ GAMING += [
         {"hidden_construct", "hidden_construct_overhead"},
         why="the construct's loop delays 0, the reference s->delay (its run apart refused too)",
         reason="not hl_delay(s->delay)"),
+    # a fresh attacker's: two samples of a microsecond in place of the method handed in, 3/3 + 2/2
+    attempt("method", "construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "atomic";
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    for (long j = 0; j < inner; j++) {
+        hl_delay(s->delay);
+#pragma omp atomic
+        s->updates += 1;
+    }
+}
+
+/* quicker: two samples of a microsecond instead of the method the kit hands in */
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    hl_method quick = *method;
+    quick.outer = 2;
+    quick.target = 1e-6;
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, &quick, out);
+}
+""", {"hidden_construct", "hidden_construct_overhead"},
+        why="measure_construct times with a method of its own (2 samples of 1 us)",
+        reason="with the method it is given"),
 ]
 # C evidence (issue 36): the solution with its MPI hidden from the tracer, records written by
 # the student, library functions replaced (gaming.c_evidence)
