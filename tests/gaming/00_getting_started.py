@@ -271,3 +271,63 @@ spread.records = pd.DataFrame({"rank": [0] * 7, "thread": range(7), "cpu": range
 """), loses={"hidden_piling_slowdown"}, why="a typed prediction (7: true only with seven threads), the placement records replaced to agree",
             reason="as section 3 made them"),
 ]
+
+# The graded ring's communicator is now a real one (a subclass on the same handle) and pkl5's
+# classes are watched while the function runs (fixer helper-f5, after attacker B's B00r4/B00r5):
+# what pkl5 sends is made synchronous, its collectives refused, its requests counted.
+GAMING += [
+    attempt("method", "ring_exchange", """
+def ring_exchange():
+    import os
+
+    from mpi4py import MPI
+    from mpi4py.util import pkl5
+
+    c5 = pkl5.Intracomm(MPI.COMM_WORLD)
+    rank, size = c5.Get_rank(), c5.Get_size()
+    c5.send(os.getpid(), dest=(rank + 1) % size)  # pkl5's send: MPI_Send, eager for small data
+    return c5.recv(source=(rank - 1) % size)
+""", loses={"hidden_ring_exchange"}, why="send before receive through pkl5: only eager buffering saves it",
+            reason="deadlock"),
+    attempt("method", "ring_exchange", """
+def ring_exchange():
+    import os
+
+    from mpi4py import MPI
+    from mpi4py.util import pkl5
+
+    c5 = pkl5.Intracomm(MPI.COMM_WORLD)
+    return c5.allgather(os.getpid())[(c5.Get_rank() - 1) % c5.Get_size()]
+""", loses={"hidden_ring_exchange"}, why="every process id gathered through pkl5: a collective, no ring",
+            reason="the ring is point to point"),
+    attempt("method", "ring_exchange", """
+def ring_exchange():
+    import os
+
+    from mpi4py import MPI
+    from mpi4py.util import pkl5
+
+    c5 = pkl5.Intracomm(MPI.COMM_WORLD)
+    rank, size = c5.Get_rank(), c5.Get_size()
+    c5.isend(os.getpid(), dest=(rank + 1) % size)  # pkl5's request never waited
+    return c5.recv(source=(rank - 1) % size)
+""", loses={"hidden_ring_exchange"}, why="pkl5's isend request never waited: a request leaked",
+            reason="send request(s) never completed"),
+    # A RIGHT answer the graded run cannot accept soundly (attacker B's B00r5): a method called
+    # through its class runs on the handle out of the watch's sight (mpi4py's classes cannot be
+    # patched, and the MPI library has no MPI_T variables or events to count messages by), so
+    # neither making its sends synchronous nor seeing a message is possible; the refusal says
+    # what to do (the lab's text says it too).
+    attempt("method", "ring_exchange", """
+def ring_exchange():
+    \"\"\"Send my process id to the right neighbour, receive from the left; return what arrived.\"\"\"
+    import os
+
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    return MPI.Comm.sendrecv(comm, os.getpid(), dest=(rank + 1) % size, source=(rank - 1) % size)
+""", loses={"hidden_ring_exchange"}, why="a right sendrecv called through the class (B00r5): out of the graded run's sight",
+            reason="a method called through its class (MPI.Comm.sendrecv(comm, ...))"),
+]

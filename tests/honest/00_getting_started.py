@@ -150,3 +150,46 @@ def ring_exchange():
 ''', why="buffered mode with an attached buffer: local, safe with every other send synchronous"),
 ]
 
+# A fresh attacker (attacker B, B00r4) found this right answer scored 0: the graded run handed the
+# function a stand-in for MPI.COMM_WORLD that was no mpi4py communicator. It is now a subclass of
+# the communicator's class on the same handle, and pkl5's classes are watched while it runs.
+HONEST += [
+    right("ring_exchange", """
+def ring_exchange():
+    \"\"\"Send my process id to the right neighbour, receive from the left; return what arrived.\"\"\"
+    import os
+
+    from mpi4py import MPI
+    from mpi4py.util import pkl5
+
+    comm = MPI.COMM_WORLD
+    c5 = pkl5.Intracomm(comm)  # pickle-5 out-of-band sends (large objects), same semantics
+    rank, size = c5.Get_rank(), c5.Get_size()
+    return c5.sendrecv(os.getpid(), dest=(rank + 1) % size, source=(rank - 1) % size)
+""", why="fresh attacker (B00r4): mpi4py.util.pkl5.Intracomm(comm).sendrecv"),
+    right("ring_exchange", """
+def ring_exchange():
+    import os
+
+    from mpi4py import MPI
+    from mpi4py.util import pkl5
+
+    c5 = pkl5.Intracomm(MPI.COMM_WORLD.Dup())
+    rank, size = c5.Get_rank(), c5.Get_size()
+    request = c5.isend(os.getpid(), dest=(rank + 1) % size)
+    got = c5.recv(source=(rank - 1) % size)
+    request.wait()
+    return got
+""", why="pkl5 on a duplicate of the communicator: isend, recv, then the request waited"),
+    right("ring_exchange", """
+def ring_exchange():
+    import os
+
+    from mpi4py import MPI
+
+    world = MPI.COMM_WORLD
+    ring = world.Create_cart([world.Get_size()], periods=[True])
+    left, right_ = ring.Shift(0, 1)
+    return ring.sendrecv(os.getpid(), dest=right_, source=left)
+""", why="a periodic Cartesian communicator, its neighbours from Shift"),
+]
