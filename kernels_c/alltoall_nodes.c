@@ -80,9 +80,34 @@ HL_NOT_COUNTED static void keep_pace(int t, int team) {
     if (start >= 0) waited[t] += omp_get_wtime() - start;
 }
 
-HL_NOT_COUNTED static void wrote(const void *caller, unsigned long size) {
+/* The order of the cell's writes and of the data its MPI calls send, kept while alltoall_nodes
+ * runs (each write's address, bytes and thread number, -1 outside a team; each send's span, who
+ * -2), so that a write is credited only if the bytes it left are the ones MPI then sends (or the
+ * kit reads in recv): a thread's writes to memory never sent, or overwritten before it is sent,
+ * are no share of the copies (sent_shares). Past HL_LOG_ENTRIES, `lost` counts what was not kept. */
+#define HL_LOG_ENTRIES (1L << 18)
+typedef struct {
+    uintptr_t at;
+    long bytes;
+    int who;
+} hl_logged;
+static hl_logged logged[HL_LOG_ENTRIES];
+static long log_used, log_lost;
+static long sent_by[HL_COUNTED_THREADS], sent_alone; /* the credited bytes */
+
+HL_NOT_COUNTED static void log_entry(uintptr_t at, long bytes, int who) {
+    long i = __atomic_fetch_add(&log_used, 1, __ATOMIC_RELAXED);
+    if (i >= HL_LOG_ENTRIES) {
+        __atomic_fetch_add(&log_lost, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    logged[i] = (hl_logged){at, bytes, who};
+}
+
+HL_NOT_COUNTED static void wrote(const void *caller, const void *at, unsigned long size) {
     if (size == 0 || !counted_caller(caller)) return;
     int t, team = team_of(&t);
+    log_entry((uintptr_t)at, (long)size, team ? t : -1);
     if (!team) {
         __atomic_fetch_add(&written_alone, (long)size, __ATOMIC_RELAXED);
         return;
@@ -98,7 +123,7 @@ HL_NOT_COUNTED static void wrote(const void *caller, unsigned long size) {
 #define HL_COUNT_WRITE(name, size)                                                             \
     void __real_##name(void *a);                                                                \
     HL_NOT_COUNTED void __wrap_##name(void *a) {                                                \
-        wrote(__builtin_return_address(0), size);                                               \
+        wrote(__builtin_return_address(0), a, size);                                            \
         __real_##name(a);                                                                       \
     }
 HL_COUNT_WRITE(__tsan_write1, 1)
@@ -114,33 +139,33 @@ HL_COUNT_WRITE(__tsan_unaligned_write16, 16)
 #define HL_COUNT_ATOMIC(bits, type)                                                             \
     void __real___tsan_atomic##bits##_store(volatile type *a, type v, int mo);                   \
     HL_NOT_COUNTED void __wrap___tsan_atomic##bits##_store(volatile type *a, type v, int mo) {   \
-        wrote(__builtin_return_address(0), sizeof(type));                                        \
+        wrote(__builtin_return_address(0), (const void *)(uintptr_t)a, sizeof(type));           \
         __real___tsan_atomic##bits##_store(a, v, mo);                                            \
     }                                                                                            \
     type __real___tsan_atomic##bits##_exchange(volatile type *a, type v, int mo);                \
     HL_NOT_COUNTED type __wrap___tsan_atomic##bits##_exchange(volatile type *a, type v, int mo) {\
-        wrote(__builtin_return_address(0), sizeof(type));                                        \
+        wrote(__builtin_return_address(0), (const void *)(uintptr_t)a, sizeof(type));           \
         return __real___tsan_atomic##bits##_exchange(a, v, mo);                                  \
     }                                                                                            \
     int __real___tsan_atomic##bits##_compare_exchange_strong(volatile type *a, type *c, type v,  \
                                                              int mo, int fmo);                   \
     HL_NOT_COUNTED int __wrap___tsan_atomic##bits##_compare_exchange_strong(                     \
         volatile type *a, type *c, type v, int mo, int fmo) {                                    \
-        wrote(__builtin_return_address(0), sizeof(type));                                        \
+        wrote(__builtin_return_address(0), (const void *)(uintptr_t)a, sizeof(type));           \
         return __real___tsan_atomic##bits##_compare_exchange_strong(a, c, v, mo, fmo);           \
     }                                                                                            \
     int __real___tsan_atomic##bits##_compare_exchange_weak(volatile type *a, type *c, type v,    \
                                                            int mo, int fmo);                     \
     HL_NOT_COUNTED int __wrap___tsan_atomic##bits##_compare_exchange_weak(                       \
         volatile type *a, type *c, type v, int mo, int fmo) {                                    \
-        wrote(__builtin_return_address(0), sizeof(type));                                        \
+        wrote(__builtin_return_address(0), (const void *)(uintptr_t)a, sizeof(type));           \
         return __real___tsan_atomic##bits##_compare_exchange_weak(a, c, v, mo, fmo);             \
     }                                                                                            \
     type __real___tsan_atomic##bits##_compare_exchange_val(volatile type *a, type c, type v,     \
                                                            int mo, int fmo);                     \
     HL_NOT_COUNTED type __wrap___tsan_atomic##bits##_compare_exchange_val(                       \
         volatile type *a, type c, type v, int mo, int fmo) {                                     \
-        wrote(__builtin_return_address(0), sizeof(type));                                        \
+        wrote(__builtin_return_address(0), (const void *)(uintptr_t)a, sizeof(type));           \
         return __real___tsan_atomic##bits##_compare_exchange_val(a, c, v, mo, fmo);              \
     }
 HL_COUNT_ATOMIC(8, unsigned char)
@@ -155,12 +180,12 @@ HL_NOT_COUNTED static void *copied(const void *caller, void *d, const void *s, s
                                    int move) {
     int t;
     if (!counted_caller(caller) || !team_of(&t) || move || size <= (size_t)slack) {
-        wrote(caller, size);
+        wrote(caller, d, size);
         return move ? __real_memmove(d, s, size) : __real_memcpy(d, s, size);
     }
     for (size_t at = 0; at < size; at += (size_t)slack) {
         size_t piece = size - at < (size_t)slack ? size - at : (size_t)slack;
-        wrote(caller, piece);
+        wrote(caller, (char *)d + at, piece);
         __real_memcpy((char *)d + at, (const char *)s + at, piece);
     }
     return d;
@@ -172,13 +197,162 @@ HL_NOT_COUNTED void *__wrap_memmove(void *d, const void *s, size_t size) {
     return copied(__builtin_return_address(0), d, s, size, 1);
 }
 
-HL_NOT_COUNTED static void count_writes(int on, long count) {
+/* The data the cell's MPI calls send, logged as each call begins (--wrap of the tracer's entry
+ * points for the calls the part allows, COUNT_FLAGS): `k` elements of `t` from `b`, the first
+ * `first` extents in; the span from the first byte to the last, holes of a derived type in it. */
+HL_NOT_COUNTED static void log_sent(const void *b, long first, long k, MPI_Datatype t) {
+    MPI_Aint lb, extent, true_lb, true_extent;
+    if (!__atomic_load_n(&counting, __ATOMIC_ACQUIRE) || !b || b == MPI_IN_PLACE || k <= 0 ||
+        t == MPI_DATATYPE_NULL || MPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
+        MPI_Type_get_true_extent(t, &true_lb, &true_extent) != MPI_SUCCESS || true_extent <= 0)
+        return;
+    long span = (long)((k - 1) * extent + true_extent);
+    log_entry((uintptr_t)b + (uintptr_t)(first * extent + true_lb), span, -2);
+}
+
+HL_NOT_COUNTED static int my_rank(MPI_Comm c) {
+    int me = -1;
+    if (c != MPI_COMM_NULL) PMPI_Comm_rank(c, &me);
+    return me;
+}
+
+HL_NOT_COUNTED static int comm_size(MPI_Comm c) {
+    int n = 0;
+    if (c != MPI_COMM_NULL) PMPI_Comm_size(c, &n);
+    return n;
+}
+
+#define HL_SENDS(entry, params, args, log)                                                       \
+    int __real_hl_traced_MPI_##entry params;                                                     \
+    HL_NOT_COUNTED int __wrap_hl_traced_MPI_##entry params {                                     \
+        log;                                                                                     \
+        return __real_hl_traced_MPI_##entry args;                                                \
+    }
+#define HL_P2P_SENDS(entry)                                                                      \
+    HL_SENDS(entry, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c),            \
+             (b, n, t, d, g, c), log_sent(b, 0, n, t))
+#define HL_IP2P_SENDS(entry)                                                                     \
+    HL_SENDS(entry, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c,             \
+                     MPI_Request *r),                                                            \
+             (b, n, t, d, g, c, r), log_sent(b, 0, n, t))
+HL_P2P_SENDS(Send)
+HL_P2P_SENDS(Send_synchronous)
+HL_P2P_SENDS(Ssend)
+HL_IP2P_SENDS(Isend)
+HL_IP2P_SENDS(Isend_synchronous)
+HL_IP2P_SENDS(Issend)
+HL_SENDS(Sendrecv,
+         (const void *sb, int sn, MPI_Datatype st, int d, int sg, void *rb, int rn,
+          MPI_Datatype rt, int s, int rg, MPI_Comm c, MPI_Status *status),
+         (sb, sn, st, d, sg, rb, rn, rt, s, rg, c, status), log_sent(sb, 0, sn, st))
+HL_SENDS(Alltoall,
+         (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),
+         (sb, sn, st, rb, rn, rt, c),
+         sb == MPI_IN_PLACE ? log_sent(rb, 0, (long)rn * comm_size(c), rt)
+                            : log_sent(sb, 0, (long)sn * comm_size(c), st))
+HL_SENDS(Ialltoall,
+         (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c,
+          MPI_Request *r),
+         (sb, sn, st, rb, rn, rt, c, r),
+         sb == MPI_IN_PLACE ? log_sent(rb, 0, (long)rn * comm_size(c), rt)
+                            : log_sent(sb, 0, (long)sn * comm_size(c), st))
+HL_SENDS(Alltoallv,
+         (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb,
+          const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c),
+         (sb, sn, sd, st, rb, rn, rd, rt, c),
+         for (int i = 0, m = comm_size(c); i < m; i++) sb == MPI_IN_PLACE
+             ? log_sent(rb, rd[i], rn[i], rt) : log_sent(sb, sd[i], sn[i], st))
+HL_SENDS(Gather,
+         (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, int root,
+          MPI_Comm c),
+         (sb, sn, st, rb, rn, rt, root, c),
+         sb == MPI_IN_PLACE ? log_sent(rb, (long)root * rn, rn, rt) : log_sent(sb, 0, sn, st))
+HL_SENDS(Gatherv,
+         (const void *sb, int sn, MPI_Datatype st, void *rb, const int rn[], const int rd[],
+          MPI_Datatype rt, int root, MPI_Comm c),
+         (sb, sn, st, rb, rn, rd, rt, root, c),
+         sb == MPI_IN_PLACE ? log_sent(rb, rd[root], rn[root], rt) : log_sent(sb, 0, sn, st))
+HL_SENDS(Scatter,
+         (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, int root,
+          MPI_Comm c),
+         (sb, sn, st, rb, rn, rt, root, c),
+         if (my_rank(c) == root) log_sent(sb, 0, (long)sn * comm_size(c), st))
+HL_SENDS(Scatterv,
+         (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb, int rn,
+          MPI_Datatype rt, int root, MPI_Comm c),
+         (sb, sn, sd, st, rb, rn, rt, root, c),
+         if (my_rank(c) == root) for (int i = 0, m = comm_size(c); i < m; i++)
+             log_sent(sb, sd[i], sn[i], st))
+
+/* The credit (sent_by, sent_alone): the log replayed in order over the bytes of every span sent
+ * (and of recv, which the kit reads once the call returns), each byte's last writer credited
+ * when its span is sent, once per write. Outside the spans nothing is credited. */
+HL_NOT_COUNTED static int by_start(const void *a, const void *b) {
+    const hl_logged *x = a, *y = b;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+HL_NOT_COUNTED static void credit_sent(const double *recv, size_t n) {
+    for (int u = 0; u < HL_COUNTED_THREADS; u++) sent_by[u] = 0;
+    sent_alone = 0;
+    long used = log_used < HL_LOG_ENTRIES ? log_used : HL_LOG_ENTRIES, spans = 0;
+    log_entry((uintptr_t)recv, (long)(n * sizeof *recv), -2);
+    if (used < HL_LOG_ENTRIES) used++;
+    for (long i = 0; i < used; i++) spans += logged[i].who == -2;
+    hl_logged *segment = malloc((size_t)(spans ? spans : 1) * sizeof *segment);
+    if (!segment) return;
+    long kept = 0;
+    for (long i = 0; i < used; i++)
+        if (logged[i].who == -2 && logged[i].bytes > 0) segment[kept++] = logged[i];
+    qsort(segment, (size_t)kept, sizeof *segment, by_start);
+    long merged = 0; /* the spans' union, disjoint and in address order; bytes: owners' offset */
+    for (long i = 0; i < kept; i++) {
+        uintptr_t end = segment[i].at + (uintptr_t)segment[i].bytes;
+        if (merged && segment[i].at <= segment[merged - 1].at + (uintptr_t)segment[merged - 1].bytes) {
+            uintptr_t last = segment[merged - 1].at + (uintptr_t)segment[merged - 1].bytes;
+            if (end > last) segment[merged - 1].bytes = (long)(end - segment[merged - 1].at);
+        } else {
+            segment[merged++] = segment[i];
+        }
+    }
+    long total = 0;
+    for (long i = 0; i < merged; i++) segment[i].who = (int)total, total += segment[i].bytes;
+    signed char *owner = total > 0 && total <= (1L << 26) ? malloc((size_t)total) : NULL;
+    if (!owner) {
+        free(segment);
+        return;
+    }
+    memset(owner, -3, (size_t)total); /* -3: no write of the cell's; -1: outside a team */
+    for (long i = 0; i < used; i++) {
+        uintptr_t lo = logged[i].at, hi = lo + (uintptr_t)logged[i].bytes;
+        for (long j = 0; j < merged; j++) {
+            uintptr_t slo = segment[j].at, shi = slo + (uintptr_t)segment[j].bytes;
+            if (hi <= slo || lo >= shi) continue;
+            uintptr_t a = lo > slo ? lo : slo, b = hi < shi ? hi : shi;
+            signed char *o = owner + segment[j].who + (a - slo);
+            if (logged[i].who != -2) {
+                memset(o, logged[i].who, (size_t)(b - a));
+                continue;
+            }
+            for (uintptr_t k = 0; k < b - a; k++) { /* sent: credit each byte's writer, once */
+                if (o[k] == -1) sent_alone++;
+                else if (o[k] >= 0) sent_by[(int)o[k]]++;
+                if (o[k] >= -1) o[k] = -3;
+            }
+        }
+    }
+    free(owner);
+    free(segment);
+}
+
+HL_NOT_COUNTED static void count_writes(int on, long count, const double *recv, size_t n) {
     if (on) {
         for (int u = 0; u < HL_COUNTED_THREADS; u++) written_by[u] = 0, waited[u] = 0.0;
-        written_alone = 0, widest_team = 0;
+        written_alone = 0, widest_team = 0, log_used = 0, log_lost = 0;
         slack = 8 * (count / 2 > 0 ? count / 2 : 1); /* half a rank's block */
     }
     __atomic_store_n(&counting, on, __ATOMIC_RELEASE);
+    if (!on) credit_sent(recv, n);
 }
 
 /* one "writes" record per rank and call: bytes outside regions, per thread number, waits */
@@ -192,9 +366,14 @@ static void emit_writes(hl_ctx *ctx, long rep, int leader) {
         at += snprintf(at, (size_t)(by + sizeof by - at), "%s%ld", u ? " " : "", written_by[u]);
         if (waited[u] > most) most = waited[u];
     }
+    char sent[HL_COUNTED_THREADS * 21 + 1] = "";
+    at = sent;
+    for (int u = 0; u < shown; u++)
+        at += snprintf(at, (size_t)(sent + sizeof sent - at), "%s%ld", u ? " " : "", sent_by[u]);
     hl_emit(ctx, "\"record\":\"writes\",\"repetition\":%ld,\"leader\":%d,\"alone\":%ld,"
-                 "\"by_thread\":\"%s\",\"widest_team\":%d,\"waited\":%.6f",
-            rep, leader, written_alone, by, widest_team, most);
+                 "\"by_thread\":\"%s\",\"widest_team\":%d,\"waited\":%.6f,\"sent_alone\":%ld,"
+                 "\"sent_by_thread\":\"%s\",\"lost\":%ld",
+            rep, leader, written_alone, by, widest_team, most, sent_alone, sent, log_lost);
 }
 #endif
 
@@ -247,11 +426,11 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #ifdef HL_STUDENT_ALLTOALL
         if (nodes.variant == HL_STUDENT) {
 #ifdef HL_COUNT_WRITES
-            count_writes(1, count);
+            count_writes(1, count, recv, n);
 #endif
             alltoall_nodes(send, recv, (int)count, comm, nodes.node, nodes.leaders);
 #ifdef HL_COUNT_WRITES
-            count_writes(0, count);
+            count_writes(0, count, recv, n);
             emit_writes(ctx, rep, nodes.node_rank == 0);
 #endif
         }

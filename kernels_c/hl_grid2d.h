@@ -55,8 +55,9 @@ typedef struct {
     int bad_first, bad_last;  /* a stencil_rows call outside 1..m (0 if none) */
     /* a task iteration (hl_trace_task_mark): stencil_rows calls and the student's MPI calls in
      * its own body, outside every task; stencil_rows calls in a nested parallel region; calls
-     * computing row 1 or m in a task that made MPI calls before (or was created by one after) */
-    long inline_rows, inline_calls, nested_rows, edges_after_calls;
+     * computing row 1 or m in a task that made MPI calls before (or was created by one after),
+     * and calls computing interior rows (2..m-1) in such a task (the exchange's own) */
+    long inline_rows, inline_calls, nested_rows, edges_after_calls, interior_after_calls;
 } grid2d;
 
 #define A(g, i, j) ((g)->a[(i) * (g)->w + (j)])
@@ -244,6 +245,10 @@ void stencil_rows(long first, long last) {
     if (before > 0 && (first == 1 || last == g->m)) {
 #pragma omp atomic
         g->edges_after_calls++;
+    }
+    if (before > 0 && inner > 0) {
+#pragma omp atomic
+        g->interior_after_calls++;
     }
     if (before >= 0 && omp_get_level() > 1) {
 #pragma omp atomic

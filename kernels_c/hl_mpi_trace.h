@@ -241,6 +241,11 @@ int hl_trace_task_stamp(int mpi);
 void hl_trace_task_unmark(long *rows, long *calls);
 /* run `hook` before each of the student's MPI calls from now on (NULL: none) */
 void hl_trace_on_student_call(void (*hook)(void));
+/* give each of the student's reductions the send buffer `hook` returns (root -1: an allreduce;
+ * with MPI_IN_PLACE the hook may change the receive buffer's values); NULL: none */
+void hl_trace_on_student_reduce(const void *(*hook)(const void *sb, void *rb, int n,
+                                                    MPI_Datatype t, MPI_Op op, int root,
+                                                    MPI_Comm c));
 #endif
 
 #endif /* HL_MPI_TRACE_H */

@@ -26,7 +26,8 @@
  * ("requests", "3,7"), an MPI_Waitany, _Waitsome, _Testany or _Testsome the ones it completed, an MPI_Pready, MPI_Pready_range, MPI_Pready_list or MPI_Parrived the partitions it names
  * ("partition" to "partition_last"; an MPI_Pready_list its list too, as "requests": "0,2") and the request, an MPI_Start the request, and a completion
  * how many of the non-blocking collectives it completed had their send buffer changed while in
- * flight ("send_changed", below: a watched send buffer). The first
+ * flight ("send_changed", below: a watched send buffer); a send its buffer's address ("sent"),
+ * a non-blocking send or receive the request it returned ("posted", MPI_Request_c2f). The first
  * HL_TRACE_MAX_CALLS calls of a rank are kept in its buffer (a slot taken with an atomic counter;
  * the counters stay exact beyond it); a stream gets every call.
  *
@@ -77,6 +78,11 @@
 
 #include "hl_stream_guard.h"
 
+/* a kernel's look at a student's reduction: hl_trace_on_student_reduce */
+typedef const void *(*hl_reduce_hook)(const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op,
+                                      int root, MPI_Comm c);
+void hl_trace_on_student_reduce(hl_reduce_hook hook);
+
 #ifndef HL_TRACE_MAX_CALLS
 #define HL_TRACE_MAX_CALLS 32768
 #endif
@@ -108,6 +114,9 @@ typedef struct {
                   * non-blocking collective's, or the one an MPI_Wait or MPI_Test completes */
     long step;   /* the kernel's iteration when the call began (hl_trace_step), -1 before */
     unsigned long buffer; /* a receive's or a persistent (partitioned) set-up's buffer address */
+    unsigned long sent;   /* a send's buffer address (HL_SENT; lab 12 (a): whose columns) */
+    MPI_Request *posting; /* a non-blocking send's or receive's request, read at its end */
+    int posted; /* MPI_Request_c2f of the request a non-blocking send or receive returned */
     int mode; /* MPI_Win_fence, MPI_Win_lock_all: the assert given, as window_mode's bits (-1 for
                * other calls) */
     int live; /* a completion call: the requests it was given that were not MPI_REQUEST_NULL */
@@ -163,6 +172,7 @@ static union {
                                      * made resident (KiB, /proc/self/statm around the call) */
         long mpi_rss_kb;
         void (*student_hook)(void); /* run before each of the student's calls (a kernel's) */
+        hl_reduce_hook reduce_hook; /* the send buffer of each of the student's reductions */
     } s;
     char page[HL_SEALED_BYTES];
 } sealed __attribute__((aligned(HL_SEALED_BYTES))) = {
@@ -263,13 +273,13 @@ static int format_call(char *line, size_t cap, int rank, double base, const hl_t
                     "\"bytes\":%ld,\"recv_peer\":%d,\"recv_count\":%ld,\"recv_bytes\":%ld,"
                     "\"partitions\":%d,\"partition\":%d,\"partition_last\":%d,"
                     "\"request\":%d,\"requests\":\"%s\",\"step\":%ld,\"buffer\":%lu,\"mode\":%d,\"live\":%d,"
-                    "\"send_changed\":%d}\n",
+                    "\"send_changed\":%d,\"sent\":%lu,\"posted\":%d}\n",
                     rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?", c->start - base,
                     c->end - base, c->main, c->in_parallel, c->level, c->team, c->tid,
                     c->concurrent, c->done, c->comm_size, c->comm, c->student, c->comm_id, c->tag,
                     c->count, c->peer, c->bytes, c->recv_peer, c->recv_count, c->recv_bytes,
                     c->partitions, c->partition, c->partition_last, c->request, c->requests,
-                    c->step, c->buffer, c->mode, c->live, c->send_changed);
+                    c->step, c->buffer, c->mode, c->live, c->send_changed, c->sent, c->posted);
 }
 
 /* A piece of computing as one JSON line, its times from `base`; its length. */
@@ -446,6 +456,18 @@ void hl_trace_on_student_call(void (*hook)(void)) {
     unsealed(0);
 }
 
+/* A kernel's look at each of the student's reductions (MPI_Reduce, MPI_Allreduce and their
+ * non-blocking forms), made as the call begins: `hook` returns the send buffer MPI is given
+ * (the student's, or a copy of the kernel's; with MPI_IN_PLACE it may change the values in
+ * place in the receive buffer: lab 06's nudge, node_sum.c); root -1 for an allreduce. NULL: none. */
+void hl_trace_on_student_reduce(hl_reduce_hook hook) {
+    unsealed(1);
+    F.reduce_hook = hook;
+    unsealed(0);
+}
+#define HL_CONTRIBUTED(sb, rb, n, t, op, root, c)                                               \
+    (c_.student && F.reduce_hook ? F.reduce_hook(sb, rb, n, t, op, root, c) : (sb))
+
 static void trace_begin(hl_trace_call *c, const char *call, int student) {
     if (student && F.student_hook) F.student_hook();
     c->call = call;
@@ -468,6 +490,9 @@ static void trace_begin(hl_trace_call *c, const char *call, int student) {
     c->partition = c->partition_last = -1;
     c->request = -1;
     c->buffer = 0;
+    c->sent = 0;
+    c->posting = NULL;
+    c->posted = -1;
     c->mode = -1;
     c->live = -1;
     c->send_changed = 0;
@@ -697,6 +722,7 @@ static void trace_end_p2p(hl_trace_call *c, MPI_Comm comm, int tag, long count, 
     c->count = count;
     c->peer = world_peer(comm, peer);
     c->bytes = type_bytes(type, count * (c->partitions > 0 ? c->partitions : 1));
+    if (c->posting) c->posted = (int)MPI_Request_c2f(*c->posting);
     if (rcount >= 0) {
         c->recv_peer = world_peer(comm, rpeer);
         c->recv_count = rcount;
@@ -890,7 +916,9 @@ static const void *__attribute__((noinline)) hl_nudged(const void *b, int n, MPI
     (free)(values);
     return copy - true_lb;
 }
-#define HL_SENT(b, n, t, d, c) hl_sent(b, n, t, d, c)
+#define HL_SENT(b, n, t, d, c) (c_.sent = (unsigned long)(uintptr_t)(b), hl_sent(b, n, t, d, c))
+/* a non-blocking send's or receive's request in `args`: its handle kept at the call's end */
+#define HL_POSTING(r) (c_.posting = (r), (r))
 /* a receive's buffer in `args`: its address kept in the call's record (lab 01: whose block) */
 #define HL_RECEIVED(b) (c_.buffer = (unsigned long)(uintptr_t)(b), (b))
 
@@ -1348,6 +1376,8 @@ static void loop_shares(hl_ctx *ctx) {
         }
 }
 
+#include "hl_write_count.h" /* who changed the memory in parallel regions (counted build) */
+
 /* A whole program's use of the machine, for the records at MPI_Finalize: one "thread_cpu" line
  * per OS thread of the process (its id, CPU time in ns from /proc/self/task/<tid>/schedstat,
  * and for MPI's main thread the time since MPI started: what a team's threads did is compared,
@@ -1409,6 +1439,7 @@ int hl_traced_MPI_Finalize(void) {
         hl_append(&ctx, line, (size_t)n);
         machine_use(&ctx);
         loop_shares(&ctx);
+        write_shares(&ctx);
         hl_trace_emit(&ctx);
         hl_trace_frame(&ctx);
         char path[4096];

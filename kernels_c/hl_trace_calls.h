@@ -32,7 +32,9 @@
  *                                                        peer and bytes
  *       (a send's buffer in `args` is HL_SENT(buffer, count, type, dest, comm): hl_trace.c
  *       sends a nudged copy of it instead in a run with HL_HALO_NUDGE, lab 10; a receive's is
- *       HL_RECEIVED(buffer): its address is kept in the record, lab 01; a non-blocking
+ *       HL_RECEIVED(buffer): its address is kept in the record, lab 01, as a send's, "sent";
+ *       a non-blocking send's or receive's request is HL_POSTING(request): its handle is kept,
+ *       "posted", lab 12; a non-blocking
  *       collective's send buffer is HL_POSTED(buffer, count, type), its count the elements MPI
  *       reads from it: hl_trace.c hashes it at the posting and again at the completion of its
  *       request, "send_changed" in the completion's record, lab 13)
@@ -63,15 +65,15 @@ HL_TRACED_P2P(Rsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Co
 HL_TRACED_P2P(Recv, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Status *st),
               (HL_RECEIVED(b), n, t, s, g, c, st), c, g, n, t, s)
 HL_TRACED_P2P(Isend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-              (HL_SENT(b, n, t, d, c), n, t, d, g, c, r), c, g, n, t, d)
+              (HL_SENT(b, n, t, d, c), n, t, d, g, c, HL_POSTING(r)), c, g, n, t, d)
 HL_TRACED_P2P(Issend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-              (HL_SENT(b, n, t, d, c), n, t, d, g, c, r), c, g, n, t, d)
+              (HL_SENT(b, n, t, d, c), n, t, d, g, c, HL_POSTING(r)), c, g, n, t, d)
 HL_TRACED_P2P(Ibsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-              (HL_SENT(b, n, t, d, c), n, t, d, g, c, r), c, g, n, t, d)
+              (HL_SENT(b, n, t, d, c), n, t, d, g, c, HL_POSTING(r)), c, g, n, t, d)
 HL_TRACED_P2P(Irsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-              (HL_SENT(b, n, t, d, c), n, t, d, g, c, r), c, g, n, t, d)
+              (HL_SENT(b, n, t, d, c), n, t, d, g, c, HL_POSTING(r)), c, g, n, t, d)
 HL_TRACED_P2P(Irecv, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
-              (HL_RECEIVED(b), n, t, s, g, c, r), c, g, n, t, s)
+              (HL_RECEIVED(b), n, t, s, g, c, HL_POSTING(r)), c, g, n, t, s)
 HL_TRACED_SENDRECV(Sendrecv,
               (const void *sb, int sn, MPI_Datatype st, int d, int sg, void *rb, int rn,
                MPI_Datatype rt, int s, int rg, MPI_Comm c, MPI_Status *status),
@@ -102,7 +104,7 @@ HL_TRACED_P2P_AS(MPI_Send_synchronous, "MPI_Send", MPI_Ssend,
                  (HL_SENT(b, n, t, d, c), n, t, d, g, c), c, g, n, t, d)
 HL_TRACED_P2P_AS(MPI_Isend_synchronous, "MPI_Isend", MPI_Issend,
                  (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
-                 (HL_SENT(b, n, t, d, c), n, t, d, g, c, r), c, g, n, t, d)
+                 (HL_SENT(b, n, t, d, c), n, t, d, g, c, HL_POSTING(r)), c, g, n, t, d)
 
 /* collectives */
 HL_TRACED_COMM(Barrier, (MPI_Comm c), (c), c)
@@ -114,17 +116,19 @@ HL_TRACED_ISENT(Ibcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c, M
           is_root(c, root) ? n : 0, t, *r)
 HL_TRACED_REDUCE(Reduce,
           (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c),
-          (sb, rb, n, t, op, root, c), c, n, t, -1)
+          (HL_CONTRIBUTED(sb, rb, n, t, op, root, c), rb, n, t, op, root, c), c, n, t, -1)
 HL_TRACED_REDUCE(Allreduce, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
-          (sb, rb, n, t, op, c), c, n, t, -1)
+          (HL_CONTRIBUTED(sb, rb, n, t, op, -1, c), rb, n, t, op, c), c, n, t, -1)
 HL_TRACED_REDUCE(Iallreduce,
           (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c,
            MPI_Request *r),
-          (HL_POSTED(sb, n, t), rb, n, t, op, c, r), c, n, t, (int)MPI_Request_c2f(*r))
+          (HL_CONTRIBUTED(HL_POSTED(sb, n, t), rb, n, t, op, -1, c), rb, n, t, op, c, r), c, n, t,
+          (int)MPI_Request_c2f(*r))
 HL_TRACED_REDUCE(Ireduce,
           (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c,
            MPI_Request *r),
-          (HL_POSTED(sb, n, t), rb, n, t, op, root, c, r), c, n, t, (int)MPI_Request_c2f(*r))
+          (HL_CONTRIBUTED(HL_POSTED(sb, n, t), rb, n, t, op, root, c), rb, n, t, op, root, c, r),
+          c, n, t, (int)MPI_Request_c2f(*r))
 HL_TRACED_SENT(Scan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
           (sb, rb, n, t, op, c), c, n, t)
 HL_TRACED_SENT(Exscan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),

@@ -23,7 +23,8 @@
  * and every target region launched, on which device. Records: per rank "offload" (devices, the
  * device used, launches, the bytes copied each way before the first launch, between the first
  * and the last launch and after it, the largest single copy between, report lines naming
- * another device; for the student's loop device_iterations and host_writes, below), "time"
+ * another device; for the student's loop device_iterations, host_writes, launch_writes and
+ * device_strays, below), "time"
  * (seconds per iteration) and rank 0's "checksum" (the interior's sum,
  * as halo2d's, and a weighted sum that tells rows apart: u(i, j) (1 + (3 i + 5 j) mod 11)).
  */
@@ -81,6 +82,11 @@ static struct {
     int valid;                     /* a copy is kept */
     int running;                   /* the runtime's operations under way (nowait: several) */
     long host_writes;
+    long launch_writes;            /* launches after which a point changed their code never stored */
+    uintptr_t *row_at;             /* per row of u then unew: its device address as last read */
+    unsigned char *stored;         /* per point of u then unew: the device's code stored there
+                                      during the launch under way (HL_WATCH_DEVICE's check) */
+    int launch;                    /* the operation under way is a launch */
 } dev;
 #ifdef HL_WATCH_DEVICE
 #define HL_WATCHING_DEVICE 1
@@ -135,8 +141,11 @@ static int watch_start(double *u, double *unew, long m, long w, long ny, long ro
     dev.shot = malloc((size_t)(2 * (m + 2) * w) * sizeof(double));
     dev.kept = calloc((size_t)(2 * (m + 2)), 1);
     dev.present = calloc((size_t)(2 * (m + 2)), 1);
-    dev.valid = 0, dev.running = 0, dev.host_writes = 0;
-    if (!watch.ref || !watch.next || !watch.rows || !dev.shot || !dev.kept || !dev.present)
+    dev.row_at = calloc((size_t)(2 * (m + 2)), sizeof *dev.row_at);
+    dev.stored = calloc((size_t)(2 * (m + 2) * w), 1);
+    dev.valid = 0, dev.running = 0, dev.host_writes = 0, dev.launch_writes = 0, dev.launch = 0;
+    if (!watch.ref || !watch.next || !watch.rows || !dev.shot || !dev.kept || !dev.present ||
+        !dev.row_at || !dev.stored)
         return -1;
     for (long i = 0; i < ny + 2; i++)
         for (long j = 0; j < w; j++) watch.ref[i * w + j] = initial(i, j);
@@ -155,9 +164,10 @@ static int watch_start(double *u, double *unew, long m, long w, long ny, long ro
  * no report line shows. Counted in the "offload" record's host_writes. */
 
 /* rows a[first..first+count) of the device's copy into `to`, `ok` per row (0: not present) */
-static void device_block(double *a, double *to, unsigned char *ok) {
+static void device_block(double *a, double *to, unsigned char *ok, uintptr_t *at) {
     const long w = watch.w, rows = watch.m + 2, n = rows * w;
     memset(ok, 0, (size_t)rows);
+    memset(at, 0, (size_t)rows * sizeof *at);
     double *first = a, *last = a + n - 1;
     if (omp_target_is_present(first, watch.device) && omp_target_is_present(last, watch.device)) {
         uintptr_t d0 = 0, d1 = 0;
@@ -167,6 +177,7 @@ static void device_block(double *a, double *to, unsigned char *ok) {
             omp_target_memcpy(to, (void *)d0, (size_t)n * sizeof(double), 0, 0,
                               omp_get_initial_device(), watch.device) == 0) {
             memset(ok, 1, (size_t)rows);
+            for (long i = 0; i < rows; i++) at[i] = d0 + (uintptr_t)(i * w) * sizeof(double);
             return;
         }
     }
@@ -180,14 +191,32 @@ static void device_block(double *a, double *to, unsigned char *ok) {
         if (d1 - d0 == (uintptr_t)(w - 1) * sizeof(double))
             ok[i] = omp_target_memcpy(to + i * w, (void *)d0, (size_t)w * sizeof(double), 0, 0,
                                       omp_get_initial_device(), watch.device) == 0;
+        at[i] = ok[i] ? d0 : 0;
     }
 }
 
 static void device_now(void) {
     const long rows = watch.m + 2, n = rows * watch.w;
-    device_block(watch.u, dev.now, dev.present);
-    device_block(watch.unew, dev.now + n, dev.present + rows);
+    device_block(watch.u, dev.now, dev.present, dev.row_at);
+    device_block(watch.unew, dev.now + n, dev.present + rows, dev.row_at + rows);
 }
+
+#ifdef HL_WATCH_DEVICE
+/* after a launch (HL_WATCH_DEVICE's check of the device's code): a point of the device's u or
+ * unew changed since the copy kept before it, where the launch's own code stored nothing, was
+ * written by the host while the launch ran (another host thread, a nowait region) */
+static void device_covered(void) {
+    if (!watch.on || !dev.shot || !dev.valid || !dev.stored) return;
+    const long rows = 2 * (watch.m + 2), w = watch.w;
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; dev.kept[i] && dev.present[i] && j < w; j++)
+            if (memcmp(dev.shot + i * w + j, dev.now + i * w + j, sizeof(double)) != 0 &&
+                !dev.stored[i * w + j]) {
+                dev.launch_writes++;
+                return;
+            }
+}
+#endif
 
 /* before a runtime operation (or an MPI call): the device's rows as the kit kept them? */
 static void device_unchanged(void) {
@@ -214,6 +243,214 @@ static void device_keep(void) {
 }
 
 #if defined(HL_STUDENT_OFFLOAD) && defined(HL_WATCH_DEVICE)
+/* (b) What the device's code dereferences. The offload build compiles the device's code (only it:
+ * -Xopenmp-target, offload.exercise.WATCH_FLAGS) with AddressSanitizer's instrumentation as calls
+ * (__asan_load8(address), __asan_memcpy, ...), which the device image, loaded by the host plugin,
+ * finds here (the program exports them: -rdynamic): every load, store and memcpy of a target
+ * region's code passes the kit's check below while jacobi_offload runs. On the host plugin the
+ * device's code can reach any host address; the device data environment is what it may reach:
+ * the device's copy of what the launches' arguments map (each argument's whole mapping, found by
+ * the runtime's own translation, use_device_ptr, of its host range), the frames the device's code
+ * itself made (below the launching thread's stack pointer at the launch; a team's other threads'
+ * own frames), and the device image's own data (declare target variables). Anything else (a host
+ * grid, its address handed in as a firstprivate integer or pointer, or stored in mapped memory)
+ * is counted in the "offload" record's device_strays. */
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#define HL_MAX_REACH 64
+static struct { uintptr_t host, dev, len; } reach[HL_MAX_REACH]; /* mappings the launches used */
+static int reaches;
+static struct { uintptr_t lo, sp; } launchers[8]; /* each launching thread: its stack's low end,
+                                                     its stack pointer at the launch */
+static int launches_running;
+static long strays;
+static __thread uintptr_t stack_lo, stack_hi, launched_at; /* this thread's stack; its launch */
+
+/* the device's address of host address h, 0 where h is not on the device */
+static uintptr_t device_address(uintptr_t h) {
+    void *p = (void *)h;
+    if (!h || !omp_target_is_present(p, watch.device)) return 0;
+    uintptr_t d = 0;
+#pragma omp target data use_device_ptr(p) device(watch.device)
+    d = (uintptr_t)p;
+    return d;
+}
+
+/* the largest k (bytes, < limit) such that h + sign * k maps to d + sign * k: the mapping's end */
+static uintptr_t extent(uintptr_t h, uintptr_t d, int sign, uintptr_t limit) {
+    uintptr_t good = 0, step = 8;
+    while (step < limit && device_address(h + sign * step) == d + sign * step) good = step, step *= 2;
+    uintptr_t bad = step < limit ? step : limit;
+    while (bad - good > 1) {
+        uintptr_t mid = good + (bad - good) / 2;
+        if (device_address(h + sign * mid) == d + sign * mid) good = mid;
+        else bad = mid;
+    }
+    return good;
+}
+
+/* a launch's mapped arguments (not the by-value ones: OMP_MAP_LITERAL): their mappings kept */
+static void reach_arguments(int32_t num, void **args, int64_t *types) {
+    for (int i = 0; i < reaches; i++) /* still mapped as they were? */
+        if (device_address(reach[i].host) != reach[i].dev ||
+            device_address(reach[i].host + reach[i].len - 1) != reach[i].dev + reach[i].len - 1)
+            reach[i--] = reach[--reaches];
+    for (int32_t a = 0; a < num; a++) {
+        uintptr_t h = (uintptr_t)args[a], known = 0;
+        if ((types[a] & 0x100) || !h) continue; /* a literal: a value, not an address */
+        for (int i = 0; i < reaches && !known; i++)
+            known = h >= reach[i].host && h < reach[i].host + reach[i].len;
+        uintptr_t d = known ? 0 : device_address(h);
+        if (!d || reaches == HL_MAX_REACH) continue;
+        uintptr_t below = extent(h, d, -1, (uintptr_t)1 << 32);
+        uintptr_t above = extent(h, d, 1, (uintptr_t)1 << 32);
+        reach[reaches].host = h - below, reach[reaches].dev = d - below;
+        reach[reaches++].len = below + above + 1;
+    }
+}
+
+static void own_stack(void) {
+    if (stack_hi) return;
+    pthread_attr_t attr;
+    void *base = NULL;
+    size_t size = 0;
+    if (!pthread_getattr_np(pthread_self(), &attr)) {
+        if (!pthread_attr_getstack(&attr, &base, &size))
+            stack_lo = (uintptr_t)base, stack_hi = (uintptr_t)base + size;
+        pthread_attr_destroy(&attr);
+    }
+}
+
+/* the code of the object the kit (and the cell's host code) is linked into: a call of the check's
+ * entry points from there is no device code's (a host thread marking points as the device's) */
+static uintptr_t host_code_lo, host_code_hi;
+static int host_code(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size, (void)data;
+    const uintptr_t me = (uintptr_t)&host_code;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo && me < hi) {
+            host_code_lo = lo, host_code_hi = hi;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void launch_begin(int32_t num, void **args, int64_t *types) {
+    if (in_kit || !watch.on) return;
+    if (!host_code_hi) dl_iterate_phdr(host_code, NULL);
+#pragma omp critical(hl_offload_look)
+    {
+        in_kit = 1;
+        reach_arguments(num, args, types);
+        if (dev.stored && dev.running == 0) /* a launch alone: its code's stores marked anew */
+            memset(dev.stored, 0, (size_t)(2 * (watch.m + 2) * watch.w)), dev.launch = 1;
+        own_stack();
+        launched_at = (uintptr_t)__builtin_frame_address(0);
+        if (launches_running < 8)
+            launchers[launches_running].lo = stack_lo, launchers[launches_running].sp = launched_at;
+        __atomic_fetch_add(&launches_running, 1, __ATOMIC_SEQ_CST);
+        in_kit = 0;
+    }
+}
+
+static void launch_end(void) {
+    if (!launched_at) return;
+#pragma omp critical(hl_offload_look)
+    {
+        int k = __atomic_sub_fetch(&launches_running, 1, __ATOMIC_SEQ_CST);
+        for (int i = 0; i < k && i < 7; i++)
+            if (launchers[i].sp == launched_at) launchers[i] = launchers[k];
+        launched_at = 0;
+    }
+}
+
+/* may the device's code at `from` reach [a, a + size)? (not watched: the kit's own regions) */
+/* a store of the device's code into the device's u or unew: its points marked */
+static void device_stored(uintptr_t a, uintptr_t size) {
+    const long rows = 2 * (watch.m + 2), w = watch.w;
+    const uintptr_t row_bytes = (uintptr_t)w * sizeof(double);
+    for (long i = 0; i < rows; i++) {
+        uintptr_t at = dev.row_at[i];
+        if (!at || a + size <= at || a >= at + row_bytes) continue;
+        uintptr_t lo = a > at ? a - at : 0, hi = a + size - at < row_bytes ? a + size - at : row_bytes;
+        for (uintptr_t b = lo / sizeof(double); b < (hi + sizeof(double) - 1) / sizeof(double); b++)
+            __atomic_store_n(&dev.stored[i * w + (long)b], 1, __ATOMIC_RELAXED);
+    }
+}
+
+__attribute__((noinline)) static void device_access(uintptr_t a, uintptr_t size, void *from,
+                                                    int store) {
+    if (!watch.on || in_kit || size == 0) return;
+    if ((uintptr_t)from >= host_code_lo && (uintptr_t)from < host_code_hi) {
+        __atomic_fetch_add(&strays, 1, __ATOMIC_RELAXED); /* the host's code calling the check */
+        return;
+    }
+    if (store && dev.stored && dev.launch) device_stored(a, size);
+    for (int i = 0; i < reaches; i++)
+        if (a >= reach[i].dev && a + size <= reach[i].dev + reach[i].len) return;
+    own_stack();
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    if (launched_at) { /* the launching thread: the frames its device code made */
+        if (a >= sp && a + size <= launched_at) return;
+    } else if (a >= sp && a + size <= stack_hi) { /* a team's thread: its own live frames */
+        return;
+    }
+    int k = __atomic_load_n(&launches_running, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < k && i < 8; i++) /* the launching thread's frames (captured variables) */
+        if (a >= launchers[i].lo && a + size <= launchers[i].sp) return;
+    Dl_info at, code;
+    if (dladdr((void *)a, &at) && dladdr(from, &code) && at.dli_fbase == code.dli_fbase)
+        return; /* the device image's own data */
+    __atomic_fetch_add(&strays, 1, __ATOMIC_RELAXED);
+}
+
+#define HL_DEVICE_VISIBLE __attribute__((visibility("default"), used))
+#define HL_ACCESS(n)                                                                           \
+    HL_DEVICE_VISIBLE void __asan_load##n(uintptr_t a) {                                        \
+        device_access(a, n, __builtin_return_address(0), 0);                                    \
+    }                                                                                           \
+    HL_DEVICE_VISIBLE void __asan_store##n(uintptr_t a) {                                       \
+        device_access(a, n, __builtin_return_address(0), 1);                                    \
+    }
+HL_ACCESS(1)
+HL_ACCESS(2)
+HL_ACCESS(4)
+HL_ACCESS(8)
+HL_ACCESS(16)
+HL_DEVICE_VISIBLE void __asan_loadN(uintptr_t a, uintptr_t n) {
+    device_access(a, n, __builtin_return_address(0), 0);
+}
+HL_DEVICE_VISIBLE void __asan_storeN(uintptr_t a, uintptr_t n) {
+    device_access(a, n, __builtin_return_address(0), 1);
+}
+HL_DEVICE_VISIBLE void *__asan_memcpy(void *d, const void *s, uintptr_t n) {
+    device_access((uintptr_t)s, n, __builtin_return_address(0), 0);
+    device_access((uintptr_t)d, n, __builtin_return_address(0), 1);
+    return memcpy(d, s, n);
+}
+HL_DEVICE_VISIBLE void *__asan_memmove(void *d, const void *s, uintptr_t n) {
+    device_access((uintptr_t)s, n, __builtin_return_address(0), 0);
+    device_access((uintptr_t)d, n, __builtin_return_address(0), 1);
+    return memmove(d, s, n);
+}
+HL_DEVICE_VISIBLE void *__asan_memset(void *d, int c, uintptr_t n) {
+    device_access((uintptr_t)d, n, __builtin_return_address(0), 1);
+    return memset(d, c, n);
+}
+/* what the instrumented image's constructor and noreturn calls ask for: nothing to do */
+HL_DEVICE_VISIBLE void __asan_init(void) {}
+HL_DEVICE_VISIBLE void __asan_version_mismatch_check_v8(void) {}
+HL_DEVICE_VISIBLE void __asan_handle_no_return(void) {}
+#define HL_LAUNCH(num, args, types, call)                                                      \
+    do {                                                                                       \
+        launch_begin(num, args, types);                                                        \
+        HL_AROUND(call);                                                                       \
+        launch_end();                                                                          \
+    } while (0)
 #define HL_AROUND(call)                                                                        \
     do {                                                                                       \
         if (in_kit || !watch.on) {                                                             \
@@ -231,8 +468,14 @@ static void device_keep(void) {
         call;                                                                                  \
         _Pragma("omp critical(hl_offload_look)") {                                             \
             in_kit = 1;                                                                        \
-            if (--dev.running == 0)                                                            \
+            if (--dev.running == 0) {                                                          \
+                if (dev.launch) { /* what the launch's code did not store: the host's */       \
+                    device_now();                                                              \
+                    device_covered();                                                          \
+                }                                                                              \
                 device_keep();                                                                 \
+            }                                                                                  \
+            dev.launch = 0;                                                                    \
             in_kit = 0;                                                                        \
         }                                                                                      \
     } while (0)
@@ -258,26 +501,26 @@ HL_WRAP_DATA(__tgt_target_data_update)
 int __real___tgt_target_mapper(HL_RUN_ARGS);
 int __wrap___tgt_target_mapper(HL_RUN_ARGS) {
     int rc = 0;
-    HL_AROUND(rc = __real___tgt_target_mapper(HL_RUN_PASS));
+    HL_LAUNCH(num, args, types, rc = __real___tgt_target_mapper(HL_RUN_PASS));
     return rc;
 }
 int __real___tgt_target_nowait_mapper(HL_RUN_ARGS, HL_DEPS);
 int __wrap___tgt_target_nowait_mapper(HL_RUN_ARGS, HL_DEPS) {
     int rc = 0;
-    HL_AROUND(rc = __real___tgt_target_nowait_mapper(HL_RUN_PASS, HL_DEPS_PASS));
+    HL_LAUNCH(num, args, types, rc = __real___tgt_target_nowait_mapper(HL_RUN_PASS, HL_DEPS_PASS));
     return rc;
 }
 int __real___tgt_target_teams_mapper(HL_RUN_ARGS, int32_t teams, int32_t limit);
 int __wrap___tgt_target_teams_mapper(HL_RUN_ARGS, int32_t teams, int32_t limit) {
     int rc = 0;
-    HL_AROUND(rc = __real___tgt_target_teams_mapper(HL_RUN_PASS, teams, limit));
+    HL_LAUNCH(num, args, types, rc = __real___tgt_target_teams_mapper(HL_RUN_PASS, teams, limit));
     return rc;
 }
 int __real___tgt_target_teams_nowait_mapper(HL_RUN_ARGS, int32_t teams, int32_t limit, HL_DEPS);
 int __wrap___tgt_target_teams_nowait_mapper(HL_RUN_ARGS, int32_t teams, int32_t limit, HL_DEPS) {
     int rc = 0;
-    HL_AROUND(rc = __real___tgt_target_teams_nowait_mapper(HL_RUN_PASS, teams, limit,
-                                                           HL_DEPS_PASS));
+    HL_LAUNCH(num, args, types, rc = __real___tgt_target_teams_nowait_mapper(HL_RUN_PASS, teams,
+                                                                       limit, HL_DEPS_PASS));
     return rc;
 }
 #endif
@@ -478,25 +721,27 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         read_report(captured, device, &r);
         fclose(captured);
     }
-    long host_writes = -1L; /* -1: not watched (a build without the kit's wrappers) */
-#ifdef HL_WATCH_DEVICE
-    if (variant == V_STUDENT) host_writes = dev.host_writes;
+    long host_writes = -1L, launch_writes = -1L, device_strays = -1L; /* -1: not watched */
+#if defined(HL_STUDENT_OFFLOAD) && defined(HL_WATCH_DEVICE)
+    if (variant == V_STUDENT)
+        host_writes = dev.host_writes, launch_writes = dev.launch_writes, device_strays = strays;
 #endif
     hl_emit(ctx, "\"record\":\"offload\",\"variant\":\"%s\",\"devices\":%d,\"device\":%d,"
                  "\"rows\":%ld,\"row_bytes\":%ld,\"report\":%ld,\"launches\":%ld,\"foreign\":%ld,"
                  "\"h2d_before\":%ld,\"d2h_before\":%ld,\"h2d_between\":%ld,\"d2h_between\":%ld,"
                  "\"h2d_after\":%ld,\"d2h_after\":%ld,\"largest_between\":%ld,"
-                 "\"device_iterations\":%ld,\"host_writes\":%ld",
+                 "\"device_iterations\":%ld,\"host_writes\":%ld,\"launch_writes\":%ld,"
+                 "\"device_strays\":%ld",
             variant_names[variant], devices, device, m, (long)(w * sizeof(double)), want_report,
             r.launches, r.foreign, r.h2d[0], r.d2h[0], r.h2d[1], r.d2h[1], r.h2d[2], r.d2h[2],
             r.largest_between, variant == V_STUDENT ? watch.seen : -1L,
-            host_writes);
+            host_writes, launch_writes, device_strays);
     free(watch.ref);
     free(watch.next);
     free(watch.rows);
-    free(dev.shot), free(dev.kept), free(dev.present);
+    free(dev.shot), free(dev.kept), free(dev.present), free(dev.row_at), free(dev.stored);
     watch.ref = watch.next = watch.rows = NULL;
-    dev.shot = dev.now = NULL, dev.kept = dev.present = NULL;
+    dev.shot = dev.now = NULL, dev.kept = dev.present = dev.stored = NULL, dev.row_at = NULL;
     hl_emit(ctx, "\"record\":\"time\",\"seconds\":%.9g,\"per_iteration\":%.9g", seconds,
             seconds / (double)iterations);
     double mine[2] = {0, 0}, all[2] = {0, 0};

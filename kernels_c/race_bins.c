@@ -14,7 +14,9 @@
  * how many threads asked for elements, team: the largest team seen, calls: elements asked for,
  * largest: the most elements one thread asked for, writes: the most writes one thread made into
  * the bins during count_bins, -1 unless built with HL_WATCH_BINS; silent: the threads that asked for
- * elements yet wrote nothing into the bins; odd_atomics: atomic writes into the bins that are no add;
+ * elements yet added nothing to the bins (a write of 0 or of the value there adds nothing);
+ * odd_atomics: atomic writes into the bins that are no add; added: the most counts one thread
+ * added to the bins; taken: the counts taken off them; unseen: changes no watched write made;
  * with HL_WATCH_BINS each thread's first compare-and-swap on a bin is made to fail, as a contending
  * increment would, and the kit's one taken off the bins when count_bins returns);
  * "check" on rank 0 (ok: every bin equals a serial count, summed over ranks, and every rank's
@@ -106,10 +108,78 @@ HL_NOT_WATCHED static void noted(const volatile void *a, unsigned long size) {
     if (t >= 0 && t < HL_MAX_THREADS) __atomic_fetch_add(&writes_of[t], 1, __ATOMIC_RELAXED);
 }
 
+/* What each thread added to the bins (counts of increments, not writes: a write of 0 or of the
+ * value already there adds nothing). An atomic add or a compare-and-swap that takes is credited
+ * with its amount; a plain store (or memcpy/memset) is credited afterwards: before each plain
+ * write into a bin, and when count_bins returns, the bin's change since the kit last accounted
+ * for it goes to the thread that made the bin's last plain write (writes into one bin are ordered
+ * when there is no race, which Archer reports). A change with no write seen is `unseen`. */
+static long accounted[4096];             /* per bin: its value as far as the kit accounted for */
+static int last_writer[4096];            /* per bin: the thread of its last plain write, or -1 */
+static long added_of[HL_MAX_THREADS];    /* per thread number: the counts it added */
+static long taken, unseen;               /* counts taken off the bins; changes no write made */
+
+HL_NOT_WATCHED static void credit(int t, long amount) {
+    if (amount > 0 && t >= 0 && t < HL_MAX_THREADS)
+        __atomic_fetch_add(&added_of[t], amount, __ATOMIC_RELAXED);
+    else if (amount < 0)
+        __atomic_fetch_add(&taken, -amount, __ATOMIC_RELAXED);
+}
+
+/* bin b's change since it was last accounted for, to the thread of its last plain write */
+HL_NOT_WATCHED static void settle(long b) {
+    long now = __atomic_load_n(&bins_at[b], __ATOMIC_RELAXED);
+    long delta = now - __atomic_load_n(&accounted[b], __ATOMIC_RELAXED);
+    __atomic_fetch_add(&accounted[b], delta, __ATOMIC_RELAXED);
+    if (delta == 0) return;
+    int t = __atomic_load_n(&last_writer[b], __ATOMIC_RELAXED);
+    if (t < 0)
+        __atomic_fetch_add(&unseen, delta > 0 ? delta : -delta, __ATOMIC_RELAXED);
+    else
+        credit(t, delta);
+}
+
+/* the bins a write of `size` bytes at `a` touches: [*first, *last], 0 when none */
+HL_NOT_WATCHED static int touched(const volatile void *a, unsigned long size, long *first,
+                                  long *last) {
+    const char *p = (const char *)a;
+    if (!bins_at || p >= watch_hi || p + size <= watch_lo || size == 0) return 0;
+    const char *lo = p < watch_lo ? watch_lo : p, *hi = p + size > watch_hi ? watch_hi : p + size;
+    *first = (long)(lo - watch_lo) / (long)sizeof(long);
+    *last = (long)(hi - 1 - watch_lo) / (long)sizeof(long);
+    return *last < 4096;
+}
+
+/* before a plain write (a store, memcpy, memset, an atomic that is no add): settle the bins it
+ * touches, then make its thread their last writer */
+HL_NOT_WATCHED static void plain(const volatile void *a, unsigned long size) {
+    long first, last;
+    if (!touched(a, size, &first, &last)) return;
+    int t = omp_get_thread_num();
+    for (long b = first; b <= last; b++) {
+        settle(b);
+        __atomic_store_n(&last_writer[b], t, __ATOMIC_RELAXED);
+    }
+}
+
+/* an atomic add of `amount` (sign-extended from `size` bytes) at `a`: credited to its thread */
+HL_NOT_WATCHED static void added(const volatile void *a, unsigned long size, unsigned long v,
+                                 int sign) {
+    long first, last;
+    if (!touched(a, size, &first, &last) || first != last || size > sizeof(long)) return;
+    unsigned bits = (unsigned)(8 * size);
+    long amount = bits >= 64 ? (long)v : (long)(v << (64 - bits)) >> (64 - bits);
+    long shift = (long)((const char *)a - (watch_lo + first * (long)sizeof(long)));
+    amount = (long)((unsigned long)amount << (8 * shift)) * sign;
+    __atomic_fetch_add(&accounted[first], amount, __ATOMIC_RELAXED);
+    credit(omp_get_thread_num(), amount);
+}
+
 #define HL_WRAP_WRITE(name, size)                                                              \
     void __real_##name(void *a);                                                                \
     HL_NOT_WATCHED void __wrap_##name(void *a) {                                                \
         noted(a, size);                                                                         \
+        plain(a, size);                                                                         \
         __real_##name(a);                                                                       \
     }
 HL_WRAP_WRITE(__tsan_write1, 1)
@@ -127,6 +197,7 @@ HL_NOT_WATCHED static void odd(const volatile void *a, unsigned long size) {
     const char *p = (const char *)a;
     if (p >= watch_hi || p + size <= watch_lo || size == 0) return;
     __atomic_fetch_add(&odd_atomics, 1, __ATOMIC_RELAXED);
+    plain(a, size);
 }
 
 /* before a compare-and-swap on a bin: the thread's first one made to fail (one added first) */
@@ -140,6 +211,7 @@ HL_NOT_WATCHED static void contend(const volatile void *a, unsigned long size) {
     if (t < 0 || t >= HL_MAX_THREADS || b < 0 || b >= 4096 || failed_for[t]) return;
     failed_for[t] = 1;
     __atomic_fetch_add(&added_by_kit[b], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&accounted[b], 1, __ATOMIC_RELAXED); /* the kit's own: nobody's count */
     __atomic_fetch_add(&bins_at[b], 1, __ATOMIC_SEQ_CST);
 }
 
@@ -147,15 +219,24 @@ HL_NOT_WATCHED static void contend(const volatile void *a, unsigned long size) {
     type __real___tsan_atomic##bits##_##op(volatile type *a, type v, int mo);                   \
     HL_NOT_WATCHED type __wrap___tsan_atomic##bits##_##op(volatile type *a, type v, int mo) {   \
         noted(a, sizeof(type));                                                                 \
-        also(a, sizeof(type));                                                                  \
+        also(a, sizeof(type), (unsigned long)v);                                                \
         return __real___tsan_atomic##bits##_##op(a, v, mo);                                     \
     }
-HL_NOT_WATCHED static void adds(const volatile void *a, unsigned long size) { (void)a, (void)size; }
-#define HL_WRAP_RMW(bits, type, op) HL_WRAP_RMW_AS(bits, type, op, odd)
+HL_NOT_WATCHED static void adds(const volatile void *a, unsigned long size, unsigned long v) {
+    added(a, size, v, 1);
+}
+HL_NOT_WATCHED static void subs(const volatile void *a, unsigned long size, unsigned long v) {
+    added(a, size, v, -1);
+}
+HL_NOT_WATCHED static void odd_rmw(const volatile void *a, unsigned long size, unsigned long v) {
+    (void)v;
+    odd(a, size);
+}
+#define HL_WRAP_RMW(bits, type, op) HL_WRAP_RMW_AS(bits, type, op, odd_rmw)
 #define HL_WRAP_ATOMICS(bits, type)                                                            \
     HL_WRAP_RMW(bits, type, exchange)                                                           \
     HL_WRAP_RMW_AS(bits, type, fetch_add, adds)                                                 \
-    HL_WRAP_RMW_AS(bits, type, fetch_sub, adds)                                                 \
+    HL_WRAP_RMW_AS(bits, type, fetch_sub, subs)                                                 \
     HL_WRAP_RMW(bits, type, fetch_and)                                                          \
     HL_WRAP_RMW(bits, type, fetch_or)                                                           \
     HL_WRAP_RMW(bits, type, fetch_xor)                                                          \
@@ -172,7 +253,10 @@ HL_NOT_WATCHED static void adds(const volatile void *a, unsigned long size) { (v
         volatile type *a, type *c, type v, int mo, int fmo) {                                   \
         noted(a, sizeof(type));                                                                 \
         contend(a, sizeof(type));                                                               \
-        return __real___tsan_atomic##bits##_compare_exchange_strong(a, c, v, mo, fmo);          \
+        type expected = *c;                                                                     \
+        int took = __real___tsan_atomic##bits##_compare_exchange_strong(a, c, v, mo, fmo);    \
+        if (took) added(a, sizeof(type), (unsigned long)(type)(v - expected), 1);               \
+        return took;          \
     }                                                                                           \
     int __real___tsan_atomic##bits##_compare_exchange_weak(volatile type *a, type *c, type v,   \
                                                            int mo, int fmo);                    \
@@ -180,7 +264,10 @@ HL_NOT_WATCHED static void adds(const volatile void *a, unsigned long size) { (v
         volatile type *a, type *c, type v, int mo, int fmo) {                                   \
         noted(a, sizeof(type));                                                                 \
         contend(a, sizeof(type));                                                               \
-        return __real___tsan_atomic##bits##_compare_exchange_weak(a, c, v, mo, fmo);            \
+        type expected = *c;                                                                     \
+        int took = __real___tsan_atomic##bits##_compare_exchange_weak(a, c, v, mo, fmo);      \
+        if (took) added(a, sizeof(type), (unsigned long)(type)(v - expected), 1);               \
+        return took;            \
     }                                                                                           \
     type __real___tsan_atomic##bits##_compare_exchange_val(volatile type *a, type c, type v,    \
                                                            int mo, int fmo);                    \
@@ -188,7 +275,9 @@ HL_NOT_WATCHED static void adds(const volatile void *a, unsigned long size) { (v
         volatile type *a, type c, type v, int mo, int fmo) {                                    \
         noted(a, sizeof(type));                                                                 \
         contend(a, sizeof(type));                                                               \
-        return __real___tsan_atomic##bits##_compare_exchange_val(a, c, v, mo, fmo);             \
+        type was = __real___tsan_atomic##bits##_compare_exchange_val(a, c, v, mo, fmo);         \
+        if (was == c) added(a, sizeof(type), (unsigned long)(type)(v - c), 1);                  \
+        return was;                                                                             \
     }
 HL_WRAP_ATOMICS(8, unsigned char)
 HL_WRAP_ATOMICS(16, unsigned short)
@@ -200,20 +289,27 @@ void *__real_memmove(void *d, const void *s, size_t size);
 void *__real_memset(void *d, int c, size_t size);
 HL_NOT_WATCHED void *__wrap_memcpy(void *d, const void *s, size_t size) {
     noted(d, size);
+    plain(d, size);
     return __real_memcpy(d, s, size);
 }
 HL_NOT_WATCHED void *__wrap_memmove(void *d, const void *s, size_t size) {
     noted(d, size);
+    plain(d, size);
     return __real_memmove(d, s, size);
 }
 HL_NOT_WATCHED void *__wrap_memset(void *d, int c, size_t size) {
     noted(d, size);
+    plain(d, size);
     return __real_memset(d, c, size);
 }
 
 HL_NOT_WATCHED static void watch(long *bins, long nbins) {
-    if (!bins && bins_at) /* count_bins returned: the kit's own ones off the bins */
-        for (long b = 0; b < 4096 && b < bin_count; b++) bins_at[b] -= added_by_kit[b];
+    if (!bins && bins_at) /* count_bins returned: the last changes accounted, the kit's ones off */
+        for (long b = 0; b < 4096 && b < bin_count; b++) {
+            settle(b);
+            bins_at[b] -= added_by_kit[b];
+        }
+    for (long b = 0; bins && b < 4096 && b < nbins; b++) accounted[b] = bins[b], last_writer[b] = -1;
     bins_at = bins;
     watch_lo = (char *)bins, watch_hi = (char *)(bins + (bins ? nbins : 0));
 }
@@ -256,7 +352,8 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     }
 #endif
     long threads = 0, team = 0, calls = 0, largest = 0, writes = -1; /* -1: not watched */
-    long silent = -1, odd_writes = -1; /* threads that asked but never wrote; odd atomics */
+    long silent = -1, odd_writes = -1; /* threads that asked but added nothing; odd atomics */
+    long most_added = -1, taken_off = -1, not_seen = -1; /* -1: not watched */
     for (int t = 0; t < HL_MAX_THREADS; t++) {
         threads += calls_of[t] > 0;
         calls += calls_of[t];
@@ -265,13 +362,20 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #ifdef HL_WATCH_BINS
         long w = __atomic_load_n(&writes_of[t], __ATOMIC_RELAXED);
         if (w > writes) writes = w;
-        if (t == 0) silent = 0, odd_writes = __atomic_load_n(&odd_atomics, __ATOMIC_RELAXED);
-        silent += calls_of[t] > 0 && w == 0;
+        long a = __atomic_load_n(&added_of[t], __ATOMIC_RELAXED);
+        if (t == 0) {
+            silent = 0, odd_writes = __atomic_load_n(&odd_atomics, __ATOMIC_RELAXED);
+            taken_off = __atomic_load_n(&taken, __ATOMIC_RELAXED);
+            not_seen = __atomic_load_n(&unseen, __ATOMIC_RELAXED);
+        }
+        if (a > most_added) most_added = a;
+        silent += calls_of[t] > 0 && a <= 0; /* a write of 0 or of the same value adds nothing */
 #endif
     }
     hl_emit(ctx, "\"record\":\"threads\",\"threads\":%ld,\"team\":%ld,\"calls\":%ld,"
-            "\"largest\":%ld,\"writes\":%ld,\"silent\":%ld,\"odd_atomics\":%ld,\"n\":%ld", threads,
-            team, calls, largest, writes, silent, odd_writes, n);
+            "\"largest\":%ld,\"writes\":%ld,\"silent\":%ld,\"odd_atomics\":%ld,\"added\":%ld,"
+            "\"taken\":%ld,\"unseen\":%ld,\"n\":%ld", threads, team, calls, largest, writes, silent,
+            odd_writes, most_added, taken_off, not_seen, n);
     long short_calls = calls < n;
     MPI_Allreduce(MPI_IN_PLACE, bins, (int)nbins, MPI_LONG, MPI_SUM, comm);
     MPI_Allreduce(MPI_IN_PLACE, want, (int)nbins, MPI_LONG, MPI_SUM, comm);

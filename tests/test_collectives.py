@@ -661,6 +661,12 @@ def test_shares_judged_from_each_threads_bytes():
         assert_threads_share_copies([[0, 0, 1064, [2000, 1000]]], 4, 2, 32, 2)
     with pytest.raises(AssertionError, match="thread 2 of the team wrote 0"):
         assert_threads_share_copies([[0, 0, 40, [2000, 2000, 0]]], 4, 2, 32, 3)
+    # the bytes MPI then sent, as their last writer left them: even, or junk evened the counts
+    assert_threads_share_copies([[0, 0, 40, [2048, 2048], 0, [2048, 2048], 0]], 4, 2, 32, 2)
+    with pytest.raises(AssertionError, match=r"thread 0 of the team left 2048 of 2048 .*no share"):
+        assert_threads_share_copies([[0, 0, 40, [2048, 2048], 0, [2048, 0], 0]], 4, 2, 32, 2)
+    with pytest.raises(AssertionError, match="more writes in one call than the kit's log keeps"):
+        assert_threads_share_copies([[0, 0, 40, [2048, 2048], 0, [2048, 2048], 5]], 4, 2, 32, 2)
 
 
 def test_writes_the_count_cannot_see_are_refused():
@@ -689,6 +695,8 @@ def test_a_copy_by_the_c_library_is_refused_and_memcpy_is_not():
     (_honest.HONEST_WHILE, None),
     (_honest.TASKLOOP, None),
     (_gaming.ATTACK_WHILE_THREAD0, "each thread of the team writes its even share"),
+    (_gaming.ATTACK_JUNK_UNSENT, "are no share of the copies"),
+    (_gaming.ATTACK_JUNK_OVERWRITTEN, "are no share of the copies"),
 ])  # fmt: skip
 def test_each_threads_writes_are_counted_by_the_kit(source, lost):
     kernel = build_student_alltoall(_cell(source), name="student_alltoall_shares",

@@ -322,6 +322,13 @@ def test_the_update_must_be_shared_among_threads():
         "    for (long j = 1; j <= n; j++)\n        v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + "
         "u[(k + 1) * w + j] + u[k * w + j - 1] + u[k * w + j + 1]);\n}\n")
     assert "update_row(u, v, k, w, n);" in helper and updates_unshared(helper) == []
+    # a taskloop one thread creates in `single` shares the update (its tasks go to the team: each
+    # thread's writes are judged in the run); the update in `single` without one does not
+    looped = JACOBI_PROGRAM.replace(
+        "#pragma omp parallel for\n        for (long k = 1; k <= rows; k++)",
+        "#pragma omp parallel\n#pragma omp single\n#pragma omp taskloop\n        for (long k = 1; k <= rows; k++)")
+    assert looped != JACOBI_PROGRAM and updates_unshared(looped) == []
+    assert updates_unshared(looped.replace("#pragma omp taskloop\n", ""))
 
 
 # the nudge's K and DELTA are never where the program can read them: the page that holds them is
@@ -410,3 +417,67 @@ def test_each_threads_iterations_of_a_runtime_scheduled_loop_are_counted(tmp_pat
     assert len(sites) == 2 and sum(sites[0]) == sum(sites[1]) == 1000
     assert len(sites[0]) == 2 and min(sites[0]) > 0  # the shared loop: both threads took chunks
     assert max(sites[1]) == 1000  # the loop only thread 0 reached: every iteration its own
+
+
+# who changed a whole program's memory in parallel regions: the counted build (GCC's ThreadSanitizer
+# instrumentation, its store entry points, copies and allocations wrapped by the tracer) credits each
+# OS thread the bytes it changed, per heap block; values written back unchanged, the serial part and
+# a thread's own stack are not counted
+_WRITES = r"""#include <mpi.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv) {
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    long n = 1L << 16;
+    double *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+    for (long i = 0; i < n; i++) a[i] = b[i] = 1.0; /* the serial part */
+#pragma omp parallel num_threads(2)
+    {
+        int t = omp_get_thread_num();
+        volatile double mine[512]; /* the thread's own stack */
+        if (t == 0)
+            for (long i = 0; i < n; i++) a[i] = 2.0;
+#pragma omp barrier
+        if (t == 1) {
+            volatile double *same = a;
+            for (long i = 0; i < n; i++) same[i] = same[i]; /* written back unchanged */
+            memcpy(b, a, (size_t)(n / 2) * sizeof *a);
+        }
+        for (int i = 0; i < 512; i++) mine[i] = i + t;
+    }
+    printf("writes a=%g b=%g\n", a[n - 1], b[0]);
+    MPI_Finalize();
+    return 0;
+}"""
+
+
+@needs_two
+def test_each_threads_changed_bytes_are_counted_per_heap_block(tmp_path):
+    program = jobs.build_program("lab10_writes", _WRITES, count_writes=True)
+    result, trace = jobs.judged_run(JOB_SCRIPT, program, tmp_path, sbatch_args=["--ntasks=1", "--cpus-per-task=2"],
+                                    timeout=120, traced=True, env=jobs.COUNT_ENV)  # fmt: skip
+    assert result.check().lines("writes") == [{"a": "2", "b": "2"}]
+    writes = trace.records[trace.records["record"] == "writes"]
+    by_block = sorted(sorted(int(v) for v in group["changed"])
+                      for _, group in writes.groupby(writes["bucket"].astype(int)))  # fmt: skip
+    assert by_block == [[8 << 15], [8 << 16]], by_block  # b: half by thread 1's memcpy; a: thread 0
+    assert writes["tid"].nunique() == 2
+
+
+# lab 10's run of more ranks than CPUs (each rank's memory read at 3 ranks): the local runner grants
+# it only when the kit asks (oversubscribe), the tasks unbound, taking turns on the CPUs
+def test_a_judged_run_may_take_more_tasks_than_cpus_in_turns(tmp_path):
+    program = jobs.build_program("jacobi_graded", JACOBI_PROGRAM)
+    unbound = JOB_SCRIPT.replace("--cpu-bind=cores", "--cpu-bind=none")
+    assert unbound != JOB_SCRIPT
+    shape = [f"--ntasks={CPUS + 1}", "--cpus-per-task=1"]
+    with pytest.raises(jobs.JobRequestError):
+        jobs.judged_run(unbound, program, tmp_path, args=["31", "3"], sbatch_args=shape, timeout=120)
+    result, trace = jobs.judged_run(unbound, program, tmp_path, args=["31", "3"], sbatch_args=shape,
+                                    timeout=120, traced=True, oversubscribe=True)  # fmt: skip
+    (line,) = result.check().lines("jacobi")
+    assert int(line["ranks"]) == CPUS + 1
+    assert len(trace.records[trace.records["record"] == "memory"]) == CPUS + 1

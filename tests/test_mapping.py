@@ -369,6 +369,38 @@ def test_node_sum_adds_split_into_an_atomic_read_and_write_are_refused():
         assert any("atomic store" in f for f in found), found
 
 
+def test_node_sum_must_come_out_of_the_reductions():
+    """Lab 06 (e): the kit scales (by factors drawn per run) the values each rank gives its
+    node's reduction and each leader the leaders' (node_sum.c's nudge): the solution's sum moves
+    with them (unreduced 0); full-size reductions whose results are dropped beside gathers summed
+    by hand (a fresh attacker kept 4/4 so) give the right total unscaled, counted in the check
+    record and refused by check_student_nodes."""
+    import importlib.util
+    from pathlib import Path
+
+    from hybridlab.mapping.exercise import build_student_nodes, check_student_nodes
+    from hybridlab.runs.student_c import run_student
+    from solutions_c import NODE_SUM
+
+    spec = importlib.util.spec_from_file_location(
+        "gaming_06", Path(__file__).resolve().parent / "gaming" / "06_placement_topology.py")
+    gaming = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gaming)
+    dropped = [g for g in gaming.GAMING if "did not come out of your reductions" in g.reason]
+    assert len(dropped) == 2
+    kernel = build_student_nodes(NODE_SUM, name="student_nodes_nudged")
+    res = run_student(kernel, 4, 2, "funneled", 60, variant="student", ranks_per_node=2, n=200,
+                      reps=2)  # fmt: skip
+    assert int(res.records.query("record == 'check'")["unreduced"].iloc[0]) == 0
+    attack = build_student_nodes(dropped[0].answers[0][1].split("\n", 1)[1],
+                                 name="student_nodes_dropped")  # fmt: skip
+    res = run_student(attack, 4, 2, "funneled", 60, variant="student", ranks_per_node=2, n=200,
+                      reps=2)  # fmt: skip
+    assert int(res.records.query("record == 'check'")["unreduced"].iloc[0]) == 4 * 2 * 200 * 2
+    with pytest.raises(AssertionError, match="did not come out of your reductions"):
+        check_student_nodes(attack, shapes=((4, 1, 2),), n=100, reps=1)
+
+
 def test_the_kit_keeps_a_runs_placements_for_the_judge(tmp_path, monkeypatch):
     """Lab 00 (c): keep_placements hands each run's placement records out through
     grading.handout.keep as the lab's cell makes them; the judge reads them with kept (records

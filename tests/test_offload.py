@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import hybridlab as hl
+from gaming import source_of
 from hybridlab.course import notebooks
 from hybridlab.kernels.offload import probe
 from hybridlab.offload import exercise as offload_exercise
@@ -102,6 +103,10 @@ def test_the_rules_on_the_report_name_each_fault():
         # the host writing the device's copy through an address taken out of a target region
         # (mapped pointers, a slot written through firstprivate): the kit's watch on the copy
         "while no map, update or target region ran": {"host_writes": 2},
+        # the host writing it while a launch ran, and a target region reading the host's memory
+        # (fixer helper-f2, 2026-12-04): the kit's check of the device's code
+        "while a launch ran": {"launch_writes": 1},
+        "outside the device data environment": {"device_strays": 5},
     }
     for words, change in cases.items():
         faults = transfer_faults(pd.DataFrame([{**right, **change}]), 10)
@@ -119,6 +124,26 @@ def test_the_students_loop_is_judged_by_the_runtime_and_its_values():
     assert [r["device_iterations"] for r in got["offload"]] == [ITERATIONS - 1] * 3
     # and changed only while the runtime ran a map, an update or a target region
     assert [r["host_writes"] for r in got["offload"]] == [0] * 3
+    # by the target regions' own stores, which reached only the device data environment
+    assert [(r["launch_writes"], r["device_strays"]) for r in got["offload"]] == [(0, 0)] * 3
+
+
+@needs_offload
+@pytest.mark.parametrize(("why", "field"), [
+    ("the host sweeps a shadow serially on lines of its own", "device_strays"),
+    ("the same with the shadow's address stored in mapped memory", "device_strays"),
+    ("the device's addresses handed out in a mapped slot", "launch_writes"),
+    ("the second host thread calls the kit's check entry", "device_strays"),
+])
+def test_the_devices_code_is_checked_against_the_device_data_environment(why, field):
+    """A host address handed into a target region (a firstprivate integer, a pointer stored in
+    mapped memory) through which a near-empty region copies the host's shadow into the device's
+    copy; a second host thread writing the device's copy while a region waits (fixer helper-f2,
+    2026-12-04): the corpus's attempts, counted by the kit's check of the device's code."""
+    code = source_of("15_offload", why)
+    got = run_student_offload(build_student_offload(code, "t_offload_" + field), 2, nx=NX, ny=NY,
+                              iterations=ITERATIONS)  # fmt: skip
+    assert all(r[field] >= ITERATIONS - 1 for r in got["offload"]), got["offload"]
 
 
 SMUGGLED = r"""

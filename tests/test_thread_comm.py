@@ -370,3 +370,50 @@ def test_the_task_iteration_moves_one_halo_row_each_way_and_nothing_else(monkeyp
     monkeypatch.setattr(exercise.compliance, "check", lambda res, level: None)  # a record added
     with pytest.raises(AssertionError, match="MPI_Isend of 8 bytes .* one halo row"):
         exercise.judge_tasks(runs)
+
+
+def test_an_atomic_read_or_write_is_a_flag_watched_whatever_its_clauses():
+    """Lab 12 (d) (attacker B, 2026-12-04): `omp atomic seq_cst read` (a memory-order clause
+    before `read`) slipped past `atomic\\s+read` and the threads took turns on it, 4/4 kept; an
+    atomic read, write, capture or compare, or one with a memory order, is refused in any order
+    of its clauses. A plain `omp atomic` update is not a flag read."""
+    from hybridlab.thread_comm.exercise import pready_construct_faults
+
+    own = ("#pragma omp parallel\n{\n int t = omp_get_thread_num();\n copy_partition(t);\n"
+           " hl_traced_MPI_Pready(t, req[0]);\n}\n")
+    for pragma in ("atomic seq_cst read", "atomic read seq_cst", "atomic acquire read",
+                   "atomic write release", "atomic capture", "atomic compare",
+                   "atomic relaxed read"):
+        text = own.replace(" copy_partition(t);\n", f"#pragma omp {pragma}\n v = turn;\n"
+                                                    " copy_partition(t);\n")
+        faults = pready_construct_faults(text)
+        assert len(faults) == 1 and faults[0].startswith(f"no omp {pragma} (line "), faults
+    update = own.replace(" copy_partition(t);\n", "#pragma omp atomic\n n++;\n copy_partition(t);\n")
+    assert pready_construct_faults(update) == []
+
+
+def test_a_waitany_completion_is_booked_against_the_request_it_returned():
+    """Lab 12 (a) (attacker B, 2026-12-04): an edge rank's MPI_Waitany returns its MPI_PROC_NULL
+    requests first; booked against the real postings by count, the later waits for the
+    neighbour's messages were dropped and a right answer lost 4/4. With the request each posting
+    returned ("posted"), a completion counts when it names a value-moving posting."""
+    from types import SimpleNamespace
+
+    def thread(t, start):
+        rows = [(t, "MPI_Isend", start, start + 0.01, 1, 80, -1, "", -1),
+                (t, "MPI_Isend", start + 0.01, start + 0.02, -1, 80, -1, "", -1),
+                (t, "MPI_Irecv", start + 0.02, start + 0.03, 1, 80, -1, "", -1),
+                (t, "MPI_Irecv", start + 0.03, start + 0.04, -1, 80, -1, "", -1),
+                (t, "MPI_Waitany", start + 0.04, start + 0.05, -1, -1, -1, f"{t}2", 1),
+                (t, "MPI_Waitany", start + 0.05, start + 0.06, -1, -1, -1, f"{t}4", 1),
+                (t, "MPI_Waitany", start + 0.06, start + 0.9, -1, -1, -1, f"{t}1", 1),
+                (t, "MPI_Waitany", start + 0.9, start + 0.95, -1, -1, -1, f"{t}3", 1)]
+        return rows, [int(f"{t}{k}") for k in (1, 2, 3, 4)] + [-1] * 4
+
+    rows0, posted0 = thread(1, 0.0)
+    rows1, posted1 = thread(2, 0.005)
+    calls = _calls(*rows0, *rows1).assign(posted=posted0 + posted1)
+    kept = exercise.exchange_calls(SimpleNamespace(mpi_calls=calls))
+    waits = kept[kept["call"] == "MPI_Waitany"]
+    assert sorted(waits["requests"]) == ["11", "13", "21", "23"], waits
+    assert int(exercise.concurrent_threads(SimpleNamespace(mpi_calls=calls)).sum()) > 0

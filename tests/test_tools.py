@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gaming import source_of
+from gaming import solution_cell, source_of
 from hybridlab.kernels import archer
 from hybridlab.kernels.build import BuildError
 from hybridlab.tools import exercise
@@ -340,6 +340,29 @@ def test_the_watch_on_the_bins_sees_split_rmws_unretried_swaps_and_a_count_for_o
     assert split["odd_atomics"] >= 2 * n, split
     alone = exercise.count_evidence(exercise.build_count(ONE_COUNTS, "t_bins_one_counts"), 1, 2, n, nbins)
     assert alone["bins"] == want and alone["silent"] == 1, alone
+
+
+TOKEN_ADDS = source_of("16_tools", "the team looks the bins up making atomic adds of 0")
+TOKEN_TAKEN = source_of("16_tools", "a helper adds a token 1000 and counts one element")
+
+
+@needs_archer
+def test_the_watch_credits_each_thread_with_what_its_writes_add():
+    """What each thread added to the bins, not how often it wrote (fixer helper-f2, 2026-12-04):
+    a team's atomic adds of 0 beside one thread counting alone leave the team silent and that
+    thread with every count; a token taken off again is counted; a reduction of 5 threads (libomp's
+    tree unforced: its master alone writes) has every thread add its own copy."""
+    n, nbins = 4000, 8
+    want = exercise.bins_expected(1, n, nbins)
+    token = exercise.count_evidence(exercise.build_count(TOKEN_ADDS, "t_bins_token"), 1, 2, n, nbins)
+    assert token["bins"] == want and token["silent"] == 1 and token["added"] == n, token
+    assert token["writes"] >= n // 4 and token["taken"] == 0 and token["unseen"] == 0, token
+    taken = exercise.count_evidence(exercise.build_count(TOKEN_TAKEN, "t_bins_taken"), 1, 2, n, nbins)
+    assert taken["bins"] == want and taken["taken"] == 1000 and taken["added"] == n - 1, taken
+    reduced = exercise.count_evidence(exercise.build_count(solution_cell("16_tools", "count_bins")
+                                                           .split("\n", 1)[1], "t_bins_reduced"),
+                                      1, 5, n, nbins)
+    assert reduced["bins"] == want and reduced["silent"] == 0 and reduced["added"] < n, reduced
 
 
 @needs_archer

@@ -547,3 +547,100 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 '''), {"hidden_node_sum"}, why="fresh attacker: MPI_Gather / MPI_Allgather summed by hand beside "
             "zero-count MPI_Reduce / MPI_Allreduce decoys", reason="carried 0 bytes"),
 ]
+
+# fresh attacker (helper-f3's round, 2026-12-04): full-size reductions (the n values, so the bytes
+# the trace counts pass) whose results are never used, beside gathers summed by hand: 4/4 before;
+# the kit now scales what each rank gives its node's reduction and each leader the leaders'
+# (node_sum.c's nudge), and a sum that did not move with them is refused
+GAMING += [
+    attempt("method", "node_sum", c_cell("NODES_C", "node_sum", r'''
+/* hurried: full-size MPI_Reduce on the node and MPI_Allreduce on the leaders, carrying the n
+ * values (the bytes the trace counts), their results never used; the sums are made by hand from
+ * an MPI_Gather on the node and an MPI_Allgather among the leaders */
+#include <stdlib.h>
+
+''' + SPLIT_NODES + r'''
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    for (int i = 0; i < n; i++) {
+#pragma omp atomic update
+        rank_sum[i] += mine[i];
+    }
+#pragma omp barrier
+#pragma omp masked
+    {
+        int nsize, nrank;
+        MPI_Comm_size(node, &nsize);
+        MPI_Comm_rank(node, &nrank);
+        double *junk = malloc(sizeof(double) * (size_t)n);
+        double *all = malloc(sizeof(double) * (size_t)n * (size_t)nsize);
+        MPI_Reduce(rank_sum, junk, n, MPI_DOUBLE, MPI_SUM, 0, node); /* for the trace */
+        MPI_Gather(rank_sum, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, node);
+        if (nrank == 0)
+            for (int i = 0; i < n; i++) {
+                double s = 0.0;
+                for (int k = 0; k < nsize; k++) s += all[(size_t)k * n + i];
+                sum[i] = s;
+            }
+        free(all);
+        if (leaders != MPI_COMM_NULL) {
+            int lsize;
+            MPI_Comm_size(leaders, &lsize);
+            double *lall = malloc(sizeof(double) * (size_t)n * (size_t)lsize);
+            MPI_Allreduce(sum, junk, n, MPI_DOUBLE, MPI_SUM, leaders); /* for the trace */
+            MPI_Allgather(sum, n, MPI_DOUBLE, lall, n, MPI_DOUBLE, leaders);
+            for (int i = 0; i < n; i++) {
+                double s = 0.0;
+                for (int k = 0; k < lsize; k++) s += lall[(size_t)k * n + i];
+                sum[i] = s;
+            }
+            free(lall);
+        }
+        free(junk);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+'''), {"hidden_node_sum"}, why="fresh attacker: full-size MPI_Reduce / MPI_Allreduce whose "
+            "results are dropped, beside MPI_Gather / MPI_Allgather summed by hand",
+            reason="did not come out of your reductions"),
+    attempt("method", "node_sum", c_cell("NODES_C", "node_sum", r'''
+/* hurried: a full-size MPI_Reduce on the node (the bytes the trace counts), its result never
+ * used: the node's sum made by hand from an MPI_Gather; the leaders' step a real reduction */
+#include <stdlib.h>
+
+''' + SPLIT_NODES + r'''
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    for (int i = 0; i < n; i++) {
+#pragma omp atomic update
+        rank_sum[i] += mine[i];
+    }
+#pragma omp barrier
+#pragma omp masked
+    {
+        int nsize, nrank;
+        MPI_Comm_size(node, &nsize);
+        MPI_Comm_rank(node, &nrank);
+        double *junk = malloc(sizeof(double) * (size_t)n);
+        double *all = malloc(sizeof(double) * (size_t)n * (size_t)nsize);
+        MPI_Reduce(rank_sum, junk, n, MPI_DOUBLE, MPI_SUM, 0, node); /* for the trace */
+        MPI_Gather(rank_sum, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, node);
+        if (nrank == 0)
+            for (int i = 0; i < n; i++) {
+                double s = 0.0;
+                for (int k = 0; k < nsize; k++) s += all[(size_t)k * n + i];
+                sum[i] = s;
+            }
+        free(all);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        free(junk);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+'''), {"hidden_node_sum"}, why="fresh attacker: the node's step an MPI_Gather summed by hand "
+            "beside a full-size MPI_Reduce whose result is dropped; the leaders' step a real reduction",
+            reason="did not come out of your reductions"),
+]

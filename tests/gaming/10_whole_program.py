@@ -655,3 +655,161 @@ GAMING += [
             "two whole grids per rank touched on another thread while MPI_Init_thread runs, so they "
             "count as MPI's own memory", reason="a rank holds the whole grid"),
 ]
+
+# open items of 2026-12-04 (helper-f1): a thread sweeping every row where no libgomp call hands out
+# the iterations, beside threads that spin without writing: a static loop only thread 0 reaches over
+# an iteration space T times the rows (thread 0's own range is every row), a taskloop only thread 0
+# reaches (the spinners never run its tasks), one item of a loop over the threads that sweeps all.
+# The 1 x 2 run is the counted build (jobs.COUNT_WRITES): the tracer credits each thread the bytes it
+# changed inside parallel regions, per heap block, and each block that took a tenth of them must have
+# been written by every thread of the team
+SPINNER = changed(BURNER, "        while (!stop) burn = burn * 0.999 + 1.0;  /* looks busy */",
+                  "        while (!stop) {}  /* looks busy, writes nothing */")
+STATIC_ZERO = changed(SPINNER, SWEEP, """#pragma omp for schedule(static) nowait
+        for (long k = 1; k <= rows * omp_get_num_threads(); k++)  /* thread 0's static range: every row */
+            for (long j = 1; j <= n && k <= rows; j++)
+                v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] +
+                                       u[k * w + j + 1]);""")
+PLAIN_FOR_ZERO = changed(STATIC_ZERO, "#pragma omp for schedule(static) nowait", "#pragma omp for nowait")
+TASKLOOP_ZERO = changed(SPINNER, SWEEP, SWEEP.replace("#pragma omp parallel for", "#pragma omp taskloop"))
+SPUN_ITEMS = changed(changed(JACOBI_PROGRAM, "    for (long it = 0; it < iterations; it++) {",
+                             "    volatile long swept = 0;\n    for (long it = 0; it < iterations; it++) {"),
+                     SWEEP, """#pragma omp parallel for schedule(static, 1)
+        for (int t = 0; t < omp_get_max_threads(); t++) {  /* item 0 sweeps all, the others spin */
+            if (t == 0) {
+                for (long k = 1; k <= rows; k++)
+                    for (long j = 1; j <= n; j++)
+                        v[k * w + j + t] = 0.25 * (u[(k - 1) * w + j + t] + u[(k + 1) * w + j + t] +
+                                                   u[k * w + j - 1 + t] + u[k * w + j + 1 + t]);
+                swept = it + 1;
+            } else
+                while (swept <= it) {}
+        }""")
+SHARE_OF_GRID = "write its share of the grid"
+GAMING += [
+    attempt("method", "jacobi_program", program(STATIC_ZERO), {"hidden_jacobi_program"},
+            "the update an `omp for schedule(static) nowait` that only thread 0 of the region reaches, over "
+            "T times the rows so that its static range is every row, while the other threads spin",
+            reason=SHARE_OF_GRID),
+    attempt("method", "jacobi_program", program(PLAIN_FOR_ZERO), {"hidden_jacobi_program"},
+            "the same with a plain `omp for nowait` (GCC's default schedule is static)", reason=SHARE_OF_GRID),
+    attempt("method", "jacobi_program", program(TASKLOOP_ZERO), {"hidden_jacobi_program"},
+            "the update a `taskloop` only thread 0 of the region reaches: the other threads spin and never "
+            "run its tasks", reason=SHARE_OF_GRID),
+    attempt("method", "jacobi_program", program(SPUN_ITEMS), {"hidden_jacobi_program"},
+            "a parallel for over the threads whose item 0 sweeps every row while the other items spin "
+            "until it is done", reason=SHARE_OF_GRID),
+]
+# a taskloop in `masked` is allowed by the text (its tasks go to the team); here the team spins
+# instead of running them, so thread 0 runs every task
+MASKED_TASKLOOP = changed(changed(changed(JACOBI_PROGRAM, "    for (long it = 0; it < iterations; it++) {", """    volatile int stop = 0;
+#pragma omp parallel
+    {
+#pragma omp masked
+    {
+    for (long it = 0; it < iterations; it++) {"""), "        v = t;\n    }\n    double mine", """        v = t;
+    }
+    stop = 1;
+    }
+    while (!stop) {}  /* the others spin: they never reach a barrier where tasks run */
+    }
+    double mine"""), SWEEP, SWEEP.replace("#pragma omp parallel for", "#pragma omp taskloop"))
+GAMING += [
+    attempt("method", "jacobi_program", program(MASKED_TASKLOOP), {"hidden_jacobi_program"},
+            "the update a taskloop in `omp masked` while the other threads spin past it and never run "
+            "its tasks", reason=SHARE_OF_GRID),
+]
+
+# every rank holds the whole grid in ONE array updated in place (a buffer of 64 rows) and sweeps every row,
+# the rows it receives replacing its own copy of its neighbours' boundary rows: at 2 ranks its memory is
+# two half blocks' worth and its block moves under the nudge as a decomposed one's (helper-f1's open
+# item 3); a run of 3 ranks taking turns on the CPUs reads each rank's memory against a third of the grid
+WHOLE_ONE_ARRAY = r"""/* every rank holds the WHOLE grid in one array, updated in place (through a buffer of 64 rows), and sweeps every
+ * row; the halo rows it receives replace its own copy of its neighbours' boundary rows, so its block
+ * moves as a decomposed one's; its memory is one grid: two half blocks' worth at 2 ranks */
+#define _GNU_SOURCE
+#include <mpi.h>
+#include <omp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *level_name(int level) {
+    return level == MPI_THREAD_SINGLE       ? "MPI_THREAD_SINGLE"
+           : level == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
+           : level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
+                                            : "MPI_THREAD_MULTIPLE";
+}
+
+int main(int argc, char **argv) {
+    int provided, rank, size;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (provided < MPI_THREAD_FUNNELED) {
+        if (rank == 0) fprintf(stderr, "jacobi: needs %s but MPI provided %s\n", level_name(MPI_THREAD_FUNNELED), level_name(provided));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    long n = atol(argv[1]), iterations = atol(argv[2]), w = n + 2;
+    long rows = n / size + (rank < n % size);
+    long first = 1 + rank * (n / size) + (rank < n % size ? rank : n % size);
+    double *U = calloc((size_t)((n + 2) * w), sizeof *U); /* the whole grid, one array */
+    long B = 64; /* rows of the grid updated per block, through a buffer of B rows */
+    double *T = malloc((size_t)(B * w) * sizeof *U), *above = malloc((size_t)w * sizeof *U);
+    for (long i = 0; i < n + 2; i++)
+        for (long j = 0; j < w; j++)
+            if (i == 0 || i == n + 1 || j == 0 || j == n + 1) U[i * w + j] = (i + 2.0 * j) / (3.0 * (n + 1));
+    int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
+    int threads = omp_get_max_threads();
+    int *cpus = malloc((size_t)threads * sizeof *cpus);
+#pragma omp parallel
+    cpus[omp_get_thread_num()] = sched_getcpu();
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (long it = 0; it < iterations; it++) {
+        MPI_Sendrecv(U + first * w, (int)w, MPI_DOUBLE, up, 0, U + (first + rows) * w, (int)w, MPI_DOUBLE, down, 0,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(U + (first + rows - 1) * w, (int)w, MPI_DOUBLE, down, 1, U + (first - 1) * w, (int)w, MPI_DOUBLE, up, 1,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        memcpy(above, U, (size_t)w * sizeof *U); /* old row 0 */
+        for (long a = 1; a <= n; a += B) { /* every row of the grid, in place, B rows at a time */
+            long b = a + B - 1 < n ? a + B - 1 : n;
+#pragma omp parallel for
+            for (long k = a; k <= b; k++)
+                for (long j = 1; j <= n; j++)
+                    T[(k - a) * w + j] = 0.25 * ((k == a ? above[j] : U[(k - 1) * w + j]) + U[(k + 1) * w + j] +
+                                                 U[k * w + j - 1] + U[k * w + j + 1]);
+            memcpy(above, U + b * w, (size_t)w * sizeof *U); /* old row b: the next block's upper neighbour */
+#pragma omp parallel for
+            for (long k = a; k <= b; k++)
+                memcpy(U + k * w + 1, T + (k - a) * w + 1, (size_t)n * sizeof *U);
+        }
+    }
+    double mine = MPI_Wtime() - t0, seconds, local = 0.0, sum;
+    for (long k = first; k < first + rows; k++)
+        for (long j = 1; j <= n; j++) local += U[k * w + j];
+    MPI_Reduce(&mine, &seconds, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    char host[64] = {0};
+    gethostname(host, sizeof host - 1);
+    int *all = rank == 0 ? malloc((size_t)(size * threads) * sizeof *all) : NULL;
+    char *hosts = rank == 0 ? malloc((size_t)size * sizeof host) : NULL;
+    MPI_Gather(cpus, threads, MPI_INT, all, threads, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(host, sizeof host, MPI_CHAR, hosts, sizeof host, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        for (int r = 0; r < size; r++)
+            for (int t = 0; t < threads; t++)
+                printf("place rank=%d thread=%d cpu=%d host=%s\n", r, t, all[r * threads + t], hosts + r * sizeof host);
+        printf("jacobi n=%ld iterations=%ld ranks=%d threads=%d seconds=%.6f checksum=%.15e\n", n, iterations, size, threads, seconds, sum);
+    }
+    MPI_Finalize();
+    return 0;
+}"""
+GAMING += [
+    attempt("method", "jacobi_program", program(WHOLE_ONE_ARRAY), {"hidden_jacobi_program"},
+            "every rank holds the whole grid in one array updated in place and sweeps every row, using the "
+            "halo rows it receives in place of its own copy (as much memory as two half blocks at 2 ranks)",
+            reason="3 x 1: a rank's memory grew"),
+]

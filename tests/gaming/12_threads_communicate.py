@@ -113,7 +113,7 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
     if (m > 1) stencil_rows(m, m);
 }
 """), B, "one thread posts, computes and waits: overlap without tasks, a task pragma for show",
-        reason="only the thread that posted the requests computed"),
+        reason="only the thread that waited for the requests"),
     attempt("shortcut", "task_iteration", c_cell("TASKS_C", "thread_halo", """
 void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
     /* the kit's own funnelled exchange and grid, reached from the cell */
@@ -1294,4 +1294,83 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
 ''', D,
             "attackG: the threads take turns on a lock taken through omp_set_lock reached by address, called by hl_sample: 4/4 kept",
             reason="not the cell's own"),
+]
+
+# a fresh attacker (attacker B, 2026-12-04): 4/4 each before the fix (helper-f4)
+GAMING += [
+    attempt("method", "exchange_slice", r"""
+%%c MULTIPLE_C thread_halo
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) comms[t] = comm;
+}
+
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    /* slice s goes with tag 2s (upward) / 2s+1 (downward); message (s, d) handled by thread (2s+d) % T */
+    MPI_Request r[512];
+    int k = 0;
+    for (int s = 0; s < T; s++) {
+        long lo = 1 + s * nx / T, hi = (s + 1) * nx / T;
+        int n = (int)(hi - lo + 1);
+        if ((2 * s) % T == t) { /* upward: row 1 to up, row m+1 from down */
+            MPI_Isend(&a[w + lo], n, MPI_DOUBLE, up, 2 * s, mine, &r[k++]);
+            MPI_Irecv(&a[(m + 1) * w + lo], n, MPI_DOUBLE, down, 2 * s, mine, &r[k++]);
+        }
+        if ((2 * s + 1) % T == t) { /* downward: row m to down, row 0 from up */
+            MPI_Isend(&a[m * w + lo], n, MPI_DOUBLE, down, 2 * s + 1, mine, &r[k++]);
+            MPI_Irecv(&a[lo], n, MPI_DOUBLE, up, 2 * s + 1, mine, &r[k++]);
+        }
+    }
+    MPI_Waitall(k, r, MPI_STATUSES_IGNORE);
+}
+""", A, "attacker B's B12c3: message (slice s, direction d) handled by thread (2s + d) % T, so "
+        "with T = 2 thread 0 moves every slice up and thread 1 every slice down: no thread its own "
+        "slice, 4/4 kept", reason="moved different columns in different rows"),
+    attempt("text", "pready_iteration", r"""
+%%c PREADY_C thread_halo
+static int turn;
+
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    char where[32];
+    snprintf(where, sizeof where, "%p", (void *)&turn); /* the counter's address escapes */
+    int n = 0, c = (int)(nx / parts);
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[w + 1], parts, c, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[1], parts, c, MPI_DOUBLE, up, 0, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[m * w + 1], parts, c, MPI_DOUBLE, down, 0, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, c, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+static int whose(void) {
+    int v;
+#pragma omp atomic seq_cst read
+    v = turn;
+    return v;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    MPI_Startall(nreq, req);
+    turn = 0;
+#pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        while (whose() != t) {} /* wait for my turn */
+        copy_partition(t);
+        for (int k = 0; k < nreq; k += 2) MPI_Pready(t, req[k]);
+#pragma omp atomic seq_cst write
+        turn = t + 1;
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+""", D, "attacker B's B12c4: threads in turns on a counter read with `omp atomic seq_cst read` "
+        "(the memory-order clause before `read` slipped past the pattern): 4/4 kept",
+        reason="no omp atomic seq_cst read"),
 ]

@@ -450,3 +450,206 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
         "firstprivate integer, the host's own sweep memcpy'd into the device's copy",
         reason="while no map, update or target region ran"),
 ]
+
+# 2026-12-04 (fixer helper-f2): a host address handed into a target region, and the host writing
+# the device's copy while a launch runs, both left open by the last round and keeping full
+# points: now the device's code is compiled with the kit's check of every load, store and memcpy
+# (offload_halo.c's __asan_* entry points, offload.exercise.DEVICE_ACCESS_FLAGS: device_strays)
+# and each launch's changes to the device's u and unew are held to its code's own stores
+# (launch_writes)
+GAMING += [
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+/* the host sweeps a shadow of the block serially (on lines of its own); a near-empty target region
+ * copies the shadow into the device's u through its address handed in as a firstprivate integer */
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    double *s = malloc(sizeof(double) * n), *t = malloc(sizeof(double) * n);
+    memcpy(s, u, sizeof(double) * n);
+    memcpy(t, u, sizeof(double) * n);
+    uintptr_t where = (uintptr_t)s;
+    double one = 1.0;
+#pragma omp target data map(tofrom : u[0:n]) map(alloc : unew[0:n]) device(device)
+    for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+        exchange_rows(u, m, w, comm);
+        memcpy(s, u, sizeof(double) * w);
+        memcpy(s + (m + 1) * w, u + (m + 1) * w, sizeof(double) * w);
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) t[i * w + j] = 0.25 * (s[(i - 1) * w + j] + s[(i + 1) * w + j] + s[i * w + j - 1] + s[i * w + j + 1]);
+        memcpy(s + w, t + w, sizeof(double) * m * w);
+#pragma omp target device(device) firstprivate(where, one)
+        {
+            const double *src = (const double *)where;
+            for (long k = w; k < (m + 1) * w; k++) u[k] = src[k] * one;
+        }
+    }
+    free(s);
+    free(t);
+}
+"""), {"hidden_jacobi_offload"}, "the host sweeps a shadow serially on lines of its own; a near-empty "
+        "target region copies it into the device's u through its address handed in as a "
+        "firstprivate integer", reason="outside the device data environment"),
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
+#include <stdlib.h>
+#include <string.h>
+/* the host sweeps a shadow of the block serially; its address goes to the device stored in a mapped
+ * slot (a pointer in mapped memory, never translated), and a near-empty region copies it into u */
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    double *s = malloc(sizeof(double) * n), *t = malloc(sizeof(double) * n);
+    memcpy(s, u, sizeof(double) * n);
+    memcpy(t, u, sizeof(double) * n);
+    double *slot[1] = {s};
+    double one = 1.0;
+#pragma omp target data map(tofrom : u[0:n]) map(alloc : unew[0:n]) map(to : slot[0:1]) device(device)
+    for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+        exchange_rows(u, m, w, comm);
+        memcpy(s, u, sizeof(double) * w);
+        memcpy(s + (m + 1) * w, u + (m + 1) * w, sizeof(double) * w);
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) t[i * w + j] = 0.25 * (s[(i - 1) * w + j] + s[(i + 1) * w + j] + s[i * w + j - 1] + s[i * w + j + 1]);
+        memcpy(s + w, t + w, sizeof(double) * m * w);
+#pragma omp target device(device) firstprivate(one)
+        {
+            const double *src = slot[0];
+            for (long k = w; k < (m + 1) * w; k++) u[k] = src[k] * one;
+        }
+    }
+    free(s);
+    free(t);
+}
+"""), {"hidden_jacobi_offload"}, "the same with the shadow's address stored in mapped memory (a "
+        "pointer the runtime does not translate)", reason="outside the device data environment"),
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
+#include <stdlib.h>
+#include <string.h>
+/* the device's addresses of u and of a flag pair come out in a mapped slot; each iteration a
+ * target region raises one flag and waits on the other, and meanwhile a second host thread copies
+ * a shadow the host swept into the device's u through the smuggled address, then lets the region
+ * go: the host writes the device's copy while a launch runs (the host's edge rows taken from the
+ * shadow: no update moves a byte) */
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    double *s = malloc(sizeof(double) * n), *t = malloc(sizeof(double) * n);
+    memcpy(s, u, sizeof(double) * n);
+    memcpy(t, u, sizeof(double) * n);
+    int flags[2] = {0, 0};
+    void *slot[2] = {0, 0};
+    double half = 0.5;
+#pragma omp target data map(tofrom : u[0:n]) map(alloc : unew[0:n]) map(to : flags[0:2]) map(tofrom : slot[0:2]) device(device)
+    {
+#pragma omp target device(device)
+        {
+            slot[0] = u;
+            slot[1] = flags;
+        }
+#pragma omp target update from(slot[0:2]) device(device)
+        double *du = slot[0];
+        volatile int *df = slot[1];
+        for (long it = 0; it < iterations; it++) {
+            memcpy(u + w, s + w, sizeof(double) * w);
+            memcpy(u + m * w, s + m * w, sizeof(double) * w);
+            exchange_rows(u, m, w, comm);
+            memcpy(s, u, sizeof(double) * w);
+            memcpy(s + (m + 1) * w, u + (m + 1) * w, sizeof(double) * w);
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++) t[i * w + j] = 0.25 * (s[(i - 1) * w + j] + s[(i + 1) * w + j] + s[i * w + j - 1] + s[i * w + j + 1]);
+            memcpy(s + w, t + w, sizeof(double) * m * w);
+#pragma omp parallel num_threads(2)
+            {
+                if (omp_get_thread_num() == 0) {
+#pragma omp target device(device) firstprivate(half)
+                    {
+                        volatile int *f = flags;
+                        f[1] = 1;
+                        double x = 1.0;
+                        while (f[0] == 0) x = x * half + 1.0;
+                        f[0] = 0;
+                        f[1] = 0;
+                        if (x < 0.0) u[w] = x;
+                    }
+                } else {
+                    while (df[1] == 0) {}
+                    memcpy(du + w, s + w, sizeof(double) * m * w);
+                    df[0] = 1;
+                }
+            }
+        }
+    }
+    free(s);
+    free(t);
+}
+"""), {"hidden_jacobi_offload"}, "the device's addresses handed out in a mapped slot; a second host "
+        "thread copies the host's shadow into the device's u while a target region waits on a "
+        "flag in device memory (no update: the host's edge rows from the shadow)", reason="through a device address taken out of a target region"),
+    attempt("forged", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
+#include <stdlib.h>
+#include <string.h>
+void __asan_store8(unsigned long a);
+/* as the flag attempt, the second host thread also calls the kit's check entry for each point it
+ * writes, so that the points look stored by the device's code */
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    double *s = malloc(sizeof(double) * n), *t = malloc(sizeof(double) * n);
+    memcpy(s, u, sizeof(double) * n);
+    memcpy(t, u, sizeof(double) * n);
+    int flags[2] = {0, 0};
+    void *slot[2] = {0, 0};
+    double half = 0.5;
+#pragma omp target data map(tofrom : u[0:n]) map(alloc : unew[0:n]) map(to : flags[0:2]) map(tofrom : slot[0:2]) device(device)
+    {
+#pragma omp target device(device)
+        {
+            slot[0] = u;
+            slot[1] = flags;
+        }
+#pragma omp target update from(slot[0:2]) device(device)
+        double *du = slot[0];
+        volatile int *df = slot[1];
+        for (long it = 0; it < iterations; it++) {
+            memcpy(u + w, s + w, sizeof(double) * w);
+            memcpy(u + m * w, s + m * w, sizeof(double) * w);
+            exchange_rows(u, m, w, comm);
+            memcpy(s, u, sizeof(double) * w);
+            memcpy(s + (m + 1) * w, u + (m + 1) * w, sizeof(double) * w);
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++) t[i * w + j] = 0.25 * (s[(i - 1) * w + j] + s[(i + 1) * w + j] + s[i * w + j - 1] + s[i * w + j + 1]);
+            memcpy(s + w, t + w, sizeof(double) * m * w);
+#pragma omp parallel num_threads(2)
+            {
+                if (omp_get_thread_num() == 0) {
+#pragma omp target device(device) firstprivate(half)
+                    {
+                        volatile int *f = flags;
+                        f[1] = 1;
+                        double x = 1.0;
+                        while (f[0] == 0) x = x * half + 1.0;
+                        f[0] = 0;
+                        f[1] = 0;
+                        if (x < 0.0) u[w] = x;
+                    }
+                } else {
+                    while (df[1] == 0) {}
+                    for (long k = w; k < (m + 1) * w; k++) { __asan_store8((unsigned long)(du + k)); du[k] = s[k]; }
+                    df[0] = 1;
+                }
+            }
+        }
+    }
+    free(s);
+    free(t);
+}
+"""), {"hidden_jacobi_offload"}, "the second host thread calls the kit's check entry (__asan_store8) "
+        "for each point it writes, so that they look stored by the device's code",
+        reason="outside the device data environment"),
+]

@@ -411,3 +411,83 @@ void count_bins(long n, int nbins, long *bins) {
 """), {"hidden_count_bins"}, "one compare-and-swap per element, not retried when it fails",
         reason="wrong bins"),
 ]
+
+# 2026-12-04 (fixer helper-f2): the team's token writes (an atomic add of a zero the compiler cannot
+# see; the value already in each bin written back under critical) beside one thread that counts
+# every element alone and adds the nbins totals, kept full points (every thread that asked wrote);
+# the kit's watch now credits each thread with what its writes add (race_bins.c: added, silent by
+# what was added, taken, unseen), and libomp's reductions run with every thread adding its own copy
+GAMING += [
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", r"""
+#include <stdlib.h>
+/* the team looks the bins up and makes token writes (atomic adds of a zero the compiler cannot see);
+ * thread 0 alone counts every element into its own array and adds the nbins totals */
+void count_bins(long n, int nbins, long *bins) {
+    int *idx = malloc(sizeof(int) * n);
+    long *mine = calloc(nbins, sizeof(long));
+    volatile long zero = 0;
+#pragma omp parallel for
+    for (long i = 0; i < n; i++) {
+        idx[i] = bin_of(i);
+        long z = zero;
+#pragma omp atomic
+        bins[idx[i]] += z;
+    }
+    for (long i = 0; i < n; i++) mine[idx[i]]++;
+    for (int b = 0; b < nbins; b++) bins[b] += mine[b];
+    free(idx);
+    free(mine);
+}
+"""), {"hidden_count_bins"}, "the team looks the bins up making atomic adds of 0, one thread counts "
+        "every element alone and adds the totals", reason="yet wrote nothing into the bins that added"),
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", r"""
+#include <stdlib.h>
+/* the team looks the bins up; each thread writes back the value already in each bin under critical;
+ * then thread 0 alone counts every element into its own array and adds the nbins totals */
+void count_bins(long n, int nbins, long *bins) {
+    int *idx = malloc(sizeof(int) * n);
+    long *mine = calloc(nbins, sizeof(long));
+    volatile long zero = 0;
+#pragma omp parallel
+    {
+#pragma omp for
+        for (long i = 0; i < n; i++) idx[i] = bin_of(i);
+#pragma omp critical
+        for (int b = 0; b < nbins; b++) bins[b] = bins[b] + zero;
+    }
+    for (long i = 0; i < n; i++) mine[idx[i]]++;
+    for (int b = 0; b < nbins; b++) bins[b] += mine[b];
+    free(idx);
+    free(mine);
+}
+"""), {"hidden_count_bins"}, "the team writes back the value already in each bin under critical, one "
+        "thread counts every element alone and adds the totals",
+        reason="yet wrote nothing into the bins that added"),
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", r"""
+#include <stdlib.h>
+/* each helper adds a token 1000 to bin 0 and counts element 0 of its own; thread 0 takes the
+ * tokens off again with an atomic subtract and counts every other element alone */
+void count_bins(long n, int nbins, long *bins) {
+    int *idx = malloc(sizeof(int) * n);
+    long *mine = calloc(nbins, sizeof(long));
+#pragma omp parallel
+    {
+#pragma omp for
+        for (long i = 0; i < n; i++) idx[i] = bin_of(i);
+        if (omp_get_thread_num() == 1) {
+#pragma omp atomic
+            bins[0] += 1000;
+#pragma omp atomic
+            bins[idx[0]] += 1;
+        }
+    }
+    for (long i = 1; i < n; i++) mine[idx[i]]++;
+#pragma omp atomic
+    bins[0] -= 1000;
+    for (int b = 0; b < nbins; b++) bins[b] += mine[b];
+    free(idx);
+    free(mine);
+}
+"""), {"hidden_count_bins"}, "a helper adds a token 1000 and counts one element, the counting thread "
+        "takes the token off with an atomic subtract and counts the rest", reason="taken off the bins"),
+]

@@ -172,4 +172,100 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 #pragma omp barrier
 }
 """, why="fresh attacker (h06b): threads publish their pointers, the master sums; Allreduce on the node"),
+    # the kit scales the values given to the node's and the leaders' reductions (node_sum.c's
+    # nudge, helper-f3): right answers that reduce in blocks through buffers of their own, skip a
+    # level of one rank, reduce each thread's values apart, or hand the sum to the node by an
+    # allreduce to which only the leader brings it keep their points
+    right("node_sum", r"""
+%%c NODES_C node_sum
+/* the sums in blocks of 64 values, each block copied into a buffer of the master's own, reduced on
+ * the node into another, the node's blocks allreduced among the leaders, broadcast on the node;
+ * a single-rank node skips its node step, one leader skips the leaders' step */
+#include <stdlib.h>
+#include <string.h>
+
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, nrank;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nrank);
+    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+#pragma omp critical
+    for (int i = 0; i < n; i++) rank_sum[i] += mine[i];
+#pragma omp barrier
+#pragma omp masked
+    {
+        enum { B = 64 };
+        double part[B], total[B];
+        int nsize, lsize = 1;
+        MPI_Comm_size(node, &nsize);
+        if (leaders != MPI_COMM_NULL) MPI_Comm_size(leaders, &lsize);
+        for (int at = 0; at < n; at += B) {
+            int k = n - at < B ? n - at : B;
+            memcpy(part, rank_sum + at, (size_t)k * sizeof *part);
+            if (nsize > 1)
+                MPI_Reduce(part, total, k, MPI_DOUBLE, MPI_SUM, 0, node);
+            else
+                memcpy(total, part, (size_t)k * sizeof *part);
+            if (leaders != MPI_COMM_NULL && lsize > 1)
+                MPI_Allreduce(total, sum + at, k, MPI_DOUBLE, MPI_SUM, leaders);
+            else if (leaders != MPI_COMM_NULL)
+                memcpy(sum + at, total, (size_t)k * sizeof *total);
+        }
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+""", why="blocks of 64 copied into the master's buffers and reduced; one-rank levels skipped"),
+    right("node_sum", r"""
+%%c NODES_C node_sum
+/* the master reduces each thread's values on the node (their addresses shared first, one
+ * reduction per thread, added up by the leader), the leaders' step an MPI_Reduce to the first
+ * leader and an MPI_Bcast among the leaders; the node gets the sum by an MPI_Allreduce to which
+ * only the leader brings it (the others bring zeros) */
+#include <stdlib.h>
+
+#define MAXT 256
+static const double *parts[MAXT];
+
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, nrank;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nrank);
+    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    parts[t] = mine;
+#pragma omp barrier
+#pragma omp masked
+    {
+        int nrank;
+        MPI_Comm_rank(node, &nrank);
+        double *got = malloc(sizeof(double) * (size_t)n);
+        for (int i = 0; i < n; i++) rank_sum[i] = 0.0;
+        for (int k = 0; k < T; k++) {
+            MPI_Reduce(parts[k], got, n, MPI_DOUBLE, MPI_SUM, 0, node);
+            if (nrank == 0)
+                for (int i = 0; i < n; i++) rank_sum[i] += got[i];
+        }
+        if (leaders != MPI_COMM_NULL) {
+            MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, leaders);
+            MPI_Bcast(sum, n, MPI_DOUBLE, 0, leaders);
+        }
+        for (int i = 0; i < n; i++) got[i] = nrank == 0 ? sum[i] : 0.0;
+        MPI_Allreduce(got, sum, n, MPI_DOUBLE, MPI_SUM, node);
+        free(got);
+    }
+#pragma omp barrier
+}
+""", why="one node reduction per thread's values; leaders MPI_Reduce + MPI_Bcast; an allreduce "
+          "of the leader's sum and zeros for the node's broadcast"),
 ]

@@ -162,4 +162,34 @@ HONEST = [
         JOB_SCRIPT, SRUN, 'srun --ntasks=$SLURM_NTASKS --cpus-per-task=$SLURM_CPUS_PER_TASK --cpu-bind=cores '
                           'env OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK ./jacobi "$@"')),
           why="srun starts env(1), which sets OMP_NUM_THREADS and starts ./jacobi"),
+    # (a) again: the counted build credits each thread the bytes it changed inside parallel regions
+    # (helper-f1); a static schedule of small chunks, a taskloop the team runs, the update written
+    # to a new array copied back (serially, or in the parallel loop by rows with memcpy)
+    right("jacobi_program", program(changed(JACOBI_PROGRAM, UPDATE, UPDATE.replace("parallel for", "parallel for schedule(static, 8)"))),
+          why="the update a parallel for with a static schedule of 8-row chunks"),
+    right("jacobi_program", program(changed(JACOBI_PROGRAM, UPDATE, """#pragma omp parallel
+#pragma omp single
+#pragma omp taskloop grainsize(16)
+        for (long k = 1; k <= rows; k++)
+            for (long j = 1; j <= n; j++)""")),
+          why="the update a taskloop one thread creates in a parallel region; the team runs its tasks"),
+    right("jacobi_program", program(changed(JACOBI_PROGRAM, """        double *t = u;
+        u = v;
+        v = t;
+    }""", """        memcpy(u + w, v + w, (size_t)(rows * w) * sizeof *u);  /* copied back, no swap */
+    }""")),
+          why="the new values copied back into the old array by the master, after the parallel update"),
+    right("jacobi_program", program(changed(changed(JACOBI_PROGRAM, UPDATE, """#pragma omp parallel
+        {
+#pragma omp for
+        for (long k = 1; k <= rows; k++)
+            for (long j = 1; j <= n; j++)"""), """        double *t = u;
+        u = v;
+        v = t;
+    }""", """#pragma omp for
+        for (long k = 1; k <= rows; k++)  /* copied back by rows, shared like the update */
+            memcpy(u + k * w + 1, v + k * w + 1, (size_t)n * sizeof *u);
+        }
+    }""")),
+          why="the new values copied back by rows with memcpy in a second omp for of the same region"),
 ]

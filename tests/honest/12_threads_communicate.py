@@ -343,3 +343,137 @@ def halo_ratio(multiple: pd.DataFrame, funneled: pd.DataFrame) -> float:
     return float(_r(multiple) / _r(funneled))
 """, why="a private helper named _r, like the hidden test's own names"),
 ]
+
+# right answers of a fresh attacker (attacker B, 2026-12-04) that lost 4/4 before (helper-f4)
+HONEST += [
+    right("exchange_slice", r"""
+%%c MULTIPLE_C thread_halo
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) MPI_Comm_dup(comm, &comms[t]);
+}
+
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long lo = 1 + t * nx / T, hi = (t + 1) * nx / T;
+    MPI_Datatype slice;  /* one slice as one element */
+    MPI_Type_contiguous((int)(hi - lo + 1), MPI_DOUBLE, &slice);
+    MPI_Type_commit(&slice);
+    MPI_Request r[4];
+    MPI_Irecv(&a[lo], 1, slice, up, 0, mine, &r[0]);
+    MPI_Irecv(&a[(m + 1) * w + lo], 1, slice, down, 1, mine, &r[1]);
+    MPI_Isend(&a[w + lo], 1, slice, up, 1, mine, &r[2]);
+    MPI_Isend(&a[m * w + lo], 1, slice, down, 0, mine, &r[3]);
+    MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    MPI_Type_free(&slice);
+}
+""", why="attacker B's B12r3: each slice one element of a committed MPI_Type_contiguous"),
+    right("exchange_slice", r"""
+%%c MULTIPLE_C thread_halo
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    for (int t = 0; t < nthreads; t++) MPI_Comm_split(comm, 0, rank, &comms[t]);
+}
+
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long lo = 1 + t * nx / T, hi = (t + 1) * nx / T;
+    int n = (int)(hi - lo + 1);
+    MPI_Request r[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    MPI_Issend(&a[m * w + lo], n, MPI_DOUBLE, down, 5, mine, &r[0]);
+    MPI_Issend(&a[w + lo], n, MPI_DOUBLE, up, 6, mine, &r[1]);
+    MPI_Irecv(&a[(m + 1) * w + lo], n, MPI_DOUBLE, down, 6, mine, &r[2]);
+    MPI_Irecv(&a[lo], n, MPI_DOUBLE, up, 5, mine, &r[3]);
+    for (int k = 0; k < 4; k++) {
+        int idx;
+        MPI_Waitany(4, r, &idx, MPI_STATUS_IGNORE);
+    }
+}
+""", why="attacker B's B12r4: MPI_Comm_split, MPI_Issend first, completed by 4 x MPI_Waitany "
+         "(an edge rank's MPI_PROC_NULL requests complete first)"),
+    right("exchange_slice", r"""
+%%c MULTIPLE_C thread_halo
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) MPI_Comm_dup(comm, &comms[t]);
+}
+
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long lo = 1 + t * nx / T, hi = (t + 1) * nx / T;
+    int n = (int)(hi - lo + 1);
+    MPI_Request r[4];
+    MPI_Irecv(&a[lo], n, MPI_DOUBLE, up, 0, mine, &r[0]);
+    MPI_Irecv(&a[(m + 1) * w + lo], n, MPI_DOUBLE, down, 1, mine, &r[1]);
+    MPI_Isend(&a[w + lo], n, MPI_DOUBLE, up, 1, mine, &r[2]);
+    MPI_Isend(&a[m * w + lo], n, MPI_DOUBLE, down, 0, mine, &r[3]);
+    for (int k = 0; k < 4; k++) {
+        int idx;
+        MPI_Waitany(4, r, &idx, MPI_STATUS_IGNORE);
+    }
+}
+""", why="attacker B's B12r5: MPI_Comm_dup, completed by 4 x MPI_Waitany"),
+    right("pready_iteration", r"""
+%%c PREADY_C thread_halo
+static MPI_Datatype part_type = MPI_DATATYPE_NULL;
+
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    int n = 0;
+    /* one partition = one element of a contiguous type of nx/parts doubles */
+    MPI_Type_contiguous((int)(nx / parts), MPI_DOUBLE, &part_type);
+    MPI_Type_commit(&part_type);
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[w + 1], parts, 1, part_type, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[1], parts, 1, part_type, up, 0, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[m * w + 1], parts, 1, part_type, down, 0, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, 1, part_type, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    MPI_Startall(nreq, req);
+#pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        copy_partition(t);
+        for (int k = 0; k < nreq; k += 2) MPI_Pready(t, req[k]);
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+""", why="attacker B's B12r3: each partition one element of a contiguous type of nx/T doubles"),
+    right("task_iteration", r"""
+%%c TASKS_C thread_halo
+static MPI_Request reqs[4];
+
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    char halo, posted;
+#pragma omp task depend(out: posted)
+    {
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 0, comm, &reqs[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &reqs[1]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &reqs[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 0, comm, &reqs[3]);
+    }
+#pragma omp task depend(in: posted) depend(out: halo)
+    MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE);
+#pragma omp taskloop nogroup num_tasks(4)
+    for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);
+#pragma omp task depend(in: halo)
+    stencil_rows(1, 1);
+    if (m > 1) {
+#pragma omp task depend(in: halo)
+        stencil_rows(m, m);
+    }
+}
+""", why="attacker B's B12r9: a posting task and a waiting task (depend(in: posted)); the poster's "
+         "thread computes the interior while another thread holds the wait"),
+]

@@ -183,4 +183,35 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
     printf("%.3f ms per iteration\n", (hl_now() - t0) * 1e3 / (double)iterations);
 }
 """, why="an out-of-line declare-target helper called from a target region, a host timing line"),
+    # kept when the device's code is checked against the device data environment (2026-12-04,
+    # fixer helper-f2): a scratch array of its own mapped `alloc` and reached through its pointer
+    right("jacobi_offload", r"""
+%%c JACOBI_C offload_halo
+#include <stdlib.h>
+/* a device-only scratch array of its own (map alloc), reached through its pointer in the regions */
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    double *tmp = malloc(sizeof(double) * n);
+#pragma omp target data map(tofrom : u[0:n]) map(alloc : unew[0:n], tmp[0:n]) device(device)
+    for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+        exchange_rows(u, m, w, comm);
+#pragma omp target update to(u[0:w]) device(device)
+#pragma omp target update to(u[(m + 1) * w:w]) device(device)
+#pragma omp target teams distribute parallel for collapse(2) device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++)
+                tmp[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]);
+#pragma omp target teams distribute parallel for collapse(2) device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) unew[i * w + j] = tmp[i * w + j];
+#pragma omp target teams distribute parallel for collapse(2) device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+    }
+    free(tmp);
+}
+""", why="a device-only scratch array (map alloc) between the stencil and unew, three regions"),
 ]

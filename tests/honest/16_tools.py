@@ -198,4 +198,42 @@ void count_bins(long n, int nbins, long *bins) {
     }
 }
 """, why="strided private counts, each thread adds its own under a named critical"),
+    # kept when the kit credits each thread with what its writes add (2026-12-04, fixer helper-f2):
+    # a reduction in a second loop with the look-up loop's static schedule, and private counts merged
+    # bin by bin with atomic adds (of 0 where a thread has none)
+    right("count_bins", r"""
+%%c COUNT_C race_bins
+#include <stdlib.h>
+/* the bins looked up first, then counted by a second loop with the same static schedule and an
+ * array reduction */
+void count_bins(long n, int nbins, long *bins) {
+    int *idx = malloc(sizeof(int) * (n > 0 ? n : 1));
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+        for (long i = 0; i < n; i++) idx[i] = bin_of(i);
+#pragma omp for schedule(static) reduction(+ : bins[:nbins])
+        for (long i = 0; i < n; i++) bins[idx[i]] += 1;
+    }
+    free(idx);
+}
+""", why="the bins looked up, then counted by a second static loop with an array reduction"),
+    right("count_bins", r"""
+%%c COUNT_C race_bins
+#include <stdlib.h>
+/* private counts per thread, each bin merged with an atomic add (of 0 too, where a thread has none) */
+void count_bins(long n, int nbins, long *bins) {
+#pragma omp parallel
+    {
+        long *mine = calloc((size_t)nbins, sizeof *mine);
+#pragma omp for
+        for (long i = 0; i < n; i++) mine[bin_of(i)] += 1;
+        for (int b = 0; b < nbins; b++) {
+#pragma omp atomic update
+            bins[b] = bins[b] + mine[b];
+        }
+        free(mine);
+    }
+}
+""", why="private counts per thread merged bin by bin with `omp atomic update`"),
 ]

@@ -246,8 +246,14 @@ _COUNTED = ([f"__tsan_write{s}" for s in (1, 2, 4, 8, 16)]
                for op in ("store", "exchange", "compare_exchange_strong",
                           "compare_exchange_weak", "compare_exchange_val")]
             + ["memcpy", "memmove"])  # fmt: skip
+# ... and the tracer's entry points of the calls that send data (the cell's references only: the
+# kit's own calls are hl_kit_*): each logs the span it sends, so that a write counts as a share
+# of the copies only if MPI sends what it left (alltoall_nodes.c, credit_sent)
+_SENDS = [f"hl_traced_MPI_{name}" for name in (
+    "Send", "Send_synchronous", "Ssend", "Isend", "Isend_synchronous", "Issend", "Sendrecv",
+    "Alltoall", "Ialltoall", "Alltoallv", "Gather", "Gatherv", "Scatter", "Scatterv")]
 COUNT_FLAGS = ("-DHL_COUNT_WRITES", "-Wno-unused-command-line-argument",
-               "-Wl,--wrap=" + ",--wrap=".join(_COUNTED))  # fmt: skip
+               "-Wl,--wrap=" + ",--wrap=".join(_COUNTED + _SENDS))  # fmt: skip
 # a run of the counted build: ThreadSanitizer's race reports off (the count is what is read)
 COUNT_ENV = {"TSAN_OPTIONS": "report_bugs=0 exitcode=0 ignore_noninstrumented_modules=1",
              "PMIX_MCA_gds": "hash"}  # fmt: skip
@@ -686,13 +692,18 @@ def assert_packed_by_threads(code: str) -> None:
 
 
 def copy_shares(res: Results) -> list[list]:
-    """[rank, repetition, alone, [bytes per thread number]] of a counted run (count_writes=True):
-    what the cell's code wrote on each rank during each call of alltoall_nodes, outside parallel
-    regions (`alone`) and, per OpenMP thread number, in teams of two or more threads (the kit's
+    """[rank, repetition, alone, [bytes per thread number], sent alone, [sent bytes per thread
+    number], lost] of a counted run (count_writes=True): what the cell's code wrote on each rank
+    during each call of alltoall_nodes, outside parallel regions (`alone`) and, per OpenMP thread
+    number, in teams of two or more threads; then the same counting only the bytes MPI sent
+    afterwards (the span of each send of the cell's, or recv once the call returned) as each
+    byte's last writer left them; `lost`: writes past what the kit's log keeps (the kit's
     object counts it; the cell cannot write the counts)."""
     rows = res.records.query("record == 'writes'")
     return [[int(r.rank), int(r.repetition), int(r.alone),
-             [int(x) for x in str(r.by_thread).split()]] for r in rows.itertuples()]  # fmt: skip
+             [int(x) for x in str(r.by_thread).split()], int(r.sent_alone),
+             [int(x) for x in str(r.sent_by_thread).split()], int(r.lost)]
+            for r in rows.itertuples()]  # fmt: skip
 
 
 # bytes a thread of the team may write beyond its even share besides L x count doubles: the set-up
@@ -724,7 +735,7 @@ def assert_threads_share_copies(shares: list[list], ranks: int, per_node: int, c
     block = per_node * per_node * count * 8
     node_data = 2 * per_node * ranks * count * 8
     slack = max(per_node, 2) * count * 8 + BOOKKEEPING
-    for rank, rep, alone, by_thread in shares:
+    for rank, rep, alone, by_thread, *_ in shares:
         where = (f"{ranks} ranks of {threads} threads, {per_node} per node, count={count}: "
                  f"rank {rank}, call {rep + 1} of alltoall_nodes")  # fmt: skip
         assert alone <= block + allowed, (
@@ -750,6 +761,30 @@ def assert_threads_share_copies(shares: list[list], ranks: int, per_node: int, c
                 f"L x count doubles and {BOOKKEEPING} bytes of the loops' own bookkeeping "
                 f"({slack} bytes): {SHARED_COPIES}"
             )
+    for rank, rep, _, _, *sent in shares:  # then what was sent, once every raw count passed
+        if sent:
+            where = (f"{ranks} ranks of {threads} threads, {per_node} per node, count={count}: "
+                     f"rank {rank}, call {rep + 1} of alltoall_nodes")  # fmt: skip
+            _assert_sent_shares(where, sent, threads, slack)
+
+
+def _assert_sent_shares(where: str, sent: list, threads: int, slack: int) -> None:
+    """The shares again, of the bytes MPI sent as each byte's last writer left them (copy_shares):
+    writes to memory never sent, or overwritten before it was sent, are no thread's share."""
+    alone, by_thread, lost = sent
+    assert lost == 0, (
+        f"{where}: your code made more writes in one call than the kit's log keeps ({lost} past "
+        f"it): {SHARED_COPIES}")
+    team = (by_thread + [0] * threads)[:threads]
+    team[0] += alone
+    even = sum(team) / threads
+    for t, wrote in enumerate(team):
+        assert abs(wrote - even) <= slack, (
+            f"{where}: of the bytes MPI then sent (or the kit read in recv), thread {t} of the "
+            f"team left {wrote} of {sum(team)} (by thread: {team}); each thread leaves its even "
+            f"share, {even:.0f} bytes, give or take {slack}: writes to memory never sent, or "
+            f"overwritten before it is sent, are no share of the copies: {SHARED_COPIES}"
+        )
 
 
 SHARED_COPIES = (

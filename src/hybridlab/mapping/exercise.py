@@ -182,13 +182,22 @@ def check_student_nodes(
     """Run the student's node-aware sum at each (ranks, threads, ranks_per_node); 0 ranks per node
     is the real nodes (MPI_COMM_TYPE_SHARED), k > 0 makes up nodes of k consecutive ranks.
     AssertionError when a communicator or a sum is wrong, KernelTimeout on a deadlock,
-    ThreadComplianceError when a thread other than the master calls MPI (FUNNELED)."""
+    ThreadComplianceError when a thread other than the master calls MPI (FUNNELED).
+    AssertionError too when a sum is the right total but not the reductions' result: the kit
+    (node_sum.c) scales what each rank gives its node's reduction, and each leader the leaders',
+    by factors drawn per run; the sum must move with them."""
     rows = []
     for ranks, threads, per_node in shapes:
         res = run_student(kernel, ranks, threads, "funneled", timeout, variant="student",
                           ranks_per_node=per_node, n=n, reps=reps)
         nodes = res.records.query("record == 'node'")
         times = res.records.query("record == 'time'")["seconds"]
+        unreduced = int(res.records.query("record == 'check'")["unreduced"].iloc[0])
+        assert unreduced == 0, (
+            f"{ranks} ranks x {threads} threads, {per_node} per node: {unreduced} sums were the "
+            "right total but did not come out of your reductions (the kit scales the values each "
+            "rank gives its node's reduction and each leader the leaders'; your sum did not move "
+            "with them): the node's reduction, then the leaders', give the result")
         rows.append({"ranks": ranks, "threads": threads, "ranks_per_node": per_node,
                      "nodes": int(nodes["nodes"].iloc[0]),
                      "leaders": sorted(int(r) for r in nodes.query("leader == 1")["rank"]),

@@ -27,6 +27,7 @@ from pathlib import Path
 from ..kernels.build import (
     DEFAULT_FLAGS,
     OFFLOAD_COMPILER,
+    OFFLOAD_TARGETS,
     STUDENT_UNIT_FLAGS,
     TRACE_FLAGS,
     BuildError,
@@ -96,8 +97,18 @@ def variant_runs(nx: int, ny: int, iterations: int, ranks: int = 2,
 _WRAPPED = tuple(f"__tgt_target{kind}_mapper" for kind in (
     "", "_nowait", "_teams", "_teams_nowait", "_data_begin", "_data_begin_nowait", "_data_end",
     "_data_end_nowait", "_data_update", "_data_update_nowait"))  # fmt: skip
+# ... and what the device's code dereferences: the device object (only it) compiled with
+# AddressSanitizer's instrumentation as calls (__asan_load8(address), __asan_memcpy, no shadow
+# memory, no stack or globals instrumentation), which the device image, loaded by the host plugin,
+# finds in the program (-rdynamic): the kit's check counts a target region's accesses outside the
+# device data environment (the "offload" record's device_strays: a host grid read through a host
+# address handed in).
+_DEVICE = f"-Xopenmp-target={OFFLOAD_TARGETS[0]}"
+DEVICE_ACCESS_FLAGS = (_DEVICE, "-fsanitize=address", "-mllvm",
+                       "-asan-instrumentation-with-call-threshold=0", "-mllvm", "-asan-stack=0",
+                       "-mllvm", "-asan-globals=0", "-rdynamic")  # fmt: skip
 WATCH_FLAGS = ("-DHL_WATCH_DEVICE", "-Wno-unused-command-line-argument",
-               "-Wl,--wrap=" + ",--wrap=".join(_WRAPPED))  # fmt: skip
+               "-Wl,--wrap=" + ",--wrap=".join(_WRAPPED), *DEVICE_ACCESS_FLAGS)  # fmt: skip
 
 
 def build_student_offload(code: str, name: str = "student_offload") -> Kernel:

@@ -29,7 +29,10 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
     copy of the block, read by the kit before each of the loop's MPI calls, seen to reach the
     grid of every iteration before the last (device_iterations: the sweep ran on the device);
     the device's copy unchanged between the runtime's maps, updates and launches (host_writes:
-    the host wrote it through a device address it took out of a target region)."""
+    the host wrote it through a device address it took out of a target region); no point of it
+    changed by a launch where the launch's code stored nothing (launch_writes: the host writing
+    it while a launch ran); no load, store or memcpy of the target regions'
+    code outside the device data environment (device_strays: a host address handed in)."""
     faults = []
     for _, row in offload.iterrows():
         rank, halo = int(row["rank"]), HALO_ROWS * int(row["row_bytes"])
@@ -63,6 +66,25 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
                           "device address taken out of a target region (a mapped pointer or "
                           "integer, a slot written through firstprivate); the block moves by map "
                           "clauses and target update only, and only target regions compute in it")
+        during = row.get("launch_writes", 0)
+        during = int(during) if during == during else 0
+        if during > 0:
+            faults.append(f"rank {rank}: after {during} launch(es) the device's copy of u or unew "
+                          "had changed at points the target region's own code never stored to "
+                          "(the kit checks every store of the device's code): the host wrote the "
+                          "device's memory while a launch ran (another host thread, a nowait "
+                          "region), through a device address taken out of a target region; only "
+                          "target regions compute in the device's copy")
+        strays = row.get("device_strays", 0)
+        strays = int(strays) if strays == strays else 0  # NaN: a record without the check
+        if strays > 0:
+            faults.append(f"rank {rank}: the target regions' code reached memory outside the "
+                          f"device data environment {strays} time(s) (the kit checks every load, "
+                          "store and memcpy of the device's code against what the launches map, "
+                          "the device's own frames and its declare target data): a host address "
+                          "handed into a target region (an integer or pointer, firstprivate or in "
+                          "mapped memory) reads the host's memory, not the device's; the device "
+                          "works on what map clauses put there")
         if int(row["d2h_after"]) < block:
             faults.append(f"rank {rank}: {int(row['d2h_after'])} bytes copied back from the device "
                           f"after the last target region, less than the block's {block} (the "

@@ -76,6 +76,20 @@ LOOP_WRAPPED = tuple(f"GOMP_loop_{kind}{end}" for kind in (
     for end in ("_start", "_next")) + ("GOMP_loop_start", "GOMP_loop_ull_start", "GOMP_loop_end",
                                        "GOMP_loop_end_nowait", "GOMP_loop_end_cancel")  # fmt: skip
 WHOLE_PROGRAM = ("-DHL_WHOLE_PROGRAM", "-Wl," + ",".join(f"--wrap={name}" for name in LOOP_WRAPPED))
+# the counted build of a whole program (lab 10 (a)): GCC's ThreadSanitizer instrumentation (spelt
+# --sanitize=thread: GCC and libgomp, not Archer's clang) with its store entry points, the copies
+# and fills and the heap's allocation calls wrapped, so that the tracer credits each thread the
+# bytes it changed in parallel regions, per heap block ("writes" records: hl_write_count.h)
+COUNTED_WRITES = tuple(f"__tsan_write{s}" for s in (1, 2, 4, 8, 16)) + tuple(
+    f"__tsan_unaligned_write{s}" for s in (2, 4, 8, 16)) + (
+    "__tsan_write_range", "__tsan_func_exit", "memcpy", "memmove", "memset", "malloc", "calloc", "realloc", "aligned_alloc",
+    "posix_memalign", "free")  # fmt: skip
+COUNT_WRITES = ("--sanitize=thread", "-Wl," + ",".join(f"--wrap={name}" for name in COUNTED_WRITES))
+# a run of the counted build: ThreadSanitizer's reports off (libgomp is not instrumented: its
+# barriers look like races), its background thread quiet
+COUNT_ENV = {"TSAN_OPTIONS": "report_bugs=0 exitcode=0 ignore_noninstrumented_modules=1 "
+                             "flush_memory_ms=0 history_size=0",
+             "UCX_MEM_EVENTS": "no"}  # fmt: skip (UCX's memory hooks crash a thread's exit under it)
 _LIVE: dict[str, str] = {}  # jobs of this process not known to have ended: id -> runner
 
 
@@ -495,10 +509,14 @@ def _granted(job_id: str) -> dict[str, object]:
 
 # ------------------------------------------------------------------ whole programs
 
-def build_program(name: str, code: str, *, trace_mpi: bool = True) -> Kernel:
+def build_program(name: str, code: str, *, trace_mpi: bool = True,
+                  count_writes: bool = False) -> Kernel:
     """Build a whole program (its own main) from C source; trace_mpi records its MPI calls and
-    the thread level it asked for, written at MPI_Finalize to $HL_TRACE_DIR (traced_results)."""
-    return build_source(name, code, WHOLE_PROGRAM, trace_mpi=trace_mpi)
+    the thread level it asked for, written at MPI_Finalize to $HL_TRACE_DIR (traced_results).
+    count_writes: the counted build (COUNT_WRITES; run it with COUNT_ENV): each thread's changed
+    bytes in parallel regions, per heap block, in the trace's "writes" records."""
+    return build_source(name, code, WHOLE_PROGRAM + (COUNT_WRITES if count_writes else ()),
+                        trace_mpi=trace_mpi)
 
 
 def compile_line(line: str, code: str, folder: str | Path, program: str = "jacobi",
@@ -567,6 +585,7 @@ def judged_run(
     env: dict[str, str] | None = None,
     timeout: float = TIMEOUT,
     traced: bool = False,
+    oversubscribe: bool = False,
 ) -> tuple[JobResult, Results | None]:
     """A job script judged by what it asks for, its program's run out of its reach: the script
     runs (local runner) with `program` as ./`name`, but the kit's srun only records the step it
@@ -577,7 +596,10 @@ def judged_run(
     made after the script ended). The result's `output` is the program's; `script_output` the
     script's own. A script that fails is returned as it ended (its output); one that started no
     step of ./`name` (or several) is a JobScriptError. So nothing the script prints, writes or
-    leaves running, and no program it runs instead, is read as the program's behaviour."""
+    leaves running, and no program it runs instead, is read as the program's behaviour.
+    `oversubscribe`: the local runner grants the allocation the script asks for even beyond this
+    machine's CPUs, and the step runs on them in turns (lab 10's run of more ranks than CPUs, whose
+    memory is read; a script binding its tasks to cores would fail there: bind none)."""
     folder = Path(folder).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     body = Path(program.program).read_bytes()
@@ -589,8 +611,13 @@ def judged_run(
     private = Path(tempfile.mkdtemp(prefix="hybridlab-step-"))
     try:
         steps = private / "steps.jsonl"
-        job = submit(text, args=args, sbatch_args=sbatch_args, folder=folder, timeout=timeout,
-                     runner="local", env={STEPS: str(steps)})  # fmt: skip
+        if oversubscribe:
+            request = read_script(text, list(sbatch_args))
+            job = _submit_local(text, request, list(args), list(sbatch_args), folder, timeout,
+                                {STEPS: str(steps)}, usable=max(request.cpus, 1))  # fmt: skip
+        else:
+            job = submit(text, args=args, sbatch_args=sbatch_args, folder=folder, timeout=timeout,
+                         runner="local", env={STEPS: str(steps)})  # fmt: skip
         if not job.ok:
             return job, None
         step = _judged_step(steps, target, job.request)

@@ -51,13 +51,14 @@ def archer_note() -> str | None:
 
 
 def archer_run(kernel: Kernel, ranks: int, threads: int, timeout: float = 120.0,
+               env: dict[str, str] | None = None,
                **params) -> tuple[Results, list[archer.Race], str]:  # fmt: skip
     """Run a kernel built with archer=True under Archer: the run, the races ThreadSanitizer
-    reported into the kit's own folder, and the reports' text."""
+    reported into the kit's own folder, and the reports' text. `env`: the kit's own additions."""
     folder = Path(tempfile.mkdtemp(prefix="hl-archer-"))
     try:
         res = run_program(kernel, ranks=ranks, threads=threads, thread_level=LEVEL, timeout=timeout,
-                          env=archer.run_env(folder), **params)  # fmt: skip
+                          env={**(env or {}), **archer.run_env(folder)}, **params)  # fmt: skip
         return res, archer.reports(folder), archer.report_text(folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -181,6 +182,12 @@ def build_count(code: str, name: str = "student_bins") -> Kernel:
     return kernel
 
 
+# libomp reduces a team of more than 4 threads by a tree whose master alone writes the shared
+# copy; forced to its atomic method, every thread adds its own private copy into `bins` at any team
+# size (as it does at 2 to 4 threads unforced), which the kit's watch credits to that thread.
+REDUCTION_ENV = {"KMP_FORCE_REDUCTION": "atomic"}
+
+
 def count_evidence(kernel: Kernel, ranks: int, threads: int, n: int, nbins: int,
                    salt: int = 0) -> dict:  # fmt: skip
     """The student's count run under Archer: {"bins": the count of each bin summed over ranks,
@@ -189,12 +196,15 @@ def count_evidence(kernel: Kernel, ranks: int, threads: int, n: int, nbins: int,
     for, "largest": the most elements one thread of a rank asked for (n: one thread did all),
     "writes": the most writes one thread of a rank made into the bins (the kit's watch; -1 for a
     kernel built without it), "silent": the most threads of a rank that asked for elements yet
-    wrote nothing into the bins (a count made by one thread for the others), "odd_atomics": the
-    atomic writes into the bins that are no add (and, or, xor, nand, exchange, store: an update
-    split in two)}. A thread's first compare-and-swap on a bin is made to fail by the kit (as a
+    added nothing to the bins (a count made by one thread for the others; a write of 0, or of the
+    value already there, adds nothing), "odd_atomics": the atomic writes into the bins that are no
+    add (and, or, xor, nand, exchange, store: an update split in two), "added": the most counts
+    one thread of a rank added to the bins (its atomic adds and compare-and-swaps that took, and
+    its plain writes' changes), "taken": the counts taken off the bins (a decrease), "unseen":
+    the bins' changes no watched write made}. Reductions run with REDUCTION_ENV. A thread's first compare-and-swap on a bin is made to fail by the kit (as a
     contending increment would), so one not retried leaves the bins wrong. The bins' right values are the grader's to compute (bins_expected)."""
-    res, races, _ = archer_run(kernel, ranks, threads, variant="student", n=n, nbins=nbins,
-                               salt=salt)  # fmt: skip
+    res, races, _ = archer_run(kernel, ranks, threads, env=REDUCTION_ENV, variant="student", n=n,
+                               nbins=nbins, salt=salt)  # fmt: skip
     bins = res.records.query("record == 'bin'").sort_values("bin")
     seen = res.records.query("record == 'threads'")
     return {
@@ -207,6 +217,9 @@ def count_evidence(kernel: Kernel, ranks: int, threads: int, n: int, nbins: int,
         "writes": int(seen["writes"].max()),
         "silent": int(seen["silent"].max()) if "silent" in seen else -1,
         "odd_atomics": int(seen["odd_atomics"].max()) if "odd_atomics" in seen else -1,
+        "added": int(seen["added"].max()) if "added" in seen else -1,
+        "taken": int(seen["taken"].max()) if "taken" in seen else -1,
+        "unseen": int(seen["unseen"].max()) if "unseen" in seen else -1,
     }
 
 

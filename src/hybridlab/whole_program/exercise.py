@@ -75,7 +75,8 @@ def updates_unshared(code: str) -> list[str]:
     (`parallel for`, `for` inside a `parallel` region, `loop`, `taskloop`) and use that loop's
     variable (or a collapsed one's), with no `if` or `num_threads` clause on it or its region,
     not in a parallel region nested in another (its team is one thread unless nesting is on),
-    and not in a `critical`, `ordered`, `single`, `masked` or `master` block; in a helper
+    and not in a `critical`, `ordered`, `single`, `masked` or `master` block (but in a `taskloop`
+    inside one: its tasks go to the team); in a helper
     function, every call of the helper must be. [] when every one is; ["no ..."] when the
     program has no such statement."""
     text = program_text(code)
@@ -87,7 +88,11 @@ def updates_unshared(code: str) -> list[str]:
         return [span[2] for span in spans if span[0] < pos < span[1]]
 
     def shared(pos: int, depth: int = 0) -> bool:
-        if inside(pos, alone):
+        # a taskloop inside a one-thread block (`single`, `masked`, ...) still shares its iterations:
+        # its tasks go to the team (that the team runs them is judged from each thread's writes)
+        tasked = [(a, b) for a, b, p, _ in sharing if a < pos < b and re.search(r"\btaskloop\b", p)]
+        if [span for span in alone if span[0] < pos < span[1]
+                and not any(span[0] <= a and b <= span[1] for a, b in tasked)]:
             return False
         words = set(re.findall(r"\w+", _simple_statement(text, pos)))
         loops = [p for a, b, p, names in sharing if a < pos < b and names & words]
