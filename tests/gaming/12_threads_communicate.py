@@ -1373,4 +1373,40 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
 """, D, "attacker B's B12c4: threads in turns on a counter read with `omp atomic seq_cst read` "
         "(the memory-order clause before `read` slipped past the pattern): 4/4 kept",
         reason="no omp atomic seq_cst read"),
+    attempt("method", "exchange_slice", r"""
+%%c MULTIPLE_C thread_halo
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) comms[t] = comm;
+}
+
+/* thread 0 moves almost every column; each other thread one column (and empty messages to
+ * match thread 0's number of calls) */
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long most = (nx + T - 1) / T;        /* the judge's limit per call */
+    long bulk = nx - (T - 1);            /* columns 1..bulk: thread 0 */
+    int calls = (int)((bulk + most - 1) / most);
+    MPI_Request r[4 * 64];
+    int k = 0;
+    for (int c = 0; c < calls; c++) {
+        long lo, n;
+        if (t == 0) {
+            lo = 1 + c * most;
+            n = (lo + most - 1 <= bulk) ? most : bulk - lo + 1;
+        } else {
+            lo = bulk + t;
+            n = c == 0 ? 1 : 0;
+        }
+        int tag = t * 1000 + 2 * c;
+        MPI_Irecv(&a[(m + 1) * w + lo], (int)n, MPI_DOUBLE, down, tag, mine, &r[k++]);
+        MPI_Irecv(&a[lo], (int)n, MPI_DOUBLE, up, tag + 1, mine, &r[k++]);
+        MPI_Isend(&a[w + lo], (int)n, MPI_DOUBLE, up, tag, mine, &r[k++]);
+        MPI_Isend(&a[m * w + lo], (int)n, MPI_DOUBLE, down, tag + 1, mine, &r[k++]);
+    }
+    MPI_Waitall(k, r, MPI_STATUSES_IGNORE);
+}
+""", A, "attacker B's B12c6: thread 0 moves all but one column per other thread, in calls no longer "
+        "than a slice, the others one column and empty messages to match the call counts",
+        reason="columns: each of the"),
 ]

@@ -476,4 +476,29 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 }
 """, why="attacker B's B12r9: a posting task and a waiting task (depend(in: posted)); the poster's "
          "thread computes the interior while another thread holds the wait"),
+    right("exchange_slice", r"""
+%%c MULTIPLE_C thread_halo
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) MPI_Comm_dup(comm, &comms[t]);
+}
+
+/* each thread sends its slice in two halves (two messages per row and direction) */
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long lo = 1 + t * nx / T, hi = (t + 1) * nx / T;
+    long n = hi - lo + 1, h = n / 2;
+    long from[2] = {lo, lo + h}, len[2] = {h, n - h};
+    MPI_Request r[8];
+    int k = 0;
+    for (int p = 0; p < 2; p++) {
+        MPI_Irecv(&a[from[p]], (int)len[p], MPI_DOUBLE, up, 10 + p, mine, &r[k++]);
+        MPI_Irecv(&a[(m + 1) * w + from[p]], (int)len[p], MPI_DOUBLE, down, 20 + p, mine, &r[k++]);
+        MPI_Isend(&a[w + from[p]], (int)len[p], MPI_DOUBLE, up, 20 + p, mine, &r[k++]);
+        MPI_Isend(&a[m * w + from[p]], (int)len[p], MPI_DOUBLE, down, 10 + p, mine, &r[k++]);
+    }
+    MPI_Waitall(k, r, MPI_STATUSES_IGNORE);
+}
+""", why="each thread's slice sent in two halves (attacker B's B12r16: MPICH's one request for every "
+        "MPI_PROC_NULL posting crashed the judge, KeyError, 0/4)"),
 ]

@@ -275,7 +275,8 @@ def slice_faults(res: Results, ranks: int, threads: int, nx: int) -> list[str]:
     m and m + 1 with one below), and a buffer in the grid's halo rows. Thread t sending slice s
     upwards and slice s' downwards (a fresh attacker's message for slice s and direction d
     handled by thread (2s + d) % T: with T = 2 thread 0 moved every slice up, thread 1 every
-    slice down, 4/4 kept, 2026-12-04) moves no slice of its own."""
+    slice down, 4/4 kept, 2026-12-04) moves no slice of its own; nor does a thread moving more
+    than a slice's columns, ceil(nx / T) (thread 0 moving all but one column per other thread)."""
     calls = res.mpi_calls
     calls = calls[(calls["student"] == 1) & calls["call"].isin(POINT_TO_POINT)]
     if "sent" not in calls.columns:
@@ -311,6 +312,12 @@ def slice_faults(res: Results, ranks: int, threads: int, nx: int) -> list[str]:
                               f"({shown}): each thread sends and receives its own slice, the "
                               "same columns in rows 1 and 0 with the rank above and m and "
                               "m + 1 with the rank below")
+            moved = max((len(cols) for cols in columns.values()), default=0)
+            if moved > -(-nx // threads):  # a slice is nx / T columns, rounded up at most
+                faults.append(f"rank {rank} thread {t} moved {moved} of the {nx} columns: each "
+                              f"of the {threads} threads moves its own slice, at most "
+                              f"{-(-nx // threads)} columns (a fresh attacker's thread 0 moving all "
+                              "but one column per other thread was 4/4 before)")
     return faults
 
 
@@ -431,14 +438,15 @@ def exchange_calls(res: Results) -> pd.DataFrame:
             open_ = pending.setdefault(int(c.thread), [0, 0])
             if c.call in COMPLETES:
                 ids = _request_ids(c)
-                named = [i for i in ids if i in posted]
+                # once each: MPICH hands every MPI_PROC_NULL posting the same (predefined) request
+                named = list(dict.fromkeys(i for i in ids if i in posted))
                 if flight & set(ids) or any(posted[i] for i in named) or (open_[0] > 0 and ids
                                                                          and not named):
                     keep.append(c.Index)
                 if c.done == c.done and int(c.done) == 1:
                     flight -= set(ids)
                     for i in named:
-                        del posted[i]
+                        posted.pop(i, None)
                     done = _completed(c, persistent) - len(named)
                     first = min(max(done, 0), open_[0])
                     open_[0] -= first
