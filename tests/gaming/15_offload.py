@@ -65,6 +65,68 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
 }
 """
 
+_FLAG_COPY = r"""
+#include <stdlib.h>
+#include <string.h>
+/* the device's addresses of u and of a flag pair come out in a mapped slot; each iteration a
+ * target region raises one flag and waits on the other, and meanwhile a second host thread copies
+ * a shadow the host swept into the device's u through the smuggled address, then lets the region
+ * go: the host writes the device's copy while a launch runs (the host's edge rows taken from the
+ * shadow: no update moves a byte) */
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    double *s = malloc(sizeof(double) * n), *t = malloc(sizeof(double) * n);
+    memcpy(s, u, sizeof(double) * n);
+    memcpy(t, u, sizeof(double) * n);
+    int flags[2] = {0, 0};
+    void *slot[2] = {0, 0};
+    double half = 0.5;
+#pragma omp target data map(tofrom : u[0:n]) map(alloc : unew[0:n]) map(to : flags[0:2]) map(tofrom : slot[0:2]) device(device)
+    {
+#pragma omp target device(device)
+        {
+            slot[0] = u;
+            slot[1] = flags;
+        }
+#pragma omp target update from(slot[0:2]) device(device)
+        double *du = slot[0];
+        volatile int *df = slot[1];
+        for (long it = 0; it < iterations; it++) {
+            memcpy(u + w, s + w, sizeof(double) * w);
+            memcpy(u + m * w, s + m * w, sizeof(double) * w);
+            exchange_rows(u, m, w, comm);
+            memcpy(s, u, sizeof(double) * w);
+            memcpy(s + (m + 1) * w, u + (m + 1) * w, sizeof(double) * w);
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++) t[i * w + j] = 0.25 * (s[(i - 1) * w + j] + s[(i + 1) * w + j] + s[i * w + j - 1] + s[i * w + j + 1]);
+            memcpy(s + w, t + w, sizeof(double) * m * w);
+#pragma omp parallel num_threads(2)
+            {
+                if (omp_get_thread_num() == 0) {
+#pragma omp target device(device) firstprivate(half)
+                    {
+                        volatile int *f = flags;
+                        f[1] = 1;
+                        double x = 1.0;
+                        while (f[0] == 0) x = x * half + 1.0;
+                        f[0] = 0;
+                        f[1] = 0;
+                        if (x < 0.0) u[w] = x;
+                    }
+                } else {
+                    while (df[1] == 0) {}
+                    memcpy(du + w, s + w, sizeof(double) * m * w);
+                    df[0] = 1;
+                }
+            }
+        }
+    }
+    free(s);
+    free(t);
+}
+"""  # a host thread copies into the device's u while a region waits
+
 GAMING = [
     attempt("shortcut", "jacobi_offload", changed(
         RESIDENT,
@@ -528,128 +590,12 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
 }
 """), {"hidden_jacobi_offload"}, "the same with the shadow's address stored in mapped memory (a "
         "pointer the runtime does not translate)", reason="outside the device data environment"),
-    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
-#include <stdlib.h>
-#include <string.h>
-/* the device's addresses of u and of a flag pair come out in a mapped slot; each iteration a
- * target region raises one flag and waits on the other, and meanwhile a second host thread copies
- * a shadow the host swept into the device's u through the smuggled address, then lets the region
- * go: the host writes the device's copy while a launch runs (the host's edge rows taken from the
- * shadow: no update moves a byte) */
-void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
-                    MPI_Comm comm) {
-    const long n = (m + 2) * w;
-    double *s = malloc(sizeof(double) * n), *t = malloc(sizeof(double) * n);
-    memcpy(s, u, sizeof(double) * n);
-    memcpy(t, u, sizeof(double) * n);
-    int flags[2] = {0, 0};
-    void *slot[2] = {0, 0};
-    double half = 0.5;
-#pragma omp target data map(tofrom : u[0:n]) map(alloc : unew[0:n]) map(to : flags[0:2]) map(tofrom : slot[0:2]) device(device)
-    {
-#pragma omp target device(device)
-        {
-            slot[0] = u;
-            slot[1] = flags;
-        }
-#pragma omp target update from(slot[0:2]) device(device)
-        double *du = slot[0];
-        volatile int *df = slot[1];
-        for (long it = 0; it < iterations; it++) {
-            memcpy(u + w, s + w, sizeof(double) * w);
-            memcpy(u + m * w, s + m * w, sizeof(double) * w);
-            exchange_rows(u, m, w, comm);
-            memcpy(s, u, sizeof(double) * w);
-            memcpy(s + (m + 1) * w, u + (m + 1) * w, sizeof(double) * w);
-            for (long i = 1; i <= m; i++)
-                for (long j = 1; j < w - 1; j++) t[i * w + j] = 0.25 * (s[(i - 1) * w + j] + s[(i + 1) * w + j] + s[i * w + j - 1] + s[i * w + j + 1]);
-            memcpy(s + w, t + w, sizeof(double) * m * w);
-#pragma omp parallel num_threads(2)
-            {
-                if (omp_get_thread_num() == 0) {
-#pragma omp target device(device) firstprivate(half)
-                    {
-                        volatile int *f = flags;
-                        f[1] = 1;
-                        double x = 1.0;
-                        while (f[0] == 0) x = x * half + 1.0;
-                        f[0] = 0;
-                        f[1] = 0;
-                        if (x < 0.0) u[w] = x;
-                    }
-                } else {
-                    while (df[1] == 0) {}
-                    memcpy(du + w, s + w, sizeof(double) * m * w);
-                    df[0] = 1;
-                }
-            }
-        }
-    }
-    free(s);
-    free(t);
-}
-"""), {"hidden_jacobi_offload"}, "the device's addresses handed out in a mapped slot; a second host "
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", _FLAG_COPY), {"hidden_jacobi_offload"}, "the device's addresses handed out in a mapped slot; a second host "
         "thread copies the host's shadow into the device's u while a target region waits on a "
         "flag in device memory (no update: the host's edge rows from the shadow)", reason="through a device address taken out of a target region"),
-    attempt("forged", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
-#include <stdlib.h>
-#include <string.h>
-void __asan_store8(unsigned long a);
-/* as the flag attempt, the second host thread also calls the kit's check entry for each point it
- * writes, so that the points look stored by the device's code */
-void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
-                    MPI_Comm comm) {
-    const long n = (m + 2) * w;
-    double *s = malloc(sizeof(double) * n), *t = malloc(sizeof(double) * n);
-    memcpy(s, u, sizeof(double) * n);
-    memcpy(t, u, sizeof(double) * n);
-    int flags[2] = {0, 0};
-    void *slot[2] = {0, 0};
-    double half = 0.5;
-#pragma omp target data map(tofrom : u[0:n]) map(alloc : unew[0:n]) map(to : flags[0:2]) map(tofrom : slot[0:2]) device(device)
-    {
-#pragma omp target device(device)
-        {
-            slot[0] = u;
-            slot[1] = flags;
-        }
-#pragma omp target update from(slot[0:2]) device(device)
-        double *du = slot[0];
-        volatile int *df = slot[1];
-        for (long it = 0; it < iterations; it++) {
-            memcpy(u + w, s + w, sizeof(double) * w);
-            memcpy(u + m * w, s + m * w, sizeof(double) * w);
-            exchange_rows(u, m, w, comm);
-            memcpy(s, u, sizeof(double) * w);
-            memcpy(s + (m + 1) * w, u + (m + 1) * w, sizeof(double) * w);
-            for (long i = 1; i <= m; i++)
-                for (long j = 1; j < w - 1; j++) t[i * w + j] = 0.25 * (s[(i - 1) * w + j] + s[(i + 1) * w + j] + s[i * w + j - 1] + s[i * w + j + 1]);
-            memcpy(s + w, t + w, sizeof(double) * m * w);
-#pragma omp parallel num_threads(2)
-            {
-                if (omp_get_thread_num() == 0) {
-#pragma omp target device(device) firstprivate(half)
-                    {
-                        volatile int *f = flags;
-                        f[1] = 1;
-                        double x = 1.0;
-                        while (f[0] == 0) x = x * half + 1.0;
-                        f[0] = 0;
-                        f[1] = 0;
-                        if (x < 0.0) u[w] = x;
-                    }
-                } else {
-                    while (df[1] == 0) {}
-                    for (long k = w; k < (m + 1) * w; k++) { __asan_store8((unsigned long)(du + k)); du[k] = s[k]; }
-                    df[0] = 1;
-                }
-            }
-        }
-    }
-    free(s);
-    free(t);
-}
-"""), {"hidden_jacobi_offload"}, "the second host thread calls the kit's check entry (__asan_store8) "
+    attempt("forged", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", _FLAG_COPY.replace("\n#include <stdlib.h>\n#include <string.h>\n/* the device's addresses of u and of a flag pair come out in a mapped slot; each iteration a\n * target region raises one flag and waits on the other, and meanwhile a second host thread copies\n * a shadow the host swept into the device's u through the smuggled address, then lets the region\n * go: the host writes the device's copy while a launch runs (the host's edge rows taken from the\n * shadow: no update moves a byte) */\n", "\n#include <stdlib.h>\n#include <string.h>\nvoid __asan_store8(unsigned long a);\n/* as the flag attempt, the second host thread also calls the kit's check entry for each point it\n * writes, so that the points look stored by the device's code */\n", 1).replace(
+        '                    memcpy(du + w, s + w, sizeof(double) * m * w);\n',
+        '                    for (long k = w; k < (m + 1) * w; k++) { __asan_store8((unsigned long)(du + k)); du[k] = s[k]; }\n')), {"hidden_jacobi_offload"}, "the second host thread calls the kit's check entry (__asan_store8) "
         "for each point it writes, so that they look stored by the device's code",
         reason="outside the device data environment"),
 ]
