@@ -116,13 +116,22 @@ SETTINGS = (
     Setting(
         "HYBRIDLAB_GRADING_SEED",
         "set by the grader",
-        "the submission's seed for the hidden tests' inputs",
+        "the submission's seed for the hidden tests' inputs (runs made while it is set skip the "
+        "core-to-core probe)",
         user=False,
     ),
     Setting(
         "HYBRIDLAB_LOCAL_JOB", "set by the kit", "1 inside a job of the local runner", user=False
     ),
 )
+
+
+GRADING_SEED = "HYBRIDLAB_GRADING_SEED"
+
+
+def grading() -> bool:
+    """This process was started by the grader for a submission (or the reference run)."""
+    return bool(os.environ.get(GRADING_SEED))
 
 
 def current() -> list[tuple[Setting, str | None]]:

@@ -16,7 +16,7 @@ import zlib
 
 import numpy as np
 
-SEED_ENV = "HYBRIDLAB_GRADING_SEED"
+from ..settings import GRADING_SEED as SEED_ENV
 
 
 def seed() -> int:

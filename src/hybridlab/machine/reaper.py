@@ -208,6 +208,19 @@ def _oldest_live_launcher() -> float | None:
     return min(starts, default=None)
 
 
+def _segments(patterns: tuple[str, ...], min_age: float) -> list[str]:
+    """The files matching `patterns` written at least `min_age` seconds ago."""
+    now = time.time()
+    found = []
+    for path in (p for pattern in patterns for p in glob.glob(pattern)):
+        try:
+            if now - os.stat(path).st_mtime >= min_age:
+                found.append(path)
+        except OSError:
+            continue  # gone meanwhile
+    return found
+
+
 def unused_segments(patterns: tuple[str, ...] = SHM_PATTERNS, min_age: float = 0.0) -> list[str]:
     """MPI shared-memory segments that no live process maps or holds open (and that were
     written at least `min_age` seconds ago: an MPI_Init under way creates its segment moments
@@ -215,14 +228,7 @@ def unused_segments(patterns: tuple[str, ...] = SHM_PATTERNS, min_age: float = 0
 
     The segments are listed before the processes are scanned, so a segment created during the
     scan (another program's MPI_Init) is never a candidate."""
-    now = time.time()
-    candidates = []
-    for path in (p for pattern in patterns for p in glob.glob(pattern)):
-        try:
-            if now - os.stat(path).st_mtime >= min_age:
-                candidates.append(path)
-        except OSError:
-            continue  # gone meanwhile
+    candidates = _segments(patterns, min_age)
     if not candidates:
         return []
     used = _files_in_use()
@@ -230,18 +236,24 @@ def unused_segments(patterns: tuple[str, ...] = SHM_PATTERNS, min_age: float = 0
 
 
 def clean_files() -> list[str]:
-    """Remove MPI shared-memory segments and hydra files that no live process still needs."""
-    removed = [path for path in unused_segments() if _remove(path)]
-    used = _files_in_use()
-    oldest = _oldest_live_launcher()
-    for path in glob.glob(HYDRA_FILES):
-        try:
-            written = Path(path).stat().st_mtime
-        except OSError:
-            continue
-        # a live launcher started before the file was written may still read it
-        if (oldest is None or written < oldest) and path not in used and _remove(path):
-            removed.append(path)
+    """Remove MPI shared-memory segments and hydra files that no live process still needs.
+
+    Both kinds are listed before the one scan of every process's files (the scan is the cost:
+    tenths of a second on a desktop with a browser), and there is no scan when neither is there."""
+    segments, hydra = _segments(SHM_PATTERNS, 0.0), glob.glob(HYDRA_FILES)
+    removed = []
+    if segments or hydra:
+        used = _files_in_use()
+        removed = [path for path in sorted(segments) if path not in used and _remove(path)]
+        oldest = _oldest_live_launcher()
+        for path in hydra:
+            try:
+                written = Path(path).stat().st_mtime
+            except OSError:
+                continue
+            # a live launcher started before the file was written may still read it
+            if (oldest is None or written < oldest) and path not in used and _remove(path):
+                removed.append(path)
     return removed + [path for path in dead_registrations() if _remove(path)]
 
 
