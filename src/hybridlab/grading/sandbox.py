@@ -483,21 +483,23 @@ def released_builds(cache: Path, released: list[Path]) -> list[Path]:
 
     if not cache.is_dir():
         return []
-    kit, text, keep = set(available_kernels()), None, []
+    kit, text, keep, keys = set(available_kernels()), None, [], {}
     for entry in sorted(cache.iterdir()):
-        if entry.name.startswith(".") or not entry.is_dir() or not is_current(entry):
-            continue  # a build in progress, or one no run of today's kit would use
+        if entry.name.startswith(".") or not entry.is_dir():
+            continue  # a build in progress
         sources = list(entry.glob("*.c"))
-        if not sources:
-            if entry.name.rsplit("-", 1)[0] in kit:
-                keep.append(entry)
-            continue
-        text = _released_text(released) if text is None else text
-        try:
-            if all(s.read_text().strip() and s.read_text().strip() in text for s in sources):
-                keep.append(entry)
-        except OSError:
-            continue
+        if sources:
+            text = _released_text(released) if text is None else text
+            try:
+                released_source = all(
+                    s.read_text().strip() and s.read_text().strip() in text for s in sources
+                )
+            except OSError:
+                continue
+        else:
+            released_source = entry.name.rsplit("-", 1)[0] in kit
+        if released_source and is_current(entry, keys):  # else no run of today's kit uses it
+            keep.append(entry)
     return keep
 
 

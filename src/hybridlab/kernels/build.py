@@ -288,16 +288,26 @@ def cache_key(code: str, flags: tuple[str, ...], cc: str) -> str:
     ).hexdigest()[:16]
 
 
-def is_current(entry: Path) -> bool:
+def is_current(entry: Path, keys: dict | None = None) -> bool:
     """Whether a finished build in the cache is what building its source today gives: its key
     made again from its source (kernels_c/, or the notebook code kept beside it), today's
-    headers, its recorded flags and the compiler. Builds of older headers or sources are not."""
+    headers, its recorded flags and the compiler. Builds of older headers or sources are not.
+    `keys`: today's keys already made, by (source, flags), shared by the calls of one look at
+    the cache (a term's cache holds many builds of one kernel: one key for all of them)."""
     name, _, key = entry.name.rpartition("-")
     try:
         flags = tuple(json.loads((entry / FLAGS_FILE).read_text()))  # none: an older build
         kept, kit = entry / f"{name}.c", find_kernel_file(f"{name}.c")
         source = kept if kept.is_file() else kit
-        return source is not None and source.is_file() and key == cache_key(source.read_text(), flags, mpicc())
+        if source is None or not source.is_file():
+            return False
+        made = (source.read_text(), flags)
+        if keys is None or made not in keys:
+            today = cache_key(made[0], flags, mpicc())
+            if keys is None:
+                return key == today
+            keys[made] = today
+        return key == keys[made]
     except (OSError, ValueError, TypeError, BuildError):
         return False
 
@@ -443,13 +453,13 @@ def remove_stale_builds(min_age: float = 3600.0) -> int:
     headers, sources or compiler) that are at least `min_age` seconds old (a younger one may be
     a build still being made); returns how many. The cache grows with every update of the kit
     over a term; the grader reads all of it once per class."""
-    cache, now, removed = cache_dir(), time.time(), 0
+    cache, now, removed, keys = cache_dir(), time.time(), 0, {}
     for entry in cache.glob("*-*") if cache.is_dir() else ():
         try:
             old = now - entry.stat().st_mtime >= min_age
         except OSError:
             continue
-        if old and entry.is_dir() and not is_current(entry):
+        if old and entry.is_dir() and not is_current(entry, keys):
             shutil.rmtree(entry, ignore_errors=True)
             removed += 1
     return removed
