@@ -362,3 +362,28 @@ def test_runs_kept_only_from_the_lab_cells_as_released_and_the_kit_as_it_was(
     assert (not errors) == keeps, errors
     if answer.startswith(FORGED_RUN):
         assert errors[0]["ename"] == "KeptNotTrusted", errors
+
+
+def test_a_warning_the_answer_raises_in_a_test_costs_no_points(tmp_path):
+    """A test cell's stderr is the student's code's (no test of the kit writes there): shown on
+    stdout under a note, so nbgrader's rule (stderr scores 0) cannot zero a right answer."""
+    from nbgrader.utils import determine_grade
+
+    from hybridlab.grading.execute import STDERR_NOTE
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "py", "language": "python"}
+    answer = "import warnings\n\ndef f(x):\n    warnings.warn('deprecated, still right')\n    return 2 * x\n"
+    nb.cells.append(nbformat.v4.new_code_cell(answer, metadata=meta("f", solution=True)))
+    for name, test in (("right", "assert f(2) == 4"), ("wrong", "assert f(2) == 5")):
+        nb.cells.append(nbformat.v4.new_code_cell(
+            test, metadata=meta(f"hidden_{name}", grade=True, locked=True, points=1)))
+    SandboxedExecute(config=Config(), timeout=120, sandbox=False).preprocess(
+        nb, {"metadata": {"path": str(tmp_path)}}
+    )
+    right, wrong = nb.cells[1], nb.cells[2]
+    assert not [o for o in right.outputs if o.get("name") == "stderr"], right.outputs
+    shown = "".join(o.get("text", "") for o in right.outputs)
+    assert STDERR_NOTE.strip() in shown and "deprecated, still right" in shown
+    assert determine_grade(right, None) == (1, 1)
+    assert determine_grade(wrong, None)[0] == 0  # an error still fails the part

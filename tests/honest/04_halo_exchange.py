@@ -66,6 +66,18 @@ def phase_shares(table):
                               "dominant": max(times, key=times.get)}
     return pd.DataFrame.from_dict(rows, orient="index")
 """, why="row by row: a dict per run, the dominant phase by max over its times"),
+    right("phase_shares", """
+def phase_shares(table: pd.DataFrame) -> pd.DataFrame:
+    # fraction of each phase in every row, and the dominant phase (apply row by row)
+    phases = ["jacobi", "halo", "reduction", "other"]
+    def one(row):
+        s = row[phases].astype(float)
+        out = s / s.sum()
+        out["dominant"] = s.idxmax()
+        return out
+    return table.set_index("label").apply(one, axis=1)[phases + ["dominant"]]
+""", why="apply row by row, the dominant phase set into the float Series: pandas warns on stderr "
+         "(a fresh attacker's, 0/3 with no reason while a test cell's stderr scored it 0)"),
     # (c) halo_faces and predict_halo
     right("halo_faces", """
 def halo_faces(threads: int, local: int = 144, grid=(24, 4, 2)) -> dict[str, int]:

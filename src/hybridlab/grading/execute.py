@@ -217,6 +217,23 @@ def _code(source: str, injected: str) -> nbformat.NotebookNode:
     return cell
 
 
+STDERR_NOTE = "[written to stderr while the test ran (a warning?): shown here, not scored]\n"
+
+
+def _stderr_shown(output: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A test cell's stderr text on stdout, under a note: nbgrader scores a test cell with any
+    stderr output 0, and no test of the kit writes there, so only the student's code did (a
+    library's warning: pandas' FutureWarning about a string set into a float Series zeroed a
+    right answer with no reason given, a fresh attacker's F04h, 2026-12-04). What fails a part
+    is an error; the grader's own cut of a flood of output stays on stderr."""
+    if output.get("output_type") != "stream" or output.get("name") != "stderr":
+        return output
+    text = output.get("text", "")
+    if CUT.strip().split(":")[0] in text:  # "[... output cut by the grader"
+        return output
+    return nbformat.v4.new_output("stream", name="stdout", text=STDERR_NOTE + text)
+
+
 def _error(ename: str, evalue: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_output(
         "error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"]
@@ -632,6 +649,7 @@ class SandboxedExecute(Execute):
                     )
                 continue
             if is_test(cell):
+                cell.outputs = [_stderr_shown(o) for o in cell.outputs]
                 if j in judged:
                     _add_judgement(cell, judged[j])
                 cell.outputs.append(
