@@ -192,4 +192,29 @@ def ring_exchange():
     left, right_ = ring.Shift(0, 1)
     return ring.sendrecv(os.getpid(), dest=right_, source=left)
 """, why="a periodic Cartesian communicator, its neighbours from Shift"),
+    right("ring_exchange", """
+def ring_exchange():
+    import os
+
+    import numpy as np
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    mine, theirs = np.array([os.getpid()], dtype=np.int64), np.zeros(1, dtype=np.int64)
+    comm.Sendrecv([mine, MPI.INT64_T], dest=(rank + 1) % size, recvbuf=[theirs, MPI.INT64_T],
+                  source=(rank - 1) % size)
+    return int(theirs[0])
+""", why="buffers: numpy arrays of one int64 through the upper-case Sendrecv"),
+    right("ring_exchange", """
+def ring_exchange():
+    import os
+
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    got = comm.sendrecv({"pid": str(os.getpid())}, dest=(rank + 1) % size, source=(rank - 1) % size)
+    return int(got["pid"])
+""", why="the id sent as text inside a dict"),
 ]
