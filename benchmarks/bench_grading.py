@@ -18,6 +18,7 @@ scaled to N, and labelled so).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -106,6 +107,38 @@ def busy_cpu_s() -> float:
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")  # cgroup v1's CPU accounting, where the machine has it
+
+
+class OwnCpu:
+    """The CPU seconds of this process and everything it starts, from a cpuacct cgroup of its
+    own (the sandboxes' memory and pids cgroups are other hierarchies: their processes stay
+    counted), so a figure that other work on the machine does not enter. None where no cpuacct
+    cgroup can be made (cgroup v2 only, or no permission)."""
+
+    def __init__(self) -> None:
+        self.group: Path | None = None
+        try:
+            group = CPUACCT / f"hybridlab-bench-{os.getpid()}"
+            group.mkdir()
+            (group / "cgroup.procs").write_text(str(os.getpid()))
+            self.group = group
+        except OSError:
+            pass
+
+    def seconds(self) -> float | None:
+        if self.group is None:
+            return None
+        return int((self.group / "cpuacct.usage").read_text()) / 1e9
+
+    def close(self) -> None:
+        """This process back in the root group; the group removed once its last process left."""
+        if self.group is not None:
+            with contextlib.suppress(OSError):
+                (CPUACCT / "cgroup.procs").write_text(str(os.getpid()))
+                self.group.rmdir()
+
+
 def _answered(solution, answers: dict[str, str] | None = None, every: str | None = None):
     """The solution with the answer cells named in `answers` (or every answer cell) replaced."""
     nb = nbformat.from_dict(json.loads(json.dumps(solution)))
@@ -182,12 +215,15 @@ def one_lab(
     made = make_class(root, lab, n, released, runs, kinds)
     speed_s = machine_speed_s()
     load_before = os.getloadavg()[0]
-    start, cpu_start = time.monotonic(), busy_cpu_s()
+    own = OwnCpu()  # made before the reference run: everything after it is counted
+    start, cpu_start, own_start = time.monotonic(), busy_cpu_s(), own.seconds()
     timing = reference.reference_timing(course.read_lab(root, lab), quick=True, sandboxed=True)
     reference_s = time.monotonic() - start
     say(f"{lab} {label}: reference run {reference_s:.0f} s; grading {n} submissions")
     report = autograde.grade(lab, root=root, jobs=jobs, progress=True)
     seconds, cpu_s = time.monotonic() - start, busy_cpu_s() - cpu_start
+    own_s = None if own_start is None else own.seconds() - own_start
+    own.close()
     rows = gradebook.rows(course.read_lab(root, lab))
     outcome = {}
     for r in rows:
@@ -204,6 +240,7 @@ def one_lab(
         "reference_s": reference_s,
         "grade_s": seconds,
         "cpu_s": cpu_s,
+        "own_cpu_s": own_s,
         "speed_s": speed_s,
         "solution_s": timing["total"],
         "phases": phases(root, lab),
@@ -296,16 +333,20 @@ def write(results: list[dict], bench: Bench) -> None:
         "",
         "`CPU s per submission`: the CPU seconds the machine was busy from the reference run's "
         "start to the last submission's end (/proc/stat: every process, so only meaningful on "
-        "a quiet machine), over the submissions. `speed probe s`: a fresh Python "
+        "a quiet machine), over the submissions; `own CPU s per submission`: the same span's CPU "
+        "seconds of the grading's own processes alone (a cpuacct cgroup around the benchmark and "
+        "everything it starts: other work on the machine does not enter it, so it compares runs "
+        "made while the machine was busy; `-` where no such cgroup can be made). `speed probe s`: a fresh Python "
         f"importing nbgrader, pandas and matplotlib (`{SPEED_PROBE}`), best of 3, just before "
         "the run: most of a submission is that kind of work, so `grading / probe` compares "
         "runs made on days when the machine runs at another speed.",
         "",
-        "| lab | run | replay | submissions | at a time | release s | reference s | grading s (incl. reference) | per submission s | CPU s per submission | speed probe s | grading / probe | load before / after |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| lab | run | replay | submissions | at a time | release s | reference s | grading s (incl. reference) | per submission s | CPU s per submission | own CPU s per submission | speed probe s | grading / probe | load before / after |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         cpu = f"{r['cpu_s'] / r['n']:.1f}" if "cpu_s" in r else "-"
+        own = f"{r['own_cpu_s'] / r['n']:.1f}" if r.get("own_cpu_s") is not None else "-"
         probe = (
             f"{r['speed_s']:.2f} | {r['grade_s'] / r['speed_s']:.0f}" if "speed_s" in r else "- | -"
         )
@@ -313,7 +354,7 @@ def write(results: list[dict], bench: Bench) -> None:
             f"| {r['lab']} | {r['label']} | {'yes' if r.get('replay', True) else 'no'} | "
             f"{r['n']} | {r['jobs']} | {r['release_s']:.0f} | "
             f"{r['reference_s']:.0f} | {r['grade_s']:.0f} | {r['grade_s'] / r['n']:.1f} | "
-            f"{cpu} | {probe} | {r['load_before']:.1f} / {r['load_after']:.1f} |"
+            f"{cpu} | {own} | {probe} | {r['load_before']:.1f} / {r['load_after']:.1f} |"
         )
     lines += ["", "## The whole class: parallel beside one at a time", ""]
     for p in (r for r in results if r["label"] == "parallel"):
