@@ -184,6 +184,28 @@ def test_a_judged_run_reads_neither_the_scripts_lines_nor_its_program(tmp_path, 
     assert result.exit_code != 0 and "More processors requested" in result.output
 
 
+@pytest.mark.parametrize("argv, bind", [
+    (["--cpu-bind=cores"], "cores"), (["--cpu-bind=core"], "cores"), (["--cpu_bind=cores"], "cores"),
+    (["--cpu-bind=verbose,cores"], "cores"), (["--cpu-bind", "Threads"], "cores"),
+    (["--cpu_bind", "q,core"], "cores"), (["--cpu-bind=none"], "none"), ([], "none"),
+    (["--cpu-bind=verbose"], "none"), (["--cpu-bind=sockets"], 1), (["--cpu-bind=map_cpu:0,1"], 1),
+    (["--cpu-bind=bogus"], 1),
+])
+def test_the_local_srun_binds_only_when_asked(monkeypatch, capsys, argv, bind):
+    """No --cpu-bind: unbound, as a Slurm without a default binding (a fresh attacker's script
+    without it kept lab 10 (c)'s points when the stand-in bound by default); a binding it cannot
+    start, or a word srun does not know, refused."""
+    for name, value in {"SLURM_CPUS_ON_NODE": "2", "SLURM_NTASKS": "2", "OMP_NUM_THREADS": "1"}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("SLURM_CPU_BIND", raising=False)
+    step = steps._step([*argv, "/bin/true"])
+    assert (step if isinstance(step, int) else step.bind) == bind
+    said = capsys.readouterr().err
+    assert (steps.CPU_BIND_NOTE in said) == (bind == "none" and "--cpu-bind=none" not in argv), said
+    monkeypatch.setenv("SLURM_CPU_BIND", "cores")  # srun's input variable, when no option is given
+    assert steps._step(["/bin/true"]).bind == "cores"
+
+
 def test_a_step_through_env_is_the_program_env_starts():
     assert steps._env_prefix(["env", "OMP_NUM_THREADS=2", "./jacobi", "8"]) == (
         {"OMP_NUM_THREADS": "2"}, ["./jacobi", "8"])

@@ -400,3 +400,46 @@ def test_openmps_fortran_bindings_and_runtime_entry_points_are_refused(use, refu
     # attacker); a runtime entry point is a pragma the preprocessed unit would not show
     message = _refused(use + NODE_SUM, "t_omp_entry")
     assert refusal in message and "cell:2:" in message, message
+
+
+SECTIONED = {  # a fresh attacker's copies moved out of hl_cell_text (attacker C's H3), spelt four ways
+    "attribute": '__attribute__((section("hl_fast"), noinline)) static void fast(double *a) { a[0] = 1; }\n',
+    "split attribute": 'static void __attribute__((noinline,\n    __section__("hl_fast"))) fast(double *a) { a[0] = 1; }\n',
+    "pragma": '#pragma clang section text="hl_fast"\nstatic void fast(double *a) { a[0] = 1; }\n#pragma clang section text=""\n',
+    "_Pragma in a macro": '#define FAST _Pragma("clang section text=\\"hl_fast\\"")\nFAST\n'
+                          "static void fast(double *a) { a[0] = 1; }\n",
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(SECTIONED))
+def test_code_placed_in_a_section_of_its_own_is_refused_at_its_line(spelling):
+    code = "\n" + SECTIONED[spelling] + "__attribute__((used)) static void use(double *a) { fast(a); }\n" + NODE_SUM
+    message = _refused(code, "t_section")
+    line = 3 if spelling.startswith("_Pragma") else 2  # the macro's use, not its definition
+    assert f"cell:{line}: error: places code or data in a section of its own" in message, message
+
+
+def test_the_objects_own_code_sections_are_judged_whatever_put_code_there(tmp_path):
+    """The object check stands without the text's: code in any section but .text/.text.* is
+    refused (the kit counts and calls only what move_cell_code renames); .text.* is not."""
+    from hybridlab.kernels import unit_checks
+
+    source = tmp_path / "u.c"
+    source.write_text('#line 1 "cell"\n__attribute__((section("hl_fast"))) int fast(int x) { return x + 1; }\n'
+                      "__attribute__((cold)) int slow(int x) { return x - 1; }\n"
+                      "int plain(int x) { return fast(x) + slow(x); }\n")
+    obj = tmp_path / "u.o"
+    subprocess.run(["gcc", "-O2", "-g", *unit_checks.DEBUG_FLAGS, "-c", str(source), "-o", str(obj)], check=True)
+    found = [str(r) for r in unit_checks.check_code(obj)]
+    assert found == ["cell:1: error: puts code in the section hl_fast: a cell's code stays in .text, "
+                     "the only code the kit counts and calls (no section attribute or pragma)"], found
+
+
+def test_the_word_section_elsewhere_is_no_refusal():
+    # an omp section, a string, a function named section: none places code anywhere
+    code = ('\nstatic int section(int x) { return x; }\n'
+            '__attribute__((used)) static const char *said = "__attribute__((section(\\"x\\")))";\n'
+            '__attribute__((used)) static int two(void) {\n    int a = 0, b = 0;\n'
+            '#pragma omp parallel sections\n    {\n#pragma omp section\n        a = section(1);\n'
+            '#pragma omp section\n        b = 2;\n    }\n    return a + b + (said != 0);\n}\n' + NODE_SUM)
+    build_student("t_section_word", "node_sum", "HL_STUDENT_NODES", code, ("split_nodes", "node_sum"))

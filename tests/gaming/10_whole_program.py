@@ -813,3 +813,14 @@ GAMING += [
             "halo rows it receives in place of its own copy (as much memory as two half blocks at 2 ranks)",
             reason="3 x 1: a rank's memory grew"),
 ]
+
+# A fresh attacker's (attacker C's H9, c10nobind2) script with no --cpu-bind at all kept 3/3: the
+# kit's local srun bound the tasks to cores when no binding was asked. It now starts them unbound,
+# as a Slurm without a default binding does (steps._cpu_bind, helper-f8, 2026-12-04)
+GAMING += [
+    attempt("method", "job_script", script(changed(
+        JOB_SCRIPT, " --cpu-bind=cores ./jacobi", " ./jacobi")),
+            {"hidden_job_script"}, "fresh attacker (H9): srun with no --cpu-bind, OMP_PLACES and "
+            "OMP_PROC_BIND kept: the ranks bound only where the site binds by default",
+            reason="bound to a core of its own | two threads bound to one core"),
+]

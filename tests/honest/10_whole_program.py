@@ -162,6 +162,18 @@ HONEST = [
         JOB_SCRIPT, SRUN, 'srun --ntasks=$SLURM_NTASKS --cpus-per-task=$SLURM_CPUS_PER_TASK --cpu-bind=cores '
                           'env OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK ./jacobi "$@"')),
           why="srun starts env(1), which sets OMP_NUM_THREADS and starts ./jacobi"),
+    # (c) the binding spelt as Slurm also accepts it (the kit's srun binds only when asked since
+    # helper-f8, 2026-12-04: a script with no binding at all fails, gaming/10_whole_program.py)
+    right("job_script", script(changed(JOB_SCRIPT, "--cpu-bind=cores", "--cpu-bind=core")),
+          why="--cpu-bind=core, Slurm's singular"),
+    right("job_script", script(changed(JOB_SCRIPT, "--cpu-bind=cores", "--cpu_bind=cores")),
+          why="--cpu_bind=cores, the older spelling srun still takes"),
+    right("job_script", script(changed(JOB_SCRIPT, "--cpu-bind=cores", "--cpu-bind=verbose,cores")),
+          why="--cpu-bind=verbose,cores: the binding reported as well"),
+    right("job_script", script(changed(changed(JOB_SCRIPT, " --cpu-bind=cores ./jacobi", " ./jacobi"),
+        "export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK", "export SLURM_CPU_BIND=cores  # srun's input "
+        "variable for --cpu-bind\nexport OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK")),
+          why="the binding given to srun through SLURM_CPU_BIND, as Slurm documents"),
     # (a) again: the counted build credits each thread the bytes it changed inside parallel regions
     # (helper-f1); a static schedule of small chunks, a taskloop the team runs, the update written
     # to a new array copied back (serially, or in the parallel loop by rows with memcpy)

@@ -14,7 +14,10 @@ the compiler made of them is then read back:
               PMPI_ function (a #undef, push_macro, pasted name or asm label that got round the
               redirect shows here), no dl*, syscall, file or process functions;
   sections    no constructor or destructor tables, no indirect function (ifunc: its resolver
-              runs as the library loads): code that would run before the kit's;
+              runs as the library loads): code that would run before the kit's; no code in a
+              section other than .text and .text.* (what move_cell_code renames hl_cell_text: code
+              elsewhere would be out of the kit's write counts and its check of the functions
+              handed to it);
   code        (objdump) no system-call instruction, no indirect call or jump outside the code a
               header inlined (a function reached through a pointer the cell found in memory, such as a slot of the object's GOT,
               would be a real MPI or C library function the checks above never saw; the unit is
@@ -22,7 +25,8 @@ the compiler made of them is then read back:
   unit        (cc -E, the cell's own lines after preprocessing) no asm, no #line to another
               file, no #include of a file other than a system or kit header, no attribute that
               turns a sanitizer off (no_sanitize: an Archer build checks every line), no
-              OpenMP runtime entry point named (GOMP_taskwait for a pragma the text hides);
+              OpenMP runtime entry point named (GOMP_taskwait for a pragma the text hides), no
+              section attribute or section pragma (code or data placed by name);
   Fortran     no OpenMP Fortran binding (omp_set_schedule_: libgomp exports them, a C cell
               has no use for them).
 
@@ -111,6 +115,13 @@ _SYSCALL = re.compile(r"\t(syscall|sysenter|int\s+\$0x80|svc\s)")
 _INDIRECT = re.compile(r"\t(?:notrack\s+|bnd\s+)?(?:call|jmp)q?\s+\*")
 _MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d)*)$')
 _ASM = re.compile(r"\b(asm|__asm__|__asm)\b")
+# code or data placed in a section of the cell's own choosing: an attribute (GNU or C23 spelling)
+# or clang's pragma. Its code would lie outside CELL_CODE, where the kit's write counts and its
+# check of a function handed to it do not look (check_code refuses the section itself too)
+_ATTRIBUTE = re.compile(r"\b__attribute(?:__)?\s*\(|\[\[")
+_SECTION_WORD = re.compile(r"\b(?:__)?section(?:__)?\b")
+_SECTION_PRAGMA = re.compile(r"^\s*#\s*pragma\s+(?:(?:clang|GCC)\s+)?section\b")
+_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
 # What clang's OpenMP offloading adds to a unit: calls into the runtime and the regions' entries.
 _OFFLOAD_CALL = re.compile(r"__tgt_\w+|__kmpc_\w+")
 _OFFLOAD_ENTRY = re.compile(r"\.?__omp_offloading_\w+(\.region_id)?|\.omp_offloading\.entry\.__omp_offloading_\w+")
@@ -401,6 +412,7 @@ def check_code(obj: Path, file: str = CELL) -> list[Refusal]:
             found.append(Refusal(0, f"has a {name} section (a constructor or destructor): "
                                     "nothing of a cell runs before or after the kit calls it",
                                  file))  # fmt: skip
+    found += _foreign_code(obj, file)
     for line in _run(["nm", "-l", "--defined-only", str(obj)]).splitlines():
         parts = line.split(None, 2)
         if len(parts) == 3 and parts[1] == "i":  # STT_GNU_IFUNC
@@ -426,6 +438,38 @@ def check_code(obj: Path, file: str = CELL) -> list[Refusal]:
             found.append(Refusal(current, "calls through a function pointer: a cell calls MPI, "
                                           "OpenMP, the C library and its own functions by name",
                                  file))  # fmt: skip
+    return found
+
+
+def _code_sections(obj: Path) -> list[str]:
+    """The object's sections of code (objdump -h: CODE), by name."""
+    out, name = [], ""
+    for line in _run(["objdump", "-h", "-w", str(obj)]).splitlines():
+        fields = line.split()
+        if len(fields) > 6 and fields[0].isdigit():
+            name = fields[1]
+            if "CODE" in line.split(None, 7)[-1]:
+                out.append(name)
+    return out
+
+
+def _foreign_code(obj: Path, file: str) -> list[Refusal]:
+    """Code in a section other than .text and .text.* (what move_cell_code renames CELL_CODE):
+    a `section` attribute, clang's section pragma or any other spelling put it where the kit's
+    write counts and its check of a function handed to it do not look (a fresh attacker's copies
+    in a section "hl_fast" were counted as no one's). Named at the first cell line of its code."""
+    found = []
+    for name in _code_sections(obj):
+        if name == ".text" or name.startswith(".text.") or name == CELL_CODE:
+            continue
+        line = 0
+        for text in _run(["objdump", "-d", "-l", "-j", name, str(obj)]).splitlines():
+            line = _line_of(text, file) if re.match(r"^\S+:\d+", text) else 0
+            if line:
+                break
+        found.append(Refusal(line, f"puts code in the section {name}: a cell's code stays in "
+                                   ".text, the only code the kit counts and calls (no section "
+                                   "attribute or pragma)", file))  # fmt: skip
     return found
 
 
@@ -513,6 +557,7 @@ def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL,
             found.append(Refusal(number, f'sets its line to another file ("{name}"): no '
                                              "#line in a cell", file))  # fmt: skip
         current, number = name, line
+    found += _section_placements(lines, file)
     for line, text in lines:
         if _ASM.search(text):
             found.append(Refusal(line, "uses asm: a cell is C (calls go through MPI, OpenMP and "
@@ -526,6 +571,36 @@ def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL,
             found.append(Refusal(line, "turns a sanitizer off (no_sanitize): the kit's race "
                                        "detector checks every line of a cell", file))  # fmt: skip
     return lines, found
+
+
+def _section_placements(lines: list[tuple[int, str]], file: str) -> list[Refusal]:
+    """The cell's section attributes (`__attribute__((section("x")))`, `__section__`,
+    `[[gnu::section("x")]]`, across lines too) and section pragmas (`#pragma clang section`, as
+    `_Pragma` gives it too), each at its line: string and character literals are read as empty."""
+    found = []
+    said = "places code or data in a section of its own (%s): a cell's code stays where the " \
+           "compiler puts it (.text), the only code the kit counts and calls"
+    text, starts = "", []
+    for line, source in lines:
+        starts.append((len(text), line))
+        text += _LITERAL.sub('""', source) + "\n"
+        if _SECTION_PRAGMA.match(source):
+            found.append(Refusal(line, said % "a section pragma", file))
+
+    def line_at(offset: int) -> int:
+        return next(line for start, line in reversed(starts) if start <= offset)
+
+    for match in _ATTRIBUTE.finditer(text):
+        end, depth = match.end(), 1
+        close = "]]" if match.group().startswith("[[") else ")"
+        while end < len(text) and depth:
+            if close == "]]" and text.startswith("]]", end):
+                break
+            depth += {"(": close == ")", ")": -(close == ")")}.get(text[end], 0)
+            end += 1
+        if _SECTION_WORD.search(text, match.end(), end):
+            found.append(Refusal(line_at(match.start()), said % "a section attribute", file))
+    return found
 
 
 @functools.lru_cache(maxsize=1)

@@ -11,9 +11,10 @@ runner: it reads the #SBATCH lines, refuses what one node of this machine cannot
 script with bash as a one-node allocation would (SLURM_* variables set, a job id of its own), with
 the kit's `srun` first on PATH: a small stand-in (`python -m hybridlab.slurm.steps srun ...`, steps.py)
 that starts the tasks with the venv's mpiexec, as many as asked, each bound to its
---cpus-per-task cores (placement.py's flags) unless --cpu-bind=none. `result.runner` says which
-of the two ran the job. Options on the command line (`sbatch_args`, e.g. ["--ntasks=1"]) override
-the script's #SBATCH lines, as sbatch's own do.
+--cpus-per-task cores (placement.py's flags) when --cpu-bind=cores (or threads) asks, unbound
+when --cpu-bind=none or no binding is asked (a Slurm without a default binding). `result.runner`
+says which of the two ran the job. Options on the command line (`sbatch_args`, e.g.
+["--ntasks=1"]) override the script's #SBATCH lines, as sbatch's own do.
 
 A script that cannot work gets a clear JobScriptError before it runs (no #SBATCH task count, no
 srun line, OMP_NUM_THREADS never set); a request the machine or allocation cannot meet a
@@ -313,8 +314,8 @@ def _submit_local(text: str, request: JobRequest, args: list[str], sbatch_args: 
     (shim / "srun").chmod(0o755)
     host = socket.gethostname().split(".")[0]
     tag = f"job-{job_id}"
-    env = {
-        **os.environ, **extra,
+    env = {  # not the submitter's own srun binding (a grader running under srun): the script's
+        **{k: v for k, v in os.environ.items() if not k.startswith("SLURM_CPU_BIND")}, **extra,
         "PATH": f"{shim}{os.pathsep}{venv_bin()}{os.pathsep}{os.environ.get('PATH', '')}",
         "SLURM_JOB_ID": job_id, "SLURM_JOBID": job_id, "SLURM_JOB_NAME": request.job_name,
         "SLURM_NTASKS": str(request.ntasks), "SLURM_NPROCS": str(request.ntasks),

@@ -56,7 +56,8 @@ def read_options(tokens: list[str]) -> dict[str, str]:
         if not value and "=" not in token and i + 1 < len(tokens) and not tokens[i + 1].startswith("-") \
                 and name in ("--ntasks", "--cpus-per-task", "--nodes", "--job-name", "--time",
                              "--output", "--error", "--partition", "--account", "--chdir",
-                             "--ntasks-per-node", "--cpu-bind", "--mpi", "--distribution"):
+                             "--ntasks-per-node", "--cpu-bind", "--cpu_bind", "--mpi",
+                             "--distribution"):
             value = tokens[i + 1]
             i += 1
         out[name] = value
@@ -74,7 +75,7 @@ class Step:
 
     ntasks: int
     cpus_per_task: int
-    bind: str  # "cores", or "none" (--cpu-bind=none)
+    bind: str  # "cores" (--cpu-bind=cores), or "none" (--cpu-bind=none, or no binding asked)
     program: str  # the program's path as srun found it
     args: tuple[str, ...]
     openmp: dict[str, str]  # the OpenMP variables (OMP_*, GOMP_*) the step's environment had
@@ -159,10 +160,45 @@ def _step(argv: list[str]) -> Step | int:
     if not found or not os.path.isfile(found) or not os.access(found, os.X_OK):
         return _srun_error(f"{exe}: No such file or directory (is the program built? "
                            f"the job runs in {os.getcwd()})")  # fmt: skip
-    bind = options.get("--cpu-bind", options.get("--cpu_bind", "cores")).split(",")[-1]
+    bind = _cpu_bind(options)
+    if bind not in ("cores", "none"):
+        return _srun_error(bind)
     openmp = {k: v for k, v in {**os.environ, **given}.items() if k.startswith(OPENMP)}
-    return Step(ntasks, cpus_per_task, "none" if bind == "none" else "cores",
-                str(Path(found).absolute()), tuple(program[1:]), openmp)
+    return Step(ntasks, cpus_per_task, bind, str(Path(found).absolute()), tuple(program[1:]), openmp)
+
+
+# srun's --cpu-bind (Slurm's slurm_verify_cpu_bind: a comma list, case-insensitive; the last unit
+# given wins). The stand-in starts each task bound to its --cpus-per-task cores, or unbound.
+_BIND_WORDS = {"q": "", "quiet": "", "v": "", "verbose": "", "none": "none", "no": "none",
+               "core": "cores", "cores": "cores", "thread": "cores", "threads": "cores"}  # fmt: skip
+_BIND_OTHER = re.compile(r"(socket|ldom|board)s?|rank|rank_ldom|(map|mask)_(cpu|ldom):\S+", re.I)
+CPU_BIND_NOTE = (
+    "srun (local): no --cpu-bind given, so the tasks are not bound to cores (as on a Slurm whose "
+    "TaskPluginParam sets no default binding; some sites bind by default, others do not): pass "
+    "--cpu-bind=cores to give each task cores of its own, right on every site"
+)
+
+
+def _cpu_bind(options: dict[str, str]) -> str:
+    """The binding a step asks for: "cores" (--cpu-bind=cores or threads, also after quiet or
+    verbose), "none" (--cpu-bind=none, or no binding asked at all: --cpu-bind, --cpu_bind and
+    srun's input variable SLURM_CPU_BIND all missing, said so on stderr); otherwise the reason
+    srun (Slurm's own, or this stand-in) refuses the value."""
+    value = options.get("--cpu-bind", options.get("--cpu_bind"))
+    if value is None:
+        value = os.environ.get("SLURM_CPU_BIND")
+    unit = ""
+    for word in [] if value is None else value.split(","):
+        if word.lower() in _BIND_WORDS:
+            unit = _BIND_WORDS[word.lower()] or unit
+        elif _BIND_OTHER.fullmatch(word):
+            return ("the kit's local srun starts each task bound to cores of its own "
+                    f"(--cpu-bind=cores) or unbound (--cpu-bind=none), not --cpu-bind={value}")
+        else:
+            return f'unrecognized --cpu-bind argument "{word}"'
+    if not unit:
+        print(CPU_BIND_NOTE, file=sys.stderr, flush=True)
+    return unit or "none"
 
 
 def _env_prefix(program: list[str]) -> tuple[dict[str, str], list[str]]:
@@ -191,8 +227,8 @@ def mpi_environment(implementation: str | None = None) -> dict[str, str]:
 def _takes_value(option: str) -> bool:
     name = LONG.get(option, option)
     return "=" not in option and name in ("--ntasks", "--cpus-per-task", "--nodes",
-                                          "--ntasks-per-node", "--cpu-bind", "--mpi",
-                                          "--distribution", "--job-name")  # fmt: skip
+                                          "--ntasks-per-node", "--cpu-bind", "--cpu_bind",
+                                          "--mpi", "--distribution", "--job-name")  # fmt: skip
 
 
 def _srun_error(message: str) -> int:
