@@ -17,6 +17,9 @@
  * elements yet added nothing to the bins (a write of 0 or of the value there adds nothing);
  * odd_atomics: atomic writes into the bins that are no add; added: the most counts one thread
  * added to the bins; taken: the counts taken off them; unseen: changes no watched write made;
+ * fewest: the fewest elements a thread that asked for any asked for (bin_of keeps the team asking
+ * in step: keep_pace); undercount: threads that added less than half the counts of the elements
+ * they asked for; pace_waits: keep_pace's waits that ended with no teammate asking;
  * with HL_WATCH_BINS each thread's first compare-and-swap on a bin is made to fail, as a contending
  * increment would, and the kit's one taken off the bins when count_bins returns);
  * "check" on rank 0 (ok: every bin equals a serial count, summed over ranks, and every rank's
@@ -69,10 +72,56 @@ static void meet_another(int t, int team) {
     }
 }
 
+/* The threads of a team take the elements in step: a thread that has asked for more than `lead`
+ * elements beyond its slowest teammate (one that has not asked yet too) waits (relaxed atomics,
+ * sleeps: no ordering ThreadSanitizer could take for the count's synchronisation) until that
+ * teammate catches up. Under a dynamic schedule, tasks or a taskloop, the teammate then takes its share of
+ * the chunks even on a loaded machine (a descheduled thread is waited for, not counted without),
+ * while a static schedule is unchanged. A wait during which no teammate asked for anything in
+ * HL_PACE_SECONDS (a teammate gone for good, or one blocked on a lock or critical section this
+ * thread holds) ends, and grants this thread another `lead`; after HL_PACE_VAIN such waits the
+ * thread is no longer held back: a run slower by at most 0.4 s per thread, never a stuck one. The
+ * kit then reads each thread's share (`fewest`): one thread asking for nearly every element while
+ * the others ask once scores nothing, and an honest schedule's shares are fair. */
+#define HL_PACE_SECONDS 0.1
+#define HL_PACE_VAIN 4 /* vain waits after which a thread is no longer held back */
+static long pace_allowance[HL_MAX_THREADS]; /* per thread number: leads granted after vain waits */
+static int pace_vain[HL_MAX_THREADS];       /* per thread number: its vain waits */
+static long pace_waits;                     /* waits that ended with no teammate asking */
+
+static long slowest_teammate(int t, int team) {
+    long slowest = -1;
+    for (int u = 0; u < team && u < HL_MAX_THREADS; u++) {
+        if (u == t) continue;
+        long c = __atomic_load_n(&calls_of[u], __ATOMIC_RELAXED);
+        if (slowest < 0 || c < slowest) slowest = c;
+    }
+    return slowest;
+}
+
+static void keep_pace(int t, int team, long mine) {
+    if (pace_vain[t] >= HL_PACE_VAIN) return;
+    long lead = element_count / (8L * team) + 16 + pace_allowance[t];
+    long slowest = slowest_teammate(t, team);
+    if (slowest < 0 || mine <= slowest + lead) return;
+    double until = hl_now() + HL_PACE_SECONDS;
+    while (hl_now() < until) {
+        hl_sleep_us(50);
+        long now = slowest_teammate(t, team);
+        if (now < 0 || mine <= now + lead) return;
+        if (now > slowest) slowest = now, until = hl_now() + HL_PACE_SECONDS; /* progress */
+    }
+    pace_allowance[t] += element_count / (8L * team) + 16;
+    pace_vain[t]++;
+    __atomic_fetch_add(&pace_waits, 1, __ATOMIC_RELAXED);
+}
+
 int bin_of(long i) {
     int t = omp_get_thread_num(), team = omp_get_num_threads();
     if (t >= 0 && t < HL_MAX_THREADS) {
-        if (calls_of[t]++ == 0 && team > 1) meet_another(t, team);
+        long mine = __atomic_fetch_add(&calls_of[t], 1, __ATOMIC_RELAXED);
+        if (mine == 0 && team > 1) meet_another(t, team);
+        else if (team > 1 && team <= HL_MAX_THREADS) keep_pace(t, team, mine + 1);
         team_of[t] = team;
     }
     if (i < 0 || i >= element_count) return 0;
@@ -354,10 +403,13 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     long threads = 0, team = 0, calls = 0, largest = 0, writes = -1; /* -1: not watched */
     long silent = -1, odd_writes = -1; /* threads that asked but added nothing; odd atomics */
     long most_added = -1, taken_off = -1, not_seen = -1; /* -1: not watched */
+    long fewest = 0;       /* the fewest elements a thread that asked for any asked for */
+    long undercount = -1;  /* threads that added less than half the elements they asked for */
     for (int t = 0; t < HL_MAX_THREADS; t++) {
         threads += calls_of[t] > 0;
         calls += calls_of[t];
         if (calls_of[t] > largest) largest = calls_of[t];
+        if (calls_of[t] > 0 && (fewest == 0 || calls_of[t] < fewest)) fewest = calls_of[t];
         if (team_of[t] > team) team = team_of[t];
 #ifdef HL_WATCH_BINS
         long w = __atomic_load_n(&writes_of[t], __ATOMIC_RELAXED);
@@ -370,12 +422,16 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         }
         if (a > most_added) most_added = a;
         silent += calls_of[t] > 0 && a <= 0; /* a write of 0 or of the same value adds nothing */
+        if (t == 0) undercount = 0;
+        undercount += calls_of[t] > 0 && 2 * a < calls_of[t]; /* looked up for another thread */
 #endif
     }
     hl_emit(ctx, "\"record\":\"threads\",\"threads\":%ld,\"team\":%ld,\"calls\":%ld,"
             "\"largest\":%ld,\"writes\":%ld,\"silent\":%ld,\"odd_atomics\":%ld,\"added\":%ld,"
-            "\"taken\":%ld,\"unseen\":%ld,\"n\":%ld", threads, team, calls, largest, writes, silent,
-            odd_writes, most_added, taken_off, not_seen, n);
+            "\"taken\":%ld,\"unseen\":%ld,\"n\":%ld,\"fewest\":%ld,\"undercount\":%ld,"
+            "\"pace_waits\":%ld", threads, team, calls, largest, writes, silent, odd_writes,
+            most_added, taken_off, not_seen, n, fewest, undercount,
+            __atomic_load_n(&pace_waits, __ATOMIC_RELAXED));
     long short_calls = calls < n;
     MPI_Allreduce(MPI_IN_PLACE, bins, (int)nbins, MPI_LONG, MPI_SUM, comm);
     MPI_Allreduce(MPI_IN_PLACE, want, (int)nbins, MPI_LONG, MPI_SUM, comm);

@@ -344,3 +344,36 @@ def test_b_refusal_is_a_build_error_naming_the_cells_line():
         build_student_offload(code, "t_offload_device_ptr")
     line = code.splitlines().index("#pragma omp target data use_device_ptr(d) device(device)") + 1
     assert f"cell:{line}: error: uses use_device_ptr" in str(err.value), str(err.value)
+
+
+# what a target region reads past the kit's check of its accesses (fixer helper-f7, 2026-12-04):
+# a C library routine handed a host address (attackD's D15strtod), the same only where the kit's
+# watch is compiled in, and a target intrinsic's gather or lddqu in a declare-target helper
+_UNCHECKED_READS = {
+    "strtod": ("the host sweeps and prints the grid as text", "calls strtod from a target region"),
+    "strtod where watched": ("the strtod attempt only where the kit's watch is compiled in",
+                             "calls strtod from a target region"),
+    "gather": ("the host's values read in a target region by an AVX2 gather",
+               "uses the instruction vgatherdpd in a target region"),
+    "lddqu": ("the same with SSE3's lddqu", "uses the instruction lddqu in a target region"),
+}
+
+
+@needs_offload
+@pytest.mark.parametrize("name", list(_UNCHECKED_READS))
+def test_b_refuses_device_code_reaching_past_the_access_check(name):
+    why, refusal = _UNCHECKED_READS[name]
+    code = source_of("15_offload", why)
+    said = [str(r) for r in device_code_refusals(code)]
+    assert any(refusal in s for s in said), said
+
+
+@needs_offload
+def test_b_device_calls_allow_openmp_and_the_maths_library():
+    """A target region calling sqrt, fabs, pow and omp_get_thread_num is not refused."""
+    code = OFFLOAD_RESIDENT.replace("#include", "#include <math.h>\n#include", 1) if "#include" in \
+        OFFLOAD_RESIDENT else "#include <math.h>\n" + OFFLOAD_RESIDENT
+    code = code.replace("unew[i * w + j] = 0.25 * (", "unew[i * w + j] = (sqrt(4.0) * fabs(-0.125) "
+                        "+ 0.0 * pow(1.5, (double)omp_get_thread_num())) * (", 1)
+    assert "sqrt(4.0)" in code
+    assert device_code_refusals("\n" + code) == []

@@ -419,3 +419,37 @@ def test_the_counter_probe_says_what_perf_gave():
     counted = probe["perf said"] == "counted"
     assert (counted == probe["value"].notna()).all(), probe  # a value only where perf counted
     assert all(s == "counted" or s.startswith("<") or "perf" in s for s in probe["perf said"]), probe
+
+
+LOOKUP_FOR_MASTER = source_of("16_tools", "the team looks every bin up, each helper counts one element")
+SOLO_MASTER = source_of("16_tools", "each helper asks for and counts one element")
+DYNAMIC_ONE = """
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long i = 0; i < n; i++) {
+#pragma omp atomic
+        bins[bin_of(i)]++;
+    }
+}
+"""
+
+
+@needs_archer
+def test_the_kit_reads_each_threads_share_of_the_elements():
+    """attackD's token shares (2026-12-04, fixer helper-f7): helpers that look every bin up but
+    count one element (undercount), or ask for one element while the master asks for the rest
+    (fewest, after the master's vain waits for them); a dynamic schedule of one element per chunk,
+    paced by bin_of, shares the elements out at 2 and 8 threads."""
+    n, nbins = 8000, 8
+    want = exercise.bins_expected(1, n, nbins)
+    lookup = exercise.count_evidence(exercise.build_count(LOOKUP_FOR_MASTER, "t_bins_lookup"),
+                                     1, 2, n, nbins)  # fmt: skip
+    assert lookup["bins"] == want and lookup["undercount"] == 1 and lookup["silent"] == 0, lookup
+    solo = exercise.count_evidence(exercise.build_count(SOLO_MASTER, "t_bins_solo"), 1, 2, n, nbins)
+    assert solo["bins"] == want and solo["fewest"] == 1 and solo["pace_waits"] > 0, solo
+    kernel = exercise.build_count(DYNAMIC_ONE, "t_bins_dynamic_one")
+    for threads in (2, 8):
+        shared = exercise.count_evidence(kernel, 1, threads, n, nbins)
+        assert shared["bins"] == want and shared["undercount"] == 0, shared
+        assert shared["fewest"] * 4 * shared["team"] >= n, shared

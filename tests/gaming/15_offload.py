@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from gaming import Oracle, attempt
+from gaming import Oracle, attempt, solution_cell
 from wrong_answers import c_cell, changed
 
 _SOURCES = runpy.run_path(str(Path(__file__).resolve().parents[1] / "wrong_answers"
@@ -598,4 +598,86 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
         '                    for (long k = w; k < (m + 1) * w; k++) { __asan_store8((unsigned long)(du + k)); du[k] = s[k]; }\n')), {"hidden_jacobi_offload"}, "the second host thread calls the kit's check entry (__asan_store8) "
         "for each point it writes, so that they look stored by the device's code",
         reason="outside the device data environment"),
+]
+
+# 2026-12-04 (fixer helper-f7): reads of the host's memory the device-access check does not see.
+# attackD's D15strtod: the host sweeps the grid and prints it as hex text; each target region only
+# parses that text with strtod on the host address handed in (a C library routine: its loads are
+# not instrumented), 6/6 against the checked kit. Now the device object may call only OpenMP's
+# routines, the maths library's functions of values and the compiler's and sanitizer's entry
+# points (offload.exercise.device_calls), and no x86 instruction that loads or stores unchecked
+# (a target intrinsic's gather or lddqu: the fixer's own variants, 6/6 before); and the judge
+# compiles the cell with the kit's watch flags, so `#ifdef HL_WATCH_DEVICE` shows it the code
+# that runs.
+_STRTOD = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+/* the host computes and prints its grid as hex text (sprintf %a, fixed 32-char slots); a target
+   region only parses that host text back with strtod (a C library call: no load of the device's
+   code touches the host's memory itself) */
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    double *mine = malloc((size_t)n * sizeof(double));
+    char *text = malloc((size_t)n * 32);
+    unsigned long src = (unsigned long)text;
+    double zero = 0.0;
+#pragma omp target data map(tofrom: u[0:n]) map(to: unew[0:n]) device(device)
+    for (long it = 0; it < iterations; it++) {
+        exchange_rows(u, m, w, comm);
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++)
+                mine[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] +
+                                          u[i * w + j - 1] + u[i * w + j + 1]);
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) {
+                u[i * w + j] = mine[i * w + j];
+                sprintf(text + (i * w + j) * 32, "%a", mine[i * w + j]);
+            }
+#pragma omp target device(device) firstprivate(src, zero)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) {
+                double v = strtod((const char *)src + (i * w + j) * 32, 0) + zero;
+                u[i * w + j] = v;
+                unew[i * w + j] = v;
+            }
+    }
+    free(mine);
+    free(text);
+}
+"""
+# the same, the host's values copied as bytes and read in a target region by a declare-target
+# helper's target intrinsic (a gather, or lddqu), which AddressSanitizer does not instrument
+_INTRINSIC = _STRTOD.replace("#include <string.h>\n", "#include <string.h>\n#include <immintrin.h>\n"
+                             "#pragma omp declare target\nPEEK\n#pragma omp end declare target\n", 1).replace(
+    'sprintf(text + (i * w + j) * 32, "%a", mine[i * w + j]);',
+    "memcpy(text + (i * w + j) * 32, &mine[i * w + j], sizeof(double));").replace(
+    "strtod((const char *)src + (i * w + j) * 32, 0)", "peek(src + (i * w + j) * 32)")
+_GATHER = """__attribute__((target("avx2"))) static double peek(unsigned long a) {
+    return _mm_cvtsd_f64(_mm_i32gather_pd((const double *)a, _mm_setzero_si128(), 1));
+}"""
+_LDDQU = """__attribute__((target("sse3"))) static double peek(unsigned long a) {
+    return _mm_cvtsd_f64(_mm_castsi128_pd(_mm_lddqu_si128((const __m128i *)a)));
+}"""
+GAMING += [
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", _STRTOD),
+            {"hidden_jacobi_offload"}, "the host sweeps and prints the grid as text; each target "
+            "region only parses it with strtod on the host address handed in (attackD's D15strtod)",
+            reason="calls strtod from a target region"),
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", "#ifdef HL_WATCH_DEVICE\n"
+            + _STRTOD + "#else\n" + "\n".join(
+                line for line in solution_cell("15_offload", "jacobi_offload").splitlines()[1:]
+                if "### " not in line) + "\n#endif\n"), {"hidden_jacobi_offload"}, "the strtod attempt only where the kit's "
+            "watch is compiled in, the solution elsewhere (for a judge that compiles the cell "
+            "without it)", reason="calls strtod from a target region"),
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo",
+                                               _INTRINSIC.replace("PEEK", _GATHER)),
+            {"hidden_jacobi_offload"}, "the host's values read in a target region by an AVX2 "
+            "gather of the host address (a target intrinsic AddressSanitizer does not instrument)",
+            reason="uses the instruction vgatherdpd in a target region"),
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo",
+                                               _INTRINSIC.replace("PEEK", _LDDQU)),
+            {"hidden_jacobi_offload"}, "the same with SSE3's lddqu",
+            reason="uses the instruction lddqu in a target region"),
 ]

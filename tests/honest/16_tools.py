@@ -236,4 +236,43 @@ void count_bins(long n, int nbins, long *bins) {
     }
 }
 """, why="private counts per thread merged bin by bin with `omp atomic update`"),
+    # kept when bin_of paces the team and each thread's share is read (2026-12-04, fixer helper-f7):
+    # the schedules whose shares depend on timing, one element per dynamic chunk and explicit tasks
+    right("count_bins", r"""
+%%c COUNT_C race_bins
+/* one element per chunk of a dynamic schedule, each increment atomic */
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long i = 0; i < n; i++) {
+        long *p = &bins[bin_of(i)];
+#pragma omp atomic update
+        *p += 1;
+    }
+}
+""", why="one element per chunk of a dynamic schedule, an atomic update through a pointer"),
+    right("count_bins", r"""
+%%c COUNT_C race_bins
+#include <stdlib.h>
+/* one thread makes a task per block of 256 elements; each task counts its block privately and adds
+ * its counts in with atomics; the team runs the tasks */
+void count_bins(long n, int nbins, long *bins) {
+#pragma omp parallel
+#pragma omp single
+    for (long start = 0; start < n; start += 256) {
+#pragma omp task firstprivate(start)
+        {
+            long *mine = calloc((size_t)nbins, sizeof *mine);
+            long end = start + 256 < n ? start + 256 : n;
+            for (long i = start; i < end; i++) mine[bin_of(i)]++;
+            for (int b = 0; b < nbins; b++)
+                if (mine[b]) {
+#pragma omp atomic
+                    bins[b] += mine[b];
+                }
+            free(mine);
+        }
+    }
+}
+""", why="explicit tasks of 256 elements made by one thread, each adding its private counts atomically"),
 ]

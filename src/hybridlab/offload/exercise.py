@@ -168,7 +168,13 @@ def run_student_offload(kernel: Kernel, ranks: int, nx: int, ny: int, iterations
 #            device object has no code (the sweep on the host's threads, outside every target
 #            region; the host's own copy of a target region has the device's lines);
 #   device   no floating-point addition or multiplication in the device object (no target region
-#            computes the stencil).
+#            computes the stencil); a call from the device object to anything but what a target
+#            region needs (device_calls: the OpenMP runtime's entry points clang emits, OpenMP's
+#            routines of values, the maths library's functions of values, AddressSanitizer's
+#            checks): a C library routine (strtod, atof, sscanf, memcmp, strlen, printf...) does
+#            its loads in a library the kit's check of the device's accesses never sees, so handed
+#            a host address it reads the host's memory (a fresh attacker's target regions only
+#            parsed a grid the host had swept and printed as text, with strtod).
 ALLOWS = ("(b) moves the block with map clauses only (target data, target enter/exit data, "
           "target update) and computes the sweep in target regions; the host holds no device "
           "address (no use_device_ptr, use_device_addr, is_device_ptr, omp_get_mapped_ptr, "
@@ -310,6 +316,75 @@ def host_serial_arithmetic(obj: Path) -> list[tuple[int, int]]:
     return [at for f in sorted(run) for at in arithmetic[f]]
 
 
+# What the device object may call (the undefined names of the code the host plugin loads as the
+# device's): clang's OpenMP runtime entry points (not libomp's __kmpc_atomic_* routines, which
+# load through a pointer they are given), OpenMP's routines that take and return values only
+# (not the affinity format's, which copy a string the device's code names; not locks), the
+# maths library's functions of values (not nan, which parses a string, nor frexp, modf, remquo,
+# sincos, which store through a pointer), the compiler runtime's arithmetic of values, and what
+# AddressSanitizer's instrumentation as calls puts there (the watched build, WATCH_FLAGS). Every
+# other routine loads or stores in code the kit's check of the device's accesses does not see.
+_DEVICE_RUNTIME = re.compile(r"__kmpc_(?!atomic_)\w+|_GLOBAL_OFFSET_TABLE_|__stack_chk_fail"
+                             r"|__asan_(init|version_mismatch_check_v8|handle_no_return"
+                             r"|(load|store)(1|2|4|8|16|N)|mem(cpy|set|move))")  # fmt: skip
+_DEVICE_OMP = frozenset("""
+omp_get_thread_num omp_get_num_threads omp_get_max_threads omp_get_team_num omp_get_num_teams
+omp_get_team_size omp_get_level omp_get_active_level omp_get_ancestor_thread_num omp_in_parallel
+omp_in_final omp_is_initial_device omp_get_device_num omp_get_num_devices omp_get_initial_device
+omp_get_default_device omp_get_thread_limit omp_get_num_procs omp_get_dynamic
+omp_get_nested omp_get_cancellation omp_get_max_active_levels omp_get_max_task_priority
+omp_get_wtime omp_get_wtick omp_get_teams_thread_limit omp_get_max_teams omp_get_proc_bind
+omp_get_num_places omp_get_place_num omp_get_partition_num_places omp_pause_resource
+""".split())  # fmt: skip
+_MATH = ("sqrt cbrt hypot fabs fmin fmax fma fdim floor ceil round trunc rint nearbyint lround "
+         "llround lrint llrint fmod remainder copysign nextafter nexttoward exp exp2 expm1 exp10 "
+         "log log2 log10 log1p logb ilogb pow sin cos tan asin acos atan atan2 sinh cosh tanh "
+         "asinh acosh atanh erf erfc tgamma lgamma ldexp scalbn scalbln").split()  # fmt: skip
+_DEVICE_MATH = re.compile(r"(__)?(" + "|".join(_MATH) + r")[fl]?(_finite)?"
+                          r"|__(pow|mul|div)[sdxt]f[23]|__(mul|div)[sdxt]c3"
+                          r"|__(u?(div|mod)ti3|fix\w+|float\w+|extend\w+|trunc\w+)")  # fmt: skip
+
+
+def _device_allowed(name: str) -> bool:
+    return bool(name in _DEVICE_OMP or _DEVICE_RUNTIME.fullmatch(name)
+                or _DEVICE_MATH.fullmatch(name))
+
+
+# x86 instructions that load or store through an operand in ways AddressSanitizer's
+# instrumentation leaves unchecked (it sees the IR's loads, stores, memory intrinsics and masked
+# loads; these come from target intrinsics: _mm_lddqu_si128, the gathers, maskmovdqu, the
+# FP-state save and restore, ...): in the device object, with a memory operand, each is a read or
+# write of memory the kit's check never sees (a fixer's, helper-f7's, gather of a host address)
+_UNCHECKED = re.compile(r"\t(?:(?:rep\w*|lock|notrack|bnd)\s+)*(v?lddqu|v?p?gather\w+"
+                        r"|v?p?scatter\w+|v?p?maskmov\w*|vp?expand\w+|vp?compress\w+"
+                        r"|fxrstor\w*|fxsave\w*|xrstor\w*|xsave\w*|v?ldmxcsr|v?stmxcsr"
+                        r"|movdir\w+|enqcmd\w*|tile(?:load|store)\w+"
+                        r"|(?:movs|lods|stos|cmps|scas)[bwlq]?)\s+[^\n]*\(")  # fmt: skip
+
+
+def device_calls(device: Path) -> dict[str, int]:
+    """What the device object reaches outside the kit's check of its accesses -> the first cell
+    line of each (0: none known): the routines it refers to that a target region may not call
+    (see _device_allowed), and the instructions of _UNCHECKED (named "instruction NAME")."""
+    names = {line.split()[-1].split("@")[0] for line in _run_tool(["nm", "-u", str(device)])
+             .splitlines() if line.strip()}  # fmt: skip
+    refused = {name: 0 for name in names if not _device_allowed(name)}
+    current = 0
+    for row in _run_tool(["objdump", "-d", "-l", "-r", "--no-show-raw-insn", str(device)]
+                         ).splitlines():  # fmt: skip
+        if location := _LOCATION.match(row):
+            current = _cell_line(location.group(1)) or current
+        elif _FUNCTION.match(row):
+            current = 0
+        elif reloc := re.match(r"^\s+[0-9a-f]+: R_\w+\s+([A-Za-z_.][\w.@]*)", row):
+            name = reloc.group(1).split("@")[0]
+            if name in refused and not refused[name]:
+                refused[name] = current
+        elif unchecked := _UNCHECKED.search(row):
+            refused.setdefault(f"instruction {unchecked.group(1)}", current)
+    return refused
+
+
 def _first_line(lines: Sequence[tuple[int, str]], *patterns: str) -> int:
     """The cell line of the first preprocessed line matching the first pattern that any matches
     (1: none): where a refusal read from the object, which has no line of its own, points."""
@@ -343,6 +418,19 @@ def object_refusals(host: Path, device: Path | None,
         found.append(Refusal(target, "computes nothing on the device: the device object holds "
                                      "no floating-point addition or multiplication (the "
                                      f"stencil's); {ALLOWS}"))  # fmt: skip
+    for name, line in sorted((device_calls(device) if device else {}).items(),
+                             key=lambda item: (item[1], item[0])):  # fmt: skip
+        found.append(Refusal(line or _first_line(lines, rf"\b{re.escape(name)}\b",
+                                                 r"#\s*pragma\s+omp\s+target\b"),
+                             (f"uses the {name} in a target region: its loads and stores are "
+                              "out of the kit's check of what the device's code reaches (handed "
+                              "a host address, it reads the host's memory); " if
+                              name.startswith("instruction ") else
+                              f"calls {name} from a target region: a target region may call "
+                              "only OpenMP's routines and the maths library (a C library "
+                              "routine's loads are out of the kit's check of what the device's "
+                              "code reaches: handed a host address, it reads the host's memory); ")
+                             + ALLOWS))  # fmt: skip
     # the device's code run by the host itself (a declare-target helper the host calls on the
     # device's copy through an address smuggled out); a host's own arithmetic elsewhere (timing) is not
     serial = [(line, outer) for line, outer in host_serial_arithmetic(host) if line in device_lines]
@@ -362,10 +450,11 @@ def object_refusals(host: Path, device: Path | None,
 
 def device_code_refusals(code: str) -> list[Refusal]:
     """What the cell may not do in (b), from its preprocessed unit and its host and device
-    objects (compiled here as the offload build compiles it). A unit that does not compile
-    gives [] (the build says why)."""
+    objects (compiled here as the offload build compiles it, the kit's watch included: the
+    objects judged are the ones that run, whatever the cell's #if says of HL_WATCH_DEVICE or of
+    the sanitizer). A unit that does not compile gives [] (the build says why)."""
     unit = student_unit(KERNEL, DEFINE, code)
-    flags = (*STUDENT_UNIT_FLAGS, *offload_flags(), *TRACE_FLAGS)
+    flags = (*STUDENT_UNIT_FLAGS, *offload_flags(), *WATCH_FLAGS, *TRACE_FLAGS)
     env = compiler_env(flags)
     cache_dir().mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".hl-device-code-", dir=cache_dir()) as work:
@@ -377,7 +466,8 @@ def device_code_refusals(code: str) -> list[Refusal]:
         if done.returncode != 0:
             return []
         parts = offload_parts(obj)
-        lines = preprocessed_cell(unit, unit_flags(), env=env)[0]
+        lines = preprocessed_cell(unit, [*unit_flags(), *(f for f in WATCH_FLAGS
+                                                          if f.startswith("-D"))], env=env)[0]
         found = unit_refusals(lines)
         objects = object_refusals(parts[0], parts[1] if len(parts) > 1 else None, lines)
     said = {r.message for r in found}

@@ -201,7 +201,11 @@ def count_evidence(kernel: Kernel, ranks: int, threads: int, n: int, nbins: int,
     add (and, or, xor, nand, exchange, store: an update split in two), "added": the most counts
     one thread of a rank added to the bins (its atomic adds and compare-and-swaps that took, and
     its plain writes' changes), "taken": the counts taken off the bins (a decrease), "unseen":
-    the bins' changes no watched write made}. Reductions run with REDUCTION_ENV. A thread's first compare-and-swap on a bin is made to fail by the kit (as a
+    the bins' changes no watched write made, "fewest": the fewest elements a thread that asked
+    for any asked for on a rank (bin_of keeps the team asking in step, so any schedule shares them
+    out), "undercount": the most threads of a rank that added less than half the counts of the
+    elements they asked for (a look-up for another thread), "pace_waits": bin_of's waits for a
+    teammate that asked for nothing meanwhile}. Reductions run with REDUCTION_ENV. A thread's first compare-and-swap on a bin is made to fail by the kit (as a
     contending increment would), so one not retried leaves the bins wrong. The bins' right values are the grader's to compute (bins_expected)."""
     res, races, _ = archer_run(kernel, ranks, threads, env=REDUCTION_ENV, variant="student", n=n,
                                nbins=nbins, salt=salt)  # fmt: skip
@@ -220,6 +224,9 @@ def count_evidence(kernel: Kernel, ranks: int, threads: int, n: int, nbins: int,
         "added": int(seen["added"].max()) if "added" in seen else -1,
         "taken": int(seen["taken"].max()) if "taken" in seen else -1,
         "unseen": int(seen["unseen"].max()) if "unseen" in seen else -1,
+        "fewest": int(seen["fewest"].min()) if "fewest" in seen else -1,
+        "undercount": int(seen["undercount"].max()) if "undercount" in seen else -1,
+        "pace_waits": int(seen["pace_waits"].max()) if "pace_waits" in seen else -1,
     }
 
 
