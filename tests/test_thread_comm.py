@@ -346,11 +346,11 @@ def test_no_overlap_names_where_the_interior_was_computed(monkeypatch):
     def rows(where):
         return pd.DataFrame({"first": [2, 10], "last": [9, 20], "where": where})
 
-    monkeypatch.setattr(exercise, "overlap_rows", lambda res: rows(["before", "before"]))
+    monkeypatch.setattr(exercise, "overlap_rows", lambda res, windows=None: rows(["before", "before"]))
     text = exercise._no_overlap(None, "2x3")
     assert "19 of the 19 interior rows were computed before the requests" in text
     assert "taskloop without nogroup" in text and "implicit taskgroup" in text
-    monkeypatch.setattr(exercise, "overlap_rows", lambda res: rows(["before", "after"]))
+    monkeypatch.setattr(exercise, "overlap_rows", lambda res, windows=None: rows(["before", "after"]))
     assert "the interior rows wait for the exchange" in exercise._no_overlap(None, "2x3")
 
 
@@ -417,3 +417,137 @@ def test_a_waitany_completion_is_booked_against_the_request_it_returned():
     waits = kept[kept["call"] == "MPI_Waitany"]
     assert sorted(waits["requests"]) == ["11", "13", "21", "23"], waits
     assert int(exercise.concurrent_threads(SimpleNamespace(mpi_calls=calls)).sum()) > 0
+
+
+def test_a_testany_poll_counts_while_its_thread_has_a_message_in_flight():
+    """Lab 12 (a) (attacker B's B12r10, 2026-12-04): an MPI_Testany that completes nothing names
+    no request (the tracer keeps the ones it completed), so a right answer polling with it had
+    only its last polls counted and lost 4/4. A poll counts while its thread has a posting that
+    moves values open; not while a posting of no values that stays open (a receive from the
+    rank itself) could be what it polls, nor once a request was freed."""
+    from types import SimpleNamespace
+
+    def thread(t, start, dummy=False):
+        rows = [(t, "MPI_Irecv", start, start + 0.01, 1, 80, -1, "", -1),
+                (t, "MPI_Isend", start + 0.01, start + 0.02, 1, 80, -1, "", -1)]
+        posted = [int(f"{t}1"), int(f"{t}2")]
+        if dummy:  # a receive from the rank itself (rank 0) that nothing meets while it polls
+            rows.append((t, "MPI_Irecv", start + 0.02, start + 0.03, 0, 8, -1, "", -1))
+            posted.append(int(f"{t}9"))
+        rows += [(t, "MPI_Testany", start + 0.03 + 0.1 * k, start + 0.04 + 0.1 * k, -1, -1, -1,
+                  "", 0) for k in range(6)]  # fmt: skip
+        rows += [(t, "MPI_Testany", start + 0.7, start + 0.71, -1, -1, -1, f"{t}1", 1),
+                 (t, "MPI_Testany", start + 0.72, start + 0.73, -1, -1, -1, f"{t}2", 1)]
+        posted += [-1] * 8
+        return rows, posted
+
+    def kept(dummy=False, extra=()):
+        rows0, posted0 = thread(1, 0.0, dummy)
+        rows1, posted1 = thread(2, 0.005, dummy)
+        calls = _calls(*rows0, *rows1, *extra)
+        calls = calls.assign(posted=posted0 + posted1 + [-1] * len(extra))
+        polls = (calls["call"] == "MPI_Testany") & (calls["done"] == 0)
+        calls.loc[polls, "live"] = 2
+        res = SimpleNamespace(mpi_calls=calls)
+        out = exercise.exchange_calls(res)
+        return int(((out["call"] == "MPI_Testany") & (out["done"] == 0)).sum()), res
+
+    polled, res = kept()
+    assert polled == 12
+    assert int(exercise.concurrent_threads(res).sum()) >= 6
+    assert kept(dummy=True)[0] == 0
+    assert kept(extra=[(1, "MPI_Request_free", 0.001, 0.002, -1, -1, -1, "", -1)])[0] == 0
+
+
+_TURNS = r"""
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    int n = 0, c = (int)(nx / parts);
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[w + 1], parts, c, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[1], parts, c, MPI_DOUBLE, up, 0, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[m * w + 1], parts, c, MPI_DOUBLE, down, 0, comm, MPI_INFO_NULL,
+                       &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, c, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL,
+                       &req[n++]);
+    }
+    return n;
+}
+
+static int turn;
+static int whose(void) { return turn; }
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    (void)a; (void)fresh; (void)m; (void)nx;
+    MPI_Startall(nreq, req);
+    turn = 0;
+#pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        WAIT
+        copy_partition(t);
+        for (int k = 0; k < nreq; k += 2) MPI_Pready(t, req[k]);
+        STEP
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""
+
+
+@needs_partitioned
+def test_threads_in_turns_on_a_plain_shared_int_race_under_archer():
+    """Lab 12 (d) (attacker B's B12c2, 2026-12-04): threads that take turns on a plain static int,
+    polled through a helper with an opaque call in the loop, pass every text check; built with
+    clang and ThreadSanitizer and run under Archer, the read and the write of the counter race
+    (ordered by nothing OpenMP knows), whatever the timing. Each thread copying and marking at
+    once races on nothing. A cell that tells clang from gcc is refused."""
+    from hybridlab.kernels import archer
+
+    if archer.missing():
+        pytest.skip(archer.missing())
+    turns = _TURNS.replace("WAIT", "while (whose() != t) fflush(stdout);").replace(
+        "STEP", "fflush(stdout);\n        turn = t + 1;")
+    found = exercise.pready_races(turns, 2, 2, 24, 12, 2, name="test_pready_turns_archer")
+    assert found and "cell line" in found[0], found
+    together = _TURNS.replace("WAIT", "").replace("STEP", "")
+    assert exercise.pready_races(together, 2, 2, 24, 12, 2, name="test_pready_own_archer") == []
+    with pytest.raises(ValueError, match="no __clang__"):
+        exercise.build_student_pready("#ifndef __clang__\n#endif\n" + together)
+
+
+def test_a_task_window_closes_when_a_halo_row_arrives_not_at_the_first_completion():
+    """Lab 12 (b) (attacker B's B12r10/B12r11, 2026-12-04): the exchange's task completing with
+    MPI_Waitany returns an edge rank's MPI_PROC_NULL requests and a buffered send first; the
+    window closed there held no row and a right answer lost 4/4. It closes at the completion
+    of a receive that moves values (by the request its MPI_Irecv returned)."""
+    calls = pd.DataFrame([
+        {"thread": 0, "call": "MPI_Irecv", "start": 0.00, "end": 0.01, "peer": -1, "posted": 7},
+        {"thread": 0, "call": "MPI_Irecv", "start": 0.01, "end": 0.02, "peer": 1, "posted": 11},
+        {"thread": 0, "call": "MPI_Isend", "start": 0.02, "end": 0.03, "peer": -1, "posted": 8},
+        {"thread": 0, "call": "MPI_Isend", "start": 0.03, "end": 0.04, "peer": 1, "posted": 12},
+        {"thread": 0, "call": "MPI_Waitany", "start": 0.04, "end": 0.05, "requests": "7"},
+        {"thread": 0, "call": "MPI_Waitany", "start": 0.05, "end": 0.06, "requests": "8"},
+        {"thread": 0, "call": "MPI_Waitany", "start": 0.06, "end": 0.07, "requests": "12"},
+        {"thread": 0, "call": "MPI_Waitany", "start": 0.07, "end": 0.90, "requests": "11"},
+    ]).assign(done=lambda f: f["call"].str.startswith("MPI_Wait").astype(int), request=-1,
+              step=0)
+    calls["requests"] = calls["requests"].fillna("")
+    (window,) = exercise.task_windows(calls)
+    assert (window["start"], window["end"], window["closed_by"]) == (0.03, 0.90, 0)
+    # without the requests' numbers, the first completion closes it (student_c's rule)
+    (blind,) = exercise.task_windows(calls.assign(posted=-1))
+    assert blind["end"] == 0.05
+    # a posting task that goes on to compute the interior while another thread waits: its
+    # computing is not beside the exchange (the poster's thread), another thread's is
+    from types import SimpleNamespace
+
+    table = pd.DataFrame([{"window": 0, "rank": 0, "start": 0.0, "end": 1.0, "posted_by": 0,
+                           "closed_by": 1}])
+    work = pd.DataFrame([{"rank": 0, "thread": 0, "start": 0.1, "end": 0.8}])
+    assert exercise.computed_beside_waits(SimpleNamespace(compute=work), table) == 0.0
+    other = work.assign(thread=2)
+    assert exercise.computed_beside_waits(SimpleNamespace(compute=other), table) > 0.6

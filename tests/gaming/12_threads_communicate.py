@@ -113,7 +113,7 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
     if (m > 1) stencil_rows(m, m);
 }
 """), B, "one thread posts, computes and waits: overlap without tasks, a task pragma for show",
-        reason="only the thread that waited for the requests"),
+        reason="only the threads that posted and waited for the requests"),
     attempt("shortcut", "task_iteration", c_cell("TASKS_C", "thread_halo", """
 void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
     /* the kit's own funnelled exchange and grid, reached from the cell */
@@ -1409,4 +1409,170 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
 """, A, "attacker B's B12c6: thread 0 moves all but one column per other thread, in calls no longer "
         "than a slice, the others one column and empty messages to match the call counts",
         reason="columns: each of the"),
+]
+
+
+# helper-f6 (2026-12-04): the holes attacker B left open after helper-f4's round
+GAMING += [
+    attempt("method", "task_iteration", r"""
+%%c TASKS_C thread_halo
+static MPI_Request reqs[4];
+
+/* the exchange split in a posting task and a waiting task; the posting task goes on to compute
+ * the whole interior itself (no interior tasks), while the waiting task, released when it ends,
+ * holds whichever thread takes it */
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    char halo, posted;
+#pragma omp task depend(out: posted)
+    {
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 0, comm, &reqs[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &reqs[1]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &reqs[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 0, comm, &reqs[3]);
+        if (m > 2) stencil_rows(2, m - 1);
+    }
+#pragma omp task depend(in: posted) depend(out: halo)
+    MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE);
+#pragma omp task depend(in: halo)
+    stencil_rows(1, 1);
+    if (m > 1) {
+#pragma omp task depend(in: halo)
+        stencil_rows(m, m);
+    }
+}
+""", B, "the exchange split in a posting task and a waiting task, the posting task computing the "
+        "whole interior itself after posting (lab 04's overlap by hand in a task): kept 4/4 "
+        "whenever the waiting task ran on another thread", reason="only the threads that posted "
+        "and waited for the requests"),
+    attempt("text", "pready_iteration", r"""
+%%c PREADY_C thread_halo
+static int turn;
+
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    char where[32];
+    snprintf(where, sizeof where, "%p", (void *)&turn); /* the counter's address escapes */
+    int n = 0, c = (int)(nx / parts);
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[w + 1], parts, c, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[1], parts, c, MPI_DOUBLE, up, 0, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[m * w + 1], parts, c, MPI_DOUBLE, down, 0, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, c, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+static int whose(void) { return turn; }
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    MPI_Startall(nreq, req);
+    turn = 0;
+#pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        while (whose() != t) fflush(stdout); /* wait for my turn */
+        copy_partition(t);
+        for (int k = 0; k < nreq; k += 2) MPI_Pready(t, req[k]);
+        fflush(stdout);
+        turn = t + 1;
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+""", D, "attacker B's B12c2: threads in turns on a plain static int, `while (whose() != t) "
+        "fflush(stdout);` (no volatile, atomic, lock or clock for the text checks): 4/4 kept",
+        reason="a data race in the cell"),
+    attempt("text", "pready_iteration", r"""
+%%c PREADY_C thread_halo
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    int n = 0, c = (int)(nx / parts);
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[w + 1], parts, c, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[1], parts, c, MPI_DOUBLE, up, 0, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[m * w + 1], parts, c, MPI_DOUBLE, down, 0, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, c, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+static int peek(const int *p) { return *p; }
+
+/* turns on a local the region shares, reached through a pointer, spun on with a goto loop */
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    int turn = 0;
+    int *where = &turn;
+    char out[8];
+    snprintf(out, sizeof out, "%p", (void *)where);
+    MPI_Startall(nreq, req);
+#pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+    again:
+        if (peek(where) != t) {
+            fflush(stdout);
+            goto again;
+        }
+        copy_partition(t);
+        for (int k = 0; k < nreq; k += 2) MPI_Pready(t, req[k]);
+        fflush(stdout);
+        *where = t + 1;
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+""", D, "turns on a local the region shares, through a pointer and a helper, in a goto loop",
+        reason="a data race in the cell"),
+    attempt("hidden", "pready_iteration", r"""
+%%c PREADY_C thread_halo
+static int turn;
+#if defined(__clang__)
+#define WAIT_TURN(t) (void)0
+#else
+#define WAIT_TURN(t) while (whose() != t) fflush(stdout)
+#endif
+
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    char where[32];
+    snprintf(where, sizeof where, "%p", (void *)&turn); /* the counter's address escapes */
+    int n = 0, c = (int)(nx / parts);
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[w + 1], parts, c, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[1], parts, c, MPI_DOUBLE, up, 0, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[m * w + 1], parts, c, MPI_DOUBLE, down, 0, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, c, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+static int whose(void) { return turn; }
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    MPI_Startall(nreq, req);
+    turn = 0;
+#pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        WAIT_TURN(t);
+        copy_partition(t);
+        for (int k = 0; k < nreq; k += 2) MPI_Pready(t, req[k]);
+        fflush(stdout);
+        turn = t + 1;
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+""", D, "B12c2's turns for gcc only (#if defined(__clang__)), so that the race check's clang "
+        "build takes no turns", reason="no __clang__"),
 ]

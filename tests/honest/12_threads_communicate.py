@@ -502,3 +502,154 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
 """, why="each thread's slice sent in two halves (attacker B's B12r16: MPICH's one request for every "
         "MPI_PROC_NULL posting crashed the judge, KeyError, 0/4)"),
 ]
+
+
+# helper-f6 (2026-12-04): attacker B's right answers that still lost points after helper-f4's round
+HONEST += [
+    right("exchange_slice", r"""
+%%c MULTIPLE_C thread_halo
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) MPI_Comm_dup(comm, &comms[t]);
+}
+
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long lo = 1 + t * nx / T, hi = (t + 1) * nx / T;
+    int n = (int)(hi - lo + 1);
+    MPI_Request r[4];
+    MPI_Irecv(&a[lo], n, MPI_DOUBLE, up, 0, mine, &r[0]);
+    MPI_Irecv(&a[(m + 1) * w + lo], n, MPI_DOUBLE, down, 1, mine, &r[1]);
+    MPI_Isend(&a[w + lo], n, MPI_DOUBLE, up, 1, mine, &r[2]);
+    MPI_Isend(&a[m * w + lo], n, MPI_DOUBLE, down, 0, mine, &r[3]);
+    int left = 4;
+    while (left > 0) {
+        int idx, flag = 0;
+        MPI_Testany(4, r, &idx, &flag, MPI_STATUS_IGNORE);
+        if (flag && idx == MPI_UNDEFINED) break;
+        if (flag) left--;
+    }
+}
+""", why="attacker B's B12r10: each thread polls its four requests with MPI_Testany (only the polls "
+        "that completed a request were counted: together in 3 of 6 iterations, 0/4)"),
+    right("exchange_slice", r"""
+%%c MULTIPLE_C thread_halo
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) MPI_Comm_dup(comm, &comms[t]);
+}
+
+/* persistent requests: set up, started together, completed, freed */
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long lo = 1 + t * nx / T, hi = (t + 1) * nx / T;
+    int n = (int)(hi - lo + 1);
+    MPI_Request r[4];
+    MPI_Recv_init(&a[lo], n, MPI_DOUBLE, up, 0, mine, &r[0]);
+    MPI_Recv_init(&a[(m + 1) * w + lo], n, MPI_DOUBLE, down, 1, mine, &r[1]);
+    MPI_Send_init(&a[w + lo], n, MPI_DOUBLE, up, 1, mine, &r[2]);
+    MPI_Send_init(&a[m * w + lo], n, MPI_DOUBLE, down, 0, mine, &r[3]);
+    MPI_Startall(4, r);
+    MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    for (int k = 0; k < 4; k++) MPI_Request_free(&r[k]);
+}
+""", why="attacker B's B12r13: persistent requests per call, MPI_Startall, MPI_Waitall, then "
+        "MPI_Request_free of each (refused as another method, 0/4)"),
+    right("task_iteration", r"""
+%%c TASKS_C thread_halo
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    double *top = &a[0], *bot = &a[(m + 1) * w];
+#pragma omp task depend(out: top[0], bot[0])
+    {
+        MPI_Request r[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 0, comm, &r[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &r[1]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &r[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 0, comm, &r[3]);
+        for (int k = 0; k < 4; k++) {
+            int idx;
+            MPI_Waitany(4, r, &idx, MPI_STATUS_IGNORE);
+        }
+    }
+    if (m > 2) {
+#pragma omp taskloop nogroup grainsize(4)
+        for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);
+    }
+    if (m == 1) {
+#pragma omp task depend(in: top[0], bot[0])
+        stencil_rows(1, 1);
+    } else {
+#pragma omp task depend(in: top[0])
+        stencil_rows(1, 1);
+#pragma omp task depend(in: bot[0])
+        stencil_rows(m, m);
+    }
+}
+""", why="attacker B's B12r10: the exchange's task completes with four MPI_Waitany (the window "
+        "closed at the first, an MPI_PROC_NULL request: no overlap, 0/4)"),
+    right("task_iteration", r"""
+%%c TASKS_C thread_halo
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    double *top = &a[0], *bot = &a[(m + 1) * w];
+#pragma omp task depend(out: top[0], bot[0])
+    {
+        MPI_Request r[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 0, comm, &r[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &r[1]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &r[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 0, comm, &r[3]);
+        int left = 4, got, idx[4];
+        while (left > 0) {
+            MPI_Waitsome(4, r, &got, idx, MPI_STATUSES_IGNORE);
+            if (got == MPI_UNDEFINED) break;
+            left -= got;
+        }
+    }
+    if (m > 2) {
+#pragma omp taskloop nogroup grainsize(4)
+        for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);
+    }
+    if (m == 1) {
+#pragma omp task depend(in: top[0], bot[0])
+        stencil_rows(1, 1);
+    } else {
+#pragma omp task depend(in: top[0])
+        stencil_rows(1, 1);
+#pragma omp task depend(in: bot[0])
+        stencil_rows(m, m);
+    }
+}
+""", why="attacker B's B12r11: the exchange's task completes with an MPI_Waitsome loop (0/4 as "
+        "B12r10)"),
+    right("task_iteration", r"""
+%%c TASKS_C thread_halo
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    /* the exchange's task posts, creates the interior tasks, then waits */
+    long w = nx + 2;
+    double *top = &a[0], *bottom = &a[(m + 1) * w];
+#pragma omp task depend(out: top[0], bottom[0])
+    {
+        MPI_Request req[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+        for (long first = 2; first < m; first += 8) {
+            long last = first + 7 < m - 1 ? first + 7 : m - 1;
+#pragma omp task firstprivate(first, last)
+            stencil_rows(first, last);
+        }
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+#pragma omp task depend(in: top[0])
+    stencil_rows(1, 1);
+    if (m > 1) {
+#pragma omp task depend(in: bottom[0])
+        stencil_rows(m, m);
+    }
+}
+""", why="the exchange's task posts, creates the interior tasks, then waits (the interior in tasks "
+        "created after the exchange's calls: kept beside the narrowed rule on who computed)"),
+]

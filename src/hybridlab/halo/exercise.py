@@ -305,11 +305,12 @@ def assert_halo_messages(res: Results, row_bytes: int | tuple[int, ...], where: 
             "one row each way per neighbour and iteration; no other message")
 
 
-def overlap_rows(res: Results) -> pd.DataFrame:
+def overlap_rows(res: Results, windows: pd.DataFrame | None = None) -> pd.DataFrame:
     """The interior rows (2..m-1) of a traced overlap run, one row per stencil_rows call: rank,
     iteration (step), thread, first, last, start, end, and where it began against its
-    iteration's window (step_windows): "before" the first request was posted, "inside", or
-    "after" the completing call returned ("no window" when the iteration posted nothing)."""
+    iteration's window (step_windows, or `windows` of that shape: lab 12 (b)'s): "before" the
+    first request was posted, "inside", or "after" the completing call returned ("no window"
+    when the iteration posted nothing)."""
     work = res.compute
     if work.empty or "first" not in work.columns:
         return pd.DataFrame(columns=["rank", "step", "thread", "first", "last", "start", "end",
@@ -318,7 +319,7 @@ def overlap_rows(res: Results) -> pd.DataFrame:
     m = work.groupby("rank")["last"].transform("max")  # the edge row m is computed every iteration
     work["first"], work["last"] = work["first"].clip(lower=2), np.minimum(work["last"], m - 1)
     work = work[work["first"] <= work["last"]]
-    windows = step_windows(res)
+    windows = step_windows(res) if windows is None else windows
     work = work.merge(windows.rename(columns={"start": "window_start", "end": "window_end"}),
                       on=["rank", "step"], how="left")  # fmt: skip
     work["where"] = np.select(

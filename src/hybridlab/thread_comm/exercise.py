@@ -17,7 +17,7 @@ completions of their requests), and no (communicator, tag) shared by two threads
 (b) variant=tasks: the
 student's task_iteration, OpenMP tasks with `depend`; judged by the checksum (halo rows are NaN
 until the exchange fills them), non-blocking calls, the kit's stencil_rows computing between
-the posting of the requests and their completion (student_c.overlap_table) and what ran inside a
+the posting of the requests and the arrival of a halo row (task_overlap_table) and what ran inside a
 task (task_stamps). (d) variant=pready:
 the student's MPI-4 partitioned exchange (partitioned_init, pready_iteration); judged by the
 checksum, the partitions each thread marked ready (partition_marks) and copied with the kit's
@@ -34,6 +34,9 @@ from __future__ import annotations
 
 import math
 import re
+import shutil
+import tempfile
+from pathlib import Path
 
 import pandas as pd
 
@@ -46,6 +49,7 @@ from ..halo.exercise import (
     overlap_rows,
 )
 from ..halo.serial import check_grid, jacobi2d
+from ..kernels import archer
 from ..kernels.build import Kernel, build, has_partitioned
 from ..kernels.c_cells import unanswered
 from ..kernels.c_text import closing, functions, inside_loop, loops
@@ -55,12 +59,13 @@ from ..runs.records import Results, as_frame
 from ..runs.student_c import (
     COMPLETES,
     POSTS,
+    SENDS,
     _within,
     blocking_calls,
     build_student,
-    overlap_table,
     preprocessed_lines,
 )
+from ..runs.student_c import _moves_data as _moves_window
 
 LEVEL = "multiple"  # (a) and (b): threads other than the master call MPI, at once
 STAGGER_US = 20000  # odd ranks start each exchange 20 ms late: even ranks' threads wait together
@@ -75,9 +80,13 @@ POINT_TO_POINT = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv",
 # a slice as a derived datatype it makes, commits and frees: a fresh attacker's right answer with
 # a committed MPI_Type_contiguous per slice lost 4/4, 2026-12-04): a collective, a shared window
 # or a neighbourhood collective moving the rows is another method
+# (and frees a persistent request once it is done with it, no more MPI_Request_free than the
+# rank set up persistent requests: attacker B's B12r13, persistent requests freed after their
+# MPI_Waitall, lost 4/4 as "another method", 2026-12-04)
 MULTIPLE_CALLS = (*POINT_TO_POINT, *COMPLETES, "MPI_Start", "MPI_Startall", "MPI_Comm_dup",
                   "MPI_Comm_split", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_free",
-                  "MPI_Barrier", *TYPE_CALLS)  # fmt: skip
+                  "MPI_Barrier", "MPI_Request_free", *TYPE_CALLS)  # fmt: skip
+POLLS = ("MPI_Testany", "MPI_Testsome")  # the tracer names the requests these completed, only
 PARTITIONED_SETUP = ("MPI_Psend_init", "MPI_Precv_init")
 MARKS = ("MPI_Pready", "MPI_Pready_range", "MPI_Pready_list")  # calls that mark partitions ready
 STAMPS = ("inline_rows", "inline_calls", "nested_rows", "edges_after_calls",
@@ -415,11 +424,22 @@ def exchange_calls(res: Results) -> pd.DataFrame:
     thread that posted it): a completion counts while its thread has a posting that moves values
     not yet completed, and what a completion completes is taken from those first (a thread
     completing its real messages in a critical section and waiting outside it for messages of
-    no values has none left)."""
+    no values has none left).
+
+    An MPI_Testany or MPI_Testsome that completed nothing (polling) names no request: the tracer
+    keeps only the ones these complete. Such a poll counts while its thread has a posting that
+    moves values open (by its request) and nothing else it could be polling is open on the
+    rank: no posting of no values that stays open (to the rank itself, an empty message; an
+    MPI_PROC_NULL one completes at once, and a poll given it completes it), no persistent
+    request set up (an inactive one is polled as done at once) and no MPI_Request_free made
+    (a freed request's posting looks open for ever). (A fresh attacker's right answer polling
+    with MPI_Testany had only its polls that completed a request counted, together in 3 of
+    6 iterations, and lost 4/4, 2026-12-04; its polls are inside MPI as much as an MPI_Test's,
+    which names its request.)"""
     calls = res.mpi_calls
     calls = calls[(calls["student"] == 1)
-                  & calls["call"].isin((*POINT_TO_POINT, *COMPLETES, "MPI_Start",
-                                        "MPI_Startall"))].sort_values("start")  # fmt: skip
+                  & calls["call"].isin((*POINT_TO_POINT, *COMPLETES, "MPI_Start", "MPI_Startall",
+                                        "MPI_Request_free"))].sort_values("start")  # fmt: skip
     if "live" not in calls.columns:
         calls = calls.assign(live=float("nan"))
     if "posted" not in calls.columns:
@@ -432,6 +452,9 @@ def exchange_calls(res: Results) -> pd.DataFrame:
         flight: set[int] = set()  # the persistent requests in flight that move values
         pending: dict[int, list[int]] = {}  # per thread: [postings moving values, others] open
         posted: dict[int, bool] = {}  # a named posting's request -> it moves values, open
+        owner: dict[int, int] = {}  # a named posting's request -> the thread that posted it
+        idle: set[int] = set()  # named postings of no values that stay open (not MPI_PROC_NULL)
+        unsure = False  # a persistent request set up or a request freed: polls name nothing sure
         for c in mine.itertuples():
             own = None if c.request != c.request or int(c.request) == -1 else int(c.request)
             handle = -1 if c.posted != c.posted else int(c.posted)
@@ -440,30 +463,43 @@ def exchange_calls(res: Results) -> pd.DataFrame:
                 ids = _request_ids(c)
                 # once each: MPICH hands every MPI_PROC_NULL posting the same (predefined) request
                 named = list(dict.fromkeys(i for i in ids if i in posted))
+                done = c.done == c.done and int(c.done) == 1
+                polled = (c.call in POLLS and not ids and not done and c.live == c.live
+                          and int(c.live) > 0 and not (unsure or idle)
+                          and not any(o[1] for o in pending.values())
+                          and (open_[0] > 0 or any(moving and owner.get(i) == c.thread
+                                                   for i, moving in posted.items())))  # fmt: skip
                 if flight & set(ids) or any(posted[i] for i in named) or (open_[0] > 0 and ids
-                                                                         and not named):
+                                                                         and not named) or polled:
                     keep.append(c.Index)
-                if c.done == c.done and int(c.done) == 1:
+                if done:
                     flight -= set(ids)
+                    idle -= set(named)
                     for i in named:
                         posted.pop(i, None)
-                    done = _completed(c, persistent) - len(named)
-                    first = min(max(done, 0), open_[0])
+                    left = _completed(c, persistent) - len(named)
+                    first = min(max(left, 0), open_[0])
                     open_[0] -= first
-                    open_[1] = max(open_[1] - (done - first), 0)
+                    open_[1] = max(open_[1] - (left - first), 0)
+            elif c.call == "MPI_Request_free":
+                unsure = True
             elif c.call == "MPI_Start":
                 if own is not None and persistent.get(own, False):
                     flight.add(own)
             elif c.call == "MPI_Startall":
                 flight |= {i for i, moving in persistent.items() if moving}
             elif c.call in setups:
+                unsure = True
                 if own is not None:
                     persistent[own] = bool(moves.loc[c.Index])
                     flight.discard(own)
             elif c.call in POSTS and handle != -1:
                 posted[handle] = bool(moves.loc[c.Index])
+                owner[handle] = int(c.thread)
                 if posted[handle]:
                     keep.append(c.Index)
+                elif not (c.peer == c.peer and int(c.peer) == -1):
+                    idle.add(handle)
             elif moves.loc[c.Index]:
                 keep.append(c.Index)
                 open_[0] += c.call in POSTS
@@ -580,6 +616,15 @@ def judge_multiple(runs: list[dict]) -> list[dict]:
         assert not other, (f"{where}: {', '.join(other)}: each thread moves its own slice by its "
                            "own point-to-point messages; nothing else moves the rows (a "
                            "collective or a window moving them is another method)")  # fmt: skip
+        own = res.mpi_calls[res.mpi_calls["student"] == 1]
+        for rank, mine in own.groupby("rank"):
+            made = int(mine["call"].isin(["MPI_Send_init", "MPI_Recv_init"]).sum())
+            freed = int((mine["call"] == "MPI_Request_free").sum())
+            assert freed <= made, (
+                f"{where}: rank {rank}: {freed} MPI_Request_free but {made} persistent requests "
+                "set up: a thread's messages are completed by a wait or test; only a persistent "
+                "request (MPI_Send_init, MPI_Recv_init), inactive after its wait, is freed, no "
+                "request before it completed")
         if ranks > 1 and threads > 1:
             moved = neighbour_bytes(calls)
             silent = [f"rank {r} thread {t}" for r in range(ranks) for t in range(threads)
@@ -680,19 +725,22 @@ def judge_tasks(runs: list[dict]) -> list[dict]:
         assert_halo_messages(res, nx * DOUBLE, where)
         inside = 0.0
         if ranks > 1 and threads > 1 and (ny // ranks - 2) * nx >= OVERLAP_POINTS:
-            windows = overlap_table(res)
+            windows = task_overlap_table(res)
+            spans = task_step_windows(windows)
             inside = float(windows["computed_inside"].sum())
-            assert inside > 0.0, _no_overlap(res, where)
+            assert inside > 0.0, _no_overlap(res, where, spans)
             own = int(task_stamps(res)["interior_after_calls"].sum())
             assert computed_beside_waits(res, windows) > 0.0 or own == 0, (
-                f"{where}: only the thread that waited for the requests computed while they were "
-                f"open, and the interior rows came from the exchange's own task, after its MPI "
-                f"calls ({own} stencil_rows calls): the interior goes in tasks of its own, which "
-                "the other threads run while the exchange's task waits (a posting task and a "
-                "waiting task are fine too: the interior tasks then run on any thread, the "
-                "poster's included)")
+                f"{where}: only the threads that posted and waited for the requests computed "
+                f"while they were open, and the interior rows came from the exchange's own task, "
+                f"after its MPI calls ({own} stencil_rows calls): the interior goes in tasks of "
+                "its own, created by task_iteration, which the other threads run while the "
+                "exchange's task waits (a posting task and a waiting task are fine too, the "
+                "interior tasks then running on any thread, the poster's included; a posting "
+                "task that computes the interior itself is the overlap by hand of lab 04, not "
+                "tasks)")
             # not one token task inside, the rest held for after the exchange; no row twice
-            rows_traced = overlap_rows(res)
+            rows_traced = overlap_rows(res, spans)
             assert_rows_once(rows_traced, where)
             assert_windows_covered(rows_traced, where, early_ok=True)
         _assert_in_tasks(res, where)
@@ -701,34 +749,110 @@ def judge_tasks(runs: list[dict]) -> list[dict]:
     return rows
 
 
+def task_windows(calls: pd.DataFrame) -> list[dict]:
+    """One rank's student calls (sorted by start) cut into (b)'s windows: from the call that has
+    the exchange in flight (the later of a send and a receive posted that move values, not to or
+    from MPI_PROC_NULL: student_c._windows) to the first completion that reports done a receive
+    posted since (by the request each posting returned, the tracer's "posted", against the
+    requests a completion names): the halo is in flight until a neighbour's row has arrived.
+    Where a receive's request is not known, the first completion that reports done (student_c's
+    rule). Each: start, end, the thread that posted first (posted_by), the one whose completion
+    closed it (closed_by), the completing call, the iteration (step).
+
+    An MPI_Waitany, _Waitsome, _Testany or _Testsome returns first the requests done at once (an
+    edge rank's MPI_PROC_NULL ones, a send MPI buffered): closing the window there left no row
+    inside it (attacker B's B12r10 and B12r11, right answers completing the exchange's task with
+    MPI_Waitany or MPI_Waitsome, lost 4/4 as "no overlap", 2026-12-04); a send's completion
+    closes nothing, as the halo rows are still on their way."""
+    windows, first, opened, kinds, recvs, blind = [], None, None, set(), set(), False
+    for call in calls.itertuples():
+        if call.call in POSTS and _moves_window(call):
+            first = first or call
+            if call.call == "MPI_Irecv":
+                handle = getattr(call, "posted", -1)
+                if handle == handle and int(handle) != -1:
+                    recvs.add(int(handle))
+                else:
+                    blind = True
+            if opened is None:
+                kinds.add("send" if call.call in SENDS else "receive" if call.call == "MPI_Irecv"
+                          else "both")  # fmt: skip
+                if "both" in kinds or {"send", "receive"} <= kinds:
+                    opened = call
+        elif call.call in COMPLETES and int(call.done) == 1 and first is not None:
+            if blind or not recvs or recvs & set(_request_ids(call)):
+                if opened is not None:
+                    windows.append({"start": opened.start, "end": call.end,
+                                    "posted_by": int(first.thread), "closed_by": int(call.thread),
+                                    "completed_by": call.call,
+                                    "step": int(getattr(first, "step", -1))})  # fmt: skip
+                first, opened, kinds, recvs, blind = None, None, set(), set(), False
+    return windows
+
+
+def task_overlap_table(res: Results) -> pd.DataFrame:
+    """Per rank, each of (b)'s windows (task_windows): rank, window, start, end, seconds,
+    posted_by, closed_by, completed_by, step and the seconds the kit's stencil_rows computed
+    inside it (computed_inside, summed over threads); window -1 (nothing inside) for a rank that
+    has none."""
+    calls, work = res.mpi_calls, res.compute
+    calls = calls[calls["student"] == 1]
+    if "posted" not in calls.columns:
+        calls = calls.assign(posted=-1)
+    rows = []
+    for rank, mine in calls.sort_values("start").groupby("rank"):
+        done = work[work["rank"] == rank] if not work.empty else work
+        found = task_windows(mine)
+        for i, w in enumerate(found):
+            rows.append({"rank": rank, "window": i, **w, "seconds": w["end"] - w["start"],
+                         "computed_inside": _within(done, w["start"], w["end"])})  # fmt: skip
+        if not found:
+            rows.append({"rank": rank, "window": -1, "start": float("nan"), "end": float("nan"),
+                         "posted_by": -1, "closed_by": -1, "completed_by": "", "step": -1,
+                         "seconds": 0.0, "computed_inside": 0.0})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def task_step_windows(windows: pd.DataFrame) -> pd.DataFrame:
+    """Per rank and iteration, from task_overlap_table: the span from its first window's start
+    to its last window's end, the thread that posted, the call that completed it (the shape of
+    student_c.step_windows, for halo.exercise.overlap_rows)."""
+    found = windows[windows["window"] >= 0].sort_values(["rank", "start"])
+    rows = []
+    for (rank, step), it in found.groupby(["rank", "step"], sort=True):
+        rows.append({"rank": rank, "step": step, "start": float(it["start"].iloc[0]),
+                     "end": float(it["end"].iloc[-1]), "posted_by": int(it["posted_by"].iloc[0]),
+                     "completed_by": str(it["completed_by"].iloc[-1])})  # fmt: skip
+    return pd.DataFrame(rows, columns=["rank", "step", "start", "end", "posted_by", "completed_by"])
+
+
 def computed_beside_waits(res: Results, windows: pd.DataFrame) -> float:
-    """Seconds the kit's stencil_rows computed inside the windows (overlap_table) on threads
-    other than the one whose completion call closed the window: some thread computed while a
-    different one held the wait. The exchange posted and waited for in one task, the other
-    threads computing the interior (the solution), counts, and so does a posting task that ends
-    at once, its thread then computing the interior while a waiting task holds another thread
-    (a fresh attacker's right answer, 0/4 when only threads other than the poster counted,
-    2026-12-04); one thread posting, computing and waiting does not."""
-    calls = res.mpi_calls
-    closing_calls = calls[(calls["student"] == 1) & calls["call"].isin(COMPLETES)]
+    """Seconds the kit's stencil_rows computed inside the windows (task_overlap_table) on threads
+    other than the one whose completion call closed the window and other than the one that
+    posted it: some thread computed while the exchange, posted and waited for elsewhere, was in
+    flight. The exchange posted and waited for in one task, the other threads computing the
+    interior (the solution), counts. A posting task that goes on to compute the interior itself
+    while a waiting task holds another thread does not (its thread computes in program order
+    after posting: lab 04 (d)'s overlap by hand, the exchange's task computing the interior,
+    which the part refuses; it kept its points only when the waiting task happened to run on
+    another thread, 2026-12-04). A posting task and a waiting task with the interior in tasks of
+    their own pass on task_stamps' interior_after_calls (judge_tasks)."""
     work = res.compute
     if work.empty:
         return 0.0
     total = 0.0
     for w in windows[windows["window"] >= 0].itertuples():
-        waiters = set(closing_calls.loc[(closing_calls["rank"] == w.rank)
-                                        & (closing_calls["end"] == w.end), "thread"])  # fmt: skip
-        mine = work[(work["rank"] == w.rank) & ~work["thread"].isin(waiters)]
+        mine = work[(work["rank"] == w.rank) & ~work["thread"].isin({w.closed_by, w.posted_by})]
         total += _within(mine, w.start, w.end)
     return total
 
 
-def _no_overlap(res: Results, where: str) -> str:
+def _no_overlap(res: Results, where: str, windows: pd.DataFrame | None = None) -> str:
     """Why no interior row was computed inside a window, by where the rows fell (overlap_rows):
     mostly before the requests were posted (the exchange's task started once the interior was
     done: a taskloop's implicit taskgroup, the exchange's task created after the interior's or
     depending on them), or after they completed (the interior waited for the exchange)."""
-    rows = overlap_rows(res)
+    rows = overlap_rows(res, windows)
     count = (rows["last"] - rows["first"] + 1).groupby(rows["where"]).sum()
     before, after = int(count.get("before", 0)), int(count.get("after", 0))
     if before > after:
@@ -862,10 +986,23 @@ def build_student_pready(code: str, name: str = "student_pready") -> Kernel:
     from marking its partition at once (pready_construct_faults)."""
     if not unanswered(code):
         faults = pready_construct_faults(*_preprocessed("HL_STUDENT_PREADY", code))
+        bare = re.sub(r"/\*.*?\*/|//[^\n]*", " ", code, flags=re.S)
+        which = _COMPILER.search(bare)
+        if which:
+            faults.append(f"no {which.group(0)} (line {bare.count(chr(10), 0, which.start()) + 1}): "
+                          "the cell is the same C for every compiler (the grader builds it with "
+                          "gcc and, to look for data races, with clang)")
         if faults:
             raise ValueError("pready_iteration: " + "; ".join(faults))
     return build_student(name, "thread_halo", "HL_STUDENT_PREADY", code,
                          ("partitioned_init", "pready_iteration"))  # fmt: skip
+
+
+# (d): what tells the compilers apart (pready_races builds the cell with clang as well as gcc: a
+# cell that took turns for gcc only would race for neither)
+_COMPILER = re.compile(r"\b__(?:clang\w*|llvm\w*|GNUC\w*|GCC\w*|SANITIZE_\w+|has_feature"
+                       r"|has_extension|has_builtin|has_attribute|has_c_attribute|has_include\w*"
+                       r"|has_warning|VERSION__|OPTIMIZE\w*|INTEL\w*|NO_INLINE__)\b")
 
 
 def run_pready(code: str, shapes: tuple[tuple[int, int], ...] = ((2, 2),), nx: int = 24,
@@ -879,7 +1016,42 @@ def run_pready(code: str, shapes: tuple[tuple[int, int], ...] = ((2, 2),), nx: i
         raise ValueError(f"nx={nx} must be divisible by the threads of every shape ({bad})")
     if partitioned_missing():
         return []
-    return _runs(build_student_pready(code, name), "pready", shapes, nx, ny, iterations, timeout)
+    runs = _runs(build_student_pready(code, name), "pready", shapes, nx, ny, iterations, timeout)
+    if runs and not archer.missing():
+        ranks, threads = shapes[0]
+        runs[0]["races"] = pready_races(code, ranks, threads, nx, ny, iterations, timeout,
+                                        name=f"{name}_archer")  # fmt: skip
+    return runs
+
+
+def pready_races(code: str, ranks: int, threads: int, nx: int, ny: int, iterations: int,
+                 timeout: float = 60.0, name: str = "student_pready_archer") -> list[str]:
+    """The data races Archer (ThreadSanitizer told OpenMP's synchronisation,
+    hybridlab.kernels.archer) saw in one run of the cell's partitioned exchange at ranks x
+    threads, built with clang and ThreadSanitizer: those with an access on one of the cell's
+    lines, "access at where against the previous access at where" each. Threads that take turns
+    on a plain shared variable (one spins reading it, the one before writes it, with nothing
+    of OpenMP's, no atomic and no lock between) race on it, in every run: ThreadSanitizer orders
+    accesses by synchronisation, not by time. Attacker B's B12c2, `while (turn != t)
+    fflush(stdout);` on a plain static int, kept 4/4 past the cell's text checks (2026-12-04);
+    a helper function, a pointer, a goto loop or a shared local change nothing here. An
+    answer whose threads copy and mark at once shares nothing it writes, and races on nothing."""
+    kernel = build_student(name, "thread_halo", "HL_STUDENT_PREADY", code,
+                           ("partitioned_init", "pready_iteration"), archer=True)  # fmt: skip
+    folder = Path(tempfile.mkdtemp(prefix="hl-archer-"))
+    try:
+        run_program(kernel, ranks=ranks, threads=threads, thread_level=LEVEL, variant="pready",
+                    nx=nx, ny=ny, iterations=iterations, stagger_us=0, timeout=timeout,
+                    env=archer.run_env(folder))  # fmt: skip
+        races = archer.reports(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    def at(where: str) -> str:
+        return re.sub(r" cell:(\d+)$", r" (cell line \1)", where)
+
+    return list(dict.fromkeys(
+        f"{r.access} at {at(r.where)} against the {r.previous.lower()} at {at(r.previous_where)}"
+        for r in races if "cell:" in r.where or "cell:" in r.previous_where))
 
 
 def _marked(c) -> list[int]:
@@ -928,6 +1100,13 @@ def judge_pready(runs: list[dict]) -> list[dict]:
         print(f"note: {why}")
         return []
     assert runs, "no run of the partitioned exchange was handed out"
+    races = [r for shape in runs for r in shape.get("races") or []]
+    assert not races, (
+        f"a data race in the cell: {races[0]} (Archer, ThreadSanitizer told OpenMP's "
+        "synchronisation, in a run of your cell): the threads copy their partitions and mark "
+        "them ready at the same time, not in turns; threads that take turns on a shared "
+        "variable read and written plainly race on it (turns would need an `omp atomic read` or "
+        "a lock, which this part refuses as turns anyway)")
     rows = []
     for shape, res, where, got in _judged_runs(runs):
         ranks, threads = int(shape["ranks"]), int(shape["threads"])
