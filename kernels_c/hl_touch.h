@@ -33,12 +33,17 @@
  * hl_touch_watch_writes = 1 before the accesses: on x86-64 a watched page, once written, is then
  * opened for one instruction of the thread that faulted (the trap flag set in its context; the
  * SIGTRAP after that instruction seals the page again), so every write to it faults and a write
- * by another OS thread than the page's writer is its rewriter. The watched pages are one in
- * HL_TOUCH_WATCH_ONE_IN of each array, drawn when it is allocated (getrandom: the code traced
- * cannot know them): each write instruction to one costs two signals and two mprotect calls
- * (10-70 us on a loaded virtual machine), every page watched would make a run of 150 pages 5 s
- * instead of 0.3 s. A code rewriting the values of many pages is seen on one of them for
- * certain. Elsewhere, and on the pages not watched, the window above stands.
+ * by another OS thread than the page's writer is its rewriter. Every page is watched (one in
+ * HL_TOUCH_WATCH_ONE_IN of each array, drawn when it is allocated, 1 by default): with one page
+ * in 8 watched, a code timed a second write to each page it placed (a watched page's faults,
+ * tens of microseconds; an open page's store, nanoseconds), wrote the slow ones itself and let
+ * the master write all the others while they were still open (attacker E). Each write
+ * instruction to a watched page costs two signals and two mprotect calls (10-70 us on a loaded
+ * virtual machine): lab 05's 148 pages of scalar stores take 5-8 s a run on a loaded 2-core
+ * machine instead of 1-2 s (memcpy's string stores are done in the handler: under 1 s). What is
+ * left: another thread's store that lands while the page is open for its writer's one
+ * instruction (a race the code cannot see coming; a store that misses it is recorded).
+ * Elsewhere (not x86-64) the window above stands.
  *
  * The handler is async-signal-safe (atomics, getcpu, gettid and mprotect only; no malloc, no
  * stdio).
@@ -111,7 +116,7 @@ static int hl_touch_installed;
 /* 1: every write to a watched page seen (open for one instruction of its writer; x86-64 only) */
 static int hl_touch_watch_writes;
 #ifndef HL_TOUCH_WATCH_ONE_IN
-#define HL_TOUCH_WATCH_ONE_IN 8
+#define HL_TOUCH_WATCH_ONE_IN 1 /* every page (a larger N: one page in N, observable by a clock) */
 #endif
 #if defined(__x86_64__) && defined(REG_EFL)
 #define HL_TOUCH_STEP 1

@@ -189,7 +189,7 @@ TOUCH_WRONG = {
                       "then written by thread 0: the part allows every value written by the thread"),
     # a fresh attacker (attackC): a worker first-writes one element per page of its rows, 4 pages
     # per array a round, and the master writes their values while the pages are still among the
-    # worker's open ones; hl_touch.h watches one page in 8 (drawn at run time) write by write
+    # worker's open ones; hl_touch.h watches every page write by write (one in 8 before: attacker E)
     "windowed master": (_gaming_source("the master writes the values of pages its workers"),
                         "then written by thread 0: the part allows every value written by the thread"),
 }

@@ -332,3 +332,85 @@ void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
 """),
                       loses=TOUCH, why="the master writes the values of pages its workers just opened, "
                       "a few pages at a time", reason="written again by another thread"))
+
+# attacker E (E05j, 4/4 before): the watched pages (then one in 8) found with a clock, a second
+# write to each placed page timed (a watched page faults: slow); the owner wrote the slow pages
+# and the master all the others while they were still open. hl_touch.h now watches every page;
+# this one writes the slower half itself and lets the master write the faster half (4/4 against
+# one page in 8 watched, checked on the old header)
+GAMING.append(attempt("method", "init_arrays", c_cell("TOUCH_C", "touch_schedule", r"""/* gaming: each thread places its pages of a round (one element each) and times a second write
+ * to each; it writes the values of its slower half itself (a watched page's write faults: slow)
+ * and, after a barrier, the MASTER writes every value of the faster half (pages it takes for
+ * unwatched, still open to every thread) */
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double value(int arr, long i, long j) {
+    return arr ? (double)(1 + i % 3) : (double)((i + j) % 7);
+}
+
+void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
+    const long per_page = 512;
+    long rp = cols / per_page;
+    if (rp < 1) rp = 1;
+    long R = 4 / rp;
+    if (R < 1) R = 1;
+    unsigned char *own = calloc((size_t)(2 * rows * rp), 1);
+    double *took = calloc((size_t)(2 * rows * rp), sizeof *took);
+#pragma omp parallel
+    {
+        int t = omp_get_thread_num(), T = omp_get_num_threads();
+        for (long r0 = 0; r0 < rows; r0 += R) {
+            long r1 = r0 + R < rows ? r0 + R : rows;
+            double sum = 0.0;
+            long n = 0;
+            for (long i = r0; i < r1; i++) {
+                if ((i / chunk) % T != t) continue;
+                for (long q = 0; q < rp; q++)
+                    for (int arr = 0; arr < 2; arr++) {
+                        volatile double *x = arr ? b : a;
+                        long e = i * cols + q * per_page;
+                        double v = value(arr, i, q * per_page);
+                        x[e] = v; /* placement */
+                        double t0 = now_s();
+                        x[e] = v; /* again: slow when the page is watched */
+                        double dt = now_s() - t0;
+                        took[arr * rows * rp + i * rp + q] = dt;
+                        sum += dt;
+                        n++;
+                    }
+            }
+            for (long i = r0; i < r1; i++) {
+                if ((i / chunk) % T != t) continue;
+                for (long q = 0; q < rp; q++)
+                    for (int arr = 0; arr < 2; arr++) {
+                        long p = arr * rows * rp + i * rp + q;
+                        if (n && took[p] * (double)n < sum) continue; /* faster than the mean */
+                        volatile double *x = arr ? b : a;
+                        own[p] = 1;
+                        for (long j = q * per_page; j < (q + 1) * per_page; j++)
+                            x[i * cols + j] = value(arr, i, j);
+                    }
+            }
+#pragma omp barrier
+#pragma omp master
+            for (long i = r0; i < r1; i++)
+                for (long q = 0; q < rp; q++)
+                    for (int arr = 0; arr < 2; arr++) {
+                        if (own[arr * rows * rp + i * rp + q]) continue;
+                        volatile double *x = arr ? b : a;
+                        for (long j = q * per_page; j < (q + 1) * per_page; j++)
+                            x[i * cols + j] = value(arr, i, j);
+                    }
+#pragma omp barrier
+        }
+    }
+    free(own);
+    free(took);
+}
+"""), loses=TOUCH, why="watched pages told apart by timing a second write to each placed page; the "
+                      "master writes the faster half (a fresh attacker's, 4/4 before)",
+                      reason="written again by another thread"))

@@ -502,3 +502,41 @@ GAMING += [
             why="decoy first writes, then iteration 0 of a second prange sweeps with one numpy slice expression (a fresh attacker's, 5/5 before)",
             reason="written in 2 prange loops"),
 ]
+
+# placement is not work (attacker E, E09h/E09j, 5/5 before): each prange iteration writes one
+# column of its plane (first writes: every page placed by its thread, so the page count passed)
+# and iteration 1 then sweeps the whole grid serially, its planes indexed from i or not; the
+# judge now compiles the sweep's source again with each store into new recorded (its OS thread)
+# and wants each thread to have last written a share of new's points (on a loaded machine the
+# serial sweep may reach a plane before its own thread placed it: the page check then stops it)
+PLACE_THEN_SWEEP = """@numba.njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    # one thread does the whole sweep (the iteration i == 1 walks every plane from i on); the
+    # other iterations only write the first column of each row of their plane (placing new's pages)
+    nx, ny, nz = u.shape
+    acc = np.zeros(1)
+    for i in prange(1, nx - 1):
+        for j in range(1, ny - 1):
+            new[i, j, 1] = (u[i - 1, j, 1] + u[i + 1, j, 1] + u[i, j - 1, 1] + u[i, j + 1, 1]
+                            + u[i, j, 0] + u[i, j, 2]) / 6.0
+        if i == 1:
+            for a in range(i, nx - 1):
+                for j in range(1, ny - 1):
+                    for k in range(1, nz - 1):
+                        v = (u[a - 1, j, k] + u[a + 1, j, k] + u[a, j - 1, k] + u[a, j + 1, k]
+                             + u[a, j, k - 1] + u[a, j, k + 1]) / 6.0
+                        new[a, j, k] = v
+                        acc[0] += (v - u[a, j, k]) ** 2
+    return acc[0]
+"""
+GAMING += [
+    attempt("method", "jacobi_sweep3d", PLACE_THEN_SWEEP, loses={"hidden_jacobi_sweep3d"},
+            why="each iteration writes one column of its plane (placing its pages), iteration 1 sweeps "
+            "everything serially from its own plane on (a fresh attacker's, 5/5 before)",
+            reason="last written by one thread | one thread did the work"),
+    attempt("method", "jacobi_sweep3d",
+            PLACE_THEN_SWEEP.replace("for a in range(i, nx - 1)", "for a in range(1, nx - 1)"),
+            loses={"hidden_jacobi_sweep3d"},
+            why="the same, the serial sweep's planes not indexed from the prange index (a fresh "
+            "attacker's, 5/5 before)", reason="last written by one thread | one thread did the work"),
+]
