@@ -13,7 +13,7 @@ from traitlets.config import Config
 from hybridlab.grading import apart
 from hybridlab.grading.execute import SandboxedExecute
 from hybridlab.grading.sandbox import Limits
-from hybridlab.kernels.c_cells import cell_text
+from hybridlab.kernels.c_cells import STUB, cell_text
 
 PROGRAM = "int main(void) {\n    return 0;\n}\n"
 TEST = f"""### BEGIN HIDDEN TESTS
@@ -51,6 +51,18 @@ def test_a_c_cell_is_found_as_the_magic_gives_it():
     found = apart.c_sources(sources, 4)
     assert found == {"A": cell_text("int a2;"), "B": cell_text("int b;")}
     assert apart.is_apart(f"x\n{apart.MARK}\ny") and not apart.is_apart("x = '### GRADED'")
+
+
+def test_a_part_whose_c_cells_are_all_stubs_fails_without_a_run():
+    stub, written = cell_text("void f(void) {\n    /* YOUR CODE HERE */\n}\n"), cell_text(PROGRAM)
+    test = f"{apart.MARK}\nrun(A_C)\n"
+    result = apart.unwritten(test, {"A_C": stub, "B_C": written})
+    assert result["error"] == ["NotImplementedError", STUB]
+    # a written cell among those named, no cell named, or a kernel's text named: the run decides
+    assert apart.unwritten(f"{apart.MARK}\nrun(A_C, B_C)\n", {"A_C": stub, "B_C": written}) is None
+    assert apart.unwritten(f"{apart.MARK}\nrun(text)\n", {"A_C": stub}) is None
+    assert apart.unwritten(f"{apart.MARK}: fixed\nrun(A_C)\n", {"A_C": stub}) is None
+    assert apart.unwritten(f"{apart.MARK}\nrun(A_CX)\n", {"A_C": stub}) is None
 
 
 def _grade(source: str, sandboxed: bool, timeout: float = 120) -> dict:

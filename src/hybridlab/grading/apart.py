@@ -25,6 +25,7 @@ the key (HMAC-SHA256); the grader reads the one line that carries a valid signat
 
     is_apart(source)                the cell is graded apart
     c_sources(sources, before)      {NAME: the value `%%c NAME` gives} of the cells before `before`
+    unwritten(source, c_cells)      the part fails without a run: every C cell it names is the stub
     grade(part, source, c_cells, ...)  {"error": [name, message] or None, "notes", "seconds"}
 """
 
@@ -36,13 +37,14 @@ import hmac
 import io
 import json
 import os
+import re
 import secrets
 import subprocess
 import sys
 import time
 from contextlib import redirect_stdout
 
-from ..kernels.c_cells import MAGIC, cell_text
+from ..kernels.c_cells import MAGIC, STUB, cell_text, unanswered
 
 MARK = "### GRADED APART"
 ANSWERS = "ANSWER_CELLS"  # in the cell's namespace: {grade_id: source} of the answer cells above
@@ -111,6 +113,18 @@ def c_sources(sources: list[str], before: int) -> dict[str, str]:
         if len(words) in (2, 3) and words[0] == f"%%{MAGIC}" and words[1].isidentifier():
             found[words[1]] = cell_text(body)
     return found
+
+
+def unwritten(source: str, c_cells: dict[str, str]) -> dict | None:
+    """The result of a cell whose C is not written: every `%%c` cell it names (and it names one,
+    and no text of the kernel's) is still the released stub, which no part accepts (the kit's
+    builds refuse it: student_c.build_student). Known without a sandbox; else None."""
+    if kernel_texts(source):
+        return None
+    named = [name for name in c_cells if re.search(rf"\b{name}\b", source)]
+    if not named or not all(unanswered(c_cells[name]) for name in named):
+        return None
+    return {"error": ["NotImplementedError", STUB], "notes": "", "seconds": 0.0}
 
 
 def _sign(key: bytes, text: str) -> str:

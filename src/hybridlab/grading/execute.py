@@ -25,6 +25,8 @@ SandboxedExecute replaces nbgrader's Execute in autograde's preprocessors. For o
   - past the submission deadline the remaining cells are not run (their tests score zero); the
     seconds of cells that ran past the cell time limit do not count (each is bounded by that
     limit and zeroed already: a deadlocked part must not cost the parts after it);
+  - a "tests you can run" cell (no points) whose names no other cell reads is not run
+    (self_checks.py): its output says so;
   - under each test cell a line says which data the kernel runs made up to it came from (the
     student's own runs, the reference run and why, or measured during grading: replay.py logs
     each run to $HYBRIDLAB_RUNS_LOG in the kernel's working folder).
@@ -50,7 +52,7 @@ from traitlets import Bool, Float
 
 from ..course import hidden_inputs
 from ..runs import own_runs, replay
-from . import _guard, apart, handout, hidden_names, judge
+from . import _guard, apart, handout, hidden_names, judge, self_checks
 from ._guard import CHANGED, TAMPER
 from .policy import GradingPolicy, load_allowance
 from .sandbox import Limits, SandboxedKernelManager
@@ -416,6 +418,12 @@ class SandboxedExecute(Execute):
                     f"{cell.source}\n_hl_guard.verify(get_ipython().user_ns, {part!r}, {own!r})\n"
                     f"print({self._token!r})"
                 )
+            elif self_checks.skippable(nb.cells, i):
+                cell = copy.deepcopy(cell)
+                cell.source = f"print({self_checks.NOTE!r})"
+                cells.append(cell)
+                origin.append(i)
+                continue
             cells.append(cell)
             origin.append(i)
             if cell.cell_type == "code" and (
@@ -541,10 +549,11 @@ class SandboxedExecute(Execute):
             cell = nb.cells[origin[j]]
             handed = [handout.decode(json.loads(v)) for v in self._handed.get(j, [])
                       if handout.kept_line(v) is None]  # fmt: skip
-            results[j] = apart.grade(
+            c_cells = apart.c_sources(sources, origin[j])
+            results[j] = apart.unwritten(cell.source, c_cells) or apart.grade(
                 self._part(prepared, origin, j),
                 cell.source,
-                apart.c_sources(sources, origin[j]) | apart.texts_handed(cell.source, handed)
+                c_cells | apart.texts_handed(cell.source, handed)
                 | {apart.ANSWERS: {_nbgrader(c).get("grade_id", ""): c.source
                                    for c in nb.cells[: origin[j]] if _nbgrader(c).get("solution")}},
                 timeout=self._get_timeout(cell) or judge.SECONDS,

@@ -45,6 +45,7 @@ from .c_text import code_only
 from .toolchain import toolchain_env
 
 MAGIC = "c"
+STUB = "write the C code in the C cell above first (it is still the stub)"
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
 

@@ -43,7 +43,7 @@ from ..kernels.build import (
     include_flags,
     mpicc,
 )
-from ..kernels.c_cells import student_headers, unanswered
+from ..kernels.c_cells import STUB, student_headers, unanswered
 from ..kernels.unit_checks import preprocessed_cell
 from . import compliance
 from .launch import run_program
@@ -123,7 +123,7 @@ def build_student(
     hybridlab.kernels.archer; the same checks). NotImplementedError while the cell is the
     unanswered skeleton; BuildError names the lines."""
     if unanswered(code):
-        raise NotImplementedError("write the C code in the C cell above first (it is still the stub)")
+        raise NotImplementedError(STUB)
     missing = [f for f in functions if not re.search(rf"\b{f}\s*\(", code)]
     if missing:
         raise ValueError(f"the code must define {', '.join(missing)} (see the skeleton)")
