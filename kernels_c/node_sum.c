@@ -14,14 +14,25 @@
  * levels are exercised on one machine; 0 uses the real nodes (one node on one machine).
  *
  * Checks, on every rank: the student's communicators hold the same ranks as the kit's
- * (hl_node_split, hl_node_leaders) and every thread's sum equals MPI_Allreduce of the ranks'
- * sums over comm, element by element, in each of `ref.reps` repetitions.
- * Records: "node" per rank (node = world rank of its leader, node_rank, node_size, leader,
- * nodes); "time" per repetition on rank 0 (seconds of the sum, slowest rank); "check" on rank 0
- * (ok, same_node, same_leaders, wrong = values wrong summed over threads and repetitions).
+ * (hl_node_split, hl_node_leaders); variant=flat: every thread's sum equals MPI_Allreduce of
+ * the ranks' sums over comm, element by element, in each of `ref.reps` repetitions. The
+ * student's sums are judged outside the process (hybridlab.mapping.exercise.node_sum_verdict):
+ * no expected sum is ever in this process, which the student's code shares; the judge
+ * regenerates every rank's values from the salts the kernel records before any student code
+ * runs, and compares each thread's view (an FNV-1a digest of `sum` taken as node_sum returns).
+ * Records: "salt" per rank (before split_nodes runs); "node" per rank (node = world rank of its
+ * leader, node_rank, node_size, leader, nodes); "time" per repetition on rank 0 (seconds of the
+ * sum, slowest rank); variant=student: "view" per rank, repetition and thread (hash: hex of the
+ * digest of the n doubles the thread saw in `sum`), and "nudged" (through the tracer's stream, the
+ * moment the call begins) per student reduction at a nudged level (level node | leaders, count,
+ * scaled: how many of its values were the rank's own, or its node's sums, and scaled); "nudge"
+ * on rank 0 before node_sum first runs (nudged, a_node, a_leaders: the factors' draws, 0 where
+ * the run was not nudged); "check" on rank 0 (ok, same_node, same_leaders, wrong = values wrong
+ * summed over threads and repetitions, -1 for the student's: judged outside).
  */
 #include "hybridlab.h"
 #include "hl_nodes.h"
+#include <sys/random.h>
 
 #ifdef HL_STUDENT_NODES
 #include "node_sum_student.h"
@@ -37,9 +48,17 @@ const hl_param hl_kernel_params[] = {
     HL_END_PARAMS,
 };
 
-/* Drawn by each rank for each run and told to no other (a student's unit cannot reach it): the sum
- * of every rank's values cannot be written down without the messages that carry them. */
+/* Drawn by each rank for each run (getrandom) and told to no other rank: the sum of every rank's
+ * values cannot be written down without the messages that carry them. Recorded ("salt") before
+ * any student code runs: the judge outside regenerates the values from it (a cell that changes
+ * it later changes its own values, not the judge's). */
 static long salt;
+
+static unsigned long drawn(void) {
+    unsigned long r = 0;
+    if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) r = (unsigned long)(hl_now() * 1e9);
+    return r;
+}
 
 static double value(int rank, int thread, long i) {
     return (double)((long)(rank * 64 + thread + 1) * 1000 + (i + salt) % 991);
@@ -54,10 +73,16 @@ static double value(int rank, int thread, long i) {
  * or more nodes) by (1024 + a_leaders) / 1024, if it is one of its node's sums (scaled by the
  * node's factor or not): a copy is reduced, the student's buffer untouched (MPI_IN_PLACE: the
  * receive buffer's values scaled in place). a_node and a_leaders are drawn per run (256-511)
- * and told to no one, so the right scaled sum cannot be written without the reductions' results:
- * every value whole and every factor a whole number of 1024ths, each sum is exact in any order.
- * A sum made by hand from gathered values, beside a reduction whose result is not used, is the
- * right total unscaled ("unreduced" in the check record, judged outside). */
+ * and recorded before node_sum runs (the "nudge" record, out of the student's reach), so the right
+ * scaled sum cannot be written without the reductions' results: every value whole and every
+ * factor a whole number of 1024ths, each sum is exact in any order. A sum made by hand from
+ * gathered values, beside a reduction whose result is not used, is the right total unscaled
+ * (judged outside: node_sum_verdict). Each nudged reduction is recorded through the tracer's
+ * stream as it begins ("nudged": how many of the values it was given were genuine and scaled):
+ * the judge asks each rank of a node of two or more for n of its own values per call, and each
+ * leader for n node sums, so reductions of zeros or of anything but the rank's values do not
+ * stand for the steps. The kernel computes no expected sum: nothing in this process tells the
+ * student's code the answer (a fresh attacker read the kernel's expectation from the heap). */
 typedef struct {
     MPI_Comm comm;    /* the kit's node or leaders; MPI_COMM_NULL: not nudged here */
     double factor;    /* (1024 + a) / 1024 */
@@ -65,8 +90,7 @@ typedef struct {
     size_t kinds;
 } nudge_level;
 static nudge_level levels[2];
-static double f_node = 1.0, f_leaders = 1.0, *multi_sum; /* multi_sum: the ranks of nodes of 2+ */
-static int many_nodes;
+static double f_node = 1.0, f_leaders = 1.0;
 static void **copies; /* the scaled copies handed to MPI (a non-blocking one reads it later) */
 static size_t copies_kept, copies_room;
 
@@ -75,8 +99,20 @@ static int by_value(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static double scaled(const nudge_level *l, double v) {
-    return bsearch(&v, l->genuine, l->kinds, sizeof v, by_value) ? v * l->factor : v;
+static double scaled(const nudge_level *l, double v, long *count) {
+    if (!bsearch(&v, l->genuine, l->kinds, sizeof v, by_value)) return v;
+    ++*count;
+    return v * l->factor;
+}
+
+/* A nudged reduction of `n` values at level `k`, `count` of them genuine (and scaled): to the
+ * tracer's stream, the moment the call begins (a line the process cannot change afterwards). */
+static void nudge_seen(int k, int n, long count) {
+    char fields[160];
+    double t = hl_now();
+    snprintf(fields, sizeof fields, "\"record\":\"nudged\",\"level\":\"%s\",\"count\":%d,\"scaled\":%ld",
+             k == 0 ? "node" : "leaders", n, count);
+    (void)hl_trace_event(fields, t, t);
 }
 
 static const void *contributed(const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op,
@@ -89,15 +125,18 @@ static const void *contributed(const void *sb, void *rb, int n, MPI_Datatype t, 
         if (op == other[k]) return sb;
     if (t != MPI_DOUBLE || n <= 0 || c == MPI_COMM_NULL) return sb;
     nudge_level *l = NULL;
+    int at = -1;
     for (int k = 0; k < 2 && !l; k++) {
         int same = MPI_UNEQUAL;
         if (levels[k].comm != MPI_COMM_NULL && MPI_Comm_compare(c, levels[k].comm, &same) == MPI_SUCCESS &&
             same != MPI_UNEQUAL)
-            l = &levels[k];
+            l = &levels[k], at = k;
     }
     if (!l) return sb;
+    long count = 0;
     if (sb == MPI_IN_PLACE) {
-        for (int i = 0; i < n; i++) ((double *)rb)[i] = scaled(l, ((double *)rb)[i]);
+        for (int i = 0; i < n; i++) ((double *)rb)[i] = scaled(l, ((double *)rb)[i], &count);
+        nudge_seen(at, n, count);
         return sb;
     }
     if (copies_kept == copies_room) {
@@ -108,15 +147,10 @@ static const void *contributed(const void *sb, void *rb, int n, MPI_Datatype t, 
     }
     double *copy = malloc((size_t)n * sizeof *copy);
     if (!copy) return sb;
-    for (int i = 0; i < n; i++) copy[i] = scaled(l, ((const double *)sb)[i]);
+    for (int i = 0; i < n; i++) copy[i] = scaled(l, ((const double *)sb)[i], &count);
     copies[copies_kept++] = copy;
+    nudge_seen(at, n, count);
     return copy;
-}
-
-/* Whether `v` is the right sum `plain` at element i scaled at one level only, or at none. */
-static int unscaled(long i, double v, double plain) {
-    double node_only = f_node * multi_sum[i] + (plain - multi_sum[i]);
-    return v == plain || (many_nodes && v == f_leaders * plain) || v == node_only;
 }
 
 static void nudge_free(void) {
@@ -125,36 +159,31 @@ static void nudge_free(void) {
     free(copies);
     copies = NULL, copies_kept = copies_room = 0;
     for (int k = 0; k < 2; k++) free(levels[k].genuine), levels[k] = (nudge_level){MPI_COMM_NULL, 1.0, NULL, 0};
-    free(multi_sum);
-    multi_sum = NULL;
+    f_node = f_leaders = 1.0;
 }
 
-/* The nudge set up (collective over comm): the levels, and `expect` the scaled sum; 0 (the run
- * not nudged, `expect` unset) where a rank has no memory for it. */
-static int nudge_make(MPI_Comm comm, const hl_nodes *ref, const double *rank_sum, const double *want,
-                      int rank, int threads, long n, double *expect) {
-    double a[2] = {256.0 + floor(fmod(hl_now() * 1e9, 256.0)), 0.0};
-    a[1] = 256.0 + floor(fmod(hl_now() * 1e9 * 7.0 + 131.0, 256.0));
-    MPI_Bcast(a, 2, MPI_DOUBLE, 0, comm);
+/* The nudge set up (collective over comm): the levels and their factors, drawn on rank 0 as
+ * a = 256 + (0..255), a[0] for the node, a[1] for the leaders (both 0: not nudged, where a rank
+ * has no memory for it); 1 when nudged. Only a leader of several nodes holds its node's sum
+ * (the leaders' genuine values), no rank any total beyond its node. */
+static int nudge_make(MPI_Comm comm, const hl_nodes *ref, const double *rank_sum, int rank,
+                      int threads, long n, int a[2]) {
+    unsigned long r = drawn();
+    a[0] = 256 + (int)(r % 256UL), a[1] = 256 + (int)((r >> 8) % 256UL);
+    MPI_Bcast(a, 2, MPI_INT, 0, comm);
+    int node_size = ref->node_size, many = ref->nodes >= 2;
     double *node_total = malloc((size_t)n * sizeof *node_total);
-    double *multi = malloc((size_t)n * sizeof *multi);
     double *own = malloc((size_t)n * (size_t)(threads + 1) * sizeof *own);
     double *sums = malloc((size_t)n * 2 * sizeof *sums);
-    int ok = expect && node_total && multi && own && sums;
+    int ok = node_total && own && sums;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
     if (!ok) {
-        free(node_total), free(multi), free(own), free(sums);
+        free(node_total), free(own), free(sums);
+        a[0] = a[1] = 0;
         return 0;
     }
-    int node_size = ref->node_size, many = ref->nodes >= 2;
-    f_node = (1024.0 + a[0]) / 1024.0, f_leaders = (1024.0 + a[1]) / 1024.0, many_nodes = many;
-    MPI_Allreduce(rank_sum, node_total, (int)n, MPI_DOUBLE, MPI_SUM, ref->node);
-    for (long i = 0; i < n; i++) multi[i] = node_size >= 2 ? rank_sum[i] : 0.0;
-    MPI_Allreduce(MPI_IN_PLACE, multi, (int)n, MPI_DOUBLE, MPI_SUM, comm); /* ranks of nodes of 2+ */
-    for (long i = 0; i < n; i++) {
-        double nodes_part = f_node * multi[i] + (want[i] - multi[i]);
-        expect[i] = many ? f_leaders * nodes_part : nodes_part;
-    }
+    f_node = (1024.0 + a[0]) / 1024.0, f_leaders = (1024.0 + a[1]) / 1024.0;
+    if (many) MPI_Reduce(rank_sum, node_total, (int)n, MPI_DOUBLE, MPI_SUM, 0, ref->node);
     size_t k = 0;
     for (long i = 0; i < n; i++) {
         own[k++] = rank_sum[i];
@@ -162,14 +191,26 @@ static int nudge_make(MPI_Comm comm, const hl_nodes *ref, const double *rank_sum
     }
     qsort(own, k, sizeof *own, by_value);
     levels[0] = (nudge_level){node_size >= 2 ? ref->node : MPI_COMM_NULL, f_node, own, k};
-    for (long i = 0; i < n; i++) sums[2 * i] = node_total[i], sums[2 * i + 1] = f_node * node_total[i];
-    qsort(sums, (size_t)(2 * n), sizeof *sums, by_value);
-    levels[1] = (nudge_level){many && ref->leaders != MPI_COMM_NULL ? ref->leaders : MPI_COMM_NULL,
-                              f_leaders, sums, (size_t)(2 * n)};
+    int leads = many && ref->leaders != MPI_COMM_NULL;
+    if (leads) {
+        for (long i = 0; i < n; i++) sums[2 * i] = node_total[i], sums[2 * i + 1] = f_node * node_total[i];
+        qsort(sums, (size_t)(2 * n), sizeof *sums, by_value);
+    }
+    levels[1] = (nudge_level){leads ? ref->leaders : MPI_COMM_NULL, f_leaders, sums,
+                              leads ? (size_t)(2 * n) : 0};
+    memset(node_total, 0, (size_t)n * sizeof *node_total);
     free(node_total);
-    multi_sum = multi;
     hl_trace_on_student_reduce(contributed);
     return 1;
+}
+
+/* FNV-1a (64 bits) of the n doubles a thread sees in `sum`: the judge computes the same digest
+ * of the right sum (hybridlab.mapping.exercise.node_sum_verdict). */
+static unsigned long view_digest(const double *sum, long n) {
+    const unsigned char *b = (const unsigned char *)sum;
+    unsigned long h = 14695981039346656037UL;
+    for (size_t i = 0; i < (size_t)n * sizeof *sum; i++) h = (h ^ b[i]) * 1099511628211UL;
+    return h;
 }
 #endif
 
@@ -179,9 +220,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (!ok) return -1;
     if (n > (1L << 24)) return hl_fail(ctx, "parameter n=%ld is too large (at most 2^24)", n);
     int rank = ctx->rank, size = ctx->size, threads = omp_get_max_threads();
-    salt = (long)(fmod(hl_now() * 1e9, 99991.0)) + 17L * rank;
+    salt = (long)(drawn() % 99991UL) + 17L * rank;
     hl_nodes ref;
     if (hl_nodes_make(ctx, comm, &ref) != 0) return -1;
+    hl_emit(ctx, "\"record\":\"salt\",\"salt\":%ld,\"threads\":%d,\"n\":%ld", salt, threads, n);
     MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
 #ifdef HL_STUDENT_NODES
     if (ref.variant == HL_STUDENT) split_nodes(comm, &node, &leaders);
@@ -197,23 +239,29 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             ref.leader, ref.node_rank, ref.node_size, ref.node_rank == 0, ref.nodes,
             ref.ranks_per_node);
 
-    double *want = malloc((size_t)n * sizeof *want), *rank_sum = malloc((size_t)n * sizeof *want);
-    double *sum = malloc((size_t)n * sizeof *want);
-    if (!want || !rank_sum || !sum) {
-        free(want), free(rank_sum), free(sum), hl_nodes_free(&ref);
+    /* want: the reference, the kit's flat variant only (the student's is judged outside) */
+    double *want = ref.variant == HL_FLAT ? malloc((size_t)n * sizeof *want) : NULL;
+    double *rank_sum = malloc((size_t)n * sizeof *rank_sum), *sum = malloc((size_t)n * sizeof *sum);
+    unsigned long *views = calloc((size_t)(ref.reps > 0 ? ref.reps : 1) * (size_t)threads, sizeof *views);
+    if ((ref.variant == HL_FLAT && !want) || !rank_sum || !sum || !views) {
+        free(want), free(rank_sum), free(sum), free(views), hl_nodes_free(&ref);
         return hl_fail(ctx, "no memory for %ld values", n);
     }
     for (long i = 0; i < n; i++) {
         rank_sum[i] = 0.0;
         for (int t = 0; t < threads; t++) rank_sum[i] += value(rank, t, i);
     }
-    MPI_Allreduce(rank_sum, want, (int)n, MPI_DOUBLE, MPI_SUM, comm); /* the reference */
-    double *expect = want; /* the sum each thread must see: the nudged one for the student's */
+    if (ref.variant == HL_FLAT)
+        MPI_Allreduce(rank_sum, want, (int)n, MPI_DOUBLE, MPI_SUM, comm); /* the reference */
 #ifdef HL_STUDENT_NODES
-    double *nudged_sum = malloc((size_t)n * sizeof *nudged_sum);
-    if (ref.variant == HL_STUDENT && same[0] && same[1] &&
-        nudge_make(comm, &ref, rank_sum, want, rank, threads, n, nudged_sum))
-        expect = nudged_sum;
+    int a[2] = {0, 0}, nudged = 0; /* the factors' draws (the "nudge" record) */
+    if (ref.variant == HL_STUDENT && same[0] && same[1]) {
+        nudged = nudge_make(comm, &ref, rank_sum, rank, threads, n, a);
+        /* recorded before node_sum runs: no store of the student's changes what the judge reads */
+        if (rank == 0)
+            hl_emit(ctx, "\"record\":\"nudge\",\"nudged\":%d,\"a_node\":%d,\"a_leaders\":%d",
+                    nudged, a[0], a[1]);
+    }
 #endif
 
     long wrong = 0, unreduced = 0;
@@ -225,47 +273,55 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                 for (int t = 0; t < threads; t++) rank_sum[i] += value(rank, t, i);
             MPI_Allreduce(rank_sum, sum, (int)n, MPI_DOUBLE, MPI_SUM, comm);
         }
-#pragma omp parallel num_threads(threads) reduction(+ : wrong, unreduced)
+#pragma omp parallel num_threads(threads) reduction(+ : wrong)
         {
             int t = omp_get_thread_num();
             double *mine = malloc((size_t)n * sizeof *mine);
             for (long i = 0; i < n && mine; i++) mine[i] = value(rank, t, i);
 #ifdef HL_STUDENT_NODES
-            if (ref.variant == HL_STUDENT) node_sum(mine, rank_sum, sum, (int)n, node, leaders);
-#endif
-            for (long i = 0; i < n; i++) { /* each thread's own view */
-                if (sum[i] == expect[i]) continue;
-                /* the right total, but not (all) out of the reductions: unscaled at a level */
-                int right = sum[i] == want[i];
-#ifdef HL_STUDENT_NODES
-                right = right || (expect != want && unscaled(i, sum[i], want[i]));
-#endif
-                if (right) unreduced++;
-                else wrong++;
+            if (ref.variant == HL_STUDENT) {
+                node_sum(mine, rank_sum, sum, (int)n, node, leaders);
+                /* this thread's own view, to the tracer's stream as node_sum returns (kept for
+                 * the records only where the run has no stream) */
+                unsigned long seen = view_digest(sum, n);
+                char fields[160];
+                double now = hl_now();
+                snprintf(fields, sizeof fields, "\"record\":\"view\",\"repetition\":%ld,\"thread\":%d,"
+                         "\"hash\":\"%016lx\"", rep, t, seen);
+                if (!hl_trace_event(fields, now, now)) views[rep * threads + t] = seen;
             }
+#endif
+            for (long i = 0; i < n && want; i++) /* the kit's flat sum, checked here */
+                if (sum[i] != want[i]) wrong++;
             free(mine);
         }
         double seconds = hl_slowest_since(comm, t0);
         if (rank == 0) hl_emit(ctx, "\"record\":\"time\",\"repetition\":%ld,\"seconds\":%.9g", rep, seconds);
+#ifdef HL_STUDENT_NODES
+        if (ref.variant == HL_STUDENT && !hl_trace_streaming())
+            for (int t = 0; t < threads; t++)
+                hl_emit(ctx, "\"record\":\"view\",\"repetition\":%ld,\"thread\":%d,\"hash\":\"%016lx\"",
+                        rep, t, views[rep * threads + t]);
+#endif
     }
     MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, comm);
-    MPI_Allreduce(MPI_IN_PLACE, &unreduced, 1, MPI_LONG, MPI_SUM, comm);
+    if (ref.variant == HL_STUDENT) wrong = unreduced = -1; /* judged outside: node_sum_verdict */
     if (rank == 0)
         hl_emit(ctx, "\"record\":\"check\",\"ok\":%d,\"same_node\":%d,\"same_leaders\":%d,"
                      "\"wrong\":%ld,\"unreduced\":%ld,\"values\":%ld,\"variant\":\"%s\"",
-                same[0] && same[1] && wrong == 0, same[0], same[1], wrong, unreduced,
+                same[0] && same[1] && wrong <= 0, same[0], same[1], wrong, unreduced,
                 n * threads * size * ref.reps, hl_node_variant_names[ref.variant]);
     if (ref.variant == HL_STUDENT) {
         if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
         if (leaders != MPI_COMM_NULL) MPI_Comm_free(&leaders);
     }
 #ifdef HL_STUDENT_NODES
-    if (expect != want) nudge_free();
-    free(nudged_sum);
+    if (nudged) nudge_free();
 #endif
     hl_nodes_free(&ref);
     free(want);
     free(rank_sum);
     free(sum);
+    free(views);
     return 0;
 }

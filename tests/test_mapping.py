@@ -370,15 +370,21 @@ def test_node_sum_adds_split_into_an_atomic_read_and_write_are_refused():
 
 
 def test_node_sum_must_come_out_of_the_reductions():
-    """Lab 06 (e): the kit scales (by factors drawn per run) the values each rank gives its
-    node's reduction and each leader the leaders' (node_sum.c's nudge): the solution's sum moves
-    with them (unreduced 0); full-size reductions whose results are dropped beside gathers summed
-    by hand (a fresh attacker kept 4/4 so) give the right total unscaled, counted in the check
-    record and refused by check_student_nodes."""
+    """Lab 06 (e): the sums are judged outside the student's process (node_sum_verdict, from the
+    salts, factors, views and nudged reductions the kit recorded): the solution's sum is the
+    nudged total; full-size reductions whose results are dropped beside gathers summed by hand (a
+    fresh attacker kept 4/4 so) give the right total unscaled; reductions of zeros beside a sum
+    copied from memory (attacker F's F06e: the kernel no longer holds any expected sum) give the
+    nodes nothing of the rank's own."""
     import importlib.util
     from pathlib import Path
 
-    from hybridlab.mapping.exercise import build_student_nodes, check_student_nodes
+    from hybridlab.mapping.exercise import (
+        build_student_nodes,
+        check_student_nodes,
+        node_sum_evidence,
+        node_sum_verdict,
+    )
     from hybridlab.runs.student_c import run_student
     from solutions_c import NODE_SUM
 
@@ -386,19 +392,33 @@ def test_node_sum_must_come_out_of_the_reductions():
         "gaming_06", Path(__file__).resolve().parent / "gaming" / "06_placement_topology.py")
     gaming = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gaming)
-    dropped = [g for g in gaming.GAMING if "did not come out of your reductions" in g.reason]
+    dropped = [g for g in gaming.GAMING if g.reason == "did not come out of your reductions"]
     assert len(dropped) == 2
     kernel = build_student_nodes(NODE_SUM, name="student_nodes_nudged")
     res = run_student(kernel, 4, 2, "funneled", 60, variant="student", ranks_per_node=2, n=200,
                       reps=2)  # fmt: skip
-    assert int(res.records.query("record == 'check'")["unreduced"].iloc[0]) == 0
+    seen = node_sum_evidence(res)
+    assert int(res.records.query("record == 'check'")["wrong"].iloc[0]) == -1  # not judged inside
+    assert node_sum_verdict(seen, 4, 2, 2, 200, 2) is None
+    assert "wrong result" in node_sum_verdict(seen, 4, 2, 2, 199, 2)  # another n: other values
+    changed = dict(seen, salts=[[r, s + 1, t, m] for r, s, t, m in seen["salts"]])
+    assert "wrong result" in node_sum_verdict(changed, 4, 2, 2, 200, 2)
     attack = build_student_nodes(dropped[0].answers[0][1].split("\n", 1)[1],
                                  name="student_nodes_dropped")  # fmt: skip
     res = run_student(attack, 4, 2, "funneled", 60, variant="student", ranks_per_node=2, n=200,
                       reps=2)  # fmt: skip
-    assert int(res.records.query("record == 'check'")["unreduced"].iloc[0]) == 4 * 2 * 200 * 2
+    assert "did not come out of your reductions" in node_sum_verdict(
+        node_sum_evidence(res), 4, 2, 2, 200, 2)
     with pytest.raises(AssertionError, match="did not come out of your reductions"):
         check_student_nodes(attack, shapes=((4, 1, 2),), n=100, reps=1)
+    forged = [g for g in gaming.GAMING if "F06e" in g.why][0]
+    attack = build_student_nodes(forged.answers[0][1].split("\n", 1)[1], name="student_nodes_read")
+    try:
+        res = run_student(attack, 4, 2, "funneled", 60, variant="student", ranks_per_node=2,
+                          n=200, reps=2)  # fmt: skip
+    except hl.KernelCrash:  # its scan of the stack's pointers may fault: it loses either way
+        return
+    assert "given 0 of its own values" in node_sum_verdict(node_sum_evidence(res), 4, 2, 2, 200, 2)
 
 
 def test_the_kit_keeps_a_runs_placements_for_the_judge(tmp_path, monkeypatch):

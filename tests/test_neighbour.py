@@ -121,3 +121,78 @@ def test_a_send_buffer_written_in_flight_is_recorded_and_refused(completion):
     with pytest.raises(AssertionError, match="the send buffer must stay untouched until the "
                                              "reduction completes"):
         check_student_residual(kernel, 2, nx=12, ny=10, iterations=6)
+
+
+# a fresh attacker's (F13e): the next value written into the send buffer in flight and the
+# posted bytes put back before MPI_Wait, so the hashes at posting and completion agree; the
+# debug registers count the stores (hl_trace.c, HL_POSTED: "send_writes", "watch")
+PUT_BACK = OVERLAPPED.replace(
+    "        double next = jacobi_iteration();\n",
+    "        double posted = mine;\n        mine = jacobi_iteration();\n        (void)hl_now();\n"
+    "        double next = mine;\n        mine = posted;\n")
+# the same from an OpenMP thread the parallel region makes (the first time: during the flight)
+PUT_BACK_THREAD = OVERLAPPED.replace(
+    "        double next = jacobi_iteration();\n",
+    "        double next = jacobi_iteration(), posted = mine;\n"
+    "        #pragma omp parallel num_threads(2)\n"
+    "        if (omp_get_thread_num() == 1) { mine = next; (void)hl_now(); mine = posted; }\n")
+
+
+def _run(code: str, ranks: int = 2, iterations: int = 6):
+    """The kernel and every call of the student's of a run of `code` (no tolerance)."""
+    kernel = build_student_residual(code, name="t_residual_watch")
+    res = run_student(kernel, ranks, 1, LEVEL, 30, variant="overlap", nx=12, ny=10,
+                      iterations=iterations, tolerance=0.0)  # fmt: skip
+    return kernel, student_calls(res)
+
+
+def _watched(calls):
+    """Skip where this machine refused the debug registers (the posting's "watch" < 0)."""
+    watch = calls.loc[calls["call"] == "MPI_Iallreduce", "watch"]
+    if (watch < 0).any():
+        pytest.skip(f"perf_event_open refused here (errno {-int(watch.min())}): the hash alone")
+    assert (watch == 1).all(), watch  # one double: one debug register
+
+
+@pytest.mark.parametrize("code", [PUT_BACK, PUT_BACK_THREAD], ids=["same thread", "omp thread"])
+def test_a_send_buffer_written_and_put_back_in_flight_is_recorded_and_refused(code):
+    kernel, calls = _run(code)
+    _watched(calls)
+    done = calls[(calls["call"] != "MPI_Iallreduce") & (calls["done"] == 1)]
+    changed = done.groupby("rank")["send_changed"].sum().to_dict()
+    assert changed == {0: 5, 1: 5}, done[["rank", "call", "send_changed", "send_writes"]]
+    assert (done.groupby("rank")["send_writes"].sum() >= 5).all(), done[["rank", "send_writes"]]
+    with pytest.raises(AssertionError, match="even if its bytes are put back"):
+        check_student_residual(kernel, 2, nx=12, ny=10, iterations=6)
+
+
+def test_double_buffering_writes_no_watched_store_and_the_measured_runs_arm_nothing():
+    # the honest answers' two slots side by side: the other slot's stores are not the send
+    # buffer's; a measured run (HL_WATCH_STORES=0) keeps the hash alone
+    two = OVERLAPPED.replace("double mine = jacobi_iteration(), sum = 0.0;",
+                             "double slot[2] = {jacobi_iteration(), 0.0}, sum = 0.0;\n"
+                             "    double *mine_ = slot; int at = 0;") \
+        .replace("MPI_Iallreduce(&mine,", "MPI_Iallreduce(&slot[at],") \
+        .replace("double next = jacobi_iteration();", "slot[1 - at] = jacobi_iteration();") \
+        .replace("        mine = next;\n", "        at = 1 - at; (void)mine_;\n")
+    kernel, calls = _run(two)
+    _watched(calls)
+    done = calls[calls["call"] != "MPI_Iallreduce"]
+    assert (done["send_changed"] == 0).all() and (done["send_writes"] == 0).all(), done
+    assert check_student_residual(kernel, 2, nx=12, ny=10, iterations=6)["iterations"] == 6
+    from hybridlab.neighbour.exercise import residual_runs
+    (_, _, measured), = residual_runs(kernel, sizes=(16,), iterations=5, bind="none")
+    calls = student_calls(measured)
+    assert (calls["watch"] == 0).all() and (calls["send_writes"] == -1).all(), calls
+
+
+def test_a_refused_watch_is_noted_on_stdout_not_failed():
+    import pandas as pd
+
+    from hybridlab.neighbour.exercise import changed_sends, watch_note
+
+    calls = pd.DataFrame({"rank": [0, 0, 1], "call": ["MPI_Iallreduce", "MPI_Wait", "MPI_Iallreduce"],
+                          "watch": [-13, 0, -13], "send_changed": [0, 0, 0]})  # fmt: skip
+    assert "errno 13" in watch_note(calls) and "2 posting(s)" in watch_note(calls)
+    assert changed_sends(calls).empty
+    assert watch_note(calls.assign(watch=[1, 0, 1])) == ""

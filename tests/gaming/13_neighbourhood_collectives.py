@@ -588,3 +588,42 @@ GAMING += [
             "attackG: the same, both real calls made as bsearch's comparator: 4/4 kept",
             reason='calls through a function pointer | bsearch'),
 ]
+
+
+# A fresh attacker (attackF, F13e): the next iteration's value written into the MPI_Iallreduce's
+# send buffer while the reduction is in flight and the posted bytes put back before MPI_Wait, so
+# the tracer's hashes at the posting and at the completion agree (4/4 kept). The tracer now also
+# counts the stores into the send buffer's first bytes between the posting and the completion
+# with the x86 debug registers on every thread (hl_trace.c, HL_POSTED: "send_writes").
+_PUT_BACK = r'''
+%%c RESIDUAL_C neighbour_halo
+/* the next value is written into the in-flight send buffer (MPI forbids it), and the old
+   bytes are put back before MPI_Wait so the tracer's before/after hash matches */
+double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
+    double mine, sum = 0.0;
+    MPI_Request req;
+    long it = 1;
+    mine = jacobi_iteration();
+    MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm, &req);
+    for (;;) {
+        int computed = 0;
+        double posted = mine, fresh = 0.0;
+        if (it < max_iterations) {
+            mine = jacobi_iteration();      /* written while in flight */
+            (void)hl_now();                 /* an external call: the store really happens */
+            fresh = mine;
+            it++;
+            computed = 1;
+        }
+        mine = posted;                      /* restored before the completion */
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        if (sum < tolerance || !computed) return sum;
+        mine = fresh;
+        MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm, &req);
+    }
+}
+'''
+GAMING.append(attempt("method", "solve_overlapped", _PUT_BACK, C,
+                      "attackF F13e: the next value written into the in-flight send buffer, the "
+                      "posted bytes put back before MPI_Wait so the hashes agree: 4/4 kept",
+                      reason="even if its bytes are put back before it"))

@@ -242,6 +242,30 @@ double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
     return recv;
 }
 """, why="one loop from 0, the pending request told apart by MPI_REQUEST_NULL"),
+    # double buffering by two pointers swapped: the next value is written during the flight into
+    # the other variable, the send buffer's neighbour in memory (the debug registers watch the
+    # send buffer's own bytes only: hl_trace.c, HL_POSTED)
+    right("solve_overlapped", r"""
+%%c RESIDUAL_C neighbour_halo
+double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
+    struct { double a, b; } both = {0.0, 0.0};
+    double *out = &both.a, *in = &both.b, total = 0.0;
+    MPI_Request req;
+    *out = jacobi_iteration();
+    MPI_Iallreduce(out, &total, 1, MPI_DOUBLE, MPI_SUM, comm, &req);
+    for (long k = 1; k < max_iterations; k++) {
+        *in = jacobi_iteration();  /* the other buffer, written while *out is in flight */
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        if (total < tolerance) return total;
+        double *t = out;
+        out = in;
+        in = t;
+        MPI_Iallreduce(out, &total, 1, MPI_DOUBLE, MPI_SUM, comm, &req);
+    }
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    return total;
+}
+""", why="double buffering by swapped pointers: the in-flight buffer's neighbour written, not it"),
     # (d) own_prediction
     right("own_prediction", """
 def _slowest_per_iteration(table):

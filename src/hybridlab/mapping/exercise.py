@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 
 import pandas as pd
 
@@ -181,7 +182,8 @@ def check_student_nodes(
 ) -> pd.DataFrame:
     """Run the student's node-aware sum at each (ranks, threads, ranks_per_node); 0 ranks per node
     is the real nodes (MPI_COMM_TYPE_SHARED), k > 0 makes up nodes of k consecutive ranks.
-    AssertionError when a communicator or a sum is wrong, KernelTimeout on a deadlock,
+    AssertionError when a communicator or a sum is wrong (node_sum_verdict: judged here, from
+    the run's records, not in the student's process), KernelTimeout on a deadlock,
     ThreadComplianceError when a thread other than the master calls MPI (FUNNELED).
     AssertionError too when a sum is the right total but not the reductions' result: the kit
     (node_sum.c) scales what each rank gives its node's reduction, and each leader the leaders',
@@ -192,17 +194,144 @@ def check_student_nodes(
                           ranks_per_node=per_node, n=n, reps=reps)
         nodes = res.records.query("record == 'node'")
         times = res.records.query("record == 'time'")["seconds"]
-        unreduced = int(res.records.query("record == 'check'")["unreduced"].iloc[0])
-        assert unreduced == 0, (
-            f"{ranks} ranks x {threads} threads, {per_node} per node: {unreduced} sums were the "
-            "right total but did not come out of your reductions (the kit scales the values each "
-            "rank gives its node's reduction and each leader the leaders'; your sum did not move "
-            "with them): the node's reduction, then the leaders', give the result")
+        problem = node_sum_verdict(node_sum_evidence(res), ranks, threads, per_node, n, reps)
+        assert problem is None, problem
         rows.append({"ranks": ranks, "threads": threads, "ranks_per_node": per_node,
                      "nodes": int(nodes["nodes"].iloc[0]),
                      "leaders": sorted(int(r) for r in nodes.query("leader == 1")["rank"]),
                      "median_us": 1e6 * float(times.median())})
     return pd.DataFrame(rows)
+
+
+def node_sum_evidence(res: hl.Results) -> dict:
+    """What a run of the student's node_sum recorded (plain values, for the judge outside): each
+    rank's salt (recorded before any student code ran), the factors' draws (recorded before
+    node_sum first ran), each thread's view of `sum` per repetition (a digest, to the tracer's
+    stream as node_sum returned) and, per rank and level, the values of its nudged reductions
+    that were genuine (the tracer's stream, as each call began)."""
+    r = res.records
+
+    def rows(kind: str, columns: list[str]) -> list[list]:
+        part = r[r["record"] == kind] if "record" in r.columns else r.iloc[0:0]
+        return [[v.item() if hasattr(v, "item") else v for v in row]
+                for row in part.reindex(columns=columns).itertuples(index=False)]  # fmt: skip
+
+    nudge = rows("nudge", ["nudged", "a_node", "a_leaders"])
+    calls = res.mpi_calls
+    if len(calls) and "student" in calls.columns:
+        calls = calls[(calls["student"] == 1) & calls["call"].isin(_REDUCING)]
+    reductions = [[int(c.rank), float(c.start), float(c.end), int(c.count), str(c.comm)]
+                  for c in calls.reindex(columns=["rank", "start", "end", "count", "comm"]).itertuples()
+                  ] if len(calls) else []  # fmt: skip
+    return {"salts": rows("salt", ["rank", "salt", "threads", "n"]),
+            "nudge": nudge[0] if len(nudge) == 1 else None,
+            "views": rows("view", ["rank", "repetition", "thread", "hash"]),
+            "nudged": rows("nudged", ["rank", "level", "count", "scaled", "start"]),
+            "reductions": reductions}  # fmt: skip
+
+
+_REDUCING = ("MPI_Reduce", "MPI_Allreduce", "MPI_Ireduce", "MPI_Iallreduce")
+
+
+def _fnv(values: list[float]) -> str:
+    """node_sum.c's view_digest: FNV-1a (64 bits) of the doubles' bytes, as 16 hex digits."""
+    h = 14695981039346656037
+    for b in struct.pack(f"<{len(values)}d", *values):
+        h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:016x}"
+
+
+def node_sum_verdict(
+    evidence: dict, ranks: int, threads: int, per_node: int, n: int, reps: int
+) -> str | None:
+    """The judge of lab 06 (e)'s sums, outside the student's process: None, or what is wrong.
+    Every rank's values are regenerated from its salt (node_sum.c's value()), the nudged total
+    computed here (the ranks of nodes of two or more scaled by the node's factor, everything by
+    the leaders' when there are several nodes; exact: whole values, factors in 1024ths), and
+    each thread's digest of `sum` in each repetition compared with it: the right total unscaled
+    at a level is "did not come out of your reductions", anything else a wrong result. Before
+    that, the data flow: every rank of a node of two or more gave its node's reductions n of
+    its own values (rank_sum's or its threads') per call, every leader of several nodes the
+    leaders' reductions n node sums per call (the kit's "nudged" records)."""
+    shape = f"{ranks} ranks x {threads} threads, {per_node} per node, n = {n}"
+    k = per_node or ranks
+    salts = {int(rank): (int(salt), int(t), int(m)) for rank, salt, t, m in evidence["salts"]}
+    if sorted(salts) != list(range(ranks)) or len(evidence["salts"]) != ranks or any(
+            (t, m) != (threads, n) for _, t, m in salts.values()):  # fmt: skip
+        return f"{shape}: wrong result (the kernel's salt records are missing or odd: {evidence['salts']})"
+    if evidence["nudge"] is None:
+        return f"{shape}: wrong result (no nudge record)"
+    nudged, a_node, a_leaders = (int(v) for v in evidence["nudge"])
+    if not nudged:  # a rank had no memory for the kit's check: nothing could be judged
+        return (f"{shape}: wrong result (the kit could not set up its check of the sums: a rank "
+                "had no memory left for it when node_sum was about to run)")
+    node_size = {r: min(r - r % k + k, ranks) - (r - r % k) for r in range(ranks)}
+    many = ranks > k
+    if nudged:
+        given, used = {}, set()
+        leaders = ",".join(str(r) for r in range(0, ranks, k))
+        for rank, level, count, scaled, at in evidence["nudged"]:
+            rank, level = int(rank), str(level)
+            node = ",".join(str(r) for r in range(rank - rank % k, min(rank - rank % k + k, ranks)))
+            # each line the judge counts is one of the rank's own traced reductions, as it began
+            match = next((j for j, (r, start, end, m, comm) in enumerate(evidence["reductions"])
+                          if j not in used and r == rank and m == int(count)
+                          and start - 1e-6 <= float(at) <= end + 1e-6
+                          and comm == (node if level == "node" else leaders)), None)  # fmt: skip
+            if match is None:
+                return (f"{shape}: rank {rank}: a nudged reduction the kit recorded is none of its "
+                        "traced reductions: the sum did not come out of your reductions")
+            used.add(match)
+            given[(rank, level)] = given.get((rank, level), 0) + int(scaled)
+        for rank in range(ranks):
+            mine = given.get((rank, "node"), 0)
+            if node_size[rank] >= 2 and mine < n * reps:
+                return (f"{shape}: rank {rank}'s reductions on its node were given {mine} of its "
+                        f"own values in {reps} calls, not {n} per call: the sum did not come out "
+                        "of your reductions (the node's step reduces the rank's values: rank_sum "
+                        "with every thread's values added once, or the threads' own, not zeros or "
+                        "values of your own making)")
+            led = given.get((rank, "leaders"), 0)
+            if many and rank % k == 0 and led < n * reps:
+                return (f"{shape}: leader {rank}'s reductions with the other leaders were given "
+                        f"{led} node sums in {reps} calls, not {n} per call: the sum did not come "
+                        "out of your reductions (the leaders' step reduces the node's sum, the "
+                        "result of the node's reduction of complete rank sums: not a sum missing a "
+                        "thread's adds, zeros or values of your own making)")
+    f_node = (1024.0 + a_node) / 1024.0 if nudged else 1.0
+    f_leaders = (1024.0 + a_leaders) / 1024.0 if nudged else 1.0
+    want, multi = [0.0] * n, [0.0] * n
+    for rank, (salt, _, _) in salts.items():
+        for i in range(n):
+            own = 0.0
+            for t in range(threads):
+                own += float((rank * 64 + t + 1) * 1000 + (i + salt) % 991)
+            want[i] += own
+            if node_size[rank] >= 2:
+                multi[i] += own
+    node_part = [f_node * m + (w - m) for w, m in zip(want, multi, strict=True)]
+    expect = _fnv([f_leaders * v for v in node_part] if many else node_part)
+    unscaled = {_fnv(want), _fnv(node_part)} | ({_fnv([f_leaders * w for w in want])} if many else set())
+    unscaled.discard(expect)
+    seen = {(int(rank), int(rep), int(t)): str(h) for rank, rep, t, h in evidence["views"]}
+    if len(seen) != len(evidence["views"]):
+        return f"{shape}: wrong result (a thread's view recorded twice)"
+    for rep in range(reps):
+        for rank in range(ranks):
+            for t in range(threads):
+                h = seen.get((rank, rep, t))
+                if h == expect:
+                    continue
+                if h in unscaled:
+                    return (f"{shape}: rank {rank} thread {t}, repetition {rep}: the sum was the "
+                            "right total but did not come out of your reductions (the kit scales "
+                            "the values each rank gives its node's reduction and each leader the "
+                            "leaders'; your sum did not move with them): the node's reduction, "
+                            "then the leaders', give the result")
+                return (f"{shape}: wrong result: rank {rank} thread {t}, repetition {rep}: the "
+                        "sum this thread saw when node_sum returned is not the sum over all "
+                        "threads of all ranks" + (" (no view recorded)" if h is None else ""))
+    return None
 
 
 def node_sum_races(code: str, ranks: int = 2, threads: int = 2, n: int = 200) -> list[str] | None:
