@@ -58,6 +58,41 @@ def test_a_report_names_the_kernels_lines_past_the_kits_annotation():
     assert races[0].pid == 422
 
 
+TASK_REDUCTION_REPORT = """==================
+WARNING: ThreadSanitizer: data race (pid=20446)
+  Read of size 8 at 0x7b0c00000000 by main thread:
+    #0 .red_comb. /tmp/t.c:7:36 (t+0xd035d)
+    #1 <null> <null> (libomp.so.5+0x6a013)
+
+  Previous write of size 8 at 0x7b0c00000000 by thread T1:
+    #0 .omp_outlined. /tmp/t.c:8:49 (t+0xd068e)
+    #1 .omp_task_entry. /tmp/t.c:7:1 (t+0xd068e)
+
+SUMMARY: ThreadSanitizer: data race /tmp/t.c:7:36 in .red_comb.
+==================
+"""
+
+
+def test_a_task_reductions_own_combine_step_is_no_race():
+    """LLVM 14's Archer reports a correct taskloop reduction's combiner against the tasks' adds
+    (seen in a plain program: clang -fopenmp -fsanitize=thread, libarcher)."""
+    assert archer.parse(TASK_REDUCTION_REPORT) == []
+    assert len(archer.parse(REPORT + TASK_REDUCTION_REPORT)) == 1
+
+
+@needs_archer
+def test_a_task_reduction_builds_and_is_refused_by_its_rule_not_its_symbols():
+    """clang's task reduction over an array section reaches a global of its own
+    (`reduction_size.bins_N.artificial.`, no C name) through __tls_get_addr: neither is the
+    cell's doing, so the build passes the unit checks (a fresh attacker's right answers lost
+    there, 2026-12-05); lab 16 (a) then refuses the task reduction by its stated rule."""
+    code = ("void count_bins(long n, int nbins, long *bins) {\n#pragma omp parallel\n"
+            "#pragma omp single\n#pragma omp taskloop reduction(+ : bins[:nbins]) grainsize(256)\n"
+            "    for (long i = 0; i < n; i++) bins[bin_of(i)]++;\n}\n")
+    with pytest.raises(AssertionError, match="uses a task reduction"):
+        exercise.build_count(code, name="t_task_reduction")
+
+
 def test_the_runs_options_are_the_kits_whatever_the_student_set(tmp_path, monkeypatch):
     if archer.library() is None:
         pytest.skip(archer.missing())

@@ -561,3 +561,30 @@ void count_bins(long n, int nbins, long *bins) {
 """), {"hidden_count_bins"}, "each helper asks for and counts one element, the master asks for "
         "and counts every other element alone (attackD's D16solo)", reason="asked for a token share"),
 ]
+
+# a task reduction: right, but the runtime combines every thread's copy on one thread, so the kit
+# cannot credit each thread's counts; the text says so (a fresh attacker's G16r5 and G16r8, which
+# lost before with a message about one thread counting, 2026-12-05)
+GAMING += [
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", """
+void count_bins(long n, int nbins, long *bins) {
+#pragma omp parallel
+#pragma omp single
+#pragma omp taskloop reduction(+ : bins[:nbins]) grainsize(256)
+    for (long i = 0; i < n; i++) bins[bin_of(i)]++;
+}
+"""), {"hidden_count_bins"}, "a taskloop reduction (G16r5)", reason="uses a task reduction"),
+    attempt("method", "count_bins", c_cell("COUNT_C", "race_bins", """
+void count_bins(long n, int nbins, long *bins) {
+#pragma omp parallel
+#pragma omp single
+#pragma omp taskgroup task_reduction(+ : bins[:nbins])
+    for (long lo = 0; lo < n; lo += 512) {
+        long hi = lo + 512 < n ? lo + 512 : n;
+#pragma omp task in_reduction(+ : bins[:nbins]) firstprivate(lo, hi)
+        for (long i = lo; i < hi; i++) bins[bin_of(i)]++;
+    }
+}
+"""), {"hidden_count_bins"}, "task_reduction with in_reduction (G16r8)",
+        reason="uses a task reduction"),
+]

@@ -93,6 +93,12 @@ SPLIT_UPDATE = (r"#\s*pragma\s+omp\s+atomic\s+(?:read|write)\b|\brand_r\b"
 _IR_CALLS = rf"__tsan_atomic\d+_(?:store|exchange)|{llvm_ir.UNSEEN_CALLS}"
 
 
+# a task reduction: its runtime combines every thread's copy on one thread (a fresh attacker's
+# right answers, 2026-12-05, lost for that reason with a message that did not say it)
+TASK_REDUCTION = (r"#\s*pragma\s+omp\b[^\n]*\b(?:task_reduction|in_reduction)\s*\("
+                  r"|#\s*pragma\s+omp\b[^\n]*\btaskloop\b[^\n]*\breduction\s*\(")
+
+
 def ir_refusals(ir: str) -> list[str]:
     """What the cell's LLVM IR (after ThreadSanitizer's pass) does that the part refuses, one
     sentence per kind and line ("cell line N: ..."): a store ThreadSanitizer does not instrument
@@ -176,6 +182,13 @@ def build_count(code: str, name: str = "student_bins") -> Kernel:
         f"count_bins uses `{split.group(0).strip()}`: a bin's update is one read-modify-write "
         "made safe as a whole (an atomic update, a reduction, a lock or critical section), not "
         "a read and a write made safe each on its own")
+    tasked = re.search(TASK_REDUCTION, text)
+    assert not tasked, (
+        f"count_bins uses a task reduction (`{tasked.group(0).strip()[:80]}`): the OpenMP runtime "
+        "adds every thread's private copy into bins on one thread when the taskgroup ends, which "
+        "the kit cannot tell from one thread counting for the others; give the worksharing loop "
+        "the reduction clause (`#pragma omp for reduction(+: bins[:nbins])`), or use atomics, a "
+        "lock or critical")
     ir = cell_ir(code)
     refused = ir_refusals(ir) + call_refusals(ir)
     assert not refused, "count_bins: " + "; ".join(refused)
