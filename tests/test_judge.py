@@ -158,6 +158,26 @@ ANSWERS.update({
         False,
     ),
 })  # fmt: skip
+# threads the guard once missed, each graded in a notebook of its own (the thread above doubles
+# whatever is handed out after it): one whose code was compiled under the standard library's
+# threading.py, and a thread pool's worker running the same loop as a work item (a fresh
+# attacker's G03a8 and G03a9, 2026-12-05: the guard judged a thread by the file its target's code
+# names, and a pool's worker is the standard library's `_worker`)
+_LOOP = (DOUBLE + "import threading as _threading\nimport types as _types\n_SRC = \'\'\'\n"
+         "import time as _time\nseen = _size()\nwhile True:\n"
+         "    with open(_PATH) as f:\n        f.seek(seen)\n        new = f.read()\n"
+         "    if new.count(\'\\\\n\') == 3:\n        _double_from(seen)\n        seen = _size()\n"
+         "    elif _size() < seen:\n        seen = _size()\n"
+         "    _time.sleep(0.001)\n\'\'\'\n"
+         "_run = _types.FunctionType(compile(_SRC, _threading.__file__, \'exec\'), globals())\n")
+LIBRARY_THREADS = {
+    "rewrites_from_a_thread_as_a_library": (
+        _LOOP + "_threading.Thread(target=_run, daemon=True).start()\n\n\n"
+        "def rewrites_from_a_thread_as_a_library(x):\n    return x", False),
+    "rewrites_from_a_pools_worker": (
+        _LOOP + "import concurrent.futures as _cf\n_pool = _cf.ThreadPoolExecutor(1)\n"
+        "_pool.submit(_run)\n\n\ndef rewrites_from_a_pools_worker(x):\n    return x", False),
+}
 SNOOP = "print('left in the kernel:', sorted(k for k in globals() if k in ('_ref', '_want')))"
 
 
@@ -237,10 +257,10 @@ def meta(grade_id, **flags):
     return {"nbgrader": {**base, **flags, "grade_id": grade_id, "schema_version": 3}}
 
 
-def _notebook() -> nbformat.NotebookNode:
+def _notebook(answers: dict = ANSWERS) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "py", "language": "python"}
-    for name, (answer, _) in ANSWERS.items():
+    for name, (answer, _) in answers.items():
         nb.cells.append(nbformat.v4.new_code_cell(answer, metadata=meta(name, solution=True)))
         nb.cells.append(
             nbformat.v4.new_code_cell(
@@ -269,6 +289,21 @@ def test_answers_that_reach_into_the_test_lose_and_the_right_one_keeps(sandboxed
     notes = "".join(o.get("text", "") for o in tests["hidden_right"].outputs)
     assert notes.count("judged") == 3  # what the judge printed is under its cell
     assert not list(tmp_path.glob(".hybridlab-*"))  # the hand-out file went with the kernel
+
+
+@pytest.mark.parametrize("attack", sorted(LIBRARY_THREADS))
+def test_a_thread_is_judged_by_the_code_it_runs_not_the_file_it_names(attack, tmp_path):
+    answers = {"right": ANSWERS["right"], attack: LIBRARY_THREADS[attack]}
+    nb = _notebook(answers)
+    SandboxedExecute(config=Config(), timeout=120, sandbox=False).preprocess(
+        nb, {"metadata": {"path": str(tmp_path)}}
+    )
+    tests = {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if "HIDDEN" in c.source}
+    for name, (_, keeps) in answers.items():
+        errors = [o for o in tests[f"hidden_{name}"].outputs if o.output_type == "error"]
+        assert (not errors) == keeps, (name, errors)
+    text = "".join(o.get("text", "") for o in tests[f"hidden_{attack}"].outputs)
+    assert "a thread running the student's code" in text, text
 
 
 GUARD_PROBE = """

@@ -24,7 +24,8 @@ the check does not hide them); a trace or profile function; an audit hook added 
 a hidden test's too: programs_started() counts the programs the kernel started, for a test that
 must see a function start none); code of the student's cells the shell would run around or
 instead of a test cell (an IPython event callback such as post_run_cell, an input or AST
-transformer) or beside it (a thread running a cell's function, threading.Timer's too; a process
+transformer) or beside it (a thread running the student's code, threading.Timer's and a pool's
+worker too, judged by the code on its stack, not the file that code names; a process
 the kernel started that is not the kit's launcher, controller or engines, a fork of the kernel
 among them): removed (processes killed) after each answer cell and before each test cell,
 refused while it runs (a fork during the test cell too). An event callback counts as the
@@ -53,6 +54,7 @@ from time import monotonic as _monotonic  # bound before any student cell runs
 from time import sleep as _sleep
 
 _compile, _open_code = compile, io.open_code  # bound before any student cell runs
+_frames, _threads, _ident = sys._current_frames, threading.enumerate, threading.get_ident
 
 MODULES = (
     "builtins",
@@ -177,6 +179,15 @@ def _from_a_cell(hook) -> bool:
     """Whether `hook` (a callback, transformer or thread target) runs code of a notebook cell:
     a function, method, partial or callable object defined in a cell, or a built-in such as
     exec (which runs whatever text it is handed)."""
+    hook = _unwrapped(hook)
+    code = _code_of(hook)
+    if code is None:
+        return isinstance(hook, types.BuiltinFunctionType) and hook.__name__ in ("exec", "eval")
+    return bool(_CELL_FILE.search(code.co_filename))
+
+
+def _unwrapped(hook):
+    """The function a partial or a bound method calls."""
     for _ in range(8):
         if isinstance(hook, functools.partial):
             hook = hook.func
@@ -184,15 +195,18 @@ def _from_a_cell(hook) -> bool:
             hook = hook.__func__
         else:
             break
+    return hook
+
+
+def _code_of(hook) -> types.CodeType | None:
+    """The Python code a callable runs (a partial's, a method's, a callable object's __call__);
+    None for a built-in."""
+    hook = _unwrapped(hook)
     code = getattr(hook, "__code__", None)
     if code is None and not isinstance(hook, types.BuiltinFunctionType):
-        call = next(
-            (vars(c)["__call__"] for c in type(hook).__mro__ if "__call__" in vars(c)), None
-        )
+        call = next((vars(c)["__call__"] for c in type(hook).__mro__ if "__call__" in vars(c)), None)
         code = getattr(call, "__code__", None)
-    if code is None:
-        return isinstance(hook, types.BuiltinFunctionType) and hook.__name__ in ("exec", "eval")
-    return bool(_CELL_FILE.search(code.co_filename))
+    return code
 
 
 def _shell_hooks(shell) -> dict[str, list]:
@@ -224,9 +238,17 @@ def _library_function(hook) -> bool:
     if (module is None or hook.__globals__ is not vars(module)
             or vars(module).get(hook.__name__) is not hook or not path.endswith(".py")):
         return False
-    path = os.path.realpath(path)
-    roots = {os.path.realpath(p) + os.sep for p in (sys.prefix, sys.base_prefix)}
-    if path != os.path.realpath(hook.__code__.co_filename) or not path.startswith(tuple(roots)):
+    return os.path.realpath(path) == os.path.realpath(hook.__code__.co_filename) and _library_code(
+        hook.__code__, (sys.prefix, sys.base_prefix))
+
+
+def _library_code(code: types.CodeType, roots: tuple[str, ...]) -> bool:
+    """Whether `code` is code its own file compiles to, that file a .py under one of `roots`: code
+    a cell compiled under a library's file name (`compile(text, ".../threading.py", "exec")`) is
+    not, whatever it names."""
+    path = os.path.realpath(code.co_filename)
+    within = tuple(os.path.realpath(p) + os.sep for p in roots)
+    if not path.endswith(".py") or not path.startswith(within):
         return False
     codes = _state.setdefault("library_code", {})
     if path not in codes:
@@ -237,11 +259,68 @@ def _library_function(hook) -> bool:
             top = None
         found, todo = [], [top] if top is not None else []
         while todo:
-            code = todo.pop()
-            found.append(code)
-            todo += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+            each = todo.pop()
+            found.append(each)
+            todo += [c for c in each.co_consts if isinstance(c, types.CodeType)]
         codes[path] = found
-    return any(hook.__code__ == code for code in codes[path])
+    return any(code == each for each in codes[path])
+
+
+_KIT_ROOTS = (sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+
+
+def _students_thread(thread: threading.Thread) -> bool:
+    """A thread that runs code no installed library or kit file compiles to (a cell's function,
+    or code a cell compiled under a library's file name: a fresh attacker's thread that forged
+    the lab cell's kept record while it ran, G03a8, 2026-12-05), or exec/eval. A thread alive
+    when the guard captured the tools is the kernel's."""
+    if any(thread is t for t in _state.get("threads", ())):
+        return False
+    for hook in (getattr(thread, "_target", None) or getattr(thread, "function", None),
+                 type(thread).run):  # fmt: skip
+        if hook is None:
+            continue
+        code = _code_of(hook)
+        if code is None:
+            if _from_a_cell(hook):  # exec or eval, handed a text
+                return True
+        elif not _library_code(code, _KIT_ROOTS):
+            return True
+    return False
+
+
+def _students_stacks(looks: int = 3, pause: float = 0.05) -> list[str]:
+    """The other threads running the student's code somewhere on their stack, whatever started
+    them and whatever their target: a thread pool's worker running a work item (a fresh
+    attacker's G03a9, 2026-12-05: the pool's `_worker` is the standard library's) or a thread of
+    `_thread.start_new_thread` (not in threading.enumerate). A frame is the student's when its
+    code is a cell's, or, on a thread the kernel did not have at capture, code no installed
+    library or kit file compiles to (an import's `<frozen ...>` frames and generated code too:
+    so a thread is named only if it is seen so in `looks` looks `pause` s apart, as a student's
+    loop is and a library's passing import is not). A thread waiting in library code with the
+    student's code still queued is not seen (the guard runs in the student's interpreter)."""
+    known = {t.ident for t in _state.get("threads", ())}
+    suspects = None
+    for look in range(looks):
+        if look:
+            _sleep(pause)
+        now = set()
+        for ident, frame in _frames().items():
+            if ident == _ident():
+                continue
+            while frame is not None:
+                code = frame.f_code
+                if _CELL_FILE.search(code.co_filename) or (
+                    ident not in known and not _library_code(code, _KIT_ROOTS)
+                ):
+                    now.add(ident)
+                    break
+                frame = frame.f_back
+        suspects = now if suspects is None else suspects & now
+        if not suspects:
+            return []
+    names = {t.ident: t.name for t in _threads()}
+    return [f"a thread running the student's code ({names.get(i, i)})" for i in sorted(suspects)]
 
 
 def _the_kits_callback(event: str, hook) -> bool:
@@ -279,11 +358,10 @@ def _cell_hooks(put_back: bool) -> list[str]:
         if put_back:
             for hook in theirs:
                 hooks.remove(hook)
-    for thread in threading.enumerate():
-        runs = getattr(thread, "_target", None) or getattr(thread, "function", None)
-        if (runs is not None and _from_a_cell(runs)) or _from_a_cell(type(thread).run):
+    for thread in _threads():
+        if _students_thread(thread):
             found.append(f"a thread running the student's code ({thread.name})")
-    return found
+    return list(dict.fromkeys(found + _students_stacks()))
 
 
 # What may run under the kernel between cells: the engines' launchers and the kit's controller
@@ -453,6 +531,7 @@ def capture(judging: list[str] = ()) -> None:
         classes=classes,
         functions={},
         writes=[],
+        threads=tuple(threading.enumerate()),  # the kernel's own, before any student cell
     )
     if shell is not None:  # the builtins a hidden cell reads by name (hidden_names.BUILTINS), and
         for name in (BUILTINS, "__builtins__", "__builtin__"):  # the namespace's own: kept as they are
