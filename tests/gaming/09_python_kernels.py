@@ -540,3 +540,101 @@ GAMING += [
             why="the same, the serial sweep's planes not indexed from the prange index (a fresh "
             "attacker's, 5/5 before)", reason="last written by one thread | one thread did the work"),
 ]
+
+# helper-f14 (fresh attacker, closing H-5/H-6): with helpers' reads counted, what a helper reads is
+# judged where it is called; both attempts scored 5/5 before (the value's source check saw no
+# subscript in a call): the serial stencil into a scratch array, copied by the prange loop through a
+# helper `pick(tmp, i, j, k)`, and u's name rebound to the scratch array before the prange loop
+GAMING += [
+    attempt("method", "jacobi_sweep3d", r"""import numpy as np
+from numba import njit, prange
+
+
+@njit
+def pick(a, i, j, k):
+    return a[i, j, k]
+
+
+@njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    nx, ny, nz = u.shape
+    tmp = np.empty((nx, ny, nz))
+    for i in range(1, nx - 1):
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                tmp[i, j, k] = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+                                + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
+    delta = 0.0
+    for i in prange(1, nx - 1):
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                z = 0.0 * (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+                           + u[i, j, k - 1] + u[i, j, k + 1])
+                new[i, j, k] = pick(tmp, i, j, k) + z
+                d = new[i, j, k] - u[i, j, k]
+                delta += d * d
+    return delta
+""", loses={"hidden_jacobi_sweep3d"},
+            why="serial stencil into a scratch array, copied into new by the prange loop through a helper that reads it (5/5 before)",
+            reason="not from u"),
+    attempt("method", "jacobi_sweep3d", r"""import numpy as np
+from numba import njit, prange
+
+
+@njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    nx, ny, nz = u.shape
+    tmp = np.zeros((nx, ny, nz))
+    for i in range(1, nx - 1):
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                tmp[i, j, k] = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+                                + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
+    old = u
+    u = tmp
+    delta = 0.0
+    for i in prange(1, nx - 1):
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                z = 0.0 * (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+                           + u[i, j, k - 1] + u[i, j, k + 1])
+                new[i, j, k] = u[i, j, k] + z
+                d = new[i, j, k] - old[i, j, k]
+                delta += d * d
+    return delta
+""", loses={"hidden_jacobi_sweep3d"},
+            why="serial stencil into a scratch array, then `u = tmp`: the prange loop's reads of u read the scratch (5/5 before)",
+            reason="bound again in the function"),
+    attempt("method", "jacobi_sweep3d", r"""import numpy as np
+from numba import njit, prange
+
+
+@njit
+def six(a, b, i, j, k):
+    z = 0.0 * (a[i - 1, j, k] + a[i + 1, j, k] + a[i, j - 1, k] + a[i, j + 1, k]
+               + a[i, j, k - 1] + a[i, j, k + 1])
+    a = b
+    return a[i, j, k] + z
+
+
+@njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    nx, ny, nz = u.shape
+    tmp = np.zeros((nx, ny, nz))
+    for i in range(1, nx - 1):
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                tmp[i, j, k] = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+                                + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
+    delta = 0.0
+    for i in prange(1, nx - 1):
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                new[i, j, k] = six(u, tmp, i, j, k)
+                d = new[i, j, k] - u[i, j, k]
+                delta += d * d
+    return delta
+""", loses={"hidden_jacobi_sweep3d"},
+            why="a helper that reads u's neighbours then rebinds its parameter to the scratch array (its reads of it are not u's)",
+            reason="compute the stencil (u at six neighbours) inside the prange loop"),
+]

@@ -212,3 +212,67 @@ def jacobi_sweep3d(u, new):
     return parts.sum()
 """, why="fastmath=True and cache=True (the recorded copy is compiled with the same fastmath), per-plane partial deltas"),
 ]
+
+# u read through views of its planes and through an inlined helper that only reads it: the stencil
+# is computed in the prange loop all the same (attacker H's H09_uviews, H09_plane, H09_helper: 0/5
+# before, the source check knew only u[...] subscripted with three indices in the loop itself)
+HONEST += [
+    right("jacobi_sweep3d", r"""import numpy as np
+from numba import njit, prange
+
+
+@njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    nx, ny, nz = u.shape
+    delta = 0.0
+    for i in prange(1, nx - 1):
+        below, here, above = u[i - 1], u[i], u[i + 1]   # the three planes of u this i reads
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                v = (below[j, k] + above[j, k] + here[j - 1, k] + here[j + 1, k]
+                     + here[j, k - 1] + here[j, k + 1]) / 6.0
+                new[i, j, k] = v
+                delta += (v - here[j, k]) ** 2
+    return delta
+""", why="u read through views of its three planes, `below, here, above = u[i - 1], u[i], u[i + 1]` (attacker H's H09_uviews, 0/5 before)"),
+    right("jacobi_sweep3d", r"""import numpy as np
+from numba import njit, prange
+
+
+@njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    nx, ny, nz = u.shape
+    delta = 0.0
+    for i in prange(1, nx - 1):
+        plane = new[i]
+        below, here, above = u[i - 1], u[i], u[i + 1]
+        for k in range(1, nz - 1):       # k outside, j inside
+            for j in range(1, ny - 1):
+                v = (below[j, k] + above[j, k] + here[j - 1, k] + here[j + 1, k]
+                     + here[j, k - 1] + here[j, k + 1]) / 6.0
+                plane[j, k] = v
+                delta += (v - here[j, k]) * (v - here[j, k])
+    return delta
+""", why="views of u's planes, new written through `plane = new[i]`, k outside j (attacker H's H09_plane, 0/5 before)"),
+    right("jacobi_sweep3d", r"""import numpy as np
+from numba import njit, prange
+
+
+@njit(inline="always")
+def six_mean(u, i, j, k):
+    return (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+            + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
+
+
+@njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    nx, ny, nz = u.shape
+    delta = 0.0
+    for i in prange(1, nx - 1):
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                new[i, j, k] = six_mean(u, i, j, k)     # the helper only reads u
+                delta += (new[i, j, k] - u[i, j, k]) ** 2
+    return delta
+""", why="the six-neighbour mean in an @njit(inline='always') helper that only reads u (attacker H's H09_helper, 0/5 before)"),
+]
