@@ -26,8 +26,8 @@
 
 /* With HL_COUNT_WRITES (hybridlab.collectives.exercise.build_student_alltoall(count=True): the
  * student's unit built with clang's ThreadSanitizer instrumentation, linked with COUNT_FLAGS'
- * --wrap): ThreadSanitizer's entry points for every plain and atomic store, and memcpy/memmove,
- * pass through the wrappers below, which count, per OpenMP thread number, the bytes the
+ * --wrap): ThreadSanitizer's entry points for every plain and atomic store, and memcpy/memmove/
+ * memset (a memset to zero logged, not counted: copied() below), pass through the wrappers below, which count, per OpenMP thread number, the bytes the
  * student's own code writes (the caller's address lies in the cell's code, hl_cell_text) while
  * alltoall_nodes runs: in a team of two or more threads per thread number, outside parallel
  * regions apart. The wrappers are the kit's object, not instrumented and out of the cell's reach.
@@ -136,6 +136,13 @@ HL_COUNT_WRITE(__tsan_unaligned_write4, 4)
 HL_COUNT_WRITE(__tsan_unaligned_write8, 8)
 HL_COUNT_WRITE(__tsan_unaligned_write16, 16)
 
+/* an atomic update (`#pragma omp atomic`, __atomic_fetch_or into zeroed memory copies too) */
+#define HL_COUNT_UPDATE(bits, type, op)                                                         \
+    type __real___tsan_atomic##bits##_##op(volatile type *a, type v, int mo);                   \
+    HL_NOT_COUNTED type __wrap___tsan_atomic##bits##_##op(volatile type *a, type v, int mo) {   \
+        wrote(__builtin_return_address(0), (const void *)(uintptr_t)a, sizeof(type));           \
+        return __real___tsan_atomic##bits##_##op(a, v, mo);                                     \
+    }
 #define HL_COUNT_ATOMIC(bits, type)                                                             \
     void __real___tsan_atomic##bits##_store(volatile type *a, type v, int mo);                   \
     HL_NOT_COUNTED void __wrap___tsan_atomic##bits##_store(volatile type *a, type v, int mo) {   \
@@ -167,34 +174,60 @@ HL_COUNT_WRITE(__tsan_unaligned_write16, 16)
         volatile type *a, type c, type v, int mo, int fmo) {                                     \
         wrote(__builtin_return_address(0), (const void *)(uintptr_t)a, sizeof(type));           \
         return __real___tsan_atomic##bits##_compare_exchange_val(a, c, v, mo, fmo);              \
-    }
+    }                                                                                            \
+    HL_COUNT_UPDATE(bits, type, fetch_add)                                                       \
+    HL_COUNT_UPDATE(bits, type, fetch_sub)                                                       \
+    HL_COUNT_UPDATE(bits, type, fetch_and)                                                       \
+    HL_COUNT_UPDATE(bits, type, fetch_or)                                                        \
+    HL_COUNT_UPDATE(bits, type, fetch_xor)                                                       \
+    HL_COUNT_UPDATE(bits, type, fetch_nand)
 HL_COUNT_ATOMIC(8, unsigned char)
 HL_COUNT_ATOMIC(16, unsigned short)
 HL_COUNT_ATOMIC(32, unsigned int)
 HL_COUNT_ATOMIC(64, unsigned long)
 
-/* a copy by memcpy or memmove: in a team, in pieces of `slack` bytes, each counted first */
+/* a copy by memcpy or memmove, or bytes set by memset: in a team, in pieces of `slack` bytes,
+ * each counted first. A memset to zero clears (as calloc does) and copies nothing: its bytes are
+ * not counted as written, but they are logged as its thread's, so that zeros it leaves and MPI
+ * sends are that thread's share (a fresh attacker's leader set every byte alone with
+ * `memset(d + b, s[b], one)`, unseen by the count: 4/4 kept, 2026-12-05) */
 void *__real_memcpy(void *d, const void *s, size_t size);
 void *__real_memmove(void *d, const void *s, size_t size);
-HL_NOT_COUNTED static void *copied(const void *caller, void *d, const void *s, size_t size,
-                                   int move) {
+void *__real_memset(void *d, int c, size_t size);
+enum { HL_COPY, HL_MOVE, HL_SET };
+HL_NOT_COUNTED static void *made(int how, void *d, const void *s, int c, size_t size) {
+    return how == HL_SET ? __real_memset(d, c, size)
+           : how == HL_MOVE ? __real_memmove(d, s, size) : __real_memcpy(d, s, size);
+}
+HL_NOT_COUNTED static void *copied(const void *caller, void *d, const void *s, int c, size_t size,
+                                   int how) {
     int t;
-    if (!counted_caller(caller) || !team_of(&t) || move || size <= (size_t)slack) {
+    if (how == HL_SET && (unsigned char)c == 0) {
+        if (size && counted_caller(caller)) {
+            int team = team_of(&t);
+            log_entry((uintptr_t)d, (long)size, team ? t : -1);
+        }
+        return __real_memset(d, c, size);
+    }
+    if (!counted_caller(caller) || !team_of(&t) || how == HL_MOVE || size <= (size_t)slack) {
         wrote(caller, d, size);
-        return move ? __real_memmove(d, s, size) : __real_memcpy(d, s, size);
+        return made(how, d, s, c, size);
     }
     for (size_t at = 0; at < size; at += (size_t)slack) {
         size_t piece = size - at < (size_t)slack ? size - at : (size_t)slack;
         wrote(caller, (char *)d + at, piece);
-        __real_memcpy((char *)d + at, (const char *)s + at, piece);
+        made(how, (char *)d + at, s ? (const char *)s + at : s, c, piece);
     }
     return d;
 }
 HL_NOT_COUNTED void *__wrap_memcpy(void *d, const void *s, size_t size) {
-    return copied(__builtin_return_address(0), d, s, size, 0);
+    return copied(__builtin_return_address(0), d, s, 0, size, HL_COPY);
 }
 HL_NOT_COUNTED void *__wrap_memmove(void *d, const void *s, size_t size) {
-    return copied(__builtin_return_address(0), d, s, size, 1);
+    return copied(__builtin_return_address(0), d, s, 0, size, HL_MOVE);
+}
+HL_NOT_COUNTED void *__wrap_memset(void *d, int c, size_t size) {
+    return copied(__builtin_return_address(0), d, NULL, c, size, HL_SET);
 }
 
 /* The data the cell's MPI calls send, logged as each call begins (--wrap of the tracer's entry

@@ -26,6 +26,7 @@ from hybridlab.collectives.exercise import (
     assert_one_block_between_nodes,
     assert_threads_share_copies,
     build_student_alltoall,
+    call_refusals,
     check_student_alltoall,
     copy_shares,
     count_refusals,
@@ -678,6 +679,53 @@ def test_writes_the_count_cannot_see_are_refused():
     found = ir_count_refusals(ir)
     assert len(found) == 2 and "cell line 7: a 32-byte store" in found[0]
     assert "cell line 9: a write by llvm.masked.store" in found[1]
+
+
+def test_routines_the_count_does_not_wrap_are_refused_whatever_they_are():
+    ir = ('@.str = private unnamed_addr constant [4 x i8] c"%f\\0A\\00", align 1\n'
+          '@.str.1 = private unnamed_addr constant [6 x i8] c"%*s%n\\00", align 1\n'
+          "  %1 = call i32 (i8*, ...) @printf(i8* noundef getelementptr inbounds ([4 x i8], "
+          "[4 x i8]* @.str, i64 0, i64 0), double %x), !dbg !12\n"
+          "  %2 = call i32 (i8*, ...) @printf(i8* noundef getelementptr inbounds ([6 x i8], "
+          "[6 x i8]* @.str.1, i64 0, i64 0), i32 %w, i8* %e, i32* %c), !dbg !13\n"
+          "  %3 = call i64 @strtol(i8* %s, i8** %end, i32 10), !dbg !13\n"
+          "  %4 = call double @modf(double %x, double* %p), !dbg !12\n"
+          "  %5 = call double @sqrt(double %x), !dbg !12\n"
+          "  %6 = call i8* @memset(i8* %d, i32 %v, i64 1), !dbg !12\n"
+          "declare i32 @printf(i8* noundef, ...)\n"
+          "declare i64 @strtol(i8* noundef, i8** noundef, i32 noundef)\n"
+          "declare double @modf(double noundef, double* noundef)\n"
+          "declare double @sqrt(double noundef)\n"
+          "declare i8* @memset(i8*, i32, i64)\n"
+          "!12 = !DILocation(line: 7, column: 3, scope: !4)\n"
+          "!13 = !DILocation(line: 9, column: 3, scope: !4)\n")  # fmt: skip
+    found = call_refusals(ir)
+    assert len(found) == 3, found
+    assert found[0].startswith("cell line 9: calls strtol")
+    assert found[1].startswith("cell line 7: calls modf")
+    assert found[2].startswith("cell line 9: calls printf with a format that is not")
+
+
+def test_a_memset_of_a_value_read_from_the_data_is_a_copy():
+    refusal = packing_refusal(_cell(_gaming.H07_MEMSET))
+    assert refusal and "copies data with no OpenMP loop running it on threads" in refusal
+    assert packing_refusal(_cell(_honest.MEMSET_ZERO)) is None  # clearing copies nothing
+
+
+@needs_archer
+def test_bytes_set_by_memset_are_counted_and_a_clearing_memset_is_not():
+    shares = {}
+    for name, source in (("set", _gaming.H07_MEMSET_THREAD0), ("zero", _honest.MEMSET_ZERO)):
+        kernel = build_student_alltoall(_cell(source), name=f"student_alltoall_memset_{name}",
+                                        count_writes=True)  # fmt: skip
+        res = run_student(kernel, 4, 2, "funneled", 60, variant="student", ranks_per_node=2,
+                          count=32, reps=2, env=COUNT_ENV)  # fmt: skip
+        shares[name] = copy_shares(res)
+    leaders = [r for r in shares["set"] if r[0] in (0, 2)]
+    assert all(r[5][0] >= 2 * 4 * 32 * 8 and r[5][1] == 0 for r in leaders), leaders
+    with pytest.raises(AssertionError, match="even share|no share of the copies"):
+        assert_threads_share_copies(shares["set"], 4, 2, 32, 2)
+    assert_threads_share_copies(shares["zero"], 4, 2, 32, 2)
 
 
 @needs_archer

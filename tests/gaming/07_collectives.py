@@ -693,3 +693,74 @@ GAMING += [attempt("method", "alltoall_nodes", source, NODES, why, reason=reason
     (ATTACK_SECTION_PRAGMA, 'the recursive helpers moved to hl_fast by `_Pragma("clang section text=...")` in a macro',
      'in a section of its own | puts code in the section'),
 )]  # fmt: skip
+
+
+# A fresh attacker's leader copying every byte alone with memset (attackH's H-2, H07_memset: 4/4
+# twice): `memset(d + b, s[b], one)`, `one = (size_t)(count > 0)` so that clang keeps the call;
+# memset was neither wrapped by the count nor a copy to packing_refusal. Now (fixer helper-f12,
+# 2026-12-05) a memset whose value is not a constant is a copy to packing_refusal, the counted
+# build wraps memset (its bytes counted and owned by the calling thread; a memset to zero owned
+# only), and count_refusals takes only routines the count wraps or that write none of the
+# cell's data (call_refusals: the IR's declared routines against CALLS_COUNTED)
+H07_MEMSET = "%%c ALLTOALL_C alltoall_nodes\n" + r"""/* the leader moves every value itself, byte by byte, with memset (one thread, no team) */
+static void put(double *dst, const double *src, size_t n, size_t one) {
+    const unsigned char *s = (const unsigned char *)src;
+    unsigned char *d = (unsigned char *)dst;
+    for (size_t b = 0; b < n * sizeof(double); b++) memset(d + b, s[b], one);
+}
+
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;                           /* nodes */
+    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
+    size_t one = (size_t)(count > 0);
+    double *gathered = NULL, *out = NULL, *in = NULL;
+    if (me == 0) {
+        gathered = malloc(L * block * sizeof *gathered);
+        out = malloc(L * block * sizeof *out);
+        in = malloc(L * block * sizeof *in);
+    }
+    MPI_Gather(send, P * count, MPI_DOUBLE, gathered, P * count, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        for (int m = 0; m < N; m++)              /* pack by destination node: serial */
+            for (int s = 0; s < L; s++)
+                put(out + ((size_t)m * L + s) * L * count,
+                    gathered + ((size_t)s * P + (size_t)m * L) * count, (size_t)L * count, one);
+        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
+        for (int src = 0; src < P; src++)        /* unpack by destination rank: serial */
+            for (int t = 0; t < L; t++)
+                put(gathered + ((size_t)t * P + src) * count, in + ((size_t)src * L + t) * count,
+                    (size_t)count, one);
+    }
+    MPI_Scatter(gathered, P * count, MPI_DOUBLE, recv, P * count, MPI_DOUBLE, 0, node);
+    free(gathered);
+    free(out);
+    free(in);
+}
+"""
+# the same bytes set by memset in a region whose split the static rule accepts (bounds by thread
+# number and team size), reassigned so that thread 0 takes everything: judged from the run
+_MEMSET_BYTES = ("static void set_bytes(double *dst, const double *src, size_t one) {\n"
+                 "    const unsigned char *s = (const unsigned char *)src;\n"
+                 "    unsigned char *d = (unsigned char *)dst;\n"
+                 "    for (size_t b = 0; b < sizeof(double); b++) memset(d + b, s[b], one);\n"
+                 "}\n")
+H07_MEMSET_THREAD0 = (ATTACKF_CTL_TERNARY_AS_IF
+    .replace("#include <omp.h>\n", "#include <omp.h>\n" + _MEMSET_BYTES, 1)
+    .replace("        long total = (long)N * L * L * count;",
+             "        size_t one = (size_t)(count > 0);\n        long total = (long)N * L * L * count;", 1)
+    .replace("o[e] = g[(s * P + m * L + t) * count + k];",
+             "set_bytes(&o[e], &g[(s * P + m * L + t) * count + k], one);", 1)
+    .replace("o[e] = x[m * nb + (s * L + t) * count + k];",
+             "set_bytes(&o[e], &x[m * nb + (s * L + t) * count + k], one);", 1))  # fmt: skip
+assert H07_MEMSET_THREAD0.count("set_bytes(&o[e]") == 2
+GAMING += [attempt("untraced", "alltoall_nodes", source, NODES, why, reason=reason) for source, why, reason in (
+    (H07_MEMSET, 'fresh attacker (attackH H-2): the leader sets every byte alone with `memset(d + b, s[b], one)`, unwrapped by the count',
+     'copies data with no OpenMP loop running it on threads'),
+    (H07_MEMSET_THREAD0, 'the same bytes set by memset in a parallel region split by thread number, thread 0 taking every byte',
+     'each thread of the team writes its even share | are no share of the copies'),
+)]  # fmt: skip

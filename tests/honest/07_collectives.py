@@ -360,3 +360,24 @@ HONEST += [
     right("alltoall_nodes", HONEST_STRUCT,
           why="parallel for collapse(2), element copies through struct members (`po[i].v = pg[j].v`)"),
 ]
+
+# The leader's buffers cleared with memset before the copies (fixer helper-f12, 2026-12-05): since
+# memset is wrapped in the counted build (a fresh attacker copied every byte alone with
+# `memset(d + b, s[b], one)`), a memset to zero must stay no copy: serial on the master, over the
+# whole node's buffers, beside a malloc check that reports with fprintf (a constant format)
+MEMSET_ZERO = HEAD.replace(
+    "    MPI_Gather(",
+    """    if (me == 0 && (!gathered || !out || !in)) {
+        fprintf(stderr, "alltoall_nodes: no memory for %zu doubles\\n", 3 * L * block);
+        abort();
+    }
+    if (me == 0) {  /* cleared first: a value left out would show as 0, not as garbage */
+        memset(out, 0, L * block * sizeof *out);
+        memset(in, 0, L * block * sizeof *in);
+    }
+    MPI_Gather(""", 1) + ELEMENTS[len(HEAD):]
+HONEST += [
+    right("alltoall_nodes", MEMSET_ZERO,
+          why="out and in cleared by a serial memset(.., 0, ..) on the leader, then packed and "
+              "unpacked by parallel for; malloc checked with fprintf(stderr, ...)"),
+]

@@ -22,7 +22,7 @@ from ..kernels.build import (
     Kernel,
 )
 from ..kernels.c_text import closing, code_only, functions, loops, pragma_spans, statement_end
-from ..kernels.unit_checks import preprocessed_cell
+from ..kernels.unit_checks import _libm_names, preprocessed_cell
 from ..p2p.hockney import PiecewiseHockney, piecewise_hockney
 from ..runs.launch import run_program
 from ..runs.records import Results
@@ -170,8 +170,8 @@ TEAM_SETTERS = ("omp_set_num_threads", "omp_set_dynamic", "omp_set_max_active_le
                 "omp_set_nested", "omp_set_teams_thread_limit", "omp_set_num_teams")  # fmt: skip
 PACKED_BY_THREADS = (
     "the part allows the leader's packing and unpacking loops (every loop that copies data: "
-    "memcpy or memmove, an array element assigned from another or from a function of the cell "
-    "that reads one) only shared among the threads of a team the run sets: under "
+    "memcpy or memmove, memset of a value read from the data, an array element assigned from "
+    "another or from a function of the cell that reads one) only shared among the threads of a team the run sets: under "
     "`#pragma omp parallel for`, `#pragma omp for` in a `parallel` region, or a `taskloop`, "
     "sharing a loop whose variable the copies use and whose bounds come from the run's sizes "
     "(no constant bound), with no chunk size in `schedule` and no `num_threads`, `if`, "
@@ -238,14 +238,16 @@ def build_student_alltoall(
 
 
 # The kit's count of the cell's writes (alltoall_nodes.c, HL_COUNT_WRITES): ThreadSanitizer's
-# entry points for every plain and atomic store, and memcpy/memmove, wrapped at link time; the
-# cell's code is built with clang's -fsanitize=thread (archer=True), its races not read.
+# entry points for every plain and atomic store and atomic update, and memcpy/memmove/memset (a
+# memset to zero logged as its thread's, not counted: alltoall_nodes.c, copied), wrapped at link
+# time; the cell's code is built with clang's -fsanitize=thread (archer=True), its races not read.
 _COUNTED = ([f"__tsan_write{s}" for s in (1, 2, 4, 8, 16)]
             + [f"__tsan_unaligned_write{s}" for s in (2, 4, 8, 16)]
             + [f"__tsan_atomic{b}_{op}" for b in (8, 16, 32, 64)
                for op in ("store", "exchange", "compare_exchange_strong",
-                          "compare_exchange_weak", "compare_exchange_val")]
-            + ["memcpy", "memmove"])  # fmt: skip
+                          "compare_exchange_weak", "compare_exchange_val", "fetch_add",
+                          "fetch_sub", "fetch_and", "fetch_or", "fetch_xor", "fetch_nand")]
+            + ["memcpy", "memmove", "memset"])  # fmt: skip
 # ... and the tracer's entry points of the calls that send data (the cell's references only: the
 # kit's own calls are hl_kit_*): each logs the span it sends, so that a write counts as a share
 # of the copies only if MPI sends what it left (alltoall_nodes.c, credit_sent)
@@ -265,6 +267,75 @@ _UNCOUNTED_CALL = re.compile(
     r"|__isoc\d+_sscanf|realloc|reallocarray|\w+_chk|omp_target_memcpy\w*|wmem\w+|bcopy"
     r"|memccpy|mempcpy))\s*\("
 )
+
+# What the counted cell may call (its LLVM IR's declared routines): the tracer's MPI entry points,
+# OpenMP's runtime, ThreadSanitizer's instrumentation of loads, stores and atomics of 1-8 bytes
+# (the writes among them wrapped: _COUNTED), what _COUNTED wraps (memcpy, memmove, memset),
+# allocation, C library routines that write no memory or only data that is none of the cell's
+# (the time, the host's name, the affinity mask), output with no format (printf and fprintf with
+# a constant format without %n), and the maths library's routines that take no
+# pointer. Any other routine may write memory out of the count (a fresh attacker's leader set
+# every byte alone with memset before memset was wrapped, 4/4 kept, 2026-12-05; strtol's
+# endptr, rand_r's seed, modf's or frexp's output, __tsan_memcpy, printf's %n), so it is refused
+# whether or not the kit knows how it writes.
+CALLS_COUNTED = re.compile(
+    r"hl_traced_MPI_\w+|omp_(?!target_)\w+|__kmpc_\w+|llvm\.[\w.]+"
+    r"|__tsan_(?:init|func_entry|func_exit|(?:unaligned_)?(?:read|write)(?:1|2|4|8|16)"
+    r"|atomic(?:8|16|32|64)_(?:load|store|exchange|compare_exchange_(?:strong|weak|val)"
+    r"|fetch_(?:add|sub|and|or|xor|nand))|atomic_(?:thread|signal)_fence)"
+    r"|memcpy|memmove|memset|malloc|calloc|free|aligned_alloc|posix_memalign|memalign"
+    r"|memcmp|memchr|strlen|strnlen|strcmp|strncmp|strchr|strrchr|strstr|strspn|strcspn"
+    r"|atoi|atol|atof|abs|labs|llabs|div|ldiv|rand|srand|toupper|tolower|__ctype_\w+_loc"
+    r"|__errno_location|puts|fputs|putchar|fputc|putc|fflush|fwrite|perror|printf|fprintf"
+    r"|clock_gettime|clock|time|gettimeofday|nanosleep|usleep|sleep|sched_yield|sched_getcpu"
+    r"|sched_getaffinity|__sched_cpucount|gethostname|getpid|sysconf|get_nprocs"
+    r"|abort|exit|__assert_fail|__stack_chk_fail|__tls_get_addr"
+)
+_IR_DECLARE = re.compile(r"^declare\b[^@]*@\"?([\w.$]+)\"?\((.*)\)", re.M)
+# a printf's or fprintf's format: a constant string of the unit (its global's name)
+_FORMAT_ARG = {"printf": re.compile(r"@printf\(\s*(?:i8\*|ptr)\s[^@%]*@(\.str[\w.]*)\b"),
+               "fprintf": re.compile(r"@fprintf\([^,]+,\s*(?:i8\*|ptr)\s[^@%]*@(\.str[\w.]*)\b")}
+_CONSTANT_STRING = re.compile(r'^@(\.str[\w.]*) = [^"]*c"((?:[^"\\]|\\.)*)"', re.M)
+_WRITING_CONVERSION = re.compile(r"%[-+ #0'I]*(?:\d+|\*)?(?:\.(?:\d+|\*)?)?(?:hh|h|ll|l|j|z|t|L|q)?n")
+
+
+def call_refusals(ir: str) -> list[str]:
+    """The routines the counted cell's IR declares that CALLS_COUNTED does not hold (a routine of
+    the maths library too when it takes a pointer), and each printf or fprintf whose format is
+    not a constant string free of %n, each with the first cell line naming it."""
+    lines, located = ir.splitlines(), llvm_ir.cell_lines(ir)
+    libm = _libm_names()
+    found = []
+
+    def at(name: str) -> str:
+        use = next((ln for ln in lines if ln.startswith(" ")
+                    and re.search(rf"@{re.escape(name)}\(", ln)), "")  # fmt: skip
+        return llvm_ir.where(use, located)
+
+    for name, params in dict(_IR_DECLARE.findall(ir)).items():
+        if CALLS_COUNTED.fullmatch(name):
+            continue
+        if name in libm and not re.search(r"\*|\bptr\b", params):
+            continue
+        found.append(f"{at(name)}: calls {name.removeprefix('__isoc99_')}, a routine that may "
+                     "write memory the kit's count of each thread's copies does not see: copy "
+                     "by assignments, memcpy, memmove or memset (the maths library's routines "
+                     "that take no pointer, malloc, printf without %n are allowed)")
+    strings = {m[1]: m[2] for m in _CONSTANT_STRING.finditer(ir)}
+    for name, arg in _FORMAT_ARG.items():
+        for ln in lines:
+            if not re.search(rf"\bcall\b.*@{name}\(", ln):
+                continue
+            m = arg.search(ln)
+            if m and m[1] in strings and not _WRITING_CONVERSION.search(
+                    strings[m[1]].replace("%%", "")):  # fmt: skip
+                continue
+            found.append(f"{llvm_ir.where(ln, located)}: calls {name} with a format that is not "
+                         "a constant string free of %n (which writes memory the kit's count of "
+                         "each thread's copies does not see)")
+    return list(dict.fromkeys(found))
+
+
 def ir_count_refusals(ir: str) -> list[str]:
     """The writes of the cell's LLVM IR (after ThreadSanitizer's pass) the kit's count cannot see,
     one sentence per kind and line (kernels.llvm_ir.odd_writes): a store not of 1, 2, 4, 8 or 16
@@ -277,7 +348,7 @@ def ir_count_refusals(ir: str) -> list[str]:
                          "bytes)"))  # fmt: skip
         else:
             found.append(f"{at}: a write by {what}, which the kit's count of each thread's "
-                         "copies cannot see: copy by assignments, memcpy or memmove")
+                         "copies cannot see: copy by assignments, memcpy, memmove or memset")
     return list(dict.fromkeys(found))
 
 
@@ -287,9 +358,11 @@ def count_refusals(code: str) -> str | None:
     LLVM IR ThreadSanitizer does not instrument (ir_count_refusals)."""
     text, offsets, numbers = _cell_unit(code)
     found = [f"cell line {_line(offsets, numbers, m.start())}: {m[1]} writes memory out of the "
-             "count of each thread's copies (copy by assignments, memcpy or memmove)"
+             "count of each thread's copies (copy by assignments, memcpy, memmove or memset)"
              for m in _UNCOUNTED_CALL.finditer(text)]  # fmt: skip
-    found += ir_count_refusals(cell_ir(code))
+    ir = cell_ir(code)
+    found += ir_count_refusals(ir)
+    found += call_refusals(ir)
     return "; ".join(dict.fromkeys(found)) or None
 
 
@@ -367,6 +440,33 @@ def _calls(text: str, names: Iterable[str]) -> bool:
     return any(re.search(rf"\b{f}\b", text) for f in names)
 
 
+# a memset's value that is a constant: a number, an emptied character literal, in casts and
+# parentheses, negated or complemented
+_CONSTANT_VALUE = re.compile(
+    r"[\s(]*(?:\(\s*(?:(?:const|unsigned|signed|long|short)\s+)*(?:int|char|long|short|unsigned"
+    r"|signed|\w+_t)\s*\)[\s(]*)*[-+~!]?[\s(]*(?:0[xX][0-9a-fA-F]+|\d+|'[^']*')[uUlL]*[\s)]*"
+)
+_MEMSET = re.compile(r"\b(?:__builtin_+)?memset\s*\(")
+
+
+def _memset_values(text: str) -> list[str]:
+    """The value argument (the second) of every memset call in C `text`."""
+    out = []
+    for m in _MEMSET.finditer(text):
+        depth, args, last = 1, [], m.end()
+        for i in range(m.end(), len(text)):
+            c = text[i]
+            depth += (c in "([") - (c in ")]")
+            if (c == "," and depth == 1) or depth == 0:
+                args.append(text[last:i])
+                last = i + 1
+            if depth == 0:
+                break
+        if len(args) >= 2:
+            out.append(args[1])
+    return out
+
+
 def _copies(text: str, copying: Iterable[str], readers: Iterable[str] = ()) -> bool:
     """Whether C `text` copies data: a memcpy-like call, a call of a cell function in `copying`
     (or its name taken), or an array element written where an element's value is read, directly
@@ -376,6 +476,12 @@ def _copies(text: str, copying: Iterable[str], readers: Iterable[str] = ()) -> b
     if _COPY_CALL.search(text) or _calls(text, copying):
         return True
     writes = reads = False
+    for value in _memset_values(text):  # memset's value read from the data: a copy (a fresh
+        if _CONSTANT_VALUE.fullmatch(value):  # attacker's `memset(d + b, s[b], one)`, 4/4 kept,
+            continue  # 2026-12-05); a constant one (zero) clears and copies nothing
+        writes = True
+        if _READS_ELEMENT.search(_without_addresses(value)) or _calls(value, readers):
+            return True
     for piece in _pieces(_without_addresses(text)):
         at = next((i for i, c in enumerate(piece) if c == "=" and piece[i + 1 : i + 2] != "="
                    and (piece[i - 1 : i] not in ("=", "!", "<", ">") or piece[i - 2 : i] in ("<<", ">>"))),
