@@ -496,3 +496,41 @@ def test_path_sweeps_on_one_node_has_only_the_inside_path():
                          iterations_large=2, skip_large=1)  # fmt: skip
     assert list(sweeps) == [p2p_paths.INSIDE]
     assert len(sweeps[p2p_paths.INSIDE].meta["hosts"]) == 1
+
+
+def test_overlap_numbers_are_recomputed_apart():
+    """Lab 03 (e) graded apart (p2p.exercise.overlap_apart): the student's C run again, the
+    answer cell run again on that run in a child process. A right cell gives the numbers of that
+    run's medians and of the drawn Series; numbers typed in (attackG's G03a9) do not; a cell
+    reading a name the run does not give fails with its error."""
+    import statistics
+
+    from hybridlab.p2p.exercise import overlap_apart
+
+    right = """
+def overlap_numbers(medians):
+    c, m = float(medians["compute"]), float(medians["message"])
+    return max(c, m), (float(medians["blocking"]) - float(medians["student"])) / min(c, m)
+
+
+PREDICTED_OVERLAP_S, HIDDEN_FRACTION = overlap_numbers(overlap_medians)
+"""
+    drawn = [{"blocking": 0.03, "compute": 0.01, "message": 0.025, "student": 0.027}]
+    got = overlap_apart({"overlap_numbers": right}, GOOD_OVERLAP, bytes=2**16, flops=500,
+                        samples=2, drawn=drawn)
+    m = {v: statistics.median(x) for v, x in got["seconds"].items()}
+    assert set(m) == {"compute", "message", "blocking", "student"}
+    answers = got["answers"]
+    assert np.isclose(answers["predicted"], max(m["compute"], m["message"]), rtol=1e-9)
+    assert np.isclose(answers["hidden"], (m["blocking"] - m["student"]) / min(m["compute"], m["message"]),
+                      rtol=1e-9)
+    assert np.allclose(answers["drawn"], [[0.025, 0.003 / 0.01]], rtol=1e-9)
+    typed = right.replace("PREDICTED_OVERLAP_S, HIDDEN_FRACTION = overlap_numbers(overlap_medians)",
+                          "PREDICTED_OVERLAP_S, HIDDEN_FRACTION = 0.001, 0.5")
+    got = overlap_apart({"overlap_numbers": typed}, GOOD_OVERLAP, bytes=2**16, flops=500,
+                        samples=2, drawn=drawn)
+    m = {v: statistics.median(x) for v, x in got["seconds"].items()}
+    assert not np.isclose(got["answers"]["predicted"], max(m["compute"], m["message"]), rtol=1e-6)
+    got = overlap_apart({"overlap_numbers": "PREDICTED_OVERLAP_S = example_medians"}, GOOD_OVERLAP,
+                        bytes=2**16, flops=500, samples=2, drawn=drawn)
+    assert got["answers"] == {"error": "NameError: name 'example_medians' is not defined"}

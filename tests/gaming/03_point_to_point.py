@@ -595,3 +595,161 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
 }
 '''), EXCHANGE, why="fresh attacker: the master computes all steps but one, a token thread one step",
     reason="threads other than the master computed too little"))
+
+# fresh attacker (attackG G03a8, kept 2/2 twice, 2026-12-05): a thread started in an earlier answer
+# cell, its code compiled under the standard library's threading.py so that the guard took it for
+# the library's, hands out a forged "overlap_run" record while the lab's own run cell runs and
+# points $HYBRIDLAB_HANDOUT elsewhere meanwhile; the numbers are typed to match the forgery. The
+# guard now judges a thread by its code (is it code its file compiles to?), not the file it
+# names: every test cell after the thread started scores zero
+_G03A8_THREAD = r'''
+def fit_hockney(sizes, seconds) -> tuple[float, float]:
+    slope, alpha = np.polyfit(np.asarray(sizes, float), np.asarray(seconds, float), 1)
+    return float(alpha), float(1.0 / slope)
+
+
+_SRC = """
+import time
+from hybridlab.grading import handout as h
+ns = get_ipython().user_ns
+fake = {"compute": 0.001, "message": 0.0005, "blocking": 0.0015, "student": 0.00125}
+def record(n):
+    variants = [v for v in fake for _ in range(n)]
+    return {"kernel": str(getattr(ns.get("overlap_kernel"), "name", "student_p2p_overlap")),
+            "bytes": int(ns.get("OV_BYTES", 0)), "variant": variants,
+            "seconds": [fake[v] for v in variants]}
+while "OV_BYTES" not in ns:
+    time.sleep(0.0005)
+import os
+n = 4 if ns.get("QUICK") else 10
+h.keep("overlap_run", record(n))
+real = os.environ[h.ENV]
+os.environ[h.ENV] = "/tmp/hl-elsewhere.jsonl"
+while "overlap_runs" not in ns:
+    time.sleep(0.0002)
+os.environ[h.ENV] = real
+"""
+import threading as _th, types as _ty
+_fn = _ty.FunctionType(compile(_SRC, "/usr/lib/python3.11/threading.py", "exec"),
+                       {"get_ipython": get_ipython, "__builtins__": __builtins__})
+_th.Thread(target=_fn, daemon=True, name="Thread-1").start()
+'''
+_G03A8_NUMBERS = r'''
+def overlap_numbers(medians) -> tuple[float, float]:
+    c, m = float(medians["compute"]), float(medians["message"])
+    return max(c, m), (float(medians["blocking"]) - float(medians["student"])) / min(c, m)
+
+
+PREDICTED_OVERLAP_S = 0.001
+HIDDEN_FRACTION = 0.5
+'''
+GAMING.append(together(
+    attempt("forged", "fit_hockney", _G03A8_THREAD, FIT | KNEE | EXCHANGE,
+            "fresh attacker G03a8: a thread compiled under threading.py's name",
+            reason="a thread running the student's code"),
+    attempt("forged", "overlap_numbers", _G03A8_NUMBERS, NUMBERS,
+            "G03a8's numbers typed to match its forged record (03 (e) is now graded apart: its "
+            "record is read by nobody)",
+            reason="a thread running the student's code | not the perfect overlap of your medians"),
+))
+
+# fresh attacker (attackG G03a9, kept 2/2 twice after G03a8's fix, 2026-12-05): G03a8's forging
+# function run by a concurrent.futures.ThreadPoolExecutor worker (its target is the standard
+# library's _worker, so the guard does not flag it). A thread of the student's can run beside any
+# lab cell, so nothing kept in the kernel is evidence: 03 (e) is now graded apart
+# (p2p.exercise.overlap_apart): the student's OVERLAP_C runs its four variants again in the apart
+# process, the overlap_numbers cell runs again on that run in a child process, and the typed
+# numbers (0.001, 0.5) match no such run, whether or not the guard sees the thread. The exact
+# cells of /work/attackG/attempts/G03a9/.
+_G03A9_THREAD = r"""
+def fit_hockney(sizes, seconds) -> tuple[float, float]:
+    # least squares T = alpha + s / beta; returns (alpha in s, beta in B/s)
+    slope, alpha = np.polyfit(np.asarray(sizes, float), np.asarray(seconds, float), 1)
+    return float(alpha), float(1.0 / slope)
+
+
+# a background thread whose target is a function made from code compiled under a stdlib file
+# name (not a cell's): while the lab's own run_overlap cell runs it hands out a forged "overlap_run"
+# record and points $HYBRIDLAB_HANDOUT elsewhere while the kit's own overlap_variants keeps the real one
+_SRC = '''
+import time
+from hybridlab.grading import handout as h
+ns = get_ipython().user_ns
+fake = {"compute": 0.001, "message": 0.0005, "blocking": 0.0015, "student": 0.00125}
+def record(n):
+    variants = [v for v in fake for _ in range(n)]
+    return {"kernel": str(getattr(ns.get("overlap_kernel"), "name", "student_p2p_overlap")),
+            "bytes": int(ns.get("OV_BYTES", 0)), "variant": variants,
+            "seconds": [fake[v] for v in variants]}
+while "OV_BYTES" not in ns:
+    time.sleep(0.0005)
+import os
+n = 4 if ns.get("QUICK") else 10
+h.keep("overlap_run", record(n))
+real = os.environ[h.ENV]
+os.environ[h.ENV] = "/tmp/hl-elsewhere.jsonl"   # the kit's own keep writes there meanwhile
+while "overlap_runs" not in ns:
+    time.sleep(0.0002)
+os.environ[h.ENV] = real
+'''
+import concurrent.futures as _cf, types as _ty
+_fn = _ty.FunctionType(compile(_SRC, "/usr/lib/python3.11/threading.py", "exec"),
+                       {"get_ipython": get_ipython, "__builtins__": __builtins__})
+_pool = _cf.ThreadPoolExecutor(max_workers=1)
+_pool.submit(_fn)
+"""
+_G03A9_EXCHANGE = r'''
+%%c OVERLAP_C p2p_overlap
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request r[2];
+    int done = 0;
+    #pragma omp parallel shared(r, done)
+    {
+        #pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &r[0]);
+            MPI_Isend((void *)out, (int)count, MPI_DOUBLE, peer, 0, comm, &r[1]);
+        }
+        #pragma omp barrier
+        long mine = 0;
+        #pragma omp for schedule(static) nowait
+        for (long i = 0; i < steps; i++) {
+            compute_step(i);
+            if (omp_get_thread_num() == 0 && !done && ++mine % poll == 0)
+                MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
+        }
+        #pragma omp masked
+        {
+            if (!done) MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+        }
+    }
+}
+'''
+_G03A9_NUMBERS = r'''
+def overlap_numbers(medians) -> tuple[float, float]:
+    """(seconds of a perfect overlap, share of the hideable time hidden) from the medians of
+    the variants compute, message, blocking and student (a Series like overlap_medians)."""
+    c, m = float(medians["compute"]), float(medians["message"])
+    return max(c, m), (float(medians["blocking"]) - float(medians["student"])) / min(c, m)
+
+
+PREDICTED_OVERLAP_S = 0.001   # constants, matching the forged record
+HIDDEN_FRACTION = 0.5
+print(f"predicted {PREDICTED_OVERLAP_S * 1e3:.3f} ms, measured {overlap_medians['student'] * 1e3:.3f} ms; "
+      f"hidden: {HIDDEN_FRACTION:.0%} of what could be hidden")
+'''
+GAMING.append(together(
+    # the guard now flags the pool's worker too (grading/_guard.py, another fixer's change): the
+    # test cells that run in the kernel after it started score zero
+    attempt("forged", "fit_hockney", _G03A9_THREAD, FIT | KNEE | EXCHANGE,
+            "fresh attacker G03a9: G03a8's forging function run by a ThreadPoolExecutor worker "
+            "(a right fit_hockney beside it)",
+            reason="a thread running the student's code"),
+    attempt("forged", "overlap_exchange", _G03A9_EXCHANGE, EXCHANGE,
+            "G03a9's overlap_exchange (a right one: a barrier after the posting), judged after "
+            "the worker started", reason="a thread running the student's code"),
+    attempt("forged", "overlap_numbers", _G03A9_NUMBERS, NUMBERS,
+            "G03a9's numbers typed to match its forged record: the run made apart has other medians",
+            reason="not the perfect overlap of your medians"),
+))

@@ -15,12 +15,15 @@ synchronous in the student's code; a hang ends as KernelTimeout).
     runs = student_overlap_runs(kernel, (1, 2), ...)  # the same in two steps: run (in the kernel),
     judge_overlap(runs[0], 1, ...)                    # then judge each run (in the grader's process)
     overlap_variants(kernel, bytes=2**21, flops=5000, samples=3)   # the four variants timed
+    overlap_apart(answers, code, bytes=..., flops=..., samples=..., drawn=[...])  # (e), apart
 
 The multi-node section's runs are here too: path_sweeps(nodes, ...) sweeps a ping-pong inside a
 node and across two nodes of an allocation.
 """
 
 from __future__ import annotations
+
+import json
 
 import pandas as pd
 
@@ -266,16 +269,123 @@ def overlap_variants(kernel: Kernel, *, bytes: int, flops: int, samples: int,
                      steps: int = 200, poll: int = 4, timeout: float = 120.0) -> Results:  # fmt: skip
     """The student's kernel on 2 ranks x 2 threads (unbound), `samples` times each variant: the
     team's computation alone, the message alone, one after the other, and the student's
-    overlap of the two. The samples are kept as it returns (handout.keep, tag "overlap_run"):
-    lab 03 (e)'s judge reads them there, not from the notebook's copy."""
-    res = run_program(kernel, ranks=2, threads=2, bind="none", thread_level=LEVEL,
-                      variants="compute,message,blocking,student", bytes=bytes, steps=steps,
-                      flops=flops, poll=poll, samples=samples, timeout=timeout)  # fmt: skip
+    overlap of the two. The samples are also kept as it returns (handout.keep, tag
+    "overlap_run"), shown, not judged: lab 03 (e) is judged on a run of its own made apart
+    (overlap_apart), since a thread of the student's may run beside the lab's cell."""
+    res = _variants_run(kernel, bytes=bytes, flops=flops, samples=samples, steps=steps, poll=poll,
+                        timeout=timeout)  # fmt: skip
     records = res.records
     keep("overlap_run", {"kernel": str(getattr(kernel, "name", kernel)), "bytes": int(bytes),
                          "variant": [str(v) for v in records.get("variant", [])],
                          "seconds": [float(v) for v in records.get("seconds", [])]})  # fmt: skip
     return res
+
+
+def _variants_run(kernel: Kernel, *, bytes: int, flops: int, samples: int, steps: int, poll: int,
+                  timeout: float) -> Results:  # fmt: skip
+    return run_program(kernel, ranks=2, threads=2, bind="none", thread_level=LEVEL,
+                       variants=",".join(VARIANTS), bytes=bytes, steps=steps, flops=flops,
+                       poll=poll, samples=samples, timeout=timeout)  # fmt: skip
+
+
+# ---------------------------------------------------------------- lab 03 (e), graded apart
+VARIANTS = ("compute", "message", "blocking", "student")
+NUMBERS_ANSWER = "overlap_numbers"  # the answer cell (e) runs again apart
+# what the lab's first cell gives the answer cell (plt aside), and the run cell's names beside it
+_APART_PRELUDE = """
+import numpy as np
+import pandas as pd
+from IPython.display import display
+
+import hybridlab as hl
+from hybridlab.runs import compliance
+from hybridlab.p2p.exercise import (build_student_overlap, check_student_overlap, overlap_variants,
+                                    progress_runs, sendmodes_run, sweep_run)
+from hybridlab.p2p.hockney import piecewise_hockney
+from hybridlab.p2p.tables import aggregation_ratio, progress_table
+"""
+# the child process the answer cell runs in: it reads the run (the parent's pickle) and the drawn
+# medians, runs the cell, and writes the two numbers it set and what overlap_numbers gave on
+# each drawn Series (or the error) as JSON; the parent's judge compares them with its own
+_APART_CHILD = r"""
+import json, pickle, sys
+ns = {"__name__": "__main__"}
+exec(sys.argv[1], ns)  # the prelude's imports while the parent builds and runs the kernel
+given = pickle.load(sys.stdin.buffer)
+ns.update(given["names"])
+import pandas as pd
+try:
+    exec(compile(given["answer"], "<your answer cell overlap_numbers>", "exec"), ns)
+    for name in ("PREDICTED_OVERLAP_S", "HIDDEN_FRACTION"):
+        if ns.get(name) is None:
+            raise NotImplementedError(f"{name} is not set")
+    result = {"predicted": float(ns["PREDICTED_OVERLAP_S"]), "hidden": float(ns["HIDDEN_FRACTION"])}
+    drawn = []
+    for medians in given["drawn"]:
+        series = pd.Series(medians, name="seconds").rename_axis("variant")
+        drawn.append([float(v) for v in ns["overlap_numbers"](series)])
+    result["drawn"] = drawn
+except BaseException as err:
+    result = {"error": f"{type(err).__name__}: {err}"[:600]}
+with open(sys.argv[2], "w") as f:
+    json.dump(result, f)
+"""
+
+
+def overlap_apart(answers: dict[str, str] | None, code: str, *, bytes: int, flops: int,
+                  samples: int, drawn: list[dict[str, float]], timeout: float = 120.0) -> dict:  # fmt: skip
+    """Lab 03 (e), run apart from the student's kernel (grading/apart.py): the student's
+    OVERLAP_C built and its four variants run here as the lab's run_overlap cell runs them
+    (overlap_variants' run: 2 ranks x 2 threads, `bytes`, `flops`, `samples`); then the answer
+    cell overlap_numbers (`answers`: grade id -> source, as the submitted notebook holds it)
+    runs again in a child process, with overlap_runs, overlap_medians, OV_BYTES, QUICK,
+    OVERLAP_C and the first cell's names bound to that run, and overlap_numbers called on each
+    Series of `drawn` medians. Returns the samples ({variant: seconds}) and what the cell gave
+    ("predicted", "hidden", "drawn": [(perfect, hidden)]), or its "error". The child gets the
+    run and gives back numbers only: the student's code never touches the run, nor this
+    process (made undumpable by apart.py), nor its result. A build or run failure (a wrong
+    value, a hang) is raised."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from ..runs.course_size import quick_mode
+
+    source = (answers or {}).get(NUMBERS_ANSWER)
+    if source is None:
+        raise LookupError(f"the notebook has no answer cell {NUMBERS_ANSWER}")
+    with tempfile.TemporaryDirectory(prefix="hl-overlap-") as tmp:
+        result = Path(tmp) / "answers.json"
+        # the child starts first: its imports overlap the build and the run
+        child = subprocess.Popen([sys.executable, "-c", _APART_CHILD, _APART_PRELUDE, str(result)],
+                                 cwd=tmp, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, env=dict(os.environ))  # fmt: skip
+        try:
+            kernel = build_student_overlap(code, name="student_p2p_overlap_apart")
+            run = _variants_run(kernel, bytes=bytes, flops=flops, samples=samples, steps=200,
+                                poll=4, timeout=timeout)  # fmt: skip
+            records = run.records
+            seconds = {str(v): [float(x) for x in g] for v, g in records.groupby("variant")["seconds"]}
+            names = {"QUICK": quick_mode(), "OVERLAP_C": code, "OV_BYTES": bytes,
+                     "overlap_runs": run,
+                     "overlap_medians": records.groupby("variant")["seconds"].median()}  # fmt: skip
+            given = pickle.dumps({"names": names, "answer": source,
+                                  "drawn": [{k: float(v) for k, v in d.items()} for d in drawn]})
+            try:
+                child.communicate(given, timeout=timeout)
+                got = json.loads(result.read_text()) if result.exists() else None
+            except (subprocess.TimeoutExpired, BrokenPipeError, ValueError):
+                got = None
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+    if not isinstance(got, dict):
+        got = {"error": "your answer cell ended without setting the two numbers"}
+    return {"seconds": seconds, "answers": got}
 
 
 def path_sweeps(nodes: int, **sweep) -> dict[str, Results]:
