@@ -167,10 +167,13 @@ def test_a_judged_run_reads_neither_the_scripts_lines_nor_its_program(tmp_path, 
     result, _ = jobs.judged_run(printed, probe, tmp_path, sbatch_args=["--ntasks=1"], timeout=120)
     assert "token=1 " in result.script_output
     assert [p["token"] for p in result.check().lines("probe")] == ["4242"]
-    # ./jacobi replaced by the script before srun: the kit starts its own copy of the program
+    # ./jacobi replaced by the script before srun: srun refuses the step (not the kit's build; a
+    # wrapper would run in its place on a cluster: attack H's H10_wrapper), and the kit's own copy
+    # of the program is what a step would start
     replaced = JOB_SCRIPT.replace("srun ", "printf '#!/bin/sh\\necho probe token=1\\n' > jacobi\nsrun ")
     result, _ = jobs.judged_run(replaced, probe, tmp_path, sbatch_args=["--ntasks=1"], timeout=120)
-    assert [p["token"] for p in result.check().lines("probe")] == ["4242"]
+    assert not result.ok and "not the program the grader built" in result.output
+    assert "token=1" not in result.output
     # another program started by srun, or ./jacobi twice, or never: refused, saying so
     other = JOB_SCRIPT.replace('./jacobi "$@"', "/bin/true")
     with pytest.raises(jobs.JobScriptError, match=r"no srun step of \./jacobi \(its srun steps ran /bin/true\)"):
@@ -213,13 +216,76 @@ def test_a_step_through_env_is_the_program_env_starts():
         assert steps._env_prefix(program) == ({}, program)
 
 
-def test_a_forged_step_record_is_checked_as_srun_checks_it(tmp_path, probe):
-    # the step's record is the script's request; one srun would refuse is refused when read
-    forged = JOB_SCRIPT.replace('./jacobi "$@"', "/bin/true").replace(
-        "srun ", 'echo \'{"ntasks": 64, "cpus_per_task": 8, "bind": "cores", "program": "\'"$PWD"\'/jacobi", '
-                 '"args": [], "openmp": {}}\' >> "$HL_SRUN_STEPS"\nsrun ')
-    with pytest.raises(jobs.JobScriptError, match="not one the allocation"):
+# A fresh attacker (attack H, H-3): `false && srun ...` and a step record appended to the file
+# named by $HL_SRUN_STEPS kept 3/3. The step now comes only from the kit's srun process, read
+# from /proc by the kit's socket (jobs._StepChannel); a report from any other process is refused.
+FORGER = r"""python3 - <<'PY'
+import os, socket
+s = socket.socket(socket.AF_UNIX)
+s.connect(os.environ["HL_SRUN_SOCKET"])
+s.sendall(b"step --ntasks=1 --cpu-bind=cores ./jacobi\n")
+print(s.makefile().readline())
+PY
+false && """
+
+
+def test_a_step_reported_by_another_process_is_refused(tmp_path, probe):
+    forged = JOB_SCRIPT.replace("srun ", FORGER + "srun ") + "exit 0\n"
+    with pytest.raises(jobs.JobScriptError, match="not the kit's srun"):
         jobs.judged_run(forged, probe, tmp_path, sbatch_args=["--ntasks=1"], timeout=120)
+    nothing = JOB_SCRIPT.replace("srun ", "false && srun ") + "exit 0\n"
+    with pytest.raises(jobs.JobScriptError, match="started no srun step"):
+        jobs.judged_run(nothing, probe, tmp_path, sbatch_args=["--ntasks=1"], timeout=120)
+
+
+def test_a_program_replaced_before_srun_is_refused(tmp_path, probe):
+    # attack H, H10_wrapper: ./jacobi made a wrapper around the real program before srun
+    wrapped = JOB_SCRIPT.replace("srun ", "mv jacobi jacobi.real\nprintf '#!/bin/sh\\nexec ./jacobi.real \"$@\"\\n'"
+                                 " > jacobi\nchmod +x jacobi\nsrun ")
+    job, _ = jobs.judged_run(wrapped, probe, tmp_path, sbatch_args=["--ntasks=1"], timeout=120)
+    assert not job.ok and "not the program the grader built" in job.output, job.output
+    tolerant = wrapped.replace('./jacobi "$@"', './jacobi "$@" || true')
+    with pytest.raises(jobs.JobScriptError, match="not the program the grader built"):
+        jobs.judged_run(tolerant, probe, tmp_path, sbatch_args=["--ntasks=1"], timeout=120)
+
+
+@pytest.mark.parametrize("export, threads", [
+    (None, "2"), ("ALL", "2"), ("NONE", None), ("ALL,OMP_NUM_THREADS=1", "1"),
+    ("OMP_NUM_THREADS", "2"), ("OMP_PLACES", None), ("SLURM_NTASKS,OMP_NUM_THREADS=3", "3"),
+])
+def test_srun_export_makes_the_tasks_environment(monkeypatch, export, threads):
+    # attack H, H10_exportnone/exportthreads: --export was ignored by the kit's srun
+    for name, value in {"SLURM_CPUS_ON_NODE": "4", "SLURM_NTASKS": "2", "OMP_NUM_THREADS": "2",
+                        "OMP_PLACES": "cores"}.items():  # fmt: skip
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("SLURM_EXPORT_ENV", raising=False)
+    step = steps._step([*([f"--export={export}"] if export else []), "--cpu-bind=cores", "/bin/true"])
+    if threads is None:
+        assert step == 1
+    else:
+        assert step.openmp["OMP_NUM_THREADS"] == threads
+        assert ("OMP_PLACES" in step.openmp) == (export is None or export.startswith("ALL"))
+    monkeypatch.setenv("SLURM_EXPORT_ENV", "NONE")  # srun's input variable for --export
+    assert steps._step(["--cpu-bind=cores", "/bin/true"]) == 1
+    assert steps._step(["--export=NONE", "--cpu-bind=cores", "env", "OMP_NUM_THREADS=2", "/bin/true"]).openmp \
+        == {"OMP_NUM_THREADS": "2"}
+
+
+@pytest.mark.parametrize("argv, bind", [
+    (["--cpu-bind=cores", "--cpu_bind=none"], "none"), (["--cpu_bind=none", "--cpu-bind=cores"], "cores"),
+    (["--hint=nomultithread", "--cpu-bind=cores"], "cores"), (["--cpu-bind=none", "--hint", "nomultithread"], "none"),
+    (["--hint=nomultithread"], 1), (["--hint=compute_bound", "--cpu-bind=cores"], 1),
+    (["--cpu-bind=cores", "--export=ALL,LD_PRELOAD=/x.so"], 1),
+])
+def test_srun_options_as_slurm_reads_them(monkeypatch, argv, bind):
+    # attack H, H10_bindtwice: both spellings are one option, the last wins; H10_hint: accepted
+    # beside an explicit binding (no SMT here: it changes nothing)
+    for name, value in {"SLURM_CPUS_ON_NODE": "2", "SLURM_NTASKS": "2", "OMP_NUM_THREADS": "1"}.items():
+        monkeypatch.setenv(name, value)
+    for name in ("SLURM_CPU_BIND", "SLURM_HINT", "SLURM_EXPORT_ENV", "LD_PRELOAD"):
+        monkeypatch.delenv(name, raising=False)
+    step = steps._step([*argv, "/bin/true"])
+    assert (step if isinstance(step, int) else step.bind) == bind
 
 
 def test_nothing_a_script_leaves_running_outlives_it(tmp_path, probe):

@@ -205,3 +205,19 @@ HONEST = [
     }""")),
           why="the new values copied back by rows with memcpy in a second omp for of the same region"),
 ]
+
+# (c) srun options read as Slurm reads them (fixer helper-f13, 2026-12-05, after attack H): the
+# step now comes from the kit's srun process, --export makes the tasks' environment, --cpu-bind
+# and --cpu_bind are one option (the last wins), --hint=nomultithread is taken beside a binding
+HONEST += [
+    right("job_script", script(changed(JOB_SCRIPT, "--cpu-bind=cores", "--hint=nomultithread --cpu-bind=cores")),
+          why="--hint=nomultithread beside --cpu-bind=cores (attack H's H10_hint: refused before; one "
+              "hardware thread per core changes nothing on a machine without SMT)"),
+    right("job_script", script(changed(JOB_SCRIPT, "--cpu-bind=cores", "--cpu_bind=none --cpu-bind=cores")),
+          why="a binding given twice in both spellings, the last (cores) wins as in Slurm"),
+    right("job_script", script(changed(JOB_SCRIPT, "srun ", "srun --export=ALL ")),
+          why="--export=ALL, srun's default, spelt out"),
+    right("job_script", script(changed(changed(JOB_SCRIPT, "export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK\n", ""),
+                                       "srun ", "srun --export=ALL,OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK ")),
+          why="OMP_NUM_THREADS handed to the tasks by srun's --export=ALL,NAME=value, not exported"),
+]

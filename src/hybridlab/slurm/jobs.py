@@ -28,9 +28,10 @@ killed). A job that fails is returned (exit_code, output): `result.check()` rais
 A judged run (`judged_run`, lab 10's hidden tests; `run_traced` with the local runner) takes its
 evidence from where the script cannot write. The script is the student's shell: it can read its
 environment and any file of the user, print any line, rewrite any file after the program, run
-another program. So the kit's srun only notes the step the script asks for (tasks, CPUs per
-task, binding, the OMP_* variables, the arguments: the script's request, checked again when
-read as srun checks it), the script runs as a child of `contain` (a subreaper: whatever it
+another program. So the kit's srun only reports the step the script asks for to the kit's
+socket, which reads it from that srun process itself (tasks, CPUs per task, binding, the tasks'
+OMP_* variables, the arguments; _StepChannel: no record the script writes, and no report of
+another process, is taken), the script runs as a child of `contain` (a subreaper: whatever it
 leaves running, in any session, is killed when it ends), and then the kit starts that step
 itself with its own copy of the program, reading the output on its own pipe and, for a traced
 program, the trace with a key and into a folder made after the script is gone.
@@ -39,21 +40,25 @@ program, the trace with a key and into a folder made after the script is gone.
 from __future__ import annotations
 
 import contextlib
-import json
+import hashlib
 import os
 import re
 import shlex
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import psutil
 
 from .. import progress
 from ..kernels.build import Kernel, build_source
@@ -62,7 +67,8 @@ from ..machine.topology import read_topology
 from ..paths import cache_root, venv_bin
 from ..runs.launch import record_key, trace_stream
 from ..runs.records import NO_KEY, Results, parse_framed
-from .steps import OPENMP, STEPS, Step, mpi_environment, read_options
+from . import steps as _steps
+from .steps import SRUN_COMMAND, STEPS, Step, mpi_environment, read_options
 
 TIMEOUT = 300.0  # seconds a job may run by default
 TRACE_DIR = "HL_TRACE_DIR"  # where a traced whole program's ranks write their trace (hl_mpi_trace.h)
@@ -310,12 +316,13 @@ def _submit_local(text: str, request: JobRequest, args: list[str], sbatch_args: 
     script = _job_script(text, folder, job_id)
     output_file = folder / f"slurm-{job_id}.out"
     shim = Path(tempfile.mkdtemp(prefix="hybridlab-srun-"))
-    (shim / "srun").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m hybridlab.slurm.steps srun "$@"\n')
+    (shim / "srun").write_text(f'#!/bin/sh\nexec "{sys.executable}" {" ".join(SRUN_COMMAND)} "$@"\n')
     (shim / "srun").chmod(0o755)
     host = socket.gethostname().split(".")[0]
     tag = f"job-{job_id}"
-    env = {  # not the submitter's own srun binding (a grader running under srun): the script's
-        **{k: v for k, v in os.environ.items() if not k.startswith("SLURM_CPU_BIND")}, **extra,
+    env = {  # not the submitter's own srun binding, export or hint (a grader under srun): the script's
+        **{k: v for k, v in os.environ.items()
+           if not k.startswith(("SLURM_CPU_BIND", "SLURM_EXPORT_ENV", "SLURM_HINT"))}, **extra,
         "PATH": f"{shim}{os.pathsep}{venv_bin()}{os.pathsep}{os.environ.get('PATH', '')}",
         "SLURM_JOB_ID": job_id, "SLURM_JOBID": job_id, "SLURM_JOB_NAME": request.job_name,
         "SLURM_NTASKS": str(request.ntasks), "SLURM_NPROCS": str(request.ntasks),
@@ -330,7 +337,7 @@ def _submit_local(text: str, request: JobRequest, args: list[str], sbatch_args: 
     try:
         with progress.running(f"job {job_id}: {request.label}, local runner (no Slurm cluster "
                               "answers here)"):  # fmt: skip
-            code = _run_tagged([sys.executable, "-m", "hybridlab.slurm.steps", "contain", "bash",
+            code = _run_tagged([sys.executable, "-I", "-m", "hybridlab.slurm.steps", "contain", "bash",
                                 str(script), *args], folder, env, output_file, tag,
                                timeout, f"job {job_id}")  # fmt: skip
     finally:
@@ -611,17 +618,17 @@ def judged_run(
     text = script.read_text() if isinstance(script, Path) else str(script)
     private = Path(tempfile.mkdtemp(prefix="hybridlab-step-"))
     try:
-        steps = private / "steps.jsonl"
-        if oversubscribe:
-            request = read_script(text, list(sbatch_args))
-            job = _submit_local(text, request, list(args), list(sbatch_args), folder, timeout,
-                                {STEPS: str(steps)}, usable=max(request.cpus, 1))  # fmt: skip
-        else:
-            job = submit(text, args=args, sbatch_args=sbatch_args, folder=folder, timeout=timeout,
-                         runner="local", env={STEPS: str(steps)})  # fmt: skip
+        with _StepChannel(target, body) as channel:
+            if oversubscribe:
+                request = read_script(text, list(sbatch_args))
+                job = _submit_local(text, request, list(args), list(sbatch_args), folder, timeout,
+                                    channel.env, usable=max(request.cpus, 1))  # fmt: skip
+            else:
+                job = submit(text, args=args, sbatch_args=sbatch_args, folder=folder,
+                             timeout=timeout, runner="local", env=channel.env)  # fmt: skip
         if not job.ok:
             return job, None
-        step = _judged_step(steps, target, job.request)
+        step = _judged_step(channel, target, job.request)
         own = private / "program" / name
         own.parent.mkdir()
         own.write_bytes(body)
@@ -663,27 +670,125 @@ def asked_step(
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / name
     target.unlink(missing_ok=True)
-    target.write_text("#!/bin/sh\nexit 0\n")
+    placeholder = b"#!/bin/sh\nexit 0\n"
+    target.write_bytes(placeholder)
     target.chmod(0o755)
     text = script.read_text() if isinstance(script, Path) else str(script)
     request = read_script(text, list(sbatch_args))
     if request.nodes > 1:
         raise JobRequestError(f"the script asks for {request.nodes} nodes; the local runner is "
                               "one node (this machine): ask for --nodes=1")  # fmt: skip
-    private = Path(tempfile.mkdtemp(prefix="hybridlab-step-"))
-    try:
-        steps = private / "steps.jsonl"
+    with _StepChannel(target, placeholder) as channel:
         job = _submit_local(text, request, list(args), list(sbatch_args), folder, timeout,
-                            {STEPS: str(steps)}, usable=request.cpus)  # fmt: skip
-        return job, (_judged_step(steps, target, job.request) if job.ok else None)
-    finally:
-        shutil.rmtree(private, ignore_errors=True)
+                            channel.env, usable=request.cpus)  # fmt: skip
+    return job, (_judged_step(channel, target, job.request) if job.ok else None)
 
 
-def _judged_step(steps: Path, target: Path, request: JobRequest) -> Step:
-    """The one srun step of `target` a judged script asked for, checked again as srun checks it
-    (whoever wrote the record): JobScriptError when there is none, or more than one."""
-    found = [_read_step(line) for line in (steps.read_text().splitlines() if steps.exists() else [])]
+class _StepChannel:
+    """The kit's end of its srun's reports in a judged run: a unix socket in a folder of its own
+    (its path in the job's $HL_SRUN_SOCKET). The script can name and reach it, so nothing a peer
+    sends is read: for each connection the kit takes the peer's pid from the kernel
+    (SO_PEERCRED) and takes the step only from a peer that is the kit's srun as the job's PATH
+    starts it (this venv's python running `-I -m hybridlab.slurm.steps srun`, a descendant of
+    this process, no loader variable slipped in), reading the step from that process itself:
+    its command line, environment and folder (/proc), checked as srun checks it (steps._step),
+    while it waits for the answer. `target` (./jacobi) must then hold `body`, the program the
+    kit built: a script that replaced it has its step refused. Any other peer, and any refused
+    step, is kept as a refusal (_judged_step names it)."""
+
+    def __init__(self, target: Path, body: bytes):
+        self.target = target.resolve()
+        self.digest = hashlib.sha256(body).hexdigest()
+        self.folder = Path(tempfile.mkdtemp(prefix="hybridlab-srun-"))
+        self.path = self.folder / "srun.sock"
+        self.steps: list[Step] = []
+        self.refused: list[str] = []
+        self._lock = threading.Lock()
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._sock.bind(str(self.path))
+        self._sock.listen(16)
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {STEPS: str(self.path)}
+
+    def __enter__(self) -> _StepChannel:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RDWR)
+        self._sock.close()
+        self._thread.join(timeout=15)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(30)
+                try:
+                    answer = self._take(conn)
+                except (OSError, ValueError, psutil.Error) as err:
+                    answer = f"the grader could not read the srun that reported a step: {err}"
+                if answer != "ok":
+                    with self._lock:
+                        self.refused.append(answer)
+                with contextlib.suppress(OSError):
+                    conn.sendall((answer.replace("\n", " ") + "\n").encode())
+
+    def _take(self, conn: socket.socket) -> str:
+        """"ok" when the peer is the kit's srun and its step is taken, else why not."""
+        size = struct.calcsize("3i")
+        pid, uid, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, size))
+        conn.recv(64)  # its hello: the peer now waits for the answer, as it is
+        proc = Path(f"/proc/{pid}")
+        argv = [a.decode(errors="replace") for a in (proc / "cmdline").read_bytes().split(b"\0")[:-1]]
+        environ = dict(e.decode(errors="replace").partition("=")[::2]
+                       for e in (proc / "environ").read_bytes().split(b"\0") if b"=" in e)  # fmt: skip
+        cwd = os.readlink(proc / "cwd")
+        exe = os.readlink(proc / "exe")
+        ancestors = {p.pid for p in psutil.Process(pid).parents()}
+        srun = [sys.executable, *SRUN_COMMAND]
+        loader = [k for k in ("LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH")
+                  if environ.get(k) != os.environ.get(k)]  # fmt: skip
+        if (uid != os.getuid() or os.getpid() not in ancestors or exe != os.path.realpath(sys.executable)
+                or argv[: len(srun)] != srun or loader):
+            shown = " ".join(argv)[:200]
+            return (f"a process that is not the kit's srun reported a step (pid {pid}: {shown}"
+                    + (f"; {', '.join(loader)} changed" if loader else "")
+                    + "): the grader takes a step only from srun itself, as `srun ... ./program` starts it")
+        said: list[str] = []
+        step = _steps._step(argv[len(srun):], environ, cwd, said.append)
+        if isinstance(step, int):
+            return next((m.removeprefix("srun: error: ") for m in reversed(said)
+                         if m.startswith("srun: error: ")), "srun refused the step")  # fmt: skip
+        if Path(step.program).resolve() == self.target:
+            try:
+                held = hashlib.sha256(Path(step.program).read_bytes()).hexdigest()
+            except OSError:
+                held = ""
+            if held != self.digest:
+                return (f"./{self.target.name} is not the program the grader built when srun starts "
+                        "it (the script replaced or changed it): the grader judges the step of "
+                        "the program as built")  # fmt: skip
+        with self._lock:
+            self.steps.append(step)
+        return "ok"
+
+
+def _judged_step(channel: _StepChannel, target: Path, request: JobRequest) -> Step:
+    """The one srun step of `target` a judged script asked for, as the kit's srun asked for it
+    (_StepChannel): JobScriptError when any report was refused, or there is no step of it, or
+    more than one."""
+    if channel.refused:
+        raise JobScriptError(f"srun: {channel.refused[0]}")
+    found = list(channel.steps)
     mine = [s for s in found if Path(s.program).resolve() == target.resolve()]
     if not mine:
         ran = ", ".join(sorted({s.program for s in found}))
@@ -696,22 +801,6 @@ def _judged_step(steps: Path, target: Path, request: JobRequest) -> Step:
     step = mine[0]
     if step.ntasks * step.cpus_per_task > request.cpus:
         raise JobScriptError(f"the srun step {step} is not one the allocation ({request.label}) gives")
-    return step
-
-
-def _read_step(line: str) -> Step:
-    """A step from its record (JSON, as steps.srun_main writes it), its types checked and only the
-    OpenMP variables kept: JobScriptError for anything else."""
-    try:
-        record = json.loads(line)
-        step = Step(int(record["ntasks"]), int(record["cpus_per_task"]), str(record["bind"]),
-                    str(record["program"]), tuple(str(a) for a in record["args"]),
-                    {str(k): str(v) for k, v in dict(record["openmp"]).items()
-                     if str(k).startswith(OPENMP)})  # fmt: skip
-    except (ValueError, TypeError, KeyError) as bad:
-        raise JobScriptError(f"a srun step the script asked for cannot be read: {line[:200]}") from bad
-    if step.ntasks < 1 or step.cpus_per_task < 1 or step.bind not in ("cores", "none"):
-        raise JobScriptError(f"the srun step {step} is not one the allocation gives")
     return step
 
 

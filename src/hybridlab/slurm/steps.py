@@ -4,7 +4,8 @@
     is killed when it ends;
   - `srun [options] program ...` (the `srun` first on the job's PATH): checks the step against
     the allocation as srun does, then starts it with the venv's mpiexec, or, in a judged run
-    ($HL_SRUN_STEPS set), only records it for the kit to start after the script (jobs.judged_run).
+    ($HL_SRUN_SOCKET set), reports to the kit's socket, which reads the step from this process
+    itself and starts it after the script (jobs.judged_run).
 
 Both start once or more per job, so this module imports little (no pandas, no C build): the
 step's placement flags and the venv's mpiexec only.
@@ -14,14 +15,15 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import json
 import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
@@ -29,7 +31,8 @@ import psutil
 from ..machine.placement import Placement
 from ..machine.topology import find_mpiexec
 
-STEPS = "HL_SRUN_STEPS"  # in a judged run, where the local srun writes the steps it was asked for
+STEPS = "HL_SRUN_SOCKET"  # in a judged run, the kit's unix socket its srun reports each step to
+SRUN_COMMAND = ("-I", "-m", "hybridlab.slurm.steps", "srun")  # the kit's srun: sys.executable + these
 SRUN_NOTE = (
     "srun (local): --cpus-per-task not given, so each task gets 1 CPU (srun of Slurm 22.05 and "
     "23.02 does not take sbatch's --cpus-per-task; 23.11 does again): pass "
@@ -38,7 +41,8 @@ SRUN_NOTE = (
 
 LONG = {"-n": "--ntasks", "-c": "--cpus-per-task", "-N": "--nodes", "-J": "--job-name",
          "-t": "--time", "-o": "--output", "-e": "--error", "-p": "--partition",
-         "-A": "--account", "-D": "--chdir"}  # fmt: skip
+         "-A": "--account", "-D": "--chdir",
+         "--cpu_bind": "--cpu-bind"}  # fmt: skip (Slurm: both spellings one option, the last wins)
 
 
 def read_options(tokens: list[str]) -> dict[str, str]:
@@ -56,8 +60,8 @@ def read_options(tokens: list[str]) -> dict[str, str]:
         if not value and "=" not in token and i + 1 < len(tokens) and not tokens[i + 1].startswith("-") \
                 and name in ("--ntasks", "--cpus-per-task", "--nodes", "--job-name", "--time",
                              "--output", "--error", "--partition", "--account", "--chdir",
-                             "--ntasks-per-node", "--cpu-bind", "--cpu_bind", "--mpi",
-                             "--distribution"):
+                             "--ntasks-per-node", "--cpu-bind", "--mpi",
+                             "--distribution", "--export", "--hint"):
             value = tokens[i + 1]
             i += 1
         out[name] = value
@@ -65,7 +69,7 @@ def read_options(tokens: list[str]) -> dict[str, str]:
     return out
 
 
-_SRUN_IGNORED = ("--mpi", "--export", "--overlap", "--exact", "--kill-on-bad-exit",
+_SRUN_IGNORED = ("--mpi", "--overlap", "--exact", "--kill-on-bad-exit",
                  "--distribution", "--label", "-l", "--unbuffered", "-u", "--job-name")  # fmt: skip
 
 
@@ -106,14 +110,23 @@ OPENMP = ("OMP_", "GOMP_")  # the variables a step hands its program (KMP_ is cl
 
 def srun_main(argv: list[str]) -> int:
     """The local runner's `srun`: start the program's tasks with the venv's mpiexec; in a judged
-    run ($HL_SRUN_STEPS set, judged_run) write the step there instead, for the kit to start."""
+    run ($HL_SRUN_SOCKET set, judged_run) report to the kit's socket instead, which reads the step
+    from this very process (its command line, environment and folder, jobs._StepChannel) and
+    starts it once the script has ended."""
     step = _step(argv)
     if isinstance(step, int):
         return step
-    record = os.environ.get(STEPS)
-    if record:
-        with open(record, "a") as out:
-            out.write(json.dumps(asdict(step)) + "\n")
+    channel = os.environ.get(STEPS)
+    if channel:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as kit:
+            try:
+                kit.connect(channel)
+                kit.sendall(b"step\n")
+                answer = kit.makefile("r").readline().strip()
+            except OSError as err:
+                return _srun_error(f"the grader's step channel does not answer ({err.strerror})")
+        if answer != "ok":
+            return _srun_error(answer or "the grader did not take the step")
         print(f"srun (grader): step of {step.ntasks} x {step.cpus_per_task} recorded: the grader "
               "starts it once the script has ended", file=sys.stderr, flush=True)  # fmt: skip
         return 0
@@ -123,48 +136,98 @@ def srun_main(argv: list[str]) -> int:
     return subprocess.call(cmd, env=env)
 
 
-def _step(argv: list[str]) -> Step | int:
+def _step(argv: list[str], environ: dict[str, str] | None = None, cwd: str | None = None,
+          say: Callable[[str], None] | None = None) -> Step | int:
     """The step `srun argv` asks for, checked as srun checks it against the allocation; an
-    exit status when srun would refuse it (the reason printed, as srun prints it)."""
+    exit status when srun would refuse it (the reason said, as srun prints it). `environ` and
+    `cwd`: srun's own (default this process's); `say`: where notes and errors go (stderr)."""
+    environ = dict(os.environ) if environ is None else environ
+    cwd = os.getcwd() if cwd is None else cwd
+    say = say or _stderr
+
+    def error(message: str) -> int:
+        say(f"srun: error: {message}")
+        return 1
+
     split = next((i for i, a in enumerate(argv) if not a.startswith("-")
                   and (i == 0 or not _takes_value(argv[i - 1]))), len(argv))  # fmt: skip
     options, program = read_options(argv[:split]), argv[split:]
-    given, program = _env_prefix(program)  # `srun ... env OMP_NUM_THREADS=2 ./jacobi`: ./jacobi
     known = {"--ntasks", "--cpus-per-task", "--nodes", "--ntasks-per-node", "--cpu-bind",
-             "--cpu_bind", *_SRUN_IGNORED}  # fmt: skip
+             "--export", "--hint", *_SRUN_IGNORED}  # fmt: skip
     unknown = sorted(set(options) - known)
     if unknown:
-        return _srun_error(f"the kit's local srun does not know {', '.join(unknown)}")
+        return error(f"the kit's local srun does not know {', '.join(unknown)}")
     if not program:
-        return _srun_error("no program to run: srun [options] ./program [arguments]")
-    allocated = int(os.environ.get("SLURM_CPUS_ON_NODE", "1"))
-    ntasks = int(options.get("--ntasks") or os.environ.get("SLURM_NTASKS", "1"))
-    cpus = options.get("--cpus-per-task") or os.environ.get("SRUN_CPUS_PER_TASK")
+        return error("no program to run: srun [options] ./program [arguments]")
+    tasks_env = _exported(options.get("--export", environ.get("SLURM_EXPORT_ENV")), environ)
+    if isinstance(tasks_env, str):
+        return error(tasks_env)
+    given, program = _env_prefix(program)  # `srun ... env OMP_NUM_THREADS=2 ./jacobi`: ./jacobi
+    allocated = int(environ.get("SLURM_CPUS_ON_NODE", "1"))
+    ntasks = int(options.get("--ntasks") or environ.get("SLURM_NTASKS", "1"))
+    cpus = options.get("--cpus-per-task") or environ.get("SRUN_CPUS_PER_TASK")
     if cpus is None:
         cpus = "1"
-        if int(os.environ.get("SLURM_CPUS_PER_TASK", "1")) > 1:
-            print(SRUN_NOTE, file=sys.stderr, flush=True)
+        if int(environ.get("SLURM_CPUS_PER_TASK", "1")) > 1:
+            say(SRUN_NOTE)
     cpus_per_task = int(cpus)
-    job = os.environ.get("SLURM_JOB_ID", "?")
+    job = environ.get("SLURM_JOB_ID", "?")
     if ntasks * cpus_per_task > allocated:
-        return _srun_error(
+        return error(
             f"Unable to create step for job {job}: More processors requested than permitted "
             f"({ntasks} tasks x {cpus_per_task} CPUs per task = {ntasks * cpus_per_task}; the "
             f"allocation has {allocated} CPUs)"
         )
-    if "OMP_NUM_THREADS" not in os.environ and "OMP_NUM_THREADS" not in given:
-        return _srun_error("OMP_NUM_THREADS is not set: export OMP_NUM_THREADS="
-                           "$SLURM_CPUS_PER_TASK before srun")  # fmt: skip
+    if "OMP_NUM_THREADS" not in tasks_env and "OMP_NUM_THREADS" not in given:
+        return error("OMP_NUM_THREADS is not set in the tasks' environment: export OMP_NUM_THREADS="
+                     "$SLURM_CPUS_PER_TASK before srun" + (
+                         f" (--export={options.get('--export', environ.get('SLURM_EXPORT_ENV'))} "
+                         "hands the tasks only SLURM_* variables and those it names)"
+                         if "OMP_NUM_THREADS" in environ else ""))  # fmt: skip
     exe = program[0]
-    found = exe if "/" in exe else shutil.which(exe)
+    found = (os.path.join(cwd, exe) if "/" in exe
+             else shutil.which(exe, path=environ.get("PATH", os.defpath)))  # fmt: skip
+    if found and not os.path.isabs(found):
+        found = os.path.join(cwd, found)
     if not found or not os.path.isfile(found) or not os.access(found, os.X_OK):
-        return _srun_error(f"{exe}: No such file or directory (is the program built? "
-                           f"the job runs in {os.getcwd()})")  # fmt: skip
-    bind = _cpu_bind(options)
+        return error(f"{exe}: No such file or directory (is the program built? "
+                     f"the job runs in {cwd})")  # fmt: skip
+    loader = sorted(k for k in ("LD_PRELOAD", "LD_AUDIT") if {**tasks_env, **given}.get(k))
+    if loader:
+        return error(f"{', '.join(loader)} set for the tasks: the grader runs the program as "
+                     "compiled, with no library slipped in")  # fmt: skip
+    bind = _cpu_bind(options, environ, say)
     if bind not in ("cores", "none"):
-        return _srun_error(bind)
-    openmp = {k: v for k, v in {**os.environ, **given}.items() if k.startswith(OPENMP)}
-    return Step(ntasks, cpus_per_task, bind, str(Path(found).absolute()), tuple(program[1:]), openmp)
+        return error(bind)
+    openmp = {k: v for k, v in {**tasks_env, **given}.items() if k.startswith(OPENMP)}
+    return Step(ntasks, cpus_per_task, bind, os.path.normpath(found), tuple(program[1:]), openmp)
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _exported(value: str | None, environ: dict[str, str]) -> dict[str, str] | str:
+    """The tasks' environment as srun's --export (or its input variable SLURM_EXPORT_ENV) makes
+    it from srun's `environ`: ALL (or none given) the whole of it; NONE only the SLURM_*
+    variables; [ALL,]NAME[=value],... those names (their values here, or the one given) over
+    the whole (ALL) or over the SLURM_* variables alone. A reason it is refused otherwise."""
+    if value is None or value.upper() == "ALL":
+        return dict(environ)
+    slurm = {k: v for k, v in environ.items() if k.startswith("SLURM_")}
+    if value.upper() == "NONE":
+        return slurm
+    words = value.split(",")
+    out = dict(environ) if words[0].upper() == "ALL" else slurm
+    for word in words[1:] if words[0].upper() == "ALL" else words:
+        name, eq, given = word.partition("=")
+        if not re.fullmatch(r"[A-Za-z_]\w*", name) or name.upper() in ("ALL", "NONE"):
+            return f"--export={value}: cannot read {word!r} (ALL, NONE, or [ALL,]NAME[=value],...)"
+        if eq:
+            out[name] = given
+        elif name in environ:
+            out[name] = environ[name]
+    return out
 
 
 # srun's --cpu-bind (Slurm's slurm_verify_cpu_bind: a comma list, case-insensitive; the last unit
@@ -179,14 +242,24 @@ CPU_BIND_NOTE = (
 )
 
 
-def _cpu_bind(options: dict[str, str]) -> str:
+def _cpu_bind(options: dict[str, str], environ: dict[str, str] | None = None,
+              say: Callable[[str], None] | None = None) -> str:
     """The binding a step asks for: "cores" (--cpu-bind=cores or threads, also after quiet or
-    verbose), "none" (--cpu-bind=none, or no binding asked at all: --cpu-bind, --cpu_bind and
-    srun's input variable SLURM_CPU_BIND all missing, said so on stderr); otherwise the reason
-    srun (Slurm's own, or this stand-in) refuses the value."""
-    value = options.get("--cpu-bind", options.get("--cpu_bind"))
+    verbose; --cpu_bind is the same option, the last given wins), "none" (--cpu-bind=none, or no
+    binding asked at all: --cpu-bind and srun's input variable SLURM_CPU_BIND both missing, said
+    so); otherwise the reason srun (Slurm's own, or this stand-in) refuses the value.
+    --hint=nomultithread (one hardware thread per core) is taken beside an explicit binding,
+    which wins as Slurm has it; this machine's cores run one thread each, so it changes nothing
+    there. Any other hint, or a hint alone (whose binding Slurm versions differ on), is refused."""
+    environ = dict(os.environ) if environ is None else environ
+    say = say or _stderr
+    value = options.get("--cpu-bind")
     if value is None:
-        value = os.environ.get("SLURM_CPU_BIND")
+        value = environ.get("SLURM_CPU_BIND")
+    hint = options.get("--hint", environ.get("SLURM_HINT"))
+    if hint is not None and hint.lower() != "nomultithread":
+        return (f"the kit's local srun takes --hint=nomultithread only (with --cpu-bind), "
+                f"not --hint={hint}")  # fmt: skip
     unit = ""
     for word in [] if value is None else value.split(","):
         if word.lower() in _BIND_WORDS:
@@ -196,8 +269,11 @@ def _cpu_bind(options: dict[str, str]) -> str:
                     f"(--cpu-bind=cores) or unbound (--cpu-bind=none), not --cpu-bind={value}")
         else:
             return f'unrecognized --cpu-bind argument "{word}"'
+    if hint is not None and not unit:
+        return ("--hint=nomultithread without --cpu-bind: the binding it implies differs between "
+                "Slurm versions; pass --cpu-bind=cores as well")  # fmt: skip
     if not unit:
-        print(CPU_BIND_NOTE, file=sys.stderr, flush=True)
+        say(CPU_BIND_NOTE)
     return unit or "none"
 
 
@@ -227,8 +303,9 @@ def mpi_environment(implementation: str | None = None) -> dict[str, str]:
 def _takes_value(option: str) -> bool:
     name = LONG.get(option, option)
     return "=" not in option and name in ("--ntasks", "--cpus-per-task", "--nodes",
-                                          "--ntasks-per-node", "--cpu-bind", "--cpu_bind",
-                                          "--mpi", "--distribution", "--job-name")  # fmt: skip
+                                          "--ntasks-per-node", "--cpu-bind", "--export",
+                                          "--hint", "--mpi", "--distribution",
+                                          "--job-name")  # fmt: skip
 
 
 def _srun_error(message: str) -> int:
