@@ -30,7 +30,7 @@
  *
  * A kernel that must see every write (lab 05's init_arrays: a master writing the values of pages
  * its workers opened a moment before, a few at a time, left no trace through the window) sets
- * hl_touch_watch_writes = 1 before the accesses: on x86-64 a watched page, once written, is then
+ * hl_touch_watch(1) before the accesses: on x86-64 a watched page, once written, is then
  * opened for one instruction of the thread that faulted (the trap flag set in its context; the
  * SIGTRAP after that instruction seals the page again), so every write to it faults and a write
  * by another OS thread than the page's writer is its rewriter. Every page is watched (one in
@@ -44,6 +44,18 @@
  * left: another thread's store that lands while the page is open for its writer's one
  * instruction (a race the code cannot see coming; a store that misses it is recorded).
  * Elsewhere (not x86-64) the window above stands.
+ *
+ * The tracer's state is out of the kernel's reach, not only out of its names' (static): the
+ * table of traced arrays, the watch switch and the saved signal actions live in pages of their
+ * own that are read-only except while the kit's functions (alloc, emit, free, hl_touch_watch)
+ * change them, and each array's book of pages (toucher, writer, rewriter) is a read-only mapping
+ * that the handler opens, under a lock, only for the one page of the book it claims a record in,
+ * and closes again (a claim happens once per page and field: a few per page). Code of the kernel
+ * that scans memory for the records and writes them (attacker H's H05_forge erased every page's
+ * rewriter) faults on the read-only page: not the tracer's fault, so the run crashes. The faults
+ * count and the openers' latest pages below stay writable (not evidence; what is left: a thread
+ * that rewrites the one-instruction stepping entries of another thread in the moment between its
+ * fault and its trap keeps that page open, a race).
  *
  * The handler is async-signal-safe (atomics, getcpu, gettid and mprotect only; no malloc, no
  * stdio).
@@ -101,32 +113,85 @@ typedef struct {
 typedef struct {
     char *base;
     size_t bytes, page_bytes, pages;
-    hl_touch_page *page; /* its own mapping: the handler only reads and writes it */
+    hl_touch_page *page; /* its own mapping, read-only but while the handler claims in it */
     int armed;
-    long faults;
     unsigned long seed; /* which pages are watched (hl_touch_watch_writes) */
 } hl_touch_array;
 
-static hl_touch_array hl_touch_arrays[HL_TOUCH_MAX_ARRAYS];
-/* Each opener's latest written pages: (array slot << 32 | page) + 1, 0 for none. */
-static long hl_touch_open[HL_TOUCH_OPENERS][HL_TOUCH_OPEN_PAGES];
-static unsigned long hl_touch_opened[HL_TOUCH_OPENERS];
-static struct sigaction hl_touch_previous; /* the SIGSEGV action before the first armed array */
-static int hl_touch_installed;
-/* 1: every write to a watched page seen (open for one instruction of its writer; x86-64 only) */
-static int hl_touch_watch_writes;
-#ifndef HL_TOUCH_WATCH_ONE_IN
-#define HL_TOUCH_WATCH_ONE_IN 1 /* every page (a larger N: one page in N, observable by a clock) */
-#endif
 #if defined(__x86_64__) && defined(REG_EFL)
 #define HL_TOUCH_STEP 1
 #define HL_TOUCH_TRAP_FLAG 0x100L
+#endif
+#define HL_TOUCH_GUARD_BYTES 65536 /* a multiple of any page size: the guarded state's own pages */
+
+/* What decides the records: read-only outside the kit's functions (hl_touch_state_open) */
+typedef struct {
+    hl_touch_array arrays[HL_TOUCH_MAX_ARRAYS];
+    struct sigaction previous; /* the SIGSEGV action before the first armed array */
+    int installed;
+    /* 1: every write to a watched page seen (open for one instruction of its writer; x86-64) */
+    int watch_writes;
+#ifdef HL_TOUCH_STEP
+    struct sigaction previous_trap; /* the SIGTRAP action before */
+    int trap_installed;
+#endif
+} hl_touch_state;
+
+static union {
+    hl_touch_state s;
+    char pad[(sizeof(hl_touch_state) + HL_TOUCH_GUARD_BYTES - 1) / HL_TOUCH_GUARD_BYTES *
+             HL_TOUCH_GUARD_BYTES];
+} hl_touch_guarded __attribute__((aligned(HL_TOUCH_GUARD_BYTES)));
+#define hl_touch_arrays (hl_touch_guarded.s.arrays)
+#define hl_touch_previous (hl_touch_guarded.s.previous)
+#define hl_touch_installed (hl_touch_guarded.s.installed)
+#define hl_touch_watch_writes (hl_touch_guarded.s.watch_writes)
+#define hl_touch_previous_trap (hl_touch_guarded.s.previous_trap)
+#define hl_touch_trap_installed (hl_touch_guarded.s.trap_installed)
+/* held while the state or a book is open for writing (the handler and the kit's functions); a
+ * kernel that writes it can only stall or crash its own run */
+static int hl_touch_guard_lock;
+static long hl_touch_faults[HL_TOUCH_MAX_ARRAYS]; /* faults per array slot (not evidence) */
+
+/* Each opener's latest written pages: (array slot << 32 | page) + 1, 0 for none. */
+static long hl_touch_open[HL_TOUCH_OPENERS][HL_TOUCH_OPEN_PAGES];
+static unsigned long hl_touch_opened[HL_TOUCH_OPENERS];
+#ifndef HL_TOUCH_WATCH_ONE_IN
+#define HL_TOUCH_WATCH_ONE_IN 1 /* every page (a larger N: one page in N, observable by a clock) */
+#endif
+#ifdef HL_TOUCH_STEP
 /* The pages each opener (OS thread by tid, modulo) opened for its next instruction, as
  * hl_touch_open's entries, 0 for none: two, for a store across a page boundary. */
 static long hl_touch_stepping[HL_TOUCH_OPENERS][2];
-static struct sigaction hl_touch_previous_trap; /* the SIGTRAP action before */
-static int hl_touch_trap_installed;
 #endif
+
+static inline void hl_touch_guard_take(void) {
+    while (__atomic_exchange_n(&hl_touch_guard_lock, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&hl_touch_guard_lock, __ATOMIC_RELAXED)) { /* spin */ }
+}
+
+static inline void hl_touch_guard_give(void) {
+    __atomic_store_n(&hl_touch_guard_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* The guarded state opened for writing by the kit's functions (one thread, outside parallel
+ * regions), and closed again: between the two, only the kit writes it. */
+static inline void hl_touch_state_open(void) {
+    hl_touch_guard_take();
+    mprotect(&hl_touch_guarded, sizeof hl_touch_guarded, PROT_READ | PROT_WRITE);
+}
+
+static inline void hl_touch_state_close(void) {
+    mprotect(&hl_touch_guarded, sizeof hl_touch_guarded, PROT_READ);
+    hl_touch_guard_give();
+}
+
+/* hl_touch_watch_writes set (1) or cleared (0) before or after the accesses it is about. */
+static inline void hl_touch_watch(int on) {
+    hl_touch_state_open();
+    hl_touch_watch_writes = on;
+    hl_touch_state_close();
+}
 
 static inline void hl_touch_say(const char *msg) {
     if (write(STDERR_FILENO, msg, strlen(msg)) < 0) { /* nothing more can be done */ }
@@ -220,6 +285,35 @@ static inline int hl_touch_string_store(void *context, char *page, size_t page_b
 }
 #endif
 
+/* The claims of a fault on page record p (toucher; writer, or rewriter when another OS thread
+ * wrote it first), made with the one page of the book that holds p open for writing, under the
+ * lock; nothing opened when no claim is left to make (the record's fields are set once each). */
+static inline void hl_touch_book_claims(hl_touch_array *r, hl_touch_page *p, int me, int cpu,
+                                        int tid, int wrote) {
+    int wtid = __atomic_load_n(&p->writer_tid, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&p->toucher, __ATOMIC_SEQ_CST) >= 0 &&
+        !(wrote && (wtid < 0 || (wtid != tid && __atomic_load_n(&p->rewriter_tid, __ATOMIC_SEQ_CST) < 0))))
+        return;
+    uintptr_t page = (uintptr_t)r->page_bytes;
+    char *lo = (char *)((uintptr_t)p & ~(page - 1));
+    char *hi = (char *)(((uintptr_t)(p + 1) + page - 1) & ~(page - 1));
+    hl_touch_guard_take();
+    mprotect(lo, (size_t)(hi - lo), PROT_READ | PROT_WRITE);
+    hl_touch_claim(&p->toucher, &p->toucher_cpu, me, cpu);
+    if (wrote) {
+        int none = -1;
+        if (__atomic_compare_exchange_n(&p->writer_tid, &none, tid, 0, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST)) {
+            __atomic_store_n(&p->writer_cpu, cpu, __ATOMIC_SEQ_CST);
+            __atomic_store_n(&p->writer, me, __ATOMIC_SEQ_CST);
+        } else if (none != tid) { /* a sealed page written by another OS thread */
+            hl_touch_claim(&p->rewriter_tid, &p->rewriter, tid, me);
+        }
+    }
+    mprotect(lo, (size_t)(hi - lo), PROT_READ);
+    hl_touch_guard_give();
+}
+
 static void hl_touch_on_fault(int sig, siginfo_t *info, void *context) {
     char *addr = info->si_addr;
     (void)sig;
@@ -234,20 +328,10 @@ static void hl_touch_on_fault(int sig, siginfo_t *info, void *context) {
         syscall(SYS_getcpu, &cpu, NULL, NULL);
         int tid = (int)syscall(SYS_gettid);
         int me = omp_get_thread_num(), wrote = hl_touch_is_write(context, p);
-        hl_touch_claim(&p->toucher, &p->toucher_cpu, me, (int)cpu);
-        if (wrote) {
-            int none = -1;
-            if (__atomic_compare_exchange_n(&p->writer_tid, &none, tid, 0, __ATOMIC_SEQ_CST,
-                                            __ATOMIC_SEQ_CST)) {
-                __atomic_store_n(&p->writer_cpu, (int)cpu, __ATOMIC_SEQ_CST);
-                __atomic_store_n(&p->writer, me, __ATOMIC_SEQ_CST);
-            } else if (none != tid) { /* a sealed page written by another OS thread */
-                hl_touch_claim(&p->rewriter_tid, &p->rewriter, tid, me);
-            }
-        }
+        hl_touch_book_claims(r, p, me, (int)cpu, tid, wrote);
         int open = __atomic_load_n(&p->writer_tid, __ATOMIC_SEQ_CST) >= 0;
         int prot = open ? PROT_READ | PROT_WRITE : PROT_READ;
-        __atomic_fetch_add(&r->faults, 1, __ATOMIC_SEQ_CST);
+        __atomic_fetch_add(&hl_touch_faults[i], 1, __ATOMIC_SEQ_CST);
 #ifdef HL_TOUCH_STEP
         if (open && wrote && __atomic_load_n(&hl_touch_watch_writes, __ATOMIC_SEQ_CST) &&
             hl_touch_watched(r, index) &&
@@ -317,6 +401,7 @@ static inline hl_touch_array *hl_touch_find(const void *ptr) {
 /* Opens every page of `r` and, when no array is armed any more, restores the SIGSEGV action. */
 static inline void hl_touch_disarm(hl_touch_array *r) {
     if (!r->armed) return;
+    hl_touch_state_open();
     __atomic_store_n(&r->armed, 0, __ATOMIC_SEQ_CST);
     mprotect(r->base, r->bytes, PROT_READ | PROT_WRITE);
     long slot = (long)(r - hl_touch_arrays); /* its pages leave the openers' latest */
@@ -340,6 +425,7 @@ static inline void hl_touch_disarm(hl_touch_array *r) {
         hl_touch_trap_installed = 0;
     }
 #endif
+    hl_touch_state_close();
 }
 
 static inline void hl_touch_free(void *ptr) {
@@ -348,7 +434,10 @@ static inline void hl_touch_free(void *ptr) {
     hl_touch_disarm(r);
     munmap(r->base, r->bytes);
     munmap(r->page, r->pages * sizeof *r->page);
+    hl_touch_state_open();
     memset(r, 0, sizeof *r);
+    hl_touch_faults[r - hl_touch_arrays] = 0;
+    hl_touch_state_close();
 }
 
 /* hl_run calls it when hl_kernel returns: nothing traced outlives the kernel. */
@@ -385,9 +474,12 @@ static inline void *hl_touch_alloc(hl_ctx *ctx, size_t bytes) {
     unsigned long seed = 0;
     if (syscall(SYS_getrandom, &seed, sizeof seed, 0) != (long)sizeof seed)
         seed = (unsigned long)(hl_now() * 1e9) ^ (unsigned long)base;
+    memset(book, 0xff, pages * sizeof(hl_touch_page)); /* every field -1 */
+    mprotect(book, pages * sizeof(hl_touch_page), PROT_READ); /* the handler's claims open it */
+    hl_touch_state_open();
     *r = (hl_touch_array){.base = base, .bytes = pages * page_bytes, .page_bytes = page_bytes,
                           .pages = pages, .page = book, .seed = seed};
-    memset(book, 0xff, pages * sizeof(hl_touch_page)); /* every field -1 */
+    hl_touch_faults[r - hl_touch_arrays] = 0;
     if (!hl_touch_installed) {
         struct sigaction act;
         memset(&act, 0, sizeof act);
@@ -410,6 +502,7 @@ static inline void *hl_touch_alloc(hl_ctx *ctx, size_t bytes) {
 #endif
     hl_on_kernel_end = hl_touch_free_all;
     __atomic_store_n(&r->armed, 1, __ATOMIC_SEQ_CST);
+    hl_touch_state_close();
     return base;
 }
 
@@ -435,7 +528,7 @@ static inline int hl_touch_emit(hl_ctx *ctx, void *ptr, const char *name) {
     hl_emit(ctx,
             "\"record\":\"touch_array\",\"array\":\"%s\",\"pages\":%zu,\"page_bytes\":%zu,"
             "\"touched\":%ld,\"written\":%ld,\"faults\":%ld",
-            name, r->pages, r->page_bytes, touched, written, r->faults);
+            name, r->pages, r->page_bytes, touched, written, hl_touch_faults[r - hl_touch_arrays]);
     return 0;
 }
 

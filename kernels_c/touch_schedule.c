@@ -76,9 +76,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     }
 #ifdef HL_STUDENT_TOUCH
     if (variant == 1) {
-        hl_touch_watch_writes = 1; /* another thread writing a page open to its writer: seen */
+        hl_touch_watch(1); /* another thread writing a page open to its writer: seen */
         init_arrays(a, b, rows, cols, chunk);
-        hl_touch_watch_writes = 0;
+        hl_touch_watch(0);
     }
 #endif
     if (hl_touch_emit(ctx, a, "a") != 0 || hl_touch_emit(ctx, b, "b") != 0) return -1;
