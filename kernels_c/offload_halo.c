@@ -23,8 +23,8 @@
  * and every target region launched, on which device. Records: per rank "offload" (devices, the
  * device used, launches, the bytes copied each way before the first launch, between the first
  * and the last launch and after it, the largest single copy between, report lines naming
- * another device; for the student's loop device_iterations, host_writes, launch_writes and
- * device_strays, below), "time"
+ * another device; for the student's loop device_iterations, host_writes, launch_writes,
+ * device_strays and literal_bytes, below), "time"
  * (seconds per iteration) and rank 0's "checksum" (the interior's sum,
  * as halo2d's, and a weighted sum that tells rows apart: u(i, j) (1 + (3 i + 5 j) mod 11)).
  */
@@ -265,6 +265,53 @@ static struct { uintptr_t lo, sp; } launchers[8]; /* each launching thread: its 
                                                      its stack pointer at the launch */
 static int launches_running;
 static long strays;
+/* What the launches carried by value, host -> device, past the runtime's report: a launch's
+ * literal arguments (OMP_MAP_LITERAL: a firstprivate scalar passed in the argument itself, no map,
+ * no copy) and the num_teams/thread_limit values a teams launch hands the device. Counted as the
+ * bytes of them that differ from the same region's previous launch (what is new to the device: a
+ * size, a tolerance passed again costs nothing, a row index a byte or two), and one byte a launch
+ * (which region ran says something too): the "offload" record's literal_bytes. */
+#define HL_MAX_REGIONS 256
+#define HL_MAX_LITERALS 64 /* per region: the values of its last launch (more: each counted whole) */
+static struct {
+    const void *id;
+    int32_t count;
+    uint64_t value[HL_MAX_LITERALS + 2];
+} regions[HL_MAX_REGIONS];
+static int region_count;
+static long literal_bytes;
+
+static long literals_new(const void *id, int32_t num, void **args, int64_t *sizes, int64_t *types,
+                         int32_t teams, int32_t limit) {
+    int r = 0;
+    while (r < region_count && regions[r].id != id) r++;
+    if (r == region_count && region_count < HL_MAX_REGIONS) /* its first launch: all of it new */
+        regions[region_count].id = id, regions[region_count].count = -1, region_count++;
+    long carried = 1;
+    int32_t k = 0;
+    for (int32_t a = 0; a <= num + 1; a++) {
+        uint64_t v;
+        int bytes;
+        if (a < num) { /* a literal argument: its value in the low `sizes` bytes of the pointer */
+            if (!(types[a] & 0x100)) continue;
+            bytes = sizes && sizes[a] > 0 && sizes[a] < 8 ? (int)sizes[a] : 8;
+            v = (uint64_t)(uintptr_t)args[a];
+            if (bytes < 8) v &= (((uint64_t)1) << (8 * bytes)) - 1;
+        } else { /* num_teams, thread_limit */
+            bytes = 4;
+            v = (uint64_t)(uint32_t)(a == num ? teams : limit);
+        }
+        uint64_t was = 0;
+        int known = r < region_count && k < HL_MAX_LITERALS + 2 && k < regions[r].count;
+        if (known) was = regions[r].value[k];
+        for (int b = 0; b < bytes; b++)
+            carried += !known || ((v >> (8 * b)) & 0xff) != ((was >> (8 * b)) & 0xff);
+        if (r < region_count && k < HL_MAX_LITERALS + 2) regions[r].value[k] = v;
+        k++;
+    }
+    if (r < region_count) regions[r].count = k < HL_MAX_LITERALS + 2 ? k : HL_MAX_LITERALS + 2;
+    return carried;
+}
 static __thread uintptr_t stack_lo, stack_hi, launched_at; /* this thread's stack; its launch */
 
 /* the device's address of host address h, 0 where h is not on the device */
@@ -339,12 +386,14 @@ static int host_code(struct dl_phdr_info *info, size_t size, void *data) {
     return 0;
 }
 
-static void launch_begin(int32_t num, void **args, int64_t *types) {
+static void launch_begin(const void *id, int32_t num, void **args, int64_t *sizes, int64_t *types,
+                         int32_t teams, int32_t limit) {
     if (in_kit || !watch.on) return;
     if (!host_code_hi) dl_iterate_phdr(host_code, NULL);
 #pragma omp critical(hl_offload_look)
     {
         in_kit = 1;
+        literal_bytes += literals_new(id, num, args, sizes, types, teams, limit);
         reach_arguments(num, args, types);
         if (dev.stored && dev.running == 0) /* a launch alone: its code's stores marked anew */
             memset(dev.stored, 0, (size_t)(2 * (watch.m + 2) * watch.w)), dev.launch = 1;
@@ -445,9 +494,9 @@ HL_DEVICE_VISIBLE void *__asan_memset(void *d, int c, uintptr_t n) {
 HL_DEVICE_VISIBLE void __asan_init(void) {}
 HL_DEVICE_VISIBLE void __asan_version_mismatch_check_v8(void) {}
 HL_DEVICE_VISIBLE void __asan_handle_no_return(void) {}
-#define HL_LAUNCH(num, args, types, call)                                                      \
+#define HL_LAUNCH(id, num, args, sizes, types, teams, limit, call)                              \
     do {                                                                                       \
-        launch_begin(num, args, types);                                                        \
+        launch_begin(id, num, args, sizes, types, teams, limit);                               \
         HL_AROUND(call);                                                                       \
         launch_end();                                                                          \
     } while (0)
@@ -501,26 +550,30 @@ HL_WRAP_DATA(__tgt_target_data_update)
 int __real___tgt_target_mapper(HL_RUN_ARGS);
 int __wrap___tgt_target_mapper(HL_RUN_ARGS) {
     int rc = 0;
-    HL_LAUNCH(num, args, types, rc = __real___tgt_target_mapper(HL_RUN_PASS));
+    HL_LAUNCH(host, num, args, sizes, types, 0, 0,
+              rc = __real___tgt_target_mapper(HL_RUN_PASS));
     return rc;
 }
 int __real___tgt_target_nowait_mapper(HL_RUN_ARGS, HL_DEPS);
 int __wrap___tgt_target_nowait_mapper(HL_RUN_ARGS, HL_DEPS) {
     int rc = 0;
-    HL_LAUNCH(num, args, types, rc = __real___tgt_target_nowait_mapper(HL_RUN_PASS, HL_DEPS_PASS));
+    HL_LAUNCH(host, num, args, sizes, types, 0, 0,
+              rc = __real___tgt_target_nowait_mapper(HL_RUN_PASS, HL_DEPS_PASS));
     return rc;
 }
 int __real___tgt_target_teams_mapper(HL_RUN_ARGS, int32_t teams, int32_t limit);
 int __wrap___tgt_target_teams_mapper(HL_RUN_ARGS, int32_t teams, int32_t limit) {
     int rc = 0;
-    HL_LAUNCH(num, args, types, rc = __real___tgt_target_teams_mapper(HL_RUN_PASS, teams, limit));
+    HL_LAUNCH(host, num, args, sizes, types, teams, limit,
+              rc = __real___tgt_target_teams_mapper(HL_RUN_PASS, teams, limit));
     return rc;
 }
 int __real___tgt_target_teams_nowait_mapper(HL_RUN_ARGS, int32_t teams, int32_t limit, HL_DEPS);
 int __wrap___tgt_target_teams_nowait_mapper(HL_RUN_ARGS, int32_t teams, int32_t limit, HL_DEPS) {
     int rc = 0;
-    HL_LAUNCH(num, args, types, rc = __real___tgt_target_teams_nowait_mapper(HL_RUN_PASS, teams,
-                                                                       limit, HL_DEPS_PASS));
+    HL_LAUNCH(host, num, args, sizes, types, teams, limit,
+              rc = __real___tgt_target_teams_nowait_mapper(HL_RUN_PASS, teams, limit,
+                                                           HL_DEPS_PASS));
     return rc;
 }
 #endif
@@ -722,20 +775,22 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         fclose(captured);
     }
     long host_writes = -1L, launch_writes = -1L, device_strays = -1L; /* -1: not watched */
+    long literals = -1L;
 #if defined(HL_STUDENT_OFFLOAD) && defined(HL_WATCH_DEVICE)
     if (variant == V_STUDENT)
-        host_writes = dev.host_writes, launch_writes = dev.launch_writes, device_strays = strays;
+        host_writes = dev.host_writes, launch_writes = dev.launch_writes, device_strays = strays,
+        literals = literal_bytes;
 #endif
     hl_emit(ctx, "\"record\":\"offload\",\"variant\":\"%s\",\"devices\":%d,\"device\":%d,"
                  "\"rows\":%ld,\"row_bytes\":%ld,\"report\":%ld,\"launches\":%ld,\"foreign\":%ld,"
                  "\"h2d_before\":%ld,\"d2h_before\":%ld,\"h2d_between\":%ld,\"d2h_between\":%ld,"
                  "\"h2d_after\":%ld,\"d2h_after\":%ld,\"largest_between\":%ld,"
                  "\"device_iterations\":%ld,\"host_writes\":%ld,\"launch_writes\":%ld,"
-                 "\"device_strays\":%ld",
+                 "\"device_strays\":%ld,\"literal_bytes\":%ld",
             variant_names[variant], devices, device, m, (long)(w * sizeof(double)), want_report,
             r.launches, r.foreign, r.h2d[0], r.d2h[0], r.h2d[1], r.d2h[1], r.h2d[2], r.d2h[2],
             r.largest_between, variant == V_STUDENT ? watch.seen : -1L,
-            host_writes, launch_writes, device_strays);
+            host_writes, launch_writes, device_strays, literals);
     free(watch.ref);
     free(watch.next);
     free(watch.rows);

@@ -107,6 +107,9 @@ def test_the_rules_on_the_report_name_each_fault():
         # (fixer helper-f2, 2026-12-04): the kit's check of the device's code
         "while a launch ran": {"launch_writes": 1},
         "outside the device data environment": {"device_strays": 5},
+        # the host's grid carried into target regions as by-value firstprivate scalars (a fresh
+        # attacker, attackG's G15a3): more than a row's bytes an iteration
+        "bytes by value in 10 iterations": {"literal_bytes": 1001},
     }
     for words, change in cases.items():
         faults = transfer_faults(pd.DataFrame([{**right, **change}]), 10)
@@ -126,6 +129,49 @@ def test_the_students_loop_is_judged_by_the_runtime_and_its_values():
     assert [r["host_writes"] for r in got["offload"]] == [0] * 3
     # by the target regions' own stores, which reached only the device data environment
     assert [(r["launch_writes"], r["device_strays"]) for r in got["offload"]] == [(0, 0)] * 3
+    # and the launches' by-value arguments carried a few bytes an iteration (the sizes, once)
+    assert all(0 < r["literal_bytes"] <= r["row_bytes"] for r in got["offload"]), got["offload"]
+
+
+BY_VALUE = r"""
+static void push(double *u, long b, double v0, double v1, int device, double one) {
+#pragma omp target device(device) firstprivate(b, v0, v1, one)
+    {
+        u[b] = v0 * one;
+        u[b + 1] = v1 * one;
+    }
+}
+
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+#pragma omp target data map(tofrom: u[0:n]) map(to: unew[0:n]) device(device)
+    for (long it = 0; it < iterations; it++) {
+        exchange_rows(u, m, w, comm);
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++)
+                unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1]
+                                          + u[i * w + j + 1]);
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+        for (long k = 0; k + 1 < n; k += 2) push(u, k, u[k], u[k + 1], device, (double)(w > 0));
+        if (n % 2) push(u, n - 2, u[n - 2], u[n - 1], device, (double)(w > 0));
+    }
+}
+"""
+
+
+@needs_offload
+def test_values_carried_by_value_into_the_launches_are_counted():
+    """The host sweeps; the new values reach the device's u as firstprivate doubles of small
+    target regions (literal arguments: no map, no copy in the runtime's report): the kit's launch
+    wrappers count their bytes (literal_bytes)."""
+    got = run_student_offload(build_student_offload(BY_VALUE, "t_offload_by_value"), 2, nx=NX,
+                              ny=NY, iterations=ITERATIONS)  # fmt: skip
+    assert (got["checksum"], got["weighted"]) == pytest.approx(expected_checksums(NX, NY, ITERATIONS), rel=1e-12)
+    assert all(r["literal_bytes"] > r["row_bytes"] * ITERATIONS for r in got["offload"]), got["offload"]
+    faults = transfer_faults(pd.DataFrame(got["offload"]), ITERATIONS)
+    assert any("bytes by value in" in f for f in faults), faults
 
 
 @needs_offload

@@ -681,3 +681,87 @@ GAMING += [
             {"hidden_jacobi_offload"}, "the same with SSE3's lddqu",
             reason="uses the instruction lddqu in a target region"),
 ]
+
+# a fresh attacker's (attackG, G15a3): the host sweeps serially in its own arrays; the new values
+# reach the device's u as by-value firstprivate doubles of small target regions, 16 a launch
+# (literal kernel arguments: no map, no copy the runtime reports), which store them into u
+_BY_VALUE = r"""
+/* The host sweeps (serially, in its own u and unew); the new values reach the device's u as
+   by-value firstprivate scalars of small target regions (kernel arguments passed as literals:
+   no map, no copy the runtime reports), 16 values a launch. */
+static void push16(double *u, long b, const double *h, int device, double one) {
+    double v0 = h[0];
+    double v1 = h[1];
+    double v2 = h[2];
+    double v3 = h[3];
+    double v4 = h[4];
+    double v5 = h[5];
+    double v6 = h[6];
+    double v7 = h[7];
+    double v8 = h[8];
+    double v9 = h[9];
+    double v10 = h[10];
+    double v11 = h[11];
+    double v12 = h[12];
+    double v13 = h[13];
+    double v14 = h[14];
+    double v15 = h[15];
+    #pragma omp target device(device) firstprivate(b, one, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15)
+    {
+        u[b + 0] = v0 * one;
+        u[b + 1] = v1 * one;
+        u[b + 2] = v2 * one;
+        u[b + 3] = v3 * one;
+        u[b + 4] = v4 * one;
+        u[b + 5] = v5 * one;
+        u[b + 6] = v6 * one;
+        u[b + 7] = v7 * one;
+        u[b + 8] = v8 * one;
+        u[b + 9] = v9 * one;
+        u[b + 10] = v10 * one;
+        u[b + 11] = v11 * one;
+        u[b + 12] = v12 * one;
+        u[b + 13] = v13 * one;
+        u[b + 14] = v14 * one;
+        u[b + 15] = v15 * one;
+    }
+}
+
+static void push1(double *u, long b, double v, int device, double one) {
+    #pragma omp target device(device) firstprivate(b, v, one)
+    u[b] = v * one;
+}
+
+static void push_row(double *u, long row, long w, int device, double one) {
+    long j = 0;
+    for (; j + 16 <= w; j += 16) push16(u, row * w + j, &u[row * w + j], device, one);
+    for (; j < w; j++) push1(u, row * w + j, u[row * w + j], device, one);
+}
+
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    long n = (m + 2) * w;
+    double one = (double)(w > 0);
+    #pragma omp target data map(tofrom: u[0:n]) map(to: unew[0:n]) device(device)
+    {
+        for (long it = 0; it < iterations; it++) {
+            exchange_rows(u, m, w, comm);
+            push_row(u, 0, w, device, one);
+            push_row(u, m + 1, w, device, one);
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++)
+                    unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j]
+                                              + u[i * w + j - 1] + u[i * w + j + 1]);
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+            for (long i = 1; i <= m; i++) push_row(u, i, w, device, one);
+        }
+    }
+}
+"""
+GAMING += [
+    attempt("method", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", _BY_VALUE),
+            {"hidden_jacobi_offload"}, "the host sweeps; 16-value target regions store the new "
+            "values, passed as firstprivate doubles (literal arguments), into the device's u "
+            "(attackG's G15a3)", reason="bytes by value in"),
+]

@@ -214,4 +214,72 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
     free(tmp);
 }
 """, why="a device-only scratch array (map alloc) between the stencil and unew, three regions"),
+    # scalars passed by value (the kit counts the launches' literal arguments as bytes carried to
+    # the device): a region per row with the row, the sizes, the iteration and the weight
+    # firstprivate, num_teams and thread_limit given; one region an iteration with a relaxation
+    # factor, a tolerance and a time computed on the host every iteration
+    right("jacobi_offload", r"""
+%%c JACOBI_C offload_halo
+/* a target region per row, for the sweep and for the copy: the row, the sizes, the iteration and
+   the stencil's weight passed by value (firstprivate), num_teams and thread_limit given */
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    const double quarter = 0.25;
+#pragma omp target data map(tofrom : u[0:n]) map(to : unew[0:n]) device(device)
+    for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+        exchange_rows(u, m, w, comm);
+#pragma omp target update to(u[0:w]) device(device)
+#pragma omp target update to(u[(m + 1) * w:w]) device(device)
+        for (long i = 1; i <= m; i++) {
+#pragma omp target teams distribute parallel for num_teams(2) thread_limit(4) device(device) \
+    firstprivate(i, w, m, it, quarter)
+            for (long j = 1; j < w - 1; j++)
+                unew[i * w + j] = it >= 0 && i <= m
+                                      ? quarter * (u[(i - 1) * w + j] + u[(i + 1) * w + j] +
+                                                   u[i * w + j - 1] + u[i * w + j + 1])
+                                      : 0.0;
+        }
+        for (long i = 1; i <= m; i++) {
+#pragma omp target teams distribute parallel for device(device) firstprivate(i, w)
+            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+        }
+    }
+}
+""", why="a region per row, its row, sizes, iteration and weight by firstprivate, num_teams"),
+    right("jacobi_offload", r"""
+%%c JACOBI_C offload_halo
+/* one region per iteration; sizes, an iteration number, a relaxation factor of 1 and a time
+   computed on the host each iteration passed by firstprivate */
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    double omega = 1.0, tol = 1e-12;
+#pragma omp target enter data map(to : u[0:n], unew[0:n]) device(device)
+    for (long it = 0; it < iterations; it++) {
+        double t = 0.125 * (double)it + 1.0 / 3.0;
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+        exchange_rows(u, m, w, comm);
+#pragma omp target update to(u[0:w]) device(device)
+#pragma omp target update to(u[(m + 1) * w:w]) device(device)
+#pragma omp target teams device(device) firstprivate(m, w, it, omega, tol, t) thread_limit(8)
+        {
+#pragma omp distribute parallel for collapse(2)
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++) {
+                    double s = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] +
+                                       u[i * w + j + 1]);
+                    unew[i * w + j] = t > tol ? omega * s + (1.0 - omega) * u[i * w + j] : s;
+                }
+#pragma omp distribute parallel for collapse(2)
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+        }
+    }
+#pragma omp target exit data map(from : u[0:n]) map(delete : unew[0:n]) device(device)
+}
+""", why="scalars by firstprivate: sizes, iteration, a factor, a tolerance, a time per iteration"),
 ]

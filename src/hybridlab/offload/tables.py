@@ -32,7 +32,11 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
     the host wrote it through a device address it took out of a target region); no point of it
     changed by a launch where the launch's code stored nothing (launch_writes: the host writing
     it while a launch ran); no load, store or memcpy of the target regions'
-    code outside the device data environment (device_strays: a host address handed in)."""
+    code outside the device data environment (device_strays: a host address handed in); no more
+    than one row's bytes an iteration carried by value into the launches (literal_bytes: the
+    bytes of firstprivate scalars passed as literal arguments, and num_teams/thread_limit, new
+    since the same region's last launch, and a byte a launch: a grid the host computed, carried
+    in as scalars)."""
     faults = []
     for _, row in offload.iterrows():
         rank, halo = int(row["rank"]), HALO_ROWS * int(row["row_bytes"])
@@ -85,6 +89,17 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
                           "handed into a target region (an integer or pointer, firstprivate or in "
                           "mapped memory) reads the host's memory, not the device's; the device "
                           "works on what map clauses put there")
+        carried = row.get("literal_bytes", -1)
+        carried = int(carried) if carried == carried else -1  # NaN: a record without the watch
+        if carried > int(row["row_bytes"]) * iterations:
+            faults.append(f"rank {rank}: the target regions' launches carried {carried} bytes by "
+                          f"value in {iterations} iterations, more than one row's "
+                          f"{int(row['row_bytes'])} bytes an iteration (the kit counts the bytes of "
+                          "each launch's literal arguments, firstprivate scalars passed by value, "
+                          "and num_teams/thread_limit, that changed since the same region's last "
+                          "launch, and a byte a launch): values passed by value are data moved to "
+                          "the device, past the runtime's report; the grid moves by map clauses "
+                          "and target update only, and target regions compute it")
         if int(row["d2h_after"]) < block:
             faults.append(f"rank {rank}: {int(row['d2h_after'])} bytes copied back from the device "
                           f"after the last target region, less than the block's {block} (the "
