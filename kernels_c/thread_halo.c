@@ -274,7 +274,7 @@ static long run_partitioned(grid2d *g, int nthreads) {
  * from b into a and is logged with the thread that made it, when, and the iteration. */
 typedef struct {
     double start, end;
-    long iteration;
+    long iteration, barriers; /* barriers: the team barriers its thread had passed */
     int thread, partition, level, team; /* level: omp_get_level() (1 in the cell's region) */
 } partition_copy;
 
@@ -284,6 +284,24 @@ static struct {
     long iteration, size, count; /* count: calls made (logged: the first `size`) */
     partition_copy *log;
 } copying;
+
+/* The team barriers each OS thread passed: the cell's build wraps GOMP_barrier (libgomp's entry of
+ * `#pragma omp barrier`, thread_comm.exercise.PREADY_FLAGS); a copy records its thread's count,
+ * so threads that copy after different numbers of barriers (turns, one thread a turn: a fresh
+ * attacker's G12a5, 2026-12-05, conditional calls of a helper holding a barrier) are seen by what
+ * ran, not by the cell's text. Without the wrap (Archer's clang build) __real_ is weak and unused.
+ * GOMP_barrier_cancel: the same barrier where the region can be cancelled. */
+static _Thread_local long barriers_passed;
+extern void __real_GOMP_barrier(void) __attribute__((weak));
+extern _Bool __real_GOMP_barrier_cancel(void) __attribute__((weak));
+void __wrap_GOMP_barrier(void) {
+    barriers_passed++;
+    if (__real_GOMP_barrier) __real_GOMP_barrier();
+}
+_Bool __wrap_GOMP_barrier_cancel(void) { /* a barrier where cancellation is in use */
+    barriers_passed++;
+    return __real_GOMP_barrier_cancel ? __real_GOMP_barrier_cancel() : 0;
+}
 
 void copy_partition(int t) {
     grid2d *g = copying.g;
@@ -296,13 +314,13 @@ void copy_partition(int t) {
     long slot;
 #pragma omp atomic capture
     slot = copying.count++;
-    partition_copy made = {t0, hl_now(), copying.iteration, omp_get_thread_num(), t,
-                           omp_get_level(), omp_get_num_threads()};
+    partition_copy made = {t0, hl_now(), copying.iteration, barriers_passed, omp_get_thread_num(),
+                           t, omp_get_level(), omp_get_num_threads()};
     char fields[256]; /* on the trace's stream now: a later store into the log changes nothing */
     snprintf(fields, sizeof fields,
              "\"record\":\"partition_copy\",\"iteration\":%ld,\"copier\":%d,\"partition\":%d,"
-             "\"level\":%d,\"team\":%d",
-             made.iteration, made.thread, made.partition, made.level, made.team);
+             "\"level\":%d,\"team\":%d,\"barriers\":%ld",
+             made.iteration, made.thread, made.partition, made.level, made.team, made.barriers);
     if (!hl_trace_event(fields, made.start, made.end) && slot < copying.size)
         copying.log[slot] = made;
 }
@@ -321,9 +339,9 @@ static void emit_copies(hl_ctx *ctx) {
         const partition_copy *c = &copying.log[i];
         hl_emit(ctx, "\"record\":\"partition_copy\",\"iteration\":%ld,\"copier\":%d,"
                      "\"partition\":%d,\"start\":%.9f,\"end\":%.9f,\"level\":%d,"
-                     "\"team\":%d",
+                     "\"team\":%d,\"barriers\":%ld",
                 c->iteration, c->thread, c->partition, c->start - origin, c->end - origin,
-                c->level, c->team);
+                c->level, c->team, c->barriers);
     }
     hl_emit(ctx, "\"record\":\"partition_copies\",\"calls\":%ld,\"kept\":%ld", copying.count,
             kept);

@@ -551,3 +551,21 @@ def test_a_task_window_closes_when_a_halo_row_arrives_not_at_the_first_completio
     assert exercise.computed_beside_waits(SimpleNamespace(compute=work), table) == 0.0
     other = work.assign(thread=2)
     assert exercise.computed_beside_waits(SimpleNamespace(compute=other), table) > 0.6
+
+
+@needs_partitioned
+def test_threads_that_copy_after_different_numbers_of_barriers_took_turns():
+    """A fresh attacker's G12a5 (2026-12-05): thread t passes t team barriers (a helper holding
+    one, called under `if (t > k)`) before it copies and marks, no loop for the text rules to see;
+    the kit counts each thread's barriers (thread_halo.c wraps GOMP_barrier)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from wrong_answers import load
+
+    turns = next(w for w in load("12_threads_communicate", Path(__file__).parent / "gaming", "GAMING")
+                 if w.why.startswith("G12a5"))  # fmt: skip
+    code = turns.answers[0][1].split("\n", 1)[1]
+    with pytest.raises(AssertionError, match="after different numbers of team barriers"):
+        exercise.judge_pready(exercise.run_pready(code, shapes=((2, 2),)))

@@ -900,8 +900,9 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
     MPI_Sendrecv(&dummy, 0, MPI_DOUBLE, up, 501, &dummy, 0, MPI_DOUBLE, down, 501, mine, MPI_STATUS_IGNORE);
 }
 """), A, "fresh attacker: every data-moving call in one critical section (SERIALIZED), "
-           "then every thread at once two MPI_Sendrecv of no values to look concurrent",
-        reason="the threads took turns"),
+           "then every thread at once two MPI_Sendrecv of no values to look concurrent (its "
+           "unpaused MPI_Testall loop can also fill the trace's stream on a loaded machine)",
+        reason="the threads took turns | more MPI calls than its trace keeps"),
     attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", r"""
 void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
     /* NO overlap: the interior tasks run only after the real exchange completed (their depend
@@ -1576,3 +1577,268 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
 """, D, "B12c2's turns for gcc only (#if defined(__clang__)), so that the race check's clang "
         "build takes no turns", reason="no __clang__"),
 ]
+
+
+# a fresh attacker (attacker G, 2026-12-04; helper f16 closed them): (d) turns made with team
+# barriers the text check did not see, (b) lab 04's overlap by hand in the exchange's task
+# beside a token task on another thread
+GAMING += [
+    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
+/* turns: thread t waits t team barriers (in a helper), copies and marks, then waits the rest */
+static int is_send[4];
+
+static void hand_over(void) {
+    #pragma omp barrier
+}
+
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    int per = (int)(nx / parts), n = 0;
+    if (up != MPI_PROC_NULL) {
+        is_send[n] = 1;
+        MPI_Psend_init(&a[w + 1], parts, per, MPI_DOUBLE, up, 0, comm, MPI_INFO_NULL, &req[n++]);
+        is_send[n] = 0;
+        MPI_Precv_init(&a[1], parts, per, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        is_send[n] = 1;
+        MPI_Psend_init(&a[m * w + 1], parts, per, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+        is_send[n] = 0;
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, per, MPI_DOUBLE, down, 0, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    if (nreq > 0) MPI_Startall(nreq, req);
+    #pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        for (int k = 0; k < t; k++) hand_over();
+        copy_partition(t);
+        for (int k = 0; k < nreq; k++)
+            if (is_send[k]) MPI_Pready(t, req[k]);
+        for (int k = t + 1; k < parts; k++) hand_over();
+    }
+    if (nreq > 0) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D, "G12a1: turns with team barriers in a helper defined above the first copy (thread t "
+        "passes t of them before its copy and marks, the rest after)",
+        reason="no barrier in a loop"),
+    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
+/* turns without a loop or helper: a goto round a barrier written before the copies */
+static int is_send[4];
+
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    int per = (int)(nx / parts), n = 0;
+    if (up != MPI_PROC_NULL) {
+        is_send[n] = 1;
+        MPI_Psend_init(&a[w + 1], parts, per, MPI_DOUBLE, up, 0, comm, MPI_INFO_NULL, &req[n++]);
+        is_send[n] = 0;
+        MPI_Precv_init(&a[1], parts, per, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        is_send[n] = 1;
+        MPI_Psend_init(&a[m * w + 1], parts, per, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+        is_send[n] = 0;
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, per, MPI_DOUBLE, down, 0, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    if (nreq > 0) MPI_Startall(nreq, req);
+    #pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num(), k = 0;
+    turn:;
+        #pragma omp barrier
+        if (k == t) {
+            copy_partition(t);
+            for (int q = 0; q < nreq; q++)
+                if (is_send[q]) MPI_Pready(t, req[q]);
+        }
+        if (++k < parts) goto turn;
+    }
+    if (nreq > 0) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D, "G12a2: turns with an inline barrier in a goto loop (no loop statement)",
+        reason="no barrier in a loop"),
+    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", r"""
+/* turns without a loop statement: a helper holding the barrier that calls itself */
+static int is_send[4];
+
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    int per = (int)(nx / parts), n = 0;
+    if (up != MPI_PROC_NULL) {
+        is_send[n] = 1;
+        MPI_Psend_init(&a[w + 1], parts, per, MPI_DOUBLE, up, 0, comm, MPI_INFO_NULL, &req[n++]);
+        is_send[n] = 0;
+        MPI_Precv_init(&a[1], parts, per, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        is_send[n] = 1;
+        MPI_Psend_init(&a[m * w + 1], parts, per, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+        is_send[n] = 0;
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, per, MPI_DOUBLE, down, 0, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+static void turn(int k, int t, int parts, int nreq, MPI_Request req[]) {
+    #pragma omp barrier
+    if (k == t) {
+        copy_partition(t);
+        for (int q = 0; q < nreq; q++)
+            if (is_send[q]) MPI_Pready(t, req[q]);
+    }
+    if (k + 1 < parts) turn(k + 1, t, parts, nreq, req);
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    if (nreq > 0) MPI_Startall(nreq, req);
+    #pragma omp parallel num_threads(parts)
+    turn(0, omp_get_thread_num(), parts, nreq, req);
+    if (nreq > 0) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""), D, "G12a2's turns as a helper that calls itself round the barrier (recursion, no loop)",
+        reason="no barrier in a function that calls itself"),
+    attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", r"""
+/* lab 04's overlap by hand inside the exchange's task (post, compute the interior, wait),
+   plus a token task of three interior rows that another thread runs meanwhile */
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    double *top = a, *bot = a + (m + 1) * w;
+    long split = m - 1 > 4 ? 4 : m - 1;
+    #pragma omp task depend(out: top[0], bot[0]) firstprivate(a, m, nx, up, down, comm, w, split)
+    {
+        MPI_Request r[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 0, comm, &r[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &r[1]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &r[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 0, comm, &r[3]);
+        if (m - 1 > split) stencil_rows(split + 1, m - 1);
+        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    }
+    if (split >= 2) {
+        #pragma omp task firstprivate(split)
+        stencil_rows(2, split);
+    }
+    if (m == 1) {
+        #pragma omp task depend(in: top[0], bot[0])
+        stencil_rows(1, 1);
+    } else {
+        #pragma omp task depend(in: top[0])
+        stencil_rows(1, 1);
+        #pragma omp task depend(in: bot[0]) firstprivate(m)
+        stencil_rows(m, m);
+    }
+}
+"""), B, "G12a3: the exchange's task posts, computes the interior, waits (overlap by hand); a "
+        "token task of three rows on another thread meanwhile",
+        reason="the thread that posted and completed the exchange computed"),
+    attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", r"""
+/* lab 04's overlap by hand inside the exchange's task (post, compute the interior, wait),
+   plus a token task of ONE interior row (row 2) that another thread runs meanwhile */
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    double *top = a, *bot = a + (m + 1) * w;
+    long split = m - 1 > 2 ? 2 : m - 1;
+    #pragma omp task depend(out: top[0], bot[0]) firstprivate(a, m, nx, up, down, comm, w, split)
+    {
+        MPI_Request r[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 0, comm, &r[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &r[1]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &r[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 0, comm, &r[3]);
+        if (m - 1 > split) stencil_rows(split + 1, m - 1);
+        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    }
+    if (split >= 2) {
+        #pragma omp task firstprivate(split)
+        stencil_rows(2, split);
+    }
+    if (m == 1) {
+        #pragma omp task depend(in: top[0], bot[0])
+        stencil_rows(1, 1);
+    } else {
+        #pragma omp task depend(in: top[0])
+        stencil_rows(1, 1);
+        #pragma omp task depend(in: bot[0]) firstprivate(m)
+        stencil_rows(m, m);
+    }
+}
+"""), B, "G12a4: G12a3 with a token task of ONE row",
+        reason="the thread that posted and completed the exchange computed"),
+]
+
+# a fresh attacker's G12a5 (4/4 twice after the loop rule, 2026-12-05): turns with no loop at all,
+# `if (t > k) hand_over();` lines before and after the copy and mark (hand_over: a helper holding
+# a team barrier), so thread t copies after t barriers; the kit now counts each thread's team
+# barriers (thread_halo.c wraps GOMP_barrier) and refuses copies made after different counts
+GAMING.append(attempt("method", "pready_iteration", """%%c PREADY_C thread_halo
+/* turns, unrolled without loops: thread t passes t team barriers (a helper) before its copy
+   and marks and 7 - t after (up to 8 threads) */
+static int is_send[4];
+
+static void hand_over(void) {
+    #pragma omp barrier
+}
+
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    int per = (int)(nx / parts), n = 0;
+    if (up != MPI_PROC_NULL) {
+        is_send[n] = 1;
+        MPI_Psend_init(&a[w + 1], parts, per, MPI_DOUBLE, up, 0, comm, MPI_INFO_NULL, &req[n++]);
+        is_send[n] = 0;
+        MPI_Precv_init(&a[1], parts, per, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        is_send[n] = 1;
+        MPI_Psend_init(&a[m * w + 1], parts, per, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+        is_send[n] = 0;
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, per, MPI_DOUBLE, down, 0, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    if (nreq > 0) MPI_Startall(nreq, req);
+    #pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        if (t > 0) hand_over();
+        if (t > 1) hand_over();
+        if (t > 2) hand_over();
+        if (t > 3) hand_over();
+        if (t > 4) hand_over();
+        if (t > 5) hand_over();
+        if (t > 6) hand_over();
+        copy_partition(t);
+        if (nreq > 0 && is_send[0]) MPI_Pready(t, req[0]);
+        if (nreq > 1 && is_send[1]) MPI_Pready(t, req[1]);
+        if (nreq > 2 && is_send[2]) MPI_Pready(t, req[2]);
+        if (nreq > 3 && is_send[3]) MPI_Pready(t, req[3]);
+        if (t < 7) hand_over();
+        if (t < 6) hand_over();
+        if (t < 5) hand_over();
+        if (t < 4) hand_over();
+        if (t < 3) hand_over();
+        if (t < 2) hand_over();
+        if (t < 1) hand_over();
+    }
+    if (nreq > 0) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+""", D, "G12a5: turns by conditional calls of a barrier helper, no loop",
+    reason="after different numbers of team barriers"))

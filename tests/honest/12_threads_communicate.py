@@ -653,3 +653,76 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 """, why="the exchange's task posts, creates the interior tasks, then waits (the interior in tasks "
         "created after the exchange's calls: kept beside the narrowed rule on who computed)"),
 ]
+
+
+# a fresh attacker's right answers (attacker G, 2026-12-04) that lost 4/4 while a persistent
+# set-up or MPI_Request_free made every poll that completed nothing unsure (exchange_calls)
+HONEST += [
+    right("exchange_slice", r"""
+%%c MULTIPLE_C thread_halo
+/* a communicator per thread by MPI_Comm_split; persistent requests set up each iteration,
+   MPI_Startall, then polled with MPI_Testany until all are done, then freed */
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    for (int t = 0; t < nthreads; t++) MPI_Comm_split(comm, 0, rank, &comms[t]);
+}
+
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long lo = 1 + t * nx / T, hi = (t + 1) * nx / T;
+    int n = (int)(hi - lo + 1);
+    MPI_Request r[4];
+    MPI_Recv_init(&a[lo], n, MPI_DOUBLE, up, 0, mine, &r[0]);
+    MPI_Recv_init(&a[(m + 1) * w + lo], n, MPI_DOUBLE, down, 1, mine, &r[1]);
+    MPI_Send_init(&a[w + lo], n, MPI_DOUBLE, up, 1, mine, &r[2]);
+    MPI_Send_init(&a[m * w + lo], n, MPI_DOUBLE, down, 0, mine, &r[3]);
+    MPI_Startall(4, r);
+    int done = 0, live[4] = {1, 1, 1, 1};
+    while (done < 4) {
+        int idx, flag;
+        MPI_Request q[4];
+        for (int k = 0; k < 4; k++) q[k] = live[k] ? r[k] : MPI_REQUEST_NULL;
+        MPI_Testany(4, q, &idx, &flag, MPI_STATUS_IGNORE);
+        if (flag && idx != MPI_UNDEFINED) { live[idx] = 0; done++; }
+        else if (flag) break;
+    }
+    for (int k = 0; k < 4; k++) MPI_Request_free(&r[k]);
+}
+""", why="G12r3: a communicator per thread (MPI_Comm_split), persistent MPI_Recv_init/Send_init "
+        "each iteration, MPI_Startall, polled with MPI_Testany, MPI_Request_free"),
+    right("exchange_slice", r"""
+%%c MULTIPLE_C thread_halo
+/* persistent requests set up once per thread (threadprivate), MPI_Startall, polled with
+   MPI_Testsome until all four are done; freed on the last call is not possible to know, so
+   they are set up and freed each iteration */
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) MPI_Comm_dup(comm, &comms[t]);
+}
+
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    long w = nx + 2;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long lo = 1 + t * nx / T, hi = (t + 1) * nx / T;
+    int n = (int)(hi - lo + 1);
+    MPI_Request r[4];
+    MPI_Send_init(&a[w + lo], n, MPI_DOUBLE, up, 1, mine, &r[0]);
+    MPI_Send_init(&a[m * w + lo], n, MPI_DOUBLE, down, 0, mine, &r[1]);
+    MPI_Recv_init(&a[lo], n, MPI_DOUBLE, up, 0, mine, &r[2]);
+    MPI_Recv_init(&a[(m + 1) * w + lo], n, MPI_DOUBLE, down, 1, mine, &r[3]);
+    MPI_Startall(4, r);
+    int left = 4, live[4] = {1, 1, 1, 1};
+    while (left > 0) {
+        MPI_Request q[4];
+        int idx[4], got = 0;
+        for (int k = 0; k < 4; k++) q[k] = live[k] ? r[k] : MPI_REQUEST_NULL;
+        MPI_Testsome(4, q, &got, idx, MPI_STATUSES_IGNORE);
+        if (got == MPI_UNDEFINED) break;
+        for (int k = 0; k < got; k++) { live[idx[k]] = 0; left--; }
+    }
+    for (int k = 0; k < 4; k++) MPI_Request_free(&r[k]);
+}
+""", why="G12r4: persistent requests per thread (MPI_Comm_dup), MPI_Startall, polled with "
+        "MPI_Testsome, MPI_Request_free"),
+]

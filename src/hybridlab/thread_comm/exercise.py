@@ -428,14 +428,20 @@ def exchange_calls(res: Results) -> pd.DataFrame:
 
     An MPI_Testany or MPI_Testsome that completed nothing (polling) names no request: the tracer
     keeps only the ones these complete. Such a poll counts while its thread has a posting that
-    moves values open (by its request) and nothing else it could be polling is open on the
+    moves values open (by its request, or a persistent request that moves values it started
+    and no completion reported done yet) and nothing else it could be polling is open on the
     rank: no posting of no values that stays open (to the rank itself, an empty message; an
     MPI_PROC_NULL one completes at once, and a poll given it completes it), no persistent
-    request set up (an inactive one is polled as done at once) and no MPI_Request_free made
-    (a freed request's posting looks open for ever). (A fresh attacker's right answer polling
-    with MPI_Testany had only its polls that completed a request counted, together in 3 of
-    6 iterations, and lost 4/4, 2026-12-04; its polls are inside MPI as much as an MPI_Test's,
-    which names its request.)"""
+    request of no values started and not completed (one to MPI_PROC_NULL completes at once;
+    an inactive one is polled as done at once), and no MPI_Request_free made while a posting
+    was open (a freed request's posting looks open for ever; a free of a thread's persistent
+    requests ends its started ones' flight). An MPI_Startall names none: it starts the
+    thread's own set-ups not in flight, else every one of the rank's. (A fresh attacker's right
+    answer polling with MPI_Testany had only its polls that completed a request counted,
+    together in 3 of 6 iterations, and lost 4/4, 2026-12-04; its polls are inside MPI as much
+    as an MPI_Test's, which names its request. Another's, with persistent requests per thread
+    (MPI_Recv_init, MPI_Send_init, MPI_Startall, MPI_Testany or MPI_Testsome, MPI_Request_free),
+    lost 4/4 the same way while any persistent set-up made every poll unsure, 2026-12-04.)"""
     calls = res.mpi_calls
     calls = calls[(calls["student"] == 1)
                   & calls["call"].isin((*POINT_TO_POINT, *COMPLETES, "MPI_Start", "MPI_Startall",
@@ -454,7 +460,11 @@ def exchange_calls(res: Results) -> pd.DataFrame:
         posted: dict[int, bool] = {}  # a named posting's request -> it moves values, open
         owner: dict[int, int] = {}  # a named posting's request -> the thread that posted it
         idle: set[int] = set()  # named postings of no values that stay open (not MPI_PROC_NULL)
-        unsure = False  # a persistent request set up or a request freed: polls name nothing sure
+        unsure = False  # a request freed while a posting was open: polls name nothing sure
+        made_by: dict[int, int] = {}  # a persistent request -> the thread that set it up
+        nowhere: set[int] = set()  # persistent requests to MPI_PROC_NULL
+        starter: dict[int, int] = {}  # a persistent request in flight -> the thread that started it
+        quiet: set[int] = set()  # persistent requests of no values started, not MPI_PROC_NULL
         for c in mine.itertuples():
             own = None if c.request != c.request or int(c.request) == -1 else int(c.request)
             handle = -1 if c.posted != c.posted else int(c.posted)
@@ -465,15 +475,17 @@ def exchange_calls(res: Results) -> pd.DataFrame:
                 named = list(dict.fromkeys(i for i in ids if i in posted))
                 done = c.done == c.done and int(c.done) == 1
                 polled = (c.call in POLLS and not ids and not done and c.live == c.live
-                          and int(c.live) > 0 and not (unsure or idle)
+                          and int(c.live) > 0 and not (unsure or idle or quiet)
                           and not any(o[1] for o in pending.values())
                           and (open_[0] > 0 or any(moving and owner.get(i) == c.thread
-                                                   for i, moving in posted.items())))  # fmt: skip
+                                                   for i, moving in posted.items())
+                               or any(starter.get(i) == c.thread for i in flight)))  # fmt: skip
                 if flight & set(ids) or any(posted[i] for i in named) or (open_[0] > 0 and ids
                                                                          and not named) or polled:
                     keep.append(c.Index)
                 if done:
                     flight -= set(ids)
+                    quiet -= set(ids)
                     idle -= set(named)
                     for i in named:
                         posted.pop(i, None)
@@ -482,17 +494,38 @@ def exchange_calls(res: Results) -> pd.DataFrame:
                     open_[0] -= first
                     open_[1] = max(open_[1] - (left - first), 0)
             elif c.call == "MPI_Request_free":
-                unsure = True
-            elif c.call == "MPI_Start":
-                if own is not None and persistent.get(own, False):
-                    flight.add(own)
-            elif c.call == "MPI_Startall":
-                flight |= {i for i, moving in persistent.items() if moving}
+                # the tracer does not name the freed request: a posting open anywhere on the
+                # rank may be it (it would look open for ever); else a persistent one, and the
+                # thread's started ones are no longer counted as in flight for its polls
+                if posted or any(o[0] or o[1] for o in pending.values()):
+                    unsure = True
+                for i in [i for i, by in starter.items() if by == c.thread]:
+                    flight.discard(i)
+                    del starter[i]
+            elif c.call in ("MPI_Start", "MPI_Startall"):
+                if c.call == "MPI_Start":
+                    chosen = {own} if own is not None and own in persistent else set()
+                else:  # names none: the thread's own set-ups, else every one of the rank's
+                    idle_ones = {i for i in persistent if i not in flight and i not in quiet}
+                    chosen = ({i for i in idle_ones if made_by.get(i) == c.thread}
+                              or idle_ones)  # fmt: skip
+                for i in chosen:
+                    if persistent[i]:
+                        flight.add(i)
+                        starter[i] = int(c.thread)
+                    elif i not in nowhere:
+                        quiet.add(i)
             elif c.call in setups:
-                unsure = True
                 if own is not None:
                     persistent[own] = bool(moves.loc[c.Index])
+                    made_by[own] = int(c.thread)
+                    if c.peer == c.peer and int(c.peer) == -1:
+                        nowhere.add(own)
+                    else:
+                        nowhere.discard(own)
                     flight.discard(own)
+                    quiet.discard(own)
+                    starter.pop(own, None)
             elif c.call in POSTS and handle != -1:
                 posted[handle] = bool(moves.loc[c.Index])
                 owner[handle] = int(c.thread)
@@ -739,6 +772,17 @@ def judge_tasks(runs: list[dict]) -> list[dict]:
                 "interior tasks then running on any thread, the poster's included; a posting "
                 "task that computes the interior itself is the overlap by hand of lab 04, not "
                 "tasks)")
+            # the exchange's own thread computing inside the window it posted and closed, in a
+            # task that had made MPI calls: the overlap by hand, whatever the others did beside it
+            by_hand = computed_by_exchange(res, windows) if own else 0
+            assert not by_hand, (
+                f"{where}: the thread that posted and completed the exchange computed {by_hand} "
+                "interior rows while its requests were open, and the interior came from a task "
+                f"after its MPI calls ({own} stencil_rows calls): the exchange's task computed the "
+                "interior itself between its posting and its wait - the overlap by hand of lab "
+                "04, not tasks, whatever token task another thread ran beside it. The interior "
+                "goes in tasks of its own, which the other threads run while the exchange's task "
+                "waits")
             # not one token task inside, the rest held for after the exchange; no row twice
             rows_traced = overlap_rows(res, spans)
             assert_rows_once(rows_traced, where)
@@ -845,6 +889,29 @@ def computed_beside_waits(res: Results, windows: pd.DataFrame) -> float:
         mine = work[(work["rank"] == w.rank) & ~work["thread"].isin({w.closed_by, w.posted_by})]
         total += _within(mine, w.start, w.end)
     return total
+
+
+def computed_by_exchange(res: Results, windows: pd.DataFrame) -> int:
+    """Rows the kit's stencil_rows computed inside the windows (task_overlap_table) on the thread
+    that both posted the window's requests and completed them: a task that posts, computes and
+    waits keeps its thread between the posting and the wait (MPI_Wait... is no task scheduling
+    point; a task it creates is queued for the team), so the rows its thread computed there
+    came from the exchange's task itself. judge_tasks refuses them where task_stamps saw
+    interior rows after MPI calls of their task (a fresh attacker's G12a3 and G12a4: the
+    exchange's task computed the interior between posting and waiting, a token task of one row
+    on another thread made computed_beside_waits > 0, 4/4, 2026-12-04). A row computed in part
+    inside a window counts."""
+    work = res.compute
+    if work.empty:
+        return 0
+    rows = 0
+    alone = windows[(windows["window"] >= 0) & (windows["posted_by"] == windows["closed_by"])]
+    for w in alone.itertuples():
+        mine = work[(work["rank"] == w.rank) & (work["thread"] == w.posted_by)
+                    & (work["first"] >= 0) & (work["start"] < w.end)
+                    & (work["end"] > w.start)]  # fmt: skip
+        rows += int((mine["last"] - mine["first"] + 1).sum())
+    return rows
 
 
 def _no_overlap(res: Results, where: str, windows: pd.DataFrame | None = None) -> str:
@@ -977,6 +1044,102 @@ def pready_construct_faults(text: str, cell_lines: list[int] | None = None) -> l
                           "and marks its own partition once, at once, not one thread a turn "
                           "while the others wait")
             break
+    faults += _barrier_turn_faults(text, first, marks, cell_lines)
+    return faults
+
+
+# (d): a team barrier, where it stands (an explicit one; a POSIX one)
+_BARRIER = re.compile(r"#\s*pragma\s+omp\s+barrier\b|\bpthread_barrier_wait\s*\(")
+
+
+def _barrier_functions(text: str) -> tuple[set[str], set[str]]:
+    """The functions the cell defines that make their thread wait at a team barrier (a barrier
+    in their body, or a call to such a function), and those of them that reach themselves again
+    (recursion: a loop of barriers without a loop statement)."""
+    bodies = {}
+    for name, start, end in functions(text):
+        brace = text.find("{", start, end)
+        bodies[name] = text[brace if brace >= 0 else start:end]
+    calls = {name: {other for other in bodies if re.search(rf"\b{re.escape(other)}\s*\(", body)}
+             for name, body in bodies.items()}  # fmt: skip
+    waiting = {name for name, body in bodies.items() if _BARRIER.search(body)}
+    grown = True
+    while grown:
+        more = {name for name in bodies if calls[name] & waiting} - waiting
+        waiting |= more
+        grown = bool(more)
+    looped = set()
+    for name in waiting:  # reaches itself through the call graph
+        seen, todo = set(), list(calls[name])
+        while todo:
+            other = todo.pop()
+            if other == name:
+                looped.add(name)
+                break
+            if other not in seen:
+                seen.add(other)
+                todo += calls.get(other, ())
+    return waiting, looped
+
+
+def _barrier_sites(text: str, waiting: set[str], start: int = 0, end: int | None = None) -> list[int]:
+    """Where, in text[start:end], a thread waits at a team barrier: a barrier, or a call of a
+    function of `waiting` (not its definition)."""
+    end = len(text) if end is None else end
+    sites = [m.start() for m in _BARRIER.finditer(text, start, end)]
+    heads = [(s, text.find("{", s, e)) for _, s, e in functions(text)]
+    for name in waiting:
+        for m in re.finditer(rf"\b{re.escape(name)}\s*\(", text[start:end]):
+            at = start + m.start()
+            if not any(s <= at < brace for s, brace in heads):  # a call, not the definition
+                sites.append(at)
+    return sorted(sites)
+
+
+def _backward_gotos(text: str) -> list[tuple[int, int]]:
+    """(label, goto) spans of every goto that jumps back to a label above it: a loop without a
+    loop statement."""
+    spans = []
+    for jump in re.finditer(r"\bgoto\s+([A-Za-z_]\w*)\s*;", text):
+        label = re.search(rf"(?<![\w:]){re.escape(jump.group(1))}\s*:(?!:)", text[:jump.start()])
+        if label:
+            spans.append((label.start(), jump.start()))
+    return spans
+
+
+def _barrier_turn_faults(text: str, first: int, marks: list[int],
+                         cell_lines: list[int] | None) -> list[str]:  # fmt: skip
+    """Team barriers that hand the partitions over one thread a turn, wherever their text
+    stands: one reached between the first copy_partition and the last mark through a function
+    of the cell (a helper holding the barrier), one in any loop (for, while, do, a goto back to
+    a label, a function that calls itself): thread t waiting t barriers before its copy and the
+    rest after it (a fresh attacker's G12a1 and G12a2, 4/4, 2026-12-04: the barrier text sat
+    in a helper defined above the first copy, or inline under a goto loop). The region's one
+    barrier after a masked MPI_Startall, before the copies, is none of these."""
+    waiting, looped = _barrier_functions(text)
+    faults = []
+    if first >= 0 and marks and max(marks) > first:
+        held = [at for at in _barrier_sites(text, waiting, first, max(marks))
+                if not _BARRIER.match(text, at)]  # fmt: skip (explicit ones: the _PREADY_HELD check)
+        if held:
+            faults.append(f"no barrier between the copies and the marks (line "
+                          f"{_line_of(text, held[0], cell_lines)}, through a function of the "
+                          "cell): each thread marks its partition as soon as it has copied it, "
+                          "waiting for no other thread")
+    spans = [(body, end) for _, body, end in loops(text)] + _backward_gotos(text)
+    for body, end in spans:
+        inside = _barrier_sites(text, waiting, body, end)
+        if inside:
+            faults.append(f"no barrier in a loop (line {_line_of(text, inside[0], cell_lines)}): "
+                          "threads that pass a barrier a number of times that depends on their "
+                          "number copy and mark in turns; each thread copies and marks its own "
+                          "partition once, at once, at most one barrier (after a masked "
+                          "MPI_Startall) before it")
+            break
+    if looped:
+        faults.append(f"no barrier in a function that calls itself ({sorted(looped)[0]}): a "
+                      "recursion of barriers is a loop of turns; each thread copies and marks "
+                      "its own partition once, at once")
     return faults
 
 
@@ -995,7 +1158,11 @@ def build_student_pready(code: str, name: str = "student_pready") -> Kernel:
         if faults:
             raise ValueError("pready_iteration: " + "; ".join(faults))
     return build_student(name, "thread_halo", "HL_STUDENT_PREADY", code,
-                         ("partitioned_init", "pready_iteration"))  # fmt: skip
+                         ("partitioned_init", "pready_iteration"), PREADY_FLAGS)  # fmt: skip
+
+
+# the cell's build counts each thread's team barriers (kernels_c/thread_halo.c, __wrap_GOMP_barrier)
+PREADY_FLAGS = ("-Wl,--wrap=GOMP_barrier,--wrap=GOMP_barrier_cancel",)
 
 
 # (d): what tells the compilers apart (pready_races builds the cell with clang as well as gcc: a
@@ -1214,9 +1381,12 @@ def _assert_own_rows(res: Results, rank: int, mine: pd.DataFrame, where: str) ->
 def partition_copies(res: Results) -> pd.DataFrame:
     """The kit's copy_partition calls (kernels_c/thread_halo.c, the kit's own object): rank,
     iteration, copier (the thread), partition, start, end, level (omp_get_level: 1 inside the
-    cell's region, 0 outside any), team."""
+    cell's region, 0 outside any), team, and barriers (the team barriers the copier had passed,
+    where the build counted them: PREADY_FLAGS)."""
     made = res.records[res.records["record"] == "partition_copy"]
     columns = ["rank", "iteration", "copier", "partition", "start", "end", "level", "team"]
+    if "barriers" in made:  # the team barriers the copier had passed (the cell's gcc build)
+        columns.append("barriers")
     if made.empty:
         return pd.DataFrame(columns=columns)
     return made[columns].astype({c: int for c in columns if c not in ("start", "end")})
@@ -1237,6 +1407,13 @@ def _assert_copied(res: Results, rank: int, threads: int, iterations: int, marks
     assert len(copies) == kept, (
         f"{where}: rank {rank}: {len(copies)} records of copy_partition calls, the kit counted "
         f"{kept}: records lost or forged")
+    if "barriers" in copies:  # turns: threads copying after different numbers of team barriers
+        spread = copies.groupby("iteration")["barriers"].agg(lambda b: int(b.max() - b.min()))
+        assert not (spread > 0).any(), (
+            f"{where}: rank {rank}: in iteration {int(spread.idxmax())} the threads copied their "
+            f"partitions after different numbers of team barriers (up to {int(spread.max())} "
+            "apart): they took turns; each thread copies and marks its own partition at once, "
+            "all after the same barriers")
     odd = sorted(set(copies["partition"]) - set(range(threads)))
     assert not odd, (f"{where}: rank {rank}: copy_partition({odd[0]}): the partitions are 0 to "
                      f"{threads - 1}")  # fmt: skip
