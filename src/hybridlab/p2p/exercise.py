@@ -23,8 +23,6 @@ node and across two nodes of an allocation.
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 
 from ..grading.handout import keep
@@ -345,44 +343,23 @@ def overlap_apart(answers: dict[str, str] | None, code: str, *, bytes: int, flop
     run and gives back numbers only: the student's code never touches the run, nor this
     process (made undumpable by apart.py), nor its result. A build or run failure (a wrong
     value, a hang) is raised."""
-    import os
-    import pickle
-    import subprocess
-    import sys
-    import tempfile
-    from pathlib import Path
-
+    from ..grading.answer_child import answer_child
     from ..runs.course_size import quick_mode
 
     source = (answers or {}).get(NUMBERS_ANSWER)
     if source is None:
         raise LookupError(f"the notebook has no answer cell {NUMBERS_ANSWER}")
-    with tempfile.TemporaryDirectory(prefix="hl-overlap-") as tmp:
-        result = Path(tmp) / "answers.json"
-        # the child starts first: its imports overlap the build and the run
-        child = subprocess.Popen([sys.executable, "-c", _APART_CHILD, _APART_PRELUDE, str(result)],
-                                 cwd=tmp, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL, env=dict(os.environ))  # fmt: skip
-        try:
-            kernel = build_student_overlap(code, name="student_p2p_overlap_apart")
-            run = _variants_run(kernel, bytes=bytes, flops=flops, samples=samples, steps=200,
-                                poll=4, timeout=timeout)  # fmt: skip
-            records = run.records
-            seconds = {str(v): [float(x) for x in g] for v, g in records.groupby("variant")["seconds"]}
-            names = {"QUICK": quick_mode(), "OVERLAP_C": code, "OV_BYTES": bytes,
-                     "overlap_runs": run,
-                     "overlap_medians": records.groupby("variant")["seconds"].median()}  # fmt: skip
-            given = pickle.dumps({"names": names, "answer": source,
-                                  "drawn": [{k: float(v) for k, v in d.items()} for d in drawn]})
-            try:
-                child.communicate(given, timeout=timeout)
-                got = json.loads(result.read_text()) if result.exists() else None
-            except (subprocess.TimeoutExpired, BrokenPipeError, ValueError):
-                got = None
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.wait()
+    with answer_child(_APART_CHILD, _APART_PRELUDE, "hl-overlap-") as hand:
+        kernel = build_student_overlap(code, name="student_p2p_overlap_apart")
+        run = _variants_run(kernel, bytes=bytes, flops=flops, samples=samples, steps=200,
+                            poll=4, timeout=timeout)  # fmt: skip
+        records = run.records
+        seconds = {str(v): [float(x) for x in g] for v, g in records.groupby("variant")["seconds"]}
+        names = {"QUICK": quick_mode(), "OVERLAP_C": code, "OV_BYTES": bytes,
+                 "overlap_runs": run,
+                 "overlap_medians": records.groupby("variant")["seconds"].median()}  # fmt: skip
+        got = hand({"names": names, "answer": source,
+                    "drawn": [{k: float(v) for k, v in d.items()} for d in drawn]}, timeout)
     if not isinstance(got, dict):
         got = {"error": "your answer cell ended without setting the two numbers"}
     return {"seconds": seconds, "answers": got}

@@ -19,7 +19,6 @@ no update of the shared counter get lost.
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import tempfile
@@ -626,42 +625,25 @@ def overhead_apart(answers: dict[str, str] | None, code: str, *, threads: int, s
     the answers the cells gave (or their error). The child gets the samples and gives back three
     values only: the student's code never touches the run, nor this process (made undumpable by
     apart.py), nor its result."""
-    import os
-    import pickle
-    import sys
-
+    from ..grading.answer_child import answer_child
     from ..runs.course_size import quick_mode
     from .tables import overhead_table
 
     answers = dict(answers) if answers else _answers_in_history()
-    with tempfile.TemporaryDirectory(prefix="hl-overhead-") as tmp:
-        result = Path(tmp) / "answers.json"
-        # the child starts first: its imports overlap the build and the run
-        child = subprocess.Popen([sys.executable, "-c", _APART_CHILD, _APART_PRELUDE, str(result)],
-                                 cwd=tmp, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL, env=dict(os.environ))  # fmt: skip
-        try:
-            # as the lab's cell runs it (run_construct), but for the contention run: its count
-            # and its checks are (d)'s to judge, so a construct (d) refuses is still timed here
-            run = run_program(build_student_construct(code, name="student_construct_apart"), ranks=1,
-                              threads=threads, bind="cores", samples=samples, target_ms=target_ms,
-                              check_reps=0)  # fmt: skip
-            mine = run.records[run.records["record"] == "sample"]
-            sweep = drawn_sweep(threads, samples, target_ms)
-            at = sweep[sweep["threads"] == threads]
-            names = {"CPUS": threads, "QUICK": quick_mode(), "SAMPLES": samples,
-                     "TARGET_MS": target_ms, "CONSTRUCT_C": code, "construct_run": run,
-                     "my_samples": mine, "sweep": sweep, "OMP_CONSTRUCTS": list(OMP_CONSTRUCTS),
-                     "omp_table": overhead_table(sweep, by=["threads"])}  # fmt: skip
-            given = pickle.dumps({"names": names, "answers": answers, "order": list(OVERHEAD_ANSWERS)})
-            child.communicate(given, timeout=timeout)
-            got = json.loads(result.read_text()) if result.exists() else None
-        except (subprocess.TimeoutExpired, BrokenPipeError, ValueError):
-            got = None
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.wait()
+    with answer_child(_APART_CHILD, _APART_PRELUDE, "hl-overhead-") as hand:
+        # as the lab's cell runs it (run_construct), but for the contention run: its count
+        # and its checks are (d)'s to judge, so a construct (d) refuses is still timed here
+        run = run_program(build_student_construct(code, name="student_construct_apart"), ranks=1,
+                          threads=threads, bind="cores", samples=samples, target_ms=target_ms,
+                          check_reps=0)  # fmt: skip
+        mine = run.records[run.records["record"] == "sample"]
+        sweep = drawn_sweep(threads, samples, target_ms)
+        at = sweep[sweep["threads"] == threads]
+        names = {"CPUS": threads, "QUICK": quick_mode(), "SAMPLES": samples,
+                 "TARGET_MS": target_ms, "CONSTRUCT_C": code, "construct_run": run,
+                 "my_samples": mine, "sweep": sweep, "OMP_CONSTRUCTS": list(OMP_CONSTRUCTS),
+                 "omp_table": overhead_table(sweep, by=["threads"])}  # fmt: skip
+        got = hand({"names": names, "answers": answers, "order": list(OVERHEAD_ANSWERS)}, timeout)
     if not isinstance(got, dict):
         got = {"error": "your answer cells ended without setting the three answers"}
     return {
