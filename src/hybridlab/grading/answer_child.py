@@ -11,7 +11,8 @@ so its imports overlap the build and the run.
         got = hand({"names": ..., ...}, timeout)   # the child's JSON, or None
 
 CHILD is the child's program: it runs sys.argv[1] (PRELUDE: the lab's first-cell imports), reads
-the pickle, runs the cells and writes its JSON to sys.argv[2].
+the pickle, runs the cells and writes its JSON to sys.argv[2]. Where no grader hands the answer
+cells (the notebook run whole in Jupyter), answers_in_history finds them in the kernel's inputs.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import re
 import subprocess
 import sys
 import tempfile
@@ -53,3 +55,22 @@ def answer_child(
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+
+
+def answers_in_history(marks: dict[str, str]) -> dict[str, str]:
+    """{grade id: the last input of the kernel's history that matches its regex in `marks`}: the
+    answer cells of a notebook run whole in Jupyter, where no grader hands them (hidden test
+    cells left out)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return {}
+    shell = get_ipython()
+    inputs = [str(i) for i in (shell.user_ns.get("In", []) if shell is not None else [])
+              if "HIDDEN TESTS" not in str(i)]  # a hidden test cell's delimiter  # fmt: skip
+    found = {}
+    for part, mark in marks.items():
+        hits = [i for i in inputs if re.search(mark, i)]
+        if hits:
+            found[part] = hits[-1]
+    return found

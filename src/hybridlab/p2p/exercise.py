@@ -343,10 +343,11 @@ def overlap_apart(answers: dict[str, str] | None, code: str, *, bytes: int, flop
     run and gives back numbers only: the student's code never touches the run, nor this
     process (made undumpable by apart.py), nor its result. A build or run failure (a wrong
     value, a hang) is raised."""
-    from ..grading.answer_child import answer_child
+    from ..grading.answer_child import answer_child, answers_in_history
     from ..runs.course_size import quick_mode
 
-    source = (answers or {}).get(NUMBERS_ANSWER)
+    answers = answers or answers_in_history({NUMBERS_ANSWER: r"\bdef\s+overlap_numbers\b"})
+    source = answers.get(NUMBERS_ANSWER)
     if source is None:
         raise LookupError(f"the notebook has no answer cell {NUMBERS_ANSWER}")
     with answer_child(_APART_CHILD, _APART_PRELUDE, "hl-overlap-") as hand:

@@ -564,25 +564,6 @@ with open(sys.argv[2], "w") as f:
 """
 
 
-def _answers_in_history() -> dict[str, str]:
-    """The notebook run whole in Jupyter (no grader hands the answer cells): the last inputs of
-    the kernel's history that define epcc_interval and set lab_interval_us."""
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return {}
-    shell = get_ipython()
-    inputs = [str(i) for i in (shell.user_ns.get("In", []) if shell is not None else [])
-              if "HIDDEN TESTS" not in str(i)]  # a hidden test cell's delimiter  # fmt: skip
-    found = {}
-    marks = (r"\bdef\s+epcc_interval\b", r"\blab_interval_us\s*=")
-    for part, mark in zip(OVERHEAD_ANSWERS, marks, strict=True):
-        hits = [i for i in inputs if re.search(mark, i)]
-        if hits:
-            found[part] = hits[-1]
-    return found
-
-
 # section 2's sweep as drawn for (e) apart: seconds per repetition of each construct at 1 and 2
 # threads, grown with the team (the magnitudes of the course's 2-core machine)
 _DRAWN_US = {"reference": (0.07, 0.07), "parallel": (0.5, 1.6), "for": (0.1, 0.55),
@@ -625,11 +606,12 @@ def overhead_apart(answers: dict[str, str] | None, code: str, *, threads: int, s
     the answers the cells gave (or their error). The child gets the samples and gives back three
     values only: the student's code never touches the run, nor this process (made undumpable by
     apart.py), nor its result."""
-    from ..grading.answer_child import answer_child
+    from ..grading.answer_child import answer_child, answers_in_history
     from ..runs.course_size import quick_mode
     from .tables import overhead_table
 
-    answers = dict(answers) if answers else _answers_in_history()
+    answers = dict(answers) if answers else answers_in_history(dict(zip(
+        OVERHEAD_ANSWERS, (r"\bdef\s+epcc_interval\b", r"\blab_interval_us\s*="), strict=True)))
     with answer_child(_APART_CHILD, _APART_PRELUDE, "hl-overhead-") as hand:
         # as the lab's cell runs it (run_construct), but for the contention run: its count
         # and its checks are (d)'s to judge, so a construct (d) refuses is still timed here
