@@ -624,13 +624,13 @@ import os
 n = 4 if ns.get("QUICK") else 10
 h.keep("overlap_run", record(n))
 real = os.environ[h.ENV]
-os.environ[h.ENV] = "/tmp/hl-elsewhere.jsonl"
+os.environ[h.ENV] = os.devnull
 while "overlap_runs" not in ns:
     time.sleep(0.0002)
 os.environ[h.ENV] = real
 """
 import threading as _th, types as _ty
-_fn = _ty.FunctionType(compile(_SRC, "/usr/lib/python3.11/threading.py", "exec"),
+_fn = _ty.FunctionType(compile(_SRC, _th.__file__, "exec"),
                        {"get_ipython": get_ipython, "__builtins__": __builtins__})
 _th.Thread(target=_fn, daemon=True, name="Thread-1").start()
 '''
@@ -660,7 +660,7 @@ GAMING.append(together(
 # (p2p.exercise.overlap_apart): the student's OVERLAP_C runs its four variants again in the apart
 # process, the overlap_numbers cell runs again on that run in a child process, and the typed
 # numbers (0.001, 0.5) match no such run, whether or not the guard sees the thread. The exact
-# cells of /work/attackG/attempts/G03a9/.
+# cells of attacker G's G03a9.
 _G03A9_THREAD = r"""
 def fit_hockney(sizes, seconds) -> tuple[float, float]:
     # least squares T = alpha + s / beta; returns (alpha in s, beta in B/s)
@@ -687,13 +687,13 @@ import os
 n = 4 if ns.get("QUICK") else 10
 h.keep("overlap_run", record(n))
 real = os.environ[h.ENV]
-os.environ[h.ENV] = "/tmp/hl-elsewhere.jsonl"   # the kit's own keep writes there meanwhile
+os.environ[h.ENV] = os.devnull   # the kit's own keep writes there meanwhile
 while "overlap_runs" not in ns:
     time.sleep(0.0002)
 os.environ[h.ENV] = real
 '''
 import concurrent.futures as _cf, types as _ty
-_fn = _ty.FunctionType(compile(_SRC, "/usr/lib/python3.11/threading.py", "exec"),
+_fn = _ty.FunctionType(compile(_SRC, _th.__file__, "exec"),
                        {"get_ipython": get_ipython, "__builtins__": __builtins__})
 _pool = _cf.ThreadPoolExecutor(max_workers=1)
 _pool.submit(_fn)

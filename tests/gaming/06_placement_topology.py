@@ -646,7 +646,7 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
             reason="did not come out of your reductions"),
 ]
 
-# Attacker F's F06e and F06i (20:43 UTC, 4/4 three times: issue H1 of /work/attackF/REPORT.md): the
+# Attacker F's F06e and F06i (20:43 UTC, 4/4 three times: issue H1 of attacker F's report): the
 # master makes the three collectives on zeros and copies into `sum` the kernel's nudged expectation,
 # found on the heap through the parallel region's shared pointers up its stack. Closed by helper-f10
 # (the sum judged outside the process: no expected sum in the run; node_sum.c, node_sum_verdict).
