@@ -692,7 +692,7 @@ while "overlap_runs" not in ns:
     time.sleep(0.0002)
 os.environ[h.ENV] = real
 '''
-import concurrent.futures as _cf, types as _ty
+import concurrent.futures as _cf, threading as _th, types as _ty
 _fn = _ty.FunctionType(compile(_SRC, _th.__file__, "exec"),
                        {"get_ipython": get_ipython, "__builtins__": __builtins__})
 _pool = _cf.ThreadPoolExecutor(max_workers=1)
