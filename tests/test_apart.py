@@ -66,10 +66,15 @@ def test_a_part_whose_c_cells_are_all_stubs_fails_without_a_run():
 
 
 def _grade(source: str, sandboxed: bool, timeout: float = 120) -> dict:
+    return _grade_all([source], sandboxed, timeout)[0]
+
+
+def _grade_all(sources: list[str], sandboxed: bool, timeout: float = 120) -> list[dict]:
     if sandboxed and shutil.which("bwrap") is None:
         pytest.skip("no bubblewrap here")
-    return apart.grade("p", source, {"PROG": cell_text(PROGRAM)}, timeout=timeout,
-                       limits=Limits() if sandboxed else None)  # fmt: skip
+    parts = [apart.Part(f"p{i}", s, {"PROG": cell_text(PROGRAM)}, timeout)
+             for i, s in enumerate(sources)]  # fmt: skip
+    return apart.grade(parts, limits=Limits() if sandboxed else None)
 
 
 @pytest.mark.parametrize("sandboxed", [False, True], ids=["plain", "sandbox"])
@@ -83,6 +88,46 @@ def test_a_cell_runs_apart_and_its_result_cannot_be_forged(sandboxed):
     assert died["error"][0] == apart.NOT_GRADED and "without a result" in died["error"][1]
     late = _grade("import time\ntime.sleep(60)", sandboxed, timeout=3)
     assert late["error"][0] == apart.NOT_GRADED and "time limit" in late["error"][1]
+
+
+# a part whose C could leave things for the next part: a process that outlives it (and forks
+# again when killed), files in the working folder, /tmp and /dev/shm, a build planted in the cache
+LEAVES = """
+import os, subprocess, sys
+subprocess.Popen([sys.executable, "-c", "import os, time\\nwhile True:\\n    os.fork() if False else time.sleep(0.2)"],
+                 start_new_session=True)
+for path in ("left.txt", "/tmp/left.txt", "/dev/shm/left", "/tmp/cache/build/planted/x"):
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    open(path, "w").write("planted")
+print("left", sorted(os.listdir("/tmp/cache/build")) if os.path.isdir("/tmp/cache/build") else [])
+"""
+FINDS = """
+import os, subprocess
+others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
+mine = [p for p in others if open(f"/proc/{p}/cmdline", "rb").read().count(b"time.sleep(0.2)")]
+found = [p for p in ("left.txt", "/tmp/left.txt", "/dev/shm/left", "/tmp/cache/build/planted")
+         if os.path.exists(p)]
+assert not mine and not found, (mine, found)
+assert os.path.isdir("/tmp/home") and os.path.isdir("/tmp/cache/build"), "not filled again"
+"""
+
+
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["plain", "sandbox"])
+def test_one_process_grades_the_parts_and_a_part_that_ends_it_loses_alone(sandboxed):
+    """The parts of a submission run one after the other in one process; one that ends the
+    process or runs past its time loses its points alone, the next is still graded."""
+    done = _grade_all([TEST, "import os\nos._exit(0)", "import time\ntime.sleep(60)", TEST],
+                      sandboxed, timeout=4)
+    assert done[0]["error"] is None and done[3]["error"] is None, done
+    assert done[1]["error"][0] == apart.NOT_GRADED and "without a result" in done[1]["error"][1]
+    assert done[2]["error"][0] == apart.NOT_GRADED and "time limit" in done[2]["error"][1]
+
+
+def test_the_sandbox_is_put_back_as_it_started_between_parts():
+    """Nothing a part's code leaves reaches the next part: no process, no file, no planted build."""
+    done = _grade_all([LEAVES, FINDS], sandboxed=True)
+    assert done[0]["error"] is None and "left" in done[0]["notes"], done
+    assert done[1]["error"] is None, done
 
 
 def _meta(grade_id: str, **flags) -> dict:

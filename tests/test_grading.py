@@ -284,9 +284,9 @@ LABS = {
     ),
 }
 
-# lab -> a part only right for the student's own runs: (answer cell, the variable the solution
-# computes there and a student may type in from their own run instead, the hidden test that
-# recomputes it from the runs)
+# lab -> a part about the student's own runs: (answer cell, the variable the solution computes
+# there and a student may type in from their own run instead, the hidden test that runs the cell
+# again apart on runs it draws: a typed number scores nothing, with or without the runs folder)
 OWN_DATA = {
     "00_getting_started": ("piling_slowdown", "slowdown", "hidden_piling_slowdown"),
 }
@@ -468,11 +468,11 @@ def own_run_answer(lab: str, solution, folder: Path) -> tuple[Path, nbformat.Not
     return own_runs.runs_folder(path), typed
 
 
-def test_a_part_about_the_students_machine_is_judged_on_their_own_runs(course):
+def test_a_students_runs_folder_is_used_and_a_number_typed_from_it_scores_nothing(course):
     if not course.own:
         pytest.skip(f"{course.lab} has no part in OWN_DATA")
     part = OWN_DATA[course.lab][2]
-    assert course.scores["own"] == course.points, course.report
+    assert course.scores["own"] == {**course.points, part: 0.0}, course.report
     assert course.scores["ownless"] == {**course.points, part: 0.0}, course.report
     lines = [
         o["text"]

@@ -344,61 +344,6 @@ def test_the_judging_modules_are_guarded_as_numpy_is():
     assert "method caught" in done.stdout and "Results.dumps" in done.stdout, done.stdout
 
 
-KEPT_LAB = [  # a lab whose own cell makes a run the judge recomputes from (lab 02 (e)'s shape)
-    ("lab", "from hybridlab.grading.handout import keep\n\n\ndef make_run():\n"
-            "    keep('run', [1.0, 2.0])\n    return [1.0, 2.0]"),
-    ("answer", "mine = None"),
-    ("lab", "run = make_run()"),
-    ("test", "### BEGIN HIDDEN TESTS\nfrom hybridlab.grading.handout import kept as _kept\n"
-             "### BEGIN JUDGE\nassert _kept('run') == [[1.0, 2.0]], _kept('run')\n"
-             "### END JUDGE\n### END HIDDEN TESTS"),
-]
-FORGED_RUN = (  # an answer cell replacing the lab's function with one keeping made-up samples
-    "from hybridlab.grading.handout import keep as _k\n"
-    "make_run = lambda: (_k('run', [1.0, 2.0]), [9.0])[1]\n"
-)
-
-
-def _kept_notebook(answer: str, lab_cell: str = "run = make_run()") -> nbformat.NotebookNode:
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "py", "language": "python"}
-    for kind, source in KEPT_LAB:
-        if kind == "answer":
-            nb.cells.append(nbformat.v4.new_code_cell(answer, metadata=meta("a", solution=True)))
-        elif kind == "test":
-            nb.cells.append(nbformat.v4.new_code_cell(
-                source, metadata=meta("hidden_a", grade=True, locked=True, points=1)))
-        else:
-            nb.cells.append(nbformat.v4.new_code_cell(lab_cell if source.startswith("run =")
-                                                      else source))
-    return nb
-
-
-@pytest.mark.parametrize("answer, lab_cell, keeps", [
-    ("mine = 1", "run = make_run()", True),
-    (FORGED_RUN, "run = make_run()", False),  # put back after the answer, and not trusted
-    (FORGED_RUN + "import hybridlab as _h\n_h.later = make_run", "run = make_run()", False),
-    ("mine = 1", "from hybridlab.grading import handout as _h\n"
-                 "_h.keep('run', [1.0, 2.0])\nrun = [9.0]", False),  # the lab's cell edited
-], ids=["honest", "replaced", "replaced-and-kept", "edited-lab-cell"])
-def test_runs_kept_only_from_the_lab_cells_as_released_and_the_kit_as_it_was(
-        tmp_path, answer, lab_cell, keeps):
-    """Lab 02 (e)'s route (issue 36): what a lab cell keeps is read only from cells as the lab
-    released them, and not at all once the guard has found a kit function replaced."""
-    root = tmp_path / "course"
-    (root / "release" / "lab").mkdir(parents=True)
-    nbformat.write(_kept_notebook("mine = None"), root / "release" / "lab" / "lab.ipynb")
-    nb = _kept_notebook(answer, lab_cell)
-    config = Config()
-    config.CourseDirectory.root = str(root)
-    SandboxedExecute(config=config, timeout=120, sandbox=False).preprocess(
-        nb, {"metadata": {"path": str(tmp_path)}, "nbgrader": {"assignment": "lab"}})
-    errors = [o for o in nb.cells[-1].outputs if o.output_type == "error"]
-    assert (not errors) == keeps, errors
-    if answer.startswith(FORGED_RUN):
-        assert errors[0]["ename"] == "KeptNotTrusted", errors
-
-
 def test_a_warning_the_answer_raises_in_a_test_costs_no_points(tmp_path):
     """A test cell's stderr is the student's code's (no test of the kit writes there): shown on
     stdout under a note, so nbgrader's rule (stderr scores 0) cannot zero a right answer."""

@@ -14,6 +14,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import hybridlab as hl  # noqa: E402
+from gaming import solution_cell  # noqa: E402
 from hybridlab.mapping import plots, tables  # noqa: E402
 from hybridlab.mapping.exercise import grid_runs, weak_summary  # noqa: E402
 from hybridlab.reference import REFERENCE  # noqa: E402
@@ -421,30 +422,32 @@ def test_node_sum_must_come_out_of_the_reductions():
     assert "given 0 of its own values" in node_sum_verdict(node_sum_evidence(res), 4, 2, 2, 200, 2)
 
 
-def test_the_kit_keeps_a_runs_placements_for_the_judge(tmp_path, monkeypatch):
-    """Lab 00 (c): keep_placements hands each run's placement records out through
-    grading.handout.keep as the lab's cell makes them; the judge reads them with kept (records
-    replaced afterwards by an answer cell count for nothing)."""
+def test_lab00_c_runs_the_answer_cells_again_apart_on_the_runs_it_is_given():
+    """Lab 00 (c) graded apart (mapping.exercise.piling_apart): the answer cells run again in a
+    child process on runs the hidden test drew; the numbers come back plain. A right answer
+    gives the drawn runs' numbers; typed numbers and runs rewritten inside the cell change
+    nothing the caller holds."""
     import pandas as pd
 
-    from hybridlab.grading import handout
-    from hybridlab.mapping.exercise import keep_placements
+    from hybridlab.mapping.exercise import piling_apart
     from hybridlab.runs.records import Results
 
-    monkeypatch.setenv(handout.ENV, str(tmp_path / "handout.jsonl"))
-    piled = Results(pd.DataFrame({"rank": [0, 0], "thread": [0, 1], "cpu": [3, 3],
-                                  "allowed_cpus": [[3], [3]]}))
-    keep_placements(piled=piled)
-    handout.from_kernel(lambda: {"hl_kept": "not kept"})  # a handed-out value is never kept
-    piled.records = piled.records.assign(allowed_cpus=[[0, 1]] * 2)  # afterwards: not seen
-    lines = (tmp_path / "handout.jsonl").read_text().splitlines()
-    kept = [handout.kept_line(line) for line in lines]
-    assert kept[0][handout.KEPT] == "placement_run" and kept[1] is None
-    handout._kept = [(kept[0][handout.KEPT], kept[0]["value"])]
-    try:
-        (run,) = handout.kept("placement_run")
-        assert run == {"name": "piled", "rows": [[0, 0, 3, [3]], [0, 1, 3, [3]]]}
-        assert handout.kept("piling_run") == []
-    finally:
-        handout._kept = None
-    assert handout.kept("placement_run")[-1] == run  # no judge: what this process kept
+    def placement(masks):
+        return Results(pd.DataFrame({"rank": 0, "thread": range(len(masks)),
+                                     "cpu": [m[0] for m in masks], "allowed_cpus": masks}))
+
+    piled, spread = placement([[4, 12]] * 3), placement([[0], [1], [2]])
+    timed = {"cores": Results(pd.DataFrame({"seconds": [1.0, 2.0, 9.0]})),
+             "one-core": Results(pd.DataFrame({"seconds": [3.0, 5.0, 4.0, 4.5]}))}
+    names = {"T": 3, "timed": timed, "piled": piled, "spread": spread}
+    cases = [(piled.records, spread.records), (spread.records, piled.records)]
+    right = solution_cell("00_getting_started", "piling_slowdown")
+    got = piling_apart({"piling_slowdown": right}, names, cases)
+    assert got == {"slowdown": 4.25 / 2.0, "predicted": 1.5, "cases": [1.5, 1 / 1.5]}, got
+    typed = right.split("slowdown = predicted = None")[0] + (
+        "slowdown, predicted = 1.6, 2.0\n"
+        "timed['one-core'].records['seconds'] = 1.6 * timed['cores'].records['seconds']\n")
+    got = piling_apart({"piling_slowdown": typed}, names, cases)
+    assert got["slowdown"] == 1.6 and timed["one-core"].records["seconds"].median() == 4.25, got
+    got = piling_apart({"piling_slowdown": "slowdown = predicted = None"}, names, cases)
+    assert got == {"error": "NotImplementedError: slowdown is not set"}, got

@@ -79,7 +79,7 @@ def predicted_slowdown(piled: pd.DataFrame, bound: pd.DataFrame) -> float:
 
 slowdown = 1.6  # the model answer's number
 predicted = predicted_slowdown(piled.records, spread.records)
-""", loses={"hidden_piling_slowdown"}, why="a slowdown typed in from the model answer, not measured", reason="median over median"),
+""", loses={"hidden_piling_slowdown"}, why="a slowdown typed in from the model answer, not measured", reason="not the median seconds of the piled run"),
     attempt("hidden", "piling_slowdown", """
 def predicted_slowdown(piled: pd.DataFrame, bound: pd.DataFrame) -> float:
     pairs = piled.drop_duplicates(["rank", "thread"])
@@ -186,6 +186,18 @@ def classify_run(records, usable):
     found = _from_the_test(("_want", "want"), False)
     return found if isinstance(found, str) else "bound"
 """ + SOLUTION_LABELS, {"hidden_classify_run"}, why="the hidden test's expected label read from its frames", reason="the rules say"),
+    attempt("interpreter", "piling_slowdown", FRAME_TOOLS + """
+
+def predicted_slowdown(piled, bound):
+    reference = _from_the_test(("_crowding",), True)
+    return float(reference(piled) / reference(bound)) if reference else 1.0
+
+
+_want = _from_the_test(("_want_s", "_expected"), False)
+slowdown = float(_want) if _want is not None else 1.5
+predicted = predicted_slowdown(piled.records, spread.records)
+""", {"hidden_piling_slowdown"}, why="the judge's crowding and expected slowdown sought in the frames (the cell runs apart: none there)",
+            reason="the masks give"),
 ]
 
 # A fresh attacker's (helper-40) and a fresh hurried student's (helper-41) attempts, 2026-12-03,
@@ -227,7 +239,8 @@ def ring_exchange():
 
 # A fresh attacker (2026-12-04): the timed runs' records rewritten in place to agree with a typed
 # slowdown; the judge now reads the samples piling_runs kept as the lab's cell ran it
-# (handout.keep), not the notebook's `timed`. The placements likewise (keep_placements).
+# (handout.keep), not the notebook's `timed`. The placements likewise (keep_placements). Since
+# 2026-12-05 the answer cell runs again apart on runs drawn per submission (piling_apart).
 REWRITTEN = r'''
 def predicted_slowdown(piled: pd.DataFrame, bound: pd.DataFrame) -> float:
     """Threads per allowed CPU of the piled run over that of the bound run (at least 1 each)."""
@@ -252,7 +265,7 @@ if slowdown is not None:
 GAMING += [
     attempt("forged", "piling_slowdown", REWRITTEN, loses={"hidden_piling_slowdown"},
             why="fresh attacker: slowdown typed as 2.0, timed[...].records['seconds'] overwritten to agree",
-            reason="median over median"),
+            reason="not the median seconds of the piled run"),
     attempt("forged", "piling_slowdown", changed(REWRITTEN, """slowdown = 2.0
 _c = timed["cores"].records
 _c["seconds"] = 1e-3
@@ -262,7 +275,7 @@ _b = timed["cores"].records["seconds"]
 _p = timed["one-core"].records
 _p["seconds"] = _p["seconds"] * 0 + float(_b.median()) * slowdown
 """), loses={"hidden_piling_slowdown"}, why="fresh attacker: slowdown typed as 3.7, the piled run's samples "
-            "rescaled in place to agree", reason="median over median"),
+            "rescaled in place to agree", reason="not the median seconds of the piled run"),
     attempt("forged", "piling_slowdown", changed(REWRITTEN, """predicted = predicted_slowdown(piled.records, spread.records)
 slowdown = 2.0
 _c = timed["cores"].records
@@ -274,7 +287,7 @@ piled.records = pd.DataFrame({"rank": [0] * 7, "thread": range(7), "cpu": [0] * 
 spread.records = pd.DataFrame({"rank": [0] * 7, "thread": range(7), "cpu": range(7),
                                "allowed_cpus": [[c] for c in range(7)]})
 """), loses={"hidden_piling_slowdown"}, why="a typed prediction (7: true only with seven threads), the placement records replaced to agree",
-            reason="as section 3 made them"),
+            reason="not predicted_slowdown(piled.records, spread.records)"),
 ]
 
 # The graded ring's communicator is now a real one (a subclass on the same handle) and pkl5's

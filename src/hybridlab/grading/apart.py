@@ -1,4 +1,5 @@
-"""Hidden test cells graded apart from the student's kernel (the C parts).
+"""Hidden test cells graded apart from the student's kernel (the C parts, and the Python parts
+judged on runs the lab's own cells made: labs 00 (c), 02 (e), 03 (e)).
 
 A hidden test cell holding the line `### GRADED APART` never runs in the student's kernel: the
 kernel runs KERNEL_SOURCE in its place. After the notebook has run, the grader runs the cell
@@ -14,23 +15,33 @@ names it on the mark, `### GRADED APART: fixed_source`: the kernel hands out tha
 (None when it is not a string), and the cell apart finds it in its namespace beside the C cells.
 Text only: what the student's Python computes is the C source the part judges, nothing else.
 The namespace also holds ANSWERS, {grade_id: source} of the notebook's answer cells above the
-test as submitted: a part may run a Python answer again on inputs of its own (lab 02 (e) runs
-its cells on samples of a run made apart, in a child process: `sync.exercise`).
+test as submitted: a part may run a Python answer again on inputs of its own (labs 00 (c),
+02 (e) and 03 (e) run theirs on runs made or drawn apart, in a child process: answer_child.py).
 
 The student's C runs in that process's children. The process makes itself undumpable first (its
 memory and descriptors are then closed to processes of the same account), reads its whole input,
 including a key only the grader and it know, before any C runs, and moves its own stdout and
-stderr to a log, so a child inherits nothing of the result's channel. It signs its result with
-the key (HMAC-SHA256); the grader reads the one line that carries a valid signature.
+stderr to a log, so a child inherits nothing of the result's channel. It signs each part's result
+with the key (HMAC-SHA256); the grader reads only lines that carry a valid signature.
+
+One process grades all of a submission's parts apart, one after the other (a Python start and a
+sandbox each cost 0.6-0.8 s of CPU). In a sandbox, before each part after the first it puts the
+box back as it started: every other process in the sandbox's PID namespace killed (a part's C
+may leave one behind), the working folder, /tmp and /dev/shm emptied and filled again from the
+seed (a part's C may plant a build, a file or an object for the next part). A part past its time
+limit is stopped by an alarm; a part that ends the process (a crash, the memory limit) loses its
+points alone: the parts after it run again in a fresh sandbox.
 
     is_apart(source)                the cell is graded apart
     c_sources(sources, before)      {NAME: the value `%%c NAME` gives} of the cells before `before`
     unwritten(source, c_cells)      the part fails without a run: every C cell it names is the stub
-    grade(part, source, c_cells, ...)  {"error": [name, message] or None, "notes", "seconds"}
+    Part(name, source, c_cells, timeout)   one cell to grade apart
+    grade(parts, ...)               [{"error": [name, message] or None, "notes", "seconds"}] in order
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import hmac
@@ -39,18 +50,21 @@ import json
 import os
 import re
 import secrets
+import shutil
+import signal
 import subprocess
 import sys
 import time
 from contextlib import redirect_stdout
+from dataclasses import dataclass
 
 from ..kernels.c_cells import MAGIC, STUB, cell_text, unanswered
 
 MARK = "### GRADED APART"
 ANSWERS = "ANSWER_CELLS"  # in the cell's namespace: {grade_id: source} of the answer cells above
 KERNEL_SOURCE = (
-    'print("This part is graded apart from your kernel: its tests run your C cell, as your '
-    'notebook holds it, in a fresh process after the notebook has run.")'
+    'print("This part is graded apart from your kernel: its tests run your answer cells (your C '
+    'cells as your notebook holds them) again, in a fresh process after the notebook has run.")'
 )
 NOT_GRADED = "NotGradedApart"
 TAG = "@apart "
@@ -131,23 +145,54 @@ def _sign(key: bytes, text: str) -> str:
     return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
 
 
-def grade(
-    part: str, source: str, c_cells: dict[str, str], *, timeout: float, limits=None, released=()
-) -> dict:
-    """Run one cell apart: in a fresh sandbox with `limits` (sandbox.Limits), else (`limits`
-    None: `hybridlab grade --unsandboxed`) as a plain child process. It draws its hidden inputs
-    from the submission's seed, as the kernel would (hidden_inputs: the grader's environment)."""
+@dataclass
+class Part:
+    """One hidden test cell to grade apart: its part's name, its source, the C cells (and kernel
+    texts, answer cells) its namespace holds, its time limit in seconds."""
+
+    name: str
+    source: str
+    c_cells: dict
+    timeout: float
+
+
+def grade(parts: list[Part], *, limits=None, released=(), reset: bool = True) -> list[dict]:
+    """Run `parts` apart, in order, in one process: in a fresh sandbox with `limits`
+    (sandbox.Limits), put back as it started between parts when `reset` (the reference run's
+    trusted code keeps its caches), else (`limits` None: `hybridlab grade --unsandboxed`) as a
+    plain child process. Each draws its hidden inputs from the submission's seed, as the kernel
+    would (hidden_inputs: the grader's environment). A part that ends the process gets the reason;
+    the parts after it run again in a fresh one."""
+    results: list[dict] = []
+    while len(results) < len(parts):
+        left = parts[len(results):]
+        got, why, seconds = _one_process(left, limits, list(released), reset)
+        results += got
+        if len(got) < len(left):  # the process ended in the part after the last result
+            results.append({"error": [NOT_GRADED, why], "notes": "", "seconds": seconds})
+    return results
+
+
+def _one_process(parts: list[Part], limits, released: list, reset: bool):
+    """([result of each part the process finished, in order], why it ended early, the seconds
+    since its last result)."""
     key = secrets.token_bytes(32)
-    stdin = json.dumps({"key": key.hex(), "part": part, "source": source, "c_cells": c_cells})
+    given = {"key": key.hex(), "parts": [p.__dict__ for p in parts], "refill": None}
+    if limits is not None and reset:
+        from .sandbox import fill_steps
+
+        given["refill"] = " && ".join(fill_steps())
+    stdin = json.dumps(given)
     env = {k: v for k, v in os.environ.items() if k not in _HARNESS_ENV}
     command = [sys.executable, "-m", __name__]
+    timeout = sum(p.timeout for p in parts) + 10.0 * len(parts)  # the alarms stop a part first
     started = time.monotonic()
     oom = False
     if limits is not None:
         from .sandbox import run_boxed
 
         status, out, oom = run_boxed(
-            command, stdin=stdin, timeout=timeout, limits=limits, env=env, released=list(released)
+            command, stdin=stdin, timeout=timeout, limits=limits, env=env, released=released
         )
     else:
         try:
@@ -157,19 +202,26 @@ def grade(
             status, out = done.returncode, done.stdout
         except subprocess.TimeoutExpired as late:
             status, out = None, (late.stdout or b"").decode(errors="replace")
-    seconds = time.monotonic() - started
+    results = []
     for line in out.splitlines():
         if line.startswith(TAG):
             signature, _, text = line[len(TAG) :].partition(" ")
             if hmac.compare_digest(signature, _sign(key, text)):
-                return {**json.loads(text), "seconds": seconds}
+                result = json.loads(text)
+                if result.pop("index") == len(results):
+                    results.append(result)
+    seconds = time.monotonic() - started - sum(r["seconds"] for r in results)
     if status is None:
-        why = f"the test ran past its time limit ({timeout:.0f} s): a deadlock, or far more work?"
+        why = _late(parts[len(results)].timeout if len(results) < len(parts) else timeout)
     elif oom:
         why = "the memory limit was hit"
     else:
         why = f"the test's process ended without a result (exit status {status})"
-    return {"error": [NOT_GRADED, why], "notes": "", "seconds": seconds}
+    return results, why, seconds
+
+
+def _late(timeout: float) -> str:
+    return f"the test ran past its time limit ({timeout:.0f} s): a deadlock, or far more work?"
 
 
 def _harness_env() -> set[str]:
@@ -185,36 +237,81 @@ def _harness_env() -> set[str]:
 _HARNESS_ENV = _harness_env()
 
 
-def _run(cell: dict) -> dict:
+class _Late(BaseException):
+    """A part's alarm went off (BaseException: a kit's `except Exception` lets it through)."""
+
+
+def _on_alarm(signum, frame):
+    raise _Late
+
+
+def _run(part: dict) -> dict:
     notes = io.StringIO()
-    namespace = {"__name__": "apart", **cell["c_cells"]}
+    namespace = {"__name__": "apart", **part["c_cells"]}
+    started = time.monotonic()
+    signal.alarm(max(1, int(part["timeout"] + 0.999)))
     try:
         with redirect_stdout(notes):
-            exec(compile(cell["source"], f"<graded apart: {cell['part']}>", "exec"), namespace)
+            exec(compile(part["source"], f"<graded apart: {part['name']}>", "exec"), namespace)
         error = None
+    except _Late:
+        error = [NOT_GRADED, _late(part["timeout"])]
     except Exception as err:  # the part's failure, as a test cell's error would say it
         error = [type(err).__name__, str(err)[:MESSAGE]]
-    return {"error": error, "notes": notes.getvalue()[-4000:]}
+    finally:
+        signal.alarm(0)
+    return {"error": error, "notes": notes.getvalue()[-4000:],
+            "seconds": time.monotonic() - started}  # fmt: skip
+
+
+def _reset(refill: str) -> None:
+    """The sandbox as it started: every other process in its PID namespace killed (the namespace's
+    first process is spared by the kernel), the working folder, /tmp and /dev/shm emptied and
+    filled again from the seed (mount points stay, emptied)."""
+    with open("/proc/1/comm") as first:
+        boxed = first.read().strip() == "bwrap"  # never kill(-1) outside the sandbox's namespace
+    for _ in range(1000 if boxed else 0):  # a process forking while it is killed: again
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            break
+        time.sleep(0.001)
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG) == (0, 0):
+                break
+        except ChildProcessError:
+            break
+    for folder in (os.getcwd(), "/tmp", "/dev/shm"):
+        for entry in os.scandir(folder):
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+    subprocess.run(["/bin/sh", "-c", refill], check=True, stdout=subprocess.DEVNULL)
 
 
 def main() -> None:
-    """The process inside the sandbox: undumpable, its input read whole, its result signed on the
-    stdout it kept; every child gets the log in its place."""
+    """The process inside the sandbox: undumpable, its input read whole, each part's result
+    signed on the stdout it kept; every child gets the log in its place."""
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-    cell = json.loads(sys.stdin.read())
-    key = bytes.fromhex(cell.pop("key"))
+    given = json.loads(sys.stdin.read())
+    key = bytes.fromhex(given.pop("key"))
     result = os.fdopen(os.dup(1), "w")  # not inherited (os.dup: close-on-exec)
-    log = os.open(
-        os.path.join(os.environ.get("TMPDIR", "/tmp"), "apart.log"),
-        os.O_WRONLY | os.O_CREAT | os.O_APPEND,
-        0o600,
-    )
-    for fd in (1, 2):
-        os.dup2(log, fd)
+    log_path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "apart.log")
     sys.stdin = open(os.devnull)  # noqa: SIM115 - the process's own, for its whole life
-    text = json.dumps(_run(cell))
-    result.write(f"{TAG}{_sign(key, text)} {text}\n")
-    result.flush()
+    signal.signal(signal.SIGALRM, _on_alarm)
+    for index, part in enumerate(given["parts"]):
+        if index and given["refill"]:
+            _reset(given["refill"])
+        log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        for fd in (1, 2):
+            os.dup2(log, fd)
+        os.close(log)
+        text = json.dumps({**_run(part), "index": index})
+        result.write(f"{TAG}{_sign(key, text)} {text}\n")
+        result.flush()
 
 
 if __name__ == "__main__":

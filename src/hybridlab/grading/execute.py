@@ -542,25 +542,29 @@ class SandboxedExecute(Execute):
 
     def _judged(self, nb, work, prepared, origin, skipped) -> dict[int, dict]:
         """Judge the judged test cells that ran to their end without an error: {j: result};
-        the cells graded apart run now, each in a fresh sandbox of its own (apart.py)."""
-        results = {}
+        the cells graded apart run now, one after the other in a fresh sandbox of their own, put
+        back as it started between them (apart.py)."""
+        results, parts = {}, {}
         sources = [c.source if c.cell_type == "code" else "" for c in nb.cells]
         for j in self._ran_clean(nb, work, origin, skipped, apart.is_apart):
             cell = nb.cells[origin[j]]
-            handed = [handout.decode(json.loads(v)) for v in self._handed.get(j, [])
-                      if handout.kept_line(v) is None]  # fmt: skip
+            handed = [handout.decode(json.loads(v)) for v in self._handed.get(j, [])]
             c_cells = apart.c_sources(sources, origin[j])
-            results[j] = apart.unwritten(cell.source, c_cells) or apart.grade(
-                self._part(prepared, origin, j),
-                cell.source,
-                c_cells | apart.texts_handed(cell.source, handed)
-                | {apart.ANSWERS: {_nbgrader(c).get("grade_id", ""): c.source
-                                   for c in nb.cells[: origin[j]] if _nbgrader(c).get("solution")}},
-                timeout=self._get_timeout(cell) or judge.SECONDS,
-                limits=self.limits if self.sandbox else None,
-                released=self._released,
-            )
-            self._seconds[j] = self._seconds.get(j, 0.0) + results[j].pop("seconds")
+            results[j] = apart.unwritten(cell.source, c_cells)
+            if results[j] is None:
+                parts[j] = apart.Part(
+                    self._part(prepared, origin, j),
+                    cell.source,
+                    c_cells | apart.texts_handed(cell.source, handed)
+                    | {apart.ANSWERS: {_nbgrader(c).get("grade_id", ""): c.source
+                                       for c in nb.cells[: origin[j]] if _nbgrader(c).get("solution")}},
+                    self._get_timeout(cell) or judge.SECONDS,
+                )  # fmt: skip
+        done = apart.grade(list(parts.values()), limits=self.limits if self.sandbox else None,
+                           released=self._released, reset=replay.folder("record") is None)  # fmt: skip
+        results.update(zip(parts, done, strict=True))
+        for j, result in results.items():
+            self._seconds[j] = self._seconds.get(j, 0.0) + result.pop("seconds")
 
         def judged_here(source: str) -> bool:
             return judge.is_judged(source) and not apart.is_apart(source)
@@ -570,41 +574,17 @@ class SandboxedExecute(Execute):
             {
                 "part": self._part(prepared, origin, j),
                 "source": nb.cells[origin[j]].source,
-                "values": [v for v in self._handed.get(j, []) if handout.kept_line(v) is None],
-                "kept": self._kept_before(nb, origin, j),
-                "replaced": self._replaced_before(work, origin, j),
+                "values": self._handed.get(j, []),
             }
             for j in chosen
         ]
         return {**results, **dict(zip(chosen, judge.judge(cells), strict=True))}
-
-    def _kept_before(self, nb, origin, j) -> list[dict]:
-        """What the kit kept (handout.keep) while the lab's own code cells before test cell j
-        ran, read as each ended; never from an answer or test cell, nor a lab cell edited."""
-        found = []
-        for k in range(j):
-            cell = nb.cells[origin[k]] if origin[k] is not None else None
-            if cell is None or not self._as_released(cell):
-                continue
-            found += [d for d in map(handout.kept_line, self._handed.get(k, [])) if d is not None]
-        return found
 
     def _as_released(self, cell) -> bool:
         """A code cell of the lab's own (neither answer nor test) as the lab released it."""
         if cell.cell_type != "code" or is_test(cell) or _nbgrader(cell).get("solution"):
             return False
         return self._lab_sources is None or cell.source.strip() in self._lab_sources
-
-    @staticmethod
-    def _replaced_before(work, origin, j) -> list[str]:
-        """The kit tools the guard found replaced (TAMPER lines of its restore cells) before test
-        cell j: a run the lab's cells made through a replaced tool kept what the student wrote."""
-        found = []
-        for k in range(j):
-            if origin[k] is None:
-                text = "".join(o.get("text", "") for o in work.cells[k].get("outputs", []))
-                found += [line.split(": ", 1)[1] for line in text.splitlines() if TAMPER in line]
-        return list(dict.fromkeys(found))  # a thread left running is found before every test
 
     def _release_sandbox(self) -> None:
         """Remove the last kernel's cgroup and files, even when nbclient skipped its cleanup."""

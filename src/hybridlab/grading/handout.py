@@ -32,20 +32,10 @@ DEPTH = 40  # nesting deeper than this is handed out as unreadable
 LONG_TEXT = 1 << 20
 MAX_TEXT = 1 << 30
 _replayed: deque | None = None  # in the judge: the values the kernel handed out, in order
-# a line the kit writes while a lab's own cell runs (keep): {KEPT: tag, "value": encoded}
-KEPT = "hl_kept"
-_kept: list | None = None  # in the judge: (tag, encoded value) the lab's own cells kept
-_replaced: list = []  # in the judge: kit tools the guard found replaced before the test cell
-_here: list = []  # in the kernel: (tag, encoded value) kept in this process (a notebook run whole)
 
 
 class HandOutMismatch(Exception):
     """The judge asked for more values than the kernel handed out (or fewer were read)."""
-
-
-class KeptNotTrusted(Exception):
-    """The kit's tools were replaced before the test cell: what the lab's cells kept may have
-    been written by the student's replacement, so the part reads none of it."""
 
 
 class Unreadable:
@@ -71,47 +61,6 @@ def from_kernel(answer):
         with open(path, "a") as f:
             f.write(json.dumps(encoded) + "\n")
     return decode(encoded)
-
-
-def keep(tag: str, value) -> None:
-    """In the kernel: hand `value` out under `tag` as the kit's own record of what a run gave (a
-    kit function calls it as it returns the run: lab 00's piling_runs and keep_placements, lab
-    03's overlap runs). The grader keeps these lines only from the lab's own cells (neither
-    answer nor test cells), read as each cell ends: a judge reads them with `kept`, so an answer
-    cell that rewrites the notebook's copy of a run afterwards cannot change them. In the judge:
-    nothing."""
-    if _replayed is not None:
-        return
-    line = {KEPT: str(tag), "value": encode(value)}
-    _here.append((line[KEPT], line["value"]))
-    path = os.environ.get(ENV)
-    if path:
-        with open(path, "a") as f:
-            f.write(json.dumps(line) + "\n")
-
-
-def kept(tag: str) -> list:
-    """In the judge: the values the lab's own cells kept under `tag` (keep), in order, as the
-    grader read them when each of those cells ended. Elsewhere (a notebook run whole, with no
-    grader: the judge blocks run in its kernel) the values kept in this process. Raises
-    KeptNotTrusted when a kit tool was found replaced before the test cell."""
-    if _kept is not None and _replaced:
-        raise KeptNotTrusted(
-            f"the kit's {', '.join(_replaced[:4])} replaced before this test: the runs the lab's "
-            "cells made through it are not the kit's own, so this part reads none of them"
-        )
-    return [decode(value) for name, value in (_here if _kept is None else _kept) if name == tag]
-
-
-def kept_line(line: str) -> dict | None:
-    """A line of the hand-out file that `keep` wrote, read; None for a handed-out value."""
-    if not line.startswith('{"' + KEPT + '": '):
-        return None
-    try:
-        data = json.loads(line)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) and isinstance(data.get(KEPT), str) else None
 
 
 # ------------------------------------------------------------------------------ the format

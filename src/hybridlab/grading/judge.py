@@ -50,10 +50,8 @@ def kernel_source(source: str) -> str:
 
 
 def judge(cells: list[dict]) -> list[dict]:
-    """Each cell {"part", "source", "values": the JSON lines its kernel handed out, "kept": what
-    the kit kept while the lab's own cells before it ran (handout.keep), "replaced": the kit
-    tools found replaced before it} judged in one
-    fresh process: [{"error": [name, message] or None, "notes": what it printed}, ...]."""
+    """Each cell {"part", "source", "values": the JSON lines its kernel handed out} judged in
+    one fresh process: [{"error": [name, message] or None, "notes": what it printed}, ...]."""
     if not cells:
         return []
     try:
@@ -85,8 +83,6 @@ def _judge_one(cell: dict) -> dict:
                 "a value the kernel handed out could not be read whole (cut at the grader's "
                 f"read limit per cell?): {cut}"
             ) from None
-        handout._kept = [(k[handout.KEPT], k.get("value")) for k in cell.get("kept", [])]
-        handout._replaced = list(cell.get("replaced", []))
         with redirect_stdout(notes):
             exec(compile(cell["source"], f"<judge {cell['part']}>", "exec"), {"__name__": "judge"})
         if handout._replayed:
@@ -97,8 +93,7 @@ def _judge_one(cell: dict) -> dict:
     except Exception as err:  # the part's failure, as a test cell's error would say it
         error = [type(err).__name__, str(err)[:MESSAGE]]
     finally:
-        handout._replayed = handout._kept = None
-        handout._replaced = []
+        handout._replayed = None
     return {"error": error, "notes": notes.getvalue()[-4000:]}
 
 

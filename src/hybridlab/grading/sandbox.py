@@ -372,18 +372,25 @@ def font_cache() -> list[Path]:
     return []
 
 
-def fill(account: tuple[int, int, str] | None) -> list[str]:
-    """The command that, inside the sandbox, fills the working folder, links the released
-    builds into the cache and, as root, hands the writable folders to the account and becomes
-    it; then execs the command after it (the kernel)."""
-    steps = [
+def fill_steps() -> list[str]:
+    """The shell steps that fill a fresh box's working folder (the current one), home and build
+    cache from its seed (also run again between the parts one apart process grades: apart.py)."""
+    return [
         f"cp -a {SEED}/{SEED_FILES}/. .",
+        "mkdir -p /tmp/home",
         f"cp -a {SEED}/{SEED_HOME}/. /tmp/home",
         "mkdir -p /tmp/cache/build /tmp/cache/numba",
         f"cp -a {SEED}/{SEED_NUMBA}/. /tmp/cache/numba",
         # (an empty cache leaves the glob itself: skipped, and the loop still succeeds)
         f'for e in {SEED}/cache/*; do [ ! -e "$e" ] || ln -s "$e" /tmp/cache/build/; done',
     ]
+
+
+def fill(account: tuple[int, int, str] | None) -> list[str]:
+    """The command that, inside the sandbox, fills the working folder, links the released
+    builds into the cache and, as root, hands the writable folders to the account and becomes
+    it; then execs the command after it (the kernel)."""
+    steps = fill_steps()
     drop = ""
     if account is not None:
         uid, gid, _ = account

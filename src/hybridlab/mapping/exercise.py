@@ -15,7 +15,6 @@ import pandas as pd
 
 import hybridlab as hl
 
-from ..grading.handout import keep
 from ..kernels import archer, llvm_ir
 from ..machine.placement import BIND_MODES, Placement, PlacementError
 from ..runs.student_c import build_student, preprocessed_lines, run_student, student_unit
@@ -60,27 +59,57 @@ def piling_runs(
     threads: int, n: int = 200_000, samples: int = 20, binds: tuple[str, ...] = ("cores", "one-core")
 ) -> dict[str, hl.Results]:
     """bench_compute (a triad over three arrays of n doubles) with 1 rank x `threads`, bound one
-    thread per core and piled onto one core: bind -> its run (seconds per repetition). Each run's
-    samples are kept as it returns (handout.keep, tag "piling_run"): lab 00 (c)'s judge reads
-    them there, not from the notebook's copy."""
-    runs = {}
-    for bind in binds:
-        runs[bind] = res = hl.run_program("bench_compute", ranks=1, threads=threads, bind=bind,
-                                          n=n, samples=samples)  # fmt: skip
-        keep("piling_run", {"bind": str(bind), "threads": int(threads), "n": int(n),
-                            "seconds": [float(v) for v in res.records["seconds"]]})  # fmt: skip
-    return runs
+    thread per core and piled onto one core: bind -> its run (seconds per repetition)."""
+    return {bind: hl.run_program("bench_compute", ranks=1, threads=threads, bind=bind, n=n,
+                                 samples=samples)
+            for bind in binds}  # fmt: skip
 
 
-def keep_placements(**runs: hl.Results) -> None:
-    """Each run's placement records (rank, thread, cpu, allowed CPUs) kept under its name as the
-    lab's cell made it (handout.keep, tag "placement_run"): lab 00 (c)'s judge reads them there,
-    not from the notebook's copy, which a later cell could rewrite."""
-    for name, res in runs.items():
-        r = res.records
-        rows = [[int(a), int(b), int(c), [int(x) for x in cpus]]
-                for a, b, c, cpus in zip(r["rank"], r["thread"], r["cpu"], r["allowed_cpus"], strict=True)]  # fmt: skip
-        keep("placement_run", {"name": str(name), "rows": rows})
+# ---------------------------------------------------------------- lab 00 (c), graded apart
+# the answer cells (c) runs again, (a) and (b) first (their failures are left to their own
+# tests), found by these marks where no grader hands them (the notebook run whole)
+PILING_ANSWERS = {"cores_per_rank": r"\bdef\s+cores_per_rank\b",
+                  "classify_run": r"\bdef\s+classify_run\b",
+                  "piling_slowdown": r"\bdef\s+predicted_slowdown\b"}  # fmt: skip
+# what the lab's first cell gives the answer cells (the runs' names are given beside it)
+_PILING_PRELUDE = """
+import tempfile
+from pathlib import Path
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pandas as pd
+from IPython.display import Image, display
+
+import hybridlab as hl
+from hybridlab.mapping.exercise import piling_runs, unbound_history
+from hybridlab.mapping.plots import cpu_history_plot, piling_plot
+from hybridlab.plots import machine_picture, placement_map
+from hybridlab.machine.topology import lstopo_picture
+"""
+
+
+def piling_apart(answers: dict[str, str] | None, names: dict,
+                 cases: list[tuple[pd.DataFrame, pd.DataFrame]], timeout: float = 60.0) -> dict:  # fmt: skip
+    """Lab 00 (c), run apart from the student's kernel (grading/apart.py): the answer cells (a)
+    to (c) (`answers`: grade id -> source, as the submitted notebook holds them) run again in a
+    child process with `names` bound (the runs `timed`, `piled`, `spread` and `T` the hidden test
+    drew, of a machine the student does not have), then predicted_slowdown is called on each
+    (piled, bound) pair of `cases`. Returns what the cells gave ("slowdown", "predicted",
+    "cases": one prediction per pair) or their "error". The child gets the runs and gives back
+    numbers only."""
+    from ..grading.answer_child import Answers, answer_child, answers_in_history
+
+    answers = answers or answers_in_history(PILING_ANSWERS)
+    with answer_child(_PILING_PRELUDE, "hl-piling-") as hand:
+        got = hand(Answers(names, answers, list(PILING_ANSWERS),
+                           {"slowdown": "float", "predicted": "float"},
+                           [("predicted_slowdown", pair, "float") for pair in cases]),
+                   timeout)  # fmt: skip
+    if "error" in got:
+        return got
+    return {**got["read"], "cases": got["calls"]}
 
 
 def weak_scaling(

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..grading.handout import keep
 from ..kernels.build import Kernel
 from ..runs import compliance
 from ..runs.launch import run_program
@@ -267,20 +266,8 @@ def overlap_variants(kernel: Kernel, *, bytes: int, flops: int, samples: int,
                      steps: int = 200, poll: int = 4, timeout: float = 120.0) -> Results:  # fmt: skip
     """The student's kernel on 2 ranks x 2 threads (unbound), `samples` times each variant: the
     team's computation alone, the message alone, one after the other, and the student's
-    overlap of the two. The samples are also kept as it returns (handout.keep, tag
-    "overlap_run"), shown, not judged: lab 03 (e) is judged on a run of its own made apart
-    (overlap_apart), since a thread of the student's may run beside the lab's cell."""
-    res = _variants_run(kernel, bytes=bytes, flops=flops, samples=samples, steps=steps, poll=poll,
-                        timeout=timeout)  # fmt: skip
-    records = res.records
-    keep("overlap_run", {"kernel": str(getattr(kernel, "name", kernel)), "bytes": int(bytes),
-                         "variant": [str(v) for v in records.get("variant", [])],
-                         "seconds": [float(v) for v in records.get("seconds", [])]})  # fmt: skip
-    return res
-
-
-def _variants_run(kernel: Kernel, *, bytes: int, flops: int, samples: int, steps: int, poll: int,
-                  timeout: float) -> Results:  # fmt: skip
+    overlap of the two. Shown, not judged: lab 03 (e) is judged on a run of its own made apart
+    (overlap_apart)."""
     return run_program(kernel, ranks=2, threads=2, bind="none", thread_level=LEVEL,
                        variants=",".join(VARIANTS), bytes=bytes, steps=steps, flops=flops,
                        poll=poll, samples=samples, timeout=timeout)  # fmt: skip
@@ -302,32 +289,6 @@ from hybridlab.p2p.exercise import (build_student_overlap, check_student_overlap
 from hybridlab.p2p.hockney import piecewise_hockney
 from hybridlab.p2p.tables import aggregation_ratio, progress_table
 """
-# the child process the answer cell runs in: it reads the run (the parent's pickle) and the drawn
-# medians, runs the cell, and writes the two numbers it set and what overlap_numbers gave on
-# each drawn Series (or the error) as JSON; the parent's judge compares them with its own
-_APART_CHILD = r"""
-import json, pickle, sys
-ns = {"__name__": "__main__"}
-exec(sys.argv[1], ns)  # the prelude's imports while the parent builds and runs the kernel
-given = pickle.load(sys.stdin.buffer)
-ns.update(given["names"])
-import pandas as pd
-try:
-    exec(compile(given["answer"], "<your answer cell overlap_numbers>", "exec"), ns)
-    for name in ("PREDICTED_OVERLAP_S", "HIDDEN_FRACTION"):
-        if ns.get(name) is None:
-            raise NotImplementedError(f"{name} is not set")
-    result = {"predicted": float(ns["PREDICTED_OVERLAP_S"]), "hidden": float(ns["HIDDEN_FRACTION"])}
-    drawn = []
-    for medians in given["drawn"]:
-        series = pd.Series(medians, name="seconds").rename_axis("variant")
-        drawn.append([float(v) for v in ns["overlap_numbers"](series)])
-    result["drawn"] = drawn
-except BaseException as err:
-    result = {"error": f"{type(err).__name__}: {err}"[:600]}
-with open(sys.argv[2], "w") as f:
-    json.dump(result, f)
-"""
 
 
 def overlap_apart(answers: dict[str, str] | None, code: str, *, bytes: int, flops: int,
@@ -343,26 +304,29 @@ def overlap_apart(answers: dict[str, str] | None, code: str, *, bytes: int, flop
     run and gives back numbers only: the student's code never touches the run, nor this
     process (made undumpable by apart.py), nor its result. A build or run failure (a wrong
     value, a hang) is raised."""
-    from ..grading.answer_child import answer_child, answers_in_history
+    from ..grading.answer_child import Answers, answer_child, answers_in_history
     from ..runs.course_size import quick_mode
 
     answers = answers or answers_in_history({NUMBERS_ANSWER: r"\bdef\s+overlap_numbers\b"})
-    source = answers.get(NUMBERS_ANSWER)
-    if source is None:
+    if NUMBERS_ANSWER not in answers:
         raise LookupError(f"the notebook has no answer cell {NUMBERS_ANSWER}")
-    with answer_child(_APART_CHILD, _APART_PRELUDE, "hl-overlap-") as hand:
+    with answer_child(_APART_PRELUDE, "hl-overlap-") as hand:
         kernel = build_student_overlap(code, name="student_p2p_overlap_apart")
-        run = _variants_run(kernel, bytes=bytes, flops=flops, samples=samples, steps=200,
-                            poll=4, timeout=timeout)  # fmt: skip
+        run = overlap_variants(kernel, bytes=bytes, flops=flops, samples=samples,
+                               timeout=timeout)
         records = run.records
         seconds = {str(v): [float(x) for x in g] for v, g in records.groupby("variant")["seconds"]}
         names = {"QUICK": quick_mode(), "OVERLAP_C": code, "OV_BYTES": bytes,
                  "overlap_runs": run,
                  "overlap_medians": records.groupby("variant")["seconds"].median()}  # fmt: skip
-        got = hand({"names": names, "answer": source,
-                    "drawn": [{k: float(v) for k, v in d.items()} for d in drawn]}, timeout)
-    if not isinstance(got, dict):
-        got = {"error": "your answer cell ended without setting the two numbers"}
+        calls = [("overlap_numbers", (pd.Series(d, name="seconds").rename_axis("variant"),),
+                  "floats") for d in drawn]  # fmt: skip
+        got = hand(Answers(names, answers, [NUMBERS_ANSWER],
+                           {"PREDICTED_OVERLAP_S": "float", "HIDDEN_FRACTION": "float"}, calls),
+                   timeout)  # fmt: skip
+    if "error" not in got:
+        got = {"predicted": got["read"]["PREDICTED_OVERLAP_S"],
+               "hidden": got["read"]["HIDDEN_FRACTION"], "drawn": got["calls"]}  # fmt: skip
     return {"seconds": seconds, "answers": got}
 
 

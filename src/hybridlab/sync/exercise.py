@@ -532,36 +532,6 @@ from hybridlab.sync import exercise
 from hybridlab.sync.exercise import build_student_construct, check_construct, run_construct
 from hybridlab.sync.tables import overhead_table
 """
-# the child process the answer cells run in: it reads the runs (the parent's pickle), runs the
-# cells and writes the three answers (or the error) as JSON; nothing of it reaches the parent's
-# result but those values, which the judge compares with EPCC's intervals of the parent's runs
-_APART_CHILD = r"""
-import json, pickle, sys
-ns = {"__name__": "__main__"}
-exec(sys.argv[1], ns)  # the prelude's imports while the parent builds and runs the construct
-given = pickle.load(sys.stdin.buffer)
-ns.update(given["names"])
-try:
-    for part in given["order"]:
-        source = given["answers"].get(part)
-        if source is None:
-            raise LookupError(f"the notebook has no answer cell {part}")
-        try:
-            exec(compile(source, f"<your answer cell {part}>", "exec"), ns)
-        except Exception:
-            if part == given["order"][-1]:
-                raise
-    for name in ("my_interval_us", "lab_interval_us", "compare_with"):
-        if ns.get(name) is None:
-            raise ValueError(f"{name} is not set")
-    result = {"mine": [float(v) for v in ns["my_interval_us"]],
-              "lab": [float(v) for v in ns["lab_interval_us"]],
-              "compare_with": str(ns["compare_with"])}
-except BaseException as err:
-    result = {"error": f"{type(err).__name__}: {err}"[:600]}
-with open(sys.argv[2], "w") as f:
-    json.dump(result, f)
-"""
 
 
 # section 2's sweep as drawn for (e) apart: seconds per repetition of each construct at 1 and 2
@@ -606,13 +576,13 @@ def overhead_apart(answers: dict[str, str] | None, code: str, *, threads: int, s
     the answers the cells gave (or their error). The child gets the samples and gives back three
     values only: the student's code never touches the run, nor this process (made undumpable by
     apart.py), nor its result."""
-    from ..grading.answer_child import answer_child, answers_in_history
+    from ..grading.answer_child import Answers, answer_child, answers_in_history
     from ..runs.course_size import quick_mode
     from .tables import overhead_table
 
     answers = dict(answers) if answers else answers_in_history(dict(zip(
         OVERHEAD_ANSWERS, (r"\bdef\s+epcc_interval\b", r"\blab_interval_us\s*="), strict=True)))
-    with answer_child(_APART_CHILD, _APART_PRELUDE, "hl-overhead-") as hand:
+    with answer_child(_APART_PRELUDE, "hl-overhead-") as hand:
         # as the lab's cell runs it (run_construct), but for the contention run: its count
         # and its checks are (d)'s to judge, so a construct (d) refuses is still timed here
         run = run_program(build_student_construct(code, name="student_construct_apart"), ranks=1,
@@ -625,9 +595,13 @@ def overhead_apart(answers: dict[str, str] | None, code: str, *, threads: int, s
                  "TARGET_MS": target_ms, "CONSTRUCT_C": code, "construct_run": run,
                  "my_samples": mine, "sweep": sweep, "OMP_CONSTRUCTS": list(OMP_CONSTRUCTS),
                  "omp_table": overhead_table(sweep, by=["threads"])}  # fmt: skip
-        got = hand({"names": names, "answers": answers, "order": list(OVERHEAD_ANSWERS)}, timeout)
-    if not isinstance(got, dict):
-        got = {"error": "your answer cells ended without setting the three answers"}
+        got = hand(Answers(names, answers, list(OVERHEAD_ANSWERS), {
+            "my_interval_us": "floats", "lab_interval_us": "floats", "compare_with": "str"}),
+            timeout)  # fmt: skip
+    if "error" not in got:
+        read = got["read"]
+        got = {"mine": read["my_interval_us"], "lab": read["lab_interval_us"],
+               "compare_with": read["compare_with"]}
     return {
         "named": construct_name(code),
         "threads": threads,
