@@ -173,6 +173,19 @@ def overlap_numbers(medians):
 
 PREDICTED_OVERLAP_S, HIDDEN_FRACTION = overlap_numbers(overlap_medians)
 """, why="the larger and smaller as (sum +- difference) / 2, from the Series' dict"),
+    right("overlap_numbers", """
+def overlap_numbers(medians) -> tuple[float, float]:
+    perfect = max(medians["compute"], medians["message"])
+    return perfect, (medians["blocking"] - medians["student"]) / min(medians["compute"], medians["message"])
+
+
+PREDICTED_OVERLAP_S, HIDDEN_FRACTION = overlap_numbers(overlap_medians)
+fig, ax = plt.subplots(figsize=(4, 2))
+ax.bar(list(overlap_medians.index), list(overlap_medians.values * 1e3))
+ax.axhline(PREDICTED_OVERLAP_S * 1e3, ls="--", label="perfect")
+plt.show()
+""", why="a fresh attacker's right answer that draws a bar chart with the first cell's plt (lost "
+         "2/2 while the cell ran again apart without plt)"),
     right("overlap_exchange", r"""
 %%c OVERLAP_C p2p_overlap
 void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,

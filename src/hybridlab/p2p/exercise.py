@@ -276,8 +276,12 @@ def overlap_variants(kernel: Kernel, *, bytes: int, flops: int, samples: int,
 # ---------------------------------------------------------------- lab 03 (e), graded apart
 VARIANTS = ("compute", "message", "blocking", "student")
 NUMBERS_ANSWER = "overlap_numbers"  # the answer cell (e) runs again apart
-# what the lab's first cell gives the answer cell (plt aside), and the run cell's names beside it
+# what the lab's first cell gives the answer cell (its imports; its constants are given beside
+# the run cell's names)
 _APART_PRELUDE = """
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from IPython.display import display
@@ -287,7 +291,9 @@ from hybridlab.runs import compliance
 from hybridlab.p2p.exercise import (build_student_overlap, check_student_overlap, overlap_variants,
                                     progress_runs, sendmodes_run, sweep_run)
 from hybridlab.p2p.hockney import piecewise_hockney
+from hybridlab.p2p.plots import aggregation_plot, knee_plot, progress_plot, sendmodes_plot, sweep_plot
 from hybridlab.p2p.tables import aggregation_ratio, progress_table
+from hybridlab.reference import REFERENCE
 """
 
 

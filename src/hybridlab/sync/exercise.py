@@ -518,19 +518,27 @@ def check_construct(code: str, results: Results) -> pd.DataFrame:
 # first (its failure is left to (a)'s test), then (e)'s own cell.
 OMP_CONSTRUCTS = ("reference", "parallel", "for", "barrier", "single", "critical", "reduction")
 OVERHEAD_ANSWERS = ("epcc_interval", "construct_overhead")
-# what the lab's first cell gives the answer cells (the runs' names are given beside it)
+# what the lab's first cell gives the answer cells (its imports; the runs' names are given
+# beside it)
 _APART_PRELUDE = """
 from functools import partial
 
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from IPython.display import display
 
 import hybridlab as hl
 from hybridlab.kernels.c_cells import unanswered
+from hybridlab.plots import strip_plot
+from hybridlab.reference import REFERENCE
 from hybridlab.sync import exercise
-from hybridlab.sync.exercise import build_student_construct, check_construct, run_construct
-from hybridlab.sync.tables import overhead_table
+from hybridlab.sync.exercise import build_student_construct, check_construct, run_construct, wait_policy_runs
+from hybridlab.sync.plots import (barrier_range_plot, overhead_plot, run_time_plot, timeline_plot,
+                                  wait_policy_plot)
+from hybridlab.sync.tables import barrier_table, overhead_table, wait_policy_table
 """
 
 
