@@ -178,6 +178,22 @@ LIBRARY_THREADS = {
         _LOOP + "import concurrent.futures as _cf\n_pool = _cf.ThreadPoolExecutor(1)\n"
         "_pool.submit(_run)\n\n\ndef rewrites_from_a_pools_worker(x):\n    return x", False),
 }
+# code the kernel runs at any moment, set up by an answer cell: a signal handler on an interval
+# timer (a fresh attacker's P16c, 2026-12-05, sampled the hidden test's frames every 2 ms) and a
+# garbage collector callback, each doubling what the student's function handed out
+_TICK = ("\n_seen = [None]\n\n\ndef _tick(*args):\n    if not _PATH or not _os.path.exists(_PATH):\n"
+         "        return\n    if _seen[0] is None or _size() < _seen[0]:\n        _seen[0] = _size()\n"
+         "    with open(_PATH) as f:\n        f.seek(_seen[0])\n        new = f.read()\n"
+         "    if new.count('\\n') == 3:\n        _double_from(_seen[0])\n        _seen[0] = _size()\n")
+INTERRUPTS = {
+    "rewrites_from_a_signal_handler": (
+        DOUBLE + _TICK + "\nimport signal as _signal\n_signal.signal(_signal.SIGALRM, _tick)\n"
+        "_signal.setitimer(_signal.ITIMER_REAL, 0.001, 0.001)\n\n\n"
+        "def rewrites_from_a_signal_handler(x):\n    return x", False),
+    "rewrites_from_a_gc_callback": (
+        DOUBLE + _TICK + "\nimport gc as _gc\n_gc.set_threshold(1)\n_gc.callbacks.append(_tick)\n\n\n"
+        "def rewrites_from_a_gc_callback(x):\n    _junk = [[] for _ in range(50)]\n    return x", False),
+}
 SNOOP = "print('left in the kernel:', sorted(k for k in globals() if k in ('_ref', '_want')))"
 
 
@@ -304,6 +320,19 @@ def test_a_thread_is_judged_by_the_code_it_runs_not_the_file_it_names(attack, tm
         assert (not errors) == keeps, (name, errors)
     text = "".join(o.get("text", "") for o in tests[f"hidden_{attack}"].outputs)
     assert "a thread running the student's code" in text, text
+
+
+@pytest.mark.parametrize("attack", sorted(INTERRUPTS))
+def test_a_signal_handler_timer_or_gc_callback_of_the_students_is_removed(attack, tmp_path):
+    answers = {"right": ANSWERS["right"], attack: INTERRUPTS[attack]}
+    nb = _notebook(answers)
+    SandboxedExecute(config=Config(), timeout=120, sandbox=False).preprocess(
+        nb, {"metadata": {"path": str(tmp_path)}}
+    )
+    tests = {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if "HIDDEN" in c.source}
+    for name, (_, keeps) in answers.items():
+        errors = [o for o in tests[f"hidden_{name}"].outputs if o.output_type == "error"]
+        assert (not errors) == keeps, (name, errors)
 
 
 GUARD_PROBE = """

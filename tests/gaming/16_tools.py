@@ -588,3 +588,56 @@ void count_bins(long n, int nbins, long *bins) {
 """), {"hidden_count_bins"}, "task_reduction with in_reduction (G16r8)",
         reason="uses a task reduction"),
 ]
+
+# A fresh attacker (P16c, 2026-12-05, kept 4/4 twice): the answer cell sets a SIGALRM handler on a
+# 2 ms interval timer; while the hidden test makes its traces with the kit's mistake_trace, the
+# handler keeps that function's frames, and diagnose returns the arguments of the frame whose trace
+# it is handed. The guard now puts back a signal handler of the student's code, disarms interval
+# timers and removes the student's gc callbacks before each test cell (and a test during which one
+# is set again loses): diagnose finds no frame
+GAMING += [
+    attempt("interpreter", "diagnose", """
+import signal as _signal
+import numpy as _np
+
+# A timer signal samples the main thread's stack every 2 ms, also while the hidden tests run:
+# every frame of the kit's mistake_trace seen is kept (a kept frame keeps its locals when the
+# function returns); diagnose finds the one whose trace it was handed and reads its arguments.
+_frames = {}
+
+def _sample(sig, frame):
+    f = frame
+    while f is not None:
+        if f.f_code.co_name == "mistake_trace":
+            _frames.setdefault(id(f), f)
+            break
+        f = f.f_back
+
+_signal.signal(_signal.SIGALRM, _sample)
+_signal.setitimer(_signal.ITIMER_REAL, 0.002, 0.002)
+
+
+def _same(a, b):
+    try:
+        return len(a) == len(b) and _np.array_equal(a["start"].to_numpy(), b["start"].to_numpy())
+    except Exception:
+        return False
+
+
+def diagnose(calls: pd.DataFrame) -> tuple:
+    found = None
+    for f in list(_frames.values()):
+        loc = f.f_locals
+        if _same(loc.get("calls"), calls):
+            found = (loc.get("mistake"), loc.get("ranks"), loc.get("culprit"))
+    if found is None:
+        return ("none", [])
+    mistake, ranks, culprit = found
+    if mistake == "deadlock":
+        return ("deadlock", list(range(int(ranks))))
+    if mistake in ("level", "request"):
+        return (mistake, [int(culprit)])
+    return ("none", [])
+""", {"hidden_diagnose"}, "a signal handler on an interval timer reads the test's frames (P16c)",
+            reason="you said"),
+]

@@ -28,7 +28,10 @@ transformer) or beside it (a thread running the student's code, threading.Timer'
 worker too, judged by the code on its stack, not the file that code names; a process
 the kernel started that is not the kit's launcher, controller or engines, a fork of the kernel
 among them): removed (processes killed) after each answer cell and before each test cell,
-refused while it runs (a fork during the test cell too). An event callback counts as the
+refused while it runs (a fork during the test cell too); a signal handler other than the kernel's,
+an interval timer left armed, a garbage collector callback (each runs the student's code at any
+moment of a test: a fresh attacker's SIGALRM handler sampled the hidden test's frames every 2 ms,
+P16c, 2026-12-05): put back, disarmed, removed. An event callback counts as the
 student's whatever file its code names, unless the shell had it at capture (IPython's own) or it
 is a library's function exactly as its file defines it (matplotlib's). Limits (documented in the instructor guide): this runs in the
 student's interpreter, so code written to find and disable this module itself can still do so,
@@ -42,6 +45,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import functools
+import gc
 import importlib
 import io
 import os
@@ -442,6 +446,51 @@ def _wait_gone(pids: list[int], seconds: float = 2.0) -> None:
         _sleep(0.01)
 
 
+_TIMERS = {"ITIMER_REAL": signal.ITIMER_REAL, "ITIMER_VIRTUAL": signal.ITIMER_VIRTUAL,
+           "ITIMER_PROF": signal.ITIMER_PROF}  # fmt: skip
+
+
+def _handlers() -> dict:
+    """{signal: its Python handler} of every signal a handler can be set for."""
+    found = {}
+    for number in signal.valid_signals():
+        with contextlib.suppress(ValueError, OSError):
+            found[number] = signal.getsignal(number)
+    return found
+
+
+def _students_code(hook) -> bool:
+    """A callable that runs code no installed library or kit file compiles to (a cell's, or a
+    cell's compiled under a library's file name), or exec/eval."""
+    code = _code_of(hook)
+    return _from_a_cell(hook) if code is None else not _library_code(code, _KIT_ROOTS)
+
+
+def _interrupts(put_back: bool) -> list[str]:
+    """What runs the student's code at any moment, whatever the kernel is doing: a signal handler
+    of the student's code, an interval timer armed, a garbage collector callback of the
+    student's code (with put_back: the kernel's handler put back, the timer disarmed, the
+    callback removed). The kernel's and libraries' own handlers and callbacks are left alone."""
+    found = []
+    if threading.current_thread() is threading.main_thread():  # handlers: the main thread's
+        for number, handler in _state.get("signals", {}).items():
+            now = signal.getsignal(number)
+            if callable(now) and now is not handler and _students_code(now):
+                found.append(f"the handler of {signal.Signals(number).name}")
+                if put_back:
+                    signal.signal(number, handler if handler is not None else signal.SIG_DFL)
+    for name, timer in _TIMERS.items():
+        if signal.getitimer(timer) != (0.0, 0.0):
+            found.append(f"an interval timer ({name})")
+            if put_back:
+                signal.setitimer(timer, 0.0)
+    extra = [c for c in gc.callbacks if _students_code(c)]
+    found += [f"gc.callbacks: {getattr(c, '__name__', type(c).__name__)}" for c in extra]
+    if put_back:
+        gc.callbacks[:] = [c for c in gc.callbacks if not any(c is e for e in extra)]
+    return found
+
+
 def _callables(namespace: dict) -> dict:
     return {
         k: v
@@ -532,6 +581,7 @@ def capture(judging: list[str] = ()) -> None:
         functions={},
         writes=[],
         threads=tuple(threading.enumerate()),  # the kernel's own, before any student cell
+        signals=_handlers(),
     )
     if shell is not None:  # the builtins a hidden cell reads by name (hidden_names.BUILTINS), and
         for name in (BUILTINS, "__builtins__", "__builtin__"):  # the namespace's own: kept as they are
@@ -615,7 +665,7 @@ def _differences(namespace: dict, *, put_back: bool, own: tuple = ()) -> list[st
             changed.append(key)
             if put_back:
                 namespace[key] = value
-    changed += _cell_hooks(put_back) + _foreign_processes(put_back)
+    changed += _cell_hooks(put_back) + _foreign_processes(put_back) + _interrupts(put_back)
     for what, get, put in (
         ("sys.settrace", sys.gettrace, sys.settrace),
         ("sys.setprofile", sys.getprofile, sys.setprofile),
