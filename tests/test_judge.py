@@ -193,6 +193,12 @@ INTERRUPTS = {
     "rewrites_from_a_gc_callback": (
         DOUBLE + _TICK + "\nimport gc as _gc\n_gc.set_threshold(1)\n_gc.callbacks.append(_tick)\n\n\n"
         "def rewrites_from_a_gc_callback(x):\n    _junk = [[] for _ in range(50)]\n    return x", False),
+    # a finaliser in a reference cycle, which leaves another behind: it runs at every collection
+    "rewrites_from_a_finaliser": (
+        DOUBLE + _TICK + "\nimport gc as _gc\n\n\nclass _Again:\n    def __init__(self):\n"
+        "        self.me = self\n\n    def __del__(self):\n        _tick()\n        _Again()\n\n\n"
+        "_Again()\n_gc.set_threshold(1)\n\n\n"
+        "def rewrites_from_a_finaliser(x):\n    _junk = [[] for _ in range(50)]\n    return x", False),
 }
 SNOOP = "print('left in the kernel:', sorted(k for k in globals() if k in ('_ref', '_want')))"
 
@@ -323,7 +329,8 @@ def test_a_thread_is_judged_by_the_code_it_runs_not_the_file_it_names(attack, tm
 
 
 @pytest.mark.parametrize("attack", sorted(INTERRUPTS))
-def test_a_signal_handler_timer_or_gc_callback_of_the_students_is_removed(attack, tmp_path):
+def test_a_signal_handler_timer_gc_callback_or_finaliser_of_the_students_cannot_act_in_a_test(
+        attack, tmp_path):
     answers = {"right": ANSWERS["right"], attack: INTERRUPTS[attack]}
     nb = _notebook(answers)
     SandboxedExecute(config=Config(), timeout=120, sandbox=False).preprocess(

@@ -10,6 +10,7 @@ The grader inserts (and afterwards removes) guard cells and lines:
   remember(ns, names)  after each instructor cell (tests, locked cells): the helpers it defined;
   restore(ns, part)    before each test cell: put back whatever the student's code replaced,
                        and print one TAMPER line per replaced name for the grader's report;
+                       the garbage collector off (test=True) until resume(), after the cell;
   verify(ns, part)     the last line of each test cell: if a test tool was changed WHILE the
                        test ran (a student function called by the test replaced it, even if it
                        put it back afterwards), print a CHANGED line and raise TestToolChanged,
@@ -31,7 +32,10 @@ among them): removed (processes killed) after each answer cell and before each t
 refused while it runs (a fork during the test cell too); a signal handler other than the kernel's,
 an interval timer left armed, a garbage collector callback (each runs the student's code at any
 moment of a test: a fresh attacker's SIGALRM handler sampled the hidden test's frames every 2 ms,
-P16c, 2026-12-05): put back, disarmed, removed. An event callback counts as the
+P16c, 2026-12-05): put back, disarmed, removed; the garbage collector is off while a test cell
+runs (an object of the student's with a finaliser in a reference cycle would run its code at any
+collection, and may leave another behind), and a test that turns it on scores zero. An event
+callback counts as the
 student's whatever file its code names, unless the shell had it at capture (IPython's own) or it
 is a library's function exactly as its file defines it (matplotlib's). Limits (documented in the instructor guide): this runs in the
 student's interpreter, so code written to find and disable this module itself can still do so,
@@ -691,9 +695,10 @@ def traced_by_the_test():
         _state["test_traces"] = False
 
 
-def restore(namespace: dict, part: str = "") -> list[str]:
+def restore(namespace: dict, part: str = "", test: bool = False) -> list[str]:
     """Put every replaced tool back; print and return what had been replaced. From here on,
-    every write to a protected tool is noted for verify()."""
+    every write to a protected tool is noted for verify(). Before a test cell (`test`): the
+    garbage collector off until resume()."""
     _state["restoring"] = True
     try:
         changed = _differences(namespace, put_back=True)
@@ -702,15 +707,26 @@ def restore(namespace: dict, part: str = "") -> list[str]:
     _state["writes"] = []
     for what in changed:
         print(f"{TAMPER} {part}: {what}")
+    if test:  # the finalisers of the student's garbage run now, not while the test draws its
+        gc.collect()  # inputs; resume() turns the collector on again once the grader has read
+        gc.disable()  # what the test handed out
+        _state["collector_off"] = True
     return changed
+
+
+def resume() -> None:
+    """After a test cell (and the grader's read of what it handed out): the collector on again."""
+    _state["collector_off"] = False
+    gc.enable()
 
 
 def verify(namespace: dict, part: str = "", own: tuple = ()) -> None:
     """The end of a test cell: raise TestToolChanged if a test tool changed while it ran
     (`own`: the names the test cell defines itself)."""
-    changed = list(
-        dict.fromkeys(_state.get("writes", []) + _differences(namespace, put_back=False, own=own))
-    )
+    # turned on while the test ran: the student's finalisers could run
+    collecting = bool(_state.get("collector_off")) and gc.isenabled()
+    changed = list(dict.fromkeys(_state.get("writes", []) + ["gc.enable()"] * collecting
+                                 + _differences(namespace, put_back=False, own=own)))  # fmt: skip
     if changed:
         print(f"{CHANGED} {part}: {', '.join(changed[:6])}")
         raise TestToolChanged(
