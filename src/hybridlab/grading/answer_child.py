@@ -13,7 +13,8 @@ values (JSON in a file), so the student's code never touches the runs, the gradi
 
 PRELUDE is the lab's first-cell imports. The child runs the answer cells of `order` (a failure of
 any but the last is left to its own part's test), then gives back each name of `read` and what
-each call of `calls` returned, made plain by its kind ("float", "floats" or "str"); or the error.
+each call of `calls` returned, made plain by its kind ("float", "floats", "str" or "data": numbers,
+text, None, and lists and dicts of them); or the error.
 Where no grader hands the answer cells (the notebook run whole in Jupyter), answers_in_history
 finds them in the kernel's inputs.
 """
@@ -42,6 +43,17 @@ def plain(value, kind):
         return float(value)
     if kind == "floats":
         return [float(v) for v in value]
+    if kind == "data":  # numbers, text, None and lists (tuples) and dicts of them; else its text
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return value
+        if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+            return plain(value.item(), kind)
+        if hasattr(value, "tolist"):  # a numpy array, a pandas Series or Index
+            return plain(value.tolist(), kind)
+        if isinstance(value, (list, tuple, set, frozenset)):
+            return [plain(v, kind) for v in value]
+        if isinstance(value, dict):
+            return {str(k): plain(v, kind) for k, v in value.items()}
     return str(value)
 
 ns = {"__name__": "__main__"}
@@ -106,8 +118,8 @@ def answer_child(prelude: str, prefix: str) -> Iterator[Callable[[Answers, float
                 got = None
             if isinstance(got, dict) and ("error" in got or {"read", "calls"} <= set(got)):
                 return got
-            return {"error": f"your answer cell ended without setting {', '.join(given.read)} "
-                             f"(or ran past {timeout:.0f} s)"}  # fmt: skip
+            what = f"setting {', '.join(given.read)}" if given.read else "an answer"
+            return {"error": f"your answer cell ended without {what} (or ran past {timeout:.0f} s)"}
 
         try:
             yield hand

@@ -270,6 +270,41 @@ def mistake_trace(mistake: str, ranks: int = 2, culprit: int = 0, threads: int =
     return calls.reset_index(drop=True)
 
 
+# ---------------------------------------------------------------- lab 16 (b), graded apart
+DIAGNOSE_ANSWER = "diagnose"
+# what the lab's first cell gives the answer cell (its imports; its constants beside them)
+_DIAGNOSE_PRELUDE = """
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pandas as pd
+
+import hybridlab as hl
+from hybridlab.runs.traces import chrome_trace
+from hybridlab.sync.plots import timeline_plot
+from hybridlab.tools.exercise import (archer_note, bins_expected, build_count, count_evidence,
+                                      counter_probe, master_race_races, mistake_trace,
+                                      variant_timelines)
+"""
+
+
+def diagnose_apart(answers: dict[str, str] | None, traces: list[pd.DataFrame], *,
+                   names: dict, timeout: float = 60.0) -> dict:  # fmt: skip
+    """Lab 16 (b), run apart from the student's kernel (grading/apart.py): the answer cell
+    `diagnose` (`answers`: grade id -> source, as the submitted notebook holds it) runs again in a
+    child process with `names` (the first cell's constants) bound, and its `diagnose` is called on
+    a copy of each of `traces` (made in the grader's process: the kernel never holds a frame
+    whose arguments name the mistake). Returns {"said": [what it returned for each, as plain
+    data]} or {"error"}."""
+    from ..grading.answer_child import Answers, answer_child, answers_in_history
+
+    answers = answers or answers_in_history({DIAGNOSE_ANSWER: r"\bdef\s+diagnose\b"})
+    with answer_child(_DIAGNOSE_PRELUDE, "hl-diagnose-") as hand:
+        got = hand(Answers(names, answers, [DIAGNOSE_ANSWER], {},
+                           [("diagnose", (t.copy(),), "data") for t in traces]), timeout)  # fmt: skip
+    return got if "error" in got else {"said": got["calls"]}
+
+
 def variant_timelines(cluster, nx: int, ny: int, iterations: int) -> dict[str, Results]:
     """Lab 04's halo2d variants on the cluster with their timeline (timeline=1): {variant: run}."""
     return {v: cluster.run("halo2d", variant=v, nx=nx, ny=ny, iterations=iterations, timeline=1,
