@@ -96,17 +96,22 @@ LEAVES = """
 import os, subprocess, sys
 subprocess.Popen([sys.executable, "-c", "import os, time\\nwhile True:\\n    os.fork() if False else time.sleep(0.2)"],
                  start_new_session=True)
-for path in ("left.txt", "/tmp/left.txt", "/dev/shm/left", "/tmp/cache/build/planted/x"):
+for path in ("left.txt", "/tmp/left.txt", "/dev/shm/left", "/tmp/cache/build/planted/x",
+             "/tmp/cache/build/locked/inner/x"):
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     open(path, "w").write("planted")
+# folders a plain rmtree cannot empty (a fresh attacker's planted build, d10w)
+os.chmod("/tmp/cache/build/locked/inner", 0o555)
+os.chmod("/tmp/cache/build/locked", 0o000)
+os.chmod("/tmp/cache/build/planted", 0o555)
 print("left", sorted(os.listdir("/tmp/cache/build")) if os.path.isdir("/tmp/cache/build") else [])
 """
 FINDS = """
 import os, subprocess
 others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
 mine = [p for p in others if open(f"/proc/{p}/cmdline", "rb").read().count(b"time.sleep(0.2)")]
-found = [p for p in ("left.txt", "/tmp/left.txt", "/dev/shm/left", "/tmp/cache/build/planted")
-         if os.path.exists(p)]
+found = [p for p in ("left.txt", "/tmp/left.txt", "/dev/shm/left", "/tmp/cache/build/planted",
+                    "/tmp/cache/build/locked") if os.path.lexists(p)]
 assert not mine and not found, (mine, found)
 assert os.path.isdir("/tmp/home") and os.path.isdir("/tmp/cache/build"), "not filled again"
 """
@@ -128,6 +133,18 @@ def test_the_sandbox_is_put_back_as_it_started_between_parts():
     done = _grade_all([LEAVES, FINDS], sandboxed=True)
     assert done[0]["error"] is None and "left" in done[0]["notes"], done
     assert done[1]["error"] is None, done
+
+
+def test_a_folder_is_emptied_whatever_its_modes(tmp_path):
+    """apart._empty: read-only and closed folders are opened and removed; _left names what is
+    still there (nothing)."""
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "x").write_text("planted")
+    (tmp_path / "y").write_text("planted")
+    (tmp_path / "a" / "b").chmod(0o555)
+    (tmp_path / "a").chmod(0o000)
+    apart._empty(str(tmp_path))
+    assert apart._left(str(tmp_path)) == [] and list(tmp_path.iterdir()) == []
 
 
 def _meta(grade_id: str, **flags) -> dict:

@@ -28,9 +28,10 @@ One process grades all of a submission's parts apart, one after the other (a Pyt
 sandbox each cost 0.6-0.8 s of CPU). In a sandbox, before each part after the first it puts the
 box back as it started: every other process in the sandbox's PID namespace killed (a part's C
 may leave one behind), the working folder, /tmp and /dev/shm emptied and filled again from the
-seed (a part's C may plant a build, a file or an object for the next part). A part past its time
-limit is stopped by an alarm; a part that ends the process (a crash, the memory limit) loses its
-points alone: the parts after it run again in a fresh sandbox.
+seed (a part's C may plant a build, a file or an object for the next part, in a folder it made
+read-only too); when something cannot be removed, the parts left run in a fresh sandbox. A part
+past its time limit is stopped by an alarm; a part that ends the process (a crash, the memory
+limit) loses its points alone: the parts after it run again in a fresh sandbox.
 
     is_apart(source)                the cell is graded apart
     c_sources(sources, before)      {NAME: the value `%%c NAME` gives} of the cells before `before`
@@ -50,7 +51,6 @@ import json
 import os
 import re
 import secrets
-import shutil
 import signal
 import subprocess
 import sys
@@ -168,14 +168,15 @@ def grade(parts: list[Part], *, limits=None, released=(), reset: bool = True) ->
         left = parts[len(results):]
         got, why, seconds = _one_process(left, limits, list(released), reset)
         results += got
-        if len(got) < len(left):  # the process ended in the part after the last result
+        if len(got) < len(left) and why is not None:  # it ended in the part after the last
             results.append({"error": [NOT_GRADED, why], "notes": "", "seconds": seconds})
     return results
 
 
 def _one_process(parts: list[Part], limits, released: list, reset: bool):
-    """([result of each part the process finished, in order], why it ended early, the seconds
-    since its last result)."""
+    """([result of each part the process finished, in order], why it ended early (None when it
+    could not put the sandbox back: the parts left run in a fresh one), the seconds since its
+    last result)."""
     key = secrets.token_bytes(32)
     given = {"key": key.hex(), "parts": [p.__dict__ for p in parts], "refill": None}
     if limits is not None and reset:
@@ -202,15 +203,19 @@ def _one_process(parts: list[Part], limits, released: list, reset: bool):
             status, out = done.returncode, done.stdout
         except subprocess.TimeoutExpired as late:
             status, out = None, (late.stdout or b"").decode(errors="replace")
-    results = []
+    results, fresh = [], False
     for line in out.splitlines():
         if line.startswith(TAG):
             signature, _, text = line[len(TAG) :].partition(" ")
             if hmac.compare_digest(signature, _sign(key, text)):
                 result = json.loads(text)
                 if result.pop("index") == len(results):
-                    results.append(result)
+                    fresh = bool(result.get("fresh"))
+                    if not fresh:
+                        results.append(result)
     seconds = time.monotonic() - started - sum(r["seconds"] for r in results)
+    if fresh:
+        return results, None, seconds
     if status is None:
         why = _late(parts[len(results)].timeout if len(results) < len(parts) else timeout)
     elif oom:
@@ -264,10 +269,11 @@ def _run(part: dict) -> dict:
             "seconds": time.monotonic() - started}  # fmt: skip
 
 
-def _reset(refill: str) -> None:
+def _reset(refill: str) -> bool:
     """The sandbox as it started: every other process in its PID namespace killed (the namespace's
     first process is spared by the kernel), the working folder, /tmp and /dev/shm emptied and
-    filled again from the seed (mount points stay, emptied)."""
+    filled again from the seed (mount points stay, emptied). False when something could not be
+    removed: the parts left then run in a fresh sandbox."""
     with open("/proc/1/comm") as first:
         boxed = first.read().strip() == "bwrap"  # never kill(-1) outside the sandbox's namespace
     for _ in range(1000 if boxed else 0):  # a process forking while it is killed: again
@@ -282,14 +288,41 @@ def _reset(refill: str) -> None:
                 break
         except ChildProcessError:
             break
-    for folder in (os.getcwd(), "/tmp", "/dev/shm"):
-        for entry in os.scandir(folder):
-            if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path, ignore_errors=True)
-            else:
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
+    folders = (os.getcwd(), "/tmp", "/dev/shm")
+    for folder in folders:
+        _empty(folder)
+    if any(_left(folder) for folder in folders):
+        return False
     subprocess.run(["/bin/sh", "-c", refill], check=True, stdout=subprocess.DEVNULL)
+    return True
+
+
+def _empty(folder: str) -> None:
+    """Remove everything under `folder`, whatever its modes (a part's code may make a folder
+    read-only so that a plain rmtree leaves it: a fresh attacker's planted build, d10w); a mount
+    point stays, emptied."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            if entry.is_dir(follow_symlinks=False):
+                os.chmod(entry.path, 0o700)
+                _empty(entry.path)
+                if not os.path.ismount(entry.path):
+                    os.rmdir(entry.path)
+            else:
+                os.unlink(entry.path)
+
+
+def _left(folder: str) -> list[str]:
+    """What is still under `folder` but mount points (emptied)."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        found += [os.path.join(root, f) for f in files]
+        found += [os.path.join(root, d) for d in dirs if not os.path.ismount(os.path.join(root, d))]
+    return found
 
 
 def main() -> None:
@@ -303,8 +336,11 @@ def main() -> None:
     sys.stdin = open(os.devnull)  # noqa: SIM115 - the process's own, for its whole life
     signal.signal(signal.SIGALRM, _on_alarm)
     for index, part in enumerate(given["parts"]):
-        if index and given["refill"]:
-            _reset(given["refill"])
+        if index and given["refill"] and not _reset(given["refill"]):
+            text = json.dumps({"index": index, "fresh": True})  # the rest in a fresh sandbox
+            result.write(f"{TAG}{_sign(key, text)} {text}\n")
+            result.flush()
+            return
         log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         for fd in (1, 2):
             os.dup2(log, fd)
