@@ -160,3 +160,25 @@ def test_a_build_never_runs_a_compiler_or_tool_a_cell_pointed_the_environment_at
     assert made.library.exists() and made.program.exists()
     assert not called.exists(), called.read_text()
     build_module._wrapper_identity.cache_clear()
+
+
+def test_a_process_grading_apart_uses_only_builds_it_made(tmp_path, monkeypatch):
+    """APART_ENV (grading/apart.py): a build this process did not make, or one changed since it
+    made it, is made again, in a folder closed by modes too (a fresh attacker planted a right
+    program's build in a mode-555 folder over the graded cell's: d10w); elsewhere the cache is
+    trusted as it is."""
+    from hybridlab.kernels import build as build_module
+
+    monkeypatch.setenv("HYBRIDLAB_CACHE", str(tmp_path / "cache"))
+    planted = build_source("answer", GOOD)  # made by "another process": not in this one's record
+    monkeypatch.setattr(build_module, "_made", {})
+    planted.program.write_bytes(b"#!/bin/sh\necho planted\n")
+    planted.program.parent.chmod(0o555)
+    assert build_source("answer", GOOD).program.read_bytes().startswith(b"#!")  # trusted
+    monkeypatch.setenv(build_module.APART_ENV, "1")
+    made = build_source("answer", GOOD)
+    assert made.program == planted.program and not made.program.read_bytes().startswith(b"#!")
+    stamp = made.library.stat().st_mtime_ns
+    assert build_source("answer", GOOD).library.stat().st_mtime_ns == stamp  # its own: kept
+    made.program.write_bytes(b"#!/bin/sh\necho changed\n")  # changed after it was made
+    assert not build_source("answer", GOOD).program.read_bytes().startswith(b"#!")

@@ -58,6 +58,7 @@ import time
 from contextlib import redirect_stdout
 from dataclasses import dataclass
 
+from ..kernels.build import APART_ENV, remove_all
 from ..kernels.c_cells import MAGIC, STUB, cell_text, unanswered
 
 MARK = "### GRADED APART"
@@ -301,19 +302,9 @@ def _empty(folder: str) -> None:
     """Remove everything under `folder`, whatever its modes (a part's code may make a folder
     read-only so that a plain rmtree leaves it: a fresh attacker's planted build, d10w); a mount
     point stays, emptied."""
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        with contextlib.suppress(OSError):
-            if entry.is_dir(follow_symlinks=False):
-                os.chmod(entry.path, 0o700)
-                _empty(entry.path)
-                if not os.path.ismount(entry.path):
-                    os.rmdir(entry.path)
-            else:
-                os.unlink(entry.path)
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            remove_all(entry.path)
 
 
 def _left(folder: str) -> list[str]:
@@ -329,6 +320,7 @@ def main() -> None:
     """The process inside the sandbox: undumpable, its input read whole, each part's result
     signed on the stdout it kept; every child gets the log in its place."""
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    os.environ[APART_ENV] = "1"  # builds: only what this process made, or the seed's (build.py)
     given = json.loads(sys.stdin.read())
     key = bytes.fromhex(given.pop("key"))
     result = os.fdopen(os.dup(1), "w")  # not inherited (os.dup: close-on-exec)

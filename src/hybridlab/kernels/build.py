@@ -78,6 +78,11 @@ STUDENT_UNIT_FLAGS = (
 SEEDED_OBJECTS_ENV = "HYBRIDLAB_SEEDED_OBJECTS"  # a folder of kit objects a sandbox may read
 OBJECT_NAME = re.compile(r"\w+-[0-9a-f]{16}\.o")  # a kit object's file: source stem, digest
 FLAGS_FILE = "flags.json"  # in each build: its flags beyond DEFAULT_FLAGS (see is_current)
+# set in a process that grades parts apart (grading/apart.py): a build or kit object in the cache
+# is used only if this process made it (its digest as made) or it lies on a read-only mount (the
+# sandbox's seed); anything else a part's code may have planted, and is made again
+APART_ENV = "HYBRIDLAB_APART"
+_made: dict[str, str] = {}  # in such a process: path -> digest of what it made there
 _DIAGNOSTIC = re.compile(
     r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>error|warning|fatal error): (?P<msg>.*)$",
     re.M,
@@ -338,6 +343,8 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
     target = cache_dir() / f"{name}-{cache_key(code, tuple(flags), cc)}"
     library, program = target / f"lib{name}.so", target / name
     log = target / "compiler.log"
+    if _planted(target, [library, program]):
+        remove_all(target)
     if not (library.exists() and program.exists()):
         target.parent.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=target.parent))
@@ -387,6 +394,7 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
         (work / log.name).write_text(output)
         try:
             work.rename(target)  # atomic: a concurrent build of the same key simply loses
+            _made[str(target)] = _digest([library, program])
         except OSError:
             shutil.rmtree(work, ignore_errors=True)
     if not (target / FLAGS_FILE).exists():  # this build, or one made before builds recorded them
@@ -415,12 +423,51 @@ def _kit_object(name: str, cmd: list[str], source: Path, work: Path, flags: tupl
     file = f"{source.stem}-{digest}.o"
     seeded = os.environ.get(SEEDED_OBJECTS_ENV)
     for folder in ([Path(seeded)] if seeded else []) + [objects_dir()]:
-        if (folder / file).is_file():
+        if (folder / file).is_file() and not _planted(folder / file, [folder / file]):
             return folder / file, ""
     made = work / file
     said = _compile(name, [*cmd, str(source), "-o", str(made)], work, env)
     keep_object(made)
     return made, said
+
+
+def _digest(files: list[Path]) -> str:
+    sha = hashlib.sha256()
+    for f in files:
+        sha.update(f.read_bytes())
+    return sha.hexdigest()
+
+
+def _planted(path: Path, files: list[Path]) -> bool:
+    """In a process grading apart (APART_ENV): `files` (of the build or object at `path`) exist,
+    lie on a writable mount and are not what this process made there."""
+    if not os.environ.get(APART_ENV) or not all(f.exists() for f in files):
+        return False
+    try:
+        if os.statvfs(os.path.realpath(path)).f_flag & os.ST_RDONLY:
+            return False  # the sandbox's seed: nothing in the box can write there
+        return _made.get(str(path)) != _digest(files)
+    except OSError:
+        return True
+
+
+def remove_all(path: str | os.PathLike) -> None:
+    """`path` and everything under it gone, whatever the modes (code that planted it may have
+    closed its folders: 555, 000); a mount point stays, emptied. Errors are left unsaid: the
+    caller looks for what is left."""
+    path = os.fspath(path)
+    if os.path.isdir(path) and not os.path.islink(path):
+        with contextlib.suppress(OSError):
+            os.chmod(path, 0o700)
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(path):
+                remove_all(entry.path)
+        if not os.path.ismount(path):
+            with contextlib.suppress(OSError):
+                os.rmdir(path)
+    else:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def keep_object(made: Path) -> None:
@@ -434,6 +481,7 @@ def keep_object(made: Path) -> None:
             shutil.copyfile(made, part)
             os.chmod(part, 0o644)  # a sandbox's account reads it (grading/sandbox.py)
             os.rename(part, objects_dir() / made.name)
+            _made[str(objects_dir() / made.name)] = _digest([objects_dir() / made.name])
         finally:
             with contextlib.suppress(FileNotFoundError):  # (renamed: gone already)
                 os.unlink(part)
