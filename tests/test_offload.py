@@ -267,6 +267,26 @@ def test_the_students_object_is_refused_where_it_reaches_past_the_kit(change, re
     assert any(w in str(err.value) for w in words.values()), str(err.value)
 
 
+@needs_offload
+@pytest.mark.parametrize("host, device", [
+    ("omp_set_max_active_levels(3);", ""),
+    ("", "if (omp_get_max_active_levels() > 99) u[0] = 1.0;"),
+], ids=["host-setter", "device-getter"])
+def test_b_refuses_an_icv_the_host_sets_and_a_target_region_reads(host, device):
+    """A fresh attacker (J15d) carried the host's values to the device through ICVs: the host's
+    setters are refused, and a target region's getters of what the host may set."""
+    code = OFFLOAD_RESIDENT.replace("    const long n = (m + 2) * w;\n",
+                                    f"    const long n = (m + 2) * w;\n    {host}\n", 1)
+    if device:
+        code = code.replace("#pragma omp target", "#pragma omp target\n    { " + device + " }\n"
+                            "#pragma omp target", 1)
+    with pytest.raises(hl.BuildError) as err:
+        build_student_offload(code, "t_offload_icv")
+    said = str(err.value)
+    assert ("sets what a target region can read back" in said if host else
+            "calls omp_get_max_active_levels from a target region" in said), said
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_the_lab_without_clang_skips_its_live_cells_with_a_note(monkeypatch, tmp_path):

@@ -327,15 +327,20 @@ def host_serial_arithmetic(obj: Path) -> list[tuple[int, int]]:
 _DEVICE_RUNTIME = re.compile(r"__kmpc_(?!atomic_)\w+|_GLOBAL_OFFSET_TABLE_|__stack_chk_fail"
                              r"|__asan_(init|version_mismatch_check_v8|handle_no_return"
                              r"|(load|store)(1|2|4|8|16|N)|mem(cpy|set|move))")  # fmt: skip
+# (not the getters of what the host may set while the program runs: the default device, the
+# team sizes, dynamic, nesting, active levels; nor, on the host, the setters (ICV_SETTERS): values
+# of the host's reach the device through them, two doubles a launch for a fresh attacker, J15d)
 _DEVICE_OMP = frozenset("""
-omp_get_thread_num omp_get_num_threads omp_get_max_threads omp_get_team_num omp_get_num_teams
+omp_get_thread_num omp_get_num_threads omp_get_team_num omp_get_num_teams
 omp_get_team_size omp_get_level omp_get_active_level omp_get_ancestor_thread_num omp_in_parallel
 omp_in_final omp_is_initial_device omp_get_device_num omp_get_num_devices omp_get_initial_device
-omp_get_default_device omp_get_thread_limit omp_get_num_procs omp_get_dynamic
-omp_get_nested omp_get_cancellation omp_get_max_active_levels omp_get_max_task_priority
-omp_get_wtime omp_get_wtick omp_get_teams_thread_limit omp_get_max_teams omp_get_proc_bind
+omp_get_thread_limit omp_get_num_procs
+omp_get_cancellation omp_get_max_task_priority
+omp_get_wtime omp_get_wtick omp_get_proc_bind
 omp_get_num_places omp_get_place_num omp_get_partition_num_places omp_pause_resource
 """.split())  # fmt: skip
+ICV_SETTERS = re.compile(r"omp_set_(num_threads|dynamic|nested|max_active_levels|num_teams"
+                         r"|teams_thread_limit|default_device|schedule)(_8_?)?_?")
 _MATH = ("sqrt cbrt hypot fabs fmin fmax fma fdim floor ceil round trunc rint nearbyint lround "
          "llround lrint llrint fmod remainder copysign nextafter nexttoward exp exp2 expm1 exp10 "
          "log log2 log10 log1p logb ilogb pow sin cos tan asin acos atan atan2 sinh cosh tanh "
@@ -405,6 +410,10 @@ def object_refusals(host: Path, device: Path | None,
     names = {line.split()[-1] for line in _run_tool(["nm", "-u", str(host)]).splitlines()
              if line.strip()}  # fmt: skip
     for name in sorted(names):
+        if ICV_SETTERS.fullmatch(name):
+            found.append(Refusal(_first_line(lines, rf"\b{name}\b", r"\bjacobi_offload\s*\("),
+                                 f"calls {name}, which sets what a target region can read back "
+                                 f"(a channel to the device past the maps); {ALLOWS}"))  # fmt: skip
         if _DEVICE_MEMORY.fullmatch(name) and not _ENTRIES.fullmatch(name):
             found.append(Refusal(_first_line(lines, rf"\b{name}\b", r"\bjacobi_offload\s*\("),
                                  f"uses {name}, which reaches the device's memory past the "
