@@ -386,6 +386,26 @@ static int host_code(struct dl_phdr_info *info, size_t size, void *data) {
     return 0;
 }
 
+/* The points of the device's u and unew a launch's own `map(always, to: ...)` copies from the host
+ * (the runtime copies them, and reports the bytes, as the launch starts): marked as the launch's,
+ * so its own copy is not taken for the host writing the device's memory while it ran (a fresh
+ * attacker's right answer, r15d, carried the halo rows so) */
+static void maps_always_to(int32_t num, void **args, int64_t *sizes, int64_t *types) {
+    const long n = (watch.m + 2) * watch.w;
+    for (int32_t a = 0; a < num; a++) {
+        if ((types[a] & 0x105) != 0x05 || !sizes || sizes[a] <= 0) continue; /* TO | ALWAYS */
+        uintptr_t lo = (uintptr_t)args[a], hi = lo + (uintptr_t)sizes[a];
+        for (int k = 0; k < 2; k++) {
+            uintptr_t base = (uintptr_t)(k ? watch.unew : watch.u);
+            uintptr_t end = base + (uintptr_t)n * sizeof(double);
+            if (hi <= base || lo >= end) continue;
+            long first = (long)(((lo > base ? lo : base) - base) / sizeof(double));
+            long last = (long)(((hi < end ? hi : end) - base + sizeof(double) - 1) / sizeof(double));
+            for (long p = first; p < last; p++) dev.stored[k * n + p] = 1;
+        }
+    }
+}
+
 static void launch_begin(const void *id, int32_t num, void **args, int64_t *sizes, int64_t *types,
                          int32_t teams, int32_t limit) {
     if (in_kit || !watch.on) return;
@@ -395,8 +415,10 @@ static void launch_begin(const void *id, int32_t num, void **args, int64_t *size
         in_kit = 1;
         literal_bytes += literals_new(id, num, args, sizes, types, teams, limit);
         reach_arguments(num, args, types);
-        if (dev.stored && dev.running == 0) /* a launch alone: its code's stores marked anew */
+        if (dev.stored && dev.running == 0) { /* a launch alone: its code's stores marked anew */
             memset(dev.stored, 0, (size_t)(2 * (watch.m + 2) * watch.w)), dev.launch = 1;
+            maps_always_to(num, args, sizes, types);
+        }
         own_stack();
         launched_at = (uintptr_t)__builtin_frame_address(0);
         if (launches_running < 8)

@@ -282,4 +282,35 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
 #pragma omp target exit data map(from : u[0:n]) map(delete : unew[0:n]) device(device)
 }
 """, why="scalars by firstprivate: sizes, iteration, a factor, a tolerance, a time per iteration"),
+    right("jacobi_offload", r"""
+%%c JACOBI_C offload_halo
+/* halo rows carried to the device by `map(always, to:)` on the sweep's own region; the edge rows
+   brought back with `target update from`; simd loops; unew only allocated on the device */
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    const long last = (m + 1) * w;
+#pragma omp target data map(tofrom: u[0:n]) map(alloc: unew[0:n]) device(device)
+    {
+        for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+            exchange_rows(u, m, w, comm);
+#pragma omp target teams distribute parallel for simd device(device) map(always, to: u[0:w]) map(always, to: u[last:w])
+            for (long k = w; k < (m + 1) * w; k++) {
+                long j = k % w;
+                if (j == 0 || j == w - 1) continue;
+                unew[k] = 0.25 * (u[k - w] + u[k + w] + u[k - 1] + u[k + 1]);
+            }
+#pragma omp target teams distribute parallel for simd device(device)
+            for (long k = w; k < (m + 1) * w; k++) {
+                long j = k % w;
+                if (j != 0 && j != w - 1) u[k] = unew[k];
+            }
+        }
+    }
+}
+""", why="a fresh attacker's r15d: the halo rows carried by map(always, to:) on the sweep's own "
+         "region, the edge rows back by target update from (lost 6/6: the launch's own copy was "
+         "taken for a host write, and counted one iteration early)"),
 ]
