@@ -1455,11 +1455,17 @@ static void loop_took(unsigned long at, int start, unsigned long long units) {
         if (got) loop_took(HL_HERE, 0, HL_SPAN(*istart, *iend));                                   \
         return got;                                                                                \
     }
-#define HL_LOOP_END(name)                                                                          \
+/* loop_waits: the loop ends this thread passed that wait for the team (lab 12 (d) counts them
+ * with its team barriers: hl_trace_loop_waits, thread_halo.c) */
+static _Thread_local long loop_waits;
+long hl_trace_loop_waits(void);
+long hl_trace_loop_waits(void) { return loop_waits; }
+#define HL_LOOP_END(name, waits)                                                                   \
     extern void __real_##name(void) __attribute__((weak));                                        \
     void __wrap_##name(void);                                                                      \
     void __wrap_##name(void) {                                                                     \
         loop_current = -1;                                                                         \
+        loop_waits += (waits);                                                                     \
         __real_##name();                                                                           \
     }
 typedef unsigned long long hl_ull;
@@ -1504,12 +1510,13 @@ HL_LOOP_NEXT(GOMP_loop_ull_nonmonotonic_dynamic_next, hl_ull)
 HL_LOOP_NEXT(GOMP_loop_ull_nonmonotonic_guided_next, hl_ull)
 HL_LOOP_NEXT(GOMP_loop_ull_nonmonotonic_runtime_next, hl_ull)
 HL_LOOP_NEXT(GOMP_loop_ull_maybe_nonmonotonic_runtime_next, hl_ull)
-HL_LOOP_END(GOMP_loop_end)
-HL_LOOP_END(GOMP_loop_end_nowait)
+HL_LOOP_END(GOMP_loop_end, 1)
+HL_LOOP_END(GOMP_loop_end_nowait, 0)
 extern bool __real_GOMP_loop_end_cancel(void) __attribute__((weak));
 bool __wrap_GOMP_loop_end_cancel(void);
 bool __wrap_GOMP_loop_end_cancel(void) {
     loop_current = -1;
+    loop_waits++;
     return __real_GOMP_loop_end_cancel();
 }
 

@@ -569,3 +569,60 @@ def test_threads_that_copy_after_different_numbers_of_barriers_took_turns():
     code = turns.answers[0][1].split("\n", 1)[1]
     with pytest.raises(AssertionError, match="after different numbers of team barriers"):
         exercise.judge_pready(exercise.run_pready(code, shapes=((2, 2),)))
+
+
+def test_a_worksharing_barrier_holds_the_marks_or_makes_turns():
+    """Lab 12 (d) (a fresh attacker's J12tgt and J12b, 2026-12-05): a worksharing construct
+    without nowait waits for the team at its end (GOMP_loop_end for a dynamic loop, not
+    GOMP_barrier): between the first copy and the last mark, or in a loop of turns, it is
+    refused; with nowait, or a combined parallel for around the copies, it is not."""
+    from hybridlab.thread_comm.exercise import pready_construct_faults
+
+    own = ("#pragma omp parallel\n{\n int t = omp_get_thread_num();\n copy_partition(t);\n"
+           " hl_traced_MPI_Pready(t, req[0]);\n}\n")
+    held = own.replace(" hl_traced_MPI_Pready", "#pragma omp for schedule(dynamic)\n"
+                                                " for (int j = 0; j < 4; j++) { }\n hl_traced_MPI_Pready")
+    assert any(f.startswith("no pragma omp for") for f in pready_construct_faults(held))
+    assert pready_construct_faults(held.replace("schedule(dynamic)", "schedule(dynamic) nowait")) == []
+    sections = own.replace(" hl_traced_MPI_Pready", "#pragma omp sections\n{ }\n hl_traced_MPI_Pready")
+    assert any(f.startswith("no pragma omp sections") for f in pready_construct_faults(sections))
+    turns = ("#pragma omp parallel\n{\n int t = omp_get_thread_num();\n"
+             " for (int k = 0; k < 4; k++) {\n  if (k == t) { copy_partition(t);"
+             " hl_traced_MPI_Pready(t, req[0]); }\n#pragma omp for schedule(dynamic)\n"
+             "  for (int j = 0; j < 4; j++) { }\n }\n}\n")
+    assert any("no barrier in a loop" in f for f in pready_construct_faults(turns))
+    combined = ("#pragma omp parallel for schedule(static, 1)\nfor (int p = 0; p < 4; p++) {\n"
+                " copy_partition(p);\n hl_traced_MPI_Pready_range(p, p, req[0]);\n}\n")
+    assert pready_construct_faults(combined) == []
+
+
+def test_no_target_or_teams_construct_in_lab_12():
+    """Lab 12 (a fresh attacker's J12tgt, 2026-12-05): a target region's host fallback starts
+    from fresh ICVs (where the kit's task stamps live); a target or teams construct, or an
+    omp_target_ call, is refused with its line and what the part allows; a word `target` in
+    code is not."""
+    from hybridlab.thread_comm.exercise import offload_faults, task_construct_faults
+
+    tasks = ("#pragma omp task depend(out: a[0])\n x();\n#pragma omp target\n{ y(); }\n")
+    faults = task_construct_faults(tasks, [5, 6, 7, 8])
+    assert len(faults) == 1 and faults[0].startswith("no omp target (line 7)"), faults
+    assert "tasks (task, taskloop)" in faults[0]
+    assert offload_faults("#pragma omp teams num_teams(2)\n{ }\n", "x")[0].startswith("no omp teams")
+    assert offload_faults("void *p = omp_target_alloc(8, 0);\n", "x")
+    assert offload_faults("int target = 1;\n#pragma omp task depend(in: target)\n", "x") == []
+    assert offload_faults("#pragma omp declare target\nint g;\n", "x")
+    assert offload_faults("#pragma omp metadirective when(user={condition(1)}: target)\n", "x")
+
+
+def test_exchange_slice_calls_in_a_nested_team_are_refused(monkeypatch):
+    """Lab 12 (a) (a fresh attacker's J12tgt, 2026-12-05): MPI calls of the cell made at a
+    nesting level above 1 (a team opened in exchange_slice numbers its threads as the kit's) are
+    refused before any other rule."""
+    calls = pd.DataFrame({"student": [1, 1], "call": ["MPI_Irecv", "MPI_Isend"], "level": [2, 2],
+                          "rank": [0, 0], "thread": [0, 1]})
+    fake = type("R", (), {"mpi_calls": calls})()
+    monkeypatch.setattr(exercise, "_judged_runs",
+                        lambda runs: [({"ranks": 2, "threads": 2, "nx": 8}, fake, "2x2", 1.0)])
+    monkeypatch.setattr(exercise, "point_to_point", lambda res: calls)
+    with pytest.raises(AssertionError, match="made inside a parallel region opened in exchange_slice"):
+        exercise.judge_multiple([])

@@ -1842,3 +1842,320 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
 }
 """, D, "G12a5: turns by conditional calls of a barrier helper, no loop",
     reason="after different numbers of team barriers"))
+
+# a fresh attacker (attackJ, 2026-12-05): a target region, a nested team, worksharing barriers
+GAMING += [
+    attempt('untraced', 'task_iteration', r"""
+%%c TASKS_C thread_halo
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    int token = 0;
+    #pragma omp task depend(out: token) shared(token)
+    token = 1;
+    #pragma omp target
+    {
+        MPI_Request r[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &r[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &r[1]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &r[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &r[3]);
+        if (m > 2) stencil_rows(2, m - 1);
+        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+    #pragma omp taskwait
+}
+""", B, "J12tgt: lab 04's overlap by hand inside `omp target` (host fallback: fresh ICVs, the task stamps read -1), a token depend task for the text",
+            reason='no omp target'),
+    attempt('text', 'task_iteration', r"""
+%%c TASKS_C thread_halo
+#define HIDE _Pragma("omp target")
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    int token = 0;
+    #pragma omp task depend(out: token) shared(token)
+    token = 1;
+    HIDE
+    {
+        MPI_Request r[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &r[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &r[1]);
+        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &r[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &r[3]);
+        if (m > 2) stencil_rows(2, m - 1);
+        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+    #pragma omp taskwait
+}
+""", B, "J12tgt's target region named by a macro expanding to _Pragma (the preprocessed unit shows it)",
+            reason='no omp target'),
+    attempt('forged', 'exchange_slice', r"""
+%%c MULTIPLE_C thread_halo
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) comms[t] = comm;
+    omp_set_max_active_levels(4);
+}
+
+/* only the outer master works: it opens a nested team, whose thread numbers 0..T-1 the tracer
+   takes for the outer threads; outer threads 1..T-1 do nothing */
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    int T = omp_get_num_threads();
+    if (omp_get_thread_num() != 0) return;
+    long w = nx + 2;
+    #pragma omp parallel num_threads(T)
+    {
+        int t = omp_get_thread_num();
+        long lo = 1 + t * nx / T, hi = (t + 1) * nx / T;
+        int n = (int)(hi - lo + 1);
+        MPI_Request r[4];
+        MPI_Irecv(&a[0 * w + lo], n, MPI_DOUBLE, up, 10 + 2 * t, mine, &r[0]);
+        MPI_Irecv(&a[(m + 1) * w + lo], n, MPI_DOUBLE, down, 11 + 2 * t, mine, &r[1]);
+        MPI_Isend(&a[1 * w + lo], n, MPI_DOUBLE, up, 11 + 2 * t, mine, &r[2]);
+        MPI_Isend(&a[m * w + lo], n, MPI_DOUBLE, down, 10 + 2 * t, mine, &r[3]);
+        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    }
+}
+""", A, "J12tgt: outer thread 0 alone opens a nested team whose thread k sends slice k (the tracer's thread number is the nested team's)",
+            reason='made inside a parallel region opened in exchange_slice'),
+    attempt('method', 'pready_iteration', r"""
+%%c PREADY_C thread_halo
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    int n = 0;
+    MPI_Count c = nx / parts;
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[1 * w + 1], parts, c, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[0 * w + 1], parts, c, MPI_DOUBLE, up, 2, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[m * w + 1], parts, c, MPI_DOUBLE, down, 2, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, c, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+/* threads take turns: one copies and marks per turn, the team waits at a worksharing loop's
+   implicit barrier (GOMP_loop_end, not GOMP_barrier) between turns */
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    if (nreq) MPI_Startall(nreq, req);
+    #pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        for (int k = 0; k < parts; k++) {
+            if (k == t) {
+                copy_partition(t);
+                for (int q = 0; q < nreq; q += 2) MPI_Pready(t, req[q]);
+            }
+            #pragma omp for schedule(dynamic)
+            for (int j = 0; j < parts; j++) { }
+        }
+    }
+    if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+""", D, 'J12tgt: turns, one thread a turn, separated by an empty dynamic omp for (GOMP_loop_end, not GOMP_barrier)',
+            reason='no barrier in a loop around the copies and marks'),
+    attempt('method', 'pready_iteration', r"""
+%%c PREADY_C thread_halo
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    int n = 0;
+    MPI_Count c = nx / parts;
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[1 * w + 1], parts, c, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[0 * w + 1], parts, c, MPI_DOUBLE, up, 2, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[m * w + 1], parts, c, MPI_DOUBLE, down, 2, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, c, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+/* every thread copies, the team waits for all the copies at a dynamic worksharing loop's
+   barrier (GOMP_loop_end, not counted), then every thread marks: no thread marks as soon as it
+   has copied */
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    if (nreq) MPI_Startall(nreq, req);
+    #pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        copy_partition(t);
+        #pragma omp for schedule(dynamic)
+        for (int j = 0; j < parts; j++) { }
+        for (int q = 0; q < nreq; q += 2) MPI_Pready(t, req[q]);
+    }
+    if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+""", D, 'J12b: held marks: every thread copies, an empty dynamic omp for holds the team, then every thread marks',
+            reason='as soon as it has copied it, waiting for no other thread'),
+    attempt('method', 'pready_iteration', r"""
+%%c PREADY_C thread_halo
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    int n = 0;
+    MPI_Count c = nx / parts;
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[1 * w + 1], parts, c, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[0 * w + 1], parts, c, MPI_DOUBLE, up, 2, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[m * w + 1], parts, c, MPI_DOUBLE, down, 2, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, c, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+/* turns without a loop statement: conditional calls of a helper whose empty dynamic omp for
+   holds the team at GOMP_loop_end's implicit barrier */
+static void hand_over(void) {
+    #pragma omp for schedule(dynamic)
+    for (int j = 0; j < 64; j++) { }
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    if (nreq) MPI_Startall(nreq, req);
+    #pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        if (t > 0) hand_over();
+        if (t > 1) hand_over();
+        if (t > 2) hand_over();
+        if (t > 3) hand_over();
+        copy_partition(t);
+        for (int q = 0; q < nreq; q += 2) MPI_Pready(t, req[q]);
+        if (t < 3) hand_over();
+        if (t < 2) hand_over();
+        if (t < 1) hand_over();
+    }
+    if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+""", D, 'turns by conditional calls of a helper holding an empty dynamic omp for (its implicit barrier, GOMP_loop_end), no loop statement',
+            reason='after different numbers of team barriers'),
+    attempt('method', 'pready_iteration', r"""
+%%c PREADY_C thread_halo
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    int n = 0;
+    MPI_Count c = nx / parts;
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[1 * w + 1], parts, c, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[0 * w + 1], parts, c, MPI_DOUBLE, up, 2, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[m * w + 1], parts, c, MPI_DOUBLE, down, 2, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, c, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+/* turns without a loop statement: conditional calls of a helper whose empty omp sections
+   holds the team at GOMP_sections_end's implicit barrier */
+static void hand_over(void) {
+    #pragma omp sections
+    {
+        #pragma omp section
+        { }
+        #pragma omp section
+        { }
+    }
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    if (nreq) MPI_Startall(nreq, req);
+    #pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        if (t > 0) hand_over();
+        if (t > 1) hand_over();
+        if (t > 2) hand_over();
+        if (t > 3) hand_over();
+        copy_partition(t);
+        for (int q = 0; q < nreq; q += 2) MPI_Pready(t, req[q]);
+        if (t < 3) hand_over();
+        if (t < 2) hand_over();
+        if (t < 1) hand_over();
+    }
+    if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+""", D, 'turns by conditional calls of a helper holding an empty omp sections (its implicit barrier, GOMP_sections_end), no loop statement',
+            reason='after different numbers of team barriers'),
+    attempt("method", "task_iteration", r"""
+%%c TASKS_C thread_halo
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    /* the interior first: the exchange's task depends on the interior's (a[0]) */
+    long w = nx + 2;
+    double *top = &a[0], *bottom = &a[(m + 1) * w];
+    for (long first = 2; first < m; first += 8) {
+        long last = first + 7 < m - 1 ? first + 7 : m - 1;
+#pragma omp task firstprivate(first, last) depend(inout: a[0])
+        stencil_rows(first, last);
+    }
+#pragma omp task depend(out: top[0], bottom[0]) depend(in: a[0])
+    {
+        MPI_Request req[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[2]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[3]);
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+#pragma omp task depend(in: top[0])
+    stencil_rows(1, 1);
+    if (m > 1) {
+#pragma omp task depend(in: bottom[0])
+        stencil_rows(m, m);
+    }
+}
+""", B, "the exchange's task depends on the interior's (depend on a[0]): the kit's hold of the interior rows cannot let it start first",
+            reason="were computed before the requests were posted"),
+    attempt("method", "pready_iteration", r"""
+%%c PREADY_C thread_halo
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    long w = nx + 2;
+    int n = 0;
+    MPI_Count c = nx / parts;
+    if (up != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[1 * w + 1], parts, c, MPI_DOUBLE, up, 1, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[0 * w + 1], parts, c, MPI_DOUBLE, up, 2, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    if (down != MPI_PROC_NULL) {
+        MPI_Psend_init(&a[m * w + 1], parts, c, MPI_DOUBLE, down, 2, comm, MPI_INFO_NULL, &req[n++]);
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, c, MPI_DOUBLE, down, 1, comm, MPI_INFO_NULL, &req[n++]);
+    }
+    return n;
+}
+
+/* held marks through a helper: every thread copies, waits for the team at the end of an empty
+   dynamic omp for in a function defined above, then marks */
+static void hold(int parts) {
+    #pragma omp for schedule(dynamic)
+    for (int j = 0; j < parts; j++) { }
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    if (nreq) MPI_Startall(nreq, req);
+    #pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        copy_partition(t);
+        hold(parts);
+        for (int q = 0; q < nreq; q += 2) MPI_Pready(t, req[q]);
+    }
+    if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+""", D, "J12b's held marks through a helper defined above: an empty dynamic omp for between each thread's copy and its mark",
+            reason="no barrier between the copies and the marks"),
+]

@@ -3,10 +3,13 @@ with a tag pair per thread and MPI_Sendrecv, or on communicators made by MPI_Com
 ceil-sized slices and single waits; the task iteration with its sends posted first, or one task
 per side of the exchange; the halo ratio from a pivot table or a loop; the partitioned exchange with MPI_Start per request
 and MPI_Parrived, or an omp for over the partitions with MPI_Pready_range; the interior as a
-taskloop with nogroup, or the exchange completed by a MPI_Testall loop. (A taskloop without nogroup
-is not among them: its implicit taskgroup keeps the creating thread on the interior while the
-exchange's task waits for another thread, which on the grader's oversubscribed cores comes only
-after the interior, so nothing overlaps, which the part refuses, naming the taskloop.)"""
+taskloop with nogroup, or the exchange completed by a MPI_Testall loop; a posting task and a
+waiting task with a taskloop nogroup and the trailing taskwait (attackJ's r12b, r12c: the kit
+holds interior rows computed before any MPI call of the iteration, thread_halo.c's
+hold_for_exchange, so the runtime's order of ready tasks no longer decides). (A taskloop without
+nogroup created before the exchange's task is not among them: its implicit taskgroup keeps the
+creating thread on the interior before it creates the exchange's task, so nothing overlaps, which
+the part refuses, naming the taskloop.)"""
 
 import importlib.util
 from pathlib import Path
@@ -725,4 +728,67 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
 }
 """, why="G12r4: persistent requests per thread (MPI_Comm_dup), MPI_Startall, polled with "
         "MPI_Testsome, MPI_Request_free"),
+]
+
+# a fresh attacker (attackJ, 2026-12-05): right answers that lost 4/4 before the kit held the
+# interior rows computed before any MPI call of the iteration (thread_halo.c, hold_for_exchange)
+HONEST += [
+    right("task_iteration", r"""
+%%c TASKS_C thread_halo
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    const long w = nx + 2;
+    double *top = a, *bottom = a + (m + 1) * w;
+    MPI_Request r[4];
+    /* posting task, then a waiting task that depends on it */
+    #pragma omp task depend(out: r[0:4]) shared(r) firstprivate(a, top, bottom)
+    {
+        MPI_Irecv(top + 1, (int)nx, MPI_DOUBLE, up, 7, comm, &r[0]);
+        MPI_Irecv(bottom + 1, (int)nx, MPI_DOUBLE, down, 8, comm, &r[1]);
+        MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 8, comm, &r[2]);
+        MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 7, comm, &r[3]);
+    }
+    #pragma omp task depend(in: r[0:4]) depend(out: top[0], bottom[0]) shared(r)
+    MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    if (m > 2) {
+        #pragma omp taskloop nogroup grainsize(4)
+        for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);
+    }
+    #pragma omp task depend(in: bottom[0])
+    stencil_rows(m, m);
+    if (m > 1) {
+        #pragma omp task depend(in: top[0])
+        stencil_rows(1, 1);
+    }
+    #pragma omp taskwait
+}
+""", why='r12b: a posting task and a waiting task (depend in on the requests), the interior in a taskloop nogroup grainsize(4), the edges depend(in:) on the halo rows, the allowed trailing taskwait'),
+    right("task_iteration", r"""
+%%c TASKS_C thread_halo
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    const long w = nx + 2;
+    double *top = a, *bottom = a + (m + 1) * w;
+    MPI_Request r[4];
+    /* posting task, then a waiting task that depends on it */
+    #pragma omp task depend(out: r[0:4]) shared(r) firstprivate(a, top, bottom)
+    {
+        MPI_Irecv(top + 1, (int)nx, MPI_DOUBLE, up, 7, comm, &r[0]);
+        MPI_Irecv(bottom + 1, (int)nx, MPI_DOUBLE, down, 8, comm, &r[1]);
+        MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 8, comm, &r[2]);
+        MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 7, comm, &r[3]);
+    }
+    #pragma omp task depend(in: r[0:4]) depend(out: top[0], bottom[0]) shared(r)
+    MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    if (m > 2) {
+        #pragma omp taskloop nogroup num_tasks(8)
+        for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);
+    }
+    #pragma omp task depend(in: bottom[0])
+    stencil_rows(m, m);
+    if (m > 1) {
+        #pragma omp task depend(in: top[0])
+        stencil_rows(1, 1);
+    }
+    #pragma omp taskwait
+}
+""", why='r12c: as r12b with taskloop nogroup num_tasks(8)'),
 ]

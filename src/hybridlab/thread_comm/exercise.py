@@ -18,7 +18,10 @@ completions of their requests), and no (communicator, tag) shared by two threads
 student's task_iteration, OpenMP tasks with `depend`; judged by the checksum (halo rows are NaN
 until the exchange fills them), non-blocking calls, the kit's stencil_rows computing between
 the posting of the requests and the arrival of a halo row (task_overlap_table) and what ran inside a
-task (task_stamps). (d) variant=pready:
+task (task_stamps); the run holds interior rows about to be computed before any MPI call of the
+iteration up to 50 ms (thread_halo.c's hold_for_exchange), so the runtime's order of ready tasks
+does not decide. No cell of the lab may hold a target or teams construct (offload_faults), nor
+(a) make its MPI calls in a team nested in the kit's. (d) variant=pready:
 the student's MPI-4 partitioned exchange (partitioned_init, pready_iteration); judged by the
 checksum, the partitions each thread marked ready (partition_marks) and copied with the kit's
 copy_partition (partition_copies), skipped with a note where
@@ -136,9 +139,37 @@ def _assert_checksum(res: Results, nx: int, ny: int, iterations: int, where: str
     return got
 
 
+# lab 12's cells run on the kit's host team: no target or teams construct, no device memory call
+# (a target region's host fallback starts from fresh ICVs, where the kit's task stamps live: a
+# fresh attacker's J12tgt did lab 04's overlap by hand in `omp target`, untraced as tasks, 4/4,
+# 2026-12-05)
+# (the directive's name, not a clause's variable named target: depend(in: target) is fine; a
+# metadirective that may pick a target construct too)
+_OFFLOAD = re.compile(r"#\s*pragma\s+omp\s+(?:(?:begin|end)\s+)?(?:declare\s+)?(?:target|teams)\b"
+                      r"|#\s*pragma\s+omp\s+(?:begin\s+)?metadirective\b[^\n]*\b(?:target|teams)\b"
+                      r"|\bomp_target_\w+")
+
+
+def offload_faults(text: str, allowed: str, cell_lines: list[int] | None = None) -> list[str]:
+    """A target or teams construct (or an omp_target_ call) in preprocessed C, named with its
+    line and what the part allows instead (`allowed`)."""
+    found = _OFFLOAD.search(text)
+    if not found:
+        return []
+    shown = re.sub(r"#\s*pragma\s+", "", found.group(0)).strip()
+    return [f"no {shown} (line {_line_of(text, found.start(), cell_lines)}): lab 12 runs on the "
+            f"host threads of the kit's team, no target or teams region; {allowed}"]
+
+
 def build_student_multiple(code: str, name: str = "student_multiple") -> Kernel:
     """Compile the student's thread_comms and exchange_slice with thread_halo (variant=multiple),
-    traced; BuildError names the cell's lines."""
+    traced; BuildError names the cell's lines, ValueError a target construct (offload_faults)."""
+    if not unanswered(code):
+        text, cell_lines = _preprocessed("HL_STUDENT_MULTIPLE", code)
+        faults = offload_faults(text, "each thread of the team calls exchange_slice and moves "
+                                      "its own slice with MPI calls", cell_lines)
+        if faults:
+            raise ValueError("exchange_slice: " + "; ".join(faults))
     return build_student(name, "thread_halo", "HL_STUDENT_MULTIPLE", code,
                          ("thread_comms", "exchange_slice"))  # fmt: skip
 
@@ -157,10 +188,14 @@ def build_student_tasks(code: str, name: str = "student_tasks") -> Kernel:
 def task_construct_faults(text: str, cell_lines: list[int] | None = None) -> list[str]:
     """What keeps preprocessed C from making its edge tasks wait by depend alone: no task with a
     depend clause; a taskwait, taskgroup or barrier with a task created after it; a task with an
-    if() or final() clause; a flag watched (taskyield, flush, volatile, atomics)."""
+    if() or final() clause; a flag watched (taskyield, flush, volatile, atomics); a target or
+    teams construct (offload_faults)."""
+    offload = offload_faults(text, "the exchange and the rows go in tasks (task, taskloop) the "
+                                   "team that calls task_iteration runs", cell_lines)
     if not _TASK_DEPEND.search(text):
-        return ["must create OpenMP tasks with depend clauses (#pragma omp task depend(...))"]
-    faults = []
+        return ["must create OpenMP tasks with depend clauses (#pragma omp task depend(...))",
+                *offload]
+    faults = offload
     waits = [m for m in _WAITS.finditer(text) if not _wait_at_end(text, m)]
     if waits:
         faults.append(f"no {waits[0].group(1)} between the tasks (line "
@@ -650,6 +685,16 @@ def judge_multiple(runs: list[dict]) -> list[dict]:
                            "own point-to-point messages; nothing else moves the rows (a "
                            "collective or a window moving them is another method)")  # fmt: skip
         own = res.mpi_calls[res.mpi_calls["student"] == 1]
+        # the tracer's thread is omp_get_thread_num() of the innermost team: a team nested in
+        # the kit's region would number its threads as the kit's (a fresh attacker's J12tgt:
+        # outer thread 0 alone opened a nested team whose thread k sent slice k, 4/4,
+        # 2026-12-05); exchange_slice runs on the kit's team (level 1), thread_comms outside it
+        nested = own[own["level"] > 1] if "level" in own else own.iloc[0:0]
+        assert nested.empty, (
+            f"{where}: {len(nested)} MPI calls ({nested['call'].iloc[0] if len(nested) else ''}, "
+            f"level {int(nested['level'].max()) if len(nested) else 0}) made inside a parallel "
+            "region opened in exchange_slice: each thread of the kit's team, the one that calls "
+            "exchange_slice, exchanges its own slice itself - no team of its own")
         for rank, mine in own.groupby("rank"):
             made = int(mine["call"].isin(["MPI_Send_init", "MPI_Recv_init"]).sum())
             freed = int((mine["call"] == "MPI_Request_free").sum())
@@ -926,13 +971,15 @@ def _no_overlap(res: Results, where: str, windows: pd.DataFrame | None = None) -
         return (f"{where}: no row was computed between the posting of the requests and their "
                 f"completion: {before} of the {before + after} interior rows were computed before "
                 "the requests were posted, the exchange's task starting only once the interior was "
-                "done - no overlap. A taskloop without nogroup waits for its tasks at its end (an "
-                "implicit taskgroup): the thread that creates them computes them itself while the "
-                "exchange's task waits for another thread, which on a machine with more threads "
-                "than cores is free only after the interior is done; give the taskloop nogroup (or "
-                "create the interior tasks one by one), so that the creating thread, done with "
-                "task_iteration, takes the exchange's task. An exchange task created after the "
-                "interior's, or depending on them, does the same")
+                "done - no overlap. The kit holds an interior row that is about to be computed "
+                "before any MPI call of the iteration (up to 50 ms an iteration) so that a free "
+                "thread can start the exchange's task first: here none could, so the exchange "
+                "waited for the interior by the way the tasks were made: the exchange's task "
+                "created after the interior's (or after a taskloop without nogroup, which waits "
+                "for its tasks at its end: an implicit taskgroup), or depending on them (depend), "
+                "or the interior computed in task_iteration's own body. Create the exchange's "
+                "task first, the interior tasks without depend (a taskloop with nogroup, or tasks "
+                "one by one) and the edge tasks depend(in:) on the exchange")
     return (f"{where}: no row was computed between the posting of the requests and their "
             "completion: the interior rows wait for the exchange (a depend on the halo, a "
             "taskwait, or the exchange done before the tasks) - no overlap")
@@ -990,8 +1037,11 @@ def partitioned_missing() -> str:
 # (c): what keeps a thread from marking its partition as soon as it has copied it: a second
 # parallel region (copies in one, marks in another); between the copies and the marks, a
 # barrier, a construct one thread runs, a lock or critical section
+# (and a worksharing construct without nowait, whose end the team waits at: an empty dynamic
+# `omp for` between the copies and the marks kept 4/4, a fresh attacker's J12b, 2026-12-05)
+_WORKSHARE_WAIT = r"|#\s*pragma\s+omp\s+(?:for|sections|loop|scope)\b(?![^\n]*\bnowait\b)"
 _PREADY_HELD = re.compile(r"#\s*pragma\s+omp\s+(?:barrier|critical|single|masked|master)\b"
-                          r"|\bomp_(?:set|test)_(?:nest_)?lock\b")
+                          r"|\bomp_(?:set|test)_(?:nest_)?lock\b" + _WORKSHARE_WAIT)
 
 
 # (d): what makes the threads take turns wherever it stands in the cell (around the copies and
@@ -1006,7 +1056,10 @@ _PREADY_TURNS = re.compile(r"#\s*pragma\s+omp\s+(?:critical|ordered)\b"
 # (d): a wait for the whole team inside a loop around the copies and marks (a fresh attacker's
 # threads each copied and marked in its own turn of a loop with a barrier after every turn, 4/4
 # kept, 2026-12-03)
-_TURN_WAIT = re.compile(r"#\s*pragma\s+omp\s+(?:barrier|taskwait|single|masked|master)\b")
+# (or a worksharing construct's implicit barrier: J12tgt's turns, an empty dynamic `omp for` after
+# every turn, 4/4 kept, 2026-12-05)
+_TURN_WAIT = re.compile(r"#\s*pragma\s+omp\s+(?:barrier|taskwait|single|masked|master)\b"
+                        + _WORKSHARE_WAIT)
 
 
 def pready_construct_faults(text: str, cell_lines: list[int] | None = None) -> list[str]:
@@ -1049,7 +1102,10 @@ def pready_construct_faults(text: str, cell_lines: list[int] | None = None) -> l
 
 
 # (d): a team barrier, where it stands (an explicit one; a POSIX one)
-_BARRIER = re.compile(r"#\s*pragma\s+omp\s+barrier\b|\bpthread_barrier_wait\s*\(")
+# (a worksharing construct without nowait too: its end is a team barrier, GOMP_loop_end for a
+# dynamic loop; a helper holding an empty dynamic `omp for` between the copy and the mark held
+# the marks, a fresh attacker's J12b's pattern, 2026-12-05)
+_BARRIER = re.compile(r"#\s*pragma\s+omp\s+barrier\b|\bpthread_barrier_wait\s*\(" + _WORKSHARE_WAIT)
 
 
 def _barrier_functions(text: str) -> tuple[set[str], set[str]]:
@@ -1148,7 +1204,10 @@ def build_student_pready(code: str, name: str = "student_pready") -> Kernel:
     (variant=pready), traced; BuildError names the cell's lines, ValueError what keeps a thread
     from marking its partition at once (pready_construct_faults)."""
     if not unanswered(code):
-        faults = pready_construct_faults(*_preprocessed("HL_STUDENT_PREADY", code))
+        text, cell_lines = _preprocessed("HL_STUDENT_PREADY", code)
+        faults = offload_faults(text, "each thread of pready_iteration's parallel region copies "
+                                      "its partition and marks it ready", cell_lines)
+        faults += pready_construct_faults(text, cell_lines)
         bare = re.sub(r"/\*.*?\*/|//[^\n]*", " ", code, flags=re.S)
         which = _COMPILER.search(bare)
         if which:
@@ -1162,7 +1221,12 @@ def build_student_pready(code: str, name: str = "student_pready") -> Kernel:
 
 
 # the cell's build counts each thread's team barriers (kernels_c/thread_halo.c, __wrap_GOMP_barrier)
-PREADY_FLAGS = ("-Wl,--wrap=GOMP_barrier,--wrap=GOMP_barrier_cancel",)
+# and the implicit barriers GCC does not compile to GOMP_barrier (a dynamic `omp for`, sections,
+# single copyprivate: turns kept 4/4, a fresh attacker's J12tgt, 2026-12-05)
+PREADY_FLAGS = ("-Wl,--wrap=GOMP_barrier,--wrap=GOMP_barrier_cancel,--wrap=GOMP_loop_end"
+                ",--wrap=GOMP_loop_end_cancel,--wrap=GOMP_sections_end"
+                ",--wrap=GOMP_sections_end_cancel,--wrap=GOMP_single_copy_start"
+                ",--wrap=GOMP_single_copy_end",)
 
 
 # (d): what tells the compilers apart (pready_races builds the cell with clang as well as gcc: a
