@@ -467,6 +467,26 @@ def test_a_token_team_thread_is_refused():
                               steps=40, bytes=2**20, flops=500, poll=4)
 
 
+def test_a_blocking_exchange_with_a_step_inside_is_refused():
+    """attackI d03e (4/4 twice): the master posts, computes one step, tests once and waits in
+    MPI_Waitall while the team waits at a barrier, then computes the rest: the master's own
+    steps after its Wait (at one thread too); adapted so that only the other threads compute
+    after the wait: one step, then the Wait, with the team idle inside the window."""
+    from gaming import source_of
+    from hybridlab.p2p.exercise import build_student_overlap, check_student_overlap
+
+    d03e = build_student_overlap(source_of("03_point_to_point", "fresh attacker (attackI d03e)"),
+                                 "p2p_d03e")
+    for threads in (1, 3):
+        with pytest.raises(AssertionError, match=rf"{threads} threads, 40 steps: the master "
+                                                 r"blocked in a Wait .* more of the master's steps"):
+            check_student_overlap(d03e, threads=(threads, 2), steps=40, bytes=2**20, flops=500)
+    after = build_student_overlap(source_of("03_point_to_point", "d03e adapted"), "p2p_d03e_team")
+    with pytest.raises(AssertionError, match="2 threads, 40 steps: .* the other threads computing "
+                                             "nothing meanwhile"):
+        check_student_overlap(after, threads=(1, 2), steps=40, bytes=2**20, flops=500)  # 1: honest
+
+
 # ------------------------------------------------ the multi-node section (lab 03)
 
 

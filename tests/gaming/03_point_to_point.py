@@ -753,3 +753,110 @@ GAMING.append(together(
             "G03a9's numbers typed to match its forged record: the run made apart has other medians",
             reason="not the perfect overlap of your medians"),
 ))
+
+
+# (d) a blocking exchange with a step inside (fresh attacker attackI, d03e: 4/4 twice while the
+# overlap rule asked only for "some" computing inside the window and the polling rule for
+# k // poll - 1 tests among k = 1 step): the master blocks in MPI_Waitall with the exchange open
+# and its own steps still to compute (_check_stalls (a)), or computes a step or so while the
+# others compute nothing inside the window (_check_stalls (b))
+_D03E = r'''
+%%c OVERLAP_C p2p_overlap
+/* a blocking exchange dressed up: the master posts, computes ONE step, tests once, waits for the
+ * whole message, and only then does the team compute the other steps */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    (void)poll;
+    MPI_Request req[2];
+#pragma omp parallel
+    {
+#pragma omp masked
+        {
+            int done = 0;
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 3, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 3, comm, &req[1]);
+            compute_step(0);
+            MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        }
+#pragma omp barrier
+#pragma omp for schedule(static)
+        for (long i = 1; i < steps; i++) compute_step(i);
+    }
+}
+'''
+_D03E_TEAM_AFTER = r'''
+%%c OVERLAP_C p2p_overlap
+/* d03e adapted: alone, the honest loop; in a team, the master posts, computes ONE step, tests
+ * once, waits for the whole message, and only the other threads compute the rest after */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+#pragma omp parallel
+    {
+        int team = omp_get_num_threads(), me = omp_get_thread_num();
+        if (team == 1) {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 3, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 3, comm, &req[1]);
+            for (long i = 0; i < steps; i++) {
+                compute_step(i);
+                if (!done && i % poll == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            }
+            if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        } else {
+            if (me == 0) {
+                MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 3, comm, &req[0]);
+                MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 3, comm, &req[1]);
+                compute_step(0);
+                MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+                if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+            }
+#pragma omp barrier
+            for (long i = 1 + (me == 0 ? 0 : me - 1); me > 0 && i < steps; i += team - 1)
+                compute_step(i);
+        }
+    }
+}
+'''
+_D03E_POLLED_HEAD = r'''
+%%c OVERLAP_C p2p_overlap
+/* d03e with the master's steps polled first: poll+1 steps with tests, then a Waitall with most
+ * of its share still to do, then the team computes the rest */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+    long head = poll + 1 < steps ? poll + 1 : steps;
+#pragma omp parallel
+    {
+#pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 3, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 3, comm, &req[1]);
+            for (long i = 0; i < head; i++) {
+                compute_step(i);
+                if (!done && i % poll == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            }
+            if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        }
+#pragma omp barrier
+#pragma omp for schedule(static)
+        for (long i = head; i < steps; i++) compute_step(i);
+    }
+}
+'''
+GAMING += [
+    attempt("method", "overlap_exchange", _D03E, EXCHANGE,
+            "fresh attacker (attackI d03e): master posts, computes ONE step, one MPI_Testall, "
+            "MPI_Waitall for the whole message, then the team (master too) computes the rest",
+            reason="the master blocked in a Wait with the exchange open"),
+    attempt("method", "overlap_exchange", _D03E_TEAM_AFTER, EXCHANGE,
+            "d03e adapted: alone, the honest loop; in a team the master computes ONE step and "
+            "waits, only the other threads compute the rest, after a barrier",
+            reason="the other threads computing nothing meanwhile"),
+    attempt("method", "overlap_exchange", _D03E_POLLED_HEAD, EXCHANGE,
+            "d03e with poll + 1 polled steps first: then MPI_Waitall with most of the master's "
+            "share still to do, the team after a barrier",
+            reason="the master blocked in a Wait with the exchange open"),
+]

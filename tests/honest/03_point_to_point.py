@@ -245,4 +245,72 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
     }
 }
 """, why="fresh attacker (h03b): a barrier after posting, dynamic,2, two MPI_Test calls"),
+    right("overlap_exchange", r"""
+%%c OVERLAP_C p2p_overlap
+/* the master polls more, so it takes half a share: static split by hand, the master's block
+ * first and shorter */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+#pragma omp parallel
+    {
+        int me = omp_get_thread_num(), team = omp_get_num_threads();
+        long lo, hi;
+        if (team == 1) { lo = 0; hi = steps; }
+        else {
+            long head = steps / (2 * team) + 1;   /* the master's half share */
+            long rest = steps - head, per = (rest + team - 2) / (team - 1);
+            lo = me == 0 ? 0 : head + (me - 1) * per;
+            hi = me == 0 ? head : (lo + per < steps ? lo + per : steps);
+        }
+        if (me == 0) {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 5, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 5, comm, &req[1]);
+        }
+        long mine = 0;
+        for (long i = lo; i < hi; i++) {
+            compute_step(i);
+            if (me == 0 && !done && mine++ % poll == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+        }
+        if (me == 0 && !done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    }
+}
+""", why="the master takes half a share (steps / (2T) + 1, split by hand) since it also polls: "
+         "at _check_stalls' floor for a master that waits while the others compute nothing "
+         "inside the window"),
+    right("overlap_exchange", r"""
+%%c OVERLAP_C p2p_overlap
+/* a dedicated communication thread: the master posts, everyone waits for the posting, then the
+ * master only waits in MPI (which moves the message) while the others share the steps */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request r[2];
+    #pragma omp parallel
+    {
+        int T = omp_get_num_threads(), t = omp_get_thread_num();
+        #pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 5, comm, &r[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 5, comm, &r[1]);
+        }
+        #pragma omp barrier
+        if (T == 1) {
+            int done = 0;
+            for (long i = 0; i < steps; i++) {
+                compute_step(i);
+                if (!done && (i + 1) % poll == 0) MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
+            }
+            if (!done) MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+        } else if (t == 0) {
+            MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+        } else {
+            long lo = steps * (t - 1) / (T - 1), hi = steps * t / (T - 1);
+            for (long i = lo; i < hi; i++) compute_step(i);
+        }
+    }
+}
+""", why="fresh attacker (attackI r03e): a communication thread: the master posts, a barrier, the "
+         "master only waits (MPI_Waitall), the others share the steps: computes no step, so "
+         "_check_stalls leaves it to the share rule"),
 ]

@@ -7,7 +7,9 @@ inside its share of the loop. The check: every received value and step result (t
 checks them and fails naming the first wrong one), only the master calls MPI (FUNNELED,
 hybridlab.runs.compliance), MPI_Test is called about every `poll` steps while the exchange is
 open (counted where one thread computes every step), the team computes while the exchange is open
-(the trace's timestamps: hybridlab.runs.student_c.overlap_share), and no deadlock (MPI_Send is
+(the trace's timestamps: hybridlab.runs.student_c.overlap_share), the master does not block in
+a Wait with the exchange open while it has steps left, or after a step or so with the team idle
+(_check_stalls), and no deadlock (MPI_Send is
 synchronous in the student's code; a hang ends as KernelTimeout).
 
     kernel = build_student_overlap(code)
@@ -185,6 +187,7 @@ def judge_overlap(res: Results, threads: int, *, steps: int, poll: int, samples:
         "ranks: the master must poll (MPI_Test) while it computes its share of the steps"
     )
     _check_method(res, threads, samples, steps, poll)
+    _check_stalls(res, threads, steps)
     others, least = team_shares(res, overlap_table(res), threads)
     share = overlap_share(res)
     assert len(share) == 2 and (share > min_share).all(), (
@@ -260,6 +263,68 @@ def _check_method(res: Results, threads: int, samples: int, steps: int, poll: in
             f"rank {rank}, {threads} thread(s), {steps} steps: MPI_Test calls while the exchange "
             f"was open, between the master's own steps: {', '.join(sparse)}: poll about every "
             f"`poll` ({poll}) of the master's steps until the exchange completes")
+
+
+WAITS = ("MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome")
+
+
+def _check_stalls(res: Results, threads: int, steps: int) -> None:
+    """No blocking exchange dressed with a step or two: a window (the exchange open) that the
+    master closed in a Wait after computing some of its steps inside it is a stall when
+    (a) the master computed steps of its own after that Wait returned, in the same sample (before
+    the kit's next call on the rank): it blocked with steps of its own still to compute; or
+    (b) the master computed fewer than steps / (2T) steps inside the window and no other thread
+    computed inside it: one step or so, then the whole message waited out.
+    Neither depends on how fast threads run: a master that computes its share of the loop (any
+    schedule) and only then waits computes nothing after its Wait; a static share is at least
+    steps / T; under a dynamic schedule behind a barrier, a master left with few steps means the
+    others took the rest while it computed and polled (inside the window); a master that computes
+    nothing (a communication thread) is judged by the share rule. Judged per run: it fails when
+    more than half of its samples stalled on some rank (the rank that posts first waits for the
+    other: a stall shows on one rank of a sample, the later one's single test may complete it)."""
+    calls = res.mpi_calls
+    work = res.compute
+    windows = overlap_table(res)
+    windows = windows[windows["window"] >= 0]
+    stalls: list[tuple[int, str]] = []  # (sample, what happened on one rank)
+    for rank, w_rank in windows.groupby("rank"):
+        mine = calls[(calls["rank"] == rank) & (calls["student"] == 1)]
+        kit = calls[(calls["rank"] == rank) & (calls["student"] != 1)]
+        master = set(mine["thread"])
+        done_rank = work[work["rank"] == rank]
+        for w in w_rank.itertuples():
+            closing = mine[(mine["done"] == 1) & (mine["end"] == w.end)]
+            if closing.empty or not closing["call"].isin(WAITS).any():
+                continue  # closed by a test reporting completion: polled to the end
+            wait = closing[closing["call"].isin(WAITS)].iloc[0]
+            own = done_rank[done_rank["thread"].isin(master)]
+            before = own[(own["end"] > w.start) & (own["start"] < float(wait["start"]))]
+            made = int(before["pieces"].sum())
+            if made == 0:
+                continue  # the master computed nothing inside: the share rule judges the team
+            later = kit.loc[kit["start"] >= w.end, "start"]
+            sample_end = float(later.min()) if len(later) else float("inf")
+            after = int(own.loc[(own["start"] >= w.end) & (own["start"] < sample_end),
+                                "pieces"].sum())  # fmt: skip
+            others = done_rank[~done_rank["thread"].isin(master)]
+            team_inside = bool(((others["end"] > w.start) & (others["start"] < w.end)).any())
+            if after > 0:
+                stalls.append((w.window, f"rank {rank} sample {w.window}: {made} step(s), then "
+                               f"{wait['call']}, then {after} more of the master's steps"))
+            elif 2 * threads * made < steps and not team_inside:
+                stalls.append((w.window, f"rank {rank} sample {w.window}: {made} step(s), "
+                               f"then {wait['call']}, the other threads computing nothing "
+                               "meanwhile"))
+    stalled = {w for w, _ in stalls}
+    samples = set(windows["window"])
+    assert 2 * len(stalled) <= len(samples), (
+        f"2 ranks x {threads} threads, {steps} steps: the master blocked in a Wait with the "
+        f"exchange open in {len(stalled)} of {len(samples)} samples "
+        f"({'; '.join(text for _, text in stalls[:2])}"
+        f"{'; ...' if len(stalls) > 2 else ''}): a "
+        "blocking exchange with a step inside overlaps nothing: compute your share of the steps "
+        "(polling) while the exchange is open, and wait only when your share is done"
+    )
 
 
 def overlap_variants(kernel: Kernel, *, bytes: int, flops: int, samples: int,
