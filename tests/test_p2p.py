@@ -479,8 +479,12 @@ def test_a_blocking_exchange_with_a_step_inside_is_refused():
                                  "p2p_d03e")
     for threads in (1, 3):
         with pytest.raises(AssertionError, match=rf"{threads} threads, 40 steps: the master "
-                                                 r"blocked in a Wait .* more of the master's steps"):
+                                                 r"blocked \(in a Wait.* more of the master's steps"):
             check_student_overlap(d03e, threads=(threads, 2), steps=40, bytes=2**20, flops=500)
+    d03g = build_student_overlap(source_of("03_point_to_point", "fresh attacker (attackI d03g)"),
+                                 "p2p_d03g")
+    with pytest.raises(AssertionError, match=r"tested again with no step between .* more of the master's steps"):
+        check_student_overlap(d03g, threads=(1, 2), steps=40, bytes=2**20, flops=500)
     after = build_student_overlap(source_of("03_point_to_point", "d03e adapted"), "p2p_d03e_team")
     with pytest.raises(AssertionError, match="2 threads, 40 steps: .* the other threads computing "
                                              "nothing meanwhile"):

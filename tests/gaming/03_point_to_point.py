@@ -415,7 +415,7 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
     }
 }
 """), {"hidden_overlap_exchange"}, "fresh attacker: MPI_Testall up to `steps` times in a row after "
-       "the first step, then the master's other steps with no test", reason="steps in a row with no MPI_Test"))
+       "the first step, then the master's other steps with no test", reason="steps in a row with no MPI_Test | tested again with no step between"))
 
 # A fresh attacker (2026-12-02, helper-29): only the receive posted before the computing, the send
 # after it: the window opened at the first posting though no data could move. A window now opens
@@ -850,7 +850,7 @@ GAMING += [
     attempt("method", "overlap_exchange", _D03E, EXCHANGE,
             "fresh attacker (attackI d03e): master posts, computes ONE step, one MPI_Testall, "
             "MPI_Waitall for the whole message, then the team (master too) computes the rest",
-            reason="the master blocked in a Wait with the exchange open"),
+            reason="with the exchange open in"),
     attempt("method", "overlap_exchange", _D03E_TEAM_AFTER, EXCHANGE,
             "d03e adapted: alone, the honest loop; in a team the master computes ONE step and "
             "waits, only the other threads compute the rest, after a barrier",
@@ -858,5 +858,14 @@ GAMING += [
     attempt("method", "overlap_exchange", _D03E_POLLED_HEAD, EXCHANGE,
             "d03e with poll + 1 polled steps first: then MPI_Waitall with most of the master's "
             "share still to do, the team after a barrier",
-            reason="the master blocked in a Wait with the exchange open"),
+            reason="with the exchange open in"),
+]
+
+# attacker I's way round the rule above (d03g, 4/4 twice): the master's wait made of MPI_Testall
+# calls with a short sleep between them, so no Wait closes the window
+_D03G = '%%c OVERLAP_C p2p_overlap\n/* d03e after the fix: the master\'s "wait" is a loop of MPI_Testall (with a short sleep), not a Wait */\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    (void)poll;\n    MPI_Request req[2];\n#pragma omp parallel\n    {\n#pragma omp masked\n        {\n            int done = 0;\n            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 3, comm, &req[0]);\n            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 3, comm, &req[1]);\n            compute_step(0);\n            while (!done) {\n                MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);\n                if (!done) hl_sleep_us(20);\n            }\n        }\n#pragma omp barrier\n#pragma omp for schedule(static)\n        for (long i = 1; i < steps; i++) compute_step(i);\n    }\n}\n'
+GAMING += [
+    attempt("method", "overlap_exchange", _D03G, EXCHANGE,
+            "fresh attacker (attackI d03g): d03e with the Waitall replaced by a loop of MPI_Testall "
+            "and short sleeps", reason="tested again with no step between"),
 ]

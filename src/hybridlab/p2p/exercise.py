@@ -266,6 +266,19 @@ def _check_method(res: Results, threads: int, samples: int, steps: int, poll: in
 
 
 WAITS = ("MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome")
+def _spins(tests: pd.DataFrame, steps: list[float]) -> int:
+    """How often the master tested again the very requests its last test found not done, with
+    no step of its own started between the two (`tests`: its test calls in time order)."""
+    spins, last, k = 0, None, 0
+    for t in tests.itertuples():
+        crossed = False
+        while k < len(steps) and steps[k] < t.start:
+            k, crossed = k + 1, True
+        handles = str(t.requests) if str(t.requests) else str(t.request)
+        if last is not None and not crossed and handles == last[0] and last[1] == 0:
+            spins += 1
+        last = (handles, int(t.done))
+    return spins
 
 
 def _check_stalls(res: Results, threads: int, steps: int) -> None:
@@ -275,6 +288,10 @@ def _check_stalls(res: Results, threads: int, steps: int) -> None:
     the kit's next call on the rank): it blocked with steps of its own still to compute; or
     (b) the master computed fewer than steps / (2T) steps inside the window and no other thread
     computed inside it: one step or so, then the whole message waited out.
+    A window closed by a test is a stall when the master tested again the very requests its last
+    test found not done, with no step of its own between, and computed steps of its own after
+    the window: a wait made of tests (a fresh attacker's d03g; a drain of MPI_Testsome, whose
+    completed requests come back null, is no repeat).
     Neither depends on how fast threads run: a master that computes its share of the loop (any
     schedule) and only then waits computes nothing after its Wait; a static share is at least
     steps / T; under a dynamic schedule behind a barrier, a master left with few steps means the
@@ -294,11 +311,12 @@ def _check_stalls(res: Results, threads: int, steps: int) -> None:
         done_rank = work[work["rank"] == rank]
         for w in w_rank.itertuples():
             closing = mine[(mine["done"] == 1) & (mine["end"] == w.end)]
-            if closing.empty or not closing["call"].isin(WAITS).any():
-                continue  # closed by a test reporting completion: polled to the end
-            wait = closing[closing["call"].isin(WAITS)].iloc[0]
+            if closing.empty:
+                continue
+            waited = closing["call"].isin(WAITS).any()
+            stop = float(closing[closing["call"].isin(WAITS)].iloc[0]["start"]) if waited else w.end
             own = done_rank[done_rank["thread"].isin(master)]
-            before = own[(own["end"] > w.start) & (own["start"] < float(wait["start"]))]
+            before = own[(own["end"] > w.start) & (own["start"] < stop)]
             made = int(before["pieces"].sum())
             if made == 0:
                 continue  # the master computed nothing inside: the share rule judges the team
@@ -306,6 +324,17 @@ def _check_stalls(res: Results, threads: int, steps: int) -> None:
             sample_end = float(later.min()) if len(later) else float("inf")
             after = int(own.loc[(own["start"] >= w.end) & (own["start"] < sample_end),
                                 "pieces"].sum())  # fmt: skip
+            if not waited:  # closed by a test: a wait made of tests (many in a row with no step
+                # of the master's between them, then steps of its own after it) is a stall too
+                tests = mine[mine["thread"].isin(master) & mine["call"].str.startswith("MPI_Test")
+                             & (mine["start"] >= w.start) & (mine["start"] <= w.end)]  # fmt: skip
+                spun = _spins(tests.sort_values("start"), sorted(before["start"]))
+                if after > 0 and spun > 0:
+                    stalls.append((w.window, f"rank {rank} sample {w.window}: {made} step(s), "
+                                   f"then the same requests tested again with no step between "
+                                   f"({spun} time(s)), then {after} more of the master's steps"))
+                continue
+            wait = closing[closing["call"].isin(WAITS)].iloc[0]
             others = done_rank[~done_rank["thread"].isin(master)]
             team_inside = bool(((others["end"] > w.start) & (others["start"] < w.end)).any())
             if after > 0:
@@ -318,8 +347,8 @@ def _check_stalls(res: Results, threads: int, steps: int) -> None:
     stalled = {w for w, _ in stalls}
     samples = set(windows["window"])
     assert 2 * len(stalled) <= len(samples), (
-        f"2 ranks x {threads} threads, {steps} steps: the master blocked in a Wait with the "
-        f"exchange open in {len(stalled)} of {len(samples)} samples "
+        f"2 ranks x {threads} threads, {steps} steps: the master blocked (in a Wait, or testing "
+        f"without computing) with the exchange open in {len(stalled)} of {len(samples)} samples "
         f"({'; '.join(text for _, text in stalls[:2])}"
         f"{'; ...' if len(stalls) > 2 else ''}): a "
         "blocking exchange with a step inside overlaps nothing: compute your share of the steps "
