@@ -73,6 +73,9 @@ SETTINGS = (
         "HYBRIDLAB_RUNS_LOG", "set by the grader", "which data served each kernel run", user=False
     ),
     Setting("HYBRIDLAB_SANDBOX", "set by the grader", "1 inside a grading sandbox", user=False),
+    Setting("HYBRIDLAB_APART", "set by the grader",
+            "1 in the process grading a submission's parts apart: builds only as it made them",
+            user=False),
     Setting("HYBRIDLAB_SEEDED_OBJECTS", "set by the grader",
             "the read-only kit objects a sandbox's builds link (kernels/build.py)", user=False),
     Setting(

@@ -453,7 +453,7 @@ def _planted(path: Path, files: list[Path]) -> bool:
 
 def remove_all(path: str | os.PathLike) -> None:
     """`path` and everything under it gone, whatever the modes (code that planted it may have
-    closed its folders: 555, 000); a mount point stays, emptied. Errors are left unsaid: the
+    made its folders read-only or unreadable); a mount point stays, emptied. Errors are left unsaid: the
     caller looks for what is left."""
     path = os.fspath(path)
     if os.path.isdir(path) and not os.path.islink(path):
