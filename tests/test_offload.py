@@ -269,41 +269,16 @@ def test_the_students_object_is_refused_where_it_reaches_past_the_kit(change, re
     assert any(w in str(err.value) for w in words.values()), str(err.value)
 
 
-ALWAYS_TO = r"""
-/* halo rows carried to the device by `map(always, to:)` on the sweep's own region; the edge rows
-   brought back with `target update from`; simd loops; unew only allocated on the device */
-void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
-                    MPI_Comm comm) {
-    const long n = (m + 2) * w;
-    const long last = (m + 1) * w;
-#pragma omp target data map(tofrom: u[0:n]) map(alloc: unew[0:n]) device(device)
-    {
-        for (long it = 0; it < iterations; it++) {
-#pragma omp target update from(u[w:w]) device(device)
-#pragma omp target update from(u[m * w:w]) device(device)
-            exchange_rows(u, m, w, comm);
-#pragma omp target teams distribute parallel for simd device(device) map(always, to: u[0:w]) map(always, to: u[last:w])
-            for (long k = w; k < (m + 1) * w; k++) {
-                long j = k % w;
-                if (j == 0 || j == w - 1) continue;
-                unew[k] = 0.25 * (u[k - w] + u[k + w] + u[k - 1] + u[k + 1]);
-            }
-#pragma omp target teams distribute parallel for simd device(device)
-            for (long k = w; k < (m + 1) * w; k++) {
-                long j = k % w;
-                if (j != 0 && j != w - 1) u[k] = unew[k];
-            }
-        }
-    }
-}
-"""
 
 
 @needs_offload
 def test_b_halo_rows_by_map_always_to_on_the_sweeps_region_are_no_fault():
     """A fresh attacker's right answer (r15d): the launch's own always-to copies of the halo rows
     are neither a host write while it ran nor a copy too many."""
-    got = run_student_offload(build_student_offload(ALWAYS_TO, "t_offload_always_to"), 2, nx=NX,
+    from honest import source_of as right_source
+
+    always_to = right_source("15_offload", "a fresh attacker's r15d")
+    got = run_student_offload(build_student_offload(always_to, "t_offload_always_to"), 2, nx=NX,
                               ny=NY, iterations=ITERATIONS)  # fmt: skip
     assert (got["checksum"], got["weighted"]) == pytest.approx(expected_checksums(NX, NY, ITERATIONS), rel=1e-12)
     assert transfer_faults(pd.DataFrame(got["offload"]), ITERATIONS) == []

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import nbformat
 
-from wrong_answers import Wrong
+from wrong_answers import Wrong, first_source
 from wrong_answers import load as _load
 
 HERE = Path(__file__).resolve().parent
@@ -154,8 +154,5 @@ def load(lab: str) -> list[Wrong]:
 
 
 def source_of(lab: str, why: str) -> str:
-    """The first answer of `lab`'s gaming attempt whose `why` starts so, without a C cell's
-    magic line: a unit test runs the attempt's code itself, from the corpus, not a copy."""
-    found = next(g for g in load(lab) if g.why.startswith(why))
-    text = found.answers[0][1]
-    return (text.split("\n", 1)[1] if text.startswith("%%") else text) + "\n"
+    """The code of `lab`'s gaming attempt whose `why` starts so (wrong_answers.first_source)."""
+    return first_source(load(lab), why)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import nbformat
 
-from wrong_answers import Wrong
+from wrong_answers import Wrong, first_source
 from wrong_answers import load as _load
 
 HERE = Path(__file__).resolve().parent
@@ -43,3 +43,8 @@ def released(lab: str, answer: str) -> tuple[str, str]:
 def load(lab: str) -> list[Wrong]:
     """The HONEST list of `<lab>.py` beside this file ([] when the lab has none yet)."""
     return _load(lab, HERE, "HONEST")
+
+
+def source_of(lab: str, why: str) -> str:
+    """The code of `lab`'s right answer whose `why` starts so (wrong_answers.first_source)."""
+    return first_source(load(lab), why)

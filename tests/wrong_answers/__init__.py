@@ -72,6 +72,13 @@ def together(*mistakes: Wrong) -> Wrong:
                  members=members)
 
 
+def first_source(answers: list[Wrong], why: str) -> str:
+    """The first answer cell of the first of `answers` whose `why` starts so, without a C cell's
+    magic line: a unit test runs a corpus answer's code itself, from the corpus, not a copy."""
+    text = next(a for a in answers if a.why.startswith(why)).answers[0][1]
+    return (text.split("\n", 1)[1] if text.startswith("%%") else text) + "\n"
+
+
 def load(lab: str, folder: Path = HERE, name: str = "WRONG") -> list[Wrong]:
     """The list `name` of `<lab>.py` in `folder` ([] when the lab has none yet)."""
     path = folder / f"{lab}.py"
