@@ -178,14 +178,15 @@ def make_class(
 
 
 def phases(root: Path, lab: str) -> dict[str, float]:
-    """Mean seconds per submission: process, execution, cluster-start cells, other cells."""
+    """Mean seconds per submission: process, execution, cluster-start cells, other cells (the
+    parts graded apart with their test cells), the grader's guard cells."""
     source = nbformat.read(course.source_notebook(root, lab), as_version=4)
     cluster_cells = {
         cell_key(c, i)
         for i, c in enumerate(source.cells)
         if c.cell_type == "code" and "Cluster(" in c.source
     }
-    rows = {"process": [], "execution": [], "cluster cells": [], "other cells": []}
+    rows = {"process": [], "execution": [], "cluster cells": [], "other cells": [], "guard cells": []}
     for rec in gradebook.load_records(course.read_lab(root, lab)).values():
         if not rec.get("phases"):
             continue
@@ -195,6 +196,7 @@ def phases(root: Path, lab: str) -> dict[str, float]:
         rows["execution"].append(p["total"])
         rows["cluster cells"].append(sum(v for k, v in cells.items() if k in cluster_cells))
         rows["other cells"].append(sum(v for k, v in cells.items() if k not in cluster_cells))
+        rows["guard cells"].append(p.get("guard", 0.0))
     return {k: statistics.mean(v) if v else 0.0 for k, v in rows.items()}
 
 
@@ -383,16 +385,16 @@ def write(results: list[dict], bench: Bench) -> None:
         "",
         "## Where the time goes (mean seconds per submission)",
         "",
-        "| lab | run | nbgrader process | notebook execution | cluster-start cells | other cells | nbgrader itself | kernel + sandbox start and guard cells |",
-        "|---|---|---|---|---|---|---|---|",
+        "| lab | run | nbgrader process | notebook execution | cluster-start cells | other cells | guard cells | nbgrader itself | kernel + sandbox start |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         ph = r["phases"]
         lines.append(
             f"| {r['lab']} | {r['label']} | {ph['process']:.1f} | {ph['execution']:.1f} | "
-            f"{ph['cluster cells']:.1f} | {ph['other cells']:.1f} | "
+            f"{ph['cluster cells']:.1f} | {ph['other cells']:.1f} | {ph['guard cells']:.1f} | "
             f"{ph['process'] - ph['execution']:.1f} | "
-            f"{ph['execution'] - ph['cluster cells'] - ph['other cells']:.1f} |"
+            f"{ph['execution'] - ph['cluster cells'] - ph['other cells'] - ph['guard cells']:.1f} |"
         )
     lines += [
         "",

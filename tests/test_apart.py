@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from traitlets.config import Config
 
-from hybridlab.grading import apart
+from hybridlab.grading import apart, sandbox
 from hybridlab.grading.execute import SandboxedExecute
 from hybridlab.grading.sandbox import Limits
 from hybridlab.kernels.c_cells import STUB, cell_text
@@ -69,12 +69,24 @@ def _grade(source: str, sandboxed: bool, timeout: float = 120) -> dict:
     return _grade_all([source], sandboxed, timeout)[0]
 
 
-def _grade_all(sources: list[str], sandboxed: bool, timeout: float = 120) -> list[dict]:
+def _grade_all(sources: list[str], sandboxed: bool, timeout: float = 120,
+               boxes: list | None = None) -> list[dict]:  # fmt: skip
+    """The parts graded apart; `boxes` gets one entry per sandbox started."""
     if sandboxed and shutil.which("bwrap") is None:
         pytest.skip("no bubblewrap here")
     parts = [apart.Part(f"p{i}", s, {"PROG": cell_text(PROGRAM)}, timeout)
              for i, s in enumerate(sources)]  # fmt: skip
-    return apart.grade(parts, limits=Limits() if sandboxed else None)
+    run_boxed = sandbox.run_boxed
+
+    def counted(*args, **kwargs):
+        (boxes if boxes is not None else []).append(args[0])
+        return run_boxed(*args, **kwargs)
+
+    sandbox.run_boxed = counted
+    try:
+        return apart.grade(parts, limits=Limits() if sandboxed else None)
+    finally:
+        sandbox.run_boxed = run_boxed
 
 
 @pytest.mark.parametrize("sandboxed", [False, True], ids=["plain", "sandbox"])
@@ -97,7 +109,7 @@ import os, subprocess, sys
 subprocess.Popen([sys.executable, "-c", "import os, time\\nwhile True:\\n    os.fork() if False else time.sleep(0.2)"],
                  start_new_session=True)
 for path in ("left.txt", "/tmp/left.txt", "/dev/shm/left", "/tmp/cache/build/planted/x",
-             "/tmp/cache/build/locked/inner/x"):
+             "/tmp/cache/build/locked/inner/x", "/tmp/cache/objects/planted.o"):
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     open(path, "w").write("planted")
 # folders a plain rmtree cannot empty (a fresh attacker's planted build, d10w)
@@ -111,7 +123,7 @@ import os, subprocess
 others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
 mine = [p for p in others if open(f"/proc/{p}/cmdline", "rb").read().count(b"time.sleep(0.2)")]
 found = [p for p in ("left.txt", "/tmp/left.txt", "/dev/shm/left", "/tmp/cache/build/planted",
-                    "/tmp/cache/build/locked") if os.path.lexists(p)]
+                    "/tmp/cache/build/locked", "/tmp/cache/objects/planted.o") if os.path.lexists(p)]
 assert not mine and not found, (mine, found)
 assert os.path.isdir("/tmp/home") and os.path.isdir("/tmp/cache/build"), "not filled again"
 """
@@ -121,16 +133,22 @@ assert os.path.isdir("/tmp/home") and os.path.isdir("/tmp/cache/build"), "not fi
 def test_one_process_grades_the_parts_and_a_part_that_ends_it_loses_alone(sandboxed):
     """The parts of a submission run one after the other in one process; one that ends the
     process or runs past its time loses its points alone, the next is still graded."""
+    boxes = []
     done = _grade_all([TEST, "import os\nos._exit(0)", "import time\ntime.sleep(60)", TEST],
-                      sandboxed, timeout=4)
+                      sandboxed, timeout=4, boxes=boxes)
+    assert len(boxes) == (2 if sandboxed else 0), boxes  # the one that ended it: a fresh box
     assert done[0]["error"] is None and done[3]["error"] is None, done
     assert done[1]["error"][0] == apart.NOT_GRADED and "without a result" in done[1]["error"][1]
     assert done[2]["error"][0] == apart.NOT_GRADED and "time limit" in done[2]["error"][1]
 
 
 def test_the_sandbox_is_put_back_as_it_started_between_parts():
-    """Nothing a part's code leaves reaches the next part: no process, no file, no planted build."""
-    done = _grade_all([LEAVES, FINDS], sandboxed=True)
+    """Nothing a part's code leaves reaches the next part: no process, no file, no planted build
+    or kit object; and the parts share one sandbox (the bound kit-object folder does not stop
+    the put-back)."""
+    boxes = []
+    done = _grade_all([LEAVES, FINDS], sandboxed=True, boxes=boxes)
+    assert len(boxes) == 1, boxes
     assert done[0]["error"] is None and "left" in done[0]["notes"], done
     assert done[1]["error"] is None, done
 

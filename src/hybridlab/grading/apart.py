@@ -307,12 +307,26 @@ def _empty(folder: str) -> None:
             remove_all(entry.path)
 
 
+def _mount_points() -> list[str]:
+    """Where something is mounted in this process's view (/proc/self/mountinfo's fifth field)."""
+    with open("/proc/self/mountinfo") as info:
+        return [
+            re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), line.split()[4])
+            for line in info
+        ]
+
+
 def _left(folder: str) -> list[str]:
-    """What is still under `folder` but mount points (emptied)."""
+    """What is still under `folder` but mount points (emptied) and the folders that lead to one
+    (the box's kit-object folder is bound at /tmp/cache/objects)."""
+    mounts = _mount_points()
     found = []
     for root, dirs, files in os.walk(folder):
         found += [os.path.join(root, f) for f in files]
-        found += [os.path.join(root, d) for d in dirs if not os.path.ismount(os.path.join(root, d))]
+        for d in dirs:
+            path = os.path.join(root, d)
+            if not any(m == path or m.startswith(path + "/") for m in mounts):
+                found.append(path)
     return found
 
 

@@ -687,4 +687,5 @@ class SandboxedExecute(Execute):
                 for j, s in self._seconds.items()
                 if origin[j] is not None
             },
+            guard=sum(s for j, s in self._seconds.items() if origin[j] is None),
         )
