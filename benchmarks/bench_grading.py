@@ -179,14 +179,16 @@ def make_class(
 
 def phases(root: Path, lab: str) -> dict[str, float]:
     """Mean seconds per submission: process, execution, cluster-start cells, other cells (the
-    parts graded apart with their test cells), the grader's guard cells."""
+    parts graded apart with their test cells), the grader's guard cells, sandbox and kernel start
+    (to the first cell)."""
     source = nbformat.read(course.source_notebook(root, lab), as_version=4)
     cluster_cells = {
         cell_key(c, i)
         for i, c in enumerate(source.cells)
         if c.cell_type == "code" and "Cluster(" in c.source
     }
-    rows = {"process": [], "execution": [], "cluster cells": [], "other cells": [], "guard cells": []}
+    kinds = ("process", "execution", "cluster cells", "other cells", "guard cells", "start")
+    rows = {k: [] for k in kinds}
     for rec in gradebook.load_records(course.read_lab(root, lab)).values():
         if not rec.get("phases"):
             continue
@@ -197,6 +199,7 @@ def phases(root: Path, lab: str) -> dict[str, float]:
         rows["cluster cells"].append(sum(v for k, v in cells.items() if k in cluster_cells))
         rows["other cells"].append(sum(v for k, v in cells.items() if k not in cluster_cells))
         rows["guard cells"].append(p.get("guard", 0.0))
+        rows["start"].append(p.get("start", 0.0))
     return {k: statistics.mean(v) if v else 0.0 for k, v in rows.items()}
 
 
@@ -385,16 +388,17 @@ def write(results: list[dict], bench: Bench) -> None:
         "",
         "## Where the time goes (mean seconds per submission)",
         "",
-        "| lab | run | nbgrader process | notebook execution | cluster-start cells | other cells | guard cells | nbgrader itself | kernel + sandbox start |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| lab | run | nbgrader process | notebook execution | cluster-start cells | other cells | guard cells | sandbox + kernel start | the rest of the execution (kernel stop, judging) | nbgrader itself |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         ph = r["phases"]
         lines.append(
             f"| {r['lab']} | {r['label']} | {ph['process']:.1f} | {ph['execution']:.1f} | "
             f"{ph['cluster cells']:.1f} | {ph['other cells']:.1f} | {ph['guard cells']:.1f} | "
-            f"{ph['process'] - ph['execution']:.1f} | "
-            f"{ph['execution'] - ph['cluster cells'] - ph['other cells'] - ph['guard cells']:.1f} |"
+            f"{ph['start']:.1f} | "
+            f"{ph['execution'] - ph['cluster cells'] - ph['other cells'] - ph['guard cells'] - ph['start']:.1f} | "
+            f"{ph['process'] - ph['execution']:.1f} |"
         )
     lines += [
         "",

@@ -332,6 +332,8 @@ class SandboxedExecute(Execute):
             return cell, resources
         self._current = index
         started = time.monotonic()
+        if self._kernel_up is None:
+            self._kernel_up = started - self._start
         try:
             cell, resources = super().preprocess_cell(cell, resources, index)
         except CellTimeoutError as err:
@@ -449,6 +451,7 @@ class SandboxedExecute(Execute):
         self._token = f"{DONE}-{uuid.uuid4().hex}"
         self._start = time.monotonic()
         self._timed_out = 0.0  # seconds of cells that ran past the cell limit (not counted)
+        self._kernel_up = None  # seconds from here to the first cell: sandbox and kernel start
         folder = Path(((resources or {}).get("metadata") or {}).get("path") or os.getcwd())
         self._log = folder.resolve() / RUNS_LOG
         os.environ[replay.LOG] = str(self._log)  # the kernel (started below) inherits it
@@ -688,4 +691,5 @@ class SandboxedExecute(Execute):
                 if origin[j] is not None
             },
             guard=sum(s for j, s in self._seconds.items() if origin[j] is None),
+            start=self._kernel_up or 0.0,
         )
