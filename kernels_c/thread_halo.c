@@ -312,6 +312,7 @@ typedef struct {
     double start, end;
     long iteration, barriers; /* barriers: the team barriers its thread had passed */
     int thread, partition, level, team; /* level: omp_get_level() (1 in the cell's region) */
+    int met;                            /* the whole team had come to copy_partition */
 } partition_copy;
 
 static struct {
@@ -368,8 +369,66 @@ void __wrap_GOMP_single_copy_end(void *data) {
     if (__real_GOMP_single_copy_end) __real_GOMP_single_copy_end(data);
 }
 
+/* Copies and marks made together: a thread's first copy_partition of an iteration, and its
+ * first MPI call after it (its mark), wait until every thread of the team has come that far (at
+ * most MEET_S: then that copy or mark is recorded as not met, and for the rest of the run
+ * nobody waits). Threads held apart by anything but a wait the text checks see (a busy delay growing
+ * with the thread number: a fresh attacker's J12c, 2026-12-05, marks 10-30 ms apart, 4/4 kept)
+ * copy and mark at the same time anyway; threads in real turns (one waiting for another's mark)
+ * never all arrive. The counters are relaxed atomics: no ordering Archer would read as the
+ * student's synchronisation. */
+#include <stdatomic.h>
+#define MEET_S 3.0
+static struct {
+    atomic_long copies, marks; /* arrived this iteration (reset by the master before it) */
+    atomic_int broken;         /* a meeting ran out of time: nobody waits any more */
+    atomic_long marks_unmet;   /* marks made without the team (partition_copies' record) */
+} meeting;
+static _Thread_local long copied_in = -1, marked_in = -1; /* the iteration of this thread's */
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) /* Archer's build (pready_races): no meeting, see meet() */
+#define HL_NO_MEETING 1
+#endif
+#endif
+
+/* 1: the whole team arrived. Under ThreadSanitizer nobody waits: a cell's own turns on a plain
+ * variable must race there, and a read spun on for seconds while the first thread waited here
+ * leaves ThreadSanitizer no stack to report it with (the race went unreported). */
+static int meet(atomic_long *arrived) {
+#ifdef HL_NO_MEETING
+    (void)arrived;
+    return 1;
+#endif
+    atomic_fetch_add_explicit(arrived, 1, memory_order_relaxed);
+    double until = hl_now() + MEET_S;
+    while (atomic_load_explicit(arrived, memory_order_relaxed) < copying.parts) {
+        if (atomic_load_explicit(&meeting.broken, memory_order_relaxed)) return 1; /* said */
+        if (hl_now() > until) {
+            atomic_store_explicit(&meeting.broken, 1, memory_order_relaxed);
+            return 0;
+        }
+        hl_sleep_us(50);
+    }
+    return 1;
+}
+
+#ifdef HL_TRACE_MPI
+static void meet_at_mark(void) { /* the student's first MPI call after its copy: its mark */
+    if (copied_in != copying.iteration || marked_in == copying.iteration) return;
+    marked_in = copying.iteration;
+    if (!meet(&meeting.marks))
+        atomic_fetch_add_explicit(&meeting.marks_unmet, 1, memory_order_relaxed);
+}
+#endif
+
 void copy_partition(int t) {
     grid2d *g = copying.g;
+    int met = 1;
+    if (copied_in != copying.iteration) {
+        copied_in = copying.iteration;
+        met = meet(&meeting.copies);
+    }
     double t0 = hl_now();
     if (t >= 0 && t < copying.parts) {
         long per = g->nx / copying.parts, first = 1 + t * per;
@@ -380,13 +439,14 @@ void copy_partition(int t) {
 #pragma omp atomic capture
     slot = copying.count++;
     long barriers = barriers_passed + (hl_trace_loop_waits ? hl_trace_loop_waits() : 0);
-    partition_copy made = {t0, hl_now(), copying.iteration, barriers, omp_get_thread_num(),
-                           t, omp_get_level(), omp_get_num_threads()};
+    partition_copy made = {t0,      hl_now(),         copying.iteration,     barriers,
+                           omp_get_thread_num(), t, omp_get_level(), omp_get_num_threads(), met};
     char fields[256]; /* on the trace's stream now: a later store into the log changes nothing */
     snprintf(fields, sizeof fields,
              "\"record\":\"partition_copy\",\"iteration\":%ld,\"copier\":%d,\"partition\":%d,"
-             "\"level\":%d,\"team\":%d,\"barriers\":%ld",
-             made.iteration, made.thread, made.partition, made.level, made.team, made.barriers);
+             "\"level\":%d,\"team\":%d,\"barriers\":%ld,\"met\":%d",
+             made.iteration, made.thread, made.partition, made.level, made.team, made.barriers,
+             met);
     if (!hl_trace_event(fields, made.start, made.end) && slot < copying.size)
         copying.log[slot] = made;
 }
@@ -405,12 +465,12 @@ static void emit_copies(hl_ctx *ctx) {
         const partition_copy *c = &copying.log[i];
         hl_emit(ctx, "\"record\":\"partition_copy\",\"iteration\":%ld,\"copier\":%d,"
                      "\"partition\":%d,\"start\":%.9f,\"end\":%.9f,\"level\":%d,"
-                     "\"team\":%d,\"barriers\":%ld",
+                     "\"team\":%d,\"barriers\":%ld,\"met\":%d",
                 c->iteration, c->thread, c->partition, c->start - origin, c->end - origin,
-                c->level, c->team, c->barriers);
+                c->level, c->team, c->barriers, c->met);
     }
-    hl_emit(ctx, "\"record\":\"partition_copies\",\"calls\":%ld,\"kept\":%ld", copying.count,
-            kept);
+    hl_emit(ctx, "\"record\":\"partition_copies\",\"calls\":%ld,\"kept\":%ld,\"marks_unmet\":%ld",
+            copying.count, kept, atomic_load(&meeting.marks_unmet));
 }
 
 /* variant=pready: the student's partitioned requests (set up once), then per iteration the
@@ -445,6 +505,8 @@ static int run_pready(hl_ctx *ctx, grid2d *g, int nthreads) {
         if (g->rank % 2 == 1) hl_sleep_us(g->stagger_us);
         poison_halos(g);
         copying.iteration = it;
+        atomic_store(&meeting.copies, 0);
+        atomic_store(&meeting.marks, 0);
 #ifdef HL_TRACE_MPI
         hl_trace_step(it); /* the student's marks carry their iteration, as the copies */
 #endif
@@ -544,7 +606,12 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     case V_PARTITIONED: arrived = run_partitioned(&g, nthreads); break;
 #endif
 #if defined(HL_STUDENT_PREADY) && defined(HL_HAVE_PARTITIONED)
-    case V_PREADY: rc = run_pready(ctx, &g, nthreads); break;
+    case V_PREADY:
+#ifdef HL_TRACE_MPI
+        hl_trace_on_student_call(meet_at_mark);
+#endif
+        rc = run_pready(ctx, &g, nthreads);
+        break;
 #endif
     default: break;
     }

@@ -519,6 +519,55 @@ def test_threads_in_turns_on_a_plain_shared_int_race_under_archer():
         exercise.build_student_pready("#ifndef __clang__\n#endif\n" + together)
 
 
+def _pready_meeting(cell: str, name: str):
+    """The cell built as the part builds it but without the text checks (so that turns the text
+    would refuse reach the kit's copy_partition), run on 2 ranks x 2 threads: its Results."""
+    from hybridlab.runs.launch import run_program
+    from hybridlab.runs.student_c import build_student
+
+    kernel = build_student(name, "thread_halo", "HL_STUDENT_PREADY", cell,
+                           ("partitioned_init", "pready_iteration"), exercise.PREADY_FLAGS)  # fmt: skip
+    return run_program(kernel, ranks=2, threads=2, thread_level=exercise.LEVEL, variant="pready",
+                       nx=24, ny=12, iterations=2, stagger_us=0, timeout=60)  # fmt: skip
+
+
+def _judged_pready(res) -> str:
+    runs = [{"ranks": 2, "threads": 2, "nx": 24, "ny": 12, "iterations": 2, "run": res.evidence()}]
+    try:
+        exercise.judge_pready(runs)
+    except AssertionError as err:
+        return str(err)
+    return ""
+
+
+@needs_partitioned
+def test_copies_and_marks_meet_so_threads_held_apart_copy_and_mark_together():
+    """Lab 12 (d) (a fresh attacker's J12c, 2026-12-05: thread t busy for a time growing with t
+    before its copy, marks 10-30 ms apart, 4/4 kept): each thread's first copy_partition of an
+    iteration, and its first MPI call after it, wait until the whole team has come that far, so a
+    delay the text cannot see no longer makes turns (every copy met, the part's checks pass).
+    Threads in real turns (one waiting for another's mark, before its copy or between its copy
+    and its mark) never all arrive: after MEET_S the copy or mark is recorded as not met and the
+    part is refused."""
+    delayed = _TURNS.replace(
+        "WAIT", "double x = 0;\n        for (long i = 0; i < 3000000L * t; i++) x += 1e-9 * i;\n"
+        "        if (x < 0) turn = 1;").replace("STEP", "")
+    res = _pready_meeting(delayed, "meet_delayed")
+    assert (exercise.partition_copies(res)["met"] == 1).all()
+    assert _judged_pready(res) == ""
+    wait = "while (__atomic_load_n(&turn, __ATOMIC_ACQUIRE) != t) ;"
+    step = "__atomic_store_n(&turn, t + 1, __ATOMIC_RELEASE);"
+    copies_in_turns = _TURNS.replace("WAIT", wait).replace("STEP", step)
+    res = _pready_meeting(copies_in_turns, "meet_copy_turns")
+    assert (exercise.partition_copies(res)["met"] == 0).any()
+    assert "reached their copies one at a time" in _judged_pready(res)
+    marks_in_turns = _TURNS.replace("copy_partition(t);", "copy_partition(t);\n        " + wait
+                                    ).replace("WAIT", "").replace("STEP", step)  # fmt: skip
+    res = _pready_meeting(marks_in_turns, "meet_mark_turns")
+    assert (exercise.partition_copies(res)["met"] == 1).all()
+    assert "marked their partitions one at a time" in _judged_pready(res)
+
+
 def test_a_task_window_closes_when_a_halo_row_arrives_not_at_the_first_completion():
     """Lab 12 (b) (attacker B's B12r10/B12r11, 2026-12-04): the exchange's task completing with
     MPI_Waitany returns an edge rank's MPI_PROC_NULL requests and a buffered send first; the

@@ -1223,6 +1223,7 @@ def build_student_pready(code: str, name: str = "student_pready") -> Kernel:
 # the cell's build counts each thread's team barriers (kernels_c/thread_halo.c, __wrap_GOMP_barrier)
 # and the implicit barriers GCC does not compile to GOMP_barrier (a dynamic `omp for`, sections,
 # single copyprivate: turns kept 4/4, a fresh attacker's J12tgt, 2026-12-05)
+MEET_S = 3.0  # kernels_c/thread_halo.c: how long a copy or mark waits for the team
 PREADY_FLAGS = ("-Wl,--wrap=GOMP_barrier,--wrap=GOMP_barrier_cancel,--wrap=GOMP_loop_end"
                 ",--wrap=GOMP_loop_end_cancel,--wrap=GOMP_sections_end"
                 ",--wrap=GOMP_sections_end_cancel,--wrap=GOMP_single_copy_start"
@@ -1445,12 +1446,15 @@ def _assert_own_rows(res: Results, rank: int, mine: pd.DataFrame, where: str) ->
 def partition_copies(res: Results) -> pd.DataFrame:
     """The kit's copy_partition calls (kernels_c/thread_halo.c, the kit's own object): rank,
     iteration, copier (the thread), partition, start, end, level (omp_get_level: 1 inside the
-    cell's region, 0 outside any), team, and barriers (the team barriers the copier had passed,
-    where the build counted them: PREADY_FLAGS)."""
+    cell's region, 0 outside any), team, barriers (the team barriers the copier had passed,
+    where the build counted them: PREADY_FLAGS) and met (1: the whole team had come to
+    copy_partition when this copy began)."""
     made = res.records[res.records["record"] == "partition_copy"]
     columns = ["rank", "iteration", "copier", "partition", "start", "end", "level", "team"]
     if "barriers" in made:  # the team barriers the copier had passed (the cell's gcc build)
         columns.append("barriers")
+    if "met" in made:  # the whole team had come to copy_partition (the kit's meeting)
+        columns.append("met")
     if made.empty:
         return pd.DataFrame(columns=columns)
     return made[columns].astype({c: int for c in columns if c not in ("start", "end")})
@@ -1509,6 +1513,18 @@ def _assert_copied(res: Results, rank: int, threads: int, iterations: int, marks
             assert not early, (
                 f"{where}: rank {rank}: partition {part} marked ready before thread {part} had "
                 f"copied it (iteration {early[0]}): copy_partition first, then MPI_Pready")
+    unmet = copies[copies["met"] == 0] if "met" in copies else copies.iloc[:0]
+    assert unmet.empty, (
+        f"{where}: rank {rank}: in iteration {int(unmet['iteration'].iloc[0])} thread "
+        f"{int(unmet['copier'].iloc[0])} waited {MEET_S:.0f} s in copy_partition for the rest of "
+        "the team, which never all came: the threads reached their copies one at a time (turns); "
+        "each thread copies and marks its own partition at once")
+    late_marks = int(summary["marks_unmet"].iloc[0]) if "marks_unmet" in summary and len(summary) else 0
+    assert not late_marks, (
+        f"{where}: rank {rank}: {late_marks} thread(s) waited {MEET_S:.0f} s at their mark (their "
+        "first MPI call after copy_partition) for the rest of the team, which never all came: the "
+        "threads marked their partitions one at a time (turns); each thread marks its own "
+        "partition as soon as it has copied it")
 
 
 def turn_spreads(copies: pd.DataFrame, marks: pd.DataFrame) -> pd.DataFrame:
