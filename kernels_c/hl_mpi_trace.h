@@ -239,6 +239,10 @@ double hl_trace_origin_time(void); /* hl_now() when the run's trace began */
 void hl_trace_task_mark(void);
 int hl_trace_task_stamp(int mpi);
 void hl_trace_task_unmark(long *rows, long *calls);
+/* around the creation of a student's task: fresh clears the creator's stamp for the child to
+ * inherit (returns the creator's, -1 unmarked), restore puts it back */
+int hl_trace_task_fresh(void);
+void hl_trace_task_restore(int chunk);
 /* run `hook` before each of the student's MPI calls from now on (NULL: none) */
 void hl_trace_on_student_call(void (*hook)(void));
 /* give each of the student's reductions the send buffer `hook` returns (root -1: an allreduce;

@@ -447,6 +447,29 @@ int hl_trace_task_stamp(int mpi) {
     return (chunk - TASK_MARK) / MPI_STAMP;
 }
 
+/* A task the student's code creates starts with a stamp of its own: around GOMP_task and
+ * GOMP_taskloop (thread_halo.c wraps them in the tasks build) the creator's marked chunk is set
+ * back to TASK_MARK, so the child inherits no MPI calls (an interior task created by the posting
+ * task after its posts is a task of its own: a fresh attacker's right answer r12e lost 4/4 as
+ * "the exchange's own task computed the interior", 2026-12-05); the creator's is put back after
+ * (hl_trace_task_restore). Returns the creator's chunk, -1 when it was not marked. */
+int hl_trace_task_fresh(void) {
+    omp_sched_t kind;
+    int chunk;
+    omp_get_schedule(&kind, &chunk);
+    if (chunk < TASK_MARK) return -1;
+    omp_set_schedule(kind, TASK_MARK);
+    return chunk;
+}
+
+void hl_trace_task_restore(int chunk) {
+    if (chunk < TASK_MARK) return;
+    omp_sched_t kind;
+    int now;
+    omp_get_schedule(&kind, &now);
+    omp_set_schedule(kind, chunk);
+}
+
 void hl_trace_task_unmark(long *rows, long *calls) {
     omp_sched_t kind;
     int chunk;

@@ -195,6 +195,45 @@ static void hold_for_exchange(void) {
 }
 #endif
 
+#if defined(HL_STUDENT_TASKS) && defined(HL_TRACE_MPI)
+/* Each task the cell creates starts with a clean stamp (hl_trace_task_fresh): the build wraps
+ * libgomp's entries for `task` and `taskloop` (thread_comm.exercise.TASKS_FLAGS; GCC 12's
+ * signatures), so an interior task the posting task creates after its posts is not read as the
+ * posting task's own rows (a fresh attacker's r12e, 2026-12-05, a right answer, lost 4/4). */
+#include <stdbool.h>
+extern void __real_GOMP_task(void (*)(void *), void *, void (*)(void *, void *), long, long, bool,
+                             unsigned, void **, int, void *);
+extern void __real_GOMP_taskloop(void (*)(void *), void *, void (*)(void *, void *), long, long,
+                                 unsigned, unsigned long, int, long, long, long);
+extern void __real_GOMP_taskloop_ull(void (*)(void *), void *, void (*)(void *, void *), long,
+                                     long, unsigned, unsigned long, int, unsigned long long,
+                                     unsigned long long, unsigned long long);
+void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long size,
+                      long align, bool if_clause, unsigned flags, void **depend, int priority,
+                      void *detach) {
+    int creator = hl_trace_task_fresh();
+    __real_GOMP_task(fn, data, cpyfn, size, align, if_clause, flags, depend, priority, detach);
+    hl_trace_task_restore(creator);
+}
+void __wrap_GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                          long size, long align, unsigned flags, unsigned long num_tasks,
+                          int priority, long start, long end, long step) {
+    int creator = hl_trace_task_fresh();
+    __real_GOMP_taskloop(fn, data, cpyfn, size, align, flags, num_tasks, priority, start, end,
+                         step);
+    hl_trace_task_restore(creator);
+}
+void __wrap_GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                              long size, long align, unsigned flags, unsigned long num_tasks,
+                              int priority, unsigned long long start, unsigned long long end,
+                              unsigned long long step) {
+    int creator = hl_trace_task_fresh();
+    __real_GOMP_taskloop_ull(fn, data, cpyfn, size, align, flags, num_tasks, priority, start, end,
+                             step);
+    hl_trace_task_restore(creator);
+}
+#endif
+
 #ifdef HL_STUDENT_TASKS
 /* variant=tasks (run_poisoned): one thread calls task_iteration and the team runs its tasks,
  * all done at the single's barrier; the call's task is marked (hl_trace_task_mark), so what its

@@ -145,6 +145,46 @@ def test_copy_partition_logs_which_thread_copied_which_partition():
     exercise.judge_pready(runs)
 
 
+def test_tasks_the_posting_task_creates_carry_stamps_of_their_own():
+    """Lab 12 (b) (a fresh attacker's r12e, 2026-12-05, a right answer that lost 4/4): the posting
+    task posts, then creates the interior as its own child tasks (and a taskloop); a child task
+    starts with a clean stamp (the tasks build wraps GOMP_task and GOMP_taskloop), so none of its
+    rows counts as the posting task's own after its MPI calls, and the part's checks pass. The
+    same rows computed in the posting task's own body still count."""
+    cell = """static MPI_Request pend[4];
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    const long w = nx + 2;
+    double *top = a, *bottom = a + (m + 1) * w;
+#pragma omp task depend(out: pend[0:4])
+    {
+        MPI_Irecv(top + 1, (int)nx, MPI_DOUBLE, up, 7, comm, &pend[0]);
+        MPI_Irecv(bottom + 1, (int)nx, MPI_DOUBLE, down, 8, comm, &pend[1]);
+        MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 8, comm, &pend[2]);
+        MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 7, comm, &pend[3]);
+        INTERIOR
+    }
+#pragma omp task depend(in: pend[0:4]) depend(out: top[0], bottom[0])
+    MPI_Waitall(4, pend, MPI_STATUSES_IGNORE);
+#pragma omp task depend(in: top[0])
+    stencil_rows(1, 1);
+    if (m > 1) {
+#pragma omp task depend(in: bottom[0])
+        stencil_rows(m, m);
+    }
+}
+"""
+    children = ("for (long lo = 2; lo <= m - 1; lo += 8) {\n"
+                "            long hi = lo + 7 < m - 1 ? lo + 7 : m - 1;\n"
+                "#pragma omp task firstprivate(lo, hi)\n            stencil_rows(lo, hi);\n        }")  # fmt: skip
+    taskloop = "#pragma omp taskloop nogroup\n        for (long i = 2; i < m; i++) stencil_rows(i, i);"
+    for interior, name in ((children, "stamps_children"), (taskloop, "stamps_taskloop")):
+        stamps = exercise.task_stamps(_task_run(cell.replace("INTERIOR", interior), name))
+        assert (stamps == 0).all().all(), (name, stamps)
+    inline = "for (long i = 2; i < m; i++) stencil_rows(i, i);"
+    stamps = exercise.task_stamps(_task_run(cell.replace("INTERIOR", inline), "stamps_own_body"))
+    assert (stamps["interior_after_calls"] > 0).all(), stamps
+
+
 def test_the_edge_tasks_must_wait_by_depend_alone_in_the_preprocessed_code():
     from hybridlab.thread_comm.exercise import task_construct_faults
 

@@ -182,7 +182,13 @@ def build_student_tasks(code: str, name: str = "student_tasks") -> Kernel:
         faults = task_construct_faults(*_preprocessed("HL_STUDENT_TASKS", code))
         if faults:
             raise ValueError("task_iteration: " + "; ".join(faults))
-    return build_student(name, "thread_halo", "HL_STUDENT_TASKS", code, ("task_iteration",))
+    return build_student(name, "thread_halo", "HL_STUDENT_TASKS", code, ("task_iteration",),
+                         TASKS_FLAGS)  # fmt: skip
+
+
+# each task the cell creates starts with a stamp of its own (kernels_c/thread_halo.c wraps
+# libgomp's task and taskloop entries: r12e's interior tasks, created by the posting task)
+TASKS_FLAGS = ("-Wl,--wrap=GOMP_task,--wrap=GOMP_taskloop,--wrap=GOMP_taskloop_ull",)
 
 
 def task_construct_faults(text: str, cell_lines: list[int] | None = None) -> list[str]:
