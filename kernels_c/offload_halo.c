@@ -267,9 +267,11 @@ static int launches_running;
 static long strays;
 /* What the launches carried by value, host -> device, past the runtime's report: a launch's
  * literal arguments (OMP_MAP_LITERAL: a firstprivate scalar passed in the argument itself, no map,
- * no copy) and the num_teams/thread_limit values a teams launch hands the device. Counted as the
- * bytes of them that differ from the same region's previous launch (what is new to the device: a
- * size, a tolerance passed again costs nothing, a row index a byte or two), and one byte a launch
+ * no copy) and the num_teams/thread_limit values a teams launch hands the device. Each value that
+ * differs from the same region's previous launch counts whole (what is new to the device: a size
+ * or a tolerance passed again costs nothing, a changed row index its 4 or 8 bytes; counting only
+ * the bytes that changed let two halo rows a launch ride in by value, one launch a column, their
+ * high bytes repeating: a fresh attacker's J15a, 6/6 twice, 2026-12-05), and one byte a launch
  * (which region ran says something too): the "offload" record's literal_bytes. */
 #define HL_MAX_REGIONS 256
 #define HL_MAX_LITERALS 64 /* per region: the values of its last launch (more: each counted whole) */
@@ -304,8 +306,7 @@ static long literals_new(const void *id, int32_t num, void **args, int64_t *size
         uint64_t was = 0;
         int known = r < region_count && k < HL_MAX_LITERALS + 2 && k < regions[r].count;
         if (known) was = regions[r].value[k];
-        for (int b = 0; b < bytes; b++)
-            carried += !known || ((v >> (8 * b)) & 0xff) != ((was >> (8 * b)) & 0xff);
+        if (!known || v != was) carried += bytes;
         if (r < region_count && k < HL_MAX_LITERALS + 2) regions[r].value[k] = v;
         k++;
     }

@@ -777,3 +777,14 @@ GAMING += [
             "the host sweeps; new values reach the device through ICVs the host sets (J15d)",
             reason="which sets what a target region can read back | from a target region"),
 ]
+
+# A fresh attacker (J15a, 2026-12-05, 6/6 twice): the sweep on the device, but the two halo rows
+# reach it by value, one launch a column (firstprivate top, bottom, j); only the bytes that changed
+# were counted and the values' high bytes repeat from column to column. Now a changed value counts
+# whole
+_HALO_BY_VALUE = '%%c JACOBI_C offload_halo\n/* the halo rows carried into the sweep by value, not by a target update: each value of rows 0\n   and m + 1 is handed to its own launch as a firstprivate scalar that writes it into place\n   (launches one per halo value: values by value) */\nvoid jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,\n                    MPI_Comm comm) {\n    long n = (m + 2) * w;\n#pragma omp target data map(tofrom: u[0:n]) map(to: unew[0:n]) device(device)\n    {\n        for (long it = 0; it < iterations; it++) {\n#pragma omp target update from(u[w:w]) device(device)\n#pragma omp target update from(u[m * w:w]) device(device)\n            exchange_rows(u, m, w, comm);\n            for (long j = 1; j < w - 1; j++) {\n                double top = u[j], bottom = u[(m + 1) * w + j];\n#pragma omp target device(device) firstprivate(top, bottom, j)\n                {\n                    u[j] = top;\n                    u[(m + 1) * w + j] = bottom;\n                }\n            }\n#pragma omp target teams distribute parallel for collapse(2) device(device)\n            for (long i = 1; i <= m; i++)\n                for (long j = 1; j < w - 1; j++)\n                    unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] +\n                                              u[i * w + j - 1] + u[i * w + j + 1]);\n#pragma omp target teams distribute parallel for collapse(2) device(device)\n            for (long i = 1; i <= m; i++)\n                for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];\n        }\n    }\n}\n'
+GAMING += [
+    attempt("method", "jacobi_offload", _HALO_BY_VALUE, {"hidden_jacobi_offload"},
+            "the halo rows carried into the launches by value, one launch a column (J15a)",
+            reason="bytes by value in"),
+]

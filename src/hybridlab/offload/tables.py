@@ -34,9 +34,9 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
     it while a launch ran); no load, store or memcpy of the target regions'
     code outside the device data environment (device_strays: a host address handed in); no more
     than one row's bytes an iteration carried by value into the launches (literal_bytes: the
-    bytes of firstprivate scalars passed as literal arguments, and num_teams/thread_limit, new
-    since the same region's last launch, and a byte a launch: a grid the host computed, carried
-    in as scalars)."""
+    bytes of firstprivate scalars passed as literal arguments, and num_teams/thread_limit, each
+    value changed since the same region's last launch counted whole, and a byte a launch: a grid
+    the host computed, carried in as scalars)."""
     faults = []
     for _, row in offload.iterrows():
         rank, halo = int(row["rank"]), HALO_ROWS * int(row["row_bytes"])
@@ -96,8 +96,8 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
                           f"value in {iterations} iterations, more than one row's "
                           f"{int(row['row_bytes'])} bytes an iteration (the kit counts the bytes of "
                           "each launch's literal arguments, firstprivate scalars passed by value, "
-                          "and num_teams/thread_limit, that changed since the same region's last "
-                          "launch, and a byte a launch): values passed by value are data moved to "
+                          "and num_teams/thread_limit, each value that changed since the same "
+                          "region's last launch counted whole, and a byte a launch): values passed by value are data moved to "
                           "the device, past the runtime's report; the grid moves by map clauses "
                           "and target update only, and target regions compute it")
         if int(row["d2h_after"]) < block:
