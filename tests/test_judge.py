@@ -193,6 +193,19 @@ INTERRUPTS = {
     "rewrites_from_a_gc_callback": (
         DOUBLE + _TICK + "\nimport gc as _gc\n_gc.set_threshold(1)\n_gc.callbacks.append(_tick)\n\n\n"
         "def rewrites_from_a_gc_callback(x):\n    _junk = [[] for _ in range(50)]\n    return x", False),
+    # a POSIX timer whose SIGEV_THREAD callback runs on a thread of libc's between the guard's looks
+    # (a fresh attacker's k00timer, 2026-12-05, rewrote a hidden test's pass/fail dict)
+    "rewrites_from_a_posix_timer": (
+        DOUBLE + _TICK + "\nimport ctypes as _c\n_libc = _c.CDLL(None)\n"
+        "_CB = _c.CFUNCTYPE(None, _c.c_void_p)(lambda v: _tick())\n\n\n"
+        "class _Ev(_c.Structure):\n    _fields_ = [('value', _c.c_void_p), ('signo', _c.c_int),\n"
+        "                ('notify', _c.c_int), ('function', _c.c_void_p), ('attr', _c.c_void_p),\n"
+        "                ('pad', _c.c_byte * 32)]\n\n\n"
+        "_ev = _Ev(notify=2, function=_c.cast(_CB, _c.c_void_p))\n_timer = _c.c_void_p()\n"
+        "_libc.timer_create(1, _c.byref(_ev), _c.byref(_timer))\n"
+        "_spec = (_c.c_long * 4)(0, 1000000, 0, 1000000)\n"
+        "_libc.timer_settime(_timer, 0, _spec, None)\n\n\n"
+        "def rewrites_from_a_posix_timer(x):\n    return x", False),
     # a finaliser in a reference cycle, which leaves another behind: it runs at every collection
     "rewrites_from_a_finaliser": (
         DOUBLE + _TICK + "\nimport gc as _gc\n\n\nclass _Again:\n    def __init__(self):\n"
@@ -316,7 +329,7 @@ def test_answers_that_reach_into_the_test_lose_and_the_right_one_keeps(sandboxed
 @pytest.mark.parametrize("attack", sorted({**LIBRARY_THREADS, **INTERRUPTS}))
 def test_code_the_student_left_running_cannot_act_in_a_test(attack, tmp_path):
     """A thread judged by the code it runs, not the file it names; a signal handler, interval
-    timer, gc callback or finaliser of the student's cannot act while a test runs."""
+    timer, POSIX timer, gc callback or finaliser of the student's cannot act while a test runs."""
     answers = {"right": ANSWERS["right"], attack: {**LIBRARY_THREADS, **INTERRUPTS}[attack]}
     nb = _notebook(answers)
     SandboxedExecute(config=Config(), timeout=120, sandbox=False).preprocess(
