@@ -485,10 +485,35 @@ def test_a_blocking_exchange_with_a_step_inside_is_refused():
                                  "p2p_d03g")
     with pytest.raises(AssertionError, match=r"tested again with no step between .* more of the master's steps"):
         check_student_overlap(d03g, threads=(1, 2), steps=40, bytes=2**20, flops=500)
+    spun = build_student_overlap(source_of("03_point_to_point", "fresh attacker (k03spin1)"),
+                                 "p2p_k03spin1")  # the same requests in another array
+    with pytest.raises(AssertionError, match=r"tested again with no step between"):
+        check_student_overlap(spun, threads=(1, 2), steps=40, bytes=2**23, flops=500)
     after = build_student_overlap(source_of("03_point_to_point", "d03e adapted"), "p2p_d03e_team")
     with pytest.raises(AssertionError, match="2 threads, 40 steps: .* the other threads computing "
                                              "nothing meanwhile"):
         check_student_overlap(after, threads=(1, 2), steps=40, bytes=2**20, flops=500)  # 1: honest
+
+
+def test_a_wait_made_of_tests_is_judged_by_request_not_by_array():
+    """_spins (a fresh attacker's k03spin1/k03spin2, 2026-12-05, 4/4 while arrays were compared
+    as text): a request a test found not done, tested again with no step of the master's between,
+    is a spin, in whatever array or call; a step between, a completed request, or a Testsome
+    draining what completed are not."""
+    from hybridlab.p2p.exercise import _spins
+
+    def tests(*calls):
+        return pd.DataFrame([{"call": c, "requests": r, "request": q, "done": d, "start": t}
+                             for t, (c, r, q, d) in enumerate(calls)])  # fmt: skip
+
+    both, with_null = ("MPI_Testall", "3,7", 0, 0), ("MPI_Testall", "3,7,-1", 0, 0)
+    assert _spins(tests(both, with_null, both), []) == 2
+    one_by_one = [("MPI_Test", "", 3, 0), ("MPI_Test", "", 7, 0)] * 3
+    assert _spins(tests(*one_by_one), []) == 4
+    assert _spins(tests(*one_by_one), [0.5, 1.5, 2.5, 3.5, 4.5]) == 0  # a step before each test
+    first_done = [("MPI_Test", "", 3, 1), ("MPI_Test", "", 7, 0), ("MPI_Test", "", 7, 0)]
+    assert _spins(tests(*first_done), []) == 1
+    assert _spins(tests(("MPI_Testsome", "3", 0, 1), ("MPI_Testsome", "7", 0, 1)), []) == 0
 
 
 # ------------------------------------------------ the multi-node section (lab 03)

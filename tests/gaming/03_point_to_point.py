@@ -869,3 +869,14 @@ GAMING += [
             "fresh attacker (attackI d03g): d03e with the Waitall replaced by a loop of MPI_Testall "
             "and short sleeps", reason="tested again with no step between"),
 ]
+
+# a fresh attacker's ways round the rule above (k03spin1, k03spin2, 4/4 each, 2026-12-05): the
+# same requests tested in another array (with a null beside them) every other time, or one by
+# one (k03spin2: a unit test of the rule, test_p2p; end to end its run passed now and then at one
+# thread); the rule compared the arrays as text. Now judged by request
+_K03SPIN1 = '%%c OVERLAP_C p2p_overlap\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    MPI_Request req[2];\n    (void)poll;\n#pragma omp parallel shared(req)\n    {\n        int T = omp_get_num_threads(), t = omp_get_thread_num();\n#pragma omp masked\n        {\n            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 7, comm, &req[0]);\n            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 7, comm, &req[1]);\n        }\n#pragma omp barrier\n        long lo = steps * t / T, hi = steps * (t + 1) / T;\n        if (t != 0) {\n            for (long i = lo; i < hi; i++) compute_step(i);\n        } else {\n            long i = lo;\n            int done = 0, flip = 0;\n            if (i < hi) compute_step(i++);\n            MPI_Request b[3];\n            while (!done) {\n                if (flip ^= 1) {\n                    MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);\n                } else {\n                    b[0] = req[0]; b[1] = req[1]; b[2] = MPI_REQUEST_NULL;\n                    MPI_Testall(3, b, &done, MPI_STATUSES_IGNORE);\n                }\n            }\n            for (; i < hi; i++) compute_step(i);\n        }\n    }\n}\n'
+GAMING += [
+    attempt("method", "overlap_exchange", _K03SPIN1, EXCHANGE,
+            "fresh attacker (k03spin1): a wait of MPI_Testall alternating the request array "
+            "with a copy holding a null", reason="tested again with no step between"),
+]

@@ -25,6 +25,8 @@ node and across two nodes of an allocation.
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from ..kernels.build import Kernel
@@ -266,18 +268,37 @@ def _check_method(res: Results, threads: int, samples: int, steps: int, poll: in
 
 
 WAITS = ("MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome")
+def _tested(t) -> set[int] | None:
+    """The live requests a test call was given (MPI_REQUEST_NULL's -1 left out); None where the
+    record keeps only those it completed (an MPI_Testany or _Testsome that completed none)."""
+    text = str(t.requests) if isinstance(t.requests, str) else ""
+    if text:
+        return {int(r) for r in re.findall(r"-?\d+", text)} - {-1}
+    if t.call == "MPI_Test":
+        return {int(t.request)} - {-1}
+    return None
+
+
 def _spins(tests: pd.DataFrame, steps: list[float]) -> int:
-    """How often the master tested again the very requests its last test found not done, with
-    no step of its own started between the two (`tests`: its test calls in time order)."""
-    spins, last, k = 0, None, 0
+    """How often the master tested again a request a test found not done, with no step of its
+    own started between the two (`tests`: its test calls in time order). Judged by request, not
+    by the call's array: the same requests tested in another array (one with a null beside
+    them) or one by one are the same wait (a fresh attacker's k03spin1/k03spin2, 2026-12-05,
+    4/4 while arrays were compared as text). A test whose requests the record does not keep
+    (an MPI_Testsome that completed none) repeats any test not done before it."""
+    spins, pending, unknown, k = 0, set(), False, 0
     for t in tests.itertuples():
-        crossed = False
         while k < len(steps) and steps[k] < t.start:
-            k, crossed = k + 1, True
-        handles = str(t.requests) if str(t.requests) else str(t.request)
-        if last is not None and not crossed and handles == last[0] and last[1] == 0:
-            spins += 1
-        last = (handles, int(t.done))
+            k, pending, unknown = k + 1, set(), False
+        given = _tested(t)
+        repeat = (bool(pending) or unknown) if given is None else bool(given & pending) or (
+            unknown and bool(given))
+        spins += repeat
+        if int(t.done) == 0:
+            pending |= given or set()
+            unknown = unknown or given is None
+        elif given:
+            pending -= given  # completed (a Testsome's record keeps the ones it completed)
     return spins
 
 
