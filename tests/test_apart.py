@@ -172,8 +172,10 @@ def _meta(grade_id: str, **flags) -> dict:
 
 @pytest.mark.parametrize("sandboxed", [False, True], ids=["unsandboxed", "sandbox"])
 def test_nothing_the_kernel_holds_reaches_a_cell_graded_apart(sandboxed, tmp_path):
-    """The kernel replaces the C cell's variable and the grading module and leaves a secret; the
-    cell graded apart still reads the notebook's C cell, and sees none of it."""
+    """The kernel replaces the C cell's variable and the grading module, leaves a secret and an
+    idle thread of the student's running; the cell graded apart still reads the notebook's C cell,
+    sees none of it, and the thread costs it nothing (a fresh attacker's L13b1, 2026-12-05: the
+    kernel's end-of-test check failed the placeholder cell of every part graded apart)."""
     if sandboxed and shutil.which("bwrap") is None:
         pytest.skip("no bubblewrap here")
     nb = nbformat.v4.new_notebook()
@@ -182,7 +184,9 @@ def test_nothing_the_kernel_holds_reaches_a_cell_graded_apart(sandboxed, tmp_pat
         ("%load_ext hybridlab.kernels.c_cells", {}),
         (f"%%c PROG\n{PROGRAM}", _meta("prog", solution=True)),
         ("PROG = 'forged'\nSECRET = 1\nimport hybridlab.grading.apart as a\n"
-         "a.grade = lambda *args, **kw: {'error': None, 'notes': '', 'seconds': 0}", {}),
+         "a.grade = lambda *args, **kw: {'error': None, 'notes': '', 'seconds': 0}\n"
+         "import threading, time\n\n\ndef idle():\n    while True:\n        time.sleep(0.05)\n\n\n"
+         "threading.Thread(target=idle, daemon=True).start()", {}),
         (TEST, _meta("hidden_prog", grade=True, locked=True, points=1)),
         (TEST.replace("PROG.split() ==", "PROG.split() !="),
          _meta("hidden_wrong", grade=True, locked=True, points=1)),

@@ -366,6 +366,37 @@ except g.TestToolChanged as err:
 """
 
 
+C_PROFILE = """
+import ctypes, sys
+import hybridlab.grading._guard as g
+g.capture([])
+calls = [0]
+CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
+def cb(obj, frame, what, arg):
+    calls[0] += 1
+    return 0
+hook = CB(cb)
+ctypes.pythonapi.PyEval_SetProfile.argtypes = [CB, ctypes.c_void_p]
+ctypes.pythonapi.PyEval_SetProfile(hook, None)
+def f():
+    return 1
+f()
+print("profiled:", calls[0] > 0, "getter:", sys.getprofile())
+g.restore({}, "part")
+calls[0] = 0
+f()
+print("after restore:", calls[0])
+"""
+
+
+def test_a_profiler_set_from_c_is_removed_before_a_test():
+    """A profile function set with PyEval_SetProfile and no object (sys.getprofile() says None: a
+    fresh attacker's L16g3, 2026-12-05) runs no more once restore() has run."""
+    out = subprocess.run([sys.executable, "-c", C_PROFILE], capture_output=True, text=True,
+                         check=True).stdout  # fmt: skip
+    assert "profiled: True getter: None" in out and "after restore: 0" in out, out
+
+
 def test_the_judging_modules_are_guarded_as_numpy_is():
     text = "from hybridlab.mapping.exercise import weak_summary\nfrom hybridlab.student_c import x"
     assert _guard.judging_modules(text) == [

@@ -702,8 +702,8 @@ def _differences(namespace: dict, *, put_back: bool, own: tuple = ()) -> list[st
     ):
         if get() is not None:
             changed.append(what)
-            if put_back:
-                put(None)
+        if put_back:  # also a hook set from C with no object, which the getter shows as None
+            put(None)  # (PyEval_SetProfile(cb, NULL): a fresh attacker's L16g3, 2026-12-05)
     return changed
 
 

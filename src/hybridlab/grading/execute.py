@@ -409,7 +409,9 @@ class SandboxedExecute(Execute):
                 origin.append(None)
                 cell = copy.deepcopy(cell)
                 own = tuple(_defined_names(cell.source))
-                if apart.is_apart(cell.source):
+                graded_apart = apart.is_apart(cell.source)
+                if graded_apart:  # nothing the kernel holds is judged: no verify (a thread the
+                    # student left idle cost a part graded apart, a fresh attacker's L13b1)
                     cell.source = apart.kernel_source(cell.source)
                 else:
                     if judge.is_judged(cell.source):
@@ -417,10 +419,8 @@ class SandboxedExecute(Execute):
                     if hidden_names.BEGIN_HIDDEN in nb.cells[i].source:
                         cell.source = hidden_names.separate(cell.source)
                         self._hidden.add(len(cells))
-                cell.source = (
-                    f"{cell.source}\n_hl_guard.verify(get_ipython().user_ns, {part!r}, {own!r})\n"
-                    f"print({self._token!r})"
-                )
+                check = f"_hl_guard.verify(get_ipython().user_ns, {part!r}, {own!r})\n"
+                cell.source = f"{cell.source}\n{'' if graded_apart else check}print({self._token!r})"
             elif self_checks.skippable(nb.cells, i):
                 cell = copy.deepcopy(cell)
                 cell.source = f"print({self_checks.NOTE!r})"
