@@ -644,7 +644,7 @@ PREDICTED_OVERLAP_S = 0.001
 HIDDEN_FRACTION = 0.5
 '''
 GAMING.append(together(
-    attempt("forged", "fit_hockney", _G03A8_THREAD, FIT | KNEE | EXCHANGE,
+    attempt("forged", "fit_hockney", _G03A8_THREAD, FIT | KNEE,  # (d), graded apart, keeps
             "fresh attacker G03a8: a thread compiled under threading.py's name",
             reason="a thread running the student's code"),
     attempt("forged", "overlap_numbers", _G03A8_NUMBERS, NUMBERS,
@@ -698,34 +698,6 @@ _fn = _ty.FunctionType(compile(_SRC, _th.__file__, "exec"),
 _pool = _cf.ThreadPoolExecutor(max_workers=1)
 _pool.submit(_fn)
 """
-_G03A9_EXCHANGE = r'''
-%%c OVERLAP_C p2p_overlap
-void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
-                      long steps, long poll) {
-    MPI_Request r[2];
-    int done = 0;
-    #pragma omp parallel shared(r, done)
-    {
-        #pragma omp masked
-        {
-            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &r[0]);
-            MPI_Isend((void *)out, (int)count, MPI_DOUBLE, peer, 0, comm, &r[1]);
-        }
-        #pragma omp barrier
-        long mine = 0;
-        #pragma omp for schedule(static) nowait
-        for (long i = 0; i < steps; i++) {
-            compute_step(i);
-            if (omp_get_thread_num() == 0 && !done && ++mine % poll == 0)
-                MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
-        }
-        #pragma omp masked
-        {
-            if (!done) MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
-        }
-    }
-}
-'''
 _G03A9_NUMBERS = r'''
 def overlap_numbers(medians) -> tuple[float, float]:
     """(seconds of a perfect overlap, share of the hideable time hidden) from the medians of
@@ -742,13 +714,13 @@ print(f"predicted {PREDICTED_OVERLAP_S * 1e3:.3f} ms, measured {overlap_medians[
 GAMING.append(together(
     # the guard now flags the pool's worker too (grading/_guard.py, another fixer's change): the
     # test cells that run in the kernel after it started score zero
-    attempt("forged", "fit_hockney", _G03A9_THREAD, FIT | KNEE | EXCHANGE,
+    # the parts judged in the kernel after it started score zero; (d), graded apart, is judged
+    # where the thread is not (since 2026-12-05, later: the kernel's check no longer fails a part
+    # graded apart), so the attacker's right overlap_exchange beside it keeps its points
+    attempt("forged", "fit_hockney", _G03A9_THREAD, FIT | KNEE,
             "fresh attacker G03a9: G03a8's forging function run by a ThreadPoolExecutor worker "
             "(a right fit_hockney beside it)",
             reason="a thread running the student's code"),
-    attempt("forged", "overlap_exchange", _G03A9_EXCHANGE, EXCHANGE,
-            "G03a9's overlap_exchange (a right one: a barrier after the posting), judged after "
-            "the worker started", reason="a thread running the student's code"),
     attempt("forged", "overlap_numbers", _G03A9_NUMBERS, NUMBERS,
             "G03a9's numbers typed to match its forged record: the run made apart has other medians",
             reason="not the perfect overlap of your medians"),

@@ -345,4 +345,8 @@ void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
     MPI_Type_free(&col);
 }
 """, why="MPI_Ineighbor_alltoallw from MPI_BOTTOM, addresses from MPI_Get_address"),
+    # a fresh attacker's right answer (L13r5, 2026-12-05): alltoallw's byte displacements from
+    # MPI_Type_get_extent, 0/4 while the build refused MPI's untraced queries
+    right("neighbour_exchange", '%%c NEIGHBOUR_C neighbour_halo\nMPI_Comm make_grid(MPI_Comm comm, int dims[2]) {\n    int size, periods[2] = {0, 0};\n    MPI_Comm grid;\n    MPI_Comm_size(comm, &size);\n    MPI_Dims_create(size, 2, dims);\n    MPI_Cart_create(comm, 2, dims, periods, 0, &grid);\n    return grid;\n}\n\nvoid neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {\n    long w = n + 2;\n    MPI_Datatype row, col;\n    MPI_Type_contiguous((int)n, MPI_DOUBLE, &row);\n    MPI_Type_vector((int)m, 1, (int)w, MPI_DOUBLE, &col);\n    MPI_Type_commit(&row);\n    MPI_Type_commit(&col);\n    MPI_Aint lb, ext;\n    MPI_Type_get_extent(MPI_DOUBLE, &lb, &ext);      /* the size of a double, as MPI sees it */\n    int counts[4] = {1, 1, 1, 1};\n    MPI_Datatype types[4] = {row, row, col, col};\n    MPI_Aint sd[4] = {(MPI_Aint)((1 * w + 1) * ext), (MPI_Aint)((m * w + 1) * ext),\n                      (MPI_Aint)((1 * w + 1) * ext), (MPI_Aint)((1 * w + n) * ext)};\n    MPI_Aint rd[4] = {(MPI_Aint)((0 * w + 1) * ext), (MPI_Aint)(((m + 1) * w + 1) * ext),\n                      (MPI_Aint)((1 * w + 0) * ext), (MPI_Aint)((1 * w + n + 1) * ext)};\n    MPI_Neighbor_alltoallw(a, counts, sd, types, a, counts, rd, types, grid);\n    MPI_Type_free(&row);\n    MPI_Type_free(&col);\n}\n',
+          why="alltoallw's byte displacements from MPI_Type_get_extent"),
 ]

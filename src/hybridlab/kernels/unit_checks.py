@@ -89,6 +89,14 @@ abort exit __tls_get_addr
 # OpenMP's runtime (libgomp; clang's __kmpc_ entry points of libomp), the data objects of Open MPI's handles (MPI_COMM_WORLD is
 # &ompi_mpi_comm_world there, MPI_REQUEST_NULL &ompi_request_null) and MPI's constants that are
 # objects: names, not calls into MPI.
+# MPI's queries of values that move no data, make no object and wait for nothing: the tracer has
+# no wrapper for them, and a cell may call them by their own names (a fresh attacker's right answer
+# L13r5, 2026-12-05, took alltoallw's byte displacements from MPI_Type_get_extent and lost 4/4)
+MPI_QUERIES = frozenset("""
+MPI_Type_get_extent MPI_Type_get_extent_x MPI_Type_get_true_extent MPI_Type_get_true_extent_x
+MPI_Type_size MPI_Type_size_x MPI_Query_thread MPI_Is_thread_main MPI_Get_version
+MPI_Get_library_version
+""".split())
 CELL_CODE = "hl_cell_text"  # the section a student's code is moved into (hybridlab.h, HL_OWN_CODE)
 CELL_CODE_BOUNDS = frozenset({f"__start_{CELL_CODE}", f"__stop_{CELL_CODE}"})  # the header's
 _ALWAYS = re.compile(r"(omp_|GOMP_|__kmpc_|ompi_mpi_)\w+|ompi_request_null|ompi_message_null"
@@ -298,6 +306,7 @@ def _references(obj: Path, file: str) -> dict[str, int]:
 def _allowed_call(name: str, part: Part, entries: frozenset[str] | None) -> bool:
     entry = name.startswith(TRACED_PREFIX) if entries is None else name in entries
     return (entry or name in part.helpers or name in ALLOWED_LIBC or name in CELL_CODE_BOUNDS
+            or name in MPI_QUERIES
             or name in _libm_names() or bool(_ALWAYS.fullmatch(name))
             or bool(_SANITIZER.fullmatch(name)))  # fmt: skip
 
