@@ -791,4 +791,8 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
     #pragma omp taskwait
 }
 """, why='r12c: as r12b with taskloop nogroup num_tasks(8)'),
+    # a fresh attacker's right answer (L12r14, 2026-12-05): thread_comms checks the level with
+    # MPI_Query_thread first; 0/4 as "another method" while (a) allowed no query
+    right("exchange_slice", '%%c MULTIPLE_C thread_halo\nvoid thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {\n    int provided;\n    MPI_Query_thread(&provided);                 /* every thread in MPI at once needs MULTIPLE */\n    if (provided < MPI_THREAD_MULTIPLE) MPI_Abort(comm, 1);\n    for (int t = 0; t < nthreads; t++) MPI_Comm_dup(comm, &comms[t]);\n}\n\nvoid exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {\n    long w = nx + 2;\n    int t = omp_get_thread_num(), T = omp_get_num_threads();\n    long c0 = 1 + t * nx / T, c1 = (t + 1) * nx / T;\n    int cnt = (int)(c1 - c0 + 1);\n    MPI_Request r[4];\n    MPI_Irecv(&a[0 * w + c0], cnt, MPI_DOUBLE, up, 0, mine, &r[0]);\n    MPI_Irecv(&a[(m + 1) * w + c0], cnt, MPI_DOUBLE, down, 1, mine, &r[1]);\n    MPI_Isend(&a[1 * w + c0], cnt, MPI_DOUBLE, up, 1, mine, &r[2]);\n    MPI_Isend(&a[m * w + c0], cnt, MPI_DOUBLE, down, 0, mine, &r[3]);\n    MPI_Waitall(4, r, MPI_STATUSES_IGNORE);\n}\n',
+          why="MPI_Query_thread checked in thread_comms"),
 ]

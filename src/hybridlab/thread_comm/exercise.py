@@ -56,6 +56,7 @@ from ..kernels import archer
 from ..kernels.build import Kernel, build, has_partitioned
 from ..kernels.c_cells import unanswered
 from ..kernels.c_text import closing, functions, inside_loop, loops
+from ..kernels.unit_checks import MPI_QUERIES
 from ..runs import compliance
 from ..runs.launch import run_program
 from ..runs.records import Results, as_frame
@@ -86,9 +87,11 @@ POINT_TO_POINT = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv",
 # (and frees a persistent request once it is done with it, no more MPI_Request_free than the
 # rank set up persistent requests: attacker B's B12r13, persistent requests freed after their
 # MPI_Waitall, lost 4/4 as "another method", 2026-12-04)
+# (and asks MPI's queries of values, MPI_Query_thread among them: a fresh attacker's right answer
+# L12r14 checked the level it was given and lost 4/4 as "another method", 2026-12-05)
 MULTIPLE_CALLS = (*POINT_TO_POINT, *COMPLETES, "MPI_Start", "MPI_Startall", "MPI_Comm_dup",
                   "MPI_Comm_split", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_free",
-                  "MPI_Barrier", "MPI_Request_free", *TYPE_CALLS)  # fmt: skip
+                  "MPI_Barrier", "MPI_Request_free", *TYPE_CALLS, *MPI_QUERIES)  # fmt: skip
 POLLS = ("MPI_Testany", "MPI_Testsome")  # the tracer names the requests these completed, only
 PARTITIONED_SETUP = ("MPI_Psend_init", "MPI_Precv_init")
 MARKS = ("MPI_Pready", "MPI_Pready_range", "MPI_Pready_list")  # calls that mark partitions ready
