@@ -201,13 +201,15 @@ static void hold_for_exchange(void) {
  * signatures), so an interior task the posting task creates after its posts is not read as the
  * posting task's own rows (a fresh attacker's r12e, 2026-12-05, a right answer, lost 4/4). */
 #include <stdbool.h>
+/* weak: a build without the wraps (TASKS_FLAGS) never calls these wrappers */
 extern void __real_GOMP_task(void (*)(void *), void *, void (*)(void *, void *), long, long, bool,
-                             unsigned, void **, int, void *);
+                             unsigned, void **, int, void *) __attribute__((weak));
 extern void __real_GOMP_taskloop(void (*)(void *), void *, void (*)(void *, void *), long, long,
-                                 unsigned, unsigned long, int, long, long, long);
+                                 unsigned, unsigned long, int, long, long, long)
+    __attribute__((weak));
 extern void __real_GOMP_taskloop_ull(void (*)(void *), void *, void (*)(void *, void *), long,
                                      long, unsigned, unsigned long, int, unsigned long long,
-                                     unsigned long long, unsigned long long);
+                                     unsigned long long, unsigned long long) __attribute__((weak));
 void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long size,
                       long align, bool if_clause, unsigned flags, void **depend, int priority,
                       void *detach) {

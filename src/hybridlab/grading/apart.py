@@ -290,42 +290,55 @@ def _reset(refill: str) -> bool:
         except ChildProcessError:
             break
     folders = (os.getcwd(), "/tmp", "/dev/shm")
+    read_only = {point for point, ro in _mounts().items() if ro}
     for folder in folders:
-        _empty(folder)
+        _empty(folder, read_only)
     if any(_left(folder) for folder in folders):
         return False
     subprocess.run(["/bin/sh", "-c", refill], check=True, stdout=subprocess.DEVNULL)
     return True
 
 
-def _empty(folder: str) -> None:
+def _empty(folder: str, read_only: set[str]) -> None:
     """Remove everything under `folder`, whatever its modes (a part's code may make a folder
     read-only so that a plain rmtree leaves it: a fresh attacker's planted build, d10w); a mount
-    point stays, emptied."""
+    point stays, emptied; a read-only mount (`read_only`: the kit's own code, bound where the
+    grader's copy lies, under /tmp when it was cloned there) and the folders leading to one are
+    left as they are."""
     with contextlib.suppress(OSError):
         for entry in os.scandir(folder):
-            remove_all(entry.path)
+            if entry.path in read_only:
+                continue
+            if any(m.startswith(entry.path + "/") for m in read_only):
+                _empty(entry.path, read_only)
+            else:
+                remove_all(entry.path)
 
 
-def _mount_points() -> list[str]:
-    """Where something is mounted in this process's view (/proc/self/mountinfo's fifth field)."""
+def _mounts() -> dict[str, bool]:
+    """Where something is mounted in this process's view: {mount point: read-only}
+    (/proc/self/mountinfo's fifth and sixth fields)."""
+    found = {}
     with open("/proc/self/mountinfo") as info:
-        return [
-            re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), line.split()[4])
-            for line in info
-        ]
+        for line in info:
+            fields = line.split()
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), fields[4])
+            found[point] = "ro" in fields[5].split(",")
+    return found
 
 
 def _left(folder: str) -> list[str]:
-    """What is still under `folder` but mount points (emptied) and the folders that lead to one
-    (the box's kit-object folder is bound at /tmp/cache/objects)."""
-    mounts = _mount_points()
+    """What is still under `folder` but mount points (emptied), the folders that lead to one (the
+    box's kit-object folder is bound at /tmp/cache/objects) and what read-only mounts hold."""
+    mounts = _mounts()
     found = []
     for root, dirs, files in os.walk(folder):
         found += [os.path.join(root, f) for f in files]
-        for d in dirs:
+        for d in list(dirs):
             path = os.path.join(root, d)
-            if not any(m == path or m.startswith(path + "/") for m in mounts):
+            if mounts.get(path):  # read-only: nothing in it could have been left by a part
+                dirs.remove(d)
+            elif not any(m == path or m.startswith(path + "/") for m in mounts):
                 found.append(path)
     return found
 
