@@ -290,10 +290,11 @@ def _reset(refill: str) -> bool:
         except ChildProcessError:
             break
     folders = (os.getcwd(), "/tmp", "/dev/shm")
-    read_only = {point for point, ro in _mounts().items() if ro}
+    mounts = _mounts()
+    read_only = {point for point, ro in mounts.items() if ro}
     for folder in folders:
         _empty(folder, read_only)
-    if any(_left(folder) for folder in folders):
+    if any(_left(folder, mounts) for folder in folders):
         return False
     subprocess.run(["/bin/sh", "-c", refill], check=True, stdout=subprocess.DEVNULL)
     return True
@@ -327,10 +328,10 @@ def _mounts() -> dict[str, bool]:
     return found
 
 
-def _left(folder: str) -> list[str]:
+def _left(folder: str, mounts: dict[str, bool]) -> list[str]:
     """What is still under `folder` but mount points (emptied), the folders that lead to one (the
-    box's kit-object folder is bound at /tmp/cache/objects) and what read-only mounts hold."""
-    mounts = _mounts()
+    box's kit-object folder is bound at /tmp/cache/objects) and what read-only mounts hold
+    (`mounts`: _mounts(), read once by the caller)."""
     found = []
     for root, dirs, files in os.walk(folder):
         found += [os.path.join(root, f) for f in files]
