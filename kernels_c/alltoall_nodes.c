@@ -278,6 +278,12 @@ HL_SENDS(Sendrecv,
          (const void *sb, int sn, MPI_Datatype st, int d, int sg, void *rb, int rn,
           MPI_Datatype rt, int s, int rg, MPI_Comm c, MPI_Status *status),
          (sb, sn, st, d, sg, rb, rn, rt, s, rg, c, status), log_sent(sb, 0, sn, st))
+#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
+HL_SENDS(Isendrecv,
+         (const void *sb, int sn, MPI_Datatype st, int d, int sg, void *rb, int rn,
+          MPI_Datatype rt, int s, int rg, MPI_Comm c, MPI_Request *r),
+         (sb, sn, st, d, sg, rb, rn, rt, s, rg, c, r), log_sent(sb, 0, sn, st))
+#endif
 HL_SENDS(Alltoall,
          (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),
          (sb, sn, st, rb, rn, rt, c),

@@ -179,6 +179,9 @@ HL_TRACED(Comm_split, (MPI_Comm c, int colour, int key, MPI_Comm *out), (c, colo
 HL_TRACED(Comm_split_type, (MPI_Comm c, int type, int key, MPI_Info info, MPI_Comm *out),
           (c, type, key, info, out))
 HL_TRACED(Comm_dup, (MPI_Comm c, MPI_Comm *out), (c, out))
+HL_TRACED(Comm_dup_with_info, (MPI_Comm c, MPI_Info info, MPI_Comm *out), (c, info, out))
+HL_TRACED(Comm_create, (MPI_Comm c, MPI_Group g, MPI_Comm *out), (c, g, out))
+HL_TRACED(Comm_create_group, (MPI_Comm c, MPI_Group g, int tag, MPI_Comm *out), (c, g, tag, out))
 HL_TRACED(Comm_free, (MPI_Comm *c), (c))
 HL_TRACED(Cart_create,
           (MPI_Comm c, int nd, const int dims[], const int periods[], int reorder, MPI_Comm *out),
@@ -211,6 +214,8 @@ HL_TRACED(Dist_graph_create_adjacent,
 HL_TRACED(Comm_group, (MPI_Comm c, MPI_Group *g), (c, g))
 HL_TRACED(Group_translate_ranks, (MPI_Group a, int n, const int ra[], MPI_Group b, int rb[]),
           (a, n, ra, b, rb))
+HL_TRACED(Group_incl, (MPI_Group g, int n, const int ranks[], MPI_Group *out), (g, n, ranks, out))
+HL_TRACED(Group_excl, (MPI_Group g, int n, const int ranks[], MPI_Group *out), (g, n, ranks, out))
 HL_TRACED(Group_free, (MPI_Group *g), (g))
 
 /* persistent and MPI-4 partitioned point to point (MPICH 4+, Open MPI 5) */
@@ -233,6 +238,16 @@ HL_TRACED_PSETUP(Precv_init,
                  (void *b, int parts, MPI_Count n, MPI_Datatype t, int s, int g, MPI_Comm c,
                   MPI_Info info, MPI_Request *r),
                  (b, parts, n, t, s, g, c, info, r), c, g, n, t, s, parts, *r, b)
+/* MPI-4's non-blocking send-receive: an MPI_Sendrecv whose request is posted */
+HL_TRACED_SENDRECV(Isendrecv,
+              (const void *sb, int sn, MPI_Datatype st, int d, int sg, void *rb, int rn,
+               MPI_Datatype rt, int s, int rg, MPI_Comm c, MPI_Request *r),
+              (HL_SENT(sb, sn, st, d, c), sn, st, d, sg, HL_RECEIVED(rb), rn, rt, s, rg, c,
+               HL_POSTING(r)), c, sg, sn, st, d, rn, rt, s)
+HL_TRACED_SENDRECV(Isendrecv_replace,
+              (void *b, int n, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm c,
+               MPI_Request *r),
+              (HL_RECEIVED(b), n, t, d, sg, s, rg, c, HL_POSTING(r)), c, sg, n, t, d, n, t, s)
 HL_TRACED_PART(Pready, (int part, MPI_Request r), (part, r), part, part, r, -1)
 HL_TRACED_PART(Pready_range, (int low, int high, MPI_Request r), (low, high, r), low, high, r, -1)
 /* a list of partitions: its lowest to highest, and the list itself as "requests" ("0,2") */

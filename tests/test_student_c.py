@@ -188,3 +188,23 @@ def test_a_c_library_routine_inlined_into_the_cell_is_the_cells_call():
                             "((unsigned long)&omp_unset_lock - 0x20));\n", 1)
     with pytest.raises(hl.BuildError, match="calls through a function pointer"):
         build_student_nodes(cell, "t_nodes_bsearch")
+
+
+def test_an_isendrecv_opens_a_window_unless_both_its_sides_are_proc_null():
+    """MPI-4's MPI_Isendrecv posts a send and a receive in one request: a window opens on it
+    alone, but not on one whose send and receive both name MPI_PROC_NULL (a token request held
+    open round an exchange already done)."""
+    import pandas as pd
+
+    from hybridlab.runs.student_c import _windows
+
+    def calls(peer: int, recv_peer: int) -> pd.DataFrame:
+        return pd.DataFrame([
+            {"call": "MPI_Isendrecv", "start": 0.0, "end": 0.1, "thread": 0, "done": 0,
+             "peer": peer, "recv_peer": recv_peer, "step": 0},
+            {"call": "MPI_Wait", "start": 0.5, "end": 0.6, "thread": 0, "done": 1, "peer": -1,
+             "recv_peer": -1, "step": 0}])  # fmt: skip
+
+    assert [w["start"] for w in _windows(calls(1, 1))] == [0.0]
+    assert [w["start"] for w in _windows(calls(-1, 1))] == [0.0]
+    assert _windows(calls(-1, -1)) == []

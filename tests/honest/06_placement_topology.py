@@ -268,4 +268,10 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 }
 """, why="one node reduction per thread's values; leaders MPI_Reduce + MPI_Bcast; an allreduce "
           "of the leader's sum and zeros for the node's broadcast"),
+    # a fresh attacker's right answer (L06r6, 2026-12-05): the leaders' communicator made from a
+    # group (an MPI_Allgather of who leads on world, MPI_Group_incl, MPI_Comm_create); 0/4 while
+    # the tracer had no entry for the group calls and every collective had to run on a node or
+    # the leaders
+    right("node_sum", '%%c NODES_C node_sum\n#include <stdlib.h>\nvoid split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {\n    int rank, size, nrank;\n    MPI_Comm_rank(world, &rank);\n    MPI_Comm_size(world, &size);\n    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);\n    MPI_Comm_rank(*node, &nrank);\n    /* the leaders as a group of world: who is node rank 0 */\n    int lead = nrank == 0, *all = malloc(size * sizeof(int)), *who = malloc(size * sizeof(int)), k = 0;\n    MPI_Allgather(&lead, 1, MPI_INT, all, 1, MPI_INT, world);\n    for (int r = 0; r < size; r++) if (all[r]) who[k++] = r;\n    MPI_Group wg, lg;\n    MPI_Comm_group(world, &wg);\n    MPI_Group_incl(wg, k, who, &lg);\n    MPI_Comm_create(world, lg, leaders);     /* MPI_COMM_NULL outside the group */\n    MPI_Group_free(&lg);\n    MPI_Group_free(&wg);\n    free(all);\n    free(who);\n}\n\nvoid node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,\n              MPI_Comm leaders) {\n    for (int i = 0; i < n; i++) {\n#pragma omp atomic update\n        rank_sum[i] += mine[i];\n    }\n#pragma omp barrier\n#pragma omp master\n    {\n        MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);\n        if (leaders != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);\n        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);\n    }\n#pragma omp barrier\n}\n',
+          why="leaders from MPI_Group_incl + MPI_Comm_create after a flag allgather on world"),
 ]

@@ -275,4 +275,8 @@ void count_bins(long n, int nbins, long *bins) {
     }
 }
 """, why="explicit tasks of 256 elements made by one thread, each adding its private counts atomically"),
+    # a fresh attacker's right answer (L16r8, 2026-12-05): every count under one pthread mutex;
+    # 0/4 at the build while the C library's locks were not among what a cell may call
+    right("count_bins", '%%c COUNT_C race_bins\n#include <pthread.h>\nstatic pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;\nvoid count_bins(long n, int nbins, long *bins) {\n#pragma omp parallel for schedule(static)\n    for (long i = 0; i < n; i++) {\n        int b = bin_of(i);\n        pthread_mutex_lock(&mu);\n        bins[b]++;\n        pthread_mutex_unlock(&mu);\n    }\n}\n',
+          why="each increment under a pthread mutex"),
 ]

@@ -253,7 +253,7 @@ _COUNTED = ([f"__tsan_write{s}" for s in (1, 2, 4, 8, 16)]
 # of the copies only if MPI sends what it left (alltoall_nodes.c, credit_sent)
 _SENDS = [f"hl_traced_MPI_{name}" for name in (
     "Send", "Send_synchronous", "Ssend", "Isend", "Isend_synchronous", "Issend", "Sendrecv",
-    "Alltoall", "Ialltoall", "Alltoallv", "Gather", "Gatherv", "Scatter", "Scatterv")]
+    "Isendrecv", "Alltoall", "Ialltoall", "Alltoallv", "Gather", "Gatherv", "Scatter", "Scatterv")]
 COUNT_FLAGS = ("-DHL_COUNT_WRITES", "-Wno-unused-command-line-argument",
                "-Wl,--wrap=" + ",--wrap=".join(_COUNTED + _SENDS))  # fmt: skip
 # a run of the counted build: ThreadSanitizer's race reports off (the count is what is read)

@@ -23,7 +23,7 @@ import pandas as pd
 from ..kernels.build import Kernel
 from ..machine.thread_levels import THREAD_LEVELS
 from ..runs.launch import run_program
-from ..runs.records import Results
+from ..runs.records import SENDRECVS, Results
 from ..runs.student_c import build_student
 
 if TYPE_CHECKING:
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 STUDENT_FUNCTIONS = ("check_thread_level", "exchange_block")  # kernels_c/thread_ring_student.h
 # Sends whose completion says the receive was posted: a standard send may return early because
 # the library buffered it, which hides an ordering that deadlocks elsewhere.
-STANDARD_SENDS = ("MPI_Send", "MPI_Isend", "MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Bsend",
-                  "MPI_Ibsend", "MPI_Rsend", "MPI_Irsend")
+STANDARD_SENDS = ("MPI_Send", "MPI_Isend", *SENDRECVS, "MPI_Bsend", "MPI_Ibsend", "MPI_Rsend",
+                  "MPI_Irsend")
 
 
 def ring_value(rank: int, thread: int, k: int, i: int) -> int:
@@ -85,7 +85,7 @@ def check_ring(results: Results) -> pd.DataFrame:
     return both
 
 
-RECEIVES = ("MPI_Recv", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace")
+RECEIVES = ("MPI_Recv", "MPI_Irecv", *SENDRECVS)
 INT_BYTES = 4
 
 

@@ -66,10 +66,12 @@ CELL = "cell"  # the file name a cell's lines carry (`#line 1 "cell"`, hybridlab
 DEBUG_FLAGS = ("-gdwarf-4",)
 TRACED_PREFIX = "hl_traced_"
 # What a cell or a whole program may call of the C library: memory, strings, formatted output,
-# clocks and sleeps, numbers, where the process runs. Not files, descriptors, processes,
-# signals, the environment or the dynamic linker: what would reach the records, the key or the
-# real MPI; nor qsort or bsearch, which call whatever address they are given (a fresh attacker
-# called a refused libgomp function and the real MPI that way).
+# clocks and sleeps, numbers, where the process runs, POSIX mutexes and spin locks (a fresh
+# attacker's right answer L16r8 guarded each count with a pthread mutex, which lab 16 (a) allows,
+# and lost 4/4 at the build, 2026-12-05; a part that refuses a lock says so from the unit). Not
+# files, descriptors, processes, signals, the environment or the dynamic linker: what would reach
+# the records, the key or the real MPI; nor qsort or bsearch, which call whatever address they are
+# given (a fresh attacker called a refused libgomp function and the real MPI that way).
 ALLOWED_LIBC = frozenset("""
 malloc calloc realloc free aligned_alloc posix_memalign memalign
 memcpy memmove memset memcmp memchr strlen strnlen strcmp strncmp strcpy strncpy strcat strncat
@@ -85,6 +87,9 @@ __ctype_tolower_loc __ctype_toupper_loc toupper tolower
 clock_gettime clock time gettimeofday nanosleep usleep sleep sched_yield sched_getcpu
 sched_getaffinity __sched_cpucount gethostname getpid sysconf get_nprocs
 abort exit __tls_get_addr
+pthread_mutex_init pthread_mutex_destroy pthread_mutex_lock pthread_mutex_trylock
+pthread_mutex_unlock pthread_spin_init pthread_spin_destroy pthread_spin_lock pthread_spin_trylock
+pthread_spin_unlock
 """.split())  # __tls_get_addr: a _Thread_local's address (clang's task reductions use one, PIC)
 # OpenMP's runtime (libgomp; clang's __kmpc_ entry points of libomp), the data objects of Open MPI's handles (MPI_COMM_WORLD is
 # &ompi_mpi_comm_world there, MPI_REQUEST_NULL &ompi_request_null) and MPI's constants that are
@@ -95,7 +100,7 @@ abort exit __tls_get_addr
 MPI_QUERIES = frozenset("""
 MPI_Type_get_extent MPI_Type_get_extent_x MPI_Type_get_true_extent MPI_Type_get_true_extent_x
 MPI_Type_size MPI_Type_size_x MPI_Query_thread MPI_Is_thread_main MPI_Get_version
-MPI_Get_library_version
+MPI_Get_library_version MPI_Group_size MPI_Group_rank MPI_Comm_compare MPI_Group_compare
 """.split())
 CELL_CODE = "hl_cell_text"  # the section a student's code is moved into (hybridlab.h, HL_OWN_CODE)
 CELL_CODE_BOUNDS = frozenset({f"__start_{CELL_CODE}", f"__stop_{CELL_CODE}"})  # the header's

@@ -39,7 +39,7 @@ import pandas as pd
 from ..halo.serial import jacobi2d
 from ..kernels.build import Kernel
 from ..runs.launch import run_program
-from ..runs.records import Results
+from ..runs.records import SENDRECVS, Results
 from ..runs.student_c import (
     BLOCKING,
     COLLECTIVES,
@@ -59,8 +59,8 @@ POSTED = ("MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv", "MPI_Ineighbor_al
 COMPLETES_ONE = ("MPI_Wait", "MPI_Test")
 COMPLETES_MANY = ("MPI_Waitall", "MPI_Testall", "MPI_Waitany", "MPI_Waitsome", "MPI_Testany",
                   "MPI_Testsome")  # fmt: skip
-POINT_TO_POINT = (*BLOCKING, "MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv",
-                  "MPI_Send_init", "MPI_Recv_init", "MPI_Psend_init", "MPI_Precv_init")  # fmt: skip
+POINT_TO_POINT = (*BLOCKING, *SENDRECVS, "MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend",
+                  "MPI_Irecv", "MPI_Send_init", "MPI_Recv_init", "MPI_Psend_init", "MPI_Precv_init")  # fmt: skip
 # (a): what else could move the halo: a collective that carries data, a shared window, or
 # reductions of more than a few values (REDUCTION_BYTES per rank and iteration: a length or a
 # flag is fine; a halo cut into small reductions is not)

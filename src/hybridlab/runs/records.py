@@ -187,12 +187,22 @@ POSTS = (
     "MPI_Ibsend",
     "MPI_Irsend",
     "MPI_Irecv",
+    "MPI_Isendrecv",
+    "MPI_Isendrecv_replace",
     "MPI_Ibarrier",
     "MPI_Ibcast",
     "MPI_Iallreduce",
     "MPI_Ireduce",
     "MPI_Ialltoall",
 )
+# Calls that send and receive in one (MPI-4's non-blocking ones post a request): their record has
+# the send side's peer and bytes and the receive side's recv_peer and recv_bytes
+SENDRECVS = ("MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Isendrecv", "MPI_Isendrecv_replace")
+# Calls that make or free communicators and groups: collective over their communicator, but
+# moving none of the program's data
+COMM_MAKERS = ("MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_split", "MPI_Comm_split_type",
+               "MPI_Comm_create", "MPI_Comm_create_group", "MPI_Comm_group", "MPI_Group_incl",
+               "MPI_Group_excl", "MPI_Group_translate_ranks", "MPI_Group_free", "MPI_Comm_free")
 REQUEST_MAKERS = frozenset({
     *POSTS, "MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv", "MPI_Ineighbor_alltoallw",
     "MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv", "MPI_Start"})  # fmt: skip

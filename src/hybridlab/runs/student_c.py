@@ -47,7 +47,7 @@ from ..kernels.c_cells import STUB, student_headers, unanswered
 from ..kernels.unit_checks import preprocessed_cell
 from . import compliance
 from .launch import run_program
-from .records import POSTS, WHERE_COLUMNS, Results
+from .records import POSTS, SENDRECVS, WHERE_COLUMNS, Results
 
 _NOT_SHOWN = {"record", "ok", *WHERE_COLUMNS}
 # Calls that post a non-blocking request, and those that may complete one.
@@ -239,13 +239,16 @@ def _windows(calls: pd.DataFrame) -> list[dict]:
 
 def _moves_data(call) -> bool:
     """A posted request that can carry an exchange's data: not an MPI_Ibarrier, nor a send to or
-    a receive from MPI_PROC_NULL (the tracer's peer -1): a token request of that kind held open
+    a receive from MPI_PROC_NULL (the tracer's peer -1), nor a send-receive with both: a token request of that kind held open
     round an exchange already completed opens no window (lab 04 (d)'s decoys)."""
     if call.call == "MPI_Ibarrier":
         return False
-    peer = getattr(call, "peer", None)
-    return not (call.call in (*SENDS, "MPI_Irecv") and peer == peer and peer is not None
-                and int(peer) == -1)  # fmt: skip
+    def null(peer) -> bool:
+        return peer == peer and peer is not None and int(peer) == -1
+
+    if call.call in SENDRECVS:  # both sides to MPI_PROC_NULL
+        return not (null(getattr(call, "peer", None)) and null(getattr(call, "recv_peer", None)))
+    return not (call.call in (*SENDS, "MPI_Irecv") and null(getattr(call, "peer", None)))
 
 
 def step_windows(results: Results) -> pd.DataFrame:

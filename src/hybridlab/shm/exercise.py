@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..kernels.build import Kernel
 from ..runs.launch import run_program
-from ..runs.records import Results
+from ..runs.records import COMM_MAKERS, Results
 from ..runs.student_c import BLOCKING, COMPLETES, POSTS, build_student, run_student
 
 LEVEL = "funneled"  # the main thread calls MPI, outside any parallel region
@@ -28,9 +28,7 @@ STAGGER_US = 3000  # odd ranks start every sweep 3 ms late: a missing synchronis
 # What the student's code may call: the node's communicator, the window, its synchronisation,
 # and point-to-point calls for a neighbour on another node. Anything else that moves data (a
 # collective, a one-sided put) would carry the halo some other way.
-WINDOW_CALLS = {"MPI_Comm_split_type", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_free",
-                "MPI_Comm_dup", "MPI_Comm_group", "MPI_Group_translate_ranks", "MPI_Group_free",
-                "MPI_Win_allocate_shared", "MPI_Win_shared_query", "MPI_Win_fence",
+WINDOW_CALLS = {*COMM_MAKERS, "MPI_Comm_rank", "MPI_Comm_size", "MPI_Win_allocate_shared", "MPI_Win_shared_query", "MPI_Win_fence",
                 "MPI_Win_lock_all", "MPI_Win_unlock_all", "MPI_Win_sync", "MPI_Win_free",
                 "MPI_Barrier"}  # fmt: skip
 # the tracer's bits of a window synchronisation's assert (kernels_c/hl_trace.c, window_mode):
