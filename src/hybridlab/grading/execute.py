@@ -25,8 +25,8 @@ SandboxedExecute replaces nbgrader's Execute in autograde's preprocessors. For o
   - past the submission deadline the remaining cells are not run (their tests score zero); the
     seconds of cells that ran past the cell time limit do not count (each is bounded by that
     limit and zeroed already: a deadlocked part must not cost the parts after it);
-  - a "tests you can run" cell (no points) whose names no other cell reads is not run
-    (self_checks.py): its output says so;
+  - of a "tests you can run" cell (no points) only the statements that define what another cell
+    reads are run (self_checks.py), none when it defines nothing read: its output says so;
   - under each test cell a line says which data the kernel runs made up to it came from (the
     student's own runs, the reference run and why, or measured during grading: replay.py logs
     each run to $HYBRIDLAB_RUNS_LOG in the kernel's working folder).
@@ -421,9 +421,9 @@ class SandboxedExecute(Execute):
                         self._hidden.add(len(cells))
                 check = f"_hl_guard.verify(get_ipython().user_ns, {part!r}, {own!r})\n"
                 cell.source = f"{cell.source}\n{'' if graded_apart else check}print({self._token!r})"
-            elif self_checks.skippable(nb.cells, i):
+            elif (graded := self_checks.graded_source(nb.cells, i)) is not None:
                 cell = copy.deepcopy(cell)
-                cell.source = f"print({self_checks.NOTE!r})"
+                cell.source = graded
                 cells.append(cell)
                 origin.append(i)
                 continue
