@@ -695,3 +695,24 @@ def test_exchange_allows_types_and_persistent_requests(monkeypatch):
     freed = [(0, 0, "MPI_Isend", 1, 0, 0, -1), (0, 0, "MPI_Request_free", -1, 1, 1, -1)]
     with pytest.raises(AssertionError, match="1 MPI_Request_free but 0 persistent"):
         exercise._exchanged_by_messages(_trace(*freed), "2x1")
+
+
+def test_a_free_thread_with_a_token_row_is_no_share_of_the_interior():
+    """The master computing the interior inside the window itself while a free thread computes
+    one row of it (a fresh attacker's n04det) fails; a thread with a quarter share passes."""
+    import pandas as pd
+
+    from hybridlab.halo.exercise import _assert_team_share
+
+    def rows(master_rows: int, free_rows: int) -> pd.DataFrame:
+        return pd.DataFrame([
+            {"rank": 0, "step": s, "thread": 0, "first": 2, "last": 1 + master_rows, "posted_by": 0}
+            for s in range(4)] + [
+            {"rank": 0, "step": s, "thread": 1, "first": 2 + master_rows,
+             "last": 1 + master_rows + free_rows, "posted_by": 0} for s in range(4)])  # fmt: skip
+
+    with pytest.raises(AssertionError, match="thread 1 computed 4 of the 80 interior rows"):
+        _assert_team_share(rows(19, 1), 2, "2x2")
+    _assert_team_share(rows(15, 5), 2, "2x2")  # a quarter: a master's static share is fine
+    with pytest.raises(AssertionError, match="thread 2 computed 0"):
+        _assert_team_share(rows(10, 10), 3, "2x3")  # a free thread left idle

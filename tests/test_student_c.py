@@ -208,3 +208,30 @@ def test_an_isendrecv_opens_a_window_unless_both_its_sides_are_proc_null():
     assert [w["start"] for w in _windows(calls(1, 1))] == [0.0]
     assert [w["start"] for w in _windows(calls(-1, 1))] == [0.0]
     assert _windows(calls(-1, -1)) == []
+
+
+def test_a_completion_of_no_request_posted_closes_no_window():
+    """An MPI_Test of MPI_REQUEST_NULL reports done at once, as does one of a send MPI buffered:
+    neither closes the window the exchange's requests opened (a fresh attacker's M03d_nulltest
+    blocked in MPI_Waitall after it, outside every window); the MPI_Waitall of the posted requests
+    closes it."""
+    import pandas as pd
+
+    from hybridlab.runs.student_c import _windows
+
+    def call(name, start, **fields):
+        return {"call": name, "start": start, "end": start + 0.01, "thread": 0, "done": 0,
+                "peer": 1, "posted": -1, "request": -1, "requests": "", "step": 0, **fields}
+
+    calls = pd.DataFrame([call("MPI_Irecv", 0.0, posted=5), call("MPI_Isend", 0.1, posted=6),
+                          call("MPI_Test", 0.2, done=1),  # MPI_REQUEST_NULL: request -1
+                          call("MPI_Test", 0.3, done=1, request=9),  # a request never posted
+                          call("MPI_Test", 0.4, done=1, request=6),  # the send's: MPI buffered it
+                          call("MPI_Waitall", 0.5, done=1, requests="5,6")])  # fmt: skip
+    assert [(w["start"], w["end"]) for w in _windows(calls)] == [(0.1, 0.51)]
+    # a cut list of requests ("+") or a posting whose request is unknown: any completion closes
+    cut = calls.assign(requests=["", "", "", "", "", "+"])
+    assert [w["end"] for w in _windows(cut)] == [0.51]
+    blind = calls.assign(posted=[5, float("nan"), -1, -1, -1, -1],
+                         request=[-1, float("nan"), -1, 9, 6, -1])
+    assert [round(w["end"], 6) for w in _windows(blind)] == [0.21]

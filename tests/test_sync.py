@@ -381,6 +381,12 @@ def test_a_loop_unrolled_round_the_construct_is_refused():
         check_source(macro)  # the preprocessed unit: the macro expanded
     assert repeated_delays("for (j = 0; j < n; j++) { construct_delay(d);\n#pragma omp atomic\n"
                            "x += 1; }", "atomic") == (-1, 1)
+    # a statement macro's do { } while (0) runs once: the delay is still the loop's (a fresh
+    # attacker's right answer n02macro lost 3/3 to "stands outside the loop that calls hl_delay")
+    once = ATOMIC.replace("hl_delay(s->delay);", "DELAY(s);").replace(
+        "void construct_test", "#define DELAY(s) do { hl_delay((s)->delay); } while (0)\n"
+        "void construct_test")
+    assert once != ATOMIC and check_source(once) == "atomic"
 
 
 @pytest.mark.parametrize("change, message", [

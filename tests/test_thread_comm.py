@@ -257,15 +257,22 @@ def test_a_partition_is_marked_as_soon_as_it_is_copied_in_one_region():
 def test_no_thread_calls_mpi_in_the_region_before_its_marks():
     from hybridlab.thread_comm.exercise import calls_before_marks
 
-    def call(thread, name, start, step=0):
+    def call(thread, name, start, step=0, marked=None):
+        marked = str(thread) if marked is None else marked  # the partitions a mark names
         return {"thread": thread, "call": name, "start": start, "step": step, "in_parallel": 1,
-                "team": 2}
+                "team": 2, "partition": int(marked) if marked else -1,
+                "partition_last": int(marked) if marked else -2, "requests": marked}
 
     right = pd.DataFrame([call(0, "MPI_Pready", 1.0), call(1, "MPI_Pready_list", 1.1),
                           call(1, "MPI_Parrived", 1.2), call(0, "MPI_Pready", 2.0, 1)])
     assert calls_before_marks(right, 2).empty
     polled = pd.concat([right, pd.DataFrame([call(1, "MPI_Parrived", 1.05)])], ignore_index=True)
     assert list(calls_before_marks(polled, 2)["call"]) == ["MPI_Parrived"]
+    # a mark of no partition first (M12d_emptybar: it let the meeting pass) is no mark
+    empty = pd.concat([right, pd.DataFrame([call(1, "MPI_Pready_list", 1.0, marked=""),
+                                            call(0, "MPI_Pready_range", 0.9, marked="")])],
+                      ignore_index=True)  # fmt: skip
+    assert sorted(calls_before_marks(empty, 2)["call"]) == ["MPI_Pready_list", "MPI_Pready_range"]
 
 
 def _calls(*rows) -> pd.DataFrame:
@@ -715,3 +722,22 @@ def test_exchange_slice_calls_in_a_nested_team_are_refused(monkeypatch):
     monkeypatch.setattr(exercise, "point_to_point", lambda res: calls)
     with pytest.raises(AssertionError, match="made inside a parallel region opened in exchange_slice"):
         exercise.judge_multiple([])
+
+
+def test_an_edge_task_must_wait_by_depend_for_what_the_exchanges_task_produces():
+    """A task computing rows waits by a depend(in) item that the task making the MPI calls names
+    in depend(out): edge tasks on an unrelated item, spinning on the halo row (a fresh attacker's
+    M12b_nanspin), are refused; a helper making the calls, or computing the rows, is followed."""
+    from hybridlab.thread_comm.exercise import _unlinked_depends
+
+    exchange = ("static void swap(double *a) { MPI_Waitall(0, 0, 0); }\n"
+                "void task_iteration(double *a, long m) {\n")
+    linked = exchange + ("#pragma omp task depend(out: a[0], a[m + 1])\n    swap(a);\n"
+                         "#pragma omp task depend(in: a[ m + 1 ])\n    stencil_rows(m, m);\n}\n")
+    assert _unlinked_depends(linked) == ""
+    unrelated = linked.replace("depend(in: a[ m + 1 ])", "depend(in: other)")
+    assert "depend(out: x)" in _unlinked_depends(unrelated)
+    no_out = linked.replace("depend(out: a[0], a[m + 1])", "")
+    assert _unlinked_depends(no_out) != ""
+    dummy = linked.replace("    swap(a);", "    a[0] = 0;")  # the producer makes no MPI call
+    assert _unlinked_depends(dummy) != ""

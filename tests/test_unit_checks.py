@@ -161,14 +161,21 @@ def test_the_kits_recorder_cannot_be_reached_from_a_cell(reach):
     assert "hl_trace_compute" in message and "kit's own" in message, message
 
 
-def test_asm_a_line_directive_and_a_foreign_include_are_refused(tmp_path):
+def test_asm_a_line_directive_a_foreign_include_and_a_kit_header_are_refused(tmp_path):
     asm = NODE_SUM.replace("#pragma omp barrier\n}", '#pragma omp barrier\n    __asm__ volatile("nop");\n}', 1)
     assert "uses asm" in _refused(asm, "t_asm")
     moved = '#line 1 "/usr/include/stdio.h"\n' + NODE_SUM
     assert "no #line in a cell" in _refused(moved, "t_line")
     header = tmp_path / "mine.h"
     header.write_text("static int mine(void) { return 1; }\n")
-    assert "a cell includes system, MPI and kit headers" in _refused(f'#include "{header}"\n' + NODE_SUM, "t_include")
+    assert "a cell includes system and MPI headers" in _refused(f'#include "{header}"\n' + NODE_SUM, "t_include")
+    # a kit header the part does not give: its static functions would do the part's work (a fresh
+    # attacker's n04hurry called hl_grid2d.h's halo exchange in lab 04 (a), 2026-12-05)
+    kit = _refused('#include "hl_grid2d.h"\n' + NODE_SUM, "t_kit_include")
+    assert "includes hl_grid2d.h, a header of the kit's kernels" in kit, kit
+    # one the unit includes already is no refusal
+    build_student("t_kit_again", "node_sum", "HL_STUDENT_NODES", '#include "hybridlab.h"\n' + NODE_SUM,
+                  ("split_nodes", "node_sum"))
 
 
 def test_a_constructor_is_refused():

@@ -852,3 +852,17 @@ GAMING += [
             "fresh attacker (k03spin1): a wait of MPI_Testall alternating the request array "
             "with a copy holding a null", reason="tested again with no step between"),
 ]
+
+# a fresh attacker's way to close the window early (M03d_nulltest, 4/4 kept twice, 2026-12-05):
+# one step, then an MPI_Test of MPI_REQUEST_NULL (done at once) and a blocking MPI_Waitall; and
+# the same closed by the send's own test (done once MPI buffered it). A window now closes only at
+# a completion of a request posted since that receives
+_M03NULL = '%%c OVERLAP_C p2p_overlap\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    MPI_Request r[2];\n    (void)poll;\n#pragma omp parallel\n    {\n#pragma omp masked\n        {\n            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &r[0]);\n            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &r[1]);\n        }\n#pragma omp barrier\n        int t = omp_get_thread_num(), nt = omp_get_num_threads();\n        long lo = t * steps / nt, hi = (t + 1) * steps / nt;\n        if (t == 0) {\n            int flag = 0;\n            if (lo < hi) compute_step(lo);\n            MPI_Test(&r[1], &flag, MPI_STATUS_IGNORE);\n            MPI_Request none = MPI_REQUEST_NULL;\n            MPI_Test(&none, &flag, MPI_STATUS_IGNORE);\n            MPI_Waitall(2, r, MPI_STATUSES_IGNORE);\n            for (long i = lo + 1; i < hi; i++) compute_step(i);\n        } else {\n            for (long i = lo; i < hi; i++) compute_step(i);\n        }\n    }\n}\n'
+_M03SEND = '%%c OVERLAP_C p2p_overlap\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    MPI_Request r[2];\n    (void)poll;\n#pragma omp parallel\n    {\n#pragma omp masked\n        {\n            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &r[0]);\n            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &r[1]);\n        }\n#pragma omp barrier\n        int t = omp_get_thread_num(), nt = omp_get_num_threads();\n        long lo = t * steps / nt, hi = (t + 1) * steps / nt;\n        if (t == 0) {\n            int flag = 0;\n            if (lo < hi) compute_step(lo);\n            MPI_Test(&r[1], &flag, MPI_STATUS_IGNORE);\n            while (!flag) MPI_Test(&r[1], &flag, MPI_STATUS_IGNORE);\n            MPI_Waitall(2, r, MPI_STATUSES_IGNORE);\n            for (long i = lo + 1; i < hi; i++) compute_step(i);\n        } else {\n            for (long i = lo; i < hi; i++) compute_step(i);\n        }\n    }\n}\n'
+GAMING += [
+    attempt("method", "overlap_exchange", _M03NULL, EXCHANGE,
+            "fresh attacker (M03d_nulltest): an MPI_Test of MPI_REQUEST_NULL after one step, "
+            "then a blocking MPI_Waitall"),
+    attempt("method", "overlap_exchange", _M03SEND, EXCHANGE,
+            "the same closed by testing the send until MPI buffered it, then MPI_Waitall"),
+]

@@ -316,4 +316,8 @@ my_interval_us = _iv(my_samples, "kind", "test")
 lab_interval_us = _iv(sweep.query("threads == @CPUS"), "construct", compare_with)
 print(f"yours: {my_interval_us} µs; the lab's {compare_with}: {lab_interval_us} µs")
 """, why="groupby per kind and construct, part (a)'s epcc_interval, run again apart"),
+    # a fresh attacker's right answer (n02macro, 2026-12-05): the delay as a statement macro
+    # `do { ... } while (0)`; 0/3 while the macro's once-loop counted as the delay's loop
+    right("construct_code", '%%c CONSTRUCT_C construct_bench\n/* a right answer: the delay written as the usual statement-like macro (do { } while (0)) */\nconst char *const construct_name = "atomic";\n#define DELAY(s) do { hl_delay((s)->delay); } while (0)\n\nvoid construct_test(void *arg, long inner) {\n    construct_state *s = arg;\n#pragma omp parallel\n    for (long j = 0; j < inner; j++) {\n        DELAY(s);\n#pragma omp atomic\n        s->updates++;\n    }\n}\n\nint measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {\n    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);\n}\n',
+          why="the delay as a do { } while (0) statement macro"),
 ]

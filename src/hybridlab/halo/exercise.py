@@ -232,7 +232,7 @@ def check_student_overlap(
         assert not blocking, (f"{', '.join(blocking)}: the master posts MPI_Irecv and MPI_Isend "
                               "and completes them with MPI_Waitall while the team computes")
         assert_halo_messages(res, (nx * 8, (nx + 2) * 8), where)  # the interior, or whole rows
-        inside = judge_overlap(res, where) if judged else 0.0
+        inside = judge_overlap(res, where, threads) if judged else 0.0
         rows.append({"ranks": ranks, "threads": threads, "checksum": got, "expected": want,
                      "seconds computed while the halos were in flight": inside})  # fmt: skip
     return rows
@@ -353,7 +353,7 @@ def _iteration_text(rows: pd.DataFrame, completed_by: str) -> str:
     return ", ".join(parts)
 
 
-def judge_overlap(res: Results, where: str) -> float:
+def judge_overlap(res: Results, where: str, threads: int) -> float:
     """Lab 04 (d)'s verdict on a traced run (2+ ranks, 2+ threads): the interior rows are
     computed while the master communicates, by the threads that are free.
 
@@ -366,7 +366,10 @@ def judge_overlap(res: Results, where: str) -> float:
     Wait: a static schedule), or a free thread computed rows after it while it sat idle between
     its rows inside it for more than HELD_IDLE (one row inside, the rest after a barrier); or
     when the windows long enough for the whole interior missed it (assert_windows_covered: the
-    interior computed before the requests were posted, a token row inside). A free thread with
+    interior computed before the requests were posted, a token row inside); or when a thread
+    other than the master computed less than 1 / (4T) of the run's interior rows (the master
+    computing the interior itself inside the window, a free thread a token row: a fresh
+    attacker's n04det and n04det2, 4/4 kept, 2026-12-05). A free thread with
     a dynamic schedule or tasks stops only when no row is left, so it trips the held-back rules
     only when paused for most of a window; a thread the loaded machine pauses, or a short
     window, in some iterations is no refusal. Returns the seconds the free threads computed
@@ -414,7 +417,23 @@ def judge_overlap(res: Results, where: str) -> float:
             "not kept for the master"
         )
     assert_windows_covered(rows, where)
+    _assert_team_share(rows, threads, where)
     return seconds
+
+
+def _assert_team_share(rows: pd.DataFrame, threads: int, where: str) -> None:
+    """AssertionError when a thread that never posted the requests computed less than
+    1 / (4 x threads) of the interior rows of the run (overlap_rows, every rank and iteration)."""
+    counted = rows.assign(n=rows["last"] - rows["first"] + 1)
+    total = int(counted["n"].sum())
+    masters = set(counted["posted_by"].dropna().astype(int))
+    for thread in sorted(set(range(threads)) - masters):
+        mine = int(counted.loc[counted["thread"] == thread, "n"].sum())
+        assert 4 * threads * mine >= total, (
+            f"{where}: thread {thread} computed {mine} of the {total} interior rows of the run "
+            f"(fewer than 1/{4 * threads}): the interior goes to the threads that are free while "
+            "the master communicates, each a share of it, not to the master with a token row "
+            "for the others")
 
 
 def assert_windows_covered(rows: pd.DataFrame, where: str, early_ok: bool = False) -> None:

@@ -23,7 +23,7 @@ the compiler made of them is then read back:
               would be a real MPI or C library function the checks above never saw; the unit is
               built with -fno-jump-tables, so a switch makes none);
   unit        (cc -E, the cell's own lines after preprocessing) no asm, no #line to another
-              file, no #include of a file other than a system or kit header, no attribute that
+              file, no #include of a file other than a system or MPI header, no attribute that
               turns a sanitizer off (no_sanitize: an Archer build checks every line), no
               OpenMP runtime entry point named (GOMP_taskwait for a pragma the text hides), no
               section attribute or section pragma (code or data placed by name);
@@ -541,17 +541,21 @@ def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL,
     """The cell's own lines after preprocessing (cc -E of the unit, macros expanded, comments
     gone; `compile_flags` as the unit is compiled, -c and -o left out), as (cell line, text),
     and what the unit may not do there: asm, a #line to another file, an #include of a file
-    that is neither a system nor a kit header. `env`: the compiler's environment (an offload
+    that is neither a system nor an MPI header (a kit header the unit does not include already:
+    a fresh attacker's n04hurry included hl_grid2d.h and let the kit's own halo exchange,
+    send_up and send_down, do lab 04 (a), 4/4 kept, 2026-12-05). `env`: the compiler's environment (an offload
     build's, build.compiler_env; else toolchain.toolchain_env's)."""
     done = subprocess.run([*compile_flags, "-E", "-x", "c", "-"], input=unit,
                           capture_output=True, text=True, check=False,
                           env=env or toolchain_env())  # fmt: skip
     if done.returncode != 0:
         raise RuntimeError(f"the unit does not preprocess: {done.stderr[-1500:]}")
-    kit = [str(d.resolve()) for d in kernel_dirs()] + _wrapper_includes(compile_flags[0])
+    kit = [str(d.resolve()) for d in kernel_dirs()]
+    mpi = _wrapper_includes(compile_flags[0])
     lines: list[tuple[int, str]] = []
     found: list[Refusal] = []
     in_cell, depth, current, number = False, 0, "", 0
+    given: set[str] = set()  # the files the unit included before the cell
     for text in done.stdout.splitlines():
         marker = _MARKER.match(text)
         if not marker:
@@ -562,14 +566,22 @@ def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL,
         line, name, flags = int(marker.group(1)), marker.group(2), marker.group(3).split()
         if name == CELL and not in_cell and "1" not in flags:
             in_cell = True  # the unit's own `#line 1 "cell"`
-        elif in_cell and "1" in flags:
-            if depth == 0 and "3" not in flags and not any(name.startswith(k) for k in kit):
-                found.append(Refusal(number, f"includes {name}: a cell includes system, MPI "
-                                                 "and kit headers only", file))  # fmt: skip
+        elif not in_cell:
+            given.add(name)
+        elif "1" in flags:
+            if depth == 0 and "3" not in flags and name in given:
+                pass  # a header the unit gives already, included again
+            elif depth == 0 and "3" not in flags and any(name.startswith(k) for k in kit):
+                found.append(Refusal(number, f"includes {Path(name).name}, a header of the "
+                                             "kit's kernels: a cell calls what its part's header "
+                                             "declares, which the unit includes already", file))
+            elif depth == 0 and "3" not in flags and not any(name.startswith(k) for k in mpi):
+                found.append(Refusal(number, f"includes {name}: a cell includes system and MPI "
+                                             "headers only", file))  # fmt: skip
             depth += 1
-        elif in_cell and "2" in flags:
+        elif "2" in flags:
             depth = max(depth - 1, 0)
-        elif in_cell and depth == 0 and name != current:
+        elif depth == 0 and name != current:
             found.append(Refusal(number, f'sets its line to another file ("{name}"): no '
                                              "#line in a cell", file))  # fmt: skip
         current, number = name, line

@@ -217,24 +217,63 @@ def _windows(calls: pd.DataFrame) -> list[dict]:
     data in flight (a non-blocking collective but MPI_Ibarrier, or the later of a send and a
     receive posted, MPI_PROC_NULL ones aside (_moves_data):
     a receive posted alone moves nothing, nor a send the partner's receive does not meet) to the
-    first Wait that returns or Test that reports completion after it (start, end, the thread that
-    posted first, the completing call, the kernel's iteration "step" when the kernel gives it). A
-    completion before the window opened closes what was posted."""
-    windows, first, opened, kinds = [], None, None, set()
+    first Wait that returns or Test that reports completion of a request posted since that
+    receives (a receive's, a send-receive's, a collective's; start, end, the thread that posted
+    first, the completing call, the kernel's iteration "step" when the kernel gives it). A
+    completion before the window opened closes what was posted. A completion that names no such
+    request closes nothing: an MPI_Test of MPI_REQUEST_NULL reports done at once, as does one of
+    a send MPI buffered (a fresh attacker's M03d_nulltest closed lab 03 (d)'s window so after one
+    step and then blocked in MPI_Waitall, 4/4 kept, 2026-12-05). Where a posting's request is not
+    in its record, any completion that reports done closes the window."""
+    windows, first, opened, kinds, handles, blind = [], None, None, set(), set(), False
     for call in calls.itertuples():
-        if call.call in POSTS and opened is None and _moves_data(call):
+        if call.call in POSTS and _moves_data(call):
+            handle = _posted(call)
+            if handle is None:
+                blind = True
+            elif call.call not in SENDS:  # a send's completion says nothing of what arrives
+                handles.add(handle)
+            if opened is not None:
+                continue
             first = first or call
             kinds.add("send" if call.call in SENDS else "receive" if call.call == "MPI_Irecv"
                       else "both")  # fmt: skip
             if "both" in kinds or {"send", "receive"} <= kinds:
                 opened = call
         elif call.call in COMPLETES and int(call.done) == 1 and first is not None:
+            if not (blind or handles & set(request_ids(call)) or "+" in str(
+                    getattr(call, "requests", ""))):  # fmt: skip
+                continue
             if opened is not None:
                 windows.append({"start": opened.start, "end": call.end,
                                 "posted_by": int(first.thread), "completed_by": call.call,
                                 "step": int(getattr(first, "step", -1))})  # fmt: skip
-            first, opened, kinds = None, None, set()
+            first, opened, kinds, handles, blind = None, None, set(), set(), False
     return windows
+
+
+def _posted(call) -> int | None:
+    """The request a posting made, as the tracer names it: a non-blocking send's or receive's
+    "posted", a non-blocking collective's "request"; None where the record has neither."""
+    for field in ("posted", "request"):
+        value = getattr(call, field, None)
+        if value is not None and value == value and int(value) != -1:
+            return int(value)
+    return None
+
+
+def request_ids(call) -> list[int]:
+    """The requests a completion call names (the tracer's "request", and "requests": those given
+    to an MPI_Waitall or MPI_Testall, those an MPI_Waitany, _Waitsome, _Testany or _Testsome
+    completed), MPI_REQUEST_NULL (-1) and a cut list's "+" left out."""
+    one = getattr(call, "request", None)
+    ids = [] if one is None or one != one or int(one) == -1 else [int(one)]
+    many = getattr(call, "requests", None)
+    for text in str(many if many is not None and many == many else "").split(","):
+        text = text.strip()
+        if text.lstrip("-").isdigit() and int(text) != -1:
+            ids.append(int(text))
+    return ids
 
 
 def _moves_data(call) -> bool:

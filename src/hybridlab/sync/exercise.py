@@ -379,8 +379,15 @@ def check_method(code: str) -> str:
 
 
 def _innermost_loop(text: str, pos: int) -> tuple[int, int] | None:
-    """(body start, end) of the innermost loop of `text` around `pos`, None outside every loop."""
-    return max(((body, end) for _, body, end in loops(text) if body <= pos < end), default=None)
+    """(body start, end) of the innermost loop of `text` around `pos`, None outside every loop;
+    a statement macro's `do { ... } while (0)` runs once and is no loop (a fresh attacker's right
+    answer n02macro, its delay as `#define DELAY(s) do { hl_delay(...); } while (0)`, lost 3/3 as
+    "the construct stands outside the loop that calls hl_delay", 2026-12-05)."""
+    return max(((body, end) for start, body, end in loops(text) if body <= pos < end
+                and not _ONCE_LOOP.match(text, start, end)), default=None)  # fmt: skip
+
+
+_ONCE_LOOP = re.compile(r"do\b.*\bwhile\s*\(\s*0\s*\)\s*;\s*$", re.S)
 
 
 def stray_construct(test: str, name: str) -> int:

@@ -55,7 +55,7 @@ from ..halo.serial import check_grid, jacobi2d
 from ..kernels import archer
 from ..kernels.build import Kernel, build, has_partitioned
 from ..kernels.c_cells import unanswered
-from ..kernels.c_text import closing, functions, inside_loop, loops
+from ..kernels.c_text import closing, functions, inside_loop, loops, statement_at
 from ..kernels.unit_checks import MPI_QUERIES
 from ..runs import compliance
 from ..runs.launch import run_program
@@ -68,6 +68,7 @@ from ..runs.student_c import (
     blocking_calls,
     build_student,
     preprocessed_lines,
+    request_ids,
 )
 from ..runs.student_c import _moves_data as _moves_window
 
@@ -77,8 +78,8 @@ OVERLAP_POINTS = 8192  # (b): interior points per rank from which overlap is jud
 ANY_TAG = -1  # MPI_ANY_TAG in MPICH and Open MPI: a receive that matches every tag
 DOUBLE = 8  # bytes of a grid value
 POINT_TO_POINT = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv", "MPI_Isend",
-                  "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", *SENDRECVS, "MPI_Send_init", "MPI_Recv_init", "MPI_Psend_init",
-                  "MPI_Precv_init")  # fmt: skip
+                  "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", *SENDRECVS,
+                  "MPI_Send_init", "MPI_Recv_init", "MPI_Psend_init", "MPI_Precv_init")  # fmt: skip
 # (a) moves each slice with these (and makes and asks its threads' communicators, and may send
 # a slice as a derived datatype it makes, commits and frees: a fresh attacker's right answer with
 # a committed MPI_Type_contiguous per slice lost 4/4, 2026-12-04): a collective, a shared window
@@ -227,6 +228,67 @@ def task_construct_faults(text: str, cell_lines: list[int] | None = None) -> lis
                       "exchange by its depend clause, not on a lock, a critical section, a clock "
                       "or a sleep")
     return faults
+
+
+_DEPEND_ITEMS = re.compile(r"\bdepend\s*\(\s*(in|out|inout|inoutset|mutexinoutset)\s*:")
+_MPI_CALL = re.compile(r"\b(?:hl_traced_)?MPI_\w+\s*\(")
+
+
+def assert_depend_linked(code: str) -> None:
+    """(b), judged after the runs (judge_tasks): AssertionError when, in the cell's preprocessed
+    C, no task that computes rows (calls stencil_rows, or a function of the cell that does)
+    waits, by a depend(in) or depend(inout) list item, for one that a task making MPI calls (or
+    calling a function of the cell that does) names in depend(out), inout, inoutset or
+    mutexinoutset: edge tasks whose clauses name an unrelated variable, waiting for the halo by
+    a loop over the row itself (a fresh attacker's M12b_nanspin, 4/4 kept, 2026-12-05)."""
+    fault = _unlinked_depends(_preprocessed("HL_STUDENT_TASKS", code)[0])
+    assert not fault, f"task_iteration: {fault}"
+
+
+def _unlinked_depends(text: str) -> str:
+    """assert_depend_linked's fault on preprocessed text, "" when there is none."""
+    defined = functions(text)
+    bodies = {name: text[start:end] for name, start, end in defined}
+
+    def reaches(body: str, pattern: re.Pattern, seen: frozenset = frozenset()) -> bool:
+        if pattern.search(body):
+            return True
+        return any(re.search(rf"\b{re.escape(name)}\s*\(", body) and name not in seen
+                   and reaches(inner, pattern, seen | {name}) for name, inner in bodies.items())
+
+    produced, awaited = set(), set()
+    for pragma in re.finditer(r"#\s*pragma\s+omp\s+task\b[^\n]*", text):
+        body = statement_at(text, pragma.end())
+        for kind, items in _depend_lists(pragma.group(0)):
+            if kind in ("out", "inout", "inoutset", "mutexinoutset") and reaches(body, _MPI_CALL):
+                produced |= items
+            if kind in ("in", "inout") and reaches(body, re.compile(r"\bstencil_rows\s*\(")):
+                awaited |= items
+    if produced & awaited:
+        return ""
+    return ("an edge task waits for the exchange's task by depend: a task that computes rows "
+            "names in depend(in: x) a list item x that the task making the MPI calls names in "
+            "depend(out: x) (here no task computing rows waits for one the exchange's task "
+            "produces)")
+
+
+def _depend_lists(pragma: str) -> list[tuple[str, set[str]]]:
+    """Each depend clause of a task pragma: its kind and its list items, blanks left out."""
+    found = []
+    for clause in _DEPEND_ITEMS.finditer(pragma):
+        close = closing(pragma, pragma.index("(", clause.start()))
+        items = pragma[clause.end():close - 1]
+        depth, item, parts = 0, "", []
+        for char in items:
+            depth += (char in "([") - (char in ")]")
+            if char == "," and depth == 0:
+                parts.append(item)
+                item = ""
+            else:
+                item += char
+        parts.append(item)
+        found.append((clause.group(1), {"".join(part.split()) for part in parts if part.strip()}))
+    return found
 
 
 def _used(pattern: re.Pattern, text: str) -> re.Match | None:
@@ -420,25 +482,12 @@ def _moves_data(calls: pd.DataFrame) -> pd.Series:
                                                  | real("recv_peer", "recv_bytes"))  # fmt: skip
 
 
-def _request_ids(call) -> list[int]:
-    """The requests a completion call names (the tracer's "request", and "requests": those given
-    to an MPI_Waitall or MPI_Testall, those an MPI_Waitany, _Waitsome, _Testany or _Testsome
-    completed), MPI_REQUEST_NULL (-1) and a cut list's "+" left out."""
-    one = call.request
-    ids = [] if one != one or int(one) == -1 else [int(one)]
-    for text in str(call.requests if call.requests == call.requests else "").split(","):
-        text = text.strip()
-        if text.lstrip("-").isdigit() and int(text) != -1:
-            ids.append(int(text))
-    return ids
-
-
 def _completed(c, persistent: dict[int, bool]) -> int:
     """How many requests that are not persistent a completion call that reported done
     completed: an MPI_Waitall's or MPI_Testall's live requests (those given that were not
     MPI_REQUEST_NULL), an MPI_Wait's or MPI_Test's one, an MPI_Waitany's, _Waitsome's,
     _Testany's or _Testsome's named ones; the persistent ones among them left out."""
-    ids = _request_ids(c)
+    ids = request_ids(c)
     kept = sum(i in persistent for i in ids)
     if c.call in ("MPI_Waitall", "MPI_Testall"):
         live = c.live if c.live == c.live else len(ids)
@@ -516,7 +565,7 @@ def exchange_calls(res: Results) -> pd.DataFrame:
             handle = -1 if c.posted != c.posted else int(c.posted)
             open_ = pending.setdefault(int(c.thread), [0, 0])
             if c.call in COMPLETES:
-                ids = _request_ids(c)
+                ids = request_ids(c)
                 # once each: MPICH hands every MPI_PROC_NULL posting the same (predefined) request
                 named = list(dict.fromkeys(i for i in ids if i in posted))
                 done = c.done == c.done and int(c.done) == 1
@@ -880,7 +929,7 @@ def task_windows(calls: pd.DataFrame) -> list[dict]:
                 if "both" in kinds or {"send", "receive"} <= kinds:
                     opened = call
         elif call.call in COMPLETES and int(call.done) == 1 and first is not None:
-            if blind or not recvs or recvs & set(_request_ids(call)):
+            if blind or not recvs or recvs & set(request_ids(call)):
                 if opened is not None:
                     windows.append({"start": opened.start, "end": call.end,
                                     "posted_by": int(first.thread), "closed_by": int(call.thread),
@@ -1404,7 +1453,7 @@ def judge_pready(runs: list[dict]) -> list[dict]:
                 f"{early['call'].iloc[0]} inside the region before it marked its partition "
                 "ready: in the region each thread copies its partition and marks it at once, "
                 "with no MPI call before its MPI_Pready (MPI_Parrived and the rest after the "
-                "marks, or outside the region)")
+                "marks, or outside the region; a mark of no partition is no mark)")
         rows.append({"ranks": ranks, "threads": threads, "checksum": got,
                      "partitions marked": int(len(partition_marks(calls)))})  # fmt: skip
     return rows
@@ -1423,11 +1472,16 @@ def calls_before_marks(calls: pd.DataFrame, threads: int) -> pd.DataFrame:
     """One rank's MPI calls in a region of `threads` threads, other than marks, that a thread
     made in an iteration (the kernel's step) before its last mark of that iteration: calls
     polled to hold a thread's turn (MPI_Parrived or MPI_Test a number of times that grows with
-    the thread's number) before it marks."""
+    the thread's number) before it marks; a mark that names no partition (an empty
+    MPI_Pready_list, or a range from high to low) is no mark: made first, it let the kit's
+    meeting of the marks pass and the real marks follow in turns (a fresh attacker's
+    M12d_emptybar and M12d_emptyspin, 4/4 kept, 2026-12-05)."""
     inside = calls[(calls["in_parallel"] == 1) & (calls["team"] == threads)]
-    marks = inside[inside["call"].isin(MARKS)]
+    real = pd.Series([c.call in MARKS and bool(_marked(c)) for c in inside.itertuples()],
+                     index=inside.index, dtype=bool)
+    marks = inside[real]
     last = marks.groupby(["step", "thread"])["start"].max()
-    others = inside[~inside["call"].isin(MARKS)]
+    others = inside[~real]
     early = [c.Index for c in others.itertuples()
              if (c.step, c.thread) in last.index and c.start < last.loc[(c.step, c.thread)]]  # fmt: skip
     return others.loc[early]
