@@ -183,11 +183,13 @@ def test_values_carried_by_value_into_the_launches_are_counted():
     ("the device's addresses handed out in a mapped slot", "launch_writes"),
     ("the second host thread calls the kit's check entry", "device_strays"),
 ])
-def test_the_devices_code_is_checked_against_the_device_data_environment(why, field):
+def test_the_devices_code_is_checked_against_the_device_data_environment(why, field, monkeypatch):
     """A host address handed into a target region (a firstprivate integer, a pointer stored in
     mapped memory) through which a near-empty region copies the host's shadow into the device's
     copy; a second host thread writing the device's copy while a region waits (fixer helper-f2,
-    2026-12-04): the corpus's attempts, counted by the kit's check of the device's code."""
+    2026-12-04): the corpus's attempts, counted by the kit's check of the device's code (the
+    build's refusal of the casts turned off: the run's check stands behind it)."""
+    monkeypatch.setattr(offload_exercise, "address_casts", lambda unit: [])
     code = source_of("15_offload", why)
     got = run_student_offload(build_student_offload(code, "t_offload_" + field), 2, nx=NX, ny=NY,
                               iterations=ITERATIONS)  # fmt: skip
@@ -460,3 +462,22 @@ def test_b_device_calls_allow_openmp_and_the_maths_library():
                         "+ 0.0 * pow(1.5, (double)omp_get_thread_num())) * (", 1)
     assert "sqrt(4.0)" in code
     assert device_code_refusals("\n" + code) == []
+
+
+@needs_offload
+def test_b_refuses_an_address_handed_over_as_a_number():
+    """A declare-target array's address taken in a target region, read back by `target update`
+    as an integer, and the host's memcpy into it (a fresh attacker's M15b_hostsweep, 6/6 kept):
+    the casts are refused at their lines, read from the unit's unoptimised IR."""
+    code = OFFLOAD_RESIDENT.replace(
+        "void jacobi_offload(", "static double box[64];\n#pragma omp declare target(box)\n"
+        "void jacobi_offload(", 1).replace(
+        "    const long n = (m + 2) * w;\n", "    const long n = (m + 2) * w;\n"
+        "    unsigned long where[1] = {0};\n"
+        "#pragma omp target map(from: where[0:1]) device(device)\n"
+        "    where[0] = (unsigned long)&box[0];\n"
+        "    double *leaked = (double *)where[0];\n    (void)leaked;\n", 1)
+    assert code.count("where") == 4, code
+    said = [str(r) for r in device_code_refusals("\n" + code)]
+    casts = [s for s in said if "casts an address to an integer" in s]
+    assert len(casts) == 2 and all("(b) moves the block with map clauses" in s for s in casts), said

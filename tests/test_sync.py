@@ -387,6 +387,14 @@ def test_a_loop_unrolled_round_the_construct_is_refused():
         "void construct_test", "#define DELAY(s) do { hl_delay((s)->delay); } while (0)\n"
         "void construct_test")
     assert once != ATOMIC and check_source(once) == "atomic"
+    # a loop of delays with no construct, the construct in another (a fresh attacker's n02det2:
+    # the timed calls ran the delays alone)
+    alone = ATOMIC.replace("void construct_test(void *arg, long inner) {",
+                           "void construct_test(void *arg, long inner) {\n"
+                           "    for (long k = 0; k < inner; k++) hl_delay(0);", 1)
+    assert alone != ATOMIC
+    with pytest.raises(AssertionError, match="hl_delay is called in a loop with no atomic construct"):
+        check_source(alone)
 
 
 @pytest.mark.parametrize("change, message", [

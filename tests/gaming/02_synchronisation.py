@@ -780,3 +780,11 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
 }
 """, {CONSTRUCT}, why="the team's counter bumped once early, then a private count merged by a reduction",
                       reason="s->updates had grown by"))
+
+# a fresh attacker's (n02det2, 3/3 and 2/2 kept, 2026-12-05): the timed calls (a delay given) run a
+# loop of delays with no construct, the atomic only in the run without a delay
+GAMING += [
+    attempt("method", "construct_code", '%%c CONSTRUCT_C construct_bench\n/* determined: the atomic runs only in the contention run (no delay); the timed calls (with the\n * delay) run a loop with no construct at all, thread 0 counting the repetitions plainly */\nconst char *const construct_name = "atomic";\n\nvoid construct_test(void *arg, long inner) {\n    construct_state *s = arg;\n    if (s->delay > 0) {\n#pragma omp parallel\n        {\n            int me = omp_get_thread_num();\n            for (long j = 0; j < inner; j++) {\n                hl_delay(s->delay);\n                if (me == 0) s->updates = s->updates + 1;\n            }\n        }\n    } else {\n#pragma omp parallel\n        for (long j = 0; j < inner; j++) {\n            hl_delay(s->delay);\n#pragma omp atomic\n            s->updates += 1;\n        }\n    }\n}\n\nint measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {\n    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);\n}\n', {CONSTRUCT},
+            "fresh attacker (n02det2): the delays' loop holds no construct when a delay is given",
+            reason="hl_delay is called in a loop with no atomic construct"),
+]

@@ -24,6 +24,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..kernels import llvm_ir
 from ..kernels.build import (
     DEFAULT_FLAGS,
     OFFLOAD_COMPILER,
@@ -457,6 +458,44 @@ def object_refusals(host: Path, device: Path | None,
     return found
 
 
+# an address made an integer (any ptrtoint, a global's address as a constant included) or an
+# integer made an address (inttoptr of a value, not of a constant: MPI_STATUS_IGNORE is one), in
+# the unit's unoptimised LLVM IR
+_ADDRESS_CAST = re.compile(r"\bptrtoint\b|\binttoptr i\d+ %")
+
+
+def address_casts(unit: str) -> list[Refusal]:
+    """Where the cell's unit turns an address into an integer or an integer into an address,
+    read from its LLVM IR compiled for the host alone, unoptimised (no cast folded away), each
+    at its cell line: a device address handed to the host as a number, through a mapped integer
+    (a fresh attacker's M15b_hostsweep and M15b_leak2 took a declare-target array's address in a
+    target region, read it back by `target update` and copied into it with the host's memcpy,
+    where the runtime's report never sees: 6/6 kept, 2026-12-05). A unit that does not compile
+    gives [] (the build says why)."""
+    flags = (*DEFAULT_FLAGS, "-O0", "-g", *STUDENT_UNIT_FLAGS, *TRACE_FLAGS)
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".hl-address-casts-", dir=cache_dir()) as work:
+        source = Path(work) / "student_offload.c"  # a file: clang's debug info reads it back
+        source.write_text(unit)
+        done = subprocess.run([mpicc(), *flags, *include_flags(), "-S", "-emit-llvm", "-o", "-",
+                               str(source)], capture_output=True, text=True, check=False,
+                              env=toolchain_env(MPICH_CC=OFFLOAD_COMPILER,
+                                                OMPI_CC=OFFLOAD_COMPILER))  # fmt: skip
+    if done.returncode != 0:
+        return []
+    located = llvm_ir.cell_lines(done.stdout)
+    found: dict[int, Refusal] = {}
+    for row in done.stdout.splitlines():
+        if row.lstrip().startswith(("declare", "!")) or not _ADDRESS_CAST.search(row):
+            continue
+        at = re.search(r"\d+", llvm_ir.where(row, located))
+        line = int(at.group(0)) if at else 0
+        found.setdefault(line, Refusal(line, "casts an address to an integer or an integer to "
+                                             "an address: a device address would reach the host "
+                                             f"as a number, past the maps; {ALLOWS}"))  # fmt: skip
+    return list(found.values())
+
+
 def device_code_refusals(code: str) -> list[Refusal]:
     """What the cell may not do in (b), from its preprocessed unit and its host and device
     objects (compiled here as the offload build compiles it, the kit's watch included: the
@@ -477,7 +516,7 @@ def device_code_refusals(code: str) -> list[Refusal]:
         parts = offload_parts(obj)
         lines = preprocessed_cell(unit, [*unit_flags(), *(f for f in WATCH_FLAGS
                                                           if f.startswith("-D"))], env=env)[0]
-        found = unit_refusals(lines)
+        found = unit_refusals(lines) + address_casts(unit)
         objects = object_refusals(parts[0], parts[1] if len(parts) > 1 else None, lines)
     said = {r.message for r in found}
     clause = any("hands the host a device address" in m for m in said)

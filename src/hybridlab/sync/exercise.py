@@ -338,6 +338,11 @@ def check_source(code: str) -> str:
         f"cell:{line(stray)}: the {name} construct stands outside {where}: each repetition of "
         "the table's row is the delay, then the construct, in the same loop over `inner` (no "
         "construct once per call)")
+    lonely = lonely_delay(test, name)
+    assert lonely < 0, (
+        f"cell:{line(lonely)}: hl_delay is called in a loop with no {name} construct in it: every "
+        "repetition of the table's row is the delay, then the construct, in every call (no loop "
+        "of delays alone, for the timed runs or any other)")
     many = repeated_delays(test, name)
     assert many[0] < 0, (
         f"cell:{line(many[0])}: the loop that holds the {name} construct calls hl_delay "
@@ -398,6 +403,18 @@ def stray_construct(test: str, name: str) -> int:
     for pragma in re.finditer(CONSTRUCTS[name][0], test):
         if _innermost_loop(test, pragma.start()) not in delays:
             return pragma.start()
+    return -1
+
+
+def lonely_delay(test: str, name: str) -> int:
+    """Where in construct_test (preprocessed, code only) an hl_delay call stands in a loop that
+    holds no `name` construct, or in no loop; -1 when none does (a fresh attacker's n02det2 ran
+    its timed calls, those with a delay, as a loop of delays alone and the atomic only in the
+    run without one, 3/3 and 2/2 kept, 2026-12-05)."""
+    for delay in re.finditer(DELAY_CALL, test):
+        loop = _innermost_loop(test, delay.start())
+        if loop is None or not re.search(CONSTRUCTS[name][0], test[loop[0] : loop[1]]):
+            return delay.start()
     return -1
 
 
