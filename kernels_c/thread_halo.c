@@ -210,11 +210,56 @@ extern void __real_GOMP_taskloop(void (*)(void *), void *, void (*)(void *, void
 extern void __real_GOMP_taskloop_ull(void (*)(void *), void *, void (*)(void *, void *), long,
                                      long, unsigned, unsigned long, int, unsigned long long,
                                      unsigned long long, unsigned long long) __attribute__((weak));
+/* Each task GOMP_task makes also runs through run_task, which writes a "task_run" record to the
+ * trace's stream as the task ends: the thread that ran it, when it was created, began and ended
+ * (thread_comm.exercise.early_edges: a task computing row 1 or m must be created while the halo it
+ * reads is in flight and begin after it arrived, held by depend alone: a fresh attacker's edge
+ * tasks on an unrelated depend item spun on the halo row until it was no longer NaN, M12b_nanspin,
+ * 2026-12-05). The task's data gets a head in front of it: the task's own function, its copy
+ * function, where its data begins and when it was created. */
+#include <stdlib.h>
+typedef struct {
+    void (*fn)(void *);
+    void (*cpyfn)(void *, void *);
+    long offset;    /* the task's own data, from the head */
+    double created; /* hl_now() as GOMP_task was called */
+} task_head;
+
+static void run_task(void *arg) {
+    const task_head head = *(const task_head *)arg;
+    double start = hl_now();
+    head.fn((char *)arg + head.offset);
+    char fields[160];
+    snprintf(fields, sizeof fields, "\"record\":\"task_run\",\"thread\":%d,\"waited\":%.9f",
+             omp_get_thread_num(), start - head.created); /* created at start - waited */
+    hl_trace_event(fields, start, hl_now());
+}
+
+static void copy_task(void *to, void *from) {
+    const task_head *head = from;
+    memcpy(to, head, sizeof *head);
+    head->cpyfn((char *)to + head->offset, (char *)from + head->offset);
+}
+
 void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long size,
                       long align, bool if_clause, unsigned flags, void **depend, int priority,
                       void *detach) {
     int creator = hl_trace_task_fresh();
-    __real_GOMP_task(fn, data, cpyfn, size, align, if_clause, flags, depend, priority, detach);
+    long aligned = align > (long)_Alignof(task_head) ? align : (long)_Alignof(task_head);
+    long offset = ((long)sizeof(task_head) + aligned - 1) / aligned * aligned;
+    char *block = aligned_alloc((size_t)aligned, (size_t)((offset + size + aligned - 1) / aligned
+                                                          * aligned));
+    if (!block) { /* no memory for the head: the task as it was, unrecorded */
+        __real_GOMP_task(fn, data, cpyfn, size, align, if_clause, flags, depend, priority, detach);
+        hl_trace_task_restore(creator);
+        return;
+    }
+    task_head head = {fn, cpyfn, offset, hl_now()};
+    memcpy(block, &head, sizeof head);
+    if (size > 0) memcpy(block + offset, data, (size_t)size);
+    __real_GOMP_task(run_task, block, cpyfn ? copy_task : NULL, offset + size, aligned, if_clause,
+                     flags, depend, priority, detach);
+    free(block); /* GOMP_task copied it (or ran the task) before it returned */
     hl_trace_task_restore(creator);
 }
 void __wrap_GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),

@@ -741,3 +741,30 @@ def test_an_edge_task_must_wait_by_depend_for_what_the_exchanges_task_produces()
     assert _unlinked_depends(no_out) != ""
     dummy = linked.replace("    swap(a);", "    a[0] = 0;")  # the producer makes no MPI call
     assert _unlinked_depends(dummy) != ""
+
+
+def test_an_edge_task_that_waits_inside_for_its_halo_is_seen_by_the_task_wrapper():
+    """The kit's wrapper of GOMP_task records when each task was created, began and ended: the
+    solution's edge tasks begin after their halo's receive completed; edge tasks on an unrelated
+    depend item that spin on the halo row until it is no longer NaN (a fresh attacker's
+    M12b_nanspin) begin before it."""
+    from gaming import solution_cell
+
+    solution = solution_cell("12_threads_communicate", "task_iteration").split("\n", 1)[1]
+    assert exercise.early_edges(_task_run(solution, "edges_solution")) == []
+    spin = ("#include <math.h>\n#include <stdio.h>\nstatic int unrelated;\n"
+            "static void wait_row(const double *row, long nx) {\n"
+            "    for (int bad = 1; bad;) {\n        bad = 0;\n"
+            "        for (long j = 1; j <= nx; j++) bad |= isnan(row[j]);\n"
+            "        fflush(stdout);\n    }\n}\n"
+            "void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n"
+            "    long w = nx + 2;\n#pragma omp task firstprivate(a, m, nx, up, down, comm)\n    {"
+            + _INLINE_EXCHANGE.split("    stencil_rows")[0].replace("\n", "\n    ") + "}\n"
+            "    for (long i = 2; i < m; i++) {\n#pragma omp task firstprivate(i)\n"
+            "        stencil_rows(i, i);\n    }\n"
+            "#pragma omp task depend(in: unrelated)\n    { wait_row(&a[0], nx); stencil_rows(1, 1); }\n"
+            "#pragma omp task depend(in: unrelated)\n"
+            "    { wait_row(&a[(m + 1) * w], nx); stencil_rows(m, m); }\n}\n")  # fmt: skip
+    early = exercise.early_edges(_task_run(spin, "edges_spin"))
+    assert early and all("began" in e and "before its halo row's message arrived" in e
+                         for e in early), early

@@ -893,9 +893,78 @@ def judge_tasks(runs: list[dict]) -> list[dict]:
             assert_rows_once(rows_traced, where)
             assert_windows_covered(rows_traced, where, early_ok=True)
         _assert_in_tasks(res, where)
+        early = early_edges(res)
+        assert not early, (
+            f"{where}: {early[0]}: rows 1 and m go in tasks created while the exchange is in "
+            "flight that the runtime holds by depend(in: ...) on the exchange's task until it is "
+            "done, not tasks that wait inside (a loop over the halo row, a flag) or tasks created "
+            "once the halo arrived")
         rows.append({"ranks": ranks, "threads": threads, "checksum": got,
                      "seconds computed while the halos were in flight": inside})  # fmt: skip
     return rows
+
+
+def early_edges(res: Results) -> list[str]:
+    """Where a task that computed row 1 or m (the kit's stencil_rows intervals) did not wait for
+    its halo row by depend: it began before the receive of that halo completed (it waited inside,
+    spinning on the row: a fresh attacker's M12b_nanspin, 2026-12-05), or it was created only
+    after (its creator waited). A halo's arrival is the end of the first completion call that
+    reports done the request of the receive from that side's neighbour (row 0 comes from rank - 1
+    for row 1, row m + 1 from rank + 1 for row m: the kernel's row split); the task is the
+    innermost "task_run" of the kit's task wrapper (kernels_c/thread_halo.c) on the same thread
+    round the interval. Rows computed in no such task (a taskloop's, or no task), or whose halo
+    had no receive (the grid's edge), are left to the other rules."""
+    records = res.records
+    runs = records[records["record"] == "task_run"] if "record" in records.columns else records
+    work, calls = res.compute, res.mpi_calls
+    if runs.empty or work.empty or "first" not in work.columns or calls.empty:
+        return []
+    calls = calls[calls["student"] == 1].sort_values("start")
+    found = []
+    for rank, mine in work[work["first"] >= 1].groupby("rank"):
+        m = int(mine["last"].max())
+        arrivals = _arrivals(calls[calls["rank"] == rank], {int(rank) - 1: 1, int(rank) + 1: m})
+        tasks = runs[runs["rank"] == rank]
+        for piece in mine.itertuples():
+            for row in {1, m} & set(range(int(piece.first), int(piece.last) + 1)):
+                arrived = arrivals.get((int(piece.step), row))
+                around = tasks[(tasks["thread"] == piece.thread) & (tasks["start"] <= piece.start)
+                               & (tasks["end"] >= piece.end)]  # fmt: skip
+                if arrived is None or around.empty:
+                    continue
+                task = around.sort_values("start").iloc[-1]
+                began = float(task["start"])
+                created = began - float(task["waited"])
+                if began < arrived:
+                    what = f"began {(arrived - began) * 1e3:.3f} ms before"
+                elif created > arrived:
+                    what = f"was created {(created - arrived) * 1e3:.3f} ms after"
+                else:
+                    continue
+                found.append(f"rank {rank}, iteration {int(piece.step)}: the task that computed "
+                             f"row {row} {what} its halo row's message arrived")
+    return found
+
+
+def _arrivals(calls: pd.DataFrame, sides: dict[int, int]) -> dict[tuple[int, int], float]:
+    """(iteration, edge row) -> when the receive from that edge row's neighbour (`sides`: the
+    neighbour's rank -> the edge row its halo feeds) completed: the end of the first completion
+    call after the posting that reports done its request."""
+    found = {}
+    posted = calls[calls["call"].isin(("MPI_Irecv", "MPI_Isendrecv"))]
+    for post in posted.itertuples():
+        peer = post.recv_peer if post.call == "MPI_Isendrecv" else post.peer
+        row = sides.get(int(peer)) if peer == peer else None
+        handle = post.posted if post.posted == post.posted else -1
+        if row is None or int(handle) == -1:
+            continue
+        done = calls[calls["call"].isin(COMPLETES) & (calls["start"] >= post.start)
+                     & (calls["done"] == 1)]  # fmt: skip
+        for completion in done.itertuples():
+            if int(handle) in request_ids(completion):
+                found.setdefault((int(post.step), row), float(completion.end))
+                break
+    return found
 
 
 def task_windows(calls: pd.DataFrame) -> list[dict]:
