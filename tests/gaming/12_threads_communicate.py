@@ -2175,3 +2175,12 @@ GAMING += [
             "fresh attacker (M12d_emptyspin): an empty mark first, then marks after a busy delay",
             reason="a mark of no partition is no mark"),
 ]
+
+# a fresh attacker's L12h5 (4/4 kept, 2026-12-05, left open then): edge tasks on a variable the
+# exchange never touches, waiting by a compute spin long enough for the halo; the task wrapper's
+# times show them begin before the halo arrived
+GAMING += [
+    attempt("method", "task_iteration", '%%c TASKS_C thread_halo\nstatic char shown_dep, other_dep;\nstatic double spin(long k) {\n    double x = 1.0;\n    for (long i = 0; i < k; i++) x = x * 1.0000001 + 1e-9;\n    return x;\n}\nvoid task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    long w = nx + 2;\n#pragma omp task depend(out: shown_dep) firstprivate(a, m, nx, w, up, down, comm)\n    {\n        MPI_Request r[4];\n        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 0, comm, &r[0]);\n        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &r[1]);\n        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &r[2]);\n        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 0, comm, &r[3]);\n        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);\n    }\n    for (long i = 2; i <= m - 1; i += 8) {\n        long last = i + 7 < m - 1 ? i + 7 : m - 1;\n#pragma omp task firstprivate(i, last)\n        stencil_rows(i, last);\n    }\n    /* the edges depend on nothing the exchange writes: they just wait long enough */\n#pragma omp task depend(in: other_dep)\n    { if (spin(60000000L) > 0) stencil_rows(1, 1); }\n    if (m > 1) {\n#pragma omp task depend(in: other_dep)\n        { if (spin(60000000L) > 0) stencil_rows(m, m); }\n    }\n}\n', B,
+            "fresh attacker (L12h5): edge tasks on an unrelated depend item and a compute spin",
+            reason="before its halo row's message arrived | waits for the exchange's task by depend"),
+]
