@@ -366,6 +366,13 @@ def test_node_sum_adds_split_into_an_atomic_read_and_write_are_refused():
                               "__atomic_store(&(x), &w_, 5); } while (0)\n"
                               "    for (int i = 0; i < n; i++) W(rank_sum[i], rank_sum[i] + mine[i]);")
     assert any("`__atomic_store(`" in f for f in split_adds(hidden)), split_adds(hidden)
+    # a read in one named critical section, the write in another (a fresh attacker's L06h2)
+    critical = NODE_SUM.replace(guarded, "for (int i = 0; i < n; i++) {\n        double v;\n"
+                                "#pragma omp critical(read_bin)\n        v = rank_sum[i];\n"
+                                "#pragma omp critical(write_bin)\n        rank_sum[i] = v + mine[i];\n    }")
+    assert any("rank_sum written from a value read before" in f for f in split_adds(critical))
+    zeroed = NODE_SUM.replace(guarded, "for (int i = 0; i < n; i++) rank_sum[i] = 0.0;\n    " + guarded)
+    assert split_adds(zeroed) == []  # a constant is no value read before
     if not archer.missing():
         assert any("atomic store" in f for f in found), found
 

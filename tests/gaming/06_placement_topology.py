@@ -663,3 +663,12 @@ GAMING += [
             "(node and leaders' allreduces of zeros, the sum copied from memory)",
             reason="wrong result | did not come out of your reductions | died"),
 ]
+
+# a fresh attacker's L06h2 (4/4 kept twice, 2026-12-05): the add into rank_sum split into a read
+# in one named critical section and a write in another, the lost adds hidden by threads held
+# apart by a spin; rank_sum written from a value read before is refused at build (split_adds)
+GAMING += [
+    attempt("method", "node_sum", '%%c NODES_C node_sum\nvoid split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {\n    int rank, nrank;\n    MPI_Comm_rank(world, &rank);\n    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);\n    MPI_Comm_rank(*node, &nrank);\n    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);\n}\n\nstatic double spin(long k) {\n    double x = 1.0;\n    for (long i = 0; i < k; i++) x = x * 1.0000001 + 1e-9;\n    return x;\n}\n\nvoid node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,\n              MPI_Comm leaders) {\n    int t = omp_get_thread_num();\n    double late = spin((long)t * 20000000L);        /* thread t waits its turn */\n    for (int i = 0; i < n; i++) {\n        double v;\n#pragma omp critical(read_bin)\n        v = rank_sum[i];                             /* an add split in two: read ... */\n#pragma omp critical(write_bin)\n        rank_sum[i] = v + mine[i] + (late < 0.0);    /* ... then write */\n    }\n#pragma omp barrier\n#pragma omp master\n    {\n        MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);\n        if (leaders != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);\n        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);\n    }\n#pragma omp barrier\n}\n', {"hidden_node_sum"},
+            "fresh attacker (L06h2): the add split over two named critical sections",
+            reason="rank_sum written from a value read before"),
+]

@@ -186,12 +186,19 @@ def build_student_nodes(code: str, name: str = "student_nodes") -> hl.Kernel:
 def split_adds(code: str) -> list[str]:
     """Where the cell splits an update into an atomic read and an atomic write (lab 16's
     tools.exercise.SPLIT_UPDATE, read from the preprocessed cell: `omp atomic read|write`,
-    atomic stores and exchanges), and, where Archer's clang is installed, the atomic stores and
+    atomic stores and exchanges), or writes rank_sum[i] from a value that is neither a constant
+    nor read from rank_sum in the same statement (a read in one critical section and the write
+    in another: a fresh attacker's L06h2, its lost adds hidden by threads held apart, 4/4 kept,
+    2026-12-05), and, where Archer's clang is installed, the atomic stores and
     exchanges of the cell's own LLVM IR after ThreadSanitizer's pass (an _Atomic assignment
     included): "cell line N: `what`" each."""
+    lines = preprocessed_lines("node_sum", "HL_STUDENT_NODES", code)
     found = [f"cell line {line}: `{m.group(0).strip()}`"
-             for line, text in preprocessed_lines("node_sum", "HL_STUDENT_NODES", code)
-             if (m := re.search(SPLIT_UPDATE, text))]  # fmt: skip
+             for line, text in lines if (m := re.search(SPLIT_UPDATE, text))]  # fmt: skip
+    found += [f"cell line {line}: `{m.group(0).strip()}` (rank_sum written from a value read "
+              "before, not in the same statement)"
+              for line, text in lines if (m := _WRITTEN_BACK.search(text))
+              and "rank_sum" not in m.group(1) and not _CONSTANT.fullmatch(m.group(1).strip())]
     if not archer.missing():
         ir = llvm_ir.cell_ir(student_unit("node_sum", "HL_STUDENT_NODES", code), ())
         found += [f"{at}: an atomic store or exchange ({what})"
@@ -200,6 +207,9 @@ def split_adds(code: str) -> list[str]:
 
 
 _ATOMIC_STORE = r"__tsan_atomic\d+_(?:store|exchange)"  # half of a split update, in the IR
+# rank_sum[...] = <value> (not ==, not a compound assignment), the value up to the statement's end
+_WRITTEN_BACK = re.compile(r"\brank_sum\s*\[[^\]]*\]\s*=(?!=)([^;]*)")
+_CONSTANT = re.compile(r"\(?\s*[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+)[fFlL]?\s*\)?")
 
 
 def check_student_nodes(
