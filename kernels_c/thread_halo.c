@@ -212,27 +212,35 @@ extern void __real_GOMP_taskloop_ull(void (*)(void *), void *, void (*)(void *, 
                                      unsigned long long, unsigned long long) __attribute__((weak));
 /* Each task GOMP_task makes also runs through run_task, which writes a "task_run" record to the
  * trace's stream as the task ends: the thread that ran it, when it was created, began and ended
- * (thread_comm.exercise.early_edges: a task computing row 1 or m must be created while the halo it
- * reads is in flight and begin after it arrived, held by depend alone: a fresh attacker's edge
- * tasks on an unrelated depend item spun on the halo row until it was no longer NaN, M12b_nanspin,
- * 2026-12-05). The task's data gets a head in front of it: the task's own function, its copy
- * function, where its data begins and when it was created. */
+ * (thread_comm.exercise.early_edges: a task computing row 1 or m must begin after the halo it reads
+ * arrived, held by depend alone, and not be created, after it arrived, by a task that began before:
+ * a fresh attacker's edge tasks on an unrelated depend item spun on the halo row until it was no
+ * longer NaN, M12b_nanspin, 2026-12-05). The task's data gets a head in front of it: the task's
+ * own function, its copy function, where its data begins, when it was created and when the task
+ * that created it began. */
 #include <stdlib.h>
 typedef struct {
     void (*fn)(void *);
     void (*cpyfn)(void *, void *);
-    long offset;    /* the task's own data, from the head */
-    double created; /* hl_now() as GOMP_task was called */
+    long offset;          /* the task's own data, from the head */
+    double created;       /* hl_now() as GOMP_task was called */
+    double creator_began; /* when the wrapped task that created it began (-1: none did) */
 } task_head;
+static _Thread_local double running_since = -1.0; /* the wrapped task this thread runs now */
 
 static void run_task(void *arg) {
     const task_head head = *(const task_head *)arg;
-    double start = hl_now();
+    double start = hl_now(), outer = running_since;
+    running_since = start;
     head.fn((char *)arg + head.offset);
-    char fields[160];
-    snprintf(fields, sizeof fields, "\"record\":\"task_run\",\"thread\":%d,\"waited\":%.9f",
-             omp_get_thread_num(), start - head.created); /* created at start - waited */
-    hl_trace_event(fields, start, hl_now());
+    running_since = outer; /* a task run inside another at a scheduling point: the outer's again */
+    char fields[200];
+    snprintf(fields, sizeof fields,
+             "\"record\":\"task_run\",\"thread\":%d,\"waited\":%.9f,\"made_after\":%.9f",
+             omp_get_thread_num(), start - head.created,
+             head.creator_began < 0 ? -1.0 : head.created - head.creator_began);
+    hl_trace_event(fields, start, hl_now()); /* created: start - waited; its creator began
+                                                made_after before that (-1: no wrapped task) */
 }
 
 static void copy_task(void *to, void *from) {
@@ -254,7 +262,7 @@ void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
         hl_trace_task_restore(creator);
         return;
     }
-    task_head head = {fn, cpyfn, offset, hl_now()};
+    task_head head = {fn, cpyfn, offset, hl_now(), running_since};
     memcpy(block, &head, sizeof head);
     if (size > 0) memcpy(block + offset, data, (size_t)size);
     __real_GOMP_task(run_task, block, cpyfn ? copy_task : NULL, offset + size, aligned, if_clause,
