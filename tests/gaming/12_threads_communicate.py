@@ -901,8 +901,9 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
 }
 """), A, "fresh attacker: every data-moving call in one critical section (SERIALIZED), "
            "then every thread at once two MPI_Sendrecv of no values to look concurrent (its "
-           "unpaused MPI_Testall loop can also fill the trace's stream on a loaded machine)",
-        reason="the threads took turns | more MPI calls than its trace keeps"),
+           "unpaused MPI_Testall loop can also fill the trace's stream, or outlast the part's "
+           "time limit, on a loaded machine)",
+        reason="the threads took turns | more MPI calls than its trace keeps | ran past its time limit"),
     attempt("method", "task_iteration", c_cell("TASKS_C", "thread_halo", r"""
 void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
     /* NO overlap: the interior tasks run only after the real exchange completed (their depend
