@@ -553,6 +553,32 @@ def test_each_threads_changed_bytes_are_counted_per_heap_block(tmp_path):
                       for _, group in writes.groupby(writes["bucket"].astype(int)))  # fmt: skip
     assert by_block == [[8 << 15], [8 << 16]], by_block  # b: half by thread 1's memcpy; a: thread 0
     assert writes["tid"].nunique() == 2
+    # each byte of a block owned by the thread that changed it last: the same here (nothing of
+    # one thread's was changed again by the other)
+    owned = sorted(sorted(int(v) for v in group["owned"] if int(v) > 0)
+                   for _, group in writes.groupby(writes["bucket"].astype(int)) if int(_) > 0)  # fmt: skip
+    assert owned == [[8 << 15], [8 << 16]], owned
+
+
+@needs_two
+def test_bytes_a_thread_changed_that_another_changed_again_are_owned_by_the_last(tmp_path):
+    """A thread that scribbles into the rows another thread then sweeps (a fresh attacker's
+    k10spin4, 5/5 kept, 2026-12-05) changed bytes of the block but owns none of them."""
+    program = jobs.build_program("lab10_owned", _WRITES.replace(
+        "        if (t == 0)\n            for (long i = 0; i < n; i++) a[i] = 2.0;\n#pragma omp barrier\n",
+        "        if (t == 1)\n            for (long i = 0; i < n; i++) a[i] = -1.0;\n#pragma omp barrier\n"
+        "        if (t == 0)\n            for (long i = 0; i < n; i++) a[i] = 2.0;\n#pragma omp barrier\n", 1),
+        count_writes=True)  # fmt: skip
+    _, trace = jobs.judged_run(JOB_SCRIPT, program, tmp_path, timeout=120,
+                               sbatch_args=["--ntasks=1", "--cpus-per-task=2"], traced=True,
+                               env=jobs.COUNT_ENV)  # fmt: skip
+    writes = trace.records[trace.records["record"] == "writes"]
+    a = writes[writes["bucket"].astype(int) == 1].sort_values("changed")
+    assert [int(v) for v in a["changed"]] == [8 << 16, 8 << 16], a  # both changed all of a
+    # thread 0 owns it (a thread's last store is settled at its next one: its word may be
+    # credited a moment late, after another's)
+    few, most = sorted(int(v) for v in a["owned"])
+    assert few <= 64 and few + most == 8 << 16, a
 
 
 # lab 10's run of more ranks than CPUs (each rank's memory read at 3 ranks): the local runner grants
