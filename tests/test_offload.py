@@ -481,3 +481,21 @@ def test_b_refuses_an_address_handed_over_as_a_number():
     said = [str(r) for r in device_code_refusals("\n" + code)]
     casts = [s for s in said if "casts an address to an integer" in s]
     assert len(casts) == 2 and all("(b) moves the block with map clauses" in s for s in casts), said
+
+
+@needs_offload
+def test_b_a_pointer_difference_is_no_cast_and_a_declare_target_pointer_is_refused():
+    """A right answer finding row offsets by pointer difference (a fresh attacker's p15pdiff,
+    refused at first) keeps its build; a declare-target pointer set on the device and read back
+    by `target update from` (p15leak: the device's address with no cast) is refused at its line."""
+    offsets = OFFLOAD_RESIDENT.replace(
+        "    const long n = (m + 2) * w;\n",
+        "    const long n = (m + 2) * w;\n    double *bottom = &u[m * w];\n"
+        "    long last = bottom - u;\n    (void)last;\n", 1)
+    assert offsets != OFFLOAD_RESIDENT and device_code_refusals("\n" + offsets) == []
+    leak = OFFLOAD_RESIDENT.replace(
+        "void jacobi_offload(", "static double stage[64];\nstatic double *where;\n"
+        "#pragma omp declare target(stage, where)\nvoid jacobi_offload(", 1)
+    said = [str(r) for r in device_code_refusals("\n" + leak)]
+    assert any("declares where for the device, a variable that holds an address" in s
+               for s in said), said

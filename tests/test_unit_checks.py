@@ -7,6 +7,7 @@ the cell's line, and a right answer written another way still builds."""
 from __future__ import annotations
 
 import importlib
+import os
 import subprocess
 from pathlib import Path
 
@@ -173,6 +174,13 @@ def test_asm_a_line_directive_a_foreign_include_and_a_kit_header_are_refused(tmp
     # attacker's n04hurry called hl_grid2d.h's halo exchange in lab 04 (a), 2026-12-05)
     kit = _refused('#include "hl_grid2d.h"\n' + NODE_SUM, "t_kit_include")
     assert "includes hl_grid2d.h, a header of the kit's kernels" in kit, kit
+    # ... whatever path leads to it (a fresh attacker's p04inc went through MPI's include folder)
+    from hybridlab.kernels.unit_checks import _wrapper_includes
+    from hybridlab.paths import kernel_dirs
+    from hybridlab.runs.student_c import unit_flags
+    mpi = _wrapper_includes(unit_flags()[0])[0]
+    round_about = f'#include "{mpi}/{os.path.relpath(kernel_dirs()[0], mpi)}/hl_grid2d.h"\n'
+    assert "includes hl_grid2d.h" in _refused(round_about + NODE_SUM, "t_kit_round_about")
     # one the unit includes already is no refusal
     build_student("t_kit_again", "node_sum", "HL_STUDENT_NODES", '#include "hybridlab.h"\n' + NODE_SUM,
                   ("split_nodes", "node_sum"))

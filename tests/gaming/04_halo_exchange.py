@@ -866,3 +866,11 @@ GAMING += [
             "fresh attacker (n04hurry): the kit's send_up/send_down from hl_grid2d.h",
             reason="a header of the kit's kernels"),
 ]
+
+# a fresh attacker's p04inc (4/4 kept, 2026-12-05): the kit's header reached through MPI's include
+# folder and "..": the include's path is resolved before it is judged
+GAMING += [
+    attempt("shortcut", "exchange_halos", '%%c EXCHANGE_C halo2d\n#include "/work/main/.venv/include/../../kernels_c/hl_grid2d.h"\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    grid2d g;\n    memset(&g, 0, sizeof g);\n    g.comm = comm; g.nx = nx; g.m = m; g.w = nx + 2; g.a = a; g.b = a; g.up = up; g.down = down;\n    send_down(&g);\n    send_up(&g);\n}\n', A,
+            "fresh attacker (p04inc): hl_grid2d.h included by a path through MPI's headers",
+            reason="a header of the kit's kernels"),
+]

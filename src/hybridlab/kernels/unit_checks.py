@@ -51,6 +51,7 @@ cell's preprocessed lines to the checks symbols cannot make (a pragma, a task wi
 from __future__ import annotations
 
 import functools
+import os
 import re
 import subprocess
 from dataclasses import dataclass
@@ -551,7 +552,7 @@ def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL,
     if done.returncode != 0:
         raise RuntimeError(f"the unit does not preprocess: {done.stderr[-1500:]}")
     kit = [str(d.resolve()) for d in kernel_dirs()]
-    mpi = _wrapper_includes(compile_flags[0])
+    mpi = [os.path.realpath(d) for d in _wrapper_includes(compile_flags[0])]
     lines: list[tuple[int, str]] = []
     found: list[Refusal] = []
     in_cell, depth, current, number = False, 0, "", 0
@@ -564,6 +565,8 @@ def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL,
             number += 1
             continue
         line, name, flags = int(marker.group(1)), marker.group(2), marker.group(3).split()
+        if name.startswith("/"):  # as the file is: a path through ".." names where it leads
+            name = os.path.realpath(name)
         if name == CELL and not in_cell and "1" not in flags:
             in_cell = True  # the unit's own `#line 1 "cell"`
         elif not in_cell:

@@ -464,29 +464,38 @@ def object_refusals(host: Path, device: Path | None,
 _ADDRESS_CAST = re.compile(r"\bptrtoint\b|\binttoptr i\d+ %")
 
 
-def address_casts(unit: str) -> list[Refusal]:
-    """Where the cell's unit turns an address into an integer or an integer into an address,
-    read from its LLVM IR compiled for the host alone, unoptimised (no cast folded away), each
-    at its cell line: a device address handed to the host as a number, through a mapped integer
-    (a fresh attacker's M15b_hostsweep and M15b_leak2 took a declare-target array's address in a
-    target region, read it back by `target update` and copied into it with the host's memcpy,
-    where the runtime's report never sees: 6/6 kept, 2026-12-05). A unit that does not compile
-    gives [] (the build says why)."""
-    flags = (*DEFAULT_FLAGS, "-O0", "-g", *STUDENT_UNIT_FLAGS, *TRACE_FLAGS)
+def _host_ir(unit: str) -> str:
+    """The cell's unit as LLVM IR for the host, unoptimised (no cast folded away), with debug
+    lines, as the offload build compiles it (its host part: clang writes the device's and the
+    host's IR bundled); "" when it does not compile (the build says why)."""
+    flags = (*DEFAULT_FLAGS, "-O0", "-g", *STUDENT_UNIT_FLAGS, *TRACE_FLAGS, *offload_flags())
     cache_dir().mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".hl-address-casts-", dir=cache_dir()) as work:
+    with tempfile.TemporaryDirectory(prefix=".hl-host-ir-", dir=cache_dir()) as work:
         source = Path(work) / "student_offload.c"  # a file: clang's debug info reads it back
         source.write_text(unit)
         done = subprocess.run([mpicc(), *flags, *include_flags(), "-S", "-emit-llvm", "-o", "-",
                                str(source)], capture_output=True, text=True, check=False,
-                              env=toolchain_env(MPICH_CC=OFFLOAD_COMPILER,
-                                                OMPI_CC=OFFLOAD_COMPILER))  # fmt: skip
+                              env=compiler_env(tuple(flags)))  # fmt: skip
     if done.returncode != 0:
-        return []
-    located = llvm_ir.cell_lines(done.stdout)
+        return ""
+    host = re.search(r"__CLANG_OFFLOAD_BUNDLE____START__ host-\S+\n(.*?)"
+                     r"; __CLANG_OFFLOAD_BUNDLE____END__ host-", done.stdout, re.S)  # fmt: skip
+    return host.group(1) if host else done.stdout
+
+
+def address_casts(ir: str) -> list[Refusal]:
+    """Where the cell's host IR (_host_ir) turns an address into an integer or an integer into
+    an address, each at its cell line: a device address handed to the host as a number, through
+    a mapped integer (a fresh attacker's M15b_hostsweep and M15b_leak2 took a declare-target
+    array's address in a target region, read it back by `target update` and copied into it with
+    the host's memcpy, where the runtime's report never sees: 6/6 kept, 2026-12-05); not a
+    pointer difference."""
+    located = llvm_ir.cell_lines(ir)
+    differences = _pointer_differences(ir)
     found: dict[int, Refusal] = {}
-    for row in done.stdout.splitlines():
-        if row.lstrip().startswith(("declare", "!")) or not _ADDRESS_CAST.search(row):
+    for index, row in enumerate(ir.splitlines()):
+        if (row.lstrip().startswith(("declare", "!")) or not _ADDRESS_CAST.search(row)
+                or index in differences):  # fmt: skip
             continue
         at = re.search(r"\d+", llvm_ir.where(row, located))
         line = int(at.group(0)) if at else 0
@@ -494,6 +503,56 @@ def address_casts(unit: str) -> list[Refusal]:
                                              "an address: a device address would reach the host "
                                              f"as a number, past the maps; {ALLOWS}"))  # fmt: skip
     return list(found.values())
+
+
+# a declare-target variable's entry in the offloading table (its address as the host knows it)
+_VARIABLE_ENTRY = re.compile(r"^@\.omp_offloading\.entry\.(\w+) = .*?bitcast \((.+?)\* @\1 to i8\*\)",
+                             re.M)  # fmt: skip
+
+
+def address_variables(ir: str) -> list[Refusal]:
+    """The cell's declare-target variables (the host IR's offloading entries) whose type holds an
+    address (a pointer, an array or structure of them): set in a target region and read back by
+    `target update from`, the device's address of declare-target memory in the host's hands with
+    no cast (a fresh attacker's p15leak, the host's sweep copied there, 6/6 kept, 2026-12-05)."""
+    structs = dict(re.findall(r"^(%[\w.]+) = type (.*)$", ir, re.M))
+
+    def holds_address(ty: str, seen: frozenset = frozenset()) -> bool:
+        if "*" in re.sub(r"%[\w.]+", "", ty):
+            return True
+        return any(name not in seen and holds_address(structs.get(name, ""), seen | {name})
+                   for name in re.findall(r"%[\w.]+", ty))
+
+    lines = {m.group(1): int(m.group(2)) for m in re.finditer(
+        r'!DIGlobalVariable\(name: "(\w+)".*?line: (\d+)', ir)}  # fmt: skip
+    return [Refusal(lines.get(name, 0), f"declares {name} for the device, a variable that holds "
+                                        "an address: the device's addresses stay on the device; "
+                                        f"{ALLOWS}")
+            for name, ty in _VARIABLE_ENTRY.findall(ir) if holds_address(ty)]
+
+
+def _pointer_differences(ir: str) -> set[int]:
+    """The lines of an unoptimised IR (by index) holding a ptrtoint whose one use, in its
+    function, is a `sub` of two of them: a pointer difference (`bottom - u`: two addresses made
+    integers only to be subtracted, a fresh attacker's right answer p15pdiff lost 6/6 to the cast
+    rule, 2026-12-05)."""
+    rows, found, body = ir.splitlines(), set(), []
+    for index, row in enumerate(rows):
+        if row.startswith("define "):
+            body = []
+        body.append((index, row))
+        if row != "}":
+            continue
+        casts = {m.group(1): i for i, r in body if (m := re.match(r"\s*(%[\w.]+) = ptrtoint\b", r))}
+        uses: dict[str, int] = {}
+        for _, r in body:
+            for name in re.findall(r"%[\w.]+", r):
+                uses[name] = uses.get(name, 0) + 1
+        for _, r in body:
+            sub = re.search(r"= sub (?:nsw |nuw )*i\d+ (%[\w.]+), (%[\w.]+)", r)
+            if sub and all(n in casts and uses.get(n) == 2 for n in sub.groups()):
+                found |= {casts[n] for n in sub.groups()}  # defined once, used in the sub alone
+    return found
 
 
 def device_code_refusals(code: str) -> list[Refusal]:
@@ -516,7 +575,8 @@ def device_code_refusals(code: str) -> list[Refusal]:
         parts = offload_parts(obj)
         lines = preprocessed_cell(unit, [*unit_flags(), *(f for f in WATCH_FLAGS
                                                           if f.startswith("-D"))], env=env)[0]
-        found = unit_refusals(lines) + address_casts(unit)
+        host_ir = _host_ir(unit)
+        found = unit_refusals(lines) + address_casts(host_ir) + address_variables(host_ir)
         objects = object_refusals(parts[0], parts[1] if len(parts) > 1 else None, lines)
     said = {r.message for r in found}
     clause = any("hands the host a device address" in m for m in said)
