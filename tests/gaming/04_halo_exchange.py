@@ -874,3 +874,12 @@ GAMING += [
             "fresh attacker (p04inc): hl_grid2d.h included by a path through MPI's headers",
             reason="a header of the kit's kernels"),
 ]
+
+# a fresh attacker's p04alt (4/4 kept twice, 2026-12-05): the master computes the whole interior
+# inside the window in 3 iterations of 4, the free threads in every 4th only; the share is judged
+# per iteration now
+GAMING += [
+    attempt("method", "overlap_iteration", '%%c OVERLAP_C halo2d\n/* the master computes the whole interior itself inside the window in 3 of every 4 iterations;\n   the free threads compute it (dynamic) only in every 4th: their run share stays above 1/(4T) */\nstatic long iter_no = 0;\nvoid overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    long w = nx + 2;\n    static MPI_Request req[4];\n    long k = iter_no;\n    #pragma omp barrier\n    #pragma omp masked\n    {\n        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &req[0]);\n        MPI_Irecv(&a[0 * w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &req[1]);\n        MPI_Isend(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 1, comm, &req[2]);\n        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &req[3]);\n    }\n    #pragma omp barrier\n    if (k % 4 == 0) {\n        int t = omp_get_thread_num(), T = omp_get_num_threads();\n        if (t == 0) {\n            MPI_Waitall(4, req, MPI_STATUSES_IGNORE);\n            if (T == 1 && m > 2) stencil_rows(2, m - 1);\n        } else {\n            long n = m - 2;\n            long lo = 2 + (t - 1) * n / (T - 1), hi = 2 + t * n / (T - 1) - 1;\n            if (lo <= hi) stencil_rows(lo, hi);\n        }\n    } else {\n        #pragma omp masked\n        {\n            if (m > 2) stencil_rows(2, m - 1);\n            MPI_Waitall(4, req, MPI_STATUSES_IGNORE);\n        }\n    }\n    #pragma omp barrier\n    #pragma omp single\n    {\n        stencil_rows(1, 1);\n        if (m > 1) stencil_rows(m, m);\n        iter_no++;\n    }\n}\n', D,
+            "fresh attacker (p04alt): the free threads compute the interior in one iteration of four",
+            reason="not to the master with a token row for the others"),
+]

@@ -33,7 +33,14 @@ from ..kernels.build import Kernel
 from ..runs import compliance
 from ..runs.launch import run_program
 from ..runs.records import Results
-from ..runs.student_c import POSTS, blocking_calls, build_student, overlap_share, overlap_table
+from ..runs.student_c import (
+    COMPLETES,
+    POSTS,
+    blocking_calls,
+    build_student,
+    overlap_share,
+    overlap_table,
+)
 from .paths import ACROSS, INSIDE
 from .switches import Switches
 
@@ -212,6 +219,14 @@ LEAST = "least other thread's share"
 STRETCH = 2
 
 
+# (d): what the cell may call: the exchange's requests, their completion, and queries. A persistent
+# or partitioned exchange beside them carried the data while a 0-byte pair held the window open (a
+# fresh attacker's p03pers and p03part, 4/4 kept, 2026-12-05)
+EXCHANGE_CALLS = frozenset({"MPI_Isend", "MPI_Irecv", *COMPLETES, "MPI_Request_free",
+                            "MPI_Comm_rank", "MPI_Comm_size", "MPI_Query_thread", "MPI_Get_count",
+                            "MPI_Barrier"})  # fmt: skip
+
+
 def _check_method(res: Results, threads: int, samples: int, steps: int, poll: int) -> None:
     """The exchange's own requests (no blocking send or receive, one MPI_Isend and one MPI_Irecv
     per sample on each rank: a blocking exchange dressed with a dummy message fails), and
@@ -234,6 +249,11 @@ def _check_method(res: Results, threads: int, samples: int, steps: int, poll: in
         assert posts == {"MPI_Isend": samples + 1, "MPI_Irecv": samples + 1}, (
             f"rank {rank}: posted {posts} in {samples + 1} samples: one MPI_Isend and one "
             "MPI_Irecv per sample, the exchange itself, and no other message")
+        other = sorted(set(mine["call"]) - EXCHANGE_CALLS)
+        assert not other, (
+            f"rank {rank}: {', '.join(other)}: one MPI_Isend and one MPI_Irecv per sample carry "
+            "the exchange, completed by waits and tests, and no other message (no persistent, "
+            "partitioned or collective one beside them)")
         work = res.compute[res.compute["rank"] == rank]
         polled, sparse, computed = 0, [], False
         master = set(mine["thread"])  # the thread that calls MPI (FUNNELED: one)

@@ -913,8 +913,10 @@ def early_edges(res: Results) -> list[str]:
     reports done the request of the receive from that side's neighbour (row 0 comes from rank - 1
     for row 1, row m + 1 from rank + 1 for row m: the kernel's row split); the task is the
     innermost "task_run" of the kit's task wrapper (kernels_c/thread_halo.c) on the same thread
-    round the interval. Rows computed in no such task (a taskloop's, or no task), or whose halo
-    had no receive (the grid's edge), are left to the other rules."""
+    round the interval. A row computed in no such task (a taskloop's task, which takes no depend
+    clause, spinning on the row: a fresh attacker's p12bspin and p12bshow, 4/4 kept, 2026-12-05;
+    or no task) is a fault too; one whose halo had no receive (the grid's edge) is left to the
+    other rules."""
     records = res.records
     runs = records[records["record"] == "task_run"] if "record" in records.columns else records
     work, calls = res.compute, res.mpi_calls
@@ -931,7 +933,12 @@ def early_edges(res: Results) -> list[str]:
                 arrived = arrivals.get((int(piece.step), row))
                 around = tasks[(tasks["thread"] == piece.thread) & (tasks["start"] <= piece.start)
                                & (tasks["end"] >= piece.end)]  # fmt: skip
-                if arrived is None or around.empty:
+                if arrived is None:
+                    continue
+                if around.empty:  # a taskloop's task, or no task: no depend can hold it
+                    found.append(f"rank {rank}, iteration {int(piece.step)}: row {row} was "
+                                 "computed in no task of its own (`#pragma omp task`), where no "
+                                 "depend clause can hold it until its halo row's message arrived")
                     continue
                 task = around.sort_values("start").iloc[-1]
                 began = float(task["start"])
@@ -957,7 +964,7 @@ def _arrivals(calls: pd.DataFrame, sides: dict[int, int]) -> dict[tuple[int, int
     posted = calls[calls["call"].isin(("MPI_Irecv", "MPI_Isendrecv"))]
     for post in posted.itertuples():
         peer = post.recv_peer if post.call == "MPI_Isendrecv" else post.peer
-        row = sides.get(int(peer)) if peer == peer else None
+        row = sides.get(int(peer)) if peer == peer and int(peer) >= 0 else None  # not PROC_NULL
         handle = post.posted if post.posted == post.posted else -1
         if row is None or int(handle) == -1:
             continue
