@@ -583,3 +583,20 @@ PREDICTED_OVERLAP_S, HIDDEN_FRACTION = overlap_numbers(overlap_medians)
     got = overlap_apart({"overlap_numbers": "PREDICTED_OVERLAP_S = example_medians"}, GOOD_OVERLAP,
                         bytes=2**16, flops=500, samples=2, drawn=drawn)
     assert got["answers"] == {"error": "NameError: name 'example_medians' is not defined"}
+
+
+def test_a_message_beside_the_exchanges_own_pair_is_refused():
+    """(d)'s exchange is one MPI_Isend and one MPI_Irecv per sample and nothing else moves data: a
+    persistent exchange carrying the data beside a 0-byte pair that holds the window open (a
+    fresh attacker's p03pers, 4/4 kept) fails naming the calls."""
+    import importlib.util
+
+    from hybridlab.p2p.exercise import build_student_overlap, check_student_overlap
+
+    spec = importlib.util.spec_from_file_location(
+        "gaming_03", Path(__file__).parent / "gaming" / "03_point_to_point.py")
+    gaming = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gaming)
+    source = gaming._P03PERS.split("\n", 1)[1]
+    with pytest.raises(AssertionError, match="MPI_Recv_init, MPI_Send_init, MPI_Startall: one MPI_Isend"):
+        check_student_overlap(build_student_overlap(source, "p2p_persistent"), threads=(2,))

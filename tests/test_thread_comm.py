@@ -777,3 +777,13 @@ def test_an_edge_task_that_waits_inside_for_its_halo_is_seen_by_the_task_wrapper
     late = exercise.early_edges(_task_run(child, "edges_child"))
     assert any("row 1 was created" in e and "by a task that had begun before" in e
                or "row 1 began" in e for e in late), late
+    # row m in a taskloop's task (no depend clause there), spinning on its halo row (a fresh
+    # attacker's p12bspin): computed in no wrapped task
+    looped = spin.replace("#pragma omp task depend(in: unrelated)\n"
+                          "    { wait_row(&a[(m + 1) * w], nx); stencil_rows(m, m); }",
+                          "#pragma omp taskloop grainsize(1) nogroup\n"
+                          "    for (long k = m; k <= m; k++) { wait_row(&a[(m + 1) * w], nx); "
+                          "stencil_rows(k, k); }")
+    assert looped != spin
+    assert any("in no task of its own" in e
+               for e in exercise.early_edges(_task_run(looped, "edges_taskloop")))
