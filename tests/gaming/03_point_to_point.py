@@ -862,9 +862,10 @@ _M03SEND = '%%c OVERLAP_C p2p_overlap\nvoid overlap_exchange(const double *out, 
 GAMING += [
     attempt("method", "overlap_exchange", _M03NULL, EXCHANGE,
             "fresh attacker (M03d_nulltest): an MPI_Test of MPI_REQUEST_NULL after one step, "
-            "then a blocking MPI_Waitall"),
+            "then a blocking MPI_Waitall", reason="the master blocked (in a Wait"),
     attempt("method", "overlap_exchange", _M03SEND, EXCHANGE,
-            "the same closed by testing the send until MPI buffered it, then MPI_Waitall"),
+            "the same closed by testing the send until MPI buffered it, then MPI_Waitall",
+            reason="the master blocked (in a Wait"),
 ]
 
 # a fresh attacker's (p03pers, p03part; 4/4 kept twice, 2026-12-05): the data moved by a blocking
