@@ -4,6 +4,7 @@ notebook shows, face counts that only hold for the published process grid. ORACL
 functions on hidden inputs, judged by the reference written here (never in the kit)."""
 
 import importlib.util
+import os
 from pathlib import Path
 
 import numpy as np
@@ -855,6 +856,7 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
 # interior inside the window itself while a free thread computes one token row (in every
 # iteration, or in the first only); and lab 04 (a) done by the kit's own halo exchange, its
 # header hl_grid2d.h included
+_KIT_EXCHANGE = '%%c EXCHANGE_C halo2d\n/* the kit already has Luecke\'s exchange (hl_grid2d.h): use it */\n#include "hl_grid2d.h"\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    grid2d g = {0};\n    g.comm = comm; g.nx = nx; g.m = m; g.w = nx + 2; g.a = a; g.b = a; g.up = up; g.down = down;\n    send_down(&g);\n    send_up(&g);\n}\n'
 GAMING += [
     attempt("method", "overlap_iteration", '%%c OVERLAP_C halo2d\n/* determined: masteronly in disguise. The master posts, computes the whole interior itself\n * before its Waitall; thread 1 computes one token row inside the window. */\nvoid overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    long w = nx + 2;\n    MPI_Request req[4];\n    int t = omp_get_thread_num();\n    if (t == 0) {\n        MPI_Irecv(&a[(m + 1) * w], (int)w, MPI_DOUBLE, down, 1, comm, &req[0]);\n        MPI_Irecv(&a[0], (int)w, MPI_DOUBLE, up, 2, comm, &req[1]);\n        MPI_Isend(&a[1 * w], (int)w, MPI_DOUBLE, up, 1, comm, &req[2]);\n        MPI_Isend(&a[m * w], (int)w, MPI_DOUBLE, down, 2, comm, &req[3]);\n    }\n#pragma omp barrier\n    if (t == 1 && m > 2) stencil_rows(2, 2);\n    if (t == 0) {\n        if (m > 3) stencil_rows(3, m - 1);\n        if (m > 2 && omp_get_num_threads() == 1) stencil_rows(2, 2);\n        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);\n    }\n#pragma omp barrier\n#pragma omp masked\n    {\n        stencil_rows(1, 1);\n        if (m > 1) stencil_rows(m, m);\n    }\n#pragma omp barrier\n}\n', D,
             "fresh attacker (n04det): the master computes the interior before its Waitall, a free "
@@ -862,15 +864,28 @@ GAMING += [
     attempt("method", "overlap_iteration", '%%c OVERLAP_C halo2d\n/* determined 2: masteronly, one token interior row by thread 1 in the first iteration only;\n * in every iteration the master posts, computes the whole interior itself, then waits. */\nstatic int calls_seen;\nvoid overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    long w = nx + 2;\n    MPI_Request req[4];\n    int t = omp_get_thread_num();\n    int token = 0;\n#pragma omp masked\n    {\n        MPI_Irecv(&a[(m + 1) * w], (int)w, MPI_DOUBLE, down, 1, comm, &req[0]);\n        MPI_Irecv(&a[0], (int)w, MPI_DOUBLE, up, 2, comm, &req[1]);\n        MPI_Isend(&a[1 * w], (int)w, MPI_DOUBLE, up, 1, comm, &req[2]);\n        MPI_Isend(&a[m * w], (int)w, MPI_DOUBLE, down, 2, comm, &req[3]);\n    }\n#pragma omp barrier\n    token = (__atomic_load_n(&calls_seen, __ATOMIC_RELAXED) == 0) && omp_get_num_threads() > 1 && m > 2;\n#pragma omp barrier\n    if (t == 1 && token) stencil_rows(2, 2);\n    if (t == 0) {\n        long first = token ? 3 : 2;\n        if (m - 1 >= first) stencil_rows(first, m - 1);\n        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);\n        __atomic_store_n(&calls_seen, calls_seen + 1, __ATOMIC_RELAXED);\n    }\n#pragma omp barrier\n#pragma omp masked\n    {\n        stencil_rows(1, 1);\n        if (m > 1) stencil_rows(m, m);\n    }\n#pragma omp barrier\n}\n', D,
             "fresh attacker (n04det2): the same with the token row in the first iteration only",
             reason="not to the master with a token row for the others"),
-    attempt("shortcut", "exchange_halos", '%%c EXCHANGE_C halo2d\n/* the kit already has Luecke\'s exchange (hl_grid2d.h): use it */\n#include "hl_grid2d.h"\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    grid2d g = {0};\n    g.comm = comm; g.nx = nx; g.m = m; g.w = nx + 2; g.a = a; g.b = a; g.up = up; g.down = down;\n    send_down(&g);\n    send_up(&g);\n}\n', A,
+    attempt("shortcut", "exchange_halos", _KIT_EXCHANGE, A,
             "fresh attacker (n04hurry): the kit's send_up/send_down from hl_grid2d.h",
             reason="a header of the kit's kernels"),
 ]
 
 # a fresh attacker's p04inc (4/4 kept, 2026-12-05): the kit's header reached through MPI's include
 # folder and "..": the include's path is resolved before it is judged
+
+
+def _round_about(source: str) -> str:
+    """source with hl_grid2d.h included by a path from MPI's include folder up to the kit's."""
+    from hybridlab.kernels.unit_checks import _wrapper_includes
+    from hybridlab.paths import kernel_dirs
+    from hybridlab.runs.student_c import unit_flags
+
+    mpi = _wrapper_includes(unit_flags()[0])[0]
+    path = f"{mpi}/{os.path.relpath(kernel_dirs()[0], mpi)}/hl_grid2d.h"
+    return source.replace('#include "hl_grid2d.h"', f'#include "{path}"', 1)
+
+
 GAMING += [
-    attempt("shortcut", "exchange_halos", '%%c EXCHANGE_C halo2d\n#include "/work/main/.venv/include/../../kernels_c/hl_grid2d.h"\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    grid2d g;\n    memset(&g, 0, sizeof g);\n    g.comm = comm; g.nx = nx; g.m = m; g.w = nx + 2; g.a = a; g.b = a; g.up = up; g.down = down;\n    send_down(&g);\n    send_up(&g);\n}\n', A,
+    attempt("shortcut", "exchange_halos", _round_about(_KIT_EXCHANGE), A,
             "fresh attacker (p04inc): hl_grid2d.h included by a path through MPI's headers",
             reason="a header of the kit's kernels"),
 ]
