@@ -54,9 +54,13 @@ def bound_names(source: str) -> set[str] | None:
     """Every name the cell binds anywhere (assignments, loops, defs, imports, globals); None when
     it is not plain Python (a magic, a syntax error): then it is run."""
     try:
-        tree = ast.parse(source)
+        return _bound_in(ast.parse(source))
     except SyntaxError:
         return None
+
+
+def _bound_in(tree: ast.AST) -> set[str]:
+    """bound_names of a parsed cell or statement."""
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
@@ -94,7 +98,7 @@ def graded_source(cells: list, i: int) -> str | None:
         return None
     read = [k for k, s in enumerate(statements)
             if any(re.search(rf"\b{re.escape(n)}\b", text)
-                   for n in bound_names(ast.unparse(s)) or () for text in others)]  # fmt: skip
+                   for n in _bound_in(s) for text in others)]  # fmt: skip
     if read and read[-1] == len(statements) - 1:
         return None
     ran = source.splitlines()[:statements[read[-1]].end_lineno] if read else []

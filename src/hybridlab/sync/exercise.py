@@ -88,6 +88,7 @@ DELAY_CALL = r"\b(?:hl|construct)_delay\s*\("
 SKIPS = r"\b(continue|break|return|longjmp)\b"  # what leaves a repetition before its construct
 _KEYWORDS = {"if", "switch", "return", "while", "for"}
 _ONCE = re.compile(r"\bdo\b|\bwhile\s*\(\s*0\s*\)")  # a statement macro's do ... while (0)
+_ONCE_LOOP = re.compile(r"do\b.*\bwhile\s*\(\s*0\s*\)\s*;\s*$", re.S)  # ... as a whole loop
 # the constructs that protect the update of the team's shared counter themselves (the table's rows;
 # reduction adds its sum after the region), and how the cell reaches that counter: through a
 # construct_state pointer set from the test's argument (or a static helper's parameter)
@@ -391,8 +392,6 @@ def _innermost_loop(text: str, pos: int) -> tuple[int, int] | None:
     return max(((body, end) for start, body, end in loops(text) if body <= pos < end
                 and not _ONCE_LOOP.match(text, start, end)), default=None)  # fmt: skip
 
-
-_ONCE_LOOP = re.compile(r"do\b.*\bwhile\s*\(\s*0\s*\)\s*;\s*$", re.S)
 
 
 def stray_construct(test: str, name: str) -> int:
