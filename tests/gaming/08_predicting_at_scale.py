@@ -385,3 +385,17 @@ GAMING += [
             why="a ternary search compiled under the name of a real numpy file",
             reason="lines and"),
 ]
+
+# A fresh attacker's (O08f, 2026-12-05), 3/3 before: a zooming grid of 100,001 points written
+# inline in numpy (never calling epsilon, a handful of lines: numpy's loops run in C). The test now
+# counts the bytes the student's own code holds at once, event by event (tracemalloc: numpy's arrays
+# are traced): a closed form holds a few kilobytes, one grid of that size 800 KB.
+GAMING.append(attempt("method", "epsilon", RIGHT_EPSILON + """
+
+def eps_bounds(n, m=1, f_non=0.0):
+    top, k = 1.0 - f_non, n / (n - m)
+    g = np.linspace(0.0, top, 100001); r = f_non + np.maximum(g / m, (top - g) * k); i = int(np.argmin(r)); worst = float(r.max())
+    g = np.linspace(g[max(i - 1, 0)], g[min(i + 1, 100000)], 100001); r = f_non + np.maximum(g / m, (top - g) * k); i = int(np.argmin(r))
+    g = np.linspace(g[max(i - 1, 0)], g[min(i + 1, 100000)], 100001); r = f_non + np.maximum(g / m, (top - g) * k)
+    return 1.0 / float(r.min()), 1.0 / worst
+""", EPS, why="fresh attacker: an inline numpy grid of 100,001 points zoomed twice", reason="bytes, line by line"))
