@@ -491,6 +491,24 @@ def test_the_construct_is_followed_through_the_cells_helpers():
         check_source(skipped)
 
 
+def test_a_construct_in_a_branch_of_an_operator_is_a_skip():
+    """A fresh attacker's R02tern and R02or (2026-12-05): the atomic in a statement expression
+    on one side of ?: or || (it ran only without a delay); a statement expression run every time,
+    or a ?: elsewhere in the loop, stays accepted."""
+    from hybridlab.sync.exercise import check_source
+
+    def body(statement: str) -> str:
+        return HELPER.replace("#pragma omp atomic\n    c->updates += 1;\n", statement)
+
+    ternary = body("(void)(c->delay ? 0 : ({\n#pragma omp atomic\n    c->updates += 1;\n    0; }));\n")
+    shorted = body("(void)(c->delay || ({\n#pragma omp atomic\n    c->updates += 1;\n    0; }));\n")
+    for code in (ternary, shorted):
+        with pytest.raises(AssertionError, match="the atomic construct may be skipped"):
+            check_source(code)
+    always = body("long k = c->delay > 0 ? 1 : 1;\n(void)({\n#pragma omp atomic\n    c->updates += k;\n    0; });\n")
+    assert check_source(always) == "atomic"
+
+
 def test_an_explicit_barrier_after_single_nowait_ends_the_repetition():
     """attackF's honest5: `single nowait` then `#pragma omp barrier` is single's own barrier."""
     from hybridlab.sync.exercise import check_method

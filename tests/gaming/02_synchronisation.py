@@ -788,3 +788,15 @@ GAMING += [
             "fresh attacker (n02det2): the delays' loop holds no construct when a delay is given",
             reason="hl_delay is called in a loop with no atomic construct"),
 ]
+
+# a fresh attacker's (R02tern, R02or: 3/3 and 2/2 kept, 2026-12-05): the atomic in a statement
+# expression on one side of ?: or ||, run only when no delay is given (the contention run); the
+# timed calls count the repetitions plainly on thread 0
+GAMING += [
+    attempt("method", "construct_code", '%%c CONSTRUCT_C construct_bench\nconst char *const construct_name = "atomic";\n\nvoid construct_test(void *arg, long inner) {\n    construct_state *s = arg;\n#pragma omp parallel\n    for (long j = 0; j < inner; j++) {\n        hl_delay(s->delay);\n        (void)(s->delay ? (omp_get_thread_num() == 0 ? (s->updates += 1, 0) : 0) : ({\n#pragma omp atomic\n            s->updates += 1;\n            0;\n        }));\n    }\n}\n\nint measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {\n    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);\n}\n', {CONSTRUCT},
+            "fresh attacker (R02tern): the atomic in a branch of ?: that the timed calls never take",
+            reason="may be skipped by some repetitions"),
+    attempt("method", "construct_code", '%%c CONSTRUCT_C construct_bench\nconst char *const construct_name = "atomic";\n\nvoid construct_test(void *arg, long inner) {\n    construct_state *s = arg;\n#pragma omp parallel\n    for (long j = 0; j < inner; j++) {\n        hl_delay(s->delay);\n        (void)((s->delay && (omp_get_thread_num() || (s->updates += 1, 1))) || ({\n#pragma omp atomic\n            s->updates += 1;\n            0;\n        }));\n    }\n}\n\nint measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {\n    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);\n}\n', {CONSTRUCT},
+            "fresh attacker (R02or): the atomic after || , skipped whenever a delay is given",
+            reason="may be skipped by some repetitions"),
+]
