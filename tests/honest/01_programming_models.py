@@ -204,4 +204,9 @@ def level_cost(runs):
         out[key] = med["multiple"] / med["funneled"]
     return out
 """, why="numpy's 50th percentile in one loop over both ratios"),
+    # a fresh attacker's right answer (R01right, 2026-12-05): one regex, a nested helper, a dict
+    # of ranks (lost 3/3 to a first form of the run-time-code rule: Python 3.11 reads a module's
+    # method, once run, as LOAD_ATTR; kept here so it stays right)
+    right("require_level", 'import re as _re\n\n_RANK = {name: rank for rank, name in enumerate(("single", "funneled", "serialized", "multiple"))}\n\n\ndef require_level(required: str, provided: str) -> str:\n    """The provided level (lower case, no prefix) if it is at least the required one;\n    RuntimeError naming both if it is lower; ValueError for a name that is not a level."""\n    def plain(level):\n        m = _re.fullmatch(r"(?:mpi_thread_)?(single|funneled|serialized|multiple)", str(level), _re.I)\n        if m is None:\n            raise ValueError(f"{level!r} is not an MPI thread level; valid names: "\n                             + ", ".join(_RANK) + " (optionally MPI_THREAD_...)")\n        return m.group(1).lower()\n    need, got = plain(required), plain(provided)\n    if _RANK[got] < _RANK[need]:\n        raise RuntimeError(f"MPI provided {got!r} but this program needs {need!r}")\n    return got\n',
+          why="a regular expression in a nested helper and a rank dict"),
 ]
