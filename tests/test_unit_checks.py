@@ -186,6 +186,26 @@ def test_asm_a_line_directive_a_foreign_include_and_a_kit_header_are_refused(tmp
                   ("split_nodes", "node_sum"))
 
 
+def test_a_line_directive_in_a_cell_is_refused():
+    """A fresh attacker's line markers (labs 03, 04, 12, 4/4 kept, 2026-12-05): `# 1 "cell" 3`
+    made the cell a system header's (a kit header then passed) or raised the include depth (a
+    taskwait hidden from the text checks); one naming a kit file made its code pass for the kit's.
+    Read as the preprocessor reads them: after a backslash, after a comment, as a digraph; not in
+    a string, a comment or a // comment's continued line."""
+    from hybridlab.kernels.unit_checks import line_directives
+
+    head = '#include "x.h"\n#line 1 "cell"\n'
+    found = {code: line_directives(head + code) for code in (
+        'int a;\n# 1 "cell" 3\nint b;\n', 'int a;\n  #line 40\n', '%: 7 "x"\n',
+        'int a;\n#\\\n 1 "cell" 3\n', 'int a;\n/* c */ # 5 "cell"\n',
+        '/*\n # 9 "no" \n*/\nint a;\n', 'const char *s = "# 1 \\"cell\\"";\n',
+        '#pragma omp parallel\n#include <stdio.h>\n#define X 1\n#if 1\n#endif\n',
+        '// note \\\n# 1 "cell" 3\nint a;\n')}
+    assert list(found.values()) == [[2], [2], [1], [2], [2], [], [], [], []], found
+    marked = _refused('# 1 "cell" 3\n#include "hl_grid2d.h"\n' + NODE_SUM, "t_line_marker")
+    assert "cell:1: error: holds a line directive" in marked, marked
+
+
 def test_a_constructor_is_refused():
     code = NODE_SUM + ("static volatile int early_ran;\n"
                        "__attribute__((constructor)) static void early(void) { early_ran = 1; }\n")

@@ -129,6 +129,9 @@ _SYSCALL = re.compile(r"\t(syscall|sysenter|int\s+\$0x80|svc\s)")
 _INDIRECT = re.compile(r"\t(?:notrack\s+|bnd\s+)?(?:call|jmp)q?\s+\*")
 _MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d)*)$')
 _ASM = re.compile(r"\b(asm|__asm__|__asm)\b")
+# a line directive as the preprocessor reads it (`#line N`, GNU's `# N "file" flags`, `%:` too)
+_LINE_DIRECTIVE = re.compile(r"^[ \t\f\v]*(?:#|%:)[ \t\f\v]*(?:line\b|\d)", re.MULTILINE)
+_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?\*/', re.DOTALL)
 # code or data placed in a section of the cell's own choosing: an attribute (GNU or C23 spelling)
 # or clang's pragma. Its code would lie outside CELL_CODE, where the kit's write counts and its
 # check of a function handed to it do not look (check_code refuses the section itself too)
@@ -536,6 +539,33 @@ def _wrapper_includes(cc: str) -> list[str]:
     return [str(Path(d).resolve()) for d in re.findall(r"(?:^|\s)-I(\S+)", done.stdout)]
 
 
+def line_directives(unit: str) -> list[int]:
+    """The lines of the unit's cell (after its `#line 1 "cell"`) that hold a line directive, read
+    as the preprocessor reads them: lines joined by a backslash, comments as blanks. A directive
+    sets what the preprocessed unit says of every later line (a system header's, a kit file's,
+    an included one's), which every check of the unit's text and debug lines believes (a fresh
+    attacker's `# 1 "cell" 3` let a kit header in and hid a taskwait; one naming a kit file
+    made the cell's code pass for the kit's, 4/4 kept in labs 03, 04 and 12, 2026-12-05)."""
+    head = f'#line 1 "{CELL}"\n'
+    at = unit.find(head)
+    if at < 0:
+        return []
+    logical = []
+    for piece in unit[at + len(head):].split("\n"):  # a backslash-newline joins two lines
+        if logical and logical[-1][0].endswith("\\"):
+            logical[-1] = (logical[-1][0][:-1] + piece, logical[-1][1] + 1)
+        else:
+            logical.append((piece, 1))
+    text = "\n".join(line for line, _ in logical)
+    blank = _TOKENS.sub(lambda m: m.group() if m.group()[0] in "\"'"
+                        else re.sub(r"[^\n]", " ", m.group()), text)
+    starts, number = [], 1
+    for _, joined in logical:
+        starts.append(number)
+        number += joined
+    return [starts[blank.count("\n", 0, m.start())] for m in _LINE_DIRECTIVE.finditer(blank)]
+
+
 def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL,
                       env: dict[str, str] | None = None,
                       ) -> tuple[list[tuple[int, str]], list[Refusal]]:  # fmt: skip
@@ -589,6 +619,9 @@ def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL,
                                              "#line in a cell", file))  # fmt: skip
         current, number = name, line
     found += _section_placements(lines, file)
+    found += [Refusal(line, "holds a line directive (#line, or # N \"file\"): the kit reads where "
+                            "each line of the unit comes from, so a cell keeps its own", file)
+              for line in line_directives(unit)]
     for line, text in lines:
         if _ASM.search(text):
             found.append(Refusal(line, "uses asm: a cell is C (calls go through MPI, OpenMP and "
