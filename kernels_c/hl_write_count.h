@@ -16,7 +16,10 @@
  * bytes, the thread whose store last changed it inside a parallel region ("owned": a fresh
  * attacker's k10spin4 had thread 0 sweep every row while the others scribbled into the rows
  * first and copied them after, each earning changed bytes of both blocks; the sweep's block is
- * then owned by thread 0 alone). At MPI_Finalize one "writes" record per (bucket, thread) that
+ * then owned by thread 0 alone). A copy from one block into another (memcpy, memmove) keeps each
+ * word's author: the copied words are owned by whoever owned them in the source (a fresh
+ * attacker's right answer R10single copied the shared update's block back on one thread, in
+ * `single`, and lost its points as if one thread had swept). At MPI_Finalize one "writes" record per (bucket, thread) that
  * changed or owns anything. Elsewhere (no --wrap) the __real_ names are weak and
  * nothing here is called; every __wrap_ here is weak, so a kernel's own (lab 07 (d)'s count,
  * lab 16's watch) takes precedence in its build. */
@@ -80,6 +83,13 @@ static void wc_own(int slot, int bucket, uintptr_t at, unsigned long size) {
     uintptr_t words = atomic_load_explicit(&wc_words[bucket], memory_order_relaxed);
     for (uintptr_t w = (at - lo) / 8; w <= (at + size - 1 - lo) / 8 && w < words; w++)
         __atomic_store_n(&owner[w], (unsigned char)(slot + 1), __ATOMIC_RELAXED);
+}
+
+static unsigned char wc_owner_at(int bucket, uintptr_t at) { /* a block's word's last writer + 1 */
+    unsigned char *owner = atomic_load_explicit(&wc_owner[bucket], memory_order_acquire);
+    uintptr_t w = (at - atomic_load_explicit(&wc_lo[bucket], memory_order_relaxed)) / 8;
+    return owner && w < atomic_load_explicit(&wc_words[bucket], memory_order_relaxed)
+               ? __atomic_load_n(&owner[w], __ATOMIC_RELAXED) : 0;
 }
 
 static void wc_settle(int slot) { /* the thread's previous store: did it change its bytes? */
@@ -151,12 +161,16 @@ static void wc_bulk(const void *caller, void *d, const void *s, int c, size_t si
     int bucket;
     if (omp_get_level() == 0 || (bucket = wc_bucket((uintptr_t)d)) < 0) return;
     const unsigned char *to = d, *from = s;
+    int source = from ? wc_bucket((uintptr_t)from) : 0; /* > 0: a copy out of another block */
     unsigned long changed = 0;
     for (size_t at = 0; at < size; at += 8) { /* by words of 8 bytes, as stores are counted */
         size_t end = size - at < 8 ? size : at + 8, k = at;
         while (k < end && to[k] == (from ? from[k] : (unsigned char)c)) k++;
         changed += k < end ? end - at : 0;
-        if (k < end) wc_own(slot, bucket, (uintptr_t)to + at, end - at);
+        if (k < end && source > 0) /* a copy between blocks: each word keeps its author */
+            wc_own(wc_owner_at(source, (uintptr_t)from + at) - 1, bucket, (uintptr_t)to + at, end - at);
+        else if (k < end)
+            wc_own(slot, bucket, (uintptr_t)to + at, end - at);
     }
     wc_credit(slot, bucket, changed);
 }

@@ -549,7 +549,7 @@ def test_each_threads_changed_bytes_are_counted_per_heap_block(tmp_path):
                                     timeout=120, traced=True, env=jobs.COUNT_ENV)  # fmt: skip
     assert result.check().lines("writes") == [{"a": "2", "b": "2"}]
     writes = trace.records[trace.records["record"] == "writes"]
-    by_block = sorted(sorted(int(v) for v in group["changed"])
+    by_block = sorted(sorted(int(v) for v in group["changed"] if int(v) > 0)
                       for _, group in writes.groupby(writes["bucket"].astype(int)))  # fmt: skip
     assert by_block == [[8 << 15], [8 << 16]], by_block  # b: half by thread 1's memcpy; a: thread 0
     assert writes["tid"].nunique() == 2
@@ -558,6 +558,12 @@ def test_each_threads_changed_bytes_are_counted_per_heap_block(tmp_path):
     owned = sorted(sorted(int(v) for v in group["owned"] if int(v) > 0)
                    for _, group in writes.groupby(writes["bucket"].astype(int)) if int(_) > 0)  # fmt: skip
     assert owned == [[8 << 15], [8 << 16]], owned
+    # a copy from one block into another keeps each word's author (a fresh attacker's right answer
+    # R10single copied the shared update back in `single`, 2026-12-05): b's copied half is owned by
+    # thread 0, who wrote a, not by thread 1, who copied it
+    owners = {int(k): set(g.loc[g["owned"].astype(int) > 0, "tid"])
+              for k, g in writes.groupby(writes["bucket"].astype(int)) if int(k) > 0}
+    assert len(owners) == 2 and len(set.union(*owners.values())) == 1, owners
 
 
 @needs_two
