@@ -377,6 +377,134 @@ def test_node_sum_adds_split_into_an_atomic_read_and_write_are_refused():
         assert any("atomic store" in f for f in found), found
 
 
+_GUARDED = "#pragma omp critical\n    for (int i = 0; i < n; i++) rank_sum[i] += mine[i];"
+
+
+def _adds(body: str, before: str = "") -> str:
+    """The solution's node_sum with its guarded adds replaced by `body` (and `before` put ahead
+    of node_sum: statics, helpers, includes)."""
+    from solutions_c import NODE_SUM
+
+    assert _GUARDED in NODE_SUM
+    code = NODE_SUM.replace(_GUARDED, body)
+    return code.replace("void node_sum(", before + "\nvoid node_sum(", 1) if before else code
+
+
+def _turns(read: str, write: str, before: str = "double *acc = rank_sum;") -> str:
+    """A fresh attacker's R06 shape: threads take turns between barriers, each turn reads
+    rank_sum[i] in one critical section and writes it in another."""
+    return (f"{before}\n    int me = omp_get_thread_num(), team = omp_get_num_threads();\n"
+            "    for (int turn = 0; turn < team; turn++) {\n        if (turn == me)\n"
+            "            for (int i = 0; i < n; i++) {\n                double cur;\n"
+            f"#pragma omp critical(hl_read)\n                {read}\n"
+            f"#pragma omp critical(hl_write)\n                {write}\n            }}\n"
+            "#pragma omp barrier\n    }")
+
+
+def test_node_sum_split_adds_are_read_from_the_ir_not_the_text():
+    """Lab 06 (e): a read of rank_sum in one critical section and the write of the value made
+    from it in another is refused however the write is spelt: through an alias, with a dummy
+    read of rank_sum in the written value, over two lines (a fresh attacker's R06alias,
+    R06dummy, R06multiline kept 4/4 past a text rule), in a volatile local, a static buffer,
+    helper functions, a memcpy, two omp locks, a read outside any region, code the graded
+    compiler sees behind `#ifndef __clang__` (split_rmw reads clang's IR of the cell as gcc
+    preprocesses it), and through an address loaded from the stack rather than the argument."""
+    from hybridlab.mapping import split_rmw
+    from hybridlab.mapping.exercise import split_adds
+
+    if not split_rmw.clang_present():
+        pytest.skip("clang is not installed")
+    said = "rank_sum written from a value read before"
+    alias = _adds(_turns("cur = acc[i];", "acc[i] = cur + mine[i];"))
+    dummy = _adds(_turns("cur = acc[i];", "rank_sum[i] = cur + mine[i] + 0.0 * rank_sum[i];"))
+    multiline = _adds(_turns("cur = acc[i];", "rank_sum[i]\n                    = cur + mine[i];"))
+    volatile = _adds("for (int i = 0; i < n; i++) {\n        volatile double v;\n"
+                     "#pragma omp critical(a)\n        v = rank_sum[i];\n"
+                     "#pragma omp critical(b)\n        rank_sum[i] = v + mine[i];\n    }")
+    kept = _adds("int t = omp_get_thread_num();\n    for (int i = 0; i < n; i++) {\n"
+                 "#pragma omp critical(a)\n        keep[t] = rank_sum[i];\n"
+                 "#pragma omp critical(b)\n        rank_sum[i] = keep[t] + mine[i];\n    }",
+                 "static double keep[256];")
+    helpers = _adds("for (int i = 0; i < n; i++) put(&rank_sum[i], get(&rank_sum[i]) + mine[i]);",
+                    "__attribute__((noinline)) static double get(double *p) {\n    double v;\n"
+                    "#pragma omp critical(a)\n    v = *p;\n    return v;\n}\n"
+                    "__attribute__((noinline)) static void put(double *p, double v) {\n"
+                    "#pragma omp critical(b)\n    *p = v;\n}")
+    copied = _adds("double *tmp = malloc(sizeof(double) * (size_t)n);\n"
+                   "#pragma omp critical(a)\n    memcpy(tmp, rank_sum, sizeof(double) * (size_t)n);\n"
+                   "#pragma omp critical(b)\n    for (int i = 0; i < n; i++) rank_sum[i] = tmp[i] + mine[i];\n"
+                   "    free(tmp);", "#include <stdlib.h>\n#include <string.h>")
+    locks = _adds("#pragma omp single\n    if (!ready) { omp_init_lock(&la); omp_init_lock(&lb); ready = 1; }\n"
+                  "    for (int i = 0; i < n; i++) {\n        double v;\n"
+                  "        omp_set_lock(&la); v = rank_sum[i]; omp_unset_lock(&la);\n"
+                  "        omp_set_lock(&lb); rank_sum[i] = v + mine[i]; omp_unset_lock(&lb);\n    }",
+                  "static omp_lock_t la, lb;\nstatic int ready;")
+    outside = _adds("for (int i = 0; i < n; i++) {\n        double v = rank_sum[i];\n"
+                    "#pragma omp critical\n        rank_sum[i] = v + mine[i];\n    }")
+    hidden = _adds("#ifdef __clang__\n" + _GUARDED + "\n#else\n"
+                   "for (int i = 0; i < n; i++) {\n        double v;\n"
+                   "#pragma omp critical(a)\n        v = rank_sum[i];\n"
+                   "#pragma omp critical(b)\n        rank_sum[i] = v + mine[i];\n    }\n#endif")
+    scanned = _adds("double *rs = *(double *volatile *)((char *)__builtin_frame_address(0) + 16);\n"
+                    "    for (int i = 0; i < n; i++) {\n        double v;\n"
+                    "#pragma omp critical(a)\n        v = rs[i];\n"
+                    "#pragma omp critical(b)\n        rs[i] = v + mine[i];\n    }")
+    for name, code in [("alias", alias), ("dummy", dummy), ("multiline", multiline),
+                       ("volatile", volatile), ("kept", kept), ("helpers", helpers),
+                       ("copied", copied), ("locks", locks), ("outside", outside),
+                       ("hidden", hidden), ("scanned", scanned)]:  # fmt: skip
+        found = split_adds(code)
+        assert any(said in f for f in found), (name, found)
+    assert any(f.startswith("cell line 21:") for f in split_adds(alias)), split_adds(alias)  # the write
+
+
+def test_node_sum_adds_made_whole_keep_their_points():
+    """Lab 06 (e): right answers the text rule refused keep their points: the read and the
+    write in ONE critical section (a fresh attacker's R06crit2), a master copying the node's
+    total into rank_sum after a barrier (R06copyback), a helper whose critical section holds
+    the whole add, one lock held over the adds, a volatile temporary inside one critical
+    section, an atomic update through an alias, an atomic capture, a compare-and-swap loop."""
+    from hybridlab.mapping import split_rmw
+    from hybridlab.mapping.exercise import split_adds
+
+    if not split_rmw.clang_present():
+        pytest.skip("clang is not installed")
+    crit2 = _adds("for (int i = 0; i < n; i++) {\n#pragma omp critical(hl_add)\n        {\n"
+                  "            double v = rank_sum[i] + mine[i];\n            rank_sum[i] = v;\n"
+                  "        }\n    }")
+    from solutions_c import NODE_SUM
+
+    copyback = NODE_SUM.replace(
+        "if (leaders != MPI_COMM_NULL)\n            MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);",
+        "if (leaders != MPI_COMM_NULL) {\n            MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, leaders);\n"
+        "            for (int i = 0; i < n; i++) rank_sum[i] = sum[i];\n"
+        "            MPI_Bcast(rank_sum, n, MPI_DOUBLE, 0, leaders);\n"
+        "            for (int i = 0; i < n; i++) sum[i] = rank_sum[i];\n        }")
+    assert copyback != NODE_SUM
+    helper = _adds("for (int i = 0; i < n; i++) add(&rank_sum[i], mine[i]);",
+                   "__attribute__((noinline)) static void add(double *p, double v) {\n"
+                   "#pragma omp critical\n    *p += v;\n}")
+    locked = _adds("#pragma omp single\n    if (!ready) { omp_init_lock(&la); ready = 1; }\n"
+                   "    omp_set_lock(&la);\n    for (int i = 0; i < n; i++) rank_sum[i] += mine[i];\n"
+                   "    omp_unset_lock(&la);", "static omp_lock_t la;\nstatic int ready;")
+    volatile = _adds("for (int i = 0; i < n; i++) {\n#pragma omp critical\n        {\n"
+                     "            volatile double v = rank_sum[i];\n            rank_sum[i] = v + mine[i];\n"
+                     "        }\n    }")
+    aliased = _adds("double *acc = rank_sum;\n    for (int i = 0; i < n; i++) {\n"
+                    "#pragma omp atomic update\n        acc[i] += mine[i];\n    }")
+    capture = _adds("for (int i = 0; i < n; i++) {\n        double old;\n"
+                    "#pragma omp atomic capture\n        { old = rank_sum[i]; rank_sum[i] += mine[i]; }\n"
+                    "        (void)old;\n    }")
+    cas = _adds("for (int i = 0; i < n; i++) {\n        double old, new_;\n"
+                "        __atomic_load(&rank_sum[i], &old, __ATOMIC_RELAXED);\n"
+                "        do new_ = old + mine[i];\n        while (!__atomic_compare_exchange("
+                "&rank_sum[i], &old, &new_, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));\n    }")
+    for name, code in [("crit2", crit2), ("copyback", copyback), ("helper", helper),
+                       ("locked", locked), ("volatile", volatile), ("aliased", aliased),
+                       ("capture", capture), ("cas", cas)]:  # fmt: skip
+        assert split_adds(code) == [], (name, split_adds(code))
+
+
 def test_node_sum_must_come_out_of_the_reductions():
     """Lab 06 (e): the sums are judged outside the student's process (node_sum_verdict, from the
     salts, factors, views and nudged reductions the kit recorded): the solution's sum is the

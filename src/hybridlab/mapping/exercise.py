@@ -19,7 +19,7 @@ from ..kernels import archer, llvm_ir
 from ..machine.placement import BIND_MODES, Placement, PlacementError
 from ..runs.student_c import build_student, preprocessed_lines, run_student, student_unit
 from ..tools.exercise import SPLIT_UPDATE, archer_run
-from . import tables
+from . import split_rmw, tables
 
 
 def binding_runs(
@@ -179,26 +179,31 @@ def build_student_nodes(code: str, name: str = "student_nodes") -> hl.Kernel:
     assert not split, (
         f"node_sum: {'; '.join(split)}: each thread's add into rank_sum is one read-modify-write "
         "made safe as a whole (#pragma omp atomic update, a critical section, a lock), not an "
-        "atomic read and an atomic write, which can lose an add without a race Archer reports")
+        "atomic read and an atomic write, nor a read in one critical section or lock hold and "
+        "the write in another, which can lose an add without a race Archer reports")
     return kernel
 
 
 def split_adds(code: str) -> list[str]:
     """Where the cell splits an update into an atomic read and an atomic write (lab 16's
     tools.exercise.SPLIT_UPDATE, read from the preprocessed cell: `omp atomic read|write`,
-    atomic stores and exchanges), or writes rank_sum[i] from a value that is neither a constant
-    nor read from rank_sum in the same statement (a read in one critical section and the write
-    in another: a fresh attacker's L06h2, its lost adds hidden by threads held apart, 4/4 kept,
-    2026-12-05), and, where Archer's clang is installed, the atomic stores and
-    exchanges of the cell's own LLVM IR after ThreadSanitizer's pass (an _Atomic assignment
-    included): "cell line N: `what`" each."""
+    atomic stores and exchanges), or writes into rank_sum a value read from it in another
+    region (split_rmw.split_writes on clang's IR of the cell as the graded build's preprocessor
+    leaves it: per write into memory derived from rank_sum, through any alias, helper, copy or
+    spill, the read its value depends on must sit in the same critical section, lock hold or
+    atomic; a read in one named critical section and the write in another, a fresh attacker's
+    L06h2 and, with an alias, a dummy read or a line break, R06alias, R06dummy, R06multiline,
+    which a text rule let through, 2026-12-05), and, where Archer's clang is installed, the
+    atomic stores and exchanges of the cell's own LLVM IR after ThreadSanitizer's pass (an
+    _Atomic assignment included): "cell line N: `what`" or "cell line N: what" each. Where clang
+    is not installed the IR rule is not applied."""
     lines = preprocessed_lines("node_sum", "HL_STUDENT_NODES", code)
     found = [f"cell line {line}: `{m.group(0).strip()}`"
              for line, text in lines if (m := re.search(SPLIT_UPDATE, text))]  # fmt: skip
-    found += [f"cell line {line}: `{m.group(0).strip()}` (rank_sum written from a value read "
-              "before, not in the same statement)"
-              for line, text in lines if (m := _WRITTEN_BACK.search(text))
-              and "rank_sum" not in m.group(1) and not _CONSTANT.fullmatch(m.group(1).strip())]
+    if split_rmw.clang_present():
+        view = split_rmw.gcc_view(lines, code)
+        found += split_rmw.split_writes(
+            split_rmw.plain_ir(student_unit("node_sum", "HL_STUDENT_NODES", view)))
     if not archer.missing():
         ir = llvm_ir.cell_ir(student_unit("node_sum", "HL_STUDENT_NODES", code), ())
         found += [f"{at}: an atomic store or exchange ({what})"
@@ -207,9 +212,6 @@ def split_adds(code: str) -> list[str]:
 
 
 _ATOMIC_STORE = r"__tsan_atomic\d+_(?:store|exchange)"  # half of a split update, in the IR
-# rank_sum[...] = <value> (not ==, not a compound assignment), the value up to the statement's end
-_WRITTEN_BACK = re.compile(r"\brank_sum\s*\[[^\]]*\]\s*=(?!=)([^;]*)")
-_CONSTANT = re.compile(r"\(?\s*[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+)[fFlL]?\s*\)?")
 
 
 def check_student_nodes(
