@@ -161,7 +161,9 @@ static int watch_start(double *u, double *unew, long m, long w, long ny, long ro
  * before each of the cell's MPI calls and each exchange_rows, and when jacobi_offload returns, it
  * reads the device's copy again: a change in between is the host writing the device's memory
  * through a device address it got hold of (on the host plugin that memory is host memory), which
- * no report line shows. Counted in the "offload" record's host_writes. */
+ * no report line shows. Counted in the "offload" record's host_writes. The same for the device's
+ * other memory a target region can read (extras_keep, below: the other mappings, the declare
+ * target variables, the device image's writable data). */
 
 /* rows a[first..first+count) of the device's copy into `to`, `ok` per row (0: not present) */
 static void device_block(double *a, double *to, unsigned char *ok, uintptr_t *at) {
@@ -201,6 +203,19 @@ static void device_now(void) {
     device_block(watch.unew, dev.now + n, dev.present + rows, dev.row_at + rows);
 }
 
+/* The device's memory besides u and unew that a target region can read (HL_WATCH_DEVICE, below):
+ * the other mappings the runtime's operations and launches made, the declare target variables and
+ * the device image's writable data, kept after each runtime operation and checked as u and unew */
+#if defined(HL_STUDENT_OFFLOAD) && defined(HL_WATCH_DEVICE)
+static void extras_keep(void);
+static int extras_changed(void);
+static int extras_covered(void);
+static int fresh_unseen(void);
+#else
+static void extras_keep(void) {}
+static int extras_changed(void) { return 0; }
+#endif
+
 #ifdef HL_WATCH_DEVICE
 /* after a launch (HL_WATCH_DEVICE's check of the device's code): a point of the device's u or
  * unew changed since the copy kept before it, where the launch's own code stored nothing, was
@@ -215,6 +230,7 @@ static void device_covered(void) {
                 dev.launch_writes++;
                 return;
             }
+    if (extras_covered() || fresh_unseen()) dev.launch_writes++;
 }
 #endif
 
@@ -224,12 +240,11 @@ static void device_unchanged(void) {
     if (!watch.on || !dev.shot || !dev.valid || !HL_WATCHING_DEVICE) return;
     const long rows = 2 * (watch.m + 2), w = watch.w;
     device_now();
-    for (long i = 0; i < rows; i++)
-        if (dev.kept[i] && dev.present[i] &&
-            memcmp(dev.shot + i * w, dev.now + i * w, (size_t)w * sizeof(double)) != 0) {
-            dev.host_writes++;
-            break;
-        }
+    int changed = 0;
+    for (long i = 0; i < rows && !changed; i++)
+        changed = dev.kept[i] && dev.present[i] &&
+                  memcmp(dev.shot + i * w, dev.now + i * w, (size_t)w * sizeof(double)) != 0;
+    if (changed || extras_changed()) dev.host_writes++;
 }
 
 /* after a runtime operation: what the device holds now, kept */
@@ -239,6 +254,7 @@ static void device_keep(void) {
     device_now();
     memcpy(dev.shot, dev.now, (size_t)(rows * w) * sizeof(double));
     memcpy(dev.kept, dev.present, (size_t)rows);
+    extras_keep();
     dev.valid = 1;
 }
 
@@ -249,20 +265,30 @@ static void device_keep(void) {
  * finds here (the program exports them: -rdynamic): every load, store and memcpy of a target
  * region's code passes the kit's check below while jacobi_offload runs. On the host plugin the
  * device's code can reach any host address; the device data environment is what it may reach:
- * the device's copy of what the launches' arguments map (each argument's whole mapping, found by
- * the runtime's own translation, use_device_ptr, of its host range), the frames the device's code
- * itself made (below the launching thread's stack pointer at the launch; a team's other threads'
- * own frames), and the device image's own data (declare target variables). Anything else (a host
- * grid, its address handed in as a firstprivate integer or pointer, or stored in mapped memory)
- * is counted in the "offload" record's device_strays. */
+ * the device's copy of what the launches' and the data operations' arguments map (each argument's
+ * whole mapping, found by the runtime's own translation, use_device_ptr, of its host range; what
+ * a launch's own construct maps, looked up again once the runtime has mapped it), the frames the
+ * device's code itself made (below the launching thread's stack pointer at the launch; a team's
+ * other threads' own frames), the declare target variables (the program's offload entries) and
+ * the device image's read-only data. Anything else (a host grid, its address handed in as a
+ * firstprivate integer or pointer, or stored in mapped memory; the image's other writable data,
+ * a static variable of a declare target function) is counted in the "offload" record's
+ * device_strays. The device object is built with every access instrumented (-asan-opt=0: a
+ * declare target scalar's, a store after a load of the same word), so that what its code stored
+ * is known word by word. */
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #define HL_MAX_REACH 64
 static struct { uintptr_t host, dev, len; } reach[HL_MAX_REACH]; /* mappings the launches used */
 static int reaches;
-static struct { uintptr_t lo, sp; } launchers[8]; /* each launching thread: its stack's low end,
-                                                     its stack pointer at the launch */
+static struct {
+    uintptr_t lo, sp; /* each launching thread: its stack's low end, its stack pointer at the launch */
+    int32_t num;      /* its launch's arguments, */
+    void **args;
+    int64_t *types;
+    int pending; /* not yet looked up since the runtime mapped them */
+} launchers[8];
 static int launches_running;
 static long strays;
 /* What the launches carried by value, host -> device, past the runtime's report: a launch's
@@ -338,24 +364,286 @@ static uintptr_t extent(uintptr_t h, uintptr_t d, int sign, uintptr_t limit) {
     return good;
 }
 
-/* a launch's mapped arguments (not the by-value ones: OMP_MAP_LITERAL): their mappings kept */
-static void reach_arguments(int32_t num, void **args, int64_t *types) {
-    for (int i = 0; i < reaches; i++) /* still mapped as they were? */
+/* the mappings kept that are no longer mapped as they were: dropped (no launch runs) */
+static void reach_prune(void) {
+    for (int i = 0; i < reaches; i++)
         if (device_address(reach[i].host) != reach[i].dev ||
             device_address(reach[i].host + reach[i].len - 1) != reach[i].dev + reach[i].len - 1)
             reach[i--] = reach[--reaches];
-    for (int32_t a = 0; a < num; a++) {
-        uintptr_t h = (uintptr_t)args[a], known = 0;
-        if ((types[a] & 0x100) || !h) continue; /* a literal: a value, not an address */
-        for (int i = 0; i < reaches && !known; i++)
-            known = h >= reach[i].host && h < reach[i].host + reach[i].len;
-        uintptr_t d = known ? 0 : device_address(h);
-        if (!d || reaches == HL_MAX_REACH) continue;
-        uintptr_t below = extent(h, d, -1, (uintptr_t)1 << 32);
-        uintptr_t above = extent(h, d, 1, (uintptr_t)1 << 32);
-        reach[reaches].host = h - below, reach[reaches].dev = d - below;
-        reach[reaches++].len = below + above + 1;
+}
+
+/* host address h's whole mapping kept, if it is on the device and not kept yet */
+static void reach_add(uintptr_t h) {
+    int known = 0;
+    for (int i = 0; i < reaches && !known; i++)
+        known = h >= reach[i].host && h < reach[i].host + reach[i].len;
+    uintptr_t d = known ? 0 : device_address(h);
+    if (!d || reaches == HL_MAX_REACH) return;
+    uintptr_t below = extent(h, d, -1, (uintptr_t)1 << 32);
+    uintptr_t above = extent(h, d, 1, (uintptr_t)1 << 32);
+    reach[reaches].host = h - below, reach[reaches].dev = d - below;
+    reach[reaches].len = below + above + 1;
+    __atomic_store_n(&reaches, reaches + 1, __ATOMIC_RELEASE); /* read by the device's threads */
+}
+
+/* a launch's or a data operation's mapped arguments (not the by-value ones: OMP_MAP_LITERAL):
+ * their mappings kept */
+static void reach_arguments(int32_t num, void **args, int64_t *types) {
+    for (int32_t a = 0; a < num; a++)
+        if (!(types[a] & 0x100) && args[a]) reach_add((uintptr_t)args[a]);
+}
+
+static int reached(uintptr_t a, uintptr_t size) {
+    int n = __atomic_load_n(&reaches, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        if (a >= reach[i].dev && a + size <= reach[i].dev + reach[i].len) return 1;
+    return 0;
+}
+
+/* An argument the launch's own construct maps (map(to: m, w), map(from: flag) on the `target`
+ * itself) is on the device only once the runtime has mapped it, after launch_begin: the running
+ * launches' arguments are looked up again at the first access that misses every mapping kept
+ * (a fresh attacker's right answers R15scalar and R15mapto lost 6/6 to device_strays, 2026-12-05) */
+static int reached_late(uintptr_t a, uintptr_t size) {
+    int found = 0;
+#pragma omp critical(hl_offload_look)
+    {
+        int was = in_kit;
+        in_kit = 1;
+        int k = __atomic_load_n(&launches_running, __ATOMIC_SEQ_CST);
+        for (int i = 0; i < k && i < 8; i++)
+            if (launchers[i].pending) {
+                reach_arguments(launchers[i].num, launchers[i].args, launchers[i].types);
+                launchers[i].pending = 0;
+            }
+        found = reached(a, size);
+        in_kit = was;
     }
+    return found;
+}
+
+/* The launch's own construct's mappings that were not on the device when it began (map(to: m),
+ * map(alloc: scratch[0:n]), map(from: flag) on the `target` itself): made and freed by the runtime
+ * inside the launch, so out of the copies kept between operations. Word by word while the launch
+ * runs: a load of a word the launch's code has not stored must read what the runtime put there,
+ * the host's bytes as the launch began for a map(to: ...) (kept then: the runtime copies them
+ * next), nothing for a map(alloc/from: ...) (memory no one in the launch wrote: what the host
+ * wrote there, at an address it took out of a target region or guessed from the last launch).
+ * Counted in launch_writes. A launch alone only (as dev.stored). */
+#define HL_MAX_FRESH 32
+static struct {
+    uintptr_t host, dev, len; /* dev: 0 until looked up (the first access of the launch) */
+    int to;                   /* map(to: ...): `was` holds the host's bytes */
+    unsigned char *was, *stored;
+} fresh[HL_MAX_FRESH];
+static int freshes, fresh_looked;
+static long fresh_reads;
+
+static void fresh_begin(int32_t num, void **base, void **args, int64_t *sizes, int64_t *types) {
+    for (int i = 0; i < freshes; i++) free(fresh[i].was), free(fresh[i].stored);
+    freshes = 0, fresh_looked = 0, fresh_reads = 0;
+    for (int32_t a = 0; a < num && freshes < HL_MAX_FRESH; a++) {
+        uintptr_t h = (uintptr_t)args[a];
+        if ((types[a] & 0x100) || !h || !sizes || sizes[a] <= 0 || sizes[a] > ((int64_t)1 << 30) ||
+            device_address(h))
+            continue; /* a literal, nothing, or already on the device (watched as a mapping) */
+        int k = freshes;
+        fresh[k].host = h, fresh[k].dev = 0, fresh[k].len = (uintptr_t)sizes[a];
+        fresh[k].to = (types[a] & 0x1) != 0;
+        fresh[k].stored = calloc((fresh[k].len + 7) / 8, 1);
+        fresh[k].was = fresh[k].to ? malloc(fresh[k].len) : NULL;
+        if (!fresh[k].stored || (fresh[k].to && !fresh[k].was)) {
+            free(fresh[k].was), free(fresh[k].stored);
+            continue;
+        }
+        if (fresh[k].to) memcpy(fresh[k].was, (void *)h, fresh[k].len);
+        freshes++;
+    }
+    /* a pointer the runtime attaches (PTR_AND_OBJ: its device address written into the device's
+     * copy of the structure holding it) is the runtime's word, not the host's */
+    for (int32_t a = 0; a < num && base; a++) {
+        uintptr_t at = (uintptr_t)base[a];
+        if (!(types[a] & 0x10)) continue;
+        for (int k = 0; k < freshes; k++)
+            if (at >= fresh[k].host && at < fresh[k].host + fresh[k].len)
+                for (uintptr_t b = (at - fresh[k].host) / 8;
+                     b <= (at + sizeof(void *) - 1 - fresh[k].host) / 8 && b * 8 < fresh[k].len; b++)
+                    fresh[k].stored[b] = 1;
+    }
+}
+
+static void fresh_look(void) { /* (in the kit) the device's addresses, now mapped */
+    for (int k = 0; k < freshes; k++)
+        if (!fresh[k].dev) fresh[k].dev = device_address(fresh[k].host);
+}
+
+static void fresh_access(uintptr_t a, uintptr_t size, int store) {
+    if (!__atomic_load_n(&fresh_looked, __ATOMIC_ACQUIRE)) {
+#pragma omp critical(hl_offload_look)
+        {
+            int was = in_kit;
+            in_kit = 1;
+            if (!fresh_looked) fresh_look();
+            __atomic_store_n(&fresh_looked, 1, __ATOMIC_RELEASE);
+            in_kit = was;
+        }
+    }
+    for (int k = 0; k < freshes; k++) {
+        uintptr_t lo = fresh[k].dev, hi = lo + fresh[k].len;
+        if (!lo || a + size <= lo || a >= hi) continue;
+        uintptr_t first = ((a > lo ? a : lo) - lo) / 8, last = ((a + size < hi ? a + size : hi) - lo + 7) / 8;
+        for (uintptr_t b = first; b < last; b++) {
+            if (store) {
+                __atomic_store_n(&fresh[k].stored[b], 1, __ATOMIC_RELAXED);
+                continue;
+            }
+            if (__atomic_load_n(&fresh[k].stored[b], __ATOMIC_RELAXED)) continue;
+            uintptr_t n = fresh[k].len - b * 8 < 8 ? fresh[k].len - b * 8 : 8;
+            if (!fresh[k].to || memcmp(fresh[k].was + b * 8, (void *)(lo + b * 8), n) != 0)
+                __atomic_fetch_add(&fresh_reads, 1, __ATOMIC_RELAXED);
+        }
+    }
+}
+
+static int fresh_unseen(void) { return fresh_reads > 0; }
+
+/* The rest of the device's memory a target region can read: the mappings kept (but u's and
+ * unew's, watched point by point above), the declare target variables (the program's offload
+ * entries of a size, kept as mappings at the start) and the device image (its PT_LOAD segments:
+ * its code and constants too, which a host could make writable with mprotect). The host writing there between
+ * the runtime's operations (on the host plugin the device's memory is host memory; a device
+ * address handed out through a union or a mapped structure holding a pointer: a fresh attacker's
+ * R15dtlong and R15struct memcpy'd the host's sweep into a declare target array every iteration,
+ * and a target region copied it into u, 6/6, 2026-12-05) counts in host_writes; a mapping's or a
+ * declare target variable's point changed during a launch that the launch's code did not store
+ * (another host thread writing it) in launch_writes. The image's other data (the lazy binding's
+ * table, the runtime's locks) may change during a launch: checked between operations only. */
+#define HL_MAX_EXTRA (HL_MAX_REACH + 8)
+static struct {
+    uintptr_t lo, len, host; /* device range; its host range's start (0: the image's data) */
+    size_t at, word;         /* its copy's offset in extra_shot, its first word in extra_stored */
+    int during;              /* checked after each launch too */
+} extra[HL_MAX_EXTRA];
+static int extras;
+static unsigned char *extra_shot, *extra_stored; /* the copy kept; per word: the launch stored */
+static size_t extra_bytes, extra_words;
+static struct { uintptr_t lo, len; int writable; } image[8]; /* the device image's segments */
+static int images;
+struct hl_entry { void *addr; char *name; size_t size; int32_t flags, reserved; };
+extern struct hl_entry __start_omp_offloading_entries[] __attribute__((weak, visibility("hidden")));
+extern struct hl_entry __stop_omp_offloading_entries[] __attribute__((weak, visibility("hidden")));
+/* the kit's own declare target variable: its device address names the device image */
+#pragma omp declare target
+int hl_image_mark;
+#pragma omp end declare target
+
+static int image_segments(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    const uintptr_t mark = *(const uintptr_t *)data;
+    int mine = 0;
+    for (int i = 0; i < info->dlpi_phnum && !mine; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        mine = ph->p_type == PT_LOAD && mark >= lo && mark < lo + ph->p_memsz;
+    }
+    for (int i = 0; mine && i < info->dlpi_phnum && images < 8; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && ph->p_memsz) {
+            image[images].lo = info->dlpi_addr + ph->p_vaddr, image[images].len = ph->p_memsz;
+            image[images++].writable = (ph->p_flags & PF_W) != 0;
+        }
+    }
+    return mine;
+}
+
+/* [a, a + size) in the device image's writable data: there only its declare target variables
+ * (mappings kept) may be reached; the rest (a static variable of a declare target function) is
+ * memory the host can write while a launch runs, unseen */
+static int image_writable(uintptr_t a, uintptr_t size) {
+    for (int i = 0; i < images; i++)
+        if (image[i].writable && a + size > image[i].lo && a < image[i].lo + image[i].len) return 1;
+    return 0;
+}
+
+/* at the start of the student's run (the image loaded by the kit's first launch) */
+static void watch_device_start(void) {
+    in_kit = 1;
+    images = 0, extras = 0;
+    uintptr_t mark = device_address((uintptr_t)&hl_image_mark);
+    if (mark) dl_iterate_phdr(image_segments, &mark);
+    for (struct hl_entry *e = __start_omp_offloading_entries;
+         e && e < __stop_omp_offloading_entries; e++)
+        if (e->size && e->addr && e->addr != (void *)&hl_image_mark) reach_add((uintptr_t)e->addr);
+    in_kit = 0;
+}
+
+static int extra_add(uintptr_t lo, uintptr_t len, uintptr_t host, int during) {
+    if (extras == HL_MAX_EXTRA || !len) return 0;
+    extra[extras].lo = lo, extra[extras].len = len, extra[extras].host = host;
+    extra[extras].during = during, extra[extras].at = extra_bytes;
+    extra[extras++].word = extra_words;
+    extra_bytes += len;
+    if (during) extra_words += (len + 7) / 8;
+    return 1;
+}
+
+/* after a runtime operation (none runs): the mappings still mapped, the copy kept */
+static void extras_keep(void) {
+    const uintptr_t n = (uintptr_t)((watch.m + 2) * watch.w) * sizeof(double);
+    const uintptr_t u = (uintptr_t)watch.u, unew = (uintptr_t)watch.unew;
+    reach_prune();
+    extras = 0, extra_bytes = 0, extra_words = 0;
+    for (int i = 0; i < reaches; i++) {
+        uintptr_t h = reach[i].host, end = h + reach[i].len;
+        if ((h < u + n && end > u) || (h < unew + n && end > unew)) continue; /* u, unew: above */
+        extra_add(reach[i].dev, reach[i].len, h, 1);
+    }
+    for (int i = 0; i < images; i++) extra_add(image[i].lo, image[i].len, 0, 0);
+    static size_t shot_cap, words_cap;
+    if (extra_bytes > shot_cap) {
+        free(extra_shot);
+        extra_shot = malloc(extra_bytes), shot_cap = extra_shot ? extra_bytes : 0;
+    }
+    if (extra_words > words_cap) {
+        free(extra_stored);
+        extra_stored = calloc(extra_words, 1), words_cap = extra_stored ? extra_words : 0;
+    }
+    if (!extra_shot || (extra_words && !extra_stored)) { /* no memory: nothing kept */
+        extras = 0;
+        return;
+    }
+    for (int i = 0; i < extras; i++) memcpy(extra_shot + extra[i].at, (void *)extra[i].lo, extra[i].len);
+}
+
+/* before a runtime operation, an MPI call, at the end: changed since kept? */
+static int extras_changed(void) {
+    for (int i = 0; i < extras; i++)
+        if (memcmp(extra_shot + extra[i].at, (void *)extra[i].lo, extra[i].len) != 0) return 1;
+    return 0;
+}
+
+/* a store of the launch's code (or a copy of its own map(always, to: ...)): its words marked */
+static void extras_stored(uintptr_t a, uintptr_t size) {
+    for (int i = 0; i < extras; i++) {
+        uintptr_t lo = extra[i].lo, hi = lo + extra[i].len;
+        if (!extra[i].during || a + size <= lo || a >= hi) continue;
+        uintptr_t first = ((a > lo ? a : lo) - lo) / 8, last = ((a + size < hi ? a + size : hi) - lo + 7) / 8;
+        for (uintptr_t k = first; k < last; k++)
+            __atomic_store_n(&extra_stored[extra[i].word + k], 1, __ATOMIC_RELAXED);
+    }
+}
+
+/* after a launch: a word of a mapping or declare target variable changed that it did not store */
+static int extras_covered(void) {
+    for (int i = 0; i < extras; i++) {
+        if (!extra[i].during) continue;
+        const unsigned char *was = extra_shot + extra[i].at, *now = (const unsigned char *)extra[i].lo;
+        for (uintptr_t b = 0; b < extra[i].len; b += 8) {
+            uintptr_t k = extra[i].len - b < 8 ? extra[i].len - b : 8;
+            if (memcmp(was + b, now + b, k) != 0 && !extra_stored[extra[i].word + b / 8]) return 1;
+        }
+    }
+    return 0;
 }
 
 static void own_stack(void) {
@@ -396,6 +684,12 @@ static void maps_always_to(int32_t num, void **args, int64_t *sizes, int64_t *ty
     for (int32_t a = 0; a < num; a++) {
         if ((types[a] & 0x105) != 0x05 || !sizes || sizes[a] <= 0) continue; /* TO | ALWAYS */
         uintptr_t lo = (uintptr_t)args[a], hi = lo + (uintptr_t)sizes[a];
+        for (int i = 0; i < extras; i++) /* a mapping of another array: its device's words */
+            if (extra[i].host && lo < extra[i].host + extra[i].len && hi > extra[i].host) {
+                uintptr_t from = lo > extra[i].host ? lo : extra[i].host;
+                uintptr_t to = hi < extra[i].host + extra[i].len ? hi : extra[i].host + extra[i].len;
+                extras_stored(extra[i].lo + (from - extra[i].host), to - from);
+            }
         for (int k = 0; k < 2; k++) {
             uintptr_t base = (uintptr_t)(k ? watch.unew : watch.u);
             uintptr_t end = base + (uintptr_t)n * sizeof(double);
@@ -407,23 +701,29 @@ static void maps_always_to(int32_t num, void **args, int64_t *sizes, int64_t *ty
     }
 }
 
-static void launch_begin(const void *id, int32_t num, void **args, int64_t *sizes, int64_t *types,
-                         int32_t teams, int32_t limit) {
+static void launch_begin(const void *id, int32_t num, void **base, void **args, int64_t *sizes,
+                         int64_t *types, int32_t teams, int32_t limit) {
     if (in_kit || !watch.on) return;
     if (!host_code_hi) dl_iterate_phdr(host_code, NULL);
 #pragma omp critical(hl_offload_look)
     {
         in_kit = 1;
         literal_bytes += literals_new(id, num, args, sizes, types, teams, limit);
+        if (dev.running == 0) reach_prune(); /* (no launch runs: none reads them) */
         reach_arguments(num, args, types);
         if (dev.stored && dev.running == 0) { /* a launch alone: its code's stores marked anew */
             memset(dev.stored, 0, (size_t)(2 * (watch.m + 2) * watch.w)), dev.launch = 1;
+            if (extra_stored) memset(extra_stored, 0, extra_words);
             maps_always_to(num, args, sizes, types);
+            fresh_begin(num, base, args, sizes, types);
         }
         own_stack();
         launched_at = (uintptr_t)__builtin_frame_address(0);
-        if (launches_running < 8)
+        if (launches_running < 8) {
             launchers[launches_running].lo = stack_lo, launchers[launches_running].sp = launched_at;
+            launchers[launches_running].num = num, launchers[launches_running].args = args;
+            launchers[launches_running].types = types, launchers[launches_running].pending = 1;
+        }
         __atomic_fetch_add(&launches_running, 1, __ATOMIC_SEQ_CST);
         in_kit = 0;
     }
@@ -462,8 +762,9 @@ __attribute__((noinline)) static void device_access(uintptr_t a, uintptr_t size,
         return;
     }
     if (store && dev.stored && dev.launch) device_stored(a, size);
-    for (int i = 0; i < reaches; i++)
-        if (a >= reach[i].dev && a + size <= reach[i].dev + reach[i].len) return;
+    if (store && dev.launch && extra_stored) extras_stored(a, size);
+    if (dev.launch && freshes) fresh_access(a, size, store);
+    if (reached(a, size)) return;
     own_stack();
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
     if (launched_at) { /* the launching thread: the frames its device code made */
@@ -474,9 +775,11 @@ __attribute__((noinline)) static void device_access(uintptr_t a, uintptr_t size,
     int k = __atomic_load_n(&launches_running, __ATOMIC_SEQ_CST);
     for (int i = 0; i < k && i < 8; i++) /* the launching thread's frames (captured variables) */
         if (a >= launchers[i].lo && a + size <= launchers[i].sp) return;
+    if (k && reached_late(a, size)) return; /* what the launch's own construct mapped */
     Dl_info at, code;
-    if (dladdr((void *)a, &at) && dladdr(from, &code) && at.dli_fbase == code.dli_fbase)
-        return; /* the device image's own data */
+    if (dladdr((void *)a, &at) && dladdr(from, &code) && at.dli_fbase == code.dli_fbase &&
+        !image_writable(a, size))
+        return; /* the device image's own read-only data (its declare target variables: reached) */
     __atomic_fetch_add(&strays, 1, __ATOMIC_RELAXED);
 }
 
@@ -519,11 +822,12 @@ HL_DEVICE_VISIBLE void __asan_version_mismatch_check_v8(void) {}
 HL_DEVICE_VISIBLE void __asan_handle_no_return(void) {}
 #define HL_LAUNCH(id, num, args, sizes, types, teams, limit, call)                              \
     do {                                                                                       \
-        launch_begin(id, num, args, sizes, types, teams, limit);                               \
-        HL_AROUND(call);                                                                       \
+        launch_begin(id, num, base, args, sizes, types, teams, limit);                         \
+        HL_AROUND(call, (void)0);                                                              \
         launch_end();                                                                          \
     } while (0)
-#define HL_AROUND(call)                                                                        \
+/* `after`: run once the operation is done, in the kit (a data operation's mappings kept) */
+#define HL_AROUND(call, after)                                                                 \
     do {                                                                                       \
         if (in_kit || !watch.on) {                                                             \
             call;                                                                              \
@@ -540,6 +844,7 @@ HL_DEVICE_VISIBLE void __asan_handle_no_return(void) {}
         call;                                                                                  \
         _Pragma("omp critical(hl_offload_look)") {                                             \
             in_kit = 1;                                                                        \
+            after;                                                                             \
             if (--dev.running == 0) {                                                          \
                 if (dev.launch) { /* what the launch's code did not store: the host's */       \
                     device_now();                                                              \
@@ -559,10 +864,13 @@ HL_DEVICE_VISIBLE void __asan_handle_no_return(void) {}
 #define HL_DEPS_PASS ndeps, deps, nalias, alias
 #define HL_WRAP_DATA(name)                                                                     \
     void __real_##name##_mapper(HL_DATA_ARGS);                                                  \
-    void __wrap_##name##_mapper(HL_DATA_ARGS) { HL_AROUND(__real_##name##_mapper(HL_DATA_PASS)); } \
+    void __wrap_##name##_mapper(HL_DATA_ARGS) {                                                 \
+        HL_AROUND(__real_##name##_mapper(HL_DATA_PASS), reach_arguments(num, args, types));     \
+    }                                                                                          \
     void __real_##name##_nowait_mapper(HL_DATA_ARGS, HL_DEPS);                                  \
     void __wrap_##name##_nowait_mapper(HL_DATA_ARGS, HL_DEPS) {                                 \
-        HL_AROUND(__real_##name##_nowait_mapper(HL_DATA_PASS, HL_DEPS_PASS));                   \
+        HL_AROUND(__real_##name##_nowait_mapper(HL_DATA_PASS, HL_DEPS_PASS),                    \
+                  reach_arguments(num, args, types));                                          \
     }
 HL_WRAP_DATA(__tgt_target_data_begin)
 HL_WRAP_DATA(__tgt_target_data_end)
@@ -756,6 +1064,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     }
     if (variant == V_STUDENT && watch_start(u, unew, m, w, ny, row0, device) != 0)
         return hl_fail(ctx, "no memory for the kit's copy of the grid");
+#if defined(HL_STUDENT_OFFLOAD) && defined(HL_WATCH_DEVICE)
+    if (variant == V_STUDENT) watch_device_start();
+#endif
     FILE *captured = NULL;
     int saved = -1;
     if (want_report) { /* the runtime's report goes to a file of the kit's while the variant runs */

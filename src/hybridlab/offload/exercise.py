@@ -100,14 +100,17 @@ _WRAPPED = tuple(f"__tgt_target{kind}_mapper" for kind in (
     "_data_end_nowait", "_data_update", "_data_update_nowait"))  # fmt: skip
 # ... and what the device's code dereferences: the device object (only it) compiled with
 # AddressSanitizer's instrumentation as calls (__asan_load8(address), __asan_memcpy, no shadow
-# memory, no stack or globals instrumentation), which the device image, loaded by the host plugin,
-# finds in the program (-rdynamic): the kit's check counts a target region's accesses outside the
-# device data environment (the "offload" record's device_strays: a host grid read through a host
-# address handed in).
+# memory, no stack or globals redzones; every access instrumented, -asan-opt=0: a declare target
+# scalar's and a store after a load of the same word too), which the device image, loaded by the
+# host plugin, finds in the program (-rdynamic): the kit's check counts a target region's accesses
+# outside the device data environment (the "offload" record's device_strays: a host grid read
+# through a host address handed in) and marks what the launch's code stored (launch_writes: the
+# rest of what changed during a launch in u, unew, the other mappings and declare target data).
 _DEVICE = f"-Xopenmp-target={OFFLOAD_TARGETS[0]}"
 DEVICE_ACCESS_FLAGS = (_DEVICE, "-fsanitize=address", "-mllvm",
                        "-asan-instrumentation-with-call-threshold=0", "-mllvm", "-asan-stack=0",
-                       "-mllvm", "-asan-globals=0", "-rdynamic")  # fmt: skip
+                       "-mllvm", "-asan-globals=0", "-mllvm", "-asan-opt=0",
+                       "-rdynamic")  # fmt: skip
 WATCH_FLAGS = ("-DHL_WATCH_DEVICE", "-Wno-unused-command-line-argument",
                "-Wl,--wrap=" + ",--wrap=".join(_WRAPPED), *DEVICE_ACCESS_FLAGS)  # fmt: skip
 

@@ -28,10 +28,12 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
     it than u, unew and the halo's rows (not a grid computed ahead on the host); the device's
     copy of the block, read by the kit before each of the loop's MPI calls, seen to reach the
     grid of every iteration before the last (device_iterations: the sweep ran on the device);
-    the device's copy unchanged between the runtime's maps, updates and launches (host_writes:
-    the host wrote it through a device address it took out of a target region); no point of it
-    changed by a launch where the launch's code stored nothing (launch_writes: the host writing
-    it while a launch ran); no load, store or memcpy of the target regions'
+    the device's copy, its other mappings, its declare target data and the device image
+    unchanged between the runtime's maps, updates and launches (host_writes: the host wrote it
+    through a device address it took out of a target region); no point of the copy, another
+    mapping or a declare target variable changed by a launch where the launch's code stored
+    nothing (launch_writes: the host writing it while a launch ran); no load, store or memcpy of
+    the target regions'
     code outside the device data environment (device_strays: a host address handed in); no more
     than one row's bytes an iteration carried by value into the launches (literal_bytes: the
     bytes of firstprivate scalars passed as literal arguments, and num_teams/thread_limit, each
@@ -64,16 +66,19 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
         wrote = row.get("host_writes", 0)
         wrote = int(wrote) if wrote == wrote else 0  # NaN: a record without the watch
         if wrote > 0:
-            faults.append(f"rank {rank}: the device's copy of u or unew changed {wrote} time(s) while "
+            faults.append(f"rank {rank}: the device's memory (its copy of u or unew, another "
+                          f"mapping, its declare target data) changed {wrote} time(s) while "
                           "no map, update or target region ran (the kit reads it after each and "
                           "before the next): the host wrote the device's memory itself, through a "
                           "device address taken out of a target region (a mapped pointer or "
-                          "integer, a slot written through firstprivate); the block moves by map "
-                          "clauses and target update only, and only target regions compute in it")
+                          "integer, a union, a mapped structure, a slot written through "
+                          "firstprivate); the block moves by map clauses and target update only, "
+                          "and only target regions compute in it")
         during = row.get("launch_writes", 0)
         during = int(during) if during == during else 0
         if during > 0:
-            faults.append(f"rank {rank}: after {during} launch(es) the device's copy of u or unew "
+            faults.append(f"rank {rank}: after {during} launch(es) the device's memory (its copy "
+                          "of u or unew, another mapping, its declare target variables) "
                           "had changed at points the target region's own code never stored to "
                           "(the kit checks every store of the device's code): the host wrote the "
                           "device's memory while a launch ran (another host thread, a nowait "
