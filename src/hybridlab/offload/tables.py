@@ -16,14 +16,18 @@ from ..halo.serial import jacobi2d_grid
 HALO_ROWS = 2  # rows each way per iteration: two edge rows out, two halo rows in
 
 
+SCALARS = 16  # bytes of scalars each way an iteration may move beside the halo (a residual)
+
+
 def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
     """What a graded loop did wrong by the runtime's report, one message per fault and rank
     (empty: right). Held to: the report read; target regions launched on the rank's own device,
     at least one per iteration; after the first launch no copy larger than the halo's rows
     (the data region held, no whole-block map or update); each way, no more than the halo's
-    bytes per iteration after the first; the block's rows copied to the device before the first
-    launch and back from it after the last (the result is the device's: a sweep on the host
-    beside empty target regions leaves the device's block stale), and after the last launch no
+    bytes per iteration after the first and 16 bytes of scalars (a residual); the block's rows
+    copied to the device before the first launch and back from it after the last (the result
+    is the device's: a sweep on the host beside empty target regions leaves the device's block
+    stale), and after the last launch no
     more than the halo's rows copied to the device; before the first launch no more copied to
     it than u, unew and the halo's rows (not a grid computed ahead on the host); the device's
     copy of the block, read by the kit before each of the loop's MPI calls, seen to reach the
@@ -123,12 +127,14 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
                           f"first iteration, more than the halo's {halo} (the grid must stay on "
                           "the device)")
         for way in ("h2d", "d2h"):  # (a launch's own always-to copies of iteration 1 fall after
-            # the first launch began: one halo more to the device)
+            # the first launch began: one halo more to the device), and SCALARS bytes an iteration
+            # (a residual's reduction variable, mapped to and from each launch)
             moved = int(row[f"{way}_between"])
-            allowed = halo * (iterations if way == "h2d" else iterations - 1)
+            allowed = halo * (iterations if way == "h2d" else iterations - 1) + SCALARS * iterations
             if moved > allowed:
                 faults.append(f"rank {rank}: {moved} bytes {way} after the first iteration, more "
-                              f"than {allowed} (the halo's rows only)")
+                              f"than {allowed} (the halo's rows and {SCALARS} bytes of scalars an "
+                              "iteration only)")
     return faults
 
 
