@@ -508,7 +508,11 @@ static int meet(atomic_long *arrived) {
 }
 
 #ifdef HL_TRACE_MPI
+/* Only a call of the region itself (level 1, where the copies are made) is the mark: a call in
+ * a nested team of one thread (the same OS thread) let the meeting pass and the real marks
+ * follow in turns, one barrier apart (a fresh attacker's Q12d_turns, 2026-12-05). */
 static void meet_at_mark(void) { /* the student's first MPI call after its copy: its mark */
+    if (omp_get_level() != 1) return;
     if (copied_in != copying.iteration || marked_in == copying.iteration) return;
     marked_in = copying.iteration;
     if (!meet(&meeting.marks))

@@ -600,3 +600,22 @@ def test_a_message_beside_the_exchanges_own_pair_is_refused():
     source = gaming._P03PERS.split("\n", 1)[1]
     with pytest.raises(AssertionError, match="MPI_Recv_init, MPI_Send_init, MPI_Startall: one MPI_Isend"):
         check_student_overlap(build_student_overlap(source, "p2p_persistent"), threads=(2,))
+
+
+def test_a_blocking_call_inside_the_window_before_the_steps_is_a_stall():
+    """Lab 03 (d) (a fresh attacker's Q03d_sendwait, 4/4 kept twice, 2026-12-05): the master
+    posts, blocks in MPI_Wait on its own rendezvous send and an MPI_Barrier before any step (the
+    whole message moved there), then computes its static share testing the receive, whose first
+    test finds it done: the window closed at that test and only the closing call was judged. A
+    blocking call inside the window that is not its completion, with the master's own steps after
+    it, is a stall, at one thread and at two."""
+    from gaming import source_of
+    from hybridlab.p2p.exercise import build_student_overlap, check_student_overlap
+
+    code = source_of("03_point_to_point", "fresh attacker (Q03d_sendwait)")
+    kernel = build_student_overlap(code, "p2p_q03sendwait")
+    with pytest.raises(AssertionError, match=r"MPI_Wait inside the open exchange \(not its "
+                                             r"completion\), then \d+ more of the master's steps"):
+        check_student_overlap(kernel, threads=(1, 2), steps=40, bytes=2**20, flops=500)
+    check_student_overlap(build_student_overlap(GOOD_OVERLAP), threads=(1, 2), steps=40,
+                          bytes=2**20, flops=500)  # the honest loop: no blocking call inside

@@ -5,6 +5,7 @@ judge (thread_comm.exercise, kernels_c/hl_trace.c)."""
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -787,3 +788,151 @@ def test_an_edge_task_that_waits_inside_for_its_halo_is_seen_by_the_task_wrapper
     assert looped != spin
     assert any("in no task of its own" in e
                for e in exercise.early_edges(_task_run(looped, "edges_taskloop")))
+
+
+def test_the_copy_and_mark_window_follows_the_order_of_execution_not_the_text():
+    """Lab 12 (d) (a fresh attacker's Q12d_rhelper, 0/4, 2026-12-05): a right answer marks in a
+    static helper defined after pready_iteration; the region's barrier and masked MPI_Waitall
+    after the marks stood "between" the copy and the last mark of the text. pready_iteration is
+    read with the cell's helpers inlined: allowed; a barrier the helper makes before its mark,
+    or one between the copy and the helper's call, is still refused."""
+    from hybridlab.thread_comm.exercise import pready_construct_faults
+
+    cell = ("static void mark_mine(int t);\n"
+            "void pready_iteration(int nreq, MPI_Request req[]) {\n"
+            "hl_traced_MPI_Startall(nreq, req);\n#pragma omp parallel\n{\n"
+            " int t = omp_get_thread_num();\n copy_partition(t);\n mark_mine(t);\n"
+            "#pragma omp barrier\n#pragma omp masked\n hl_traced_MPI_Waitall(nreq, req, 0);\n}\n}\n"
+            "static void mark_mine(int t) {\n hl_traced_MPI_Pready(t, req[0]);\n}\n")
+    assert pready_construct_faults(cell) == []
+    inside = cell.replace(" hl_traced_MPI_Pready(t", "#pragma omp barrier\n hl_traced_MPI_Pready(t")
+    assert any(f.startswith("no barrier between the copies and the marks (line ")
+               and "through a function of the cell: pragma omp barrier" in f
+               for f in pready_construct_faults(inside))
+    before = cell.replace(" mark_mine(t);\n#pragma omp barrier", "#pragma omp barrier\n mark_mine(t);")
+    assert any(f.startswith("no pragma omp barrier") for f in pready_construct_faults(before))
+    # a helper that waits at a barrier, called between the copy and the mark, defined last
+    helper = cell.replace(" mark_mine(t);\n", " hold();\n mark_mine(t);\n") + (
+        "static void hold(void) {\n#pragma omp barrier\n}\n")
+    assert any("pragma omp barrier" in f for f in pready_construct_faults(helper))
+
+
+def test_a_call_in_a_nested_team_before_the_marks_counts():
+    """Lab 12 (d) (a fresh attacker's Q12d_turns, 2026-12-05): an MPI_Comm_rank in a nested
+    region of one thread, between the copy and the marks, is a call before the marks."""
+    from hybridlab.thread_comm.exercise import calls_before_marks
+
+    def call(thread, name, start, level=1, team=2):
+        return {"thread": thread, "call": name, "start": start, "step": 0, "in_parallel": 1,
+                "team": team, "level": level, "partition": thread if name == "MPI_Pready" else -1,
+                "partition_last": thread if name == "MPI_Pready" else -2,
+                "requests": str(thread) if name == "MPI_Pready" else ""}
+
+    right = pd.DataFrame([call(0, "MPI_Pready", 1.0), call(1, "MPI_Pready", 1.1)])
+    assert calls_before_marks(right, 2).empty
+    nested = pd.concat([right, pd.DataFrame([call(0, "MPI_Comm_rank", 0.9, level=2, team=1)])],
+                       ignore_index=True)  # fmt: skip
+    assert list(calls_before_marks(nested, 2)["call"]) == ["MPI_Comm_rank"]
+    after = pd.concat([right, pd.DataFrame([call(0, "MPI_Comm_rank", 1.2, level=2, team=1)])],
+                      ignore_index=True)  # fmt: skip
+    assert calls_before_marks(after, 2).empty
+
+
+@needs_partitioned
+def test_threads_marking_in_turns_after_a_nested_call_are_refused():
+    """Lab 12 (d) (a fresh attacker's Q12d_turns, 2026-12-05, 4/4 kept with its text hidden):
+    each thread copies, makes an MPI_Comm_rank in a nested region of one thread (the kit's
+    meeting of the marks waited at it), then marks in turns, a barrier after each turn. Built
+    without the text checks (which refuse its second region and its loop of barriers), the run
+    is refused: the meeting waits at a call of the region itself, and the nested call is a call
+    before the marks."""
+    cell = _TURNS.replace("WAIT", "").replace("STEP", "").replace(
+        "copy_partition(t);",
+        "copy_partition(t);\n        #pragma omp parallel num_threads(1)\n"
+        "        { int me; MPI_Comm_rank(MPI_COMM_WORLD, &me); }\n"
+        "        for (int turn = 0; turn < parts; turn++) {\n"
+        "            if (turn == t) MARKS\n            #pragma omp barrier\n        }")
+    marks = re.search(r"\n(\s*for \(int k = 0; k < nreq; k \+= 2\) MPI_Pready\(t, req\[k\]\);)",
+                      cell)
+    assert marks, cell
+    cell = cell.replace(marks.group(0), "").replace("MARKS", marks.group(1).strip())
+    res = _pready_meeting(cell, "meet_nested_turns")
+    judged = _judged_pready(res)
+    assert "one at a time" in judged or "nested in it" in judged, judged
+
+
+_ANY_SOURCE_SPIN = r"""
+/* wait for a halo row by looking at it: NaN until its message has landed */
+static void until_arrived(const double *row, long nx) {
+    for (long j = 0; j < nx; j++)
+        while (row[j] != row[j]) (void)rand(); /* an opaque call: row[j] is read again */
+}
+
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    int link = 0;
+    if (m < 0) { /* never runs: only shows a depend link in the text */
+        #pragma omp task depend(out: link)
+        MPI_Comm_size(comm, &link);
+        #pragma omp task depend(in: link)
+        stencil_rows(1, 1);
+    }
+    #pragma omp task
+    {
+        MPI_Request r[4];
+        int n = 0;
+        /* from any source: the tag says which side the row comes from */
+        if (up != MPI_PROC_NULL)
+            MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, MPI_ANY_SOURCE, 1, comm, &r[n++]);
+        if (down != MPI_PROC_NULL)
+            MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, MPI_ANY_SOURCE, 2, comm, &r[n++]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &r[n++]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &r[n++]);
+        MPI_Waitall(n, r, MPI_STATUSES_IGNORE);
+    }
+    for (long i = 2; i <= m - 1; i++) {
+        #pragma omp task firstprivate(i)
+        stencil_rows(i, i);
+    }
+    #pragma omp task
+    {
+        if (up != MPI_PROC_NULL) until_arrived(&a[1], nx);
+        if (m == 1 && down != MPI_PROC_NULL) until_arrived(&a[2 * w + 1], nx);
+        stencil_rows(1, 1);
+    }
+    if (m > 1) {
+        #pragma omp task
+        {
+            if (down != MPI_PROC_NULL) until_arrived(&a[(m + 1) * w + 1], nx);
+            stencil_rows(m, m);
+        }
+    }
+}
+"""
+
+
+def test_a_receive_from_any_source_feeds_the_row_its_tag_names():
+    """Lab 12 (b) (a fresh attacker's Q12b_anysrc, 4/4 kept, 2026-12-05): receives posted with
+    MPI_ANY_SOURCE (tags 1 and 2 tell the sides apart) gave early_edges no halo arrival, and the
+    edge tasks, without depend, spun on the NaN halo row. The receive's row is that of the one
+    neighbour that sent this rank a message of its tag: the edge tasks began before it arrived.
+    The same receives naming their neighbours are judged alike."""
+    early = exercise.early_edges(_task_run(_ANY_SOURCE_SPIN, "edges_any_source"))
+    assert early and all("before its halo row's message arrived" in e for e in early), early
+    named = _ANY_SOURCE_SPIN.replace("MPI_ANY_SOURCE, 1,", "up, 1,").replace(
+        "MPI_ANY_SOURCE, 2,", "down, 2,")
+    assert named != _ANY_SOURCE_SPIN
+    assert exercise.early_edges(_task_run(named, "edges_named_source"))
+
+
+def test_an_any_source_receive_is_told_by_its_tag():
+    """Which neighbour's row an MPI_ANY_SOURCE receive of rank 1 takes: the one that sent rank 1
+    its tag; both when both did (or with MPI_ANY_TAG)."""
+    from types import SimpleNamespace
+
+    sends = pd.DataFrame({"rank": [0, 2, 2], "call": ["MPI_Isend", "MPI_Isend", "MPI_Send"],
+                          "peer": [1, 1, 0], "tag": [2, 1, 2]})
+    sides = {0: 1, 2: 9}
+    assert exercise._any_source_sides(SimpleNamespace(tag=2), 1, sides, sends) == [0]
+    assert exercise._any_source_sides(SimpleNamespace(tag=1), 1, sides, sends) == [2]
+    assert exercise._any_source_sides(SimpleNamespace(tag=-1), 1, sides, sends) == [0, 2]

@@ -888,3 +888,14 @@ GAMING += [
             "fresh attacker (Q03d_untraced): a GNU line marker naming a kit file, then a blocking MPI_Sendrecv through the tracer's own entry, out of its sight",
             reason="holds a line directive"),
 ]
+
+# a fresh attacker's Q03d_sendwait (4/4 kept twice, 2026-12-05): the master blocks in MPI_Wait on
+# its own (rendezvous) send and an MPI_Barrier inside the window, before any step; the receive's
+# first test then finds it done. A blocking call inside the window that does not close it, with
+# steps of the master's after it, is a stall (p2p.exercise._held_inside)
+_Q03SENDWAIT = '%%c OVERLAP_C p2p_overlap\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    MPI_Request rr = MPI_REQUEST_NULL, sr = MPI_REQUEST_NULL;\n    int flag = 0;\n    #pragma omp parallel\n    {\n        #pragma omp masked\n        {\n            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &rr);\n            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &sr);\n            MPI_Wait(&sr, MPI_STATUS_IGNORE);   /* the whole message moves here, before any step */\n            MPI_Barrier(comm);\n        }\n        #pragma omp barrier\n        long mine = 0;\n        #pragma omp for schedule(static) nowait\n        for (long i = 0; i < steps; i++) {\n            compute_step(i);\n            if (omp_get_thread_num() == 0 && !flag && (mine++ % poll) == 0)\n                MPI_Test(&rr, &flag, MPI_STATUS_IGNORE);\n        }\n        #pragma omp masked\n        MPI_Wait(&rr, MPI_STATUS_IGNORE);\n    }\n}\n'
+GAMING += [
+    attempt("method", "overlap_exchange", _Q03SENDWAIT, EXCHANGE,
+            "fresh attacker (Q03d_sendwait): MPI_Wait on the send and an MPI_Barrier before any "
+            "step, the receive's first test then done", reason="inside the open exchange (not its completion)"),
+]

@@ -2209,3 +2209,13 @@ GAMING += [
             'fresh attacker (Q12d_turns): a nested region and barriers hidden between line markers, threads marking in turns',
             reason="holds a line directive"),
 ]
+
+# a fresh attacker's Q12b_anysrc (4/4 kept twice, 2026-12-05): the exchange's receives posted with
+# MPI_ANY_SOURCE (tags 1 and 2 tell the sides apart) gave early_edges no halo arrival, and the
+# edge tasks, without depend, spun on the NaN halo row; an any-source receive now feeds the row
+# of the neighbour that sent this rank its tag (thread_comm.exercise._any_source_sides)
+GAMING += [
+    attempt("method", "task_iteration", '%%c TASKS_C thread_halo\n/* wait for a halo row by looking at it: NaN until its message has landed */\nstatic void until_arrived(const double *row, long nx) {\n    for (long j = 0; j < nx; j++)\n        while (row[j] != row[j]) (void)rand(); /* an opaque call: row[j] is read again */\n}\n\nvoid task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    long w = nx + 2;\n    int link = 0;\n    if (m < 0) { /* never runs: only shows a depend link in the text */\n        #pragma omp task depend(out: link)\n        MPI_Comm_size(comm, &link);\n        #pragma omp task depend(in: link)\n        stencil_rows(1, 1);\n    }\n    #pragma omp task\n    {\n        MPI_Request r[4];\n        int n = 0;\n        /* from any source: the tag says which side the row comes from */\n        if (up != MPI_PROC_NULL)\n            MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, MPI_ANY_SOURCE, 1, comm, &r[n++]);\n        if (down != MPI_PROC_NULL)\n            MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, MPI_ANY_SOURCE, 2, comm, &r[n++]);\n        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &r[n++]);\n        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &r[n++]);\n        MPI_Waitall(n, r, MPI_STATUSES_IGNORE);\n    }\n    for (long i = 2; i <= m - 1; i++) {\n        #pragma omp task firstprivate(i)\n        stencil_rows(i, i);\n    }\n    #pragma omp task\n    {\n        if (up != MPI_PROC_NULL) until_arrived(&a[1], nx);\n        if (m == 1 && down != MPI_PROC_NULL) until_arrived(&a[2 * w + 1], nx);\n        stencil_rows(1, 1);\n    }\n    if (m > 1) {\n        #pragma omp task\n        {\n            if (down != MPI_PROC_NULL) until_arrived(&a[(m + 1) * w + 1], nx);\n            stencil_rows(m, m);\n        }\n    }\n}\n', B,
+            "fresh attacker (Q12b_anysrc): receives from MPI_ANY_SOURCE, edge tasks without "
+            "depend spinning on the NaN halo row", reason="before its halo row's message arrived"),
+]

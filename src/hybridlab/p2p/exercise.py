@@ -322,6 +322,28 @@ def _spins(tests: pd.DataFrame, steps: list[float]) -> int:
     return spins
 
 
+def _held_inside(mine: pd.DataFrame, work: pd.DataFrame, kit: pd.DataFrame, master: set,
+                 w) -> str:  # fmt: skip
+    """A blocking call of the master (a Wait given a live request, an MPI_Barrier) inside window
+    `w` that is not the call that closed it, with steps of the master's own computed after it in
+    the sample: it blocked with its steps still to compute (a Wait on its own rendezvous send and
+    a barrier before any step moved the whole message, the one test after a step then found the
+    receive done: a fresh attacker's Q03d_sendwait, 4/4 kept, 2026-12-05). What it says, "" if
+    none."""
+    live = mine["live"] > 0 if "live" in mine else True
+    blocking = mine[(mine["call"].isin(WAITS) & live) | (mine["call"] == "MPI_Barrier")]
+    blocking = blocking[(blocking["start"] >= w.start) & (blocking["end"] < w.end)]
+    own = work[work["thread"].isin(master)]
+    for b in blocking.sort_values("start").itertuples():
+        later = kit.loc[kit["start"] >= b.end, "start"]
+        sample_end = float(later.min()) if len(later) else float("inf")
+        after = int(own.loc[(own["start"] >= b.end) & (own["start"] < sample_end), "pieces"].sum())
+        if after > 0:
+            return (f"{b.call} inside the open exchange (not its completion), then {after} more "
+                    "of the master's steps")
+    return ""
+
+
 def _check_stalls(res: Results, threads: int, steps: int) -> None:
     """No blocking exchange dressed with a step or two: a window (the exchange open) that the
     master closed in a Wait after computing some of its steps inside it is a stall when
@@ -329,6 +351,8 @@ def _check_stalls(res: Results, threads: int, steps: int) -> None:
     the kit's next call on the rank): it blocked with steps of its own still to compute; or
     (b) the master computed fewer than steps / (2T) steps inside the window and no other thread
     computed inside it: one step or so, then the whole message waited out.
+    A blocking call of the master inside the window that does not close it (a Wait on the send,
+    an MPI_Barrier) with steps of its own after it is a stall too (_held_inside).
     A window closed by a test is a stall when the master tested again the very requests its last
     test found not done, with no step of its own between, and computed steps of its own after
     the window: a wait made of tests (a fresh attacker's d03g; a drain of MPI_Testsome, whose
@@ -353,6 +377,10 @@ def _check_stalls(res: Results, threads: int, steps: int) -> None:
         for w in w_rank.itertuples():
             closing = mine[(mine["done"] == 1) & (mine["end"] == w.end)]
             if closing.empty:
+                continue
+            held = _held_inside(mine[mine["thread"].isin(master)], done_rank, kit, master, w)
+            if held:
+                stalls.append((w.window, f"rank {rank} sample {w.window}: {held}"))
                 continue
             waited = closing["call"].isin(WAITS).any()
             stop = float(closing[closing["call"].isin(WAITS)].iloc[0]["start"]) if waited else w.end

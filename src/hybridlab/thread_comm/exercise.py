@@ -71,6 +71,7 @@ from ..runs.student_c import (
     request_ids,
 )
 from ..runs.student_c import _moves_data as _moves_window
+from ..sync.exercise import inlined
 
 LEVEL = "multiple"  # (a) and (b): threads other than the master call MPI, at once
 STAGGER_US = 20000  # odd ranks start each exchange 20 ms late: even ranks' threads wait together
@@ -926,7 +927,8 @@ def early_edges(res: Results) -> list[str]:
     found = []
     for rank, mine in work[work["first"] >= 1].groupby("rank"):
         m = int(mine["last"].max())
-        arrivals = _arrivals(calls[calls["rank"] == rank], {int(rank) - 1: 1, int(rank) + 1: m})
+        arrivals = _arrivals(calls[calls["rank"] == rank], {int(rank) - 1: 1, int(rank) + 1: m},
+                             calls)  # fmt: skip
         tasks = runs[runs["rank"] == rank]
         for piece in mine.itertuples():
             for row in {1, m} & set(range(int(piece.first), int(piece.last) + 1)):
@@ -956,24 +958,61 @@ def early_edges(res: Results) -> list[str]:
     return found
 
 
-def _arrivals(calls: pd.DataFrame, sides: dict[int, int]) -> dict[tuple[int, int], float]:
+PEER_ANY = -2  # kernels_c/hl_trace.c HL_PEER_ANY: a receive from MPI_ANY_SOURCE
+_ALL_SENDS = (*SENDS, "MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Sendrecv",
+              "MPI_Isendrecv", "MPI_Send_init", "MPI_Ssend_init", "MPI_Bsend_init",
+              "MPI_Rsend_init")  # fmt: skip
+
+
+def _any_source_sides(post, rank: int, sides: dict[int, int], everyone: pd.DataFrame) -> list[int]:
+    """The neighbours of `sides` whose messages an MPI_ANY_SOURCE receive `post` of `rank` could
+    take: those that sent `rank` a message with the receive's tag (any tag for MPI_ANY_TAG; a
+    send-receive's whatever its tag), from every rank's calls (`everyone`)."""
+    sent = everyone[everyone["rank"].isin(list(sides)) & everyone["call"].isin(_ALL_SENDS)
+                    & (everyone["peer"] == rank)]  # fmt: skip
+    tag = int(post.tag) if "tag" in everyone and post.tag == post.tag else -1
+    if tag >= 0 and "tag" in sent:
+        sent = sent[(sent["tag"] == tag) | sent["call"].isin(("MPI_Sendrecv", "MPI_Isendrecv"))]
+    return sorted({int(r) for r in sent["rank"]})
+
+
+def _arrivals(calls: pd.DataFrame, sides: dict[int, int],
+              everyone: pd.DataFrame | None = None) -> dict[tuple[int, int], float]:  # fmt: skip
     """(iteration, edge row) -> when the receive from that edge row's neighbour (`sides`: the
     neighbour's rank -> the edge row its halo feeds) completed: the end of the first completion
-    call after the posting that reports done its request."""
-    found = {}
+    call after the posting that reports done its request. A receive from MPI_ANY_SOURCE feeds
+    the row of the one neighbour that sent this rank a message its tag matches (every rank's
+    calls: `everyone`); where several could have (or none is known), each of their rows
+    arrived at the latest completion of such receives in the iteration (the edge tasks of a
+    receive from any source, spinning on the NaN halo row, kept 4/4: no arrival was known, a
+    fresh attacker's Q12b_anysrc, 2026-12-05)."""
+    found, unsure = {}, {}
+    rank = int(calls["rank"].iloc[0]) if "rank" in calls and len(calls) else -1
+    everyone = calls if everyone is None else everyone
     posted = calls[calls["call"].isin(("MPI_Irecv", "MPI_Isendrecv"))]
     for post in posted.itertuples():
         peer = post.recv_peer if post.call == "MPI_Isendrecv" else post.peer
-        row = sides.get(int(peer)) if peer == peer and int(peer) >= 0 else None  # not PROC_NULL
+        rows = [sides.get(int(peer))] if peer == peer and int(peer) >= 0 else []  # not PROC_NULL
+        if peer == peer and int(peer) == PEER_ANY:
+            could = _any_source_sides(post, rank, sides, everyone) or sorted(sides)
+            rows = [sides[n] for n in could if n in sides]
         handle = post.posted if post.posted == post.posted else -1
-        if row is None or int(handle) == -1:
+        if not rows or rows[0] is None or int(handle) == -1:
             continue
         done = calls[calls["call"].isin(COMPLETES) & (calls["start"] >= post.start)
                      & (calls["done"] == 1)]  # fmt: skip
         for completion in done.itertuples():
             if int(handle) in request_ids(completion):
-                found.setdefault((int(post.step), row), float(completion.end))
+                if len(rows) == 1:
+                    found.setdefault((int(post.step), rows[0]), float(completion.end))
+                else:
+                    unsure.setdefault(int(post.step), [set(), 0.0])
+                    unsure[int(post.step)][0].update(rows)
+                    unsure[int(post.step)][1] = max(unsure[int(post.step)][1], float(completion.end))
                 break
+    for step, (rows, latest) in unsure.items():
+        for row in rows:
+            found[(step, row)] = max(found.get((step, row), latest), latest)
     return found
 
 
@@ -1222,13 +1261,23 @@ def pready_construct_faults(text: str, cell_lines: list[int] | None = None) -> l
     if regions > 1:
         faults.append(f"{regions} parallel regions: one region, in which each thread copies its "
                       "partition and marks it ready at once")
-    first = text.find("copy_partition(")
-    marks = [m.start() for m in re.finditer(r"Pready\w*\s*\(", text)]
-    held = (_PREADY_HELD.search(text, first, max(marks)) if first >= 0 and marks
+    order, origin = _in_order(text)
+    first = order.find("copy_partition(")
+    marks = [m.start() for m in re.finditer(r"Pready\w*\s*\(", order)]
+    held = (_PREADY_HELD.search(order, first, max(marks)) if first >= 0 and marks
             and max(marks) > first else None)  # fmt: skip
     if held:
-        faults.append(f"no {held.group(0).replace('#', '').strip()}: each thread marks its "
-                      "partition as soon as it has copied it, waiting for no other thread")
+        what = held.group(0).replace('#', '').strip()
+        at = origin[held.start()] if origin else held.start()
+        own = [(start, end) for name, start, end in functions(text) if name == "pready_iteration"]
+        if origin and not any(start <= at < end for start, end in own):  # in a helper it calls
+            faults.append(f"no barrier between the copies and the marks (line "
+                          f"{_line_of(text, at, cell_lines)}, through a function of the cell: "
+                          f"{what}): each thread marks its partition as soon as it has copied "
+                          "it, waiting for no other thread")
+        else:
+            faults.append(f"no {what}: each thread marks its partition as soon as it has copied "
+                          "it, waiting for no other thread")
     for _, body, end in loops(text):  # a loop of turns: one thread copies and marks, the rest wait
         inner = text[body:end]
         if _TURN_WAIT.search(inner) and re.search(r"copy_partition\s*\(|Pready\w*\s*\(", inner):
@@ -1236,8 +1285,25 @@ def pready_construct_faults(text: str, cell_lines: list[int] | None = None) -> l
                           "and marks its own partition once, at once, not one thread a turn "
                           "while the others wait")
             break
-    faults += _barrier_turn_faults(text, first, marks, cell_lines)
+    faults += _barrier_turn_faults(text, first, marks, cell_lines, order, origin)
     return faults
+
+
+def _in_order(text: str) -> tuple[str, list[int] | None]:
+    """pready_iteration with the cell's helpers inlined (sync.exercise.inlined), so that its
+    copies, marks and waits stand in the order a thread meets them, and where each character
+    came from in `text`; `text` itself (origin None) when it defines no pready_iteration or
+    that has no copy or no mark once inlined. (A right answer marking in a static helper
+    defined after pready_iteration put the region's barrier and masked MPI_Waitall after the
+    marks "between" the copy and the last mark of the text: 0/4, a fresh attacker's
+    Q12d_rhelper, 2026-12-05.)"""
+    try:
+        order, origin = inlined(text, "pready_iteration")
+    except ValueError:
+        return text, None
+    if "copy_partition(" not in order or not re.search(r"Pready\w*\s*\(", order):
+        return text, None
+    return order, origin
 
 
 # (d): a team barrier, where it stands (an explicit one; a POSIX one)
@@ -1303,7 +1369,8 @@ def _backward_gotos(text: str) -> list[tuple[int, int]]:
 
 
 def _barrier_turn_faults(text: str, first: int, marks: list[int],
-                         cell_lines: list[int] | None) -> list[str]:  # fmt: skip
+                         cell_lines: list[int] | None, order: str | None = None,
+                         origin: list[int] | None = None) -> list[str]:  # fmt: skip
     """Team barriers that hand the partitions over one thread a turn, wherever their text
     stands: one reached between the first copy_partition and the last mark through a function
     of the cell (a helper holding the barrier), one in any loop (for, while, do, a goto back to
@@ -1313,12 +1380,14 @@ def _barrier_turn_faults(text: str, first: int, marks: list[int],
     barrier after a masked MPI_Startall, before the copies, is none of these."""
     waiting, looped = _barrier_functions(text)
     faults = []
+    order = text if order is None else order  # first and marks: places in `order`
     if first >= 0 and marks and max(marks) > first:
-        held = [at for at in _barrier_sites(text, waiting, first, max(marks))
-                if not _BARRIER.match(text, at)]  # fmt: skip (explicit ones: the _PREADY_HELD check)
+        held = [at for at in _barrier_sites(order, waiting, first, max(marks))
+                if not _BARRIER.match(order, at)]  # fmt: skip (explicit ones: the _PREADY_HELD check)
         if held:
+            at = origin[held[0]] if origin else held[0]
             faults.append(f"no barrier between the copies and the marks (line "
-                          f"{_line_of(text, held[0], cell_lines)}, through a function of the "
+                          f"{_line_of(text, at, cell_lines)}, through a function of the "
                           "cell): each thread marks its partition as soon as it has copied it, "
                           "waiting for no other thread")
     spans = [(body, end) for _, body, end in loops(text)] + _backward_gotos(text)
@@ -1529,8 +1598,8 @@ def judge_pready(runs: list[dict]) -> list[dict]:
             early = calls_before_marks(mine, threads)
             assert early.empty, (
                 f"{where}: rank {rank}: thread {int(early['thread'].iloc[0])} called "
-                f"{early['call'].iloc[0]} inside the region before it marked its partition "
-                "ready: in the region each thread copies its partition and marks it at once, "
+                f"{early['call'].iloc[0]} inside the region (or a team nested in it) before it "
+                "marked its partition ready: in the region each thread copies its partition and marks it at once, "
                 "with no MPI call before its MPI_Pready (MPI_Parrived and the rest after the "
                 "marks, or outside the region; a mark of no partition is no mark)")
         rows.append({"ranks": ranks, "threads": threads, "checksum": got,
@@ -1554,8 +1623,10 @@ def calls_before_marks(calls: pd.DataFrame, threads: int) -> pd.DataFrame:
     the thread's number) before it marks; a mark that names no partition (an empty
     MPI_Pready_list, or a range from high to low) is no mark: made first, it let the kit's
     meeting of the marks pass and the real marks follow in turns (a fresh attacker's
-    M12d_emptybar and M12d_emptyspin, 4/4 kept, 2026-12-05)."""
-    inside = calls[(calls["in_parallel"] == 1) & (calls["team"] == threads)]
+    M12d_emptybar and M12d_emptyspin, 4/4 kept, 2026-12-05). A call made in a team nested in
+    the region (omp_get_level() above 1) before the iteration's last mark counts too."""
+    level = calls["level"] if "level" in calls else pd.Series(1, index=calls.index)
+    inside = calls[(calls["in_parallel"] == 1) & (calls["team"] == threads) & (level <= 1)]
     real = pd.Series([c.call in MARKS and bool(_marked(c)) for c in inside.itertuples()],
                      index=inside.index, dtype=bool)
     marks = inside[real]
@@ -1563,7 +1634,14 @@ def calls_before_marks(calls: pd.DataFrame, threads: int) -> pd.DataFrame:
     others = inside[~real]
     early = [c.Index for c in others.itertuples()
              if (c.step, c.thread) in last.index and c.start < last.loc[(c.step, c.thread)]]  # fmt: skip
-    return others.loc[early]
+    # a call in a team nested in the region (thread numbers of its own), before the iteration's
+    # last mark: its MPI_Comm_rank was no call of the region's team (a fresh attacker's
+    # Q12d_turns, 2026-12-05, marks in turns after it)
+    latest = marks.groupby("step")["start"].max()
+    nested = calls[(calls["in_parallel"] == 1) & (level > 1)]
+    early += [c.Index for c in nested.itertuples()
+              if c.step in latest.index and c.start < latest.loc[c.step]]  # fmt: skip
+    return calls.loc[early]
 
 
 # (d): the row of the grid each partitioned set-up names, by the neighbour's side (the kernel's
