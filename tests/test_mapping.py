@@ -409,7 +409,7 @@ def test_node_sum_split_adds_are_read_from_the_ir_not_the_text():
     helper functions, a memcpy, two omp locks, a read outside any region, code the graded
     compiler sees behind `#ifndef __clang__` (split_rmw reads clang's IR of the cell as gcc
     preprocesses it), and through an address loaded from the stack rather than the argument."""
-    from hybridlab.mapping import split_rmw
+    from hybridlab.kernels import split_rmw
     from hybridlab.mapping.exercise import split_adds
 
     if not split_rmw.clang_present():
@@ -464,7 +464,7 @@ def test_node_sum_adds_made_whole_keep_their_points():
     total into rank_sum after a barrier (R06copyback), a helper whose critical section holds
     the whole add, one lock held over the adds, a volatile temporary inside one critical
     section, an atomic update through an alias, an atomic capture, a compare-and-swap loop."""
-    from hybridlab.mapping import split_rmw
+    from hybridlab.kernels import split_rmw
     from hybridlab.mapping.exercise import split_adds
 
     if not split_rmw.clang_present():

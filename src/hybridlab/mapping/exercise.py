@@ -15,11 +15,11 @@ import pandas as pd
 
 import hybridlab as hl
 
-from ..kernels import archer, llvm_ir
+from ..kernels import archer, llvm_ir, split_rmw
 from ..machine.placement import BIND_MODES, Placement, PlacementError
 from ..runs.student_c import build_student, preprocessed_lines, run_student, student_unit
 from ..tools.exercise import SPLIT_UPDATE, archer_run
-from . import split_rmw, tables
+from . import tables
 
 
 def binding_runs(

@@ -1,4 +1,4 @@
-"""Lab 06 (e): an add into rank_sum split across regions, read from the cell's LLVM IR.
+"""An add split across regions (lab 06 (e): into rank_sum), read from the cell's LLVM IR.
 
 Each thread of a rank adds its values into the shared `rank_sum`. A safe add is one
 read-modify-write: an atomic update, or the read and the write inside ONE critical section or
@@ -30,9 +30,9 @@ import subprocess
 from collections import deque
 from dataclasses import dataclass, field
 
-from ..kernels import archer, llvm_ir
-from ..kernels.build import DEFAULT_FLAGS, STUDENT_UNIT_FLAGS, TRACE_FLAGS, include_flags, mpicc
-from ..kernels.toolchain import toolchain_env
+from . import archer, llvm_ir
+from .build import DEFAULT_FLAGS, STUDENT_UNIT_FLAGS, TRACE_FLAGS, include_flags, mpicc
+from .toolchain import toolchain_env
 
 NAME = r'(?:[-\w.$]+|"[^"]*")'
 _VALUE = re.compile(rf"[%@]{NAME}")
