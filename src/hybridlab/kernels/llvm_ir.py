@@ -80,11 +80,12 @@ def store_sentence(at: str, ty: str, size: int | None, why: str) -> str:
     return f"{at}: a {size or 'aggregate'}{'-byte' if size else ''} store ({ty}), {why}"
 
 
-def cell_ir(unit: str, flags: Sequence[str]) -> str:
+def cell_ir(unit: str, flags: Sequence[str], sanitized: bool = True) -> str:
     """A cell's unit (runs.student_c.student_unit: the kernel's headers, then the cell) compiled
-    with the kit's student-unit flags, `flags` and Archer's, as LLVM IR after ThreadSanitizer's
-    pass."""
-    all_flags = (*DEFAULT_FLAGS, *STUDENT_UNIT_FLAGS, *flags, *TRACE_FLAGS, *archer.FLAGS)
+    by Archer's clang with the kit's student-unit flags, `flags` and Archer's, as LLVM IR after
+    ThreadSanitizer's pass; not `sanitized`: clang's plain IR with debug lines (split_rmw)."""
+    tool = archer.FLAGS if sanitized else ("-g",)
+    all_flags = (*DEFAULT_FLAGS, *STUDENT_UNIT_FLAGS, *flags, *TRACE_FLAGS, *tool)
     cmd = [mpicc(), *all_flags, *include_flags(), "-S", "-emit-llvm", "-o", "-", "-x", "c", "-"]
     done = subprocess.run(cmd, input=unit, capture_output=True, text=True, check=False,
                           timeout=300, env=compiler_env(archer.FLAGS))  # fmt: skip

@@ -26,12 +26,10 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from collections import deque
 from dataclasses import dataclass, field
 
 from . import archer, llvm_ir
-from .build import DEFAULT_FLAGS, STUDENT_UNIT_FLAGS, TRACE_FLAGS, include_flags, mpicc
 from .toolchain import toolchain_env
 
 NAME = r'(?:[-\w.$]+|"[^"]*")'
@@ -536,17 +534,6 @@ def gcc_view(lines: list[tuple[int, str]], code: str) -> str:
         out.append(text)
         at = number + 1
     return "\n".join(out) + "\n"
-
-
-def plain_ir(unit: str) -> str:
-    """The unit's LLVM IR from clang at the kit's flags (-O2), with debug lines, no sanitizer."""
-    cmd = [mpicc(), *DEFAULT_FLAGS, *STUDENT_UNIT_FLAGS, *TRACE_FLAGS, "-g", *include_flags(),
-           "-S", "-emit-llvm", "-o", "-", "-x", "c", "-"]  # fmt: skip
-    done = subprocess.run(cmd, input=unit, capture_output=True, text=True, check=False,
-                          timeout=300, env=toolchain_env(**archer.COMPILER_ENV))  # fmt: skip
-    if done.returncode != 0:
-        raise RuntimeError(f"the kit could not compile the cell to IR: {done.stderr[-2000:]}")
-    return done.stdout
 
 
 def split_writes(ir: str, function: str = "node_sum", param: int = 1) -> list[str]:

@@ -203,7 +203,7 @@ def split_adds(code: str) -> list[str]:
     if split_rmw.clang_present():
         view = split_rmw.gcc_view(lines, code)
         found += split_rmw.split_writes(
-            split_rmw.plain_ir(student_unit("node_sum", "HL_STUDENT_NODES", view)))
+            llvm_ir.cell_ir(student_unit("node_sum", "HL_STUDENT_NODES", view), (), sanitized=False))
     if not archer.missing():
         ir = llvm_ir.cell_ir(student_unit("node_sum", "HL_STUDENT_NODES", code), ())
         found += [f"{at}: an atomic store or exchange ({what})"
