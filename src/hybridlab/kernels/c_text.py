@@ -15,6 +15,7 @@ import re
 
 _COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _STRINGS = re.compile(r'"(?:\\.|[^"\\\n])*"' + r"|'(?:\\.|[^'\\\n])*'")
+_TOKENS = re.compile(f"{_STRINGS.pattern}|{_COMMENTS.pattern}", re.S)  # whichever begins first
 _LOOP_HEAD = re.compile(r"\b(for|while)\s*\(")
 _FUNCTION = re.compile(r"\b(\w+)\s*\([^;{}()]*(?:\([^()]*\)[^;{}()]*)*\)\s*\{")
 _NOT_FUNCTIONS = {"if", "for", "while", "switch", "do", "else", "return", "sizeof"}
@@ -24,6 +25,13 @@ _PAIRS = {"(": ")", "{": "}"}
 def without_comments(code: str) -> str:
     """The C with its comments taken out (string literals kept)."""
     return _COMMENTS.sub(" ", code)
+
+
+def comments_blanked(code: str) -> str:
+    """The C with each comment's characters made blanks, its newlines kept (line numbers hold),
+    read left to right with the string and character literals (kept as they are)."""
+    return _TOKENS.sub(lambda m: m.group() if m.group()[0] in "\"'"
+                       else re.sub(r"[^\n]", " ", m.group()), code)
 
 
 def code_only(code: str) -> str:

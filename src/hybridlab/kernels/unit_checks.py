@@ -58,6 +58,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..paths import find_kernel_file, kernel_dirs
+from .c_text import comments_blanked
 from .toolchain import toolchain_env
 
 CELL = "cell"  # the file name a cell's lines carry (`#line 1 "cell"`, hybridlab.c_cells)
@@ -131,7 +132,6 @@ _MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d)*)$')
 _ASM = re.compile(r"\b(asm|__asm__|__asm)\b")
 # a line directive as the preprocessor reads it (`#line N`, GNU's `# N "file" flags`, `%:` too)
 _LINE_DIRECTIVE = re.compile(r"^[ \t\f\v]*(?:#|%:)[ \t\f\v]*(?:line\b|\d)", re.MULTILINE)
-_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?\*/', re.DOTALL)
 # code or data placed in a section of the cell's own choosing: an attribute (GNU or C23 spelling)
 # or clang's pragma. Its code would lie outside CELL_CODE, where the kit's write counts and its
 # check of a function handed to it do not look (check_code refuses the section itself too)
@@ -557,8 +557,7 @@ def line_directives(unit: str) -> list[int]:
         else:
             logical.append((piece, 1))
     text = "\n".join(line for line, _ in logical)
-    blank = _TOKENS.sub(lambda m: m.group() if m.group()[0] in "\"'"
-                        else re.sub(r"[^\n]", " ", m.group()), text)
+    blank = comments_blanked(text)
     starts, number = [], 1
     for _, joined in logical:
         starts.append(number)
