@@ -363,7 +363,7 @@ HL_NOT_WATCHED static void watch(long *bins, long nbins) {
     watch_lo = (char *)bins, watch_hi = (char *)(bins + (bins ? nbins : 0));
 }
 #else
-static void watch(long *bins, long nbins) { (void)bins, (void)nbins; }
+static inline void watch(long *bins, long nbins) { (void)bins, (void)nbins; }
 #endif
 
 static void kit_count(long n, int nbins, long *bins) {
