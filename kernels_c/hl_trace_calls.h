@@ -250,8 +250,9 @@ HL_TRACED_SENDRECV(Isendrecv_replace,
               (HL_RECEIVED(b), n, t, d, sg, s, rg, c, HL_POSTING(r)), c, sg, n, t, d, n, t, s)
 HL_TRACED_PART(Pready, (int part, MPI_Request r), (part, r), part, part, r, -1)
 HL_TRACED_PART(Pready_range, (int low, int high, MPI_Request r), (low, high, r), low, high, r, -1)
-/* a list of partitions: its lowest to highest, and the list itself as "requests" ("0,2") */
-HL_TRACED_PART(Pready_list, (int n, const int parts[], MPI_Request r), (n, parts, r),
+/* a list of partitions: its lowest to highest, and the list itself as "requests" ("0,2"); the
+ * list passed on without const (Open MPI 5 declares it int[], MPICH const int[]) */
+HL_TRACED_PART(Pready_list, (int n, const int parts[], MPI_Request r), (n, (int *)parts, r),
                part_list(&c_, n, parts), list_last(n, parts), r, -1)
 HL_TRACED_PART(Parrived, (MPI_Request r, int part, int *f), (r, part, f), part, part, r, *f)
 #endif

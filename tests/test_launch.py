@@ -195,18 +195,18 @@ def test_slurm_node_lists_are_expanded_in_order():
     assert launcher.expand_nodelist("") == []
 
 
+def mpiexec_as_the_kit_does(program, ranks: int, *args: str) -> subprocess.CompletedProcess:
+    """`program` started on `ranks` ranks with the kit's launcher flags and environment, as a
+    user's own mpiexec command would be (Open MPI as root: allowed; more ranks than cores)."""
+    chosen, placement = launcher.choose(), hl.Placement(ranks, 1, "none")
+    env = placement.environment(chosen.mpi.implementation, 1)
+    return subprocess.run(chosen.command(placement, [str(program), *args]), capture_output=True,
+                          text=True, timeout=60, env=chosen.environment(env))  # fmt: skip
+
+
 def test_help_is_printed_once_however_many_ranks_start():
-    program = hl.build("hello_hybrid").program
-    chosen, placement = launcher.choose(), hl.Placement(3, 1, "none")  # 3 ranks on any machine
-    env = placement.environment(chosen.mpi.implementation, 1)  # (Open MPI as root: allowed)
-    done = subprocess.run(
-        chosen.command(placement, [str(program), "--help"]),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-        env=chosen.environment(env),
-    )
+    done = mpiexec_as_the_kit_does(hl.build("hello_hybrid").program, 3, "--help")
+    assert done.returncode == 0, done.stderr
     assert done.stdout.count("spin_ms") == 1, done.stdout
 
 
@@ -224,12 +224,7 @@ int main(int argc, char **argv) {
 
 def test_a_reason_printed_before_mpi_abort_reaches_the_error():
     program = hl.build_source("aborts", ABORTS, ("-DHL_WHOLE_PROGRAM",), trace_mpi=True).program
-    done = subprocess.run(
-        [shutil.which("mpiexec"), "-n", "1", str(program)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = mpiexec_as_the_kit_does(program, 1)
     assert done.returncode != 0
     assert "giving up: the grid is too small" in failure_text(done.stdout, done.stderr)
     assert failure_text('{"record": "x"}\n', "") == "(it printed nothing)"
