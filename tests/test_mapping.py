@@ -505,6 +505,101 @@ def test_node_sum_adds_made_whole_keep_their_points():
         assert split_adds(code) == [], (name, split_adds(code))
 
 
+def test_node_sum_split_adds_through_branches_or_a_rebuilt_address_are_refused():
+    """Lab 06 (e): the IR rule follows control dependence, not only data flow, and takes an
+    address made from an integer (or chosen by branches on rank_sum's address) as rank_sum's. A
+    fresh attacker (attackS) kept 4/4 with A06_split_launder (the read value rebuilt bit by bit
+    by branches between two critical sections) and A06_ptr_launder2 (the address rebuilt so, the
+    write through it). Refused too: the write made or not by such branches (bits added into
+    rank_sum under `if`), an offset from `sum` rebuilt by branches on rank_sum's address, a value
+    kept by an atomic exchange, a hand-made spin lock (its acquire and release atomics are
+    boundaries), and a buffer written back one block late (the next critical section)."""
+    from hybridlab.kernels import split_rmw
+    from hybridlab.mapping.exercise import split_adds
+
+    if not split_rmw.clang_present():
+        pytest.skip("clang is not installed")
+    said = "rank_sum written from a value read before"
+    split = ("for (int i = 0; i < n; i++) {\n        double old;\n"
+             "#pragma omp critical(readit)\n        old = rank_sum[i];\n"
+             "        double v = VALUE;\n#pragma omp critical(writeit)\n        TARGET = v;\n    }")
+    rebuilt = ("static double rebuilt(double x) {\n    double b = 0.0;\n    volatile int ticks = 0;\n"
+               "    for (int k = 40; k >= 0; k--) {\n        double t = b + (double)(1L << k);\n"
+               "        if (t <= x) { b = t; ticks++; }\n    }\n    return b;\n}")
+    value = _adds(split.replace("VALUE", "rebuilt(old) + mine[i]").replace("TARGET", "rank_sum[i]"), rebuilt)
+    address = _adds("double *w = rebuilt_ptr(rank_sum);\n    "
+                    + split.replace("VALUE", "old + mine[i]").replace("TARGET", "w[i]"),
+                    "#include <stdint.h>\nstatic double *rebuilt_ptr(double *p) {\n"
+                    "    uintptr_t a = (uintptr_t)p, b = 0;\n    volatile int ticks = 0;\n"
+                    "    for (int k = 63; k >= 0; k--) {\n        uintptr_t t = b | ((uintptr_t)1 << k);\n"
+                    "        if (t <= a) { b = t; ticks++; }\n    }\n    return (double *)b;\n}")
+    offset = _adds("long d = 0;\n    {\n        long want = rank_sum - sum;\n"
+                   "        volatile int ticks = 0;\n        long lo = -(1L << 40);\n"
+                   "        for (int k = 40; k >= 0; k--) if (lo + (1L << k) <= want) { lo += 1L << k; ticks++; }\n"
+                   "        d = lo;\n    }\n    double *w = sum + d;\n    "
+                   + split.replace("VALUE", "old + mine[i]").replace("TARGET", "w[i]"))
+    bits = _adds("for (int i = 0; i < n; i++) {\n        double old;\n"
+                 "#pragma omp critical(readit)\n        old = rank_sum[i];\n"
+                 "        long v = (long)(old + mine[i]);\n#pragma omp critical(writeit)\n"
+                 "        {\n            rank_sum[i] = 0.0;\n"
+                 "            for (int k = 0; k < 50; k++) if (v & (1L << k)) rank_sum[i] += (double)(1L << k);\n"
+                 "        }\n    }")
+    exchanged = _adds("for (int i = 0; i < n; i++) {\n        double old, got;\n"
+                      "#pragma omp critical(readit)\n        old = rank_sum[i];\n"
+                      "        __atomic_exchange(&kept, &old, &got, __ATOMIC_RELAXED);\n"
+                      "        __atomic_load(&kept, &got, __ATOMIC_RELAXED);\n"
+                      "#pragma omp critical(writeit)\n        rank_sum[i] = got + mine[i];\n    }",
+                      "static _Thread_local double kept;")
+    spin = _adds("for (int i = 0; i < n; i++) {\n        double old;\n        int z;\n"
+                 "        do z = 0; while (!__atomic_compare_exchange_n(&la, &z, 1, 0, __ATOMIC_ACQUIRE, "
+                 "__ATOMIC_RELAXED));\n        old = rank_sum[i];\n"
+                 "        __atomic_fetch_and(&la, 0, __ATOMIC_RELEASE);\n"
+                 "        do z = 0; while (!__atomic_compare_exchange_n(&lb, &z, 1, 0, __ATOMIC_ACQUIRE, "
+                 "__ATOMIC_RELAXED));\n        rank_sum[i] = old + mine[i];\n"
+                 "        __atomic_fetch_and(&lb, 0, __ATOMIC_RELEASE);\n    }",
+                 "static int la, lb;")
+    late = _adds("double block[64];\n    int last = -1, len = 0;\n"
+                 "    for (int i0 = 0; i0 <= n; i0 += 64) {\n#pragma omp critical(add)\n        {\n"
+                 "            if (last >= 0) memcpy(rank_sum + last, block, (size_t)len * sizeof *block);\n"
+                 "            len = n - i0 < 64 ? n - i0 : 64;\n            last = i0;\n"
+                 "            if (len > 0) memcpy(block, rank_sum + i0, (size_t)len * sizeof *block);\n"
+                 "            for (int k = 0; k < len; k++) block[k] += mine[i0 + k];\n        }\n    }",
+                 "#include <string.h>")
+    for name, code in [("value", value), ("address", address), ("offset", offset), ("bits", bits),
+                       ("exchanged", exchanged), ("spin", spin), ("late", late)]:  # fmt: skip
+        found = split_adds(code)
+        assert any(said in f for f in found), (name, found)
+
+
+def test_node_sum_whole_adds_through_a_buffer_beside_a_counter_or_as_c11_keep_their_points():
+    """Lab 06 (e): right answers a fresh attacker (attackS) saw lose 0/4 keep their points: a
+    block copied out of rank_sum into a local buffer, added to and copied back inside ONE
+    critical section (R06_blockcrit: the next block's copy overwrites all the copy back reads,
+    and `block[k] += x` keeps what the element held in place), an `omp atomic` count of another
+    variable between the read and the write (R06_counted: a relaxed atomic orders nothing, so no
+    lock is made of it), and a C11 atomic compound assignment (R06_c11: GCC calls libatomic's
+    __atomic_feraiseexcept, which the unit checks allow and the link provides)."""
+    from hybridlab.kernels import split_rmw
+    from hybridlab.mapping.exercise import build_student_nodes, check_student_nodes, split_adds
+
+    if not split_rmw.clang_present():
+        pytest.skip("clang is not installed")
+    blockcrit = _adds("double block[64];\n    for (int i0 = 0; i0 < n; i0 += 64) {\n"
+                      "        int len = n - i0 < 64 ? n - i0 : 64;\n#pragma omp critical(add)\n        {\n"
+                      "            memcpy(block, rank_sum + i0, (size_t)len * sizeof *block);\n"
+                      "            for (int k = 0; k < len; k++) block[k] += mine[i0 + k];\n"
+                      "            memcpy(rank_sum + i0, block, (size_t)len * sizeof *block);\n        }\n    }",
+                      "#include <string.h>")
+    counted = _adds("for (int i = 0; i < n; i++) {\n#pragma omp critical(add)\n        {\n"
+                    "            double x = rank_sum[i];\n#pragma omp atomic\n            adds_made++;\n"
+                    "            rank_sum[i] = x + mine[i];\n        }\n    }", "static long adds_made;")
+    c11 = _adds("for (int i = 0; i < n; i++) *(_Atomic double *)&rank_sum[i] += mine[i];")
+    for name, code in [("blockcrit", blockcrit), ("counted", counted), ("c11", c11)]:
+        assert split_adds(code) == [], (name, split_adds(code))
+    kernel = build_student_nodes(c11, name="student_nodes_c11")
+    check_student_nodes(kernel, shapes=((4, 2, 2),), n=100, reps=1)
+
+
 def test_node_sum_must_come_out_of_the_reductions():
     """Lab 06 (e): the sums are judged outside the student's process (node_sum_verdict, from the
     salts, factors, views and nudged reductions the kit recorded): the solution's sum is the

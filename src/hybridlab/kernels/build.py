@@ -68,6 +68,7 @@ def compiler_env(flags: tuple[str, ...]) -> dict[str, str]:
         return toolchain_env(MPICH_CC=OFFLOAD_COMPILER, OMPI_CC=OFFLOAD_COMPILER)
     return toolchain_env()
 DEFAULT_FLAGS = ("-std=gnu11", "-O2", "-Wall", "-Wextra", "-fopenmp")
+_LIBS = ("-lm", "-latomic")  # linked last: the maths library, libatomic (see _build)
 # A student's translation unit (LINK): kit helpers only, synchronous sends, no undeclared calls
 # (a kernel's static function is an error naming the cell's line); not the kernel's flags.
 STUDENT_UNIT_FLAGS = (
@@ -383,9 +384,11 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
                 raise BuildError(name, compile_unit, refused + "\n")
             if student:
                 unit_checks.move_cell_code(objects["unit"])
-            for cmd in (  # compiled once; the objects linked as the library and the program
-                [cc, *all_flags, "-shared", *linked, "-o", str(work / library.name), "-lm"],
-                [cc, *all_flags, *linked, "-o", str(work / program.name), "-lm"],
+            # compiled once; the objects linked as the library and the program (libatomic: GCC's
+            # _Atomic floating compound assignment calls its __atomic_feraiseexcept)
+            for cmd in (
+                [cc, *all_flags, "-shared", *linked, "-o", str(work / library.name), *_LIBS],
+                [cc, *all_flags, *linked, "-o", str(work / program.name), *_LIBS],
             ):
                 output += _compile(name, cmd, work, env)
         for obj in objects.values():

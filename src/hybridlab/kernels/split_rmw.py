@@ -20,6 +20,19 @@ cell function that reaches one of them. A store into rank_sum's memory (or a cal
 through such a pointer) whose value depends on a read that crossed a boundary on its way, or a
 value read atomically, is a split add. Barriers, masked, master and single are not boundaries:
 a master copying a reduction's total into rank_sum after a barrier writes no thread's add.
+
+Control dependence is followed too (a fresh attacker rebuilt the value, or the address written,
+bit by bit by branches between the two regions): a phi takes the taint of the branches that
+choose its value, and a store, call or return the taint of the branches it runs under (from
+post-dominators). An address made from an integer (inttoptr, an offset from null, a constant
+address) or chosen by branches on rank_sum's address may be rank_sum's; where it is made from
+another object, that object's memory is followed as well. Two refinements keep whole adds
+whole: a write of the same address and size as a later read (neither made anew between)
+overwrites what an earlier spill left there (a block copied out, added to and copied back in one
+critical section), and `buf[k] += x` within one block keeps what the element held in place (its
+own writers are followed to each later read). A relaxed atomic (monotonic or unordered) on other
+memory is no boundary: it orders nothing, so a lock made of it leaves what it guards racing
+under Archer (an `omp atomic` count inside a critical section).
 """
 
 from __future__ import annotations
@@ -63,6 +76,13 @@ _NO_OP = re.compile(r"@llvm\.(?:dbg|lifetime|assume|experimental\.noalias|invari
 _COPIES = re.compile(r"@(?:llvm\.memcpy[\w.]*|llvm\.memmove[\w.]*|memcpy|memmove)$")
 _LOADS_ADDRESS = re.compile(r"\s*%\S+\s*=\s*load\s+(?:atomic\s+)?(?:volatile\s+)?(?:[^,]*\*|ptr|i64)\s*,")
 _ATOMIC = re.compile(r"^\s*(?:%\S+\s*=\s*)?(?:load atomic|store atomic|atomicrmw|cmpxchg|fence)\b")
+# an atomic's memory orderings: monotonic (relaxed) and unordered make no happens-before edge
+_ORDERING = re.compile(r"(?<![%@\w.$-])(unordered|monotonic|acquire|release|acq_rel|seq_cst)\b")
+# an address made from an integer: inttoptr (an instruction or a constant), an offset from null
+_FROM_INTEGER = re.compile(r"\binttoptr\b|\bgetelementptr\b[^,]*,\s*(?:[^,]*\*|ptr)\s+null\b")
+# operations lane by lane: an in-place update of a buffer's element keeps what it held in place
+_LANEWISE = re.compile(r"^\s*%\S+\s*=\s*(?:fadd|fsub|fmul|fdiv|frem|fneg|add|sub|mul|and|or|xor)\b"
+                       r"|\bcall\b[^@]*@llvm\.(?:fmuladd|fma)\.")
 
 NONE, CLEAN, CROSSED = 0, 1, 2  # a value's taint: not from rank_sum, read in its region, not
 
@@ -78,9 +98,11 @@ class Instr:
     callee: str | None = None
     args: list[str] = field(default_factory=list)  # call: each argument's value ('' constant)
     ptr_args: list[str] = field(default_factory=list)  # call: the arguments that are addresses
+    arg_texts: list[str] = field(default_factory=list)  # call: each argument as written
     incoming: list[tuple[str, str]] = field(default_factory=list)  # phi: (value, block)
     successors: list[str] = field(default_factory=list)
     atomic: bool = False
+    relaxed: bool = False  # an atomic whose orderings are all monotonic or unordered
 
 
 @dataclass
@@ -155,11 +177,11 @@ def _parse_instr(line: str, types: set[str]) -> Instr:
                 end = k
                 break
         parts = _split_top(inner[:end]) if inner[:end].strip() else []
-        args = [_last_value(a, types) for a in parts]
+        args = [_last_value(a, types) or ("@?" if _FROM_INTEGER.search(a) else "") for a in parts]
         ptr_args = [a for a, p in zip(args, parts, strict=True)
                     if a and re.match(r"\s*(?:\S+\*|ptr)\s", p)]  # fmt: skip
         return Instr(line, result, "call", [a for a in args if a], callee=callee, args=args,
-                     ptr_args=ptr_args)
+                     ptr_args=ptr_args, arg_texts=[a.strip() for a in parts])
     if body.startswith(("atomicrmw", "cmpxchg")):
         parts = _split_top(body)
         ptr = _last_value(parts[0], types)
@@ -192,10 +214,75 @@ def parse(ir: str) -> dict[str, Function]:
         if not ln.strip() or ln.lstrip().startswith(";"):
             continue
         ins = _parse_instr(ln, types)
+        orders = _ORDERING.findall(_strip_meta(ln)) if ins.atomic else []
+        ins.relaxed = bool(orders) and set(orders) <= {"monotonic", "unordered"} \
+            and not ln.lstrip().startswith("fence")
         if ins.result:
             cur.where[ins.result] = (block, len(cur.code[block]))
         cur.code[block].append(ins)
     return funcs
+
+
+@dataclass
+class Control:
+    """A function's control dependence: per block, the conditions of the branches that decide
+    whether it runs (transitively); per branching block, its condition."""
+    condition: dict[str, str]  # block -> the value its conditional branch or switch tests
+    over: dict[str, set[str]]  # block -> the branching blocks it depends on (transitively)
+
+
+def _control(f: Function) -> Control:
+    """Control dependence from post-dominators: block B depends on branching block X when B
+    post-dominates a successor of X but not X itself. A block that reaches no return counts as
+    one that may leave (so a loop without exit keeps its dependences)."""
+    succ = {b: [s for s in (f.code[b][-1].successors if f.code[b] else []) if s in f.code]
+            for b in f.blocks}  # fmt: skip
+    condition = {}
+    for b in f.blocks:
+        if len(set(succ[b])) > 1:
+            last = f.code[b][-1]
+            vals = [v for v in last.operands if v in f.where]
+            condition[b] = vals[0] if vals else ""
+    leaves = {b for b in f.blocks if not succ[b]}
+    reach, todo = set(leaves), list(leaves)  # blocks that reach a leaving block
+    preds: dict[str, list[str]] = {b: [] for b in f.blocks}
+    for b in f.blocks:
+        for s in succ[b]:
+            preds[s].append(b)
+    while todo:
+        for q in preds[todo.pop()]:
+            if q not in reach:
+                reach.add(q)
+                todo.append(q)
+    exits = leaves | {b for b in f.blocks if b not in reach}
+    every = set(f.blocks)
+    pdom = {b: ({b} if b in exits else set(every)) for b in f.blocks}
+    changed = True
+    while changed:
+        changed = False
+        for b in reversed(f.blocks):
+            if b in exits:
+                continue
+            new = {b} | set.intersection(*(pdom[s] for s in succ[b]))
+            if new != pdom[b]:
+                pdom[b] = new
+                changed = True
+    direct: dict[str, set[str]] = {b: set() for b in f.blocks}
+    for x in condition:
+        for s in set(succ[x]):
+            for b in pdom[s]:
+                if b == x or b not in pdom[x]:
+                    direct[b].add(x)
+    over = {}
+    for b in f.blocks:
+        seen, todo = set(), list(direct[b])
+        while todo:
+            x = todo.pop()
+            if x not in seen:
+                seen.add(x)
+                todo += direct[x]
+        over[b] = seen
+    return Control(condition, over)
 
 
 @dataclass
@@ -219,8 +306,10 @@ class _Analysis:
                      for v in (*ins.operands, ins.callee or "") if v in every]  # fmt: skip
         self.funcs = {k: v for k, v in every.items() if k in keep}
         self.lines = llvm_ir.cell_lines(ir)
-        self.derived: dict[str, set[str]] = {f: set() for f in self.funcs}
-        self.escaped = False
+        self.derived: dict[str, set[str]] = {f: {"@?"} for f in self.funcs}  # '@?': a constant
+        self.escaped = False  # address (an integer's), which may be rank_sum's
+        self.ret_derived: set[str] = set()  # cell functions that may return rank_sum's address
+        self.control = {name: _control(fn) for name, fn in self.funcs.items()}
         root = self.funcs.get("@" + function)
         if root is not None and len(root.params) > param and root.params[param]:
             self.derived[root.name].add(root.params[param])
@@ -232,6 +321,35 @@ class _Analysis:
     # -- which pointers are rank_sum's
     def _is_derived(self, f: Function, v: str) -> bool:
         return bool(v) and v in self.derived[f.name]
+
+    def _other_object(self, f: Function, v: str) -> str:
+        """For an address that may be rank_sum's only by what it was made with (an index chosen
+        by branches on rank_sum's address, as a vectorised loop's overlap test makes), the other
+        object it points into, whose memory is followed too; '' for rank_sum's own."""
+        base = self._base(f, v)
+        if base == "*" or base.startswith("@?"):
+            return ""
+        name, _, param = base.partition(":")
+        return "" if name == f.name and param in f.params and param in self.derived[f.name] \
+            else base
+
+    def _phi_conditions(self, f: Function, ins: Instr) -> list[str]:
+        """The conditions deciding which value a phi takes: the branches each incoming edge
+        depends on, and the incoming block's own branch."""
+        ctl = self.control[f.name]
+        blocks = set()
+        for _, blk in ins.incoming:
+            if blk in ctl.over:
+                blocks |= ctl.over[blk] | ({blk} & set(ctl.condition))
+        return [ctl.condition[b] for b in blocks if ctl.condition.get(b)]
+
+    def _pc(self, f: Function, pos: tuple[str, int]) -> int:
+        """The taint of the decision to run the instruction at `pos`: the conditions of the
+        branches its block depends on, each as used there (a value built by branches on a value
+        read from rank_sum carries that read)."""
+        ctl = self.control[f.name]
+        return max([self._hop(f, ctl.condition[b], pos) for b in ctl.over.get(pos[0], ())
+                    if ctl.condition.get(b)] + [NONE])  # fmt: skip
 
     def _derive(self) -> None:
         changed = True
@@ -248,6 +366,11 @@ class _Analysis:
                         elif ins.op == "store":
                             if ins.value in d and not self.escaped:
                                 self.escaped = changed = True
+                        elif ins.op == "terminator":
+                            if ins.text.lstrip().startswith("ret ") and f.name not in \
+                                    self.ret_derived and any(v in d for v in ins.operands):
+                                self.ret_derived.add(f.name)
+                                changed = True
                         elif ins.op == "call":
                             hit = [k for k, a in enumerate(ins.args) if a in d]
                             if hit and ins.callee in self.funcs:
@@ -260,9 +383,14 @@ class _Analysis:
                             elif hit and not _PLAIN_CALLS.search(ins.callee or "") and \
                                     not self.escaped:
                                 self.escaped = changed = True  # kept where the kit cannot see
-                            new = bool(hit)
+                            new = bool(hit) or ins.callee in self.ret_derived
                         elif ins.op in ("phi", "other"):
-                            new = any(v in d for v in ins.operands)
+                            # an address from an integer may be any object; a value chosen by
+                            # branches on rank_sum's address (rebuilt bit by bit) is one too
+                            new = any(v in d for v in ins.operands) or \
+                                bool(_FROM_INTEGER.search(_strip_meta(ins.text))) or \
+                                (ins.op == "phi" and any(
+                                    c in d for c in self._phi_conditions(f, ins)))
                         if new and ins.result and ins.result not in d:
                             d.add(ins.result)
                             changed = True
@@ -275,13 +403,15 @@ class _Analysis:
             for f in self.funcs.values():
                 if f.name in self.boundary_funcs:
                     continue
-                if any(self._is_boundary(ins) for b in f.blocks for ins in f.code[b]):
+                if any(self._is_boundary(f, ins) for b in f.blocks for ins in f.code[b]):
                     self.boundary_funcs.add(f.name)
                     changed = True
 
-    def _is_boundary(self, ins: Instr) -> bool:
+    def _is_boundary(self, f: Function, ins: Instr) -> bool:
         if ins.atomic or ins.text.lstrip().startswith("fence"):
-            return True
+            # a relaxed atomic on other memory (a counter: `omp atomic` is relaxed) orders
+            # nothing, so no lock is made of it: what it would guard Archer sees race
+            return not (ins.relaxed and ins.pointer and ins.pointer not in self.derived[f.name])
         if ins.op != "call":
             return False
         c = ins.callee or ""
@@ -295,17 +425,20 @@ class _Analysis:
 
     # -- paths
     def _crosses(self, f: Function, start: tuple[str, int], target: tuple[str, int],
-                 revisit: bool = False) -> bool:
+                 revisit: bool = False, cover: bool = False) -> bool:
         """A path from the instruction at `start` to the one at `target` (exclusive both) passing
         a boundary; unless `revisit`, paths through `start` again do not count (the value or
-        the memory is made anew there)."""
-        key = (f.name, start, target, revisit)
+        the memory is made anew there). With `cover`, a path on which a write overwrites all
+        that `target` reads (the same address and size, neither made anew before `target`)
+        does not count: what `start` wrote is gone."""
+        key = (f.name, start, target, revisit, cover)
         if key not in self._paths:
-            self._paths[key] = self._search(f, start, target, revisit)
+            covers, anew = self._covers(f, target) if cover else (set(), set())
+            self._paths[key] = self._search(f, start, target, revisit, covers, anew)
         return self._paths[key]
 
     def _search(self, f: Function, start: tuple[str, int], target: tuple[str, int],
-                revisit: bool) -> bool:
+                revisit: bool, covers: set = frozenset(), anew: set = frozenset()) -> bool:
         seen = set()
         queue = deque()
 
@@ -316,23 +449,68 @@ class _Analysis:
             return [(s, 0) for s in f.code[b][-1].successors if s in f.code] if f.code[b] else []
 
         for n in nexts(start):
-            queue.append((n, False))
+            queue.append((n, False, False))
         while queue:
-            pos, crossed = queue.popleft()
-            if (pos, crossed) in seen:
+            pos, crossed, covered = queue.popleft()
+            if (pos, crossed, covered) in seen:
                 continue
-            seen.add((pos, crossed))
+            seen.add((pos, crossed, covered))
             if pos == target:
-                if crossed:
+                if crossed and not covered:
                     return True
                 continue
             if pos == start and not revisit:
                 continue
             ins = f.code[pos[0]][pos[1]]
-            now = crossed or self._is_boundary(ins)
+            now = crossed or self._is_boundary(f, ins)
+            held = (covered and pos not in anew) or pos in covers
             for n in nexts(pos):
-                queue.append((n, now))
+                queue.append((n, now, held))
         return False
+
+    def _root(self, f: Function, v: str) -> str:
+        """An address without its casts (the same memory under another type)."""
+        for _ in range(20):
+            if v not in f.where:
+                break
+            b, i = f.where[v]
+            ins = f.code[b][i]
+            if not re.search(r"=\s*(?:bitcast|addrspacecast)\b", ins.text) or not ins.operands:
+                break
+            v = ins.operands[0]
+        return v
+
+    def _access(self, f: Function, ins: Instr, reads: bool) -> tuple[str, str, str] | None:
+        """What an instruction reads (or writes): (its address's root, the size, the size's
+        value when it is one), for a plain load or store, or a copy (or memset) call."""
+        if ins.op in ("load", "store") and not ins.atomic and ins.pointer in f.where:
+            if ins.op != ("load" if reads else "store"):
+                return None
+            first = _split_top(_strip_meta(_RESULT.sub(r"\2", ins.text)).strip())[0].split(None, 1)
+            size = first[1] if ins.op == "load" else first[1].rsplit(" ", 1)[0]
+            return self._root(f, ins.pointer), size.strip(), ""
+        if ins.op == "call" and (_COPIES.search(ins.callee or "") or (
+                not reads and re.search(r"@(?:llvm\.memset[\w.]*|memset)$", ins.callee or ""))):
+            if len(ins.args) < 3 or not ins.args[0 if not reads else 1]:
+                return None
+            size = ins.arg_texts[2] if len(ins.arg_texts) > 2 else "?"
+            size_value = ins.args[2] if ins.args[2] in f.where else ""
+            return self._root(f, ins.args[0 if not reads else 1]), size.strip(), size_value
+        return None
+
+    def _covers(self, f: Function, at: tuple[str, int]) -> tuple[set, set]:
+        """The writes that overwrite all the instruction at `at` reads (the same address root and
+        size), and where those values are made anew (after which a write made before no longer
+        covers)."""
+        read = self._access(f, f.code[at[0]][at[1]], True)
+        if read is None or read[0] == "@?" or not (read[0] in f.where or read[0] in f.params
+                                                    or read[0].startswith("@")):
+            return set(), set()
+        root, size, size_value = read
+        covers = {(b, i) for b in f.blocks for i, ins in enumerate(f.code[b])
+                  if (w := self._access(f, ins, False)) and w[0] == root and w[1] == size}
+        anew = {f.where[v] for v in (root, size_value) if v in f.where}
+        return covers, anew
 
     def _base(self, f: Function, v: str, depth: int = 0) -> str:
         """The object an address points into: a global, an alloca, a parameter, a routine's
@@ -389,11 +567,14 @@ class _Analysis:
         for '*'), crossed when a path from the spill to here passes a boundary (or the spill was
         made in another function)."""
         state = NONE
+        read = self._access(f, f.code[at[0]][at[1]], True)
+        cover = read is not None and self._base(f, read[0]) == base
         for key, recs in self.spills.items():
             if key != base and "*" not in (key, base):
                 continue
             for (fn, b, i), s in recs.items():
-                if fn != f.name or s == CROSSED or self._crosses(f, (b, i), at, revisit=True):
+                if fn != f.name or s == CROSSED or \
+                        self._crosses(f, (b, i), at, revisit=True, cover=cover):
                     return CROSSED
                 state = max(state, s)
         return state
@@ -425,22 +606,69 @@ class _Analysis:
         return max([s] + [self._mem(f, self._base(f, a), pos) for a in ins.ptr_args
                           if a not in d and a != skip])  # fmt: skip
 
+    def _in_place(self, f: Function, ins: Instr, pos: tuple[str, int]) -> int | None:
+        """A store of a value made lane by lane (adds, products) in its block from a load of the
+        same address and size, with no boundary between them (`buf[k] += x`): the taint of what
+        it adds (the rest of the value, the branches), what the element held staying where it
+        was (its writers, followed to each later read). None when the store is no such update."""
+        b = pos[0]
+        if ins.atomic or not ins.value or f.where.get(ins.value, ("",))[0] != b:
+            return None
+        me = self._access(f, ins, False)
+        if me is None:
+            return None
+        leaves, found, todo, seen = [], False, [ins.value], set()
+        while todo:
+            v = todo.pop()
+            if v in seen:
+                continue
+            seen.add(v)
+            if v not in f.where or f.where[v][0] != b or f.where[v][1] >= pos[1]:
+                leaves.append(v)
+                continue
+            k = f.where[v][1]
+            src = f.code[b][k]
+            if src.op == "load" and self._access(f, src, True) == me and not any(
+                    self._is_boundary(f, x) for x in f.code[b][k + 1:pos[1]]):
+                found = True  # what the element held: its own writers are followed
+            elif src.op in ("other", "call") and _LANEWISE.search(_strip_meta(src.text)):
+                todo += [a for a in (src.args if src.op == "call" else src.operands) if a]
+            else:
+                leaves.append(v)
+        if not found:
+            return None
+        return max([self._hop(f, v, pos) for v in leaves if v in f.where] + [self._pc(f, pos)])
+
     def _step(self, f: Function, ins: Instr, pos: tuple[str, int], final: bool) -> bool:
         d = self.derived[f.name]
         changed = False
         if ins.op == "load":
             if ins.pointer in d:  # a read of rank_sum (an atomic one is a region of its own)
-                changed |= self._set(f, ins.result, CROSSED if ins.atomic else CLEAN)
+                other = self._other_object(f, ins.pointer)  # or of the object it is made from
+                s = self._mem(f, other, pos) if other else NONE
+                changed |= self._set(f, ins.result, max(s, CROSSED if ins.atomic else CLEAN))
             else:
                 changed |= self._set(f, ins.result, self._mem(f, self._base(f, ins.pointer), pos))
         elif ins.op == "rmw":
+            s = max([self._hop(f, v, pos) for v in ins.operands
+                     if v in f.where and v != ins.pointer] + [self._pc(f, pos)])  # fmt: skip
             if ins.pointer in d:
                 changed |= self._set(f, ins.result, CROSSED)
+                if final and s and re.search(r"\batomicrmw\s+(?:volatile\s+)?xchg\b", ins.text):
+                    self._refuse(f, ins, pos)  # an exchange writing a value read before
+            elif s:  # an exchange or an update keeps the value in that memory
+                changed |= self._spill(f, self._base(f, ins.pointer), pos, s)
         elif ins.op == "store":
             s = self._hop(f, ins.value, pos) if ins.value and ins.value in f.where else NONE
+            s = max(s, self._pc(f, pos))  # a store made or not by a branch on a value read
+            kept = self._in_place(f, ins, pos)
+            s = s if kept is None else kept
             if ins.pointer in d:
                 if final and (s == CROSSED or (s and ins.atomic)):
                     self._refuse(f, ins, pos)
+                other = self._other_object(f, ins.pointer)  # it may be that object's still
+                if other and s:
+                    changed |= self._spill(f, other, pos, s)
             elif s:
                 changed |= self._spill(f, self._base(f, ins.pointer), pos, s)
         elif ins.op == "phi":
@@ -448,11 +676,13 @@ class _Analysis:
             for v, blk in ins.incoming:
                 if v and v in f.where and blk in f.code and f.code[blk]:
                     s = max(s, self._hop(f, v, (blk, len(f.code[blk]) - 1)))
+            for c in self._phi_conditions(f, ins):  # which value: decided by those branches
+                s = max(s, self._hop(f, c, pos))
             changed |= self._set(f, ins.result, s)
         elif ins.op == "terminator":
             vals = [v for v in ins.operands if v in f.where]
             if ins.text.lstrip().startswith("ret ") and vals:
-                s = self._hop(f, vals[0], pos)
+                s = max(self._hop(f, vals[0], pos), self._pc(f, pos))
                 if s > self.returns.get(f.name, NONE):
                     self.returns[f.name] = s
                     changed = True
@@ -469,10 +699,11 @@ class _Analysis:
         if _NO_OP.search(c):
             return False
         changed = False
-        boundary = self._is_boundary(ins)
+        boundary = self._is_boundary(f, ins)
         reads = any(a in d for a in ins.args)  # rank_sum handed to the routine
+        pc = self._pc(f, pos)  # called or not by a branch on a value read
         if c in self.funcs:  # a function of the cell's: its own reads and writes are followed in it
-            s_in = self._inputs(f, ins, pos)
+            s_in = max(self._inputs(f, ins, pos), pc)
             if final and reads and (s_in == CROSSED or (boundary and s_in)):
                 self._refuse(f, ins, pos, c)
             res = max(self.returns.get(c, NONE), s_in)
@@ -487,14 +718,14 @@ class _Analysis:
                         changed |= self._spill(f, self._base(f, a), pos,
                                                CROSSED if boundary else inner)  # fmt: skip
         elif not _PLAIN_CALLS.search(c):  # unknown, indirect, asm: a boundary that may keep all
-            s_in = self._inputs(f, ins, pos)
+            s_in = max(self._inputs(f, ins, pos), pc)
             if final and reads and s_in:
                 self._refuse(f, ins, pos, c)
             if s_in or reads:
                 changed |= self._set(f, ins.result, CROSSED)
                 changed |= self._spill(f, "*", pos, CROSSED)
         else:  # MPI, libc, libm, an intrinsic: reads what it is given, writes where it points
-            s_args = max([self._hop(f, a, pos) for a in ins.args if a in f.where] + [NONE])
+            s_args = max([self._hop(f, a, pos) for a in ins.args if a in f.where] + [pc])
             whole = max(s_args, self._inputs(f, ins, pos), CLEAN if reads else NONE)
             changed |= self._set(f, ins.result, whole)
             for a in ins.ptr_args:
@@ -507,7 +738,7 @@ class _Analysis:
                 self._refuse(f, ins, pos, c)  # a vector or masked store of the value
             elif final and _COPIES.search(c) and len(ins.ptr_args) >= 2 and ins.args[0] in d:
                 src = ins.args[1]
-                s = max(self._hop(f, src, pos) if src in f.where else NONE,
+                s = max(self._hop(f, src, pos) if src in f.where else NONE, pc,
                         self._mem(f, self._base(f, src), pos) if src not in d else NONE)
                 if s == CROSSED:
                     self._refuse(f, ins, pos, c)

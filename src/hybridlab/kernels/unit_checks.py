@@ -88,11 +88,13 @@ __strcat_chk __strncpy_chk __stack_chk_fail __assert_fail __errno_location __cty
 __ctype_tolower_loc __ctype_toupper_loc toupper tolower
 clock_gettime clock time gettimeofday nanosleep usleep sleep sched_yield sched_getcpu
 sched_getaffinity __sched_cpucount gethostname getpid sysconf get_nprocs
-abort exit __tls_get_addr
+abort exit __tls_get_addr __atomic_feraiseexcept
 pthread_mutex_init pthread_mutex_destroy pthread_mutex_lock pthread_mutex_trylock
 pthread_mutex_unlock pthread_spin_init pthread_spin_destroy pthread_spin_lock pthread_spin_trylock
 pthread_spin_unlock
 """.split())  # __tls_get_addr: a _Thread_local's address (clang's task reductions use one, PIC)
+# __atomic_feraiseexcept: libatomic's, which GCC calls after an _Atomic floating compound
+# assignment (`*(_Atomic double *)p += v`, one compare-and-swap loop) to raise its FP exceptions
 # OpenMP's runtime (libgomp; clang's __kmpc_ entry points of libomp), the data objects of Open MPI's handles (MPI_COMM_WORLD is
 # &ompi_mpi_comm_world there, MPI_REQUEST_NULL &ompi_request_null) and MPI's constants that are
 # objects: names, not calls into MPI.

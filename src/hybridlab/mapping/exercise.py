@@ -193,7 +193,9 @@ def split_adds(code: str) -> list[str]:
     spill, the read its value depends on must sit in the same critical section, lock hold or
     atomic; a read in one named critical section and the write in another, a fresh attacker's
     L06h2 and, with an alias, a dummy read or a line break, R06alias, R06dummy, R06multiline,
-    which a text rule let through, 2026-12-05), and, where Archer's clang is installed, the
+    which a text rule let through, 2026-12-05; control dependence followed and addresses made
+    from integers taken as rank_sum's since attackS's A06_split_launder and A06_ptr_launder2,
+    2026-12-05), and, where Archer's clang is installed, the
     atomic stores and exchanges of the cell's own LLVM IR after ThreadSanitizer's pass (an
     _Atomic assignment included): "cell line N: `what`" or "cell line N: what" each. Where clang
     is not installed the IR rule is not applied."""
