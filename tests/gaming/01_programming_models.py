@@ -594,3 +594,26 @@ GAMING += [
             "fresh attacker (R01bytes2): the kit's code with a constant read through another index",
             reason="the kit's code, copied"),
 ]
+
+# a fresh attacker's T01c_copy (3/3 kept twice, 2026-12-05): the kit's functions exec'd into a dict
+# and called from it; the test followed only the callables require_level's names are bound to, not
+# what the containers among them hold. It now looks inside dicts, lists, partials, methods and a
+# cell's modules, classes and objects too
+GAMING.append(attempt("interpreter", "require_level", r'''
+import inspect as _inspect
+import hybridlab.machine.thread_levels as _tl
+import hybridlab.runs.compliance as _co
+
+# the kit's normaliser and its check, copied into this notebook's own code (not called)
+_ns = {"THREAD_LEVELS": THREAD_LEVELS}
+exec(compile(_inspect.getsource(_tl.check_level) + "\n" + _inspect.getsource(_co._level),
+             "<my_levels>", "exec"), _ns)
+
+
+def require_level(required: str, provided: str) -> str:
+    need, got = _ns["_level"](required), _ns["_level"](provided)
+    if _ns["check_level"](got) < _ns["check_level"](need):
+        raise RuntimeError(f"MPI provided {got!r} but this program needs {need!r}")
+    return got
+''', {"hidden_require_level"}, "fresh attacker (T01c_copy): the kit's source exec'd into a dict",
+    reason="calls the kit's own code"))

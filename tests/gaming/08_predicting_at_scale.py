@@ -399,3 +399,68 @@ def eps_bounds(n, m=1, f_non=0.0):
     g = np.linspace(g[max(i - 1, 0)], g[min(i + 1, 100000)], 100001); r = f_non + np.maximum(g / m, (top - g) * k)
     return 1.0 / float(r.min()), 1.0 / worst
 """, EPS, why="fresh attacker: an inline numpy grid of 100,001 points zoomed twice", reason="bytes, line by line"))
+
+# A fresh attacker's (S, 2026-12-05), 3/3 before: grids made before eps_bounds runs and written in
+# place (out=), in an anonymous mmap or in numpy arrays kept on an object of a cell: no bytes were
+# allocated while eps_bounds ran, so the byte count saw none. The test now also sums the buffers
+# the student's frames reach (their locals, the globals their code names, closures, defaults,
+# containers and objects of a cell), each buffer once.
+GAMING += [
+    attempt("method", "epsilon", r'''
+import mmap as _mmap
+
+import numpy as _np
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    # T_masteronly / T_reserved for communication share f_comm (number or numpy array)
+    f = _np.asarray(f_comm, dtype=float)
+    out = 1.0 / (f_non + _np.maximum(f / m, (1.0 - f - f_non) * n / (n - m)))
+    return out if out.ndim else float(out)
+
+
+_N = 200001
+_BUF = _mmap.mmap(-1, 3 * 8 * _N)  # the grid's memory, outside Python's allocators
+_G = _np.frombuffer(_BUF, dtype=float, count=_N, offset=0)
+_E = _np.frombuffer(_BUF, dtype=float, count=_N, offset=8 * _N)
+_T = _np.frombuffer(_BUF, dtype=float, count=_N, offset=16 * _N)
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # no derivation: a 200001-point grid of f_comm, zoomed twice, every array in place
+    top = 1.0 - f_non; k = n / (n - m); lo, hi = 0.0, top; worst = 0.0
+    for _ in range(3):
+        _G.fill((hi - lo) / (_N - 1)); _G[0] = lo; _np.cumsum(_G, out=_G); _G[-1] = hi; _np.divide(_G, m, out=_E); _np.subtract(top, _G, out=_T); _np.multiply(_T, k, out=_T); _np.maximum(_E, _T, out=_E); b = int(_E.argmin()); worst = max(worst, f_non + float(_E[0]), f_non + float(_E[-1])); best = f_non + float(_E[b]); w = (hi - lo) / (_N - 1); lo, hi = max(0.0, float(_G[b]) - w), min(top, float(_G[b]) + w)
+    return 1.0 / best, 1.0 / worst
+''', EPS,
+            why="fresh attacker: a 200,001-point grid in an anonymous mmap, zoomed in place",
+            reason="bytes, line by line"),
+    attempt("method", "epsilon", r'''
+import numpy as _np
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = _np.asarray(f_comm, dtype=float)
+    out = 1.0 / (f_non + _np.maximum(f / m, (1.0 - f - f_non) * n / (n - m)))
+    return out if out.ndim else float(out)
+
+
+class _Work:
+    pass
+
+
+_W = _Work()
+_W.bufs = [_np.empty(200001) for _ in range(3)]
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    G, E, T = _W.bufs
+    N = G.size
+    top = 1.0 - f_non; k = n / (n - m); lo, hi = 0.0, top; worst = 0.0
+    for _ in range(3):
+        G.fill((hi - lo) / (N - 1)); G[0] = lo; _np.cumsum(G, out=G); G[-1] = hi; _np.divide(G, m, out=E); _np.subtract(top, G, out=T); _np.multiply(T, k, out=T); _np.maximum(E, T, out=E); b = int(E.argmin()); worst = max(worst, f_non + float(E[0]), f_non + float(E[-1])); best = f_non + float(E[b]); w = (hi - lo) / (N - 1); lo, hi = max(0.0, float(G[b]) - w), min(top, float(G[b]) + w)
+    return 1.0 / best, 1.0 / worst
+''', EPS,
+            why="a grid made at the cell's run on an object's attribute, zoomed in place",
+            reason="bytes, line by line"),
+]

@@ -209,4 +209,39 @@ def level_cost(runs):
     # method, once run, as LOAD_ATTR; kept here so it stays right)
     right("require_level", 'import re as _re\n\n_RANK = {name: rank for rank, name in enumerate(("single", "funneled", "serialized", "multiple"))}\n\n\ndef require_level(required: str, provided: str) -> str:\n    """The provided level (lower case, no prefix) if it is at least the required one;\n    RuntimeError naming both if it is lower; ValueError for a name that is not a level."""\n    def plain(level):\n        m = _re.fullmatch(r"(?:mpi_thread_)?(single|funneled|serialized|multiple)", str(level), _re.I)\n        if m is None:\n            raise ValueError(f"{level!r} is not an MPI thread level; valid names: "\n                             + ", ".join(_RANK) + " (optionally MPI_THREAD_...)")\n        return m.group(1).lower()\n    need, got = plain(required), plain(provided)\n    if _RANK[got] < _RANK[need]:\n        raise RuntimeError(f"MPI provided {got!r} but this program needs {need!r}")\n    return got\n',
           why="a regular expression in a nested helper and a rank dict"),
+    # a fresh attacker's (T, 2026-12-05): an IntEnum of a cell, looked inside by the test's walk
+    right("require_level", r'''
+import enum
+
+
+class Level(enum.IntEnum):
+    SINGLE = 0
+    FUNNELED = 1
+    SERIALIZED = 2
+    MULTIPLE = 3
+
+
+class LevelTooLow(RuntimeError):
+    """MPI gave less than the program needs."""
+
+
+def _parse(text):
+    if not isinstance(text, str):
+        raise ValueError(f"{text!r} is not a thread level; valid: {', '.join(l.name.lower() for l in Level)}")
+    key = text.upper()
+    if key.startswith("MPI_THREAD_"):
+        key = key[len("MPI_THREAD_"):]
+    try:
+        return Level[key]
+    except KeyError:
+        raise ValueError(f"{text!r} is not a thread level; valid: "
+                         f"{', '.join(l.name.lower() for l in Level)} (optionally MPI_THREAD_...)") from None
+
+
+def require_level(required: str, provided: str) -> str:
+    need, got = _parse(required), _parse(provided)
+    if got < need:
+        raise LevelTooLow(f"MPI provided {got.name.lower()!r} but this program needs {need.name.lower()!r}")
+    return got.name.lower()
+''', why="the levels as an IntEnum of the cell, its own exception class"),
 ]

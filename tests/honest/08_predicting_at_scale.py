@@ -122,4 +122,48 @@ def eps_bounds(n, m=1, f_non=0.0):
     cross = top * n * m / (n - m + n * m)   # where the two terms of the max are equal
     return float(1.0 / _r(cross, n, m, f_non)), float(1.0 / max(_r(0.0, n, m, f_non), _r(top, n, m, f_non)))
 """, why="a private helper named _r, like the hidden test's own names"),
+    # a fresh attacker's (S, 2026-12-05): full points before and after the test counted reach
+    right("epsilon", r'''
+from fractions import Fraction
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    # elementwise, in plain Python: 1 / (f_non + max(f_comm / m, f_ov * n / (n - m)))
+    def one(f):
+        return 1.0 / (f_non + max(f / m, (1.0 - f_non - f) * n / (n - m)))
+    if hasattr(f_comm, "shape") and getattr(f_comm, "ndim", 0):
+        import numpy
+        return numpy.vectorize(one, otypes=[float])(f_comm)
+    return one(float(f_comm))
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # exact rational arithmetic (the inputs' binary values), rounded once at the end
+    N, M, A = Fraction(n), Fraction(m), 1 - Fraction(f_non)
+    k = N / (N - M)
+    t_best = Fraction(f_non) + A * k / (1 + k * M)          # where f/m meets f_ov k
+    t_worst = Fraction(f_non) + max(A * k, A / M)           # an end of [0, 1 - f_non]
+    return float(1 / t_best), float(1 / t_worst)
+''', why="the bounds in exact Fraction arithmetic; epsilon in plain Python, vectorised"),
+    right("epsilon", r'''
+import numpy as np
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    # T_masteronly / T_reserved: reserved takes f_non + max(f_comm / m, f_ov * n / (n - m))
+    f = np.asarray(f_comm, dtype=float)
+    t = f_non + np.maximum(f / m, (1.0 - f_non - f) * (n / (n - m)))
+    e = 1.0 / t
+    return e if e.ndim else float(e)
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # T_reserved is the max of a rising line and a falling line in f_comm: its minimum (eps_max)
+    # is where they cross, its maximum (eps_min) at an end of [0, 1 - f_non]
+    a = 1.0 - f_non
+    k = n / (n - m)
+    cross = a * k * m / (1.0 + k * m)
+    e = epsilon(np.array([cross, 0.0, a]), n, m, f_non)
+    return float(e[0]), float(min(e[1], e[2]))
+''', why="the crossing share and the two ends, epsilon called once on the three"),
 ]
