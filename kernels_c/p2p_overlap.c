@@ -9,16 +9,28 @@
  *   blocking  the exchange first (MPI_Sendrecv), then the steps: what overlap must beat
  *   student   the student's overlap_exchange (lab 03 exercise; HL_STUDENT_P2P_OVERLAP): the
  *             master starts MPI_Isend/MPI_Irecv, the team computes while the master polls with
- *             MPI_Test, then the master completes the requests
+ *             MPI_Test, then the master completes the requests (late_us: in each sample one
+ *             rank of each pair, each in turn, calls it that late, so its partner's exchange
+ *             is open at least that long: the judged runs, hybridlab.p2p.exercise)
  *
  * One record per variant and sample: seconds. Every received value and every step's result are
- * checked (received against the partner's pattern, results against a serial computation made
+ * checked (received against the partner's values, results against a serial computation made
  * once before the samples, each step computed exactly once); a wrong one fails the run with a message naming it. The student's
  * code sees MPI_Send as MPI_Ssend (the standard allows a send to wait for its receive), so an
  * order that relies on buffering deadlocks.
+ *
+ * The values a rank sends are drawn from a secret it draws afresh for each sample (getrandom) and
+ * tells its partner only once the sample's exchange has returned (the kit's own MPI_Sendrecv,
+ * the "reveal"): nothing in a process says what its partner will send, so the values received
+ * cannot be made from the rank's own (a fresh attacker's T03_zero and T03_self derived the
+ * partner's rank * 1e6 + sample * 1e3 + k % 997 from their own buffer and moved no data, 4/4
+ * kept, 2026-12-05). The reveal's record (student 0) gives the judge the kit's communicator and
+ * the partner (hybridlab.p2p.exercise._check_postings).
  */
 #include "hybridlab.h"
 #include <stdatomic.h>
+#include <stdint.h>
+#include <sys/random.h>
 
 #ifdef HL_STUDENT_P2P_OVERLAP
 #include "p2p_overlap_student.h" /* overlap_exchange, and the kit's compute_step */
@@ -35,6 +47,7 @@ const hl_param hl_kernel_params[] = {
     {"flops", "2000", "multiply-adds per work step"},
     {"poll", "10", "student: the master calls MPI_Test about every `poll` of its steps"},
     {"samples", "5", "timed samples per variant (after one untimed warm-up)"},
+    {"late_us", "0", "student: one rank of each pair (each in turn) calls it this late"},
     HL_END_PARAMS,
 };
 
@@ -63,8 +76,30 @@ void compute_step(long i) {
 #endif
 }
 
-static double pattern(int rank, long sample, long k) {
-    return (double)rank * 1e6 + (double)sample * 1e3 + (double)(k % 997);
+/* The secret a rank draws for one sample (getrandom; the clock where it fails). */
+static uint64_t drawn_secret(void) {
+    uint64_t r = 0;
+    if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) r = (uint64_t)(hl_now() * 1e9);
+    return r;
+}
+
+/* Value k of the message made from `secret` (splitmix64: a whole number below 2^44, exact in a
+ * double). */
+static double pattern(uint64_t secret, long k) {
+    uint64_t z = secret + 0x9e3779b97f4a7c15ULL * (uint64_t)(k + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double)(z >> 20);
+}
+
+/* The partner's secret of this sample, told once the exchange has returned (the kit's call). */
+enum { REVEAL_TAG = 32767 };
+static uint64_t revealed(uint64_t mine, int peer, MPI_Comm comm) {
+    uint64_t theirs = 0;
+    MPI_Sendrecv(&mine, 1, MPI_UINT64_T, peer, REVEAL_TAG, &theirs, 1, MPI_UINT64_T, peer,
+                 REVEAL_TAG, comm, MPI_STATUS_IGNORE);
+    return theirs;
 }
 
 static void team_compute(long steps) {
@@ -97,16 +132,17 @@ static void run_variant(int v, const double *out, double *in, long count, int pe
 }
 
 /* The first wrong thing of a sample (message: "" when all is right). */
-static void check_sample(int v, const double *in, long count, int peer, long sample,
-                         long steps, char *message, size_t size) {
+static void check_sample(int v, const double *in, long count, int peer, uint64_t theirs,
+                         long sample, long steps, char *message, size_t size) {
     message[0] = '\0';
     if (v != V_COMPUTE) {
         for (long k = 0; k < count; k++)
-            if (in[k] != pattern(peer, sample, k)) {
+            if (in[k] != pattern(theirs, k)) {
                 snprintf(message, size,
                          "%s, sample %ld: received value %ld is %.17g, expected %.17g (the "
-                         "message from rank %d)",
-                         variant_names[v], sample, k, in[k], pattern(peer, sample, k), peer);
+                         "message from rank %d: values it drew for this sample and told no one "
+                         "before the exchange returned)",
+                         variant_names[v], sample, k, in[k], pattern(theirs, k), peer);
                 return;
             }
     }
@@ -133,7 +169,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     long flops = hl_param_long(ctx, "flops", 0, &ok);
     long poll = hl_param_long(ctx, "poll", 1, &ok);
     long samples = hl_param_long(ctx, "samples", 1, &ok);
+    long late_us = hl_param_long(ctx, "late_us", 0, &ok);
     if (!ok) return -1;
+    if (late_us > 1000000L) return hl_fail(ctx, "late_us=%ld is above 1 s", late_us);
     if (bytes % 8 != 0 || bytes > (1L << 28))
         return hl_fail(ctx, "bytes=%ld must be a multiple of 8 and at most 256 MiB", bytes);
     if (steps > 100000000L || flops > 100000000L || samples > 10000)
@@ -167,16 +205,22 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     for (int c = 0; c < nchosen && rc == 0; c++) {
         int v = chosen[c];
         for (long s = -1; s < samples; s++) { /* sample -1: warm-up, not recorded */
+            uint64_t secret = drawn_secret();
             for (long k = 0; k < count; k++) {
-                out[k] = pattern(ctx->rank, s, k);
+                out[k] = pattern(secret, k);
                 in[k] = NAN;
             }
             for (long i = 0; i < steps; i++) results[i] = NAN;
             atomic_store(&computed, 0);
             double t0 = hl_start_together(comm);
+            /* the judged runs: the partner late in turn, so the other's exchange is open that
+             * long and its team has the time to compute inside it (the overlap judged there) */
+            if (v == V_STUDENT && late_us > 0 && ((ctx->rank + s + 2) & 1)) hl_sleep_us(late_us);
             run_variant(v, out, in, count, peer, comm, steps, poll);
             double seconds = hl_now() - t0;
-            check_sample(v, in, count, peer, s, steps, message, sizeof message);
+            uint64_t theirs = v == V_COMPUTE ? 0 : revealed(secret, peer, comm);
+            secret = 0;
+            check_sample(v, in, count, peer, theirs, s, steps, message, sizeof message);
             int bad = message[0] != '\0', any_bad = 0;
             MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm);
             if (any_bad) {

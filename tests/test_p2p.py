@@ -619,3 +619,117 @@ def test_a_blocking_call_inside_the_window_before_the_steps_is_a_stall():
         check_student_overlap(kernel, threads=(1, 2), steps=40, bytes=2**20, flops=500)
     check_student_overlap(build_student_overlap(GOOD_OVERLAP), threads=(1, 2), steps=40,
                           bytes=2**20, flops=500)  # the honest loop: no blocking call inside
+
+
+def _exchange_trace(samples: list[dict], threads: int = 2, size: int = 2**20):
+    """A synthetic lab 03 (d) run on one rank (rank 0, its partner rank 1): per sample (a dict:
+    "post" the time both requests are posted, "done" when the MPI_Waitall that completes them
+    returns, "work": (thread, start, end, pieces) intervals of compute_step, and optionally
+    "peer", "bytes" and "comm" of the postings), the cell's calls, the kit's reveal
+    (MPI_Sendrecv) and MPI_Allreduce after it, and its sample records."""
+    from types import SimpleNamespace
+
+    calls, work, records, t, handle = [], [], [], 0.0, 10
+    for s, sample in enumerate(samples):
+        base = s * 1.0
+        for call, offset in (("MPI_Irecv", 0.0), ("MPI_Isend", 1e-6)):
+            handle += 1
+            calls.append({"rank": 0, "thread": 0, "student": 1, "call": call,
+                          "start": base + sample["post"] + offset,
+                          "end": base + sample["post"] + offset + 5e-7, "done": -1,
+                          "posted": handle, "peer": sample.get("peer", 1),
+                          "count": sample.get("bytes", size) // 8,
+                          "bytes": sample.get("bytes", size), "comm_id": sample.get("comm", 7),
+                          "live": 0, "requests": ""})  # fmt: skip
+        calls.append({"rank": 0, "thread": 0, "student": 1, "call": "MPI_Waitall",
+                      "start": base + sample["post"] + 2e-6, "end": base + sample["done"],
+                      "done": 1, "posted": -1, "peer": -1, "count": -1, "bytes": 0,
+                      "comm_id": -1, "live": 2, "requests": f"{handle - 1},{handle}"})  # fmt: skip
+        t = base + max([sample["done"]] + [end for _, _, end, _ in sample["work"]]) + 1e-4
+        for call, peer, comm in (("MPI_Sendrecv", 1, 7), ("MPI_Allreduce", -1, -1)):
+            calls.append({"rank": 0, "thread": 0, "student": 0, "call": call, "start": t,
+                          "end": t + 1e-5, "done": -1, "posted": -1, "peer": peer, "count": 1,
+                          "bytes": 8, "comm_id": comm, "live": 0, "requests": ""})  # fmt: skip
+            t += 2e-5
+        for thread, start, end, pieces in sample["work"]:
+            work.append({"rank": 0, "thread": thread, "start": base + start, "end": base + end,
+                         "pieces": pieces})  # fmt: skip
+        records.append({"record": "sample", "variant": "student", "sample": s - 1,
+                        "bytes": size, "threads": threads})  # fmt: skip
+    return SimpleNamespace(mpi_calls=pd.DataFrame(calls), compute=pd.DataFrame(work),
+                           records=pd.DataFrame(records))  # fmt: skip
+
+
+def test_each_posting_moves_the_message_to_or_from_the_partner():
+    """Lab 03 (d) (a fresh attacker's T03_zero and T03_self, 4/4 kept twice, 2026-12-05): a
+    0-element MPI_Isend/MPI_Irecv pair held the window while `in` was made from `out`, or the
+    whole exchange went to the rank itself. _check_postings reads each posting's bytes, peer and
+    communicator from the trace against the run's sample records and the kit's own reveal call:
+    `count` doubles, to and from `peer`, on `comm` (a receive may name MPI_ANY_SOURCE)."""
+    from hybridlab.p2p.exercise import ANY_SOURCE, _check_postings
+
+    ok = [{"post": 0.0, "done": 0.01, "work": [(0, 0.001, 0.002, 10)]}] * 3
+    _check_postings(_exchange_trace(ok))
+    anywhere = _exchange_trace(ok)
+    anywhere.mpi_calls.loc[anywhere.mpi_calls["call"] == "MPI_Irecv", "peer"] = ANY_SOURCE
+    _check_postings(anywhere)
+    for change, says in (({"bytes": 0}, r"0 element\(s\), 0 bytes"),
+                         ({"peer": 0}, "rank 0 .* as its peer, not the partner, rank 1"),
+                         ({"comm": 8}, "another communicator")):  # fmt: skip
+        bad = [ok[0], {**ok[1], **change}, ok[2]]
+        with pytest.raises(AssertionError, match=says):
+            _check_postings(_exchange_trace(bad))
+    selfish = _exchange_trace(ok)  # a send to itself is no send to the partner, ANY_SOURCE or not
+    selfish.mpi_calls.loc[selfish.mpi_calls["call"] == "MPI_Isend", "peer"] = 0
+    with pytest.raises(AssertionError, match="MPI_Isend with rank 0"):
+        _check_postings(selfish)
+
+
+def test_the_values_received_cannot_be_made_from_the_ranks_own():
+    """Lab 03 (d): the values a rank sends are drawn afresh for each sample and told to its
+    partner only after the exchange returned (p2p_overlap.c), so T03_zero (a 0-element pair,
+    `in` shifted from `out`) and T03_self (the whole exchange with itself, then shifted) fail on
+    the first value received; the kit's pattern rank * 1e6 + sample * 1e3 + k % 997 let both
+    keep 4/4."""
+    from gaming import source_of
+    from hybridlab.p2p.exercise import build_student_overlap, check_student_overlap
+
+    for why, name in (("fresh attacker (T03_zero)", "p2p_t03zero"),
+                      ("fresh attacker (T03_self)", "p2p_t03self")):  # fmt: skip
+        kernel = build_student_overlap(source_of("03_point_to_point", why), name)
+        with pytest.raises(hl.KernelError, match="received value 0 is .* told no one before"):
+            check_student_overlap(kernel, threads=(2,), steps=40, bytes=2**16, flops=500)
+
+
+def test_a_team_that_computes_after_the_exchange_in_most_samples_is_a_stall():
+    """Lab 03 (d) (a fresh attacker's T03_once2, 4/4 kept twice, 2026-12-05): the master posts
+    and waits at once while the team idles, then the team computes, in every timed sample; only
+    the untimed warm-up overlapped, and a window in which the master computed nothing was not
+    judged. _check_stalls (c): in a window at least IDLE_WINDOW long in which the master computed
+    fewer than steps / (2T) steps, more computing after it than inside while the other threads
+    sat idle in it longer than that late computing took is a stall, in most samples a refusal.
+    A communication thread whose team computes inside, the window short (the late rank's), or
+    one such sample of three, is none."""
+    from hybridlab.p2p.exercise import IDLE_WINDOW, _check_stalls
+
+    long_ = 2 * IDLE_WINDOW
+    overlapped = {"post": 0.0, "done": long_, "work": [(0, 0.001, 0.0011, 20), (1, 0.001, 0.0011, 20)]}
+    after = long_ + 1e-5
+    blocked = {"post": 0.0, "done": long_, "work": [(0, after, after + 1e-4, 20),
+                                                    (1, after, after + 1e-4, 20)]}  # fmt: skip
+    with pytest.raises(AssertionError, match=r"2 of 3 samples .* 40 steps \(200 us\) computed after "
+                                             "the exchange completed, 0 us of computing inside it"):
+        _check_stalls(_exchange_trace([overlapped, blocked, blocked]), 2, 40)
+    _check_stalls(_exchange_trace([overlapped, blocked, overlapped]), 2, 40)  # once: outvoted
+    # a communication thread (the master computes nothing): its team computes inside the window
+    comm = {"post": 0.0, "done": long_, "work": [(1, 0.001, 0.0012, 40)]}
+    _check_stalls(_exchange_trace([comm] * 3), 2, 40)
+    # ... and the same team idle in the window, computing only once it completed, is a stall
+    idle = {"post": 0.0, "done": long_, "work": [(1, after, after + 2e-4, 40)]}
+    with pytest.raises(AssertionError, match="3 of 3 samples"):
+        _check_stalls(_exchange_trace([idle] * 3), 2, 40)
+    # a short window (the late rank's): the message had waited for it; nothing to judge there
+    short = IDLE_WINDOW / 10
+    quick = {"post": 0.0, "done": short, "work": [(0, short + 1e-5, short + 1e-4, 20),
+                                                  (1, short + 1e-5, short + 1e-4, 20)]}  # fmt: skip
+    _check_stalls(_exchange_trace([quick] * 3), 2, 40)

@@ -903,3 +903,37 @@ GAMING += [
             "fresh attacker (Q03d_sendwait): MPI_Wait on the send and an MPI_Barrier before any "
             "step, the receive's first test then done", reason="inside the open exchange (not its completion)"),
 ]
+
+
+# a fresh attacker's T03_zero and T03_self (4/4 kept twice each, 2026-12-05): no data crosses to the
+# partner: a 0-element MPI_Irecv/MPI_Isend pair holds the window, or the whole exchange goes to the
+# rank itself, and `in` is made from `out` (the kit's values, rank * 1e6 + sample * 1e3 + k % 997,
+# were the partner's shifted by (peer - rank) * 1e6). The values a rank sends are now drawn afresh
+# for each sample and told to its partner only once the exchange has returned (p2p_overlap.c), and
+# each posting must move `count` doubles to or from `peer` on `comm` (p2p.exercise._check_postings).
+# The kernel finds the first wrong value in (e)'s run made apart too: both parts are lost
+_T03ZERO = "%%c OVERLAP_C p2p_overlap\n/* The exchange carries no data: a 0-element Isend/Irecv pair per sample holds the window,\n * and `in` is derived from `out` (the partner's pattern differs by (peer - rank) * 1e6). */\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    int rank;\n    MPI_Comm_rank(comm, &rank);\n    double shift = ((double)peer - (double)rank) * 1e6;\n    for (long k = 0; k < count; k++) in[k] = out[k] + shift;\n    MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};\n    int done = 0;\n#pragma omp parallel\n    {\n#pragma omp masked\n        {\n            MPI_Irecv(in, 0, MPI_DOUBLE, peer, 7, comm, &req[0]);\n            MPI_Isend(out, 0, MPI_DOUBLE, peer, 7, comm, &req[1]);\n        }\n        long mine = 0;\n#pragma omp for schedule(static) nowait\n        for (long i = 0; i < steps; i++) {\n            compute_step(i);\n            if (omp_get_thread_num() == 0 && !done && ++mine % poll == 0)\n                MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);\n        }\n#pragma omp masked\n        if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n    }\n}\n"
+_T03SELF = '%%c OVERLAP_C p2p_overlap\n/* Gaming: the full-size "exchange" goes to this rank itself (nothing crosses to the partner);\n * after it, `in` (which then holds this rank\'s own pattern) is shifted to the partner\'s by\n * (peer - rank) * 1e6. The overlap and polling are otherwise those of a right answer. */\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    int rank;\n    MPI_Comm_rank(comm, &rank);\n    MPI_Request req[2];\n    int done = 0;\n#pragma omp parallel\n    {\n#pragma omp masked\n        {\n            MPI_Irecv(in, (int)count, MPI_DOUBLE, rank, 7, comm, &req[0]);\n            MPI_Isend(out, (int)count, MPI_DOUBLE, rank, 7, comm, &req[1]);\n        }\n#pragma omp barrier\n        long mine = 0;\n#pragma omp for schedule(static) nowait\n        for (long i = 0; i < steps; i++) {\n            compute_step(i);\n            if (omp_get_thread_num() == 0 && !done && ++mine % poll == 0)\n                MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);\n        }\n#pragma omp masked\n        if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n    }\n    double shift = ((double)peer - (double)rank) * 1e6;\n    for (long k = 0; k < count; k++) in[k] += shift;\n}\n'
+GAMING += [
+    attempt("method", "overlap_exchange", _T03ZERO, OVERLAP,
+            "fresh attacker (T03_zero): a 0-element Irecv/Isend pair holds the window, `in` made "
+            "from `out` shifted by (peer - rank) * 1e6", reason="told no one before the exchange returned"),
+    attempt("method", "overlap_exchange", _T03SELF, OVERLAP,
+            "fresh attacker (T03_self): the whole exchange to the rank itself, then `in` shifted "
+            "to the partner's values", reason="told no one before the exchange returned"),
+]
+
+# a fresh attacker's T03_once2 (4/4 kept twice, 2026-12-05): the overlap only in the untimed warm-up
+# (and at one thread, whose runs count the polls); in every timed sample of a team the master posts
+# and waits at once while the team idles at a barrier, then the team computes. A window in which the
+# master computed nothing was not judged, and one overlapping window gave the run a share of
+# computing inside. The judged runs now make one rank of the pair late in each sample (LATE_US), so
+# the other's window is long, and a team idle in such a window that computes after it, in most
+# samples, stalls (p2p.exercise._idle_team)
+_T03ONCE2 = "%%c OVERLAP_C p2p_overlap\n/* Gaming (v2: honest with one thread, whose runs count the polls): overlap once (the first call of a run: the kit's untimed warm-up), then a blocking\n * exchange dressed as non-blocking in every timed sample: post, MPI_Waitall at once, and only\n * then the team computes. */\nstatic long calls = 0;\n\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    MPI_Request req[2];\n    int done = 0;\n    int first = calls++ == 0 || omp_get_max_threads() == 1; /* one thread: honest */\n#pragma omp parallel\n    {\n#pragma omp masked\n        {\n            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 9, comm, &req[0]);\n            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 9, comm, &req[1]);\n            if (!first) {\n                MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n                done = 1;\n            }\n        }\n#pragma omp barrier\n        long mine = 0;\n#pragma omp for schedule(static) nowait\n        for (long i = 0; i < steps; i++) {\n            compute_step(i);\n            if (omp_get_thread_num() == 0 && !done && ++mine % poll == 0)\n                MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);\n        }\n#pragma omp masked\n        if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n    }\n}\n"
+GAMING += [
+    attempt("method", "overlap_exchange", _T03ONCE2, EXCHANGE,
+            "fresh attacker (T03_once2): overlap in the warm-up and at one thread only; every "
+            "timed sample of a team posts, waits, then computes",
+            reason="computed after the exchange completed"),
+]

@@ -313,4 +313,107 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
 """, why="fresh attacker (attackI r03e): a communication thread: the master posts, a barrier, the "
          "master only waits (MPI_Waitall), the others share the steps: computes no step, so "
          "_check_stalls leaves it to the share rule"),
+    right("overlap_exchange", r"""
+%%c OVERLAP_C p2p_overlap
+/* Right, unusual: with a team the master is a communication thread: it computes no step and
+ * tests the exchange (pausing 20 us between tests) until it completes, while the other threads
+ * share all the steps by hand (the module text allows "a master that computes nothing").
+ * Alone, the master computes every step and tests every `poll` of them. */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+#pragma omp parallel shared(req, done)
+    {
+        int me = omp_get_thread_num(), team = omp_get_num_threads();
+        if (me == 0) {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 13, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 13, comm, &req[1]);
+        }
+#pragma omp barrier
+        if (team == 1) {
+            for (long i = 0; i < steps; i++) {
+                compute_step(i);
+                if (!done && (i + 1) % poll == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            }
+            if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        } else if (me == 0) {
+            MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            while (!done) {
+                usleep(20);
+                MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            }
+        } else {
+            int workers = team - 1, k = me - 1;
+            long lo = steps * k / workers, hi = steps * (k + 1) / workers;
+            for (long i = lo; i < hi; i++) compute_step(i);
+        }
+    }
+}
+""", why="fresh attacker (T03r_comm): a communication thread that computes nothing with a team, MPI_Testall and usleep(20) until done, the workers' blocks split by hand; alone, it computes and polls"),
+    right("overlap_exchange", r"""
+%%c OVERLAP_C p2p_overlap
+/* Right answer, unusual: no worksharing construct, each thread computes its own block of the
+ * steps by hand; the master tests each request with its own MPI_Test and completes what is
+ * left with MPI_Wait, one request at a time. */
+static void my_block(long steps, int t, int nt, long *lo, long *hi) {
+    long base = steps / nt, extra = steps % nt;
+    *lo = t * base + (t < extra ? t : extra);
+    *hi = *lo + base + (t < extra);
+}
+
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request recv_req, send_req;
+#pragma omp parallel
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        long lo, hi;
+        my_block(steps, t, nt, &lo, &hi);
+        if (t == 0) {
+            int got = 0, gone = 0;
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 5, comm, &recv_req);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 5, comm, &send_req);
+            for (long i = lo; i < hi; i++) {
+                compute_step(i);
+                if ((i - lo + 1) % poll == 0 && !(got && gone)) {
+                    if (!got) MPI_Test(&recv_req, &got, MPI_STATUS_IGNORE);
+                    if (!gone) MPI_Test(&send_req, &gone, MPI_STATUS_IGNORE);
+                }
+            }
+            if (!got) MPI_Wait(&recv_req, MPI_STATUS_IGNORE);
+            if (!gone) MPI_Wait(&send_req, MPI_STATUS_IGNORE);
+        } else {
+            for (long i = lo; i < hi; i++) compute_step(i);
+        }
+    }
+}
+""", why="fresh attacker (T03r_blocks): no worksharing construct, no barrier: each thread its own block by hand, the master tests each request with its own MPI_Test and waits for each with MPI_Wait"),
+    right("overlap_exchange", r"""
+%%c OVERLAP_C p2p_overlap
+/* Right answer, unusual: thread 0 tested by number (no masked), a barrier after posting, and a
+ * dynamic schedule; the master counts its own steps and tests every `poll` of them. */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+#pragma omp parallel shared(done, req)
+    {
+        int me = omp_get_thread_num();
+        if (me == 0) {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 11, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 11, comm, &req[1]);
+        }
+#pragma omp barrier
+        long own = 0;
+#pragma omp for schedule(dynamic, 2) nowait
+        for (long i = 0; i < steps; i++) {
+            compute_step(i);
+            if (me == 0 && !done && ++own % poll == 0)
+                MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+        }
+        if (me == 0 && !done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    }
+}
+""", why="fresh attacker (T03r_dyn): thread 0 by number, a barrier after posting, schedule(dynamic, 2), the master counts its own steps"),
 ]

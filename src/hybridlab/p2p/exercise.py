@@ -8,8 +8,11 @@ checks them and fails naming the first wrong one), only the master calls MPI (FU
 hybridlab.runs.compliance), MPI_Test is called about every `poll` steps while the exchange is
 open (counted where one thread computes every step), the team computes while the exchange is open
 (the trace's timestamps: hybridlab.runs.student_c.overlap_share), the master does not block in
-a Wait with the exchange open while it has steps left, or after a step or so with the team idle
-(_check_stalls), and no deadlock (MPI_Send is
+a Wait with the exchange open while it has steps left, or after a step or so with the team idle,
+nor does the team put its computing off until the exchange has completed in most samples
+(_check_stalls), each posting moves the sample's `count` doubles to or from `peer` on `comm`
+(_check_postings; the values are drawn afresh per sample and told to no one before the exchange
+returns, so they cannot be made from the rank's own), and no deadlock (MPI_Send is
 synchronous in the student's code; a hang ends as KernelTimeout).
 
     kernel = build_student_overlap(code)
@@ -50,6 +53,15 @@ SIGNATURE = (
 )
 LEVEL = "funneled"  # only the master calls MPI
 POLLS = ("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome")
+# (d): in the judged runs one rank of the pair calls overlap_exchange this late in each sample,
+# each in turn (p2p_overlap.c's late_us), so the other's exchange is open at least that long: a
+# window a team has the time to compute in (all of the steps take well under 1 ms), where the
+# team's idling is judged (_idle_team); as lab 04 (d)'s stagger
+LATE_US = 20000
+# (d): _idle_team judges only windows at least this long (a quarter of the stagger: the early
+# rank's); a shorter one (the late rank's: the message had waited for it) says too little
+# against a thread the loaded machine pauses
+IDLE_WINDOW = LATE_US * 1e-6 / 4
 
 
 def live_polls(calls: pd.DataFrame) -> pd.Series:
@@ -176,12 +188,14 @@ def team_shares(res: Results, windows: pd.DataFrame, threads: int) -> tuple[floa
 
 
 def student_overlap_runs(kernel: Kernel, threads: tuple[int, ...], *, bytes: int, steps: int,
-                         flops: int, poll: int, samples: int, timeout: float) -> list[Results]:  # fmt: skip
+                         flops: int, poll: int, samples: int, timeout: float,
+                         late_us: int = LATE_US) -> list[Results]:  # fmt: skip
     """The student's overlap run on 2 ranks at each thread count, traced (KernelError when the
-    kernel finds a wrong value, KernelTimeout on a deadlock)."""
+    kernel finds a wrong value, KernelTimeout on a deadlock), one rank of the pair `late_us`
+    late in each sample, each in turn (LATE_US)."""
     return [run_program(kernel, ranks=2, threads=t, thread_level=LEVEL, timeout=timeout,
                         variants="student", bytes=bytes, steps=steps, flops=flops, poll=poll,
-                        samples=samples)  # fmt: skip
+                        samples=samples, late_us=late_us)  # fmt: skip
             for t in threads]
 
 
@@ -196,6 +210,7 @@ def judge_overlap(res: Results, threads: int, *, steps: int, poll: int, samples:
         "ranks: the master must poll (MPI_Test) while it computes its share of the steps"
     )
     _check_method(res, threads, samples, steps, poll)
+    _check_postings(res)
     _check_stalls(res, threads, steps)
     others, least = team_shares(res, overlap_table(res), threads)
     share = overlap_share(res)
@@ -225,6 +240,50 @@ STRETCH = 2
 EXCHANGE_CALLS = frozenset({"MPI_Isend", "MPI_Irecv", *COMPLETES, "MPI_Request_free",
                             "MPI_Comm_rank", "MPI_Comm_size", "MPI_Query_thread", "MPI_Get_count",
                             "MPI_Barrier"})  # fmt: skip
+
+
+# (d): the kit's own call that tells each rank its partner's secret once a sample's exchange has
+# returned (p2p_overlap.c): its record (student 0) names the kit's communicator and the partner
+REVEAL = "MPI_Sendrecv"
+ANY_SOURCE = -2  # the tracer's peer for a receive from MPI_ANY_SOURCE
+
+
+def _check_postings(res: Results) -> None:
+    """Every MPI_Isend and MPI_Irecv of the cell moves the sample's message: the run's `bytes`
+    (`count` doubles), to or from the partner (a receive may name MPI_ANY_SOURCE), on the kit's
+    communicator; both read from the trace (the posting's "bytes", "peer" as an MPI_COMM_WORLD
+    rank, "comm_id") against the kit's own reveal call (REVEAL) and sample records. A 0-element
+    pair holding the window while `in` was made from `out`, or a full exchange with the rank
+    itself (a fresh attacker's T03_zero and T03_self, 4/4 kept, 2026-12-05), fail here as well as
+    on the data (the values a rank sends are drawn afresh for each sample and told to no one
+    before the exchange returns)."""
+    calls = res.mpi_calls
+    mine = calls[(calls["student"] == 1) & calls["call"].isin(POSTS)]
+    if mine.empty:
+        return  # nothing posted: _check_method says so
+    records = res.records
+    sample = records[records["record"] == "sample"] if "record" in records else records.iloc[:0]
+    size = int(sample["bytes"].iloc[0]) if len(sample) else None
+    kit = calls[(calls["student"] != 1) & (calls["call"] == REVEAL)]
+    for rank, posts in mine.groupby("rank"):
+        reveal = kit[kit["rank"] == rank]
+        partner = int(reveal["peer"].iloc[0]) if len(reveal) else int(rank) ^ 1
+        comm_id = int(reveal["comm_id"].iloc[0]) if len(reveal) else None
+        for p in posts.itertuples():
+            wrong = []
+            if size is not None and int(p.bytes) != size:
+                wrong.append(f"{int(p.count)} element(s), {int(p.bytes)} bytes (the message is "
+                             f"{size // 8} doubles, {size} bytes)")
+            peers = {partner, ANY_SOURCE} if p.call == "MPI_Irecv" else {partner}
+            if int(p.peer) not in peers:
+                wrong.append(f"rank {int(p.peer)} (MPI_COMM_WORLD) as its peer, not the partner, "
+                             f"rank {partner}")
+            if comm_id is not None and int(p.comm_id) != comm_id:
+                wrong.append("another communicator than `comm`")
+            assert not wrong, (
+                f"rank {rank}: an {p.call} with {'; '.join(wrong)}: each sample's MPI_Isend and "
+                "MPI_Irecv carry the exchange itself: `count` doubles to and from `peer` on "
+                "`comm`")
 
 
 def _check_method(res: Results, threads: int, samples: int, steps: int, poll: int) -> None:
@@ -344,13 +403,96 @@ def _held_inside(mine: pd.DataFrame, work: pd.DataFrame, kit: pd.DataFrame, mast
     return ""
 
 
+def _idle_team(work: pd.DataFrame, kit: pd.DataFrame, master: set, w, sample_end: float) -> str:
+    """(c) of _check_stalls, for a window `w` in which the master computed fewer than
+    steps / (2T) of its own steps, at least IDLE_WINDOW long (the early rank's, its partner
+    LATE_US late): the sample's computing was put off until the exchange had completed: more of
+    it fell after the window (up to the kit's next call, `sample_end`) than inside it, while the
+    threads other than the master that computed in the sample sat idle inside the window for at
+    least as long as that late computing took (the team had the time, and did not use it: a
+    master that posts and waits, then the team computes; a fresh attacker's T03_once2, 4/4 kept
+    twice, 2026-12-05, did that in every timed sample and overlapped only in the untimed
+    warm-up). A communication thread's team computes inside such a window (all the steps take
+    far less than it) unless the machine pauses it for most of the window; a master that
+    computes its share inside (any schedule) is not judged here. What it says, "" if none.
+    `work`: the rank's compute intervals; `kit`: the kit's calls on the rank."""
+    span = w.end - w.start
+    if span < IDLE_WINDOW:
+        return ""
+    earlier = kit.loc[kit["end"] <= w.start, "end"]
+    sample_start = float(earlier.max()) if len(earlier) else float("-inf")
+    inside = (work["end"].clip(upper=w.end) - work["start"].clip(lower=w.start)).clip(lower=0)
+    late = work[(work["start"] >= w.end) & (work["start"] < sample_end)]
+    late_seconds = float((late["end"] - late["start"]).sum())
+    late_steps = int(late["pieces"].sum())
+    if late_steps == 0 or late_seconds <= float(inside.sum()):
+        return ""
+    in_sample = work[(work["end"] > sample_start) & (work["start"] < sample_end)]
+    others = [t for t in sorted(set(in_sample["thread"])) if t not in master]
+    idle = sum(max(0.0, span - float(inside[work["thread"] == t].sum())) for t in others)
+    if not others or idle < late_seconds:
+        return ""
+    return (f"{late_steps} steps ({late_seconds * 1e6:.0f} us) computed after the exchange "
+            f"completed, {float(inside.sum()) * 1e6:.0f} us of computing inside it, while the "
+            f"other threads sat idle in it for {idle * 1e6:.0f} us")
+
+
+def _stall_in(w, mine: pd.DataFrame, kit: pd.DataFrame, master: set, work: pd.DataFrame,
+              threads: int, steps: int) -> tuple[str, int | None, float]:
+    """_check_stalls' (a), (b) and its blocking and spinning rules on one window `w` of a rank
+    (`mine`: the cell's calls there, `kit`: the kit's, `work`: its compute intervals): what
+    stalled ("" if nothing), the master's steps inside the window before its completing call
+    (None when no completing call was found) and the kit's next call after the window (the
+    sample's end)."""
+    later = kit.loc[kit["start"] >= w.end, "start"]
+    sample_end = float(later.min()) if len(later) else float("inf")
+    closing = mine[(mine["done"] == 1) & (mine["end"] == w.end)]
+    if closing.empty:
+        return "", None, sample_end
+    held = _held_inside(mine[mine["thread"].isin(master)], work, kit, master, w)
+    if held:
+        return held, None, sample_end
+    waited = closing["call"].isin(WAITS).any()
+    stop = float(closing[closing["call"].isin(WAITS)].iloc[0]["start"]) if waited else w.end
+    own = work[work["thread"].isin(master)]
+    before = own[(own["end"] > w.start) & (own["start"] < stop)]
+    made = int(before["pieces"].sum())
+    if made == 0:
+        return "", made, sample_end  # the master computed nothing inside: (c) and the share rule
+    after = int(own.loc[(own["start"] >= w.end) & (own["start"] < sample_end),
+                        "pieces"].sum())  # fmt: skip
+    if not waited:  # closed by a test: a wait made of tests (many in a row with no step of the
+        # master's between them, then steps of its own after it) is a stall too
+        tests = mine[mine["thread"].isin(master) & mine["call"].str.startswith("MPI_Test")
+                     & (mine["start"] >= w.start) & (mine["start"] <= w.end)]  # fmt: skip
+        spun = _spins(tests.sort_values("start"), sorted(before["start"]))
+        if after > 0 and spun > 0:
+            return (f"{made} step(s), then the same requests tested again with no step between "
+                    f"({spun} time(s)), then {after} more of the master's steps"), made, sample_end
+        return "", made, sample_end
+    wait = closing[closing["call"].isin(WAITS)].iloc[0]
+    others = work[~work["thread"].isin(master)]
+    team_inside = bool(((others["end"] > w.start) & (others["start"] < w.end)).any())
+    if after > 0:
+        return (f"{made} step(s), then {wait['call']}, then {after} more of the master's steps",
+                made, sample_end)
+    if 2 * threads * made < steps and not team_inside:
+        return (f"{made} step(s), then {wait['call']}, the other threads computing nothing "
+                "meanwhile"), made, sample_end
+    return "", made, sample_end
+
+
 def _check_stalls(res: Results, threads: int, steps: int) -> None:
     """No blocking exchange dressed with a step or two: a window (the exchange open) that the
     master closed in a Wait after computing some of its steps inside it is a stall when
     (a) the master computed steps of its own after that Wait returned, in the same sample (before
     the kit's next call on the rank): it blocked with steps of its own still to compute; or
     (b) the master computed fewer than steps / (2T) steps inside the window and no other thread
-    computed inside it: one step or so, then the whole message waited out.
+    computed inside it: one step or so, then the whole message waited out; or
+    (c) the master computed fewer than steps / (2T) steps inside the window (none included: a
+    master that waits at once) and the sample's computing was put off until after it while the
+    other threads sat idle in it (_idle_team): every timed sample a blocking exchange, the
+    team computing after it.
     A blocking call of the master inside the window that does not close it (a Wait on the send,
     an MPI_Barrier) with steps of its own after it is a stall too (_held_inside).
     A window closed by a test is a stall when the master tested again the very requests its last
@@ -361,7 +503,9 @@ def _check_stalls(res: Results, threads: int, steps: int) -> None:
     schedule) and only then waits computes nothing after its Wait; a static share is at least
     steps / T; under a dynamic schedule behind a barrier, a master left with few steps means the
     others took the rest while it computed and polled (inside the window); a master that computes
-    nothing (a communication thread) is judged by the share rule. Judged per run: it fails when
+    nothing (a communication thread) is judged by the share rule, and by (c), which depends on
+    the others being busy inside the window (a thread the machine pauses for a whole window now
+    and then is outvoted by the run's other samples). Judged per run: it fails when
     more than half of its samples stalled on some rank (the rank that posts first waits for the
     other: a stall shows on one rank of a sample, the later one's single test may complete it)."""
     calls = res.mpi_calls
@@ -375,44 +519,12 @@ def _check_stalls(res: Results, threads: int, steps: int) -> None:
         master = set(mine["thread"])
         done_rank = work[work["rank"] == rank]
         for w in w_rank.itertuples():
-            closing = mine[(mine["done"] == 1) & (mine["end"] == w.end)]
-            if closing.empty:
-                continue
-            held = _held_inside(mine[mine["thread"].isin(master)], done_rank, kit, master, w)
-            if held:
-                stalls.append((w.window, f"rank {rank} sample {w.window}: {held}"))
-                continue
-            waited = closing["call"].isin(WAITS).any()
-            stop = float(closing[closing["call"].isin(WAITS)].iloc[0]["start"]) if waited else w.end
-            own = done_rank[done_rank["thread"].isin(master)]
-            before = own[(own["end"] > w.start) & (own["start"] < stop)]
-            made = int(before["pieces"].sum())
-            if made == 0:
-                continue  # the master computed nothing inside: the share rule judges the team
-            later = kit.loc[kit["start"] >= w.end, "start"]
-            sample_end = float(later.min()) if len(later) else float("inf")
-            after = int(own.loc[(own["start"] >= w.end) & (own["start"] < sample_end),
-                                "pieces"].sum())  # fmt: skip
-            if not waited:  # closed by a test: a wait made of tests (many in a row with no step
-                # of the master's between them, then steps of its own after it) is a stall too
-                tests = mine[mine["thread"].isin(master) & mine["call"].str.startswith("MPI_Test")
-                             & (mine["start"] >= w.start) & (mine["start"] <= w.end)]  # fmt: skip
-                spun = _spins(tests.sort_values("start"), sorted(before["start"]))
-                if after > 0 and spun > 0:
-                    stalls.append((w.window, f"rank {rank} sample {w.window}: {made} step(s), "
-                                   f"then the same requests tested again with no step between "
-                                   f"({spun} time(s)), then {after} more of the master's steps"))
-                continue
-            wait = closing[closing["call"].isin(WAITS)].iloc[0]
-            others = done_rank[~done_rank["thread"].isin(master)]
-            team_inside = bool(((others["end"] > w.start) & (others["start"] < w.end)).any())
-            if after > 0:
-                stalls.append((w.window, f"rank {rank} sample {w.window}: {made} step(s), then "
-                               f"{wait['call']}, then {after} more of the master's steps"))
-            elif 2 * threads * made < steps and not team_inside:
-                stalls.append((w.window, f"rank {rank} sample {w.window}: {made} step(s), "
-                               f"then {wait['call']}, the other threads computing nothing "
-                               "meanwhile"))
+            text, made, sample_end = _stall_in(w, mine, kit, master, done_rank, threads, steps)
+            if not text and made is not None and 2 * threads * made < steps:
+                # (c): the master left its share out of the window; did the team too?
+                text = _idle_team(done_rank, kit, master, w, sample_end)
+            if text:
+                stalls.append((w.window, f"rank {rank} sample {w.window}: {text}"))
     stalled = {w for w, _ in stalls}
     samples = set(windows["window"])
     assert 2 * len(stalled) <= len(samples), (
@@ -421,7 +533,8 @@ def _check_stalls(res: Results, threads: int, steps: int) -> None:
         f"({'; '.join(text for _, text in stalls[:2])}"
         f"{'; ...' if len(stalls) > 2 else ''}): a "
         "blocking exchange with a step inside overlaps nothing: compute your share of the steps "
-        "(polling) while the exchange is open, and wait only when your share is done"
+        "(polling) while the exchange is open, and wait only when your share is done; the team "
+        "computes while the exchange is open in every sample, not after it"
     )
 
 
