@@ -16,7 +16,16 @@
  * bytes, the thread whose store last changed it inside a parallel region ("owned": a fresh
  * attacker's k10spin4 had thread 0 sweep every row while the others scribbled into the rows
  * first and copied them after, each earning changed bytes of both blocks; the sweep's block is
- * then owned by thread 0 alone). A copy from one block into another (memcpy, memmove) keeps each
+ * then owned by thread 0 alone). Ownership follows the word's value, not the last store: each word
+ * keeps its last HL_WC_RUNS runs (a run: the stores one thread, or the serial part, made in a row,
+ * with the value the word held before it); a store that brings the word back to the value it held
+ * before a kept run undoes that run and every run after it, and the word is again owned by whoever
+ * owned it before them (a fresh attacker's A10_reown and A10_masked_compound, 5/5 kept, 2026-12-05:
+ * thread 0 swept every row, the others stored x + 1 and then x back in their rows, each store a
+ * change, and were the last to change every word; a word changed and put back is no change, so
+ * thread 0 keeps it). The serial part's stores are runs too (of no thread: they are credited to
+ * none), so a word the serial part changed and a thread then put back is the earlier thread's.
+ * A copy from one block into another (memcpy, memmove) keeps each
  * word's author: the copied words are owned by whoever owned them in the source (a fresh
  * attacker's right answer R10single copied the shared update's block back on one thread, in
  * `single`, and lost its points as if one thread had swept). At MPI_Finalize one "writes" record per (bucket, thread) that
@@ -29,16 +38,24 @@
 #define HL_WC_BUCKETS 64
 #define HL_WC_BIG (64L << 10)
 static atomic_uintptr_t wc_lo[HL_WC_BUCKETS], wc_hi[HL_WC_BUCKETS]; /* bucket b >= 1: a block */
-static unsigned char *_Atomic wc_owner[HL_WC_BUCKETS]; /* per word of a block: last writer + 1 */
+#define HL_WC_RUNS 8   /* the runs kept per word of a block */
+#define HL_WC_SERIAL 255 /* a run of the serial part (owned by no thread) */
+typedef struct {      /* a word's last runs, oldest first: who (slot + 1, or HL_WC_SERIAL), and a */
+    uint32_t from[HL_WC_RUNS]; /* hash of the value the word held before the run */
+    unsigned char who[HL_WC_RUNS];
+    unsigned char runs;
+} wc_word;
+static wc_word *_Atomic wc_owner[HL_WC_BUCKETS]; /* per word of a block: its runs (owner: the last) */
 static atomic_uintptr_t wc_words[HL_WC_BUCKETS];      /* its words (kept when the block is freed) */
 static atomic_int wc_blocks = 1;
 static long wc_changed[HL_WC_THREADS][HL_WC_BUCKETS + 8]; /* a row per thread, its own line */
 static atomic_long wc_tid[HL_WC_THREADS];
 static atomic_int wc_threads;
-static _Thread_local int wc_slot = -1, wc_pend_bucket;
+static _Thread_local int wc_slot = -1, wc_pend_bucket, wc_pend_who;
 static _Thread_local uintptr_t wc_pend, wc_stack_lo, wc_stack_hi;
 static _Thread_local unsigned long wc_pend_size;
 static _Thread_local unsigned char wc_old[16];
+static _Thread_local uint64_t wc_old_words[3]; /* a block's words the pending store covers, before it */
 extern const char __start_hl_cell_text[] __attribute__((weak, visibility("hidden")));
 extern const char __stop_hl_cell_text[] __attribute__((weak, visibility("hidden")));
 
@@ -75,29 +92,72 @@ static void wc_credit(int slot, int bucket, unsigned long bytes) {
                      __ATOMIC_RELAXED);
 }
 
-static void wc_own(int slot, int bucket, uintptr_t at, unsigned long size) {
-    unsigned char *owner = bucket > 0 ? atomic_load_explicit(&wc_owner[bucket], memory_order_acquire)
-                                      : NULL;
-    if (!owner || !size) return;
+static uint32_t wc_hash(uint64_t v) { return (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> 32); }
+
+static uint64_t wc_word_at(int bucket, uintptr_t w) { /* word w of a block, as it is now */
     uintptr_t lo = atomic_load_explicit(&wc_lo[bucket], memory_order_relaxed);
-    uintptr_t words = atomic_load_explicit(&wc_words[bucket], memory_order_relaxed);
-    for (uintptr_t w = (at - lo) / 8; w <= (at + size - 1 - lo) / 8 && w < words; w++)
-        __atomic_store_n(&owner[w], (unsigned char)(slot + 1), __ATOMIC_RELAXED);
+    uintptr_t hi = atomic_load_explicit(&wc_hi[bucket], memory_order_relaxed);
+    uint64_t v = 0;
+    if (lo + 8 * w + 8 <= hi) __builtin_memcpy(&v, (const void *)(lo + 8 * w), 8);
+    else if (lo + 8 * w < hi) __builtin_memcpy(&v, (const void *)(lo + 8 * w), hi - lo - 8 * w);
+    return v;
 }
 
-static unsigned char wc_owner_at(int bucket, uintptr_t at) { /* a block's word's last writer + 1 */
-    unsigned char *owner = atomic_load_explicit(&wc_owner[bucket], memory_order_acquire);
+/* word w of a block changed from `old` to `now` by `who` (slot + 1, or HL_WC_SERIAL): back to the
+ * value it held before a kept run, that run and those after it are undone (its owner is again the
+ * one before them); otherwise the change continues who's run, or starts a new one */
+static void wc_change(int bucket, uintptr_t w, uint64_t old, uint64_t now, int who) {
+    wc_word *words = bucket > 0 ? atomic_load_explicit(&wc_owner[bucket], memory_order_acquire) : NULL;
+    if (!words || w >= atomic_load_explicit(&wc_words[bucket], memory_order_relaxed) || old == now) return;
+    wc_word *word = &words[w];
+    uint32_t back = wc_hash(now);
+    int runs = word->runs < HL_WC_RUNS ? word->runs : HL_WC_RUNS;
+    for (int k = runs - 1; k >= 0; k--)
+        if (word->from[k] == back) {
+            word->runs = (unsigned char)k;
+            return;
+        }
+    if (runs && word->who[runs - 1] == who) return;
+    if (runs == HL_WC_RUNS) { /* the oldest run forgotten */
+        __builtin_memmove(word->from, word->from + 1, sizeof word->from - sizeof word->from[0]);
+        __builtin_memmove(word->who, word->who + 1, sizeof word->who - 1);
+        runs--;
+    }
+    word->from[runs] = wc_hash(old);
+    word->who[runs] = (unsigned char)who;
+    word->runs = (unsigned char)(runs + 1);
+}
+
+/* a store of `size` bytes at `at` by `who` whose value after it is not known here (a range): a run
+ * of who's, from the words' values now */
+static void wc_own(int who, int bucket, uintptr_t at, unsigned long size) {
+    if (bucket <= 0 || !size || !atomic_load_explicit(&wc_owner[bucket], memory_order_acquire)) return;
+    uintptr_t lo = atomic_load_explicit(&wc_lo[bucket], memory_order_relaxed);
+    for (uintptr_t w = (at - lo) / 8; w <= (at + size - 1 - lo) / 8; w++) {
+        uint64_t v = wc_word_at(bucket, w);
+        wc_change(bucket, w, v, ~v, who); /* a change of unknown value: a run of who's */
+    }
+}
+
+static unsigned char wc_owner_at(int bucket, uintptr_t at) { /* a block's word's owner (slot + 1), 0: none */
+    wc_word *words = atomic_load_explicit(&wc_owner[bucket], memory_order_acquire);
     uintptr_t w = (at - atomic_load_explicit(&wc_lo[bucket], memory_order_relaxed)) / 8;
-    return owner && w < atomic_load_explicit(&wc_words[bucket], memory_order_relaxed)
-               ? __atomic_load_n(&owner[w], __ATOMIC_RELAXED) : 0;
+    if (!words || w >= atomic_load_explicit(&wc_words[bucket], memory_order_relaxed)) return 0;
+    int runs = words[w].runs;
+    return runs && words[w].who[runs - 1] != HL_WC_SERIAL ? words[w].who[runs - 1] : 0;
 }
 
 static void wc_settle(int slot) { /* the thread's previous store: did it change its bytes? */
     const unsigned char *now = (const unsigned char *)wc_pend;
-    for (unsigned long k = 0; k < wc_pend_size; k++)
+    if (wc_pend_size && wc_pend_bucket > 0) { /* a block's words: whose run */
+        uintptr_t lo = atomic_load_explicit(&wc_lo[wc_pend_bucket], memory_order_relaxed);
+        uintptr_t first = (wc_pend - lo) / 8, last = (wc_pend + wc_pend_size - 1 - lo) / 8;
+        for (uintptr_t w = first; w <= last && w < first + 3; w++)
+            wc_change(wc_pend_bucket, w, wc_old_words[w - first], wc_word_at(wc_pend_bucket, w), wc_pend_who);
+    }
+    for (unsigned long k = 0; k < wc_pend_size && wc_pend_who != HL_WC_SERIAL; k++)
         if (now[k] != wc_old[k]) {
             wc_credit(slot, wc_pend_bucket, wc_pend_size);
-            wc_own(slot, wc_pend_bucket, wc_pend, wc_pend_size);
             break;
         }
     wc_pend_size = 0;
@@ -107,16 +167,21 @@ static void wc_store(void *at, unsigned long size) {
     int slot = wc_mine();
     if (slot < 0) return;
     wc_settle(slot);
-    if (omp_get_level() == 0) return;
+    int serial = omp_get_level() == 0;
     int bucket = wc_bucket((uintptr_t)at);
-    if (bucket < 0) return;
+    if (bucket < 0 || (serial && bucket == 0)) return; /* the serial part: only its runs in blocks */
+    int who = serial ? HL_WC_SERIAL : slot + 1;
     if (size > sizeof wc_old) { /* a store of another size: its bytes, unsettled */
-        wc_credit(slot, bucket, size);
-        wc_own(slot, bucket, (uintptr_t)at, size);
+        if (!serial) wc_credit(slot, bucket, size);
+        wc_own(who, bucket, (uintptr_t)at, size);
         return;
     }
     for (unsigned long k = 0; k < size; k++) wc_old[k] = ((const unsigned char *)at)[k];
-    wc_pend = (uintptr_t)at, wc_pend_size = size, wc_pend_bucket = bucket;
+    if (bucket > 0) {
+        uintptr_t first = ((uintptr_t)at - atomic_load_explicit(&wc_lo[bucket], memory_order_relaxed)) / 8;
+        for (int k = 0; k < 3; k++) wc_old_words[k] = wc_word_at(bucket, first + k);
+    }
+    wc_pend = (uintptr_t)at, wc_pend_size = size, wc_pend_bucket = bucket, wc_pend_who = who;
 }
 
 #define HL_WC_WRITE(name, size)                                                                    \
@@ -150,7 +215,8 @@ __attribute__((weak)) void __wrap___tsan_write_range(void *a, unsigned long size
     __real___tsan_write_range(a, size);
 }
 
-/* a copy or fill the program's own code calls: the bytes it changes, counted at once */
+/* a copy or fill the program's own code calls: the bytes it changes, counted at once (in the serial
+ * part: only its runs in blocks) */
 static void wc_bulk(const void *caller, void *d, const void *s, int c, size_t size) {
     const char *p = (const char *)caller;
     if (!size || !__start_hl_cell_text || p < __start_hl_cell_text || p >= __stop_hl_cell_text)
@@ -158,19 +224,32 @@ static void wc_bulk(const void *caller, void *d, const void *s, int c, size_t si
     int slot = wc_mine();
     if (slot < 0) return;
     wc_settle(slot);
-    int bucket;
-    if (omp_get_level() == 0 || (bucket = wc_bucket((uintptr_t)d)) < 0) return;
+    int bucket = wc_bucket((uintptr_t)d), serial = omp_get_level() == 0;
+    if (bucket < 0 || (serial && bucket == 0)) return;
     const unsigned char *to = d, *from = s;
     int source = from ? wc_bucket((uintptr_t)from) : 0; /* > 0: a copy out of another block */
+    if (bucket > 0 && atomic_load_explicit(&wc_owner[bucket], memory_order_acquire)) {
+        /* each word of the block the copy covers: its value after the copy, and whose run (a copy
+         * between blocks: each word keeps its author) */
+        uintptr_t lo = atomic_load_explicit(&wc_lo[bucket], memory_order_relaxed), at = (uintptr_t)d;
+        for (uintptr_t w = (at - lo) / 8; w <= (at + size - 1 - lo) / 8; w++) {
+            uint64_t old = wc_word_at(bucket, w), now = old;
+            unsigned char *bytes = (unsigned char *)&now;
+            uintptr_t first = lo + 8 * w;
+            for (int k = 0; k < 8; k++)
+                if (first + k >= at && first + k < at + size)
+                    bytes[k] = from ? from[first + k - at] : (unsigned char)c;
+            uintptr_t read = first < at ? 0 : first - at; /* the source's byte for this word */
+            int who = source > 0 ? wc_owner_at(source, (uintptr_t)from + read) : serial ? HL_WC_SERIAL : slot + 1;
+            wc_change(bucket, w, old, now, who ? who : HL_WC_SERIAL);
+        }
+    }
+    if (serial) return;
     unsigned long changed = 0;
     for (size_t at = 0; at < size; at += 8) { /* by words of 8 bytes, as stores are counted */
         size_t end = size - at < 8 ? size : at + 8, k = at;
         while (k < end && to[k] == (from ? from[k] : (unsigned char)c)) k++;
         changed += k < end ? end - at : 0;
-        if (k < end && source > 0) /* a copy between blocks: each word keeps its author */
-            wc_own(wc_owner_at(source, (uintptr_t)from + at) - 1, bucket, (uintptr_t)to + at, end - at);
-        else if (k < end)
-            wc_own(slot, bucket, (uintptr_t)to + at, end - at);
     }
     wc_credit(slot, bucket, changed);
 }
@@ -210,7 +289,7 @@ static void *wc_block(void *p, size_t size) {
             atomic_store(&wc_lo[b], (uintptr_t)p);
             atomic_store(&wc_hi[b], (uintptr_t)p + size);
             atomic_store(&wc_words[b], (uintptr_t)(size / 8 + 1));
-            atomic_store(&wc_owner[b], __real_calloc(size / 8 + 1, 1)); /* NULL: not owned */
+            atomic_store(&wc_owner[b], __real_calloc(size / 8 + 1, sizeof(wc_word))); /* NULL: not owned */
         } else
             atomic_store(&wc_blocks, HL_WC_BUCKETS);
     }
@@ -256,9 +335,10 @@ static void write_shares(hl_ctx *ctx) {
     if (blocks > HL_WC_BUCKETS) blocks = HL_WC_BUCKETS;
     for (int b = 0; b < blocks; b++) {
         long owned[HL_WC_THREADS + 1] = {0};
-        unsigned char *owner = b ? atomic_load(&wc_owner[b]) : NULL;
+        wc_word *owner = b ? atomic_load(&wc_owner[b]) : NULL;
         uintptr_t words = owner ? atomic_load(&wc_words[b]) : 0;
-        for (uintptr_t w = 0; w < words; w++) owned[owner[w]] += 8;
+        uintptr_t lo = b ? atomic_load(&wc_lo[b]) : 0;
+        for (uintptr_t w = 0; w < words; w++) owned[wc_owner_at(b, lo + 8 * w)] += 8;
         for (int t = 0; t < threads; t++) {
             long bytes = __atomic_load_n(&wc_changed[t][b], __ATOMIC_RELAXED);
             if (!bytes && !owned[t + 1]) continue;

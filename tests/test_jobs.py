@@ -419,6 +419,32 @@ def test_the_update_must_be_shared_among_threads():
     assert updates_unshared(looped.replace("#pragma omp taskloop\n", ""))
 
 
+def test_a_compound_assignment_is_a_statement_of_the_update():
+    """`v[k] = 0.0; v[k] += 0.25 * (...)` is the update as much as `v[k] = 0.25 * (...)`: in
+    `masked`, beside a decoy that reads four elements in an `omp for`, it is not shared (a fresh
+    attacker's A10_masked_compound, 5/5 kept, 2026-12-05); in a `parallel for` it is."""
+    plain = ("                v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] +\n"
+             "                                       u[k * w + j + 1]);")
+    compound = ("            {\n                v[k * w + j] = 0.0;\n"
+                "                v[k * w + j] += 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] +\n"
+                "                                        u[k * w + j + 1]);\n            }")
+    shared = JACOBI_PROGRAM.replace(plain, compound)
+    assert shared != JACOBI_PROGRAM and updates_unshared(shared) == []
+    masked = shared.replace("#pragma omp parallel for\n        for (long k = 1; k <= rows; k++)", """#pragma omp parallel
+        {
+            double d = 0.0;
+#pragma omp for nowait
+            for (long q = 0; q < 8; q++)
+                d = u[q % 2] + u[1 + q % 2] + u[2 + q % 2] + u[3 + q % 2];
+            (void)d;
+#pragma omp masked
+        for (long k = 1; k <= rows; k++)""").replace("u[k * w + j + 1]);\n            }", "u[k * w + j + 1]);\n            }\n        }", 1)
+    assert masked.count("omp masked") == 1 and masked.count("omp for nowait") == 1
+    assert "0.25" in updates_unshared(masked)[0]
+    # a reduction into a scalar (one element) and comparisons are no update
+    assert updates_unshared(JACOBI_PROGRAM.replace("local += u[k * w + j];", "local += u[k * w + j] <= 1.0;")) == []
+
+
 # the nudge's K and DELTA are never where the program can read them: the page that holds them is
 # never made readable (the tracer reads it through /proc/self/mem), and the stack below the
 # program's frame is scrubbed after each send (a program reading below its frame found DELTA there
@@ -585,6 +611,49 @@ def test_bytes_a_thread_changed_that_another_changed_again_are_owned_by_the_last
     # credited a moment late, after another's)
     few, most = sorted(int(v) for v in a["owned"])
     assert few <= 64 and few + most == 8 << 16, a
+
+
+@needs_two
+def test_a_word_changed_and_put_back_stays_owned_by_the_thread_before(tmp_path):
+    """A thread that stores x + 1 and then x back into rows another thread swept (a fresh
+    attacker's A10_reown and A10_masked_compound, 5/5 kept, 2026-12-05), alone, or after the
+    serial part changed them and kept the values (put back in a parallel region), owns none of
+    them: a word brought back to the value it held before a run undoes that run."""
+    flip = _WRITES.replace(
+        "        if (t == 1) {\n            volatile double *same = a;\n"
+        "            for (long i = 0; i < n; i++) same[i] = same[i]; /* written back unchanged */\n",
+        "        if (t == 1) {\n            volatile double *same = a;\n"
+        "            for (long i = 0; i < n; i++) { double x = same[i]; same[i] = x + 1.0; same[i] = x; }\n", 1)
+    assert flip != _WRITES
+    # the serial part keeps a's values aside and scribbles over them; thread 1 puts them back
+    serial = _WRITES.replace("#pragma omp parallel num_threads(2)\n", """#pragma omp parallel num_threads(2)
+    {
+        if (omp_get_thread_num() == 0)
+            for (long i = 0; i < n; i++) a[i] = 2.0;
+    }
+    double *kept = malloc((size_t)n * sizeof *kept);
+    for (long i = 0; i < n; i++) { kept[i] = a[i]; a[i] = -5.0; }
+#pragma omp parallel num_threads(2)
+    {
+        if (omp_get_thread_num() == 1)
+            for (long i = 0; i < n; i++) a[i] = kept[i];
+    }
+#pragma omp parallel num_threads(2)
+""", 1).replace("        if (t == 0)\n            for (long i = 0; i < n; i++) a[i] = 2.0;\n", "", 1)
+    assert serial.count("kept[i]") == 2
+    for name, code in (("lab10_flip", flip), ("lab10_putback", serial)):
+        program = jobs.build_program(name, code, count_writes=True)
+        result, trace = jobs.judged_run(JOB_SCRIPT, program, tmp_path, timeout=120,
+                                        sbatch_args=["--ntasks=1", "--cpus-per-task=2"], traced=True,
+                                        env=jobs.COUNT_ENV)  # fmt: skip
+        assert result.check().lines("writes") == [{"a": "2", "b": "2"}], name
+        writes = trace.records[trace.records["record"] == "writes"]
+        a = writes[writes["bucket"].astype(int) == 1]
+        cpu = trace.records[trace.records["record"] == "thread_cpu"]
+        main = {int(v) for v in cpu.loc[cpu["main"].astype(int) == 1, "tid"]}
+        owned = {int(tid) in main: int(v) for tid, v in zip(a["tid"], a["owned"], strict=True)}
+        # all of a thread 0's (a thread's last store is settled at its next one: a word may be late)
+        assert owned[True] >= (8 << 16) - 64 and owned.get(False, 0) <= 64, (name, a, main)
 
 
 # lab 10's run of more ranks than CPUs (each rank's memory read at 3 ranks): the local runner grants

@@ -54,14 +54,19 @@ def _simple_statement(text: str, pos: int) -> str:
     return text[start : end if end >= 0 else len(text)]
 
 
+# an assignment, plain or compound (`=`, `+=`, `<<=`, ...), not a comparison (`==`, `<=`, `!=`)
+_ASSIGNMENT = re.compile(r"(?<![=!<>+\-*/%&|^])(?:<<|>>|[+\-*/%&|^])?=(?!=)")
+
+
 def _update_statements(text: str) -> list[tuple[int, str]]:
-    """(end, statement) of each statement that reads four or more subscripted elements (the
-    5-point update, from one array or through row pointers, or a helper's return of it)."""
+    """(end, statement) of each statement that reads four or more subscripted elements on the
+    right of an assignment, plain or compound (the 5-point update, from one array or through row
+    pointers, `v[k] = 0; v[k] += ...` as much as `v[k] = ...`, or a helper's return of it)."""
     found = []
     for match in re.finditer(r"[^;{}]*;", text):
         statement = "\n".join(line for line in match.group(0).split("\n")
                               if not line.lstrip().startswith("#"))  # fmt: skip
-        right = re.split(r"(?<![=!<>+\-*/%&|^])=(?!=)", statement, maxsplit=1)
+        right = _ASSIGNMENT.split(statement, maxsplit=1)
         reads = right[1] if len(right) == 2 else (
             statement if re.search(r"\breturn\b", statement) else "")  # fmt: skip
         if len(re.findall(r"\w+\s*\[", reads)) >= 4:
