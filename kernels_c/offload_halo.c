@@ -701,6 +701,26 @@ static void maps_always_to(int32_t num, void **args, int64_t *sizes, int64_t *ty
     }
 }
 
+/* The device memory the cell holds, at its most (the "offload" record's device_bytes): at each
+ * launch made while no other runs, the mappings kept (pruned of the unmapped: what the launches and
+ * data operations map, the declare target variables) and the launch's own new mappings. A rank
+ * holds its block (u, unew) and its halo rows; a rank that keeps the whole grid on its device and
+ * sweeps all of it (a fresh attacker's A15_nohalo: every rank the whole problem, no halo exchanged,
+ * 6/6 twice, 2026-12-05) holds more. */
+static long device_peak;
+
+/* The runtime's operations (maps, updates, launches) made while another host thread of the cell's
+ * could run (the "offload" record's parallel_operations): from inside an active host parallel
+ * region, or from a thread other than the one that called jacobi_offload (a nowait construct's
+ * task on a helper thread). Another host thread can write the device's memory (on the host
+ * plugin, host memory) while the operation runs, where the kit keeps what the device holds only
+ * before and after it: an update's copy is taken for the runtime's, and a region can store it back
+ * as its own (a fresh attacker's A15_x87_hostthread3: the host's sweep, in
+ * x87 arithmetic, written into the device's u by a second thread of a host parallel region while
+ * thread 0's target region waited, then stored again point by point, 6/6 twice, 2026-12-05). */
+static long parallel_operations;
+static __thread int cell_thread; /* the thread that called jacobi_offload */
+
 static void launch_begin(const void *id, int32_t num, void **base, void **args, int64_t *sizes,
                          int64_t *types, int32_t teams, int32_t limit) {
     if (in_kit || !watch.on) return;
@@ -716,6 +736,10 @@ static void launch_begin(const void *id, int32_t num, void **base, void **args, 
             if (extra_stored) memset(extra_stored, 0, extra_words);
             maps_always_to(num, args, sizes, types);
             fresh_begin(num, base, args, sizes, types);
+            long held = 0;
+            for (int i = 0; i < reaches; i++) held += (long)reach[i].len;
+            for (int k = 0; k < freshes; k++) held += (long)fresh[k].len;
+            if (held > device_peak) device_peak = held;
         }
         own_stack();
         launched_at = (uintptr_t)__builtin_frame_address(0);
@@ -833,8 +857,10 @@ HL_DEVICE_VISIBLE void __asan_handle_no_return(void) {}
             call;                                                                              \
             break;                                                                             \
         }                                                                                      \
+        const int hl_concurrent = omp_in_parallel() || !cell_thread;                           \
         _Pragma("omp critical(hl_offload_look)") {                                             \
             in_kit = 1;                                                                        \
+            parallel_operations += hl_concurrent;                                              \
             if (dev.running++ == 0)                                                            \
                 device_unchanged();                                                            \
             else /* another operation runs (nowait): what it changes is not the host's */      \
@@ -905,6 +931,253 @@ int __wrap___tgt_target_teams_nowait_mapper(HL_RUN_ARGS, int32_t teams, int32_t 
     HL_LAUNCH(host, num, args, sizes, types, teams, limit,
               rc = __real___tgt_target_teams_nowait_mapper(HL_RUN_PASS, teams, limit,
                                                            HL_DEPS_PASS));
+    return rc;
+}
+
+/* (b) The halo rows by MPI: every message the rank receives (the offload build wraps MPI's
+ * receiving calls at link time, WATCH_FLAGS: MPI_Recv, MPI_Sendrecv(_replace), MPI_Irecv,
+ * MPI_Recv_init, MPI_Isendrecv(_replace) and the completions of their requests) is read as it
+ * completes, its received bytes only: a message from the rank above (below) that holds the interior
+ * of this rank's halo row 0 (m + 1) as the grid of the iteration the device's copy was last seen to
+ * reach, or of the next, counts that grid for that side (the "offload" record's halo_above,
+ * halo_below: the grids whose halo row came from that neighbour by MPI; -1 without a neighbour).
+ * A rank that computes its neighbours' rows itself (the whole grid on every rank) receives none. */
+static MPI_Comm halo_comm = MPI_COMM_NULL;
+static int halo_rank, halo_size;
+static long halo_got[2], halo_last[2]; /* per side (0 above, 1 below): grids counted, the last */
+#undef MPI_Comm_group
+#undef MPI_Group_translate_ranks
+#undef MPI_Group_free
+#undef MPI_Get_count
+
+static void halo_start(MPI_Comm comm, int rank, int size) {
+    halo_comm = comm, halo_rank = rank, halo_size = size;
+    halo_got[0] = halo_got[1] = 0, halo_last[0] = halo_last[1] = -1;
+}
+
+/* the source `source` of communicator c as a rank of the kernel's communicator (-1: none) */
+static int halo_peer(int source, MPI_Comm c) {
+    if (source < 0 || c == MPI_COMM_NULL) return -1;
+    if (c == halo_comm) return source;
+    MPI_Group from, to;
+    int peer = MPI_UNDEFINED;
+    if (MPI_Comm_group(c, &from) != MPI_SUCCESS) return -1;
+    if (MPI_Comm_group(halo_comm, &to) == MPI_SUCCESS) {
+        MPI_Group_translate_ranks(from, 1, &source, to, &peer);
+        MPI_Group_free(&to);
+    }
+    MPI_Group_free(&from);
+    return peer == MPI_UNDEFINED ? -1 : peer;
+}
+
+/* does `bytes` at `buf` hold, at some double's offset, the interior of global row `row` of grid g? */
+static int holds_row(const unsigned char *buf, long bytes, const double *g, long row) {
+    const long w = watch.w, len = w - 2;
+    for (long at = 0; at + len * (long)sizeof(double) <= bytes; at += (long)sizeof(double)) {
+        long j = 1;
+        for (; j <= len; j++) {
+            double v;
+            memcpy(&v, buf + at + (j - 1) * (long)sizeof(double), sizeof v);
+            if (!(fabs(v - g[row * w + j]) <= 1e-9)) break;
+        }
+        if (j > len) return 1;
+    }
+    return 0;
+}
+
+/* a completed receive: `bytes` received at buf from `source` of c */
+static void halo_received(const void *buf, long bytes, int source, MPI_Comm c) {
+    if (!watch.on || halo_comm == MPI_COMM_NULL || !buf || bytes <= 0) return;
+    int peer = halo_peer(source, c);
+    int side = peer == halo_rank - 1 ? 0 : peer == halo_rank + 1 && peer < halo_size ? 1 : -1;
+    if (side < 0) return;
+#pragma omp critical(hl_offload_look)
+    {
+        const long row = side == 0 ? watch.row0 : watch.row0 + watch.m + 1;
+        long grid = -1;
+        if (holds_row(buf, bytes, watch.next, row)) grid = watch.seen + 1;
+        else if (holds_row(buf, bytes, watch.ref, row)) grid = watch.seen;
+        if (grid > halo_last[side]) halo_got[side]++, halo_last[side] = grid;
+    }
+}
+
+static void halo_status(const void *buf, const MPI_Status *st, MPI_Comm c) {
+    int n = 0;
+    if (MPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED) n = 0;
+    halo_received(buf, n, st->MPI_SOURCE, c);
+}
+
+/* the receives posted and not yet completed (persistent ones until freed) */
+#define HL_MAX_POSTED 256
+static struct {
+    MPI_Request request;
+    const void *buf;
+    MPI_Comm comm;
+    int persistent;
+} posted[HL_MAX_POSTED];
+static int posts;
+
+static void post(MPI_Request r, const void *buf, MPI_Comm c, int persistent) {
+    if (!watch.on || r == MPI_REQUEST_NULL) return;
+    for (int i = 0; i < posts; i++)
+        if (posted[i].request == r) {
+            posted[i].buf = buf, posted[i].comm = c, posted[i].persistent = persistent;
+            return;
+        }
+    if (posts == HL_MAX_POSTED) posted[0] = posted[--posts]; /* the oldest dropped */
+    posted[posts].request = r, posted[posts].buf = buf, posted[posts].comm = c;
+    posted[posts++].persistent = persistent;
+}
+
+/* request `was` completed with status st (now `now`: MPI_REQUEST_NULL unless persistent) */
+static void completed(MPI_Request was, MPI_Request now, const MPI_Status *st) {
+    if (was == MPI_REQUEST_NULL) return;
+    for (int i = 0; i < posts; i++)
+        if (posted[i].request == was) {
+            halo_status(posted[i].buf, st, posted[i].comm);
+            if (!posted[i].persistent || now == MPI_REQUEST_NULL) posted[i] = posted[--posts];
+            return;
+        }
+}
+
+int __real_MPI_Recv(void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Status *st);
+int __wrap_MPI_Recv(void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Status *st) {
+    MPI_Status own;
+    if (st == MPI_STATUS_IGNORE) st = &own;
+    int rc = __real_MPI_Recv(b, n, t, s, g, c, st);
+    if (rc == MPI_SUCCESS) halo_status(b, st, c);
+    return rc;
+}
+int __real_MPI_Sendrecv(const void *sb, int sn, MPI_Datatype st_, int d, int sg, void *rb, int rn,
+                        MPI_Datatype rt, int s, int rg, MPI_Comm c, MPI_Status *st);
+int __wrap_MPI_Sendrecv(const void *sb, int sn, MPI_Datatype st_, int d, int sg, void *rb, int rn,
+                        MPI_Datatype rt, int s, int rg, MPI_Comm c, MPI_Status *st) {
+    MPI_Status own;
+    if (st == MPI_STATUS_IGNORE) st = &own;
+    int rc = __real_MPI_Sendrecv(sb, sn, st_, d, sg, rb, rn, rt, s, rg, c, st);
+    if (rc == MPI_SUCCESS) halo_status(rb, st, c);
+    return rc;
+}
+int __real_MPI_Sendrecv_replace(void *b, int n, MPI_Datatype t, int d, int sg, int s, int rg,
+                                MPI_Comm c, MPI_Status *st);
+int __wrap_MPI_Sendrecv_replace(void *b, int n, MPI_Datatype t, int d, int sg, int s, int rg,
+                                MPI_Comm c, MPI_Status *st) {
+    MPI_Status own;
+    if (st == MPI_STATUS_IGNORE) st = &own;
+    int rc = __real_MPI_Sendrecv_replace(b, n, t, d, sg, s, rg, c, st);
+    if (rc == MPI_SUCCESS) halo_status(b, st, c);
+    return rc;
+}
+int __real_MPI_Irecv(void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r);
+int __wrap_MPI_Irecv(void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r) {
+    int rc = __real_MPI_Irecv(b, n, t, s, g, c, r);
+    if (rc == MPI_SUCCESS) post(*r, b, c, 0);
+    return rc;
+}
+int __real_MPI_Recv_init(void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r);
+int __wrap_MPI_Recv_init(void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r) {
+    int rc = __real_MPI_Recv_init(b, n, t, s, g, c, r);
+    if (rc == MPI_SUCCESS) post(*r, b, c, 1);
+    return rc;
+}
+#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
+int __real_MPI_Isendrecv(const void *sb, int sn, MPI_Datatype st_, int d, int sg, void *rb, int rn,
+                         MPI_Datatype rt, int s, int rg, MPI_Comm c, MPI_Request *r);
+int __wrap_MPI_Isendrecv(const void *sb, int sn, MPI_Datatype st_, int d, int sg, void *rb, int rn,
+                         MPI_Datatype rt, int s, int rg, MPI_Comm c, MPI_Request *r) {
+    int rc = __real_MPI_Isendrecv(sb, sn, st_, d, sg, rb, rn, rt, s, rg, c, r);
+    if (rc == MPI_SUCCESS) post(*r, rb, c, 0);
+    return rc;
+}
+int __real_MPI_Isendrecv_replace(void *b, int n, MPI_Datatype t, int d, int sg, int s, int rg,
+                                 MPI_Comm c, MPI_Request *r);
+int __wrap_MPI_Isendrecv_replace(void *b, int n, MPI_Datatype t, int d, int sg, int s, int rg,
+                                 MPI_Comm c, MPI_Request *r) {
+    int rc = __real_MPI_Isendrecv_replace(b, n, t, d, sg, s, rg, c, r);
+    if (rc == MPI_SUCCESS) post(*r, b, c, 0);
+    return rc;
+}
+#endif
+int __real_MPI_Wait(MPI_Request *r, MPI_Status *st);
+int __wrap_MPI_Wait(MPI_Request *r, MPI_Status *st) {
+    MPI_Status own;
+    MPI_Request was = *r;
+    if (st == MPI_STATUS_IGNORE) st = &own;
+    int rc = __real_MPI_Wait(r, st);
+    if (rc == MPI_SUCCESS) completed(was, *r, st);
+    return rc;
+}
+int __real_MPI_Test(MPI_Request *r, int *f, MPI_Status *st);
+int __wrap_MPI_Test(MPI_Request *r, int *f, MPI_Status *st) {
+    MPI_Status own;
+    MPI_Request was = *r;
+    if (st == MPI_STATUS_IGNORE) st = &own;
+    int rc = __real_MPI_Test(r, f, st);
+    if (rc == MPI_SUCCESS && *f) completed(was, *r, st);
+    return rc;
+}
+/* several requests: the ones completed (`at`: their positions, k of them; NULL: all n) */
+#define HL_MANY 256
+static void completed_some(int k, const int *at, const MPI_Request *was, const MPI_Request *r,
+                           const MPI_Status *st) {
+    for (int i = 0; i < k; i++) {
+        int p = at ? at[i] : i;
+        completed(was[p], r[p], &st[i]);
+    }
+}
+#define HL_SEVERAL(n, r, st)                                                                   \
+    MPI_Request was[HL_MANY];                                                                  \
+    MPI_Status own[HL_MANY];                                                                   \
+    memcpy(was, r, (size_t)(n) * sizeof *r);                                                   \
+    MPI_Status *use = (st) == MPI_STATUSES_IGNORE ? own : (st)
+int __real_MPI_Waitall(int n, MPI_Request r[], MPI_Status st[]);
+int __wrap_MPI_Waitall(int n, MPI_Request r[], MPI_Status st[]) {
+    if (n < 0 || n > HL_MANY) return __real_MPI_Waitall(n, r, st);
+    HL_SEVERAL(n, r, st);
+    int rc = __real_MPI_Waitall(n, r, use);
+    if (rc == MPI_SUCCESS) completed_some(n, NULL, was, r, use);
+    return rc;
+}
+int __real_MPI_Testall(int n, MPI_Request r[], int *f, MPI_Status st[]);
+int __wrap_MPI_Testall(int n, MPI_Request r[], int *f, MPI_Status st[]) {
+    if (n < 0 || n > HL_MANY) return __real_MPI_Testall(n, r, f, st);
+    HL_SEVERAL(n, r, st);
+    int rc = __real_MPI_Testall(n, r, f, use);
+    if (rc == MPI_SUCCESS && *f) completed_some(n, NULL, was, r, use);
+    return rc;
+}
+int __real_MPI_Waitany(int n, MPI_Request r[], int *i, MPI_Status *st);
+int __wrap_MPI_Waitany(int n, MPI_Request r[], int *i, MPI_Status *st) {
+    if (n < 0 || n > HL_MANY) return __real_MPI_Waitany(n, r, i, st);
+    HL_SEVERAL(n, r, st);
+    int rc = __real_MPI_Waitany(n, r, i, use);
+    if (rc == MPI_SUCCESS && *i != MPI_UNDEFINED && *i >= 0 && *i < n)
+        completed_some(1, i, was, r, use);
+    return rc;
+}
+int __real_MPI_Testany(int n, MPI_Request r[], int *i, int *f, MPI_Status *st);
+int __wrap_MPI_Testany(int n, MPI_Request r[], int *i, int *f, MPI_Status *st) {
+    if (n < 0 || n > HL_MANY) return __real_MPI_Testany(n, r, i, f, st);
+    HL_SEVERAL(n, r, st);
+    int rc = __real_MPI_Testany(n, r, i, f, use);
+    if (rc == MPI_SUCCESS && *f && *i != MPI_UNDEFINED && *i >= 0 && *i < n)
+        completed_some(1, i, was, r, use);
+    return rc;
+}
+int __real_MPI_Waitsome(int n, MPI_Request r[], int *k, int at[], MPI_Status st[]);
+int __wrap_MPI_Waitsome(int n, MPI_Request r[], int *k, int at[], MPI_Status st[]) {
+    if (n < 0 || n > HL_MANY) return __real_MPI_Waitsome(n, r, k, at, st);
+    HL_SEVERAL(n, r, st);
+    int rc = __real_MPI_Waitsome(n, r, k, at, use);
+    if (rc == MPI_SUCCESS && *k != MPI_UNDEFINED && *k > 0) completed_some(*k, at, was, r, use);
+    return rc;
+}
+int __real_MPI_Testsome(int n, MPI_Request r[], int *k, int at[], MPI_Status st[]);
+int __wrap_MPI_Testsome(int n, MPI_Request r[], int *k, int at[], MPI_Status st[]) {
+    if (n < 0 || n > HL_MANY) return __real_MPI_Testsome(n, r, k, at, st);
+    HL_SEVERAL(n, r, st);
+    int rc = __real_MPI_Testsome(n, r, k, at, use);
+    if (rc == MPI_SUCCESS && *k != MPI_UNDEFINED && *k > 0) completed_some(*k, at, was, r, use);
     return rc;
 }
 #endif
@@ -1065,7 +1338,11 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (variant == V_STUDENT && watch_start(u, unew, m, w, ny, row0, device) != 0)
         return hl_fail(ctx, "no memory for the kit's copy of the grid");
 #if defined(HL_STUDENT_OFFLOAD) && defined(HL_WATCH_DEVICE)
-    if (variant == V_STUDENT) watch_device_start();
+    if (variant == V_STUDENT) {
+        watch_device_start();
+        halo_start(comm, ctx->rank, ctx->size);
+        cell_thread = 1;
+    }
 #endif
     FILE *captured = NULL;
     int saved = -1;
@@ -1109,22 +1386,27 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         fclose(captured);
     }
     long host_writes = -1L, launch_writes = -1L, device_strays = -1L; /* -1: not watched */
-    long literals = -1L;
+    long literals = -1L, above = -1L, below = -1L, held = -1L, in_parallel = -1L;
 #if defined(HL_STUDENT_OFFLOAD) && defined(HL_WATCH_DEVICE)
-    if (variant == V_STUDENT)
+    if (variant == V_STUDENT) {
         host_writes = dev.host_writes, launch_writes = dev.launch_writes, device_strays = strays,
-        literals = literal_bytes;
+        literals = literal_bytes, held = device_peak, in_parallel = parallel_operations;
+        above = ctx->rank > 0 ? halo_got[0] : -1L;
+        below = ctx->rank < ctx->size - 1 ? halo_got[1] : -1L;
+        halo_comm = MPI_COMM_NULL, cell_thread = 0;
+    }
 #endif
     hl_emit(ctx, "\"record\":\"offload\",\"variant\":\"%s\",\"devices\":%d,\"device\":%d,"
                  "\"rows\":%ld,\"row_bytes\":%ld,\"report\":%ld,\"launches\":%ld,\"foreign\":%ld,"
                  "\"h2d_before\":%ld,\"d2h_before\":%ld,\"h2d_between\":%ld,\"d2h_between\":%ld,"
                  "\"h2d_after\":%ld,\"d2h_after\":%ld,\"largest_between\":%ld,"
                  "\"device_iterations\":%ld,\"host_writes\":%ld,\"launch_writes\":%ld,"
-                 "\"device_strays\":%ld,\"literal_bytes\":%ld",
+                 "\"device_strays\":%ld,\"literal_bytes\":%ld,\"halo_above\":%ld,"
+                 "\"halo_below\":%ld,\"device_bytes\":%ld,\"parallel_operations\":%ld",
             variant_names[variant], devices, device, m, (long)(w * sizeof(double)), want_report,
             r.launches, r.foreign, r.h2d[0], r.d2h[0], r.h2d[1], r.d2h[1], r.h2d[2], r.d2h[2],
             r.largest_between, variant == V_STUDENT ? watch.seen : -1L,
-            host_writes, launch_writes, device_strays, literals);
+            host_writes, launch_writes, device_strays, literals, above, below, held, in_parallel);
     free(watch.ref);
     free(watch.next);
     free(watch.rows);

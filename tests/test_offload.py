@@ -81,7 +81,8 @@ def test_the_host_plugin_gives_devices_whose_memory_is_not_the_hosts():
 def test_the_rules_on_the_report_name_each_fault():
     right = {"rank": 0, "device": 0, "report": 1, "row_bytes": 100, "launches": 20, "foreign": 0,
              "largest_between": 100, "h2d_between": 1800, "d2h_between": 1800, "rows": 8,
-             "h2d_before": 2000, "d2h_after": 1000, "h2d_after": 200, "device_iterations": 9}
+             "h2d_before": 2000, "d2h_after": 1000, "h2d_after": 200, "device_iterations": 9,
+             "halo_above": 9, "halo_below": -1, "device_bytes": 3328, "parallel_operations": 0}
     assert transfer_faults(pd.DataFrame([right]), 10) == []
     # a residual's reduction variable, 8 bytes each way an iteration beside the halo (a right
     # answer of fixer f21's, 2026-12-05): no fault
@@ -115,6 +116,15 @@ def test_the_rules_on_the_report_name_each_fault():
         # the host's grid carried into target regions as by-value firstprivate scalars (a fresh
         # attacker, attackG's G15a3): more than a row's bytes an iteration
         "bytes by value in 10 iterations": {"literal_bytes": 1001},
+        # no halo exchanged: every rank sweeping the whole grid on its device, one MPI_Barrier an
+        # iteration (attackS's A15_nohalo, 6/6 twice, 2026-12-05): no halo row arrived by MPI from
+        # a neighbour, and the device held the whole grid (3 arrays of 10 rows, 2 rows, 128 bytes)
+        "from the rank above arrived by MPI for 3 of the first 9": {"halo_above": 3},
+        "from the rank below arrived by MPI for 0 of the first 9": {"halo_below": 0},
+        "more than 3328": {"device_bytes": 3329},
+        # a host thread writing the device's memory while a target region launched from a host
+        # parallel region waited (attackS's A15_x87_hostthread3, 6/6 twice, 2026-12-05)
+        "made while another host thread of yours could run": {"parallel_operations": 1},
     }
     for words, change in cases.items():
         faults = transfer_faults(pd.DataFrame([{**right, **change}]), 10)
@@ -502,3 +512,21 @@ def test_b_a_pointer_difference_is_no_cast_and_a_declare_target_pointer_is_refus
     said = [str(r) for r in device_code_refusals("\n" + leak)]
     assert any("declares where for the device, a variable that holds an address" in s
                for s in said), said
+
+
+def test_b_refuses_at_build_what_the_toolchain_gets_wrong():
+    """clang 14's host plugin crashes on the `loop` construct and computes wrong values with
+    `target ... nowait` (attackS's right answers R15_sendrecv_loop, R15_nowait_taskwait, lost 6/6
+    at run time, 2026-12-05): the build says so, naming the line; `taskloop` and a worksharing
+    loop's `nowait` inside a region are no concern of it."""
+    from hybridlab.offload.exercise import unit_refusals
+
+    refused = unit_refusals([(3, "#pragma omp target teams loop collapse(2) device(device)"),
+                             (4, "  #  pragma omp loop"),
+                             (5, "#pragma omp target teams distribute parallel for nowait"),
+                             (6, "#pragma omp target update to(u[0:w]) device(device) nowait")])
+    assert [(r.line, "`loop`" in r.message, "nowait" in r.message) for r in refused] == [
+        (3, True, False), (5, False, True)]
+    assert "target teams distribute parallel for" in refused[0].message
+    assert unit_refusals([(1, "#pragma omp taskloop"), (2, "#pragma omp for nowait"),
+                          (3, "#pragma omp target teams distribute parallel for collapse(2)")]) == []

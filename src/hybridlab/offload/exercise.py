@@ -111,8 +111,15 @@ DEVICE_ACCESS_FLAGS = (_DEVICE, "-fsanitize=address", "-mllvm",
                        "-asan-instrumentation-with-call-threshold=0", "-mllvm", "-asan-stack=0",
                        "-mllvm", "-asan-globals=0", "-mllvm", "-asan-opt=0",
                        "-rdynamic")  # fmt: skip
+# ... and MPI's receiving calls and the completions of their requests (the tracer's calls of the
+# real functions, the student's and exchange_rows' alike): each message received is read as it
+# completes, for the halo rows from the neighbours (the "offload" record's halo_above, halo_below)
+_RECEIVING = ("MPI_Recv", "MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Irecv", "MPI_Recv_init",
+              "MPI_Isendrecv", "MPI_Isendrecv_replace", "MPI_Wait", "MPI_Test", "MPI_Waitall",
+              "MPI_Testall", "MPI_Waitany", "MPI_Testany", "MPI_Waitsome", "MPI_Testsome")  # fmt: skip
 WATCH_FLAGS = ("-DHL_WATCH_DEVICE", "-Wno-unused-command-line-argument",
-               "-Wl,--wrap=" + ",--wrap=".join(_WRAPPED), *DEVICE_ACCESS_FLAGS)  # fmt: skip
+               "-Wl,--wrap=" + ",--wrap=".join((*_WRAPPED, *_RECEIVING)),
+               *DEVICE_ACCESS_FLAGS)  # fmt: skip
 
 
 def build_student_offload(code: str, name: str = "student_offload") -> Kernel:
@@ -213,10 +220,33 @@ def _cell_line(where: str) -> int:
     return int(match.group(1)) if match else 0
 
 
+# What the course's toolchain (clang 14, LLVM 14's host plugin) gets wrong, said at build rather
+# than met at run time: the OpenMP 5.0 `loop` construct builds but the program dies (SIGSEGV) in the
+# plugin; a target construct with `nowait` runs as a task on a helper thread beside the host's
+# thread and its results are wrong even without the kit (a fresh attacker's right answers
+# R15_sendrecv_loop and R15_nowait_taskwait, 2026-12-05; the second reproduced by a standalone
+# build, its checksum different run to run)
+_LOOP = re.compile(r"^\s*#\s*pragma\s+omp\s+(?:[a-z_]+\s+)*loop\b")
+_NOWAIT = re.compile(r"^\s*#\s*pragma\s+omp\s+target\b.*\bnowait\b")
+TOOLCHAIN = {
+    "loop": ("uses the `loop` construct, which clang 14's host offload plugin runs into a crash "
+             "(SIGSEGV) with: write the sweep as `target teams distribute parallel for` (or "
+             "`target parallel for`)"),
+    "nowait": ("uses `nowait` on a target construct: with clang 14's host offload plugin the "
+               "region runs as a task on a helper thread beside yours and its results are wrong "
+               "(and another host thread may not run while a target region does); launch target "
+               "regions without nowait: each returns when its work is done"),
+}  # fmt: skip
+
+
 def unit_refusals(lines: list[tuple[int, str]]) -> list[Refusal]:
-    """The preprocessed cell's lines (cell line, text): device-address clauses and names."""
+    """The preprocessed cell's lines (cell line, text): device-address clauses and names, and
+    the constructs the course's toolchain gets wrong (TOOLCHAIN)."""
     found: dict[str, Refusal] = {}  # the first line of each clause or name
     for line, text in lines:
+        for key, pattern in (("loop", _LOOP), ("nowait", _NOWAIT)):
+            if pattern.search(text):
+                found.setdefault(f"toolchain {key}", Refusal(line, TOOLCHAIN[key]))
         clause = _CLAUSE.search(text)
         if clause and clause.group(1) not in found:
             what = ("hands the host a device address" if clause.group(1).startswith("use_")

@@ -17,6 +17,10 @@ HALO_ROWS = 2  # rows each way per iteration: two edge rows out, two halo rows i
 
 
 SCALARS = 16  # bytes of scalars each way an iteration may move beside the halo (a residual)
+# what a rank's device may hold (device_bytes): u and unew and one more array of the block's size
+# (a scratch array), the halo's rows (a buffer for them) and DEVICE_SCALARS bytes of scalars
+BLOCK_ARRAYS = 3
+DEVICE_SCALARS = 128
 
 
 def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
@@ -42,7 +46,14 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
     than one row's bytes an iteration carried by value into the launches (literal_bytes: the
     bytes of firstprivate scalars passed as literal arguments, and num_teams/thread_limit, each
     value changed since the same region's last launch counted whole, and a byte a launch: a grid
-    the host computed, carried in as scalars)."""
+    the host computed, carried in as scalars); the halo row of every iteration before the last
+    received by MPI from each neighbour (halo_above, halo_below: messages from the rank above or
+    below holding this rank's halo row as the grid of that iteration; a rank that computes its
+    neighbours' rows itself receives none); the rank's device holding no more than BLOCK_ARRAYS
+    arrays of the block's size, the halo's rows and DEVICE_SCALARS bytes (device_bytes: not the
+    whole grid); no map, update or target region made while another host thread of the cell's could
+    run (parallel_operations: from inside a host parallel region, or a nowait construct's task off
+    the cell's thread)."""
     faults = []
     for _, row in offload.iterrows():
         rank, halo = int(row["rank"]), HALO_ROWS * int(row["row_bytes"])
@@ -109,6 +120,33 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
                           "region's last launch counted whole, and a byte a launch): values passed by value are data moved to "
                           "the device, past the runtime's report; the grid moves by map clauses "
                           "and target update only, and target regions compute it")
+        for side, name in (("above", "the rank above"), ("below", "the rank below")):
+            got = row.get(f"halo_{side}", -1)
+            got = int(got) if got == got else -1  # NaN: a record without the watch; -1: no neighbour
+            if 0 <= got < iterations - 1:
+                faults.append(f"rank {rank}: the halo row from {name} arrived by MPI for {got} of "
+                              f"the first {iterations - 1} iterations (the kit reads every message "
+                              "the rank receives as it completes, for the neighbour's edge row as "
+                              "the grid of that iteration): each iteration's halo rows travel "
+                              "from the neighbours by MPI (exchange_rows, or your own "
+                              "point-to-point calls), not computed by the rank itself")
+        held = row.get("device_bytes", -1)
+        held = int(held) if held == held else -1
+        limit = BLOCK_ARRAYS * (int(row["rows"]) + 2) * int(row["row_bytes"]) + halo + DEVICE_SCALARS
+        if held > limit:
+            faults.append(f"rank {rank}: the device held {held} bytes of your mappings and declare "
+                          f"target data, more than {limit} ({BLOCK_ARRAYS} arrays of the block's "
+                          f"size, the halo's rows and {DEVICE_SCALARS} bytes of scalars): a rank "
+                          "holds its block and its halo, not the whole grid")
+        threads = row.get("parallel_operations", -1)
+        threads = int(threads) if threads == threads else -1
+        if threads > 0:
+            faults.append(f"rank {rank}: {threads} map(s), update(s) or target region(s) made "
+                          "while another host thread of yours could run (from inside a host "
+                          "parallel region, or a nowait construct's task run off jacobi_offload's "
+                          "thread): another host thread could write the device's memory while the "
+                          "runtime or a region works in it; make them from jacobi_offload's own "
+                          "thread, outside host parallel regions, and without nowait")
         if int(row["d2h_after"]) < block:
             faults.append(f"rank {rank}: {int(row['d2h_after'])} bytes copied back from the device "
                           f"after the last target region, less than the block's {block} (the "
