@@ -721,3 +721,42 @@ def test_a_free_thread_with_a_token_row_is_no_share_of_the_interior():
     alt = pd.concat([alt[alt["step"] != 3], rows(0, 20)[lambda r: r["step"] == 3]])
     with pytest.raises(AssertionError, match="in 3 of 4 iterations thread 1"):
         _assert_team_share(alt, 2, "2x2")
+
+
+def test_exchange_allows_isendrecv_and_any_source_told_apart_by_tag(monkeypatch):
+    """(a): MPI-4's MPI_Isendrecv is a message like MPI_Sendrecv (a fresh attacker's right
+    answer T04ar_isendrecv lost 4/4 by name); a receive from MPI_ANY_SOURCE passes when only one
+    rank ever sent this rank its tag (T04ar_anysource: the direction in the tag, lost 4/4 by
+    name), and is refused when two ranks sent it that tag, or it takes any tag."""
+    from hybridlab.halo import exercise
+
+    monkeypatch.setattr(exercise.compliance, "check", lambda res, level: None)
+    pair = [(r, 0, "MPI_Isendrecv", 1 - r, 0, 0, -1) for r in (0, 1)]
+    exercise._exchanged_by_messages(_trace(*pair, (0, 0, "MPI_Waitall", -1, 1, 1, 1),
+                                           (1, 0, "MPI_Waitall", -1, 1, 1, 1)), "2x1")
+
+    def chain(up_tag: int, down_tag: int, recv_tag: int | None = None) -> object:
+        """3 ranks: each receives from any source with the tag of its direction, sends its row 1
+        up with up_tag and its row m down with down_tag."""
+        calls = []
+        for r in range(3):
+            for side, tag in ((r + 1, up_tag), (r - 1, down_tag)):  # receive from below: upwards
+                if 0 <= side < 3:
+                    calls.append((r, 0, "MPI_Irecv", exercise.ANY_SOURCE, 0, 0, -1,
+                                  tag if recv_tag is None else recv_tag))
+            for side, tag in ((r - 1, up_tag), (r + 1, down_tag)):
+                if 0 <= side < 3:
+                    calls.append((r, 0, "MPI_Isend", side, 0, 0, -1, tag))
+            calls.append((r, 0, "MPI_Waitall", -1, 1, 1, 1, -1))
+        table = pd.DataFrame(calls, columns=["rank", "step", "call", "peer", "start", "end",
+                                             "done", "tag"])  # fmt: skip
+        table = table.assign(student=1, thread=0, bytes=8.0, recv_peer=-1)
+        return exercise.Results(pd.DataFrame(), {"ranks": [{"rank": r} for r in range(3)]}, [],
+                                table, pd.DataFrame())  # fmt: skip
+
+    exercise._exchanged_by_messages(chain(21, 22), "3x1")
+    with pytest.raises(AssertionError, match=r"rank 1, iteration 0: MPI_Irecv from MPI_ANY_SOURCE with tag 21, "
+                                             r"which ranks 0 and 2 both sent"):  # fmt: skip
+        exercise._exchanged_by_messages(chain(21, 21), "3x1")
+    with pytest.raises(AssertionError, match="with any tag"):
+        exercise._exchanged_by_messages(chain(21, 22, recv_tag=-1), "3x1")

@@ -388,3 +388,13 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
 }
 """, why="guided schedule; the halo rows as one committed MPI_Type_contiguous each"),
 ]
+
+# a fresh attacker's right answers that lost 4/4 by name (2026-12-05): MPI-4's MPI_Isendrecv one
+# per direction (MPI_Sendrecv_replace was accepted), and receives from MPI_ANY_SOURCE told apart
+# by a tag only one neighbour sends (halo.exercise.any_source_faults judges the senders per tag)
+HONEST += [
+    right("exchange_halos", "%%c EXCHANGE_C halo2d\n/* Right, unusual: MPI-4's non-blocking send-receive, one per direction, completed together. */\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    long w = nx + 2;\n    MPI_Request r[2];\n    /* row 1 up, row m + 1 from below */\n    MPI_Isendrecv(&a[1 * w + 1], (int)nx, MPI_DOUBLE, up, 7, &a[(m + 1) * w + 1], (int)nx,\n                  MPI_DOUBLE, down, 7, comm, &r[0]);\n    /* row m down, row 0 from above */\n    MPI_Isendrecv(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 8, &a[0 * w + 1], (int)nx,\n                  MPI_DOUBLE, up, 8, comm, &r[1]);\n    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);\n}",
+          why="T04ar_isendrecv: one MPI_Isendrecv per direction, then MPI_Waitall"),
+    right("exchange_halos", '%%c EXCHANGE_C halo2d\n/* Right, unusual: the receives take MPI_ANY_SOURCE and tell the two directions apart by tag\n * alone (only the neighbour below sends "upwards", only the one above "downwards"); a side\n * without a neighbour posts no receive. */\nenum { UPWARDS = 21, DOWNWARDS = 22 };\n\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    long w = nx + 2;\n    MPI_Request r[4];\n    int n = 0;\n    if (down != MPI_PROC_NULL)\n        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, MPI_ANY_SOURCE, UPWARDS, comm, &r[n++]);\n    if (up != MPI_PROC_NULL)\n        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, MPI_ANY_SOURCE, DOWNWARDS, comm, &r[n++]);\n    MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, UPWARDS, comm, &r[n++]);\n    MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, DOWNWARDS, comm, &r[n++]);\n    MPI_Waitall(n, r, MPI_STATUSES_IGNORE);\n}',
+          why="T04ar_anysource: MPI_Irecv from MPI_ANY_SOURCE, the direction in the tag"),
+]

@@ -140,8 +140,16 @@ PERSISTENT = ("MPI_Send_init", "MPI_Recv_init", "MPI_Start", "MPI_Startall")
 OVERLAP_CALLS = ("MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", *COMPLETES,
                  "MPI_Comm_rank", "MPI_Comm_size", *TYPE_CALLS)  # fmt: skip
 # (a) sends its rows and receives its neighbours' with these, from the master (hybrid 1); an
-# MPI_Request_free only of a persistent request (no more of them than the rank set up)
-EXCHANGE_CALLS = (*OVERLAP_CALLS, *BLOCKING, *PERSISTENT, "MPI_Request_free")
+# MPI_Request_free only of a persistent request (no more of them than the rank set up); MPI-4's
+# non-blocking send-receive as well as the blocking ones (a fresh attacker's right answer
+# T04ar_isendrecv, one MPI_Isendrecv per direction and MPI_Waitall, lost 4/4 by name while
+# MPI_Sendrecv_replace kept its points, 2026-12-05)
+EXCHANGE_CALLS = (*OVERLAP_CALLS, *BLOCKING, *PERSISTENT, "MPI_Request_free", "MPI_Isendrecv",
+                  "MPI_Isendrecv_replace")  # fmt: skip
+# every call that sends a message, with the peer and tag the trace records for its send side
+SENDING = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", *SENDS, "MPI_Sendrecv",
+           "MPI_Sendrecv_replace", "MPI_Isendrecv", "MPI_Isendrecv_replace", "MPI_Send_init",
+           "MPI_Ssend_init", "MPI_Bsend_init", "MPI_Rsend_init")  # fmt: skip
 
 
 def _exchanged_by_messages(res: Results, where: str, kernel: Kernel | None = None) -> None:
@@ -165,13 +173,42 @@ def _exchanged_by_messages(res: Results, where: str, kernel: Kernel | None = Non
             f"up{_line_of(kernel, ['MPI_Request_free'])}: the rows travel as messages whose "
             "requests are completed by a wait or test; only a persistent request (MPI_Send_init, "
             "MPI_Recv_init), inactive after its wait, is freed, no request before it completed")
-    wild = calls[(calls["student"] == 1) & ((calls["peer"] == ANY_SOURCE)
-                                            | (calls["recv_peer"] == ANY_SOURCE))]  # fmt: skip
-    assert wild.empty, (
-        f"{where}: {wild['call'].iloc[0] if len(wild) else ''} from MPI_ANY_SOURCE: receive row "
-        "`m + 1` from `down` and row `0` from `up` by name (from any source, the row from above "
-        "can land in the halo below)")
+    ambiguous = any_source_faults(calls[calls["student"] == 1])
+    assert not ambiguous, (
+        f"{where}: {ambiguous[0]}: a receive from MPI_ANY_SOURCE takes whichever matching "
+        "message comes first, so the row from above can land in the halo below; receive row "
+        "`m + 1` from `down` and row `0` from `up` by name, or give each direction a tag of its "
+        "own that only one neighbour sends this rank")
     compliance.check(res, "funneled")
+
+
+def any_source_faults(calls: pd.DataFrame) -> list[str]:
+    """(a): each receive from MPI_ANY_SOURCE (the trace's peer, or an MPI_Sendrecv's recv_peer,
+    ANY_SOURCE) whose tag more than one rank used for the messages it sent this rank in the run
+    (any tag for an MPI_ANY_TAG receive or a send-receive's receive, whose tag the trace does
+    not keep): there the row could come from either side. A tag only one neighbour sends this
+    rank tells the directions apart as a source would (a fresh attacker's right answer
+    T04ar_anysource, the direction in the tag, lost 4/4 to a refusal of MPI_ANY_SOURCE by
+    name, 2026-12-05)."""
+    if calls.empty or "peer" not in calls.columns:
+        return []
+    recv_peer = calls["recv_peer"] if "recv_peer" in calls.columns else pd.Series(-1, calls.index)
+    wild = calls[(calls["peer"] == ANY_SOURCE) | (recv_peer == ANY_SOURCE)]
+    sends = calls[calls["call"].isin(SENDING) & (calls["peer"] >= 0)]
+    faults = []
+    for post in wild.itertuples():
+        tag = int(post.tag) if post.peer == ANY_SOURCE and post.tag == post.tag else -1
+        mine = sends[sends["peer"] == post.rank]
+        if tag >= 0:
+            mine = mine[mine["tag"] == tag]
+        senders = sorted({int(r) for r in mine["rank"]})
+        if len(senders) > 1:
+            shown = f"tag {tag}" if tag >= 0 else "any tag"
+            when = f", iteration {post.step}" if post.step == post.step and post.step >= 0 else ""
+            faults.append(f"rank {post.rank}{when}: {post.call} from "
+                          f"MPI_ANY_SOURCE with {shown}, which ranks "
+                          f"{' and '.join(map(str, senders))} both sent it messages with")
+    return faults
 
 
 def _line_of(kernel: Kernel | None, names: Sequence[str]) -> str:
