@@ -928,19 +928,8 @@ def early_edges(res: Results, threads: int | None = None) -> list[str]:
     own time (CPU between its creations, or blocked in a system call) before the creation (the
     body spinning on a plain counter the waiting task bumps). `threads`: the run's threads (from
     the records when None)."""
-    records = res.records
-    runs = records[records["record"] == "task_run"] if "record" in records.columns else records
-    work, calls = res.compute, res.mpi_calls
-    if runs.empty or work.empty or "first" not in work.columns or calls.empty:
-        return []
-    calls = calls[calls["student"] == 1].sort_values("start")
-    team = int(threads) if threads is not None else int(runs["thread"].max()) + 1
     found = []
-    for rank, mine in work[work["first"] >= 1].groupby("rank"):
-        m = int(mine["last"].max())
-        arrivals = _arrivals(calls[calls["rank"] == rank], {int(rank) - 1: 1, int(rank) + 1: m},
-                             calls)  # fmt: skip
-        tasks = runs[runs["rank"] == rank]
+    for rank, mine, m, arrivals, tasks, calls, team in _ranks_tasks(res, threads):
         for piece in mine.itertuples():
             for row in {1, m} & set(range(int(piece.first), int(piece.last) + 1)):
                 arrived = arrivals.get((int(piece.step), row))
@@ -995,19 +984,8 @@ def held_interior(res: Results, threads: int | None = None) -> list[str]:
     (halo.exercise.assert_windows_covered) forgives a minority of iterations for a loaded
     machine, which let the interior tasks depend on the exchange in every other iteration (a
     fresh attacker's T12b_half, 4/4 twice, 2026-12-05)."""
-    records = res.records
-    runs = records[records["record"] == "task_run"] if "record" in records.columns else records
-    work, calls = res.compute, res.mpi_calls
-    if runs.empty or work.empty or "first" not in work.columns or calls.empty:
-        return []
-    calls = calls[calls["student"] == 1].sort_values("start")
-    team = int(threads) if threads is not None else int(runs["thread"].max()) + 1
     found = []
-    for rank, mine in work[work["first"] >= 1].groupby("rank"):
-        m = int(mine["last"].max())
-        arrivals = _arrivals(calls[calls["rank"] == rank], {int(rank) - 1: 1, int(rank) + 1: m},
-                             calls)  # fmt: skip
-        tasks = runs[runs["rank"] == rank]
+    for rank, mine, m, arrivals, tasks, calls, team in _ranks_tasks(res, threads):
         inner = mine[(mine["last"] >= 2) & (mine["first"] <= m - 1)]
         for piece in inner.itertuples():
             step = int(piece.step)
@@ -1067,6 +1045,24 @@ def _any_source_sides(post, rank: int, sides: dict[int, int], everyone: pd.DataF
     if tag >= 0 and "tag" in sent:
         sent = sent[(sent["tag"] == tag) | sent["call"].isin(("MPI_Sendrecv", "MPI_Isendrecv"))]
     return sorted({int(r) for r in sent["rank"]})
+
+
+def _ranks_tasks(res: Results, threads: int | None):
+    """Per rank of a tasks run: (rank, its computed pieces, its last interior row m, when each
+    (iteration, halo row) arrived, its task_run records, the student's MPI calls, the team's
+    size: `threads`, else from the records); nothing when the run has no tasks, pieces or calls."""
+    records = res.records
+    runs = records[records["record"] == "task_run"] if "record" in records.columns else records
+    work, calls = res.compute, res.mpi_calls
+    if runs.empty or work.empty or "first" not in work.columns or calls.empty:
+        return
+    calls = calls[calls["student"] == 1].sort_values("start")
+    team = int(threads) if threads is not None else int(runs["thread"].max()) + 1
+    for rank, mine in work[work["first"] >= 1].groupby("rank"):
+        m = int(mine["last"].max())
+        arrivals = _arrivals(calls[calls["rank"] == rank], {int(rank) - 1: 1, int(rank) + 1: m},
+                             calls)  # fmt: skip
+        yield rank, mine, m, arrivals, runs[runs["rank"] == rank], calls, team
 
 
 def _arrivals(calls: pd.DataFrame, sides: dict[int, int],
