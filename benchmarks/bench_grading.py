@@ -10,7 +10,7 @@ whole, the notebook execution inside it (kernel and sandbox start + cells), the 
 a cluster, the other cells; the rest of the process is nbgrader itself (reading, restoring cells,
 writing the gradebook). Nothing is asserted.
 
-    python benchmarks/bench_grading.py [--submissions 30] [--sequential 10] [--labs 02_synchronisation,04_halo_exchange] [--own-runs]
+    python benchmarks/bench_grading.py [--submissions 30] [--sequential 10] [--labs 02_synchronisation,04_halo_exchange] [--own-runs] [--size full|quick]
 
 --sequential K grades K submissions one at a time (K < N: the per-submission mean is also
 scaled to N, and labelled so).
@@ -63,15 +63,15 @@ KINDS = ("solution", "blank", "faulty", *EVERY_ANSWER)
 say = Progress("bench_grading")
 
 
-def student_runs(lab: str) -> Path:
+def student_runs(lab: str, quick: bool) -> Path:
     """The runs folder a student hands in: the solution run headless as a student runs it
-    (quick mode, its kernel runs kept beside it: hybridlab.runs.own_runs)."""
+    (at the benchmark's size, its kernel runs kept beside it: hybridlab.runs.own_runs)."""
     folder = Path(tempfile.mkdtemp(prefix=f"bench-student-{lab}-"))
     shutil.copytree(REPO / "grading" / "source" / lab, folder, dirs_exist_ok=True)
     saved = os.environ.pop("HYBRIDLAB_RUNS", None)
     start = time.monotonic()
     try:
-        notebooks.run_notebook(folder / f"{lab}.ipynb", folder / "executed", quick=True)
+        notebooks.run_notebook(folder / f"{lab}.ipynb", folder / "executed", quick=quick)
     finally:
         if saved is not None:
             os.environ["HYBRIDLAB_RUNS"] = saved
@@ -205,10 +205,11 @@ def phases(root: Path, lab: str) -> dict[str, float]:
 
 def one_lab(
     lab: str, n: int, jobs: int | None, label: str, *, replay: bool = True, runs: Path | None = None,
-    kinds: tuple[str, ...] = ("solution", "blank", "faulty"),
+    kinds: tuple[str, ...] = ("solution", "blank", "faulty"), quick: bool = False,
 ) -> dict:  # fmt: skip
     """Grade n submissions of `lab` in a fresh course (`replay`: c.GradingPolicy.replay_runs; `runs`:
-    the runs folder every submission hands in)."""
+    the runs folder every submission hands in; `quick`: the problem sizes, the reference run's
+    and the submissions' alike)."""
     root = Path(tempfile.mkdtemp(prefix=f"bench-grading-{lab}-")) / "course"
     root.mkdir(parents=True)
     config = (REPO / "grading" / "nbgrader_config.py").read_text()
@@ -222,10 +223,10 @@ def one_lab(
     load_before = os.getloadavg()[0]
     own = OwnCpu()  # made before the reference run: everything after it is counted
     start, cpu_start, own_start = time.monotonic(), busy_cpu_s(), own.seconds()
-    timing = reference.reference_timing(course.read_lab(root, lab), quick=True, sandboxed=True)
+    timing = reference.reference_timing(course.read_lab(root, lab), quick=quick, sandboxed=True)
     reference_s = time.monotonic() - start
     say(f"{lab} {label}: reference run {reference_s:.0f} s; grading {n} submissions")
-    report = autograde.grade(lab, root=root, jobs=jobs, progress=True)
+    report = autograde.grade(lab, root=root, jobs=jobs, quick=quick, progress=True)
     seconds, cpu_s = time.monotonic() - start, busy_cpu_s() - cpu_start
     own_s = None if own_start is None else own.seconds() - own_start
     own.close()
@@ -239,6 +240,7 @@ def one_lab(
         "label": label,
         "kinds": list(kinds),
         "replay": replay,
+        "size": "quick" if quick else "full",
         "n": n,
         "jobs": int(re.search(r"(\d+) at a time", report).group(1)),
         "release_s": release_s,
@@ -323,7 +325,8 @@ def write(results: list[dict], bench: Bench) -> None:
         "Each run starts from nothing: a fresh course folder and gradebook, `nbgrader "
         "generate_assignment`, the solution's reference run in the sandbox (which sets the "
         "time limits and records the solution's kernel runs), then every submission in its own "
-        "bubblewrap sandbox (quick mode). With replay (the default) a submission gets the "
+        "bubblewrap sandbox, at the problem sizes of `--size` (`size`: full, the course's "
+        "default, or quick). With replay (the default) a submission gets the "
         "solution's recorded output for each kernel run it makes the same way, and its own C "
         "code and other runs run for real; `sequential, measuring` turns replay off "
         "(`c.GradingPolicy.replay_runs = False`) and grades one at a time: the grader's path before "
@@ -346,8 +349,8 @@ def write(results: list[dict], bench: Bench) -> None:
         "the run: most of a submission is that kind of work, so `grading / probe` compares "
         "runs made on days when the machine runs at another speed.",
         "",
-        "| lab | run | replay | submissions | at a time | release s | reference s | grading s (incl. reference) | per submission s | CPU s per submission | own CPU s per submission | speed probe s | grading / probe | load before / after |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| lab | run | size | replay | submissions | at a time | release s | reference s | grading s (incl. reference) | per submission s | CPU s per submission | own CPU s per submission | speed probe s | grading / probe | load before / after |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         cpu = f"{r['cpu_s'] / r['n']:.1f}" if "cpu_s" in r else "-"
@@ -356,7 +359,8 @@ def write(results: list[dict], bench: Bench) -> None:
             f"{r['speed_s']:.2f} | {r['grade_s'] / r['speed_s']:.0f}" if "speed_s" in r else "- | -"
         )
         lines.append(
-            f"| {r['lab']} | {r['label']} | {'yes' if r.get('replay', True) else 'no'} | "
+            f"| {r['lab']} | {r['label']} | {r.get('size', '?')} | "
+            f"{'yes' if r.get('replay', True) else 'no'} | "
             f"{r['n']} | {r['jobs']} | {r['release_s']:.0f} | "
             f"{r['reference_s']:.0f} | {r['grade_s']:.0f} | {r['grade_s'] / r['n']:.1f} | "
             f"{cpu} | {own} | {probe} | {r['load_before']:.1f} / {r['load_after']:.1f} |"
@@ -428,6 +432,10 @@ def options(p) -> None:
         help=f"the class's submissions, in turn, from {', '.join(KINDS)}",
     )
     p.add_argument(
+        "--size", choices=("full", "quick"), default="full",
+        help="problem sizes graded at (full: the course's default size)",
+    )
+    p.add_argument(
         "--from-json", action="store_true", help="rewrite the report from its JSON, measure nothing"
     )
 
@@ -443,6 +451,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"rewrote {args.out} from its JSON")
         return 0
     kinds = tuple(args.kinds.split(","))
+    quick = args.size == "quick"
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown:
         raise SystemExit(f"bench_grading: unknown kinds {unknown}: choose from {', '.join(KINDS)}")
@@ -453,17 +462,19 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(
                 f"bench_grading: no faulty answer for {lab}: leave 'faulty' out of --kinds"
             )
-        results.append(one_lab(lab, args.submissions, None, "parallel", kinds=kinds))
+        results.append(one_lab(lab, args.submissions, None, "parallel", kinds=kinds, quick=quick))
         write(results, bench)
         if args.own_runs:
-            runs = student_runs(lab)
-            results.append(one_lab(lab, args.submissions, None, OWN_RUNS, runs=runs))
+            runs = student_runs(lab, quick)
+            results.append(one_lab(lab, args.submissions, None, OWN_RUNS, runs=runs, quick=quick))
             write(results, bench)
             shutil.rmtree(runs.parent, ignore_errors=True)
         if args.sequential:
-            results.append(one_lab(lab, args.sequential, 1, "sequential"))
+            results.append(one_lab(lab, args.sequential, 1, "sequential", quick=quick))
             write(results, bench)
-            results.append(one_lab(lab, args.sequential, 1, SEQUENTIAL_MEASURING, replay=False))
+            results.append(
+                one_lab(lab, args.sequential, 1, SEQUENTIAL_MEASURING, replay=False, quick=quick)
+            )
             write(results, bench)
     bench.checkpoint("after")
     write(results, bench)

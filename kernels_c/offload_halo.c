@@ -1164,22 +1164,19 @@ int __wrap_MPI_Testany(int n, MPI_Request r[], int *i, int *f, MPI_Status *st) {
         completed_some(1, i, was, r, use);
     return rc;
 }
-int __real_MPI_Waitsome(int n, MPI_Request r[], int *k, int at[], MPI_Status st[]);
-int __wrap_MPI_Waitsome(int n, MPI_Request r[], int *k, int at[], MPI_Status st[]) {
-    if (n < 0 || n > HL_MANY) return __real_MPI_Waitsome(n, r, k, at, st);
-    HL_SEVERAL(n, r, st);
-    int rc = __real_MPI_Waitsome(n, r, k, at, use);
-    if (rc == MPI_SUCCESS && *k != MPI_UNDEFINED && *k > 0) completed_some(*k, at, was, r, use);
-    return rc;
-}
-int __real_MPI_Testsome(int n, MPI_Request r[], int *k, int at[], MPI_Status st[]);
-int __wrap_MPI_Testsome(int n, MPI_Request r[], int *k, int at[], MPI_Status st[]) {
-    if (n < 0 || n > HL_MANY) return __real_MPI_Testsome(n, r, k, at, st);
-    HL_SEVERAL(n, r, st);
-    int rc = __real_MPI_Testsome(n, r, k, at, use);
-    if (rc == MPI_SUCCESS && *k != MPI_UNDEFINED && *k > 0) completed_some(*k, at, was, r, use);
-    return rc;
-}
+/* Waitsome and Testsome: the same signature and the same bookkeeping */
+#define HL_WRAP_SOME(NAME)                                                                     \
+    int __real_##NAME(int n, MPI_Request r[], int *k, int at[], MPI_Status st[]);              \
+    int __wrap_##NAME(int n, MPI_Request r[], int *k, int at[], MPI_Status st[]) {             \
+        if (n < 0 || n > HL_MANY) return __real_##NAME(n, r, k, at, st);                       \
+        HL_SEVERAL(n, r, st);                                                                  \
+        int rc = __real_##NAME(n, r, k, at, use);                                              \
+        if (rc == MPI_SUCCESS && *k != MPI_UNDEFINED && *k > 0)                                \
+            completed_some(*k, at, was, r, use);                                               \
+        return rc;                                                                             \
+    }
+HL_WRAP_SOME(MPI_Waitsome)
+HL_WRAP_SOME(MPI_Testsome)
 #endif
 
 static void look_at_device(void) {

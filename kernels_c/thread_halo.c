@@ -219,26 +219,113 @@ extern void __real_GOMP_taskloop_ull(void (*)(void *), void *, void (*)(void *, 
  * own function, its copy function, where its data begins, when it was created and when the task
  * that created it began. */
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <stdint.h>
+/* Each task's depend list as the runtime got it (GCC 12's GOMP_task array: the addresses and
+ * their kinds), written in its "task_run" record as "deps": "o:<hex>" for out, inout or
+ * mutexinoutset (libgomp orders mutexinoutset as out), "i:<hex>" for in, "s:<hex>" for
+ * inoutset; with the task's "id" and its creator's ("parent": 0 for task_iteration's body), so
+ * thread_comm.exercise.early_edges judges what the runtime linked, not the names in the text (a
+ * fresh attacker's edge task named in depend(in: halos) a block-local `halos` shadowing the
+ * exchange's, and task_iteration's body spun on a plain counter, T12b_flagspin2, 4/4, 2026-12-05). */
+#define DEPS_SHOWN 16
+#define GOMP_DEPEND_FLAG 8 /* GOMP_TASK_FLAG_DEPEND (gomp-constants.h) */
 typedef struct {
     void (*fn)(void *);
     void (*cpyfn)(void *, void *);
     long offset;          /* the task's own data, from the head */
     double created;       /* hl_now() as GOMP_task was called */
     double creator_began; /* when the wrapped task that created it began (-1: none did) */
+    double creator_busy;  /* task_iteration's body: its own time before it (-1: another creator) */
+    long id, parent;      /* this task's number (from 1) and its creator's (0: the body) */
+    char deps[DEPS_SHOWN * 20 + 4];
 } task_head;
 static _Thread_local double running_since = -1.0; /* the wrapped task this thread runs now */
+static _Thread_local long running_id;             /* its number (0: none) */
+static atomic_long tasks_made;
+
+/* task_iteration's own time (kernels run it in tasks_call): between its task creations, its CPU
+ * time, or, where it blocked in a system call (a voluntary context switch: a pipe, a poll, a
+ * futex), the wall time; plus the CPU time of tasks the runtime ran inside its creation calls.
+ * A body that creates tasks spends microseconds; one that waits for another task's progress
+ * before it creates the edge task (a spin on a plain counter, a blocking read) spends the
+ * exchange's time. Time the machine took the thread away for (an involuntary switch) is not
+ * counted. */
+static _Thread_local int body_on;
+static _Thread_local double body_busy, seg_wall, seg_cpu;
+static _Thread_local long seg_vcsw;
+static void thread_usage(double *cpu, long *vcsw) {
+    struct rusage u;
+    getrusage(RUSAGE_THREAD, &u);
+    *cpu = (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec)
+           + (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+    *vcsw = u.ru_nvcsw;
+}
+static void body_segment_start(void) {
+    seg_wall = hl_now();
+    thread_usage(&seg_cpu, &seg_vcsw);
+}
+static void body_segment_end(void) {
+    double cpu;
+    long vcsw;
+    thread_usage(&cpu, &vcsw);
+    body_busy += vcsw > seg_vcsw ? hl_now() - seg_wall : cpu - seg_cpu;
+}
+
+static void depend_text(char *out, size_t size, unsigned flags, void **depend) {
+    out[0] = 0;
+    if (!(flags & GOMP_DEPEND_FLAG) || !depend) return;
+    size_t total = (uintptr_t)depend[0], nout, nmutex = 0, nin, first = 2, used = 0;
+    if (total) {
+        nout = (uintptr_t)depend[1];
+        nin = total - nout;
+    } else { /* GCC 11+: total, out/inout, mutexinoutset, in, then depobj entries {addr, kind} */
+        total = (uintptr_t)depend[1];
+        nout = (uintptr_t)depend[2];
+        nmutex = (uintptr_t)depend[3];
+        nin = (uintptr_t)depend[4];
+        first = 5;
+    }
+    for (size_t i = 0; i < total && i < DEPS_SHOWN; i++) {
+        void *addr = depend[first + i];
+        char kind = i < nout + nmutex ? 'o' : 'i';
+        if (i >= nout + nmutex + nin) { /* a depobj: its address and kind (GOMP_DEPEND_*) */
+            void **obj = (void **)depend[first + i];
+            uintptr_t k = (uintptr_t)obj[1];
+            addr = obj[0];
+            kind = k == 1 ? 'i' : k == 5 ? 's' : 'o';
+        }
+        int n = snprintf(out + used, size - used, "%s%c:%lx", used ? "," : "", kind,
+                         (unsigned long)(uintptr_t)addr);
+        if (n < 0 || (size_t)n >= size - used) break;
+        used += (size_t)n;
+    }
+}
 
 static void run_task(void *arg) {
     const task_head head = *(const task_head *)arg;
-    double start = hl_now(), outer = running_since;
+    double start = hl_now(), outer = running_since, cpu0 = 0.0;
+    long outer_id = running_id, vcsw0;
+    int inside_body = body_on && outer < 0; /* run by the runtime inside the body's creation */
+    if (inside_body) thread_usage(&cpu0, &vcsw0);
     running_since = start;
+    running_id = head.id;
     head.fn((char *)arg + head.offset);
     running_since = outer; /* a task run inside another at a scheduling point: the outer's again */
-    char fields[200];
+    running_id = outer_id;
+    if (inside_body) {
+        double cpu;
+        long vcsw;
+        thread_usage(&cpu, &vcsw);
+        body_busy += cpu - cpu0;
+    }
+    char fields[480];
     snprintf(fields, sizeof fields,
-             "\"record\":\"task_run\",\"thread\":%d,\"waited\":%.9f,\"made_after\":%.9f",
+             "\"record\":\"task_run\",\"thread\":%d,\"waited\":%.9f,\"made_after\":%.9f,"
+             "\"busy\":%.9f,\"id\":%ld,\"parent\":%ld,\"deps\":\"%s\"",
              omp_get_thread_num(), start - head.created,
-             head.creator_began < 0 ? -1.0 : head.created - head.creator_began);
+             head.creator_began < 0 ? -1.0 : head.created - head.creator_began, head.creator_busy,
+             head.id, head.parent, head.deps);
     hl_trace_event(fields, start, hl_now()); /* created: start - waited; its creator began
                                                 made_after before that (-1: no wrapped task) */
 }
@@ -262,20 +349,47 @@ void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
         hl_trace_task_restore(creator);
         return;
     }
-    task_head head = {fn, cpyfn, offset, hl_now(), running_since};
+    int from_body = body_on && running_since < 0;
+    if (from_body) body_segment_end();
+    task_head head = {fn, cpyfn, offset, hl_now(), running_since, from_body ? body_busy : -1.0,
+                      atomic_fetch_add(&tasks_made, 1) + 1, running_id, ""};
+    depend_text(head.deps, sizeof head.deps, flags, depend);
     memcpy(block, &head, sizeof head);
     if (size > 0) memcpy(block + offset, data, (size_t)size);
     __real_GOMP_task(run_task, block, cpyfn ? copy_task : NULL, offset + size, aligned, if_clause,
                      flags, depend, priority, detach);
     free(block); /* GOMP_task copied it (or ran the task) before it returned */
     hl_trace_task_restore(creator);
+    if (from_body) body_segment_start();
+}
+/* A taskloop the body makes: with nogroup, its CPU time counts as the body's (the runtime's lock
+ * waits and the machine's pauses do not); without, its implicit taskgroup is a wait of the
+ * body's, all of its wall time counted. */
+#define GOMP_NOGROUP_FLAG 2048 /* GOMP_TASK_FLAG_NOGROUP (gomp-constants.h) */
+static int taskloop_begin(double *wall, double *cpu) {
+    if (!(body_on && running_since < 0)) return 0;
+    long vcsw;
+    body_segment_end();
+    *wall = hl_now();
+    thread_usage(cpu, &vcsw);
+    return 1;
+}
+static void taskloop_end(unsigned flags, double wall, double cpu) {
+    double now_cpu;
+    long vcsw;
+    thread_usage(&now_cpu, &vcsw);
+    body_busy += flags & GOMP_NOGROUP_FLAG ? now_cpu - cpu : hl_now() - wall;
+    body_segment_start();
 }
 void __wrap_GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                           long size, long align, unsigned flags, unsigned long num_tasks,
                           int priority, long start, long end, long step) {
     int creator = hl_trace_task_fresh();
+    double wall = 0.0, cpu = 0.0;
+    int from_body = taskloop_begin(&wall, &cpu);
     __real_GOMP_taskloop(fn, data, cpyfn, size, align, flags, num_tasks, priority, start, end,
                          step);
+    if (from_body) taskloop_end(flags, wall, cpu);
     hl_trace_task_restore(creator);
 }
 void __wrap_GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -283,8 +397,11 @@ void __wrap_GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void
                               int priority, unsigned long long start, unsigned long long end,
                               unsigned long long step) {
     int creator = hl_trace_task_fresh();
+    double wall = 0.0, cpu = 0.0;
+    int from_body = taskloop_begin(&wall, &cpu);
     __real_GOMP_taskloop_ull(fn, data, cpyfn, size, align, flags, num_tasks, priority, start, end,
                              step);
+    if (from_body) taskloop_end(flags, wall, cpu);
     hl_trace_task_restore(creator);
 }
 #endif
@@ -301,7 +418,15 @@ static void tasks_call(grid2d *g) {
         atomic_store(&hold_until, 0.0);
 #endif
         hl_trace_task_mark();
+#ifdef HL_TRACE_MPI
+        body_on = 1;
+        body_busy = 0.0;
+        body_segment_start();
+#endif
         task_iteration(g->a, g->m, g->nx, g->up, g->down, g->comm);
+#ifdef HL_TRACE_MPI
+        body_on = 0;
+#endif
         hl_trace_task_unmark(&g->inline_rows, &g->inline_calls);
     }
 }

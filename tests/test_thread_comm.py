@@ -725,23 +725,131 @@ def test_exchange_slice_calls_in_a_nested_team_are_refused(monkeypatch):
         exercise.judge_multiple([])
 
 
-def test_an_edge_task_must_wait_by_depend_for_what_the_exchanges_task_produces():
-    """A task computing rows waits by a depend(in) item that the task making the MPI calls names
-    in depend(out): edge tasks on an unrelated item, spinning on the halo row (a fresh attacker's
-    M12b_nanspin), are refused; a helper making the calls, or computing the rows, is followed."""
-    from hybridlab.thread_comm.exercise import _unlinked_depends
+def test_an_edge_task_waits_by_the_depend_addresses_the_runtime_got():
+    """The dependence is judged from the depend lists the kit's GOMP_task wrapper recorded
+    (addresses, not names): an edge task linked to the task that completed its halo's receive
+    directly, through a chain of siblings, or through the task that created it waits; one whose
+    in-address no earlier sibling writes, or an in against an in, does not (a fresh attacker's
+    T12b_flagspin2: depend(in: halos) on a block-local `halos` shadowing the exchange's)."""
+    tasks = pd.DataFrame([
+        {"id": 1, "parent": 0, "deps": "o:a0,o:b0", "start": 1.0, "waited": 0.0},  # exchange
+        {"id": 2, "parent": 0, "deps": "", "start": 1.1, "waited": 0.0},  # interior
+        {"id": 3, "parent": 0, "deps": "i:b0,o:c0", "start": 1.3, "waited": 0.1},  # relay
+        {"id": 4, "parent": 0, "deps": "i:c0", "start": 1.4, "waited": 0.1},  # edge by the relay
+        {"id": 5, "parent": 0, "deps": "i:7ff0", "start": 1.5, "waited": 0.2},  # shadowing local
+        {"id": 6, "parent": 0, "deps": "i:a0", "start": 1.5, "waited": 0.2},  # edge, direct
+        {"id": 7, "parent": 6, "deps": "", "start": 1.6, "waited": 0.0},  # created by an edge
+        {"id": 8, "parent": 0, "deps": "i:d0", "start": 1.6, "waited": 0.3},
+        {"id": 9, "parent": 0, "deps": "i:d0", "start": 1.7, "waited": 0.3},  # in against in
+        {"id": 10, "parent": 1, "deps": "", "start": 1.2, "waited": 0.1},  # the exchange's child
+    ])
+    row = {int(r["id"]): r for _, r in tasks.iterrows()}
+    waits = [i for i in range(2, 11) if exercise.depend_waits(tasks, row[i], row[1])]
+    assert waits == [3, 4, 6, 7], waits
+    assert exercise.depend_waits(tasks, row[9], row[8]) is False
+    everything = tasks.assign(deps=tasks["deps"].replace({"i:7ff0": "o:0"}))  # omp_all_memory
+    assert exercise.depend_waits(everything, everything.iloc[4], row[1])
 
-    exchange = ("static void swap(double *a) { MPI_Waitall(0, 0, 0); }\n"
-                "void task_iteration(double *a, long m) {\n")
-    linked = exchange + ("#pragma omp task depend(out: a[0], a[m + 1])\n    swap(a);\n"
-                         "#pragma omp task depend(in: a[ m + 1 ])\n    stencil_rows(m, m);\n}\n")
-    assert _unlinked_depends(linked) == ""
-    unrelated = linked.replace("depend(in: a[ m + 1 ])", "depend(in: other)")
-    assert "depend(out: x)" in _unlinked_depends(unrelated)
-    no_out = linked.replace("depend(out: a[0], a[m + 1])", "")
-    assert _unlinked_depends(no_out) != ""
-    dummy = linked.replace("    swap(a);", "    a[0] = 0;")  # the producer makes no MPI call
-    assert _unlinked_depends(dummy) != ""
+
+def test_edges_held_by_a_waiting_body_or_a_shadowed_depend_are_refused():
+    """T12b_flagspin2 (a fresh attacker's, 4/4 twice, 2026-12-05): task_iteration's body spins
+    on a plain counter the waiting task bumps, then creates the edge task, whose depend(in:
+    halos) names a block-local `halos`: the body's own time before the creation is the
+    exchange's (kernels_c/thread_halo.c counts it), and the edge's depend address is not the
+    exchange's; the solution shows neither (test_an_edge_task_that_waits_inside_...)."""
+    res = _task_run(_FLAGSPIN2, "edges_flagspin2")
+    early = exercise.early_edges(res, 2)
+    assert any("task_iteration's own body once it had spent" in e for e in early), early
+    slow = exercise.BODY_BUSY_S
+    try:
+        exercise.BODY_BUSY_S = 1e9  # the body's wait forgiven: the depend addresses still tell
+        shadowed = exercise.early_edges(res, 2)
+    finally:
+        exercise.BODY_BUSY_S = slow
+    assert shadowed and all("does not wait by its depend clauses" in e for e in shadowed), shadowed
+
+
+def test_an_interior_held_by_depend_on_the_exchange_is_refused_in_any_iteration():
+    """T12b_half (a fresh attacker's, 4/4 twice, 2026-12-05): in every other iteration the
+    interior tasks depend(in:) on the exchange's task, so half the iterations overlap nothing,
+    which the window rule's tolerance forgave: the interior tasks' depend addresses (recorded by
+    the kit) wait for the task that completed the receive, in the second of two iterations."""
+    half = _HALF.replace("%%c TASKS_C thread_halo\n", "")
+    held = exercise.held_interior(_task_run(half, "held_half"), 2)
+    assert held and all("iteration 1: interior rows" in h and "waits by its depend clauses" in h
+                        for h in held), held
+
+
+_HALF = """%%c TASKS_C thread_halo
+static char halos;
+static long iterations_made = 0;
+
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    int first = ++iterations_made % 2 == 1;
+#pragma omp task depend(out: halos) firstprivate(a, m, w, nx, up, down, comm)
+    {
+        MPI_Request r[4];
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 71, comm, &r[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 72, comm, &r[1]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 72, comm, &r[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 71, comm, &r[3]);
+        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    }
+    for (long lo = 2; lo <= m - 1; lo += 8) {
+        long hi = lo + 7 < m - 1 ? lo + 7 : m - 1;
+        if (first) {
+#pragma omp task firstprivate(lo, hi)
+            stencil_rows(lo, hi);
+        } else {
+#pragma omp task depend(in: halos) firstprivate(lo, hi)
+            stencil_rows(lo, hi);
+        }
+    }
+#pragma omp task depend(in: halos) firstprivate(m)
+    {
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+"""
+
+
+_FLAGSPIN2 = """static MPI_Request reqs[4];
+static char posted, halos;
+static long waited_iterations, made_iterations;
+
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    long target = ++made_iterations;
+#pragma omp task depend(out: posted) firstprivate(a, m, w, nx, up, down, comm)
+    {
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 71, comm, &reqs[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 72, comm, &reqs[1]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 72, comm, &reqs[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 71, comm, &reqs[3]);
+    }
+    for (long lo = 2; lo <= m - 1; lo += 8) {
+        long hi = lo + 7 < m - 1 ? lo + 7 : m - 1;
+#pragma omp task firstprivate(lo, hi)
+        stencil_rows(lo, hi);
+    }
+#pragma omp task depend(inout: posted) depend(out: halos)
+    {
+        MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE);
+        waited_iterations++;
+    }
+    while (waited_iterations < target) omp_in_parallel();
+    {
+        char halos = 0;
+#pragma omp task depend(in: halos) firstprivate(m)
+        {
+            stencil_rows(1, 1);
+            if (m > 1) stencil_rows(m, m);
+        }
+    }
+}
+"""
 
 
 def test_an_edge_task_that_waits_inside_for_its_halo_is_seen_by_the_task_wrapper():
@@ -752,7 +860,8 @@ def test_an_edge_task_that_waits_inside_for_its_halo_is_seen_by_the_task_wrapper
     from gaming import solution_cell
 
     solution = solution_cell("12_threads_communicate", "task_iteration").split("\n", 1)[1]
-    assert exercise.early_edges(_task_run(solution, "edges_solution")) == []
+    done = _task_run(solution, "edges_solution")
+    assert exercise.early_edges(done) == [] and exercise.held_interior(done) == []
     spin = ("#include <math.h>\n#include <stdio.h>\nstatic int unrelated;\n"
             "static void wait_row(const double *row, long nx) {\n"
             "    for (int bad = 1; bad;) {\n        bad = 0;\n"

@@ -20,6 +20,15 @@ QUICK_NOTE = (
     "quick mode: arrays smaller than 4x the last-level cache, so this is not a STREAM-valid "
     "memory bandwidth (the arrays may sit in the cache)"
 )
+# The three arrays together never take more than this: the grader's sandbox holds 3 GiB by
+# default (grading.sandbox), kernel and engines included, and a machine whose last-level cache
+# is hundreds of MiB (a 480 MiB L3 seen on a 2-CPU cloud VM) would otherwise ask 4 x 480 MiB
+# per array, 5.6 GiB in all, and be killed there.
+STREAM_MAX_BYTES = 1 << 30
+CAPPED_NOTE = (
+    "arrays capped at 1 GiB for the three together, smaller than STREAM's 4x the last-level "
+    "cache on this machine: part of them may sit in the cache, so the bandwidth may read high"
+)
 
 # The course's kernels on the roofline: flops and bytes per point (or element) and iteration,
 # bytes counted as STREAM counts them (each array streamed once; no write-allocate), with the
@@ -36,13 +45,22 @@ COURSE_KERNELS = {
 
 
 def stream_elements(topology: Topology, quick: bool = False) -> int:
-    """Elements per STREAM array: 4 x the last-level cache (STREAM's rule), at least 2^21.
+    """Elements per STREAM array: 4 x the last-level cache (STREAM's rule), at least 2^21 and
+    at most STREAM_MAX_BYTES for the three arrays (CAPPED_NOTE).
 
     Quick mode takes a quarter of the cache instead (fast, but not STREAM-valid: QUICK_NOTE)."""
     llc = topology.last_level_cache_bytes() or 8 * 1024 * 1024
     if quick:
-        return max(1 << 17, llc // 4 // 8)
-    return max(1 << 21, 4 * llc // 8)
+        return min(max(1 << 17, llc // 4 // 8), STREAM_MAX_BYTES // 24)
+    return min(max(1 << 21, 4 * llc // 8), STREAM_MAX_BYTES // 24)
+
+
+def stream_note(topology: Topology, n: int, quick: bool) -> str:
+    """What a plot or a table of STREAM arrays of `n` elements must say: QUICK_NOTE,
+    CAPPED_NOTE, or nothing when they are at least 4x the last-level cache."""
+    if quick:
+        return QUICK_NOTE
+    return CAPPED_NOTE if 8 * n < 4 * topology.last_level_cache_bytes() else ""
 
 
 def _frames(runs: Results | pd.DataFrame | Iterable[Results | pd.DataFrame]) -> pd.DataFrame:

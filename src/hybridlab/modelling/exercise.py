@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 
 import hybridlab as hl
 
-from ..memory.tables import stream_elements
+from ..memory.tables import stream_elements, stream_note
 from ..p2p.hockney import piecewise_hockney
 from ..runs.launch import run_program
 from ..runs.records import Results
@@ -69,15 +69,17 @@ def _latency(alpha: float, where: str) -> Quantity:
 
 def measure_memory(quick: bool = False) -> dict[str, Quantity]:
     """Lab 05's STREAM triad with 1 thread and with every core (best of the passes)."""
-    n = stream_elements(hl.read_topology(), quick)
+    topology = hl.read_topology()
+    n = stream_elements(topology, quick)
+    note = stream_note(topology, n, quick)
     out = {}
     for name, threads in (("mem_bw_1_Bps", 1), ("mem_bw_all_Bps", _cores())):
         res = run_program("stream", ranks=1, threads=threads, bind="cores", timeout=TIMEOUT,
                           n=n, ntimes=5 if quick else 10, kernels="triad")  # fmt: skip
         row = res.records.query("record == 'stream'").iloc[0]
-        valid = "" if not quick else "; quick mode: arrays of 1/4 of the cache, not STREAM-valid"
         out[name] = Quantity(float(row["gb_s"]) * 1e9, "B/s",
-                             f"stream (lab 05), triad, {threads} thread(s), n = {n}{valid}")  # fmt: skip
+                             f"stream (lab 05), triad, {threads} thread(s), n = {n}"
+                             + (f"; {note}" if note else ""))  # fmt: skip
     return out
 
 

@@ -55,7 +55,7 @@ from ..halo.serial import check_grid, jacobi2d
 from ..kernels import archer
 from ..kernels.build import Kernel, build, has_partitioned
 from ..kernels.c_cells import unanswered
-from ..kernels.c_text import closing, functions, inside_loop, loops, statement_at
+from ..kernels.c_text import closing, functions, inside_loop, loops
 from ..kernels.unit_checks import MPI_QUERIES
 from ..runs import compliance
 from ..runs.launch import run_program
@@ -229,67 +229,6 @@ def task_construct_faults(text: str, cell_lines: list[int] | None = None) -> lis
                       "exchange by its depend clause, not on a lock, a critical section, a clock "
                       "or a sleep")
     return faults
-
-
-_DEPEND_ITEMS = re.compile(r"\bdepend\s*\(\s*(in|out|inout|inoutset|mutexinoutset)\s*:")
-_MPI_CALL = re.compile(r"\b(?:hl_traced_)?MPI_\w+\s*\(")
-
-
-def assert_depend_linked(code: str) -> None:
-    """(b), judged after the runs (judge_tasks): AssertionError when, in the cell's preprocessed
-    C, no task that computes rows (calls stencil_rows, or a function of the cell that does)
-    waits, by a depend(in) or depend(inout) list item, for one that a task making MPI calls (or
-    calling a function of the cell that does) names in depend(out), inout, inoutset or
-    mutexinoutset: edge tasks whose clauses name an unrelated variable, waiting for the halo by
-    a loop over the row itself (a fresh attacker's M12b_nanspin, 4/4 kept, 2026-12-05)."""
-    fault = _unlinked_depends(_preprocessed("HL_STUDENT_TASKS", code)[0])
-    assert not fault, f"task_iteration: {fault}"
-
-
-def _unlinked_depends(text: str) -> str:
-    """assert_depend_linked's fault on preprocessed text, "" when there is none."""
-    defined = functions(text)
-    bodies = {name: text[start:end] for name, start, end in defined}
-
-    def reaches(body: str, pattern: re.Pattern, seen: frozenset = frozenset()) -> bool:
-        if pattern.search(body):
-            return True
-        return any(re.search(rf"\b{re.escape(name)}\s*\(", body) and name not in seen
-                   and reaches(inner, pattern, seen | {name}) for name, inner in bodies.items())
-
-    produced, awaited = set(), set()
-    for pragma in re.finditer(r"#\s*pragma\s+omp\s+task\b[^\n]*", text):
-        body = statement_at(text, pragma.end())
-        for kind, items in _depend_lists(pragma.group(0)):
-            if kind in ("out", "inout", "inoutset", "mutexinoutset") and reaches(body, _MPI_CALL):
-                produced |= items
-            if kind in ("in", "inout") and reaches(body, re.compile(r"\bstencil_rows\s*\(")):
-                awaited |= items
-    if produced & awaited:
-        return ""
-    return ("an edge task waits for the exchange's task by depend: a task that computes rows "
-            "names in depend(in: x) a list item x that the task making the MPI calls names in "
-            "depend(out: x) (here no task computing rows waits for one the exchange's task "
-            "produces)")
-
-
-def _depend_lists(pragma: str) -> list[tuple[str, set[str]]]:
-    """Each depend clause of a task pragma: its kind and its list items, blanks left out."""
-    found = []
-    for clause in _DEPEND_ITEMS.finditer(pragma):
-        close = closing(pragma, pragma.index("(", clause.start()))
-        items = pragma[clause.end():close - 1]
-        depth, item, parts = 0, "", []
-        for char in items:
-            depth += (char in "([") - (char in ")]")
-            if char == "," and depth == 0:
-                parts.append(item)
-                item = ""
-            else:
-                item += char
-        parts.append(item)
-        found.append((clause.group(1), {"".join(part.split()) for part in parts if part.strip()}))
-    return found
 
 
 def _used(pattern: re.Pattern, text: str) -> re.Match | None:
@@ -894,7 +833,13 @@ def judge_tasks(runs: list[dict]) -> list[dict]:
             assert_rows_once(rows_traced, where)
             assert_windows_covered(rows_traced, where, early_ok=True)
         _assert_in_tasks(res, where)
-        early = early_edges(res)
+        held = held_interior(res, threads)
+        assert not held, (
+            f"{where}: {held[0]}: the interior rows (2..m-1) go in tasks without depend, which "
+            "the free threads run while the messages travel, in every iteration; not held for "
+            "the exchange by a depend on its task (or on a task after it), nor created once the "
+            "halos arrived")
+        early = early_edges(res, threads)
         assert not early, (
             f"{where}: {early[0]}: rows 1 and m go in tasks created while the exchange is in "
             "flight that the runtime holds by depend(in: ...) on the exchange's task until it is "
@@ -905,7 +850,62 @@ def judge_tasks(runs: list[dict]) -> list[dict]:
     return rows
 
 
-def early_edges(res: Results) -> list[str]:
+# (b): task_iteration's own time (the kit's "busy" of a task the body created: CPU time between
+# its creations, wall time where it blocked in a system call) above which a body that created an
+# edge task after its halo arrived waited for it: creating tasks takes microseconds; a body that
+# spins until the exchange's task is done spends the exchange's time (the even ranks' 20 ms)
+BODY_BUSY_S = 0.002
+
+
+def _deps(text) -> list[tuple[str, str]]:
+    """A task_run record's depend list (kernels_c/thread_halo.c's "deps": "o:<hex>,i:<hex>"):
+    (kind, address) pairs, kind o (out, inout, mutexinoutset), i (in) or s (inoutset)."""
+    if not isinstance(text, str) or not text:
+        return []
+    return [tuple(item.split(":", 1)) for item in text.split(",") if ":" in item]
+
+
+def _conflict(later: list[tuple[str, str]], earlier: list[tuple[str, str]]) -> bool:
+    """Whether the runtime orders a task with depend list `later` after an earlier sibling with
+    `earlier`: an address in both, not in on both sides (nor inoutset on both); a null address
+    in out (omp_all_memory) orders after every earlier task with a depend list."""
+    if any(kind == "o" and addr == "0" for kind, addr in later + earlier) and later and earlier:
+        return True
+    return any(a == b and not (k == j and k in "is") for k, a in later for j, b in earlier)
+
+
+def depend_waits(tasks: pd.DataFrame, task, producer) -> bool:
+    """Whether, by the depend lists the runtime got (kernels_c/thread_halo.c's task_run records
+    of one rank: id, parent, deps, start, waited), `task` (or a task it descends from) waited for
+    `producer`: a chain of sibling tasks, each created after the one before, each depend list
+    conflicting with the previous (out against in, out or inout on one address), from the
+    producer to the task or one of its creators (not the producer itself: a task it creates may
+    run before it is done)."""
+    if "deps" not in tasks.columns or "id" not in tasks.columns:
+        return True  # a run without the kit's depend records: left to the other rules
+    made = tasks.assign(created=tasks["start"] - tasks["waited"]).set_index("id", drop=False)
+    pid = int(producer["id"])
+    chain, seen = [task], set()
+    while chain:
+        current = chain.pop()
+        cid = int(current["id"])
+        if cid in seen:
+            continue
+        seen.add(cid)
+        if cid == pid:
+            return True
+        made_at = float(current["start"]) - float(current["waited"])
+        siblings = made[(made["parent"] == current["parent"]) & (made["created"] < made_at)
+                        & (made["created"] >= float(producer["start"]) - float(producer["waited"]))]
+        mine = _deps(current["deps"])
+        chain += [row for _, row in siblings.iterrows() if _conflict(mine, _deps(row["deps"]))]
+        parent = int(current["parent"])
+        if parent and parent != pid and parent in made.index:  # the producer's own children
+            chain.append(made.loc[parent])                     # run while it runs
+    return False
+
+
+def early_edges(res: Results, threads: int | None = None) -> list[str]:
     """Where a task that computed row 1 or m (the kit's stencil_rows intervals) did not wait for
     its halo row by depend: it began before the receive of that halo completed (it waited inside,
     spinning on the row: a fresh attacker's M12b_nanspin, 2026-12-05), or a task that had begun
@@ -917,19 +917,19 @@ def early_edges(res: Results) -> list[str]:
     round the interval. A row computed in no such task (a taskloop's task, which takes no depend
     clause, spinning on the row: a fresh attacker's p12bspin and p12bshow, 4/4 kept, 2026-12-05;
     or no task) is a fault too; one whose halo had no receive (the grid's edge) is left to the
-    other rules."""
-    records = res.records
-    runs = records[records["record"] == "task_run"] if "record" in records.columns else records
-    work, calls = res.compute, res.mpi_calls
-    if runs.empty or work.empty or "first" not in work.columns or calls.empty:
-        return []
-    calls = calls[calls["student"] == 1].sort_values("start")
+    other rules.
+
+    What the runtime linked, not the names in the text: the task (or a task it descends from)
+    must wait by its depend list (the addresses the kit's wrapper recorded) for the task whose
+    completion call brought its halo (depend_waits: a depend(in: halos) on a block-local
+    `halos` that shadows the exchange's links nothing, a fresh attacker's T12b_flagspin2, 4/4,
+    2026-12-05); and with 2+ threads, an edge task task_iteration's body created after its halo
+    arrived must not come from a body that waited for it: more than BODY_BUSY_S of the body's
+    own time (CPU between its creations, or blocked in a system call) before the creation (the
+    body spinning on a plain counter the waiting task bumps). `threads`: the run's threads (from
+    the records when None)."""
     found = []
-    for rank, mine in work[work["first"] >= 1].groupby("rank"):
-        m = int(mine["last"].max())
-        arrivals = _arrivals(calls[calls["rank"] == rank], {int(rank) - 1: 1, int(rank) + 1: m},
-                             calls)  # fmt: skip
-        tasks = runs[runs["rank"] == rank]
+    for rank, mine, m, arrivals, tasks, calls, team in _ranks_tasks(res, threads):
         for piece in mine.itertuples():
             for row in {1, m} & set(range(int(piece.first), int(piece.last) + 1)):
                 arrived = arrivals.get((int(piece.step), row))
@@ -946,16 +946,87 @@ def early_edges(res: Results) -> list[str]:
                 began = float(task["start"])
                 created = began - float(task["waited"])
                 creator = created - float(task["made_after"]) if task["made_after"] >= 0 else None
+                busy = float(task["busy"]) if "busy" in task.index and task["busy"] == task["busy"] else -1.0
+                producer = _producer(calls, tasks, int(rank), arrived)
                 if began < arrived:
                     what = f"began {(arrived - began) * 1e3:.3f} ms before"
                 elif creator is not None and creator < arrived < created:
                     what = (f"was created {(created - arrived) * 1e3:.3f} ms after, by a task "
                             "that had begun before,")
+                elif team > 1 and created > arrived and busy > BODY_BUSY_S:
+                    what = (f"was created {(created - arrived) * 1e3:.3f} ms after, by "
+                            f"task_iteration's own body once it had spent {busy * 1e3:.1f} ms "
+                            "waiting (a loop or a blocking call before the task's creation), "
+                            "after")
+                elif producer is not None and not depend_waits(tasks, task, producer):
+                    found.append(
+                        f"rank {rank}, iteration {int(piece.step)}: the task that computed row "
+                        f"{row} does not wait by its depend clauses for the task that completed "
+                        "its halo row's receive: the addresses its depend(in: ...) items name "
+                        "(as the runtime got them) are not those the exchange's task names in "
+                        "depend(out: ...) (a variable of the same name declared elsewhere is "
+                        "another address)")
+                    continue
                 else:
                     continue
                 found.append(f"rank {rank}, iteration {int(piece.step)}: the task that computed "
                              f"row {row} {what} its halo row's message arrived")
     return found
+
+
+def held_interior(res: Results, threads: int | None = None) -> list[str]:
+    """(b): where interior rows (2..m-1, the kit's stencil_rows intervals) were held for the
+    exchange by the way the tasks were made, in any iteration: computed in a task that waits by
+    its depend list (the addresses the runtime got: depend_waits) for the task whose completion
+    call brought a halo of that iteration, or (2+ threads) created after that halo arrived by
+    task_iteration's body once it had spent more than BODY_BUSY_S waiting. The part asks for the
+    interior without waiting for the messages in every iteration; the window rule
+    (halo.exercise.assert_windows_covered) forgives a minority of iterations for a loaded
+    machine, which let the interior tasks depend on the exchange in every other iteration (a
+    fresh attacker's T12b_half, 4/4 twice, 2026-12-05)."""
+    found = []
+    for rank, mine, m, arrivals, tasks, calls, team in _ranks_tasks(res, threads):
+        inner = mine[(mine["last"] >= 2) & (mine["first"] <= m - 1)]
+        for piece in inner.itertuples():
+            step = int(piece.step)
+            landed = sorted((t, r) for (s, r), t in arrivals.items() if s == step)
+            if not landed:
+                continue
+            around = tasks[(tasks["thread"] == piece.thread) & (tasks["start"] <= piece.start)
+                           & (tasks["end"] >= piece.end)]  # fmt: skip
+            if around.empty:
+                continue
+            task = around.sort_values("start").iloc[-1]
+            created = float(task["start"]) - float(task["waited"])
+            busy = float(task["busy"]) if "busy" in task.index and task["busy"] == task["busy"] else -1.0
+            rows = f"rows {max(int(piece.first), 2)}-{min(int(piece.last), m - 1)}"
+            if team > 1 and created > landed[0][0] and busy > BODY_BUSY_S:
+                found.append(f"rank {rank}, iteration {step}: interior {rows} were computed in a "
+                             f"task task_iteration's body created {(created - landed[0][0]) * 1e3:.3f} "
+                             f"ms after a halo row arrived, once it had spent {busy * 1e3:.1f} ms "
+                             "waiting")
+                continue
+            for arrived, row in landed:
+                producer = _producer(calls, tasks, int(rank), arrived)
+                if producer is not None and depend_waits(tasks, task, producer):
+                    found.append(f"rank {rank}, iteration {step}: interior {rows} were computed "
+                                 "in a task that waits by its depend clauses for the task that "
+                                 f"completed the receive of row {row}'s halo")
+                    break
+    return found
+
+
+def _producer(calls: pd.DataFrame, tasks: pd.DataFrame, rank: int, arrived: float):
+    """The kit's task_run record (innermost) of the task that made the completion call ending at
+    `arrived` on `rank` (None when no wrapped task made it)."""
+    done = calls[(calls["rank"] == rank) & calls["call"].isin(COMPLETES)
+                 & ((calls["end"] - arrived).abs() < 1e-9)]  # fmt: skip
+    if done.empty:
+        return None
+    call = done.iloc[0]
+    around = tasks[(tasks["thread"] == call["thread"]) & (tasks["start"] <= call["start"])
+                   & (tasks["end"] >= call["end"])]  # fmt: skip
+    return None if around.empty else around.sort_values("start").iloc[-1]
 
 
 PEER_ANY = -2  # kernels_c/hl_trace.c HL_PEER_ANY: a receive from MPI_ANY_SOURCE
@@ -974,6 +1045,24 @@ def _any_source_sides(post, rank: int, sides: dict[int, int], everyone: pd.DataF
     if tag >= 0 and "tag" in sent:
         sent = sent[(sent["tag"] == tag) | sent["call"].isin(("MPI_Sendrecv", "MPI_Isendrecv"))]
     return sorted({int(r) for r in sent["rank"]})
+
+
+def _ranks_tasks(res: Results, threads: int | None):
+    """Per rank of a tasks run: (rank, its computed pieces, its last interior row m, when each
+    (iteration, halo row) arrived, its task_run records, the student's MPI calls, the team's
+    size: `threads`, else from the records); nothing when the run has no tasks, pieces or calls."""
+    records = res.records
+    runs = records[records["record"] == "task_run"] if "record" in records.columns else records
+    work, calls = res.compute, res.mpi_calls
+    if runs.empty or work.empty or "first" not in work.columns or calls.empty:
+        return
+    calls = calls[calls["student"] == 1].sort_values("start")
+    team = int(threads) if threads is not None else int(runs["thread"].max()) + 1
+    for rank, mine in work[work["first"] >= 1].groupby("rank"):
+        m = int(mine["last"].max())
+        arrivals = _arrivals(calls[calls["rank"] == rank], {int(rank) - 1: 1, int(rank) + 1: m},
+                             calls)  # fmt: skip
+        yield rank, mine, m, arrivals, runs[runs["rank"] == rank], calls, team
 
 
 def _arrivals(calls: pd.DataFrame, sides: dict[int, int],
