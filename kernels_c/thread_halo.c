@@ -409,8 +409,21 @@ void __wrap_GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void
 #ifdef HL_STUDENT_TASKS
 /* variant=tasks (run_poisoned): one thread calls task_iteration and the team runs its tasks,
  * all done at the single's barrier; the call's task is marked (hl_trace_task_mark), so what its
- * own body computed and called outside every task is counted. */
-static void tasks_call(grid2d *g) {
+ * own body computed and called outside every task is counted.
+ *
+ * task_iteration's stack frame stays as it left it until its tasks are done (the lab says they
+ * are all done at the end of the single): a task given one of its locals by reference (shared(a)
+ * on its parameter a) reads it after task_iteration returned, from stack memory this thread
+ * reused at the single's barrier (the task wrapper's frames, a task run there), so the exchange's
+ * task received the halo rows into whatever the slot held then: a right answer, the interior as
+ * a taskloop grainsize(4) nogroup, died on SIGSEGV in 1 run of 5 once the wrapper's frames grew
+ * (2026-12-05), and an edge task given m by reference computed another row. Right after the
+ * call this thread moves its stack pointer FRAME_KEPT further down without writing there, so
+ * everything it runs until the barrier ends (the unmarking, the barrier, the tasks it takes
+ * there) runs below the old frame. noinline: the alloca must end with this call, not with an
+ * iteration loop it was inlined into. */
+#define FRAME_KEPT (64 * 1024) /* task_iteration's frame and its helpers' below it, with room */
+static __attribute__((noinline)) void tasks_call(grid2d *g) {
 #pragma omp single
     {
 #ifdef HL_TRACE_MPI
@@ -424,6 +437,8 @@ static void tasks_call(grid2d *g) {
         body_segment_start();
 #endif
         task_iteration(g->a, g->m, g->nx, g->up, g->down, g->comm);
+        char *kept = __builtin_alloca(FRAME_KEPT); /* until tasks_call returns: past the barrier */
+        __asm__ volatile("" : : "r"(kept) : "memory");
 #ifdef HL_TRACE_MPI
         body_on = 0;
 #endif

@@ -426,6 +426,58 @@ def test_interior_before_the_exchange_is_no_overlap_and_kit_statics_are_out_of_r
         build_student_overlap(kit, "ov_kit")
 
 
+HALF_OVERLAP = r"""
+static MPI_Request req[4];
+static long calls_seen = 0;
+
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    int overlap;
+#pragma omp masked
+    calls_seen++;
+#pragma omp barrier
+    overlap = calls_seen % 2 == 1;
+    if (!overlap) {
+#pragma omp for schedule(static)
+        for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);
+    }
+#pragma omp masked
+    {
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 51, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 52, comm, &req[1]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 52, comm, &req[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 51, comm, &req[3]);
+        if (!overlap) MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+    if (overlap) {
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 1) nowait
+        for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);
+#pragma omp masked
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+#pragma omp barrier
+#pragma omp single
+    {
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+"""
+
+
+def test_the_interior_before_the_posting_in_some_iterations_is_refused():
+    """Overlap in every other iteration only, the interior computed before the posting in the
+    others (a fresh attacker's T04d_half: 4/4 twice under the two-thirds rule of the windows
+    covered, 2026-12-05), is refused by _assert_posted_first."""
+    from hybridlab.halo.exercise import build_student_overlap, check_student_overlap
+
+    with pytest.raises(AssertionError, match="most interior rows were computed before the first "
+                                             "request was posted"):
+        check_student_overlap(build_student_overlap(HALF_OVERLAP, "ov_half"), shapes=((2, 2),),
+                              nx=256, ny=160)
+
+
 def test_a_decoy_message_kept_in_flight_is_no_overlap():
     """An exchange completed before the interior, with one-value messages posted after it and
     completed once the interior is done (a window of their own round no halo), is refused: every

@@ -780,6 +780,28 @@ def test_an_interior_held_by_depend_on_the_exchange_is_refused_in_any_iteration(
                         for h in held), held
 
 
+def test_a_task_given_task_iterations_locals_by_reference_reads_them_as_left():
+    """helperE's right answer (the interior as a taskloop grainsize(4) nogroup after the edge
+    tasks) gives the exchange's task `a` by reference (shared(a)): the task reads it after
+    task_iteration returned, from the stack the calling thread reused at the single's barrier, so
+    once the kit's task wrapper kept more on its frames the halo rows were received into another
+    thread's stack (SIGSEGV in about 1 graded run of 5, 0/4, 2026-12-05). The kit keeps
+    task_iteration's frame as it left it until the barrier ends (thread_halo.c's tasks_call): the
+    cell itself keeps the part at the graded shapes, and so does the same cell with the edge task
+    given m by reference, which runs after the halo arrived, late (a wrong checksum in every run
+    of the crashing code)."""
+    from honest import source_of
+
+    cell = source_of("12_threads_communicate", "the interior as a taskloop grainsize(4)")
+    assert "shared(a)" in cell
+    late = cell.replace("depend(in: h1[0])", "depend(in: h1[0]) shared(m)")
+    assert late != cell
+    for code, name in ((cell, "shared_a"), (late, "shared_m")):
+        runs = exercise.run_tasks(exercise.build_student_tasks(code, f"frame_kept_{name}"),
+                                  shapes=((2, 3), (3, 2)), nx=224, ny=160, iterations=3)
+        exercise.judge_tasks(runs)
+
+
 _HALF = """%%c TASKS_C thread_halo
 static char halos;
 static long iterations_made = 0;

@@ -899,6 +899,53 @@ GAMING += [
             reason="not to the master with a token row for the others"),
 ]
 
+# a fresh attacker's T04d_half (4/4 kept twice, 2026-12-05): overlap in every other iteration only,
+# the interior computed before the posting in the others (under the two-thirds rule of the windows
+# covered); halo.exercise._assert_posted_first refuses it
+GAMING += [
+    attempt("method", "overlap_iteration", r"""%%c OVERLAP_C halo2d
+/* Gaming (threshold probe): overlap in every other iteration only; in the others the team
+ * computes the interior first, then the master exchanges (posting and waiting at once). */
+static MPI_Request req[4];
+static long calls_seen = 0;
+
+void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    int overlap;
+#pragma omp masked
+    calls_seen++;
+#pragma omp barrier
+    overlap = calls_seen % 2 == 1;
+    if (!overlap) {
+#pragma omp for schedule(static)
+        for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);
+    }
+#pragma omp masked
+    {
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 51, comm, &req[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 52, comm, &req[1]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 52, comm, &req[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 51, comm, &req[3]);
+        if (!overlap) MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+    if (overlap) {
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 1) nowait
+        for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);
+#pragma omp masked
+        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    }
+#pragma omp barrier
+#pragma omp single
+    {
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+""", D, "fresh attacker (T04d_half): the interior before the posting in every other iteration",
+            reason="computed before the first request was posted"),
+]
+
 from hybridlab.paths import kernel_dirs as _kernel_dirs  # noqa: E402
 
 _KIT_FILE = str(_kernel_dirs()[0] / "hl_cellcode.h")  # a kit file's name where the test runs

@@ -366,10 +366,15 @@ def overlap_rows(res: Results, windows: pd.DataFrame | None = None) -> pd.DataFr
     return work
 
 
+def _row_numbers(rows: pd.DataFrame) -> set[int]:
+    """The row numbers of stencil_rows calls (first..last each)."""
+    return {i for f, last in zip(rows["first"], rows["last"], strict=True)
+            for i in range(int(f), int(last) + 1)}  # fmt: skip
+
+
 def _rows_text(rows: pd.DataFrame) -> str:
     """Rows of stencil_rows calls as ranges: "rows 2-11, 14", "row 2"."""
-    numbers = sorted({i for f, last in zip(rows["first"], rows["last"], strict=True)
-                      for i in range(int(f), int(last) + 1)})  # fmt: skip
+    numbers = sorted(_row_numbers(rows))
     ranges: list[list[int]] = []
     for i in numbers:
         if ranges and i == ranges[-1][1] + 1:
@@ -453,9 +458,32 @@ def judge_overlap(res: Results, where: str, threads: int) -> float:
             "threads that are free while the master communicates (a dynamic schedule, tasks), "
             "not kept for the master"
         )
+    _assert_posted_first(rows, where)
     assert_windows_covered(rows, where)
     _assert_team_share(rows, threads, where)
     return seconds
+
+
+def _assert_posted_first(rows: pd.DataFrame, where: str) -> None:
+    """AssertionError when, in KEPT_SHARES iterations or more, COVERED or more of an iteration's
+    interior rows (overlap_rows) were computed before its first request was posted: the interior
+    done first and the exchange after it, in some iterations only (a fresh attacker's T04d_half,
+    every other iteration so, kept 4/4 twice under the two-thirds rule of
+    assert_windows_covered, 2026-12-05). An answer that posts before the interior starts (a
+    barrier after the posting) computes no row before it, whatever the machine's load."""
+    early = []
+    for (rank, step), it in rows.groupby(["rank", "step"]):
+        distinct, done = _row_numbers(it), _row_numbers(it[it["where"] == "before"])
+        if distinct and len(done) >= COVERED * len(distinct):
+            early.append((rank, step, it))
+    if len(early) >= KEPT_SHARES:
+        rank, step, it = early[0]
+        raise AssertionError(
+            f"{where}: in {len(early)} of {rows.groupby(['rank', 'step']).ngroups} iterations "
+            f"most interior rows were computed before the first request was posted (rank {rank}, "
+            f"iteration {step}: {_iteration_text(it, it['completed_by'].iloc[0])}): post the "
+            "exchange first, then compute the interior while it is in flight, in every iteration"
+        )
 
 
 def _assert_team_share(rows: pd.DataFrame, threads: int, where: str) -> None:
@@ -531,8 +559,7 @@ def _covered(it: pd.DataFrame) -> bool | None:
     start, end = float(it["window_start"].iloc[0]), float(it["window_end"].iloc[0])
     rows = it["last"] - it["first"] + 1
     seconds = it["end"] - it["start"]
-    distinct = len({i for f, last in zip(it["first"], it["last"], strict=True)
-                    for i in range(int(f), int(last) + 1)})  # fmt: skip
+    distinct = len(_row_numbers(it))
     if end - start < max(distinct * float((seconds / rows).median()), HELD_IDLE):
         return None
     inside = (it["end"].clip(upper=end) - it["start"].clip(lower=start)).clip(lower=0)
