@@ -472,10 +472,38 @@ def test_the_interior_before_the_posting_in_some_iterations_is_refused():
     covered, 2026-12-05), is refused by _assert_posted_first."""
     from hybridlab.halo.exercise import build_student_overlap, check_student_overlap
 
-    with pytest.raises(AssertionError, match="most interior rows were computed before the first "
-                                             "request was posted"):
+    with pytest.raises(AssertionError, match="the master computed interior rows before it "
+                                             "posted the first request"):
         check_student_overlap(build_student_overlap(HALF_OVERLAP, "ov_half"), shapes=((2, 2),),
                               nx=256, ny=160)
+
+
+def _early_rows(early_iterations: int, by_master: bool, iterations: int = 16) -> pd.DataFrame:
+    """overlap_rows of a 1-rank, 2-thread run of `iterations`: rows 2-41, thread 1 computing rows
+    2-31 before the posting in the first `early_iterations` (the master too when `by_master`)."""
+    rows = []
+    for step in range(iterations):
+        early = step < early_iterations
+        rows.append((step, 1, 2, 31, "before" if early else "inside"))
+        rows.append((step, 0, 32, 41, "before" if early and by_master else "inside"))
+    frame = pd.DataFrame(rows, columns=["step", "thread", "first", "last", "where"])
+    return frame.assign(rank=0, posted_by=0, completed_by="MPI_Waitall")
+
+
+def test_free_threads_ahead_of_a_paused_master_are_no_refusal():
+    """The solution posts in `masked` with no barrier after it: on a grader at load 10 its free
+    threads computed most rows before the paused master posted in 2-3 iterations of 16, and it
+    lost 4/4 under a first form of the rule. The master's own early rows, or most rows early in
+    half the iterations, are refused."""
+    from hybridlab.halo.exercise import _assert_posted_first
+
+    _assert_posted_first(_early_rows(3, by_master=False), "load")
+    _assert_posted_first(_early_rows(7, by_master=False), "load")
+    with pytest.raises(AssertionError, match="8 of 16 iterations most interior rows"):
+        _assert_posted_first(_early_rows(8, by_master=False), "half")
+    _assert_posted_first(_early_rows(1, by_master=True), "once")
+    with pytest.raises(AssertionError, match="2 of 16 iterations the master computed"):
+        _assert_posted_first(_early_rows(2, by_master=True), "master")
 
 
 def test_a_decoy_message_kept_in_flight_is_no_overlap():

@@ -29,6 +29,7 @@ D = {"hidden_overlap_iteration"}
 NO_FREE_ROWS = "other than the master between the posting of the requests and their completion"
 KEPT_SHARE = "not kept for the master"
 HELD = "then computed rows after it"
+EARLY = "post the exchange first"  # halo.exercise._assert_posted_first
 ONCE = "computed more than once"  # every interior row once per iteration
 # the master's exchange, posted and completed (the solution's), and in a masked block
 POSTS = """\
@@ -593,7 +594,7 @@ GAMING += [
 """,
         before="        if (m > 2) stencil_rows(2, m - 1);\n"),
         D, "fresh attacker: the master computes the whole interior before it posts, one token "
-            "row by thread 1 inside the window", reason=f"fell inside it | {ONCE}"),
+            "row by thread 1 inside the window", reason=f"fell inside it | {ONCE} | {EARLY}"),
 ]
 GAMING.append(attempt("method", "overlap_iteration", _master_posts(
         note="""#include <time.h>
@@ -612,7 +613,7 @@ static double seconds_now(void) {
             do stencil_rows(2, m - 1); while (seconds_now() - t0 < 0.1);
 """), D, "fresh attacker: the interior computed before the posting, again and again for 100 ms "
            "so that no window looks long enough, one token row inside",
-           reason=f"fell inside it | {ONCE} | ran past its time limit"))  # (its 100 ms loops, on a loaded machine)
+           reason=f"fell inside it | {ONCE} | {EARLY} | ran past its time limit"))  # (its 100 ms loops, on a loaded machine)
 GAMING += [
     attempt("method", "overlap_iteration", _master_posts(
         note="""/* the master computes the whole interior BEFORE it posts (no overlap); while it waits, the free
@@ -643,7 +644,7 @@ static int exchanged;
 """,
         before="        if (m > 3) stencil_rows(2, m - 2);\n"),
         D, "the master computes rows 2..m-2 before it posts, thread 1 row m-1 inside the window "
-            "(each row once)", reason="fell inside it"),
+            "(each row once)", reason=f"fell inside it | {EARLY}"),
     # a fresh attacker (2026-12-02, helper-29): the two receives posted before the interior, the
     # sends and the wait after the team's barrier (the window opened at the first posting)
     attempt("method", "overlap_iteration", r"""%%c OVERLAP_C halo2d
@@ -943,7 +944,7 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
     }
 }
 """, D, "fresh attacker (T04d_half): the interior before the posting in every other iteration",
-            reason="computed before the first request was posted"),
+            reason=EARLY),
 ]
 
 from hybridlab.paths import kernel_dirs as _kernel_dirs  # noqa: E402

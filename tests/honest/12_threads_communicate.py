@@ -808,3 +808,37 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
           why="marks in a static helper defined after pready_iteration, barrier and masked "
               "MPI_Waitall after them"),
 ]
+
+# helperE's taskloop answer above gives the exchange's task `a` by reference (shared(a)), a local
+# of task_iteration read after it returned: the kit keeps task_iteration's frame as it left it
+# until its tasks are done (kernels_c/thread_halo.c's tasks_call), so that answer no longer dies
+# on SIGSEGV (1 graded run in 5 once the task wrapper's frames grew, 0/4, 2026-12-05), and this
+# one, whose edge task takes m by reference and runs late (after its halo arrived), no longer
+# computes another row (a wrong checksum in every run then)
+HONEST += [
+    right("task_iteration", r"""
+%%c TASKS_C thread_halo
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    double *h0 = a, *h1 = a + (m + 1) * w;
+#pragma omp task depend(out: h0[0]) depend(out: h1[0]) shared(a)
+    {
+        MPI_Request r[4];
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 31, comm, &r[0]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 32, comm, &r[1]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 31, comm, &r[2]);
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 32, comm, &r[3]);
+        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+    }
+    if (m > 1) {
+#pragma omp task depend(in: h1[0]) shared(m)
+        stencil_rows(m, m);
+    }
+#pragma omp task depend(in: h0[0])
+    stencil_rows(1, 1);
+#pragma omp taskloop grainsize(4) nogroup
+    for (long i = 2; i < m; i++) stencil_rows(i, i);
+}
+""", why="task_iteration's locals taken by reference (shared(a), shared(m)) by tasks that run "
+         "after it returned"),
+]

@@ -465,25 +465,35 @@ def judge_overlap(res: Results, where: str, threads: int) -> float:
 
 
 def _assert_posted_first(rows: pd.DataFrame, where: str) -> None:
-    """AssertionError when, in KEPT_SHARES iterations or more, COVERED or more of an iteration's
-    interior rows (overlap_rows) were computed before its first request was posted: the interior
-    done first and the exchange after it, in some iterations only (a fresh attacker's T04d_half,
-    every other iteration so, kept 4/4 twice under the two-thirds rule of
-    assert_windows_covered, 2026-12-05). An answer that posts before the interior starts (a
-    barrier after the posting) computes no row before it, whatever the machine's load."""
-    early = []
-    for (rank, step), it in rows.groupby(["rank", "step"]):
-        distinct, done = _row_numbers(it), _row_numbers(it[it["where"] == "before"])
-        if distinct and len(done) >= COVERED * len(distinct):
-            early.append((rank, step, it))
-    if len(early) >= KEPT_SHARES:
-        rank, step, it = early[0]
-        raise AssertionError(
-            f"{where}: in {len(early)} of {rows.groupby(['rank', 'step']).ngroups} iterations "
-            f"most interior rows were computed before the first request was posted (rank {rank}, "
-            f"iteration {step}: {_iteration_text(it, it['completed_by'].iloc[0])}): post the "
-            "exchange first, then compute the interior while it is in flight, in every iteration"
-        )
+    """AssertionError when the interior was computed before the exchange was posted: in
+    KEPT_SHARES iterations or more the master (the posting thread) computed interior rows before
+    its first request, which its own program order puts there at any load; or in half the
+    iterations or more (KEPT_SHARES at least) COVERED or more of the interior rows were computed
+    before it (a fresh attacker's T04d_half, the interior first in every other iteration and
+    overlapped in the others, kept 4/4 twice under assert_windows_covered's two-thirds rule,
+    2026-12-05). Free threads that start the interior while a paused master has not yet posted
+    (no barrier after the posting, as the instructor's solution) did so in 2-3 iterations of 16
+    on a grader at load 10: that is no refusal."""
+    iterations = rows.groupby(["rank", "step"])
+    master, most = [], []
+    for (rank, step), it in iterations:
+        before = it[it["where"] == "before"]
+        if (before["thread"] == before["posted_by"]).any():
+            master.append((rank, step, it))
+        if len(_row_numbers(before)) >= COVERED * len(_row_numbers(it)) > 0:
+            most.append((rank, step, it))
+    found = ("the master computed interior rows before it posted the first request", master)
+    if len(master) < KEPT_SHARES:
+        found = ("most interior rows were computed before the first request was posted", most)
+        if len(most) < max(KEPT_SHARES, iterations.ngroups / 2):
+            return
+    what, early = found
+    rank, step, it = early[0]
+    raise AssertionError(
+        f"{where}: in {len(early)} of {iterations.ngroups} iterations {what} (rank {rank}, "
+        f"iteration {step}: {_iteration_text(it, it['completed_by'].iloc[0])}): post the "
+        "exchange first, then compute the interior while it is in flight, in every iteration"
+    )
 
 
 def _assert_team_share(rows: pd.DataFrame, threads: int, where: str) -> None:
