@@ -603,6 +603,42 @@ def test_guard_counts_the_programs_a_function_starts():
     assert done.stdout.splitlines() == ["pure 0", "run 1 own hook saw 0"], done.stdout
 
 
+CTYPES_PROBE = """
+import ctypes, sys
+import hybridlab.grading._guard as g
+
+g.capture()
+ns = {}
+g.restore(ns, "clean", test=True)
+g.verify(ns, "clean")
+print("clean trusted")
+libm = ctypes.CDLL("libm.so.6")
+print("loaded", any("libm" in name for name in g.libraries_loaded()))
+clear = ctypes.pythonapi.PyEval_SetTrace  # looked up in an answer cell, called in a test later
+g.restore(ns, "later", test=True)
+clear(None, None)
+try:
+    g.verify(ns, "later")
+    print("later trusted")
+except g.TestToolChanged as err:
+    print("later caught:", err)
+"""
+
+
+def test_guard_refuses_the_interpreters_tracing_reached_by_ctypes():
+    """A fresh attacker (u08_untrace3, 3/3 twice) cleared lab 08 (a)'s line counter with
+    ctypes.pythonapi.PyEval_SetTrace inside eps_bounds, where the test's own hooks are on and its
+    sys.settrace events are the test's (traced_by_the_test): the lookup itself is refused in every
+    later test; a library ctypes loads is listed (libraries_loaded)."""
+    done = subprocess.run(
+        [sys.executable, "-c", CTYPES_PROBE], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:2] == ["clean trusted", "loaded True"], done.stdout
+    assert lines[-1].startswith("later caught:") and "PyEval_SetTrace" in lines[-1], done.stdout
+
+
 def test_the_limits_block_names_every_limit_and_how():
     limits, policy = sandbox.Limits(), GradingPolicy(factor=3.0, cell_minimum=45)
     block = sandbox.describe(limits, policy, "cgroup v2", "hybridlab-grader")

@@ -617,3 +617,91 @@ def require_level(required: str, provided: str) -> str:
     return got
 ''', {"hidden_require_level"}, "fresh attacker (T01c_copy): the kit's source exec'd into a dict",
     reason="calls the kit's own code"))
+
+# fresh attacker U (2026-12-05, 3/3 twice each): the kit's check held as default arguments, looked
+# up in sys.modules by decoded names, held by a callable object, or taken from the caller's frame;
+# the test now watches what require_level runs (a profile hook: any frame of the kit's files)
+GAMING += [
+    attempt("shortcut", "require_level", r'''
+# gaming: the kit's own normaliser and checker (compliance._level, thread_levels.check_level),
+# reached through default arguments so the function body names no kit module
+from hybridlab.runs import compliance as _cm
+from hybridlab.machine import thread_levels as _tl
+
+
+def require_level(required: str, provided: str, _norm=_cm._level, _index=_tl.check_level) -> str:
+    """The provided level if at least the required one."""
+    if not isinstance(required, str) or not isinstance(provided, str):
+        raise ValueError("valid: single, funneled, serialized, multiple")
+    r, p = _norm(required), _norm(provided)
+    if _index(p) < _index(r):
+        raise RuntimeError(f"MPI provided {p!r} but this program needs {r!r}")
+    return p
+''', {"hidden_require_level"}, "fresh attacker (u01_kitdefault): the kit's check reached another way",
+            reason="ran the kit's own code"),
+    attempt("shortcut", "require_level", r'''
+# gaming: the kit's check reached at call time through sys.modules, its module name and attribute
+# built from character codes (no kit name, no import of the kit in the function's instructions)
+import sys as _s
+
+_K = bytes([104,121,98,114,105,100,108,97,98,46,114,117,110,115,46,99,111,109,112,108,105,97,110,99,101]).decode()
+_A = bytes([95,108,101,118,101,108]).decode()
+_B = bytes([99,104,101,99,107,95,108,101,118,101,108]).decode()
+
+
+def require_level(required: str, provided: str) -> str:
+    """The provided level if at least the required one."""
+    mod = vars(_s)["modules"][_K]
+    norm, index = getattr(mod, _A), getattr(mod, _B)
+    if not isinstance(required, str) or not isinstance(provided, str):
+        raise ValueError("valid: single, funneled, serialized, multiple")
+    r, p = norm(required), norm(provided)
+    if index(p) < index(r):
+        raise RuntimeError(f"MPI provided {p!r} but this program needs {r!r}")
+    return p
+''', {"hidden_require_level"}, "fresh attacker (u01_sysmodules): the kit's check reached another way",
+            reason="ran the kit's own code"),
+    attempt("shortcut", "require_level", r'''
+# gaming: require_level is an object, not a function: no __code__ for dis to read; it calls
+# the kit's check (compliance._level and check_level) held as attributes of the instance
+from hybridlab.runs import compliance as _cm
+
+
+class _Require:
+    def __init__(self):
+        self.norm, self.index = _cm._level, _cm.check_level
+
+    def __call__(self, required, provided):
+        if not isinstance(required, str) or not isinstance(provided, str):
+            raise ValueError("valid: single, funneled, serialized, multiple")
+        r, p = self.norm(required), self.norm(provided)
+        if self.index(p) < self.index(r):
+            raise RuntimeError(f"MPI provided {p!r} but this program needs {r!r}")
+        return p
+
+
+require_level = _Require()
+''', {"hidden_require_level"}, "fresh attacker (u01_callable): the kit's check reached another way",
+            reason="ran the kit's own code"),
+    attempt("shortcut", "require_level", r'''
+# gaming: the kit's check taken from the CALLER's frame: the notebook's namespace (the test's globals)
+# holds `compliance` (imported by the lab's first cell); require_level reads it from there at call time
+import sys as _s
+
+
+def require_level(required, provided):
+    frame = _s._getframe(1)
+    while frame is not None and "compliance" not in frame.f_globals:
+        frame = frame.f_back
+    mod = frame.f_globals["compliance"]
+    norm = getattr(mod, "_" + "level")
+    index = getattr(mod, "check" + "_level")
+    if not isinstance(required, str) or not isinstance(provided, str):
+        raise ValueError("valid: single, funneled, serialized, multiple")
+    r, p = norm(required), norm(provided)
+    if index(p) < index(r):
+        raise RuntimeError(f"MPI provided {p!r} but this program needs {r!r}")
+    return p
+''', {"hidden_require_level"}, "fresh attacker (u01_callerframe): the kit's check reached another way",
+            reason="ran the kit's own code"),
+]

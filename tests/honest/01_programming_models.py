@@ -244,4 +244,53 @@ def require_level(required: str, provided: str) -> str:
         raise LevelTooLow(f"MPI provided {got.name.lower()!r} but this program needs {need.name.lower()!r}")
     return got.name.lower()
 ''', why="the levels as an IntEnum of the cell, its own exception class"),
+    right("require_level", r'''
+# right answer, another way: one regular expression recognises every spelling; the order is the
+# position in THREAD_LEVELS
+import re
+
+_LEVEL = re.compile(r"(?:mpi_thread_)?(single|funneled|serialized|multiple)", re.IGNORECASE)
+
+
+def require_level(required: str, provided: str) -> str:
+    """The provided level if at least the required one."""
+    names = []
+    for given in (required, provided):
+        found = _LEVEL.fullmatch(given) if isinstance(given, str) else None
+        if found is None:
+            raise ValueError(f"{given!r} is not a thread level; valid: "
+                             + ", ".join(THREAD_LEVELS) + " (optionally with MPI_THREAD_)")
+        names.append(found.group(1).lower())
+    need, got = names
+    if THREAD_LEVELS.index(got) < THREAD_LEVELS.index(need):
+        raise RuntimeError(f"MPI provided {got!r} but this program needs {need!r}")
+    return got
+''', why="fresh attacker (u01_right_regex): one re.fullmatch for every spelling, the order from THREAD_LEVELS"),
+    right("require_level", r'''
+# right answer, another way: a rank table built from the four names (both spellings, casefolded),
+# one exception class that is a RuntimeError, and match/case on the comparison
+_RANK = {}
+for _i, _name in enumerate(("single", "funneled", "serialized", "multiple")):
+    _RANK[_name] = _RANK["mpi_thread_" + _name] = (_i, _name)
+
+
+class InsufficientThreadLevel(RuntimeError):
+    pass
+
+
+def require_level(required, provided):
+    def rank(level):
+        try:
+            return _RANK[level.casefold()]
+        except (KeyError, AttributeError):
+            raise ValueError(f"not an MPI thread level: {level!r}; the levels are single, "
+                             "funneled, serialized and multiple") from None
+    (need, need_name), (got, got_name) = rank(required), rank(provided)
+    match got >= need:
+        case True:
+            return got_name
+        case False:
+            raise InsufficientThreadLevel(
+                f"MPI provided {got_name!r} but this program needs {need_name!r}")
+''', why="fresh attacker (u01_right_match): a casefold lookup table, a RuntimeError subclass, a match statement"),
 ]

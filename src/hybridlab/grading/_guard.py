@@ -21,7 +21,8 @@ or __kwdefaults__ of a protected function (numpy's dispatchers: of the function 
 methods of the kit's classes in a protected module, such as Results.dumps);
 any write to a protected name of a protected module, or to an attribute of a protected class,
 since the test cell started (writes are seen as they happen, so putting the tool back before
-the check does not hide them); a trace or profile function; an audit hook added later (refused,
+the check does not hide them); a trace or profile function, or the interpreter's tracing reached
+through ctypes at any time since capture (PyEval_SetTrace and kin, or dlsym itself); an audit hook added later (refused,
 a hidden test's too: programs_started() counts the programs the kernel started, for a test that
 must see a function start none); code of the student's cells the shell would run around or
 instead of a test cell (an IPython event callback such as post_run_cell, an input or AST
@@ -126,6 +127,11 @@ FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__")
 # audit events of a program started (a kernel run starts mpiexec): counted for the hidden tests,
 # whose own audit hooks this guard refuses
 PROGRAM_STARTS = ("subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.fork")
+# the interpreter's own tracing and profiling reached through its C API (ctypes.pythonapi), or the
+# dynamic linker's lookup itself (a symbol found by address): a hook cleared or swapped with no
+# sys.settrace/setprofile event (a fresh attacker's u08_untrace3 switched lab 08 (a)'s line
+# counter off so, 3/3 twice, 2026-12-05)
+_INTERPRETER_HOOKS = re.compile(r"(Trace|Profile)|^dl(v?sym|open)$")
 # the name hidden test cells read builtins through (hidden_names rewrites them)
 BUILTINS = "__hl_builtins__"
 TAMPER = "HYBRIDLAB-TAMPER"
@@ -162,6 +168,10 @@ def _audit(event: str, args: tuple) -> None:
     """Audit hook: refuse later audit hooks; note changes to protected functions and classes."""
     if event == "sys.addaudithook":
         raise RuntimeError("audit hooks are reserved for the grader")
+    if event == "ctypes.dlsym" and _INTERPRETER_HOOKS.search(str(args[1])):
+        _state.setdefault("interpreter_hooks", []).append(f"ctypes reached {args[1]}")
+    if event == "ctypes.dlopen":  # a library loaded by ctypes (a student's own compiled code)
+        _state.setdefault("libraries", []).append(str(args[0]))
     if event in PROGRAM_STARTS:
         _state["started"] = _state.get("started", 0) + 1
     if _state.get("restoring"):
@@ -632,6 +642,13 @@ def capture(judging: list[str] = ()) -> None:
     _state["restoring"] = False
 
 
+def libraries_loaded() -> list[str]:
+    """The libraries ctypes loaded in this process since capture (their names as given): a
+    hidden test's evidence that a function it judges by its Python ran compiled code of the
+    student's own."""
+    return list(_state.get("libraries", []))
+
+
 def programs_started() -> int:
     """How many programs this process started since capture (0 without it): a hidden test's
     evidence that a function it calls ran a kernel, for its own audit hook would be refused."""
@@ -751,7 +768,8 @@ def verify(namespace: dict, part: str = "", own: tuple = ()) -> None:
     # turned on while the test ran: the student's finalisers could run
     collecting = bool(_state.get("collector_off")) and gc.isenabled()
     changed = list(dict.fromkeys(_state.get("writes", []) + ["gc.enable()"] * collecting
-                                 + _differences(namespace, put_back=False, own=own)))  # fmt: skip
+                                 + _state.get("interpreter_hooks", [])  # at any time: a pointer
+                                 + _differences(namespace, put_back=False, own=own)))  # kept works later
     if changed:
         print(f"{CHANGED} {part}: {', '.join(changed[:6])}")
         raise TestToolChanged(
