@@ -527,15 +527,76 @@ def build_program(name: str, code: str, *, trace_mpi: bool = True,
                         trace_mpi=trace_mpi)
 
 
+# a compile line (lab 10 (b)) is compiler invocations: a C compiler or MPI's wrapper of one, and
+# a few file commands, joined by `&&`, `||` or `;` (a fresh attacker's u10_e_whole2, 2/2 twice,
+# 2026-12-05: `python -c "...jobs.build_program(...)"`, the kit's own build supplying the flags)
+COMPILERS = re.compile(r"(?:mpi(?:cc|cxx|c\+\+|CC|gcc|g\+\+|icc|icpc|icx|icpx|clang|clang\+\+)|cc|c\+\+|c99|c11|c17"
+                       r"|gcc|g\+\+|clang|clang\+\+|icc|icpc|icx|icpx)(?:-\d+(?:\.\d+)*)?")  # fmt: skip
+FILE_COMMANDS = ("cd", "cp", "mv", "ln", "rm", "mkdir", "ls", "echo", "strip", "true")
+# a compiler's options that run or load another program (its driver's helpers, a linker, a plugin,
+# MPICH's choice of the compiler it wraps) or read options from a file
+_RUNS_ANOTHER = re.compile(r"^(?:-wrapper|-B|-specs|--specs|--ld-path|-fuse-ld|-fplugin|-iplugindir|@"
+                           r"|-cc=|-CC=|-cxx=|-fc=|-f77=|-f90=|-load$)|plugin")  # fmt: skip
+COMPILE_ALLOWED = (
+    "a compile line runs compilers: mpicc (or another MPI wrapper: mpicxx, mpic++), cc, gcc, clang "
+    "or icx with their options, and may move or remove files (" + ", ".join(FILE_COMMANDS) + "), "
+    "the commands joined by &&, || or ;; no other program (no python, make or shell), no variable "
+    "assigned before a command, no $(...) or `...`, no pipe, redirection or background job, and no "
+    "compiler option that runs or loads another program (-wrapper, -B, -specs, -fplugin, "
+    "--ld-path, -fuse-ld, @file, mpicc -cc=)")
+
+
+def compile_line_refused(line: str) -> str | None:
+    """Why `line` is not a compile line (COMPILE_ALLOWED), or None: each command, read as bash
+    reads it, is a compiler (COMPILERS, found on PATH by its name) with options that run no other
+    program, or one of FILE_COMMANDS."""
+    text = line.replace("\\\n", " ").strip().replace("\n", " ; ")
+    if "`" in text or "$(" in text or "<(" in text or ">(" in text:
+        return f"{COMPILE_ALLOWED} (`{line.strip()}` substitutes a command)"
+    lex = shlex.shlex(text, posix=True, punctuation_chars=";&|<>()")
+    lex.whitespace_split, lex.commenters = True, ""
+    try:
+        tokens = list(lex)
+    except ValueError as err:
+        return f"{COMPILE_ALLOWED} (`{line.strip()}`: {err})"
+    commands, current = [], []
+    for token in tokens + [";"]:
+        if token in ("&&", "||", ";"):
+            if current:
+                commands.append(current)
+            current = []
+        elif token and set(token) <= set(";&|<>()"):
+            return f"{COMPILE_ALLOWED} (`{line.strip()}` has {token!r})"
+        else:
+            current.append(token)
+    if not commands:
+        return f"{COMPILE_ALLOWED} (the line runs nothing)"
+    for argv in commands:
+        name = argv[0]
+        if COMPILERS.fullmatch(name):
+            bad = [a for a in argv[1:] if _RUNS_ANOTHER.search(a)]
+            if bad:
+                return f"{COMPILE_ALLOWED} (`{' '.join(argv)}`: {bad[0]})"
+        elif name not in FILE_COMMANDS:
+            return f"{COMPILE_ALLOWED} (`{' '.join(argv)}` runs {name!r})"
+    return None
+
+
 def compile_line(line: str, code: str, folder: str | Path, program: str = "jacobi",
                  source: str = "jacobi.c", timeout: float = 120.0) -> Path:
     """Write `code` to folder/source and run the compile `line` there with bash (the venv's
-    mpicc first on PATH); the program it made, or JobError with the compiler's output."""
+    mpicc first on PATH); the program it made, or JobError with the compiler's output. A line that is not compiler invocations (compile_line_refused:
+    COMPILE_ALLOWED) is a JobError before it runs."""
+    refused = compile_line_refused(line)
+    if refused:
+        raise JobError(refused)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / source).write_text(code)
     (folder / program).unlink(missing_ok=True)
-    env = {**os.environ, "PATH": f"{venv_bin()}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = {**{k: v for k, v in os.environ.items()  # no start-up file or function bash would run first
+              if k not in ("BASH_ENV", "ENV") and not k.startswith("BASH_FUNC_")},
+           "PATH": f"{venv_bin()}{os.pathsep}{os.environ.get('PATH', '')}"}
     with progress.running(f"compile: {line}"):
         done = subprocess.run(["bash", "-c", line], cwd=folder, env=env, capture_output=True,
                               text=True, timeout=timeout, check=False)  # fmt: skip

@@ -1,0 +1,135 @@
+"""hybridlab.whole_program.exercise and the compile line's rule (hybridlab.slurm.jobs): lab 10's
+checks that need no run. Attacker U's right answers that lost points and holes that kept them
+(fixer f33, 2026-12-05)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from hybridlab.slurm import jobs
+from hybridlab.whole_program.exercise import (
+    loop_shared,
+    loop_shares,
+    script_unwritten,
+    threads_unbound,
+    updates_unshared,
+)
+from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT
+
+SWEEP = """#pragma omp parallel for
+        for (long k = 1; k <= rows; k++)
+            for (long j = 1; j <= n; j++)
+                v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] +
+                                       u[k * w + j + 1]);"""
+# u10_j_rowptr's update: the loop's body a block, the rows' pointers set from k in it
+ROW_POINTERS = """#pragma omp parallel for
+        for (long k = 1; k <= rows; k++) {
+            const double *up_row = u + (size_t)(k - 1) * w, *down_row = u + (size_t)(k + 1) * w;
+            const double *row = u + (size_t)k * w;
+            double *out = v + (size_t)k * w;
+            for (long j = 1; j <= n; j++)
+                out[j] = (up_row[j] + down_row[j] + row[j - 1] + row[j + 1]) / 4;
+        }"""
+
+
+def test_an_update_through_row_pointers_set_in_the_shared_loop_is_shared():
+    """u10_j_rowptr and u10_h_persistent_static (0/5 before): a `parallel for` whose loop body is
+    a block (the pragma's span ended at the block's first statement: the words of the next line
+    were read as the pragma's), and a statement that names the loop's variable only through the
+    row pointers set from it in the loop's body (data flow, not the statement's text)."""
+    pointers = JACOBI_PROGRAM.replace(SWEEP, ROW_POINTERS)
+    assert pointers != JACOBI_PROGRAM and updates_unshared(pointers) == []
+    persistent = pointers.replace("#pragma omp parallel for\n        for (long k", "#pragma omp parallel\n"
+                                  "#pragma omp for schedule(guided)\n        for (long k")  # fmt: skip
+    assert persistent != pointers and updates_unshared(persistent) == []
+    # pointers set once before the loop, from nothing the loop varies: each thread sweeps the same row
+    fixed = pointers.replace("        for (long k = 1; k <= rows; k++) {\n            const double *up_row = u + (size_t)(k - 1) * w, "
+                             "*down_row = u + (size_t)(k + 1) * w;\n            const double *row = u + (size_t)k * w;\n"
+                             "            double *out = v + (size_t)k * w;",
+                             "        for (long k = 1; k <= rows; k++) {\n            const double *up_row = u, *down_row = u + 2 * w;\n"
+                             "            const double *row = u + w;\n            double *out = v + w;")  # fmt: skip
+    assert fixed != pointers and "out[j]" in updates_unshared(fixed)[0]
+    # a `parallel for` over a block that only the master runs is still no share
+    masked = pointers.replace("            double *out = v + (size_t)k * w;\n            for (long j",
+                              "            double *out = v + (size_t)k * w;\n#pragma omp masked\n            for (long j")
+    assert masked != pointers and updates_unshared(masked)
+
+
+def _shares(rows: list[tuple[int, int, int]]) -> pd.DataFrame:
+    return pd.DataFrame([{"record": "loop_share", "rank": 0, "site": site, "tid": float(tid), "units": float(units)}
+                         for site, tid, units in rows])  # fmt: skip
+
+
+def test_loop_shares_are_summed_over_the_call_sites_of_one_loop():
+    """u10_f_persistent and u10_g_persistent_i (0/5 three times): GCC gave the guided loop after
+    `omp masked` two call sites of GOMP_loop_*_start, the master's and the other thread's, so each
+    site looked like a loop of one thread (36700, 0) and (0, 33400). Summed per thread, it is shared;
+    a loop only one thread reaches (a burner beside it) is still refused."""
+    records = _shares([(0, 11, 36700), (0, 12, 0), (1, 11, 0), (1, 12, 33400)])
+    assert loop_shares(records, 0) == [36700, 33400] and loop_shared(loop_shares(records, 0), 2)
+    per_site = [sorted((u for s, _, u in [(0, 11, 36700), (0, 12, 0)] if s == 0), reverse=True)]
+    assert not loop_shared(per_site[0], 2)  # what the per-site rule saw
+    burner = _shares([(0, 11, 70100)])
+    assert not loop_shared(loop_shares(burner, 0), 2)
+    assert not loop_shared(loop_shares(_shares([(0, 11, 70000), (0, 12, 100)]), 0), 2)
+    assert loop_shares(_shares([]).reindex(columns=["record", "rank"]), 0) == []
+
+
+@pytest.mark.parametrize("line", [
+    "mpicc -std=c11 -O2 -Wall -Wextra -fopenmp jacobi.c -o jacobi",
+    "mpicc -c -O3 -fopenmp -std=gnu11 jacobi.c -o jacobi.o && mpicc -fopenmp jacobi.o -o jacobi -lm && rm -f jacobi.o",
+    "mpicc -fopenmp -O3 -o jacobi jacobi.c -lm  # the maths library too",
+    "mpicc -fopenmp \\\n    jacobi.c -o jacobi",
+    "gcc -fopenmp jacobi.c -o jacobi",  # no MPI: refused by what it builds, not by the rule
+])
+def test_a_compile_line_of_compiler_invocations_is_run(line):
+    assert jobs.compile_line_refused(line) is None
+
+
+@pytest.mark.parametrize("line, why", [
+    # attacker U's u10_e_whole2 (2/2 twice): the kit's own build through python
+    ("python -c \"import shutil; from hybridlab.slurm import jobs; k = jobs.build_program('jacobi_kit', "
+     "open('jacobi.c').read(), trace_mpi=False); shutil.copy(k.program, 'jacobi')\"", "runs 'python'"),
+    ("mpicc -fopenmp jacobi.c -o jacobi\npython -c pass", "runs 'python'"),
+    ("mpicc jacobi.c -o jacobi#;python -c pass", "runs 'python'"),
+    ("cp \"$(hybridlab build hello_hybrid)/hello_hybrid\" jacobi", "substitutes a command"),
+    ("mpicc `echo -fopenmp` jacobi.c -o jacobi", "substitutes a command"),
+    ("MPICH_CC=python3 mpicc -c pass", "runs 'MPICH_CC=python3'"),
+    ("mpicc -cc=python3 -c pass", "-cc=python3"),
+    ("mpicc -wrapper python3,-c,pass jacobi.c -o jacobi", "-wrapper"),
+    ("./mpicc jacobi.c -o jacobi", "runs './mpicc'"),
+    ("make jacobi CC=mpicc CFLAGS=-fopenmp", "runs 'make'"),
+    ("mpicc -fopenmp jacobi.c -o jacobi | cat", "has '|'"),
+    ("printf 'x' > jacobi && chmod +x jacobi", "has '>'"),
+])
+def test_a_compile_line_that_runs_another_program_is_refused(line, why, tmp_path):
+    refused = jobs.compile_line_refused(line)
+    assert refused and refused.startswith("a compile line runs compilers") and why in refused
+    with pytest.raises(jobs.JobError, match="a compile line runs compilers"):
+        jobs.compile_line(line, "int main(void) { return 0; }", tmp_path)
+    assert not (tmp_path / "jacobi").exists()
+
+
+def test_the_script_as_written_asks_for_tasks_and_cpus_per_task():
+    """u10_f_persistent (3/3 twice): no `#SBATCH --cpus-per-task` line and no OMP_PROC_BIND; the
+    hidden shapes passed --cpus-per-task on sbatch's command line, so only the script as written
+    shows it."""
+    assert script_unwritten(JOB_SCRIPT) == []
+    assert script_unwritten("#!/bin/bash -l\n#SBATCH -n 1\n#SBATCH -c 2\nthreads=$SLURM_CPUS_PER_TASK\n"
+                            "exec srun -n 1 -c $threads --export=ALL,OMP_NUM_THREADS=$threads ./jacobi \"$@\"\n") == []
+    no_cpus = JOB_SCRIPT.replace("#SBATCH --cpus-per-task=1\n", "")
+    assert "no `#SBATCH --cpus-per-task" in script_unwritten(no_cpus)[0]
+    assert "no `#SBATCH --ntasks" in script_unwritten(JOB_SCRIPT.replace("#SBATCH --ntasks=2\n", ""))[0]
+    assert "4 CPUs in all" in script_unwritten(JOB_SCRIPT.replace("--cpus-per-task=1\n", "--cpus-per-task=2\n"))[0]
+    # the options after the first command are no #SBATCH lines
+    late = JOB_SCRIPT.replace("#SBATCH --cpus-per-task=1\n", "").replace("export OMP_PLACES", "#SBATCH -c 1\nexport OMP_PLACES")
+    assert script_unwritten(late)
+
+
+def test_the_tasks_threads_must_be_bound_by_omp_proc_bind():
+    assert threads_unbound({"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}) is None
+    assert threads_unbound({"OMP_PROC_BIND": "Spread,close"}) is None
+    assert threads_unbound({"OMP_PROC_BIND": "true"}) is None
+    assert "not set" in threads_unbound({"OMP_PLACES": "cores"})
+    assert "binds no thread" in threads_unbound({"OMP_PROC_BIND": "false"})
