@@ -37,6 +37,10 @@
  * each iteration that late, so their neighbours' halos are surely in flight for that long; row_us
  * makes every row stencil_rows computes take that much longer (it sleeps), so the interior holds
  * work on the scale of a timeslice of a busy machine (lab 04 judges the overlap from the trace).
+ * In variant=student each rank's block starts from the formula plus a part drawn from a secret
+ * the rank draws for the run and tells no other rank (draw_start, below): a halo row can only
+ * come from its neighbour; the secret goes to the tracer's stream ("halo_start") and the judge
+ * recomputes the sweep from it (hybridlab.halo.serial.drawn_start2d).
  */
 #include "hybridlab.h"
 #include "hl_memory.h"
@@ -125,6 +129,63 @@ static void run_hybrid1(grid2d *g, int nthreads) {
     double total = hl_now() - start;
     for (int t = 0; t < nthreads; t++) g->acc[t].t[HL_TOTAL] = total;
 }
+
+#ifdef HL_STUDENT_EXCHANGE
+#include <sys/random.h>
+/* (a)'s start (variant=student): each rank adds to the start of its block's interior points a
+ * part drawn from a secret it draws for the run (getrandom) and tells no other rank, so no rank
+ * can write down its neighbours' rows: a halo row can only come from the neighbour's message (a
+ * fresh attacker's G04a_redundant sent messages of the halo's shape carrying a row count and
+ * swept its halo rows itself from the start formula, 4/4 twice, 2026-12-05). The part of global
+ * point (i, j) is the splitmix64 finaliser of secret ^ (i << 32) ^ j, shifted right by 44, over
+ * 2^20: a whole number of 2^-20 below 1, so the start value (the formula's sixteenths plus the
+ * part) is exact and hybridlab.halo.serial.drawn_start2d reproduces it. The secret is written to
+ * the tracer's stream ("halo_start": the secret in hex, the block's first global row and rows),
+ * a file the process cannot read, before the student's code runs; its copies here are wiped.
+ * The kit then exchanges the start's edge rows itself (its own MPI_Sendrecv), so the first
+ * sweep sees the neighbours' drawn rows. */
+static uint64_t start_mix(uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static double start_part(uint64_t secret, long i, long j) {
+    return (double)(start_mix(secret ^ ((uint64_t)i << 32) ^ (uint64_t)j) >> 44) / 1048576.0;
+}
+
+static void __attribute__((noinline)) draw_start(hl_ctx *ctx, grid2d *g, long ny) {
+    uint64_t secret = 0;
+    if (getrandom(&secret, sizeof secret, 0) != (ssize_t)sizeof secret)
+        secret = (uint64_t)(hl_now() * 1e9) * 0x9e3779b97f4a7c15ULL;
+    long base = ny / ctx->size, extra = ny % ctx->size;
+    long first = 1 + ctx->rank * base + (ctx->rank < extra ? ctx->rank : extra); /* global row */
+    for (long li = 1; li <= g->m; li++)
+        for (long j = 1; j <= g->nx; j++)
+            A(g, li, j) = B(g, li, j) =
+                initial(first - 1 + li, j) + start_part(secret, first - 1 + li, j);
+    char fields[192];
+    snprintf(fields, sizeof fields,
+             "\"record\":\"halo_start\",\"secret\":\"%016llx\",\"first\":%ld,\"rows\":%ld",
+             (unsigned long long)secret, first, g->m);
+#ifdef HL_TRACE_MPI
+    double t = hl_now();
+    if (!hl_trace_event(fields, t, t))
+#endif
+        hl_emit(ctx, "%s", fields); /* no stream (a kernel the engines run): with the records */
+    explicit_bzero(&secret, sizeof secret);
+    explicit_bzero(fields, sizeof fields);
+    send_down(g);
+    send_up(g);
+}
+
+/* zeros over the stack below the caller, where draw_start's frame and its callees' were */
+static void __attribute__((noinline)) scrub_stack(void) {
+    volatile unsigned char pad[16384];
+    for (size_t k = 0; k < sizeof pad; k++) pad[k] = 0;
+}
+#endif
 
 #ifdef HL_STUDENT_OVERLAP
 /* Funnelled with overlap, the student's way (run_poisoned): every thread calls
@@ -232,6 +293,12 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     grid2d g = {.student = variant == V_STUDENT, .stagger_us = stagger_us, .row_us = row_us};
     int rc = grid2d_setup(ctx, &g, comm, nx, ny, iterations, nthreads, keep);
     if (rc != 0) goto done;
+#ifdef HL_STUDENT_EXCHANGE
+    if (variant == V_STUDENT) {
+        draw_start(ctx, &g, ny);
+        scrub_stack();
+    }
+#endif
     MPI_Barrier(comm);
     const double origin = hl_now(); /* the timeline's common start */
     switch (variant) {

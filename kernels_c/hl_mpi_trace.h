@@ -54,6 +54,9 @@
 #define HL_TRACED(name, params, args) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_COMM(name, params, args, comm) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_ICOMM(name, params, args, comm, request) int HL_ENTRY(MPI_##name) params;
+#define HL_TRACED_HOOD(name, params, args, comm, sent, received) int HL_ENTRY(MPI_##name) params;
+#define HL_TRACED_IHOOD(name, params, args, comm, sent, received, request) \
+    int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_SENT(name, params, args, comm, count, type) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_ISENT(name, params, args, comm, count, type, request) \
     int HL_ENTRY(MPI_##name) params;
@@ -78,6 +81,8 @@
 #undef HL_TRACED
 #undef HL_TRACED_COMM
 #undef HL_TRACED_ICOMM
+#undef HL_TRACED_HOOD
+#undef HL_TRACED_IHOOD
 #undef HL_TRACED_SENT
 #undef HL_TRACED_ISENT
 #undef HL_TRACED_REDUCE

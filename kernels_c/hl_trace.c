@@ -19,12 +19,16 @@
  * in hl_trace_calls.h), a point-to-point call its communicator's handle, tag and count
  * ("comm_id", "tag", "count"), its peer as an MPI_COMM_WORLD rank ("peer": HL_PEER_NONE for
  * MPI_PROC_NULL, HL_PEER_ANY for MPI_ANY_SOURCE) and the message's bytes ("bytes"; an
- * MPI_Sendrecv also "recv_peer", "recv_count", "recv_bytes"); a partitioned set-up its
+ * MPI_Sendrecv also "recv_peer", "recv_count", "recv_bytes"); a neighbourhood alltoall(v/w) the
+ * bytes it sends to and receives from the neighbours that are ranks, summed ("bytes",
+ * "recv_bytes": a Cartesian grid's MPI_PROC_NULL neighbours move none); a partitioned set-up its
  * partitions ("partitions", "count" being a partition's elements) and request ("request",
  * MPI_Request_c2f) and buffer's address ("buffer"), a non-blocking collective its communicator and the request it returns, an
  * MPI_Wait or MPI_Test the request it was given, an MPI_Waitall or MPI_Testall the requests
  * ("requests", "3,7"), an MPI_Waitany, _Waitsome, _Testany or _Testsome the ones it completed, an MPI_Pready, MPI_Pready_range, MPI_Pready_list or MPI_Parrived the partitions it names
- * ("partition" to "partition_last"; an MPI_Pready_list its list too, as "requests": "0,2") and the request, an MPI_Start the request, and a completion
+ * ("partition" to "partition_last"; an MPI_Pready_list its list too, as "requests": "0,2") and the request, an MPI_Start the request, an
+ * MPI_Startall the requests it was given ("requests"), an MPI_Request_free the request it frees
+ * ("request"), and a completion
  * how many of the non-blocking collectives it completed had their send buffer changed while in
  * flight ("send_changed", and the stores the debug registers counted there, "send_writes"; a
  * watched posting the registers it armed, "watch": below, a watched send buffer); a send its
@@ -967,7 +971,17 @@ static const void *__attribute__((noinline)) hl_nudged(const void *b, int n, MPI
  * MPI_Waitall or MPI_Testall, the ones an MPI_Waitany, _Waitsome, _Testany or _Testsome
  * completed: the record's "request" and "requests") hashes the same bytes again and counts in
  * its record's "send_changed" the requests whose bytes differ. Other calls pay one atomic load
- * (no request watched), a posting with a derived type or MPI_IN_PLACE nothing more.
+ * (no request watched), a posting with a derived type nothing more.
+ *
+ * A reduction with MPI_IN_PLACE (HL_POSTED_IN) reads its send bytes from the receive buffer and
+ * writes the result there: the receive buffer's count x size bytes are watched, but MPI itself
+ * may write them in any MPI call during the flight (a library's progress: the kit's own calls,
+ * an MPI_Test, the completion). So for such a posting only what changes them outside MPI counts:
+ * at the start of every traced MPI call (the cell's and the kit's, HL_DEFINE: watch_enter) the
+ * bytes are hashed against their hash at the end of the last one (watch_leave; the posting's
+ * end first), a difference counted ("outside"); and the stores the debug registers count on the
+ * calling thread between a call's start and end are MPI's own, taken off the count at the
+ * completion.
  *
  * A hash sees only what is still changed at the completion: bytes written in flight and put back
  * before it look untouched. So the posting also arms the x86 debug registers (perf_event_open,
@@ -997,19 +1011,27 @@ typedef struct {
     int used, key;            /* key: MPI_Request_c2f of the posting's request */
     const unsigned char *at;  /* the send buffer */
     size_t n;                 /* the bytes hashed */
-    uint64_t hash;
+    uint64_t hash;            /* MPI_IN_PLACE: as the last MPI call left them */
     int points;               /* debug registers armed for it (point_owner) */
+    int inplace;              /* MPI_IN_PLACE: the receive buffer, which MPI writes */
+    int outside;              /* MPI_IN_PLACE: changes found at an MPI call's start */
+    long mpi_stores;          /* MPI_IN_PLACE: stores counted inside MPI calls (MPI's own) */
 } hl_watch;
 /* the debug registers: which watch slot holds each (slot + 1; 0 free) and its events' fds */
 static int point_owner[HL_WATCH_POINTS];
 static int point_fd[HL_WATCH_POINTS][HL_WATCH_TASKS];
 static int point_fds[HL_WATCH_POINTS];
+static long point_tid[HL_WATCH_POINTS][HL_WATCH_TASKS]; /* the thread each event watches */
 static int watch_refused;    /* errno of a refused perf_event_open: the hash alone from then on */
 static int watch_user_only;  /* exclude_kernel=0 refused once: user-mode stores only */
 static int watch_off;        /* $HL_WATCH_STORES=0 (a measured run the kit does not judge: its
                               * times without the syscalls of arming): the hash alone */
 static hl_watch watches[HL_WATCH_SLOTS];
 static atomic_int watch_count;                /* slots in use */
+static atomic_int inplace_count;              /* of them MPI_IN_PLACE ones */
+static _Thread_local int posting_inplace;     /* HL_POSTED_IN's: the receive buffer */
+static _Thread_local int enter_key[HL_WATCH_SLOTS]; /* watch_enter's: the slot's key + 1 */
+static _Thread_local long enter_stores[HL_WATCH_SLOTS];
 static atomic_flag watch_lock = ATOMIC_FLAG_INIT;
 static _Thread_local const unsigned char *posting_at; /* HL_POSTED's, until the finish keeps it */
 static _Thread_local size_t posting_n;
@@ -1025,6 +1047,7 @@ static void watch_reset(void) {
         if (watches[i].used && watches[i].points) (void)watch_disarm(i);
     memset(watches, 0, sizeof watches);
     atomic_store(&watch_count, 0);
+    atomic_store(&inplace_count, 0);
     atomic_flag_clear(&watch_lock);
 }
 
@@ -1035,6 +1058,7 @@ static uint64_t watch_hash(const unsigned char *at, size_t n) {
 /* The send buffer of a posting (HL_POSTED): hashed now, kept by watch_post with the request. */
 static void *hl_posted(const void *b, long count, MPI_Datatype type) {
     posting_at = NULL;
+    posting_inplace = 0;
     int ni, na, nd, combiner;
     if (!b || b == MPI_IN_PLACE || count <= 0 || type == MPI_DATATYPE_NULL ||
         MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
@@ -1048,6 +1072,16 @@ static void *hl_posted(const void *b, long count, MPI_Datatype type) {
     return (void *)(uintptr_t)b;
 }
 #define HL_POSTED(b, n, t) hl_posted(b, (long)(n), t)
+
+/* A reduction's send buffer `sb`, or with MPI_IN_PLACE its receive buffer `rb` (count x size
+ * bytes, which MPI reads and then writes: watched outside MPI calls only); returns sb. */
+static const void *hl_posted_in(const void *sb, void *rb, long count, MPI_Datatype type) {
+    if (sb != MPI_IN_PLACE) return hl_posted(sb, count, type);
+    (void)hl_posted(rb, count, type);
+    posting_inplace = posting_at != NULL;
+    return sb;
+}
+#define HL_POSTED_IN(sb, rb, n, t) hl_posted_in(sb, rb, (long)(n), t)
 
 /* The OS ids of the process's threads (/proc/self/task), at most `cap`; 0 when unreadable. */
 static int watch_tasks(long *tids, int cap) {
@@ -1112,7 +1146,10 @@ static int watch_arm(int slot) {
                 a.exclude_kernel = 1;
                 fd = syscall(SYS_perf_event_open, &a, (pid_t)tids[t], -1, -1, PERF_FLAG_FD_CLOEXEC);
             }
-            if (fd >= 0) point_fd[k][point_fds[k]++] = (int)fd;
+            if (fd >= 0) {
+                point_tid[k][point_fds[k]] = tids[t];
+                point_fd[k][point_fds[k]++] = (int)fd;
+            }
             else if (errno != ESRCH) err = errno; /* ESRCH: a thread that ended */
         }
         if (err || point_fds[k] == 0) {
@@ -1152,15 +1189,76 @@ static int watch_post(int key) {
         if (!watches[i].used) slot = i;
     if (slot >= 0) {
         if (!watches[slot].used) atomic_fetch_add(&watch_count, 1);
-        else if (watches[slot].points) (void)watch_disarm(slot);
+        else {
+            if (watches[slot].points) (void)watch_disarm(slot);
+            if (watches[slot].inplace) atomic_fetch_sub(&inplace_count, 1);
+        }
+        /* MPI_IN_PLACE: the bytes as the posting left them (MPI may have started on them) */
         watches[slot] = (hl_watch){.used = 1, .key = key, .at = posting_at, .n = posting_n,
-                                   .hash = posting_hash};
+                                   .hash = posting_inplace ? watch_hash(posting_at, posting_n)
+                                                           : posting_hash,
+                                   .inplace = posting_inplace};
+        if (posting_inplace) atomic_fetch_add(&inplace_count, 1);
         armed = watch_arm(slot);
         watches[slot].points = armed > 0 ? armed : 0;
     } /* (every slot taken: this posting is not watched) */
     atomic_flag_clear(&watch_lock);
     posting_at = NULL;
+    posting_inplace = 0;
     return armed;
+}
+
+/* The stores counted so far by slot `slot`'s debug registers on thread `tid` (watch_lock held),
+ * -1 when none of its events watches that thread. */
+static long thread_stores(int slot, long tid) {
+    long stores = 0;
+    int found = 0;
+    for (int k = 0; k < HL_WATCH_POINTS; k++)
+        if (point_owner[k] == slot + 1)
+            for (int t = 0; t < point_fds[k]; t++)
+                if (point_tid[k][t] == tid) {
+                    long long v = 0;
+                    if (read(point_fd[k][t], &v, sizeof v) == (ssize_t)sizeof v && v > 0)
+                        stores += (long)v;
+                    found = 1;
+                }
+    return found ? stores : -1;
+}
+
+/* An MPI call's start on thread `tid` (HL_DEFINE): an MPI_IN_PLACE posting's bytes changed since
+ * the last MPI call ended are a change outside MPI; the thread's store counts kept. */
+static void watch_enter(long tid) {
+    if (atomic_load(&inplace_count) == 0) return;
+    while (atomic_flag_test_and_set(&watch_lock)) {}
+    for (int i = 0; i < HL_WATCH_SLOTS; i++) {
+        enter_key[i] = 0;
+        if (!watches[i].used || !watches[i].inplace) continue;
+        uint64_t now = watch_hash(watches[i].at, watches[i].n);
+        if (now != watches[i].hash) {
+            watches[i].outside++;
+            watches[i].hash = now;
+        }
+        enter_key[i] = watches[i].key + 1;
+        enter_stores[i] = watches[i].points ? thread_stores(i, tid) : -1;
+    }
+    atomic_flag_clear(&watch_lock);
+}
+
+/* An MPI call's end on thread `tid`: the stores counted on it since its start are MPI's; the
+ * bytes as MPI left them. */
+static void watch_leave(long tid) {
+    if (atomic_load(&inplace_count) == 0) return;
+    while (atomic_flag_test_and_set(&watch_lock)) {}
+    for (int i = 0; i < HL_WATCH_SLOTS; i++) {
+        if (!watches[i].used || !watches[i].inplace) continue;
+        if (enter_key[i] == watches[i].key + 1 && enter_stores[i] >= 0 && watches[i].points) {
+            long now = thread_stores(i, tid);
+            if (now >= enter_stores[i]) watches[i].mpi_stores += now - enter_stores[i];
+        }
+        enter_key[i] = 0;
+        watches[i].hash = watch_hash(watches[i].at, watches[i].n);
+    }
+    atomic_flag_clear(&watch_lock);
 }
 
 /* Whether the send buffer of the watched request `key` changed (a store the debug registers
@@ -1171,9 +1269,15 @@ static int watch_take(int key, long *stores) {
         if (watches[i].used && watches[i].key == key) {
             long counted = -1;
             if (watches[i].points) counted = watch_disarm(i);
+            if (counted >= 0 && watches[i].inplace) /* MPI's own stores are not the cell's */
+                counted = counted > watches[i].mpi_stores ? counted - watches[i].mpi_stores : 0;
             if (counted >= 0) *stores = (*stores < 0 ? 0 : *stores) + counted;
             watches[i].used = 0;
             atomic_fetch_sub(&watch_count, 1);
+            if (watches[i].inplace) { /* changed outside MPI (watch_enter); the result is MPI's */
+                atomic_fetch_sub(&inplace_count, 1);
+                return counted > 0 || watches[i].outside > 0;
+            }
             return counted > 0 || watch_hash(watches[i].at, watches[i].n) != watches[i].hash;
         }
     return 0;
@@ -1231,6 +1335,46 @@ static int is_root(MPI_Comm c, int root) {
     return MPI_Comm_rank(c, &me) == MPI_SUCCESS && me == root;
 }
 
+/* A neighbourhood collective's bytes to (in = 0) or from (in = 1) its neighbours that are ranks,
+ * in MPI's order of them (a Cartesian grid: per dimension the -1 then the +1 neighbour, which
+ * MPI_Cart_shift gives; MPI_PROC_NULL ones move nothing): `one` elements of `type` each, or
+ * counts[i] of type, or of types[i]. -1 when the communicator cannot tell. */
+#define HL_HOOD_MAX 64
+static long hood_bytes(MPI_Comm c, int in, long one, const int counts[], MPI_Datatype type,
+                       const MPI_Datatype types[]) {
+    int kind = MPI_UNDEFINED, n = 0, real[HL_HOOD_MAX];
+    if (c == MPI_COMM_NULL || MPI_Topo_test(c, &kind) != MPI_SUCCESS) return -1;
+    if (kind == MPI_CART) {
+        int dims = 0;
+        if (MPI_Cartdim_get(c, &dims) != MPI_SUCCESS || 2 * dims > HL_HOOD_MAX) return -1;
+        for (int d = 0; d < dims; d++) {
+            int minus = MPI_PROC_NULL, plus = MPI_PROC_NULL;
+            if (MPI_Cart_shift(c, d, 1, &minus, &plus) != MPI_SUCCESS) return -1;
+            real[n++] = minus != MPI_PROC_NULL;
+            real[n++] = plus != MPI_PROC_NULL;
+        }
+    } else {
+        long degree = in ? -1 : out_degree(c);
+        int indeg = 0, outdeg = 0, weighted = 0, me = 0, g = 0;
+        if (in && kind == MPI_DIST_GRAPH &&
+            MPI_Dist_graph_neighbors_count(c, &indeg, &outdeg, &weighted) == MPI_SUCCESS)
+            degree = indeg;
+        if (in && kind == MPI_GRAPH && MPI_Comm_rank(c, &me) == MPI_SUCCESS &&
+            MPI_Graph_neighbors_count(c, me, &g) == MPI_SUCCESS)
+            degree = g;
+        if (degree < 0 || degree > HL_HOOD_MAX) return -1;
+        for (n = 0; n < degree; n++) real[n] = 1;
+    }
+    long bytes = 0;
+    for (int i = 0; i < n; i++) {
+        if (!real[i]) continue;
+        long b = type_bytes(types ? types[i] : type, counts ? counts[i] : one);
+        if (b < 0) return -1;
+        bytes += b;
+    }
+    return bytes;
+}
+
 /* Each entry twice: prefix hl_traced_ (a student's unit: student 1) and hl_kit_ (student 0). */
 #define HL_BOTH(DEFINE, ...) DEFINE(hl_traced_, 1, __VA_ARGS__) DEFINE(hl_kit_, 0, __VA_ARGS__)
 
@@ -1241,8 +1385,10 @@ static int is_root(MPI_Comm c, int root) {
     int prefix##entry params {                                                                    \
         hl_trace_call c_;                                                                         \
         trace_begin(&c_, name, student);                                                          \
+        watch_enter(c_.tid);                                                                      \
         before;                                                                                   \
         int rc_ = real args;                                                                      \
+        watch_leave(c_.tid);                                                                      \
         finish;                                                                                   \
         return rc_;                                                                               \
     }
@@ -1265,6 +1411,15 @@ static int is_root(MPI_Comm c, int root) {
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             (c_.request = (int)MPI_Request_c2f(request_), c_.watch = watch_post(c_.request),      \
              trace_end_comm(&c_, comm)))
+/* a neighbourhood collective: the bytes it sends and receives (hood_bytes), and a non-blocking
+ * one's request */
+#define HL_TRACED_HOOD(name, params, args, comm, sent_, received_)                                \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
+            (c_.bytes = (sent_), c_.recv_bytes = (received_), trace_end_comm(&c_, comm)))
+#define HL_TRACED_IHOOD(name, params, args, comm, sent_, received_, request_)                     \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
+            (c_.request = (int)MPI_Request_c2f(request_), c_.watch = watch_post(c_.request),      \
+             c_.bytes = (sent_), c_.recv_bytes = (received_), trace_end_comm(&c_, comm)))
 #define HL_TRACED_SENT(name, params, args, comm, count_, type_)                                  \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             trace_end_sent(&c_, comm, (long)(count_), type_))

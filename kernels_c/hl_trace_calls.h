@@ -36,7 +36,8 @@
  *       a non-blocking send's or receive's request is HL_POSTING(request): its handle is kept,
  *       "posted", lab 12; a non-blocking
  *       collective's send buffer is HL_POSTED(buffer, count, type), its count the elements MPI
- *       reads from it: hl_trace.c hashes it at the posting and again at the completion of its
+ *       reads from it (a reduction's HL_POSTED_IN(send, receive, count, type): with MPI_IN_PLACE
+ *       the receive buffer, watched outside MPI calls): hl_trace.c hashes it at the posting and again at the completion of its
  *       request, "send_changed" in the completion's record, lab 13)
  *     HL_TRACED_SENDRECV(name, params, args, comm, tag, count, type, peer, rcount, rtype, rpeer)
  *                                                        ... and its receive's peer and size too
@@ -93,7 +94,9 @@ HL_TRACED_SOME(Testsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *s
 HL_TRACED(Probe, (int s, int g, MPI_Comm c, MPI_Status *st), (s, g, c, st))
 HL_TRACED(Iprobe, (int s, int g, MPI_Comm c, int *f, MPI_Status *st), (s, g, c, f, st))
 HL_TRACED(Get_count, (const MPI_Status *st, MPI_Datatype t, int *n), (st, t, n))
-HL_TRACED(Request_free, (MPI_Request *r), (r))
+/* the request freed, as it was given ("request"; done 0): lab 04 (a) ties each free to the
+ * posting or set-up that made it (hybridlab.halo.exercise.freed_in_flight) */
+HL_TRACED_WAIT(Request_free, (MPI_Request *r), (r), 0, *r)
 
 /* -DHL_SYNCHRONOUS_SENDS: MPI_Send and MPI_Isend, still recorded as themselves, are made an
  * MPI_Ssend and an MPI_Issend (a request that completes only once the receive matched), so that an
@@ -122,12 +125,12 @@ HL_TRACED_REDUCE(Allreduce, (const void *sb, void *rb, int n, MPI_Datatype t, MP
 HL_TRACED_REDUCE(Iallreduce,
           (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c,
            MPI_Request *r),
-          (HL_CONTRIBUTED(HL_POSTED(sb, n, t), rb, n, t, op, -1, c), rb, n, t, op, c, r), c, n, t,
+          (HL_CONTRIBUTED(HL_POSTED_IN(sb, rb, n, t), rb, n, t, op, -1, c), rb, n, t, op, c, r), c, n, t,
           (int)MPI_Request_c2f(*r))
 HL_TRACED_REDUCE(Ireduce,
           (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c,
            MPI_Request *r),
-          (HL_CONTRIBUTED(HL_POSTED(sb, n, t), rb, n, t, op, root, c), rb, n, t, op, root, c, r),
+          (HL_CONTRIBUTED(HL_POSTED_IN(sb, rb, n, t), rb, n, t, op, root, c), rb, n, t, op, root, c, r),
           c, n, t, (int)MPI_Request_c2f(*r))
 HL_TRACED_SENT(Scan, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),
           (sb, rb, n, t, op, c), c, n, t)
@@ -226,7 +229,8 @@ HL_TRACED_PSETUP(Recv_init,
                  (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
                  (b, n, t, s, g, c, r), c, g, n, t, s, 0, *r, b)
 HL_TRACED_PART(Start, (MPI_Request *r), (r), -1, -1, *r, -1)
-HL_TRACED(Startall, (int n, MPI_Request r[]), (n, r))
+/* the requests started, as they were given ("requests"; done 0) */
+HL_TRACED_WAITALL(Startall, (int n, MPI_Request r[]), (n, r), 0, n, r)
 /* MPI-4 partitioned calls, where the library has them (Open MPI 5's mpi.h says 3.1 but has
  * them): a traced build against an MPI without them still compiles */
 #if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
@@ -257,22 +261,27 @@ HL_TRACED_PART(Pready_list, (int n, const int parts[], MPI_Request r), (n, (int 
 HL_TRACED_PART(Parrived, (MPI_Request r, int part, int *f), (r, part, f), part, part, r, *f)
 #endif
 
-/* neighbourhood collectives (on a Cartesian or graph communicator: its members are recorded) */
-HL_TRACED_COMM(Neighbor_alltoall,
+/* neighbourhood collectives (on a Cartesian or graph communicator: its members are recorded; an
+ * alltoall's bytes to and from the neighbours that are ranks, "bytes" and "recv_bytes", lab 13) */
+HL_TRACED_HOOD(Neighbor_alltoall,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),
-          (sb, sn, st, rb, rn, rt, c), c)
-HL_TRACED_COMM(Neighbor_alltoallv,
+          (sb, sn, st, rb, rn, rt, c), c, hood_bytes(c, 0, sn, NULL, st, NULL),
+          hood_bytes(c, 1, rn, NULL, rt, NULL))
+HL_TRACED_HOOD(Neighbor_alltoallv,
           (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb,
            const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c),
-          (sb, sn, sd, st, rb, rn, rd, rt, c), c)
-HL_TRACED_COMM(Neighbor_alltoallw,
+          (sb, sn, sd, st, rb, rn, rd, rt, c), c, hood_bytes(c, 0, 0, sn, st, NULL),
+          hood_bytes(c, 1, 0, rn, rt, NULL))
+HL_TRACED_HOOD(Neighbor_alltoallw,
           (const void *sb, const int sn[], const MPI_Aint sd[], const MPI_Datatype st[], void *rb,
            const int rn[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm c),
-          (sb, sn, sd, st, rb, rn, rd, rt, c), c)
-HL_TRACED_ICOMM(Ineighbor_alltoallv,
+          (sb, sn, sd, st, rb, rn, rd, rt, c), c, hood_bytes(c, 0, 0, sn, MPI_DATATYPE_NULL, st),
+          hood_bytes(c, 1, 0, rn, MPI_DATATYPE_NULL, rt))
+HL_TRACED_IHOOD(Ineighbor_alltoallv,
           (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb,
            const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c, MPI_Request *r),
-          (sb, sn, sd, st, rb, rn, rd, rt, c, r), c, *r)
+          (sb, sn, sd, st, rb, rn, rd, rt, c, r), c, hood_bytes(c, 0, 0, sn, st, NULL),
+          hood_bytes(c, 1, 0, rn, rt, NULL), *r)
 HL_TRACED_COMM(Neighbor_allgather,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),
           (sb, sn, st, rb, rn, rt, c), c)
@@ -282,15 +291,17 @@ HL_TRACED_COMM(Neighbor_allgatherv,
           (sb, sn, st, rb, rn, rd, rt, c), c)
 /* their non-blocking forms (MPI 3.0, section 7.7): the request each returns is recorded (the
  * send buffer watched, HL_POSTED, where one count and type give it: not alltoallv's, alltoallw's) */
-HL_TRACED_ICOMM(Ineighbor_alltoall,
+HL_TRACED_IHOOD(Ineighbor_alltoall,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c,
            MPI_Request *r),
-          (HL_POSTED(sb, (long)sn * out_degree(c), st), sn, st, rb, rn, rt, c, r), c, *r)
-HL_TRACED_ICOMM(Ineighbor_alltoallw,
+          (HL_POSTED(sb, (long)sn * out_degree(c), st), sn, st, rb, rn, rt, c, r), c,
+          hood_bytes(c, 0, sn, NULL, st, NULL), hood_bytes(c, 1, rn, NULL, rt, NULL), *r)
+HL_TRACED_IHOOD(Ineighbor_alltoallw,
           (const void *sb, const int sn[], const MPI_Aint sd[], const MPI_Datatype st[], void *rb,
            const int rn[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm c,
            MPI_Request *r),
-          (sb, sn, sd, st, rb, rn, rd, rt, c, r), c, *r)
+          (sb, sn, sd, st, rb, rn, rd, rt, c, r), c, hood_bytes(c, 0, 0, sn, MPI_DATATYPE_NULL, st),
+          hood_bytes(c, 1, 0, rn, MPI_DATATYPE_NULL, rt), *r)
 HL_TRACED_ICOMM(Ineighbor_allgather,
           (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c,
            MPI_Request *r),

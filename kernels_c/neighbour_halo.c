@@ -16,7 +16,9 @@
  *             (MPI_Cart_get) and refuses one that is not Cartesian, not 2-D, periodic, not of
  *             every rank or not the shape asked; each block's place comes from its coordinates.
  *             Every iteration the student's neighbour_exchange fills the block's four halo sides,
- *             then MPI_Allreduce of delta
+ *             then MPI_Allreduce of delta. Each rank's block starts perturbed by a secret of its
+ *             own (below), so no rank can compute its neighbours' edges: the halo must come
+ *             from them
  *   overlap   (HL_STUDENT_RESIDUAL, lab 13 (b)) rows, as blocking; the student's
  *             solve_overlapped runs the loop, calling the kit's jacobi_iteration (stencil and copy,
  *             recorded as computing in the trace, then the row exchange) and reducing delta
@@ -28,6 +30,17 @@
  * more, min(K + 1, iterations), the convergence test being one iteration late; student: all)
  * and the residual (relative 1e-10: sums over ranks are added in another order).
  *
+ * The student variant's secret: each rank draws SECRET_WORDS 64-bit words at run time
+ * (getrandom) after make_grid and tells no other rank; every interior point (i, j) of its block
+ * starts at initial(i, j) + perturbation(key, i * (nx + 2) + j), a multiple of 2^-52 below 1
+ * that every word of the key decides (mix64 of the point's index and each word in turn), so the
+ * sum is exact. A rank's key is 256 bytes: no reduction the part allows (16 bytes an iteration)
+ * carries it in fewer than 16 iterations. The "secret" record (per rank, before the student's
+ * neighbour_exchange first runs: the records are out of the cell's reach) holds the key (hex
+ * words), the block's place and the process grid: the judge outside
+ * (hybridlab.neighbour.exercise.secret_start) rebuilds the perturbed start from it and sweeps it
+ * itself; the kernel's own check gathers the keys after the run (the kit's MPI_Gather).
+ *
  * Records: per rank, thread 0's "timer" records (hl_halo.h phases; overlap: reduction = the time
  * outside the kit's helpers, the student's reduction and its waits), with px, py (the process
  * grid), rows, cols (the block) and iterations (done); rank 0's "checksum" (the interior's sum,
@@ -37,6 +50,8 @@
 #include "hybridlab.h"
 #include "hl_grid2d.h"
 #include <limits.h>
+#include <stdint.h>
+#include <sys/random.h>
 
 #if defined(HL_STUDENT_NEIGHBOUR) || defined(HL_STUDENT_RESIDUAL)
 #include "neighbour_halo_student.h"
@@ -63,6 +78,8 @@ const hl_param hl_kernel_params[] = {
 enum { V_BLOCKING, V_STUDENT, V_OVERLAP, V_ALL };
 static const char *const variant_names[V_ALL] = {"blocking", "student", "overlap"};
 
+#define SECRET_WORDS 32 /* a rank's key: 256 bytes */
+
 /* One block of the grid: the first global row and column it holds (1-based). */
 typedef struct {
     grid2d g; /* g.nx: the block's columns; g.m its rows */
@@ -70,7 +87,33 @@ typedef struct {
     int nthreads;
     long done;      /* iterations done */
     double tolerance;
+    int secret;                   /* the student variant: the start perturbed by key */
+    uint64_t key[SECRET_WORDS];
 } block;
+
+/* splitmix64's finaliser */
+static inline uint64_t mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* The perturbation of the global point at index `at` (row * (nx + 2) + column) of a block with
+ * `key`: every word of the key decides it; a whole number of 2^-52 below 1. */
+static double perturbation(const uint64_t key[SECRET_WORDS], uint64_t at) {
+    uint64_t h = at;
+    for (int w = 0; w < SECRET_WORDS; w++) h = mix64(h + key[w]);
+    return (double)(h >> 12) * 0x1p-52;
+}
+
+/* A fresh key (getrandom; the clock mixed where it fails). */
+static void draw_key(uint64_t key[SECRET_WORDS]) {
+    size_t want = SECRET_WORDS * sizeof key[0];
+    if (getrandom(key, want, 0) != (ssize_t)want) {
+        uint64_t z = (uint64_t)(hl_now() * 1e9) ^ ((uint64_t)getpid() << 32);
+        for (int w = 0; w < SECRET_WORDS; w++) key[w] = mix64(z += 0x9e3779b97f4a7c15ULL);
+    }
+}
 
 /* Part k of `total` points split in `parts` (the first total mod parts get one more): its size,
  * and its first point (1-based) in *first. */
@@ -96,9 +139,49 @@ static int block_setup(hl_ctx *ctx, block *k, long nx, long ny, const int dims[2
     if (!all_ok) return hl_fail(ctx, "no memory for a %ld x %ld grid on some rank", nx, ny);
 #pragma omp parallel for schedule(static) num_threads(k->nthreads)
     for (long li = 0; li < g->m + 2; li++)
-        for (long j = 0; j < g->w; j++)
-            A(g, li, j) = B(g, li, j) = initial(k->row0 - 1 + li, k->col0 - 1 + j);
+        for (long j = 0; j < g->w; j++) {
+            long i = k->row0 - 1 + li, c = k->col0 - 1 + j;
+            double u = initial(i, c);
+            if (k->secret && li >= 1 && li <= g->m && j >= 1 && j <= g->nx)
+                u += perturbation(k->key, (uint64_t)(i * (nx + 2) + c));
+            A(g, li, j) = B(g, li, j) = u;
+        }
     return 0;
+}
+
+/* The start's halo from the neighbours on the student's communicator (the kit's own exchange,
+ * before the student's code first sees the block): each block's perturbed edges into its
+ * neighbours' halos, as the serial sweep starts. An edge of the start tells nothing of the
+ * columns and rows behind it, which the next iterations' edges depend on. */
+static void start_halo(block *k, MPI_Comm cart) {
+    grid2d *g = &k->g;
+    int up, down, left, right, n = (int)g->nx;
+    MPI_Cart_shift(cart, 0, 1, &up, &down);
+    MPI_Cart_shift(cart, 1, 1, &left, &right);
+    MPI_Datatype col;
+    MPI_Type_vector((int)g->m, 1, (int)g->w, MPI_DOUBLE, &col);
+    MPI_Type_commit(&col);
+    MPI_Sendrecv(&A(g, g->m, 1), n, MPI_DOUBLE, down, 1, &A(g, 0, 1), n, MPI_DOUBLE, up, 1, cart,
+                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&A(g, 1, 1), n, MPI_DOUBLE, up, 2, &A(g, g->m + 1, 1), n, MPI_DOUBLE, down, 2,
+                 cart, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&A(g, 1, n), 1, col, right, 3, &A(g, 1, 0), 1, col, left, 3, cart,
+                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&A(g, 1, 1), 1, col, left, 4, &A(g, 1, n + 1), 1, col, right, 4, cart,
+                 MPI_STATUS_IGNORE);
+    MPI_Type_free(&col);
+}
+
+/* The student variant's "secret" record: the key and the block's place (before the student's
+ * exchange first runs). */
+static void emit_secret(hl_ctx *ctx, const block *k, const int dims[2], const int coords[2]) {
+    char hex[SECRET_WORDS * 16 + 1];
+    for (int w = 0; w < SECRET_WORDS; w++)
+        snprintf(hex + 16 * w, 17, "%016llx", (unsigned long long)k->key[w]);
+    hl_emit(ctx,
+            "\"record\":\"secret\",\"key\":\"%s\",\"row0\":%ld,\"col0\":%ld,\"rows\":%ld,"
+            "\"cols\":%ld,\"px\":%d,\"py\":%d,\"prow\":%d,\"pcol\":%d",
+            hex, k->row0, k->col0, k->g.m, k->g.nx, dims[0], dims[1], coords[0], coords[1]);
 }
 
 /* The stencil and copy of the whole block by the team (hl_grid2d.h's sweep: thread 0's jacobi
@@ -206,12 +289,29 @@ static void reference(block *k, int variant, long nx, long ny, double *ref, long
                       double *residual) {
     grid2d r = {.nx = nx, .m = ny, .w = nx + 2, .a = ref};
     double out[2] = {0.0, 0.0};
-    int rank;
+    int rank, size;
     MPI_Comm_rank(k->g.comm, &rank);
+    MPI_Comm_size(k->g.comm, &size);
+    /* the student variant: every block's place and key on rank 0 (after the student's loop) */
+    enum { PLACE = 4, ROW = PLACE + SECRET_WORDS };
+    uint64_t mine[ROW] = {(uint64_t)k->row0, (uint64_t)k->col0, (uint64_t)k->g.m,
+                          (uint64_t)k->g.nx};
+    memcpy(mine + PLACE, k->key, sizeof k->key);
+    uint64_t *blocks = k->secret && rank == 0 ? malloc((size_t)size * ROW * sizeof *blocks) : NULL;
+    if (k->secret)
+        MPI_Gather(mine, ROW, MPI_UINT64_T, blocks, ROW, MPI_UINT64_T, 0, k->g.comm);
     if (rank == 0) {
         r.b = malloc((size_t)(ny + 2) * (size_t)(nx + 2) * sizeof(double));
         for (long i = 0; i < ny + 2; i++)
             for (long j = 0; j < nx + 2; j++) A(&r, i, j) = B(&r, i, j) = initial(i, j);
+        for (int q = 0; blocks && q < size; q++) {
+            const uint64_t *b = blocks + (size_t)q * ROW;
+            for (long i = (long)b[0]; i < (long)(b[0] + b[2]); i++)
+                for (long j = (long)b[1]; j < (long)(b[1] + b[3]); j++)
+                    A(&r, i, j) = B(&r, i, j) =
+                        initial(i, j) + perturbation(b + PLACE, (uint64_t)(i * (nx + 2) + j));
+        }
+        free(blocks);
         long converged = 0; /* the first iteration whose delta is below tolerance */
         for (long it = 1; it <= k->g.iterations; it++) {
             double delta = 0.0;
@@ -291,7 +391,8 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         return hl_fail(ctx, "a %ld x %ld process grid on %d ranks", px, py, ctx->size);
 
     block k = {.g = {.comm = comm, .iterations = iterations, .rank = ctx->rank},
-               .nthreads = omp_get_max_threads(), .tolerance = tolerance};
+               .nthreads = omp_get_max_threads(), .tolerance = tolerance,
+               .secret = variant == V_STUDENT};
     int dims[2] = {ctx->size, 1}, coords[2] = {ctx->rank, 0};
     MPI_Comm cart = MPI_COMM_NULL;
     int rc = 0;
@@ -306,7 +407,12 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     }
     k.g.up = coords[0] > 0 ? ctx->rank - 1 : MPI_PROC_NULL; /* rows: blocking and overlap */
     k.g.down = coords[0] < dims[0] - 1 ? ctx->rank + 1 : MPI_PROC_NULL;
+    if (k.secret) draw_key(k.key); /* after make_grid returned: the cell never sees it drawn */
     if ((rc = block_setup(ctx, &k, nx, ny, dims, coords)) != 0) goto done;
+    if (k.secret) {
+        emit_secret(ctx, &k, dims, coords);
+        start_halo(&k, cart);
+    }
 
     MPI_Barrier(comm);
 #ifdef HL_STUDENT_RESIDUAL

@@ -840,3 +840,130 @@ def test_exchange_allows_isendrecv_and_any_source_told_apart_by_tag(monkeypatch)
         exercise._exchanged_by_messages(chain(21, 21), "3x1")
     with pytest.raises(AssertionError, match="with any tag"):
         exercise._exchanged_by_messages(chain(21, 22, recv_tag=-1), "3x1")
+
+
+# ------------------------------------------ (a): a halo row must come from the neighbour (real runs)
+
+# zero-information messages of the halo's shape; the halo rows after the first sweep computed by
+# the rank itself from the start formula (ny a multiple of the ranks: every block m rows), right
+# for a grid everyone can write down (attacker V's G04a_redundant, in its simplest form)
+OWN_HALOS = r"""
+static double u0(long i, long j) { return (double)((7 * i + 13 * j) % 17) / 16.0; }
+static double swept(long i, long j) {
+    return 0.25 * (u0(i - 1, j) + u0(i + 1, j) + u0(i, j - 1) + u0(i, j + 1));
+}
+void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    long first = 1 + rank * m;
+    double *out = calloc((size_t)nx, sizeof(double)), *in = calloc((size_t)nx, sizeof(double));
+    MPI_Sendrecv(out, (int)nx, MPI_DOUBLE, up, 1, in, (int)nx, MPI_DOUBLE, down, 1, comm,
+                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(out, (int)nx, MPI_DOUBLE, down, 2, in, (int)nx, MPI_DOUBLE, up, 2, comm,
+                 MPI_STATUS_IGNORE);
+    for (long j = 1; j <= nx; j++) {
+        if (up != MPI_PROC_NULL) a[j] = swept(first - 1, j);
+        if (down != MPI_PROC_NULL) a[(m + 1) * w + j] = swept(first + m, j);
+    }
+    free(out);
+    free(in);
+}
+"""
+
+
+def test_halo_rows_computed_from_the_known_start_are_refused():
+    """(a): each rank's block starts with a part drawn per run that no other rank knows
+    (halo2d.c's draw_start, reproduced by serial.drawn_start2d from the tracer's "halo_start"
+    records), so halo rows a rank computes itself from the start formula give a wrong checksum
+    (attacker V's G04a_redundant kept 4/4 twice while the start was the formula alone); the right
+    exchange keeps its checksum, different in every run."""
+    from hybridlab.halo.exercise import build_student_halo, check_student_halo
+    from hybridlab.halo.serial import jacobi2d
+
+    with pytest.raises(AssertionError, match="2x1 .*checksum.*do not hold the neighbours' edge rows"):
+        check_student_halo(build_student_halo(OWN_HALOS, "own_halos"), shapes=((2, 1),), nx=8,
+                           ny=8, iterations=2)  # fmt: skip
+    good = build_student_halo(GOOD_EXCHANGE)
+    runs = [check_student_halo(good, shapes=((3, 1),), nx=9, ny=7, iterations=3)[0]
+            for _ in range(2)]  # fmt: skip
+    assert runs[0]["expected"] != runs[1]["expected"] != jacobi2d(9, 7, 3)[0]
+
+
+def test_drawn_start_is_the_formula_plus_each_rank_part():
+    """serial.drawn_start2d: the formula on the boundary ring, the formula plus a whole number of
+    2^-20 below 1 on each rank's block (its own secret), exact in doubles."""
+    from hybridlab.halo.serial import block_rows, drawn_start2d, initial2d
+
+    assert block_rows(11, 3) == [(1, 4), (5, 4), (9, 3)]
+    start = drawn_start2d(5, 11, [1, 2, 3])
+    plain = initial2d(5, 11)
+    part = start - plain
+    assert np.array_equal(start[[0, -1]], plain[[0, -1]])
+    assert np.array_equal(start[:, [0, -1]], plain[:, [0, -1]])
+    inner = part[1:-1, 1:-1]
+    assert ((inner >= 0) & (inner < 1)).all() and np.array_equal(inner * 2**20, np.round(inner * 2**20))
+    assert not np.array_equal(drawn_start2d(5, 11, [1, 2, 4])[9:12], start[9:12])
+    assert np.array_equal(drawn_start2d(5, 11, [1, 2, 4])[:9], start[:9])
+
+
+# ------------------------------- (a): a request freed before it completed, tied by its handle
+
+
+def _requests(*calls: tuple) -> object:
+    """A traced run of (rank, call, done, request, posted, requests) calls, in this order."""
+    from hybridlab.runs.records import Results
+
+    table = pd.DataFrame(calls, columns=["rank", "call", "done", "request", "posted", "requests"])
+    table = table.assign(start=np.arange(len(table), dtype=float), student=1, thread=0, step=-1,
+                         peer=-1, bytes=8.0, recv_peer=-1, tag=0)  # fmt: skip
+    table["end"] = table["start"]
+    ranks = sorted(set(table["rank"]))
+    return Results(pd.DataFrame(), {"ranks": [{"rank": r} for r in ranks]}, [], table,
+                   pd.DataFrame())  # fmt: skip
+
+
+def test_a_request_freed_before_it_completed_is_refused_by_its_handle(monkeypatch):
+    """(a): each MPI_Request_free is tied to its request (the tracer's "request" of the free, the
+    "posted" of a non-blocking call, the "request" of a set-up and an MPI_Start, the "requests" of
+    an MPI_Startall and of a completion): attacker V's G04a_freeactive (two MPI_Isend freed at once
+    beside two persistent requests set up and never started) kept 4/4 twice under the count rule
+    (frees <= set-ups) and is refused; a persistent request freed after its wait, in the same
+    call or a later one, or a handle MPI gives again after its request completed, passes."""
+    from hybridlab.halo import exercise
+
+    monkeypatch.setattr(exercise.compliance, "check", lambda res, level: None)
+    freeactive = _requests(
+        (0, "MPI_Send_init", -1, 5, -1, ""), (0, "MPI_Recv_init", -1, 6, -1, ""),
+        (0, "MPI_Irecv", -1, -1, 1, ""), (0, "MPI_Irecv", -1, -1, 2, ""),
+        (0, "MPI_Isend", -1, -1, 3, ""), (0, "MPI_Isend", -1, -1, 4, ""),
+        (0, "MPI_Request_free", 0, 3, -1, ""), (0, "MPI_Request_free", 0, 4, -1, ""),
+        (0, "MPI_Waitall", 1, -1, -1, "1,2"))  # fmt: skip
+    with pytest.raises(AssertionError, match="rank 0: MPI_Request_free of a request MPI_Isend "
+                                             "posted and no wait or test completed"):  # fmt: skip
+        exercise._exchanged_by_messages(freeactive, "2x1")
+    persistent = [(0, "MPI_Recv_init", -1, 1, -1, ""), (0, "MPI_Send_init", -1, 2, -1, ""),
+                  (0, "MPI_Startall", 0, -1, -1, "1,2"), (0, "MPI_Waitall", 1, -1, -1, "1,2")]
+    frees = [(0, "MPI_Request_free", 0, 1, -1, ""), (0, "MPI_Request_free", 0, 2, -1, "")]
+    exercise._exchanged_by_messages(_requests(*persistent, *frees), "2x1")
+    # set up in one call, started again in the next, freed after its second wait
+    again = [(0, "MPI_Start", -1, 1, -1, ""), (0, "MPI_Start", -1, 2, -1, ""),
+             (0, "MPI_Wait", 1, 1, -1, ""), (0, "MPI_Wait", 1, 2, -1, "")]
+    exercise._exchanged_by_messages(_requests(*persistent, *again, *frees), "2x1")
+    with pytest.raises(AssertionError, match="a persistent request MPI_Start started and no wait"):
+        exercise._exchanged_by_messages(_requests(*persistent, *again[:2], *frees), "2x1")
+    with pytest.raises(AssertionError, match="MPI_Startall started"):
+        exercise._exchanged_by_messages(_requests(*persistent[:3], *frees), "2x1")
+    # a test that did not complete it is no completion; one that did is
+    tested = [(0, "MPI_Recv_init", -1, 1, -1, ""), (0, "MPI_Start", -1, 1, -1, ""),
+              (0, "MPI_Test", 0, 1, -1, "")]
+    with pytest.raises(AssertionError, match="MPI_Start started"):
+        exercise._exchanged_by_messages(_requests(*tested, frees[0]), "2x1")
+    exercise._exchanged_by_messages(_requests(*tested, (0, "MPI_Test", 1, 1, -1, ""), frees[0]),
+                                    "2x1")  # fmt: skip
+    # a handle MPI hands out again once its request completed
+    reused = [(0, "MPI_Isend", -1, -1, 1, ""), (0, "MPI_Wait", 1, 1, -1, ""), *persistent[:1],
+              (0, "MPI_Start", -1, 1, -1, ""), (0, "MPI_Wait", 1, 1, -1, ""), frees[0]]
+    exercise._exchanged_by_messages(_requests(*reused), "2x1")
+    with pytest.raises(AssertionError, match="not a persistent request the cell set up"):
+        exercise._exchanged_by_messages(_requests(*reused[:2], frees[0]), "2x1")

@@ -30,6 +30,11 @@ def _corpus(folder: str):
     return module
 
 
+def _agrees(row: dict) -> bool:
+    """The kernel's checksum is numpy's of the same perturbed start (the sums in another order)."""
+    return abs(row["checksum"] - row["numpy"]) <= 1e-12 * abs(row["numpy"])
+
+
 _honest = _corpus("honest")
 # the cell's code without its %%c line
 INEIGHBOR_W = _honest.INEIGHBOR_W.strip().split("\n", 1)[1]
@@ -43,7 +48,7 @@ WAIT = "MPI_Wait(&req, MPI_STATUS_IGNORE);"
 ])
 def test_a_collective_completed_by_any_or_some_counts(completion):
     kernel = build_student_neighbour(INEIGHBOR_W.replace(WAIT, completion), name="t_neighbour_any")
-    assert [r["checksum"] == r["numpy"] for r in check_student_neighbour(kernel)] == [True]
+    assert [_agrees(r) for r in check_student_neighbour(kernel)] == [True]
 
 
 def test_a_collective_completed_after_the_next_sweep_does_not_count():
@@ -79,7 +84,47 @@ def test_a_barrier_and_a_reduction_of_one_value_beside_it_are_fine():
              "\n    MPI_Barrier(grid);"
     kernel = build_student_neighbour(INEIGHBOR_W.replace(WAIT, WAIT + "\n    " + beside),
                                      name="t_neighbour_small")
-    assert [r["checksum"] == r["numpy"] for r in check_student_neighbour(kernel)] == [True]
+    assert [_agrees(r) for r in check_student_neighbour(kernel)] == [True]
+
+
+_gaming = _corpus("gaming")
+
+
+def _cell(source: str) -> str:
+    """A corpus cell's C without its %%c line."""
+    return source.strip().split("\n", 1)[1]
+
+
+@pytest.mark.parametrize("attempt", ["_WHOLE_GRID_ZERO", "_WHOLE_GRID_DECOY"])
+def test_a_halo_each_rank_computes_from_the_whole_grid_itself_is_refused(attempt):
+    # attacker V: every rank sweeps the whole grid (the start and stencil are in the installed
+    # sources) and fills its halo from its own copy; 4/4 while the start was known. Each block
+    # now starts perturbed by a key only its rank knows (neighbour_halo.c, "secret")
+    kernel = build_student_neighbour(_cell(getattr(_gaming, attempt)), name="t_neighbour_whole")
+    with pytest.raises(AssertionError, match="wrong result.*only that rank knows"):
+        check_student_neighbour(kernel)
+
+
+def test_the_secret_start_is_the_judges_and_a_collective_of_nothing_is_refused_by_its_bytes():
+    from hybridlab.neighbour.exercise import halo_bytes, secret_start, sweep_checksum
+
+    # the judge's start from the records is the kernel's: one sweep, no exchange needed yet
+    res = run_student(build_student_neighbour(INEIGHBOR_W, name="t_neighbour_secret"), 4, 1,
+                      LEVEL, 30, variant="student", nx=9, ny=7, iterations=2, px=2, py=2)
+    secrets = res.records.query("record == 'secret'")
+    start = secret_start(9, 7, secrets)
+    assert len(set(secrets["key"])) == 4 and (start[1:-1, 1:-1] % (1 / 16) != 0).all()
+    checksum = float(res.records.query("record == 'checksum'")["checksum"].iloc[0])
+    assert abs(checksum - sweep_checksum(start, 2)) <= 1e-12 * abs(checksum)
+    # the tracer's bytes from the neighbours that are ranks: exactly the halo's for the right one
+    hood = student_calls(res).query("call == 'MPI_Ineighbor_alltoallw'")
+    need = halo_bytes(secrets)
+    assert [int(b) for b in hood["recv_bytes"]] == [need[int(r)] for r in hood["rank"]], hood
+    # one iteration needs no exchange of the student's (the kit fills the start's halo): the
+    # whole-grid attempt's result is right there, its 0-element collective is not an exchange
+    zero = build_student_neighbour(_cell(_gaming._WHOLE_GRID_ZERO), name="t_neighbour_zero")
+    with pytest.raises(AssertionError, match="received 0 bytes from its neighbours"):
+        check_student_neighbour(zero, iterations=1)
 
 
 # (c): the solution's loop, its next value in a second variable (`next`) ...
@@ -184,6 +229,60 @@ def test_double_buffering_writes_no_watched_store_and_the_measured_runs_arm_noth
     (_, _, measured), = residual_runs(kernel, sizes=(16,), iterations=5, bind="none")
     calls = student_calls(measured)
     assert (calls["watch"] == 0).all() and (calls["send_writes"] == -1).all(), calls
+
+
+# MPI_IN_PLACE: the buffer MPI reads the value from and writes the sum into (attacker V)
+IN_PLACE = """
+double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
+    double slot[2];
+    MPI_Request req;
+    long it = 1;
+    int k = 0, done;
+    slot[k] = jacobi_iteration();
+    for (;;) {
+        MPI_Iallreduce(MPI_IN_PLACE, &slot[k], 1, MPI_DOUBLE, MPI_SUM, comm, &req);
+        int more = it < max_iterations;
+        if (more) {
+            slot[1 - k] = jacobi_iteration();
+            it++;
+        }
+        done = 0;
+        while (!done) MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (!more || slot[k] < tolerance) return slot[k];
+        k = 1 - k;
+    }
+}
+"""
+# the next value written into the in-place buffer in flight and kept (MPI's sum overwrites it)
+IN_PLACE_OVERWRITTEN = IN_PLACE.replace("slot[1 - k] = jacobi_iteration();",
+                                        "slot[1 - k] = slot[k] = jacobi_iteration();")
+
+
+def test_an_in_place_buffer_written_and_put_back_in_flight_is_refused():
+    # attacker V's G13c_inplace_wr: 4/4 while an MPI_IN_PLACE posting was neither hashed nor
+    # watched (hl_trace.c); MPI's own stores there (the sum) are not counted
+    kernel, calls = _run(_cell(_gaming._IN_PLACE_PUT_BACK))
+    _watched(calls)
+    done = calls[(calls["call"] != "MPI_Iallreduce") & (calls["done"] == 1)]
+    assert done.groupby("rank")["send_changed"].sum().to_dict() == {0: 6, 1: 6}, done
+    with pytest.raises(AssertionError, match="even if its bytes are put back"):
+        check_student_residual(kernel, 2, nx=12, ny=10, iterations=6)
+
+
+def test_an_in_place_buffer_is_judged_outside_mpi_calls_only():
+    # the right answer: MPI writes the sum into the buffer during the MPI_Test loop, nobody else
+    kernel, calls = _run(IN_PLACE)
+    _watched(calls)
+    done = calls[calls["call"] != "MPI_Iallreduce"]
+    assert (done["send_changed"] == 0).all() and (done["send_writes"].isin([0, -1])).all(), done
+    assert check_student_residual(kernel, 2, nx=12, ny=10, iterations=6)["iterations"] == 6
+    # a value written there in flight and left is a change found by the hash at the next MPI
+    # call, with the debug registers off too
+    kernel = build_student_residual(IN_PLACE_OVERWRITTEN, name="t_residual_inplace")
+    res = run_student(kernel, 2, 1, LEVEL, 30, variant="overlap", nx=12, ny=10, iterations=6,
+                      tolerance=0.0, env={"HL_WATCH_STORES": "0"})  # fmt: skip
+    done = student_calls(res).query("done == 1 and call != 'MPI_Iallreduce'")
+    assert done.groupby("rank")["send_changed"].sum().to_dict() == {0: 5, 1: 5}, done
 
 
 def test_a_refused_watch_is_noted_on_stdout_not_failed():

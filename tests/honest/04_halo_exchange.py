@@ -398,3 +398,16 @@ HONEST += [
     right("exchange_halos", '%%c EXCHANGE_C halo2d\n/* Right, unusual: the receives take MPI_ANY_SOURCE and tell the two directions apart by tag\n * alone (only the neighbour below sends "upwards", only the one above "downwards"); a side\n * without a neighbour posts no receive. */\nenum { UPWARDS = 21, DOWNWARDS = 22 };\n\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    long w = nx + 2;\n    MPI_Request r[4];\n    int n = 0;\n    if (down != MPI_PROC_NULL)\n        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, MPI_ANY_SOURCE, UPWARDS, comm, &r[n++]);\n    if (up != MPI_PROC_NULL)\n        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, MPI_ANY_SOURCE, DOWNWARDS, comm, &r[n++]);\n    MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, UPWARDS, comm, &r[n++]);\n    MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, DOWNWARDS, comm, &r[n++]);\n    MPI_Waitall(n, r, MPI_STATUSES_IGNORE);\n}',
           why="T04ar_anysource: MPI_Irecv from MPI_ANY_SOURCE, the direction in the tag"),
 ]
+
+
+# attacker V's right answers (2026-12-05), 4/4 kept, kept beside (a)'s drawn start and request
+# ties: whole rows (halo columns included) by MPI_Isendrecv, and rows as subarray types of the
+# whole block sent from its start
+HONEST += [
+    right("exchange_halos", '%%c EXCHANGE_C halo2d\n/* Right answer (MPI-4): one MPI_Isendrecv per direction, whole rows (halo columns included),\n * completed together with MPI_Waitall. */\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    long w = nx + 2;\n    MPI_Request r[2];\n    MPI_Isendrecv(&a[1 * w], (int)w, MPI_DOUBLE, up, 70, &a[(m + 1) * w], (int)w, MPI_DOUBLE,\n                  down, 70, comm, &r[0]);\n    MPI_Isendrecv(&a[m * w], (int)w, MPI_DOUBLE, down, 71, &a[0], (int)w, MPI_DOUBLE, up, 71,\n                  comm, &r[1]);\n    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);\n}\n',
+          why="R04a_isendrecv: MPI-4 MPI_Isendrecv of whole rows (nx + 2 values), one per "
+              "direction, MPI_Waitall"),
+    right("exchange_halos", "%%c EXCHANGE_C halo2d\n/* Right answer, another way: a row as an MPI_Type_create_subarray of the (m + 2) x (nx + 2)\n * block (one type per row position, offsets in the type), two MPI_Sendrecv from the block's\n * start; the types freed each call. */\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    int sizes[2] = {(int)(m + 2), (int)(nx + 2)}, sub[2] = {1, (int)nx};\n    int at[4][2] = {{1, 1}, {(int)(m + 1), 1}, {(int)m, 1}, {0, 1}};\n    MPI_Datatype t[4];\n    for (int k = 0; k < 4; k++) {\n        MPI_Type_create_subarray(2, sizes, sub, at[k], MPI_ORDER_C, MPI_DOUBLE, &t[k]);\n        MPI_Type_commit(&t[k]);\n    }\n    MPI_Sendrecv(a, 1, t[0], up, 1, a, 1, t[1], down, 1, comm, MPI_STATUS_IGNORE);\n    MPI_Sendrecv(a, 1, t[2], down, 2, a, 1, t[3], up, 2, comm, MPI_STATUS_IGNORE);\n    for (int k = 0; k < 4; k++) MPI_Type_free(&t[k]);\n}\n",
+          why="R04a_subarray: each row an MPI_Type_create_subarray of the (m + 2) x (nx + 2) block, "
+              "two MPI_Sendrecv from the block's start, the types freed each call"),
+]

@@ -350,3 +350,141 @@ void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
     right("neighbour_exchange", '%%c NEIGHBOUR_C neighbour_halo\nMPI_Comm make_grid(MPI_Comm comm, int dims[2]) {\n    int size, periods[2] = {0, 0};\n    MPI_Comm grid;\n    MPI_Comm_size(comm, &size);\n    MPI_Dims_create(size, 2, dims);\n    MPI_Cart_create(comm, 2, dims, periods, 0, &grid);\n    return grid;\n}\n\nvoid neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {\n    long w = n + 2;\n    MPI_Datatype row, col;\n    MPI_Type_contiguous((int)n, MPI_DOUBLE, &row);\n    MPI_Type_vector((int)m, 1, (int)w, MPI_DOUBLE, &col);\n    MPI_Type_commit(&row);\n    MPI_Type_commit(&col);\n    MPI_Aint lb, ext;\n    MPI_Type_get_extent(MPI_DOUBLE, &lb, &ext);      /* the size of a double, as MPI sees it */\n    int counts[4] = {1, 1, 1, 1};\n    MPI_Datatype types[4] = {row, row, col, col};\n    MPI_Aint sd[4] = {(MPI_Aint)((1 * w + 1) * ext), (MPI_Aint)((m * w + 1) * ext),\n                      (MPI_Aint)((1 * w + 1) * ext), (MPI_Aint)((1 * w + n) * ext)};\n    MPI_Aint rd[4] = {(MPI_Aint)((0 * w + 1) * ext), (MPI_Aint)(((m + 1) * w + 1) * ext),\n                      (MPI_Aint)((1 * w + 0) * ext), (MPI_Aint)((1 * w + n + 1) * ext)};\n    MPI_Neighbor_alltoallw(a, counts, sd, types, a, counts, rd, types, grid);\n    MPI_Type_free(&row);\n    MPI_Type_free(&col);\n}\n',
           why="alltoallw's byte displacements from MPI_Type_get_extent"),
 ]
+
+# attacker V's right answers (kept 4/4 before the secret start and the in-place watch): they
+# must keep it
+HONEST += [
+    right("neighbour_exchange", r'''
+%%c NEIGHBOUR_C neighbour_halo
+/* Right answer: MPI_Dims_create + MPI_Cart_create; the halo as one MPI_Neighbor_alltoallw,
+ * rows as contiguous types and columns as strided vectors, byte displacements into a itself. */
+MPI_Comm make_grid(MPI_Comm comm, int dims[2]) {
+    int size, periods[2] = {0, 0};
+    MPI_Comm grid;
+    MPI_Comm_size(comm, &size);
+    MPI_Dims_create(size, 2, dims);
+    MPI_Cart_create(comm, 2, dims, periods, 0, &grid);
+    return grid;
+}
+
+void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
+    long w = n + 2;
+    MPI_Datatype row, col;
+    MPI_Type_contiguous((int)n, MPI_DOUBLE, &row);
+    MPI_Type_vector((int)m, 1, (int)w, MPI_DOUBLE, &col);
+    MPI_Type_commit(&row);
+    MPI_Type_commit(&col);
+    int counts[4] = {1, 1, 1, 1};
+    MPI_Datatype types[4] = {row, row, col, col};
+    const MPI_Aint d = (MPI_Aint)sizeof(double);
+    /* up, down, left, right */
+    MPI_Aint sd[4] = {(1 * w + 1) * d, (m * w + 1) * d, (1 * w + 1) * d, (1 * w + n) * d};
+    MPI_Aint rd[4] = {(0 * w + 1) * d, ((m + 1) * w + 1) * d, (1 * w + 0) * d, (1 * w + n + 1) * d};
+    MPI_Neighbor_alltoallw(a, counts, sd, types, a, counts, rd, types, grid);
+    MPI_Type_free(&row);
+    MPI_Type_free(&col);
+}
+''',
+          why="attackV R13a_w: MPI_Neighbor_alltoallw, row types and column vectors, byte "
+              "displacements into a"),
+    right("neighbour_exchange", r'''
+%%c NEIGHBOUR_C neighbour_halo
+/* Right answer, another way: the caller's dims honoured, a 0 filled by MPI_Dims_create; the four
+ * edges packed by hand into one buffer, MPI_Ineighbor_alltoallv of plain doubles (element
+ * displacements), completed with MPI_Wait, unpacked only from neighbours that exist
+ * (MPI_Cart_shift). */
+MPI_Comm make_grid(MPI_Comm comm, int dims[2]) {
+    int size, periods[2] = {0, 0}, d[2] = {dims[0], dims[1]};
+    MPI_Comm grid = MPI_COMM_NULL;
+    MPI_Comm_size(comm, &size);
+    MPI_Dims_create(size, 2, d);
+    MPI_Cart_create(comm, 2, d, periods, 1, &grid);
+    dims[0] = d[0];
+    dims[1] = d[1];
+    return grid;
+}
+
+void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
+    long w = n + 2;
+    int nb[4];
+    MPI_Cart_shift(grid, 0, 1, &nb[0], &nb[1]);
+    MPI_Cart_shift(grid, 1, 1, &nb[2], &nb[3]);
+    double *s = malloc(sizeof(double) * (size_t)(2 * n + 2 * m));
+    double *r = malloc(sizeof(double) * (size_t)(2 * n + 2 * m));
+    int counts[4] = {(int)n, (int)n, (int)m, (int)m};
+    int displs[4] = {0, (int)n, (int)(2 * n), (int)(2 * n + m)};
+    for (long j = 0; j < n; j++) {
+        s[j] = a[1 * w + 1 + j];
+        s[n + j] = a[m * w + 1 + j];
+    }
+    for (long i = 0; i < m; i++) {
+        s[2 * n + i] = a[(i + 1) * w + 1];
+        s[2 * n + m + i] = a[(i + 1) * w + n];
+    }
+    MPI_Request req;
+    MPI_Ineighbor_alltoallv(s, counts, displs, MPI_DOUBLE, r, counts, displs, MPI_DOUBLE, grid, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    if (nb[0] != MPI_PROC_NULL) for (long j = 0; j < n; j++) a[0 * w + 1 + j] = r[j];
+    if (nb[1] != MPI_PROC_NULL) for (long j = 0; j < n; j++) a[(m + 1) * w + 1 + j] = r[n + j];
+    if (nb[2] != MPI_PROC_NULL) for (long i = 0; i < m; i++) a[(i + 1) * w] = r[2 * n + i];
+    if (nb[3] != MPI_PROC_NULL) for (long i = 0; i < m; i++) a[(i + 1) * w + n + 1] = r[2 * n + m + i];
+    free(s);
+    free(r);
+}
+''',
+          why="attackV R13a_iv: reorder=1, packed edges, MPI_Ineighbor_alltoallv and MPI_Wait, "
+              "unpacked only from neighbours that exist"),
+    right("solve_overlapped", r'''
+%%c RESIDUAL_C neighbour_halo
+/* Right answer: two send buffers used in turn; the reduction of iteration k in flight while
+ * iteration k + 1 computes. */
+double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
+    double send[2], sum = 0.0;
+    MPI_Request req;
+    int cur = 0;
+    long it = 1;
+    if (max_iterations <= 0) return 0.0;
+    send[cur] = jacobi_iteration();
+    MPI_Iallreduce(&send[cur], &sum, 1, MPI_DOUBLE, MPI_SUM, comm, &req);
+    while (it < max_iterations) {
+        send[1 - cur] = jacobi_iteration();
+        it++;
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        if (sum < tolerance) return sum;
+        cur = 1 - cur;
+        MPI_Iallreduce(&send[cur], &sum, 1, MPI_DOUBLE, MPI_SUM, comm, &req);
+    }
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    return sum;
+}
+''',
+          why="attackV R13c_pingpong: two send slots used in turn"),
+    right("solve_overlapped", r'''
+%%c RESIDUAL_C neighbour_halo
+/* Right answer, another way: MPI_IN_PLACE (the value reduced where it lies), the next
+ * iteration's value kept apart, completion by MPI_Test polling after the next iteration. */
+double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
+    double slot[2];
+    MPI_Request req;
+    long it = 0;
+    int k = 0, done;
+    if (max_iterations <= 0) return 0.0;
+    slot[k] = jacobi_iteration();
+    it = 1;
+    for (;;) {
+        MPI_Iallreduce(MPI_IN_PLACE, &slot[k], 1, MPI_DOUBLE, MPI_SUM, comm, &req);
+        int more = it < max_iterations;
+        if (more) {
+            slot[1 - k] = jacobi_iteration();
+            it++;
+        }
+        done = 0;
+        while (!done) MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (!more || slot[k] < tolerance) return slot[k];
+        k = 1 - k;
+    }
+}
+''',
+          why="attackV R13c_inplace: MPI_IN_PLACE on one of two slots side by side, completed "
+              "by an MPI_Test loop after the next iteration"),
+]

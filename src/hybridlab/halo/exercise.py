@@ -39,6 +39,7 @@ from ..runs.student_c import (
     SENDS,
     blocking_calls,
     build_student,
+    request_ids,
     step_windows,
 )
 from .serial import (
@@ -48,6 +49,7 @@ from .serial import (
     VARIANTS_3D,
     check_grid,
     check_grid3d,
+    drawn_start2d,
     jacobi2d,
     jacobi3d,
 )
@@ -106,26 +108,47 @@ def check_student_halo(
     iterations: int = 5,
     timeout: float = 30.0,
 ) -> list[dict]:
-    """Run the student's exchange at every (ranks, threads) and compare with jacobi2d.
+    """Run the student's exchange at every (ranks, threads) and compare with jacobi2d from the
+    run's own start (each rank's block drawn afresh: drawn_checksum).
 
     Raises AssertionError naming the first P x T whose checksum differs; a deadlock ends as a
     KernelTimeout after `timeout` seconds. Returns one row per shape (checksums)."""
     kernel = code_or_kernel
     if not isinstance(kernel, Kernel):
         kernel = build_student_halo(str(code_or_kernel))
-    want, _ = jacobi2d(nx, ny, iterations)
     rows = []
     for ranks, threads in shapes:
         res = _grid_run(kernel, ranks, threads, "student", nx, ny, iterations, timeout=timeout)
         got = float(_checksum(res)["checksum"])
+        want = drawn_checksum(res, nx, ny, iterations, ranks)
         ok = bool(np.isclose(got, want, rtol=1e-12, atol=0))
         rows.append({"ranks": ranks, "threads": threads, "checksum": got, "expected": want})
         assert ok, (
             f"{ranks}x{threads} ({nx}x{ny}, {iterations} iterations): checksum {got!r}, expected "
-            f"{want!r}: the halo rows do not hold the neighbours' edge rows"
+            f"{want!r}: the halo rows do not hold the neighbours' edge rows (each rank's block "
+            "starts with a part drawn for the run that no other rank knows: a halo row can only "
+            "come from the neighbour's message)"
         )
         _exchanged_by_messages(res, f"{ranks}x{threads} ({nx}x{ny})", kernel)
     return rows
+
+
+def drawn_checksum(res: Results, nx: int, ny: int, iterations: int, ranks: int) -> float:
+    """numpy's checksum of a variant-student run from its own start: the formula plus each rank's
+    drawn part (serial.drawn_start2d), from the secret each rank wrote to the tracer's stream
+    before the student's code ran ("halo_start" records: halo2d.c's draw_start). A fresh
+    attacker's G04a_redundant swept its halo rows itself from the start formula, behind
+    messages of the halo's shape that carried a row count, and kept 4/4 twice while the start
+    was the formula alone (2026-12-05)."""
+    records = res.records
+    drawn = (records[records["record"] == "halo_start"] if "record" in records.columns
+             else records.iloc[0:0])
+    secrets = {int(r.rank): int(str(r.secret), 16) for r in drawn.itertuples()} if len(drawn) else {}
+    assert sorted(secrets) == list(range(ranks)), (
+        f"{ranks} ranks: the kernel's start records came from ranks {sorted(secrets)}: the run "
+        "is not the kit's halo2d (variant student)")
+    start = drawn_start2d(nx, ny, [secrets[r] for r in range(ranks)])
+    return jacobi2d(nx, ny, iterations, start=start)[0]
 
 
 ANY_SOURCE = -2  # the tracer's peer of a receive from MPI_ANY_SOURCE (kernels_c/hl_trace.c)
@@ -140,7 +163,7 @@ PERSISTENT = ("MPI_Send_init", "MPI_Recv_init", "MPI_Start", "MPI_Startall")
 OVERLAP_CALLS = ("MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", *COMPLETES,
                  "MPI_Comm_rank", "MPI_Comm_size", *TYPE_CALLS)  # fmt: skip
 # (a) sends its rows and receives its neighbours' with these, from the master (hybrid 1); an
-# MPI_Request_free only of a persistent request (no more of them than the rank set up); MPI-4's
+# MPI_Request_free only of a persistent request not in flight (freed_in_flight); MPI-4's
 # non-blocking send-receive as well as the blocking ones (a fresh attacker's right answer
 # T04ar_isendrecv, one MPI_Isendrecv per direction and MPI_Waitall, lost 4/4 by name while
 # MPI_Sendrecv_replace kept its points, 2026-12-05)
@@ -165,14 +188,16 @@ def _exchanged_by_messages(res: Results, where: str, kernel: Kernel | None = Non
         "own, committed and freed), not by a collective, a shared window or a request freed "
         "before it completed")
     own = calls[calls["student"] == 1]
-    for rank, mine in own.groupby("rank"):
-        made = int(mine["call"].isin(["MPI_Send_init", "MPI_Recv_init"]).sum())
-        freed = int((mine["call"] == "MPI_Request_free").sum())
-        assert freed <= made, (
-            f"{where}: rank {rank}: {freed} MPI_Request_free but {made} persistent requests set "
-            f"up{_line_of(kernel, ['MPI_Request_free'])}: the rows travel as messages whose "
-            "requests are completed by a wait or test; only a persistent request (MPI_Send_init, "
-            "MPI_Recv_init), inactive after its wait, is freed, no request before it completed")
+    freed = freed_in_flight(own) if "request" in own.columns else [
+        f"rank {rank}: {n} MPI_Request_free but {made} persistent requests set up"
+        for rank, mine in own.groupby("rank")  # a trace without requests: the frees counted
+        for n, made in [(int((mine["call"] == "MPI_Request_free").sum()),
+                         int(mine["call"].isin(SETUPS).sum()))] if n > made]  # fmt: skip
+    assert not freed, (
+        f"{where}: {freed[0]}{_line_of(kernel, ['MPI_Request_free'])}: the rows travel as "
+        "messages whose requests are completed by a wait or test; only a persistent request "
+        "(MPI_Send_init, MPI_Recv_init), inactive after its wait, is freed, no request before it "
+        "completed")
     ambiguous = any_source_faults(calls[calls["student"] == 1])
     assert not ambiguous, (
         f"{where}: {ambiguous[0]}: a receive from MPI_ANY_SOURCE takes whichever matching "
@@ -180,6 +205,61 @@ def _exchanged_by_messages(res: Results, where: str, kernel: Kernel | None = Non
         "`m + 1` from `down` and row `0` from `up` by name, or give each direction a tag of its "
         "own that only one neighbour sends this rank")
     compliance.check(res, "funneled")
+
+
+# the calls that post a non-blocking point-to-point request (its handle: the record's "posted"),
+# and those that set up a persistent one (its handle: "request")
+NONBLOCKING = ("MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv",
+               "MPI_Isendrecv", "MPI_Isendrecv_replace")  # fmt: skip
+SETUPS = ("MPI_Send_init", "MPI_Recv_init")
+
+
+def _handle(value) -> int:
+    """A request handle of a record's field (-1: none, MPI_REQUEST_NULL or a missing value)."""
+    return -1 if value is None or value != value else int(value)
+
+
+def freed_in_flight(calls: pd.DataFrame) -> list[str]:
+    """(a): each MPI_Request_free of the cell (in the rank's order of calls) whose request, by
+    its handle (the tracer's "request" of the free: the request it was given), is a non-blocking
+    call's posting ("posted") that no wait or test completed since, a persistent request an
+    MPI_Start ("request") or MPI_Startall ("requests") started and no completion reported done
+    since, or no persistent request of the cell's set-ups (MPI_Send_init, MPI_Recv_init) at all.
+    A handle MPI hands out again once its request completed or was freed is a new request. (A
+    fresh attacker's G04a_freeactive freed two MPI_Isend at once beside two MPI_Send_init and
+    MPI_Recv_init to MPI_PROC_NULL it never started, and kept 4/4 twice while frees were only
+    counted against set-ups, 2026-12-05.)"""
+    faults = []
+    for rank, mine in calls.sort_values("start", kind="stable").groupby("rank", sort=True):
+        active: dict[int, str] = {}  # a request in flight -> what made it active
+        persistent: set[int] = set()  # set up and not yet freed
+        for c in mine.itertuples():
+            if c.call in NONBLOCKING:
+                if _handle(c.posted) != -1:
+                    active[_handle(c.posted)] = f"a request {c.call} posted"
+            elif c.call in SETUPS:
+                persistent.add(_handle(c.request))
+                active.pop(_handle(c.request), None)
+            elif c.call in ("MPI_Start", "MPI_Startall"):
+                for h in request_ids(c):
+                    if h in persistent:
+                        active[h] = f"a persistent request {c.call} started"
+            elif c.call in COMPLETES and c.done == c.done and int(c.done) == 1:
+                for h in request_ids(c):
+                    active.pop(h, None)
+            elif c.call == "MPI_Request_free":
+                h = _handle(c.request)
+                if h in active:
+                    what = f"{active.pop(h)} and no wait or test completed"
+                elif h not in persistent:
+                    what = "a request that is not a persistent request the cell set up"
+                else:
+                    persistent.discard(h)
+                    continue
+                persistent.discard(h)
+                when = f", iteration {int(c.step)}" if c.step == c.step and int(c.step) >= 0 else ""
+                faults.append(f"rank {rank}{when}: MPI_Request_free of {what}")
+    return faults
 
 
 def any_source_faults(calls: pd.DataFrame) -> list[str]:

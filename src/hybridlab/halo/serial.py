@@ -10,6 +10,8 @@ every P x T is the answer of one serial sweep here: the lab and the tests compar
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 VARIANTS_2D = ("pure", "hybrid1", "hybrid2", "hybrid3")
@@ -27,9 +29,48 @@ def initial2d(nx: int, ny: int, first: int = 0, count: int | None = None) -> np.
     return ((7 * i + 13 * j) % 17) / 16.0
 
 
-def jacobi2d_grid(nx: int, ny: int, iterations: int) -> tuple[np.ndarray, float]:
-    """The whole grid after `iterations` sweeps (boundary included) and the last delta."""
+def block_rows(ny: int, ranks: int) -> list[tuple[int, int]]:
+    """(first global row, rows) of each rank's block, as hl_grid2d.h splits the ny rows: the
+    first ny mod ranks ranks get one row more."""
+    base, extra = divmod(ny, ranks)
+    blocks, first = [], 1
+    for rank in range(ranks):
+        rows = base + (rank < extra)
+        blocks.append((first, rows))
+        first += rows
+    return blocks
+
+
+def start_part(secret: int, rows: Sequence[int] | np.ndarray,
+               cols: Sequence[int] | np.ndarray) -> np.ndarray:  # fmt: skip
+    """halo2d.c's start_part on global rows x columns: the splitmix64 finaliser of
+    secret ^ (i << 32) ^ j, shifted right by 44, over 2^20 (a whole number of 2^-20 below 1)."""
+    i = np.asarray(rows, dtype=np.uint64)[:, None]
+    j = np.asarray(cols, dtype=np.uint64)[None, :]
+    with np.errstate(over="ignore"):
+        z = (np.uint64(secret) ^ (i << np.uint64(32)) ^ j) + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(44)).astype(np.float64) / float(1 << 20)
+
+
+def drawn_start2d(nx: int, ny: int, secrets: Sequence[int]) -> np.ndarray:
+    """The start of halo2d's variant student (lab 04 (a)) with one secret per rank: the formula
+    (initial2d), plus on each rank's block of interior points (block_rows) the part its secret
+    draws (start_part); exact in doubles."""
     u = initial2d(nx, ny)
+    cols = np.arange(1, nx + 1)
+    for secret, (first, rows) in zip(secrets, block_rows(ny, len(secrets)), strict=True):
+        u[first:first + rows, 1:nx + 1] += start_part(secret, np.arange(first, first + rows), cols)
+    return u
+
+
+def jacobi2d_grid(nx: int, ny: int, iterations: int,
+                  start: np.ndarray | None = None) -> tuple[np.ndarray, float]:  # fmt: skip
+    """The whole grid after `iterations` sweeps (boundary included) and the last delta, from the
+    formula or from `start` ((ny+2) x (nx+2), boundary included: drawn_start2d)."""
+    u = initial2d(nx, ny) if start is None else np.array(start, dtype=np.float64)
     delta = 0.0
     for _ in range(iterations):
         new = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
@@ -39,9 +80,11 @@ def jacobi2d_grid(nx: int, ny: int, iterations: int) -> tuple[np.ndarray, float]
     return u, delta
 
 
-def jacobi2d(nx: int, ny: int, iterations: int) -> tuple[float, float]:
-    """(sum of the interior after the last iteration, delta of the last iteration), as halo2d."""
-    u, delta = jacobi2d_grid(nx, ny, iterations)
+def jacobi2d(nx: int, ny: int, iterations: int,
+             start: np.ndarray | None = None) -> tuple[float, float]:  # fmt: skip
+    """(sum of the interior after the last iteration, delta of the last iteration), as halo2d
+    (from `start` when given: jacobi2d_grid)."""
+    u, delta = jacobi2d_grid(nx, ny, iterations, start)
     return float(u[1:-1, 1:-1].sum()), delta
 
 

@@ -5,7 +5,13 @@
     refuses a communicator that is not a 2-D Cartesian one of every rank in the shape asked; the
     trace must show MPI_Cart_create, one neighbourhood collective per iteration on every rank's
     communicator of all the ranks (blocking, or non-blocking and completed before the kernel's
-    next sweep reads the halo), and no point-to-point call;
+    next sweep reads the halo), each receiving at least the bytes of the rank's halo from its
+    neighbours (the tracer's "recv_bytes": a collective of 0 elements moves no halo), and no
+    point-to-point call. Each rank's block starts perturbed by a key it draws at run time and
+    tells no other rank (neighbour_halo.c, "secret" records), so a rank that sweeps the whole
+    grid itself cannot know its neighbours' edges; the judge rebuilds the perturbed start from
+    the records (secret_start, out of the cell's reach) and compares the checksum with its own
+    sweep of it;
 (c) solve_overlapped: the kernel checks the grid, the iterations (one more than the blocking
     loop: the convergence test one iteration late) and the residual; the trace must show one
     MPI_Iallreduce over every rank per iteration tested, nothing but non-blocking reductions and
@@ -34,9 +40,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
-from ..halo.serial import jacobi2d
+from ..halo.serial import initial2d
 from ..kernels.build import Kernel
 from ..runs.launch import run_program
 from ..runs.records import SENDRECVS, Results
@@ -89,6 +96,81 @@ def student_calls(res: Results) -> pd.DataFrame:
     """The MPI calls the cell made (not the kernel's own), in time order."""
     calls = res.mpi_calls
     return calls[calls["student"] == 1].sort_values("start")
+
+
+SECRET_WORDS = 32  # a rank's key in 64-bit words (neighbour_halo.c)
+SECRET_FIELDS = ("key", "row0", "col0", "rows", "cols", "px", "py", "prow", "pcol")
+SECRET_NOTE = ("(each rank's block starts perturbed by values only that rank knows, drawn for "
+               "each run: the halo must come from the neighbours, by the neighbourhood collective)")
+
+
+def _mix64(z: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser on uint64 (wrapping), as neighbour_halo.c's mix64."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def perturbation(key: str, at: np.ndarray) -> np.ndarray:
+    """neighbour_halo.c's perturbation of the global points at indices `at` (row * (nx + 2) +
+    column) from a block's key (SECRET_WORDS words of 16 hex digits): every word decides it."""
+    if len(key) != 16 * SECRET_WORDS:
+        raise ValueError(f"a key of {len(key)} hex digits, not {16 * SECRET_WORDS}")
+    h = np.asarray(at, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for w in range(SECRET_WORDS):
+            h = _mix64(h + np.uint64(int(key[16 * w:16 * w + 16], 16)))
+    return (h >> np.uint64(12)).astype(np.float64) * 2.0**-52
+
+
+def secret_start(nx: int, ny: int, secrets: pd.DataFrame) -> np.ndarray:
+    """The (ny + 2) x (nx + 2) start of the student variant's grid: lab 04's start plus each
+    block's perturbation from its "secret" record (one per rank: its key and place). ValueError
+    when the records do not tile the interior once."""
+    u = initial2d(nx, ny)
+    covered = np.zeros((ny + 2, nx + 2), dtype=int)
+    for rec in secrets.itertuples():
+        r0, c0, m, n = int(rec.row0), int(rec.col0), int(rec.rows), int(rec.cols)
+        if r0 < 1 or c0 < 1 or m < 1 or n < 1 or r0 + m - 1 > ny or c0 + n - 1 > nx:
+            raise ValueError(f"a block of {m} x {n} at ({r0}, {c0}) outside the grid")
+        i = np.arange(r0, r0 + m)[:, None]
+        j = np.arange(c0, c0 + n)[None, :]
+        u[r0:r0 + m, c0:c0 + n] += perturbation(str(rec.key), i * (nx + 2) + j)
+        covered[r0:r0 + m, c0:c0 + n] += 1
+    if not (covered[1:-1, 1:-1] == 1).all():
+        raise ValueError("the blocks of the secret records do not tile the grid once")
+    return u
+
+
+def sweep_checksum(u: np.ndarray, iterations: int) -> float:
+    """The interior's sum after `iterations` Jacobi sweeps of grid u (boundary included), added
+    as neighbour_halo.c adds each point's four neighbours."""
+    u = u.copy()
+    for _ in range(iterations):
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    return float(u[1:-1, 1:-1].sum())
+
+
+def halo_bytes(secrets: pd.DataFrame) -> dict[int, int]:
+    """Per rank: the bytes of its halo that come from neighbours (a row of `cols` doubles from
+    the process above and below, a column of `rows` from the left and right, where one is)."""
+    out = {}
+    for rec in secrets.itertuples():
+        rows_from = (int(rec.prow) > 0) + (int(rec.prow) < int(rec.px) - 1)
+        cols_from = (int(rec.pcol) > 0) + (int(rec.pcol) < int(rec.py) - 1)
+        out[int(rec.rank)] = 8 * (rows_from * int(rec.cols) + cols_from * int(rec.rows))
+    return out
+
+
+def _secrets(res: Results, ranks: int, where: str) -> pd.DataFrame:
+    """The kernel's "secret" records, one per rank (AssertionError naming what is missing)."""
+    recs = res.records
+    secrets = recs[recs["record"] == "secret"] if "record" in recs else recs.iloc[0:0]
+    ok = len(secrets) == ranks and sorted(secrets["rank"].astype(int)) == list(range(ranks))
+    assert ok and all(f in secrets for f in SECRET_FIELDS), (
+        f"{where}: the kernel's secret records are missing or odd ({len(secrets)} for {ranks} "
+        "ranks)")
+    return secrets
 
 
 def _members(comm: str) -> set[int]:
@@ -170,16 +252,24 @@ def check_student_neighbour(
 ) -> list[dict]:
     """Run the student's neighbourhood halo at every (ranks, px, py) (0: the student's
     MPI_Dims_create chooses) and judge it; AssertionError naming the first fault. One row per
-    shape: the process grid the communicator had, the checksum and numpy's."""
-    want = jacobi2d(nx, ny, iterations)[0]
+    shape: the process grid the communicator had, the checksum and numpy's (of the start the
+    ranks' secret records give)."""
     rows = []
     for ranks, px, py in shapes:
         where = f"{ranks} ranks, process grid {px} x {py} asked, grid {nx} x {ny}"
-        res = run_student(kernel, ranks, threads, LEVEL, timeout, variant="student", nx=nx, ny=ny,
-                          iterations=iterations, px=px, py=py)  # fmt: skip
+        try:
+            res = run_student(kernel, ranks, threads, LEVEL, timeout, variant="student", nx=nx,
+                              ny=ny, iterations=iterations, px=px, py=py)  # fmt: skip
+        except AssertionError as wrong:
+            raise AssertionError(f"{wrong} {SECRET_NOTE}") from None
+        secrets = _secrets(res, ranks, where)
+        try:
+            want = sweep_checksum(secret_start(nx, ny, secrets), iterations)
+        except ValueError as bad:
+            raise AssertionError(f"{where}: the kernel's secret records are odd: {bad}") from None
         got = _checksum(res)
         assert abs(got - want) <= 1e-12 * max(1.0, abs(want)), (
-            f"{where}: checksum {got!r}, numpy's {want!r}")
+            f"{where}: checksum {got!r}, numpy's {want!r} {SECRET_NOTE}")
         calls = student_calls(res)
         p2p = sorted(set(calls["call"]) & set(POINT_TO_POINT))
         assert not p2p, f"{where}: the halo went by point-to-point calls ({', '.join(p2p)}), not " \
@@ -218,6 +308,15 @@ def check_student_neighbour(
         everyone = set(range(ranks))
         bad = [c for c in hood["comm"] if _members(c) != everyone]
         assert not bad, f"{where}: a neighbourhood collective on the ranks {bad[0]}, not on all"
+        need = halo_bytes(secrets)
+        got_bytes = pd.to_numeric(hood.get("recv_bytes", pd.Series(-1, index=hood.index)),
+                                  errors="coerce").fillna(-1)
+        short = [(int(r), int(b)) for r, b in zip(hood["rank"], got_bytes, strict=True)
+                 if b < need.get(int(r), 0)]
+        assert not short, (
+            f"{where}: a neighbourhood collective on rank {short[0][0]} received {short[0][1]} "
+            f"bytes from its neighbours; its halo is {need.get(short[0][0], 0)} bytes: every "
+            "iteration's collective brings the whole halo from the neighbours")
         dims = res.records.query("record == 'timer'")[["px", "py"]].iloc[0]
         rows.append({"ranks": ranks, "asked": f"{px} x {py}",
                      "process grid": f"{int(dims['px'])} x {int(dims['py'])}",
