@@ -729,7 +729,68 @@ def test_a_team_that_computes_after_the_exchange_in_most_samples_is_a_stall():
     with pytest.raises(AssertionError, match="3 of 3 samples"):
         _check_stalls(_exchange_trace([idle] * 3), 2, 40)
     # a short window (the late rank's): the message had waited for it; nothing to judge there
+    # (a master that then computes its own share is judge_blocking's: test below)
     short = IDLE_WINDOW / 10
-    quick = {"post": 0.0, "done": short, "work": [(0, short + 1e-5, short + 1e-4, 20),
-                                                  (1, short + 1e-5, short + 1e-4, 20)]}  # fmt: skip
+    quick = {"post": 0.0, "done": short, "work": [(1, short + 1e-5, short + 1e-4, 40)]}
     _check_stalls(_exchange_trace([quick] * 3), 2, 40)
+
+
+def test_a_sample_blocked_by_program_order_is_refused_over_the_parts_runs():
+    """Lab 03 (d) (a fresh attacker's G03_alt, 4/4 three times, 2026-12-05): with a team, every
+    other call posted, waited in MPI_Waitall at once and computed after, the others overlapped:
+    one sample in three per run, under _check_stalls' per-run majority. A window in which no
+    thread computed, steps computed after it, is the program order's when the master waited
+    and then computed steps of its own (any window length), or when the window was at least
+    IDLE_WINDOW long (_blocked_at_once); _check_stalls returns those samples and judge_blocking
+    (from judge_team) refuses two or more over the part's runs. A communication thread's team
+    computing inside, a short window whose master computes nothing after, and a short window
+    closed by one test found done before the master's steps are none."""
+    from hybridlab.p2p.exercise import (
+        BLOCKED,
+        IDLE_WINDOW,
+        LEAST,
+        OTHERS,
+        _check_stalls,
+        judge_blocking,
+        judge_team,
+    )
+
+    long_, short = 2 * IDLE_WINDOW, IDLE_WINDOW / 10
+    overlapped = {"post": 0.0, "done": long_, "work": [(0, 0.001, 0.0011, 20), (1, 0.001, 0.0011, 20)]}
+
+    def after(done, threads=(0, 1)):
+        return {"post": 0.0, "done": done,
+                "work": [(t, done + 1e-5, done + 1e-4, 40 // len(threads)) for t in threads]}
+
+    def blocked(*samples, closing="MPI_Waitall"):
+        res = _exchange_trace([overlapped, *samples, overlapped][:3])
+        res.mpi_calls.loc[res.mpi_calls["call"] == "MPI_Waitall", "call"] = closing
+        return _check_stalls(res, 2, 40)
+
+    assert blocked(after(long_)) == [  # G03_alt's blocking sample
+        "rank 0 sample 1: no step computed in the open exchange, closed by MPI_Waitall, then 20 "
+        "of the master's own steps (40 steps computed after it)"]
+    assert len(blocked(after(short))) == 1  # the master's share after its wait: any length
+    assert "in the 10.0 ms" in blocked(after(long_, (1,)))[0]  # only the team after, long window
+    assert blocked(after(short, (1,))) == []  # the late rank's short window: the team may be late
+    comm = {"post": 0.0, "done": long_, "work": [(1, 0.001, 0.0012, 40)]}
+    assert blocked(comm) == []  # a communication thread: its team computes inside
+    assert blocked(after(short), closing="MPI_Testall") == []  # one test found it done at once
+    row = {"threads": 2, OTHERS: 0.5, LEAST: 0.5, BLOCKED: []}
+    one = {**row, BLOCKED: ["rank 0 sample 1: ..."]}
+    judge_blocking([row, one, row])  # one sample over the part: a paused team may do that
+    judge_team([{"threads": 2, OTHERS: 0.5, LEAST: 0.5}])  # rows without the count
+    with pytest.raises(AssertionError, match="in 2 samples over this part's 3 runs"):
+        judge_team([one, row, one])
+
+
+def test_g03_alt_every_other_sample_blocking_is_refused():
+    """G03_alt end to end (2 and 3 threads, the hidden test's 1 MB message): one blocking sample
+    per run, two over the part."""
+    from gaming import source_of
+    from hybridlab.p2p.exercise import build_student_overlap, check_student_overlap
+
+    code = source_of("03_point_to_point", "fresh attacker (G03_alt)")
+    with pytest.raises(AssertionError, match="in [23] samples over this part's 2 runs"):
+        check_student_overlap(build_student_overlap(code, "p2p_g03alt"), threads=(2, 3), steps=40,
+                              bytes=2**20, flops=500)

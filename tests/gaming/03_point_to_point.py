@@ -937,3 +937,15 @@ GAMING += [
             "timed sample of a team posts, waits, then computes",
             reason="computed after the exchange completed"),
 ]
+
+# a fresh attacker's G03_alt (attacker V, 4/4 three times, 2026-12-05): with a team, every other call is
+# a blocking exchange dressed as a non-blocking one (post, MPI_Waitall at once, then the team and the
+# master compute, no test), the other calls overlap honestly; one sample in three per run stalled,
+# under _check_stalls' per-run majority. A sample the program order made blocking is now judged
+# over the part's runs: two refuse (p2p.exercise._blocked_at_once, judge_blocking)
+_G03ALT = '%%c OVERLAP_C p2p_overlap\n/* GAMING (threshold probe): with a team, every other call is a blocking exchange dressed as a\n * non-blocking one (post, MPI_Waitall at once, then the team computes after it, no test); the\n * other calls overlap honestly. With one thread (the runs that count polls) always honest. */\nstatic long calls = 0;\n\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    MPI_Request req[2];\n    int done = 0;\n    int blocking = (calls++ % 2 == 1) && omp_get_max_threads() > 1;\n#pragma omp parallel shared(done, req)\n    {\n#pragma omp masked\n        {\n            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 9, comm, &req[0]);\n            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 9, comm, &req[1]);\n            if (blocking) {\n                MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n                done = 1;\n            }\n        }\n#pragma omp barrier\n        long mine = 0;\n#pragma omp for schedule(static) nowait\n        for (long i = 0; i < steps; i++) {\n            compute_step(i);\n            if (omp_get_thread_num() == 0 && !done && ++mine % poll == 0)\n                MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);\n        }\n#pragma omp masked\n        if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n    }\n}\n'
+GAMING += [
+    attempt("method", "overlap_exchange", _G03ALT, EXCHANGE,
+            "fresh attacker (G03_alt): with a team, every other call posts, waits in MPI_Waitall at "
+            "once and computes after; the others overlap", reason="samples over this part's"),
+]

@@ -416,4 +416,72 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
     }
 }
 """, why="fresh attacker (T03r_dyn): thread 0 by number, a barrier after posting, schedule(dynamic, 2), the master counts its own steps"),
+    right("overlap_exchange", r"""
+%%c OVERLAP_C p2p_overlap
+/* Right answer, unusual: no worksharing construct; every thread computes its own contiguous
+ * block of the steps, the master (thread 0, which posted before the barrier) tests each request
+ * with its own MPI_Test every `poll` of its steps until both are done, then completes them. */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+#pragma omp parallel
+    {
+        int me = omp_get_thread_num(), nt = omp_get_num_threads();
+#pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 3, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 3, comm, &req[1]);
+        }
+#pragma omp barrier
+        long lo = steps * me / nt, hi = steps * (me + 1) / nt;
+        int open = 2;
+        for (long i = lo; i < hi; i++) {
+            compute_step(i);
+            if (me == 0 && open && (i - lo + 1) % poll == 0) {
+                for (int r = 0; r < 2; r++) {
+                    if (req[r] == MPI_REQUEST_NULL) continue;
+                    int flag = 0;
+                    MPI_Test(&req[r], &flag, MPI_STATUS_IGNORE);
+                    if (flag) open--;
+                }
+            }
+        }
+        if (me == 0 && open) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    }
+}
+""", why="fresh attacker (attacker V's R03_blocks): no worksharing construct, contiguous blocks by "
+         "hand, the master tests each request with its own MPI_Test every `poll` of its steps"),
+    right("overlap_exchange", r"""
+%%c OVERLAP_C p2p_overlap
+/* Right answer, another way: the master (masked) posts the send first, then the receive; a
+ * barrier; a guided schedule; the master polls with MPI_Testany (a completed request comes back
+ * null, so each poll tests what is still open); after its share, MPI_Waitall. */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int left = 2;
+#pragma omp parallel shared(req, left)
+    {
+#pragma omp masked
+        {
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 5, comm, &req[0]);
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 5, comm, &req[1]);
+        }
+#pragma omp barrier
+        long mine = 0;
+        int master = omp_get_thread_num() == 0;
+#pragma omp for schedule(guided) nowait
+        for (long i = 0; i < steps; i++) {
+            compute_step(i);
+            if (master && left > 0 && ++mine % poll == 0) {
+                int idx, flag;
+                MPI_Testany(2, req, &idx, &flag, MPI_STATUS_IGNORE);
+                if (flag && idx != MPI_UNDEFINED) left--;
+            }
+        }
+        if (master && left > 0) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    }
+}
+""", why="fresh attacker (attacker V's R03_testany): the send posted first, a barrier, "
+         "schedule(guided), the master polls with MPI_Testany, then MPI_Waitall"),
 ]

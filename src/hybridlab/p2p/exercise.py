@@ -140,7 +140,8 @@ def judge_team(rows: list[dict]) -> None:
     samples. Their share while the exchange was open is shown, not judged: on a loaded machine
     the instructor's solution computed none of it there in one run of five (the exchange done
     before the other threads started), and whether the computing overlaps the exchange is
-    judge_overlap's to say."""
+    judge_overlap's to say. Then judge_blocking: no sample blocked by program order twice over the
+    runs."""
     runs = [row for row in rows if row["threads"] > 1]
     good = [row for row in runs if team_computes(row)]
     assert 2 * len(good) > len(runs), (
@@ -151,6 +152,27 @@ def judge_team(rows: list[dict]) -> None:
                     for row in runs)
         + "): the OpenMP team shares the steps: with T threads, each thread other than the "
         "master computes at least 1/(4T) of all the steps, in most runs")
+    judge_blocking(rows)
+
+
+def judge_blocking(rows: list[dict]) -> None:
+    """No sample a blocking exchange by program order, over all the part's runs (`rows`, from
+    judge_overlap, each run's BLOCKED: _check_stalls' rules (a), (b), the blocking call inside
+    and the wait made of tests, and _blocked_at_once): STRUCTURAL samples or more fail. Each is
+    what the cell's order of calls and steps made, not a pause of the machine, so a run's other
+    samples do not outvote it (a fresh attacker's G03_alt, 4/4 three times, 2026-12-05: with a
+    team every other call posted, waited in MPI_Waitall at once and computed after, one sample
+    in three per run under the per-run majority rule); one is let pass, for a team the loaded
+    machine pauses for a whole window of a communication thread (_blocked_at_once's long
+    window)."""
+    blocked = [text for row in rows for text in row.get(BLOCKED, [])]
+    assert len(blocked) < STRUCTURAL, (
+        f"the master blocked with the exchange open in {len(blocked)} samples over this part's "
+        f"{len(rows)} runs ("
+        + "; ".join(blocked[:2]) + ("; ..." if len(blocked) > 2 else "")
+        + "): in every sample, compute (your share, polling) while the exchange is open, or "
+        "let the other threads compute while the master waits; a sample that posts, waits and "
+        "only then computes is a blocking exchange, whatever the other samples do")
 
 
 def team_computes(row: dict) -> bool:
@@ -211,7 +233,7 @@ def judge_overlap(res: Results, threads: int, *, steps: int, poll: int, samples:
     )
     _check_method(res, threads, samples, steps, poll)
     _check_postings(res)
-    _check_stalls(res, threads, steps)
+    blocked = _check_stalls(res, threads, steps)
     others, least = team_shares(res, overlap_table(res), threads)
     share = overlap_share(res)
     assert len(share) == 2 and (share > min_share).all(), (
@@ -222,13 +244,17 @@ def judge_overlap(res: Results, threads: int, *, steps: int, poll: int, samples:
     )
     return {"threads": threads, "MPI_Test calls per rank and sample": polls / (2 * (samples + 1)),
             "computing while the exchange was open": float(share.min()),
-            OTHERS: others, LEAST: least}  # fmt: skip
+            OTHERS: others, LEAST: least, BLOCKED: blocked}  # fmt: skip
 
 
 # a row's share of the steps computed while the exchange was open that the threads other than
 # the master computed, and the least share of all steps of one of them (judge_team)
 OTHERS = "others' share while open"
 LEAST = "least other thread's share"
+# a row's samples that the program order made a blocking exchange (_check_stalls: what stalled
+# on some rank, one text per sample); judge_team refuses STRUCTURAL of them over the part's runs
+BLOCKED = "samples blocked"
+STRUCTURAL = 2
 # (d): the master's steps in a row with no test while the exchange is open: at most this many
 # times `poll` (plus one); tests bunched together leave the message still for the rest
 STRETCH = 2
@@ -437,6 +463,45 @@ def _idle_team(work: pd.DataFrame, kit: pd.DataFrame, master: set, w, sample_end
             f"other threads sat idle in it for {idle * 1e6:.0f} us")
 
 
+def _blocked_at_once(w, mine: pd.DataFrame, kit: pd.DataFrame, master: set,
+                     work: pd.DataFrame) -> str:
+    """A window `w` of a rank that the program order made a blocking exchange, the master
+    computing nothing inside it (a window where it computed is _stall_in's): no thread computed
+    a step inside it, steps were computed after it in the same sample (before the kit's next
+    call), and either the master waited (a Wait closed it, or it tested again the very
+    requests a test found not done: _spins) and then computed steps of its own (the master
+    blocked with its share still to do: program order, at any load and any window length), or
+    the window was at least IDLE_WINDOW long (the team had the time, and computed only once
+    the exchange had completed: a master that posts and waits at once while the team waits at
+    a barrier; a communication thread's team computes in such a window unless the machine
+    pauses it for all of it). A fresh attacker's G03_alt (4/4 three times, 2026-12-05) did so
+    in every other call with a team. What it says, "" if none. `mine`: the cell's calls on
+    the rank, `kit`: the kit's, `work`: the rank's compute intervals."""
+    if ((work["end"] > w.start) & (work["start"] < w.end)).any():
+        return ""
+    later = kit.loc[kit["start"] >= w.end, "start"]
+    sample_end = float(later.min()) if len(later) else float("inf")
+    after = work[(work["start"] >= w.end) & (work["start"] < sample_end)]
+    if after.empty:
+        return ""
+    own = int(after.loc[after["thread"].isin(master), "pieces"].sum())
+    closing = mine[(mine["done"] == 1) & (mine["end"] == w.end)]
+    waits = closing[closing["call"].isin(WAITS)]
+    how = str(waits["call"].iloc[0]) if len(waits) else ""
+    if not how:
+        tests = mine[mine["thread"].isin(master) & mine["call"].str.startswith("MPI_Test")
+                     & (mine["start"] >= w.start) & (mine["start"] <= w.end)]  # fmt: skip
+        how = "tests of the same requests" if _spins(tests.sort_values("start"), []) else ""
+    span = w.end - w.start
+    late = f"{int(after['pieces'].sum())} steps computed after it"
+    if how and own:
+        return (f"no step computed in the open exchange, closed by {how}, then {own} of the "
+                f"master's own steps ({late})")
+    if span >= IDLE_WINDOW:
+        return (f"no step computed in the {span * 1e3:.1f} ms the exchange was open, {late}")
+    return ""
+
+
 def _stall_in(w, mine: pd.DataFrame, kit: pd.DataFrame, master: set, work: pd.DataFrame,
               threads: int, steps: int) -> tuple[str, int | None, float]:
     """_check_stalls' (a), (b) and its blocking and spinning rules on one window `w` of a rank
@@ -482,7 +547,7 @@ def _stall_in(w, mine: pd.DataFrame, kit: pd.DataFrame, master: set, work: pd.Da
     return "", made, sample_end
 
 
-def _check_stalls(res: Results, threads: int, steps: int) -> None:
+def _check_stalls(res: Results, threads: int, steps: int) -> list[str]:
     """No blocking exchange dressed with a step or two: a window (the exchange open) that the
     master closed in a Wait after computing some of its steps inside it is a stall when
     (a) the master computed steps of its own after that Wait returned, in the same sample (before
@@ -507,12 +572,16 @@ def _check_stalls(res: Results, threads: int, steps: int) -> None:
     the others being busy inside the window (a thread the machine pauses for a whole window now
     and then is outvoted by the run's other samples). Judged per run: it fails when
     more than half of its samples stalled on some rank (the rank that posts first waits for the
-    other: a stall shows on one rank of a sample, the later one's single test may complete it)."""
+    other: a stall shows on one rank of a sample, the later one's single test may complete it).
+    A window in which no thread computed, with steps after it, is a stall too (_blocked_at_once).
+    Returns the samples the program order made blocking (every rule here but (c), whose idle team
+    a loaded machine can make), one text each, for judge_blocking to count over the part's runs."""
     calls = res.mpi_calls
     work = res.compute
     windows = overlap_table(res)
     windows = windows[windows["window"] >= 0]
     stalls: list[tuple[int, str]] = []  # (sample, what happened on one rank)
+    structural: dict[int, str] = {}  # sample -> what the program order made there (one rank's)
     for rank, w_rank in windows.groupby("rank"):
         mine = calls[(calls["rank"] == rank) & (calls["student"] == 1)]
         kit = calls[(calls["rank"] == rank) & (calls["student"] != 1)]
@@ -520,9 +589,13 @@ def _check_stalls(res: Results, threads: int, steps: int) -> None:
         done_rank = work[work["rank"] == rank]
         for w in w_rank.itertuples():
             text, made, sample_end = _stall_in(w, mine, kit, master, done_rank, threads, steps)
+            at_once = "" if text else _blocked_at_once(w, mine, kit, master, done_rank)
+            if text or at_once:  # the program order's: judged over the part's runs too
+                structural.setdefault(w.window, f"rank {rank} sample {w.window}: {text or at_once}")
             if not text and made is not None and 2 * threads * made < steps:
                 # (c): the master left its share out of the window; did the team too?
                 text = _idle_team(done_rank, kit, master, w, sample_end)
+            text = text or at_once
             if text:
                 stalls.append((w.window, f"rank {rank} sample {w.window}: {text}"))
     stalled = {w for w, _ in stalls}
@@ -536,6 +609,7 @@ def _check_stalls(res: Results, threads: int, steps: int) -> None:
         "(polling) while the exchange is open, and wait only when your share is done; the team "
         "computes while the exchange is open in every sample, not after it"
     )
+    return [structural[w] for w in sorted(structural)]
 
 
 def overlap_variants(kernel: Kernel, *, bytes: int, flops: int, samples: int,
