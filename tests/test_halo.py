@@ -7,6 +7,7 @@ No timing is asserted: the timers are only checked to be there and to be non-neg
 from __future__ import annotations
 
 import functools
+import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -426,44 +427,13 @@ def test_interior_before_the_exchange_is_no_overlap_and_kit_statics_are_out_of_r
         build_student_overlap(kit, "ov_kit")
 
 
-HALF_OVERLAP = r"""
-static MPI_Request req[4];
-static long calls_seen = 0;
-
-void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
-    long w = nx + 2;
-    int overlap;
-#pragma omp masked
-    calls_seen++;
-#pragma omp barrier
-    overlap = calls_seen % 2 == 1;
-    if (!overlap) {
-#pragma omp for schedule(static)
-        for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);
-    }
-#pragma omp masked
-    {
-        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 51, comm, &req[0]);
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 52, comm, &req[1]);
-        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 52, comm, &req[2]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 51, comm, &req[3]);
-        if (!overlap) MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-    }
-    if (overlap) {
-#pragma omp barrier
-#pragma omp for schedule(dynamic, 1) nowait
-        for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);
-#pragma omp masked
-        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-    }
-#pragma omp barrier
-#pragma omp single
-    {
-        stencil_rows(1, 1);
-        if (m > 1) stencil_rows(m, m);
-    }
-}
-"""
+def _gaming_corpus():
+    """Lab 04's gaming corpus (tests/gaming)."""
+    path = Path(__file__).parent / "gaming" / "04_halo_exchange.py"
+    spec = importlib.util.spec_from_file_location("gaming_04", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_the_interior_before_the_posting_in_some_iterations_is_refused():
@@ -472,9 +442,10 @@ def test_the_interior_before_the_posting_in_some_iterations_is_refused():
     covered, 2026-12-05), is refused by _assert_posted_first."""
     from hybridlab.halo.exercise import build_student_overlap, check_student_overlap
 
+    half = _gaming_corpus().T04D_HALF.split("\n", 1)[1]  # the cell without its %%c line
     with pytest.raises(AssertionError, match="the master computed interior rows before it "
                                              "posted the first request"):
-        check_student_overlap(build_student_overlap(HALF_OVERLAP, "ov_half"), shapes=((2, 2),),
+        check_student_overlap(build_student_overlap(half, "ov_half"), shapes=((2, 2),),
                               nx=256, ny=160)
 
 
