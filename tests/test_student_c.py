@@ -235,3 +235,24 @@ def test_a_completion_of_no_request_posted_closes_no_window():
     blind = calls.assign(posted=[5, float("nan"), -1, -1, -1, -1],
                          request=[-1, float("nan"), -1, 9, 6, -1])
     assert [round(w["end"], 6) for w in _windows(blind)] == [0.21]
+
+
+def test_a_send_completed_before_any_receive_opens_no_later_window():
+    """A late rank's receive, posted before the computing, completed at its first test; its
+    send, posted after the computing, was waited: that send may not stay counted, or the next
+    sample's receive opened a window at once and the whole computing looked overlapped (an older
+    gaming entry of lab 03 (d) kept 4/4 so once the graded runs staggered the ranks)."""
+    import pandas as pd
+
+    from hybridlab.runs.student_c import _windows
+
+    def call(name, start, **fields):
+        return {"call": name, "start": start, "end": start + 0.01, "thread": 0, "done": 0,
+                "peer": 1, "posted": -1, "request": -1, "requests": "", "step": 0, **fields}
+
+    sample = [call("MPI_Irecv", 0.0, posted=5), call("MPI_Test", 0.1, done=1, request=5),
+              call("MPI_Isend", 0.5, posted=6), call("MPI_Wait", 0.6, done=1, request=6)]
+    later = [call("MPI_Irecv", 1.0, posted=7), call("MPI_Test", 1.1, request=7),
+             call("MPI_Isend", 1.5, posted=8), call("MPI_Waitall", 1.6, done=1, requests="7,8")]
+    # the second sample's window opens at its send (1.5), not at its receive (1.0)
+    assert [w["start"] for w in _windows(pd.DataFrame(sample + later))] == [1.5]

@@ -224,8 +224,14 @@ def _windows(calls: pd.DataFrame) -> list[dict]:
     request closes nothing: an MPI_Test of MPI_REQUEST_NULL reports done at once, as does one of
     a send MPI buffered (a fresh attacker's M03d_nulltest closed lab 03 (d)'s window so after one
     step and then blocked in MPI_Waitall, 4/4 kept, 2026-12-05). Where a posting's request is not
-    in its record, any completion that reports done closes the window."""
+    in its record, any completion that reports done closes the window. Sends posted alone and
+    completed before any receive was posted open nothing later: a late rank's receive completed
+    at its first test, then its send posted after the computing and waited, left that send
+    counted and the next sample's receive opened a window at once (an older gaming entry, a
+    receive posted before the computing and the send after, kept 4/4 so once the graded runs
+    staggered the ranks, 2026-12-05)."""
     windows, first, opened, kinds, handles, blind = [], None, None, set(), set(), False
+    sends = set()  # sends posted while no window is open, not yet completed
     for call in calls.itertuples():
         if call.call in POSTS and _moves_data(call):
             handle = _posted(call)
@@ -233,6 +239,8 @@ def _windows(calls: pd.DataFrame) -> list[dict]:
                 blind = True
             elif call.call not in SENDS:  # a send's completion says nothing of what arrives
                 handles.add(handle)
+            elif opened is None:
+                sends.add(handle)
             if opened is not None:
                 continue
             first = first or call
@@ -243,12 +251,15 @@ def _windows(calls: pd.DataFrame) -> list[dict]:
         elif call.call in COMPLETES and int(call.done) == 1 and first is not None:
             if not (blind or handles & set(request_ids(call)) or "+" in str(
                     getattr(call, "requests", ""))):  # fmt: skip
+                sends -= set(request_ids(call))
+                if opened is None and not sends and kinds == {"send"}:
+                    first, kinds = None, set()  # the sends completed before any receive
                 continue
             if opened is not None:
                 windows.append({"start": opened.start, "end": call.end,
                                 "posted_by": int(first.thread), "completed_by": call.call,
                                 "step": int(getattr(first, "step", -1))})  # fmt: skip
-            first, opened, kinds, handles, blind = None, None, set(), set(), False
+            first, opened, kinds, handles, blind, sends = None, None, set(), set(), False, set()
     return windows
 
 
