@@ -602,10 +602,13 @@ def concurrent_iterations(res: Results, iterations: int) -> pd.DataFrame:
     rows = []
     for rank, mine in calls.groupby("rank"):
         counts = dict.fromkeys(range(iterations), 0)
-        for step, made in mine.sort_values("start").groupby("step"):
-            seen = list(made.itertuples())
-            counts[int(step)] = sum(any(o.thread != c.thread and o.start <= c.start < o.end
-                                        for o in seen[:i]) for i, c in enumerate(seen))
+        for step, made in mine.sort_values("start", kind="stable").groupby("step"):
+            ends: dict = {}  # per thread, the latest end of its calls begun so far
+            n = 0
+            for c in made.itertuples():  # (in order of start: one pass, not every pair, so
+                n += any(t != c.thread and end > c.start for t, end in ends.items())  # a polling
+                ends[c.thread] = max(ends.get(c.thread, c.end), c.end)  # answer's 75,000 calls
+            counts[int(step)] = n  # took 40 s to judge, past the graded test's limit)
         rows += [{"rank": int(rank), "iteration": it, "concurrent": n}
                  for it, n in sorted(counts.items()) if 0 <= it < iterations]  # fmt: skip
     return pd.DataFrame(rows, columns=["rank", "iteration", "concurrent"])
