@@ -636,10 +636,8 @@ GAMING.append(attempt("method", "solve_overlapped", _PUT_BACK, C,
 # block now starts perturbed by a key only that rank draws (neighbour_halo.c, "secret"), and the
 # judge rebuilds the start from the records; a collective receiving less than the halo's bytes
 # is refused too ("recv_bytes").
-_WHOLE_GRID_ZERO = r'''
-%%c NEIGHBOUR_C neighbour_halo
-/* GAMING: no halo moves. Every rank keeps the whole grid (lab 04's start and stencil, copied from
- * the kit's source) and sweeps it itself once per call, then fills its halo from that copy. The
+# the two attempts' common part: the whole grid kept and swept by every rank, its halo filled from it
+_WHOLE_GRID_SWEEP = r''' * the kit's source) and sweeps it itself once per call, then fills its halo from that copy. The
  * global sizes come from one 16-byte MPI_Allreduce on the first call (the part allows 16 bytes of
  * reduction per iteration). The collective at the end is the only neighbourhood collective. */
 MPI_Comm make_grid(MPI_Comm comm, int dims[2]) {
@@ -701,76 +699,18 @@ void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
         a[i * w + 0] = G[(R0 - 1 + i) * W + (C0 - 1)];
         a[i * w + n + 1] = G[(R0 - 1 + i) * W + (C0 + n)];
     }
-    double nothing[4] = {0, 0, 0, 0};
+'''
+_WHOLE_GRID_ZERO = r'''
+%%c NEIGHBOUR_C neighbour_halo
+/* GAMING: no halo moves. Every rank keeps the whole grid (lab 04's start and stencil, copied from
+''' + _WHOLE_GRID_SWEEP + r'''    double nothing[4] = {0, 0, 0, 0};
     MPI_Neighbor_alltoall(nothing, 0, MPI_DOUBLE, nothing, 0, MPI_DOUBLE, grid); /* 0 elements */
 }
 '''
 _WHOLE_GRID_DECOY = r'''
 %%c NEIGHBOUR_C neighbour_halo
 /* GAMING: no halo moves into the halo (a full-size collective lands in scratch). Every rank keeps the whole grid (lab 04's start and stencil, copied from
- * the kit's source) and sweeps it itself once per call, then fills its halo from that copy. The
- * global sizes come from one 16-byte MPI_Allreduce on the first call (the part allows 16 bytes of
- * reduction per iteration). The collective at the end is the only neighbourhood collective. */
-MPI_Comm make_grid(MPI_Comm comm, int dims[2]) {
-    int size, periods[2] = {0, 0};
-    MPI_Comm grid;
-    MPI_Comm_size(comm, &size);
-    MPI_Dims_create(size, 2, dims);
-    MPI_Cart_create(comm, 2, dims, periods, 0, &grid);
-    return grid;
-}
-
-static double *G, *H;
-static long NX, NY, R0, C0, W;
-static MPI_Comm seen = MPI_COMM_NULL;
-
-static double start(long i, long j) { return (double)((7 * i + 13 * j) % 17) / 16.0; }
-
-static long first_of(long total, int parts, int k) {
-    long base = total / parts, extra = total % parts;
-    return 1 + k * base + (k < extra ? k : extra);
-}
-
-static void setup(long m, long n, MPI_Comm grid) {
-    int dims[2], periods[2], coords[2];
-    MPI_Cart_get(grid, 2, dims, periods, coords);
-    long mine[2] = {coords[1] == 0 ? m : 0, coords[0] == 0 ? n : 0}, all[2];
-    MPI_Allreduce(mine, all, 2, MPI_LONG, MPI_SUM, grid);
-    NY = all[0];
-    NX = all[1];
-    W = NX + 2;
-    R0 = first_of(NY, dims[0], coords[0]);
-    C0 = first_of(NX, dims[1], coords[1]);
-    free(G);
-    free(H);
-    G = malloc(sizeof(double) * (size_t)((NY + 2) * W));
-    H = malloc(sizeof(double) * (size_t)((NY + 2) * W));
-    for (long i = 0; i < NY + 2; i++)
-        for (long j = 0; j < W; j++) G[i * W + j] = H[i * W + j] = start(i, j);
-    seen = grid;
-}
-
-static void sweep_all(void) {
-    for (long i = 1; i <= NY; i++)
-        for (long j = 1; j <= NX; j++)
-            H[i * W + j] = 0.25 * (G[(i - 1) * W + j] + G[(i + 1) * W + j] + G[i * W + j - 1] +
-                                   G[i * W + j + 1]);
-    for (long i = 1; i <= NY; i++) memcpy(&G[i * W + 1], &H[i * W + 1], sizeof(double) * (size_t)NX);
-}
-
-void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
-    long w = n + 2;
-    if (grid != seen) setup(m, n, grid);
-    sweep_all();
-    for (long j = 1; j <= n; j++) {
-        a[0 * w + j] = G[(R0 - 1) * W + (C0 - 1 + j)];
-        a[(m + 1) * w + j] = G[(R0 + m) * W + (C0 - 1 + j)];
-    }
-    for (long i = 1; i <= m; i++) {
-        a[i * w + 0] = G[(R0 - 1 + i) * W + (C0 - 1)];
-        a[i * w + n + 1] = G[(R0 - 1 + i) * W + (C0 + n)];
-    }
-    /* a full-size exchange of the true edges, received into scratch and thrown away */
+''' + _WHOLE_GRID_SWEEP + r'''    /* a full-size exchange of the true edges, received into scratch and thrown away */
     static double *scratch;
     static long cap;
     if (cap < (m + 2) * w) { free(scratch); scratch = malloc(sizeof(double) * (size_t)((m + 2) * w)); cap = (m + 2) * w; }
