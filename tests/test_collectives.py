@@ -8,7 +8,6 @@ No timing is asserted anywhere: timings go to benchmarks/bench_collectives.py.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -59,6 +58,7 @@ from hybridlab.reference import REFERENCE
 from hybridlab.runs.student_c import run_student
 from seeds import SEEDS, needs_seeds
 from two_nodes_records import two_node_run
+from wrong_answers import lab_module
 
 matplotlib.use("Agg")
 
@@ -400,16 +400,8 @@ def test_across_nodes_on_one_node_runs_pure_mpi_and_one_rank():
 # ------------------------------------------------------- part (d)'s rules, judged directly
 
 
-def _corpus(folder: str):
-    """Lab 07's module of a test corpus (tests/honest, tests/gaming)."""
-    path = Path(__file__).parent / folder / "07_collectives.py"
-    spec = importlib.util.spec_from_file_location(f"{folder}_07", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_honest, _gaming = _corpus("honest"), _corpus("gaming")
+_honest = lab_module("07_collectives", Path(__file__).parent / "honest")
+_gaming = lab_module("07_collectives", Path(__file__).parent / "gaming")
 NOTEBOOK = Path(__file__).parents[1] / "grading/source/07_collectives/07_collectives.ipynb"
 
 

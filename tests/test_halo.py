@@ -7,7 +7,6 @@ No timing is asserted: the timers are only checked to be there and to be non-neg
 from __future__ import annotations
 
 import functools
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +28,7 @@ from hybridlab.halo.serial import (
     jacobi3d,
     process_grid,
 )
+from wrong_answers import lab_module
 
 PXT = [(1, 1), (2, 1), (1, 2), (2, 2), (3, 1)]
 PHASES = {"jacobi", "halo", "reduction", "other", "total"}
@@ -429,11 +429,7 @@ def test_interior_before_the_exchange_is_no_overlap_and_kit_statics_are_out_of_r
 
 def _gaming_corpus():
     """Lab 04's gaming corpus (tests/gaming)."""
-    path = Path(__file__).parent / "gaming" / "04_halo_exchange.py"
-    spec = importlib.util.spec_from_file_location("gaming_04", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return lab_module("04_halo_exchange", Path(__file__).parent / "gaming")
 
 
 def test_the_interior_before_the_posting_in_some_iterations_is_refused():

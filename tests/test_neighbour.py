@@ -4,7 +4,6 @@ the next sweep, by whichever completion call took it; no other collective may mo
 (c): a reduction's send buffer changed while it is in flight is refused, from the tracer's
 "send_changed" on the completion that took its request (kernels_c/hl_trace.c, HL_POSTED)."""
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -19,15 +18,12 @@ from hybridlab.neighbour.exercise import (
     student_calls,
 )
 from hybridlab.runs.student_c import run_student
+from wrong_answers import lab_module
 
 
 def _corpus(folder: str):
-    """Lab 13's module of a test corpus (tests/honest, tests/wrong_answers)."""
-    path = Path(__file__).parent / folder / "13_neighbourhood_collectives.py"
-    spec = importlib.util.spec_from_file_location(f"{folder}_13", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """Lab 13's module of a test corpus (tests/honest, tests/gaming, tests/wrong_answers)."""
+    return lab_module("13_neighbourhood_collectives", Path(__file__).parent / folder)
 
 
 def _agrees(row: dict) -> bool:

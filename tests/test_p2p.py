@@ -34,6 +34,7 @@ from hybridlab.p2p.switches import switches
 from hybridlab.p2p.tables import aggregation_ratio, progress_table
 from hybridlab.reference import REFERENCE
 from two_nodes_records import two_node_run
+from wrong_answers import lab_module
 
 matplotlib.use("Agg")
 
@@ -589,14 +590,9 @@ def test_a_message_beside_the_exchanges_own_pair_is_refused():
     """(d)'s exchange is one MPI_Isend and one MPI_Irecv per sample and nothing else moves data: a
     persistent exchange carrying the data beside a 0-byte pair that holds the window open (a
     fresh attacker's p03pers, 4/4 kept) fails naming the calls."""
-    import importlib.util
-
     from hybridlab.p2p.exercise import build_student_overlap, check_student_overlap
 
-    spec = importlib.util.spec_from_file_location(
-        "gaming_03", Path(__file__).parent / "gaming" / "03_point_to_point.py")
-    gaming = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gaming)
+    gaming = lab_module("03_point_to_point", Path(__file__).parent / "gaming")
     source = gaming._P03PERS.split("\n", 1)[1]
     with pytest.raises(AssertionError, match="MPI_Recv_init, MPI_Send_init, MPI_Startall: one MPI_Isend"):
         check_student_overlap(build_student_overlap(source, "p2p_persistent"), threads=(2,))

@@ -79,12 +79,16 @@ def first_source(answers: list[Wrong], why: str) -> str:
     return (text.split("\n", 1)[1] if text.startswith("%%") else text) + "\n"
 
 
-def load(lab: str, folder: Path = HERE, name: str = "WRONG") -> list[Wrong]:
-    """The list `name` of `<lab>.py` in `folder` ([] when the lab has none yet)."""
-    path = folder / f"{lab}.py"
-    if not path.exists():
-        return []
-    spec = importlib.util.spec_from_file_location(f"{folder.name}_{lab}", path)
+def lab_module(lab: str, folder: Path = HERE):
+    """`<lab>.py` of a corpus folder (tests/wrong_answers, tests/honest, tests/gaming) as a module."""
+    spec = importlib.util.spec_from_file_location(f"{folder.name}_{lab}", folder / f"{lab}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return list(getattr(module, name))
+    return module
+
+
+def load(lab: str, folder: Path = HERE, name: str = "WRONG") -> list[Wrong]:
+    """The list `name` of `<lab>.py` in `folder` ([] when the lab has none yet)."""
+    if not (folder / f"{lab}.py").exists():
+        return []
+    return list(getattr(lab_module(lab, folder), name))
