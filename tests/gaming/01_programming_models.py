@@ -561,6 +561,50 @@ def require_level(required: str, provided: str) -> str:
 ''', {"hidden_require_level"}, "underscores and spaces stripped anywhere: 'mul_tiple' accepted",
                       reason="not a ValueError"))
 
+# A fresh attacker W (issue 36, 2026-12-06): the test read the names of the error's class and its
+# bases, so one class that is both kinds (never telling a bad name from a level too low) or a class
+# only NAMED RuntimeError over one named ValueError (neither kind) kept 3/3 twice; the kinds are
+# the real classes now (issubclass in the kernel), and exactly one of them
+GAMING.append(attempt("hidden", "require_level", '''
+class _EitherError(RuntimeError, ValueError):
+    """both a RuntimeError and a ValueError"""
+
+
+def require_level(required: str, provided: str) -> str:
+    # ATTACK c_both: never tell a bad name from a level too low: one exception that is both kinds
+    names = ("single", "funneled", "serialized", "multiple")
+    try:
+        need = names.index(required.lower().replace("mpi_thread_", ""))
+        got = names.index(provided.lower().replace("mpi_thread_", ""))
+    except Exception:
+        need, got = 1, 0
+    if got < need:
+        raise _EitherError(f"MPI provided {provided.lower()!r} but this program needs {required.lower()!r} "
+                           f"(valid: {', '.join(names)})")
+    return names[got]
+''', {"hidden_require_level"}, "one error class both a RuntimeError and a ValueError for every failure",
+                      reason="a level too low raises one"))
+GAMING.append(attempt("hidden", "require_level", '''
+# ATTACK c_namespoof: one exception class for every failure, named like the builtins but neither
+# a RuntimeError nor a ValueError (it derives from Exception only): a test that reads the names of
+# the class and its bases is fooled, isinstance is not
+_Fake = type("RuntimeError", (type("ValueError", (Exception,), {}),), {})
+
+
+def require_level(required: str, provided: str) -> str:
+    names = ("single", "funneled", "serialized", "multiple")
+    try:
+        need = names.index(required.lower().replace("mpi_thread_", ""))
+        got = names.index(provided.lower().replace("mpi_thread_", ""))
+    except Exception:
+        need, got = 1, 0
+    if got < need:
+        raise _Fake(f"MPI provided {provided.lower()!r} but this program needs {required.lower()!r} "
+                    f"(valid: {', '.join(names)})")
+    return names[got]
+''', {"hidden_require_level"}, "a class named RuntimeError over one named ValueError, deriving from Exception only",
+                      reason="a level too low raises one"))
+
 # A fresh attacker (issue 36): the main threads read from rank 0's MULTIPLE run only; a hidden
 # table now has another main thread on each rank
 GAMING.append(attempt("hidden", "answers", '''

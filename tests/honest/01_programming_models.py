@@ -294,3 +294,30 @@ def require_level(required, provided):
                 f"MPI provided {got_name!r} but this program needs {need_name!r}")
 ''', why="fresh attacker (u01_right_match): a casefold lookup table, a RuntimeError subclass, a match statement"),
 ]
+
+# A fresh attacker W (2026-12-06): an IntEnum orders the levels, a level too low raises a subclass of
+# RuntimeError (the kinds are judged as classes since W's name-spoofing attempts: a subclass counts)
+HONEST.append(right("require_level", '''
+from enum import IntEnum as _IntEnum
+class _Level(_IntEnum):
+    SINGLE = 0
+    FUNNELED = 1
+    SERIALIZED = 2
+    MULTIPLE = 3
+class LevelTooLow(RuntimeError):
+    pass
+def _parse(name):
+    try:
+        key = name.strip().upper()
+        if key.startswith("MPI_THREAD_"):
+            key = key[len("MPI_THREAD_"):]
+        return _Level[key]
+    except (KeyError, AttributeError):
+        raise ValueError(f"{name!r} is not a thread level; valid: " + ", ".join(l.name.lower() for l in _Level)) from None
+def require_level(required: str, provided: str) -> str:
+    # legit c_enum: an IntEnum gives the order; a RuntimeError subclass for a level too low
+    need, got = _parse(required), _parse(provided)
+    if got < need:
+        raise LevelTooLow(f"MPI provided {got.name.lower()!r} but this program needs {need.name.lower()!r}")
+    return got.name.lower()
+''', why="fresh attacker (01c_legit_intenum): IntEnum order, a RuntimeError subclass for a level too low"))
