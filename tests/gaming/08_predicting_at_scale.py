@@ -553,3 +553,65 @@ def eps_bounds(n, m=1, f_non=0.0):
                 "refused once the interpreter's tracing was reached)",
             reason="test tool changed | switched off the test's line counter"),
 ]
+
+# A fresh attacker W (issue 36, 2026-12-06): short searches under the line and byte budgets kept
+# 3/3 twice: 9 zooming rounds of 201 points (41 lines), 16 rounds of 17 (62 lines), one 64-point
+# grid and a secant between the points that bracket the crossing (15 lines, exact). A line of the
+# student's run more than 6 times (a loop) or more than 8 values in one array or list of theirs (a
+# grid) now fails the part, and the budgets are 60 lines and 32 KiB
+GAMING += [
+    attempt("method", "epsilon", r'''
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    t = f_non + np.maximum(f / m, (1.0 - f_non - f) * n / (n - m))
+    out = 1.0 / t
+    return out if out.ndim else float(out)
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # ATTACK e_zoom201: a zooming grid search (9 rounds of 201 points, a few lines each, small arrays),
+    # the formula inline, never a closed form; epsilon handed only the 3 points at the end
+    F = 1.0 - f_non; lo, hi = 0.0, F
+    for _ in range(9):
+        g = np.linspace(lo, hi, 201); i = int(np.argmin(np.maximum(g / m, (F - g) * n / (n - m))))
+        lo, hi = g[max(i - 1, 0)], g[min(i + 1, 201 - 1)]
+    e = epsilon(np.array([0.0, (lo + hi) / 2, F]), n, m, f_non)
+    return float(e.max()), float(e.min())
+''', EPS, why="fresh attacker W (08a_zoom201): 9 zooming rounds of 201-point numpy grids", reason="times and held"),
+    attempt("method", "epsilon", r'''
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    t = f_non + np.maximum(f / m, (1.0 - f_non - f) * n / (n - m))
+    out = 1.0 / t
+    return out if out.ndim else float(out)
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # ATTACK e_zoom17: a zooming grid search (16 rounds of 17 points, a few lines each, small arrays),
+    # the formula inline, never a closed form; epsilon handed only the 3 points at the end
+    F = 1.0 - f_non; lo, hi = 0.0, F
+    for _ in range(16):
+        g = np.linspace(lo, hi, 17); i = int(np.argmin(np.maximum(g / m, (F - g) * n / (n - m))))
+        lo, hi = g[max(i - 1, 0)], g[min(i + 1, 17 - 1)]
+    e = epsilon(np.array([0.0, (lo + hi) / 2, F]), n, m, f_non)
+    return float(e.max()), float(e.min())
+''', EPS, why="fresh attacker W (08a_zoom17): 16 zooming rounds of 17 points", reason="times and held"),
+    attempt("method", "epsilon", r'''
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    t = f_non + np.maximum(f / m, (1.0 - f_non - f) * n / (n - m))
+    out = 1.0 / t
+    return out if out.ndim else float(out)
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # ATTACK e_grid64: a 64-point grid of f_comm, the best point and its neighbours found by argmin,
+    # the crossing then located by one secant between the neighbours (no derivation at all)
+    F = 1.0 - f_non; g = np.linspace(0.0, F, 64); d = g / m - (F - g) * n / (n - m)
+    i = int(np.argmax(d >= 0)); a, b = g[i - 1], g[i]
+    k = a - d[i - 1] * (b - a) / (d[i] - d[i - 1])
+    e = epsilon(np.array([0.0, k, F]), n, m, f_non)
+    return float(e.max()), float(e.min())
+''', EPS, why="fresh attacker W (08a_grid64_secant): a 64-point grid, then a secant across the bracket",
+            reason="times and held"),
+]

@@ -167,3 +167,44 @@ def eps_bounds(n, m=1, f_non=0.0):
     return float(e[0]), float(min(e[1], e[2]))
 ''', why="the crossing share and the two ends, epsilon called once on the three"),
 ]
+
+# A fresh attacker W (2026-12-06): the bounds from the candidates where the maximum can sit (the two
+# ends and the crossing), and the bounds written out case by case
+HONEST += [
+    right("epsilon", r'''
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    # legit e_piecewise: np.where on which term of the max wins, works for numbers and arrays
+    f = np.asarray(f_comm, dtype=float)
+    comm, over = f / m, (1.0 - f_non - f) * (n / (n - m))
+    t = f_non + np.where(comm >= over, comm, over)
+    return t.__rtruediv__(1.0) if t.ndim else 1.0 / float(t)
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # T is the max of two lines in f_comm: convex, so its minimum (eps_max) is where the lines cross,
+    # f* = m n F / (n - m + m n) with F = 1 - f_non, and its maximum (eps_min) at an end, 0 or F
+    F = 1.0 - f_non
+    star = m * n * F / (n - m + m * n)
+    e = np.asarray(epsilon(np.array([0.0, star, F]), n, m, f_non), dtype=float)
+    return float(e[1]), float(min(e[0], e[2]))
+''', why="fresh attacker W (08a_legit_where_candidates): the three candidates through np.where"),
+    right("epsilon", r'''
+from fractions import Fraction as _Fr
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    # legit e_direct: the ratio written out; numbers stay numbers, arrays stay arrays
+    if np.ndim(f_comm):
+        f = np.asarray(f_comm, dtype=float)
+        return 1.0 / (f_non + np.maximum(f / m, (1 - f_non - f) * n / (n - m)))
+    return 1.0 / (f_non + max(f_comm / m, (1 - f_non - f_comm) * n / (n - m)))
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # closed forms, derived: eps_max at the crossing, eps_min at the ends (no call to epsilon)
+    F = 1.0 - f_non
+    t_min = f_non + n * F / (n - m + m * n)
+    t_max = f_non + max(0.0, F * n / (n - m), F / m) if f_non else max(F * n / (n - m), F / m)
+    return 1.0 / t_min, 1.0 / t_max
+''', why="fresh attacker W (08a_legit_closed_forms): each bound as its own closed form"),
+]
