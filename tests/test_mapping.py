@@ -600,6 +600,160 @@ def test_node_sum_whole_adds_through_a_buffer_beside_a_counter_or_as_c11_keep_th
     check_student_nodes(kernel, shapes=((4, 2, 2),), n=100, reps=1)
 
 
+_OWN = "static omp_lock_t own[256];\nstatic int ready;"
+_OWN_INIT = ("#pragma omp single\n    if (!ready) { for (int k = 0; k < 256; k++) omp_init_lock(&own[k]); "
+             "ready = 1; }\n    ")
+_LOOP = "for (int i = 0; i < n; i++) rank_sum[i] += mine[i];"
+
+
+def _own(take: str, give: str = "", before: str = "") -> str:
+    """Adds held by `take` ... `give` (the lock routines' arguments: an omp_lock_t *)."""
+    return _adds(f"{_OWN_INIT}omp_set_lock({take});\n    {_LOOP}\n    omp_unset_lock({give or take});",
+                 _OWN + ("\n" + before if before else ""))
+
+
+def test_node_sum_adds_under_regions_the_threads_do_not_share_are_refused():
+    """Lab 06 (e): each add in ONE lock hold or critical section, but not the same one for every
+    thread, excludes nothing, and Archer reports no race between adds under distinct locks: a
+    fresh attacker (attackU) kept 4/4 with each thread's own lock (u06_ownlocks, with or without a
+    stagger) and with thread 0 in critical(even), the others in critical(odd) (u06_namedcrit).
+    lock_identity refuses, naming the line: two critical names; a critical and a lock; a lock and
+    an atomic; a lock whose address differs between the threads (the thread number or its parity,
+    a helper returning it, a stack lock, a threadprivate lock, a pointer kept in a _Thread_local
+    and drawn from a ticket, an address kept in a global table by thread, the thread's data
+    pointer, a single's pick, a lock passed to a helper chosen by branches on the thread number,
+    an element index offset by the thread that also offsets the base, a ticket from a shared
+    counter each thread increments in a critical section, the thread number kept in a double
+    array and read back); a lock routine called
+    through a pointer; an unlock of an alias that lets go of nothing the rule can match."""
+    from hybridlab.kernels import split_rmw
+    from hybridlab.mapping.exercise import split_adds
+
+    if not split_rmw.clang_present():
+        pytest.skip("clang is not installed")
+    said = "one lock or one critical name shared by every thread"
+    me = "omp_get_thread_num()"
+    own = _own(f"&own[{me} % 256]", before="void hl_sleep_us(long us);") \
+        .replace(f"omp_set_lock(&own[{me} % 256])", f"hl_sleep_us(300L * {me});\n    "
+                 f"omp_set_lock(&own[{me} % 256])", 1)  # fmt: skip
+    named = _adds(f"if ({me} == 0) {{\n        for (int i = 0; i < n; i++) {{\n#pragma omp critical(even)\n"
+                  "            rank_sum[i] += mine[i];\n        }\n    } else {\n"
+                  "        for (int i = 0; i < n; i++) {\n#pragma omp critical(odd)\n"
+                  "            rank_sum[i] += mine[i];\n        }\n    }")
+    mixed = {kind: _adds(f"if ({me} == 0) {{\n        omp_set_lock(&la);\n        {_LOOP}\n"
+                         f"        omp_unset_lock(&la);\n    }} else {{\n{other}\n    }}",
+                         "static omp_lock_t la;\n__attribute__((constructor)) static void mk(void) "
+                         "{ omp_init_lock(&la); }")
+             for kind, other in [("critical", "#pragma omp critical\n        " + _LOOP),
+                                 ("atomic", "for (int i = 0; i < n; i++) {\n#pragma omp atomic\n"
+                                  "            rank_sum[i] += mine[i];\n        }")]}  # fmt: skip
+    helper = _own("my_lock()", before="__attribute__((noinline)) static omp_lock_t *my_lock(void) {\n"
+                  f"    return &own[{me} % 256];\n}}")
+    stack = _adds(f"omp_lock_t l;\n    omp_init_lock(&l);\n    omp_set_lock(&l);\n    {_LOOP}\n"
+                  "    omp_unset_lock(&l);\n    omp_destroy_lock(&l);")
+    private = _adds(f"if (!tl_ready) {{ omp_init_lock(&tl); tl_ready = 1; }}\n    omp_set_lock(&tl);\n"
+                    f"    {_LOOP}\n    omp_unset_lock(&tl);",
+                    "static omp_lock_t tl;\nstatic int tl_ready;\n#pragma omp threadprivate(tl, tl_ready)")
+    parity = _own(f"&own[{me} & 1]")
+    ticket = _own("mylock", before="static int ticket;\nstatic _Thread_local omp_lock_t *mylock;").replace(
+        "omp_set_lock(mylock)", "if (!mylock) mylock = &own[__atomic_fetch_add(&ticket, 1, "
+        "__ATOMIC_RELAXED) % 256];\n    omp_set_lock(mylock)", 1)
+    table = _own(f"chosen[{me} % 256]", before="static omp_lock_t *chosen[256];").replace(
+        "omp_set_lock(chosen", f"chosen[{me} % 256] = &own[{me} % 256];\n    omp_set_lock(chosen", 1)
+    data = _own("&own[(unsigned long)mine % 256]")
+    picked = _own("&own[first]").replace("omp_set_lock(&own[first])", "int first = 0;\n"
+                                         "#pragma omp single nowait\n    first = 1;\n    omp_set_lock(&own[first])", 1)
+    passed = _adds(f"{_OWN_INIT}if ({me} == 0) take(&own[0]); else take(&own[1]);\n    {_LOOP}\n"
+                   f"    if ({me} == 0) give(&own[0]); else give(&own[1]);",
+                   _OWN + "\n__attribute__((noinline)) static void take(omp_lock_t *l) { omp_set_lock(l); }\n"
+                   "__attribute__((noinline)) static void give(omp_lock_t *l) { omp_unset_lock(l); }")
+    offset = _adds(f"{_OWN_INIT}int me = {me};\n    volatile long sh = (long)me * n;\n"
+                   "    double *p = rank_sum - sh;\n    for (int i = 0; i < n; i++) {\n"
+                   "        long e = i + sh;\n        omp_set_lock(&own[e / n]);\n"
+                   "        p[e] += mine[i];\n        omp_unset_lock(&own[e / n]);\n    }", _OWN)
+    indexed = _own("&own[me]").replace("omp_set_lock(&own[me]);", f"int me = {me};\n    "
+                                       "omp_set_lock(&own[me]);\n    rank_sum[me] += 0.0;", 1)
+    pointer = _own(f"&own[{me}]", before="static volatile int pick = 1;").replace(
+        "omp_set_lock(", "void (*take)(omp_lock_t *) = pick ? omp_set_lock : omp_unset_lock;\n    take(", 1)
+    alias = _own(f"&own[1 + {me}]", before="static omp_lock_t *volatile alias = &own[0];").replace(
+        "omp_set_lock(", "omp_set_lock(&own[0]);\n    omp_unset_lock(alias);\n    omp_set_lock(", 1)
+    counter = _own("&own[t % 256]", before="static int counter;").replace(
+        "omp_set_lock(", "int t;\n#pragma omp critical(ticket)\n    t = counter++;\n    omp_set_lock(", 1)
+    kept = _own(f"&own[(int)kept[{me} % 256]]", before="static double kept[256];").replace(
+        "omp_set_lock(", f"kept[{me} % 256] = {me};\n    omp_set_lock(", 1)
+    cases = [("own", own), ("named", named), ("counter", counter), ("kept", kept), ("critical", mixed["critical"]), ("atomic", mixed["atomic"]),
+             ("helper", helper), ("stack", stack), ("private", private), ("parity", parity),
+             ("ticket", ticket), ("table", table), ("data", data), ("picked", picked),
+             ("passed", passed), ("offset", offset), ("indexed", indexed), ("pointer", pointer),
+             ("alias", alias)]  # fmt: skip
+    for name, code in cases:
+        found = split_adds(code)
+        assert any(said in f for f in found), (name, found)
+    assert any(f.startswith("cell line 17") and said in f for f in split_adds(parity)), split_adds(parity)
+
+
+def test_node_sum_adds_under_one_lock_for_every_thread_keep_their_points():
+    """Lab 06 (e): locks the same for every thread keep their points: striped locks `lk[i % 8]`
+    (each element always the same lock, also when each thread starts at an element of its own),
+    locks by block, one global lock initialised in a single (also taken in a helper, or with
+    omp_test_lock), one reached through a static pointer set once, also with rank_sum reached
+    through a static pointer (split_rmw took the lock's pointer, loaded from memory, for
+    rank_sum's, handed to omp_set_lock as to an unknown routine), a nest lock, a lock inside a
+    critical section, a POSIX mutex, rank_sum zeroed in a single first, a lock malloc'd in a
+    single, a lock chosen by the thread in a single (one thread stores it, every thread takes
+    that one)."""
+    from hybridlab.kernels import split_rmw
+    from hybridlab.mapping.exercise import split_adds
+
+    if not split_rmw.clang_present():
+        pytest.skip("clang is not installed")
+    once = "#pragma omp single\n    if (!ready) { omp_init_lock(&la); ready = 1; }\n    "
+    one = "static omp_lock_t la;\nstatic int ready;"
+    striped = ("#pragma omp single\n    if (!ready) { for (int k = 0; k < 8; k++) omp_init_lock(&lk[k]); "
+               "ready = 1; }\n    for (int k = 0; k < n; k++) {\n        int i = START;\n"
+               "        omp_set_lock(&lk[i % 8]);\n        rank_sum[i] += mine[i];\n"
+               "        omp_unset_lock(&lk[i % 8]);\n    }")
+    stripes = "static omp_lock_t lk[8];\nstatic int ready;"
+    cases = [
+        ("striped", _adds(striped.replace("START", "k"), stripes)),
+        ("stagger", _adds(striped.replace("START", "(k + omp_get_thread_num() * 64) % n"), stripes)),
+        ("blocks", _adds("#pragma omp single\n    if (!ready) { for (int k = 0; k < 16; k++) "
+                         "omp_init_lock(&lk[k]); ready = 1; }\n    for (int b = 0; b < 16; b++) {\n"
+                         "        omp_set_lock(&lk[b]);\n        for (int i = b * n / 16; i < (b + 1) * n / 16; "
+                         "i++) rank_sum[i] += mine[i];\n        omp_unset_lock(&lk[b]);\n    }",
+                         "static omp_lock_t lk[16];\nstatic int ready;")),
+        ("global", _adds(f"{once}omp_set_lock(&la);\n    {_LOOP}\n    omp_unset_lock(&la);", one)),
+        ("helper", _adds(f"{once}take();\n    {_LOOP}\n    give();", one + "\n__attribute__((noinline)) "
+                         "static void take(void) { omp_set_lock(&la); }\n__attribute__((noinline)) "
+                         "static void give(void) { omp_unset_lock(&la); }")),
+        ("tested", _adds(f"{once}while (!omp_test_lock(&la)) ;\n    {_LOOP}\n    omp_unset_lock(&la);", one)),
+        ("pointer", _adds("#pragma omp single\n    if (!lp) { omp_init_lock(&the_lock); lp = &the_lock; }\n"
+                          "    for (int i = 0; i < n; i++) {\n        omp_set_lock(lp);\n"
+                          "        rank_sum[i] += mine[i];\n        omp_unset_lock(lp);\n    }",
+                          "static omp_lock_t the_lock;\nstatic omp_lock_t *lp;")),
+        ("nest", _adds("#pragma omp single\n    if (!ready) { omp_init_nest_lock(&la); ready = 1; }\n"
+                       f"    omp_set_nest_lock(&la);\n    {_LOOP}\n    omp_unset_nest_lock(&la);",
+                       "static omp_nest_lock_t la;\nstatic int ready;")),
+        ("inside", _adds(f"{once}\n#pragma omp critical\n    {{\n        omp_set_lock(&la);\n        {_LOOP}\n"
+                         "        omp_unset_lock(&la);\n    }", one)),
+        ("mutex", _adds(f"pthread_mutex_lock(&mu);\n    {_LOOP}\n    pthread_mutex_unlock(&mu);",
+                        "#include <pthread.h>\nstatic pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;")),
+        ("zeroed", _adds("#pragma omp single\n    for (int i = 0; i < n; i++) rank_sum[i] = 0.0;\n    "
+                         + _GUARDED)),
+        ("malloced", _adds("#pragma omp single\n    if (!lp) { lp = malloc(sizeof *lp); omp_init_lock(lp); }\n"
+                           f"    omp_set_lock(lp);\n    {_LOOP}\n    omp_unset_lock(lp);",
+                           "#include <stdlib.h>\nstatic omp_lock_t *lp;")),
+        ("published", _adds("#pragma omp single\n    if (!lp) { omp_init_lock(&the_lock); lp = &the_lock; }\n"
+                            "#pragma omp single\n    rs = rank_sum;\n    omp_set_lock(lp);\n"
+                            "    for (int i = 0; i < n; i++) rs[i] += mine[i];\n    omp_unset_lock(lp);",
+                            "static omp_lock_t the_lock;\nstatic omp_lock_t *lp;\nstatic double *rs;")),
+        ("slot", _own("slot", before="static omp_lock_t *slot;").replace(
+            "omp_set_lock(", "#pragma omp single\n    slot = &own[omp_get_thread_num()];\n    omp_set_lock(", 1)),
+    ]
+    for name, code in cases:
+        assert split_adds(code) == [], (name, split_adds(code))
+
+
 def test_node_sum_must_come_out_of_the_reductions():
     """Lab 06 (e): the sums are judged outside the student's process (node_sum_verdict, from the
     salts, factors, views and nudged reductions the kit recorded): the solution's sum is the

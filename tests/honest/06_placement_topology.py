@@ -297,3 +297,151 @@ HONEST += [
     right("node_sum", '%%c NODES_C node_sum\n#include <unistd.h>\nvoid split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {\n    int r;\n    MPI_Comm_rank(world, &r);\n    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, node);\n    int nr;\n    MPI_Comm_rank(*node, &nr);\n    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, r, leaders);\n}\n\nvoid node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,\n              MPI_Comm leaders) {\n    for (int i = 0; i < n; i++) *(_Atomic double *)&rank_sum[i] += mine[i];\n#pragma omp barrier\n#pragma omp master\n    {\n        int nr;\n        MPI_Comm_rank(node, &nr);\n        double *tmp = malloc((size_t)n * sizeof *tmp);\n        MPI_Reduce(rank_sum, tmp, n, MPI_DOUBLE, MPI_SUM, 0, node);\n        if (leaders != MPI_COMM_NULL) MPI_Allreduce(tmp, sum, n, MPI_DOUBLE, MPI_SUM, leaders);\n        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);\n        free(tmp);\n    }\n#pragma omp barrier\n}\n',
           why="fresh attacker (R06_c11): a C11 atomic compound assignment on each value"),
 ]
+
+# fixer f34 (2026-12-06): kernels.lock_identity refuses adds held by regions the threads do not share
+# (each thread its own lock, two critical names); locks the same for every thread keep their points:
+# striped locks chosen by the element (also when each thread starts at its own element), one global
+# lock, a lock reached through a static pointer set once (which split_rmw refused before: a pointer
+# loaded from memory counted as rank_sum's, handed to omp_set_lock as to an unknown routine)
+HONEST += [
+    right("node_sum", r'''%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, node_rank;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &node_rank);
+    MPI_Comm_split(world, node_rank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+
+static omp_lock_t lk[8];
+static int ready;
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+#pragma omp single
+    if (!ready) { for (int k = 0; k < 8; k++) omp_init_lock(&lk[k]); ready = 1; }
+    for (int i = 0; i < n; i++) {
+        omp_set_lock(&lk[i % 8]);
+        rank_sum[i] += mine[i];
+        omp_unset_lock(&lk[i % 8]);
+    }
+#pragma omp barrier
+#pragma omp masked
+    {
+        int node_rank;
+        MPI_Comm_rank(node, &node_rank);
+        MPI_Reduce(node_rank == 0 ? MPI_IN_PLACE : rank_sum, rank_sum, n, MPI_DOUBLE, MPI_SUM, 0,
+                   node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+''',
+          why="f34: striped locks lk[i % 8], initialised once in a single: each element always the same lock"),
+    right("node_sum", r'''%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, node_rank;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &node_rank);
+    MPI_Comm_split(world, node_rank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+
+static omp_lock_t la;
+static int ready;
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+#pragma omp single
+    if (!ready) { omp_init_lock(&la); ready = 1; }
+    omp_set_lock(&la);
+    for (int i = 0; i < n; i++) rank_sum[i] += mine[i];
+    omp_unset_lock(&la);
+#pragma omp barrier
+#pragma omp masked
+    {
+        int node_rank;
+        MPI_Comm_rank(node, &node_rank);
+        MPI_Reduce(node_rank == 0 ? MPI_IN_PLACE : rank_sum, rank_sum, n, MPI_DOUBLE, MPI_SUM, 0,
+                   node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+''',
+          why="f34: one global omp_lock_t initialised in a single, held over the adds"),
+    right("node_sum", r'''%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, node_rank;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &node_rank);
+    MPI_Comm_split(world, node_rank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+
+static omp_lock_t the_lock;
+static omp_lock_t *lp;
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+#pragma omp single
+    if (!lp) { omp_init_lock(&the_lock); lp = &the_lock; }
+    for (int i = 0; i < n; i++) {
+        omp_set_lock(lp);
+        rank_sum[i] += mine[i];
+        omp_unset_lock(lp);
+    }
+#pragma omp barrier
+#pragma omp masked
+    {
+        int node_rank;
+        MPI_Comm_rank(node, &node_rank);
+        MPI_Reduce(node_rank == 0 ? MPI_IN_PLACE : rank_sum, rank_sum, n, MPI_DOUBLE, MPI_SUM, 0,
+                   node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+''',
+          why="f34: the lock reached through a static pointer set once in a single"),
+    right("node_sum", r'''%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, node_rank;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &node_rank);
+    MPI_Comm_split(world, node_rank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+
+static omp_lock_t lk[8];
+static int ready;
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+#pragma omp single
+    if (!ready) { for (int k = 0; k < 8; k++) omp_init_lock(&lk[k]); ready = 1; }
+    int me = omp_get_thread_num();
+    for (int k = 0; k < n; k++) {
+        int i = (k + me * 64) % n;
+        omp_set_lock(&lk[i % 8]);
+        rank_sum[i] += mine[i];
+        omp_unset_lock(&lk[i % 8]);
+    }
+#pragma omp barrier
+#pragma omp masked
+    {
+        int node_rank;
+        MPI_Comm_rank(node, &node_rank);
+        MPI_Reduce(node_rank == 0 ? MPI_IN_PLACE : rank_sum, rank_sum, n, MPI_DOUBLE, MPI_SUM, 0,
+                   node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+''',
+          why="f34: striped locks lk[i % 8], each thread starting at its own offset (i from the thread number)"),
+]

@@ -32,7 +32,10 @@ overwrites what an earlier spill left there (a block copied out, added to and co
 critical section), and `buf[k] += x` within one block keeps what the element held in place (its
 own writers are followed to each later read). A relaxed atomic (monotonic or unordered) on other
 memory is no boundary: it orders nothing, so a lock made of it leaves what it guards racing
-under Archer (an `omp atomic` count inside a critical section).
+under Archer (an `omp atomic` count inside a critical section). Lock routines (omp and POSIX
+locks) read nothing from the address they are given, nor keep it: a lock reached through a static
+pointer is no unknown routine handed rank_sum. Whether the regions are the SAME for every thread
+(one critical name, one lock, all atomic) is lock_identity's rule, on the same IR.
 """
 
 from __future__ import annotations
@@ -69,6 +72,13 @@ _PLAIN_CALLS = re.compile(
     r"printf|fprintf|snprintf|sprintf|puts|putchar|fputs|fflush|abort|exit|__assert_fail|"
     r"(?:sqrt|fabs|exp|exp2|log|log2|log10|pow|sin|cos|tan|floor|ceil|round|trunc|fma|fmin|"
     r"fmax|fmod|hypot)[fl]?)$")
+# routines that act on a lock object only: they read no value from what they are given, nor
+# keep its address (a lock reached through a pointer loaded from memory, which counts as
+# rank_sum's, is still only a lock)
+_LOCK_CALLS = re.compile(
+    r"@(?:omp_(?:init|destroy|set|unset|test)_(?:nest_)?lock|pthread_(?:mutex|spin|rwlock)_"
+    r"(?:init|destroy|lock|unlock|trylock|timedlock|rdlock|wrlock|tryrdlock|trywrlock|"
+    r"timedrdlock|timedwrlock))$")
 # intrinsics that touch no memory the rule follows
 _NO_OP = re.compile(r"@llvm\.(?:dbg|lifetime|assume|experimental\.noalias|invariant|"
                     r"var\.annotation|stacksave|stackrestore)[\w.]*$")  # fmt: skip
@@ -381,7 +391,7 @@ class _Analysis:
                                         self.derived[callee.name].add(callee.params[k])
                                         changed = True
                             elif hit and not _PLAIN_CALLS.search(ins.callee or "") and \
-                                    not self.escaped:
+                                    not _LOCK_CALLS.search(ins.callee or "") and not self.escaped:
                                 self.escaped = changed = True  # kept where the kit cannot see
                             new = bool(hit) or ins.callee in self.ret_derived
                         elif ins.op in ("phi", "other"):
@@ -700,7 +710,7 @@ class _Analysis:
             return False
         changed = False
         boundary = self._is_boundary(f, ins)
-        reads = any(a in d for a in ins.args)  # rank_sum handed to the routine
+        reads = any(a in d for a in ins.args) and not _LOCK_CALLS.search(c)  # rank_sum handed on
         pc = self._pc(f, pos)  # called or not by a branch on a value read
         if c in self.funcs:  # a function of the cell's: its own reads and writes are followed in it
             s_in = max(self._inputs(f, ins, pos), pc)

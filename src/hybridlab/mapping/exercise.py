@@ -15,7 +15,7 @@ import pandas as pd
 
 import hybridlab as hl
 
-from ..kernels import archer, llvm_ir, split_rmw
+from ..kernels import archer, llvm_ir, lock_identity, split_rmw
 from ..machine.placement import BIND_MODES, Placement, PlacementError
 from ..runs.student_c import build_student, preprocessed_lines, run_student, student_unit
 from ..tools.exercise import SPLIT_UPDATE, archer_run
@@ -180,7 +180,8 @@ def build_student_nodes(code: str, name: str = "student_nodes") -> hl.Kernel:
         f"node_sum: {'; '.join(split)}: each thread's add into rank_sum is one read-modify-write "
         "made safe as a whole (#pragma omp atomic update, a critical section, a lock), not an "
         "atomic read and an atomic write, nor a read in one critical section or lock hold and "
-        "the write in another, which can lose an add without a race Archer reports")
+        "the write in another, nor held by locks or critical names the threads do not share, "
+        "which can lose an add without a race Archer reports")
     return kernel
 
 
@@ -195,7 +196,11 @@ def split_adds(code: str) -> list[str]:
     L06h2 and, with an alias, a dummy read or a line break, R06alias, R06dummy, R06multiline,
     which a text rule let through, 2026-12-05; control dependence followed and addresses made
     from integers taken as rank_sum's since attackS's A06_split_launder and A06_ptr_launder2,
-    2026-12-05), and, where Archer's clang is installed, the
+    2026-12-05; and, on the same IR, lock_identity.unshared_locks: the regions holding the
+    writes into rank_sum must share one critical name, one lock the same for every thread, or
+    be all atomic, since attackU's u06_ownlocks and u06_namedcrit, each thread its own lock or
+    thread 0 in another critical name, kept 4/4, 2026-12-06), and, where Archer's clang is
+    installed, the
     atomic stores and exchanges of the cell's own LLVM IR after ThreadSanitizer's pass (an
     _Atomic assignment included): "cell line N: `what`" or "cell line N: what" each. Where clang
     is not installed the IR rule is not applied."""
@@ -204,8 +209,8 @@ def split_adds(code: str) -> list[str]:
              for line, text in lines if (m := re.search(SPLIT_UPDATE, text))]  # fmt: skip
     if split_rmw.clang_present():
         view = split_rmw.gcc_view(lines, code)
-        found += split_rmw.split_writes(
-            llvm_ir.cell_ir(student_unit("node_sum", "HL_STUDENT_NODES", view), (), sanitized=False))
+        ir = llvm_ir.cell_ir(student_unit("node_sum", "HL_STUDENT_NODES", view), (), sanitized=False)
+        found += split_rmw.split_writes(ir) + lock_identity.unshared_locks(ir)
     if not archer.missing():
         ir = llvm_ir.cell_ir(student_unit("node_sum", "HL_STUDENT_NODES", code), ())
         found += [f"{at}: an atomic store or exchange ({what})"
