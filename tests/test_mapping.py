@@ -761,7 +761,6 @@ def test_node_sum_must_come_out_of_the_reductions():
     fresh attacker kept 4/4 so) give the right total unscaled; reductions of zeros beside a sum
     copied from memory (attacker F's F06e: the kernel no longer holds any expected sum) give the
     nodes nothing of the rank's own."""
-    import importlib.util
     from pathlib import Path
 
     from hybridlab.mapping.exercise import (
@@ -772,11 +771,9 @@ def test_node_sum_must_come_out_of_the_reductions():
     )
     from hybridlab.runs.student_c import run_student
     from solutions_c import NODE_SUM
+    from wrong_answers import lab_module
 
-    spec = importlib.util.spec_from_file_location(
-        "gaming_06", Path(__file__).resolve().parent / "gaming" / "06_placement_topology.py")
-    gaming = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gaming)
+    gaming = lab_module("06_placement_topology", Path(__file__).resolve().parent / "gaming")
     dropped = [g for g in gaming.GAMING if g.reason == "did not come out of your reductions"]
     assert len(dropped) == 2
     kernel = build_student_nodes(NODE_SUM, name="student_nodes_nudged")
