@@ -790,3 +790,114 @@ def test_g03_alt_every_other_sample_blocking_is_refused():
     with pytest.raises(AssertionError, match="in [23] samples over this part's 2 runs"):
         check_student_overlap(build_student_overlap(code, "p2p_g03alt"), threads=(2, 3), steps=40,
                               bytes=2**20, flops=500)
+
+
+def test_steps_computed_before_the_posting_are_refused_over_the_parts_runs():
+    """Lab 03 (d) (a fresh attacker's G03_tail, 4/4 twice, 2026-12-06): with a team, every step
+    but one computed before the exchange was posted, the master posting and waiting at once, one
+    held-back step computed inside the window: share > 0, no stall. _posted_late reads, per rank
+    and sample, the steps computed before the exchange was in flight (its receive and its send
+    posted; an interval across it counted in proportion); judge_posted_first (from judge_team)
+    refuses the master's steps before it in two samples over the part's runs, and, in the runs
+    with a team, three samples that left fewer than steps / (2T) for after it. Free threads that
+    compute their share while a paused master has not yet posted are none, as long as the master
+    keeps at least steps / (2T) + 1 (a static share, or half of one)."""
+    from hybridlab.p2p.exercise import (
+        BLOCKED,
+        EARLY,
+        LEAST,
+        MASTER_FIRST,
+        OTHERS,
+        SAMPLED,
+        _posted_late,
+        judge_team,
+    )
+
+    def row(samples, threads=2):
+        master_first, early, judged = _posted_late(_exchange_trace(samples, threads), threads)
+        return {"threads": threads, OTHERS: 0.5, LEAST: 0.5, BLOCKED: [],
+                MASTER_FIRST: master_first, EARLY: early, SAMPLED: judged}  # fmt: skip
+
+    post, done = 0.001, 0.011
+    tail = {"post": post, "done": done,  # G03_tail: the master's half and thread 1's before
+            "work": [(0, 0.0, 0.0009, 20), (1, 0.0, 0.00099, 19), (1, 0.0011, 0.0012, 1)]}
+    spin = {"post": post, "done": done,  # the master only spins: thread 1 computes them before
+            "work": [(1, 0.0, 0.0009, 39), (1, 0.0011, 0.0012, 1)]}
+    static = {"post": post, "done": done,  # thread 1's static share before a paused master's post
+              "work": [(1, 0.0, 0.0009, 20), (0, 0.0011, 0.003, 20)]}
+    half = {"post": post, "done": done,  # a master with half a share (39 / 4 + 1): 29 before
+            "work": [(1, 0.0, 0.0009, 29), (0, 0.0011, 0.003, 10)]}
+    half3 = {"post": post, "done": done,  # the same at three threads (37 / 6 + 1): 30 before
+             "work": [(1, 0.0, 0.0009, 15), (2, 0.0, 0.0009, 15), (0, 0.0011, 0.003, 7)]}
+    across = {"post": post, "done": done,  # thread 1's interval across the posting: 1/3 before
+              "work": [(1, 0.0008, 0.0014, 36), (0, 0.0011, 0.003, 4)]}
+    overlapped = {"post": 0.0, "done": done, "work": [(0, 0.001, 0.002, 20), (1, 0.001, 0.002, 20)]}
+
+    first, early, judged = _posted_late(_exchange_trace([tail] * 3), 2)
+    assert first[0] == "rank 0 sample 0: 20 of the master's steps before it posted"
+    assert len(first) == 3 and judged == 3
+    assert early[0] == "rank 0 sample 0: 39 of 40 steps before the exchange was posted"
+    assert _posted_late(_exchange_trace([across] * 3), 2)[1] == []  # 12 of 40 before
+    # the receive posted first, the send only once the steps were computed: nothing was in flight
+    late_send = _exchange_trace([{**spin, "post": 0.0}] * 3)
+    moved = late_send.mpi_calls["call"].isin(["MPI_Isend", "MPI_Waitall"])
+    late_send.mpi_calls.loc[moved, ["start", "end"]] += 0.001
+    assert _posted_late(late_send, 2)[1][2] == ("rank 0 sample 2: 39 of 40 steps before the "
+                                                "exchange was posted")
+    assert _posted_late(_exchange_trace([static, half, overlapped]), 2) == ([], [], 3)
+    assert _posted_late(_exchange_trace([half3] * 3, 3), 3) == ([], [], 3)
+    with pytest.raises(AssertionError, match="the master computed steps before it posted the "
+                                             "exchange in 9 samples over this part's 3 runs"):
+        judge_team([row([tail] * 3), row([tail] * 3, 3), row([tail] * 3)])
+    # two samples over the part: the master's own program order
+    with pytest.raises(AssertionError, match="in 2 samples over this part's 3 runs"):
+        judge_team([row([tail, overlapped, tail]), row([overlapped] * 3, 3), row([overlapped] * 3)])
+    judge_team([row([tail, overlapped, overlapped]), row([overlapped] * 3, 3),
+                row([overlapped] * 3)])  # once: no refusal
+    with pytest.raises(AssertionError, match=r"in 9 of the 9 samples \(ranks x samples\) of this "
+                                             r"part's runs with a team, the steps were computed "
+                                             r"before the exchange was posted"):
+        judge_team([row([spin] * 3), row([spin] * 3, 3), row([spin] * 3)])
+    with pytest.raises(AssertionError, match="in 3 of the 9 samples"):
+        judge_team([row([spin, overlapped, overlapped]), row([overlapped, spin, overlapped], 3),
+                    row([overlapped, overlapped, spin])])  # fmt: skip
+    judge_team([row([spin, overlapped, overlapped]), row([overlapped] * 3, 3),
+                row([overlapped, overlapped, spin])])  # twice: a paused machine may
+    # a master paused before it posted, every sample, its share static or half a static one
+    judge_team([row([half] * 3), row([half3] * 3, 3), row([static] * 3)])
+    judge_team([row([spin] * 3, 1), row([overlapped] * 3), row([overlapped] * 3)])  # one thread
+    judge_team([{"threads": 2, OTHERS: 0.5, LEAST: 0.5}])  # rows without the counts
+
+
+def test_g03_tail_and_the_team_computing_before_the_posting_are_refused():
+    """G03_tail and its variants end to end (2 and 3 threads, the hidden test's 1 MB message):
+    the master's steps before its posting, or the other threads' while the master spins, then a
+    token step inside the window (by thread 1, or by the master, which then tests until done);
+    the instructor's solution passes."""
+    from gaming import source_of
+    from hybridlab.p2p.exercise import build_student_overlap, check_student_overlap
+
+    for why, says in (("fresh attacker (G03_tail)", "the master computed steps before it posted"),
+                      ("G03_tail with the master computing nothing", "steps were computed before the"),
+                      ("the other threads compute every step but one while the master spins",
+                       "steps were computed before the")):  # fmt: skip
+        code = source_of("03_point_to_point", why)
+        with pytest.raises(AssertionError, match=says):
+            check_student_overlap(build_student_overlap(code, "p2p_g03tail"), threads=(2, 3),
+                                  steps=40, bytes=2**20, flops=500)  # fmt: skip
+    check_student_overlap(build_student_overlap(GOOD_OVERLAP), threads=(2, 3), steps=40,
+                          bytes=2**20, flops=500)
+
+
+def test_a_request_freed_in_flight_is_refused():
+    """Lab 03 (d) (a fresh attacker's G03_sendfree, 4/4 twice, 2026-12-06): the MPI_Isend's
+    request freed with MPI_Request_free at once, never completed, only the receive polled and
+    waited. Lab 04 (a)'s rule (halo.exercise.freed_in_flight) judges (d)'s calls too."""
+    from gaming import source_of
+    from hybridlab.p2p.exercise import build_student_overlap, check_student_overlap
+
+    code = source_of("03_point_to_point", "fresh attacker (G03_sendfree)")
+    with pytest.raises(AssertionError, match="MPI_Request_free of a request MPI_Isend posted and "
+                                             "no wait or test completed"):
+        check_student_overlap(build_student_overlap(code, "p2p_g03sendfree"), threads=(1, 2),
+                              steps=40, bytes=2**20, flops=500)  # fmt: skip

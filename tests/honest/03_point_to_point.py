@@ -484,4 +484,44 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
 }
 """, why="fresh attacker (attacker V's R03_testany): the send posted first, a barrier, "
          "schedule(guided), the master polls with MPI_Testany, then MPI_Waitall"),
+    right("overlap_exchange", r"""
+%%c OVERLAP_C p2p_overlap
+/* a dedicated communication thread: the master posts and waits at once, never polls;
+ * the other threads take all the steps (dynamic). With one thread, poll (else it cannot pass). */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    long next = 0;
+#pragma omp parallel
+    {
+        int nt = omp_get_num_threads();
+#pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 5, comm, &req[0]);
+            MPI_Isend((void *)out, (int)count, MPI_DOUBLE, peer, 5, comm, &req[1]);
+        }
+#pragma omp barrier
+        if (nt == 1) {
+            int done = 0;
+            for (long i = 0; i < steps; i++) {
+                compute_step(i);
+                if (!done && (i + 1) % poll == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            }
+            if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        } else if (omp_get_thread_num() == 0) {
+            MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        } else {
+            for (;;) {
+                long i;
+#pragma omp atomic capture
+                i = next++;
+                if (i >= steps) break;
+                compute_step(i);
+            }
+        }
+    }
+}
+""", why="fresh attacker X's B03_ded: a dedicated communication thread: the master posts, a "
+         "barrier, then with a team it waits in MPI_Waitall at once and computes nothing while "
+         "the others take every step from an atomic counter; alone, it computes and polls"),
 ]

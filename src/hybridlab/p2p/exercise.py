@@ -10,7 +10,8 @@ open (counted where one thread computes every step), the team computes while the
 (the trace's timestamps: hybridlab.runs.student_c.overlap_share), the master does not block in
 a Wait with the exchange open while it has steps left, or after a step or so with the team idle,
 nor does the team put its computing off until the exchange has completed in most samples
-(_check_stalls), each posting moves the sample's `count` doubles to or from `peer` on `comm`
+(_check_stalls), nor compute the steps before the exchange is posted (judge_posted_first), no
+request is freed in flight (halo.exercise.freed_in_flight, lab 04 (a)'s rule), each posting moves the sample's `count` doubles to or from `peer` on `comm`
 (_check_postings; the values are drawn afresh per sample and told to no one before the exchange
 returns, so they cannot be made from the rank's own), and no deadlock (MPI_Send is
 synchronous in the student's code; a hang ends as KernelTimeout).
@@ -32,6 +33,7 @@ import re
 
 import pandas as pd
 
+from ..halo.exercise import freed_in_flight
 from ..kernels.build import Kernel
 from ..runs import compliance
 from ..runs.launch import run_program
@@ -153,6 +155,90 @@ def judge_team(rows: list[dict]) -> None:
         + "): the OpenMP team shares the steps: with T threads, each thread other than the "
         "master computes at least 1/(4T) of all the steps, in most runs")
     judge_blocking(rows)
+    judge_posted_first(rows)
+
+
+def judge_posted_first(rows: list[dict]) -> None:
+    """The exchange is posted before the sample's steps are computed, over all the part's runs
+    (`rows`, from judge_overlap: each run's MASTER_FIRST and EARLY, from _posted_late). Refused
+    when the master (the thread that posts) computed steps of the sample before the exchange was
+    in flight in STRUCTURAL samples or more (its own program order, at any load); or when, in the
+    runs of more than one thread, so many of a sample's steps were computed before it on a rank
+    that fewer than steps / (2T) were left (the floor _check_stalls (b) sets for a master's share),
+    in EARLY_KEPT samples or more: a team that computes all but a token step and only then posts
+    leaves nothing to overlap, however long the window (a fresh attacker's G03_tail, 4/4 twice,
+    2026-12-06: with a team, every step but one computed before the posting, the master posted
+    and waited at once, thread 1 computed the held-back step inside the window; share > 0, no
+    stall, each thread its 1/(4T)). The threads other than the master may compute their share
+    while a paused master has not yet posted (no barrier after the posting, as the instructor's
+    solution: on a grader at load 5 to 20, in a third to two thirds of the samples at three
+    threads), but a master that keeps a share of at least steps / (2T) + 1 for itself (a static
+    share, or half of one) leaves them fewer than that: no sample of theirs counts."""
+    master = [text for row in rows for text in row.get(MASTER_FIRST, [])]
+    assert len(master) < STRUCTURAL, (
+        f"the master computed steps before it posted the exchange in {len(master)} samples over "
+        f"this part's {len(rows)} runs (" + "; ".join(master[:2])
+        + ("; ..." if len(master) > 2 else "") + "): post the exchange first (its receive and "
+        "its send), then compute the steps while it is in flight, in every sample")
+    team = [row for row in rows if row["threads"] > 1]
+    early = [f"{row['threads']} threads, {text}" for row in team for text in row.get(EARLY, [])]
+    judged = sum(row.get(SAMPLED, 0) for row in team)
+    assert len(early) < EARLY_KEPT, (
+        f"in {len(early)} of the {judged} samples (ranks x samples) of this part's runs with a "
+        "team, the steps were computed before the exchange was posted, all but fewer than "
+        "steps / (2T) (" + "; ".join(early[:2]) + ("; ..." if len(early) > 2 else "")
+        + "): post the exchange first (its receive and its send), then the team computes the "
+        "steps while it is in flight; steps computed before the posting overlap nothing")
+
+
+def _posted_late(res: Results, threads: int) -> tuple[list[str], list[str], int]:
+    """Per rank and sample (the span between two of the kit's calls in which the cell posted):
+    the steps computed before the exchange was in flight there (its window opened: a receive and
+    a send both posted, overlap_table; the last posting of a sample with no window), from the
+    trace's intervals of compute_step (each `pieces` steps, counted before it in proportion to
+    its time there): a receive posted first and the send only after the computing leaves as
+    little in flight as both posted after it. Returns the samples in which the master (the thread
+    that calls MPI on the rank) computed steps before it (one text each), those in which so many
+    of the sample's steps were computed before it that fewer than steps / (2T) were left for
+    after it (`threads`: T; one text each), and how many samples (ranks x samples) were judged."""
+    calls, work = res.mpi_calls, res.compute
+    windows = overlap_table(res)
+    windows = windows[windows["window"] >= 0]
+    master_first: list[str] = []
+    early: list[str] = []
+    judged = 0
+    for rank, mine in calls[calls["student"] == 1].groupby("rank"):
+        kit = calls[(calls["rank"] == rank) & (calls["student"] != 1)]
+        posts = mine[mine["call"].isin(POSTS)].sort_values("start")
+        opened = windows.loc[windows["rank"] == rank, "start"]
+        master = set(mine["thread"])
+        done = work[work["rank"] == rank] if len(work) else work
+        spans: dict[float, tuple[float, float]] = {}  # sample start -> (its end, last posting)
+        for p in posts.itertuples():
+            ends = kit.loc[kit["end"] <= p.start, "end"]
+            starts = kit.loc[kit["start"] >= p.start, "start"]
+            begin = float(ends.max()) if len(ends) else float("-inf")
+            end = float(starts.min()) if len(starts) else float("inf")
+            spans[begin] = (end, max(float(p.start), spans.get(begin, (end, float("-inf")))[1]))
+        for sample, (begin, (end, last)) in enumerate(sorted(spans.items())):
+            judged += 1
+            inside = opened[(opened >= begin) & (opened < end)]
+            first = float(inside.min()) if len(inside) else last
+            mine_work = done[(done["start"] >= begin) & (done["start"] < end)] if len(done) else done
+            if mine_work.empty:
+                continue
+            span = (mine_work["end"] - mine_work["start"]).clip(lower=1e-12)
+            part = ((first - mine_work["start"]) / span).clip(lower=0.0, upper=1.0)
+            before = mine_work["pieces"] * part
+            total = float(mine_work["pieces"].sum())
+            by_master = float(before[mine_work["thread"].isin(master)].sum())
+            if by_master > 0:
+                master_first.append(f"rank {rank} sample {sample}: {by_master:.0f} of the master's "
+                                    "steps before it posted")
+            if total and 2 * threads * (total - float(before.sum())) < total:
+                early.append(f"rank {rank} sample {sample}: {float(before.sum()):.0f} of "
+                             f"{total:.0f} steps before the exchange was posted")
+    return master_first, early, judged
 
 
 def judge_blocking(rows: list[dict]) -> None:
@@ -235,6 +321,7 @@ def judge_overlap(res: Results, threads: int, *, steps: int, poll: int, samples:
     _check_postings(res)
     blocked = _check_stalls(res, threads, steps)
     others, least = team_shares(res, overlap_table(res), threads)
+    master_first, early, judged = _posted_late(res, threads)
     share = overlap_share(res)
     assert len(share) == 2 and (share > min_share).all(), (
         f"2 ranks x {threads} threads: share of the computing done while the exchange was open, "
@@ -244,7 +331,8 @@ def judge_overlap(res: Results, threads: int, *, steps: int, poll: int, samples:
     )
     return {"threads": threads, "MPI_Test calls per rank and sample": polls / (2 * (samples + 1)),
             "computing while the exchange was open": float(share.min()),
-            OTHERS: others, LEAST: least, BLOCKED: blocked}  # fmt: skip
+            OTHERS: others, LEAST: least, BLOCKED: blocked, MASTER_FIRST: master_first,
+            EARLY: early, SAMPLED: judged}  # fmt: skip
 
 
 # a row's share of the steps computed while the exchange was open that the threads other than
@@ -255,6 +343,14 @@ LEAST = "least other thread's share"
 # on some rank, one text per sample); judge_team refuses STRUCTURAL of them over the part's runs
 BLOCKED = "samples blocked"
 STRUCTURAL = 2
+# a row's samples in which the master computed steps before the exchange was posted, those in
+# which the steps computed before it left fewer than steps / (2T) for after it (texts), and how
+# many samples (ranks x samples) were judged (_posted_late); judge_posted_first refuses STRUCTURAL
+# of the first, or EARLY_KEPT of the second in the runs with a team, over the part's runs
+MASTER_FIRST = "samples the master computed before posting"
+EARLY = "samples computed before posting"
+SAMPLED = "samples judged for posting first"
+EARLY_KEPT = 3
 # (d): the master's steps in a row with no test while the exchange is open: at most this many
 # times `poll` (plus one); tests bunched together leave the message still for the rest
 STRETCH = 2
@@ -339,6 +435,13 @@ def _check_method(res: Results, threads: int, samples: int, steps: int, poll: in
             f"rank {rank}: {', '.join(other)}: one MPI_Isend and one MPI_Irecv per sample carry "
             "the exchange, completed by waits and tests, and no other message (no persistent, "
             "partitioned or collective one beside them)")
+        # lab 04 (a)'s rule: a request freed in flight is never completed (a fresh attacker's
+        # G03_sendfree freed its MPI_Isend at once and kept 4/4 twice, 2026-12-06)
+        freed = freed_in_flight(mine) if "request" in mine.columns else []
+        assert not freed, (
+            f"{freed[0]}: the master completes the exchange's requests (MPI_Wait, MPI_Test and "
+            "their kin); a request freed while in flight (MPI_Request_free) is never completed: "
+            "its buffer is not known to be free again, nor the message delivered")
         work = res.compute[res.compute["rank"] == rank]
         polled, sparse, computed = 0, [], False
         master = set(mine["thread"])  # the thread that calls MPI (FUNNELED: one)
