@@ -235,6 +235,30 @@ def test_the_right_initialisation_places_and_writes_every_page_by_its_os_thread(
     assert pages.groupby("computer")["computer_tid"].nunique().eq(1).all()
 
 
+def test_a_team_of_one_nested_in_the_computing_thread_places_its_pages():
+    """Each row written inside a team of one nested in the outer team's thread (a fresh attacker
+    Y's right answer, 0/4 before, 2026-12-06): the nested team's thread 0 is the encountering OS
+    thread, so every page is placed where it is computed; judged by the OS thread, not the number."""
+    nested = TOUCH_HEAD + """#pragma omp parallel
+    {
+#pragma omp for schedule(static, chunk)
+        for (long i = 0; i < rows; i++) {
+#pragma omp parallel num_threads(1)
+            for (long j = 0; j < cols; j++) {
+                a[i * cols + j] = (double)((i + j) % 7);
+                b[i * cols + j] = (double)(1 + i % 3);
+            }
+        }
+    }
+}
+"""
+    rows, last = ex.check_student_touch(ex.build_student_touch(nested, "t_touch_nested_one"),
+                                        shapes=((1, 2, 1),), rows=37, row_pages=2)
+    assert list(rows["pages_matching"]) == [148]
+    pages = mt.touch_vs_compute(last)
+    assert (pages["writer"] == 0).all() and (pages["computer"] > 0).any()  # numbers differ
+
+
 @pytest.mark.parametrize("name", sorted(TOUCH_WRONG))
 def test_right_thread_numbers_are_not_enough(name):
     code, reason = TOUCH_WRONG[name]

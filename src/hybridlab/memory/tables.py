@@ -244,8 +244,9 @@ def touch_vs_compute(res: Results) -> pd.DataFrame:
     """touch_schedule's pages: page_owners (who first touched and wrote each page) with
     `computer` and `computer_tid`, the thread (OpenMP number and OS thread) the compute loop's
     schedule has compute on it, from the kernel's "compute" runs; `matches` is True where the
-    writer (whose write placed the page) is that thread, the same OS thread, and no other OS
-    thread wrote the page after it."""
+    writer (whose write placed the page) is that OS thread (by number too where the OS thread is
+    not known; a team of one nested in it numbers it 0), and no other OS thread wrote the page
+    after it."""
     runs = res.records[res.records["record"] == "compute"]
     require_columns(runs, ["array", "first", "count", "computer"], "touch_vs_compute")
     tids = runs["computer_tid"] if "computer_tid" in runs else pd.Series(-1, index=runs.index)
@@ -258,7 +259,7 @@ def touch_vs_compute(res: Results) -> pd.DataFrame:
     table = page_owners(res).merge(computed, on=["rank", "array", "page"], how="outer")
     ints = ["writer", "writer_tid", "rewriter", "rewriter_tid", "computer", "computer_tid"]
     table[ints] = table[ints].fillna(-1).astype(int)
-    table["matches"] = ((table["writer"] == table["computer"])
+    table["matches"] = (((table["writer"] == table["computer"]) | (table["writer_tid"] >= 0))
                         & (table["writer_tid"] == table["computer_tid"])
                         & (table["rewriter_tid"] < 0))  # fmt: skip
     return table
