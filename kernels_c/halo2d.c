@@ -34,7 +34,8 @@
  * neighbour are set to NaN before every iteration, so a row computed before its halo arrived
  * spoils the checksum, and stencil_rows counts the interior rows computed while a halo was still
  * NaN (early_rows in the checksum record: the overlap achieved). stagger_us makes odd ranks start
- * each iteration that late, so their neighbours' halos are surely in flight for that long; row_us
+ * even iterations and even ranks odd ones that late (each in turn), so their neighbours' halos
+ * are surely in flight for that long, on every rank in half of its iterations; row_us
  * makes every row stencil_rows computes take that much longer (it sleeps), so the interior holds
  * work on the scale of a timeslice of a busy machine (lab 04 judges the overlap from the trace).
  * In variant=student each rank's block starts from the formula plus a part drawn from a secret
@@ -66,7 +67,7 @@ const hl_param hl_kernel_params[] = {
     {"ny", "256", "interior rows, split over the ranks in blocks"},
     {"iterations", "100", "Jacobi iterations"},
     HL_SCHEDULE_PARAMS,
-    {"stagger_us", "0", "variant=overlap (lab 04 exercise): odd ranks start each iteration late"},
+    {"stagger_us", "0", "variant=overlap (lab 04 exercise): odd and even ranks in turn start an iteration late"},
     {"row_us", "0", "variant=overlap: each row stencil_rows computes also takes this long (sleeps)"},
     HL_TIMELINE_PARAMS,
     {"memory", "0", "1: each rank also emits its memory (PSS, lab 11) before the grid is freed"},

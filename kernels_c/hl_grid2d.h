@@ -49,7 +49,7 @@ typedef struct {
     double delta; /* global delta of the last iteration */
     int student;  /* call the student's exchange (the kernel's student variant) */
     int rank;
-    long stagger_us;          /* odd ranks start each iteration this late (student variants) */
+    long stagger_us;          /* a rank starts an iteration this late (run_poisoned: in turn) */
     long row_us;              /* stencil_rows: each row also takes this long, as a wider grid's */
     long early_rows;          /* interior rows computed before a halo arrived (stencil_rows) */
     int bad_first, bad_last;  /* a stencil_rows call outside 1..m (0 if none) */
@@ -274,9 +274,11 @@ static void poison_halos(grid2d *g) {
     }
 }
 
-/* The student's overlapped iteration in one parallel region: per iteration the master (late on
- * odd ranks by stagger_us) poisons the halos, every thread calls `iteration` (timed as jacobi),
- * then delta and the copy (omp for) and the master's reduction. */
+/* The student's overlapped iteration in one parallel region: per iteration the master (late by
+ * stagger_us on odd ranks in even iterations and on even ranks in odd ones: each rank's window
+ * is long in half of its iterations, so every rank's overlap is judged) poisons the halos,
+ * every thread calls `iteration` (timed as jacobi), then delta and the copy (omp for) and the
+ * master's reduction. */
 static inline void run_poisoned(grid2d *g, int nthreads, void (*iteration)(grid2d *)) {
     HL_OWN_CODE(iteration, "run_poisoned");
     overlap_grid = g;
@@ -288,7 +290,7 @@ static inline void run_poisoned(grid2d *g, int nthreads, void (*iteration)(grid2
             hl_timers_iteration(me, 1, it);
 #pragma omp masked
             {
-                if (g->rank % 2 == 1) hl_sleep_us(g->stagger_us);
+                if ((g->rank + it) % 2 == 1) hl_sleep_us(g->stagger_us); /* each in turn */
                 poison_halos(g);
 #ifdef HL_TRACE_MPI
                 hl_trace_step(it);

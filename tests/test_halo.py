@@ -934,3 +934,139 @@ def test_a_request_freed_before_it_completed_is_refused_by_its_handle(monkeypatc
     exercise._exchanged_by_messages(_requests(*reused), "2x1")
     with pytest.raises(AssertionError, match="not a persistent request the cell set up"):
         exercise._exchanged_by_messages(_requests(*reused[:2], frees[0]), "2x1")
+
+
+# ------------------------------------- (a) the peers; (d) blocking by program order, every rank
+
+
+def _peers(*calls: tuple, ranks: int = 4) -> object:
+    """A traced run of `ranks` ranks made of (rank, call, peer, recv_peer) calls, iteration 0."""
+    from hybridlab.runs.records import Results
+
+    table = pd.DataFrame(calls, columns=["rank", "call", "peer", "recv_peer"])
+    table = table.assign(step=0, start=0.0, end=0.0, done=-1, student=1, thread=0, bytes=8.0)
+    return Results(pd.DataFrame(), {"ranks": [{"rank": r} for r in range(ranks)]}, [], table,
+                   pd.DataFrame())  # fmt: skip
+
+
+def test_exchange_rows_go_to_up_and_down_only(monkeypatch):
+    """(a): every message the cell sends goes to `up` or `down` (or MPI_PROC_NULL), every
+    receive's source (a send-receive's recv_peer too) is one of them: a fresh attacker's
+    G04a_relay, every rank's edge rows sent to rank 0 which sent each rank its halos, kept 4/4
+    twice while only (d) read the peers (2026-12-06). Sendrecv, Sendrecv_replace, persistent
+    requests and Ssend/Recv between neighbours, and MPI_PROC_NULL at the grid's ends, pass."""
+    from hybridlab.halo import exercise
+
+    monkeypatch.setattr(exercise.compliance, "check", lambda res, level: None)
+    null = -1
+    chain = []  # 4 ranks, each way by a send-receive (MPI_PROC_NULL beyond the ends)
+    for r in range(4):
+        up, down = (r - 1 if r > 0 else null), (r + 1 if r < 3 else null)
+        chain += [(r, "MPI_Sendrecv", up, down), (r, "MPI_Sendrecv_replace", down, up),
+                  (r, "MPI_Send_init", up, null), (r, "MPI_Recv_init", down, null),
+                  (r, "MPI_Ssend", down, null), (r, "MPI_Recv", up, null)]
+    exercise._exchanged_by_messages(_peers(*chain), "4x1")
+    relay = [(r, "MPI_Isend", 0, null) for r in range(4)]
+    relay += [(0, "MPI_Irecv", q, null) for q in range(4)] + [(r, "MPI_Irecv", 0, null)
+                                                               for r in (1, 2, 3)]
+    relay += [(0, "MPI_Isend", q, null) for q in (1, 2, 3)]
+    with pytest.raises(AssertionError, match=r"rank 0, iteration 0: MPI_Isend with rank 0 \(itself\)"
+                                             r".*go to `up` and `down` only.*no row relayed"):
+        exercise._exchanged_by_messages(_peers(*relay), "4x1")
+    with pytest.raises(AssertionError, match="rank 3, iteration 0: MPI_Irecv with rank 1 "
+                                             r"\(its neighbours: rank 2\)"):  # fmt: skip
+        exercise._exchanged_by_messages(_peers(*chain, (3, "MPI_Irecv", 1, null)), "4x1")
+    with pytest.raises(AssertionError, match="rank 0, iteration 0: MPI_Sendrecv from rank 2"):
+        exercise._exchanged_by_messages(_peers(*chain, (0, "MPI_Sendrecv", 1, 2)), "4x1")
+    with pytest.raises(AssertionError, match="MPI_Send_init with rank 3"):
+        exercise._exchanged_by_messages(_peers(*chain, (1, "MPI_Send_init", 3, null)), "4x1")
+
+
+def _blocked_rows(first_row_ms: float, window_ms: float = 45.0) -> pd.DataFrame:
+    """overlap_rows of one iteration: a window of `window_ms`, free thread 1 computing rows 2-41
+    from `first_row_ms` (0.1 ms a row)."""
+    rows = [{"thread": 1, "first": i, "last": i, "start": (first_row_ms + 0.1 * (i - 2)) * 1e-3,
+             "end": (first_row_ms + 0.1 * (i - 1)) * 1e-3} for i in range(2, 42)]  # fmt: skip
+    end = window_ms * 1e-3
+    frame = pd.DataFrame(rows).assign(rank=0, step=0, posted_by=0, completed_by="MPI_Waitall",
+                                      window_start=0.0, window_end=end)  # fmt: skip
+    frame["where"] = np.select([frame["start"] >= end, frame["end"] <= 0.0], ["after", "before"],
+                               "inside")  # fmt: skip
+    return frame
+
+
+def test_a_team_held_through_the_masters_wait_is_held_back():
+    """(d): a free thread idle from the start of the master's wait to the end of the window (a
+    barrier round MPI_Waitall), then computing the interior after it, for more than WAITED_IDLE
+    (a quarter of the stagger), held its rows back: a fresh attacker's G04d_alt (every other iteration
+    so) kept 4/4 twice while the wait before a free thread's first row was not counted
+    (2026-12-06). The time the master takes to post is not counted (a free thread held at a
+    barrier until the posting is done), nor a free thread that starts at the posting, nor a
+    pause shorter than WAITED_IDLE."""
+    from hybridlab.halo.exercise import WAITED_IDLE, _held_back
+
+    assert WAITED_IDLE == 0.01
+    assert _held_back(_blocked_rows(first_row_ms=45.5), wait_start=0.1e-3)
+    assert not _held_back(_blocked_rows(first_row_ms=45.5), wait_start=40e-3)  # a slow posting
+    assert not _held_back(_blocked_rows(first_row_ms=0.2), wait_start=0.1e-3)
+    assert not _held_back(_blocked_rows(first_row_ms=8.0, window_ms=8.0), wait_start=0.1e-3)
+    assert not _held_back(_blocked_rows(first_row_ms=45.5))  # no wait given: a staggered rank
+
+
+def test_wait_starts_are_the_masters_first_wait_or_test_after_posting():
+    """(d): _wait_starts finds, per rank and iteration, the start of the master's first wait or
+    test after its last posting (a master spinning on MPI_Test while the team is held at a
+    barrier waits from its first test, not from the one that completed the requests)."""
+    from hybridlab.halo.exercise import _wait_starts
+    from hybridlab.runs.student_c import step_windows
+
+    calls = _exchange(0)[:4] + [(0, 0, "MPI_Testall", -1, 4.5, 4.6, 0),
+                                (0, 0, "MPI_Testall", -1, 8.9, 9.0, 1)]  # fmt: skip
+    res = _trace(*calls)
+    assert step_windows(res)["end"].tolist() == [9.0]
+    assert _wait_starts(res, step_windows(res)) == {(0, 0): 4.5}
+
+
+@pytest.mark.parametrize("attempt", ["alt", "oddblock"])
+def test_blocking_in_some_iterations_or_on_the_late_ranks_is_refused(attempt):
+    """(d), real runs: every other iteration a blocking exchange (post, MPI_Waitall at once, the
+    team held at a barrier, the interior after: G04d_alt), or that on the odd ranks always
+    (G04d_oddblock, whose windows were all short while odd ranks were always the late ones:
+    the stagger now takes the ranks in turn), is refused; every rank has long windows."""
+    from hybridlab.halo.exercise import (
+        HELD_IDLE,
+        ROW_US,
+        STAGGER_US,
+        _grid_run,
+        build_student_overlap,
+        check_student_overlap,
+    )
+    from hybridlab.runs.student_c import step_windows
+
+    cell = {"alt": _gaming_corpus().G04D_ALT, "oddblock": _gaming_corpus().G04D_ODDBLOCK}[attempt]
+    kernel = build_student_overlap(cell.split("\n", 1)[1], f"ov_{attempt}")
+    with pytest.raises(AssertionError, match="in the master's wait before its first row"):
+        check_student_overlap(kernel, shapes=((2, 2),), nx=256, ny=160)
+    if attempt == "oddblock":
+        res = _grid_run(build_student_overlap(GOOD_OVERLAP), 2, 2, "overlap", 256, 160, 4,
+                        thread_level="funneled", stagger_us=STAGGER_US, row_us=ROW_US)  # fmt: skip
+        windows = step_windows(res)
+        long = windows[windows["end"] - windows["start"] > HELD_IDLE]
+        assert sorted(set(long["rank"])) == [0, 1], windows
+
+
+def test_a_master_polling_between_its_rows_kept_nothing_back():
+    """(d): the master's share computed after the window while a free thread had finished is
+    held back only when the master sat in waits or tests for more than HELD_IDLE of the window
+    (_master_waited): a master polling MPI_Testall between its static rows spends microseconds
+    there (a fresh attacker's right answer X04d_poll lost 4/4 in one run of three at load 12,
+    its team's start delayed 28 ms by the machine, 2026-12-06); one in MPI_Waitall waited."""
+    from hybridlab.halo.exercise import HELD_IDLE, _master_waited
+    from hybridlab.runs.student_c import step_windows
+
+    posts = _exchange(0)[:4]
+    polled = _trace(*posts, *[(0, 0, "MPI_Testall", -1, 4 + k * 0.01, 4 + k * 0.01 + 1e-6, 0)
+                              for k in range(100)], (0, 0, "MPI_Testall", -1, 5.1, 5.1 + 1e-6, 1))
+    assert _master_waited(polled, step_windows(polled))[(0, 0)] < HELD_IDLE
+    waited = _trace(*posts, (0, 0, "MPI_Waitall", -1, 4, 4.04, 1))
+    assert _master_waited(waited, step_windows(waited))[(0, 0)] > HELD_IDLE

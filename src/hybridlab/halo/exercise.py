@@ -31,7 +31,7 @@ from ..errors import KernelError
 from ..kernels.build import Kernel
 from ..runs import compliance
 from ..runs.launch import run_program
-from ..runs.records import Results
+from ..runs.records import SENDRECVS, Results
 from ..runs.student_c import (
     BLOCKING,
     COMPLETES,
@@ -58,7 +58,13 @@ from .tables import breakdown_table
 # The student's C is its own translation unit (hybridlab.runs.student_c): compiled against
 # halo2d_student.h, traced, MPI_Send made synchronous (an order that needs buffering hangs).
 OVERLAP_LEVEL = "funneled"  # (d): only the master calls MPI
-STAGGER_US = 20000  # (d): odd ranks start each iteration 20 ms late, so halos are in flight
+# (d): a rank starts an iteration 40 ms late, so its neighbours' halos are in flight: odd ranks
+# in even iterations, even ranks in odd ones (hl_grid2d.h's run_poisoned), so that every rank has
+# long windows in half of its iterations (with odd ranks always 20 ms late, a fresh attacker's
+# G04d_oddblock blocked on the odd ranks, whose windows were all short, and kept 4/4 twice,
+# 2026-12-06; 40 ms: a loaded machine's drift between the ranks left some 20 ms windows a few
+# ms long)
+STAGGER_US = 40000
 # (d): interior points per rank from which overlap is judged: fewer are computed in less time
 # than the master takes to post its requests, so even an overlapping code may show none.
 OVERLAP_POINTS = 8192
@@ -68,12 +74,23 @@ OVERLAP_POINTS = 8192
 ROW_US = 50
 # (d): iterations in which rows were held back for after the Wait refuse a run: the master
 # computing interior rows after its Wait while a free thread had finished, or a free thread
-# idle between its rows for more than HELD_IDLE seconds of the window and computing rows after
-# it (a quarter of the stagger: a held-back thread idles for most of a window the stagger makes
-# 10-30 ms long). A dynamic schedule shows either only when the machine pauses a free thread
-# for that long in a window (rare, and never twice in a run in practice)
+# idle for more than HELD_IDLE seconds of the window between its rows (5 ms: a held-back thread
+# idles for most of a window the stagger makes long), or WAITED_IDLE in the master's wait
+# before its first row, and computing rows after it. Counted over the run, on
+# every rank, whatever the other iterations do (as lab 03 (d)'s STRUCTURAL blocked samples): a
+# dynamic schedule shows either only when the machine pauses a free thread for that long in a
+# window (rare, and never twice in a run in practice)
 KEPT_SHARES = 2
-HELD_IDLE = STAGGER_US * 1e-6 / 4
+HELD_IDLE = 0.005
+# (d): a free thread idle in its master's wait before its first row (the team held at a barrier
+# round the wait, the interior after it: a blocking exchange) for more than a quarter of the
+# stagger, in an iteration its rank started on time (staggered), held its rows back. Measured at
+# load 11-14 (f36, 2026-12-06): with the 40 ms stagger no honest free thread idled there for
+# 1 ms (8 honest answers and the solution, 27 runs), the blocking attempts 12-70 ms, most
+# 30-45 ms; with a 20 ms stagger one honest free thread a paused machine held 12 ms in 450 such
+# iterations, and the late rank's free thread, waking from the kit's barrier after the
+# master's sleep, 2-7 ms into a short wait (not judged there)
+WAITED_IDLE = STAGGER_US * 1e-6 / 4
 # (d): a window long enough for all of the interior (its distinct rows at the median time a row
 # took) must see at least this share of them computed inside it, in a third of such windows at
 # least (the interior computed before the requests were posted, or after, fails; rows computed
@@ -176,8 +193,9 @@ SENDING = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", *SENDS, "MPI_Sendr
 
 
 def _exchanged_by_messages(res: Results, where: str, kernel: Kernel | None = None) -> None:
-    """exchange_halos moved the rows by point-to-point messages it completed, called from the
-    master outside the team (FUNNELED): AssertionError or ThreadComplianceError naming what not."""
+    """exchange_halos moved the rows by point-to-point messages it completed, each to or from
+    `up` or `down` (astray_messages), called from the master outside the team (FUNNELED):
+    AssertionError or ThreadComplianceError naming what not."""
     calls = res.mpi_calls
     mine = set(calls[calls["student"] == 1]["call"]) if len(calls) else set()
     other = sorted(mine - set(EXCHANGE_CALLS))
@@ -198,6 +216,12 @@ def _exchanged_by_messages(res: Results, where: str, kernel: Kernel | None = Non
         "messages whose requests are completed by a wait or test; only a persistent request "
         "(MPI_Send_init, MPI_Recv_init), inactive after its wait, is freed, no request before it "
         "completed")
+    ranks = max(len(res.meta.get("ranks", [])), int(calls["rank"].max()) + 1 if len(calls) else 0)
+    astray = astray_messages(own, ranks)
+    assert not astray, (
+        f"{where}: {astray[0]}: the halo rows' messages go to `up` and `down` only, each rank "
+        "sending its edge rows to its neighbours and receiving its halo rows from them (or "
+        "MPI_PROC_NULL where the grid ends); no row relayed through another rank")
     ambiguous = any_source_faults(calls[calls["student"] == 1])
     assert not ambiguous, (
         f"{where}: {ambiguous[0]}: a receive from MPI_ANY_SOURCE takes whichever matching "
@@ -260,6 +284,38 @@ def freed_in_flight(calls: pd.DataFrame) -> list[str]:
                 when = f", iteration {int(c.step)}" if c.step == c.step and int(c.step) >= 0 else ""
                 faults.append(f"rank {rank}{when}: MPI_Request_free of {what}")
     return faults
+
+
+# every call that receives a message, with the source the trace records as its peer (a
+# send-receive's source is its recv_peer)
+RECEIVING = ("MPI_Recv", "MPI_Irecv", "MPI_Recv_init")
+
+
+def astray_messages(calls: pd.DataFrame, ranks: int) -> list[str]:
+    """(a) and (d) (lab 12 (b) too): each point-to-point call of `calls` (the cell's) whose
+    destination or source, by the trace's world ranks, is a rank other than `up` and `down`
+    (the ranks above and below: the kernel's communicator is in world order), MPI_PROC_NULL and
+    MPI_ANY_SOURCE (judged by any_source_faults) aside: the rows relayed through another rank
+    (a fresh attacker's G04a_relay, every rank's edge rows sent to rank 0 which sent each rank
+    its halos, kept 4/4 twice while only (d) read the peers, 2026-12-06)."""
+    if calls.empty or "peer" not in calls.columns:
+        return []
+    recv_peer = calls["recv_peer"] if "recv_peer" in calls.columns else pd.Series(-1, calls.index)
+    sides = [(calls[calls["call"].isin((*SENDING, *RECEIVING))], calls["peer"]),
+             (calls[calls["call"].isin(SENDRECVS)], recv_peer)]
+    faults = []
+    for part, peers in sides:
+        peer = peers.loc[part.index]
+        astray = part[(peer >= 0) & ((peer - part["rank"]).abs() != 1)]
+        for row, other in zip(astray.itertuples(), peer.loc[astray.index], strict=True):
+            near = " and ".join(str(n) for n in (row.rank - 1, row.rank + 1) if 0 <= n < ranks)
+            itself = " (itself)" if other == row.rank else ""
+            step = row.step if "step" in part.columns else -1
+            when = f", iteration {step}" if step == step and step >= 0 else ""
+            way = "from" if peers is recv_peer else "with"
+            faults.append((row.Index, f"rank {row.rank}{when}: {row.call} {way} rank "
+                                      f"{int(other)}{itself} (its neighbours: rank {near or 'none'})"))
+    return [text for _, text in sorted(faults)]
 
 
 def any_source_faults(calls: pd.DataFrame) -> list[str]:
@@ -376,15 +432,9 @@ def assert_overlap_calls(res: Results, where: str, kernel: Kernel | None = None,
     if posts.empty or "peer" not in posts.columns:
         return
     ranks = max(len(res.meta.get("ranks", [])), int(calls["rank"].max()) + 1)
-    # `up` and `down` are the ranks above and below (comm is the kernel's, in world order)
-    astray = posts[(posts["peer"] >= 0) & ((posts["peer"] - posts["rank"]).abs() != 1)]
-    for row in astray.head(1).itertuples():
-        near = " and ".join(str(n) for n in (row.rank - 1, row.rank + 1) if 0 <= n < ranks)
-        itself = " (itself)" if row.peer == row.rank else ""
-        raise AssertionError(
-            f"{where}: rank {row.rank}, iteration {row.step}: {row.call} with rank {row.peer}"
-            f"{itself}: the halo rows' messages go to `up` and `down` only (rank {near} here); "
-            "no other message")
+    astray = astray_messages(posts, ranks)
+    assert not astray, (f"{where}: {astray[0]}: the halo rows' messages go to `up` and `down` "
+                        "only; no other message")
     null = posts[(posts["peer"] == -1) & (posts["step"] >= 0)]  # per iteration: marked ones
     way = np.where(null["call"] == "MPI_Irecv", "receives from", "sends to")
     counted = null.assign(way=way).groupby(["rank", "step", "way"]).size()
@@ -485,8 +535,10 @@ def judge_overlap(res: Results, where: str, threads: int) -> float:
     computed no interior row inside any window; or when, in KEPT_SHARES iterations or more, rows
     were held back for after the window: the master computed interior rows after it while a free
     thread had finished all of its rows before it closed (the master's share kept for after its
-    Wait: a static schedule), or a free thread computed rows after it while it sat idle between
-    its rows inside it for more than HELD_IDLE (one row inside, the rest after a barrier); or
+    Wait: a static schedule), or a free thread computed rows after it while it sat idle inside
+    it for more than HELD_IDLE, between its rows or in the master's wait before its first row
+    (one row inside, the rest after a barrier; a blocking exchange, the team held at a barrier
+    round the master's wait: _held_back); or
     when the windows long enough for the whole interior missed it (assert_windows_covered: the
     interior computed before the requests were posted, a token row inside); or when a thread
     other than the master computed less than 1 / (4T) of an iteration's interior rows in most
@@ -516,18 +568,27 @@ def judge_overlap(res: Results, where: str, threads: int) -> float:
         "no overlap: the free threads compute the interior while the master communicates"
     )
     kept = []  # (rank, step, rows, what was held back): rows waiting for the master's Wait
+    # the master's wait, in the iterations the rank started on time (the stagger's late rank's
+    # free thread wakes from the kit's barrier after the master's sleep: measured at load 11-14,
+    # the solution's free thread idle 2-7 ms into its master's short wait there)
+    waits = {key: at for key, at in _wait_starts(res, windows).items() if not staggered(*key)}
+    waited = _master_waited(res, windows)
     for (rank, step), it in rows.groupby(["rank", "step"]):
         late = it[(it["thread"] == it["posted_by"]) & (it["where"] == "after")]
+        if waited.get((int(rank), int(step)), 0.0) <= HELD_IDLE:
+            late = late.iloc[0:0]  # a master that polled between its rows kept nothing back
         others = it[it["thread"] != it["posted_by"]]
         idle = [t for t, own in others.groupby("thread") if (own["end"] < own["window_end"]).all()]
-        held = [t for t, own in others.groupby("thread") if _held_back(own)]
+        held = [t for t, own in others.groupby("thread")
+                if _held_back(own, waits.get((int(rank), int(step))))]
         if len(late) and idle:
             kept.append((rank, step, it, f"the master computed interior rows after its exchange "
                                          f"completed while thread {idle[0]} had finished its rows"))
         elif held:
-            kept.append((rank, step, it, f"thread {held[0]} sat idle between its rows for "
-                                         f"more than {HELD_IDLE * 1e3:.0f} ms of the window, then "
-                                         "computed rows after it"))
+            kept.append((rank, step, it, f"thread {held[0]} sat idle for more than "
+                                         f"{HELD_IDLE * 1e3:.0f} ms of the window between its "
+                                         f"rows, or {WAITED_IDLE * 1e3:.0f} ms in the master's "
+                                         "wait before its first row, then computed rows after it"))
     iterations = rows.groupby(["rank", "step"]).ngroups
     if len(kept) >= KEPT_SHARES:
         rank, step, it, what = kept[0]
@@ -663,16 +724,79 @@ def _covered(it: pd.DataFrame) -> bool | None:
     return float(inside[free].sum()) >= COVERED * threads * (end - start)
 
 
-def _held_back(own: pd.DataFrame) -> bool:
+def _held_back(own: pd.DataFrame, wait_start: float | None = None) -> bool:
     """A free thread's interior rows in one iteration (overlap_rows): some computed after the
-    window while, inside it, the thread sat idle between two of its rows for more than
-    HELD_IDLE seconds in all (the wait before its first row is not counted)."""
+    window while, inside it, the thread sat idle for more than HELD_IDLE seconds in all between
+    two of its rows, or for more than WAITED_IDLE before its first row while the master was
+    completing its requests (from `wait_start`, the start of its first wait or test after the
+    posting: _wait_starts; judge_overlap gives it in the iterations the rank started on time). That last is a blocking
+    exchange by program order: the master posts and waits at once, the team held at a barrier
+    through the wait, the interior computed after it (a fresh attacker's G04d_alt did so in every
+    other iteration and kept 4/4 twice while the wait before the first row was not counted at
+    all, 2026-12-06). The time the master spends posting is not counted: a free thread held at a
+    barrier until the posting is done (a loaded machine can pause a posting master for
+    milliseconds) is no refusal; one that starts when the posting is done, as a dynamic schedule
+    or tasks do, idles in the master's wait only when the machine pauses it."""
     if not (own["where"] == "after").any():
         return False
     own = own.sort_values("start")
     start, end = float(own["window_start"].iloc[0]), float(own["window_end"].iloc[0])
-    lo, hi = own["end"].shift().clip(lower=start), own["start"].clip(upper=end)
-    return float((hi - lo).clip(lower=0).sum()) > HELD_IDLE
+    lo = own["end"].shift().clip(lower=start)
+    hi = own["start"].clip(upper=end)
+    if float((hi - lo).clip(lower=0).sum()) > HELD_IDLE:  # between its rows
+        return True
+    if wait_start is None or wait_start != wait_start:
+        return False
+    return min(float(own["start"].iloc[0]), end) - max(float(wait_start), start) > WAITED_IDLE
+
+
+def _master_waited(res: Results, windows: pd.DataFrame) -> dict[tuple[int, int], float]:
+    """Per (rank, iteration) of `windows` (step_windows): the seconds the posting thread spent
+    inside waits and tests within the window. The master's share computed after the window
+    while a free thread had finished is kept back only when the master waited (a wait, or tests
+    spun without computing): a master polling MPI_Testall between the rows of its static share
+    spends microseconds there, and when a loaded machine delays the team's start the window may
+    close with a row or two of its share left (a fresh attacker's right answer X04d_poll lost
+    4/4 in one run of three at load 12 under the rule without this, 2026-12-06)."""
+    calls = res.mpi_calls
+    if calls.empty or "step" not in calls.columns:
+        return {}
+    done = calls[(calls["student"] == 1) & calls["call"].isin(COMPLETES)]
+    out = {}
+    for w in windows.itertuples():
+        mine = done[(done["rank"] == w.rank) & (done["step"] == w.step)
+                    & (done["thread"] == w.posted_by)]  # fmt: skip
+        inside = (mine["end"].clip(upper=w.end) - mine["start"].clip(lower=w.start)).clip(lower=0)
+        out[(int(w.rank), int(w.step))] = float(inside.sum())
+    return out
+
+
+def staggered(rank: int, step: int) -> bool:
+    """Whether `rank` started iteration `step` STAGGER_US late (hl_grid2d.h's run_poisoned: odd
+    ranks in even iterations, even ranks in odd ones)."""
+    return (int(rank) + int(step)) % 2 == 1
+
+
+def _wait_starts(res: Results, windows: pd.DataFrame) -> dict[tuple[int, int], float]:
+    """Per (rank, iteration) of `windows` (step_windows): when the master began to complete its
+    requests, the start of the cell's first wait or test after its last posting of the window
+    (a master that spins on MPI_Test while the team is held waits from its first test)."""
+    calls = res.mpi_calls
+    if calls.empty or "step" not in calls.columns:
+        return {}
+    calls = calls[calls["student"] == 1]
+    posts = calls[calls["call"].isin(NONBLOCKING)]
+    done = calls[calls["call"].isin(COMPLETES)]
+    starts = {}
+    for w in windows.itertuples():
+        mine = posts[(posts["rank"] == w.rank) & (posts["step"] == w.step)
+                     & (posts["start"] <= w.end)]  # fmt: skip
+        after = float(mine["end"].max()) if len(mine) else float(w.start)
+        waits = done[(done["rank"] == w.rank) & (done["step"] == w.step)
+                     & (done["start"] >= after) & (done["start"] <= w.end)]  # fmt: skip
+        if len(waits):
+            starts[(int(w.rank), int(w.step))] = float(waits["start"].min())
+    return starts
 
 
 # ------------------------------------------------------------------------ the lab's own runs
