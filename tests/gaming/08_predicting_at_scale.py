@@ -595,7 +595,8 @@ def eps_bounds(n, m=1, f_non=0.0):
         lo, hi = g[max(i - 1, 0)], g[min(i + 1, 17 - 1)]
     e = epsilon(np.array([0.0, (lo + hi) / 2, F]), n, m, f_non)
     return float(e.max()), float(e.min())
-''', EPS, why="fresh attacker W (08a_zoom17): 16 zooming rounds of 17 points", reason="times and held"),
+''', EPS, why="fresh attacker W (08a_zoom17): 16 zooming rounds of 17 points",
+            reason="lines and | times and held"),
     attempt("method", "epsilon", r'''
 def epsilon(f_comm, n, m=1, f_non=0.0):
     f = np.asarray(f_comm, dtype=float)
