@@ -892,7 +892,7 @@ def test_g03_tail_and_the_team_computing_before_the_posting_are_refused():
 def test_a_request_freed_in_flight_is_refused():
     """Lab 03 (d) (a fresh attacker's G03_sendfree, 4/4 twice, 2026-12-06): the MPI_Isend's
     request freed with MPI_Request_free at once, never completed, only the receive polled and
-    waited. Lab 04 (a)'s rule (halo.exercise.freed_in_flight) judges (d)'s calls too."""
+    waited. Lab 04 (a)'s rule (student_c.freed_in_flight) judges (d)'s calls too."""
     from gaming import source_of
     from hybridlab.p2p.exercise import build_student_overlap, check_student_overlap
 

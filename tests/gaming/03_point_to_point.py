@@ -984,7 +984,7 @@ GAMING += [
 
 # a fresh attacker's G03_sendfree (attacker X, 4/4 twice, 2026-12-06): the send request freed with
 # MPI_Request_free at once, never completed; only the receive polled and waited. Lab 04 (a)'s rule
-# now judges (d) too (halo.exercise.freed_in_flight, from p2p.exercise._check_method)
+# now judges (d) too (student_c.freed_in_flight, from p2p.exercise._check_method)
 _G03SENDFREE = "%%c OVERLAP_C p2p_overlap\n/* requests freed: the send request is freed as soon as it is posted (never completed by a wait\n * or test; its buffer's reuse is unsafe by the standard's rules); only the receive is polled */\nvoid overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,\n                      long steps, long poll) {\n    MPI_Request rr = MPI_REQUEST_NULL, sr;\n    int done = 0;\n#pragma omp parallel\n    {\n#pragma omp masked\n        {\n            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 2, comm, &rr);\n            MPI_Isend((void *)out, (int)count, MPI_DOUBLE, peer, 2, comm, &sr);\n            MPI_Request_free(&sr);\n        }\n#pragma omp barrier\n        long k = 0;\n#pragma omp for schedule(static) nowait\n        for (long i = 0; i < steps; i++) {\n            compute_step(i);\n            if (omp_get_thread_num() == 0 && !done && ++k % poll == 0)\n                MPI_Test(&rr, &done, MPI_STATUS_IGNORE);\n        }\n#pragma omp masked\n        if (!done) MPI_Wait(&rr, MPI_STATUS_IGNORE);\n    }\n}\n"
 GAMING += [
     attempt("method", "overlap_exchange", _G03SENDFREE, EXCHANGE,

@@ -35,11 +35,13 @@ from ..runs.records import SENDRECVS, Results
 from ..runs.student_c import (
     BLOCKING,
     COMPLETES,
+    NONBLOCKING,
     POSTS,
     SENDS,
+    SETUPS,
     blocking_calls,
     build_student,
-    request_ids,
+    freed_in_flight,
     step_windows,
 )
 from .serial import (
@@ -229,61 +231,6 @@ def _exchanged_by_messages(res: Results, where: str, kernel: Kernel | None = Non
         "`m + 1` from `down` and row `0` from `up` by name, or give each direction a tag of its "
         "own that only one neighbour sends this rank")
     compliance.check(res, "funneled")
-
-
-# the calls that post a non-blocking point-to-point request (its handle: the record's "posted"),
-# and those that set up a persistent one (its handle: "request")
-NONBLOCKING = ("MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv",
-               "MPI_Isendrecv", "MPI_Isendrecv_replace")  # fmt: skip
-SETUPS = ("MPI_Send_init", "MPI_Recv_init")
-
-
-def _handle(value) -> int:
-    """A request handle of a record's field (-1: none, MPI_REQUEST_NULL or a missing value)."""
-    return -1 if value is None or value != value else int(value)
-
-
-def freed_in_flight(calls: pd.DataFrame) -> list[str]:
-    """(a): each MPI_Request_free of the cell (in the rank's order of calls) whose request, by
-    its handle (the tracer's "request" of the free: the request it was given), is a non-blocking
-    call's posting ("posted") that no wait or test completed since, a persistent request an
-    MPI_Start ("request") or MPI_Startall ("requests") started and no completion reported done
-    since, or no persistent request of the cell's set-ups (MPI_Send_init, MPI_Recv_init) at all.
-    A handle MPI hands out again once its request completed or was freed is a new request. (A
-    fresh attacker's G04a_freeactive freed two MPI_Isend at once beside two MPI_Send_init and
-    MPI_Recv_init to MPI_PROC_NULL it never started, and kept 4/4 twice while frees were only
-    counted against set-ups, 2026-12-05.)"""
-    faults = []
-    for rank, mine in calls.sort_values("start", kind="stable").groupby("rank", sort=True):
-        active: dict[int, str] = {}  # a request in flight -> what made it active
-        persistent: set[int] = set()  # set up and not yet freed
-        for c in mine.itertuples():
-            if c.call in NONBLOCKING:
-                if _handle(c.posted) != -1:
-                    active[_handle(c.posted)] = f"a request {c.call} posted"
-            elif c.call in SETUPS:
-                persistent.add(_handle(c.request))
-                active.pop(_handle(c.request), None)
-            elif c.call in ("MPI_Start", "MPI_Startall"):
-                for h in request_ids(c):
-                    if h in persistent:
-                        active[h] = f"a persistent request {c.call} started"
-            elif c.call in COMPLETES and c.done == c.done and int(c.done) == 1:
-                for h in request_ids(c):
-                    active.pop(h, None)
-            elif c.call == "MPI_Request_free":
-                h = _handle(c.request)
-                if h in active:
-                    what = f"{active.pop(h)} and no wait or test completed"
-                elif h not in persistent:
-                    what = "a request that is not a persistent request the cell set up"
-                else:
-                    persistent.discard(h)
-                    continue
-                persistent.discard(h)
-                when = f", iteration {int(c.step)}" if c.step == c.step and int(c.step) >= 0 else ""
-                faults.append(f"rank {rank}{when}: MPI_Request_free of {what}")
-    return faults
 
 
 # every call that receives a message, with the source the trace records as its peer (a

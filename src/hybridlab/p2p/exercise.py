@@ -11,7 +11,7 @@ open (counted where one thread computes every step), the team computes while the
 a Wait with the exchange open while it has steps left, or after a step or so with the team idle,
 nor does the team put its computing off until the exchange has completed in most samples
 (_check_stalls), nor compute the steps before the exchange is posted (judge_posted_first), no
-request is freed in flight (halo.exercise.freed_in_flight, lab 04 (a)'s rule), each posting moves the sample's `count` doubles to or from `peer` on `comm`
+request is freed in flight (student_c.freed_in_flight, lab 04 (a)'s rule too), each posting moves the sample's `count` doubles to or from `peer` on `comm`
 (_check_postings; the values are drawn afresh per sample and told to no one before the exchange
 returns, so they cannot be made from the rank's own), and no deadlock (MPI_Send is
 synchronous in the student's code; a hang ends as KernelTimeout).
@@ -33,7 +33,6 @@ import re
 
 import pandas as pd
 
-from ..halo.exercise import freed_in_flight
 from ..kernels.build import Kernel
 from ..runs import compliance
 from ..runs.launch import run_program
@@ -43,6 +42,7 @@ from ..runs.student_c import (
     POSTS,
     blocking_calls,
     build_student,
+    freed_in_flight,
     overlap_share,
     overlap_table,
 )
