@@ -298,13 +298,8 @@ HONEST += [
           why="fresh attacker (R06_c11): a C11 atomic compound assignment on each value"),
 ]
 
-# fixer f34 (2026-12-06): kernels.lock_identity refuses adds held by regions the threads do not share
-# (each thread its own lock, two critical names); locks the same for every thread keep their points:
-# striped locks chosen by the element (also when each thread starts at its own element), one global
-# lock, a lock reached through a static pointer set once (which split_rmw refused before: a pointer
-# loaded from memory counted as rank_sum's, handed to omp_set_lock as to an unknown routine)
-HONEST += [
-    right("node_sum", r'''%%c NODES_C node_sum
+# the split and the node-aware reduction the lock-identity entries (f34, 2026-12-06) share
+_SPLIT_NODES = r"""%%c NODES_C node_sum
 void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
     int rank, node_rank;
     MPI_Comm_rank(world, &rank);
@@ -313,7 +308,30 @@ void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
     MPI_Comm_split(world, node_rank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
 }
 
-static omp_lock_t lk[8];
+"""
+_REDUCE_AND_SHARE = r"""#pragma omp barrier
+#pragma omp masked
+    {
+        int node_rank;
+        MPI_Comm_rank(node, &node_rank);
+        MPI_Reduce(node_rank == 0 ? MPI_IN_PLACE : rank_sum, rank_sum, n, MPI_DOUBLE, MPI_SUM, 0,
+                   node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+"""
+
+
+# fixer f34 (2026-12-06): kernels.lock_identity refuses adds held by regions the threads do not share
+# (each thread its own lock, two critical names); locks the same for every thread keep their points:
+# striped locks chosen by the element (also when each thread starts at its own element), one global
+# lock, a lock reached through a static pointer set once (which split_rmw refused before: a pointer
+# loaded from memory counted as rank_sum's, handed to omp_set_lock as to an unknown routine)
+HONEST += [
+    right("node_sum", _SPLIT_NODES + r'''static omp_lock_t lk[8];
 static int ready;
 void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
               MPI_Comm leaders) {
@@ -324,31 +342,9 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
         rank_sum[i] += mine[i];
         omp_unset_lock(&lk[i % 8]);
     }
-#pragma omp barrier
-#pragma omp masked
-    {
-        int node_rank;
-        MPI_Comm_rank(node, &node_rank);
-        MPI_Reduce(node_rank == 0 ? MPI_IN_PLACE : rank_sum, rank_sum, n, MPI_DOUBLE, MPI_SUM, 0,
-                   node);
-        if (leaders != MPI_COMM_NULL)
-            MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
-        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
-    }
-#pragma omp barrier
-}
-''',
+''' + _REDUCE_AND_SHARE,
           why="f34: striped locks lk[i % 8], initialised once in a single: each element always the same lock"),
-    right("node_sum", r'''%%c NODES_C node_sum
-void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
-    int rank, node_rank;
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
-    MPI_Comm_rank(*node, &node_rank);
-    MPI_Comm_split(world, node_rank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
-}
-
-static omp_lock_t la;
+    right("node_sum", _SPLIT_NODES + r'''static omp_lock_t la;
 static int ready;
 void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
               MPI_Comm leaders) {
@@ -357,31 +353,9 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
     omp_set_lock(&la);
     for (int i = 0; i < n; i++) rank_sum[i] += mine[i];
     omp_unset_lock(&la);
-#pragma omp barrier
-#pragma omp masked
-    {
-        int node_rank;
-        MPI_Comm_rank(node, &node_rank);
-        MPI_Reduce(node_rank == 0 ? MPI_IN_PLACE : rank_sum, rank_sum, n, MPI_DOUBLE, MPI_SUM, 0,
-                   node);
-        if (leaders != MPI_COMM_NULL)
-            MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
-        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
-    }
-#pragma omp barrier
-}
-''',
+''' + _REDUCE_AND_SHARE,
           why="f34: one global omp_lock_t initialised in a single, held over the adds"),
-    right("node_sum", r'''%%c NODES_C node_sum
-void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
-    int rank, node_rank;
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
-    MPI_Comm_rank(*node, &node_rank);
-    MPI_Comm_split(world, node_rank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
-}
-
-static omp_lock_t the_lock;
+    right("node_sum", _SPLIT_NODES + r'''static omp_lock_t the_lock;
 static omp_lock_t *lp;
 void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
               MPI_Comm leaders) {
@@ -392,31 +366,9 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
         rank_sum[i] += mine[i];
         omp_unset_lock(lp);
     }
-#pragma omp barrier
-#pragma omp masked
-    {
-        int node_rank;
-        MPI_Comm_rank(node, &node_rank);
-        MPI_Reduce(node_rank == 0 ? MPI_IN_PLACE : rank_sum, rank_sum, n, MPI_DOUBLE, MPI_SUM, 0,
-                   node);
-        if (leaders != MPI_COMM_NULL)
-            MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
-        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
-    }
-#pragma omp barrier
-}
-''',
+''' + _REDUCE_AND_SHARE,
           why="f34: the lock reached through a static pointer set once in a single"),
-    right("node_sum", r'''%%c NODES_C node_sum
-void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
-    int rank, node_rank;
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
-    MPI_Comm_rank(*node, &node_rank);
-    MPI_Comm_split(world, node_rank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
-}
-
-static omp_lock_t lk[8];
+    right("node_sum", _SPLIT_NODES + r'''static omp_lock_t lk[8];
 static int ready;
 void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
               MPI_Comm leaders) {
@@ -429,19 +381,6 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
         rank_sum[i] += mine[i];
         omp_unset_lock(&lk[i % 8]);
     }
-#pragma omp barrier
-#pragma omp masked
-    {
-        int node_rank;
-        MPI_Comm_rank(node, &node_rank);
-        MPI_Reduce(node_rank == 0 ? MPI_IN_PLACE : rank_sum, rank_sum, n, MPI_DOUBLE, MPI_SUM, 0,
-                   node);
-        if (leaders != MPI_COMM_NULL)
-            MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
-        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
-    }
-#pragma omp barrier
-}
-''',
+''' + _REDUCE_AND_SHARE,
           why="f34: striped locks lk[i % 8], each thread starting at its own offset (i from the thread number)"),
 ]
