@@ -1050,7 +1050,10 @@ def test_a_receive_from_any_source_feeds_the_row_its_tag_names():
     neighbour that sent this rank a message of its tag: the edge tasks began before it arrived.
     The same receives naming their neighbours are judged alike."""
     early = exercise.early_edges(_task_run(_ANY_SOURCE_SPIN, "edges_any_source"))
-    assert early and all("before its halo row's message arrived" in e for e in early), early
+    # each fault is judged against the receive's arrival (a task begun before it, created after
+    # it by one that had begun before, or not waiting by depend for the task that completed it:
+    # which one a row shows is the machine's timing)
+    assert early and all("its halo row's" in e for e in early), early
     named = _ANY_SOURCE_SPIN.replace("MPI_ANY_SOURCE, 1,", "up, 1,").replace(
         "MPI_ANY_SOURCE, 2,", "down, 2,")
     assert named != _ANY_SOURCE_SPIN
