@@ -10,7 +10,7 @@ LAB_DIR   ?= labs
 PYTEST_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: labextension labs-multinode hub-demo test-hub setup lab test book release grade lint bench bench-p2p clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slurm test-multinode bench-multinode test-openmpi test-simgrid
+.PHONY: labextension labs-multinode hub-demo test-hub setup lab test book release grade lint bench bench-p2p clean doctor image image-instructor test-image bench-labs test-browser test-grading-full test-slow test-slurm test-multinode bench-multinode test-openmpi test-simgrid
 
 setup: $(STAMP)
 	@command -v smpirun >/dev/null 2>&1 || echo "make: SimGrid (smpicc, smpirun) is not installed: lab 14 shows its simulations only with it. Debian/Ubuntu: sudo apt-get install libsimgrid-dev simgrid; conda: conda install -c conda-forge simgrid"
@@ -82,6 +82,12 @@ test-hub: setup $(HUB_STAMP) book
 # slurmd in namespaces of its own; engines and programs across the nodes inside `salloc -N 2`.
 test-multinode: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m multinode tests/test_multinode.py $(PYTEST_ARGS)
+
+# Every lab's solution notebook run whole in quick mode, the book built, and the instructor's path
+# through nbgrader, the LMS export and the exchange (about 11 minutes on 2 cores: left out of
+# `make test`, which stays under 20).
+test-slow: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -m "slow and not grading_full" $(PYTEST_ARGS)
 
 # SimGrid SMPI at 64-256 ranks (lab 14; about a minute on 2 cores); make test runs the 16-rank
 # simulation. Needs smpicc/smpirun (Debian: apt-get install libsimgrid-dev simgrid).

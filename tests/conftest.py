@@ -94,6 +94,7 @@ OPT_IN = {
     "hub": "make test-hub",
     "multinode": "make test-multinode",
     "simgrid": "make test-simgrid",
+    "slow": "make test-slow",
 }
 
 
@@ -102,7 +103,7 @@ def pytest_collection_modifyitems(config, items):
     keep, drop = [], []
     for item in items:
         wanted = {m.name for m in item.iter_markers()} & OPT_IN.keys()
-        (drop if any(name not in expr for name in wanted) else keep).append(item)
+        (drop if wanted and not any(name in expr for name in wanted) else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
