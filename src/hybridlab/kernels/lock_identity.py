@@ -144,6 +144,18 @@ class _Locks:
     def _s(self, f: Function, v: str) -> bool:
         return bool(v) and (f.name, v) in self.S
 
+    def _taint_params(self, f, callee, args) -> bool:
+        """The callee's parameters take the thread (T) and own-storage (S) taints of the
+        arguments `f` hands them; whether any changed."""
+        changed = False
+        for k, a in enumerate(args):
+            if a and k < len(callee.params) and callee.params[k]:
+                if self._t(f, a):
+                    changed |= self._add(self.T, callee, callee.params[k])
+                if self._s(f, a):
+                    changed |= self._add(self.S, callee, callee.params[k])
+        return changed
+
     def _add(self, which: set, f: Function, v: str | None) -> bool:
         if v and (f.name, v) not in which:
             which.add((f.name, v))
@@ -240,21 +252,9 @@ class _Locks:
             c = ins.callee or ""
             if c.startswith(("%", "asm")):  # an indirect call: any function whose address is taken
                 for name in self.named:
-                    callee = self.funcs[name]
-                    for k, a in enumerate(ins.args):
-                        if a and k < len(callee.params) and callee.params[k]:
-                            if self._t(f, a):
-                                changed |= self._add(self.T, callee, callee.params[k])
-                            if self._s(f, a):
-                                changed |= self._add(self.S, callee, callee.params[k])
+                    changed |= self._taint_params(f, self.funcs[name], ins.args)
             if c in self.funcs:
-                callee = self.funcs[c]
-                for k, a in enumerate(ins.args):
-                    if a and k < len(callee.params) and callee.params[k]:
-                        if self._t(f, a):
-                            changed |= self._add(self.T, callee, callee.params[k])
-                        if self._s(f, a):
-                            changed |= self._add(self.S, callee, callee.params[k])
+                changed |= self._taint_params(f, self.funcs[c], ins.args)
                 kinds = self.returns.get(c, set())
                 if "T" in kinds:
                     changed |= self._add(self.T, f, ins.result)
