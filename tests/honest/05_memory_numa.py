@@ -138,4 +138,24 @@ void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
 }
 """, why="each row built in a buffer of the thread's own and copied in with memcpy (a fresh "
         "attacker's: glibc's `rep movsb` stepped byte by byte ran past the time limit, 0/4 before)"),
+    # fresh attacker Y (2026-12-06): each row written inside a team of one nested in the outer
+    # team's thread, which runs on that OS thread (0/4 before: its thread number 0 was compared)
+    right("init_arrays", r"""
+%%c TOUCH_C touch_schedule
+/* right (unusual): the outer team's static,chunk loop, each row written inside a nested team of
+   ONE thread (a team of one runs on the encountering OS thread, so the writer is the same thread) */
+void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
+    #pragma omp parallel
+    {
+        #pragma omp for schedule(static, chunk)
+        for (long i = 0; i < rows; i++) {
+            #pragma omp parallel num_threads(1)
+            for (long j = 0; j < cols; j++) {
+                a[i * cols + j] = (double)((i + j) % 7);
+                b[i * cols + j] = (double)(1 + i % 3);
+            }
+        }
+    }
+}
+""", why="fresh attacker Y (A05 r3): each row written in a team of one nested in the computing thread"),
 ]
