@@ -751,6 +751,26 @@ def test_an_edge_task_waits_by_the_depend_addresses_the_runtime_got():
     assert exercise.depend_waits(everything, everything.iloc[4], row[1])
 
 
+
+def test_a_rank_s_depend_lists_are_read_once_however_many_rows_ask(monkeypatch):
+    """The judges ask depend_waits of every computed row (hundreds per run): an honest answer
+    whose exchange task completes by an MPI_Testall loop, one task per interior row, took 24-42 s
+    to judge at load 11 (the frame filtered and each sibling's list parsed again per step of
+    every chain), past the part's time limit: 0/4 in grading_full 12 (2026-12-06). A TaskGraph
+    parses each list once and gives depend_waits' answers."""
+    parsed = []
+    real = exercise._deps
+    monkeypatch.setattr(exercise, "_deps", lambda text: parsed.append(text) or real(text))
+    n = 200
+    tasks = pd.DataFrame([{"id": 1, "parent": 0, "deps": "o:a0", "start": 1.0, "waited": 0.0}]
+                         + [{"id": i, "parent": 0, "deps": "i:a0" if i % 2 else "",
+                             "start": 1.0 + i / 1e3, "waited": 0.0} for i in range(2, n + 1)])
+    graph = exercise.TaskGraph(tasks)
+    rows = [r for _, r in tasks.iterrows()]
+    waits = [int(r["id"]) for r in rows[1:] for _ in range(3) if graph.waits(r, rows[0])]
+    assert waits == [i for i in range(3, n + 1, 2) for _ in range(3)]
+    assert len(parsed) <= 2 * n, f"{len(parsed)} depend lists parsed for {n} tasks"
+
 def test_edges_held_by_a_waiting_body_or_a_shadowed_depend_are_refused():
     """T12b_flagspin2 (a fresh attacker's, 4/4 twice, 2026-12-05): task_iteration's body spins
     on a plain counter the waiting task bumps, then creates the edge task, whose depend(in:

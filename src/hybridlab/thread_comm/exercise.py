@@ -877,35 +877,64 @@ def _conflict(later: list[tuple[str, str]], earlier: list[tuple[str, str]]) -> b
     return any(a == b and not (k == j and k in "is") for k, a in later for j, b in earlier)
 
 
+class TaskGraph:
+    """One rank's task_run records (kernels_c/thread_halo.c: id, parent, deps, start, waited)
+    indexed once: each task's parent, creation time and depend list, and each parent's
+    children by creation time (the judges ask the same question of hundreds of rows)."""
+
+    def __init__(self, tasks: pd.DataFrame):
+        self.known = "deps" in tasks.columns and "id" in tasks.columns
+        self.nodes: dict[int, tuple[int, float, list]] = {}
+        self.children: dict[int, list[tuple[float, int]]] = {}
+        self._answers: dict[tuple[int, int], bool] = {}
+        if not self.known:
+            return
+        created = (tasks["start"] - tasks["waited"]).astype(float)
+        for tid, parent, made, deps in zip(tasks["id"].astype(int), tasks["parent"].astype(int),
+                                           created, tasks["deps"], strict=True):  # fmt: skip
+            self.nodes[tid] = (parent, float(made), _deps(deps))
+            self.children.setdefault(parent, []).append((float(made), tid))
+        for kids in self.children.values():
+            kids.sort()
+
+    def waits(self, task, producer) -> bool:
+        """depend_waits, from the index (`task`, `producer`: task_run rows)."""
+        if not self.known:
+            return True  # a run without the kit's depend records: left to the other rules
+        key = (int(task["id"]), int(producer["id"]))
+        if key not in self._answers:
+            self._answers[key] = self._search(task, key[1], float(producer["start"]) - float(producer["waited"]))
+        return self._answers[key]
+
+    def _search(self, task, pid: int, since: float) -> bool:
+        start = (int(task["id"]), int(task["parent"]),
+                 float(task["start"]) - float(task["waited"]), _deps(task["deps"]))  # fmt: skip
+        chain, seen = [start], set()
+        while chain:
+            cid, parent, made_at, mine = chain.pop()
+            if cid in seen:
+                continue
+            seen.add(cid)
+            if cid == pid:
+                return True
+            for made, sid in self.children.get(parent, ()):
+                if made >= made_at:
+                    break
+                if made >= since and _conflict(mine, self.nodes[sid][2]):
+                    chain.append((sid, *self.nodes[sid]))
+            if parent and parent != pid and parent in self.nodes:  # the producer's own children
+                chain.append((parent, *self.nodes[parent]))          # run while it runs
+        return False
+
+
 def depend_waits(tasks: pd.DataFrame, task, producer) -> bool:
     """Whether, by the depend lists the runtime got (kernels_c/thread_halo.c's task_run records
     of one rank: id, parent, deps, start, waited), `task` (or a task it descends from) waited for
     `producer`: a chain of sibling tasks, each created after the one before, each depend list
     conflicting with the previous (out against in, out or inout on one address), from the
     producer to the task or one of its creators (not the producer itself: a task it creates may
-    run before it is done)."""
-    if "deps" not in tasks.columns or "id" not in tasks.columns:
-        return True  # a run without the kit's depend records: left to the other rules
-    made = tasks.assign(created=tasks["start"] - tasks["waited"]).set_index("id", drop=False)
-    pid = int(producer["id"])
-    chain, seen = [task], set()
-    while chain:
-        current = chain.pop()
-        cid = int(current["id"])
-        if cid in seen:
-            continue
-        seen.add(cid)
-        if cid == pid:
-            return True
-        made_at = float(current["start"]) - float(current["waited"])
-        siblings = made[(made["parent"] == current["parent"]) & (made["created"] < made_at)
-                        & (made["created"] >= float(producer["start"]) - float(producer["waited"]))]
-        mine = _deps(current["deps"])
-        chain += [row for _, row in siblings.iterrows() if _conflict(mine, _deps(row["deps"]))]
-        parent = int(current["parent"])
-        if parent and parent != pid and parent in made.index:  # the producer's own children
-            chain.append(made.loc[parent])                     # run while it runs
-    return False
+    run before it is done). Judges of many rows build one TaskGraph and ask it."""
+    return TaskGraph(tasks).waits(task, producer)
 
 
 def early_edges(res: Results, threads: int | None = None) -> list[str]:
@@ -933,6 +962,7 @@ def early_edges(res: Results, threads: int | None = None) -> list[str]:
     the records when None)."""
     found = []
     for rank, mine, m, arrivals, tasks, calls, team in _ranks_tasks(res, threads):
+        graph, producer_of = TaskGraph(tasks), _producers(calls, tasks, int(rank))
         for piece in mine.itertuples():
             for row in {1, m} & set(range(int(piece.first), int(piece.last) + 1)):
                 arrived = arrivals.get((int(piece.step), row))
@@ -950,7 +980,7 @@ def early_edges(res: Results, threads: int | None = None) -> list[str]:
                 created = began - float(task["waited"])
                 creator = created - float(task["made_after"]) if task["made_after"] >= 0 else None
                 busy = float(task["busy"]) if "busy" in task.index and task["busy"] == task["busy"] else -1.0
-                producer = _producer(calls, tasks, int(rank), arrived)
+                producer = producer_of(arrived)
                 if began < arrived:
                     what = f"began {(arrived - began) * 1e3:.3f} ms before"
                 elif creator is not None and creator < arrived < created:
@@ -961,7 +991,7 @@ def early_edges(res: Results, threads: int | None = None) -> list[str]:
                             f"task_iteration's own body once it had spent {busy * 1e3:.1f} ms "
                             "waiting (a loop or a blocking call before the task's creation), "
                             "after")
-                elif producer is not None and not depend_waits(tasks, task, producer):
+                elif producer is not None and not graph.waits(task, producer):
                     found.append(
                         f"rank {rank}, iteration {int(piece.step)}: the task that computed row "
                         f"{row} does not wait by its depend clauses for the task that completed "
@@ -989,6 +1019,7 @@ def held_interior(res: Results, threads: int | None = None) -> list[str]:
     fresh attacker's T12b_half, 4/4 twice, 2026-12-05)."""
     found = []
     for rank, mine, m, arrivals, tasks, calls, team in _ranks_tasks(res, threads):
+        graph, producer_of = TaskGraph(tasks), _producers(calls, tasks, int(rank))
         inner = mine[(mine["last"] >= 2) & (mine["first"] <= m - 1)]
         for piece in inner.itertuples():
             step = int(piece.step)
@@ -1010,13 +1041,25 @@ def held_interior(res: Results, threads: int | None = None) -> list[str]:
                              "waiting")
                 continue
             for arrived, row in landed:
-                producer = _producer(calls, tasks, int(rank), arrived)
-                if producer is not None and depend_waits(tasks, task, producer):
+                producer = producer_of(arrived)
+                if producer is not None and graph.waits(task, producer):
                     found.append(f"rank {rank}, iteration {step}: interior {rows} were computed "
                                  "in a task that waits by its depend clauses for the task that "
                                  f"completed the receive of row {row}'s halo")
                     break
     return found
+
+
+def _producers(calls: pd.DataFrame, tasks: pd.DataFrame, rank: int):
+    """_producer of `rank`, remembered per arrival (every piece of an iteration asks the same)."""
+    known: dict[float, object] = {}
+
+    def producer_of(arrived: float):
+        if arrived not in known:
+            known[arrived] = _producer(calls, tasks, rank, arrived)
+        return known[arrived]
+
+    return producer_of
 
 
 def _producer(calls: pd.DataFrame, tasks: pd.DataFrame, rank: int, arrived: float):
