@@ -754,6 +754,146 @@ def test_node_sum_adds_under_one_lock_for_every_thread_keep_their_points():
         assert split_adds(code) == [], (name, split_adds(code))
 
 
+_STRIPES = "static omp_lock_t lk[64];\nstatic int ready;"
+_STRIPES_INIT = ("#pragma omp single\n    if (!ready) { for (int k = 0; k < 64; k++) omp_init_lock(&lk[k]); "
+                 "ready = 1; }\n    ")
+_TRY_ADD = ("__attribute__((noinline)) static int try_add(double *p, double x) {\n"
+            "    double old = *(volatile double *)p, nx = old + x;\n"
+            "    return __atomic_compare_exchange(p, &old, &nx, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);\n}")
+
+
+def test_node_sum_adds_that_may_fail_and_move_on_are_refused():
+    """Lab 06 (e): an add that is one whole read-modify-write but may FAIL, its failure moving on
+    instead of trying again, loses an add only when two threads meet on one element; every access
+    is atomic or under a lock every thread shares, so split_rmw, lock_identity and Archer passed
+    it: a fresh attacker (attackZ) kept 4/4 twice with z06_cas1 (one __atomic_compare_exchange,
+    no retry) and z06_synccas (__sync_val_compare_and_swap on the bits, its result ignored), and
+    once in two with z06_trylock (omp_test_lock on striped locks, the add skipped when busy).
+    kernels.retry_rmw refuses them, and: a CAS of three tries at most, a CAS loop that goes on
+    while it SUCCEEDS, a CAS once in a helper whose result the caller drops, pthread_mutex_trylock,
+    a hand-made try-lock (a CAS or a test-and-set on a flag, or a fetch-and-add ticket), the lock
+    test's result kept in a volatile or returned by a helper, and the add written through a select
+    on the lock test's result."""
+    from hybridlab.kernels import split_rmw
+    from hybridlab.mapping.exercise import split_adds
+
+    if not split_rmw.clang_present():
+        pytest.skip("clang is not installed")
+    cas = ("for (int i = 0; i < n; i++) {\n        double seen = 0.0;\n"
+           "        __atomic_compare_exchange(&rank_sum[i], &seen, &seen, 0, 5, 5);\n"
+           "        double want = seen + mine[i];\n"
+           "        __atomic_compare_exchange(&rank_sum[i], &seen, &want, 0, 5, 5);\n    }")
+    sync = ("for (int i = 0; i < n; i++) {\n        unsigned long *bits = (unsigned long *)&rank_sum[i];\n"
+            "        unsigned long old = __sync_val_compare_and_swap(bits, 0UL, 0UL), next;\n"
+            "        double v;\n        memcpy(&v, &old, sizeof v);\n        v += mine[i];\n"
+            "        memcpy(&next, &v, sizeof next);\n        (void)__sync_val_compare_and_swap(bits, old, next);\n    }")
+    tried = ("for (int i = 0; i < n; i++) {\n        TAKE\n"
+             "            rank_sum[i] += mine[i];\n            GIVE\n        }\n    }")
+    test = ("if (omp_test_lock(&lk[i % 64])) {", "omp_unset_lock(&lk[i % 64]);")
+    cases = {
+        "cas": _adds(cas), "sync": _adds(sync, "#include <string.h>"),
+        "trylock": _adds(_STRIPES_INIT + tried.replace("TAKE", test[0]).replace("GIVE", test[1]), _STRIPES),
+        "bounded": _adds("for (int i = 0; i < n; i++) {\n        double old = *(volatile double *)&rank_sum[i];\n"
+                         "        for (int k = 0; k < 3; k++) {\n            double nx = old + mine[i];\n"
+                         "            if (__atomic_compare_exchange(&rank_sum[i], &old, &nx, 0, 5, 5)) break;\n"
+                         "        }\n    }"),
+        "inverted": _adds("for (int i = 0; i < n; i++) {\n"
+                          "        double old = *(volatile double *)&rank_sum[i], nx = old + mine[i];\n"
+                          "        while (__atomic_compare_exchange(&rank_sum[i], &old, &nx, 0, 5, 5))\n"
+                          "            nx = old + mine[i];\n    }"),
+        "helper": _adds("for (int i = 0; i < n; i++) (void)try_add(&rank_sum[i], mine[i]);", _TRY_ADD),
+        "mutex": _adds(tried.replace("TAKE", "if (pthread_mutex_trylock(&mu) == 0) {")
+                       .replace("GIVE", "pthread_mutex_unlock(&mu);"),
+                       "#include <pthread.h>\nstatic pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;"),
+        "casflag": _adds(tried.replace("TAKE", "if (__sync_bool_compare_and_swap(&flag[i % 64], 0, 1)) {")
+                         .replace("GIVE", "__sync_lock_release(&flag[i % 64]);"), "static int flag[64];"),
+        "tas": _adds(tried.replace("TAKE", "if (!__atomic_test_and_set(&tf[i % 64], __ATOMIC_ACQUIRE)) {")
+                     .replace("GIVE", "__atomic_clear(&tf[i % 64], __ATOMIC_RELEASE);"), "static _Bool tf[64];"),
+        "ticket": _adds(tried.replace("TAKE", "if (__atomic_fetch_add(&busy[i % 64], 1, __ATOMIC_ACQUIRE) == 0) {")
+                        .replace("GIVE", "__atomic_store_n(&busy[i % 64], 0, __ATOMIC_RELEASE);"),
+                        "static int busy[64];"),
+        "volatile": _adds(_STRIPES_INIT + tried.replace(
+            "TAKE", "volatile int ok = omp_test_lock(&lk[i % 64]);\n        if (ok) {").replace("GIVE", test[1]),
+            _STRIPES),
+        "took": _adds(_STRIPES_INIT + tried.replace("TAKE", "if (take(&lk[i % 64])) {").replace("GIVE", test[1]),
+                      _STRIPES + "\n__attribute__((noinline)) static int take(omp_lock_t *l) "
+                      "{ return omp_test_lock(l); }"),
+        "select": _adds(_STRIPES_INIT + "for (int i = 0; i < n; i++) {\n        int ok = omp_test_lock(&lk[i % 64]);\n"
+                        "        double v = rank_sum[i];\n        rank_sum[i] = ok ? v + mine[i] : v;\n"
+                        "        if (ok) omp_unset_lock(&lk[i % 64]);\n    }", _STRIPES),
+    }
+    for name, code in cases.items():
+        found = split_adds(code)
+        assert any("tried again" in f or "instead of trying again" in f for f in found), (name, found)
+    assert any(f.startswith("cell line 16:") and "not tried again" in f
+               for f in split_adds(cases["cas"])), split_adds(cases["cas"])  # the second CAS
+
+
+def test_node_sum_adds_tried_again_until_they_succeed_keep_their_points():
+    """Lab 06 (e): an add that may fail keeps its points when its failure comes back to it: a CAS
+    loop in a helper after a CAS that only reads (a fresh attacker's z06r_cas), a
+    __sync_val_compare_and_swap loop on the bits, a weak __atomic_compare_exchange_n loop,
+    omp_test_lock retried until it takes the lock, or falling back to omp_set_lock, or in a do-while
+    around the add, pthread_mutex_trylock retried, an omp atomic update and capture (clang's CAS
+    loop for a double), OpenMP's array-section reduction (z06r_arrayred) and an ordered region
+    (z06r_ordered); and, for retry_rmw alone (split_rmw refuses it for another reason: the caller's
+    loop runs on a value read from rank_sum), a helper's one CAS that the caller tries again."""
+    from hybridlab.kernels import llvm_ir, retry_rmw, split_rmw
+    from hybridlab.mapping.exercise import split_adds
+    from hybridlab.runs.student_c import preprocessed_lines, student_unit
+
+    if not split_rmw.clang_present():
+        pytest.skip("clang is not installed")
+    spin = ("for (int i = 0; i < n; i++) {\n        TAKE\n        rank_sum[i] += mine[i];\n"
+            "        GIVE\n    }")
+    give = "omp_unset_lock(&lk[i % 64]);"
+    cases = {
+        "helper": _adds("for (int i = 0; i < n; i++) cas_add(&rank_sum[i], mine[i]);",
+                        "static void cas_add(double *where, double x) {\n    double old = 0.0, next;\n"
+                        "    __atomic_compare_exchange(where, &old, &old, 0, 5, 5);\n"
+                        "    do {\n        next = old + x;\n"
+                        "    } while (!__atomic_compare_exchange(where, &old, &next, 0, 5, 5));\n}"),
+        "syncval": _adds("for (int i = 0; i < n; i++) {\n        unsigned long *b = (unsigned long *)&rank_sum[i];\n"
+                         "        unsigned long old = __atomic_load_n(b, 0), got;\n        for (;;) {\n"
+                         "            double v;\n            memcpy(&v, &old, 8);\n            v += mine[i];\n"
+                         "            unsigned long nx;\n            memcpy(&nx, &v, 8);\n"
+                         "            got = __sync_val_compare_and_swap(b, old, nx);\n"
+                         "            if (got == old) break;\n            old = got;\n        }\n    }",
+                         "#include <string.h>"),
+        "weak": _adds("for (int i = 0; i < n; i++) {\n        long *b = (long *)&rank_sum[i];\n"
+                      "        long old = __atomic_load_n(b, 0), nx;\n        do {\n            double v;\n"
+                      "            memcpy(&v, &old, 8);\n            v += mine[i];\n            memcpy(&nx, &v, 8);\n"
+                      "        } while (!__atomic_compare_exchange_n(b, &old, nx, 1, 5, 0));\n    }",
+                      "#include <string.h>"),
+        "spin": _adds(_STRIPES_INIT + spin.replace("TAKE", "while (!omp_test_lock(&lk[i % 64])) ;")
+                      .replace("GIVE", give), _STRIPES),
+        "fallback": _adds(_STRIPES_INIT + spin.replace(
+            "TAKE", "if (!omp_test_lock(&lk[i % 64])) omp_set_lock(&lk[i % 64]);").replace("GIVE", give), _STRIPES),
+        "doloop": _adds(_STRIPES_INIT + "for (int i = 0; i < n; i++) {\n        int ok;\n        do {\n"
+                        "            ok = omp_test_lock(&lk[i % 64]);\n"
+                        f"            if (ok) {{ rank_sum[i] += mine[i]; {give} }}\n"
+                        "        } while (!ok);\n    }", _STRIPES),
+        "mutex": _adds(spin.replace("TAKE", "while (pthread_mutex_trylock(&mu)) ;")
+                       .replace("GIVE", "pthread_mutex_unlock(&mu);"),
+                       "#include <pthread.h>\nstatic pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;"),
+        "atomic": _adds("for (int i = 0; i < n; i++) {\n#pragma omp atomic update\n        rank_sum[i] += mine[i];\n"
+                        "        double o;\n#pragma omp atomic capture\n        { o = rank_sum[i]; rank_sum[i] += 0.0; }\n"
+                        "        (void)o;\n    }"),
+        "arrayred": _adds("int T = omp_get_num_threads();\n#pragma omp for schedule(static, 1) "
+                          "reduction(+ : rank_sum[:n])\n    for (int k = 0; k < T; k++)\n"
+                          "        for (int i = 0; i < n; i++) rank_sum[i] += mine[i];"),
+        "ordered": _adds("int T = omp_get_num_threads();\n#pragma omp for ordered schedule(static, 1)\n"
+                         "    for (int k = 0; k < T; k++) {\n#pragma omp ordered\n"
+                         "        for (int i = 0; i < n; i++) rank_sum[i] += mine[i];\n    }"),
+    }
+    for name, code in cases.items():
+        assert split_adds(code) == [], (name, split_adds(code))
+    caller = _adds("for (int i = 0; i < n; i++)\n        while (!try_add(&rank_sum[i], mine[i])) ;", _TRY_ADD)
+    view = split_rmw.gcc_view(preprocessed_lines("node_sum", "HL_STUDENT_NODES", caller), caller)
+    ir = llvm_ir.cell_ir(student_unit("node_sum", "HL_STUDENT_NODES", view), (), sanitized=False)
+    assert retry_rmw.dropped_adds(ir) == []
+
+
 def test_node_sum_must_come_out_of_the_reductions():
     """Lab 06 (e): the sums are judged outside the student's process (node_sum_verdict, from the
     salts, factors, views and nudged reductions the kit recorded): the solution's sum is the

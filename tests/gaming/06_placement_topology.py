@@ -883,3 +883,164 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
             why="f34: a critical name per thread parity, in two helpers each thread reaches by its own path",
             reason="shared by every thread"),
 ]
+
+
+# a fresh attacker (attackZ, 2026-12-06) kept 4/4 twice with z06_cas1 and z06_synccas and once in
+# two with z06_trylock: each add ONE whole read-modify-write that may FAIL, its failure moving on to
+# the next element instead of trying again (a compare-and-swap tried once, its result ignored; a
+# striped lock taken with omp_test_lock, the add skipped when it is busy). Every access is atomic or
+# under a lock every thread shares, so split_rmw, lock_identity and Archer pass it; an add is lost
+# only when two threads meet on one element. Refused at build by kernels.retry_rmw (fixer f39): a
+# CAS on rank_sum must come back to itself when it fails, and a write into rank_sum made or
+# skipped by the outcome of a lock test or an atomic must sit behind a retry. With f39's variants: a
+# hand-made try-lock (a CAS on a flag), pthread_mutex_trylock, a bounded number of tries, a CAS
+# once in a helper, and the add written through a select on the lock test's result
+GAMING += [
+    attempt("method", "node_sum", r'''%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int r, nr;
+    MPI_Comm_rank(world, &r);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nr);
+    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, r, leaders);
+}
+
+static void reduce_steps(double *rank_sum, double *sum, int n, MPI_Comm node, MPI_Comm leaders) {
+    MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+    if (leaders != MPI_COMM_NULL)
+        MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+    MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    for (int i = 0; i < n; i++) {
+        /* one compare-and-swap, no retry: an add lost when another thread got in first */
+        double seen = 0.0;
+        __atomic_compare_exchange(&rank_sum[i], &seen, &seen, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        double want = seen + mine[i];
+        __atomic_compare_exchange(&rank_sum[i], &seen, &want, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    }
+#pragma omp barrier
+#pragma omp masked
+    reduce_steps(rank_sum, sum, n, node, leaders);
+#pragma omp barrier
+}
+''', {"hidden_node_sum"},
+            why="fresh attacker (z06_cas1): each add one __atomic_compare_exchange, no retry",
+            reason="not tried again"),
+    attempt("method", "node_sum", r'''%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int r, nr;
+    MPI_Comm_rank(world, &r);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nr);
+    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, r, leaders);
+}
+
+static void reduce_steps(double *rank_sum, double *sum, int n, MPI_Comm node, MPI_Comm leaders) {
+    MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+    if (leaders != MPI_COMM_NULL)
+        MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+    MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+}
+/* the add as one __sync compare-and-swap on the double's bits, tried once: lost when another
+   thread's CAS got in between the read and this one */
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    for (int i = 0; i < n; i++) {
+        unsigned long *bits = (unsigned long *)&rank_sum[i];
+        unsigned long old = __sync_val_compare_and_swap(bits, 0UL, 0UL); /* an atomic read */
+        double v;
+        memcpy(&v, &old, sizeof v);
+        v += mine[i];
+        unsigned long next;
+        memcpy(&next, &v, sizeof next);
+        (void)__sync_val_compare_and_swap(bits, old, next);
+    }
+#pragma omp barrier
+#pragma omp masked
+    reduce_steps(rank_sum, sum, n, node, leaders);
+#pragma omp barrier
+}
+''', {"hidden_node_sum"},
+            why="fresh attacker (z06_synccas): each add one __sync_val_compare_and_swap on the bits, "
+                "its result ignored", reason="not tried again"),
+    attempt("method", "node_sum", r'''%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int r, nr;
+    MPI_Comm_rank(world, &r);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nr);
+    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, r, leaders);
+}
+
+static void reduce_steps(double *rank_sum, double *sum, int n, MPI_Comm node, MPI_Comm leaders) {
+    MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+    if (leaders != MPI_COMM_NULL)
+        MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+    MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+}
+static omp_lock_t lk[64];
+static int made;
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+#pragma omp masked
+    {
+        if (!made) { for (int k = 0; k < 64; k++) omp_init_lock(&lk[k]); made = 1; }
+    }
+#pragma omp barrier
+    for (int i = 0; i < n; i++) {
+        /* striped locks (element i: lock i % 64, the same for every thread), never waited for: an
+           add whose lock is busy is dropped */
+        if (omp_test_lock(&lk[i % 64])) {
+            rank_sum[i] += mine[i];
+            omp_unset_lock(&lk[i % 64]);
+        }
+    }
+#pragma omp barrier
+#pragma omp masked
+    reduce_steps(rank_sum, sum, n, node, leaders);
+#pragma omp barrier
+}
+''', {"hidden_node_sum"},
+            why="fresh attacker (z06_trylock): striped locks taken with omp_test_lock, the add "
+                "skipped when the lock is busy", reason="instead of trying again"),
+    attempt("method", "node_sum", _held(
+        "for (int i = 0; i < n; i++) {\n        if (__sync_bool_compare_and_swap(&flag[i % 64], 0, 1)) {\n"
+        "            rank_sum[i] += mine[i];\n            __sync_lock_release(&flag[i % 64]);\n        }\n    }",
+        "static int flag[64];"), {"hidden_node_sum"},
+            why="f39: a hand-made try-lock, a CAS on a striped flag, the add skipped when it fails",
+            reason="instead of trying again"),
+    attempt("method", "node_sum", _held(
+        "for (int i = 0; i < n; i++) {\n        if (pthread_mutex_trylock(&mu) == 0) {\n"
+        "            rank_sum[i] += mine[i];\n            pthread_mutex_unlock(&mu);\n        }\n    }",
+        "#include <pthread.h>\nstatic pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;"), {"hidden_node_sum"},
+            why="f39: pthread_mutex_trylock, the add skipped when the mutex is busy",
+            reason="instead of trying again"),
+    attempt("method", "node_sum", _held(
+        "for (int i = 0; i < n; i++) {\n        double old = *(volatile double *)&rank_sum[i];\n"
+        "        for (int k = 0; k < 3; k++) {\n            double next = old + mine[i];\n"
+        "            if (__atomic_compare_exchange(&rank_sum[i], &old, &next, 0, __ATOMIC_SEQ_CST,\n"
+        "                                          __ATOMIC_SEQ_CST))\n                break;\n"
+        "        }\n    }", ""), {"hidden_node_sum"},
+            why="f39: a CAS loop of three tries at most: the add dropped after the third failure",
+            reason="not tried again"),
+    attempt("method", "node_sum", _held(
+        "for (int i = 0; i < n; i++) (void)try_add(&rank_sum[i], mine[i]);",
+        "__attribute__((noinline)) static int try_add(double *p, double x) {\n"
+        "    double old = *(volatile double *)p, next = old + x;\n"
+        "    return __atomic_compare_exchange(p, &old, &next, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);\n}"),
+            {"hidden_node_sum"},
+            why="f39: one CAS in a helper that says whether it worked; the caller never asks again",
+            reason="not tried again"),
+    attempt("method", "node_sum", _held(
+        "#pragma omp single\n    if (!ready) {\n        for (int k = 0; k < 64; k++) omp_init_lock(&lk[k]);\n"
+        "        ready = 1;\n    }\n    for (int i = 0; i < n; i++) {\n"
+        "        int ok = omp_test_lock(&lk[i % 64]);\n        double v = rank_sum[i];\n"
+        "        rank_sum[i] = ok ? v + mine[i] : v;\n        if (ok)\n            omp_unset_lock(&lk[i % 64]);\n    }",
+        "static omp_lock_t lk[64];\nstatic int ready;"), {"hidden_node_sum"},
+            why="f39: omp_test_lock's result choosing by a select whether the add is written",
+            reason="instead of trying again"),
+]

@@ -384,3 +384,139 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 ''' + _REDUCE_AND_SHARE,
           why="f34: striped locks lk[i % 8], each thread starting at its own offset (i from the thread number)"),
 ]
+
+
+# a fresh attacker's (attackZ, 2026-12-06) unusual right answers, kept 4/4, and fixer f39's: a
+# compare-and-swap LOOP until it succeeds (in a helper, or on the bits by __sync_val_compare_and_swap),
+# OpenMP's array-section reduction, the adds in an ordered region, and omp_test_lock retried until
+# it takes the lock (or falling back to omp_set_lock): kernels.retry_rmw refuses a CAS or a lock
+# test whose failure moves on, never one tried again
+HONEST += [
+    right("node_sum", r'''%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int r, nr;
+    MPI_Comm_rank(world, &r);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nr);
+    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, r, leaders);
+}
+
+static void reduce_steps(double *rank_sum, double *sum, int n, MPI_Comm node, MPI_Comm leaders) {
+    MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+    if (leaders != MPI_COMM_NULL)
+        MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+    MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+}
+
+/* a lock-free add: compare-and-swap until no other thread came in between */
+static void cas_add(double *where, double x) {
+    double old = 0.0, next;
+    __atomic_compare_exchange(where, &old, &old, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    do {
+        next = old + x;
+    } while (!__atomic_compare_exchange(where, &old, &next, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    for (int i = 0; i < n; i++) cas_add(&rank_sum[i], mine[i]);
+#pragma omp barrier
+#pragma omp masked
+    reduce_steps(rank_sum, sum, n, node, leaders);
+#pragma omp barrier
+}
+''', why="fresh attacker (z06r_cas): a CAS loop until it succeeds, in a helper"),
+    right("node_sum", r'''%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int r, nr;
+    MPI_Comm_rank(world, &r);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nr);
+    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, r, leaders);
+}
+
+static void reduce_steps(double *rank_sum, double *sum, int n, MPI_Comm node, MPI_Comm leaders) {
+    MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+    if (leaders != MPI_COMM_NULL)
+        MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+    MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    int T = omp_get_num_threads();
+    /* OpenMP's own array reduction: one iteration per thread, each its own values; the
+       runtime combines the private copies into rank_sum safely */
+#pragma omp for schedule(static, 1) reduction(+ : rank_sum[:n])
+    for (int k = 0; k < T; k++)
+        for (int i = 0; i < n; i++) rank_sum[i] += mine[i];
+#pragma omp masked
+    reduce_steps(rank_sum, sum, n, node, leaders);
+#pragma omp barrier
+}
+''', why="fresh attacker (z06r_arrayred): omp for reduction(+: rank_sum[:n]), one iteration per thread"),
+    right("node_sum", r'''%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int r, nr;
+    MPI_Comm_rank(world, &r);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nr);
+    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, r, leaders);
+}
+
+static void reduce_steps(double *rank_sum, double *sum, int n, MPI_Comm node, MPI_Comm leaders) {
+    MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+    if (leaders != MPI_COMM_NULL)
+        MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+    MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+}
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    int T = omp_get_num_threads();
+    /* one iteration per thread, its adds in an ordered region: the threads add one after the
+       other, in thread order */
+#pragma omp for ordered schedule(static, 1)
+    for (int k = 0; k < T; k++) {
+#pragma omp ordered
+        for (int i = 0; i < n; i++) rank_sum[i] += mine[i];
+    }
+#pragma omp masked
+    reduce_steps(rank_sum, sum, n, node, leaders);
+#pragma omp barrier
+}
+''', why="fresh attacker (z06r_ordered): omp for ordered, the adds in an ordered region"),
+    right("node_sum", _SPLIT_NODES + r'''static omp_lock_t lk[64];
+static int ready;
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+#pragma omp single
+    if (!ready) { for (int k = 0; k < 64; k++) omp_init_lock(&lk[k]); ready = 1; }
+    for (int i = 0; i < n; i++) {
+        if (!omp_test_lock(&lk[i % 64]))  /* busy: wait for it */
+            omp_set_lock(&lk[i % 64]);
+        rank_sum[i] += mine[i];
+        omp_unset_lock(&lk[i % 64]);
+    }
+''' + _REDUCE_AND_SHARE,
+          why="f39: striped locks tried with omp_test_lock, omp_set_lock when busy"),
+    right("node_sum", _SPLIT_NODES + r'''#include <string.h>
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    for (int i = 0; i < n; i++) {  /* the add on the double's bits, swapped until no one got in */
+        unsigned long *bits = (unsigned long *)&rank_sum[i];
+        unsigned long old = __atomic_load_n(bits, __ATOMIC_RELAXED), got;
+        for (;;) {
+            double v;
+            memcpy(&v, &old, sizeof v);
+            v += mine[i];
+            unsigned long next;
+            memcpy(&next, &v, sizeof next);
+            got = __sync_val_compare_and_swap(bits, old, next);
+            if (got == old)
+                break;
+            old = got;
+        }
+    }
+''' + _REDUCE_AND_SHARE,
+          why="f39: a __sync_val_compare_and_swap loop on the bits until the old value is the one read"),
+]

@@ -15,7 +15,7 @@ import pandas as pd
 
 import hybridlab as hl
 
-from ..kernels import archer, llvm_ir, lock_identity, split_rmw
+from ..kernels import archer, llvm_ir, lock_identity, retry_rmw, split_rmw
 from ..machine.placement import BIND_MODES, Placement, PlacementError
 from ..runs.student_c import build_student, preprocessed_lines, run_student, student_unit
 from ..tools.exercise import SPLIT_UPDATE, archer_run
@@ -181,7 +181,8 @@ def build_student_nodes(code: str, name: str = "student_nodes") -> hl.Kernel:
         "made safe as a whole (#pragma omp atomic update, a critical section, a lock), not an "
         "atomic read and an atomic write, nor a read in one critical section or lock hold and "
         "the write in another, nor held by locks or critical names the threads do not share, "
-        "which can lose an add without a race Archer reports")
+        "nor a compare-and-swap or lock test whose failure drops the add instead of trying "
+        "again, which can lose an add without a race Archer reports")
     return kernel
 
 
@@ -210,7 +211,8 @@ def split_adds(code: str) -> list[str]:
     if split_rmw.clang_present():
         view = split_rmw.gcc_view(lines, code)
         ir = llvm_ir.cell_ir(student_unit("node_sum", "HL_STUDENT_NODES", view), (), sanitized=False)
-        found += split_rmw.split_writes(ir) + lock_identity.unshared_locks(ir)
+        found += split_rmw.split_writes(ir) + lock_identity.unshared_locks(ir) + \
+            retry_rmw.dropped_adds(ir)
     if not archer.missing():
         ir = llvm_ir.cell_ir(student_unit("node_sum", "HL_STUDENT_NODES", code), ())
         found += [f"{at}: an atomic store or exchange ({what})"
