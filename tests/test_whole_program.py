@@ -133,3 +133,58 @@ def test_the_tasks_threads_must_be_bound_by_omp_proc_bind():
     assert threads_unbound({"OMP_PROC_BIND": "true"}) is None
     assert "not set" in threads_unbound({"OMP_PLACES": "cores"})
     assert "binds no thread" in threads_unbound({"OMP_PROC_BIND": "false"})
+
+
+# a fresh attacker's L10_split2 (5/5 twice, 2026-12-06, fixer f38): the sweep serial on the master,
+# written as one-element statements so that no statement reads four elements, beside a decoy
+# `parallel for` whose statement does (the other threads spun to look busy)
+SPLIT_SWEEP = """#pragma omp parallel for
+        for (long k = 1; k <= rows; k++)
+            decoy[k & 4095] = u[(k - 1) * w] + u[(k + 1) * w] + u[k * w] + u[k * w + n + 1];
+        for (long k = 1; k <= rows; k++)
+            for (long j = 1; j <= n; j++) {
+                double a = u[(k - 1) * w + j];
+                double b = u[(k + 1) * w + j];
+                double c = u[k * w + j - 1];
+                double d = u[k * w + j + 1];
+                double s = a + b;
+                s += c;
+                s += d;
+                v[k * w + j] = s / 4.0;
+            }"""
+
+
+def _split(sweep: str) -> str:
+    program = JACOBI_PROGRAM.replace(SWEEP, sweep).replace("int main(", "static double decoy[4096];\n\nint main(", 1)
+    assert program.count("decoy") >= 2
+    return program
+
+
+def test_the_update_is_found_by_what_the_program_does_not_how_it_is_written():
+    """L10_split2: the serial update in one-element statements is the update (clang's IR: a store
+    of a value made from four reads), outside every work-sharing loop; the decoy shares nothing of
+    it. The text rule found no statement of the update there but the decoy's, which was shared."""
+    found = updates_unshared(_split(SPLIT_SWEEP))
+    assert found and "v[k * w + j] = s / 4.0;" in found[0] and "work-sharing" in found[0]
+    # the same through a volatile temporary (memory of the function's own)
+    spilled = SPLIT_SWEEP.replace("double s = a + b;\n                s += c;", "volatile double s = a;\n"
+                                  "                s += b;\n                s += c;")  # fmt: skip
+    assert spilled != SPLIT_SWEEP and updates_unshared(_split(spilled))
+    # ... or its bits written as an integer
+    pun = SPLIT_SWEEP.replace("v[k * w + j] = s / 4.0;", "union { double d; unsigned long long i; } x;\n"
+                              "                x.d = s / 4.0;\n                ((unsigned long long *)v)[k * w + j] = x.i;")
+    assert pun != SPLIT_SWEEP and "x.i;" in updates_unshared(_split(pun))[0]
+    # written as the lab asks, in the shared loop, the one-element statements are shared
+    shared = SPLIT_SWEEP.replace("        for (long k = 1; k <= rows; k++)\n            for (long j",
+                                 "#pragma omp parallel for\n        for (long k = 1; k <= rows; k++)\n            for (long j")
+    assert shared != SPLIT_SWEEP and updates_unshared(_split(shared)) == []
+
+
+def test_an_omp_loop_is_read_as_gcc_builds_it():
+    """L10_loop (right, 5/5 on the text rule): `parallel` + `loop`. Clang 14 makes every thread run
+    all of a `loop` (as `simd`); GCC, which builds the graded program, shares it like `for`: the
+    IR is read with `loop` as GCC builds it."""
+    looped = JACOBI_PROGRAM.replace(SWEEP, SWEEP.replace("#pragma omp parallel for", "#pragma omp parallel\n#pragma omp loop"))
+    assert looped != JACOBI_PROGRAM and updates_unshared(looped) == []
+    # bound to one thread, each thread sweeps every row: not shared
+    assert updates_unshared(looped.replace("#pragma omp loop", "#pragma omp loop bind(thread)"))
