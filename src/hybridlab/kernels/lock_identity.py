@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 
 from . import llvm_ir
-from .split_rmw import _COPIES, _PLAIN_CALLS, Function, Instr, _Analysis, _strip_meta
+from .split_rmw import _COPIES, _PLAIN_CALLS, Function, Instr, _Analysis, _strip_meta, call_sites
 
 _CRITICAL_ENTER = re.compile(r"@__kmpc_critical(?:_with_hint)?$")
 _CRITICAL_EXIT = re.compile(r"@__kmpc_end_critical$")
@@ -84,13 +84,7 @@ class _Locks:
         if handed and self.named:
             self.a._derive()
         self.tls = {m.group(1) for ln in ir.splitlines() if (m := _TLS.match(ln))}
-        self.callers: dict[str, list[tuple[Function, tuple[str, int], Instr]]] = {
-            name: [] for name in self.funcs}
-        for f in self.funcs.values():
-            for b in f.blocks:
-                for i, ins in enumerate(f.code[b]):
-                    if ins.op == "call" and ins.callee in self.funcs:
-                        self.callers[ins.callee].append((f, (b, i), ins))
+        self.callers = call_sites(self.funcs)
         root = self.funcs.get(self.root)
         self.data = root.params[data] if root is not None and len(root.params) > data else ""
         self.lock_sites: dict[tuple, list[tuple[Function, Instr, str]]] = {}

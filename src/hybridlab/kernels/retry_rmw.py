@@ -40,7 +40,7 @@ import re
 from collections import deque
 
 from . import llvm_ir
-from .split_rmw import _RESULT, Function, Instr, _Analysis, _split_top, _strip_meta
+from .split_rmw import _RESULT, Function, Instr, _Analysis, _split_top, _strip_meta, call_sites
 
 # library routines that try to take a lock and may fail (the result says whether they did)
 _TRY_CALLS = re.compile(r"@(?:omp_test_(?:nest_)?lock|pthread_mutex_(?:trylock|timedlock)|"
@@ -66,13 +66,7 @@ class _Tries:
         self.a = _Analysis(ir, function, param)
         self.funcs = self.a.funcs
         self.root = "@" + function
-        self.callers: dict[str, list[tuple[Function, tuple[str, int], Instr]]] = {
-            name: [] for name in self.funcs}
-        for f in self.funcs.values():
-            for b in f.blocks:
-                for i, ins in enumerate(f.code[b]):
-                    if ins.op == "call" and ins.callee in self.funcs:
-                        self.callers[ins.callee].append((f, (b, i), ins))
+        self.callers = call_sites(self.funcs)
         self.writers = self._writer_functions()
         self.found: dict[str, str] = {}
 

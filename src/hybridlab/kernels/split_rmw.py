@@ -233,6 +233,17 @@ def parse(ir: str) -> dict[str, Function]:
     return funcs
 
 
+
+def call_sites(funcs: dict[str, Function]) -> dict[str, list[tuple[Function, tuple[str, int], Instr]]]:
+    """Per defined function: every call of it (the calling function, (block, index), the call)."""
+    callers: dict[str, list[tuple[Function, tuple[str, int], Instr]]] = {name: [] for name in funcs}
+    for f in funcs.values():
+        for b in f.blocks:
+            for i, ins in enumerate(f.code[b]):
+                if ins.op == "call" and ins.callee in funcs:
+                    callers[ins.callee].append((f, (b, i), ins))
+    return callers
+
 @dataclass
 class Control:
     """A function's control dependence: per block, the conditions of the branches that decide

@@ -175,6 +175,7 @@ _POINTER_TYPE = re.compile(r"^\s*(?:[^,]*\*|ptr)\s*$")
 _LOADED_TYPE = re.compile(r"=\s*load\s+(?:atomic\s+)?(?:volatile\s+)?([^,]+),")
 _STORED_TYPE = re.compile(r"^\s*store\s+(?:atomic\s+)?(?:volatile\s+)?(<[^>]*>|\[[^\]]*\]|\S+)")
 _ADDRESS_OPS = re.compile(r"=\s*(?:getelementptr|bitcast|addrspacecast)\b")
+_CASTS = re.compile(r"=\s*(?:bitcast|addrspacecast)\b")
 _ALLOCA = re.compile(r"=\s*alloca\b")
 _VALUE_STOPS = re.compile(r"=\s*(?:getelementptr|alloca)\b")  # addresses, not values
 _IDENT = re.compile(r"^(@[-\w.$]+)\s*=.*%struct\.ident_t\s*\{\s*i32\s+\d+,\s*i32\s+(\d+)")
@@ -391,14 +392,15 @@ class _Program:
         return all(self.shared(g, p, depth + 1) for g, p in self.calls[n])
 
     # -- what ---------------------------------------------------------------------------------
-    def _strip(self, f, v):
-        """The value `v` is a cast or address offset of (the base of an address)."""
+    def _strip(self, f, v, through=_ADDRESS_OPS):
+        """The value `v` is a cast or address offset of (the base of an address); `through`:
+        the instructions peeled (_CASTS: casts only, the exact address)."""
         seen = set()
         while v in f.where and v not in seen:
             seen.add(v)
             b, i = f.where[v]
             ins = f.code[b][i]
-            if not _ADDRESS_OPS.search(ins.text) or not ins.operands:
+            if not through.search(ins.text) or not ins.operands:
                 break
             v = ins.operands[0]
         return v
@@ -422,15 +424,8 @@ class _Program:
         return self._summaries[key]
 
     def _bare(self, f, v):
-        seen = set()
-        while v in f.where and v not in seen:
-            seen.add(v)
-            b, i = f.where[v]
-            ins = f.code[b][i]
-            if not re.search(r"=\s*(?:bitcast|addrspacecast)\b", ins.text) or not ins.operands:
-                break
-            v = ins.operands[0]
-        return v
+        """The exact address `v` is a cast of."""
+        return self._strip(f, v, _CASTS)
 
     def reads(self, f, values, depth=0):
         """The loads (memory reads of values, not addresses) the values in `values` are computed
