@@ -41,7 +41,13 @@
  * In variant=student each rank's block starts from the formula plus a part drawn from a secret
  * the rank draws for the run and tells no other rank (draw_start, below): a halo row can only
  * come from its neighbour; the secret goes to the tracer's stream ("halo_start") and the judge
- * recomputes the sweep from it (hybridlab.halo.serial.drawn_start2d).
+ * recomputes the sweep from it (hybridlab.halo.serial.drawn_start2d). There stagger_us makes a
+ * rank call exchange_halos that late in every third iteration, rank r in those where (r + it) is
+ * a multiple of 3: a rank's two neighbours are then late in different iterations, so the rows
+ * from above arrive first in some and those from below in others, and a halo placed by arrival
+ * order rather than by source lands in the wrong row (a receive from MPI_ANY_SOURCE, or a
+ * matched probe's, whose row is chosen by the order of the messages, kept 4/4 while the ranks
+ * always left the iteration's MPI_Allreduce in the same order, 2026-12-06).
  */
 #include "hybridlab.h"
 #include "hl_memory.h"
@@ -67,7 +73,7 @@ const hl_param hl_kernel_params[] = {
     {"ny", "256", "interior rows, split over the ranks in blocks"},
     {"iterations", "100", "Jacobi iterations"},
     HL_SCHEDULE_PARAMS,
-    {"stagger_us", "0", "variant=overlap (lab 04 exercise): odd and even ranks in turn start an iteration late"},
+    {"stagger_us", "0", "variant=overlap (lab 04 exercise): odd and even ranks in turn start an iteration late; variant=student: rank r exchanges that late where r + iteration is a multiple of 3"},
     {"row_us", "0", "variant=overlap: each row stencil_rows computes also takes this long (sleeps)"},
     HL_TIMELINE_PARAMS,
     {"memory", "0", "1: each rank also emits its memory (PSS, lab 11) before the grid is freed"},
@@ -122,6 +128,8 @@ static void run_hybrid1(grid2d *g, int nthreads) {
             sweep(g, me);
             hl_barrier_phase(me, HL_OTHER);
         }
+        if (g->student && g->stagger_us > 0 && (g->rank + it) % 3 == 0)
+            hl_sleep_us(g->stagger_us); /* the neighbours' rows arrive in either order */
         double h0 = hl_now();
         exchange_hybrid1(g);
         hl_phase(&g->acc[0], HL_HALO, h0);
@@ -179,6 +187,26 @@ static void __attribute__((noinline)) draw_start(hl_ctx *ctx, grid2d *g, long ny
     explicit_bzero(fields, sizeof fields);
     send_down(g);
     send_up(g);
+}
+
+/* (a)'s second checksum (variant=student, rank 0's "row_checksum" record): the interior's sum
+ * with each value weighted by its global row (1..ny). The plain sum cannot tell a rank's two
+ * halos apart: a middle rank that puts the row from below into row 0 and the one from above into
+ * row m + 1 changes rows 1 and m by opposite amounts, which cancel in it (a fresh attacker's
+ * right answer's order-placed variant, MPI_Mprobe(MPI_ANY_SOURCE) into the halo of the k-th
+ * message found, kept its checksum with the rows arriving in either order, f40, 2026-12-06);
+ * weighted by the row they do not (hybridlab.halo.exercise.check_student_halo). Collective. */
+static void emit_row_checksum(hl_ctx *ctx, grid2d *g, long ny) {
+    long base = ny / ctx->size, extra = ny % ctx->size;
+    long first = 1 + ctx->rank * base + (ctx->rank < extra ? ctx->rank : extra); /* global row */
+    double local = 0.0, weighted = 0.0;
+    for (long li = 1; li <= g->m; li++) {
+        double row = 0.0;
+        for (long j = 1; j <= g->nx; j++) row += A(g, li, j);
+        local += (double)(first - 1 + li) * row;
+    }
+    MPI_Reduce(&local, &weighted, 1, MPI_DOUBLE, MPI_SUM, 0, g->comm);
+    if (ctx->rank == 0) hl_emit(ctx, "\"record\":\"row_checksum\",\"checksum\":%.17g", weighted);
 }
 
 /* zeros over the stack below the caller, where draw_start's frame and its callees' were */
@@ -314,6 +342,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     }
     char extra[128];
     snprintf(extra, sizeof extra, ",\"schedule\":\"%s\",\"chunk\":%ld", schedule, chunk);
+#ifdef HL_STUDENT_EXCHANGE
+    if (variant == V_STUDENT) emit_row_checksum(ctx, &g, ny); /* every rank, before any refusal */
+#endif
     rc = grid2d_finish(ctx, &g, nthreads, ny, keep, origin, variant_names[variant], extra);
     if (rc == 0 && memory) { /* halo copies: a row of a neighbour in a and in b, per neighbour */
         long copies = 2 * ((g.up != MPI_PROC_NULL) + (g.down != MPI_PROC_NULL));

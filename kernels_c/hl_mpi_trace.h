@@ -75,6 +75,8 @@
 #define HL_TRACED_PART(name, params, args, low, high, request, flag) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_P2P_AS(entry, name, real, params, args, comm, tag, count, type, peer)                       \
     int HL_ENTRY(entry) params;
+#define HL_TRACED_PROBE(name, params, args, comm, message) int HL_ENTRY(MPI_##name) params;
+#define HL_TRACED_MRECV(name, params, args, count, type, message) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_MODE(name, params, args, mode) int HL_ENTRY(MPI_##name) params;
 #define HL_QUERY(type, name, params, args) type HL_ENTRY(MPI_##name) params;
 #include "hl_trace_calls.h"
@@ -90,6 +92,8 @@
 #undef HL_TRACED_WAITALL
 #undef HL_TRACED_SOME
 #undef HL_TRACED_MODE
+#undef HL_TRACED_PROBE
+#undef HL_TRACED_MRECV
 #undef HL_TRACED_P2P
 #undef HL_TRACED_P2P_AS
 #undef HL_TRACED_SENDRECV
@@ -127,6 +131,10 @@ int HL_ENTRY(MPI_Query_thread)(int *level); /* the level the program is shown (h
 #define MPI_Probe HL_ENTRY(MPI_Probe)
 #define MPI_Iprobe HL_ENTRY(MPI_Iprobe)
 #define MPI_Get_count HL_ENTRY(MPI_Get_count)
+#define MPI_Mprobe HL_ENTRY(MPI_Mprobe)
+#define MPI_Improbe HL_ENTRY(MPI_Improbe)
+#define MPI_Mrecv HL_ENTRY(MPI_Mrecv)
+#define MPI_Imrecv HL_ENTRY(MPI_Imrecv)
 #define MPI_Request_free HL_ENTRY(MPI_Request_free)
 #define MPI_Barrier HL_ENTRY(MPI_Barrier)
 #define MPI_Ibarrier HL_ENTRY(MPI_Ibarrier)

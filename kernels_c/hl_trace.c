@@ -28,7 +28,9 @@
  * ("requests", "3,7"), an MPI_Waitany, _Waitsome, _Testany or _Testsome the ones it completed, an MPI_Pready, MPI_Pready_range, MPI_Pready_list or MPI_Parrived the partitions it names
  * ("partition" to "partition_last"; an MPI_Pready_list its list too, as "requests": "0,2") and the request, an MPI_Start the request, an
  * MPI_Startall the requests it was given ("requests"), an MPI_Request_free the request it frees
- * ("request"), and a completion
+ * ("request"), a matched probe (MPI_Mprobe, MPI_Improbe) the message it matched and the receive
+ * of that message (MPI_Mrecv, MPI_Imrecv) its source as "peer" (below, matched probes), and a
+ * completion
  * how many of the non-blocking collectives it completed had their send buffer changed while in
  * flight ("send_changed", and the stores the debug registers counted there, "send_writes"; a
  * watched posting the registers it armed, "watch": below, a watched send buffer); a send its
@@ -1375,6 +1377,120 @@ static long hood_bytes(MPI_Comm c, int in, long one, const int counts[], MPI_Dat
     return bytes;
 }
 
+/* ------------------------------------------------ partitioned requests with MPI_PROC_NULL
+ * MPICH (5.0.2, the kit's) dies with SIGSEGV inside MPI_Psend_init and MPI_Precv_init given
+ * MPI_PROC_NULL as the peer (a partitioned request with the null process, which MPI's null
+ * process rule allows: its own bug, the same outside the tracer). So before the library is
+ * called the rank says so on stderr, naming the call and MPI_PROC_NULL, and exits with status 1
+ * (the launcher ends the other ranks; the harness shows the line), instead of a bare crash on
+ * the grid's edge ranks. */
+static void partitioned_peer(const char *call, int peer, int partitions) {
+#ifdef MPICH_VERSION
+    if (partitions <= 0 || peer != MPI_PROC_NULL) return;
+    int rank = -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char text[640];
+    int n = snprintf(text, sizeof text,
+                     "hybridlab: rank %d: %s with MPI_PROC_NULL as its peer: MPICH %s crashes "
+                     "(SIGSEGV) on a partitioned request (MPI_Psend_init, MPI_Precv_init) to or "
+                     "from MPI_PROC_NULL, so the kit stops the run here: make partitioned "
+                     "requests only with a rank (none where a neighbour is MPI_PROC_NULL, at the "
+                     "grid's edges)\n",
+                     rank, call, MPICH_VERSION);
+    fflush(stdout);
+    if (n > 0 && write(STDERR_FILENO, text, (size_t)(n < (int)sizeof text ? n : (int)sizeof text - 1)) < 0) {
+        /* nothing more to say */
+    }
+    fflush(stderr);
+    _exit(1); /* (after MPI_Abort the kit's runs still ended on SIGSEGV, reported as the crash) */
+#else
+    (void)call, (void)peer, (void)partitions;
+#endif
+}
+
+/* --------------------------------------- matched probes (MPI_Mprobe, MPI_Improbe, MPI 3.0)
+ * A matched probe takes the message it found out of matching, and MPI_Mrecv or MPI_Imrecv then
+ * receives exactly that message, given only its MPI_Message (no communicator, no source). So a
+ * probe that matched is recorded with the message it matched: the source MPI chose ("peer", an
+ * MPI_COMM_WORLD rank, never MPI_ANY_SOURCE whatever the probe asked), its tag, its bytes
+ * ("count" and "bytes") and "done" 1, and keeps them under the message's handle
+ * (MPI_Message_c2f); the receive of that message is recorded as any receive, from that source,
+ * with that communicator ("comm_id") and tag, its buffer, count and bytes (an MPI_Imrecv also
+ * its request, "posted"). An MPI_Improbe that found nothing: "done" 0, no peer. A probe of
+ * MPI_PROC_NULL matches MPI_MESSAGE_NO_PROC at once, and its receive has peer MPI_PROC_NULL. */
+#define HL_MATCHED_SLOTS 1024
+typedef struct {
+    int used, key;     /* key: MPI_Message_c2f of the matched message */
+    int peer, comm_id; /* its source (an MPI_COMM_WORLD rank) and communicator */
+    int tag;
+} hl_matched;
+static hl_matched matched[HL_MATCHED_SLOTS];
+static atomic_flag matched_lock = ATOMIC_FLAG_INIT;
+static _Thread_local int probe_found, probe_source, probe_tag; /* the last probe's match */
+static _Thread_local long probe_bytes;
+static _Thread_local hl_matched matched_taken; /* the message a receive is given */
+
+/* MPI_Mprobe (flag NULL: hl_trace_calls.h gives it none) or MPI_Improbe, keeping what it matched
+ * (the status the caller may ignore is asked of MPI all the same). */
+static int probe_matched(int s, int g, MPI_Comm c, int *flag, MPI_Message *m, MPI_Status *st) {
+    MPI_Status own;
+    int found = 1;
+    int rc = flag ? MPI_Improbe(s, g, c, &found, m, &own) : MPI_Mprobe(s, g, c, m, &own);
+    if (flag) *flag = found;
+    probe_found = rc == MPI_SUCCESS && found;
+    probe_source = MPI_PROC_NULL, probe_tag = g, probe_bytes = -1;
+    if (probe_found) {
+        int n = MPI_UNDEFINED;
+        probe_source = own.MPI_SOURCE;
+        probe_tag = own.MPI_TAG;
+        if (MPI_Get_count(&own, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED) probe_bytes = n;
+        if (st != MPI_STATUS_IGNORE) *st = own;
+    }
+    return rc;
+}
+
+/* A probe's finish (after its record): the message it matched kept under its handle. */
+static void matched_keep(const hl_trace_call *c, const MPI_Message *m) {
+    if (!probe_found || *m == MPI_MESSAGE_NULL || *m == MPI_MESSAGE_NO_PROC) return;
+    int key = (int)MPI_Message_c2f(*m), slot = -1;
+    while (atomic_flag_test_and_set(&matched_lock)) {}
+    for (int i = 0; i < HL_MATCHED_SLOTS && slot < 0; i++)
+        if (matched[i].used && matched[i].key == key) slot = i; /* a handle MPI gave again */
+    for (int i = 0; i < HL_MATCHED_SLOTS && slot < 0; i++)
+        if (!matched[i].used) slot = i;
+    if (slot >= 0) /* (every slot taken: the receive of this one is recorded without a peer) */
+        matched[slot] = (hl_matched){.used = 1, .key = key, .peer = c->peer,
+                                     .comm_id = c->comm_id, .tag = c->tag};
+    atomic_flag_clear(&matched_lock);
+}
+
+/* Before a receive of a matched message: what its probe kept (taken out), or no peer. */
+static void matched_take(const MPI_Message *m) {
+    matched_taken = (hl_matched){.peer = HL_PEER_NONE, .comm_id = -1, .tag = MPI_UNDEFINED};
+    if (*m == MPI_MESSAGE_NULL || *m == MPI_MESSAGE_NO_PROC) return;
+    int key = (int)MPI_Message_c2f(*m);
+    while (atomic_flag_test_and_set(&matched_lock)) {}
+    for (int i = 0; i < HL_MATCHED_SLOTS; i++)
+        if (matched[i].used && matched[i].key == key) {
+            matched_taken = matched[i];
+            matched[i].used = 0;
+            break;
+        }
+    atomic_flag_clear(&matched_lock);
+}
+
+/* A matched receive's end: its probe's source, communicator and tag, its `count` of `type`. */
+static void trace_end_matched(hl_trace_call *c, long count, MPI_Datatype type) {
+    double end = hl_now();
+    c->comm_id = matched_taken.comm_id;
+    c->tag = matched_taken.tag;
+    c->count = count;
+    c->peer = matched_taken.peer;
+    c->bytes = type_bytes(type, count);
+    if (c->posting) c->posted = (int)MPI_Request_c2f(*c->posting);
+    trace_keep(c, end);
+}
+
 /* Each entry twice: prefix hl_traced_ (a student's unit: student 1) and hl_kit_ (student 0). */
 #define HL_BOTH(DEFINE, ...) DEFINE(hl_traced_, 1, __VA_ARGS__) DEFINE(hl_kit_, 0, __VA_ARGS__)
 
@@ -1459,7 +1575,8 @@ static long hood_bytes(MPI_Comm c, int in, long one, const int counts[], MPI_Dat
             HL_P2P_FINISH(comm, tag_, count_, type_, peer_, -1, MPI_DATATYPE_NULL, MPI_PROC_NULL))
 #define HL_TRACED_PSETUP(name, params, args, comm, tag_, count_, type_, peer_, parts, request_,   \
                          buffer_)                                                                 \
-    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            partitioned_peer("MPI_" #name, peer_, parts),                                         \
             (c_.partitions = (parts), c_.request = (int)MPI_Request_c2f(request_),                \
              c_.buffer = (unsigned long)(uintptr_t)(buffer_),                                     \
              HL_P2P_FINISH(comm, tag_, count_, type_, peer_, -1, MPI_DATATYPE_NULL,               \
@@ -1467,6 +1584,17 @@ static long hood_bytes(MPI_Comm c, int in, long one, const int counts[], MPI_Dat
 #define HL_TRACED_PART(name, params, args, low, high, request_, flag)                             \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             (c_.done = (flag), HL_PART_FINISH(low, high, request_)))
+/* a matched probe (its finish keeps what it matched, matched_keep) and the receive of the message
+ * it matched (before the call: the message's source, communicator and tag, matched_take) */
+#define HL_TRACED_PROBE(name, params, args, comm, message)                                        \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, probe_matched, params, args, (void)0,            \
+            (c_.done = probe_found,                                                               \
+             HL_P2P_FINISH(comm, probe_tag, probe_bytes, MPI_BYTE, probe_source, -1,              \
+                           MPI_DATATYPE_NULL, MPI_PROC_NULL),                                     \
+             matched_keep(&c_, message)))
+#define HL_TRACED_MRECV(name, params, args, count_, type_, message)                               \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
+            matched_take(message), trace_end_matched(&c_, (long)(count_), type_))
 /* A window synchronisation's assert in bits that do not depend on the MPI library: 1 NOCHECK,
  * 2 NOSTORE, 4 NOPUT, 8 NOPRECEDE, 16 NOSUCCEED (32: a bit MPI does not define). */
 static int window_mode(int assert_) {

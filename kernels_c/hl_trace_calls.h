@@ -50,6 +50,15 @@
  *     HL_TRACED_PART(name, params, args, low, high, request, flag)
  *                                                        partitions low..high of a request it
  *                                                        names (and whether they arrived: flag)
+ *     HL_TRACED_PROBE(name, params, args, comm, message)  a matched probe: the message it matched
+ *                                                        (its source, tag, bytes), kept under
+ *                                                        the message's handle (args call the
+ *                                                        tracer's probe_matched: flag NULL for
+ *                                                        MPI_Mprobe)
+ *     HL_TRACED_MRECV(name, params, args, count, type, message)
+ *                                                        the receive of a matched message,
+ *                                                        recorded from its probe's source, on
+ *                                                        its communicator, with its tag
  *     HL_TRACED_MODE(name, params, args, mode)           a window's synchronisation and the
  *                                                        assert it was given (mode)
  *     HL_QUERY(type, name, params, args)                 passed through, not recorded
@@ -94,6 +103,17 @@ HL_TRACED_SOME(Testsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *s
 HL_TRACED(Probe, (int s, int g, MPI_Comm c, MPI_Status *st), (s, g, c, st))
 HL_TRACED(Iprobe, (int s, int g, MPI_Comm c, int *f, MPI_Status *st), (s, g, c, f, st))
 HL_TRACED(Get_count, (const MPI_Status *st, MPI_Datatype t, int *n), (st, t, n))
+/* matched probes and the receives of the messages they matched (MPI 3.0, section 3.8.2): the
+ * receive is recorded from the source MPI matched, not the MPI_ANY_SOURCE a probe may ask (lab 04
+ * (a): a row received by its source, which the matched probe names) */
+HL_TRACED_PROBE(Mprobe, (int s, int g, MPI_Comm c, MPI_Message *m, MPI_Status *st),
+                (s, g, c, NULL, m, st), c, m)
+HL_TRACED_PROBE(Improbe, (int s, int g, MPI_Comm c, int *f, MPI_Message *m, MPI_Status *st),
+                (s, g, c, f, m, st), c, m)
+HL_TRACED_MRECV(Mrecv, (void *b, int n, MPI_Datatype t, MPI_Message *m, MPI_Status *st),
+                (HL_RECEIVED(b), n, t, m, st), n, t, m)
+HL_TRACED_MRECV(Imrecv, (void *b, int n, MPI_Datatype t, MPI_Message *m, MPI_Request *r),
+                (HL_RECEIVED(b), n, t, m, HL_POSTING(r)), n, t, m)
 /* the request freed, as it was given ("request"; done 0): lab 04 (a) ties each free to the
  * posting or set-up that made it (hybridlab.halo.exercise.freed_in_flight) */
 HL_TRACED_WAIT(Request_free, (MPI_Request *r), (r), 0, *r)

@@ -1070,3 +1070,121 @@ def test_a_master_polling_between_its_rows_kept_nothing_back():
     assert _master_waited(polled, step_windows(polled))[(0, 0)] < HELD_IDLE
     waited = _trace(*posts, (0, 0, "MPI_Waitall", -1, 4, 4.04, 1))
     assert _master_waited(waited, step_windows(waited))[(0, 0)] > HELD_IDLE
+
+
+# ------------------------ (a): partitioned requests and matched probes are messages (f40)
+
+
+def test_exchange_allows_partitioned_requests_and_matched_probes(monkeypatch):
+    """(a): MPI-4 partitioned requests are persistent point-to-point requests to one peer (a
+    fresh attacker's right answer z04ar_partitioned2 lost 4/4 by name, "not by a collective, a
+    shared window", 2026-12-06), freed after their wait like MPI_Send_init's, refused when freed
+    in flight or sent to a rank other than up and down; a matched probe (MPI_Mprobe,
+    MPI_Improbe) and its MPI_Mrecv or MPI_Imrecv, recorded from the source MPI matched, are
+    receives (z04ar_mprobe was refused at build), judged by their peers as any receive; a probe
+    moves nothing. A call outside the part is named as such, not grouped with collectives."""
+    from hybridlab.halo import exercise
+
+    monkeypatch.setattr(exercise.compliance, "check", lambda res, level: None)
+    setups = [(0, "MPI_Precv_init", -1, 1, -1, ""), (0, "MPI_Psend_init", -1, 2, -1, ""),
+              (0, "MPI_Startall", 0, -1, -1, "1,2"), (0, "MPI_Pready", -1, 2, -1, ""),
+              (0, "MPI_Parrived", 1, 1, -1, "")]
+    frees = [(0, "MPI_Request_free", 0, 1, -1, ""), (0, "MPI_Request_free", 0, 2, -1, "")]
+    exercise._exchanged_by_messages(
+        _requests(*setups, (0, "MPI_Waitall", 1, -1, -1, "1,2"), *frees), "2x1")
+    with pytest.raises(AssertionError, match="a persistent request MPI_Startall started and no "
+                                             "wait or test completed.*MPI_Psend_init"):
+        exercise._exchanged_by_messages(_requests(*setups, *frees), "2x1")
+    null = -1
+    chain = []  # 3 ranks: partitioned one way, matched probes the other
+    for r in range(3):
+        up, down = (r - 1 if r > 0 else null), (r + 1 if r < 2 else null)
+        chain += [(r, "MPI_Psend_init", up, null), (r, "MPI_Precv_init", down, null),
+                  (r, "MPI_Pready_range", null, null), (r, "MPI_Isend", down, null),
+                  (r, "MPI_Iprobe", null, null), (r, "MPI_Probe", null, null),
+                  (r, "MPI_Get_count", null, null), (r, "MPI_Improbe", null, null)]
+        if up != null:
+            chain += [(r, "MPI_Mprobe", up, null), (r, "MPI_Mrecv", up, null),
+                      (r, "MPI_Improbe", up, null), (r, "MPI_Imrecv", up, null)]
+    exercise._exchanged_by_messages(_peers(*chain, ranks=3), "3x1")
+    with pytest.raises(AssertionError, match="rank 2, iteration 0: MPI_Mrecv with rank 0 "
+                                             r"\(its neighbours: rank 1\)"):  # fmt: skip
+        exercise._exchanged_by_messages(_peers(*chain, (2, "MPI_Mrecv", 0, null), ranks=3), "3x1")
+    with pytest.raises(AssertionError, match="rank 0, iteration 0: MPI_Psend_init with rank 2"):
+        exercise._exchanged_by_messages(_peers(*chain, (0, "MPI_Psend_init", 2, null), ranks=3),
+                                        "3x1")  # fmt: skip
+    with pytest.raises(AssertionError) as refused:
+        exercise._exchanged_by_messages(_peers(*chain, (0, "MPI_Bcast", null, null), ranks=3),
+                                        "3x1")  # fmt: skip
+    text = str(refused.value)
+    assert "called MPI_Bcast, which is not among this part's calls: the rows travel as messages" in text
+    assert "partitioned" in text and "not by a collective, a shared window" not in text
+
+
+def test_an_imrecv_never_completed_is_a_request_left_open():
+    """An MPI_Imrecv posts a request like an MPI_Irecv: one no wait or test completed leaves the
+    run refused (records.check_requests), one completed does not."""
+    from hybridlab.errors import RequestsLeftOpen
+    from hybridlab.runs.records import check_requests
+
+    traces = [{"rank": 0, "calls": 3, "kept": 3}]
+    posted = [{"rank": 0, "student": 1, "call": "MPI_Mprobe", "done": 1},
+              {"rank": 0, "student": 1, "call": "MPI_Imrecv", "done": -1}]
+    with pytest.raises(RequestsLeftOpen, match="MPI_Imrecv"):
+        check_requests(traces, posted)
+    check_requests(traces, [*posted, {"rank": 0, "student": 1, "call": "MPI_Wait", "done": 1,
+                                      "live": 1}])  # fmt: skip
+
+
+ORDER_PLACED = r"""
+void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    MPI_Request s[2];
+    MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 7, comm, &s[0]);
+    MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 7, comm, &s[1]);
+    int expect = (up != MPI_PROC_NULL) + (down != MPI_PROC_NULL);
+    for (int k = 0; k < expect; k++) {
+        MPI_Message msg;
+        MPI_Status st;
+        MPI_Mprobe(MPI_ANY_SOURCE, 7, comm, &msg, &st);
+        int first = PLACE_BY_SOURCE ? st.MPI_SOURCE == up : k == 0;
+        double *into = first && up != MPI_PROC_NULL ? a + 1 : a + (m + 1) * w + 1;
+        MPI_Mrecv(into, (int)nx, MPI_DOUBLE, &msg, MPI_STATUS_IGNORE);
+    }
+    MPI_Waitall(2, s, MPI_STATUSES_IGNORE);
+}
+"""
+
+
+def test_the_row_weighted_checksum_tells_a_ranks_two_halos_apart():
+    """A middle rank that swaps its halos for one sweep changes rows 1 and m by opposite amounts:
+    the plain sum stays (to rounding), the sum weighted by row does not (halo2d.c's
+    emit_row_checksum, exercise.row_weighted)."""
+    from hybridlab.halo.exercise import row_weighted
+    from hybridlab.halo.serial import drawn_start2d, jacobi2d_grid
+
+    nx, ny = 9, 12
+    start = drawn_start2d(nx, ny, [11, 22, 33])
+    right, _ = jacobi2d_grid(nx, ny, 1, start=start)
+    swapped = start.copy()  # rank 1 of 3 (rows 5..8): its halos 4 and 9 swapped for the sweep
+    block = swapped[4:10].copy()
+    block[[0, -1]] = block[[-1, 0]]
+    new = 0.25 * (block[:-2, 1:-1] + block[2:, 1:-1] + block[1:-1, :-2] + block[1:-1, 2:])
+    wrong = right.copy()
+    wrong[5:9, 1:-1] = new
+    assert np.isclose(wrong[1:-1, 1:-1].sum(), right[1:-1, 1:-1].sum(), rtol=1e-12, atol=0)
+    assert not np.isclose(row_weighted(wrong), row_weighted(right), rtol=1e-12, atol=0)
+
+
+def test_halos_placed_by_arrival_order_are_refused():
+    """(a): rank r calls the exchange late where r + iteration is a multiple of 3, so a middle
+    rank's rows arrive in either order: MPI_Mprobe(MPI_ANY_SOURCE) + MPI_Mrecv into the halo of
+    the k-th message found (f40's G04a_order) is refused by the row-weighted checksum; placed by
+    the status's source (a fresh attacker's right answer z04ar_mprobe) it passes."""
+    from hybridlab.halo.exercise import build_student_halo, check_student_halo
+
+    by_order = build_student_halo("#define PLACE_BY_SOURCE 0\n" + ORDER_PLACED, "order_placed")
+    with pytest.raises(AssertionError, match="3x1 .*weighted by row.*place each by its source"):
+        check_student_halo(by_order, shapes=((3, 1),), nx=9, ny=12, iterations=6)
+    by_source = build_student_halo("#define PLACE_BY_SOURCE 1\n" + ORDER_PLACED, "source_placed")
+    check_student_halo(by_source, shapes=((3, 1), (4, 1)), nx=9, ny=12, iterations=6)

@@ -1017,3 +1017,18 @@ GAMING += [
             "variant of G04d_alt: the blocking iterations spin on MPI_Testall, the team held "
             "at a barrier", reason=HELD),
 ]
+
+# f40 (2026-12-06): with matched probes traced (a fresh attacker's right answer z04ar_mprobe,
+# MPI_Mprobe from MPI_ANY_SOURCE and each row placed by the status's source), a row placed by the
+# order the messages come in instead kept 4/4: every middle rank got the row from above first in
+# every run (the ranks left the iteration's MPI_Allreduce in rank order), and the plain checksum
+# cannot tell a rank's two halos apart (rows 1 and m change by opposite amounts). (a)'s runs now
+# make each rank late in every third iteration (halo2d.c's stagger_us for variant student), so the
+# rows arrive in either order, and check a checksum weighted by row (emit_row_checksum)
+G04A_ORDER = "%%c EXCHANGE_C halo2d\n/* wrong, passing by luck before: both rows sent with one tag, each message found by\n * MPI_Mprobe(MPI_ANY_SOURCE); the first goes into row 0, the second into row m + 1, whichever\n * rank sent it */\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    long w = nx + 2;\n    MPI_Request s[2];\n    MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 7, comm, &s[0]);\n    MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 7, comm, &s[1]);\n    int expect = (up != MPI_PROC_NULL) + (down != MPI_PROC_NULL);\n    for (int k = 0; k < expect; k++) {\n        MPI_Message msg;\n        MPI_Mprobe(MPI_ANY_SOURCE, 7, comm, &msg, MPI_STATUS_IGNORE);\n        double *into = (k == 0 && up != MPI_PROC_NULL) ? a + 1 : a + (m + 1) * w + 1;\n        MPI_Mrecv(into, (int)nx, MPI_DOUBLE, &msg, MPI_STATUS_IGNORE);\n    }\n    MPI_Waitall(2, s, MPI_STATUSES_IGNORE);\n}\n"
+GAMING += [
+    attempt("method", "exchange_halos", G04A_ORDER, A,
+            "f40 (G04a_order): MPI_Mprobe(MPI_ANY_SOURCE) + MPI_Mrecv, each row into the halo of "
+            "the order its message came in, not of its source",
+            reason="place each by its source, not by the order the messages come in"),
+]

@@ -53,6 +53,7 @@ from .serial import (
     check_grid3d,
     drawn_start2d,
     jacobi2d,
+    jacobi2d_grid,
     jacobi3d,
 )
 from .tables import breakdown_table
@@ -100,6 +101,16 @@ WAITED_IDLE = STAGGER_US * 1e-6 / 4
 COVERED = 0.5
 
 
+# (a): in its runs rank r calls exchange_halos this late in the iterations where r + iteration is
+# a multiple of 3 (halo2d.c), so the rows from above arrive first in some iterations and those
+# from below in others (a rank's two neighbours are late in different ones): a halo placed by
+# the messages' arrival order rather than their source lands in the wrong row. Without it every
+# middle rank got the row from above first, in every run, as the ranks left the iteration's
+# MPI_Allreduce in rank order, and MPI_Mprobe(MPI_ANY_SOURCE) + MPI_Mrecv into the halo of
+# the k-th message found kept 4/4 (f40, 2026-12-06). 20 ms: more than a loaded machine's drift.
+ARRIVAL_STAGGER_US = 20000
+
+
 def _grid_run(kernel, ranks: int, threads: int, variant: str, nx: int, ny: int, iterations: int,
               **options) -> Results:  # fmt: skip
     """One halo2d run (kit or student kernel) on a grid the ranks can share (ValueError if not)."""
@@ -126,9 +137,13 @@ def check_student_halo(
     ny: int = 11,
     iterations: int = 5,
     timeout: float = 30.0,
+    stagger_us: int = ARRIVAL_STAGGER_US,
 ) -> list[dict]:
     """Run the student's exchange at every (ranks, threads) and compare with jacobi2d from the
-    run's own start (each rank's block drawn afresh: drawn_checksum).
+    run's own start (each rank's block drawn afresh: drawn_checksum). Rank r calls the exchange
+    `stagger_us` late in the iterations where r + iteration is a multiple of 3 (halo2d.c), so a
+    rank's neighbours' rows arrive in either order: a halo placed by arrival order, not by its
+    source, lands in the wrong row in some iteration.
 
     Raises AssertionError naming the first P x T whose checksum differs; a deadlock ends as a
     KernelTimeout after `timeout` seconds. Returns one row per shape (checksums)."""
@@ -137,9 +152,11 @@ def check_student_halo(
         kernel = build_student_halo(str(code_or_kernel))
     rows = []
     for ranks, threads in shapes:
-        res = _grid_run(kernel, ranks, threads, "student", nx, ny, iterations, timeout=timeout)
+        res = _grid_run(kernel, ranks, threads, "student", nx, ny, iterations, timeout=timeout,
+                        stagger_us=stagger_us)  # fmt: skip
         got = float(_checksum(res)["checksum"])
-        want = drawn_checksum(res, nx, ny, iterations, ranks)
+        grid = drawn_grid(res, nx, ny, iterations, ranks)
+        want = float(grid[1:-1, 1:-1].sum())
         ok = bool(np.isclose(got, want, rtol=1e-12, atol=0))
         rows.append({"ranks": ranks, "threads": threads, "checksum": got, "expected": want})
         assert ok, (
@@ -149,6 +166,14 @@ def check_student_halo(
             "come from the neighbour's message)"
         )
         _exchanged_by_messages(res, f"{ranks}x{threads} ({nx}x{ny})", kernel)
+        by_row, want_by_row = _row_checksum(res), row_weighted(grid)
+        assert by_row is not None and bool(np.isclose(by_row, want_by_row, rtol=1e-12, atol=0)), (
+            f"{ranks}x{threads} ({nx}x{ny}, {iterations} iterations): the sum weighted by row is "
+            f"{by_row!r}, expected {want_by_row!r} (the plain sum is right): a halo row landed in "
+            "the other halo, the row from above in row `m + 1` or the one from below in row 0. "
+            "Here the rows arrive in either order (a rank is late in some iterations): place "
+            "each by its source, not by the order the messages come in"
+        )
     return rows
 
 
@@ -159,6 +184,12 @@ def drawn_checksum(res: Results, nx: int, ny: int, iterations: int, ranks: int) 
     attacker's G04a_redundant swept its halo rows itself from the start formula, behind
     messages of the halo's shape that carried a row count, and kept 4/4 twice while the start
     was the formula alone (2026-12-05)."""
+    return float(drawn_grid(res, nx, ny, iterations, ranks)[1:-1, 1:-1].sum())
+
+
+def drawn_grid(res: Results, nx: int, ny: int, iterations: int, ranks: int) -> np.ndarray:
+    """numpy's whole grid (boundary included) of a variant-student run from its own start
+    (drawn_checksum's: its interior sums to the checksum)."""
     records = res.records
     drawn = (records[records["record"] == "halo_start"] if "record" in records.columns
              else records.iloc[0:0])
@@ -166,8 +197,21 @@ def drawn_checksum(res: Results, nx: int, ny: int, iterations: int, ranks: int) 
     assert sorted(secrets) == list(range(ranks)), (
         f"{ranks} ranks: the kernel's start records came from ranks {sorted(secrets)}: the run "
         "is not the kit's halo2d (variant student)")
-    start = drawn_start2d(nx, ny, [secrets[r] for r in range(ranks)])
-    return jacobi2d(nx, ny, iterations, start=start)[0]
+    return jacobi2d_grid(nx, ny, iterations, start=drawn_start2d(nx, ny, [secrets[r] for r in range(ranks)]))[0]
+
+
+def row_weighted(grid: np.ndarray) -> float:
+    """The interior's sum with each value weighted by its global row 1..ny (halo2d.c's
+    emit_row_checksum): a rank's two halos swapped change it, not the plain sum."""
+    inner = grid[1:-1, 1:-1]
+    return float((np.arange(1, inner.shape[0] + 1, dtype=np.float64) * inner.sum(axis=1)).sum())
+
+
+def _row_checksum(res: Results) -> float | None:
+    """Rank 0's "row_checksum" record of a variant-student run (None without one)."""
+    rec = res.records
+    rows = rec[rec["record"] == "row_checksum"] if "record" in rec.columns else rec.iloc[0:0]
+    return float(rows["checksum"].iloc[0]) if len(rows) else None
 
 
 ANY_SOURCE = -2  # the tracer's peer of a receive from MPI_ANY_SOURCE (kernels_c/hl_trace.c)
@@ -178,6 +222,18 @@ TYPE_CALLS = ("MPI_Type_contiguous", "MPI_Type_vector", "MPI_Type_create_hvector
               "MPI_Type_commit", "MPI_Type_free")  # fmt: skip
 # persistent point-to-point requests: set up, started, completed by a wait or test, then freed
 PERSISTENT = ("MPI_Send_init", "MPI_Recv_init", "MPI_Start", "MPI_Startall")
+# MPI-4 partitioned requests are persistent point-to-point requests too, each to one peer, the
+# send's partitions marked ready (a fresh attacker's right answer z04ar_partitioned2, one
+# partition per row, lost 4/4 by name as "not a message to up and down", 2026-12-06)
+PARTITIONED = ("MPI_Psend_init", "MPI_Precv_init", "MPI_Pready", "MPI_Pready_range",
+               "MPI_Pready_list", "MPI_Parrived")  # fmt: skip
+# a probe moves nothing; a matched probe takes the message it found out of matching and its
+# MPI_Mrecv or MPI_Imrecv receives exactly that one, which the tracer records as a receive from
+# the source MPI matched (a fresh attacker's right answer z04ar_mprobe, MPI_Mprobe from
+# MPI_ANY_SOURCE and the halo chosen by the status's source, was refused at build as untraced,
+# 2026-12-06)
+PROBES = ("MPI_Probe", "MPI_Iprobe", "MPI_Get_count", "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv",
+          "MPI_Imrecv")  # fmt: skip
 # (d): the calls a cell may make: the halo rows' own non-blocking messages and their completion
 OVERLAP_CALLS = ("MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", *COMPLETES,
                  "MPI_Comm_rank", "MPI_Comm_size", *TYPE_CALLS)  # fmt: skip
@@ -186,12 +242,12 @@ OVERLAP_CALLS = ("MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Ire
 # non-blocking send-receive as well as the blocking ones (a fresh attacker's right answer
 # T04ar_isendrecv, one MPI_Isendrecv per direction and MPI_Waitall, lost 4/4 by name while
 # MPI_Sendrecv_replace kept its points, 2026-12-05)
-EXCHANGE_CALLS = (*OVERLAP_CALLS, *BLOCKING, *PERSISTENT, "MPI_Request_free", "MPI_Isendrecv",
-                  "MPI_Isendrecv_replace")  # fmt: skip
+EXCHANGE_CALLS = (*OVERLAP_CALLS, *BLOCKING, *PERSISTENT, *PARTITIONED, *PROBES,
+                  "MPI_Request_free", "MPI_Isendrecv", "MPI_Isendrecv_replace")  # fmt: skip
 # every call that sends a message, with the peer and tag the trace records for its send side
 SENDING = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", *SENDS, "MPI_Sendrecv",
            "MPI_Sendrecv_replace", "MPI_Isendrecv", "MPI_Isendrecv_replace", "MPI_Send_init",
-           "MPI_Ssend_init", "MPI_Bsend_init", "MPI_Rsend_init")  # fmt: skip
+           "MPI_Ssend_init", "MPI_Bsend_init", "MPI_Rsend_init", "MPI_Psend_init")  # fmt: skip
 
 
 def _exchanged_by_messages(res: Results, where: str, kernel: Kernel | None = None) -> None:
@@ -202,11 +258,12 @@ def _exchanged_by_messages(res: Results, where: str, kernel: Kernel | None = Non
     mine = set(calls[calls["student"] == 1]["call"]) if len(calls) else set()
     other = sorted(mine - set(EXCHANGE_CALLS))
     assert not other, (
-        f"{where}: exchange_halos called {', '.join(other)}{_line_of(kernel, other)}: the rows "
-        "travel as messages to `up` and `down` (sends and receives, blocking, non-blocking or "
-        "persistent, each request completed by a wait or test; a row may be a datatype of your "
-        "own, committed and freed), not by a collective, a shared window or a request freed "
-        "before it completed")
+        f"{where}: exchange_halos called {', '.join(other)}{_line_of(kernel, other)}, which "
+        f"{'is' if len(other) == 1 else 'are'} not among this part's calls: the rows travel as "
+        "messages to `up` and `down`, sends and receives (blocking, non-blocking, persistent or "
+        "MPI-4 partitioned, or a matched probe's MPI_Mrecv), each request completed by a wait "
+        "or test; a row may be a datatype of your own, committed and freed. A collective, a "
+        "window or one-sided call, or anything else moving a row, is another method")
     own = calls[calls["student"] == 1]
     freed = freed_in_flight(own) if "request" in own.columns else [
         f"rank {rank}: {n} MPI_Request_free but {made} persistent requests set up"
@@ -216,8 +273,8 @@ def _exchanged_by_messages(res: Results, where: str, kernel: Kernel | None = Non
     assert not freed, (
         f"{where}: {freed[0]}{_line_of(kernel, ['MPI_Request_free'])}: the rows travel as "
         "messages whose requests are completed by a wait or test; only a persistent request "
-        "(MPI_Send_init, MPI_Recv_init), inactive after its wait, is freed, no request before it "
-        "completed")
+        "(MPI_Send_init, MPI_Recv_init, or partitioned: MPI_Psend_init, MPI_Precv_init), "
+        "inactive after its wait, is freed, no request before it completed")
     ranks = max(len(res.meta.get("ranks", [])), int(calls["rank"].max()) + 1 if len(calls) else 0)
     astray = astray_messages(own, ranks)
     assert not astray, (
@@ -234,8 +291,9 @@ def _exchanged_by_messages(res: Results, where: str, kernel: Kernel | None = Non
 
 
 # every call that receives a message, with the source the trace records as its peer (a
-# send-receive's source is its recv_peer)
-RECEIVING = ("MPI_Recv", "MPI_Irecv", "MPI_Recv_init")
+# send-receive's source is its recv_peer; a matched probe's receive, the source MPI matched)
+RECEIVING = ("MPI_Recv", "MPI_Irecv", "MPI_Recv_init", "MPI_Precv_init", "MPI_Mrecv",
+             "MPI_Imrecv")  # fmt: skip
 
 
 def astray_messages(calls: pd.DataFrame, ranks: int) -> list[str]:

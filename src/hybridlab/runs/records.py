@@ -205,7 +205,8 @@ COMM_MAKERS = ("MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_split", "MPI_
                "MPI_Group_excl", "MPI_Group_translate_ranks", "MPI_Group_free", "MPI_Comm_free")
 REQUEST_MAKERS = frozenset({
     *POSTS, "MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv", "MPI_Ineighbor_alltoallw",
-    "MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv", "MPI_Start"})  # fmt: skip
+    "MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv", "MPI_Start",
+    "MPI_Imrecv"})  # fmt: skip
 _ENDS_ONE = ("MPI_Waitany", "MPI_Testany", "MPI_Request_free")
 _ENDS_LISTED = ("MPI_Waitsome", "MPI_Testsome")  # "requests": the ones it completed
 _ENDS_LIVE = ("MPI_Wait", "MPI_Test", "MPI_Waitall", "MPI_Testall")  # "live": those given
@@ -236,7 +237,8 @@ def check_requests(traces: list[dict], calls: list[dict]) -> None:
         if made[rank] > ended[rank]:
             raise RequestsLeftOpen(
                 f"rank {rank}: {made[rank] - ended[rank]} of the {made[rank]} requests the cell "
-                "made active (MPI_Isend, MPI_Irecv, a non-blocking collective, MPI_Start) were "
+                "made active (MPI_Isend, MPI_Irecv, MPI_Imrecv, a non-blocking collective, "
+                "MPI_Start) were "
                 "never completed by a wait or test: every request is completed (MPI_Wait, "
                 "MPI_Waitall, a test that reports it done) before the function returns; a "
                 "send's buffer is MPI's until then")

@@ -289,10 +289,11 @@ def request_ids(call) -> list[int]:
 
 
 # the calls that post a non-blocking point-to-point request (its handle: the record's "posted"),
-# and those that set up a persistent one (its handle: "request")
+# and those that set up a persistent one (its handle: "request"; MPI-4's partitioned set-ups
+# make persistent requests too, started, completed and freed alike)
 NONBLOCKING = ("MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv",
                "MPI_Isendrecv", "MPI_Isendrecv_replace")  # fmt: skip
-SETUPS = ("MPI_Send_init", "MPI_Recv_init")
+SETUPS = ("MPI_Send_init", "MPI_Recv_init", "MPI_Psend_init", "MPI_Precv_init")
 
 
 def _handle(value) -> int:
@@ -305,7 +306,8 @@ def freed_in_flight(calls: pd.DataFrame) -> list[str]:
     its handle (the tracer's "request" of the free: the request it was given), is a non-blocking
     call's posting ("posted") that no wait or test completed since, a persistent request an
     MPI_Start ("request") or MPI_Startall ("requests") started and no completion reported done
-    since, or no persistent request of the cell's set-ups (MPI_Send_init, MPI_Recv_init) at all.
+    since, or no persistent request of the cell's set-ups (MPI_Send_init, MPI_Recv_init, and
+    the partitioned MPI_Psend_init, MPI_Precv_init) at all.
     A handle MPI hands out again once its request completed or was freed is a new request. (A
     fresh attacker's G04a_freeactive freed two MPI_Isend at once beside two MPI_Send_init and
     MPI_Recv_init to MPI_PROC_NULL it never started, and kept 4/4 twice while frees were only
