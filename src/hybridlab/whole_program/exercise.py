@@ -278,6 +278,18 @@ class _Flow:
         return [(s, ends) for s, ends in spans if self.before(s, pos) and any(self.after(e, pos) for e in ends)]
 
 
+
+def _definitions(f, todo: list[str]):
+    """The instruction defining each value of `todo` in `f`, once each, while the caller may
+    append to `todo` (a walk back along the values an instruction is computed from)."""
+    seen = set()
+    while todo:
+        v = todo.pop()
+        if v in seen or v not in f.where:
+            continue
+        seen.add(v)
+        yield f.code[f.where[v][0]][f.where[v][1]]
+
 class _Program:
     def __init__(self, ir: str):
         self.ir = ir
@@ -501,13 +513,8 @@ class _Program:
         """Whether `values` are computed from a value read from `bounds` (the addresses a
         work-sharing loop's runtime call sets: the thread's share of the iterations)."""
         allocas, by_base, _ = self._memory(f)
-        seen, todo = set(), list(values)
-        while todo:
-            v = todo.pop()
-            if v in seen or v not in f.where:
-                continue
-            seen.add(v)
-            ins = f.code[f.where[v][0]][f.where[v][1]]
+        todo = list(values)
+        for ins in _definitions(f, todo):
             if ins.op == "load":
                 if self._bare(f, ins.pointer) in bounds:
                     return True
@@ -520,17 +527,12 @@ class _Program:
 
     def _varies(self, f, ptr):
         """An address computed from a phi (a loop's variable, a swapped pointer...)."""
-        seen, todo = set(), [ptr]
-        while todo:
-            v = todo.pop()
-            if v in seen or v not in f.where:
-                continue
-            seen.add(v)
-            ins = f.code[f.where[v][0]][f.where[v][1]]
+        todo = [ptr]
+        for ins in _definitions(f, todo):
             if ins.op == "phi":
                 return True
-            if ins.op in ("other", "load"):
-                todo += ins.operands if ins.op == "other" else []
+            if ins.op == "other":
+                todo += ins.operands
         return False
 
     def update_writes(self):
