@@ -230,3 +230,23 @@ def test_the_labs_that_use_parallel_magics_are_not_deferred():
     }
     assert deferred["00"] is False and deferred["01"] is False
     assert all(deferred[lab] for lab in ("02", "03", "04", "05", "06", "07", "08", "09"))
+
+
+def test_a_hub_slow_to_answer_is_waited_for_past_ipyparallels_ten_seconds():
+    """CI (stop 61): on a loaded machine a hub took more than ipyparallel's default 10 s to answer
+    a new client ("Hub connection request timed out"); the client waits at least MIN_HUB_WAIT."""
+    import signal
+    import threading
+
+    slow = controller.Controller(controller._environment(None), warm=False)  # noqa: SLF001 - as acquire() makes one
+    try:
+        deadline = time.monotonic() + 60
+        while not controller._complete_json(slow.client_file) and time.monotonic() < deadline:  # noqa: SLF001
+            time.sleep(0.05)
+        slow.process.send_signal(signal.SIGSTOP)  # a hub that answers nothing for 12 s
+        threading.Timer(12, slow.process.send_signal, (signal.SIGCONT,)).start()
+        client = slow.connect(timeout=1)
+        assert client.ids == []  # connected: the hub answered once it ran again
+    finally:
+        slow.process.send_signal(signal.SIGCONT)
+        slow.stop()

@@ -103,7 +103,7 @@ def test_a_full_size_runs_folder_is_graded_at_full_size_with_its_own_runs(graded
         if o.get("name") == "stdout" and o.get("text", "").startswith("Data: ")
     ]
     assert lines and all("Graded at the full problem sizes" in line for line in lines), lines
-    assert "your own runs (1)" in lines[-1], lines
+    assert "your own runs (1: " in lines[-1], lines  # how many, and of which kernels
     page = root / "feedback" / "fullsize" / gc.LAB / f"{gc.LAB}.html"
     assert "Graded at the full problem sizes, the size your own runs were made at" in (
         page.read_text()

@@ -53,6 +53,7 @@ HEARTBEAT_MISSES = 5000 // HEARTBEAT_MS
 # after this many looks without one: about 90 s.
 ENGINE_HEARTBEAT_MISSES = 90_000 // (HEARTBEAT_MS + 500)
 POLL_SECONDS = 0.01
+MIN_HUB_WAIT = 30.0  # seconds the client waits for the hub at least, whatever the start took
 COMMAND = [sys.executable, "-m", "ipyparallel.controller"]
 
 
@@ -141,7 +142,10 @@ class Controller:
                 time.sleep(POLL_SECONDS)
             import ipyparallel as ipp  # here: starting a controller needs none of it
 
-            self.client = ipp.Client(str(self.client_file))
+            # ipyparallel waits 10 s for the hub's answer by default; a loaded machine (a class
+            # starting clusters together, CI's two cores) can take longer: the start's budget.
+            waited = max(deadline - time.monotonic(), MIN_HUB_WAIT)
+            self.client = ipp.Client(str(self.client_file), timeout=waited)
         return self.client
 
     def ask_hub_for_engines(self) -> None:
