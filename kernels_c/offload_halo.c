@@ -936,7 +936,8 @@ int __wrap___tgt_target_teams_nowait_mapper(HL_RUN_ARGS, int32_t teams, int32_t 
 
 /* (b) The halo rows by MPI: every message the rank receives (the offload build wraps MPI's
  * receiving calls at link time, WATCH_FLAGS: MPI_Recv, MPI_Sendrecv(_replace), MPI_Irecv,
- * MPI_Recv_init, MPI_Isendrecv(_replace) and the completions of their requests) is read as it
+ * MPI_Recv_init, MPI_Isendrecv(_replace), MPI_Precv_init, a matched probe's MPI_Mrecv and
+ * MPI_Imrecv, and the completions of their requests) is read as it
  * completes, its received bytes only: a message from the rank above (below) that holds the interior
  * of this rank's halo row 0 (m + 1) as the grid of the iteration the device's copy was last seen to
  * reach, or of the next, counts that grid for that side (the "offload" record's halo_above,
@@ -1097,7 +1098,68 @@ int __wrap_MPI_Isendrecv_replace(void *b, int n, MPI_Datatype t, int d, int sg, 
     if (rc == MPI_SUCCESS) post(*r, b, c, 0);
     return rc;
 }
+/* MPI-4 partitioned receives: set up once like a persistent receive, completed by the waits */
+int __real_MPI_Precv_init(void *b, int parts, MPI_Count n, MPI_Datatype t, int s, int g, MPI_Comm c,
+                          MPI_Info info, MPI_Request *r);
+int __wrap_MPI_Precv_init(void *b, int parts, MPI_Count n, MPI_Datatype t, int s, int g, MPI_Comm c,
+                          MPI_Info info, MPI_Request *r) {
+    int rc = __real_MPI_Precv_init(b, parts, n, t, s, g, c, info, r);
+    if (rc == MPI_SUCCESS) post(*r, b, c, 1);
+    return rc;
+}
 #endif
+/* matched probes: a message handle remembers the communicator it was probed on, which its
+ * MPI_Mrecv or MPI_Imrecv (given no communicator) receives from */
+static struct {
+    MPI_Message message;
+    MPI_Comm comm;
+} probed[HL_MAX_POSTED];
+static int probes;
+
+static void probe_matched(MPI_Message m, MPI_Comm c) {
+    if (!watch.on || m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC) return;
+    if (probes == HL_MAX_POSTED) probed[0] = probed[--probes]; /* the oldest dropped */
+    probed[probes].message = m, probed[probes++].comm = c;
+}
+
+static MPI_Comm probe_taken(MPI_Message m) {
+    for (int i = 0; i < probes; i++)
+        if (probed[i].message == m) {
+            MPI_Comm c = probed[i].comm;
+            probed[i] = probed[--probes];
+            return c;
+        }
+    return MPI_COMM_NULL;
+}
+
+int __real_MPI_Mprobe(int s, int g, MPI_Comm c, MPI_Message *m, MPI_Status *st);
+int __wrap_MPI_Mprobe(int s, int g, MPI_Comm c, MPI_Message *m, MPI_Status *st) {
+    int rc = __real_MPI_Mprobe(s, g, c, m, st);
+    if (rc == MPI_SUCCESS) probe_matched(*m, c);
+    return rc;
+}
+int __real_MPI_Improbe(int s, int g, MPI_Comm c, int *f, MPI_Message *m, MPI_Status *st);
+int __wrap_MPI_Improbe(int s, int g, MPI_Comm c, int *f, MPI_Message *m, MPI_Status *st) {
+    int rc = __real_MPI_Improbe(s, g, c, f, m, st);
+    if (rc == MPI_SUCCESS && *f) probe_matched(*m, c);
+    return rc;
+}
+int __real_MPI_Mrecv(void *b, int n, MPI_Datatype t, MPI_Message *m, MPI_Status *st);
+int __wrap_MPI_Mrecv(void *b, int n, MPI_Datatype t, MPI_Message *m, MPI_Status *st) {
+    MPI_Status own;
+    MPI_Comm c = probe_taken(*m);
+    if (st == MPI_STATUS_IGNORE) st = &own;
+    int rc = __real_MPI_Mrecv(b, n, t, m, st);
+    if (rc == MPI_SUCCESS) halo_status(b, st, c);
+    return rc;
+}
+int __real_MPI_Imrecv(void *b, int n, MPI_Datatype t, MPI_Message *m, MPI_Request *r);
+int __wrap_MPI_Imrecv(void *b, int n, MPI_Datatype t, MPI_Message *m, MPI_Request *r) {
+    MPI_Comm c = probe_taken(*m);
+    int rc = __real_MPI_Imrecv(b, n, t, m, r);
+    if (rc == MPI_SUCCESS) post(*r, b, c, 0);
+    return rc;
+}
 int __real_MPI_Wait(MPI_Request *r, MPI_Status *st);
 int __wrap_MPI_Wait(MPI_Request *r, MPI_Status *st) {
     MPI_Status own;

@@ -530,3 +530,18 @@ def test_b_refuses_at_build_what_the_toolchain_gets_wrong():
     assert "target teams distribute parallel for" in refused[0].message
     assert unit_refusals([(1, "#pragma omp taskloop"), (2, "#pragma omp for nowait"),
                           (3, "#pragma omp target teams distribute parallel for collapse(2)")]) == []
+
+
+@needs_offload
+@pytest.mark.parametrize("why", ["halo rows by MPI_Mprobe", "halo rows by MPI-4 partitioned"])
+def test_b_halo_rows_by_matched_probes_and_partitioned_requests_are_seen(why):
+    """f40's left item: offload_halo's receive watch read MPI_Recv/Irecv/Recv_init/Sendrecv only;
+    rows by a matched probe's MPI_Mrecv/MPI_Imrecv or by MPI_Precv_init counted 0 iterations."""
+    from honest import source_of as right_source
+
+    code = right_source("15_offload", why)
+    got = run_student_offload(build_student_offload(code, "t_offload_" + why.split()[-1][:7]), 3,
+                              nx=NX, ny=NY, iterations=ITERATIONS)  # fmt: skip
+    assert (got["checksum"], got["weighted"]) == pytest.approx(expected_checksums(NX, NY, ITERATIONS), rel=1e-12)
+    halos = [(r["halo_above"], r["halo_below"]) for r in got["offload"]]
+    assert sorted(halos) == sorted([(-1, ITERATIONS), (ITERATIONS, ITERATIONS), (ITERATIONS, -1)]), halos

@@ -113,9 +113,11 @@ DEVICE_ACCESS_FLAGS = (_DEVICE, "-fsanitize=address", "-mllvm",
                        "-rdynamic")  # fmt: skip
 # ... and MPI's receiving calls and the completions of their requests (the tracer's calls of the
 # real functions, the student's and exchange_rows' alike): each message received is read as it
-# completes, for the halo rows from the neighbours (the "offload" record's halo_above, halo_below)
+# completes, for the halo rows from the neighbours (the "offload" record's halo_above, halo_below);
+# a matched probe's receive from the communicator it was probed on
 _RECEIVING = ("MPI_Recv", "MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Irecv", "MPI_Recv_init",
-              "MPI_Isendrecv", "MPI_Isendrecv_replace", "MPI_Wait", "MPI_Test", "MPI_Waitall",
+              "MPI_Isendrecv", "MPI_Isendrecv_replace", "MPI_Precv_init", "MPI_Mprobe",
+              "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv", "MPI_Wait", "MPI_Test", "MPI_Waitall",
               "MPI_Testall", "MPI_Waitany", "MPI_Testany", "MPI_Waitsome", "MPI_Testsome")  # fmt: skip
 WATCH_FLAGS = ("-DHL_WATCH_DEVICE", "-Wno-unused-command-line-argument",
                "-Wl,--wrap=" + ",--wrap=".join((*_WRAPPED, *_RECEIVING)),
