@@ -807,6 +807,15 @@ def test_exchange_allows_isendrecv_and_any_source_told_apart_by_tag(monkeypatch)
         exercise._exchanged_by_messages(chain(21, 21), "3x1")
     with pytest.raises(AssertionError, match="with any tag"):
         exercise._exchanged_by_messages(chain(21, 22, recv_tag=-1), "3x1")
+    # attacker R's L04_R3: both receives of an iteration land in one row of the student's own
+    # (copied into the halo the status names, the checksum judging it): no side decided by where
+    # a row lands; two landing places (the halo rows themselves) still refused
+    landing = chain(21, 21)
+    landing.mpi_calls["buffer"] = 4096
+    exercise._exchanged_by_messages(landing, "3x1")
+    landing.mpi_calls["buffer"] = range(len(landing.mpi_calls))
+    with pytest.raises(AssertionError, match=r"rank 1, iteration 0: MPI_Irecv from MPI_ANY_SOURCE"):
+        exercise._exchanged_by_messages(landing, "3x1")
 
 
 # ------------------------------------------ (a): a halo row must come from the neighbour (real runs)

@@ -1032,3 +1032,14 @@ GAMING += [
             "the order its message came in, not of its source",
             reason="place each by its source, not by the order the messages come in"),
 ]
+
+# with receives from MPI_ANY_SOURCE allowed when they all land in one buffer of the cell's own
+# (attacker R's right answer L04_R3, 2026-12-06), the same buffer with each row copied by the
+# order it came in, not by its source: the checksum weighted by row refuses it
+GAMING += [
+    attempt("method", "exchange_halos", '%%c EXCHANGE_C halo2d\n/* wrong: both rows from MPI_ANY_SOURCE into one row of its own, copied into the halos in the\n   order they arrive (the first into row 0 where there is a rank above), not by their source */\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    long w = nx + 2;\n    MPI_Request sends[2];\n    int expected = (up != MPI_PROC_NULL) + (down != MPI_PROC_NULL);\n    double *row = malloc((size_t)nx * sizeof *row);\n    if (!row) abort();\n    MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 5, comm, &sends[0]);\n    MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 5, comm, &sends[1]);\n    for (int got = 0; got < expected; got++) {\n        MPI_Status st;\n        MPI_Recv(row, (int)nx, MPI_DOUBLE, MPI_ANY_SOURCE, 5, comm, &st);\n        double *halo = (got == 0 && up != MPI_PROC_NULL) ? a + 1 : a + (m + 1) * w + 1;\n        memcpy(halo, row, (size_t)nx * sizeof *row);\n    }\n    MPI_Waitall(2, sends, MPI_STATUSES_IGNORE);\n    free(row);\n}\n', A,
+            "MPI_Recv from MPI_ANY_SOURCE into one row of its own, copied into the halos in the "
+            "order the rows arrive",
+            reason="place each by its source, not by the order the messages come in"),
+]
+

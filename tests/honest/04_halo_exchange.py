@@ -447,3 +447,11 @@ HONEST += [
           why="f40 R04a_improbe: MPI_Improbe(MPI_ANY_SOURCE) polled, MPI_Imrecv into the halo of "
               "the status's source, one MPI_Waitall"),
 ]
+
+# attacker R's right answer L04_R3 (2026-12-06), 0/4 by any_source_faults: both rows received
+# from MPI_ANY_SOURCE on one tag into one row of its own, each copied into the halo its status's
+# MPI_SOURCE names (the checksum judges the placing; the ranks are late in turn)
+HONEST += [
+    right("exchange_halos", "%%c EXCHANGE_C halo2d\n/* Right, unusual: both halos received from MPI_ANY_SOURCE on one tag, each into a buffer of its\n   own, then copied into row 0 or row m + 1 by the source its status names (whichever neighbour's\n   row comes first). Sends are non-blocking, completed at the end. */\nvoid exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    long w = nx + 2;\n    MPI_Request sends[2];\n    int expected = (up != MPI_PROC_NULL) + (down != MPI_PROC_NULL);\n    double *row = malloc((size_t)nx * sizeof *row);\n    if (!row) abort();\n    MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 5, comm, &sends[0]);\n    MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 5, comm, &sends[1]);\n    for (int got = 0; got < expected; got++) {\n        MPI_Status st;\n        MPI_Recv(row, (int)nx, MPI_DOUBLE, MPI_ANY_SOURCE, 5, comm, &st);\n        double *halo = st.MPI_SOURCE == up ? a + 1 : a + (m + 1) * w + 1;\n        memcpy(halo, row, (size_t)nx * sizeof *row);\n    }\n    MPI_Waitall(2, sends, MPI_STATUSES_IGNORE);\n    free(row);\n}\n",
+          why="L04_R3: MPI_Recv from MPI_ANY_SOURCE into one row of its own, placed by the status"),
+]

@@ -281,7 +281,7 @@ def _exchanged_by_messages(res: Results, where: str, kernel: Kernel | None = Non
         f"{where}: {astray[0]}: the halo rows' messages go to `up` and `down` only, each rank "
         "sending its edge rows to its neighbours and receiving its halo rows from them (or "
         "MPI_PROC_NULL where the grid ends); no row relayed through another rank")
-    ambiguous = any_source_faults(calls[calls["student"] == 1])
+    ambiguous = any_source_faults(_by_exchange(calls))
     assert not ambiguous, (
         f"{where}: {ambiguous[0]}: a receive from MPI_ANY_SOURCE takes whichever matching "
         "message comes first, so the row from above can land in the halo below; receive row "
@@ -323,6 +323,14 @@ def astray_messages(calls: pd.DataFrame, ranks: int) -> list[str]:
     return [text for _, text in sorted(faults)]
 
 
+def _by_exchange(calls: pd.DataFrame) -> pd.DataFrame:
+    """The cell's calls, each with `exchange`: how many of the kit's own calls its rank had made
+    before it (the kernel calls MPI between two calls of exchange_halos, so one call's calls
+    share a number; the trace's steps are not marked in this variant)."""
+    kit = (calls["student"] != 1).astype(int)
+    return calls.assign(exchange=kit.groupby(calls["rank"]).cumsum())[calls["student"] == 1]
+
+
 def any_source_faults(calls: pd.DataFrame) -> list[str]:
     """(a): each receive from MPI_ANY_SOURCE (the trace's peer, or an MPI_Sendrecv's recv_peer,
     ANY_SOURCE) whose tag more than one rank used for the messages it sent this rank in the run
@@ -330,11 +338,20 @@ def any_source_faults(calls: pd.DataFrame) -> list[str]:
     not keep): there the row could come from either side. A tag only one neighbour sends this
     rank tells the directions apart as a source would (a fresh attacker's right answer
     T04ar_anysource, the direction in the tag, lost 4/4 to a refusal of MPI_ANY_SOURCE by
-    name, 2026-12-05)."""
+    name, 2026-12-05). Receives from MPI_ANY_SOURCE that all land in ONE buffer in an iteration
+    (a row of the student's own, copied into the halo its status names: attacker R's L04_R3 lost
+    4/4, 2026-12-06) decide no side by where they land: the checksum judges the placing. One
+    call's receives: those of one `exchange` (_by_exchange) where the calls have it, else of a
+    step."""
     if calls.empty or "peer" not in calls.columns:
         return []
     recv_peer = calls["recv_peer"] if "recv_peer" in calls.columns else pd.Series(-1, calls.index)
     wild = calls[(calls["peer"] == ANY_SOURCE) | (recv_peer == ANY_SOURCE)]
+    call = ["rank", "exchange" if "exchange" in wild.columns else "step"]  # one exchange's receives
+    if "buffer" in wild.columns and call[1] in wild.columns:
+        landings = wild.groupby(call, dropna=False)["buffer"].transform("nunique")
+        counts = wild.groupby(call, dropna=False)["buffer"].transform("size")
+        wild = wild[(landings > 1) | (counts < 2)]
     sends = calls[calls["call"].isin(SENDING) & (calls["peer"] >= 0)]
     faults = []
     for post in wild.itertuples():
