@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -74,6 +76,143 @@ def test_the_kit_has_no_copy_of_lab_08s_graded_models():
         assert not hasattr(overlap, name), name
     for name in ("predict_halo3d", "halo3d_geometry", "effective_rate", "predict_a23", "a23_face_bytes"):
         assert not hasattr(predict, name), name
+
+
+# lab 08 (a)'s hidden test times eps_bounds: its helpers (the part of the cell before the cases) run
+# here on a closed form and on a search whose points C works out (fresh attacker Z's z08_mapgrid2)
+_TIMED = """
+import sys, numpy as np
+import nbformat
+nb = nbformat.read(sys.argv[1], as_version=4)
+cell = next(c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "hidden_epsilon")
+helpers = cell[:cell.index('_r = _rng("epsilon")')]
+for name, answer in (("closed", sys.argv[2]), ("search", sys.argv[3])):
+    ns = {"np": np}
+    exec(compile(answer, "<cell-answer>", "exec"), ns)
+    exec(compile(helpers, "<cell-test>", "exec"), ns)
+    ratios = []
+    for n, m, f_non in ((2, 1, 0.0), (11.5, 0.5, 0.3)):
+        got = ns["_counted_bounds"](n, m, f_non, n * 1.5)
+        ratios.append(got[11] / got[12])
+    print(name, min(ratios) <= ns["_SLOWEST"], max(ratios) > ns["_SLOWEST"], [round(r, 1) for r in ratios])
+"""
+_CLOSED = """
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    return 1.0 / (f_non + np.maximum(f / m, (1.0 - f - f_non) * n / (n - m)))
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    from fractions import Fraction  # imported at the first call (the test calls once untimed)
+    F, k = 1 - Fraction(f_non), Fraction(n) / (Fraction(n) - Fraction(m))
+    best = Fraction(f_non) + F * k / (1 + k * Fraction(m))
+    return float(1 / best), float(1 / (Fraction(f_non) + max(F * k, F / Fraction(m))))
+"""
+_C_SEARCH = """
+from itertools import repeat as R
+from operator import add as A, mul as M, sub as S, truediv as D
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    return 1.0 / (f_non + np.maximum(f / m, (1.0 - f - f_non) * n / (n - m)))
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    F, c, N, lo, h = 1.0 - f_non, n / (n - m), 5000, 0.0, (1.0 - f_non) / 5000
+    for _ in range(4):  # a grid of 5001 shares refined four times, every point worked out in C
+        g = lambda: map(A, R(lo), map(M, range(N + 1), R(h)))
+        t, f = min(zip(map(max, map(D, g(), R(m)), map(M, map(S, R(F), g()), R(c))), g()))
+        lo, h = max(0.0, f - h), 2 * h / N
+    return 1.0 / (f_non + t), 1.0 / (f_non + max(F * c, F / m))
+"""
+
+
+def test_lab_08s_eps_bounds_is_timed_so_a_search_worked_out_in_c_is_refused():
+    """z08_mapgrid2 (3/3 twice): a grid search whose points map/zip/max work out in C runs no Python
+    line per point and holds no array. The hidden test times the CPU time of the student's thread
+    in eps_bounds, the test's own hooks left out, against the machine's pace: a closed form (exact
+    Fractions, imported at the first call) stays far below the limit, the search far above."""
+    done = subprocess.run(
+        [sys.executable, "-c", _TIMED, str(ROOT / "grading" / "source" / "08_predicting_at_scale"
+                                           / "08_predicting_at_scale.ipynb"), _CLOSED, _C_SEARCH],
+        capture_output=True, text=True, timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = {line.split()[0]: line.split(None, 3)[1:] for line in done.stdout.splitlines()}
+    assert got["closed"][:2] == ["True", "False"], done.stdout  # every case under the limit
+    assert got["search"][1] == "True" and got["search"][0] == "False", done.stdout  # every case over
+
+
+_IN_HOOK = """
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    return 1.0 / (f_non + np.maximum(f / m, (1.0 - f - f_non) * n / (n - m)))
+
+
+class _Box(list):  # its length, asked for by the test's hooks, ran a search out of their sight
+    def __len__(self):
+        if hasattr(self, "args") and not hasattr(self, "out"):
+            n, m, f_non = self.args
+            r = lambda f: f_non + max(f / m, (1.0 - f - f_non) * n / (n - m))
+            lo, hi = 0.0, 1.0 - f_non
+            for _ in range(200):
+                a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+                lo, hi = (a, hi) if r(a) > r(b) else (lo, b)
+            self.out = (1.0 / r((lo + hi) / 2), 1.0 / max(r(0.0), r(1.0 - f_non)))
+        return 0
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    box = _Box()
+    box.args = (n, m, f_non)
+    return box.out
+"""
+_HOOKED = """
+import sys, numpy as np
+import nbformat
+nb = nbformat.read(sys.argv[1], as_version=4)
+cell = next(c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "hidden_epsilon")
+ns = {"np": np}
+exec(compile(sys.argv[2], "<cell-answer>", "exec"), ns)
+exec(compile(cell[:cell.index('_r = _rng("epsilon")')], "<cell-test>", "exec"), ns)
+try:
+    print("kept", ns["_counted_bounds"](2, 1, 0.0)[:2])
+except AttributeError as err:
+    print("refused", err)
+"""
+
+
+def test_no_code_of_the_students_runs_inside_lab_08s_hooks():
+    """The hooks read the student's locals (a list's length, an array's size, an object's
+    attributes): a list subclass's __len__ ran a search there, untraced and untimed, and kept 3/3.
+    They now read through the base types: its __len__ never runs, so eps_bounds has no answer."""
+    done = subprocess.run(
+        [sys.executable, "-c", _HOOKED, str(ROOT / "grading" / "source" / "08_predicting_at_scale"
+                                            / "08_predicting_at_scale.ipynb"), _IN_HOOK],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.startswith("refused") and "'out'" in done.stdout, done.stdout
+
+
+_TIME_GUARD = """
+import time
+import hybridlab.grading._guard as g
+
+g.capture()
+real = time.thread_time
+time.thread_time = lambda: 0.0  # an answer cell's: every eps_bounds would take no time
+g.restore({}, "answer")
+print("restored", time.thread_time is real)
+"""
+
+
+def test_the_guard_puts_back_the_clock_lab_08_times_eps_bounds_by():
+    done = subprocess.run([sys.executable, "-c", _TIME_GUARD], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "time.thread_time" in done.stdout and "restored True" in done.stdout, done.stdout
 
 
 @pytest.mark.timeout(300)

@@ -616,3 +616,95 @@ def eps_bounds(n, m=1, f_non=0.0):
 ''', EPS, why="fresh attacker W (08a_grid64_secant): a 64-point grid, then a secant across the bracket",
             reason="times and held"),
 ]
+
+
+# A fresh attacker's (Z, z08_mapgrid2, 2026-12-06), 3/3 twice: a grid of 5001 shares refined in four
+# stages, each stage ONE line of map/zip/max chains over operator functions and itertools.repeat,
+# the model inlined (epsilon never called): no Python line runs per point and no array is held, so
+# the lines, calls and bytes looked like a closed form's. The test now also times the CPU time of
+# the student's thread inside eps_bounds (the test's own hooks left out), against this machine's
+# pace (the test's own 4,000 divisions in map): past 25 paces in the faster of the case and the case
+# with n moved by an unknown amount, the part fails. A closed form takes under 5 paces (Fraction
+# the slowest), these searches 45 to 160.
+GAMING += [
+    attempt("method", "epsilon", r'''
+import numpy as np
+from itertools import repeat as R
+from operator import add as A, mul as M, sub as S, truediv as D
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    d = f_non + np.maximum(f / m, (1.0 - f - f_non) * n / (n - m))
+    out = 1.0 / d
+    return float(out) if out.ndim == 0 else out
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # a grid search refined three times, every point evaluated by C iterators (one line a stage)
+    F, c, N = 1.0 - f_non, n / (n - m), 5000
+    e, f, lo, h = *max(zip(map(D, R(1.0), map(A, R(f_non), map(max, map(D, map(M, range(N + 1), R(F / N)), R(m)), map(M, map(S, R(F), map(M, range(N + 1), R(F / N))), R(c))))), map(M, range(N + 1), R(F / N)))), max(0.0, 0.0), F / N
+    e, f, lo, h = *max(zip(map(D, R(1.0), map(A, R(f_non), map(max, map(D, map(A, R(max(0.0, f - h)), map(M, range(N + 1), R(2 * h / N))), R(m)), map(M, map(S, R(F), map(A, R(max(0.0, f - h)), map(M, range(N + 1), R(2 * h / N)))), R(c))))), map(A, R(max(0.0, f - h)), map(M, range(N + 1), R(2 * h / N))))), 0.0, 2 * h / N
+    e, f, lo, h = *max(zip(map(D, R(1.0), map(A, R(f_non), map(max, map(D, map(A, R(max(0.0, f - h)), map(M, range(N + 1), R(2 * h / N))), R(m)), map(M, map(S, R(F), map(A, R(max(0.0, f - h)), map(M, range(N + 1), R(2 * h / N)))), R(c))))), map(A, R(max(0.0, f - h)), map(M, range(N + 1), R(2 * h / N))))), 0.0, 2 * h / N
+    e, f, lo, h = *max(zip(map(D, R(1.0), map(A, R(f_non), map(max, map(D, map(A, R(max(0.0, f - h)), map(M, range(N + 1), R(2 * h / N))), R(m)), map(M, map(S, R(F), map(A, R(max(0.0, f - h)), map(M, range(N + 1), R(2 * h / N)))), R(c))))), map(A, R(max(0.0, f - h)), map(M, range(N + 1), R(2 * h / N))))), 0.0, 2 * h / N
+    return e, min(map(D, R(1.0), map(A, R(f_non), map(max, map(D, map(M, range(N + 1), R(F / N)), R(m)), map(M, map(S, R(F), map(M, range(N + 1), R(F / N))), R(c))))))
+''', EPS, why="fresh attacker Z (z08_mapgrid2): a 4-stage grid of 5001 points, each stage one "
+                "line of map/zip/max over operator functions, the model inlined", reason="CPU time"),
+    attempt("method", "epsilon", r'''
+import numpy as np
+from itertools import repeat, tee
+from operator import add, mul, sub, truediv
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    return 1.0 / (f_non + np.maximum(f / m, (1.0 - f - f_non) * n / (n - m)))
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # a grid of 4001 shares zoomed in three rounds (a loop): tee hands the shares out three times,
+    # C works out every point (map over operator functions), min picks the (T, f) pair
+    F, c, lo, w = 1.0 - f_non, n / (n - m), 0.0, (1.0 - f_non) / 4000
+    for _ in range(3):
+        a, b, g = tee(map(add, repeat(lo), map(mul, range(4001), repeat(w))), 3)
+        t, f = min(zip(map(max, map(truediv, a, repeat(m)), map(mul, map(sub, repeat(F), b), repeat(c))), g))
+        lo, w = max(0.0, f - w), 2 * w / 4000
+    return 1.0 / (f_non + t), 1.0 / (f_non + max(F * c, F / m))
+''', EPS, why="a smaller C-iterator search: 3 zooming rounds (a loop) of 4001 shares, tee and "
+                "min(zip(...)) over operator functions", reason="CPU time"),
+]
+
+
+# f41 (2026-12-06): the test's own hooks read the student's locals (a list's length, an array's size,
+# an object's attributes) and so could run the student's code, untraced and, with the time now
+# judged, untimed: a list subclass whose __len__ ran a ternary search kept 3/3. The hooks now read
+# values through their base types (list.__len__, np.ndarray.size, dict.values, gc.get_referents), so
+# no code of the student's runs inside them.
+GAMING += [
+    attempt("interpreter", "epsilon", r'''
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    return 1.0 / (f_non + np.maximum(f / m, (1.0 - f - f_non) * n / (n - m)))
+
+
+class _Box(list):
+    # a list whose length, asked for by anyone, runs a ternary search first
+    def __len__(self):
+        if hasattr(self, "args") and not hasattr(self, "out"):
+            n, m, f_non = self.args
+            r = lambda f: f_non + max(f / m, (1.0 - f - f_non) * n / (n - m))
+            lo, hi = 0.0, 1.0 - f_non
+            for _ in range(200):
+                a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+                lo, hi = (a, hi) if r(a) > r(b) else (lo, b)
+            self.out = (1.0 / r((lo + hi) / 2), 1.0 / max(r(0.0), r(1.0 - f_non)))
+        return 0
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    box = _Box()
+    box.args = (n, m, f_non)
+    return box.out
+''', EPS, why="a ternary search run by a list subclass's __len__, which the test's hooks called",
+            reason="no attribute 'out'"),
+]

@@ -208,3 +208,28 @@ def eps_bounds(n, m=1, f_non=0.0):
     return 1.0 / t_min, 1.0 / t_max
 ''', why="fresh attacker W (08a_legit_closed_forms): each bound as its own closed form"),
 ]
+
+
+# f41 (2026-12-06): the test now times eps_bounds (the CPU time of the student's thread, against this
+# machine's pace), after one untimed call on another n: a first call's imports are not timed
+HONEST += [
+    right("epsilon", r'''
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    return 1.0 / (f_non + np.maximum(f / m, (1.0 - f - f_non) * n / (n - m)))
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # exact to 40 digits with decimal, imported (and its context made) at the first call
+    import decimal
+    with decimal.localcontext() as ctx:
+        ctx.prec = 40
+        D = decimal.Decimal
+        N, M, Z = D(n), D(m), D(f_non)
+        F = 1 - Z
+        k = N / (N - M)                       # the overlappable work's slowdown on n - m threads
+        best = Z + F * k / (1 + k * M)         # T_reserved where f/m meets (F - f) k
+        worst = Z + max(F * k, F / M)          # T_reserved at an end, f = 0 or f = F
+        return float(1 / best), float(1 / worst)
+''', why="the bounds in 40-digit decimal arithmetic, decimal imported at the first call"),
+]

@@ -84,6 +84,7 @@ MODULES = (
     "subprocess",  # a run's records arrive through it (Popen.communicate)
     "posix",  # os's functions (listdir, sched_getaffinity) as hidden tests read them
     "tracemalloc",  # lab 08 (a) counts the bytes eps_bounds holds
+    "time",  # and times it (thread_time)
     "dis",  # lab 01 (c) reads a function's instructions
 )
 # the kit's modules whose functions judge a part or carry its evidence, guarded in every lab:
