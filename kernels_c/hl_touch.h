@@ -37,13 +37,17 @@
  * HL_TOUCH_WATCH_ONE_IN of each array, drawn when it is allocated, 1 by default): with one page
  * in 8 watched, a code timed a second write to each page it placed (a watched page's faults,
  * tens of microseconds; an open page's store, nanoseconds), wrote the slow ones itself and let
- * the master write all the others while they were still open (attacker E). Each write
- * instruction to a watched page costs two signals and two mprotect calls (10-70 us on a loaded
- * virtual machine): lab 05's 148 pages of scalar stores take 5-8 s a run on a loaded 2-core
- * machine instead of 1-2 s (memcpy's string stores are done in the handler: under 1 s). What is
- * left: another thread's store that lands while the page is open for its writer's one
- * instruction (a race the code cannot see coming; a store that misses it is recorded).
- * Elsewhere (not x86-64) the window above stands.
+ * the master write all the others while they were still open (attacker E). A plain store
+ * instruction (mov, movnti, SSE2's stores of an xmm register: hl_touch_plain_store) is not
+ * stepped: the handler opens the page, stores what the instruction would, seals the page and
+ * skips the instruction (the debug trap after a stepped instruction was most of the cost: half
+ * of the traced runs' CPU samples); memcpy's string stores are done in the handler too; any other
+ * write (a read-modify-write, a store across a page's end, VEX) is stepped. Each watched write
+ * still costs a signal and two mprotect calls (lab 05's hidden test, three runs of 76 pages a
+ * rank written by scalar stores: 1.1 CPU s, 4.0 when every store was stepped). What is left:
+ * another thread's store that lands while the page is open for its writer's one store (a race
+ * the code cannot see coming; a store that misses it is recorded). Elsewhere (not x86-64) the
+ * window above stands.
  *
  * The tracer's state is out of the kernel's reach, not only out of its names' (static): the
  * table of traced arrays, the watch switch and the saved signal actions live in pages of their
@@ -82,7 +86,7 @@
  *                                      (-1: no thread touched / wrote / rewrote these pages)
  * and one per array:
  *   "record":"touch_array","array":NAME,"pages":P,"page_bytes":B,"touched":K,"written":W,
- *   "faults":F
+ *   "faults":F,"stepped":S          (faults, and those that stepped one instruction: not evidence)
  * hybridlab.memory.tables.page_owners reads them into one row per page.
  */
 #ifndef HL_TOUCH_H
@@ -152,6 +156,7 @@ static union {
  * kernel that writes it can only stall or crash its own run */
 static int hl_touch_guard_lock;
 static long hl_touch_faults[HL_TOUCH_MAX_ARRAYS]; /* faults per array slot (not evidence) */
+static long hl_touch_steps[HL_TOUCH_MAX_ARRAYS]; /* instructions stepped per slot (not evidence) */
 
 /* Each opener's latest written pages: (array slot << 32 | page) + 1, 0 for none. */
 static long hl_touch_open[HL_TOUCH_OPENERS][HL_TOUCH_OPEN_PAGES];
@@ -283,17 +288,156 @@ static inline int hl_touch_string_store(void *context, char *page, size_t page_b
     g[REG_RCX] -= (greg_t)n;
     return 1;
 }
+
+/* The general registers by their x86 number (rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8-r15). */
+static const int hl_touch_gpr[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP,
+                                     REG_RSI, REG_RDI, REG_R8,  REG_R9,  REG_R10, REG_R11,
+                                     REG_R12, REG_R13, REG_R14, REG_R15};
+
+/* A plain store instruction into watched page `page` of `page_bytes`, done here by the thread
+ * that faulted instead of opening the page for that one instruction and trapping after it (the
+ * trap is most of a watched write's cost: on a virtual machine the debug exception alone took
+ * half of lab 05's traced runs' CPU): the page opened, the bytes the instruction would store
+ * written, the page sealed again and the instruction skipped. The store is the same (its writer
+ * or rewriter is already recorded), and the page is open for less time than one stepped
+ * instruction. The stores done: mov r/m, r (88, 89), mov r/m, imm (c6 /0, c7 /0), movnti, and
+ * SSE2's stores of an xmm register (movups/movupd/movss/movsd 0f 11, movaps/movapd 0f 29,
+ * movlps/movlpd 0f 13, movhps/movhpd 0f 17, movdqa/movdqu 0f 7f, movq 66 0f d6, movd/movq 66
+ * 0f 7e, movntps/pd 0f 2b, movntdq 66 0f e7), with REX and any ModRM/SIB address; one wholly
+ * inside the page whose address is the fault's. 1 when done; 0 (step it) for anything else:
+ * another instruction or prefix (a segment, lock, address size, VEX), an address the fault
+ * does not match, a store across the page's end, a misaligned aligned store (the instruction's
+ * own fault then). */
+static inline int hl_touch_plain_store(void *context, const char *fault, char *page,
+                                       size_t page_bytes) {
+    ucontext_t *uc = (ucontext_t *)context;
+    greg_t *g = uc->uc_mcontext.gregs;
+    const unsigned char *ip = (const unsigned char *)g[REG_RIP];
+    int k = 0, p66 = 0, pf2 = 0, pf3 = 0, rex = 0;
+    for (; k < 3; k++) {
+        if (ip[k] == 0x66) p66++;
+        else if (ip[k] == 0xf2) pf2++;
+        else if (ip[k] == 0xf3) pf3++;
+        else break;
+    }
+    if (p66 > 1 || pf2 > 1 || pf3 > 1 || pf2 + pf3 > 1) return 0;
+    if ((ip[k] & 0xf0) == 0x40) rex = ip[k++];
+    int wide = (rex & 8) != 0, op = ip[k++];
+    enum { GPR, IMM, XMM } from;
+    size_t size = 0, align = 1, high = 0; /* high: the byte of the xmm register stored first */
+    int imm_bytes = 0;
+    if (op == 0x88 || op == 0x89 || op == 0xc6 || op == 0xc7) {
+        if (pf2 || pf3) return 0; /* xacquire/xrelease */
+        size = (op == 0x88 || op == 0xc6) ? 1 : wide ? 8 : p66 ? 2 : 4;
+        from = op <= 0x89 ? GPR : IMM;
+        imm_bytes = op == 0xc6 ? 1 : op == 0xc7 ? (size == 2 ? 2 : 4) : 0;
+        if (size == 1 && p66) return 0;
+    } else if (op == 0x0f) {
+        int op2 = ip[k++], none = !p66 && !pf2 && !pf3;
+        from = XMM;
+        if (op2 == 0x11) size = pf3 ? 4 : pf2 ? 8 : 16;
+        else if (op2 == 0x29 && !pf2 && !pf3) size = 16, align = 16;
+        else if ((op2 == 0x13 || op2 == 0x17) && !pf2 && !pf3) size = 8, high = op2 == 0x17 ? 8 : 0;
+        else if (op2 == 0x7f && (p66 || pf3) && !pf2) size = 16, align = p66 && !pf3 ? 16 : 1;
+        else if (op2 == 0xd6 && p66 && !pf2 && !pf3) size = 8;
+        else if (op2 == 0x7e && p66 && !pf2 && !pf3) size = wide ? 8 : 4;
+        else if (op2 == 0x2b && !pf2 && !pf3) size = 16, align = 16;
+        else if (op2 == 0xe7 && p66 && !pf2 && !pf3) size = 16, align = 16;
+        else if (op2 == 0xc3 && none) size = wide ? 8 : 4, from = GPR;
+        else return 0;
+        if (from == XMM && (p66 && (pf2 || pf3))) return 0;
+    } else {
+        return 0;
+    }
+    int modrm = ip[k++], mod = modrm >> 6, reg = ((modrm >> 3) & 7) | ((rex & 4) ? 8 : 0);
+    int rm = modrm & 7;
+    if (mod == 3 || (from == IMM && (reg & 7) != 0)) return 0;
+    uintptr_t addr = 0;
+    int rip_relative = 0;
+    if (rm == 4) {
+        int sib = ip[k++], index = ((sib >> 3) & 7) | ((rex & 2) ? 8 : 0), base = sib & 7;
+        if (index != 4) addr += (uintptr_t)g[hl_touch_gpr[index]] << (sib >> 6);
+        if (base == 5 && mod == 0) {
+            int32_t d;
+            memcpy(&d, ip + k, 4);
+            k += 4;
+            addr += (uintptr_t)(intptr_t)d;
+        } else {
+            addr += (uintptr_t)g[hl_touch_gpr[base | ((rex & 1) ? 8 : 0)]];
+        }
+    } else if (rm == 5 && mod == 0) {
+        int32_t d;
+        memcpy(&d, ip + k, 4);
+        k += 4;
+        addr = (uintptr_t)(intptr_t)d;
+        rip_relative = 1;
+    } else {
+        addr = (uintptr_t)g[hl_touch_gpr[rm | ((rex & 1) ? 8 : 0)]];
+    }
+    if (mod == 1) addr += (uintptr_t)(intptr_t)(int8_t)ip[k++];
+    else if (mod == 2) {
+        int32_t d;
+        memcpy(&d, ip + k, 4);
+        k += 4;
+        addr += (uintptr_t)(intptr_t)d;
+    }
+    unsigned char value[16];
+    if (from == IMM) {
+        int64_t imm = imm_bytes == 1 ? (int8_t)ip[k] : 0;
+        if (imm_bytes == 2) {
+            int16_t v;
+            memcpy(&v, ip + k, 2);
+            imm = v;
+        } else if (imm_bytes == 4) {
+            int32_t v;
+            memcpy(&v, ip + k, 4);
+            imm = v; /* sign-extended for a 64-bit store */
+        }
+        k += imm_bytes;
+        memcpy(value, &imm, 8);
+    } else if (from == GPR) {
+        uint64_t v;
+        if (size == 1 && !rex && reg >= 4) /* ah, ch, dh, bh */
+            v = (uint64_t)g[hl_touch_gpr[reg - 4]] >> 8;
+        else
+            v = (uint64_t)g[hl_touch_gpr[reg]];
+        memcpy(value, &v, 8);
+    } else {
+        if (!uc->uc_mcontext.fpregs) return 0;
+        memcpy(value, uc->uc_mcontext.fpregs->_xmm[reg].element, 16);
+    }
+    if (rip_relative) addr += (uintptr_t)g[REG_RIP] + (uintptr_t)k;
+    char *to = (char *)addr;
+    if (k > 15 || to < page || to + size > page + page_bytes || fault < to || fault >= to + size ||
+        addr % align != 0)
+        return 0;
+    if (mprotect(page, page_bytes, PROT_READ | PROT_WRITE) != 0) return 0;
+    switch (size) { /* one store of the instruction's width where it has one */
+    case 1: *(volatile uint8_t *)to = value[0]; break;
+    case 2: { uint16_t v; memcpy(&v, value, 2); *(volatile uint16_t *)to = v; break; }
+    case 4: { uint32_t v; memcpy(&v, value, 4); *(volatile uint32_t *)to = v; break; }
+    case 8: { uint64_t v; memcpy(&v, value + high, 8); *(volatile uint64_t *)to = v; break; }
+    default:
+        for (size_t b = 0; b < size; b++) ((volatile unsigned char *)to)[b] = value[b];
+    }
+    mprotect(page, page_bytes, PROT_READ);
+    g[REG_RIP] += k;
+    return 1;
+}
 #endif
 
 /* The claims of a fault on page record p (toucher; writer, or rewriter when another OS thread
  * wrote it first), made with the one page of the book that holds p open for writing, under the
  * lock; nothing opened when no claim is left to make (the record's fields are set once each). */
-static inline void hl_touch_book_claims(hl_touch_array *r, hl_touch_page *p, int me, int cpu,
-                                        int tid, int wrote) {
+static inline void hl_touch_book_claims(hl_touch_array *r, hl_touch_page *p, int me, int tid,
+                                        int wrote) {
     int wtid = __atomic_load_n(&p->writer_tid, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&p->toucher, __ATOMIC_SEQ_CST) >= 0 &&
         !(wrote && (wtid < 0 || (wtid != tid && __atomic_load_n(&p->rewriter_tid, __ATOMIC_SEQ_CST) < 0))))
         return;
+    unsigned ucpu = 0; /* the CPU of the access: asked only when a claim may be made */
+    syscall(SYS_getcpu, &ucpu, NULL, NULL);
+    int cpu = (int)ucpu;
     uintptr_t page = (uintptr_t)r->page_bytes;
     char *lo = (char *)((uintptr_t)p & ~(page - 1));
     char *hi = (char *)(((uintptr_t)(p + 1) + page - 1) & ~(page - 1));
@@ -324,11 +468,9 @@ static void hl_touch_on_fault(int sig, siginfo_t *info, void *context) {
             continue;
         size_t index = (size_t)(addr - r->base) / r->page_bytes;
         hl_touch_page *p = &r->page[index];
-        unsigned cpu = 0;
-        syscall(SYS_getcpu, &cpu, NULL, NULL);
         int tid = (int)syscall(SYS_gettid);
         int me = omp_get_thread_num(), wrote = hl_touch_is_write(context, p);
-        hl_touch_book_claims(r, p, me, (int)cpu, tid, wrote);
+        hl_touch_book_claims(r, p, me, tid, wrote);
         int open = __atomic_load_n(&p->writer_tid, __ATOMIC_SEQ_CST) >= 0;
         int prot = open ? PROT_READ | PROT_WRITE : PROT_READ;
         __atomic_fetch_add(&hl_touch_faults[i], 1, __ATOMIC_SEQ_CST);
@@ -339,11 +481,17 @@ static void hl_touch_on_fault(int sig, siginfo_t *info, void *context) {
             return;
         if (open && __atomic_load_n(&hl_touch_watch_writes, __ATOMIC_SEQ_CST) &&
             hl_touch_watched(r, index)) {
-            /* open for this one instruction: the trap after it seals the page again */
-            long mine = ((long)i << 32 | (long)index) + 1;
             greg_t *flags = &((ucontext_t *)context)->uc_mcontext.gregs[REG_EFL];
             long *step = hl_touch_stepping[(unsigned)tid % HL_TOUCH_OPENERS];
             int second = (*flags & HL_TOUCH_TRAP_FLAG) != 0; /* the same instruction again */
+            if (wrote && !second && __atomic_load_n(&step[0], __ATOMIC_SEQ_CST) == 0 &&
+                __atomic_load_n(&step[1], __ATOMIC_SEQ_CST) == 0 &&
+                hl_touch_plain_store(context, addr, r->base + index * r->page_bytes,
+                                     r->page_bytes))
+                return;
+            /* open for this one instruction: the trap after it seals the page again */
+            long mine = ((long)i << 32 | (long)index) + 1;
+            __atomic_fetch_add(&hl_touch_steps[i], 1, __ATOMIC_SEQ_CST);
             for (int k = second; k < 2; k++) {
                 long old = __atomic_exchange_n(&step[k], k == second ? mine : 0, __ATOMIC_SEQ_CST);
                 if (old != mine && old != step[0]) hl_touch_seal(old);
@@ -437,6 +585,7 @@ static inline void hl_touch_free(void *ptr) {
     hl_touch_state_open();
     memset(r, 0, sizeof *r);
     hl_touch_faults[r - hl_touch_arrays] = 0;
+    hl_touch_steps[r - hl_touch_arrays] = 0;
     hl_touch_state_close();
 }
 
@@ -480,6 +629,7 @@ static inline void *hl_touch_alloc(hl_ctx *ctx, size_t bytes) {
     *r = (hl_touch_array){.base = base, .bytes = pages * page_bytes, .page_bytes = page_bytes,
                           .pages = pages, .page = book, .seed = seed};
     hl_touch_faults[r - hl_touch_arrays] = 0;
+    hl_touch_steps[r - hl_touch_arrays] = 0;
     if (!hl_touch_installed) {
         struct sigaction act;
         memset(&act, 0, sizeof act);
@@ -527,8 +677,9 @@ static inline int hl_touch_emit(hl_ctx *ctx, void *ptr, const char *name) {
     }
     hl_emit(ctx,
             "\"record\":\"touch_array\",\"array\":\"%s\",\"pages\":%zu,\"page_bytes\":%zu,"
-            "\"touched\":%ld,\"written\":%ld,\"faults\":%ld",
-            name, r->pages, r->page_bytes, touched, written, hl_touch_faults[r - hl_touch_arrays]);
+            "\"touched\":%ld,\"written\":%ld,\"faults\":%ld,\"stepped\":%ld",
+            name, r->pages, r->page_bytes, touched, written, hl_touch_faults[r - hl_touch_arrays],
+            hl_touch_steps[r - hl_touch_arrays]);
     return 0;
 }
 

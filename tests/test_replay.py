@@ -76,6 +76,34 @@ def test_a_graded_cluster_whose_runs_are_all_replayed_launches_no_engine(runs_in
     assert mpi_leftovers(graded.tag) == []
 
 
+def test_a_graded_cluster_says_who_its_engines_are_without_starting_them(runs_in, monkeypatch):
+    """Lab 01 reads cluster.engines (the thread level each rank got) and activates the view: when
+    grading replays the reference run, the n-th read of a placement's engines is the reference
+    run's n-th, and the deferred engines stay unstarted; a read it has not is asked for real."""
+    runs_in("record")
+    with hl.Cluster(ranks=2, threads=1, thread_level="multiple", timeout=60) as recording:
+        recorded = recording.engines
+    assert [e["thread_level"] for e in recorded] == ["multiple", "multiple"]
+    runs_in("replay")
+    monkeypatch.setenv(controller.ENGINES_ENV, controller.ON_FIRST_USE)  # as the grader sets
+    other = hl.Cluster(ranks=2, threads=1, timeout=60).start()  # another level: not replayed
+    graded = hl.Cluster(ranks=2, threads=1, thread_level="multiple", timeout=60).start()
+    graded.view.activate()  # %px would talk to it: its start does that when it comes
+    assert graded.engines == recorded
+    assert reaper.tagged(graded.tag) == [] and "first use" in repr(graded)
+    again = graded.engines  # a second read, never recorded: the engines start for it
+    assert [e["thread_level"] for e in again] == ["multiple", "multiple"]
+    assert {e["pid"] for e in again}.isdisjoint(e["pid"] for e in recorded)
+    assert len(reaper.tagged(graded.tag)) >= 2 and graded.view.block is True
+    assert reaper.tagged(other.tag) == []
+    other.view["x"] = 5  # a push through the view: the engines start for it
+    assert other.view["x"] == [5, 5] and len(other.view) == 2
+    assert [e["thread_level"] for e in other.engines] == ["funneled", "funneled"]
+    for cluster in (graded, other):
+        cluster.stop()
+        assert mpi_leftovers(cluster.tag) == []
+
+
 def test_a_bad_setting_is_refused(monkeypatch):
     monkeypatch.setenv(replay.ENV, "keep:/tmp/x")
     with pytest.raises(ValueError, match="record:<folder>, replay:<folder> or off"):

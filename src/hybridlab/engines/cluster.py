@@ -23,7 +23,7 @@ from ..kernels.build import Kernel
 from ..machine import launcher
 from ..machine.placement import Placement
 from ..machine.topology import Topology, read_topology
-from ..runs import run_path
+from ..runs import replay, run_path
 from ..runs.records import Results
 from . import engine
 from .controller import engines_on_first_use
@@ -96,13 +96,23 @@ class Cluster:
 
     @property
     def view(self) -> ipp.DirectView | None:
-        """The engines' DirectView (None when stopped)."""
-        self._launch_deferred()
+        """The engines' DirectView (None when stopped); while the engines wait for their first
+        use (grading), a view that starts them when it is used (activating it needs no engines:
+        their start activates it)."""
+        if self._deferred:
+            return _DeferredView(self)  # type: ignore[return-value]
         return self._view
 
     @property
     def engines(self) -> list[dict]:
-        """Who each engine is (rank, host, pid, CPUs), in rank order."""
+        """Who each engine is (rank, host, pid, CPUs, thread level), in rank order. When grading
+        replays the reference run and the engines have not started, the reference run's answer
+        to this read (replay.kept_engines): what the engines would say, without starting them."""
+        return replay.kept_engines(self.placement, {}, self._engine_list,
+                                   started=not self._deferred)  # fmt: skip
+
+    def _engine_list(self) -> list[dict]:
+        """The engines' own identities (started now if they were deferred)."""
         self._launch_deferred()
         return self._engines.engines if self._engines is not None else []
 
@@ -183,7 +193,7 @@ class Cluster:
         self._require_running()
         assert self._view is not None
         result = self._view.apply_async(func, *args, **kwargs)
-        ranks_by_pid = {e["pid"]: e["rank"] for e in self.engines}
+        ranks_by_pid = {e["pid"]: e["rank"] for e in self._engine_list()}
         nodes = self.nodes_of_ranks()
         limit = self.timeout if timeout is None else timeout
         self._supervisor.wait(result, name, limit, self._kill, ranks_by_pid, nodes)
@@ -196,7 +206,7 @@ class Cluster:
 
     def nodes_of_ranks(self) -> dict[int, str]:
         """The host (node) name of each running rank."""
-        return {e["rank"]: e["host"] for e in self.engines}
+        return {e["rank"]: e["host"] for e in self._engine_list()}
 
     def run(self, kernel: str | Kernel, *, timeout: float | None = None, **params) -> Results:
         """Run a kernel in every engine in-process and gather the records of all ranks."""
@@ -238,3 +248,48 @@ class Cluster:
         p = self.placement
         nodes = f", nodes={p.nodes}" if p.nodes > 1 else ""
         return f"Cluster(ranks={p.ranks}, threads={p.threads}, bind='{p.bind}'{nodes}, {self.mpi.implementation}, {self.launcher.kind}, {state})"
+
+
+class _DeferredView:
+    """Cluster.view while the engines wait for their first use (grading). activate() with no
+    arguments points ipyparallel's %px magics at the view: the engines' start does that when it
+    happens, and a notebook whose engines are deferred uses no such magic
+    (controller.may_defer_engines), so it waits for them. Anything else starts the engines and
+    is the DirectView's."""
+
+    def __init__(self, cluster: Cluster):
+        self._cluster = cluster
+
+    def activate(self, *args: object, **kwargs: object) -> None:
+        if self._cluster._deferred and not args and not kwargs:
+            return None
+        return self._started().activate(*args, **kwargs)
+
+    def _started(self) -> ipp.DirectView:
+        self._cluster._launch_deferred()
+        view = self._cluster._view
+        if view is None:
+            raise ClusterNotRunning("the cluster is not running: call cluster.restart()")
+        return view
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._started(), name)
+
+    # what a DirectView does by its operators: view["x"] pulls, view["x"] = v pushes, len(view)
+    def __getitem__(self, key: object) -> object:
+        return self._started()[key]
+
+    def __setitem__(self, key: object, value: object) -> None:
+        self._started()[key] = value
+
+    def __len__(self) -> int:
+        return len(self._started())
+
+    def __iter__(self):  # noqa: ANN204 - the DirectView's own iterator
+        return iter(self._started())
+
+    def __bool__(self) -> bool:
+        return True  # a running cluster's view has its engines
+
+    def __repr__(self) -> str:
+        return f"<DirectView of {self._cluster!r}>"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import io
 import json
 import os
 import re
@@ -33,6 +34,7 @@ import sys
 import tempfile
 import threading
 import time
+import tokenize
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -73,8 +75,44 @@ def engines_on_first_use() -> bool:
 
 def may_defer_engines(notebook_source: str) -> bool:
     """Whether a notebook's engines can start at their first use: it uses no ipyparallel magic
-    (the magics talk to the engines that start() activated)."""
-    return PX_MAGIC.search(notebook_source) is None
+    (the magics talk to the engines that start() activated). `notebook_source`: the notebook's
+    JSON, or a cell's code. Only code counts: a markdown cell or a comment naming a magic runs
+    none (lab 01's "# %%px talks to the lab's cluster again"); a string naming one does count
+    (it may be a cell given to run_cell)."""
+    return PX_MAGIC.search(_code_of(notebook_source)) is None
+
+
+def _code_of(notebook_source: str) -> str:
+    """The code cells of a notebook's JSON (or the text, when it is not a notebook's JSON), each
+    without its comments."""
+    try:
+        nb = json.loads(notebook_source)
+    except ValueError:
+        nb = None
+    if not (isinstance(nb, dict) and isinstance(nb.get("cells"), list)):
+        return _without_comments(notebook_source)
+    cells = [c.get("source", "") for c in nb["cells"]
+             if isinstance(c, dict) and c.get("cell_type") == "code"]  # fmt: skip
+    texts = ["".join(s) if isinstance(s, list) else str(s) for s in cells]
+    return "\n".join(_without_comments(text) for text in texts)
+
+
+def _without_comments(cell: str) -> str:
+    """A cell's code as IPython runs it (its magics and !commands as the calls they become) with
+    its comments left out; the cell as it is when that cannot be read (nothing left out)."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        code = TransformerManager().transform_cell(cell)
+        lines = code.splitlines(keepends=True)
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.type == tokenize.COMMENT:  # a comment runs to the end of its line
+                row, col = token.start
+                end = "\n" if lines[row - 1].endswith("\n") else ""
+                lines[row - 1] = lines[row - 1][:col] + end
+        return "".join(lines)
+    except Exception:  # noqa: BLE001 - unreadable code: the whole cell counts
+        return cell
 
 
 def listening_args() -> list[str]:

@@ -31,6 +31,7 @@ import json
 import os
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
@@ -251,3 +252,45 @@ def record(
                 "grading will use the instructor's reference run for them",
                 stacklevel=3,
             )
+
+
+# --------------------------------------------------------------------------- engines
+
+
+def engines_identity(placement: Placement, env: dict[str, str]) -> dict:
+    """What makes two clusters' engines the same (who they are: rank, host, pid, CPUs, the
+    thread level MPI provided): the placement, with the level asked for, and the OpenMP and MPI
+    settings."""
+    return {"kind": "engines", "name": "engines", "placement": placement_identity(placement),
+            "env": steering(env)}  # fmt: skip
+
+
+def kept_engines(placement: Placement, env: dict[str, str], measure: Callable[[], list[dict]],
+                 started: bool) -> list[dict]:  # fmt: skip
+    """Who a cluster's engines are (Cluster.engines), kept and given back the way kernel runs
+    are: the reference run records what its engines said at each read (the n-th of its kind in
+    the process), and a graded submission's read gets that back while its engines have not
+    started (grading starts them at their first use: a notebook whose runs are all replayed
+    need not start them only to say who they would be). measure() asks the engines (starting
+    them): when not grading, when they run already (`started`), or when the reference run has
+    no such read. Never from the submission's own runs folder, and not logged: no kernel ran."""
+    chosen = setting()
+    if chosen is None:
+        return measure()
+    mode, where = chosen
+    identity = engines_identity(placement, env)
+    key = key_of(identity)
+    name = f"{key}-{_seen[key]}.json"
+    _seen[key] += 1
+    if mode == "replay" and not started:
+        found = _load(where / name)
+        try:
+            engines = json.loads(found["texts"][0][1]) if found else None
+        except (KeyError, IndexError, TypeError, ValueError):
+            engines = None
+        if isinstance(engines, list) and all(isinstance(e, dict) for e in engines):
+            return engines
+    engines = measure()
+    if mode == "record":
+        record(where / name, identity, [("engines", json.dumps(engines))], {}, 0.0, [])
+    return engines
