@@ -180,6 +180,24 @@ static inline void grid2d_free(grid2d *g, int nthreads) {
     hl_timers_free(g->acc, nthreads);
 }
 
+/* The grid's fields set up once (grid2d_setup, and the kernel's own before a run), kept sealed
+ * across the student's calls: the grid is a local of the kernel, on the stack the cell runs on
+ * (hybridlab.h, hl_keep). grid2d_keep before the run; grid2d_kept(g, "exchange_halos") after
+ * each call stops the run when one changed. (The counters the kit adds to during the calls -
+ * early_rows, bad_first, inline_rows, ... - are not kept.) */
+#ifdef HL_KEEP /* (a kernel's unit, not a student's) */
+static inline void grid2d_keep(hl_ctx *ctx, const grid2d *g) {
+    HL_KEEP(ctx, (long)g, (long)g->comm, g->nx, g->m, g->w, (long)g->a, (long)g->b, g->up,
+            g->down, g->iterations, (long)g->acc, g->student, g->rank, g->stagger_us, g->row_us);
+}
+
+static inline void grid2d_kept(const grid2d *g, const char *call) {
+    HL_KEPT_CHECK(call, (long)g, (long)g->comm, g->nx, g->m, g->w, (long)g->a, (long)g->b, g->up,
+                  g->down, g->iterations, (long)g->acc, g->student, g->rank, g->stagger_us,
+                  g->row_us);
+}
+#endif
+
 /* After the iterations: refuse a stencil_rows call outside 1..m and a NaN checksum (a row
  * computed before its halo arrived), then emit the timers (and timeline) with the run's fields
  * and rank 0's checksum record; `extra` adds fields to the timer records (",\"key\":value" or

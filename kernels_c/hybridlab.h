@@ -142,6 +142,115 @@ static inline int hl_fail(hl_ctx *ctx, const char *fmt, ...) {
 typedef int (*hl_item_fn)(hl_ctx *ctx, const char *param, int index, const char *item,
                           void *state);
 
+/* ------------------------------------------- values a student's code must leave alone */
+
+/* A student's function (a C cell) runs on the kit's own stack, below the kernel that calls it:
+ * code that scans up from one of its locals reaches the kernel's frame - its locals, and the
+ * registers the cell's own frames saved for it - so a value the kernel reads after the call
+ * returns (a loop's chunk, a thread count, a size, an array's address) may not be the one the
+ * run was asked for. A fresh attacker (R, 2026-12-06) set touch_schedule's compute-loop chunk to
+ * the blocks its own first touch had used, and the kit's loop followed its initialisation.
+ *
+ * So a kernel keeps the values it judges with across such a call: hl_keep() (the master thread,
+ * outside a parallel region, before the call) copies up to HL_KEEP_MAX of them, and the run's
+ * ctx, into pages the kit seals read-only (a cell may not call mprotect:
+ * hybridlab.kernels.unit_checks), and hl_kept_check() after each call (any thread; reads only,
+ * no system call: cheap in a timed loop) compares them with the kernel's own and, when one
+ * differs, stops the run on this rank - "hybridlab: rank 0: your code changed the kit's stack:
+ * chunk was 1 when init_arrays was called and 12 after it returned" on stderr, then _exit(1), so
+ * that no other rank waits for it in a collective (the launcher ends them; the harness reports
+ * the message). The macros name the values by their expressions:
+ *     HL_KEEP(ctx, chunk, rows, (long)a);
+ *     init_arrays(...);
+ *     HL_KEPT_CHECK("init_arrays", chunk, rows, (long)a);
+ * One set at a time per kernel unit (a new hl_keep replaces it; hl_run clears it before each
+ * kernel call, and a check with nothing kept in the run checks nothing). Not in a student's unit. */
+#if !defined(HL_STUDENT_TU) && !defined(HL_WHOLE_PROGRAM) && !defined(HL_TRACE_OBJECT)
+#include <sys/mman.h>
+
+#define HL_KEEP_MAX 16
+#define HL_KEEP_BYTES 65536 /* a multiple of any page size: the kept values' own pages */
+static union {
+    struct {
+        hl_ctx *ctx; /* the run's: where a stop's message goes */
+        int n;
+        long values[HL_KEEP_MAX];
+        char names[1024];
+    } s;
+    char pad[HL_KEEP_BYTES];
+} hl_kept __attribute__((aligned(HL_KEEP_BYTES), unused));
+
+/* Keeps ctx, values[0..n) (n <= HL_KEEP_MAX) and their names (a comma list: the macro's text). */
+static inline __attribute__((unused)) void hl_keep(hl_ctx *ctx, const long *values, int n,
+                                                  const char *names) {
+    if (n > HL_KEEP_MAX) n = HL_KEEP_MAX;
+    mprotect(&hl_kept, sizeof hl_kept, PROT_READ | PROT_WRITE);
+    hl_kept.s.ctx = ctx;
+    hl_kept.s.n = n;
+    if (n > 0) memcpy(hl_kept.s.values, values, (size_t)n * sizeof *values);
+    snprintf(hl_kept.s.names, sizeof hl_kept.s.names, "%s", names);
+    mprotect(&hl_kept, sizeof hl_kept, PROT_READ);
+}
+
+/* Stops the run: the kept ctx's error and stderr say "your code changed the kit's stack: <what>
+ * was <before> when <call> was called and <after> after it returned", then _exit(1), as the
+ * kit's tracer stops a run it cannot go on with. Also for a thread's own value the kernel can
+ * derive again after the call from what the cell cannot reach (its OpenMP thread number, kept
+ * values). */
+static inline __attribute__((unused, noreturn)) void hl_kept_stop(const char *call,
+                                                                 const char *what, long before,
+                                                                 long after) {
+    hl_ctx *ctx = *(hl_ctx *const volatile *)&hl_kept.s.ctx;
+    hl_fail(ctx,
+            "your code changed the kit's stack: %s was %ld when %s was called and %ld after it "
+            "returned (the kernel's own values are not the cell's to write: a function changes "
+            "only what its parameters point to)",
+            what, before, call, after);
+    char text[700];
+    int len = snprintf(text, sizeof text, "hybridlab: rank %d: %s\n", ctx->rank, ctx->error);
+    fflush(stdout);
+    if (len >= (int)sizeof text) len = (int)sizeof text - 1;
+    if (len > 0 && write(STDERR_FILENO, text, (size_t)len) < 0) { /* nothing more to say */
+    }
+    _exit(1);
+}
+
+/* Returns when values[0..n) are the kept ones; otherwise stops the run (hl_kept_stop) naming the
+ * first that changed. */
+static inline __attribute__((unused)) void hl_kept_check(const char *call, const long *values,
+                                                        int n) {
+    const volatile long *kept = hl_kept.s.values;
+    int have = *(const volatile int *)&hl_kept.s.n;
+    if (have == 0) return; /* nothing kept in this run (hl_run clears the set before a kernel) */
+    if (n > HL_KEEP_MAX) n = HL_KEEP_MAX;
+    int i = 0;
+    while (i < n && n == have && kept[i] == values[i]) i++;
+    if (i == n && n == have) return;
+    if (n != have) hl_kept_stop(call, "the number of kept values (a kernel bug)", have, n);
+    const char *name = hl_kept.s.names; /* the i-th of the comma list */
+    for (int k = 0; k < i && name; k++) {
+        name = strchr(name, ',');
+        if (name) name++;
+    }
+    char what[64] = "a value";
+    if (name) {
+        while (*name == ' ') name++;
+        size_t len = strcspn(name, ",");
+        if (len >= sizeof what) len = sizeof what - 1;
+        memcpy(what, name, len);
+        what[len] = '\0';
+    }
+    hl_kept_stop(call, what, kept[i], values[i]);
+}
+
+#define HL_KEEP(ctx, ...)                                                                         \
+    hl_keep(ctx, (const long[]){__VA_ARGS__},                                                     \
+            (int)(sizeof((const long[]){__VA_ARGS__}) / sizeof(long)), #__VA_ARGS__)
+#define HL_KEPT_CHECK(call, ...)                                                                  \
+    hl_kept_check(call, (const long[]){__VA_ARGS__},                                              \
+                  (int)(sizeof((const long[]){__VA_ARGS__}) / sizeof(long)))
+#endif
+
 /* What runs around a kernel - argument checks, the records' buffer, crash reports, the library
  * entry point and main() - which no kernel calls. */
 #include "hl_runtime.h"

@@ -209,9 +209,10 @@ static void run_blocking(block *k, MPI_Comm cart) {
         compute_block(k);
         double t1 = hl_now();
 #ifdef HL_STUDENT_NEIGHBOUR
-        if (cart != MPI_COMM_NULL)
+        if (cart != MPI_COMM_NULL) {
             neighbour_exchange(g->a, g->m, g->nx, cart);
-        else
+            grid2d_kept(g, "neighbour_exchange");
+        } else
 #endif
         {
             send_down(g);
@@ -231,6 +232,7 @@ static block *solver_block; /* the block jacobi_iteration works on (one run at a
 double jacobi_iteration(void) {
     block *k = solver_block;
     grid2d *g = &k->g;
+    grid2d_kept(g, "solve_overlapped"); /* the grid as the run began, on the stack it runs on */
     hl_timers_iteration(g->acc, 1, k->done);
     compute_block(k);
     double t1 = hl_now();
@@ -247,6 +249,7 @@ static void run_overlap(block *k) {
     solver_block = k;
     double start = hl_now();
     k->g.delta = solve_overlapped(k->g.iterations, k->tolerance, k->g.comm);
+    grid2d_kept(&k->g, "solve_overlapped");
     me->t[HL_TOTAL] = hl_now() - start;
     me->t[HL_REDUCTION] = me->t[HL_TOTAL] - me->t[HL_JACOBI] - me->t[HL_HALO] - me->t[HL_OTHER];
 }
@@ -414,6 +417,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         start_halo(&k, cart);
     }
 
+    grid2d_keep(ctx, &k.g); /* the student's calls run on this stack (hl_grid2d.h) */
     MPI_Barrier(comm);
 #ifdef HL_STUDENT_RESIDUAL
     if (variant == V_OVERLAP)

@@ -267,6 +267,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     long wrong = 0, unreduced = 0;
     for (long rep = 0; rep < ref.reps && same[0] && same[1]; rep++) {
         for (long i = 0; i < n; i++) rank_sum[i] = 0.0, sum[i] = NAN;
+#ifdef HL_STUDENT_NODES /* the cell runs on this stack: what the threads' views read, kept sealed */
+        HL_KEEP(ctx, n, rep, threads, ref.variant, (long)sum, (long)rank_sum, (long)views);
+#endif
         double t0 = hl_start_together(comm);
         if (ref.variant == HL_FLAT) {
             for (long i = 0; i < n; i++)
@@ -281,6 +284,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #ifdef HL_STUDENT_NODES
             if (ref.variant == HL_STUDENT) {
                 node_sum(mine, rank_sum, sum, (int)n, node, leaders);
+                HL_KEPT_CHECK("node_sum", n, rep, threads, ref.variant, (long)sum,
+                              (long)rank_sum, (long)views);
+                if (t != omp_get_thread_num())
+                    hl_kept_stop("node_sum", "the thread number", omp_get_thread_num(), t);
                 /* this thread's own view, to the tracer's stream as node_sum returns (kept for
                  * the records only where the run has no stream) */
                 unsigned long seen = view_digest(sum, n);

@@ -216,8 +216,18 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             /* the judged runs: the partner late in turn, so the other's exchange is open that
              * long and its team has the time to compute inside it (the overlap judged there) */
             if (v == V_STUDENT && late_us > 0 && ((ctx->rank + s + 2) & 1)) hl_sleep_us(late_us);
+#ifdef HL_STUDENT_P2P_OVERLAP /* the cell runs on this stack: what a sample is judged by, kept */
+            long t0_bits;
+            memcpy(&t0_bits, &t0, sizeof t0_bits);
+            HL_KEEP(ctx, v, s, c, count, steps, peer, (long)secret, t0_bits, (long)in, (long)out);
+#endif
             run_variant(v, out, in, count, peer, comm, steps, poll);
             double seconds = hl_now() - t0;
+#ifdef HL_STUDENT_P2P_OVERLAP
+            memcpy(&t0_bits, &t0, sizeof t0_bits);
+            HL_KEPT_CHECK("overlap_exchange", v, s, c, count, steps, peer, (long)secret,
+                          t0_bits, (long)in, (long)out);
+#endif
             uint64_t theirs = v == V_COMPUTE ? 0 : revealed(secret, peer, comm);
             secret = 0;
             check_sample(v, in, count, peer, theirs, s, steps, message, sizeof message);

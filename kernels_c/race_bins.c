@@ -396,7 +396,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #ifdef HL_STUDENT_RACE_BINS
     else {
         watch(bins, nbins);
+        HL_KEEP(ctx, n, nbins, (long)bins, (long)want, variant); /* the cell runs on this stack */
         count_bins(n, (int)nbins, bins);
+        HL_KEPT_CHECK("count_bins", n, nbins, (long)bins, (long)want, variant);
         watch(NULL, 0);
     }
 #endif

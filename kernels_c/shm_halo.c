@@ -516,7 +516,12 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     MPI_Barrier(comm);
     if (variant == V_SHARED) kit_jacobi(comm, iterations, run.halo_above, run.halo_below, sync);
 #ifdef HL_STUDENT_SHM_HALO
-    else shm_jacobi(comm, iterations, run.halo_above, run.halo_below);
+    else {
+        /* shm_jacobi runs on this stack: what the results are emitted by, kept (hybridlab.h) */
+        HL_KEEP(ctx, variant, sync, ny, check, iterations);
+        shm_jacobi(comm, iterations, run.halo_above, run.halo_below);
+        HL_KEPT_CHECK("shm_jacobi", variant, sync, ny, check, iterations);
+    }
 #endif
     if (!run.error[0] && !run.finished)
         run_error("rank %d: shm_shm_finish(mine) was not called (after the last sweep, before the "

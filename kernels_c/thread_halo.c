@@ -124,8 +124,10 @@ static void run_exchange(grid2d *g, int nthreads, int variant, const MPI_Comm *c
                 exchange_funneled(g, nthreads);
             }
 #ifdef HL_STUDENT_MULTIPLE
-            else
+            else {
                 exchange_slice(g->a, g->m, g->nx, g->up, g->down, comms[t]);
+                grid2d_kept(g, "exchange_slice");
+            }
 #endif
             hl_phase(me, HL_HALO, h0);
             hl_barrier_phase(me, HL_OTHER);
@@ -157,6 +159,7 @@ static void run_multiple(grid2d *g, int nthreads) {
     MPI_Comm *comms = malloc((size_t)nthreads * sizeof *comms);
     for (int t = 0; t < nthreads; t++) comms[t] = g->comm;
     thread_comms(g->comm, nthreads, comms);
+    grid2d_kept(g, "thread_comms");
     run_exchange(g, nthreads, V_MULTIPLE, comms);
     for (int t = 0; t < nthreads; t++) {
         int seen = comms[t] == g->comm || comms[t] == MPI_COMM_NULL;
@@ -439,6 +442,7 @@ static __attribute__((noinline)) void tasks_call(grid2d *g) {
         task_iteration(g->a, g->m, g->nx, g->up, g->down, g->comm);
         char *kept = __builtin_alloca(FRAME_KEPT); /* until tasks_call returns: past the barrier */
         __asm__ volatile("" : : "r"(kept) : "memory");
+        grid2d_kept(g, "task_iteration"); /* (below the kept frame, as what follows) */
 #ifdef HL_TRACE_MPI
         body_on = 0;
 #endif
@@ -719,6 +723,7 @@ static void emit_copies(hl_ctx *ctx) {
 static int run_pready(hl_ctx *ctx, grid2d *g, int nthreads) {
     MPI_Request req[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     int n = partitioned_init(g->a, g->m, g->nx, g->up, g->down, nthreads, g->comm, req);
+    grid2d_kept(g, "partitioned_init");
     if (n < 0 || n > 4) return hl_fail(ctx, "partitioned_init returned %d requests: 0 to 4", n);
     copying.g = g;
     copying.parts = nthreads;
@@ -749,6 +754,7 @@ static int run_pready(hl_ctx *ctx, grid2d *g, int nthreads) {
         hl_trace_step(it); /* the student's marks carry their iteration, as the copies */
 #endif
         pready_iteration(g->a, g->b, g->m, g->nx, nthreads, n, req);
+        grid2d_kept(g, "pready_iteration");
         hl_phase(master, HL_HALO, h0);
         double t1 = hl_now();
 #pragma omp parallel for num_threads(nthreads) schedule(static)
@@ -825,6 +831,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     int rc = grid2d_setup(ctx, &g, comm, nx, ny, iterations, nthreads, keep);
     if (rc != 0) goto done;
     long arrived = -1; /* partitioned: partitions already there before the master's MPI_Waitall */
+    grid2d_keep(ctx, &g); /* the student's calls run on this stack (hl_grid2d.h) */
     MPI_Barrier(comm);
     const double origin = hl_now(); /* the timeline's common start */
     switch (variant) {

@@ -67,6 +67,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         return hl_fail(ctx, "out of memory for %d blocks of count=%ld", nthreads, n);
     }
 
+#ifdef HL_STUDENT_EXCHANGE /* the cell runs on this stack: what the threads' checks read, kept */
+    HL_KEEP(ctx, n, iterations, left, right, (long)send, (long)recv);
+#endif
 #pragma omp parallel
     {
         int t = omp_get_thread_num(), team = omp_get_num_threads();
@@ -80,6 +83,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             hl_sleep_us(delay_us * place);
 #ifdef HL_STUDENT_EXCHANGE
             exchange_block(mine, got, (int)n, left, right, comm);
+            HL_KEPT_CHECK("exchange_block", n, iterations, left, right, (long)send,
+                          (long)recv);
+            if (t != omp_get_thread_num() || got != recv + (size_t)t * (size_t)n)
+                hl_kept_stop("exchange_block", "the thread's block", omp_get_thread_num(), t);
 #else
 #pragma omp barrier
 #pragma omp masked

@@ -74,17 +74,23 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         for (long i = 0; i < rows; i++)
             for (long j = 0; j < cols; j++) a[i * cols + j] = a0(i, j), b[i * cols + j] = b0(i);
     }
+    int nthreads = omp_get_max_threads(); /* the compute loop's team, whatever the cell sets */
 #ifdef HL_STUDENT_TOUCH
     if (variant == 1) {
+        /* init_arrays runs on this kernel's stack: the values the compute loop and the check
+         * use are kept sealed across it and compared after (hybridlab.h, hl_keep) */
+        HL_KEEP(ctx, rows, row_pages, cols, chunk, sweeps, nthreads, (long)per_array, (long)a,
+                (long)b, (long)computer, (long)computer_tid);
         hl_touch_watch(1); /* another thread writing a page open to its writer: seen */
         init_arrays(a, b, rows, cols, chunk);
         hl_touch_watch(0);
+        HL_KEPT_CHECK("init_arrays", rows, row_pages, cols, chunk, sweeps, nthreads,
+                      (long)per_array, (long)a, (long)b, (long)computer, (long)computer_tid);
     }
 #endif
     if (hl_touch_emit(ctx, a, "a") != 0 || hl_touch_emit(ctx, b, "b") != 0) return -1;
 
     for (size_t p = 0; p < pages; p++) computer[p] = computer_tid[p] = -1;
-    int nthreads = omp_get_max_threads();
     double *best = malloc((size_t)nthreads * sizeof *best);
     if (!best) return hl_fail(ctx, "no memory");
 #pragma omp parallel num_threads(nthreads)

@@ -267,6 +267,35 @@ def test_right_thread_numbers_are_not_enough(name):
         ex.check_student_touch(kernel, shapes=((1, 2, 1),), rows=37, row_pages=2)
 
 
+def test_a_cell_that_rewrites_the_compute_loops_chunk_on_the_kits_stack_stops_the_run():
+    """Attacker R's L05_G5 (4/4 twice, 2026-12-06), finding its words by value: the team places
+    blocks of its own chunk, then sets the kernel's chunk (its stack slot or a register saved for
+    it) to them. The kernel keeps the values it judges with sealed across init_arrays
+    (hybridlab.h, hl_keep) and stops the run naming what changed."""
+    code = _gaming_source("the team's own blocks first-touched, then every word above")
+    kernel = ex.build_student_touch(code, "t_touch_stack_chunk")
+    with pytest.raises(hl.KernelError,
+                       match="your code changed the kit's stack: chunk was 13 when init_arrays "
+                       "was called and 19 after it returned"):  # fmt: skip
+        ex.check_student_touch(kernel, shapes=((1, 2, 13),), rows=37, row_pages=2)
+
+
+def test_each_pages_computer_is_judged_from_the_requested_schedule_not_the_kernels_records():
+    """The judge takes the thread that computes on each page from the requested shape, in Python:
+    a run whose compute loop ran another chunk (here a right initialisation run at chunk 19,
+    judged as the chunk 13 it should have been asked for) is refused, whatever its records say."""
+    right = ex.build_student_touch(TOUCH_RIGHT, "t_touch_right")
+    (run,) = ex.student_touch_runs(right, ((1, 2, 19),), rows=37, row_pages=2, timeout=60)
+    assert ex.judge_touch(run, (1, 2, 19), rows=37, row_pages=2)["pages_matching"] == 148
+    with pytest.raises(AssertionError, match=r"did not run the requested schedule: its records say "
+                       r"chunk 19 and 2 threads, and 68 of 148 pages computed by another thread "
+                       r"than schedule\(static, 13\) over 2 threads gives"):  # fmt: skip
+        ex.judge_touch(run, (1, 2, 13), rows=37, row_pages=2)
+    # the rule, written out: row i in chunk i // chunk, chunks dealt round robin
+    got = ex.scheduled_computers(7, 2, 3, 2)
+    assert got.tolist() == [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 0, 0]
+
+
 # ------------------------------------------------------------------- matrix, flops, tables
 
 

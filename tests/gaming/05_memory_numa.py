@@ -492,3 +492,74 @@ void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
             "the cell owns, its rewriters cleared (helper-f14's variant of H05_forge)",
             reason="died (signal 11 (SIGSEGV))"),
 ]
+
+# a fresh attacker (R, L05_G5: 4/4 twice): the team first-touches blocks of its own choosing
+# (schedule(static, K)), then a noipa helper scans up the kit's stack from a local of its own and
+# sets hl_kernel's slot of the compute loop's chunk to K, so the kit's loop followed the
+# initialisation (its records said "chunk":12 for a requested 1) and the judge, which took each
+# page's computer from those records, agreed. The kernel now keeps the values it judges with
+# sealed across init_arrays and stops the run when one changed (hybridlab.h, hl_keep), and the
+# judge takes each page's computer from the requested schedule (memory.exercise._judge_schedule).
+# G5b finds its words by value (the slot, or a register saved for it), whatever the frame's layout.
+GAMING += [
+    attempt("forged", "init_arrays", r"""%%c TOUCH_C touch_schedule
+/* gaming (reading the caller's frame): the team first touches the rows in blocks of its own
+   choosing (schedule(static, K), K = ceil(rows / threads)), then the slot of hl_kernel's stack
+   frame that holds the compute loop's chunk (beside a, b and rows) is set to K, so the kit's
+   compute loop follows the initialisation instead of the other way round. */
+static void __attribute__((noipa, optimize("O0"))) retune(double *a, double *b, long rows, long chunk, long k_new) {
+    volatile long probe = 0;
+    long *volatile launder = (long *)&probe;
+    long *p = launder;
+    for (int k = 0; k < 4096; k++) {
+        long *q = p + k;
+        if (q[0] == (long)a && q[1] == (long)b && q[-2] == chunk && q[-6] == rows) {
+            q[-2] = k_new;
+            return;
+        }
+    }
+}
+void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
+    long t = omp_get_max_threads();
+    long k_new = (rows + t - 1) / t;
+#pragma omp parallel for schedule(static, k_new)
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < cols; j++) {
+            a[i * cols + j] = (double)((i + j) % 7);
+            b[i * cols + j] = (double)(1 + i % 3);
+        }
+    retune(a, b, rows, chunk, k_new);
+}
+""", TOUCH,
+            why="the team's own blocks first-touched, then the compute loop's chunk in hl_kernel's stack "
+            "frame set to them, found beside a, b and rows (attacker R's L05_G5, 4/4 twice before; "
+            "its pattern of slots is the old build's: in another frame layout it rewrites whatever "
+            "matches, which the kit's check names, or crashes)",
+            reason="your code changed the kit's stack | died (signal 11 (SIGSEGV))"),
+    attempt("forged", "init_arrays", r"""%%c TOUCH_C touch_schedule
+/* gaming (the caller's frame, by value): the team first-touches blocks of its own choosing
+   (schedule(static, K), K = ceil(rows / threads)); then every word just above the cell's frames
+   that holds the requested chunk (the kernel's slot, or a register saved for it) is set to K */
+static void __attribute__((noipa, optimize("O0"))) retune(long chunk, long k_new) {
+    volatile long probe = 0;
+    long *volatile launder = (long *)&probe;
+    long *p = launder;
+    for (int k = 1; k < 256; k++)
+        if (p[k] == chunk) p[k] = k_new;
+}
+void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
+    long t = omp_get_max_threads();
+    long k_new = (rows + t - 1) / t;
+#pragma omp parallel for schedule(static, k_new)
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < cols; j++) {
+            a[i * cols + j] = (double)((i + j) % 7);
+            b[i * cols + j] = (double)(1 + i % 3);
+        }
+    retune(chunk, k_new);
+}
+""", TOUCH,
+            why="the team's own blocks first-touched, then every word above the cell's frames holding the "
+            "requested chunk set to them: the kernel's slot or a register saved for it (L05_G5 by value)",
+            reason="your code changed the kit's stack"),
+]

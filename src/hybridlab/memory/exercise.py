@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import time
 
+import numpy as np
 import pandas as pd
 
 import hybridlab as hl
@@ -203,6 +204,7 @@ def judge_touch(res: Results, shape: tuple[int, int, int], *, rows: int, row_pag
     owners = tables.touch_vs_compute(res)
     run = (f"{ranks} ranks x {threads} threads, schedule(static, {chunk}), {rows} rows of "
            f"{row_pages} page(s)")
+    _judge_schedule(res, owners, run, threads=threads, chunk=chunk, rows=rows, row_pages=row_pages)
     same_os = (owners["writer_tid"] == owners["computer_tid"]) & (owners["writer_tid"] >= 0)
     bad = owners[(owners["writer"] != owners["computer"]) & ~same_os]  # (a team of one nested in
     # the compute loop's thread runs on that OS thread: its number 0 is the same thread)
@@ -233,3 +235,44 @@ def judge_touch(res: Results, shape: tuple[int, int, int], *, rows: int, row_pag
     )
     return {"ranks": ranks, "threads": threads, "chunk": chunk, "pages": int(check["pages"]),
             "pages_matching": int(owners["matches"].sum())}
+
+
+def scheduled_computers(rows: int, row_pages: int, threads: int, chunk: int) -> np.ndarray:
+    """The thread the compute loop's schedule(static, chunk) over `threads` threads has compute
+    on each page of one array of `rows` rows of `row_pages` pages (row-major): row i is in chunk
+    i // chunk, dealt round robin. Computed here, from the run's requested shape, not from what
+    the kernel recorded."""
+    return np.repeat((np.arange(rows) // chunk) % threads, row_pages)
+
+
+def _judge_schedule(res: Results, owners: pd.DataFrame, run: str, *, threads: int, chunk: int,
+                    rows: int, row_pages: int) -> None:
+    """AssertionError unless the kit's compute loop ran the requested schedule: every page
+    computed by the thread scheduled_computers gives it, and the kernel's records say the
+    requested chunk and thread count. A cell runs on the kernel's stack: a fresh attacker (R,
+    2026-12-06) rewrote the compute loop's chunk there to the blocks its own first touch used,
+    and the judge, which took the computer of each page from the kernel's records, followed it."""
+    records = res.records[res.records["record"].isin(["compute", "sweep"])]
+    seen_chunks = sorted({int(c) for c in records["chunk"].dropna()}) if "chunk" in records else []
+    compute = records[records["record"] == "compute"]
+    seen_threads = (sorted({int(t) for t in compute["threads"].dropna()})
+                    if "threads" in compute else [])  # fmt: skip
+    want = scheduled_computers(rows, row_pages, threads, chunk)
+    page = owners["page"].to_numpy(int)
+    inside = (page >= 0) & (page < len(want))
+    expected = np.where(inside, want[np.clip(page, 0, len(want) - 1)], -2)
+    off = owners[owners["computer"].to_numpy(int) != expected]
+    expected_off = expected[owners["computer"].to_numpy(int) != expected]
+    assert off.empty and seen_chunks == [chunk] and seen_threads in ([], [threads]), (
+        f"{run}: the kit's compute loop did not run the requested schedule: its records say "
+        f"chunk {', '.join(map(str, seen_chunks)) or '(none)'} and "
+        f"{', '.join(map(str, seen_threads)) or '(no)'} threads"
+        + (f", and {len(off)} of {len(owners)} pages computed by another thread than "
+           f"schedule(static, {chunk}) over {threads} threads gives, e.g. "
+           + ", ".join(f"rank {r.rank} {r.array}[page {r.page}]: computed by {r.computer}, "
+                       f"scheduled to {w}"
+                       for r, w in zip(off.head(3).itertuples(), expected_off[:3], strict=False))
+           if not off.empty else "")
+        + ": the compute loop is the kit's, with the chunk and team it was asked for; "
+        "init_arrays follows it and may not change it (its chunk, its team or the kit's stack)"
+    )
