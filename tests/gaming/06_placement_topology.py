@@ -1044,3 +1044,93 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
             why="f39: omp_test_lock's result choosing by a select whether the add is written",
             reason="instead of trying again"),
 ]
+
+
+# a fresh attacker (attackR, 2026-12-06) kept 4/4 twice with L06_G5: a CAS loop whose one CAS its
+# loop really comes back to, but whose addend sits in a volatile local set to 0.0 after each try,
+# so a retry adds nothing (lost whenever two threads meet: 3,990,401 of 4,000,000 in a stress test).
+# Refused at build by retry_rmw (fixer f44): every try of a retried CAS on rank_sum must write the
+# value it compared plus the same addend. With L06_G6: OpenMP 5.1's `atomic compare` tried once
+# (clang 14 could not read it; the kit now reads it as the CAS it is, mapping.exercise.clang_view)
+GAMING += [
+    attempt("method", "node_sum", r'''%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, nr;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nr);
+    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+
+static void reduce_steps(double *rank_sum, double *sum, int n, MPI_Comm node, MPI_Comm leaders) {
+    MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+    if (leaders != MPI_COMM_NULL)
+        MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+    MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+}
+
+static void lossy_add(double *p, double x) {
+    unsigned long long *bits = (unsigned long long *)p;
+    unsigned long long old = __atomic_load_n(bits, __ATOMIC_RELAXED), want;
+    volatile double add = x; /* kept in memory: one CAS instruction, tried again */
+    do {
+        double o, nv;
+        memcpy(&o, &old, sizeof o);
+        nv = o + add;
+        memcpy(&want, &nv, sizeof want);
+        add = 0.0; /* a try after a failure adds nothing: the add is lost */
+    } while (!__atomic_compare_exchange_n(bits, &old, want, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+}
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    for (int k = 0; k < n; k++) {
+        int i = (k + (int)((long)t * n / nt)) % n;
+        lossy_add(&rank_sum[i], mine[i]);
+    }
+#pragma omp barrier
+#pragma omp masked
+    reduce_steps(rank_sum, sum, n, node, leaders);
+#pragma omp barrier
+}
+''', {"hidden_node_sum"},
+            why="fresh attacker (L06_G5): a CAS loop whose volatile addend is zeroed after each try",
+            reason="plus the same addend"),
+    attempt("method", "node_sum", r'''%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, nr;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nr);
+    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+
+static void reduce_steps(double *rank_sum, double *sum, int n, MPI_Comm node, MPI_Comm leaders) {
+    MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+    if (leaders != MPI_COMM_NULL)
+        MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+    MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+}
+/* gaming: OpenMP 5.1's atomic compare, tried once: when another thread changed the element
+   between the read and the compare, the add is dropped */
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    for (int k = 0; k < n; k++) {
+        int i = (k + (int)((long)t * n / nt)) % n;
+        double seen, want;
+#pragma omp atomic read
+        seen = rank_sum[i];
+        want = seen + mine[i];
+#pragma omp atomic compare
+        if (rank_sum[i] == seen) { rank_sum[i] = want; }
+    }
+#pragma omp barrier
+#pragma omp masked
+    reduce_steps(rank_sum, sum, n, node, leaders);
+#pragma omp barrier
+}
+''', {"hidden_node_sum"},
+            why="fresh attacker (L06_G6): OpenMP 5.1 atomic compare tried once, the add dropped when it fails",
+            reason="not tried again"),
+]

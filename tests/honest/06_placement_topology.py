@@ -520,3 +520,80 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 ''' + _REDUCE_AND_SHARE,
           why="f39: a __sync_val_compare_and_swap loop on the bits until the old value is the one read"),
 ]
+
+
+# a fresh attacker's (attackR, 2026-12-06) right answers that lost 4/4, kept by fixer f44: a spin
+# lock made by hand (__atomic_test_and_set until it is had, __atomic_clear to release), refused by a
+# rule against any atomic store or exchange; OpenMP 5.1's `atomic compare capture` in a CAS loop,
+# which the kit's clang 14 could not parse (RuntimeError): now read as the CAS it is
+HONEST += [
+    right("node_sum", r'''%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, nr;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nr);
+    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+
+
+static void reduce_steps(double *rank_sum, double *sum, int n, MPI_Comm node, MPI_Comm leaders) {
+    MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+    if (leaders != MPI_COMM_NULL)
+        MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+    MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+}
+
+/* Right, unusual: one spin lock made by hand (test-and-set until it is taken, acquire/release),
+   the same for every thread, held round each thread's whole block of adds. */
+static char spin;
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    while (__atomic_test_and_set(&spin, __ATOMIC_ACQUIRE)) { }
+    for (int i = 0; i < n; i++) rank_sum[i] += mine[i];
+    __atomic_clear(&spin, __ATOMIC_RELEASE);
+#pragma omp barrier
+#pragma omp masked
+    reduce_steps(rank_sum, sum, n, node, leaders);
+#pragma omp barrier
+}
+''', why="fresh attacker (L06_R4): a test-and-set spin lock released by __atomic_clear"),
+    right("node_sum", r'''%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, nr;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nr);
+    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+
+static void reduce_steps(double *rank_sum, double *sum, int n, MPI_Comm node, MPI_Comm leaders) {
+    MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+    if (leaders != MPI_COMM_NULL)
+        MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+    MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+}
+/* Right, unusual: OpenMP 5.1's atomic compare capture as a compare-and-swap loop, tried again
+   with the value it saw until it succeeds (one read-modify-write per add) */
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    for (int i = 0; i < n; i++) {
+        double expected = 0.0, seen;
+        for (;;) {
+            double want = expected + mine[i];
+#pragma omp atomic compare capture
+            {
+                seen = rank_sum[i];
+                if (rank_sum[i] == expected) { rank_sum[i] = want; }
+            }
+            if (seen == expected) break;
+            expected = seen;
+        }
+    }
+#pragma omp barrier
+#pragma omp masked
+    reduce_steps(rank_sum, sum, n, node, leaders);
+#pragma omp barrier
+}
+''', why="fresh attacker (L06_R6): OpenMP 5.1 atomic compare capture in a CAS loop until it succeeds"),
+]

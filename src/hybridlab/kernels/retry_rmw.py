@@ -28,10 +28,20 @@ split_rmw derives it):
   thread chosen by a compare-and-swap or a ticket (an election by hand) may not write rank_sum
   alone: `single` or `masked` choose a thread (the part's text says so).
 
-Not detected: a retry that writes another value than the add (a second CAS of `old + 0.0`, or a
-loop whose later tries write back what they read): the rule sees a try made again, not what it
-adds; an add made or skipped by a plain (non-atomic) flag, or by an atomic read of one (a race
-Archer sees when the threads overlap); a failed try whose add is redone by another thread.
+- A retried compare-and-swap on rank_sum (one that passes the first rule) must write, on every
+  try, the value it compares plus the same addend (fixer f44, after attackR's L06_G5 kept 4/4
+  twice: the addend in a volatile local set to 0.0 after each try, so a retry added nothing): its
+  new value is `old + a`, `a + old`, `old - a` or `fma(b, c, old)` with `old` the compared value
+  (through casts, and phis of one block that agree edge by edge), and `a` the same on each try:
+  not made in the retry loop (the instructions on a path from the CAS back to itself that makes
+  no address anew) by a phi of different values, a read of memory the loop writes (or an atomic
+  or volatile read of shared memory), an atomic or a call; a helper's parameter is judged at each
+  call as the caller's retry loop hands it.
+
+Not detected: a retry whose addend is changed by ANOTHER thread between tries (a shared addend
+written outside the loop); an add made or skipped by a plain (non-atomic) flag, or by an atomic
+read of one (a race Archer sees when the threads overlap); a failed try whose add is redone by
+another thread.
 """
 
 from __future__ import annotations
@@ -316,6 +326,184 @@ class _Tries:
                             "again (it moves on, or returns): when another thread's add got in "
                             "first, this add is lost")
 
+    # -- (a') a retried compare-and-swap on rank_sum must add the same value on every try
+    def _cycle(self, f: Function, pos: tuple[str, int], anew: set[str]) -> set[tuple[str, int]]:
+        """The instructions on a path from `pos` back to itself that makes no address in `anew`
+        anew (a try made again on the same element; the next element's loop is not in it)."""
+        fwd: set[tuple[str, int]] = set()
+        queue = deque(self._nexts(f, pos))
+        while queue:
+            p = queue.popleft()
+            if p in fwd or p == pos:
+                continue
+            ins = f.code[p[0]][p[1]]
+            if ins.result and ins.result in anew:
+                continue
+            fwd.add(p)
+            queue += self._nexts(f, p)
+        back: set[tuple[str, int]] = set()
+        todo = [p for p in fwd if pos in self._nexts(f, p)]
+        preds: dict[tuple[str, int], list[tuple[str, int]]] = {}
+        for p in fwd:
+            for q in self._nexts(f, p):
+                preds.setdefault(q, []).append(p)
+        while todo:
+            p = todo.pop()
+            if p in back:
+                continue
+            back.add(p)
+            todo += [q for q in preds.get(p, []) if q in fwd]
+        return back
+
+    def _written(self, f: Function, region: set[tuple[str, int]]) -> set[str]:
+        """The objects written in `region` ('*': any: a call of a cell function or of a routine
+        the kit does not know)."""
+        out: set[str] = set()
+        for b, i in region:
+            ins = f.code[b][i]
+            if ins.op in ("store", "rmw"):
+                out.add(self.a._base(f, ins.pointer or ""))
+            elif ins.op == "call":
+                c = ins.callee or ""
+                if re.search(r"@(?:llvm\.mem(?:cpy|move|set)[\w.]*|memcpy|memmove|memset)$", c):
+                    out.add(self.a._base(f, ins.args[0] if ins.args else ""))
+                elif c.startswith("@llvm.") or not ins.ptr_args and c not in self.funcs:
+                    continue  # an intrinsic, or a routine handed no address
+                else:
+                    out.add("*")
+        return out
+
+    def _varies(self, f: Function, v: str, region: set, written: set[str], depth: int,
+                seen: set[str] | None = None) -> bool:
+        """Whether SSA value `v` may differ from one try to the next: made in `region` by a phi
+        of different values, a read of memory written in the region (or shared: atomic,
+        volatile), a call, an atomic; a helper's parameter as each caller's retry loop hands it."""
+        seen = set() if seen is None else seen
+        if not v or not v.startswith("%") or v in seen:
+            return False
+        seen.add(v)
+        if v in f.params:
+            return f.name != self.root and depth < _DEPTH and any(
+                self._arg_varies(g, cpos, call, f.params.index(v), depth + 1)
+                for g, cpos, call in self.callers.get(f.name, []))  # fmt: skip
+        if v not in f.where or f.where[v] not in region:
+            return False
+        ins = self._def(f, v)
+        if ins is None:
+            return False
+        if ins.op == "phi":
+            texts = re.findall(r"\[\s*([^,\]]+?)\s*,\s*%[-\w.$]+\s*\]", _body(ins))
+            values = {t for t in texts if t != v}
+            return len(values) > 1 or any(self._varies(f, x, region, written, depth, seen)
+                                          for x in values if x.startswith("%"))
+        if ins.op == "load":
+            base = self.a._base(f, ins.pointer or "")
+            shared = ins.atomic or (" volatile " in f" {_body(ins)} " and not base.startswith(f.name + ":"))
+            return shared or bool(written & {base, "*"}) or (base == "*" and bool(written))
+        if ins.op in ("rmw", "call"):
+            if ins.op == "call" and (ins.callee or "").startswith("@llvm.") and not ins.ptr_args:
+                return any(self._varies(f, x, region, written, depth, seen) for x in ins.args if x)
+            return True
+        return any(self._varies(f, x, region, written, depth, seen) for x in ins.operands)
+
+    def _arg_varies(self, g: Function, cpos: tuple[str, int], call: Instr, k: int, depth: int) -> bool:
+        if k >= len(call.args) or not call.args[k]:
+            return False
+        anew = set().union(*[self._made(g, a) for a in call.args if a in self.a.derived[g.name]])
+        region = self._cycle(g, cpos, anew)
+        return self._varies(g, call.args[k], region, self._written(g, region), depth)
+
+    def _same(self, f: Function, x: str, y: str, seen: set | None = None) -> bool:
+        """Whether x and y are the same value (but casts; phis of one block whose incoming
+        values are the same on each edge)."""
+        x, y = self._strip(f, x), self._strip(f, y)
+        if x == y:
+            return True
+        seen = set() if seen is None else seen
+        if (x, y) in seen:
+            return True
+        seen.add((x, y))
+        a, b = self._def(f, x), self._def(f, y)
+        if a is None or b is None or a.op != "phi" or b.op != "phi" or f.where[x][0] != f.where[y][0]:
+            return False
+        ina, inb = dict((blk, v) for v, blk in a.incoming), dict((blk, v) for v, blk in b.incoming)
+        texts_a = dict((blk, t) for t, blk in re.findall(r"\[\s*([^,\]]+?)\s*,\s*(%[-\w.$]+)\s*\]", _body(a)))
+        texts_b = dict((blk, t) for t, blk in re.findall(r"\[\s*([^,\]]+?)\s*,\s*(%[-\w.$]+)\s*\]", _body(b)))
+        if set(ina) != set(inb):
+            return False
+        for blk in ina:
+            va, vb = ina[blk], inb[blk]
+            if va and vb:
+                if not self._same(f, va, vb, seen):
+                    return False
+            elif texts_a.get(blk) != texts_b.get(blk) and not self._same_constant(
+                    texts_a.get(blk, ""), texts_b.get(blk, "")):
+                return False
+        return True
+
+    @staticmethod
+    def _same_constant(a: str, b: str) -> bool:
+        """Two constants as written, one maybe as a cast of the other (0 and 0.0, bitcasts)."""
+        def num(t: str) -> float | None:
+            t = re.sub(r"^.*\(\s*\S+\s+", "", t).split(" to ")[0].strip()
+            try:
+                return float(int(t, 0)) if re.fullmatch(r"-?(?:0x)?[0-9a-fA-F]+", t) and "." not in t \
+                    and not t.lower().startswith("0x") else float(t)
+            except ValueError:
+                return None
+        x, y = num(a), num(b)
+        return x is not None and x == 0.0 and y is not None and y == 0.0
+
+    def _addend(self, f: Function, new: str, compared: str) -> list[str] | None:
+        """What the CAS's new value adds to the value it compares: the addend's parts, or None
+        when it is no such sum (old + x, x + old, old - x, fma(a, b, old))."""
+        v = self._strip(f, new)
+        ins = self._def(f, v)
+        if ins is None:
+            return None
+        body = _body(ins)
+        op = body.split(None, 1)[0] if body else ""
+        if op in ("fadd", "add", "fsub", "sub"):
+            rest = re.sub(r"^(?:\w+\s+)*?(?:double|float|half|x86_fp80|fp128|i\d+)\s+", "",
+                          body[len(op):].strip())
+            parts = _split_top(rest)
+            if len(parts) != 2:
+                return None
+            a, b = _token(parts[0]), _token(parts[1])
+            if self._same(f, a, compared):
+                return [b]
+            if op in ("fadd", "add") and self._same(f, b, compared):
+                return [a]
+            return None
+        if ins.op == "call" and re.search(r"@llvm\.(?:fmuladd|fma)\.", ins.callee or "") and \
+                len(ins.arg_texts) == 3 and self._same(f, _token(ins.arg_texts[2]), compared):
+            return [_token(t) for t in ins.arg_texts[:2]]
+        return None
+
+    def same_addend(self) -> None:
+        for f in self.funcs.values():
+            d = self.a.derived[f.name]
+            for b in f.blocks:
+                for i, ins in enumerate(f.code[b]):
+                    cas = self._cas(ins) if ins.op == "rmw" else None
+                    if cas is None or cas[0] not in d or cas[0] == "@?" or cas[1] == cas[2]:
+                        continue
+                    at = llvm_ir.where(ins.text, self.a.lines)
+                    if at in self.found:
+                        continue
+                    parts = self._addend(f, cas[2], cas[1])
+                    why = "" if parts is not None else "writes another value than the one it compared plus an addend"
+                    if parts is not None:
+                        region = self._cycle(f, (b, i), self._made(f, cas[0]))
+                        written = self._written(f, region)
+                        if any(self._varies(f, p, region, written, 0) for p in parts if p.startswith("%")):
+                            why = "adds another value when it is tried again (what it adds is made anew in its retry loop)"
+                    if why:
+                        self.found.setdefault(
+                            at, f"{at}: a compare-and-swap on rank_sum that {why}: every try must "
+                            "write the value it compared plus the same addend (the thread's value, "
+                            "read or computed before the loop), or a retry loses the add")
+
     # -- (b) a write made or skipped by a try's outcome
     def _outcomes(self) -> dict[tuple[str, str], set[tuple[str, tuple[str, int], str]]]:
         """Per (function, SSA value): the tries its value comes from (function, position, kind:
@@ -448,6 +636,7 @@ class _Tries:
 
     def run(self) -> list[str]:
         self.cas_once()
+        self.same_addend()
         self.skipped()
         return list(self.found.values())
 

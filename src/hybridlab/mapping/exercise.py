@@ -187,40 +187,213 @@ def build_student_nodes(code: str, name: str = "student_nodes") -> hl.Kernel:
 
 
 def split_adds(code: str) -> list[str]:
-    """Where the cell splits an update into an atomic read and an atomic write (lab 16's
-    tools.exercise.SPLIT_UPDATE, read from the preprocessed cell: `omp atomic read|write`,
-    atomic stores and exchanges), or writes into rank_sum a value read from it in another
-    region (split_rmw.split_writes on clang's IR of the cell as the graded build's preprocessor
-    leaves it: per write into memory derived from rank_sum, through any alias, helper, copy or
-    spill, the read its value depends on must sit in the same critical section, lock hold or
-    atomic; a read in one named critical section and the write in another, a fresh attacker's
-    L06h2 and, with an alias, a dummy read or a line break, R06alias, R06dummy, R06multiline,
-    which a text rule let through, 2026-12-05; control dependence followed and addresses made
-    from integers taken as rank_sum's since attackS's A06_split_launder and A06_ptr_launder2,
-    2026-12-05; and, on the same IR, lock_identity.unshared_locks: the regions holding the
-    writes into rank_sum must share one critical name, one lock the same for every thread, or
-    be all atomic, since attackU's u06_ownlocks and u06_namedcrit, each thread its own lock or
-    thread 0 in another critical name, kept 4/4, 2026-12-06), and, where Archer's clang is
-    installed, the
-    atomic stores and exchanges of the cell's own LLVM IR after ThreadSanitizer's pass (an
-    _Atomic assignment included): "cell line N: `what`" or "cell line N: what" each. Where clang
-    is not installed the IR rule is not applied."""
+    """Where the cell splits an update into an atomic read and an atomic write, or writes into
+    rank_sum a value read from it in another region (split_rmw.split_writes on clang's IR of the
+    cell as the graded build's preprocessor leaves it: per write into memory derived from
+    rank_sum, through any alias, helper, copy or spill, the read its value depends on must sit in
+    the same critical section, lock hold or atomic; a read in one named critical section and the
+    write in another, a fresh attacker's L06h2 and, with an alias, a dummy read or a line break,
+    R06alias, R06dummy, R06multiline, which a text rule let through, 2026-12-05; control
+    dependence followed and addresses made from integers taken as rank_sum's since attackS's
+    A06_split_launder and A06_ptr_launder2, 2026-12-05; and, on the same IR,
+    lock_identity.unshared_locks: the regions holding the writes into rank_sum must share one
+    critical name, one lock the same for every thread, or be all atomic, since attackU's
+    u06_ownlocks and u06_namedcrit, 2026-12-06; retry_rmw.dropped_adds: a compare-and-swap or a
+    lock test whose failure drops the add, and a retried compare-and-swap that adds another
+    value on a retry, since attackR's L06_G5, 2026-12-06): "cell line N: `what`" or "cell line
+    N: what" each.
+
+    OpenMP 5.1's `atomic compare`, which the graded GCC builds and clang 14 cannot parse, is
+    read as the compare-and-swap it is (clang_view). An atomic store or exchange is judged by
+    what it writes (into rank_sum, a value read before: split_rmw), not refused wherever it is:
+    a lock made by hand, taken by a test-and-set until it is had and released by an atomic
+    clear or store, is a lock (attackR's L06_R4 lost 4/4 to a rule against any atomic store or
+    exchange, 2026-12-06). Where clang is not installed, or cannot read the cell even so, the
+    text rule (lab 16's tools.exercise.SPLIT_UPDATE on the preprocessed cell: `omp atomic
+    read|write`, atomic stores and exchanges) stands in for the IR rules, and a note says so."""
     lines = preprocessed_lines("node_sum", "HL_STUDENT_NODES", code)
-    found = [f"cell line {line}: `{m.group(0).strip()}`"
-             for line, text in lines if (m := re.search(SPLIT_UPDATE, text))]  # fmt: skip
-    if split_rmw.clang_present():
-        view = split_rmw.gcc_view(lines, code)
+    by_text = [f"cell line {line}: `{m.group(0).strip()}`"
+               for line, text in lines if (m := re.search(SPLIT_UPDATE, text))]  # fmt: skip
+    if not split_rmw.clang_present():
+        return list(dict.fromkeys(by_text))
+    view = clang_view(split_rmw.gcc_view(lines, code))
+    try:
         ir = llvm_ir.cell_ir(student_unit("node_sum", "HL_STUDENT_NODES", view), (), sanitized=False)
-        found += split_rmw.split_writes(ir) + lock_identity.unshared_locks(ir) + \
-            retry_rmw.dropped_adds(ir)
-    if not archer.missing():
-        ir = llvm_ir.cell_ir(student_unit("node_sum", "HL_STUDENT_NODES", code), ())
-        found += [f"{at}: an atomic store or exchange ({what})"
-                  for at, what, size in llvm_ir.odd_writes(ir, _ATOMIC_STORE) if size == -1]
+    except RuntimeError as err:  # a construct the kit's clang cannot read: the text rule only
+        said = next((ln.split("error:", 1)[1].strip() for ln in str(err).splitlines()
+                     if "error:" in ln), "")
+        print("tool note (not graded): the kit's clang could not read your node_sum cell "
+              f"({said[:160]}), so its adds into rank_sum were checked by the text rule and the "
+              "runs only")
+        return list(dict.fromkeys(by_text))
+    found = split_rmw.split_writes(ir) + lock_identity.unshared_locks(ir) + retry_rmw.dropped_adds(ir)
     return list(dict.fromkeys(found))
 
 
-_ATOMIC_STORE = r"__tsan_atomic\d+_(?:store|exchange)"  # half of a split update, in the IR
+# OpenMP 5.1's atomic compare (clang 14 knows none of it): the pragma, and its statement's forms
+_ATOMIC_COMPARE = re.compile(r"^([ \t]*)#[ \t]*pragma[ \t]+omp[ \t]+atomic\b([^\n]*\bcompare\b[^\n]*)$", re.M)
+_SET = re.compile(r"^(.+?)\s*=(?!=)\s*(.+)$", re.S)
+
+
+def _statement(text: str, at: int) -> int:
+    """The end (exclusive) of the C statement starting at `at`: a block, an if (with its else) or
+    an expression statement."""
+    def balanced(k: int, open_: str, close: str) -> int:
+        depth = 0
+        while k < len(text):
+            depth += text[k] == open_
+            depth -= text[k] == close
+            k += 1
+            if depth == 0:
+                return k
+        return len(text)
+
+    k = at
+    while k < len(text) and text[k].isspace():
+        k += 1
+    if text.startswith("{", k):
+        return balanced(k, "{", "}")
+    if re.match(r"if\b", text[k:]):
+        k = balanced(text.index("(", k), "(", ")")
+        k = _statement(text, k)
+        m = re.match(r"\s*else\b", text[k:])
+        return _statement(text, k + m.end()) if m else k
+    depth = 0
+    while k < len(text):
+        depth += text[k] in "([{"
+        depth -= text[k] in ")]}"
+        if text[k] == ";" and depth <= 0:
+            return k + 1
+        k += 1
+    return len(text)
+
+
+def _parts(block: str) -> list[str]:
+    """The statements of a block (without its braces), each whitespace-normalised."""
+    block = block.strip()
+    if block.startswith("{") and block.endswith("}"):
+        block = block[1:-1]
+    out, k = [], 0
+    while block[k:].strip():
+        end = _statement(block, k)
+        out.append(" ".join(block[k:end].split()))
+        k = end
+    return out
+
+
+def _unbrace(stmt: str) -> str:
+    stmt = stmt.strip()
+    while stmt.startswith("{") and stmt.endswith("}"):
+        stmt = stmt[1:-1].strip()
+    return stmt.rstrip(";").strip()
+
+
+def _compare_swap(stmts: list[str]) -> tuple[str, str, str, list[tuple[str, str]]] | None:
+    """(x, e, d, captures) of an atomic compare's block in an `==` form (a compare-and-swap):
+    captures (when, v): 'old' v = x before, 'new' v = x after, 'failed' v = x in the else,
+    'ok' r = the comparison."""
+    x = e = d = None
+    caps: list[tuple[str, str]] = []
+    names: dict[str, tuple[str, str]] = {}  # r -> the comparison it holds
+    done = False
+    for st in stmts:
+        m = re.fullmatch(r"if\s*\((.*)\)\s*(\{.*?\}|[^{};]*;)\s*(?:else\s*(\{.*\}|[^{};]*;))?", st)
+        if m:
+            cond = " ".join(m.group(1).split())
+            if cond in names:
+                a, b = names[cond]
+            elif (c := re.fullmatch(r"(.+?)\s*==\s*(.+)", cond)):
+                a, b = c.group(1).strip(), c.group(2).strip()
+            else:
+                return None
+            then = _SET.match(_unbrace(m.group(2)))
+            if not then:
+                return None
+            x, d = then.group(1).strip(), then.group(2).strip()
+            if a == x:
+                e = b
+            elif b == x:
+                e = a
+            else:
+                return None
+            if m.group(3):
+                other = _SET.match(_unbrace(m.group(3)))
+                if not other or other.group(2).strip() != x:
+                    return None
+                caps.append(("failed", other.group(1).strip()))
+            done = True
+            continue
+        set_ = _SET.match(_unbrace(st))
+        if not set_:
+            return None
+        left, right = set_.group(1).strip(), set_.group(2).strip()
+        if (c := re.fullmatch(r"(.+?)\s*==\s*(.+?)\s*\?\s*(.+?)\s*:\s*(.+)", right)) and \
+                c.group(4).strip() == left and left in (c.group(1).strip(), c.group(2).strip()):
+            x, d = left, c.group(3).strip()
+            e = c.group(2).strip() if c.group(1).strip() == left else c.group(1).strip()
+            done = True
+        elif (c := re.fullmatch(r"(.+?)\s*==\s*(.+)", right)) and not done:
+            names[left] = (c.group(1).strip(), c.group(2).strip())
+            caps.append(("ok", left))
+        elif done and x is not None and right == x:
+            caps.append(("new", left))
+        elif not done:
+            caps.append(("old?", left + "\0" + right))
+        else:
+            return None
+    if not done or x is None or e == x:  # `x == x` compares nothing: not read as a CAS
+        return None
+    out = []
+    for when, v in caps:
+        if when == "old?":
+            v, src = v.split("\0")
+            if src != x:
+                return None
+            when = "old"
+        out.append((when, v))
+    return x, e, d, out
+
+
+def _as_cas(x: str, e: str, d: str, caps: list[tuple[str, str]], k: int) -> str:
+    """An `==` atomic compare as one compare-and-swap on x's bits (old value returned), on one
+    line."""
+    t = f"__typeof__({x})"
+    u = (f"__typeof__(__builtin_choose_expr(sizeof({x}) == 8, 0ULL, __builtin_choose_expr("
+         f"sizeof({x}) == 4, 0U, __builtin_choose_expr(sizeof({x}) == 2, (unsigned short)0, "
+         "(unsigned char)0))))")
+    n = f"hlac{k}_"
+    out = (f"{{ {t} {n}e = ({e}), {n}d = ({d}), {n}o; {u} {n}eb, {n}db, {n}ob; "
+           f"__builtin_memcpy(&{n}eb, &{n}e, sizeof {n}e); __builtin_memcpy(&{n}db, &{n}d, sizeof {n}d); "
+           f"{n}ob = __sync_val_compare_and_swap(({u} *)&({x}), {n}eb, {n}db); "
+           f"__builtin_memcpy(&{n}o, &{n}ob, sizeof {n}o); int {n}ok = {n}ob == {n}eb; (void){n}ok; ")
+    for when, v in caps:
+        out += {"old": f"{v} = {n}o; ", "new": f"{v} = {n}ok ? {n}d : {n}o; ",
+                "failed": f"if (!{n}ok) {v} = {n}o; ", "ok": f"{v} = {n}ok; "}[when]
+    return out + "}"
+
+
+def clang_view(text: str) -> str:
+    """The cell's C with each OpenMP 5.1 `#pragma omp atomic compare` (GCC builds it, the kit's
+    clang 14 cannot parse it) rewritten as what it does, line for line: an `==` form (`if (x ==
+    e) { x = d; }`, `x = x == e ? d : x;`, with their captures) as one compare-and-swap on x's
+    bits, which gives the old value (the retry rules judge it as any other); any other form
+    (a min or max by `<` or `>`) as the same statement in one critical section of its own."""
+    out, k, at = [], 0, 0
+    for m in _ATOMIC_COMPARE.finditer(text):
+        if m.start() < at:
+            continue
+        end = _statement(text, m.end())
+        body = text[m.end():end]
+        form = _compare_swap(_parts(body)) if body.strip().startswith("{") else \
+            _compare_swap([" ".join(body.split())])
+        out.append(text[at:m.start()])
+        if form:
+            out.append(m.group(1) + "\n" + _as_cas(*form, k) + "\n" * (body.count("\n") - 1))
+        else:
+            out.append(m.group(1) + "#pragma omp critical(hl_atomic_compare)" + body)
+        at, k = end, k + 1
+    out.append(text[at:])
+    return "".join(out)
 
 
 def check_student_nodes(
@@ -390,10 +563,11 @@ def node_sum_races(code: str, ranks: int = 2, threads: int = 2, n: int = 200) ->
     line, the earlier access and its line); None where Archer does not run on this machine. The
     threads of a rank all add into the shared rank_sum: unless those adds are made safe (an
     atomic update, a critical section, a lock), two of them race, whether or not an add is lost
-    in that run."""
+    in that run. Built from clang_view(code): OpenMP 5.1's `atomic compare`, which Archer's clang
+    14 cannot parse, as the compare-and-swap it is."""
     if archer.missing():
         return None
-    kernel = build_student("student_nodes_archer", "node_sum", "HL_STUDENT_NODES", code,
+    kernel = build_student("student_nodes_archer", "node_sum", "HL_STUDENT_NODES", clang_view(code),
                            NODE_FUNCTIONS, archer=True)  # fmt: skip
     _, races, _ = archer_run(kernel, ranks, threads, variant="student", ranks_per_node=0, n=n,
                              reps=2)  # fmt: skip
