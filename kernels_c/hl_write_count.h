@@ -28,8 +28,19 @@
  * A copy from one block into another (memcpy, memmove) keeps each
  * word's author: the copied words are owned by whoever owned them in the source (a fresh
  * attacker's right answer R10single copied the shared update's block back on one thread, in
- * `single`, and lost its points as if one thread had swept). At MPI_Finalize one "writes" record per (bucket, thread) that
- * changed or owns anything. Elsewhere (no --wrap) the __real_ names are weak and
+ * `single`, and lost its points as if one thread had swept). A copy out of other memory (a
+ * thread's stack, a global, a small heap block) gives each word to whoever last stored it there:
+ * every store of the program outside the blocks is noted, per word, in a table of its author
+ * (wc_seen, lossy: a word not found is no one's), so a row a thread copies out of its own
+ * buffer is its own, and a row copied out of another thread's stack is that thread's (a fresh
+ * attacker's L10_G7, 5/5 twice, 2026-12-06: thread 0 computed the other threads' rows into a
+ * buffer on its stack, which they only copied into the grid). A thread's store into a block's
+ * word that writes what another thread wrote there (the value another thread's change left,
+ * unchanged, or a change of the same value from the same value as another thread's last change:
+ * two threads writing one update) is "echoed": the team wrote the word twice (a fresh attacker's
+ * L10_G2, 5/5 twice, 2026-12-06: every thread swept the whole block, racing to write the same
+ * values, each the last changer of a share). At MPI_Finalize one "writes" record per (bucket,
+ * thread) that changed, owns or echoed anything. Elsewhere (no --wrap) the __real_ names are weak and
  * nothing here is called; every __wrap_ here is weak, so a kernel's own (lab 07 (d)'s count,
  * lab 16's watch) takes precedence in its build. */
 #include <pthread.h>
@@ -42,6 +53,8 @@ static atomic_uintptr_t wc_lo[HL_WC_BUCKETS], wc_hi[HL_WC_BUCKETS]; /* bucket b 
 #define HL_WC_SERIAL 255 /* a run of the serial part (owned by no thread) */
 typedef struct {      /* a word's last runs, oldest first: who (slot + 1, or HL_WC_SERIAL), and a */
     uint32_t from[HL_WC_RUNS]; /* hash of the value the word held before the run */
+    uint32_t last_from;        /* the last change (of any run): a hash of the value before it, */
+    unsigned char last_who;    /* and who made it (0: none yet) */
     unsigned char who[HL_WC_RUNS];
     unsigned char runs;
 } wc_word;
@@ -49,6 +62,12 @@ static wc_word *_Atomic wc_owner[HL_WC_BUCKETS]; /* per word of a block: its run
 static atomic_uintptr_t wc_words[HL_WC_BUCKETS];      /* its words (kept when the block is freed) */
 static atomic_int wc_blocks = 1;
 static long wc_changed[HL_WC_THREADS][HL_WC_BUCKETS + 8]; /* a row per thread, its own line */
+static long wc_echoed[HL_WC_THREADS][HL_WC_BUCKETS + 8];  /* bytes a thread wrote that another had */
+/* the author of each word of other memory than the blocks (stacks, globals, small blocks), by a
+ * hash of its address: (address / 8) << 8 | who; lossy (a later word of the same hash takes the
+ * entry). Made at the first store noted (the counted build only). */
+#define HL_WC_SEEN (1L << 20)
+static _Atomic(_Atomic uint64_t *) wc_seen;
 static atomic_long wc_tid[HL_WC_THREADS];
 static atomic_int wc_threads;
 static _Thread_local int wc_slot = -1, wc_pend_bucket, wc_pend_who;
@@ -56,6 +75,8 @@ static _Thread_local uintptr_t wc_pend, wc_stack_lo, wc_stack_hi;
 static _Thread_local unsigned long wc_pend_size;
 static _Thread_local unsigned char wc_old[16];
 static _Thread_local uint64_t wc_old_words[3]; /* a block's words the pending store covers, before it */
+extern void *__real_calloc(size_t, size_t) __attribute__((weak));
+extern void __real_free(void *) __attribute__((weak));
 extern const char __start_hl_cell_text[] __attribute__((weak, visibility("hidden")));
 extern const char __stop_hl_cell_text[] __attribute__((weak, visibility("hidden")));
 
@@ -103,13 +124,31 @@ static uint64_t wc_word_at(int bucket, uintptr_t w) { /* word w of a block, as i
     return v;
 }
 
-/* word w of a block changed from `old` to `now` by `who` (slot + 1, or HL_WC_SERIAL): back to the
- * value it held before a kept run, that run and those after it are undone (its owner is again the
- * one before them); otherwise the change continues who's run, or starts a new one */
-static void wc_change(int bucket, uintptr_t w, uint64_t old, uint64_t now, int who) {
+static void wc_echo(int actor, int bucket) { /* actor (slot + 1) wrote a word another thread had */
+    if (actor > 0 && actor <= HL_WC_THREADS)
+        __atomic_store_n(&wc_echoed[actor - 1][bucket], wc_echoed[actor - 1][bucket] + 8, __ATOMIC_RELAXED);
+}
+
+/* word w of a block changed from `old` to `now` by `who` (slot + 1, or HL_WC_SERIAL), stored by
+ * `actor` (the storing thread's slot + 1, or HL_WC_SERIAL): back to the value it held before a
+ * kept run, that run and those after it are undone (its owner is again the one before them);
+ * otherwise the change continues who's run, or starts a new one. The actor's store in a parallel
+ * region echoes another thread's when it leaves the value another thread's change made
+ * (unchanged), or changes the word from the value another thread's last change started from
+ * (both wrote one update: the first store's value not yet seen by the second) */
+static void wc_change(int bucket, uintptr_t w, uint64_t old, uint64_t now, int who, int actor) {
     wc_word *words = bucket > 0 ? atomic_load_explicit(&wc_owner[bucket], memory_order_acquire) : NULL;
-    if (!words || w >= atomic_load_explicit(&wc_words[bucket], memory_order_relaxed) || old == now) return;
+    if (!words || w >= atomic_load_explicit(&wc_words[bucket], memory_order_relaxed)) return;
     wc_word *word = &words[w];
+    int other = word->last_who && word->last_who != HL_WC_SERIAL && word->last_who != actor &&
+                actor != HL_WC_SERIAL;
+    if (old == now) {
+        if (other) wc_echo(actor, bucket);
+        return;
+    }
+    if (other && word->last_from == wc_hash(old)) wc_echo(actor, bucket);
+    word->last_from = wc_hash(old);
+    word->last_who = (unsigned char)actor;
     uint32_t back = wc_hash(now);
     int runs = word->runs < HL_WC_RUNS ? word->runs : HL_WC_RUNS;
     for (int k = runs - 1; k >= 0; k--)
@@ -135,8 +174,35 @@ static void wc_own(int who, int bucket, uintptr_t at, unsigned long size) {
     uintptr_t lo = atomic_load_explicit(&wc_lo[bucket], memory_order_relaxed);
     for (uintptr_t w = (at - lo) / 8; w <= (at + size - 1 - lo) / 8; w++) {
         uint64_t v = wc_word_at(bucket, w);
-        wc_change(bucket, w, v, ~v, who); /* a change of unknown value: a run of who's */
+        wc_change(bucket, w, v, ~v, who, who); /* a change of unknown value: a run of who's */
     }
+}
+
+static _Atomic uint64_t *wc_seen_table(void) { /* made at first use (a race: one kept) */
+    _Atomic uint64_t *t = atomic_load_explicit(&wc_seen, memory_order_acquire);
+    if (!t) {
+        _Atomic uint64_t *made = __real_calloc(HL_WC_SEEN, sizeof *made), *none = NULL;
+        if (made && !atomic_compare_exchange_strong(&wc_seen, &none, made)) __real_free(made);
+        t = atomic_load_explicit(&wc_seen, memory_order_acquire);
+    }
+    return t;
+}
+
+static size_t wc_seen_at(uintptr_t word) { return (size_t)((word * 0x9E3779B97F4A7C15ull) >> 44) & (HL_WC_SEEN - 1); }
+
+/* the words of [at, at + size) outside the blocks stored by who (slot + 1, or HL_WC_SERIAL) */
+static void wc_note(uintptr_t at, unsigned long size, int who) {
+    _Atomic uint64_t *t = size ? wc_seen_table() : NULL;
+    if (!t) return;
+    for (uintptr_t w = at / 8; w <= (at + size - 1) / 8; w++)
+        atomic_store_explicit(&t[wc_seen_at(w)], (uint64_t)w << 8 | (unsigned char)who, memory_order_relaxed);
+}
+
+static int wc_noted(uintptr_t at) { /* who last stored the word at `at` outside the blocks (0: not known) */
+    _Atomic uint64_t *t = atomic_load_explicit(&wc_seen, memory_order_acquire);
+    if (!t) return 0;
+    uint64_t e = atomic_load_explicit(&t[wc_seen_at(at / 8)], memory_order_relaxed);
+    return e >> 8 == at / 8 ? (int)(e & 0xff) : 0;
 }
 
 static unsigned char wc_owner_at(int bucket, uintptr_t at) { /* a block's word's owner (slot + 1), 0: none */
@@ -153,7 +219,8 @@ static void wc_settle(int slot) { /* the thread's previous store: did it change 
         uintptr_t lo = atomic_load_explicit(&wc_lo[wc_pend_bucket], memory_order_relaxed);
         uintptr_t first = (wc_pend - lo) / 8, last = (wc_pend + wc_pend_size - 1 - lo) / 8;
         for (uintptr_t w = first; w <= last && w < first + 3; w++)
-            wc_change(wc_pend_bucket, w, wc_old_words[w - first], wc_word_at(wc_pend_bucket, w), wc_pend_who);
+            wc_change(wc_pend_bucket, w, wc_old_words[w - first], wc_word_at(wc_pend_bucket, w), wc_pend_who,
+                      wc_pend_who);
     }
     for (unsigned long k = 0; k < wc_pend_size && wc_pend_who != HL_WC_SERIAL; k++)
         if (now[k] != wc_old[k]) {
@@ -168,9 +235,10 @@ static void wc_store(void *at, unsigned long size) {
     if (slot < 0) return;
     wc_settle(slot);
     int serial = omp_get_level() == 0;
-    int bucket = wc_bucket((uintptr_t)at);
-    if (bucket < 0 || (serial && bucket == 0)) return; /* the serial part: only its runs in blocks */
+    int bucket = wc_bucket((uintptr_t)at); /* the serial part: only its runs in blocks */
     int who = serial ? HL_WC_SERIAL : slot + 1;
+    if (bucket <= 0) wc_note((uintptr_t)at, size, who); /* other memory: its author */
+    if (bucket < 0 || (serial && bucket == 0)) return;
     if (size > sizeof wc_old) { /* a store of another size: its bytes, unsettled */
         if (!serial) wc_credit(slot, bucket, size);
         wc_own(who, bucket, (uintptr_t)at, size);
@@ -225,12 +293,26 @@ static void wc_bulk(const void *caller, void *d, const void *s, int c, size_t si
     if (slot < 0) return;
     wc_settle(slot);
     int bucket = wc_bucket((uintptr_t)d), serial = omp_get_level() == 0;
-    if (bucket < 0 || (serial && bucket == 0)) return;
+    int actor = serial ? HL_WC_SERIAL : slot + 1;
     const unsigned char *to = d, *from = s;
     int source = from ? wc_bucket((uintptr_t)from) : 0; /* > 0: a copy out of another block */
+    /* the author of the source's word for the copy's byte k: a block's owner, or whoever last stored
+     * it in other memory (a thread's stack, a global, a small block); no one when not known (a copy
+     * out of memory another thread wrote is not the copier's work: L10_G7); a fill: the actor */
+#define WC_AUTHOR(k) (!from ? actor : source > 0 ? wc_owner_at(source, (uintptr_t)from + (k)) \
+                                                  : wc_noted((uintptr_t)from + (k)))
+    if (bucket <= 0) { /* into other memory: each word's author noted */
+        uintptr_t at = (uintptr_t)d;
+        for (uintptr_t w = at / 8; w <= (at + size - 1) / 8; w++) {
+            uintptr_t k = 8 * w < at ? 0 : 8 * w - at;
+            int who = WC_AUTHOR(k);
+            wc_note(8 * w < at ? at : 8 * w, 1, who ? who : HL_WC_SERIAL);
+        }
+    }
+    if (bucket < 0 || (serial && bucket == 0)) return;
     if (bucket > 0 && atomic_load_explicit(&wc_owner[bucket], memory_order_acquire)) {
-        /* each word of the block the copy covers: its value after the copy, and whose run (a copy
-         * between blocks: each word keeps its author) */
+        /* each word of the block the copy covers: its value after the copy, and whose run (a copy:
+         * each word keeps its author) */
         uintptr_t lo = atomic_load_explicit(&wc_lo[bucket], memory_order_relaxed), at = (uintptr_t)d;
         for (uintptr_t w = (at - lo) / 8; w <= (at + size - 1 - lo) / 8; w++) {
             uint64_t old = wc_word_at(bucket, w), now = old;
@@ -240,10 +322,11 @@ static void wc_bulk(const void *caller, void *d, const void *s, int c, size_t si
                 if (first + k >= at && first + k < at + size)
                     bytes[k] = from ? from[first + k - at] : (unsigned char)c;
             uintptr_t read = first < at ? 0 : first - at; /* the source's byte for this word */
-            int who = source > 0 ? wc_owner_at(source, (uintptr_t)from + read) : serial ? HL_WC_SERIAL : slot + 1;
-            wc_change(bucket, w, old, now, who ? who : HL_WC_SERIAL);
+            int who = WC_AUTHOR(read);
+            wc_change(bucket, w, old, now, who ? who : HL_WC_SERIAL, actor);
         }
     }
+#undef WC_AUTHOR
     if (serial) return;
     unsigned long changed = 0;
     for (size_t at = 0; at < size; at += 8) { /* by words of 8 bytes, as stores are counted */
@@ -327,7 +410,8 @@ __attribute__((weak)) void __wrap_free(void *p) {
 
 /* the "writes" records: per bucket and thread, the bytes changed inside parallel regions and,
  * for a heap block, the bytes whose last change there was the thread's ("owned"; -1: bucket 0, or
- * a block whose owner map could not be made) */
+ * a block whose owner map could not be made) and the bytes it wrote that another thread had
+ * written ("echoed", wc_change) */
 static void write_shares(hl_ctx *ctx) {
     char line[260];
     int threads = atomic_load(&wc_threads), blocks = atomic_load(&wc_blocks);
@@ -341,11 +425,12 @@ static void write_shares(hl_ctx *ctx) {
         for (uintptr_t w = 0; w < words; w++) owned[wc_owner_at(b, lo + 8 * w)] += 8;
         for (int t = 0; t < threads; t++) {
             long bytes = __atomic_load_n(&wc_changed[t][b], __ATOMIC_RELAXED);
-            if (!bytes && !owned[t + 1]) continue;
+            long echoed = __atomic_load_n(&wc_echoed[t][b], __ATOMIC_RELAXED);
+            if (!bytes && !owned[t + 1] && !echoed) continue;
             int n = snprintf(line, sizeof line,
                              "{\"rank\":%d,\"record\":\"writes\",\"bucket\":%d,\"tid\":%ld,"
-                             "\"changed\":%ld,\"owned\":%ld}\n",
-                             ctx->rank, b, atomic_load(&wc_tid[t]), bytes, owner ? owned[t + 1] : -1L);
+                             "\"changed\":%ld,\"owned\":%ld,\"echoed\":%ld}\n",
+                             ctx->rank, b, atomic_load(&wc_tid[t]), bytes, owner ? owned[t + 1] : -1L, echoed);
             hl_append(ctx, line, (size_t)n);
         }
     }

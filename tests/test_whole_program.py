@@ -14,8 +14,17 @@ from hybridlab.whole_program.exercise import (
     script_unwritten,
     threads_unbound,
     updates_unshared,
+    written_twice,
 )
 from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT
+
+try:
+    from hybridlab.machine.topology import read_topology
+
+    CPUS = len(read_topology().usable)
+except Exception:  # noqa: BLE001 - no topology: the runs below are skipped
+    CPUS = 1
+needs_two = pytest.mark.skipif(CPUS < 2, reason="needs 2 CPUs")
 
 SWEEP = """#pragma omp parallel for
         for (long k = 1; k <= rows; k++)
@@ -188,3 +197,144 @@ def test_an_omp_loop_is_read_as_gcc_builds_it():
     assert looped != JACOBI_PROGRAM and updates_unshared(looped) == []
     # bound to one thread, each thread sweeps every row: not shared
     assert updates_unshared(looped.replace("#pragma omp loop", "#pragma omp loop bind(thread)"))
+
+
+# attack R (2026-12-06), fixer f43: L10_G7 (5/5 twice): thread 0 computed the rows of the other
+# threads' static shares into a `__builtin_alloca` buffer on its own stack and published its
+# address; the others spun, then only copied their rows out of it in an `omp for`
+STAGED = """        {
+            static double *stage;
+            static int ready;
+            ready = 0;
+#pragma omp parallel
+            {
+                int t = omp_get_thread_num(), T = omp_get_num_threads();
+                long first1 = 1 + (rows / T + (0 < rows % T));
+                if (t == 0) {
+                    double *tmp = __builtin_alloca((size_t)((rows - first1 + 1) * n + 1) * sizeof(double));
+                    for (long k = first1; k <= rows; k++)
+                        for (long j = 1; j <= n; j++)
+                            tmp[(k - first1) * n + (j - 1)] = 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] +
+                                                                      u[k * w + j - 1] + u[k * w + j + 1]);
+                    stage = tmp;
+                    __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+                } else {
+                    while (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) { }
+                }
+#pragma omp for schedule(static)
+                for (long k = 1; k <= rows; k++) {
+                    if (t == 0) {
+                        for (long j = 1; j <= n; j++)
+                            v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] +
+                                                   u[k * w + j + 1]);
+                    } else {
+                        memcpy(v + k * w + 1, stage + (k - first1) * n, (size_t)n * sizeof(double));
+                    }
+                }
+            }
+        }"""
+# a right answer: each thread's own row buffer on its own stack, copied into its own rows
+ROW_BUFFER = """#pragma omp parallel for schedule(dynamic, 4)
+        for (long k = 1; k <= rows; k++) {
+            double row[n];
+            for (long j = 1; j <= n; j++)
+                row[j - 1] = 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] +
+                                     u[k * w + j + 1]);
+            memcpy(v + k * w + 1, row, (size_t)n * sizeof *row);
+        }"""
+
+
+def test_a_stack_buffer_whose_address_is_published_is_not_the_functions_own():
+    """L10_G7 (5/5 twice before): stores into an alloca were the function's own stack, never an
+    update write, even when the buffer's address went to a global the other threads read. An
+    alloca whose address leaves the function (stored, handed to the runtime or a library, made an
+    integer) is memory others read: thread 0's stores of the update into it are outside every
+    shared loop. A thread's private row buffer copied into its own rows stays its own."""
+    staged = JACOBI_PROGRAM.replace(SWEEP, STAGED)
+    assert staged != JACOBI_PROGRAM
+    found = updates_unshared(staged)
+    assert found and "tmp[" in found[0], found
+    # the same buffer kept to itself (never published): the function's own stack, as before
+    kept = staged.replace("                    stage = tmp;\n", "")
+    assert kept != staged and not any("tmp[" in f for f in updates_unshared(kept))
+    assert updates_unshared(JACOBI_PROGRAM.replace(SWEEP, ROW_BUFFER)) == []
+
+
+def _writes(rows: list[tuple[int, int, int, int]]) -> pd.DataFrame:
+    return pd.DataFrame([{"record": "writes", "rank": 0, "bucket": bucket, "tid": float(tid), "changed": float(changed),
+                          "owned": float(changed), "echoed": float(echoed)} for bucket, tid, changed, echoed in rows])
+
+
+def test_a_block_the_team_writes_twice_per_update_is_found():
+    """L10_G2 (5/5 twice before): every thread swept the whole block, racing to write the same
+    values, so each was the last changer of a share of it. The bytes a thread wrote that another
+    had already written ("echoed") are an eighth or more of those changed: the block was written
+    once per thread, not shared. A team that shares the update echoes (almost) nothing."""
+    assert written_twice(_writes([(1, 11, 500, 0), (1, 12, 500, 0), (2, 11, 400, 3), (2, 12, 600, 0)]), 0) == []
+    raced = _writes([(1, 11, 600, 400), (1, 12, 400, 600), (2, 11, 500, 0), (2, 12, 500, 0)])
+    assert written_twice(raced, 0) == [(1, 1000, 1000)]
+    # a small block (under a tenth of the bytes written) is not judged; records without echoes pass
+    assert written_twice(_writes([(1, 11, 5000, 0), (1, 12, 5000, 0), (3, 11, 10, 90)]), 0) == []
+    assert written_twice(_writes([(1, 11, 5, 5)]).drop(columns="echoed"), 0) == []
+
+
+# both threads sweep a whole block of the same values (a race, as in L10_G2); then thread 1 computes
+# into a buffer on its own stack that thread 0 copies into the second block (as in L10_G7)
+_TWICE = r"""#include <mpi.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv) {
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    long n = 1L << 15;
+    double *a = calloc((size_t)n, sizeof *a), *b = calloc((size_t)n, sizeof *b);
+    static double *volatile stage;
+    static volatile int ready;
+#pragma omp parallel num_threads(2)
+    {
+        int t = omp_get_thread_num();
+        for (int sweep = 1; sweep <= 4; sweep++) {
+            for (long i = 0; i < n; i++) a[i] = sweep + i;  /* every thread the whole block */
+#pragma omp barrier
+        }
+        double mine[4096];
+        if (t == 1) {
+            for (long i = 0; i < 4096; i++) mine[i] = 3.0 * i + 1.0;
+            stage = mine;
+            ready = 1;
+            while (ready != 2) { }
+        } else {
+            while (ready != 1) { }
+            memcpy(b, stage, sizeof mine);  /* out of thread 1's stack */
+            ready = 2;
+        }
+#pragma omp barrier
+        for (long i = 4096; i < n; i++) if (t == 0) b[i] = 2.0;
+    }
+    printf("twice a=%g b=%g\n", a[n - 1], b[1]);
+    MPI_Finalize();
+    return 0;
+}"""
+
+
+@needs_two
+def test_the_counted_build_finds_words_written_twice_and_copies_out_of_another_threads_stack(tmp_path):
+    """The counted build (hl_write_count.h): a thread's store of what another thread wrote into a
+    block is "echoed" (both threads sweeping one block: written_twice finds it), and a block's
+    words copied out of another thread's stack are that thread's, not the copier's (L10_G7)."""
+    program = jobs.build_program("lab10_twice", _TWICE, count_writes=True)
+    result, trace = jobs.judged_run(JOB_SCRIPT, program, tmp_path, sbatch_args=["--ntasks=1", "--cpus-per-task=2"],
+                                    timeout=120, traced=True, env=jobs.COUNT_ENV)  # fmt: skip
+    assert result.check().lines("twice") == [{"a": str(4 + (1 << 15) - 1), "b": "4"}]
+    writes = trace.records[trace.records["record"] == "writes"]
+    a = writes[writes["bucket"].astype(int) == 1]
+    assert a["echoed"].astype(int).sum() >= 2 * (8 << 15), a  # 3 of 4 sweeps: each word written twice
+    assert [b for b, _, _ in written_twice(trace.records, 0)] == [1]
+    b = writes[writes["bucket"].astype(int) == 2]
+    cpu = trace.records[trace.records["record"] == "thread_cpu"]
+    main = {int(v) for v in cpu.loc[cpu["main"].astype(int) == 1, "tid"]}
+    owned = {int(tid) in main: int(v) for tid, v in zip(b["tid"], b["owned"], strict=True)}
+    # the copied 4096 words are thread 1's (who stored them on its stack), thread 0 wrote the rest
+    assert owned.get(False, 0) >= 8 * 4096 - 64 and owned[True] <= 8 * ((1 << 15) - 4096) + 64, (b, main)

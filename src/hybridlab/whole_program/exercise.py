@@ -7,6 +7,7 @@ text as typed (the preprocessed text's rule, text_unshared, only where clang is 
     updates_unshared(code)     # [] when every write of the update is in a shared loop
     loop_shared(loop_shares(records, rank), threads)   # each thread took a share of the
                                # iterations of the loops of a runtime schedule
+    written_twice(records, rank)   # [] when no heap block was written twice per update
     script_unwritten(script)   # [] when its #SBATCH lines ask for tasks and CPUs per task, 2 CPUs
     threads_unbound(step.openmp)   # None when OMP_PROC_BIND binds the tasks' threads
 """
@@ -180,6 +181,12 @@ _ALLOCA = re.compile(r"=\s*alloca\b")
 _VALUE_STOPS = re.compile(r"=\s*(?:getelementptr|alloca)\b")  # addresses, not values
 _IDENT = re.compile(r"^(@[-\w.$]+)\s*=.*%struct\.ident_t\s*\{\s*i32\s+\d+,\s*i32\s+(\d+)")
 _COPY = re.compile(r"@(?:llvm\.memcpy[\w.]*|llvm\.memmove[\w.]*|memcpy|memmove)$")
+# calls an address may be handed to without leaving the function's own use: llvm's copies, fills
+# and markers (not the runtime's fork, a library's function, inline asm)
+_KEPT_BY = re.compile(r"@llvm\.(?:memcpy|memmove|memset|lifetime|dbg|stacksave|stackrestore|assume|"
+                      r"prefetch|invariant|experimental\.noalias|var\.annotation|ptr\.annotation)\b")
+_COMPARE = re.compile(r"=\s*(?:icmp|fcmp)\b")
+_TO_INTEGER = re.compile(r"=\s*ptrtoint\b")
 _WORK_LOOP = 0x200  # ident_t flags: a loop's work-sharing (KMP_IDENT_WORK_LOOP), not sections
 _ALONE = {"@__kmpc_masked": "@__kmpc_end_masked", "@__kmpc_master": "@__kmpc_end_master",
           "@__kmpc_single": "@__kmpc_end_single", "@__kmpc_critical": "@__kmpc_end_critical",
@@ -525,6 +532,66 @@ class _Program:
                 todo += ins.operands
         return False
 
+    def _uses(self, f):
+        """Per value of `f`: the instructions that use it."""
+        key = ("uses", f.name)
+        if key not in self._summaries:
+            uses: dict[str, list] = {}
+            for b in f.blocks:
+                for ins in f.code[b]:
+                    for v in dict.fromkeys(ins.operands):
+                        uses.setdefault(v, []).append(ins)
+            self._summaries[key] = uses
+        return self._summaries[key]
+
+    def _leaks(self, f, roots, depth=0):
+        """Whether an address computed from `roots` (through getelementptr, casts, phis, selects)
+        leaves `f`'s own use: stored to memory as a value, made an integer, returned, handed to
+        code outside the program (the runtime's fork, which gives it to the team; a library; inline
+        asm; not llvm's copies and fills) or to a function of the program in which it leaks."""
+        uses, seen, todo = self._uses(f), set(), list(roots)
+        while todo:
+            v = todo.pop()
+            if v in seen:
+                continue
+            seen.add(v)
+            for ins in uses.get(v, []):
+                if ins.op == "store":
+                    if ins.value == v:
+                        return True
+                elif ins.op == "call":
+                    if ins.callee and _KEPT_BY.match(ins.callee):
+                        continue
+                    params = self.funcs[ins.callee].params if ins.callee in self.funcs else []
+                    at = [k for k, a in enumerate(ins.args) if a == v]
+                    if not params or depth >= _DEPTH or not at or any(k >= len(params) for k in at):
+                        return True
+                    if self._leaks(self.funcs[ins.callee], [params[k] for k in at], depth + 1):
+                        return True
+                elif ins.op == "rmw":
+                    if ins.operands.count(v) > (ins.pointer == v):  # the value a cmpxchg or xchg stores
+                        return True
+                elif ins.op == "terminator":
+                    if ins.text.lstrip().startswith("ret"):
+                        return True
+                elif ins.op == "phi" or (ins.op == "other" and not _COMPARE.search(ins.text)):
+                    if _TO_INTEGER.search(ins.text):
+                        return True
+                    if ins.result:
+                        todo.append(ins.result)
+        return False
+
+    def _own_stack(self, f):
+        """The allocas of `f` that are its own stack: whose address never leaves its use
+        (_leaks). A buffer whose address is published (stored to a global, handed to the team) is
+        memory other threads read: a write into it is a write of the program's data (a fresh
+        attacker's L10_G7, 5/5 twice, 2026-12-06: thread 0 computed the others' rows into a
+        `__builtin_alloca` buffer whose address it published, and they only copied them)."""
+        key = ("own", f.name)
+        if key not in self._summaries:
+            self._summaries[key] = {a for a in self._memory(f)[0] if not self._leaks(f, [a])}
+        return self._summaries[key]
+
     def _varies(self, f, ptr):
         """An address computed from a phi (a loop's variable, a swapped pointer...)."""
         todo = [ptr]
@@ -537,10 +604,11 @@ class _Program:
 
     def update_writes(self):
         """(function, position, reads, line) of each write of a value computed from four or more
-        reads into memory that is not the function's own stack, at an address that varies."""
+        reads into memory that is not the function's own stack (_own_stack: an alloca whose
+        address leaves the function is not), at an address that varies."""
         out = []
         for n, f in self.funcs.items():
-            allocas = self._memory(f)[0]
+            allocas = self._own_stack(f)
             for b in f.blocks:
                 for i, ins in enumerate(f.code[b]):
                     if ins.op == "store" and ins.value:
@@ -565,7 +633,8 @@ def updates_unshared(code: str) -> list[str]:
     -O2 LLVM IR of the program as the graded build's preprocessor leaves it (program_ir). The
     update is found by what the code does, not by how its statements are written: a write (a
     store, or a copy out of the function's own stack) into memory that is not the function's
-    own stack, at an address that varies, of a value computed from four or more values read from
+    own stack (a buffer on it whose address is published or handed to other threads is not),
+    at an address that varies, of a value computed from four or more values read from
     memory, followed through arithmetic, casts, phis, selects, calls of the program's functions
     and the function's own stack (one-element statements, `s += c`, a volatile temporary are
     all one value). Each such write must run in a loop an OpenMP work-sharing construct shares
@@ -613,6 +682,29 @@ def loop_shares(records, rank: int) -> list[int]:
     for tid, units in zip(shares["tid"].astype(int), shares["units"].astype(int), strict=True):
         took[tid] = took.get(tid, 0) + units
     return sorted(took.values(), reverse=True)
+
+
+def written_twice(records, rank: int) -> list[tuple[int, int, int]]:
+    """(bucket, echoed, changed) of each heap block of `rank` (a "writes" record's bucket > 0, the
+    counted build: hl_write_count.h) that its threads wrote more than once per update inside
+    parallel regions: the bytes a thread wrote that another thread had already written there
+    ("echoed": the value another thread's change left, stored again unchanged, or changed from the
+    same value as another thread's last change: both wrote one update) are an eighth or more of
+    the bytes changed there, in a block that took a tenth or more of the bytes written. A team
+    that shares the update writes each element once per sweep, whatever the schedule; a team
+    whose every thread sweeps the whole block writes it once per thread (a fresh attacker's
+    L10_G2, 5/5 twice, 2026-12-06: a `parallel for` over one item per thread, each item the
+    whole block, the threads racing to write the same values, each the last to change a share).
+    [] when none (or the records have no "echoed" counts)."""
+    writes = records[(records["record"] == "writes") & (records["rank"].astype(int) == rank)]
+    if writes.empty or "echoed" not in writes:
+        return []
+    writes = writes[writes["bucket"].astype(int) > 0]
+    echoed = writes["echoed"].fillna(0).astype(int).groupby(writes["bucket"].astype(int)).sum()
+    changed = writes["changed"].fillna(0).astype(int).groupby(writes["bucket"].astype(int)).sum()
+    total = int(echoed.sum() + changed.sum())
+    return [(int(b), int(echoed[b]), int(changed[b])) for b in changed.index
+            if echoed[b] + changed[b] >= total / 10 and echoed[b] > 0 and 8 * echoed[b] >= changed[b]]
 
 
 def loop_shared(units: list[int], threads: int) -> bool:
