@@ -304,27 +304,32 @@ class _Tries:
             queue += [(s, 0) for s in succ if s in f.code]
         return False
 
-    # -- (a) a compare-and-swap on rank_sum tried once
-    def cas_once(self) -> None:
+    def _rank_sum_swaps(self):
+        """Each compare-and-swap on rank_sum (an address derived from it) that writes another
+        value than it compared: (function, block, index, instruction, (address, compared, new))."""
         for f in self.funcs.values():
             d = self.a.derived[f.name]
             for b in f.blocks:
                 for i, ins in enumerate(f.code[b]):
                     cas = self._cas(ins) if ins.op == "rmw" else None
-                    if cas is None or cas[0] not in d or cas[0] == "@?" or cas[1] == cas[2]:
-                        continue
-                    if not ins.result:  # its result unused: nothing can try it again
-                        failed = True
-                    else:
-                        anew = self._made(f, cas[0])
-                        failed = self._drops(f, self._nexts(f, (b, i)), {(b, i)}, anew,
-                                             {ins.result + "#ok": 0}, {ins.result: cas[1]}, 0)
-                    if failed:
-                        at = llvm_ir.where(ins.text, self.a.lines)
-                        self.found.setdefault(
-                            at, f"{at}: a compare-and-swap on rank_sum whose failure is not tried "
-                            "again (it moves on, or returns): when another thread's add got in "
-                            "first, this add is lost")
+                    if cas is not None and cas[0] in d and cas[0] != "@?" and cas[1] != cas[2]:
+                        yield f, b, i, ins, cas
+
+    # -- (a) a compare-and-swap on rank_sum tried once
+    def cas_once(self) -> None:
+        for f, b, i, ins, cas in self._rank_sum_swaps():
+            if not ins.result:  # its result unused: nothing can try it again
+                failed = True
+            else:
+                anew = self._made(f, cas[0])
+                failed = self._drops(f, self._nexts(f, (b, i)), {(b, i)}, anew,
+                                     {ins.result + "#ok": 0}, {ins.result: cas[1]}, 0)
+            if failed:
+                at = llvm_ir.where(ins.text, self.a.lines)
+                self.found.setdefault(
+                    at, f"{at}: a compare-and-swap on rank_sum whose failure is not tried "
+                    "again (it moves on, or returns): when another thread's add got in "
+                    "first, this add is lost")
 
     # -- (a') a retried compare-and-swap on rank_sum must add the same value on every try
     def _cycle(self, f: Function, pos: tuple[str, int], anew: set[str]) -> set[tuple[str, int]]:
@@ -481,28 +486,22 @@ class _Tries:
         return None
 
     def same_addend(self) -> None:
-        for f in self.funcs.values():
-            d = self.a.derived[f.name]
-            for b in f.blocks:
-                for i, ins in enumerate(f.code[b]):
-                    cas = self._cas(ins) if ins.op == "rmw" else None
-                    if cas is None or cas[0] not in d or cas[0] == "@?" or cas[1] == cas[2]:
-                        continue
-                    at = llvm_ir.where(ins.text, self.a.lines)
-                    if at in self.found:
-                        continue
-                    parts = self._addend(f, cas[2], cas[1])
-                    why = "" if parts is not None else "writes another value than the one it compared plus an addend"
-                    if parts is not None:
-                        region = self._cycle(f, (b, i), self._made(f, cas[0]))
-                        written = self._written(f, region)
-                        if any(self._varies(f, p, region, written, 0) for p in parts if p.startswith("%")):
-                            why = "adds another value when it is tried again (what it adds is made anew in its retry loop)"
-                    if why:
-                        self.found.setdefault(
-                            at, f"{at}: a compare-and-swap on rank_sum that {why}: every try must "
-                            "write the value it compared plus the same addend (the thread's value, "
-                            "read or computed before the loop), or a retry loses the add")
+        for f, b, i, ins, cas in self._rank_sum_swaps():
+            at = llvm_ir.where(ins.text, self.a.lines)
+            if at in self.found:
+                continue
+            parts = self._addend(f, cas[2], cas[1])
+            why = "" if parts is not None else "writes another value than the one it compared plus an addend"
+            if parts is not None:
+                region = self._cycle(f, (b, i), self._made(f, cas[0]))
+                written = self._written(f, region)
+                if any(self._varies(f, p, region, written, 0) for p in parts if p.startswith("%")):
+                    why = "adds another value when it is tried again (what it adds is made anew in its retry loop)"
+            if why:
+                self.found.setdefault(
+                    at, f"{at}: a compare-and-swap on rank_sum that {why}: every try must "
+                    "write the value it compared plus the same addend (the thread's value, "
+                    "read or computed before the loop), or a retry loses the add")
 
     # -- (b) a write made or skipped by a try's outcome
     def _outcomes(self) -> dict[tuple[str, str], set[tuple[str, tuple[str, int], str]]]:
