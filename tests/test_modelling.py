@@ -16,6 +16,7 @@ import matplotlib
 import numpy as np
 import pytest
 
+from gaming import source_of
 from hybridlab.modelling import amdahl, overlap, predict
 from hybridlab.modelling.calibration import (
     QUANTITIES,
@@ -144,30 +145,6 @@ def test_lab_08s_eps_bounds_is_timed_so_a_search_worked_out_in_c_is_refused():
     assert got["search"][1] == "True" and got["search"][0] == "False", done.stdout  # every case over
 
 
-_IN_HOOK = """
-def epsilon(f_comm, n, m=1, f_non=0.0):
-    f = np.asarray(f_comm, dtype=float)
-    return 1.0 / (f_non + np.maximum(f / m, (1.0 - f - f_non) * n / (n - m)))
-
-
-class _Box(list):  # its length, asked for by the test's hooks, ran a search out of their sight
-    def __len__(self):
-        if hasattr(self, "args") and not hasattr(self, "out"):
-            n, m, f_non = self.args
-            r = lambda f: f_non + max(f / m, (1.0 - f - f_non) * n / (n - m))
-            lo, hi = 0.0, 1.0 - f_non
-            for _ in range(200):
-                a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
-                lo, hi = (a, hi) if r(a) > r(b) else (lo, b)
-            self.out = (1.0 / r((lo + hi) / 2), 1.0 / max(r(0.0), r(1.0 - f_non)))
-        return 0
-
-
-def eps_bounds(n, m=1, f_non=0.0):
-    box = _Box()
-    box.args = (n, m, f_non)
-    return box.out
-"""
 _HOOKED = """
 import sys, numpy as np
 import nbformat
@@ -189,7 +166,8 @@ def test_no_code_of_the_students_runs_inside_lab_08s_hooks():
     They now read through the base types: its __len__ never runs, so eps_bounds has no answer."""
     done = subprocess.run(
         [sys.executable, "-c", _HOOKED, str(ROOT / "grading" / "source" / "08_predicting_at_scale"
-                                            / "08_predicting_at_scale.ipynb"), _IN_HOOK],
+                                            / "08_predicting_at_scale.ipynb"),
+         source_of("08_predicting_at_scale", "a ternary search run by a list subclass")],
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 0, done.stderr[-3000:]
