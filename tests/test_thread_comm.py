@@ -228,6 +228,33 @@ def test_the_edge_tasks_must_wait_by_depend_alone_in_the_preprocessed_code():
     assert len(slept) == 1 and "no usleep" in slept[0]
 
 
+def test_a_taskyield_passes_only_in_the_exchange_tasks_own_polling_loop():
+    """Lab 12 (b): attacker R's right answer (L12_R4, 2026-12-06) polls its requests with
+    MPI_Testall and a taskyield in the exchange's task (depend(out)); a taskyield on a flag no
+    MPI_Test of the loop sets, or in a task without depend(out), is still a flag watched."""
+    from hybridlab.thread_comm.exercise import task_construct_faults
+
+    def cell(task: str, loop: str) -> str:
+        return ("void task_iteration(double *a, long m) {\n" + task + "\n{\n int done = 0, other = 0;\n"
+                " hl_traced_MPI_Irecv(a, 1, t, 0, 0, c, &r[0]);\n" + loop
+                + "\n}\n#pragma omp task depend(in: top[0])\nstencil_rows(1, 1);\n}\n")
+
+    out = "#pragma omp task depend(out: top[0])"
+    yielded = "#pragma omp taskyield\n hl_traced_MPI_Testall(1, r, &done, s);\n"
+    assert task_construct_faults(cell(out, "while (!done) {\n" + yielded + "}")) == []
+    assert task_construct_faults(cell(out, "do {\n" + yielded + "} while (done == 0);")) == []
+    assert task_construct_faults(cell(out, "for (; !done;) {\n" + yielded + "}")) == []
+    assert task_construct_faults(cell(out.replace("out:", "inout:"),
+                                      "while (!(done)) {\n" + yielded + "}")) == []
+    refused = [cell(out, "while (!other) {\n" + yielded + "}"),  # the test sets another flag
+               cell("#pragma omp task", "while (!done) {\n" + yielded + "}"),  # no depend(out)
+               cell(out.replace("out:", "in:"), "while (!done) {\n" + yielded + "}"),
+               cell(out, "while (!done) {\n#pragma omp taskyield\n}")]  # nothing tested
+    for text in refused:
+        faults = task_construct_faults(text)
+        assert len(faults) == 1 and faults[0].startswith("no pragma omp taskyield"), (text, faults)
+
+
 def test_a_partition_is_marked_as_soon_as_it_is_copied_in_one_region():
     """Lab 12 (c), read from the preprocessed cell: between the first copy and the last mark no
     barrier, construct of one thread, lock or critical section, and one parallel region; before

@@ -2243,3 +2243,44 @@ GAMING += [
             "iteration, so half the iterations overlap nothing",
             reason="the interior rows (2..m-1) go in tasks without depend | whose window lasted long enough for the whole interior"),
 ]
+
+# the lead's attempt beside L12_R4's allowance (2026-12-06): a taskyield in a loop on an MPI_Test
+# flag passes the build, but here it is the edge task that polls the exchange's requests
+GAMING.append(attempt("method", "task_iteration", r"""
+%%c TASKS_C thread_halo
+/* Gaming: the exchange's task only posts; the edge task (depend(in) on the posting, depend(out)
+   on an object of its own) polls the requests, kept in a static, with MPI_Testall and taskyield
+   until they complete, then computes rows 1 and m: the edges wait for the messages by polling,
+   not by their depend clauses. */
+static char posted, e1, e2;
+static MPI_Request r[4];
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+#pragma omp task depend(out: posted) firstprivate(a, m, nx, up, down, comm, w)
+    {
+        MPI_Irecv(a + 1, (int)nx, MPI_DOUBLE, up, 0, comm, &r[0]);
+        MPI_Irecv(a + (m + 1) * w + 1, (int)nx, MPI_DOUBLE, down, 1, comm, &r[1]);
+        MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 1, comm, &r[2]);
+        MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 0, comm, &r[3]);
+    }
+    long inner = m - 2;
+    for (long c = 0; c < 4 && inner > 0; c++) {
+        long lo = 2 + c * inner / 4, hi = 1 + (c + 1) * inner / 4;
+        if (lo <= hi) {
+#pragma omp task firstprivate(lo, hi)
+            stencil_rows(lo, hi);
+        }
+    }
+#pragma omp task depend(in: posted) depend(out: e1) firstprivate(m)
+    {
+        int done = 0;
+        while (!done) {
+#pragma omp taskyield
+            MPI_Testall(4, r, &done, MPI_STATUSES_IGNORE);
+        }
+        stencil_rows(1, 1);
+        if (m > 1) stencil_rows(m, m);
+    }
+}
+""", B, "the edge task polls the exchange's requests with MPI_Testall and taskyield, then "
+    "computes rows 1 and m", reason="in a task after MPI calls of that same task"))

@@ -842,3 +842,45 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 """, why="task_iteration's locals taken by reference (shared(a), shared(m)) by tasks that run "
          "after it returned"),
 ]
+
+# attacker R's L12_R4 (lost 4/4 until 2026-12-06): the exchange's task completes its requests by
+# polling MPI_Testall with a taskyield between the tests (the text allows it since then)
+HONEST += [
+    right("task_iteration", r"""
+%%c TASKS_C thread_halo
+/* Right, unusual: the exchange's task completes its requests by polling MPI_Testall and yielding
+   (taskyield) between the tests, so the thread that runs it can take interior tasks meanwhile. */
+static char halos;
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+#pragma omp task depend(out: halos) firstprivate(a, m, nx, up, down, comm, w)
+    {
+        MPI_Request r[4];
+        int done = 0;
+        MPI_Irecv(a + 1, (int)nx, MPI_DOUBLE, up, 0, comm, &r[0]);
+        MPI_Irecv(a + (m + 1) * w + 1, (int)nx, MPI_DOUBLE, down, 1, comm, &r[1]);
+        MPI_Isend(a + w + 1, (int)nx, MPI_DOUBLE, up, 1, comm, &r[2]);
+        MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 0, comm, &r[3]);
+        MPI_Testall(4, r, &done, MPI_STATUSES_IGNORE);
+        while (!done) {
+#pragma omp taskyield
+            MPI_Testall(4, r, &done, MPI_STATUSES_IGNORE);
+        }
+    }
+    long inner = m - 2;
+    for (long c = 0; c < 4 && inner > 0; c++) {
+        long lo = 2 + c * inner / 4, hi = 1 + (c + 1) * inner / 4;
+        if (lo <= hi) {
+#pragma omp task firstprivate(lo, hi)
+            stencil_rows(lo, hi);
+        }
+    }
+#pragma omp task depend(in: halos)
+    stencil_rows(1, 1);
+    if (m > 1) {
+#pragma omp task depend(in: halos) firstprivate(m)
+        stencil_rows(m, m);
+    }
+}
+""", why="the exchange's task polls MPI_Testall with taskyield between the tests"),
+]

@@ -55,7 +55,7 @@ from ..halo.serial import check_grid, jacobi2d
 from ..kernels import archer
 from ..kernels.build import Kernel, build, has_partitioned
 from ..kernels.c_cells import unanswered
-from ..kernels.c_text import closing, functions, inside_loop, loops
+from ..kernels.c_text import closing, functions, inside_loop, loops, pragma_spans, statement_end
 from ..kernels.unit_checks import MPI_QUERIES
 from ..runs import compliance
 from ..runs.launch import run_program
@@ -218,10 +218,13 @@ def task_construct_faults(text: str, cell_lines: list[int] | None = None) -> lis
     if _UNDEFERRED.search(text):
         faults.append("no if() or final() clause on a task: it makes the task undeferred, the "
                       "creating thread waiting for it")
-    flag = _FLAG_WAIT.search(text)
+    flag = next((m for m in _FLAG_WAIT.finditer(text) if not _polls_own_requests(text, m.start())),
+                None)
     if flag:
         faults.append(f"no {flag.group(0).replace('#', '').strip()}: a task waits for the "
-                      "exchange by its depend clause, not by watching a flag of its own")
+                      "exchange by its depend clause, not by watching a flag of its own (a "
+                      "taskyield is allowed only in the exchange task's loop that runs until an "
+                      "MPI_Test... of its requests sets the loop's flag)")
     held = _LOCKS.search(text) or _used(_DELAYS, text)
     if held:
         shown = re.sub(r"#\s*pragma\s+", "", held.group(0)).strip(" (")
@@ -229,6 +232,44 @@ def task_construct_faults(text: str, cell_lines: list[int] | None = None) -> lis
                       "exchange by its depend clause, not on a lock, a critical section, a clock "
                       "or a sleep")
     return faults
+
+
+def _polls_own_requests(text: str, pos: int) -> bool:
+    """Whether the `#pragma omp taskyield` at `pos` yields in a task that completes its own
+    requests by polling (a fresh attacker's right answer, 2026-12-06, lost 4/4): its innermost
+    loop runs while NAME is 0 (`!NAME`, `NAME == 0`), an MPI_Test, _Testall, _Testany or
+    _Testsome (hl_traced_ in the preprocessed unit) in that loop's body sets NAME (`&NAME`), and
+    the loop lies inside a task with a
+    depend(out), depend(inout) or depend(mutexinoutset) clause: the one the edge tasks depend
+    on. A flag of the cell's own, set by another task, does not pass."""
+    if not re.match(r"#\s*pragma\s+omp\s+taskyield\b", text[pos:]):
+        return False
+    around = [loop for loop in loops(text) if loop[1] <= pos < loop[2]]
+    if not around:
+        return False
+    start, body, end = max(around, key=lambda loop: loop[1])
+    head = re.match(r"(while|for)\s*\(", text[start:])
+    if head:
+        inside = text[start + head.end() : closing(text, start + head.end() - 1) - 1]
+        condition = inside.split(";")[1] if head.group(1) == "for" and inside.count(";") == 2 else inside
+    else:  # do { ... } while (condition);
+        body_end = statement_end(text, body)
+        tail = re.match(r"\s*while\s*\(", text[body_end:])
+        if not tail:
+            return False
+        opening = body_end + tail.end() - 1
+        condition = text[opening + 1 : closing(text, opening) - 1]
+    flag = re.fullmatch(r"\s*(?:!\s*\(?\s*(\w+)\s*\)?|(\w+)\s*==\s*0|0\s*==\s*(\w+))\s*",
+                        condition)
+    if not flag:
+        return False
+    name = next(g for g in flag.groups() if g)
+    tests = re.finditer(r"\b(?:hl_traced_)?MPI_Test(?:all|any|some)?\s*\(", text[body:end])
+    if not any(re.search(rf"&\s*{name}\b", text[body + t.end() - 1 : closing(text, body + t.end() - 1)])
+               for t in tests):
+        return False
+    return any(s <= start and end <= e for s, e, _ in pragma_spans(
+        text, r"task\b[^\n]*\bdepend\s*\(\s*(?:out|inout|mutexinoutset)\b"))
 
 
 def _used(pattern: re.Pattern, text: str) -> re.Match | None:
