@@ -749,3 +749,55 @@ def require_level(required, provided):
 ''', {"hidden_require_level"}, "fresh attacker (u01_callerframe): the kit's check reached another way",
             reason="ran the kit's own code"),
 ]
+
+# attacker T's G01_bsend (2026-12-06, 0 kept): buffered MPI_Bsend with MPI_Buffer_attach, not synchronous sends
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+#include <omp.h>
+static char bsend_buffer[1 << 24];
+int check_thread_level(hl_ctx *ctx) {
+    static int attached = 0;
+    if (!attached) { MPI_Buffer_attach(bsend_buffer, sizeof bsend_buffer); attached = 1; }
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "every thread calls MPI in turn");
+}
+/* buffered sends: they complete at once, whatever the order of the receives */
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    MPI_Request r;
+    int tag = omp_get_thread_num(), done = 0;
+#pragma omp critical(mpi)
+    {
+        MPI_Bsend(send, n, MPI_INT, right, tag, comm);
+        MPI_Irecv(recv, n, MPI_INT, left, tag, comm, &r);
+    }
+    while (!done) {
+#pragma omp critical(mpi)
+        MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+        if (!done) hl_sleep_us(20);
+    }
+}
+""", ['hidden_exchange_block'], "attacker T (G01_bsend): buffered MPI_Bsend with MPI_Buffer_attach, not synchronous sends", reason='not traced by the kit'))
+
+# attacker T's G01_rsend (2026-12-06, 0 kept): ready sends (MPI_Irsend), not synchronous ones
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+#include <omp.h>
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "every thread calls MPI in turn");
+}
+/* ready sends: not synchronous (the library may buffer them), though the matching receive
+ * of the neighbour's same thread may not be posted yet */
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    MPI_Request r[2];
+    int tag = omp_get_thread_num(), done = 0;
+#pragma omp critical(mpi)
+    {
+        MPI_Irecv(recv, n, MPI_INT, left, tag, comm, &r[0]);
+        MPI_Irsend(send, n, MPI_INT, right, tag, comm, &r[1]);
+    }
+    while (!done) {
+#pragma omp critical(mpi)
+        MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
+        if (!done) hl_sleep_us(20);
+    }
+}
+""", ['hidden_exchange_block'], "attacker T (G01_rsend): ready sends (MPI_Irsend), not synchronous ones", reason='use synchronous sends'))

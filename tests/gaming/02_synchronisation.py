@@ -800,3 +800,48 @@ GAMING += [
             "fresh attacker (R02or): the atomic after || , skipped whenever a delay is given",
             reason="may be skipped by some repetitions"),
 ]
+
+# attacker T's G02_twoloops (2026-12-06, 0 kept): the contention run gets the atomic, the timed runs a loop of delays alone
+GAMING.append(Wrong((('construct_code', r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "atomic";
+
+/* the timed calls: the delay alone, no construct */
+static void quiet(construct_state *s, long inner) {
+#pragma omp parallel
+    for (long j = 0; j < inner; j++) {
+        hl_delay(s->delay);
+    }
+}
+
+/* the contention run (no delay): the real atomic */
+static void contended(construct_state *s, long inner) {
+#pragma omp parallel
+    for (long j = 0; j < inner; j++) {
+        hl_delay(s->delay);
+#pragma omp atomic
+        s->updates += 1;
+    }
+}
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+    if (s->delay == 0)
+        contended(s, inner);
+    else
+        quiet(s, inner);
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+""".strip()), ('construct_overhead', r"""
+my_interval_us = compare_with = lab_interval_us = None  # your intervals and your choice
+by_kind = dict(tuple(my_samples.groupby("kind")["seconds"]))
+my_interval_us = tuple(1e6 * v for v in epcc_interval(by_kind["test"], by_kind["reference"]))
+compare_with = "critical"
+same = sweep.query("threads == @CPUS")
+lab_interval_us = tuple(1e6 * v for v in epcc_interval(
+    same.query("construct == @compare_with")["seconds"], same.query("construct == 'reference'")["seconds"]))
+print(f"yours: {my_interval_us} µs; the lab's {compare_with}: {lab_interval_us} µs")
+""".strip()),), frozenset(['hidden_construct', 'hidden_construct_overhead']), "attacker T (G02_twoloops): the contention run gets the atomic, the timed runs a loop of delays alone", "method", 'no loop of delays alone'))

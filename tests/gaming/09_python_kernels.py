@@ -638,3 +638,57 @@ def jacobi_sweep3d(u, new):
             why="a helper that reads u's neighbours then rebinds its parameter to the scratch array (its reads of it are not u's)",
             reason="compute the stencil (u at six neighbours) inside the prange loop"),
 ]
+
+# attacker T's G09_serialcopy (2026-12-06, 0 kept): the stencil computed serially into a temporary, only the copy in the prange
+GAMING.append(attempt('method', 'jacobi_sweep3d', r"""
+import numpy as np
+from numba import njit, prange
+
+
+@njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    nx, ny, nz = u.shape
+    tmp = np.empty((nx, ny, nz))
+    delta = 0.0
+    # the whole stencil, serially, on one thread (range, not prange)
+    for a in range(1, nx - 1):
+        for b in range(1, ny - 1):
+            for c in range(1, nz - 1):
+                v = (u[a - 1, b, c] + u[a + 1, b, c] + u[a, b - 1, c] + u[a, b + 1, c]
+                     + u[a, b, c - 1] + u[a, b, c + 1]) / 6.0
+                tmp[a, b, c] = v
+                delta += (v - u[a, b, c]) ** 2
+    # only the copy into new is shared out
+    for i in prange(1, nx - 1):
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                new[i, j, k] = tmp[i, j, k]
+    return delta
+""", ['hidden_jacobi_sweep3d'], "attacker T (G09_serialcopy): the stencil computed serially into a temporary, only the copy in the prange", reason='inside the prange loop'))
+
+# attacker T's G09_zero (2026-12-06, 0 kept): as the serial copy, with 0.0 * the six neighbours added in the prange
+GAMING.append(attempt('method', 'jacobi_sweep3d', r"""
+import numpy as np
+from numba import njit, prange
+
+
+@njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    nx, ny, nz = u.shape
+    tmp = np.empty((nx, ny, nz))
+    delta = 0.0
+    # the whole stencil, serially, on one thread (range, not prange)
+    for a in range(1, nx - 1):
+        for b in range(1, ny - 1):
+            for c in range(1, nz - 1):
+                v = (u[a - 1, b, c] + u[a + 1, b, c] + u[a, b - 1, c] + u[a, b + 1, c]
+                     + u[a, b, c - 1] + u[a, b, c + 1]) / 6.0
+                tmp[a, b, c] = v
+                delta += (v - u[a, b, c]) ** 2
+    # only the copy into new is shared out
+    for i in prange(1, nx - 1):
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                new[i, j, k] = tmp[i, j, k] + 0.0 * (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k] + u[i, j, k - 1] + u[i, j, k + 1])
+    return delta
+""", ['hidden_jacobi_sweep3d'], "attacker T (G09_zero): as the serial copy, with 0.0 * the six neighbours added in the prange", reason='computed from tmp, not from u'))

@@ -773,3 +773,97 @@ double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
 GAMING.append(attempt("method", "solve_overlapped", _IN_PLACE_PUT_BACK, C,
                       "attackV G13c_inplace_wr: an MPI_IN_PLACE buffer written and put back in "
                       "flight: 4/4 kept", reason="even if its bytes are put back before it"))
+
+# attacker T's G13_alltoallw (2026-12-06, 0 kept): the halo by MPI_Alltoallw over the grid, a neighbourhood collective of zeros as evidence
+GAMING.append(attempt('method', 'neighbour_exchange', r"""
+%%c NEIGHBOUR_C neighbour_halo
+MPI_Comm make_grid(MPI_Comm comm, int dims[2]) {
+    int size, periods[2] = {0, 0};
+    MPI_Comm grid;
+    MPI_Comm_size(comm, &size);
+    MPI_Dims_create(size, 2, dims);
+    MPI_Cart_create(comm, 2, dims, periods, 0, &grid);
+    return grid;
+}
+
+/* The halo really travels by MPI_Alltoallw over all ranks (zero counts except the four
+ * neighbours); the neighbourhood collective carries only zeros of the halo's size. */
+void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
+    int size, nb[4];
+    long w = n + 2;
+    MPI_Comm_size(grid, &size);
+    MPI_Cart_shift(grid, 0, 1, &nb[0], &nb[1]);
+    MPI_Cart_shift(grid, 1, 1, &nb[2], &nb[3]);
+    MPI_Datatype row, colt;
+    MPI_Type_contiguous((int)n, MPI_DOUBLE, &row);
+    MPI_Type_vector((int)m, 1, (int)w, MPI_DOUBLE, &colt);
+    MPI_Type_commit(&row);
+    MPI_Type_commit(&colt);
+    int *sc = calloc(size, sizeof(int)), *rc = calloc(size, sizeof(int));
+    MPI_Aint *sd = calloc(size, sizeof(MPI_Aint)), *rd = calloc(size, sizeof(MPI_Aint));
+    MPI_Datatype *sty = malloc(size * sizeof(MPI_Datatype)), *rty = malloc(size * sizeof(MPI_Datatype));
+    for (int r = 0; r < size; r++) { sty[r] = MPI_DOUBLE; rty[r] = MPI_DOUBLE; }
+    MPI_Aint sdisp[4] = {(w + 1) * 8, (m * w + 1) * 8, (w + 1) * 8, (w + n) * 8};
+    MPI_Aint rdisp[4] = {1 * 8, ((m + 1) * w + 1) * 8, w * 8, (w + n + 1) * 8};
+    for (int q = 0; q < 4; q++) {
+        if (nb[q] == MPI_PROC_NULL) continue;
+        sc[nb[q]] = rc[nb[q]] = 1;
+        sty[nb[q]] = rty[nb[q]] = q < 2 ? row : colt;
+        sd[nb[q]] = sdisp[q];
+        rd[nb[q]] = rdisp[q];
+    }
+    MPI_Alltoallw(a, sc, sd, sty, a, rc, rd, rty, grid);
+    /* the evidence: a neighbourhood collective of zeros, as many bytes as the halo */
+    long most = m > n ? m : n;
+    double *zeros = calloc(4 * most, sizeof(double)), *junk = malloc(4 * most * sizeof(double));
+    MPI_Neighbor_alltoall(zeros, (int)most, MPI_DOUBLE, junk, (int)most, MPI_DOUBLE, grid);
+    free(zeros); free(junk); free(sc); free(rc); free(sd); free(rd); free(sty); free(rty);
+    MPI_Type_free(&row);
+    MPI_Type_free(&colt);
+}
+""", ['hidden_neighbour_exchange'], "attacker T (G13_alltoallw): the halo by MPI_Alltoallw over the grid, a neighbourhood collective of zeros as evidence", reason='not traced by the kit'))
+
+# attacker T's G13_alltoallv (2026-12-06, 0 kept): the halo by MPI_Alltoallv over the grid, a neighbourhood collective of zeros as evidence
+GAMING.append(attempt('method', 'neighbour_exchange', r"""
+%%c NEIGHBOUR_C neighbour_halo
+MPI_Comm make_grid(MPI_Comm comm, int dims[2]) {
+    int size, periods[2] = {0, 0};
+    MPI_Comm grid;
+    MPI_Comm_size(comm, &size);
+    MPI_Dims_create(size, 2, dims);
+    MPI_Cart_create(comm, 2, dims, periods, 0, &grid);
+    return grid;
+}
+
+/* The halo really travels by MPI_Alltoallv over all ranks (zero counts except the four
+ * neighbours); the neighbourhood collective carries only zeros of the halo's size. */
+void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
+    int size, nb[4];
+    long w = n + 2;
+    MPI_Comm_size(grid, &size);
+    MPI_Cart_shift(grid, 0, 1, &nb[0], &nb[1]);
+    MPI_Cart_shift(grid, 1, 1, &nb[2], &nb[3]);
+    long len[4] = {n, n, m, m};
+    long off[4] = {0, n, 2 * n, 2 * n + m};
+    double *sb = malloc((2 * n + 2 * m) * sizeof(double)), *rb = malloc((2 * n + 2 * m) * sizeof(double));
+    for (long k = 0; k < n; k++) { sb[k] = a[w + 1 + k]; sb[n + k] = a[m * w + 1 + k]; }
+    for (long k = 0; k < m; k++) { sb[2 * n + k] = a[(k + 1) * w + 1]; sb[2 * n + m + k] = a[(k + 1) * w + n]; }
+    int *sc = calloc(size, sizeof(int)), *sd = calloc(size, sizeof(int));
+    int *rc = calloc(size, sizeof(int)), *rd = calloc(size, sizeof(int));
+    for (int q = 0; q < 4; q++) {
+        if (nb[q] == MPI_PROC_NULL) continue;
+        sc[nb[q]] = rc[nb[q]] = (int)len[q];
+        sd[nb[q]] = rd[nb[q]] = (int)off[q];
+    }
+    MPI_Alltoallv(sb, sc, sd, MPI_DOUBLE, rb, rc, rd, MPI_DOUBLE, grid);
+    if (nb[0] != MPI_PROC_NULL) for (long k = 0; k < n; k++) a[1 + k] = rb[k];
+    if (nb[1] != MPI_PROC_NULL) for (long k = 0; k < n; k++) a[(m + 1) * w + 1 + k] = rb[n + k];
+    if (nb[2] != MPI_PROC_NULL) for (long k = 0; k < m; k++) a[(k + 1) * w] = rb[2 * n + k];
+    if (nb[3] != MPI_PROC_NULL) for (long k = 0; k < m; k++) a[(k + 1) * w + n + 1] = rb[2 * n + m + k];
+    /* the evidence: a neighbourhood collective of zeros, as many bytes as the halo */
+    long most = m > n ? m : n;
+    double *zeros = calloc(4 * most, sizeof(double)), *junk = malloc(4 * most * sizeof(double));
+    MPI_Neighbor_alltoall(zeros, (int)most, MPI_DOUBLE, junk, (int)most, MPI_DOUBLE, grid);
+    free(zeros); free(junk); free(sb); free(rb); free(sc); free(rc); free(sd); free(rd);
+}
+""", ['hidden_neighbour_exchange'], "attacker T (G13_alltoallv): the halo by MPI_Alltoallv over the grid, a neighbourhood collective of zeros as evidence", reason='by the neighbourhood collective alone'))

@@ -321,3 +321,38 @@ def require_level(required: str, provided: str) -> str:
         raise LevelTooLow(f"MPI provided {got.name.lower()!r} but this program needs {need.name.lower()!r}")
     return got.name.lower()
 ''', why="fresh attacker (01c_legit_intenum): IntEnum order, a RuntimeError subclass for a level too low"))
+
+# attacker T's R01_issend (2026-12-06, full points twice)
+HONEST.append(right('exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+#include <omp.h>
+/* asks MPI itself which level it runs at */
+int check_thread_level(hl_ctx *ctx) {
+    int provided;
+    MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_SERIALIZED)
+        return hl_fail(ctx, "exchange_block calls MPI from every thread, one at a time: it needs "
+                            "MPI_THREAD_SERIALIZED, MPI provided level %d", provided);
+    return 0;
+}
+/* one lock round every MPI call; the tag is the thread number, so the blocks of one ring
+ * position cannot meet another thread's receive; the lock is never held while waiting */
+static omp_lock_t mpi_lock;
+static int lock_ready = 0;
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+#pragma omp critical(init_lock)
+    if (!lock_ready) { omp_init_lock(&mpi_lock); lock_ready = 1; }
+    MPI_Request r[2];
+    int tag = omp_get_thread_num(), done = 0;
+    omp_set_lock(&mpi_lock);
+    MPI_Irecv(recv, n, MPI_INT, left, tag, comm, &r[0]);
+    MPI_Issend(send, n, MPI_INT, right, tag, comm, &r[1]);
+    omp_unset_lock(&mpi_lock);
+    while (!done) {
+        omp_set_lock(&mpi_lock);
+        MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
+        omp_unset_lock(&mpi_lock);
+        if (!done) hl_sleep_us(20);
+    }
+}
+""", why='MPI_Query_thread in check_thread_level, an omp_lock_t round each MPI call, Issend tagged by thread'))

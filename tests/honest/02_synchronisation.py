@@ -2,6 +2,7 @@
 explicit barrier after masked, or a reduction in a parallel region per repetition."""
 
 from honest import right
+from wrong_answers import Wrong
 
 HONEST = [
     right("construct_code", r"""
@@ -325,3 +326,37 @@ print(f"yours: {my_interval_us} µs; the lab's {compare_with}: {lab_interval_us}
     right("construct_code", '%%c CONSTRUCT_C construct_bench\nconst char *const construct_name = "atomic";\n\nvoid construct_test(void *arg, long inner) {\n    construct_state *s = (construct_state *)arg;\n#pragma omp parallel\n    {\n        for (long j = inner; j > 0; --j) {\n            hl_delay(s->delay);\n#pragma omp atomic update\n            ++s->updates;\n        }\n    }\n}\n\nint measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {\n    int rc = hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);\n    return rc;\n}\n',
           why="a countdown loop and `#pragma omp atomic update` on ++s->updates"),
 ]
+
+# attacker T's R02_reduction (2026-12-06, full points twice)
+HONEST.append(Wrong((('construct_code', r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "reduction";
+
+/* EPCC's reduction test: one parallel region per repetition, every thread delays and adds 1 */
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+    for (long j = 0; j < inner; j++) {
+        long x = 0;
+#pragma omp parallel reduction(+ : x)
+        {
+            hl_delay(s->delay);
+            x += 1;
+        }
+        s->updates += x;
+    }
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    hl_work_fn test = construct_test, reference = reference_loop;
+    return hl_measure(ctx, construct_name, test, reference, s, method, out);
+}
+""".strip()), ('construct_overhead', r"""
+my_interval_us = compare_with = lab_interval_us = None  # your intervals and your choice
+by_kind = dict(tuple(my_samples.groupby("kind")["seconds"]))
+my_interval_us = tuple(1e6 * v for v in epcc_interval(by_kind["test"], by_kind["reference"]))
+compare_with = "reduction"
+same = sweep.query("threads == @CPUS")
+lab_interval_us = tuple(1e6 * v for v in epcc_interval(
+    same.query("construct == @compare_with")["seconds"], same.query("construct == 'reference'")["seconds"]))
+print(f"yours: {my_interval_us} µs; the lab's {compare_with}: {lab_interval_us} µs")
+""".strip()),), frozenset(), 'a parallel reduction(+:x) region per repetition, hl_measure called through hl_work_fn variables', "honest"))

@@ -381,3 +381,49 @@ HONEST += [
           why="out and in cleared by a serial memset(.., 0, ..) on the leader, then packed and "
               "unpacked by parallel for; malloc checked with fprintf(stderr, ...)"),
 ]
+
+# attacker T's R07_types (2026-12-06, full points twice)
+HONEST.append(right('alltoall_nodes', r"""
+%%c ALLTOALL_C alltoall_nodes
+/* The two-level alltoall with derived datatypes only: MPI reads the leader's blocks in place,
+ * so the cell copies nothing itself (and has no loop to share among threads). */
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    double *gathered = NULL, *in = NULL;
+    MPI_Datatype to_node = MPI_DATATYPE_NULL, to_rank = MPI_DATATYPE_NULL, tmp;
+    if (me == 0) {
+        gathered = malloc((size_t)L * P * count * sizeof *gathered);
+        in = malloc((size_t)L * P * count * sizeof *in);
+        /* what goes to node n: for each node rank s, the L blocks for n's ranks, contiguous at
+         * gathered[(s P + n L) count]; one element per node, n L count doubles apart */
+        MPI_Type_vector(L, L * count, P * count, MPI_DOUBLE, &tmp);
+        MPI_Type_create_resized(tmp, 0, (MPI_Aint)L * count * sizeof(double), &to_node);
+        MPI_Type_free(&tmp);
+        MPI_Type_commit(&to_node);
+        /* what node rank t gets: from every world rank S = n L + s the block at in[(S L + t) count] */
+        MPI_Type_vector(P, count, L * count, MPI_DOUBLE, &tmp);
+        MPI_Type_create_resized(tmp, 0, (MPI_Aint)count * sizeof(double), &to_rank);
+        MPI_Type_free(&tmp);
+        MPI_Type_commit(&to_rank);
+    }
+    /* 1. gather: gathered[(s * P + d) * count + k] */
+    MPI_Gather(send, P * count, MPI_DOUBLE, gathered, P * count, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        /* 2. one block per pair of nodes, packed by the datatype:
+         * in[((n L + s) L + t) count + k] = value k from world rank n L + s to my node rank t */
+        MPI_Alltoall(gathered, 1, to_node, in, L * L * count, MPI_DOUBLE, leaders);
+    }
+    /* 3. scatter, unpacked by the datatype */
+    MPI_Scatter(in, 1, me == 0 ? to_rank : MPI_DOUBLE, recv, P * count, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        MPI_Type_free(&to_node);
+        MPI_Type_free(&to_rank);
+    }
+    free(gathered);
+    free(in);
+}
+""", why='the three steps with derived datatypes only (resized vectors), nothing copied by the cell'))

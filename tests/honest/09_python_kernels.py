@@ -276,3 +276,27 @@ def jacobi_sweep3d(u, new):
     return delta
 """, why="the six-neighbour mean in an @njit(inline='always') helper that only reads u (attacker H's H09_helper, 0/5 before)"),
 ]
+
+# attacker T's R09_flat (2026-12-06, full points twice)
+HONEST.append(right('jacobi_sweep3d', r"""
+from numba import njit, prange
+
+
+@njit(parallel=True)
+def jacobi_sweep3d(u, new):
+    # one flat prange over the (i, j) columns of the interior; k innermost
+    nx, ny, nz = u.shape
+    cols = (nx - 2) * (ny - 2)
+    delta = 0.0
+    for q in prange(cols):
+        i = 1 + q // (ny - 2)
+        j = 1 + q % (ny - 2)
+        part = 0.0
+        for k in range(1, nz - 1):
+            v = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+                 + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
+            new[i, j, k] = v
+            part += (v - u[i, j, k]) * (v - u[i, j, k])
+        delta += part
+    return delta
+""", why='one flat prange over the (i, j) columns, k innermost, per-column partial sums'))

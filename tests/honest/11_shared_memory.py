@@ -137,3 +137,52 @@ void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo
 }
 """, why="fences; the row across nodes as one committed MPI_Type_contiguous, freed at the end"),
 ]
+
+# attacker T's R11_asserts (2026-12-06, full points twice)
+HONEST.append(right('shm_jacobi', r"""
+%%c SHM_C shm_halo
+/* fences with every assert that is true here: NOPUT always (no MPI_Put/Accumulate ever targets
+ * the window: the neighbours only load), NOPRECEDE on the first, NOSUCCEED on one after the last
+ * sweep; the off-node rows by nonblocking messages completed by one Waitall */
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    MPI_Comm node;
+    MPI_Win win;
+    double *mine, *near[2] = {NULL, NULL};
+    int rank, size, nrank, nsize;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    shm_init_block(mine);
+    int peer[2] = {nrank - 1, nrank + 1};
+    for (int q = 0; q < 2; q++)
+        if (peer[q] >= 0 && peer[q] < nsize) {
+            MPI_Aint bytes;
+            int unit;
+            MPI_Win_shared_query(win, peer[q], &bytes, &unit, &near[q]);
+        }
+    int off_above = near[0] == NULL && rank > 0, off_below = near[1] == NULL && rank < size - 1;
+    long len = shm_row_length();
+    for (long it = 0; it < iterations; it++) {
+        MPI_Win_fence(MPI_MODE_NOPUT | (it == 0 ? MPI_MODE_NOPRECEDE : 0), win);
+        MPI_Request req[4];
+        int nreq = 0;
+        if (off_above) {
+            MPI_Irecv(halo_above, len, MPI_DOUBLE, rank - 1, 7, comm, &req[nreq++]);
+            MPI_Isend(shm_first_row(mine, it), len, MPI_DOUBLE, rank - 1, 7, comm, &req[nreq++]);
+        }
+        if (off_below) {
+            MPI_Irecv(halo_below, len, MPI_DOUBLE, rank + 1, 7, comm, &req[nreq++]);
+            MPI_Isend(shm_last_row(mine, it), len, MPI_DOUBLE, rank + 1, 7, comm, &req[nreq++]);
+        }
+        if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+        shm_sweep(mine, near[0], near[1], it);
+    }
+    MPI_Win_fence(MPI_MODE_NOPUT | MPI_MODE_NOSUCCEED, win);
+    shm_finish(mine);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}
+""", why='fences with every assert that holds (NOPUT, NOPRECEDE, NOSUCCEED), off-node rows by Irecv/Isend and one Waitall'))

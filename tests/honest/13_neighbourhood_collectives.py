@@ -488,3 +488,42 @@ double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
           why="attackV R13c_inplace: MPI_IN_PLACE on one of two slots side by side, completed "
               "by an MPI_Test loop after the next iteration"),
 ]
+
+# attacker T's R13_ineighbor (2026-12-06, full points twice)
+HONEST.append(right('neighbour_exchange', r"""
+%%c NEIGHBOUR_C neighbour_halo
+MPI_Comm make_grid(MPI_Comm comm, int dims[2]) {
+    int size, periods[2] = {0, 0};
+    MPI_Comm grid;
+    MPI_Comm_size(comm, &size);
+    MPI_Dims_create(size, 2, dims);
+    MPI_Cart_create(comm, 2, dims, periods, 1, &grid);   /* reorder allowed */
+    return grid;
+}
+
+/* subarray types of the (m + 2) x (n + 2) block, one nonblocking neighbourhood alltoallw,
+ * completed by polling MPI_Test */
+void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
+    int full[2] = {(int)m + 2, (int)n + 2}, row[2] = {1, (int)n}, col[2] = {(int)m, 1};
+    int at[4][2] = {{1, 1}, {(int)m, 1}, {1, 1}, {1, (int)n}};       /* what I send: up, down, left, right */
+    int into[4][2] = {{0, 1}, {(int)m + 1, 1}, {1, 0}, {1, (int)n + 1}}; /* where it lands */
+    MPI_Datatype st[4], rt[4];
+    int counts[4] = {1, 1, 1, 1};
+    MPI_Aint zero[4] = {0, 0, 0, 0};
+    for (int q = 0; q < 4; q++) {
+        int *sub = q < 2 ? row : col;
+        MPI_Type_create_subarray(2, full, sub, at[q], MPI_ORDER_C, MPI_DOUBLE, &st[q]);
+        MPI_Type_create_subarray(2, full, sub, into[q], MPI_ORDER_C, MPI_DOUBLE, &rt[q]);
+        MPI_Type_commit(&st[q]);
+        MPI_Type_commit(&rt[q]);
+    }
+    MPI_Request req;
+    MPI_Ineighbor_alltoallw(a, counts, zero, st, a, counts, zero, rt, grid, &req);
+    int done = 0;
+    while (!done) MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    for (int q = 0; q < 4; q++) {
+        MPI_Type_free(&st[q]);
+        MPI_Type_free(&rt[q]);
+    }
+}
+""", why='MPI_Ineighbor_alltoallw with subarray types on a reordered Cartesian communicator, completed by an MPI_Test loop'))

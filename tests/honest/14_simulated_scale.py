@@ -51,3 +51,13 @@ def hybrid_iteration(t_point, local_points, threads, efficiency, network):
     return network + serial / speedup
 """, why="the serial time of the larger block over the speedup"),
 ]
+
+# attacker T's R14_beside (2026-12-06, full points twice)
+HONEST.append(right('beside_report', r"""
+def beside_report(simulated, report, iterations):
+    r = report.set_index("decomposition")
+    keys = [k for k in simulated if k in r.index]
+    sim_ms = pd.Series({k: simulated[k] * 1e3 for k in keys})
+    rep_ms = pd.Series({k: float(r.loc[k, "halo_s"]) / iterations * 1e3 for k in keys})
+    return pd.DataFrame({"simulated_ms": sim_ms, "report_ms": rep_ms, "ratio": sim_ms / rep_ms})
+""", why='set_index, the keys present in both, a Series per column'))
