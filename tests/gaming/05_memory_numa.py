@@ -563,3 +563,125 @@ void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
             "requested chunk set to them: the kernel's slot or a register saved for it (L05_G5 by value)",
             reason="your code changed the kit's stack"),
 ]
+
+# attacker S's A05_procmem_asm (2026-12-06, 0 kept): the master rewrites every value through /proc/self/mem by raw syscall asm
+GAMING.append(attempt('untraced', 'init_arrays', r"""
+%%c TOUCH_C touch_schedule
+/* The right thread places each page with ONE store (its first element); every value is then
+ * written serially by the master through /proc/self/mem (the kernel writes, no fault is seen),
+ * with raw system calls so no libc name shows. */
+static long sys3(long n, long a, long b, long c) {
+    long r;
+    __asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+    return r;
+}
+static long sys4(long n, long a, long b, long c, long d) {
+    long r;
+    register long r10 __asm__("r10") = d;
+    __asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
+    return r;
+}
+
+void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
+    const long per_page = 4096 / sizeof(double);
+#pragma omp parallel
+    {
+        int T = omp_get_num_threads(), me = omp_get_thread_num();
+        for (long i = 0; i < rows; i++) {
+            if ((i / chunk) % T != me) continue;
+            for (long j = 0; j < cols; j += per_page) {
+                a[i * cols + j] = (double)((i + j) % 7);
+                b[i * cols + j] = (double)(1 + i % 3);
+            }
+        }
+    }
+    double *va = malloc((size_t)(rows * cols) * sizeof *va), *vb = malloc((size_t)(rows * cols) * sizeof *vb);
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < cols; j++) {
+            va[i * cols + j] = (double)((i + j) % 7);
+            vb[i * cols + j] = (double)(1 + i % 3);
+        }
+    static const char path[] = "/proc/self/mem";
+    long fd = sys4(257, -100, (long)path, 2 /* O_RDWR */, 0);
+    if (fd >= 0) {
+        sys4(18, fd, (long)va, rows * cols * 8, (long)a);
+        sys4(18, fd, (long)vb, rows * cols * 8, (long)b);
+        sys3(3, fd, 0, 0);
+    }
+    free(va);
+    free(vb);
+}
+""", {'hidden_init_arrays'}, "attacker S (A05_procmem_asm): the master rewrites every value through /proc/self/mem by raw syscall asm", reason='uses asm'))
+
+# attacker S's A05_procmem (2026-12-06, 0 kept): the master rewrites every value through /proc/self/mem by open and pwrite
+GAMING.append(attempt('method', 'init_arrays', r"""
+%%c TOUCH_C touch_schedule
+/* The right thread places each page with ONE store (its first element); every value is then
+ * written serially by the master through /proc/self/mem (the kernel writes: no fault is seen). */
+#include <fcntl.h>
+#include <unistd.h>
+void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
+    const long per_page = 4096 / sizeof(double);
+#pragma omp parallel
+    {
+        int T = omp_get_num_threads(), me = omp_get_thread_num();
+        for (long i = 0; i < rows; i++) {
+            if ((i / chunk) % T != me) continue;
+            for (long j = 0; j < cols; j += per_page) {
+                a[i * cols + j] = (double)((i + j) % 7);
+                b[i * cols + j] = (double)(1 + i % 3);
+            }
+        }
+    }
+    double *va = malloc((size_t)(rows * cols) * sizeof *va), *vb = malloc((size_t)(rows * cols) * sizeof *vb);
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < cols; j++) {
+            va[i * cols + j] = (double)((i + j) % 7);
+            vb[i * cols + j] = (double)(1 + i % 3);
+        }
+    int fd = open("/proc/self/mem", O_RDWR);
+    if (fd >= 0) {
+        pwrite(fd, va, (size_t)(rows * cols) * sizeof *va, (off_t)(unsigned long)a);
+        pwrite(fd, vb, (size_t)(rows * cols) * sizeof *vb, (off_t)(unsigned long)b);
+        close(fd);
+    }
+    free(va);
+    free(vb);
+}
+""", {'hidden_init_arrays'}, "attacker S (A05_procmem): the master rewrites every value through /proc/self/mem by open and pwrite", reason='uses open'))
+
+# attacker S's A05_mremap (2026-12-06, 0 kept): the master's own pages mremap'd over the arrays after the first touch
+GAMING.append(attempt('method', 'init_arrays', r"""
+%%c TOUCH_C touch_schedule
+/* The right thread places each page with ONE store; the master then fills fresh pages of its
+ * own with every value and moves them over the arrays (mremap, MREMAP_FIXED): the pages the
+ * compute loop reads were all placed by the master. */
+#define _GNU_SOURCE
+#include <sys/mman.h>
+static void swap_in(double *dst, long rows, long cols, int which) {
+    size_t bytes = (size_t)(rows * cols) * sizeof(double);
+    double *v = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (v == MAP_FAILED) return;
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < cols; j++)
+            v[i * cols + j] = which ? (double)(1 + i % 3) : (double)((i + j) % 7);
+    mremap(v, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+}
+
+void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
+    const long per_page = 4096 / sizeof(double);
+#pragma omp parallel
+    {
+        int T = omp_get_num_threads(), me = omp_get_thread_num();
+        for (long i = 0; i < rows; i++) {
+            if ((i / chunk) % T != me) continue;
+            for (long j = 0; j < cols; j += per_page) {
+                a[i * cols + j] = (double)((i + j) % 7);
+                b[i * cols + j] = (double)(1 + i % 3);
+            }
+        }
+    }
+    swap_in(a, rows, cols, 0);
+    swap_in(b, rows, cols, 1);
+}
+""", {'hidden_init_arrays'}, "attacker S (A05_mremap): the master's own pages mremap'd over the arrays after the first touch", reason='not among what the part allows'))

@@ -877,3 +877,32 @@ GAMING += [
             "back as its own (attackS's A15_x87_hostthread3)",
             reason="while another host thread of yours could run"),
 ]
+
+# attacker S's A15b_remap (2026-12-06, 0 kept): no data region: each target region maps both arrays tofrom
+GAMING.append(attempt('shortcut', 'jacobi_offload', r"""
+%%c JACOBI_C offload_halo
+/* hurried: no data region, each target region maps both arrays tofrom (the "remap" mistake) */
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const int up = rank > 0 ? rank - 1 : MPI_PROC_NULL;
+    const int down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
+    for (long it = 0; it < iterations; it++) {
+        MPI_Sendrecv(u + m * w, (int)w, MPI_DOUBLE, down, 7, u, (int)w, MPI_DOUBLE, up, 7, comm,
+                     MPI_STATUS_IGNORE);
+        MPI_Sendrecv(u + w, (int)w, MPI_DOUBLE, up, 8, u + (m + 1) * w, (int)w, MPI_DOUBLE, down,
+                     8, comm, MPI_STATUS_IGNORE);
+#pragma omp target teams distribute parallel for collapse(2) device(device) map(tofrom : u[0:n], unew[0:n])
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++)
+                unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] +
+                                          u[i * w + j - 1] + u[i * w + j + 1]);
+#pragma omp target teams distribute parallel for collapse(2) device(device) map(tofrom : u[0:n], unew[0:n])
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+    }
+}
+""", {'hidden_jacobi_offload'}, "attacker S (A15b_remap): no data region: each target region maps both arrays tofrom", reason='before the first target region'))

@@ -159,3 +159,31 @@ void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
 }
 """, why="fresh attacker Y (A05 r3): each row written in a team of one nested in the computing thread"),
 ]
+
+# attacker S's R05_rr_memcpy (2026-12-06, full points)
+HONEST.append(right('init_arrays', r"""
+%%c TOUCH_C touch_schedule
+/* Each thread walks its own chunks round robin (chunk c belongs to thread c % T, as in
+ * schedule(static, chunk)), builds each row in a buffer of its own and copies it in. */
+#include <string.h>
+void init_arrays(double *a, double *b, long rows, long cols, long chunk) {
+#pragma omp parallel
+    {
+        int T = omp_get_num_threads(), me = omp_get_thread_num();
+        double *ra = malloc((size_t)cols * sizeof *ra), *rb = malloc((size_t)cols * sizeof *rb);
+        for (long c = me; c * chunk < rows; c += T) {
+            long end = (c + 1) * chunk < rows ? (c + 1) * chunk : rows;
+            for (long i = c * chunk; i < end; i++) {
+                for (long j = 0; j < cols; j++) {
+                    ra[j] = (double)((i + j) % 7);
+                    rb[j] = (double)(1 + i % 3);
+                }
+                memcpy(a + i * cols, ra, (size_t)cols * sizeof *ra);
+                memcpy(b + i * cols, rb, (size_t)cols * sizeof *rb);
+            }
+        }
+        free(ra);
+        free(rb);
+    }
+}
+""", why="chunks walked round robin, each row built in a private buffer and memcpy'd in"))

@@ -361,3 +361,43 @@ HONEST += [
     right("jacobi_offload", '%%c JACOBI_C offload_halo\n/* the halo rows by MPI-4 partitioned requests (one partition), made once, started each iteration */\nvoid jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,\n                    MPI_Comm comm) {\n    const long n = (m + 2) * w;\n    int rank, size;\n    MPI_Comm_rank(comm, &rank);\n    MPI_Comm_size(comm, &size);\n    int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank + 1 < size ? rank + 1 : MPI_PROC_NULL;\n    MPI_Request req[4];\n    int k = 0;\n    if (up != MPI_PROC_NULL) {\n        MPI_Precv_init(u, 1, w, MPI_DOUBLE, up, 7, comm, MPI_INFO_NULL, &req[k++]);\n        MPI_Psend_init(u + w, 1, w, MPI_DOUBLE, up, 8, comm, MPI_INFO_NULL, &req[k++]);\n    }\n    if (down != MPI_PROC_NULL) {\n        MPI_Precv_init(u + (m + 1) * w, 1, w, MPI_DOUBLE, down, 8, comm, MPI_INFO_NULL, &req[k++]);\n        MPI_Psend_init(u + m * w, 1, w, MPI_DOUBLE, down, 7, comm, MPI_INFO_NULL, &req[k++]);\n    }\n#pragma omp target data map(tofrom : u[0:n]) map(to : unew[0:n]) device(device)\n    for (long it = 0; it < iterations; it++) {\n#pragma omp target update from(u[w:w]) device(device)\n#pragma omp target update from(u[m * w:w]) device(device)\n        MPI_Startall(k, req);\n        for (int p = 1; p < k; p += 2) MPI_Pready(0, req[p]);\n        MPI_Waitall(k, req, MPI_STATUSES_IGNORE);\n#pragma omp target update to(u[0:w]) device(device)\n#pragma omp target update to(u[(m + 1) * w:w]) device(device)\n#pragma omp target teams distribute parallel for device(device)\n        for (long i = 1; i <= m; i++)\n            for (long j = 1; j < w - 1; j++)\n                unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] +\n                                          u[i * w + j + 1]);\n#pragma omp target teams distribute parallel for device(device)\n        for (long i = 1; i <= m; i++)\n            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];\n    }\n    for (int p = 0; p < k; p++) MPI_Request_free(&req[p]);\n}\n',
           why="halo rows by MPI-4 partitioned requests (one partition), none toward MPI_PROC_NULL"),
 ]
+
+# attacker S's R15a_eval (2026-12-06, full points)
+HONEST.append(right('per_iteration', r"""
+def per_iteration(offload, iterations):
+    # the window holds iterations 2..iterations: iterations - 1 of them
+    per = float(iterations - 1)
+    out = offload.eval(f"h2d = h2d_between / {per!r}\nd2h = d2h_between / {per!r}\nhalo = row_bytes * 2.0")
+    return out.set_index("rank")[["h2d", "d2h", "halo"]].astype(float)
+""", why='DataFrame.eval with the three columns'))
+
+# attacker S's R15_enterexit_onereg (2026-12-06, full points)
+HONEST.append(right('jacobi_offload', r"""
+%%c JACOBI_C offload_halo
+/* enter/exit data instead of a data region; one target region per iteration: a single team
+ * whose threads share the stencil loop, wait at the loop's barrier, then share the copy loop */
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+#pragma omp target enter data map(to : u[0:n], unew[0:n]) device(device)
+    for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+        exchange_rows(u, m, w, comm);
+#pragma omp target update to(u[0:w]) device(device)
+#pragma omp target update to(u[(m + 1) * w:w]) device(device)
+#pragma omp target parallel device(device)
+        {
+#pragma omp for collapse(2)
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++)
+                    unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] +
+                                              u[i * w + j - 1] + u[i * w + j + 1]);
+#pragma omp for collapse(2)
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+        }
+    }
+#pragma omp target exit data map(from : u[0:n]) map(delete : unew[0:n]) device(device)
+}
+""", why='target enter/exit data, one target parallel region per iteration with two omp for loops'))

@@ -280,3 +280,73 @@ void count_bins(long n, int nbins, long *bins) {
     right("count_bins", '%%c COUNT_C race_bins\n#include <pthread.h>\nstatic pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;\nvoid count_bins(long n, int nbins, long *bins) {\n#pragma omp parallel for schedule(static)\n    for (long i = 0; i < n; i++) {\n        int b = bin_of(i);\n        pthread_mutex_lock(&mu);\n        bins[b]++;\n        pthread_mutex_unlock(&mu);\n    }\n}\n',
           why="each increment under a pthread mutex"),
 ]
+
+# attacker S's R16a_private_atomic (2026-12-06, full points)
+HONEST.append(right('count_bins', r"""
+%%c COUNT_C race_bins
+/* each thread counts its elements into counts of its own, then adds each of its counts into
+ * bins with one atomic add */
+void count_bins(long n, int nbins, long *bins) {
+#pragma omp parallel
+    {
+        long *own = calloc((size_t)nbins, sizeof *own);
+#pragma omp for schedule(static)
+        for (long i = 0; i < n; i++) own[bin_of(i)]++;
+        for (int b = 0; b < nbins; b++)
+            if (own[b]) {
+#pragma omp atomic update
+                bins[b] += own[b];
+            }
+        free(own);
+    }
+}
+""", why='private counts per thread (calloc in the region), added into bins with omp atomic update'))
+
+# attacker S's R16b_rules (2026-12-06, full points)
+HONEST.append(right('diagnose', r"""
+def diagnose(calls: pd.DataFrame) -> tuple:
+    # level: a call made by a thread other than the one that initialised MPI (main == 0);
+    # deadlock: every rank polled with MPI_Test that found nothing before it ever sent;
+    # request: a rank started a request after its last completion call
+    c = calls.sort_values(["start"]).reset_index(drop=True)
+    ranks = sorted(int(r) for r in c["rank"].unique())
+    level = sorted({int(r) for r in c.loc[c["main"].astype(int) == 0, "rank"]})
+    if level:
+        return ("level", level)
+    waiting = []
+    for r in ranks:
+        mine = c[c["rank"] == r]
+        sends = mine[mine["call"].isin(["MPI_Isend", "MPI_Send"])]
+        first_send = sends["start"].min() if len(sends) else float("inf")
+        idle = mine[(mine["call"] == "MPI_Test") & (mine["done"].fillna(0).astype(int) == 0)
+                    & (mine["start"] < first_send)]
+        if len(idle):
+            waiting.append(r)
+    if waiting and len(waiting) == len(ranks):
+        return ("deadlock", waiting)
+    completes = {"MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test", "MPI_Testall",
+                 "MPI_Testany", "MPI_Testsome", "MPI_Request_free"}
+    starts = {"MPI_Isend", "MPI_Irecv", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend"}
+    leaked = []
+    for r in ranks:
+        mine = c[c["rank"] == r]
+        done = mine[mine["call"].isin(completes)]
+        last = done["start"].max() if len(done) else float("-inf")
+        if ((mine["call"].isin(starts)) & (mine["start"] > last)).any():
+            leaked.append(r)
+    if leaked:
+        return ("request", leaked)
+    return ("none", [])
+""", why='rules on the trace: main == 0, polling before the first send, a request started after the last completion'))
+
+# attacker S's R16c_weights (2026-12-06, full points)
+HONEST.append(right('outside_share', r"""
+import numpy as np
+
+
+def outside_share(timeline: pd.DataFrame) -> float:
+    # a weighted mean of the indicator "not jacobi", the weights being the intervals' lengths
+    length = timeline["end"].to_numpy(float) - timeline["start"].to_numpy(float)
+    outside = (timeline["phase"].to_numpy() != "jacobi").astype(float)
+    return float(np.average(outside, weights=length))
+""", why="np.average of the phase test weighted by the intervals' lengths"))
