@@ -51,14 +51,27 @@ typedef struct {
     int rank;
     long stagger_us;          /* a rank starts an iteration this late (run_poisoned: in turn) */
     long row_us;              /* stencil_rows: each row also takes this long, as a wider grid's */
+} grid2d;
+
+/* What the kit counts while the student's calls run (stencil_rows, the task marks) is not in the
+ * grid - a local of the kernel, on the stack the cell runs on, where a cell scanning up from its
+ * own frame rewrote interior_after_calls (f46's L12 gaming attempt) - but in hybridlab.h's sealed
+ * evidence, read-only to every thread, zeroed by hl_run before each kernel call:
+ * GRID2D_EV->early_rows, ... (hl_sealed_add to count). */
+typedef struct {
+    grid2d *grid;             /* the grid stencil_rows works on (one run at a time) */
     long early_rows;          /* interior rows computed before a halo arrived (stencil_rows) */
-    int bad_first, bad_last;  /* a stencil_rows call outside 1..m (0 if none) */
+    long bad_first, bad_last; /* a stencil_rows call outside 1..m (0 if none) */
     /* a task iteration (hl_trace_task_mark): stencil_rows calls and the student's MPI calls in
      * its own body, outside every task; stencil_rows calls in a nested parallel region; calls
      * computing row 1 or m in a task that made MPI calls before (or was created by one after),
      * and calls computing interior rows (2..m-1) in such a task (the exchange's own) */
     long inline_rows, inline_calls, nested_rows, edges_after_calls, interior_after_calls;
-} grid2d;
+} grid2d_evidence;
+#ifdef HL_SEALED /* (a kernel's unit) */
+_Static_assert(sizeof(grid2d_evidence) <= HL_SEALED_DATA, "grid2d_evidence: too large");
+#define GRID2D_EV HL_SEALED(grid2d_evidence)
+#endif
 
 #define A(g, i, j) ((g)->a[(i) * (g)->w + (j)])
 #define B(g, i, j) ((g)->b[(i) * (g)->w + (j)])
@@ -184,7 +197,7 @@ static inline void grid2d_free(grid2d *g, int nthreads) {
  * across the student's calls: the grid is a local of the kernel, on the stack the cell runs on
  * (hybridlab.h, hl_keep). grid2d_keep before the run; grid2d_kept(g, "exchange_halos") after
  * each call stops the run when one changed. (The counters the kit adds to during the calls -
- * early_rows, bad_first, inline_rows, ... - are not kept.) */
+ * early_rows, bad_first, inline_rows, ... - are sealed evidence: grid2d_evidence.) */
 #ifdef HL_KEEP /* (a kernel's unit, not a student's) */
 static inline void grid2d_keep(hl_ctx *ctx, const grid2d *g) {
     HL_KEEP(ctx, (long)g, (long)g->comm, g->nx, g->m, g->w, (long)g->a, (long)g->b, g->up,
@@ -204,15 +217,17 @@ static inline void grid2d_kept(const grid2d *g, const char *call) {
  * ""). Collective; 0, or -1 with ctx->error set. */
 static inline int grid2d_finish(hl_ctx *ctx, grid2d *g, int nthreads, long ny, long keep, double origin,
                          const char *variant, const char *extra) {
-    long early_rows = 0;
-    MPI_Reduce(&g->early_rows, &early_rows, 1, MPI_LONG, MPI_SUM, 0, g->comm);
+    long early_rows = 0, mine = hl_sealed_get(&GRID2D_EV->early_rows);
+    long bad_first = hl_sealed_get(&GRID2D_EV->bad_first);
+    long bad_last = hl_sealed_get(&GRID2D_EV->bad_last);
+    MPI_Reduce(&mine, &early_rows, 1, MPI_LONG, MPI_SUM, 0, g->comm);
     double local = 0.0, checksum = 0.0;
     for (long i = 1; i <= g->m; i++)
         for (long j = 1; j <= g->nx; j++) local += A(g, i, j);
     MPI_Reduce(&local, &checksum, 1, MPI_DOUBLE, MPI_SUM, 0, g->comm);
-    if (g->bad_first || g->bad_last)
-        return hl_fail(ctx, "stencil_rows(%d, %d) on rank %d: rows run from 1 to m = %ld, first <= last",
-                       g->bad_first, g->bad_last, ctx->rank, g->m);
+    if (bad_first || bad_last)
+        return hl_fail(ctx, "stencil_rows(%ld, %ld) on rank %d: rows run from 1 to m = %ld, first <= last",
+                       bad_first, bad_last, ctx->rank, g->m);
     if (ctx->rank == 0 && !isfinite(checksum)) /* only the student variants poison halos */
         return hl_fail(ctx, "the checksum is NaN: a row next to a halo was computed before the halo "
                             "arrived (halo rows hold NaN until the exchange fills them)");
@@ -233,7 +248,8 @@ static inline int grid2d_finish(hl_ctx *ctx, grid2d *g, int nthreads, long ny, l
 }
 
 #ifdef HL_GRID2D_STENCIL_ROWS
-static grid2d *overlap_grid; /* the grid stencil_rows works on (one run at a time) */
+/* the grid stencil_rows works on (one run at a time), sealed */
+#define overlap_grid (*(grid2d *const volatile *)&GRID2D_EV->grid)
 
 /* A halo row that comes from a neighbour and still holds the NaN set before the iteration. */
 static int halo_pending(const grid2d *g) {
@@ -244,11 +260,12 @@ static int halo_pending(const grid2d *g) {
 
 void stencil_rows(long first, long last) {
     grid2d *g = overlap_grid;
+    const grid2d_evidence *ev = GRID2D_EV;
     if (first < 1 || last > g->m || first > last) {
 #pragma omp critical(hl_overlap_bad)
-        if (!g->bad_first && !g->bad_last) {
-            g->bad_first = (int)first;
-            g->bad_last = (int)last;
+        if (!hl_sealed_get(&ev->bad_first) && !hl_sealed_get(&ev->bad_last)) {
+            long bad[2] = {first, last};
+            hl_sealed_put(&ev->bad_first, bad, sizeof bad);
         }
         return;
     }
@@ -257,24 +274,12 @@ void stencil_rows(long first, long last) {
 #ifdef HL_GRID2D_BEFORE_INTERIOR /* a kernel's hold of interior rows (thread_halo.c, lab 12 (b)) */
     if (inner > 0) HL_GRID2D_BEFORE_INTERIOR();
 #endif
-    if (inner > 0 && halo_pending(g)) {
-#pragma omp atomic
-        g->early_rows += inner;
-    }
+    if (inner > 0 && halo_pending(g)) hl_sealed_add(&ev->early_rows, inner);
 #ifdef HL_TRACE_MPI
     int before = hl_trace_task_stamp(0); /* MPI calls its task made before it; -1: not marked */
-    if (before > 0 && (first == 1 || last == g->m)) {
-#pragma omp atomic
-        g->edges_after_calls++;
-    }
-    if (before > 0 && inner > 0) {
-#pragma omp atomic
-        g->interior_after_calls++;
-    }
-    if (before >= 0 && omp_get_level() > 1) {
-#pragma omp atomic
-        g->nested_rows++;
-    }
+    if (before > 0 && (first == 1 || last == g->m)) hl_sealed_add(&ev->edges_after_calls, 1);
+    if (before > 0 && inner > 0) hl_sealed_add(&ev->interior_after_calls, 1);
+    if (before >= 0 && omp_get_level() > 1) hl_sealed_add(&ev->nested_rows, 1);
     double t0 = hl_now();
 #endif
     for (long i = first; i <= last; i++) stencil_row(g, i);
@@ -299,7 +304,7 @@ static void poison_halos(grid2d *g) {
  * master's reduction. */
 static inline void run_poisoned(grid2d *g, int nthreads, void (*iteration)(grid2d *)) {
     HL_OWN_CODE(iteration, "run_poisoned");
-    overlap_grid = g;
+    hl_sealed_put(&GRID2D_EV->grid, &g, sizeof g);
 #pragma omp parallel num_threads(nthreads)
     {
         hl_timers *me = &g->acc[omp_get_thread_num()];

@@ -290,6 +290,7 @@ static inline int hl_run(MPI_Comm comm, int argc, char **argv, hl_ctx *ctx) {
     if (rc == 0) {
         hl_emit_meta(ctx);
         hl_keep(ctx, NULL, 0, ""); /* no values kept from an earlier call (hybridlab.h) */
+        hl_sealed_reset(ctx);      /* the sealed evidence zeroed, its page sealed (hybridlab.h) */
         rc = hl_kernel(comm, ctx);
         if (rc != 0 && !ctx->error[0]) hl_fail(ctx, "kernel returned %d", rc);
 #ifdef HL_TRACE_MPI

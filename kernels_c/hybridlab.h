@@ -249,6 +249,122 @@ static inline __attribute__((unused)) void hl_kept_check(const char *call, const
 #define HL_KEPT_CHECK(call, ...)                                                                  \
     hl_kept_check(call, (const long[]){__VA_ARGS__},                                              \
                   (int)(sizeof((const long[]){__VA_ARGS__}) / sizeof(long)))
+
+/* Sealed evidence: what the kit counts or keeps WHILE a student's calls run (a grid's
+ * stencil_rows counters, hl_grid2d.h) lives in pages that stay read-only from the first kernel
+ * call on, so code that scans memory from a cell (its stack, pointers it is handed) cannot
+ * rewrite it: the kit's own writes go through /proc/self/mem, opened before any student code
+ * (the kernel writes a read-only private page for it, as a debugger does; the page never becomes
+ * writable to another thread), and only where /proc/self/mem cannot be written through a brief
+ * mprotect window. Its descriptor and the run's ctx are kept in the sealed page itself. A write
+ * that does not land stops the run (hl_sealed_stop). hl_run zeroes the kernel's part
+ * (hl_sealed_reset) before each kernel call. A kernel's evidence is one struct:
+ *     const grid2d_evidence *ev = HL_SEALED(grid2d_evidence);
+ *     hl_sealed_add(&ev->early_rows, inner);   (any thread: a lock, one pwrite of 8 bytes)
+ *     hl_sealed_put(&ev->grid, &g, sizeof g);
+ * Reads are plain loads (volatile). One kernel unit's evidence at a time. Not in a student's
+ * unit. */
+#define HL_SEALED_PAGE_BYTES 65536 /* a multiple of any page size: the evidence's own pages */
+#define HL_SEALED_DATA 32768 /* (shm_halo.c's run: about 17 KB) */
+static union {
+    struct {
+        int ready;  /* 1 once the page is sealed and `mem` chosen */
+        int mem;    /* /proc/self/mem, read-write; -1: mprotect windows */
+        hl_ctx *ctx;
+        long nonce; /* the last write's proof (hl_sealed_open) */
+        long data[HL_SEALED_DATA / sizeof(long)];
+    } s;
+    char pad[HL_SEALED_PAGE_BYTES];
+} hl_sealed __attribute__((aligned(HL_SEALED_PAGE_BYTES), unused));
+
+/* (each kernel's evidence struct: _Static_assert(sizeof(type) <= HL_SEALED_DATA, ...) beside it) */
+#define HL_SEALED(type) ((const type *)hl_sealed.s.data)
+
+static inline __attribute__((unused, noreturn)) void hl_sealed_stop(const char *what) {
+    hl_ctx *ctx = *(hl_ctx *const volatile *)&hl_sealed.s.ctx;
+    char text[700];
+    int len;
+    if (ctx) {
+        hl_fail(ctx, "the kit could not keep its evidence sealed (%s): the run stops", what);
+        len = snprintf(text, sizeof text, "hybridlab: rank %d: %s\n", ctx->rank, ctx->error);
+    } else {
+        len = snprintf(text, sizeof text, "hybridlab: the kit could not keep its evidence sealed "
+                                          "(%s): the run stops\n", what);
+    }
+    fflush(stdout);
+    if (len >= (int)sizeof text) len = (int)sizeof text - 1;
+    if (len > 0 && write(STDERR_FILENO, text, (size_t)len) < 0) { /* nothing more to say */
+    }
+    _exit(1);
+}
+
+/* Writes n bytes at dst (inside hl_sealed) from src, and checks that they landed. */
+static inline __attribute__((unused)) void hl_sealed_put(const void *dst, const void *src,
+                                                        size_t n) {
+    const char *d = (const char *)dst, *base = (const char *)&hl_sealed;
+    if (d < base || d + n > base + sizeof hl_sealed) hl_sealed_stop("a write outside the page");
+    int mem = *(const volatile int *)&hl_sealed.s.mem;
+    if (*(const volatile int *)&hl_sealed.s.ready && mem >= 0) {
+        if (pwrite(mem, src, n, (off_t)(uintptr_t)dst) != (ssize_t)n)
+            hl_sealed_stop("a write through /proc/self/mem failed");
+    } else {
+        if (mprotect(&hl_sealed, sizeof hl_sealed, PROT_READ | PROT_WRITE) != 0)
+            hl_sealed_stop("mprotect failed");
+        memcpy((void *)(uintptr_t)dst, src, n);
+        mprotect(&hl_sealed, sizeof hl_sealed, PROT_READ);
+    }
+    __asm__ volatile("" : : : "memory");
+    if (memcmp((const void *)(uintptr_t)dst, src, n) != 0)
+        hl_sealed_stop("a write did not land");
+}
+
+/* Adds inc to the sealed counter at dst (any thread, one at a time). */
+static inline __attribute__((unused)) void hl_sealed_add(const long *dst, long inc) {
+#pragma omp critical(hl_sealed_lock)
+    {
+        long v = *(const volatile long *)dst + inc;
+        hl_sealed_put(dst, &v, sizeof v);
+    }
+}
+
+static inline __attribute__((unused)) long hl_sealed_get(const long *src) {
+    return *(const volatile long *)src;
+}
+
+/* Seals the page (once), makes sure the kit's writes land (a fresh descriptor when the kept one
+ * no longer writes this page), keeps ctx and zeroes the kernel's evidence. Master thread, before
+ * any student code of the kernel call runs (hl_run). */
+static inline __attribute__((unused)) void hl_sealed_reset(hl_ctx *ctx) {
+    mprotect(&hl_sealed, sizeof hl_sealed, PROT_READ);
+    long nonce = *(const volatile long *)&hl_sealed.s.nonce + 1;
+    int mem = *(const volatile int *)&hl_sealed.s.mem;
+    int works = 0;
+    if (*(const volatile int *)&hl_sealed.s.ready && mem >= 0 &&
+        pwrite(mem, &nonce, sizeof nonce, (off_t)(uintptr_t)&hl_sealed.s.nonce) ==
+            (ssize_t)sizeof nonce)
+        works = *(const volatile long *)&hl_sealed.s.nonce == nonce;
+    if (!works) { /* first call (or a descriptor that no longer writes here): open it again */
+        int fresh = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+        struct {
+            int ready, mem;
+        } head = {1, fresh};
+        if (fresh >= 0 &&
+            pwrite(fresh, &head, sizeof head, (off_t)(uintptr_t)&hl_sealed.s.ready) ==
+                (ssize_t)sizeof head &&
+            *(const volatile int *)&hl_sealed.s.mem == fresh) {
+            if (mem >= 0 && mem != fresh) close(mem);
+        } else { /* no writable /proc/self/mem: brief windows */
+            if (fresh >= 0) close(fresh);
+            head.mem = -1;
+            mprotect(&hl_sealed, sizeof hl_sealed, PROT_READ | PROT_WRITE);
+            memcpy(&hl_sealed.s.ready, &head, sizeof head);
+            mprotect(&hl_sealed, sizeof hl_sealed, PROT_READ);
+        }
+    }
+    hl_sealed_put(&hl_sealed.s.ctx, &ctx, sizeof ctx);
+    static const long zero[HL_SEALED_DATA / sizeof(long)];
+    hl_sealed_put(hl_sealed.s.data, zero, sizeof zero);
+}
 #endif
 
 /* What runs around a kernel - argument checks, the records' buffer, crash reports, the library

@@ -88,29 +88,45 @@ typedef struct { /* the start of a block: 64 bytes, a whole number of doubles */
     long unused[2];
 } block_header;
 
-/* One run (one at a time per process): what the helpers need and what they found. */
-static struct {
+/* One run (one at a time per process): what the helpers need and what they found. Sealed
+ * evidence (hybridlab.h): read-only pages the kit writes through /proc/self/mem (RUN_SET), so a
+ * cell that scans the library's data from one of its own statics (f46's L11 gaming attempt set
+ * `unread` back to 0) cannot rewrite it. */
+typedef struct { /* what every sweep changes: sealed in one write (shm_sweep) */
+    long sweeps, stale;
+    double jacobi, reduction, first_start, last_end, delta_local, delta;
+} shm_tally;
+typedef struct {
     hl_ctx *ctx;
     MPI_Comm comm;
     long nx, ny, w, m, first, iterations, stagger_us;
     int allreduce, up, down, up_on_node, down_on_node;
     double *mine;             /* the block shm_init_block laid out */
     double *halo_above, *halo_below;
-    long sweeps, stale;
+    shm_tally tally;
     long unread; /* reads of this block its neighbours on the node made elsewhere (unread_sweeps) */
     int finished, student; /* student: the student's shm_jacobi runs (variant=student) */
-    double jacobi, reduction, first_start, last_end, delta_local, delta, checksum_local;
+    double checksum_local;
     double laid_out; /* when shm_init_block finished (the trace's clock) */
     double sweep_times[KEPT_SWEEPS][2];
     char error[400];
-} run;
+} shm_run;
+_Static_assert(sizeof(shm_run) <= HL_SEALED_DATA, "shm_run: too large for the sealed page");
+#define run (*HL_SEALED(shm_run))
+#define RUN_SET(field, value)                                                                     \
+    do {                                                                                          \
+        __typeof__(run.field) set_ = (value);                                                     \
+        hl_sealed_put(&run.field, &set_, sizeof set_);                                            \
+    } while (0)
 
 static void run_error(const char *fmt, ...) {
     if (run.error[0]) return; /* the first one */
+    char error[sizeof run.error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(run.error, sizeof run.error, fmt, ap);
+    vsnprintf(error, sizeof error, fmt, ap);
     va_end(ap);
+    hl_sealed_put(run.error, error, sizeof error);
 }
 
 static block_header *header(const double *block) { return (block_header *)block; }
@@ -150,7 +166,7 @@ void shm_init_block(double *mine) {
         run_error("shm_init_block called twice");
         return;
     }
-    run.mine = mine;
+    RUN_SET(mine, mine);
     block_header *h = header(mine);
     h->owner = run.ctx->rank;
     atomic_store(&h->stamp[0], 0);
@@ -162,7 +178,7 @@ void shm_init_block(double *mine) {
             for (long j = 0; j < run.w; j++)
                 rows(mine, run.ctx->rank, copy)[i * run.w + j] = initial(run.first + i, j);
     atomic_store(&h->laid_out, LAID_OUT);
-    run.laid_out = hl_now() - trace_origin();
+    RUN_SET(laid_out, hl_now() - trace_origin());
 }
 
 static int own_block(const double *mine, const char *who) {
@@ -226,10 +242,10 @@ static double update_row(const double *above, const double *row, const double *b
 
 void shm_sweep(double *mine, const double *above, const double *below, long it) {
     if (!own_block(mine, "shm_sweep")) return;
-    if (it != run.sweeps)
+    if (it != run.tally.sweeps)
         {
         run_error("shm_sweep(it=%ld) on rank %d: sweeps go in order, this one is it=%ld", it,
-                         run.ctx->rank, run.sweeps);
+                         run.ctx->rank, run.tally.sweeps);
         return;
     }
     if (it >= run.iterations)
@@ -237,6 +253,7 @@ void shm_sweep(double *mine, const double *above, const double *below, long it) 
         run_error("shm_sweep(it=%ld): only %ld iterations", it, run.iterations);
         return;
     }
+    shm_tally tally = run.tally;
     double t0 = hl_now();
     if (run.ctx->rank % 2 == 1) hl_sleep_us(run.stagger_us);
     const double *up = neighbour_row(above, run.up, run.up_on_node, run.halo_above, it, 1, "above");
@@ -255,22 +272,23 @@ void shm_sweep(double *mine, const double *above, const double *below, long it) 
     atomic_store(&header(mine)->stamp[next], it + 1);
     if ((above && (seen_up != it || stamp(above, cur) != it)) ||
         (below && (seen_down != it || stamp(below, cur) != it)))
-        run.stale++;
+        tally.stale++;
     double t1 = hl_now();
-    run.jacobi += t1 - t0;
-    if (it == 0) run.first_start = t0;
-    run.delta_local = d2;
+    tally.jacobi += t1 - t0;
+    if (it == 0) tally.first_start = t0;
+    tally.delta_local = d2;
     if (run.allreduce) {
-        MPI_Allreduce(&d2, &run.delta, 1, MPI_DOUBLE, MPI_SUM, run.comm);
-        run.reduction += hl_now() - t1;
+        MPI_Allreduce(&d2, &tally.delta, 1, MPI_DOUBLE, MPI_SUM, run.comm);
+        tally.reduction += hl_now() - t1;
     }
-    run.last_end = hl_now();
+    tally.last_end = hl_now();
     double origin = trace_origin();
     if (it < KEPT_SWEEPS) {
-        run.sweep_times[it][0] = t0 - origin;
-        run.sweep_times[it][1] = t1 - origin;
+        double times[2] = {t0 - origin, t1 - origin};
+        hl_sealed_put(run.sweep_times[it], times, sizeof times);
     }
-    run.sweeps++;
+    tally.sweeps++;
+    hl_sealed_put(&run.tally, &tally, sizeof tally); /* (a local of the kit's frame until here) */
 }
 
 /* How many sweeps of its neighbours on the node did not read this block through the window
@@ -296,19 +314,19 @@ static long unread_sweeps(const double *mine) {
 
 void shm_finish(const double *mine) {
     if (!own_block(mine, "shm_finish")) return;
-    if (run.sweeps != run.iterations)
+    if (run.tally.sweeps != run.iterations)
         {
         run_error("shm_finish after %ld sweeps on rank %d: the run has %ld iterations",
-                         run.sweeps, run.ctx->rank, run.iterations);
+                         run.tally.sweeps, run.ctx->rank, run.iterations);
         return;
     }
     const double *last = rows(mine, run.ctx->rank, run.iterations % 2);
     double local = 0.0;
     for (long i = 0; i < run.m; i++)
         for (long j = 1; j <= run.nx; j++) local += last[i * run.w + j];
-    run.checksum_local = local;
-    if (run.student) run.unread = unread_sweeps(mine);
-    run.finished = 1;
+    RUN_SET(checksum_local, local);
+    if (run.student) RUN_SET(unread, unread_sweeps(mine));
+    RUN_SET(finished, 1);
     char tail[256]; /* halo copies: a row per neighbour on another node */
     long copies = (run.up != MPI_PROC_NULL && !run.up_on_node) +
                   (run.down != MPI_PROC_NULL && !run.down_on_node);
@@ -376,8 +394,8 @@ static int find_node(MPI_Comm comm, hl_ctx *ctx, char *members, size_t cap) {
     size_t used = 0;
     members[0] = '\0';
     for (int k = 0; k < nsize; k++) {
-        run.up_on_node |= ranks[k] == run.up;
-        run.down_on_node |= ranks[k] == run.down;
+        if (ranks[k] == run.up) RUN_SET(up_on_node, 1);
+        if (ranks[k] == run.down) RUN_SET(down_on_node, 1);
         used += (size_t)snprintf(members + used, used < cap ? cap - used : 0, "%s%d",
                                  k ? "," : "", ranks[k]);
     }
@@ -423,14 +441,14 @@ static double serial_checksum(long nx, long ny, long iterations, int *ok) {
 }
 
 static int emit_results(hl_ctx *ctx, int variant, int sync, long ny, long check) {
-    double checksum = 0.0, delta = run.delta;
+    double checksum = 0.0, delta = run.tally.delta;
     long stale = 0, reads[2] = {0, 0}; /* of the neighbours' blocks: not through the window, all */
     long mine[2] = {run.unread, (run.up_on_node + run.down_on_node) * run.iterations};
     MPI_Reduce(&run.checksum_local, &checksum, 1, MPI_DOUBLE, MPI_SUM, 0, run.comm);
-    MPI_Reduce(&run.stale, &stale, 1, MPI_LONG, MPI_SUM, 0, run.comm);
+    MPI_Reduce(&run.tally.stale, &stale, 1, MPI_LONG, MPI_SUM, 0, run.comm);
     MPI_Reduce(mine, reads, 2, MPI_LONG, MPI_SUM, 0, run.comm);
     if (!run.allreduce)
-        MPI_Allreduce(&run.delta_local, &delta, 1, MPI_DOUBLE, MPI_SUM, run.comm);
+        MPI_Allreduce(&run.tally.delta_local, &delta, 1, MPI_DOUBLE, MPI_SUM, run.comm);
     char tail[400];
     snprintf(tail, sizeof tail,
              "\"variant\":\"%s\",\"sync\":\"%s\",\"ranks\":%d,\"threads\":1,\"nx\":%ld,"
@@ -439,10 +457,10 @@ static int emit_results(hl_ctx *ctx, int variant, int sync, long ny, long check)
              ctx->size, run.nx, ny, run.m, run.iterations, run.stagger_us, run.allreduce);
     hl_timers *acc = hl_timers_new(1);
     if (!acc) return hl_fail(ctx, "no memory for the timers");
-    double span = run.iterations > 0 ? run.last_end - run.first_start : 0.0;
-    acc[0].t[HL_JACOBI] = run.jacobi;
-    acc[0].t[HL_REDUCTION] = run.reduction;
-    acc[0].t[HL_HALO] = span - run.jacobi - run.reduction;
+    double span = run.iterations > 0 ? run.tally.last_end - run.tally.first_start : 0.0;
+    acc[0].t[HL_JACOBI] = run.tally.jacobi;
+    acc[0].t[HL_REDUCTION] = run.tally.reduction;
+    acc[0].t[HL_HALO] = span - run.tally.jacobi - run.tally.reduction;
     acc[0].t[HL_TOTAL] = span;
     int rc = hl_halo_emit(ctx, acc, 1, 0, 0.0, tail);
     hl_timers_free(acc, 1);
@@ -486,26 +504,28 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (ny < ctx->size)
         return hl_fail(ctx, "grid too small: ny=%ld rows cannot be split over %d ranks (each "
                             "rank needs a row)", ny, ctx->size);
-    memset(&run, 0, sizeof run);
-    run.ctx = ctx;
-    run.comm = comm;
-    run.student = variant == V_STUDENT;
-    run.nx = nx;
-    run.ny = ny;
-    run.w = nx + 2;
-    run.iterations = iterations;
-    run.stagger_us = stagger_us;
-    run.allreduce = allreduce != 0;
+    static shm_run start; /* the run's start, sealed at once (hl_run zeroed the rest) */
+    memset(&start, 0, sizeof start);
+    start.ctx = ctx;
+    start.comm = comm;
+    start.student = variant == V_STUDENT;
+    start.nx = nx;
+    start.ny = ny;
+    start.w = nx + 2;
+    start.iterations = iterations;
+    start.stagger_us = stagger_us;
+    start.allreduce = allreduce != 0;
     long base = ny / ctx->size, extra = ny % ctx->size; /* as halo2d */
-    run.m = rows_of(ctx->rank);
-    run.first = 1 + ctx->rank * base + (ctx->rank < extra ? ctx->rank : extra);
-    run.up = ctx->rank > 0 ? ctx->rank - 1 : MPI_PROC_NULL;
-    run.down = ctx->rank < ctx->size - 1 ? ctx->rank + 1 : MPI_PROC_NULL;
+    start.m = base + (ctx->rank < extra ? 1 : 0);
+    start.first = 1 + ctx->rank * base + (ctx->rank < extra ? ctx->rank : extra);
+    start.up = ctx->rank > 0 ? ctx->rank - 1 : MPI_PROC_NULL;
+    start.down = ctx->rank < ctx->size - 1 ? ctx->rank + 1 : MPI_PROC_NULL;
+    hl_sealed_put(&run, &start, sizeof start);
     char members[1024];
     if (find_node(comm, ctx, members, sizeof members)) return -1;
     hl_emit(ctx, "\"record\":\"node\",\"members\":\"%s\"", members);
-    run.halo_above = halo_row(run.up, run.up_on_node, run.first - 1, &ok);
-    run.halo_below = halo_row(run.down, run.down_on_node, run.first + run.m, &ok);
+    RUN_SET(halo_above, halo_row(run.up, run.up_on_node, run.first - 1, &ok));
+    RUN_SET(halo_below, halo_row(run.down, run.down_on_node, run.first + run.m, &ok));
     int all_ok = 0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     int rc = 0;

@@ -446,7 +446,10 @@ static __attribute__((noinline)) void tasks_call(grid2d *g) {
 #ifdef HL_TRACE_MPI
         body_on = 0;
 #endif
-        hl_trace_task_unmark(&g->inline_rows, &g->inline_calls);
+        long seen[2] = {0, 0}; /* this iteration's, added to the sealed evidence (hl_grid2d.h) */
+        hl_trace_task_unmark(&seen[0], &seen[1]);
+        if (seen[0]) hl_sealed_add(&GRID2D_EV->inline_rows, seen[0]);
+        if (seen[1]) hl_sealed_add(&GRID2D_EV->inline_calls, seen[1]);
     }
 }
 #endif
@@ -865,8 +868,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
              ",\"schedule\":\"%s\",\"chunk\":%ld,\"stagger_us\":%ld,\"arrived_early\":%ld,"
              "\"inline_rows\":%ld,\"inline_calls\":%ld,\"nested_rows\":%ld,"
              "\"edges_after_calls\":%ld,\"interior_after_calls\":%ld",
-             schedule, chunk, stagger_us, arrived, g.inline_rows, g.inline_calls, g.nested_rows,
-             g.edges_after_calls, g.interior_after_calls);
+             schedule, chunk, stagger_us, arrived, hl_sealed_get(&GRID2D_EV->inline_rows),
+             hl_sealed_get(&GRID2D_EV->inline_calls), hl_sealed_get(&GRID2D_EV->nested_rows),
+             hl_sealed_get(&GRID2D_EV->edges_after_calls),
+             hl_sealed_get(&GRID2D_EV->interior_after_calls));
     rc = grid2d_finish(ctx, &g, nthreads, ny, keep, origin, variant_names[variant], extra);
 done:
     grid2d_free(&g, nthreads);

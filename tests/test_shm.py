@@ -130,3 +130,18 @@ def test_a_row_type_of_ones_own_is_allowed_and_no_reduction_carries_a_row():
 
     assert {"MPI_Type_contiguous", "MPI_Type_commit", "MPI_Type_free"} <= TYPE_CALLS
     assert not {"MPI_Ireduce", "MPI_Iallreduce", "MPI_Ibarrier"} & POINT_TO_POINT
+
+
+def test_a_cell_that_zeroes_the_kits_run_state_from_its_own_statics_no_longer_keeps_the_part():
+    """f46: the neighbours' blocks read through private copies, then shm_halo.c's run state (a
+    static in the library's data, beside the cell's own statics) found by scanning from one of
+    the cell's statics and its count of reads not of the window (unread) set to 0 after
+    shm_finish: check_student_shm passed it. The run state is hybridlab.h's sealed evidence now
+    (read-only pages written through /proc/self/mem): the run dies or is judged on the count."""
+    from gaming import source_of
+
+    cell = source_of("11_shared_memory", "the neighbours' blocks read through private copies")
+    code = cell.split("\n", 1)[1] if cell.startswith("%%") else cell
+    with pytest.raises(KernelError, match="signal 11|not of the block in the window"):
+        check_student_shm(build_student_shm(code, name="test_shm_sealed_run"), runs=((2, 1),),
+                          nx=24, ny=11, iterations=4)

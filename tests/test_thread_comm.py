@@ -1143,3 +1143,21 @@ def test_concurrency_is_counted_in_one_pass_as_every_pair_would():
         want = sum(any(o.thread != c.thread and o.start <= c.start < o.end for o in seen[:i])
                    for i, c in enumerate(seen))
         assert int(got.loc[got["iteration"] == step, "concurrent"].iloc[0]) == want > 0
+
+
+def test_a_cell_that_zeroes_the_kits_task_counters_on_the_stack_no_longer_keeps_the_part():
+    """f46: (b)'s overlap by hand (the posting task computes the whole interior itself) then the
+    kit's count of it, interior_after_calls, found by scanning up the master thread's stack (the
+    grid was a local of hl_kernel) and set back to 0: judge_tasks passed it. The grid's counters
+    are hybridlab.h's sealed evidence now (read-only pages written through /proc/self/mem): the
+    run is judged on the count the kit made, or dies where the scan runs off the stack."""
+    from gaming import source_of
+    from hybridlab.errors import KernelError
+
+    cell = source_of("12_threads_communicate", "the interior by the posting task itself")
+    code = cell.split("\n", 1)[1] if cell.startswith("%%") else cell
+    with pytest.raises((KernelError, AssertionError),
+                       match=r"signal 11|Segmentation|exited with status|exchange's own task"):
+        exercise.judge_tasks(exercise.run_tasks(exercise.build_student_tasks(code, "sealed_stamps"),
+                                                shapes=((2, 2),), nx=224, ny=160, iterations=3))
+

@@ -125,3 +125,80 @@ GAMING += [
                     "        MPI_Win_fence(MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE, win);\n        if (up"),
             A, "every fence asserts MPI_MODE_NOSTORE | NOPUT | NOPRECEDE, false after a sweep's stores", reason="which is false there"),
 ]
+
+# f46 (the kit's evidence rewritten by scanning memory): the neighbours' blocks copied out of the
+# window and the copies swept from, then the kit's run state (a static of shm_halo.c, in the same
+# library's data as the cell's statics) found from one of the cell's statics and its count of
+# reads not of the window (`unread`) set back to 0 after shm_finish: check_student_shm passed it
+# (checked against the old kernel). The run state is hybridlab.h's sealed evidence now
+# (read-only pages the kit writes through /proc/self/mem): the store faults, or the scan runs off
+GAMING.append(attempt("forged", "shm_jacobi", r"""%%c SHM_C shm_halo
+/* gaming (the kit's evidence rewritten by scanning the library's data): the neighbours' blocks
+   copied out of the window into private buffers every sweep and the copies swept from (the kit
+   counts those reads as not of the window: `unread`), then, after shm_finish, the kit's run
+   state found by scanning the library's data from one of this cell's statics (nx, w, m,
+   iterations, beside this rank's block) and its count of such reads set back to 0 */
+static long here; /* a static of the cell: in the library's data, beside the kit's */
+
+static void __attribute__((noipa, optimize("O0"))) forget_copies(const double *mine, long iterations) {
+    long w = shm_row_length(), nx = w - 2;
+    long m = ((long)shm_block_bytes() - 64) / (2 * w * (long)sizeof(double));
+    long *p = &here;
+    for (long k = 1; k < 16384; k++)
+        for (int s = -1; s <= 1; s += 2) {
+            long *q = p + s * k;
+            if (q[0] == nx && q[2] == w && q[3] == m && q[5] == iterations &&
+                q[10] == (long)mine && q[13] == iterations) {
+                q[15] = 0; /* unread */
+                return;
+            }
+        }
+}
+
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    int rank, size, nrank, nsize;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    double *mine, *above = NULL, *below = NULL, *copy_above = NULL, *copy_below = NULL;
+    MPI_Win win;
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    MPI_Aint bytes_above = 0, bytes_below = 0;
+    int unit;
+    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &bytes_above, &unit, &above);
+    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &bytes_below, &unit, &below);
+    if (above) copy_above = malloc((size_t)bytes_above);
+    if (below) copy_below = malloc((size_t)bytes_below);
+    int up = rank > 0 && !above ? rank - 1 : MPI_PROC_NULL;
+    int down = rank < size - 1 && !below ? rank + 1 : MPI_PROC_NULL;
+    int n = (int)shm_row_length();
+    shm_init_block(mine);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    for (long it = 0; it < iterations; it++) {
+        MPI_Win_sync(win);
+        MPI_Barrier(node);
+        MPI_Win_sync(win);
+        if (up != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_first_row(mine, it), n, MPI_DOUBLE, up, 1, halo_above, n,
+                         MPI_DOUBLE, up, 2, comm, MPI_STATUS_IGNORE);
+        if (down != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_last_row(mine, it), n, MPI_DOUBLE, down, 2, halo_below, n,
+                         MPI_DOUBLE, down, 1, comm, MPI_STATUS_IGNORE);
+        if (above) memcpy(copy_above, above, (size_t)bytes_above); /* a private copy */
+        if (below) memcpy(copy_below, below, (size_t)bytes_below);
+        shm_sweep(mine, copy_above, copy_below, it);
+    }
+    MPI_Win_unlock_all(win);
+    shm_finish(mine);
+    forget_copies(mine, iterations);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+    free(copy_above);
+    free(copy_below);
+}
+""", A, "the neighbours' blocks read through private copies, then the kit's count of such reads "
+        "(run.unread, a static) found from a static of the cell and zeroed (f46)",
+        reason="died (signal 11 | not of the block in the window"))

@@ -2284,3 +2284,74 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 }
 """, B, "the edge task polls the exchange's requests with MPI_Testall and taskyield, then "
     "computes rows 1 and m", reason="in a task after MPI calls of that same task"))
+
+# f46 (the kit's evidence rewritten by scanning memory): the overlap by hand of lab 04 in tasks -
+# the posting task computes the whole interior itself, a waiting task after it, the edges
+# depending on that - then the kit's count of interior rows computed in a task after its MPI
+# calls (interior_after_calls, kept in the grid on hl_kernel's stack until f46) found by scanning
+# up the master thread's stack and set back to 0: judge_tasks passed it (checked against the old
+# kernels). The grid's counters are now hybridlab.h's sealed evidence (read-only pages the kit
+# writes through /proc/self/mem): the scan finds no such word and runs off the stack's top
+GAMING.append(attempt("forged", "task_iteration", r"""%%c TASKS_C thread_halo
+/* gaming (the kit's evidence rewritten by scanning the stack): the overlap by hand of lab 04 in
+   tasks: a task posts the exchange and computes the whole interior itself, a task after it
+   waits, and the edge rows in tasks that depend on that; then the kit's count of interior rows computed in a task
+   after its MPI calls (interior_after_calls, in the grid on hl_kernel's stack) is found by
+   scanning up from a frame of the master thread (beside nx, m, w = nx + 2 and a, holding the
+   calls made) and set back to 0 */
+static long *stamp;       /* the kit's counter, once found */
+static long own_calls;    /* this run's interior calls after MPI calls */
+static double *run_a;     /* this run's grid */
+static MPI_Request reqs[4];
+
+static void __attribute__((noipa, optimize("O0"))) find_stamp(double *a, long m, long nx, long calls) {
+    long *p = (long *)__builtin_frame_address(0);
+    for (long k = 0; k < 100000; k++) {
+        long *q = p + k;
+        if (q[0] == nx && q[1] == m && q[2] == nx + 2 && q[3] == (long)a && q[18] == calls) {
+            stamp = q + 18;
+            return;
+        }
+    }
+}
+
+static void forget(double *a, long m, long nx, long depth) {
+    if (omp_get_thread_num() != 0 && depth < 1000000) { /* the master's stack holds the grid */
+#pragma omp task firstprivate(a, m, nx, depth)
+        forget(a, m, nx, depth + 1);
+        return;
+    }
+    if (omp_get_thread_num() != 0) return;
+    if (!stamp) find_stamp(a, m, nx, own_calls);
+    if (stamp && *stamp == own_calls) *stamp = 0;
+    own_calls = 0;
+}
+
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    double *top = &a[0], *bottom = &a[(m + 1) * w];
+    if (a != run_a) { run_a = a; stamp = 0; own_calls = 0; }
+#pragma omp task depend(out: reqs[0])
+    {
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 1, comm, &reqs[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 2, comm, &reqs[1]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 1, comm, &reqs[2]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 2, comm, &reqs[3]);
+        if (m > 2) {
+            stencil_rows(2, m - 1); /* the interior by the posting task, by hand */
+            own_calls++;
+        }
+        forget(a, m, nx, 0);
+    }
+#pragma omp task depend(inout: reqs[0]) depend(out: top[0], bottom[0])
+    MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE);
+#pragma omp task depend(in: top[0])
+    stencil_rows(1, 1);
+    if (m > 1) {
+#pragma omp task depend(in: bottom[0])
+        stencil_rows(m, m);
+    }
+}
+""", B, "the interior by the posting task itself (the overlap by hand), then the kit's count of it "
+        "(interior_after_calls) found on the master thread's stack and zeroed (f46)",
+        reason="died (signal 11 | the interior rows came from the exchange's own task"))
