@@ -753,6 +753,67 @@ def test_only_current_builds_of_released_sources_reach_a_sandbox(tmp_path):
     assert sandbox.BUILDS in sandbox.ENV_DENIED
 
 
+def test_the_reference_runs_builds_of_released_sources_seed_every_later_box(tmp_path, monkeypatch):
+    """A build the solution's kernel made in its box (a kit kernel at the tracer's or Archer's
+    flags, C found verbatim in the released notebook) joins the grader's cache when that box
+    goes, so a submission's box is handed it made; the solution's own C, a build the box only
+    linked from its seed, or a submission's box's builds never join."""
+    import nbformat
+
+    build = importlib.import_module("hybridlab.kernels.build")
+    from hybridlab.paths import kernels_dir
+
+    monkeypatch.setenv("HYBRIDLAB_CACHE", str(tmp_path / "cache"))
+    cc, traced = build.mpicc(), list(build.TRACE_FLAGS)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell('code = r"""\nint given;\n"""')]
+    released = tmp_path / "lab.ipynb"
+    nbformat.write(nb, released)
+
+    def made_in(box, name: str, code: str, flags: list[str], *, kept: bool) -> str:
+        path = box.made_builds / f"{name}-{build.cache_key(code, tuple(flags), cc)}"
+        path.mkdir()
+        (path / build.FLAGS_FILE).write_text(json.dumps(flags))
+        (path / name).write_text("a program")
+        if kept:  # C code from a notebook is kept beside its build
+            (path / f"{name}.c").write_text(code)
+        return path.name
+
+    def box_made(mode: str) -> tuple[sandbox.Box, list[str]]:
+        monkeypatch.setenv("HYBRIDLAB_RUNS", f"{mode}:{tmp_path / 'runs'}")
+        work = tmp_path / f"work-{mode}"
+        work.mkdir()
+        box = sandbox.Box(work, released=[released])
+        names = [
+            made_in(
+                box,
+                "mpi_mistakes",
+                (kernels_dir() / "mpi_mistakes.c").read_text(),
+                traced,
+                kept=False,
+            ),
+            made_in(box, "given", "int given;\n", [], kept=True),
+            made_in(box, "ring_fixed", "int secret;\n", [], kept=True),  # the solution's C
+        ]
+        (box.made_builds / "seeded-0123456789abcdef").symlink_to(SEED_LINK)
+        return box, names
+
+    SEED_LINK = "/run/hybridlab/cache/seeded-0123456789abcdef"
+    box, (kit, given, solution) = box_made("record")
+    target = [(s, t) for s, t, _ in box.binds() if s == box.made_builds]
+    assert target == [(box.made_builds, Path("/tmp/cache/build"))]  # the kernel's build cache
+    box.remove()
+    cache = build.cache_dir()
+    assert sorted(p.name for p in cache.iterdir()) == sorted([kit, given])
+    assert (cache / kit / "mpi_mistakes").read_text() == "a program"
+    assert sandbox.released_builds(cache, [released]) == [cache / given, cache / kit]
+    shutil.rmtree(cache)
+    box, _ = box_made("replay")  # a submission's box: its builds stay its own
+    assert all(s != box.made_builds for s, _, _ in box.binds())
+    box.remove()
+    assert not cache.exists() or not list(cache.iterdir())
+
+
 def test_clean_stale_removes_only_old_builds_todays_kit_would_not_use(tmp_path, monkeypatch):
     build = importlib.import_module("hybridlab.kernels.build")
     from hybridlab.paths import kernels_dir

@@ -580,6 +580,9 @@ class Box:
         (self.seed / SEED_OBJECTS).mkdir()
         self.made_objects = self.root / "objects"  # the kit objects its builds compile
         self.made_objects.mkdir()
+        self.released = tuple(released)
+        self.made_builds = self.root / "builds"  # the reference run's kernel builds (builds_kept)
+        self.made_builds.mkdir()
         for entry in _released_builds_once(cache_dir(), tuple(released)):
             try:
                 shutil.copytree(entry, self.seed / "cache" / entry.name, symlinks=True)
@@ -600,7 +603,8 @@ class Box:
     def binds(self) -> list[tuple[Path, Path, bool]]:
         """(source, target, writable): the kit objects the grader's cache holds (read-only) and
         the folder its builds keep theirs in (objects_kept), and in the reference run the folder
-        of numba's cache (numba_kept); a kernel's box also: the ipc folder;
+        of numba's cache (numba_kept); a kernel's box also: the ipc folder (and in the reference
+        run its build cache: builds_kept);
         the runs log and the hand-out file; the solution's kernel runs when they are recorded
         (writable) or replayed (read-only), the checked copy of the submission's own runs
         (read-only; see replay.py)."""
@@ -613,6 +617,10 @@ class Box:
             kit.append((self.made_numba, Path(Box.environment()["HYBRIDLAB_CACHE"]) / "numba", True))
         if not self.kernel:
             return kit
+        if replay.folder("record"):  # and so do the builds its kernel made (builds_kept)
+            kit.append(
+                (self.made_builds, Path(Box.environment()["HYBRIDLAB_CACHE"]) / "build", True)
+            )
         own = [*kit, (self.ipc, self.ipc, True)]
         for mine, env in ((self.runs_log, replay.LOG), (self.handout, handout.ENV)):
             if os.environ.get(env):  # a file of the box where the kernel expects it (ulimit -f)
@@ -653,6 +661,33 @@ class Box:
             keep_object(found)
         return len(made)
 
+    def builds_kept(self) -> int:
+        """The reference run's kernel box (the solution's code): its builds of released sources
+        (a kit kernel at any flags, as Archer or the tracer builds it, or C found verbatim in a
+        released notebook: released_builds, current ones only) join the grader's build cache,
+        whose released builds seed every submission's box (write_released_builds, after the
+        reference run). Before, each submission's kernel and its parts graded apart compiled
+        them again. A build of the solution's own C is not kept, and a submission's never are.
+        How many joined."""
+        from hybridlab.kernels.build import cache_dir
+
+        if replay.folder("record") is None or not self.made_builds.is_dir():
+            return 0
+        kept = 0
+        for entry in released_builds(self.made_builds, list(self.released)):
+            target = cache_dir() / entry.name
+            if entry.is_symlink() or target.exists():
+                continue  # a seeded build (linked from the grader's cache), or one it has
+            cache_dir().mkdir(parents=True, exist_ok=True)
+            part = Path(tempfile.mkdtemp(prefix=f".{entry.name}-", dir=cache_dir()))
+            try:
+                shutil.copytree(entry, part, symlinks=True, dirs_exist_ok=True)
+                part.rename(target)  # whole or not at all; a concurrent copy simply loses
+                kept += 1
+            except OSError:
+                shutil.rmtree(part, ignore_errors=True)
+        return kept
+
     def numba_kept(self) -> int:
         """The reference run's box (the solution's code): the numba cache its kernels wrote joins
         the grader's (paths.numba_cache_dir), which seeds every later box. How many files."""
@@ -671,6 +706,7 @@ class Box:
         for f in self.files:
             f.close()
         self.objects_kept()
+        self.builds_kept()
         self.numba_kept()
         shutil.rmtree(self.root, ignore_errors=True)
 
