@@ -1096,3 +1096,82 @@ def test_node_sum_openmp_atomic_compare_is_read_as_a_compare_and_swap():
     assert any("not tried again" in f for f in split_adds(_adds(once))), split_adds(_adds(once))
     if not archer.missing():
         assert node_sum_races(_adds(loop)) == []
+
+
+# attackS's A06_nested_gcconly (2026-12-06), its adds: a read in one critical section, the write
+# in another, the read in a GCC nested function for gcc only and a plain helper for clang
+_NESTED_READ = ("    double get_at(double *rs, int i) {\n        double x;\n"
+                "#pragma omp critical(readit)\n        x = rs[i];\n        return x;\n    }\n")
+_SPLIT_WRITE = ("    for (int i = 0; i < n; i++) {\n        double x = get_at(rank_sum, i);\n"
+                "#pragma omp critical(writeit)\n        rank_sum[i] = x + mine[i];\n    }")
+_PLAIN_READ = ("static double get_at(double *rs, int i) {\n    double x;\n"
+               "#pragma omp critical(readit)\n    x = rs[i];\n    return x;\n}")
+
+
+def test_node_sum_cells_that_tell_the_compilers_apart_are_refused():
+    """Lab 06 (e): a cell whose C differs for gcc (the graded build, what runs) and clang (the
+    IR rules' and Archer's build) showed clang a program that was not the one run: attackS's
+    A06_nested_gcconly kept 4/4 twice with a split add whose read sat in a GCC nested function
+    behind `#ifndef __clang__` (clang could not read gcc's view, the text rule found nothing),
+    and a plain helper for clang's own build. Judged by behaviour (same_c.preprocessed_apart:
+    the cell through both preprocessors), not by names: `__clang__`, `_OPENMP`'s value, a macro
+    only gcc predefines, `__GNUC__`'s value in code all differ; `#ifdef _OPENMP`, a macro call
+    over two lines, `_Pragma`, a header's macros and `atomic compare` do not."""
+    from hybridlab.kernels import same_c, split_rmw
+    from hybridlab.mapping.exercise import build_student_nodes
+
+    if not split_rmw.clang_present():
+        pytest.skip("clang is not installed")
+    apart = {
+        "clang": "#ifdef __clang__\nint a;\n#else\nint b;\n#endif\n",
+        "openmp value": "#if _OPENMP >= 201811\nint a;\n#else\nint b;\n#endif\n",
+        "gcc only macro": "int z;\n#ifdef __SIZEOF_FLOAT80__\nint a;\n#endif\n",
+        "version in code": "int f(void) { return __GNUC__; }\n",
+        "spacing made by a macro": ("#ifdef __clang__\n#define P + +\n#else\n#define P ++\n#endif\n"
+                                    "int f(int b) { return 1 P b; }\n"),
+        "an #error for one": "#ifdef __clang__\n#error no\n#endif\nint a;\n",
+    }
+    for name, code in apart.items():
+        assert same_c.preprocessed_apart(code), name
+    assert "cell line 3" in same_c.preprocessed_apart(apart["gcc only macro"])[0]
+    same = {
+        "ifdef openmp": "#ifdef _OPENMP\n#include <omp.h>\nint a;\n#endif\n",
+        "macro over lines": "#define ADD(a, b) ((a) + (b))\nint f(int x) {\n return ADD(x,\n   2);\n}\n",
+        "pragma operator": ('#define CRIT _Pragma("omp critical (x)")\nvoid f(double *a) {\n CRIT\n'
+                            " a[0] += 1;\n}\n"),
+        "header macros": "#include <math.h>\nint f(double x) { return isnan(x) ? 0 : (int)fabs(x); }\n",
+        "atomic compare": ("void f(double *x, double e, double d) {\n#pragma omp atomic compare\n"
+                           "    if (*x == e) { *x = d; }\n}\n"),
+        "the solution": _adds(_GUARDED),
+    }
+    for name, code in same.items():
+        assert same_c.preprocessed_apart(code) == [], (name, same_c.preprocessed_apart(code))
+    attack = _adds("#ifndef __clang__\n" + _NESTED_READ + "#endif\n" + _SPLIT_WRITE,
+                   "#ifdef __clang__\n" + _PLAIN_READ + "\n#endif")
+    with pytest.raises(ValueError, match="reads differently for gcc and for clang"):
+        build_student_nodes(attack, name="student_nodes_apart")
+
+
+def test_node_sum_cells_clang_cannot_read_as_gcc_builds_them_are_refused():
+    """Lab 06 (e): where clang could not read the cell as gcc preprocesses it, split_adds fell
+    back to a text rule that knows only `omp atomic read/write` and atomic stores, and a split
+    add (a read in one critical section, the write in another) kept its points once the read
+    sat in a GCC nested function (attackS's A06_nested_gcconly). Now refused, naming clang's
+    error and the cell's line; `atomic compare`, which clang 14 cannot parse either, is still
+    read as the compare-and-swap it is."""
+    from hybridlab.kernels import split_rmw
+    from hybridlab.mapping.exercise import split_adds
+
+    if not split_rmw.clang_present():
+        pytest.skip("clang is not installed")
+    nested = _adds("\n" + _NESTED_READ + _SPLIT_WRITE)
+    line = nested.splitlines().index("    double get_at(double *rs, int i) {") + 1
+    with pytest.raises(ValueError, match=rf"clang cannot read the cell as gcc builds it \(cell line "
+                                         rf"{line}: function definition is not allowed here\)"):
+        split_adds(nested)
+    compare = ("for (int i = 0; i < n; i++) {\n        double expected = 0.0, seen;\n        for (;;) {\n"
+               "            double want = expected + mine[i];\n#pragma omp atomic compare capture\n"
+               "            {\n                seen = rank_sum[i];\n"
+               "                if (rank_sum[i] == expected) { rank_sum[i] = want; }\n            }\n"
+               "            if (seen == expected) break;\n            expected = seen;\n        }\n    }")
+    assert split_adds(_adds(compare)) == []

@@ -1133,4 +1133,64 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 ''', {"hidden_node_sum"},
             why="fresh attacker (L06_G6): OpenMP 5.1 atomic compare tried once, the add dropped when it fails",
             reason="not tried again"),
+    attempt("method", "node_sum", r'''%%c NODES_C node_sum
+#include <unistd.h>
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int r;
+    MPI_Comm_rank(world, &r);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, node);
+    int nr;
+    MPI_Comm_rank(*node, &nr);
+    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, r, leaders);
+}
+
+#ifdef __clang__
+static double get_at(double *rank_sum, int i) {
+    double x;
+#pragma omp critical(readit)
+    x = rank_sum[i];
+    return x;
+}
+#endif
+
+/* a split add (read in one critical section, write in another), threads held apart in time;
+ * for GCC the read sits in a nested function (a GCC extension): the IR check's clang cannot
+ * read the cell and falls back to the text rule; clang's own (Archer) build gets a plain helper */
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    int me = omp_get_thread_num();
+#ifndef __clang__
+    double get_at(double *rs, int i) {
+        double x;
+#pragma omp critical(readit)
+        x = rs[i];
+        return x;
+    }
+#endif
+    usleep(20000 * me);
+    for (int i = 0; i < n; i++) {
+        double x = get_at(rank_sum, i);
+#pragma omp critical(writeit)
+        rank_sum[i] = x + mine[i];
+    }
+#pragma omp barrier
+#pragma omp master
+    {
+        double *tmp = malloc((size_t)n * sizeof *tmp);
+        MPI_Reduce(rank_sum, tmp, n, MPI_DOUBLE, MPI_SUM, 0, node);
+        if (leaders != MPI_COMM_NULL) MPI_Allreduce(tmp, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+        free(tmp);
+    }
+#pragma omp barrier
+}
+''', {"hidden_node_sum"},
+            why="fresh attacker (attackS's A06_nested_gcconly, 4/4 twice): a split add (read in "
+                "critical(readit), written in critical(writeit), threads held apart by usleep) "
+                "whose read sits in a GCC nested function behind #ifndef __clang__: clang could "
+                "not read gcc's view, the IR rules fell back to a text rule that found nothing, "
+                "and Archer's clang build took a plain helper instead; now refused as a cell that "
+                "is not the same C for gcc and clang (same_c.preprocessed_apart), and a cell clang "
+                "cannot read as gcc builds it is refused too (split_adds)",
+            reason="reads differently for gcc and for clang"),
 ]

@@ -596,4 +596,80 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 #pragma omp barrier
 }
 ''', why="fresh attacker (L06_R6): OpenMP 5.1 atomic compare capture in a CAS loop until it succeeds"),
+    right("node_sum", r"""
+%%c NODES_C node_sum
+#include <stdint.h>
+#include <string.h>
+#include <stdatomic.h>
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int r;
+    MPI_Comm_rank(world, &r);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, node);
+    int nr;
+    MPI_Comm_rank(*node, &nr);
+    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, r, leaders);
+}
+
+/* a CAS loop on the double's bits; each try reads the addend mine[i] again (it is const) */
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    for (int i = 0; i < n; i++) {
+        uint64_t *cell = (uint64_t *)&rank_sum[i];
+        uint64_t seen = __atomic_load_n(cell, __ATOMIC_RELAXED), next;
+        do {
+            double now;
+            memcpy(&now, &seen, 8);
+            now += mine[i];
+            memcpy(&next, &now, 8);
+        } while (!__atomic_compare_exchange_n(cell, &seen, next, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+    }
+#pragma omp barrier
+#pragma omp master
+    {
+        double *tmp = malloc((size_t)n * sizeof *tmp);
+        MPI_Reduce(rank_sum, tmp, n, MPI_DOUBLE, MPI_SUM, 0, node);
+        if (leaders != MPI_COMM_NULL) MPI_Allreduce(tmp, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+        free(tmp);
+    }
+#pragma omp barrier
+}
+""", why="fresh attacker (attackS's R06_cas_reread): a weak CAS loop on the double's bits, each try reading the addend mine[i] again"),
+    right("node_sum", r"""
+%%c NODES_C node_sum
+#include <stdint.h>
+#include <string.h>
+#include <stdatomic.h>
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int r;
+    MPI_Comm_rank(world, &r);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, node);
+    int nr;
+    MPI_Comm_rank(*node, &nr);
+    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, r, leaders);
+}
+
+/* a C11 atomic_flag spin lock, one for every thread of the rank, around each block of adds */
+static atomic_flag guard = ATOMIC_FLAG_INIT;
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    for (int i0 = 0; i0 < n; i0 += 32) {
+        int i1 = i0 + 32 < n ? i0 + 32 : n;
+        while (atomic_flag_test_and_set_explicit(&guard, memory_order_acquire))
+            ;
+        for (int i = i0; i < i1; i++) rank_sum[i] = rank_sum[i] + mine[i];
+        atomic_flag_clear_explicit(&guard, memory_order_release);
+    }
+#pragma omp barrier
+#pragma omp master
+    {
+        double *tmp = malloc((size_t)n * sizeof *tmp);
+        MPI_Reduce(rank_sum, tmp, n, MPI_DOUBLE, MPI_SUM, 0, node);
+        if (leaders != MPI_COMM_NULL) MPI_Allreduce(tmp, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+        free(tmp);
+    }
+#pragma omp barrier
+}
+""", why="fresh attacker (attackS's R06_flaglock): a C11 atomic_flag spin lock around blocks of 32 plain adds"),
 ]

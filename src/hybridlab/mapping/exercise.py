@@ -15,7 +15,7 @@ import pandas as pd
 
 import hybridlab as hl
 
-from ..kernels import archer, llvm_ir, lock_identity, retry_rmw, split_rmw
+from ..kernels import archer, llvm_ir, lock_identity, retry_rmw, same_c, split_rmw
 from ..machine.placement import BIND_MODES, Placement, PlacementError
 from ..runs.student_c import build_student, preprocessed_lines, run_student, student_unit
 from ..tools.exercise import SPLIT_UPDATE, archer_run
@@ -173,8 +173,20 @@ NODE_FUNCTIONS = ("split_nodes", "node_sum")
 
 def build_student_nodes(code: str, name: str = "student_nodes") -> hl.Kernel:
     """The student's split_nodes() and node_sum() built into node_sum.c, MPI calls traced;
-    AssertionError for an add split in two (split_adds)."""
+    AssertionError for an add split in two (split_adds); ValueError for a cell that is not the
+    same C for gcc and clang (same_c.preprocessed_apart: the adds are judged from clang's IR of
+    the cell and raced under Archer's clang build, and run from gcc's build; attackS's
+    A06_nested_gcconly showed clang one program and ran another behind `#ifndef __clang__`,
+    4/4, 2026-12-06), or that clang cannot read as gcc builds it (split_adds)."""
     kernel = build_student(name, "node_sum", "HL_STUDENT_NODES", code, NODE_FUNCTIONS)
+    apart = same_c.preprocessed_apart(code)
+    if apart:
+        raise ValueError(
+            f"node_sum: the cell reads differently for gcc and for clang ({apart[0]}): it must be "
+            "the same C for every compiler (gcc builds what runs; clang's build is what the "
+            "adds into rank_sum are judged and raced from), so nothing in it may tell the "
+            "compilers apart (`__clang__`, `__GNUC__`, `__has_feature`, `_OPENMP`'s value, a "
+            "macro only one compiler predefines)")
     split = split_adds(code)
     assert not split, (
         f"node_sum: {'; '.join(split)}: each thread's add into rank_sum is one read-modify-write "
@@ -208,9 +220,13 @@ def split_adds(code: str) -> list[str]:
     what it writes (into rank_sum, a value read before: split_rmw), not refused wherever it is:
     a lock made by hand, taken by a test-and-set until it is had and released by an atomic
     clear or store, is a lock (attackR's L06_R4 lost 4/4 to a rule against any atomic store or
-    exchange, 2026-12-06). Where clang is not installed, or cannot read the cell even so, the
+    exchange, 2026-12-06). Where clang is not installed, the
     text rule (lab 16's tools.exercise.SPLIT_UPDATE on the preprocessed cell: `omp atomic
-    read|write`, atomic stores and exchanges) stands in for the IR rules, and a note says so."""
+    read|write`, atomic stores and exchanges) stands in for the IR rules, and a note says so.
+    Where clang is installed but cannot read the cell as gcc builds it (a GCC nested function, a
+    builtin or extension only gcc knows), ValueError naming clang's first error line: the IR
+    rules cannot judge what gcc runs, and the text rule alone let a split add keep 4/4
+    (attackS's A06_nested_gcconly, 2026-12-06)."""
     lines = preprocessed_lines("node_sum", "HL_STUDENT_NODES", code)
     by_text = [f"cell line {line}: `{m.group(0).strip()}`"
                for line, text in lines if (m := re.search(SPLIT_UPDATE, text))]  # fmt: skip
@@ -219,15 +235,23 @@ def split_adds(code: str) -> list[str]:
     view = clang_view(split_rmw.gcc_view(lines, code))
     try:
         ir = llvm_ir.cell_ir(student_unit("node_sum", "HL_STUDENT_NODES", view), (), sanitized=False)
-    except RuntimeError as err:  # a construct the kit's clang cannot read: the text rule only
-        said = next((ln.split("error:", 1)[1].strip() for ln in str(err).splitlines()
-                     if "error:" in ln), "")
-        print("tool note (not graded): the kit's clang could not read your node_sum cell "
-              f"({said[:160]}), so its adds into rank_sum were checked by the text rule and the "
-              "runs only")
-        return list(dict.fromkeys(by_text))
+    except RuntimeError as err:  # a construct the kit's clang cannot read: refused
+        raise ValueError(
+            f"node_sum: clang cannot read the cell as gcc builds it ({_first_error(str(err))}): "
+            "the adds into rank_sum are judged from clang's IR of the cell, so the cell must be C "
+            "that gcc and clang both read (no GCC nested function, no builtin or extension only "
+            "gcc knows)") from None
     found = split_rmw.split_writes(ir) + lock_identity.unshared_locks(ir) + retry_rmw.dropped_adds(ir)
     return list(dict.fromkeys(found))
+
+
+def _first_error(said: str) -> str:
+    """A compiler's first error, "cell line N: what" where it is on a cell line."""
+    for ln in said.splitlines():
+        if (m := re.search(r"([^\s:]+):(\d+):\d+: (?:fatal )?error: (.*)", ln)):
+            where = f"cell line {m.group(2)}" if m.group(1) == "cell" else f"{m.group(1)} line {m.group(2)}"
+            return f"{where}: {m.group(3).strip()[:160]}"
+    return said.strip().splitlines()[-1][:160] if said.strip() else "no message"
 
 
 # OpenMP 5.1's atomic compare (clang 14 knows none of it): the pragma, and its statement's forms
