@@ -338,3 +338,99 @@ def test_the_counted_build_finds_words_written_twice_and_copies_out_of_another_t
     owned = {int(tid) in main: int(v) for tid, v in zip(b["tid"], b["owned"], strict=True)}
     # the copied 4096 words are thread 1's (who stored them on its stack), thread 0 wrote the rest
     assert owned.get(False, 0) >= 8 * 4096 - 64 and owned[True] <= 8 * ((1 << 15) - 4096) + 64, (b, main)
+
+
+# attack S's A10_wash8_twoarrays (5/5 twice before; fixer f50): thread 0 sweeps every point, each value
+# rebuilt a piece at a time through a `switch` on its bits (a phi of constants), beside a one-column
+# decoy in a shared loop; the others spin
+WASH = "\n".join(["static double wash(double x) {",
+                  "    volatile long ticks = 0;",
+                  "    unsigned long bits, r = 0;",
+                  "    memcpy(&bits, &x, 8);",
+                  "    for (int sh = 0; sh < 64; sh += 4) {",
+                  "        switch ((bits >> sh) & 15) {",
+                  *(f"        case {k}: r |= {k}ul << sh; ticks++; break;" for k in range(16)),
+                  "        }",
+                  "    }",
+                  "    memcpy(&x, &r, 8);",
+                  "    return x;",
+                  "}", "", ""])
+WASHED_SWEEP = """#pragma omp parallel
+        {
+#pragma omp for
+            for (long k = 1; k <= rows; k++)
+                v[k * w + 1] = 0.25 * (u[(k - 1) * w + 1] + u[(k + 1) * w + 1] + u[k * w] + u[k * w + 2]);
+            if (omp_get_thread_num() == 0)
+                for (long k = 1; k <= rows; k++)
+                    for (long j = 2; j <= n; j++)
+                        v[k * w + j] = wash(0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] +
+                                                    u[k * w + j + 1]));
+        }"""
+
+
+def _washed(wash: str, sweep: str = WASHED_SWEEP) -> str:
+    program = JACOBI_PROGRAM.replace(SWEEP, sweep).replace("int main(", wash + "int main(", 1)
+    assert "wash(0.25" in program and "static double wash" in program
+    return program
+
+
+def test_a_value_chosen_by_branches_on_the_update_is_the_update():
+    """A10_wash8_twoarrays: a value rebuilt through a `switch` on the update's bits (a phi of
+    constants; clang writes the switch's cases one a line, which the parser read as instructions
+    of their own) is made from what the switch tests: control dependence, not only data flow.
+    The master's washed sweep is an update outside every work-sharing loop."""
+    found = updates_unshared(_washed(WASH))
+    assert found and "wash(0.25" in found[0] and "work-sharing" in found[0]
+    # ... through a volatile accumulator set in the branches (the function's own memory)
+    spilled = WASH.replace("unsigned long bits, r = 0;", "unsigned long bits;\n    volatile unsigned long r = 0;")
+    assert spilled != WASH and updates_unshared(_washed(spilled))
+    # ... or through `if`s on each bit
+    bitwise = "\n".join(["static double wash(double x) {", "    volatile long ticks = 0;",
+                         "    unsigned long bits, r = 0;", "    memcpy(&bits, &x, 8);",
+                         "    for (int b = 0; b < 64; b++)",
+                         "        if ((bits >> b) & 1) { r |= 1ul << b; ticks++; } else ticks--;",
+                         "    memcpy(&x, &r, 8);", "    return x;", "}", "", ""])  # fmt: skip
+    assert updates_unshared(_washed(bitwise))
+    # ... or through functions returning constants, picked from a table by the bits
+    table = "\n".join([*(f"static unsigned long c{k}(void) {{ return {k}ul; }}" for k in range(16)),
+                        "static unsigned long (*const tbl[16])(void) = {" + ", ".join(f"c{k}" for k in range(16)) + "};",
+                        "static double wash(double x) {", "    unsigned long bits, r = 0;", "    memcpy(&bits, &x, 8);",
+                        "    for (int sh = 0; sh < 64; sh += 4) r |= tbl[(bits >> sh) & 15]() << sh;",
+                        "    memcpy(&x, &r, 8);", "    return x;", "}", "", ""])  # fmt: skip
+    assert updates_unshared(_washed(table))
+    # the washed update in the shared loop, as the lab asks, is shared
+    shared = _washed(WASH, SWEEP.replace("v[k * w + j] = 0.25 * (", "v[k * w + j] = wash(0.25 * (")
+                     .replace("u[k * w + j + 1]);", "u[k * w + j + 1]));"))  # fmt: skip
+    assert updates_unshared(shared) == []
+
+
+# attack S's right answer R10_rowptr (0/5 twice before; fixer f50): the grid's rows reached through
+# arrays of row pointers on the heap, `V[k][j] = ...` in a plain `parallel for`
+ROW_TABLE_SWEEP = """double **U = malloc((size_t)(rows + 2) * sizeof *U), **V = malloc((size_t)(rows + 2) * sizeof *V);
+        for (long k = 0; k < rows + 2; k++)
+            U[k] = u + k * w, V[k] = v + k * w;
+#pragma omp parallel for
+        for (long k = 1; k <= rows; k++)
+            for (long j = 1; j <= n; j++)
+                V[k][j] = 0.25 * (U[k - 1][j] + U[k + 1][j] + U[k][j - 1] + U[k][j + 1]);
+        free(U);
+        free(V);"""
+
+
+def test_an_update_through_a_table_of_row_pointers_is_shared():
+    """R10_rowptr: the store's address is a row's pointer loaded from memory (`V[k]`, read at an
+    address the thread's share of the loop picks) plus j: the loop's variable is followed through
+    that load. A sweep of every row through the same table is refused as before."""
+    table = JACOBI_PROGRAM.replace(SWEEP, ROW_TABLE_SWEEP)
+    assert table != JACOBI_PROGRAM and updates_unshared(table) == []
+    # every thread sweeping every row (the loop shared is one over the threads)
+    every = table.replace("#pragma omp parallel for\n        for (long k = 1; k <= rows; k++)\n",
+                          "#pragma omp parallel for\n        for (long t = 0; t < 2; t++)\n"
+                          "        for (long k = 1; k <= rows; k++)\n")  # fmt: skip
+    assert every != table and "V[k][j]" in updates_unshared(every)[0]
+    # the master sweeping every row beside a decoy shared loop
+    master = table.replace("#pragma omp parallel for\n        for (long k = 1; k <= rows; k++)\n",
+                           "#pragma omp parallel for\n        for (long k = 1; k <= rows; k++)\n"
+                           "            V[k][0] = U[k - 1][0] + U[k + 1][0] + U[k][0] + U[k][1];\n"
+                           "        for (long k = 1; k <= rows; k++)\n")  # fmt: skip
+    assert master != table and "V[k][j]" in updates_unshared(master)[0]

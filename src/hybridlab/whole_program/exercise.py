@@ -14,6 +14,7 @@ text as typed (the preprocessed text's rule, text_unshared, only where clang is 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 
@@ -185,6 +186,7 @@ _COPY = re.compile(r"@(?:llvm\.memcpy[\w.]*|llvm\.memmove[\w.]*|memcpy|memmove)$
 # and markers (not the runtime's fork, a library's function, inline asm)
 _KEPT_BY = re.compile(r"@llvm\.(?:memcpy|memmove|memset|lifetime|dbg|stacksave|stackrestore|assume|"
                       r"prefetch|invariant|experimental\.noalias|var\.annotation|ptr\.annotation)\b")
+_UNREACHABLE = re.compile(r"^\s*unreachable\b")
 _COMPARE = re.compile(r"=\s*(?:icmp|fcmp)\b")
 _TO_INTEGER = re.compile(r"=\s*ptrtoint\b")
 _WORK_LOOP = 0x200  # ident_t flags: a loop's work-sharing (KMP_IDENT_WORK_LOOP), not sections
@@ -230,11 +232,14 @@ def _as_gcc_reads(view: str) -> str:
 
 
 class _Flow:
-    """One function's blocks: dominators and post-dominators, positions (block, index)."""
+    """One function's blocks: dominators and post-dominators, positions (block, index). A block
+    that is only `unreachable` (a `switch`'s default that cannot happen) is no way out: the end of
+    a work-sharing loop still post-dominates the cases of a switch in its body."""
 
     def __init__(self, f):
         self.f = f
-        succ = {b: [s for s in (f.code[b][-1].successors if f.code[b] else []) if s in f.code]
+        dead = {b for b in f.blocks if f.code[b] and _UNREACHABLE.match(f.code[b][-1].text)}
+        succ = {b: [s for s in (f.code[b][-1].successors if f.code[b] else []) if s in f.code and s not in dead]
                 for b in f.blocks}
         pred = {b: [] for b in f.blocks}
         for b in f.blocks:
@@ -297,10 +302,25 @@ def _definitions(f, todo: list[str]):
         seen.add(v)
         yield f.code[f.where[v][0]][f.where[v][1]]
 
+def _one_line_switches(ir: str) -> str:
+    """The IR with each `switch` on one line (clang writes its cases one a line, which
+    split_rmw.parse reads as instructions of their own: the switch would have no successors, its
+    cases no predecessors, and a value chosen by it no branch deciding it)."""
+    out, open_switch = [], False
+    for ln in ir.splitlines():
+        if open_switch:
+            out[-1] += " " + ln.strip()
+            open_switch = "]" not in ln
+        else:
+            out.append(ln)
+            open_switch = bool(re.match(r"^\s*switch\b[^\]]*\[\s*$", ln))
+    return "\n".join(out)
+
+
 class _Program:
     def __init__(self, ir: str):
         self.ir = ir
-        self.funcs = split_rmw.parse(ir)
+        self.funcs = split_rmw.parse(_one_line_switches(ir))
         self.flags = {m.group(1): int(m.group(2)) for ln in ir.splitlines() if (m := _IDENT.match(ln))}
         self.lines = llvm_ir.cell_lines(ir)
         self.flow = {n: _Flow(f) for n, f in self.funcs.items() if f.blocks and f.code[f.blocks[0]]}
@@ -411,6 +431,42 @@ class _Program:
         return all(self.shared(g, p, depth + 1) for g, p in self.calls[n])
 
     # -- what ---------------------------------------------------------------------------------
+    def _control(self, f):
+        """split_rmw's control dependence of `f`, its edges into `unreachable` blocks left out (a
+        `switch` whose default cannot happen does not decide whether the code after it runs)."""
+        key = ("ctl", f.name)
+        if key not in self._summaries:
+            dead = {b for b in f.blocks if f.code[b] and _UNREACHABLE.match(f.code[b][-1].text)}
+            code = {b: [*f.code[b][:-1], dataclasses.replace(f.code[b][-1], successors=[
+                        x for x in f.code[b][-1].successors if x not in dead])] if f.code[b] else []
+                    for b in f.blocks}  # fmt: skip
+            self._summaries[key] = split_rmw._control(dataclasses.replace(f, code=code))
+        return self._summaries[key]
+
+    def _idom(self, f, b):
+        """The immediate dominator of block `b` (None for the entry)."""
+        fl = self.flow.get(f.name)
+        if fl is None:
+            return None
+        others = [d for d in fl.dom.get(b, ()) if d != b]
+        return max(others, key=lambda d: len(fl.dom[d]), default=None)
+
+    def _decided(self, f, blocks, but):
+        """The conditions of the branches that decide whether `blocks` run (each block's own
+        branch too), less those that decide whether block `but` runs: a value chosen by branches
+        (a phi of constants in a `switch` on the update's bits, a volatile temporary set in an
+        `if`) is made from what the branches test (control dependence, as split_rmw's)."""
+        ctl = self._control(f)
+        keep = set()
+        for b in blocks:
+            keep |= ctl.over.get(b, set()) | ({b} & set(ctl.condition))
+        keep -= ctl.over.get(but, set()) if but else set()
+        return [ctl.condition[x] for x in keep if ctl.condition.get(x)]
+
+    def _phi_conditions(self, f, ins):
+        b = f.where[ins.result][0] if ins.result in f.where else None
+        return self._decided(f, [blk for _, blk in ins.incoming], self._idom(f, b) if b else None)
+
     def _strip(self, f, v, through=_ADDRESS_OPS):
         """The value `v` is a cast or address offset of (the base of an address); `through`:
         the instructions peeled (_CASTS: casts only, the exact address)."""
@@ -428,18 +484,20 @@ class _Program:
         """Per function: the allocas, the stores into each base and each exact address."""
         key = ("mem", f.name)
         if key not in self._summaries:
-            allocas, by_base, by_ptr = set(), {}, {}
+            allocas, by_base, by_ptr, at = set(), {}, {}, {}
             for b in f.blocks:
                 for ins in f.code[b]:
                     if ins.result and _ALLOCA.search(ins.text):
                         allocas.add(ins.result)
                     elif ins.op == "store" and ins.value:
                         by_base.setdefault(self._strip(f, ins.pointer), []).append(ins.value)
+                        at.setdefault(self._strip(f, ins.pointer), set()).add(b)
                         by_ptr.setdefault(self._bare(f, ins.pointer), []).append(ins.value)
                     elif ins.op == "call" and ins.callee and _COPY.match(ins.callee) and len(ins.args) > 1:
                         by_base.setdefault(self._strip(f, ins.args[0]), []).append(("copy", ins.args[1]))
                         by_ptr.setdefault(self._bare(f, ins.args[0]), []).append(("copy", ins.args[1]))
             self._summaries[key] = (allocas, by_base, by_ptr)
+            self._summaries[("stored", f.name)] = at  # the blocks that store into each base
         return self._summaries[key]
 
     def _bare(self, f, v):
@@ -472,15 +530,16 @@ class _Program:
                 if m and _POINTER_TYPE.match(m.group(1)):
                     continue
                 base = self._strip(f, ins.pointer)
-                if base in allocas:
+                if base in allocas:  # what was stored there, and the branches deciding which store ran
                     todo += by_base.get(base, [])
+                    todo += self._decided(f, self._summaries[("stored", f.name)].get(base, ()), b)
                 elif self._bare(f, ins.pointer) in by_ptr:
                     todo += by_ptr[self._bare(f, ins.pointer)]
                     found.add((f.name, v))
                 else:
                     found.add((f.name, v))
-            elif ins.op == "phi":
-                todo += [x for x, _ in ins.incoming if x]
+            elif ins.op == "phi":  # the values it may take, and the branches choosing among them
+                todo += [x for x, _ in ins.incoming if x] + self._phi_conditions(f, ins)
             elif ins.op == "call":
                 if ins.callee in self.funcs and depth < _DEPTH:
                     got, params = self._returns(ins.callee, depth + 1)
@@ -488,9 +547,26 @@ class _Program:
                     todo += [ins.args[k] for k in params if k < len(ins.args) and ins.args[k]]
                 elif ins.callee and ins.callee not in self.funcs:
                     todo += [a for a in ins.args if a]
+                    if ins.callee.startswith("%"):  # called through a pointer: what picked it
+                        todo += self._picked_by(f, ins.callee)
             elif ins.op == "other" and not _VALUE_STOPS.search(ins.text):
                 todo += ins.operands  # arithmetic, casts (a double's bits as an integer), selects
         return found
+
+    def _picked_by(self, f, v):
+        """The indices an address `v` (a function's pointer called) was read at or computed with:
+        a function picked from a table by the update's bits returns a value chosen by them."""
+        out, todo = [], [v]
+        for ins in _definitions(f, todo):
+            if ins.op == "load":
+                todo.append(ins.pointer)
+            elif ins.op in ("other", "phi"):
+                if _ADDRESS_OPS.search(ins.text) and ins.operands:
+                    out += ins.operands[1:]
+                    todo.append(ins.operands[0])
+                else:
+                    todo += ins.operands
+        return out
 
     def _returns(self, n, depth):
         key = ("ret", n)
@@ -512,7 +588,7 @@ class _Program:
                 elif v in f.where:
                     ins = f.code[f.where[v][0]][f.where[v][1]]
                     if ins.op in ("other", "phi") and not _VALUE_STOPS.search(ins.text):
-                        todo += ins.operands
+                        todo += ins.operands + (self._phi_conditions(f, ins) if ins.op == "phi" else [])
             self._summaries[key] = (got, params)
         return self._summaries[key]
 
@@ -528,6 +604,10 @@ class _Program:
                 base = self._strip(f, ins.pointer)
                 if base in allocas:
                     todo += [x for x in by_base.get(base, []) if isinstance(x, str)]
+                else:
+                    m = _LOADED_TYPE.search(split_rmw._strip_meta(ins.text))
+                    if m and _POINTER_TYPE.match(m.group(1)):  # a row's pointer, V[i]: from where it is
+                        todo.append(ins.pointer)  # read (an index of the thread's share picks the row)
             elif ins.op in ("other", "phi"):
                 todo += ins.operands
         return False
@@ -637,11 +717,15 @@ def updates_unshared(code: str) -> list[str]:
     at an address that varies, of a value computed from four or more values read from
     memory, followed through arithmetic, casts, phis, selects, calls of the program's functions
     and the function's own stack (one-element statements, `s += c`, a volatile temporary are
-    all one value). Each such write must run in a loop an OpenMP work-sharing construct shares
-    among one whole team (`for`, `parallel for`, `loop` as GCC builds it, its schedule static
+    all one value), and through the branches that choose a value (control dependence: a value
+    rebuilt through a `switch` or `if`s on the update's bits, or a function picked from a table
+    by them, is the update: a fresh attacker's A10_wash8_twoarrays, 5/5 twice, 2026-12-06).
+    Each such write must run in a loop an OpenMP work-sharing construct shares among one whole
+    team (`for`, `parallel for`, `loop` as GCC builds it, its schedule static
     or dynamic; a `taskloop`'s tasks), at an address computed from the thread's share of the
-    loop's iterations; not in `masked`, `master`, `single`, `critical` or `ordered`; its region
-    started by a fork with no `num_threads` clause, never run serialized (an `if` clause), from
+    loop's iterations (through a row's pointer read from a table at such an index, `V[i][j]`:
+    R10_rowptr, 0/5 before); not in `masked`, `master`, `single`, `critical` or `ordered`; its
+    region started by a fork with no `num_threads` clause, never run serialized (an `if` clause), from
     code no parallel region runs (not nested); in a helper, every call of it must be so.
     A serial sweep on the master beside a decoy `parallel for` is refused however its statements
     are split (a fresh attacker's L10_split2, 5/5 twice, 2026-12-06). [] when every one is;
