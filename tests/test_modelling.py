@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from gaming import source_of
+from honest import source_of as honest_source
 from hybridlab.modelling import amdahl, overlap, predict
 from hybridlab.modelling.calibration import (
     QUANTITIES,
@@ -172,6 +173,99 @@ def test_no_code_of_the_students_runs_inside_lab_08s_hooks():
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.startswith("refused") and "'out'" in done.stdout, done.stdout
+
+
+_COMPILED = """
+import sys, numpy as np
+import nbformat
+nb = nbformat.read(sys.argv[1], as_version=4)
+cell = next(c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "hidden_epsilon")
+for i, answer in enumerate(sys.argv[2:]):
+    ns = {"np": np}
+    exec(compile(answer, "<cell-answer>", "exec"), ns)
+    exec(compile(cell[:cell.index('_r = _rng("epsilon")')], "<cell-test>", "exec"), ns)
+    got = ns["_counted_bounds"](2, 1, 0.0, 3.0)
+    print(i, bool(got[-1]), abs(got[0] - 1.5) < 1e-9, got[-1][:1])
+"""
+_JITTED = """
+import numba
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    return 1.0 / (f_non + np.maximum(f / m, (1.0 - f - f_non) * n / (n - m)))
+
+
+@numba.njit
+def _search(n, m, f_non):  # a ternary search and a scan, in machine code
+    lo, hi, top, k = 0.0, 1.0 - f_non, 1.0 - f_non, n / (n - m)
+    for _ in range(200):
+        a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        if max(a / m, (top - a) * k) > max(b / m, (top - b) * k):
+            lo = a
+        else:
+            hi = b
+    worst = 0.0
+    for i in range(1001):
+        worst = max(worst, max(top * i / 1000 / m, (top - top * i / 1000) * k))
+    return 1.0 / (f_non + max(lo / m, (top - lo) * k)), 1.0 / (f_non + worst)
+
+
+_search(2.0, 1.0, 0.0)
+"""
+_BY_DISPATCHER = _JITTED + """
+np.__dict__["_hl_search"] = _search  # out of the frames' reach: only the call shows it
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    return np._hl_search(float(n), float(m), float(f_non))
+"""
+_BY_ENTRY = _JITTED + """
+_ENTRY = next(iter(_search.overloads.values())).entry_point  # the compiled entry, a built-in
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    return _ENTRY(float(n), float(m), float(f_non))
+"""
+_HIDDEN_ENTRY = _JITTED + """
+np.__dict__["_hl_entry"] = next(iter(_search.overloads.values())).entry_point
+del _search  # the compiled entry only in a library's module, called from C: no hook sees the call
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    return next(map(np._hl_entry, [float(n)], [float(m)], [float(f_non)]))
+"""
+_IN_MAP = _JITTED + """
+def eps_bounds(n, m=1, f_non=0.0):  # the dispatcher called from C (map): reached by its name
+    return next(map(_search, [float(n)], [float(m)], [float(f_non)]))
+"""
+
+
+def test_lab_08s_eps_bounds_may_not_call_compiled_code_of_the_notebooks_own():
+    """A08_numba_golden and A08_numba_bigscan (3/3 twice each): a search in a numba.njit function
+    compiled when the cell runs; eps_bounds only calls it, so no line, value or time of the search
+    was seen. Now the hidden test refuses compiled code of the notebook's own that eps_bounds calls
+    or reaches: a call of its Python the interpreter did not run (a dispatcher, even one hidden in
+    a library's module), its compiled entry (a built-in whose machine code lies in JIT memory), a
+    dispatcher its frame reaches (called from C), a numba.cfunc's ctypes pointer; and any page of
+    such machine code that runs while eps_bounds runs (the processor's referenced bits): a
+    guvectorize kernel, a compiled entry hidden in a library's module and called from map(). A
+    closed form, and a closed form in a notebook that uses numba elsewhere, are not refused."""
+    answers = [source_of("08_predicting_at_scale", "fresh attacker S (A08_numba_golden)"),
+               source_of("08_predicting_at_scale", "a golden-section search in numba.cfunc"),
+               source_of("08_predicting_at_scale", "a ternary search in a numba.guvectorize"),
+               _BY_DISPATCHER, _BY_ENTRY, _IN_MAP, _HIDDEN_ENTRY,
+               honest_source("08_predicting_at_scale", "closed forms through math.fsum"),
+               honest_source("08_predicting_at_scale", "fresh attacker S (R08_linsolve)")]
+    done = subprocess.run(
+        [sys.executable, "-c", _COMPILED, str(ROOT / "grading" / "source" / "08_predicting_at_scale"
+                                              / "08_predicting_at_scale.ipynb"), *answers],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = [line.split(None, 3) for line in done.stdout.splitlines()]
+    assert [row[1] for row in rows] == ["True"] * 7 + ["False"] * 2, done.stdout
+    assert all(row[2] == "True" for row in rows), done.stdout  # every answer has the bounds right
 
 
 _TIME_GUARD = """

@@ -708,3 +708,183 @@ def eps_bounds(n, m=1, f_non=0.0):
 ''', EPS, why="a ternary search run by a list subclass's __len__, which the test's hooks called",
             reason="no attribute 'out'"),
 ]
+
+# A fresh attacker S (2026-12-06, 3/3 twice each): the search in machine code compiled by numba when
+# the answer cell runs (njit with a signature, so compiled eagerly): eps_bounds only calls it, so the
+# hooks saw a closed form (4 lines, no value held, epsilon never called, the CPU time of 2,600 or
+# even 260,000 points of compiled code under the pace bound). The ctypes route was refused already.
+# Now compiled code of the notebook's own that eps_bounds calls, reaches or runs fails the part: a
+# call of its Python the interpreter did not run (numba's dispatcher shows the profiler a frame whose
+# lines never run), a numba dispatcher among what its frames reach, a built-in, ctypes or cffi
+# function whose machine code lies in no library file (a JIT's memory, a library of the student's
+# own), and any page of such machine code the processor ran while eps_bounds ran (Linux's referenced
+# bits, cleared before the call: a compiled entry called from C, a numba-built ufunc)
+GAMING += [
+    attempt("method", "epsilon", r'''
+import numpy as np
+import numba as _nb
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    # T_masteronly / T_reserved for communication share f_comm (number or numpy array)
+    f = np.asarray(f_comm, dtype=float)
+    e = 1.0 / (f_non + np.maximum(f / m, (1.0 - f_non - f) * (n / (n - m))))
+    return e if e.ndim else float(e)
+
+
+@_nb.njit("UniTuple(float64, 2)(float64, float64, float64)", cache=False)
+def _search(n, m, f_non):
+    # no derivation: golden-section search of the model, in machine code
+    top = 1.0 - f_non
+    k = n / (n - m)
+    lo = 0.0
+    hi = top
+    r = 0.6180339887498949
+    for _ in range(300):
+        a = hi - r * (hi - lo)
+        b = lo + r * (hi - lo)
+        ea = 1.0 / (f_non + max(a / m, (top - a) * k))
+        eb = 1.0 / (f_non + max(b / m, (top - b) * k))
+        if ea < eb:
+            lo = a
+        else:
+            hi = b
+    best = 0.0
+    worst = 1e300
+    for i in range(2001):
+        x = lo + (hi - lo) * i / 2000.0
+        e = 1.0 / (f_non + max(x / m, (top - x) * k))
+        if e > best:
+            best = e
+    for x in (0.0, top):
+        e = 1.0 / (f_non + max(x / m, (top - x) * k))
+        if e < worst:
+            worst = e
+    return best, worst
+
+
+_search(2.0, 1.0, 0.0)
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    return _search(float(n), float(m), float(f_non))
+''', EPS, why="fresh attacker S (A08_numba_golden): a golden-section search and a 2001-point scan "
+                "in a numba.njit function compiled when the cell runs", reason="may not call compiled code"),
+    attempt("method", "epsilon", r'''
+import numpy as np
+import numba as _nb
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    # T_masteronly / T_reserved for communication share f_comm (number or numpy array)
+    f = np.asarray(f_comm, dtype=float)
+    e = 1.0 / (f_non + np.maximum(f / m, (1.0 - f_non - f) * (n / (n - m))))
+    return e if e.ndim else float(e)
+
+
+@_nb.njit("UniTuple(float64, 2)(float64, float64, float64)", cache=False)
+def _search(n, m, f_non):
+    # no derivation at all: a brute-force scan of 200001 points, then zoom three times around the best
+    top = 1.0 - f_non
+    k = n / (n - m)
+    best, at = 0.0, 0.0
+    for i in range(200001):
+        x = top * i / 200000.0
+        e = 1.0 / (f_non + max(x / m, (top - x) * k))
+        if e > best:
+            best, at = e, x
+    lo, hi = max(0.0, at - top / 200000.0), min(top, at + top / 200000.0)
+    for _ in range(3):
+        for i in range(20001):
+            x = lo + (hi - lo) * i / 20000.0
+            e = 1.0 / (f_non + max(x / m, (top - x) * k))
+            if e >= best:
+                best, at = e, x
+        w = (hi - lo) / 20000.0
+        lo, hi = max(0.0, at - w), min(top, at + w)
+    worst = 1e300
+    for x in (0.0, top):
+        e = 1.0 / (f_non + max(x / m, (top - x) * k))
+        if e < worst:
+            worst = e
+    return best, worst
+
+
+_search(2.0, 1.0, 0.0)
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    return _search(float(n), float(m), float(f_non))
+''', EPS, why="fresh attacker S (A08_numba_bigscan): a 200,001-point scan zoomed three times in "
+                "an eagerly compiled numba.njit function", reason="may not call compiled code"),
+    attempt("method", "epsilon", r'''
+# gaming: the same golden-section search, compiled by numba.cfunc and called through its ctypes
+# function pointer (no new library is loaded: the machine code lies in numba's JIT memory)
+import numpy as np
+import numba as _nb
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    e = 1.0 / (f_non + np.maximum(f / m, (1.0 - f_non - f) * (n / (n - m))))
+    return e if e.ndim else float(e)
+
+
+@_nb.njit
+def _py(n, m, f_non):
+    top = 1.0 - f_non
+    k = n / (n - m)
+    lo, hi, r = 0.0, top, 0.6180339887498949
+    for _ in range(300):
+        a = hi - r * (hi - lo)
+        b = lo + r * (hi - lo)
+        if 1.0 / (f_non + max(a / m, (top - a) * k)) < 1.0 / (f_non + max(b / m, (top - b) * k)):
+            lo = a
+        else:
+            hi = b
+    e0 = 1.0 / (f_non + max(0.0, top * k))
+    e1 = 1.0 / (f_non + max(top / m, 0.0))
+    return 1.0 / (f_non + max(lo / m, (top - lo) * k)), min(e0, e1)
+
+_hi = _nb.cfunc("float64(float64, float64, float64)")(lambda n, m, f: _py(n, m, f)[0])
+_lo = _nb.cfunc("float64(float64, float64, float64)")(lambda n, m, f: _py(n, m, f)[1])
+_H, _L = _hi.ctypes, _lo.ctypes
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    return _H(n, m, f_non), _L(n, m, f_non)
+''', EPS, why="a golden-section search in numba.cfunc functions called through their ctypes "
+                "pointers", reason="may not call compiled code"),
+    attempt("method", "epsilon", r'''
+# gaming: a ternary search in a numba.guvectorize kernel: the call is a numpy ufunc's, made by
+# numba's GUFunc wrapper (a library's Python), so no call of the student's compiled Python is seen
+import numpy as np
+import numba as _nb
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    e = 1.0 / (f_non + np.maximum(f / m, (1.0 - f_non - f) * (n / (n - m))))
+    return e if e.ndim else float(e)
+
+
+@_nb.guvectorize(["void(float64, float64, float64, float64[:])"], "(),(),()->()")
+def _g(n, m, f_non, out):
+    top = 1.0 - f_non
+    k = n / (n - m)
+    lo, hi = 0.0, top
+    for _ in range(300):
+        a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        if max(a / m, (top - a) * k) > max(b / m, (top - b) * k):
+            lo = a
+        else:
+            hi = b
+    out[0] = 1.0 / (f_non + max(lo / m, (top - lo) * k))
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    top = 1.0 - f_non
+    return float(_g(float(n), float(m), float(f_non))), min(1.0 / (f_non + top * n / (n - m)), 1.0 / (f_non + top / m))
+''', EPS, why="a ternary search in a numba.guvectorize kernel, run by numpy's ufunc machinery",
+            reason="may not call compiled code"),
+]

@@ -233,3 +233,78 @@ def eps_bounds(n, m=1, f_non=0.0):
         return float(1 / best), float(1 / worst)
 ''', why="the bounds in 40-digit decimal arithmetic, decimal imported at the first call"),
 ]
+
+
+# f48 (2026-12-06): compiled code of the notebook's own reached from eps_bounds now fails the part.
+# Fresh attacker S's right answers (a 2x2 solve, an exact secant step), closed forms through math's
+# built-ins, and a notebook that uses numba elsewhere (not in eps_bounds) keep their points
+HONEST += [
+    right("epsilon", r'''
+import numpy as np
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f_ov = (1.0 - f_non) - np.asarray(f_comm, dtype=float)
+    t_fr = f_non + np.maximum(np.asarray(f_comm, dtype=float) / m, f_ov * n / (n - m))
+    out = np.divide(1.0, t_fr)
+    return out if np.ndim(out) else float(out)
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # T_reserved(f) = f_non + max(L1(f), L2(f)) with L1 rising, L2 falling (two lines).
+    # Its smallest value (the largest epsilon) is where L1 = L2: solve the 2x2 linear system
+    #   t - f/m = 0,   t + f n/(n-m) = (1 - f_non) n/(n-m)
+    # for (f, t). Its largest value (smallest epsilon) is at one end of [0, 1 - f_non].
+    k = n / (n - m)
+    f_star, _t = np.linalg.solve([[-1.0 / m, 1.0], [k, 1.0]], [0.0, (1.0 - f_non) * k])
+    e = epsilon(np.array([f_star, 0.0, 1.0 - f_non]), n, m, f_non)
+    return float(e[0]), float(min(e[1], e[2]))
+''', why="fresh attacker S (R08_linsolve): the crossing from np.linalg.solve on the two lines"),
+    right("epsilon", r'''
+import numpy as np
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    e = 1.0 / (f_non + np.maximum(f / m, (1.0 - f_non - f) * (n / (n - m))))
+    return e if e.ndim else float(e)
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # the two terms of max() are straight lines in f_comm, so their difference d(f) is one too:
+    # its root (where reserved is fastest) is one secant step from the two ends, exactly
+    top = 1.0 - f_non
+    ends = np.array([0.0, top])
+    d = ends / m - (top - ends) * n / (n - m)          # d(0) < 0 < d(top) when both exist
+    cross = float(np.interp(0.0, d, ends))
+    e = epsilon(np.array([cross, 0.0, top]), n, m, f_non)
+    return float(e[0]), float(min(e[1], e[2]))
+''', why="fresh attacker S (R08_secant): one exact secant step (np.interp) on the two lines' difference"),
+    right("epsilon", r'''
+import math
+
+import numba
+import numpy as np
+
+
+@numba.njit("float64(float64, float64, float64, float64)")
+def _eps_one(f, n, m, f_non):  # a compiled epsilon of one share, for a quick check of the cell only
+    return 1.0 / (f_non + max(f / m, (1.0 - f - f_non) * n / (n - m)))
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    f = np.asarray(f_comm, dtype=float)
+    return 1.0 / (f_non + np.maximum(f / m, (1.0 - f - f_non) * n / (n - m)))
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # closed forms through math's built-ins: T at the crossing and the larger T of the two ends
+    top = 1.0 - f_non
+    t_best = math.fsum((f_non, top * n / (n - m + m * n)))
+    t_worst = math.fsum((f_non, max(top * n / (n - m), top / m)))
+    return 1.0 / t_best, 1.0 / t_worst
+
+
+assert abs(_eps_one(2 / 3, 2.0, 1.0, 0.0) - 1.5) < 1e-12  # numba used in the cell, not by eps_bounds
+''', why="closed forms through math.fsum; numba compiles a check in the cell, eps_bounds never reaches it"),
+]
