@@ -214,7 +214,9 @@ static inline void grid2d_kept(const grid2d *g, const char *call) {
 /* After the iterations: refuse a stencil_rows call outside 1..m and a NaN checksum (a row
  * computed before its halo arrived), then emit the timers (and timeline) with the run's fields
  * and rank 0's checksum record; `extra` adds fields to the timer records (",\"key\":value" or
- * ""). Collective; 0, or -1 with ctx->error set. */
+ * ""). Collective; 0, or -1 with ctx->error set. A kernel's unit only (the sealed evidence: a
+ * student's unit that includes this header compiles, and the build names the header). */
+#ifdef GRID2D_EV
 static inline int grid2d_finish(hl_ctx *ctx, grid2d *g, int nthreads, long ny, long keep, double origin,
                          const char *variant, const char *extra) {
     long early_rows = 0, mine = hl_sealed_get(&GRID2D_EV->early_rows);
@@ -246,6 +248,7 @@ static inline int grid2d_finish(hl_ctx *ctx, grid2d *g, int nthreads, long ny, l
                 early_rows);
     return 0;
 }
+#endif
 
 #ifdef HL_GRID2D_STENCIL_ROWS
 /* the grid stencil_rows works on (one run at a time), sealed */
