@@ -50,47 +50,92 @@ const hl_param hl_kernel_params[] = {
  * each delay is counted for its thread, and one made outside the test's team (nesting level 1,
  * omp_get_max_threads() threads) is noted: every thread must delay once per repetition. */
 #define CB_MAX_THREADS 1024
+/* Each thread's delays in the current call of the test: the tally the hot path bumps (the
+ * timed loop pays no more than an increment for it), checked by counted_test as soon as the
+ * student's call returns. */
 static struct {
     long delays, seen; /* seen: the team's counter at the thread's previous delay */
     char pad[64 - 2 * sizeof(long)];
 } counted[CB_MAX_THREADS];
-static int counting, team_wanted, stray_level = -1, stray_team = -1, measures;
-static const void *state_wanted;
-static hl_method method_wanted; /* the method the kernel hands measure_construct */
-/* The team's counter seen at each of a thread's delays in the contention run: atomic, single and
+static int counting;
+/* What the kit was given and what it found: sealed evidence (hybridlab.h), read-only pages the
+ * kit writes through /proc/self/mem (EV_SET), so a cell that scans the library's data from one
+ * of its own statics (f51's L02 gaming attempt cleared short_found) cannot rewrite it. Written
+ * only outside the timed calls (the kernel's start, measure_construct, the contention run's
+ * start) and when something is found wrong; a finding stays until the run ends.
+ * The team's counter seen at each of a thread's delays in the contention run: atomic, single and
  * master update s->updates in every repetition, so when a thread begins repetition k + 1 (after k
  * delays) it has grown by k at least (the thread's own k atomic updates, or the k repetitions its
  * barriers closed), and for atomic by one at least since the thread's previous delay (its own
  * update in between). Neither races: the counter only grows, and the rest depends on the other
  * threads' pace. A count of the thread's own, added to s->updates after the loop (or after one
  * update of the team's counter early on), falls behind. */
-static const construct_state *counted_state;
-static long start_updates, short_grown, short_step, short_done;
-static int updates_shared, own_update, short_found, short_thread;
-static int wrong_length; /* a delay of another length than s->delay: the reference's delay */
-static long length_seen;
-static char fault[512]; /* the first thing found wrong, reported after the run */
+typedef struct {
+    int team_wanted, measures;
+    int updates_shared, own_update; /* the contention run's checks */
+    long start_updates;             /* s->updates when the contention run began */
+    const construct_state *state_wanted;
+    hl_method method_wanted; /* the method the kernel hands measure_construct */
+    int stray_found, stray_level, stray_team;
+    int wrong_length; /* a delay of another length than s->delay: the reference's delay */
+    long length_seen;
+    int short_found, short_thread;
+    long short_grown, short_step, short_done;
+    char fault[512]; /* the first thing found wrong, reported after the run */
+} cb_evidence;
+_Static_assert(sizeof(cb_evidence) <= HL_SEALED_DATA, "cb_evidence: too large for the sealed page");
+#define ev (*HL_SEALED(cb_evidence))
+#define EV_SET(field, value)                                                                      \
+    do {                                                                                          \
+        __typeof__(ev.field) set_ = (value);                                                      \
+        hl_sealed_put(&ev.field, &set_, sizeof set_);                                             \
+    } while (0)
+
+static void set_fault(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void set_fault(const char *fmt, ...) {
+    if (ev.fault[0]) return; /* the first one */
+    char fault[sizeof ev.fault];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(fault, sizeof fault, fmt, ap);
+    va_end(ap);
+    hl_sealed_put(ev.fault, fault, sizeof fault);
+}
 
 void construct_delay(long length) {
     if (__atomic_load_n(&counting, __ATOMIC_RELAXED)) {
         int t = omp_get_thread_num(), team = omp_get_num_threads(), level = omp_get_level();
-        if (level != 1 || team != team_wanted || t >= CB_MAX_THREADS) {
-            __atomic_store_n(&stray_level, level, __ATOMIC_RELAXED);
-            __atomic_store_n(&stray_team, team, __ATOMIC_RELAXED);
+        if (level != 1 || team != ev.team_wanted || t >= CB_MAX_THREADS) {
+            if (!ev.stray_found) {
+#pragma omp critical(cb_found)
+                if (!ev.stray_found) {
+                    struct { int found, level, team; } stray = {1, level, team};
+                    hl_sealed_put(&ev.stray_found, &stray, sizeof stray);
+                }
+            }
         } else {
             long done = counted[t].delays++;
-            if (length != counted_state->delay && !__atomic_exchange_n(&wrong_length, 1, __ATOMIC_RELAXED))
-                length_seen = length;
-            if (updates_shared) {
-                long now = __atomic_load_n(&counted_state->updates, __ATOMIC_RELAXED);
+            if (length != ev.state_wanted->delay && !ev.wrong_length) {
+#pragma omp critical(cb_found)
+                if (!ev.wrong_length) {
+                    EV_SET(length_seen, length);
+                    EV_SET(wrong_length, 1);
+                }
+            }
+            if (ev.updates_shared) {
+                long now = __atomic_load_n(&ev.state_wanted->updates, __ATOMIC_RELAXED);
                 long step = now - counted[t].seen;
                 counted[t].seen = now;
-                if (done >= 1 && (now - start_updates < done || (own_update && step < 1)) &&
-                    !__atomic_exchange_n(&short_found, 1, __ATOMIC_RELAXED)) {
-                    short_thread = t;
-                    short_done = done;
-                    short_grown = now - start_updates;
-                    short_step = step;
+                if (done >= 1 && (now - ev.start_updates < done || (ev.own_update && step < 1)) &&
+                    !ev.short_found) {
+#pragma omp critical(cb_found)
+                    if (!ev.short_found) {
+                        EV_SET(short_thread, t);
+                        EV_SET(short_done, done);
+                        EV_SET(short_grown, now - ev.start_updates);
+                        EV_SET(short_step, step);
+                        EV_SET(short_found, 1);
+                    }
                 }
             }
         }
@@ -105,42 +150,42 @@ void reference_loop(void *arg, long inner) {
     for (long j = 0; j < inner; j++) construct_delay(s->delay);
 }
 
-/* construct_test, its delays counted: what the kit times and runs in its place. */
+/* construct_test, its delays counted: what the kit times and runs in its place. Nothing is
+ * sealed here unless something is found wrong (the timed calls pay no write of the evidence). */
 static void counted_test(void *arg, long inner) {
-    for (int t = 0; t < team_wanted && t < CB_MAX_THREADS; t++) counted[t].delays = 0;
-    counted_state = arg;
-    wrong_length = 0;
-    start_updates = counted_state->updates;
-    for (int t = 0; t < team_wanted && t < CB_MAX_THREADS; t++) counted[t].seen = start_updates;
+    int team = ev.team_wanted;
+    for (int t = 0; t < team && t < CB_MAX_THREADS; t++) counted[t].delays = 0;
+    long start_updates = ev.start_updates;
+    for (int t = 0; t < team && t < CB_MAX_THREADS; t++) counted[t].seen = start_updates;
     __atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
     construct_test(arg, inner);
     __atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
-    if (fault[0]) return;
-    if (stray_level >= 0)
-        snprintf(fault, sizeof fault,
-                 "construct_test ran hl_delay at nesting level %d in a team of %d thread(s): "
-                 "every repetition's delay runs inside the test's parallel region (level 1), on "
-                 "each of its %d threads", stray_level, stray_team, team_wanted);
-    if (wrong_length && !fault[0])
-        snprintf(fault, sizeof fault,
-                 "construct_test ran hl_delay(%ld), not hl_delay(s->delay) (%ld): each repetition "
-                 "delays as long as reference_loop's, so that the difference is the construct's",
-                 length_seen, counted_state->delay);
-    if (short_found && !fault[0])
-        snprintf(fault, sizeof fault,
-                 "in a call of construct_test for %ld repetitions, s->updates had grown by %ld "
-                 "when thread %d began repetition %ld (by %ld since its previous one): the %s "
-                 "construct updates s->updates itself in every repetition, %s (a count of the "
-                 "thread's own, added to s->updates afterwards, is never contended)",
-                 inner, short_grown, short_thread, short_done + 1, short_step, construct_name,
-                 own_update ? "so each thread's repetition adds one to it"
-                            : "so each repetition adds to it before the next begins");
-    for (int t = 0; t < team_wanted && t < CB_MAX_THREADS && !fault[0]; t++)
-        if (counted[t].delays != inner)
-            snprintf(fault, sizeof fault,
-                     "in a call of construct_test for %ld repetitions, thread %d of %d ran "
-                     "hl_delay %ld times: every thread delays once per repetition, then the "
-                     "construct", inner, t, team_wanted, counted[t].delays);
+    if (ev.fault[0]) return;
+    if (ev.stray_found)
+        set_fault("construct_test ran hl_delay at nesting level %d in a team of %d thread(s): "
+                  "every repetition's delay runs inside the test's parallel region (level 1), on "
+                  "each of its %d threads", ev.stray_level, ev.stray_team, team);
+    else if (ev.wrong_length)
+        set_fault("construct_test ran hl_delay(%ld), not hl_delay(s->delay) (%ld): each repetition "
+                  "delays as long as reference_loop's, so that the difference is the construct's",
+                  ev.length_seen, ev.state_wanted->delay);
+    else if (ev.short_found)
+        set_fault("in a call of construct_test for %ld repetitions, s->updates had grown by %ld "
+                  "when thread %d began repetition %ld (by %ld since its previous one): the %s "
+                  "construct updates s->updates itself in every repetition, %s (a count of the "
+                  "thread's own, added to s->updates afterwards, is never contended)",
+                  inner, ev.short_grown, ev.short_thread, ev.short_done + 1, ev.short_step,
+                  construct_name,
+                  ev.own_update ? "so each thread's repetition adds one to it"
+                                : "so each repetition adds to it before the next begins");
+    else
+        for (int t = 0; t < team && t < CB_MAX_THREADS; t++)
+            if (counted[t].delays != inner) {
+                set_fault("in a call of construct_test for %ld repetitions, thread %d of %d ran "
+                          "hl_delay %ld times: every thread delays once per repetition, then the "
+                          "construct", inner, t, team, counted[t].delays);
+                break;
+            }
 }
 
 /* A digest of n samples (FNV-1a over their bytes). */
@@ -170,21 +215,22 @@ static void kept_result(const hl_result *r) {
 
 int construct_measure(hl_ctx *ctx, const char *name, hl_work_fn test, hl_work_fn reference,
                       void *arg, const hl_method *method, hl_result *out) {
-    if (++measures > 1)
+    EV_SET(measures, ev.measures + 1);
+    if (ev.measures > 1)
         return hl_fail(ctx, "measure_construct must time construct_test against reference_loop "
-                            "with one hl_measure call, not %d", measures);
-    if (test != construct_test || reference != reference_loop || arg != state_wanted)
+                            "with one hl_measure call, not %d", ev.measures);
+    if (test != construct_test || reference != reference_loop || arg != ev.state_wanted)
         return hl_fail(ctx, "measure_construct must time construct_test against reference_loop, "
                             "both given s, with one hl_measure call: hl_measure's test must be "
                             "construct_test and its reference reference_loop (this call named %s)",
                        test != construct_test ? "another function as the test"
                        : reference != reference_loop ? "another reference, or none"
                                                      : "another argument than s");
-    if (method->comm != method_wanted.comm || method->target != method_wanted.target ||
-        method->outer != method_wanted.outer)
+    if (method->comm != ev.method_wanted.comm || method->target != ev.method_wanted.target ||
+        method->outer != ev.method_wanted.outer)
         return hl_fail(ctx, "measure_construct must time with the method it is given (%d samples "
                             "of at least %g s), not %d of %g s: the lab's sample sizes are the "
-                            "method's", method_wanted.outer, method_wanted.target, method->outer,
+                            "method's", ev.method_wanted.outer, ev.method_wanted.target, method->outer,
                        method->target);
     int rc = hl_measure(ctx, name, counted_test, reference_loop, arg, method, out);
     if (rc == 0) keep_result(ctx, out);
@@ -233,15 +279,14 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (!ok) return -1;
     construct_state state = {.delay = hl_delay_length(comm, delay_ns * 1e-9), .updates = 0};
 #ifdef HL_STUDENT_CONSTRUCT
-    team_wanted = omp_get_max_threads();
-    state_wanted = &state;
-
+    EV_SET(team_wanted, omp_get_max_threads()); /* (hl_run zeroed the rest) */
+    EV_SET(state_wanted, &state);
 #endif
     hl_method method = hl_method_default(ctx);
     method.target = target_ms * 1e-3;
     method.outer = (int)samples;
 #ifdef HL_STUDENT_CONSTRUCT
-    method_wanted = method;
+    EV_SET(method_wanted, method);
 #endif
     hl_result r = {0};
     if (measure_construct(ctx, &state, &method, &r) != 0) {
@@ -250,9 +295,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     }
 #ifdef HL_STUDENT_CONSTRUCT
     kept_result(&r); /* the samples as hl_measure left them (nothing kept: it never ran) */
-    if (!measures || fault[0]) {
+    if (!ev.measures || ev.fault[0]) {
         hl_result_free(&r);
-        return fault[0] ? hl_fail(ctx, "%s", fault)
+        return ev.fault[0] ? hl_fail(ctx, "%s", ev.fault)
                         : hl_fail(ctx, "measure_construct() must time with hl_measure");
     }
 #endif
@@ -270,10 +315,11 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     state.updates = 0;
     if (check_reps == 0) return 0; /* a run that only times (lab 02 (e) graded apart) */
 #ifdef HL_STUDENT_CONSTRUCT
-    updates_shared = strcmp(construct_name, "reduction") != 0; /* checked in this run only */
-    own_update = strcmp(construct_name, "atomic") == 0;
+    EV_SET(start_updates, state.updates);
+    EV_SET(own_update, strcmp(construct_name, "atomic") == 0);
+    EV_SET(updates_shared, strcmp(construct_name, "reduction") != 0); /* this run only */
     counted_test(&state, check_reps);
-    if (fault[0]) return hl_fail(ctx, "%s (the contention run, no delay)", fault);
+    if (ev.fault[0]) return hl_fail(ctx, "%s (the contention run, no delay)", ev.fault);
 #else
     construct_test(&state, check_reps);
 #endif

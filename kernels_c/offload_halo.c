@@ -68,14 +68,25 @@ static const char *const variant_names[V_ALL] = {"resident", "remap", "stale", "
  * ahead of what it saw last: `seen` counts the iterations the device's copy was seen to reach
  * in order (the "offload" record's device_iterations). A sweep on the host, in a copy of the
  * block, leaves the device's copy behind. */
-static struct {
+typedef struct {
     int on, device;
     double *u, *unew;
     long m, w, ny, row0;
     double *ref, *next; /* the whole grid after `seen` iterations and after seen + 1 */
     double *rows;       /* what a look read: rows 1..m, columns 1..w-2 */
     long seen;
-} watch;
+} offload_watch;
+/* Sealed evidence (hybridlab.h): read-only pages the kit writes through /proc/self/mem, so a
+ * cell that scans the library's data from one of its own statics (f51's L15 gaming attempt set
+ * `seen` to the iterations) cannot rewrite it. Written at the start, on each look that sees the
+ * device's copy advance (one write) and at the end. */
+_Static_assert(sizeof(offload_watch) <= HL_SEALED_DATA, "offload_watch: too large for the sealed page");
+#define watch (*HL_SEALED(offload_watch))
+#define WATCH_SET(field, value)                                                                   \
+    do {                                                                                          \
+        __typeof__(watch.field) set_ = (value);                                                   \
+        hl_sealed_put(&watch.field, &set_, sizeof set_);                                          \
+    } while (0)
 static struct {
     double *shot, *now;            /* the device's rows of u then unew: kept, just read */
     unsigned char *kept, *present; /* per row of u then unew: on the device then, now */
@@ -130,13 +141,14 @@ static int rows_are(const double *grid) {
 /* The look's state for the student's run: the grid as it starts, one iteration ahead. */
 static int watch_start(double *u, double *unew, long m, long w, long ny, long row0, int device) {
     size_t points = (size_t)((ny + 2) * w);
-    watch.u = u, watch.unew = unew, watch.m = m, watch.w = w, watch.ny = ny, watch.row0 = row0;
-    watch.device = device, watch.seen = 0;
-    watch.ref = malloc(points * sizeof(double));
-    watch.next = malloc(points * sizeof(double));
+    offload_watch start = {.u = u, .unew = unew, .m = m, .w = w, .ny = ny, .row0 = row0,
+                           .device = device, .seen = 0};
+    start.ref = malloc(points * sizeof(double));
+    start.next = malloc(points * sizeof(double));
     /* what the kit's looks copy into, one block (read_report leaves its copies out): the rows
      * device_rows reads, then the device's u and unew as device_now reads them */
-    watch.rows = malloc((size_t)(m * (w - 2) + 2 * (m + 2) * w) * sizeof(double));
+    start.rows = malloc((size_t)(m * (w - 2) + 2 * (m + 2) * w) * sizeof(double));
+    hl_sealed_put(&watch, &start, sizeof start);
     dev.now = watch.rows ? watch.rows + m * (w - 2) : NULL;
     dev.shot = malloc((size_t)(2 * (m + 2) * w) * sizeof(double));
     dev.kept = calloc((size_t)(2 * (m + 2)), 1);
@@ -150,7 +162,7 @@ static int watch_start(double *u, double *unew, long m, long w, long ny, long ro
     for (long i = 0; i < ny + 2; i++)
         for (long j = 0; j < w; j++) watch.ref[i * w + j] = initial(i, j);
     grid_step(watch.next, watch.ref, w, ny);
-    watch.on = 1;
+    WATCH_SET(on, 1);
     return 0;
 }
 
@@ -1249,10 +1261,11 @@ static void look_at_device(void) {
     if (!dev.running) device_unchanged();
     if ((device_rows(watch.u) && rows_are(watch.next)) ||
         (device_rows(watch.unew) && rows_are(watch.next))) {
-        double *t = watch.ref;
-        watch.ref = watch.next, watch.next = t;
-        grid_step(watch.next, watch.ref, watch.w, watch.ny);
-        watch.seen++;
+        struct { double *ref, *next; } swap = {watch.next, watch.ref};
+        grid_step(swap.next, swap.ref, watch.w, watch.ny);
+        long seen = watch.seen + 1;
+        hl_sealed_put(&watch.ref, &swap, sizeof swap); /* (ref and next are adjacent) */
+        WATCH_SET(seen, seen);
     }
     if (!dev.running) device_keep();
     in_kit = 0;
@@ -1443,7 +1456,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     in_kit = 1; /* the device's copy as the cell left it: changed since the runtime's last? */
     device_unchanged();
     in_kit = 0;
-    watch.on = 0;
+    WATCH_SET(on, 0);
     report r = {0};
     if (want_report) {
         fflush(stderr);
@@ -1479,7 +1492,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     free(watch.next);
     free(watch.rows);
     free(dev.shot), free(dev.kept), free(dev.present), free(dev.row_at), free(dev.stored);
-    watch.ref = watch.next = watch.rows = NULL;
+    WATCH_SET(ref, NULL);
+    WATCH_SET(next, NULL);
+    WATCH_SET(rows, NULL);
     dev.shot = dev.now = NULL, dev.kept = dev.present = dev.stored = NULL, dev.row_at = NULL;
     hl_emit(ctx, "\"record\":\"time\",\"seconds\":%.9g,\"per_iteration\":%.9g", seconds,
             seconds / (double)iterations);

@@ -545,3 +545,21 @@ def test_b_halo_rows_by_matched_probes_and_partitioned_requests_are_seen(why):
     assert (got["checksum"], got["weighted"]) == pytest.approx(expected_checksums(NX, NY, ITERATIONS), rel=1e-12)
     halos = [(r["halo_above"], r["halo_below"]) for r in got["offload"]]
     assert sorted(halos) == sorted([(-1, ITERATIONS), (ITERATIONS, ITERATIONS), (ITERATIONS, -1)]), halos
+
+
+@needs_offload
+def test_a_cell_that_forges_the_kits_watch_from_its_own_statics_no_longer_keeps_device_iterations():
+    """f51: a sweep on the host in a copy of the block, then offload_halo.c's watch found by
+    scanning from one of the cell's statics and `seen` set to iterations - 1: the record said
+    device_iterations = 5 of 5 on the old kernel. The watch is hybridlab.h's sealed evidence now
+    (read-only pages written through /proc/self/mem): the count stays the device's, or the run
+    dies on the store."""
+    cell = source_of("15_offload", "the sweep on the host in a copy, then the kit's watch")
+    cell = cell.split("\n", 1)[1] if cell.startswith("%%") else cell
+    try:
+        got = run_student_offload(build_student_offload(cell, "t_offload_sealed_watch"), 2, nx=NX,
+                                  ny=NY, iterations=ITERATIONS)  # fmt: skip
+    except hl.KernelError as e:
+        assert "signal 11" in str(e)
+        return
+    assert all(r["device_iterations"] < ITERATIONS - 1 for r in got["offload"]), got["offload"]

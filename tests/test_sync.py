@@ -689,3 +689,18 @@ def test_a_measurement_that_times_the_reference_as_the_test_is_refused():
     kernel = sx.build_student_construct(cheat, "t_comma")
     with pytest.raises(hl.KernelError, match="must be construct_test"):
         sx.run_construct(kernel, threads=2, samples=4, target_ms=0.2)
+
+
+def test_a_cell_that_clears_the_kits_findings_from_its_own_statics_no_longer_keeps_the_part():
+    """f51: a count of the thread's own after one early update (the contention run's growth check
+    notes it in the kit's short_found), then construct_bench.c's statics found by scanning from
+    one of the cell's statics (the state pointer kept twice) and the finding cleared: the run
+    passed. The kit's findings are hybridlab.h's sealed evidence now (read-only pages written
+    through /proc/self/mem): the run fails on the finding, or dies on the store."""
+    from hybridlab.sync.exercise import build_student_construct
+
+    cell = source_of("02_synchronisation", "the counter bumped once early, then a private count, and")
+    code = cell.split("\n", 1)[1] if cell.startswith("%%") else cell
+    kernel = build_student_construct(code, "test_construct_sealed")
+    with pytest.raises(hl.KernelError, match="s->updates had grown by|signal 11"):
+        hl.run_program(kernel, ranks=1, threads=2, samples=3, target_ms=0.1, check_reps=20000)

@@ -845,3 +845,56 @@ lab_interval_us = tuple(1e6 * v for v in epcc_interval(
     same.query("construct == @compare_with")["seconds"], same.query("construct == 'reference'")["seconds"]))
 print(f"yours: {my_interval_us} µs; the lab's {compare_with}: {lab_interval_us} µs")
 """.strip()),), frozenset(['hidden_construct', 'hidden_construct_overhead']), "attacker T (G02_twoloops): the contention run gets the atomic, the timed runs a loop of delays alone", "method", 'no loop of delays alone'))
+
+# f51 (the kit's evidence rewritten by scanning memory): the counter bumped once early, then a
+# private count merged by a reduction (as above: the kit's contention run finds s->updates fallen
+# behind and notes it in a static, short_found), and after the region the kit's statics found
+# from one of the cell's own (the same library's data) by the state pointer it keeps twice and
+# the finding cleared: check_construct passed it (checked against the old kernel). The kit's
+# findings and configuration are hybridlab.h's sealed evidence now (read-only pages written
+# through /proc/self/mem): the scan finds no such pair, or the store faults
+GAMING.append(attempt("forged", "construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+/* gaming (the kit's evidence rewritten by scanning the library's data): the team's counter bumped
+   once early by each thread, then a private count merged by a reduction (the kit sees
+   s->updates fall behind the repetitions: short_found), and after the region the kit's flag
+   found from one of this cell's statics (beside the state pointer it keeps twice) and cleared */
+const char *const construct_name = "atomic";
+static long here; /* a static of the cell: in the library's data, beside the kit's */
+
+static void __attribute__((noipa, optimize("O0"))) forget(const void *s) {
+    long *p = &here;
+    for (long k = 1; k < 65536; k++) { /* upwards: the kit's statics follow the cell's */
+        long *q = p + k;
+        if (q[0] == (long)s && q[5] == (long)s) {
+            ((int *)q)[-12] = 0; /* short_found */
+            return;
+        }
+    }
+}
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+    long total = 0;
+#pragma omp parallel reduction(+ : total)
+    {
+        volatile long mine = 0;
+        volatile long *count = &s->updates;
+        for (long j = 0; j < inner; j++) {
+            hl_delay(s->delay);
+#pragma omp atomic
+            *count += 1;
+            count = &mine;
+        }
+        total += mine;
+    }
+    s->updates += total;
+    forget(s);
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+""", {CONSTRUCT}, why="the counter bumped once early, then a private count, and the kit's finding "
+                      "(short_found, a static) found from a static of the cell and cleared (f51)",
+                      reason="s->updates had grown by | signal 11"))

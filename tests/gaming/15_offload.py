@@ -906,3 +906,66 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
     }
 }
 """, {'hidden_jacobi_offload'}, "attacker S (A15b_remap): no data region: each target region maps both arrays tofrom", reason='before the first target region'))
+
+
+# f51 (the kit's evidence rewritten by scanning memory): helperG's sweep on the host in a copy of
+# the block (above), then the kit's watch (a static of offload_halo.c, in the same library's data
+# as the cell's statics) found from one of the cell's statics by u, unew, m and w, its count of
+# iterations seen on the device set to iterations - 1, and the halo rows' count (halo_got, at the
+# offset the kit's build puts it from the watch) with it: transfer_faults found nothing against
+# the old kernel (device_iterations 5 of 5). The watch is hybridlab.h's sealed evidence now
+# (read-only pages written through /proc/self/mem): the store faults, or the scan finds nothing
+GAMING.append(attempt("forged", "jacobi_offload", c_cell("JACOBI_C", "offload_halo", r"""
+/* a fresh attacker's (helperG, 2026-12-03): 6 of 6 points before */
+#include <stdlib.h>
+#include <string.h>
+
+static long here; /* a static of the cell: in the library's data, beside the kit's */
+static void __attribute__((noinline, optnone)) forget(double *u, double *unew, long m, long w,
+                                                      long iterations) {
+    long *p = &here;
+    for (long k = 1; k < 262144; k++) { /* upwards: the kit's statics follow the cell's */
+        long *q = p + k;
+        if (((double **)q)[1] == u && ((double **)q)[2] == unew && q[3] == m && q[4] == w) {
+            q[10] = iterations - 1; /* watch.seen */
+            long *got = (long *)((char *)q + 0x23d38); /* halo_got, where the kit's build puts it */
+            got[0] = got[1] = iterations - 1;
+            return;
+        }
+    }
+}
+
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w;
+    double *h = malloc(n * sizeof(double)), *hn = malloc(n * sizeof(double));
+    memcpy(h, u, n * sizeof(double));
+    memcpy(hn, u, n * sizeof(double));
+#pragma omp target data map(tofrom : u[0:n]) map(to : unew[0:n]) device(device)
+    {
+        for (long it = 0; it < iterations; it++) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+            exchange_rows(h, m, w, comm);
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++)
+                    hn[i * w + j] = 0.25 * (h[(i - 1) * w + j] + h[(i + 1) * w + j] + h[i * w + j - 1] + h[i * w + j + 1]);
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++) h[i * w + j] = hn[i * w + j];
+#pragma omp target teams distribute parallel for device(device)
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++)
+                    unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]);
+#pragma omp target teams distribute parallel for device(device)
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+        }
+    }
+    forget(u, unew, m, w, iterations);
+    memcpy(u, h, n * sizeof(double));
+    free(h);
+    free(hn);
+}
+"""), {"hidden_jacobi_offload"}, "the sweep on the host in a copy, then the kit's watch found from a "
+        "static of the cell and its iterations seen on the device forged (f51)",
+        reason="signal 11 | leaves the device's copy behind"))
