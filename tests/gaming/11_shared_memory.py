@@ -202,3 +202,151 @@ void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo
 """, A, "the neighbours' blocks read through private copies, then the kit's count of such reads "
         "(run.unread, a static) found from a static of the cell and zeroed (f46)",
         reason="died (signal 11 | not of the block in the window"))
+
+# attacker T's G11_barrier (2026-12-06, 0 kept): the synchronisation an MPI_Barrier(node) alone before each sweep: no fence, no Win_sync
+GAMING.append(attempt('method', 'shm_jacobi', r"""
+%%c SHM_C shm_halo
+/* G11_barrier: the node barrier alone orders the sweeps (x86 is TSO), no RMA synchronisation */
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    MPI_Comm node;
+    MPI_Win win;
+    double *mine, *near[2] = {NULL, NULL};
+    int rank, size, nrank, nsize;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    shm_init_block(mine);
+    int peer[2] = {nrank - 1, nrank + 1};
+    for (int q = 0; q < 2; q++)
+        if (peer[q] >= 0 && peer[q] < nsize) {
+            MPI_Aint bytes;
+            int unit;
+            MPI_Win_shared_query(win, peer[q], &bytes, &unit, &near[q]);
+        }
+    int off_above = near[0] == NULL && rank > 0, off_below = near[1] == NULL && rank < size - 1;
+    long len = shm_row_length();
+    for (long it = 0; it < iterations; it++) {
+        MPI_Barrier(node);   /* a barrier alone: no fence, no Win_sync, no epoch */
+        MPI_Request req[4];
+        int nreq = 0;
+        if (off_above) {
+            MPI_Irecv(halo_above, len, MPI_DOUBLE, rank - 1, 7, comm, &req[nreq++]);
+            MPI_Isend(shm_first_row(mine, it), len, MPI_DOUBLE, rank - 1, 7, comm, &req[nreq++]);
+        }
+        if (off_below) {
+            MPI_Irecv(halo_below, len, MPI_DOUBLE, rank + 1, 7, comm, &req[nreq++]);
+            MPI_Isend(shm_last_row(mine, it), len, MPI_DOUBLE, rank + 1, 7, comm, &req[nreq++]);
+        }
+        if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+        shm_sweep(mine, near[0], near[1], it);
+    }
+    MPI_Barrier(node);
+    shm_finish(mine);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}
+""", {'hidden_shm_jacobi'}, "attacker T (G11_barrier): the synchronisation an MPI_Barrier(node) alone before each sweep: no fence, no Win_sync", reason='a barrier alone orders the processes'))
+
+# attacker T's G11_dummywin (2026-12-06, 0 kept): the fences on a second, empty window made by MPI_Win_create, never on the shared one
+GAMING.append(attempt('method', 'shm_jacobi', r"""
+%%c SHM_C shm_halo
+/* G11_dummywin: fences on a second, empty window (MPI_Win_create of 0 bytes on the node): they order the processes, never the shared window itself */
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    MPI_Comm node;
+    MPI_Win win;
+    double *mine, *near[2] = {NULL, NULL};
+    int rank, size, nrank, nsize;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    shm_init_block(mine);
+    MPI_Win dummy;
+    MPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, node, &dummy);
+    int peer[2] = {nrank - 1, nrank + 1};
+    for (int q = 0; q < 2; q++)
+        if (peer[q] >= 0 && peer[q] < nsize) {
+            MPI_Aint bytes;
+            int unit;
+            MPI_Win_shared_query(win, peer[q], &bytes, &unit, &near[q]);
+        }
+    int off_above = near[0] == NULL && rank > 0, off_below = near[1] == NULL && rank < size - 1;
+    long len = shm_row_length();
+    for (long it = 0; it < iterations; it++) {
+        MPI_Win_fence(it == 0 ? MPI_MODE_NOPRECEDE : 0, dummy);
+        MPI_Request req[4];
+        int nreq = 0;
+        if (off_above) {
+            MPI_Irecv(halo_above, len, MPI_DOUBLE, rank - 1, 7, comm, &req[nreq++]);
+            MPI_Isend(shm_first_row(mine, it), len, MPI_DOUBLE, rank - 1, 7, comm, &req[nreq++]);
+        }
+        if (off_below) {
+            MPI_Irecv(halo_below, len, MPI_DOUBLE, rank + 1, 7, comm, &req[nreq++]);
+            MPI_Isend(shm_last_row(mine, it), len, MPI_DOUBLE, rank + 1, 7, comm, &req[nreq++]);
+        }
+        if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+        shm_sweep(mine, near[0], near[1], it);
+    }
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, dummy);
+    MPI_Win_free(&dummy);
+    shm_finish(mine);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}
+""", {'hidden_shm_jacobi'}, "attacker T (G11_dummywin): the fences on a second, empty window made by MPI_Win_create, never on the shared one", reason='not traced by the kit'))
+
+# attacker T's G11_dummywin2 (2026-12-06, 0 kept): the fences on a second, empty window made by MPI_Win_allocate_shared
+GAMING.append(attempt('method', 'shm_jacobi', r"""
+%%c SHM_C shm_halo
+/* G11_dummywin2: fences on a second, empty shared window (0 bytes, allocated after the real one): they order the processes, never the shared window itself */
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    MPI_Comm node;
+    MPI_Win win;
+    double *mine, *near[2] = {NULL, NULL};
+    int rank, size, nrank, nsize;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    shm_init_block(mine);
+    MPI_Win dummy;
+    double *nothing;
+    MPI_Win_allocate_shared(0, sizeof(double), MPI_INFO_NULL, node, &nothing, &dummy);
+    int peer[2] = {nrank - 1, nrank + 1};
+    for (int q = 0; q < 2; q++)
+        if (peer[q] >= 0 && peer[q] < nsize) {
+            MPI_Aint bytes;
+            int unit;
+            MPI_Win_shared_query(win, peer[q], &bytes, &unit, &near[q]);
+        }
+    int off_above = near[0] == NULL && rank > 0, off_below = near[1] == NULL && rank < size - 1;
+    long len = shm_row_length();
+    for (long it = 0; it < iterations; it++) {
+        MPI_Win_fence(it == 0 ? MPI_MODE_NOPRECEDE : 0, dummy);
+        MPI_Request req[4];
+        int nreq = 0;
+        if (off_above) {
+            MPI_Irecv(halo_above, len, MPI_DOUBLE, rank - 1, 7, comm, &req[nreq++]);
+            MPI_Isend(shm_first_row(mine, it), len, MPI_DOUBLE, rank - 1, 7, comm, &req[nreq++]);
+        }
+        if (off_below) {
+            MPI_Irecv(halo_below, len, MPI_DOUBLE, rank + 1, 7, comm, &req[nreq++]);
+            MPI_Isend(shm_last_row(mine, it), len, MPI_DOUBLE, rank + 1, 7, comm, &req[nreq++]);
+        }
+        if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+        shm_sweep(mine, near[0], near[1], it);
+    }
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, dummy);
+    MPI_Win_free(&dummy);
+    shm_finish(mine);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}
+""", {'hidden_shm_jacobi'}, "attacker T (G11_dummywin2): the fences on a second, empty window made by MPI_Win_allocate_shared", reason='allocate the block once, in one window'))
