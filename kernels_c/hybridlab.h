@@ -260,7 +260,7 @@ static inline __attribute__((unused)) void hl_kept_check(const char *call, const
  * that does not land stops the run (hl_sealed_stop). hl_run zeroes the kernel's part
  * (hl_sealed_reset) before each kernel call. A kernel's evidence is one struct:
  *     const grid2d_evidence *ev = HL_SEALED(grid2d_evidence);
- *     hl_sealed_add(&ev->early_rows, inner);   (any thread: a lock, one pwrite of 8 bytes)
+ *     hl_sealed_add(&ev->nested_rows, 1);   (any thread: a lock, one pwrite of 8 bytes)
  *     hl_sealed_put(&ev->grid, &g, sizeof g);
  * Reads are plain loads (volatile). One kernel unit's evidence at a time. Not in a student's
  * unit. */
