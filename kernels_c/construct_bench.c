@@ -85,11 +85,7 @@ typedef struct {
 } cb_evidence;
 _Static_assert(sizeof(cb_evidence) <= HL_SEALED_DATA, "cb_evidence: too large for the sealed page");
 #define ev (*HL_SEALED(cb_evidence))
-#define EV_SET(field, value)                                                                      \
-    do {                                                                                          \
-        __typeof__(ev.field) set_ = (value);                                                      \
-        hl_sealed_put(&ev.field, &set_, sizeof set_);                                             \
-    } while (0)
+#define EV_SET(field, value) HL_SEALED_SET(ev, field, value)
 
 static void set_fault(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void set_fault(const char *fmt, ...) {

@@ -327,6 +327,14 @@ static inline __attribute__((unused)) void hl_sealed_add(const long *dst, long i
     }
 }
 
+/* Sets one field of a kernel's sealed evidence (evidence: the kernel's HL_SEALED(type) object):
+ * HL_SEALED_SET(run, sweeps, n). */
+#define HL_SEALED_SET(evidence, field, value)                                                     \
+    do {                                                                                          \
+        __typeof__((evidence).field) set_ = (value);                                              \
+        hl_sealed_put(&(evidence).field, &set_, sizeof set_);                                     \
+    } while (0)
+
 static inline __attribute__((unused)) long hl_sealed_get(const long *src) {
     return *(const volatile long *)src;
 }

@@ -82,11 +82,7 @@ typedef struct {
  * device's copy advance (one write) and at the end. */
 _Static_assert(sizeof(offload_watch) <= HL_SEALED_DATA, "offload_watch: too large for the sealed page");
 #define watch (*HL_SEALED(offload_watch))
-#define WATCH_SET(field, value)                                                                   \
-    do {                                                                                          \
-        __typeof__(watch.field) set_ = (value);                                                   \
-        hl_sealed_put(&watch.field, &set_, sizeof set_);                                          \
-    } while (0)
+#define WATCH_SET(field, value) HL_SEALED_SET(watch, field, value)
 static struct {
     double *shot, *now;            /* the device's rows of u then unew: kept, just read */
     unsigned char *kept, *present; /* per row of u then unew: on the device then, now */

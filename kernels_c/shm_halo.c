@@ -113,11 +113,7 @@ typedef struct {
 } shm_run;
 _Static_assert(sizeof(shm_run) <= HL_SEALED_DATA, "shm_run: too large for the sealed page");
 #define run (*HL_SEALED(shm_run))
-#define RUN_SET(field, value)                                                                     \
-    do {                                                                                          \
-        __typeof__(run.field) set_ = (value);                                                     \
-        hl_sealed_put(&run.field, &set_, sizeof set_);                                            \
-    } while (0)
+#define RUN_SET(field, value) HL_SEALED_SET(run, field, value)
 
 static void run_error(const char *fmt, ...) {
     if (run.error[0]) return; /* the first one */
