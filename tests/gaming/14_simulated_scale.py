@@ -195,4 +195,4 @@ def _theirs(name, me):
 
 def hybrid_iteration(t_point, local_points, threads, efficiency, network):
     return _theirs("hybrid_iteration", hybrid_iteration)(t_point, local_points, threads, efficiency, network)
-""", ['hidden_hybrid_iteration'], "attacker T (G14_frame): walks the callers' frames for the grader's own hybrid_iteration"))
+""", ['hidden_hybrid_iteration'], "attacker T (G14_frame): walks the callers' frames for the grader's own hybrid_iteration", reason='no reference; frames'))
