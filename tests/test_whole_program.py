@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from hybridlab.kernels import split_rmw
 from hybridlab.slurm import jobs
 from hybridlab.whole_program.exercise import (
     loop_shared,
@@ -25,6 +26,8 @@ try:
 except Exception:  # noqa: BLE001 - no topology: the runs below are skipped
     CPUS = 1
 needs_two = pytest.mark.skipif(CPUS < 2, reason="needs 2 CPUs")
+needs_clang = pytest.mark.skipif(not split_rmw.clang_present(), reason="the IR rule reads clang's LLVM IR, and clang "
+                                 "is not installed: apt-get install clang libomp-14-dev (Debian 12)")
 
 SWEEP = """#pragma omp parallel for
         for (long k = 1; k <= rows; k++)
@@ -169,6 +172,7 @@ def _split(sweep: str) -> str:
     return program
 
 
+@needs_clang
 def test_the_update_is_found_by_what_the_program_does_not_how_it_is_written():
     """L10_split2: the serial update in one-element statements is the update (clang's IR: a store
     of a value made from four reads), outside every work-sharing loop; the decoy shares nothing of
@@ -189,6 +193,7 @@ def test_the_update_is_found_by_what_the_program_does_not_how_it_is_written():
     assert shared != SPLIT_SWEEP and updates_unshared(_split(shared)) == []
 
 
+@needs_clang
 def test_an_omp_loop_is_read_as_gcc_builds_it():
     """L10_loop (right, 5/5 on the text rule): `parallel` + `loop`. Clang 14 makes every thread run
     all of a `loop` (as `simd`); GCC, which builds the graded program, shares it like `for`: the
@@ -244,6 +249,7 @@ ROW_BUFFER = """#pragma omp parallel for schedule(dynamic, 4)
         }"""
 
 
+@needs_clang
 def test_a_stack_buffer_whose_address_is_published_is_not_the_functions_own():
     """L10_G7 (5/5 twice before): stores into an alloca were the function's own stack, never an
     update write, even when the buffer's address went to a global the other threads read. An
@@ -374,6 +380,7 @@ def _washed(wash: str, sweep: str = WASHED_SWEEP) -> str:
     return program
 
 
+@needs_clang
 def test_a_value_chosen_by_branches_on_the_update_is_the_update():
     """A10_wash8_twoarrays: a value rebuilt through a `switch` on the update's bits (a phi of
     constants; clang writes the switch's cases one a line, which the parser read as instructions
