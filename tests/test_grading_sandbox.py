@@ -824,6 +824,30 @@ def test_clean_stale_removes_only_old_builds_todays_kit_would_not_use(tmp_path, 
     for label, key in (("current", build.cache_key(code, (), build.mpicc())),
                        ("stale", "0123456789abcdef"), ("young", "fedcba9876543210")):  # fmt: skip
         made[label] = build.cache_dir() / f"hello_hybrid-{key}"
+def test_the_reference_run_names_its_lab_so_its_box_keeps_the_released_builds(tmp_path, monkeypatch):
+    """The solution's reference run is the run whose builds of released C join the grader's
+    cache (above): its executor must know the lab's released notebooks, as a submission's does,
+    or a notebook's released C (lab 01's ring_master_racy) is compiled again by every
+    submission. Stopped where the executor has read them, before any kernel starts."""
+    from hybridlab.grading import reference
+
+    root = gc.make_course(tmp_path / "course")
+    (released,) = course.release([gc.LAB], root=root, labs_dir=tmp_path / "labs")
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def stop(self, nb):
+        seen.append(self._released)
+        raise Stop
+
+    monkeypatch.setattr(execute.SandboxedExecute, "_prepare", stop)
+    with pytest.raises(Stop):
+        reference.reference_timing(read_lab(root, gc.LAB), quick=True, sandboxed=False)
+    assert seen == [[root / "release" / gc.LAB / released.name]]
+
+
         made[label].mkdir(parents=True)
         (made[label] / build.FLAGS_FILE).write_text("[]")
     for label in ("current", "stale"):
