@@ -712,6 +712,7 @@ def test_only_current_builds_of_released_sources_reach_a_sandbox(tmp_path):
 
     build = importlib.import_module("hybridlab.kernels.build")
     from hybridlab.paths import kernels_dir
+    from hybridlab.runs.student_c import student_unit
 
     cache, cc = tmp_path / "build", build.mpicc()
 
@@ -732,23 +733,32 @@ def test_only_current_builds_of_released_sources_reach_a_sandbox(tmp_path):
         cache / f"pingpong-{build.cache_key((kernels_dir() / 'pingpong.c').read_text(), (), cc)}"
     )
     unrecorded.mkdir()  # no flags recorded: its key cannot be checked
+    # C cells linked with a kit kernel (lab 16's racy count): a unit of the released cell's
+    # code, and one of an answer the released notebook does not hold
+    racy = "void count_bins(long n, int nbins, long *bins) { bins[0] += n; }"
+    cell = entry("racy_bins", student_unit("race_bins", "HL_STUDENT_RACE_BINS", racy), kept=True)
+    answer = student_unit("race_bins", "HL_STUDENT_RACE_BINS", racy.replace("+= n", "+= nbins"))
+    entry("student_bins", answer, kept=True)
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell('code = r"""\nint given;\n"""')]
+    nb.cells = [
+        nbformat.v4.new_code_cell('code = r"""\nint given;\n"""'),
+        nbformat.v4.new_code_cell(f"%%c RACY_C race_bins\n{racy}\n"),
+    ]
     released = tmp_path / "lab.ipynb"
     nbformat.write(nb, released)
-    assert sandbox.released_builds(cache, [released]) == [given, kit]
+    assert sandbox.released_builds(cache, [released]) == [given, kit, cell]
     assert sandbox.released_builds(cache, []) == [kit]
     assert not any(
         build.is_current(e) for e in (stale_kit, stale_given, unrecorded, solution / "x")
     )
     # a class's grader names them once; every submission's process reads the list
     listed = tmp_path / "builds.json"
-    assert sandbox.write_released_builds(listed, cache, [released]) == 2
+    assert sandbox.write_released_builds(listed, cache, [released]) == 3
     shutil.rmtree(given)  # named, then removed: not handed to a sandbox
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(sandbox.BUILDS, str(listed))
         sandbox._released_builds_once.cache_clear()
-        assert sandbox._released_builds_once(cache, (released,)) == [kit]
+        assert sandbox._released_builds_once(cache, (released,)) == [kit, cell]
     sandbox._released_builds_once.cache_clear()
     assert sandbox.BUILDS in sandbox.ENV_DENIED
 
@@ -814,16 +824,6 @@ def test_the_reference_runs_builds_of_released_sources_seed_every_later_box(tmp_
     assert not cache.exists() or not list(cache.iterdir())
 
 
-def test_clean_stale_removes_only_old_builds_todays_kit_would_not_use(tmp_path, monkeypatch):
-    build = importlib.import_module("hybridlab.kernels.build")
-    from hybridlab.paths import kernels_dir
-
-    monkeypatch.setenv("HYBRIDLAB_CACHE", str(tmp_path))
-    code = (kernels_dir() / "hello_hybrid.c").read_text()
-    made = {}
-    for label, key in (("current", build.cache_key(code, (), build.mpicc())),
-                       ("stale", "0123456789abcdef"), ("young", "fedcba9876543210")):  # fmt: skip
-        made[label] = build.cache_dir() / f"hello_hybrid-{key}"
 def test_the_reference_run_names_its_lab_so_its_box_keeps_the_released_builds(tmp_path, monkeypatch):
     """The solution's reference run is the run whose builds of released C join the grader's
     cache (above): its executor must know the lab's released notebooks, as a submission's does,
@@ -848,6 +848,16 @@ def test_the_reference_run_names_its_lab_so_its_box_keeps_the_released_builds(tm
     assert seen == [[root / "release" / gc.LAB / released.name]]
 
 
+def test_clean_stale_removes_only_old_builds_todays_kit_would_not_use(tmp_path, monkeypatch):
+    build = importlib.import_module("hybridlab.kernels.build")
+    from hybridlab.paths import kernels_dir
+
+    monkeypatch.setenv("HYBRIDLAB_CACHE", str(tmp_path))
+    code = (kernels_dir() / "hello_hybrid.c").read_text()
+    made = {}
+    for label, key in (("current", build.cache_key(code, (), build.mpicc())),
+                       ("stale", "0123456789abcdef"), ("young", "fedcba9876543210")):  # fmt: skip
+        made[label] = build.cache_dir() / f"hello_hybrid-{key}"
         made[label].mkdir(parents=True)
         (made[label] / build.FLAGS_FILE).write_text("[]")
     for label in ("current", "stale"):

@@ -6,12 +6,15 @@ in test_grading_sandbox.py.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import hybridlab as hl
 from conftest import mpi_leftovers
 from hybridlab.engines import controller
+from hybridlab.engines.engine import identity
 from hybridlab.machine import reaper
+from hybridlab.pykernels.exercise import numba_jacobi
 from hybridlab.runs import replay
 
 
@@ -102,6 +105,35 @@ def test_a_graded_cluster_says_who_its_engines_are_without_starting_them(runs_in
     for cluster in (graded, other):
         cluster.stop()
         assert mpi_leftovers(cluster.tag) == []
+
+
+def test_a_graded_cluster_gives_back_the_reference_runs_kit_calls_without_starting(
+    runs_in, monkeypatch
+):
+    """Lab 09 calls kit functions in its engines (numba_jacobi, the thread and GIL probes:
+    Cluster.kept_apply). While a graded cluster's engines wait for their first use, a call the
+    reference run made (same function, arguments, placement) gets its results back and the
+    engines stay unstarted; a call with other arguments starts them, and once they run every call
+    is made in them (the notebook's code may have run there)."""
+    runs_in("record")
+    with hl.Cluster(ranks=2, threads=1, timeout=60) as recording:
+        recorded = numba_jacobi(recording, 12, 9, 3, gather=True)
+        who = recording.kept_apply(identity)
+    runs_in("replay")
+    monkeypatch.setenv(controller.ENGINES_ENV, controller.ON_FIRST_USE)  # as the grader sets
+    graded = hl.Cluster(ranks=2, threads=1, timeout=60).start()
+    replayed = numba_jacobi(graded, 12, 9, 3, gather=True)
+    assert np.array_equal(replayed.meta["grid"], recorded.meta["grid"])
+    assert replayed.meta["jit_s"] == recorded.meta["jit_s"]
+    assert replayed.records.equals(recorded.records)
+    assert graded.kept_apply(identity) == who
+    assert reaper.tagged(graded.tag) == [] and "first use" in repr(graded)
+    fresh = numba_jacobi(graded, 12, 9, 4)  # never recorded: the engines start for it
+    assert fresh.meta["iterations"] == 4 and len(reaper.tagged(graded.tag)) >= 2
+    again = graded.kept_apply(identity)  # recorded, but the engines run: made in them
+    assert {e["pid"] for e in again}.isdisjoint(e["pid"] for e in who)
+    graded.stop()
+    assert mpi_leftovers(graded.tag) == []
 
 
 def test_a_bad_setting_is_refused(monkeypatch):

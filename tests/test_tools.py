@@ -443,6 +443,34 @@ def test_each_mistake_shows_in_its_trace(mistake, ranks, culprit, options):
     assert _solution_diagnose()(calls) == (mistake, want)
 
 
+STUB = "def diagnose(calls: pd.DataFrame) -> tuple:\n    # YOUR CODE HERE\n    raise NotImplementedError()"
+
+
+def test_the_released_diagnose_stub_fails_apart_without_traces():
+    """Part (b)'s hidden test makes no trace for the released stub: diagnose_unwritten gives what
+    the answer child gives for it, and gives nothing (the cell runs) for any other cell."""
+    trace = exercise.mistake_trace("none", ranks=2)
+    names = {"QUICK": True, "N_ELEMENTS": 20000, "GRID": 96, "ITERATIONS": 20}
+    for stub in (STUB, 'def diagnose(calls):\n    """later"""\n    raise NotImplementedError'):
+        known = exercise.diagnose_unwritten({"diagnose": stub})
+        assert known == exercise.diagnose_apart({"diagnose": stub}, [trace], names=names)
+        assert known["error"].startswith("NotImplementedError")
+    solution = solution_cell("16_tools", "diagnose")
+    assert exercise.diagnose_apart({"diagnose": solution}, [trace], names=names) == {
+        "said": [["none", []]]}
+    for runs in (
+        solution, None, "",
+        STUB.replace("def diagnose", "@staticmethod\ndef diagnose"),  # the decorator may not raise
+        STUB.replace("calls:", "calls=0, _x:"),  # a default, evaluated by the def
+        STUB.replace("pd.DataFrame", "pd.NoSuchFrame"),  # an annotation that fails
+        STUB.replace("NotImplementedError()", "NotImplementedError('soon')"),  # its own message
+        STUB.replace("NotImplementedError()", "NotImplementedError from None"),
+        STUB + "\n\ndiagnose = len",  # another diagnose after it
+        STUB.replace("    # YOUR CODE HERE", "    print(calls)"),
+    ):
+        assert exercise.diagnose_unwritten({"diagnose": runs} if runs is not None else None) is None
+
+
 def test_an_unknown_mistake_is_refused():
     with pytest.raises(ValueError, match="one of none, level, request, deadlock"):
         exercise.mistake_trace("race")

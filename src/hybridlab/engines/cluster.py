@@ -204,6 +204,16 @@ class Cluster:
                 self._supervisor.crashed(name, self._kill, ranks_by_pid, nodes)
             raise
 
+    def kept_apply(self, func: Callable, *args) -> list:
+        """apply() of one of the kit's functions whose arguments and results are JSON values,
+        kept and given back the way kernel runs are (replay.kept_call): when grading replays the
+        reference run and the engines wait for their first use, the reference run's results of
+        the same call (function, arguments, placement, OpenMP/MPI/numba settings), without starting
+        them."""
+        name = f"{func.__module__}.{func.__qualname__}"
+        return replay.kept_call(name, list(args), self.placement, lambda: self.apply(func, *args),
+                                started=not self._deferred)  # fmt: skip
+
     def nodes_of_ranks(self) -> dict[int, str]:
         """The host (node) name of each running rank."""
         return {e["rank"]: e["host"] for e in self._engine_list()}

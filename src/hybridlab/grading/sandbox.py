@@ -481,11 +481,26 @@ def _released_text(notebooks: list[Path]) -> str:
     return "\n".join(texts)
 
 
+def _cell_of(source: str) -> str:
+    """What of a build's source a notebook holds: of a C cell's unit (student_c.student_unit:
+    the link line, the kit's headers for the cell, the cell) the cell, else the whole source."""
+    from hybridlab.kernels.build import LINK
+    from hybridlab.kernels.c_cells import student_headers
+
+    link = LINK.match(source)
+    if link is None:
+        return source.strip()
+    headers = student_headers(link.group(1).removesuffix(".c"))
+    rest = source[link.end() :]
+    return rest[len(headers) :].strip() if rest.startswith(headers) else source.strip()
+
+
 def released_builds(cache: Path, released: list[Path]) -> list[Path]:
     """The current builds in `cache` made from released sources only: a kernel of the kit's
-    kernels_c/ (no C file in its folder), or C source found verbatim in a released notebook.
-    A build of a solution (C code of an instructor notebook) is never among them, nor one of
-    older sources or headers (build.is_current: the sandbox would never use it)."""
+    kernels_c/ (no C file in its folder), or C source found verbatim in a released notebook
+    (a C cell's unit: its cell, such as lab 16's racy count). A build of a solution (C code of an
+    instructor notebook) is never among them, nor one of older sources or headers
+    (build.is_current: the sandbox would never use it)."""
     from hybridlab.kernels.build import available_kernels, is_current
 
     if not cache.is_dir():
@@ -498,9 +513,8 @@ def released_builds(cache: Path, released: list[Path]) -> list[Path]:
         if sources:
             text = _released_text(released) if text is None else text
             try:
-                released_source = all(
-                    s.read_text().strip() and s.read_text().strip() in text for s in sources
-                )
+                cells = [_cell_of(s.read_text()) for s in sources]
+                released_source = all(cell and cell in text for cell in cells)
             except OSError:
                 continue
         else:

@@ -1,6 +1,7 @@
 """The runs of lab 09 (the only module of the topic that runs things): the numba Jacobi and the
-thread probe in the engines, numba's JIT timed in this process, one short process per threading
-layer, and the checks of the student's numba kernel (right answer, more than one thread).
+thread probe in the engines (kept and given back like kernel runs: Cluster.kept_apply), numba's
+JIT timed in this process, one short process per threading layer, and the checks of the
+student's numba kernel (right answer, more than one thread).
 
     from hybridlab.pykernels.exercise import numba_jacobi, check_sweep, thread_work
     res = numba_jacobi(cluster, nx=256, ny=256, iterations=50)    # Results, like cluster.run
@@ -36,7 +37,10 @@ def _jacobi_in_engine(nx: int, ny: int, iterations: int, gather: bool) -> dict:
 
     from hybridlab.pykernels.jacobi import jacobi_rank
 
-    return jacobi_rank(MPI.COMM_WORLD, nx, ny, iterations, gather)
+    out = jacobi_rank(MPI.COMM_WORLD, nx, ny, iterations, gather)
+    if out.get("grid") is not None:
+        out["grid"] = out["grid"].tolist()  # a JSON value, as kept_apply keeps it
+    return out
 
 
 def _report_in_engine() -> dict:
@@ -63,7 +67,7 @@ def gil_table(cluster, seconds: float = 0.2) -> pd.DataFrame:
     in MPI, or runs numba kernels with and without nogil (needs 2 ranks or more)."""
     if cluster.placement.ranks < 2:
         raise ValueError("the GIL probe needs a cluster of at least 2 ranks (rank 1 sends)")
-    rates = cluster.apply(_gil_in_engine, seconds)[0]
+    rates = cluster.kept_apply(_gil_in_engine, seconds)[0]
     frame = pd.DataFrame(rates, columns=["rank 0's thread is in", "steps/s"])
     frame["share of sleep"] = frame["steps/s"] / frame["steps/s"].iloc[0]
     return frame
@@ -73,14 +77,14 @@ def numba_jacobi(cluster, nx: int, ny: int, iterations: int, gather: bool = Fals
     """The numba Jacobi in every engine of `cluster`: timer records as halo2d's (variant
     'numba', thread 0 = the rank's Python thread); meta holds the checksum, last delta, the JIT
     seconds of each rank and, with gather=True, the final interior."""
-    outs = cluster.apply(_jacobi_in_engine, nx, ny, iterations, gather)
+    outs = cluster.kept_apply(_jacobi_in_engine, nx, ny, iterations, gather)
     p = cluster.placement
     frame = numba_records(outs, p.ranks, p.threads)
     meta = {
         "checksum": outs[0]["checksum"],
         "delta": outs[0]["delta"],
         "jit_s": [o["jit_s"] for o in outs],
-        "grid": outs[0].get("grid"),
+        "grid": None if outs[0].get("grid") is None else np.array(outs[0]["grid"]),
         "nx": nx,
         "ny": ny,
         "iterations": iterations,
@@ -91,7 +95,7 @@ def numba_jacobi(cluster, nx: int, ny: int, iterations: int, gather: bool = Fals
 def engine_threads(cluster) -> tuple[pd.DataFrame, list[dict]]:
     """Where numba's threads ran in every engine: one row per (rank, thread) with its CPU and
     the CPUs its affinity allows, and the engines' reports (layer, pool size, variables)."""
-    reports = cluster.apply(_report_in_engine)
+    reports = cluster.kept_apply(_report_in_engine)
     return thread_rows(reports), reports
 
 

@@ -257,6 +257,37 @@ def record(
 # --------------------------------------------------------------------------- engines
 
 
+def call_identity(name: str, args: list, placement: Placement) -> dict:
+    """What makes two calls of one of the kit's Python functions in a cluster's engines the same
+    run: the function, its arguments, the placement and the OpenMP, MPI and numba settings."""
+    numba = sorted([k, v] for k, v in os.environ.items() if k.startswith("NUMBA_"))
+    return {"kind": "call", "name": name, "args": list(args),
+            "placement": placement_identity(placement), "how": "engines",
+            "env": steering({}) + numba}  # fmt: skip
+
+
+def kept_call(name: str, args: list, placement: Placement, measure: Callable[[], list],
+              started: bool) -> list:  # fmt: skip
+    """The results of a kit function called in every engine (Cluster.kept_apply; arguments and
+    results JSON values), kept and given back the way kernel runs are (take): the reference run
+    records them, and a graded submission's call gets the reference run's back while its engines
+    have not started (nothing of the notebook's has run in them). Once they run (`started`), or
+    when the reference run has no such call, measure() makes it. A student's runs folder keeps
+    none (own_runs takes kernel and program runs only)."""
+    identity = call_identity(name, args, placement)
+    chosen = setting()
+    if chosen is not None and chosen[0] == "replay" and started:
+        _log(identity, "measured", "the engines ran already (the notebook's code may have too)")
+        return measure()
+    recorded, record_to = take(identity)
+    if recorded is not None:
+        return json.loads(recorded["texts"][0][1])
+    results = measure()
+    if record_to is not None and chosen is not None:  # the reference run's, not a student's
+        record(record_to, identity, [(name, json.dumps(results))], {}, 0.0, [])
+    return results
+
+
 def engines_identity(placement: Placement, env: dict[str, str]) -> dict:
     """What makes two clusters' engines the same (who they are: rank, host, pid, CPUs, the
     thread level MPI provided): the placement, with the level asked for, and the OpenMP and MPI

@@ -20,6 +20,8 @@
 
 from __future__ import annotations
 
+import ast
+import builtins
 import re
 import shutil
 import subprocess
@@ -286,6 +288,46 @@ from hybridlab.tools.exercise import (archer_note, bins_expected, build_count, c
                                       counter_probe, master_race_races, mistake_trace,
                                       variant_timelines)
 """
+
+
+def diagnose_unwritten(answers: dict[str, str] | None) -> dict | None:
+    """diagnose_apart's result, known without a trace or a child, for an answer cell that is one
+    `def diagnose` (no decorator, no default; annotations builtins or pandas' names, as the
+    released stub's) whose body, a docstring aside, is `raise NotImplementedError` or `raise
+    NotImplementedError()` (the released stub): every call raises it, so the part fails whatever
+    the traces. None for any other cell (or none handed: it is run)."""
+    try:
+        (func,) = ast.parse((answers or {}).get(DIAGNOSE_ANSWER) or "").body
+    except (SyntaxError, ValueError):
+        return None
+    if not isinstance(func, ast.FunctionDef) or func.name != "diagnose" or func.decorator_list:
+        return None
+    args = func.args
+    if args.defaults or any(args.kw_defaults) or not all(
+        _known_annotation(a.annotation)
+        for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a
+    ) or not _known_annotation(func.returns):  # fmt: skip
+        return None
+    body = [s for s in func.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    raised = body[0].exc if len(body) == 1 and isinstance(body[0], ast.Raise) else None
+    if raised is not None and body[0].cause is not None:
+        return None
+    if isinstance(raised, ast.Call) and not raised.args and not raised.keywords:
+        raised = raised.func
+    if isinstance(raised, ast.Name) and raised.id == "NotImplementedError":
+        return {"error": "NotImplementedError: "}
+    return None
+
+
+def _known_annotation(node) -> bool:
+    """An annotation the def evaluates without fail: none, a builtin's name, or pd.<a pandas name>
+    (the answer cell runs after the first cell's `import pandas as pd`)."""
+    if node is None:
+        return True
+    if isinstance(node, ast.Name):
+        return hasattr(builtins, node.id)
+    return (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id == "pd" and hasattr(pd, node.attr))  # fmt: skip
 
 
 def diagnose_apart(answers: dict[str, str] | None, traces: list[pd.DataFrame], *,
