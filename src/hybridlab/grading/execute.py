@@ -87,8 +87,12 @@ NAMES_SHOWN = 3  # kernels named per source in the line under a test cell
 DATA = "Data: "  # starts the line under each test cell (feedback keeps it)
 LOG_BYTES = 2**20  # read per cell at most
 # Set before the notebook's first cell (GradingPolicy.draw_figures False): the inline backend
-# then shows each figure as its text line and closes it, drawing nothing.
-NO_FIGURES = "get_ipython().run_line_magic('config', 'InlineBackend.figure_formats = set()')"
+# then shows each figure as its text line and closes it, drawing nothing; nor is a figure laid
+# out until it is drawn (undrawn.py).
+NO_FIGURES = (
+    "get_ipython().run_line_magic('config', 'InlineBackend.figure_formats = set()')\n"
+    "__import__('hybridlab.grading.undrawn').grading.undrawn.defer_layout(get_ipython())"
+)
 
 
 def describe(runs: list[dict]) -> str:
@@ -383,12 +387,12 @@ class SandboxedExecute(Execute):
         """The notebook with guard cells, judged test cells without their judge blocks;
         origin[j] = index of cell j in nb, or None."""
         judging = _guard.judging_modules("\n".join(c.source for c in nb.cells))
-        capture = [
+        # figures off first: the guard then counts undrawn's callback as the shell's own
+        capture = [] if self.policy.draw_figures else [NO_FIGURES]
+        capture += [
             "import hybridlab.grading._guard as _hl_guard",
             f"_hl_guard.capture({judging!r})",
         ]
-        if not self.policy.draw_figures:
-            capture.append(NO_FIGURES)
         cells, origin = [_code("\n".join(capture), "capture")], [None]
         self._hidden: set[int] = set()  # hidden test cells, kept out of the kernel's history
         for i, cell in enumerate(nb.cells):
