@@ -51,18 +51,31 @@ const hl_param hl_kernel_params[] = {
  * omp_get_max_threads() threads) is noted: every thread must delay once per repetition. */
 #define CB_MAX_THREADS 1024
 /* Each thread's delays in the current call of the test: the tally the hot path bumps (the
- * timed loop pays no more than an increment for it), checked by counted_test as soon as the
- * student's call returns. */
+ * timed loop pays an increment for it, and a sealed mark every CB_MARK_EVERY delays), checked
+ * by counted_test against the marks as soon as the student's call returns. */
 static struct {
     long delays, seen; /* seen: the team's counter at the thread's previous delay */
     char pad[64 - 2 * sizeof(long)];
 } counted[CB_MAX_THREADS];
 static int counting;
+/* Every CB_MARK_EVERY delays of a thread in a call of the test, its tally is sealed with the
+ * time (mark_delays): the tally the hot path bumps stays writable, but a mark is sealed only
+ * by the thread's own delay, when its tally has grown by CB_MARK_EVERY since its previous mark
+ * and as long as those delays take has passed. A tally rewritten from a cell (raised after
+ * delays skipped, lowered to dodge a check) breaks one of the two; a thread's marks at the end
+ * of the call count its delays. The hot path pays one sealed write (0.3-0.4 us) per
+ * CB_MARK_EVERY delays. */
+#define CB_MARK_EVERY 256
+typedef struct {
+    long delays; /* the thread's delays in the call at its last mark */
+    double at;   /* when (hl_now) */
+} cb_mark;
 /* What the kit was given and what it found: sealed evidence (hybridlab.h), read-only pages the
  * kit writes through /proc/self/mem (EV_SET), so a cell that scans the library's data from one
  * of its own statics (f51's L02 gaming attempt cleared short_found) cannot rewrite it. Written
  * only outside the timed calls (the kernel's start, measure_construct, the contention run's
- * start) and when something is found wrong; a finding stays until the run ends.
+ * start), at a call's start and marks (cb_mark), and when something is found wrong; a finding
+ * stays until the run ends.
  * The team's counter seen at each of a thread's delays in the contention run: atomic, single and
  * master update s->updates in every repetition, so when a thread begins repetition k + 1 (after k
  * delays) it has grown by k at least (the thread's own k atomic updates, or the k repetitions its
@@ -82,6 +95,11 @@ typedef struct {
     int short_found, short_thread;
     long short_grown, short_step, short_done;
     char fault[512]; /* the first thing found wrong, reported after the run */
+    double mark_seconds; /* the least time CB_MARK_EVERY delays take (0: no delay) */
+    int forged_found, forged_thread;
+    long forged_tally, forged_marked;
+    double forged_seconds;
+    cb_mark marks[CB_MAX_THREADS]; /* per thread: its last mark */
 } cb_evidence;
 _Static_assert(sizeof(cb_evidence) <= HL_SEALED_DATA, "cb_evidence: too large for the sealed page");
 #define ev (*HL_SEALED(cb_evidence))
@@ -98,6 +116,25 @@ static void set_fault(const char *fmt, ...) {
     hl_sealed_put(ev.fault, fault, sizeof fault);
 }
 
+static void mark_delays(int t, long delays) {
+    cb_mark last = ev.marks[t], now = {delays, hl_now()};
+    if ((delays != last.delays + CB_MARK_EVERY || now.at - last.at < ev.mark_seconds) &&
+        !ev.forged_found) {
+#pragma omp critical(cb_found)
+        if (!ev.forged_found) {
+            EV_SET(forged_thread, t);
+            EV_SET(forged_tally, delays);
+            EV_SET(forged_marked, last.delays);
+            EV_SET(forged_seconds, now.at - last.at);
+            EV_SET(forged_found, 1);
+        }
+    }
+    /* one thread at a time: where /proc/self/mem cannot be written, hl_sealed_put opens the
+     * page for a moment, and another thread's put must not seal it in between */
+#pragma omp critical(hl_sealed_lock)
+    hl_sealed_put(&ev.marks[t], &now, sizeof now);
+}
+
 void construct_delay(long length) {
     if (__atomic_load_n(&counting, __ATOMIC_RELAXED)) {
         int t = omp_get_thread_num(), team = omp_get_num_threads(), level = omp_get_level();
@@ -111,6 +148,7 @@ void construct_delay(long length) {
             }
         } else {
             long done = counted[t].delays++;
+            if ((done + 1) % CB_MARK_EVERY == 0) mark_delays(t, done + 1);
             if (length != ev.state_wanted->delay && !ev.wrong_length) {
 #pragma omp critical(cb_found)
                 if (!ev.wrong_length) {
@@ -153,11 +191,22 @@ static void counted_test(void *arg, long inner) {
     for (int t = 0; t < team && t < CB_MAX_THREADS; t++) counted[t].delays = 0;
     long start_updates = ev.start_updates;
     for (int t = 0; t < team && t < CB_MAX_THREADS; t++) counted[t].seen = start_updates;
+    static cb_mark start[CB_MAX_THREADS]; /* (the marks' first value, sealed at once) */
+    int marked = team < CB_MAX_THREADS ? team : CB_MAX_THREADS;
+    for (int t = 0; t < marked; t++) start[t] = (cb_mark){0, hl_now()};
+    if (marked > 0) hl_sealed_put(ev.marks, start, (size_t)marked * sizeof *start);
     __atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
     construct_test(arg, inner);
     __atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
     if (ev.fault[0]) return;
-    if (ev.stray_found)
+    if (ev.forged_found)
+        set_fault("in a call of construct_test for %ld repetitions, thread %d's tally of its "
+                  "hl_delay calls reached %ld %.3g s after the kit's sealed mark of %ld: the kit "
+                  "marks every %d delays, and they take at least %.3g s (the tally was rewritten "
+                  "by the cell's code, or delays skipped)", inner, ev.forged_thread,
+                  ev.forged_tally, ev.forged_seconds, ev.forged_marked, CB_MARK_EVERY,
+                  ev.mark_seconds);
+    else if (ev.stray_found)
         set_fault("construct_test ran hl_delay at nesting level %d in a team of %d thread(s): "
                   "every repetition's delay runs inside the test's parallel region (level 1), on "
                   "each of its %d threads", ev.stray_level, ev.stray_team, team);
@@ -180,6 +229,12 @@ static void counted_test(void *arg, long inner) {
                 set_fault("in a call of construct_test for %ld repetitions, thread %d of %d ran "
                           "hl_delay %ld times: every thread delays once per repetition, then the "
                           "construct", inner, t, team, counted[t].delays);
+                break;
+            } else if (ev.marks[t].delays != inner - inner % CB_MARK_EVERY) {
+                set_fault("in a call of construct_test for %ld repetitions, thread %d of %d ran "
+                          "hl_delay %ld times by the kit's sealed marks (one every %d delays), "
+                          "not the %ld its tally shows: the tally was rewritten by the cell's code",
+                          inner, t, team, ev.marks[t].delays, CB_MARK_EVERY, counted[t].delays);
                 break;
             }
 }
@@ -283,6 +338,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     method.outer = (int)samples;
 #ifdef HL_STUDENT_CONSTRUCT
     EV_SET(method_wanted, method);
+    EV_SET(mark_seconds, 0.25 * CB_MARK_EVERY * delay_ns * 1e-9); /* a quarter: clocks vary */
 #endif
     hl_result r = {0};
     if (measure_construct(ctx, &state, &method, &r) != 0) {
@@ -312,6 +368,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (check_reps == 0) return 0; /* a run that only times (lab 02 (e) graded apart) */
 #ifdef HL_STUDENT_CONSTRUCT
     EV_SET(start_updates, state.updates);
+    EV_SET(mark_seconds, 0.0); /* no delay */
     EV_SET(own_update, strcmp(construct_name, "atomic") == 0);
     EV_SET(updates_shared, strcmp(construct_name, "reduction") != 0); /* this run only */
     counted_test(&state, check_reps);

@@ -9,7 +9,8 @@
  * of the count is a ThreadSanitizer report the kit reads from its own files.
  *
  * What the kit sees of the count: bin_of() notes, per OpenMP thread number, how many elements that
- * thread asked for and the size of its team; static here, out of the student's unit's reach.
+ * thread asked for and the size of its team; in the kit's own section (HL_KIT_STATE), which a
+ * write of the student's unit stops the run for under the watch (HL_WATCH_BINS).
  * Records: "bin" per bin on rank 0 (bin, count: the sum over ranks); "threads" per rank (threads:
  * how many threads asked for elements, team: the largest team seen, calls: elements asked for,
  * largest: the most elements one thread asked for, writes: the most writes one thread made into
@@ -44,13 +45,25 @@ const hl_param hl_kernel_params[] = {
 };
 
 #define HL_MAX_THREADS 256
-static long element_count;
-static int bin_count, my_rank;
-static unsigned long bin_salt;
+/* The kit's own state (the count's parameters, its tallies, the watch's below): one section of
+ * the library. With HL_WATCH_BINS every write of the student's unit passes the watch (the part
+ * refuses any other: hybridlab.tools.exercise.build_count), and one landing in this section
+ * stops the run (noted); the kit writes it only from functions ThreadSanitizer does not
+ * instrument (HL_NOT_WATCHED), whose writes never pass the watch. */
+#define HL_KIT_STATE __attribute__((section("race_bins_kit")))
+#ifdef HL_WATCH_BINS
+/* not instrumented at all (no function entry or exit either): see the watch below */
+#define HL_NOT_WATCHED __attribute__((disable_sanitizer_instrumentation, noinline, used))
+#else
+#define HL_NOT_WATCHED
+#endif
+static HL_KIT_STATE long element_count;
+static HL_KIT_STATE int bin_count, my_rank;
+static HL_KIT_STATE unsigned long bin_salt;
 #define HL_MEET_SECONDS 0.5 /* how long a thread's first bin_of waits for another thread's */
-static long calls_of[HL_MAX_THREADS]; /* per thread number: elements it asked for */
-static int team_of[HL_MAX_THREADS];   /* per thread number: the size of its team */
-static int arrived[HL_MAX_THREADS];   /* per thread number: it has asked (relaxed atomics) */
+static HL_KIT_STATE long calls_of[HL_MAX_THREADS]; /* per thread number: elements it asked for */
+static HL_KIT_STATE int team_of[HL_MAX_THREADS];   /* per thread number: the size of its team */
+static HL_KIT_STATE int arrived[HL_MAX_THREADS]; /* per thread number: it has asked (relaxed) */
 
 static int bin(long i, int rank, unsigned long salt, int nbins) {
     unsigned long h = (unsigned long)(i + 1) * 2654435761UL + (unsigned long)rank * 40503UL + salt;
@@ -62,7 +75,7 @@ static int bin(long i, int rank, unsigned long salt, int nbins) {
  * asked too: under a dynamic schedule on a loaded machine one thread could otherwise take every
  * chunk before the other runs, and the count would look serial. Relaxed atomics: no ordering
  * that ThreadSanitizer could take for the count's synchronisation. */
-static void meet_another(int t, int team) {
+HL_NOT_WATCHED static void meet_another(int t, int team) {
     __atomic_store_n(&arrived[t], 1, __ATOMIC_RELAXED);
     double until = hl_now() + HL_MEET_SECONDS;
     while (hl_now() < until) {
@@ -85,11 +98,11 @@ static void meet_another(int t, int team) {
  * the others ask once scores nothing, and an honest schedule's shares are fair. */
 #define HL_PACE_SECONDS 0.1
 #define HL_PACE_VAIN 4 /* vain waits after which a thread is no longer held back */
-static long pace_allowance[HL_MAX_THREADS]; /* per thread number: leads granted after vain waits */
-static int pace_vain[HL_MAX_THREADS];       /* per thread number: its vain waits */
-static long pace_waits;                     /* waits that ended with no teammate asking */
+static HL_KIT_STATE long pace_allowance[HL_MAX_THREADS]; /* per thread number: leads granted */
+static HL_KIT_STATE int pace_vain[HL_MAX_THREADS];       /* per thread number: its vain waits */
+static HL_KIT_STATE long pace_waits; /* waits that ended with no teammate asking */
 
-static long slowest_teammate(int t, int team) {
+HL_NOT_WATCHED static long slowest_teammate(int t, int team) {
     long slowest = -1;
     for (int u = 0; u < team && u < HL_MAX_THREADS; u++) {
         if (u == t) continue;
@@ -99,7 +112,7 @@ static long slowest_teammate(int t, int team) {
     return slowest;
 }
 
-static void keep_pace(int t, int team, long mine) {
+HL_NOT_WATCHED static void keep_pace(int t, int team, long mine) {
     if (pace_vain[t] >= HL_PACE_VAIN) return;
     long lead = element_count / (8L * team) + 16 + pace_allowance[t];
     long slowest = slowest_teammate(t, team);
@@ -116,7 +129,7 @@ static void keep_pace(int t, int team, long mine) {
     __atomic_fetch_add(&pace_waits, 1, __ATOMIC_RELAXED);
 }
 
-int bin_of(long i) {
+HL_NOT_WATCHED int bin_of(long i) {
     int t = omp_get_thread_num(), team = omp_get_num_threads();
     if (t >= 0 && t < HL_MAX_THREADS) {
         long mine = __atomic_fetch_add(&calls_of[t], 1, __ATOMIC_RELAXED);
@@ -134,24 +147,29 @@ int bin_of(long i) {
  * touch the kit's bins while the student's count_bins runs: the kit's own measure of which thread
  * made the increments, out of the student's unit's reach (not instrumented themselves). */
 #ifdef HL_WATCH_BINS
-static char *watch_lo, *watch_hi; /* the bins' bytes while count_bins runs, else empty */
-static long writes_of[HL_MAX_THREADS]; /* per thread number: its writes into the bins */
+static HL_KIT_STATE char *watch_lo, *watch_hi; /* the bins' bytes while count_bins runs */
+static HL_KIT_STATE long writes_of[HL_MAX_THREADS]; /* per thread number: its writes into bins */
 /* atomic writes into the bins that are no add: and, or, xor, nand, exchange, store (an update
  * split into two atomics, `v = fetch_and(p, 0)` then `fetch_or(p, v + 1)`, loses counts) */
-static long odd_atomics;
+static HL_KIT_STATE long odd_atomics;
 /* per thread number: the kit made its first compare-and-swap on a bin fail, as another thread's
  * increment would (one added to the bin just before it, taken off when count_bins returns): a
  * compare-and-swap not retried on failure loses that count, and the bins come out wrong */
-static int failed_for[HL_MAX_THREADS];
-static long *bins_at;                 /* the bins while count_bins runs */
-static long added_by_kit[4096];       /* per bin: the kit's ones, taken off afterwards */
+static HL_KIT_STATE int failed_for[HL_MAX_THREADS];
+static HL_KIT_STATE long *bins_at;           /* the bins while count_bins runs */
+static HL_KIT_STATE long added_by_kit[4096]; /* per bin: the kit's ones, taken off afterwards */
 
-/* not instrumented at all (no function entry or exit either), so that each wrapper ends in a tail
- * call: ThreadSanitizer reads the student's line as its caller, as if nothing stood between; never
- * inlined into instrumented code (watch()'s own stores would be watched) */
-#define HL_NOT_WATCHED __attribute__((disable_sanitizer_instrumentation, noinline, used))
+/* The wrappers are HL_NOT_WATCHED, so that each ends in a tail call: ThreadSanitizer reads the
+ * student's line as its caller, as if nothing stood between; never inlined into instrumented
+ * code (watch()'s own stores would be watched). */
+extern char __start_race_bins_kit[] __attribute__((visibility("hidden")));
+extern char __stop_race_bins_kit[] __attribute__((visibility("hidden")));
 HL_NOT_WATCHED static void noted(const volatile void *a, unsigned long size) {
     const char *p = (const char *)a;
+    if (p < __stop_race_bins_kit && p + size > __start_race_bins_kit)
+        hl_sealed_stop("a write of the student's code into race_bins.c's own tallies: the "
+                       "elements each thread asked bin_of for, its writes into the bins, the "
+                       "counts it added");
     if (p >= watch_hi || p + size <= watch_lo || size == 0) return;
     int t = omp_get_thread_num();
     if (t >= 0 && t < HL_MAX_THREADS) __atomic_fetch_add(&writes_of[t], 1, __ATOMIC_RELAXED);
@@ -163,10 +181,10 @@ HL_NOT_WATCHED static void noted(const volatile void *a, unsigned long size) {
  * write into a bin, and when count_bins returns, the bin's change since the kit last accounted
  * for it goes to the thread that made the bin's last plain write (writes into one bin are ordered
  * when there is no race, which Archer reports). A change with no write seen is `unseen`. */
-static long accounted[4096];             /* per bin: its value as far as the kit accounted for */
-static int last_writer[4096];            /* per bin: the thread of its last plain write, or -1 */
-static long added_of[HL_MAX_THREADS];    /* per thread number: the counts it added */
-static long taken, unseen;               /* counts taken off the bins; changes no write made */
+static HL_KIT_STATE long accounted[4096];  /* per bin: its value as far as the kit accounted for */
+static HL_KIT_STATE int last_writer[4096]; /* per bin: the thread of its last plain write, or -1 */
+static HL_KIT_STATE long added_of[HL_MAX_THREADS]; /* per thread number: the counts it added */
+static HL_KIT_STATE long taken, unseen; /* counts taken off the bins; changes no write made */
 
 HL_NOT_WATCHED static void credit(int t, long amount) {
     if (amount > 0 && t >= 0 && t < HL_MAX_THREADS)
@@ -333,6 +351,49 @@ HL_WRAP_ATOMICS(16, unsigned short)
 HL_WRAP_ATOMICS(32, unsigned int)
 HL_WRAP_ATOMICS(64, unsigned long)
 
+/* the lock routines a cell may call (hybridlab.tools.exercise.CALLS_ALLOWED) write the lock
+ * object they are given: the same watch, the lock's bytes */
+#define HL_WRAP_LOCK(type, name)                                                               \
+    int __real_##name(type *lock);                                                              \
+    HL_NOT_WATCHED int __wrap_##name(type *lock) {                                              \
+        noted(lock, sizeof *lock);                                                              \
+        return __real_##name(lock);                                                             \
+    }
+#define HL_WRAP_OMP_LOCK(type, name)                                                           \
+    void __real_##name(type *lock);                                                             \
+    HL_NOT_WATCHED void __wrap_##name(type *lock) {                                             \
+        noted(lock, sizeof *lock);                                                              \
+        __real_##name(lock);                                                                    \
+    }
+HL_WRAP_OMP_LOCK(omp_lock_t, omp_init_lock)
+HL_WRAP_OMP_LOCK(omp_lock_t, omp_set_lock)
+HL_WRAP_OMP_LOCK(omp_lock_t, omp_unset_lock)
+HL_WRAP_OMP_LOCK(omp_lock_t, omp_destroy_lock)
+HL_WRAP_LOCK(omp_lock_t, omp_test_lock)
+HL_WRAP_OMP_LOCK(omp_nest_lock_t, omp_init_nest_lock)
+HL_WRAP_OMP_LOCK(omp_nest_lock_t, omp_set_nest_lock)
+HL_WRAP_OMP_LOCK(omp_nest_lock_t, omp_unset_nest_lock)
+HL_WRAP_OMP_LOCK(omp_nest_lock_t, omp_destroy_nest_lock)
+HL_WRAP_LOCK(omp_nest_lock_t, omp_test_nest_lock)
+HL_WRAP_LOCK(pthread_mutex_t, pthread_mutex_lock)
+HL_WRAP_LOCK(pthread_mutex_t, pthread_mutex_unlock)
+HL_WRAP_LOCK(pthread_mutex_t, pthread_mutex_trylock)
+HL_WRAP_LOCK(pthread_mutex_t, pthread_mutex_destroy)
+HL_WRAP_LOCK(pthread_spinlock_t, pthread_spin_lock)
+HL_WRAP_LOCK(pthread_spinlock_t, pthread_spin_unlock)
+HL_WRAP_LOCK(pthread_spinlock_t, pthread_spin_trylock)
+HL_WRAP_LOCK(pthread_spinlock_t, pthread_spin_destroy)
+int __real_pthread_mutex_init(pthread_mutex_t *lock, const pthread_mutexattr_t *attr);
+HL_NOT_WATCHED int __wrap_pthread_mutex_init(pthread_mutex_t *lock, const pthread_mutexattr_t *attr) {
+    noted(lock, sizeof *lock);
+    return __real_pthread_mutex_init(lock, attr);
+}
+int __real_pthread_spin_init(pthread_spinlock_t *lock, int shared);
+HL_NOT_WATCHED int __wrap_pthread_spin_init(pthread_spinlock_t *lock, int shared) {
+    noted(lock, sizeof *lock);
+    return __real_pthread_spin_init(lock, shared);
+}
+
 void *__real_memcpy(void *d, const void *s, size_t size);
 void *__real_memmove(void *d, const void *s, size_t size);
 void *__real_memset(void *d, int c, size_t size);
@@ -366,6 +427,11 @@ HL_NOT_WATCHED static void watch(long *bins, long nbins) {
 static inline void watch(long *bins, long nbins) { (void)bins, (void)nbins; }
 #endif
 
+/* the count's parameters, into the kit's state (not instrumented: see HL_KIT_STATE) */
+HL_NOT_WATCHED static void set_count(long n, int nbins, int rank, unsigned long salt) {
+    element_count = n, bin_count = nbins, my_rank = rank, bin_salt = salt;
+}
+
 static void kit_count(long n, int nbins, long *bins) {
 #pragma omp parallel for reduction(+ : bins[:nbins])
     for (long i = 0; i < n; i++) bins[bin_of(i)]++;
@@ -385,7 +451,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     if (variant == 1)
         return hl_fail(ctx, "variant=student needs the student's code (student_c.build_student)");
 #endif
-    element_count = n, bin_count = (int)nbins, my_rank = ctx->rank, bin_salt = (unsigned long)salt;
+    set_count(n, (int)nbins, ctx->rank, (unsigned long)salt);
     long *bins = calloc((size_t)nbins, sizeof *bins), *want = calloc((size_t)nbins, sizeof *want);
     if (!bins || !want) {
         free(bins), free(want);

@@ -704,3 +704,18 @@ def test_a_cell_that_clears_the_kits_findings_from_its_own_statics_no_longer_kee
     kernel = build_student_construct(code, "test_construct_sealed")
     with pytest.raises(hl.KernelError, match="s->updates had grown by|signal 11"):
         hl.run_program(kernel, ranks=1, threads=2, samples=3, target_ms=0.1, check_reps=20000)
+def test_a_cell_that_rewrites_the_kits_delay_tallies_no_longer_keeps_the_part():
+    """Issue 36 (fixer F): f51's private count, the contention run's check that catches it dodged
+    by rewriting the kit's per-thread delay tallies (bumped by hl_delay inside the timed loop,
+    found by scanning the library's data): 0 before every delay, `inner` after the region. The
+    run passed against the old kernel; the kit seals each thread's tally with the time every
+    CB_MARK_EVERY delays now, and a tally its marks do not bear out fails the run."""
+    from hybridlab.sync.exercise import build_student_construct
+
+    cell = source_of("02_synchronisation", "a private count, the kit's delay tallies found")
+    code = cell.split("\n", 1)[1] if cell.startswith("%%") else cell
+    kernel = build_student_construct(code, "test_construct_tallies")
+    with pytest.raises(hl.KernelError, match="by the kit's sealed marks"):
+        hl.run_program(kernel, ranks=1, threads=2, samples=3, target_ms=0.1, check_reps=20000)
+
+

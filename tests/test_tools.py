@@ -516,3 +516,31 @@ def test_the_kit_reads_each_threads_share_of_the_elements():
         shared = exercise.count_evidence(kernel, 1, threads, n, nbins)
         assert shared["bins"] == want and shared["undercount"] == 0, shared
         assert shared["fewest"] * 4 * shared["team"] >= n, shared
+
+
+FORGED_SHARES = source_of("16_tools", "a serial count on the master, the kit's per-thread tallies")
+FORGED_BY_RUNTIME = source_of("16_tools", "a serial count on the master, the kit's tallies rewritten")
+
+
+@needs_archer
+def test_a_cell_that_rewrites_the_kits_tallies_stops_the_run():
+    """Issue 36 (fixer F): the master counts every element, then the kit's per-thread tallies
+    (the elements each thread asked for, its writes, the counts it added), found by scanning the
+    library's data from the cell's statics, are split between the threads: against the old
+    kernel every judge check passed. They are race_bins.c's own section now, which every write of
+    the cell passes the watch to reach (a store, or a lock routine's write): the first such write
+    stops the run. The same rewrite made by the OpenMP runtime (omp_get_schedule, which writes
+    through the pointer it is handed) passed the judge against that watch: refused at the build."""
+    from hybridlab.errors import KernelError
+
+    kernel = exercise.build_count(FORGED_SHARES, "t_bins_forged_shares")
+    with pytest.raises(KernelError, match="race_bins.c's own tallies"):
+        exercise.count_evidence(kernel, 1, 2, 20000, 8)
+    locked = FORGED_SHARES.replace("        q[0] = n / 2 + 1;\n        q[1] = n / 2 + 1;\n",
+                                   "        omp_init_lock((omp_lock_t *)(long *)&q[1]);\n")
+    assert locked != FORGED_SHARES  # a lock routine writing there: watched as a store is
+    kernel = exercise.build_count(locked, "t_bins_forged_lock")
+    with pytest.raises(KernelError, match="race_bins.c's own tallies"):
+        exercise.count_evidence(kernel, 1, 2, 20000, 8)
+    with pytest.raises(AssertionError, match="calls omp_get_schedule"):
+        exercise.build_count(FORGED_BY_RUNTIME, "t_bins_forged_schedule")

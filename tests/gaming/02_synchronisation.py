@@ -898,3 +898,79 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
 """, {CONSTRUCT}, why="the counter bumped once early, then a private count, and the kit's finding "
                       "(short_found, a static) found from a static of the cell and cleared (f51)",
                       reason="s->updates had grown by | signal 11"))
+
+# fixer F (issue 36, 2026-12-06): f51's count (the team's counter bumped once early, then a
+# private count merged by a reduction), the check that catches it dodged through the kit's
+# per-thread delay tallies (construct_bench.c's writable `counted`, bumped by hl_delay inside the
+# timed loop): found by scanning the library's data after a first call, each set to 0 before
+# every delay of the contention run (the check never sees a repetition begin) and to `inner`
+# after it: every check passed against the old kernel. The kit seals each thread's tally with
+# the time every 256 delays now (cb_mark) and checks the tally against its marks
+GAMING.append(attempt("forged", "construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "atomic";
+static long here;            /* a static of the cell: in the library's data, before the kit's */
+static volatile long *tally; /* the kit's delay tally of thread 0, once found (rows of 8 longs) */
+
+/* the kit's delay tallies: 1024 rows of 8 longs, a thread's delays first (then a counter it saw,
+   then padding); after a first call every thread of the team delayed `inner` times, so rows
+   0 .. team-1 start with inner, and the rest but the second words is 0 */
+static void __attribute__((noinline)) find_tally(long inner, int team) {
+    volatile long *p = &here;
+    for (long k = 1; k < (1L << 16); k++) { /* upwards: the kit's statics follow */
+        volatile long *q = p + k;
+        int match = 1;
+        for (long w = 0; w < 8L * 1024 && match; w++)
+            match = w % 8 == 1 || q[w] == ((w % 8 == 0 && w / 8 < team) ? inner : 0);
+        if (match) {
+            tally = q;
+            return;
+        }
+    }
+}
+
+/* the team's counter bumped once early, then a private count merged by a reduction; in the
+   contention run (no delay) each thread's delay tally is set to 0 before each delay, so the kit
+   never sees a thread begin a repetition after the first (its check that s->updates has grown
+   by then never runs), and to `inner` when the region ends */
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+    int team = 1;
+    long total = 0;
+#pragma omp parallel reduction(+ : total)
+    {
+#pragma omp single
+        team = omp_get_num_threads();
+        int t = omp_get_thread_num();
+        volatile long mine = 0;
+        volatile long *count = &s->updates;
+        for (long j = 0; j < inner; j++) {
+            if (tally && s->delay == 0) tally[8 * t] = 0;
+            hl_delay(s->delay);
+#pragma omp atomic
+            *count += 1;
+            count = &mine;
+        }
+        total += mine;
+    }
+    s->updates += total;
+    if (!tally)
+        find_tally(inner, team);
+    else if (s->delay == 0)
+        for (int t = 0; t < team; t++) tally[8 * t] = inner;
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+""", {CONSTRUCT}, why="a private count, the kit's delay tallies found by scanning the library's "
+                      "data and rewritten in the contention run (fixer F, issue 36)",
+                      reason="by the kit's sealed marks"))
+
+# attacker U (u02_forge, 2026-12-06; 3/3 twice): only the master thread delays (the kit notes a
+# delay of the wrong length, wrong_length, in its sealed evidence), then the finding cleared
+# THROUGH THE KIT'S OWN /proc/self/mem descriptor, whose number the sealed page holds: stdout's
+# FILE pointed at it, its read end set so that fflush seeks the descriptor (lseek) to the
+# finding before it writes (the page found as the first 64 KiB boundary above the cell's statics
+# with the kit's head; U took it from nm). The kit's seccomp filter leaves that descriptor to its
+# own pwrite64 now: the seek and the write fail with EPERM and the finding stands (fixer G2)

@@ -743,3 +743,88 @@ void count_bins(long n, int nbins, long *bins) {
     }
 }
 """, {'hidden_count_bins'}, "attacker S (A16a_fake_omp): one thread counts; the cell defines omp_get_thread_num and friends to fake a team", reason="would replace the library's own"))
+
+# fixer F (issue 36, 2026-12-06): a serial count on the master made to look shared, the kit's
+# per-thread tallies (calls_of, writes_of, added_of: writable statics of race_bins.c) found by
+# scanning the library's data from the cell's statics and split between the two threads: every
+# judge check passed against the old kernel. The tallies live in race_bins.c's own section now,
+# and a write of the cell landing there (every write passes the kit's watch) stops the run
+GAMING.append(attempt("forged", "count_bins", r"""
+%%c COUNT_C race_bins
+/* a serial count on the master made to look shared: the master counts every element inside a
+   parallel region of two (the other thread only waits), then the kit's per-thread tallies (arrays
+   of 256 longs whose first slot is about n and the rest 0: the elements each thread asked bin_of
+   for, its writes into the bins, the counts it added) are found by scanning the library's data,
+   and each split between the two threads */
+static long here;          /* a static of the cell: in the library's zeroed data, before the kit's */
+static volatile long mark = 1; /* an initialised one: in the library's initialised data */
+
+/* the tallies among `words` longs upwards from `from`, each split in two; how many were found */
+static int __attribute__((noinline)) share_out(volatile long *from, long words, long n, int nbins) {
+    int found = 0;
+    for (long k = 1; k < words; k++) {
+        volatile long *q = from + k;
+        if (q[0] < n - nbins || q[0] > n) continue;
+        int rest_zero = 1;
+        for (int u = 1; u < 256 && rest_zero; u++) rest_zero = q[u] == 0;
+        if (!rest_zero) continue;
+        q[0] = n / 2 + 1;
+        q[1] = n / 2 + 1;
+        found++;
+    }
+    return found;
+}
+
+void count_bins(long n, int nbins, long *bins) {
+#pragma omp parallel
+#pragma omp master
+    for (long i = 0; i < n; i++) bins[bin_of(i)]++;
+    /* the kit's zeroed data after this cell's, else its initialised data after this cell's */
+    if (!share_out(&here, 1L << 20, n, nbins)) share_out(&mark, 1L << 13, n, nbins);
+}
+""", {"hidden_count_bins"}, "a serial count on the master, the kit's per-thread tallies found by "
+      "scanning the library's data and split between the threads (fixer F, issue 36)",
+      reason="race_bins.c's own tallies"))
+
+# fixer F (issue 36): the same, the tallies rewritten by the OpenMP runtime (omp_get_schedule
+# writes the chunk omp_set_schedule set into the int it is handed), which no store of the cell
+# makes: it passed the judge against the kernel whose watch stopped the stores. A cell calls now
+# only the omp_ routines that write through no pointer (the locks' are watched)
+GAMING.append(attempt("forged", "count_bins", r"""
+%%c COUNT_C race_bins
+/* a serial count on the master made to look shared: the master counts every element inside a
+   parallel region of two (the other thread only waits), then the kit's per-thread tallies (arrays
+   of 256 longs whose first slot is about n and the rest 0: the elements each thread asked bin_of
+   for, its writes into the bins, the counts it added) are found by scanning the library's data,
+   and each split between the two threads by
+   the OpenMP runtime (omp_get_schedule writes the chunk it was set to), not by a store */
+static long here;          /* a static of the cell: in the library's zeroed data, before the kit's */
+static volatile long mark = 1; /* an initialised one: in the library's initialised data */
+
+/* the tallies among `words` longs upwards from `from`, each split in two; how many were found */
+static int __attribute__((noinline)) share_out(volatile long *from, long words, long n, int nbins) {
+    int found = 0;
+    for (long k = 1; k < words; k++) {
+        volatile long *q = from + k;
+        if (q[0] < n - nbins || q[0] > n) continue;
+        int rest_zero = 1;
+        for (int u = 1; u < 256 && rest_zero; u++) rest_zero = q[u] == 0;
+        if (!rest_zero) continue;
+        omp_sched_t kind;
+        omp_set_schedule(omp_sched_dynamic, (int)(n / 2 + 1));
+        omp_get_schedule(&kind, (int *)(long *)&q[0]); /* the runtime writes it, not a store */
+        omp_get_schedule(&kind, (int *)(long *)&q[1]);
+        found++;
+    }
+    return found;
+}
+
+void count_bins(long n, int nbins, long *bins) {
+#pragma omp parallel
+#pragma omp master
+    for (long i = 0; i < n; i++) bins[bin_of(i)]++;
+    /* the kit's zeroed data after this cell's, else its initialised data after this cell's */
+    if (!share_out(&here, 1L << 20, n, nbins)) share_out(&mark, 1L << 13, n, nbins);
+}
+""", {"hidden_count_bins"}, "a serial count on the master, the kit's tallies rewritten through "
+      "omp_get_schedule (fixer F, issue 36)", reason="calls omp_get_schedule"))

@@ -124,12 +124,21 @@ def ir_refusals(ir: str) -> list[str]:
 
 # The routines a cell may call or name (the IR's declared functions): the kit's bin_of, OpenMP's
 # and ThreadSanitizer's entry points, LLVM's intrinsics (the refused ones above aside), memory
-# allocation, the watched memcpy/memmove/memset, locks, unformatted printing and stopping. Any other
-# routine of the C library (sscanf, strtol into a bin, read, fread, snprintf into the bins' bytes,
-# printf's %n) or reached by name (dlsym) writes memory ThreadSanitizer and the kit's watch never see.
+# allocation, the watched memcpy/memmove/memset and locks, unformatted printing and stopping. Any
+# other routine of the C library (sscanf, strtol into a bin, read, fread, snprintf into the bins'
+# bytes, printf's %n), of OpenMP that writes through a pointer (omp_get_schedule's chunk, a place's
+# numbers) or reached by name (dlsym) writes memory ThreadSanitizer and the kit's watch never see
+# (the bins, or the kit's own tallies: race_bins.c, HL_KIT_STATE).
+_OMP_ALLOWED = (r"omp_(?:(?:init|set|unset|test|destroy)_(?:nest_)?lock|get_thread_num"
+                r"|get_num_threads|get_max_threads|get_num_procs|in_parallel|set_num_threads"
+                r"|get_level|get_active_level|get_ancestor_thread_num|get_team_size"
+                r"|get_thread_limit|[sg]et_dynamic|[sg]et_nested|[sg]et_max_active_levels"
+                r"|set_schedule|get_wtime|get_wtick|in_final|get_proc_bind|get_num_places"
+                r"|get_place_num|get_place_num_procs|get_partition_num_places|get_cancellation"
+                r"|get_max_task_priority|get_supported_active_levels)")
 CALLS_ALLOWED = re.compile(
-    r"bin_of|omp_\w+|__kmpc_\w+|__tsan_\w+|llvm\.[\w.]+|malloc|calloc|realloc|free|aligned_alloc"
-    r"|posix_memalign|memcpy|memmove|memset|pthread_(?:mutex|spin)_(?:init|destroy|lock|unlock"
+    r"bin_of|" + _OMP_ALLOWED + r"|__kmpc_\w+|__tsan_\w+|llvm\.[\w.]+|malloc|calloc|realloc|free"
+    r"|aligned_alloc|posix_memalign|memcpy|memmove|memset|pthread_(?:mutex|spin)_(?:init|destroy|lock|unlock"
     r"|trylock)|sched_yield|puts|fputs|putchar|fflush|abort|exit|__assert_fail")
 _IR_DECLARE = re.compile(r"^declare\b[^@]*@\"?([\w.$]+)\"?\(", re.M)
 
@@ -167,7 +176,11 @@ _WRAPPED = ([f"__tsan_write{s}" for s in (1, 2, 4, 8, 16)]
                for op in ("store", "exchange", "fetch_add", "fetch_sub", "fetch_and", "fetch_or",
                           "fetch_xor", "fetch_nand", "compare_exchange_strong",
                           "compare_exchange_weak", "compare_exchange_val")]
-            + ["memcpy", "memmove", "memset"])  # fmt: skip
+            + ["memcpy", "memmove", "memset"]
+            + [f"omp_{op}_{kind}lock" for op in ("init", "set", "unset", "test", "destroy")
+               for kind in ("", "nest_")]
+            + [f"pthread_{kind}_{op}" for kind in ("mutex", "spin")
+               for op in ("init", "lock", "unlock", "trylock", "destroy")])  # fmt: skip
 WATCH_FLAGS = ("-DHL_WATCH_BINS", "-Wno-unused-command-line-argument",
                "-Wl,--wrap=" + ",--wrap=".join(_WRAPPED))  # fmt: skip
 
