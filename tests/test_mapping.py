@@ -1175,3 +1175,36 @@ def test_node_sum_cells_clang_cannot_read_as_gcc_builds_them_are_refused():
                "                if (rank_sum[i] == expected) { rank_sum[i] = want; }\n            }\n"
                "            if (seen == expected) break;\n            expected = seen;\n        }\n    }")
     assert split_adds(_adds(compare)) == []
+
+
+def test_node_sum_cells_whose_paths_each_optimiser_decides_are_refused():
+    """Lab 06 (e): attacker U's u06_bcp kept 4/4 twice with the add split into an atomic read and
+    an atomic write behind `__builtin_constant_p(probe != 0)` (probe a malloc's result), which
+    clang's -O2 folds to 1 (its IR, which split_adds judges, held only the atomic update) and
+    gcc's build to 0 (the split add ran). The preprocessed tokens are the same for both
+    (same_c.preprocessed_apart finds nothing): a builtin each optimiser decides is refused on
+    any cell line, a header's macro expanded there too."""
+    from hybridlab.kernels import same_c, split_rmw
+    from hybridlab.mapping.exercise import build_student_nodes
+    from hybridlab.runs.student_c import preprocessed_lines
+
+    if not split_rmw.clang_present():
+        pytest.skip("clang is not installed")
+    split = ("if (FOLDED) {\n#pragma omp atomic update\n            rank_sum[i] += mine[i];\n"
+             "        } else {\n            double x;\n#pragma omp atomic read\n            x = rank_sum[i];\n"
+             "#pragma omp atomic write\n            rank_sum[i] = x + mine[i];\n        }")
+    def chosen(test: str, before: str = "") -> str:
+        return _adds(f"{before}    for (int i = 0; i < n; i++) {{\n        " + split.replace("FOLDED", test) + "\n    }")
+
+    bcp = chosen("folded", "    double *probe = malloc(8);\n    int folded = __builtin_constant_p(probe != 0);\n"
+                           "    free(probe);\n")
+    assert same_c.preprocessed_apart(bcp) == []
+    decided = same_c.compiler_decided(preprocessed_lines("node_sum", "HL_STUDENT_NODES", bcp))
+    assert decided and "`__builtin_constant_p`" in decided[0], decided
+    with pytest.raises(ValueError, match="is decided by each compiler's optimiser"):
+        build_student_nodes(bcp, name="student_nodes_decided")
+    # a header's macro that expands to one (glibc's cdefs.h)
+    sized = chosen("__glibc_objsize0(rank_sum) == 8")
+    assert "__builtin_" not in sized
+    assert same_c.compiler_decided(preprocessed_lines("node_sum", "HL_STUDENT_NODES", sized))
+    assert same_c.compiler_decided(preprocessed_lines("node_sum", "HL_STUDENT_NODES", _adds(_GUARDED))) == []

@@ -441,3 +441,38 @@ def test_an_update_through_a_table_of_row_pointers_is_shared():
                            "            V[k][0] = U[k - 1][0] + U[k + 1][0] + U[k][0] + U[k][1];\n"
                            "        for (long k = 1; k <= rows; k++)\n")  # fmt: skip
     assert master != table and "V[k][j]" in updates_unshared(master)[0]
+
+
+# attacker U's u10_decode (5/5 twice; fixer G3): an omp for over the threads whose iteration 0 picks
+# every row by comparing its index (the other threads' rows it stored negated, for them to turn back)
+PICKED_SWEEP = """#pragma omp parallel
+        {
+            int T = omp_get_num_threads();
+#pragma omp for schedule(static, 1)
+            for (int t = 0; t < T; t++) {
+                long lo = LO, hi = HI;
+                for (long k = lo; k <= hi; k++)
+                    for (long j = 1; j <= n; j++)
+                        v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] +
+                                               u[k * w + j + 1]);
+            }
+        }"""
+
+
+@needs_clang
+def test_rows_picked_by_comparing_the_iteration_are_not_the_threads_share():
+    """u10_decode: the store's address derived from the loop's iteration only through `t == 0`
+    (a select between every row and none), which the IR rule took for the thread's share. An
+    address that depends on the iteration only through a comparison is no share; rows computed
+    from it by arithmetic, clamped by a comparison or not, still are."""
+    def program(lo: str, hi: str) -> str:
+        code = JACOBI_PROGRAM.replace(SWEEP, PICKED_SWEEP.replace("LO", lo).replace("HI", hi))
+        assert "long lo = " + lo in code
+        return code
+
+    picked = updates_unshared(program("t == 0 ? 1 : rows + 1", "t == 0 ? rows : 0"))
+    assert picked and "work-sharing" in picked[0], picked
+    assert updates_unshared(program("1 + (t != 0) * rows", "rows - (t != 0) * rows"))
+    assert updates_unshared(program("1 + t * rows / T", "(t + 1) * rows / T")) == []
+    clamped = "(t + 1) * ((rows + T - 1) / T) < rows ? (t + 1) * ((rows + T - 1) / T) : rows"
+    assert updates_unshared(program("1 + t * ((rows + T - 1) / T)", clamped)) == []

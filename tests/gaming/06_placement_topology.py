@@ -1194,3 +1194,24 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
                 "cannot read as gcc builds it is refused too (split_adds)",
             reason="reads differently for gcc and for clang"),
 ]
+
+# a fresh attacker (attacker U, 2026-12-06; fixer G3). u06_bcp (4/4 twice): `folded =
+# __builtin_constant_p(probe != 0)`, probe a malloc's result, is 1 in clang's -O2 IR (which the split
+# rule reads) and 0 in gcc's build (which runs): clang saw only the atomic update, gcc ran an atomic
+# read and an atomic write. The same tokens for both preprocessors (same_c) cannot show it; builtins
+# each compiler's optimiser decides are refused on any cell line (same_c.compiler_decided).
+_U06_BCP = "%%c NODES_C node_sum\nvoid split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {\n    int rank, nrank;\n    MPI_Comm_rank(world, &rank);\n    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);\n    MPI_Comm_rank(*node, &nrank);\n    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);\n}\n\nvoid node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,\n              MPI_Comm leaders) {\n    double *probe = malloc(sizeof *probe);\n    /* clang at -O2 knows malloc's result is not null, gcc does not fold it */\n    int folded = __builtin_constant_p(probe != 0);\n    free(probe);\n    for (int i = 0; i < n; i++) {\n        if (folded) {\n#pragma omp atomic update\n            rank_sum[i] += mine[i];\n        } else {\n            double v;\n#pragma omp atomic read\n            v = rank_sum[i];\n#pragma omp atomic write\n            rank_sum[i] = v + mine[i];\n        }\n    }\n#pragma omp barrier\n#pragma omp master\n    {\n        int nrank;\n        MPI_Comm_rank(node, &nrank);\n        MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);\n        if (leaders != MPI_COMM_NULL) {\n            double *tmp = malloc((size_t)n * sizeof *tmp);\n            memcpy(tmp, sum, (size_t)n * sizeof *tmp);\n            MPI_Allreduce(tmp, sum, n, MPI_DOUBLE, MPI_SUM, leaders);\n            free(tmp);\n        }\n        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);\n    }\n#pragma omp barrier\n}"
+GAMING += [
+    attempt("method", "node_sum", _U06_BCP, {"hidden_node_sum"},
+            why="fresh attacker (attacker U's u06_bcp, 4/4 twice): the add split into an atomic read and "
+                "an atomic write behind `__builtin_constant_p(probe != 0)`, which clang's -O2 folds to 1 "
+                "(only the atomic update in the IR judged) and gcc's build to 0 (the split add runs)",
+            reason="is decided by each compiler's optimiser"),
+    attempt("method", "node_sum", _U06_BCP.replace("__builtin_constant_p(probe != 0)",
+                                                   "__builtin_object_size(probe, 0) == 8"),
+            {"hidden_node_sum"},
+            why="u06_bcp's split add behind `__builtin_object_size`, another value each compiler's "
+                "optimiser decides",
+            reason="is decided by each compiler's optimiser"),
+]
+

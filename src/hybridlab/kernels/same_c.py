@@ -11,6 +11,14 @@ macros enter, whose expansions may differ for reasons not the cell's own), is ru
 compiler's preprocessor with the flags of its build; where the two leave different tokens on a
 cell line, the cell is not the same C for both.
 
+The same tokens can still mean different programs where each compiler's optimiser decides a
+value: `__builtin_constant_p(probe != 0)`, a malloc's result compared, is 1 in clang's -O2 IR and 0
+in gcc's build, so clang's IR held only an atomic update while gcc's build ran an atomic read and
+an atomic write (a fresh attacker's u06_bcp, lab 06 (e), 4/4 twice, 2026-12-06). Such builtins
+(an object's size, whether a value is constant, a path declared unreachable or assumed) are
+refused wherever they land on a cell line after the graded build's preprocessor (a header's
+macro expanded there counts): compiler_decided(lines).
+
     differs = preprocessed_apart(code)  # [] or ["gcc reads `...` at cell line 23, clang `...` at cell line 12"]
 """
 
@@ -29,6 +37,9 @@ _MARKER = re.compile(r'^#\s*(\d+)\s+"([^"]*)"')
 # C's tokens (longest punctuator first), so that spacing alone (`critical (a)`) differs in nothing
 _TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\.?\d(?:[eEpP][+-]|[\w.])*'
                     r"|>>=|<<=|\.\.\.|->|\+\+|--|<<|>>|&&|\|\||##|[-+*/%&|^!=<>]=|\S")
+# builtins whose value or effect each compiler's optimiser decides (compiler_decided)
+_DECIDED = re.compile(r"\b__builtin_(?:constant_p|object_size|dynamic_object_size|unreachable|assume|"
+                      r"is_constant_evaluated)\b")
 # the clock's macros, the same for both runs
 _CLOCK = ("-Wno-builtin-macro-redefined", '-D__DATE__="date"', '-D__TIME__="time"',
           '-D__TIMESTAMP__="timestamp"')
@@ -84,3 +95,9 @@ def _shown(tokens: list[tuple[int, str]], k: int, line: int) -> str:
     """The tokens from the k-th on (a few), with their cell line."""
     text = " ".join(t for _, t in tokens[k:k + 8])
     return f"`{text}` at cell line {line}" if text else "nothing more"
+
+
+def compiler_decided(lines: list[tuple[int, str]]) -> list[str]:
+    """Each cell line (the graded build's preprocessed (cell line, text) pairs) holding a builtin
+    whose value or effect each compiler's optimiser decides: ["cell line N: `__builtin_...`"]."""
+    return [f"cell line {line}: `{m.group(0)}`" for line, text in lines if (m := _DECIDED.search(text))]

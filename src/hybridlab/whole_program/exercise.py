@@ -594,7 +594,12 @@ class _Program:
 
     def _from(self, f, values, bounds):
         """Whether `values` are computed from a value read from `bounds` (the addresses a
-        work-sharing loop's runtime call sets: the thread's share of the iterations)."""
+        work-sharing loop's runtime call sets: the thread's share of the iterations), through
+        arithmetic, not through a comparison: an address that depends on the iteration only by
+        whether it is one value or another (`lo = k == 0 ? 1 : m + 1`) is one thread's pick of
+        rows, not its share (attackU's u10_decode, 5/5 twice, 2026-12-06: iteration 0 swept every
+        row, storing the others' rows negated, which the threads of the other iterations turned
+        back after spinning on a flag)."""
         allocas, by_base, _ = self._memory(f)
         todo = list(values)
         for ins in _definitions(f, todo):
@@ -608,7 +613,7 @@ class _Program:
                     m = _LOADED_TYPE.search(split_rmw._strip_meta(ins.text))
                     if m and _POINTER_TYPE.match(m.group(1)):  # a row's pointer, V[i]: from where it is
                         todo.append(ins.pointer)  # read (an index of the thread's share picks the row)
-            elif ins.op in ("other", "phi"):
+            elif ins.op == "phi" or (ins.op == "other" and not _COMPARE.search(ins.text)):
                 todo += ins.operands
         return False
 
@@ -723,8 +728,9 @@ def updates_unshared(code: str) -> list[str]:
     Each such write must run in a loop an OpenMP work-sharing construct shares among one whole
     team (`for`, `parallel for`, `loop` as GCC builds it, its schedule static
     or dynamic; a `taskloop`'s tasks), at an address computed from the thread's share of the
-    loop's iterations (through a row's pointer read from a table at such an index, `V[i][j]`:
-    R10_rowptr, 0/5 before); not in `masked`, `master`, `single`, `critical` or `ordered`; its
+    loop's iterations by arithmetic, not by a comparison (u10_decode's `k == 0 ? 1 : m + 1`, 5/5
+    before; through a row's pointer read from a table at such an index, `V[i][j]`: R10_rowptr,
+    0/5 before); not in `masked`, `master`, `single`, `critical` or `ordered`; its
     region started by a fork with no `num_threads` clause, never run serialized (an `if` clause), from
     code no parallel region runs (not nested); in a helper, every call of it must be so.
     A serial sweep on the master beside a decoy `parallel for` is refused however its statements
