@@ -166,7 +166,12 @@ typedef int (*hl_item_fn)(hl_ctx *ctx, const char *param, int index, const char 
  * One set at a time per kernel unit (a new hl_keep replaces it; hl_run clears it before each
  * kernel call, and a check with nothing kept in the run checks nothing). Not in a student's unit. */
 #if !defined(HL_STUDENT_TU) && !defined(HL_WHOLE_PROGRAM) && !defined(HL_TRACE_OBJECT)
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 
 #define HL_KEEP_MAX 16
 #define HL_KEEP_BYTES 65536 /* a multiple of any page size: the kept values' own pages */
@@ -256,9 +261,14 @@ static inline __attribute__((unused)) void hl_kept_check(const char *call, const
  * rewrite it: the kit's own writes go through /proc/self/mem, opened before any student code
  * (the kernel writes a read-only private page for it, as a debugger does; the page never becomes
  * writable to another thread), and only where /proc/self/mem cannot be written through a brief
- * mprotect window. Its descriptor and the run's ctx are kept in the sealed page itself. A write
- * that does not land stops the run (hl_sealed_stop). hl_run zeroes the kernel's part
- * (hl_sealed_reset) before each kernel call. A kernel's evidence is one struct:
+ * mprotect window. Its descriptor and the run's ctx are kept in the sealed page itself. The
+ * descriptor is the process's one, at HL_SEALED_FD (every kit library an engine loads shares it),
+ * and a seccomp filter refuses (EPERM) every call on that number but the kit's pwrite64: a cell
+ * that points stdout's FILE at it (fflush: lseek, then write) writes nothing. The page is
+ * mseal'd (Linux 6.10+): no munmap, mremap, mprotect or discarding madvise of it, which a forged
+ * chunk handed to free or realloc would make. A kernel without seccomp keeps no descriptor (the
+ * mprotect windows). A write that does not land stops the run (hl_sealed_stop). hl_run zeroes
+ * the kernel's part (hl_sealed_reset) before each kernel call. A kernel's evidence is one struct:
  *     const grid2d_evidence *ev = HL_SEALED(grid2d_evidence);
  *     hl_sealed_add(&ev->nested_rows, 1);   (any thread: a lock, one pwrite of 8 bytes)
  *     hl_sealed_put(&ev->grid, &g, sizeof g);
@@ -339,6 +349,118 @@ static inline __attribute__((unused)) long hl_sealed_get(const long *src) {
     return *(const volatile long *)src;
 }
 
+/* The process's descriptor of /proc/self/mem: high, so that a program the process starts (whose
+ * calls on that number the filter refuses too) rarely holds it. */
+#define HL_SEALED_FD 1009
+#ifdef SYS_mseal
+#define HL_SYS_MSEAL SYS_mseal
+#else
+#define HL_SYS_MSEAL 462 /* (x86_64 and aarch64 alike) */
+#endif
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ /* an argument's low 32 bits: an fd's */
+#define HL_ARG_LO(i) (offsetof(struct seccomp_data, args[i]))
+#else
+#define HL_ARG_LO(i) (offsetof(struct seccomp_data, args[i]) + 4)
+#endif
+#if defined(__x86_64__)
+#define HL_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define HL_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+#define HL_REFUSE BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)
+/* (the call's number in A) call with HL_SEALED_FD as argument i: refused; A is the number
+ * again after */
+#define HL_REFUSE_ON_FD(call, i)                                                                  \
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (call), 0, 4),                                            \
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, HL_ARG_LO(i)),                                         \
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, HL_SEALED_FD, 0, 1), HL_REFUSE,                       \
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
+#define HL_REFUSE_CALL(call) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (call), 0, 1), HL_REFUSE
+
+/* Installs, for every thread of the process and for good, the filter that leaves HL_SEALED_FD
+ * to pwrite64 alone: its reads, writes, seeks, copies (sendfile, splice, tee, copy_file_range),
+ * duplicates (dup*, fcntl, pidfd_getfd), close, ioctl, mmap, truncation and syncs fail with
+ * EPERM, as do io_uring_setup and io_setup (their operations name a descriptor where no filter
+ * sees it), calls of another architecture and x32 calls. 0 when it is in place. */
+static inline __attribute__((unused)) int hl_sealed_guard(void) {
+#ifdef HL_AUDIT_ARCH
+    static const struct sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, HL_AUDIT_ARCH, 1, 0),
+        HL_REFUSE,
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#ifdef __x86_64__
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000 /* __X32_SYSCALL_BIT */, 0, 1),
+        HL_REFUSE,
+#endif
+        HL_REFUSE_CALL(SYS_io_uring_setup),
+        HL_REFUSE_CALL(SYS_io_setup),
+        HL_REFUSE_ON_FD(SYS_write, 0),
+        HL_REFUSE_ON_FD(SYS_writev, 0),
+        HL_REFUSE_ON_FD(SYS_pwritev, 0),
+        HL_REFUSE_ON_FD(SYS_pwritev2, 0),
+        HL_REFUSE_ON_FD(SYS_lseek, 0),
+        HL_REFUSE_ON_FD(SYS_read, 0),
+        HL_REFUSE_ON_FD(SYS_readv, 0),
+        HL_REFUSE_ON_FD(SYS_pread64, 0),
+        HL_REFUSE_ON_FD(SYS_preadv, 0),
+        HL_REFUSE_ON_FD(SYS_preadv2, 0),
+        HL_REFUSE_ON_FD(SYS_sendfile, 0),
+        HL_REFUSE_ON_FD(SYS_sendfile, 1),
+        HL_REFUSE_ON_FD(SYS_splice, 0),
+        HL_REFUSE_ON_FD(SYS_splice, 2),
+        HL_REFUSE_ON_FD(SYS_tee, 0),
+        HL_REFUSE_ON_FD(SYS_tee, 1),
+        HL_REFUSE_ON_FD(SYS_copy_file_range, 0),
+        HL_REFUSE_ON_FD(SYS_copy_file_range, 2),
+        HL_REFUSE_ON_FD(SYS_dup, 0),
+#ifdef SYS_dup2
+        HL_REFUSE_ON_FD(SYS_dup2, 0),
+        HL_REFUSE_ON_FD(SYS_dup2, 1),
+#endif
+        HL_REFUSE_ON_FD(SYS_dup3, 0),
+        HL_REFUSE_ON_FD(SYS_dup3, 1),
+        HL_REFUSE_ON_FD(SYS_fcntl, 0),
+        HL_REFUSE_ON_FD(SYS_pidfd_getfd, 1),
+        HL_REFUSE_ON_FD(SYS_close, 0),
+        HL_REFUSE_ON_FD(SYS_ioctl, 0),
+        HL_REFUSE_ON_FD(SYS_mmap, 4),
+        HL_REFUSE_ON_FD(SYS_ftruncate, 0),
+        HL_REFUSE_ON_FD(SYS_fallocate, 0),
+        HL_REFUSE_ON_FD(SYS_fsync, 0),
+        HL_REFUSE_ON_FD(SYS_fdatasync, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {(unsigned short)(sizeof code / sizeof *code),
+                              (struct sock_filter *)(uintptr_t)code};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+    return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) == 0
+               ? 0
+               : -1;
+#else
+    return -1;
+#endif
+}
+
+/* Whether fd is the guarded descriptor: one the filter refuses a seek on. */
+static inline __attribute__((unused)) int hl_sealed_guarded(int fd) {
+    return lseek(fd, 0, SEEK_CUR) < 0 && errno == EPERM;
+}
+
+/* The process's guarded /proc/self/mem (HL_SEALED_FD): opened and guarded by the first kit
+ * library that asks, the same for the others; -1 where it cannot be (no writable
+ * /proc/self/mem, no seccomp, the number taken). */
+static inline __attribute__((unused)) int hl_sealed_descriptor(void) {
+    if (hl_sealed_guarded(HL_SEALED_FD)) return HL_SEALED_FD;
+    int fresh = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+    if (fresh < 0) return -1;
+    int fd = fcntl(fresh, F_DUPFD_CLOEXEC, HL_SEALED_FD);
+    close(fresh);
+    if (fd == HL_SEALED_FD && hl_sealed_guard() == 0 && hl_sealed_guarded(fd)) return fd;
+    if (fd >= 0) close(fd);
+    return -1;
+}
+
 /* Seals the page (once), makes sure the kit's writes land (a fresh descriptor when the kept one
  * no longer writes this page), keeps ctx and zeroes the kernel's evidence. Master thread, before
  * any student code of the kernel call runs (hl_run). */
@@ -351,20 +473,20 @@ static inline __attribute__((unused)) void hl_sealed_reset(hl_ctx *ctx) {
         pwrite(mem, &nonce, sizeof nonce, (off_t)(uintptr_t)&hl_sealed.s.nonce) ==
             (ssize_t)sizeof nonce)
         works = *(const volatile long *)&hl_sealed.s.nonce == nonce;
-    if (!works) { /* first call (or a descriptor that no longer writes here): open it again */
-        int fresh = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+    if (!works) { /* first call (or a descriptor that no longer writes here) */
+        int fd = hl_sealed_descriptor();
         struct {
             int ready, mem;
-        } head = {1, fresh};
-        if (fresh >= 0 &&
-            pwrite(fresh, &head, sizeof head, (off_t)(uintptr_t)&hl_sealed.s.ready) ==
+        } head = {1, fd};
+        if (fd >= 0 &&
+            pwrite(fd, &head, sizeof head, (off_t)(uintptr_t)&hl_sealed.s.ready) ==
                 (ssize_t)sizeof head &&
-            *(const volatile int *)&hl_sealed.s.mem == fresh) {
-            if (mem >= 0 && mem != fresh) close(mem);
-        } else { /* no writable /proc/self/mem: brief windows */
-            if (fresh >= 0) close(fresh);
+            *(const volatile int *)&hl_sealed.s.mem == fd) {
+            syscall(HL_SYS_MSEAL, &hl_sealed, sizeof hl_sealed, 0UL); /* (ENOSYS before 6.10) */
+        } else { /* no guarded descriptor: brief windows */
             head.mem = -1;
-            mprotect(&hl_sealed, sizeof hl_sealed, PROT_READ | PROT_WRITE);
+            if (mprotect(&hl_sealed, sizeof hl_sealed, PROT_READ | PROT_WRITE) != 0)
+                hl_sealed_stop("mprotect failed"); /* (a sealed page: a fork's child) */
             memcpy(&hl_sealed.s.ready, &head, sizeof head);
             mprotect(&hl_sealed, sizeof hl_sealed, PROT_READ);
         }

@@ -145,3 +145,16 @@ def test_a_cell_that_zeroes_the_kits_run_state_from_its_own_statics_no_longer_ke
     with pytest.raises(KernelError, match="signal 11|not of the block in the window"):
         check_student_shm(build_student_shm(code, name="test_shm_sealed_run"), runs=((2, 1),),
                           nx=24, ny=11, iterations=4)
+
+
+def test_a_cell_that_writes_the_kits_run_state_through_the_kits_own_descriptor_loses_the_part():
+    """Attacker U's route on a kernel U did not try: the blocks read through private copies, then
+    shm_halo.c's count of them (unread) found in the sealed page and set to 0 through the kit's
+    own /proc/self/mem descriptor by stdout's FILE (fflush: lseek, then write): check_student_shm
+    passed it. hybridlab.h's seccomp filter leaves that descriptor to the kit's pwrite64."""
+    from gaming import source_of
+
+    cell = source_of("11_shared_memory", "the kit's own /proc/self/mem descriptor")
+    kernel = build_student_shm(cell, name="test_shm_sealed_descriptor")
+    with pytest.raises(KernelError, match="not of the block in the window"):
+        check_student_shm(kernel, runs=((2, 1),), nx=24, ny=11, iterations=4)

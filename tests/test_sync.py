@@ -704,6 +704,8 @@ def test_a_cell_that_clears_the_kits_findings_from_its_own_statics_no_longer_kee
     kernel = build_student_construct(code, "test_construct_sealed")
     with pytest.raises(hl.KernelError, match="s->updates had grown by|signal 11"):
         hl.run_program(kernel, ranks=1, threads=2, samples=3, target_ms=0.1, check_reps=20000)
+
+
 def test_a_cell_that_rewrites_the_kits_delay_tallies_no_longer_keeps_the_part():
     """Issue 36 (fixer F): f51's private count, the contention run's check that catches it dodged
     by rewriting the kit's per-thread delay tallies (bumped by hl_delay inside the timed loop,
@@ -719,3 +721,15 @@ def test_a_cell_that_rewrites_the_kits_delay_tallies_no_longer_keeps_the_part():
         hl.run_program(kernel, ranks=1, threads=2, samples=3, target_ms=0.1, check_reps=20000)
 
 
+def test_a_cell_that_writes_the_kits_finding_through_the_kits_own_descriptor_loses_the_part():
+    """Attacker U (u02_forge): only the master delays (the kit's sealed finding: wrong_length),
+    then the finding cleared through the kit's own /proc/self/mem descriptor, its number read from
+    the sealed page, by stdout's FILE (fflush: lseek, then write): the run passed. hybridlab.h's
+    seccomp filter leaves that descriptor to the kit's pwrite64: the write fails, the finding
+    stands."""
+    from hybridlab.sync.exercise import build_student_construct
+
+    cell = source_of("02_synchronisation", "the kit's own /proc/self/mem descriptor")
+    kernel = build_student_construct(cell, "test_construct_descriptor")
+    with pytest.raises(hl.KernelError, match=r"not hl_delay\(s->delay\)"):
+        hl.run_program(kernel, ranks=1, threads=2, samples=3, target_ms=0.1, check_reps=20000)

@@ -1161,3 +1161,17 @@ def test_a_cell_that_zeroes_the_kits_task_counters_on_the_stack_no_longer_keeps_
         exercise.judge_tasks(exercise.run_tasks(exercise.build_student_tasks(code, "sealed_stamps"),
                                                 shapes=((2, 2),), nx=224, ny=160, iterations=3))
 
+
+def test_a_cell_that_writes_the_kits_counters_through_the_kits_own_descriptor_loses_the_part():
+    """Attacker U (u12_postforge): (b)'s overlap by hand, then the kit's task counters zeroed
+    through the kit's own /proc/self/mem descriptor, its number read from the sealed page, by
+    stdout's FILE (fflush: lseek, then write): judge_tasks passed it. hybridlab.h's seccomp filter
+    leaves that descriptor to the kit's pwrite64: the write fails and the count is judged."""
+    from gaming import source_of
+
+    cell = source_of("12_threads_communicate", "the kit's own /proc/self/mem descriptor")
+    kernel = exercise.build_student_tasks(cell, "sealed_descriptor")
+    with pytest.raises(AssertionError, match="exchange's own task"):
+        exercise.judge_tasks(exercise.run_tasks(kernel, shapes=((2, 2),), nx=224, ny=160,
+                                                iterations=3))
+

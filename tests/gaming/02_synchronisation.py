@@ -973,4 +973,79 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
 # FILE pointed at it, its read end set so that fflush seeks the descriptor (lseek) to the
 # finding before it writes (the page found as the first 64 KiB boundary above the cell's statics
 # with the kit's head; U took it from nm). The kit's seccomp filter leaves that descriptor to its
-# own pwrite64 now: the seek and the write fail with EPERM and the finding stands (fixer G2)
+# own pwrite64 now: the seek and the write fail with EPERM and the finding stands, and the
+# overhead part, which runs the same code, gets no run either (fixer G2)
+GAMING.append(attempt("forged", "construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+/* gaming (the kit's sealed evidence written through the kit's own /proc/self/mem descriptor):
+   only the master thread delays (the kit notes a delay of the wrong length: wrong_length), then
+   the finding cleared through the descriptor the kit keeps in the sealed page, by stdout's FILE
+   pointed at it (fflush: lseek, then write; attacker U's u02_forge) */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const construct_name = "atomic";
+
+/* the kit's sealed evidence, as construct_bench.c lays it out */
+typedef struct {
+    int team_wanted, measures;
+    int updates_shared, own_update;
+    long start_updates;
+    const construct_state *state_wanted;
+    hl_method method_wanted;
+    int stray_found, stray_level, stray_team;
+    int wrong_length;
+    long length_seen;
+} kit_evidence;
+static long mem_pos; /* where the descriptor's file position stands (the kit only pwrites) */
+
+/* the kit's sealed page: the first 64 KiB boundary above this cell's statics (the same segment
+   of the library's data) whose head is {ready 1, a descriptor, the run's ctx} */
+static char *sealed_page(void) {
+    unsigned long p = ((unsigned long)&mem_pos | 0xffffUL) + 1;
+    for (int k = 0; k < 64; k++, p += 0x10000) {
+        const int *head = (const int *)p;
+        if (head[0] == 1 && head[1] >= 3 && head[1] <= 65535 && ((void *const *)p)[1])
+            return (char *)p;
+    }
+    return NULL;
+}
+
+/* n bytes of `from` written at byte `at` of the sealed page through the kit's own descriptor,
+   by stdout's FILE: glibc's fflush seeks the descriptor by write_base - read_end, then writes */
+static void unseal(long at, const void *from, long n) {
+    char *page = sealed_page();
+    if (!page) return;
+    char *to = page + at;
+    FILE saved;
+    fflush(stdout);
+    memcpy(&saved, stdout, sizeof saved);
+    stdout->_fileno = ((const int *)page)[1];
+    stdout->_flags &= ~0x1000; /* not appending */
+    stdout->_IO_write_base = (char *)from;
+    stdout->_IO_write_ptr = (char *)from + n;
+    stdout->_IO_read_end = (char *)from - ((long)to - mem_pos);
+    fflush(stdout);
+    mem_pos = (long)to + n;
+    memcpy(stdout, &saved, sizeof saved);
+}
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    for (long j = 0; j < inner; j++) {
+        hl_delay(omp_get_thread_num() == 0 ? s->delay : 0); /* only the master really delays */
+#pragma omp atomic
+        s->updates += 1;
+    }
+    static const int zero[1];
+    unseal(24 + offsetof(kit_evidence, wrong_length), zero, sizeof zero); /* (data[] at 24) */
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+""", {CONSTRUCT, NUMBERS}, why="the kit's own /proc/self/mem descriptor written by stdout's FILE: only the "
+                      "master delays, then the kit's finding (wrong_length) cleared (attacker U)",
+                      reason="not hl_delay(s->delay)"))

@@ -350,3 +350,117 @@ void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo
     MPI_Comm_free(&node);
 }
 """, {'hidden_shm_jacobi'}, "attacker T (G11_dummywin2): the fences on a second, empty window made by MPI_Win_allocate_shared", reason='allocate the block once, in one window'))
+
+# fixer G2 (2026-12-06): attacker U's route (the kit's own /proc/self/mem descriptor, whose number
+# the sealed page holds, written by stdout's FILE: fflush seeks it, then writes) tried on a kernel
+# U did not: f46's copies of the neighbours' blocks swept from, then shm_halo.c's count of reads
+# not of the window (`unread`) found in the sealed page and written back to 0 after shm_finish:
+# check_student_shm passed it against the kit before the seccomp filter, which leaves that
+# descriptor to the kit's own pwrite64: the seek and the write fail with EPERM
+GAMING.append(attempt("forged", "shm_jacobi", r"""
+%%c SHM_C shm_halo
+/* gaming (the kit's sealed evidence written through the kit's own /proc/self/mem descriptor): the neighbours' blocks
+   copied out of the window into private buffers every sweep and the copies swept from (the kit
+   counts those reads as not of the window: `unread`), then, after shm_finish, the kit's run
+   state found in the sealed page and its count of such reads set back to 0 through the
+   descriptor the kit keeps there, by stdout's FILE pointed at it (fflush: lseek, then write) */
+#include <stdio.h>
+#include <string.h>
+
+static long mem_pos; /* where the descriptor's file position stands (the kit only pwrites) */
+
+/* the kit's sealed page: the first 64 KiB boundary above this cell's statics (the same segment
+   of the library's data) whose head is {ready 1, a descriptor, the run's ctx} */
+static char *sealed_page(void) {
+    unsigned long p = ((unsigned long)&mem_pos | 0xffffUL) + 1;
+    for (int k = 0; k < 64; k++, p += 0x10000) {
+        const int *head = (const int *)p;
+        if (head[0] == 1 && head[1] >= 3 && head[1] <= 65535 && ((void *const *)p)[1])
+            return (char *)p;
+    }
+    return NULL;
+}
+
+/* n bytes of `from` written at byte `at` of the sealed page through the kit's own descriptor,
+   by stdout's FILE: glibc's fflush seeks the descriptor by write_base - read_end, then writes */
+static void unseal(long at, const void *from, long n) {
+    char *page = sealed_page();
+    if (!page) return;
+    char *to = page + at;
+    FILE saved;
+    fflush(stdout);
+    memcpy(&saved, stdout, sizeof saved);
+    stdout->_fileno = ((const int *)page)[1];
+    stdout->_flags &= ~0x1000; /* not appending */
+    stdout->_IO_write_base = (char *)from;
+    stdout->_IO_write_ptr = (char *)from + n;
+    stdout->_IO_read_end = (char *)from - ((long)to - mem_pos);
+    fflush(stdout);
+    mem_pos = (long)to + n;
+    memcpy(stdout, &saved, sizeof saved);
+}
+
+/* the kit's run state found in the sealed page (its nx, w, m, iterations, this rank's block) and
+   its count of reads not of the window (`unread`) set back to 0 through the kit's descriptor */
+static void forget_copies(const double *mine, long iterations) {
+    long w = shm_row_length(), nx = w - 2;
+    long m = ((long)shm_block_bytes() - 64) / (2 * w * (long)sizeof(double));
+    const char *page = sealed_page();
+    if (!page) return;
+    for (long k = 24; k < 32768; k += 8) {
+        const long *q = (const long *)(page + k);
+        if (q[0] == nx && q[2] == w && q[3] == m && q[5] == iterations &&
+            q[10] == (long)mine && q[13] == iterations) {
+            static const long zero;
+            unseal(k + 21 * 8, &zero, sizeof zero); /* unread: after the halos and the tally */
+            return;
+        }
+    }
+}
+
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    int rank, size, nrank, nsize;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    double *mine, *above = NULL, *below = NULL, *copy_above = NULL, *copy_below = NULL;
+    MPI_Win win;
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    MPI_Aint bytes_above = 0, bytes_below = 0;
+    int unit;
+    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &bytes_above, &unit, &above);
+    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &bytes_below, &unit, &below);
+    if (above) copy_above = malloc((size_t)bytes_above);
+    if (below) copy_below = malloc((size_t)bytes_below);
+    int up = rank > 0 && !above ? rank - 1 : MPI_PROC_NULL;
+    int down = rank < size - 1 && !below ? rank + 1 : MPI_PROC_NULL;
+    int n = (int)shm_row_length();
+    shm_init_block(mine);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    for (long it = 0; it < iterations; it++) {
+        MPI_Win_sync(win);
+        MPI_Barrier(node);
+        MPI_Win_sync(win);
+        if (up != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_first_row(mine, it), n, MPI_DOUBLE, up, 1, halo_above, n,
+                         MPI_DOUBLE, up, 2, comm, MPI_STATUS_IGNORE);
+        if (down != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_last_row(mine, it), n, MPI_DOUBLE, down, 2, halo_below, n,
+                         MPI_DOUBLE, down, 1, comm, MPI_STATUS_IGNORE);
+        if (above) memcpy(copy_above, above, (size_t)bytes_above); /* a private copy */
+        if (below) memcpy(copy_below, below, (size_t)bytes_below);
+        shm_sweep(mine, copy_above, copy_below, it);
+    }
+    MPI_Win_unlock_all(win);
+    shm_finish(mine);
+    forget_copies(mine, iterations);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+    free(copy_above);
+    free(copy_below);
+}
+""", A, "the kit's own /proc/self/mem descriptor written by stdout's FILE: the neighbours' blocks "
+        "read through private copies, then the kit's count of it (unread) zeroed", reason="not of the block in the window"))
