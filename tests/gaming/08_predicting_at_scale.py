@@ -888,3 +888,92 @@ def eps_bounds(n, m=1, f_non=0.0):
 ''', EPS, why="a ternary search in a numba.guvectorize kernel, run by numpy's ufunc machinery",
             reason="may not call compiled code"),
 ]
+
+# A fresh attacker U (2026-12-06, u08_tbsmall 3/3 twice): eps_bounds took its own frame from a
+# traceback in one `except` line and set its f_trace to None; the bisection and scan after it ran
+# no line the test's line counter heard. Now the test's profiler (which hears every call and
+# return, and cannot be switched off per frame) refuses a frame of yours whose lines or return
+# the line counter no longer hears, and a frame handed to eps_bounds (a traceback's tb_frame, a
+# generator's gi_frame: the guard's audit hook) fails it, for line tracing switched off and on
+# again between two calls is seen by neither hook. The kit's own compiled probe, which the
+# calibration cell loads on a machine with no calibration yet, is not compiled code of the
+# notebook's own, but running it from eps_bounds is still compiled code that eps_bounds ran.
+GAMING += [
+    attempt("interpreter", "epsilon", RIGHT_EPSILON + """
+
+def eps_bounds(n, m=1, f_non=0.0):
+    try: raise LookupError
+    except LookupError as _e: _e.__traceback__.tb_frame.f_trace = None  # one line: no line event sees _e
+    g = 1.0 - f_non
+    c = n / (n - m)
+    lo, hi = 0.0, g
+    while hi - lo > 1e-15 * g:  # bisection on which branch of the max is larger
+        mid = (lo + hi) / 2
+        if mid / m < (g - mid) * c: lo = mid
+        else: hi = mid
+    best = f_non + max(hi / m, (g - hi) * c)
+    worst = 0.0
+    for k in range(11):  # a coarse scan for the worst (ends included)
+        x = g * k / 10
+        worst = max(worst, f_non + max(x / m, (g - x) * c))
+    return 1.0 / best, 1.0 / worst
+""", EPS, why="u08_tbsmall: its own frame's f_trace set to None from a traceback, then a bisection "
+              "and a scan the line counter never hears", reason="stopped the test's line counter"),
+    attempt("interpreter", "epsilon", RIGHT_EPSILON + """
+
+def eps_bounds(n, m=1, f_non=0.0):
+    try: raise LookupError
+    except LookupError as _e: _f = _e.__traceback__.tb_frame; _f.f_trace_lines = False
+    g, c = 1.0 - f_non, n / (n - m)
+    lo, hi = 0.0, g
+    while hi - lo > 1e-15 * g:  # bisection, its lines unheard
+        mid = (lo + hi) / 2
+        if mid / m < (g - mid) * c: lo = mid
+        else: hi = mid
+    worst = max(f_non + max(x / m, (g - x) * c) for x in (0.0, g))
+    _f.f_trace_lines = True; del _f  # lines heard again before the return
+    return 1.0 / (f_non + max(hi / m, (g - hi) * c)), 1.0 / worst
+""", EPS, why="its own frame's f_trace_lines off for a bisection, on again before returning",
+              reason="stopped the test's line counter"),
+    attempt("interpreter", "epsilon", RIGHT_EPSILON + """
+
+def eps_bounds(n, m=1, f_non=0.0):
+    g, c = 1.0 - f_non, n / (n - m)
+    lo, hi = 0.0, g
+    try: raise LookupError
+    except LookupError as _e: _f = _e.__traceback__.tb_frame; _f.f_trace_lines = False
+    while hi - lo > 1e-15 * g: mid = (lo + hi) / 2; lo, hi = (mid, hi) if mid / m < (g - mid) * c else (lo, mid)
+    _f.f_trace_lines = True; del _f  # on again, no call or return made while it was off
+    t0, t1 = f_non + g * c, f_non + g / m
+    return 1.0 / (f_non + (hi / m if hi / m > (g - hi) * c else (g - hi) * c)), 1.0 / (t0 if t0 > t1 else t1)
+""", EPS, why="its own frame's line tracing off for a bisection of plain arithmetic (no call the "
+              "profiler hears), on again before the next line", reason="handed it a frame"),
+    attempt("interpreter", "epsilon", RIGHT_EPSILON + """
+
+def _search(n, m, f_non):
+    g, c = 1.0 - f_non, n / (n - m)
+    lo, hi = 0.0, g
+    for _ in range(100):  # a ternary search in a generator's frame
+        a = lo + (hi - lo) / 3; b = hi - (hi - lo) / 3
+        if f_non + max(a / m, (g - a) * c) < f_non + max(b / m, (g - b) * c): hi = b
+        else: lo = a
+    yield 1.0 / (f_non + max(lo / m, (g - lo) * c)), 1.0 / (f_non + max(g * c, g / m))
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    run = _search(n, m, f_non)
+    run.gi_frame.f_trace_lines = False  # the generator's frame sends no line events
+    return next(run)
+""", EPS, why="u08_genmini: a search in a generator whose frame's f_trace_lines was switched off "
+              "before its first line", reason="stopped the test's line counter | handed it a frame"),
+    attempt("method", "epsilon", RIGHT_EPSILON + """
+
+def eps_bounds(n, m=1, f_non=0.0):
+    from hybridlab.machine import probe as _probe
+    _probe.roundtrip_ns(0, 0, 64, 0.001)  # the kit's compiled probe, run from eps_bounds
+    g = 1.0 - f_non
+    c = n / (n - m)
+    return 1.0 / (f_non + g * c / (1.0 + m * c)), 1.0 / (f_non + max(g * c, g / m))
+""", EPS, why="a kit library (the core probe) run from eps_bounds: its machine code ran while "
+              "eps_bounds ran", reason="may not call compiled code"),
+]

@@ -34,6 +34,23 @@ def eps_bounds(n, m=1, f_non=0.0):
     e = epsilon(shares, n, m, f_non)  # the two ends and the crossing: one call, three values
     return float(e[1]), float(min(e[0], e[2]))
 """, why="np.vectorize over a scalar model; the bounds from one call on the three candidates"),
+    right("epsilon", """
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    # T_masteronly / T_reserved, written as a min of two ratios
+    ov = 1 - f_non - np.asarray(f_comm, dtype=float)
+    r = np.minimum(1 / (f_non + np.asarray(f_comm, dtype=float) / m), 1 / (f_non + ov * n / (n - m)))
+    return r if np.ndim(f_comm) else float(r)
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # the curve is the min of a falling and a rising branch: its top is where they cross, its
+    # bottom at one of the ends; evaluate the model at those three shares only
+    g = 1 - f_non
+    cross = g * m * n / (n - m + m * n)
+    top, left, right = epsilon(np.array([cross, 0.0, g]), n, m, f_non)
+    return float(top), float(min(left, right))
+""", why="attacker U's u08_right2: epsilon as the min of two reciprocals, the bounds unpacked from "
+         "one call on the crossing and the two ends"),
     # (b) predict_seconds
     right("predict_seconds", """
 import math

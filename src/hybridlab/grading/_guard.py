@@ -103,6 +103,7 @@ JUDGING = (
     "hybridlab.runs.records",
     "hybridlab.runs.metadata",
     "hybridlab.runs.replay",
+    "hybridlab.grading.kit_libraries",  # which loaded libraries are the kit's (lab 08 (a))
 )
 # modules a lab's hidden tests read evidence with (a function's source, numba's threads),
 # guarded in the labs whose notebook imports them
@@ -133,6 +134,11 @@ PROGRAM_STARTS = ("subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", 
 # sys.settrace/setprofile event (a fresh attacker's u08_untrace3 switched lab 08 (a)'s line
 # counter off so, 3/3 twice, 2026-12-05)
 _INTERPRETER_HOOKS = re.compile(r"(Trace|Profile)|^dl(v?sym|open)$")
+# a frame of the interpreter handed out (audit events): from a traceback, a generator or coroutine,
+# sys._getframe (a frame's f_trace and f_trace_lines switch the line tracer off in it: a fresh
+# attacker's u08_tbsmall ran a search in eps_bounds unheard so, 3/3 twice, 2026-12-06)
+FRAME_ATTRIBUTES = ("tb_frame", "gi_frame", "cr_frame", "ag_frame")
+FRAME_EVENTS = ("sys._getframe", "sys._current_frames")
 # the name hidden test cells read builtins through (hidden_names rewrites them)
 BUILTINS = "__hl_builtins__"
 TAMPER = "HYBRIDLAB-TAMPER"
@@ -173,6 +179,9 @@ def _audit(event: str, args: tuple) -> None:
         _state.setdefault("interpreter_hooks", []).append(f"ctypes reached {args[1]}")
     if event == "ctypes.dlopen":  # a library loaded by ctypes (a student's own compiled code)
         _state.setdefault("libraries", []).append(str(args[0]))
+    if event in FRAME_EVENTS or (event == "object.__getattr__" and args[1] in FRAME_ATTRIBUTES):
+        frames = _state.setdefault("frames", {})  # per thread: how many frames it was handed
+        frames[_ident()] = frames.get(_ident(), 0) + 1
     if event in PROGRAM_STARTS:
         _state["started"] = _state.get("started", 0) + 1
     if _state.get("restoring"):
@@ -648,6 +657,13 @@ def libraries_loaded() -> list[str]:
     hidden test's evidence that a function it judges by its Python ran compiled code of the
     student's own."""
     return list(_state.get("libraries", []))
+
+
+def frames_reached() -> int:
+    """How many frames of the interpreter this thread was handed since capture (a traceback's
+    tb_frame, a generator's gi_frame, sys._getframe): a hidden test's evidence that a function it
+    traces line by line reached a frame, whose line tracing it could switch off."""
+    return _state.get("frames", {}).get(_ident(), 0)
 
 
 def programs_started() -> int:

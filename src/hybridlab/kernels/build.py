@@ -83,7 +83,7 @@ FLAGS_FILE = "flags.json"  # in each build: its flags beyond DEFAULT_FLAGS (see 
 # is used only if this process made it (its digest as made) or it lies on a read-only mount (the
 # sandbox's seed); anything else a part's code may have planted, and is made again
 APART_ENV = "HYBRIDLAB_APART"
-_made: dict[str, str] = {}  # in such a process: path -> digest of what it made there
+_made: dict[str, str] = {}  # path -> digest of what this process made there (made_here)
 _DIAGNOSTIC = re.compile(
     r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>error|warning|fatal error): (?P<msg>.*)$",
     re.M,
@@ -449,9 +449,17 @@ def _planted(path: Path, files: list[Path]) -> bool:
     try:
         if os.statvfs(os.path.realpath(path)).f_flag & os.ST_RDONLY:
             return False  # the sandbox's seed: nothing in the box can write there
-        return _made.get(str(path)) != _digest(files)
     except OSError:
         return True
+    return not made_here(path, files)
+
+
+def made_here(path: Path, files: list[Path]) -> bool:
+    """Whether `files` (of the build or object at `path`) are what this process made there."""
+    try:
+        return _made.get(str(path)) == _digest(files)
+    except OSError:
+        return False
 
 
 def remove_all(path: str | os.PathLike) -> None:
