@@ -30,7 +30,7 @@ from ..engines import controller
 from ..kernels.build import cache_dir
 from ..machine import reaper
 from ..runs import own_runs, replay
-from . import execute, feedback, gradebook, pool, sandbox, similarity
+from . import bytecode, execute, feedback, gradebook, pool, sandbox, similarity
 from .course import (
     GRADING,
     RELEASE_TIMEOUT,
@@ -282,6 +282,7 @@ def grade(
     with grading_lock(root, wait=wait):
         if not in_gradebook(root, lab):
             nbgrader(["generate_assignment", lab, "--force"], root, timeout=RELEASE_TIMEOUT)
+        bytecode.compile_kit()  # once, for every Python the sandboxes start
         timing = reference_timing(the_lab, quick=quick, sandboxed=not unsandboxed)
         run = _Run(
             the_lab, quick, not unsandboxed, policy, tag or f"grade-{uuid.uuid4().hex[:10]}",
