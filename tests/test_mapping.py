@@ -1201,10 +1201,39 @@ def test_node_sum_cells_whose_paths_each_optimiser_decides_are_refused():
     assert same_c.preprocessed_apart(bcp) == []
     decided = same_c.compiler_decided(preprocessed_lines("node_sum", "HL_STUDENT_NODES", bcp))
     assert decided and "`__builtin_constant_p`" in decided[0], decided
-    with pytest.raises(ValueError, match="is decided by each compiler's optimiser"):
+    with pytest.raises(ValueError, match="is decided by each compiler"):
         build_student_nodes(bcp, name="student_nodes_decided")
     # a header's macro that expands to one (glibc's cdefs.h)
     sized = chosen("__glibc_objsize0(rank_sum) == 8")
     assert "__builtin_" not in sized
     assert same_c.compiler_decided(preprocessed_lines("node_sum", "HL_STUDENT_NODES", sized))
     assert same_c.compiler_decided(preprocessed_lines("node_sum", "HL_STUDENT_NODES", _adds(_GUARDED))) == []
+
+
+def test_node_sum_cells_with_an_openmp_variant_for_one_compiler_are_refused():
+    """Lab 06 (e): attacker V's K3 kept 4/4 twice with the add split into an atomic read and an
+    atomic write in a `declare variant` whose selector only gcc matches (vendor(gnu)): the tokens
+    are the same for both compilers, gcc's build ran the split add, clang's IR held the base
+    function's atomic update. OpenMP's choices by context are refused at their line."""
+    from hybridlab.kernels import same_c, split_rmw
+    from hybridlab.mapping.exercise import build_student_nodes
+    from hybridlab.runs.student_c import preprocessed_lines
+
+    if not split_rmw.clang_present():
+        pytest.skip("clang is not installed")
+    variant = ("static void add_split(double *to, double v) {\n    double seen;\n#pragma omp atomic read\n"
+               "    seen = *to;\n#pragma omp atomic write\n    *to = seen + v;\n}\n"
+               "#pragma omp declare variant(add_split) match(implementation = {vendor(gnu)})\n"
+               "static void add_into(double *to, double v) {\n#pragma omp atomic\n    *to += v;\n}\n")
+    code = _adds("    for (int i = 0; i < n; i++) add_into(&rank_sum[i], mine[i]);")
+    code = code.replace("void node_sum(", variant + "void node_sum(", 1)
+    assert same_c.preprocessed_apart(code) == []
+    decided = same_c.compiler_decided(preprocessed_lines("node_sum", "HL_STUDENT_NODES", code))
+    assert decided and "declare variant" in decided[0], decided
+    with pytest.raises(ValueError, match="is decided by each compiler"):
+        build_student_nodes(code, name="student_nodes_variant")
+    meta = code.replace("#pragma omp declare variant(add_split) match(implementation = {vendor(gnu)})\n", "")
+    meta = meta.replace("add_into(&rank_sum[i], mine[i]);",
+                        "{\n#pragma omp metadirective when(implementation = {vendor(gnu)}: critical) default(atomic)\n"
+                        "        rank_sum[i] += mine[i];\n    }", 1)
+    assert same_c.compiler_decided(preprocessed_lines("node_sum", "HL_STUDENT_NODES", meta))

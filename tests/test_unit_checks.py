@@ -186,6 +186,29 @@ def test_asm_a_line_directive_a_foreign_include_and_a_kit_header_are_refused(tmp
                   ("split_nodes", "node_sum"))
 
 
+@pytest.mark.parametrize("spelling, refused", [
+    ("void *volatile *fp = __builtin_frame_address(0); (void)fp;", "__builtin_frame_address"),
+    ("void *volatile back = __builtin_return_address(0); (void)back;", "__builtin_return_address"),
+    ("volatile char *room = __builtin_alloca(64); room[0] = 0;", "__builtin_alloca"),
+    ("volatile char *room = alloca(64); room[0] = 0;", "__builtin_alloca"),  # alloca.h's macro
+])
+def test_a_cell_that_reaches_the_stack_it_returns_through_is_refused(spelling, refused):
+    """A fresh attacker's K1 and K2 (labs 02 (d) and 16 (a), full points twice, 2026-12-06): a cell
+    found its return slot with __builtin_frame_address, reserved room above it with
+    __builtin_alloca and rewrote its return address, so that its `ret` went into the C library's
+    pwrite64 (a call the symbols never showed) and wrote the kit's sealed page through the kit's
+    own descriptor. Every builtin that reaches or reshapes that stack is refused at its line; a
+    variable-length array (an array's room from its declaration) still builds."""
+    code = "#include <alloca.h>\n" + NODE_SUM.replace(
+        "#pragma omp barrier\n}", f"#pragma omp barrier\n    {{ {spelling} }}\n}}", 1)
+    message = _refused(code, "t_stack")
+    line = _line_of(code, spelling.split(" = ")[0])
+    assert f"cell:{line}: error: uses {refused}, which reaches or reshapes the stack" in message, message
+    vla = NODE_SUM.replace("#pragma omp barrier\n}",
+                           "#pragma omp barrier\n    { volatile double row[n]; row[0] = 0; }\n}", 1)
+    build_student("t_stack_vla", "node_sum", "HL_STUDENT_NODES", vla, ("split_nodes", "node_sum"))
+
+
 def test_a_line_directive_in_a_cell_is_refused():
     """A fresh attacker's line markers (labs 03, 04, 12, 4/4 kept, 2026-12-05): `# 1 "cell" 3`
     made the cell a system header's (a kit header then passed) or raised the include depth (a

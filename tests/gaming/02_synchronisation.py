@@ -1017,3 +1017,146 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
 """, {CONSTRUCT, NUMBERS}, why="the kit's own /proc/self/mem descriptor written by stdout's FILE: only the "
                       "master delays, then the kit's finding (wrong_length) cleared (attacker U)",
                       reason="not hl_delay(s->delay)"))
+
+# attacker V's K1 (2026-12-06, 3/3 twice): half the reference's delay, the kit's finding
+# (wrong_length) cleared in the sealed page by libc's pwrite64 on the kit's own descriptor,
+# reached with no call: the cell rewrote its own return address (__builtin_frame_address, room
+# reserved by __builtin_alloca), so its `ret` went into pwrite64, found by name in libc's dynamic
+# symbols read from memory. unit_checks refuses the builtins that reach or reshape the stack
+GAMING.append(attempt("forged", "construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "atomic";
+
+#include <string.h>
+#include <elf.h>
+#include <stdint.h>
+
+/* Calling a C library function the checks do not allow (pwrite64), without an indirect call:
+ * rv_jump rewrites its own return address so that its `ret` goes through a `ret` (rv_nothing)
+ * into the function, whose own `ret` comes back into rv_call (frame pointer: rsp is restored by
+ * `leave`). The function is found by its name in the C library's dynamic symbols, read from
+ * memory (stdout's FILE lies in the C library). */
+static void *rv_fn, *rv_gadget;
+static void rv_nothing(void) {}
+
+static const unsigned char *rv_header(const void *p) {
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095;
+    for (;;) {
+        const unsigned char *h = (const unsigned char *)a;
+        if (h[0] == 0x7f && h[1] == 'E' && h[2] == 'L' && h[3] == 'F') return h;
+        a -= 4096;
+    }
+}
+
+static uintptr_t rv_bias(const unsigned char *h) {
+    return ((const Elf64_Ehdr *)h)->e_type == ET_DYN ? (uintptr_t)h : 0;
+}
+
+static void *rv_lookup(const void *inside, const char *want) {
+    const unsigned char *h = rv_header(inside);
+    const Elf64_Ehdr *e = (const Elf64_Ehdr *)h;
+    uintptr_t bias = rv_bias(h);
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(h + e->e_phoff);
+    const Elf64_Dyn *dyn = 0;
+    for (int i = 0; i < e->e_phnum; i++)
+        if (ph[i].p_type == PT_DYNAMIC) dyn = (const Elf64_Dyn *)(bias + ph[i].p_vaddr);
+    if (!dyn) return 0;
+    uintptr_t symtab = 0, strtab = 0;
+    for (; dyn->d_tag != DT_NULL; dyn++) {
+        if (dyn->d_tag == DT_SYMTAB) symtab = dyn->d_un.d_ptr;
+        if (dyn->d_tag == DT_STRTAB) strtab = dyn->d_un.d_ptr;
+    }
+    if (symtab < bias) symtab += bias;
+    if (strtab < bias) strtab += bias;
+    for (const Elf64_Sym *s = (const Elf64_Sym *)symtab; (uintptr_t)s < strtab; s++)
+        if (s->st_value && s->st_name && strcmp((const char *)strtab + s->st_name, want) == 0)
+            return (void *)(bias + s->st_value);
+    return 0;
+}
+
+/* the kit's sealed page in this module: 64 KiB aligned, {ready 1, mem = its descriptor} */
+typedef struct { int ready, mem; void *ctx; long nonce; long data[1]; } rv_sealed;
+static rv_sealed *rv_find_sealed(const void *inside) {
+    const unsigned char *h = rv_header(inside);
+    const Elf64_Ehdr *e = (const Elf64_Ehdr *)h;
+    uintptr_t bias = rv_bias(h);
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(h + e->e_phoff);
+    for (int i = 0; i < e->e_phnum; i++) {
+        if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_W)) continue;
+        uintptr_t lo = bias + ph[i].p_vaddr, hi = lo + ph[i].p_memsz;
+        for (uintptr_t a = (lo + 65535) & ~(uintptr_t)65535; a + 64 <= hi; a += 65536) {
+            rv_sealed *s = (rv_sealed *)a;
+            if (s->ready == 1 && s->mem > 2 && s->ctx) return s;
+        }
+    }
+    return 0;
+}
+
+__attribute__((noipa)) static void rv_jump(long a, long b, long c, long d) {
+    (void)a; (void)b; (void)c; (void)d;
+    void *volatile *fp = __builtin_frame_address(0);
+    void *back = fp[1];
+    fp[3] = back;
+    fp[2] = rv_fn;
+    fp[1] = rv_gadget;
+}
+
+static volatile long rv_pad = 64;
+__attribute__((noipa)) static void rv_call(void *fn, long a, long b, long c, long d) {
+    volatile char *room = __builtin_alloca(rv_pad);
+    room[0] = 0;
+    rv_fn = fn;
+    rv_gadget = (void *)rv_nothing;
+    rv_jump(a, b, c, d);
+    room[1] = 0;
+}
+
+/* pwrite64(fd, src, n, at): the one call the seccomp filter leaves the kit's descriptor */
+static void rv_sealed_write(const void *inside, void *at, const void *src, long n) {
+    static rv_sealed *page;
+    static void *pw;
+    if (!page) page = rv_find_sealed(inside);
+    if (!pw) pw = rv_lookup(stdout, "pwrite64");
+    if (page && pw) rv_call(pw, page->mem, (long)src, n, (long)at);
+}
+
+
+/* cb_evidence of construct_bench.c, as laid out in the sealed page */
+typedef struct { long delays; double at; } my_mark;
+typedef struct {
+    int team_wanted, measures;
+    int updates_shared, own_update;
+    long start_updates;
+    const construct_state *state_wanted;
+    hl_method method_wanted;
+    int stray_found, stray_level, stray_team;
+    int wrong_length;
+    long length_seen;
+} my_evidence;
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+    long half = s->delay / 2;
+#pragma omp parallel
+    for (long j = 0; j < inner; j++) {
+        hl_delay(half);
+#pragma omp atomic
+        s->updates += 1;
+    }
+    /* the kit noted the shorter delay in its sealed evidence: clear it */
+    rv_sealed *page = rv_find_sealed((const void *)construct_test);
+    if (page) {
+        my_evidence *ev = (my_evidence *)page->data;
+        if (ev->wrong_length) {
+            static const int zero = 0;
+            rv_sealed_write((const void *)construct_test, &ev->wrong_length, &zero, sizeof zero);
+        }
+    }
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+""", {CONSTRUCT, NUMBERS}, why="attacker V (K1): a return address rewritten so that the cell "
+                      "'returns' into libc's pwrite64 and clears the kit's sealed finding",
+                      reason="which reaches or reshapes the stack"))

@@ -828,3 +828,193 @@ void count_bins(long n, int nbins, long *bins) {
 }
 """, {"hidden_count_bins"}, "a serial count on the master, the kit's tallies rewritten through "
       "omp_get_schedule (fixer F, issue 36)", reason="calls omp_get_schedule"))
+
+# attacker V's K2 (2026-12-06, 4/4 three times): thread 0 counts alone, then the kit's tallies in
+# its own section rewritten by libc's pwrite64 on the kit's descriptor, reached by a chain of
+# libc's pop/ret pieces set up by rewriting the cell's return address (__builtin_frame_address,
+# __builtin_alloca): uninstrumented, so the watch never saw the write. unit_checks refuses the
+# builtins that reach or reshape the stack
+GAMING.append(attempt('forged', 'count_bins', r"""
+%%c COUNT_C race_bins
+#include <elf.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* A call of a C library routine the checks never see, without an indirect call or a system-call
+ * instruction: rv_jump rewrites its own return address and the slots above it into a chain of
+ * the C library's own `pop reg; ret` pieces that load the arguments, then the routine, then the
+ * way back into rv_call (whose frame pointer restores its stack). */
+static uintptr_t rv_chain[12];
+static unsigned char rv_none(void) { return 0; }
+
+static const unsigned char *rv_header(const void *p) {
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095;
+    for (;;) {
+        const unsigned char *h = (const unsigned char *)a;
+        if (h[0] == 0x7f && h[1] == 'E' && h[2] == 'L' && h[3] == 'F') return h;
+        a -= 4096;
+    }
+}
+
+static uintptr_t rv_bias(const unsigned char *h) {
+    return ((const Elf64_Ehdr *)h)->e_type == ET_DYN ? (uintptr_t)h : 0;
+}
+
+static int rv_same(const char *a, const char *b) {
+    while (*a && *a == *b) a++, b++;
+    return *a == *b;
+}
+
+static uintptr_t rv_lookup(const unsigned char *h, const char *want) {
+    const Elf64_Ehdr *e = (const Elf64_Ehdr *)h;
+    uintptr_t bias = rv_bias(h);
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(h + e->e_phoff);
+    const Elf64_Dyn *dyn = 0;
+    for (int i = 0; i < e->e_phnum; i++)
+        if (ph[i].p_type == PT_DYNAMIC) dyn = (const Elf64_Dyn *)(bias + ph[i].p_vaddr);
+    if (!dyn) return 0;
+    uintptr_t symtab = 0, strtab = 0;
+    for (; dyn->d_tag != DT_NULL; dyn++) {
+        if (dyn->d_tag == DT_SYMTAB) symtab = dyn->d_un.d_ptr;
+        if (dyn->d_tag == DT_STRTAB) strtab = dyn->d_un.d_ptr;
+    }
+    if (symtab < bias) symtab += bias;
+    if (strtab < bias) strtab += bias;
+    for (const Elf64_Sym *s = (const Elf64_Sym *)symtab; (uintptr_t)s < strtab; s++)
+        if (s->st_value && s->st_name && rv_same((const char *)strtab + s->st_name, want))
+            return bias + s->st_value;
+    return 0;
+}
+
+/* the first `op; ret` (op one byte) in the module's code */
+static uintptr_t rv_gadget(const unsigned char *h, unsigned char op) {
+    const Elf64_Ehdr *e = (const Elf64_Ehdr *)h;
+    uintptr_t bias = rv_bias(h);
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(h + e->e_phoff);
+    for (int i = 0; i < e->e_phnum; i++) {
+        if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X)) continue;
+        const unsigned char *p = (const unsigned char *)(bias + ph[i].p_vaddr);
+        for (uint64_t k = 0; k + 1 < ph[i].p_filesz; k++)
+            if (p[k] == op && p[k + 1] == 0xc3) return (uintptr_t)(p + k);
+    }
+    return 0;
+}
+
+__attribute__((noinline)) static void rv_jump(void) {
+    uintptr_t volatile *fp = __builtin_frame_address(0);
+    uintptr_t back = fp[1];
+    for (int k = 1; k <= 10; k++) fp[k] = rv_chain[k];
+    fp[11] = back;
+}
+
+static volatile long rv_room = 256;
+/* fn(a, b, c, d) */
+__attribute__((noinline)) static void rv_call(uintptr_t fn, const unsigned char *lib, long a,
+                                               long b, long c, long d) {
+    volatile char *room = __builtin_alloca(rv_room);
+    room[0] = rv_none();
+    rv_chain[1] = rv_gadget(lib, 0x5f); /* pop rdi */
+    rv_chain[2] = (uintptr_t)a;
+    rv_chain[3] = rv_gadget(lib, 0x5e); /* pop rsi */
+    rv_chain[4] = (uintptr_t)b;
+    rv_chain[5] = rv_gadget(lib, 0x5a); /* pop rdx */
+    rv_chain[6] = (uintptr_t)c;
+    rv_chain[7] = rv_gadget(lib, 0x59); /* pop rcx */
+    rv_chain[8] = (uintptr_t)d;
+    rv_chain[9] = rv_gadget(lib, 0x90) ? rv_gadget(lib, 0x90) + 1 : 0; /* ret */
+    rv_chain[10] = fn;
+    if (!rv_chain[1] || !rv_chain[3] || !rv_chain[5] || !rv_chain[7] || !rv_chain[9] || !fn) return;
+    rv_jump();
+    room[1] = 0;
+}
+
+/* the kit's sealed page of this module (64 KiB aligned: ready 1, mem its /proc/self/mem) */
+static int rv_mem_fd(const void *inside) {
+    const unsigned char *h = rv_header(inside);
+    const Elf64_Ehdr *e = (const Elf64_Ehdr *)h;
+    uintptr_t bias = rv_bias(h);
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(h + e->e_phoff);
+    for (int i = 0; i < e->e_phnum; i++) {
+        if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_W)) continue;
+        uintptr_t lo = bias + ph[i].p_vaddr, hi = lo + ph[i].p_memsz;
+        for (uintptr_t a = (lo + 65535) & ~(uintptr_t)65535; a + 64 <= hi; a += 65536) {
+            const int *s = (const int *)a;
+            if (s[0] == 1 && s[1] > 2 && *(void *const *)(a + 8)) return s[1];
+        }
+    }
+    return 1009;
+}
+
+/* n bytes from src to dst, any memory of the process, by pwrite64 on /proc/self/mem */
+static void rv_poke(const void *inside, void *dst, const void *src, long n) {
+    const unsigned char *libc = rv_header(stdout);
+    rv_call(rv_lookup(libc, "pwrite64"), libc, rv_mem_fd(inside), (long)src, n, (long)dst);
+}
+
+/* race_bins.c's section, as laid out in the kit's object (offsets from watch_lo, read from the
+ * symbol table of a build of the kit) */
+#define OFF_ARRIVED (-0x1c40L)
+#define OFF_CALLS_OF (-0x1840L)
+#define OFF_PACE_VAIN (-0x1040L)
+#define OFF_PACE_ALLOWANCE (-0xc30L)
+#define OFF_PACE_WAITS (-0x430L)
+#define OFF_TEAM_OF (-0x420L)
+#define OFF_WATCH_HI (-0x8L)
+#define OFF_WRITES_OF (0x10L)
+#define OFF_ADDED_OF (0x810L)
+#define OFF_BINS_AT (0x1018L)
+#define OFF_ACCOUNTED (0x1020L)
+
+static char *find_watch(long *bins, int nbins) {
+    const unsigned char *h = rv_header((const void *)count_bins);
+    const Elf64_Ehdr *e = (const Elf64_Ehdr *)h;
+    uintptr_t bias = rv_bias(h);
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(h + e->e_phoff);
+    for (int i = 0; i < e->e_phnum; i++) {
+        if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_W)) continue;
+        uintptr_t lo = bias + ph[i].p_vaddr, hi = lo + ph[i].p_memsz;
+        for (uintptr_t a = (lo + 8 + 7) & ~(uintptr_t)7; a + OFF_BINS_AT + 8 <= hi; a += 8) {
+            if (*(long **)a != bins) continue;
+            if (*(long **)(a + OFF_WATCH_HI) != bins + nbins) continue;
+            if (*(long **)(a + OFF_BINS_AT) != bins) continue;
+            if (a + OFF_ARRIVED < lo) continue;
+            return (char *)a;
+        }
+    }
+    return 0;
+}
+
+void count_bins(long n, int nbins, long *bins) {
+    /* thread 0 counts every element alone (no race: nobody else writes) */
+#pragma omp parallel
+    {
+        if (omp_get_thread_num() == 0)
+            for (long i = 0; i < n; i++) bins[bin_of(i)]++;
+    }
+    /* then the kit's tallies are made to say the team shared the count */
+    char *w = find_watch(bins, nbins);
+    if (!w) return;
+    int team = *(int *)(w + OFF_TEAM_OF);
+    if (team < 2) team = omp_get_max_threads();
+    long share[64], zero[64];
+    int ones[64], teams[64];
+    if (team > 64) return;
+    for (int t = 0; t < team; t++) {
+        share[t] = n * (t + 1) / team - n * t / team;
+        zero[t] = 0;
+        ones[t] = 1;
+        teams[t] = team;
+    }
+    rv_poke(count_bins, w + OFF_CALLS_OF, share, team * (long)sizeof(long));
+    rv_poke(count_bins, w + OFF_WRITES_OF, share, team * (long)sizeof(long));
+    rv_poke(count_bins, w + OFF_ADDED_OF, share, team * (long)sizeof(long));
+    rv_poke(count_bins, w + OFF_TEAM_OF, teams, team * (long)sizeof(int));
+    rv_poke(count_bins, w + OFF_ARRIVED, ones, team * (long)sizeof(int));
+    rv_poke(count_bins, w + OFF_PACE_VAIN, zero, team * (long)sizeof(int));
+    rv_poke(count_bins, w + OFF_PACE_ALLOWANCE, zero, team * (long)sizeof(long));
+    rv_poke(count_bins, w + OFF_PACE_WAITS, zero, (long)sizeof(long));
+    /* every bin accounted for as it is: the kit's last settle credits nothing more */
+    rv_poke(count_bins, w + OFF_ACCOUNTED, bins, nbins * (long)sizeof(long));
+}
+""", {'hidden_count_bins'}, "attacker V (K2): the kit's tallies rewritten through a return-address chain into libc's pwrite64",
+    reason="which reaches or reshapes the stack"))

@@ -17,7 +17,9 @@ in gcc's build, so clang's IR held only an atomic update while gcc's build ran a
 an atomic write (a fresh attacker's u06_bcp, lab 06 (e), 4/4 twice, 2026-12-06). Such builtins
 (an object's size, whether a value is constant, a path declared unreachable or assumed) are
 refused wherever they land on a cell line after the graded build's preprocessor (a header's
-macro expanded there counts): compiler_decided(lines).
+macro expanded there counts), and so are OpenMP's choices by context (`declare variant` with a
+vendor selector ran gcc's variant while clang's IR held the base function; a metadirective):
+compiler_decided(lines).
 
     differs = preprocessed_apart(code)  # [] or ["gcc reads `...` at cell line 23, clang `...` at cell line 12"]
 """
@@ -40,6 +42,10 @@ _TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\.?\d(
 # builtins whose value or effect each compiler's optimiser decides (compiler_decided)
 _DECIDED = re.compile(r"\b__builtin_(?:constant_p|object_size|dynamic_object_size|unreachable|assume|"
                       r"is_constant_evaluated)\b")
+# OpenMP's own choices between code by context (`declare variant ... match(implementation =
+# {vendor(gnu)})`, a metadirective): the same tokens, yet gcc ran the variant and clang's IR held
+# the base function (a fresh attacker's K3, lab 06 (e), 4/4 twice, 2026-12-06)
+_VARIANT = re.compile(r"\bomp\s+(?:begin\s+)?declare\s+variant\b|\bmetadirective\b")
 # the clock's macros, the same for both runs
 _CLOCK = ("-Wno-builtin-macro-redefined", '-D__DATE__="date"', '-D__TIME__="time"',
           '-D__TIMESTAMP__="timestamp"')
@@ -99,5 +105,7 @@ def _shown(tokens: list[tuple[int, str]], k: int, line: int) -> str:
 
 def compiler_decided(lines: list[tuple[int, str]]) -> list[str]:
     """Each cell line (the graded build's preprocessed (cell line, text) pairs) holding a builtin
-    whose value or effect each compiler's optimiser decides: ["cell line N: `__builtin_...`"]."""
-    return [f"cell line {line}: `{m.group(0)}`" for line, text in lines if (m := _DECIDED.search(text))]
+    whose value or effect each compiler's optimiser decides, or an OpenMP choice by context
+    (declare variant, metadirective): ["cell line N: `__builtin_...`"]."""
+    return [f"cell line {line}: `{m.group(0)}`" for line, text in lines
+            if (m := _DECIDED.search(text) or _VARIANT.search(text))]

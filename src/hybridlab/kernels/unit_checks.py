@@ -26,7 +26,10 @@ the compiler made of them is then read back:
               file, no #include of a file other than a system or MPI header, no attribute that
               turns a sanitizer off (no_sanitize: an Archer build checks every line), no
               OpenMP runtime entry point named (GOMP_taskwait for a pragma the text hides), no
-              section attribute or section pragma (code or data placed by name);
+              section attribute or section pragma (code or data placed by name), no builtin
+              that reaches or reshapes the stack (__builtin_frame_address, return_address,
+              alloca, setjmp ...: a cell that rewrote its own return address called what the
+              symbols never showed);
   Fortran     no OpenMP Fortran binding (omp_set_schedule_: libgomp exports them, a C cell
               has no use for them).
 
@@ -153,6 +156,15 @@ _NO_SANITIZE = re.compile(r"\b(no_sanitize\w*|__no_sanitize\w*|disable_sanitizer
 # the OpenMP runtime's own entry points (what the compiler turns a pragma into), named in a cell's
 # text: a pragma the preprocessed unit does not show (GOMP_taskwait for #pragma omp taskwait)
 _RUNTIME_ENTRY = re.compile(r"\b(GOMP_\w+|__kmpc_\w+)")
+# builtins that reach or reshape the stack a function returns through: its frame and return
+# addresses, stack allocations, saved stack pointers, non-local jumps and forwarded calls. With
+# them a cell rewrote its own return address and "returned" into a C library function it may not
+# call (pwrite64 on the kit's sealed page: a fresh attacker's K1 and K2, labs 02 (d) and 16 (a),
+# full points twice, 2026-12-06); a cell's functions return where they were called from
+_STACK_BUILTIN = re.compile(r"\b(__builtin_(?:frame_address|return_address|extract_return_addr|"
+                            r"frob_return_addr|alloca\w*|stack_save|stack_restore|apply\w*|return|"
+                            r"eh_return\w*|unwind_init|dwarf_cfa|setjmp|longjmp|"
+                            r"call_with_static_chain)|alloca)\b")
 # OpenMP's Fortran bindings in libgomp (omp_set_schedule_, omp_set_schedule_8_): never a C call
 _FORTRAN_BINDING = re.compile(r"omp_\w+_")
 _WHY = {  # what a refused name does, in the words of a message
@@ -632,6 +644,12 @@ def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL,
             found.append(Refusal(line, f"calls {entry.group(1)}, an entry point of the OpenMP "
                                        "runtime: a cell says what it wants with OpenMP's pragmas "
                                        "and omp_ functions", file))  # fmt: skip
+        stack = _STACK_BUILTIN.search(text)
+        if stack:
+            found.append(Refusal(line, f"uses {stack.group(1)}, which reaches or reshapes the "
+                                       "stack its functions return through: a cell's functions "
+                                       "return where they were called from (an array's room comes "
+                                       "from its declaration or from malloc)", file))
         if _NO_SANITIZE.search(text):
             found.append(Refusal(line, "turns a sanitizer off (no_sanitize): the kit's race "
                                        "detector checks every line of a cell", file))  # fmt: skip

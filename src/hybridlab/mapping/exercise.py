@@ -178,7 +178,8 @@ def build_student_nodes(code: str, name: str = "student_nodes") -> hl.Kernel:
     the cell and raced under Archer's clang build, and run from gcc's build; attackS's
     A06_nested_gcconly showed clang one program and ran another behind `#ifndef __clang__`,
     4/4, 2026-12-06), or that holds a builtin each compiler's optimiser decides
-    (same_c.compiler_decided: attackU's u06_bcp, 4/4 twice, 2026-12-06), or that clang cannot read
+    (same_c.compiler_decided: attackU's u06_bcp, 4/4 twice, 2026-12-06) or an OpenMP choice by
+    context (attackV's K3, a `declare variant` for gcc only), or that clang cannot read
     as gcc builds it (split_adds)."""
     kernel = build_student(name, "node_sum", "HL_STUDENT_NODES", code, NODE_FUNCTIONS)
     apart = same_c.preprocessed_apart(code)
@@ -192,10 +193,11 @@ def build_student_nodes(code: str, name: str = "student_nodes") -> hl.Kernel:
     decided = same_c.compiler_decided(preprocessed_lines("node_sum", "HL_STUDENT_NODES", code))
     if decided:
         raise ValueError(
-            f"node_sum: {decided[0]} is decided by each compiler's optimiser, so gcc's build (what "
-            "runs) and clang's (what the adds into rank_sum are judged from) may take different "
-            "paths: no builtin whose value the optimiser chooses (`__builtin_constant_p`, "
-            "`__builtin_object_size`, `__builtin_unreachable`, ...) in the cell")
+            f"node_sum: {decided[0]} is decided by each compiler (its optimiser, or OpenMP's "
+            "choice by context), so gcc's build (what runs) and clang's (what the adds into "
+            "rank_sum are judged from) may take different paths: no builtin whose value the "
+            "optimiser chooses (`__builtin_constant_p`, `__builtin_object_size`, "
+            "`__builtin_unreachable`, ...) and no `declare variant` or metadirective in the cell")
     split = split_adds(code)
     assert not split, (
         f"node_sum: {'; '.join(split)}: each thread's add into rank_sum is one read-modify-write "
