@@ -85,11 +85,20 @@ typedef struct {
     grid2d g; /* g.nx: the block's columns; g.m its rows */
     long row0, col0;
     int nthreads;
-    long done;      /* iterations done */
-    double tolerance;
     int secret;                   /* the student variant: the start perturbed by key */
     uint64_t key[SECRET_WORDS];
 } block;
+
+/* What the run is judged by that changes, or is read, while the student's calls run: sealed
+ * evidence (hybridlab.h), read-only pages the kit writes through /proc/self/mem, not the block on
+ * the kernel's stack, where a cell scanning up from its own frame set the tolerance to 0, so that
+ * a loop that never tests it kept (b)'s points (issue 36's F13_tolerance, 4/4). */
+typedef struct {
+    double tolerance; /* the run's parameter, sealed before the student's first call */
+    long done;        /* iterations done: the kit's loop, or jacobi_iteration's calls */
+} neighbour_evidence;
+_Static_assert(sizeof(neighbour_evidence) <= HL_SEALED_DATA, "neighbour_evidence: too large");
+#define run_ev (*HL_SEALED(neighbour_evidence))
 
 /* splitmix64's finaliser */
 static inline uint64_t mix64(uint64_t z) {
@@ -220,8 +229,8 @@ static void run_blocking(block *k, MPI_Comm cart) {
         }
         hl_phase(me, HL_HALO, t1);
         reduce_delta(g, k->nthreads, me);
-        k->done = it + 1;
-        if (k->tolerance > 0 && g->delta < k->tolerance) break;
+        HL_SEALED_SET(run_ev, done, it + 1);
+        if (run_ev.tolerance > 0 && g->delta < run_ev.tolerance) break;
     }
     me->t[HL_TOTAL] = hl_now() - start;
 }
@@ -233,13 +242,13 @@ double jacobi_iteration(void) {
     block *k = solver_block;
     grid2d *g = &k->g;
     grid2d_kept(g, "solve_overlapped"); /* the grid as the run began, on the stack it runs on */
-    hl_timers_iteration(g->acc, 1, k->done);
+    hl_timers_iteration(g->acc, 1, run_ev.done);
     compute_block(k);
     double t1 = hl_now();
     send_down(g);
     send_up(g);
     hl_phase(&g->acc[0], HL_HALO, t1);
-    k->done++;
+    HL_SEALED_SET(run_ev, done, run_ev.done + 1);
     return hl_timers_sum(g->acc, k->nthreads);
 }
 
@@ -248,7 +257,7 @@ static void run_overlap(block *k) {
     hl_timers *me = &k->g.acc[0];
     solver_block = k;
     double start = hl_now();
-    k->g.delta = solve_overlapped(k->g.iterations, k->tolerance, k->g.comm);
+    k->g.delta = solve_overlapped(k->g.iterations, run_ev.tolerance, k->g.comm);
     grid2d_kept(&k->g, "solve_overlapped");
     me->t[HL_TOTAL] = hl_now() - start;
     me->t[HL_REDUCTION] = me->t[HL_TOTAL] - me->t[HL_JACOBI] - me->t[HL_HALO] - me->t[HL_OTHER];
@@ -322,7 +331,7 @@ static void reference(block *k, int variant, long nx, long ny, double *ref, long
             for (long i = 1; i <= ny; i++) copy_row(&r, i);
             out[0] = (double)it;
             if (!converged) out[1] = delta;
-            if (!converged && k->tolerance > 0 && delta < k->tolerance) converged = it;
+            if (!converged && run_ev.tolerance > 0 && delta < run_ev.tolerance) converged = it;
             if (converged && (variant != V_OVERLAP || it > converged)) break;
         }
         free(r.b);
@@ -358,16 +367,17 @@ static void check(hl_ctx *ctx, block *k, int variant, long nx, long ny) {
     if (ctx->rank != 0) return;
     double residual = g->delta;
     int residual_ok = fabs(residual - want) <= 1e-10 * fabs(want);
-    int ok = wrong == 0 && k->done == expected && residual_ok;
+    long done = run_ev.done;
+    int ok = wrong == 0 && done == expected && residual_ok;
     hl_emit(ctx,
             "\"record\":\"checksum\",\"checksum\":%.17g,\"delta\":%.17g,\"variant\":\"%s\","
             "\"ranks\":%d,\"nx\":%ld,\"ny\":%ld,\"iterations\":%ld",
-            checksum, residual, variant_names[variant], ctx->size, nx, ny, k->done);
+            checksum, residual, variant_names[variant], ctx->size, nx, ny, done);
     hl_emit(ctx,
             "\"record\":\"check\",\"ok\":%d,\"wrong\":%ld,\"points\":%ld,\"iterations\":%ld,"
             "\"expected_iterations\":%ld,\"residual\":%.17g,\"expected_residual\":%.17g,"
             "\"first_wrong_row\":%ld,\"first_wrong_col\":%ld,\"variant\":\"%s\"",
-            ok, wrong, nx * ny, k->done, expected, residual, want,
+            ok, wrong, nx * ny, done, expected, residual, want,
             wrong ? first / (nx + 2) : -1L, wrong ? first % (nx + 2) : -1L,
             variant_names[variant]);
 }
@@ -394,8 +404,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         return hl_fail(ctx, "a %ld x %ld process grid on %d ranks", px, py, ctx->size);
 
     block k = {.g = {.comm = comm, .iterations = iterations, .rank = ctx->rank},
-               .nthreads = omp_get_max_threads(), .tolerance = tolerance,
-               .secret = variant == V_STUDENT};
+               .nthreads = omp_get_max_threads(), .secret = variant == V_STUDENT};
+    HL_SEALED_SET(run_ev, tolerance, tolerance);
+    HL_SEALED_SET(run_ev, done, 0);
     int dims[2] = {ctx->size, 1}, coords[2] = {ctx->rank, 0};
     MPI_Comm cart = MPI_COMM_NULL;
     int rc = 0;
@@ -431,7 +442,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
              "\"variant\":\"%s\",\"ranks\":%d,\"threads\":%d,\"nx\":%ld,\"ny\":%ld,\"px\":%d,"
              "\"py\":%d,\"rows\":%ld,\"cols\":%ld,\"iterations\":%ld,\"tolerance\":%.9g",
              variant_names[variant], ctx->size, k.nthreads, nx, ny, dims[0], dims[1], k.g.m,
-             k.g.nx, k.done, tolerance);
+             k.g.nx, run_ev.done, tolerance);
     hl_halo_emit(ctx, k.g.acc, 1, 0, 0.0, tail); /* thread 0 times every phase */
     check(ctx, &k, variant, nx, ny);
 done:

@@ -30,6 +30,7 @@
  */
 #include "hybridlab.h"
 #include "hl_grid2d.h"
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -75,21 +76,35 @@ typedef struct {
     double *ref, *next; /* the whole grid after `seen` iterations and after seen + 1 */
     double *rows;       /* what a look read: rows 1..m, columns 1..w-2 */
     long seen;
+    /* the "offload" record's tallies (below): host_writes, launch_writes, device_strays,
+     * literal_bytes, device_bytes, parallel_operations; per side (0 above, 1 below) the halo
+     * grids counted and the last */
+    long host_writes, launch_writes, strays, literal_bytes, device_peak, parallel_operations;
+    long halo_got[2], halo_last[2];
 } offload_watch;
 /* Sealed evidence (hybridlab.h): read-only pages the kit writes through /proc/self/mem, so a
  * cell that scans the library's data from one of its own statics (f51's L15 gaming attempt set
- * `seen` to the iterations) cannot rewrite it. Written at the start, on each look that sees the
- * device's copy advance (one write) and at the end. */
+ * `seen` to the iterations; issue 36's F15_tallies, the halo counts and the device's peak, 6/6)
+ * cannot rewrite it. Written at the start, on each look that sees the device's copy advance (one
+ * write), at each launch (its literal bytes), at each halo row received, at each fault counted
+ * (none in a right run) and at the end. */
 _Static_assert(sizeof(offload_watch) <= HL_SEALED_DATA, "offload_watch: too large for the sealed page");
 #define watch (*HL_SEALED(offload_watch))
 #define WATCH_SET(field, value) HL_SEALED_SET(watch, field, value)
+static pthread_mutex_t tally_lock = PTHREAD_MUTEX_INITIALIZER;
+/* adds inc to a sealed tally of the watch (any thread: the device's too) */
+static void tally(const long *field, long inc) {
+    if (inc == 0) return;
+    pthread_mutex_lock(&tally_lock);
+    long v = *(const volatile long *)field + inc;
+    hl_sealed_put(field, &v, sizeof v);
+    pthread_mutex_unlock(&tally_lock);
+}
 static struct {
     double *shot, *now;            /* the device's rows of u then unew: kept, just read */
     unsigned char *kept, *present; /* per row of u then unew: on the device then, now */
     int valid;                     /* a copy is kept */
     int running;                   /* the runtime's operations under way (nowait: several) */
-    long host_writes;
-    long launch_writes;            /* launches after which a point changed their code never stored */
     uintptr_t *row_at;             /* per row of u then unew: its device address as last read */
     unsigned char *stored;         /* per point of u then unew: the device's code stored there
                                       during the launch under way (HL_WATCH_DEVICE's check) */
@@ -138,7 +153,7 @@ static int rows_are(const double *grid) {
 static int watch_start(double *u, double *unew, long m, long w, long ny, long row0, int device) {
     size_t points = (size_t)((ny + 2) * w);
     offload_watch start = {.u = u, .unew = unew, .m = m, .w = w, .ny = ny, .row0 = row0,
-                           .device = device, .seen = 0};
+                           .device = device, .seen = 0, .halo_last = {-1, -1}};
     start.ref = malloc(points * sizeof(double));
     start.next = malloc(points * sizeof(double));
     /* what the kit's looks copy into, one block (read_report leaves its copies out): the rows
@@ -151,7 +166,7 @@ static int watch_start(double *u, double *unew, long m, long w, long ny, long ro
     dev.present = calloc((size_t)(2 * (m + 2)), 1);
     dev.row_at = calloc((size_t)(2 * (m + 2)), sizeof *dev.row_at);
     dev.stored = calloc((size_t)(2 * (m + 2) * w), 1);
-    dev.valid = 0, dev.running = 0, dev.host_writes = 0, dev.launch_writes = 0, dev.launch = 0;
+    dev.valid = 0, dev.running = 0, dev.launch = 0;
     if (!watch.ref || !watch.next || !watch.rows || !dev.shot || !dev.kept || !dev.present ||
         !dev.row_at || !dev.stored)
         return -1;
@@ -235,10 +250,10 @@ static void device_covered(void) {
         for (long j = 0; dev.kept[i] && dev.present[i] && j < w; j++)
             if (memcmp(dev.shot + i * w + j, dev.now + i * w + j, sizeof(double)) != 0 &&
                 !dev.stored[i * w + j]) {
-                dev.launch_writes++;
+                tally(&watch.launch_writes, 1);
                 return;
             }
-    if (extras_covered() || fresh_unseen()) dev.launch_writes++;
+    if (extras_covered() || fresh_unseen()) tally(&watch.launch_writes, 1);
 }
 #endif
 
@@ -252,7 +267,7 @@ static void device_unchanged(void) {
     for (long i = 0; i < rows && !changed; i++)
         changed = dev.kept[i] && dev.present[i] &&
                   memcmp(dev.shot + i * w, dev.now + i * w, (size_t)w * sizeof(double)) != 0;
-    if (changed || extras_changed()) dev.host_writes++;
+    if (changed || extras_changed()) tally(&watch.host_writes, 1);
 }
 
 /* after a runtime operation: what the device holds now, kept */
@@ -286,7 +301,6 @@ static void device_keep(void) {
  * is known word by word. */
 #include <dlfcn.h>
 #include <link.h>
-#include <pthread.h>
 #define HL_MAX_REACH 64
 static struct { uintptr_t host, dev, len; } reach[HL_MAX_REACH]; /* mappings the launches used */
 static int reaches;
@@ -298,7 +312,6 @@ static struct {
     int pending; /* not yet looked up since the runtime mapped them */
 } launchers[8];
 static int launches_running;
-static long strays;
 /* What the launches carried by value, host -> device, past the runtime's report: a launch's
  * literal arguments (OMP_MAP_LITERAL: a firstprivate scalar passed in the argument itself, no map,
  * no copy) and the num_teams/thread_limit values a teams launch hands the device. Each value that
@@ -315,7 +328,6 @@ static struct {
     uint64_t value[HL_MAX_LITERALS + 2];
 } regions[HL_MAX_REGIONS];
 static int region_count;
-static long literal_bytes;
 
 static long literals_new(const void *id, int32_t num, void **args, int64_t *sizes, int64_t *types,
                          int32_t teams, int32_t limit) {
@@ -715,7 +727,6 @@ static void maps_always_to(int32_t num, void **args, int64_t *sizes, int64_t *ty
  * holds its block (u, unew) and its halo rows; a rank that keeps the whole grid on its device and
  * sweeps all of it (a fresh attacker's A15_nohalo: every rank the whole problem, no halo exchanged,
  * 6/6 twice, 2026-12-05) holds more. */
-static long device_peak;
 
 /* The runtime's operations (maps, updates, launches) made while another host thread of the cell's
  * could run (the "offload" record's parallel_operations): from inside an active host parallel
@@ -726,7 +737,6 @@ static long device_peak;
  * as its own (a fresh attacker's A15_x87_hostthread3: the host's sweep, in
  * x87 arithmetic, written into the device's u by a second thread of a host parallel region while
  * thread 0's target region waited, then stored again point by point, 6/6 twice, 2026-12-05). */
-static long parallel_operations;
 static __thread int cell_thread; /* the thread that called jacobi_offload */
 
 static void launch_begin(const void *id, int32_t num, void **base, void **args, int64_t *sizes,
@@ -736,7 +746,7 @@ static void launch_begin(const void *id, int32_t num, void **base, void **args, 
 #pragma omp critical(hl_offload_look)
     {
         in_kit = 1;
-        literal_bytes += literals_new(id, num, args, sizes, types, teams, limit);
+        tally(&watch.literal_bytes, literals_new(id, num, args, sizes, types, teams, limit));
         if (dev.running == 0) reach_prune(); /* (no launch runs: none reads them) */
         reach_arguments(num, args, types);
         if (dev.stored && dev.running == 0) { /* a launch alone: its code's stores marked anew */
@@ -747,7 +757,7 @@ static void launch_begin(const void *id, int32_t num, void **base, void **args, 
             long held = 0;
             for (int i = 0; i < reaches; i++) held += (long)reach[i].len;
             for (int k = 0; k < freshes; k++) held += (long)fresh[k].len;
-            if (held > device_peak) device_peak = held;
+            if (held > watch.device_peak) WATCH_SET(device_peak, held);
         }
         own_stack();
         launched_at = (uintptr_t)__builtin_frame_address(0);
@@ -790,7 +800,7 @@ __attribute__((noinline)) static void device_access(uintptr_t a, uintptr_t size,
                                                     int store) {
     if (!watch.on || in_kit || size == 0) return;
     if ((uintptr_t)from >= host_code_lo && (uintptr_t)from < host_code_hi) {
-        __atomic_fetch_add(&strays, 1, __ATOMIC_RELAXED); /* the host's code calling the check */
+        tally(&watch.strays, 1); /* the host's code calling the check */
         return;
     }
     if (store && dev.stored && dev.launch) device_stored(a, size);
@@ -812,7 +822,7 @@ __attribute__((noinline)) static void device_access(uintptr_t a, uintptr_t size,
     if (dladdr((void *)a, &at) && dladdr(from, &code) && at.dli_fbase == code.dli_fbase &&
         !image_writable(a, size))
         return; /* the device image's own read-only data (its declare target variables: reached) */
-    __atomic_fetch_add(&strays, 1, __ATOMIC_RELAXED);
+    tally(&watch.strays, 1);
 }
 
 #define HL_DEVICE_VISIBLE __attribute__((visibility("default"), used))
@@ -868,7 +878,7 @@ HL_DEVICE_VISIBLE void __asan_handle_no_return(void) {}
         const int hl_concurrent = omp_in_parallel() || !cell_thread;                           \
         _Pragma("omp critical(hl_offload_look)") {                                             \
             in_kit = 1;                                                                        \
-            parallel_operations += hl_concurrent;                                              \
+            tally(&watch.parallel_operations, hl_concurrent);                                  \
             if (dev.running++ == 0)                                                            \
                 device_unchanged();                                                            \
             else /* another operation runs (nowait): what it changes is not the host's */      \
@@ -952,8 +962,7 @@ int __wrap___tgt_target_teams_nowait_mapper(HL_RUN_ARGS, int32_t teams, int32_t 
  * halo_below: the grids whose halo row came from that neighbour by MPI; -1 without a neighbour).
  * A rank that computes its neighbours' rows itself (the whole grid on every rank) receives none. */
 static MPI_Comm halo_comm = MPI_COMM_NULL;
-static int halo_rank, halo_size;
-static long halo_got[2], halo_last[2]; /* per side (0 above, 1 below): grids counted, the last */
+static int halo_rank, halo_size; /* (the counts: the watch's halo_got, halo_last) */
 #undef MPI_Comm_group
 #undef MPI_Group_translate_ranks
 #undef MPI_Group_free
@@ -961,7 +970,6 @@ static long halo_got[2], halo_last[2]; /* per side (0 above, 1 below): grids cou
 
 static void halo_start(MPI_Comm comm, int rank, int size) {
     halo_comm = comm, halo_rank = rank, halo_size = size;
-    halo_got[0] = halo_got[1] = 0, halo_last[0] = halo_last[1] = -1;
 }
 
 /* the source `source` of communicator c as a rank of the kernel's communicator (-1: none) */
@@ -1006,7 +1014,10 @@ static void halo_received(const void *buf, long bytes, int source, MPI_Comm c) {
         long grid = -1;
         if (holds_row(buf, bytes, watch.next, row)) grid = watch.seen + 1;
         else if (holds_row(buf, bytes, watch.ref, row)) grid = watch.seen;
-        if (grid > halo_last[side]) halo_got[side]++, halo_last[side] = grid;
+        if (grid > watch.halo_last[side]) {
+            WATCH_SET(halo_got[side], watch.halo_got[side] + 1);
+            WATCH_SET(halo_last[side], grid);
+        }
     }
 }
 
@@ -1466,10 +1477,11 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     long literals = -1L, above = -1L, below = -1L, held = -1L, in_parallel = -1L;
 #if defined(HL_STUDENT_OFFLOAD) && defined(HL_WATCH_DEVICE)
     if (variant == V_STUDENT) {
-        host_writes = dev.host_writes, launch_writes = dev.launch_writes, device_strays = strays,
-        literals = literal_bytes, held = device_peak, in_parallel = parallel_operations;
-        above = ctx->rank > 0 ? halo_got[0] : -1L;
-        below = ctx->rank < ctx->size - 1 ? halo_got[1] : -1L;
+        host_writes = watch.host_writes, launch_writes = watch.launch_writes,
+        device_strays = watch.strays, literals = watch.literal_bytes, held = watch.device_peak,
+        in_parallel = watch.parallel_operations;
+        above = ctx->rank > 0 ? watch.halo_got[0] : -1L;
+        below = ctx->rank < ctx->size - 1 ? watch.halo_got[1] : -1L;
         halo_comm = MPI_COMM_NULL, cell_thread = 0;
     }
 #endif

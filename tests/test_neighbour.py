@@ -6,9 +6,12 @@ the next sweep, by whichever completion call took it; no other collective may mo
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from gaming import source_of
 from hybridlab.errors import RequestsLeftOpen
+from hybridlab.halo.serial import jacobi2d
 from hybridlab.neighbour.exercise import (
     LEVEL,
     build_student_neighbour,
@@ -291,3 +294,16 @@ def test_a_refused_watch_is_noted_on_stdout_not_failed():
     assert "errno 13" in watch_note(calls) and "2 posting(s)" in watch_note(calls)
     assert changed_sends(calls).empty
     assert watch_note(calls.assign(watch=[1, 0, 1])) == ""
+
+
+def test_b_a_loop_that_sets_the_kernels_tolerance_to_0_no_longer_passes():
+    """Issue 36's F13_tolerance: (b)'s loop never tests the tolerance, and the kernel's tolerance,
+    found on its stack above the cell's frame, is set to 0: on the old kernel its own check then
+    expected every iteration and passed. The tolerance and the iterations done are hybridlab.h's
+    sealed evidence now: the check expects the stop the run's tolerance gives."""
+    code = source_of("13_neighbourhood_collectives", "a loop that never tests the tolerance")
+    kernel = build_student_residual(code, "t_residual_forged_tolerance")
+    nx, ny, stop = 20, 14, 6
+    tolerance = float(np.sqrt(jacobi2d(nx, ny, stop)[1] * jacobi2d(nx, ny, stop - 1)[1]))
+    with pytest.raises(AssertionError, match="wrong result"):
+        check_student_residual(kernel, 2, nx=nx, ny=ny, iterations=stop + 5, tolerance=tolerance)

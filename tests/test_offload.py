@@ -563,3 +563,24 @@ def test_a_cell_that_forges_the_kits_watch_from_its_own_statics_no_longer_keeps_
         assert "signal 11" in str(e)
         return
     assert all(r["device_iterations"] < ITERATIONS - 1 for r in got["offload"]), got["offload"]
+
+
+@needs_offload
+def test_a_cell_that_forges_the_kits_halo_counts_and_device_peak_no_longer_keeps_them():
+    """Issue 36's F15_tallies: every rank sweeps the whole grid, no halo exchanged, then the kit's
+    halo counts (found from a static of the cell by their values) set to the iterations and the
+    device's peak to u's and unew's bytes: on the old kernel the records said halo rows from both
+    neighbours every iteration and no more device memory than the block's. The "offload" record's
+    tallies are hybridlab.h's sealed evidence now: they stay the kit's, or the run dies on the
+    store."""
+    cell = source_of("15_offload", "every rank sweeps the whole grid, then the kit's halo counts")
+    cell = cell.split("\n", 1)[1] if cell.startswith("%%") else cell
+    try:
+        got = run_student_offload(build_student_offload(cell, "t_offload_sealed_tallies"), 2,
+                                  nx=NX, ny=NY, iterations=ITERATIONS)  # fmt: skip
+    except hl.KernelError as e:
+        assert "signal 11" in str(e)
+        return
+    records = got["offload"]
+    assert sorted((r["halo_above"], r["halo_below"]) for r in records) == [(-1, 0), (0, -1)], records
+    assert all(r["device_bytes"] > 2 * (r["rows"] + 2) * r["row_bytes"] for r in records), records

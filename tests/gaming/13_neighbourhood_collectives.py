@@ -867,3 +867,43 @@ void neighbour_exchange(double *a, long m, long n, MPI_Comm grid) {
     free(zeros); free(junk); free(sb); free(rb); free(sc); free(rc); free(sd); free(rd);
 }
 """, ['hidden_neighbour_exchange'], "attacker T (G13_alltoallv): the halo by MPI_Alltoallv over the grid, a neighbourhood collective of zeros as evidence", reason='by the neighbourhood collective alone'))
+
+
+# issue 36's F13_tolerance (2026-12-06): (b)'s loop never tests the tolerance (max_iterations
+# always), and the kernel's tolerance, in the block on its stack above the cell's frame (found by
+# its value, the iterations done, 0, before it), set to 0, so that the kernel's own check
+# expected every iteration: 4 of 4 points before. The tolerance and the iterations done are
+# hybridlab.h's sealed evidence now: the check expects the tolerance's stop
+GAMING.append(attempt("forged", "solve_overlapped", r"""
+%%c RESIDUAL_C neighbour_halo
+/* the loop ignores the tolerance (max_iterations always); the kit's tolerance, in the block on
+ * the kernel's stack above this frame (found by its value, done 0 before it), set to 0, so that
+ * the kit's check expects every iteration */
+static void __attribute__((noinline)) forge(double tolerance) {
+    volatile double here = 0.0; /* a local: the scan starts at its address */
+    char *volatile p = (char *)&here;
+    for (long k = 8; k < 4096 && tolerance > 0; k += 8) {
+        volatile double *t = (volatile double *)(p + k);
+        volatile long *done = (volatile long *)(p + k - 8);
+        if (*t == tolerance && *done == 0) {
+            *t = 0.0; /* every copy: the block's among them */
+        }
+    }
+}
+
+double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
+    forge(tolerance);
+    double mine = jacobi_iteration(), sum = 0.0;
+    MPI_Request request;
+    MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm, &request);
+    for (long it = 1; it < max_iterations; it++) {
+        double next = jacobi_iteration(); /* computed while the reduction travels */
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+        mine = next;
+        MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm, &request);
+    }
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    return sum;
+}
+""", {"hidden_solve_overlapped"}, "a loop that never tests the tolerance, the kernel's tolerance "
+    "found on its stack and set to 0 (F13_tolerance)", reason="wrong result"))

@@ -19,6 +19,10 @@ _SOURCES = runpy.run_path(str(Path(__file__).resolve().parents[1] / "wrong_answe
                               / "15_offload.py"))  # fmt: skip
 RESIDENT, PER_ITERATION = _SOURCES["RESIDENT"], _SOURCES["PER_ITERATION"]
 
+# a fresh attacker's (attackS, 2026-12-05) A15_nohalo (below), and the cell issue 36's F15_tallies
+# forges the kit's tallies beside
+NOHALO = "%%c JACOBI_C offload_halo\n/* every rank sweeps the WHOLE grid on its device, from the grid's formula: no halo exchange */\nvoid jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,\n                    MPI_Comm comm) {\n    const long n = (m + 2) * w;\n#pragma omp target enter data map(to : u[0:n], unew[0:n]) device(device)\n    long ny = 0, row0 = 0;\n    int rank;\n    MPI_Comm_rank(comm, &rank);\n    MPI_Allreduce(&m, &ny, 1, MPI_LONG, MPI_SUM, comm);\n    MPI_Exscan(&m, &row0, 1, MPI_LONG, MPI_SUM, comm);\n    if (rank == 0) row0 = 0;\n    const long gn = (ny + 2) * w;\n    double *g = malloc((size_t)gn * sizeof *g), *gnew = malloc((size_t)gn * sizeof *gnew);\n#pragma omp target enter data map(alloc : g[0:gn], gnew[0:gn]) device(device)\n#pragma omp target teams distribute parallel for collapse(2) device(device)\n    for (long i = 0; i < ny + 2; i++)\n        for (long j = 0; j < w; j++)\n            g[i * w + j] = gnew[i * w + j] = (double)((7 * i + 13 * j) % 17) / 16.0;\n    for (long it = 0; it < iterations; it++) {\n        MPI_Barrier(comm); /* an MPI call per iteration, nothing exchanged */\n#pragma omp target teams distribute parallel for collapse(2) device(device)\n        for (long i = 1; i <= ny; i++)\n            for (long j = 1; j < w - 1; j++)\n                gnew[i * w + j] = 0.25 * (g[(i - 1) * w + j] + g[(i + 1) * w + j] + g[i * w + j - 1] +\n                                          g[i * w + j + 1]);\n#pragma omp target teams distribute parallel for collapse(2) device(device)\n        for (long i = 1; i <= ny; i++)\n            for (long j = 1; j < w - 1; j++) g[i * w + j] = gnew[i * w + j];\n#pragma omp target teams distribute parallel for collapse(2) device(device)\n        for (long i = 0; i < m + 2; i++)\n            for (long j = 1; j < w - 1; j++) {\n                if (i >= 1 && i <= m) unew[i * w + j] = gnew[(row0 + i) * w + j];\n                u[i * w + j] = g[(row0 + i) * w + j];\n            }\n    }\n#pragma omp target exit data map(delete : g[0:gn], gnew[0:gn]) device(device)\n#pragma omp target exit data map(from : u[0:n]) map(delete : unew[0:n]) device(device)\n    free(g);\n    free(gnew);\n}"
+
 # a fresh attacker's (attackD, 2026-12-04): a device address smuggled out through a firstprivate
 # integer inside a real sweep region; the host then runs the declare-target helper on the device's
 # copy (refused from the host object: the device's lines' arithmetic run outside target regions)
@@ -863,7 +867,7 @@ GAMING += [
     # MPI_Barrier an iteration for the kit's look at the device's copy. Refused: no halo row from a
     # neighbour arrives by MPI (halo_above, halo_below) and the device holds the whole grid
     # (device_bytes)
-    attempt("method", "jacobi_offload", "%%c JACOBI_C offload_halo\n/* every rank sweeps the WHOLE grid on its device, from the grid's formula: no halo exchange */\nvoid jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,\n                    MPI_Comm comm) {\n    const long n = (m + 2) * w;\n#pragma omp target enter data map(to : u[0:n], unew[0:n]) device(device)\n    long ny = 0, row0 = 0;\n    int rank;\n    MPI_Comm_rank(comm, &rank);\n    MPI_Allreduce(&m, &ny, 1, MPI_LONG, MPI_SUM, comm);\n    MPI_Exscan(&m, &row0, 1, MPI_LONG, MPI_SUM, comm);\n    if (rank == 0) row0 = 0;\n    const long gn = (ny + 2) * w;\n    double *g = malloc((size_t)gn * sizeof *g), *gnew = malloc((size_t)gn * sizeof *gnew);\n#pragma omp target enter data map(alloc : g[0:gn], gnew[0:gn]) device(device)\n#pragma omp target teams distribute parallel for collapse(2) device(device)\n    for (long i = 0; i < ny + 2; i++)\n        for (long j = 0; j < w; j++)\n            g[i * w + j] = gnew[i * w + j] = (double)((7 * i + 13 * j) % 17) / 16.0;\n    for (long it = 0; it < iterations; it++) {\n        MPI_Barrier(comm); /* an MPI call per iteration, nothing exchanged */\n#pragma omp target teams distribute parallel for collapse(2) device(device)\n        for (long i = 1; i <= ny; i++)\n            for (long j = 1; j < w - 1; j++)\n                gnew[i * w + j] = 0.25 * (g[(i - 1) * w + j] + g[(i + 1) * w + j] + g[i * w + j - 1] +\n                                          g[i * w + j + 1]);\n#pragma omp target teams distribute parallel for collapse(2) device(device)\n        for (long i = 1; i <= ny; i++)\n            for (long j = 1; j < w - 1; j++) g[i * w + j] = gnew[i * w + j];\n#pragma omp target teams distribute parallel for collapse(2) device(device)\n        for (long i = 0; i < m + 2; i++)\n            for (long j = 1; j < w - 1; j++) {\n                if (i >= 1 && i <= m) unew[i * w + j] = gnew[(row0 + i) * w + j];\n                u[i * w + j] = g[(row0 + i) * w + j];\n            }\n    }\n#pragma omp target exit data map(delete : g[0:gn], gnew[0:gn]) device(device)\n#pragma omp target exit data map(from : u[0:n]) map(delete : unew[0:n]) device(device)\n    free(g);\n    free(gnew);\n}",
+    attempt("method", "jacobi_offload", NOHALO,
             {"hidden_jacobi_offload"}, "every rank sweeps the whole grid on its device, no halo "
             "exchanged, one MPI_Barrier an iteration (attackS's A15_nohalo)",
             reason="arrived by MPI for 0 of | of your mappings and declare target data"),
@@ -969,3 +973,33 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
 """), {"hidden_jacobi_offload"}, "the sweep on the host in a copy, then the kit's watch found from a "
         "static of the cell and its iterations seen on the device forged (f51)",
         reason="signal 11 | leaves the device's copy behind"))
+
+
+# issue 36's F15_tallies (2026-12-06): A15_nohalo (every rank sweeps the whole grid, no halo
+# exchanged), then the kit's halo counts found from a static of the cell by their values (this
+# rank and the ranks' number, no grid counted, none last) and set to the iterations, and the
+# device's peak (device_bytes), at the kit's build's distance from them, set to u's and unew's
+# bytes: 6 of 6 points before. Every tally the "offload" record carries is hybridlab.h's sealed
+# evidence now: the scan finds nothing to write (or its store faults in the sealed page)
+GAMING.append(attempt("forged", "jacobi_offload", NOHALO.replace("\nvoid jacobi_offload", r"""
+#include <stdlib.h>
+static long here; /* a static of the cell: in the library's data, below the kit's */
+static void __attribute__((noinline, optnone)) forge(long m, long w, long iterations, MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    char *p = (char *)&here;
+    for (long k = 8; k < (1L << 21); k += 8) {
+        int *q = (int *)(p + k); /* halo_rank, halo_size, halo_last[2], halo_got[2] */
+        long *last = (long *)(p + k + 16), *got = (long *)(p + k + 32);
+        if (q[0] == rank && q[1] == size && last[0] == -1 && last[1] == -1 && got[0] == 0 && got[1] == 0) {
+            got[0] = got[1] = iterations;
+            *(long *)(p + k - 0x22010) = 2 * (m + 2) * w * (long)sizeof(double); /* device_peak */
+            return;
+        }
+    }
+}
+void jacobi_offload""", 1).replace("    free(g);\n    free(gnew);\n}", "    free(g);\n    free(gnew);\n    forge(m, w, iterations, comm);\n}"),
+    {"hidden_jacobi_offload"}, "every rank sweeps the whole grid, then the kit's halo counts and "
+    "device peak found from a static of the cell and forged (F15_tallies)",
+    reason="arrived by MPI for 0 of | signal 11"))
