@@ -165,6 +165,7 @@ static atomic_int stream_full;         /* the stream reached HL_TRACE_STREAM_BYT
  * hybridlab.kernels.unit_checks). Every traced call is written to the stream, whatever a counter
  * a cell could change says. */
 #define HL_SEALED_BYTES 4096
+#define HL_MAX_UPDATE_SITES 64 /* the update's store and read sites kept (hl_write_count.h) */
 static union {
     struct {
         int stream_fd;              /* the rank's stream file ($HL_TRACE_STREAM), or -1 */
@@ -185,6 +186,11 @@ static union {
         long mpi_rss_kb;
         void (*student_hook)(void); /* run before each of the student's calls (a kernel's) */
         hl_reduce_hook reduce_hook; /* the send buffer of each of the student's reductions */
+        int update_sites_given;     /* the counted build: HL_UPDATE_SITES was set (lab 10), and */
+        int update_site_count;      /* the update's store sites and read sites, offsets in the */
+        int update_read_count;      /* cell's code (hl_write_count.h) */
+        unsigned int update_sites[HL_MAX_UPDATE_SITES];
+        unsigned int update_reads[HL_MAX_UPDATE_SITES];
     } s;
     char page[HL_SEALED_BYTES];
 } sealed __attribute__((aligned(HL_SEALED_BYTES))) = {

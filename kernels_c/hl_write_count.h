@@ -40,7 +40,21 @@
  * two threads writing one update) is "echoed": the team wrote the word twice (a fresh attacker's
  * L10_G2, 5/5 twice, 2026-12-06: every thread swept the whole block, racing to write the same
  * values, each the last changer of a share). At MPI_Finalize one "writes" record per (bucket,
- * thread) that changed, owns or echoed anything. Elsewhere (no --wrap) the __real_ names are weak and
+ * thread) that changed, owns or echoed anything.
+ * Which thread COMPUTED each word: the stores clang's IR finds to be the update's writes (a value
+ * made from four or more values read) are handed to the run as their sites in the GCC build
+ * (HL_UPDATE_SITES: the return addresses of their instrumentation calls, as offsets in the cell's
+ * code; hybridlab.whole_program.exercise.update_sites), read before main onto the tracer's sealed
+ * page, with the sites of the reads the IR finds the update's values made from. A store at such a
+ * site computes what it stores when its thread made HL_WC_UPDATE_READS or more of the update's
+ * reads since its previous store there (the neighbours: three, as a sliding window that keeps the
+ * point's left and centre in registers reads them; its own old value alone is no computing), and a
+ * block's word keeps who last changed it by such a store ("computed"; a word of other memory, in a
+ * lossy table by its address as wc_seen: a grid of small blocks, one per row): a thread that only changes
+ * words another thread's update wrote (u10_decode's arithmetic form, 5/5 kept, 2026-12-06: thread 0
+ * swept every row, the others' rows stored negated, which they negated back after spinning; by
+ * another store, or by the update's own store through a select) computed none of them, however
+ * it then owns them. Elsewhere (no --wrap) the __real_ names are weak and
  * nothing here is called; every __wrap_ here is weak, so a kernel's own (lab 07 (d)'s count,
  * lab 16's watch) takes precedence in its build. */
 #include <pthread.h>
@@ -57,6 +71,7 @@ typedef struct {      /* a word's last runs, oldest first: who (slot + 1, or HL_
     unsigned char last_who;    /* and who made it (0: none yet) */
     unsigned char who[HL_WC_RUNS];
     unsigned char runs;
+    unsigned char computed;    /* who last changed it by a store of the update's (0: none yet) */
 } wc_word;
 static wc_word *_Atomic wc_owner[HL_WC_BUCKETS]; /* per word of a block: its runs (owner: the last) */
 static atomic_uintptr_t wc_words[HL_WC_BUCKETS];      /* its words (kept when the block is freed) */
@@ -68,9 +83,12 @@ static long wc_echoed[HL_WC_THREADS][HL_WC_BUCKETS + 8];  /* bytes a thread wrot
  * entry). Made at the first store noted (the counted build only). */
 #define HL_WC_SEEN (1L << 20)
 static _Atomic(_Atomic uint64_t *) wc_seen;
+static _Atomic(_Atomic uint64_t *) wc_done; /* ... and who last changed it by a store of the update's */
 static atomic_long wc_tid[HL_WC_THREADS];
 static atomic_int wc_threads;
-static _Thread_local int wc_slot = -1, wc_pend_bucket, wc_pend_who;
+static _Thread_local int wc_slot = -1, wc_pend_bucket, wc_pend_who, wc_pend_site;
+static _Thread_local long wc_update_reads; /* the update's reads since the thread's last update store */
+#define HL_WC_UPDATE_READS 3 /* ... that a store of the update computes what it stores after */
 static _Thread_local uintptr_t wc_pend, wc_stack_lo, wc_stack_hi;
 static _Thread_local unsigned long wc_pend_size;
 static _Thread_local unsigned char wc_old[16];
@@ -79,6 +97,49 @@ extern void *__real_calloc(size_t, size_t) __attribute__((weak));
 extern void __real_free(void *) __attribute__((weak));
 extern const char __start_hl_cell_text[] __attribute__((weak, visibility("hidden")));
 extern const char __stop_hl_cell_text[] __attribute__((weak, visibility("hidden")));
+
+/* Before main: the update's store sites onto the sealed page (a student's program has no
+ * constructor, unit_checks), HL_UPDATE_SITES gone from the environment. */
+static void __attribute__((constructor)) wc_sites_loaded(void) {
+    const char *text = getenv("HL_UPDATE_SITES");
+    if (!text) return;
+    F.update_sites_given = 1;
+    char *end;
+    int *count = &F.update_site_count;
+    unsigned int *sites = F.update_sites;
+    for (const char *p = text; *p; p = end) { /* "stores;reads", each a list of hex offsets */
+        if (*p == ';' && sites == F.update_sites) {
+            count = &F.update_read_count, sites = F.update_reads, end = (char *)p + 1;
+            continue;
+        }
+        unsigned long at = strtoul(p, &end, 16);
+        if (end == p) break;
+        if (*count < HL_MAX_UPDATE_SITES) sites[(*count)++] = (unsigned int)at;
+        if (*end == ',') end++;
+    }
+    unsetenv("HL_UPDATE_SITES");
+}
+
+static int wc_in(const void *caller, const unsigned int *sites, int count) { /* one of the sites */
+    uintptr_t at = (uintptr_t)caller - (uintptr_t)__start_hl_cell_text;
+    if (!__start_hl_cell_text || (const char *)caller < __start_hl_cell_text) return 0;
+    for (int k = 0; k < count; k++)
+        if (sites[k] == at) return 1;
+    return 0;
+}
+
+static int wc_site(const void *caller) { /* a store of the update's computing what it stores */
+    if (!wc_in(caller, F.update_sites, F.update_site_count)) return 0;
+    int computing = wc_update_reads >= HL_WC_UPDATE_READS;
+    wc_update_reads = 0;
+    return computing;
+}
+
+static void wc_computed(int bucket, uintptr_t w, int who) { /* word w changed by an update store */
+    wc_word *words = bucket > 0 ? atomic_load_explicit(&wc_owner[bucket], memory_order_acquire) : NULL;
+    if (words && w < atomic_load_explicit(&wc_words[bucket], memory_order_relaxed))
+        words[w].computed = (unsigned char)who;
+}
 
 static int wc_mine(void) { /* this thread's row (and its stack's bounds), -1 beyond the table */
     if (wc_slot < 0) {
@@ -178,21 +239,22 @@ static void wc_own(int who, int bucket, uintptr_t at, unsigned long size) {
     }
 }
 
-static _Atomic uint64_t *wc_seen_table(void) { /* made at first use (a race: one kept) */
-    _Atomic uint64_t *t = atomic_load_explicit(&wc_seen, memory_order_acquire);
+static _Atomic uint64_t *wc_table(_Atomic(_Atomic uint64_t *) *table) { /* made at first use (a race: one kept) */
+    _Atomic uint64_t *t = atomic_load_explicit(table, memory_order_acquire);
     if (!t) {
         _Atomic uint64_t *made = __real_calloc(HL_WC_SEEN, sizeof *made), *none = NULL;
-        if (made && !atomic_compare_exchange_strong(&wc_seen, &none, made)) __real_free(made);
-        t = atomic_load_explicit(&wc_seen, memory_order_acquire);
+        if (made && !atomic_compare_exchange_strong(table, &none, made)) __real_free(made);
+        t = atomic_load_explicit(table, memory_order_acquire);
     }
     return t;
 }
 
 static size_t wc_seen_at(uintptr_t word) { return (size_t)((word * 0x9E3779B97F4A7C15ull) >> 44) & (HL_WC_SEEN - 1); }
 
-/* the words of [at, at + size) outside the blocks stored by who (slot + 1, or HL_WC_SERIAL) */
-static void wc_note(uintptr_t at, unsigned long size, int who) {
-    _Atomic uint64_t *t = size ? wc_seen_table() : NULL;
+/* the words of [at, at + size) outside the blocks stored (wc_seen; wc_done: changed by a store of the
+ * update's) by who (slot + 1, or HL_WC_SERIAL) */
+static void wc_note(_Atomic(_Atomic uint64_t *) *table, uintptr_t at, unsigned long size, int who) {
+    _Atomic uint64_t *t = size ? wc_table(table) : NULL;
     if (!t) return;
     for (uintptr_t w = at / 8; w <= (at + size - 1) / 8; w++)
         atomic_store_explicit(&t[wc_seen_at(w)], (uint64_t)w << 8 | (unsigned char)who, memory_order_relaxed);
@@ -218,30 +280,38 @@ static void wc_settle(int slot) { /* the thread's previous store: did it change 
     if (wc_pend_size && wc_pend_bucket > 0) { /* a block's words: whose run */
         uintptr_t lo = atomic_load_explicit(&wc_lo[wc_pend_bucket], memory_order_relaxed);
         uintptr_t first = (wc_pend - lo) / 8, last = (wc_pend + wc_pend_size - 1 - lo) / 8;
-        for (uintptr_t w = first; w <= last && w < first + 3; w++)
-            wc_change(wc_pend_bucket, w, wc_old_words[w - first], wc_word_at(wc_pend_bucket, w), wc_pend_who,
-                      wc_pend_who);
+        for (uintptr_t w = first; w <= last && w < first + 3; w++) {
+            uint64_t now_word = wc_word_at(wc_pend_bucket, w);
+            wc_change(wc_pend_bucket, w, wc_old_words[w - first], now_word, wc_pend_who, wc_pend_who);
+            if (wc_pend_site && now_word != wc_old_words[w - first]) wc_computed(wc_pend_bucket, w, wc_pend_who);
+        }
     }
     for (unsigned long k = 0; k < wc_pend_size && wc_pend_who != HL_WC_SERIAL; k++)
         if (now[k] != wc_old[k]) {
             wc_credit(slot, wc_pend_bucket, wc_pend_size);
+            if (wc_pend_site && wc_pend_bucket == 0) wc_note(&wc_done, wc_pend, wc_pend_size, wc_pend_who);
             break;
         }
     wc_pend_size = 0;
 }
 
-static void wc_store(void *at, unsigned long size) {
+static void wc_store(void *at, unsigned long size, const void *caller) {
     int slot = wc_mine();
     if (slot < 0) return;
     wc_settle(slot);
     int serial = omp_get_level() == 0;
     int bucket = wc_bucket((uintptr_t)at); /* the serial part: only its runs in blocks */
     int who = serial ? HL_WC_SERIAL : slot + 1;
-    if (bucket <= 0) wc_note((uintptr_t)at, size, who); /* other memory: its author */
+    if (bucket <= 0) wc_note(&wc_seen, (uintptr_t)at, size, who); /* other memory: its author */
     if (bucket < 0 || (serial && bucket == 0)) return;
     if (size > sizeof wc_old) { /* a store of another size: its bytes, unsettled */
         if (!serial) wc_credit(slot, bucket, size);
         wc_own(who, bucket, (uintptr_t)at, size);
+        if (bucket > 0 && wc_site(caller)) {
+            uintptr_t lo = atomic_load_explicit(&wc_lo[bucket], memory_order_relaxed);
+            for (uintptr_t w = ((uintptr_t)at - lo) / 8; w <= ((uintptr_t)at + size - 1 - lo) / 8; w++)
+                wc_computed(bucket, w, who);
+        }
         return;
     }
     for (unsigned long k = 0; k < size; k++) wc_old[k] = ((const unsigned char *)at)[k];
@@ -250,13 +320,38 @@ static void wc_store(void *at, unsigned long size) {
         for (int k = 0; k < 3; k++) wc_old_words[k] = wc_word_at(bucket, first + k);
     }
     wc_pend = (uintptr_t)at, wc_pend_size = size, wc_pend_bucket = bucket, wc_pend_who = who;
+    wc_pend_site = wc_site(caller);
+}
+
+/* a read of the program's: one of the update's (its sites: HL_UPDATE_SITES) counted for the thread */
+#define HL_WC_READ(name)                                                                           \
+    extern void __real_##name(void *) __attribute__((weak));                                       \
+    void __wrap_##name(void *a);                                                                   \
+    __attribute__((weak)) void __wrap_##name(void *a) {                                            \
+        if (wc_in(__builtin_return_address(0), F.update_reads, F.update_read_count)) wc_update_reads++; \
+        __real_##name(a);                                                                          \
+    }
+HL_WC_READ(__tsan_read1)
+HL_WC_READ(__tsan_read2)
+HL_WC_READ(__tsan_read4)
+HL_WC_READ(__tsan_read8)
+HL_WC_READ(__tsan_read16)
+HL_WC_READ(__tsan_unaligned_read2)
+HL_WC_READ(__tsan_unaligned_read4)
+HL_WC_READ(__tsan_unaligned_read8)
+HL_WC_READ(__tsan_unaligned_read16)
+extern void __real___tsan_read_range(void *, unsigned long) __attribute__((weak));
+void __wrap___tsan_read_range(void *a, unsigned long size);
+__attribute__((weak)) void __wrap___tsan_read_range(void *a, unsigned long size) {
+    if (wc_in(__builtin_return_address(0), F.update_reads, F.update_read_count)) wc_update_reads++;
+    __real___tsan_read_range(a, size);
 }
 
 #define HL_WC_WRITE(name, size)                                                                    \
     extern void __real_##name(void *) __attribute__((weak));                                       \
     void __wrap_##name(void *a);                                                                   \
     __attribute__((weak)) void __wrap_##name(void *a) {                                            \
-        wc_store(a, size);                                                                         \
+        wc_store(a, size, __builtin_return_address(0));                                            \
         __real_##name(a);                                                                          \
     }
 HL_WC_WRITE(__tsan_write1, 1)
@@ -279,7 +374,7 @@ __attribute__((weak)) void __wrap___tsan_func_exit(void) {
 extern void __real___tsan_write_range(void *, unsigned long) __attribute__((weak));
 void __wrap___tsan_write_range(void *a, unsigned long size);
 __attribute__((weak)) void __wrap___tsan_write_range(void *a, unsigned long size) {
-    wc_store(a, size);
+    wc_store(a, size, __builtin_return_address(0));
     __real___tsan_write_range(a, size);
 }
 
@@ -296,6 +391,7 @@ static void wc_bulk(const void *caller, void *d, const void *s, int c, size_t si
     int actor = serial ? HL_WC_SERIAL : slot + 1;
     const unsigned char *to = d, *from = s;
     int source = from ? wc_bucket((uintptr_t)from) : 0; /* > 0: a copy out of another block */
+    int site = bucket > 0 && wc_site(caller); /* the update's copy: its words computed by their authors */
     /* the author of the source's word for the copy's byte k: a block's owner, or whoever last stored
      * it in other memory (a thread's stack, a global, a small block); no one when not known (a copy
      * out of memory another thread wrote is not the copier's work: L10_G7); a fill: the actor */
@@ -306,7 +402,7 @@ static void wc_bulk(const void *caller, void *d, const void *s, int c, size_t si
         for (uintptr_t w = at / 8; w <= (at + size - 1) / 8; w++) {
             uintptr_t k = 8 * w < at ? 0 : 8 * w - at;
             int who = WC_AUTHOR(k);
-            wc_note(8 * w < at ? at : 8 * w, 1, who ? who : HL_WC_SERIAL);
+            wc_note(&wc_seen, 8 * w < at ? at : 8 * w, 1, who ? who : HL_WC_SERIAL);
         }
     }
     if (bucket < 0 || (serial && bucket == 0)) return;
@@ -324,6 +420,7 @@ static void wc_bulk(const void *caller, void *d, const void *s, int c, size_t si
             uintptr_t read = first < at ? 0 : first - at; /* the source's byte for this word */
             int who = WC_AUTHOR(read);
             wc_change(bucket, w, old, now, who ? who : HL_WC_SERIAL, actor);
+            if (site && now != old) wc_computed(bucket, w, who ? who : HL_WC_SERIAL);
         }
     }
 #undef WC_AUTHOR
@@ -418,19 +515,26 @@ static void write_shares(hl_ctx *ctx) {
     if (threads > HL_WC_THREADS) threads = HL_WC_THREADS;
     if (blocks > HL_WC_BUCKETS) blocks = HL_WC_BUCKETS;
     for (int b = 0; b < blocks; b++) {
-        long owned[HL_WC_THREADS + 1] = {0};
+        long owned[HL_WC_THREADS + 1] = {0}, computed[256] = {0};
         wc_word *owner = b ? atomic_load(&wc_owner[b]) : NULL;
         uintptr_t words = owner ? atomic_load(&wc_words[b]) : 0;
         uintptr_t lo = b ? atomic_load(&wc_lo[b]) : 0;
-        for (uintptr_t w = 0; w < words; w++) owned[wc_owner_at(b, lo + 8 * w)] += 8;
+        for (uintptr_t w = 0; w < words; w++) {
+            owned[wc_owner_at(b, lo + 8 * w)] += 8;
+            computed[owner[w].computed] += 8;
+        }
+        _Atomic uint64_t *done = b ? NULL : atomic_load(&wc_done); /* other memory: its words' authors */
+        for (long k = 0; done && k < HL_WC_SEEN; k++) computed[atomic_load_explicit(&done[k], memory_order_relaxed) & 0xff] += 8;
+        computed[0] = 0;
         for (int t = 0; t < threads; t++) {
             long bytes = __atomic_load_n(&wc_changed[t][b], __ATOMIC_RELAXED);
             long echoed = __atomic_load_n(&wc_echoed[t][b], __ATOMIC_RELAXED);
-            if (!bytes && !owned[t + 1] && !echoed) continue;
+            if (!bytes && !owned[t + 1] && !echoed && !computed[t + 1]) continue;
             int n = snprintf(line, sizeof line,
                              "{\"rank\":%d,\"record\":\"writes\",\"bucket\":%d,\"tid\":%ld,"
-                             "\"changed\":%ld,\"owned\":%ld,\"echoed\":%ld}\n",
-                             ctx->rank, b, atomic_load(&wc_tid[t]), bytes, owner ? owned[t + 1] : -1L, echoed);
+                             "\"changed\":%ld,\"owned\":%ld,\"echoed\":%ld,\"computed\":%ld}\n",
+                             ctx->rank, b, atomic_load(&wc_tid[t]), bytes, owner ? owned[t + 1] : -1L, echoed,
+                             (owner || !b) && F.update_sites_given ? computed[t + 1] : -1L);
             hl_append(ctx, line, (size_t)n);
         }
     }

@@ -10,10 +10,12 @@ import pytest
 from hybridlab.kernels import split_rmw
 from hybridlab.slurm import jobs
 from hybridlab.whole_program.exercise import (
+    computed_unshared,
     loop_shared,
     loop_shares,
     script_unwritten,
     threads_unbound,
+    update_sites_env,
     updates_unshared,
     written_twice,
 )
@@ -476,3 +478,93 @@ def test_rows_picked_by_comparing_the_iteration_are_not_the_threads_share():
     assert updates_unshared(program("1 + t * rows / T", "(t + 1) * rows / T")) == []
     clamped = "(t + 1) * ((rows + T - 1) / T) < rows ? (t + 1) * ((rows + T - 1) / T) : rows"
     assert updates_unshared(program("1 + t * ((rows + T - 1) / T)", clamped)) == []
+
+
+def _computed(rows):  # "writes" records of rank 0: (bucket, tid, computed bytes)
+    return pd.DataFrame([{"record": "writes", "rank": 0, "bucket": bucket, "tid": float(tid), "changed": 8.0,
+                          "owned": 8.0, "echoed": 0.0, "computed": float(computed)}
+                         for bucket, tid, computed in rows])
+
+
+def test_a_block_whose_update_one_thread_computed_is_found():
+    """Each element credited to the thread whose store of the update's value changed it last: a
+    block where a thread of the team computed less than a quarter of an equal share is found, one
+    under a tenth of the bytes computed is not judged, no element computed at all is found too,
+    and records of a run handed no sites (-1) are not judged."""
+    assert computed_unshared(_computed([(1, 11, 500), (1, 12, 480), (2, 11, 500), (2, 12, 520)]), 0, 2) == []
+    assert computed_unshared(_computed([(1, 11, 1000), (1, 12, 0), (2, 11, 500), (2, 12, 500)]), 0, 2) == [
+        (1, [1000, 0])]
+    assert computed_unshared(_computed([(1, 11, 1000)]), 0, 2) == [(1, [1000])]  # a thread with no record
+    assert computed_unshared(_computed([(1, 11, 5000), (1, 12, 5000), (3, 11, 90)]), 0, 2) == []
+    assert computed_unshared(_computed([(1, 11, 0), (1, 12, 0)]), 0, 2) == [(-1, [])]
+    # other memory than the blocks (bucket 0: rows of their own small blocks) is judged alike
+    assert computed_unshared(_computed([(0, 11, 3000), (0, 12, 0), (1, 11, 10)]), 0, 2) == [(0, [3000, 0])]
+    assert computed_unshared(_computed([(1, 11, -1), (1, 12, -1)]), 0, 2) == []
+
+
+# attacker U's u10_decode in its arithmetic form (5/5 before; fixer X2): iteration 0 of an omp for over
+# the threads sweeps every row (`step` is 0 for it, 1 for the others: arithmetic the IR rule cannot tell
+# from a share), the others' rows stored negated; the others spin, then put their rows back, by
+# another store (BACK) or by the update's own store (a select on `back`)
+DECODED_SWEEP = """#pragma omp parallel
+        {
+            static int done;
+            int T = omp_get_num_threads();
+#pragma omp for schedule(static, 1)
+            for (int t = 0; t < T; t++) {
+                long step = (t + T - 1) / T, mine = 1 + rows / T;
+                long lo = 1 + rows * step, hi = rows - rows * step;
+                for (int back = 0; back < 2; back++) {
+                    if (back) {
+                        if (t == 0) {
+                            __atomic_store_n(&done, (int)it + 1, __ATOMIC_RELEASE);
+                            break;
+                        }
+                        while (__atomic_load_n(&done, __ATOMIC_ACQUIRE) < it + 1) { }
+                        lo = t == 1 ? mine : 1 + t * rows / T, hi = (t + 1) * rows / T;
+                    }
+                    for (long k = lo; k <= hi; k++)
+                        for (long j = 1; j <= n; j++)
+                            STORE
+                }
+            }
+        }"""
+_BY_ANOTHER_STORE = ("if (back) v[k * w + j] = -v[k * w + j]; else v[k * w + j] = (k < mine ? 0.25 : -0.25) *\n"
+                     "                                (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] + u[k * w + j + 1]);")
+_BY_THE_SAME_STORE = ("v[k * w + j] = back ? -v[k * w + j] : (k < mine ? 0.25 : -0.25) *\n"
+                      "                                (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] + u[k * w + j + 1]);")
+
+
+@needs_two
+@needs_clang
+@pytest.mark.parametrize("store, one_thread", [(None, False), (_BY_ANOTHER_STORE, True), (_BY_THE_SAME_STORE, True)],
+                         ids=["shared", "put_back_by_another_store", "put_back_by_the_update_store"])
+def test_the_counted_build_credits_each_element_to_the_thread_that_computed_it(store, one_thread, tmp_path):
+    """The counted build handed the update's store and read sites (update_sites_env): an element is
+    computed by the thread whose store of the update, after three or more of the update's reads,
+    changed it last. u10_decode's arithmetic form (thread 0 computes every row, the others put
+    their rows back from negated values, by another store or by the update's own) leaves the other
+    thread nothing computed; the solution's team each computes its share."""
+    code = JACOBI_PROGRAM if store is None else JACOBI_PROGRAM.replace(SWEEP, DECODED_SWEEP.replace("STORE", store))
+    assert store is None or "step = (t + T - 1) / T" in code
+    program = jobs.build_program("lab10_computed", code, count_writes=True)
+    env = update_sites_env(program.program, code)
+    stores, reads = env["HL_UPDATE_SITES"].split(";")
+    assert stores and len(reads.split(",")) >= 4, env
+    result, trace = jobs.judged_run(JOB_SCRIPT, program, tmp_path, args=["101", "6"], timeout=180, traced=True,
+                                    sbatch_args=["--ntasks=1", "--cpus-per-task=2"], env={**jobs.COUNT_ENV, **env})
+    result.check()
+    assert (computed_unshared(trace.records, 0, 2) != []) == one_thread, trace.records[
+        trace.records["record"] == "writes"]
+
+
+@needs_clang
+def test_a_program_that_calls_the_sanitizers_entry_points_itself_is_refused():
+    """The counted build's update sites are ThreadSanitizer's instrumentation calls: a program's
+    own `__tsan_read8` (weak, so that the plain build links) on the update's line would count as
+    reads of the update."""
+    called = JACOBI_PROGRAM.replace(SWEEP, SWEEP.replace("j++)", "j++, __tsan_read8 ? __tsan_read8(u) : (void)0)")).replace(
+        "int main(", "extern void __tsan_read8(void *) __attribute__((weak));\nint main(", 1)
+    assert "__tsan_read8(u)" in called
+    assert "__tsan_read8" in updates_unshared(called)[0]
+    assert updates_unshared(JACOBI_PROGRAM) == []

@@ -1000,8 +1000,9 @@ GAMING += [
             "u10_decode)", reason=TWICE + " | " + SHARE_OF_GRID + " | " + NOT_SHARED),
     attempt("method", "jacobi_program", _R10_G7, {"hidden_jacobi_program"},
             "attack R's L10_G7: thread 0 computes the others' rows into a buffer on its stack whose address "
-            "it publishes; the others spin, then copy their rows out of it in an omp for",
-            reason=NOT_SHARED + " | " + SHARE_OF_GRID),
+            "it publishes; the others spin, then copy their rows out of it in an omp for (its buffer made by "
+            "__builtin_alloca, refused at build since attacker V's K1)",
+            reason=NOT_SHARED + " | " + SHARE_OF_GRID + " | which reaches or reshapes the stack"),
 ]
 
 # a fresh attacker (attack S, 2026-12-06; fixer f50). A10_wash8_twoarrays (5/5 twice): thread 0
@@ -1048,3 +1049,61 @@ GAMING += [
             reason="the update is not shared among OpenMP threads | did not finish within 90 s"),
 ]
 
+
+# u10_decode's arithmetic form (attacker U, 2026-12-06: open after G3; fixer X2): the rows of iteration 0
+# chosen by arithmetic (`step = (k + T - 1) / T` is 0 for k == 0 and 1 for the others; lo = 1 + m * step),
+# which no rule on how the address is computed tells from a `k * m / T` share (5/5 kept, kit grading
+# 2026-12-06). The counted build now knows which thread COMPUTED each element: the sites of the stores
+# and reads clang's IR finds to be the update's, handed to the run, and an element credited to the
+# thread whose store of the update, after three or more of the update's reads, changed it last; the
+# other threads only put back values thread 0 computed, by another store or by the update's own one
+# through a select (`back ? -v[..] : ...`), and computed none.
+COMPUTED = "every thread of the team must compute its share of the 5-point values itself"
+_U10_DECODE_ARITH = _U10_DECODE.replace(
+    "long lo = k == 0 ? 1 : m + 1, hi = k == 0 ? m : 0;",
+    "long step = (k + T - 1) / T; /* 0 for k == 0, 1 otherwise */\n"
+    "                long lo = 1 + m * step, hi = m - m * step;")
+_U10_DECODE_SAME_STORE = _U10_DECODE_ARITH.replace(
+    """                for (long i = lo; i <= hi; i++) {
+                    double sgn = i < mine ? 1.0 : -1.0;
+                    for (long j = 1; j <= n; j++)
+                        v[i * w + j] = sgn * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]) / 4;
+                }
+                if (k == 0) {
+                    __atomic_store_n(&done, it + 1, __ATOMIC_RELEASE);
+                } else {
+                    while (__atomic_load_n(&done, __ATOMIC_ACQUIRE) < it + 1) ; /* busy: CPU time */
+                    long a = 1 + k * m / T, b = (k + 1) * m / T;
+                    if (k == 1) a = mine;
+                    for (long i = a; i <= b; i++)
+                        for (long j = 1; j <= n; j++) v[i * w + j] = -v[i * w + j];
+                }""",
+    """                for (int back = 0; back < 2; back++) { /* back: the others put their share back, by the same store */
+                    if (back) {
+                        if (k == 0) {
+                            __atomic_store_n(&done, it + 1, __ATOMIC_RELEASE);
+                            break;
+                        }
+                        while (__atomic_load_n(&done, __ATOMIC_ACQUIRE) < it + 1) ; /* busy: CPU time */
+                        lo = k == 1 ? mine : 1 + k * m / T, hi = (k + 1) * m / T;
+                    }
+                    for (long i = lo; i <= hi; i++) {
+                        double sgn = i < mine ? 1.0 : -1.0;
+                        for (long j = 1; j <= n; j++)
+                            v[i * w + j] = back ? -v[i * w + j] : sgn * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]) / 4;
+                    }
+                }""")
+assert _U10_DECODE_ARITH != _U10_DECODE and _U10_DECODE_SAME_STORE != _U10_DECODE_ARITH
+GAMING += [
+    attempt("method", "jacobi_program", _U10_DECODE_ARITH, {"hidden_jacobi_program"},
+            "attacker U's u10_decode, arithmetic form: iteration 0's rows chosen by `step = (k + T - 1) / T` "
+            "(every row for k == 0, none for the others), the others' rows stored negated; the other threads "
+            "spin, then negate their share back",
+            # on a loaded machine its threads spinning on the flag may make the run overrun its 90 s
+            # first (as u10_decode's), which loses the same part
+            reason=COMPUTED + " | did not finish within 90 s"),
+    attempt("method", "jacobi_program", _U10_DECODE_SAME_STORE, {"hidden_jacobi_program"},
+            "u10_decode's arithmetic form, the share put back by the update's own store (a select on a "
+            "`back` pass): every store of the update's line, but only thread 0's after three or more of its reads",
+            reason=COMPUTED + " | did not finish within 90 s"),
+]

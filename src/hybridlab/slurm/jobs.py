@@ -84,12 +84,13 @@ LOOP_WRAPPED = tuple(f"GOMP_loop_{kind}{end}" for kind in (
                                        "GOMP_loop_end_nowait", "GOMP_loop_end_cancel")  # fmt: skip
 WHOLE_PROGRAM = ("-DHL_WHOLE_PROGRAM", "-Wl," + ",".join(f"--wrap={name}" for name in LOOP_WRAPPED))
 # the counted build of a whole program (lab 10 (a)): GCC's ThreadSanitizer instrumentation (spelt
-# --sanitize=thread: GCC and libgomp, not Archer's clang) with its store entry points, the copies
-# and fills and the heap's allocation calls wrapped, so that the tracer credits each thread the
-# bytes it changed in parallel regions, per heap block ("writes" records: hl_write_count.h)
-COUNTED_WRITES = tuple(f"__tsan_write{s}" for s in (1, 2, 4, 8, 16)) + tuple(
-    f"__tsan_unaligned_write{s}" for s in (2, 4, 8, 16)) + (
-    "__tsan_write_range", "__tsan_func_exit", "memcpy", "memmove", "memset", "malloc", "calloc", "realloc", "aligned_alloc",
+# --sanitize=thread: GCC and libgomp, not Archer's clang) with its store and read entry points, the
+# copies and fills and the heap's allocation calls wrapped, so that the tracer credits each thread the
+# bytes it changed (and computed: the update's reads before its store) in parallel regions, per heap
+# block ("writes" records: hl_write_count.h)
+COUNTED_WRITES = tuple(f"__tsan_{rw}{s}" for rw in ("write", "read") for s in (1, 2, 4, 8, 16)) + tuple(
+    f"__tsan_unaligned_{rw}{s}" for rw in ("write", "read") for s in (2, 4, 8, 16)) + (
+    "__tsan_write_range", "__tsan_read_range", "__tsan_func_exit", "memcpy", "memmove", "memset", "malloc", "calloc", "realloc", "aligned_alloc",
     "posix_memalign", "free")  # fmt: skip
 COUNT_WRITES = ("--sanitize=thread", "-Wl," + ",".join(f"--wrap={name}" for name in COUNTED_WRITES))
 # a run of the counted build: ThreadSanitizer's reports off (libgomp is not instrumented: its

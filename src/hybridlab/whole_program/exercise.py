@@ -8,6 +8,8 @@ text as typed (the preprocessed text's rule, text_unshared, only where clang is 
     loop_shared(loop_shares(records, rank), threads)   # each thread took a share of the
                                # iterations of the loops of a runtime schedule
     written_twice(records, rank)   # [] when no heap block was written twice per update
+    update_sites_env(program, code)   # the counted run's HL_UPDATE_SITES: the update's stores, reads
+    computed_unshared(records, rank, threads)   # [] when every thread computed its share
     script_unwritten(script)   # [] when its #SBATCH lines ask for tasks and CPUs per task, 2 CPUs
     threads_unbound(step.openmp)   # None when OMP_PROC_BIND binds the tasks' threads
 """
@@ -15,8 +17,10 @@ text as typed (the preprocessed text's rule, text_unshared, only where clang is 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import subprocess
+from pathlib import Path
 
 from ..kernels import archer, build, llvm_ir, split_rmw, unit_checks
 from ..kernels.c_text import functions, pragma_spans
@@ -713,6 +717,105 @@ class _Program:
         return out
 
 
+@functools.lru_cache(maxsize=2)
+def _judged(code: str) -> _Program:
+    """The program's IR read once for both rules that judge it (updates_unshared, update_lines)."""
+    return _Program(program_ir(code))
+
+
+def update_lines(code: str) -> tuple[list[int], list[int]]:
+    """The cell lines of the update's writes (updates_unshared's: a value made from four or more
+    values read, written into memory that is not the function's own stack) and of the reads
+    their values are made from, from clang's IR."""
+    try:
+        prog = _judged(code)
+        writes = prog.update_writes()
+    except ValueError:
+        return [], []
+    stores, reads = set(), set()
+    for n, (b, i), _, at in writes:
+        stores.add(at)
+        f, ins = prog.funcs[n], prog.funcs[n].code[b][i]
+        for name, v in prog.reads(f, [ins.value] if ins.op == "store" else [("copy", ins.args[1])]):
+            g = prog.funcs[name]
+            reads.add(llvm_ir.where(g.code[g.where[v][0]][g.where[v][1]].text, prog.lines))
+    line = re.compile(r"cell line (\d+)")
+    return (sorted({int(m.group(1)) for at in stores if (m := line.fullmatch(at))}),
+            sorted({int(m.group(1)) for at in reads if (m := line.fullmatch(at))}))
+
+
+UPDATE_SITES = "HL_UPDATE_SITES"  # the counted run's variable: the update's store and read sites
+_SANITIZER_CALLS = re.compile(r"@(__tsan_\w+)")
+# the tracer's wrappers a store (or a read) of the cell's calls in the counted build (jobs.COUNTED_WRITES)
+_STORE_CALL = re.compile(r"\bcall\s+[0-9a-f]+\s+<__wrap_(?:__tsan_(?:unaligned_)?write(?:\d+|_range)"
+                         r"|memcpy|memmove|memset)>")
+_READ_CALL = re.compile(r"\bcall\s+[0-9a-f]+\s+<__wrap___tsan_(?:unaligned_)?read(?:\d+|_range)>")
+_SOURCE_LINE = re.compile(r"^(\S+):(\d+)(?: \(discriminator \d+\))?$")
+_INSTRUCTION = re.compile(r"^\s*([0-9a-f]+):\s")
+
+
+def update_sites(program: Path, source: str, lines: list[int], calls: re.Pattern = _STORE_CALL) -> list[int]:
+    """The sites of the update's stores (or reads) in a counted build (the program, built from
+    `source`): the return addresses of the calls that instrument a store, copy or fill (`calls`:
+    or a read) at one of the cell `lines` (its DWARF lines), as offsets in the cell's code section
+    (unit_checks.CELL_CODE)."""
+    sections = subprocess.run(["readelf", "-S", "-W", str(program)], capture_output=True, text=True,
+                              check=True, timeout=60).stdout  # fmt: skip
+    start = re.search(rf"\]\s+{unit_checks.CELL_CODE}\s+\S+\s+([0-9a-f]+)\s", sections)
+    if start is None or not lines:
+        return []
+    code = subprocess.run(["objdump", "-d", "-l", "--no-show-raw-insn", f"--section={unit_checks.CELL_CODE}",
+                           str(program)], capture_output=True, text=True, check=True, timeout=120).stdout
+    wanted, line, call, sites = set(lines), None, None, []
+    for text in code.splitlines():
+        if m := _SOURCE_LINE.match(text):
+            line = int(m.group(2)) if Path(m.group(1)).name == source else None
+        elif m := _INSTRUCTION.match(text):
+            if call is not None:  # the instruction after a store's call: the call's return address
+                sites.append(int(m.group(1), 16) - int(start.group(1), 16))
+            call = text if line in wanted and calls.search(text) else None
+    return sites
+
+
+def update_sites_env(program: Path, code: str) -> dict[str, str]:
+    """What the counted run of `program` (built from `code` by jobs.build_program) is handed
+    beside jobs.COUNT_ENV: its update's store sites and read sites (update_sites of
+    update_lines), "stores;reads", from which the tracer tells which thread computed each element
+    (the "computed" bytes of its "writes" records: computed_unshared); none where clang is not
+    installed."""
+    if not split_rmw.clang_present():
+        return {}
+    (stores, reads), source = update_lines(code), f"{program.name}.c"
+    sites = [update_sites(program, source, stores), update_sites(program, source, reads, _READ_CALL)]
+    return {UPDATE_SITES: ";".join(",".join(f"{s:x}" for s in kind) for kind in sites)}
+
+
+def computed_unshared(records, rank: int, threads: int) -> list[tuple[int, list[int]]]:
+    """(bucket, computed bytes by thread, largest first) of each heap block of `rank` (bucket 0:
+    its other memory, each word's author kept in a lossy table by its address) whose
+    elements, each credited to the thread whose store of the update's value (update_sites: made
+    after three or more of the update's reads by that thread, hl_write_count.h) changed it last,
+    were not computed by the whole team of `threads`: in a block that holds a
+    tenth or more of the bytes computed, fewer than `threads` threads computed at least a quarter
+    of an equal share; (-1, []) when the update's stores changed no element at all. A thread that
+    only changes elements another thread's update wrote (puts back a value stored negated,
+    copies) computes none of them. [] when every block's are shared, or the run was handed no
+    sites (no "computed" counts: -1)."""
+    writes = records[(records["record"] == "writes") & (records["rank"].astype(int) == rank)]
+    if writes.empty or "computed" not in writes:
+        return []
+    computed = writes["computed"].fillna(-1).astype(int)
+    if (computed < 0).any():
+        return []
+    by_block = {int(b): sorted(group.tolist(), reverse=True)
+                for b, group in computed.groupby(writes["bucket"].astype(int))}
+    total = sum(sum(v) for v in by_block.values())
+    if total == 0:
+        return [(-1, [])]
+    return [(b, v) for b, v in by_block.items()
+            if sum(v) >= total / 10 and sum(x >= sum(v) / (4 * threads) for x in v) < threads]
+
+
 def updates_unshared(code: str) -> list[str]:
     """Where a whole program's Jacobi update is not shared among OpenMP threads, read from clang's
     -O2 LLVM IR of the program as the graded build's preprocessor leaves it (program_ir). The
@@ -736,13 +839,18 @@ def updates_unshared(code: str) -> list[str]:
     A serial sweep on the master beside a decoy `parallel for` is refused however its statements
     are split (a fresh attacker's L10_split2, 5/5 twice, 2026-12-06). [] when every one is;
     ["no ..."] when the program writes no such value. Where clang is not installed, the text
-    rule (text_unshared)."""
+    rule (text_unshared). A program that refers to ThreadSanitizer's entry points itself is refused:
+    the counted build's read and store sites (update_sites) are the instrumentation's calls."""
     if not split_rmw.clang_present():
         return text_unshared(code)
     try:
-        prog = _Program(program_ir(code))
+        prog = _judged(code)
     except ValueError as err:  # not OpenMP clang reads: the update cannot be judged
         return [str(err)]
+    called = sorted(set(_SANITIZER_CALLS.findall(prog.ir)))
+    if called:  # clang instruments nothing here: the program's own (update_sites counts them)
+        return [f"the program refers to ThreadSanitizer's entry point {called[0]} itself (the kit's counted "
+                "build instruments the program's reads and stores; a program makes no such call)"]
     writes = prog.update_writes()
     if not writes:
         return ["no write of the update (an element set from four values read from memory) found"]
