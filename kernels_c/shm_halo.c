@@ -23,6 +23,14 @@
  * read. stagger_us makes odd ranks start every sweep that late, so a missing synchronisation
  * shows for certain rather than by luck.
  *
+ * Reads through the window: shm_sweep finds where the neighbours' blocks it is given lie, by the
+ * kernel's table of this process's mappings (/proc/self/maps): the shared file and the offset in
+ * it. After the run the ranks exchange where their own blocks lie (shm_init_block found it), and a
+ * sweep that read anything but the neighbour's block itself (a private copy of it, a copy
+ * elsewhere in the window) counts as a read not of the window. The places and the counts are the
+ * kit's sealed evidence (hybridlab.h): no header in the window, which the cell can write, holds
+ * them.
+ *
  * Records: the halo timers (hl_halo.h; jacobi = the sweeps, reduction = MPI_Allreduce of delta,
  * halo = the rest of the loop: synchronisation and messages, total = first sweep to last);
  * "sweep" per rank and iteration (start, end: the trace's clock in a traced build) and
@@ -80,13 +88,23 @@ static const char *const sync_names[S_ALL] = {"fence", "lock_all", "none"};
 #define LAID_OUT 0x6c61696420L /* in a header once shm_init_block has laid the block out */
 
 typedef struct { /* the start of a block: 64 bytes, a whole number of doubles */
-    atomic_long laid_out;   /* LAID_OUT, stored last by shm_init_block */
-    long owner;             /* the rank (of comm) whose block it is */
-    atomic_long stamp[2];   /* iteration held by each copy; -1 while a sweep writes it */
-    atomic_long read_by[2]; /* sweeps of the rank above (0) and below (1) that read this block
-                             * through the pointer they were given: a copy's count is its own */
-    long unused[2];
+    atomic_long laid_out; /* LAID_OUT, stored last by shm_init_block */
+    long owner;           /* the rank (of comm) whose block it is */
+    atomic_long stamp[2]; /* iteration held by each copy; -1 while a sweep writes it */
+    long unused[4];
 } block_header;
+
+/* Where memory lies: in a shared mapping (shared = 1), the mapped file (dev, ino) and the offset
+ * in it. Two processes' pointers to the same shared memory have the same place; a copy in
+ * private memory has none (shared = 0). */
+typedef struct {
+    long shared, dev, ino, offset;
+} shm_place;
+typedef struct { /* a shared mapping found in /proc/self/maps: [lo, hi) and where lo lies */
+    unsigned long lo, hi;
+    shm_place at_lo;
+} shm_mapping;
+#define KEPT_MAPPINGS 4 /* the window's (one in MPICH), a neighbour's elsewhere, ... */
 
 /* One run (one at a time per process): what the helpers need and what they found. Sealed
  * evidence (hybridlab.h): read-only pages the kit writes through /proc/self/mem (RUN_SET), so a
@@ -94,6 +112,7 @@ typedef struct { /* the start of a block: 64 bytes, a whole number of doubles */
  * `unread` back to 0) cannot rewrite it. */
 typedef struct { /* what every sweep changes: sealed in one write (shm_sweep) */
     long sweeps, stale;
+    long through[2]; /* sweeps that read read_at[0] (the block above) / read_at[1] (below) */
     double jacobi, reduction, first_start, last_end, delta_local, delta;
 } shm_tally;
 typedef struct {
@@ -104,7 +123,9 @@ typedef struct {
     double *mine;             /* the block shm_init_block laid out */
     double *halo_above, *halo_below;
     shm_tally tally;
-    long unread; /* reads of this block its neighbours on the node made elsewhere (unread_sweeps) */
+    shm_place own;        /* this rank's block (shm_init_block) */
+    shm_place read_at[2]; /* the neighbour's block above / below a sweep first read in shared memory */
+    shm_mapping mappings[KEPT_MAPPINGS]; /* shared mappings found (/proc/self/maps read once) */
     int finished, student; /* student: the student's shm_jacobi runs (variant=student) */
     double checksum_local;
     double laid_out; /* when shm_init_block finished (the trace's clock) */
@@ -147,8 +168,73 @@ static double *rows(const double *block, int rank, long copy) {
     return (double *)block + sizeof(block_header) / sizeof(double) + copy * rows_of(rank) * run.w;
 }
 
-MPI_Aint shm_block_bytes(void) {
-    return (MPI_Aint)(sizeof(block_header) + 2 * (size_t)run.m * (size_t)run.w * sizeof(double));
+/* The bytes of the block of `rank`. */
+static size_t block_bytes(int rank) {
+    return sizeof(block_header) + 2 * (size_t)rows_of(rank) * (size_t)run.w * sizeof(double);
+}
+
+MPI_Aint shm_block_bytes(void) { return (MPI_Aint)block_bytes(run.ctx->rank); }
+
+/* The shared mapping of /proc/self/maps holding all of [p, p + n): 1 and *out, else 0 (not
+ * mapped, private, or across mappings). */
+static int find_mapping(const void *p, size_t n, shm_mapping *out) {
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (!maps) return 0;
+    unsigned long a = (unsigned long)(uintptr_t)p;
+    char line[4608], perms[8];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, maps)) {
+        unsigned long lo, hi, offset, ino;
+        unsigned major, minor;
+        if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu", &lo, &hi, perms, &offset, &major, &minor,
+                   &ino) == 7 && lo <= a && a + n <= hi && perms[3] == 's') {
+            *out = (shm_mapping){lo, hi, {1, (long)major << 32 | minor, (long)ino, (long)offset}};
+            found = 1;
+        }
+    }
+    fclose(maps);
+    return found;
+}
+
+/* Where a lies, in mapping m. */
+static shm_place place_in(const shm_mapping *m, unsigned long a) {
+    shm_place at = m->at_lo;
+    at.offset += (long)(a - m->lo);
+    return at;
+}
+
+static int same_place(shm_place a, shm_place b) {
+    return a.shared && b.shared && a.dev == b.dev && a.ino == b.ino && a.offset == b.offset;
+}
+
+/* Where [p, p + n) lies (shared = 0: not all in one shared mapping). The mappings found are kept
+ * in the sealed run, so a sweep reads /proc/self/maps only for memory outside them. */
+static shm_place place_of(const void *p, size_t n) {
+    unsigned long a = (unsigned long)(uintptr_t)p;
+    for (int k = 0; k < KEPT_MAPPINGS && run.mappings[k].hi; k++)
+        if (run.mappings[k].lo <= a && a + n <= run.mappings[k].hi)
+            return place_in(&run.mappings[k], a);
+    shm_mapping found;
+    if (!find_mapping(p, n, &found)) return (shm_place){0, 0, 0, 0};
+    for (int k = 0; k < KEPT_MAPPINGS; k++)
+        if (!run.mappings[k].hi) {
+            hl_sealed_put(&run.mappings[k], &found, sizeof found);
+            break;
+        }
+    return place_in(&found, a);
+}
+
+/* Whether the kept mappings still map what they did when found (a private mapping put over the
+ * window in the middle of the run would pass for it). */
+static int mappings_kept(void) {
+    for (int k = 0; k < KEPT_MAPPINGS && run.mappings[k].hi; k++) {
+        const shm_mapping *kept = &run.mappings[k];
+        shm_mapping now;
+        if (!find_mapping((const void *)(uintptr_t)kept->lo, kept->hi - kept->lo, &now) ||
+            !same_place(place_in(&now, kept->lo), kept->at_lo))
+            return 0;
+    }
+    return 1;
 }
 
 long shm_row_length(void) { return run.w; }
@@ -163,12 +249,11 @@ void shm_init_block(double *mine) {
         return;
     }
     RUN_SET(mine, mine);
+    RUN_SET(own, place_of(mine, block_bytes(run.ctx->rank)));
     block_header *h = header(mine);
     h->owner = run.ctx->rank;
     atomic_store(&h->stamp[0], 0);
     atomic_store(&h->stamp[1], -2);
-    atomic_store(&h->read_by[0], 0);
-    atomic_store(&h->read_by[1], 0);
     for (long copy = 0; copy < 2; copy++)
         for (long i = 0; i < run.m; i++)
             for (long j = 0; j < run.w; j++)
@@ -250,6 +335,15 @@ void shm_sweep(double *mine, const double *above, const double *below, long it) 
         return;
     }
     shm_tally tally = run.tally;
+    const int on_node[2] = {run.up_on_node, run.down_on_node}, neighbour[2] = {run.up, run.down};
+    const double *given[2] = {above, below};
+    for (int k = 0; k < 2; k++) { /* where the neighbours' blocks given lie: the sealed evidence */
+        if (!on_node[k] || !given[k]) continue;
+        shm_place at = place_of(given[k], block_bytes(neighbour[k]));
+        if (!at.shared) continue;
+        if (!run.read_at[k].shared) RUN_SET(read_at[k], at);
+        if (same_place(at, run.read_at[k])) tally.through[k]++;
+    }
     double t0 = hl_now();
     if (run.ctx->rank % 2 == 1) hl_sleep_us(run.stagger_us);
     const double *up = neighbour_row(above, run.up, run.up_on_node, run.halo_above, it, 1, "above");
@@ -257,8 +351,6 @@ void shm_sweep(double *mine, const double *above, const double *below, long it) 
                                        "below");
     if (!up || !down) return;
     long cur = it % 2, next = 1 - cur, m = run.m, w = run.w;
-    if (above) atomic_fetch_add(&header(above)->read_by[1], 1); /* I am below `above` */
-    if (below) atomic_fetch_add(&header(below)->read_by[0], 1);
     long seen_up = above ? stamp(above, cur) : it, seen_down = below ? stamp(below, cur) : it;
     atomic_store(&header(mine)->stamp[next], -1);
     double *from = rows(mine, run.ctx->rank, cur), *to = rows(mine, run.ctx->rank, next), d2 = 0.0;
@@ -287,27 +379,6 @@ void shm_sweep(double *mine, const double *above, const double *below, long it) 
     hl_sealed_put(&run.tally, &tally, sizeof tally); /* (a local of the kit's frame until here) */
 }
 
-/* How many sweeps of its neighbours on the node did not read this block through the window
- * (their count in the block's header): a neighbour that passed shm_sweep a copy of the block
- * counted its reads in the copy. A neighbour still sweeping (in its last sweep, or racing ahead
- * unsynchronised: the stale reads say so) is waited for, HL_READS_WAIT_SECONDS at most beyond
- * its stagger. */
-#define HL_READS_WAIT_SECONDS 2.0
-static long unread_sweeps(const double *mine) {
-    const int on_node[2] = {run.up_on_node, run.down_on_node};
-    double until = hl_now() + HL_READS_WAIT_SECONDS + 1e-6 * run.stagger_us * run.iterations;
-    long unread = 0;
-    for (int k = 0; k < 2; k++) {
-        if (!on_node[k]) continue;
-        long reads;
-        while ((reads = atomic_load(&header(mine)->read_by[k])) < run.iterations &&
-               hl_now() < until)
-            hl_sleep_us(100);
-        unread += reads < run.iterations ? run.iterations - reads : 0;
-    }
-    return unread;
-}
-
 void shm_finish(const double *mine) {
     if (!own_block(mine, "shm_finish")) return;
     if (run.tally.sweeps != run.iterations)
@@ -321,7 +392,12 @@ void shm_finish(const double *mine) {
     for (long i = 0; i < run.m; i++)
         for (long j = 1; j <= run.nx; j++) local += last[i * run.w + j];
     RUN_SET(checksum_local, local);
-    if (run.student) RUN_SET(unread, unread_sweeps(mine));
+    if (!mappings_kept()) {
+        run_error("rank %d: the memory the neighbours' blocks were read from was mapped anew "
+                  "during the run: read them where MPI_Win_shared_query put them",
+                  run.ctx->rank);
+        return;
+    }
     RUN_SET(finished, 1);
     char tail[256]; /* halo copies: a row per neighbour on another node */
     long copies = (run.up != MPI_PROC_NULL && !run.up_on_node) +
@@ -436,10 +512,31 @@ static double serial_checksum(long nx, long ny, long iterations, int *ok) {
     return sum;
 }
 
+/* This rank's sweeps that read a neighbour's block on the node anywhere but in the block itself
+ * (where the neighbour's shm_init_block found it): collective with the neighbours. */
+static long unread_sweeps(void) {
+    int above = run.up_on_node ? run.up : MPI_PROC_NULL;
+    int below = run.down_on_node ? run.down : MPI_PROC_NULL;
+    shm_place own[2] = {{0, 0, 0, 0}, {0, 0, 0, 0}}; /* the blocks above and below */
+    int n = (int)sizeof run.own;
+    MPI_Sendrecv(&run.own, n, MPI_BYTE, below, 7, &own[0], n, MPI_BYTE, above, 7, run.comm,
+                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&run.own, n, MPI_BYTE, above, 8, &own[1], n, MPI_BYTE, below, 8, run.comm,
+                 MPI_STATUS_IGNORE);
+    const int on_node[2] = {run.up_on_node, run.down_on_node};
+    long unread = 0;
+    for (int k = 0; k < 2; k++)
+        if (on_node[k])
+            unread += run.iterations -
+                      (same_place(run.read_at[k], own[k]) ? run.tally.through[k] : 0);
+    return unread;
+}
+
 static int emit_results(hl_ctx *ctx, int variant, int sync, long ny, long check) {
     double checksum = 0.0, delta = run.tally.delta;
     long stale = 0, reads[2] = {0, 0}; /* of the neighbours' blocks: not through the window, all */
-    long mine[2] = {run.unread, (run.up_on_node + run.down_on_node) * run.iterations};
+    long mine[2] = {run.student ? unread_sweeps() : 0,
+                    (run.up_on_node + run.down_on_node) * run.iterations};
     MPI_Reduce(&run.checksum_local, &checksum, 1, MPI_DOUBLE, MPI_SUM, 0, run.comm);
     MPI_Reduce(&run.tally.stale, &stale, 1, MPI_LONG, MPI_SUM, 0, run.comm);
     MPI_Reduce(mine, reads, 2, MPI_LONG, MPI_SUM, 0, run.comm);

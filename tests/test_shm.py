@@ -108,8 +108,8 @@ def test_true_fence_asserts_are_right_and_false_ones_refused():
 
 
 def test_a_copy_of_a_neighbours_block_is_not_the_block():
-    """The neighbour's block copied after each fence and the copy read: the kit counts the reads
-    of each block in its header, so the copy's reads are not the block's."""
+    """The neighbour's block copied after each fence and the copy read: the kit finds where each
+    block a sweep is given lies (shared file and offset), so the copy's reads are not the block's."""
     copying = SHM_JACOBI.replace(
         "        shm_sweep(mine, above, below, it);",
         "        double *ca = above ? malloc(shm_block_bytes()) : NULL;\n"
@@ -158,3 +158,17 @@ def test_a_cell_that_writes_the_kits_run_state_through_the_kits_own_descriptor_l
     kernel = build_student_shm(cell, name="test_shm_sealed_descriptor")
     with pytest.raises(KernelError, match="not of the block in the window"):
         check_student_shm(kernel, runs=((2, 1),), nx=24, ny=11, iterations=4)
+
+
+def test_a_copy_read_is_counted_where_the_cell_cannot_write_the_count():
+    """Attacker V: the neighbours' blocks copied into private memory after each fence and the
+    copies swept from, while the read counts the kit kept in each block's header (in the window,
+    the cell's to write) were bumped by hand: check_student_shm passed it. Where each sweep read
+    is sealed evidence now (the shared file and offset of the blocks shm_sweep is given, against
+    where each neighbour's block lies), so the copies' reads are counted as not of the window."""
+    from gaming import source_of
+
+    cell = source_of("11_shared_memory", "the neighbours' blocks copied into private memory")
+    kernel = build_student_shm(cell, name="test_shm_bumped_counts")
+    with pytest.raises(KernelError, match="8 of the 8 reads .* not of the block in the window"):
+        check_student_shm(kernel, runs=((3, 1),), nx=11, ny=9, iterations=2)

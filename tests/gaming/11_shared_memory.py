@@ -432,3 +432,65 @@ void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo
 }
 """, A, "the kit's own /proc/self/mem descriptor written by stdout's FILE: the neighbours' blocks "
         "read through private copies, then the kit's count of it (unread) zeroed", reason="not of the block in the window"))
+
+# attacker V's cheat_copy2 (2026-12-06, kept 4/4 twice): the neighbours' blocks copied whole into
+# private memory after each fence and the copies swept from, the count of reads the kit kept in
+# each block's header (read_by, in the window: the cell's to write) bumped by hand. Where a sweep
+# read is sealed evidence now: the place (shared file, offset) of the blocks shm_sweep is given,
+# compared after the run with where each neighbour's block lies
+GAMING.append(attempt("forged", "shm_jacobi", r"""
+%%c SHM_C shm_halo
+/* the halo copy the window exists to avoid: each neighbour's block copied into private memory
+ * after the fence, the copy swept from, and the neighbour's read count bumped by hand */
+#include <stdlib.h>
+#include <string.h>
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    int rank, size, nrank, nsize, unit;
+    MPI_Comm node;
+    MPI_Win win;
+    MPI_Aint bytes;
+    double *mine = NULL, *above = NULL, *below = NULL;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    shm_init_block(mine);
+    MPI_Aint bytes_above = 0, bytes_below = 0;
+    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &bytes_above, &unit, &above);
+    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &bytes_below, &unit, &below);
+    (void)bytes;
+    double *copy_above = above ? malloc((size_t)bytes_above) : NULL;
+    double *copy_below = below ? malloc((size_t)bytes_below) : NULL;
+    int up = (rank > 0 && nrank == 0) ? rank - 1 : -1;
+    int down = (rank < size - 1 && nrank == nsize - 1) ? rank + 1 : -1;
+    int len = (int)shm_row_length();
+    for (long it = 0; it < iterations; it++) {
+        MPI_Win_fence(0, win);
+        if (above) {
+            memcpy(copy_above, above, (size_t)bytes_above);
+            __atomic_fetch_add(&((long *)above)[5], 1, __ATOMIC_SEQ_CST); /* read_by[1] */
+        }
+        if (below) {
+            memcpy(copy_below, below, (size_t)bytes_below);
+            __atomic_fetch_add(&((long *)below)[4], 1, __ATOMIC_SEQ_CST); /* read_by[0] */
+        }
+        if (up >= 0)
+            MPI_Sendrecv(shm_first_row(mine, it), len, MPI_DOUBLE, up, 1, halo_above, len,
+                         MPI_DOUBLE, up, 0, comm, MPI_STATUS_IGNORE);
+        if (down >= 0)
+            MPI_Sendrecv(shm_last_row(mine, it), len, MPI_DOUBLE, down, 0, halo_below, len,
+                         MPI_DOUBLE, down, 1, comm, MPI_STATUS_IGNORE);
+        shm_sweep(mine, copy_above, copy_below, it);
+    }
+    MPI_Win_fence(0, win);
+    shm_finish(mine);
+    free(copy_above);
+    free(copy_below);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}
+""", A, "the neighbours' blocks copied into private memory after each fence and the copies swept "
+        "from, the read counts in the window's block headers bumped by hand (attacker V)",
+        reason="not of the block in the window"))
