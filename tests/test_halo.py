@@ -6,6 +6,7 @@ No timing is asserted: the timers are only checked to be there and to be non-neg
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from pathlib import Path
 
@@ -380,6 +381,29 @@ void overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm co
     }
 }
 """
+
+
+def test_only_the_runs_whose_timing_is_judged_keep_spinning_idle_threads(monkeypatch):
+    """(a)'s runs and (d)'s too small to judge overlap on read no time: their teams' idle threads
+    sleep (OMP_WAIT_POLICY=passive, hidden runs of the solution 2.1 -> 1.2 CPU s, 2026-12-06);
+    the run (d) judges overlap on keeps the default its idle-time thresholds were measured with."""
+    from hybridlab.halo import exercise
+
+    policies = []
+    real = exercise.run_program
+
+    def recorded(*args, **kwargs):
+        res = real(*args, **kwargs)
+        policies.append((res.meta["threads"], res.meta["omp_wait_policy"]))
+        return res
+
+    monkeypatch.setattr(exercise, "run_program", recorded)
+    exercise.check_student_overlap(exercise.build_student_overlap(GOOD_OVERLAP),
+                                   shapes=((2, 2),), nx=20, ny=15, iterations=4)
+    with contextlib.suppress(AssertionError):  # the verdict is the other tests' to check
+        exercise.check_student_overlap(exercise.build_student_overlap(GOOD_OVERLAP),
+                                       shapes=((2, 2),), nx=256, ny=160)
+    assert policies == [(2, "passive"), (2, "default")], policies
 
 
 def test_student_overlap_checked_for_answer_thread_level_and_overlap():

@@ -41,6 +41,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..halo.exercise import (
@@ -921,9 +922,12 @@ def _conflict(later: list[tuple[str, str]], earlier: list[tuple[str, str]]) -> b
 class TaskGraph:
     """One rank's task_run records (kernels_c/thread_halo.c: id, parent, deps, start, waited)
     indexed once: each task's parent, creation time and depend list, and each parent's
-    children by creation time (the judges ask the same question of hundreds of rows)."""
+    children by creation time; and each record's thread and interval, for the task round a
+    piece of work (the judges ask the same questions of hundreds of rows)."""
 
     def __init__(self, tasks: pd.DataFrame):
+        self.tasks = tasks
+        self._spans: tuple | None = None  # thread, start, end as arrays, made on the first ask
         self.known = "deps" in tasks.columns and "id" in tasks.columns
         self.nodes: dict[int, tuple[int, float, list]] = {}
         self.children: dict[int, list[tuple[float, int]]] = {}
@@ -937,6 +941,20 @@ class TaskGraph:
             self.children.setdefault(parent, []).append((float(made), tid))
         for kids in self.children.values():
             kids.sort()
+
+    def around(self, thread, start, end):
+        """The innermost task_run record on `thread` round the interval start..end (of those that
+        began by `start` and ended at `end` or later, the last to begin), None when none is."""
+        if self._spans is None:
+            self._spans = tuple(self.tasks[c].to_numpy() for c in ("thread", "start", "end"))
+        threads, starts, ends = self._spans
+        hit = np.flatnonzero((threads == thread) & (starts <= start) & (ends >= end))
+        if len(hit) == 0:
+            return None
+        latest = hit[starts[hit] == starts[hit].max()]
+        if len(latest) == 1:
+            return self.tasks.iloc[int(latest[0])]
+        return self.tasks.iloc[hit].sort_values("start").iloc[-1]  # a tie: as pandas orders it
 
     def waits(self, task, producer) -> bool:
         """depend_waits, from the index (`task`, `producer`: task_run rows)."""
@@ -1003,20 +1021,19 @@ def early_edges(res: Results, threads: int | None = None) -> list[str]:
     the records when None)."""
     found = []
     for rank, mine, m, arrivals, tasks, calls, team in _ranks_tasks(res, threads):
-        graph, producer_of = TaskGraph(tasks), _producers(calls, tasks, int(rank))
+        graph = TaskGraph(tasks)
+        producer_of = _producers(calls, graph, int(rank))
         for piece in mine.itertuples():
             for row in {1, m} & set(range(int(piece.first), int(piece.last) + 1)):
                 arrived = arrivals.get((int(piece.step), row))
-                around = tasks[(tasks["thread"] == piece.thread) & (tasks["start"] <= piece.start)
-                               & (tasks["end"] >= piece.end)]  # fmt: skip
                 if arrived is None:
                     continue
-                if around.empty:  # a taskloop's task, or no task: no depend can hold it
+                task = graph.around(piece.thread, piece.start, piece.end)
+                if task is None:  # a taskloop's task, or no task: no depend can hold it
                     found.append(f"rank {rank}, iteration {int(piece.step)}: row {row} was "
                                  "computed in no task of its own (`#pragma omp task`), where no "
                                  "depend clause can hold it until its halo row's message arrived")
                     continue
-                task = around.sort_values("start").iloc[-1]
                 began = float(task["start"])
                 created = began - float(task["waited"])
                 creator = created - float(task["made_after"]) if task["made_after"] >= 0 else None
@@ -1060,18 +1077,17 @@ def held_interior(res: Results, threads: int | None = None) -> list[str]:
     fresh attacker's T12b_half, 4/4 twice, 2026-12-05)."""
     found = []
     for rank, mine, m, arrivals, tasks, calls, team in _ranks_tasks(res, threads):
-        graph, producer_of = TaskGraph(tasks), _producers(calls, tasks, int(rank))
+        graph = TaskGraph(tasks)
+        producer_of = _producers(calls, graph, int(rank))
         inner = mine[(mine["last"] >= 2) & (mine["first"] <= m - 1)]
         for piece in inner.itertuples():
             step = int(piece.step)
             landed = sorted((t, r) for (s, r), t in arrivals.items() if s == step)
             if not landed:
                 continue
-            around = tasks[(tasks["thread"] == piece.thread) & (tasks["start"] <= piece.start)
-                           & (tasks["end"] >= piece.end)]  # fmt: skip
-            if around.empty:
+            task = graph.around(piece.thread, piece.start, piece.end)
+            if task is None:
                 continue
-            task = around.sort_values("start").iloc[-1]
             created = float(task["start"]) - float(task["waited"])
             busy = float(task["busy"]) if "busy" in task.index and task["busy"] == task["busy"] else -1.0
             rows = f"rows {max(int(piece.first), 2)}-{min(int(piece.last), m - 1)}"
@@ -1091,29 +1107,27 @@ def held_interior(res: Results, threads: int | None = None) -> list[str]:
     return found
 
 
-def _producers(calls: pd.DataFrame, tasks: pd.DataFrame, rank: int):
+def _producers(calls: pd.DataFrame, graph: TaskGraph, rank: int):
     """_producer of `rank`, remembered per arrival (every piece of an iteration asks the same)."""
     known: dict[float, object] = {}
 
     def producer_of(arrived: float):
         if arrived not in known:
-            known[arrived] = _producer(calls, tasks, rank, arrived)
+            known[arrived] = _producer(calls, graph, rank, arrived)
         return known[arrived]
 
     return producer_of
 
 
-def _producer(calls: pd.DataFrame, tasks: pd.DataFrame, rank: int, arrived: float):
+def _producer(calls: pd.DataFrame, graph: TaskGraph, rank: int, arrived: float):
     """The kit's task_run record (innermost) of the task that made the completion call ending at
-    `arrived` on `rank` (None when no wrapped task made it)."""
+    `arrived` on `rank` (None when no wrapped task made it); `graph`: the rank's tasks."""
     done = calls[(calls["rank"] == rank) & calls["call"].isin(COMPLETES)
                  & ((calls["end"] - arrived).abs() < 1e-9)]  # fmt: skip
     if done.empty:
         return None
     call = done.iloc[0]
-    around = tasks[(tasks["thread"] == call["thread"]) & (tasks["start"] <= call["start"])
-                   & (tasks["end"] >= call["end"])]  # fmt: skip
-    return None if around.empty else around.sort_values("start").iloc[-1]
+    return graph.around(call["thread"], call["start"], call["end"])
 
 
 PEER_ANY = -2  # kernels_c/hl_trace.c HL_PEER_ANY: a receive from MPI_ANY_SOURCE
