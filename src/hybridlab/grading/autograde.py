@@ -48,7 +48,7 @@ from .course import (
 )
 from .execute import CELL_LIMITS, EVENTS, REFERENCE_BUSY
 from .policy import GradingPolicy
-from .reference import recorded_runs, reference_timing, time_limits
+from .reference import reference_timing, time_limits
 from .submissions import inspect, submitted
 
 UNSANDBOXED = "!!! UNSANDBOXED: submissions ran with the grader's own rights and files !!!"
@@ -126,6 +126,7 @@ class _Run:
     events: Path  # one JSONL file of execute.py's events per student
     feedback: bool = True  # each student's feedback page written right after grading
     other: dict = field(default_factory=dict)  # quick -> limits at the other size, or None
+    runs: dict = field(default_factory=dict)  # quick -> the reference run's runs folder (replay)
     other_problem: str = ""  # why the solution cannot be graded at the other size
 
     def limits_at(self, quick: bool) -> dict | None:
@@ -138,6 +139,7 @@ class _Run:
             try:
                 timing = reference_timing(self.lab, quick=quick, sandboxed=self.sandboxed)
                 self.other[quick] = time_limits(timing, self.policy)
+                self.runs[quick] = timing["runs"]
                 self.name_builds()  # the other size's run may have built more
             except GradingError as err:
                 self.other[quick] = None
@@ -191,7 +193,7 @@ class _Run:
         if self.policy.replay_runs:  # its own checked runs first, then the reference run's
             own = self.events / f"{student}-runs"
             quick = self._own_runs(notebook, own, env, notes)
-            env[replay.ENV] = f"replay:{recorded_runs(self.lab, quick)}"
+            env[replay.ENV] = f"replay:{self.runs[quick]}"
             env[replay.OWN] = str(own)
             if controller.may_defer_engines(notebook.read_text()):  # most runs are replayed
                 env[controller.ENGINES_ENV] = controller.ON_FIRST_USE
@@ -289,6 +291,7 @@ def grade(
             time_limits(timing, policy), Path(tempfile.mkdtemp(prefix="hybridlab-events-")),
             make_feedback,
         )  # fmt: skip
+        run.runs[quick] = timing["runs"]
         run.name_builds()
         records: dict[str, dict] = {}
         todo = []

@@ -4,6 +4,7 @@ submissions to replay (replay.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from ..course.notebooks import headless_environment
 from ..machine import reaper
+from ..paths import kernel_dirs
 from ..runs import replay
 from .course import GradingError, Lab, course_environment, load_config
 from .execute import EVENTS, SandboxedExecute, is_test
@@ -32,28 +34,42 @@ def _environ(values: dict[str, str]):
         os.environ.update(saved)
 
 
+def _kit_c_digest() -> str:
+    """A digest of the kit's C (every source and header of kernel_dirs()), which every build's
+    cache key holds: after it changes no submission's build matches the reference run's, so each
+    would compile the kit's kernels in its sandbox and run them for real instead of replaying."""
+    sha = hashlib.sha1()
+    for folder in kernel_dirs():
+        for path in sorted(folder.glob("*.[ch]")):
+            sha.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return sha.hexdigest()[:12]
+
+
 def _version(lab: Lab, quick: bool) -> str:
-    """The lab, the version of its source notebook, and the problem sizes."""
-    return f"{lab.name}:{lab.digest}:{'quick' if quick else 'full'}:runs{replay.FORMAT}:cells"
+    """The lab, the version of its source notebook and of the kit's C, and the problem sizes."""
+    size = "quick" if quick else "full"
+    return f"{lab.name}:{lab.digest}:{size}:kit{_kit_c_digest()}:runs{replay.FORMAT}:cells"
 
 
-def recorded_runs(lab: Lab, quick: bool) -> Path:
+def _recorded_runs(lab: Lab, version: str) -> Path:
     """Where the solution's reference run keeps its kernel runs for the submissions to replay."""
-    return lab.root / "reports" / "runs" / _version(lab, quick).replace(":", "-")
+    return lab.root / "reports" / "runs" / version.replace(":", "-")
 
 
 def reference_timing(lab: Lab, *, quick: bool, sandboxed: bool) -> dict:
     """Seconds of the instructor solution (total, slowest cell), run once in the sandbox, and
-    the output of its kernel runs, recorded in `recorded_runs` for the submissions to replay.
+    the output of its kernel runs, recorded in the folder timing["runs"] for the submissions to
+    replay (the one of this version: the kit's C may change while a class is graded).
 
-    Cached in reports/timings.json per version of the source notebook. The solution must pass
-    every test here, or grading stops (a lab that fails on this machine would fail everyone)."""
+    Cached in reports/timings.json per version of the source notebook and of the kit's C. The
+    solution must pass every test here, or grading stops (a lab that fails on this machine would
+    fail everyone)."""
     key = _version(lab, quick)
     cache = lab.root / "reports" / "timings.json"
     known = json.loads(cache.read_text()) if cache.exists() else {}
-    runs = recorded_runs(lab, quick)
+    runs = _recorded_runs(lab, key)
     if key in known and runs.is_dir():
-        return known[key]
+        return {**known[key], "runs": str(runs)}
     shutil.rmtree(runs, ignore_errors=True)
     runs.mkdir(parents=True)
     nb = lab.notebook()
@@ -100,7 +116,7 @@ def reference_timing(lab: Lab, *, quick: bool, sandboxed: bool) -> dict:
     known[key] = timing
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_text(json.dumps(known, indent=1, sort_keys=True))
-    return timing
+    return {**timing, "runs": str(runs)}
 
 
 def time_limits(timing: dict, policy: GradingPolicy) -> dict:
