@@ -360,3 +360,58 @@ lab_interval_us = tuple(1e6 * v for v in epcc_interval(
     same.query("construct == @compare_with")["seconds"], same.query("construct == 'reference'")["seconds"]))
 print(f"yours: {my_interval_us} µs; the lab's {compare_with}: {lab_interval_us} µs")
 """.strip()),), frozenset(), 'a parallel reduction(+:x) region per repetition, hl_measure called through hl_work_fn variables', "honest"))
+
+# attacker V's right answers (2026-12-06, full points graded)
+HONEST += [
+    right("construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "master";
+
+static void repeat_masked(construct_state *s, long inner) {
+    volatile long *target = &s->updates;
+    for (long j = 0; j < inner; j++) {
+        hl_delay(s->delay);
+#pragma omp masked
+        {
+            *target += 1;
+        }
+#pragma omp barrier
+    }
+}
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = (construct_state *)arg;
+#pragma omp parallel default(none) shared(s, inner)
+    repeat_masked(s, inner);
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    int rc = hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+    return rc;
+}
+""", why="attacker V: masked + barrier in a static helper"),
+    right("construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "reduction";
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+    long j = 0;
+    while (j < inner) {
+        long x = 0;
+#pragma omp parallel reduction(+ : x)
+        {
+            hl_delay(s->delay);
+            x += 1;
+        }
+        s->updates += x;
+        ++j;
+    }
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    hl_work_fn test = construct_test, reference = reference_loop;
+    return hl_measure(ctx, construct_name, test, reference, s, method, out);
+}
+""", why="attacker V: a while loop, a reduction region per repetition, function-pointer locals"),
+]

@@ -673,3 +673,65 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 }
 """, why="fresh attacker (attackS's R06_flaglock): a C11 atomic_flag spin lock around blocks of 32 plain adds"),
 ]
+
+# attacker V's right answers (2026-12-06, full points graded)
+HONEST += [
+    right("node_sum", r"""
+%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, nrank;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nrank);
+    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    for (int i = 0; i < n; i++) {
+#pragma omp atomic
+        rank_sum[i] += mine[i];
+    }
+#pragma omp barrier
+#pragma omp masked
+    {
+        MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+""", why="attacker V: atomic adds + masked Reduce/Allreduce/Bcast"),
+    right("node_sum", r"""
+%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, nrank;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nrank);
+    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    /* one critical section per thread: its whole array added at once */
+#pragma omp critical(rank_sum_add)
+    for (int i = 0; i < n; i++) rank_sum[i] += mine[i];
+#pragma omp barrier
+#pragma omp master
+    {
+        int nrank;
+        MPI_Comm_rank(node, &nrank);
+        if (nrank == 0)
+            MPI_Reduce(MPI_IN_PLACE, rank_sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+        else
+            MPI_Reduce(rank_sum, NULL, n, MPI_DOUBLE, MPI_SUM, 0, node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+""", why="attacker V: one named critical per thread's add, an MPI_IN_PLACE reduce at the node root"),
+]

@@ -186,3 +186,99 @@ void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo
     MPI_Comm_free(&node);
 }
 """, why='fences with every assert that holds (NOPUT, NOPRECEDE, NOSUCCEED), off-node rows by Irecv/Isend and one Waitall'))
+
+# attacker V's right answers (2026-12-06, full points graded)
+HONEST += [
+    right("shm_jacobi", r"""
+%%c SHM_C shm_halo
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    int rank, size, nrank, nsize, unit;
+    MPI_Comm node;
+    MPI_Win win;
+    MPI_Aint bytes;
+    double *mine = NULL, *above = NULL, *below = NULL;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    shm_init_block(mine);
+    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &bytes, &unit, &above);
+    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &bytes, &unit, &below);
+    int up = (rank > 0 && nrank == 0) ? rank - 1 : -1;
+    int down = (rank < size - 1 && nrank == nsize - 1) ? rank + 1 : -1;
+    int len = (int)shm_row_length();
+    for (long it = 0; it < iterations; it++) {
+        MPI_Win_fence(0, win);
+        if (up >= 0)
+            MPI_Sendrecv(shm_first_row(mine, it), len, MPI_DOUBLE, up, 1, halo_above, len,
+                         MPI_DOUBLE, up, 0, comm, MPI_STATUS_IGNORE);
+        if (down >= 0)
+            MPI_Sendrecv(shm_last_row(mine, it), len, MPI_DOUBLE, down, 0, halo_below, len,
+                         MPI_DOUBLE, down, 1, comm, MPI_STATUS_IGNORE);
+        shm_sweep(mine, above, below, it);
+    }
+    MPI_Win_fence(0, win);
+    shm_finish(mine);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}
+""", why="attacker V: fences + MPI_Sendrecv across nodes"),
+    right("shm_jacobi", r"""
+%%c SHM_C shm_halo
+/* the other synchronisation: one lock_all epoch, sync - barrier - sync before each sweep; rows
+ * of another node's neighbour by non-blocking messages of a contiguous type of one row */
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    int me, all;
+    MPI_Comm_size(comm, &all);
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm shared;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &shared);
+    int here, many;
+    MPI_Comm_size(shared, &many);
+    MPI_Comm_rank(shared, &here);
+    double *block;
+    MPI_Win w;
+    MPI_Win_allocate_shared(shm_block_bytes(), (int)sizeof(double), MPI_INFO_NULL, shared, &block, &w);
+    shm_init_block(block);
+    double *nb[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        int other = k == 0 ? here - 1 : here + 1;
+        if (other < 0 || other >= many) continue;
+        MPI_Aint size_of;
+        int disp;
+        MPI_Win_shared_query(w, other, &size_of, &disp, &nb[k]);
+    }
+    MPI_Datatype row;
+    MPI_Type_contiguous((int)shm_row_length(), MPI_DOUBLE, &row);
+    MPI_Type_commit(&row);
+    int remote_up = nb[0] == NULL && me > 0, remote_down = nb[1] == NULL && me < all - 1;
+    MPI_Win_lock_all(0, w);
+    for (long it = 0; it < iterations; ++it) {
+        MPI_Win_sync(w);
+        MPI_Barrier(shared);
+        MPI_Win_sync(w);
+        MPI_Request req[4];
+        int n = 0;
+        if (remote_up) {
+            MPI_Irecv(halo_above, 1, row, me - 1, 7, comm, &req[n++]);
+            MPI_Isend(shm_first_row(block, it), 1, row, me - 1, 8, comm, &req[n++]);
+        }
+        if (remote_down) {
+            MPI_Irecv(halo_below, 1, row, me + 1, 8, comm, &req[n++]);
+            MPI_Isend(shm_last_row(block, it), 1, row, me + 1, 7, comm, &req[n++]);
+        }
+        if (n) MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+        shm_sweep(block, nb[0], nb[1], it);
+    }
+    MPI_Win_sync(w);
+    MPI_Barrier(shared);
+    MPI_Win_unlock_all(w);
+    shm_finish(block);
+    MPI_Type_free(&row);
+    MPI_Win_free(&w);
+    MPI_Comm_free(&shared);
+}
+""", why="attacker V: lock_all with sync/barrier/sync, Irecv/Isend of a contiguous row type"),
+]

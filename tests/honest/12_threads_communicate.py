@@ -884,3 +884,73 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 }
 """, why="the exchange's task polls MPI_Testall with taskyield between the tests"),
 ]
+
+# attacker V's right answers (2026-12-06, full points graded)
+HONEST += [
+    right("exchange_slice", r"""
+%%c MULTIPLE_C thread_halo
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = 0; t < nthreads; t++) MPI_Comm_dup(comm, &comms[t]);
+}
+
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    /* a row is w = nx + 2 doubles long, halo columns included */
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long w = nx + 2;
+    long lo = 1 + t * nx / T, hi = (t + 1) * nx / T;
+    int cnt = (int)(hi - lo + 1);
+    MPI_Request r[4];
+    MPI_Irecv(&a[lo], cnt, MPI_DOUBLE, up, 0, mine, &r[0]);
+    MPI_Irecv(&a[(m + 1) * w + lo], cnt, MPI_DOUBLE, down, 1, mine, &r[1]);
+    MPI_Isend(&a[w + lo], cnt, MPI_DOUBLE, up, 1, mine, &r[2]);
+    MPI_Isend(&a[m * w + lo], cnt, MPI_DOUBLE, down, 0, mine, &r[3]);
+    MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+}
+""", why="attacker V: a duplicated communicator per thread, Isend/Irecv, Waitall"),
+    right("exchange_slice", r"""
+%%c MULTIPLE_C thread_halo
+/* one communicator for all: the tags carry the thread; persistent requests of a contiguous
+ * type of the slice, started together and polled with MPI_Testall, then freed */
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    int t = 0;
+    while (t < nthreads) comms[t++] = comm;
+}
+
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    const int me = omp_get_thread_num(), team = omp_get_num_threads();
+    const long row = nx + 2;
+    const long first = 1 + (long)me * nx / team, last = (long)(me + 1) * nx / team;
+    MPI_Datatype slice;
+    MPI_Type_contiguous((int)(last - first + 1), MPI_DOUBLE, &slice);
+    MPI_Type_commit(&slice);
+    const int to_up = 2 * me, to_down = 2 * me + 1; /* the direction the message travels */
+    MPI_Request req[4];
+    MPI_Send_init(a + row + first, 1, slice, up, to_up, mine, &req[0]);
+    MPI_Send_init(a + m * row + first, 1, slice, down, to_down, mine, &req[1]);
+    MPI_Recv_init(a + first, 1, slice, up, to_down, mine, &req[2]);
+    MPI_Recv_init(a + (m + 1) * row + first, 1, slice, down, to_up, mine, &req[3]);
+    MPI_Startall(4, req);
+    int done = 0;
+    while (!done) MPI_Testall(4, req, &done, MPI_STATUSES_IGNORE);
+    for (int k = 0; k < 4; k++) MPI_Request_free(&req[k]);
+    MPI_Type_free(&slice);
+}
+""", why="attacker V: one communicator with thread tags, a contiguous slice type, Send_init/Recv_init + Startall polled with Testall, Request_free"),
+    right("exchange_slice", r"""
+%%c MULTIPLE_C thread_halo
+/* a duplicate per thread; two MPI_Sendrecv: upwards, then downwards */
+void thread_comms(MPI_Comm comm, int nthreads, MPI_Comm comms[]) {
+    for (int t = nthreads - 1; t >= 0; t--) MPI_Comm_dup(comm, comms + t);
+}
+
+void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine) {
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long w = nx + 2, lo = 1 + t * nx / T, n = (t + 1) * nx / T - t * nx / T;
+    double *r0 = a, *r1 = a + w, *rm = a + m * w, *rm1 = a + (m + 1) * w;
+    MPI_Sendrecv(r1 + lo, (int)n, MPI_DOUBLE, up, 11, rm1 + lo, (int)n, MPI_DOUBLE, down, 11,
+                 mine, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(rm + lo, (int)n, MPI_DOUBLE, down, 12, r0 + lo, (int)n, MPI_DOUBLE, up, 12,
+                 mine, MPI_STATUS_IGNORE);
+}
+""", why="attacker V: two MPI_Sendrecv per thread"),
+]

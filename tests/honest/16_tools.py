@@ -350,3 +350,35 @@ def outside_share(timeline: pd.DataFrame) -> float:
     outside = (timeline["phase"].to_numpy() != "jacobi").astype(float)
     return float(np.average(outside, weights=length))
 """, why="np.average of the phase test weighted by the intervals' lengths"))
+
+# attacker V's right answers (2026-12-06, full points graded)
+HONEST += [
+    right("count_bins", r"""
+%%c COUNT_C race_bins
+void count_bins(long n, int nbins, long *bins) {
+    (void)nbins;
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++) {
+        int b = bin_of(i);
+#pragma omp atomic
+        bins[b] += 1;
+    }
+}
+""", why="attacker V: atomic increments"),
+    right("count_bins", r"""
+%%c COUNT_C race_bins
+/* private counts per thread, added into bins under one critical section */
+#include <stdlib.h>
+void count_bins(long n, int nbins, long *bins) {
+#pragma omp parallel
+    {
+        long *mine = calloc((size_t)nbins, sizeof *mine);
+#pragma omp for schedule(static)
+        for (long i = 0; i < n; i++) mine[bin_of(i)] += 1;
+#pragma omp critical(merge_bins)
+        for (int b = 0; b < nbins; b++) bins[b] += mine[b];
+        free(mine);
+    }
+}
+""", why="attacker V: private calloc'd counts merged in a critical section"),
+]
