@@ -1,8 +1,17 @@
 /* thread_ring: a ring exchange with one block of data per OpenMP thread (lab 01).
  *
- * Every thread t of rank r owns a block of `count` ints. In iteration k it fills its block with
- * value(r, t, k, i) and the block must travel to the same thread t of the right neighbour, which
- * checks every element it received against value(left, t, k, i) and adds it to a checksum.
+ * Every thread t of rank r owns a block of `count` ints. In iteration k it fills its block and the
+ * block must travel to the same thread t of the right neighbour, which checks every element it
+ * received and adds it to a checksum:
+ *     masteronly: element i is value(r, t, k, i), checked against value(left, t, k, i);
+ *     the student's exchange: element i is 21 bits drawn afresh (getrandom) above a 10-bit tag
+ *         of (t, k), so only the sender holds the values until they are sent: a receiver cannot
+ *         compute its neighbour's block from its own (issue 36: a cell that took any thread's
+ *         message, MPI_ANY_TAG, and wrote its own block's values plus the ranks' difference over
+ *         it kept 4/4). The receiver checks the tag of every element; each thread's record also
+ *         carries "sent", the sum of what the kit put in its blocks, and the judge
+ *         (hybridlab.hybrid_models.exercise.check_ring) compares each thread's checksum with the
+ *         "sent" of the same thread of the left rank.
  *
  * Who calls MPI, and so which thread level the exchange needs, depends on the exchange:
  *     built as it is (masteronly, FUNNELED): after a barrier the master sends and receives every
@@ -18,11 +27,14 @@
  * their tags meet the wrong receive, and blocking calls made one thread at a time wait for a
  * partner that cannot come.
  *
- * Each thread emits one record: wrong (elements not what was sent), checksum (sum of every
- * element received), iterations, count, block (the address of its receive block: a traced run's
- * receive buffers are compared with it, hybrid_models.exercise.foreign_receives).
+ * Each thread emits one record: wrong (elements not what was sent; the student's exchange: whose
+ * tag is not (t, k)), checksum (sum of every element received), iterations, count, block (the
+ * address of its receive block: a traced run's receive buffers are compared with it,
+ * hybrid_models.exercise.foreign_receives), and with the student's exchange sent (the sum of
+ * every element the kit put in its own blocks).
  */
 #include "hybridlab.h"
+#include <sys/random.h>
 
 const char *const hl_kernel_description =
     "ring exchange of one block per OpenMP thread (masteronly, or the student's exchange)";
@@ -41,6 +53,35 @@ static int thread_ring_value(int r, int t, long k, long i) {
 
 #ifdef HL_STUDENT_EXCHANGE
 #include "thread_ring_student.h"
+
+/* The tag in the low 10 bits of each element thread t sends in iteration k (student's exchange). */
+static int thread_ring_tag(int t, long k) {
+    return (int)((t & 31) << 5 | (k & 31));
+}
+
+/* Fills thread t's block of iteration k: 21 fresh random bits (getrandom; splitmix64 of the clock
+ * where it fails) above the tag of each element. Returns the sum of the block. */
+static double thread_ring_fill(int *block, long n, int t, long k) {
+    size_t want = (size_t)n * sizeof *block, got = 0;
+    while (got < want) {
+        ssize_t drawn = getrandom((char *)block + got, want - got, 0);
+        if (drawn > 0) got += (size_t)drawn;
+        else if (drawn < 0 && errno != EINTR) break;
+    }
+    uint64_t z = (uint64_t)(hl_now() * 1e9) ^ ((uint64_t)gettid() << 32);
+    for (size_t i = got / sizeof *block; i < (size_t)n; i++) {
+        uint64_t h = (z += 0x9e3779b97f4a7c15ULL);
+        h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+        block[i] = (int)(h ^ (h >> 31));
+    }
+    double sum = 0.0;
+    for (long i = 0; i < n; i++) {
+        block[i] = (int)(((unsigned)block[i] & 0x1FFFFFu) << 10) | thread_ring_tag(t, k);
+        sum += block[i];
+    }
+    return sum;
+}
 #endif
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
@@ -76,18 +117,24 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         int place = ctx->rank % 2 ? t : team - 1 - t;
         int *mine = send + (size_t)t * (size_t)n, *got = recv + (size_t)t * (size_t)n;
         long wrong = 0;
-        double checksum = 0.0;
+        double checksum = 0.0, sent = 0.0;
         for (long k = 1; k <= iterations; k++) {
-            for (long i = 0; i < n; i++) mine[i] = thread_ring_value(ctx->rank, t, k, i);
             for (long i = 0; i < n; i++) got[i] = -1;
-            hl_sleep_us(delay_us * place);
 #ifdef HL_STUDENT_EXCHANGE
+            sent += thread_ring_fill(mine, n, t, k);
+            hl_sleep_us(delay_us * place);
             exchange_block(mine, got, (int)n, left, right, comm);
             HL_KEPT_CHECK("exchange_block", n, iterations, left, right, (long)send,
                           (long)recv);
             if (t != omp_get_thread_num() || got != recv + (size_t)t * (size_t)n)
                 hl_kept_stop("exchange_block", "the thread's block", omp_get_thread_num(), t);
+            for (long i = 0; i < n; i++) {
+                wrong += got[i] < 0 || (got[i] & 1023) != thread_ring_tag(t, k);
+                checksum += got[i];
+            }
 #else
+            for (long i = 0; i < n; i++) mine[i] = thread_ring_value(ctx->rank, t, k, i);
+            hl_sleep_us(delay_us * place);
 #pragma omp barrier
 #pragma omp masked
             for (int u = 0; u < team; u++)
@@ -95,17 +142,21 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                              recv + (size_t)u * (size_t)n, (int)n, MPI_INT, left, u, comm,
                              MPI_STATUS_IGNORE);
 #pragma omp barrier
-#endif
             for (long i = 0; i < n; i++) {
                 wrong += got[i] != thread_ring_value(left, t, k, i);
                 checksum += got[i];
             }
-#ifndef HL_STUDENT_EXCHANGE
 #pragma omp barrier /* every block read before the master receives the next */
 #endif
         }
+#ifdef HL_STUDENT_EXCHANGE
+        hl_emit(ctx, "\"wrong\":%ld,\"checksum\":%.1f,\"sent\":%.1f,\"iterations\":%ld,"
+                "\"count\":%ld,\"block\":%lu", wrong, checksum, sent, iterations, n,
+                (unsigned long)(uintptr_t)got);
+#else
         hl_emit(ctx, "\"wrong\":%ld,\"checksum\":%.1f,\"iterations\":%ld,\"count\":%ld,"
                 "\"block\":%lu", wrong, checksum, iterations, n, (unsigned long)(uintptr_t)got);
+#endif
     }
     free(send), free(recv);
     return 0;

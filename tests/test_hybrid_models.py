@@ -311,6 +311,30 @@ def test_student_ring_with_one_tag_for_all_threads_gets_the_wrong_blocks():
         check_ring(res)
 
 
+def test_student_ring_blocks_come_only_from_mpi():
+    """Issue 36: the kit's blocks were a formula of rank, thread, iteration and index, so a cell
+    could take any thread's message (MPI_ANY_TAG, the race) and write the left rank's values over
+    it from its own block. The student's blocks are drawn afresh in every run now: the same
+    cell gets the wrong blocks, and two runs of the right exchange send different values."""
+    from hybridlab.hybrid_models.exercise import build_student_ring, check_ring
+
+    computed = RING_EXCHANGE.replace(
+        "MPI_Irecv(recv, n, MPI_INT, left, tag,", "MPI_Irecv(recv, n, MPI_INT, left, MPI_ANY_TAG,"
+    ).replace("        if (!done) hl_sleep_us(20);\n    }\n",
+              "        if (!done) hl_sleep_us(20);\n    }\n    int rank = (send[0] / 64000) % 64;\n"
+              "    for (int i = 0; i < n; i++) recv[i] = send[i] + (left - rank) * 64000;\n")
+    assert computed.count("MPI_ANY_TAG") == 1 and "64000;" in computed
+    res = hl.run_program(build_student_ring(computed, name="test_ring_computed"), ranks=3,
+                         threads=2, thread_level="serialized", iterations=2)  # fmt: skip
+    with pytest.raises(AssertionError, match="did not arrive from the same thread"):
+        check_ring(res)
+    kernel = build_student_ring(RING_EXCHANGE, name="test_student_ring")
+    sent = [hl.run_program(kernel, ranks=2, threads=2, thread_level="serialized",
+                           iterations=1).records.sort_values(["rank", "thread"])["sent"].tolist()
+            for _ in range(2)]  # fmt: skip
+    assert sent[0] != sent[1], "the blocks' values are the same in two runs"
+
+
 def test_student_ring_needs_both_functions_and_reaches_nothing_of_the_kernel():
     from hybridlab.hybrid_models.exercise import build_student_ring
 

@@ -801,3 +801,33 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
     }
 }
 """, ['hidden_exchange_block'], "attacker T (G01_rsend): ready sends (MPI_Irsend), not synchronous ones", reason='use synchronous sends'))
+
+# issue 36, fixer X1 (2026-12-07, 4/4 kept before): the race itself (MPI_ANY_TAG: any thread's
+# block meets the receive), then the neighbour's block computed from the thread's own, since the
+# kit's values were a formula of rank, thread, iteration and index; thread_ring.c draws them now
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block calls MPI from every thread");
+}
+
+/* every thread receives whichever block comes first (MPI_ANY_TAG: the race the lab is about),
+ * then writes its own block's values over it: the left rank's block of this thread differs from
+ * this thread's own block by (left - rank) x 64000 in every element */
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    MPI_Request requests[2];
+    int rank = (send[0] / 64000) % 64, done = 0;
+#pragma omp critical(mpi)
+    {
+        MPI_Irecv(recv, n, MPI_INT, left, MPI_ANY_TAG, comm, &requests[0]);
+        MPI_Issend(send, n, MPI_INT, right, omp_get_thread_num(), comm, &requests[1]);
+    }
+    while (!done) {
+#pragma omp critical(mpi)
+        MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE);
+        if (!done) hl_sleep_us(20);
+    }
+    for (int i = 0; i < n; i++) recv[i] = send[i] + (left - rank) * 64000;
+}
+""", ['hidden_exchange_block'], "fixer X1 (issue 36): MPI_ANY_TAG receives, then the left rank's values computed from the thread's own block",
+    reason='did not arrive from the same thread'))

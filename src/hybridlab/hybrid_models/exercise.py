@@ -9,8 +9,11 @@ thread_ring.c, checked (the only module of the topic that launches kernels).
     kernel = build_student_ring(code)             # its own unit, traced: Results.mpi_calls
     check_ring(cluster.run(kernel, ...))          # AssertionError naming the first wrong block
 
-The expected values come from a serial reference in Python (ring_reference), not from the
-kernel's own count.
+The expected values of the masteronly kernel come from a serial reference in Python
+(ring_reference), not from the kernel's own count. The student's exchange sends values each
+thread draws at run time (thread_ring.c), which no other rank can compute: each thread's checksum
+is compared with the "sent" record of the same thread of the left rank (what the kit put in its
+blocks), judged here from the records, outside the kernel.
 """
 
 from __future__ import annotations
@@ -62,9 +65,20 @@ def build_student_ring(code: str, name: str = "student_ring") -> Kernel:
     return build_student(name, "thread_ring", "HL_STUDENT_EXCHANGE", code, STUDENT_FUNCTIONS)
 
 
+def sent_reference(records: pd.DataFrame, ranks: int, threads: int) -> pd.DataFrame:
+    """The student's exchange: per (rank, thread) the sum of what the same thread of the left
+    rank sent (its "sent" record; NaN where that record is missing)."""
+    sent = records[["rank", "thread", "sent"]].astype(float).astype({"rank": int, "thread": int})
+    sent = sent.assign(rank=(sent["rank"] + 1) % ranks).rename(columns={"sent": "expected"})
+    rows = pd.DataFrame([(r, t) for r in range(ranks) for t in range(threads)],
+                        columns=["rank", "thread"])  # fmt: skip
+    return rows.merge(sent, on=["rank", "thread"], how="left")
+
+
 def check_ring(results: Results) -> pd.DataFrame:
-    """Compare each thread's received checksum with the serial reference; AssertionError names
-    the first (rank, thread) that got wrong data. Returns the comparison."""
+    """Compare each thread's received checksum with what the same thread of the left rank sent
+    (the student's exchange: its "sent" record) or with the serial reference (masteronly);
+    AssertionError names the first (rank, thread) that got wrong data. Returns the comparison."""
     rec = results.records
     rec = rec[rec["checksum"].notna()] if "checksum" in rec else rec
     ranks = len(results.meta["ranks"])
@@ -73,7 +87,10 @@ def check_ring(results: Results) -> pd.DataFrame:
         f"{len(rec)} records, expected one per thread of every rank ({ranks} x {threads})"
     )
     iterations, count = int(rec["iterations"].iloc[0]), int(rec["count"].iloc[0])
-    want = ring_reference(ranks, threads, iterations, count)
+    if "sent" in rec:
+        want = sent_reference(rec, ranks, threads)
+    else:
+        want = ring_reference(ranks, threads, iterations, count)
     got = rec[["rank", "thread", "checksum", "wrong"]].astype(float)
     both = want.merge(got.astype({"rank": int, "thread": int}), on=["rank", "thread"], how="left")
     for row in both.itertuples():
