@@ -9,6 +9,7 @@
 #ifndef SHM_HALO_STUDENT_H
 #define SHM_HALO_STUDENT_H
 #include "hybridlab.h"
+#include "hl_node_split.h" /* the nodes, real or made up where the MPI makes none (HL_MADE_UP_NODES) */
 
 /* Called once by every rank of comm, from its main thread. Allocate this rank's block
  * (shm_block_bytes() bytes) in one shared window of the ranks of its node, call shm_init_block on it,

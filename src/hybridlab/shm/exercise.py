@@ -7,9 +7,10 @@ shm_jacobi, its own unit linked with shm_halo.c (hybridlab.runs.student_c), judg
     check_student_shm(build_student_shm(code))           # AssertionError naming what is wrong
 
 Several nodes on one machine: MPICH's MPIR_CVAR_NUM_CLIQUES makes MPI_COMM_TYPE_SHARED split
-the ranks into that many blocks of consecutive ranks, as nodes would (Open MPI ignores it: the
-ranks stay one node). The checks read which ranks shared a node from the kernel's own "node"
-records, so they hold either way.
+the ranks into that many blocks of consecutive ranks, as nodes would; Open MPI ignores it, and
+there the kernel makes the same blocks itself (HL_MADE_UP_NODES: the kit's and the student's
+MPI_COMM_TYPE_SHARED splits through hl_node_split.h, an MPI_Comm_split). The checks read which
+ranks shared a node from the kernel's own "node" records.
 """
 
 from __future__ import annotations
@@ -50,10 +51,12 @@ TYPE_CALLS = {"MPI_Type_contiguous", "MPI_Type_vector", "MPI_Type_create_hvector
 
 def nodes_env(nodes: int) -> dict[str, str]:
     """The environment that splits the ranks into `nodes` blocks of consecutive ranks for
-    MPI_COMM_TYPE_SHARED (MPICH; {} for one node)."""
+    MPI_COMM_TYPE_SHARED ({} for one node): MPICH's cliques, and for an MPI that ignores them
+    (Open MPI) the kernel's own made-up nodes of the same blocks (shm_halo.c, HL_MADE_UP_NODES)."""
     if nodes <= 1:
         return {}
-    return {"MPIR_CVAR_NUM_CLIQUES": str(nodes), "MPIR_CVAR_CLIQUES_BY_BLOCK": "1"}
+    return {"MPIR_CVAR_NUM_CLIQUES": str(nodes), "MPIR_CVAR_CLIQUES_BY_BLOCK": "1",
+            "HL_MADE_UP_NODES": str(nodes)}
 
 
 def build_student_shm(code: str, name: str = "student_shm") -> Kernel:
