@@ -754,27 +754,28 @@ _SOURCE_LINE = re.compile(r"^(\S+):(\d+)(?: \(discriminator \d+\))?$")
 _INSTRUCTION = re.compile(r"^\s*([0-9a-f]+):\s")
 
 
-def update_sites(program: Path, source: str, lines: list[int], calls: re.Pattern = _STORE_CALL) -> list[int]:
-    """The sites of the update's stores (or reads) in a counted build (the program, built from
-    `source`): the return addresses of the calls that instrument a store, copy or fill (`calls`:
-    or a read) at one of the cell `lines` (its DWARF lines), as offsets in the cell's code section
-    (unit_checks.CELL_CODE)."""
+def update_sites(program: Path, source: str, stores: list[int], reads: list[int]) -> list[list[int]]:
+    """The sites of the update's stores and of its reads in a counted build (the program, built
+    from `source`): the return addresses of the calls that instrument a store, copy or fill at one
+    of the cell lines `stores` (their DWARF lines), and of those that instrument a read at one of
+    `reads`, as offsets in the cell's code section (unit_checks.CELL_CODE); one disassembly."""
     sections = subprocess.run(["readelf", "-S", "-W", str(program)], capture_output=True, text=True,
                               check=True, timeout=60).stdout  # fmt: skip
     start = re.search(rf"\]\s+{unit_checks.CELL_CODE}\s+\S+\s+([0-9a-f]+)\s", sections)
-    if start is None or not lines:
-        return []
+    kinds = [(set(stores), _STORE_CALL, []), (set(reads), _READ_CALL, [])]
+    if start is None or not (stores or reads):
+        return [sites for _, _, sites in kinds]
     code = subprocess.run(["objdump", "-d", "-l", "--no-show-raw-insn", f"--section={unit_checks.CELL_CODE}",
                            str(program)], capture_output=True, text=True, check=True, timeout=120).stdout
-    wanted, line, call, sites = set(lines), None, None, []
+    line, called = None, None  # called: the sites list of the call just seen
     for text in code.splitlines():
         if m := _SOURCE_LINE.match(text):
             line = int(m.group(2)) if Path(m.group(1)).name == source else None
         elif m := _INSTRUCTION.match(text):
-            if call is not None:  # the instruction after a store's call: the call's return address
-                sites.append(int(m.group(1), 16) - int(start.group(1), 16))
-            call = text if line in wanted and calls.search(text) else None
-    return sites
+            if called is not None:  # the instruction after an instrumenting call: its return address
+                called.append(int(m.group(1), 16) - int(start.group(1), 16))
+            called = next((sites for wanted, calls, sites in kinds if line in wanted and calls.search(text)), None)
+    return [sites for _, _, sites in kinds]
 
 
 def update_sites_env(program: Path, code: str) -> dict[str, str]:
@@ -785,8 +786,7 @@ def update_sites_env(program: Path, code: str) -> dict[str, str]:
     installed."""
     if not split_rmw.clang_present():
         return {}
-    (stores, reads), source = update_lines(code), f"{program.name}.c"
-    sites = [update_sites(program, source, stores), update_sites(program, source, reads, _READ_CALL)]
+    sites = update_sites(program, f"{program.name}.c", *update_lines(code))
     return {UPDATE_SITES: ";".join(",".join(f"{s:x}" for s in kind) for kind in sites)}
 
 
