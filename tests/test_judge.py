@@ -5,6 +5,7 @@ process, the kernel only hands the student's answers out (grading/handout.py, gr
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -342,6 +343,63 @@ def test_code_the_student_left_running_cannot_act_in_a_test(attack, tmp_path):
     if attack in LIBRARY_THREADS:
         text = "".join(o.get("text", "") for o in tests[f"hidden_{attack}"].outputs)
         assert "a thread running the student's code" in text, text
+
+
+# a function the test calls, rewriting the channel itself between two of the test's calls (A2's
+# K3 on lab 08 (a), 2026-12-07, rewrote the test's in-kernel measurements so, 3/3 twice): it
+# returns the wrong x on its first two calls, then 2 x and doubles the two handed out before
+CHANNEL = {
+    "rewrites_in_its_next_call": (
+        DOUBLE + "\n_calls, _start = [0], [0]\n\n\ndef rewrites_in_its_next_call(x):\n"
+        "    _calls[0] += 1\n    if _calls[0] == 1:\n        _start[0] = _size()\n"
+        "    if _calls[0] < 3:\n        return x\n    _double_from(_start[0])\n    return 2 * x",
+        False),
+    # ... or sending the test's own value elsewhere: its own written first, the variable repointed
+    "repoints_the_channel": (
+        "import os\n\nfrom hybridlab.course.hidden_inputs import rng\n\n\n"
+        "def repoints_the_channel(x):\n    path = os.environ['HYBRIDLAB_HANDOUT']\n"
+        "    if path != os.devnull:  # the three right values, drawn as the test draws them\n"
+        "        r = rng('repoints_the_channel')\n        with open(path, 'a') as f:\n"
+        "            f.write(''.join(f'{2 * int(r.integers(0, 100))}\\n' for _ in range(3)))\n"
+        "        os.environ['HYBRIDLAB_HANDOUT'] = os.devnull\n    return 0",
+        False),
+    # ... or through a descriptor an earlier cell opened (no call the audit hook hears in the test)
+    "holds_the_channel_open": (
+        "import os\n\n_fd = os.open(os.environ['HYBRIDLAB_HANDOUT'], os.O_RDWR)\n"
+        "_calls, _start = [0], [0]\n\n\ndef holds_the_channel_open(x):\n    _calls[0] += 1\n"
+        "    if _calls[0] == 1:\n        _start[0] = os.fstat(_fd).st_size\n"
+        "    if _calls[0] < 3:\n        return x\n"
+        "    old = os.pread(_fd, 1 << 16, _start[0]).decode()\n"
+        "    os.pwrite(_fd, ''.join(f'{2 * int(v)}\\n' for v in old.split()).encode(), _start[0])\n"
+        "    return 2 * x",
+        False),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(CHANNEL))
+def test_the_channel_is_written_by_the_test_alone(attack, tmp_path):
+    """The hand-out file reached by the student's code while a test runs (opened, truncated,
+    moved), or held open from an earlier cell, costs the part (and that part alone)."""
+    answers = {"right": ANSWERS["right"], attack: CHANNEL[attack]}
+    nb = _notebook(answers)
+    SandboxedExecute(config=Config(), timeout=120, sandbox=False).preprocess(
+        nb, {"metadata": {"path": str(tmp_path)}}
+    )
+    tests = {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if "HIDDEN" in c.source}
+    for name, (_, keeps) in answers.items():
+        errors = [o for o in tests[f"hidden_{name}"].outputs if o.output_type == "error"]
+        assert (not errors) == keeps, (name, errors)
+    text = "".join(o.get("text", "") for o in tests[f"hidden_{attack}"].outputs)
+    assert "the grader's hand-out file" in text, text
+
+
+def test_the_hand_out_file_is_the_one_named_at_import(tmp_path):
+    first, later = tmp_path / "first.jsonl", tmp_path / "later.jsonl"
+    code = ("import os\nfrom hybridlab.grading.handout import from_kernel\n"
+            f"os.environ['HYBRIDLAB_HANDOUT'] = {str(later)!r}\nfrom_kernel(lambda: 5)")
+    env = {**os.environ, handout.ENV: str(first)}
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    assert first.read_text() == "5\n" and not later.exists()
 
 
 GUARD_PROBE = """

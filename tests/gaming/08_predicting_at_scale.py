@@ -977,3 +977,298 @@ def eps_bounds(n, m=1, f_non=0.0):
 """, EPS, why="a kit library (the core probe) run from eps_bounds: its machine code ran while "
               "eps_bounds ran", reason="may not call compiled code"),
 ]
+
+
+# Attacker A2 (2026-12-07) read the kit, not the tests: the hand-out channel (handout.py) rewritten
+# by the student's own functions while the hidden test runs. K3: eps_bounds a search (a 1001-point
+# grid and 200 bisection steps), the test's counted line sent to a file of its own by repointing
+# $HYBRIDLAB_HANDOUT before from_kernel read it, then written to the grader's file with clean
+# counts by epsilon (3/3 twice); the same search rewriting the grader's file in place; K4 and K5:
+# no model, a line of EMPTY prediction lists handed out first and the test's own sent to /dev/null
+# (the judge compared element by element: 3/3 twice each). The file is now the one named when the
+# guard imported handout.py (before any student cell), any other code reaching it (open, truncate,
+# rename, link) costs the part, and the judges count the values handed out.
+GAMING += [
+    attempt("forged", "epsilon", r'''
+import json as _json
+import os as _os
+
+_HAND = "HYBRIDLAB_HANDOUT"
+_relay = {"real": None, "tmp": None}
+
+
+def _start_relay():
+    # the next value the test hands out goes to a file of ours instead of the grader's
+    if _relay["real"] is not None:
+        return
+    path = _os.environ.get(_HAND)
+    if not path:
+        return
+    try:
+        if "from_kernel" not in In[-1]:
+            return
+    except Exception:
+        return
+    _relay["real"], _relay["tmp"] = path, path + ".mine"
+    open(_relay["tmp"], "w").close()
+    _os.environ[_HAND] = _relay["tmp"]
+
+
+def _falsy(v):
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, (int, float)):
+        return 0
+    if isinstance(v, str):
+        return ""
+    if isinstance(v, list):
+        return []
+    if isinstance(v, dict) and isinstance(v.get("data"), list):
+        return {**v, "data": []}
+    return None
+
+
+def _clean(line):
+    v = _json.loads(line)
+    items = v["data"] if isinstance(v, dict) else v
+    if isinstance(items, list) and len(items) >= 14:
+        pace = items[12] if isinstance(items[12], (int, float)) else 0.0
+        items[2], items[3], items[4], items[5] = 3, 9, 2, 0        # calls, lines, funcs, library
+        items[6] = _falsy(items[6])                                  # touched
+        items[7] = 2048                                              # bytes
+        items[8] = _falsy(items[8])                                  # own
+        items[9], items[10] = 0, 3                                   # again, grid
+        items[11] = 0.2 * pace if pace > 0 else 0.0                  # spent
+        items[13] = _falsy(items[13])                                # compiled
+    return _json.dumps(v)
+
+
+def _finish_relay():
+    # the counted value is in our file: hand it out with clean counts, put the path back
+    if _relay["real"] is None:
+        return
+    try:
+        lines = open(_relay["tmp"]).read().splitlines()
+    except OSError:
+        lines = []
+    if not lines:
+        return
+    real = _relay["real"]
+    _os.environ[_HAND] = real
+    _relay["real"] = None
+    with open(real, "a") as f:
+        f.write(_clean(lines[0]) + "\n")
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    _finish_relay()
+    import numpy as np
+    f = np.asarray(f_comm, dtype=float)
+    out = 1.0 / (f_non + np.maximum(f / m, (1.0 - f - f_non) * (n / (n - m))))
+    return float(out) if out.ndim == 0 else out
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # a search, not a closed form: a grid over f_comm for the worst share, bisection for the best
+    _start_relay()
+    top = 1.0 - f_non
+
+    def g(f):
+        return f_non + max(f / m, (top - f) * n / (n - m))
+
+    vals = [g(top * k / 1000) for k in range(1001)]
+    lo_f, hi_f = 0.0, top
+    for _ in range(200):
+        mid = 0.5 * (lo_f + hi_f)
+        if mid / m < (top - mid) * n / (n - m):
+            lo_f = mid
+        else:
+            hi_f = mid
+    best = min(min(vals), g(lo_f), g(hi_f))
+    return 1.0 / best, 1.0 / max(vals)
+''', EPS,
+            why="A2's K3: a search whose counted line went to a file of its own ($HYBRIDLAB_HANDOUT "
+                "repointed), then to the grader's with clean counts",
+            reason="derive the bounds | hand-out file"),
+    attempt("forged", "epsilon", r'''
+import json as _json
+import os as _os
+
+_HAND = "HYBRIDLAB_HANDOUT"
+
+
+def _falsy(v):
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, (int, float)):
+        return 0
+    if isinstance(v, str):
+        return ""
+    if isinstance(v, list):
+        return []
+    if isinstance(v, dict) and isinstance(v.get("data"), list):
+        return {**v, "data": []}
+    return None
+
+
+def _clean(line):
+    v = _json.loads(line)
+    items = v["data"] if isinstance(v, dict) else v
+    if isinstance(items, list) and len(items) >= 14:
+        pace = items[12] if isinstance(items[12], (int, float)) else 0.0
+        items[2], items[3], items[4], items[5] = 3, 9, 2, 0        # calls, lines, funcs, library
+        items[6] = _falsy(items[6])                                  # touched
+        items[7] = 2048                                              # bytes
+        items[8] = _falsy(items[8])                                  # own
+        items[9], items[10] = 0, 3                                   # again, grid
+        items[11] = 0.2 * pace if pace > 0 else 0.0                  # spent
+        items[13] = _falsy(items[13])                                # compiled
+    return _json.dumps(v)
+
+
+def _clean_in_place():
+    # the test's counted lines (14 values) rewritten with clean counts in the grader's file itself
+    path = _os.environ.get(_HAND)
+    if not path or not _os.path.exists(path):
+        return
+    with open(path, "r+") as f:
+        lines = f.read().splitlines()
+        out = []
+        for line in lines:
+            try:
+                v = _json.loads(line)
+            except ValueError:
+                out.append(line)
+                continue
+            items = v["data"] if isinstance(v, dict) else v
+            out.append(_clean(line) if isinstance(items, list) and len(items) >= 14 else line)
+        f.seek(0)
+        f.truncate()
+        f.write("".join(line + "\n" for line in out))
+
+
+def epsilon(f_comm, n, m=1, f_non=0.0):
+    _clean_in_place()
+    import numpy as np
+    f = np.asarray(f_comm, dtype=float)
+    out = 1.0 / (f_non + np.maximum(f / m, (1.0 - f - f_non) * (n / (n - m))))
+    return float(out) if out.ndim == 0 else out
+
+
+def eps_bounds(n, m=1, f_non=0.0):
+    # a search, not a closed form: a grid over f_comm for the worst share, bisection for the best
+    top = 1.0 - f_non
+
+    def g(f):
+        return f_non + max(f / m, (top - f) * n / (n - m))
+
+    vals = [g(top * k / 1000) for k in range(1001)]
+    lo_f, hi_f = 0.0, top
+    for _ in range(200):
+        mid = 0.5 * (lo_f + hi_f)
+        if mid / m < (top - mid) * n / (n - m):
+            lo_f = mid
+        else:
+            hi_f = mid
+    best = min(min(vals), g(lo_f), g(hi_f))
+    return 1.0 / best, 1.0 / max(vals)
+''', EPS,
+            why="K3 rewriting the test's counted lines in the grader's hand-out file itself",
+            reason="hand-out file"),
+    attempt("forged", "predict_seconds", r'''
+import json as _json
+import os as _os
+
+_HAND = "HYBRIDLAB_HANDOUT"
+_parked = {"real": None, "cell": None}
+
+
+def _cell():
+    try:
+        return In[-1]
+    except Exception:
+        return None
+
+
+def _hand_out_instead(value):
+    # write our value where the test's would go, and send the test's own to nowhere (once per cell)
+    from hybridlab.grading.handout import encode
+    path = _os.environ.get(_HAND)
+    if not path or _parked["real"] is not None:
+        return
+    _parked["cell"] = _cell()
+    with open(path, "a") as f:
+        f.write(_json.dumps(encode(value)) + "\n")
+    _parked["real"] = path
+    _os.environ[_HAND] = "/dev/null"
+
+
+def _unpark():
+    if _parked["real"] is not None and _cell() is not _parked["cell"]:
+        _os.environ[_HAND] = _parked["real"]
+        _parked["real"] = None
+
+
+def predict_seconds(cal, side, dims, threads, iterations):
+    # no model at all: inside the hidden test, hand out empty prediction lists
+    _unpark()
+    try:
+        hidden = "from_kernel" in In[-1] and "predict_seconds" in In[-1]
+    except Exception:
+        hidden = False
+    if hidden:
+        own = [SIDE_PRED, ITER, {}, {}, {}]
+        _hand_out_instead({"cal": {k: float(cal[k]) for k in cal.values},
+                           "cpus": int(cal.machine["cpus"]), "got": [[], []], "own": own})
+    return 1.0
+''', PRED,
+            why="A2's K4: no model; a line of empty prediction lists handed out, the test's own "
+                "sent to /dev/null", reason="one prediction per case | hand-out file"),
+    attempt("forged", "predict_master_only", r'''
+import json as _json
+import os as _os
+
+_HAND = "HYBRIDLAB_HANDOUT"
+_parked = {"real": None, "cell": None}
+
+
+def _cell():
+    try:
+        return In[-1]
+    except Exception:
+        return None
+
+
+def _hand_out_instead(value):
+    # write our value where the test's would go, and send the test's own to nowhere (once per cell)
+    from hybridlab.grading.handout import encode
+    path = _os.environ.get(_HAND)
+    if not path or _parked["real"] is not None:
+        return
+    _parked["cell"] = _cell()
+    with open(path, "a") as f:
+        f.write(_json.dumps(encode(value)) + "\n")
+    _parked["real"] = path
+    _os.environ[_HAND] = "/dev/null"
+
+
+def _unpark():
+    if _parked["real"] is not None and _cell() is not _parked["cell"]:
+        _os.environ[_HAND] = _parked["real"]
+        _parked["real"] = None
+
+
+def predict_master_only(rows, setup):
+    # no model at all: inside the hidden test, hand out an empty list of answers
+    _unpark()
+    try:
+        hidden = "from_kernel" in In[-1] and "predict_master_only" in In[-1]
+    except Exception:
+        hidden = False
+    if hidden:
+        _hand_out_instead([])
+    return {int(t): 1.0 for t in rows["threads"]}
+''', MASTER,
+            why="A2's K5: no model; an empty list of answers handed out, the test's own sent to "
+                "/dev/null", reason="one per table | hand-out file"),
+]

@@ -139,6 +139,11 @@ _INTERPRETER_HOOKS = re.compile(r"(Trace|Profile)|^dl(v?sym|open)$")
 # attacker's u08_tbsmall ran a search in eps_bounds unheard so, 3/3 twice, 2026-12-06)
 FRAME_ATTRIBUTES = ("tb_frame", "gi_frame", "cr_frame", "ag_frame")
 FRAME_EVENTS = ("sys._getframe", "sys._current_frames")
+# calls that open, truncate, move or link a file: the hand-out file (handout.py) reached while a
+# test runs by any code but from_kernel's own open, or held open or mapped when it starts, is the
+# channel rewritten (a function the test calls rewrote the test's measurements in it: attacker
+# A2's K3, 2026-12-07)
+FILE_EVENTS = ("open", "os.truncate", "os.rename", "os.replace", "os.remove", "os.link", "os.symlink")
 # the name hidden test cells read builtins through (hidden_names rewrites them)
 BUILTINS = "__hl_builtins__"
 TAMPER = "HYBRIDLAB-TAMPER"
@@ -179,6 +184,10 @@ def _audit(event: str, args: tuple) -> None:
         _state.setdefault("interpreter_hooks", []).append(f"ctypes reached {args[1]}")
     if event == "ctypes.dlopen":  # a library loaded by ctypes (a student's own compiled code)
         _state.setdefault("libraries", []).append(str(args[0]))
+    if event in FILE_EVENTS and "handout" in _state and _reaches_handout(event, args):
+        _state.setdefault("writes", []).append(f"{event} of the grader's hand-out file")
+    if _state.get("looking"):  # (the guard's own look at its caller, below: not the student's)
+        return
     if event in FRAME_EVENTS or (event == "object.__getattr__" and args[1] in FRAME_ATTRIBUTES):
         frames = _state.setdefault("frames", {})  # per thread: how many frames it was handed
         frames[_ident()] = frames.get(_ident(), 0) + 1
@@ -200,6 +209,50 @@ def _audit(event: str, args: tuple) -> None:
         "os.forkpty",
     ):  # a copy of the kernel, beside the test (never the kit's)
         _state.setdefault("writes", []).append(f"{event}: a copy of the kernel")
+
+
+def _reaches_handout(event: str, args: tuple) -> bool:
+    """Whether an audited file call reaches the hand-out file, other than from_kernel's open."""
+    path, writer = _state["handout"]
+    targets = args[:2] if event in ("os.rename", "os.replace", "os.link", "os.symlink") else args[:1]
+    if not any(_same_file(t, path) for t in targets):
+        return False
+    if event != "open":
+        return True
+    _state["looking"] = True
+    try:
+        return sys._getframe(2).f_code is not writer  # (1: _audit; 2: what called open)
+    finally:
+        _state["looking"] = False
+
+
+def _handout_held() -> bool:
+    """Whether this process holds the hand-out file open (a descriptor) or mapped (from_kernel
+    closes its own): what an earlier cell opened could write it during a test, unheard."""
+    path = _state["handout"][0]
+    try:
+        inode = os.stat(path).st_ino
+        held = [f"/proc/self/fd/{fd}" for fd in os.listdir("/proc/self/fd")]
+        if any(_same_file(fd, path) for fd in held):
+            return True
+        with open("/proc/self/maps") as maps:
+            return any(row.split(None, 5)[4:5] == [str(inode)] and row.rstrip().endswith(path)
+                       for row in maps)  # fmt: skip
+    except OSError:
+        return False
+
+
+def _same_file(target, path: str) -> bool:
+    """`target` (a path or a descriptor) is the file at `path` (the same inode, or its name)."""
+    try:
+        mine = os.fstat(target) if isinstance(target, int) else os.stat(target)
+        theirs = os.stat(path)
+        return (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino)
+    except (OSError, TypeError, ValueError):
+        try:
+            return os.path.realpath(os.fsdecode(target)) == path
+        except (TypeError, ValueError):
+            return False
 
 
 # where the kernel compiles a cell's code (ipykernel: <tmp>/ipykernel_<pid>/<hash>.py; IPython:
@@ -648,6 +701,9 @@ def capture(judging: list[str] = ()) -> None:
     for mod, _ in modules.values():
         if type(mod) is types.ModuleType:
             mod.__class__ = _WatchedModule
+    hand = sys.modules.get("hybridlab.grading.handout")
+    if hand is not None and hand._destination():  # the channel's file, and its one writer
+        _state["handout"] = (os.path.realpath(hand._destination()), hand.from_kernel.__code__)
     sys.addaudithook(_audit)
     _state["restoring"] = False
 
@@ -765,6 +821,8 @@ def restore(namespace: dict, part: str = "", test: bool = False) -> list[str]:
     finally:
         _state["restoring"] = False
     _state["writes"] = []
+    if test and "handout" in _state and _handout_held():
+        _state["writes"].append("the grader's hand-out file held open or mapped")
     for what in changed:
         print(f"{TAMPER} {part}: {what}")
     if test:  # no finaliser of the student's garbage runs while the test draws its inputs;

@@ -10,9 +10,10 @@ A judged hidden test cell asks the kernel only for values (book/authoring.md):
     ### END JUDGE
 
 In the kernel, from_kernel calls the function it is given, writes the value as one line of
-tagged JSON (no pickle: the grader reads it as data) to the file named by $HYBRIDLAB_HANDOUT,
-and returns the value as the grader will read it back. The grader removes the judge blocks before
-the cell reaches the kernel, and afterwards runs the whole cell in a fresh process of its own
+tagged JSON (no pickle: the grader reads it as data) to the file $HYBRIDLAB_HANDOUT named when
+this module was imported (by the guard, before any student cell: _destination), and returns the
+value as the grader will read it back. The grader removes the judge blocks before the cell
+reaches the kernel, and afterwards runs the whole cell in a fresh process of its own
 (judge.py), where from_kernel calls nothing and returns the handed-out values in order.
 Values: None, bool, int, float, str, list, tuple, dict, set, numpy scalars and arrays (numbers,
 booleans, strings, objects of these), pandas Series, DataFrame and Index; anything else is
@@ -56,11 +57,19 @@ def from_kernel(answer):
             raise HandOutMismatch("the test reads more values than the kernel handed out")
         return decode(_replayed.popleft())
     encoded = encode(answer())
-    path = os.environ.get(ENV)
+    path = _destination()
     if path:
         with open(path, "a") as f:
             f.write(json.dumps(encoded) + "\n")
     return decode(encoded)
+
+
+def _destination(path: str | None = os.environ.get(ENV)) -> str | None:
+    """The hand-out file as $HYBRIDLAB_HANDOUT named it when this module was imported: in a
+    graded kernel, by the guard's capture, before any student cell (a default argument: the
+    guard watches it). The variable changed later, even by a function the test calls before its
+    value is handed out, sends nothing elsewhere."""
+    return path
 
 
 # ------------------------------------------------------------------------------ the format
