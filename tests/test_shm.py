@@ -172,3 +172,39 @@ def test_a_copy_read_is_counted_where_the_cell_cannot_write_the_count():
     kernel = build_student_shm(cell, name="test_shm_bumped_counts")
     with pytest.raises(KernelError, match="8 of the 8 reads .* not of the block in the window"):
         check_student_shm(kernel, runs=((3, 1),), nx=11, ny=9, iterations=2)
+
+
+def test_a_row_across_nodes_comes_by_message_before_every_sweep():
+    """Attacker A1 (S2): no message across nodes; the grid's height learnt from one
+    MPI_Comm_split and the whole grid swept privately by the ranks next to another node, their
+    halo rows copied from it: check_student_shm passed it on two nodes. Each sweep of a rank
+    with a neighbour on another node now needs one more row-sized receive from that rank."""
+    from gaming import source_of
+
+    cell = source_of("11_shared_memory", "no message across nodes: the grid's height")
+    code = cell.split("\n", 1)[1] if cell.startswith("%%") else cell
+    kernel = build_student_shm(code, name="test_shm_recompute")
+    with pytest.raises(AssertionError, match=r"before its sweep\(s\) \[0, 1, 2\] it had not "
+                       "received that rank's row by a message"):  # fmt: skip
+        check_student_shm(kernel, runs=((2, 2),), nx=9, ny=4, iterations=3)
+
+
+@pytest.mark.parametrize(("extra", "says"), [
+    ("        MPI_Comm spare;  /* a communicator made every iteration: a collective channel */\n"
+     "        MPI_Comm_dup(node, &spare);\n        MPI_Comm_free(&spare);\n",
+     "called MPI_Comm_dup after its first sweep had begun"),
+    ("        double word = 0.0;  /* a message of one double beside the row */\n"
+     "        if (down != MPI_PROC_NULL) MPI_Send(&word, 1, MPI_DOUBLE, down, 9, comm);\n"
+     "        if (up != MPI_PROC_NULL) MPI_Recv(&word, 1, MPI_DOUBLE, up, 9, comm, MPI_STATUS_IGNORE);\n",
+     "sent 8 bytes in a message to rank 1, less than a row"),
+])  # fmt: skip
+def test_no_communicator_made_in_the_loop_and_no_message_shorter_than_a_row(extra, says):
+    """Attacker A1 (S3) carried the rows across nodes bit by bit as the colours of
+    MPI_Comm_split every iteration: communicators are made before the first sweep only. A
+    message to a neighbour on another node carries a whole row (a row-sized receive with a short
+    message would let the halo come from elsewhere)."""
+    loop = "        shm_sweep(mine, above, below, it);"
+    assert loop in SHM_JACOBI
+    kernel = build_student_shm(SHM_JACOBI.replace(loop, extra + loop, 1), name="test_shm_extra")
+    with pytest.raises(AssertionError, match=says):
+        check_student_shm(kernel, runs=((2, 2),), nx=9, ny=4, iterations=3)

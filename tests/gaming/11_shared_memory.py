@@ -494,3 +494,140 @@ void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo
 """, A, "the neighbours' blocks copied into private memory after each fence and the copies swept "
         "from, the read counts in the window's block headers bumped by hand (attacker V)",
         reason="not of the block in the window"))
+
+
+# attacker A1: the rows across nodes carried by no message (F11's fix: a row received from the
+# neighbour on another node before every sweep, communicators made before the first sweep only)
+GAMING.append(attempt("shortcut", "shm_jacobi", r"""%%c SHM_C shm_halo
+#include <string.h>
+#include <stdlib.h>
+/* S2: no message across nodes. A rank whose neighbour is on another node learns the grid's
+ * height from one MPI_Comm_split (colour = its row count) and recomputes the whole grid itself,
+ * serially, to fill halo_above / halo_below: the cross-node halo without any message. */
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    int rank, size, nrank, nsize;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    double *mine, *above = NULL, *below = NULL;
+    MPI_Win win;
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    shm_init_block(mine);
+    MPI_Aint bytes;
+    int unit;
+    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &bytes, &unit, &above);
+    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &bytes, &unit, &below);
+    int far_up = rank > 0 && !above, far_down = rank < size - 1 && !below;
+    long w = shm_row_length(), nx = w - 2;
+    long m = (long)((shm_block_bytes() - 64) / (2 * w * (long)sizeof(double)));
+    MPI_Comm same;
+    int s, sr;
+    MPI_Comm_split(comm, (int)m, rank, &same);
+    MPI_Comm_size(same, &s);
+    MPI_Comm_rank(same, &sr);
+    MPI_Comm_free(&same);
+    long ny = sr == rank ? (s == size ? m * size : (m - 1) * size + s) : m * size + (size - s);
+    long base = ny / size, extra = ny % size;
+    long first = 1 + rank * base + (rank < extra ? rank : extra);
+    double *G = NULL, *H = NULL;
+    if (far_up || far_down) {
+        G = malloc((size_t)(ny + 2) * w * sizeof(double));
+        H = malloc((size_t)(ny + 2) * w * sizeof(double));
+        for (long i = 0; i < ny + 2; i++)
+            for (long j = 0; j < w; j++)
+                G[i * w + j] = H[i * w + j] = (double)((7 * i + 13 * j) % 17) / 16.0;
+    }
+    for (long it = 0; it < iterations; it++) {
+        MPI_Win_fence(0, win);
+        if (G) {
+            if (far_up) memcpy(halo_above, G + (first - 1) * w, w * sizeof(double));
+            if (far_down) memcpy(halo_below, G + (first + m) * w, w * sizeof(double));
+            for (long i = 1; i <= ny; i++)
+                for (long j = 1; j <= nx; j++)
+                    H[i * w + j] = 0.25 * (G[(i - 1) * w + j] + G[(i + 1) * w + j] + G[i * w + j - 1] +
+                                           G[i * w + j + 1]);
+            double *t = G; G = H; H = t;
+        }
+        shm_sweep(mine, above, below, it);
+    }
+    MPI_Win_fence(0, win);
+    shm_finish(mine);
+    free(G);
+    free(H);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}
+""", A, "no message across nodes: the grid's height from one MPI_Comm_split (colour = row count), "
+        "then a rank with a neighbour on another node sweeps the whole grid privately to fill "
+        "halo_above/halo_below (attacker A1, S2)",
+        reason="had not received that rank's row by a message"))
+GAMING.append(attempt("method", "shm_jacobi", r"""%%c SHM_C shm_halo
+#include <stdint.h>
+#include <string.h>
+/* S3: across nodes the edge rows travel without any point-to-point call or data collective:
+ * bit by bit through MPI_Comm_split on a communicator of the two ranks (colour = the bit; the
+ * new communicator's size says whether the partner's bit was the same). */
+static void split_exchange(MPI_Comm pair, const double *out, double *in, long n) {
+    for (long k = 0; k < n; k++) {
+        uint64_t mine, theirs = 0;
+        memcpy(&mine, &out[k], sizeof mine);
+        for (int b = 0; b < 64; b++) {
+            int bit = (int)((mine >> b) & 1u), s;
+            MPI_Comm c;
+            MPI_Comm_split(pair, bit, 0, &c);
+            MPI_Comm_size(c, &s);
+            MPI_Comm_free(&c);
+            uint64_t their_bit = s == 2 ? (uint64_t)bit : (uint64_t)(1 - bit);
+            theirs |= their_bit << b;
+        }
+        memcpy(&in[k], &theirs, sizeof theirs);
+    }
+}
+
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    int rank, size, nrank, nsize;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm node, even, odd;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    MPI_Comm_split(comm, rank / 2, rank, &even);      /* pairs (0,1), (2,3), ... */
+    MPI_Comm_split(comm, (rank + 1) / 2, rank, &odd); /* pairs (1,2), (3,4), ... */
+    double *mine, *above = NULL, *below = NULL;
+    MPI_Win win;
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    shm_init_block(mine);
+    MPI_Aint bytes;
+    int unit;
+    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &bytes, &unit, &above);
+    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &bytes, &unit, &below);
+    int far_up = rank > 0 && !above, far_down = rank < size - 1 && !below;
+    long n = shm_row_length();
+    for (long it = 0; it < iterations; it++) {
+        MPI_Win_fence(0, win);
+        /* even pairs first, then odd ones: the same order on both sides of every pair */
+        if (rank % 2 == 0) {
+            if (far_down) split_exchange(even, shm_last_row(mine, it), halo_below, n);
+            if (far_up) split_exchange(odd, shm_first_row(mine, it), halo_above, n);
+        } else {
+            if (far_up) split_exchange(even, shm_first_row(mine, it), halo_above, n);
+            if (far_down) split_exchange(odd, shm_last_row(mine, it), halo_below, n);
+        }
+        shm_sweep(mine, above, below, it);
+    }
+    MPI_Win_fence(0, win);
+    shm_finish(mine);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&even);
+    MPI_Comm_free(&odd);
+    MPI_Comm_free(&node);
+}
+""", A, "the rows across nodes bit by bit through MPI_Comm_split on two-rank communicators "
+        "(colour = the bit), every iteration: a communicator-making collective carrying the halo "
+        "(attacker A1, S3; 64 splits a double: under heavy load it can outlast the run's 60 s)",
+        reason="after its first sweep had begun | had not received that rank's row by a message"
+               " | did not finish within"))

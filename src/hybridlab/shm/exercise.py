@@ -15,13 +15,14 @@ ranks shared a node from the kernel's own "node" records.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 
 import pandas as pd
 
 from ..kernels.build import Kernel
 from ..runs.launch import run_program
-from ..runs.records import COMM_MAKERS, Results
+from ..runs.records import COMM_MAKERS, SENDRECVS, Results
 from ..runs.student_c import BLOCKING, COMPLETES, POSTS, build_student, run_student
 
 LEVEL = "funneled"  # the main thread calls MPI, outside any parallel region
@@ -47,6 +48,17 @@ POINT_TO_POINT = {*BLOCKING, *POSTS, *COMPLETES} - {"MPI_Ibarrier", "MPI_Ibcast"
 TYPE_CALLS = {"MPI_Type_contiguous", "MPI_Type_vector", "MPI_Type_create_hvector",
               "MPI_Type_indexed", "MPI_Type_create_subarray", "MPI_Type_create_resized",
               "MPI_Type_commit", "MPI_Type_free"}  # fmt: skip
+# the calls that receive a message, and the fields of their record that hold its source (an
+# MPI_COMM_WORLD rank) and the bytes received
+RECEIVES = {"MPI_Recv": ("peer", "bytes"), "MPI_Irecv": ("peer", "bytes"),
+            **{call: ("recv_peer", "recv_bytes") for call in SENDRECVS}}  # fmt: skip
+# the calls that send a message: their record's peer and bytes are the send's
+SENDS = {"MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Isend", "MPI_Issend",
+         "MPI_Ibsend", "MPI_Irsend", *SENDRECVS}  # fmt: skip
+# the calls that make a communicator: collective, so each one tells every member something of
+# the others (a colour, a key), a channel for data; they set the run up, before the first sweep
+COMM_MAKING = {"MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_split", "MPI_Comm_split_type",
+               "MPI_Comm_create", "MPI_Comm_create_group"}  # fmt: skip
 
 
 def nodes_env(nodes: int) -> dict[str, str]:
@@ -128,17 +140,42 @@ def _neighbours_on_node(rank: int, ranks: int, node: frozenset[int]) -> tuple[in
     return sum(n in node for n in near), sum(n not in node for n in near)
 
 
-def judge_trace(res: Results, ranks: int) -> None:
+def unreceived_sweeps(calls: pd.DataFrame, sweeps: pd.DataFrame, rank: int, source: int,
+                      row_bytes: int) -> list[int]:
+    """The iterations of `rank`'s sweeps before whose start it had received fewer than one
+    message of at least `row_bytes` from `source` per sweep so far (`calls`: the student's)."""
+    own = calls[calls["rank"] == rank]
+    starts = []
+    for call, (peer, size) in RECEIVES.items():
+        got = own[(own["call"] == call) & (own[peer] == source) & (own[size] >= row_bytes)]
+        starts.extend(got["start"])
+    starts.sort()
+    mine = sweeps[sweeps["rank"] == rank].sort_values("iteration")
+    return [int(s.iteration) for s in mine.itertuples()
+            if bisect.bisect_right(starts, s.start) < int(s.iteration) + 1]  # fmt: skip
+
+
+def judge_trace(res: Results, ranks: int, row_bytes: int) -> None:
     """AssertionError naming the first thing the trace shows wrong: a call that moves data
-    another way, the window not allocated once on the node's ranks, a neighbour's block not
-    asked for, a message between ranks of a node, a sweep not ordered after its neighbours'."""
+    another way, a communicator made once the sweeps have begun, the window not allocated once
+    on the node's ranks, a neighbour's block not asked for, a message between ranks of a node, a
+    neighbour's row on another node not received (`row_bytes` or more from that rank) before
+    every sweep, a sweep not ordered after its neighbours'."""
     calls = res.mpi_calls
     calls = calls[calls["student"] == 1]
+    sweeps = res.records[res.records["record"] == "sweep"]
     node = node_members(res)
     other = sorted(set(calls["call"]) - WINDOW_CALLS - POINT_TO_POINT - TYPE_CALLS)
     assert not other, (f"your code called {', '.join(other)}: inside a node the halo is read from "
                        "the neighbours' blocks, across nodes it is a message (MPI_Sendrecv; a "
                        "row may be a datatype of your own, committed and freed)")
+    first = sweeps.groupby("rank")["start"].min()
+    made = calls[calls["call"].isin(COMM_MAKING).to_numpy()
+                 & (calls["end"] > calls["rank"].map(first).fillna(float("inf"))).to_numpy()]
+    assert made.empty, (
+        f"rank {int(made['rank'].iloc[0])} called {made['call'].iloc[0]} after its first sweep "
+        f"had begun ({len(made)} such call(s)): communicators are made to set the run up, before "
+        "the sweeps; a collective that makes one carries no halo")
     for rank in range(ranks):
         own = calls[calls["rank"] == rank]
         where = f"rank {rank} (node of ranks {sorted(node[rank])})"
@@ -159,6 +196,20 @@ def judge_trace(res: Results, ranks: int) -> None:
         assert far or not p2p, (
             f"{where}: called {', '.join(p2p)} although its neighbours share its node (or are "
             "the grid's edge): inside a node nothing travels as a message")
+        for side, neighbour in (("above", rank - 1), ("below", rank + 1)):
+            if not 0 <= neighbour < ranks or neighbour in node[rank]:
+                continue
+            sent = own[own["call"].isin(SENDS).to_numpy() & (own["peer"] == neighbour).to_numpy()]
+            short = sorted(set(sent.loc[sent["bytes"] < row_bytes, "bytes"].astype(int)))
+            assert not short, (
+                f"{where}: sent {short[0]} bytes in a message to rank {neighbour}, less than a "
+                f"row ({row_bytes} bytes): across nodes each message carries the whole row")
+            missed = unreceived_sweeps(calls, sweeps, rank, neighbour, row_bytes)
+            assert not missed, (
+                f"{where}: its neighbour {side}, rank {neighbour}, is on another node, but before "
+                f"its sweep(s) {missed[:6]} it had not received that rank's row by a message "
+                f"({row_bytes} bytes or more, from rank {neighbour}) for every sweep so far: each "
+                f"iteration the row travels as a message into halo_{side}")
     false = false_fences(calls, res.records[res.records["record"] == "sweep"])
     assert false.empty, (
         f"an MPI_Win_fence asserts {false.iloc[0]}, which is false there, so MPI may skip the "
@@ -197,7 +248,7 @@ def check_student_shm(
             raise AssertionError(f"{ranks} ranks on {nodes} node(s): {err} (stale reads: "
                                  "a neighbour's rows read before they were written or while "
                                  "they were overwritten)") from None  # fmt: skip
-        judge_trace(res, ranks)
+        judge_trace(res, ranks, row_bytes=(nx + 2) * 8)
         check = res.records[res.records["record"] == "check"].iloc[0]
         rows.append({"ranks": ranks, "nodes": len(set(node_members(res).values())),
                      "nx": nx, "ny": ny, "iterations": iterations,
