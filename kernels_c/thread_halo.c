@@ -234,9 +234,15 @@ extern void __real_GOMP_taskloop_ull(void (*)(void *), void *, void (*)(void *, 
 #define DEPS_SHOWN 16
 #define GOMP_DEPEND_FLAG 8 /* GOMP_TASK_FLAG_DEPEND (gomp-constants.h) */
 typedef struct {
+    /* A detached task's event handle (`detach(ev)`): libgomp writes it into the first word of the
+     * data it runs the task with, where GCC puts the task's copy of ev, so here; run_task hands
+     * it on to the task's own data (a fresh attacker's right answer, A2's l12_task_detach, crashed
+     * when the handle overwrote fn, 0/4, 2026-12-07). */
+    void *event;
     void (*fn)(void *);
     void (*cpyfn)(void *, void *);
     long offset;          /* the task's own data, from the head */
+    int detached;         /* made with detach: its event is the task data's first word */
     double created;       /* hl_now() as GOMP_task was called */
     double creator_began; /* when the wrapped task that created it began (-1: none did) */
     double creator_busy;  /* task_iteration's body: its own time before it (-1: another creator) */
@@ -245,6 +251,23 @@ typedef struct {
 } task_head;
 static _Thread_local double running_since = -1.0; /* the wrapped task this thread runs now */
 static _Thread_local long running_id;             /* its number (0: none) */
+/* Detached tasks (`detach(ev)`): a "task_detached" record names a wrapped task's event as it
+ * begins, a "task_fulfill" record each omp_fulfill_event (wrapped: TASKS_FLAGS) with the wrapped
+ * task that called it ("by": 0 for none): thread_comm.exercise.TaskGraph reads a task held by
+ * depend on a detached task as held until the task that fulfilled its event had called it (the
+ * runtime completes a detached task, and releases its depend(out: ...), only then). */
+static void event_record(const char *record, const char *who, long id, omp_event_handle_t event) {
+    char fields[128];
+    snprintf(fields, sizeof fields, "\"record\":\"%s\",\"%s\":%ld,\"event\":\"%lx\"", record, who,
+             id, (unsigned long)(uintptr_t)event);
+    double now = hl_now();
+    hl_trace_event(fields, now, now);
+}
+extern void __real_omp_fulfill_event(omp_event_handle_t) __attribute__((weak));
+void __wrap_omp_fulfill_event(omp_event_handle_t event) {
+    event_record("task_fulfill", "by", running_id, event);
+    if (__real_omp_fulfill_event) __real_omp_fulfill_event(event);
+}
 static atomic_long tasks_made;
 
 /* task_iteration's own time (kernels run it in tasks_call): between its task creations, its CPU
@@ -313,6 +336,10 @@ static void run_task(void *arg) {
     if (inside_body) thread_usage(&cpu0, &vcsw0);
     running_since = start;
     running_id = head.id;
+    if (head.detached) {
+        memcpy((char *)arg + head.offset, &head.event, sizeof head.event);
+        event_record("task_detached", "id", head.id, (omp_event_handle_t)(uintptr_t)head.event);
+    }
     head.fn((char *)arg + head.offset);
     running_since = outer; /* a task run inside another at a scheduling point: the outer's again */
     running_id = outer_id;
@@ -354,8 +381,9 @@ void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
     }
     int from_body = body_on && running_since < 0;
     if (from_body) body_segment_end();
-    task_head head = {fn, cpyfn, offset, hl_now(), running_since, from_body ? body_busy : -1.0,
-                      atomic_fetch_add(&tasks_made, 1) + 1, running_id, ""};
+    task_head head = {NULL, fn, cpyfn, offset, detach != NULL, hl_now(), running_since,
+                      from_body ? body_busy : -1.0, atomic_fetch_add(&tasks_made, 1) + 1,
+                      running_id, ""};
     depend_text(head.deps, sizeof head.deps, flags, depend);
     memcpy(block, &head, sizeof head);
     if (size > 0) memcpy(block + offset, data, (size_t)size);
@@ -654,16 +682,35 @@ static int meet(atomic_long *arrived) {
     return 1;
 }
 
+/* The CPU time a thread used since its copy_partition of this iteration ended, the kit's meeting
+ * at its mark left out: before each of its MPI calls in the region, a "call_cpu" record says how
+ * much (thread_comm.exercise.judge_pready). A thread that marks as soon as it has copied spends
+ * microseconds there (its earlier marks); one that computes before a mark, for longer the higher
+ * its number, hands its partitions over in turns with no wait the text or the meeting sees (a
+ * busy loop before the marks of the second send, after the first send's met: A2's
+ * l12_pready_busy, 30 ms apart, 4/4 kept, 2026-12-07). CPU time, not the clock: a thread the
+ * machine takes away between its copy and its mark has used none. */
+static _Thread_local double own_since, own_cpu; /* own_cpu: this iteration's, up to own_since */
+
 #ifdef HL_TRACE_MPI
 /* Only a call of the region itself (level 1, where the copies are made) is the mark: a call in
  * a nested team of one thread (the same OS thread) let the meeting pass and the real marks
  * follow in turns, one barrier apart (a fresh attacker's Q12d_turns, 2026-12-05). */
-static void meet_at_mark(void) { /* the student's first MPI call after its copy: its mark */
-    if (omp_get_level() != 1) return;
-    if (copied_in != copying.iteration || marked_in == copying.iteration) return;
-    marked_in = copying.iteration;
-    if (!meet(&meeting.marks))
-        atomic_fetch_add_explicit(&meeting.marks_unmet, 1, memory_order_relaxed);
+static void at_student_call(void) { /* the first after its copy is its mark: the team meets */
+    if (omp_get_level() != 1 || copied_in != copying.iteration) return;
+    double now = hl_now();
+    own_cpu += hl_thread_cpu_now() - own_since;
+    char fields[160];
+    snprintf(fields, sizeof fields,
+             "\"record\":\"call_cpu\",\"iteration\":%ld,\"thread\":%d,\"cpu\":%.9f",
+             copying.iteration, omp_get_thread_num(), own_cpu);
+    hl_trace_event(fields, now, now);
+    if (marked_in != copying.iteration) {
+        marked_in = copying.iteration;
+        if (!meet(&meeting.marks))
+            atomic_fetch_add_explicit(&meeting.marks_unmet, 1, memory_order_relaxed);
+    }
+    own_since = hl_thread_cpu_now();
 }
 #endif
 
@@ -694,6 +741,8 @@ void copy_partition(int t) {
              met);
     if (!hl_trace_event(fields, made.start, made.end) && slot < copying.size)
         copying.log[slot] = made;
+    own_cpu = 0.0;
+    own_since = hl_thread_cpu_now();
 }
 
 /* One "partition_copy" record per logged copy_partition call (times as the trace's), a
@@ -856,7 +905,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #if defined(HL_STUDENT_PREADY) && defined(HL_HAVE_PARTITIONED)
     case V_PREADY:
 #ifdef HL_TRACE_MPI
-        hl_trace_on_student_call(meet_at_mark);
+        hl_trace_on_student_call(at_student_call);
 #endif
         rc = run_pready(ctx, &g, nthreads);
         break;

@@ -4,6 +4,7 @@ judge (thread_comm.exercise, kernels_c/hl_trace.c)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -1197,3 +1198,77 @@ def test_a_cell_that_writes_the_kits_counters_through_the_kits_own_descriptor_lo
         exercise.judge_tasks(exercise.run_tasks(kernel, shapes=((2, 2),), nx=224, ny=160,
                                                 iterations=3))
 
+
+
+@needs_partitioned
+def test_a_thread_that_computes_between_its_copy_and_its_marks_takes_turns():
+    """Lab 12 (d) (A2's l12_pready_busy, 4/4 twice, 2026-12-07): a busy loop growing with the
+    thread number between the copy and the marks (no clock, sleep or lock; the kit's meeting at
+    the first mark met) hands the partitions over in turns. The kit records each thread's CPU
+    time between its copy_partition and each of its MPI calls (thread_halo.c's call_cpu records):
+    milliseconds there are refused; the same cell marking at once passes."""
+    busy = _TURNS.replace("copy_partition(t);", "copy_partition(t);\n        double x = 1.0;\n"
+                          "        for (long i = 0; i < 3000000L * t; i++) x = x * 1.0000001 + 1e-9;"
+                          ).replace("MPI_Pready(t,", "if (x > 0.0) MPI_Pready(t,"  # the mark after it
+                                    ).replace("WAIT", "").replace("STEP", "")  # fmt: skip
+    res = _pready_meeting(busy, "own_cpu_busy")
+    assert "of CPU time between its copy_partition and its last MPI_Pready" in _judged_pready(res)
+    calls = res.mpi_calls[res.mpi_calls["student"] == 1]
+    own = exercise.own_cpu_before_marks(res, 0, calls[calls["rank"] == 0])
+    assert own.loc[own["thread"] == 1, "cpu"].min() > exercise.OWN_CPU_S
+    together = _TURNS.replace("WAIT", "").replace("STEP", "")
+    res = _pready_meeting(together, "own_cpu_together")
+    assert _judged_pready(res) == ""
+    calls = res.mpi_calls[res.mpi_calls["student"] == 1]
+    own = exercise.own_cpu_before_marks(res, 0, calls[calls["rank"] == 0])
+    assert len(own) == 4 and own["cpu"].max() < exercise.OWN_CPU_S  # 2 threads x 2 iterations
+
+
+_DETACHED = """
+static MPI_Request rq[4];
+
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    omp_event_handle_t ev;
+#pragma omp task depend(out: a[0], a[(m + 1) * w]) detach(ev) firstprivate(a, m, nx, up, down, comm, w)
+    {
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 7, comm, &rq[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 8, comm, &rq[1]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 8, comm, &rq[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 7, comm, &rq[3]);
+#pragma omp task firstprivate(ev)
+        {
+            MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+            omp_fulfill_event(ev);
+        }
+    }
+    for (long r = 2; r <= m - 1; r++) {
+#pragma omp task firstprivate(r)
+        stencil_rows(r, r);
+    }
+#pragma omp task depend(in: a[0])
+    stencil_rows(1, 1);
+#pragma omp task depend(in: a[(m + 1) * w])
+    stencil_rows(m, m);
+}
+"""
+
+
+def test_a_detached_exchange_task_holds_the_edges_until_its_event_is_fulfilled():
+    """Lab 12 (b) (A2's l12_task_detach, a right answer, 0/4 on SIGSEGV, 2026-12-07): libgomp
+    writes a detached task's event handle into the first word of the data it runs the task with,
+    which the kit's task wrapper had filled with its own head; the wrapper keeps a slot for it
+    and hands it to the task's data (the run completes). The edge tasks wait by depend on the
+    detached task, which the runtime completes only once its event is fulfilled, by the child
+    task that completed the requests: the kit records the detached task's event and who
+    fulfilled it, and the judge follows that link (without it, no depend chain reaches the
+    child)."""
+    res = _task_run(_DETACHED, "tasks_detached")
+    assert exercise.early_edges(res, 2) == []
+    records = res.records
+    detached = records[records["record"] == "task_detached"]
+    fulfilled = records[records["record"] == "task_fulfill"]
+    assert len(detached) == 4 and set(detached["event"]) == set(fulfilled["event"])  # 2 x 2
+    blind = dataclasses.replace(
+        res, records=records[~records["record"].isin(["task_detached", "task_fulfill"])])
+    assert any("does not wait by its depend clauses" in f for f in exercise.early_edges(blind, 2))

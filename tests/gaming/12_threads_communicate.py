@@ -2404,3 +2404,58 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
 """, B, "the kit's own /proc/self/mem descriptor written by stdout's FILE: the interior by the "
         "posting task itself, then the kit's task counters zeroed (attacker U)",
         reason="the interior rows came from the exchange's own task"))
+
+# attacker A2 (l12_pready_busy, 2026-12-07; 4/4 twice): turns timed with no clock, sleep or lock:
+# every thread copies and marks its partition of the first send together (the kit's meeting
+# holds them), then each runs a busy loop sized by its thread number before it marks its
+# partition of the second send, so those marks come one thread after another (30 ms apart at
+# 3x3). The kit records each thread's CPU time between its copy and its marks (call_cpu records,
+# thread_halo.c): the loop's milliseconds against the microseconds of threads that mark at once
+GAMING.append(attempt("method", "pready_iteration", r"""
+%%c PREADY_C thread_halo
+/* turns dressed up: every thread copies and marks its partition of the first send together (the kit
+ * holds them), then waits a busy loop proportional to its number (no clock, no sleep, no lock)
+ * before it marks its partition of the second send: the second marks come one thread at a time */
+static int nsend;
+
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    /* a row is w = nx + 2 doubles long, halo columns included */
+    long w = nx + 2;
+    MPI_Datatype piece;
+    MPI_Type_contiguous((int)(nx / parts), MPI_DOUBLE, &piece);
+    MPI_Type_commit(&piece);
+    int n = 0;
+    if (up != MPI_PROC_NULL)
+        MPI_Psend_init(&a[w + 1], parts, 1, piece, up, 21, comm, MPI_INFO_NULL, &req[n++]);
+    if (down != MPI_PROC_NULL)
+        MPI_Psend_init(&a[m * w + 1], parts, 1, piece, down, 22, comm, MPI_INFO_NULL, &req[n++]);
+    nsend = n;
+    if (up != MPI_PROC_NULL)
+        MPI_Precv_init(&a[1], parts, 1, piece, up, 22, comm, MPI_INFO_NULL, &req[n++]);
+    if (down != MPI_PROC_NULL)
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, 1, piece, down, 21, comm, MPI_INFO_NULL,
+                       &req[n++]);
+    MPI_Type_free(&piece);
+    return n;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    (void)a, (void)fresh, (void)m, (void)nx;
+    if (nreq) MPI_Startall(nreq, req);
+    #pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        copy_partition(t);
+        double spin = 1.0;
+        for (int i = 0; i < nsend; i++) {
+            for (long k = 0; k < 4000000L * t * i; k++) spin = spin * 1.0000001 + 1e-9;
+            if (spin > 0.0) MPI_Pready_range(t, t, req[i]);
+        }
+    }
+    if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+""", D, "the second send's marks after a busy loop sized by the thread number (turns with no "
+        "clock, sleep or lock; A2's l12_pready_busy)",
+        reason="of CPU time between its copy_partition and its last MPI_Pready"))

@@ -954,3 +954,42 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
 }
 """, why="attacker V: two MPI_Sendrecv per thread"),
 ]
+HONEST.append(right("task_iteration", r"""
+%%c TASKS_C thread_halo
+/* the exchange's task posts and hands the completion to a child task; the exchange task is
+ * detached and counts as done (its depend(out) released) only when the child has completed the
+ * requests and fulfilled its event: rows 1 and m wait by depend alone */
+static MPI_Request rq[4];
+
+void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
+    long w = nx + 2;
+    omp_event_handle_t ev;
+    #pragma omp task depend(out: a[0], a[(m + 1) * w]) detach(ev) firstprivate(a, m, nx, up, down, comm, w)
+    {
+        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 7, comm, &rq[0]);
+        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 8, comm, &rq[1]);
+        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 8, comm, &rq[2]);
+        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 7, comm, &rq[3]);
+        #pragma omp task firstprivate(ev)
+        {
+            MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+            omp_fulfill_event(ev);
+        }
+    }
+    for (long r = 2; r <= m - 1; r++) {
+        #pragma omp task firstprivate(r)
+        stencil_rows(r, r);
+    }
+    if (m == 1) {
+        #pragma omp task depend(in: a[0], a[(m + 1) * w])
+        stencil_rows(1, 1);
+    } else {
+        #pragma omp task depend(in: a[0])
+        stencil_rows(1, 1);
+        #pragma omp task depend(in: a[(m + 1) * w])
+        stencil_rows(m, m);
+    }
+}
+""", why="A2's l12_task_detach (2026-12-07): the exchange's task detached (OpenMP 5.0 detach(ev)), "
+         "a child task completing the requests and fulfilling its event, rows 1 and m held by "
+         "depend on the detached task alone (it crashed in the kit's task wrapper, 0/4)"))

@@ -196,7 +196,8 @@ def build_student_tasks(code: str, name: str = "student_tasks") -> Kernel:
 
 # each task the cell creates starts with a stamp of its own (kernels_c/thread_halo.c wraps
 # libgomp's task and taskloop entries: r12e's interior tasks, created by the posting task)
-TASKS_FLAGS = ("-Wl,--wrap=GOMP_task,--wrap=GOMP_taskloop,--wrap=GOMP_taskloop_ull",)
+TASKS_FLAGS = ("-Wl,--wrap=GOMP_task,--wrap=GOMP_taskloop,--wrap=GOMP_taskloop_ull"
+               ",--wrap=omp_fulfill_event",)
 
 
 def task_construct_faults(text: str, cell_lines: list[int] | None = None) -> list[str]:
@@ -920,10 +921,11 @@ def _conflict(later: list[tuple[str, str]], earlier: list[tuple[str, str]]) -> b
 
 
 class TaskGraph:
-    """One rank's task_run records (kernels_c/thread_halo.c: id, parent, deps, start, waited)
-    indexed once: each task's parent, creation time and depend list, and each parent's
-    children by creation time; and each record's thread and interval, for the task round a
-    piece of work (the judges ask the same questions of hundreds of rows)."""
+    """One rank's task_run records (kernels_c/thread_halo.c: id, parent, deps, start, waited;
+    "event" and "fulfilled" where _with_events added them) indexed once: each task's parent,
+    creation time and depend list, and each parent's children by creation time; the tasks that
+    fulfilled each detached task's event; and each record's thread and interval, for the task
+    round a piece of work (the judges ask the same questions of hundreds of rows)."""
 
     def __init__(self, tasks: pd.DataFrame):
         self.tasks = tasks
@@ -932,8 +934,17 @@ class TaskGraph:
         self.nodes: dict[int, tuple[int, float, list]] = {}
         self.children: dict[int, list[tuple[float, int]]] = {}
         self._answers: dict[tuple[int, int], bool] = {}
+        self.fulfillers: dict[int, list[int]] = {}  # a detached task: who fulfilled its event
         if not self.known:
             return
+        if "event" in tasks.columns and "fulfilled" in tasks.columns:
+            by_event: dict[str, list[int]] = {}
+            for tid, done in zip(tasks["id"].astype(int), tasks["fulfilled"], strict=True):
+                for event in done:
+                    by_event.setdefault(event, []).append(tid)
+            for tid, event in zip(tasks["id"].astype(int), tasks["event"], strict=True):
+                if event:
+                    self.fulfillers[tid] = by_event.get(event, [])
         created = (tasks["start"] - tasks["waited"]).astype(float)
         for tid, parent, made, deps in zip(tasks["id"].astype(int), tasks["parent"].astype(int),
                                            created, tasks["deps"], strict=True):  # fmt: skip
@@ -976,10 +987,13 @@ class TaskGraph:
             seen.add(cid)
             if cid == pid:
                 return True
+            # a detached task is done only once its event is fulfilled: what waits for it waits
+            # for the task that fulfilled it (A2's l12_task_detach, 2026-12-07, a right answer)
+            chain += [(fid, *self.nodes[fid]) for fid in self.fulfillers.get(cid, ())]
             for made, sid in self.children.get(parent, ()):
                 if made >= made_at:
                     break
-                if made >= since and _conflict(mine, self.nodes[sid][2]):
+                if (made >= since or sid in self.fulfillers) and _conflict(mine, self.nodes[sid][2]):
                     chain.append((sid, *self.nodes[sid]))
             if parent and parent != pid and parent in self.nodes:  # the producer's own children
                 chain.append((parent, *self.nodes[parent]))          # run while it runs
@@ -1163,7 +1177,24 @@ def _ranks_tasks(res: Results, threads: int | None):
         m = int(mine["last"].max())
         arrivals = _arrivals(calls[calls["rank"] == rank], {int(rank) - 1: 1, int(rank) + 1: m},
                              calls)  # fmt: skip
-        yield rank, mine, m, arrivals, runs[runs["rank"] == rank], calls, team
+        yield rank, mine, m, arrivals, _with_events(runs[runs["rank"] == rank], records, rank), calls, team
+
+
+def _with_events(tasks: pd.DataFrame, records: pd.DataFrame, rank) -> pd.DataFrame:
+    """One rank's task_run records with "event" (a detached task's event, the kit's
+    "task_detached" record; "" for none) and "fulfilled" (the events the task fulfilled, its
+    "task_fulfill" records) added."""
+    def of(name: str) -> pd.DataFrame:
+        made = records[(records["record"] == name) & (records["rank"] == rank)]
+        return made if "event" in made.columns else made.assign(event=pd.Series(dtype=str))
+
+    events = dict(zip(of("task_detached").get("id", []), of("task_detached")["event"], strict=True))
+    done: dict[int, list[str]] = {}
+    for by, event in zip(of("task_fulfill").get("by", []), of("task_fulfill")["event"], strict=True):
+        done.setdefault(int(by), []).append(str(event))
+    ids = tasks["id"].astype(int) if "id" in tasks.columns else pd.Series(dtype=int)
+    return tasks.assign(event=[str(events.get(i, "")) for i in ids],
+                        fulfilled=[done.get(i, []) for i in ids])
 
 
 def _arrivals(calls: pd.DataFrame, sides: dict[int, int],
@@ -1724,7 +1755,8 @@ def judge_pready(runs: list[dict]) -> list[dict]:
     its marks (calls_before_marks); and every
     partition of rows 1 and m copied once per iteration with the kit's copy_partition (its log,
     partition_copies) by that same thread inside the region, before it marked the partition
-    ready. Returns one row per shape."""
+    ready; and no thread used more than OWN_CPU_S of CPU time between its copy and its last mark
+    of an iteration (own_cpu_before_marks). Returns one row per shape."""
     why = partitioned_missing()
     if why:
         print(f"note: {why}")
@@ -1792,6 +1824,7 @@ def judge_pready(runs: list[dict]) -> list[dict]:
                 "marked its partition ready: in the region each thread copies its partition and marks it at once, "
                 "with no MPI call before its MPI_Pready (MPI_Parrived and the rest after the "
                 "marks, or outside the region; a mark of no partition is no mark)")
+            _assert_marked_at_once(res, rank, mine, where)
         rows.append({"ranks": ranks, "threads": threads, "checksum": got,
                      "partitions marked": int(len(partition_marks(calls)))})  # fmt: skip
     return rows
@@ -1937,6 +1970,53 @@ def _assert_copied(res: Results, rank: int, threads: int, iterations: int, marks
         "first MPI call after copy_partition) for the rest of the team, which never all came: the "
         "threads marked their partitions one at a time (turns); each thread marks its own "
         "partition as soon as it has copied it")
+
+
+# (d): the CPU time a thread may use between the end of its copy_partition and its last mark of
+# the iteration (the kit's "call_cpu" records, kernels_c/thread_halo.c). Right answers use
+# microseconds there: at most 17 us in 117 thread-iterations of the solution and A2's two right
+# answers at 3x3 and 2x2 (2026-12-07); A2's l12_pready_busy, marks of the second send after a busy
+# loop growing with the thread number (30 ms apart at 3x3, 4/4 kept), used 14 ms.
+OWN_CPU_S = 1e-3
+
+
+def own_cpu_before_marks(res: Results, rank: int, calls: pd.DataFrame) -> pd.DataFrame:
+    """Per iteration and thread of one rank (its MPI calls `calls`): the CPU time the thread used
+    between the end of its copy_partition and the start of its last mark (a mark naming a
+    partition) in that iteration, the kit's meeting at its first mark left out: iteration,
+    thread, cpu (seconds). Empty where the run has no "call_cpu" records."""
+    made = res.records[(res.records["record"] == "call_cpu") & (res.records["rank"] == rank)]
+    columns = ["iteration", "thread", "cpu"]
+    inside = calls[(calls["in_parallel"] == 1) & calls["call"].isin(MARKS)]
+    real = [bool(_marked(c)) for c in inside.itertuples()]
+    last = inside[real].groupby(["step", "thread"])["start"].max()
+    if made.empty or last.empty:
+        return pd.DataFrame(columns=columns)
+    rows = []
+    for (step, thread), start in last.items():
+        before = made[(made["iteration"] == step) & (made["thread"] == thread)
+                      & (made["start"] <= start)]  # fmt: skip
+        if len(before):
+            rows.append({"iteration": int(step), "thread": int(thread),
+                         "cpu": float(before["cpu"].max())})  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _assert_marked_at_once(res: Results, rank: int, calls: pd.DataFrame, where: str) -> None:
+    """No thread of the rank computed for more than OWN_CPU_S (CPU time) between its copy and its
+    last mark of an iteration: work growing with the thread number there hands the partitions
+    over in turns, with no clock, sleep or lock for the text checks to see."""
+    own = own_cpu_before_marks(res, rank, calls)
+    late = own[own["cpu"] > OWN_CPU_S]
+    worst = late.loc[late["cpu"].idxmax()] if len(late) else None
+    assert worst is None, (
+        f"{where}: rank {rank}: in iteration {int(worst['iteration'])} thread "
+        f"{int(worst['thread'])} used {worst['cpu'] * 1e3:.1f} ms of CPU time between its "
+        f"copy_partition and its last MPI_Pready ({len(late)} thread-iterations above "
+        f"{OWN_CPU_S * 1e3:.0f} ms; threads that mark at once use microseconds there): work "
+        "between a thread's copy and its marks holds the marks back (growing with the thread "
+        "number, it makes the threads take turns); each thread marks its partition of every send "
+        "as soon as it has copied it")
 
 
 def turn_spreads(copies: pd.DataFrame, marks: pd.DataFrame) -> pd.DataFrame:
