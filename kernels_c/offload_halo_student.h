@@ -5,8 +5,9 @@
 #define OFFLOAD_HALO_STUDENT_H
 #include "hybridlab.h"
 
-/* The offload runtime's report (LIBOMPTARGET_INFO) reaches the kit on stderr: a cell that
- * writes there is refused (hybridlab.kernels.unit_checks). */
+/* The offload runtime's report (LIBOMPTARGET_INFO) is the runtime's lines on stderr, which the
+ * kit takes from the runtime's own calls (offload_halo.c, report_take), never from the stream: a
+ * cell that names stderr is refused all the same (hybridlab.kernels.unit_checks). */
 #define HL_STDERR_IS_EVIDENCE 1
 
 /* (b) variant=student. Called once by every rank: `iterations` Jacobi iterations of this rank's

@@ -584,3 +584,20 @@ def test_a_cell_that_forges_the_kits_halo_counts_and_device_peak_no_longer_keeps
     records = got["offload"]
     assert sorted((r["halo_above"], r["halo_below"]) for r in records) == [(-1, 0), (0, -1)], records
     assert all(r["device_bytes"] > 2 * (r["rows"] + 2) * r["row_bytes"] for r in records), records
+
+
+@needs_offload
+def test_report_lines_the_cell_writes_to_stderr_are_not_the_runtimes():
+    """A2's K6: every row to the host and back every iteration, and report lines of negative Size
+    written to fd 2 through stdout's FILE (its descriptor set to 2), which the old kernel read back
+    with the runtime's own lines and summed: the copies after the first iteration came to the
+    halo's. The kernel sums the runtime's own fprintf calls now, so the cell's lines count
+    nothing: every row's bytes each way in every iteration after the first."""
+    cell = source_of("15_offload", "A2's K6")
+    cell = cell.split("\n", 1)[1] if cell.startswith("%%") else cell
+    got = run_student_offload(build_student_offload(cell, "t_offload_forged_report"), 2,
+                              nx=NX, ny=NY, iterations=ITERATIONS)  # fmt: skip
+    for r in got["offload"]:
+        block = (r["rows"] + 2) * r["row_bytes"]
+        assert r["h2d_between"] >= block * (ITERATIONS - 1), r
+        assert r["d2h_between"] >= block * (ITERATIONS - 1), r

@@ -1,7 +1,7 @@
 """Lab 15's runs: kernels_c/offload_halo.c built with clang for LLVM's host offload plugin
 (kernels.build.offload_flags: devices with memory of their own on any machine), each rank's
-block on device rank % devices, with the offload runtime's report (LIBOMPTARGET_INFO) read by
-the kernel while the variant runs.
+block on device rank % devices, with the offload runtime's report (LIBOMPTARGET_INFO) summed by
+the kernel from the runtime's own calls while the variant runs (no stream is read).
 
     status()                                    # the offload target's probe: .ready, .message
     runs = variant_runs(nx=256, ny=256, iterations=50)   # {variant: Results}
@@ -9,7 +9,7 @@ the kernel while the variant runs.
     got = run_student_offload(kernel, ranks=2, nx=40, ny=20, iterations=8)  # plain data
 
 The student's unit is judged from its objects (host and device) before it is linked
-(kernels.unit_checks: it may not write to stderr, where the report is read), and for (b) from
+(kernels.unit_checks: it may not name stderr, where the runtime prints), and for (b) from
 its preprocessed unit and objects again (device_code_refusals, at the end: no device address on
 the host, the sweep's arithmetic in target regions); what it did, from the kernel's records (the
 report's bytes and launches, the grid's checksums), never its output.
