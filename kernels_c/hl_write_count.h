@@ -508,20 +508,29 @@ __attribute__((weak)) void __wrap_free(void *p) {
 /* the "writes" records: per bucket and thread, the bytes changed inside parallel regions and,
  * for a heap block, the bytes whose last change there was the thread's ("owned"; -1: bucket 0, or
  * a block whose owner map could not be made) and the bytes it wrote that another thread had
- * written ("echoed", wc_change) */
+ * written ("echoed", wc_change); per heap block, a "serial_writes" record of the bytes whose last
+ * change was the serial part's (a run of HL_WC_SERIAL: the master outside every parallel region,
+ * "owned"), when any (a grid the master updates alone beside a decoy loop the team shares) */
 static void write_shares(hl_ctx *ctx) {
     char line[260];
     int threads = atomic_load(&wc_threads), blocks = atomic_load(&wc_blocks);
     if (threads > HL_WC_THREADS) threads = HL_WC_THREADS;
     if (blocks > HL_WC_BUCKETS) blocks = HL_WC_BUCKETS;
     for (int b = 0; b < blocks; b++) {
-        long owned[HL_WC_THREADS + 1] = {0}, computed[256] = {0};
+        long owned[HL_WC_THREADS + 1] = {0}, computed[256] = {0}, serial = 0;
         wc_word *owner = b ? atomic_load(&wc_owner[b]) : NULL;
         uintptr_t words = owner ? atomic_load(&wc_words[b]) : 0;
         uintptr_t lo = b ? atomic_load(&wc_lo[b]) : 0;
         for (uintptr_t w = 0; w < words; w++) {
             owned[wc_owner_at(b, lo + 8 * w)] += 8;
             computed[owner[w].computed] += 8;
+            serial += owner[w].runs && owner[w].who[owner[w].runs - 1] == HL_WC_SERIAL ? 8 : 0;
+        }
+        if (serial) {
+            int n = snprintf(line, sizeof line,
+                             "{\"rank\":%d,\"record\":\"serial_writes\",\"bucket\":%d,\"owned\":%ld}\n",
+                             ctx->rank, b, serial);
+            hl_append(ctx, line, (size_t)n);
         }
         _Atomic uint64_t *done = b ? NULL : atomic_load(&wc_done); /* other memory: its words' authors */
         for (long k = 0; done && k < HL_WC_SEEN; k++) computed[atomic_load_explicit(&done[k], memory_order_relaxed) & 0xff] += 8;

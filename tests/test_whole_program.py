@@ -17,6 +17,7 @@ from hybridlab.whole_program.exercise import (
     threads_unbound,
     update_sites_env,
     updates_unshared,
+    written_serially,
     written_twice,
 )
 from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT
@@ -568,3 +569,56 @@ def test_a_program_that_calls_the_sanitizers_entry_points_itself_is_refused():
     assert "__tsan_read8(u)" in called
     assert "__tsan_read8" in updates_unshared(called)[0]
     assert updates_unshared(JACOBI_PROGRAM) == []
+
+
+def _last_changed(rows, serial):  # "writes" records (bucket, tid, owned bytes), "serial_writes" (bucket, owned)
+    return pd.DataFrame([{"record": "writes", "rank": 0, "bucket": bucket, "tid": float(tid), "changed": 8.0,
+                          "owned": float(owned), "echoed": 0.0, "computed": 0.0} for bucket, tid, owned in rows]
+                        + [{"record": "serial_writes", "rank": 0, "bucket": bucket, "owned": float(owned)}
+                           for bucket, owned in serial])
+
+
+def test_a_block_whose_last_changes_are_the_serial_parts_is_found():
+    """The serial part's last changes count in a block beside the team's: a team that shares the
+    block's words (the serial part's boundary aside) passes, blocks the master changed alone while
+    the team wrote elsewhere are found, one under a tenth of the words is not judged, nor a block
+    with no owner map (-1)."""
+    assert written_serially(_last_changed([(1, 11, 500), (1, 12, 480), (2, 11, 500), (2, 12, 520)],
+                                          [(1, 16), (2, 16)]), 0, 2) == []
+    assert written_serially(_last_changed([(3, 11, 4000), (3, 12, 4000)], [(1, 50000), (2, 50000)]), 0, 2) == [
+        (1, 50000, []), (2, 50000, [])]
+    assert written_serially(_last_changed([(1, 11, 5000), (1, 12, 5000)], [(2, 900)]), 0, 2) == []
+    assert written_serially(_last_changed([(1, 11, -1), (1, 12, -1)], [(1, 900)]), 0, 2) == []
+    assert written_serially(_last_changed([(1, 11, 500), (1, 12, 500)], []), 0, 2) == []
+
+
+# A1's l10_W4c_splitserial in short: the grid swept on the master outside every parallel region
+# beside a decoy parallel for that computes a four-point value into a block of its own
+SERIAL_BESIDE_DECOY = """        static double *decoy;
+        if (!decoy) decoy = calloc((size_t)((rows + 2) * w), sizeof *decoy);
+#pragma omp parallel for
+        for (long k = 1; k <= rows; k++)
+            for (long j = 1; j <= n; j++)
+                decoy[k * w + j] = 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] +
+                                           u[k * w + j + 1]);
+        for (long k = 1; k <= rows; k++)
+            for (long j = 1; j <= n; j++)
+                v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] +
+                                       u[k * w + j + 1]);"""
+
+
+@needs_two
+@pytest.mark.parametrize("sweep, serial", [(SWEEP, False), (SERIAL_BESIDE_DECOY, True)],
+                         ids=["shared", "serial_beside_a_decoy"])
+def test_the_counted_build_notes_the_blocks_the_serial_part_changed_last(sweep, serial, tmp_path):
+    """The counted build's "serial_writes" records: the grid the master sweeps alone outside the
+    parallel regions, beside a decoy loop the team shares, is found from what was written (no
+    update sites handed: whatever the IR finds); the solution's grid is the team's."""
+    code = JACOBI_PROGRAM.replace(SWEEP, sweep)
+    assert serial == (code != JACOBI_PROGRAM)
+    program = jobs.build_program("lab10_serial", code, count_writes=True)
+    result, trace = jobs.judged_run(JOB_SCRIPT, program, tmp_path, args=["101", "6"], timeout=180, traced=True,
+                                    sbatch_args=["--ntasks=1", "--cpus-per-task=2"], env=jobs.COUNT_ENV)
+    result.check()
+    assert (written_serially(trace.records, 0, 2) != []) == serial, trace.records[
+        trace.records["record"].isin(["writes", "serial_writes"])]

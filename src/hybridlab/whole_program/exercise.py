@@ -8,6 +8,7 @@ text as typed (the preprocessed text's rule, text_unshared, only where clang is 
     loop_shared(loop_shares(records, rank), threads)   # each thread took a share of the
                                # iterations of the loops of a runtime schedule
     written_twice(records, rank)   # [] when no heap block was written twice per update
+    written_serially(records, rank, threads)   # [] when no heap block's last changes are the serial part's
     update_sites_env(program, code)   # the counted run's HL_UPDATE_SITES: the update's stores, reads
     computed_unshared(records, rank, threads)   # [] when every thread computed its share
     script_unwritten(script)   # [] when its #SBATCH lines ask for tasks and CPUs per task, 2 CPUs
@@ -903,6 +904,31 @@ def written_twice(records, rank: int) -> list[tuple[int, int, int]]:
     total = int(echoed.sum() + changed.sum())
     return [(int(b), int(echoed[b]), int(changed[b])) for b in changed.index
             if echoed[b] + changed[b] >= total / 10 and echoed[b] > 0 and 8 * echoed[b] >= changed[b]]
+
+
+def written_serially(records, rank: int, threads: int) -> list[tuple[int, int, list[int]]]:
+    """(bucket, serial bytes, bytes by thread, largest first) of each heap block of `rank` (the
+    counted build: hl_write_count.h) whose last changes the team did not share with the serial
+    part: of the bytes whose last change was a thread's inside a parallel region ("writes" records'
+    "owned") or the serial part's (the master outside every parallel region: "serial_writes"
+    records), in a block that holds a tenth or more of them, fewer than `threads` threads own at
+    least a quarter of an equal share. The grid a program updates on the master alone, its
+    statements split so that clang's IR finds no update there, beside a decoy loop the team
+    shares (a fresh attacker's W4c, 5/5 twice, 2026-12-07), is the serial part's; a team's
+    update leaves it only the boundary it set. Judged from what was written, whatever the IR
+    found. [] when none (a block without an owner map, "owned" -1, is not judged)."""
+    mine = records[(records["rank"].astype(int) == rank) & records["record"].isin(["writes", "serial_writes"])]
+    if mine.empty or "owned" not in mine:
+        return []
+    mine = mine[mine["bucket"].astype(int) > 0]
+    blocks = {}
+    for b, group in mine.groupby(mine["bucket"].astype(int)):
+        owned, serial = group["owned"].fillna(-1).astype(int), group["record"] == "serial_writes"
+        if (owned >= 0).all():
+            blocks[int(b)] = (int(owned[serial].sum()), sorted(owned[~serial].tolist(), reverse=True))
+    total = sum(alone + sum(by) for alone, by in blocks.values())
+    return [(b, alone, by) for b, (alone, by) in blocks.items()
+            if alone + sum(by) >= total / 10 and sum(v >= (alone + sum(by)) / (4 * threads) for v in by) < threads]
 
 
 def loop_shared(units: list[int], threads: int) -> bool:
