@@ -33,9 +33,12 @@
  * completion
  * how many of the non-blocking collectives it completed had their send buffer changed while in
  * flight ("send_changed", and the stores the debug registers counted there, "send_writes"; a
- * watched posting the registers it armed, "watch": below, a watched send buffer); a send its
+ * watched posting the registers it armed, "watch", and the bytes of its send buffer they cover,
+ * "watched": below, a watched send buffer); a send its
  * buffer's address ("sent"),
- * a non-blocking send or receive the request it returned ("posted", MPI_Request_c2f). The first
+ * a non-blocking send or receive the request it returned ("posted", MPI_Request_c2f), and with a
+ * kernel's receive hook the call that completed a student's receive what its buffer held then
+ * ("held": below, what a student's receive held). The first
  * HL_TRACE_MAX_CALLS calls of a rank are kept in its buffer (a slot taken with an atomic counter;
  * the counters stay exact beyond it); a stream gets every call.
  *
@@ -90,6 +93,10 @@
 typedef const void *(*hl_reduce_hook)(const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op,
                                       int root, MPI_Comm c);
 void hl_trace_on_student_reduce(hl_reduce_hook hook);
+/* a kernel's reading of what a student's receive buffer holds when the receive completes */
+typedef int (*hl_receive_hook)(const void *buffer, long count, MPI_Datatype type, char *out,
+                               size_t cap);
+void hl_trace_on_student_receive(hl_receive_hook hook);
 
 #ifndef HL_TRACE_MAX_CALLS
 #define HL_TRACE_MAX_CALLS 32768
@@ -134,8 +141,11 @@ typedef struct {
                        * buffers while in flight (-1: none of them watched by hardware) */
     int watch;        /* a watched posting: debug registers armed on its send buffer (0: none,
                        * -errno: perf_event_open refused, the hash alone) */
+    long watched;     /* a watched posting: the bytes of its send buffer those registers cover */
     char comm[HL_TRACE_COMM_CHARS];
     char requests[HL_TRACE_COMM_CHARS]; /* MPI_Waitall, MPI_Testall: the requests given */
+    char held[HL_TRACE_COMM_CHARS]; /* the student's receives it completed: what each buffer
+                                     * held then, as the kernel's hook reads it ("held") */
 } hl_trace_call;
 
 typedef struct {
@@ -186,6 +196,7 @@ static union {
         long mpi_rss_kb;
         void (*student_hook)(void); /* run before each of the student's calls (a kernel's) */
         hl_reduce_hook reduce_hook; /* the send buffer of each of the student's reductions */
+        hl_receive_hook receive_hook; /* reads each of the student's completed receives */
         int update_sites_given;     /* the counted build: HL_UPDATE_SITES was set (lab 10), and */
         int update_site_count;      /* the update's store sites and read sites, offsets in the */
         int update_read_count;      /* cell's code (hl_write_count.h) */
@@ -208,7 +219,7 @@ static void unsealed(int writable) {
  * none once the file holds HL_TRACE_STREAM_BYTES (its size asked of the kernel, not counted
  * here): one "stream_full" line then, which the harness reports (records.parse_framed). */
 static void stream_write(const char *json, int n) {
-    char framed[1200];
+    char framed[1700]; /* a call's line at most some 1300 bytes (format_call), and the frame */
     if (stream_syscall(SYS_lseek, F.stream_fd, 0, SEEK_END) >= HL_TRACE_STREAM_BYTES) {
         if (atomic_exchange(&stream_full, 1)) return;
         static const char full[] = "{\"record\":\"stream_full\"}\n";
@@ -291,15 +302,15 @@ static int format_call(char *line, size_t cap, int rank, double base, const hl_t
                     "\"bytes\":%ld,\"recv_peer\":%d,\"recv_count\":%ld,\"recv_bytes\":%ld,"
                     "\"partitions\":%d,\"partition\":%d,\"partition_last\":%d,"
                     "\"request\":%d,\"requests\":\"%s\",\"step\":%ld,\"buffer\":%lu,\"mode\":%d,\"live\":%d,"
-                    "\"send_changed\":%d,\"send_writes\":%ld,\"watch\":%d,\"sent\":%lu,"
-                    "\"posted\":%d}\n",
+                    "\"send_changed\":%d,\"send_writes\":%ld,\"watch\":%d,\"watched\":%ld,\"sent\":%lu,"
+                    "\"posted\":%d,\"held\":\"%s\"}\n",
                     rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?", c->start - base,
                     c->end - base, c->main, c->in_parallel, c->level, c->team, c->tid,
                     c->concurrent, c->done, c->comm_size, c->comm, c->student, c->comm_id, c->tag,
                     c->count, c->peer, c->bytes, c->recv_peer, c->recv_count, c->recv_bytes,
                     c->partitions, c->partition, c->partition_last, c->request, c->requests,
                     c->step, c->buffer, c->mode, c->live, c->send_changed, c->send_writes,
-                    c->watch, c->sent, c->posted);
+                    c->watch, c->watched, c->sent, c->posted, c->held);
 }
 
 /* A piece of computing as one JSON line, its times from `base`; its length. */
@@ -508,6 +519,17 @@ void hl_trace_on_student_reduce(hl_reduce_hook hook) {
     F.reduce_hook = hook;
     unsealed(0);
 }
+/* A kernel's reading of each of the student's receives as it completes: `hook` is given the
+ * receive buffer, its count and type, and writes what the buffer holds (a short text, no quotes
+ * or commas) into `out` (at most `cap` chars), returning its length; the record of the call
+ * that completed the receive (a blocking receive itself, or the Wait or Test that reported its
+ * request done) keeps each reading in "held" (lab 01: whose block each thread's message
+ * carried). NULL: none. */
+void hl_trace_on_student_receive(hl_receive_hook hook) {
+    unsealed(1);
+    F.receive_hook = hook;
+    unsealed(0);
+}
 #define HL_CONTRIBUTED(sb, rb, n, t, op, root, c)                                               \
     (c_.student && F.reduce_hook ? F.reduce_hook(sb, rb, n, t, op, root, c) : (sb))
 
@@ -541,11 +563,13 @@ static void trace_begin(hl_trace_call *c, const char *call, int student) {
     c->send_changed = 0;
     c->send_writes = -1;
     c->watch = 0;
+    c->watched = 0;
     c->step = atomic_load(&step);
     c->student = student;
     if (student) hl_trace_task_stamp(1);
     c->comm[0] = '\0';
     c->requests[0] = '\0';
+    c->held[0] = '\0';
     c->concurrent = atomic_fetch_add(&active, 1);
     c->start = hl_now();
 }
@@ -693,7 +717,7 @@ static void trace_keep(hl_trace_call *c, double end) {
     if (c->concurrent) atomic_fetch_add(&overlapped, 1);
     long slot = atomic_fetch_add(&call_count, 1);
     if (F.stream_fd >= 0) {
-        char line[1024];
+        char line[1536];
         stream_write(line, format_call(line, sizeof line, F.stream_rank, 0.0, c));
     } else if (slot < HL_TRACE_MAX_CALLS) {
         calls[slot] = *c;
@@ -759,6 +783,8 @@ static void trace_end_sent(hl_trace_call *c, MPI_Comm comm, long count, MPI_Data
 
 /* A point-to-point call's end: its communicator, tag, peer and size, and an MPI_Sendrecv's
  * receive side (`rcount` -1: none), read after the call's end is taken (not its cost). */
+static void receive_ended(hl_trace_call *c, long count, MPI_Datatype type); /* below */
+
 static void trace_end_p2p(hl_trace_call *c, MPI_Comm comm, int tag, long count, MPI_Datatype type,
                           int peer, long rcount, MPI_Datatype rtype, int rpeer) {
     double end = hl_now();
@@ -773,6 +799,7 @@ static void trace_end_p2p(hl_trace_call *c, MPI_Comm comm, int tag, long count, 
         c->recv_count = rcount;
         c->recv_bytes = type_bytes(rtype, rcount);
     }
+    receive_ended(c, rcount >= 0 ? rcount : count, rcount >= 0 ? rtype : type);
     trace_keep(c, end);
 }
 
@@ -781,7 +808,7 @@ void hl_trace_emit(hl_ctx *ctx) {
     long pieces = atomic_load(&interval_count);
     if (F.stream_fd < 0 && kept > HL_TRACE_MAX_CALLS) kept = HL_TRACE_MAX_CALLS;
     if (F.stream_fd < 0 && pieces > HL_TRACE_MAX_COMPUTE) pieces = HL_TRACE_MAX_COMPUTE;
-    char line[1024];
+    char line[1536];
     if (F.stream_fd < 0) {
         for (long i = 0; i < kept; i++)
             hl_append(ctx, line, (size_t)format_call(line, sizeof line, ctx->rank, F.origin, &calls[i]));
@@ -1021,6 +1048,7 @@ typedef struct {
     size_t n;                 /* the bytes hashed */
     uint64_t hash;            /* MPI_IN_PLACE: as the last MPI call left them */
     int points;               /* debug registers armed for it (point_owner) */
+    size_t watched;           /* the bytes of it they cover, from its start */
     int inplace;              /* MPI_IN_PLACE: the receive buffer, which MPI writes */
     int outside;              /* MPI_IN_PLACE: changes found at an MPI call's start */
     long mpi_stores;          /* MPI_IN_PLACE: stores counted inside MPI calls (MPI's own) */
@@ -1165,12 +1193,14 @@ static int watch_arm(int slot) {
             (void)point_close(k);
             if (err == ENOSPC || err == EBUSY || err == EMFILE || err == ENFILE) break; /* busy */
             if (!armed) watch_refused = err ? err : ESRCH;
+            watches[slot].watched = (size_t)(p - (uintptr_t)watches[slot].at);
             return armed ? armed : -watch_refused;
         }
         point_owner[k] = slot + 1;
         armed++;
         p += len;
     }
+    watches[slot].watched = (size_t)(p - (uintptr_t)watches[slot].at);
     return armed;
 }
 
@@ -1185,8 +1215,8 @@ static long watch_disarm(int slot) {
 
 /* A posting's finish: the send buffer HL_POSTED hashed, kept under `key` (its request), its
  * first bytes watched by the debug registers. The posting's "watch": the registers armed (0:
- * none, -errno: refused). */
-static int watch_post(int key) {
+ * none, -errno: refused); its "watched" (*watched): the bytes they cover. */
+static int watch_post(int key, long *watched) {
     if (!posting_at) return 0;
     int armed = 0;
     while (atomic_flag_test_and_set(&watch_lock)) {}
@@ -1209,6 +1239,7 @@ static int watch_post(int key) {
         if (posting_inplace) atomic_fetch_add(&inplace_count, 1);
         armed = watch_arm(slot);
         watches[slot].points = armed > 0 ? armed : 0;
+        *watched = armed > 0 ? (long)watches[slot].watched : 0;
     } /* (every slot taken: this posting is not watched) */
     atomic_flag_clear(&watch_lock);
     posting_at = NULL;
@@ -1494,7 +1525,103 @@ static void trace_end_matched(hl_trace_call *c, long count, MPI_Datatype type) {
     c->peer = matched_taken.peer;
     c->bytes = type_bytes(type, count);
     if (c->posting) c->posted = (int)MPI_Request_c2f(*c->posting);
+    receive_ended(c, count, type);
     trace_keep(c, end);
+}
+
+/* --------------------------------------------- what a student's receive held (lab 01)
+ * With a kernel's receive hook (hl_trace_on_student_receive), each of the student's receives is
+ * read the moment MPI reports it complete, before the call returns to the student: a blocking
+ * receive (MPI_Recv, MPI_Sendrecv(_replace), MPI_Mrecv) at its end, a non-blocking one
+ * (MPI_Irecv, MPI_Imrecv, MPI_Isendrecv(_replace)) kept by its request and read by the Wait or
+ * Test that reports that request done, a persistent one (MPI_Recv_init, MPI_Precv_init) at every
+ * completion of its request until MPI_Request_free. The readings go into the completing call's
+ * record ("held", comma-separated, cut with "+"), written to the stream at once, so no later
+ * store changes them. */
+#define HL_RECEIVE_SLOTS 1024
+typedef struct {
+    int used, key, persistent; /* key: MPI_Request_c2f of the receive's request */
+    const void *at;
+    long count;
+    MPI_Datatype type;
+} hl_receive;
+static hl_receive receives[HL_RECEIVE_SLOTS];
+static atomic_flag receive_lock = ATOMIC_FLAG_INIT;
+
+/* Reading `r`'s buffer now: the hook's text appended to c->held. */
+static void receive_read(hl_trace_call *c, const hl_receive *r) {
+    char text[HL_TRACE_COMM_CHARS];
+    int n = F.receive_hook(r->at, r->count, r->type, text, sizeof text);
+    if (n <= 0) return;
+    size_t used = strlen(c->held);
+    if (used && c->held[used - 1] == '+') return; /* the field was cut already */
+    int k = snprintf(c->held + used, sizeof c->held - used, "%s%.*s", used ? "," : "", n, text);
+    if (k < 0 || used + (size_t)k >= sizeof c->held - 2)
+        snprintf(c->held + used, sizeof c->held - used, "%s+", used ? "," : "");
+}
+
+/* A receive's request `key` kept until its completion (a handle MPI gave again replaces it). */
+static void receive_keep(int key, const void *at, long count, MPI_Datatype type, int persistent) {
+    int slot = -1;
+    while (atomic_flag_test_and_set(&receive_lock)) {}
+    for (int i = 0; i < HL_RECEIVE_SLOTS && slot < 0; i++)
+        if (receives[i].used && receives[i].key == key) slot = i;
+    for (int i = 0; i < HL_RECEIVE_SLOTS && slot < 0; i++)
+        if (!receives[i].used) slot = i;
+    if (slot >= 0) /* (every slot taken: this receive is not read) */
+        receives[slot] = (hl_receive){.used = 1, .key = key, .persistent = persistent, .at = at,
+                                      .count = count, .type = type};
+    atomic_flag_clear(&receive_lock);
+}
+
+/* The kept receive of request `key` (taken out unless persistent, or `drop`): 1 when found. */
+static int receive_take(int key, hl_receive *out, int drop) {
+    int found = 0;
+    while (atomic_flag_test_and_set(&receive_lock)) {}
+    for (int i = 0; i < HL_RECEIVE_SLOTS && !found; i++)
+        if (receives[i].used && receives[i].key == key) {
+            *out = receives[i];
+            if (drop || !receives[i].persistent) receives[i].used = 0;
+            found = 1;
+        }
+    atomic_flag_clear(&receive_lock);
+    return found;
+}
+
+/* A point-to-point call's end: a student's blocking receive read now (`count` of `type` in its
+ * buffer), a non-blocking one or a persistent receive's set-up kept by its request. */
+static void receive_ended(hl_trace_call *c, long count, MPI_Datatype type) {
+    if (!c->student || !F.receive_hook || !c->buffer) return;
+    const void *at = (const void *)(uintptr_t)c->buffer;
+    if (c->request != -1) { /* a persistent (partitioned) set-up: a receive's is kept */
+        if (strstr(c->call, "ecv_init"))
+            receive_keep(c->request, at, count * (c->partitions > 0 ? c->partitions : 1), type, 1);
+    } else if (c->posting) {
+        if (c->posted != -1) receive_keep(c->posted, at, count, type, 0);
+    } else {
+        hl_receive now = {.at = at, .count = count, .type = type};
+        receive_read(c, &now);
+    }
+}
+
+/* A completion's finish (c->done, c->request and c->requests set): each kept receive it
+ * completed read; an MPI_Request_free drops its request's. */
+static void receive_done(hl_trace_call *c) {
+    if (!F.receive_hook) return;
+    hl_receive r;
+    if (!strcmp(c->call, "MPI_Request_free")) {
+        (void)receive_take(c->request, &r, 1);
+        return;
+    }
+    if (c->done <= 0) return;
+    if (c->request != -1 && receive_take(c->request, &r, 0)) receive_read(c, &r);
+    for (const char *at = c->requests; *at;) {
+        char *stop;
+        long key = strtol(at, &stop, 10);
+        if (stop == at) break; /* "+": the list was cut */
+        if (key != -1 && receive_take((int)key, &r, 0)) receive_read(c, &r);
+        at = *stop == ',' ? stop + 1 : stop;
+    }
 }
 
 /* Each entry twice: prefix hl_traced_ (a student's unit: student 1) and hl_kit_ (student 0). */
@@ -1531,7 +1658,8 @@ static void trace_end_matched(hl_trace_call *c, long count, MPI_Datatype type) {
             trace_end_comm(&c_, comm))
 #define HL_TRACED_ICOMM(name, params, args, comm, request_)                                       \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
-            (c_.request = (int)MPI_Request_c2f(request_), c_.watch = watch_post(c_.request),      \
+            (c_.request = (int)MPI_Request_c2f(request_),                                         \
+             c_.watch = watch_post(c_.request, &c_.watched),                                      \
              trace_end_comm(&c_, comm)))
 /* a neighbourhood collective: the bytes it sends and receives (hood_bytes), and a non-blocking
  * one's request */
@@ -1540,35 +1668,37 @@ static void trace_end_matched(hl_trace_call *c, long count, MPI_Datatype type) {
             (c_.bytes = (sent_), c_.recv_bytes = (received_), trace_end_comm(&c_, comm)))
 #define HL_TRACED_IHOOD(name, params, args, comm, sent_, received_, request_)                     \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
-            (c_.request = (int)MPI_Request_c2f(request_), c_.watch = watch_post(c_.request),      \
+            (c_.request = (int)MPI_Request_c2f(request_),                                         \
+             c_.watch = watch_post(c_.request, &c_.watched),                                      \
              c_.bytes = (sent_), c_.recv_bytes = (received_), trace_end_comm(&c_, comm)))
 #define HL_TRACED_SENT(name, params, args, comm, count_, type_)                                  \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             trace_end_sent(&c_, comm, (long)(count_), type_))
 #define HL_TRACED_ISENT(name, params, args, comm, count_, type_, request_)                        \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
-            (c_.request = (int)MPI_Request_c2f(request_), c_.watch = watch_post(c_.request),      \
+            (c_.request = (int)MPI_Request_c2f(request_),                                         \
+             c_.watch = watch_post(c_.request, &c_.watched),                                      \
              trace_end_sent(&c_, comm, (long)(count_), type_)))
 #define HL_TRACED_REDUCE(name, params, args, comm, count_, type_, request_)                     \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
-            (c_.watch = watch_post(request_),                                                     \
+            (c_.watch = watch_post(request_, &c_.watched),                                        \
              trace_end_reduce(&c_, comm, (long)(count_), type_, request_)))
 /* a completion of several: the requests as they were given */
 #define HL_TRACED_WAITALL(name, params, args, flag, count, array)                                 \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
             trace_requests(&c_, count, array),                                                    \
-            (c_.done = (flag), watch_done(&c_), trace_end(&c_)))
+            (c_.done = (flag), watch_done(&c_), receive_done(&c_), trace_end(&c_)))
 /* a completion of one request: the request as it was given (a Wait sets it to MPI_REQUEST_NULL) */
 #define HL_TRACED_WAIT(name, params, args, flag, request_)                                        \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
             (c_.request = request_id(request_), c_.live = c_.request != -1),                      \
-            (c_.done = (flag), watch_done(&c_), trace_end(&c_)))
+            (c_.done = (flag), watch_done(&c_), receive_done(&c_), trace_end(&c_)))
 /* a completion of some of several: the requests it completed ("requests"), of those given */
 #define HL_TRACED_SOME(name, params, args, flag, count, array, kept, indices)                    \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args,                        \
             trace_requests(&c_, count, array),                                                    \
             (keep_completed(&c_, (kept), (indices)), c_.done = (flag), watch_done(&c_),           \
-             trace_end(&c_)))
+             receive_done(&c_), trace_end(&c_)))
 #define HL_TRACED_P2P(name, params, args, comm, tag_, count_, type_, peer_)                       \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             HL_P2P_FINISH(comm, tag_, count_, type_, peer_, -1, MPI_DATATYPE_NULL, MPI_PROC_NULL))

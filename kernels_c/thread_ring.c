@@ -11,7 +11,14 @@
  *         it kept 4/4). The receiver checks the tag of every element; each thread's record also
  *         carries "sent", the sum of what the kit put in its blocks, and the judge
  *         (hybridlab.hybrid_models.exercise.check_ring) compares each thread's checksum with the
- *         "sent" of the same thread of the left rank.
+ *         "sent" of the same thread of the left rank. And the messages themselves must tell the
+ *         threads apart: the tracer reads every receive of the student's as it completes
+ *         (hl_trace_on_student_receive, thread_ring_held: the tag its elements share and their
+ *         sum, "held" in the completing call's record), and the judge
+ *         (hybridlab.hybrid_models.exercise.held_blocks) wants each thread's receives to have
+ *         held only its own thread's blocks, summing to what the same thread of the left rank
+ *         sent (a cell that took any thread's message with tag 0 and let the threads sort the
+ *         blocks out in shared memory afterwards kept 4/4: K1, 2026-12-07).
  *
  * Who calls MPI, and so which thread level the exchange needs, depends on the exchange:
  *     built as it is (masteronly, FUNNELED): after a barrier the master sends and receives every
@@ -82,6 +89,30 @@ static double thread_ring_fill(int *block, long n, int t, long k) {
     }
     return sum;
 }
+
+/* The tracer's reading of a student's receive buffer as the receive completes: "TAG:SUM", the
+ * low-10-bit tag every element read shares (-1: they differ) and their sum; "-2:0" for a buffer
+ * that is not contiguous ints. */
+static int thread_ring_held(const void *buffer, long count, MPI_Datatype type, char *out,
+                            size_t cap) {
+    int size = 0;
+    MPI_Aint lb = 0, extent = 0;
+    MPI_Type_size(type, &size);
+    MPI_Type_get_true_extent(type, &lb, &extent);
+    long bytes = count * size;
+    if (bytes <= 0) return 0;
+    if (lb != 0 || extent != size || bytes % (long)sizeof(int))
+        return snprintf(out, cap, "-2:0");
+    const int *v = buffer;
+    long n = bytes / (long)sizeof(int);
+    int tag = v[0] & 1023;
+    long long sum = 0;
+    for (long i = 0; i < n; i++) {
+        if ((v[i] & 1023) != tag) tag = -1;
+        sum += v[i];
+    }
+    return snprintf(out, cap, "%d:%lld", tag, sum);
+}
 #endif
 
 int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
@@ -110,6 +141,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 
 #ifdef HL_STUDENT_EXCHANGE /* the cell runs on this stack: what the threads' checks read, kept */
     HL_KEEP(ctx, n, iterations, left, right, (long)send, (long)recv);
+    hl_trace_on_student_receive(thread_ring_held);
 #endif
 #pragma omp parallel
     {
@@ -158,6 +190,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                 "\"block\":%lu", wrong, checksum, iterations, n, (unsigned long)(uintptr_t)got);
 #endif
     }
+#ifdef HL_STUDENT_EXCHANGE
+    hl_trace_on_student_receive(NULL);
+#endif
     free(send), free(recv);
     return 0;
 }

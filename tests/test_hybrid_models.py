@@ -311,6 +311,54 @@ def test_student_ring_with_one_tag_for_all_threads_gets_the_wrong_blocks():
         check_ring(res)
 
 
+SORTED_AFTERWARDS = r"""
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "every thread exchanges its own block");
+}
+static int *slot[64];
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    MPI_Request req[2];
+#pragma omp critical(mpi)
+    {
+        MPI_Irecv(recv, n, MPI_INT, left, 0, comm, &req[0]);
+        MPI_Issend(send, n, MPI_INT, right, 0, comm, &req[1]);
+    }
+    for (int done = 0; !done;) {
+#pragma omp critical(mpi)
+        MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+        if (!done) hl_sleep_us(20);
+    }
+    int *copy = malloc((size_t)n * sizeof *copy);
+    memcpy(copy, recv, (size_t)n * sizeof *copy);
+#pragma omp barrier
+    slot[((unsigned)copy[0] >> 5) & 31] = copy; /* the sender's thread, from the element's tag */
+#pragma omp barrier
+    memcpy(recv, slot[omp_get_thread_num()], (size_t)n * sizeof *recv);
+#pragma omp barrier
+    free(copy);
+}
+"""
+
+
+def test_the_messages_themselves_must_tell_the_threads_apart():
+    """Attack K1 (2026-12-07, 4/4 kept): every thread receives with tag 0, so any thread's
+    message meets any receive, and the threads then put the blocks back in shared memory by the
+    tag in their elements: the data check passes. The tracer reads each receive as it completes
+    ("held"): a thread's receive held another thread's block. The right exchange holds only its
+    own, summing to what the left rank's same thread sent."""
+    from hybridlab.hybrid_models.exercise import build_student_ring, check_ring, held_blocks
+
+    res = hl.run_program(build_student_ring(SORTED_AFTERWARDS, name="test_ring_sorted"), ranks=2,
+                         threads=2, thread_level="serialized", iterations=6)  # fmt: skip
+    check_ring(res)  # the blocks were put back: the data alone cannot tell
+    assert any("held thread" in f for f in held_blocks(res)), held_blocks(res)
+    right = hl.run_program(build_student_ring(RING_EXCHANGE, name="test_student_ring"), ranks=3,
+                           threads=2, thread_level="serialized", iterations=3)  # fmt: skip
+    assert held_blocks(right) == []
+    assert (right.mpi_calls["held"].fillna("") != "").sum() == 3 * 2 * 3  # one per receive
+
+
 def test_student_ring_blocks_come_only_from_mpi():
     """Issue 36: the kit's blocks were a formula of rank, thread, iteration and index, so a cell
     could take any thread's message (MPI_ANY_TAG, the race) and write the left rank's values over

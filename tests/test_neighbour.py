@@ -307,3 +307,46 @@ def test_b_a_loop_that_sets_the_kernels_tolerance_to_0_no_longer_passes():
     tolerance = float(np.sqrt(jacobi2d(nx, ny, stop)[1] * jacobi2d(nx, ny, stop - 1)[1]))
     with pytest.raises(AssertionError, match="wrong result"):
         check_student_residual(kernel, 2, nx=nx, ny=ny, iterations=stop + 5, tolerance=tolerance)
+
+
+@pytest.mark.parametrize("attempt", ["_BEYOND_HASH", "_PUT_BACK_PAST_REGISTERS"])
+def test_a_send_buffer_not_watched_whole_is_refused(attempt):
+    # attacker A1's C1 and C2 (4/4 twice each): the residual written in flight where neither the
+    # hash (its first 4096 bytes) nor the debug registers (32 bytes) looked, so no completion
+    # records a change; the residual is one value, a reduction watched in part is refused
+    kernel, calls = _run(_cell(getattr(_gaming, attempt)))
+    done = calls[(calls["call"] != "MPI_Iallreduce") & (calls["done"] == 1)]
+    assert (done["send_changed"] == 0).all(), done[["rank", "call", "send_changed"]]
+    with pytest.raises(AssertionError, match="could not watch whole while in flight"):
+        check_student_residual(kernel, 2, nx=12, ny=10, iterations=6)
+
+
+# every iteration's reduction kept in flight to the end: the four debug registers are held by
+# the first four, the later ones' send buffers are hashed alone
+HELD = """
+double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
+    double mine[64], sum[64];
+    MPI_Request req[64];
+    long n = max_iterations < 64 ? max_iterations : 64;
+    for (long k = 0; k < n; k++) {
+        mine[k] = jacobi_iteration();
+        MPI_Iallreduce(&mine[k], &sum[k], 1, MPI_DOUBLE, MPI_SUM, comm, &req[k]);
+    }
+    MPI_Waitall((int)n, req, MPI_STATUSES_IGNORE);
+    return sum[n - 1];
+}
+"""
+
+
+def test_the_posting_records_the_bytes_its_registers_cover_and_a_part_is_refused():
+    kernel, calls = _run(_cell(_gaming._PUT_BACK_PAST_REGISTERS))
+    posted = calls[calls["call"] == "MPI_Iallreduce"]
+    if (posted["watch"] < 0).any():
+        pytest.skip("perf_event_open refused here: the hash alone")
+    assert (posted["watch"] == 4).all() and (posted["watched"] == 32).all(), posted
+    kernel, calls = _run(HELD)
+    posted = calls[calls["call"] == "MPI_Iallreduce"]
+    watched = posted.groupby("rank")["watched"].apply(list).to_dict()
+    assert watched == {0: [8, 8, 8, 8, 0, 0], 1: [8, 8, 8, 8, 0, 0]}, posted
+    with pytest.raises(AssertionError, match="the debug registers covered 0 bytes"):
+        check_student_residual(kernel, 2, nx=12, ny=10, iterations=6)

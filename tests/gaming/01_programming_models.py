@@ -831,3 +831,42 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
 }
 """, ['hidden_exchange_block'], "fixer X1 (issue 36): MPI_ANY_TAG receives, then the left rank's values computed from the thread's own block",
     reason='did not arrive from the same thread'))
+
+# attacker A2's K1 (2026-12-07, 4/4 kept twice): tag 0 for every thread, so any thread's message
+# meets any receive, then the threads put the blocks back in shared memory by the (thread,
+# iteration) tag in each element's low bits; the tracer now reads each receive as it completes
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+/* messages NOT told apart (tag 0 for all), then the threads sort the blocks out among
+ * themselves by the tag the kit hid in each element's low bits */
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "every thread exchanges its own block");
+}
+static int *slot[64];
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num();
+    MPI_Request req[2];
+    #pragma omp critical(mpi)
+    {
+        MPI_Irecv(recv, n, MPI_INT, left, 0, comm, &req[0]);
+        MPI_Issend(send, n, MPI_INT, right, 0, comm, &req[1]);
+    }
+    for (int done = 0;;) {
+        #pragma omp critical(mpi)
+        MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+        if (done) break;
+        hl_sleep_us(20);
+    }
+    int *tmp = malloc((size_t)n * sizeof *tmp);
+    memcpy(tmp, recv, (size_t)n * sizeof *tmp);
+    int from = ((unsigned)recv[0] >> 5) & 31;
+    #pragma omp barrier
+    slot[from] = tmp;
+    #pragma omp barrier
+    memcpy(recv, slot[t], (size_t)n * sizeof *recv);
+    #pragma omp barrier
+    free(tmp);
+}
+""", ['hidden_exchange_block'], "attacker A2 (K1): messages not told apart (tag 0), the blocks sorted out between the threads afterwards",
+    reason="held thread"))

@@ -907,3 +907,68 @@ double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
 }
 """, {"hidden_solve_overlapped"}, "a loop that never tests the tolerance, the kernel's tolerance "
     "found on its stack and set to 0 (F13_tolerance)", reason="wrong result"))
+
+
+# attacker A1 (C1, C2; 4/4 twice each): one send buffer whose residual sits where the tracer
+# did not look: past the 4096 bytes it hashed (C1: double 515 of 520, written in flight and
+# left) or past the 32 bytes the debug registers watch (C2: byte 40 of 48, written in flight and
+# put back before MPI_Wait). The residual is one value: a reduction of more than RESIDUAL_BYTES,
+# or one whose send buffer the registers cover only in part, is refused (neighbour/exercise.py,
+# unwatched_postings; the posting's "watched": hl_trace.c, HL_POSTED).
+_BEYOND_HASH = r'''
+%%c RESIDUAL_C neighbour_halo
+/* one send buffer, the next iteration's value written into it while its reduction is in flight;
+ * the value at double 515 of a 520-double reduction, past the 4096 bytes hashed */
+#define SLOT 515
+#define COUNT 520
+double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
+    static double buf[COUNT], sum[COUNT];
+    MPI_Request req;
+    if (max_iterations <= 0) return 0.0;
+    buf[SLOT] = jacobi_iteration();
+    long done = 1;
+    MPI_Iallreduce(buf, sum, COUNT, MPI_DOUBLE, MPI_SUM, comm, &req);
+    for (;;) {
+        int more = done < max_iterations;
+        if (more) { buf[SLOT] = jacobi_iteration(); done++; } /* into the buffer in flight */
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        if (sum[SLOT] < tolerance || !more) return sum[SLOT];
+        MPI_Iallreduce(buf, sum, COUNT, MPI_DOUBLE, MPI_SUM, comm, &req);
+    }
+}
+'''
+_PUT_BACK_PAST_REGISTERS = r'''
+%%c RESIDUAL_C neighbour_halo
+/* one send buffer: the next value kept in it while the reduction is in flight and the old one
+ * put back before the wait; the value at byte 40 of a 6-double reduction, past the 32 bytes the
+ * debug registers watch */
+double solve_overlapped(long max_iterations, double tolerance, MPI_Comm comm) {
+    static double buf[6], sum[6];
+    MPI_Request req;
+    if (max_iterations <= 0) return 0.0;
+    buf[5] = jacobi_iteration();
+    long done = 1;
+    MPI_Iallreduce(buf, sum, 6, MPI_DOUBLE, MPI_SUM, comm, &req);
+    for (;;) {
+        int more = done < max_iterations;
+        double posted = buf[5];
+        if (more) { buf[5] = jacobi_iteration(); done++; } /* written in flight */
+        double next = buf[5];
+        buf[5] = posted; /* put back */
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        buf[5] = next;
+        if (sum[5] < tolerance || !more) return sum[5];
+        MPI_Iallreduce(buf, sum, 6, MPI_DOUBLE, MPI_SUM, comm, &req);
+    }
+}
+'''
+GAMING += [
+    attempt("method", "solve_overlapped", _BEYOND_HASH, C,
+            "attacker A1 C1: the next value written into the in-flight send buffer at double 515 "
+            "of a 520-double reduction, past the 4096 bytes hashed: 4/4 kept",
+            reason="could not watch whole while in flight"),
+    attempt("method", "solve_overlapped", _PUT_BACK_PAST_REGISTERS, C,
+            "attacker A1 C2: the next value written into the in-flight send buffer at byte 40 of "
+            "a 6-double reduction, past the debug registers' 32 bytes, and put back before "
+            "MPI_Wait: 4/4 kept", reason="could not watch whole while in flight"),
+]

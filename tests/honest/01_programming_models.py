@@ -356,3 +356,62 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
     }
 }
 """, why='MPI_Query_thread in check_thread_level, an omp_lock_t round each MPI call, Issend tagged by thread'))
+
+# attack K1's fix (2026-12-07): the judge reads what each thread's receives held as they
+# completed; messages told apart another way than by tags keep their points
+HONEST.append(right("exchange_block", r"""
+%%c EXCHANGE_C thread_ring
+/* one communicator per thread (duplicated once), the same tag 0 on every one */
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "every thread exchanges its own block");
+}
+
+static MPI_Comm per_thread[64];
+static int made = 0;
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num();
+#pragma omp single
+    if (!made) {
+        for (int u = 0; u < omp_get_num_threads(); u++) MPI_Comm_dup(comm, &per_thread[u]);
+        made = 1;
+    }
+    MPI_Request req[2];
+#pragma omp critical(mpi)
+    {
+        MPI_Irecv(recv, n, MPI_INT, left, 0, per_thread[t], &req[0]);
+        MPI_Issend(send, n, MPI_INT, right, 0, per_thread[t], &req[1]);
+    }
+    for (int done = 0;;) {
+#pragma omp critical(mpi)
+        MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+        if (done) break;
+        hl_sleep_us(20);
+    }
+}
+""", why="one communicator per thread (MPI_Comm_dup in an omp single), tag 0 on each"))
+HONEST.append(right("exchange_block", r"""
+%%c EXCHANGE_C thread_ring
+/* the same tag for every thread, the threads exchanging one after another in thread order on
+ * every rank: MPI's non-overtaking order matches thread t's message with thread t's receive */
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "every thread exchanges its own block");
+}
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num(), team = omp_get_num_threads();
+    for (int u = 0; u < team; u++) {
+        if (u == t) {
+            MPI_Request req[2];
+            MPI_Irecv(recv, n, MPI_INT, left, 0, comm, &req[0]);
+            MPI_Issend(send, n, MPI_INT, right, 0, comm, &req[1]);
+            for (int done = 0;;) {
+                MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+                if (done) break;
+                hl_sleep_us(20);
+            }
+        }
+#pragma omp barrier
+    }
+}
+""", why="one tag for all, the threads exchanging in thread order on every rank, a barrier between"))

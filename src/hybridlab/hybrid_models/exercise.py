@@ -8,12 +8,14 @@ thread_ring.c, checked (the only module of the topic that launches kernels).
     from hybridlab.hybrid_models.exercise import build_student_ring, check_ring
     kernel = build_student_ring(code)             # its own unit, traced: Results.mpi_calls
     check_ring(cluster.run(kernel, ...))          # AssertionError naming the first wrong block
+    held_blocks(results)                          # receives that held another thread's block
 
 The expected values of the masteronly kernel come from a serial reference in Python
 (ring_reference), not from the kernel's own count. The student's exchange sends values each
 thread draws at run time (thread_ring.c), which no other rank can compute: each thread's checksum
 is compared with the "sent" record of the same thread of the left rank (what the kit put in its
-blocks), judged here from the records, outside the kernel.
+blocks), judged here from the records, outside the kernel; and each thread's own receives, read
+by the tracer as they complete, must have held only that thread's blocks (held_blocks).
 """
 
 from __future__ import annotations
@@ -123,6 +125,57 @@ def foreign_receives(results: Results) -> list[str]:
                      & (calls["buffer"] >= start) & (calls["buffer"] < start + size)]  # fmt: skip
         found += [f"rank {int(c.rank)}, thread {int(c.thread)}: {c.call} into thread "
                   f"{int(b.thread)}'s block" for c in into.itertuples()]  # fmt: skip
+    return found
+
+
+def held_blocks(results: Results) -> list[str]:
+    """The student's exchange: per (rank, thread), what its own receives held as they completed
+    (the tracer's reading, "held" in the completing call's record: the tag the elements share
+    and their sum, thread_ring.c). Each reading must be of the thread's own blocks (the tag's
+    thread), and the readings must sum to what the same thread of the left rank sent: a thread
+    that took another thread's message and got its block back through shared memory
+    afterwards, or received its block by no message of its own, is named."""
+    rec = results.records
+    if "sent" not in rec:
+        return ["no \"sent\" records: the student's exchange was not run"]
+    rec = rec[rec["sent"].notna()]
+    ranks = len(results.meta["ranks"])
+    threads = int(results.meta["ranks"][0]["omp_max_threads"])
+    calls = results.mpi_calls
+    if "held" in calls:
+        calls = calls[(calls["student"] == 1) & (calls["held"].fillna("").astype(str) != "")]
+    else:
+        calls = calls.iloc[0:0]
+    found = []
+    for want in sent_reference(rec, ranks, threads).itertuples():
+        rank, thread = int(want.rank), int(want.thread)
+        mine = calls[(calls["rank"] == rank) & (calls["thread"] == thread)]
+        total = 0
+        for call, held in zip(mine["call"], mine["held"], strict=True):
+            for reading in str(held).split(","):
+                tag, _, value = reading.partition(":")
+                if not value:
+                    found.append(f"rank {rank}, thread {thread}: {call} completed more receives "
+                                 "than its record can hold: complete them one or two at a time")
+                    continue
+                total += int(value)
+                if int(tag) == -2:
+                    found.append(f"rank {rank}, thread {thread}: {call} completed a receive "
+                                 "whose buffer is not contiguous ints: receive the block as "
+                                 "MPI_INT into a plain buffer")
+                elif int(tag) == -1 or int(tag) >> 5 != thread:
+                    whose = ("elements of several blocks" if int(tag) == -1 else
+                             f"thread {int(tag) >> 5}'s block of iteration {int(tag) & 31}")
+                    found.append(
+                        f"rank {rank}, thread {thread}: a receive it completed ({call}) held "
+                        f"{whose}: each thread must receive its own block by its own message "
+                        "(messages told apart by their tags or communicators), not take "
+                        "another thread's and sort the blocks out afterwards")
+        if float(total) != want.expected:
+            found.append(f"rank {rank}, thread {thread}: the blocks its own receives held as "
+                         f"they completed sum to {total}, the same thread of the left rank sent "
+                         f"{want.expected:.0f}: every block must arrive by the thread's own "
+                         "receive")
     return found
 
 

@@ -22,7 +22,12 @@
     into its first 32 bytes in between with the x86 debug registers on every thread, so a value
     written and put back before the completion counts too; "send_changed" in the completion's
     record; a library that copied the one double at the posting gives the right numbers all the
-    same). Where perf_event_open is refused the hash alone judges, and the check prints a note.
+    same). Every byte of each reduction's send buffer is watched so: a reduction of more than
+    the residual's RESIDUAL_BYTES is refused (the residual is one value; beyond the debug
+    registers' 32 bytes, or the hashed 4 KiB, a store put back or left was unseen), as is one
+    whose buffer the registers cover only in part (the posting's "watched": four registers,
+    shared by the reductions in flight). Where perf_event_open is refused the hash alone judges,
+    and the check prints a note.
 
     kernel = build_student_neighbour(code)
     check_student_neighbour(kernel, shapes=((4, 2, 2),), nx=12, ny=10)   # AssertionError if not
@@ -79,6 +84,9 @@ ELSEWHERE = (*(c for c in COLLECTIVES if c not in ("MPI_Barrier", "MPI_Ibarrier"
 REDUCTION_BYTES = 16
 # (b) may call these only: the reduction, its completion, and the communicator's size and rank.
 RESIDUAL_CALLS = ("MPI_Iallreduce", *COMPLETES, "MPI_Comm_rank", "MPI_Comm_size")
+# (b)'s reduction carries the residual, one double (a pair of parity slots: two, 16 bytes), so
+# that the debug registers (32 bytes) and the hash watch all of its send buffer in flight
+RESIDUAL_BYTES = 16
 
 
 def build_student_neighbour(code: str, name: str = "student_neighbour") -> Kernel:
@@ -200,6 +208,18 @@ def changed_sends(calls: pd.DataFrame) -> pd.Series:
     changed = pd.to_numeric(calls["send_changed"], errors="coerce").fillna(0).astype(int)
     per_rank = changed.groupby(calls["rank"]).sum()
     return per_rank[per_rank > 0]
+
+
+def unwatched_postings(posted: pd.DataFrame) -> pd.DataFrame:
+    """The postings whose send buffer was not wholly watched in flight: larger than
+    RESIDUAL_BYTES, or (where perf_event_open was not refused: "watch" >= 0) with fewer of its
+    "bytes" covered by the debug registers than it has ("watched": hl_trace.c, HL_POSTED)."""
+    if posted.empty:
+        return posted
+    size = pd.to_numeric(posted["bytes"], errors="coerce").fillna(0)
+    watch = pd.to_numeric(posted["watch"], errors="coerce").fillna(0)
+    watched = pd.to_numeric(posted["watched"], errors="coerce").fillna(0)
+    return posted[(size > RESIDUAL_BYTES) | ((watch >= 0) & (watched < size))]
 
 
 def watch_note(calls: pd.DataFrame) -> str:
@@ -369,6 +389,15 @@ def check_student_residual(
         "reduction per iteration tested")
     bad = [c for c in posted["comm"] if _members(c) != set(range(ranks))]
     assert not bad, f"{where}: a reduction over the ranks {bad[0]}, not over every rank"
+    unwatched = unwatched_postings(posted)
+    if not unwatched.empty:
+        first = unwatched.iloc[0]
+        raise AssertionError(
+            f"{where}: rank {int(first['rank'])} posted an MPI_Iallreduce of {int(first['bytes'])} "
+            f"bytes whose send buffer the kit could not watch whole while in flight (the debug "
+            f"registers covered {max(int(first['watched']), 0)} bytes of it): the residual is one "
+            f"value, reduce it alone (a reduction of {RESIDUAL_BYTES} bytes at most), one reduction "
+            "in flight at a time, its send buffer untouched until it completes")
     changed = changed_sends(calls)
     assert changed.empty, (
         f"{where}: rank {int(changed.index[0])} changed an MPI_Iallreduce's send buffer while "
