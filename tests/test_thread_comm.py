@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -16,6 +17,7 @@ from hybridlab.grading import handout
 from hybridlab.kernels.build import build, has_partitioned
 from hybridlab.runs.records import Results
 from hybridlab.thread_comm import exercise
+from wrong_answers import lab_module
 
 needs_partitioned = pytest.mark.skipif(not has_partitioned(),
                                        reason="the MPI library has no MPI-4 partitioned calls")
@@ -1224,34 +1226,7 @@ def test_a_thread_that_computes_between_its_copy_and_its_marks_takes_turns():
     assert len(own) == 4 and own["cpu"].max() < exercise.OWN_CPU_S  # 2 threads x 2 iterations
 
 
-_DETACHED = """
-static MPI_Request rq[4];
-
-void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
-    long w = nx + 2;
-    omp_event_handle_t ev;
-#pragma omp task depend(out: a[0], a[(m + 1) * w]) detach(ev) firstprivate(a, m, nx, up, down, comm, w)
-    {
-        MPI_Irecv(&a[1], (int)nx, MPI_DOUBLE, up, 7, comm, &rq[0]);
-        MPI_Irecv(&a[(m + 1) * w + 1], (int)nx, MPI_DOUBLE, down, 8, comm, &rq[1]);
-        MPI_Isend(&a[w + 1], (int)nx, MPI_DOUBLE, up, 8, comm, &rq[2]);
-        MPI_Isend(&a[m * w + 1], (int)nx, MPI_DOUBLE, down, 7, comm, &rq[3]);
-#pragma omp task firstprivate(ev)
-        {
-            MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
-            omp_fulfill_event(ev);
-        }
-    }
-    for (long r = 2; r <= m - 1; r++) {
-#pragma omp task firstprivate(r)
-        stencil_rows(r, r);
-    }
-#pragma omp task depend(in: a[0])
-    stencil_rows(1, 1);
-#pragma omp task depend(in: a[(m + 1) * w])
-    stencil_rows(m, m);
-}
-"""
+_DETACHED = lab_module("12_threads_communicate", Path(__file__).parent / "honest").DETACHED
 
 
 def test_a_detached_exchange_task_holds_the_edges_until_its_event_is_fulfilled():

@@ -954,11 +954,8 @@ void exchange_slice(double *a, long m, long nx, int up, int down, MPI_Comm mine)
 }
 """, why="attacker V: two MPI_Sendrecv per thread"),
 ]
-HONEST.append(right("task_iteration", r"""
-%%c TASKS_C thread_halo
-/* the exchange's task posts and hands the completion to a child task; the exchange task is
- * detached and counts as done (its depend(out) released) only when the child has completed the
- * requests and fulfilled its event: rows 1 and m wait by depend alone */
+# the right answer test_thread_comm runs directly too
+DETACHED = r"""
 static MPI_Request rq[4];
 
 void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {
@@ -990,6 +987,11 @@ void task_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm)
         stencil_rows(m, m);
     }
 }
-""", why="A2's l12_task_detach (2026-12-07): the exchange's task detached (OpenMP 5.0 detach(ev)), "
+"""
+HONEST.append(right("task_iteration", "\n" + r"""%%c TASKS_C thread_halo
+/* the exchange's task posts and hands the completion to a child task; the exchange task is
+ * detached and counts as done (its depend(out) released) only when the child has completed the
+ * requests and fulfilled its event: rows 1 and m wait by depend alone */
+""" + DETACHED, why="A2's l12_task_detach (2026-12-07): the exchange's task detached (OpenMP 5.0 detach(ev)), "
          "a child task completing the requests and fulfilling its event, rows 1 and m held by "
          "depend on the detached task alone (it crashed in the kit's task wrapper, 0/4)"))
