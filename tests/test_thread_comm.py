@@ -149,6 +149,17 @@ def test_copy_partition_logs_which_thread_copied_which_partition():
     exercise.judge_pready(runs)
 
 
+@needs_partitioned
+def test_a_lone_rank_with_no_neighbour_is_judged_without_marks():
+    """The notebook's visible (d) test runs 1 rank x 1 thread: no neighbour, no mark, no step in
+    its trace; the judge passes it (it once failed with KeyError 'step')."""
+    from gaming import solution_cell
+
+    code = solution_cell("12_threads_communicate", "pready_iteration").split("\n", 1)[1]
+    runs = exercise.run_pready(code, shapes=((1, 1),), nx=8, ny=6, iterations=2, name="lone_rank")
+    rows = exercise.judge_pready(runs)
+    assert [r["partitions marked"] for r in rows] == [0]
+
 def test_tasks_the_posting_task_creates_carry_stamps_of_their_own():
     """Lab 12 (b) (a fresh attacker's r12e, 2026-12-05, a right answer that lost 4/4): the posting
     task posts, then creates the interior as its own child tasks (and a taskloop); a child task

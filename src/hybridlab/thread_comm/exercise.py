@@ -1988,10 +1988,10 @@ def own_cpu_before_marks(res: Results, rank: int, calls: pd.DataFrame) -> pd.Dat
     made = res.records[(res.records["record"] == "call_cpu") & (res.records["rank"] == rank)]
     columns = ["iteration", "thread", "cpu"]
     inside = calls[(calls["in_parallel"] == 1) & calls["call"].isin(MARKS)]
+    if made.empty or inside.empty or "step" not in inside.columns:  # (a rank with no neighbour
+        return pd.DataFrame(columns=columns)  # marks nothing: its trace has no steps)
     real = [bool(_marked(c)) for c in inside.itertuples()]
     last = inside[real].groupby(["step", "thread"])["start"].max()
-    if made.empty or last.empty:
-        return pd.DataFrame(columns=columns)
     rows = []
     for (step, thread), start in last.items():
         before = made[(made["iteration"] == step) & (made["thread"] == thread)
