@@ -23,18 +23,15 @@ ENV LANG=C.UTF-8 \
 # SimGrid (smpicc from libsimgrid-dev, smpirun from simgrid): lab 14's simulations at scale.
 # Boost's headers come with libsimgrid-dev for SimGrid's C++ API only (smpi.h includes them
 # under __cplusplus); the kit's kernels are C, so they go: 160 MB less.
+# clang 14 with libomp (clang-tools-14 has the offload bundler): lab 15's offload to a host device;
+# lab 16's Archer, ThreadSanitizer told OpenMP's synchronisation (libarcher.so in libomp-14-dev,
+# the sanitizer's runtime in libclang-rt-14-dev). About 0.4 GB of LLVM libraries.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
         python3 python3-venv gcc libc6-dev make hwloc-nox numactl libfftw3-double3 bubblewrap \
-        slurm-wlm munge libsimgrid-dev simgrid clang libomp-14-dev clang-tools-14 \
+        slurm-wlm munge libsimgrid-dev simgrid clang libomp-14-dev clang-tools-14 libclang-rt-14-dev \
     && rm -rf /usr/include/boost /var/lib/apt/lists/*
-# Lab 16 (tools): Archer, clang's ThreadSanitizer told OpenMP's synchronisation (libarcher.so in
-# libomp-14-dev, the sanitizer's runtime in libclang-rt-14-dev).
-# hadolint ignore=DL3008
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends clang libomp-14-dev libclang-rt-14-dev \
-    && rm -rf /var/lib/apt/lists/*
 
 RUN useradd --create-home --uid 1000 --user-group --shell /bin/bash student \
     && install -d -o student -g student /opt/hybridlab
@@ -60,15 +57,15 @@ COPY --chown=student:student . .
 RUN make setup
 
 # The course book's pages (what `make book` builds), for the student image: jupyter-book alone at
-# the lock's versions. Only the HTML leaves this stage, less the copy of the instructors' page
-# source, which names nbgrader's solution delimiters.
+# the lock's versions. Only the HTML leaves this stage, less every page source that names
+# nbgrader's solution or hidden-test delimiters (the instructors' and authors' pages).
 FROM system AS book
 COPY --chown=student:student requirements.lock ./
 COPY --chown=student:student book ./book
 RUN python3 -m venv /tmp/jupyter-book \
     && /tmp/jupyter-book/bin/pip install --quiet -c requirements.lock jupyter-book \
     && /tmp/jupyter-book/bin/jupyter-book build book --warningiserror --nitpick --keep-going \
-    && rm -f book/_build/html/_sources/instructors.md
+    && find book/_build/html/_sources -type f -exec grep -qE 'BEGIN (SOLUTION|HIDDEN TESTS)' {} \; -delete
 
 # The student image (the default: the last stage): what `make setup` needs and the released
 # labs, nothing of grading/ (solutions, hidden tests) or tests/ (which hold solutions too); the
