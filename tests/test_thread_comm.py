@@ -403,6 +403,21 @@ def test_the_threads_are_inside_mpi_together_in_most_iterations():
     assert exercise.together_faults(both, 3) == ""
 
 
+def test_turns_timed_by_the_kits_own_clock_or_sleeps_are_refused():
+    """Lab 12 (d) (A4, 2026-12-07): the second send's marks taken in turns with hybridlab.h's
+    hl_sleep_us, hl_sleep_seconds or hl_now (no CPU time, no library name) kept 4/4 twice; the
+    text check names the kit's own clock and sleeps too."""
+    from hybridlab.thread_comm.exercise import pready_construct_faults
+
+    own = ("#pragma omp parallel\n{\n int t = omp_get_thread_num();\n copy_partition(t);\n"
+           " hl_traced_MPI_Pready(t, req[0]);\n WAIT\n hl_traced_MPI_Pready(t, req[2]);\n}\n")
+    assert pready_construct_faults(own.replace("WAIT", "")) == []
+    for wait, name in (("hl_sleep_us(4000L * t);", "hl_sleep_us"),
+                       ("hl_sleep_seconds(0.005 * t);", "hl_sleep_seconds"),
+                       ("while (hl_now() < t0 + 0.003 * t) ;", "hl_now")):  # fmt: skip
+        faults = pready_construct_faults(own.replace("WAIT", wait))
+        assert faults and faults[0].startswith(f"no {name} (line"), faults
+
 def test_a_partition_is_never_handed_over_in_turns():
     """Lab 12 (d) (a fresh attacker, 2026-12-03): an ordered loop or block, a critical section,
     a lock or a flag watched anywhere in the cell (around the copy and the mark, or in a function

@@ -2459,3 +2459,37 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
 """, D, "the second send's marks after a busy loop sized by the thread number (turns with no "
         "clock, sleep or lock; A2's l12_pready_busy)",
         reason="of CPU time between its copy_partition and its last MPI_Pready"))
+
+
+# A4 (2026-12-07): the second send's marks in turns timed by the kit's own clock and sleeps
+# (no CPU time between the copy and the marks, no library name the text check knew then)
+_PTURNS = r"""
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    (void)a; (void)fresh; (void)m; (void)nx;
+    MPI_Startall(nreq, req);
+    BEFORE
+#pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        copy_partition(t);
+        if (nreq > 1) MPI_Pready(t, req[0]);
+        WAIT;
+        if (nreq > 3) MPI_Pready(t, req[2]);
+    }
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+"""
+GAMING += [
+    attempt("method", "pready_iteration", c_cell("PREADY_C", "thread_halo", _PINIT + _PTURNS.replace("BEFORE", before).replace("WAIT", wait)),
+            D, f"the second send's marks in turns: {why} (A4's l12_a{n})",
+            reason=f"no {name} (line")
+    for n, before, wait, why, name in (
+        (1, "", "hl_sleep_us(4000L * t)", "the kit's hl_sleep_us of 4 ms per thread number",
+         "hl_sleep_us"),
+        (2, "double t0 = hl_now();", "while (hl_now() < t0 + 0.003 * t) hl_sleep_us(100)",
+         "each thread waits on the kit's clock for its slot", "hl_now"),
+        (3, "", "hl_sleep_seconds(0.005 * (parts - 1 - t))", "the kit's hl_sleep_seconds, the "
+         "last thread first", "hl_sleep_seconds"),
+    )
+]

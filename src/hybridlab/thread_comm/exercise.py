@@ -121,10 +121,14 @@ _LOCKS = re.compile(r"#\s*pragma\s+omp\s+(?:critical|ordered)\b"
                     r"|\bomp_(?:set|test)_(?:nest_)?lock\b"
                     r"|\bpthread_(?:mutex|spin|rwlock|cond)_(?:timed)?(?:lock|trylock|rdlock|wrlock|wait)\b"
                     r"|\bsem_(?:timed|try)?wait\b")
+# (the kit's own clock, sleeps and delays of hybridlab.h too: a fresh attacker's turns timed with
+# hl_sleep_us, hl_sleep_seconds or hl_now kept 12 (d) 4/4 twice, 2026-12-07, A4)
 _DELAYS = re.compile(r"\b(?:omp_get_wtime|omp_get_wtick|MPI_Wtime|MPI_Wtick|clock_gettime"
                      r"|gettimeofday|nanosleep|clock_nanosleep|usleep|sleep|sched_yield"
-                     r"|thrd_sleep|thrd_yield|timespec_get)\b|\b(?:time|clock)\s*\("
-                     r"|\w*rdtsc\w*|__builtin_readcyclecounter")
+                     r"|thrd_sleep|thrd_yield|timespec_get|hl_now|hl_sleep_us|hl_sleep_seconds"
+                     r"|hl_nanosleep|hl_thread_cpu_now|hl_delay\w*|hl_slowest_since"
+                     r"|hl_start_together|hl_measure|hl_phase\w*|hl_barrier_phase)\b"
+                     r"|\b(?:time|clock)\s*\(|\w*rdtsc\w*|__builtin_readcyclecounter")
 # what a task waiting on a flag of the cell's own is made of, in place of depend
 # (an atomic read, write, capture or compare, its clauses in any order: a fresh attacker's
 # `omp atomic seq_cst read` slipped past `atomic\s+read`, threads in turns kept 4/4, 2026-12-04)
