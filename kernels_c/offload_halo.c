@@ -87,6 +87,8 @@ typedef struct {
     long m, w, ny, row0;
     double *ref, *next; /* the whole grid after `seen` iterations and after seen + 1 */
     double *rows;       /* what a look read: rows 1..m, columns 1..w-2 */
+    double *grids;      /* the mapping that holds ref, next and rows (grids_reach), its bytes */
+    long grids_bytes;
     long seen;
     /* the "offload" record's tallies (below): host_writes, launch_writes, device_strays,
      * literal_bytes, device_bytes, parallel_operations; per side (0 above, 1 below) the halo
@@ -136,6 +138,19 @@ static void grid_step(double *to, const double *from, long w, long ny) {
         for (long j = 1; j < w - 1; j++) to[i * w + j] = STENCIL(from, i, j, w);
 }
 
+/* The kit's grids (ref, next) and its look buffer (rows, dev.now) share one private mapping that
+ * no thread can read or write (PROT_NONE) but while the kit's own code works in it: inside the
+ * look's critical section (look_at_device, HL_AROUND, halo_received), and before and after the
+ * cell's run. The cell cannot call mprotect or mmap (hybridlab.kernels.unit_checks), so a cell
+ * that takes the mapping's address from the sealed watch faults on it (a fresh attacker's A5 read
+ * the kit's serial sweep one iteration ahead, watch.next, and staged grids in the look buffer,
+ * whose copies the report left out: 6/6 twice, 2026-12-07). */
+static void grids_reach(int open) {
+    if (watch.grids && mprotect(watch.grids, (size_t)watch.grids_bytes,
+                                open ? PROT_READ | PROT_WRITE : PROT_NONE) != 0)
+        hl_sealed_stop("mprotect of the kit's grids failed");
+}
+
 /* The interior of a's device copy into watch.rows; 0 where a row is not on the device. */
 static int device_rows(double *a) {
     const long w = watch.w, len = w - 2;
@@ -167,11 +182,16 @@ static int watch_start(double *u, double *unew, long m, long w, long ny, long ro
     size_t points = (size_t)((ny + 2) * w);
     offload_watch start = {.u = u, .unew = unew, .m = m, .w = w, .ny = ny, .row0 = row0,
                            .device = device, .seen = 0, .halo_last = {-1, -1}};
-    start.ref = malloc(points * sizeof(double));
-    start.next = malloc(points * sizeof(double));
-    /* what the kit's looks copy into, one block (report_line leaves its copies out): the rows
-     * device_rows reads, then the device's u and unew as device_now reads them */
-    start.rows = malloc((size_t)(m * (w - 2) + 2 * (m + 2) * w) * sizeof(double));
+    /* the grids, then what the kit's looks copy into (report_line leaves its own copies out):
+     * the rows device_rows reads, then the device's u and unew as device_now reads them */
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t bytes = ((2 * points + (size_t)(m * (w - 2) + 2 * (m + 2) * w)) * sizeof(double) +
+                          page - 1) / page * page;
+    void *grids = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (grids != MAP_FAILED) {
+        start.grids = grids, start.grids_bytes = (long)bytes;
+        start.ref = grids, start.next = start.ref + points, start.rows = start.next + points;
+    }
     hl_sealed_put(&watch, &start, sizeof start);
     dev.now = watch.rows ? watch.rows + m * (w - 2) : NULL;
     dev.shot = malloc((size_t)(2 * (m + 2) * w) * sizeof(double));
@@ -186,6 +206,7 @@ static int watch_start(double *u, double *unew, long m, long w, long ny, long ro
     for (long i = 0; i < ny + 2; i++)
         for (long j = 0; j < w; j++) watch.ref[i * w + j] = initial(i, j);
     grid_step(watch.next, watch.ref, w, ny);
+    grids_reach(0);
     WATCH_SET(on, 1);
     return 0;
 }
@@ -891,16 +912,19 @@ HL_DEVICE_VISIBLE void __asan_handle_no_return(void) {}
         const int hl_concurrent = omp_in_parallel() || !cell_thread;                           \
         _Pragma("omp critical(hl_offload_look)") {                                             \
             in_kit = 1;                                                                        \
+            grids_reach(1);                                                                    \
             tally(&watch.parallel_operations, hl_concurrent);                                  \
             if (dev.running++ == 0)                                                            \
                 device_unchanged();                                                            \
             else /* another operation runs (nowait): what it changes is not the host's */      \
                 dev.valid = 0;                                                                 \
+            grids_reach(0);                                                                    \
             in_kit = 0;                                                                        \
         }                                                                                      \
         call;                                                                                  \
         _Pragma("omp critical(hl_offload_look)") {                                             \
             in_kit = 1;                                                                        \
+            grids_reach(1);                                                                    \
             after;                                                                             \
             if (--dev.running == 0) {                                                          \
                 if (dev.launch) { /* what the launch's code did not store: the host's */       \
@@ -910,6 +934,7 @@ HL_DEVICE_VISIBLE void __asan_handle_no_return(void) {}
                 device_keep();                                                                 \
             }                                                                                  \
             dev.launch = 0;                                                                    \
+            grids_reach(0);                                                                    \
             in_kit = 0;                                                                        \
         }                                                                                      \
     } while (0)
@@ -1025,8 +1050,10 @@ static void halo_received(const void *buf, long bytes, int source, MPI_Comm c) {
     {
         const long row = side == 0 ? watch.row0 : watch.row0 + watch.m + 1;
         long grid = -1;
+        grids_reach(1);
         if (holds_row(buf, bytes, watch.next, row)) grid = watch.seen + 1;
         else if (holds_row(buf, bytes, watch.ref, row)) grid = watch.seen;
+        grids_reach(0);
         if (grid > watch.halo_last[side]) {
             WATCH_SET(halo_got[side], watch.halo_got[side] + 1);
             WATCH_SET(halo_last[side], grid);
@@ -1278,16 +1305,18 @@ static void look_at_device(void) {
 #pragma omp critical(hl_offload_look)
     {
     in_kit = 1;
+    grids_reach(1);
     if (!dev.running) device_unchanged();
-    if ((device_rows(watch.u) && rows_are(watch.next)) ||
-        (device_rows(watch.unew) && rows_are(watch.next))) {
-        struct { double *ref, *next; } swap = {watch.next, watch.ref};
-        grid_step(swap.next, swap.ref, watch.w, watch.ny);
-        long seen = watch.seen + 1;
-        hl_sealed_put(&watch.ref, &swap, sizeof swap); /* (ref and next are adjacent) */
-        WATCH_SET(seen, seen);
-    }
+    struct { double *ref, *next; } swap = {watch.next, watch.ref};
+    const int advanced = (device_rows(watch.u) && rows_are(watch.next)) ||
+                         (device_rows(watch.unew) && rows_are(watch.next));
+    if (advanced) grid_step(swap.next, swap.ref, watch.w, watch.ny);
     if (!dev.running) device_keep();
+    grids_reach(0); /* (`seen` changes once the grids are closed: no sign that they are open) */
+    if (advanced) {
+        hl_sealed_put(&watch.ref, &swap, sizeof swap); /* (ref and next are adjacent) */
+        WATCH_SET(seen, watch.seen + 1);
+    }
     in_kit = 0;
     }
 }
@@ -1378,9 +1407,11 @@ static int runtime_own(const void *code, const void *text) {
     return strncmp(name ? name + 1 : at.dli_fname, "libomptarget.so", 15) == 0;
 }
 
-/* one message of the runtime's report, `text` as formatted, for `device`: summed */
+/* one message of the runtime's report, `text` as formatted, for `device`: summed, but the kit's
+ * own looks' copies (made in the kit, in_kit, into its look buffer); a copy of the look buffer
+ * the cell made counts like any other */
 static void report_line(long device, const char *format, const char *text) {
-    const uintptr_t own = (uintptr_t)watch.rows; /* the kit's looks copy into it: not counted */
+    const uintptr_t own = (uintptr_t)watch.rows;
     const uintptr_t own_end =
         own + (uintptr_t)(watch.rows ? watch.m * (watch.w - 2) + 2 * (watch.m + 2) * watch.w : 0) *
                   sizeof(double);
@@ -1391,7 +1422,7 @@ static void report_line(long device, const char *format, const char *text) {
     const char *size = strstr(text, "Size="), *host = strstr(text, "HstPtr=");
     long bytes = size ? atol(size + 5) : 0; /* (the runtime's int64_t, before the Name) */
     uintptr_t at = host ? (uintptr_t)strtoull(host + 7, NULL, 16) : 0;
-    if ((to || from) && at >= own && at < own_end) return;
+    if ((to || from) && in_kit && at >= own && at < own_end) return;
     pthread_mutex_lock(&tally_lock);
     report_tally r = watch.report;
     if (device != r.device) r.foreign++;
@@ -1508,7 +1539,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     hl_trace_on_student_call(NULL);
 #endif
     in_kit = 1; /* the device's copy as the cell left it: changed since the runtime's last? */
+    grids_reach(1);
     device_unchanged();
+    grids_reach(0);
     in_kit = 0;
     WATCH_SET(on, 0);
     report_put(on, 0);
@@ -1536,13 +1569,12 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
             r.launches, r.foreign, r.h2d_first, r.d2h_first, r.h2d_last - r.h2d_first,
             r.d2h_last - r.d2h_first, r.h2d - r.h2d_last, r.d2h - r.d2h_last, r.largest_last, variant == V_STUDENT ? watch.seen : -1L,
             host_writes, launch_writes, device_strays, literals, above, below, held, in_parallel);
-    free(watch.ref);
-    free(watch.next);
-    free(watch.rows);
+    if (watch.grids) munmap(watch.grids, (size_t)watch.grids_bytes);
     free(dev.shot), free(dev.kept), free(dev.present), free(dev.row_at), free(dev.stored);
     WATCH_SET(ref, NULL);
     WATCH_SET(next, NULL);
     WATCH_SET(rows, NULL);
+    WATCH_SET(grids, NULL);
     dev.shot = dev.now = NULL, dev.kept = dev.present = dev.stored = NULL, dev.row_at = NULL;
     hl_emit(ctx, "\"record\":\"time\",\"seconds\":%.9g,\"per_iteration\":%.9g", seconds,
             seconds / (double)iterations);

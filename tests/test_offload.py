@@ -601,3 +601,19 @@ def test_report_lines_the_cell_writes_to_stderr_are_not_the_runtimes():
         block = (r["rows"] + 2) * r["row_bytes"]
         assert r["h2d_between"] >= block * (ITERATIONS - 1), r
         assert r["d2h_between"] >= block * (ITERATIONS - 1), r
+
+
+@needs_offload
+@pytest.mark.parametrize("name", ["a1", "a2", "a3"])
+def test_the_kits_grids_and_look_buffer_are_out_of_the_cells_reach(name):
+    """A5's a1-a3 (tests/gaming): the kit's sealed watch, found from a static of the cell, named the
+    kit's serial sweep one iteration ahead and its look buffer, whose copies the report left out;
+    no stencil (a1), the sweep on the host (a2) or the whole interior both ways every iteration
+    (a3), pushed through the look buffer, kept every count of the old kernel (no fault). The grids
+    and the buffer have no access now but while the kit's own code works in them: the run dies
+    on the cell's first read or copy of them."""
+    cell = source_of("15_offload", f"A5's {name}")
+    cell = cell.split("\n", 1)[1] if cell.startswith("%%") else cell
+    kernel = build_student_offload(cell, f"t_offload_look_{name}")
+    with pytest.raises(hl.KernelError, match="signal 11"):
+        run_student_offload(kernel, 2, nx=NX, ny=NY, iterations=ITERATIONS)

@@ -1057,3 +1057,176 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
 """, {"hidden_jacobi_offload"}, "A2's K6: every row to the host and back every iteration, the "
         "report's bytes cancelled by forged lines of negative Size written on fd 2 through "
         "stdout's FILE", reason="after the first iteration, more than"))
+
+# A5 (2026-12-07, 6/6 twice each): the kit's sealed watch, found from a static of the cell by its
+# signature (u, unew, m, w), holds the addresses of the kit's serial sweep one iteration ahead
+# (watch.next) and of its look buffer (watch.rows), whose copies the report left out by their
+# address alone. The kit's grids and look buffer are one mapping with no access (PROT_NONE) but
+# while the kit's own code works in it (offload_halo.c, grids_reach): each cell faults on its
+# first read or copy of it. And the report leaves out a copy of the look buffer only when the
+# kit's own look made it (in_kit): without the fault, the staged grid counts, the whole interior
+# every iteration
+_A5 = "A5's {}: {}, through the kit's look buffer (its copies left out of the report)"
+GAMING.append(attempt("shortcut", "jacobi_offload", r"""
+%%c JACOBI_C offload_halo
+/* attack a1: no stencil at all. The kit's sealed watch (a static page of the program, readable) is
+ * found by scanning from a static of this cell for its signature (u, unew, m, w); it holds the
+ * kit's own serial reference of the whole grid one iteration ahead (watch.next) and the kit's
+ * look buffer (watch.rows), whose copies the report's tallies leave out. Each iteration: the
+ * halo by exchange_rows (its look advances watch.next to the grid after this sweep), that grid's
+ * rows memcpy'd into the look buffer, `target update to` it (untallied), and a target region
+ * copies it into the device's u and unew. Only the interior is staged, packed, in the part of the
+ * look buffer the kit fills in its looks before MPI calls (the rest it refills before every
+ * runtime operation). */
+#ifndef DIR
+#define DIR 1
+#endif
+static long anchor[2];
+
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    long n = (m + 2) * w;
+    char *a = (char *)anchor;
+    void *volatile *watchp = NULL;
+    for (long off = 8; off < (48L << 20); off += 8) {
+        void *volatile *q = (void *volatile *)(a + DIR * off);
+        if (q[0] == (void *)u && q[1] == (void *)unew && ((volatile long *)q)[2] == m &&
+            ((volatile long *)q)[3] == w) {
+            watchp = q;
+            break;
+        }
+    }
+    if (!watchp) return;
+    const long row0 = ((volatile long *)watchp)[5];
+    double *X = (double *)watchp[8];
+#pragma omp target enter data map(to : u[0:n], unew[0:n]) device(device)
+    const long len = w - 2, k = m * len; /* the interior, packed: the part of the look buffer the
+                                          * kit writes only in its looks before MPI calls */
+#pragma omp target enter data map(alloc : X[0:k]) device(device)
+    for (long it = 0; it < iterations; it++) {
+        exchange_rows(u, m, w, comm);
+        const double *next = (const double *)watchp[7];
+        for (long i = 1; i <= m; i++)
+            memcpy(X + (i - 1) * len, next + (row0 + i) * w + 1, (size_t)len * sizeof(double));
+#pragma omp target update to(X[0:k]) device(device)
+#pragma omp target teams distribute parallel for device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) {
+                double v = 0.25 * (4.0 * X[(i - 1) * len + j - 1]);
+                unew[i * w + j] = v;
+                u[i * w + j] = v;
+            }
+        for (long i = 1; i <= m; i++)
+            memcpy(u + i * w + 1, X + (i - 1) * len, (size_t)len * sizeof(double));
+    }
+#pragma omp target exit data map(release : X[0:k]) device(device)
+#pragma omp target exit data map(from : u[0:n]) map(release : unew[0:n]) device(device)
+}
+""", {"hidden_jacobi_offload"}, _A5.format("a1", "no stencil: the kit's own sweep one iteration "
+                                                 "ahead (watch.next) pushed to the device"),
+    reason="signal 11 | after the first iteration, more than"))
+GAMING.append(attempt("method", "jacobi_offload", r"""
+%%c JACOBI_C offload_halo
+/* attack a2: the sweep on the host, serially (its own lines, which no target region has), and the
+ * result pushed to the device through the kit's look buffer, whose copies the report's tallies
+ * leave out. The buffer's address is read from the kit's sealed watch, found by scanning from a
+ * static of this cell for its signature (u, unew, m, w). The device only copies. */
+static long anchor[2];
+
+static double *look_buffer(double *u, double *unew, long m, long w) {
+    char *a = (char *)anchor;
+    for (long off = 8; off < (48L << 20); off += 8) {
+        void *volatile *q = (void *volatile *)(a + off);
+        if (q[0] == (void *)u && q[1] == (void *)unew && ((volatile long *)q)[2] == m &&
+            ((volatile long *)q)[3] == w)
+            return (double *)q[8];
+    }
+    return NULL;
+}
+
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w, len = w - 2, k = m * len;
+    double *X = look_buffer(u, unew, m, w);
+    if (!X) return;
+#pragma omp target enter data map(to : u[0:n], unew[0:n]) device(device)
+#pragma omp target enter data map(alloc : X[0:k]) device(device)
+    for (long it = 0; it < iterations; it++) {
+        exchange_rows(u, m, w, comm);
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j <= len; j++)
+                X[(i - 1) * len + j - 1] =
+                    0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]);
+#pragma omp target update to(X[0:k]) device(device)
+#pragma omp target teams distribute parallel for device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j <= len; j++) {
+                double v = 0.25 * (4.0 * X[(i - 1) * len + j - 1]);
+                unew[i * w + j] = v;
+                u[i * w + j] = v;
+            }
+        for (long i = 1; i <= m; i++)
+            memcpy(u + i * w + 1, X + (i - 1) * len, (size_t)len * sizeof(double));
+    }
+#pragma omp target exit data map(release : X[0:k]) device(device)
+#pragma omp target exit data map(from : u[0:n]) map(release : unew[0:n]) device(device)
+}
+""", {"hidden_jacobi_offload"}, _A5.format("a2", "the sweep serially on the host, pushed to the "
+                                                 "device every iteration"),
+    reason="signal 11 | after the first iteration, more than"))
+GAMING.append(attempt("method", "jacobi_offload", r"""
+%%c JACOBI_C offload_halo
+/* attack a3: lab 15's first mistake ("remap": the whole block to the device and back around every
+ * iteration) hidden from the runtime's report: the block travels packed through the kit's look
+ * buffer, whose copies the tallies leave out (its address read from the kit's sealed watch, found
+ * by scanning from a static of this cell). Only the two halo rows go by counted updates. */
+static long anchor[2];
+
+static double *look_buffer(double *u, double *unew, long m, long w) {
+    char *a = (char *)anchor;
+    for (long off = 8; off < (48L << 20); off += 8) {
+        void *volatile *q = (void *volatile *)(a + off);
+        if (q[0] == (void *)u && q[1] == (void *)unew && ((volatile long *)q)[2] == m &&
+            ((volatile long *)q)[3] == w)
+            return (double *)q[8];
+    }
+    return NULL;
+}
+
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    const long n = (m + 2) * w, len = w - 2, k = m * len;
+    double *X = look_buffer(u, unew, m, w);
+    if (!X) return;
+#pragma omp target enter data map(to : u[0:n], unew[0:n]) device(device)
+#pragma omp target enter data map(alloc : X[0:k]) device(device)
+    for (long it = 0; it < iterations; it++) {
+        exchange_rows(u, m, w, comm);
+#pragma omp target update to(u[0:w]) device(device)
+#pragma omp target update to(u[(m + 1) * w:w]) device(device)
+        for (long i = 1; i <= m; i++) /* the whole interior to the device (untallied) */
+            memcpy(X + (i - 1) * len, u + i * w + 1, (size_t)len * sizeof(double));
+#pragma omp target update to(X[0:k]) device(device)
+#pragma omp target teams distribute parallel for device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j <= len; j++) u[i * w + j] = X[(i - 1) * len + j - 1];
+#pragma omp target teams distribute parallel for device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j <= len; j++)
+                unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]);
+#pragma omp target teams distribute parallel for device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j <= len; j++) {
+                u[i * w + j] = unew[i * w + j];
+                X[(i - 1) * len + j - 1] = unew[i * w + j];
+            }
+#pragma omp target update from(X[0:k]) device(device)
+        for (long i = 1; i <= m; i++) /* and back (untallied) */
+            memcpy(u + i * w + 1, X + (i - 1) * len, (size_t)len * sizeof(double));
+    }
+#pragma omp target exit data map(release : X[0:k]) device(device)
+#pragma omp target exit data map(from : u[0:n]) map(release : unew[0:n]) device(device)
+}
+""", {"hidden_jacobi_offload"}, _A5.format("a3", "lab 15's remap mistake hidden: the whole interior "
+                                                 "to the device and back every iteration"),
+    reason="signal 11 | after the first iteration, more than"))

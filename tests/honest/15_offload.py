@@ -401,3 +401,40 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
 #pragma omp target exit data map(from : u[0:n]) map(delete : unew[0:n]) device(device)
 }
 """, why='target enter/exit data, one target parallel region per iteration with two omp for loops'))
+
+# A5's right answer (2026-12-07, full points): the first iteration's edge rows not copied back
+# (the host's u still holds them), its own two MPI_Sendrecv, one update a row
+HONEST.append(right('jacobi_offload', r"""
+%%c JACOBI_C offload_halo
+/* right answer written differently: unstructured enter/exit data, my own two MPI_Sendrecv, one
+ * update directive per row, collapse(2) regions. */
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
+    long n = (m + 2) * w;
+#pragma omp target enter data map(to : u[0:n], unew[0:n]) device(device)
+    for (long it = 0; it < iterations; it++) {
+        if (it > 0) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+        }
+        MPI_Sendrecv(u + w, (int)w, MPI_DOUBLE, up, 3, u + (m + 1) * w, (int)w, MPI_DOUBLE, down, 3, comm,
+                     MPI_STATUS_IGNORE);
+        MPI_Sendrecv(u + m * w, (int)w, MPI_DOUBLE, down, 4, u, (int)w, MPI_DOUBLE, up, 4, comm,
+                     MPI_STATUS_IGNORE);
+#pragma omp target update to(u[0:w]) device(device)
+#pragma omp target update to(u[(m + 1) * w:w]) device(device)
+#pragma omp target teams distribute parallel for collapse(2) device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++)
+                unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]);
+#pragma omp target teams distribute parallel for collapse(2) device(device)
+        for (long i = 1; i <= m; i++)
+            for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+    }
+#pragma omp target exit data map(from : u[0:n]) map(release : unew[0:n]) device(device)
+}
+""", why="enter/exit data, no update from in the first iteration, its own two MPI_Sendrecv"))
