@@ -243,16 +243,23 @@ def _handout_held() -> bool:
 
 
 def _same_file(target, path: str) -> bool:
-    """`target` (a path or a descriptor) is the file at `path` (the same inode, or its name)."""
+    """`target` (a path or a descriptor) is the file at `path` (the same inode, or its name
+    while `target` is missing). An existing target is never the missing hand-out file: every
+    file the kit opens before the first hand-out is decided by two stats, not a realpath."""
     try:
         mine = os.fstat(target) if isinstance(target, int) else os.stat(target)
-        theirs = os.stat(path)
-        return (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino)
     except (OSError, TypeError, ValueError):
-        try:
-            return os.path.realpath(os.fsdecode(target)) == path
-        except (TypeError, ValueError):
-            return False
+        mine = None
+    try:
+        theirs = os.stat(path)
+    except OSError:
+        theirs = None
+    if mine is not None:
+        return theirs is not None and (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino)
+    try:
+        return os.path.realpath(os.fsdecode(target)) == path
+    except (TypeError, ValueError):
+        return False
 
 
 # where the kernel compiles a cell's code (ipykernel: <tmp>/ipykernel_<pid>/<hash>.py; IPython:
