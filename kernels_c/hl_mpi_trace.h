@@ -270,9 +270,10 @@ void hl_trace_on_student_call(void (*hook)(void));
 void hl_trace_on_student_reduce(const void *(*hook)(const void *sb, void *rb, int n,
                                                     MPI_Datatype t, MPI_Op op, int root,
                                                     MPI_Comm c));
-/* read each of the student's receives as it completes: `hook` writes what the buffer holds
- * (a short text, no quotes or commas) into out, returning its length; the completing call's
- * record keeps it ("held"); NULL: none */
+/* read each of the student's receives as it completes: `hook` writes what the `count` elements
+ * it got hold (a short text, no quotes, commas or slashes) into out, returning its length; the
+ * completing call's record keeps it ("held", under the thread that posted the receive); NULL:
+ * none */
 void hl_trace_on_student_receive(int (*hook)(const void *buffer, long count, MPI_Datatype type,
                                              char *out, size_t cap));
 #endif

@@ -38,7 +38,8 @@
  * buffer's address ("sent"),
  * a non-blocking send or receive the request it returned ("posted", MPI_Request_c2f), and with a
  * kernel's receive hook the call that completed a student's receive what its buffer held then
- * ("held": below, what a student's receive held). The first
+ * ("held"), and a call that posted or freed one the tracer cannot read ("unread": below, what a
+ * student's receive held). The first
  * HL_TRACE_MAX_CALLS calls of a rank are kept in its buffer (a slot taken with an atomic counter;
  * the counters stay exact beyond it); a stream gets every call.
  *
@@ -75,7 +76,8 @@
  * for and the one provided (HL_PROVIDE_AT_MOST=<level> makes the program see at most that level),
  * and hl_traced_MPI_Finalize writes each rank's framed trace (a "meta" line, an "mpi_init"
  * record, its threads' CPU time and its peak memory (machine_use), each thread's iterations of each
- * loop of a runtime schedule (loop_shares), the calls and the summary) to
+ * loop of a runtime schedule (loop_shares), the CPUs each thread number of a team ran on
+ * (thread_places), the calls and the summary) to
  * $HL_TRACE_DIR/trace-<rank>.jsonl before it finalises.
  */
 #define HL_TRACE_OBJECT /* hl_runtime.h: no entry points or main in this object */
@@ -146,6 +148,11 @@ typedef struct {
     char requests[HL_TRACE_COMM_CHARS]; /* MPI_Waitall, MPI_Testall: the requests given */
     char held[HL_TRACE_COMM_CHARS]; /* the student's receives it completed: what each buffer
                                      * held then, as the kernel's hook reads it ("held") */
+    int unread; /* 1: a student's receive this call posted or set up that the tracer could not
+                 * keep (every slot taken), or one its MPI_Request_free freed before it
+                 * completed: a receive never read ("unread") */
+    int statuses;                /* statuses the tracer lent MPI for this call (status_lend) */
+    MPI_Status *caller_statuses; /* the caller's, given them back at the end; NULL: ignored */
 } hl_trace_call;
 
 typedef struct {
@@ -303,14 +310,14 @@ static int format_call(char *line, size_t cap, int rank, double base, const hl_t
                     "\"partitions\":%d,\"partition\":%d,\"partition_last\":%d,"
                     "\"request\":%d,\"requests\":\"%s\",\"step\":%ld,\"buffer\":%lu,\"mode\":%d,\"live\":%d,"
                     "\"send_changed\":%d,\"send_writes\":%ld,\"watch\":%d,\"watched\":%ld,\"sent\":%lu,"
-                    "\"posted\":%d,\"held\":\"%s\"}\n",
+                    "\"posted\":%d,\"held\":\"%s\",\"unread\":%d}\n",
                     rank, c->thread, c->cpu, c->numa, c->call ? c->call : "?", c->start - base,
                     c->end - base, c->main, c->in_parallel, c->level, c->team, c->tid,
                     c->concurrent, c->done, c->comm_size, c->comm, c->student, c->comm_id, c->tag,
                     c->count, c->peer, c->bytes, c->recv_peer, c->recv_count, c->recv_bytes,
                     c->partitions, c->partition, c->partition_last, c->request, c->requests,
                     c->step, c->buffer, c->mode, c->live, c->send_changed, c->send_writes,
-                    c->watch, c->watched, c->sent, c->posted, c->held);
+                    c->watch, c->watched, c->sent, c->posted, c->held, c->unread);
 }
 
 /* A piece of computing as one JSON line, its times from `base`; its length. */
@@ -520,11 +527,12 @@ void hl_trace_on_student_reduce(hl_reduce_hook hook) {
     unsealed(0);
 }
 /* A kernel's reading of each of the student's receives as it completes: `hook` is given the
- * receive buffer, its count and type, and writes what the buffer holds (a short text, no quotes
- * or commas) into `out` (at most `cap` chars), returning its length; the record of the call
- * that completed the receive (a blocking receive itself, or the Wait or Test that reported its
- * request done) keeps each reading in "held" (lab 01: whose block each thread's message
- * carried). NULL: none. */
+ * receive buffer, the elements the receive got (its status's count) and their type, and writes
+ * what they hold (a short text, no quotes, commas or slashes) into `out` (at most `cap` chars),
+ * returning its length; the record of the call that completed the receive (a blocking receive
+ * itself, or the Wait or Test that reported its request done) keeps each reading in "held",
+ * under the thread that posted the receive (lab 01: whose block each thread's message carried;
+ * below, what a student's receive held). NULL: none. */
 void hl_trace_on_student_receive(hl_receive_hook hook) {
     unsealed(1);
     F.receive_hook = hook;
@@ -570,6 +578,9 @@ static void trace_begin(hl_trace_call *c, const char *call, int student) {
     c->comm[0] = '\0';
     c->requests[0] = '\0';
     c->held[0] = '\0';
+    c->unread = 0;
+    c->statuses = 0;
+    c->caller_statuses = NULL;
     c->concurrent = atomic_fetch_add(&active, 1);
     c->start = hl_now();
 }
@@ -708,9 +719,43 @@ void hl_trace_rows(double start, double end, long first, long last) {
     new_piece(start, end, first, last);
 }
 
+/* ------------------------------------------------------ statuses lent to MPI (lab 01)
+ * A completion or a blocking receive is given the tracer's own statuses (HL_STATUS,
+ * HL_STATUSES in hl_trace_calls.h), filled first with the caller's, so the tracer reads what
+ * each receive got even from a caller that passed MPI_STATUS(ES)_IGNORE, and no other thread
+ * of the caller can change them before it does; the caller's get MPI's at the call's end
+ * (trace_keep). */
+static _Thread_local MPI_Status *status_own; /* the calling thread's lent statuses */
+static _Thread_local int status_room;
+
+/* `n` statuses for MPI in place of the caller's `given` (`ignore`: MPI_STATUS_IGNORE or
+ * MPI_STATUSES_IGNORE); the caller's own when they cannot be had. */
+static MPI_Status *status_lend(hl_trace_call *c, MPI_Status *given, int n, MPI_Status *ignore) {
+    if (n <= 0) return given;
+    if (n > status_room) {
+        MPI_Status *more = (realloc)(status_own, (size_t)n * sizeof *more);
+        if (!more) return given;
+        status_own = more, status_room = n;
+    }
+    c->statuses = n;
+    c->caller_statuses = given == ignore ? NULL : given;
+    if (c->caller_statuses) memcpy(status_own, given, (size_t)n * sizeof *given);
+    return status_own;
+}
+#define HL_STATUS(st) status_lend(&c_, (st), 1, MPI_STATUS_IGNORE)
+#define HL_STATUSES(st, n) status_lend(&c_, (st), (n), MPI_STATUSES_IGNORE)
+
+/* The status MPI wrote for the `k`-th request of call `c` (0 for a blocking receive); NULL
+ * where none was lent. */
+static const MPI_Status *status_lent(const hl_trace_call *c, int k) {
+    return k >= 0 && k < c->statuses ? &status_own[k] : NULL;
+}
+
 /* Keep the call, ended at `end`. */
 static void trace_keep(hl_trace_call *c, double end) {
     c->end = end;
+    if (c->caller_statuses) /* the caller's statuses, as MPI wrote them */
+        memcpy(c->caller_statuses, status_own, (size_t)c->statuses * sizeof *status_own);
     atomic_fetch_sub(&active, 1);
     if (!c->main) atomic_fetch_add(&not_main, 1);
     if (c->in_parallel) atomic_fetch_add(&in_parallel, 1);
@@ -1535,12 +1580,20 @@ static void trace_end_matched(hl_trace_call *c, long count, MPI_Datatype type) {
  * receive (MPI_Recv, MPI_Sendrecv(_replace), MPI_Mrecv) at its end, a non-blocking one
  * (MPI_Irecv, MPI_Imrecv, MPI_Isendrecv(_replace)) kept by its request and read by the Wait or
  * Test that reports that request done, a persistent one (MPI_Recv_init, MPI_Precv_init) at every
- * completion of its request until MPI_Request_free. The readings go into the completing call's
- * record ("held", comma-separated, cut with "+"), written to the stream at once, so no later
- * store changes them. */
+ * completion of its request until MPI_Request_free. Only what the receive got is read: the
+ * elements its status counts (the tracer's own status, status_lend, whatever the caller passed;
+ * none when cancelled). Each reading is filed under the thread that posted the receive (started
+ * it, for a persistent one), whichever thread's call completed it, with the bytes it got:
+ * "THREAD/BYTES/TEXT", TEXT the hook's. The readings go into the completing call's record
+ * ("held", comma-separated, cut with "+"), written to the stream at once, so no later store
+ * changes them. A receive the tracer could not keep (every slot taken) and a receive request
+ * freed before it completed are never read: the record of the call that posted (set up) or freed
+ * it says so ("unread" 1). */
 #define HL_RECEIVE_SLOTS 1024
 typedef struct {
     int used, key, persistent; /* key: MPI_Request_c2f of the receive's request */
+    int thread; /* the thread that posted it (a persistent one: set it up, then started it) */
+    int active; /* a persistent one: started and not completed since */
     const void *at;
     long count;
     MPI_Datatype type;
@@ -1548,33 +1601,49 @@ typedef struct {
 static hl_receive receives[HL_RECEIVE_SLOTS];
 static atomic_flag receive_lock = ATOMIC_FLAG_INIT;
 
-/* Reading `r`'s buffer now: the hook's text appended to c->held. */
-static void receive_read(hl_trace_call *c, const hl_receive *r) {
+/* The elements of its type that receive `r` got, by its status `s` (0 without one). */
+static long received_count(const hl_receive *r, const MPI_Status *s) {
+    int bytes = 0, size = 0, cancelled = 0;
+    if (!s || MPI_Test_cancelled(s, &cancelled) != MPI_SUCCESS || cancelled) return 0;
+    if (MPI_Get_count(s, MPI_BYTE, &bytes) != MPI_SUCCESS || bytes == MPI_UNDEFINED) return 0;
+    if (MPI_Type_size(r->type, &size) != MPI_SUCCESS || size <= 0) return 0;
+    return bytes / size < r->count ? bytes / size : r->count;
+}
+
+/* Reading what `r` got (its status `s`) now: "THREAD/BYTES/" and the hook's text appended to
+ * c->held (nothing for a receive that got nothing). */
+static void receive_read(hl_trace_call *c, const hl_receive *r, const MPI_Status *s) {
     char text[HL_TRACE_COMM_CHARS];
-    int n = F.receive_hook(r->at, r->count, r->type, text, sizeof text);
+    long got = received_count(r, s);
+    int n = got > 0 ? F.receive_hook(r->at, got, r->type, text, sizeof text) : 0;
     if (n <= 0) return;
     size_t used = strlen(c->held);
     if (used && c->held[used - 1] == '+') return; /* the field was cut already */
-    int k = snprintf(c->held + used, sizeof c->held - used, "%s%.*s", used ? "," : "", n, text);
+    int k = snprintf(c->held + used, sizeof c->held - used, "%s%d/%ld/%.*s", used ? "," : "",
+                     r->thread, type_bytes(r->type, got), n, text);
     if (k < 0 || used + (size_t)k >= sizeof c->held - 2)
         snprintf(c->held + used, sizeof c->held - used, "%s+", used ? "," : "");
 }
 
-/* A receive's request `key` kept until its completion (a handle MPI gave again replaces it). */
-static void receive_keep(int key, const void *at, long count, MPI_Datatype type, int persistent) {
+/* A receive's request `key`, posted (set up) by `thread`, kept until its completion (a handle
+ * MPI gave again replaces it): 0 when every slot is taken. */
+static int receive_keep(int key, int thread, const void *at, long count, MPI_Datatype type,
+                        int persistent) {
     int slot = -1;
     while (atomic_flag_test_and_set(&receive_lock)) {}
     for (int i = 0; i < HL_RECEIVE_SLOTS && slot < 0; i++)
         if (receives[i].used && receives[i].key == key) slot = i;
     for (int i = 0; i < HL_RECEIVE_SLOTS && slot < 0; i++)
         if (!receives[i].used) slot = i;
-    if (slot >= 0) /* (every slot taken: this receive is not read) */
-        receives[slot] = (hl_receive){.used = 1, .key = key, .persistent = persistent, .at = at,
-                                      .count = count, .type = type};
+    if (slot >= 0)
+        receives[slot] = (hl_receive){.used = 1, .key = key, .persistent = persistent,
+                                      .thread = thread, .at = at, .count = count, .type = type};
     atomic_flag_clear(&receive_lock);
+    return slot >= 0;
 }
 
-/* The kept receive of request `key` (taken out unless persistent, or `drop`): 1 when found. */
+/* The kept receive of request `key` (taken out unless persistent, or `drop`; a persistent one
+ * inactive again): 1 when found. */
 static int receive_take(int key, hl_receive *out, int drop) {
     int found = 0;
     while (atomic_flag_test_and_set(&receive_lock)) {}
@@ -1582,44 +1651,68 @@ static int receive_take(int key, hl_receive *out, int drop) {
         if (receives[i].used && receives[i].key == key) {
             *out = receives[i];
             if (drop || !receives[i].persistent) receives[i].used = 0;
+            receives[i].active = 0;
             found = 1;
         }
     atomic_flag_clear(&receive_lock);
     return found;
 }
 
+/* The `n` requests `r` an MPI_Start or MPI_Startall is given (HL_STARTING in `args`): each kept
+ * persistent receive among them now posted by the calling thread, and active. */
+static MPI_Request *receive_starting(const hl_trace_call *c, int n, MPI_Request *r) {
+    if (!F.receive_hook) return r;
+    while (atomic_flag_test_and_set(&receive_lock)) {}
+    for (int j = 0; j < n; j++) {
+        int key = request_id(r[j]);
+        for (int i = 0; i < HL_RECEIVE_SLOTS && key != -1; i++)
+            if (receives[i].used && receives[i].key == key && receives[i].persistent) {
+                receives[i].thread = c->thread;
+                receives[i].active = 1;
+                break;
+            }
+    }
+    atomic_flag_clear(&receive_lock);
+    return r;
+}
+#define HL_STARTING(n, r) receive_starting(&c_, (n), (r))
+
 /* A point-to-point call's end: a student's blocking receive read now (`count` of `type` in its
- * buffer), a non-blocking one or a persistent receive's set-up kept by its request. */
+ * buffer, what its status counts of them), a non-blocking one or a persistent receive's set-up
+ * kept by its request ("unread" when it cannot be). */
 static void receive_ended(hl_trace_call *c, long count, MPI_Datatype type) {
     if (!c->student || !F.receive_hook || !c->buffer) return;
     const void *at = (const void *)(uintptr_t)c->buffer;
     if (c->request != -1) { /* a persistent (partitioned) set-up: a receive's is kept */
         if (strstr(c->call, "ecv_init"))
-            receive_keep(c->request, at, count * (c->partitions > 0 ? c->partitions : 1), type, 1);
+            c->unread = !receive_keep(c->request, c->thread, at,
+                                      count * (c->partitions > 0 ? c->partitions : 1), type, 1);
     } else if (c->posting) {
-        if (c->posted != -1) receive_keep(c->posted, at, count, type, 0);
+        if (c->posted != -1) c->unread = !receive_keep(c->posted, c->thread, at, count, type, 0);
     } else {
-        hl_receive now = {.at = at, .count = count, .type = type};
-        receive_read(c, &now);
+        hl_receive now = {.thread = c->thread, .at = at, .count = count, .type = type};
+        receive_read(c, &now, status_lent(c, 0));
     }
 }
 
 /* A completion's finish (c->done, c->request and c->requests set): each kept receive it
- * completed read; an MPI_Request_free drops its request's. */
+ * completed read, by the status MPI wrote for it; an MPI_Request_free drops its request's
+ * ("unread" when that receive had not completed). */
 static void receive_done(hl_trace_call *c) {
     if (!F.receive_hook) return;
     hl_receive r;
     if (!strcmp(c->call, "MPI_Request_free")) {
-        (void)receive_take(c->request, &r, 1);
+        if (receive_take(c->request, &r, 1) && (!r.persistent || r.active)) c->unread = 1;
         return;
     }
     if (c->done <= 0) return;
-    if (c->request != -1 && receive_take(c->request, &r, 0)) receive_read(c, &r);
-    for (const char *at = c->requests; *at;) {
+    if (c->request != -1 && receive_take(c->request, &r, 0)) receive_read(c, &r, status_lent(c, 0));
+    int k = 0; /* the k-th request listed: its status the k-th lent */
+    for (const char *at = c->requests; *at; k++) {
         char *stop;
         long key = strtol(at, &stop, 10);
         if (stop == at) break; /* "+": the list was cut */
-        if (key != -1 && receive_take((int)key, &r, 0)) receive_read(c, &r);
+        if (key != -1 && receive_take((int)key, &r, 0)) receive_read(c, &r, status_lent(c, k));
         at = *stop == ',' ? stop + 1 : stop;
     }
 }
@@ -1962,6 +2055,75 @@ bool __wrap_GOMP_loop_end_cancel(void) {
     return __real_GOMP_loop_end_cancel();
 }
 
+/* ------------------------------------------- where each thread of a team ran (lab 10 (a))
+ * A whole program is also linked with --wrap for libgomp's entry points that start a parallel
+ * region (hybridlab.slurm.jobs PARALLEL_WRAPPED): the wrapper hands libgomp a trampoline that, on
+ * every thread of an outermost team, notes the CPU the thread runs on (sched_getcpu) when its part
+ * of the region begins and when it ends, under its OpenMP thread number, then runs the region's
+ * own function. At MPI_Finalize one "thread_place" record per thread number seen: the CPUs it ran
+ * on, what the program's place lines must say. (Not GOMP_parallel_reductions, a region with task
+ * reductions: libgomp reads their list from the first word of the region's data.) */
+#define HL_PLACE_THREADS 64
+#define HL_PLACE_WORDS (CPU_SETSIZE / 64)
+static atomic_ulong place_seen[HL_PLACE_THREADS][HL_PLACE_WORDS]; /* a bit per CPU a thread ran on */
+
+typedef struct {
+    void (*fn)(void *);
+    void *data;
+} hl_region;
+
+static void place_note(void) {
+    int t = omp_get_thread_num(), cpu = sched_getcpu();
+    if (omp_get_level() == 1 && t < HL_PLACE_THREADS && cpu >= 0 && cpu < CPU_SETSIZE)
+        atomic_fetch_or(&place_seen[t][cpu / 64], 1UL << (cpu % 64));
+}
+
+static void placed_region(void *region) {
+    const hl_region *r = region;
+    place_note();
+    r->fn(r->data);
+    place_note();
+}
+
+#define HL_PARALLEL(name, params, args)                                                            \
+    extern void __real_##name params __attribute__((weak));                                       \
+    void __wrap_##name params;                                                                     \
+    void __wrap_##name params {                                                                    \
+        hl_region region = {fn, data};                                                             \
+        __real_##name args;                                                                        \
+    }
+#define HL_P_LOOP (void (*fn)(void *), void *data, unsigned t, long s, long e, long i, long c, unsigned f)
+#define HL_P_LOOPA (placed_region, &region, t, s, e, i, c, f)
+#define HL_P_RUNTIME (void (*fn)(void *), void *data, unsigned t, long s, long e, long i, unsigned f)
+#define HL_P_RUNTIMEA (placed_region, &region, t, s, e, i, f)
+HL_PARALLEL(GOMP_parallel, (void (*fn)(void *), void *data, unsigned t, unsigned f), (placed_region, &region, t, f))
+HL_PARALLEL(GOMP_parallel_sections, (void (*fn)(void *), void *data, unsigned t, unsigned count, unsigned f),
+            (placed_region, &region, t, count, f))
+HL_PARALLEL(GOMP_parallel_loop_static, HL_P_LOOP, HL_P_LOOPA)
+HL_PARALLEL(GOMP_parallel_loop_dynamic, HL_P_LOOP, HL_P_LOOPA)
+HL_PARALLEL(GOMP_parallel_loop_guided, HL_P_LOOP, HL_P_LOOPA)
+HL_PARALLEL(GOMP_parallel_loop_nonmonotonic_dynamic, HL_P_LOOP, HL_P_LOOPA)
+HL_PARALLEL(GOMP_parallel_loop_nonmonotonic_guided, HL_P_LOOP, HL_P_LOOPA)
+HL_PARALLEL(GOMP_parallel_loop_runtime, HL_P_RUNTIME, HL_P_RUNTIMEA)
+HL_PARALLEL(GOMP_parallel_loop_nonmonotonic_runtime, HL_P_RUNTIME, HL_P_RUNTIMEA)
+HL_PARALLEL(GOMP_parallel_loop_maybe_nonmonotonic_runtime, HL_P_RUNTIME, HL_P_RUNTIMEA)
+
+/* the "thread_place" records: each thread number's CPUs, e.g. "cpus":"3" ("2,3" if it moved) */
+static void thread_places(hl_ctx *ctx) {
+    char line[200], cpus[120];
+    for (int t = 0; t < HL_PLACE_THREADS; t++) {
+        int used = 0;
+        for (int c = 0; c < CPU_SETSIZE && used < (int)sizeof cpus - 12; c++)
+            if (atomic_load(&place_seen[t][c / 64]) & (1UL << (c % 64)))
+                used += snprintf(cpus + used, sizeof cpus - (size_t)used, used ? ",%d" : "%d", c);
+        if (!used) continue;
+        int n = snprintf(line, sizeof line,
+                         "{\"rank\":%d,\"record\":\"thread_place\",\"thread\":%d,\"cpus\":\"%s\"}\n",
+                         ctx->rank, t, cpus);
+        hl_append(ctx, line, (size_t)n);
+    }
+}
+
 /* the "loop_share" records: per site (numbered in order of first use) and thread */
 static void loop_shares(hl_ctx *ctx) {
     char line[200];
@@ -2039,6 +2201,7 @@ int hl_traced_MPI_Finalize(void) {
         hl_append(&ctx, line, (size_t)n);
         machine_use(&ctx);
         loop_shares(&ctx);
+        thread_places(&ctx);
         write_shares(&ctx);
         hl_trace_emit(&ctx);
         hl_trace_frame(&ctx);

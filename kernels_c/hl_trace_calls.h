@@ -33,6 +33,11 @@
  *       (a send's buffer in `args` is HL_SENT(buffer, count, type, dest, comm): hl_trace.c
  *       sends a nudged copy of it instead in a run with HL_HALO_NUDGE, lab 10; a receive's is
  *       HL_RECEIVED(buffer): its address is kept in the record, lab 01, as a send's, "sent";
+ *       a blocking receive's or a completion's status is HL_STATUS(status) (an array of n,
+ *       HL_STATUSES(statuses, n)): MPI writes the tracer's own, given back at the end, so the
+ *       tracer reads what each receive got, lab 01; the requests an MPI_Start or MPI_Startall
+ *       is given are HL_STARTING(n, requests): a persistent receive is filed under the thread
+ *       that started it;
  *       a non-blocking send's or receive's request is HL_POSTING(request): its handle is kept,
  *       "posted", lab 12; a non-blocking
  *       collective's send buffer is HL_POSTED(buffer, count, type), its count the elements MPI
@@ -73,7 +78,7 @@ HL_TRACED_P2P(Bsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Co
 HL_TRACED_P2P(Rsend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c), (HL_SENT(b, n, t, d, c), n, t, d, g, c),
               c, g, n, t, d)
 HL_TRACED_P2P(Recv, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Status *st),
-              (HL_RECEIVED(b), n, t, s, g, c, st), c, g, n, t, s)
+              (HL_RECEIVED(b), n, t, s, g, c, HL_STATUS(st)), c, g, n, t, s)
 HL_TRACED_P2P(Isend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
               (HL_SENT(b, n, t, d, c), n, t, d, g, c, HL_POSTING(r)), c, g, n, t, d)
 HL_TRACED_P2P(Issend, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
@@ -87,19 +92,19 @@ HL_TRACED_P2P(Irecv, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, 
 HL_TRACED_SENDRECV(Sendrecv,
               (const void *sb, int sn, MPI_Datatype st, int d, int sg, void *rb, int rn,
                MPI_Datatype rt, int s, int rg, MPI_Comm c, MPI_Status *status),
-              (HL_SENT(sb, sn, st, d, c), sn, st, d, sg, HL_RECEIVED(rb), rn, rt, s, rg, c, status), c, sg, sn, st, d, rn, rt, s)
+              (HL_SENT(sb, sn, st, d, c), sn, st, d, sg, HL_RECEIVED(rb), rn, rt, s, rg, c, HL_STATUS(status)), c, sg, sn, st, d, rn, rt, s)
 HL_TRACED_SENDRECV(Sendrecv_replace,
               (void *b, int n, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm c,
                MPI_Status *status),
-              (HL_RECEIVED(b), n, t, d, sg, s, rg, c, status), c, sg, n, t, d, n, t, s)
-HL_TRACED_WAIT(Wait, (MPI_Request *r, MPI_Status *st), (r, st), 1, *r)
-HL_TRACED_WAITALL(Waitall, (int n, MPI_Request r[], MPI_Status *st), (n, r, st), 1, n, r)
-HL_TRACED_SOME(Waitany, (int n, MPI_Request r[], int *i, MPI_Status *st), (n, r, i, st), *i != MPI_UNDEFINED, n, r, *i != MPI_UNDEFINED, i)
-HL_TRACED_SOME(Waitsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st), *k != MPI_UNDEFINED && *k > 0, n, r, *k == MPI_UNDEFINED ? 0 : *k, i)
-HL_TRACED_WAIT(Test, (MPI_Request *r, int *f, MPI_Status *st), (r, f, st), *f, *r)
-HL_TRACED_WAITALL(Testall, (int n, MPI_Request r[], int *f, MPI_Status *st), (n, r, f, st), *f, n, r)
-HL_TRACED_SOME(Testany, (int n, MPI_Request r[], int *i, int *f, MPI_Status *st), (n, r, i, f, st), *f && *i != MPI_UNDEFINED, n, r, *f && *i != MPI_UNDEFINED, i)
-HL_TRACED_SOME(Testsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, st), *k != MPI_UNDEFINED && *k > 0, n, r, *k == MPI_UNDEFINED ? 0 : *k, i)
+              (HL_RECEIVED(b), n, t, d, sg, s, rg, c, HL_STATUS(status)), c, sg, n, t, d, n, t, s)
+HL_TRACED_WAIT(Wait, (MPI_Request *r, MPI_Status *st), (r, HL_STATUS(st)), 1, *r)
+HL_TRACED_WAITALL(Waitall, (int n, MPI_Request r[], MPI_Status *st), (n, r, HL_STATUSES(st, n)), 1, n, r)
+HL_TRACED_SOME(Waitany, (int n, MPI_Request r[], int *i, MPI_Status *st), (n, r, i, HL_STATUS(st)), *i != MPI_UNDEFINED, n, r, *i != MPI_UNDEFINED, i)
+HL_TRACED_SOME(Waitsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, HL_STATUSES(st, n)), *k != MPI_UNDEFINED && *k > 0, n, r, *k == MPI_UNDEFINED ? 0 : *k, i)
+HL_TRACED_WAIT(Test, (MPI_Request *r, int *f, MPI_Status *st), (r, f, HL_STATUS(st)), *f, *r)
+HL_TRACED_WAITALL(Testall, (int n, MPI_Request r[], int *f, MPI_Status *st), (n, r, f, HL_STATUSES(st, n)), *f, n, r)
+HL_TRACED_SOME(Testany, (int n, MPI_Request r[], int *i, int *f, MPI_Status *st), (n, r, i, f, HL_STATUS(st)), *f && *i != MPI_UNDEFINED, n, r, *f && *i != MPI_UNDEFINED, i)
+HL_TRACED_SOME(Testsome, (int n, MPI_Request r[], int *k, int i[], MPI_Status *st), (n, r, k, i, HL_STATUSES(st, n)), *k != MPI_UNDEFINED && *k > 0, n, r, *k == MPI_UNDEFINED ? 0 : *k, i)
 HL_TRACED(Probe, (int s, int g, MPI_Comm c, MPI_Status *st), (s, g, c, st))
 HL_TRACED(Iprobe, (int s, int g, MPI_Comm c, int *f, MPI_Status *st), (s, g, c, f, st))
 HL_TRACED(Get_count, (const MPI_Status *st, MPI_Datatype t, int *n), (st, t, n))
@@ -111,7 +116,7 @@ HL_TRACED_PROBE(Mprobe, (int s, int g, MPI_Comm c, MPI_Message *m, MPI_Status *s
 HL_TRACED_PROBE(Improbe, (int s, int g, MPI_Comm c, int *f, MPI_Message *m, MPI_Status *st),
                 (s, g, c, f, m, st), c, m)
 HL_TRACED_MRECV(Mrecv, (void *b, int n, MPI_Datatype t, MPI_Message *m, MPI_Status *st),
-                (HL_RECEIVED(b), n, t, m, st), n, t, m)
+                (HL_RECEIVED(b), n, t, m, HL_STATUS(st)), n, t, m)
 HL_TRACED_MRECV(Imrecv, (void *b, int n, MPI_Datatype t, MPI_Message *m, MPI_Request *r),
                 (HL_RECEIVED(b), n, t, m, HL_POSTING(r)), n, t, m)
 /* the request freed, as it was given ("request"; done 0): lab 04 (a) ties each free to the
@@ -248,9 +253,9 @@ HL_TRACED_PSETUP(Send_init,
 HL_TRACED_PSETUP(Recv_init,
                  (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
                  (b, n, t, s, g, c, r), c, g, n, t, s, 0, *r, b)
-HL_TRACED_PART(Start, (MPI_Request *r), (r), -1, -1, *r, -1)
+HL_TRACED_PART(Start, (MPI_Request *r), (HL_STARTING(1, r)), -1, -1, *r, -1)
 /* the requests started, as they were given ("requests"; done 0) */
-HL_TRACED_WAITALL(Startall, (int n, MPI_Request r[]), (n, r), 0, n, r)
+HL_TRACED_WAITALL(Startall, (int n, MPI_Request r[]), (n, HL_STARTING(n, r)), 0, n, r)
 /* MPI-4 partitioned calls, where the library has them (Open MPI 5's mpi.h says 3.1 but has
  * them): a traced build against an MPI without them still compiles */
 #if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)

@@ -31,10 +31,21 @@
  * kit's sealed evidence (hybridlab.h): no header in the window, which the cell can write, holds
  * them.
  *
+ * Rows across nodes: the grid's start is known to all, so a halo row could be computed instead of
+ * received (A5's a4 swapped dummy row-sized messages and stepped a strip of the grid itself).
+ * What a block held facing a neighbour on another node is sealed evidence: after shm_init_block
+ * (state 0) and after each sweep (state it + 1) the hashes (row_hash) of its rows within
+ * HASHED_ROWS of that edge. And in the student's run the tracer reads each of the student's
+ * receives as it completes (hl_trace_on_student_receive, shm_held: the hashes of the first whole
+ * rows it got, "held" in the completing call's record), so the judge (hybridlab.shm.exercise)
+ * sees which rows of the neighbour arrived, and when, against when the neighbour held them.
+ *
  * Records: the halo timers (hl_halo.h; jacobi = the sweeps, reduction = MPI_Allreduce of delta,
  * halo = the rest of the loop: synchronisation and messages, total = first sweep to last);
- * "sweep" per rank and iteration (start, end: the trace's clock in a traced build) and
- * "laid_out" (when shm_init_block returned, the same clock); "node" per
+ * "sweep" per rank and iteration (start, end: the trace's clock in a traced build), "laid_out"
+ * (when shm_init_block returned, the same clock, and the clock's origin: times of several ranks
+ * compared), "edge" per state and side facing another node (first: the rank above, last: below;
+ * hashes of the rows from that edge inwards, "/"-joined); "node" per
  * rank (the members of its node); "memory" per rank (hl_memory.h, read in shm_finish while the
  * window is alive: grid_bytes, halo_bytes = copies of a neighbour's rows); rank 0's "checksum"
  * and, with check=1, "check" (ok when no read was stale and the checksum equals the serial
@@ -106,6 +117,9 @@ typedef struct { /* a shared mapping found in /proc/self/maps: [lo, hi) and wher
     shm_place at_lo;
 } shm_mapping;
 #define KEPT_MAPPINGS 4 /* the window's (one in MPICH), a neighbour's elsewhere, ... */
+#define HASHED_STATES 64 /* edge rows hashed for states 0 .. 63 (a judged run has fewer sweeps) */
+#define HASHED_ROWS 8    /* rows hashed from an edge inwards: a halo up to this deep is seen */
+#define HELD_ROWS 4      /* rows of a receive the tracer reads (its "held" field is short) */
 
 /* One run (one at a time per process): what the helpers need and what they found. Sealed
  * evidence (hybridlab.h): read-only pages the kit writes through /proc/self/mem (RUN_SET), so a
@@ -131,6 +145,9 @@ typedef struct {
     double checksum_local;
     double laid_out; /* when shm_init_block finished (the trace's clock) */
     double sweep_times[KEPT_SWEEPS][2];
+    /* per state: hashes of the rows from the first ([0]) and last ([1]) row inwards, on a side
+     * whose neighbour is on another node (0: not hashed) */
+    uint32_t edge_hash[HASHED_STATES][2][HASHED_ROWS];
     char error[400];
 } shm_run;
 _Static_assert(sizeof(shm_run) <= HL_SEALED_DATA, "shm_run: too large for the sealed page");
@@ -240,6 +257,33 @@ static int mappings_kept(void) {
 
 long shm_row_length(void) { return run.w; }
 
+/* Whether the neighbour on `side` (0: above, 1: below) is on another node. */
+static int far_side(int side) {
+    return side ? run.down != MPI_PROC_NULL && !run.down_on_node
+                : run.up != MPI_PROC_NULL && !run.up_on_node;
+}
+
+/* FNV-1a (32 bits) of a row's bytes: what the block held and what a receive held, compared. */
+static uint32_t row_hash(const double *row) {
+    const unsigned char *byte = (const unsigned char *)row;
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < (size_t)run.w * sizeof(double); i++) h = (h ^ byte[i]) * 16777619u;
+    return h;
+}
+
+/* The hashes of the rows of state `state` (copy state % 2) within HASHED_ROWS of each edge whose
+ * neighbour is on another node, sealed. */
+static void hash_edges(const double *mine, long state) {
+    if (state >= HASHED_STATES || !(far_side(0) || far_side(1))) return;
+    uint32_t hashes[2][HASHED_ROWS] = {{0}};
+    const double *copy = rows(mine, run.ctx->rank, state % 2);
+    for (long d = 0; d < run.m && d < HASHED_ROWS; d++) {
+        if (far_side(0)) hashes[0][d] = row_hash(copy + d * run.w);
+        if (far_side(1)) hashes[1][d] = row_hash(copy + (run.m - 1 - d) * run.w);
+    }
+    hl_sealed_put(run.edge_hash[state], hashes, sizeof hashes);
+}
+
 void shm_init_block(double *mine) {
     if (!mine) {
         run_error("shm_init_block(NULL): pass the base of this rank's block");
@@ -259,6 +303,7 @@ void shm_init_block(double *mine) {
         for (long i = 0; i < run.m; i++)
             for (long j = 0; j < run.w; j++)
                 rows(mine, run.ctx->rank, copy)[i * run.w + j] = initial(run.first + i, j);
+    hash_edges(mine, 0);
     atomic_store(&h->laid_out, LAID_OUT);
     RUN_SET(laid_out, hl_now() - trace_origin());
 }
@@ -359,6 +404,7 @@ void shm_sweep(double *mine, const double *above, const double *below, long it) 
         d2 += update_row(i == 0 ? up : from + (i - 1) * w, from + i * w,
                          i == m - 1 ? down : from + (i + 1) * w, to + i * w, run.nx);
     atomic_store(&header(mine)->stamp[next], it + 1);
+    hash_edges(mine, it + 1);
     if ((above && (seen_up != it || stamp(above, cur) != it)) ||
         (below && (seen_down != it || stamp(below, cur) != it)))
         tally.stale++;
@@ -401,8 +447,7 @@ void shm_finish(const double *mine) {
     }
     RUN_SET(finished, 1);
     char tail[256]; /* halo copies: a row per neighbour on another node */
-    long copies = (run.up != MPI_PROC_NULL && !run.up_on_node) +
-                  (run.down != MPI_PROC_NULL && !run.down_on_node);
+    long copies = far_side(0) + far_side(1);
     snprintf(tail, sizeof tail,
              "\"ranks\":%d,\"threads\":1,\"nx\":%ld,\"rows\":%ld,\"grid_bytes\":%ld,"
              "\"halo_bytes\":%ld",
@@ -410,6 +455,26 @@ void shm_finish(const double *mine) {
              (long)(copies * run.w * (long)sizeof(double)));
     hl_emit_memory(run.ctx, tail);
 }
+
+#ifdef HL_STUDENT_SHM_HALO
+/* The tracer's reading of a student's receive as it completes (hl_trace_on_student_receive):
+ * the hashes (row_hash) of the first whole rows it got, at most HELD_ROWS, ":"-joined; nothing
+ * for a buffer that is not contiguous or got less than a row. */
+static int shm_held(const void *buffer, long count, MPI_Datatype type, char *out, size_t cap) {
+    int size = 0;
+    MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+    MPI_Type_size(type, &size);
+    MPI_Type_get_extent(type, &lb, &extent);
+    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    long whole = count * size / (run.w * (long)sizeof(double));
+    if (lb || true_lb || extent != size || true_extent != size || whole <= 0) return 0;
+    size_t used = 0;
+    for (long k = 0; k < whole && k < HELD_ROWS && used < cap; k++)
+        used += (size_t)snprintf(out + used, cap - used, "%s%08x", k ? ":" : "",
+                                 row_hash((const double *)buffer + k * run.w));
+    return used < cap ? (int)used : 0;
+}
+#endif
 
 /* The kit's loop, with the synchronisation `sync` (the answer of lab 11 (a) in its own way). */
 static void kit_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below,
@@ -533,6 +598,22 @@ static long unread_sweeps(void) {
     return unread;
 }
 
+/* The "edge" records: per state and side facing another node, the sealed hashes. */
+static void emit_edges(hl_ctx *ctx) {
+    static const char *const sides[2] = {"first", "last"};
+    for (long state = 0; state <= run.iterations && state < HASHED_STATES; state++)
+        for (int side = 0; side < 2; side++) {
+            if (!far_side(side)) continue;
+            char hashes[HASHED_ROWS * 9 + 1];
+            size_t used = 0;
+            for (long d = 0; d < run.m && d < HASHED_ROWS; d++)
+                used += (size_t)snprintf(hashes + used, sizeof hashes - used, "%s%08x",
+                                         d ? "/" : "", run.edge_hash[state][side][d]);
+            hl_emit(ctx, "\"record\":\"edge\",\"state\":%ld,\"side\":\"%s\",\"hashes\":\"%s\"",
+                    state, sides[side], hashes);
+        }
+}
+
 static int emit_results(hl_ctx *ctx, int variant, int sync, long ny, long check) {
     double checksum = 0.0, delta = run.tally.delta;
     long stale = 0, reads[2] = {0, 0}; /* of the neighbours' blocks: not through the window, all */
@@ -559,10 +640,12 @@ static int emit_results(hl_ctx *ctx, int variant, int sync, long ny, long check)
     int rc = hl_halo_emit(ctx, acc, 1, 0, 0.0, tail);
     hl_timers_free(acc, 1);
     if (rc) return rc;
-    hl_emit(ctx, "\"record\":\"laid_out\",\"time\":%.9f", run.laid_out);
+    hl_emit(ctx, "\"record\":\"laid_out\",\"time\":%.9f,\"origin\":%.9f", run.laid_out,
+            trace_origin());
     for (long it = 0; it < run.iterations && it < KEPT_SWEEPS; it++)
         hl_emit(ctx, "\"record\":\"sweep\",\"iteration\":%ld,\"start\":%.9f,\"end\":%.9f", it,
                 run.sweep_times[it][0], run.sweep_times[it][1]);
+    emit_edges(ctx);
     if (ctx->rank != 0) return 0;
     if (stale == 0 && reads[0] > 0)
         return hl_fail(ctx, "%ld of the %ld reads of a neighbour's block on the node were not "
@@ -652,7 +735,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     else {
         /* shm_jacobi runs on this stack: what the results are emitted by, kept (hybridlab.h) */
         HL_KEEP(ctx, variant, sync, ny, check, iterations);
+        hl_trace_on_student_receive(shm_held);
         shm_jacobi(comm, iterations, run.halo_above, run.halo_below);
+        hl_trace_on_student_receive(NULL);
         HL_KEPT_CHECK("shm_jacobi", variant, sync, ny, check, iterations);
     }
 #endif

@@ -13,8 +13,9 @@
  *         (hybridlab.hybrid_models.exercise.check_ring) compares each thread's checksum with the
  *         "sent" of the same thread of the left rank. And the messages themselves must tell the
  *         threads apart: the tracer reads every receive of the student's as it completes
- *         (hl_trace_on_student_receive, thread_ring_held: the tag its elements share and their
- *         sum, "held" in the completing call's record), and the judge
+ *         (hl_trace_on_student_receive, thread_ring_held: the tag the elements it got share
+ *         and their sum, "held" in the completing call's record under the thread that posted
+ *         the receive), and the judge
  *         (hybridlab.hybrid_models.exercise.held_blocks) wants each thread's receives to have
  *         held only its own thread's blocks, summing to what the same thread of the left rank
  *         sent (a cell that took any thread's message with tag 0 and let the threads sort the

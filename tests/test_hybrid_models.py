@@ -359,6 +359,64 @@ def test_the_messages_themselves_must_tell_the_threads_apart():
     assert (right.mpi_calls["held"].fillna("") != "").sum() == 3 * 2 * 3  # one per receive
 
 
+def _ring_run(code: str, name: str, iterations: int = 3) -> hl.Results:
+    """A corpus answer's exchange run at 2 ranks x 2 threads, SERIALIZED."""
+    from hybridlab.hybrid_models.exercise import build_student_ring
+
+    return hl.run_program(build_student_ring(code, name=name), ranks=2, threads=2,
+                          thread_level="serialized", iterations=iterations)  # fmt: skip
+
+
+def _gaming(why: str) -> str:
+    from gaming import source_of
+
+    return source_of("01_programming_models", why)
+
+
+def test_a_matched_probes_receive_is_a_receive_read_over_what_it_got():
+    """A4's right answer r1 (MPI_Improbe and MPI_Mrecv, its own tag, status ignored) lost 4/4 as
+    "0 receives": MPI_Mrecv is a receive, and the tracer reads what each got (its status, which
+    the tracer has even when the cell ignores it), filed under the thread that posted it."""
+    from honest import source_of
+    from hybridlab.hybrid_models.exercise import RECEIVES, check_ring, held_blocks, received_bytes
+
+    mprobe = source_of("01_programming_models", "each thread's own message found by MPI_Improbe")
+    res = _ring_run(mprobe, "test_ring_mprobe")
+    check_ring(res)
+    assert held_blocks(res) == []
+    assert {"MPI_Mrecv", "MPI_Imrecv"} <= set(RECEIVES)
+    assert received_bytes(res) == {(r, t): 3 * 1024 * 4 for r in range(2) for t in range(2)}
+
+
+def test_a_receive_the_tracer_could_not_read_fails_the_exchange():
+    """A4's A3b (every receive slot of the tracer filled by 1100 persistent receives never
+    started) and A4b (each receive's request freed at once, its buffer polled) kept 4/4 with a
+    fake reading: an empty message received by MPI_Mrecv of n ints into the block already filled
+    through shared memory. The calls that left a receive unread say so ("unread"), and an empty
+    message reads as nothing."""
+    from hybridlab.hybrid_models.exercise import check_ring, held_blocks
+
+    full = _ring_run(_gaming("attacker A4 (A3b)"), "test_ring_slots_full")
+    check_ring(full)  # the blocks were put back: the data alone cannot tell
+    assert any("could not keep to read" in f for f in held_blocks(full)), held_blocks(full)
+    freed = _ring_run(_gaming("attacker A4 (A4b)"), "test_ring_freed")
+    check_ring(freed)
+    found = held_blocks(freed)
+    assert any("freed a receive before it completed" in f for f in found), found
+    assert sum("sum to 0," in f for f in found) == 4, found  # the empty messages held nothing
+
+
+def test_a_reading_is_filed_under_the_thread_that_posted_the_receive():
+    """A4's A5: MPI_ANY_TAG receives, each request handed to the thread whose block landed in it
+    to complete with MPI_Wait, so the readings were filed under the right threads. A reading
+    belongs to the thread that posted the receive."""
+    from hybridlab.hybrid_models.exercise import check_ring, held_blocks
+
+    res = _ring_run(_gaming("attacker A4 (A5)"), "test_ring_handoff", iterations=6)
+    check_ring(res)
+    assert any("held thread" in f for f in held_blocks(res)), held_blocks(res)
+
+
 def test_student_ring_blocks_come_only_from_mpi():
     """Issue 36: the kit's blocks were a formula of rank, thread, iteration and index, so a cell
     could take any thread's message (MPI_ANY_TAG, the race) and write the left rank's values over

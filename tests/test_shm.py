@@ -189,6 +189,35 @@ def test_a_row_across_nodes_comes_by_message_before_every_sweep():
         check_student_shm(kernel, runs=((2, 2),), nx=9, ny=4, iterations=3)
 
 
+def test_a_row_counts_only_if_the_neighbour_held_it_when_it_arrived():
+    """Fresh attacker A5 (a4): `iterations` dummy row-sized messages swapped before the first
+    sweep and the far neighbour's edge rows stepped locally from the grid's known start kept
+    4/4: the count of row-sized receives was all the judge saw. A receive now counts for the rows
+    of the neighbour it got (the tracer's reading, hashed, against the kit's sealed hashes of
+    each block's edge rows): dummies are none. Real rows stepped ahead and sent before the
+    neighbour held them (a4 turned) count only for state 0: they arrived too early."""
+    from gaming import source_of
+
+    for attack, says in (("no halo row ever travels", r"\[0, 1, 2\]"), ("a4 turned", r"\[1, 2\]")):
+        cell = source_of("11_shared_memory", attack)
+        kernel = build_student_shm(cell, name="test_shm_no_rows")
+        with pytest.raises(AssertionError, match=rf"before its sweep\(s\) {says} it had not "
+                           "received that rank's row by a message"):  # fmt: skip
+            check_student_shm(kernel, runs=((2, 2),), nx=9, ny=4, iterations=3)
+
+
+def test_a_deep_halo_of_the_neighbours_real_rows_keeps_the_part():
+    """A halo two rows deep every second sweep (ghost-zone expansion, A5's a2): the rows are the
+    neighbour's, received once it held them, and its edge row of the sweep between is stepped
+    from them; the judge counts a state's rows as deep as the sweeps they cover."""
+    from honest import source_of
+
+    cell = source_of("11_shared_memory", "a deep halo (ghost-zone expansion)")
+    kernel = build_student_shm(cell, name="test_shm_deep_halo")
+    rows = check_student_shm(kernel, runs=((4, 2), (2, 2)), nx=9, ny=9, iterations=5)
+    assert list(rows["stale_reads"]) == [0, 0]
+
+
 @pytest.mark.parametrize(("extra", "says"), [
     ("        MPI_Comm spare;  /* a communicator made every iteration: a collective channel */\n"
      "        MPI_Comm_dup(node, &spare);\n        MPI_Comm_free(&spare);\n",
@@ -197,12 +226,17 @@ def test_a_row_across_nodes_comes_by_message_before_every_sweep():
      "        if (down != MPI_PROC_NULL) MPI_Send(&word, 1, MPI_DOUBLE, down, 9, comm);\n"
      "        if (up != MPI_PROC_NULL) MPI_Recv(&word, 1, MPI_DOUBLE, up, 9, comm, MPI_STATUS_IGNORE);\n",
      "sent 8 bytes in a message to rank 1, less than a row"),
+    ("        if (down != MPI_PROC_NULL)  /* a row sent to oneself: computed here, \"received\" */\n"
+     "            MPI_Sendrecv_replace(halo_below, n, MPI_DOUBLE, rank, 9, rank, 9, comm,\n"
+     "                                 MPI_STATUS_IGNORE);\n",
+     "sent a message to rank 0, not a neighbour on another node"),
 ])  # fmt: skip
-def test_no_communicator_made_in_the_loop_and_no_message_shorter_than_a_row(extra, says):
+def test_no_communicator_made_in_the_loop_and_no_message_but_a_row_to_a_far_neighbour(extra, says):
     """Attacker A1 (S3) carried the rows across nodes bit by bit as the colours of
     MPI_Comm_split every iteration: communicators are made before the first sweep only. A
     message to a neighbour on another node carries a whole row (a row-sized receive with a short
-    message would let the halo come from elsewhere)."""
+    message would let the halo come from elsewhere), and a message goes to such a neighbour
+    only (a row computed here and sent to oneself would be a row received)."""
     loop = "        shm_sweep(mine, above, below, it);"
     assert loop in SHM_JACOBI
     kernel = build_student_shm(SHM_JACOBI.replace(loop, extra + loop, 1), name="test_shm_extra")

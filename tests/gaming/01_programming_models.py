@@ -870,3 +870,217 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
 }
 """, ['hidden_exchange_block'], "attacker A2 (K1): messages not told apart (tag 0), the blocks sorted out between the threads afterwards",
     reason="held thread"))
+
+# fresh attacker A4 (2026-12-07, 4/4 kept twice each): the tracer's reading dodged (every receive
+# slot filled, or the request freed at once) or filed under the thread the attacker chose (the
+# completing one), with a fake reading of the right block (an empty tagged message received by
+# MPI_Mrecv of n ints into the already filled block); the tracer reads only what a receive got,
+# files it under the thread that posted it, and marks every receive it could not read ("unread")
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+/* A3b: fill the tracer's 1024 slots for receives with persistent receives never started, so no
+ * later non-blocking receive is read. Then the forbidden pattern (issue 36 / K1): every message
+ * has tag 0, each thread takes whichever block comes first (MPI_ANY_TAG) into a scratch slot,
+ * the blocks are sorted out in shared memory by their tag bits, and each thread "receives" its
+ * own block once more: an empty tagged message matched (MPI_Improbe) and received into the filled block with a blocking MPI_Mrecv of n ints (read by the tracer). */
+#define MAXT 64
+static MPI_Request parked[1100];
+static int parked_n;
+static int scratch_n;
+static int *scratch;       /* MAXT slots of n ints */
+static int *slot_of[MAXT]; /* the block of thread u, as found */
+
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "every thread calls MPI in exchange_block");
+}
+
+static void wait_all(int k, MPI_Request *req) {
+    int done = 0;
+    while (!done) {
+#pragma omp critical(hl_mpi)
+        MPI_Testall(k, req, &done, MPI_STATUSES_IGNORE);
+        if (!done) hl_sleep_us(20);
+    }
+}
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num();
+    static int dummy[4];
+#pragma omp masked
+    {
+        if (!parked_n) {
+            for (int i = 0; i < 1100; i++)
+                MPI_Recv_init(dummy, 1, MPI_INT, MPI_ANY_SOURCE, 32000 + i, comm, &parked[i]);
+            parked_n = 1100;
+        }
+        if (scratch_n < n) {
+            free(scratch);
+            scratch = malloc((size_t)MAXT * n * sizeof(int));
+            scratch_n = n;
+        }
+    }
+#pragma omp barrier
+    MPI_Request req[2];
+    int *mine = scratch + (size_t)t * n;
+#pragma omp critical(hl_mpi)
+    {
+        MPI_Irecv(mine, n, MPI_INT, left, MPI_ANY_TAG, comm, &req[0]);
+        MPI_Issend(send, n, MPI_INT, right, 0, comm, &req[1]);
+    }
+    wait_all(2, req);
+    slot_of[(mine[0] & 1023) >> 5] = mine;
+#pragma omp barrier
+    memcpy(recv, slot_of[t], (size_t)n * sizeof(int));
+    /* the empty tagged message, matched and received (blocking Mrecv: read at its end) */
+    MPI_Message msg;
+    int found = 0;
+#pragma omp critical(hl_mpi)
+    MPI_Issend(send, 0, MPI_INT, right, 1 + t, comm, &req[1]);
+    while (!found) {
+#pragma omp critical(hl_mpi)
+        MPI_Improbe(left, 1 + t, comm, &found, &msg, MPI_STATUS_IGNORE);
+        if (!found) hl_sleep_us(20);
+    }
+#pragma omp critical(hl_mpi)
+    MPI_Mrecv(recv, n, MPI_INT, &msg, MPI_STATUS_IGNORE);
+    wait_all(1, &req[1]);
+#pragma omp barrier
+}
+""", ['hidden_exchange_block'], "attacker A4 (A3b): 1100 persistent receives never started fill the tracer's slots, MPI_ANY_TAG receives then go unread, the blocks sorted in shared memory, an empty tagged message received into the filled block",
+    reason="could not keep to read"))
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+/* A4b: the forbidden pattern (issue 36 / K1) with the tracer's reading dodged by freeing the
+ * request: every message has tag 0; each thread posts MPI_Irecv(MPI_ANY_TAG) into a scratch
+ * slot and frees the request at once (MPI_Request_free drops the kept receive, nothing is read),
+ * then watches the slot until the block lands; the blocks are sorted out in shared memory by
+ * their tag bits, and each thread "receives" its own block once more: an empty tagged message
+ * matched (MPI_Improbe) and received into the filled block with a blocking MPI_Mrecv of n ints
+ * (read by the tracer, and not counted as a receive). */
+#define MAXT 64
+static int scratch_n;
+static int *scratch;       /* MAXT slots of n ints */
+static int *slot_of[MAXT]; /* the block of thread u, as found */
+
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "every thread calls MPI in exchange_block");
+}
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num();
+#pragma omp masked
+    {
+        if (scratch_n < n) {
+            free(scratch);
+            scratch = malloc((size_t)MAXT * n * sizeof(int));
+            scratch_n = n;
+        }
+    }
+#pragma omp barrier
+    int *mine = scratch + (size_t)t * n;
+    for (int i = 0; i < n; i++) mine[i] = -1;
+    MPI_Request rreq, sreq;
+    int done = 0;
+#pragma omp critical(hl_mpi)
+    {
+        MPI_Irecv(mine, n, MPI_INT, left, MPI_ANY_TAG, comm, &rreq);
+        MPI_Request_free(&rreq);
+        MPI_Issend(send, n, MPI_INT, right, 0, comm, &sreq);
+    }
+    while (!done) {
+#pragma omp critical(hl_mpi)
+        MPI_Test(&sreq, &done, MPI_STATUS_IGNORE);
+        if (!done) hl_sleep_us(20);
+    }
+    for (int i = n - 1; i >= 0; i--)
+        while (mine[i] == -1) { /* an empty probe keeps MPI's progress going */
+            int f = 0;
+#pragma omp critical(hl_mpi)
+            MPI_Iprobe(left, 32767, comm, &f, MPI_STATUS_IGNORE);
+            hl_sleep_us(20);
+        }
+    slot_of[(mine[0] & 1023) >> 5] = mine;
+#pragma omp barrier
+    memcpy(recv, slot_of[t], (size_t)n * sizeof(int));
+    MPI_Message msg;
+    int found = 0;
+    done = 0;
+#pragma omp critical(hl_mpi)
+    MPI_Issend(send, 0, MPI_INT, right, 1 + t, comm, &sreq);
+    while (!found) {
+#pragma omp critical(hl_mpi)
+        MPI_Improbe(left, 1 + t, comm, &found, &msg, MPI_STATUS_IGNORE);
+        if (!found) hl_sleep_us(20);
+    }
+#pragma omp critical(hl_mpi)
+    MPI_Mrecv(recv, n, MPI_INT, &msg, MPI_STATUS_IGNORE);
+    while (!done) {
+#pragma omp critical(hl_mpi)
+        MPI_Test(&sreq, &done, MPI_STATUS_IGNORE);
+        if (!done) hl_sleep_us(20);
+    }
+#pragma omp barrier
+}
+""", ['hidden_exchange_block'], "attacker A4 (A4b): each MPI_ANY_TAG MPI_Irecv freed at once and its buffer polled, the blocks sorted in shared memory, an empty tagged message received into the filled block",
+    reason="freed a receive before it completed"))
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+/* A5: the forbidden pattern (issue 36 / K1) with the tracer's reading put on the right thread:
+ * every message has tag 0 and each thread posts MPI_Irecv(MPI_ANY_TAG) into a scratch slot;
+ * it watches the slot (driving MPI's progress with empty probes) until the block has landed,
+ * reads whose block it is from the tag bits, and hands its request to that thread, which
+ * completes it with MPI_Wait: the tracer reads the buffer in the completing call's record, so
+ * every reading is filed under the thread whose block it holds. */
+#define MAXT 64
+static int scratch_n;
+static int *scratch;               /* MAXT slots of n ints */
+static int *slot_of[MAXT];         /* the block of thread u, as found */
+static MPI_Request req_of[MAXT];   /* the receive that holds it */
+
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "every thread calls MPI in exchange_block");
+}
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num();
+#pragma omp masked
+    {
+        if (scratch_n < n) {
+            free(scratch);
+            scratch = malloc((size_t)MAXT * n * sizeof(int));
+            scratch_n = n;
+        }
+    }
+#pragma omp barrier
+    int *mine = scratch + (size_t)t * n;
+    for (int i = 0; i < n; i++) mine[i] = -1;
+    MPI_Request rreq, sreq;
+    int done = 0;
+#pragma omp critical(hl_mpi)
+    {
+        MPI_Irecv(mine, n, MPI_INT, left, MPI_ANY_TAG, comm, &rreq);
+        MPI_Issend(send, n, MPI_INT, right, 0, comm, &sreq);
+    }
+    while (mine[0] == -1 || mine[n - 1] == -1) {
+        int f = 0;
+#pragma omp critical(hl_mpi)
+        MPI_Iprobe(left, 32767, comm, &f, MPI_STATUS_IGNORE);
+        hl_sleep_us(20);
+    }
+    int owner = (mine[0] & 1023) >> 5;
+    slot_of[owner] = mine;
+    req_of[owner] = rreq;
+#pragma omp barrier
+    /* complete the receive that holds my block (posted by whichever thread) */
+#pragma omp critical(hl_mpi)
+    MPI_Wait(&req_of[t], MPI_STATUS_IGNORE);
+    memcpy(recv, slot_of[t], (size_t)n * sizeof(int));
+    while (!done) {
+#pragma omp critical(hl_mpi)
+        MPI_Test(&sreq, &done, MPI_STATUS_IGNORE);
+        if (!done) hl_sleep_us(20);
+    }
+#pragma omp barrier
+}
+""", ['hidden_exchange_block'], "attacker A4 (A5): MPI_ANY_TAG receives, each request handed to the thread whose block landed in it, which completes it with MPI_Wait",
+    reason="held thread"))

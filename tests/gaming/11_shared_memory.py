@@ -631,3 +631,212 @@ void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo
         "(attacker A1, S3; 64 splits a double: under heavy load it can outlast the run's 60 s)",
         reason="after its first sweep had begun | had not received that rank's row by a message"
                " | did not finish within"))
+
+
+# fresh attacker A5 (2026-12-07, 4/4 twice): the row-sized messages across nodes carried nothing
+# (F11c's fix: a receive counts for the rows the neighbour held that it got, once it held them:
+# the kit's sealed hashes of each block's edge rows against the tracer's reading of each receive)
+GAMING.append(attempt("shortcut", "shm_jacobi", r"""%%c SHM_C shm_halo
+/* attack a4: no halo row ever travels. Before the first sweep each rank with a neighbour on
+ * another node exchanges `iterations` dummy messages of a row's bytes with it (the trace counts
+ * the row messages received before each sweep); the neighbour's edge row of every sweep is then
+ * computed here, from the grid's known start ((7i + 13j) mod 17) / 16 and the geometry (ny, the
+ * first row) read from the kit's run state, found by scanning from a static of this cell. */
+#ifndef DIR
+#define DIR 1
+#endif
+static long anchor[2];
+
+static double start_value(long i, long j) { return (double)((7 * i + 13 * j) % 17) / 16.0; }
+
+/* rows [a, b] of the grid (clamped to 0 .. ny + 1), stepped: valid rows shrink by one a sweep at
+ * an interior edge; the grid's edges are fixed */
+typedef struct { long a, b, w, ny; double *cur, *nxt; } strip;
+
+static void strip_init(strip *s, long a, long b, long w, long ny) {
+    s->a = a < 0 ? 0 : a, s->b = b > ny + 1 ? ny + 1 : b, s->w = w, s->ny = ny;
+    long rows = s->b - s->a + 1;
+    s->cur = malloc(sizeof(double) * (size_t)(rows * w));
+    s->nxt = malloc(sizeof(double) * (size_t)(rows * w));
+    for (long r = 0; r < rows; r++)
+        for (long j = 0; j < w; j++) s->cur[r * w + j] = s->nxt[r * w + j] = start_value(s->a + r, j);
+}
+
+static void strip_step(strip *s) {
+    long rows = s->b - s->a + 1, w = s->w;
+    for (long r = 1; r + 1 < rows; r++) {
+        long g = s->a + r;
+        if (g <= 0 || g >= s->ny + 1) continue;
+        const double *up = s->cur + (r - 1) * w, *row = s->cur + r * w, *dn = s->cur + (r + 1) * w;
+        for (long j = 1; j < w - 1; j++) s->nxt[r * w + j] = 0.25 * (up[j] + dn[j] + row[j - 1] + row[j + 1]);
+    }
+    double *t = s->cur; s->cur = s->nxt; s->nxt = t;
+}
+
+static const double *strip_row(const strip *s, long g) { return s->cur + (g - s->a) * s->w; }
+
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    int rank, size, nrank, nsize, unit;
+    MPI_Comm node;
+    MPI_Win win;
+    double *mine = NULL, *above = NULL, *below = NULL;
+    MPI_Aint bytes;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    shm_init_block(mine);
+    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &bytes, &unit, &above);
+    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &bytes, &unit, &below);
+    int far_up = (nrank == 0 && rank > 0), far_down = (nrank == nsize - 1 && rank < size - 1);
+    long w = shm_row_length();
+    long m = (long)((shm_block_bytes() - 64) / (2 * w * (long)sizeof(double)));
+    long ny = -1, first = -1;
+    if (far_up || far_down) {
+        char *a = (char *)anchor;
+        for (long off = 8; off < (48L << 20); off += 8) {
+            volatile long *q = (volatile long *)(a + DIR * off);
+            if (q[0] == w - 2 && q[2] == w && q[3] == m && q[5] == iterations && q[1] >= m) {
+                ny = q[1], first = q[4];
+                break;
+            }
+        }
+    }
+    strip up = {0}, dn = {0};
+    if (far_up) strip_init(&up, first - 1 - iterations - 1, first - 1 + iterations + 1, w, ny);
+    if (far_down) strip_init(&dn, first + m - iterations - 1, first + m + iterations + 1, w, ny);
+    /* the messages: `iterations` rows' bytes each way, all before the first sweep */
+    double *pad = calloc((size_t)w, sizeof(double)), *sink = calloc((size_t)w, sizeof(double));
+    for (long k = 0; k < iterations; k++) {
+        if (far_up)
+            MPI_Sendrecv(pad, (int)w, MPI_DOUBLE, rank - 1, 70, sink, (int)w, MPI_DOUBLE, rank - 1, 71, comm, MPI_STATUS_IGNORE);
+        if (far_down)
+            MPI_Sendrecv(pad, (int)w, MPI_DOUBLE, rank + 1, 71, sink, (int)w, MPI_DOUBLE, rank + 1, 70, comm, MPI_STATUS_IGNORE);
+    }
+    for (long it = 0; it < iterations; it++) {
+        MPI_Win_fence(0, win);
+        if (far_up) {
+            memcpy(halo_above, strip_row(&up, first - 1), (size_t)w * sizeof(double));
+            strip_step(&up);
+        }
+        if (far_down) {
+            memcpy(halo_below, strip_row(&dn, first + m), (size_t)w * sizeof(double));
+            strip_step(&dn);
+        }
+        shm_sweep(mine, above, below, it);
+    }
+    MPI_Win_fence(0, win);
+    shm_finish(mine);
+    free(pad); free(sink);
+    free(up.cur); free(up.nxt); free(dn.cur); free(dn.nxt);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}
+""", A, "no halo row ever travels: `iterations` dummy row-sized messages swapped before the first "
+        "sweep, the far neighbour's edge row of every sweep stepped here on a light-cone strip "
+        "from the grid's known start and the geometry read from the kit's run state (A5, a4)",
+        reason="had not received that rank's row by a message"))
+GAMING.append(attempt("shortcut", "shm_jacobi", r"""%%c SHM_C shm_halo
+/* a4 turned (F11c): real rows, sent before they were held. Each rank with a neighbour on another
+ * node steps its OWN edge rows ahead on a light-cone strip from the grid's known start
+ * ((7i + 13j) mod 17) / 16 and the geometry (read from the kit's run state, found by scanning
+ * from a static of this cell) and sends every future sweep's edge row before the first sweep:
+ * each message carries a row the neighbour will hold, bit for bit. */
+#ifndef DIR
+#define DIR 1
+#endif
+static long anchor[2];
+
+static double start_value(long i, long j) { return (double)((7 * i + 13 * j) % 17) / 16.0; }
+
+/* rows [a, b] of the grid (clamped to 0 .. ny + 1), stepped: valid rows shrink by one a sweep at
+ * an interior edge; the grid's edges are fixed */
+typedef struct { long a, b, w, ny; double *cur, *nxt; } strip;
+
+static void strip_init(strip *s, long a, long b, long w, long ny) {
+    s->a = a < 0 ? 0 : a, s->b = b > ny + 1 ? ny + 1 : b, s->w = w, s->ny = ny;
+    long rows = s->b - s->a + 1;
+    s->cur = malloc(sizeof(double) * (size_t)(rows * w));
+    s->nxt = malloc(sizeof(double) * (size_t)(rows * w));
+    for (long r = 0; r < rows; r++)
+        for (long j = 0; j < w; j++) s->cur[r * w + j] = s->nxt[r * w + j] = start_value(s->a + r, j);
+}
+
+static void strip_step(strip *s) {
+    long rows = s->b - s->a + 1, w = s->w;
+    for (long r = 1; r + 1 < rows; r++) {
+        long g = s->a + r;
+        if (g <= 0 || g >= s->ny + 1) continue;
+        const double *up = s->cur + (r - 1) * w, *row = s->cur + r * w, *dn = s->cur + (r + 1) * w;
+        for (long j = 1; j < w - 1; j++) s->nxt[r * w + j] = 0.25 * (up[j] + dn[j] + row[j - 1] + row[j + 1]);
+    }
+    double *t = s->cur; s->cur = s->nxt; s->nxt = t;
+}
+
+static const double *strip_row(const strip *s, long g) { return s->cur + (g - s->a) * s->w; }
+
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    int rank, size, nrank, nsize, unit;
+    MPI_Comm node;
+    MPI_Win win;
+    double *mine = NULL, *above = NULL, *below = NULL;
+    MPI_Aint bytes;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    shm_init_block(mine);
+    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &bytes, &unit, &above);
+    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &bytes, &unit, &below);
+    int far_up = (nrank == 0 && rank > 0), far_down = (nrank == nsize - 1 && rank < size - 1);
+    long w = shm_row_length();
+    long m = (long)((shm_block_bytes() - 64) / (2 * w * (long)sizeof(double)));
+    long ny = -1, first = -1;
+    if (far_up || far_down) {
+        char *a = (char *)anchor;
+        for (long off = 8; off < (48L << 20); off += 8) {
+            volatile long *q = (volatile long *)(a + DIR * off);
+            if (q[0] == w - 2 && q[2] == w && q[3] == m && q[5] == iterations && q[1] >= m) {
+                ny = q[1], first = q[4];
+                break;
+            }
+        }
+    }
+    /* each far rank steps its OWN edge rows ahead on a light-cone strip and sends every future
+     * state's edge row before the first sweep: real rows, sent before they were held */
+    strip up = {0}, dn = {0};
+    if (far_up) strip_init(&up, first - iterations - 1, first + iterations + 1, w, ny);
+    if (far_down) strip_init(&dn, first + m - 1 - iterations - 1, first + m - 1 + iterations + 1, w, ny);
+    double *got_up = calloc((size_t)(w * iterations), sizeof(double));
+    double *got_dn = calloc((size_t)(w * iterations), sizeof(double));
+    for (long k = 0; k < iterations; k++) {
+        if (far_up) {
+            MPI_Sendrecv(strip_row(&up, first), (int)w, MPI_DOUBLE, rank - 1, 70, got_up + k * w, (int)w, MPI_DOUBLE, rank - 1, 71, comm, MPI_STATUS_IGNORE);
+            strip_step(&up);
+        }
+        if (far_down) {
+            MPI_Sendrecv(strip_row(&dn, first + m - 1), (int)w, MPI_DOUBLE, rank + 1, 71, got_dn + k * w, (int)w, MPI_DOUBLE, rank + 1, 70, comm, MPI_STATUS_IGNORE);
+            strip_step(&dn);
+        }
+    }
+    for (long it = 0; it < iterations; it++) {
+        MPI_Win_fence(0, win);
+        if (far_up) memcpy(halo_above, got_up + it * w, (size_t)w * sizeof(double));
+        if (far_down) memcpy(halo_below, got_dn + it * w, (size_t)w * sizeof(double));
+        shm_sweep(mine, above, below, it);
+    }
+    free(got_up); free(got_dn);
+    MPI_Win_fence(0, win);
+    shm_finish(mine);
+    free(up.cur); free(up.nxt); free(dn.cur); free(dn.nxt);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}
+""", A, "a4 turned: each rank steps its own edge rows ahead from the grid's known start and sends "
+        "every future sweep's edge row before the first sweep: the neighbour's real rows, bit for "
+        "bit, but received before the neighbour held them (F11c)",
+        reason="had not received that rank's row by a message"))

@@ -415,3 +415,37 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
     }
 }
 """, why="one tag for all, the threads exchanging in thread order on every rank, a barrier between"))
+
+# fresh attacker A4's r1 (2026-12-07, 0/4 twice: MPI_Mrecv was not counted as a receive)
+HONEST.append(right("exchange_block", r"""
+%%c EXCHANGE_C thread_ring
+/* R1 (right answer, another way): each thread posts its synchronous send, then looks for its
+ * own message with MPI_Improbe (its thread number as the tag) and receives exactly that message
+ * with MPI_Mrecv; one thread inside MPI at a time (a named critical), pausing between polls. */
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED,
+                            "exchange_block: every thread sends and receives its own block");
+}
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    const int tag = omp_get_thread_num();
+    MPI_Request sreq;
+    MPI_Message msg = MPI_MESSAGE_NULL;
+    MPI_Status st;
+    int found = 0, sent = 0;
+#pragma omp critical(ring_mpi)
+    MPI_Issend(send, n, MPI_INT, right, tag, comm, &sreq);
+    while (!found) {
+#pragma omp critical(ring_mpi)
+        MPI_Improbe(left, tag, comm, &found, &msg, &st);
+        if (!found) hl_sleep_us(20);
+    }
+#pragma omp critical(ring_mpi)
+    MPI_Mrecv(recv, n, MPI_INT, &msg, MPI_STATUS_IGNORE);
+    while (!sent) {
+#pragma omp critical(ring_mpi)
+        MPI_Test(&sreq, &sent, MPI_STATUS_IGNORE);
+        if (!sent) hl_sleep_us(20);
+    }
+}
+""", why="each thread's own message found by MPI_Improbe (its thread number as the tag) and received by MPI_Mrecv"))

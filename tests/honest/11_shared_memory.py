@@ -282,3 +282,89 @@ void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo
 }
 """, why="attacker V: lock_all with sync/barrier/sync, Irecv/Isend of a contiguous row type"),
 ]
+
+# fresh attacker A5's a2 (2026-12-07): a halo two rows deep every second sweep, the far
+# neighbour's real rows, stepped locally in between: a known technique, it keeps its points
+HONEST.append(right("shm_jacobi", r"""%%c SHM_C shm_halo
+/* a deep halo (ghost-zone expansion): across nodes a halo DEPTH rows deep is exchanged every
+ * DEPTH-th iteration, as DEPTH messages of one row each; in between no message at all: the far
+ * neighbour's edge row is stepped here from the deep halo and this rank's own edge row.
+ * DEPTH = min(CAP, both blocks' rows), agreed by one padded message. */
+#define CAP 2
+static long depth_rows(long m) { return m < CAP ? m : CAP; }
+
+static void patch_step(double *P, long d, long w, const double *mine_edge, double *tmp) {
+    /* P[0] is the neighbour row next to mine, P[k] k rows further away; new P[k] for k < d - 1 */
+    for (long k = 0; k + 1 < d; k++) {
+        const double *far = P + (k + 1) * w, *near = k ? P + (k - 1) * w : mine_edge, *row = P + k * w;
+        for (long j = 1; j < w - 1; j++) tmp[k * w + j] = 0.25 * (far[j] + near[j] + row[j - 1] + row[j + 1]);
+    }
+    for (long k = 0; k + 1 < d; k++)
+        for (long j = 1; j < w - 1; j++) P[k * w + j] = tmp[k * w + j];
+}
+
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    int rank, size, nrank, nsize, unit;
+    MPI_Comm node;
+    MPI_Win win;
+    double *mine = NULL, *above = NULL, *below = NULL;
+    MPI_Aint bytes;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    shm_init_block(mine);
+    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &bytes, &unit, &above);
+    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &bytes, &unit, &below);
+    int far_up = (nrank == 0 && rank > 0), far_down = (nrank == nsize - 1 && rank < size - 1);
+    long w = shm_row_length();
+    long m = (long)((shm_block_bytes() - 64) / (2 * w * (long)sizeof(double)));
+    /* agree on the depth with each far neighbour: one message of a row's bytes (padded) */
+    double *pad = calloc((size_t)w, sizeof(double)), *got = calloc((size_t)w, sizeof(double));
+    long d_up = 0, d_down = 0;
+    pad[0] = (double)m;
+    if (far_up) {
+        MPI_Sendrecv(pad, (int)w, MPI_DOUBLE, rank - 1, 40, got, (int)w, MPI_DOUBLE, rank - 1, 41, comm, MPI_STATUS_IGNORE);
+        d_up = depth_rows((long)got[0] < m ? (long)got[0] : m);
+    }
+    if (far_down) {
+        MPI_Sendrecv(pad, (int)w, MPI_DOUBLE, rank + 1, 41, got, (int)w, MPI_DOUBLE, rank + 1, 40, comm, MPI_STATUS_IGNORE);
+        d_down = depth_rows((long)got[0] < m ? (long)got[0] : m);
+    }
+    double *PU = calloc((size_t)(CAP * w), sizeof(double)), *PD = calloc((size_t)(CAP * w), sizeof(double));
+    double *tmp = calloc((size_t)(CAP * w), sizeof(double));
+    MPI_Win_fence(0, win);
+    for (long it = 0; it < iterations; it++) {
+        if (it > 0) MPI_Win_fence(0, win);
+        if (far_up) {
+            if (it % d_up == 0) {
+                for (long k = 0; k < d_up; k++)
+                    MPI_Sendrecv(shm_first_row(mine, it) + k * w, (int)w, MPI_DOUBLE, rank - 1, 50 + (int)k,
+                                 PU + k * w, (int)w, MPI_DOUBLE, rank - 1, 60 + (int)k, comm, MPI_STATUS_IGNORE);
+            } else {
+                patch_step(PU, d_up - (it % d_up - 1), w, shm_first_row(mine, it - 1), tmp);
+            }
+            memcpy(halo_above, PU, (size_t)w * sizeof(double));
+        }
+        if (far_down) {
+            if (it % d_down == 0) {
+                for (long k = 0; k < d_down; k++)
+                    MPI_Sendrecv(shm_last_row(mine, it) - k * w, (int)w, MPI_DOUBLE, rank + 1, 60 + (int)k,
+                                 PD + k * w, (int)w, MPI_DOUBLE, rank + 1, 50 + (int)k, comm, MPI_STATUS_IGNORE);
+            } else {
+                patch_step(PD, d_down - (it % d_down - 1), w, shm_last_row(mine, it - 1), tmp);
+            }
+            memcpy(halo_below, PD, (size_t)w * sizeof(double));
+        }
+        shm_sweep(mine, above, below, it);
+    }
+    MPI_Win_fence(0, win);
+    shm_finish(mine);
+    free(pad); free(got); free(PU); free(PD); free(tmp);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}
+""", why="a deep halo (ghost-zone expansion): two rows of the far neighbour every second sweep, "
+         "as two one-row messages, its edge row stepped locally in between (A5's a2)"))

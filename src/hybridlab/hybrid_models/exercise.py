@@ -9,6 +9,7 @@ thread_ring.c, checked (the only module of the topic that launches kernels).
     kernel = build_student_ring(code)             # its own unit, traced: Results.mpi_calls
     check_ring(cluster.run(kernel, ...))          # AssertionError naming the first wrong block
     held_blocks(results)                          # receives that held another thread's block
+    received_bytes(results)                       # per (rank, thread): bytes its receives got
 
 The expected values of the masteronly kernel come from a serial reference in Python
 (ring_reference), not from the kernel's own count. The student's exchange sends values each
@@ -104,7 +105,10 @@ def check_ring(results: Results) -> pd.DataFrame:
     return both
 
 
-RECEIVES = ("MPI_Recv", "MPI_Irecv", *SENDRECVS)
+# every call that receives a message into a buffer (a matched probe's MPI_Mrecv, MPI_Imrecv too:
+# fresh attacker A4's right answer r1, MPI_Improbe and MPI_Mrecv with its own tag, lost 4/4 as
+# "0 receives", 2026-12-07)
+RECEIVES = ("MPI_Recv", "MPI_Irecv", "MPI_Mrecv", "MPI_Imrecv", *SENDRECVS)
 INT_BYTES = 4
 
 
@@ -128,53 +132,98 @@ def foreign_receives(results: Results) -> list[str]:
     return found
 
 
+def readings(results: Results) -> pd.DataFrame:
+    """The tracer's readings of the student's receives, one row each: the rank, the thread that
+    posted the receive (started it, for a persistent one), the call that completed it, the bytes
+    it got and what the kernel read in them, the tag its elements share and their sum
+    (thread_ring.c); "held" of the completing call's record, "THREAD/BYTES/TAG:SUM". A field
+    that was full ("+") is a row with no tag, under the completing call's thread."""
+    calls = results.mpi_calls
+    rows = []
+    if "held" in calls:
+        calls = calls[(calls["student"] == 1) & (calls["held"].fillna("").astype(str) != "")]
+        for rank, thread, call, held in zip(calls["rank"], calls["thread"], calls["call"],
+                                            calls["held"], strict=True):  # fmt: skip
+            for reading in str(held).split(","):
+                poster, _, rest = reading.partition("/")
+                got, _, text = rest.partition("/")
+                tag, _, value = text.partition(":")
+                row = {"rank": int(rank), "call": call, "thread": int(thread), "bytes": 0,
+                       "tag": None, "sum": 0}  # fmt: skip
+                if value:
+                    row.update(thread=int(poster), bytes=int(got), tag=int(tag), sum=int(value))
+                rows.append(row)
+    return pd.DataFrame(rows, columns=["rank", "thread", "call", "bytes", "tag", "sum"])
+
+
+def received_bytes(results: Results) -> dict[tuple[int, int], int]:
+    """Per (rank, thread): the bytes the receives it posted got, as the tracer read them."""
+    got = readings(results).groupby(["rank", "thread"])["bytes"].sum()
+    return {(int(r), int(t)): int(b) for (r, t), b in got.items()}
+
+
+def unread_receives(results: Results) -> list[str]:
+    """The student's receives the tracer never read ("unread" in the record of the call that
+    posted or freed it): one it could not keep (a fresh attacker's 1100 persistent receives set up
+    and never started took every slot, so later receives went unread), one whose request was
+    freed before it completed (another's, each MPI_Irecv freed at once and its buffer polled)."""
+    calls = results.mpi_calls
+    if "unread" not in calls:
+        return []
+    calls = calls[(calls["student"] == 1) & (calls["unread"].fillna(0) > 0)]
+    found = []
+    for (rank, thread, call), n in calls.groupby(["rank", "thread", "call"]).size().items():
+        if call == "MPI_Request_free":
+            found.append(f"rank {rank}, thread {thread}: {n} MPI_Request_free freed a receive "
+                         "before it completed, so the kit never read what it received: complete "
+                         "every receive by a wait or a test")
+        else:
+            found.append(f"rank {rank}, thread {thread}: {n} {call} posted receives the kit "
+                         "could not keep to read (more than 1024 receives open at once): "
+                         "complete each receive before posting many more")
+    return found
+
+
 def held_blocks(results: Results) -> list[str]:
-    """The student's exchange: per (rank, thread), what its own receives held as they completed
-    (the tracer's reading, "held" in the completing call's record: the tag the elements share
-    and their sum, thread_ring.c). Each reading must be of the thread's own blocks (the tag's
+    """The student's exchange: per (rank, thread), what the receives it posted held as they
+    completed (the tracer's readings). Each reading must be of the thread's own blocks (the tag's
     thread), and the readings must sum to what the same thread of the left rank sent: a thread
     that took another thread's message and got its block back through shared memory
-    afterwards, or received its block by no message of its own, is named."""
+    afterwards (or handed that receive to the thread whose block it held, to complete), or
+    received its block by no message of its own, is named; so is every receive never read
+    (unread_receives)."""
     rec = results.records
     if "sent" not in rec:
         return ["no \"sent\" records: the student's exchange was not run"]
     rec = rec[rec["sent"].notna()]
     ranks = len(results.meta["ranks"])
     threads = int(results.meta["ranks"][0]["omp_max_threads"])
-    calls = results.mpi_calls
-    if "held" in calls:
-        calls = calls[(calls["student"] == 1) & (calls["held"].fillna("").astype(str) != "")]
-    else:
-        calls = calls.iloc[0:0]
-    found = []
+    read = readings(results)
+    found = unread_receives(results)
     for want in sent_reference(rec, ranks, threads).itertuples():
         rank, thread = int(want.rank), int(want.thread)
-        mine = calls[(calls["rank"] == rank) & (calls["thread"] == thread)]
-        total = 0
-        for call, held in zip(mine["call"], mine["held"], strict=True):
-            for reading in str(held).split(","):
-                tag, _, value = reading.partition(":")
-                if not value:
-                    found.append(f"rank {rank}, thread {thread}: {call} completed more receives "
-                                 "than its record can hold: complete them one or two at a time")
-                    continue
-                total += int(value)
-                if int(tag) == -2:
-                    found.append(f"rank {rank}, thread {thread}: {call} completed a receive "
-                                 "whose buffer is not contiguous ints: receive the block as "
-                                 "MPI_INT into a plain buffer")
-                elif int(tag) == -1 or int(tag) >> 5 != thread:
-                    whose = ("elements of several blocks" if int(tag) == -1 else
-                             f"thread {int(tag) >> 5}'s block of iteration {int(tag) & 31}")
-                    found.append(
-                        f"rank {rank}, thread {thread}: a receive it completed ({call}) held "
-                        f"{whose}: each thread must receive its own block by its own message "
-                        "(messages told apart by their tags or communicators), not take "
-                        "another thread's and sort the blocks out afterwards")
+        mine = read[(read["rank"] == rank) & (read["thread"] == thread)]
+        for call, tag in zip(mine["call"], mine["tag"], strict=True):
+            if tag is None or pd.isna(tag):
+                found.append(f"rank {rank}, thread {thread}: {call} completed more receives "
+                             "than its record can hold: complete them one or two at a time")
+            elif int(tag) == -2:
+                found.append(f"rank {rank}, thread {thread}: {call} completed a receive "
+                             "whose buffer is not contiguous ints: receive the block as "
+                             "MPI_INT into a plain buffer")
+            elif int(tag) == -1 or int(tag) >> 5 != thread:
+                whose = ("elements of several blocks" if int(tag) == -1 else
+                         f"thread {int(tag) >> 5}'s block of iteration {int(tag) & 31}")
+                found.append(
+                    f"rank {rank}, thread {thread}: a receive it posted (completed by {call}) "
+                    f"held {whose}: each thread must receive its own block by its own message "
+                    "(messages told apart by their tags or communicators), not take another "
+                    "thread's and sort the blocks out afterwards")
+        total = int(mine["sum"].sum())
         if float(total) != want.expected:
-            found.append(f"rank {rank}, thread {thread}: the blocks its own receives held as "
-                         f"they completed sum to {total}, the same thread of the left rank sent "
-                         f"{want.expected:.0f}: every block must arrive by the thread's own "
+            found.append(f"rank {rank}, thread {thread}: the blocks the receives it posted held "
+                         f"as they completed sum to {total}, the same thread of the left rank "
+                         f"sent {want.expected:.0f}: every block must arrive by the thread's own "
                          "receive")
     return found
 

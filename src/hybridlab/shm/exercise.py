@@ -15,7 +15,6 @@ ranks shared a node from the kernel's own "node" records.
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 
 import pandas as pd
@@ -48,10 +47,8 @@ POINT_TO_POINT = {*BLOCKING, *POSTS, *COMPLETES} - {"MPI_Ibarrier", "MPI_Ibcast"
 TYPE_CALLS = {"MPI_Type_contiguous", "MPI_Type_vector", "MPI_Type_create_hvector",
               "MPI_Type_indexed", "MPI_Type_create_subarray", "MPI_Type_create_resized",
               "MPI_Type_commit", "MPI_Type_free"}  # fmt: skip
-# the calls that receive a message, and the fields of their record that hold its source (an
-# MPI_COMM_WORLD rank) and the bytes received
-RECEIVES = {"MPI_Recv": ("peer", "bytes"), "MPI_Irecv": ("peer", "bytes"),
-            **{call: ("recv_peer", "recv_bytes") for call in SENDRECVS}}  # fmt: skip
+# the peer of a send to MPI_PROC_NULL (hl_trace.c, HL_PEER_NONE): no message
+PEER_NONE = -1
 # the calls that send a message: their record's peer and bytes are the send's
 SENDS = {"MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Isend", "MPI_Issend",
          "MPI_Ibsend", "MPI_Irsend", *SENDRECVS}  # fmt: skip
@@ -140,27 +137,71 @@ def _neighbours_on_node(rank: int, ranks: int, node: frozenset[int]) -> tuple[in
     return sum(n in node for n in near), sum(n not in node for n in near)
 
 
-def unreceived_sweeps(calls: pd.DataFrame, sweeps: pd.DataFrame, rank: int, source: int,
-                      row_bytes: int) -> list[int]:
-    """The iterations of `rank`'s sweeps before whose start it had received fewer than one
-    message of at least `row_bytes` from `source` per sweep so far (`calls`: the student's)."""
-    own = calls[calls["rank"] == rank]
-    starts = []
-    for call, (peer, size) in RECEIVES.items():
-        got = own[(own["call"] == call) & (own[peer] == source) & (own[size] >= row_bytes)]
-        starts.extend(got["start"])
-    starts.sort()
-    mine = sweeps[sweeps["rank"] == rank].sort_values("iteration")
-    return [int(s.iteration) for s in mine.itertuples()
-            if bisect.bisect_right(starts, s.start) < int(s.iteration) + 1]  # fmt: skip
+def _origin(res: Results, rank: int) -> float:
+    """`rank`'s clock origin (its "laid_out" record): its times plus it are the machine's clock,
+    comparable across ranks."""
+    laid = res.records[(res.records["record"] == "laid_out") & (res.records["rank"] == rank)]
+    return float(laid["origin"].iloc[0])
+
+
+def held_rows(res: Results, rank: int, side: str) -> dict[str, tuple[int, int, float]]:
+    """The rows `rank` held within depth of its edge `side` ("first": facing the rank above,
+    "last": the rank below), from the kit's sealed hashes ("edge" records, shm_halo.c): each
+    row's hash -> (state: the sweeps made, depth: rows from the edge, when the rank first held it
+    on the machine's clock: shm_init_block's end for state 0, sweep state - 1's end after)."""
+    mine = res.records[res.records["rank"] == rank]
+    ends = {int(s.iteration) + 1: float(s.end) for s in mine[mine["record"] == "sweep"].itertuples()}
+    ends[0] = float(mine.loc[mine["record"] == "laid_out", "time"].iloc[0])
+    edges = mine[(mine["record"] == "edge") & (mine["side"] == side)]
+    origin = _origin(res, rank)
+    return {h: (int(e.state), depth, origin + ends[int(e.state)])
+            for e in edges.itertuples() for depth, h in enumerate(str(e.hashes).split("/"))}  # fmt: skip
+
+
+def received_rows(res: Results, rank: int) -> list[tuple[float, str]]:
+    """The rows `rank`'s receives got, as the tracer read them when each completed ("held" of the
+    completing call, "THREAD/BYTES/HASH:HASH...": shm_halo.c's shm_held): (when, on the
+    machine's clock; the row's hash)."""
+    calls = res.mpi_calls
+    if "held" not in calls:
+        return []
+    calls = calls[(calls["student"] == 1) & (calls["rank"] == rank)]
+    origin = _origin(res, rank)
+    return [(origin + float(end), h) for end, held in zip(calls["end"], calls["held"], strict=True)
+            for reading in str(held or "").split(",") if reading and not reading.endswith("+")
+            for h in reading.rpartition("/")[2].split(":")]  # fmt: skip
+
+
+def unreceived_sweeps(res: Results, rank: int, neighbour: int) -> list[int]:
+    """The iterations of `rank`'s sweeps before whose start it had not received, by messages
+    that arrived once `neighbour` (on another node) held them, that neighbour's rows of some
+    state s <= it at every depth 0 .. it - s from the edge facing it: the edge row of state it
+    itself, or a halo deep enough to step it locally from an earlier state (ghost-zone
+    expansion). A message carrying no row the neighbour held counts for nothing."""
+    held = held_rows(res, neighbour, "last" if neighbour < rank else "first")
+    arrived: dict[tuple[int, int], float] = {}
+    for when, h in received_rows(res, rank):
+        state, depth, since = held.get(h, (-1, -1, float("inf")))
+        if when > since:
+            arrived[state, depth] = min(when, arrived.get((state, depth), float("inf")))
+    origin = _origin(res, rank)
+    sweeps = res.records[(res.records["record"] == "sweep") & (res.records["rank"] == rank)]
+    missed = []
+    for sweep in sweeps.sort_values("iteration").itertuples():
+        it, start = int(sweep.iteration), origin + float(sweep.start)
+        if not any(all(arrived.get((s, d), float("inf")) <= start for d in range(it - s + 1))
+                   for s in range(it + 1)):  # fmt: skip
+            missed.append(it)
+    return missed
 
 
 def judge_trace(res: Results, ranks: int, row_bytes: int) -> None:
     """AssertionError naming the first thing the trace shows wrong: a call that moves data
     another way, a communicator made once the sweeps have begun, the window not allocated once
     on the node's ranks, a neighbour's block not asked for, a message between ranks of a node, a
-    neighbour's row on another node not received (`row_bytes` or more from that rank) before
-    every sweep, a sweep not ordered after its neighbours'."""
+    message to a rank that is not a neighbour on another node, one shorter than a row, a
+    neighbour's row on another node not received before every sweep (unreceived_sweeps), a
+    sweep not ordered after its neighbours'."""
     calls = res.mpi_calls
     calls = calls[calls["student"] == 1]
     sweeps = res.records[res.records["record"] == "sweep"]
@@ -196,20 +237,28 @@ def judge_trace(res: Results, ranks: int, row_bytes: int) -> None:
         assert far or not p2p, (
             f"{where}: called {', '.join(p2p)} although its neighbours share its node (or are "
             "the grid's edge): inside a node nothing travels as a message")
+        far_ones = {n for n in (rank - 1, rank + 1) if 0 <= n < ranks and n not in node[rank]}
+        sends = own[own["call"].isin(SENDS).to_numpy() & (own["peer"] != PEER_NONE).to_numpy()]
+        strangers = sorted(set(sends["peer"].astype(int)) - far_ones)
+        assert not strangers, (
+            f"{where}: sent a message to rank {strangers[0]}, not a neighbour on another node: "
+            "a row across nodes goes to the neighbour that needs it, and nothing else travels")
         for side, neighbour in (("above", rank - 1), ("below", rank + 1)):
-            if not 0 <= neighbour < ranks or neighbour in node[rank]:
+            if neighbour not in far_ones:
                 continue
-            sent = own[own["call"].isin(SENDS).to_numpy() & (own["peer"] == neighbour).to_numpy()]
+            sent = sends[sends["peer"] == neighbour]
             short = sorted(set(sent.loc[sent["bytes"] < row_bytes, "bytes"].astype(int)))
             assert not short, (
                 f"{where}: sent {short[0]} bytes in a message to rank {neighbour}, less than a "
                 f"row ({row_bytes} bytes): across nodes each message carries the whole row")
-            missed = unreceived_sweeps(calls, sweeps, rank, neighbour, row_bytes)
+            missed = unreceived_sweeps(res, rank, neighbour)
             assert not missed, (
                 f"{where}: its neighbour {side}, rank {neighbour}, is on another node, but before "
-                f"its sweep(s) {missed[:6]} it had not received that rank's row by a message "
-                f"({row_bytes} bytes or more, from rank {neighbour}) for every sweep so far: each "
-                f"iteration the row travels as a message into halo_{side}")
+                f"its sweep(s) {missed[:6]} it had not received that rank's row by a message: "
+                f"the row rank {neighbour} held after as many sweeps (or, for a deeper halo, its "
+                "rows that deep of an earlier sweep), received once that rank held it, as a "
+                "contiguous row of doubles; each iteration the row travels as a message into "
+                f"halo_{side}")
     false = false_fences(calls, res.records[res.records["record"] == "sweep"])
     assert false.empty, (
         f"an MPI_Win_fence asserts {false.iloc[0]}, which is false there, so MPI may skip the "
