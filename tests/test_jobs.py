@@ -10,7 +10,7 @@ import pytest
 from hybridlab.machine.topology import read_topology
 from hybridlab.runs import compliance
 from hybridlab.slurm import jobs, steps
-from hybridlab.whole_program.exercise import updates_unshared
+from hybridlab.whole_program.exercise import places_unseen, updates_unshared
 from whole_program_c import JACOBI_PROGRAM, JOB_SCRIPT, PROBE_PROGRAM
 
 pytestmark = pytest.mark.timeout(300)
@@ -670,3 +670,47 @@ def test_a_judged_run_may_take_more_tasks_than_cpus_in_turns(tmp_path):
     (line,) = result.check().lines("jacobi")
     assert int(line["ranks"]) == CPUS + 1
     assert len(trace.records[trace.records["record"] == "memory"]) == CPUS + 1
+
+
+# where each thread of a team ran: the tracer notes each thread number's CPU in every parallel region
+# (the wrapped GOMP_parallel*), the truth lab 10's place lines are judged by. In the grader's own place
+# order (the last usable CPU first) a place made up as "the master's first CPU + the thread number" (a
+# fresh attacker's W2b, 5/5 kept under OMP_PLACES=cores, 2026-12-07) is wrong for thread 1
+_PLACES = r"""#define _GNU_SOURCE
+#include <mpi.h>
+#include <omp.h>
+#include <sched.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+    int provided, cpus[64] = {0}, team = 1;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+#pragma omp parallel
+    {
+        cpus[omp_get_thread_num()] = sched_getcpu();
+#pragma omp single
+        team = omp_get_num_threads();
+    }
+    cpu_set_t mask;
+    sched_getaffinity(0, sizeof mask, &mask);
+    int lowest = 0;
+    while (lowest < CPU_SETSIZE - 1 && !CPU_ISSET(lowest, &mask)) lowest++;
+    for (int t = 0; t < team; t++)
+        printf("place rank=0 thread=%d cpu=%d\nmadeup rank=0 thread=%d cpu=%d\n", t, cpus[t], t, lowest + t);
+    MPI_Finalize();
+    return 0;
+}"""
+
+
+@needs_two
+def test_the_tracer_notes_the_cpu_each_thread_of_a_team_ran_on(tmp_path):
+    usable = read_topology().usable
+    script = JOB_SCRIPT.replace("export OMP_PLACES=cores", f'export OMP_PLACES="{{{usable[-1]}}},{{{usable[0]}}}"')
+    script = script.replace("--cpu-bind=cores", "--cpu-bind=none")
+    program = jobs.build_program("lab10_places", _PLACES)
+    result, trace = jobs.judged_run(script, program, tmp_path, sbatch_args=["--ntasks=1", "--cpus-per-task=2"],
+                                    timeout=120, traced=True)  # fmt: skip
+    seen = trace.records[trace.records["record"] == "thread_place"]
+    assert sorted(zip(seen["thread"].astype(int), seen["cpus"], strict=True)) == [(0, str(usable[-1])), (1, str(usable[0]))]
+    assert places_unseen(result.check().lines("place"), trace.records) == []
+    assert places_unseen(result.lines("madeup"), trace.records) == [
+        f"rank 0 thread 1 printed cpu={usable[-1] + 1}, ran on {usable[0]}"]

@@ -83,6 +83,13 @@ LOOP_WRAPPED = tuple(f"GOMP_loop_{kind}{end}" for kind in (
     for end in ("_start", "_next")) + ("GOMP_loop_start", "GOMP_loop_ull_start", "GOMP_loop_end",
                                        "GOMP_loop_end_nowait", "GOMP_loop_end_cancel")  # fmt: skip
 WHOLE_PROGRAM = ("-DHL_WHOLE_PROGRAM", "-Wl," + ",".join(f"--wrap={name}" for name in LOOP_WRAPPED))
+# libgomp's entry points that start a parallel region, wrapped in a traced whole program (the tracer
+# notes the CPUs each thread number of a team runs on: the truth its place lines are judged by, hl_trace.c)
+PARALLEL_WRAPPED = ("GOMP_parallel", "GOMP_parallel_sections") + tuple(
+    f"GOMP_parallel_loop_{kind}" for kind in ("static", "dynamic", "guided", "nonmonotonic_dynamic",
+                                              "nonmonotonic_guided", "runtime", "nonmonotonic_runtime",
+                                              "maybe_nonmonotonic_runtime"))  # fmt: skip
+PLACES_NOTED = ("-Wl," + ",".join(f"--wrap={name}" for name in PARALLEL_WRAPPED),)
 # the counted build of a whole program (lab 10 (a)): GCC's ThreadSanitizer instrumentation (spelt
 # --sanitize=thread: GCC and libgomp, not Archer's clang) with its store and read entry points, the
 # copies and fills and the heap's allocation calls wrapped, so that the tracer credits each thread the
@@ -523,9 +530,10 @@ def build_program(name: str, code: str, *, trace_mpi: bool = True,
     """Build a whole program (its own main) from C source; trace_mpi records its MPI calls and
     the thread level it asked for, written at MPI_Finalize to $HL_TRACE_DIR (traced_results).
     count_writes: the counted build (COUNT_WRITES; run it with COUNT_ENV): each thread's changed
-    bytes in parallel regions, per heap block, in the trace's "writes" records."""
-    return build_source(name, code, WHOLE_PROGRAM + (COUNT_WRITES if count_writes else ()),
-                        trace_mpi=trace_mpi)
+    bytes in parallel regions, per heap block, in the trace's "writes" records. Traced, the CPUs each
+    thread number of a team ran on are in its "thread_place" records (PLACES_NOTED)."""
+    return build_source(name, code, WHOLE_PROGRAM + (PLACES_NOTED if trace_mpi else ())
+                        + (COUNT_WRITES if count_writes else ()), trace_mpi=trace_mpi)
 
 
 # a compile line (lab 10 (b)) is compiler invocations: a C compiler or MPI's wrapper of one, and
