@@ -54,7 +54,12 @@
  * words another thread's update wrote (u10_decode's arithmetic form, 5/5 kept, 2026-12-06: thread 0
  * swept every row, the others' rows stored negated, which they negated back after spinning; by
  * another store, or by the update's own store through a select) computed none of them, however
- * it then owns them. Elsewhere (no --wrap) the __real_ names are weak and
+ * it then owns them. The bytes the serial part CHANGED (stores outside every parallel region, in any
+ * memory, its own stack too; copies and fills of words whose author is the serial part or no one
+ * known) are summed, every change counted, in a "serial_changed" record: a grid the master sweeps
+ * alone changes as many bytes as the update does, whatever its blocks' sizes (a fresh attacker's
+ * l10_a1_serial_hidden, 5/5 twice, 2026-12-07: one small block per row, bucket 0, whose serial
+ * part was not counted). Elsewhere (no --wrap) the __real_ names are weak and
  * nothing here is called; every __wrap_ here is weak, so a kernel's own (lab 07 (d)'s count,
  * lab 16's watch) takes precedence in its build. */
 #include <pthread.h>
@@ -78,6 +83,7 @@ static atomic_uintptr_t wc_words[HL_WC_BUCKETS];      /* its words (kept when th
 static atomic_int wc_blocks = 1;
 static long wc_changed[HL_WC_THREADS][HL_WC_BUCKETS + 8]; /* a row per thread, its own line */
 static long wc_echoed[HL_WC_THREADS][HL_WC_BUCKETS + 8];  /* bytes a thread wrote that another had */
+static atomic_long wc_serial_changed; /* bytes the serial part changed (every change counted) */
 /* the author of each word of other memory than the blocks (stacks, globals, small blocks), by a
  * hash of its address: (address / 8) << 8 | who; lossy (a later word of the same hash takes the
  * entry). Made at the first store noted (the counted build only). */
@@ -286,6 +292,11 @@ static void wc_settle(int slot) { /* the thread's previous store: did it change 
             if (wc_pend_site && now_word != wc_old_words[w - first]) wc_computed(wc_pend_bucket, w, wc_pend_who);
         }
     }
+    for (unsigned long k = 0; k < wc_pend_size && wc_pend_who == HL_WC_SERIAL; k++)
+        if (now[k] != wc_old[k]) {
+            atomic_fetch_add_explicit(&wc_serial_changed, (long)wc_pend_size, memory_order_relaxed);
+            break;
+        }
     for (unsigned long k = 0; k < wc_pend_size && wc_pend_who != HL_WC_SERIAL; k++)
         if (now[k] != wc_old[k]) {
             wc_credit(slot, wc_pend_bucket, wc_pend_size);
@@ -303,8 +314,10 @@ static void wc_store(void *at, unsigned long size, const void *caller) {
     int bucket = wc_bucket((uintptr_t)at); /* the serial part: only its runs in blocks */
     int who = serial ? HL_WC_SERIAL : slot + 1;
     if (bucket <= 0) wc_note(&wc_seen, (uintptr_t)at, size, who); /* other memory: its author */
-    if (bucket < 0 || (serial && bucket == 0)) return;
+    if (bucket < 0 && !serial) return; /* a thread's own stack in a parallel region */
     if (size > sizeof wc_old) { /* a store of another size: its bytes, unsettled */
+        if (serial) atomic_fetch_add_explicit(&wc_serial_changed, (long)size, memory_order_relaxed);
+        if (serial && bucket <= 0) return;
         if (!serial) wc_credit(slot, bucket, size);
         wc_own(who, bucket, (uintptr_t)at, size);
         if (bucket > 0 && wc_site(caller)) {
@@ -404,6 +417,16 @@ static void wc_bulk(const void *caller, void *d, const void *s, int c, size_t si
             int who = WC_AUTHOR(k);
             wc_note(&wc_seen, 8 * w < at ? at : 8 * w, 1, who ? who : HL_WC_SERIAL);
         }
+    }
+    if (serial) { /* the serial part's changes: each word whose author is the serial part, or no one known */
+        long changed = 0;
+        for (size_t at = 0; at < size; at += 8) {
+            size_t end = size - at < 8 ? size : at + 8, k = at;
+            while (k < end && to[k] == (from ? from[k] : (unsigned char)c)) k++;
+            int who = k < end ? WC_AUTHOR(at) : -1;
+            changed += who == 0 || who == HL_WC_SERIAL ? (long)(end - at) : 0;
+        }
+        atomic_fetch_add_explicit(&wc_serial_changed, changed, memory_order_relaxed);
     }
     if (bucket < 0 || (serial && bucket == 0)) return;
     if (bucket > 0 && atomic_load_explicit(&wc_owner[bucket], memory_order_acquire)) {
@@ -510,7 +533,8 @@ __attribute__((weak)) void __wrap_free(void *p) {
  * a block whose owner map could not be made) and the bytes it wrote that another thread had
  * written ("echoed", wc_change); per heap block, a "serial_writes" record of the bytes whose last
  * change was the serial part's (a run of HL_WC_SERIAL: the master outside every parallel region,
- * "owned"), when any (a grid the master updates alone beside a decoy loop the team shares) */
+ * "owned"), when any (a grid the master updates alone beside a decoy loop the team shares); and a
+ * "serial_changed" record of the bytes the serial part changed anywhere (wc_serial_changed), when any */
 static void write_shares(hl_ctx *ctx) {
     char line[260];
     int threads = atomic_load(&wc_threads), blocks = atomic_load(&wc_blocks);
@@ -546,5 +570,11 @@ static void write_shares(hl_ctx *ctx) {
                              (owner || !b) && F.update_sites_given ? computed[t + 1] : -1L);
             hl_append(ctx, line, (size_t)n);
         }
+    }
+    long serial = atomic_load(&wc_serial_changed);
+    if (serial) {
+        int n = snprintf(line, sizeof line, "{\"rank\":%d,\"record\":\"serial_changed\",\"bytes\":%ld}\n",
+                         ctx->rank, serial);
+        hl_append(ctx, line, (size_t)n);
     }
 }

@@ -4,17 +4,22 @@ checks that need no run. Attacker U's right answers that lost points and holes t
 
 from __future__ import annotations
 
+import importlib
+
 import pandas as pd
 import pytest
 
 from hybridlab.kernels import split_rmw
 from hybridlab.slurm import jobs
 from hybridlab.whole_program.exercise import (
+    changed_serially,
     computed_unshared,
     loop_shared,
     loop_shares,
+    places_unseen,
     script_unwritten,
     threads_unbound,
+    update_changes,
     update_sites_env,
     updates_unshared,
     written_serially,
@@ -89,6 +94,25 @@ def test_loop_shares_are_summed_over_the_call_sites_of_one_loop():
     assert not loop_shared(loop_shares(burner, 0), 2)
     assert not loop_shared(loop_shares(_shares([(0, 11, 70000), (0, 12, 100)]), 0), 2)
     assert loop_shares(_shares([]).reindex(columns=["record", "rank"]), 0) == []
+
+
+def test_a_place_line_must_name_a_cpu_its_thread_ran_on():
+    """The tracer's "thread_place" records (each thread number's CPUs in the parallel regions) are
+    the truth the place lines are judged by: W2b's "master's first CPU + thread number" under the
+    grader's reversed places, a thread never seen, and a cpu that is not a number are refused."""
+    records = pd.DataFrame([{"record": "thread_place", "rank": 0, "thread": 0.0, "cpus": "1"},
+                            {"record": "thread_place", "rank": 0, "thread": 1.0, "cpus": "0"},
+                            {"record": "mpi_init", "rank": 0, "thread": 0.0, "cpus": None}])  # fmt: skip
+    truth = [{"rank": "0", "thread": "0", "cpu": "1"}, {"rank": "0", "thread": "1", "cpu": "0"}]
+    assert places_unseen(truth, records) == []
+    made_up = [{"rank": "0", "thread": "0", "cpu": "1"}, {"rank": "0", "thread": "1", "cpu": "2"}]
+    assert places_unseen(made_up, records) == ["rank 0 thread 1 printed cpu=2, ran on 0"]
+    assert places_unseen([{"rank": "1", "thread": "0", "cpu": "0"}, {"rank": "0", "thread": "0", "cpu": "x"}],
+                         records) == ["rank 1 thread 0 printed cpu=0, ran on none seen",
+                                      "rank 0 thread 0 printed cpu=x, ran on 1"]  # fmt: skip
+    moved = pd.DataFrame([{"record": "thread_place", "rank": 0, "thread": 0, "cpus": "2,3"}])
+    assert places_unseen([{"rank": "0", "thread": "0", "cpu": "3"}], moved) == []
+    assert places_unseen(truth[:1], records[records["record"] == "mpi_init"]) != []
 
 
 @pytest.mark.parametrize("line", [
@@ -622,3 +646,47 @@ def test_the_counted_build_notes_the_blocks_the_serial_part_changed_last(sweep, 
     result.check()
     assert (written_serially(trace.records, 0, 2) != []) == serial, trace.records[
         trace.records["record"].isin(["writes", "serial_writes"])]
+
+
+# A5's l10_a1_serial_hidden (fresh attacker, 5/5 twice, 2026-12-07): the sweep serial on the master, on a grid of
+# one small heap block per row whose cells are `void*` holding the doubles' bits, beside a decoy parallel for
+SERIAL_HIDDEN = importlib.import_module("gaming.10_whole_program").A5_SERIAL_HIDDEN.split("\n", 1)[1]
+
+
+@needs_clang
+def test_a_doubles_bits_kept_in_pointer_cells_are_the_update():
+    """A load of a pointer whose bits become a number (ptrtoint), and a pointer stored into the grid, are the
+    update's reads and write: the serial sweep of `void*` cells is found outside every work-sharing loop (the
+    IR reader skipped pointers' loads and stores); shared by a parallel for, it is shared."""
+    found = updates_unshared(SERIAL_HIDDEN)
+    assert found and "o[j] = P(0.25 * (D(a[j])" in found[0] and "work-sharing" in found[0]
+    rows = "    for (long i = 1; i <= rows; i++) {\n        void **a = U[i - 1]"
+    shared = SERIAL_HIDDEN.replace(rows, "#pragma omp parallel for\n" + rows)
+    assert shared != SERIAL_HIDDEN and updates_unshared(shared) == []
+
+
+def test_the_bytes_the_master_changed_alone_are_weighed_against_the_updates():
+    """changed_serially: the rank's "serial_changed" bytes, refused from a quarter of an equal share of what the
+    update changes (1/(4T)); none counted (no record, another rank's) is none."""
+    records = pd.DataFrame([{"record": "serial_changed", "rank": 0, "bytes": 1000.0},
+                            {"record": "writes", "rank": 0, "bucket": 1, "tid": 11.0, "changed": 8000.0}])
+    assert changed_serially(records, 0, 2, 8000) == 1000
+    assert changed_serially(records, 0, 2, 8008) is None
+    assert changed_serially(records, 1, 2, 8000) is None
+    assert changed_serially(records[records["record"] == "writes"], 0, 2, 8) is None
+
+
+@needs_two
+@pytest.mark.parametrize("code, alone", [(JACOBI_PROGRAM, False), (SERIAL_HIDDEN, True)],
+                         ids=["shared", "serial_in_small_blocks"])
+def test_the_counted_build_sums_the_bytes_the_serial_part_changed(code, alone, tmp_path):
+    """The counted build's "serial_changed" record: the grid the master sweeps alone, in one small heap block
+    per row (bucket 0, no owner map: written_serially finds nothing there), changed as many bytes as the
+    update does; the solution's master changed only the boundary it set (no update sites handed)."""
+    program = jobs.build_program("lab10_alone", code, count_writes=True)
+    result, trace = jobs.judged_run(JOB_SCRIPT, program, tmp_path, args=["201", "30"], timeout=180, traced=True,
+                                    sbatch_args=["--ntasks=1", "--cpus-per-task=2"], env=jobs.COUNT_ENV)
+    result.check()
+    assert written_serially(trace.records, 0, 2) == []
+    found = changed_serially(trace.records, 0, 2, update_changes(201, 30))
+    assert (found is not None) == alone, (found, update_changes(201, 30))

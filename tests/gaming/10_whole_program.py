@@ -1134,3 +1134,305 @@ GAMING += [
             "A1's l10_W8_fakeseconds: `seconds` a constant 1e-3, never measured",
             reason="`seconds` is the time of the iterations"),
 ]
+
+# attacker W2b (2026-12-07; fixer F10p): the place lines made up, each thread's CPU "the first CPU of the
+# master's affinity mask + the thread number" (no thread reads its own), 5/5 kept: under OMP_PLACES=cores
+# and close binding on 2 CPUs that is where the threads ran. The run of threads now places them in the
+# grader's own order (the last usable CPU first) and the tracer notes each thread number's CPU in every
+# parallel region (thread_place records): thread 1 printed the master's CPU + 1, and ran on the first CPU.
+_MADE_UP_PLACES = """    cpu_set_t mask; /* made up: the first CPU of the master's mask, plus the thread number */
+    sched_getaffinity(0, sizeof mask, &mask);
+    int lowest = 0;
+    while (lowest < CPU_SETSIZE - 1 && !CPU_ISSET(lowest, &mask)) lowest++;
+    for (int t = 0; t < threads; t++) cpus[t] = lowest + t;
+"""
+GAMING += [
+    attempt("hidden", "jacobi_program", program(changed(
+        JACOBI_PROGRAM, "#pragma omp parallel\n    cpus[omp_get_thread_num()] = sched_getcpu();\n", _MADE_UP_PLACES)),
+            {"hidden_jacobi_program"}, "W2b: each thread's place made up as the first CPU of the master's "
+            "affinity mask plus the thread number, no thread reading its own CPU",
+            reason="the place lines do not say where the threads ran"),
+    # ... and the same made up the other way round ("minus the thread number", right in the reversed order
+    # of the counted run): the short 1 x 2 run places the threads first CPU first
+    attempt("hidden", "jacobi_program", program(changed(
+        JACOBI_PROGRAM, "#pragma omp parallel\n    cpus[omp_get_thread_num()] = sched_getcpu();\n",
+        _MADE_UP_PLACES.replace("lowest + t", "lowest - t"))),
+            {"hidden_jacobi_program"}, "W2b turned round: each thread's place the first CPU of the master's "
+            "affinity mask minus the thread number", reason="the place lines do not say where the threads ran"),
+]
+
+# fresh attacker A5 (2026-12-07; fixer F10s), each 5/5 twice. l10_a1_serial_hidden: the real sweep serial on
+# the master, outside every parallel region, on a grid of one small heap block per row whose cells are
+# `void*` holding a double's bits (clang's IR reader skipped loads and stores of pointers; the counter of
+# the serial part's writes judged only blocks of 64 KiB or more), beside a decoy `parallel for` into a small
+# float scratch. The IR reader now follows a pointer's bits into the update (ptrtoint, a pointer stored
+# into the grid), and the counted build sums the bytes the serial part changed in any memory
+# (changed_serially: under a quarter of an equal share of what the update changes).
+A5_SERIAL_HIDDEN = r"""%%c JACOBI_C
+/* attack: the real sweep runs on the master alone, outside every parallel region, in a grid of
+ * one small heap block per row whose cells are pointer-typed (the bits of the doubles); a decoy
+ * `parallel for` computes the same stencil into a small per-thread float scratch nobody reads. */
+#define _GNU_SOURCE
+#include <mpi.h>
+#include <omp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <stdint.h>
+
+static const char *level_name(int l) {
+    switch (l) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    default: return "MPI_THREAD_MULTIPLE";
+    }
+}
+
+static inline double D(void *p) { uintptr_t b = (uintptr_t)p; double d; memcpy(&d, &b, sizeof d); return d; }
+static inline void *P(double d) { uintptr_t b; memcpy(&b, &d, sizeof b); return (void *)b; }
+
+static void serial_sweep(void ***U, void ***V, long rows, long n) {
+    for (long i = 1; i <= rows; i++) {
+        void **a = U[i - 1], **c = U[i], **b = U[i + 1], **o = V[i];
+#pragma clang loop vectorize(disable) interleave(disable)
+        for (long j = 1; j <= n; j++)
+            o[j] = P(0.25 * (D(a[j]) + D(b[j]) + D(c[j - 1]) + D(c[j + 1])));
+    }
+}
+
+int main(int argc, char **argv) {
+    int provided, rank, size;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    if (provided < MPI_THREAD_FUNNELED) {
+        fprintf(stderr, "jacobi: needs %s but MPI provided %s\n", level_name(MPI_THREAD_FUNNELED),
+                level_name(provided));
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    long n = argc > 1 ? atol(argv[1]) : 64, iters = argc > 2 ? atol(argv[2]) : 10;
+    long lo = rank * n / size, hi = (rank + 1) * n / size, rows = hi - lo;
+    long w = n + 2;
+    void ***U = malloc(sizeof(void **) * (size_t)(rows + 2)), ***V = malloc(sizeof(void **) * (size_t)(rows + 2));
+    for (long i = 0; i < rows + 2; i++) {
+        U[i] = malloc(sizeof(void *) * (size_t)w);
+        V[i] = malloc(sizeof(void *) * (size_t)w);
+        for (long j = 0; j < w; j++) U[i][j] = V[i][j] = P(0.0);
+    }
+    double denom = 3.0 * (double)(n + 1);
+    for (long i = 0; i < rows + 2; i++) {
+        long g = lo + i;
+        U[i][0] = V[i][0] = P((double)g / denom);
+        U[i][n + 1] = V[i][n + 1] = P((double)(g + 2 * (n + 1)) / denom);
+    }
+    if (rank == 0)
+        for (long j = 0; j < w; j++) U[0][j] = V[0][j] = P((double)(2 * j) / denom);
+    if (rank == size - 1)
+        for (long j = 0; j < w; j++) U[rows + 1][j] = V[rows + 1][j] = P((double)(n + 1 + 2 * j) / denom);
+    int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
+    int nthreads = 1;
+    int cpus[256];
+#pragma omp parallel
+    {
+#pragma omp single
+        nthreads = omp_get_num_threads();
+        cpus[omp_get_thread_num()] = sched_getcpu();
+    }
+    /* the decoy's scratch: two rows per thread (small: no grid-sized block) */
+    float *S = calloc((size_t)nthreads * 2 * (size_t)w, sizeof(float));
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (long it = 0; it < iters; it++) {
+        MPI_Sendrecv(U[1], (int)w, MPI_DOUBLE, up, 5, U[rows + 1], (int)w, MPI_DOUBLE, down, 5,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(U[rows], (int)w, MPI_DOUBLE, down, 6, U[0], (int)w, MPI_DOUBLE, up, 6,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        double **Ud = (double **)U;
+#pragma omp parallel for schedule(static)
+        for (long i = 1; i <= rows; i++)
+            for (long j = 1; j <= n; j++)
+                S[(omp_get_thread_num() * 2 + (i % 2)) * w + j] =
+                    (float)(0.25 * (Ud[i - 1][j] + Ud[i + 1][j] + Ud[i][j - 1] + Ud[i][j + 1]));
+        serial_sweep(U, V, rows, n);
+        void ***t = U; U = V; V = t;
+    }
+    double mine = MPI_Wtime() - t0, slowest = 0, local = 0, sum = 0;
+    for (long i = 1; i <= rows; i++)
+        for (long j = 1; j <= n; j++) local += D(U[i][j]);
+    MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    char host[256] = {0};
+    gethostname(host, sizeof host - 1);
+    int *allcpus = malloc(sizeof(int) * (size_t)nthreads * size);
+    char *hosts = malloc(256 * (size_t)size);
+    MPI_Gather(cpus, nthreads, MPI_INT, allcpus, nthreads, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(host, 256, MPI_CHAR, hosts, 256, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        for (int r = 0; r < size; r++)
+            for (int t = 0; t < nthreads; t++)
+                printf("place rank=%d thread=%d cpu=%d host=%s\n", r, t, allcpus[r * nthreads + t], hosts + 256 * r);
+        printf("jacobi n=%ld iterations=%ld ranks=%d threads=%d seconds=%.6f checksum=%.15e\n", n, iters,
+               size, nthreads, slowest, sum);
+        fflush(stdout);
+    }
+    MPI_Finalize();
+    return 0;
+}"""
+# l10_a2_seconds_half: `seconds` half the time measured plus 1 us; the judge wanted half the span of the
+# halo messages. The timed loop holds every halo message: `seconds` must now be nine tenths of the span.
+_A5_SECONDS_HALF = r"""%%c JACOBI_C
+/* attack a2: seconds reported as half the measured time (plus 1 us): one parallel region around the whole loop, the halo
+ * exchange in `omp masked` between barriers (FUNNELED), non-blocking MPI, the update in `omp for`. */
+#define _GNU_SOURCE
+#include <mpi.h>
+#include <omp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *level_name(int l) {
+    switch (l) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    default: return "MPI_THREAD_MULTIPLE";
+    }
+}
+
+static void relax(const double *restrict u, double *restrict v, long rows, long n) {
+#pragma omp for schedule(static)
+    for (long i = 1; i <= rows; i++)
+        for (long j = 1; j <= n; j++)
+            v[i * (n + 2) + j] = 0.25 * (u[(i - 1) * (n + 2) + j] + u[(i + 1) * (n + 2) + j] +
+                                         u[i * (n + 2) + j - 1] + u[i * (n + 2) + j + 1]);
+}
+
+int main(int argc, char **argv) {
+    int provided, rank, size;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    if (provided < MPI_THREAD_FUNNELED) {
+        fprintf(stderr, "jacobi: needs %s but MPI provided %s\n", level_name(MPI_THREAD_FUNNELED),
+                level_name(provided));
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    long n = argc > 1 ? atol(argv[1]) : 64, iters = argc > 2 ? atol(argv[2]) : 10;
+    long lo = rank * n / size, hi = (rank + 1) * n / size, rows = hi - lo; /* global rows lo+1..hi */
+    long w = n + 2;
+    double *u = calloc((size_t)(rows + 2) * w, sizeof *u), *v = calloc((size_t)(rows + 2) * w, sizeof *v);
+    double denom = 3.0 * (double)(n + 1);
+    for (long i = 0; i < rows + 2; i++) {
+        long g = lo + i;
+        u[i * w] = v[i * w] = (double)g / denom;
+        u[i * w + n + 1] = v[i * w + n + 1] = (double)(g + 2 * (n + 1)) / denom;
+    }
+    if (rank == 0)
+        for (long j = 0; j < w; j++) u[j] = v[j] = (double)(2 * j) / denom;
+    if (rank == size - 1)
+        for (long j = 0; j < w; j++) u[(rows + 1) * w + j] = v[(rows + 1) * w + j] = (double)(n + 1 + 2 * j) / denom;
+    int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
+
+    int nthreads = 1;
+    int *cpus = NULL;
+    double t0 = 0, t1 = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+#pragma omp parallel
+    {
+#pragma omp single
+        {
+            nthreads = omp_get_num_threads();
+            cpus = malloc(sizeof(int) * (size_t)nthreads);
+        }
+        cpus[omp_get_thread_num()] = sched_getcpu();
+#pragma omp masked
+        t0 = MPI_Wtime();
+        for (long it = 0; it < iters; it++) {
+#pragma omp barrier
+#pragma omp masked
+            {
+                MPI_Request rq[4];
+                MPI_Irecv(u, (int)w, MPI_DOUBLE, up, 7, MPI_COMM_WORLD, &rq[0]);
+                MPI_Irecv(u + (rows + 1) * w, (int)w, MPI_DOUBLE, down, 7, MPI_COMM_WORLD, &rq[1]);
+                MPI_Isend(u + w, (int)w, MPI_DOUBLE, up, 7, MPI_COMM_WORLD, &rq[2]);
+                MPI_Isend(u + rows * w, (int)w, MPI_DOUBLE, down, 7, MPI_COMM_WORLD, &rq[3]);
+                MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+            }
+#pragma omp barrier
+            relax(u, v, rows, n);
+#pragma omp single
+            {
+                double *t = u; u = v; v = t;
+            }
+        }
+#pragma omp masked
+        t1 = MPI_Wtime();
+#pragma omp masked
+        t1 = t0 + 0.5 * (t1 - t0) + 1e-6;
+    }
+    double mine = t1 - t0, slowest = 0, local = 0, sum = 0;
+    for (long i = 1; i <= rows; i++)
+        for (long j = 1; j <= n; j++) local += u[i * w + j];
+    MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    char host[256] = {0};
+    gethostname(host, sizeof host - 1);
+    int *allcpus = rank == 0 ? malloc(sizeof(int) * (size_t)nthreads * size) : NULL;
+    char *hosts = rank == 0 ? malloc(256 * (size_t)size) : NULL;
+    MPI_Gather(cpus, nthreads, MPI_INT, allcpus, nthreads, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(host, 256, MPI_CHAR, hosts, 256, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        for (int r = 0; r < size; r++)
+            for (int t = 0; t < nthreads; t++)
+                printf("place rank=%d thread=%d cpu=%d host=%s\n", r, t, allcpus[r * nthreads + t], hosts + 256 * r);
+        printf("jacobi n=%ld iterations=%ld ranks=%d threads=%d seconds=%.6f checksum=%.15e\n", n, iters,
+               size, nthreads, slowest, sum);
+        fflush(stdout);
+    }
+    free(u); free(v); free(cpus); free(allcpus); free(hosts);
+    MPI_Finalize();
+    return 0;
+}"""
+GAMING += [
+    attempt("hidden", "jacobi_program", A5_SERIAL_HIDDEN, {"hidden_jacobi_program"},
+            "A5's l10_a1_serial_hidden: the sweep serial on the master, a grid of one small block per row of "
+            "`void*` cells holding the doubles' bits, beside a decoy parallel for into a small float scratch",
+            reason="the update is not shared among OpenMP threads | the master alone changed"),
+    attempt("constant", "jacobi_program", _A5_SECONDS_HALF, {"hidden_jacobi_program"},
+            "A5's l10_a2_seconds_half: `seconds` half the time measured, plus 1 us",
+            reason="`seconds` is the time of the iterations"),
+]
+# ... the same serial sweep split as A1's W4c splits it (the row's up + down parked in a heap row read back
+# through a volatile global, then that plus left + right: no statement of four reads, so clang's IR finds
+# only the decoy, and the grid's small blocks hold no owner map): found only by the bytes the master changed
+_SPLIT_ROWS = changed(A5_SERIAL_HIDDEN, """static void serial_sweep(void ***U, void ***V, long rows, long n) {
+    for (long i = 1; i <= rows; i++) {
+        void **a = U[i - 1], **c = U[i], **b = U[i + 1], **o = V[i];
+#pragma clang loop vectorize(disable) interleave(disable)
+        for (long j = 1; j <= n; j++)
+            o[j] = P(0.25 * (D(a[j]) + D(b[j]) + D(c[j - 1]) + D(c[j + 1])));
+    }
+}""", """double *volatile parked; /* the row's sums parked (read back: no alias the IR sees) */
+static double *fetch(void) { return parked; }
+
+static void serial_sweep(void ***U, void ***V, long rows, long n) {
+    if (!parked) parked = malloc(sizeof(double) * (size_t)(n + 2));
+    for (long i = 1; i <= rows; i++) {
+        void **a = U[i - 1], **c = U[i], **b = U[i + 1], **o = V[i];
+        double *t = parked;
+        for (long j = 1; j <= n; j++) t[j] = D(a[j]) + D(b[j]);
+        double *tt = fetch();
+        for (long j = 1; j <= n; j++) o[j] = P(0.25 * (tt[j] + D(c[j - 1]) + D(c[j + 1])));
+    }
+}""")
+GAMING += [
+    attempt("hidden", "jacobi_program", _SPLIT_ROWS, {"hidden_jacobi_program"},
+            "A5's l10_a1_serial_hidden split as W4c: the serial sweep in two statements of at most three reads, "
+            "a grid of one small block per row of `void*` cells, beside a decoy parallel for",
+            reason="the master alone changed"),
+]

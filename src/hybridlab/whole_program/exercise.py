@@ -7,8 +7,11 @@ text as typed (the preprocessed text's rule, text_unshared, only where clang is 
     updates_unshared(code)     # [] when every write of the update is in a shared loop
     loop_shared(loop_shares(records, rank), threads)   # each thread took a share of the
                                # iterations of the loops of a runtime schedule
+    places_unseen(place_lines, records)   # [] when each place line's CPU is one its thread ran on
     written_twice(records, rank)   # [] when no heap block was written twice per update
     written_serially(records, rank, threads)   # [] when no heap block's last changes are the serial part's
+    changed_serially(records, rank, threads, update_changes(n, iterations))   # None when the master
+                               # alone changed little of what the update changes
     update_sites_env(program, code)   # the counted run's HL_UPDATE_SITES: the update's stores, reads
     computed_unshared(records, rank, threads)   # [] when every thread computed its share
     script_unwritten(script)   # [] when its #SBATCH lines ask for tasks and CPUs per task, 2 CPUs
@@ -22,6 +25,8 @@ import functools
 import re
 import subprocess
 from pathlib import Path
+
+import numpy as np
 
 from ..kernels import archer, build, llvm_ir, split_rmw, unit_checks
 from ..kernels.c_text import functions, pragma_spans
@@ -180,7 +185,6 @@ def text_unshared(code: str) -> list[str]:
 _FUNC_REF = re.compile(r"@(?:[-\w.$]+|\"[^\"]*\")")
 _POINTER_TYPE = re.compile(r"^\s*(?:[^,]*\*|ptr)\s*$")
 _LOADED_TYPE = re.compile(r"=\s*load\s+(?:atomic\s+)?(?:volatile\s+)?([^,]+),")
-_STORED_TYPE = re.compile(r"^\s*store\s+(?:atomic\s+)?(?:volatile\s+)?(<[^>]*>|\[[^\]]*\]|\S+)")
 _ADDRESS_OPS = re.compile(r"=\s*(?:getelementptr|bitcast|addrspacecast)\b")
 _CASTS = re.compile(r"=\s*(?:bitcast|addrspacecast)\b")
 _ALLOCA = re.compile(r"=\s*alloca\b")
@@ -509,12 +513,21 @@ class _Program:
         """The exact address `v` is a cast of."""
         return self._strip(f, v, _CASTS)
 
-    def reads(self, f, values, depth=0):
+    def reads(self, f, values, depth=0, bits=False):
         """The loads (memory reads of values, not addresses) the values in `values` are computed
         from: through arithmetic, casts, phis, selects, calls of the program's functions, and
-        memory the function itself wrote (its locals; an address it stored to)."""
+        memory the function itself wrote (its locals; an address it stored to). A load of a
+        pointer is a read of a value where its bits are the data (`bits`: the values' own, a
+        pointer stored into the grid; made a number by ptrtoint): a double's bits kept in `void*`
+        cells are the update (a fresh attacker's l10_a1_serial_hidden, 5/5 twice, 2026-12-07)."""
         allocas, by_base, by_ptr = self._memory(f)
         found, seen, todo = set(), set(), list(values)
+        data = {v for v in values if isinstance(v, str)} if bits else set()  # values whose bits are data
+
+        def follow(froms, of=None):  # walk on to `froms`, data where `of` is
+            todo.extend(froms)
+            if of is None or of in data:
+                data.update(x for x in froms if isinstance(x, str))
         while todo and len(found) < 64:
             v = todo.pop()
             if isinstance(v, tuple):  # a copy: what its source holds
@@ -532,19 +545,20 @@ class _Program:
             ins = f.code[b][i]
             if ins.op == "load":
                 m = _LOADED_TYPE.search(split_rmw._strip_meta(ins.text))
-                if m and _POINTER_TYPE.match(m.group(1)):
-                    continue
+                if m and _POINTER_TYPE.match(m.group(1)) and v not in data:
+                    continue  # an address (a row's pointer), not a value
                 base = self._strip(f, ins.pointer)
                 if base in allocas:  # what was stored there, and the branches deciding which store ran
-                    todo += by_base.get(base, [])
+                    follow(by_base.get(base, []), v)
                     todo += self._decided(f, self._summaries[("stored", f.name)].get(base, ()), b)
                 elif self._bare(f, ins.pointer) in by_ptr:
-                    todo += by_ptr[self._bare(f, ins.pointer)]
+                    follow(by_ptr[self._bare(f, ins.pointer)], v)
                     found.add((f.name, v))
                 else:
                     found.add((f.name, v))
             elif ins.op == "phi":  # the values it may take, and the branches choosing among them
-                todo += [x for x, _ in ins.incoming if x] + self._phi_conditions(f, ins)
+                follow([x for x, _ in ins.incoming if x], v)
+                todo += self._phi_conditions(f, ins)
             elif ins.op == "call":
                 if ins.callee in self.funcs and depth < _DEPTH:
                     got, params = self._returns(ins.callee, depth + 1)
@@ -555,7 +569,8 @@ class _Program:
                     if ins.callee.startswith("%"):  # called through a pointer: what picked it
                         todo += self._picked_by(f, ins.callee)
             elif ins.op == "other" and not _VALUE_STOPS.search(ins.text):
-                todo += ins.operands  # arithmetic, casts (a double's bits as an integer), selects
+                # arithmetic, casts (a double's bits as an integer, a pointer's: ptrtoint), selects
+                follow(ins.operands, None if _TO_INTEGER.search(ins.text) else v)
         return found
 
     def _picked_by(self, f, v):
@@ -580,7 +595,7 @@ class _Program:
             f = self.funcs[n]
             rets = [v for b in f.blocks for ins in f.code[b] if ins.op == "terminator"
                     and ins.text.strip().startswith("ret ") for v in ins.operands]
-            got = self.reads(f, rets, depth)
+            got = self.reads(f, rets, depth, bits=True)  # reached as a value: its bits are data
             params = set()  # the parameters the returned value is computed from (by value)
             seen, todo = set(), list(rets)
             while todo:
@@ -701,10 +716,7 @@ class _Program:
             allocas = self._own_stack(f)
             for b in f.blocks:
                 for i, ins in enumerate(f.code[b]):
-                    if ins.op == "store" and ins.value:
-                        m = _STORED_TYPE.match(split_rmw._strip_meta(ins.text))
-                        if m and _POINTER_TYPE.match(m.group(1) + " "):
-                            continue
+                    if ins.op == "store" and ins.value:  # of any type: a pointer's bits may be a double's
                         target, values = ins.pointer, [ins.value]
                     elif ins.op == "call" and ins.callee and _COPY.match(ins.callee) and len(ins.args) > 1:
                         target, values = ins.args[0], [("copy", ins.args[1])]
@@ -712,7 +724,7 @@ class _Program:
                         continue
                     if self._strip(f, target) in allocas or not self._varies(f, target):
                         continue
-                    got = self.reads(f, values)
+                    got = self.reads(f, values, bits=True)
                     if len(got) >= _READS:
                         out.append((n, (b, i), len(got), llvm_ir.where(ins.text, self.lines)))
         return out
@@ -737,7 +749,7 @@ def update_lines(code: str) -> tuple[list[int], list[int]]:
     for n, (b, i), _, at in writes:
         stores.add(at)
         f, ins = prog.funcs[n], prog.funcs[n].code[b][i]
-        for name, v in prog.reads(f, [ins.value] if ins.op == "store" else [("copy", ins.args[1])]):
+        for name, v in prog.reads(f, [ins.value] if ins.op == "store" else [("copy", ins.args[1])], bits=True):
             g = prog.funcs[name]
             reads.add(llvm_ir.where(g.code[g.where[v][0]][g.where[v][1]].text, prog.lines))
     line = re.compile(r"cell line (\d+)")
@@ -929,6 +941,54 @@ def written_serially(records, rank: int, threads: int) -> list[tuple[int, int, l
     total = sum(alone + sum(by) for alone, by in blocks.values())
     return [(b, alone, by) for b, (alone, by) in blocks.items()
             if alone + sum(by) >= total / 10 and sum(v >= (alone + sum(by)) / (4 * threads) for v in by) < threads]
+
+
+def update_changes(n: int, iterations: int) -> int:
+    """The bytes of the lab's n x n interior (doubles; the edge i + 2j over 3(n + 1), the interior
+    0 at first) that `iterations` Jacobi sweeps change, each sweep's changed elements counted:
+    what an update that computes every element writes as changes, whoever runs it."""
+    i, j = np.meshgrid(np.arange(n + 2), np.arange(n + 2), indexing="ij")
+    edge = (i == 0) | (i == n + 1) | (j == 0) | (j == n + 1)
+    u = np.where(edge, (i + 2 * j) / (3.0 * (n + 1)), 0.0)
+    changed = 0
+    for _ in range(iterations):
+        inner = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+        changed += int((inner != u[1:-1, 1:-1]).sum())
+        u[1:-1, 1:-1] = inner
+    return 8 * changed
+
+
+def changed_serially(records, rank: int, threads: int, update_bytes: float) -> int | None:
+    """The bytes the serial part of `rank` changed (the master outside every parallel region, in any
+    memory, every change counted: the counted build's "serial_changed" record, hl_write_count.h),
+    when they are a quarter of an equal share of a team of `threads` (1/(4T)) or more of
+    `update_bytes`, the bytes the update of the rank's rows changes over the run (the grader's
+    reference); None when fewer. A grid the master sweeps alone changes as many bytes as the update
+    however it is laid out, in one small heap block per row too (a fresh attacker's
+    l10_a1_serial_hidden, 5/5 twice, 2026-12-07); a team's update leaves the serial part the
+    boundary it set and the halo rows it copies."""
+    alone = records[(records["record"] == "serial_changed") & (records["rank"].astype(int) == rank)]
+    changed = int(alone["bytes"].astype(int).sum()) if not alone.empty else 0
+    return changed if changed >= update_bytes / (4 * threads) else None
+
+
+def places_unseen(places: list[dict[str, str]], records) -> list[str]:
+    """Each place line (a dict of its rank, thread and cpu) whose CPU is not one the kit's tracer
+    saw that thread number of that rank run on in the program's parallel regions (its
+    "thread_place" records, hl_trace.c), said as "rank R thread T printed cpu=C, ran on 1,0" (or
+    "ran on none seen"). A place made up from the rank's CPUs ("the first CPU of the master's
+    mask + thread number", a fresh attacker's W2b, 5/5 kept on 2026-12-07) is wrong where the
+    grader orders the places otherwise."""
+    seen = records[records["record"] == "thread_place"]
+    ran = {} if seen.empty else {(int(r), int(t)): [int(c) for c in str(cpus).split(",")]
+                                 for r, t, cpus in zip(seen["rank"], seen["thread"], seen["cpus"], strict=True)}
+    unseen = []
+    for p in places:
+        on, cpu = ran.get((int(p["rank"]), int(p["thread"])), []), str(p.get("cpu"))
+        if not re.fullmatch(r"\d+", cpu) or int(cpu) not in on:
+            unseen.append(f"rank {p['rank']} thread {p['thread']} printed cpu={cpu}, ran on "
+                          + (",".join(str(c) for c in on) or "none seen"))
+    return unseen
 
 
 def loop_shared(units: list[int], threads: int) -> bool:
