@@ -1105,6 +1105,63 @@ def test_a_master_polling_between_its_rows_kept_nothing_back():
     assert _master_waited(waited, step_windows(waited))[(0, 0)] > HELD_IDLE
 
 
+def _master_rows(where: list[str], completed_by: str = "MPI_Waitall") -> pd.DataFrame:
+    """overlap_rows of iterations 0, 1, ... of rank 0: in each the master (thread 0) computes
+    rows 2-3, `where[k]` against the window ("inside" before its wait, "after" it), thread 1
+    rows 4-5 inside."""
+    rows = [{"step": k, "thread": t, "first": f, "last": f + 1, "where": w}
+            for k, at in enumerate(where)
+            for t, f, w in ((0, 2, at), (1, 4, "inside"))]  # fmt: skip
+    return pd.DataFrame(rows).assign(rank=0, posted_by=0, completed_by=completed_by)
+
+
+def test_a_master_blocking_in_some_iterations_only_is_refused():
+    """(d): the master's rows only after its wait in KEPT_SHARES iterations and only before it in
+    KEPT_SHARES others is an exchange that blocks in some iterations (a fresh attacker's x1 and
+    x6 did so in the late rank's iterations only and kept 4/4 twice, 2026-12-07); one order in
+    every iteration (tasks or a loop joined after the wait; a nowait loop before it) is kept. A
+    window a test closed is a wait when the master spun in its tests for more than HELD_IDLE,
+    not when its first test found the messages there (a master testing before each row)."""
+    from hybridlab.halo.exercise import HELD_IDLE, _assert_one_order
+
+    with pytest.raises(AssertionError, match="the same order in every iteration"):
+        _assert_one_order(_master_rows(["inside", "after"] * 4), {}, "2x2")
+    _assert_one_order(_master_rows(["after"] * 8), {}, "2x2")
+    _assert_one_order(_master_rows(["inside"] * 8), {}, "2x2")
+    _assert_one_order(_master_rows(["inside"] * 7 + ["after"]), {}, "2x2")  # once: no refusal
+    tested = _master_rows(["inside", "after"] * 4, "MPI_Testall")
+    _assert_one_order(tested, {(0, k): 20e-6 for k in range(8)}, "2x2")
+    with pytest.raises(AssertionError, match="the same order in every iteration"):
+        _assert_one_order(tested, {(0, k): 2 * HELD_IDLE for k in range(8)}, "2x2")
+
+
+def test_no_share_for_a_free_thread_in_the_late_iterations_is_refused():
+    """(d): a free thread short of 1/(4T) of the interior in more than half of the iterations its
+    rank started late is refused, though that is half of the run (a fresh attacker's x6 with a
+    spinning MPI_Testall: the master alone computing the interior in the late iterations)."""
+    from hybridlab.halo.exercise import _assert_team_share
+
+    rows = _master_rows(["inside"] * 8).assign(first=2, last=41)  # 40 rows each, 8 iterations
+    rows.loc[(rows["thread"] == 1) & (rows["step"] % 2 == 0), ["first", "last"]] = [42, 79]
+    rows = rows[(rows["thread"] == 0) | (rows["step"] % 2 == 0)]  # thread 1: none when late
+    with pytest.raises(AssertionError, match="in 4 of 4 iterations its rank started late thread 1"):
+        _assert_team_share(rows, 2, "2x2")
+    _assert_team_share(rows[rows["step"] % 2 == 0], 2, "2x2")
+
+
+@pytest.mark.parametrize("attempt", ["A6_X1_STAGGER_BLOCK", "A6_X6_LATE_MASTER"])
+def test_blocking_only_in_the_late_iterations_is_refused(attempt):
+    """(d), real runs: a blocking exchange only in the iterations the kit starts the rank late
+    (the team at a barrier through the wait, x1; the master alone computing the interior after
+    it, x6), an overlap in the others: refused by the master's order (_assert_one_order)."""
+    from hybridlab.halo.exercise import build_student_overlap, check_student_overlap
+
+    cell = getattr(_gaming_corpus(), attempt)
+    kernel = build_student_overlap(cell.split("\n", 1)[1], f"ov_{attempt.lower()}")
+    with pytest.raises(AssertionError, match="the same order in every iteration"):
+        check_student_overlap(kernel, shapes=((2, 2),), nx=256, ny=160)
+
+
 # ------------------------ (a): partitioned requests and matched probes are messages (f40)
 
 

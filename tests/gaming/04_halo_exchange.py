@@ -754,7 +754,9 @@ void exchange_halos(double *a, long m, long nx, int up, int down, MPI_Comm comm)
     MPI_Isend(a + m * w + 1, (int)nx, MPI_DOUBLE, down, 0, comm, &r[n++]);
     MPI_Waitall(n, r, MPI_STATUSES_IGNORE);
 }
-"""), A, "both halo receives from MPI_ANY_SOURCE with one tag", reason="from MPI_ANY_SOURCE"),
+"""), A, "both halo receives from MPI_ANY_SOURCE with one tag",
+        # (which row lands where is up to the timing: crossed rows fail the checksum first)
+        reason="from MPI_ANY_SOURCE | the halo rows do not hold the neighbours' edge rows"),
 ]
 
 
@@ -1043,3 +1045,23 @@ GAMING += [
             reason="place each by its source, not by the order the messages come in"),
 ]
 
+
+# a fresh attacker (A6, 2026-12-07), 4/4 kept twice each: a blocking exchange only in the
+# iterations the kit starts the rank late ((rank + iteration) odd, where the master's wait may
+# return at once and no timing is judged), an honest overlap in the others: x1 posts and waits at
+# once, the team held at a barrier, the interior after; x6 waits, then the master computes the
+# whole interior alone. halo.exercise._assert_one_order reads the master's program order (rows
+# only after its wait in some iterations, only before it in others); tests/test_halo.py runs them
+ORDER = "the same order in every iteration"
+A6_X1_STAGGER_BLOCK = "%%c OVERLAP_C halo2d\n/* overlap only in the iterations this rank starts on time (the kit's stagger: rank + iteration\n * even); in the others a plain blocking exchange: the team held at a barrier round the wait */\nvoid overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    long w = nx + 2;\n    static MPI_Request req[4];\n    static long it = 0;\n    static int rank = -1;\n    static int overlap;\n#pragma omp masked\n    {\n        if (rank < 0) MPI_Comm_rank(comm, &rank);\n        overlap = (rank + it) % 2 == 0;\n        it++;\n        MPI_Irecv(&a[(m + 1) * w], (int)w, MPI_DOUBLE, down, 0, comm, &req[0]);\n        MPI_Irecv(&a[0], (int)w, MPI_DOUBLE, up, 1, comm, &req[1]);\n        MPI_Isend(&a[1 * w], (int)w, MPI_DOUBLE, up, 0, comm, &req[2]);\n        MPI_Isend(&a[m * w], (int)w, MPI_DOUBLE, down, 1, comm, &req[3]);\n        if (!overlap) MPI_Waitall(4, req, MPI_STATUSES_IGNORE);\n    }\n#pragma omp barrier\n#pragma omp for schedule(dynamic, 1) nowait\n    for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);\n#pragma omp masked\n    if (overlap) MPI_Waitall(4, req, MPI_STATUSES_IGNORE);\n#pragma omp barrier\n#pragma omp single\n    {\n        stencil_rows(1, 1);\n        if (m > 1) stencil_rows(m, m);\n    }\n}\n"
+A6_X6_LATE_MASTER = '%%c OVERLAP_C halo2d\n/* in the iterations this rank starts late (rank + iteration odd) a blocking exchange and the\n * master computes the whole interior alone after its MPI_Waitall, the free threads idle; on\n * time, a real overlap */\nvoid overlap_iteration(double *a, long m, long nx, int up, int down, MPI_Comm comm) {\n    long w = nx + 2;\n    static MPI_Request req[4];\n    static long it = 0;\n    static int rank = -1;\n    static int late;\n#pragma omp masked\n    {\n        if (rank < 0) MPI_Comm_rank(comm, &rank);\n        late = (rank + it) % 2 == 1;\n        it++;\n        MPI_Irecv(&a[(m + 1) * w], (int)w, MPI_DOUBLE, down, 0, comm, &req[0]);\n        MPI_Irecv(&a[0], (int)w, MPI_DOUBLE, up, 1, comm, &req[1]);\n        MPI_Isend(&a[1 * w], (int)w, MPI_DOUBLE, up, 0, comm, &req[2]);\n        MPI_Isend(&a[m * w], (int)w, MPI_DOUBLE, down, 1, comm, &req[3]);\n        if (late) {\n            MPI_Waitall(4, req, MPI_STATUSES_IGNORE);\n            if (m > 2) stencil_rows(2, m - 1);\n        }\n    }\n#pragma omp barrier\n    if (!late) {\n#pragma omp for schedule(dynamic, 1) nowait\n        for (long i = 2; i <= m - 1; i++) stencil_rows(i, i);\n#pragma omp masked\n        MPI_Waitall(4, req, MPI_STATUSES_IGNORE);\n#pragma omp barrier\n    }\n#pragma omp single\n    {\n        stencil_rows(1, 1);\n        if (m > 1) stencil_rows(m, m);\n    }\n}\n'
+GAMING += [
+    attempt("method", "overlap_iteration", A6_X1_STAGGER_BLOCK, D,
+            "attacker A6 (x1_d_stagger_block): in the iterations the rank starts late the master "
+            "posts and waits at once while the team waits at a barrier; overlap in the others",
+            reason=ORDER),
+    attempt("method", "overlap_iteration", A6_X6_LATE_MASTER, D,
+            "attacker A6 (x6_d_late_master): in the iterations the rank starts late a blocking "
+            "MPI_Waitall, then the master computes the whole interior alone; overlap in the others",
+            reason=ORDER),
+]

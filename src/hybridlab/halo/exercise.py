@@ -572,8 +572,10 @@ def judge_overlap(res: Results, where: str, threads: int) -> float:
     when the windows long enough for the whole interior missed it (assert_windows_covered: the
     interior computed before the requests were posted, a token row inside); or when a thread
     other than the master computed less than 1 / (4T) of an iteration's interior rows in most
-    iterations (the master computing the interior itself inside the window, a free thread a token
-    row: a fresh attacker's n04det and n04det2, 4/4 kept, 2026-12-05). A free thread with
+    iterations, or of the late or on-time ones (the master computing the interior itself inside
+    the window, a free thread a token row: a fresh attacker's n04det and n04det2, 4/4 kept,
+    2026-12-05); or when the master computed its rows only after its wait in some iterations
+    and only before it in others (_assert_one_order: blocking in the late ones). A free thread with
     a dynamic schedule or tasks stops only when no row is left, so it trips the held-back rules
     only when paused for most of a window; a thread the loaded machine pauses, or a short
     window, in some iterations is no refusal. Returns the seconds the free threads computed
@@ -631,6 +633,7 @@ def judge_overlap(res: Results, where: str, threads: int) -> float:
         )
     _assert_posted_first(rows, where)
     assert_windows_covered(rows, where)
+    _assert_one_order(rows, waited, where)
     _assert_team_share(rows, threads, where)
     return seconds
 
@@ -670,22 +673,65 @@ def _assert_posted_first(rows: pd.DataFrame, where: str) -> None:
 def _assert_team_share(rows: pd.DataFrame, threads: int, where: str) -> None:
     """AssertionError when a thread that never posted the requests computed less than
     1 / (4 x threads) of an iteration's interior rows (overlap_rows) in more than half of the
-    run's iterations (every rank's): the master computing the interior itself in most iterations,
-    the free threads doing it now and then (a fresh attacker's p04alt: every 4th iteration, 4/4
-    kept against a share summed over the run, 2026-12-05)."""
+    run's iterations (every rank's), or of the iterations its rank started late, or on time (the
+    stagger's two kinds): the master computing the interior itself in most iterations, the free
+    threads doing it now and then (a fresh attacker's p04alt: every 4th iteration, 4/4 kept
+    against a share summed over the run, 2026-12-05), or in the late iterations only (A6's x6,
+    2026-12-07: 14 right answers left a free thread short in at most 1 of 8 late iterations,
+    2 runs each at load 19-28)."""
     counted = rows.assign(n=rows["last"] - rows["first"] + 1)
+    late = np.array([staggered(r, s) for r, s in zip(rows["rank"], rows["step"], strict=True)],
+                    dtype=bool)  # fmt: skip
     masters = set(counted["posted_by"].dropna().astype(int))
-    iterations = counted.groupby(["rank", "step"])
-    for thread in sorted(set(range(threads)) - masters):
-        short = [(rank, step, int(it.loc[it["thread"] == thread, "n"].sum()), int(it["n"].sum()))
-                 for (rank, step), it in iterations
-                 if 4 * threads * int(it.loc[it["thread"] == thread, "n"].sum()) < int(it["n"].sum())]
-        assert 2 * len(short) <= iterations.ngroups, (
-            f"{where}: in {len(short)} of {iterations.ngroups} iterations thread {thread} computed "
-            f"fewer than 1/{4 * threads} of the interior rows (rank {short[0][0]}, iteration "
-            f"{short[0][1]}: {short[0][2]} of {short[0][3]}): the interior goes to the threads "
-            "that are free while the master communicates, each a share of it in every iteration, "
-            "not to the master with a token row for the others")
+    kinds = [("", counted), (" its rank started on time", counted[~late]),
+             (" its rank started late", counted[late])]  # fmt: skip
+    for kind, part in kinds:
+        iterations = part.groupby(["rank", "step"])
+        for thread in sorted(set(range(threads)) - masters):
+            short = [(rank, step, mine, total) for (rank, step), it in iterations
+                     for mine, total in [(int(it.loc[it["thread"] == thread, "n"].sum()),
+                                          int(it["n"].sum()))]
+                     if 4 * threads * mine < total]  # fmt: skip
+            assert 2 * len(short) <= iterations.ngroups, (
+                f"{where}: in {len(short)} of {iterations.ngroups} iterations{kind} thread "
+                f"{thread} computed fewer than 1/{4 * threads} of the interior rows (rank "
+                f"{short[0][0]}, iteration {short[0][1]}: {short[0][2]} of {short[0][3]}): the "
+                "interior goes to the threads that are free while the master communicates, each "
+                "a share of it in every iteration, not to the master with a token row for the "
+                "others")
+
+
+def _assert_one_order(rows: pd.DataFrame, waited: dict[tuple[int, int], float], where: str) -> None:
+    """AssertionError when the master computed interior rows only after its wait in KEPT_SHARES
+    iterations or more and only before it in KEPT_SHARES or more: an exchange that blocks in
+    some iterations and overlaps in others. Program order, not timing: every right answer keeps
+    one order (its rows before the wait, as a nowait loop the master joins, or after it, as
+    tasks or a loop it joins once its wait returns), whatever the load; timing cannot tell in
+    the late rank's iterations, whose free threads wake late from the kit's barrier (a fresh
+    attacker's x1 and x6 blocked in those only and kept 4/4 twice, 2026-12-07). A window a test
+    closed counts as a wait when the master spent more than HELD_IDLE in its tests (`waited`:
+    _master_waited), spinning: a master that tests before each of its rows may find a late
+    rank's messages there at its first test."""
+    blocked, overlapped = [], []
+    for (rank, step), it in rows.groupby(["rank", "step"]):
+        master = it.loc[it["thread"] == it["posted_by"], "where"]
+        waits = (str(it["completed_by"].iloc[0]).startswith("MPI_Wait")
+                 or waited.get((int(rank), int(step)), 0.0) > HELD_IDLE)  # fmt: skip
+        if waits and (master == "after").any() and not (master == "inside").any():
+            blocked.append((rank, step, it))
+        elif (master == "inside").any() and not (master == "after").any():
+            overlapped.append((rank, step, it))
+    if min(len(blocked), len(overlapped)) < KEPT_SHARES:
+        return
+    (rank, step, it), (rank2, step2, it2) = blocked[0], overlapped[0]
+    completed = it["completed_by"].iloc[0]
+    raise AssertionError(
+        f"{where}: in {len(blocked)} iterations the master waited before computing any interior "
+        f"row (rank {rank}, iteration {step}: {_iteration_text(it, completed)}), in "
+        f"{len(overlapped)} it computed its rows before its wait (rank {rank2}, iteration "
+        f"{step2}: {_iteration_text(it2, it2['completed_by'].iloc[0])}): the exchange takes the "
+        "same order in every iteration (post, the interior while the requests are in flight, "
+        "complete), not a blocking wait in some of them")
 
 
 def assert_windows_covered(rows: pd.DataFrame, where: str, early_ok: bool = False) -> None:
