@@ -24,7 +24,8 @@
  * construct_measure (construct_bench_student.h): the run fails unless hl_measure is called once
  * with construct_test, reference_loop and the state, and unless, in every call of the test (timed
  * or the contention run), each of the omp_get_max_threads() threads of a level-1 parallel region
- * ran the delay once per repetition.
+ * ran the delay once per repetition, and (in a run with the contention run) unless s->updates
+ * rose by the construct's updates per repetition times `inner` over the call.
  *
  * Records: one per sample and kind ("sample": construct, kind test|reference, sample, inner,
  * seconds per repetition), one "updates" record (updates, repetitions, threads).
@@ -86,6 +87,7 @@ typedef struct {
 typedef struct {
     int team_wanted, measures;
     int updates_shared, own_update; /* the contention run's checks */
+    int counts_rise; /* each call's rise of s->updates checked (a run with the contention run) */
     long start_updates;             /* s->updates when the contention run began */
     const construct_state *state_wanted;
     hl_method method_wanted; /* the method the kernel hands measure_construct */
@@ -184,11 +186,24 @@ void reference_loop(void *arg, long inner) {
     for (long j = 0; j < inner; j++) construct_delay(s->delay);
 }
 
+/* Whether one thread updates s->updates per repetition of the named construct (single and
+ * master), not every thread (the lab's table). */
+static int one_update_per_repetition(void) {
+    return strcmp(construct_name, "single") == 0 || strcmp(construct_name, "master") == 0;
+}
+
 /* construct_test, its delays counted: what the kit times and runs in its place. Nothing is
- * sealed here unless something is found wrong (the timed calls pay no write of the evidence). */
+ * sealed here unless something is found wrong (the timed calls pay no write of the evidence).
+ * After every call (timed or the contention run), the team's counter must have risen by the
+ * construct's updates per repetition times `inner`: updates kept on a copy of the thread's own
+ * in some calls (those with a delay, told by s->delay) fall short (a fresh attacker's x1-x3,
+ * 3/3 and 2/2 kept, 2026-12-07). Checked in the runs lab 02 (d) judges, those with the
+ * contention run; (e)'s run apart only times (check_reps 0): the count is (d)'s to judge, and
+ * a wrong cell's race would lose an update there only now and then. */
 static void counted_test(void *arg, long inner) {
     int team = ev.team_wanted;
     for (int t = 0; t < team && t < CB_MAX_THREADS; t++) counted[t].delays = 0;
+    long before = ev.state_wanted->updates;
     long start_updates = ev.start_updates;
     for (int t = 0; t < team && t < CB_MAX_THREADS; t++) counted[t].seen = start_updates;
     static cb_mark start[CB_MAX_THREADS]; /* (the marks' first value, sealed at once) */
@@ -198,6 +213,7 @@ static void counted_test(void *arg, long inner) {
     __atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
     construct_test(arg, inner);
     __atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
+    long rose = ev.state_wanted->updates - before, per_rep = one_update_per_repetition() ? 1 : team;
     if (ev.fault[0]) return;
     if (ev.forged_found)
         set_fault("in a call of construct_test for %ld repetitions, thread %d's tally of its "
@@ -237,6 +253,11 @@ static void counted_test(void *arg, long inner) {
                           inner, t, team, ev.marks[t].delays, CB_MARK_EVERY, counted[t].delays);
                 break;
             }
+    if (!ev.fault[0] && ev.counts_rise && rose != per_rep * inner)
+        set_fault("in a call of construct_test for %ld repetitions, s->updates rose by %ld, not "
+                  "%ld: the %s construct adds %ld to the team's counter s->updates in every "
+                  "repetition of every call (the timed ones too), not to a copy of a thread's own",
+                  inner, rose, per_rep * inner, construct_name, per_rep);
 }
 
 /* A digest of n samples (FNV-1a over their bytes). */
@@ -339,6 +360,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #ifdef HL_STUDENT_CONSTRUCT
     EV_SET(method_wanted, method);
     EV_SET(mark_seconds, 0.25 * CB_MARK_EVERY * delay_ns * 1e-9); /* a quarter: clocks vary */
+    EV_SET(counts_rise, check_reps > 0);
 #endif
     hl_result r = {0};
     if (measure_construct(ctx, &state, &method, &r) != 0) {

@@ -733,3 +733,58 @@ def test_a_cell_that_writes_the_kits_finding_through_the_kits_own_descriptor_los
     kernel = build_student_construct(cell, "test_construct_descriptor")
     with pytest.raises(hl.KernelError, match=r"not hl_delay\(s->delay\)"):
         hl.run_program(kernel, ranks=1, threads=2, samples=3, target_ms=0.1, check_reps=20000)
+
+
+def test_the_shared_counter_rises_by_every_update_in_every_call():
+    """A fresh attacker's x1 (2026-12-07, 3/3 and 2/2 kept): in the timed calls (a delay given),
+    threads other than 0 update a construct_state of their own; the contention run (no delay)
+    was the only one checked. The kernel checks each call's rise of s->updates now, in a run
+    with the contention run: the timed calls' shortfall fails it, with check_reps 0 (lab 02 (e)
+    apart, timing only) the run passes; the solution and a master answer (one update per
+    repetition) pass."""
+    from hybridlab.sync.exercise import build_student_construct, check_method
+
+    private = source_of("02_synchronisation", "fresh attacker (A6 x1_helper_param)")
+    assert check_method(private) == "atomic"  # the text reads a state pointer
+    kernel = build_student_construct(private, "test_construct_private_timed")
+    with pytest.raises(hl.KernelError, match=r"for \d+ repetitions, s->updates rose by \d+, not \d+: "
+                       "the atomic construct adds 2"):
+        hl.run_program(kernel, ranks=1, threads=2, bind="none", samples=3, target_ms=0.1,
+                       check_reps=2000)
+    hl.run_program(kernel, ranks=1, threads=2, bind="none", samples=3, target_ms=0.1, check_reps=0)
+    master = ATOMIC.replace('"atomic"', '"master"').replace(
+        "#pragma omp atomic\n        s->updates += 1;",
+        "#pragma omp masked\n        s->updates += 1;\n#pragma omp barrier")
+    for name, code in (("atomic", ATOMIC), ("master", master)):
+        run = hl.run_program(build_student_construct(code, f"test_construct_rises_{name}"), ranks=1,
+                             threads=2, bind="none", samples=3, target_ms=0.1, check_reps=2000)
+        count = run.records[run.records["record"] == "updates"].iloc[0]
+        assert count["updates"] == count["repetitions"] * (2 if name == "atomic" else 1)
+
+
+def test_the_name_judged_is_the_compiled_one():
+    """A fresh attacker's x4 and x5 (2026-12-07, 3/3 and 2/2 kept): "atomic" in a longer name
+    (shown_construct_name) or an #if 0 block, "reduction" compiled. construct_name reads the
+    preprocessed cell's file-scope definition (a macro's string too, not a local of a function),
+    and check_construct refuses records that name another construct."""
+    from hybridlab.runs.records import Results
+    from hybridlab.sync.exercise import check_construct, check_source, construct_name
+
+    for why in ("fresh attacker (A6 x4_name_spoof)", "fresh attacker (A6 x5_ifzero_name)"):
+        code = source_of("02_synchronisation", why)
+        assert construct_name(code) == "reduction"
+        with pytest.raises(AssertionError, match="does not use the reduction construct"):
+            check_source(code)
+    macro = ATOMIC.replace('const char *const construct_name = "atomic";',
+                           '#define NAMED "atomic"\nconst char *const construct_name = NAMED;')
+    assert construct_name(macro) == "atomic"
+    local = ATOMIC.replace('const char *const construct_name = "atomic";',
+                           'static void shown(void) { const char *construct_name = "single"; '
+                           '(void)construct_name; }\nconst char *const construct_name = "atomic";')
+    assert construct_name(local) == "atomic"
+    rows = [{"rank": 0, "thread": 0, "record": "sample", "construct": "reduction", "kind": k,
+             "sample": i, "inner": 8, "seconds": 1e-6} for k in ("test", "reference") for i in (0, 1)]
+    rows.append({"rank": 0, "thread": 0, "record": "updates", "construct": "reduction",
+                 "updates": 2000, "repetitions": 1000, "threads": 2})
+    with pytest.raises(AssertionError, match="records name the construct reduction, not 'atomic'"):
+        check_construct(ATOMIC, Results(pd.DataFrame(rows), {}))

@@ -415,3 +415,33 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
 }
 """, why="attacker V: a while loop, a reduction region per repetition, function-pointer locals"),
 ]
+
+# a fresh attacker's right answer (A6 r1_master, 2026-12-07): one repetition (delay, masked, barrier)
+# in a static helper called from a while loop counting down
+HONEST.append(right("construct_code", r"""
+%%c CONSTRUCT_C construct_bench
+const char *const construct_name = "master";
+
+/* one repetition of the table's master row */
+static void one_rep(construct_state *st) {
+    hl_delay(st->delay);
+#pragma omp masked
+    st->updates++;
+#pragma omp barrier
+}
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+#pragma omp parallel
+    {
+        long left = inner;
+        while (left-- > 0)
+            one_rep(s);
+    }
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    int rc = hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+    return rc;
+}
+""", why="master: a helper per repetition (masked without braces, then the barrier), a while loop"))

@@ -37,7 +37,6 @@ from ..kernels.c_text import (
     inside_loop,
     loops,
     statement_at,
-    without_comments,
 )
 from ..runs.launch import run_program
 from ..runs.records import Results
@@ -147,11 +146,27 @@ def run_construct(
 
 
 def construct_name(code: str) -> str:
-    """The construct the code says it measures (its construct_name string)."""
-    match = re.search(r'construct_name\s*=\s*"([^"]*)"', without_comments(code))
-    if not match:
-        raise ValueError('the code must define const char *const construct_name = "...";')
-    return match.group(1)
+    """The construct the compiled cell says it measures: the string of its file-scope definition
+    of construct_name, read from the preprocessed cell (macros expanded, #if'd-out lines gone; a
+    longer name such as shown_construct_name is another variable). The kernel's records name
+    the construct it compiled: check_construct compares them (a fresh attacker's x4 and x5 showed
+    "atomic" in a longer name or an #if 0 block and compiled "reduction", 3/3 and 2/2 kept,
+    2026-12-07)."""
+    text = preprocessed("construct_bench", "HL_STUDENT_CONSTRUCT", code)
+    literals = re.sub(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
+                      lambda m: " " * len(m.group()), text)  # (a brace in a literal is none)
+    for match in re.finditer(r'\bconstruct_name\s*=\s*"([^"]*)"', text):
+        before = literals[: match.start()]
+        if before.count("{") == before.count("}"):  # at file scope
+            return match.group(1)
+    raise ValueError('the code must define const char *const construct_name = "...";')
+
+
+def recorded_construct(results: Results) -> set[str]:
+    """The constructs the kernel's records name (construct_bench emits its compiled
+    construct_name in every sample and count)."""
+    rec = results.records
+    return set(rec.loc[rec["record"].isin(["sample", "updates"]), "construct"])
 
 
 def build_student_construct(code: str, name: str = "student_construct") -> Kernel:
@@ -539,6 +554,10 @@ def check_construct(code: str, results: Results) -> pd.DataFrame:
     """Check the source, the compiled code and the run (samples of both loops, no update lost
     under contention); returns the raw samples (kind, sample, inner, seconds)."""
     name = check_method(code)
+    compiled = recorded_construct(results)
+    assert compiled == {name}, (
+        f"the kernel's records name the construct {', '.join(sorted(compiled)) or 'nothing'}, "
+        f"not {name!r}: construct_name is the compiled one, the construct construct_test uses")
     rec = results.records
     samples = rec[rec["record"] == "sample"]
     for kind in ("test", "reference"):
