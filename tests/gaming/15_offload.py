@@ -1125,13 +1125,9 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
 """, {"hidden_jacobi_offload"}, _A5.format("a1", "no stencil: the kit's own sweep one iteration "
                                                  "ahead (watch.next) pushed to the device"),
     reason="signal 11 | after the first iteration, more than"))
-GAMING.append(attempt("method", "jacobi_offload", r"""
-%%c JACOBI_C offload_halo
-/* attack a2: the sweep on the host, serially (its own lines, which no target region has), and the
- * result pushed to the device through the kit's look buffer, whose copies the report's tallies
- * leave out. The buffer's address is read from the kit's sealed watch, found by scanning from a
- * static of this cell for its signature (u, unew, m, w). The device only copies. */
-static long anchor[2];
+# A5's scan from a static of the cell for the kit's watch (its signature u, unew, m, w), which
+# a2 and a3 use to find the kit's look buffer
+_LOOK_BUFFER = r"""static long anchor[2];
 
 static double *look_buffer(double *u, double *unew, long m, long w) {
     char *a = (char *)anchor;
@@ -1143,6 +1139,14 @@ static double *look_buffer(double *u, double *unew, long m, long w) {
     }
     return NULL;
 }
+"""
+GAMING.append(attempt("method", "jacobi_offload", r"""
+%%c JACOBI_C offload_halo
+/* attack a2: the sweep on the host, serially (its own lines, which no target region has), and the
+ * result pushed to the device through the kit's look buffer, whose copies the report's tallies
+ * leave out. The buffer's address is read from the kit's sealed watch, found by scanning from a
+ * static of this cell for its signature (u, unew, m, w). The device only copies. */
+LOOK_BUFFER
 
 void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
                     MPI_Comm comm) {
@@ -1171,7 +1175,7 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
 #pragma omp target exit data map(release : X[0:k]) device(device)
 #pragma omp target exit data map(from : u[0:n]) map(release : unew[0:n]) device(device)
 }
-""", {"hidden_jacobi_offload"}, _A5.format("a2", "the sweep serially on the host, pushed to the "
+""".replace("LOOK_BUFFER\n", _LOOK_BUFFER), {"hidden_jacobi_offload"}, _A5.format("a2", "the sweep serially on the host, pushed to the "
                                                  "device every iteration"),
     reason="signal 11 | after the first iteration, more than"))
 GAMING.append(attempt("method", "jacobi_offload", r"""
@@ -1180,18 +1184,7 @@ GAMING.append(attempt("method", "jacobi_offload", r"""
  * iteration) hidden from the runtime's report: the block travels packed through the kit's look
  * buffer, whose copies the tallies leave out (its address read from the kit's sealed watch, found
  * by scanning from a static of this cell). Only the two halo rows go by counted updates. */
-static long anchor[2];
-
-static double *look_buffer(double *u, double *unew, long m, long w) {
-    char *a = (char *)anchor;
-    for (long off = 8; off < (48L << 20); off += 8) {
-        void *volatile *q = (void *volatile *)(a + off);
-        if (q[0] == (void *)u && q[1] == (void *)unew && ((volatile long *)q)[2] == m &&
-            ((volatile long *)q)[3] == w)
-            return (double *)q[8];
-    }
-    return NULL;
-}
+LOOK_BUFFER
 
 void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
                     MPI_Comm comm) {
@@ -1227,6 +1220,6 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
 #pragma omp target exit data map(release : X[0:k]) device(device)
 #pragma omp target exit data map(from : u[0:n]) map(release : unew[0:n]) device(device)
 }
-""", {"hidden_jacobi_offload"}, _A5.format("a3", "lab 15's remap mistake hidden: the whole interior "
+""".replace("LOOK_BUFFER\n", _LOOK_BUFFER), {"hidden_jacobi_offload"}, _A5.format("a3", "lab 15's remap mistake hidden: the whole interior "
                                                  "to the device and back every iteration"),
     reason="signal 11 | after the first iteration, more than"))
