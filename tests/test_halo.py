@@ -403,7 +403,33 @@ def test_only_the_runs_whose_timing_is_judged_keep_spinning_idle_threads(monkeyp
     with contextlib.suppress(AssertionError):  # the verdict is the other tests' to check
         exercise.check_student_overlap(exercise.build_student_overlap(GOOD_OVERLAP),
                                        shapes=((2, 2),), nx=256, ny=160)
-    assert policies == [(2, "passive"), (2, "default")], policies
+    # a HeldBack verdict on the judged run runs it once more, with the same policy
+    assert policies[0] == (2, "passive") and set(policies[1:]) == {(2, "default")}, policies
+
+
+def test_rows_held_back_are_judged_again_on_a_second_run_whose_verdict_stands(monkeypatch):
+    """(d): a loaded machine pausing a free thread in two windows looks like rows held back
+    (right tasks answers refused in 1 run of 3-5 at load 19-28, 2026-12-07): a HeldBack verdict
+    is judged again on a second run. A team held at a barrier through the master's wait holds
+    rows back in every iteration its rank starts on time, so the second run refuses it too."""
+    from hybridlab.halo import exercise
+
+    runs = []
+    real = exercise.run_program
+
+    def counted(*args, **kwargs):
+        runs.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(exercise, "run_program", counted)
+    held = GOOD_OVERLAP.replace(  # one row inside the window, the rest behind a barrier
+        "#pragma omp for schedule(dynamic) nowait\n",
+        "if (omp_get_thread_num() != 0 && m > 2) stencil_rows(2, 2);\n#pragma omp barrier\n"
+        "#pragma omp for schedule(dynamic) nowait\n").replace("long i = 2;", "long i = 3;")
+    with pytest.raises(exercise.HeldBack, match="held back"):
+        exercise.check_student_overlap(exercise.build_student_overlap(held, "ov_held"),
+                                       shapes=((2, 2),), nx=256, ny=160)
+    assert len(runs) == 2
 
 
 def test_student_overlap_checked_for_answer_thread_level_and_overlap():

@@ -401,6 +401,11 @@ def build_student_overlap(code: str, name: str = "student_overlap") -> Kernel:
     return build_student(name, "halo2d", "HL_STUDENT_OVERLAP", code, ("overlap_iteration",))
 
 
+class HeldBack(AssertionError):
+    """judge_overlap's refusal of rows held back for after the window (KEPT_SHARES iterations):
+    check_student_overlap runs the shape once more before it stands."""
+
+
 def check_student_overlap(
     kernel: Kernel,
     shapes: tuple[tuple[int, int], ...] = ((2, 2),),
@@ -415,30 +420,42 @@ def check_student_overlap(
     fills them, so an edge row computed too early spoils it); only the master called MPI
     (compliance.check, FUNNELED: a ThreadComplianceError names the call and thread); with 2+
     ranks, 2+ threads and OVERLAP_POINTS interior points per rank (each row then taking ROW_US
-    longer), the trace shows the overlap (judge_overlap). A deadlock ends as KernelTimeout. Returns one row per shape."""
+    longer), the trace shows the overlap (judge_overlap; a HeldBack refusal is judged again on a
+    second run, whose verdict stands: right tasks answers were refused in 1 run of 3-5 at load
+    19-28, where a held-back answer holds rows back in every iteration its rank starts on time).
+    A deadlock ends as KernelTimeout. Returns one row per shape."""
     want, _ = jacobi2d(nx, ny, iterations)
     rows = []
     for ranks, threads in shapes:
-        judged = ranks > 1 and threads > 1 and (ny // ranks - 2) * nx >= OVERLAP_POINTS
-        res = _grid_run(kernel, ranks, threads, "overlap", nx, ny, iterations, timeout=timeout,
-                        thread_level=OVERLAP_LEVEL, stagger_us=STAGGER_US if ranks > 1 else 0,
-                        row_us=ROW_US if judged else 0, env=None if judged else UNTIMED_ENV)  # fmt: skip
-        got = float(_checksum(res)["checksum"])
-        where = f"{ranks}x{threads} ({nx}x{ny}, {iterations} iterations)"
-        assert abs(got - want) <= 1e-12 * max(1.0, abs(want)), (
-            f"{where}: checksum {got!r}, expected {want!r}: some rows are not the Jacobi update "
-            "(every row 1..m once per iteration, from the halos of this iteration)"
-        )
-        compliance.check(res, OVERLAP_LEVEL)
-        assert_overlap_calls(res, where, kernel)
-        blocking = blocking_calls(res)
-        assert not blocking, (f"{', '.join(blocking)}: the master posts MPI_Irecv and MPI_Isend "
-                              "and completes them with MPI_Waitall while the team computes")
-        assert_halo_messages(res, (nx * 8, (nx + 2) * 8), where)  # the interior, or whole rows
-        inside = judge_overlap(res, where, threads) if judged else 0.0
-        rows.append({"ranks": ranks, "threads": threads, "checksum": got, "expected": want,
-                     "seconds computed while the halos were in flight": inside})  # fmt: skip
+        try:
+            rows.append(_check_overlap_shape(kernel, ranks, threads, nx, ny, iterations, timeout, want))
+        except HeldBack:  # a loaded machine pausing a free thread twice looks held back: run again
+            rows.append(_check_overlap_shape(kernel, ranks, threads, nx, ny, iterations, timeout, want))
     return rows
+
+
+def _check_overlap_shape(kernel: Kernel, ranks: int, threads: int, nx: int, ny: int,
+                         iterations: int, timeout: float, want: float) -> dict:
+    """One shape of check_student_overlap: one run, every check, its row."""
+    judged = ranks > 1 and threads > 1 and (ny // ranks - 2) * nx >= OVERLAP_POINTS
+    res = _grid_run(kernel, ranks, threads, "overlap", nx, ny, iterations, timeout=timeout,
+                    thread_level=OVERLAP_LEVEL, stagger_us=STAGGER_US if ranks > 1 else 0,
+                    row_us=ROW_US if judged else 0, env=None if judged else UNTIMED_ENV)  # fmt: skip
+    got = float(_checksum(res)["checksum"])
+    where = f"{ranks}x{threads} ({nx}x{ny}, {iterations} iterations)"
+    assert abs(got - want) <= 1e-12 * max(1.0, abs(want)), (
+        f"{where}: checksum {got!r}, expected {want!r}: some rows are not the Jacobi update "
+        "(every row 1..m once per iteration, from the halos of this iteration)"
+    )
+    compliance.check(res, OVERLAP_LEVEL)
+    assert_overlap_calls(res, where, kernel)
+    blocking = blocking_calls(res)
+    assert not blocking, (f"{', '.join(blocking)}: the master posts MPI_Irecv and MPI_Isend "
+                          "and completes them with MPI_Waitall while the team computes")
+    assert_halo_messages(res, (nx * 8, (nx + 2) * 8), where)  # the interior, or whole rows
+    inside = judge_overlap(res, where, threads) if judged else 0.0
+    return {"ranks": ranks, "threads": threads, "checksum": got, "expected": want,
+            "seconds computed while the halos were in flight": inside}
 
 
 def assert_overlap_calls(res: Results, where: str, kernel: Kernel | None = None,
@@ -624,7 +641,7 @@ def judge_overlap(res: Results, where: str, threads: int) -> float:
     iterations = rows.groupby(["rank", "step"]).ngroups
     if len(kept) >= KEPT_SHARES:
         rank, step, it, what = kept[0]
-        raise AssertionError(
+        raise HeldBack(
             f"{where}: in {len(kept)} of {iterations} iterations interior rows were held back "
             f"for after the exchange completed (rank {rank}, iteration {step}: {what}: "
             f"{_iteration_text(it, it['completed_by'].iloc[0])}): the interior goes to the "
