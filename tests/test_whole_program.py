@@ -595,6 +595,15 @@ def test_a_program_that_calls_the_sanitizers_entry_points_itself_is_refused():
     assert updates_unshared(JACOBI_PROGRAM) == []
 
 
+@needs_clang
+def test_a_program_that_scans_numbers_into_memory_is_refused():
+    """sscanf stores through the pointers its format names, where the counted build cannot see the stores:
+    a sweep whose values reach the grid that way is refused by name."""
+    scanned = JACOBI_PROGRAM.replace("int main(", "void put(double *at, const char *s) { sscanf(s, \"%lf\", at); }\n"
+                                      "int main(", 1)
+    assert "sscanf" in updates_unshared(scanned)[0]
+
+
 def _last_changed(rows, serial):  # "writes" records (bucket, tid, owned bytes), "serial_writes" (bucket, owned)
     return pd.DataFrame([{"record": "writes", "rank": 0, "bucket": bucket, "tid": float(tid), "changed": 8.0,
                           "owned": float(owned), "echoed": 0.0, "computed": 0.0} for bucket, tid, owned in rows]
@@ -674,6 +683,35 @@ def test_the_bytes_the_master_changed_alone_are_weighed_against_the_updates():
     assert changed_serially(records, 0, 2, 8008) is None
     assert changed_serially(records, 1, 2, 8000) is None
     assert changed_serially(records[records["record"] == "writes"], 0, 2, 8) is None
+
+
+# A8's K2 in short (fresh attacker, 5/5 twice, 2026-12-07): the master's serial sweep stores each element's eight
+# bytes through snprintf (%c each; the NUL that spills into the next element is overwritten by the next call)
+SERIAL_BY_SNPRINTF = JACOBI_PROGRAM.replace(SWEEP, SERIAL_BESIDE_DECOY.replace(
+    """                v[k * w + j] = 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] +
+                                       u[k * w + j + 1]);""",
+    """            {
+                double x = 0.25 * (u[(k - 1) * w + j] + u[(k + 1) * w + j] + u[k * w + j - 1] + u[k * w + j + 1]);
+                unsigned char b[8];
+                memcpy(b, &x, 8);
+                snprintf((char *)&v[k * w + j], 9, "%c%c%c%c%c%c%c%c", b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
+            }"""))
+
+
+@needs_two
+def test_bytes_the_c_library_formats_into_memory_are_counted_as_the_callers(tmp_path):
+    """The counted build wraps the C library's formatted output and string copies (hl_write_count.h): the
+    master's serial sweep stored through snprintf is the serial part's, found in the grid's blocks (A8's K2,
+    whose snprintf stores the sanitizer never saw, kept 5/5 twice)."""
+    assert "snprintf((char *)&v" in SERIAL_BY_SNPRINTF
+    program = jobs.build_program("lab10_snprintf", SERIAL_BY_SNPRINTF, count_writes=True)
+    result, trace = jobs.judged_run(JOB_SCRIPT, program, tmp_path, args=["101", "6"], timeout=180, traced=True,
+                                    sbatch_args=["--ntasks=1", "--cpus-per-task=2"], env=jobs.COUNT_ENV)
+    result.check()
+    found = written_serially(trace.records, 0, 2)
+    boundary = 8 * 4 * 102  # what the master sets itself in each block (the old build's count: 3256 bytes)
+    assert found and all(alone > 2 * boundary for _, alone, _ in found), (found, trace.records[
+        trace.records["record"].isin(["writes", "serial_writes", "serial_changed"])])
 
 
 @needs_two

@@ -759,6 +759,9 @@ def update_lines(code: str) -> tuple[list[int], list[int]]:
 
 UPDATE_SITES = "HL_UPDATE_SITES"  # the counted run's variable: the update's store and read sites
 _SANITIZER_CALLS = re.compile(r"@(__tsan_\w+)")
+# the C library's scanning, which stores through the pointers its format names: the counted build
+# cannot see those stores (formatted output and string copies it counts: hl_write_count.h)
+_SCAN_CALLS = re.compile(r"@(?:__isoc\d+_)?(v?sscanf)\(")
 # the tracer's wrappers a store (or a read) of the cell's calls in the counted build (jobs.COUNTED_WRITES)
 _STORE_CALL = re.compile(r"\bcall\s+[0-9a-f]+\s+<__wrap_(?:__tsan_(?:unaligned_)?write(?:\d+|_range)"
                          r"|memcpy|memmove|memset)>")
@@ -853,7 +856,8 @@ def updates_unshared(code: str) -> list[str]:
     are split (a fresh attacker's L10_split2, 5/5 twice, 2026-12-06). [] when every one is;
     ["no ..."] when the program writes no such value. Where clang is not installed, the text
     rule (text_unshared). A program that refers to ThreadSanitizer's entry points itself is refused:
-    the counted build's read and store sites (update_sites) are the instrumentation's calls."""
+    the counted build's read and store sites (update_sites) are the instrumentation's calls; so is
+    one that calls sscanf, whose stores through its pointers the counted build cannot see."""
     if not split_rmw.clang_present():
         return text_unshared(code)
     try:
@@ -864,6 +868,10 @@ def updates_unshared(code: str) -> list[str]:
     if called:  # clang instruments nothing here: the program's own (update_sites counts them)
         return [f"the program refers to ThreadSanitizer's entry point {called[0]} itself (the kit's counted "
                 "build instruments the program's reads and stores; a program makes no such call)"]
+    scans = sorted(set(_SCAN_CALLS.findall(prog.ir)))
+    if scans:
+        return [f"the program calls {scans[0]}, which stores through the pointers its format names where the "
+                "kit's count of each thread's writes cannot see them: parse numbers with strtol or strtod"]
     writes = prog.update_writes()
     if not writes:
         return ["no write of the update (an element set from four values read from memory) found"]
