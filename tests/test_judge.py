@@ -9,6 +9,8 @@ import os
 import shutil
 import subprocess
 import sys
+import time
+import types
 
 import nbformat
 import numpy as np
@@ -286,6 +288,22 @@ def test_the_judge_compares_what_the_kernel_handed_out():
     assert _judged(right[:2])["error"][0] == "HandOutMismatch"  # fewer than the test reads
     assert _judged([*right, "0"])["error"][0] == "HandOutMismatch"  # more
     assert _judged(right[:2] + ['{"type": "code"}'])["error"][0] == "ValueError"
+
+
+def test_the_judge_is_forked_from_the_grader_and_stopped_past_its_time(monkeypatch):
+    """The judge starts with the grader's imports (numpy and pandas, which the pool's zygote
+    imports: no new Python imports them for every submission), nothing it changes comes back,
+    and one past its time is killed: its cells are not judged."""
+    monkeypatch.setitem(sys.modules, "_hl_grader_only", types.ModuleType("_hl_grader_only"))
+    seen = {"part": "p", "values": [], "source": "import os, sys\n"
+            "assert '_hl_grader_only' in sys.modules\nos.environ['HL_JUDGE_CHANGED'] = '1'\n"}  # fmt: skip
+    assert judge.judge([seen])[0] == {"error": None, "notes": ""}
+    assert "HL_JUDGE_CHANGED" not in os.environ
+    monkeypatch.setattr(judge, "SECONDS", 1)
+    start = time.monotonic()
+    hung = judge.judge([{"part": "p", "values": [], "source": "while True:\n    pass\n"}] * 2)
+    assert [r["error"][0] for r in hung] == [judge.NOT_JUDGED] * 2
+    assert time.monotonic() - start < 30
 
 
 def meta(grade_id, **flags):

@@ -62,7 +62,7 @@ from pathlib import Path
 
 from ..paths import find_kernel_file, kernel_dirs
 from .c_text import comments_blanked
-from .toolchain import toolchain_env
+from .toolchain import nm, toolchain_env
 
 CELL = "cell"  # the file name a cell's lines carry (`#line 1 "cell"`, hybridlab.c_cells)
 # How a checked unit is compiled for its lines: DWARF 4, since objdump -l (binutils 2.40) names
@@ -251,7 +251,7 @@ def _top_level(text: str) -> str:
 def defined_globals(obj: Path, file: str = CELL) -> dict[str, int]:
     """The global symbols an object defines -> the line of `file` where, 0 when unknown."""
     out = {}
-    for line in _run(["nm", "-l", "--defined-only", "-g", str(obj)]).splitlines():
+    for line in _run([*nm(), "-l", "--defined-only", "-g", str(obj)]).splitlines():
         parts = line.split(None, 2)
         if len(parts) == 3:
             name, _, where = parts[2].partition("\t")
@@ -294,7 +294,7 @@ def library_names() -> frozenset[str]:
     for lib in ("libc.so.6", "libm.so.6", "libgomp.so.1"):
         path = _run(["gcc", f"-print-file-name={lib}"]).strip()
         if Path(path).is_file():
-            names |= set(_run(["nm", "-D", "--defined-only", path]).split()[2::3])
+            names |= set(_run([*nm(), "-D", "--defined-only", path]).split()[2::3])
     names = {n.split("@")[0] for n in names}
     return frozenset(names)
 
@@ -304,13 +304,13 @@ def _libm_names() -> frozenset[str]:
     path = _run(["gcc", "-print-file-name=libm.so.6"]).strip()
     if not Path(path).is_file():
         return frozenset()
-    return frozenset(n.split("@")[0] for n in _run(["nm", "-D", "--defined-only", path]).split()[2::3])
+    return frozenset(n.split("@")[0] for n in _run([*nm(), "-D", "--defined-only", path]).split()[2::3])
 
 
 def _references(obj: Path, file: str) -> dict[str, int]:
     """Each undefined symbol of the object -> the first cell line that refers to it (0: none
     known, e.g. a reference from data)."""
-    names = {line.split()[-1] for line in _run(["nm", "-u", str(obj)]).splitlines() if line.strip()}
+    names = {line.split()[-1] for line in _run([*nm(), "-u", str(obj)]).splitlines() if line.strip()}
     lines: dict[str, int] = {}
     current = 0
     for line in _run(["objdump", "-d", "-l", "-r", "--no-show-raw-insn", str(obj)]).splitlines():
@@ -447,7 +447,7 @@ def check_code(obj: Path, file: str = CELL) -> list[Refusal]:
                                     "nothing of a cell runs before or after the kit calls it",
                                  file))  # fmt: skip
     found += _foreign_code(obj, file)
-    for line in _run(["nm", "-l", "--defined-only", str(obj)]).splitlines():
+    for line in _run([*nm(), "-l", "--defined-only", str(obj)]).splitlines():
         parts = line.split(None, 2)
         if len(parts) == 3 and parts[1] == "i":  # STT_GNU_IFUNC
             name, _, where = parts[2].partition("\t")
