@@ -186,6 +186,7 @@ int HL_ENTRY(MPI_Query_thread)(int *level); /* the level the program is shown (h
 #define MPI_Group_free HL_ENTRY(MPI_Group_free)
 #define MPI_Query_thread HL_ENTRY(MPI_Query_thread)
 #define MPI_Send_init HL_ENTRY(MPI_Send_init)
+#define MPI_Ssend_init HL_ENTRY(MPI_Ssend_init)
 #define MPI_Recv_init HL_ENTRY(MPI_Recv_init)
 #define MPI_Start HL_ENTRY(MPI_Start)
 #define MPI_Startall HL_ENTRY(MPI_Startall)

@@ -250,6 +250,11 @@ HL_TRACED(Group_free, (MPI_Group *g), (g))
 HL_TRACED_PSETUP(Send_init,
                  (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
                  (b, n, t, d, g, c, r), c, g, n, t, d, 0, *r, b)
+/* a persistent synchronous send: completes, once started, only when the receive has started
+ * (lab 01 (b) asks for synchronous sends: A7's right answer r2 was refused, 2026-12-07) */
+HL_TRACED_PSETUP(Ssend_init,
+                 (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),
+                 (b, n, t, d, g, c, r), c, g, n, t, d, 0, *r, b)
 HL_TRACED_PSETUP(Recv_init,
                  (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r),
                  (b, n, t, s, g, c, r), c, g, n, t, s, 0, *r, b)

@@ -469,6 +469,52 @@ def test_student_ring_records_each_threads_own_synchronous_sends_and_receives():
             assert table[(rank, thread, "MPI_Irecv")] == 2
 
 
+def test_a_clock_or_a_timed_wait_in_the_exchange_is_refused_at_the_build():
+    """A7's c4 kept 4/4 twice with no lock: each thread called MPI only in its own 500 us slot of
+    hl_now, so no two calls overlapped in the run the trace saw. The cell reads no clock and
+    times no wait (lab 12's list, hl_sample too); the one pause allowed is a constant
+    hl_sleep_us in the loop that tests the requests, as the solution's."""
+    from hybridlab.hybrid_models.exercise import build_student_ring
+
+    with pytest.raises(ValueError, match=r"no hl_now \(line \d+\)"):
+        build_student_ring(_gaming("attacker A7 (c4)"), name="test_ring_slots")
+    with pytest.raises(ValueError, match="no hl_sleep_us"):
+        build_student_ring(_gaming("attacker A7's c4 without a clock"), name="test_ring_sleeps")
+    sampled = RING_EXCHANGE.replace("int tag = omp_get_thread_num();",
+                                    "int tag = omp_get_thread_num();\n"
+                                    "    double spent[1];\n"
+                                    "    hl_sample(NULL, NULL, 1, 1, spent);")
+    with pytest.raises(ValueError, match="no hl_sample"):
+        build_student_ring(sampled, name="test_ring_sampled")
+    unpolled = RING_EXCHANGE.replace("MPI_Request requests[2];",
+                                     "MPI_Request requests[2];\n    hl_sleep_us(20);")
+    with pytest.raises(ValueError, match="no hl_sleep_us"):
+        build_student_ring(unpolled, name="test_ring_unpolled")
+    build_student_ring(RING_EXCHANGE, name="test_student_ring")  # the pause between tests
+
+
+@pytest.mark.parametrize("why", ["persistent requests per thread (MPI_Ssend_init",
+                                 "a persistent receive per thread (MPI_Recv_init)"])
+def test_a_persistent_request_is_a_message_at_every_start(why):
+    """A7's right answers r2 (MPI_Ssend_init and MPI_Recv_init, started by MPI_Startall) and r3
+    (MPI_Recv_init started by MPI_Start, beside MPI_Issend) lost 4/4: MPI_Ssend_init was not
+    traced, and a started persistent receive was not counted. Each start is a message of the
+    thread that started it, with its set-up's peer and bytes."""
+    from honest import source_of
+    from hybridlab.hybrid_models.exercise import RECEIVES, SYNCHRONOUS_SENDS, check_ring, messages
+
+    res = _ring_run(source_of("01_programming_models", why), "test_ring_persistent")
+    check_ring(res)
+    moved = messages(res)
+    for rank in range(2):
+        for thread in range(2):
+            own = moved[(moved["rank"] == rank) & (moved["thread"] == thread)]
+            sends = own[own["call"].isin(SYNCHRONOUS_SENDS)]
+            receives = own[own["call"].isin((*RECEIVES, "MPI_Recv_init"))]
+            assert len(sends) == 3 and len(receives) == 3, own
+            assert set(sends["peer"]) == {1 - rank} and sends["bytes"].sum() == 3 * 1024 * 4
+
+
 # ------------------------------------------------------- the lab's runs, tables and pictures
 
 CONFIGS = {"no barriers": (0, 0), "both barriers": (1, 1)}

@@ -1084,3 +1084,123 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
 }
 """, ['hidden_exchange_block'], "attacker A4 (A5): MPI_ANY_TAG receives, each request handed to the thread whose block landed in it, which completes it with MPI_Wait",
     reason="held thread"))
+
+# fresh attacker A7 (2026-12-07): lab 01 (b) with no lock, each thread calling MPI only in its own
+# time slot (4/4 twice); the cell reads no clock and times no wait (hybrid_models.timing_faults)
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block calls MPI from every thread, one at a time");
+}
+
+/* cheat (timing game): no mutual exclusion; each thread calls MPI only inside its own time
+ * slot of the clock (slots of 500 us, thread t owns slot t mod T), so calls never overlap in
+ * practice though nothing serialises them */
+static void my_slot(int t, int T) {
+    for (;;) {
+        long us = (long)(hl_now() * 1e6);
+        long phase = us % (500L * T);
+        if (phase >= 500L * t + 50 && phase < 500L * t + 350) return;
+        hl_sleep_us(20);
+    }
+}
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    MPI_Request r[2];
+    int done = 0;
+    my_slot(t, T);
+    MPI_Irecv(recv, n, MPI_INT, left, t, comm, &r[0]);
+    MPI_Issend(send, n, MPI_INT, right, t, comm, &r[1]);
+    while (!done) {
+        my_slot(t, T);
+        MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
+        if (!done) hl_sleep_us(100);
+    }
+}
+""", ['hidden_exchange_block'], "attacker A7 (c4): no lock, each thread calls MPI only in its own 500 us slot of hl_now",
+    reason="no hl_now"))
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block calls MPI from every thread, one at a time");
+}
+
+/* the clock-slot game without a clock: thread t sleeps t x 3 ms before it calls MPI at all and
+ * completes its exchange before the next thread wakes; nothing serialises the calls */
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    MPI_Request r[2];
+    int done = 0;
+    (void)T;
+    hl_sleep_us(3000 * t);
+    MPI_Irecv(recv, n, MPI_INT, left, t, comm, &r[0]);
+    MPI_Issend(send, n, MPI_INT, right, t, comm, &r[1]);
+    while (!done) {
+        MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
+        if (!done) hl_sleep_us(100);
+    }
+}
+""", ['hidden_exchange_block'], "attacker A7's c4 without a clock: thread t sleeps t x 3 ms before its calls, no lock",
+    reason="no hl_sleep_us"))
+# its lost attempts, kept lost now that a persistent synchronous send and a started persistent
+# receive count: a standard send made persistent is a standard send
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block calls MPI from every thread, one at a time");
+}
+
+/* cheat: standard-mode send dressed as a persistent request (MPI_Send_init + MPI_Start) */
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num();
+    MPI_Request r[2];
+    int done = 0;
+#pragma omp critical(mpi)
+    {
+        MPI_Irecv(recv, n, MPI_INT, left, t, comm, &r[0]);
+        MPI_Send_init(send, n, MPI_INT, right, t, comm, &r[1]);
+        MPI_Start(&r[1]);
+    }
+    while (!done) {
+#pragma omp critical(mpi)
+        MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
+        if (!done) hl_sleep_us(20);
+    }
+#pragma omp critical(mpi)
+    MPI_Request_free(&r[1]);
+}
+""", ['hidden_exchange_block'], "attacker A7 (c1): a standard-mode send dressed as a persistent request (MPI_Send_init + MPI_Start)",
+    reason="use synchronous sends"))
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block calls MPI from every thread, one at a time");
+}
+
+/* cheat: the block travels by a standard-mode send made persistent (MPI_Send_init +
+ * MPI_Start, which only buffering completes early); a synchronous send of no data (a token,
+ * MPI_Issend of 0 ints on its own tag) stands in for the synchronous send the part asks for */
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num();
+    MPI_Request r[4];
+    int done = 0, token = 0;
+#pragma omp critical(mpi)
+    {
+        MPI_Irecv(recv, n, MPI_INT, left, t, comm, &r[0]);
+        MPI_Irecv(&token, 0, MPI_INT, left, 1000 + t, comm, &r[1]);
+        MPI_Send_init(send, n, MPI_INT, right, t, comm, &r[2]);
+        MPI_Start(&r[2]);
+        MPI_Issend(&token, 0, MPI_INT, right, 1000 + t, comm, &r[3]);
+    }
+    while (!done) {
+#pragma omp critical(mpi)
+        MPI_Testall(4, r, &done, MPI_STATUSES_IGNORE);
+        if (!done) hl_sleep_us(20);
+    }
+#pragma omp critical(mpi)
+    MPI_Request_free(&r[2]);
+}
+""", ['hidden_exchange_block'], "attacker A7 (c5): the block by MPI_Send_init + MPI_Start, an empty MPI_Issend token for the synchronous send",
+    reason="use synchronous sends"))

@@ -449,3 +449,78 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
     }
 }
 """, why="each thread's own message found by MPI_Improbe (its thread number as the tag) and received by MPI_Mrecv"))
+
+# fresh attacker A7's right answers (2026-12-07, 0/4 twice each): a persistent synchronous send
+# was not traced, and receives started by MPI_Start were not counted
+HONEST.append(right("exchange_block", r"""
+%%c EXCHANGE_C thread_ring
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block calls MPI from every thread, one at a time");
+}
+
+/* right answer, unlike the obvious: persistent requests, made once per thread (a synchronous
+ * send MPI_Ssend_init and a receive MPI_Recv_init, the thread number as the tag) and started
+ * in every exchange; completed by MPI_Testall with a pause between tests */
+#define MAX_THREADS 256
+static MPI_Request persistent[MAX_THREADS][2];
+static const int *made_for[MAX_THREADS];
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num();
+    MPI_Request *r = persistent[t];
+    int done = 0;
+#pragma omp critical(mpi)
+    {
+        if (made_for[t] != send) {
+            if (made_for[t]) {
+                MPI_Request_free(&r[0]);
+                MPI_Request_free(&r[1]);
+            }
+            MPI_Recv_init(recv, n, MPI_INT, left, t, comm, &r[0]);
+            MPI_Ssend_init(send, n, MPI_INT, right, t, comm, &r[1]);
+            made_for[t] = send;
+        }
+        MPI_Startall(2, r);
+    }
+    while (!done) {
+#pragma omp critical(mpi)
+        MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
+        if (!done) hl_sleep_us(20);
+    }
+}
+""", why="persistent requests per thread (MPI_Ssend_init, MPI_Recv_init) started by MPI_Startall in every exchange"))
+HONEST.append(right("exchange_block", r"""
+%%c EXCHANGE_C thread_ring
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block calls MPI from every thread, one at a time");
+}
+
+/* right answer, unlike the obvious: each thread's receive is a persistent request (MPI_Recv_init
+ * once, the thread number as the tag) started in every exchange, beside a synchronous MPI_Issend;
+ * both completed by MPI_Testall with a pause between tests */
+#define MAX_THREADS 256
+static MPI_Request receive[MAX_THREADS];
+static int *made_for[MAX_THREADS];
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num();
+    MPI_Request r[2];
+    int done = 0;
+#pragma omp critical(mpi)
+    {
+        if (made_for[t] != recv) {
+            if (made_for[t]) MPI_Request_free(&receive[t]);
+            MPI_Recv_init(recv, n, MPI_INT, left, t, comm, &receive[t]);
+            made_for[t] = recv;
+        }
+        MPI_Start(&receive[t]);
+        MPI_Issend(send, n, MPI_INT, right, t, comm, &r[1]);
+    }
+    r[0] = receive[t];
+    while (!done) {
+#pragma omp critical(mpi)
+        MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
+        if (!done) hl_sleep_us(20);
+    }
+}
+""", why="a persistent receive per thread (MPI_Recv_init) started by MPI_Start in every exchange, beside MPI_Issend"))

@@ -21,16 +21,20 @@ by the tracer as they complete, must have held only that thread's blocks (held_b
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ..kernels.build import Kernel
+from ..kernels.c_cells import unanswered
+from ..kernels.c_text import loops
 from ..machine.thread_levels import THREAD_LEVELS
 from ..runs.launch import run_program
 from ..runs.records import SENDRECVS, Results
-from ..runs.student_c import build_student
+from ..runs.student_c import build_student, preprocessed_lines, request_ids
+from ..thread_comm.exercise import _DELAYS, _line_of, _used
 
 if TYPE_CHECKING:
     from ..engines.cluster import Cluster
@@ -39,7 +43,10 @@ STUDENT_FUNCTIONS = ("check_thread_level", "exchange_block")  # kernels_c/thread
 # Sends whose completion says the receive was posted: a standard send may return early because
 # the library buffered it, which hides an ordering that deadlocks elsewhere.
 STANDARD_SENDS = ("MPI_Send", "MPI_Isend", *SENDRECVS, "MPI_Bsend", "MPI_Ibsend", "MPI_Rsend",
-                  "MPI_Irsend")
+                  "MPI_Irsend", "MPI_Send_init")
+# the synchronous sends (a persistent one, MPI_Ssend_init, sends at every start: A7's right
+# answer r2 was refused at the build, the tracer had no entry for it, 2026-12-07)
+SYNCHRONOUS_SENDS = ("MPI_Ssend", "MPI_Issend", "MPI_Ssend_init")
 
 
 def ring_value(rank: int, thread: int, k: int, i: int) -> int:
@@ -64,8 +71,50 @@ def ring_reference(ranks: int, threads: int, iterations: int, count: int) -> pd.
 
 def build_student_ring(code: str, name: str = "student_ring") -> Kernel:
     """The student's exchange (a C cell) as its own translation unit, linked with thread_ring.c
-    and every MPI call traced (hybridlab.runs.student_c)."""
+    and every MPI call traced (hybridlab.runs.student_c); ValueError naming a clock read or a
+    timed wait of the cell (timing_faults)."""
+    if not unanswered(code):
+        pairs = preprocessed_lines("thread_ring", "HL_STUDENT_EXCHANGE", code)
+        faults = timing_faults("\n".join(text for _, text in pairs), [line for line, _ in pairs])
+        if faults:
+            raise ValueError("exchange_block: " + "; ".join(faults))
     return build_student(name, "thread_ring", "HL_STUDENT_EXCHANGE", code, STUDENT_FUNCTIONS)
+
+
+# (b): one thread of a rank inside MPI at a time by mutual exclusion (a critical section, a lock,
+# turns between barriers), not by when each thread calls: a fresh attacker's A7 c4 had no lock,
+# each thread calling MPI only in its own 500 us slot of hl_now, and kept 4/4 twice, 2026-12-07
+# (the run's overlaps in time are all the trace sees, and a slot schedule is a race a loaded
+# machine only hides). Lab 12's list of clocks, sleeps and delays (thread_comm.exercise) and
+# hybridlab.h's samplers and timers, which time what they are handed (A7 timed lab 12's turns with
+# hl_sample of an empty function); the one pause allowed is a constant hl_sleep_us in a loop that
+# tests or probes the thread's requests.
+_KIT_TIMERS = re.compile(r"\b(?:hl_sample|hl_calibrate|hl_measure\w*|hl_timers\w*|hl_timeline\w*"
+                         r"|hl_emit_timeline\w*)\b")
+_PAUSE = re.compile(r"hl_sleep_us\s*\(\s*\d+[uUlL]*\s*\)")
+_POLLS = re.compile(r"\b(?:hl_traced_)?MPI_(?:Test(?:all|any|some)?|Iprobe|Improbe)\s*\(")
+
+
+def timing_faults(text: str, cell_lines: list[int] | None = None) -> list[str]:
+    """A clock read, sleep, delay or timer (lab 12's list, _KIT_TIMERS) in the preprocessed
+    cell, named with its line; hl_sleep_us(N), N a constant, in the innermost loop whose body
+    tests or probes requests (the pause between tests) is allowed."""
+    allowed = text
+    for pause in _PAUSE.finditer(text):
+        around = [loop for loop in loops(text) if loop[1] <= pause.start() < loop[2]]
+        if around:
+            _, body, end = max(around, key=lambda loop: loop[1])
+            if _POLLS.search(text, body, end):
+                allowed = allowed[:pause.start()] + " " * len(pause.group(0)) + allowed[pause.end():]
+    used = [m for m in (_used(_DELAYS, allowed), _used(_KIT_TIMERS, allowed)) if m]
+    found = min(used, key=lambda m: m.start(), default=None)
+    if found is None:
+        return []
+    return [f"no {found.group(0).strip(' (')} (line {_line_of(text, found.start(), cell_lines)}): "
+            "one thread at a time calls MPI because a critical section, a lock or a barrier "
+            "keeps the others out, not because of when each thread calls; the cell reads no "
+            "clock and times no wait (the one pause allowed: hl_sleep_us(N), N a constant, in "
+            "the loop that tests your requests)"]
 
 
 def sent_reference(records: pd.DataFrame, ranks: int, threads: int) -> pd.DataFrame:
@@ -226,6 +275,33 @@ def held_blocks(results: Results) -> list[str]:
                          f"sent {want.expected:.0f}: every block must arrive by the thread's own "
                          "receive")
     return found
+
+
+def messages(results: Results) -> pd.DataFrame:
+    """The student's synchronous sends and receives (SYNCHRONOUS_SENDS, RECEIVES), one row per
+    message a thread sent or posted: rank, thread, call, peer, bytes. A persistent request's
+    set-up (MPI_Ssend_init, MPI_Recv_init) is no message; each MPI_Start or MPI_Startall of it
+    is one, under the thread that started it, with the set-up's call, peer and bytes (by handle,
+    the rank's latest set-up of it before the start: a freed handle is given out again). (A7's
+    right answer r3 started its MPI_Recv_init in every exchange and lost 4/4 as "0 receives",
+    2026-12-07.)"""
+    calls = results.mpi_calls
+    columns = ["rank", "thread", "call", "peer", "bytes"]
+    if not len(calls):
+        return pd.DataFrame(columns=columns)
+    calls = calls[calls["student"] == 1].sort_values("start", kind="stable")
+    moving = (*SYNCHRONOUS_SENDS, *RECEIVES, "MPI_Recv_init")
+    rows = []
+    for rank, mine in calls.groupby("rank", sort=True):
+        setups = {}  # handle -> the set-up's (call, peer, bytes)
+        for c in mine.itertuples():
+            if c.call in ("MPI_Ssend_init", "MPI_Recv_init"):
+                setups[c.request] = (c.call, c.peer, c.bytes)
+            elif c.call in ("MPI_Start", "MPI_Startall"):
+                rows += [(rank, int(c.thread), *setups[h]) for h in request_ids(c) if h in setups]
+            elif c.call in moving:
+                rows.append((rank, int(c.thread), c.call, c.peer, c.bytes))
+    return pd.DataFrame(rows, columns=columns)
 
 
 def standard_sends(calls: pd.DataFrame) -> list[str]:

@@ -293,7 +293,7 @@ def request_ids(call) -> list[int]:
 # make persistent requests too, started, completed and freed alike)
 NONBLOCKING = ("MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv",
                "MPI_Isendrecv", "MPI_Isendrecv_replace")  # fmt: skip
-SETUPS = ("MPI_Send_init", "MPI_Recv_init", "MPI_Psend_init", "MPI_Precv_init")
+SETUPS = ("MPI_Send_init", "MPI_Ssend_init", "MPI_Recv_init", "MPI_Psend_init", "MPI_Precv_init")
 
 
 def _handle(value) -> int:
