@@ -1047,6 +1047,28 @@ def test_the_copy_and_mark_window_follows_the_order_of_execution_not_the_text():
     assert any("pragma omp barrier" in f for f in pready_construct_faults(helper))
 
 
+def test_a_barrier_function_handed_on_by_address_is_called_and_kit_functions_are_refused():
+    """Lab 12 (d) (a fresh attacker's A7 c1 and c2, 4/4 twice each, 2026-12-07): a function
+    holding a team barrier reached only through a pointer (hl_sample's, or a caller of the
+    cell's own) makes turns in a loop, though nothing calls it by name; and no kit function
+    (hl_sample, which also timed c2's turns) is named at all, at its line. A cell's own
+    variable named hl_... is not the kit's."""
+    from hybridlab.thread_comm.exercise import kit_function_faults, pready_construct_faults
+
+    cell = ("static void team_wait(void) {\n#pragma omp barrier\n}\n"
+            "static void run(void (*f)(void)) { f(); }\n"
+            "void pready_iteration(int parts, MPI_Request req[]) {\n#pragma omp parallel\n{\n"
+            " int t = omp_get_thread_num();\n copy_partition(t);\n hl_traced_MPI_Pready(t, req[0]);\n"
+            " for (int turn = 0; turn < parts; turn++) {\n"
+            "  if (turn == t) hl_traced_MPI_Pready(t, req[1]);\n  run(team_wait);\n }\n}\n}\n")
+    assert any(f.startswith("no barrier in a loop (line 13)") for f in pready_construct_faults(cell))
+    once = cell.replace("  run(team_wait);\n }\n", " }\n run(team_wait);\n")
+    assert pready_construct_faults(once) == []  # one barrier after the marks
+    sampled = cell.replace("run(team_wait);", "hl_sample((hl_work_fn)team_wait, 0, 1, 1, x);")
+    assert kit_function_faults(sampled)[0].startswith("no hl_sample (line 13): ")
+    assert kit_function_faults(cell.replace("parts", "hl_parts")) == []
+
+
 def test_a_call_in_a_nested_team_before_the_marks_counts():
     """Lab 12 (d) (a fresh attacker's Q12d_turns, 2026-12-05): an MPI_Comm_rank in a nested
     region of one thread, between the copy and the marks, is a call before the marks."""

@@ -35,6 +35,7 @@ variant.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import shutil
@@ -56,8 +57,17 @@ from ..halo.serial import check_grid, jacobi2d
 from ..kernels import archer
 from ..kernels.build import Kernel, build, has_partitioned
 from ..kernels.c_cells import unanswered
-from ..kernels.c_text import closing, functions, inside_loop, loops, pragma_spans, statement_end
+from ..kernels.c_text import (
+    closing,
+    comments_blanked,
+    functions,
+    inside_loop,
+    loops,
+    pragma_spans,
+    statement_end,
+)
 from ..kernels.unit_checks import MPI_QUERIES
+from ..paths import find_kernel_file
 from ..runs import compliance
 from ..runs.launch import run_program
 from ..runs.records import COMM_MAKERS, SENDRECVS, Results, as_frame
@@ -1465,6 +1475,45 @@ _TURN_WAIT = re.compile(r"#\s*pragma\s+omp\s+(?:barrier|taskwait|single|masked|m
                         + _WORKSHARE_WAIT)
 
 
+# (d): the kit's own functions (hybridlab.h's clocks, samplers, sleeps and delays), none of which
+# copies or marks a partition: hl_sample handed a function of the cell ran a team barrier no call
+# in the text named (turns) or timed each thread's turn by a clock the text never named (a fresh
+# attacker's A7 c1 and c2, 4/4 twice each, 2026-12-07)
+_KIT_HEADERS = ("hl_student.h", "thread_halo_student.h")
+
+
+@functools.lru_cache(maxsize=1)
+def kit_names() -> frozenset[str]:
+    """The hl_ names the kit's headers of a thread_halo cell define or declare (_KIT_HEADERS,
+    hybridlab.h and the headers they include, comments left out), less the tracer's redirects
+    (hl_traced_MPI_*), which every MPI call of the cell becomes. (The tracer's own entry points,
+    hl_mpi_trace.h's, are refused in the object: kernels.unit_checks.)"""
+    names, todo, seen = set(), list(_KIT_HEADERS), set()
+    while todo:
+        header = todo.pop()
+        path = find_kernel_file(header)
+        if header in seen or path is None:
+            continue
+        seen.add(header)
+        text = comments_blanked(path.read_text())
+        names |= set(re.findall(r"\bhl_\w+", text))
+        todo += re.findall(r'#\s*include\s+"([^"]+)"', text)
+    return frozenset(n for n in names if not n.startswith("hl_traced_"))
+
+
+def kit_function_faults(text: str, cell_lines: list[int] | None = None) -> list[str]:
+    """A name of the kit's own (kit_names) in the cell's preprocessed text: a pready cell calls
+    copy_partition and MPI, nothing of hybridlab.h's, nor takes the address of it."""
+    used = next((m for m in re.finditer(r"\bhl_\w+", text) if m.group(0) in kit_names()), None)
+    if used is None:
+        return []
+    return [f"no {used.group(0)} (line {_line_of(text, used.start(), cell_lines)}): the cell "
+            "calls none of the kit's own functions (hybridlab.h's clocks, samplers, sleeps and "
+            "delays): each thread copies its partition with copy_partition and marks it ready "
+            "with MPI_Pready at once, and a kit function handed a function of the cell would run "
+            "it where the checks of the cell's text do not follow"]
+
+
 def pready_construct_faults(text: str, cell_lines: list[int] | None = None) -> list[str]:
     """What keeps preprocessed C from having each thread mark its partition ready as soon as it
     copied it, in the one parallel region: a second region; one of _PREADY_HELD between its
@@ -1541,12 +1590,15 @@ _BARRIER = re.compile(r"#\s*pragma\s+omp\s+barrier\b|\bpthread_barrier_wait\s*\(
 def _barrier_functions(text: str) -> tuple[set[str], set[str]]:
     """The functions the cell defines that make their thread wait at a team barrier (a barrier
     in their body, or a call to such a function), and those of them that reach themselves again
-    (recursion: a loop of barriers without a loop statement)."""
+    (recursion: a loop of barriers without a loop statement). A function whose name a body
+    names at all is called by it: its address handed on is a call the text does not show (a
+    fresh attacker's A7 c1: turns held by a barrier in a function reached only through
+    hl_sample's pointer, 4/4 twice, 2026-12-07)."""
     bodies = {}
     for name, start, end in functions(text):
         brace = text.find("{", start, end)
         bodies[name] = text[brace if brace >= 0 else start:end]
-    calls = {name: {other for other in bodies if re.search(rf"\b{re.escape(other)}\s*\(", body)}
+    calls = {name: {other for other in bodies if re.search(rf"\b{re.escape(other)}\b", body)}
              for name, body in bodies.items()}  # fmt: skip
     waiting = {name for name, body in bodies.items() if _BARRIER.search(body)}
     grown = True
@@ -1570,12 +1622,13 @@ def _barrier_functions(text: str) -> tuple[set[str], set[str]]:
 
 def _barrier_sites(text: str, waiting: set[str], start: int = 0, end: int | None = None) -> list[int]:
     """Where, in text[start:end], a thread waits at a team barrier: a barrier, or a call of a
-    function of `waiting` (not its definition)."""
+    function of `waiting` (not its definition), or its name handed on (its address: whatever
+    is handed it may call it there, _barrier_functions)."""
     end = len(text) if end is None else end
     sites = [m.start() for m in _BARRIER.finditer(text, start, end)]
     heads = [(s, text.find("{", s, e)) for _, s, e in functions(text)]
     for name in waiting:
-        for m in re.finditer(rf"\b{re.escape(name)}\s*\(", text[start:end]):
+        for m in re.finditer(rf"\b{re.escape(name)}\b", text[start:end]):
             at = start + m.start()
             if not any(s <= at < brace for s, brace in heads):  # a call, not the definition
                 sites.append(at)
@@ -1635,12 +1688,12 @@ def _barrier_turn_faults(text: str, first: int, marks: list[int],
 def build_student_pready(code: str, name: str = "student_pready") -> Kernel:
     """Compile the student's partitioned_init and pready_iteration with thread_halo
     (variant=pready), traced; BuildError names the cell's lines, ValueError what keeps a thread
-    from marking its partition at once (pready_construct_faults)."""
+    from marking its partition at once (kit_function_faults, pready_construct_faults)."""
     if not unanswered(code):
         text, cell_lines = _preprocessed("HL_STUDENT_PREADY", code)
         faults = offload_faults(text, "each thread of pready_iteration's parallel region copies "
                                       "its partition and marks it ready", cell_lines)
-        faults += pready_construct_faults(text, cell_lines)
+        faults += kit_function_faults(text, cell_lines) + pready_construct_faults(text, cell_lines)
         bare = re.sub(r"/\*.*?\*/|//[^\n]*", " ", code, flags=re.S)
         which = _COMPILER.search(bare)
         if which:
