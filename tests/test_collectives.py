@@ -720,6 +720,65 @@ def test_bytes_set_by_memset_are_counted_and_a_clearing_memset_is_not():
     assert_threads_share_copies(shares["zero"], 4, 2, 32, 2)
 
 
+def test_copies_by_the_openmp_runtime_are_refused_and_its_queries_are_not():
+    """Lab 07 (d) (a fresh attacker's K5, 4/4 kept twice, 2026-12-07): omp_realloc moved the
+    node's gathered data, a copy out of the write count, while CALLS_COUNTED let every omp_
+    routine but omp_target_ pass. The runtime's copies are refused at their line; its queries
+    and allocation are not."""
+    ir = ("  %1 = call ptr @omp_realloc(ptr %g, i64 %n, i64 1, i64 1), !dbg !12\n"
+          "  %2 = call i64 @omp_capture_affinity(ptr %b, i64 9, ptr %f), !dbg !13\n"
+          "  %3 = call i32 @omp_get_thread_num(), !dbg !13\n"
+          "  %4 = call ptr @omp_alloc(i64 %n, i64 1), !dbg !13\n"
+          "declare ptr @omp_realloc(ptr, i64, i64, i64)\n"
+          "declare i64 @omp_capture_affinity(ptr, i64, ptr)\n"
+          "declare i32 @omp_get_thread_num()\n"
+          "declare ptr @omp_alloc(i64, i64)\n"
+          "!12 = !DILocation(line: 7, column: 3, scope: !4)\n"
+          "!13 = !DILocation(line: 9, column: 3, scope: !4)\n")  # fmt: skip
+    found = call_refusals(ir)
+    assert [f.split(",")[0] for f in found] == ["cell line 7: calls omp_realloc",
+                                                "cell line 9: calls omp_capture_affinity"]
+
+
+@needs_archer
+def test_a9_k5_omp_realloc_is_refused_at_build_at_its_line():
+    code = _cell(_gaming.A9_K5_OMP_REALLOC)
+    line = next(n for n, text in enumerate(code.splitlines(), 1) if "omp_realloc" in text)
+    with pytest.raises(ValueError, match=rf"cell line {line}: omp_realloc writes memory out of the "
+                                         "count"):
+        build_student_alltoall(code, name="student_alltoall_k5", count_writes=True)
+
+
+def test_one_gather_of_the_whole_buffer_and_one_scatter_per_call():
+    """Lab 07 (d) (a fresh attacker's K4, 4/4 kept twice, 2026-12-07): N gathers deliver the
+    node's runs already sorted by destination node and P scatters take the received blocks
+    apart: no packing or unpacking. assert_one_gather_and_scatter refuses more than one gather
+    or scatter per call on a rank, and a gather that does not send the rank's whole buffer."""
+    from hybridlab.collectives.exercise import assert_one_gather_and_scatter
+
+    ranks, count, whole = 4, 3, 4 * 3 * 8
+    right = [[r, c, whole if c == "MPI_Gather" else (whole if r % 2 == 0 else 0)]
+             for _ in range(2) for r in range(ranks) for c in ("MPI_Gather", "MPI_Scatter")]
+    assert_one_gather_and_scatter(right, ranks, count, 2)
+    with pytest.raises(AssertionError, match="rank 1's MPI_Gather sent 48 bytes, not its whole "
+                                             "send buffer"):
+        assert_one_gather_and_scatter([[1, "MPI_Gather", whole // 2]] * 4, ranks, count, 2)
+    with pytest.raises(AssertionError, match="rank 0 made 4 scatters per call"):
+        assert_one_gather_and_scatter([[0, "MPI_Scatterv", 24]] * 8, ranks, count, 2)
+
+
+def test_a9_k4_many_gathers_fails_and_alt2_datatypes_pass():
+    """K4 end to end (made-up nodes of 2 and 3 ranks) fails; A9's alt2 (derived datatypes in the
+    one gather and the one scatter) passes."""
+    def run(source):
+        kernel = build_student_alltoall(_cell(source), name="student_alltoall_k4")
+        check_student_alltoall(kernel, shapes=((4, 1, 2), (6, 1, 3)), reps=2, compare=False)
+
+    with pytest.raises(AssertionError, match="MPI_Gather sent .* not its whole send buffer"):
+        run(_gaming.A9_K4_GATHERS)
+    run(next(w.answers[0][1] for w in _honest.HONEST if w.why.startswith("fresh attacker A9 (alt2)")))
+
+
 @needs_archer
 def test_a_copy_by_the_c_library_is_refused_and_memcpy_is_not():
     copy = _cell(_honest.HONEST_CLAMP).replace(

@@ -869,6 +869,55 @@ def test_steps_computed_before_the_posting_are_refused_over_the_parts_runs():
     judge_team([{"threads": 2, OTHERS: 0.5, LEAST: 0.5}])  # rows without the counts
 
 
+def test_a_master_that_leaves_every_step_to_the_others_is_refused():
+    """Lab 03 (d) (a fresh attacker's K1, 4/4 twice, 2026-12-07): with a team the master posts
+    and blocks in MPI_Waitall at once, computing no step, while the other threads compute them
+    all (a communication thread). judge_master_share reads a run made with the other threads
+    slowed: per rank and sample, the master's own steps; fewer than steps / (4T) in most samples
+    is a refusal (none, or a token step). A static share, half of one, or one short sample in
+    three, is none."""
+    from hybridlab.p2p.exercise import judge_master_share
+
+    comm = {"post": 0.0, "done": 0.04, "work": [(1, 1e-5, 0.038, 40)]}
+    token = {"post": 0.0, "done": 0.04, "work": [(0, 1e-5, 2e-5, 1), (1, 1e-5, 0.038, 39)]}
+    static = {"post": 0.0, "done": 0.02, "work": [(0, 1e-5, 1e-4, 20), (1, 1e-5, 0.02, 20)]}
+    half = {"post": 0.0, "done": 0.03, "work": [(0, 1e-5, 1e-4, 5), (1, 1e-5, 0.03, 35)]}
+    with pytest.raises(AssertionError, match=r"2 ranks x 2 threads, 40 steps, the other threads "
+                                             r"slowed by 1000 us a step: the master computed "
+                                             r"fewer than steps / \(4T\) of the steps in 3 of "
+                                             r"the 3 samples .*rank 0 sample 0: 0 of 40"):
+        judge_master_share(_exchange_trace([comm] * 3), 2, 40)
+    with pytest.raises(AssertionError, match="in 2 of the 3 samples"):
+        judge_master_share(_exchange_trace([token, static, token]), 2, 40)
+    judge_master_share(_exchange_trace([static, half, comm]), 2, 40)  # once in three
+    judge_master_share(_exchange_trace([half] * 3), 2, 40)  # steps / (2T): 5 of 40 at T = 2
+
+
+def test_a9_k1_communication_thread_is_refused_on_the_slowed_run():
+    """K1 end to end (the hidden test's slowed run, 2 threads, 1 MB): the master computes no
+    step; a dynamic schedule behind a barrier (an honest answer) takes most of them."""
+    from gaming import source_of
+    from honest import HERE as HONEST
+    from hybridlab.p2p.exercise import (
+        OTHERS_US,
+        build_student_overlap,
+        judge_master_share,
+        student_overlap_runs,
+    )
+    from wrong_answers import first_source, load
+
+    def slowed(code, name):
+        kernel = build_student_overlap(code, name)
+        return student_overlap_runs(kernel, (2,), bytes=2**20, steps=37, flops=500, poll=3,
+                                    samples=2, timeout=60, others_us=OTHERS_US)[0]  # fmt: skip
+
+    with pytest.raises(AssertionError, match="the master computed fewer than steps / \\(4T\\)"):
+        judge_master_share(slowed(source_of("03_point_to_point", "fresh attacker (A9 K1"),
+                                  "p2p_a9k1"), 2, 37)  # fmt: skip
+    dynamic = first_source(load("03_point_to_point", HONEST, "HONEST"), "fresh attacker (h03b)")
+    judge_master_share(slowed(dynamic, "p2p_h03b"), 2, 37)
+
+
 def test_g03_tail_and_the_team_computing_before_the_posting_are_refused():
     """G03_tail and its variants end to end (2 and 3 threads, the hidden test's 1 MB message):
     the master's steps before its posting, or the other threads' while the master spins, then a

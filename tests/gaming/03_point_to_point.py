@@ -991,3 +991,169 @@ GAMING += [
             "fresh attacker (G03_sendfree): the MPI_Isend's request freed in flight, only the "
             "receive polled and waited", reason="MPI_Request_free of a request MPI_Isend posted"),
 ]
+
+# communication threads (refused 2026-12-07; all but K1 were right answers before): with a team
+# the master posts and waits (MPI_Waitall, or MPI_Testall in a loop) while the other threads
+# compute every step; the text asks the master to share the steps and poll inside its share. On a
+# loaded grader a dynamic schedule's master is left no step just as often, so the part judges a run
+# of its own: the other threads slowed (p2p.exercise.judge_master_share, OTHERS_US)
+_A9_K1 = r"""%%c OVERLAP_C p2p_overlap
+/* determined: no polling at all; the master posts and blocks in MPI_Waitall while the other
+   threads take the steps (a communication thread); with one thread, the honest poll loop */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+    #pragma omp parallel
+    {
+        int nt = omp_get_num_threads(), id = omp_get_thread_num();
+        #pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 7, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 7, comm, &req[1]);
+        }
+        #pragma omp barrier
+        if (nt == 1) {
+            for (long i = 0; i < steps; i++) {
+                compute_step(i);
+                if (!done && (i + 1) % poll == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            }
+            if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        } else {
+            if (id == 0) {
+                MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+            }
+            long per = steps / (nt - 1) + 1;
+            long s = 0;
+            if (id > 0) {
+                long lo = (id - 1) * per, hi = lo + per < steps ? lo + per : steps;
+                for (long i = lo; i < hi; i++) compute_step(i);
+            }
+            (void)s;
+        }
+    }
+}
+"""
+_R03E_COMM = r"""%%c OVERLAP_C p2p_overlap
+/* a dedicated communication thread: the master posts, everyone waits for the posting, then the
+ * master only waits in MPI (which moves the message) while the others share the steps */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request r[2];
+    #pragma omp parallel
+    {
+        int T = omp_get_num_threads(), t = omp_get_thread_num();
+        #pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 5, comm, &r[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 5, comm, &r[1]);
+        }
+        #pragma omp barrier
+        if (T == 1) {
+            int done = 0;
+            for (long i = 0; i < steps; i++) {
+                compute_step(i);
+                if (!done && (i + 1) % poll == 0) MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
+            }
+            if (!done) MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+        } else if (t == 0) {
+            MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+        } else {
+            long lo = steps * (t - 1) / (T - 1), hi = steps * t / (T - 1);
+            for (long i = lo; i < hi; i++) compute_step(i);
+        }
+    }
+}
+"""
+_T03R_COMM = r"""%%c OVERLAP_C p2p_overlap
+/* Right, unusual: with a team the master is a communication thread: it computes no step and
+ * tests the exchange (pausing 20 us between tests) until it completes, while the other threads
+ * share all the steps by hand (the module text allows "a master that computes nothing").
+ * Alone, the master computes every step and tests every `poll` of them. */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+#pragma omp parallel shared(req, done)
+    {
+        int me = omp_get_thread_num(), team = omp_get_num_threads();
+        if (me == 0) {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 13, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 13, comm, &req[1]);
+        }
+#pragma omp barrier
+        if (team == 1) {
+            for (long i = 0; i < steps; i++) {
+                compute_step(i);
+                if (!done && (i + 1) % poll == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            }
+            if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        } else if (me == 0) {
+            MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            while (!done) {
+                usleep(20);
+                MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            }
+        } else {
+            int workers = team - 1, k = me - 1;
+            long lo = steps * k / workers, hi = steps * (k + 1) / workers;
+            for (long i = lo; i < hi; i++) compute_step(i);
+        }
+    }
+}
+"""
+_B03_DED = r"""%%c OVERLAP_C p2p_overlap
+/* a dedicated communication thread: the master posts and waits at once, never polls;
+ * the other threads take all the steps (dynamic). With one thread, poll (else it cannot pass). */
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    long next = 0;
+#pragma omp parallel
+    {
+        int nt = omp_get_num_threads();
+#pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 5, comm, &req[0]);
+            MPI_Isend((void *)out, (int)count, MPI_DOUBLE, peer, 5, comm, &req[1]);
+        }
+#pragma omp barrier
+        if (nt == 1) {
+            int done = 0;
+            for (long i = 0; i < steps; i++) {
+                compute_step(i);
+                if (!done && (i + 1) % poll == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            }
+            if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        } else if (omp_get_thread_num() == 0) {
+            MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        } else {
+            for (;;) {
+                long i;
+#pragma omp atomic capture
+                i = next++;
+                if (i >= steps) break;
+                compute_step(i);
+            }
+        }
+    }
+}
+"""
+GAMING += [
+    attempt("method", "overlap_exchange", _A9_K1, EXCHANGE,
+            "fresh attacker (A9 K1, 4/4 twice, 2026-12-07): with 2+ threads the master posts and "
+            "blocks in MPI_Waitall computing no step, the others compute every step; alone, the "
+            "honest poll loop", reason="the master computed fewer than steps / (4T)"),
+    attempt("method", "overlap_exchange", _R03E_COMM, EXCHANGE,
+            "attackI r03e (an honest entry until 2026-12-07): a barrier after the posting, the "
+            "master only waits (MPI_Waitall), the others share the steps",
+            reason="the master computed fewer than steps / (4T)"),
+    attempt("method", "overlap_exchange", _B03_DED, EXCHANGE,
+            "B03_ded (an honest entry until 2026-12-07): the master waits in MPI_Waitall at "
+            "once while the others take every step from an atomic counter",
+            reason="the master computed fewer than steps / (4T)"),
+    attempt("method", "overlap_exchange", _T03R_COMM, EXCHANGE,
+            "T03r_comm (an honest entry until 2026-12-07): the master tests with usleep(20) "
+            "until done while the others share the steps by hand",
+            reason="the master computed fewer than steps / (4T)"),
+]

@@ -764,3 +764,50 @@ GAMING += [attempt("untraced", "alltoall_nodes", source, NODES, why, reason=reas
     (H07_MEMSET_THREAD0, 'the same bytes set by memset in a parallel region split by thread number, thread 0 taking every byte',
      'each thread of the team writes its even share | are no share of the copies'),
 )]  # fmt: skip
+# fresh attacker A9 (2026-12-07), 4/4 kept twice each: N gathers deliver the node's runs already
+# in destination-node order and P scatters take the leader's received blocks apart (no packing or
+# unpacking, no loop to share); the node's gathered data moved by omp_realloc (the OpenMP
+# runtime's copy, out of the write count) before a threaded pack
+A9_K4_GATHERS = r"""%%c ALLTOALL_C alltoall_nodes
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;
+    size_t block = (size_t)P * count;
+    double *out = NULL, *in = NULL;
+    if (me == 0) {
+        out = malloc(L * block * sizeof *out);
+        in = malloc(L * block * sizeof *in);
+    }
+    for (int m = 0; m < N; m++)
+        MPI_Gather(send + (size_t)m * L * count, L * count, MPI_DOUBLE,
+                   me == 0 ? out + (size_t)m * L * L * count : NULL, L * count, MPI_DOUBLE, 0, node);
+    if (me == 0)
+        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
+    for (int x = 0; x < P; x++)
+        MPI_Scatter(me == 0 ? in + (size_t)x * L * count : NULL, count, MPI_DOUBLE,
+                    recv + (size_t)x * count, count, MPI_DOUBLE, 0, node);
+    free(out);
+    free(in);
+}
+"""
+A9_K5_OMP_REALLOC = (SOLUTION
+    .replace("gathered = malloc(L * block * sizeof *gathered);",
+             "gathered = omp_alloc(L * block * sizeof *gathered, omp_default_mem_alloc);", 1)
+    .replace("        /* 2. pack by destination node",
+             "        gathered = omp_realloc(gathered, 2 * L * block * sizeof *gathered,\n"
+             "                               omp_default_mem_alloc, omp_default_mem_alloc);\n"
+             "        /* 2. pack by destination node", 1)
+    .replace("    free(gathered);", "    if (gathered) omp_free(gathered, omp_default_mem_alloc);", 1))
+assert all(A9_K5_OMP_REALLOC.count(f"omp_{f}(") == 1 for f in ("alloc", "realloc", "free"))
+GAMING += [attempt("method", "alltoall_nodes", A9_K4_GATHERS, NODES,
+                   "fresh attacker (A9 K4): N MPI_Gather and P MPI_Scatter calls on the node per "
+                   "call deliver the data pre-sorted: no packing or unpacking",
+                   reason="rank 0's MPI_Gather sent | gathers per call | scatters per call"),
+           attempt("untraced", "alltoall_nodes", A9_K5_OMP_REALLOC, NODES,
+                   "fresh attacker (A9 K5): omp_realloc moves the node's gathered data, a serial "
+                   "copy by the OpenMP runtime out of the write count",
+                   reason="omp_realloc writes memory out of the count")]

@@ -1,8 +1,8 @@
 """Right answers to lab 03 written another way: lstsq and the centred normal equations for the
 line; polyfit's weights and a closed-form weighted fit for the knee (searched from the top);
 overlaps with MPI_Test on each request and chunks of two steps, or a team sharing the steps by
-hand (a dynamic schedule is not among them: the other threads took every step while the master
-posted, so it had no share to poll in, which the part refuses);
+hand, or a dynamic schedule behind a barrier (no communication thread: a master that only posts
+and waits while the others compute is not the exercise: tests/gaming/03_point_to_point.py);
 medians through the statistics module or the 50th percentile."""
 
 from honest import right
@@ -281,78 +281,6 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
          "inside the window"),
     right("overlap_exchange", r"""
 %%c OVERLAP_C p2p_overlap
-/* a dedicated communication thread: the master posts, everyone waits for the posting, then the
- * master only waits in MPI (which moves the message) while the others share the steps */
-void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
-                      long steps, long poll) {
-    MPI_Request r[2];
-    #pragma omp parallel
-    {
-        int T = omp_get_num_threads(), t = omp_get_thread_num();
-        #pragma omp masked
-        {
-            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 5, comm, &r[0]);
-            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 5, comm, &r[1]);
-        }
-        #pragma omp barrier
-        if (T == 1) {
-            int done = 0;
-            for (long i = 0; i < steps; i++) {
-                compute_step(i);
-                if (!done && (i + 1) % poll == 0) MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
-            }
-            if (!done) MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
-        } else if (t == 0) {
-            MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
-        } else {
-            long lo = steps * (t - 1) / (T - 1), hi = steps * t / (T - 1);
-            for (long i = lo; i < hi; i++) compute_step(i);
-        }
-    }
-}
-""", why="fresh attacker (attackI r03e): a communication thread: the master posts, a barrier, the "
-         "master only waits (MPI_Waitall), the others share the steps: computes no step, so "
-         "_check_stalls leaves it to the share rule"),
-    right("overlap_exchange", r"""
-%%c OVERLAP_C p2p_overlap
-/* Right, unusual: with a team the master is a communication thread: it computes no step and
- * tests the exchange (pausing 20 us between tests) until it completes, while the other threads
- * share all the steps by hand (the module text allows "a master that computes nothing").
- * Alone, the master computes every step and tests every `poll` of them. */
-void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
-                      long steps, long poll) {
-    MPI_Request req[2];
-    int done = 0;
-#pragma omp parallel shared(req, done)
-    {
-        int me = omp_get_thread_num(), team = omp_get_num_threads();
-        if (me == 0) {
-            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 13, comm, &req[0]);
-            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 13, comm, &req[1]);
-        }
-#pragma omp barrier
-        if (team == 1) {
-            for (long i = 0; i < steps; i++) {
-                compute_step(i);
-                if (!done && (i + 1) % poll == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
-            }
-            if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
-        } else if (me == 0) {
-            MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
-            while (!done) {
-                usleep(20);
-                MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
-            }
-        } else {
-            int workers = team - 1, k = me - 1;
-            long lo = steps * k / workers, hi = steps * (k + 1) / workers;
-            for (long i = lo; i < hi; i++) compute_step(i);
-        }
-    }
-}
-""", why="fresh attacker (T03r_comm): a communication thread that computes nothing with a team, MPI_Testall and usleep(20) until done, the workers' blocks split by hand; alone, it computes and polls"),
-    right("overlap_exchange", r"""
-%%c OVERLAP_C p2p_overlap
 /* Right answer, unusual: no worksharing construct, each thread computes its own block of the
  * steps by hand; the master tests each request with its own MPI_Test and completes what is
  * left with MPI_Wait, one request at a time. */
@@ -484,44 +412,4 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
 }
 """, why="fresh attacker (attacker V's R03_testany): the send posted first, a barrier, "
          "schedule(guided), the master polls with MPI_Testany, then MPI_Waitall"),
-    right("overlap_exchange", r"""
-%%c OVERLAP_C p2p_overlap
-/* a dedicated communication thread: the master posts and waits at once, never polls;
- * the other threads take all the steps (dynamic). With one thread, poll (else it cannot pass). */
-void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
-                      long steps, long poll) {
-    MPI_Request req[2];
-    long next = 0;
-#pragma omp parallel
-    {
-        int nt = omp_get_num_threads();
-#pragma omp masked
-        {
-            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 5, comm, &req[0]);
-            MPI_Isend((void *)out, (int)count, MPI_DOUBLE, peer, 5, comm, &req[1]);
-        }
-#pragma omp barrier
-        if (nt == 1) {
-            int done = 0;
-            for (long i = 0; i < steps; i++) {
-                compute_step(i);
-                if (!done && (i + 1) % poll == 0) MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
-            }
-            if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
-        } else if (omp_get_thread_num() == 0) {
-            MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
-        } else {
-            for (;;) {
-                long i;
-#pragma omp atomic capture
-                i = next++;
-                if (i >= steps) break;
-                compute_step(i);
-            }
-        }
-    }
-}
-""", why="fresh attacker X's B03_ded: a dedicated communication thread: the master posts, a "
-         "barrier, then with a team it waits in MPI_Waitall at once and computes nothing while "
-         "the others take every step from an atomic counter; alone, it computes and polls"),
 ]

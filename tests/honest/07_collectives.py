@@ -427,3 +427,46 @@ void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world,
     free(in);
 }
 """, why='the three steps with derived datatypes only (resized vectors), nothing copied by the cell'))
+
+# fresh attacker A9's alt2 (2026-12-07): derived datatypes inside the one gather (its receive type)
+# and the one scatter, kept when more gathers or scatters than one per call were refused
+HONEST.append(right('alltoall_nodes', r"""
+%%c ALLTOALL_C alltoall_nodes
+/* right answer another way: derived datatypes describe the packing and the unpacking */
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;
+    size_t block = (size_t)P * count;
+    double *out = NULL, *in = NULL;
+    MPI_Datatype runs = MPI_DATATYPE_NULL, picks = MPI_DATATYPE_NULL, vec;
+    if (me == 0) {
+        out = malloc(L * block * sizeof *out);
+        in = malloc(L * block * sizeof *in);
+        /* gather: node rank s's run for node m goes to out[(m L + s) L count] */
+        MPI_Type_vector(N, L * count, L * L * count, MPI_DOUBLE, &vec);
+        MPI_Type_create_resized(vec, 0, (MPI_Aint)L * count * sizeof(double), &runs);
+        MPI_Type_commit(&runs);
+        MPI_Type_free(&vec);
+        /* scatter: node rank t takes in[((m L + s) L + t) count] for every source m L + s */
+        MPI_Type_vector(P, count, L * count, MPI_DOUBLE, &vec);
+        MPI_Type_create_resized(vec, 0, (MPI_Aint)count * sizeof(double), &picks);
+        MPI_Type_commit(&picks);
+        MPI_Type_free(&vec);
+    }
+    MPI_Gather(send, (int)block, MPI_DOUBLE, out, 1, me == 0 ? runs : MPI_DOUBLE, 0, node);
+    if (me == 0)
+        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
+    MPI_Scatter(in, 1, me == 0 ? picks : MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        MPI_Type_free(&runs);
+        MPI_Type_free(&picks);
+    }
+    free(out);
+    free(in);
+}
+""", why="fresh attacker A9 (alt2): a resized vector as the gather's receive type packs by destination "
+         "node, another as the scatter's send type unpacks: one gather and one scatter per call"))

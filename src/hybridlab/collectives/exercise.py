@@ -261,15 +261,18 @@ COUNT_ENV = {"TSAN_OPTIONS": "report_bugs=0 exitcode=0 ignore_noninstrumented_mo
              "PMIX_MCA_gds": "hash"}  # fmt: skip
 
 # what writes memory out of the count's sight: C library calls that copy (strings, formatted
-# output into a buffer, realloc's move, fortified copies), OpenMP's device copies
+# output into a buffer, realloc's move, fortified copies), OpenMP's copies (a device's,
+# omp_realloc's move, omp_capture_affinity's format text into a buffer: a fresh attacker's K5 moved
+# the node's gathered data with omp_realloc, 4/4 kept, 2026-12-07)
 _UNCOUNTED_CALL = re.compile(
     r"\b((?:__builtin_+)?(?:st[rp]n?cpy|strn?cat|strdup|strndup|v?sn?printf|v?sscanf"
-    r"|__isoc\d+_sscanf|realloc|reallocarray|\w+_chk|omp_target_memcpy\w*|wmem\w+|bcopy"
-    r"|memccpy|mempcpy))\s*\("
+    r"|__isoc\d+_sscanf|realloc|reallocarray|\w+_chk|omp_target_memcpy\w*|omp_realloc"
+    r"|omp_capture_affinity|wmem\w+|bcopy|memccpy|mempcpy))\s*\("
 )
 
 # What the counted cell may call (its LLVM IR's declared routines): the tracer's MPI entry points,
-# OpenMP's runtime, ThreadSanitizer's instrumentation of loads, stores and atomics of 1-8 bytes
+# OpenMP's runtime but its copies (_OMP_COPIES: a device's, omp_realloc's, omp_capture_affinity's),
+# ThreadSanitizer's instrumentation of loads, stores and atomics of 1-8 bytes
 # (the writes among them wrapped: _COUNTED), what _COUNTED wraps (memcpy, memmove, memset),
 # allocation, C library routines that write no memory or only data that is none of the cell's
 # (the time, the host's name, the affinity mask), output with no format (printf and fprintf with
@@ -278,8 +281,9 @@ _UNCOUNTED_CALL = re.compile(
 # every byte alone with memset before memset was wrapped, 4/4 kept, 2026-12-05; strtol's
 # endptr, rand_r's seed, modf's or frexp's output, __tsan_memcpy, printf's %n), so it is refused
 # whether or not the kit knows how it writes.
+_OMP_COPIES = r"target_|realloc$|capture_affinity$"
 CALLS_COUNTED = re.compile(
-    r"hl_traced_MPI_\w+|omp_(?!target_)\w+|__kmpc_\w+|llvm\.[\w.]+"
+    r"hl_traced_MPI_\w+|omp_(?!" + _OMP_COPIES + r")\w+|__kmpc_\w+|llvm\.[\w.]+"
     r"|__tsan_(?:init|func_entry|func_exit|(?:unaligned_)?(?:read|write)(?:1|2|4|8|16)"
     r"|atomic(?:8|16|32|64)_(?:load|store|exchange|compare_exchange_(?:strong|weak|val)"
     r"|fetch_(?:add|sub|and|or|xor|nand))|atomic_(?:thread|signal)_fence)"
@@ -998,6 +1002,52 @@ def assert_no_self_packing(selfs: list[list], calls: int) -> None:
         )
 
 
+GATHERS, SCATTERS = ("MPI_Gather", "MPI_Gatherv"), ("MPI_Scatter", "MPI_Scatterv")
+
+
+def node_steps(res: Results) -> list[list]:
+    """[rank, call, bytes] of each gather and scatter the student's code made (steps 1 and 3),
+    in call order; bytes as the tracer sizes them: what a gather's rank sends (its send count
+    times its type's size), what a scatter's root sends each member (0 on the other ranks)."""
+    calls = res.mpi_calls
+    if calls.empty:
+        return []
+    mine = calls[(calls["student"] == 1) & calls["call"].isin(GATHERS + SCATTERS)]
+    return [[int(r), str(c), int(b)] for r, c, b in zip(mine["rank"], mine["call"], mine["bytes"],
+                                                         strict=True)]  # fmt: skip
+
+
+def assert_one_gather_and_scatter(steps: list[list], ranks: int, count: int, calls: int) -> None:
+    """AssertionError when, over `calls` calls of alltoall_nodes on `ranks` ranks with `count`
+    doubles per pair of ranks (`steps`: node_steps), a rank made more than one gather or more
+    than one scatter per call, or a gather that did not send its whole send buffer (P x count
+    doubles, whatever datatype describes it): step 1 gathers every rank's buffer in one call,
+    step 3 scatters in one. Gathers that deliver the runs already in destination-node order and
+    scatters that take the received blocks apart (a fresh attacker's K4: N gathers and P
+    scatters per call, 4/4 kept twice, 2026-12-07) leave the leader nothing to pack or unpack."""
+    whole = ranks * count * 8
+    made: Counter = Counter()
+    for rank, call, nbytes in steps:
+        step = "gather" if call in GATHERS else "scatter"
+        made[rank, step] += 1
+        assert step == "scatter" or nbytes == whole, (
+            f"{ranks} ranks, count={count}: rank {rank}'s {call} sent {nbytes} bytes, not its "
+            f"whole send buffer ({ranks} x {count} doubles = {whole} bytes): step 1 gathers "
+            f"every rank's send buffer on its node's leader in one call, {ONE_EACH}")
+    for (rank, step), n in sorted(made.items()):
+        assert n <= calls, (
+            f"{ranks} ranks, count={count}: rank {rank} made {n / calls:g} {step}s per call of "
+            f"alltoall_nodes: {ONE_EACH}")
+
+
+ONE_EACH = (
+    "one gather of each rank's whole send buffer (step 1) and one scatter (step 3) per call on "
+    "the node; the leader packs by destination node and unpacks by destination rank in between "
+    "(with its threads, or by derived datatypes in the one gather and the one scatter), not "
+    "by more gathers or scatters"
+)
+
+
 def check_student_alltoall(
     kernel: Kernel,
     shapes: tuple[tuple[int, int, int], ...] = ((2, 1, 0), (4, 1, 2)),
@@ -1010,7 +1060,8 @@ def check_student_alltoall(
     nodes; k > 0: nodes of k consecutive ranks) and, with `compare`, MPI_Alltoall beside it. AssertionError when a
     value differs from MPI_Alltoall's or one node sends another more than one block per call
     (assert_one_block_between_nodes) or a rank sends itself more than one message a call
-    (assert_no_self_packing), KernelTimeout on a deadlock, ThreadComplianceError when
+    (assert_no_self_packing) or gathers or scatters more than once a call
+    (assert_one_gather_and_scatter), KernelTimeout on a deadlock, ThreadComplianceError when
     MPI is called where FUNNELED does not allow it. One row per shape: nodes and median times."""
     rows = []
     for ranks, threads, per_node in shapes:
@@ -1021,6 +1072,7 @@ def check_student_alltoall(
             sent_between_ranks(mine), int(check["ranks_per_node"]), count, reps
         )
         assert_no_self_packing(self_messages(mine), reps)
+        assert_one_gather_and_scatter(node_steps(mine), ranks, count, reps)
         row = {
             "ranks": ranks,
             "threads": threads,

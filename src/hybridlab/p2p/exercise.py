@@ -11,7 +11,9 @@ open (counted where one thread computes every step), the team computes while the
 a Wait with the exchange open while it has steps left, or after a step or so with the team idle,
 nor does the team put its computing off until the exchange has completed in most samples
 (_check_stalls), nor compute the steps before the exchange is posted (judge_posted_first), no
-request is freed in flight (student_c.freed_in_flight, lab 04 (a)'s rule too), each posting moves the sample's `count` doubles to or from `peer` on `comm`
+request is freed in flight (student_c.freed_in_flight, lab 04 (a)'s rule too), the master
+computes a share of its own where the other threads are slowed (judge_master_share: no
+communication thread), each posting moves the sample's `count` doubles to or from `peer` on `comm`
 (_check_postings; the values are drawn afresh per sample and told to no one before the exchange
 returns, so they cannot be made from the rank's own), and no deadlock (MPI_Send is
 synchronous in the student's code; a hang ends as KernelTimeout).
@@ -191,22 +193,15 @@ def judge_posted_first(rows: list[dict]) -> None:
         "steps while it is in flight; steps computed before the posting overlap nothing")
 
 
-def _posted_late(res: Results, threads: int) -> tuple[list[str], list[str], int]:
+def _samples_posted(res: Results):
     """Per rank and sample (the span between two of the kit's calls in which the cell posted):
-    the steps computed before the exchange was in flight there (its window opened: a receive and
-    a send both posted, overlap_table; the last posting of a sample with no window), from the
-    trace's intervals of compute_step (each `pieces` steps, counted before it in proportion to
-    its time there): a receive posted first and the send only after the computing leaves as
-    little in flight as both posted after it. Returns the samples in which the master (the thread
-    that calls MPI on the rank) computed steps before it (one text each), those in which so many
-    of the sample's steps were computed before it that fewer than steps / (2T) were left for
-    after it (`threads`: T; one text each), and how many samples (ranks x samples) were judged."""
+    (rank, sample, the master's threads (those that call MPI on the rank), when the exchange was
+    in flight there (its window opened: a receive and a send both posted, overlap_table; the
+    last posting of a sample with no window), the trace's compute_step intervals started in
+    the span, the cell's calls on the rank started in the span)."""
     calls, work = res.mpi_calls, res.compute
     windows = overlap_table(res)
     windows = windows[windows["window"] >= 0]
-    master_first: list[str] = []
-    early: list[str] = []
-    judged = 0
     for rank, mine in calls[calls["student"] == 1].groupby("rank"):
         kit = calls[(calls["rank"] == rank) & (calls["student"] != 1)]
         posts = mine[mine["call"].isin(POSTS)].sort_values("start")
@@ -221,24 +216,70 @@ def _posted_late(res: Results, threads: int) -> tuple[list[str], list[str], int]
             end = float(starts.min()) if len(starts) else float("inf")
             spans[begin] = (end, max(float(p.start), spans.get(begin, (end, float("-inf")))[1]))
         for sample, (begin, (end, last)) in enumerate(sorted(spans.items())):
-            judged += 1
             inside = opened[(opened >= begin) & (opened < end)]
             first = float(inside.min()) if len(inside) else last
-            mine_work = done[(done["start"] >= begin) & (done["start"] < end)] if len(done) else done
-            if mine_work.empty:
-                continue
-            span = (mine_work["end"] - mine_work["start"]).clip(lower=1e-12)
-            part = ((first - mine_work["start"]) / span).clip(lower=0.0, upper=1.0)
-            before = mine_work["pieces"] * part
-            total = float(mine_work["pieces"].sum())
-            by_master = float(before[mine_work["thread"].isin(master)].sum())
-            if by_master > 0:
-                master_first.append(f"rank {rank} sample {sample}: {by_master:.0f} of the master's "
-                                    "steps before it posted")
-            if total and 2 * threads * (total - float(before.sum())) < total:
-                early.append(f"rank {rank} sample {sample}: {float(before.sum()):.0f} of "
-                             f"{total:.0f} steps before the exchange was posted")
+            in_span = done[(done["start"] >= begin) & (done["start"] < end)] if len(done) else done
+            yield rank, sample, master, first, in_span, mine[(mine["start"] >= begin)
+                                                             & (mine["start"] < end)]
+
+
+def _posted_late(res: Results, threads: int) -> tuple[list[str], list[str], int]:
+    """Per rank and sample (_samples_posted): the steps computed before the exchange was in
+    flight there, from the trace's intervals of compute_step (each `pieces` steps, counted
+    before it in proportion to its time there): a receive posted first and the send only after
+    the computing leaves as little in flight as both posted after it. Returns the samples in
+    which the master (the thread that calls MPI on the rank) computed steps before it (one text
+    each), those in which so many of the sample's steps were computed before it that fewer than
+    steps / (2T) were left for after it (`threads`: T; one text each), and how many samples
+    (ranks x samples) were judged."""
+    master_first: list[str] = []
+    early: list[str] = []
+    judged = 0
+    for rank, sample, master, first, mine_work, _ in _samples_posted(res):
+        judged += 1
+        if mine_work.empty:
+            continue
+        span = (mine_work["end"] - mine_work["start"]).clip(lower=1e-12)
+        part = ((first - mine_work["start"]) / span).clip(lower=0.0, upper=1.0)
+        before = mine_work["pieces"] * part
+        total = float(mine_work["pieces"].sum())
+        by_master = float(before[mine_work["thread"].isin(master)].sum())
+        if by_master > 0:
+            master_first.append(f"rank {rank} sample {sample}: {by_master:.0f} of the master's "
+                                "steps before it posted")
+        if total and 2 * threads * (total - float(before.sum())) < total:
+            early.append(f"rank {rank} sample {sample}: {float(before.sum()):.0f} of "
+                         f"{total:.0f} steps before the exchange was posted")
     return master_first, early, judged
+
+
+def judge_master_share(res: Results, threads: int, steps: int) -> None:
+    """The master takes part in sharing the steps and polls inside its share (the text's step
+    2), judged on a run of `threads` > 1 made with the other threads slowed (student_overlap_runs'
+    others_us=OTHERS_US: compute_step sleeps after each of their steps): a master that shares
+    the steps then computes most of them (a dynamic schedule), or its static share or half of
+    one, in every sample, however loaded the machine; a communication thread that posts and
+    waits (or tests in a loop) while the others compute every step (a fresh attacker's K1, 4/4
+    twice, 2026-12-07), or that computes a token step, computes fewer than steps / (4T).
+    Refused when it did so in most samples (ranks x samples). The unslowed runs cannot tell: on
+    a loaded grader a dynamic(1) master behind a barrier computed no step in 4 to 6 of the 6
+    samples of every run of 2 and 3 threads (2026-12-07), and when the master began to wait
+    says nothing there (37 steps took 0.12 ms in all in a traced run, a preemption far
+    longer)."""
+    short, judged = [], 0
+    for rank, sample, master, _, work, _ in _samples_posted(res):
+        judged += 1
+        mine = int(work.loc[work["thread"].isin(master), "pieces"].sum()) if len(work) else 0
+        if 4 * threads * mine < steps:
+            short.append(f"rank {rank} sample {sample}: {mine} of {steps}")
+    assert 2 * len(short) <= judged, (
+        f"2 ranks x {threads} threads, {steps} steps, the other threads slowed by "
+        f"{OTHERS_US} us a step: the master computed fewer than steps / (4T) of the steps in "
+        f"{len(short)} of the {judged} samples (ranks x samples) (" + "; ".join(short[:2])
+        + ("; ..." if len(short) > 2 else "") + "): the master takes part in sharing the "
+        "steps (a static schedule, or a barrier after the posting: then it takes steps while "
+        "the others are busy) and polls inside its share; a master that only posts and waits "
+        "while the other threads compute (a communication thread) is not the exercise")
 
 
 def judge_blocking(rows: list[dict]) -> None:
@@ -297,13 +338,14 @@ def team_shares(res: Results, windows: pd.DataFrame, threads: int) -> tuple[floa
 
 def student_overlap_runs(kernel: Kernel, threads: tuple[int, ...], *, bytes: int, steps: int,
                          flops: int, poll: int, samples: int, timeout: float,
-                         late_us: int = LATE_US) -> list[Results]:  # fmt: skip
+                         late_us: int = LATE_US, others_us: int = 0) -> list[Results]:  # fmt: skip
     """The student's overlap run on 2 ranks at each thread count, traced (KernelError when the
     kernel finds a wrong value, KernelTimeout on a deadlock), one rank of the pair `late_us`
-    late in each sample, each in turn (LATE_US)."""
+    late in each sample, each in turn (LATE_US); `others_us`: compute_step sleeps that long
+    after each step of a thread other than the master (judge_master_share's run: OTHERS_US)."""
     return [run_program(kernel, ranks=2, threads=t, thread_level=LEVEL, timeout=timeout,
                         variants="student", bytes=bytes, steps=steps, flops=flops, poll=poll,
-                        samples=samples, late_us=late_us)  # fmt: skip
+                        samples=samples, late_us=late_us, others_us=others_us)  # fmt: skip
             for t in threads]
 
 
@@ -351,6 +393,11 @@ MASTER_FIRST = "samples the master computed before posting"
 EARLY = "samples computed before posting"
 SAMPLED = "samples judged for posting first"
 EARLY_KEPT = 3
+# (d): the run judge_master_share reads: compute_step sleeps this long (us) after each step of
+# a thread other than the master, so a master that shares the steps takes most of them (the
+# hidden test's 29 to 45 steps: at most 45 ms a sample; a master the loaded machine preempts for
+# a few ms still takes some)
+OTHERS_US = 1000
 # (d): the master's steps in a row with no test while the exchange is open: at most this many
 # times `poll` (plus one); tests bunched together leave the message still for the rest
 STRETCH = 2
