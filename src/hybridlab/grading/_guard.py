@@ -57,6 +57,7 @@ import io
 import os
 import platform
 import re
+import shutil
 import signal
 import sys
 import threading
@@ -459,11 +460,33 @@ def _cell_hooks(put_back: bool) -> list[str]:
 # What may run under the kernel between cells: the engines' launchers and the kit's controller
 # and engines (hl.Cluster); a program run by a cell has ended by the end of the cell.
 _LAUNCHERS = {"mpiexec", "mpiexec.hydra", "hydra_pmi_proxy", "mpirun", "srun", "prterun", "prted"}
-_KIT_MODULES = {"ipyparallel.controller", "ipyparallel.engine", "hybridlab.engines.engine"}
+_CONTROLLER = "ipyparallel.controller"
+_ENGINES = {"ipyparallel.engine", "hybridlab.engines.engine"}
 
 
-def _descendants() -> list[tuple[int, str, list[str]]]:
-    """The live processes under this one: (pid, executable, command line), from /proc."""
+def _launcher_files() -> frozenset[str]:
+    """The launchers' own files (real paths), on PATH or beside this Python when the guard is
+    imported: a process is a launcher by the file it runs, not by its name (a fresh attacker's
+    helper, a copy of Python named mpiexec in /tmp, lived through the test cells and rewrote the
+    hand-out file: A10's F1, lab 09 (a), 5/5 twice, 2026-12-07)."""
+    found = set()
+    for where in (os.environ.get("PATH", ""), os.path.dirname(sys.executable)):
+        for name in _LAUNCHERS:
+            path = shutil.which(name, path=where)
+            if path:
+                found.add(os.path.realpath(path))
+    for path in list(found):  # hydra's proxy and Open MPI's daemon, beside their launcher
+        found |= {os.path.realpath(os.path.join(os.path.dirname(path), name)) for name in _LAUNCHERS
+                  if os.path.isfile(os.path.join(os.path.dirname(path), name))}  # fmt: skip
+    return frozenset(found)
+
+
+_LAUNCHER_FILES = _launcher_files()
+_PYTHON = os.path.realpath(sys.executable)
+
+
+def _descendants() -> list[tuple[int, str, list[str], int]]:
+    """The live processes under this one: (pid, executable, command line, parent), from /proc."""
     parent = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -490,19 +513,47 @@ def _descendants() -> list[tuple[int, str, list[str]]]:
                 argv = [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
         except OSError:
             continue  # gone meanwhile
-        found.append((pid, exe, argv))
+        found.append((pid, exe, argv, parent[pid]))
     return found
+
+
+def _kits(processes: list[tuple[int, str, list[str], int]]) -> set[int]:
+    """The kit's own among `processes` (_descendants): a launcher by its file (_LAUNCHER_FILES);
+    the controller, this Python running ipyparallel's controller module, started by the kernel
+    (and the schedulers it forks);
+    an engine, this Python running an engine module under a launcher (a fresh attacker's helper,
+    started by the cell, wrote `python -m ipyparallel.engine` over its own command line: A10's F2,
+    lab 09 (a), 5/5 twice, 2026-12-07)."""
+    launchers = {pid for pid, exe, _argv, _up in processes if os.path.realpath(exe) in _LAUNCHER_FILES}
+    parent = {pid: up for pid, _exe, _argv, up in processes}
+
+    def under_launcher(pid: int) -> bool:
+        while pid in parent:
+            pid = parent[pid]
+            if pid in launchers:
+                return True
+        return False
+
+    kits = set(launchers)
+    modules = {pid: argv[2] for pid, exe, argv, _up in processes
+               if len(argv) > 2 and argv[1] == "-m" and os.path.realpath(exe) == _PYTHON}  # fmt: skip
+    kits |= {pid for pid, module in modules.items() if module in _ENGINES and under_launcher(pid)}
+    controllers = {os.getpid()}  # the controller and the schedulers it forks, from the kernel down
+    while more := {pid for pid, up in parent.items()
+                   if up in controllers and pid not in controllers and modules.get(pid) == _CONTROLLER}:
+        controllers |= more
+    return kits | (controllers - {os.getpid()})
 
 
 def _foreign_processes(put_back: bool) -> list[str]:
     """Processes under the kernel that are not the kit's launchers, controller or engines
-    (with put_back: killed, and looked for again until none is left or dying, so that the
+    (_kits; with put_back: killed, and looked for again until none is left or dying, so that the
     test cell after them does not see one still on its way out, or one started meanwhile)."""
     found: dict[int, str] = {}  # pid -> what it is, each once however many rounds saw it
     for _ in range(5 if put_back else 1):
-        now = [(pid, os.path.basename(exe)) for pid, exe, argv in _descendants()
-               if os.path.basename(exe) not in _LAUNCHERS
-               and not (len(argv) > 2 and argv[1] == "-m" and argv[2] in _KIT_MODULES)]  # fmt: skip
+        processes = _descendants()
+        kits = _kits(processes)
+        now = [(pid, os.path.basename(exe)) for pid, exe, _argv, _up in processes if pid not in kits]
         found |= {pid: f"a process the student's code started ({name}, pid {pid})"
                   for pid, name in now}  # fmt: skip
         if not (put_back and now):
