@@ -23,9 +23,11 @@
  * Records: "salt" per rank (before split_nodes runs); "node" per rank (node = world rank of its
  * leader, node_rank, node_size, leader, nodes); "time" per repetition on rank 0 (seconds of the
  * sum, slowest rank); variant=student: "view" per rank, repetition and thread (hash: hex of the
- * digest of the n doubles the thread saw in `sum`), and "nudged" (through the tracer's stream, the
- * moment the call begins) per student reduction at a nudged level (level node | leaders, count,
- * scaled: how many of its values were the rank's own, or its node's sums, and scaled); "nudge"
+ * digest of the n doubles the thread saw in `sum`; added: the bytes of rank_sum the thread's own
+ * code wrote in that call, HL_COUNT_ADDS below, -1 where not counted), and "nudged" (through
+ * the tracer's stream, the moment the call begins) per student reduction at a nudged level
+ * (level node | leaders, count, scaled: how many of its values were the rank's own, or its
+ * node's sums, and scaled); "nudge"
  * on rank 0 before node_sum first runs (nudged, a_node, a_leaders: the factors' draws, 0 where
  * the run was not nudged); "check" on rank 0 (ok, same_node, same_leaders, wrong = values wrong
  * summed over threads and repetitions, -1 for the student's: judged outside).
@@ -204,6 +206,168 @@ static int nudge_make(MPI_Comm comm, const hl_nodes *ref, const double *rank_sum
     return 1;
 }
 
+#ifdef HL_COUNT_ADDS
+/* The kit's count of the threads' adds (lab 06 (e)'s judge: every thread of the team adds its own
+ * n values into rank_sum; hybridlab.mapping.exercise.node_sum_under_archer, node_sum_unadded):
+ * with HL_COUNT_ADDS the program is built with clang's ThreadSanitizer instrumentation (the Archer
+ * run) and linked with ADD_COUNT_FLAGS' --wrap, so that ThreadSanitizer's entry points for every
+ * plain and atomic store, and memcpy/memmove/memset, pass through the wrappers below (the kit's,
+ * not instrumented, out of the cell's reach). While the kit's parallel region runs, each write's
+ * bytes that fall in rank_sum, made by the cell's own code (hl_cell_text), are counted for the
+ * thread of the kit's team that made it (a team the cell opens inside counts as the thread that
+ * opened it); a compare-and-swap counts when it swapped. MPI's, the OpenMP runtime's and the
+ * kit's own writes are not counted: a thread that hands its values to another thread, or to MPI,
+ * added nothing (attacker A9's K2 and K3, 4/4 twice, 2026-12-07: the master alone added every
+ * thread's values; a reduction per thread on the node). */
+#define HL_NOT_COUNTED __attribute__((disable_sanitizer_instrumentation, noinline, used))
+#define HL_TEAM_MAX 64
+extern const char __start_hl_cell_text[] __attribute__((weak, visibility("hidden")));
+extern const char __stop_hl_cell_text[] __attribute__((weak, visibility("hidden")));
+#define HL_WAIT_BUDGET 0.25                 /* seconds a thread may wait per call */
+static uintptr_t counted_from, counted_to; /* rank_sum's bytes while the kit's region runs */
+static long added_by[HL_TEAM_MAX];          /* per thread of the kit's team */
+static double waited[HL_TEAM_MAX];          /* seconds each thread waited in this call */
+static long slack = 8;                      /* bytes a thread may lead the team's slowest by */
+
+/* So that a dynamic schedule shares the elements as a static one does on a loaded machine (as lab
+ * 07 (d)'s count does): a thread that has written `slack` bytes of rank_sum more than the team's
+ * slowest waits (sched_yield, nothing ThreadSanitizer sees as synchronisation) until that one
+ * catches up, up to HL_WAIT_BUDGET seconds per call and thread (a thread that holds a lock round
+ * all its adds spends its budget once, then goes on). */
+HL_NOT_COUNTED static void keep_pace(int t, int team) {
+    double start = -1.0;
+    for (;;) {
+        long mine = __atomic_load_n(&added_by[t], __ATOMIC_RELAXED), least = mine;
+        for (int u = 0; u < team && u < HL_TEAM_MAX; u++) {
+            long w = __atomic_load_n(&added_by[u], __ATOMIC_RELAXED);
+            if (w < least) least = w;
+        }
+        double now = omp_get_wtime();
+        if (start < 0) start = now;
+        if (mine - least < slack || waited[t] + (now - start) > HL_WAIT_BUDGET) break;
+        sched_yield();
+    }
+    waited[t] += omp_get_wtime() - start;
+}
+
+HL_NOT_COUNTED static void wrote(const void *caller, const void *at, unsigned long size) {
+    uintptr_t a = (uintptr_t)at, lo = __atomic_load_n(&counted_from, __ATOMIC_ACQUIRE),
+              hi = __atomic_load_n(&counted_to, __ATOMIC_ACQUIRE);
+    const char *by = (const char *)caller; /* the cell's own code only (not the kit's nudge) */
+    if (a >= hi || a + size <= lo || !__start_hl_cell_text || by < __start_hl_cell_text ||
+        by >= __stop_hl_cell_text)
+        return;
+    int level = omp_get_level(), t = level >= 1 ? omp_get_ancestor_thread_num(1) : 0;
+    if (t < 0 || t >= HL_TEAM_MAX) return;
+    if (level >= 1) keep_pace(t, omp_get_team_size(1));
+    uintptr_t from = a > lo ? a : lo, to = a + size < hi ? a + size : hi;
+    __atomic_fetch_add(&added_by[t], (long)(to - from), __ATOMIC_RELAXED);
+}
+
+/* a write of the caller's (the return address of the wrapper it called) */
+#define HL_WROTE(at, size) wrote(__builtin_return_address(0), (const void *)(uintptr_t)(at), size)
+
+#define HL_ADD_WRITE(name, size)                                                                   \
+    void __real_##name(void *a);                                                                   \
+    HL_NOT_COUNTED void __wrap_##name(void *a) {                                                   \
+        HL_WROTE(a, size);                                                                         \
+        __real_##name(a);                                                                          \
+    }
+HL_ADD_WRITE(__tsan_write1, 1)
+HL_ADD_WRITE(__tsan_write2, 2)
+HL_ADD_WRITE(__tsan_write4, 4)
+HL_ADD_WRITE(__tsan_write8, 8)
+HL_ADD_WRITE(__tsan_write16, 16)
+HL_ADD_WRITE(__tsan_unaligned_write2, 2)
+HL_ADD_WRITE(__tsan_unaligned_write4, 4)
+HL_ADD_WRITE(__tsan_unaligned_write8, 8)
+HL_ADD_WRITE(__tsan_unaligned_write16, 16)
+
+#define HL_ADD_UPDATE(bits, type, op)                                                              \
+    type __real___tsan_atomic##bits##_##op(volatile type *a, type v, int mo);                      \
+    HL_NOT_COUNTED type __wrap___tsan_atomic##bits##_##op(volatile type *a, type v, int mo) {      \
+        HL_WROTE(a, sizeof(type));                                                                 \
+        return __real___tsan_atomic##bits##_##op(a, v, mo);                                        \
+    }
+#define HL_ADD_ATOMIC(bits, type)                                                                  \
+    void __real___tsan_atomic##bits##_store(volatile type *a, type v, int mo);                     \
+    HL_NOT_COUNTED void __wrap___tsan_atomic##bits##_store(volatile type *a, type v, int mo) {     \
+        HL_WROTE(a, sizeof(type));                                                                 \
+        __real___tsan_atomic##bits##_store(a, v, mo);                                              \
+    }                                                                                              \
+    int __real___tsan_atomic##bits##_compare_exchange_strong(volatile type *a, type *c, type v,    \
+                                                             int mo, int fmo);                     \
+    HL_NOT_COUNTED int __wrap___tsan_atomic##bits##_compare_exchange_strong(                       \
+        volatile type *a, type *c, type v, int mo, int fmo) {                                      \
+        int swapped = __real___tsan_atomic##bits##_compare_exchange_strong(a, c, v, mo, fmo);      \
+        if (swapped) HL_WROTE(a, sizeof(type));                                                    \
+        return swapped;                                                                            \
+    }                                                                                              \
+    int __real___tsan_atomic##bits##_compare_exchange_weak(volatile type *a, type *c, type v,      \
+                                                           int mo, int fmo);                       \
+    HL_NOT_COUNTED int __wrap___tsan_atomic##bits##_compare_exchange_weak(                         \
+        volatile type *a, type *c, type v, int mo, int fmo) {                                      \
+        int swapped = __real___tsan_atomic##bits##_compare_exchange_weak(a, c, v, mo, fmo);        \
+        if (swapped) HL_WROTE(a, sizeof(type));                                                    \
+        return swapped;                                                                            \
+    }                                                                                              \
+    type __real___tsan_atomic##bits##_compare_exchange_val(volatile type *a, type c, type v,       \
+                                                           int mo, int fmo);                       \
+    HL_NOT_COUNTED type __wrap___tsan_atomic##bits##_compare_exchange_val(                         \
+        volatile type *a, type c, type v, int mo, int fmo) {                                       \
+        type old = __real___tsan_atomic##bits##_compare_exchange_val(a, c, v, mo, fmo);            \
+        if (old == c) HL_WROTE(a, sizeof(type));                                                   \
+        return old;                                                                                \
+    }                                                                                              \
+    HL_ADD_UPDATE(bits, type, exchange)                                                            \
+    HL_ADD_UPDATE(bits, type, fetch_add)                                                           \
+    HL_ADD_UPDATE(bits, type, fetch_sub)                                                           \
+    HL_ADD_UPDATE(bits, type, fetch_and)                                                           \
+    HL_ADD_UPDATE(bits, type, fetch_or)                                                            \
+    HL_ADD_UPDATE(bits, type, fetch_xor)                                                           \
+    HL_ADD_UPDATE(bits, type, fetch_nand)
+HL_ADD_ATOMIC(8, unsigned char)
+HL_ADD_ATOMIC(16, unsigned short)
+HL_ADD_ATOMIC(32, unsigned int)
+HL_ADD_ATOMIC(64, unsigned long)
+
+void *__real_memcpy(void *d, const void *s, size_t size);
+void *__real_memmove(void *d, const void *s, size_t size);
+void *__real_memset(void *d, int c, size_t size);
+HL_NOT_COUNTED void *__wrap_memcpy(void *d, const void *s, size_t size) {
+    HL_WROTE(d, size);
+    return __real_memcpy(d, s, size);
+}
+HL_NOT_COUNTED void *__wrap_memmove(void *d, const void *s, size_t size) {
+    HL_WROTE(d, size);
+    return __real_memmove(d, s, size);
+}
+HL_NOT_COUNTED void *__wrap_memset(void *d, int c, size_t size) {
+    HL_WROTE(d, size);
+    return __real_memset(d, c, size);
+}
+
+/* the count of the next call on (rank_sum's n values) or off (NULL) */
+HL_NOT_COUNTED static void count_adds(const double *rank_sum, long n) {
+    if (rank_sum) {
+        for (int t = 0; t < HL_TEAM_MAX; t++)
+            __atomic_store_n(&added_by[t], 0L, __ATOMIC_RELAXED), waited[t] = 0.0;
+        long share = 8 * n / (4 * omp_get_max_threads()); /* node_sum_unadded's least share */
+        slack = share > 8 ? share : 8;
+    }
+    __atomic_store_n(&counted_from, (uintptr_t)rank_sum, __ATOMIC_RELEASE);
+    __atomic_store_n(&counted_to, rank_sum ? (uintptr_t)(rank_sum + n) : 0, __ATOMIC_RELEASE);
+}
+
+/* the bytes of rank_sum thread t of the kit's team wrote in this call */
+HL_NOT_COUNTED static long added_by_thread(int t) {
+    return t >= 0 && t < HL_TEAM_MAX ? __atomic_load_n(&added_by[t], __ATOMIC_RELAXED) : -1;
+}
+#else
+static void count_adds(const double *rank_sum, long n) { (void)rank_sum, (void)n; }
+static long added_by_thread(int t) { (void)t; return -1; }
+#endif
+
 /* FNV-1a (64 bits) of the n doubles a thread sees in `sum`: the judge computes the same digest
  * of the right sum (hybridlab.mapping.exercise.node_sum_verdict). */
 static unsigned long view_digest(const double *sum, long n) {
@@ -243,8 +407,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     double *want = ref.variant == HL_FLAT ? malloc((size_t)n * sizeof *want) : NULL;
     double *rank_sum = malloc((size_t)n * sizeof *rank_sum), *sum = malloc((size_t)n * sizeof *sum);
     unsigned long *views = calloc((size_t)(ref.reps > 0 ? ref.reps : 1) * (size_t)threads, sizeof *views);
-    if ((ref.variant == HL_FLAT && !want) || !rank_sum || !sum || !views) {
-        free(want), free(rank_sum), free(sum), free(views), hl_nodes_free(&ref);
+    long *added = calloc((size_t)(ref.reps > 0 ? ref.reps : 1) * (size_t)threads, sizeof *added);
+    if ((ref.variant == HL_FLAT && !want) || !rank_sum || !sum || !views || !added) {
+        free(want), free(rank_sum), free(sum), free(views), free(added), hl_nodes_free(&ref);
         return hl_fail(ctx, "no memory for %ld values", n);
     }
     for (long i = 0; i < n; i++) {
@@ -270,6 +435,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #ifdef HL_STUDENT_NODES /* the cell runs on this stack: what the threads' views read, kept sealed */
         HL_KEEP(ctx, n, rep, threads, ref.variant, (long)sum, (long)rank_sum, (long)views);
 #endif
+#ifdef HL_STUDENT_NODES
+        if (ref.variant == HL_STUDENT) count_adds(rank_sum, n); /* HL_COUNT_ADDS only */
+#endif
         double t0 = hl_start_together(comm);
         if (ref.variant == HL_FLAT) {
             for (long i = 0; i < n; i++)
@@ -288,27 +456,34 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                               (long)rank_sum, (long)views);
                 if (t != omp_get_thread_num())
                     hl_kept_stop("node_sum", "the thread number", omp_get_thread_num(), t);
-                /* this thread's own view, to the tracer's stream as node_sum returns (kept for
-                 * the records only where the run has no stream) */
+                /* this thread's own view, and the bytes of rank_sum it wrote (HL_COUNT_ADDS; -1
+                 * not counted), to the tracer's stream as node_sum returns (kept for the records
+                 * only where the run has no stream) */
                 unsigned long seen = view_digest(sum, n);
-                char fields[160];
+                long wrote_here = added_by_thread(t);
+                char fields[200];
                 double now = hl_now();
                 snprintf(fields, sizeof fields, "\"record\":\"view\",\"repetition\":%ld,\"thread\":%d,"
-                         "\"hash\":\"%016lx\"", rep, t, seen);
-                if (!hl_trace_event(fields, now, now)) views[rep * threads + t] = seen;
+                         "\"hash\":\"%016lx\",\"added\":%ld", rep, t, seen, wrote_here);
+                if (!hl_trace_event(fields, now, now))
+                    views[rep * threads + t] = seen, added[rep * threads + t] = wrote_here;
             }
 #endif
             for (long i = 0; i < n && want; i++) /* the kit's flat sum, checked here */
                 if (sum[i] != want[i]) wrong++;
             free(mine);
         }
+#ifdef HL_STUDENT_NODES
+        count_adds(NULL, 0);
+#endif
         double seconds = hl_slowest_since(comm, t0);
         if (rank == 0) hl_emit(ctx, "\"record\":\"time\",\"repetition\":%ld,\"seconds\":%.9g", rep, seconds);
 #ifdef HL_STUDENT_NODES
         if (ref.variant == HL_STUDENT && !hl_trace_streaming())
             for (int t = 0; t < threads; t++)
-                hl_emit(ctx, "\"record\":\"view\",\"repetition\":%ld,\"thread\":%d,\"hash\":\"%016lx\"",
-                        rep, t, views[rep * threads + t]);
+                hl_emit(ctx, "\"record\":\"view\",\"repetition\":%ld,\"thread\":%d,\"hash\":\"%016lx\","
+                             "\"added\":%ld",
+                        rep, t, views[rep * threads + t], added[rep * threads + t]);
 #endif
     }
     MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, comm);
@@ -330,5 +505,6 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     free(rank_sum);
     free(sum);
     free(views);
+    free(added);
     return 0;
 }

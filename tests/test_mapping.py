@@ -326,20 +326,97 @@ def test_node_sum_threads_racing_into_rank_sum_are_seen_by_archer():
     whether or not one is lost in a run (a fresh hurried student kept 4/4 with them): Archer
     names the cell's line; the solution's critical section and an atomic update race nowhere."""
     from hybridlab.kernels import archer
-    from hybridlab.mapping.exercise import node_sum_races
+    from hybridlab.mapping.exercise import node_sum_under_archer
     from solutions_c import NODE_SUM
 
     if archer.missing():
         pytest.skip(archer.missing())
     guarded = "#pragma omp critical\n    for (int i = 0; i < n; i++) rank_sum[i] += mine[i];"
     assert guarded in NODE_SUM
-    assert node_sum_races(NODE_SUM) == []
+    assert node_sum_under_archer(NODE_SUM)["races"] == []
     atomic = NODE_SUM.replace(guarded, "for (int i = 0; i < n; i++) {\n#pragma omp atomic\n"
                               "        rank_sum[i] += mine[i];\n    }")
-    assert node_sum_races(atomic) == []
+    assert node_sum_under_archer(atomic)["races"] == []
     racy = NODE_SUM.replace(guarded, "for (int i = 0; i < n; i++) rank_sum[i] += mine[i];")
-    races = node_sum_races(racy)
+    races = node_sum_under_archer(racy)["races"]
     assert races and all("node_sum cell:" in r for r in races), races
+
+
+# attacker A9's K2 and K3 (2026-12-07), their node_sum: the master alone adds every thread's
+# published values into rank_sum; the master reduces each thread's values on the node, nothing
+# added into rank_sum. And a right answer: a worksharing loop over the elements adding every
+# thread's values (clang keeps an element's sum in a register: one store per element)
+_PUBLISHED = """
+static const double *published[64];
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    published[omp_get_thread_num()] = mine;
+    int nt = omp_get_num_threads();
+#pragma omp barrier
+"""
+_THREE_STEPS = """#pragma omp masked
+    {
+        MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+"""
+_MASTER_ADDS = _PUBLISHED + """#pragma omp masked
+    for (int t = 0; t < nt; t++)
+        for (int i = 0; i < n; i++) rank_sum[i] += published[t][i];
+#pragma omp barrier
+""" + _THREE_STEPS
+_REDUCE_PER_THREAD = _PUBLISHED + """#pragma omp masked
+    {
+        int nr;
+        MPI_Comm_rank(node, &nr);
+        for (int t = 0; t < nt; t++) {
+            MPI_Reduce(published[t], rank_sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+            if (nr == 0)
+                for (int i = 0; i < n; i++) sum[i] = (t ? sum[i] : 0.0) + rank_sum[i];
+        }
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+"""
+_SHARED_LOOP = _PUBLISHED + """#pragma omp for
+    for (int i = 0; i < n; i++) {
+        double s = rank_sum[i];
+        for (int t = 0; t < nt; t++) s += published[t][i];
+        rank_sum[i] = s;
+    }
+""" + _THREE_STEPS
+
+
+def test_node_sum_threads_that_add_nothing_into_rank_sum_are_counted():
+    """Lab 06 (e): the Archer run counts, per thread, the bytes of rank_sum the cell's own code
+    writes in each call (node_sum.c's HL_COUNT_ADDS). A9's K2 (the master adds every thread's
+    values alone) and K3 (a reduction per thread, nothing added into rank_sum) kept 4/4 twice:
+    a thread wrote nothing, and node_sum_unadded names it; the solution (a critical section),
+    and a worksharing loop over the elements (each thread half of them), keep the part."""
+    from hybridlab.kernels import archer
+    from hybridlab.mapping.exercise import node_sum_unadded, node_sum_under_archer
+    from solutions_c import NODE_SUM
+
+    if archer.missing():
+        pytest.skip(archer.missing())
+    split = NODE_SUM[:NODE_SUM.index("void node_sum(")]
+    for code, bytes_each in ((NODE_SUM, {1600}), (split + _SHARED_LOOP, {800})):
+        seen = node_sum_under_archer(code, 2, 2, 200, 2)
+        assert seen["races"] == [] and {a for *_, a in seen["added"]} == bytes_each, seen
+        assert len(seen["added"]) == 2 * 2 * 2
+        assert node_sum_unadded(seen["added"], 2, 2, 200, 2) is None
+    for code, idle in ((_MASTER_ADDS, "thread 1 wrote 0 values"),
+                       (_REDUCE_PER_THREAD, "thread 0 wrote 0 values")):
+        seen = node_sum_under_archer(split + code, 2, 2, 200, 2)
+        problem = node_sum_unadded(seen["added"], 2, 2, 200, 2)
+        assert problem and idle in problem and "less than a quarter" in problem, (problem, seen)
 
 
 def test_node_sum_adds_split_into_an_atomic_read_and_write_are_refused():
@@ -1069,7 +1146,7 @@ def test_node_sum_openmp_atomic_compare_is_read_as_a_compare_and_swap():
     compare tried once (L06_G6) is refused; its forms (the ternary, the capture after, the else
     capture, a named result) become one CAS, a `<` form a critical section; Archer builds it."""
     from hybridlab.kernels import archer, split_rmw
-    from hybridlab.mapping.exercise import clang_view, node_sum_races, split_adds
+    from hybridlab.mapping.exercise import clang_view, node_sum_under_archer, split_adds
 
     loop = ("for (int i = 0; i < n; i++) {\n        double expected = 0.0, seen;\n        for (;;) {\n"
             "            double want = expected + mine[i];\n#pragma omp atomic compare capture\n"
@@ -1099,7 +1176,7 @@ def test_node_sum_openmp_atomic_compare_is_read_as_a_compare_and_swap():
     assert split_adds(_adds(loop)) == [], split_adds(_adds(loop))
     assert any("not tried again" in f for f in split_adds(_adds(once))), split_adds(_adds(once))
     if not archer.missing():
-        assert node_sum_races(_adds(loop)) == []
+        assert node_sum_under_archer(_adds(loop))["races"] == []
 
 
 # attackS's A06_nested_gcconly (2026-12-06), its adds: a read in one critical section, the write

@@ -1261,3 +1261,173 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 }
 """, {"hidden_node_sum"}, why="attacker V (K3): an OpenMP declare variant that only gcc takes holds the split add",
     reason="is decided by each compiler"))
+
+
+# attacker A9 (2026-12-07; fixer F06e): the threads' adds into rank_sum, the part's OpenMP step,
+# skipped while every sum, communicator and reduction was right. K2: each thread publishes its
+# `mine` pointer, the master alone adds every thread's values into rank_sum (no atomic, critical
+# or lock needed after the barrier); K3: nothing is added into rank_sum, the master makes one
+# MPI_Reduce per thread on the node. 4/4 twice each. The Archer run now counts, per thread, the
+# bytes of rank_sum the cell's own code writes in each call (node_sum.c's HL_COUNT_ADDS,
+# ThreadSanitizer's store entry points wrapped at link time); a thread with less than a quarter
+# of an equal share loses the part (mapping.exercise.node_sum_unadded). Two answers of the
+# honest corpus were these schemes (h06b, and one reduction per thread's values) and moved here.
+_UNADDED = "less than a quarter of an equal share"
+GAMING += [
+    attempt("method", "node_sum", r"""
+%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int wr, nr;
+    MPI_Comm_rank(world, &wr);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, wr, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nr);
+    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, wr, leaders);
+}
+
+/* determined: the threads publish where their values are; the master adds them all alone (no
+   atomic, no critical: the barrier orders it), then the three MPI steps */
+static const double *published[256];
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    published[omp_get_thread_num()] = mine;
+    #pragma omp barrier
+    #pragma omp masked
+    {
+        int nt = omp_get_num_threads();
+        for (int t = 0; t < nt; t++)
+            for (int i = 0; i < n; i++) rank_sum[i] += published[t][i];
+        MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+    #pragma omp barrier
+}
+""", {"hidden_node_sum"},
+            why="attacker A9's K2: threads publish their pointers, the master alone adds every "
+                "thread's values into rank_sum, then the three MPI steps",
+            reason=_UNADDED),
+    attempt("method", "node_sum", r"""
+%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int wr, nr;
+    MPI_Comm_rank(world, &wr);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, wr, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nr);
+    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, wr, leaders);
+}
+
+/* determined: no adds into rank_sum at all: the master hands every thread's own values to the
+   node's reduction, one call per thread, accumulating at the leader in `sum` */
+static const double *published[256];
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    published[omp_get_thread_num()] = mine;
+    #pragma omp barrier
+    #pragma omp masked
+    {
+        int nt = omp_get_num_threads(), nr;
+        MPI_Comm_rank(node, &nr);
+        for (int t = 0; t < nt; t++) {
+            MPI_Reduce(published[t], rank_sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+            if (nr == 0)
+                for (int i = 0; i < n; i++) sum[i] = (t ? sum[i] : 0.0) + rank_sum[i];
+        }
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+    #pragma omp barrier
+}
+""", {"hidden_node_sum"},
+            why="attacker A9's K3: no thread adds into rank_sum; the master makes one MPI_Reduce "
+                "per thread's published values on the node, accumulated at the leader",
+            reason=_UNADDED),
+    attempt("method", "node_sum", r"""
+%%c NODES_C node_sum
+/* the master adds every thread's values itself (their addresses shared first), then an
+ * allreduce on the node, one between the leaders, and a broadcast of the leaders' result */
+#define MAXT 256
+static const double *parts[MAXT];
+
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int nrank;
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nrank);
+    MPI_Comm_split(world, nrank ? MPI_UNDEFINED : 1, 0, leaders);
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    parts[t] = mine;
+#pragma omp barrier
+#pragma omp masked
+    {
+        for (int k = 0; k < T; k++)
+            for (int i = 0; i < n; i++) rank_sum[i] += parts[k][i];
+        MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, node);
+        if (leaders != MPI_COMM_NULL) {
+            double *tmp = sum; /* leaders combine their nodes' sums */
+            MPI_Allreduce(MPI_IN_PLACE, tmp, n, MPI_DOUBLE, MPI_SUM, leaders);
+        }
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+#pragma omp barrier
+}
+""", {"hidden_node_sum"},
+            why="h06b (in the honest corpus until F06e): threads publish their pointers, the "
+                "master sums them into rank_sum alone; Allreduce on the node",
+            reason=_UNADDED),
+    attempt("method", "node_sum", r"""
+%%c NODES_C node_sum
+/* the master reduces each thread's values on the node (their addresses shared first, one
+ * reduction per thread, added up by the leader), the leaders' step an MPI_Reduce to the first
+ * leader and an MPI_Bcast among the leaders; the node gets the sum by an MPI_Allreduce to which
+ * only the leader brings it (the others bring zeros) */
+#include <stdlib.h>
+
+#define MAXT 256
+static const double *parts[MAXT];
+
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int rank, nrank;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nrank);
+    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
+}
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    parts[t] = mine;
+#pragma omp barrier
+#pragma omp masked
+    {
+        int nrank;
+        MPI_Comm_rank(node, &nrank);
+        double *got = malloc(sizeof(double) * (size_t)n);
+        for (int i = 0; i < n; i++) rank_sum[i] = 0.0;
+        for (int k = 0; k < T; k++) {
+            MPI_Reduce(parts[k], got, n, MPI_DOUBLE, MPI_SUM, 0, node);
+            if (nrank == 0)
+                for (int i = 0; i < n; i++) rank_sum[i] += got[i];
+        }
+        if (leaders != MPI_COMM_NULL) {
+            MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, leaders);
+            MPI_Bcast(sum, n, MPI_DOUBLE, 0, leaders);
+        }
+        for (int i = 0; i < n; i++) got[i] = nrank == 0 ? sum[i] : 0.0;
+        MPI_Allreduce(got, sum, n, MPI_DOUBLE, MPI_SUM, node);
+        free(got);
+    }
+#pragma omp barrier
+}
+""", {"hidden_node_sum"},
+            why="(in the honest corpus until F06e) one node reduction per thread's values, the "
+                "master's own sum of their results: nothing added by the threads into rank_sum",
+            reason=_UNADDED),
+]

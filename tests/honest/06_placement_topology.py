@@ -139,43 +139,11 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 #pragma omp barrier
 }
 """, why="fresh attacker (h06d): critical adds; Ireduce, Iallreduce, Ibcast, each waited"),
-    right("node_sum", r"""
-%%c NODES_C node_sum
-/* the master adds every thread's values itself (their addresses shared first), then an
- * allreduce on the node, one between the leaders, and a broadcast of the leaders' result */
-#define MAXT 256
-static const double *parts[MAXT];
-
-void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
-    int nrank;
-    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node);
-    MPI_Comm_rank(*node, &nrank);
-    MPI_Comm_split(world, nrank ? MPI_UNDEFINED : 1, 0, leaders);
-}
-
-void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
-              MPI_Comm leaders) {
-    int t = omp_get_thread_num(), T = omp_get_num_threads();
-    parts[t] = mine;
-#pragma omp barrier
-#pragma omp masked
-    {
-        for (int k = 0; k < T; k++)
-            for (int i = 0; i < n; i++) rank_sum[i] += parts[k][i];
-        MPI_Allreduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, node);
-        if (leaders != MPI_COMM_NULL) {
-            double *tmp = sum; /* leaders combine their nodes' sums */
-            MPI_Allreduce(MPI_IN_PLACE, tmp, n, MPI_DOUBLE, MPI_SUM, leaders);
-        }
-        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
-    }
-#pragma omp barrier
-}
-""", why="fresh attacker (h06b): threads publish their pointers, the master sums; Allreduce on the node"),
     # the kit scales the values given to the node's and the leaders' reductions (node_sum.c's
     # nudge, helper-f3): right answers that reduce in blocks through buffers of their own, skip a
-    # level of one rank, reduce each thread's values apart, or hand the sum to the node by an
-    # allreduce to which only the leader brings it keep their points
+    # level of one rank, or hand the sum to the node by an allreduce to which only the leader
+    # brings it keep their points (one that reduced each thread's values apart, nothing added
+    # into rank_sum, is a gaming attempt since F06e: tests/gaming/06_placement_topology.py)
     right("node_sum", r"""
 %%c NODES_C node_sum
 /* the sums in blocks of 64 values, each block copied into a buffer of the master's own, reduced on
@@ -221,53 +189,6 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 #pragma omp barrier
 }
 """, why="blocks of 64 copied into the master's buffers and reduced; one-rank levels skipped"),
-    right("node_sum", r"""
-%%c NODES_C node_sum
-/* the master reduces each thread's values on the node (their addresses shared first, one
- * reduction per thread, added up by the leader), the leaders' step an MPI_Reduce to the first
- * leader and an MPI_Bcast among the leaders; the node gets the sum by an MPI_Allreduce to which
- * only the leader brings it (the others bring zeros) */
-#include <stdlib.h>
-
-#define MAXT 256
-static const double *parts[MAXT];
-
-void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
-    int rank, nrank;
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
-    MPI_Comm_rank(*node, &nrank);
-    MPI_Comm_split(world, nrank == 0 ? 0 : MPI_UNDEFINED, rank, leaders);
-}
-
-void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
-              MPI_Comm leaders) {
-    int t = omp_get_thread_num(), T = omp_get_num_threads();
-    parts[t] = mine;
-#pragma omp barrier
-#pragma omp masked
-    {
-        int nrank;
-        MPI_Comm_rank(node, &nrank);
-        double *got = malloc(sizeof(double) * (size_t)n);
-        for (int i = 0; i < n; i++) rank_sum[i] = 0.0;
-        for (int k = 0; k < T; k++) {
-            MPI_Reduce(parts[k], got, n, MPI_DOUBLE, MPI_SUM, 0, node);
-            if (nrank == 0)
-                for (int i = 0; i < n; i++) rank_sum[i] += got[i];
-        }
-        if (leaders != MPI_COMM_NULL) {
-            MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, leaders);
-            MPI_Bcast(sum, n, MPI_DOUBLE, 0, leaders);
-        }
-        for (int i = 0; i < n; i++) got[i] = nrank == 0 ? sum[i] : 0.0;
-        MPI_Allreduce(got, sum, n, MPI_DOUBLE, MPI_SUM, node);
-        free(got);
-    }
-#pragma omp barrier
-}
-""", why="one node reduction per thread's values; leaders MPI_Reduce + MPI_Bcast; an allreduce "
-          "of the leader's sum and zeros for the node's broadcast"),
     # a fresh attacker's right answer (L06r6, 2026-12-05): the leaders' communicator made from a
     # group (an MPI_Allgather of who leads on world, MPI_Group_incl, MPI_Comm_create); 0/4 while
     # the tracer had no entry for the group calls and every collective had to run on a node or
@@ -734,4 +655,30 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
 #pragma omp barrier
 }
 """, why="attacker V: one named critical per thread's add, an MPI_IN_PLACE reduce at the node root"),
+]
+
+
+# right answers at the edge of the count of each thread's adds (fixer F06e, 2026-12-07: the Archer
+# run counts the bytes of rank_sum each thread's own code writes per call, and a thread with less
+# than a quarter of an equal share loses): a worksharing loop over the elements that adds every
+# thread's values, each element's sum kept in a register (one store per element: each thread
+# writes its n / threads of them), and the same with a dynamic schedule
+_SHARED_LOOP = _SPLIT_NODES + r'''static const double *published[256];
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    published[omp_get_thread_num()] = mine;
+    int nt = omp_get_num_threads();
+#pragma omp barrier
+#pragma omp for
+    for (int i = 0; i < n; i++) {
+        double s = rank_sum[i];
+        for (int t = 0; t < nt; t++) s += published[t][i];
+        rank_sum[i] = s;
+    }
+''' + _REDUCE_AND_SHARE
+HONEST += [
+    right("node_sum", _SHARED_LOOP,
+          why="a worksharing loop over the elements adds every thread's values, one store each"),
+    right("node_sum", _SHARED_LOOP.replace("#pragma omp for\n", "#pragma omp for schedule(dynamic, 8)\n"),
+          why="the same worksharing loop, a dynamic schedule of chunks of 8"),
 ]

@@ -592,22 +592,73 @@ def node_sum_verdict(
     return None
 
 
-def node_sum_races(code: str, ranks: int = 2, threads: int = 2, n: int = 200) -> list[str] | None:
-    """The data races Archer (ThreadSanitizer told OpenMP's synchronisation) saw in one run of
-    the cell's node_sum at `ranks` x `threads` on one node, one line each (the access and its
-    line, the earlier access and its line); None where Archer does not run on this machine. The
-    threads of a rank all add into the shared rank_sum: unless those adds are made safe (an
-    atomic update, a critical section, a lock), two of them race, whether or not an add is lost
-    in that run. Built from clang_view(code): OpenMP 5.1's `atomic compare`, which Archer's clang
-    14 cannot parse, as the compare-and-swap it is."""
+# The kit's count of each thread's adds into rank_sum (node_sum.c, HL_COUNT_ADDS): the Archer
+# build's ThreadSanitizer entry points for every plain and atomic store, and memcpy/memmove/memset,
+# wrapped at link time by the kernel's own (uninstrumented) functions
+_ADD_WRITES = ([f"__tsan_write{s}" for s in (1, 2, 4, 8, 16)]
+               + [f"__tsan_unaligned_write{s}" for s in (2, 4, 8, 16)]
+               + [f"__tsan_atomic{b}_{op}" for b in (8, 16, 32, 64)
+                  for op in ("store", "exchange", "compare_exchange_strong", "compare_exchange_weak",
+                             "compare_exchange_val", "fetch_add", "fetch_sub", "fetch_and",
+                             "fetch_or", "fetch_xor", "fetch_nand")]
+               + ["memcpy", "memmove", "memset"])  # fmt: skip
+ADD_COUNT_FLAGS = ("-DHL_COUNT_ADDS", "-Wno-unused-command-line-argument",
+                   "-Wl,--wrap=" + ",--wrap=".join(_ADD_WRITES))
+
+
+def node_sum_under_archer(code: str, ranks: int = 2, threads: int = 2, n: int = 200,
+                          reps: int = 2) -> dict | None:  # fmt: skip
+    """One run of the cell's node_sum at `ranks` x `threads` on one node under Archer
+    (ThreadSanitizer told OpenMP's synchronisation), None where Archer does not run here:
+    "races", the data races it saw, one line each (the access and its line, the earlier access
+    and its line), and "added", per rank, repetition and thread, the bytes of rank_sum the
+    thread's own code wrote in that call ([rank, repetition, thread, bytes]: the kit's count,
+    node_sum.c's HL_COUNT_ADDS, judged by node_sum_unadded). The threads of a rank all add into
+    the shared rank_sum: unless those adds are made safe (an atomic update, a critical section, a
+    lock), two of them race, whether or not an add is lost in that run. Built from
+    clang_view(code): OpenMP 5.1's `atomic compare`, which Archer's clang 14 cannot parse, as the
+    compare-and-swap it is."""
     if archer.missing():
         return None
     kernel = build_student("student_nodes_archer", "node_sum", "HL_STUDENT_NODES", clang_view(code),
-                           NODE_FUNCTIONS, archer=True)  # fmt: skip
-    _, races, _ = archer_run(kernel, ranks, threads, variant="student", ranks_per_node=0, n=n,
-                             reps=2)  # fmt: skip
-    return [f"{r.access} at {r.where} against the {r.previous.lower()} at {r.previous_where}"
-            for r in races]  # fmt: skip
+                           NODE_FUNCTIONS, ADD_COUNT_FLAGS, archer=True)  # fmt: skip
+    res, races, _ = archer_run(kernel, ranks, threads, variant="student", ranks_per_node=0, n=n,
+                               reps=reps)  # fmt: skip
+    views = res.records.query("record == 'view'").reindex(
+        columns=["rank", "repetition", "thread", "added"])
+    return {"races": [f"{r.access} at {r.where} against the {r.previous.lower()} at "
+                      f"{r.previous_where}" for r in races],
+            "added": [[int(v) for v in row] for row in views.fillna(-1).itertuples(index=False)]}
+
+
+def node_sum_unadded(added: list[list[int]], ranks: int, threads: int, n: int, reps: int) -> str | None:
+    """The judge of the threads' adds (lab 06 (e)), outside the student's process: None, or the
+    first thread of the team that wrote less than a quarter of an equal share of rank_sum's n
+    values (n / threads) in a call (`added`: node_sum_under_archer's count). Every thread adding
+    its own n values (an atomic update each, a critical section or a lock round its adds, a
+    private partial sum added once per element) writes n values per call, and a worksharing
+    loop over the elements that adds every thread's values writes the thread's share of them
+    (n / threads, the compiler keeping the sum of an element in a register); a master that adds
+    every thread's values alone, or reductions of each thread's values with nothing added into
+    rank_sum (attacker A9's K2 and K3, 4/4 twice, 2026-12-07), leave a thread with none. A
+    quarter, as lab 10 (a)'s share: a dynamic schedule on a loaded machine shares unevenly."""
+    least = 8 * n // (4 * threads)  # bytes
+    seen = {(rank, rep, t): b for rank, rep, t, b in added}
+    for rep in range(reps):
+        for rank in range(ranks):
+            for t in range(threads):
+                wrote = seen.get((rank, rep, t))
+                if wrote is None or wrote < 0:
+                    return (f"{ranks} ranks x {threads} threads, n = {n}: the kit has no count of "
+                            f"rank {rank} thread {t}'s adds in call {rep + 1}")
+                if wrote < least:
+                    return (f"{ranks} ranks x {threads} threads, n = {n}: in call {rep + 1}, "
+                            f"rank {rank} thread {t} wrote {wrote // 8} values into rank_sum, "
+                            f"less than a quarter of an equal share ({n // threads}): the threads "
+                            "add the values into rank_sum themselves (each its own, one safe "
+                            "read-modify-write each, or a worksharing loop over the elements), "
+                            "not one thread for all, nor MPI in place of the threads' adds")
+    return None
 
 
 def grid_runs(
