@@ -523,7 +523,8 @@ def test_an_explicit_barrier_after_single_nowait_ends_the_repetition():
 def test_the_construct_must_update_the_teams_counter():
     """attackF's kit_atomic_private_reduction: an atomic on the thread's own count, merged into
     s->updates by a reduction, is refused at its line (the preprocessed cell) and by the kernel
-    (s->updates did not grow with the repetitions)."""
+    (s->updates did not grow with the repetitions); handed to a helper as a construct_state of
+    its own, by the address its compiled atomic writes (and by the kernel)."""
     from hybridlab.sync.exercise import build_student_construct, check_method, updated_target
 
     assert updated_target("s->updates += 1;", {"s"}) and updated_target("++(*s).updates;", {"s"})
@@ -563,7 +564,8 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
     mine = private.replace("long mine = 0;", "construct_state mine = {0};").replace(
         "#pragma omp atomic\n            mine += 1;", "bump(&mine);").replace(
         "total += mine;", "total += mine.updates;")
-    assert check_method(mine) == "atomic"
+    with pytest.raises(AssertionError, match="writes an address other than s->updates"):
+        check_method(mine)  # the compiled code: the helper's atomic writes `mine`, not s->updates
     kernel = build_student_construct(mine, "test_construct_private")
     with pytest.raises(hl.KernelError, match="s->updates had grown by 0"):
         hl.run_program(kernel, ranks=1, threads=2, samples=3, target_ms=0.1, check_reps=1000)
@@ -580,7 +582,8 @@ def test_the_teams_counter_must_grow_in_every_repetition():
     worked example's shapes of single and master (a barrier each repetition) pass."""
     from hybridlab.sync.exercise import build_student_construct, check_method
 
-    assert check_method(EARLY_BUMP) == "atomic"
+    with pytest.raises(AssertionError, match="writes an address other than s->updates"):
+        check_method(EARLY_BUMP)  # the compiled code: the pointer moved to a count of its own
     kernel = build_student_construct(EARLY_BUMP, "test_construct_early_bump")
     with pytest.raises(hl.KernelError, match=r"s->updates had grown by \d+ when thread \d+ began repetition"):
         hl.run_program(kernel, ranks=1, threads=2, samples=3, target_ms=0.1, check_reps=20000)
@@ -745,7 +748,8 @@ def test_the_shared_counter_rises_by_every_update_in_every_call():
     from hybridlab.sync.exercise import build_student_construct, check_method
 
     private = source_of("02_synchronisation", "fresh attacker (A6 x1_helper_param)")
-    assert check_method(private) == "atomic"  # the text reads a state pointer
+    with pytest.raises(AssertionError, match="writes an address other than s->updates"):
+        check_method(private)  # the text reads a state pointer; the compiled code another address
     kernel = build_student_construct(private, "test_construct_private_timed")
     with pytest.raises(hl.KernelError, match=r"for \d+ repetitions, s->updates rose by \d+, not \d+: "
                        "the atomic construct adds 2"):
@@ -760,6 +764,62 @@ def test_the_shared_counter_rises_by_every_update_in_every_call():
                              threads=2, bind="none", samples=3, target_ms=0.1, check_reps=2000)
         count = run.records[run.records["record"] == "updates"].iloc[0]
         assert count["updates"] == count["repetitions"] * (2 if name == "atomic" else 1)
+
+
+MOVED_POINTER = source_of("02_synchronisation", "fresh attacker (A7 c2d)")
+
+
+def test_the_address_the_construct_writes_is_read_from_the_compiled_code():
+    """A fresh attacker's c2d (2026-12-07, 3/3 kept twice): a pointer set to &s->updates, then
+    moved by an offset (0 in the contention run, the thread's own slot in the timed calls, the
+    slots added back after the region). The text reads a pointer to the counter; clang's IR of
+    the cell shows the atomic's address made by arithmetic on it, and so for single and masked.
+    The counter's address kept in a variable set once, the state handed to a helper or kept in
+    a struct the region shares, passes; that struct's state swapped for another is refused."""
+    from hybridlab.sync.counter_ir import cell_ir, moved_updates
+    from hybridlab.sync.exercise import check_method
+
+    with pytest.raises(AssertionError, match=r"cell line 17: the atomic construct writes an address "
+                       "other than s->updates"):
+        check_method(MOVED_POINTER)
+    moved = MOVED_POINTER.replace("static long slot[256][8];", "static long slot[256][8];\n")
+    for name, pragma in (("single", "single"), ("master", "masked")):
+        one = moved.replace('"atomic"', f'"{name}"').replace(
+            "#pragma omp atomic\n            *p += 1;",
+            f"#pragma omp {pragma}\n            *p += 1;\n#pragma omp barrier")
+        assert moved_updates(cell_ir(one), name) == ["cell line 18"]
+    pointer = ATOMIC.replace("construct_state *s = arg;",
+                             "construct_state *s = arg;\n    volatile long *count = &s->updates;")
+    pointer = pointer.replace("s->updates += 1;", "*count += 1;")
+    job = """const char *const construct_name = "atomic";
+struct job { construct_state *s; long n; };
+static construct_state other;
+
+static void reps(struct job *jb) {
+    for (long j = 0; j < jb->n; j++) {
+        hl_delay(jb->s->delay);
+#pragma omp atomic
+        jb->s->updates += 1;
+    }
+}
+
+void construct_test(void *arg, long inner) {
+    struct job jb = {arg, inner};
+#pragma omp parallel
+    reps(&jb);
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+"""
+    for code in (ATOMIC, pointer, HELPER, job):
+        assert moved_updates(cell_ir(code), "atomic") == []
+        assert check_method(code) == "atomic"
+    # the state kept in a struct the region shares, swapped for another in the timed calls
+    swapped = job.replace("struct job jb = {arg, inner};",
+                          "struct job jb = {arg, inner};\n    if (jb.s->delay) jb.s = &other;")
+    assert moved_updates(cell_ir(swapped), "atomic") == ["cell line 9"]
 
 
 def test_the_name_judged_is_the_compiled_one():

@@ -720,7 +720,7 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
     return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
 }
 """, {CONSTRUCT}, why="atomic in a helper handed the thread's own construct_state, merged by a reduction",
-            reason="s->updates had grown by 0"),
+            reason="s->updates had grown by 0 | writes an address other than s->updates"),
 ]
 
 # a fresh attacker (attackF): an IPython post_run_cell callback, its code compiled under numpy's
@@ -779,7 +779,7 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
     return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
 }
 """, {CONSTRUCT}, why="the team's counter bumped once early, then a private count merged by a reduction",
-                      reason="s->updates had grown by"))
+                      reason="s->updates had grown by | writes an address other than s->updates"))
 
 # a fresh attacker's (n02det2, 3/3 and 2/2 kept, 2026-12-05): the timed calls (a delay given) run a
 # loop of delays with no construct, the atomic only in the run without a delay
@@ -897,7 +897,7 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
 }
 """, {CONSTRUCT}, why="the counter bumped once early, then a private count, and the kit's finding "
                       "(short_found, a static) found from a static of the cell and cleared (f51)",
-                      reason="s->updates had grown by | signal 11"))
+                      reason="s->updates had grown by | signal 11 | writes an address other than s->updates"))
 
 # fixer F (issue 36, 2026-12-06): f51's count (the team's counter bumped once early, then a
 # private count merged by a reduction), the check that catches it dodged through the kit's
@@ -965,7 +965,7 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
 }
 """, {CONSTRUCT}, why="a private count, the kit's delay tallies found by scanning the library's "
                       "data and rewritten in the contention run (fixer F, issue 36)",
-                      reason="by the kit's sealed marks"))
+                      reason="by the kit's sealed marks | writes an address other than s->updates"))
 
 # attacker U (u02_forge, 2026-12-06; 3/3 twice): only the master thread delays (the kit notes a
 # delay of the wrong length, wrong_length, in its sealed evidence), then the finding cleared
@@ -1194,7 +1194,7 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
             why=("fresh attacker (A6 x1_helper_param): the timed calls' updates of threads other than "
                  '0 on a construct_state of their own, handed to a helper (the contention run, '
                  "s->delay == 0, updates the team's)"),
-            reason="s->updates rose by"),
+            reason="s->updates rose by | writes an address other than s->updates"),
     attempt("method", "construct_code", construct(r"""
 const char *const construct_name = "atomic";
 
@@ -1219,7 +1219,7 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
 """), {CONSTRUCT},
             why=('fresh attacker (A6 x2_reassign): a pointer to s->updates moved to a count of the '
                  "thread's own in the timed calls (s->delay != 0) of threads other than 0"),
-            reason="s->updates rose by"),
+            reason="s->updates rose by | writes an address other than s->updates"),
     attempt("method", "construct_code", construct(r"""
 const char *const construct_name = "atomic";
 
@@ -1244,7 +1244,7 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
 """), {CONSTRUCT},
             why=("fresh attacker (A6 x3_shadow): a construct_state *s shadowing the test's, a copy of "
                  "the thread's own in the timed calls of threads other than 0"),
-            reason="s->updates rose by"),
+            reason="s->updates rose by | writes an address other than s->updates"),
     attempt("method", "construct_code", construct(r"""
 /* the checks read the name "atomic" from the first `construct_name = "..."` in the text (this
  * longer identifier); the kernel's construct_name is "reduction", which switches off its
@@ -1322,4 +1322,43 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
             why=('fresh attacker (A6 x5_ifzero_name): "atomic" named in an #if 0 block, "reduction" '
                  'compiled: private counts added by the master'),
             reason="does not use the reduction construct"),
+]
+
+# a fresh attacker's (A7, 2026-12-07: 3/3 kept twice) pointer set to &s->updates and then moved:
+# by 0 in the contention run (no delay), to a slot of the thread's own in the timed calls, the
+# slots added to s->updates after the region (every call's rise exact, the timed atomic never
+# contended); the address the construct writes is read from the compiled code now
+GAMING += [
+    attempt("method", "construct_code", construct(r"""
+const char *const construct_name = "atomic";
+static long slot[256][8];
+
+void construct_test(void *arg, long inner) {
+    construct_state *s = arg;
+    int team = 0;
+#pragma omp parallel
+    {
+        int t = omp_get_thread_num();
+        slot[t][0] = 0;
+        if (t == 0) team = omp_get_num_threads();
+        volatile long *p = &s->updates;
+        p += s->delay ? (long)(((char *)&slot[t][0] - (char *)&s->updates) / (long)sizeof(long)) : 0;
+        for (long j = 0; j < inner; j++) {
+            hl_delay(s->delay);
+#pragma omp atomic
+            *p += 1;
+        }
+    }
+    if (s->delay)
+        for (int t = 0; t < team; t++) s->updates += slot[t][0];
+}
+
+int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, hl_result *out) {
+    return hl_measure(ctx, construct_name, construct_test, reference_loop, s, method, out);
+}
+"""), {CONSTRUCT},
+            why=("fresh attacker (A7 c2d): a pointer set to &s->updates, then moved by an offset, 0 "
+                 "in the contention run, to the thread's own slot in the timed calls (added back "
+                 "after the region)"),
+            reason="writes an address other than s->updates"),
 ]

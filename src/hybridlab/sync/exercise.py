@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..kernels import split_rmw
 from ..kernels.build import Kernel
 from ..kernels.c_text import (
     closing,
@@ -47,6 +48,7 @@ from ..runs.student_c import (
     student_unit,
     unit_flags,
 )
+from . import counter_ir
 
 EXAMPLE = "critical"  # construct_bench.c's worked example: the student measures another one
 
@@ -381,7 +383,8 @@ def check_method(code: str) -> str:
     """check_source, then the compiled cell: it calls the runtime as its construct does, takes no
     lock (no critical section or lock doing the construct's work) and, for single and master,
     has the barrier that ends each repetition (GOMP_barrier); then the construct's target, read
-    from the preprocessed cell: atomic, single and master update s->updates (unshared_update)."""
+    from the preprocessed cell: atomic, single and master update s->updates (unshared_update),
+    and the address their update writes in clang's IR of the cell is s->updates (counter_ir)."""
     name = check_source(code)
     calls = runtime_calls(code)
     taken = sorted(calls & set(LOCKS))
@@ -397,6 +400,13 @@ def check_method(code: str) -> str:
         "after a `single nowait`)")
     fault = unshared_update(code, name)
     assert not fault, fault
+    moved = counter_ir.moved_updates(counter_ir.cell_ir(code), name) if (
+        name in UPDATES_SHARED and split_rmw.clang_present()) else []
+    assert not moved, (
+        f"{', '.join(moved)}: the {name} construct writes an address other than s->updates in the "
+        "compiled code (clang's IR): it updates the team's counter itself, in every repetition of "
+        "every call, through the state construct_test is given (`construct_state *s = arg;`) or a "
+        "pointer set to &s->updates and never changed; no offset, no choice of another address")
     return name
 
 
