@@ -78,6 +78,7 @@
 #define HL_TRACED_PROBE(name, params, args, comm, message) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_MRECV(name, params, args, count, type, message) int HL_ENTRY(MPI_##name) params;
 #define HL_TRACED_MODE(name, params, args, mode) int HL_ENTRY(MPI_##name) params;
+#define HL_TRACED_SHARED(name, params, args, win, rank, size, base) int HL_ENTRY(MPI_##name) params;
 #define HL_QUERY(type, name, params, args) type HL_ENTRY(MPI_##name) params;
 #include "hl_trace_calls.h"
 #undef HL_TRACED
@@ -92,6 +93,7 @@
 #undef HL_TRACED_WAITALL
 #undef HL_TRACED_SOME
 #undef HL_TRACED_MODE
+#undef HL_TRACED_SHARED
 #undef HL_TRACED_PROBE
 #undef HL_TRACED_MRECV
 #undef HL_TRACED_P2P

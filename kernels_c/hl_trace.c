@@ -1840,6 +1840,30 @@ static int window_mode(int assert_) {
 #define HL_TRACED_MODE(name, params, args, mode_)                                                 \
     HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
             (c_.mode = window_mode(mode_), trace_end(&c_)))
+/* A shared window's query (lab 11): the rank it names as an MPI_COMM_WORLD rank ("peer") and
+ * the segment MPI returned, its base ("buffer") and bytes ("bytes"), read after the call's end
+ * is taken. */
+static void trace_end_shared(hl_trace_call *c, int rc, MPI_Win win, int rank, MPI_Aint size,
+                             const void *base) {
+    double end = hl_now();
+    if (rc == MPI_SUCCESS && rank != MPI_PROC_NULL) {
+        int w = MPI_UNDEFINED;
+        MPI_Group group, world;
+        MPI_Win_get_group(win, &group);
+        MPI_Comm_group(MPI_COMM_WORLD, &world);
+        MPI_Group_translate_ranks(group, 1, &rank, world, &w);
+        MPI_Group_free(&group);
+        MPI_Group_free(&world);
+        c->peer = w == MPI_UNDEFINED ? HL_PEER_NONE : w;
+        c->bytes = (long)size;
+        c->buffer = (unsigned long)(uintptr_t)base;
+    }
+    trace_keep(c, end);
+}
+#define HL_TRACED_SHARED(name, params, args, win, rank, size_, base_)                           \
+    HL_BOTH(HL_DEFINE, MPI_##name, "MPI_" #name, MPI_##name, params, args, (void)0,               \
+            trace_end_shared(&c_, rc_, win, rank, rc_ == MPI_SUCCESS ? *(size_) : 0,              \
+                             rc_ == MPI_SUCCESS ? *(void **)(base_) : NULL))
 #define HL_QUERY(type, name, params, args)                                                        \
     HL_BOTH(HL_DEFINE_QUERY, type, MPI_##name, MPI_##name, params, args)
 

@@ -66,6 +66,11 @@
  *                                                        its communicator, with its tag
  *     HL_TRACED_MODE(name, params, args, mode)           a window's synchronisation and the
  *                                                        assert it was given (mode)
+ *     HL_TRACED_SHARED(name, params, args, win, rank, size, base)
+ *                                                        a shared window's query: the rank it
+ *                                                        names ("peer", an MPI_COMM_WORLD
+ *                                                        rank) and the segment MPI returned
+ *                                                        ("buffer": its base, "bytes": its size)
  *     HL_QUERY(type, name, params, args)                 passed through, not recorded
  */
 /* point to point */
@@ -345,8 +350,8 @@ HL_TRACED_ICOMM(Ineighbor_allgatherv,
 HL_TRACED_COMM(Win_allocate_shared,
           (MPI_Aint size, int unit, MPI_Info info, MPI_Comm c, void *base, MPI_Win *w),
           (size, unit, info, c, base, w), c)
-HL_TRACED(Win_shared_query, (MPI_Win w, int r, MPI_Aint *size, int *unit, void *base),
-          (w, r, size, unit, base))
+HL_TRACED_SHARED(Win_shared_query, (MPI_Win w, int r, MPI_Aint *size, int *unit, void *base),
+          (w, r, size, unit, base), w, r, size, base)
 HL_TRACED_MODE(Win_fence, (int a, MPI_Win w), (a, w), a)
 HL_TRACED(Win_sync, (MPI_Win w), (w))
 HL_TRACED_MODE(Win_lock_all, (int a, MPI_Win w), (a, w), a)

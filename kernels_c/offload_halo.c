@@ -70,7 +70,14 @@ static const char *const variant_names[V_ALL] = {"resident", "remap", "stale", "
  * report_line leaves out) and compares it with the whole grid's serial sweep, one iteration
  * ahead of what it saw last: `seen` counts the iterations the device's copy was seen to reach
  * in order (the "offload" record's device_iterations). A sweep on the host, in a copy of the
- * block, leaves the device's copy behind. */
+ * block, leaves the device's copy behind. With the watch (HL_WATCH_DEVICE) the kit also looks
+ * before each of the runtime's maps, updates and launches, so the last sweep's grid is seen before
+ * the data region copies it back; a look sees a sweep only in an array (u or unew) a target
+ * region's code stored into since the grid it saw last; and what is copied to the device before the first launch is summed where it is not the
+ * block as the kit handed it (report_line: the "offload" record's h2d_not_handed; a grid swept on
+ * the host and mapped in). A8's K4 and K5 swept the first one or two grids on the host, mapped
+ * them in and let a look see them, and the last one on the host after the copy back, never
+ * looked at: 6/6 twice each, 2026-12-07. */
 /* The offload runtime's report (report_take, below) as it arrives: running totals, and where they
  * stood at the first and the last launch (the "offload" record's three windows) */
 typedef struct {
@@ -79,6 +86,8 @@ typedef struct {
     long h2d, d2h, largest;                /* bytes so far; the largest copy since the first launch */
     long h2d_first, d2h_first;             /* at the first launch */
     long h2d_last, d2h_last, largest_last; /* at the last launch */
+    long not_handed; /* bytes copied to the device before the first launch that were not u's or
+                      * unew's holding the block as the kit handed it (the grid's start) */
 } report_tally;
 
 typedef struct {
@@ -123,6 +132,8 @@ static struct {
     uintptr_t *row_at;             /* per row of u then unew: its device address as last read */
     unsigned char *stored;         /* per point of u then unew: the device's code stored there
                                       during the launch under way (HL_WATCH_DEVICE's check) */
+    int swept[2];                  /* u, unew: a launch's code stored into it since the grid the
+                                      look saw last (a look sees a sweep only in such an array) */
     int launch;                    /* the operation under way is a launch */
 } dev;
 #ifdef HL_WATCH_DEVICE
@@ -199,7 +210,7 @@ static int watch_start(double *u, double *unew, long m, long w, long ny, long ro
     dev.present = calloc((size_t)(2 * (m + 2)), 1);
     dev.row_at = calloc((size_t)(2 * (m + 2)), sizeof *dev.row_at);
     dev.stored = calloc((size_t)(2 * (m + 2) * w), 1);
-    dev.valid = 0, dev.running = 0, dev.launch = 0;
+    dev.valid = 0, dev.running = 0, dev.launch = 0, dev.swept[0] = dev.swept[1] = 0;
     if (!watch.ref || !watch.next || !watch.rows || !dev.shot || !dev.kept || !dev.present ||
         !dev.row_at || !dev.stored)
         return -1;
@@ -827,6 +838,7 @@ static void device_stored(uintptr_t a, uintptr_t size) {
         uintptr_t lo = a > at ? a - at : 0, hi = a + size - at < row_bytes ? a + size - at : row_bytes;
         for (uintptr_t b = lo / sizeof(double); b < (hi + sizeof(double) - 1) / sizeof(double); b++)
             __atomic_store_n(&dev.stored[i * w + (long)b], 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&dev.swept[i >= watch.m + 2], 1, __ATOMIC_RELAXED);
     }
 }
 
@@ -896,6 +908,8 @@ HL_DEVICE_VISIBLE void *__asan_memset(void *d, int c, uintptr_t n) {
 HL_DEVICE_VISIBLE void __asan_init(void) {}
 HL_DEVICE_VISIBLE void __asan_version_mismatch_check_v8(void) {}
 HL_DEVICE_VISIBLE void __asan_handle_no_return(void) {}
+static int look_step(void); /* (below, with look_at_device) */
+static void look_seal(int advanced);
 #define HL_LAUNCH(id, num, args, sizes, types, teams, limit, call)                              \
     do {                                                                                       \
         launch_begin(id, num, base, args, sizes, types, teams, limit);                         \
@@ -914,11 +928,14 @@ HL_DEVICE_VISIBLE void __asan_handle_no_return(void) {}
             in_kit = 1;                                                                        \
             grids_reach(1);                                                                    \
             tally(&watch.parallel_operations, hl_concurrent);                                  \
-            if (dev.running++ == 0)                                                            \
+            int hl_advanced = 0; /* the look: the last sweep's grid seen before the copy back */ \
+            if (dev.running++ == 0) {                                                          \
                 device_unchanged();                                                            \
-            else /* another operation runs (nowait): what it changes is not the host's */      \
+                hl_advanced = look_step();                                                     \
+            } else /* another operation runs (nowait): what it changes is not the host's */    \
                 dev.valid = 0;                                                                 \
             grids_reach(0);                                                                    \
+            look_seal(hl_advanced);                                                            \
             in_kit = 0;                                                                        \
         }                                                                                      \
         call;                                                                                  \
@@ -1300,6 +1317,27 @@ HL_WRAP_SOME(MPI_Waitsome)
 HL_WRAP_SOME(MPI_Testsome)
 #endif
 
+/* In the look's critical section, the grids open: whether the device's u or unew holds the grid
+ * one iteration past `seen`, in an array a target region's code stored into since the last grid
+ * seen (what was mapped in, or left from before, is no sweep of the device's); if so the grid
+ * after that one, into watch.ref's place. */
+static int look_step(void) {
+    const int advanced = (dev.swept[0] && device_rows(watch.u) && rows_are(watch.next)) ||
+                         (dev.swept[1] && device_rows(watch.unew) && rows_are(watch.next));
+    if (advanced) grid_step(watch.ref, watch.next, watch.w, watch.ny);
+    return advanced;
+}
+
+/* ... and once the grids are closed (no sign that they are open), `seen` one more, the grids
+ * swapped (ref: the grid seen, next: the one after) */
+static void look_seal(int advanced) {
+    if (!advanced) return;
+    dev.swept[0] = dev.swept[1] = 0;
+    struct { double *ref, *next; } swap = {watch.next, watch.ref};
+    hl_sealed_put(&watch.ref, &swap, sizeof swap); /* (ref and next are adjacent) */
+    WATCH_SET(seen, watch.seen + 1);
+}
+
 static void look_at_device(void) {
     if (!watch.on || in_kit) return;
 #pragma omp critical(hl_offload_look)
@@ -1307,16 +1345,10 @@ static void look_at_device(void) {
     in_kit = 1;
     grids_reach(1);
     if (!dev.running) device_unchanged();
-    struct { double *ref, *next; } swap = {watch.next, watch.ref};
-    const int advanced = (device_rows(watch.u) && rows_are(watch.next)) ||
-                         (device_rows(watch.unew) && rows_are(watch.next));
-    if (advanced) grid_step(swap.next, swap.ref, watch.w, watch.ny);
+    const int advanced = look_step();
     if (!dev.running) device_keep();
-    grids_reach(0); /* (`seen` changes once the grids are closed: no sign that they are open) */
-    if (advanced) {
-        hl_sealed_put(&watch.ref, &swap, sizeof swap); /* (ref and next are adjacent) */
-        WATCH_SET(seen, watch.seen + 1);
-    }
+    grids_reach(0);
+    look_seal(advanced);
     in_kit = 0;
     }
 }
@@ -1407,6 +1439,27 @@ static int runtime_own(const void *code, const void *text) {
     return strncmp(name ? name + 1 : at.dli_fname, "libomptarget.so", 15) == 0;
 }
 
+/* of the `bytes` at host address `at` copied to the device, those that are not u's or unew's
+ * holding the block as the kit handed it (the grid's start: nothing swept yet) */
+static long not_handed(uintptr_t at, long bytes) {
+    const long n = (watch.m + 2) * watch.w;
+    long off = 0;
+    for (long b = 0; b < bytes; b += (long)sizeof(double)) {
+        const uintptr_t p = at + (uintptr_t)b;
+        long k = -1;
+        for (int a = 0; a < 2 && k < 0; a++) {
+            const uintptr_t lo = (uintptr_t)(a ? watch.unew : watch.u);
+            if (p >= lo && p + sizeof(double) <= lo + (uintptr_t)n * sizeof(double) &&
+                (p - lo) % sizeof(double) == 0)
+                k = (long)((p - lo) / sizeof(double));
+        }
+        const double start = k < 0 ? 0.0 : initial(watch.row0 + k / watch.w, k % watch.w);
+        if (k < 0 || memcmp((const void *)p, &start, sizeof start) != 0)
+            off += bytes - b < (long)sizeof(double) ? bytes - b : (long)sizeof(double);
+    }
+    return off;
+}
+
 /* one message of the runtime's report, `text` as formatted, for `device`: summed, but the kit's
  * own looks' copies (made in the kit, in_kit, into its look buffer); a copy of the look buffer
  * the cell made counts like any other */
@@ -1423,8 +1476,10 @@ static void report_line(long device, const char *format, const char *text) {
     long bytes = size ? atol(size + 5) : 0; /* (the runtime's int64_t, before the Name) */
     uintptr_t at = host ? (uintptr_t)strtoull(host + 7, NULL, 16) : 0;
     if ((to || from) && in_kit && at >= own && at < own_end) return;
+    const long foreign = to && watch.on && watch.report.launches == 0 ? not_handed(at, bytes) : 0;
     pthread_mutex_lock(&tally_lock);
     report_tally r = watch.report;
+    r.not_handed += foreign;
     if (device != r.device) r.foreign++;
     if (launch) {
         if (r.launches++ == 0) r.h2d_first = r.h2d, r.d2h_first = r.d2h;
@@ -1564,11 +1619,13 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                  "\"h2d_after\":%ld,\"d2h_after\":%ld,\"largest_between\":%ld,"
                  "\"device_iterations\":%ld,\"host_writes\":%ld,\"launch_writes\":%ld,"
                  "\"device_strays\":%ld,\"literal_bytes\":%ld,\"halo_above\":%ld,"
-                 "\"halo_below\":%ld,\"device_bytes\":%ld,\"parallel_operations\":%ld",
+                 "\"halo_below\":%ld,\"device_bytes\":%ld,\"parallel_operations\":%ld,"
+                 "\"h2d_not_handed\":%ld",
             variant_names[variant], devices, device, m, (long)(w * sizeof(double)), want_report,
             r.launches, r.foreign, r.h2d_first, r.d2h_first, r.h2d_last - r.h2d_first,
             r.d2h_last - r.d2h_first, r.h2d - r.h2d_last, r.d2h - r.d2h_last, r.largest_last, variant == V_STUDENT ? watch.seen : -1L,
-            host_writes, launch_writes, device_strays, literals, above, below, held, in_parallel);
+            host_writes, launch_writes, device_strays, literals, above, below, held, in_parallel,
+            variant == V_STUDENT ? r.not_handed : -1L);
     if (watch.grids) munmap(watch.grids, (size_t)watch.grids_bytes);
     free(dev.shot), free(dev.kept), free(dev.present), free(dev.row_at), free(dev.stored);
     WATCH_SET(ref, NULL);

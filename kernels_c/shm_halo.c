@@ -27,7 +27,11 @@
  * kernel's table of this process's mappings (/proc/self/maps): the shared file and the offset in
  * it. After the run the ranks exchange where their own blocks lie (shm_init_block found it), and a
  * sweep that read anything but the neighbour's block itself (a private copy of it, a copy
- * elsewhere in the window) counts as a read not of the window. The places and the counts are the
+ * elsewhere in the window), or read it at another address than the first sweep did, counts as a
+ * read not of the window. That address is in the "laid_out" record (above_at, below_at): the
+ * judge finds it in the segment an MPI_Win_shared_query naming that neighbour returned (the
+ * tracer's record of the query), not reached by address arithmetic from another block (A8's
+ * K3 found the block above from its own, MPICH laying a node's segments out back to back). The places and the counts are the
  * kit's sealed evidence (hybridlab.h): no header in the window, which the cell can write, holds
  * them.
  *
@@ -44,7 +48,7 @@
  * halo = the rest of the loop: synchronisation and messages, total = first sweep to last);
  * "sweep" per rank and iteration (start, end: the trace's clock in a traced build), "laid_out"
  * (when shm_init_block returned, the same clock, and the clock's origin: times of several ranks
- * compared), "edge" per state and side facing another node (first: the rank above, last: below;
+ * compared; the addresses of the neighbours' blocks shm_sweep was given, 0 for none), "edge" per state and side facing another node (first: the rank above, last: below;
  * hashes of the rows from that edge inwards, "/"-joined); "node" per
  * rank (the members of its node); "memory" per rank (hl_memory.h, read in shm_finish while the
  * window is alive: grid_bytes, halo_bytes = copies of a neighbour's rows); rank 0's "checksum"
@@ -140,6 +144,7 @@ typedef struct {
     shm_tally tally;
     shm_place own;        /* this rank's block (shm_init_block) */
     shm_place read_at[2]; /* the neighbour's block above / below a sweep first read in shared memory */
+    unsigned long given_at[2]; /* the address of that block as shm_sweep was given it */
     shm_mapping mappings[KEPT_MAPPINGS]; /* shared mappings found (/proc/self/maps read once) */
     int finished, student; /* student: the student's shm_jacobi runs (variant=student) */
     double checksum_local;
@@ -387,8 +392,12 @@ void shm_sweep(double *mine, const double *above, const double *below, long it) 
         if (!on_node[k] || !given[k]) continue;
         shm_place at = place_of(given[k], block_bytes(neighbour[k]));
         if (!at.shared) continue;
-        if (!run.read_at[k].shared) RUN_SET(read_at[k], at);
-        if (same_place(at, run.read_at[k])) tally.through[k]++;
+        unsigned long address = (unsigned long)(uintptr_t)given[k];
+        if (!run.read_at[k].shared) {
+            RUN_SET(read_at[k], at);
+            RUN_SET(given_at[k], address);
+        }
+        if (same_place(at, run.read_at[k]) && address == run.given_at[k]) tally.through[k]++;
     }
     double t0 = hl_now();
     if (run.ctx->rank % 2 == 1) hl_sleep_us(run.stagger_us);
@@ -640,8 +649,8 @@ static int emit_results(hl_ctx *ctx, int variant, int sync, long ny, long check)
     int rc = hl_halo_emit(ctx, acc, 1, 0, 0.0, tail);
     hl_timers_free(acc, 1);
     if (rc) return rc;
-    hl_emit(ctx, "\"record\":\"laid_out\",\"time\":%.9f,\"origin\":%.9f", run.laid_out,
-            trace_origin());
+    hl_emit(ctx, "\"record\":\"laid_out\",\"time\":%.9f,\"origin\":%.9f,\"above_at\":%lu,"
+            "\"below_at\":%lu", run.laid_out, trace_origin(), run.given_at[0], run.given_at[1]);
     for (long it = 0; it < run.iterations && it < KEPT_SWEEPS; it++)
         hl_emit(ctx, "\"record\":\"sweep\",\"iteration\":%ld,\"start\":%.9f,\"end\":%.9f", it,
                 run.sweep_times[it][0], run.sweep_times[it][1]);

@@ -71,7 +71,7 @@ def test_the_host_plugin_gives_devices_whose_memory_is_not_the_hosts():
     assert (_offload(runs["remap"])["largest_between"] >= block).all()
     assert (_offload(runs["host"])["launches"] == 0).all()
     # the kit's variants are not watched (device_iterations -1): the student's is
-    watched = _offload(runs["resident"]).assign(device_iterations=ITERATIONS - 1)
+    watched = _offload(runs["resident"]).assign(device_iterations=ITERATIONS)
     assert (_offload(runs["resident"])["device_iterations"] == -1).all()
     assert transfer_faults(watched, ITERATIONS) == []
     assert any("stay on the device" in f for f in transfer_faults(_offload(runs["remap"]), ITERATIONS))
@@ -81,7 +81,7 @@ def test_the_host_plugin_gives_devices_whose_memory_is_not_the_hosts():
 def test_the_rules_on_the_report_name_each_fault():
     right = {"rank": 0, "device": 0, "report": 1, "row_bytes": 100, "launches": 20, "foreign": 0,
              "largest_between": 100, "h2d_between": 1800, "d2h_between": 1800, "rows": 8,
-             "h2d_before": 2000, "d2h_after": 1000, "h2d_after": 200, "device_iterations": 9,
+             "h2d_before": 2000, "d2h_after": 1000, "h2d_after": 200, "device_iterations": 10,
              "halo_above": 9, "halo_below": -1, "device_bytes": 3328, "parallel_operations": 0}
     assert transfer_faults(pd.DataFrame([right]), 10) == []
     # a residual's reduction variable, 8 bytes each way an iteration beside the halo (a right
@@ -105,7 +105,11 @@ def test_the_rules_on_the_report_name_each_fault():
         "more than u's and unew's": {"h2d_before": 2201},
         # the sweep on the host in a copy of the block, the device's copy left behind (a fresh
         # attacker's 6 points, helperG)
-        "seen to reach the grid of 3 of the first 9": {"device_iterations": 3},
+        "seen to reach the grid of 3 of the 10": {"device_iterations": 3},
+        # the last sweep on the host after the copy back (A8's K4, 6/6 twice, 2026-12-07)
+        "seen to reach the grid of 9 of the 10": {"device_iterations": 9},
+        # the first sweeps on the host, mapped in with the block (A8's K5, 6/6 twice, 2026-12-07)
+        "were not u's or unew's as the kit handed them": {"h2d_not_handed": 129},
         # the host writing the device's copy through an address taken out of a target region
         # (mapped pointers, a slot written through firstprivate): the kit's watch on the copy
         "while no map, update or target region ran": {"host_writes": 2},
@@ -138,8 +142,10 @@ def test_the_students_loop_is_judged_by_the_runtime_and_its_values():
     assert (got["checksum"], got["weighted"]) == pytest.approx(expected_checksums(NX, NY, ITERATIONS), rel=1e-12)
     assert transfer_faults(pd.DataFrame(got["offload"]), ITERATIONS) == []
     assert sorted(r["device"] for r in got["offload"]) == [0, 1, 2]
-    # the device's copy, read before each exchange, held iterations 1..K-1 in turn
-    assert [r["device_iterations"] for r in got["offload"]] == [ITERATIONS - 1] * 3
+    # the device's copy, read before each exchange and runtime operation, held iterations 1..K in
+    # turn, and nothing but the block as handed was copied there before the first launch
+    assert [r["device_iterations"] for r in got["offload"]] == [ITERATIONS] * 3
+    assert [r["h2d_not_handed"] for r in got["offload"]] == [0] * 3
     # and changed only while the runtime ran a map, an update or a target region
     assert [r["host_writes"] for r in got["offload"]] == [0] * 3
     # by the target regions' own stores, which reached only the device data environment
@@ -562,6 +568,23 @@ def test_a_cell_that_forges_the_kits_watch_from_its_own_statics_no_longer_keeps_
     except hl.KernelError as e:
         assert "signal 11" in str(e)
         return
+    assert all(r["device_iterations"] < ITERATIONS - 1 for r in got["offload"]), got["offload"]
+
+
+@needs_offload
+@pytest.mark.parametrize("why", ["A8's K4", "A8's K5"])
+def test_sweeps_on_the_host_beside_the_devices_are_seen(why):
+    """A8's K4 and K5 (6/6 twice each): the first one or two sweeps on the host, mapped in with
+    the block, and the last after the copy back. The old look advanced one grid a look from the
+    first MPI call on and never looked after the last launch: device_iterations was K - 1 of K.
+    Now the bytes copied before the first launch that are not the block as handed are summed, a
+    look sees a grid only in an array a target region stored into since the grid before, and the
+    last grid is looked at before the copy back."""
+    cell = source_of("15_offload", why)
+    cell = cell.split("\n", 1)[1] if cell.startswith("%%") else cell
+    got = run_student_offload(build_student_offload(cell, "t_offload_host_ends"), 2, nx=NX, ny=NY,
+                              iterations=ITERATIONS)  # fmt: skip
+    assert all(r["h2d_not_handed"] > 0 for r in got["offload"]), got["offload"]
     assert all(r["device_iterations"] < ITERATIONS - 1 for r in got["offload"]), got["offload"]
 
 

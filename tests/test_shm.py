@@ -242,3 +242,23 @@ def test_no_communicator_made_in_the_loop_and_no_message_but_a_row_to_a_far_neig
     kernel = build_student_shm(SHM_JACOBI.replace(loop, extra + loop, 1), name="test_shm_extra")
     with pytest.raises(AssertionError, match=says):
         check_student_shm(kernel, runs=((2, 2),), nx=9, ny=4, iterations=3)
+
+
+def test_a_neighbours_block_found_by_address_arithmetic_is_not_asked_for():
+    """A8's K3: MPICH lays a node's segments out back to back, so the block below is the own
+    block's end and the block above as far before it; the queries name the node's first rank and
+    the own, never a neighbour. The tracer records which rank each MPI_Win_shared_query names and
+    the segment it returned, the kit the address shm_sweep was given: none of the queries naming
+    the neighbour returned it."""
+    arithmetic = SHM_JACOBI.replace(
+        "    if (nrank > 0) MPI_Win_shared_query(win, nrank - 1, &bytes, &unit, &above);\n"
+        "    if (nrank < nsize - 1) MPI_Win_shared_query(win, nrank + 1, &bytes, &unit, &below);\n",
+        "    double *first = NULL, *own = NULL;\n"
+        "    MPI_Win_shared_query(win, 0, &bytes, &unit, &first);\n"
+        "    MPI_Win_shared_query(win, nrank, &bytes, &unit, &own);\n"
+        "    if (nrank > 0) above = (double *)((char *)own - bytes);\n"
+        "    if (nrank < nsize - 1) below = (double *)((char *)own + bytes);\n", 1)
+    assert arithmetic != SHM_JACOBI
+    with pytest.raises(AssertionError, match="no MPI_Win_shared_query naming that rank"):
+        check_student_shm(build_student_shm(arithmetic, name="test_shm_arithmetic"),
+                          runs=((3, 1),), nx=11, ny=9, iterations=3)

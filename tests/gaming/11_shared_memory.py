@@ -52,7 +52,7 @@ void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo
             A, "neighbours' addresses guessed from the own base instead of MPI_Win_shared_query (where "
             "MPI put the blocks elsewhere the kernel's check fails; where the guess lands, the trace's "
             "count of MPI_Win_shared_query: seen both ways, 2026-12-02)",
-            reason='wrong result | 0 MPI_Win_shared_query'),
+            reason='wrong result | no MPI_Win_shared_query naming that rank'),
     attempt("constant", "predict_saving",
             changed(SAVING, "    pure = 2 * (ny + 2 * ranks) * (nx + 2) * 8\n    shared = 2 * ny * (nx + 2) * 8 + 2 * (nx + 2) * 8\n    return pure - shared",
                     "    return 1.57296e6  # the notebook's grid, typed in"),
@@ -840,3 +840,56 @@ void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo
         "every future sweep's edge row before the first sweep: the neighbour's real rows, bit for "
         "bit, but received before the neighbour held them (F11c)",
         reason="had not received that rank's row by a message"))
+
+GAMING.append(attempt("method", "shm_jacobi", r"""%%c SHM_C shm_halo
+/* the neighbours' blocks found by address arithmetic (MPICH lays a node's segments out back to
+ * back), their headers checked; the shared queries made are of the node's first rank and my own */
+void shm_jacobi(MPI_Comm comm, long iterations, double *halo_above, double *halo_below) {
+    int rank, size, nrank, nsize, du;
+    MPI_Comm node;
+    MPI_Win win;
+    double *mine, *above = NULL, *below = NULL, *base = NULL, *me = NULL;
+    MPI_Aint sz, mysz;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    MPI_Win_allocate_shared(shm_block_bytes(), sizeof(double), MPI_INFO_NULL, node, &mine, &win);
+    shm_init_block(mine);
+    MPI_Win_shared_query(win, 0, &sz, &du, &base);
+    MPI_Win_shared_query(win, nrank, &mysz, &du, &me);
+    int up = (rank > 0 && nrank == 0) ? rank - 1 : MPI_PROC_NULL;
+    int down = (rank < size - 1 && nrank == nsize - 1) ? rank + 1 : MPI_PROC_NULL;
+    int len = (int)shm_row_length();
+    long w = len, m = (long)((shm_block_bytes() - 64) / (16 * w));
+    MPI_Win_fence(0, win);
+    if (nrank < nsize - 1) below = (double *)((char *)mine + shm_block_bytes());
+    if (nrank > 0) {
+        for (long mm = m - 1; mm <= m + 1 && !above; mm++) {
+            double *cand = (double *)((char *)mine - (64 + 16 * mm * w));
+            if (mm >= 1 && (char *)cand >= (char *)base && ((long *)cand)[1] == rank - 1 &&
+                ((long *)cand)[0] == 0x6c61696420L)
+                above = cand;
+        }
+    }
+    for (long it = 0; it < iterations; it++) {
+        if (it) MPI_Win_fence(0, win);
+        if (up != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_first_row(mine, it), len, MPI_DOUBLE, up, 0, halo_above, len, MPI_DOUBLE, up, 1,
+                         comm, MPI_STATUS_IGNORE);
+        if (down != MPI_PROC_NULL)
+            MPI_Sendrecv(shm_last_row(mine, it), len, MPI_DOUBLE, down, 1, halo_below, len, MPI_DOUBLE, down, 0,
+                         comm, MPI_STATUS_IGNORE);
+        shm_sweep(mine, above, below, it);
+    }
+    MPI_Win_fence(0, win);
+    shm_finish(mine);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}
+""", A, "A8's K3: the neighbours' blocks found by address arithmetic (MPICH lays a node's "
+        "segments out back to back) and their headers checked; the two MPI_Win_shared_query calls "
+        "name the node's rank 0 and the own rank, never a neighbour (the judge counted queries: "
+        "4/4 twice, 2026-12-07)",
+        reason="no MPI_Win_shared_query naming that rank"))

@@ -1223,3 +1223,121 @@ void jacobi_offload(double *u, double *unew, long m, long w, long iterations, in
 """.replace("LOOK_BUFFER\n", _LOOK_BUFFER), {"hidden_jacobi_offload"}, _A5.format("a3", "lab 15's remap mistake hidden: the whole interior "
                                                  "to the device and back every iteration"),
     reason="signal 11 | after the first iteration, more than"))
+
+# A8 (2026-12-07), 6/6 twice each: sweeps on the host beside the device's. K4: the first sweep
+# before the data region (mapped in as u), the last after the copy back, two padding launches for
+# the launch count; the kit's look advanced at most one grid a look and was never made after the
+# last launch. K5: the first two sweeps on the host, mapped in as u and unew and shown to the look
+# by two MPI_Comm_rank calls. Now what is copied to the device before the first launch must be the
+# block as handed, a look sees a sweep only once a target region has run, and the last grid is
+# looked at before the copy back.
+GAMING += [
+    attempt("method", "jacobi_offload", r"""%%c JACOBI_C offload_halo
+/* the first and the last sweep on the host (serially), the ones between on the device */
+static void host_sweep(double *u, double *unew, long m, long w) {
+    for (long i = 1; i <= m; i++)
+        for (long j = 1; j < w - 1; j++)
+            unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]);
+    for (long i = 1; i <= m; i++)
+        for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+}
+
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    long n = (m + 2) * w;
+    exchange_rows(u, m, w, comm);
+    host_sweep(u, unew, m, w);
+#pragma omp target data map(tofrom: u[0:n]) map(to: unew[0:n]) device(device)
+    {
+        for (long it = 1; it < iterations - 1; it++) {
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+            exchange_rows(u, m, w, comm);
+#pragma omp target update to(u[0:w]) device(device)
+#pragma omp target update to(u[(m + 1) * w:w]) device(device)
+#pragma omp target teams distribute parallel for collapse(2) device(device)
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++)
+                    unew[i * w + j] = 0.25 * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]);
+#pragma omp target teams distribute parallel for collapse(2) device(device)
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++)
+                    u[i * w + j] = unew[i * w + j];
+        }
+#pragma omp target update from(u[w:w]) device(device)
+#pragma omp target update from(u[m * w:w]) device(device)
+        exchange_rows(u, m, w, comm); /* the last exchange, the device holding the last grid but one */
+#pragma omp target update to(u[0:w]) device(device)
+#pragma omp target update to(u[(m + 1) * w:w]) device(device)
+        for (int k = 0; k < 2; k++) { /* launches for the two sweeps the host makes */
+#pragma omp target teams distribute parallel for device(device)
+            for (long j = 1; j < w - 1; j++)
+                unew[j] = unew[j] * 1.0;
+        }
+    }
+    host_sweep(u, unew, m, w); /* the last sweep, on the host */
+}
+""", {"hidden_jacobi_offload"}, "A8's K4: the first sweep on the host before the data region and the "
+            "last one after the copy back, padding launches for the count",
+            reason="were not u's or unew's as the kit handed them | seen to reach the grid of"),
+    attempt("method", "jacobi_offload", r"""%%c JACOBI_C offload_halo
+/* sweeps 0 and 1 on the host, mapped in as u (state 1) and unew (state 2) and shown to the kit's
+ * look by two MPI_Comm_rank calls; the sweeps between on the device; the last sweep on the host */
+static void host_sweep(const double *from, double *to, long m, long w) {
+    for (long i = 1; i <= m; i++)
+        for (long j = 1; j < w - 1; j++)
+            to[i * w + j] = 0.25 * (from[(i - 1) * w + j] + from[(i + 1) * w + j] + from[i * w + j - 1] + from[i * w + j + 1]);
+}
+
+void jacobi_offload(double *u, double *unew, long m, long w, long iterations, int device,
+                    MPI_Comm comm) {
+    long n = (m + 2) * w;
+    int r;
+    exchange_rows(u, m, w, comm);
+    host_sweep(u, unew, m, w);
+    for (long i = 1; i <= m; i++)
+        for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j]; /* u: state 1 */
+    exchange_rows(u, m, w, comm);
+    host_sweep(u, unew, m, w); /* unew: state 2 */
+    double *a = unew, *b = u;
+#pragma omp target data map(tofrom: u[0:n]) map(to: unew[0:n]) device(device)
+    {
+        MPI_Comm_rank(comm, &r); /* the look: u holds state 1 */
+        MPI_Comm_rank(comm, &r); /* the look: unew holds state 2 */
+        for (long it = 2; it < iterations - 1; it++) {
+#pragma omp target update from(a[w:w]) device(device)
+#pragma omp target update from(a[m * w:w]) device(device)
+            exchange_rows(a, m, w, comm);
+#pragma omp target update to(a[0:w]) device(device)
+#pragma omp target update to(a[(m + 1) * w:w]) device(device)
+#pragma omp target teams distribute parallel for collapse(2) device(device)
+            for (long i = 1; i <= m; i++)
+                for (long j = 1; j < w - 1; j++)
+                    b[i * w + j] = 0.25 * (a[(i - 1) * w + j] + a[(i + 1) * w + j] + a[i * w + j - 1] + a[i * w + j + 1]);
+            double *t = a;
+            a = b;
+            b = t;
+        }
+#pragma omp target update from(a[w:w]) device(device)
+#pragma omp target update from(a[m * w:w]) device(device)
+        exchange_rows(a, m, w, comm);
+#pragma omp target update to(a[0:w]) device(device)
+#pragma omp target update to(a[(m + 1) * w:w]) device(device)
+        if (a != u) {
+#pragma omp target teams distribute parallel for device(device)
+            for (long k = 0; k < n; k++) u[k] = unew[k];
+        }
+        for (int k = 0; k < 4; k++) { /* launches for the sweeps the host made */
+#pragma omp target teams distribute parallel for device(device)
+            for (long j = 1; j < w - 1; j++)
+                unew[j] = unew[j] * 1.0;
+        }
+    }
+    host_sweep(u, unew, m, w); /* the last sweep, on the host */
+    for (long i = 1; i <= m; i++)
+        for (long j = 1; j < w - 1; j++) u[i * w + j] = unew[i * w + j];
+}
+""", {"hidden_jacobi_offload"}, "A8's K5: the first two sweeps on the host, mapped in as u and unew "
+            "and shown to the kit's look by MPI calls, the last on the host",
+            reason="were not u's or unew's as the kit handed them | seen to reach the grid of"),
+]

@@ -33,9 +33,13 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
     is the device's: a sweep on the host beside empty target regions leaves the device's block
     stale), and after the last launch no
     more than the halo's rows copied to the device; before the first launch no more copied to
-    it than u, unew and the halo's rows (not a grid computed ahead on the host); the device's
-    copy of the block, read by the kit before each of the loop's MPI calls, seen to reach the
-    grid of every iteration before the last (device_iterations: the sweep ran on the device);
+    it than u, unew and the halo's rows (not a grid computed ahead on the host), and of it no
+    more than DEVICE_SCALARS bytes that are not u's or unew's as the kit handed them
+    (h2d_not_handed: a grid swept on the host and mapped in); the device's copy of the block,
+    read by the kit before each of the loop's MPI calls and each map, update and target region,
+    seen to reach the grid of every iteration in an array a target region stored into since the
+    grid before, the last one too before it is copied back (device_iterations: every sweep ran
+    on the device);
     the device's copy, its other mappings, its declare target data and the device image
     unchanged between the runtime's maps, updates and launches (host_writes: the host wrote it
     through a device address it took out of a target region); no point of the copy, another
@@ -71,13 +75,23 @@ def transfer_faults(offload: pd.DataFrame, iterations: int) -> list[str]:
                           f"the first target region, more than u's and unew's with the halo's "
                           f"rows ({arrays}): target regions compute the grid, it is not copied "
                           "there")
+        foreign = row.get("h2d_not_handed", -1)
+        foreign = int(foreign) if foreign == foreign else -1  # NaN: a record without the watch
+        if foreign > DEVICE_SCALARS:
+            faults.append(f"rank {rank}: of what was copied to the device before the first target "
+                          f"region, {foreign} bytes were not u's or unew's as the kit handed them "
+                          "(the grid's start): map the block as it comes, and let target regions "
+                          "make every sweep (a grid swept on the host and mapped in is not the "
+                          "device's)")
         seen = int(row.get("device_iterations", -1))
-        if seen < iterations - 1:
+        if seen < iterations:
             faults.append(f"rank {rank}: the device's copy of the block (u or unew, read by the kit "
-                          f"before each of your MPI calls) was seen to reach the grid of "
-                          f"{max(seen, 0)} of the first {iterations - 1} iterations: the sweep runs "
-                          "on the device, on the block the kit hands you (a sweep on the host, in "
-                          "a copy of its own, leaves the device's copy behind)")
+                          "before each of your MPI calls and each map, update and target region) "
+                          f"was seen to reach the grid of "
+                          f"{max(seen, 0)} of the {iterations} iterations: every sweep runs on the "
+                          "device, the last one too, before the block is copied back (a sweep on "
+                          "the host, in a copy of its own or after the copy back, leaves the "
+                          "device's copy behind)")
         wrote = row.get("host_writes", 0)
         wrote = int(wrote) if wrote == wrote else 0  # NaN: a record without the watch
         if wrote > 0:

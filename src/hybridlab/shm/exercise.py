@@ -131,12 +131,6 @@ def false_fences(calls: pd.DataFrame, sweeps: pd.DataFrame) -> pd.Series:
     return pd.Series(out, dtype=object)
 
 
-def _neighbours_on_node(rank: int, ranks: int, node: frozenset[int]) -> tuple[int, int]:
-    """(neighbours of `rank` on its node, neighbours on another node) in the row split."""
-    near = [n for n in (rank - 1, rank + 1) if 0 <= n < ranks]
-    return sum(n in node for n in near), sum(n not in node for n in near)
-
-
 def _origin(res: Results, rank: int) -> float:
     """`rank`'s clock origin (its "laid_out" record): its times plus it are the machine's clock,
     comparable across ranks."""
@@ -195,6 +189,25 @@ def unreceived_sweeps(res: Results, rank: int, neighbour: int) -> list[int]:
     return missed
 
 
+def unqueried_neighbours(res: Results, rank: int, node: frozenset[int],
+                         own: pd.DataFrame) -> list[int]:
+    """`rank`'s neighbours on its node whose block it read (at the address shm_sweep was given,
+    the kernel's "laid_out" record: above_at, below_at) outside every segment an
+    MPI_Win_shared_query of `rank`'s naming that neighbour returned (the tracer's record: peer,
+    buffer, bytes). A block found by address arithmetic from another one is such a read."""
+    laid = res.records[(res.records["record"] == "laid_out") & (res.records["rank"] == rank)]
+    queries = own[own["call"] == "MPI_Win_shared_query"]
+    missing = []
+    for neighbour, field in ((rank - 1, "above_at"), (rank + 1, "below_at")):
+        if neighbour not in node:
+            continue
+        at = int(laid[field].iloc[0]) if len(laid) and field in laid else 0
+        named = queries[queries["peer"] == neighbour]
+        if not (at and any(q.buffer <= at < q.buffer + q.bytes for q in named.itertuples())):
+            missing.append(neighbour)
+    return missing
+
+
 def judge_trace(res: Results, ranks: int, row_bytes: int) -> None:
     """AssertionError naming the first thing the trace shows wrong: a call that moves data
     another way, a communicator made once the sweeps have begun, the window not allocated once
@@ -227,17 +240,19 @@ def judge_trace(res: Results, ranks: int, row_bytes: int) -> None:
         assert got == node[rank], (
             f"{where}: the window was allocated on a communicator of ranks {sorted(got)}, not "
             "on the ranks of the node (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED)")
-        near, far = _neighbours_on_node(rank, ranks, node[rank])
-        queries = int((own["call"] == "MPI_Win_shared_query").sum())
-        assert queries >= near, (f"{where}: {near} neighbour(s) on the node but {queries} "
-                                 "MPI_Win_shared_query: ask the window for their blocks")
+        far_ones = {n for n in (rank - 1, rank + 1) if 0 <= n < ranks and n not in node[rank]}
+        unasked = unqueried_neighbours(res, rank, node[rank], own)
+        assert not unasked, (
+            f"{where}: read the block of its neighbour rank {unasked[0]} on the node, but no "
+            "MPI_Win_shared_query naming that rank returned the block it read: ask the window "
+            "for each neighbour's block (MPI_Win_shared_query with the neighbour's rank in the "
+            "node's communicator) and pass shm_sweep the pointer it gives")
         # a call that moves a message: a wait or test alone moves none (MPI_Waitall of the
         # requests posted, none on a rank whose neighbours share its node, is a right answer)
         p2p = sorted(set(own["call"]) & (POINT_TO_POINT - set(COMPLETES)))
-        assert far or not p2p, (
+        assert far_ones or not p2p, (
             f"{where}: called {', '.join(p2p)} although its neighbours share its node (or are "
             "the grid's edge): inside a node nothing travels as a message")
-        far_ones = {n for n in (rank - 1, rank + 1) if 0 <= n < ranks and n not in node[rank]}
         sends = own[own["call"].isin(SENDS).to_numpy() & (own["peer"] != PEER_NONE).to_numpy()]
         strangers = sorted(set(sends["peer"].astype(int)) - far_ones)
         assert not strangers, (
