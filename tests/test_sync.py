@@ -776,8 +776,8 @@ def test_the_address_the_construct_writes_is_read_from_the_compiled_code():
     the cell shows the atomic's address made by arithmetic on it, and so for single and masked.
     The counter's address kept in a variable set once, the state handed to a helper or kept in
     a struct the region shares, passes; that struct's state swapped for another is refused."""
-    from hybridlab.sync.counter_ir import cell_ir, moved_updates
-    from hybridlab.sync.exercise import check_method
+    from hybridlab.kernels.counter_ir import moved_updates
+    from hybridlab.sync.exercise import check_method, construct_ir
 
     with pytest.raises(AssertionError, match=r"cell line 17: the atomic construct writes an address "
                        "other than s->updates"):
@@ -787,7 +787,7 @@ def test_the_address_the_construct_writes_is_read_from_the_compiled_code():
         one = moved.replace('"atomic"', f'"{name}"').replace(
             "#pragma omp atomic\n            *p += 1;",
             f"#pragma omp {pragma}\n            *p += 1;\n#pragma omp barrier")
-        assert moved_updates(cell_ir(one), name) == ["cell line 18"]
+        assert moved_updates(construct_ir(one), name) == ["cell line 18"]
     pointer = ATOMIC.replace("construct_state *s = arg;",
                              "construct_state *s = arg;\n    volatile long *count = &s->updates;")
     pointer = pointer.replace("s->updates += 1;", "*count += 1;")
@@ -814,12 +814,12 @@ int measure_construct(hl_ctx *ctx, construct_state *s, const hl_method *method, 
 }
 """
     for code in (ATOMIC, pointer, HELPER, job):
-        assert moved_updates(cell_ir(code), "atomic") == []
+        assert moved_updates(construct_ir(code), "atomic") == []
         assert check_method(code) == "atomic"
     # the state kept in a struct the region shares, swapped for another in the timed calls
     swapped = job.replace("struct job jb = {arg, inner};",
                           "struct job jb = {arg, inner};\n    if (jb.s->delay) jb.s = &other;")
-    assert moved_updates(cell_ir(swapped), "atomic") == ["cell line 9"]
+    assert moved_updates(construct_ir(swapped), "atomic") == ["cell line 9"]
 
 
 def test_the_name_judged_is_the_compiled_one():

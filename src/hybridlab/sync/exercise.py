@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..kernels import split_rmw
+from ..kernels import counter_ir, llvm_ir, split_rmw
 from ..kernels.build import Kernel
 from ..kernels.c_text import (
     closing,
@@ -48,7 +48,6 @@ from ..runs.student_c import (
     student_unit,
     unit_flags,
 )
-from . import counter_ir
 
 EXAMPLE = "critical"  # construct_bench.c's worked example: the student measures another one
 
@@ -379,6 +378,13 @@ def check_source(code: str) -> str:
     return name
 
 
+def construct_ir(code: str) -> str:
+    """The cell's unit compiled by clang at -O2 as LLVM IR with debug lines (no sanitizer), as
+    kernels.counter_ir reads it."""
+    return llvm_ir.cell_ir(student_unit("construct_bench", "HL_STUDENT_CONSTRUCT", code),
+                           ("-DHL_STUDENT_CONSTRUCT",), sanitized=False)  # fmt: skip
+
+
 def check_method(code: str) -> str:
     """check_source, then the compiled cell: it calls the runtime as its construct does, takes no
     lock (no critical section or lock doing the construct's work) and, for single and master,
@@ -400,7 +406,7 @@ def check_method(code: str) -> str:
         "after a `single nowait`)")
     fault = unshared_update(code, name)
     assert not fault, fault
-    moved = counter_ir.moved_updates(counter_ir.cell_ir(code), name) if (
+    moved = counter_ir.moved_updates(construct_ir(code), name) if (
         name in UPDATES_SHARED and split_rmw.clang_present()) else []
     assert not moved, (
         f"{', '.join(moved)}: the {name} construct writes an address other than s->updates in the "

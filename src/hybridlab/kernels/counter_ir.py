@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import re
 
-from ..kernels import llvm_ir, split_rmw
-from ..runs.student_c import student_unit
+from . import llvm_ir, split_rmw
 
 _STATE = r"%struct\.construct_state"
 # s->updates: field 1 of construct_state (typed pointers), or its byte offset (opaque pointers)
@@ -40,12 +39,6 @@ _KEEPS_NOTHING = re.compile(r"@llvm\.(?:dbg|lifetime)\.")
 # the runtime calls that open a region one thread runs, and those that close it
 _ONE_THREAD = {"single": (r"@__kmpc_single$", r"@__kmpc_end_single$"),
                "master": (r"@__kmpc_(?:master|masked)$", r"@__kmpc_end_(?:master|masked)$")}
-
-
-def cell_ir(code: str) -> str:
-    """The cell's unit compiled by clang at -O2 as LLVM IR with debug lines (no sanitizer)."""
-    return llvm_ir.cell_ir(student_unit("construct_bench", "HL_STUDENT_CONSTRUCT", code),
-                           ("-DHL_STUDENT_CONSTRUCT",), sanitized=False)  # fmt: skip
 
 
 class _Flow:
