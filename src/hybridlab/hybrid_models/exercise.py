@@ -29,12 +29,11 @@ import pandas as pd
 
 from ..kernels.build import Kernel
 from ..kernels.c_cells import unanswered
-from ..kernels.c_text import loops
+from ..kernels.c_text import CLOCKS_AND_SLEEPS, first_use, loops, text_line
 from ..machine.thread_levels import THREAD_LEVELS
 from ..runs.launch import run_program
 from ..runs.records import SENDRECVS, Results
 from ..runs.student_c import build_student, preprocessed_lines, request_ids
-from ..thread_comm.exercise import _DELAYS, _line_of, _used
 
 if TYPE_CHECKING:
     from ..engines.cluster import Cluster
@@ -85,7 +84,7 @@ def build_student_ring(code: str, name: str = "student_ring") -> Kernel:
 # turns between barriers), not by when each thread calls: a fresh attacker's A7 c4 had no lock,
 # each thread calling MPI only in its own 500 us slot of hl_now, and kept 4/4 twice, 2026-12-07
 # (the run's overlaps in time are all the trace sees, and a slot schedule is a race a loaded
-# machine only hides). Lab 12's list of clocks, sleeps and delays (thread_comm.exercise) and
+# machine only hides). The cell's clocks, sleeps and delays (kernels.c_text.CLOCKS_AND_SLEEPS) and
 # hybridlab.h's samplers and timers, which time what they are handed (A7 timed lab 12's turns with
 # hl_sample of an empty function); the one pause allowed is a constant hl_sleep_us in a loop that
 # tests or probes the thread's requests.
@@ -106,11 +105,11 @@ def timing_faults(text: str, cell_lines: list[int] | None = None) -> list[str]:
             _, body, end = max(around, key=lambda loop: loop[1])
             if _POLLS.search(text, body, end):
                 allowed = allowed[:pause.start()] + " " * len(pause.group(0)) + allowed[pause.end():]
-    used = [m for m in (_used(_DELAYS, allowed), _used(_KIT_TIMERS, allowed)) if m]
+    used = [m for m in (first_use(CLOCKS_AND_SLEEPS, allowed), first_use(_KIT_TIMERS, allowed)) if m]
     found = min(used, key=lambda m: m.start(), default=None)
     if found is None:
         return []
-    return [f"no {found.group(0).strip(' (')} (line {_line_of(text, found.start(), cell_lines)}): "
+    return [f"no {found.group(0).strip(' (')} (line {text_line(text, found.start(), cell_lines)}): "
             "one thread at a time calls MPI because a critical section, a lock or a barrier "
             "keeps the others out, not because of when each thread calls; the cell reads no "
             "clock and times no wait (the one pause allowed: hl_sleep_us(N), N a constant, in "

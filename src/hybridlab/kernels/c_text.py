@@ -20,6 +20,15 @@ _LOOP_HEAD = re.compile(r"\b(for|while)\s*\(")
 _FUNCTION = re.compile(r"\b(\w+)\s*\([^;{}()]*(?:\([^()]*\)[^;{}()]*)*\)\s*\{")
 _NOT_FUNCTIONS = {"if", "for", "while", "switch", "do", "else", "return", "sizeof"}
 _PAIRS = {"(": ")", "{": "}"}
+# A cell's clocks, sleeps and delays (the C library's, OpenMP's, MPI's and hybridlab.h's): each
+# times a wait, which the method checks of labs 01 (b) and 12 refuse (a fresh attacker's turns
+# timed with hl_sleep_us, hl_sleep_seconds or hl_now kept 12 (d) 4/4 twice, 2026-12-07, A4)
+CLOCKS_AND_SLEEPS = re.compile(r"\b(?:omp_get_wtime|omp_get_wtick|MPI_Wtime|MPI_Wtick|clock_gettime"
+                               r"|gettimeofday|nanosleep|clock_nanosleep|usleep|sleep|sched_yield"
+                               r"|thrd_sleep|thrd_yield|timespec_get|hl_now|hl_sleep_us|hl_sleep_seconds"
+                               r"|hl_nanosleep|hl_thread_cpu_now|hl_delay\w*|hl_slowest_since"
+                               r"|hl_start_together|hl_measure|hl_phase\w*|hl_barrier_phase)\b"
+                               r"|\b(?:time|clock)\s*\(|\w*rdtsc\w*|__builtin_readcyclecounter")
 
 
 def without_comments(code: str) -> str:
@@ -129,3 +138,24 @@ def pragma_spans(text: str, directive: str) -> list[tuple[int, int, str]]:
     over the statement it governs."""
     return [(m.start(), statement_end(text, m.end()), m.group(0))
             for m in re.finditer(rf"#\s*pragma\s+omp\s+(?:{directive})[^\n]*", text)]
+
+
+def first_use(pattern: re.Pattern, text: str) -> re.Match | None:
+    """The first match of `pattern` in `text` that is not the definition of a function of that
+    name (a cell defining clock_gettime replaces the library's own, which the build refuses,
+    saying so: kernels.unit_checks)."""
+    for found in pattern.finditer(text):
+        head = re.match(r"\s*\(", text[found.end():]) if found.group(0)[-1:] != "(" else True
+        if head:
+            opening = found.end() - 1 if head is True else found.end() + head.end() - 1
+            if re.match(r"\s*\{", text[closing(text, opening):]):
+                continue
+        return found
+    return None
+
+
+def text_line(text: str, pos: int, cell_lines: list[int] | None = None) -> int:
+    """The cell's line of `pos` in preprocessed text (cell_lines: the cell's line of each line of
+    the text, student_c.preprocessed_lines), else the text's own line (from 1)."""
+    line = text.count("\n", 0, pos)
+    return cell_lines[line] if cell_lines and line < len(cell_lines) else line + 1

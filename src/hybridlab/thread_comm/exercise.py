@@ -58,13 +58,16 @@ from ..kernels import archer
 from ..kernels.build import Kernel, build, has_partitioned
 from ..kernels.c_cells import unanswered
 from ..kernels.c_text import (
+    CLOCKS_AND_SLEEPS,
     closing,
     comments_blanked,
+    first_use,
     functions,
     inside_loop,
     loops,
     pragma_spans,
     statement_end,
+    text_line,
 )
 from ..kernels.unit_checks import MPI_QUERIES
 from ..paths import find_kernel_file
@@ -131,14 +134,6 @@ _LOCKS = re.compile(r"#\s*pragma\s+omp\s+(?:critical|ordered)\b"
                     r"|\bomp_(?:set|test)_(?:nest_)?lock\b"
                     r"|\bpthread_(?:mutex|spin|rwlock|cond)_(?:timed)?(?:lock|trylock|rdlock|wrlock|wait)\b"
                     r"|\bsem_(?:timed|try)?wait\b")
-# (the kit's own clock, sleeps and delays of hybridlab.h too: a fresh attacker's turns timed with
-# hl_sleep_us, hl_sleep_seconds or hl_now kept 12 (d) 4/4 twice, 2026-12-07, A4)
-_DELAYS = re.compile(r"\b(?:omp_get_wtime|omp_get_wtick|MPI_Wtime|MPI_Wtick|clock_gettime"
-                     r"|gettimeofday|nanosleep|clock_nanosleep|usleep|sleep|sched_yield"
-                     r"|thrd_sleep|thrd_yield|timespec_get|hl_now|hl_sleep_us|hl_sleep_seconds"
-                     r"|hl_nanosleep|hl_thread_cpu_now|hl_delay\w*|hl_slowest_since"
-                     r"|hl_start_together|hl_measure|hl_phase\w*|hl_barrier_phase)\b"
-                     r"|\b(?:time|clock)\s*\(|\w*rdtsc\w*|__builtin_readcyclecounter")
 # what a task waiting on a flag of the cell's own is made of, in place of depend
 # (an atomic read, write, capture or compare, its clauses in any order: a fresh attacker's
 # `omp atomic seq_cst read` slipped past `atomic\s+read`, threads in turns kept 4/4, 2026-12-04)
@@ -179,7 +174,7 @@ def offload_faults(text: str, allowed: str, cell_lines: list[int] | None = None)
     if not found:
         return []
     shown = re.sub(r"#\s*pragma\s+", "", found.group(0)).strip()
-    return [f"no {shown} (line {_line_of(text, found.start(), cell_lines)}): lab 12 runs on the "
+    return [f"no {shown} (line {text_line(text, found.start(), cell_lines)}): lab 12 runs on the "
             f"host threads of the kit's team, no target or teams region; {allowed}"]
 
 
@@ -228,7 +223,7 @@ def task_construct_faults(text: str, cell_lines: list[int] | None = None) -> lis
     waits = [m for m in _WAITS.finditer(text) if not _wait_at_end(text, m)]
     if waits:
         faults.append(f"no {waits[0].group(1)} between the tasks (line "
-                      f"{_line_of(text, waits[0].start(), cell_lines)}): the edge tasks wait for the exchange "
+                      f"{text_line(text, waits[0].start(), cell_lines)}): the edge tasks wait for the exchange "
                       "by their depend clauses alone (a taskwait as the very last statement of "
                       "task_iteration, the cell's last function, outside any loop, is allowed)")
     if _UNDEFERRED.search(text):
@@ -241,10 +236,10 @@ def task_construct_faults(text: str, cell_lines: list[int] | None = None) -> lis
                       "exchange by its depend clause, not by watching a flag of its own (a "
                       "taskyield is allowed only in the exchange task's loop that runs until an "
                       "MPI_Test... of its requests sets the loop's flag)")
-    held = _LOCKS.search(text) or _used(_DELAYS, text)
+    held = _LOCKS.search(text) or first_use(CLOCKS_AND_SLEEPS, text)
     if held:
         shown = re.sub(r"#\s*pragma\s+", "", held.group(0)).strip(" (")
-        faults.append(f"no {shown} (line {_line_of(text, held.start(), cell_lines)}): a task waits for the "
+        faults.append(f"no {shown} (line {text_line(text, held.start(), cell_lines)}): a task waits for the "
                       "exchange by its depend clause, not on a lock, a critical section, a clock "
                       "or a sleep")
     return faults
@@ -286,27 +281,6 @@ def _polls_own_requests(text: str, pos: int) -> bool:
         return False
     return any(s <= start and end <= e for s, e, _ in pragma_spans(
         text, r"task\b[^\n]*\bdepend\s*\(\s*(?:out|inout|mutexinoutset)\b"))
-
-
-def _used(pattern: re.Pattern, text: str) -> re.Match | None:
-    """The first match of `pattern` in `text` that is not the definition of a function of that
-    name (a cell defining clock_gettime replaces the library's own, which the build refuses,
-    saying so: kernels.unit_checks)."""
-    for found in pattern.finditer(text):
-        head = re.match(r"\s*\(", text[found.end():]) if found.group(0)[-1:] != "(" else True
-        if head:
-            opening = found.end() - 1 if head is True else found.end() + head.end() - 1
-            if re.match(r"\s*\{", text[closing(text, opening):]):
-                continue
-        return found
-    return None
-
-
-def _line_of(text: str, pos: int, cell_lines: list[int] | None = None) -> int:
-    """The cell's line of `pos` in preprocessed text (cell_lines: the cell's line of each line of
-    the text, student_c.preprocessed_lines), else the text's own line (from 1)."""
-    line = text.count("\n", 0, pos)
-    return cell_lines[line] if cell_lines and line < len(cell_lines) else line + 1
 
 
 def _preprocessed(define: str, code: str) -> tuple[str, list[int]]:
@@ -1507,7 +1481,7 @@ def kit_function_faults(text: str, cell_lines: list[int] | None = None) -> list[
     used = next((m for m in re.finditer(r"\bhl_\w+", text) if m.group(0) in kit_names()), None)
     if used is None:
         return []
-    return [f"no {used.group(0)} (line {_line_of(text, used.start(), cell_lines)}): the cell "
+    return [f"no {used.group(0)} (line {text_line(text, used.start(), cell_lines)}): the cell "
             "calls none of the kit's own functions (hybridlab.h's clocks, samplers, sleeps and "
             "delays): each thread copies its partition with copy_partition and marks it ready "
             "with MPI_Pready at once, and a kit function handed a function of the cell would run "
@@ -1524,10 +1498,10 @@ def pready_construct_faults(text: str, cell_lines: list[int] | None = None) -> l
     2026-12-03); a barrier (or a construct the team waits at) in a loop whose body copies or
     marks (_TURN_WAIT: turns, one thread a turn)."""
     faults = []
-    turns = _PREADY_TURNS.search(text) or _FLAG_WAIT.search(text) or _used(_DELAYS, text)
+    turns = _PREADY_TURNS.search(text) or _FLAG_WAIT.search(text) or first_use(CLOCKS_AND_SLEEPS, text)
     if turns:
         shown = re.sub(r"#\s*pragma\s+", "", turns.group(0)).strip(" (")
-        faults.append(f"no {shown} (line {_line_of(text, turns.start(), cell_lines)}): the threads copy their partitions and mark them ready at "
+        faults.append(f"no {shown} (line {text_line(text, turns.start(), cell_lines)}): the threads copy their partitions and mark them ready at "
                       "the same time, each as soon as it has copied its own, not in turns (an "
                       "ordered loop or block, a critical section, a lock, a flag watched, or a "
                       "clock read or sleep timing each thread's turn makes them take turns)")
@@ -1546,7 +1520,7 @@ def pready_construct_faults(text: str, cell_lines: list[int] | None = None) -> l
         own = [(start, end) for name, start, end in functions(text) if name == "pready_iteration"]
         if origin and not any(start <= at < end for start, end in own):  # in a helper it calls
             faults.append(f"no barrier between the copies and the marks (line "
-                          f"{_line_of(text, at, cell_lines)}, through a function of the cell: "
+                          f"{text_line(text, at, cell_lines)}, through a function of the cell: "
                           f"{what}): each thread marks its partition as soon as it has copied "
                           "it, waiting for no other thread")
         else:
@@ -1665,14 +1639,14 @@ def _barrier_turn_faults(text: str, first: int, marks: list[int],
         if held:
             at = origin[held[0]] if origin else held[0]
             faults.append(f"no barrier between the copies and the marks (line "
-                          f"{_line_of(text, at, cell_lines)}, through a function of the "
+                          f"{text_line(text, at, cell_lines)}, through a function of the "
                           "cell): each thread marks its partition as soon as it has copied it, "
                           "waiting for no other thread")
     spans = [(body, end) for _, body, end in loops(text)] + _backward_gotos(text)
     for body, end in spans:
         inside = _barrier_sites(text, waiting, body, end)
         if inside:
-            faults.append(f"no barrier in a loop (line {_line_of(text, inside[0], cell_lines)}): "
+            faults.append(f"no barrier in a loop (line {text_line(text, inside[0], cell_lines)}): "
                           "threads that pass a barrier a number of times that depends on their "
                           "number copy and mark in turns; each thread copies and marks its own "
                           "partition once, at once, at most one barrier (after a masked "
