@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 
 import pandas as pd
 
-from ..kernels import llvm_ir
+from ..kernels import archer, llvm_ir
 from ..kernels.build import (
     Kernel,
 )
@@ -241,13 +241,7 @@ def build_student_alltoall(
 # entry points for every plain and atomic store and atomic update, and memcpy/memmove/memset (a
 # memset to zero logged as its thread's, not counted: alltoall_nodes.c, copied), wrapped at link
 # time; the cell's code is built with clang's -fsanitize=thread (archer=True), its races not read.
-_COUNTED = ([f"__tsan_write{s}" for s in (1, 2, 4, 8, 16)]
-            + [f"__tsan_unaligned_write{s}" for s in (2, 4, 8, 16)]
-            + [f"__tsan_atomic{b}_{op}" for b in (8, 16, 32, 64)
-               for op in ("store", "exchange", "compare_exchange_strong",
-                          "compare_exchange_weak", "compare_exchange_val", "fetch_add",
-                          "fetch_sub", "fetch_and", "fetch_or", "fetch_xor", "fetch_nand")]
-            + ["memcpy", "memmove", "memset"])  # fmt: skip
+_COUNTED = archer.WRITE_ENTRIES
 # ... and the tracer's entry points of the calls that send data (the cell's references only: the
 # kit's own calls are hl_kit_*): each logs the span it sends, so that a write counts as a share
 # of the copies only if MPI sends what it left (alltoall_nodes.c, credit_sent)

@@ -30,6 +30,16 @@ LIBRARY_GLOBS = ("/usr/lib/llvm-*/lib/libarcher.so", "/usr/lib/x86_64-linux-gnu/
                  "/usr/local/lib/libarcher.so")  # fmt: skip
 INSTALL = "apt-get install clang libomp-14-dev libclang-rt-14-dev (Debian 12)"
 LOG_NAME = "tsan"  # ThreadSanitizer writes <folder>/tsan.<pid>
+# ThreadSanitizer's entry points for every plain and atomic store and atomic update of a clang
+# -fsanitize=thread build, and the copies and fills: what a kernel that counts a cell's writes
+# wraps at link time (-Wl,--wrap; labs 06 (e) and 07 (d))
+WRITE_ENTRIES = ([f"__tsan_write{s}" for s in (1, 2, 4, 8, 16)]
+                 + [f"__tsan_unaligned_write{s}" for s in (2, 4, 8, 16)]
+                 + [f"__tsan_atomic{b}_{op}" for b in (8, 16, 32, 64)
+                    for op in ("store", "exchange", "compare_exchange_strong", "compare_exchange_weak",
+                               "compare_exchange_val", "fetch_add", "fetch_sub", "fetch_and",
+                               "fetch_or", "fetch_xor", "fetch_nand")]
+                 + ["memcpy", "memmove", "memset"])  # fmt: skip
 
 
 def library() -> Path | None:

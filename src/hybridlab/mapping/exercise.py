@@ -593,17 +593,10 @@ def node_sum_verdict(
 
 
 # The kit's count of each thread's adds into rank_sum (node_sum.c, HL_COUNT_ADDS): the Archer
-# build's ThreadSanitizer entry points for every plain and atomic store, and memcpy/memmove/memset,
+# build's ThreadSanitizer entry points for every store and the copies (archer.WRITE_ENTRIES),
 # wrapped at link time by the kernel's own (uninstrumented) functions
-_ADD_WRITES = ([f"__tsan_write{s}" for s in (1, 2, 4, 8, 16)]
-               + [f"__tsan_unaligned_write{s}" for s in (2, 4, 8, 16)]
-               + [f"__tsan_atomic{b}_{op}" for b in (8, 16, 32, 64)
-                  for op in ("store", "exchange", "compare_exchange_strong", "compare_exchange_weak",
-                             "compare_exchange_val", "fetch_add", "fetch_sub", "fetch_and",
-                             "fetch_or", "fetch_xor", "fetch_nand")]
-               + ["memcpy", "memmove", "memset"])  # fmt: skip
 ADD_COUNT_FLAGS = ("-DHL_COUNT_ADDS", "-Wno-unused-command-line-argument",
-                   "-Wl,--wrap=" + ",--wrap=".join(_ADD_WRITES))
+                   "-Wl,--wrap=" + ",--wrap=".join(archer.WRITE_ENTRIES))
 
 
 def node_sum_under_archer(code: str, ranks: int = 2, threads: int = 2, n: int = 200,
