@@ -92,6 +92,11 @@ LOG_BYTES = 2**20  # read per cell at most
 NO_FIGURES = (
     "get_ipython().run_line_magic('config', 'InlineBackend.figure_formats = set()')\n"
     "__import__('hybridlab.grading.undrawn').grading.undrawn.defer_layout(get_ipython())"
+# Set before the notebook's first cell, always: a cell's error is shown as the same traceback
+# without colours. Coloured, IPython highlights every line of it (pygments): 9 ms of CPU more an
+# error, and a blank or half-done submission raises one in each cell it left (the feedback page
+# shows the same text, uncoloured).
+PLAIN_TRACEBACKS = "get_ipython().run_line_magic('colors', 'nocolor')"
 )
 
 
@@ -388,7 +393,7 @@ class SandboxedExecute(Execute):
         origin[j] = index of cell j in nb, or None."""
         judging = _guard.judging_modules("\n".join(c.source for c in nb.cells))
         # figures off first: the guard then counts undrawn's callback as the shell's own
-        capture = [] if self.policy.draw_figures else [NO_FIGURES]
+        capture = [PLAIN_TRACEBACKS] + ([] if self.policy.draw_figures else [NO_FIGURES])
         capture += [
             "import hybridlab.grading._guard as _hl_guard",
             f"_hl_guard.capture({judging!r})",

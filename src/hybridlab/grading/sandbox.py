@@ -381,8 +381,10 @@ def fill_steps() -> list[str]:
         f"cp -a {SEED}/{SEED_HOME}/. /tmp/home",
         "mkdir -p /tmp/cache/build /tmp/cache/numba",
         f"cp -a {SEED}/{SEED_NUMBA}/. /tmp/cache/numba",
-        # (an empty cache leaves the glob itself: skipped, and the loop still succeeds)
-        f'for e in {SEED}/cache/*; do [ ! -e "$e" ] || ln -s "$e" /tmp/cache/build/; done',
+        # every released build linked by one ln (a loop ran one per build: 40-55 in a box, 1 ms
+        # of CPU each); none when the cache is empty. Names starting with a dot are left out, as
+        # the glob `*` did (a build in progress)
+        f"find {SEED}/cache -mindepth 1 -maxdepth 1 -name '[!.]*' -exec ln -s -t /tmp/cache/build {{}} +",
     ]
 
 

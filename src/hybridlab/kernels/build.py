@@ -35,7 +35,7 @@ from .. import progress
 from ..paths import cache_root, find_kernel_file, kernel_dirs, venv_bin
 from . import archer as archer_tool
 from . import unit_checks
-from .toolchain import toolchain_env
+from .toolchain import direct_command, toolchain_env
 
 TRACE_HEADER = "hl_mpi_trace.h"  # trace_mpi=True: records each MPI call with its thread
 TRACE_FLAGS = ("-DHL_TRACE_MPI", "-include", TRACE_HEADER)
@@ -186,8 +186,8 @@ def _wrapper_identity(cc: str, offload: bool = False) -> str:
     sandbox as outside, whatever PATH holds (offload: with clang behind it)."""
     env = compiler_env(offload_flags() if offload else ())
     show = subprocess.run([cc, "-show"], capture_output=True, text=True, check=False, env=env)
-    version = subprocess.run([cc, "--version"], capture_output=True, text=True, check=False,
-                             env=env)  # fmt: skip
+    version = subprocess.run(direct_command([cc, "--version"], env), capture_output=True,
+                             text=True, check=False, env=env)  # fmt: skip
     return show.stdout + (version.stdout.splitlines() or [""])[0]
 
 
@@ -206,8 +206,9 @@ def include_flags() -> list[str]:
 @functools.lru_cache(maxsize=4)
 def _has_partitioned(cc: str) -> bool:
     probe = '#include "hybridlab.h"\n#ifdef HL_HAVE_PARTITIONED\nhl_partitioned_yes\n#endif\n'
-    done = subprocess.run([cc, "-E", "-P", *include_flags(), "-x", "c", "-"], input=probe,
-                          capture_output=True, text=True, timeout=60, env=compiler_env(()))  # fmt: skip
+    env = compiler_env(())
+    done = subprocess.run(direct_command([cc, "-E", "-P", *include_flags(), "-x", "c", "-"], env),
+                          input=probe, capture_output=True, text=True, timeout=60, env=env)  # fmt: skip
     if done.returncode != 0:
         raise BuildError("hybridlab.h", [cc, "-E"], done.stderr[-2000:])
     return "hl_partitioned_yes" in done.stdout
@@ -500,7 +501,8 @@ def keep_object(made: Path) -> None:
 
 def _compile(name: str, cmd: list[str], work: Path, env: dict[str, str] | None = None) -> str:
     """Run one compiler command; its messages, or BuildError (the build folder removed)."""
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
+    done = subprocess.run(direct_command(cmd, env), capture_output=True, text=True, check=False,
+                          env=env)  # fmt: skip
     if done.returncode != 0:
         shutil.rmtree(work, ignore_errors=True)
         raise BuildError(name, cmd, done.stderr)

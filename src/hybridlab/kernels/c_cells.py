@@ -42,7 +42,7 @@ from .build import (
     mpicc,
 )
 from .c_text import code_only
-from .toolchain import toolchain_env
+from .toolchain import direct_command, toolchain_env
 
 MAGIC = "c"
 STUB = "write the C code in the C cell above first (it is still the stub)"
@@ -105,9 +105,10 @@ def compile_check(code: str, kernel: str | None = None) -> list[str]:
     cmd = [mpicc(), *flags, *include_flags()]
     with tempfile.TemporaryDirectory() as tmp:
         obj = Path(tmp) / "cell.o"
-        done = subprocess.run([*cmd, *unit_checks.DEBUG_FLAGS, "-c", "-x", "c", "-", "-o", str(obj)],
-                              input=unit, capture_output=True, text=True, check=False,
-                              env=toolchain_env())  # fmt: skip
+        env = toolchain_env()
+        done = subprocess.run(direct_command([*cmd, *unit_checks.DEBUG_FLAGS, "-c", "-x", "c", "-",
+                                              "-o", str(obj)], env),
+                              input=unit, capture_output=True, text=True, check=False, env=env)  # fmt: skip
         refused = _refusals(kernel, unit, cmd, obj) if kernel and done.returncode == 0 else ""
     lines = code.split("\n")
     shown = []

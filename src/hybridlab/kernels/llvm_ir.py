@@ -23,6 +23,7 @@ from .build import (
     include_flags,
     mpicc,
 )
+from .toolchain import direct_command
 
 TSAN_STORE_BYTES = (1, 2, 4, 8, 16)
 _SIZES = {"half": 2, "bfloat": 2, "float": 4, "double": 8, "x86_fp80": 10, "fp128": 16,
@@ -87,8 +88,9 @@ def cell_ir(unit: str, flags: Sequence[str], sanitized: bool = True) -> str:
     tool = archer.FLAGS if sanitized else ("-g",)
     all_flags = (*DEFAULT_FLAGS, *STUDENT_UNIT_FLAGS, *flags, *TRACE_FLAGS, *tool)
     cmd = [mpicc(), *all_flags, *include_flags(), "-S", "-emit-llvm", "-o", "-", "-x", "c", "-"]
-    done = subprocess.run(cmd, input=unit, capture_output=True, text=True, check=False,
-                          timeout=300, env=compiler_env(archer.FLAGS))  # fmt: skip
+    env = compiler_env(archer.FLAGS)
+    done = subprocess.run(direct_command(cmd, env), input=unit, capture_output=True, text=True,
+                          check=False, timeout=300, env=env)  # fmt: skip
     if done.returncode != 0:
         raise RuntimeError(f"the kit could not compile the cell to IR: {done.stderr[-2000:]}")
     return done.stdout

@@ -32,7 +32,7 @@ import subprocess
 
 from . import archer
 from .build import DEFAULT_FLAGS, STUDENT_UNIT_FLAGS, compiler_env, mpicc
-from .toolchain import toolchain_env
+from .toolchain import direct_command, toolchain_env
 
 _INCLUDE = re.compile(r"^[ \t]*#[ \t]*(?:include|include_next|import)\b.*$", re.M)
 _MARKER = re.compile(r'^#\s*(\d+)\s+"([^"]*)"')
@@ -56,8 +56,9 @@ def _cell_tokens(flags: tuple[str, ...], text: str) -> tuple[list[tuple[int, str
     compiler's error ('' when none)."""
     cmd = [mpicc(), *DEFAULT_FLAGS, *STUDENT_UNIT_FLAGS, "-DHL_TRACE_MPI", *_CLOCK, *flags, "-E",
            "-x", "c", "-"]
-    done = subprocess.run(cmd, input=text, capture_output=True, text=True, check=False,
-                          timeout=120, env=compiler_env(flags))  # fmt: skip
+    env = compiler_env(flags)
+    done = subprocess.run(direct_command(cmd, env), input=text, capture_output=True, text=True,
+                          check=False, timeout=120, env=env)  # fmt: skip
     if done.returncode != 0:
         said = next((ln.strip() for ln in done.stderr.splitlines() if "error" in ln), "")
         return [], said or done.stderr.strip()[-300:]

@@ -62,7 +62,7 @@ from pathlib import Path
 
 from ..paths import find_kernel_file, kernel_dirs
 from .c_text import comments_blanked
-from .toolchain import nm, toolchain_env
+from .toolchain import direct_command, nm, toolchain_env
 
 CELL = "cell"  # the file name a cell's lines carry (`#line 1 "cell"`, hybridlab.c_cells)
 # How a checked unit is compiled for its lines: DWARF 4, since objdump -l (binutils 2.40) names
@@ -589,9 +589,9 @@ def preprocessed_cell(unit: str, compile_flags: list[str], file: str = CELL,
     a fresh attacker's n04hurry included hl_grid2d.h and let the kit's own halo exchange,
     send_up and send_down, do lab 04 (a), 4/4 kept, 2026-12-05). `env`: the compiler's environment (an offload
     build's, build.compiler_env; else toolchain.toolchain_env's)."""
-    done = subprocess.run([*compile_flags, "-E", "-x", "c", "-"], input=unit,
-                          capture_output=True, text=True, check=False,
-                          env=env or toolchain_env())  # fmt: skip
+    env = env or toolchain_env()
+    done = subprocess.run(direct_command([*compile_flags, "-E", "-x", "c", "-"], env), input=unit,
+                          capture_output=True, text=True, check=False, env=env)  # fmt: skip
     if done.returncode != 0:
         raise RuntimeError(f"the unit does not preprocess: {done.stderr[-1500:]}")
     kit = [str(d.resolve()) for d in kernel_dirs()]
