@@ -69,7 +69,10 @@
  *     @hl KEY RANK end COUNT OK         COUNT lines before it; OK 0 when ctx->out was written by
  *                                       anything but the kit's hl_append
  * KEY is read from the file $HL_RECORD_KEY_FILE (the harness writes a fresh one per run; "-"
- * without it): a line of the program's output without the run's key is not a record.
+ * without it): a line of the program's output without the run's key is not a record. The key is
+ * kept where no code of the process can read it (below, the run's key), and the harness refuses
+ * a frame of a rank the run does not have, a record whose rank is not its frame's and a second
+ * record of a kind a rank writes once (records.parse_framed).
  *
  * A whole program (hybridlab.slurm.jobs.build_program, -DHL_WHOLE_PROGRAM) has no hl_run:
  * hl_traced_MPI_Init_thread and hl_traced_MPI_Init start the trace and remember the level asked
@@ -191,7 +194,9 @@ static union {
         int guarded;                /* 1: the filter guards guard_fd and records_fd */
         int stream_rank;            /* the rank the stream is framed with */
         double origin;              /* the clock when the run started */
-        char key[HL_KEY_CHARS + 1]; /* the run's key (HL_RECORD_KEY_FILE) */
+        char *key_page;             /* the run's key, on a page nobody reads (key_copy), */
+        int key_len;                /* its length (0: no key, framed "-"), and */
+        int key_mem;                /* /proc/self/mem it is read through, or -1 */
         uint64_t noted_hash;        /* FNV-1a of the bytes the kit appended to the records */
         size_t noted_len;
         long init_cpu_ns;           /* a whole program: MPI's main thread's CPU time when MPI
@@ -212,12 +217,47 @@ static union {
     } s;
     char page[HL_SEALED_BYTES];
 } sealed __attribute__((aligned(HL_SEALED_BYTES))) = {
-    .s = {.stream_fd = -1, .guard_fd = -1, .records_fd = -1, .key = "-"}};
+    .s = {.stream_fd = -1, .guard_fd = -1, .records_fd = -1, .key_mem = -1}};
 #define F sealed.s
 
 /* The sealed page writable (1) for the tracer's change, or read-only again (0). */
 static void unsealed(int writable) {
     (void)mprotect(&sealed, sizeof sealed, writable ? PROT_READ | PROT_WRITE : PROT_READ);
+}
+
+/* ---------------------------------------------------------------------- the run's key
+ * The key is on a page of its own that nobody can read (PROT_NONE; a cell cannot call mprotect:
+ * hybridlab.kernels.unit_checks), read for each framed line through /proc/self/mem (the kernel
+ * reads a PROT_NONE page of the process for it; a descriptor a cell cannot read: no read, pread,
+ * fread or system call) into the line's own buffer, which is zeroed once written: no copy of it
+ * stays in readable memory while code of the cell runs (a fresh attacker, A12, found the key on
+ * the sealed page by scanning the library's data and framed records of a rank the run has not).
+ * Only where /proc/self/mem cannot be read is the page made readable for the copy. */
+static atomic_flag key_lock = ATOMIC_FLAG_INIT;
+
+/* The run's key copied to `to` (HL_KEY_CHARS at most, no NUL); its length. */
+static int __attribute__((noinline)) key_copy(char *to) {
+    if (F.key_len <= 0 || !F.key_page) {
+        to[0] = '-';
+        return 1;
+    }
+    if (F.key_mem >= 0 && pread(F.key_mem, to, (size_t)F.key_len,
+                                (off_t)(uintptr_t)F.key_page) == (ssize_t)F.key_len)
+        return F.key_len;
+    while (atomic_flag_test_and_set(&key_lock)) {
+    }
+    (void)mprotect(F.key_page, (size_t)sysconf(_SC_PAGESIZE), PROT_READ);
+    memcpy(to, F.key_page, (size_t)F.key_len);
+    (void)mprotect(F.key_page, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE);
+    atomic_flag_clear(&key_lock);
+    return F.key_len;
+}
+
+/* "@hl KEY RANK " into `out` (at least HL_KEY_CHARS + 32 bytes); its length. */
+static int frame_head(char *out, int rank) {
+    memcpy(out, "@hl ", 4);
+    int n = 4 + key_copy(out + 4);
+    return n + snprintf(out + n, 24, " %d ", rank);
 }
 
 /* ------------------------------------------------------------------- the stream */
@@ -234,11 +274,14 @@ static void stream_write(const char *json, int n) {
         n = (int)sizeof full - 1;
     }
     long seq = atomic_fetch_add(&stream_seq, 1);
-    int head = snprintf(framed, sizeof framed, "@hl %s %d %ld ", F.key, F.stream_rank, seq);
-    if (n < 0 || head < 0 || (size_t)head + (size_t)n > sizeof framed) return;
-    memcpy(framed + head, json, (size_t)n);
-    /* a line lost is a number missing: the harness refuses the stream */
-    (void)stream_syscall(SYS_write, F.stream_fd, (long)framed, (long)head + n);
+    int head = frame_head(framed, F.stream_rank);
+    head += snprintf(framed + head, 24, "%ld ", seq);
+    if (n >= 0 && (size_t)head + (size_t)n <= sizeof framed) {
+        memcpy(framed + head, json, (size_t)n);
+        /* a line lost is a number missing: the harness refuses the stream */
+        (void)stream_syscall(SYS_write, F.stream_fd, (long)framed, (long)head + n);
+    }
+    explicit_bzero(framed, (size_t)head); /* the key: no copy left on the caller's stack */
 }
 
 /* The stream file `fd` kept at the guarded number (the first stream of the process takes one,
@@ -288,10 +331,11 @@ static void stream_open(void) {
 /* The stream's closing line (the lines written before it), and the file closed. */
 static void stream_close(void) {
     if (F.stream_fd < 0) return;
-    char line[128];
-    int n = snprintf(line, sizeof line, "@hl %s %d end %ld 1\n", F.key, F.stream_rank,
-                     atomic_load(&stream_seq));
+    char line[HL_KEY_CHARS + 96];
+    int n = frame_head(line, F.stream_rank);
+    n += snprintf(line + n, 48, "end %ld 1\n", atomic_load(&stream_seq));
     (void)stream_syscall(SYS_write, F.stream_fd, (long)line, n);
+    explicit_bzero(line, sizeof line);
     (void)stream_syscall(SYS_close, F.stream_fd, 0, 0);
     unsealed(1);
     F.stream_fd = -1;
@@ -331,19 +375,31 @@ static int format_piece(char *line, size_t cap, int rank, double base,
                     v->first, v->last, v->step, v->tid);
 }
 
-/* ---------------------------------------------------------------------- the run's key */
-
-/* The key the harness wrote for this run (letters and digits), "-" without one. */
-static void read_key(void) {
+/* The key the harness wrote for this run (letters and digits), none without one: read with
+ * read(2) into this frame (no stdio buffer keeps it), put on the key's page (made at the first
+ * run, PROT_NONE between runs) and this frame's copy zeroed. The sealed page is writable here. */
+static void __attribute__((noinline)) read_key(void) {
+    char key[HL_KEY_CHARS + 1];
     const char *path = getenv("HL_RECORD_KEY_FILE");
-    snprintf(F.key, sizeof F.key, "-");
-    FILE *f = path && *path ? fopen(path, "r") : NULL;
-    if (!f) return;
-    size_t n = fread(F.key, 1, HL_KEY_CHARS, f);
-    fclose(f);
-    F.key[n] = '\0';
-    F.key[strspn(F.key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")] = '\0';
-    if (!F.key[0]) snprintf(F.key, sizeof F.key, "-");
+    int fd = path && *path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    ssize_t got = fd >= 0 ? read(fd, key, HL_KEY_CHARS) : -1;
+    if (fd >= 0) close(fd);
+    key[got > 0 ? got : 0] = '\0';
+    size_t n = strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (!F.key_page) {
+        void *p = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        F.key_page = p == MAP_FAILED ? NULL : p;
+    }
+    if (F.key_mem < 0) F.key_mem = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+    F.key_len = 0;
+    if (n && F.key_page && mprotect(F.key_page, page, PROT_READ | PROT_WRITE) == 0) {
+        memset(F.key_page, 0, page);
+        memcpy(F.key_page, key, n);
+        (void)mprotect(F.key_page, page, PROT_NONE);
+        F.key_len = (int)n;
+    }
+    explicit_bzero(key, sizeof key);
 }
 
 static uint64_t fnv(uint64_t h, const char *text, size_t n) {
@@ -380,10 +436,16 @@ void hl_trace_print(const char *text, size_t n) {
 
 void hl_trace_frame(hl_ctx *ctx) {
     stream_close(); /* a run that ended before its summary: the stream closed all the same */
+    /* a run with a key (under mpiexec): every rank's code done before any rank frames, so no
+     * cell still running sees a framed buffer on its way to rank 0 (MPI's shared memory) */
+    int ready = 0, done = 0;
+    if (F.key_len > 0 && ctx->comm != MPI_COMM_NULL && MPI_Initialized(&ready) == MPI_SUCCESS &&
+        ready && MPI_Finalized(&done) == MPI_SUCCESS && !done)
+        MPI_Barrier(ctx->comm);
     int ok = ctx->len == F.noted_len &&
              fnv(14695981039346656037ULL, ctx->out ? ctx->out : "", ctx->len) == F.noted_hash;
     size_t cap = ctx->len + 4096, used = 0;
-    for (size_t i = 0; i < ctx->len; i++) cap += ctx->out[i] == '\n' ? 32 + HL_KEY_CHARS : 0;
+    for (size_t i = 0; i < ctx->len; i++) cap += ctx->out[i] == '\n' ? 48 + HL_KEY_CHARS : 0;
     char *framed = (malloc)(cap);
     if (!framed) {
         fprintf(stderr, "hybridlab: out of memory for records\n");
@@ -395,16 +457,16 @@ void hl_trace_frame(hl_ctx *ctx) {
         const char *stop = memchr(line, '\n', (size_t)(end - line));
         size_t n = (size_t)((stop ? stop : end) - line);
         if (n) {
-            used += (size_t)snprintf(framed + used, cap - used, "@hl %s %d %ld ", F.key, ctx->rank,
-                                     seq++);
+            used += (size_t)frame_head(framed + used, ctx->rank);
+            used += (size_t)snprintf(framed + used, cap - used, "%ld ", seq++);
             memcpy(framed + used, line, n);
             used += n;
             framed[used++] = '\n';
         }
         line += n + 1;
     }
-    used += (size_t)snprintf(framed + used, cap - used, "@hl %s %d end %ld %d\n", F.key, ctx->rank,
-                             seq, ok);
+    used += (size_t)frame_head(framed + used, ctx->rank);
+    used += (size_t)snprintf(framed + used, cap - used, "end %ld %d\n", seq, ok);
     (free)(ctx->out);
     ctx->out = framed;
     ctx->len = used;
@@ -2206,6 +2268,7 @@ int hl_traced_MPI_Finalize(void) {
     if (dir && *dir) {
         hl_ctx ctx;
         memset(&ctx, 0, sizeof ctx);
+        ctx.comm = MPI_COMM_NULL; /* the trace goes to a file: no rank waits for the others */
         unsealed(1);
         records_begin();
         unsealed(0);

@@ -1,7 +1,9 @@
+import json
+
 import pytest
 
 from hybridlab.errors import failed_rank
-from hybridlab.runs.records import RecordError, Results, parse_lines
+from hybridlab.runs.records import RecordError, Results, parse_framed, parse_lines
 
 OUTPUT = """{"meta":true,"rank":0,"thread_level":"funneled","mpi_library":"MPICH Version:   5.0.2"}
 {"rank":0,"thread":1,"cpu":1,"numa":0,"seconds":0.5}
@@ -136,3 +138,134 @@ def test_requests_a_cell_made_and_never_completed_are_refused():
     kit = [{**p, "student": 0} for p in posts]
     check_requests(whole, kit)
     check_requests([{"rank": 0, "kept": 4, "calls": 9}], posts)
+
+
+# ------------------------------------------------------------- framed records (parse_framed)
+
+KEY = "f00dfeed"
+
+
+def _framed(rank: int, *lines: str, size: int = 2) -> str:
+    """Rank `rank`'s framed records as the tracer writes them: its description, then `lines`."""
+    body = [f'{{"meta":true,"rank":{rank},"size":{size}}}', *lines]
+    return "".join(f"@hl {KEY} {rank} {i} {line}\n" for i, line in enumerate(body)) + \
+        f"@hl {KEY} {rank} end {len(body)} 1\n"
+
+
+def _node(rank: int, members: str = "0,1") -> str:
+    return f'{{"rank":{rank},"thread":0,"cpu":0,"numa":0,"record":"node","members":"{members}"}}'
+
+
+RUN = _framed(0, _node(0)) + _framed(1, _node(1))
+
+
+def test_the_records_of_the_runs_ranks_are_read():
+    records, ranks, output = parse_framed("hello\n" + RUN, KEY, "demo", 2)
+    assert [(r["rank"], r["record"]) for r in records] == [(0, "node"), (1, "node")]
+    assert [m["rank"] for m in ranks] == [0, 1] and output == ["hello"]
+
+
+@pytest.mark.parametrize("forged, ranks, refusal", [
+    # a fresh attacker (A12) read the key off the tracer's page and printed a rank the run has not
+    (f'@hl {KEY} 70 0 {{"record":"node","rank":0,"members":"0"}}\n@hl {KEY} 70 end 1 1\n', 2,
+     "rank 70, which the run of 2 ranks does not have"),
+    (f'@hl {KEY} 70 0 {{"record":"forged","rank":70}}\n@hl {KEY} 70 end 1 1\n', None,
+     "the run's size as 2 and records are framed for ranks \\[0, 1, 70\\]"),
+    (f'@hl {KEY} 70 0 {{"record":"node","rank":0,"members":"0"}}\n@hl {KEY} 70 end 1 1\n', None,
+     "a 'node' record framed as rank 70's says rank 0"),
+], ids=["out of range", "beyond the described size", "its rank not its frame's"])
+def test_a_rank_the_run_does_not_have_is_forged(forged, ranks, refusal):
+    with pytest.raises(RecordError, match=refusal):
+        parse_framed(RUN + forged, KEY, "demo", ranks)
+
+
+def test_a_record_must_say_the_rank_of_its_frame():
+    with pytest.raises(RecordError, match="a 'node' record framed as rank 1's says rank 0"):
+        parse_framed(_framed(0, _node(0)) + _framed(1, _node(0)), KEY, "demo", 2)
+    with pytest.raises(RecordError, match="a description record framed as rank 1's says rank 0"):
+        parse_framed(_framed(0) + _framed(0).replace(f"{KEY} 0 ", f"{KEY} 1 "), KEY, "demo", 2)
+    plain = '{"thread":0,"record":"sweep"}'  # no rank at all
+    with pytest.raises(RecordError, match="framed as rank 0's says rank None"):
+        parse_framed(_framed(0, plain), KEY, "demo", 1)
+
+
+@pytest.mark.parametrize("kind", ["node", "laid_out", "check", "mpi_trace"])
+def test_a_second_record_of_a_kind_a_rank_writes_once_is_forged(kind):
+    line = f'{{"rank":1,"thread":0,"cpu":0,"numa":0,"record":"{kind}","members":"1"}}'
+    with pytest.raises(RecordError, match=f"rank 1 has 2 '{kind}' records, of which a rank writes one"):
+        parse_framed(_framed(0) + _framed(1, line, line), KEY, "demo", 2)
+    sweep = '{"rank":1,"thread":0,"cpu":0,"numa":0,"record":"sweep","iteration":0}'
+    parse_framed(_framed(0) + _framed(1, sweep, sweep), KEY, "demo", 2)  # many a rank: kept
+    with pytest.raises(RecordError, match="rank 0 has 2 'description' records"):
+        parse_framed(_framed(0, '{"meta":true,"rank":0,"size":2}'), KEY, "demo", 2)
+
+
+def test_more_lines_than_a_rank_counted_are_forged():
+    extra = RUN.replace(f"@hl {KEY} 1 end 2 1", f'@hl {KEY} 1 2 {_node(1)}\n@hl {KEY} 1 end 2 1')
+    with pytest.raises(RecordError, match="rank 1's records are not the 2 the kit counted"):
+        parse_framed(extra, KEY, "demo", 2)
+
+
+def test_a_second_node_record_is_never_read_over_the_first():
+    from hybridlab.shm.exercise import node_members
+    rows = [{**json.loads(_node(0)), "rank": 0}, {**json.loads(_node(1)), "rank": 1},
+            {**json.loads(_node(1, "1")), "rank": 1}]
+    res = Results.from_rows(rows, [], {}, [])
+    with pytest.raises(RecordError, match="rank 1 has more than one 'node' record"):
+        node_members(res)
+    assert node_members(Results.from_rows(rows[:2], [], {}, [])) == {0: {0, 1}, 1: {0, 1}}
+
+
+KEY_PROBE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+void hl_trace_reset(void);
+
+int main(int argc, char **argv) {  /* argv[1]: where the tracer's sealed page is, from main */
+    const char *page = (const char *)main + atol(argv[1]);
+    hl_trace_reset();  /* a run started: the key read from $HL_RECORD_KEY_FILE */
+    const char *key = getenv("PROBE_KEY");
+    for (int i = 0; i + (int)strlen(key) <= 4096; i++)  /* A12: the key at offset 32 of the page */
+        if (memcmp(page + i, key, strlen(key)) == 0) { printf("found at %d\n", i); return 0; }
+    puts("not on the sealed page");
+    fflush(stdout);
+    if (argc > 2) printf("%.8s\n", *(char *const *)(page + 32));  /* the key's own page */
+    return 0;
+}
+"""
+
+
+def test_the_runs_key_is_on_no_page_the_process_can_read(tmp_path):
+    """A fresh attacker (A12) found the run's key on the tracer's sealed page (readable) and
+    framed records of its own. The key is on a page of its own now, PROT_NONE, read by the
+    tracer through /proc/self/mem for each framed line (kernels_c/hl_trace.c, key_copy): not on
+    the sealed page, and reading its page faults."""
+    import subprocess
+
+    from hybridlab.kernels.build import DEFAULT_FLAGS, TRACER_FLAGS, include_flags, mpicc
+    from hybridlab.paths import find_kernel_file
+
+    cc = mpicc()
+    tracer, probe = tmp_path / "tracer.o", tmp_path / "probe"
+    (tmp_path / "probe.c").write_text(KEY_PROBE)
+    subprocess.run([cc, *DEFAULT_FLAGS, *TRACER_FLAGS, *include_flags(), "-c",
+                    str(find_kernel_file("hl_trace.c")), "-o", str(tracer)], check=True)  # fmt: skip
+    subprocess.run([cc, "-std=gnu11", "-fopenmp", str(tmp_path / "probe.c"), str(tracer), "-o",
+                    str(probe), "-lm"], check=True)  # fmt: skip
+    symbols = {
+        words[2]: int(words[0], 16)
+        for words in (line.split() for line in subprocess.run(
+            ["nm", str(probe)], capture_output=True, text=True, check=True).stdout.splitlines())
+        if len(words) == 3
+    }  # fmt: skip
+    offset = str(symbols["sealed"] - symbols["main"])
+    key = "k3yOfTheRun0123456789abcdef"
+    (tmp_path / "key").write_text(key)
+    env = {"PATH": "/usr/bin:/bin", "HL_RECORD_KEY_FILE": str(tmp_path / "key"), "PROBE_KEY": key}
+    looked = subprocess.run([str(probe), offset], capture_output=True, text=True, timeout=60,
+                            env=env)  # fmt: skip
+    assert looked.returncode == 0 and "not on the sealed page" in looked.stdout, looked
+    read = subprocess.run([str(probe), offset, "read"], capture_output=True, text=True,
+                          timeout=60, env=env)  # fmt: skip
+    assert read.returncode == -11 and key[:8] not in read.stdout, read  # SIGSEGV

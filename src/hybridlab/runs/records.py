@@ -77,14 +77,25 @@ FRAME = "@hl"  # a record line of a traced kernel: "@hl KEY RANK SEQ {json}" (ke
 NO_KEY = "-"  # the key of a run the harness gave none (in-process runs: no stdout involved)
 
 
-def parse_framed(text: str, key: str, source: str = "kernel") -> tuple[list[dict], list[dict], list[str]]:
+# the records a rank writes once in a run (its framed lines: its own, whichever kernel; "meta",
+# its description, too): a second one of a rank is forged (parse_framed)
+ONCE_A_RANK = ("node", "laid_out", "check", "salt", "memory", "mpi_trace", "mpi_init",
+               "stream_origin")  # fmt: skip
+
+
+def parse_framed(
+    text: str, key: str, source: str = "kernel", ranks: int | None = None
+) -> tuple[list[dict], list[dict], list[str]]:
     """Split the output of a traced kernel into (records, rank metadata, the program's own
     lines). Records are only the lines the kit's tracer framed with the run's `key`, numbered per
     rank and counted by the rank's closing line; a framed line with another key, a number
     missing or twice, a rank without its closing line, or a closing line that says the records'
     buffer was written by anything but the kit is a RecordError: records forged (check_trace
-    then counts each rank's calls and pieces, from its records or its stream). Every other line is the
-    program's (a student's printf) and never a record."""
+    then counts each rank's calls and pieces, from its records or its stream). So is a frame of
+    a rank the run does not have (`ranks`, the run's number of ranks: 0 to ranks - 1; without
+    it, the "size" its ranks' descriptions give), a record whose "rank" is not its frame's, and
+    a second record of a kind a rank writes once (ONCE_A_RANK, and its description). Every
+    other line is the program's (a student's printf) and never a record."""
     lines: dict[int, dict[int, str]] = {}
     ends: dict[int, tuple[int, int]] = {}
     output: list[str] = []
@@ -98,6 +109,9 @@ def parse_framed(text: str, key: str, source: str = "kernel") -> tuple[list[dict
             raise RecordError(f"{source}: line {n} is framed as a kit record without the run's "
                               "key: records forged")  # fmt: skip
         rank = int(parts[2])
+        if ranks is not None and rank >= ranks:
+            raise RecordError(f"{source}: line {n} is framed as a record of rank {rank}, which "
+                              f"the run of {ranks} ranks does not have: records forged")  # fmt: skip
         if parts[3] == "end":
             count, ok = (parts[4].split() + ["", ""])[:2]
             if rank in ends or not count.isdigit() or ok not in ("0", "1"):
@@ -123,9 +137,36 @@ def parse_framed(text: str, key: str, source: str = "kernel") -> tuple[list[dict
         if not ok:
             raise RecordError(f"{source}: rank {rank}'s records were written by code other "
                               "than the kit's (the records' buffer changed): records forged")
-    records, ranks = parse_lines(
-        "\n".join(lines[r][i] for r in sorted(lines) for i in range(len(lines[r]))), source)
-    return _from_stream(records, source), ranks, output
+    records, metas = [], []
+    for rank in sorted(lines):
+        mine, meta = parse_lines("\n".join(lines[rank][i] for i in range(len(lines[rank]))),
+                                 f"{source} rank {rank}")  # fmt: skip
+        _own_records(mine, meta, rank, source)
+        records += mine
+        metas += meta
+    sizes = {str(m["size"]) for m in metas if "size" in m}
+    if len(sizes) > 1 or any(not size.isdigit() or int(size) <= max(lines) for size in sizes):
+        raise RecordError(f"{source}: the ranks' descriptions give the run's size as "
+                          f"{', '.join(sorted(sizes))} and records are framed for ranks "
+                          f"{sorted(lines)}: records forged")  # fmt: skip
+    return _from_stream(records, source), metas, output
+
+
+def _own_records(records: list[dict], metas: list[dict], rank: int, source: str) -> None:
+    """RecordError unless every record and description framed as `rank`'s says it is `rank`'s
+    and the rank wrote each kind of ONCE_A_RANK, and its description, at most once."""
+    described = [("description", row) for row in metas]
+    for kind, row in (*described, *((repr(r.get("record", "plain")), r) for r in records)):
+        said = row.get("rank")
+        if said != rank or isinstance(said, bool):
+            raise RecordError(f"{source}: a {kind} record framed as rank {rank}'s says rank "
+                              f"{said!r}: records forged")  # fmt: skip
+    kinds = Counter(str(row.get("record")) for row in records if row.get("record") in ONCE_A_RANK)
+    kinds["description"] = len(metas)
+    for kind, seen in sorted(kinds.items()):
+        if seen > 1:
+            raise RecordError(f"{source}: rank {rank} has {seen} {kind!r} records, of which a "
+                              "rank writes one: records forged")  # fmt: skip
 
 
 STREAM_ORIGIN = "stream_origin"  # a trace stream's first line: the clock's origin (hl_trace.c)

@@ -85,7 +85,8 @@ def run(
             framed = False  # a run recorded before records were framed (its kept file is no
             # more to be trusted than a framed one: the key is kept beside it)
         if framed:
-            r, m, printed = parse_framed(text, str(output.meta.get(RECORD_KEY, NO_KEY)), label)
+            key = str(output.meta.get(RECORD_KEY, NO_KEY))
+            r, m, printed = parse_framed(text, key, label, placement.ranks)  # ranks 0..P-1
             said += printed
         else:
             r, m = parse_lines(text, label)

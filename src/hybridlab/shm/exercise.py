@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..kernels.build import Kernel
 from ..runs.launch import run_program
-from ..runs.records import COMM_MAKERS, SENDRECVS, Results
+from ..runs.records import COMM_MAKERS, SENDRECVS, RecordError, Results
 from ..runs.student_c import BLOCKING, COMPLETES, POSTS, build_student, run_student
 
 LEVEL = "funneled"  # the main thread calls MPI, outside any parallel region
@@ -75,8 +75,14 @@ def build_student_shm(code: str, name: str = "student_shm") -> Kernel:
 
 
 def node_members(res: Results) -> dict[int, frozenset[int]]:
-    """Per rank: the ranks of its node, as the kernel's own MPI_Comm_split_type found them."""
+    """Per rank: the ranks of its node, as the kernel's own MPI_Comm_split_type found them (one
+    "node" record a rank: a second is refused, as records.parse_framed refuses it, never read
+    over the first)."""
     nodes = res.records[res.records["record"] == "node"]
+    twice = nodes["rank"][nodes["rank"].duplicated()]
+    if len(twice):
+        raise RecordError(f"rank {int(twice.iloc[0])} has more than one 'node' record, of which "
+                          "the kernel writes one: records forged")  # fmt: skip
     return {int(r.rank): frozenset(int(x) for x in str(r.members).split(","))
             for r in nodes.itertuples()}  # fmt: skip
 
