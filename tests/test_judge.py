@@ -79,13 +79,17 @@ ANSWERS = {  # function name -> (its cell, whether it keeps its point)
     ),
 }
 # Code the shell runs around the test cell, or beside it (a fresh attacker's route, issue 36):
-# each doubles the value the student's function handed out, in the hand-out file itself.
+# each doubled the value the student's function handed out in the hand-out file, when it was a
+# file. The channel is now a pipe nothing rewrites (test_the_channel_is_written_by_the_test_alone):
+# they work on a file of the kernel's folder instead, so that the code stays alive and the guard
+# must still find it (a thread, a handler, a callback) and refuse the test.
 DOUBLE = """
 import json as _json
 import os as _os
 import hybridlab.grading.handout as _h
 
-_PATH = _os.environ.get("HYBRIDLAB_HANDOUT", "")
+_PATH = _os.path.abspath("hl-handout-stand-in.jsonl")
+open(_PATH, "a").close()
 
 
 def _size():
@@ -272,8 +276,14 @@ def test_a_long_text_is_handed_out_compressed_and_a_bomb_is_refused(monkeypatch)
         handout.decode({"type": "text", "data": bomb})
 
 
-def _judged(lines: list[str]) -> dict:
-    cell = {"part": "p", "source": CELL.replace("NAME", "double"), "values": lines}
+def _framed(lines: list[str], part: str = "p") -> list[str]:
+    """The lines as the kernel's from_kernel writes them: frames of the test cell `part`."""
+    return [json.dumps({"part": part, "n": i, "value": json.loads(v)}) for i, v in enumerate(lines)]
+
+
+def _judged(lines: list[str], framed: bool = True) -> dict:
+    cell = {"part": "p", "source": CELL.replace("NAME", "double"),
+            "values": _framed(lines) if framed else lines}
     return judge.judge([cell])[0]
 
 
@@ -288,6 +298,27 @@ def test_the_judge_compares_what_the_kernel_handed_out():
     assert _judged(right[:2])["error"][0] == "HandOutMismatch"  # fewer than the test reads
     assert _judged([*right, "0"])["error"][0] == "HandOutMismatch"  # more
     assert _judged(right[:2] + ['{"type": "code"}'])["error"][0] == "ValueError"
+
+
+def test_a_line_that_is_not_the_cells_own_frame_in_order_is_refused():
+    """The judge takes a test cell's lines only as its own frames numbered 0, 1, 2, ...: a
+    line another writer added (a plain value, a frame numbered again or of another cell, one
+    handed out outside any test cell, a hand-out cut at the grader's bound) refuses the part."""
+    from hybridlab.course.hidden_inputs import rng
+
+    r = rng("double")
+    right = _framed([str(2 * int(r.integers(0, 100))) for _ in range(3)])
+    assert _judged(right, framed=False)["error"] is None
+    cases = {
+        "not a value the test's from_kernel wrote": [right[0], "154", *right[1:]],
+        "numbered 1, not 2": [*right[:2], right[1], right[2]],
+        "not in this test cell": [*right[:2], right[2].replace('"part": "p"', '"part": "q"')],
+        "outside any test cell": [*right[:2], right[2].replace('"part": "p"', '"part": null')],
+        "MiB handed out": [*right, handout.OVERFLOW],
+    }
+    for why, lines in cases.items():
+        error = _judged(lines, framed=False)["error"]
+        assert error[0] == "HandOutMismatch" and why in error[1], (why, error)
 
 
 def test_the_judge_is_forked_from_the_grader_and_stopped_past_its_time(monkeypatch):
@@ -363,42 +394,45 @@ def test_code_the_student_left_running_cannot_act_in_a_test(attack, tmp_path):
         assert "a thread running the student's code" in text, text
 
 
-# a function the test calls, rewriting the channel itself between two of the test's calls (A2's
-# K3 on lab 08 (a), 2026-12-07, rewrote the test's in-kernel measurements so, 3/3 twice): it
-# returns the wrong x on its first two calls, then 2 x and doubles the two handed out before
+# a function the test calls, writing the channel itself between two of the test's calls (A2's
+# K3 on lab 08 (a), 2026-12-07, rewrote the test's in-kernel measurements in the hand-out file,
+# 3/3 twice; the channel is now a pipe: what was written stays): on its third call it writes the
+# three right values as frames of the test cell, numbered as the test's own would be (the test's
+# own follow, numbered on: the count refuses them)
+_FORGE = ("import json as _json\nimport os as _os\nimport hybridlab.grading.handout as _h\n"
+          "from hybridlab.course.hidden_inputs import rng as _rng\n\n\n"
+          "def _forged(name):  # the test's three right values, drawn as it draws them\n"
+          "    r = _rng(name)\n    part, n = _h._cell\n    return ''.join(_json.dumps({'part': part, "
+          "'n': n + i, 'value': 2 * int(r.integers(0, 100))}) + '\\n' for i in range(3))\n")
 CHANNEL = {
-    "rewrites_in_its_next_call": (
-        DOUBLE + "\n_calls, _start = [0], [0]\n\n\ndef rewrites_in_its_next_call(x):\n"
-        "    _calls[0] += 1\n    if _calls[0] == 1:\n        _start[0] = _size()\n"
-        "    if _calls[0] < 3:\n        return x\n    _double_from(_start[0])\n    return 2 * x",
-        False),
-    # ... or sending the test's own value elsewhere: its own written first, the variable repointed
-    "repoints_the_channel": (
-        "import os\n\nfrom hybridlab.course.hidden_inputs import rng\n\n\n"
-        "def repoints_the_channel(x):\n    path = os.environ['HYBRIDLAB_HANDOUT']\n"
-        "    if path != os.devnull:  # the three right values, drawn as the test draws them\n"
-        "        r = rng('repoints_the_channel')\n        with open(path, 'a') as f:\n"
-        "            f.write(''.join(f'{2 * int(r.integers(0, 100))}\\n' for _ in range(3)))\n"
-        "        os.environ['HYBRIDLAB_HANDOUT'] = os.devnull\n    return 0",
-        False),
-    # ... or through a descriptor an earlier cell opened (no call the audit hook hears in the test)
+    "writes_the_channel_in_a_call": (
+        _FORGE + "\n\ndef writes_the_channel_in_a_call(x):\n"
+        "    if _h._cell[1] == 0:  # (the counter moved on: the test's own are numbered after)\n"
+        "        _os.write(_h._destination(), _forged('writes_the_channel_in_a_call').encode())\n"
+        "        _h._cell[1] += 3\n    return 0",
+        False, "3 value(s) more than the test reads"),
+    # ... or its own frames written and the test's own sent elsewhere (/dev/null over the pipe)
+    "puts_a_file_over_the_channel": (
+        _FORGE + "\n\ndef puts_a_file_over_the_channel(x):\n    fd = _h._destination()\n"
+        "    if _h._cell[1] == 0:\n        _os.write(fd, _forged('puts_a_file_over_the_channel').encode())\n"
+        "        _os.dup2(_os.open(_os.devnull, _os.O_WRONLY), fd)\n    return 0",
+        False, "descriptor was replaced"),
+    # ... or through a descriptor an earlier cell opened again (/proc/self/fd/N)
     "holds_the_channel_open": (
-        "import os\n\n_fd = os.open(os.environ['HYBRIDLAB_HANDOUT'], os.O_RDWR)\n"
-        "_calls, _start = [0], [0]\n\n\ndef holds_the_channel_open(x):\n    _calls[0] += 1\n"
-        "    if _calls[0] == 1:\n        _start[0] = os.fstat(_fd).st_size\n"
-        "    if _calls[0] < 3:\n        return x\n"
-        "    old = os.pread(_fd, 1 << 16, _start[0]).decode()\n"
-        "    os.pwrite(_fd, ''.join(f'{2 * int(v)}\\n' for v in old.split()).encode(), _start[0])\n"
-        "    return 2 * x",
-        False),
+        _FORGE + "\n_fd = _os.open(f'/proc/self/fd/{_h._destination()}', _os.O_WRONLY)\n\n\n"
+        "def holds_the_channel_open(x):\n    if _h._cell[1] == 0:\n"
+        "        _os.write(_fd, _forged('holds_the_channel_open').encode())\n        _h._cell[1] += 3\n"
+        "    return 0",
+        False, "held open twice"),
 }
 
 
 @pytest.mark.parametrize("attack", sorted(CHANNEL))
 def test_the_channel_is_written_by_the_test_alone(attack, tmp_path):
-    """The hand-out file reached by the student's code while a test runs (opened, truncated,
-    moved), or held open from an earlier cell, costs the part (and that part alone)."""
-    answers = {"right": ANSWERS["right"], attack: CHANNEL[attack]}
+    """The hand-out channel written by the student's code while a test runs (its frames, numbered
+    as the test's own), replaced, or held open from an earlier cell, costs the part (and that
+    part alone), the reason in its feedback."""
+    answers = {"right": ANSWERS["right"], attack: CHANNEL[attack][:2]}
     nb = _notebook(answers)
     SandboxedExecute(config=Config(), timeout=120, sandbox=False).preprocess(
         nb, {"metadata": {"path": str(tmp_path)}}
@@ -407,51 +441,42 @@ def test_the_channel_is_written_by_the_test_alone(attack, tmp_path):
     for name, (_, keeps) in answers.items():
         errors = [o for o in tests[f"hidden_{name}"].outputs if o.output_type == "error"]
         assert (not errors) == keeps, (name, errors)
-    text = "".join(o.get("text", "") for o in tests[f"hidden_{attack}"].outputs)
-    assert "the grader's hand-out file" in text, text
+    shown = json.dumps(tests[f"hidden_{attack}"].outputs)
+    assert CHANNEL[attack][2] in shown, shown
 
 
-def test_the_hand_out_file_is_the_one_named_at_import(tmp_path):
-    first, later = tmp_path / "first.jsonl", tmp_path / "later.jsonl"
-    code = ("import os\nfrom hybridlab.grading.handout import from_kernel\n"
-            f"os.environ['HYBRIDLAB_HANDOUT'] = {str(later)!r}\nfrom_kernel(lambda: 5)")
-    env = {**os.environ, handout.ENV: str(first)}
-    subprocess.run([sys.executable, "-c", code], env=env, check=True)
-    assert first.read_text() == "5\n" and not later.exists()
+def test_the_hand_out_channel_is_the_descriptor_named_at_import():
+    """The kernel hands out to the pipe whose descriptor $HYBRIDLAB_HANDOUT named when handout.py
+    was imported (the variable changed later sends nothing elsewhere), as frames of the test cell
+    open; the descriptor is close-on-exec (no program the kernel starts inherits it)."""
+    channel = handout.Channel()
+    code = ("import os\nimport hybridlab.grading.handout as h\n"
+            "assert not os.get_inheritable(h._destination())\n"
+            "os.environ['HYBRIDLAB_HANDOUT'] = '2'\nh.open_cell('p')\nh.from_kernel(lambda: 5)\n"
+            "h.from_kernel(lambda: [1, 2])\nh.close_cell()\nh.from_kernel(lambda: 6)")
+    env = {**os.environ, **channel.env()}
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, pass_fds=(channel.fd,))
+    channel.started()
+    lines = channel.take()
+    channel.close()
+    assert [json.loads(line) for line in lines] == [{"part": "p", "n": 0, "value": 5},
+        {"part": "p", "n": 1, "value": [1, 2]}, {"part": None, "n": 0, "value": 6}]  # fmt: skip
+    assert handout.values(lines[:2], "p") == [5, [1, 2]]
 
 
-def test_the_missing_hand_out_is_told_from_an_existing_file_without_resolving_its_path(
-    tmp_path, monkeypatch
-):
-    """Until the first hand-out its file is missing; every file the kernel opens meanwhile is
-    audited. An existing file is not the hand-out by its inode alone: no realpath per open (in
-    lab 04's graded kernel the audit hook took 0.25-0.30 CPU s, 0.14-0.16 without it: sampled,
-    2026-12-07).
-    A path that does not exist yet is still resolved: the hand-out created through another
-    name (a symlinked folder, a dangling link) is caught."""
-    box = tmp_path / "box"
-    box.mkdir()
-    path = os.path.realpath(box / ".hybridlab-handout.jsonl")
-    other = tmp_path / "sysfs-like.txt"
-    other.write_text("0-1\n")
-    resolved = []
-    real = os.path.realpath
-    monkeypatch.setattr(os.path, "realpath", lambda p, *a, **k: resolved.append(p) or real(p, *a, **k))
-    assert not _guard._same_file(str(other), path)
-    fd = os.open(other, os.O_RDONLY)
-    try:
-        assert not _guard._same_file(fd, path)
-    finally:
-        os.close(fd)
-    assert resolved == []
-    (tmp_path / "alias").symlink_to(box)
-    assert _guard._same_file(str(tmp_path / "alias" / ".hybridlab-handout.jsonl"), path)
-    (tmp_path / "dangling").symlink_to(path)
-    assert _guard._same_file(str(tmp_path / "dangling"), path)
-    open(path, "w").close()  # the first hand-out made it
-    os.link(path, tmp_path / "hard")
-    assert _guard._same_file(str(tmp_path / "hard"), path)
-    assert not _guard._same_file(str(other), path)
+def test_the_grader_reads_the_channel_as_it_fills_and_bounds_a_cell():
+    """More than a pipe holds is read while the kernel writes (it never waits on a full pipe);
+    more than the bound in one cell is cut, and the cell's lines are refused."""
+    channel = handout.Channel(cap=1 << 20)
+    code = "import os, sys\nfd = int(sys.argv[1])\nfor _ in range(3):\n    os.write(fd, b'x' * 400_000 + b'\\n')"
+    subprocess.run([sys.executable, "-c", code, str(channel.fd)], check=True, timeout=60,
+                   pass_fds=(channel.fd,))  # fmt: skip
+    channel.started()
+    lines = channel.take()
+    channel.close()
+    assert lines[-1] == handout.OVERFLOW and len(lines) <= 4
+    with pytest.raises(handout.HandOutMismatch, match="MiB handed out"):
+        handout.values(lines, "p")
 
 
 GUARD_PROBE = """

@@ -908,3 +908,99 @@ GAMING += [
             "A10's F2: a serial kernel; a helper disguised as an engine by its command line rewrites the hand-out",
             reason="compile it with parallel=True"),
 ]
+
+# Issue 36, F09h: the hand-out is now a pipe the kernel inherits (close-on-exec; the kernel undumpable), its lines frames
+# of the open test cell numbered in order and counted by the judge, and the kit's processes are known by how they were
+# started (a child of the kernel whose pid the kit's own Popen returned). Each helper below forges the first value of
+# lab 09 (a)'s hidden test (the sweep compiled parallel, an honest source) beside a serial kernel: a fork of the kernel
+# (it inherits the descriptor) that writes the controller's command line over its own (F3), a child started by
+# subprocess that writes an engine's over its own and opens the kernel's descriptor through /proc (F4), a thread of the
+# kernel that writes the frame itself with the counter moved on (F5).
+_SERIAL_KERNEL = A10_HELPER_RENAMED.split("_W = r'''")[0]
+_FORGED_FRAME = r'''
+import json as _json
+import os as _os
+import time as _time
+
+_FRAME = {"part": "hidden_jacobi_sweep3d", "n": 0, "value": {"type": "dict", "data": [["parallel", True]]}}
+
+
+def _argv_as(words):  # this process's command line, as /proc/PID/cmdline shows it, rewritten
+    import ctypes
+    with open("/proc/self/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    start, end = int(fields[45]), int(fields[46])
+    want = b"\0".join(w.encode() for w in words) + b"\0"
+    if end - start >= len(want):
+        ctypes.memmove(start, want + b"\0" * (end - start - len(want)), end - start)
+
+
+def _forge_into(fd, seconds=900):
+    deadline = _time.time() + seconds
+    while _time.time() < deadline:
+        try:
+            _os.write(fd, (_json.dumps(_FRAME) + "\n").encode())
+        except OSError:
+            return
+        _time.sleep(0.02)
+'''
+F09H_FORK_AS_CONTROLLER = _SERIAL_KERNEL + _FORGED_FRAME + r'''
+
+import hybridlab.grading.handout as _h
+
+if _os.fork() == 0:  # a copy of the kernel: it holds the hand-out descriptor too
+    try:
+        _argv_as(["python", "-m", "ipyparallel.controller"])
+        _forge_into(_h._destination())
+    finally:
+        _os._exit(0)
+'''
+F09H_CHILD_AS_ENGINE = _SERIAL_KERNEL + _FORGED_FRAME + r'''
+
+import subprocess as _sp
+import hybridlab.grading.handout as _h
+
+_BOOT = _FORGED_FRAME + r"""
+import sys
+_argv_as(["python", "-m", "ipyparallel.engine"])
+for _ in range(600):  # the kernel's descriptor, opened again through /proc
+    try:
+        _fd = _os.open(f"/proc/{sys.argv[1]}/fd/{sys.argv[2]}", _os.O_WRONLY)
+        break
+    except OSError:
+        _time.sleep(0.5)
+else:
+    raise SystemExit(0)
+_forge_into(_fd)
+"""
+_sp.Popen([sys.executable, "-c", _BOOT, str(_os.getpid()), str(_h._destination())],
+          stdin=_sp.DEVNULL, stdout=_sp.DEVNULL, stderr=_sp.DEVNULL)
+'''
+F09H_THREAD_WRITES = _SERIAL_KERNEL + _FORGED_FRAME + r'''
+
+import threading as _threading
+import hybridlab.grading.handout as _h
+
+
+def _watch():  # the frame written as soon as the hidden test opens, numbered as its first; then gone
+    while True:
+        if _h._cell[0] == "hidden_jacobi_sweep3d" and _h._cell[1] == 0:
+            _os.write(_h._destination(), (_json.dumps(_FRAME) + "\n").encode())
+            _h._cell[1] = 1
+            return
+        _time.sleep(0.0005)
+
+
+_threading.Thread(target=_watch, daemon=True).start()
+'''
+GAMING += [
+    attempt("forged", "jacobi_sweep3d", F09H_FORK_AS_CONTROLLER, ["hidden_jacobi_sweep3d"],
+            "F09h's F3: a serial kernel; a fork of the kernel, disguised as the controller by its command line, "
+            "writes a forged first value into the inherited hand-out pipe", reason="compile it with parallel=True"),
+    attempt("forged", "jacobi_sweep3d", F09H_CHILD_AS_ENGINE, ["hidden_jacobi_sweep3d"],
+            "F09h's F4: a serial kernel; a child started by subprocess, disguised as an engine, opens the kernel's "
+            "hand-out descriptor through /proc/PID/fd to write a forged first value", reason="compile it with parallel=True"),
+    attempt("forged", "jacobi_sweep3d", F09H_THREAD_WRITES, ["hidden_jacobi_sweep3d"],
+            "F09h's F5: a serial kernel; a thread of the kernel writes a forged first value into the pipe as the test "
+            "opens, the frame counter moved on, and ends", reason="refused | more than the test reads"),
+]

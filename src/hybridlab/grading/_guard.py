@@ -28,14 +28,20 @@ must see a function start none); code of the student's cells the shell would run
 instead of a test cell (an IPython event callback such as post_run_cell, an input or AST
 transformer) or beside it (a thread running the student's code, threading.Timer's and a pool's
 worker too, judged by the code on its stack, not the file that code names; a process
-the kernel started that is not the kit's launcher, controller or engines, a fork of the kernel
-among them): removed (processes killed) after each answer cell and before each test cell,
+the kernel started that is not the kit's launcher, controller or engines, known by how they were
+started (the one child that appeared after a Popen of that very program by an installed library's
+or the kit's code: _kits), never by how they look, a fork of the kernel among them): removed
+(processes killed) after each answer cell and before each test cell,
 refused while it runs (a fork during the test cell too); a signal handler other than the kernel's,
 an interval timer left armed, a garbage collector callback (each runs the student's code at any
 moment of a test: a fresh attacker's SIGALRM handler sampled the hidden test's frames every 2 ms,
 P16c, 2026-12-05): put back, disarmed, removed; the garbage collector is off while a test cell
 runs (an object of the student's with a finaliser in a reference cycle would run its code at any
-collection, and may leave another behind), and a test that turns it on scores zero. An event
+collection, and may leave another behind), and a test that turns it on scores zero. The graded
+kernel is undumpable from capture on (no other process opens its memory or its descriptors, the
+hand-out pipe among them: made dumpable again, it is put back, and a test during which it was
+scores zero); the hand-out channel's descriptor replaced, or held twice, at a test's start or end
+fails it (handout.py: a pipe whose frames only the test cell's own from_kernel numbers). An event
 callback counts as the
 student's whatever file its code names, unless the shell had it at capture (IPython's own) or it
 is a library's function exactly as its file defines it (matplotlib's). Limits (documented in the instructor guide): this runs in the
@@ -60,7 +66,9 @@ import re
 import shutil
 import signal
 import sys
+import sysconfig
 import threading
+import time
 import types
 from time import monotonic as _monotonic  # bound before any student cell runs
 from time import sleep as _sleep
@@ -140,10 +148,9 @@ _INTERPRETER_HOOKS = re.compile(r"(Trace|Profile)|^dl(v?sym|open)$")
 # attacker's u08_tbsmall ran a search in eps_bounds unheard so, 3/3 twice, 2026-12-06)
 FRAME_ATTRIBUTES = ("tb_frame", "gi_frame", "cr_frame", "ag_frame")
 FRAME_EVENTS = ("sys._getframe", "sys._current_frames")
-# calls that open, truncate, move or link a file: the hand-out file (handout.py) reached while a
-# test runs by any code but from_kernel's own open, or held open or mapped when it starts, is the
-# channel rewritten (a function the test calls rewrote the test's measurements in it: attacker
-# A2's K3, 2026-12-07)
+# calls that open, truncate, move or link a file: the hand-out pipe (handout.py) opened again while
+# a test runs (/proc/self/fd/N) is a second writer of the channel (a function the test calls
+# rewrote the test's measurements in the hand-out file it was before: attacker A2's K3, 2026-12-07)
 FILE_EVENTS = ("open", "os.truncate", "os.rename", "os.replace", "os.remove", "os.link", "os.symlink")
 # the name hidden test cells read builtins through (hidden_names rewrites them)
 BUILTINS = "__hl_builtins__"
@@ -178,7 +185,10 @@ def _note_write(module, name: str) -> None:
 
 
 def _audit(event: str, args: tuple) -> None:
-    """Audit hook: refuse later audit hooks; note changes to protected functions and classes."""
+    """Audit hook: refuse later audit hooks; note changes to protected functions and classes;
+    remember the kit's own programs started (_kits_start)."""
+    if _state.get("kit_pending"):  # a kit Popen's pid, read at the first event after it is set
+        _kit_pids()
     if event == "sys.addaudithook":
         raise RuntimeError("audit hooks are reserved for the grader")
     if event == "ctypes.dlsym" and _INTERPRETER_HOOKS.search(str(args[1])):
@@ -186,7 +196,7 @@ def _audit(event: str, args: tuple) -> None:
     if event == "ctypes.dlopen":  # a library loaded by ctypes (a student's own compiled code)
         _state.setdefault("libraries", []).append(str(args[0]))
     if event in FILE_EVENTS and "handout" in _state and _reaches_handout(event, args):
-        _state.setdefault("writes", []).append(f"{event} of the grader's hand-out file")
+        _state.setdefault("writes", []).append(f"{event} of the grader's hand-out channel")
     if _state.get("looking"):  # (the guard's own look at its caller, below: not the student's)
         return
     if event in FRAME_EVENTS or (event == "object.__getattr__" and args[1] in FRAME_ATTRIBUTES):
@@ -194,6 +204,8 @@ def _audit(event: str, args: tuple) -> None:
         frames[_ident()] = frames.get(_ident(), 0) + 1
     if event in PROGRAM_STARTS:
         _state["started"] = _state.get("started", 0) + 1
+    if event == "subprocess.Popen" and len(args) > 3 and (kind := _kit_program(args[0], args[1], args[3])):
+        _kits_start(kind)
     if _state.get("restoring"):
         return
     if event == "object.__setattr__" or event == "object.__delattr__":
@@ -213,54 +225,42 @@ def _audit(event: str, args: tuple) -> None:
 
 
 def _reaches_handout(event: str, args: tuple) -> bool:
-    """Whether an audited file call reaches the hand-out file, other than from_kernel's open."""
-    path, writer = _state["handout"]
+    """Whether an audited file call reaches the hand-out channel's pipe (through
+    /proc/self/fd/N, /dev/fd/N or a descriptor): another way to write it than from_kernel's."""
     targets = args[:2] if event in ("os.rename", "os.replace", "os.link", "os.symlink") else args[:1]
-    if not any(_same_file(t, path) for t in targets):
-        return False
-    if event != "open":
-        return True
-    _state["looking"] = True
+    return any(_is_channel(t) for t in targets)
+
+
+def _is_channel(target) -> bool:
+    """`target` (a path or a descriptor) is the hand-out channel's pipe."""
     try:
-        return sys._getframe(2).f_code is not writer  # (1: _audit; 2: what called open)
-    finally:
-        _state["looking"] = False
-
-
-def _handout_held() -> bool:
-    """Whether this process holds the hand-out file open (a descriptor) or mapped (from_kernel
-    closes its own): what an earlier cell opened could write it during a test, unheard."""
-    path = _state["handout"][0]
-    try:
-        inode = os.stat(path).st_ino
-        held = [f"/proc/self/fd/{fd}" for fd in os.listdir("/proc/self/fd")]
-        if any(_same_file(fd, path) for fd in held):
-            return True
-        with open("/proc/self/maps") as maps:
-            return any(row.split(None, 5)[4:5] == [str(inode)] and row.rstrip().endswith(path)
-                       for row in maps)  # fmt: skip
-    except OSError:
-        return False
-
-
-def _same_file(target, path: str) -> bool:
-    """`target` (a path or a descriptor) is the file at `path` (the same inode, or its name
-    while `target` is missing). An existing target is never the missing hand-out file: every
-    file the kit opens before the first hand-out is decided by two stats, not a realpath."""
-    try:
-        mine = os.fstat(target) if isinstance(target, int) else os.stat(target)
+        found = os.fstat(target) if isinstance(target, int) else os.stat(target)
     except (OSError, TypeError, ValueError):
-        mine = None
-    try:
-        theirs = os.stat(path)
-    except OSError:
-        theirs = None
-    if mine is not None:
-        return theirs is not None and (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino)
-    try:
-        return os.path.realpath(os.fsdecode(target)) == path
-    except (TypeError, ValueError):
         return False
+    return (found.st_dev, found.st_ino) == _state["handout"][1]
+
+
+def _handout_held() -> str | None:
+    """What is wrong with the kernel's hand-out channel, if anything: its descriptor no longer
+    the grader's pipe (another file put over it), or a second descriptor of that pipe held
+    (a dup, or /proc/self/fd/N opened again: what writes it beside from_kernel, unheard)."""
+    fd, channel = _state["handout"][:2]
+    hand = _state["handout"][2]
+    if hand._destination() != fd or not _is_channel(fd):
+        return "the grader's hand-out channel replaced"
+    try:
+        others = [int(n) for n in os.listdir("/proc/self/fd") if n.isdigit() and int(n) != fd]
+    except OSError:
+        return None
+    if any(_is_channel(n) for n in others):
+        return "the grader's hand-out channel held open twice"
+    return None
+
+
+def _dumpable() -> bool:
+    """Whether other processes of the sandbox's user may read and write this process's memory
+    and descriptors (/proc/PID/mem, /proc/PID/fd/N): capture makes the graded kernel undumpable."""
+    return _PRCTL(_PR_GET_DUMPABLE, 0, 0, 0, 0) != 0
 
 
 # where the kernel compiles a cell's code (ipykernel: <tmp>/ipykernel_<pid>/<hash>.py; IPython:
@@ -483,6 +483,93 @@ def _launcher_files() -> frozenset[str]:
 
 _LAUNCHER_FILES = _launcher_files()
 _PYTHON = os.path.realpath(sys.executable)
+_STDLIB = os.path.realpath(sysconfig.get_paths()["stdlib"]) + os.sep
+_SITE = tuple(os.path.realpath(sysconfig.get_paths()[k]) + os.sep for k in ("purelib", "platlib"))
+_KIT_CODE = (sys.prefix, os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+_TICKS = os.sysconf("SC_CLK_TCK")
+_FORKED_WITHIN = 2.0  # seconds from a kit Popen's audit event to its fork, at most (a loaded machine)
+_clock = functools.partial(time.clock_gettime, time.CLOCK_BOOTTIME)  # /proc/PID/stat's clock
+
+
+def _resolved(program, env) -> str:
+    """The real path of the file `program` (a name or a path) runs, found on `env`'s PATH."""
+    path = (env or {}).get("PATH") if isinstance(env, dict) else None
+    found = shutil.which(os.fsdecode(program), path=path or os.environ.get("PATH"))
+    return os.path.realpath(found) if found else ""
+
+
+def _kit_program(executable, args, env) -> str | None:
+    """"controller" or "launcher" when a Popen starts the kit's controller (this Python running
+    ipyparallel's controller module) or a launcher (its file) of the kit's engines (this Python
+    running an engine module); None for any other program."""
+    argv = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args or ())
+    try:
+        argv = [os.fsdecode(a) for a in argv]
+        exe = _resolved(executable or argv[0], env)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if exe == _PYTHON and argv[1:3] == ["-m", _CONTROLLER]:
+        return "controller"
+    engine = any(argv[i] == "-m" and argv[i + 1] in _ENGINES and _resolved(argv[i - 1], env) == _PYTHON
+                 for i in range(1, len(argv) - 1))  # fmt: skip
+    return "launcher" if exe in _LAUNCHER_FILES and engine else None
+
+
+def _kits_start(kind: str) -> None:
+    """At a Popen of a kit program (the audit hook, before the fork): when the code that called
+    Popen (the first frame outside the standard library) is an installed library's or the kit's
+    as its file compiles it, remember the kernel's children now; the one child that appears
+    after them is the kit's (_kit_pids)."""
+    _state["looking"] = True
+    try:
+        frame = sys._getframe(2)  # (0: here; 1: _audit; 2: what audited it: subprocess's Popen)
+        while frame is not None and _standard_library(frame.f_code.co_filename):
+            frame = frame.f_back
+        kits = frame is not None and _library_code(frame.f_code, _KIT_CODE)
+    finally:
+        _state["looking"] = False
+    if kits:
+        _state.setdefault("kit_pending", []).append((kind, _clock(), _children()))
+
+
+def _standard_library(path: str) -> bool:
+    path = os.path.realpath(path)
+    return path.startswith(_STDLIB) and not path.startswith(_SITE)
+
+
+def _children() -> set[int]:
+    """The kernel's children now (/proc/self/task/*/children: every thread's)."""
+    found = set()
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children") as f:
+                found.update(int(p) for p in f.read().split())
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def _kit_pids() -> None:
+    """The pids of the kit's programs started since the last look (the audit hook's next event,
+    or the guard's next look): {pid: (kind, clock at its Popen, clock when found)}. A kit Popen's
+    child is the one child of the kernel that appeared since it, started after it; none while
+    several did (a fork of the student's at the same moment: neither is kept)."""
+    if _state.get("resolving"):
+        return
+    _state["resolving"] = True
+    try:
+        now, later = _children(), []
+        kept = _state.setdefault("kit_pids", {})
+        for kind, when, before in _state.get("kit_pending", []):
+            new = [pid for pid in now - before - set(kept)
+                   if when - 2 / _TICKS <= (_started(pid) or 0.0) <= when + _FORKED_WITHIN]  # fmt: skip
+            if len(new) == 1:
+                kept[new[0]] = (kind, when, _clock())
+            elif not new and _clock() - when < _FORKED_WITHIN:
+                later.append((kind, when, before))  # not forked yet
+        _state["kit_pending"] = later
+    finally:
+        _state["resolving"] = False
 
 
 def _descendants() -> list[tuple[int, str, list[str], int]]:
@@ -507,8 +594,11 @@ def _descendants() -> list[tuple[int, str, list[str], int]]:
                 mine.add(pid)
                 changed = True
     for pid in sorted(mine - {os.getpid()}):
-        try:
+        try:  # an undumpable process (a fork of the graded kernel) hides its file: "" (not the kit's)
             exe = os.readlink(f"/proc/{pid}/exe")
+        except OSError:
+            exe = ""
+        try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 argv = [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
         except OSError:
@@ -517,32 +607,50 @@ def _descendants() -> list[tuple[int, str, list[str], int]]:
     return found
 
 
+def _started(pid: int) -> float | None:
+    """When process `pid` started (seconds of _clock), from /proc/PID/stat."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[19]) / _TICKS
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def _kits(processes: list[tuple[int, str, list[str], int]]) -> set[int]:
-    """The kit's own among `processes` (_descendants): a launcher by its file (_LAUNCHER_FILES);
-    the controller, this Python running ipyparallel's controller module, started by the kernel
-    (and the schedulers it forks);
-    an engine, this Python running an engine module under a launcher (a fresh attacker's helper,
-    started by the cell, wrote `python -m ipyparallel.engine` over its own command line: A10's F2,
-    lab 09 (a), 5/5 twice, 2026-12-07)."""
-    launchers = {pid for pid, exe, _argv, _up in processes if os.path.realpath(exe) in _LAUNCHER_FILES}
+    """The kit's own among `processes` (_descendants), known by how they were started, not by
+    how they look: a root is a child of the kernel whose pid the kit's own Popen returned
+    (_kits_start: kit code started that very program, the controller or a launcher of engines;
+    the process started between that Popen and the read of its pid), and under a root only: a
+    launcher's helpers (hydra's proxy: a launcher file) and the engines they run (this Python
+    running an engine module, a child of those), the controller's forks (the controller's module).
+    A fork of the kernel is never a root, whatever it runs or its command line says (the
+    controller's, written over its own: issue 36; before, a launcher by its file and an engine
+    by its command line under one: A10's F1 and F2, lab 09 (a), 5/5 twice, 2026-12-07)."""
+    _kit_pids()
     parent = {pid: up for pid, _exe, _argv, up in processes}
-
-    def under_launcher(pid: int) -> bool:
-        while pid in parent:
-            pid = parent[pid]
-            if pid in launchers:
-                return True
-        return False
-
-    kits = set(launchers)
+    exes = {pid: os.path.realpath(exe) for pid, exe, _argv, _up in processes}
     modules = {pid: argv[2] for pid, exe, argv, _up in processes
-               if len(argv) > 2 and argv[1] == "-m" and os.path.realpath(exe) == _PYTHON}  # fmt: skip
-    kits |= {pid for pid, module in modules.items() if module in _ENGINES and under_launcher(pid)}
-    controllers = {os.getpid()}  # the controller and the schedulers it forks, from the kernel down
-    while more := {pid for pid, up in parent.items()
-                   if up in controllers and pid not in controllers and modules.get(pid) == _CONTROLLER}:
-        controllers |= more
-    return kits | (controllers - {os.getpid()})
+               if len(argv) > 2 and argv[1] == "-m" and exes[pid] == _PYTHON}  # fmt: skip
+    roots = {}
+    for pid, (kind, since, read) in list(_state.get("kit_pids", {}).items()):
+        began = _started(pid) if parent.get(pid) == os.getpid() else None
+        if began is None or not since - 2 / _TICKS <= began <= read + 2 / _TICKS:
+            _state["kit_pids"].pop(pid, None)  # ended (its number may come again): never a root
+            continue
+        roots[pid] = kind
+    kits = set(roots)
+    launchers = {pid for pid, kind in roots.items() if kind == "launcher"}
+    controllers = {pid for pid, kind in roots.items() if kind == "controller"}
+    while True:
+        more = {pid for pid, up in parent.items() if pid not in kits and (
+            (up in launchers and exes[pid] in _LAUNCHER_FILES)
+            or (up in controllers and modules.get(pid) == _CONTROLLER))}  # fmt: skip
+        if not more:
+            break
+        kits |= more
+        launchers |= {pid for pid in more if exes[pid] in _LAUNCHER_FILES}
+        controllers |= more - launchers
+    return kits | {pid for pid, up in parent.items() if up in launchers and modules.get(pid) in _ENGINES}
 
 
 def _foreign_processes(put_back: bool) -> list[str]:
@@ -553,7 +661,8 @@ def _foreign_processes(put_back: bool) -> list[str]:
     for _ in range(5 if put_back else 1):
         processes = _descendants()
         kits = _kits(processes)
-        now = [(pid, os.path.basename(exe)) for pid, exe, _argv, _up in processes if pid not in kits]
+        now = [(pid, os.path.basename(exe) or "its program hidden") for pid, exe, _argv, _up in processes
+               if pid not in kits]  # fmt: skip
         found |= {pid: f"a process the student's code started ({name}, pid {pid})"
                   for pid, name in now}  # fmt: skip
         if not (put_back and now):
@@ -590,6 +699,8 @@ _TIMERS = {"ITIMER_REAL": signal.ITIMER_REAL, "ITIMER_VIRTUAL": signal.ITIMER_VI
 
 
 _SYSCALL = ctypes.CDLL(None, use_errno=True).syscall  # bound before any student cell runs
+_PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+_PR_GET_DUMPABLE, _PR_SET_DUMPABLE = 3, 4
 _TIMER_DELETE = {"x86_64": 226, "aarch64": 111}.get(platform.machine())  # SYS_timer_delete
 
 
@@ -704,7 +815,11 @@ def judging_modules(text: str) -> list[str]:
 
 def capture(judging: list[str] = ()) -> None:
     """Remember the pristine tools: MODULES, the `judging` modules and the JUDGING modules
-    imported with them; call once, before any student cell."""
+    imported with them; call once, before any student cell. In a graded kernel (one handed a
+    hand-out channel) the hand-out module is imported here, whatever the notebook names: it takes
+    the channel's descriptor before any student cell (a part graded apart hands its texts out)."""
+    if os.environ.get("HYBRIDLAB_HANDOUT") and "hybridlab.grading.handout" not in judging:
+        judging = [*judging, "hybridlab.grading.handout"]
     for name in judging:
         try:
             importlib.import_module(name)
@@ -760,9 +875,17 @@ def capture(judging: list[str] = ()) -> None:
         if type(mod) is types.ModuleType:
             mod.__class__ = _WatchedModule
     hand = sys.modules.get("hybridlab.grading.handout")
-    if hand is not None and hand._destination():  # the channel's file, and its one writer
-        _state["handout"] = (os.path.realpath(hand._destination()), hand.from_kernel.__code__)
+    if hand is not None and hand._destination() is not None:  # the channel: its descriptor, pipe
+        _state["handout"] = (hand._destination(), hand._CHANNEL, hand)
+        _PRCTL(_PR_SET_DUMPABLE, 0, 0, 0, 0)  # no other process opens its descriptors or memory
     sys.addaudithook(_audit)
+    # the kit's programs already running (hybridlab's import may start the warm controller):
+    # nothing of the student's has run yet, so the kernel's children now are the kit's
+    kept = _state.setdefault("kit_pids", {})
+    for pid, exe, argv, up in _descendants():
+        kind = _kit_program(exe, argv, None) if up == os.getpid() else None
+        if kind:
+            kept[pid] = (kind, 0.0, _clock())
     _state["restoring"] = False
 
 
@@ -843,6 +966,10 @@ def _differences(namespace: dict, *, put_back: bool, own: tuple = ()) -> list[st
             changed.append(key)
             if put_back:
                 namespace[key] = value
+    if "handout" in _state and _dumpable():
+        changed.append("the kernel made dumpable (its memory and descriptors open to other processes)")
+        if put_back:
+            _PRCTL(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     changed += _cell_hooks(put_back) + _foreign_processes(put_back) + _interrupts(put_back)
     for what, get, put in (
         ("sys.settrace", sys.gettrace, sys.settrace),
@@ -879,8 +1006,11 @@ def restore(namespace: dict, part: str = "", test: bool = False) -> list[str]:
     finally:
         _state["restoring"] = False
     _state["writes"] = []
-    if test and "handout" in _state and _handout_held():
-        _state["writes"].append("the grader's hand-out file held open or mapped")
+    if test and "handout" in _state:
+        held = _handout_held()
+        if held:
+            _state["writes"].append(held)
+        _state["handout"][2].open_cell(part)  # the values handed out from now on are part's
     for what in changed:
         print(f"{TAMPER} {part}: {what}")
     if test:  # no finaliser of the student's garbage runs while the test draws its inputs;
@@ -890,7 +1020,10 @@ def restore(namespace: dict, part: str = "", test: bool = False) -> list[str]:
 
 
 def resume() -> None:
-    """After a test cell (and the grader's read of what it handed out): the collector on again."""
+    """After a test cell (and the grader's read of what it handed out): the collector on again;
+    no test cell's values are handed out now."""
+    if "handout" in _state:
+        _state["handout"][2].close_cell()
     _state["collector_off"] = False
     gc.enable()
 
@@ -900,7 +1033,9 @@ def verify(namespace: dict, part: str = "", own: tuple = ()) -> None:
     (`own`: the names the test cell defines itself)."""
     # turned on while the test ran: the student's finalisers could run
     collecting = bool(_state.get("collector_off")) and gc.isenabled()
+    held = [_handout_held()] if "handout" in _state else []
     changed = list(dict.fromkeys(_state.get("writes", []) + ["gc.enable()"] * collecting
+                                 + [h for h in held if h]
                                  + _state.get("interpreter_hooks", [])  # at any time: a pointer
                                  + _differences(namespace, put_back=False, own=own)))  # kept works later
     if changed:

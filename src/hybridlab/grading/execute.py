@@ -14,7 +14,7 @@ SandboxedExecute replaces nbgrader's Execute in autograde's preprocessors. For o
   - each test cell then prints a per-run random token, and a test cell scores only if the token
     arrived (the cell ran to its end) and its reply was not an error;
   - a judged test cell (judge.py) reaches the kernel without its judge blocks: it hands the
-    student's answers out (handout.py, to $HYBRIDLAB_HANDOUT, a file of the sandbox) and the
+    student's answers out (handout.py, through a pipe each kernel inherits, handout.Channel) and the
     reference and the comparison run afterwards in the grader's own fresh process; a failure
     there is the cell's error, so the part scores zero as if the test had failed in the kernel;
   - a cell that fills a writable folder of the sandbox (Limits.disk_mb) is treated like one that
@@ -47,6 +47,7 @@ from pathlib import Path
 import nbformat
 from jupyter_client.manager import AsyncKernelManager
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.util import run_sync
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Float
 
@@ -76,8 +77,6 @@ GRADER_ERRORS = {
 
 
 RUNS_LOG = ".hybridlab-runs-log.jsonl"  # in the kernel's working folder (replay.LOG)
-HANDOUT = ".hybridlab-handout.jsonl"  # in the kernel's working folder (handout.ENV)
-HANDOUT_BYTES = 2**26  # read per cell at most
 SOURCES = {
     "own": "your own runs",
     "reference": "the reference run",
@@ -92,12 +91,12 @@ LOG_BYTES = 2**20  # read per cell at most
 NO_FIGURES = (
     "get_ipython().run_line_magic('config', 'InlineBackend.figure_formats = set()')\n"
     "__import__('hybridlab.grading.undrawn').grading.undrawn.defer_layout(get_ipython())"
+)
 # Set before the notebook's first cell, always: a cell's error is shown as the same traceback
 # without colours. Coloured, IPython highlights every line of it (pygments): 9 ms of CPU more an
 # error, and a blank or half-done submission raises one in each cell it left (the feedback page
 # shows the same text, uncoloured).
 PLAIN_TRACEBACKS = "get_ipython().run_line_magic('colors', 'nocolor')"
-)
 
 
 def describe(runs: list[dict]) -> str:
@@ -464,8 +463,7 @@ class SandboxedExecute(Execute):
         folder = Path(((resources or {}).get("metadata") or {}).get("path") or os.getcwd())
         self._log = folder.resolve() / RUNS_LOG
         os.environ[replay.LOG] = str(self._log)  # the kernel (started below) inherits it
-        self._handout = folder.resolve() / HANDOUT
-        os.environ[handout.ENV] = str(self._handout)
+        self._channel: handout.Channel | None = None  # each kernel's own (async_start_new_kernel)
         prepared, origin = self._prepare(nb)
         skipped: dict[int, str] = {}  # index in prepared -> why it was not run
         for attempt in range(self.policy.restarts + 1):
@@ -478,9 +476,8 @@ class SandboxedExecute(Execute):
             self._seconds: dict[int, float] = {}
             self._runs: dict[int, list[dict]] = {}  # cell -> the runs it made (replay.LOG)
             self._handed: dict[int, list[str]] = {}  # test cell -> the values it handed out
-            self._log_read = self._handout_read = 0
+            self._log_read = 0
             self._log.unlink(missing_ok=True)
-            self._handout.unlink(missing_ok=True)
             self._current = -1
             try:
                 work, resources = super().preprocess(work, resources, km)
@@ -503,7 +500,8 @@ class SandboxedExecute(Execute):
                     ]
         self._release_sandbox()
         self._log.unlink(missing_ok=True)
-        self._handout.unlink(missing_ok=True)
+        if self._channel is not None:
+            self._channel.close()
         self._finish(nb, work, prepared, origin, skipped)
         return nb, resources
 
@@ -530,18 +528,24 @@ class SandboxedExecute(Execute):
         return runs
 
     def _new_values(self) -> list[str]:
-        """The JSON lines the kernel handed out since the last look (handout.py), unread: the
-        judge decodes them as data in its own process. In the sandbox: the box's file."""
-        box = getattr(self.km, "box", None)
-        path = box.handout if box is not None else self._handout
+        """The lines the kernel handed out since the last look (handout.py), unread: the judge
+        checks their frames and decodes them as data in its own process."""
+        return self._channel.take() if self._channel is not None else []
+
+    async def async_start_new_kernel(self, **kwargs):
+        """Each kernel (a restart's too) hands values out through a pipe of its own: it inherits
+        the write end (its number in $HYBRIDLAB_HANDOUT), the grader reads the other."""
+        if self._channel is not None:
+            self._channel.close()
+        self._channel = handout.Channel()
+        kwargs["env"] = {**(kwargs.get("env") or os.environ), **self._channel.env()}
+        kwargs["pass_fds"] = (*kwargs.get("pass_fds", ()), self._channel.fd)
         try:
-            with open(path, "rb") as f:
-                f.seek(self._handout_read)
-                text = f.read(HANDOUT_BYTES)
-        except OSError:
-            return []
-        self._handout_read += len(text)
-        return text.decode(errors="replace").splitlines()
+            await super().async_start_new_kernel(**kwargs)
+        finally:
+            self._channel.started()
+
+    start_new_kernel = run_sync(async_start_new_kernel)  # (nbclient binds its own at import)
 
     def _ran_clean(self, nb, work, origin, skipped, kind) -> list[int]:
         """The test cells for which kind(source) holds that ran to their end without an error."""
@@ -564,7 +568,12 @@ class SandboxedExecute(Execute):
         sources = [c.source if c.cell_type == "code" else "" for c in nb.cells]
         for j in self._ran_clean(nb, work, origin, skipped, apart.is_apart):
             cell = nb.cells[origin[j]]
-            handed = [handout.decode(json.loads(v)) for v in self._handed.get(j, [])]
+            try:
+                handed = [handout.decode(v) for v in
+                          handout.values(self._handed.get(j, []), _nbgrader(cell).get("grade_id", ""))]
+            except handout.HandOutMismatch as refused:
+                results[j] = {"error": ["HandOutMismatch", str(refused)], "notes": "", "seconds": 0.0}
+                continue
             c_cells = apart.c_sources(sources, origin[j])
             results[j] = apart.unwritten(cell.source, c_cells)
             if results[j] is None:
@@ -591,6 +600,7 @@ class SandboxedExecute(Execute):
                 "part": self._part(prepared, origin, j),
                 "source": nb.cells[origin[j]].source,
                 "values": self._handed.get(j, []),
+                "grade_id": _nbgrader(nb.cells[origin[j]]).get("grade_id", ""),
             }
             for j in chosen
         ]

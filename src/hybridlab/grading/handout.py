@@ -10,11 +10,25 @@ A judged hidden test cell asks the kernel only for values (book/authoring.md):
     ### END JUDGE
 
 In the kernel, from_kernel calls the function it is given, writes the value as one line of
-tagged JSON (no pickle: the grader reads it as data) to the file $HYBRIDLAB_HANDOUT named when
-this module was imported (by the guard, before any student cell: _destination), and returns the
-value as the grader will read it back. The grader removes the judge blocks before the cell
-reaches the kernel, and afterwards runs the whole cell in a fresh process of its own
-(judge.py), where from_kernel calls nothing and returns the handed-out values in order.
+tagged JSON (no pickle: the grader reads it as data) and returns the value as the grader will
+read it back. The grader removes the judge blocks before the cell reaches the kernel, and
+afterwards runs the whole cell in a fresh process of its own (judge.py), where from_kernel calls
+nothing and returns the handed-out values in order.
+
+The channel (issue 36: a helper process of the student's rewrote the hand-out file, a plain file
+of the sandbox, after lab 09 (a)'s test cell, A10's F1 and F2) is a pipe the grader makes for
+each kernel it starts (Channel): the kernel inherits its write end only (the descriptor
+$HYBRIDLAB_HANDOUT names, taken when this module is imported, by the guard's capture, before any
+student cell, and made close-on-exec: no program the kernel starts inherits it), and the grader
+reads the other end as it fills. What was written cannot be changed or taken back (a pipe only
+appends), and each line is a frame {"part", "n", "value"}: the test cell open now (the guard's
+restore opens it, resume closes it) and the value's number in it. The grader takes what the
+pipe holds after each cell, and the judge (values) accepts a test cell's lines only as its own
+frames numbered 0, 1, 2, ... with as many values as the test reads: a line written by any other
+writer (a process handed or re-opening the descriptor, a thread, os.write from the student's
+code) or outside the test cell that owns it can only add a line, and the part is refused with
+the reason (HandOutMismatch, zero). from_kernel writes only to the descriptor it was given and
+refuses one replaced meanwhile (dup2 of another file over it).
 Values: None, bool, int, float, str, list, tuple, dict, set, numpy scalars and arrays (numbers,
 booleans, strings, objects of these), pandas Series, DataFrame and Index; anything else is
 handed out as its type and repr and never equals an expected value.
@@ -24,15 +38,21 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import stat
+import threading
 from collections import deque
 
-ENV = "HYBRIDLAB_HANDOUT"  # the file the kernel appends one JSON line per value to
+ENV = "HYBRIDLAB_HANDOUT"  # the descriptor (a pipe's write end) the kernel hands values out to
 DEPTH = 40  # nesting deeper than this is handed out as unreadable
 # a text longer than this is handed out compressed (a trace of a polling loop runs to tens of
 # MB, past what the grader reads of one cell's hand-out), and unpacked no further than MAX_TEXT
 LONG_TEXT = 1 << 20
 MAX_TEXT = 1 << 30
 _replayed: deque | None = None  # in the judge: the values the kernel handed out, in order
+_cell: list = [None, 0]  # in the kernel: the test cell open now (its part) and its values so far
+CAP = 2**26  # bytes the grader keeps of one cell's hand-out (more: the cell's lines refused)
+OVERFLOW = "<more handed out than the grader keeps>"  # the grader's line after a cut hand-out
 
 
 class HandOutMismatch(Exception):
@@ -49,27 +69,163 @@ class Unreadable:
         return f"<unreadable {self.kind}: {self.text}>"
 
 
-def from_kernel(answer):
+def from_kernel(answer, _write=os.write, _fstat=os.fstat, _dumps=json.dumps):
     """The value of `answer()` (a function of no arguments) as the grader reads it: in the
-    kernel, call it and hand the value out; in the judge, the next value the kernel handed out."""
+    kernel, call it and hand the value out (a frame of the test cell open now); in the judge,
+    the next value the kernel handed out. (The defaults are bound before any student cell.)"""
     if _replayed is not None:
         if not _replayed:
             raise HandOutMismatch("the test reads more values than the kernel handed out")
         return decode(_replayed.popleft())
     encoded = encode(answer())
-    path = _destination()
-    if path:
-        with open(path, "a") as f:
-            f.write(json.dumps(encoded) + "\n")
+    fd = _destination()
+    if fd is not None:
+        if _identity(fd, _fstat) != _CHANNEL:
+            raise HandOutMismatch("the hand-out channel's descriptor was replaced (not the pipe "
+                                  "the grader gave the kernel): nothing handed out")
+        part, number = _cell
+        _cell[1] = number + 1
+        data = (_dumps({"part": part, "n": number, "value": encoded}) + "\n").encode()
+        while data:
+            data = data[_write(fd, data):]
     return decode(encoded)
 
 
-def _destination(path: str | None = os.environ.get(ENV)) -> str | None:
-    """The hand-out file as $HYBRIDLAB_HANDOUT named it when this module was imported: in a
-    graded kernel, by the guard's capture, before any student cell (a default argument: the
-    guard watches it). The variable changed later, even by a function the test calls before its
-    value is handed out, sends nothing elsewhere."""
-    return path
+def _descriptor(text: str | None = os.environ.get(ENV)) -> int | None:
+    """The channel's descriptor $HYBRIDLAB_HANDOUT named at import (a number), if it is an open
+    pipe."""
+    try:
+        fd = int(text or "")
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return None
+    except (ValueError, OSError):
+        return None
+    os.set_inheritable(fd, False)  # close-on-exec: no program the kernel starts inherits it
+    return fd
+
+
+def _destination(fd: int | None = _descriptor()) -> int | None:
+    """The channel's descriptor as $HYBRIDLAB_HANDOUT named it when this module was imported:
+    in a graded kernel, by the guard's capture, before any student cell (a default argument:
+    the guard watches it). The variable changed later sends nothing elsewhere."""
+    return fd
+
+
+def _identity(fd: int | None, _fstat=os.fstat) -> tuple[int, int] | None:
+    """(device, inode) of the pipe at `fd` (None: not open, or not a pipe)."""
+    try:
+        found = _fstat(fd)
+    except (OSError, TypeError, ValueError):
+        return None
+    return (found.st_dev, found.st_ino) if stat.S_ISFIFO(found.st_mode) else None
+
+
+_CHANNEL = _identity(_destination())  # the pipe the grader gave this kernel
+
+
+def open_cell(part: str) -> None:
+    """The guard, before a test cell: the values handed out from now on are `part`'s, from 0."""
+    _cell[:] = [str(part), 0]
+
+
+def close_cell() -> None:
+    """The guard, after the grader took the test cell's values: none belongs to a cell now."""
+    _cell[:] = [None, 0]
+
+
+def values(lines: list[str], part: str) -> list:
+    """The values of the test cell `part` (the encoded JSON data, in order) in the lines the
+    grader took after it; HandOutMismatch with the reason when a line is not one of that cell's
+    frames numbered in order: written by another writer, or outside the test cell."""
+    if OVERFLOW in lines:
+        raise HandOutMismatch(f"more than {CAP >> 20} MiB handed out in this cell: the grader "
+                              "kept none of it")
+    found = []
+    for i, line in enumerate(lines):
+        where = f"hand-out line {i + 1} of {len(lines)}"
+        try:
+            frame = json.loads(line)
+        except ValueError:
+            frame = None
+        if not (isinstance(frame, dict) and set(frame) == {"part", "n", "value"}):
+            raise HandOutMismatch(
+                f"{where} is not a value the test's from_kernel wrote (not one of its frames: "
+                f"{line[:60]!r}): written by another writer, refused")
+        if frame["part"] != part:
+            raise HandOutMismatch(
+                f"{where} was handed out {'outside any test cell' if frame['part'] is None else 'in ' + repr(frame['part'])[:40]},"
+                f" not in this test cell ({part!r}): written outside the test cell that owns it, refused")
+        if frame["n"] != i:
+            raise HandOutMismatch(
+                f"{where} is numbered {str(frame['n'])[:20]}, not {i}: a line written by another "
+                "writer beside the test's own, refused")
+        found.append(frame["value"])
+    return found
+
+
+class Channel:
+    """The grader's side of one kernel's hand-out channel: a pipe whose write end (`fd`) the
+    kernel inherits ($HYBRIDLAB_HANDOUT: env(); closed here once the kernel started: started()),
+    read by a thread of the grader's as it fills (the kernel never waits on a full pipe); take()
+    gives the lines written since the last take, cut to CAP bytes (then an OVERFLOW line)."""
+
+    def __init__(self, cap: int = CAP):
+        self._read, self.fd = os.pipe()  # neither inherited by anything the grader starts
+        os.set_blocking(self._read, False)
+        self._cap, self._data, self._over, self._done = cap, bytearray(), False, False
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._pump, daemon=True, name="hybridlab-handout")
+        self._thread.start()
+
+    def env(self) -> dict[str, str]:
+        return {ENV: str(self.fd)}
+
+    def started(self) -> None:
+        """The kernel has its copy of the write end: the grader's is closed (end of file when
+        the kernel and whatever inherited it have ended)."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def _pump(self) -> None:
+        while not self._done:
+            select.select([self._read], [], [], 0.2)
+            with self._lock:
+                if self._done or not self._drain():
+                    return
+
+    def _drain(self) -> bool:
+        """Read what the pipe holds now (the lock held); False at its end."""
+        while True:
+            try:
+                chunk = os.read(self._read, 1 << 20)
+            except BlockingIOError:
+                return True
+            except OSError:
+                return False
+            if not chunk:
+                return False
+            if len(self._data) + len(chunk) > self._cap:
+                self._over = True
+            else:
+                self._data += chunk
+
+    def take(self) -> list[str]:
+        """The lines written since the last take (all the kernel wrote before now)."""
+        with self._lock:
+            if not self._done:
+                self._drain()
+            data, over = bytes(self._data), self._over
+            self._data, self._over = bytearray(), False
+        lines = data.decode(errors="replace").splitlines()
+        return [*lines, OVERFLOW] if over else lines
+
+    def close(self) -> None:
+        self.started()
+        with self._lock:
+            self._done = True
+            os.close(self._read)
+        self._thread.join(1.0)
 
 
 # ------------------------------------------------------------------------------ the format

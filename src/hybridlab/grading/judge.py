@@ -55,8 +55,10 @@ def kernel_source(source: str) -> str:
 
 
 def judge(cells: list[dict]) -> list[dict]:
-    """Each cell {"part", "source", "values": the JSON lines its kernel handed out} judged in
-    one fresh process: [{"error": [name, message] or None, "notes": what it printed}, ...]."""
+    """Each cell {"part", "source", "values": the lines the grader took from the hand-out
+    channel after it, "grade_id": the part its frames must name (handout.values; "part" when
+    missing)} judged in one fresh process: [{"error": [name, message] or None, "notes": what it
+    printed}, ...]. A line that is not one of the cell's own frames in order fails the cell."""
     if not cells:
         return []
     try:
@@ -106,13 +108,7 @@ def _judge_one(cell: dict) -> dict:
 
     notes = io.StringIO()
     try:
-        try:
-            handout._replayed = deque(json.loads(line) for line in cell["values"])
-        except ValueError as cut:
-            raise handout.HandOutMismatch(
-                "a value the kernel handed out could not be read whole (cut at the grader's "
-                f"read limit per cell?): {cut}"
-            ) from None
+        handout._replayed = deque(handout.values(cell["values"], cell.get("grade_id", cell["part"])))
         with redirect_stdout(notes):
             exec(compile(cell["source"], f"<judge {cell['part']}>", "exec"), {"__name__": "judge"})
         if handout._replayed:

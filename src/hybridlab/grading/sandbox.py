@@ -45,7 +45,6 @@ from traitlets.config import Configurable
 
 from ..paths import numba_cache_dir
 from ..runs import replay
-from . import handout
 
 SANDBOX_UID = 1000  # who the kernel is inside the sandbox
 SYSTEM_DIRS = ("/usr", "/etc", "/opt/conda")  # read-only when present
@@ -569,10 +568,8 @@ class Box:
         self.ipc = self.root / "ipc"
         self.seed = self.root / "seed"
         self.runs_log = self.root / "runs-log.jsonl"  # which data served each run (replay.LOG)
-        self.handout = self.root / "handout.jsonl"  # the values test cells hand out (handout.py)
         self.ipc.mkdir()
         self.runs_log.touch()
-        self.handout.touch()
         self.files: list = []
         shutil.copytree(  # a runs folder only as checked and bound read-only (replay.py)
             self.workdir,
@@ -621,7 +618,7 @@ class Box:
         the folder its builds keep theirs in (objects_kept), and in the reference run the folder
         of numba's cache (numba_kept); a kernel's box also: the ipc folder (and in the reference
         run its build cache: builds_kept);
-        the runs log and the hand-out file; the solution's kernel runs when they are recorded
+        the runs log; the solution's kernel runs when they are recorded
         (writable) or replayed (read-only), the checked copy of the submission's own runs
         (read-only; see replay.py)."""
         from hybridlab.kernels.build import objects_dir
@@ -638,7 +635,7 @@ class Box:
                 (self.made_builds, Path(Box.environment()["HYBRIDLAB_CACHE"]) / "build", True)
             )
         own = [*kit, (self.ipc, self.ipc, True)]
-        for mine, env in ((self.runs_log, replay.LOG), (self.handout, handout.ENV)):
+        for mine, env in ((self.runs_log, replay.LOG),):
             if os.environ.get(env):  # a file of the box where the kernel expects it (ulimit -f)
                 own.append((mine, Path(os.environ[env]), True))
         recording = replay.folder("record")  # the solution's reference run
