@@ -279,6 +279,9 @@ void hl_trace_on_student_reduce(const void *(*hook)(const void *sb, void *rb, in
  * none */
 void hl_trace_on_student_receive(int (*hook)(const void *buffer, long count, MPI_Datatype type,
                                              char *out, size_t cap));
+/* hold each of the student's calls, once begun, until `hook` returns; it is given a function
+ * returning how many calls of the rank are inside MPI now (its own included); NULL: none */
+void hl_trace_on_student_hold(void (*hook)(int (*inside)(void)));
 #endif
 
 #endif /* HL_MPI_TRACE_H */

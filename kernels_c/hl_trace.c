@@ -102,6 +102,9 @@ void hl_trace_on_student_reduce(hl_reduce_hook hook);
 typedef int (*hl_receive_hook)(const void *buffer, long count, MPI_Datatype type, char *out,
                                size_t cap);
 void hl_trace_on_student_receive(hl_receive_hook hook);
+/* a kernel's hold on each of the student's calls once it has begun (lab 01 (b)) */
+typedef void (*hl_hold_hook)(int (*inside)(void));
+void hl_trace_on_student_hold(hl_hold_hook hook);
 
 #ifndef HL_TRACE_MAX_CALLS
 #define HL_TRACE_MAX_CALLS 32768
@@ -209,6 +212,7 @@ static union {
         void (*student_hook)(void); /* run before each of the student's calls (a kernel's) */
         hl_reduce_hook reduce_hook; /* the send buffer of each of the student's reductions */
         hl_receive_hook receive_hook; /* reads each of the student's completed receives */
+        hl_hold_hook hold_hook;     /* holds each of the student's calls inside MPI (a kernel's) */
         int update_sites_given;     /* the counted build: HL_UPDATE_SITES was set (lab 10), and */
         int update_site_count;      /* the update's store sites and read sites, offsets in the */
         int update_read_count;      /* cell's code (hl_write_count.h) */
@@ -600,6 +604,19 @@ void hl_trace_on_student_receive(hl_receive_hook hook) {
     F.receive_hook = hook;
     unsealed(0);
 }
+/* A kernel's hold on each of the student's calls, run once the call has begun (it counts as
+ * inside MPI: its "start" is taken and it is among the rank's calls inside MPI) and before the
+ * real call: `hook` is given a function that returns how many calls of the rank are inside MPI
+ * now, its own included, and the call goes on when the hook returns (lab 01 (b), thread_ring.c:
+ * a call waits there until another thread of the rank is inside MPI too, an overlap the trace
+ * then shows, or until every other thread waits at a lock, a critical section or a barrier).
+ * NULL: none. */
+void hl_trace_on_student_hold(hl_hold_hook hook) {
+    unsealed(1);
+    F.hold_hook = hook;
+    unsealed(0);
+}
+static int inside_now(void) { return atomic_load(&active); }
 #define HL_CONTRIBUTED(sb, rb, n, t, op, root, c)                                               \
     (c_.student && F.reduce_hook ? F.reduce_hook(sb, rb, n, t, op, root, c) : (sb))
 
@@ -645,6 +662,7 @@ static void trace_begin(hl_trace_call *c, const char *call, int student) {
     c->caller_statuses = NULL;
     c->concurrent = atomic_fetch_add(&active, 1);
     c->start = hl_now();
+    if (student && F.hold_hook) F.hold_hook(inside_now);
 }
 
 /* The communicator of a collective: its size and members as MPI_COMM_WORLD ranks. */

@@ -35,11 +35,21 @@
  * their tags meet the wrong receive, and blocking calls made one thread at a time wait for a
  * partner that cannot come.
  *
+ * With the student's exchange every MPI call the cell makes in the parallel region is held once
+ * begun (hl_trace_on_student_hold, thread_ring_hold), inside MPI, until another thread of the
+ * rank is inside MPI too or every other thread waits at a lock, a critical section or a barrier
+ * of the cell (the OpenMP runtime's waits, wrapped below for the student's unit), is in this
+ * kernel's code between exchanges or past its last: threads that nothing keeps apart overlap in
+ * every run (the stagger puts both in the cell at once), while mutual exclusion only waits; a
+ * call held 1 s while another thread runs the cell's code is named in its record ("unexcluded":
+ * a turn kept by when each thread calls, hybrid_models.exercise.unexcluded). Fresh attacker A12,
+ * no lock at all, kept 4/4 in 2 of 4 gradings before (2026-12-07).
+ *
  * Each thread emits one record: wrong (elements not what was sent; the student's exchange: whose
  * tag is not (t, k)), checksum (sum of every element received), iterations, count, block (the
  * address of its receive block: a traced run's receive buffers are compared with it,
  * hybrid_models.exercise.foreign_receives), and with the student's exchange sent (the sum of
- * every element the kit put in its own blocks).
+ * every element the kit put in its own blocks) and unexcluded (above; 0: none).
  */
 #include "hybridlab.h"
 #include <sys/random.h>
@@ -61,6 +71,111 @@ static int thread_ring_value(int r, int t, long k, long i) {
 
 #ifdef HL_STUDENT_EXCHANGE
 #include "thread_ring_student.h"
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+/* Where each thread of the team is, for the hold on the student's calls (thread_ring_hold):
+ * in the kernel's own code between its exchanges (AWAY: it comes back), in exchange_block
+ * (CELL), waiting inside it at a lock, a critical section or a barrier (PARKED: the wrappers
+ * below), or past its last exchange (DONE). */
+#define RING_MAX_THREADS 256
+enum { RING_AWAY, RING_CELL, RING_PARKED, RING_DONE };
+static atomic_int ring_state[RING_MAX_THREADS];
+/* A hold that ran out (RING_HOLD_LIMIT) while another thread was in the cell, neither inside
+ * MPI nor waiting: the holding thread's record says so ("unexcluded": that thread + 1); the
+ * first one ends every hold of the run. */
+#define RING_HOLD_LIMIT 1.0
+static atomic_int ring_ran_out;
+static int ring_unexcluded[RING_MAX_THREADS];
+
+/* Lab 01 (b): each of the student's MPI calls inside a parallel region, once begun, waits
+ * until another call of the rank is inside MPI too (threads that nothing keeps apart then
+ * overlap for certain, and the trace shows it: hybridlab.runs.compliance) or until every other
+ * thread of the team waits at a lock, a critical section or a barrier of the cell, or is past
+ * its last exchange (mutual exclusion: the call goes on at once). A thread in the kernel's own
+ * code between exchanges comes back to the cell, and the call waits for it. A thread that runs
+ * the cell's own code for RING_HOLD_LIMIT s (a busy loop, a sleep) while a call waits,
+ * neither calling MPI nor waiting for the thread inside, keeps its turn by when it calls, not
+ * by exclusion: the holding thread's record names it (hybrid_models.exercise.unexcluded). */
+static void thread_ring_hold(int (*inside)(void)) {
+    if (!omp_in_parallel() || atomic_load(&ring_ran_out)) return;
+    int me = omp_get_thread_num(), team = omp_get_num_threads();
+    if (team < 2 || team > RING_MAX_THREADS) return;
+    double until = hl_now() + RING_HOLD_LIMIT;
+    for (;;) {
+        if (inside() > 1) return;
+        int waiting = 1, running = -1;
+        for (int u = 0; u < team; u++) {
+            int state = u == me ? RING_DONE : atomic_load(&ring_state[u]);
+            if (state == RING_CELL) running = u;
+            if (state == RING_CELL) waiting = 0;
+        }
+        if (waiting) return;
+        if (hl_now() >= until) {
+            if (running >= 0 && !atomic_exchange(&ring_ran_out, 1)) ring_unexcluded[me] = running + 1;
+            return;
+        }
+        hl_sleep_us(10);
+    }
+}
+
+/* The waits of OpenMP a cell's code reaches (its critical sections, locks, barriers, ordered
+ * regions, the barriers that end a worksharing construct), each the runtime's own function
+ * called through: the thread is PARKED while inside. Defined here, hidden, so the student's unit
+ * linked beside this one calls them; the runtime's own is the next definition (RTLD_NEXT). */
+static void *ring_runtime(const char *name) {
+    void *f = dlsym(RTLD_NEXT, name);
+    if (!f) {
+        fprintf(stderr, "thread_ring: the OpenMP runtime has no %s\n", name);
+        abort();
+    }
+    return f;
+}
+static int ring_park(void) {
+    int t = omp_get_thread_num();
+    if (t < 0 || t >= RING_MAX_THREADS) return -1;
+    return atomic_exchange(&ring_state[t], RING_PARKED);
+}
+static void ring_unpark(int was) {
+    int t = omp_get_thread_num();
+    if (was >= 0 && t < RING_MAX_THREADS) atomic_store(&ring_state[t], was);
+}
+#define RING_WAIT(name, params, args)                                                            \
+    __attribute__((visibility("hidden"))) void name params;                                     \
+    void name params {                                                                            \
+        static void(*_Atomic real) params;                                                       \
+        if (!real) real = (void(*) params)ring_runtime(#name);                                   \
+        int was = ring_park();                                                                    \
+        real args;                                                                                \
+        ring_unpark(was);                                                                         \
+    }
+#define RING_WAIT_RETURNING(type, name, params, args)                                            \
+    __attribute__((visibility("hidden"))) type name params;                                     \
+    type name params {                                                                            \
+        static type(*_Atomic real) params;                                                       \
+        if (!real) real = (type(*) params)ring_runtime(#name);                                   \
+        int was = ring_park();                                                                    \
+        type r = real args;                                                                       \
+        ring_unpark(was);                                                                         \
+        return r;                                                                                 \
+    }
+RING_WAIT(GOMP_critical_start, (void), ())
+RING_WAIT(GOMP_critical_name_start, (void **lock), (lock))
+RING_WAIT(GOMP_atomic_start, (void), ())
+RING_WAIT(GOMP_barrier, (void), ())
+RING_WAIT(GOMP_ordered_start, (void), ())
+RING_WAIT(GOMP_loop_end, (void), ())
+RING_WAIT(GOMP_sections_end, (void), ())
+RING_WAIT(omp_set_lock, (omp_lock_t *lock), (lock))
+RING_WAIT(omp_set_nest_lock, (omp_nest_lock_t *lock), (lock))
+RING_WAIT_RETURNING(bool, GOMP_barrier_cancel, (void), ())
+RING_WAIT_RETURNING(bool, GOMP_loop_end_cancel, (void), ())
+RING_WAIT_RETURNING(bool, GOMP_sections_end_cancel, (void), ())
+RING_WAIT_RETURNING(void *, GOMP_single_copy_start, (void), ())
+RING_WAIT_RETURNING(int, pthread_mutex_lock, (pthread_mutex_t *mutex), (mutex))
+RING_WAIT_RETURNING(int, pthread_spin_lock, (pthread_spinlock_t *lock), (lock))
 
 /* The tag in the low 10 bits of each element thread t sends in iteration k (student's exchange). */
 static int thread_ring_tag(int t, long k) {
@@ -143,6 +258,12 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #ifdef HL_STUDENT_EXCHANGE /* the cell runs on this stack: what the threads' checks read, kept */
     HL_KEEP(ctx, n, iterations, left, right, (long)send, (long)recv);
     hl_trace_on_student_receive(thread_ring_held);
+    for (int u = 0; u < RING_MAX_THREADS; u++) {
+        atomic_store(&ring_state[u], RING_AWAY);
+        ring_unexcluded[u] = 0;
+    }
+    atomic_store(&ring_ran_out, 0);
+    hl_trace_on_student_hold(thread_ring_hold);
 #endif
 #pragma omp parallel
     {
@@ -156,7 +277,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #ifdef HL_STUDENT_EXCHANGE
             sent += thread_ring_fill(mine, n, t, k);
             hl_sleep_us(delay_us * place);
+            if (t < RING_MAX_THREADS) atomic_store(&ring_state[t], RING_CELL);
             exchange_block(mine, got, (int)n, left, right, comm);
+            if (t < RING_MAX_THREADS)
+                atomic_store(&ring_state[t], k == iterations ? RING_DONE : RING_AWAY);
             HL_KEPT_CHECK("exchange_block", n, iterations, left, right, (long)send,
                           (long)recv);
             if (t != omp_get_thread_num() || got != recv + (size_t)t * (size_t)n)
@@ -184,8 +308,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         }
 #ifdef HL_STUDENT_EXCHANGE
         hl_emit(ctx, "\"wrong\":%ld,\"checksum\":%.1f,\"sent\":%.1f,\"iterations\":%ld,"
-                "\"count\":%ld,\"block\":%lu", wrong, checksum, sent, iterations, n,
-                (unsigned long)(uintptr_t)got);
+                "\"count\":%ld,\"block\":%lu,\"unexcluded\":%d", wrong, checksum, sent,
+                iterations, n, (unsigned long)(uintptr_t)got,
+                t < RING_MAX_THREADS ? ring_unexcluded[t] : 0);
 #else
         hl_emit(ctx, "\"wrong\":%ld,\"checksum\":%.1f,\"iterations\":%ld,\"count\":%ld,"
                 "\"block\":%lu", wrong, checksum, iterations, n, (unsigned long)(uintptr_t)got);
@@ -193,6 +318,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     }
 #ifdef HL_STUDENT_EXCHANGE
     hl_trace_on_student_receive(NULL);
+    hl_trace_on_student_hold(NULL);
 #endif
     free(send), free(recv);
     return 0;

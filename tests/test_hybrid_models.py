@@ -556,3 +556,50 @@ def test_level_cost_runs_and_plot_show_each_levels_samples():
     assert sorted(dots[1].get_ydata()) == pytest.approx(sorted(mine))  # the slowest rank's, µs
     ping = cost["funneled"]["ping"].records["seconds"] * 1e6
     assert sorted(latency.lines[0].get_ydata()) == pytest.approx(sorted(ping))
+
+
+# the hold on the student's calls (thread_ring.c's thread_ring_hold): fresh attacker A12's no-lock
+# exchange kept 4/4 in 2 of 4 gradings (an overlap seen only when one happened to occur), and its
+# turns kept by busy work 4/4 three times, 2026-12-07
+NO_LOCK = RING_EXCHANGE.replace("#pragma omp critical(mpi)\n", "").replace(
+    "hl_sleep_us(20)", "hl_sleep_us(10000)")
+SPIN_LOCK = RING_EXCHANGE.replace(
+    "void exchange_block(", "static int owner = -1;\n\nstatic void take(void) {\n"
+    "    int free_ = -1;\n    while (!__atomic_compare_exchange_n(&owner, &free_, 1, 0, "
+    "__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))\n        free_ = -1;\n}\n\n"
+    "static void give(void) { __atomic_store_n(&owner, -1, __ATOMIC_RELEASE); }\n\n"
+    "void exchange_block(").replace(
+    "#pragma omp critical(mpi)\n    {\n", "    take();\n    {\n").replace(
+    "        MPI_Issend(send, n, MPI_INT, right, tag, comm, &requests[1]);\n    }\n",
+    "        MPI_Issend(send, n, MPI_INT, right, tag, comm, &requests[1]);\n    }\n    give();\n"
+    ).replace("#pragma omp critical(mpi)\n        MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE);",
+              "        take();\n        MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE);\n"
+              "        give();")  # fmt: skip
+
+
+def test_threads_without_mutual_exclusion_overlap_in_every_run():
+    """No lock, a 10 ms pause between tests: each call waits inside MPI until the other thread
+    calls too, so the run breaks SERIALIZED every time; the instructor's exchange only waits for
+    the other thread to reach the critical section, and nothing is named."""
+    from hybridlab.hybrid_models.exercise import unexcluded
+    from hybridlab.runs import compliance
+
+    assert NO_LOCK.count("critical") == 0 and "hl_sleep_us(10000)" in NO_LOCK
+    for _ in range(2):
+        res = _ring_run(NO_LOCK, "test_ring_no_lock")
+        with pytest.raises(hl.ThreadComplianceError, match="serialized"):
+            compliance.check(res, "serialized")
+    right = _ring_run(RING_EXCHANGE, "test_student_ring", iterations=6)
+    compliance.check(right, "serialized")
+    assert unexcluded(right) == []
+
+
+def test_a_wait_the_kit_cannot_see_is_named_after_the_hold():
+    """A spin lock of the cell's own (atomics): the waiting thread runs the cell's code, which the
+    kit cannot tell from a turn kept by busy work; the call inside MPI waits 1 s for it, then the
+    holding thread's record names the other thread."""
+    from hybridlab.hybrid_models.exercise import unexcluded
+
+    assert SPIN_LOCK.count("take();") == 2 and SPIN_LOCK.count("give();") == 2, SPIN_LOCK
+    found = unexcluded(_ring_run(SPIN_LOCK, "test_ring_spin_lock", iterations=2))
+    assert found and "waited 1 s inside MPI while thread" in found[0], found

@@ -1204,3 +1204,70 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
 }
 """, ['hidden_exchange_block'], "attacker A7 (c5): the block by MPI_Send_init + MPI_Start, an empty MPI_Issend token for the synchronous send",
     reason="use synchronous sends"))
+
+# fresh attacker A12 (2026-12-07): lab 01 (b) with no mutual exclusion, 4/4 in 2 of 4 gradings
+# (an overlap was seen only when one happened to occur) and, with turns kept by busy work, 4/4
+# three times; the student-exchange build now holds each call until another thread is inside MPI
+# too or every other thread waits at a lock, a critical section or a barrier (thread_ring.c)
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block");
+}
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num(), done = 0;
+    MPI_Request r[2];
+    MPI_Irecv(recv, n, MPI_INT, left, t, comm, &r[0]);
+    MPI_Issend((void *)send, n, MPI_INT, right, t, comm, &r[1]);
+    while (!done) {
+        MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
+        if (!done) hl_sleep_us(2000);
+    }
+}
+""", ['hidden_exchange_block'], 'attacker A12 (l01_d_nolock_test): no lock, every thread posts and tests freely with the allowed 2 ms pause between tests',
+    reason="break thread level 'serialized'"))
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block");
+}
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num(), done = 0;
+    MPI_Request r[2];
+    MPI_Irecv(recv, n, MPI_INT, left, t, comm, &r[0]);
+    MPI_Issend((void *)send, n, MPI_INT, right, t, comm, &r[1]);
+    while (!done) {
+        MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
+        if (!done) hl_sleep_us(10000);
+    }
+}
+""", ['hidden_exchange_block'], 'attacker A12 (l01_d_nolock_test2): no lock, every thread posts and tests freely with a 10 ms pause between tests',
+    reason="break thread level 'serialized'"))
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+static long sink[64 * 16];
+static _Thread_local long calls = 0;
+
+static void spin(long rounds) {
+    long acc = 0;
+    for (long k = 0; k < rounds; k++)
+        acc = acc * 6364136223846793005L + k;
+    sink[16 * (omp_get_thread_num() % 64)] += acc;
+}
+
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "exchange_block");
+}
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    const long SLOT = 25000000L; /* some tens of ms of spinning */
+    spin(calls == 0 ? SLOT * t : SLOT * T);
+    calls++;
+    MPI_Request r[2];
+    MPI_Irecv(recv, n, MPI_INT, left, t, comm, &r[0]);
+    MPI_Issend((void *)send, n, MPI_INT, right, t, comm, &r[1]);
+    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+}
+""", ['hidden_exchange_block'], "attacker A12 (l01_d_spinslots3): no lock, each thread's calls in its own turn kept by a counted arithmetic loop (no clock, no sleep)",
+    reason="break thread level 'serialized'"))

@@ -87,7 +87,9 @@ def build_student_ring(code: str, name: str = "student_ring") -> Kernel:
 # machine only hides). The cell's clocks, sleeps and delays (kernels.c_text.CLOCKS_AND_SLEEPS) and
 # hybridlab.h's samplers and timers, which time what they are handed (A7 timed lab 12's turns with
 # hl_sample of an empty function); the one pause allowed is a constant hl_sleep_us in a loop that
-# tests or probes the thread's requests.
+# tests or probes the thread's requests. Turns kept without a clock (busy work, A12's counted loops) and no
+# lock at all are met at run time: the build holds each call until another thread is inside MPI
+# or the others wait for the one inside (thread_ring.c, unexcluded).
 _KIT_TIMERS = re.compile(r"\b(?:hl_sample|hl_calibrate|hl_measure\w*|hl_timers\w*|hl_timeline\w*"
                          r"|hl_emit_timeline\w*)\b")
 _PAUSE = re.compile(r"hl_sleep_us\s*\(\s*\d+[uUlL]*\s*\)")
@@ -114,6 +116,31 @@ def timing_faults(text: str, cell_lines: list[int] | None = None) -> list[str]:
             "keeps the others out, not because of when each thread calls; the cell reads no "
             "clock and times no wait (the one pause allowed: hl_sleep_us(N), N a constant, in "
             "the loop that tests your requests)"]
+
+
+def unexcluded(results: Results) -> list[str]:
+    """The threads whose MPI call waited RING_HOLD_LIMIT (1 s) inside MPI while another thread of
+    the rank ran the cell's own code, neither calling MPI nor waiting at a lock, a critical
+    section or a barrier (thread_ring.c's hold, the record's "unexcluded": that thread + 1).
+
+    The student's exchange build holds each of the cell's MPI calls in a parallel region, once
+    begun, until another thread of the rank is inside MPI too (then the trace shows the two
+    overlapping: hybridlab.runs.compliance) or every other thread waits at a lock, a critical
+    section or a barrier, or is in the kernel's own code between exchanges: code without mutual
+    exclusion overlaps for certain in every graded run, code with it only waits. A fresh
+    attacker's A12 (2026-12-07) kept 4/4 in 2 of 4 gradings with no lock at all (an overlap was
+    seen only when one happened to occur), and 4/4 three times with turns kept by busy work (a
+    counted arithmetic loop per thread, no clock); a turn longer than the hold is named here."""
+    rec = results.records
+    if "unexcluded" not in rec:
+        return []
+    rec = rec[rec["unexcluded"].fillna(0) > 0]
+    return [f"rank {int(r.rank)}, thread {int(r.thread)}: an MPI call it made waited 1 s inside "
+            f"MPI while thread {int(r.unexcluded) - 1} ran your code outside MPI, neither "
+            "calling MPI nor waiting at a critical section, an OpenMP lock or a barrier: one "
+            "thread at a time calls MPI because the others wait for the one inside (mutual "
+            "exclusion), not because of when each thread calls or how long it computes first"
+            for r in rec.itertuples()]  # fmt: skip
 
 
 def sent_reference(records: pd.DataFrame, ranks: int, threads: int) -> pd.DataFrame:
