@@ -11,10 +11,11 @@
  *             master starts MPI_Isend/MPI_Irecv, the team computes while the master polls with
  *             MPI_Test, then the master completes the requests (late_us: in each sample one
  *             rank of each pair, each in turn, calls it that late, so its partner's exchange
- *             is open at least that long: the judged runs, hybridlab.p2p.exercise; others_us:
- *             compute_step sleeps that long after each step on threads other than thread 0,
- *             so that a master that shares the steps computes most of them: the run where the
- *             master's own share is judged)
+ *             is open at least that long: the judged runs, hybridlab.p2p.exercise; step_us:
+ *             compute_step sleeps that long after each step, on every thread alike, so that
+ *             a team sharing the steps gives the master about 1/T of them however loaded the
+ *             machine, and a master that only posts and waits none: the runs of a team, where
+ *             the master's own share is judged)
  *
  * One record per variant and sample: seconds. Every received value and every step's result are
  * checked (received against the partner's values, results against a serial computation made
@@ -51,7 +52,7 @@ const hl_param hl_kernel_params[] = {
     {"poll", "10", "student: the master calls MPI_Test about every `poll` of its steps"},
     {"samples", "5", "timed samples per variant (after one untimed warm-up)"},
     {"late_us", "0", "student: one rank of each pair (each in turn) calls it this late"},
-    {"others_us", "0", "compute_step sleeps this long after each step on threads other than 0"},
+    {"step_us", "0", "compute_step sleeps this long after each step, on every thread"},
     HL_END_PARAMS,
 };
 
@@ -62,7 +63,7 @@ static double *results;      /* one result per step, NaN until computed */
 static double *expected;     /* each step's result, computed once serially */
 static long flops_per_step;  /* multiply-adds per step */
 static atomic_long computed; /* compute_step calls in this sample */
-static long others_us;       /* the sleep after each step of a thread other than 0 */
+static long step_us;         /* the sleep after each step, on every thread */
 
 static double step_value(long i) {
     double x = (double)(i % 1000) * 1e-3;
@@ -76,10 +77,10 @@ void compute_step(long i) {
 #endif
     results[i] = step_value(i);
     atomic_fetch_add(&computed, 1);
+    if (step_us > 0) hl_sleep_us(step_us); /* a longer step: inside the traced interval */
 #ifdef HL_TRACE_MPI
     hl_trace_compute(t0, hl_now());
 #endif
-    if (others_us > 0 && omp_get_thread_num() != 0) hl_sleep_us(others_us);
 }
 
 /* The secret a rank draws for one sample (getrandom; the clock where it fails). */
@@ -176,10 +177,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     long poll = hl_param_long(ctx, "poll", 1, &ok);
     long samples = hl_param_long(ctx, "samples", 1, &ok);
     long late_us = hl_param_long(ctx, "late_us", 0, &ok);
-    others_us = hl_param_long(ctx, "others_us", 0, &ok);
+    step_us = hl_param_long(ctx, "step_us", 0, &ok);
     if (!ok) return -1;
-    if (late_us > 1000000L || others_us > 1000000L)
-        return hl_fail(ctx, "late_us=%ld or others_us=%ld is above 1 s", late_us, others_us);
+    if (late_us > 1000000L || step_us > 1000000L)
+        return hl_fail(ctx, "late_us=%ld or step_us=%ld is above 1 s", late_us, step_us);
     if (bytes % 8 != 0 || bytes > (1L << 28))
         return hl_fail(ctx, "bytes=%ld must be a multiple of 8 and at most 256 MiB", bytes);
     if (steps > 100000000L || flops > 100000000L || samples > 10000)

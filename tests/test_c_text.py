@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from hybridlab.kernels.c_text import code_only, function_body, inside_loop, statement_at
+from hybridlab.kernels.c_text import (
+    code_only,
+    function_body,
+    inside_loop,
+    statement_at,
+    timed_name,
+    timed_use,
+)
 from hybridlab.sync.exercise import region_fault
 
 BODY = """void f(long n) {
@@ -79,3 +86,13 @@ def test_one_region_for_every_repetition_is_refused(body, fault):
 ])
 def test_a_statement_macro_or_an_if_in_the_region_is_still_one_region(body):
     assert region_fault(function_body(code_only(REGION.format(body)), "construct_test")) == ""
+
+
+def test_a_traced_mpi_clock_is_a_timed_use_and_the_pause_between_tests_is_not():
+    traced = "void f(void) { double t = hl_traced_MPI_Wtime(); (void)t; }"
+    assert timed_name(timed_use(traced)) == "MPI_Wtime"  # the preprocessed unit's name for it
+    polling = ("void f(MPI_Request *r, int *done) {\n"
+               "    while (!*done) { hl_traced_MPI_Testall(2, r, done, 0); hl_sleep_us(20); }\n}")
+    assert timed_use(polling) is None
+    assert timed_name(timed_use(polling.replace("hl_sleep_us(20)", "hl_sleep_us(n)"))) == "hl_sleep_us"
+    assert timed_name(timed_use("void f(void) { hl_sleep_us(20); }")) == "hl_sleep_us"  # no test round it

@@ -713,8 +713,9 @@ def test_a_team_that_computes_after_the_exchange_in_most_samples_is_a_stall():
     after = long_ + 1e-5
     blocked = {"post": 0.0, "done": long_, "work": [(0, after, after + 1e-4, 20),
                                                     (1, after, after + 1e-4, 20)]}  # fmt: skip
-    with pytest.raises(AssertionError, match=r"2 of 3 samples .* 40 steps \(200 us\) computed after "
-                                             "the exchange completed, 0 us of computing inside it"):
+    with pytest.raises(AssertionError, match=r"2 of 3 samples .* 20 steps \(100 us\) computed by the "
+                                             "other threads after the exchange completed, 0 us "
+                                             "of computing inside it"):
         _check_stalls(_exchange_trace([overlapped, blocked, blocked]), 2, 40)
     _check_stalls(_exchange_trace([overlapped, blocked, overlapped]), 2, 40)  # once: outvoted
     # a communication thread (the master computes nothing): its team computes inside the window
@@ -872,50 +873,95 @@ def test_steps_computed_before_the_posting_are_refused_over_the_parts_runs():
 def test_a_master_that_leaves_every_step_to_the_others_is_refused():
     """Lab 03 (d) (a fresh attacker's K1, 4/4 twice, 2026-12-07): with a team the master posts
     and blocks in MPI_Waitall at once, computing no step, while the other threads compute them
-    all (a communication thread). judge_master_share reads a run made with the other threads
-    slowed: per rank and sample, the master's own steps; fewer than steps / (4T) in most samples
-    is a refusal (none, or a token step). A static share, half of one, or one short sample in
-    three, is none."""
-    from hybridlab.p2p.exercise import judge_master_share
+    all (a communication thread). _master_short reads, per rank and sample of a run of a team
+    (every thread's steps slowed alike), the master's own steps; judge_master_share (from
+    judge_team) refuses fewer than steps / (4T) in more than a quarter of the samples over the
+    part's runs of a team (A11's d03_1, 2026-12-07: a communication thread in all but the run
+    it could tell). A static share, half of one, or one short sample in four, is none."""
+    from hybridlab.p2p.exercise import (
+        LEAST,
+        MASTER_SAMPLED,
+        MASTER_SHORT,
+        OTHERS,
+        _master_short,
+        judge_master_share,
+        judge_team,
+    )
 
     comm = {"post": 0.0, "done": 0.04, "work": [(1, 1e-5, 0.038, 40)]}
     token = {"post": 0.0, "done": 0.04, "work": [(0, 1e-5, 2e-5, 1), (1, 1e-5, 0.038, 39)]}
     static = {"post": 0.0, "done": 0.02, "work": [(0, 1e-5, 1e-4, 20), (1, 1e-5, 0.02, 20)]}
     half = {"post": 0.0, "done": 0.03, "work": [(0, 1e-5, 1e-4, 5), (1, 1e-5, 0.03, 35)]}
-    with pytest.raises(AssertionError, match=r"2 ranks x 2 threads, 40 steps, the other threads "
-                                             r"slowed by 1000 us a step: the master computed "
-                                             r"fewer than steps / \(4T\) of the steps in 3 of "
-                                             r"the 3 samples .*rank 0 sample 0: 0 of 40"):
-        judge_master_share(_exchange_trace([comm] * 3), 2, 40)
-    with pytest.raises(AssertionError, match="in 2 of the 3 samples"):
-        judge_master_share(_exchange_trace([token, static, token]), 2, 40)
-    judge_master_share(_exchange_trace([static, half, comm]), 2, 40)  # once in three
-    judge_master_share(_exchange_trace([half] * 3), 2, 40)  # steps / (2T): 5 of 40 at T = 2
+
+    def row(samples, threads=2):
+        short, judged = _master_short(_exchange_trace(samples, threads), threads, 40)
+        return {"threads": threads, MASTER_SHORT: short, MASTER_SAMPLED: judged}
+
+    assert _master_short(_exchange_trace([comm, static, token]), 2, 40) == (
+        ["2 threads, rank 0 sample 0: 0 of 40", "2 threads, rank 0 sample 2: 1 of 40"], 3)
+    with pytest.raises(AssertionError, match=r"in the 3 runs of a team \(2 ranks, every thread's "
+                                             r"steps slowed by 500 us\), the master computed "
+                                             r"fewer than steps / \(4T\) of the steps in 9 of "
+                                             r"the 9 samples .*2 threads, rank 0 sample 0: 0 of 40"):
+        judge_master_share([row([comm] * 3), row([comm] * 3), row([comm] * 3, 3)])
+    # a communication thread in one run of three (told apart by its thread count or its steps)
+    with pytest.raises(AssertionError, match="in 3 of the 9 samples"):
+        judge_master_share([row([static] * 3), row([half] * 3), row([token] * 3, 3)])
+    with pytest.raises(AssertionError, match="in 3 of the 9 samples"):  # one sample in three
+        judge_team([{**row([static, half, comm]), "threads": 2, OTHERS: 0.5, LEAST: 0.5}] * 3)
+    judge_master_share([row([static, half, comm]), row([static] * 3), row([half] * 3)])  # 1 in 9
+    judge_master_share([row([half] * 3), row([static] * 3, 3)])  # steps / (2T): 5 of 40 at T = 2
+    judge_master_share([row([comm] * 3, 1)])  # one thread: not judged
+    judge_master_share([{"threads": 2}])  # rows without the counts
 
 
-def test_a9_k1_communication_thread_is_refused_on_the_slowed_run():
-    """K1 end to end (the hidden test's slowed run, 2 threads, 1 MB): the master computes no
-    step; a dynamic schedule behind a barrier (an honest answer) takes most of them."""
+def test_a_communication_thread_is_refused_in_every_run_of_a_team():
+    """K1 and A11's communication thread end to end: every run of a team slowed alike (STEP_US),
+    2 and 3 threads and the hidden test's 1 MB message; the master computes no step, or none
+    outside the warm-up call; a dynamic schedule behind a barrier (an honest answer) takes
+    about 1/T of them."""
     from gaming import source_of
     from honest import HERE as HONEST
-    from hybridlab.p2p.exercise import (
-        OTHERS_US,
-        build_student_overlap,
-        judge_master_share,
-        student_overlap_runs,
-    )
+    from hybridlab.p2p.exercise import MASTER_SHORT, build_student_overlap, check_student_overlap
     from wrong_answers import first_source, load
 
-    def slowed(code, name):
-        kernel = build_student_overlap(code, name)
-        return student_overlap_runs(kernel, (2,), bytes=2**20, steps=37, flops=500, poll=3,
-                                    samples=2, timeout=60, others_us=OTHERS_US)[0]  # fmt: skip
-
-    with pytest.raises(AssertionError, match="the master computed fewer than steps / \\(4T\\)"):
-        judge_master_share(slowed(source_of("03_point_to_point", "fresh attacker (A9 K1"),
-                                  "p2p_a9k1"), 2, 37)  # fmt: skip
+    shape = dict(threads=(2, 3), bytes=2**20, steps=37, flops=500, poll=3, timeout=60)
+    for why, name in (("fresh attacker (A9 K1", "p2p_a9k1"),
+                      ("fresh attacker A11's d03_1 without its clock", "p2p_a11warm")):  # fmt: skip
+        with pytest.raises(AssertionError, match="the master computed fewer than steps / \\(4T\\)"):
+            check_student_overlap(build_student_overlap(source_of("03_point_to_point", why), name),
+                                  **shape)  # fmt: skip
     dynamic = first_source(load("03_point_to_point", HONEST, "HONEST"), "fresh attacker (h03b)")
-    judge_master_share(slowed(dynamic, "p2p_h03b"), 2, 37)
+    rows = check_student_overlap(build_student_overlap(dynamic, "p2p_h03b"), **shape)
+    assert all(not row[MASTER_SHORT] for row in rows), rows
+
+
+def test_a_clock_or_a_sleep_in_the_cell_is_refused_at_the_build():
+    """Lab 03 (d) (a fresh attacker's A11 d03_1, 4/4 twice, 2026-12-07): the cell timed the
+    other threads' steps with omp_get_wtime to tell the slowed run from the others. A clock
+    read or a sleep (kernels.c_text.CLOCKS_AND_SLEEPS) is refused at the build, naming the
+    cell's line; a constant hl_sleep_us in the loop that tests the requests (lab 01 (b)'s
+    pause) is allowed."""
+    from gaming import source_of
+    from hybridlab.p2p.exercise import build_student_overlap, clock_faults
+    from hybridlab.runs.student_c import preprocessed_lines
+
+    def faults(code):
+        pairs = preprocessed_lines("p2p_overlap", "HL_STUDENT_P2P_OVERLAP", code)
+        return clock_faults("\n".join(text for _, text in pairs), [line for line, _ in pairs])
+
+    with pytest.raises(ValueError, match=r"overlap_exchange: no omp_get_wtime \(line 25\): the "
+                                         r"cell reads no clock"):
+        build_student_overlap(source_of("03_point_to_point", "fresh attacker A11's d03_1 ("),
+                              "p2p_a11d03")  # fmt: skip
+    paused = source_of("03_point_to_point", "fresh attacker (attackI d03g)")
+    assert faults(paused) == []  # hl_sleep_us(20) in its MPI_Testall loop
+    assert faults(paused.replace("compute_step(0);", "compute_step(0); hl_sleep_us(20);"))
+    assert faults(GOOD_OVERLAP) == []
+    for clock, name in (("MPI_Wtime()", "MPI_Wtime"), ("usleep(5)", "usleep"),
+                        ("(double)clock()", "clock"), ("hl_now()", "hl_now")):
+        found = faults(GOOD_OVERLAP.replace("int done = 0;", f"int done = 0; double t = {clock};"))
+        assert found and found[0].startswith(f"no {name} (line "), found
 
 
 def test_g03_tail_and_the_team_computing_before_the_posting_are_refused():

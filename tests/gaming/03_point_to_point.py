@@ -935,7 +935,7 @@ GAMING += [
     attempt("method", "overlap_exchange", _T03ONCE2, EXCHANGE,
             "fresh attacker (T03_once2): overlap in the warm-up and at one thread only; every "
             "timed sample of a team posts, waits, then computes",
-            reason="computed after the exchange completed"),
+            reason="computed by the other threads after the exchange completed"),
 ]
 
 # a fresh attacker's G03_alt (attacker V, 4/4 three times, 2026-12-05): with a team, every other call is
@@ -997,6 +997,12 @@ GAMING += [
 # compute every step; the text asks the master to share the steps and poll inside its share. On a
 # loaded grader a dynamic schedule's master is left no step just as often, so the part judges a run
 # of its own: the other threads slowed (p2p.exercise.judge_master_share, OTHERS_US)
+# what a communication thread loses with: the master's share, or, on a loaded machine, the
+# idle-team stall of the 5-step eager run (the masters spinning in MPI_Waitall on both ranks of
+# 2 CPUs starve the slowed team, which computes its steps after the window; seen in
+# make test-grading-full, 2026-12-07)
+COMM_THREAD = ("the master computed fewer than steps / (4T) | computed by the other threads after "
+               "the exchange completed")
 _A9_K1 = r"""%%c OVERLAP_C p2p_overlap
 /* determined: no polling at all; the master posts and blocks in MPI_Waitall while the other
    threads take the steps (a communication thread); with one thread, the honest poll loop */
@@ -1143,17 +1149,139 @@ GAMING += [
     attempt("method", "overlap_exchange", _A9_K1, EXCHANGE,
             "fresh attacker (A9 K1, 4/4 twice, 2026-12-07): with 2+ threads the master posts and "
             "blocks in MPI_Waitall computing no step, the others compute every step; alone, the "
-            "honest poll loop", reason="the master computed fewer than steps / (4T)"),
+            "honest poll loop", reason=COMM_THREAD),
     attempt("method", "overlap_exchange", _R03E_COMM, EXCHANGE,
             "attackI r03e (an honest entry until 2026-12-07): a barrier after the posting, the "
             "master only waits (MPI_Waitall), the others share the steps",
-            reason="the master computed fewer than steps / (4T)"),
+            reason=COMM_THREAD),
     attempt("method", "overlap_exchange", _B03_DED, EXCHANGE,
             "B03_ded (an honest entry until 2026-12-07): the master waits in MPI_Waitall at "
             "once while the others take every step from an atomic counter",
-            reason="the master computed fewer than steps / (4T)"),
-    attempt("method", "overlap_exchange", _T03R_COMM, EXCHANGE,
+            reason=COMM_THREAD),
+    attempt("method", "overlap_exchange", _T03R_COMM, OVERLAP,
             "T03r_comm (an honest entry until 2026-12-07): the master tests with usleep(20) "
             "until done while the others share the steps by hand",
-            reason="the master computed fewer than steps / (4T)"),
+            reason="no usleep (line 27): the cell reads no clock"),
+]
+
+# communication threads that tell the runs apart (2026-12-07): a fresh attacker's A11 d03_1
+# (4/4 twice) timed the other threads' steps with omp_get_wtime to find the one slowed run of
+# each thread count and was a communication thread in all the others. Since then every run of a
+# team slows every thread's steps alike (p2p.exercise.STEP_US) and the master's share is judged
+# over all of them (judge_master_share: more than a quarter of the samples short is refused),
+# and the cell reads no clock (clock_faults). Told apart by the call (the warm-up), the thread
+# count or the steps, a communication thread in one run of three is a third of the samples.
+_A11_D03 = r"""%%c OVERLAP_C p2p_overlap
+/* A11 d03_1: honest in the warm-up call, in a slowed run (a step of another thread over 0.5 ms,
+   timed with omp_get_wtime) and alone; otherwise a communication thread */
+static int slowed = 0, calls = 0;
+
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+    long next = 0;
+    int honest = calls == 0 || slowed || omp_get_max_threads() == 1;
+    calls++;
+#pragma omp parallel
+    {
+#pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &req[1]);
+        }
+#pragma omp barrier
+        int id = omp_get_thread_num();
+        if (honest) {
+            long mine = 0;
+#pragma omp for schedule(static) nowait
+            for (long i = 0; i < steps; i++) {
+                double t0 = omp_get_wtime();
+                compute_step(i);
+                if (id != 0 && omp_get_wtime() - t0 > 5e-4) {
+#pragma omp atomic write
+                    slowed = 1;
+                }
+                if (id == 0 && !done && ++mine % poll == 0)
+                    MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            }
+#pragma omp masked
+            if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        } else if (id == 0) {
+            MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        } else {
+            for (;;) {
+                long i;
+#pragma omp atomic capture
+                i = next++;
+                if (i >= steps) break;
+                compute_step(i);
+            }
+        }
+    }
+}"""
+_A11_WARM = r"""%%c OVERLAP_C p2p_overlap
+/* A11's d03_1 without its clock: honest in the warm-up call and alone, otherwise the master
+   posts and waits while the others take every step from an atomic counter */
+static int calls = 0;
+
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+    long next = 0;
+    int honest = calls == 0 || omp_get_max_threads() == 1;
+    calls++;
+#pragma omp parallel
+    {
+#pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &req[1]);
+        }
+#pragma omp barrier
+        int id = omp_get_thread_num();
+        if (honest) {
+            long mine = 0;
+#pragma omp for schedule(static) nowait
+            for (long i = 0; i < steps; i++) {
+                compute_step(i);
+                if (id == 0 && !done && ++mine % poll == 0)
+                    MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+            }
+#pragma omp masked
+            if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        } else if (id == 0) {
+            MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        } else {
+            for (;;) {
+                long i;
+#pragma omp atomic capture
+                i = next++;
+                if (i >= steps) break;
+                compute_step(i);
+            }
+        }
+    }
+}"""
+_A11_THREADS = _A11_WARM.replace("int honest = calls == 0 || omp_get_max_threads() == 1;",
+                                 "int honest = omp_get_max_threads() != 3;")
+_A11_STEPS = _A11_WARM.replace("int honest = calls == 0 || omp_get_max_threads() == 1;",
+                               "int honest = steps >= 8 || omp_get_max_threads() == 1;")
+assert _A11_THREADS != _A11_WARM and _A11_STEPS != _A11_WARM
+GAMING += [
+    attempt("method", "overlap_exchange", _A11_D03, OVERLAP,
+            "fresh attacker A11's d03_1 (4/4 twice, 2026-12-07): the slowed run told apart by "
+            "timing the other threads' steps with omp_get_wtime, a communication thread in the "
+            "others", reason="no omp_get_wtime (line 26): the cell reads no clock"),
+    attempt("method", "overlap_exchange", _A11_WARM, EXCHANGE,
+            "fresh attacker A11's d03_1 without its clock: honest in the warm-up call only, a "
+            "communication thread in the judged samples",
+            reason=COMM_THREAD),
+    attempt("method", "overlap_exchange", _A11_THREADS, EXCHANGE,
+            "A11's communication thread in the runs of 3 threads only (told apart by the thread "
+            "count): 6 of the 18 samples", reason=COMM_THREAD),
+    attempt("method", "overlap_exchange", _A11_STEPS, EXCHANGE,
+            "A11's communication thread in the eager run only (told apart by its 5 steps): 6 of "
+            "the 18 samples", reason=COMM_THREAD),
 ]

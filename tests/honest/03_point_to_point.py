@@ -412,4 +412,72 @@ void overlap_exchange(const double *out, double *in, long count, int peer, MPI_C
 }
 """, why="fresh attacker (attacker V's R03_testany): the send posted first, a barrier, "
          "schedule(guided), the master polls with MPI_Testany, then MPI_Waitall"),
+    right("overlap_exchange", r"""
+%%c OVERLAP_C p2p_overlap
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request rs = MPI_REQUEST_NULL, rr = MPI_REQUEST_NULL;
+    int sdone = 0, rdone = 0;
+#pragma omp parallel default(shared)
+    {
+        int id = omp_get_thread_num(), nt = omp_get_num_threads();
+        if (id == 0) {
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 42, comm, &rs);
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 42, comm, &rr);
+        }
+#pragma omp barrier
+        long lo = steps * id / nt, hi = steps * (id + 1) / nt;
+        long k = 0;
+        for (long i = hi - 1; i >= lo; i--) {
+            compute_step(i);
+            k++;
+            if (id == 0 && k >= poll && !(sdone && rdone)) {
+                k = 0;
+                if (!sdone) MPI_Test(&rs, &sdone, MPI_STATUS_IGNORE);
+                if (!rdone) MPI_Test(&rr, &rdone, MPI_STATUS_IGNORE);
+            }
+        }
+        if (id == 0) {
+            if (!sdone) MPI_Wait(&rs, MPI_STATUS_IGNORE);
+            if (!rdone) MPI_Wait(&rr, MPI_STATUS_IGNORE);
+        }
+    }
+}
+""", why="fresh attacker A11's r03_2 (2026-12-07): the send posted first, blocks split by hand "
+         "and walked backwards, the master tests each request with MPI_Test every `poll` of its "
+         "steps, then MPI_Wait on each"),
+    right("overlap_exchange", r"""
+%%c OVERLAP_C p2p_overlap
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    int left = 2;
+#pragma omp parallel
+    {
+#pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 1, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 1, comm, &req[1]);
+        }
+#pragma omp barrier
+        long mine = 0;
+#pragma omp for schedule(dynamic) nowait
+        for (long i = 0; i < steps; i++) {
+            compute_step(i);
+            if (omp_get_thread_num() == 0 && left > 0 && ++mine % poll == 0) {
+                int idx, flag;
+                MPI_Testany(2, req, &idx, &flag, MPI_STATUS_IGNORE);
+                if (flag && idx != MPI_UNDEFINED) left--;
+            }
+        }
+#pragma omp masked
+        while (left > 0) {
+            int idx;
+            MPI_Waitany(2, req, &idx, MPI_STATUS_IGNORE);
+            left--;
+        }
+    }
+}
+""", why="fresh attacker A11's r03_3 (2026-12-07): schedule(dynamic) behind a barrier, the master "
+         "polls with MPI_Testany, then MPI_Waitany until both are done"),
 ]

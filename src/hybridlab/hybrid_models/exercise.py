@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..kernels.build import Kernel
 from ..kernels.c_cells import unanswered
-from ..kernels.c_text import CLOCKS_AND_SLEEPS, first_use, loops, text_line
+from ..kernels.c_text import text_line, timed_name, timed_use
 from ..machine.thread_levels import THREAD_LEVELS
 from ..runs.launch import run_program
 from ..runs.records import SENDRECVS, Results
@@ -92,26 +92,13 @@ def build_student_ring(code: str, name: str = "student_ring") -> Kernel:
 # or the others wait for the one inside (thread_ring.c, unexcluded).
 _KIT_TIMERS = re.compile(r"\b(?:hl_sample|hl_calibrate|hl_measure\w*|hl_timers\w*|hl_timeline\w*"
                          r"|hl_emit_timeline\w*)\b")
-_PAUSE = re.compile(r"hl_sleep_us\s*\(\s*\d+[uUlL]*\s*\)")
-_POLLS = re.compile(r"\b(?:hl_traced_)?MPI_(?:Test(?:all|any|some)?|Iprobe|Improbe)\s*\(")
-
-
 def timing_faults(text: str, cell_lines: list[int] | None = None) -> list[str]:
-    """A clock read, sleep, delay or timer (lab 12's list, _KIT_TIMERS) in the preprocessed
-    cell, named with its line; hl_sleep_us(N), N a constant, in the innermost loop whose body
-    tests or probes requests (the pause between tests) is allowed."""
-    allowed = text
-    for pause in _PAUSE.finditer(text):
-        around = [loop for loop in loops(text) if loop[1] <= pause.start() < loop[2]]
-        if around:
-            _, body, end = max(around, key=lambda loop: loop[1])
-            if _POLLS.search(text, body, end):
-                allowed = allowed[:pause.start()] + " " * len(pause.group(0)) + allowed[pause.end():]
-    used = [m for m in (first_use(CLOCKS_AND_SLEEPS, allowed), first_use(_KIT_TIMERS, allowed)) if m]
-    found = min(used, key=lambda m: m.start(), default=None)
+    """A clock read, sleep, delay or timer (kernels.c_text.timed_use, and _KIT_TIMERS) in the
+    preprocessed cell, named with its line; the pause between tests is allowed."""
+    found = timed_use(text, _KIT_TIMERS)
     if found is None:
         return []
-    return [f"no {found.group(0).strip(' (')} (line {text_line(text, found.start(), cell_lines)}): "
+    return [f"no {timed_name(found)} (line {text_line(text, found.start(), cell_lines)}): "
             "one thread at a time calls MPI because a critical section, a lock or a barrier "
             "keeps the others out, not because of when each thread calls; the cell reads no "
             "clock and times no wait (the one pause allowed: hl_sleep_us(N), N a constant, in "

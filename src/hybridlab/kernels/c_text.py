@@ -23,7 +23,8 @@ _PAIRS = {"(": ")", "{": "}"}
 # A cell's clocks, sleeps and delays (the C library's, OpenMP's, MPI's and hybridlab.h's): each
 # times a wait, which the method checks of labs 01 (b) and 12 refuse (a fresh attacker's turns
 # timed with hl_sleep_us, hl_sleep_seconds or hl_now kept 12 (d) 4/4 twice, 2026-12-07, A4)
-CLOCKS_AND_SLEEPS = re.compile(r"\b(?:omp_get_wtime|omp_get_wtick|MPI_Wtime|MPI_Wtick|clock_gettime"
+CLOCKS_AND_SLEEPS = re.compile(r"\b(?:hl_traced_|P)?MPI_Wti(?:me|ck)\b"  # traced in the preprocessed unit
+                               r"|\b(?:omp_get_wtime|omp_get_wtick|clock_gettime"
                                r"|gettimeofday|nanosleep|clock_nanosleep|usleep|sleep|sched_yield"
                                r"|thrd_sleep|thrd_yield|timespec_get|hl_now|hl_sleep_us|hl_sleep_seconds"
                                r"|hl_nanosleep|hl_thread_cpu_now|hl_delay\w*|hl_slowest_since"
@@ -152,6 +153,31 @@ def first_use(pattern: re.Pattern, text: str) -> re.Match | None:
                 continue
         return found
     return None
+
+
+# the one pause labs 01 (b) and 03 (d) allow between tests of the requests, and those tests
+_PAUSE = re.compile(r"hl_sleep_us\s*\(\s*\d+[uUlL]*\s*\)")
+_POLLS = re.compile(r"\b(?:hl_traced_)?MPI_(?:Test(?:all|any|some)?|Iprobe|Improbe)\s*\(")
+
+
+def timed_use(text: str, *more: re.Pattern) -> re.Match | None:
+    """The first clock read, sleep or delay (CLOCKS_AND_SLEEPS, and the patterns `more`) in the
+    preprocessed cell `text`, leaving out the one pause allowed: hl_sleep_us(N), N a constant, in
+    the innermost loop whose body tests or probes requests. None when there is none."""
+    allowed = text
+    for pause in _PAUSE.finditer(text):
+        around = [loop for loop in loops(text) if loop[1] <= pause.start() < loop[2]]
+        if around:
+            _, body, end = max(around, key=lambda loop: loop[1])
+            if _POLLS.search(text, body, end):
+                allowed = allowed[:pause.start()] + " " * len(pause.group(0)) + allowed[pause.end():]
+    used = [m for m in (first_use(p, allowed) for p in (CLOCKS_AND_SLEEPS, *more)) if m]
+    return min(used, key=lambda m: m.start(), default=None)
+
+
+def timed_name(found: re.Match) -> str:
+    """The clock or sleep a timed_use match names, as the cell wrote it."""
+    return found.group(0).strip(" (").replace("hl_traced_", "")
 
 
 def text_line(text: str, pos: int, cell_lines: list[int] | None = None) -> int:

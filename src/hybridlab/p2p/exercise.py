@@ -12,8 +12,9 @@ a Wait with the exchange open while it has steps left, or after a step or so wit
 nor does the team put its computing off until the exchange has completed in most samples
 (_check_stalls), nor compute the steps before the exchange is posted (judge_posted_first), no
 request is freed in flight (student_c.freed_in_flight, lab 04 (a)'s rule too), the master
-computes a share of its own where the other threads are slowed (judge_master_share: no
-communication thread), each posting moves the sample's `count` doubles to or from `peer` on `comm`
+computes a share of its own in the runs of a team, where every thread's steps are slowed alike
+(STEP_US; judge_master_share: no communication thread), the cell reads no clock and sleeps not
+(clock_faults), each posting moves the sample's `count` doubles to or from `peer` on `comm`
 (_check_postings; the values are drawn afresh per sample and told to no one before the exchange
 returns, so they cannot be made from the rank's own), and no deadlock (MPI_Send is
 synchronous in the student's code; a hang ends as KernelTimeout).
@@ -36,6 +37,8 @@ import re
 import pandas as pd
 
 from ..kernels.build import Kernel
+from ..kernels.c_cells import unanswered
+from ..kernels.c_text import text_line, timed_name, timed_use
 from ..runs import compliance
 from ..runs.launch import run_program
 from ..runs.records import Results
@@ -47,6 +50,7 @@ from ..runs.student_c import (
     freed_in_flight,
     overlap_share,
     overlap_table,
+    preprocessed_lines,
 )
 from .paths import ACROSS, INSIDE
 from .switches import Switches
@@ -66,6 +70,17 @@ LATE_US = 20000
 # rank's); a shorter one (the late rank's: the message had waited for it) says too little
 # against a thread the loaded machine pauses
 IDLE_WINDOW = LATE_US * 1e-6 / 4
+# (d): _idle_team's floor: the other threads computed more than this many times as many steps after
+# a long window as inside it (a token step inside, the rest after)
+LATE_FACTOR = 3
+# (d): in every run of more than one thread, compute_step sleeps this long (us) after each step,
+# on every thread alike (p2p_overlap.c's step_us): a team sharing the steps gives the master about
+# 1/T of them however loaded the machine (a step's sleep leaves the CPU to a paused master), a
+# communication thread none, and no run of a team looks different from another: judge_master_share
+# judges them all (the hidden test's 29 to 45 steps: at most 23 ms a sample at 2 threads, 15 at
+# 3; a fresh attacker's A11 d03_1 timed the other threads' steps to find the one slowed run of
+# 2026-12-07 and was a communication thread in the others, 4/4 twice)
+STEP_US = 500
 
 
 def live_polls(calls: pd.DataFrame) -> pd.Series:
@@ -109,8 +124,30 @@ def progress_runs(
 
 
 def build_student_overlap(code: str, name: str = "student_p2p_overlap") -> Kernel:
-    """Compile the student's overlap into p2p_overlap (variant student), MPI calls traced."""
+    """Compile the student's overlap into p2p_overlap (variant student), MPI calls traced;
+    ValueError naming a clock read or a sleep of the cell (clock_faults)."""
+    if not unanswered(code):
+        pairs = preprocessed_lines("p2p_overlap", "HL_STUDENT_P2P_OVERLAP", code)
+        faults = clock_faults("\n".join(text for _, text in pairs), [line for line, _ in pairs])
+        if faults:
+            raise ValueError("overlap_exchange: " + "; ".join(faults))
     return build_student(name, "p2p_overlap", "HL_STUDENT_P2P_OVERLAP", code, ("overlap_exchange",))
+
+
+def clock_faults(text: str, cell_lines: list[int] | None = None) -> list[str]:
+    """A clock read, sleep or delay (kernels.c_text.timed_use) in the preprocessed cell,
+    named with its line: the text asks for none, and a clock is what tells one run from another
+    (a fresh attacker's A11 d03_1 timed the other threads' steps with omp_get_wtime to find the
+    one run that judged the master's share, and was a communication thread in the others, 4/4
+    twice, 2026-12-07). hl_sleep_us(N), N a constant, in the innermost loop whose body tests
+    requests (the pause between tests, lab 01 (b)'s rule) is allowed."""
+    found = timed_use(text)
+    if found is None:
+        return []
+    return [f"no {timed_name(found)} (line {text_line(text, found.start(), cell_lines)}): "
+            "the cell reads no clock and sleeps not (the one pause allowed: hl_sleep_us(N), N a "
+            "constant, in the loop that tests your requests): the master shares the steps and "
+            "polls inside its share, whatever the steps cost"]
 
 
 def check_student_overlap(
@@ -127,7 +164,9 @@ def check_student_overlap(
     """Run the student's overlap on 2 ranks for each thread count and check it (see module):
     the data, FUNNELED, polling, and overlap read from the trace's timestamps: on every rank, more
     than `min_share` of the computing (compute_step) must fall between the posting of the
-    requests and their completion (student_c.overlap_share). Returns one row per thread count."""
+    requests and their completion (student_c.overlap_share); in the runs of more than one
+    thread every step is slowed (STEP_US) and the master's own share judged (judge_team, then
+    judge_master_share). Returns one row per thread count."""
     runs = student_overlap_runs(kernel, threads, bytes=bytes, steps=steps, flops=flops, poll=poll,
                         samples=samples, timeout=timeout)  # fmt: skip
     rows = [judge_overlap(res, t, steps=steps, poll=poll, samples=samples, min_share=min_share)
@@ -145,7 +184,8 @@ def judge_team(rows: list[dict]) -> None:
     the instructor's solution computed none of it there in one run of five (the exchange done
     before the other threads started), and whether the computing overlaps the exchange is
     judge_overlap's to say. Then judge_blocking: no sample blocked by program order twice over the
-    runs."""
+    runs; judge_posted_first; and judge_master_share: the master's own share in the runs of a
+    team."""
     runs = [row for row in rows if row["threads"] > 1]
     good = [row for row in runs if team_computes(row)]
     assert 2 * len(good) > len(runs), (
@@ -158,6 +198,7 @@ def judge_team(rows: list[dict]) -> None:
         "master computes at least 1/(4T) of all the steps, in most runs")
     judge_blocking(rows)
     judge_posted_first(rows)
+    judge_master_share(rows)
 
 
 def judge_posted_first(rows: list[dict]) -> None:
@@ -253,33 +294,47 @@ def _posted_late(res: Results, threads: int) -> tuple[list[str], list[str], int]
     return master_first, early, judged
 
 
-def judge_master_share(res: Results, threads: int, steps: int) -> None:
-    """The master takes part in sharing the steps and polls inside its share (the text's step
-    2), judged on a run of `threads` > 1 made with the other threads slowed (student_overlap_runs'
-    others_us=OTHERS_US: compute_step sleeps after each of their steps): a master that shares
-    the steps then computes most of them (a dynamic schedule), or its static share or half of
-    one, in every sample, however loaded the machine; a communication thread that posts and
-    waits (or tests in a loop) while the others compute every step (a fresh attacker's K1, 4/4
-    twice, 2026-12-07), or that computes a token step, computes fewer than steps / (4T).
-    Refused when it did so in most samples (ranks x samples). The unslowed runs cannot tell: on
-    a loaded grader a dynamic(1) master behind a barrier computed no step in 4 to 6 of the 6
-    samples of every run of 2 and 3 threads (2026-12-07), and when the master began to wait
-    says nothing there (37 steps took 0.12 ms in all in a traced run, a preemption far
-    longer)."""
+def _master_short(res: Results, threads: int, steps: int) -> tuple[list[str], int]:
+    """Per rank and sample (_samples_posted) of a run of `threads` > 1: the samples in which the
+    master (the thread that calls MPI on the rank) computed fewer than steps / (4T) of the steps
+    (one text each: its steps, and how many the sample had), and how many samples were judged."""
     short, judged = [], 0
     for rank, sample, master, _, work, _ in _samples_posted(res):
         judged += 1
         mine = int(work.loc[work["thread"].isin(master), "pieces"].sum()) if len(work) else 0
         if 4 * threads * mine < steps:
-            short.append(f"rank {rank} sample {sample}: {mine} of {steps}")
-    assert 2 * len(short) <= judged, (
-        f"2 ranks x {threads} threads, {steps} steps, the other threads slowed by "
-        f"{OTHERS_US} us a step: the master computed fewer than steps / (4T) of the steps in "
-        f"{len(short)} of the {judged} samples (ranks x samples) (" + "; ".join(short[:2])
+            short.append(f"{threads} threads, rank {rank} sample {sample}: {mine} of {steps}")
+    return short, judged
+
+
+def judge_master_share(rows: list[dict]) -> None:
+    """The master takes part in sharing the steps and polls inside its share (the text's step
+    2), over the part's runs of more than one thread (`rows`, from judge_overlap: each run's
+    MASTER_SHORT and MASTER_SAMPLED, _master_short). In each of them every thread's steps are
+    slowed alike (student_overlap_runs' step_us=STEP_US): a master that shares the steps (a
+    static share, half of one, or a dynamic schedule behind a barrier) computes about 1/T of them
+    in every sample, however loaded the machine; a communication thread that posts and waits (or
+    tests in a loop) while the others compute every step (a fresh attacker's K1, 4/4 twice,
+    2026-12-07), or that computes a token step, computes fewer than steps / (4T). Refused when it
+    did so in more than a quarter of the samples (ranks x samples) over those runs: a
+    communication thread in any one of the hidden test's three runs of a team, in any run told
+    apart by its thread count or its steps, or in a third of the samples, is a third of them (a
+    fresh attacker's A11 d03_1, 4/4 twice, 2026-12-07: when only one run of each thread count was
+    slowed, it timed the other threads' steps and shared honestly there only). Measured at load
+    9 to 17 on 2 CPUs, 500 us a step, 37 steps: static masters 19 / 13 at 2 / 3 threads, the half
+    share 10 / 7, dynamic and guided ones 8 to 24 (the floor 4.6 / 3.1), communication threads 0;
+    in the 5-step eager run a dynamic master took none in up to 2 of its 6 samples."""
+    team = [row for row in rows if row["threads"] > 1 and MASTER_SAMPLED in row]
+    short = [text for row in team for text in row[MASTER_SHORT]]
+    judged = sum(row[MASTER_SAMPLED] for row in team)
+    assert 4 * len(short) <= judged, (
+        f"in the {len(team)} runs of a team (2 ranks, every thread's steps slowed by {STEP_US} "
+        f"us), the master computed fewer than steps / (4T) of the steps in {len(short)} of the "
+        f"{judged} samples (ranks x samples) (" + "; ".join(short[:2])
         + ("; ..." if len(short) > 2 else "") + "): the master takes part in sharing the "
-        "steps (a static schedule, or a barrier after the posting: then it takes steps while "
-        "the others are busy) and polls inside its share; a master that only posts and waits "
-        "while the other threads compute (a communication thread) is not the exercise")
+        "steps (a static schedule, or a barrier after the posting: then it takes steps as the "
+        "others do) and polls inside its share; a master that only posts and waits while the "
+        "other threads compute (a communication thread) is not the exercise")
 
 
 def judge_blocking(rows: list[dict]) -> None:
@@ -338,14 +393,15 @@ def team_shares(res: Results, windows: pd.DataFrame, threads: int) -> tuple[floa
 
 def student_overlap_runs(kernel: Kernel, threads: tuple[int, ...], *, bytes: int, steps: int,
                          flops: int, poll: int, samples: int, timeout: float,
-                         late_us: int = LATE_US, others_us: int = 0) -> list[Results]:  # fmt: skip
+                         late_us: int = LATE_US, step_us: int = STEP_US) -> list[Results]:  # fmt: skip
     """The student's overlap run on 2 ranks at each thread count, traced (KernelError when the
     kernel finds a wrong value, KernelTimeout on a deadlock), one rank of the pair `late_us`
-    late in each sample, each in turn (LATE_US); `others_us`: compute_step sleeps that long
-    after each step of a thread other than the master (judge_master_share's run: OTHERS_US)."""
+    late in each sample, each in turn (LATE_US); in each run of more than one thread,
+    compute_step sleeps `step_us` after each step, on every thread alike (STEP_US: the runs
+    judge_master_share reads; one thread: no sleep)."""
     return [run_program(kernel, ranks=2, threads=t, thread_level=LEVEL, timeout=timeout,
                         variants="student", bytes=bytes, steps=steps, flops=flops, poll=poll,
-                        samples=samples, late_us=late_us, others_us=others_us)  # fmt: skip
+                        samples=samples, late_us=late_us, step_us=step_us if t > 1 else 0)  # fmt: skip
             for t in threads]
 
 
@@ -364,6 +420,7 @@ def judge_overlap(res: Results, threads: int, *, steps: int, poll: int, samples:
     blocked = _check_stalls(res, threads, steps)
     others, least = team_shares(res, overlap_table(res), threads)
     master_first, early, judged = _posted_late(res, threads)
+    master_short, master_judged = _master_short(res, threads, steps) if threads > 1 else ([], 0)
     share = overlap_share(res)
     assert len(share) == 2 and (share > min_share).all(), (
         f"2 ranks x {threads} threads: share of the computing done while the exchange was open, "
@@ -374,7 +431,8 @@ def judge_overlap(res: Results, threads: int, *, steps: int, poll: int, samples:
     return {"threads": threads, "MPI_Test calls per rank and sample": polls / (2 * (samples + 1)),
             "computing while the exchange was open": float(share.min()),
             OTHERS: others, LEAST: least, BLOCKED: blocked, MASTER_FIRST: master_first,
-            EARLY: early, SAMPLED: judged}  # fmt: skip
+            EARLY: early, SAMPLED: judged, MASTER_SHORT: master_short,
+            MASTER_SAMPLED: master_judged}  # fmt: skip
 
 
 # a row's share of the steps computed while the exchange was open that the threads other than
@@ -393,11 +451,11 @@ MASTER_FIRST = "samples the master computed before posting"
 EARLY = "samples computed before posting"
 SAMPLED = "samples judged for posting first"
 EARLY_KEPT = 3
-# (d): the run judge_master_share reads: compute_step sleeps this long (us) after each step of
-# a thread other than the master, so a master that shares the steps takes most of them (the
-# hidden test's 29 to 45 steps: at most 45 ms a sample; a master the loaded machine preempts for
-# a few ms still takes some)
-OTHERS_US = 1000
+# a row's samples in which the master computed fewer than steps / (4T) of the steps (texts), and
+# how many samples were judged, in a run of a team (_master_short); judge_master_share refuses
+# more than a quarter of them over the part's runs of a team
+MASTER_SHORT = "samples the master computed too little"
+MASTER_SAMPLED = "samples judged for the master's share"
 # (d): the master's steps in a row with no test while the exchange is open: at most this many
 # times `poll` (plus one); tests bunched together leave the message still for the rest
 STRETCH = 2
@@ -582,8 +640,15 @@ def _held_inside(mine: pd.DataFrame, work: pd.DataFrame, kit: pd.DataFrame, mast
 def _idle_team(work: pd.DataFrame, kit: pd.DataFrame, master: set, w, sample_end: float) -> str:
     """(c) of _check_stalls, for a window `w` in which the master computed fewer than
     steps / (2T) of its own steps, at least IDLE_WINDOW long (the early rank's, its partner
-    LATE_US late): the sample's computing was put off until the exchange had completed: more of
-    it fell after the window (up to the kit's next call, `sample_end`) than inside it, while the
+    LATE_US late): the team's computing was put off until the exchange had completed: the other
+    threads computed more than LATE_FACTOR times as many steps after the window (up to the kit's
+    next call, `sample_end`) as inside it (their steps, not the master's: a master the loaded
+    machine held up computes its share after the window while the others, their share done
+    inside it, have nothing left; counted in steps, each interval's `pieces` in proportion to
+    its time inside, not seconds: in a run of a team a step's time is mostly STEP_US's sleep,
+    which a loaded machine stretches unevenly, and a dynamic schedule's loop may outlast the
+    window there: at load 15 to 17 a step took 1 to 3.5 ms and the honest answers' other threads
+    computed 12 of their steps after a window and 6 or more inside it), while the
     threads other than the master that computed in the sample sat idle inside the window for at
     least as long as that late computing took (the team had the time, and did not use it: a
     master that posts and waits, then the team computes; a fresh attacker's T03_once2, 4/4 kept
@@ -598,18 +663,21 @@ def _idle_team(work: pd.DataFrame, kit: pd.DataFrame, master: set, w, sample_end
     earlier = kit.loc[kit["end"] <= w.start, "end"]
     sample_start = float(earlier.max()) if len(earlier) else float("-inf")
     inside = (work["end"].clip(upper=w.end) - work["start"].clip(lower=w.start)).clip(lower=0)
-    late = work[(work["start"] >= w.end) & (work["start"] < sample_end)]
+    theirs = ~work["thread"].isin(master)
+    inside_steps = float((work["pieces"] * inside / (work["end"] - work["start"]).clip(lower=1e-12))
+                         .clip(upper=work["pieces"])[theirs].sum())
+    late = work[(work["start"] >= w.end) & (work["start"] < sample_end) & theirs]
     late_seconds = float((late["end"] - late["start"]).sum())
     late_steps = int(late["pieces"].sum())
-    if late_steps == 0 or late_seconds <= float(inside.sum()):
+    if late_steps == 0 or late_steps <= LATE_FACTOR * inside_steps:
         return ""
     in_sample = work[(work["end"] > sample_start) & (work["start"] < sample_end)]
     others = [t for t in sorted(set(in_sample["thread"])) if t not in master]
     idle = sum(max(0.0, span - float(inside[work["thread"] == t].sum())) for t in others)
     if not others or idle < late_seconds:
         return ""
-    return (f"{late_steps} steps ({late_seconds * 1e6:.0f} us) computed after the exchange "
-            f"completed, {float(inside.sum()) * 1e6:.0f} us of computing inside it, while the "
+    return (f"{late_steps} steps ({late_seconds * 1e6:.0f} us) computed by the other threads "
+            f"after the exchange completed, {float(inside.sum()) * 1e6:.0f} us of computing inside it, while the "
             f"other threads sat idle in it for {idle * 1e6:.0f} us")
 
 
