@@ -975,7 +975,10 @@ GAMING += [
     attempt("method", "overlap_exchange", _G03SPIN, EXCHANGE,
             "G03_tail with the master computing nothing: it spins until the other threads have "
             "computed every step but one, posts and waits; thread 1 the token step inside",
-            reason="the steps were computed before the exchange was posted"),
+            # with every step slowed (STEP_US), a sample where the team's steps outlast the
+            # spin shows the master blocked with the exchange open first
+            reason="the steps were computed before the exchange was posted"
+                   " | the master blocked with the exchange open"),
     attempt("method", "overlap_exchange", _G03MASTER, EXCHANGE,
             "the other threads compute every step but one while the master spins, then the "
             "master posts, computes the token step and tests until done",
