@@ -4,6 +4,7 @@ import pytest
 
 from hybridlab.errors import failed_rank
 from hybridlab.runs.records import RecordError, Results, parse_framed, parse_lines
+from tracer_probe import build_probe
 
 OUTPUT = """{"meta":true,"rank":0,"thread_level":"funneled","mpi_library":"MPICH Version:   5.0.2"}
 {"rank":0,"thread":1,"cpu":1,"numa":0,"seconds":0.5}
@@ -243,23 +244,7 @@ def test_the_runs_key_is_on_no_page_the_process_can_read(tmp_path):
     the sealed page, and reading its page faults."""
     import subprocess
 
-    from hybridlab.kernels.build import DEFAULT_FLAGS, TRACER_FLAGS, include_flags, mpicc
-    from hybridlab.paths import find_kernel_file
-
-    cc = mpicc()
-    tracer, probe = tmp_path / "tracer.o", tmp_path / "probe"
-    (tmp_path / "probe.c").write_text(KEY_PROBE)
-    subprocess.run([cc, *DEFAULT_FLAGS, *TRACER_FLAGS, *include_flags(), "-c",
-                    str(find_kernel_file("hl_trace.c")), "-o", str(tracer)], check=True)  # fmt: skip
-    subprocess.run([cc, "-std=gnu11", "-fopenmp", str(tmp_path / "probe.c"), str(tracer), "-o",
-                    str(probe), "-lm"], check=True)  # fmt: skip
-    symbols = {
-        words[2]: int(words[0], 16)
-        for words in (line.split() for line in subprocess.run(
-            ["nm", str(probe)], capture_output=True, text=True, check=True).stdout.splitlines())
-        if len(words) == 3
-    }  # fmt: skip
-    offset = str(symbols["sealed"] - symbols["main"])
+    probe, offset = build_probe(tmp_path, KEY_PROBE)
     key = "k3yOfTheRun0123456789abcdef"
     (tmp_path / "key").write_text(key)
     env = {"PATH": "/usr/bin:/bin", "HL_RECORD_KEY_FILE": str(tmp_path / "key"), "PROBE_KEY": key}

@@ -10,6 +10,7 @@ import pytest
 
 from hybridlab.machine.topology import find_mpiexec
 from hybridlab.slurm import jobs, steps
+from tracer_probe import build_probe
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -253,23 +254,7 @@ def test_what_frames_the_stream_is_read_only_once_a_run_starts(tmp_path):
     tracer seals when a run starts (kernels_c/hl_trace.c): a store into it from the process's
     code (an attacker found the stream's descriptor beside the key and set it to -1 to drop its
     calls) faults. Before any run the page is ordinary data, which shows the probe's aim is true."""
-    from hybridlab.kernels.build import DEFAULT_FLAGS, TRACER_FLAGS, include_flags, mpicc
-    from hybridlab.paths import find_kernel_file
-
-    cc = mpicc()
-    tracer, probe = tmp_path / "tracer.o", tmp_path / "probe"
-    (tmp_path / "probe.c").write_text(SEAL_PROBE)
-    subprocess.run([cc, *DEFAULT_FLAGS, *TRACER_FLAGS, *include_flags(), "-c",
-                    str(find_kernel_file("hl_trace.c")), "-o", str(tracer)], check=True)  # fmt: skip
-    subprocess.run([cc, "-std=gnu11", "-fopenmp", str(tmp_path / "probe.c"), str(tracer), "-o",
-                    str(probe), "-lm"], check=True)  # fmt: skip
-    symbols = {
-        words[2]: int(words[0], 16)
-        for words in (line.split() for line in subprocess.run(
-            ["nm", str(probe)], capture_output=True, text=True, check=True).stdout.splitlines())
-        if len(words) == 3
-    }  # fmt: skip
-    offset = str(symbols["sealed"] - symbols["main"])
+    probe, offset = build_probe(tmp_path, SEAL_PROBE)
     before = subprocess.run([str(probe), offset], capture_output=True, text=True, timeout=60)
     assert before.returncode == 0 and "written" in before.stdout, before
     during = subprocess.run([str(probe), offset, "run"], capture_output=True, text=True, timeout=60)
