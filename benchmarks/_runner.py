@@ -213,5 +213,5 @@ def launch_reference(
     env = chosen.environment(
         placement.environment(chosen.mpi.implementation, len(read_topology().usable))
     )
-    return launch._launch(cmd, env, binary.name, timeout=timeout, spans_nodes=False,
+    return launch.launch(cmd, env, binary.name, timeout=timeout, spans_nodes=False,
                           chosen_kind=chosen.kind)  # fmt: skip

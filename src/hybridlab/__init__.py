@@ -14,7 +14,8 @@ beside it on its floor):
                (run_program: a program under mpiexec), records, metadata, replay, own_runs,
                run_format, course_size (quick or full), compliance, student_c, traces, stats
   5 engines    cluster (placement, deferral, runs on the engines), engine_set, supervisor,
-               controller (the notebook's warm ipyparallel controller), engine (a rank's process)
+               controller (the notebook's warm ipyparallel controller), engine (a rank's process),
+               once (a function once on every rank of a fresh MPI job, no engines)
   5 slurm      jobs (a batch script: sbatch --wait, else a local runner), local_slurm
   5 simulate   the kit's MPI kernels under SimGrid SMPI (its own run path beside runs)
   5 course     authoring, notebooks (run headless), kernelspec, labsettings, bookserver,

@@ -89,7 +89,8 @@ def predicted_slowdown(piled: pd.DataFrame, bound: pd.DataFrame) -> float:
 slowdown = float((timed["one-core"].records["seconds"].reset_index(drop=True)
                   / timed["cores"].records["seconds"].reset_index(drop=True)).median())
 predicted = predicted_slowdown(piled.records, spread.records)
-""", loses={"hidden_piling_slowdown"}, why="the bound run taken as one thread per CPU; a median of ratios", reason="the masks give"),
+""", loses={"hidden_piling_slowdown"}, why="the bound run taken as one thread per CPU; a median of ratios",
+            reason="the masks give | not the median seconds of the piled run"),  # either, by the drawn timings
     attempt("method", "piling_slowdown", """
 def predicted_slowdown(piled: pd.DataFrame, bound: pd.DataFrame) -> float:
     return float(timed["one-core"].records["seconds"].median() / timed["cores"].records["seconds"].median())

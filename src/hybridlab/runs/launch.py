@@ -118,7 +118,7 @@ def run_program(
         )
         with record_key() as (key, key_env), trace_stream() as (stream_env, streams):
             full_env.update({**key_env, **stream_env})
-            out = _launch(cmd, full_env, kernel.name, timeout, placement.nodes > 1, chosen.kind)
+            out = launch(cmd, full_env, kernel.name, timeout, placement.nodes > 1, chosen.kind)
             texts = [(kernel.name, out), *streams()]
         return run_path.Output(
             texts,
@@ -133,7 +133,7 @@ def run_program(
     return run_path.run(kernel, params, placement, topology, mpi, invoke, run_by=chosen.kind, env=env)
 
 
-def _launch(
+def launch(
     cmd: list[str], env: dict[str, str], name: str, timeout: float, spans_nodes: bool,
     chosen_kind: str,
 ) -> str:  # fmt: skip
