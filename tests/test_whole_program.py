@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -14,6 +15,7 @@ from hybridlab.slurm import jobs
 from hybridlab.whole_program.exercise import (
     changed_serially,
     computed_unshared,
+    jacobi_sweeps,
     loop_shared,
     loop_shares,
     places_unseen,
@@ -672,6 +674,25 @@ def test_a_doubles_bits_kept_in_pointer_cells_are_the_update():
     rows = "    for (long i = 1; i <= rows; i++) {\n        void **a = U[i - 1]"
     shared = SERIAL_HIDDEN.replace(rows, "#pragma omp parallel for\n" + rows)
     assert shared != SERIAL_HIDDEN and updates_unshared(shared) == []
+
+
+@pytest.mark.parametrize("n, iterations", [(1, 3), (8, 0), (31, 3), (64, 50), (201, 30), (701, 12)])
+def test_the_reference_sweeps_are_the_grids_of_a_fresh_copy_per_sweep(n, iterations):
+    """jacobi_sweeps (lab 10's hidden test: each run's checksum, and the bytes the update changes)
+    computes in place in two arrays: the very checksum and changes of the plain formulas it replaced
+    (a fresh copy of the grid per sweep, the interior set from the four neighbours), to the bit."""
+    i, j = np.meshgrid(np.arange(n + 2), np.arange(n + 2), indexing="ij")
+    u = np.zeros((n + 2, n + 2))
+    edge = (i == 0) | (i == n + 1) | (j == 0) | (j == n + 1)
+    u[edge] = ((i + 2 * j) / (3.0 * (n + 1)))[edge]
+    changed = 0
+    for _ in range(iterations):
+        v = u.copy()
+        v[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+        changed += int((v[1:-1, 1:-1] != u[1:-1, 1:-1]).sum())
+        u = v
+    assert jacobi_sweeps(n, iterations) == (float(u[1:-1, 1:-1].sum()), 8 * changed)
+    assert update_changes(n, iterations) == 8 * changed
 
 
 def test_the_bytes_the_master_changed_alone_are_weighed_against_the_updates():

@@ -7,29 +7,22 @@
     ($HL_SRUN_SOCKET set), reports to the kit's socket, which reads the step from this process
     itself and starts it after the script (jobs.judged_run).
 
-Both start once or more per job, so this module imports little (no pandas, no C build): the
-step's placement flags and the venv's mpiexec only.
+Both start once or more per job (a judged run of lab 10 starts both, and a submission's grading
+some twenty judged runs), so this module imports little (no pandas, no C build), and what only one
+of them needs when it needs it: psutil and ctypes in `contain`, the step's placement flags and the
+venv's mpiexec where srun starts the step itself (not in a judged run, which only reports it).
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import os
 import re
 import shutil
 import signal
 import socket
-import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
-
-import psutil
-
-from ..machine.placement import Placement
-from ..machine.topology import find_mpiexec
+from typing import NamedTuple
 
 STEPS = "HL_SRUN_SOCKET"  # in a judged run, the kit's unix socket its srun reports each step to
 SRUN_COMMAND = ("-I", "-m", "hybridlab.slurm.steps", "srun")  # the kit's srun: sys.executable + these
@@ -73,9 +66,10 @@ _SRUN_IGNORED = ("--mpi", "--overlap", "--exact", "--kill-on-bad-exit",
                  "--distribution", "--label", "-l", "--unbuffered", "-u", "--job-name")  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Step:
-    """One srun step as a job script asked for it: what the kit's local srun was given."""
+class Step(NamedTuple):
+    """One srun step as a job script asked for it: what the kit's local srun was given (a named
+    tuple, not a dataclass: the srun of every judged run imports this module, and dataclasses'
+    import, inspect's, would be most of its start)."""
 
     ntasks: int
     cpus_per_task: int
@@ -84,10 +78,13 @@ class Step:
     args: tuple[str, ...]
     openmp: dict[str, str]  # the OpenMP variables (OMP_*, GOMP_*) the step's environment had
 
-    def command(self, program: str | Path, environ: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    def command(self, program: str | os.PathLike, environ: dict[str, str]) -> tuple[list[str], dict[str, str]]:
         """The mpiexec command line that starts `program` (the step's own or the kit's copy of
         it) as this step, and its environment: `environ` without any OpenMP variable but the
         step's, what the venv's MPI needs, and nothing of Slurm's launcher."""
+        from ..machine.placement import Placement
+        from ..machine.topology import find_mpiexec
+
         placement = Placement(self.ntasks, self.cpus_per_task, self.bind, None)
         mpi = find_mpiexec()
         flags = placement.launcher_args(mpi.implementation)
@@ -130,6 +127,10 @@ def srun_main(argv: list[str]) -> int:
         print(f"srun (grader): step of {step.ntasks} x {step.cpus_per_task} recorded: the grader "
               "starts it once the script has ended", file=sys.stderr, flush=True)  # fmt: skip
         return 0
+    import subprocess
+
+    from ..machine.topology import find_mpiexec
+
     if find_mpiexec().mpiexec is None:
         return _srun_error("no mpiexec: run `make setup`")
     cmd, env = step.command(step.program, mpi_environment())
@@ -293,6 +294,8 @@ def _env_prefix(program: list[str]) -> tuple[dict[str, str], list[str]]:
 def mpi_environment(implementation: str | None = None) -> dict[str, str]:
     """This process's environment plus what the venv's MPI needs to start ranks as this user:
     Open MPI's mpiexec refuses to run as root (a container, CI) unless told it may."""
+    from ..machine.topology import find_mpiexec
+
     env = dict(os.environ)
     if os.geteuid() == 0 and (implementation or find_mpiexec().implementation) == "openmpi":
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -321,6 +324,12 @@ def contain_main(argv: list[str]) -> int:
     even in a session of its own or without the kit's tag, is re-parented here and killed when
     the script ends or this process is terminated. So a judged script leaves nothing running
     beside the step the kit starts after it (judged_run)."""
+    import contextlib
+    import ctypes
+    import subprocess
+
+    import psutil
+
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
     def stop(signum: int, _frame: object) -> None:
