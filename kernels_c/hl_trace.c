@@ -758,14 +758,32 @@ static void keep_completed(hl_trace_call *c, int kept, const int indices[]) {
     }
 }
 
+/* The calling thread's number in the outermost team, a piece's "thread": what no region a cell
+ * opens can change. omp_get_thread_num() is the innermost team's: 0 on any thread in a parallel
+ * region of one thread nested in its own, and in a target region run on the host (level 0 there,
+ * its own numbering inside) (a fresh attacker's A14 d03_c3 had thread 1 compute the master's steps
+ * in a nested team of one, recorded as thread 0's, 4/4 twice, 2026-12-07). Number 0 is MPI's
+ * main thread's (MPI_Is_thread_main; the process's first thread outside MPI): another OS thread
+ * numbered 0 is -1, a thread of no number of the outermost team. */
+static int outermost_thread(void) {
+    int t = omp_get_level() >= 1 ? omp_get_ancestor_thread_num(1) : 0, up = 0, down = 0, main = 0;
+    if (t != 0) return t;
+    if (MPI_Initialized(&up) == MPI_SUCCESS && up && MPI_Finalized(&down) == MPI_SUCCESS && !down)
+        MPI_Is_thread_main(&main);
+    else
+        main = syscall(SYS_gettid) == getpid();
+    return main ? 0 : -1;
+}
+
 /* A piece of computing of the calling thread from `start` to `end` with rows `first`..`last`:
- * to the stream (every one), else kept (the first HL_TRACE_MAX_COMPUTE). */
+ * to the stream (every one), else kept (the first HL_TRACE_MAX_COMPUTE). Its "thread": the
+ * outermost team's number (outermost_thread). */
 static void new_piece(double start, double end, long first, long last) {
     long slot = atomic_fetch_add(&interval_count, 1);
     if (F.stream_fd < 0 && slot >= HL_TRACE_MAX_COMPUTE) return;
     hl_trace_interval v = {.start = start, .end = end, .first = first, .last = last,
                            .step = atomic_load(&step),
-                           .thread = omp_get_thread_num()};
+                           .thread = outermost_thread()};
     v.tid = (long)syscall(SYS_gettid);
     hl_where(&v.cpu, &v.numa);
     if (F.stream_fd >= 0) {

@@ -1288,3 +1288,93 @@ GAMING += [
             "A11's communication thread in the eager run only (told apart by its 5 steps): 6 of "
             "the 18 samples", reason=COMM_THREAD),
 ]
+
+
+# a nested parallel region posing as the master (2026-12-07, issue 36): a fresh attacker's A14
+# d03_c3 (4/4 twice) had thread 1 compute the master's steps inside a parallel region of one
+# thread nested in its own, where omp_get_thread_num() is 0, while the real master only tested and
+# waited (a communication thread); its wait loop sleeps behind an MPI_Test that never runs. The
+# tracer now records a piece under the outermost team's number, 0 only for MPI's main thread
+# (kernels_c/hl_trace.c, outermost_thread); the same with a target region run on the host (its
+# own numbering: 0 at level 0 on any thread) in place of the nested team
+_A14_C3 = r"""%%c OVERLAP_C p2p_overlap
+#include <stdatomic.h>
+static atomic_long proxy_ticks, proxy_acked;
+static atomic_int proxy_busy;
+
+static void pad(void) {
+    volatile double x = 0.0;
+    for (int k = 0; k < 40000; k++) x += 1e-9;
+}
+
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int flag = 0;
+    MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 3, comm, &req[0]);
+    MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 3, comm, &req[1]);
+    if (omp_get_max_threads() < 2) {
+        for (long i = 0; i < steps; i++) {
+            compute_step(i);
+            if (!flag && (i + 1) % poll == 0) MPI_Testall(2, req, &flag, MPI_STATUSES_IGNORE);
+        }
+        if (!flag) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        return;
+    }
+    atomic_store(&proxy_ticks, 0);
+    atomic_store(&proxy_acked, 0);
+    atomic_store(&proxy_busy, 1);
+#pragma omp parallel
+    {
+        int t = omp_get_thread_num(), n = omp_get_num_threads();
+        long share = (steps + n - 1) / n;
+        if (t == 0) {
+            while (atomic_load(&proxy_busy)) {
+                long now = atomic_load(&proxy_ticks);
+                if (now != atomic_load(&proxy_acked)) {
+                    if (!flag) MPI_Testall(2, req, &flag, MPI_STATUSES_IGNORE);
+                    atomic_store(&proxy_acked, now);
+                }
+                hl_sleep_us(20);
+            }
+            if (!flag) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        } else if (t == 1) {
+            long m = 0, m_end = share < steps ? share : steps;   /* the "master's" steps */
+            long o = share, o_end = 2 * share < steps ? 2 * share : steps;  /* thread 1's own */
+            while (m < m_end || o < o_end) {
+                if (m < m_end) {
+#pragma omp parallel num_threads(1)
+                    compute_step(m);
+                    m++;
+                    if (m % poll == 0 || m == m_end) {
+                        long tick = atomic_fetch_add(&proxy_ticks, 1) + 1;
+                        while (atomic_load(&proxy_acked) != tick) {
+                            if (tick < 0) MPI_Test(&req[0], &flag, MPI_STATUS_IGNORE);
+                            hl_sleep_us(20);
+                        }
+                    }
+                    if (m == m_end) atomic_store(&proxy_busy, 0);
+                    pad();
+                }
+                if (o < o_end) {
+                    compute_step(o++);
+                    pad();
+                }
+            }
+        } else {
+            long lo = t * share, hi = lo + share < steps ? lo + share : steps;
+            for (long i = lo; i < hi; i++) compute_step(i);
+        }
+    }
+}"""
+_A14_TARGET = _A14_C3.replace("#pragma omp parallel num_threads(1)", "#pragma omp target")
+assert _A14_TARGET != _A14_C3
+GAMING += [
+    attempt("method", "overlap_exchange", _A14_C3, EXCHANGE,
+            "fresh attacker A14's d03_c3 (4/4 twice, 2026-12-07): thread 1 computes the master's "
+            "steps in a nested team of one thread (number 0 there), the master only tests and "
+            "waits", reason=COMM_THREAD),
+    attempt("method", "overlap_exchange", _A14_TARGET, EXCHANGE,
+            "A14's d03_c3 with a target region run on the host (number 0 at level 0 on any "
+            "thread) in place of the nested team", reason=COMM_THREAD),
+]

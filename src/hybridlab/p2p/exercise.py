@@ -323,7 +323,11 @@ def judge_master_share(rows: list[dict]) -> None:
     slowed, it timed the other threads' steps and shared honestly there only). Measured at load
     9 to 17 on 2 CPUs, 500 us a step, 37 steps: static masters 19 / 13 at 2 / 3 threads, the half
     share 10 / 7, dynamic and guided ones 8 to 24 (the floor 4.6 / 3.1), communication threads 0;
-    in the 5-step eager run a dynamic master took none in up to 2 of its 6 samples."""
+    in the 5-step eager run a dynamic master took none in up to 2 of its 6 samples. A step's
+    thread is the tracer's outermost team number, 0 only for MPI's main thread (hl_trace.c,
+    outermost_thread): steps another thread computes in a team of one nested in its own, or in a
+    target region run on the host, where omp_get_thread_num() is 0, are not the master's (a fresh
+    attacker's A14 d03_c3, 4/4 twice, 2026-12-07)."""
     team = [row for row in rows if row["threads"] > 1 and MASTER_SAMPLED in row]
     short = [text for row in team for text in row[MASTER_SHORT]]
     judged = sum(row[MASTER_SAMPLED] for row in team)
