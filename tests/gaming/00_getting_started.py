@@ -164,7 +164,7 @@ GAMING += [
             loses={"hidden_ring_exchange"},
             why="fresh attacker (F00e): a real ring message of a dummy 0; the left neighbour's id "
                 "found in /proc (the engine whose parent is its own, PMI_RANK in its environment)",
-            reason="no message carrying their own process id"),
+            reason="refused while a graded call runs"),  # /proc: refused by the sealed rank
 ]
 
 # The test's own interpreter reached (issue 36): its reference called, its expected value read.
@@ -332,11 +332,15 @@ def ring_exchange():
     return c5.recv(source=(rank - 1) % size)
 """, loses={"hidden_ring_exchange"}, why="pkl5's isend request never waited: a request leaked",
             reason="send request(s) never completed"),
-    # A RIGHT answer the graded run cannot accept soundly (attacker B's B00r5): a method called
-    # through its class runs on the handle out of the watch's sight (mpi4py's classes cannot be
-    # patched, and the MPI library has no MPI_T variables or events to count messages by), so
-    # neither making its sends synchronous nor seeing a message is possible; the refusal says
-    # what to do (the lab's text says it too).
+]
+
+# Fresh attacker A15 (issue 36) kept 3/3 with these while the graded run watched the
+# communicator in Python: the watch's classes patched, a thread sending, the watch's records
+# written by hand through the frames (once on the grader's own unwatched communicator, once
+# with no message at all). The ranks are now sealed (engines.once: no frames, gc walks, ctypes,
+# /proc or call folders) and every MPI call is seen below Python by the kit's interposer
+# kernels_c/hl_ring_watch.c (synchronous sends, collectives refused, a record per rank).
+GAMING += [
     attempt("method", "ring_exchange", """
 def ring_exchange():
     \"\"\"Send my process id to the right neighbour, receive from the left; return what arrived.\"\"\"
@@ -346,7 +350,89 @@ def ring_exchange():
 
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
-    return MPI.Comm.sendrecv(comm, os.getpid(), dest=(rank + 1) % size, source=(rank - 1) % size)
-""", loses={"hidden_ring_exchange"}, why="a right sendrecv called through the class (B00r5): out of the graded run's sight",
-            reason="a method called through its class (MPI.Comm.sendrecv(comm, ...))"),
+    plain = {"ssend": "send", "Ssend": "Send", "issend": "isend", "Issend": "Isend",
+             "Ssend_init": "Send_init"}
+    base = MPI.Intracomm
+    for klass in type(comm).__mro__:
+        if klass.__module__ == "mpi4py.MPI":
+            break
+        for s, p in plain.items():
+            try:
+                setattr(klass, s, getattr(base, p))
+            except (TypeError, AttributeError):
+                pass
+    class _Std(MPI.Intracomm):
+        pass
+    for s, p in plain.items():
+        setattr(_Std, s, getattr(base, p))
+    MPI.Intracomm = _Std          # a watch calling MPI.Intracomm.ssend(self, ...) now sends standard
+    MPI.Comm = _Std
+    comm.send(os.getpid(), dest=(rank + 1) % size)
+    return comm.recv(source=(rank - 1) % size)
+""", loses={"hidden_ring_exchange"}, why="fresh attacker A15 (d2): the Python watch's synchronous methods "
+            "patched back to standard ones, then send first", reason="deadlock"),
+    attempt("method", "ring_exchange", """
+def ring_exchange():
+    \"\"\"Send my process id to the right neighbour, receive from the left; return what arrived.\"\"\"
+    import os
+    import threading
+
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    t = threading.Thread(target=comm.send, args=(os.getpid(),), kwargs={"dest": (rank + 1) % size})
+    t.start()
+    got = comm.recv(source=(rank - 1) % size)
+    t.join()
+    return got
+""", loses={"hidden_ring_exchange"}, why="fresh attacker A15 (d3): another thread sends while the main "
+            "thread receives (MPI from two threads at the funneled level)",
+            reason="called from a thread other than the one that initialised MPI"),
+    attempt("method", "ring_exchange", """
+def ring_exchange():
+    \"\"\"Send my process id to the right neighbour, receive from the left; return what arrived.\"\"\"
+    import os, sys
+
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    right, left = (rank + 1) % size, (rank - 1) % size
+    grader = sys._getframe(1).f_locals
+    world = grader["world"]                       # the real communicator, not watched
+    world.send(os.getpid(), dest=right)           # standard send first: buffered, never synchronous
+    got = world.recv(source=left)
+    grader["sent"].append(right)
+    grader["received"].append("recv")
+    grader["carried"].append((right, [os.getpid()], b""))
+    return got
+""", loses={"hidden_ring_exchange"}, why="fresh attacker A15 (d4a): send first on the grader's unwatched "
+            "communicator found in its frame, the watch's records written by hand",
+            reason="sys._getframe: refused while a graded call runs"),
+    attempt("method", "ring_exchange", """
+def ring_exchange():
+    \"\"\"Send my process id to the right neighbour, receive from the left; return what arrived.\"\"\"
+    import os, sys, time
+
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    right, left = (rank + 1) % size, (rank - 1) % size
+    grader = sys._getframe(1).f_locals
+    folder = str(sys._getframe(2).f_locals["where"])
+    with open(f"{folder}/pid-{rank}.txt.part", "w") as f:
+        f.write(str(os.getpid()))
+    os.replace(f"{folder}/pid-{rank}.txt.part", f"{folder}/pid-{rank}.txt")
+    while not os.path.exists(f"{folder}/pid-{left}.txt"):
+        time.sleep(0.01)
+    got = int(open(f"{folder}/pid-{left}.txt").read())
+    grader["sent"].append(right)
+    grader["received"].append("recv")
+    grader["carried"].append((right, [os.getpid()], b""))
+    return got
+""", loses={"hidden_ring_exchange"}, why="fresh attacker A15 (d4b): no message; process ids through files "
+            "in the call's folder, the watch's records written by hand",
+            reason="sys._getframe: refused while a graded call runs"),
 ]

@@ -218,3 +218,35 @@ def ring_exchange():
     return int(got["pid"])
 """, why="the id sent as text inside a dict"),
 ]
+
+# Right once the graded run saw MPI below Python (issue 36, kernels_c/hl_ring_watch.c): a
+# method called through its class on the communicator's handle (attacker B's B00r5) was out of
+# the Python watch's sight and scored nothing; the interposer sees its messages as any other.
+HONEST += [
+    right("ring_exchange", """
+def ring_exchange():
+    \"\"\"Send my process id to the right neighbour, receive from the left; return what arrived.\"\"\"
+    import os
+
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    return MPI.Comm.sendrecv(comm, os.getpid(), dest=(rank + 1) % size, source=(rank - 1) % size)
+""", why="a sendrecv called through the class on the communicator (B00r5)"),
+]
+
+# Fresh attacker A15's right answers (issue 36): they keep their points with the ranks sealed and
+# their MPI calls seen by the kit's interposer (kernels_c/hl_ring_watch.c).
+HONEST += [
+    right("ring_exchange", '\ndef ring_exchange():\n    """Send my process id to the right neighbour, receive from the left; return what arrived."""\n    import os\n\n    import numpy as np\n    from mpi4py import MPI\n\n    comm = MPI.COMM_WORLD\n    rank, size = comm.Get_rank(), comm.Get_size()\n    mine = np.array([os.getpid()], dtype=np.int64)\n    got = np.zeros(1, dtype=np.int64)\n    reqs = [comm.Irecv([got, MPI.INT64_T], source=(rank - 1) % size, tag=7),\n            comm.Isend([mine, MPI.INT64_T], dest=(rank + 1) % size, tag=7)]\n    MPI.Request.Waitall(reqs)\n    return int(got[0])\n',
+          why='fresh attacker A15 (r1): isend and irecv, then MPI.Request.waitall'),
+    right("ring_exchange", '\ndef ring_exchange():\n    """Send my process id to the right neighbour, receive from the left; return what arrived."""\n    import os\n\n    from mpi4py import MPI\n\n    comm = MPI.COMM_WORLD\n    ring = comm.Create_cart([comm.Get_size()], periods=[True], reorder=False)\n    left, right = ring.Shift(0, 1)\n    got = ring.sendrecv(os.getpid(), dest=right, sendtag=3, source=left, recvtag=3)\n    ring.Free()\n    return got\n',
+          why="fresh attacker A15 (r2): a periodic Cartesian communicator's Shift"),
+    right("ring_exchange", '\ndef ring_exchange():\n    """Send my process id to the right neighbour, receive from the left; return what arrived."""\n    import os\n\n    from mpi4py import MPI\n\n    comm = MPI.COMM_WORLD\n    rank, size = comm.Get_rank(), comm.Get_size()\n    buf = bytearray(1 << 16)\n    MPI.Attach_buffer(buf)\n    try:\n        comm.bsend(os.getpid(), dest=(rank + 1) % size, tag=11)\n        got = comm.recv(source=(rank - 1) % size, tag=11)\n    finally:\n        MPI.Detach_buffer()\n    return got\n',
+          why='fresh attacker A15 (r3): a buffered send with an attached buffer'),
+    right("ring_exchange", '\ndef ring_exchange():\n    """Send my process id to the right neighbour, receive from the left; return what arrived."""\n    import os\n\n    from mpi4py import MPI\n\n    comm = MPI.COMM_WORLD\n    rank, size = comm.Get_rank(), comm.Get_size()\n    right, left = (rank + 1) % size, (rank - 1) % size\n    if rank == 0:\n        comm.ssend(os.getpid(), dest=right)\n        got = comm.recv(source=left)\n    else:\n        got = comm.recv(source=left)\n        comm.ssend(os.getpid(), dest=right)\n    return got\n',
+          why='fresh attacker A15 (r4): a chain: rank 0 sends first, every other rank receives first'),
+    right("ring_exchange", '\ndef ring_exchange():\n    """Send my process id to the right neighbour, receive from the left; return what arrived."""\n    import os\n    import array\n\n    from mpi4py import MPI\n\n    comm = MPI.COMM_WORLD\n    rank, size = comm.Get_rank(), comm.Get_size()\n    out, into = array.array("q", [os.getpid()]), array.array("q", [0])\n    req = comm.Isendrecv([out, MPI.INT64_T], (rank + 1) % size, 5, [into, MPI.INT64_T], (rank - 1) % size, 5)\n    req.Wait()\n    return into[0]\n',
+          why='fresh attacker A15 (r5): MPI-4 Isendrecv on buffers, waited'),
+]

@@ -7,15 +7,31 @@ ipyparallel engine has to start (a few CPU seconds a cluster). The function trav
 ipyparallel's engines receive it (its code, defaults and closure; the globals of a function
 defined in the notebook are a fresh namespace, like an engine's before anything ran on it).
 
-    python -m hybridlab.engines.once FOLDER   (one rank: FOLDER/function.pkl in, rank-N.pkl out)
+    python -m hybridlab.engines.once FOLDER [MODULE,...]   (one rank: FOLDER/function.pkl in,
+                                                           rank-N.pkl out; sealed after MODULEs)
+
+A graded call that must not reach past its function (a hidden test judging a student's MPI
+code) asks for two things more. sealed=MODULES: each rank imports them, then adds an audit hook
+(sys.addaudithook: it cannot be removed) refusing, from then on, the interpreter's frames
+(sys._getframe, a traceback's or generator's frame), tracing and profiling, gc's walks of the
+objects, every ctypes event, other programs and processes, and files under /proc or the kit's
+call folders (the function's, its results' and every other call's): Python-level evidence the
+caller keeps in the rank is out of the function's reach. watch=NAME: the kit's PMPI interposer
+kernels_c/NAME.c, built once, LD_PRELOADed into the ranks (not into mpiexec): it sees every MPI
+call of the rank below Python and writes its record at MPI_Finalize to a file named, with a
+key, in WATCH_ENV, which it reads and erases at MPI_Init (the rank then drops os.environ's copy
+before the function runs); the caller trusts a record only framed by that key.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import io
 import marshal
 import os
 import pickle
+import secrets
 import sys
 import tempfile
 import traceback
@@ -24,6 +40,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 FUNCTION_FILE = "function.pkl"
+WATCH_ENV = (
+    "HL_ONCE_WATCH"  # "PATH-PREFIX<TAB>KEY": where and how a watch library writes its record
+)
+WATCH_PREFIX = "watch"  # its record of rank N: FOLDER/watch-N
+WATCH_FLAGS = ("-std=gnu11", "-O2", "-fPIC", "-shared", "-s")  # built in one step, stripped
 _TRACEBACK_TAIL = 3000  # characters of a rank's traceback quoted in the error
 
 
@@ -88,14 +109,57 @@ def _result_file(folder: Path, rank: int) -> Path:
     return folder / f"rank-{rank}.pkl"
 
 
+@functools.lru_cache(maxsize=4)
+def watch_library(name: str) -> Path:
+    """The kit's interposer kernels_c/NAME.c as a shared library, built once with the kit's
+    compiler and kept with the kit's objects (kernels.build._kit_object: a grading sandbox is
+    handed it built, else builds it)."""
+    from ..kernels import build
+    from ..paths import cache_root, find_kernel_file
+
+    source = find_kernel_file(f"{name}.c")
+    if source is None:
+        raise FileNotFoundError(f"no kit source {name}.c")
+    cache_root().mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=cache_root()))
+    made, _ = build._kit_object(name, [build.mpicc(), *WATCH_FLAGS], source, work, WATCH_FLAGS,
+                                build.compiler_env(()))  # fmt: skip
+    if not made.is_relative_to(work):  # kept in the cache (else used where it was made)
+        build.remove_all(work)
+    return made
+
+
+def _read_record(path: Path, key: str) -> dict[str, list[str]] | None:
+    """A watch library's record: its lines `name value...` between `HLWATCH KEY` and `END KEY`;
+    None when missing or not framed by the key (written by anything else)."""
+    try:
+        lines = path.read_text().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if len(lines) < 2 or lines[0] != f"HLWATCH {key}" or lines[-1] != f"END {key}":
+        return None
+    record = {}
+    for line in lines[1:-1]:
+        name, *values = line.split(" ")
+        if name in record:  # the library writes each name once
+            return None
+        record[name] = values
+    return record
+
+
 def call_once(
     func: Callable, ranks: int = 2, threads: int = 1, bind: str = "none", *,
-    timeout: float = 60.0, thread_level: str = "funneled",
+    timeout: float = 60.0, thread_level: str = "funneled", sealed: tuple[str, ...] | None = None,
+    watch: str | None = None,
 ) -> list:  # fmt: skip
     """func() on every rank of a fresh `mpiexec -n ranks` job (srun in an allocation); what
     each rank returned, in rank order. A rank that raises fails the call (FunctionFailed, with
     its traceback); a job still running after `timeout` seconds is killed (KernelTimeout). The
-    placement and thread level are those of hl.Cluster, which this stands in for."""
+    placement and thread level are those of hl.Cluster, which this stands in for.
+    sealed: modules each rank imports before the function runs, after which it is sealed (the
+    module's docstring). watch: a kit interposer's name (kernels_c/NAME.c) preloaded into the
+    ranks; each rank's answer is then (value, record): the library's record as a dict of
+    name -> values (strings), None when the rank left none framed by this call's key."""
     from ..machine import launcher
     from ..machine.placement import Placement
     from ..machine.topology import read_topology
@@ -108,48 +172,215 @@ def call_once(
     chosen = launcher.choose(1)
     calls = cache_root() / "calls"
     calls.mkdir(parents=True, exist_ok=True, mode=0o700)
+    library = watch_library(watch) if watch else None
     with tempfile.TemporaryDirectory(dir=calls) as made:
         folder = Path(made)
         (folder / FUNCTION_FILE).write_bytes(_dumps(func))
-        cmd = chosen.command(placement, [sys.executable, "-m", __name__, str(folder)])
-        env = chosen.environment(placement.engine_environment(chosen.mpi.implementation, usable))
+        program = [sys.executable, "-m", __name__, str(folder)]
+        if sealed is not None:
+            program.append(",".join(sealed) or ",")
+        extra = placement.engine_environment(chosen.mpi.implementation, usable)
+        key = secrets.token_hex(16)
+        if library is not None:  # preloaded into the ranks only (env, between mpiexec and python)
+            extra[WATCH_ENV] = f"{folder / WATCH_PREFIX}\t{key}"
+            program = ["env", f"LD_PRELOAD={library}", *program]
+        cmd = chosen.command(placement, program)
+        env = chosen.environment(extra)
         name = f"{getattr(func, '__name__', 'function')} on {ranks} rank{'s' * (ranks > 1)}"
         launch(cmd, env, name, timeout, False, chosen.kind)
-        outcomes = []
+        outcomes, records = [], []
         for rank in range(ranks):
             path = _result_file(folder, rank)
-            if not path.exists():
+            data = path.read_bytes() if path.exists() else b""
+            if not data:
                 raise FunctionFailed(f"{name}: rank {rank} returned nothing (exited early)", rank)
-            outcomes.append(pickle.loads(path.read_bytes()))
+            outcomes.append(pickle.loads(data))
+            records.append(_read_record(folder / f"{WATCH_PREFIX}-{rank}", key))
     for rank, (ok, value) in enumerate(outcomes):
         if not ok:
             raise FunctionFailed(f"{name}: rank {rank} raised\n{value}", rank)
+    if library is not None:
+        return [(value, record) for (_, value), record in zip(outcomes, records, strict=True)]
     return [value for _, value in outcomes]
 
 
-def main(folder: str) -> None:
-    """One rank: initialise MPI, call the function, write (True, result) or (False, traceback)."""
+# what a sealed rank refuses (as grading._guard names them; that module is not imported here)
+_FRAME_EVENTS = ("sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofile")
+_FRAME_ATTRIBUTES = ("tb_frame", "gi_frame", "cr_frame", "ag_frame")
+_GC_EVENTS = ("gc.get_referrers", "gc.get_referents", "gc.get_objects")
+_PROGRAM_STARTS = (
+    "subprocess.Popen",
+    "os.system",
+    "os.posix_spawn",
+    "os.exec",
+    "os.fork",
+    "os.forkpty",
+    "os.spawn",
+    "os.kill",
+    "os.killpg",
+    "signal.pthread_kill",
+)
+_PATH_EVENTS = (
+    "open",
+    "os.listdir",
+    "os.scandir",
+    "os.chdir",
+    "os.truncate",
+    "os.rename",
+    "os.replace",
+    "os.remove",
+    "os.rmdir",
+    "os.mkdir",
+    "os.link",
+    "os.symlink",
+    "os.chmod",
+    "os.chown",
+    "os.utime",
+    "shutil.copyfile",
+    "shutil.rmtree",
+)
+
+
+_PATH_PAIRS = ("os.rename", "os.replace", "os.link", "os.symlink", "shutil.copyfile")
+# native code and memory reached without a ctypes event
+_NATIVE_MODULES = ("cffi", "_cffi_backend", "llvmlite", "numba")
+
+
+def _seal(fenced: tuple[str, ...], frames_allowed: list) -> None:
+    """From now on in this process: refused frames (until frames_allowed holds True: the
+    traceback of a function that raised), gc's walks, ctypes (and the other ways to native
+    code), other programs, and any path under `fenced` (resolved through symbolic links, as the
+    kernel does). The hook itself is reachable from nowhere (not a name here once this returns),
+    and it reads nothing the function could rebind: its names, sets and the C functions it
+    resolves paths with are bound here (not this module's globals, not os.path's)."""
+    import posix
+
+    frames = frozenset(_FRAME_EVENTS)
+    attributes = frozenset(_FRAME_ATTRIBUTES)
+    refused = frozenset(_GC_EVENTS + _PROGRAM_STARTS)
+    paths, pairs, native = (
+        frozenset(_PATH_EVENTS),
+        frozenset(_PATH_PAIRS),
+        frozenset(_NATIVE_MODULES),
+    )
+    fences = tuple(fenced)
+    lstat, readlink, getcwd, fspath = posix.lstat, posix.readlink, posix.getcwd, posix.fspath
+    denied, is_int, is_bytes, is_str = PermissionError, int, bytes, str
+    no_hook, not_path, not_found, kind, size = RuntimeError, TypeError, OSError, type, len
+
+    def refuse(what: str):
+        raise denied(f"{what}: refused while a graded call runs (the function runs on its own: "
+                     "no frames, no gc walks, no ctypes or other native code, no other programs, "
+                     "no /proc, no call folders)")  # fmt: skip
+
+    def text(path) -> str | None:
+        try:
+            path = fspath(path)
+        except not_path:
+            return None
+        if kind(path) is is_bytes:
+            return path.decode("utf-8", "surrogateescape")
+        return path if kind(path) is is_str else None
+
+    def resolved(path: str) -> str:
+        """The absolute path the kernel would open, symbolic links followed (40 at most)."""
+        if not path.startswith("/"):
+            path = getcwd() + "/" + path
+        todo = [p for p in path.split("/") if p and p != "."][::-1]
+        done, hops = [], 0
+        while todo:
+            part = todo.pop()
+            if part == "..":
+                if done:
+                    done.pop()
+                continue
+            candidate = "/" + "/".join([*done, part])
+            try:
+                link = (lstat(candidate).st_mode & 0o170000) == 0o120000
+            except not_found:
+                link = False
+            if link and hops < 40:
+                hops += 1
+                target = readlink(candidate)
+                if target.startswith("/"):
+                    done = []
+                todo.extend([p for p in target.split("/") if p and p != "."][::-1])
+            else:
+                done.append(part)
+        return "/" + "/".join(done)
+
+    def under(path) -> bool:
+        if kind(path) is is_int or path is None:
+            return False
+        name = text(path)
+        if name is None:
+            return False
+        for where in (resolved(name),):
+            for fence in fences:
+                if where == fence or where.startswith(fence + "/"):
+                    return True
+        return False
+
+    def hook(event: str, args: tuple) -> None:
+        if event == "sys.addaudithook":
+            raise no_hook("sys.addaudithook: refused while a graded call runs")
+        if event in frames or (event == "object.__getattr__" and size(args) > 1
+                               and args[1] in attributes):  # fmt: skip
+            if event.startswith("sys.") or not frames_allowed[0]:
+                refuse(event if event.startswith("sys.") else f"the attribute {args[1]}")
+        elif event in refused or event.startswith("ctypes."):
+            refuse(event)
+        elif (
+            event == "import"
+            and args
+            and kind(args[0]) is is_str
+            and args[0].partition(".")[0] in native
+        ):
+            refuse(f"import {args[0]}")
+        elif event in paths:
+            for target in args[:2] if event in pairs else args[:1]:
+                if under(target):
+                    refuse(f"{event} of {text(target)}")
+
+    sys.addaudithook(hook)
+
+
+def main(folder: str, sealed: str | None = None) -> None:
+    """One rank: initialise MPI, call the function, write (True, result) or (False, traceback).
+    sealed: the modules (comma-separated) imported before the rank is sealed (_seal)."""
     import builtins
 
     from mpi4py import MPI
 
     rank = MPI.COMM_WORLD.Get_rank()
     where = Path(folder)
+    os.environ.pop(WATCH_ENV, None)  # the watch library read (and erased) its own at MPI_Init
     # the namespace an engine gives a function defined in the notebook (engine.main): builtins,
     # also under the name a grader's hidden test reads them by (grading/hidden_names)
     _namespace.update(__name__="__main__", __builtins__=builtins, __hl_builtins__=builtins)
+    func = pickle.loads((where / FUNCTION_FILE).read_bytes())
+    # the result's file opened now: a sealed rank opens nothing in the folder later
+    result = os.open(
+        _result_file(where, rank), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600
+    )
+    frames_allowed = [False]
+    if sealed is not None:
+        for module in filter(None, sealed.split(",")):
+            importlib.import_module(module)
+        calls = str(where.resolve().parent)
+        _seal((calls, "/proc"), frames_allowed)
     try:
-        func = pickle.loads((where / FUNCTION_FILE).read_bytes())
         outcome = (True, func())
         data = pickle.dumps(outcome)
     except BaseException:  # noqa: BLE001 - everything the function raised goes to the caller
+        frames_allowed[0] = True  # the traceback's frames, for its text
         data = pickle.dumps((False, traceback.format_exc()[-_TRACEBACK_TAIL:]))
-    part = _result_file(where, rank).with_suffix(".part")
-    part.write_bytes(data)
-    os.replace(part, _result_file(where, rank))
+    os.pwrite(result, data, 0)
+    os.ftruncate(result, len(data))
+    os.close(result)
 
 
 if __name__ == "__main__":  # the module's own names (its _namespace), not a __main__ copy's
     from hybridlab.engines import once
 
-    once.main(sys.argv[1])
+    once.main(*sys.argv[1:3])
