@@ -610,7 +610,9 @@ void hl_trace_on_student_receive(hl_receive_hook hook) {
  * now, its own included, and the call goes on when the hook returns (lab 01 (b), thread_ring.c:
  * a call waits there until another thread of the rank is inside MPI too, an overlap the trace
  * then shows, or until every other thread waits at a lock, a critical section or a barrier).
- * NULL: none. */
+ * `hook` is called again with NULL once the call has ended (its "end" taken): the kernel keeps
+ * which of its threads are inside MPI where a cell cannot write (thread_ring.c), not trusting
+ * the tracer's count of calls inside MPI, which a cell can reach. NULL: none. */
 void hl_trace_on_student_hold(hl_hold_hook hook) {
     unsealed(1);
     F.hold_hook = hook;
@@ -852,6 +854,7 @@ static const MPI_Status *status_lent(const hl_trace_call *c, int k) {
 /* Keep the call, ended at `end`. */
 static void trace_keep(hl_trace_call *c, double end) {
     c->end = end;
+    if (c->student && F.hold_hook) F.hold_hook(NULL); /* the held call has ended */
     if (c->caller_statuses) /* the caller's statuses, as MPI wrote them */
         memcpy(c->caller_statuses, status_own, (size_t)c->statuses * sizeof *status_own);
     atomic_fetch_sub(&active, 1);

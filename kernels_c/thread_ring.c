@@ -43,13 +43,17 @@
  * every run (the stagger puts both in the cell at once), while mutual exclusion only waits; a
  * call held 1 s while another thread runs the cell's code is named in its record ("unexcluded":
  * a turn kept by when each thread calls, hybrid_models.exercise.unexcluded). Fresh attacker A12,
- * no lock at all, kept 4/4 in 2 of 4 gradings before (2026-12-07).
+ * no lock at all, kept 4/4 in 2 of 4 gradings before (2026-12-07). A thread spinning on a failed
+ * try of a lock another thread holds waits too, until it takes it ("lock_fault" names one that
+ * calls MPI without it). The hold's state lies on the kernel's sealed pages, where a store of the
+ * cell faults (fresh attacker A14 kept 4/4 by storing into a static of it, 2026-12-07).
  *
  * Each thread emits one record: wrong (elements not what was sent; the student's exchange: whose
  * tag is not (t, k)), checksum (sum of every element received), iterations, count, block (the
  * address of its receive block: a traced run's receive buffers are compared with it,
  * hybrid_models.exercise.foreign_receives), and with the student's exchange sent (the sum of
- * every element the kit put in its own blocks) and unexcluded (above; 0: none).
+ * every element the kit put in its own blocks), unexcluded (above; 0: none) and lock_fault
+ * (RING_FAULT_*; 0: none).
  */
 #include "hybridlab.h"
 #include <sys/random.h>
@@ -82,39 +86,143 @@ static int thread_ring_value(int r, int t, long k, long i) {
  * below), or past its last exchange (DONE). */
 #define RING_MAX_THREADS 256
 enum { RING_AWAY, RING_CELL, RING_PARKED, RING_DONE };
-static atomic_int ring_state[RING_MAX_THREADS];
 /* A hold that ran out (RING_HOLD_LIMIT) while another thread was in the cell, neither inside
  * MPI nor waiting: the holding thread's record says so ("unexcluded": that thread + 1); the
  * first one ends every hold of the run. */
 #define RING_HOLD_LIMIT 1.0
-static atomic_int ring_ran_out;
-static int ring_unexcluded[RING_MAX_THREADS];
+/* What a thread did with a lock that no thread waiting for it does ("lock_fault" in its record,
+ * hybrid_models.exercise.unexcluded): an MPI call after a failed try of a lock (omp_test_lock,
+ * a trylock) it has not taken since (ABANDONED: a thread that tries a lock and goes on without
+ * it was not waiting while it tried), a lock taken that the kit saw another thread hold
+ * (TAKEN: not released through the unlock calls) or released while another thread held it. */
+enum { RING_FAULT_NONE, RING_FAULT_ABANDONED, RING_FAULT_TAKEN, RING_FAULT_RELEASED };
+#define RING_HELD 4 /* the locks a thread is seen holding at once (more: not followed) */
+
+/* The hold's state, out of the cell's reach (issue 36: fresh attacker A14 kept 4/4 by storing
+ * 1 into the static that ended every hold, found at a fixed offset from a static of the cell;
+ * the threads' states could have been marked PARKED the same way, and the wrappers' pointers to
+ * the runtime's functions pointed at the cell's own code): the kernel's sealed evidence
+ * (hybridlab.h, HL_SEALED), read-only pages the kit writes through /proc/self/mem, zeroed before
+ * each kernel call. Each thread writes only its own slot (hl_sealed_put checks that a write
+ * landed), any thread ran_out. Reads are plain loads. */
+typedef struct {
+    int state;         /* RING_AWAY ... RING_DONE */
+    int saved;         /* its state before the wait it is PARKED in */
+    int unexcluded;    /* the thread + 1 that ran the cell while a call of this one ran out */
+    int fault;         /* RING_FAULT_* (the first) */
+    int inside;        /* 1: inside one of the cell's MPI calls (from its hold to its end) */
+    int spare;
+    uintptr_t pending; /* the lock of its last failed try, not taken since (0: none) */
+    uintptr_t held[RING_HELD]; /* the locks it took (set, test, lock, trylock) and still holds */
+    int depth[RING_HELD];      /* ... how many times (a nest lock, a recursive mutex) */
+} ring_slot;
+enum {
+    RING_GOMP_CRITICAL_START, RING_GOMP_CRITICAL_NAME_START, RING_GOMP_ATOMIC_START,
+    RING_GOMP_BARRIER, RING_GOMP_ORDERED_START, RING_GOMP_LOOP_END, RING_GOMP_SECTIONS_END,
+    RING_GOMP_BARRIER_CANCEL, RING_GOMP_LOOP_END_CANCEL, RING_GOMP_SECTIONS_END_CANCEL,
+    RING_GOMP_SINGLE_COPY_START, RING_OMP_SET_LOCK, RING_OMP_SET_NEST_LOCK, RING_OMP_TEST_LOCK,
+    RING_OMP_TEST_NEST_LOCK, RING_OMP_UNSET_LOCK, RING_OMP_UNSET_NEST_LOCK,
+    RING_PTHREAD_MUTEX_LOCK, RING_PTHREAD_MUTEX_TRYLOCK, RING_PTHREAD_MUTEX_UNLOCK,
+    RING_PTHREAD_SPIN_LOCK, RING_PTHREAD_SPIN_TRYLOCK, RING_PTHREAD_SPIN_UNLOCK, RING_REALS
+};
+static const char *const ring_names[RING_REALS] = {
+    "GOMP_critical_start", "GOMP_critical_name_start", "GOMP_atomic_start", "GOMP_barrier",
+    "GOMP_ordered_start", "GOMP_loop_end", "GOMP_sections_end", "GOMP_barrier_cancel",
+    "GOMP_loop_end_cancel", "GOMP_sections_end_cancel", "GOMP_single_copy_start",
+    "omp_set_lock", "omp_set_nest_lock", "omp_test_lock", "omp_test_nest_lock",
+    "omp_unset_lock", "omp_unset_nest_lock", "pthread_mutex_lock", "pthread_mutex_trylock",
+    "pthread_mutex_unlock", "pthread_spin_lock", "pthread_spin_trylock", "pthread_spin_unlock"};
+typedef struct {
+    int ready;   /* 1 once the run's team and the runtime's functions are kept (hl_kernel) */
+    int team;    /* the slots a lock's holder is looked for in */
+    int ran_out; /* a hold ran out: the holds of the run are over */
+    void *real[RING_REALS]; /* the runtime's own function under each wrapper (RTLD_NEXT) */
+    ring_slot slot[RING_MAX_THREADS];
+} ring_evidence;
+_Static_assert(sizeof(ring_evidence) <= HL_SEALED_DATA, "ring_evidence: too large");
+#define ring (*HL_SEALED(ring_evidence))
+#define RING_READ(x) (*(const volatile __typeof__(x) *)&(x)) /* a fresh load of sealed state */
+
+/* A write of the kit's into the sealed evidence. Where the process has no guarded descriptor of
+ * /proc/self/mem (no seccomp), hl_sealed_put opens a brief mprotect window for each write, which
+ * two threads must not do at once (one's window closed under the other's store): one at a time. */
+static atomic_flag ring_window = ATOMIC_FLAG_INIT;
+static void ring_put(const void *dst, const void *src, size_t n) {
+    int windows = !RING_READ(hl_sealed.s.ready) || RING_READ(hl_sealed.s.mem) < 0;
+    if (windows)
+        while (atomic_flag_test_and_set(&ring_window)) {
+        }
+    hl_sealed_put(dst, src, n);
+    if (windows) atomic_flag_clear(&ring_window);
+}
+static void ring_set(const int *field, int value) { ring_put(field, &value, sizeof value); }
+
+/* The calling thread's slot: its number in the kernel's team (0 outside it); -1 in a nested
+ * region (not followed) or before the run's state is ready. */
+static int ring_me(void) {
+    if (!RING_READ(ring.ready) || omp_get_level() > 1) return -1;
+    int t = omp_get_thread_num();
+    return t >= 0 && t < RING_MAX_THREADS ? t : -1;
+}
+
+/* The thread the kit saw take `lock` and not release it, other than `not`; -1: none. */
+static int ring_holder(uintptr_t lock, int not) {
+    int team = RING_READ(ring.team);
+    for (int v = 0; v < team && v < RING_MAX_THREADS; v++)
+        for (int i = 0; v != not && i < RING_HELD; i++)
+            if (RING_READ(ring.slot[v].held[i]) == lock && RING_READ(ring.slot[v].depth[i]) > 0)
+                return v;
+    return -1;
+}
+
+/* Whether thread u, in the cell, waits for a lock: its last try failed on a lock another thread
+ * holds, and it has not taken it since (it may call nothing else of MPI before: ABANDONED). */
+static int ring_trying(int u) {
+    uintptr_t lock = RING_READ(ring.slot[u].pending);
+    return lock && ring_holder(lock, u) >= 0;
+}
 
 /* Lab 01 (b): each of the student's MPI calls inside a parallel region, once begun, waits
- * until another call of the rank is inside MPI too (threads that nothing keeps apart then
- * overlap for certain, and the trace shows it: hybridlab.runs.compliance) or until every other
- * thread of the team waits at a lock, a critical section or a barrier of the cell, or is past
- * its last exchange (mutual exclusion: the call goes on at once). A thread in the kernel's own
- * code between exchanges comes back to the cell, and the call waits for it. A thread that runs
- * the cell's own code for RING_HOLD_LIMIT s (a busy loop, a sleep) while a call waits,
- * neither calling MPI nor waiting for the thread inside, keeps its turn by when it calls, not
- * by exclusion: the holding thread's record names it (hybrid_models.exercise.unexcluded). */
+ * until another of the cell's calls of the rank is inside MPI too (threads that nothing keeps
+ * apart then overlap for certain, and the trace shows it: hybridlab.runs.compliance) or until
+ * every other thread of the team waits at a lock, a critical section or a barrier of the cell
+ * (or tries a lock another thread holds, until it takes it), is in the kernel's own code
+ * between exchanges or past its last (mutual exclusion: the call goes on at once). A thread
+ * that runs the cell's own code for RING_HOLD_LIMIT s (a busy loop, a sleep) while a call
+ * waits, neither calling MPI nor waiting for the thread inside, keeps its turn by when it
+ * calls, not by exclusion: the holding thread's record names it
+ * (hybrid_models.exercise.unexcluded). Called again with NULL as the call ends. */
 static void thread_ring_hold(int (*inside)(void)) {
-    if (!omp_in_parallel() || atomic_load(&ring_ran_out)) return;
-    int me = omp_get_thread_num(), team = omp_get_num_threads();
-    if (team < 2 || team > RING_MAX_THREADS) return;
+    if (!omp_in_parallel() || !RING_READ(ring.ready)) return;
+    int nested = omp_get_level() > 1;
+    int me = nested ? omp_get_ancestor_thread_num(1) : omp_get_thread_num();
+    int team = nested ? omp_get_team_size(1) : omp_get_num_threads();
+    if (team < 2 || team > RING_MAX_THREADS || me < 0 || me >= team) return;
+    if (!inside) { /* the call has ended (hl_trace_on_student_hold) */
+        if (RING_READ(ring.slot[me].inside)) ring_set(&ring.slot[me].inside, 0);
+        return;
+    }
+    /* which threads are inside MPI: the slots' flags, not the tracer's count (inside), which
+     * lies in memory a cell can write */
+    ring_set(&ring.slot[me].inside, 1);
+    if (RING_READ(ring.slot[me].pending) && !RING_READ(ring.slot[me].fault))
+        ring_set(&ring.slot[me].fault, RING_FAULT_ABANDONED);
+    if (RING_READ(ring.ran_out)) return;
     double until = hl_now() + RING_HOLD_LIMIT;
     for (;;) {
-        if (inside() > 1) return;
         int waiting = 1, running = -1;
         for (int u = 0; u < team; u++) {
-            int state = u == me ? RING_DONE : atomic_load(&ring_state[u]);
-            if (state == RING_CELL) running = u;
-            if (state == RING_CELL) waiting = 0;
+            if (u == me) continue;
+            if (RING_READ(ring.slot[u].inside)) return; /* another call inside MPI: they overlap */
+            int state = RING_READ(ring.slot[u].state);
+            if (state == RING_CELL && !ring_trying(u)) running = u, waiting = 0;
         }
         if (waiting) return;
         if (hl_now() >= until) {
-            if (running >= 0 && !atomic_exchange(&ring_ran_out, 1)) ring_unexcluded[me] = running + 1;
+            if (running >= 0 && !RING_READ(ring.ran_out)) {
+                ring_set(&ring.ran_out, 1);
+                ring_set(&ring.slot[me].unexcluded, running + 1);
+            }
             return;
         }
         hl_sleep_us(10);
@@ -123,8 +231,10 @@ static void thread_ring_hold(int (*inside)(void)) {
 
 /* The waits of OpenMP a cell's code reaches (its critical sections, locks, barriers, ordered
  * regions, the barriers that end a worksharing construct), each the runtime's own function
- * called through: the thread is PARKED while inside. Defined here, hidden, so the student's unit
- * linked beside this one calls them; the runtime's own is the next definition (RTLD_NEXT). */
+ * called through: the thread is PARKED while inside; and the locks' tries and releases, which
+ * say who holds which lock. Defined here, hidden, so the student's unit linked beside this one
+ * calls them; the runtime's own is the next definition (RTLD_NEXT), kept on the sealed pages
+ * for the run (hl_kernel). */
 static void *ring_runtime(const char *name) {
     void *f = dlsym(RTLD_NEXT, name);
     if (!f) {
@@ -133,50 +243,150 @@ static void *ring_runtime(const char *name) {
     }
     return f;
 }
+static void *ring_real(int which) {
+    void *f = RING_READ(ring.real[which]);
+    return f ? f : ring_runtime(ring_names[which]);
+}
+/* The run's state made ready: the team and the runtime's functions kept (master thread, before
+ * any of the student's code runs in this kernel call; hl_run zeroed the evidence). */
+static void ring_ready(int team) {
+    void *real[RING_REALS];
+    for (int i = 0; i < RING_REALS; i++) real[i] = ring_runtime(ring_names[i]);
+    ring_put(ring.real, real, sizeof real);
+    ring_set(&ring.team, team < RING_MAX_THREADS ? team : RING_MAX_THREADS);
+    ring_set(&ring.ready, 1);
+}
 static int ring_park(void) {
-    int t = omp_get_thread_num();
-    if (t < 0 || t >= RING_MAX_THREADS) return -1;
-    return atomic_exchange(&ring_state[t], RING_PARKED);
+    int t = ring_me();
+    if (t < 0) return -1;
+    int both[2] = {RING_PARKED, RING_READ(ring.slot[t].state)}; /* state, saved */
+    ring_put(&ring.slot[t].state, both, sizeof both);
+    return t;
 }
-static void ring_unpark(int was) {
-    int t = omp_get_thread_num();
-    if (was >= 0 && t < RING_MAX_THREADS) atomic_store(&ring_state[t], was);
+static void ring_unpark(int t) {
+    if (t >= 0) ring_set(&ring.slot[t].state, RING_READ(ring.slot[t].saved));
 }
-#define RING_WAIT(name, params, args)                                                            \
+/* Thread t (ring_me) took `lock` (unparked too when `parked`); failed a try of it (taken 0);
+ * releases it (taken -1), before the runtime's release. */
+static void ring_lock(int t, const void *at, int taken, int parked) {
+    if (t < 0) return;
+    uintptr_t lock = (uintptr_t)at;
+    ring_slot s;
+    memcpy(&s, (const void *)&ring.slot[t], sizeof s);
+    if (taken == 0) {
+        if (s.pending != lock) ring_put(&ring.slot[t].pending, &lock, sizeof lock);
+        return;
+    }
+    if (parked) s.state = s.saved;
+    int mine = -1, free_ = -1;
+    for (int i = 0; i < RING_HELD; i++) {
+        if (s.depth[i] > 0 && s.held[i] == lock) mine = i;
+        if (s.depth[i] <= 0 && free_ < 0) free_ = i;
+    }
+    if (taken > 0) {
+        if (ring_holder(lock, t) >= 0 && !s.fault) s.fault = RING_FAULT_TAKEN;
+        if (s.pending == lock) s.pending = 0;
+        if (mine >= 0) s.depth[mine]++;
+        else if (free_ >= 0) s.held[free_] = lock, s.depth[free_] = 1;
+    } else if (mine >= 0) {
+        if (--s.depth[mine] == 0) s.held[mine] = 0;
+    } else if (ring_holder(lock, t) >= 0 && !s.fault) {
+        s.fault = RING_FAULT_RELEASED;
+    } else if (!parked) {
+        return; /* a lock the kit never saw taken: nothing changes */
+    }
+    ring_put(&ring.slot[t], &s, sizeof s);
+}
+#define RING_WAIT(which, name, params, args)                                                     \
     __attribute__((visibility("hidden"))) void name params;                                     \
     void name params {                                                                            \
-        static void(*_Atomic real) params;                                                       \
-        if (!real) real = (void(*) params)ring_runtime(#name);                                   \
+        void(*real) params = (void(*) params)ring_real(which);                                  \
         int was = ring_park();                                                                    \
         real args;                                                                                \
         ring_unpark(was);                                                                         \
     }
-#define RING_WAIT_RETURNING(type, name, params, args)                                            \
+#define RING_WAIT_RETURNING(type, which, name, params, args)                                     \
     __attribute__((visibility("hidden"))) type name params;                                     \
     type name params {                                                                            \
-        static type(*_Atomic real) params;                                                       \
-        if (!real) real = (type(*) params)ring_runtime(#name);                                   \
+        type(*real) params = (type(*) params)ring_real(which);                                  \
         int was = ring_park();                                                                    \
         type r = real args;                                                                       \
         ring_unpark(was);                                                                         \
         return r;                                                                                 \
     }
-RING_WAIT(GOMP_critical_start, (void), ())
-RING_WAIT(GOMP_critical_name_start, (void **lock), (lock))
-RING_WAIT(GOMP_atomic_start, (void), ())
-RING_WAIT(GOMP_barrier, (void), ())
-RING_WAIT(GOMP_ordered_start, (void), ())
-RING_WAIT(GOMP_loop_end, (void), ())
-RING_WAIT(GOMP_sections_end, (void), ())
-RING_WAIT(omp_set_lock, (omp_lock_t *lock), (lock))
-RING_WAIT(omp_set_nest_lock, (omp_nest_lock_t *lock), (lock))
-RING_WAIT_RETURNING(bool, GOMP_barrier_cancel, (void), ())
-RING_WAIT_RETURNING(bool, GOMP_loop_end_cancel, (void), ())
-RING_WAIT_RETURNING(bool, GOMP_sections_end_cancel, (void), ())
-RING_WAIT_RETURNING(void *, GOMP_single_copy_start, (void), ())
-RING_WAIT_RETURNING(int, pthread_mutex_lock, (pthread_mutex_t *mutex), (mutex))
-RING_WAIT_RETURNING(int, pthread_spin_lock, (pthread_spinlock_t *lock), (lock))
-
+/* a lock's blocking take (parked while it waits; taken when `got`), its try (taken when `got`,
+ * a failed try when `tried`), its release */
+#define RING_TAKE_VOID(which, name, params, args, lock)                                           \
+    __attribute__((visibility("hidden"))) void name params;                                     \
+    void name params {                                                                            \
+        void(*real) params = (void(*) params)ring_real(which);                                  \
+        int was = ring_park();                                                                    \
+        real args;                                                                                \
+        ring_lock(was, lock, 1, 1);                                                               \
+    }
+#define RING_TAKE(type, which, name, params, args, lock, got)                                    \
+    __attribute__((visibility("hidden"))) type name params;                                     \
+    type name params {                                                                            \
+        type(*real) params = (type(*) params)ring_real(which);                                  \
+        int was = ring_park();                                                                    \
+        type r = real args;                                                                       \
+        if (got) ring_lock(was, lock, 1, 1);                                                      \
+        else ring_unpark(was);                                                                    \
+        return r;                                                                                 \
+    }
+#define RING_RELEASE_VOID(which, name, params, args, lock)                                        \
+    __attribute__((visibility("hidden"))) void name params;                                     \
+    void name params {                                                                            \
+        void(*real) params = (void(*) params)ring_real(which);                                  \
+        ring_lock(ring_me(), lock, -1, 0);                                                        \
+        real args;                                                                                \
+    }
+#define RING_TRY(type, which, name, params, args, lock, got, tried)                              \
+    __attribute__((visibility("hidden"))) type name params;                                     \
+    type name params {                                                                            \
+        type(*real) params = (type(*) params)ring_real(which);                                  \
+        type r = real args;                                                                       \
+        if ((got) || (tried)) ring_lock(ring_me(), lock, (got) ? 1 : 0, 0);                       \
+        return r;                                                                                 \
+    }
+#define RING_RELEASE(type, which, name, params, args, lock)                                      \
+    __attribute__((visibility("hidden"))) type name params;                                     \
+    type name params {                                                                            \
+        type(*real) params = (type(*) params)ring_real(which);                                  \
+        ring_lock(ring_me(), lock, -1, 0);                                                        \
+        return real args;                                                                         \
+    }
+RING_WAIT(RING_GOMP_CRITICAL_START, GOMP_critical_start, (void), ())
+RING_WAIT(RING_GOMP_CRITICAL_NAME_START, GOMP_critical_name_start, (void **lock), (lock))
+RING_WAIT(RING_GOMP_ATOMIC_START, GOMP_atomic_start, (void), ())
+RING_WAIT(RING_GOMP_BARRIER, GOMP_barrier, (void), ())
+RING_WAIT(RING_GOMP_ORDERED_START, GOMP_ordered_start, (void), ())
+RING_WAIT(RING_GOMP_LOOP_END, GOMP_loop_end, (void), ())
+RING_WAIT(RING_GOMP_SECTIONS_END, GOMP_sections_end, (void), ())
+RING_WAIT_RETURNING(bool, RING_GOMP_BARRIER_CANCEL, GOMP_barrier_cancel, (void), ())
+RING_WAIT_RETURNING(bool, RING_GOMP_LOOP_END_CANCEL, GOMP_loop_end_cancel, (void), ())
+RING_WAIT_RETURNING(bool, RING_GOMP_SECTIONS_END_CANCEL, GOMP_sections_end_cancel, (void), ())
+RING_WAIT_RETURNING(void *, RING_GOMP_SINGLE_COPY_START, GOMP_single_copy_start, (void), ())
+RING_TAKE_VOID(RING_OMP_SET_LOCK, omp_set_lock, (omp_lock_t *lock), (lock), lock)
+RING_TAKE_VOID(RING_OMP_SET_NEST_LOCK, omp_set_nest_lock, (omp_nest_lock_t *lock), (lock), lock)
+RING_TAKE(int, RING_PTHREAD_MUTEX_LOCK, pthread_mutex_lock, (pthread_mutex_t *mutex), (mutex),
+          mutex, r == 0)
+RING_TAKE(int, RING_PTHREAD_SPIN_LOCK, pthread_spin_lock, (pthread_spinlock_t *lock), (lock),
+          lock, r == 0)
+RING_TRY(int, RING_OMP_TEST_LOCK, omp_test_lock, (omp_lock_t *lock), (lock), lock, r != 0, r == 0)
+RING_TRY(int, RING_OMP_TEST_NEST_LOCK, omp_test_nest_lock, (omp_nest_lock_t *lock), (lock), lock,
+         r > 0, r == 0)
+RING_TRY(int, RING_PTHREAD_MUTEX_TRYLOCK, pthread_mutex_trylock, (pthread_mutex_t *mutex),
+         (mutex), mutex, r == 0, r == EBUSY)
+RING_TRY(int, RING_PTHREAD_SPIN_TRYLOCK, pthread_spin_trylock, (pthread_spinlock_t *lock),
+         (lock), lock, r == 0, r == EBUSY)
+RING_RELEASE_VOID(RING_OMP_UNSET_LOCK, omp_unset_lock, (omp_lock_t *lock), (lock), lock)
+RING_RELEASE_VOID(RING_OMP_UNSET_NEST_LOCK, omp_unset_nest_lock, (omp_nest_lock_t *lock), (lock),
+                  lock)
+RING_RELEASE(int, RING_PTHREAD_MUTEX_UNLOCK, pthread_mutex_unlock, (pthread_mutex_t *mutex),
+             (mutex), mutex)
+RING_RELEASE(int, RING_PTHREAD_SPIN_UNLOCK, pthread_spin_unlock, (pthread_spinlock_t *lock),
+             (lock), lock)
 /* The tag in the low 10 bits of each element thread t sends in iteration k (student's exchange). */
 static int thread_ring_tag(int t, long k) {
     return (int)((t & 31) << 5 | (k & 31));
@@ -238,6 +448,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     long delay_us = hl_param_long(ctx, "delay_us", 0, &ok);
     if (!ok) return -1;
 #ifdef HL_STUDENT_EXCHANGE
+    ring_ready(omp_get_max_threads()); /* before any of the student's code (the evidence: zeroed) */
     if (check_thread_level(ctx) != 0) {
         if (!ctx->error[0]) hl_fail(ctx, "check_thread_level() refused the thread level");
         return -1;
@@ -258,11 +469,6 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #ifdef HL_STUDENT_EXCHANGE /* the cell runs on this stack: what the threads' checks read, kept */
     HL_KEEP(ctx, n, iterations, left, right, (long)send, (long)recv);
     hl_trace_on_student_receive(thread_ring_held);
-    for (int u = 0; u < RING_MAX_THREADS; u++) {
-        atomic_store(&ring_state[u], RING_AWAY);
-        ring_unexcluded[u] = 0;
-    }
-    atomic_store(&ring_ran_out, 0);
     hl_trace_on_student_hold(thread_ring_hold);
 #endif
 #pragma omp parallel
@@ -277,10 +483,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #ifdef HL_STUDENT_EXCHANGE
             sent += thread_ring_fill(mine, n, t, k);
             hl_sleep_us(delay_us * place);
-            if (t < RING_MAX_THREADS) atomic_store(&ring_state[t], RING_CELL);
+            if (t < RING_MAX_THREADS) ring_set(&ring.slot[t].state, RING_CELL);
             exchange_block(mine, got, (int)n, left, right, comm);
             if (t < RING_MAX_THREADS)
-                atomic_store(&ring_state[t], k == iterations ? RING_DONE : RING_AWAY);
+                ring_set(&ring.slot[t].state, k == iterations ? RING_DONE : RING_AWAY);
             HL_KEPT_CHECK("exchange_block", n, iterations, left, right, (long)send,
                           (long)recv);
             if (t != omp_get_thread_num() || got != recv + (size_t)t * (size_t)n)
@@ -308,9 +514,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         }
 #ifdef HL_STUDENT_EXCHANGE
         hl_emit(ctx, "\"wrong\":%ld,\"checksum\":%.1f,\"sent\":%.1f,\"iterations\":%ld,"
-                "\"count\":%ld,\"block\":%lu,\"unexcluded\":%d", wrong, checksum, sent,
-                iterations, n, (unsigned long)(uintptr_t)got,
-                t < RING_MAX_THREADS ? ring_unexcluded[t] : 0);
+                "\"count\":%ld,\"block\":%lu,\"unexcluded\":%d,\"lock_fault\":%d", wrong,
+                checksum, sent, iterations, n, (unsigned long)(uintptr_t)got,
+                t < RING_MAX_THREADS ? RING_READ(ring.slot[t].unexcluded) : 0,
+                t < RING_MAX_THREADS ? RING_READ(ring.slot[t].fault) : 0);
 #else
         hl_emit(ctx, "\"wrong\":%ld,\"checksum\":%.1f,\"iterations\":%ld,\"count\":%ld,"
                 "\"block\":%lu", wrong, checksum, iterations, n, (unsigned long)(uintptr_t)got);

@@ -603,3 +603,99 @@ def test_a_wait_the_kit_cannot_see_is_named_after_the_hold():
     assert SPIN_LOCK.count("take();") == 2 and SPIN_LOCK.count("give();") == 2, SPIN_LOCK
     found = unexcluded(_ring_run(SPIN_LOCK, "test_ring_spin_lock", iterations=2))
     assert found and "waited 1 s inside MPI while thread" in found[0], found
+
+
+# the hold's state out of the cell's reach (issue 36): fresh attacker A14 kept 4/4 by storing 1
+# into thread_ring.c's static ring_ran_out through a pointer at a fixed offset from a static of the
+# cell (same program, .bss); the state now lies on the kernel's sealed pages, which a store faults
+POKE = RING_EXCHANGE.replace("#pragma omp critical(mpi)\n", "").replace(
+    "hl_sleep_us(20)", "hl_sleep_us(5000)").replace(
+    "void exchange_block(", "static int anchor;\n\nvoid exchange_block(").replace(
+    "    int tag = omp_get_thread_num();",
+    "    *(volatile int *)((char *)&anchor + (POKED)) = VALUE;\n    int tag = omp_get_thread_num();")
+
+
+def _poke_offset(name: str, symbol: str, plus: int) -> int:
+    """The distance from the cell's `anchor` to `symbol` + plus in the program POKE builds
+    (nm; the same layout for every offset poked)."""
+    import subprocess
+
+    from hybridlab.hybrid_models.exercise import build_student_ring
+
+    kernel = build_student_ring(POKE.replace("POKED", "0").replace("VALUE", "0"), name=name)
+    names = {}
+    for line in subprocess.run(["nm", str(kernel.program)], capture_output=True, text=True,
+                               check=True).stdout.splitlines():  # fmt: skip
+        parts = line.split()
+        if len(parts) == 3 and parts[2] in ("anchor", symbol):
+            names[parts[2]] = int(parts[0], 16)
+    return names[symbol] + plus - names["anchor"]
+
+
+def test_a_store_into_the_holds_state_faults():
+    """A14's poke aimed at where the hold now keeps ran_out (the sealed evidence: hl_sealed's
+    data, after its 24-byte head; ring_evidence's ready and team first): the store faults."""
+    assert "critical" not in POKE and "anchor" in POKE
+    offset = _poke_offset("test_ring_poke_probe", "hl_sealed", 24 + 8)
+    code = POKE.replace("POKED", str(offset)).replace("VALUE", "1")
+    with pytest.raises(hl.KernelCrash, match="signal 11|SIGSEGV"):
+        _ring_run(code, "test_ring_poke_sealed")
+
+
+def test_the_tracers_count_of_calls_inside_mpi_does_not_end_the_hold():
+    """The tracer's count of calls inside MPI (hl_trace.c's `active`, writable) set high by the
+    cell: the hold reads which threads are inside MPI from its own sealed slots, so the no-lock
+    exchange still overlaps and breaks SERIALIZED."""
+    from hybridlab.runs import compliance
+
+    offset = _poke_offset("test_ring_poke_probe", "active", 0)
+    res = _ring_run(POKE.replace("POKED", str(offset)).replace("VALUE", "1000"),
+                    "test_ring_poke_active")  # fmt: skip
+    with pytest.raises(hl.ThreadComplianceError, match="serialized"):
+        compliance.check(res, "serialized")
+
+
+# A14's right answer r3 lost 0/4 ("unexcluded"): a thread spinning on omp_test_lock was not seen
+# waiting; a failed try of a lock another thread holds is a wait now, until the thread takes it
+TEST_LOCK = RING_EXCHANGE.replace(
+    "void exchange_block(",
+    "static void take(void) {\n    while (!omp_test_lock(&mpi_lock)) {\n    }\n}\n\n"
+    "void exchange_block(").replace(
+    "int check_thread_level(hl_ctx *ctx) {\n",
+    "static omp_lock_t mpi_lock;\nstatic int lock_made;\n\n"
+    "int check_thread_level(hl_ctx *ctx) {\n    if (!lock_made) {\n        omp_init_lock(&mpi_lock);\n"
+    "        lock_made = 1;\n    }\n").replace(
+    "#pragma omp critical(mpi)\n    {\n", "    take();\n    {\n").replace(
+    "        MPI_Issend(send, n, MPI_INT, right, tag, comm, &requests[1]);\n    }\n",
+    "        MPI_Issend(send, n, MPI_INT, right, tag, comm, &requests[1]);\n    }\n"
+    "    omp_unset_lock(&mpi_lock);\n").replace(
+    "#pragma omp critical(mpi)\n        MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE);",
+    "        take();\n        MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE);\n"
+    "        omp_unset_lock(&mpi_lock);")  # fmt: skip
+# ... and a thread that tries the other's lock, fails, and calls MPI without it was not waiting
+FAKE_TRY = RING_EXCHANGE.replace("#pragma omp critical(mpi)\n", "").replace(
+    "void exchange_block(", "static _Thread_local int mine;\n\n"
+    "static void seem_to_wait(int t) {\n    for (long i = 0; i < 200000; i++)\n"
+    "        if (omp_test_lock(&locks[1 - t])) omp_unset_lock(&locks[1 - t]);\n}\n\n"
+    "void exchange_block(").replace(
+    "int check_thread_level(hl_ctx *ctx) {\n",
+    "static omp_lock_t locks[2];\n\n"
+    "int check_thread_level(hl_ctx *ctx) {\n    omp_init_lock(&locks[0]);\n    omp_init_lock(&locks[1]);\n").replace(
+    "    int tag = omp_get_thread_num();",
+    "    int tag = omp_get_thread_num();\n    if (!mine) {\n        omp_set_lock(&locks[tag]);\n"
+    "        mine = 1;\n    }\n    seem_to_wait(tag);").replace(
+    "        MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE);",
+    "        seem_to_wait(tag);\n        MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE);")  # fmt: skip
+
+
+def test_a_spin_on_a_try_lock_waits_and_a_try_given_up_is_named():
+    from hybridlab.hybrid_models.exercise import unexcluded
+    from hybridlab.runs import compliance
+
+    assert TEST_LOCK.count("take();") == 2 and "critical" not in TEST_LOCK, TEST_LOCK
+    right = _ring_run(TEST_LOCK, "test_ring_test_lock", iterations=6)
+    compliance.check(right, "serialized")
+    assert unexcluded(right) == []
+    assert FAKE_TRY.count("seem_to_wait(tag);") == 2 and "critical" not in FAKE_TRY, FAKE_TRY
+    found = unexcluded(_ring_run(FAKE_TRY, "test_ring_fake_try", iterations=2))
+    assert found and "after a try of a lock" in found[0], found

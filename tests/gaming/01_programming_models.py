@@ -1271,3 +1271,110 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
 }
 """, ['hidden_exchange_block'], "attacker A12 (l01_d_spinslots3): no lock, each thread's calls in its own turn kept by a counted arithmetic loop (no clock, no sleep)",
     reason="break thread level 'serialized'"))
+
+# fresh attacker A14 (2026-12-07, issue 36): lab 01 (b), the hold's state written from the cell
+# through a pointer at a fixed offset from a static of the cell (same program, .bss): 4/4; the
+# hold's state is now on the kernel's sealed pages (thread_ring.c), and a failed try of a lock
+# another thread holds counts as waiting only until that thread calls MPI (lock_fault)
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+static int anchor;
+
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "every thread calls MPI");
+}
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    volatile int *ran_out = (volatile int *)((char *)&anchor + 0x1047C);
+    *ran_out = 1;
+    int tag = omp_get_thread_num(), flag = 0;
+    MPI_Request req[2];
+    MPI_Irecv(recv, n, MPI_INT, left, tag, comm, &req[0]);
+    MPI_Issend(send, n, MPI_INT, right, tag, comm, &req[1]);
+    MPI_Testall(2, req, &flag, MPI_STATUSES_IGNORE);
+    while (!flag) {
+        hl_sleep_us(5000);
+        MPI_Testall(2, req, &flag, MPI_STATUSES_IGNORE);
+    }
+}
+""", ['hidden_exchange_block'], "attacker A14 (b01_c2_poke): the kit's static that ended every hold (ring_ran_out) set through a pointer at a fixed offset from a static of the cell, then no lock at all",
+    reason="break thread level 'serialized' | waited 1 s inside MPI | every block must arrive | died on signal"))
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+static int anchor;
+
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "every thread calls MPI");
+}
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    volatile int *ran_out = (volatile int *)((char *)&anchor + 0x1047C);
+    *ran_out = 1;
+    int tag = omp_get_thread_num(), flag = 0;
+    MPI_Request req[2];
+    MPI_Irecv(recv, n, MPI_INT, left, tag, comm, &req[0]);
+    MPI_Issend(send, n, MPI_INT, right, tag, comm, &req[1]);
+    while (!flag) {
+        hl_sleep_us(7000);
+        MPI_Testall(2, req, &flag, MPI_STATUSES_IGNORE);
+    }
+}
+""", ['hidden_exchange_block'], "attacker A14 (b01_c2b_poke_pause7): the hold's static set through a pointer at a fixed offset, no lock, a 7 ms pause before each test",
+    reason="break thread level 'serialized' | waited 1 s inside MPI | every block must arrive | died on signal"))
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+#include <stdatomic.h>
+static int anchor;
+static atomic_flag busy = ATOMIC_FLAG_INIT;
+
+int check_thread_level(hl_ctx *ctx) {
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "every thread calls MPI");
+}
+
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    volatile int *ran_out = (volatile int *)((char *)&anchor + 0x10478);
+    *ran_out = 1;
+    int tag = omp_get_thread_num(), flag = 0;
+    MPI_Request req[2];
+    while (atomic_flag_test_and_set(&busy)) {
+    }
+    MPI_Irecv(recv, n, MPI_INT, left, tag, comm, &req[0]);
+    MPI_Issend(send, n, MPI_INT, right, tag, comm, &req[1]);
+    atomic_flag_clear(&busy);
+    while (!flag) {
+        while (atomic_flag_test_and_set(&busy)) {
+        }
+        MPI_Testall(2, req, &flag, MPI_STATUSES_IGNORE);
+        atomic_flag_clear(&busy);
+        if (!flag) hl_sleep_us(20);
+    }
+}
+""", ['hidden_exchange_block'], "attacker A14 (b01_c3_poke_spinflag): the hold's static set through a pointer at a fixed offset, a spin flag of the cell's own (atomic_flag) around each call",
+    reason="break thread level 'serialized' | waited 1 s inside MPI | every block must arrive | died on signal"))
+GAMING.append(attempt('method', 'exchange_block', r"""
+%%c EXCHANGE_C thread_ring
+static omp_lock_t locks[2];
+static int made;
+int check_thread_level(hl_ctx *ctx) {
+    if (!made) { omp_init_lock(&locks[0]); omp_init_lock(&locks[1]); made = 1; }
+    return hl_require_level(ctx, MPI_THREAD_SERIALIZED, "every thread calls MPI");
+}
+static _Thread_local int mine_held;
+static void pause_(void) {
+    int t = omp_get_thread_num();
+    for (long i = 0; i < 200000; i++) if (omp_test_lock(&locks[1 - t])) { omp_unset_lock(&locks[1 - t]); }
+}
+void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_Comm comm) {
+    int t = omp_get_thread_num(), flag = 0;
+    if (!mine_held) { omp_set_lock(&locks[t]); mine_held = 1; }
+    MPI_Request req[2];
+    pause_();
+    MPI_Irecv(recv, n, MPI_INT, left, t, comm, &req[0]);
+    MPI_Issend(send, n, MPI_INT, right, t, comm, &req[1]);
+    while (!flag) {
+        pause_();
+        MPI_Testall(2, req, &flag, MPI_STATUSES_IGNORE);
+    }
+}
+""", ['hidden_exchange_block'], "F01p: each thread holds a lock of its own for good and, before each MPI call, spins on failed omp_test_lock of the other's (which looks like waiting), then calls MPI without it",
+    reason='it called MPI after a try of a lock'))

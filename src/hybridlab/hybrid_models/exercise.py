@@ -117,17 +117,38 @@ def unexcluded(results: Results) -> list[str]:
     exclusion overlaps for certain in every graded run, code with it only waits. A fresh
     attacker's A12 (2026-12-07) kept 4/4 in 2 of 4 gradings with no lock at all (an overlap was
     seen only when one happened to occur), and 4/4 three times with turns kept by busy work (a
-    counted arithmetic loop per thread, no clock); a turn longer than the hold is named here."""
+    counted arithmetic loop per thread, no clock); a turn longer than the hold is named here.
+    A thread whose try of a lock another thread holds failed waits (A14's right answer r3 spun on
+    omp_test_lock and lost 0/4, 2026-12-07) until it takes that lock; a thread that called MPI
+    after such a try without the lock, or took or released a lock another thread held, is named
+    too (the record's "lock_fault", LOCK_FAULTS). The hold's state is on the kernel's sealed
+    pages, out of the cell's reach (A14 kept 4/4 by storing into it, 2026-12-07)."""
     rec = results.records
     if "unexcluded" not in rec:
         return []
-    rec = rec[rec["unexcluded"].fillna(0) > 0]
-    return [f"rank {int(r.rank)}, thread {int(r.thread)}: an MPI call it made waited 1 s inside "
-            f"MPI while thread {int(r.unexcluded) - 1} ran your code outside MPI, neither "
-            "calling MPI nor waiting at a critical section, an OpenMP lock or a barrier: one "
-            "thread at a time calls MPI because the others wait for the one inside (mutual "
-            "exclusion), not because of when each thread calls or how long it computes first"
-            for r in rec.itertuples()]  # fmt: skip
+    found = [f"rank {int(r.rank)}, thread {int(r.thread)}: an MPI call it made waited 1 s inside "
+             f"MPI while thread {int(r.unexcluded) - 1} ran your code outside MPI, neither "
+             "calling MPI nor waiting at a critical section, an OpenMP lock or a barrier: one "
+             "thread at a time calls MPI because the others wait for the one inside (mutual "
+             "exclusion), not because of when each thread calls or how long it computes first"
+             for r in rec[rec["unexcluded"].fillna(0) > 0].itertuples()]  # fmt: skip
+    if "lock_fault" in rec:
+        found += [f"rank {int(r.rank)}, thread {int(r.thread)}: {LOCK_FAULTS.get(int(r.lock_fault), 'a lock misused')}"
+                  for r in rec[rec["lock_fault"].fillna(0) > 0].itertuples()]  # fmt: skip
+    return found
+
+
+# thread_ring.c's RING_FAULT_*: what a thread did with a lock that no thread waiting for it does
+# (the hold counts a thread whose try of a lock another thread holds failed as waiting, until it
+# takes that lock: fresh attacker A14's right answer r3 spun on omp_test_lock, 2026-12-07)
+LOCK_FAULTS = {
+    1: ("it called MPI after a try of a lock (omp_test_lock, a trylock) that failed, without "
+        "taking that lock since: a thread that does not get the lock waits for it (tries again "
+        "until it has it) before it calls MPI"),
+    2: ("it took a lock that another thread held (never released through omp_unset_lock or "
+        "the unlock call): locks are taken and released only through their calls"),
+    3: "it released a lock that another thread held: only the thread holding a lock releases it",
+}
 
 
 def sent_reference(records: pd.DataFrame, ranks: int, threads: int) -> pd.DataFrame:
