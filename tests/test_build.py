@@ -182,3 +182,19 @@ def test_a_process_grading_apart_uses_only_builds_it_made(tmp_path, monkeypatch)
     assert build_source("answer", GOOD).library.stat().st_mtime_ns == stamp  # its own: kept
     made.program.write_bytes(b"#!/bin/sh\necho changed\n")  # changed after it was made
     assert not build_source("answer", GOOD).program.read_bytes().startswith(b"#!")
+
+
+def test_every_build_binds_its_symbols_at_load_and_seals_its_got():
+    """Full RELRO: the GOT of a kernel's library and program is read-only once loaded, so a cell
+    cannot point a slot of a function the kit calls at its own code."""
+    import subprocess
+
+    k = build("hello_hybrid")
+    for binary in (k.library, k.program):
+        dynamic = subprocess.run(["readelf", "-d", str(binary)], capture_output=True, text=True,
+                                 check=True).stdout  # fmt: skip
+        flags = [line for line in dynamic.splitlines() if "(FLAGS" in line]
+        assert any("BIND_NOW" in line or " NOW" in line for line in flags), (binary, flags)
+        headers = subprocess.run(["readelf", "-lW", str(binary)], capture_output=True, text=True,
+                                 check=True).stdout  # fmt: skip
+        assert "GNU_RELRO" in headers, binary

@@ -68,7 +68,10 @@ def compiler_env(flags: tuple[str, ...]) -> dict[str, str]:
         return toolchain_env(MPICH_CC=OFFLOAD_COMPILER, OMPI_CC=OFFLOAD_COMPILER)
     return toolchain_env()
 DEFAULT_FLAGS = ("-std=gnu11", "-O2", "-Wall", "-Wextra", "-fopenmp")
-_LIBS = ("-lm", "-latomic")  # linked last: the maths library, libatomic (see _build)
+# linked last: the maths library, libatomic (see _build); full RELRO (every symbol bound at load,
+# then its GOT read-only): a cell that stores into the GOT's slot of a function the kit calls
+# (omp_in_parallel, to switch lab 01's hold off: F01p's poke_got, 2026-12-07) faults instead
+_LIBS = ("-lm", "-latomic", "-Wl,-z,relro,-z,now")
 # A student's translation unit (LINK): kit helpers only, synchronous sends, no undeclared calls
 # (a kernel's static function is an error naming the cell's line); not the kernel's flags.
 STUDENT_UNIT_FLAGS = (
@@ -284,14 +287,14 @@ def _headers() -> tuple[str, ...]:
 
 def cache_key(code: str, flags: tuple[str, ...], cc: str) -> str:
     """The build's name in the cache after its kernel's name: a digest of the source, every
-    header, the flags and the compiler."""
+    header, the flags (the link's too) and the compiler."""
     headers = [*_headers(), *_included_kernels(code)]  # a notebook's code may include a kernel
     if TRACE_FLAGS[0] in flags:  # the tracer, and the checks a student's unit passed to build
         tracer = find_kernel_file(TRACER_SOURCE)
         headers.append(tracer.read_text() if tracer else "")
         headers.append(Path(unit_checks.__file__).read_text())
     return hashlib.sha256(
-        "\0".join([code, *headers, *DEFAULT_FLAGS, *flags, _wrapper_identity(cc, offload_target(flags) is not None)]).encode()
+        "\0".join([code, *headers, *DEFAULT_FLAGS, *flags, *_LIBS, _wrapper_identity(cc, offload_target(flags) is not None)]).encode()
     ).hexdigest()[:16]
 
 
