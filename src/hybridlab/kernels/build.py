@@ -40,6 +40,9 @@ from .toolchain import direct_command, toolchain_env
 TRACE_HEADER = "hl_mpi_trace.h"  # trace_mpi=True: records each MPI call with its thread
 TRACE_FLAGS = ("-DHL_TRACE_MPI", "-include", TRACE_HEADER)
 TRACER_SOURCE = "hl_trace.c"  # the tracer, compiled out of line and linked beside a traced unit
+# kit sources in kernels_c/ that are no kernel: the tracer, and the PMPI interposer preloaded
+# into the ranks of a graded call (engines.once: lab 00 (d))
+NOT_KERNELS = (TRACER_SOURCE, "hl_ring_watch.c")
 TRACER_FLAGS = ("-DHL_TRACE_MPI", "-fvisibility=hidden")
 WHOLE_PROGRAM_FLAG = "-DHL_WHOLE_PROGRAM"  # a student's whole program (hybridlab.slurm.jobs)
 # An OpenMP offload build (lab 15): clang behind the MPI wrapper, with the offload target given;
@@ -195,10 +198,10 @@ def _wrapper_identity(cc: str, offload: bool = False) -> str:
 
 
 def available_kernels() -> list[str]:
-    """The kernels of kernels_c/ and of the course's kernels folder (not the tracer, which is
-    linked beside traced kernels)."""
+    """The kernels of kernels_c/ and of the course's kernels folder (not NOT_KERNELS: the
+    tracer, linked beside traced kernels, and the interposer engines.once preloads)."""
     return sorted({p.stem for folder in kernel_dirs() for p in folder.glob("*.c")
-                   if p.name != TRACER_SOURCE})  # fmt: skip
+                   if p.name not in NOT_KERNELS})  # fmt: skip
 
 
 def include_flags() -> list[str]:
