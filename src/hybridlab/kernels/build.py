@@ -71,10 +71,17 @@ def compiler_env(flags: tuple[str, ...]) -> dict[str, str]:
         return toolchain_env(MPICH_CC=OFFLOAD_COMPILER, OMPI_CC=OFFLOAD_COMPILER)
     return toolchain_env()
 DEFAULT_FLAGS = ("-std=gnu11", "-O2", "-Wall", "-Wextra", "-fopenmp")
-# linked last: the maths library, libatomic (see _build); full RELRO (every symbol bound at load,
-# then its GOT read-only): a cell that stores into the GOT's slot of a function the kit calls
-# (omp_in_parallel, to switch lab 01's hold off: F01p's poke_got, 2026-12-07) faults instead
-_LIBS = ("-lm", "-latomic", "-Wl,-z,relro,-z,now")
+_LIBS = ("-lm", "-latomic")  # linked last: the maths library, libatomic (see _build)
+# Full RELRO (every symbol bound at load, then the GOT read-only): a cell that stores into the
+# GOT's slot of a function the kit calls (omp_in_parallel, to switch lab 01's hold off: F01p's
+# poke_got, 2026-12-07) faults instead. Not for an offload build: libomptarget could not load
+# the device image linked so ("Unable to generate entries table").
+_RELRO = ("-Wl,-z,relro,-z,now",)
+
+
+def _link_libs(flags: tuple[str, ...]) -> tuple[str, ...]:
+    """What a build of `flags` links last: _LIBS, and _RELRO but for an offload build."""
+    return (*_LIBS, *(() if offload_target(flags) else _RELRO))
 # A student's translation unit (LINK): kit helpers only, synchronous sends, no undeclared calls
 # (a kernel's static function is an error naming the cell's line); not the kernel's flags.
 STUDENT_UNIT_FLAGS = (
@@ -297,7 +304,7 @@ def cache_key(code: str, flags: tuple[str, ...], cc: str) -> str:
         headers.append(tracer.read_text() if tracer else "")
         headers.append(Path(unit_checks.__file__).read_text())
     return hashlib.sha256(
-        "\0".join([code, *headers, *DEFAULT_FLAGS, *flags, *_LIBS, _wrapper_identity(cc, offload_target(flags) is not None)]).encode()
+        "\0".join([code, *headers, *DEFAULT_FLAGS, *flags, *_link_libs(flags), _wrapper_identity(cc, offload_target(flags) is not None)]).encode()
     ).hexdigest()[:16]
 
 
@@ -393,9 +400,10 @@ def _build(name: str, code: str, source: Path | None, flags: tuple[str, ...]) ->
                 unit_checks.move_cell_code(objects["unit"])
             # compiled once; the objects linked as the library and the program (libatomic: GCC's
             # _Atomic floating compound assignment calls its __atomic_feraiseexcept)
+            libs = _link_libs(all_flags)
             for cmd in (
-                [cc, *all_flags, "-shared", *linked, "-o", str(work / library.name), *_LIBS],
-                [cc, *all_flags, *linked, "-o", str(work / program.name), *_LIBS],
+                [cc, *all_flags, "-shared", *linked, "-o", str(work / library.name), *libs],
+                [cc, *all_flags, *linked, "-o", str(work / program.name), *libs],
             ):
                 output += _compile(name, cmd, work, env)
         for obj in objects.values():
