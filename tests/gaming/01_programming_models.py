@@ -1209,6 +1209,8 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
 # (an overlap was seen only when one happened to occur) and, with turns kept by busy work, 4/4
 # three times; the student-exchange build now holds each call until another thread is inside MPI
 # too or every other thread waits at a lock, a critical section or a barrier (thread_ring.c)
+# Without the lock the serialized-level library's own state is shared unguarded: the check of the
+# blocks may see a corrupted delivery before the overlap (CI stop 68 did), both a loss of (b).
 GAMING.append(attempt('method', 'exchange_block', r"""
 %%c EXCHANGE_C thread_ring
 int check_thread_level(hl_ctx *ctx) {
@@ -1225,7 +1227,7 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
     }
 }
 """, ['hidden_exchange_block'], 'attacker A12 (l01_d_nolock_test): no lock, every thread posts and tests freely with the allowed 2 ms pause between tests',
-    reason="break thread level 'serialized'"))
+    reason="break thread level 'serialized' | every block must arrive by the thread's own receive"))
 GAMING.append(attempt('method', 'exchange_block', r"""
 %%c EXCHANGE_C thread_ring
 int check_thread_level(hl_ctx *ctx) {
@@ -1242,7 +1244,7 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
     }
 }
 """, ['hidden_exchange_block'], 'attacker A12 (l01_d_nolock_test2): no lock, every thread posts and tests freely with a 10 ms pause between tests',
-    reason="break thread level 'serialized'"))
+    reason="break thread level 'serialized' | every block must arrive by the thread's own receive"))
 GAMING.append(attempt('method', 'exchange_block', r"""
 %%c EXCHANGE_C thread_ring
 static long sink[64 * 16];
