@@ -1210,7 +1210,9 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
 # three times; the student-exchange build now holds each call until another thread is inside MPI
 # too or every other thread waits at a lock, a critical section or a barrier (thread_ring.c)
 # Without the lock the serialized-level library's own state is shared unguarded: the check of the
-# blocks may see a corrupted delivery before the overlap (CI stop 68 did), both a loss of (b).
+# blocks may see a corrupted delivery before the overlap (CI stop 68 did), each check a loss of (b):
+NO_LOCK_LOSSES = ("break thread level 'serialized' | every block must arrive by the thread's own receive"
+                  " | did not arrive from the same thread | waited 1 s inside MPI")
 GAMING.append(attempt('method', 'exchange_block', r"""
 %%c EXCHANGE_C thread_ring
 int check_thread_level(hl_ctx *ctx) {
@@ -1227,7 +1229,7 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
     }
 }
 """, ['hidden_exchange_block'], 'attacker A12 (l01_d_nolock_test): no lock, every thread posts and tests freely with the allowed 2 ms pause between tests',
-    reason="break thread level 'serialized' | every block must arrive by the thread's own receive"))
+    reason=NO_LOCK_LOSSES))
 GAMING.append(attempt('method', 'exchange_block', r"""
 %%c EXCHANGE_C thread_ring
 int check_thread_level(hl_ctx *ctx) {
@@ -1244,7 +1246,7 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
     }
 }
 """, ['hidden_exchange_block'], 'attacker A12 (l01_d_nolock_test2): no lock, every thread posts and tests freely with a 10 ms pause between tests',
-    reason="break thread level 'serialized' | every block must arrive by the thread's own receive"))
+    reason=NO_LOCK_LOSSES))
 GAMING.append(attempt('method', 'exchange_block', r"""
 %%c EXCHANGE_C thread_ring
 static long sink[64 * 16];
@@ -1272,7 +1274,7 @@ void exchange_block(const int *send, int *recv, int n, int left, int right, MPI_
     MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
 }
 """, ['hidden_exchange_block'], "attacker A12 (l01_d_spinslots3): no lock, each thread's calls in its own turn kept by a counted arithmetic loop (no clock, no sleep)",
-    reason="break thread level 'serialized' | waited 1 s inside MPI"))  # either, by the turns' timing
+    reason=NO_LOCK_LOSSES))  # any of them, by the turns' timing
 
 # fresh attacker A14 (2026-12-07, issue 36): lab 01 (b), the hold's state written from the cell
 # through a pointer at a fixed offset from a static of the cell (same program, .bss): 4/4; the
