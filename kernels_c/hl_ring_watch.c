@@ -336,27 +336,47 @@ static void hl_completed(MPI_Request handle) {
 
 /* ---------------------------------------------------------------- point to point, both counts */
 
+/* A blocking send as a synchronous one (or buffered as buffered): NAME calls REAL. */
+#define HL_SEND_AS(NAME, REAL, SUF, COUNT)                                                         \
+    int NAME##SUF(const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) { \
+        HL_THREAD_CHECK(#NAME);                                                                    \
+        hl_note_send(buf, count, type, dest, comm);                                                \
+        return REAL##SUF(buf, count, type, dest, tag, comm);                                       \
+    }
+
+/* A nonblocking send started by REAL, its request tracked (hl_isend in HL_P2P). */
+#define HL_ISEND_AS(NAME, REAL, SUF, COUNT)                                                        \
+    int NAME##SUF(const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
+                  MPI_Request *request) {                                                          \
+        HL_THREAD_CHECK(#NAME);                                                                    \
+        return hl_isend##SUF(REAL##SUF, buf, count, type, dest, tag, comm, request);               \
+    }
+
+/* A persistent send made by REAL, what it sends kept for each start (hl_send_init in HL_P2P). */
+#define HL_SEND_INIT_AS(NAME, REAL, SUF, COUNT)                                                    \
+    int NAME##SUF(const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
+                  MPI_Request *request) {                                                          \
+        HL_THREAD_CHECK(#NAME);                                                                    \
+        return hl_send_init##SUF(REAL##SUF, buf, count, type, dest, tag, comm, request);           \
+    }
+
+/* A receive posted by REAL (persistent or not), its request tracked. */
+#define HL_RECV_START(NAME, REAL, PERSISTENT, SUF, COUNT)                                          \
+    int NAME##SUF(void *buf, COUNT count, MPI_Datatype type, int source, int tag, MPI_Comm comm,   \
+                  MPI_Request *request) {                                                          \
+        HL_THREAD_CHECK(#NAME);                                                                    \
+        int rc = REAL##SUF(buf, count, type, source, tag, comm, request);                          \
+        struct hl_request *r;                                                                      \
+        if (rc == MPI_SUCCESS && (r = hl_track(*request, HL_RECV, PERSISTENT)))                    \
+            r->real_source = source != MPI_PROC_NULL;                                              \
+        return rc;                                                                                 \
+    }
+
 #define HL_P2P(SUF, COUNT)                                                                         \
-    int MPI_Send##SUF(const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) { \
-        HL_THREAD_CHECK("MPI_Send");                                                               \
-        hl_note_send(buf, count, type, dest, comm);                                                \
-        return PMPI_Ssend##SUF(buf, count, type, dest, tag, comm);                                 \
-    }                                                                                              \
-    int MPI_Rsend##SUF(const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) { \
-        HL_THREAD_CHECK("MPI_Rsend");                                                              \
-        hl_note_send(buf, count, type, dest, comm);                                                \
-        return PMPI_Ssend##SUF(buf, count, type, dest, tag, comm);                                 \
-    }                                                                                              \
-    int MPI_Ssend##SUF(const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) { \
-        HL_THREAD_CHECK("MPI_Ssend");                                                              \
-        hl_note_send(buf, count, type, dest, comm);                                                \
-        return PMPI_Ssend##SUF(buf, count, type, dest, tag, comm);                                 \
-    }                                                                                              \
-    int MPI_Bsend##SUF(const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) { \
-        HL_THREAD_CHECK("MPI_Bsend");                                                              \
-        hl_note_send(buf, count, type, dest, comm);                                                \
-        return PMPI_Bsend##SUF(buf, count, type, dest, tag, comm);                                 \
-    }                                                                                              \
+    HL_SEND_AS(MPI_Send, PMPI_Ssend, SUF, COUNT)                                                   \
+    HL_SEND_AS(MPI_Rsend, PMPI_Ssend, SUF, COUNT)                                                  \
+    HL_SEND_AS(MPI_Ssend, PMPI_Ssend, SUF, COUNT)                                                  \
+    HL_SEND_AS(MPI_Bsend, PMPI_Bsend, SUF, COUNT)                                                  \
     static int hl_isend##SUF(int (*start)(const void *, COUNT, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), \
                              const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
                              MPI_Request *request) {                                               \
@@ -366,26 +386,10 @@ static void hl_completed(MPI_Request handle) {
             hl_track(*request, HL_SEND, 0);                                                        \
         return rc;                                                                                 \
     }                                                                                              \
-    int MPI_Isend##SUF(const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
-                       MPI_Request *request) {                                                     \
-        HL_THREAD_CHECK("MPI_Isend");                                                              \
-        return hl_isend##SUF(PMPI_Issend##SUF, buf, count, type, dest, tag, comm, request);        \
-    }                                                                                              \
-    int MPI_Irsend##SUF(const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
-                        MPI_Request *request) {                                                    \
-        HL_THREAD_CHECK("MPI_Irsend");                                                             \
-        return hl_isend##SUF(PMPI_Issend##SUF, buf, count, type, dest, tag, comm, request);        \
-    }                                                                                              \
-    int MPI_Issend##SUF(const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
-                        MPI_Request *request) {                                                    \
-        HL_THREAD_CHECK("MPI_Issend");                                                             \
-        return hl_isend##SUF(PMPI_Issend##SUF, buf, count, type, dest, tag, comm, request);        \
-    }                                                                                              \
-    int MPI_Ibsend##SUF(const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
-                        MPI_Request *request) {                                                    \
-        HL_THREAD_CHECK("MPI_Ibsend");                                                             \
-        return hl_isend##SUF(PMPI_Ibsend##SUF, buf, count, type, dest, tag, comm, request);        \
-    }                                                                                              \
+    HL_ISEND_AS(MPI_Isend, PMPI_Issend, SUF, COUNT)                                                \
+    HL_ISEND_AS(MPI_Irsend, PMPI_Issend, SUF, COUNT)                                               \
+    HL_ISEND_AS(MPI_Issend, PMPI_Issend, SUF, COUNT)                                               \
+    HL_ISEND_AS(MPI_Ibsend, PMPI_Ibsend, SUF, COUNT)                                               \
     static int hl_send_init##SUF(int (*make)(const void *, COUNT, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), \
                                  const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, \
                                  MPI_Comm comm, MPI_Request *request) {                            \
@@ -400,26 +404,10 @@ static void hl_completed(MPI_Request handle) {
         }                                                                                          \
         return rc;                                                                                 \
     }                                                                                              \
-    int MPI_Send_init##SUF(const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
-                           MPI_Request *request) {                                                 \
-        HL_THREAD_CHECK("MPI_Send_init");                                                          \
-        return hl_send_init##SUF(PMPI_Ssend_init##SUF, buf, count, type, dest, tag, comm, request); \
-    }                                                                                              \
-    int MPI_Rsend_init##SUF(const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
-                            MPI_Request *request) {                                                \
-        HL_THREAD_CHECK("MPI_Rsend_init");                                                         \
-        return hl_send_init##SUF(PMPI_Ssend_init##SUF, buf, count, type, dest, tag, comm, request); \
-    }                                                                                              \
-    int MPI_Ssend_init##SUF(const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
-                            MPI_Request *request) {                                                \
-        HL_THREAD_CHECK("MPI_Ssend_init");                                                         \
-        return hl_send_init##SUF(PMPI_Ssend_init##SUF, buf, count, type, dest, tag, comm, request); \
-    }                                                                                              \
-    int MPI_Bsend_init##SUF(const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
-                            MPI_Request *request) {                                                \
-        HL_THREAD_CHECK("MPI_Bsend_init");                                                         \
-        return hl_send_init##SUF(PMPI_Bsend_init##SUF, buf, count, type, dest, tag, comm, request); \
-    }                                                                                              \
+    HL_SEND_INIT_AS(MPI_Send_init, PMPI_Ssend_init, SUF, COUNT)                                    \
+    HL_SEND_INIT_AS(MPI_Rsend_init, PMPI_Ssend_init, SUF, COUNT)                                   \
+    HL_SEND_INIT_AS(MPI_Ssend_init, PMPI_Ssend_init, SUF, COUNT)                                   \
+    HL_SEND_INIT_AS(MPI_Bsend_init, PMPI_Bsend_init, SUF, COUNT)                                   \
     int MPI_Recv##SUF(void *buf, COUNT count, MPI_Datatype type, int source, int tag, MPI_Comm comm, \
                       MPI_Status *status) {                                                        \
         HL_THREAD_CHECK("MPI_Recv");                                                               \
@@ -428,24 +416,8 @@ static void hl_completed(MPI_Request handle) {
             hl_received++;                                                                         \
         return rc;                                                                                 \
     }                                                                                              \
-    int MPI_Irecv##SUF(void *buf, COUNT count, MPI_Datatype type, int source, int tag, MPI_Comm comm, \
-                       MPI_Request *request) {                                                     \
-        HL_THREAD_CHECK("MPI_Irecv");                                                              \
-        int rc = PMPI_Irecv##SUF(buf, count, type, source, tag, comm, request);                    \
-        struct hl_request *r;                                                                      \
-        if (rc == MPI_SUCCESS && (r = hl_track(*request, HL_RECV, 0)))                             \
-            r->real_source = source != MPI_PROC_NULL;                                              \
-        return rc;                                                                                 \
-    }                                                                                              \
-    int MPI_Recv_init##SUF(void *buf, COUNT count, MPI_Datatype type, int source, int tag, MPI_Comm comm, \
-                           MPI_Request *request) {                                                 \
-        HL_THREAD_CHECK("MPI_Recv_init");                                                          \
-        int rc = PMPI_Recv_init##SUF(buf, count, type, source, tag, comm, request);                \
-        struct hl_request *r;                                                                      \
-        if (rc == MPI_SUCCESS && (r = hl_track(*request, HL_RECV, 1)))                             \
-            r->real_source = source != MPI_PROC_NULL;                                              \
-        return rc;                                                                                 \
-    }                                                                                              \
+    HL_RECV_START(MPI_Irecv, PMPI_Irecv, 0, SUF, COUNT)                                            \
+    HL_RECV_START(MPI_Recv_init, PMPI_Recv_init, 1, SUF, COUNT)                                    \
     int MPI_Mrecv##SUF(void *buf, COUNT count, MPI_Datatype type, MPI_Message *message, MPI_Status *status) { \
         HL_THREAD_CHECK("MPI_Mrecv");                                                              \
         int real = *message != MPI_MESSAGE_NO_PROC;                                                \
