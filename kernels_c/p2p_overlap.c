@@ -18,8 +18,9 @@
  *             the master's own share is judged)
  *
  * One record per variant and sample: seconds. Every received value and every step's result are
- * checked (received against the partner's values, results against a serial computation made
- * once before the samples, each step computed exactly once); a wrong one fails the run with a message naming it. The student's
+ * checked (received against the partner's values, each step computed exactly once: its calls
+ * counted on the kernel's sealed pages, see overlap_evidence; results against a serial computation
+ * made once before the samples); a wrong one fails the run with a message naming it. The student's
  * code sees MPI_Send as MPI_Ssend (the standard allows a send to wait for its receive), so an
  * order that relies on buffering deadlocks.
  *
@@ -32,7 +33,6 @@
  * the partner (hybridlab.p2p.exercise._check_postings).
  */
 #include "hybridlab.h"
-#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/random.h>
 
@@ -59,15 +59,35 @@ const hl_param hl_kernel_params[] = {
 enum { V_COMPUTE, V_MESSAGE, V_BLOCKING, V_STUDENT, V_COUNT };
 static const char *const variant_names[V_COUNT] = {"compute", "message", "blocking", "student"};
 
-static double *results;      /* one result per step, NaN until computed */
-static double *expected;     /* each step's result, computed once serially */
-static long flops_per_step;  /* multiply-adds per step */
-static atomic_long computed; /* compute_step calls in this sample */
-static long step_us;         /* the sleep after each step, on every thread */
+/* What the judging reads, out of the cell's reach (issue 36): the run's parameters, the kit's
+ * arrays and each step's count of compute_step calls live in the kernel's sealed evidence
+ * (hybridlab.h, HL_SEALED), read-only pages the kit writes through /proc/self/mem and zeroes
+ * before each kernel call; reads are plain loads. Kept as statics of this unit they sat at a fixed
+ * offset from any static of the cell (the link fixes it): a cell could set the count of calls,
+ * point `results` at `expected`, make the steps free (flops_per_step 0) or change the slowed
+ * steps (step_us) and the variants chosen, so that a sample that skipped steps passed. The
+ * steps' values (results, expected) stay on the heap: the verdict is the sealed counts (each
+ * step's calls, one pwrite per call, in one critical section: a few us a step on a loaded VM);
+ * results against expected only catches the kit's own faults. */
+enum { OV_DONE = 15872 }; /* steps counted one by one; more: step i in slot i % OV_DONE */
+typedef struct {
+    long ready;                 /* 1 from the parameters' put to the kernel's end */
+    int rank;                   /* ctx->rank at the start (the late rank's turn) */
+    int nchosen, chosen[V_COUNT];
+    long bytes, steps, flops, poll, samples, late_us, step_us, count;
+    double *results;            /* one result per step, NaN until computed (the heap) */
+    const double *expected;     /* each step's result, computed once serially (the heap) */
+    long stray, stray_i;        /* compute_step calls with i outside 0..steps-1, the first's i */
+    unsigned short done[OV_DONE]; /* this sample's compute_step calls per step (or slot) */
+} overlap_evidence;
+_Static_assert(sizeof(overlap_evidence) <= HL_SEALED_DATA, "overlap_evidence: too large");
+#define ev (*HL_SEALED(overlap_evidence))
+#define EV(field) (*(const volatile __typeof__(ev.field) *)&ev.field) /* a fresh load */
+#define EV_SET(field, value) HL_SEALED_SET(ev, field, value)
 
-static double step_value(long i) {
+static double step_value(long i, long flops) {
     double x = (double)(i % 1000) * 1e-3;
-    for (long k = 0; k < flops_per_step; k++) x = x * 0.999999 + 1e-6;
+    for (long k = 0; k < flops; k++) x = x * 0.999999 + 1e-6;
     return x;
 }
 
@@ -75,9 +95,30 @@ void compute_step(long i) {
 #ifdef HL_TRACE_MPI
     double t0 = hl_now();
 #endif
-    results[i] = step_value(i);
-    atomic_fetch_add(&computed, 1);
-    if (step_us > 0) hl_sleep_us(step_us); /* a longer step: inside the traced interval */
+    if (!EV(ready)) return; /* (no run of the kernel: nothing to compute) */
+    long steps = EV(steps);
+    if (i < 0 || i >= steps) { /* counted, never written: results holds steps values */
+#pragma omp critical(hl_sealed_lock)
+        {
+            long stray[2] = {EV(stray) + 1, EV(stray) ? EV(stray_i) : i};
+            hl_sealed_put(&ev.stray, stray, sizeof stray);
+        }
+        return;
+    }
+    EV(results)[i] = step_value(i, EV(flops));
+    long slot = i % OV_DONE;
+    /* one thread at a time: a step computed by two threads at once counts twice, and where
+     * /proc/self/mem cannot be written hl_sealed_put opens the page for a moment */
+#pragma omp critical(hl_sealed_lock)
+    {
+        unsigned short calls = EV(done[slot]);
+        if (calls < 0xffff) {
+            calls++;
+            hl_sealed_put(&ev.done[slot], &calls, sizeof calls);
+        }
+    }
+    long sleep_us = EV(step_us);
+    if (sleep_us > 0) hl_sleep_us(sleep_us); /* a longer step: inside the traced interval */
 #ifdef HL_TRACE_MPI
     hl_trace_compute(t0, hl_now());
 #endif
@@ -138,7 +179,8 @@ static void run_variant(int v, const double *out, double *in, long count, int pe
     }
 }
 
-/* The first wrong thing of a sample (message: "" when all is right). */
+/* The first wrong thing of a sample (message: "" when all is right): the values received, then
+ * the steps, from the sealed counts of compute_step's calls. */
 static void check_sample(int v, const double *in, long count, int peer, uint64_t theirs,
                          long sample, long steps, char *message, size_t size) {
     message[0] = '\0';
@@ -154,17 +196,42 @@ static void check_sample(int v, const double *in, long count, int peer, uint64_t
             }
     }
     if (v == V_MESSAGE) return;
-    long calls = atomic_load(&computed);
+    if (EV(stray)) {
+        snprintf(message, size,
+                 "%s, sample %ld: compute_step was called with i = %ld, outside 0..%ld (%ld such "
+                 "calls): each step once", variant_names[v], sample, EV(stray_i), steps - 1,
+                 EV(stray));
+        return;
+    }
+    long slots = steps < OV_DONE ? steps : OV_DONE, calls = 0;
+    for (long b = 0; b < slots; b++) calls += EV(done[b]);
     if (calls != steps) {
         snprintf(message, size,
                  "%s, sample %ld: compute_step was called %ld times for %ld steps (each step "
                  "once)", variant_names[v], sample, calls, steps);
         return;
     }
+    for (long b = 0; b < slots; b++) {
+        long want = steps / OV_DONE + (b < steps % OV_DONE), got = EV(done[b]);
+        if (got == want) continue;
+        if (steps <= OV_DONE && got == 0)
+            snprintf(message, size, "%s, sample %ld: step %ld was not computed",
+                     variant_names[v], sample, b);
+        else if (steps <= OV_DONE)
+            snprintf(message, size, "%s, sample %ld: step %ld was computed %ld times (each step "
+                     "once)", variant_names[v], sample, b, got);
+        else
+            snprintf(message, size, "%s, sample %ld: the steps %ld + k x %d were computed %ld "
+                     "times, not %ld (each step once)", variant_names[v], sample, b, OV_DONE,
+                     got, want);
+        return;
+    }
+    const double *results = EV(results), *expected = EV(expected);
     for (long i = 0; i < steps; i++)
         if (results[i] != expected[i]) {
-            snprintf(message, size, "%s, sample %ld: step %ld was not computed", variant_names[v],
-                     sample, i);
+            snprintf(message, size, "%s, sample %ld: step %ld's result is %.17g, not %.17g (the "
+                     "kit's arrays are written by compute_step only)", variant_names[v], sample,
+                     i, results[i], expected[i]);
             return;
         }
 }
@@ -177,7 +244,7 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     long poll = hl_param_long(ctx, "poll", 1, &ok);
     long samples = hl_param_long(ctx, "samples", 1, &ok);
     long late_us = hl_param_long(ctx, "late_us", 0, &ok);
-    step_us = hl_param_long(ctx, "step_us", 0, &ok);
+    long step_us = hl_param_long(ctx, "step_us", 0, &ok);
     if (!ok) return -1;
     if (late_us > 1000000L || step_us > 1000000L)
         return hl_fail(ctx, "late_us=%ld or step_us=%ld is above 1 s", late_us, step_us);
@@ -197,40 +264,64 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 #endif
     long count = bytes / 8;
     int peer = ctx->rank ^ 1;
-    flops_per_step = flops;
+    /* the run, sealed before any of the cell's code runs; read back from there from now on */
+    EV_SET(rank, ctx->rank);
+    EV_SET(nchosen, nchosen);
+    hl_sealed_put(ev.chosen, chosen, sizeof chosen);
+    EV_SET(bytes, bytes);
+    EV_SET(steps, steps);
+    EV_SET(flops, flops);
+    EV_SET(poll, poll);
+    EV_SET(samples, samples);
+    EV_SET(late_us, late_us);
+    EV_SET(step_us, step_us);
+    EV_SET(count, count);
     double *out = malloc((size_t)(count ? count : 1) * sizeof(double));
     double *in = malloc((size_t)(count ? count : 1) * sizeof(double));
-    results = malloc((size_t)steps * sizeof(double));
-    expected = malloc((size_t)steps * sizeof(double));
+    double *results = malloc((size_t)steps * sizeof(double));
+    double *expected = malloc((size_t)steps * sizeof(double));
     int mine_ok = out && in && results && expected, all_ok = 0;
     MPI_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     int rc = 0;
     if (!all_ok) {
         rc = hl_fail(ctx, "no memory for %ld bytes and %ld steps on some rank", bytes, steps);
-        goto done;
+        free(out);
+        free(in);
+        free(results);
+        free(expected);
+        return rc;
     }
-    for (long i = 0; i < steps; i++) expected[i] = step_value(i);
+    for (long i = 0; i < steps; i++) expected[i] = step_value(i, flops);
+    EV_SET(results, results);
+    EV_SET(expected, expected);
+    EV_SET(ready, 1);
+    static const unsigned short no_calls[OV_DONE];
+    static const long no_stray[2];
+    long slots = steps < OV_DONE ? steps : OV_DONE;
     char message[256];
-    for (int c = 0; c < nchosen && rc == 0; c++) {
-        int v = chosen[c];
-        for (long s = -1; s < samples; s++) { /* sample -1: warm-up, not recorded */
+    for (int c = 0; c < EV(nchosen) && rc == 0; c++) {
+        int v = EV(chosen[c]);
+        for (long s = -1; s < EV(samples); s++) { /* sample -1: warm-up, not recorded */
             uint64_t secret = drawn_secret();
             for (long k = 0; k < count; k++) {
                 out[k] = pattern(secret, k);
                 in[k] = NAN;
             }
-            for (long i = 0; i < steps; i++) results[i] = NAN;
-            atomic_store(&computed, 0);
+            double *fresh = EV(results);
+            for (long i = 0; i < steps; i++) fresh[i] = NAN;
+            hl_sealed_put(ev.done, no_calls, (size_t)slots * sizeof *no_calls);
+            hl_sealed_put(&ev.stray, no_stray, sizeof no_stray);
             double t0 = hl_start_together(comm);
             /* the judged runs: the partner late in turn, so the other's exchange is open that
              * long and its team has the time to compute inside it (the overlap judged there) */
-            if (v == V_STUDENT && late_us > 0 && ((ctx->rank + s + 2) & 1)) hl_sleep_us(late_us);
+            if (v == V_STUDENT && EV(late_us) > 0 && ((EV(rank) + s + 2) & 1))
+                hl_sleep_us(EV(late_us));
 #ifdef HL_STUDENT_P2P_OVERLAP /* the cell runs on this stack: what a sample is judged by, kept */
             long t0_bits;
             memcpy(&t0_bits, &t0, sizeof t0_bits);
             HL_KEEP(ctx, v, s, c, count, steps, peer, (long)secret, t0_bits, (long)in, (long)out);
 #endif
-            run_variant(v, out, in, count, peer, comm, steps, poll);
+            run_variant(v, out, in, count, peer, comm, steps, EV(poll));
             double seconds = hl_now() - t0;
 #ifdef HL_STUDENT_P2P_OVERLAP
             memcpy(&t0_bits, &t0, sizeof t0_bits);
@@ -250,14 +341,14 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
                 hl_emit(ctx,
                         "\"record\":\"sample\",\"variant\":\"%s\",\"sample\":%ld,\"seconds\":%.9g,"
                         "\"bytes\":%ld,\"steps\":%ld,\"flops\":%ld,\"poll\":%ld,\"threads\":%d",
-                        variant_names[v], s, seconds, bytes, steps, flops, poll,
+                        variant_names[v], s, seconds, EV(bytes), steps, EV(flops), EV(poll),
                         omp_get_max_threads());
         }
     }
-done:
+    EV_SET(ready, 0); /* compute_step writes no more */
     free(out);
     free(in);
-    free(results);
-    free(expected);
+    free(EV(results));
+    free((void *)EV(expected));
     return rc;
 }

@@ -428,6 +428,44 @@ def test_student_overlap_checked_for_data_thread_level_and_polling():
         check_student_overlap(build_student_overlap(twice, "p2p_twice"), threads=(2,))
 
 
+def test_the_judged_state_of_p2p_overlap_is_out_of_the_cells_reach():
+    """Lab 03 (d), issue 36: what the kernel judges a sample by (the run's parameters, the
+    arrays' pointers, each step's count of compute_step calls) lives on the kernel's sealed pages
+    (p2p_overlap.c's overlap_evidence), not in statics a cell reaches at the link's offset from
+    one of its own: SEAL-A's p03_skip_poke (every other step computed, the kit's `computed`,
+    `results` and `expected` rewritten) kept 12/12 twice before. The sealed page can be read, not
+    written (a store there stops the run); a step outside 0..steps-1 is named, never written."""
+    from hybridlab.p2p.exercise import build_student_overlap, check_student_overlap
+
+    probe = "static long anchor;\n" + GOOD_OVERLAP.replace(
+        "    MPI_Request req[2];\n", "    MPI_Request req[2];\n    anchor++;\n", 1)
+    kernel = build_student_overlap(probe, "p2p_seal_probe")
+    data = {}
+    for line in subprocess.run(["nm", str(kernel.program)], capture_output=True, text=True,
+                               check=True).stdout.splitlines():  # fmt: skip
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "bBdD":
+            data[parts[2]] = int(parts[0], 16)
+    assert {"anchor", "hl_sealed"} <= set(data)
+    kept = {"computed", "results", "expected", "flops_per_step", "step_us"} & set(data)
+    assert not kept, f"p2p_overlap.c keeps {sorted(kept)} where a cell can write them"
+    # the skipped steps' counts written on the sealed page: the store faults
+    offset = data["hl_sealed"] + 4096 - data["anchor"]
+    poke = probe.replace("for (long i = 0; i < steps; i++) {", "for (long i = 0; i < steps; i += 2) {")
+    poke = poke.replace("        if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n    }\n",
+                        "        if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n    }\n"
+                        f"    *(volatile long *)((char *)&anchor + {offset:#x}) = steps;\n")  # fmt: skip
+    assert poke.count("i += 2") == 1 and "= steps;" in poke
+    with pytest.raises(hl.KernelCrash, match="SIGSEGV"):
+        check_student_overlap(build_student_overlap(poke, "p2p_seal_poke"), threads=(2,))
+    stray = GOOD_OVERLAP.replace("        if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n",
+                                 "        if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);\n"
+                                 "#pragma omp masked\n        compute_step(steps);\n")  # fmt: skip
+    assert stray != GOOD_OVERLAP
+    with pytest.raises(hl.KernelError, match=r"compute_step was called with i = 64, outside 0\.\.63"):
+        check_student_overlap(build_student_overlap(stray, "p2p_seal_stray"), threads=(2,))
+
+
 def test_team_shares_count_the_other_threads_steps_inside_the_windows():
     """Lab 03 (d): team_shares reads the kit's compute intervals (pieces, counted inside a
     window in proportion to their time there) against the windows; judge_team wants, in most

@@ -1378,3 +1378,89 @@ GAMING += [
             "A14's d03_c3 with a target region run on the host (number 0 at level 0 on any "
             "thread) in place of the nested team", reason=COMM_THREAD),
 ]
+
+# SEAL-A (issue 36, 2026-12-07): the kit's own state of p2p_overlap.c reached from the cell at a
+# fixed offset from one of its statics (the link fixes it; `nm` on the built program). Half the
+# steps computed (the even ones), the odd steps' results copied from the kit's expected values and
+# the count of compute_step calls made whole through the kernel's statics results, expected and
+# computed: 12/12 twice before they moved to the kernel's sealed pages (overlap_evidence: the
+# run's parameters, the arrays' pointers and each step's count of calls, written through
+# /proc/self/mem only). Now the statics are gone (the old offsets point elsewhere: the run dies),
+# and the sealed pages can be read, not written: the results filled through their sealed pointer
+# leave the count of calls short.
+_SKIP_POKE = r"""%%c OVERLAP_C p2p_overlap
+static long anchor;
+
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+#pragma omp parallel
+    {
+#pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &req[1]);
+        }
+        long mine = 0;
+#pragma omp for schedule(static) nowait
+        for (long i = 0; i < steps; i += 2) { /* only the even steps */
+            compute_step(i);
+            if (omp_get_thread_num() == 0 && !done && mine++ % poll == 0)
+                MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+        }
+#pragma omp masked
+        if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    }
+    /* the kit's statics, at the link's offsets from the cell's own: the odd steps' results
+     * copied from the expected ones, the count of calls made whole */
+    double **results = (double **)((char *)&anchor + 0x10018);
+    double **expected = (double **)((char *)&anchor + 0x10010);
+    volatile long *computed = (volatile long *)((char *)&anchor + 0x10000);
+    for (long i = 1; i < steps; i += 2) (*results)[i] = (*expected)[i];
+    *computed += steps / 2; /* the odd steps */
+}"""
+_SKIP_SEALED_READ = r"""%%c OVERLAP_C p2p_overlap
+static long anchor;
+
+void overlap_exchange(const double *out, double *in, long count, int peer, MPI_Comm comm,
+                      long steps, long poll) {
+    MPI_Request req[2];
+    int done = 0;
+    anchor++; /* (kept: the static is the cell's fixed point) */
+#pragma omp parallel
+    {
+#pragma omp masked
+        {
+            MPI_Irecv(in, (int)count, MPI_DOUBLE, peer, 0, comm, &req[0]);
+            MPI_Isend(out, (int)count, MPI_DOUBLE, peer, 0, comm, &req[1]);
+        }
+        long mine = 0;
+#pragma omp for schedule(static) nowait
+        for (long i = 0; i < steps; i += 2) { /* only the even steps */
+            compute_step(i);
+            if (omp_get_thread_num() == 0 && !done && mine++ % poll == 0)
+                MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
+        }
+#pragma omp masked
+        if (!done) MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    }
+    /* the kit's sealed evidence (p2p_overlap.c's overlap_evidence, read-only pages), at the
+     * link's offset from the cell's own static: its pointers read, the odd steps' results
+     * copied from the expected ones (the counts of calls cannot be written) */
+    double *results = *(double *const *)((char *)&anchor + 0x20070);
+    const double *expected = *(const double *const *)((char *)&anchor + 0x20078);
+    for (long i = 1; i < steps; i += 2) results[i] = expected[i];
+}"""
+GAMING += [
+    attempt("method", "overlap_exchange", _SKIP_POKE, OVERLAP,
+            "SEAL-A's p03_skip_poke: every other step computed; the kernel's statics (results, "
+            "expected, computed) written through pointers at the link's offsets from a static of "
+            "the cell so that the skipped steps look computed (12/12 twice before the seal)",
+            reason="compute_step was called | was not computed | died"),
+    attempt("method", "overlap_exchange", _SKIP_SEALED_READ, OVERLAP,
+            "SEAL-A's p03_skip_sealedread: every other step computed; the skipped steps' results "
+            "copied through the arrays' pointers read from the kernel's sealed evidence (its "
+            "counts of calls cannot be written)",
+            reason="compute_step was called | was not computed | died"),
+]
