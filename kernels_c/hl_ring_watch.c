@@ -11,14 +11,28 @@
  * little-endian, or 1 or 2 after the opcode 'K' or 'M' below 256 or 65536), the receives
  * completed, the send requests never completed and the refused calls.
  *
- * The record's channel: HL_ONCE_WATCH holds "PATH-PREFIX<TAB>KEY"; at MPI_Init the library
- * copies it, blanks its text in the process's environment block and unsets it (the caller
- * clears Python's os.environ copy before the function runs), and at MPI_Finalize writes
- * PATH-PREFIX-RANK framed by the key; the caller trusts a record only in that frame. Not a
- * kernel: no main, not built by kernels.build's kernel path (hybridlab.engines.once builds it).
+ * The record's channel, streamed: HL_ONCE_WATCH holds "PATH-PREFIX<TAB>KEY"; at MPI_Init the
+ * library copies it, blanks its text in the process's environment block and unsets it (the caller
+ * clears Python's os.environ copy before the function runs), creates PATH-PREFIX-RANK (O_EXCL),
+ * moves its descriptor to the fixed number HL_WATCH_FD (/dev/null there when no record is asked
+ * for) and guards it (hl_stream_guard.h: a seccomp filter
+ * lets only the kit's own `syscall` instruction write, copy, replace, close or map that number;
+ * Python's os.write gets EPERM), and refuses execve/execveat to the process from then on (a rank
+ * starts no program). Then it writes one line per event AT THE CALL, append-only, each framed by
+ * the key: `KEY begin PID RANK SIZE GUARDED` at MPI_Init; `KEY send WORLD CARRIED` a blocking send
+ * done; `KEY start HANDLE WORLD CARRIED` a nonblocking send started (persistent: at each start,
+ * its destination from `KEY init HANDLE WORLD` written at MPI_Send_init); `KEY done HANDLE` a
+ * request completed (or freed once complete); `KEY freed HANDLE` a request freed while active;
+ * `KEY recv SOURCE` a receive completed (the source from MPI's own status); `KEY refused NAME`;
+ * `KEY END` at MPI_Finalize. Request handles and sources are MPI's values, the process id is read
+ * from the kernel at each send: nothing a line says comes from this library's memory alone, so a
+ * function that rewrites that memory (raw memory access from Python) can add no line without a
+ * real MPI call and erase none (engines.once._read_record rebuilds the record from the lines).
+ * Not a kernel: no main, not built by kernels.build's kernel path (hybridlab.engines.once builds it).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
@@ -28,21 +42,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hl_stream_guard.h"
+
 #define HL_WATCH_ENV "HL_ONCE_WATCH"
 #define HL_MAX_RANKS 256
 #define HL_MAX_REQUESTS 4096
 #define HL_MAX_REFUSED 16
 #define HL_SEARCH_LIMIT (64 << 20) /* bytes of a message searched for the process id */
+/* the record's descriptor: a constant, not a variable a memory write could point elsewhere */
+#define HL_WATCH_FD (HL_STREAM_FD_MIN + 40)
 
-static char hl_prefix[4096], hl_key[128];
-static int hl_armed, hl_world_rank = -1, hl_world_size, hl_level = MPI_THREAD_SINGLE;
+static char hl_key[128];
+static int hl_world_rank = -1, hl_world_size, hl_level = MPI_THREAD_SINGLE;
 static pthread_t hl_main;
-static long long hl_pid;
-static int hl_err_collective, hl_err_partitioned, hl_err_thread;
-static unsigned char hl_sent[HL_MAX_RANKS], hl_carried[HL_MAX_RANKS];
-static long hl_received;
-static char hl_refused[HL_MAX_REFUSED][48];
-static int hl_nrefused;
+static int hl_err_collective, hl_err_partitioned, hl_err_thread, hl_err_cancel;
 
 enum { HL_SEND = 1, HL_RECV = 2 };
 struct hl_request {
@@ -70,9 +83,49 @@ static int hl_make_error(const char *text) {
     return code;
 }
 
+/* one event line, framed by the key, written at once through the guarded descriptor */
+__attribute__((format(printf, 1, 2))) static void hl_line(const char *format, ...) {
+    char text[512];
+    int n = snprintf(text, sizeof text, "%s ", hl_key);
+    va_list args;
+    va_start(args, format);
+    n += vsnprintf(text + n, sizeof text - (size_t)n - 1, format, args);
+    va_end(args);
+    if (n > (int)sizeof text - 2)
+        n = (int)sizeof text - 2;
+    text[n++] = '\n';
+    for (int done = 0; done < n;) {
+        long w = stream_syscall(SYS_write, HL_WATCH_FD, (long)(text + done), n - done);
+        if (w <= 0)
+            break;
+        done += (int)w;
+    }
+}
+
+#if defined(__x86_64__) && defined(__linux__)
+/* execve and execveat refused (EPERM) to every thread from now on: a rank starts no program */
+static int hl_no_exec(void) {
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+    };
+    struct sock_fprog prog = {.len = (unsigned short)(sizeof f / sizeof *f), .filter = f};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return 0;
+    return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) == 0;
+}
+#else
+static int hl_no_exec(void) { return 0; }
+#endif
+
 static void hl_arm(int provided) {
     char *value = getenv(HL_WATCH_ENV);
-    hl_pid = (long long)getpid();
     hl_main = pthread_self();
     hl_level = provided;
     PMPI_Comm_rank(MPI_COMM_WORLD, &hl_world_rank);
@@ -80,64 +133,43 @@ static void hl_arm(int provided) {
     hl_err_collective = hl_make_error(
         "refused by the graded run: the ring is point to point, with no collective operation");
     hl_err_partitioned = hl_make_error("refused by the graded run: no partitioned communication");
+    hl_err_cancel = hl_make_error("refused by the graded run: no request cancelled (wait for it)");
     hl_err_thread = hl_make_error(
         "refused by the graded run: an MPI call from a thread other than the one that initialised "
         "MPI (the job's thread level is funneled)");
-    if (value == NULL)
-        return;
-    char *tab = strchr(value, '\t');
-    if (tab != NULL && (size_t)(tab - value) < sizeof hl_prefix && strlen(tab + 1) < sizeof hl_key) {
-        memcpy(hl_prefix, value, (size_t)(tab - value));
+    char prefix[4096], path[4200];
+    char *tab = value == NULL ? NULL : strchr(value, '\t');
+    int framed = 0, fd = -1;
+    if (tab != NULL && (size_t)(tab - value) < sizeof prefix && strlen(tab + 1) < sizeof hl_key) {
+        memcpy(prefix, value, (size_t)(tab - value));
+        prefix[tab - value] = '\0';
         strcpy(hl_key, tab + 1);
-        hl_armed = hl_key[0] != '\0';
+        framed = hl_key[0] != '\0' && strchr(hl_key, ' ') == NULL && strchr(hl_key, '\n') == NULL;
     }
-    memset(value, 'x', strlen(value)); /* the text in the environment block (/proc/self/environ) */
-    unsetenv(HL_WATCH_ENV);
+    if (value != NULL) {
+        memset(value, 'x', strlen(value)); /* the text in the environment block (/proc/self/environ) */
+        unsetenv(HL_WATCH_ENV);
+    }
+    if (framed) {
+        snprintf(path, sizeof path, "%s-%d", prefix, hl_world_rank);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    }
+    if (fd < 0) /* no record asked (or none made): the lines go nowhere, through the same number */
+        fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (fd >= 0 && fd != HL_WATCH_FD) {
+        if (dup3(fd, HL_WATCH_FD, O_CLOEXEC) < 0)
+            framed = 0;
+        close(fd);
+    }
+    int guarded = stream_guard(HL_WATCH_FD, HL_WATCH_FD);
+    int sealed = hl_no_exec();
+    hl_line("begin %lld %d %d %d", (long long)getpid(), hl_world_rank, hl_world_size, framed && guarded && sealed);
 }
 
-static void hl_note_refused(const char *name) {
-    for (int i = 0; i < hl_nrefused; i++)
-        if (strcmp(hl_refused[i], name) == 0)
-            return;
-    if (hl_nrefused < HL_MAX_REFUSED)
-        snprintf(hl_refused[hl_nrefused++], sizeof hl_refused[0], "%s", name);
-}
+static void hl_note_refused(const char *name) { hl_line("refused %s", name); }
 
-static void hl_write_record(void) {
-    if (!hl_armed)
-        return;
-    hl_armed = 0;
-    char path[4200], text[16384];
-    snprintf(path, sizeof path, "%s-%d", hl_prefix, hl_world_rank);
-    int open_sends = 0;
-    for (int i = 0; i < HL_MAX_REQUESTS; i++)
-        if (hl_requests[i].used && hl_requests[i].active &&
-            (hl_requests[i].kind == HL_SEND || hl_requests[i].partner != MPI_REQUEST_NULL))
-            open_sends++;
-    size_t n = (size_t)snprintf(text, sizeof text, "HLWATCH %s\npid %lld\nrank %d\nsize %d\nreceived %ld\nopen %d\nsent",
-                                hl_key, hl_pid, hl_world_rank, hl_world_size, hl_received, open_sends);
-    for (int r = 0; r < HL_MAX_RANKS && n < sizeof text - 64; r++)
-        if (hl_sent[r])
-            n += (size_t)snprintf(text + n, sizeof text - n, " %d", r);
-    n += (size_t)snprintf(text + n, sizeof text - n, "\ncarried");
-    for (int r = 0; r < HL_MAX_RANKS && n < sizeof text - 64; r++)
-        if (hl_carried[r])
-            n += (size_t)snprintf(text + n, sizeof text - n, " %d", r);
-    n += (size_t)snprintf(text + n, sizeof text - n, "\nrefused");
-    for (int i = 0; i < hl_nrefused && n < sizeof text - 200; i++)
-        n += (size_t)snprintf(text + n, sizeof text - n, " %s", hl_refused[i]);
-    n += (size_t)snprintf(text + n, sizeof text - n, "\nEND %s\n", hl_key);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0)
-        return;
-    for (size_t done = 0; done < n;) {
-        ssize_t w = write(fd, text + done, n - done);
-        if (w <= 0)
-            break;
-        done += (size_t)w;
-    }
-    close(fd);
-}
+/* (the descriptor stays open, guarded, until the process ends) */
+static void hl_write_record(void) { hl_line("END"); }
 
 int MPI_Init(int *argc, char ***argv) {
     int rc = PMPI_Init(argc, argv);
@@ -199,7 +231,8 @@ static int hl_world_of(MPI_Comm comm, int dest) {
 
 static int hl_holds_pid(const unsigned char *data, size_t size) {
     unsigned char forms[4][8];
-    uint64_t v = (uint64_t)hl_pid;
+    long long pid = (long long)getpid(); /* from the kernel at each send, not from memory */
+    uint64_t v = (uint64_t)pid;
     for (int i = 0; i < 8; i++) {
         forms[0][i] = (unsigned char)(v >> (8 * i));       /* 8 bytes little-endian */
         forms[1][i] = (unsigned char)(v >> (8 * (7 - i))); /* 8 bytes big-endian */
@@ -218,7 +251,7 @@ static int hl_holds_pid(const unsigned char *data, size_t size) {
         memmem(data, size, forms[2], 4) || memmem(data, size, forms[3], 4))
         return 1;
     char digits[32];
-    int nd = snprintf(digits, sizeof digits, "%lld", hl_pid);
+    int nd = snprintf(digits, sizeof digits, "%lld", pid);
     for (const unsigned char *at = data; size >= (size_t)nd && (at = memmem(at, size - (size_t)(at - data), digits, (size_t)nd));
          at++) {
         int before = at > data && at[-1] >= '0' && at[-1] <= '9';
@@ -265,24 +298,43 @@ static int hl_issend_packed(const void *buf, MPI_Count size, int dest, int tag, 
 }
 #endif
 
-/* a send's destination and whether its message holds this process's id */
-static void hl_note_send(const void *buf, MPI_Count count, MPI_Datatype type, int dest, MPI_Comm comm) {
+/* a send's world destination and whether its message holds this process's id: world * 2 + held,
+   -1 for no rank (MPI_PROC_NULL) */
+static int hl_send_code(const void *buf, MPI_Count count, MPI_Datatype type, int dest, MPI_Comm comm) {
     int world = hl_world_of(comm, dest);
-    if (world < 0 || world >= HL_MAX_RANKS)
-        return;
-    hl_sent[world] = 1;
-    if (hl_carried[world])
-        return;
+    if (world < 0)
+        return -1;
+    int held = 0;
     MPI_Count size = 0, position = 0;
-    if (hl_pack_size(count, type, comm, &size) != MPI_SUCCESS || size <= 0 || size > HL_SEARCH_LIMIT)
-        return;
-    unsigned char *packed = malloc((size_t)size);
-    if (packed == NULL)
-        return;
-    if (hl_pack(buf, count, type, packed, size, &position, comm) == MPI_SUCCESS &&
-        hl_holds_pid(packed, (size_t)position))
-        hl_carried[world] = 1;
-    free(packed);
+    if (hl_pack_size(count, type, comm, &size) == MPI_SUCCESS && size > 0 && size <= HL_SEARCH_LIMIT) {
+        unsigned char *packed = malloc((size_t)size);
+        if (packed != NULL && hl_pack(buf, count, type, packed, size, &position, comm) == MPI_SUCCESS)
+            held = hl_holds_pid(packed, (size_t)position);
+        free(packed);
+    }
+    return world * 2 + held;
+}
+
+/* a request's handle as the lines give it (MPI's value: an int in MPICH, a pointer in Open MPI) */
+#define HL_H(handle) ((unsigned long long)(uintptr_t)(handle))
+
+/* a blocking send done; a nonblocking one started (its handle) */
+static void hl_sent_line(int code) {
+    if (code >= 0)
+        hl_line("send %d %d", code / 2, code % 2);
+}
+static void hl_start_line(MPI_Request handle, int code) {
+    if (code >= 0)
+        hl_line("start %llx %d %d", HL_H(handle), code / 2, code % 2);
+}
+/* a receive completed: the source MPI's status gives (MPI_PROC_NULL: none) */
+static void hl_recv_line(const MPI_Status *status) {
+    if (status->MPI_SOURCE >= 0)
+        hl_line("recv %d", status->MPI_SOURCE);
+}
+static void hl_blank(MPI_Status *status, int n) {
+    for (int i = 0; i < n; i++)
+        status[i].MPI_SOURCE = MPI_PROC_NULL;
 }
 
 static struct hl_request *hl_find(MPI_Request handle) {
@@ -317,15 +369,22 @@ static void hl_forget(struct hl_request *r) {
     memset(r, 0, sizeof *r);
 }
 
-/* the request `handle` (its value before the completing call) completed */
-static void hl_completed(MPI_Request handle) {
+/* the request `handle` (its value before the completing call) completed with `status` (the
+   library's own, never the caller's: its source is MPI's) */
+static void hl_completed(MPI_Request handle, const MPI_Status *status) {
+    if (handle == MPI_REQUEST_NULL)
+        return;
+    hl_line("done %llx", HL_H(handle));
     struct hl_request *r = hl_find(handle);
     if (r == NULL || !r->active)
         return;
-    if (r->kind == HL_RECV && r->real_source)
-        hl_received++;
-    if (r->partner != MPI_REQUEST_NULL) /* the synchronous send half of an Isendrecv */
-        PMPI_Wait(&r->partner, MPI_STATUS_IGNORE);
+    if (r->kind == HL_RECV)
+        hl_recv_line(status);
+    if (r->partner != MPI_REQUEST_NULL) { /* the synchronous send half of an Isendrecv */
+        MPI_Request half = r->partner;
+        if (PMPI_Wait(&r->partner, MPI_STATUS_IGNORE) == MPI_SUCCESS)
+            hl_line("done %llx", HL_H(half));
+    }
     free(r->temp);
     r->temp = NULL;
     if (r->persistent)
@@ -340,8 +399,10 @@ static void hl_completed(MPI_Request handle) {
 #define HL_SEND_AS(NAME, REAL, SUF, COUNT)                                                         \
     int NAME##SUF(const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) { \
         HL_THREAD_CHECK(#NAME);                                                                    \
-        hl_note_send(buf, count, type, dest, comm);                                                \
-        return REAL##SUF(buf, count, type, dest, tag, comm);                                       \
+        int rc = REAL##SUF(buf, count, type, dest, tag, comm);                                     \
+        if (rc == MPI_SUCCESS)                                                                     \
+            hl_sent_line(hl_send_code(buf, count, type, dest, comm));                              \
+        return rc;                                                                                 \
     }
 
 /* A nonblocking send started by REAL, its request tracked (hl_isend in HL_P2P). */
@@ -380,10 +441,12 @@ static void hl_completed(MPI_Request handle) {
     static int hl_isend##SUF(int (*start)(const void *, COUNT, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), \
                              const void *buf, COUNT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
                              MPI_Request *request) {                                               \
-        hl_note_send(buf, count, type, dest, comm);                                                \
+        int code = hl_send_code(buf, count, type, dest, comm);                                     \
         int rc = start(buf, count, type, dest, tag, comm, request);                                \
-        if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL)                                            \
+        if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL) {                                          \
+            hl_start_line(*request, code);                                                         \
             hl_track(*request, HL_SEND, 0);                                                        \
+        }                                                                                          \
         return rc;                                                                                 \
     }                                                                                              \
     HL_ISEND_AS(MPI_Isend, PMPI_Issend, SUF, COUNT)                                                \
@@ -395,6 +458,8 @@ static void hl_completed(MPI_Request handle) {
                                  MPI_Comm comm, MPI_Request *request) {                            \
         int rc = make(buf, count, type, dest, tag, comm, request);                                 \
         struct hl_request *r;                                                                      \
+        if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL)                                            \
+            hl_line("init %llx %d", HL_H(*request), hl_world_of(comm, dest));                      \
         if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL && (r = hl_track(*request, HL_SEND, 1))) {  \
             r->buf = buf;                                                                          \
             r->count = (MPI_Count)count;                                                           \
@@ -411,19 +476,26 @@ static void hl_completed(MPI_Request handle) {
     int MPI_Recv##SUF(void *buf, COUNT count, MPI_Datatype type, int source, int tag, MPI_Comm comm, \
                       MPI_Status *status) {                                                        \
         HL_THREAD_CHECK("MPI_Recv");                                                               \
-        int rc = PMPI_Recv##SUF(buf, count, type, source, tag, comm, status);                      \
-        if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)                                          \
-            hl_received++;                                                                         \
+        MPI_Status own;                                                                            \
+        hl_blank(&own, 1);                                                                         \
+        int rc = PMPI_Recv##SUF(buf, count, type, source, tag, comm, &own);                        \
+        if (rc == MPI_SUCCESS)                                                                     \
+            hl_recv_line(&own);                                                                    \
+        if (status != MPI_STATUS_IGNORE)                                                           \
+            *status = own;                                                                         \
         return rc;                                                                                 \
     }                                                                                              \
     HL_RECV_START(MPI_Irecv, PMPI_Irecv, 0, SUF, COUNT)                                            \
     HL_RECV_START(MPI_Recv_init, PMPI_Recv_init, 1, SUF, COUNT)                                    \
     int MPI_Mrecv##SUF(void *buf, COUNT count, MPI_Datatype type, MPI_Message *message, MPI_Status *status) { \
         HL_THREAD_CHECK("MPI_Mrecv");                                                              \
-        int real = *message != MPI_MESSAGE_NO_PROC;                                                \
-        int rc = PMPI_Mrecv##SUF(buf, count, type, message, status);                               \
-        if (rc == MPI_SUCCESS && real)                                                             \
-            hl_received++;                                                                         \
+        MPI_Status own;                                                                            \
+        hl_blank(&own, 1);                                                                         \
+        int rc = PMPI_Mrecv##SUF(buf, count, type, message, &own);                                 \
+        if (rc == MPI_SUCCESS)                                                                     \
+            hl_recv_line(&own);                                                                    \
+        if (status != MPI_STATUS_IGNORE)                                                           \
+            *status = own;                                                                         \
         return rc;                                                                                 \
     }                                                                                              \
     int MPI_Imrecv##SUF(void *buf, COUNT count, MPI_Datatype type, MPI_Message *message, MPI_Request *request) { \
@@ -443,7 +515,7 @@ static void hl_completed(MPI_Request handle) {
         HL_THREAD_CHECK("MPI_Sendrecv");                                                           \
         MPI_Request both[2];                                                                       \
         MPI_Status statuses[2];                                                                    \
-        hl_note_send(sendbuf, sendcount, sendtype, dest, comm);                                    \
+        hl_blank(statuses, 2);                                                                     \
         int rc = PMPI_Irecv##SUF(recvbuf, recvcount, recvtype, source, recvtag, comm, &both[0]);   \
         if (rc != MPI_SUCCESS)                                                                     \
             return rc;                                                                             \
@@ -451,8 +523,10 @@ static void hl_completed(MPI_Request handle) {
         if (rc != MPI_SUCCESS)                                                                     \
             return rc;                                                                             \
         rc = PMPI_Waitall(2, both, statuses);                                                      \
-        if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)                                          \
-            hl_received++;                                                                         \
+        if (rc == MPI_SUCCESS) {                                                                   \
+            hl_sent_line(hl_send_code(sendbuf, sendcount, sendtype, dest, comm));                  \
+            hl_recv_line(&statuses[0]);                                                            \
+        }                                                                                          \
         if (status != MPI_STATUS_IGNORE)                                                           \
             *status = statuses[0];                                                                 \
         return rc;                                                                                 \
@@ -462,16 +536,22 @@ static void hl_completed(MPI_Request handle) {
                            MPI_Comm comm, MPI_Request *request) {                                  \
         HL_THREAD_CHECK("MPI_Isendrecv");                                                          \
         MPI_Request half;                                                                          \
-        hl_note_send(sendbuf, sendcount, sendtype, dest, comm);                                    \
+        int code = hl_send_code(sendbuf, sendcount, sendtype, dest, comm);                         \
         int rc = PMPI_Irecv##SUF(recvbuf, recvcount, recvtype, source, recvtag, comm, request);    \
         if (rc != MPI_SUCCESS)                                                                     \
             return rc;                                                                             \
         rc = PMPI_Issend##SUF(sendbuf, sendcount, sendtype, dest, sendtag, comm, &half);           \
         if (rc != MPI_SUCCESS)                                                                     \
             return rc;                                                                             \
+        hl_start_line(half, code);                                                                 \
         struct hl_request *r = hl_track(*request, HL_RECV, 0);                                     \
-        if (r == NULL)                                                                             \
-            return PMPI_Wait(&half, MPI_STATUS_IGNORE);                                            \
+        if (r == NULL) {                                                                           \
+            MPI_Request was = half;                                                                \
+            rc = PMPI_Wait(&half, MPI_STATUS_IGNORE);                                              \
+            if (rc == MPI_SUCCESS)                                                                 \
+                hl_line("done %llx", HL_H(was));                                                   \
+            return rc;                                                                             \
+        }                                                                                          \
         r->real_source = source != MPI_PROC_NULL;                                                  \
         if (dest == MPI_PROC_NULL) /* done at once: completed, not left for the wait */            \
             PMPI_Wait(&half, MPI_STATUS_IGNORE);                                                   \
@@ -498,7 +578,8 @@ static void hl_completed(MPI_Request handle) {
         MPI_Count size = 0;                                                                        \
         MPI_Request both[2];                                                                       \
         MPI_Status statuses[2];                                                                    \
-        hl_note_send(buf, count, type, dest, comm);                                                \
+        hl_blank(statuses, 2);                                                                     \
+        int code = hl_send_code(buf, count, type, dest, comm);                                     \
         int rc = hl_packed##SUF(buf, count, type, comm, &packed, &size);                           \
         if (rc == MPI_SUCCESS)                                                                     \
             rc = PMPI_Irecv##SUF(buf, count, type, source, recvtag, comm, &both[0]);               \
@@ -507,8 +588,10 @@ static void hl_completed(MPI_Request handle) {
         if (rc == MPI_SUCCESS)                                                                     \
             rc = PMPI_Waitall(2, both, statuses);                                                  \
         free(packed);                                                                              \
-        if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)                                          \
-            hl_received++;                                                                         \
+        if (rc == MPI_SUCCESS) {                                                                   \
+            hl_sent_line(code);                                                                    \
+            hl_recv_line(&statuses[0]);                                                            \
+        }                                                                                          \
         if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE)                                      \
             *status = statuses[0];                                                                 \
         return rc;                                                                                 \
@@ -519,7 +602,7 @@ static void hl_completed(MPI_Request handle) {
         void *packed = NULL;                                                                       \
         MPI_Count size = 0;                                                                        \
         MPI_Request half = MPI_REQUEST_NULL;                                                       \
-        hl_note_send(buf, count, type, dest, comm);                                                \
+        int code = hl_send_code(buf, count, type, dest, comm);                                     \
         int rc = hl_packed##SUF(buf, count, type, comm, &packed, &size);                           \
         if (rc == MPI_SUCCESS)                                                                     \
             rc = PMPI_Irecv##SUF(buf, count, type, source, recvtag, comm, request);                \
@@ -529,9 +612,13 @@ static void hl_completed(MPI_Request handle) {
             free(packed);                                                                          \
             return rc;                                                                             \
         }                                                                                          \
+        hl_start_line(half, code);                                                                 \
         struct hl_request *r = hl_track(*request, HL_RECV, 0);                                     \
         if (r == NULL) {                                                                           \
+            MPI_Request was = half;                                                                \
             rc = PMPI_Wait(&half, MPI_STATUS_IGNORE);                                              \
+            if (rc == MPI_SUCCESS)                                                                 \
+                hl_line("done %llx", HL_H(was));                                                   \
             free(packed);                                                                          \
             return rc;                                                                             \
         }                                                                                          \
@@ -555,8 +642,11 @@ static void hl_started(MPI_Request handle) {
     if (r == NULL || !r->persistent)
         return;
     r->active = 1;
-    if (r->kind == HL_SEND)
-        hl_note_send(r->buf, r->count, r->type, r->dest, r->comm);
+    if (r->kind == HL_SEND) { /* its destination: the `init` line of this handle */
+        int code = hl_send_code(r->buf, r->count, r->type, r->dest, r->comm);
+        if (code >= 0)
+            hl_line("pstart %llx %d", HL_H(handle), code % 2);
+    }
 }
 
 int MPI_Start(MPI_Request *request) {
@@ -576,39 +666,59 @@ int MPI_Startall(int count, MPI_Request requests[]) {
     return rc;
 }
 
+/* the handles before the call and the library's own statuses (sources MPI's, not the caller's) */
 #define HL_COPY(n, requests)                                                                       \
     MPI_Request stack_copy[64], *before = (n) <= 64 ? stack_copy : malloc(sizeof(MPI_Request) * (size_t)(n)); \
-    if (before == NULL)                                                                            \
+    MPI_Status stack_status[64], *own = (n) <= 64 ? stack_status : malloc(sizeof(MPI_Status) * (size_t)(n)); \
+    if (before == NULL || own == NULL) {                                                           \
+        if (before != stack_copy)                                                                  \
+            free(before);                                                                          \
+        if (own != stack_status)                                                                   \
+            free(own);                                                                             \
         return MPI_ERR_NO_MEM;                                                                     \
+    }                                                                                              \
+    hl_blank(own, (n));                                                                            \
     memcpy(before, requests, sizeof(MPI_Request) * (size_t)(n))
 #define HL_UNCOPY()                                                                                \
     if (before != stack_copy)                                                                      \
-    free(before)
+        free(before);                                                                              \
+    if (own != stack_status)                                                                       \
+    free(own)
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
     HL_THREAD_CHECK("MPI_Wait");
     MPI_Request before = *request;
-    int rc = PMPI_Wait(request, status);
+    MPI_Status own;
+    hl_blank(&own, 1);
+    int rc = PMPI_Wait(request, &own);
     if (rc == MPI_SUCCESS)
-        hl_completed(before);
+        hl_completed(before, &own);
+    if (status != MPI_STATUS_IGNORE)
+        *status = own;
     return rc;
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
     HL_THREAD_CHECK("MPI_Test");
     MPI_Request before = *request;
-    int rc = PMPI_Test(request, flag, status);
+    MPI_Status own;
+    hl_blank(&own, 1);
+    int rc = PMPI_Test(request, flag, &own);
     if (rc == MPI_SUCCESS && *flag)
-        hl_completed(before);
+        hl_completed(before, &own);
+    if (status != MPI_STATUS_IGNORE)
+        *status = own;
     return rc;
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     HL_THREAD_CHECK("MPI_Waitall");
     HL_COPY(count, requests);
-    int rc = PMPI_Waitall(count, requests, statuses);
+    int rc = PMPI_Waitall(count, requests, own);
     for (int i = 0; rc == MPI_SUCCESS && i < count; i++)
-        hl_completed(before[i]);
+        hl_completed(before[i], &own[i]);
+    if (statuses != MPI_STATUSES_IGNORE)
+        memcpy(statuses, own, sizeof(MPI_Status) * (size_t)count);
     HL_UNCOPY();
     return rc;
 }
@@ -616,9 +726,11 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
 int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
     HL_THREAD_CHECK("MPI_Testall");
     HL_COPY(count, requests);
-    int rc = PMPI_Testall(count, requests, flag, statuses);
+    int rc = PMPI_Testall(count, requests, flag, own);
     for (int i = 0; rc == MPI_SUCCESS && *flag && i < count; i++)
-        hl_completed(before[i]);
+        hl_completed(before[i], &own[i]);
+    if (statuses != MPI_STATUSES_IGNORE)
+        memcpy(statuses, own, sizeof(MPI_Status) * (size_t)count);
     HL_UNCOPY();
     return rc;
 }
@@ -626,9 +738,11 @@ int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuse
 int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
     HL_THREAD_CHECK("MPI_Waitany");
     HL_COPY(count, requests);
-    int rc = PMPI_Waitany(count, requests, index, status);
+    int rc = PMPI_Waitany(count, requests, index, own);
     if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED)
-        hl_completed(before[*index]);
+        hl_completed(before[*index], own);
+    if (status != MPI_STATUS_IGNORE)
+        *status = own[0];
     HL_UNCOPY();
     return rc;
 }
@@ -636,9 +750,11 @@ int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *statu
 int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
     HL_THREAD_CHECK("MPI_Testany");
     HL_COPY(count, requests);
-    int rc = PMPI_Testany(count, requests, index, flag, status);
+    int rc = PMPI_Testany(count, requests, index, flag, own);
     if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED)
-        hl_completed(before[*index]);
+        hl_completed(before[*index], own);
+    if (status != MPI_STATUS_IGNORE)
+        *status = own[0];
     HL_UNCOPY();
     return rc;
 }
@@ -646,9 +762,11 @@ int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_St
 int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]) {
     HL_THREAD_CHECK("MPI_Waitsome");
     HL_COPY(incount, requests);
-    int rc = PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+    int rc = PMPI_Waitsome(incount, requests, outcount, indices, own);
     for (int i = 0; rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && i < *outcount; i++)
-        hl_completed(before[indices[i]]);
+        hl_completed(before[indices[i]], &own[i]);
+    if (statuses != MPI_STATUSES_IGNORE && rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && *outcount > 0)
+        memcpy(statuses, own, sizeof(MPI_Status) * (size_t)*outcount);
     HL_UNCOPY();
     return rc;
 }
@@ -656,20 +774,39 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices
 int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]) {
     HL_THREAD_CHECK("MPI_Testsome");
     HL_COPY(incount, requests);
-    int rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
+    int rc = PMPI_Testsome(incount, requests, outcount, indices, own);
     for (int i = 0; rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && i < *outcount; i++)
-        hl_completed(before[indices[i]]);
+        hl_completed(before[indices[i]], &own[i]);
+    if (statuses != MPI_STATUSES_IGNORE && rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && *outcount > 0)
+        memcpy(statuses, own, sizeof(MPI_Status) * (size_t)*outcount);
     HL_UNCOPY();
     return rc;
 }
 
+/* a request freed: `done` when MPI says it is complete, else `freed` (never completed: open) */
+static void hl_freeing(MPI_Request handle, int complete) {
+    hl_line("%s %llx", complete ? "done" : "freed", HL_H(handle));
+}
+
 int MPI_Request_free(MPI_Request *request) {
     HL_THREAD_CHECK("MPI_Request_free");
-    struct hl_request *r = hl_find(*request);
+    MPI_Request handle = *request;
+    int complete = 0;
+    if (handle != MPI_REQUEST_NULL && PMPI_Request_get_status(handle, &complete, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        complete = 0;
+    struct hl_request *r = hl_find(handle);
     int rc = PMPI_Request_free(request);
+    if (rc == MPI_SUCCESS && handle != MPI_REQUEST_NULL)
+        hl_freeing(handle, complete);
     if (rc == MPI_SUCCESS && r != NULL) {
-        if (r->partner != MPI_REQUEST_NULL)
-            PMPI_Request_free(&r->partner);
+        if (r->partner != MPI_REQUEST_NULL) {
+            MPI_Request half = r->partner;
+            int done = 0;
+            if (PMPI_Request_get_status(half, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                done = 0;
+            if (PMPI_Request_free(&r->partner) == MPI_SUCCESS)
+                hl_freeing(half, done);
+        }
         r->temp = NULL; /* (a freed Isendrecv_replace may still send it: kept) */
         hl_forget(r);
     }
@@ -696,6 +833,7 @@ static int hl_refuse(const char *name, int code) {
     HL_REFUSE(NAME##_init, hl_err_collective)                                                      \
     HL_REFUSE(NAME##_init_c, hl_err_collective)
 
+HL_REFUSE(Cancel, hl_err_cancel) /* a send cancelled then waited: completed, never delivered */
 HL_REFUSE(Barrier, hl_err_collective)
 HL_REFUSE(Ibarrier, hl_err_collective)
 HL_REFUSE(Barrier_init, hl_err_collective)

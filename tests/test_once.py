@@ -186,7 +186,16 @@ def test_a_function_that_raises_on_a_sealed_rank_still_gives_its_traceback():
 
 
 # The watch library (kernels_c/hl_ring_watch.c, LD_PRELOADed): real MPI below Python.
-def test_the_watch_records_a_ring_in_c_and_ignores_a_record_forged_in_python():
+def test_the_watch_streams_a_ring_in_c_and_a_line_forged_in_python_spoils_the_record():
+    runs = call_once(ring, ranks=3, timeout=30, watch="hl_ring_watch")
+    pids = [int(record["pid"][0]) for _, record in runs]
+    assert [pid for (_, pid), _ in runs] == pids  # the kernel's pid, read at MPI_Init
+    assert [value for (value, _), _ in runs] == [pids[(r - 1) % 3] for r in range(3)]
+    for rank, (_, record) in enumerate(runs):  # rebuilt from the lines streamed at each call
+        right = str((rank + 1) % 3)
+        assert record["sent"] == [right] and record["carried"] == [right], record
+        assert record["received"] == ["1"] and record["open"] == ["0"] and record["refused"] == []
+
     def forged_then_ring():
         import os
         import sys
@@ -195,26 +204,186 @@ def test_the_watch_records_a_ring_in_c_and_ignores_a_record_forged_in_python():
 
         comm = MPI.COMM_WORLD
         rank, size = comm.Get_rank(), comm.Get_size()
-        with open(os.path.join(sys.argv[1], f"watch-{rank}"), "w") as f:  # not sealed: writable
-            f.write("HLWATCH guessed\npid 1\nsent 0 1 2\ncarried 0 1 2\nreceived 9\nEND guessed\n")
+        with open(os.path.join(sys.argv[1], f"watch-{rank}"), "a") as f:  # not sealed: reachable
+            f.write("guessed send 0 1\nguessed recv 0\nguessed END\n")
         return comm.sendrecv(os.getpid(), dest=(rank + 1) % size, source=(rank - 1) % size)
 
     runs = call_once(forged_then_ring, ranks=3, timeout=30, watch="hl_ring_watch")
-    pids = [int(record["pid"][0]) for _, record in runs]
-    assert [value for value, _ in runs] == [pids[(r - 1) % 3] for r in range(3)]
-    for rank, (_, record) in enumerate(runs):  # the library's record, written at MPI_Finalize
-        right = str((rank + 1) % 3)
-        assert record["sent"] == [right] and record["carried"] == [right], record
-        assert record["received"] == ["1"] and record["open"] == ["0"] and record["refused"] == []
+    assert [record for _, record in runs] == [None] * 3  # a line not framed by the key: no record
 
 
-def test_a_record_framed_by_another_key_is_none(tmp_path):
+def test_a_record_is_rebuilt_from_its_event_lines(tmp_path):
     from hybridlab.engines.once import _read_record
 
-    (tmp_path / "watch-0").write_text("HLWATCH abc\npid 7\nsent 1\nEND abc\n")
-    assert _read_record(tmp_path / "watch-0", "abc") == {"pid": ["7"], "sent": ["1"]}
-    assert _read_record(tmp_path / "watch-0", "other") is None
-    assert _read_record(tmp_path / "watch-1", "abc") is None
+    def record(*lines, key="k"):
+        (tmp_path / "watch-0").write_text("".join(f"{key} {line}\n" for line in lines))
+        return _read_record(tmp_path / "watch-0", "k")
+
+    got = record("begin 7 0 4 1", "send 1 1", "start a1 2 0", "start a2 1 0", "done a1",
+                 "recv 3", "recv -1", "init b1 3", "pstart b1 1", "done b1", "freed a2",
+                 "start a3 1 0", "refused MPI_Bcast", "refused MPI_Bcast", "END")  # fmt: skip
+    assert got == {"pid": ["7"], "rank": ["0"], "size": ["4"], "received": ["1"], "open": ["2"],
+                   "sent": ["1", "2", "3"], "carried": ["1", "3"], "refused": ["MPI_Bcast"]}  # fmt: skip
+    assert record("begin 7 0 2 1", "start a1 1 1", "done a1", "END")["open"] == ["0"]
+    assert record("begin 7 0 2 1", "start a1 1 1", "freed a1", "done a1", "END")["open"] == ["1"]
+    assert record("begin 7 0 2 1", "pstart c1 1", "END")["sent"] == ["-1"]  # no init: no rank
+    assert record("begin 7 0 2 1", "send 1 1") is None  # no END: the run's record incomplete
+    assert record("begin 7 0 2 0", "END") is None  # the descriptor not guarded
+    assert record("begin 7 0 2 1", "END", key="other") is None
+    assert record("begin 7 0 2 1", "send 1 1", "mystery 1", "END") is None
+    assert record("begin 7 0 2 1", "END", "begin 7 0 2 1", "END") is None
+    assert _read_record(tmp_path / "watch-9", "k") is None
+
+
+def test_the_record_descriptor_refuses_python_and_a_rank_starts_no_program():
+    def writes_and_execs():
+        import errno
+        import os
+
+        from mpi4py import MPI
+
+        comm = MPI.COMM_WORLD
+        got = comm.sendrecv(os.getpid(), dest=(comm.rank + 1) % comm.size,
+                            source=(comm.rank - 1) % comm.size)  # fmt: skip
+        refused = []
+        for fd in range(900, 1024):  # written, replaced, closed, truncated: EPERM on the record's
+            for action in (os.write, os.dup2, os.close, os.ftruncate):
+                try:
+                    if action is os.close:
+                        action(fd)
+                    else:
+                        action(*{os.write: (fd, b"k END\n"), os.dup2: (0, fd)}.get(action, (fd, 0)))
+                except OSError as err:
+                    if err.errno == errno.EPERM:
+                        refused.append(fd)
+                    continue
+        try:
+            os.execv("/bin/true", ["true"])  # not sealed: no audit hook, the kernel refuses
+        except OSError as err:
+            refused.append(err.errno)
+        return got, sorted(set(refused))
+
+    runs = call_once(writes_and_execs, ranks=2, timeout=30, watch="hl_ring_watch")
+    for rank, ((_, refused), record) in enumerate(runs):
+        assert len(refused) == 2 and refused[0] == 1 and refused[1] >= 900, refused  # EPERM, fd
+        assert record is not None and record["sent"] == [str(1 - rank)], record
+    with pytest.raises(FunctionFailed, match="import _posixsubprocess: refused"):
+        call_once(lambda: __import__("_posixsubprocess"), ranks=1, timeout=30, sealed=("numpy",))
+
+
+def test_the_watch_streams_persistent_and_combined_sends_and_their_completions():
+    def rings():
+        import array
+        import os
+
+        from mpi4py import MPI
+
+        comm = MPI.COMM_WORLD
+        rank, size = comm.Get_rank(), comm.Get_size()
+        right, left = (rank + 1) % size, (rank - 1) % size
+        out, into = array.array("q", [0]), array.array("q", [0])
+        sends = comm.Send_init(out, dest=right, tag=1)  # persistent: its destination at init
+        recvs = comm.Recv_init(into, source=left, tag=1)
+        out[0] = os.getpid()
+        got = []
+        for _ in range(2):
+            MPI.Prequest.Startall([recvs, sends])
+            MPI.Request.Waitany([sends])
+            recvs.Wait()
+            got.append(into[0])
+        sends.Free()
+        recvs.Free()
+        req = comm.Isendrecv(out, right, 2, into, left, 2)  # the send half waited with it
+        req.Test() or req.Wait()
+        got.append(into[0])
+        return got
+
+    runs = call_once(rings, ranks=2, timeout=30, watch="hl_ring_watch")
+    pids = [int(record["pid"][0]) for _, record in runs]
+    for rank, (got, record) in enumerate(runs):
+        assert got == [pids[1 - rank]] * 3
+        assert record["sent"] == [str(1 - rank)] and record["carried"] == [str(1 - rank)], record
+        assert record["received"] == ["3"] and record["open"] == ["0"], record
+
+
+def _rewrites_the_watch_memory():
+    """A16's forge (tests/gaming/00_getting_started.py): no message between ranks; the watch
+    library's writable memory found through mpi4py's GOT with raw memory access (no ctypes),
+    every byte two exchanges with itself changed there put back, the pids moved by RMA."""
+    import array
+    import os
+
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+
+    def mem(addr, n):
+        return MPI.buffer.fromaddress(addr, n, readonly=False)
+
+    def u(addr, n):
+        return int.from_bytes(bytes(mem(addr, n)), "little")
+
+    def elf_base(addr):
+        p = addr & ~0xFFF
+        while bytes(mem(p, 4)) != b"\x7fELF":
+            p -= 0x1000
+        return p
+
+    def phdrs(base):
+        off, num = u(base + 0x20, 8), u(base + 0x38, 2)
+        return [(u(base + off + i * 56, 4), u(base + off + i * 56 + 4, 4),
+                 u(base + off + i * 56 + 16, 8), u(base + off + i * 56 + 40, 8))
+                for i in range(num)]  # fmt: skip
+
+    base = elf_base(u(u(id(MPI.Get_version) + 16, 8) + 8, 8))
+    d = base + [h for h in phdrs(base) if h[0] == 2][0][2]
+    info = {}
+    while u(d, 8) != 0:
+        info.setdefault(u(d, 8), u(d + 8, 8))
+        d += 16
+    fix = lambda v: v if v >= base else v + base  # noqa: E731
+    symtab, strtab = fix(info[6]), fix(info[5])
+    target = None
+    for start, sz in ((info.get(23), info.get(2)), (info.get(7), info.get(8))):
+        for k in range((sz or 0) // 24 if start and not target else 0):
+            r = fix(start) + 24 * k
+            sym = u(r + 8, 8) >> 32
+            name = bytes(mem(strtab + u(symtab + 24 * sym, 4), 64)).split(b"\0")[0]
+            if sym and name == b"MPI_Init_thread":
+                target = u(base + u(r, 8), 8)
+                break
+    wbase = elf_base(target)
+    rw = [h for h in phdrs(wbase) if h[0] == 1 and h[1] & 2][0]
+    seg = (wbase + rw[2] + 7) & ~7
+    view = mem(seg, (wbase + rw[2] + rw[3] - seg) & ~7)
+    before = bytes(view)
+    for value in (0, os.getpid()):  # a message to itself (the lines it streams stay)
+        got = array.array("q", [0])
+        reqs = [
+            comm.Irecv(got, source=rank, tag=9),
+            comm.Isend(array.array("q", [value]), dest=rank, tag=9),
+        ]
+        MPI.Request.Waitall(reqs)
+    after = bytes(view)
+    for i in range(len(before)):
+        if before[i] != after[i]:
+            view[i] = before[i]
+    box = array.array("q", [0])
+    win = MPI.Win.Create(box, comm=comm)
+    win.Fence()
+    win.Put(array.array("q", [os.getpid()]), (rank + 1) % size)
+    win.Fence()
+    win.Free()
+    return int(box[0])
+
+
+def test_a_rank_that_rewrites_the_watch_memory_cannot_forge_a_ring():
+    runs = call_once(_rewrites_the_watch_memory, ranks=2, timeout=30,
+                     sealed=("mpi4py.MPI", "numpy", "array"), watch="hl_ring_watch")  # fmt: skip
+    for rank, (_, record) in enumerate(runs):  # the sends to itself stay in the stream
+        assert record is not None and record["sent"] == [str(rank)], record
+        assert record["carried"] == [str(rank)] and record["received"] == ["2"], record
 
 
 def _send_first():

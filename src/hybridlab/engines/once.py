@@ -18,9 +18,13 @@ objects, every ctypes event, other programs and processes, and files under /proc
 call folders (the function's, its results' and every other call's): Python-level evidence the
 caller keeps in the rank is out of the function's reach. watch=NAME: the kit's PMPI interposer
 kernels_c/NAME.c, built once, LD_PRELOADed into the ranks (not into mpiexec): it sees every MPI
-call of the rank below Python and writes its record at MPI_Finalize to a file named, with a
-key, in WATCH_ENV, which it reads and erases at MPI_Init (the rank then drops os.environ's copy
-before the function runs); the caller trusts a record only framed by that key.
+call of the rank below Python and streams its record, one line per event at the call, to a
+file named, with a key, in WATCH_ENV, which it reads and erases at MPI_Init (the rank then drops
+os.environ's copy before the function runs). The file's descriptor is guarded by a seccomp filter
+(kernels_c/hl_stream_guard.h: only the library's own system call writes to it), which also
+refuses execve to the rank: evidence the function cannot rewrite, not even with raw memory
+access from Python, since nothing is kept in memory to be read at the end (_read_record rebuilds
+the record from the lines; the caller trusts only lines framed by that key, begun and ENDed).
 """
 
 from __future__ import annotations
@@ -130,21 +134,72 @@ def watch_library(name: str) -> Path:
 
 
 def _read_record(path: Path, key: str) -> dict[str, list[str]] | None:
-    """A watch library's record: its lines `name value...` between `HLWATCH KEY` and `END KEY`;
-    None when missing or not framed by the key (written by anything else)."""
+    """A watch library's record, rebuilt from the event lines it streamed (each `KEY event
+    values...`, kernels_c/hl_ring_watch.c): a dict of name -> values (strings): pid, rank, size,
+    sent (world ranks sent to), carried (those whose message held the pid), received (receives
+    completed from a real source), open (send requests started and never completed, freed while
+    active included), refused (calls refused). None when missing, when a line is not framed by the
+    key, when it does not begin with `begin` (the descriptor guarded) and end with `END` (the run's
+    record incomplete: the rank never reached MPI_Finalize), or when a line is malformed."""
     try:
         lines = path.read_text().splitlines()
     except (OSError, UnicodeDecodeError):
         return None
-    if len(lines) < 2 or lines[0] != f"HLWATCH {key}" or lines[-1] != f"END {key}":
+    frame = f"{key} "
+    if len(lines) < 2 or not all(line.startswith(frame) for line in lines):
         return None
-    record = {}
-    for line in lines[1:-1]:
-        name, *values = line.split(" ")
-        if name in record:  # the library writes each name once
+    events = [line[len(frame) :].split(" ") for line in lines]
+    if events[0][0] != "begin" or events[-1] != ["END"]:
+        return None
+    if any(event[0] in ("begin", "END") for event in events[1:-1]):
+        return None
+    try:
+        pid, rank, size, guarded = (int(v) for v in events[0][1:])
+        if guarded != 1:  # written where the descriptor could not be guarded: not evidence
             return None
-        record[name] = values
-    return record
+        sent: set[int] = set()
+        carried: set[int] = set()
+        refused: list[str] = []
+        pending: set[str] = set()  # nonblocking sends started, not yet completed (by handle)
+        inits: dict[str, int] = {}  # persistent sends: handle -> destination
+        received = abandoned = 0
+        for name, *values in events[1:-1]:
+            if name == "send":
+                world, held = int(values[0]), int(values[1])
+            elif name in ("start", "pstart"):
+                handle = values[0]
+                if name == "start":
+                    world, held = int(values[1]), int(values[2])
+                else:
+                    world, held = inits.get(handle, -1), int(values[1])
+                abandoned += handle in pending  # (a handle MPI reused: the old send never done)
+                pending.add(handle)
+            elif name == "init":
+                inits[values[0]] = int(values[1])
+                continue
+            elif name in ("done", "freed"):
+                if values[0] in pending:
+                    pending.discard(values[0])
+                    abandoned += name == "freed"
+                continue
+            elif name == "recv":
+                received += int(values[0]) >= 0
+                continue
+            elif name == "refused":
+                if values[0] not in refused:
+                    refused.append(values[0])
+                continue
+            else:
+                return None
+            sent.add(world)
+            if held:
+                carried.add(world)
+    except (ValueError, IndexError):
+        return None
+    return {"pid": [str(pid)], "rank": [str(rank)], "size": [str(size)],
+            "received": [str(received)], "open": [str(abandoned + len(pending))],
+            "sent": [str(w) for w in sorted(sent)], "carried": [str(w) for w in sorted(carried)],
+            "refused": refused}  # fmt: skip
 
 
 def call_once(
@@ -244,6 +299,9 @@ _PATH_EVENTS = (
 _PATH_PAIRS = ("os.rename", "os.replace", "os.link", "os.symlink", "shutil.copyfile")
 # native code and memory reached without a ctypes event
 _NATIVE_MODULES = ("cffi", "_cffi_backend", "llvmlite", "numba")
+# processes and shared memory started with no audit event (_posixsubprocess.fork_exec: a program,
+# whose execve the watch library refuses anyway; shared memory beside MPI)
+_PROCESS_MODULES = ("_posixsubprocess", "_posixshmem", "_multiprocessing")
 
 
 def _seal(fenced: tuple[str, ...], frames_allowed: list) -> None:
@@ -261,7 +319,7 @@ def _seal(fenced: tuple[str, ...], frames_allowed: list) -> None:
     paths, pairs, native = (
         frozenset(_PATH_EVENTS),
         frozenset(_PATH_PAIRS),
-        frozenset(_NATIVE_MODULES),
+        frozenset(_NATIVE_MODULES + _PROCESS_MODULES),
     )
     fences = tuple(fenced)
     lstat, readlink, getcwd, fspath = posix.lstat, posix.readlink, posix.getcwd, posix.fspath
@@ -272,6 +330,12 @@ def _seal(fenced: tuple[str, ...], frames_allowed: list) -> None:
         raise denied(f"{what}: refused while a graded call runs (the function runs on its own: "
                      "no frames, no gc walks, no ctypes or other native code, no other programs, "
                      "no /proc, no call folders)")  # fmt: skip
+
+    def refusing(what: str):
+        def refused(*args, **kwargs):
+            refuse(what)
+
+        return refused
 
     def text(path) -> str | None:
         try:
@@ -342,6 +406,13 @@ def _seal(fenced: tuple[str, ...], frames_allowed: list) -> None:
                 if under(target):
                     refuse(f"{event} of {text(target)}")
 
+    # the process modules already imported: out of sys.modules (an import is then refused) and
+    # their entry points refusing (the module objects other modules still hold)
+    for name in _PROCESS_MODULES:
+        module = sys.modules.pop(name, None)
+        for attribute in dir(module) if module is not None else ():
+            if callable(getattr(module, attribute, None)) and not attribute.startswith("__"):
+                setattr(module, attribute, refusing(f"{name}.{attribute}"))
     sys.addaudithook(hook)
 
 
