@@ -223,12 +223,13 @@ def test_a_record_is_rebuilt_from_its_event_lines(tmp_path):
                  "recv 3", "recv -1", "init b1 3", "pstart b1 1", "done b1", "freed a2",
                  "start a3 1 0", "refused MPI_Bcast", "refused MPI_Bcast", "END")  # fmt: skip
     assert got == {"pid": ["7"], "rank": ["0"], "size": ["4"], "received": ["1"], "open": ["2"],
-                   "sent": ["1", "2", "3"], "carried": ["1", "3"], "refused": ["MPI_Bcast"]}  # fmt: skip
+                   "sent": ["1", "2", "3"], "carried": ["1", "3"], "refused": ["MPI_Bcast"],
+                   "guarded": ["1"]}  # fmt: skip
     assert record("begin 7 0 2 1", "start a1 1 1", "done a1", "END")["open"] == ["0"]
     assert record("begin 7 0 2 1", "start a1 1 1", "freed a1", "done a1", "END")["open"] == ["1"]
     assert record("begin 7 0 2 1", "pstart c1 1", "END")["sent"] == ["-1"]  # no init: no rank
     assert record("begin 7 0 2 1", "send 1 1") is None  # no END: the run's record incomplete
-    assert record("begin 7 0 2 0", "END") is None  # the descriptor not guarded
+    assert record("begin 7 0 2 0", "END")["guarded"] == ["0"]  # read as the tracer's unguarded stream
     assert record("begin 7 0 2 1", "END", key="other") is None
     assert record("begin 7 0 2 1", "send 1 1", "mystery 1", "END") is None
     assert record("begin 7 0 2 1", "END", "begin 7 0 2 1", "END") is None

@@ -138,9 +138,11 @@ def _read_record(path: Path, key: str) -> dict[str, list[str]] | None:
     values...`, kernels_c/hl_ring_watch.c): a dict of name -> values (strings): pid, rank, size,
     sent (world ranks sent to), carried (those whose message held the pid), received (receives
     completed from a real source), open (send requests started and never completed, freed while
-    active included), refused (calls refused). None when missing, when a line is not framed by the
-    key, when it does not begin with `begin` (the descriptor guarded) and end with `END` (the run's
-    record incomplete: the rank never reached MPI_Finalize), or when a line is malformed."""
+    active included), refused (calls refused), guarded (1: the descriptor was guarded; 0 where the
+    machine is not x86-64 Linux or refuses seccomp, read as the tracer's unguarded stream is). None
+    when missing, when a line is not framed by the key, when it does not begin with `begin` and end
+    with `END` (the run's record incomplete: the rank never reached MPI_Finalize), or when a line
+    is malformed."""
     try:
         lines = path.read_text().splitlines()
     except (OSError, UnicodeDecodeError):
@@ -155,8 +157,6 @@ def _read_record(path: Path, key: str) -> dict[str, list[str]] | None:
         return None
     try:
         pid, rank, size, guarded = (int(v) for v in events[0][1:])
-        if guarded != 1:  # written where the descriptor could not be guarded: not evidence
-            return None
         sent: set[int] = set()
         carried: set[int] = set()
         refused: list[str] = []
@@ -199,7 +199,7 @@ def _read_record(path: Path, key: str) -> dict[str, list[str]] | None:
     return {"pid": [str(pid)], "rank": [str(rank)], "size": [str(size)],
             "received": [str(received)], "open": [str(abandoned + len(pending))],
             "sent": [str(w) for w in sorted(sent)], "carried": [str(w) for w in sorted(carried)],
-            "refused": refused}  # fmt: skip
+            "refused": refused, "guarded": [str(guarded)]}  # fmt: skip
 
 
 def call_once(
