@@ -112,6 +112,20 @@ def test_the_launcher_is_mpiexec_outside_slurm_and_srun_when_asked_inside(monkey
     assert launcher.choose().kind == "mpiexec"
 
 
+def test_mpich_ranks_on_one_machine_start_without_ucx_memory_hooks(monkeypatch):
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    monkeypatch.delenv("UCX_MEM_EVENTS", raising=False)
+    mpich = launcher.Launcher("mpiexec", "mpiexec", hl.mpi_info(), "test")
+    if mpich.mpi.implementation != "mpich":
+        pytest.skip("the kit's MPI here is not MPICH")
+    assert mpich.environment({})["UCX_MEM_EVENTS"] == "no"
+    monkeypatch.setenv("UCX_MEM_EVENTS", "yes")  # set by the user: kept
+    assert mpich.environment({})["UCX_MEM_EVENTS"] == "yes"
+    monkeypatch.delenv("UCX_MEM_EVENTS")
+    monkeypatch.setenv("SLURM_JOB_ID", "42")  # ranks may span nodes: UCX's hooks stay
+    assert "UCX_MEM_EVENTS" not in mpich.environment({})
+
+
 def test_srun_asked_for_where_it_cannot_run_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setenv(launcher.CHOICE, "srun")
     monkeypatch.delenv("SLURM_JOB_ID", raising=False)

@@ -273,11 +273,15 @@ def _exchanged_by_messages(res: Results, where: str, kernel: Kernel | None = Non
         "or test; a row may be a datatype of your own, committed and freed. A collective, a "
         "window or one-sided call, or anything else moving a row, is another method")
     own = calls[calls["student"] == 1]
-    freed = freed_in_flight(own) if "request" in own.columns else [
-        f"rank {rank}: {n} MPI_Request_free but {made} persistent requests set up"
-        for rank, mine in own.groupby("rank")  # a trace without requests: the frees counted
-        for n, made in [(int((mine["call"] == "MPI_Request_free").sum()),
-                         int(mine["call"].isin(SETUPS).sum()))] if n > made]  # fmt: skip
+    if "MPI_Request_free" not in mine:  # no request freed: none freed in flight (no walk)
+        freed = []
+    elif "request" in own.columns:
+        freed = freed_in_flight(own)
+    else:  # a trace without requests: the frees counted
+        freed = [f"rank {rank}: {n} MPI_Request_free but {made} persistent requests set up"
+                 for rank, theirs in own.groupby("rank")
+                 for n, made in [(int((theirs["call"] == "MPI_Request_free").sum()),
+                                  int(theirs["call"].isin(SETUPS).sum()))] if n > made]  # fmt: skip
     assert not freed, (
         f"{where}: {freed[0]}{_line_of(kernel, ['MPI_Request_free'])}: the rows travel as "
         "messages whose requests are completed by a wait or test; only a persistent request "
