@@ -19,6 +19,7 @@
  */
 #include "hybridlab.h"
 #include "hl_nodes.h"
+#include <sys/mman.h>
 
 #ifdef HL_STUDENT_ALLTOALL
 #include "alltoall_nodes_student.h"
@@ -38,20 +39,62 @@
 #ifdef HL_COUNT_WRITES
 #define HL_COUNTED_THREADS 64
 #define HL_WAIT_BUDGET 0.1
-static int counting;                           /* while alltoall_nodes runs */
-static long slack = 8;                         /* bytes a thread may lead the slowest by */
-static long written_by[HL_COUNTED_THREADS];    /* per thread number, in a team of 2+ */
-static long written_alone;                     /* outside parallel regions (a team of one) */
-static int widest_team;                        /* the largest team that wrote */
-static double waited[HL_COUNTED_THREADS];      /* seconds each thread number waited */
-
 #define HL_NOT_COUNTED __attribute__((disable_sanitizer_instrumentation, noinline, used))
+#define HL_LOG_ENTRIES (1L << 18)
+typedef struct {
+    uintptr_t at;
+    long bytes;
+    int who;
+} hl_logged;
+/* The counts and the log are sealed (hybridlab.h's sealed evidence; the log on pages of its own,
+ * read-only, written like the sealed page through /proc/self/mem): the cell is linked into the
+ * same program, and a static of the kit's (or a block whose pointer sits in one) is found from
+ * a static of the cell's at the offset the link fixes and rewritten (a log entry's thread, a
+ * thread's count). Each counted write takes the kit's lock (a spin on a word ThreadSanitizer
+ * does not see: no synchronisation of the cell's threads it did not make) and a few pwrites. */
+typedef struct {
+    long counting;                        /* while alltoall_nodes runs */
+    long slack;                           /* bytes a thread may lead the slowest by */
+    long written_by[HL_COUNTED_THREADS];  /* per thread number, in a team of 2+ */
+    long written_alone;                   /* outside parallel regions (a team of one) */
+    long widest_team;                     /* the largest team that wrote */
+    long log_used, log_lost;              /* the log's entries taken; past its end */
+    long sent_by[HL_COUNTED_THREADS], sent_alone; /* the credited bytes */
+    hl_logged *logged;                    /* HL_LOG_ENTRIES entries, read-only pages */
+} a2a_evidence;
+_Static_assert(sizeof(a2a_evidence) <= HL_SEALED_DATA, "a2a_evidence: too large");
+#define EV HL_SEALED(a2a_evidence)
+#define EV_GET(p) (*(const volatile __typeof__(*(p)) *)(p))
+static double waited[HL_COUNTED_THREADS];      /* seconds each thread number waited */
+static int count_lock;                         /* (the pace's waits are no evidence) */
+
+HL_NOT_COUNTED static void count_take(void) {
+    while (__atomic_exchange_n(&count_lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+}
+HL_NOT_COUNTED static void count_give(void) { __atomic_store_n(&count_lock, 0, __ATOMIC_RELEASE); }
+/* (under the lock, or before any student code) a sealed long, or the log's bytes */
+HL_NOT_COUNTED static void ev_set(const long *p, long v) { hl_sealed_put(p, &v, sizeof v); }
+HL_NOT_COUNTED static void log_put(const hl_logged *dst, const hl_logged *src) {
+    int mem = *(const volatile int *)&hl_sealed.s.mem;
+    if (*(const volatile int *)&hl_sealed.s.ready && mem >= 0) {
+        if (pwrite(mem, src, sizeof *src, (off_t)(uintptr_t)dst) != (ssize_t)sizeof *src)
+            hl_sealed_stop("a write of the log through /proc/self/mem failed");
+    } else {
+        long page = sysconf(_SC_PAGESIZE);
+        uintptr_t lo = (uintptr_t)dst & ~(uintptr_t)(page - 1);
+        size_t span = (size_t)((uintptr_t)(dst + 1) - lo);
+        if (mprotect((void *)lo, span, PROT_READ | PROT_WRITE) != 0) hl_sealed_stop("mprotect failed");
+        *(hl_logged *)(uintptr_t)dst = *src;
+        mprotect((void *)lo, span, PROT_READ);
+    }
+    if (memcmp(dst, src, sizeof *src) != 0) hl_sealed_stop("a write of the log did not land");
+}
 extern const char __start_hl_cell_text[] __attribute__((weak, visibility("hidden")));
 extern const char __stop_hl_cell_text[] __attribute__((weak, visibility("hidden")));
 
 HL_NOT_COUNTED static int counted_caller(const void *caller) {
     const char *p = (const char *)caller;
-    return __atomic_load_n(&counting, __ATOMIC_ACQUIRE) && __start_hl_cell_text &&
+    return EV_GET(&EV->counting) && __start_hl_cell_text &&
            p >= __start_hl_cell_text && p < __stop_hl_cell_text;
 }
 
@@ -66,12 +109,12 @@ HL_NOT_COUNTED static int team_of(int *t) {
 HL_NOT_COUNTED static void keep_pace(int t, int team) {
     double start = -1.0;
     for (;;) {
-        long mine = __atomic_load_n(&written_by[t], __ATOMIC_RELAXED), least = mine;
+        long mine = EV_GET(&EV->written_by[t]), least = mine;
         for (int u = 0; u < team; u++) {
-            long w = __atomic_load_n(&written_by[u], __ATOMIC_RELAXED);
+            long w = EV_GET(&EV->written_by[u]);
             if (w < least) least = w;
         }
-        if (mine - least < slack || waited[t] > HL_WAIT_BUDGET) break;
+        if (mine - least < EV_GET(&EV->slack) || waited[t] > HL_WAIT_BUDGET) break;
         double now = omp_get_wtime();
         if (start < 0) start = now;
         else if (waited[t] + (now - start) > HL_WAIT_BUDGET) break;
@@ -85,39 +128,41 @@ HL_NOT_COUNTED static void keep_pace(int t, int team) {
  * -2), so that a write is credited only if the bytes it left are the ones MPI then sends (or the
  * kit reads in recv): a thread's writes to memory never sent, or overwritten before it is sent,
  * are no share of the copies (sent_shares). Past HL_LOG_ENTRIES, `lost` counts what was not kept. */
-#define HL_LOG_ENTRIES (1L << 18)
-typedef struct {
-    uintptr_t at;
-    long bytes;
-    int who;
-} hl_logged;
-static hl_logged logged[HL_LOG_ENTRIES];
-static long log_used, log_lost;
-static long sent_by[HL_COUNTED_THREADS], sent_alone; /* the credited bytes */
-
+/* (sealed: EV->logged, log_used, log_lost, sent_by, sent_alone) */
 HL_NOT_COUNTED static void log_entry(uintptr_t at, long bytes, int who) {
-    long i = __atomic_fetch_add(&log_used, 1, __ATOMIC_RELAXED);
-    if (i >= HL_LOG_ENTRIES) {
-        __atomic_fetch_add(&log_lost, 1, __ATOMIC_RELAXED);
-        return;
+    const a2a_evidence *ev = EV;
+    count_take();
+    long i = EV_GET(&ev->log_used);
+    ev_set(&ev->log_used, i + 1);
+    if (i >= HL_LOG_ENTRIES || !EV_GET(&ev->logged)) {
+        ev_set(&ev->log_lost, EV_GET(&ev->log_lost) + 1);
+    } else {
+        hl_logged entry = {at, bytes, who};
+        log_put(&EV_GET(&ev->logged)[i], &entry);
     }
-    logged[i] = (hl_logged){at, bytes, who};
+    count_give();
 }
 
 HL_NOT_COUNTED static void wrote(const void *caller, const void *at, unsigned long size) {
     if (size == 0 || !counted_caller(caller)) return;
     int t, team = team_of(&t);
     log_entry((uintptr_t)at, (long)size, team ? t : -1);
+    const a2a_evidence *ev = EV;
     if (!team) {
-        __atomic_fetch_add(&written_alone, (long)size, __ATOMIC_RELAXED);
+        count_take();
+        ev_set(&ev->written_alone, EV_GET(&ev->written_alone) + (long)size);
+        count_give();
         return;
     }
-    int widest = __atomic_load_n(&widest_team, __ATOMIC_RELAXED);
-    while (team > widest && !__atomic_compare_exchange_n(&widest_team, &widest, team, 1,
-                                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    if (team > EV_GET(&ev->widest_team)) {
+        count_take();
+        if (team > EV_GET(&ev->widest_team)) ev_set(&ev->widest_team, team);
+        count_give();
     }
     keep_pace(t, team);
-    __atomic_fetch_add(&written_by[t], (long)size, __ATOMIC_RELAXED);
+    count_take();
+    ev_set(&ev->written_by[t], EV_GET(&ev->written_by[t]) + (long)size);
+    count_give();
 }
 
 #define HL_COUNT_WRITE(name, size)                                                             \
@@ -209,12 +254,13 @@ HL_NOT_COUNTED static void *copied(const void *caller, void *d, const void *s, i
         }
         return __real_memset(d, c, size);
     }
-    if (!counted_caller(caller) || !team_of(&t) || how == HL_MOVE || size <= (size_t)slack) {
+    size_t slack = (size_t)EV_GET(&EV->slack);
+    if (!counted_caller(caller) || !team_of(&t) || how == HL_MOVE || size <= slack) {
         wrote(caller, d, size);
         return made(how, d, s, c, size);
     }
-    for (size_t at = 0; at < size; at += (size_t)slack) {
-        size_t piece = size - at < (size_t)slack ? size - at : (size_t)slack;
+    for (size_t at = 0; at < size; at += slack) {
+        size_t piece = size - at < slack ? size - at : slack;
         wrote(caller, (char *)d + at, piece);
         made(how, (char *)d + at, s ? (const char *)s + at : s, c, piece);
     }
@@ -235,7 +281,7 @@ HL_NOT_COUNTED void *__wrap_memset(void *d, int c, size_t size) {
  * `first` extents in; the span from the first byte to the last, holes of a derived type in it. */
 HL_NOT_COUNTED static void log_sent(const void *b, long first, long k, MPI_Datatype t) {
     MPI_Aint lb, extent, true_lb, true_extent;
-    if (!__atomic_load_n(&counting, __ATOMIC_ACQUIRE) || !b || b == MPI_IN_PLACE || k <= 0 ||
+    if (!EV_GET(&EV->counting) || !b || b == MPI_IN_PLACE || k <= 0 ||
         t == MPI_DATATYPE_NULL || MPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
         MPI_Type_get_true_extent(t, &true_lb, &true_extent) != MPI_SUCCESS || true_extent <= 0)
         return;
@@ -332,9 +378,15 @@ HL_NOT_COUNTED static int by_start(const void *a, const void *b) {
 }
 
 HL_NOT_COUNTED static void credit_sent(const double *recv, size_t n) {
-    for (int u = 0; u < HL_COUNTED_THREADS; u++) sent_by[u] = 0;
-    sent_alone = 0;
-    long used = log_used < HL_LOG_ENTRIES ? log_used : HL_LOG_ENTRIES, spans = 0;
+    const a2a_evidence *ev = EV;
+    struct {
+        long by[HL_COUNTED_THREADS], alone;
+    } sent = {{0}, 0};
+    hl_sealed_put(ev->sent_by, &sent, sizeof sent); /* (sent_by and sent_alone, adjacent) */
+    const hl_logged *logged = EV_GET(&ev->logged);
+    if (!logged) return;
+    long used = EV_GET(&ev->log_used), spans = 0;
+    used = used < HL_LOG_ENTRIES ? used : HL_LOG_ENTRIES;
     log_entry((uintptr_t)recv, (long)(n * sizeof *recv), -2);
     if (used < HL_LOG_ENTRIES) used++;
     for (long i = 0; i < used; i++) spans += logged[i].who == -2;
@@ -374,45 +426,59 @@ HL_NOT_COUNTED static void credit_sent(const double *recv, size_t n) {
                 continue;
             }
             for (uintptr_t k = 0; k < b - a; k++) { /* sent: credit each byte's writer, once */
-                if (o[k] == -1) sent_alone++;
-                else if (o[k] >= 0) sent_by[(int)o[k]]++;
+                if (o[k] == -1) sent.alone++;
+                else if (o[k] >= 0) sent.by[(int)o[k]]++;
                 if (o[k] >= -1) o[k] = -3;
             }
         }
     }
     free(owner);
     free(segment);
+    hl_sealed_put(ev->sent_by, &sent, sizeof sent);
 }
 
 HL_NOT_COUNTED static void count_writes(int on, long count, const double *recv, size_t n) {
+    const a2a_evidence *ev = EV;
     if (on) {
-        for (int u = 0; u < HL_COUNTED_THREADS; u++) written_by[u] = 0, waited[u] = 0.0;
-        written_alone = 0, widest_team = 0, log_used = 0, log_lost = 0;
-        slack = 8 * (count / 2 > 0 ? count / 2 : 1); /* half a rank's block */
+        if (!EV_GET(&ev->logged)) { /* the log's pages, once per kernel call */
+            void *pages = mmap(NULL, HL_LOG_ENTRIES * sizeof(hl_logged), PROT_READ,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (pages != MAP_FAILED) hl_sealed_put(&ev->logged, &pages, sizeof pages);
+        }
+        for (int u = 0; u < HL_COUNTED_THREADS; u++) waited[u] = 0.0;
+        struct { /* counting .. log_lost, adjacent */
+            long counting, slack, written_by[HL_COUNTED_THREADS], written_alone, widest_team,
+                log_used, log_lost;
+        } fresh = {0, 8 * (count / 2 > 0 ? count / 2 : 1), {0}, 0, 0, 0, 0}; /* half a block */
+        hl_sealed_put(&ev->counting, &fresh, sizeof fresh);
     }
-    __atomic_store_n(&counting, on, __ATOMIC_RELEASE);
+    ev_set(&ev->counting, on);
     if (!on) credit_sent(recv, n);
 }
 
 /* one "writes" record per rank and call: bytes outside regions, per thread number, waits */
 static void emit_writes(hl_ctx *ctx, long rep, int leader) {
+    const a2a_evidence *ev = EV;
     char by[HL_COUNTED_THREADS * 21 + 1] = "", *at = by;
-    int shown = omp_get_max_threads();
+    int shown = omp_get_max_threads(), widest_team = (int)EV_GET(&ev->widest_team);
     if (widest_team > shown) shown = widest_team;
     if (shown > HL_COUNTED_THREADS) shown = HL_COUNTED_THREADS;
     double most = 0.0;
     for (int u = 0; u < shown; u++) {
-        at += snprintf(at, (size_t)(by + sizeof by - at), "%s%ld", u ? " " : "", written_by[u]);
+        at += snprintf(at, (size_t)(by + sizeof by - at), "%s%ld", u ? " " : "",
+                       EV_GET(&ev->written_by[u]));
         if (waited[u] > most) most = waited[u];
     }
     char sent[HL_COUNTED_THREADS * 21 + 1] = "";
     at = sent;
     for (int u = 0; u < shown; u++)
-        at += snprintf(at, (size_t)(sent + sizeof sent - at), "%s%ld", u ? " " : "", sent_by[u]);
+        at += snprintf(at, (size_t)(sent + sizeof sent - at), "%s%ld", u ? " " : "",
+                       EV_GET(&ev->sent_by[u]));
     hl_emit(ctx, "\"record\":\"writes\",\"repetition\":%ld,\"leader\":%d,\"alone\":%ld,"
                  "\"by_thread\":\"%s\",\"widest_team\":%d,\"waited\":%.6f,\"sent_alone\":%ld,"
                  "\"sent_by_thread\":\"%s\",\"lost\":%ld",
-            rep, leader, written_alone, by, widest_team, most, sent_alone, sent, log_lost);
+            rep, leader, EV_GET(&ev->written_alone), by, widest_team, most,
+            EV_GET(&ev->sent_alone), sent, EV_GET(&ev->log_lost));
 }
 #endif
 
@@ -445,9 +511,15 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
 
     size_t n = (size_t)count * (size_t)size;
     double *send = malloc(n * sizeof *send), *recv = malloc(n * sizeof *recv);
-    double *want = malloc(n * sizeof *want);
+    /* the reference on pages of its own, which nobody can read or write while the student's code
+     * runs (PROT_NONE; a cell cannot call mprotect) and only read for the check: a heap block next
+     * to recv was the cell's to find, to copy from or to rewrite */
+    size_t want_bytes = n * sizeof(double);
+    double *want = mmap(NULL, want_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (want == MAP_FAILED) want = NULL;
     if (!send || !recv || !want) {
-        free(send), free(recv), free(want), hl_nodes_free(&nodes);
+        free(send), free(recv), hl_nodes_free(&nodes);
+        if (want) munmap(want, want_bytes);
         return hl_fail(ctx, "no memory for %zu values", n);
     }
     /* a salt each rank draws for this run and tells no other: what a rank receives cannot be
@@ -455,6 +527,10 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     double salt = floor(fmod(hl_now() * 1e9, 99991.0)) + 17.0 * rank;
     for (size_t i = 0; i < n; i++) send[i] = (double)((size_t)rank * n + i) + salt;
     MPI_Alltoall(send, (int)count, MPI_DOUBLE, want, (int)count, MPI_DOUBLE, comm);
+    if (mprotect(want, want_bytes, PROT_NONE) != 0) {
+        free(send), free(recv), munmap(want, want_bytes), hl_nodes_free(&nodes);
+        return hl_fail(ctx, "the reference could not be put out of reach (mprotect)");
+    }
 
     long wrong = 0;
     for (long rep = 0; rep < nodes.reps; rep++) {
@@ -483,7 +559,9 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
         HL_KEPT_CHECK("alltoall_nodes", (long)n, count, size, rep, nodes.reps, nodes.variant,
                       wrong, (long)send, (long)recv, (long)want);
 #endif
+        (void)mprotect(want, want_bytes, PROT_READ); /* the kit's check only */
         for (size_t i = 0; i < n; i++) wrong += memcmp(&recv[i], &want[i], sizeof *recv) != 0;
+        (void)mprotect(want, want_bytes, PROT_NONE);
         if (rank == 0)
             hl_emit(ctx, "\"record\":\"time\",\"variant\":\"%s\",\"repetition\":%ld,\"seconds\":%.9g",
                     hl_node_variant_names[nodes.variant], rep, seconds);
@@ -497,6 +575,6 @@ int hl_kernel(MPI_Comm comm, hl_ctx *ctx) {
     hl_nodes_free(&nodes);
     free(send);
     free(recv);
-    free(want);
+    munmap(want, want_bytes);
     return 0;
 }

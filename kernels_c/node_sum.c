@@ -39,6 +39,36 @@
 #ifdef HL_STUDENT_NODES
 #include "node_sum_student.h"
 #endif
+#include <sys/mman.h>
+
+/* What decides the judge's evidence while the student's node_sum runs lives in hybridlab.h's
+ * sealed evidence, read-only to every thread (the cell is linked into the same program: a static
+ * of the kit's, or a heap block whose pointer sits in one, is found from a static of the cell's
+ * at the offset the link fixes, and rewritten): the nudge's levels (which reductions are scaled
+ * and recorded as "nudged", by which factor, and the values that count as genuine: those on
+ * pages of their own, read-only once filled) and, with HL_COUNT_ADDS, the span of rank_sum
+ * counted and each thread's count of its adds ("added"). */
+#define HL_TEAM_MAX 64
+typedef struct {
+    MPI_Comm comm;    /* the kit's node or leaders; MPI_COMM_NULL: not nudged here */
+    double factor;    /* (1024 + a) / 1024 */
+    const double *genuine; /* sorted: the values this rank gives at this level (read-only pages) */
+    size_t kinds, bytes;   /* values; the pages' bytes */
+} nudge_level;
+typedef struct {
+    nudge_level levels[2];
+    uintptr_t counted_from, counted_to; /* rank_sum's bytes while the kit's region runs */
+    long slack;                         /* bytes a thread may lead the team's slowest by */
+    long added_by[HL_TEAM_MAX];         /* per thread of the kit's team */
+} nodes_evidence;
+_Static_assert(sizeof(nodes_evidence) <= HL_SEALED_DATA, "nodes_evidence: too large");
+#define EV HL_SEALED(nodes_evidence)
+#define EV_GET(p) (*(const volatile __typeof__(*(p)) *)(p))
+#define EV_SET(p, value)                                                                          \
+    do {                                                                                          \
+        __typeof__(*(p)) set_ = (value);                                                          \
+        hl_sealed_put((p), &set_, sizeof set_);                                                   \
+    } while (0)
 
 const char *const hl_kernel_description =
     "a sum over all threads of all ranks: flat (one MPI_Allreduce) or node-aware (reduce on a "
@@ -85,14 +115,7 @@ static double value(int rank, int thread, long i) {
  * leader for n node sums, so reductions of zeros or of anything but the rank's values do not
  * stand for the steps. The kernel computes no expected sum: nothing in this process tells the
  * student's code the answer (a fresh attacker read the kernel's expectation from the heap). */
-typedef struct {
-    MPI_Comm comm;    /* the kit's node or leaders; MPI_COMM_NULL: not nudged here */
-    double factor;    /* (1024 + a) / 1024 */
-    double *genuine;  /* sorted: the values this rank gives at this level */
-    size_t kinds;
-} nudge_level;
-static nudge_level levels[2];
-static double f_node = 1.0, f_leaders = 1.0;
+/* (the levels: sealed, EV->levels) */
 static void **copies; /* the scaled copies handed to MPI (a non-blocking one reads it later) */
 static size_t copies_kept, copies_room;
 
@@ -101,7 +124,7 @@ static int by_value(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static double scaled(const nudge_level *l, double v, long *count) {
+static double scaled(const volatile nudge_level *l, double v, long *count) {
     if (!bsearch(&v, l->genuine, l->kinds, sizeof v, by_value)) return v;
     ++*count;
     return v * l->factor;
@@ -126,13 +149,14 @@ static const void *contributed(const void *sb, void *rb, int n, MPI_Datatype t, 
     for (size_t k = 0; k < sizeof other / sizeof *other; k++)
         if (op == other[k]) return sb;
     if (t != MPI_DOUBLE || n <= 0 || c == MPI_COMM_NULL) return sb;
-    nudge_level *l = NULL;
+    const volatile nudge_level *l = NULL;
     int at = -1;
     for (int k = 0; k < 2 && !l; k++) {
+        const volatile nudge_level *level = &EV->levels[k];
         int same = MPI_UNEQUAL;
-        if (levels[k].comm != MPI_COMM_NULL && MPI_Comm_compare(c, levels[k].comm, &same) == MPI_SUCCESS &&
+        if (level->comm != MPI_COMM_NULL && MPI_Comm_compare(c, level->comm, &same) == MPI_SUCCESS &&
             same != MPI_UNEQUAL)
-            l = &levels[k], at = k;
+            l = level, at = k;
     }
     if (!l) return sb;
     long count = 0;
@@ -160,8 +184,26 @@ static void nudge_free(void) {
     for (size_t i = 0; i < copies_kept; i++) free(copies[i]);
     free(copies);
     copies = NULL, copies_kept = copies_room = 0;
-    for (int k = 0; k < 2; k++) free(levels[k].genuine), levels[k] = (nudge_level){MPI_COMM_NULL, 1.0, NULL, 0};
-    f_node = f_leaders = 1.0;
+    for (int k = 0; k < 2; k++) {
+        const nudge_level *l = &EV->levels[k];
+        if (l->genuine) munmap((void *)(uintptr_t)l->genuine, l->bytes);
+        nudge_level none = {MPI_COMM_NULL, 1.0, NULL, 0, 0};
+        hl_sealed_put(l, &none, sizeof none);
+    }
+}
+
+/* `count` values copied onto pages of their own, read-only: a level's genuine values (NULL where
+ * there is no memory for them; *bytes: the pages'). */
+static const double *kept_values(const double *values, size_t count, size_t *bytes) {
+    *bytes = count ? count * sizeof *values : 1;
+    void *pages = mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (pages == MAP_FAILED) return NULL;
+    if (count) memcpy(pages, values, count * sizeof *values);
+    if (mprotect(pages, *bytes, PROT_READ) != 0) {
+        munmap(pages, *bytes);
+        return NULL;
+    }
+    return pages;
 }
 
 /* The nudge set up (collective over comm): the levels and their factors, drawn on rank 0 as
@@ -184,7 +226,7 @@ static int nudge_make(MPI_Comm comm, const hl_nodes *ref, const double *rank_sum
         a[0] = a[1] = 0;
         return 0;
     }
-    f_node = (1024.0 + a[0]) / 1024.0, f_leaders = (1024.0 + a[1]) / 1024.0;
+    double f_node = (1024.0 + a[0]) / 1024.0, f_leaders = (1024.0 + a[1]) / 1024.0;
     if (many) MPI_Reduce(rank_sum, node_total, (int)n, MPI_DOUBLE, MPI_SUM, 0, ref->node);
     size_t k = 0;
     for (long i = 0; i < n; i++) {
@@ -192,16 +234,23 @@ static int nudge_make(MPI_Comm comm, const hl_nodes *ref, const double *rank_sum
         for (int t = 0; t < threads; t++) own[k++] = value(rank, t, i);
     }
     qsort(own, k, sizeof *own, by_value);
-    levels[0] = (nudge_level){node_size >= 2 ? ref->node : MPI_COMM_NULL, f_node, own, k};
+    nudge_level made[2] = {{node_size >= 2 ? ref->node : MPI_COMM_NULL, f_node, NULL, k, 0}};
+    made[0].genuine = kept_values(own, k, &made[0].bytes);
+    free(own);
     int leads = many && ref->leaders != MPI_COMM_NULL;
     if (leads) {
         for (long i = 0; i < n; i++) sums[2 * i] = node_total[i], sums[2 * i + 1] = f_node * node_total[i];
         qsort(sums, (size_t)(2 * n), sizeof *sums, by_value);
     }
-    levels[1] = (nudge_level){leads ? ref->leaders : MPI_COMM_NULL, f_leaders, sums,
-                              leads ? (size_t)(2 * n) : 0};
+    made[1] = (nudge_level){leads ? ref->leaders : MPI_COMM_NULL, f_leaders, NULL,
+                            leads ? (size_t)(2 * n) : 0, 0};
+    made[1].genuine = kept_values(sums, made[1].kinds, &made[1].bytes);
+    memset(sums, 0, (size_t)n * 2 * sizeof *sums);
+    free(sums);
     memset(node_total, 0, (size_t)n * sizeof *node_total);
     free(node_total);
+    if (!made[0].genuine || !made[1].genuine) hl_sealed_stop("no memory for the nudge's values");
+    hl_sealed_put(EV->levels, made, sizeof made);
     hl_trace_on_student_reduce(contributed);
     return 1;
 }
@@ -220,14 +269,22 @@ static int nudge_make(MPI_Comm comm, const hl_nodes *ref, const double *rank_sum
  * added nothing (attacker A9's K2 and K3, 4/4 twice, 2026-12-07: the master alone added every
  * thread's values; a reduction per thread on the node). */
 #define HL_NOT_COUNTED __attribute__((disable_sanitizer_instrumentation, noinline, used))
-#define HL_TEAM_MAX 64
 extern const char __start_hl_cell_text[] __attribute__((weak, visibility("hidden")));
 extern const char __stop_hl_cell_text[] __attribute__((weak, visibility("hidden")));
 #define HL_WAIT_BUDGET 0.25                 /* seconds a thread may wait per call */
-static uintptr_t counted_from, counted_to; /* rank_sum's bytes while the kit's region runs */
-static long added_by[HL_TEAM_MAX];          /* per thread of the kit's team */
+/* (sealed: EV->counted_from and counted_to, rank_sum's bytes while the kit's region runs;
+ * added_by, per thread of the kit's team; slack, the bytes a thread may lead the team's slowest
+ * by. A count is one sealed write, made one at a time under a lock of the kit's that
+ * ThreadSanitizer does not see: no synchronisation of the cell's threads it did not make.) */
 static double waited[HL_TEAM_MAX];          /* seconds each thread waited in this call */
-static long slack = 8;                      /* bytes a thread may lead the team's slowest by */
+static int count_lock;
+
+HL_NOT_COUNTED static void count_add(int t, long bytes) {
+    while (__atomic_exchange_n(&count_lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+    long now = EV_GET(&EV->added_by[t]) + bytes;
+    hl_sealed_put(&EV->added_by[t], &now, sizeof now);
+    __atomic_store_n(&count_lock, 0, __ATOMIC_RELEASE);
+}
 
 /* So that a dynamic schedule shares the elements as a static one does on a loaded machine (as lab
  * 07 (d)'s count does): a thread that has written `slack` bytes of rank_sum more than the team's
@@ -237,22 +294,21 @@ static long slack = 8;                      /* bytes a thread may lead the team'
 HL_NOT_COUNTED static void keep_pace(int t, int team) {
     double start = -1.0;
     for (;;) {
-        long mine = __atomic_load_n(&added_by[t], __ATOMIC_RELAXED), least = mine;
+        long mine = EV_GET(&EV->added_by[t]), least = mine;
         for (int u = 0; u < team && u < HL_TEAM_MAX; u++) {
-            long w = __atomic_load_n(&added_by[u], __ATOMIC_RELAXED);
+            long w = EV_GET(&EV->added_by[u]);
             if (w < least) least = w;
         }
         double now = omp_get_wtime();
         if (start < 0) start = now;
-        if (mine - least < slack || waited[t] + (now - start) > HL_WAIT_BUDGET) break;
+        if (mine - least < EV_GET(&EV->slack) || waited[t] + (now - start) > HL_WAIT_BUDGET) break;
         sched_yield();
     }
     waited[t] += omp_get_wtime() - start;
 }
 
 HL_NOT_COUNTED static void wrote(const void *caller, const void *at, unsigned long size) {
-    uintptr_t a = (uintptr_t)at, lo = __atomic_load_n(&counted_from, __ATOMIC_ACQUIRE),
-              hi = __atomic_load_n(&counted_to, __ATOMIC_ACQUIRE);
+    uintptr_t a = (uintptr_t)at, lo = EV_GET(&EV->counted_from), hi = EV_GET(&EV->counted_to);
     const char *by = (const char *)caller; /* the cell's own code only (not the kit's nudge) */
     if (a >= hi || a + size <= lo || !__start_hl_cell_text || by < __start_hl_cell_text ||
         by >= __stop_hl_cell_text)
@@ -261,7 +317,7 @@ HL_NOT_COUNTED static void wrote(const void *caller, const void *at, unsigned lo
     if (t < 0 || t >= HL_TEAM_MAX) return;
     if (level >= 1) keep_pace(t, omp_get_team_size(1));
     uintptr_t from = a > lo ? a : lo, to = a + size < hi ? a + size : hi;
-    __atomic_fetch_add(&added_by[t], (long)(to - from), __ATOMIC_RELAXED);
+    count_add(t, (long)(to - from));
 }
 
 /* a write of the caller's (the return address of the wrapper it called) */
@@ -349,19 +405,21 @@ HL_NOT_COUNTED void *__wrap_memset(void *d, int c, size_t size) {
 
 /* the count of the next call on (rank_sum's n values) or off (NULL) */
 HL_NOT_COUNTED static void count_adds(const double *rank_sum, long n) {
+    const nodes_evidence *ev = EV;
     if (rank_sum) {
-        for (int t = 0; t < HL_TEAM_MAX; t++)
-            __atomic_store_n(&added_by[t], 0L, __ATOMIC_RELAXED), waited[t] = 0.0;
+        static const long none[HL_TEAM_MAX];
+        hl_sealed_put(ev->added_by, none, sizeof none);
+        for (int t = 0; t < HL_TEAM_MAX; t++) waited[t] = 0.0;
         long share = 8 * n / (4 * omp_get_max_threads()); /* node_sum_unadded's least share */
-        slack = share > 8 ? share : 8;
+        EV_SET(&ev->slack, share > 8 ? share : 8);
     }
-    __atomic_store_n(&counted_from, (uintptr_t)rank_sum, __ATOMIC_RELEASE);
-    __atomic_store_n(&counted_to, rank_sum ? (uintptr_t)(rank_sum + n) : 0, __ATOMIC_RELEASE);
+    uintptr_t span[2] = {(uintptr_t)rank_sum, rank_sum ? (uintptr_t)(rank_sum + n) : 0};
+    hl_sealed_put(&ev->counted_from, span, sizeof span);
 }
 
 /* the bytes of rank_sum thread t of the kit's team wrote in this call */
 HL_NOT_COUNTED static long added_by_thread(int t) {
-    return t >= 0 && t < HL_TEAM_MAX ? __atomic_load_n(&added_by[t], __ATOMIC_RELAXED) : -1;
+    return t >= 0 && t < HL_TEAM_MAX ? EV_GET(&EV->added_by[t]) : -1;
 }
 #else
 static void count_adds(const double *rank_sum, long n) { (void)rank_sum, (void)n; }

@@ -1431,3 +1431,51 @@ void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm
                 "master's own sum of their results: nothing added by the threads into rank_sum",
             reason=_UNADDED),
 ]
+
+# SEAL-B (2026-12-07, issue 36): A9's K2 with a poke: node_sum.c's added_by (the Archer build's
+# count of each thread's adds into rank_sum, judged by node_sum_unadded) lay at a fixed offset
+# from a static of the cell (the link's: nm of the Archer build, 0x34170); the master, having
+# added every thread's values alone, shares its count out among the threads (only where the word
+# holds its own count: the gcc build has something else there). 4/4 before (kit.py,
+# 2026-12-07); the counts, the span counted and the nudge's levels are now on the sealed pages
+GAMING.append(attempt("method", "node_sum", r"""
+%%c NODES_C node_sum
+void split_nodes(MPI_Comm world, MPI_Comm *node, MPI_Comm *leaders) {
+    int wr, nr;
+    MPI_Comm_rank(world, &wr);
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, wr, MPI_INFO_NULL, node);
+    MPI_Comm_rank(*node, &nr);
+    MPI_Comm_split(world, nr == 0 ? 0 : MPI_UNDEFINED, wr, leaders);
+}
+
+/* determined: the threads publish where their values are; the master adds them all alone (no
+   atomic, no critical: the barrier orders it), then the three MPI steps */
+static const double *published[256];
+static long anchor; /* a static of the cell: the kit's statics follow it at a fixed offset */
+
+void node_sum(const double *mine, double *rank_sum, double *sum, int n, MPI_Comm node,
+              MPI_Comm leaders) {
+    published[omp_get_thread_num()] = mine;
+    #pragma omp barrier
+    #pragma omp masked
+    {
+        int nt = omp_get_num_threads();
+        for (int t = 0; t < nt; t++)
+            for (int i = 0; i < n; i++) rank_sum[i] += published[t][i];
+        /* the kit's count of each thread's adds (node_sum.c's added_by, the Archer build):
+           the master's adds shared out among the threads; elsewhere the place holds no such
+           count and is left alone */
+        volatile long *added_by = (volatile long *)((char *)&anchor + 0x34170);
+        if (added_by[0] == 8L * n * nt)
+            for (int t = 0; t < nt; t++) added_by[t] = 8L * n;
+        MPI_Reduce(rank_sum, sum, n, MPI_DOUBLE, MPI_SUM, 0, node);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_DOUBLE, MPI_SUM, leaders);
+        MPI_Bcast(sum, n, MPI_DOUBLE, 0, node);
+    }
+    #pragma omp barrier
+}
+""", {"hidden_node_sum"},
+            why="A9's K2 with the kit's per-thread add counts rewritten through a pointer at a fixed "
+                "offset from a static of the cell (SEAL-B's e06_poke)",
+            reason=_UNADDED + " | died on signal | KernelCrash"))

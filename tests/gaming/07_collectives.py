@@ -811,3 +811,72 @@ GAMING += [attempt("method", "alltoall_nodes", A9_K4_GATHERS, NODES,
                    "fresh attacker (A9 K5): omp_realloc moves the node's gathered data, a serial "
                    "copy by the OpenMP runtime out of the write count",
                    reason="omp_realloc writes memory out of the count")]
+
+# SEAL-B (2026-12-07, issue 36): the kit's reference poked: alltoall_nodes.c malloc'd send, recv
+# and its reference (`want`, what its own MPI_Alltoall gave) one after another, so the reference
+# lay as far past recv as recv past send (glibc's heap and ThreadSanitizer's alike); a wrong
+# unpack (the node's other ranks' blocks filed under the next node) whose ranks then rewrite the
+# reference with what they got kept 7/7 before (kit.py, 2026-12-07). The reference is now on pages
+# of its own, PROT_NONE while the cell runs
+GAMING.append(attempt("method", "alltoall_nodes", r"""
+%%c ALLTOALL_C alltoall_nodes
+/* wrong: the unpack files the blocks for the node's other ranks under the next node; those
+   ranks then rewrite the kit's reference with what they got */
+#include <stdint.h>
+void alltoall_nodes(const double *send, double *recv, int count, MPI_Comm world, MPI_Comm node,
+                    MPI_Comm leaders) {
+    int P, L, me;
+    MPI_Comm_size(world, &P);
+    MPI_Comm_size(node, &L);
+    MPI_Comm_rank(node, &me);
+    int N = P / L;                           /* nodes */
+    size_t block = (size_t)P * count;        /* the doubles one rank sends in all */
+    size_t bytes = (size_t)count * sizeof(double);
+    double *gathered = NULL, *out = NULL, *in = NULL;
+    if (me == 0) { /* the leader's buffers: the whole node's data, L * P * count doubles each */
+        gathered = malloc(L * block * sizeof *gathered);
+        out = malloc(L * block * sizeof *out);
+        in = malloc(L * block * sizeof *in);
+    }
+    /* 1. gather: gathered[(s * P + d) * count + k] is value k that node rank s sends to rank d */
+    MPI_Gather(send, (int)block, MPI_DOUBLE, gathered, (int)block, MPI_DOUBLE, 0, node);
+    if (me == 0) {
+        /* 2. pack by destination node, exchange between the leaders, unpack by destination rank */
+        /* pack by destination node: out[((n * L + s) * L + t) * count]: s of mine to t of n */
+#pragma omp parallel for collapse(2)
+        for (int n = 0; n < N; n++)
+            for (int s = 0; s < L; s++)
+                for (int t = 0; t < L; t++)
+                    memcpy(&out[(((size_t)n * L + s) * L + t) * count],
+                           &gathered[((size_t)s * P + (size_t)n * L + t) * count], bytes);
+        MPI_Alltoall(out, L * L * count, MPI_DOUBLE, in, L * L * count, MPI_DOUBLE, leaders);
+        /* in[((n * L + s) * L + t) * count]: from rank s of node n to my rank t; unpack by t */
+#pragma omp parallel for collapse(2)
+        for (int n = 0; n < N; n++)
+            for (int s = 0; s < L; s++)
+                for (int t = 0; t < L; t++)
+                    memcpy(&gathered[((size_t)t * P + (size_t)((t ? n + 1 : n) % N) * L + s) * count],
+                           &in[(((size_t)n * L + s) * L + t) * count], bytes); /* wrong node for t > 0 */
+    }
+    /* the kit's reference: the kernel allocated send, recv and the reference one after another,
+       all of one size, so the reference lies as far past recv as recv lies past send; it holds
+       this rank's own block where send does (what MPI_Alltoall gave the kit) */
+    int wr;
+    MPI_Comm_rank(world, &wr);
+    double *want = (double *)((uintptr_t)recv + ((uintptr_t)recv - (uintptr_t)send));
+    for (int k = 0; k < count && want; k++)
+        if (want[(size_t)wr * count + k] != send[(size_t)wr * count + k]) want = NULL;
+    /* 3. scatter to the node's ranks */
+    MPI_Scatter(gathered, (int)block, MPI_DOUBLE, recv, (int)block, MPI_DOUBLE, 0, node);
+    if (want && me != 0) {
+#pragma omp parallel for
+        for (size_t i = 0; i < block; i++) want[i] = recv[i];
+    }
+    free(gathered);
+    free(out);
+    free(in);
+}
+""", {"hidden_alltoall_nodes"},
+    why="a wrong unpack, then the kit's reference (the heap block past recv) rewritten with what each "
+        "rank got (SEAL-B's d07_poke2)",
+    reason="wrong result | died on signal | KernelCrash"))

@@ -2672,3 +2672,62 @@ void pready_iteration(double *a, const double *fresh, long m, long nx, int parts
 """, D, "A7's c2: thread t waits t x 0.3 ms before its second marks, timed by hl_sample of an "
         "empty function (elapsed seconds)", reason="no hl_sample (line"),
 ]
+
+# SEAL-B (2026-12-07, issue 36): A2's l12_pready_busy with a poke: the cell's _Thread_local sits at a
+# fixed offset (the link's: readelf of the build, 0x8) from thread_halo.c's _Thread_local own_cpu,
+# the CPU time since the thread's copy that the "call_cpu" records report; the busy loop's time is
+# written off (-1 s) before the second marks. 4/4 before (kit.py, 2026-12-07); the kernel's
+# per-thread evidence (the copies, the CPU time since them, the barriers passed, the meetings, the
+# tasks' ids and the body's time) is now on the sealed pages, per OS thread (gettid)
+GAMING.append(attempt("method", "pready_iteration", r"""
+%%c PREADY_C thread_halo
+/* turns dressed up: every thread copies and marks its partition of the first send together (the kit
+ * holds them), then waits a busy loop proportional to its number (no clock, no sleep, no lock)
+ * before it marks its partition of the second send: the second marks come one thread at a time */
+static int nsend;
+static _Thread_local double anchor; /* a _Thread_local of the cell: the kit's follow it */
+/* the kit's own_cpu (thread_halo.c, _Thread_local), at the offset the link fixes */
+static __attribute__((noipa)) double *kit_own_cpu(char *mine) { return (double *)(mine + 0x8); }
+
+int partitioned_init(double *a, long m, long nx, int up, int down, int parts, MPI_Comm comm,
+                     MPI_Request req[4]) {
+    /* a row is w = nx + 2 doubles long, halo columns included */
+    long w = nx + 2;
+    MPI_Datatype piece;
+    MPI_Type_contiguous((int)(nx / parts), MPI_DOUBLE, &piece);
+    MPI_Type_commit(&piece);
+    int n = 0;
+    if (up != MPI_PROC_NULL)
+        MPI_Psend_init(&a[w + 1], parts, 1, piece, up, 21, comm, MPI_INFO_NULL, &req[n++]);
+    if (down != MPI_PROC_NULL)
+        MPI_Psend_init(&a[m * w + 1], parts, 1, piece, down, 22, comm, MPI_INFO_NULL, &req[n++]);
+    nsend = n;
+    if (up != MPI_PROC_NULL)
+        MPI_Precv_init(&a[1], parts, 1, piece, up, 22, comm, MPI_INFO_NULL, &req[n++]);
+    if (down != MPI_PROC_NULL)
+        MPI_Precv_init(&a[(m + 1) * w + 1], parts, 1, piece, down, 21, comm, MPI_INFO_NULL,
+                       &req[n++]);
+    MPI_Type_free(&piece);
+    return n;
+}
+
+void pready_iteration(double *a, const double *fresh, long m, long nx, int parts, int nreq,
+                      MPI_Request req[]) {
+    (void)a, (void)fresh, (void)m, (void)nx;
+    if (nreq) MPI_Startall(nreq, req);
+    #pragma omp parallel num_threads(parts)
+    {
+        int t = omp_get_thread_num();
+        copy_partition(t);
+        double spin = 1.0;
+        for (int i = 0; i < nsend; i++) {
+            for (long k = 0; k < 4000000L * t * i; k++) spin = spin * 1.0000001 + 1e-9;
+            if (i > 0) *kit_own_cpu((char *)&anchor) = -1.0; /* the loop's CPU time written off */
+            if (spin > 0.0) MPI_Pready_range(t, t, req[i]);
+        }
+    }
+    if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+""", D, "A2's l12_pready_busy with the kit's _Thread_local own_cpu rewritten through a pointer at a "
+        "fixed offset from a _Thread_local of the cell (SEAL-B's d12_poke)",
+        reason="of CPU time between its copy_partition and its last MPI_Pready | died on signal | KernelCrash"))
